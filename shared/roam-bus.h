@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* D-Bus names shared by roamd and roam. Documented in docs/dbus-api.md. */
+
+#define ROAM_BUS_NAME          "org.roam1"
+#define ROAM_MANAGER_PATH      "/org/roam1"
+#define ROAM_LINK_PATH_PREFIX  "/org/roam1/link"
+#define ROAM_MANAGER_INTERFACE "org.roam1.Manager"
+#define ROAM_LINK_INTERFACE    "org.roam1.Link"
+
+#define ROAM_ERROR_NO_SUCH_LINK    "org.roam1.Error.NoSuchLink"
+#define ROAM_ERROR_INVALID_ARGS    "org.roam1.Error.InvalidArguments"
+#define ROAM_ERROR_CONFIG_INVALID  "org.roam1.Error.ConfigInvalid"
+#define ROAM_ERROR_ACCESS_DENIED   "org.roam1.Error.AccessDenied"

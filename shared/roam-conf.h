@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A small, strict INI-style parser. Written here rather than using libinih because Debian's
+ * libinih is built without INI_HANDLER_LINENO, so semantic errors (unknown key, bad value)
+ * could not be reported with file:line, and inih silently accepts keys outside sections. */
+
+#define CONF_LINE_MAX 4096
+
+/* One assignment. Return 0 to accept, negative errno to reject; when rejecting, report why with
+ * conf_log_error() (the parser counts the error and goes on, so every error is reported). */
+typedef int (*ConfAssignFn)(const char *file, unsigned line, const char *section, const char *key,
+                            const char *value, void *userdata);
+
+/* Parses text. Returns 0 when there were no errors, -EINVAL when there were (each logged as
+ * "file:line: message"), or another negative errno. *ret_errors counts them. */
+int conf_parse_string(const char *file, const char *text, size_t size, ConfAssignFn fn,
+                      void *userdata, unsigned *ret_errors);
+int conf_parse_file(const char *path, ConfAssignFn fn, void *userdata, unsigned *ret_errors);
+
+/* Logs "file:line: message" at error level; returns -EINVAL. */
+int conf_log_error(const char *file, unsigned line, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
+int conf_parse_boolean(const char *v, bool *ret);

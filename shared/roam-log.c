@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "roam-log.h"
+
+static int max_level = LOG_INFO;
+static const char *ident = "roam";
+static int journal = -1;
+
+static const char *const level_table[] = {
+        [LOG_EMERG] = "emerg", [LOG_ALERT] = "alert",   [LOG_CRIT] = "crit",
+        [LOG_ERR] = "err",     [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice",
+        [LOG_INFO] = "info",   [LOG_DEBUG] = "debug",
+};
+
+void log_set_max_level(int level)
+{
+        max_level = level;
+}
+
+int log_get_max_level(void)
+{
+        return max_level;
+}
+
+int log_level_from_string(const char *s)
+{
+        return string_table_lookup(level_table, ELEMENTSOF(level_table), s);
+}
+
+void log_set_ident(const char *i)
+{
+        ident = i;
+}
+
+/* stderr connected to journald: JOURNAL_STREAM names its device:inode. */
+static int stderr_is_journal(void)
+{
+        const char *e = getenv("JOURNAL_STREAM");
+        unsigned long long dev, ino;
+        struct stat st;
+
+        if (!e || sscanf(e, "%llu:%llu", &dev, &ino) != 2 || fstat(STDERR_FILENO, &st) < 0)
+                return 0;
+        return st.st_dev == dev && st.st_ino == ino;
+}
+
+int log_internal(int level, int error, const char *file, int line, const char *fmt, ...)
+{
+        int saved = errno;
+        char buf[2048];
+        va_list ap;
+
+        if (error < 0)
+                error = -error;
+        if (level > max_level)
+                return -error;
+        if (journal < 0)
+                journal = stderr_is_journal();
+
+        errno = error;
+        va_start(ap, fmt);
+        vsnprintf(buf, sizeof(buf), fmt, ap);
+        va_end(ap);
+
+        if (journal)
+                fprintf(stderr, "<%d>%s\n", level, buf);
+        else if (max_level >= LOG_DEBUG)
+                fprintf(stderr, "%s: %s:%d: %s\n", ident, file, line, buf);
+        else
+                fprintf(stderr, "%s: %s\n", ident, buf);
+        errno = saved;
+        return -error;
+}
