@@ -9,7 +9,7 @@
 #define ROAM_MANAGER_INTERFACE "org.roam1.Manager"
 #define ROAM_LINK_INTERFACE    "org.roam1.Link"
 
-#define ROAM_ERROR_NO_SUCH_LINK    "org.roam1.Error.NoSuchLink"
-#define ROAM_ERROR_INVALID_ARGS    "org.roam1.Error.InvalidArguments"
-#define ROAM_ERROR_CONFIG_INVALID  "org.roam1.Error.ConfigInvalid"
-#define ROAM_ERROR_ACCESS_DENIED   "org.roam1.Error.AccessDenied"
+#define ROAM_ERROR_NO_SUCH_LINK   "org.roam1.Error.NoSuchLink"
+#define ROAM_ERROR_INVALID_ARGS   "org.roam1.Error.InvalidArguments"
+#define ROAM_ERROR_CONFIG_INVALID "org.roam1.Error.ConfigInvalid"
+#define ROAM_ERROR_ACCESS_DENIED  "org.roam1.Error.AccessDenied"

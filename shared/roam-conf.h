@@ -23,6 +23,6 @@ int conf_parse_file(const char *path, ConfAssignFn fn, void *userdata, unsigned 
 
 /* Logs "file:line: message" at error level; returns -EINVAL. */
 int conf_log_error(const char *file, unsigned line, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 int conf_parse_boolean(const char *v, bool *ret);

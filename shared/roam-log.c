@@ -11,9 +11,8 @@ static const char *ident = "roam";
 static int journal = -1;
 
 static const char *const level_table[] = {
-        [LOG_EMERG] = "emerg", [LOG_ALERT] = "alert",   [LOG_CRIT] = "crit",
-        [LOG_ERR] = "err",     [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice",
-        [LOG_INFO] = "info",   [LOG_DEBUG] = "debug",
+    [LOG_EMERG] = "emerg",     [LOG_ALERT] = "alert",   [LOG_CRIT] = "crit", [LOG_ERR] = "err",
+    [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice", [LOG_INFO] = "info", [LOG_DEBUG] = "debug",
 };
 
 void log_set_max_level(int level)

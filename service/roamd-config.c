@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <arpa/inet.h>
+#include <fnmatch.h>
+#include <syslog.h>
+
+#include "roam-conf.h"
+#include "roam-log.h"
+#include "roam-util.h"
+#include "roamd-config.h"
+
+static const char *const dns_source_table[_DNS_SOURCE_MAX] = {
+    [DNS_SOURCE_NONE] = "none",         [DNS_SOURCE_CONFIG] = "config",
+    [DNS_SOURCE_RESOLVED] = "resolved", [DNS_SOURCE_NETWORKMANAGER] = "networkmanager",
+    [DNS_SOURCE_DHCPCD] = "dhcpcd",     [DNS_SOURCE_RESOLV_CONF] = "resolv.conf",
+};
+DEFINE_STRING_TABLE_LOOKUP(dns_source, DnsSource)
+
+int ip_addr_parse(const char *s, IpAddr *ret)
+{
+        unsigned char buf[sizeof(struct in6_addr)];
+        int family = strchr(s, ':') ? AF_INET6 : AF_INET;
+
+        if (inet_pton(family, s, buf) != 1)
+                return -EINVAL;
+        *ret = (IpAddr){.family = family};
+        /* Normalise the text form so equal addresses compare equal. */
+        if (!inet_ntop(family, buf, ret->text, sizeof(ret->text)))
+                return -EINVAL;
+        return 0;
+}
+
+Config *config_free(Config *c)
+{
+        if (!c)
+                return NULL;
+        free(c->path);
+        free(c->sysfs_path);
+        free(c->dhcpcd_lease_dir);
+        free(c->resolv_conf);
+        for (size_t i = 0; i < c->n_bearers; i++)
+                free(c->bearers[i].pattern);
+        free(c->bearers);
+        for (size_t i = 0; i < c->n_dns_pins; i++) {
+                free(c->dns_pins[i].pattern);
+                free(c->dns_pins[i].servers);
+        }
+        free(c->dns_pins);
+        free(c);
+        return NULL;
+}
+
+static int config_new(const char *name, Config **ret)
+{
+        _cleanup_(config_freep) Config *c = NULL;
+
+        c = calloc(1, sizeof(*c));
+        if (!c)
+                return -ENOMEM;
+        c->log_level = LOG_INFO;
+        c->path = strdup(name);
+        c->sysfs_path = strdup("/sys");
+        c->dhcpcd_lease_dir = strdup("/var/lib/dhcpcd");
+        c->resolv_conf = strdup("/etc/resolv.conf");
+        if (!c->path || !c->sysfs_path || !c->dhcpcd_lease_dir || !c->resolv_conf)
+                return -ENOMEM;
+        c->dns_sources[c->n_dns_sources++] = DNS_SOURCE_RESOLVED;
+        c->dns_sources[c->n_dns_sources++] = DNS_SOURCE_NETWORKMANAGER;
+        c->dns_sources[c->n_dns_sources++] = DNS_SOURCE_DHCPCD;
+        c->dns_sources[c->n_dns_sources++] = DNS_SOURCE_RESOLV_CONF;
+        *ret = TAKE_PTR(c);
+        return 0;
+}
+
+static bool valid_ifname_glob(const char *s)
+{
+        size_t n = strlen(s);
+
+        if (n == 0 || n > 64)
+                return false;
+        for (; *s; s++)
+                if (*s == '/' || *s == ':' || (unsigned char)*s <= ' ')
+                        return false;
+        return true;
+}
+
+static int parse_path(const char *file, unsigned line, const char *key, const char *value,
+                      char **dst)
+{
+        if (value[0] != '/')
+                return conf_log_error(file, line, "%s= must be an absolute path, got \"%s\".", key,
+                                      value);
+        if (free_and_strdup(dst, value) < 0)
+                return log_oom();
+        return 0;
+}
+
+static int parse_daemon(Config *c, const char *file, unsigned line, const char *key,
+                        const char *value)
+{
+        if (streq(key, "LogLevel")) {
+                int l = log_level_from_string(value);
+                if (l < 0)
+                        return conf_log_error(file, line,
+                                              "Unknown LogLevel \"%s\" (expected emerg, alert, "
+                                              "crit, err, warning, notice, info or debug).",
+                                              value);
+                c->log_level = l;
+                return 0;
+        }
+        if (streq(key, "SysfsPath"))
+                return parse_path(file, line, key, value, &c->sysfs_path);
+        return conf_log_error(file, line, "Unknown key %s= in section [Daemon].", key);
+}
+
+static int parse_dns(Config *c, const char *file, unsigned line, const char *key, const char *value)
+{
+        if (streq(key, "Sources")) {
+                _cleanup_strv_free_ char **l = NULL;
+                size_t n = 0;
+
+                if (strv_split(value, " \t,", &l) < 0)
+                        return log_oom();
+                STRV_FOREACH (s, l) {
+                        DnsSource d = dns_source_from_string(*s);
+                        if (d < 0 || d == DNS_SOURCE_NONE || d == DNS_SOURCE_CONFIG)
+                                return conf_log_error(file, line,
+                                                      "Unknown DNS source \"%s\" (expected "
+                                                      "resolved, networkmanager, dhcpcd or "
+                                                      "resolv.conf).",
+                                                      *s);
+                        for (size_t i = 0; i < n; i++)
+                                if (c->dns_sources[i] == d)
+                                        return conf_log_error(
+                                            file, line, "DNS source \"%s\" listed twice.", *s);
+                        c->dns_sources[n++] = d;
+                }
+                c->n_dns_sources = n;
+                return 0;
+        }
+        if (streq(key, "DhcpcdLeaseDir"))
+                return parse_path(file, line, key, value, &c->dhcpcd_lease_dir);
+        if (streq(key, "ResolvConf"))
+                return parse_path(file, line, key, value, &c->resolv_conf);
+        return conf_log_error(file, line, "Unknown key %s= in section [DNS].", key);
+}
+
+static int parse_bearers(Config *c, const char *file, unsigned line, const char *key,
+                         const char *value)
+{
+        BearerOverride *n;
+        Bearer b;
+
+        if (!valid_ifname_glob(key))
+                return conf_log_error(file, line, "Invalid interface name or pattern \"%s\".", key);
+        b = bearer_from_string(value);
+        if (b < 0)
+                return conf_log_error(file, line,
+                                      "Unknown bearer \"%s\" for %s (expected ethernet, wifi, "
+                                      "cellular, bluetooth, wifi-direct, vpn, lowpan or "
+                                      "virtual).",
+                                      value, key);
+        for (size_t i = 0; i < c->n_bearers; i++)
+                if (streq(c->bearers[i].pattern, key))
+                        return conf_log_error(file, line, "Bearer for %s set twice.", key);
+        n = realloc(c->bearers, sizeof(*n) * (c->n_bearers + 1));
+        if (!n)
+                return log_oom();
+        c->bearers = n;
+        n[c->n_bearers].pattern = strdup(key);
+        if (!n[c->n_bearers].pattern)
+                return log_oom();
+        n[c->n_bearers++].bearer = b;
+        return 0;
+}
+
+static int parse_link_dns(Config *c, const char *file, unsigned line, const char *key,
+                          const char *value)
+{
+        _cleanup_strv_free_ char **l = NULL;
+        _cleanup_free_ IpAddr *servers = NULL;
+        size_t n = 0;
+        DnsPin *p;
+
+        if (!valid_ifname_glob(key))
+                return conf_log_error(file, line, "Invalid interface name or pattern \"%s\".", key);
+        if (strv_split(value, " \t,", &l) < 0)
+                return log_oom();
+        if (strv_length(l) == 0)
+                return conf_log_error(file, line, "No DNS servers given for %s.", key);
+        if (strv_length(l) > 16)
+                return conf_log_error(file, line, "Too many DNS servers for %s (at most 16).", key);
+        servers = calloc(strv_length(l), sizeof(IpAddr));
+        if (!servers)
+                return log_oom();
+        STRV_FOREACH (s, l) {
+                if (ip_addr_parse(*s, &servers[n]) < 0)
+                        return conf_log_error(file, line, "Invalid DNS server address \"%s\".", *s);
+                n++;
+        }
+        for (size_t i = 0; i < c->n_dns_pins; i++)
+                if (streq(c->dns_pins[i].pattern, key))
+                        return conf_log_error(file, line, "DNS servers for %s set twice.", key);
+        p = realloc(c->dns_pins, sizeof(*p) * (c->n_dns_pins + 1));
+        if (!p)
+                return log_oom();
+        c->dns_pins = p;
+        p[c->n_dns_pins].pattern = strdup(key);
+        if (!p[c->n_dns_pins].pattern)
+                return log_oom();
+        p[c->n_dns_pins].servers = TAKE_PTR(servers);
+        p[c->n_dns_pins++].n_servers = n;
+        return 0;
+}
+
+static int config_assign(const char *file, unsigned line, const char *section, const char *key,
+                         const char *value, void *userdata)
+{
+        Config *c = userdata;
+
+        if (streq(section, "Daemon"))
+                return parse_daemon(c, file, line, key, value);
+        if (streq(section, "DNS"))
+                return parse_dns(c, file, line, key, value);
+        if (streq(section, "Bearers"))
+                return parse_bearers(c, file, line, key, value);
+        if (streq(section, "LinkDNS"))
+                return parse_link_dns(c, file, line, key, value);
+        return conf_log_error(file, line, "Unknown section [%s].", section);
+}
+
+int config_parse_string(const char *name, const char *text, size_t size, Config **ret)
+{
+        _cleanup_(config_freep) Config *c = NULL;
+        int r;
+
+        r = config_new(name, &c);
+        if (r < 0)
+                return r;
+        r = conf_parse_string(name, text, size, config_assign, c, NULL);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(c);
+        return 0;
+}
+
+int config_load(const char *path, bool missing_ok, Config **ret)
+{
+        _cleanup_free_ char *text = NULL;
+        size_t size = 0;
+        int r;
+
+        r = read_full_file(path, 1024 * 1024, &text, &size);
+        if (r == -ENOENT && missing_ok) {
+                log_info("%s does not exist, using built-in defaults.", path);
+                return config_parse_string(path, "", 0, ret);
+        }
+        if (r < 0)
+                return log_error_errno(r, "%s: cannot read configuration: %m", path);
+        return config_parse_string(path, text, size, ret);
+}
+
+Bearer config_bearer_override(const Config *c, const char *ifname)
+{
+        for (size_t i = 0; i < c->n_bearers; i++)
+                if (fnmatch(c->bearers[i].pattern, ifname, 0) == 0)
+                        return c->bearers[i].bearer;
+        return _BEARER_INVALID;
+}
+
+const DnsPin *config_dns_pin(const Config *c, const char *ifname)
+{
+        for (size_t i = 0; i < c->n_dns_pins; i++)
+                if (fnmatch(c->dns_pins[i].pattern, ifname, 0) == 0)
+                        return &c->dns_pins[i];
+        return NULL;
+}

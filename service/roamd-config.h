@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "roamd-bearer.h"
+#include "roamd-dns-source.h"
+
+#define ROAMD_CONFIG_DEFAULT ROAM_SYSCONFDIR "/roam/roamd.conf"
+
+typedef struct BearerOverride {
+        char *pattern; /* fnmatch(3) glob on the interface name */
+        Bearer bearer;
+} BearerOverride;
+
+/* An address as roamd carries it: family (AF_INET/AF_INET6) and its text form. */
+typedef struct IpAddr {
+        int family;
+        char text[INET6_ADDRSTRLEN];
+} IpAddr;
+
+typedef struct DnsPin {
+        char *pattern;
+        IpAddr *servers;
+        size_t n_servers;
+} DnsPin;
+
+typedef struct Config {
+        char *path;
+        int log_level;
+        char *sysfs_path;
+        DnsSource dns_sources[_DNS_SOURCE_MAX];
+        size_t n_dns_sources;
+        char *dhcpcd_lease_dir;
+        char *resolv_conf;
+        BearerOverride *bearers;
+        size_t n_bearers;
+        DnsPin *dns_pins;
+        size_t n_dns_pins;
+} Config;
+
+Config *config_free(Config *c);
+static inline void config_freep(Config **c)
+{
+        config_free(*c);
+}
+
+/* Parses a configuration; every error is logged as file:line and makes the call fail with
+ * -EINVAL. A missing file is an error unless missing_ok (the built-in defaults then apply). */
+int config_load(const char *path, bool missing_ok, Config **ret);
+int config_parse_string(const char *name, const char *text, size_t size, Config **ret);
+
+/* The bearer override matching ifname, or _BEARER_INVALID. */
+Bearer config_bearer_override(const Config *c, const char *ifname);
+const DnsPin *config_dns_pin(const Config *c, const char *ifname);
+
+int ip_addr_parse(const char *s, IpAddr *ret);

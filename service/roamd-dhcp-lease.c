@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <arpa/inet.h>
+#include <stdbool.h>
+
+#include "roam-macro.h"
+#include "roamd-dhcp-lease.h"
+
+/* Parsing by hand: no Debian library parses stored DHCP messages (dhcpcd's own code is not a
+ * library); the formats are RFC 2131/2132 and RFC 8415 TLVs and need only bounds checks. */
+
+enum {
+        BOOTP_HEADER = 236,
+        BOOTP_YIADDR = 16,
+        DHCP4_OPT_PAD = 0,
+        DHCP4_OPT_DNS = 6,
+        DHCP4_OPT_DOMAIN = 15,
+        DHCP4_OPT_CAPTIVE = 114,
+        DHCP4_OPT_SEARCH = 119,
+        DHCP4_OPT_END = 255,
+        DHCP6_OPT_IA_NA = 3,
+        DHCP6_OPT_IAADDR = 5,
+        DHCP6_OPT_DNS = 23,
+        DHCP6_OPT_DOMAINS = 24,
+        DHCP6_OPT_CAPTIVE = 103,
+        DHCP6_REPLY = 7,
+        DHCP6_ADVERTISE = 2,
+};
+
+static const uint8_t cookie[4] = {99, 130, 83, 99};
+
+static bool printable(const uint8_t *p, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (p[i] < 0x21 || p[i] > 0x7e)
+                        return false;
+        return true;
+}
+
+static int copy_string(const uint8_t *p, size_t n, char *dst, size_t size)
+{
+        /* Some servers NUL-terminate strings; accept one trailing NUL. */
+        if (n > 0 && p[n - 1] == 0)
+                n--;
+        if (n == 0 || n >= size || !printable(p, n))
+                return -EBADMSG;
+        memcpy(dst, p, n);
+        dst[n] = 0;
+        return 0;
+}
+
+static void add_addr(IpAddr *arr, size_t *n, size_t max, int family, const uint8_t *raw)
+{
+        if (*n >= max)
+                return;
+        arr[*n].family = family;
+        if (inet_ntop(family, raw, arr[*n].text, sizeof(arr[*n].text)))
+                (*n)++;
+}
+
+static void add_domain(DhcpLease *l, const char *d)
+{
+        if (l->n_domains >= DHCP_LEASE_MAX_DOMAINS)
+                return;
+        for (size_t i = 0; i < l->n_domains; i++)
+                if (streq(l->domains[i], d))
+                        return;
+        snprintf(l->domains[l->n_domains++], DHCP_LEASE_DOMAIN_MAX, "%s", d);
+}
+
+int dhcp_lease_parse_v4(const uint8_t *buf, size_t len, DhcpLease *ret)
+{
+        DhcpLease l = {.family = AF_INET};
+        size_t i;
+
+        if (len < BOOTP_HEADER + sizeof(cookie) || buf[0] != 2 /* BOOTREPLY */ ||
+            memcmp(buf + BOOTP_HEADER, cookie, sizeof(cookie)) != 0)
+                return -EBADMSG;
+
+        if (memcmp(buf + BOOTP_YIADDR, "\0\0\0\0", 4) != 0)
+                add_addr(l.addrs, &l.n_addrs, DHCP_LEASE_MAX_ADDRS, AF_INET, buf + BOOTP_YIADDR);
+
+        for (i = BOOTP_HEADER + sizeof(cookie); i < len;) {
+                uint8_t code = buf[i], olen;
+                const uint8_t *o;
+                char tmp[DHCP_LEASE_URL_MAX];
+
+                if (code == DHCP4_OPT_PAD) {
+                        i++;
+                        continue;
+                }
+                if (code == DHCP4_OPT_END)
+                        break;
+                if (i + 2 > len)
+                        return -EBADMSG;
+                olen = buf[i + 1];
+                if (i + 2 + olen > len)
+                        return -EBADMSG;
+                o = buf + i + 2;
+                i += 2u + olen;
+
+                switch (code) {
+                case DHCP4_OPT_DNS:
+                        if (olen % 4 != 0)
+                                return -EBADMSG;
+                        for (size_t k = 0; k < olen; k += 4)
+                                add_addr(l.dns, &l.n_dns, DHCP_LEASE_MAX_DNS, AF_INET, o + k);
+                        break;
+                case DHCP4_OPT_DOMAIN:
+                        if (copy_string(o, olen, tmp, DHCP_LEASE_DOMAIN_MAX) < 0)
+                                return -EBADMSG;
+                        add_domain(&l, tmp);
+                        break;
+                case DHCP4_OPT_CAPTIVE:
+                        if (copy_string(o, olen, l.captive_portal, sizeof(l.captive_portal)) < 0)
+                                return -EBADMSG;
+                        break;
+                default:
+                        break;
+                }
+        }
+        *ret = l;
+        return 0;
+}
+
+/* RFC 1035 wire-format names without compression (RFC 8415 section 10). */
+static int parse_domain_list(const uint8_t *p, size_t n, DhcpLease *l)
+{
+        size_t i = 0;
+
+        while (i < n) {
+                char name[DHCP_LEASE_DOMAIN_MAX];
+                size_t pos = 0;
+
+                for (;;) {
+                        uint8_t lab;
+
+                        if (i >= n)
+                                return -EBADMSG;
+                        lab = p[i++];
+                        if (lab == 0)
+                                break;
+                        if (lab > 63 || i + lab > n || pos + lab + 2 > sizeof(name) ||
+                            !printable(p + i, lab))
+                                return -EBADMSG;
+                        if (pos > 0)
+                                name[pos++] = '.';
+                        memcpy(name + pos, p + i, lab);
+                        pos += lab;
+                        i += lab;
+                }
+                if (pos == 0)
+                        return -EBADMSG;
+                name[pos] = 0;
+                add_domain(l, name);
+        }
+        return 0;
+}
+
+static int parse_ia_na(const uint8_t *p, size_t n, DhcpLease *l)
+{
+        /* IAID, T1, T2, then options. */
+        for (size_t i = 12; i < n;) {
+                uint16_t code, olen;
+
+                if (i + 4 > n)
+                        return -EBADMSG;
+                code = (uint16_t)(p[i] << 8 | p[i + 1]);
+                olen = (uint16_t)(p[i + 2] << 8 | p[i + 3]);
+                if (i + 4 + olen > n)
+                        return -EBADMSG;
+                if (code == DHCP6_OPT_IAADDR) {
+                        if (olen < 24)
+                                return -EBADMSG;
+                        add_addr(l->addrs, &l->n_addrs, DHCP_LEASE_MAX_ADDRS, AF_INET6, p + i + 4);
+                }
+                i += 4u + olen;
+        }
+        return n < 12 ? -EBADMSG : 0;
+}
+
+int dhcp_lease_parse_v6(const uint8_t *buf, size_t len, DhcpLease *ret)
+{
+        DhcpLease l = {.family = AF_INET6};
+
+        if (len < 4 || (buf[0] != DHCP6_REPLY && buf[0] != DHCP6_ADVERTISE))
+                return -EBADMSG;
+
+        for (size_t i = 4; i < len;) {
+                uint16_t code, olen;
+                const uint8_t *o;
+                int r = 0;
+
+                if (i + 4 > len)
+                        return -EBADMSG;
+                code = (uint16_t)(buf[i] << 8 | buf[i + 1]);
+                olen = (uint16_t)(buf[i + 2] << 8 | buf[i + 3]);
+                if (i + 4 + olen > len)
+                        return -EBADMSG;
+                o = buf + i + 4;
+                i += 4u + olen;
+
+                switch (code) {
+                case DHCP6_OPT_IA_NA:
+                        r = parse_ia_na(o, olen, &l);
+                        break;
+                case DHCP6_OPT_DNS:
+                        if (olen % 16 != 0)
+                                return -EBADMSG;
+                        for (size_t k = 0; k < olen; k += 16)
+                                add_addr(l.dns, &l.n_dns, DHCP_LEASE_MAX_DNS, AF_INET6, o + k);
+                        break;
+                case DHCP6_OPT_DOMAINS:
+                        r = parse_domain_list(o, olen, &l);
+                        break;
+                case DHCP6_OPT_CAPTIVE:
+                        r = copy_string(o, olen, l.captive_portal, sizeof(l.captive_portal));
+                        break;
+                default:
+                        break;
+                }
+                if (r < 0)
+                        return r;
+        }
+        *ret = l;
+        return 0;
+}

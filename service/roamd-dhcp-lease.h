@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "roamd-config.h"
+
+/* What roamd takes from a DHCP lease as dhcpcd stores it (the raw BOOTP reply in
+ * IFNAME.lease, the raw DHCPv6 reply in IFNAME.lease6). The file is outside input: every
+ * length is checked and anything malformed makes the parse fail. */
+
+#define DHCP_LEASE_MAX_ADDRS   8
+#define DHCP_LEASE_MAX_DNS     16
+#define DHCP_LEASE_MAX_DOMAINS 8
+#define DHCP_LEASE_DOMAIN_MAX  256
+#define DHCP_LEASE_URL_MAX     1024
+
+typedef struct DhcpLease {
+        int family;
+        IpAddr addrs[DHCP_LEASE_MAX_ADDRS]; /* yiaddr, or the IA_NA addresses */
+        size_t n_addrs;
+        IpAddr dns[DHCP_LEASE_MAX_DNS];
+        size_t n_dns;
+        char domains[DHCP_LEASE_MAX_DOMAINS][DHCP_LEASE_DOMAIN_MAX];
+        size_t n_domains;
+        /* RFC 8910 captive portal API URL: DHCPv4 option 114, DHCPv6 option 103. */
+        char captive_portal[DHCP_LEASE_URL_MAX];
+} DhcpLease;
+
+int dhcp_lease_parse_v4(const uint8_t *buf, size_t len, DhcpLease *ret);
+int dhcp_lease_parse_v6(const uint8_t *buf, size_t len, DhcpLease *ret);

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "roamd-dns-internal.h"
+
+/* systemd-resolved (org.freedesktop.resolve1 Manager DNS/Domains) and NetworkManager
+ * (DnsManager.Configuration) as DNS sources, followed through NameOwnerChanged and
+ * PropertiesChanged. Absent services simply contribute nothing. */
+
+int dns_bus_init(Dns *d);
+void dns_bus_done(Dns *d);
+/* Returns 1 if the source knew the link (info filled), 0 if not. */
+int dns_bus_fill(Dns *d, DnsSource source, int ifindex, LinkInfo *info);

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "roamd-dns.h"
+
+/* One server or domain a bus source reported, keyed by ifindex (resolved) or name (NM). */
+typedef struct DnsBusEntry {
+        int ifindex;
+        char ifname[64];
+        IpAddr server; /* family 0 for a domain entry */
+        char domain[256];
+} DnsBusEntry;
+
+typedef struct DnsBusSource {
+        Dns *dns;
+        DnsSource source;
+        const char *name, *path, *interface;
+        sd_bus_slot *owner_slot, *changed_slot, *call_slot;
+        DnsBusEntry *entries;
+        size_t n_entries;
+        bool pending_again; /* a refresh was asked while a call was in flight */
+} DnsBusSource;
+
+struct Dns {
+        Manager *manager;
+        sd_event_source *inotify_source;
+        int lease_wd, resolv_wd;
+        char *resolv_dir, *resolv_name;
+        IpAddr *resolv_servers;
+        size_t n_resolv_servers;
+        char **resolv_domains;
+        DnsBusSource resolved, nm;
+};
+
+static inline void *mfree(void *p)
+{
+        free(p);
+        return NULL;
+}

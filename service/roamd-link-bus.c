@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "roam-bus.h"
+#include "roam-log.h"
+#include "roam-util.h"
+#include "roamd-link-bus.h"
+#include "roamd-manager.h"
+
+static int property_get_string(sd_bus *bus, const char *path, const char *interface,
+                               const char *property, sd_bus_message *reply, void *userdata,
+                               sd_bus_error *error)
+{
+        Link *l = userdata;
+        const char *v = NULL;
+
+        if (streq(property, "Name"))
+                v = l->info.name;
+        else if (streq(property, "Kind"))
+                v = l->info.kind;
+        else if (streq(property, "Driver"))
+                v = l->info.driver;
+        else if (streq(property, "HardwareAddress"))
+                v = l->info.hwaddr;
+        else if (streq(property, "OperState"))
+                v = l->info.oper_state;
+        else if (streq(property, "CaptivePortalURL"))
+                v = l->info.captive_portal_url;
+        else if (streq(property, "Bearer"))
+                v = bearer_to_string(l->bearer);
+        else if (streq(property, "BearerSource"))
+                v = l->bearer_from_config ? "config" : "sysfs";
+        else if (streq(property, "State"))
+                v = link_state_to_string(l->state);
+        else if (streq(property, "DNSSource"))
+                v = dns_source_to_string(l->info.dns_source);
+        return sd_bus_message_append(reply, "s", strempty(v));
+}
+
+static int property_get_bool(sd_bus *bus, const char *path, const char *interface,
+                             const char *property, sd_bus_message *reply, void *userdata,
+                             sd_bus_error *error)
+{
+        Link *l = userdata;
+        int v = streq(property, "Carrier") ? l->info.carrier : l->info.admin_up;
+
+        return sd_bus_message_append(reply, "b", v);
+}
+
+static int property_get_index(sd_bus *bus, const char *path, const char *interface,
+                              const char *property, sd_bus_message *reply, void *userdata,
+                              sd_bus_error *error)
+{
+        Link *l = userdata;
+
+        return sd_bus_message_append(reply, "i", (int32_t)l->ifindex);
+}
+
+static int property_get_mtu(sd_bus *bus, const char *path, const char *interface,
+                            const char *property, sd_bus_message *reply, void *userdata,
+                            sd_bus_error *error)
+{
+        Link *l = userdata;
+
+        return sd_bus_message_append(reply, "u", (uint32_t)l->info.mtu);
+}
+
+static int family_number(int family)
+{
+        return family == AF_INET6 ? 6 : 4;
+}
+
+static int property_get_addresses(sd_bus *bus, const char *path, const char *interface,
+                                  const char *property, sd_bus_message *reply, void *userdata,
+                                  sd_bus_error *error)
+{
+        Link *l = userdata;
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "(isus)");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < l->info.n_addrs; i++) {
+                const LinkAddress *a = &l->info.addrs[i];
+                r = sd_bus_message_append(reply, "(isus)", family_number(a->addr.family),
+                                          a->addr.text, (uint32_t)a->prefixlen,
+                                          addr_scope_to_string(a->scope));
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(reply);
+}
+
+static int property_get_ip_list(sd_bus *bus, const char *path, const char *interface,
+                                const char *property, sd_bus_message *reply, void *userdata,
+                                sd_bus_error *error)
+{
+        Link *l = userdata;
+        const IpAddr *list = streq(property, "DNS") ? l->info.dns : l->info.gateways;
+        size_t n = streq(property, "DNS") ? l->info.n_dns : l->info.n_gateways;
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "(is)");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n; i++) {
+                r = sd_bus_message_append(reply, "(is)", family_number(list[i].family),
+                                          list[i].text);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(reply);
+}
+
+static int property_get_domains(sd_bus *bus, const char *path, const char *interface,
+                                const char *property, sd_bus_message *reply, void *userdata,
+                                sd_bus_error *error)
+{
+        Link *l = userdata;
+        char *empty[] = {NULL};
+
+        return sd_bus_message_append_strv(reply, l->info.domains ? l->info.domains : empty);
+}
+
+#define EC SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
+
+const sd_bus_vtable link_vtable[] = {
+    SD_BUS_VTABLE_START(0),
+    SD_BUS_PROPERTY("Index", "i", property_get_index, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("Name", "s", property_get_string, 0, EC),
+    SD_BUS_PROPERTY("Bearer", "s", property_get_string, 0, EC),
+    SD_BUS_PROPERTY("BearerSource", "s", property_get_string, 0, EC),
+    SD_BUS_PROPERTY("Kind", "s", property_get_string, 0, EC),
+    SD_BUS_PROPERTY("Driver", "s", property_get_string, 0, EC),
+    SD_BUS_PROPERTY("HardwareAddress", "s", property_get_string, 0, EC),
+    SD_BUS_PROPERTY("MTU", "u", property_get_mtu, 0, EC),
+    SD_BUS_PROPERTY("AdminUp", "b", property_get_bool, 0, EC),
+    SD_BUS_PROPERTY("Carrier", "b", property_get_bool, 0, EC),
+    SD_BUS_PROPERTY("OperState", "s", property_get_string, 0, EC),
+    SD_BUS_PROPERTY("State", "s", property_get_string, 0, EC),
+    SD_BUS_PROPERTY("Addresses", "a(isus)", property_get_addresses, 0, EC),
+    SD_BUS_PROPERTY("Gateways", "a(is)", property_get_ip_list, 0, EC),
+    SD_BUS_PROPERTY("DNS", "a(is)", property_get_ip_list, 0, EC),
+    SD_BUS_PROPERTY("DNSSource", "s", property_get_string, 0, EC),
+    SD_BUS_PROPERTY("Domains", "as", property_get_domains, 0, EC),
+    SD_BUS_PROPERTY("CaptivePortalURL", "s", property_get_string, 0, EC),
+    SD_BUS_VTABLE_END,
+};
+
+int link_bus_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
+                  void **found, sd_bus_error *error)
+{
+        Manager *m = userdata;
+        const char *e = path + strlen(ROAM_LINK_PATH_PREFIX);
+        char *end;
+        long idx;
+        Link *l;
+
+        if (strncmp(path, ROAM_LINK_PATH_PREFIX "/", strlen(ROAM_LINK_PATH_PREFIX) + 1) != 0)
+                return 0;
+        e++;
+        idx = strtol(e, &end, 10);
+        if (end == e || *end || idx <= 0 || idx > INT32_MAX)
+                return 0;
+        l = manager_get_link(m, (int)idx);
+        if (!l || !l->announced)
+                return 0;
+        *found = l;
+        return 1;
+}
+
+int link_bus_enumerate(sd_bus *bus, const char *path, void *userdata, char ***nodes,
+                       sd_bus_error *error)
+{
+        Manager *m = userdata;
+        _cleanup_strv_free_ char **l = NULL;
+
+        l = calloc(1, sizeof(char *));
+        if (!l)
+                return -ENOMEM;
+        for (size_t i = 0; i < m->n_links; i++) {
+                if (!m->links[i]->announced)
+                        continue;
+                if (strv_extend(&l, m->links[i]->path) < 0)
+                        return -ENOMEM;
+        }
+        *nodes = TAKE_PTR(l);
+        return 1;
+}
+
+void link_bus_emit_changed_strv(Link *l, char **names)
+{
+        int r;
+
+        if (!l->announced || !l->manager->bus)
+                return;
+        r = sd_bus_emit_properties_changed_strv(l->manager->bus, l->path, ROAM_LINK_INTERFACE,
+                                                names);
+        if (r < 0)
+                log_warning_errno(r, "%s: failed to emit PropertiesChanged: %m",
+                                  strempty(l->info.name));
+}
+
+void link_bus_emit_changed(Link *l, const char *first, ...)
+{
+        const char *names[32];
+        size_t n = 0;
+        va_list ap;
+
+        va_start(ap, first);
+        for (const char *p = first; p && n < ELEMENTSOF(names) - 1; p = va_arg(ap, const char *))
+                names[n++] = p;
+        va_end(ap);
+        names[n] = NULL;
+        link_bus_emit_changed_strv(l, (char **)names);
+}
+
+int link_bus_announce(Link *l)
+{
+        int r;
+
+        if (l->announced)
+                return 0;
+        l->announced = true;
+        if (!l->manager->bus)
+                return 0;
+        r = sd_bus_emit_interfaces_added(l->manager->bus, l->path, ROAM_LINK_INTERFACE, NULL);
+        if (r < 0)
+                return log_warning_errno(r, "%s: failed to emit InterfacesAdded: %m",
+                                         strempty(l->info.name));
+        return 0;
+}
+
+int link_bus_withdraw(Link *l)
+{
+        int r;
+
+        if (!l->announced)
+                return 0;
+        l->announced = false;
+        if (!l->manager->bus)
+                return 0;
+        r = sd_bus_emit_interfaces_removed(l->manager->bus, l->path, ROAM_LINK_INTERFACE, NULL);
+        if (r < 0)
+                return log_warning_errno(r, "failed to emit InterfacesRemoved for %s: %m", l->path);
+        return 0;
+}

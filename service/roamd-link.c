@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <limits.h>
+#include <sys/socket.h>
+
+#include "roam-bus.h"
+#include "roam-log.h"
+#include "roam-util.h"
+#include "roamd-link-bus.h"
+#include "roamd-link.h"
+#include "roamd-manager.h"
+
+static const char *const link_state_table[_LINK_STATE_MAX] = {
+    [LINK_STATE_NO_CARRIER] = "no-carrier", [LINK_STATE_NO_ADDRESS] = "no-address",
+    [LINK_STATE_LINK_LOCAL] = "link-local", [LINK_STATE_ADDRESSED] = "addressed",
+    [LINK_STATE_ROUTABLE] = "routable",
+};
+DEFINE_STRING_TABLE_LOOKUP(link_state, LinkState)
+
+static const char *const addr_scope_table[_ADDR_SCOPE_MAX] = {
+    [ADDR_SCOPE_GLOBAL] = "global",
+    [ADDR_SCOPE_SITE] = "site",
+    [ADDR_SCOPE_LINK] = "link",
+    [ADDR_SCOPE_HOST] = "host",
+};
+DEFINE_STRING_TABLE_LOOKUP(addr_scope, AddrScope)
+
+void link_info_done(LinkInfo *i)
+{
+        free(i->name);
+        free(i->kind);
+        free(i->driver);
+        free(i->hwaddr);
+        free(i->oper_state);
+        free(i->addrs);
+        free(i->gateways);
+        free(i->dns);
+        strv_free(i->domains);
+        free(i->captive_portal_url);
+        *i = (LinkInfo){};
+}
+
+int link_new(Manager *m, int ifindex, Link **ret)
+{
+        Link *l;
+
+        l = calloc(1, sizeof(*l));
+        if (!l)
+                return -ENOMEM;
+        l->manager = m;
+        l->ifindex = ifindex;
+        l->bearer = BEARER_VIRTUAL;
+        l->state = LINK_STATE_NO_CARRIER;
+        if (asprintf(&l->path, ROAM_LINK_PATH_PREFIX "/%d", ifindex) < 0) {
+                free(l);
+                return -ENOMEM;
+        }
+        *ret = l;
+        return 0;
+}
+
+Link *link_free(Link *l)
+{
+        if (!l)
+                return NULL;
+        link_info_done(&l->info);
+        free(l->path);
+        free(l);
+        return NULL;
+}
+
+int link_classify(Link *l)
+{
+        Manager *m = l->manager;
+        char dir[PATH_MAX];
+        Bearer b;
+        bool from_config = true;
+        int r;
+
+        if (!l->info.name)
+                return 0;
+        b = config_bearer_override(m->config, l->info.name);
+        if (b < 0) {
+                BearerInput in = {
+                    .sysfs_dir = dir,
+                    .ifname = l->info.name,
+                    .kind = l->info.kind,
+                    .initial_netns = m->initial_netns,
+                };
+                snprintf(dir, sizeof(dir), "%s/class/net/%s", m->config->sysfs_path, l->info.name);
+                r = bearer_classify(&in, &b);
+                if (r < 0)
+                        b = BEARER_VIRTUAL;
+                from_config = false;
+        }
+        if (b == l->bearer && from_config == l->bearer_from_config)
+                return 0;
+        log_info("%s: bearer %s (%s) -> %s (%s)", l->info.name, bearer_to_string(l->bearer),
+                 l->bearer_from_config ? "config" : "sysfs", bearer_to_string(b),
+                 from_config ? "config" : "sysfs");
+        l->bearer = b;
+        l->bearer_from_config = from_config;
+        return 1;
+}
+
+bool link_is_usable(const Link *l)
+{
+        return l->state >= LINK_STATE_ADDRESSED;
+}
+
+static LinkState link_compute_state(const LinkInfo *i)
+{
+        bool any = false, usable = false;
+
+        if (!i->admin_up || !i->carrier)
+                return LINK_STATE_NO_CARRIER;
+        for (size_t k = 0; k < i->n_addrs; k++) {
+                any = true;
+                if (i->addrs[k].scope == ADDR_SCOPE_GLOBAL || i->addrs[k].scope == ADDR_SCOPE_SITE)
+                        usable = true;
+        }
+        if (!any)
+                return LINK_STATE_NO_ADDRESS;
+        if (!usable)
+                return LINK_STATE_LINK_LOCAL;
+        return i->n_gateways > 0 ? LINK_STATE_ROUTABLE : LINK_STATE_ADDRESSED;
+}
+
+void link_set_state(Link *l, LinkState s)
+{
+        if (l->state == s)
+                return;
+        log_info("%s: state %s -> %s", strempty(l->info.name), link_state_to_string(l->state),
+                 link_state_to_string(s));
+        l->state = s;
+        link_bus_emit_changed(l, "State", NULL);
+}
+
+#define CHANGED_STR(field, prop)                                                                   \
+        do {                                                                                       \
+                if (!streq_ptr(old->field, info->field))                                           \
+                        names[n++] = prop;                                                         \
+        } while (0)
+#define CHANGED_VAL(field, prop)                                                                   \
+        do {                                                                                       \
+                if (old->field != info->field)                                                     \
+                        names[n++] = prop;                                                         \
+        } while (0)
+#define CHANGED_ARR(arr, cnt, prop)                                                                \
+        do {                                                                                       \
+                if (old->cnt != info->cnt ||                                                       \
+                    (info->cnt && memcmp(old->arr, info->arr, sizeof(*info->arr) * info->cnt)))    \
+                        names[n++] = prop;                                                         \
+        } while (0)
+
+int link_update(Link *l, LinkInfo *info, bool force_classify)
+{
+        LinkInfo *old = &l->info;
+        const char *names[24];
+        size_t n = 0;
+        bool renamed = !streq_ptr(old->name, info->name);
+
+        CHANGED_STR(name, "Name");
+        CHANGED_STR(kind, "Kind");
+        CHANGED_STR(driver, "Driver");
+        CHANGED_STR(hwaddr, "HardwareAddress");
+        CHANGED_STR(oper_state, "OperState");
+        CHANGED_VAL(mtu, "MTU");
+        CHANGED_VAL(admin_up, "AdminUp");
+        CHANGED_VAL(carrier, "Carrier");
+        CHANGED_ARR(addrs, n_addrs, "Addresses");
+        CHANGED_ARR(gateways, n_gateways, "Gateways");
+        CHANGED_ARR(dns, n_dns, "DNS");
+        CHANGED_VAL(dns_source, "DNSSource");
+        if (!strv_equal(old->domains, info->domains))
+                names[n++] = "Domains";
+        CHANGED_STR(captive_portal_url, "CaptivePortalURL");
+
+        if (renamed && old->name)
+                log_info("%s: renamed to %s", old->name, info->name);
+
+        link_info_done(old);
+        *old = *info;
+        *info = (LinkInfo){};
+
+        if (renamed || force_classify) {
+                Bearer ob = l->bearer;
+                bool oc = l->bearer_from_config;
+
+                if (link_classify(l) > 0) {
+                        if (ob != l->bearer)
+                                names[n++] = "Bearer";
+                        if (oc != l->bearer_from_config)
+                                names[n++] = "BearerSource";
+                }
+        }
+
+        names[n] = NULL;
+        if (n > 0)
+                link_bus_emit_changed_strv(l, (char **)names);
+        link_set_state(l, link_compute_state(&l->info));
+        return (int)n;
+}

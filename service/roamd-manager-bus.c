@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <grp.h>
+#include <net/if.h>
+#include <stdarg.h>
+
+#include "roam-bus.h"
+#include "roam-log.h"
+#include "roam-util.h"
+#include "roamd-link-bus.h"
+#include "roamd-manager.h"
+
+static int property_get_string(sd_bus *bus, const char *path, const char *interface,
+                               const char *property, sd_bus_message *reply, void *userdata,
+                               sd_bus_error *error)
+{
+        Manager *m = userdata;
+        const char *v = "";
+
+        if (streq(property, "Version"))
+                v = ROAM_VERSION;
+        else if (streq(property, "State"))
+                v = m->state;
+        else if (streq(property, "ConfigFile"))
+                v = m->config_path;
+        return sd_bus_message_append(reply, "s", v);
+}
+
+static int property_get_best_link(sd_bus *bus, const char *path, const char *interface,
+                                  const char *property, sd_bus_message *reply, void *userdata,
+                                  sd_bus_error *error)
+{
+        Manager *m = userdata;
+
+        return sd_bus_message_append(reply, "o", m->best ? m->best->path : "/");
+}
+
+/* Changes need uid 0 or the netdev group (polkit support comes with the policy API). */
+static int check_authorized(sd_bus_message *msg, sd_bus_error *error)
+{
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        const gid_t *gids = NULL;
+        struct group *g;
+        uid_t uid;
+        gid_t gid;
+        int r, n;
+
+        r = sd_bus_query_sender_creds(msg,
+                                      SD_BUS_CREDS_EUID | SD_BUS_CREDS_EGID |
+                                          SD_BUS_CREDS_SUPPLEMENTARY_GIDS | SD_BUS_CREDS_AUGMENT,
+                                      &creds);
+        if (r < 0)
+                return sd_bus_error_set(error, ROAM_ERROR_ACCESS_DENIED,
+                                        "Cannot determine the caller's identity.");
+        if (sd_bus_creds_get_euid(creds, &uid) >= 0 && uid == 0)
+                return 0;
+        g = getgrnam("netdev");
+        if (g) {
+                if (sd_bus_creds_get_egid(creds, &gid) >= 0 && gid == g->gr_gid)
+                        return 0;
+                n = sd_bus_creds_get_supplementary_gids(creds, &gids);
+                for (int i = 0; i < n; i++)
+                        if (gids[i] == g->gr_gid)
+                                return 0;
+        }
+        return sd_bus_error_set(error, ROAM_ERROR_ACCESS_DENIED,
+                                "Only root or members of group netdev may do this.");
+}
+
+static int method_get_link_by_name(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        Manager *m = userdata;
+        const char *name;
+        Link *l;
+        int r;
+
+        r = sd_bus_message_read(msg, "s", &name);
+        if (r < 0)
+                return r;
+        if (!*name || strlen(name) >= IFNAMSIZ || strpbrk(name, "/ \t\n:"))
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS, "Invalid interface name.");
+        l = manager_get_link_by_name(m, name);
+        if (!l || !l->announced)
+                return sd_bus_error_setf(error, ROAM_ERROR_NO_SUCH_LINK, "No link named %s.", name);
+        return sd_bus_reply_method_return(msg, "o", l->path);
+}
+
+static int method_get_link_by_index(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        Manager *m = userdata;
+        int32_t idx;
+        Link *l;
+        int r;
+
+        r = sd_bus_message_read(msg, "i", &idx);
+        if (r < 0)
+                return r;
+        if (idx <= 0)
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
+                                         "Interface index must be positive.");
+        l = manager_get_link(m, idx);
+        if (!l || !l->announced)
+                return sd_bus_error_setf(error, ROAM_ERROR_NO_SUCH_LINK, "No link with index %d.",
+                                         idx);
+        return sd_bus_reply_method_return(msg, "o", l->path);
+}
+
+static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        Manager *m = userdata;
+        int r;
+
+        r = check_authorized(msg, error);
+        if (r < 0)
+                return r;
+        r = manager_reload(m);
+        if (r < 0)
+                return sd_bus_error_setf(error, ROAM_ERROR_CONFIG_INVALID,
+                                         "%s has errors; the previous configuration stays in "
+                                         "force (see roamd's log for file:line).",
+                                         m->config_path);
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+static const sd_bus_vtable manager_vtable[] = {
+    SD_BUS_VTABLE_START(0),
+    SD_BUS_PROPERTY("Version", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("State", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("BestLink", "o", property_get_best_link, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("ConfigFile", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_METHOD_WITH_ARGS("GetLinkByName", SD_BUS_ARGS("s", name), SD_BUS_RESULT("o", link),
+                            method_get_link_by_name, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS("GetLinkByIndex", SD_BUS_ARGS("i", ifindex), SD_BUS_RESULT("o", link),
+                            method_get_link_by_index, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD("Reload", NULL, NULL, method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_VTABLE_END,
+};
+
+int manager_bus_setup(Manager *m)
+{
+        int r;
+
+        r = sd_bus_add_object_vtable(m->bus, &m->manager_slot, ROAM_MANAGER_PATH,
+                                     ROAM_MANAGER_INTERFACE, manager_vtable, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add manager object: %m");
+        r = sd_bus_add_object_manager(m->bus, &m->object_manager_slot, ROAM_MANAGER_PATH);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add object manager: %m");
+        r = sd_bus_add_fallback_vtable(m->bus, &m->link_slot, ROAM_LINK_PATH_PREFIX,
+                                       ROAM_LINK_INTERFACE, link_vtable, link_bus_find, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add link objects: %m");
+        r = sd_bus_add_node_enumerator(m->bus, &m->link_enum_slot, ROAM_LINK_PATH_PREFIX,
+                                       link_bus_enumerate, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add link enumerator: %m");
+        return 0;
+}
+
+void manager_bus_emit_changed(Manager *m, const char *first, ...)
+{
+        const char *names[8];
+        size_t n = 0;
+        va_list ap;
+        int r;
+
+        if (!m->bus)
+                return;
+        va_start(ap, first);
+        for (const char *p = first; p && n < ELEMENTSOF(names) - 1; p = va_arg(ap, const char *))
+                names[n++] = p;
+        va_end(ap);
+        names[n] = NULL;
+        r = sd_bus_emit_properties_changed_strv(m->bus, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
+                                                (char **)names);
+        if (r < 0)
+                log_warning_errno(r, "Failed to emit PropertiesChanged: %m");
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "roamd-config.h"
+#include "roamd-link.h"
+
+typedef struct Netlink Netlink;
+typedef struct Dns Dns;
+
+struct Manager {
+        sd_event *event;
+        sd_bus *bus;
+        Config *config;
+        char *config_path;
+        bool config_missing_ok;
+        bool initial_netns;
+
+        Netlink *netlink;
+        Dns *dns;
+
+        Link **links; /* sorted by ifindex */
+        size_t n_links;
+        Link *best;
+        const char *state; /* global state word */
+
+        sd_event_source *sync_source;
+        sd_event_source *sigterm_source, *sigint_source, *sighup_source;
+        sd_bus_slot *manager_slot, *object_manager_slot, *link_slot, *link_enum_slot;
+};
+
+int manager_new(const char *config_path, bool config_missing_ok, Manager **ret);
+Manager *manager_free(Manager *m);
+static inline void manager_freep(Manager **m)
+{
+        manager_free(*m);
+}
+
+int manager_start(Manager *m);
+int manager_run(Manager *m);
+
+/* Re-reads the configuration; a broken one is refused and the old one stays (-EINVAL). */
+int manager_reload(Manager *m);
+
+/* Coalesces every change notification into one sync on the next event loop iteration. */
+void manager_schedule_sync(Manager *m);
+int manager_sync(Manager *m);
+
+Link *manager_get_link(Manager *m, int ifindex);
+Link *manager_get_link_by_name(Manager *m, const char *name);
+
+int manager_bus_setup(Manager *m);
+void manager_bus_emit_changed(Manager *m, const char *first, ...);

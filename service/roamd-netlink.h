@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "roamd-manager.h"
+
+/* rtnetlink through libnl-route caches with change notifications on sd-event. A change only
+ * schedules a manager sync; the sync reads the caches. */
+
+int netlink_new(Manager *m, Netlink **ret);
+Netlink *netlink_free(Netlink *n);
+
+/* Fills each known link's LinkInfo from the caches: calls fn for each non-loopback link. */
+typedef int (*NetlinkLinkFn)(Manager *m, int ifindex, LinkInfo *info);
+int netlink_collect(Netlink *n, NetlinkLinkFn fn);
