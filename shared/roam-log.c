@@ -9,6 +9,14 @@
 static int max_level = LOG_INFO;
 static const char *ident = "roam";
 static int journal = -1;
+static LogSink sink;
+static void *sink_userdata;
+
+void log_set_sink(LogSink s, void *userdata)
+{
+        sink = s;
+        sink_userdata = userdata;
+}
 
 static const char *const level_table[] = {
     [LOG_EMERG] = "emerg",     [LOG_ALERT] = "alert",   [LOG_CRIT] = "crit", [LOG_ERR] = "err",
@@ -65,7 +73,9 @@ int log_internal(int level, int error, const char *file, int line, const char *f
         vsnprintf(buf, sizeof(buf), fmt, ap);
         va_end(ap);
 
-        if (journal)
+        if (sink)
+                sink(level, buf, sink_userdata);
+        else if (journal)
                 fprintf(stderr, "<%d>%s\n", level, buf);
         else if (max_level >= LOG_DEBUG)
                 fprintf(stderr, "%s: %s:%d: %s\n", ident, file, line, buf);

@@ -12,6 +12,10 @@ int log_get_max_level(void);
 int log_level_from_string(const char *s);
 void log_set_ident(const char *ident);
 
+/* Redirects messages (tests capture them); NULL restores stderr. */
+typedef void (*LogSink)(int level, const char *message, void *userdata);
+void log_set_sink(LogSink sink, void *userdata);
+
 /* Logs and returns -abs(error) (or 0 when error is 0); "%m" prints error's strerror. */
 int log_internal(int level, int error, const char *file, int line, const char *fmt, ...)
     _printf_(5, 6);

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <syslog.h>
+
+#include "roam-log.h"
+#include "roamd-config.h"
+#include "test.h"
+
+static char captured[8192];
+
+static void capture(int level, const char *msg, void *userdata)
+{
+        size_t n = strlen(captured);
+
+        if (level <= LOG_ERR)
+                snprintf(captured + n, sizeof(captured) - n, "%s\n", msg);
+}
+
+static int parse(const char *text, Config **ret)
+{
+        captured[0] = 0;
+        log_set_sink(capture, NULL);
+        return config_parse_string("test.conf", text, strlen(text), ret);
+}
+
+TEST(config_defaults)
+{
+        Config *c = NULL;
+
+        ASSERT_OK(parse("", &c));
+        ASSERT_EQ(c->log_level, LOG_INFO);
+        ASSERT_STREQ(c->sysfs_path, "/sys");
+        ASSERT_STREQ(c->dhcpcd_lease_dir, "/var/lib/dhcpcd");
+        ASSERT_STREQ(c->resolv_conf, "/etc/resolv.conf");
+        ASSERT_EQ(c->n_dns_sources, 4);
+        ASSERT_EQ(c->dns_sources[0], DNS_SOURCE_RESOLVED);
+        ASSERT_EQ(c->n_bearers, 0);
+        config_free(c);
+}
+
+TEST(config_full)
+{
+        Config *c = NULL;
+        const char *text = "# comment\n"
+                           "; another\n"
+                           "\n"
+                           "[Daemon]\n"
+                           "LogLevel = debug\n"
+                           "SysfsPath=/tmp/sys\n"
+                           "[DNS]\n"
+                           "Sources=dhcpcd, resolv.conf\n"
+                           "DhcpcdLeaseDir=/run/leases\n"
+                           "ResolvConf=/run/resolv.conf\n"
+                           "[Bearers]\n"
+                           "wifi0=wifi\n"
+                           "wwan*=cellular\n"
+                           "[LinkDNS]\n"
+                           "eth0=192.0.2.53 2001:db8:0:0::53\n";
+
+        ASSERT_OK(parse(text, &c));
+        ASSERT_EQ(c->log_level, LOG_DEBUG);
+        ASSERT_STREQ(c->sysfs_path, "/tmp/sys");
+        ASSERT_EQ(c->n_dns_sources, 2);
+        ASSERT_EQ(c->dns_sources[0], DNS_SOURCE_DHCPCD);
+        ASSERT_EQ(c->dns_sources[1], DNS_SOURCE_RESOLV_CONF);
+        ASSERT_STREQ(c->dhcpcd_lease_dir, "/run/leases");
+        ASSERT_EQ(config_bearer_override(c, "wifi0"), BEARER_WIFI);
+        ASSERT_EQ(config_bearer_override(c, "wwan3"), BEARER_CELLULAR);
+        ASSERT_EQ(config_bearer_override(c, "eth0"), _BEARER_INVALID);
+        ASSERT_TRUE(config_dns_pin(c, "eth0") != NULL);
+        ASSERT_EQ(config_dns_pin(c, "eth0")->n_servers, 2);
+        ASSERT_STREQ(config_dns_pin(c, "eth0")->servers[1].text, "2001:db8::53");
+        ASSERT_TRUE(config_dns_pin(c, "eth1") == NULL);
+        config_free(c);
+}
+
+/* Every error path: the text, and the file:line message it must produce. */
+static const struct {
+        const char *text;
+        const char *message;
+} errors[] = {
+        {"Foo=bar\n", "test.conf:1: Assignment Foo= outside of any section."},
+        {"[Daemon\n", "test.conf:1: Malformed section header: [Daemon"},
+        {"[Daemon] x\n", "test.conf:1: Malformed section header: [Daemon] x"},
+        {"[Dae mon]\n", "test.conf:1: Invalid section name: [Dae mon]"},
+        {"[]\n", "test.conf:1: Invalid section name: []"},
+        {"[Nope]\nA=b\n", "test.conf:2: Unknown section [Nope]."},
+        {"[Daemon]\nLogLevel\n", "test.conf:2: Expected Key=Value, got: LogLevel"},
+        {"[Daemon]\n=x\n", "test.conf:2: Invalid or empty key."},
+        {"[Daemon]\nLog Level=x\n", "test.conf:2: Invalid or empty key."},
+        {"[Daemon]\n\nLogLevel=loud\n", "test.conf:3: Unknown LogLevel \"loud\""},
+        {"[Daemon]\nColour=blue\n", "test.conf:2: Unknown key Colour= in section [Daemon]."},
+        {"[Daemon]\nSysfsPath=sys\n", "test.conf:2: SysfsPath= must be an absolute path"},
+        {"[DNS]\nSources=resolved carrier-pigeon\n",
+         "test.conf:2: Unknown DNS source \"carrier-pigeon\""},
+        {"[DNS]\nSources=config\n", "test.conf:2: Unknown DNS source \"config\""},
+        {"[DNS]\nSources=dhcpcd dhcpcd\n", "test.conf:2: DNS source \"dhcpcd\" listed twice."},
+        {"[DNS]\nDhcpcdLeaseDir=relative\n", "test.conf:2: DhcpcdLeaseDir= must be an absolute"},
+        {"[DNS]\nResolvConf=x\n", "test.conf:2: ResolvConf= must be an absolute path"},
+        {"[DNS]\nTimeout=3\n", "test.conf:2: Unknown key Timeout= in section [DNS]."},
+        {"[Bearers]\nwifi0=radio\n", "test.conf:2: Unknown bearer \"radio\" for wifi0"},
+        {"[Bearers]\nwifi0=\n", "test.conf:2: Unknown bearer \"\" for wifi0"},
+        {"[Bearers]\na/b=wifi\n", "test.conf:2: Invalid interface name or pattern \"a/b\"."},
+        {"[Bearers]\nwifi0=wifi\nwifi0=cellular\n", "test.conf:3: Bearer for wifi0 set twice."},
+        {"[LinkDNS]\neth0=\n", "test.conf:2: No DNS servers given for eth0."},
+        {"[LinkDNS]\neth0=192.0.2.300\n", "test.conf:2: Invalid DNS server address \"192.0.2.300\"."},
+        {"[LinkDNS]\neth0=1.1.1.1 1.1.1.2 1.1.1.3 1.1.1.4 1.1.1.5 1.1.1.6 1.1.1.7 1.1.1.8 1.1.1.9 "
+         "1.1.1.10 1.1.1.11 1.1.1.12 1.1.1.13 1.1.1.14 1.1.1.15 1.1.1.16 1.1.1.17\n",
+         "test.conf:2: Too many DNS servers for eth0 (at most 16)."},
+        {"[LinkDNS]\neth0=192.0.2.1\neth0=192.0.2.2\n", "test.conf:3: DNS servers for eth0 set twice."},
+        {"[LinkDNS]\nx:y=192.0.2.1\n", "test.conf:2: Invalid interface name or pattern \"x:y\"."},
+        {"[Daemon]\nLogLevel=info\x01\n", "test.conf:2: Control character or NUL byte in line."},
+};
+
+TEST(config_errors_report_file_and_line)
+{
+        for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++) {
+                Config *c = NULL;
+                int r = parse(errors[i].text, &c);
+
+                if (r != -EINVAL)
+                        TEST_FAIL("case %zu (%s): expected -EINVAL, got %d", i, errors[i].text, r);
+                ASSERT_TRUE(c == NULL);
+                if (!strstr(captured, errors[i].message))
+                        TEST_FAIL("case %zu: expected message \"%s\", got \"%s\"", i,
+                                  errors[i].message, captured);
+        }
+        log_set_sink(NULL, NULL);
+}
+
+TEST(config_reports_every_error)
+{
+        Config *c = NULL;
+
+        ASSERT_EQ(parse("[Daemon]\nLogLevel=x\nFoo=1\n[Bearers]\nwlan0=nope\n", &c), -EINVAL);
+        ASSERT_TRUE(strstr(captured, "test.conf:2:") != NULL);
+        ASSERT_TRUE(strstr(captured, "test.conf:3:") != NULL);
+        ASSERT_TRUE(strstr(captured, "test.conf:5:") != NULL);
+        log_set_sink(NULL, NULL);
+}
+
+TEST(config_nul_byte_and_long_line)
+{
+        static const char text[] = "[Daemon]\nLogLevel=in\0fo\n";
+        char *big;
+        Config *c = NULL;
+        int r;
+
+        captured[0] = 0;
+        log_set_sink(capture, NULL);
+        ASSERT_EQ(config_parse_string("test.conf", text, sizeof(text) - 1, &c), -EINVAL);
+        ASSERT_TRUE(strstr(captured, "test.conf:2: Control character or NUL byte") != NULL);
+
+        big = malloc(10000);
+        ASSERT_TRUE(big);
+        memset(big, 'a', 9999);
+        big[9999] = 0;
+        memcpy(big, "[Daemon]\n", 9);
+        r = parse(big, &c);
+        free(big);
+        ASSERT_EQ(r, -EINVAL);
+        ASSERT_TRUE(strstr(captured, "test.conf:2: Line too long") != NULL);
+        log_set_sink(NULL, NULL);
+}
+
+TEST(config_load_missing_file)
+{
+        Config *c = NULL;
+
+        log_set_sink(capture, NULL);
+        captured[0] = 0;
+        ASSERT_EQ(config_load("/nonexistent/roamd.conf", false, &c), -ENOENT);
+        ASSERT_TRUE(strstr(captured, "/nonexistent/roamd.conf: cannot read configuration") !=
+                    NULL);
+        ASSERT_OK(config_load("/nonexistent/roamd.conf", true, &c));
+        ASSERT_TRUE(c != NULL);
+        config_free(c);
+        log_set_sink(NULL, NULL);
+}
