@@ -1,0 +1,35 @@
+#!/bin/bash
+# Installs the Debian 12 packages roam needs to build, run the demo world and its tests.
+# Only missing packages are installed; nothing is done when all are present.
+set -euo pipefail
+
+packages=(
+        # build
+        meson ninja-build pkg-config gcc clang libclang-rt-14-dev clang-format
+        libsystemd-dev libnl-3-dev libnl-route-3-dev libncurses-dev libjson-c-dev
+        # the world and its tests
+        iproute2 ethtool nftables dnsmasq-base dhcpcd5 dbus-daemon util-linux procps
+        python3 python3-dbus python3-pytest python3-dbusmock systemd curl
+)
+
+missing=()
+for p in "${packages[@]}"; do
+        if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+                missing+=("$p")
+        fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "Installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# Installing dhcpcd5 or dnsmasq must not start host-wide daemons: policy-rc.d refuses.
+policy=/usr/sbin/policy-rc.d
+created_policy=0
+if [ ! -e "$policy" ]; then
+        printf '#!/bin/sh\nexit 101\n' > "$policy"
+        chmod +x "$policy"
+        created_policy=1
+fi
+trap '[ $created_policy = 1 ] && rm -f "$policy"' EXIT
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
