@@ -277,7 +277,7 @@ static void source_refresh(DnsBusSource *s)
         sd_bus *bus = s->dns->manager->bus;
         int r;
 
-        if (!bus)
+        if (!bus || !s->present)
                 return;
         if (s->call_slot) {
                 s->pending_again = true;
@@ -290,7 +290,43 @@ static void source_refresh(DnsBusSource *s)
                 log_debug_errno(r, "Failed to ask %s for DNS data: %m", s->name);
 }
 
-static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+static void source_set_present(DnsBusSource *s, bool present)
+{
+        if (present != s->present)
+                log_debug("%s %s", s->name, present ? "appeared" : "vanished");
+        s->present = present;
+        if (present) {
+                source_refresh(s);
+                return;
+        }
+        s->call_slot = sd_bus_slot_unref(s->call_slot);
+        s->pending_again = false;
+        if (s->n_entries > 0) {
+                source_clear(s);
+                manager_schedule_sync(s->dns->manager);
+        }
+}
+
+static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        const char *name, *old_owner, *new_owner;
+
+        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0)
+                return 0;
+        source_set_present(userdata, new_owner[0] != 0);
+        return 0;
+}
+
+static int on_get_name_owner(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+{
+        DnsBusSource *s = userdata;
+
+        s->call_slot = sd_bus_slot_unref(s->call_slot);
+        source_set_present(s, !sd_bus_message_is_method_error(reply, NULL));
+        return 0;
+}
+
+static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
         source_refresh(userdata);
         return 0;
@@ -316,15 +352,20 @@ static int source_init(Dns *d, DnsBusSource *s, DnsSource source, const char *na
                      "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='%s'",
                      name) < 0)
                 return -ENOMEM;
-        r = sd_bus_add_match_async(bus, &s->owner_slot, match, on_signal, NULL, s);
+        r = sd_bus_add_match_async(bus, &s->owner_slot, match, on_name_owner_changed, NULL, s);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch %s: %m", name);
         r = sd_bus_match_signal_async(bus, &s->changed_slot, name, path,
                                       "org.freedesktop.DBus.Properties", "PropertiesChanged",
-                                      on_signal, NULL, s);
+                                      on_properties_changed, NULL, s);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch %s: %m", name);
-        source_refresh(s);
+        /* Ask once whether it runs; from then on NameOwnerChanged tells. */
+        r = sd_bus_call_method_async(bus, &s->call_slot, "org.freedesktop.DBus",
+                                     "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                     "GetNameOwner", on_get_name_owner, s, "s", name);
+        if (r < 0)
+                return log_error_errno(r, "Failed to ask for %s: %m", name);
         return 0;
 }
 

@@ -19,6 +19,7 @@ typedef struct DnsBusSource {
         DnsBusEntry *entries;
         size_t n_entries;
         bool pending_again; /* a refresh was asked while a call was in flight */
+        bool present;       /* the name has an owner: only then is it asked */
 } DnsBusSource;
 
 struct Dns {

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <malloc.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
@@ -271,6 +272,9 @@ int manager_sync(Manager *m)
                 (void)link_bus_withdraw(l);
                 link_free(l);
         }
+        /* Links went away: give the freed heap back instead of keeping the peak of a burst. */
+        if (m->n_links - k >= 1)
+                (void)malloc_trim(0);
         m->n_links = k;
 
         manager_update_best(m);
