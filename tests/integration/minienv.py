@@ -104,10 +104,14 @@ class MiniEnv:
         return self.roamd
 
     def stop_roamd(self):
+        """Stops roamd with SIGTERM; returns its exit code (a sanitizer build fails it on
+        leaks or errors)."""
+        rc = None
         if self.roamd and self.roamd.poll() is None:
             self.roamd.send_signal(signal.SIGTERM)
-            self.roamd.wait(10)
+            rc = self.roamd.wait(10)
         self.roamd = None
+        return rc
 
     def log(self):
         try:
