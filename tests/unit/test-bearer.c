@@ -12,29 +12,29 @@ static const struct {
         int initial_netns;
         const char *expect; /* NULL: ignored (loopback) */
 } cases[] = {
-        {"eno1", NULL, 1, "ethernet"},
-        {"wlan0", NULL, 1, "wifi"},
-        {"wlp2s0-nodevtype", NULL, 1, "wifi"},
-        {"p2p-wlan0-0", NULL, 1, "wifi-direct"},
-        {"wwan0", NULL, 1, "cellular"},
-        {"wwp0s20u4i6", NULL, 1, "cellular"},
-        {"rmnet-rawip", "rmnet", 1, "cellular"},
-        {"bnep0", NULL, 1, "bluetooth"},
-        {"lowpan0", "lowpan", 1, "lowpan"},
-        {"wpan0", NULL, 1, "lowpan"},
-        {"tun0", "tun", 1, "vpn"},
-        {"wg0", "wireguard", 1, "vpn"},
-        {"ppp0", "ppp", 1, "vpn"},
-        {"sit0", "sit", 1, "vpn"},
-        {"br0", "bridge", 1, "virtual"},
-        {"docker0", "bridge", 1, "virtual"},
-        {"virbr0", NULL, 1, "virtual"},
-        {"dummy0", "dummy", 1, "virtual"},
-        {"veth1a2b", "veth", 1, "virtual"},
-        {"veth1a2b", "veth", 0, "ethernet"},
-        {"macvlan0", "macvlan", 1, "virtual"},
-        {"macvlan0", "macvlan", 0, "ethernet"},
-        {"lo", NULL, 1, NULL},
+    {"eno1", NULL, 1, "ethernet"},
+    {"wlan0", NULL, 1, "wifi"},
+    {"wlp2s0-nodevtype", NULL, 1, "wifi"},
+    {"p2p-wlan0-0", NULL, 1, "wifi-direct"},
+    {"wwan0", NULL, 1, "cellular"},
+    {"wwp0s20u4i6", NULL, 1, "cellular"},
+    {"rmnet-rawip", "rmnet", 1, "cellular"},
+    {"bnep0", NULL, 1, "bluetooth"},
+    {"lowpan0", "lowpan", 1, "lowpan"},
+    {"wpan0", NULL, 1, "lowpan"},
+    {"tun0", "tun", 1, "vpn"},
+    {"wg0", "wireguard", 1, "vpn"},
+    {"ppp0", "ppp", 1, "vpn"},
+    {"sit0", "sit", 1, "vpn"},
+    {"br0", "bridge", 1, "virtual"},
+    {"docker0", "bridge", 1, "virtual"},
+    {"virbr0", NULL, 1, "virtual"},
+    {"dummy0", "dummy", 1, "virtual"},
+    {"veth1a2b", "veth", 1, "virtual"},
+    {"veth1a2b", "veth", 0, "ethernet"},
+    {"macvlan0", "macvlan", 1, "virtual"},
+    {"macvlan0", "macvlan", 0, "ethernet"},
+    {"lo", NULL, 1, NULL},
 };
 
 TEST(bearer_fixtures)
@@ -42,10 +42,10 @@ TEST(bearer_fixtures)
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
                 char dir[PATH_MAX];
                 BearerInput in = {
-                        .sysfs_dir = dir,
-                        .ifname = cases[i].ifname,
-                        .kind = cases[i].kind,
-                        .initial_netns = cases[i].initial_netns,
+                    .sysfs_dir = dir,
+                    .ifname = cases[i].ifname,
+                    .kind = cases[i].kind,
+                    .initial_netns = cases[i].initial_netns,
                 };
                 Bearer b = _BEARER_INVALID;
                 int r;

@@ -78,37 +78,37 @@ static const struct {
         const char *text;
         const char *message;
 } errors[] = {
-        {"Foo=bar\n", "test.conf:1: Assignment Foo= outside of any section."},
-        {"[Daemon\n", "test.conf:1: Malformed section header: [Daemon"},
-        {"[Daemon] x\n", "test.conf:1: Malformed section header: [Daemon] x"},
-        {"[Dae mon]\n", "test.conf:1: Invalid section name: [Dae mon]"},
-        {"[]\n", "test.conf:1: Invalid section name: []"},
-        {"[Nope]\nA=b\n", "test.conf:2: Unknown section [Nope]."},
-        {"[Daemon]\nLogLevel\n", "test.conf:2: Expected Key=Value, got: LogLevel"},
-        {"[Daemon]\n=x\n", "test.conf:2: Invalid or empty key."},
-        {"[Daemon]\nLog Level=x\n", "test.conf:2: Invalid or empty key."},
-        {"[Daemon]\n\nLogLevel=loud\n", "test.conf:3: Unknown LogLevel \"loud\""},
-        {"[Daemon]\nColour=blue\n", "test.conf:2: Unknown key Colour= in section [Daemon]."},
-        {"[Daemon]\nSysfsPath=sys\n", "test.conf:2: SysfsPath= must be an absolute path"},
-        {"[DNS]\nSources=resolved carrier-pigeon\n",
-         "test.conf:2: Unknown DNS source \"carrier-pigeon\""},
-        {"[DNS]\nSources=config\n", "test.conf:2: Unknown DNS source \"config\""},
-        {"[DNS]\nSources=dhcpcd dhcpcd\n", "test.conf:2: DNS source \"dhcpcd\" listed twice."},
-        {"[DNS]\nDhcpcdLeaseDir=relative\n", "test.conf:2: DhcpcdLeaseDir= must be an absolute"},
-        {"[DNS]\nResolvConf=x\n", "test.conf:2: ResolvConf= must be an absolute path"},
-        {"[DNS]\nTimeout=3\n", "test.conf:2: Unknown key Timeout= in section [DNS]."},
-        {"[Bearers]\nwifi0=radio\n", "test.conf:2: Unknown bearer \"radio\" for wifi0"},
-        {"[Bearers]\nwifi0=\n", "test.conf:2: Unknown bearer \"\" for wifi0"},
-        {"[Bearers]\na/b=wifi\n", "test.conf:2: Invalid interface name or pattern \"a/b\"."},
-        {"[Bearers]\nwifi0=wifi\nwifi0=cellular\n", "test.conf:3: Bearer for wifi0 set twice."},
-        {"[LinkDNS]\neth0=\n", "test.conf:2: No DNS servers given for eth0."},
-        {"[LinkDNS]\neth0=192.0.2.300\n", "test.conf:2: Invalid DNS server address \"192.0.2.300\"."},
-        {"[LinkDNS]\neth0=1.1.1.1 1.1.1.2 1.1.1.3 1.1.1.4 1.1.1.5 1.1.1.6 1.1.1.7 1.1.1.8 1.1.1.9 "
-         "1.1.1.10 1.1.1.11 1.1.1.12 1.1.1.13 1.1.1.14 1.1.1.15 1.1.1.16 1.1.1.17\n",
-         "test.conf:2: Too many DNS servers for eth0 (at most 16)."},
-        {"[LinkDNS]\neth0=192.0.2.1\neth0=192.0.2.2\n", "test.conf:3: DNS servers for eth0 set twice."},
-        {"[LinkDNS]\nx:y=192.0.2.1\n", "test.conf:2: Invalid interface name or pattern \"x:y\"."},
-        {"[Daemon]\nLogLevel=info\x01\n", "test.conf:2: Control character or NUL byte in line."},
+    {"Foo=bar\n", "test.conf:1: Assignment Foo= outside of any section."},
+    {"[Daemon\n", "test.conf:1: Malformed section header: [Daemon"},
+    {"[Daemon] x\n", "test.conf:1: Malformed section header: [Daemon] x"},
+    {"[Dae mon]\n", "test.conf:1: Invalid section name: [Dae mon]"},
+    {"[]\n", "test.conf:1: Invalid section name: []"},
+    {"[Nope]\nA=b\n", "test.conf:2: Unknown section [Nope]."},
+    {"[Daemon]\nLogLevel\n", "test.conf:2: Expected Key=Value, got: LogLevel"},
+    {"[Daemon]\n=x\n", "test.conf:2: Invalid or empty key."},
+    {"[Daemon]\nLog Level=x\n", "test.conf:2: Invalid or empty key."},
+    {"[Daemon]\n\nLogLevel=loud\n", "test.conf:3: Unknown LogLevel \"loud\""},
+    {"[Daemon]\nColour=blue\n", "test.conf:2: Unknown key Colour= in section [Daemon]."},
+    {"[Daemon]\nSysfsPath=sys\n", "test.conf:2: SysfsPath= must be an absolute path"},
+    {"[DNS]\nSources=resolved carrier-pigeon\n",
+     "test.conf:2: Unknown DNS source \"carrier-pigeon\""},
+    {"[DNS]\nSources=config\n", "test.conf:2: Unknown DNS source \"config\""},
+    {"[DNS]\nSources=dhcpcd dhcpcd\n", "test.conf:2: DNS source \"dhcpcd\" listed twice."},
+    {"[DNS]\nDhcpcdLeaseDir=relative\n", "test.conf:2: DhcpcdLeaseDir= must be an absolute"},
+    {"[DNS]\nResolvConf=x\n", "test.conf:2: ResolvConf= must be an absolute path"},
+    {"[DNS]\nTimeout=3\n", "test.conf:2: Unknown key Timeout= in section [DNS]."},
+    {"[Bearers]\nwifi0=radio\n", "test.conf:2: Unknown bearer \"radio\" for wifi0"},
+    {"[Bearers]\nwifi0=\n", "test.conf:2: Unknown bearer \"\" for wifi0"},
+    {"[Bearers]\na/b=wifi\n", "test.conf:2: Invalid interface name or pattern \"a/b\"."},
+    {"[Bearers]\nwifi0=wifi\nwifi0=cellular\n", "test.conf:3: Bearer for wifi0 set twice."},
+    {"[LinkDNS]\neth0=\n", "test.conf:2: No DNS servers given for eth0."},
+    {"[LinkDNS]\neth0=192.0.2.300\n", "test.conf:2: Invalid DNS server address \"192.0.2.300\"."},
+    {"[LinkDNS]\neth0=1.1.1.1 1.1.1.2 1.1.1.3 1.1.1.4 1.1.1.5 1.1.1.6 1.1.1.7 1.1.1.8 1.1.1.9 "
+     "1.1.1.10 1.1.1.11 1.1.1.12 1.1.1.13 1.1.1.14 1.1.1.15 1.1.1.16 1.1.1.17\n",
+     "test.conf:2: Too many DNS servers for eth0 (at most 16)."},
+    {"[LinkDNS]\neth0=192.0.2.1\neth0=192.0.2.2\n", "test.conf:3: DNS servers for eth0 set twice."},
+    {"[LinkDNS]\nx:y=192.0.2.1\n", "test.conf:2: Invalid interface name or pattern \"x:y\"."},
+    {"[Daemon]\nLogLevel=info\x01\n", "test.conf:2: Control character or NUL byte in line."},
 };
 
 TEST(config_errors_report_file_and_line)
@@ -169,8 +169,7 @@ TEST(config_load_missing_file)
         log_set_sink(capture, NULL);
         captured[0] = 0;
         ASSERT_EQ(config_load("/nonexistent/roamd.conf", false, &c), -ENOENT);
-        ASSERT_TRUE(strstr(captured, "/nonexistent/roamd.conf: cannot read configuration") !=
-                    NULL);
+        ASSERT_TRUE(strstr(captured, "/nonexistent/roamd.conf: cannot read configuration") != NULL);
         ASSERT_OK(config_load("/nonexistent/roamd.conf", true, &c));
         ASSERT_TRUE(c != NULL);
         config_free(c);

@@ -17,13 +17,12 @@ static size_t bootp(uint8_t *b, const uint8_t *opts, size_t n)
 TEST(lease_v4_options)
 {
         static const uint8_t opts[] = {
-                53, 1, 5,                                  /* message type ACK */
-                0,                                         /* pad */
-                6,  8, 192, 0, 2, 1, 198, 51, 100, 53,     /* DNS */
-                15, 9, 'h', 'o', 'm', 'e', '.', 't', 'e', 's', 't',
-                114, 24, 'h', 't', 't', 'p', 's', ':', '/', '/', 'c', 'a', 'f', 'e', '.', 't',
-                'e', 's', 't', '/', 'a', 'p', 'i', '/', 'x', 0,
-                255,
+            53,  1,   5,                                     /* message type ACK */
+            0,                                               /* pad */
+            6,   8,   192, 0,   2,   1,   198, 51,  100, 53, /* DNS */
+            15,  9,   'h', 'o', 'm', 'e', '.', 't', 'e', 's', 't', 114, 24,
+            'h', 't', 't', 'p', 's', ':', '/', '/', 'c', 'a', 'f', 'e', '.',
+            't', 'e', 's', 't', '/', 'a', 'p', 'i', '/', 'x', 0,   255,
         };
         uint8_t buf[512];
         DhcpLease l;
@@ -45,12 +44,12 @@ TEST(lease_v4_malformed)
                 const uint8_t opts[16];
                 size_t n;
         } bad[] = {
-                {{6, 5, 1, 2, 3, 4, 5}, 7},       /* DNS length not a multiple of 4 */
-                {{6, 8, 1, 2, 3, 4}, 6},          /* option runs past the end */
-                {{15, 2, 'a', '\n'}, 4},          /* control char in domain */
-                {{114, 0}, 2},                    /* empty URL */
-                {{114, 3, 'a', ' ', 'b'}, 5},     /* space in URL */
-                {{6}, 1},                         /* truncated header */
+            {{6, 5, 1, 2, 3, 4, 5}, 7},   /* DNS length not a multiple of 4 */
+            {{6, 8, 1, 2, 3, 4}, 6},      /* option runs past the end */
+            {{15, 2, 'a', '\n'}, 4},      /* control char in domain */
+            {{114, 0}, 2},                /* empty URL */
+            {{114, 3, 'a', ' ', 'b'}, 5}, /* space in URL */
+            {{6}, 1},                     /* truncated header */
         };
         uint8_t buf[512];
         DhcpLease l;
@@ -72,17 +71,15 @@ TEST(lease_v4_malformed)
 TEST(lease_v6_options)
 {
         static const uint8_t msg[] = {
-                7, 0xaa, 0xbb, 0xcc,                       /* REPLY, transaction id */
-                0, 3, 0, 40,                               /* IA_NA, 40 bytes */
-                0, 0, 0, 1, 0, 0, 0, 60, 0, 0, 0, 90,      /* IAID T1 T2 */
-                0, 5, 0, 24,                               /* IAADDR */
-                0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0x23,
-                0, 0, 0, 120, 0, 0, 0, 240,
-                0, 23, 0, 16,                              /* DNS */
-                0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
-                0, 24, 0, 11, 4, 'h', 'o', 'm', 'e', 4, 't', 'e', 's', 't', 0,
-                0, 103, 0, 15, 'h', 't', 't', 'p', 's', ':', '/', '/', 'p', '.', 't', 'e', 's',
-                't', '/',
+            7,    0xaa, 0xbb, 0xcc, /* REPLY, transaction id */
+            0,    3,    0,    40,   /* IA_NA, 40 bytes */
+            0,    0,    0,    1,    0,   0,   0,   60,  0,   0,   0,   90, /* IAID T1 T2 */
+            0,    5,    0,    24,                                          /* IAADDR */
+            0x20, 0x01, 0x0d, 0xb8, 0,   1,   0,   0,   0,   0,   0,   0,   0,   0,   0x01, 0x23, 0,
+            0,    0,    120,  0,    0,   0,   240, 0,   23,  0,   16, /* DNS */
+            0x20, 0x01, 0x0d, 0xb8, 0,   1,   0,   0,   0,   0,   0,   0,   0,   0,   0,    1,    0,
+            24,   0,    11,   4,    'h', 'o', 'm', 'e', 4,   't', 'e', 's', 't', 0,   0,    103,  0,
+            15,   'h',  't',  't',  'p', 's', ':', '/', '/', 'p', '.', 't', 'e', 's', 't',  '/',
         };
         DhcpLease l;
 
@@ -102,13 +99,13 @@ TEST(lease_v6_malformed)
                 uint8_t msg[24];
                 size_t n;
         } bad[] = {
-                {{7, 0, 0, 0, 0, 23, 0, 15}, 23},         /* DNS length not multiple of 16 */
-                {{7, 0, 0, 0, 0, 23, 0, 16}, 12},         /* runs past end */
-                {{7, 0, 0, 0, 0, 24, 0, 3, 5, 'a', 'b'}, 11}, /* label past option */
-                {{7, 0, 0, 0, 0, 24, 0, 1, 0}, 9},        /* empty name */
-                {{7, 0, 0, 0, 0, 3, 0, 4, 0, 0, 0, 1}, 12}, /* IA_NA too short */
-                {{7, 0, 0, 0, 0}, 5},                     /* truncated option header */
-                {{1, 0, 0, 0}, 4},                        /* SOLICIT is not a lease */
+            {{7, 0, 0, 0, 0, 23, 0, 15}, 23},             /* DNS length not multiple of 16 */
+            {{7, 0, 0, 0, 0, 23, 0, 16}, 12},             /* runs past end */
+            {{7, 0, 0, 0, 0, 24, 0, 3, 5, 'a', 'b'}, 11}, /* label past option */
+            {{7, 0, 0, 0, 0, 24, 0, 1, 0}, 9},            /* empty name */
+            {{7, 0, 0, 0, 0, 3, 0, 4, 0, 0, 0, 1}, 12},   /* IA_NA too short */
+            {{7, 0, 0, 0, 0}, 5},                         /* truncated option header */
+            {{1, 0, 0, 0}, 4},                            /* SOLICIT is not a lease */
         };
         DhcpLease l;
 

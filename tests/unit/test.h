@@ -31,7 +31,7 @@ extern const char *test_fixture_dir;
 
 #define TEST_FAIL(...)                                                                             \
         do {                                                                                       \
-                fprintf(stderr, "  %s:%d: ", __FILE__, __LINE__);                                 \
+                fprintf(stderr, "  %s:%d: ", __FILE__, __LINE__);                                  \
                 fprintf(stderr, __VA_ARGS__);                                                      \
                 fputc('\n', stderr);                                                               \
                 longjmp(test_jmp, 1);                                                              \
