@@ -1,0 +1,277 @@
+"""`roam status` (text and --json), the command line, and the "roamd is not running" cases,
+against fake_roamd.py on a private system bus."""
+import json
+import os
+import re
+
+from conftest import run_roam
+
+NOT_RUNNING = "roam: roamd is not running (no owner of org.roam1 on the system bus)"
+
+ETH0 = {
+    "Index": 2, "Name": "eth0", "Bearer": "ethernet", "Driver": "e1000e",
+    "HardwareAddress": "02:00:00:00:00:02", "MTU": 1500, "AdminUp": True, "Carrier": False,
+    "OperState": "down", "State": "no-carrier", "DNSSource": "none",
+}
+WIFI0 = {
+    "Index": 3, "Name": "wifi0", "Bearer": "wifi", "BearerSource": "config", "Kind": "veth",
+    "Driver": "veth", "HardwareAddress": "02:00:00:00:00:03", "MTU": 1480, "AdminUp": True,
+    "Carrier": True, "OperState": "up", "State": "routable",
+    "Addresses": [[4, "192.0.2.10", 24, "global"], [6, "2001:db8::10", 64, "global"],
+                  [6, "fe80::3", 64, "link"]],
+    "Gateways": [[4, "192.0.2.1"], [6, "fe80::1"]],
+    "DNS": [[4, "192.0.2.53"], [6, "2001:db8::53"]],
+    "DNSSource": "dhcpcd",
+    "Domains": ["home.example", "example.org"],
+    "CaptivePortalURL": "https://portal.example/api/v1?session=abc",
+}
+BRIDGE = {
+    "Index": 7, "Name": "br-virt", "Bearer": "virtual", "Kind": "bridge", "MTU": 1500,
+    "AdminUp": True, "Carrier": True, "OperState": "up", "State": "addressed",
+    "Addresses": [[4, "198.51.100.1", 24, "global"]], "DNSSource": "none",
+}
+TUN0 = {
+    "Index": 9, "Name": "tun0", "Bearer": "vpn", "Kind": "tun", "MTU": 1400, "AdminUp": True,
+    "Carrier": True, "OperState": "unknown", "State": "routable",
+    "Addresses": [[4, "203.0.113.5", 32, "global"]], "Gateways": [[4, ""]],
+    "DNS": [[4, "203.0.113.53"]], "DNSSource": "config",
+}
+# Listed out of index order on purpose: the client sorts.
+ROUTABLE = {
+    "manager": {"Version": "0.1.0-test", "State": "routable", "BestLink": "/org/roam1/link/3",
+                "ConfigFile": "/etc/roam/roamd.conf"},
+    "links": [TUN0, WIFI0, BRIDGE, ETH0],
+}
+OFFLINE = {
+    "manager": {"Version": "0.1.0-test", "State": "offline", "BestLink": "/"},
+    "links": [ETH0],
+}
+
+LINK_KEYS = ["name", "index", "bearer", "bearer_source", "kind", "driver", "hardware_address",
+             "mtu", "admin_up", "carrier", "oper_state", "state", "addresses", "gateways", "dns",
+             "dns_source", "domains", "captive_portal_url"]
+
+
+def blocks(text):
+    """The link blocks of the text output, keyed by link name (the first word)."""
+    parts = text.rstrip("\n").split("\n\n")
+    return parts[0], {p.split()[0]: p for p in parts[1:]}
+
+
+def field(block, label):
+    """The value lines of one "  Label:" field, continuation lines included."""
+    lines = block.split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith(f"  {label}:"):
+            values = [line[18:]]
+            for cont in lines[i + 1:]:
+                if not cont.startswith(" " * 18):
+                    break
+                values.append(cont[18:])
+            return values
+    return None
+
+
+def test_status_text(roamd, roam):
+    roamd(ROUTABLE)
+    r = roam("status")
+    assert r.rc == 0, r.err
+    assert r.err == ""
+    for line in r.out.split("\n"):
+        assert len(line) <= 80, line
+
+    head, links = blocks(r.out)
+    assert head == "State: routable via wifi0 (wifi)"
+    assert list(links) == ["eth0", "wifi0", "br-virt", "tun0"]  # by index
+
+    eth0 = links["eth0"]
+    assert eth0.split("\n")[0] == "eth0 (index 2)"
+    assert field(eth0, "Bearer") == ["ethernet"]
+    assert field(eth0, "State")[0].startswith("no-carrier (")
+    assert field(eth0, "Carrier") == ["no"]
+    assert field(eth0, "Addresses") == ["none"]
+    assert field(eth0, "Gateways") == ["none"]
+    assert field(eth0, "DNS servers") == ["none"]
+    assert field(eth0, "Search domains") is None
+    assert field(eth0, "Captive portal") is None
+
+    wifi = links["wifi0"]
+    assert wifi.split("\n")[0] == "wifi0 (index 3, best link)"
+    assert field(wifi, "Bearer") == ["wifi (config)"]
+    assert field(wifi, "State") == ["routable (usable address and default route)"]
+    assert field(wifi, "Carrier") == ["yes"]
+    assert field(wifi, "Interface") == ["up (operational state: up)"]
+    assert field(wifi, "Device") == ["veth, driver veth, address 02:00:00:00:00:03, MTU 1480"]
+    assert field(wifi, "Addresses") == ["192.0.2.10/24 (global)", "2001:db8::10/64 (global)",
+                                        "fe80::3/64 (link-local)"]
+    assert field(wifi, "Gateways") == ["192.0.2.1", "fe80::1"]
+    assert field(wifi, "DNS servers") == ["192.0.2.53, 2001:db8::53 (from dhcpcd)"]
+    assert field(wifi, "Search domains") == ["home.example, example.org"]
+    assert field(wifi, "Captive portal") == [
+        "API at https://portal.example/api/v1?session=abc"]
+
+    virt = links["br-virt"]
+    assert "virtual" in virt.split("\n")[0]
+    assert field(virt, "Bearer") == ["virtual"]
+    assert field(virt, "Device") == ["bridge, MTU 1500"]
+
+    tun = links["tun0"]
+    assert field(tun, "Bearer") == ["vpn"]
+    assert field(tun, "Gateways") == ["IPv4 default route without a gateway"]
+    assert field(tun, "DNS servers") == ["203.0.113.53 (from the roamd configuration)"]
+
+
+def test_status_json(roamd, roam):
+    roamd(ROUTABLE)
+    r = roam("status", "--json")
+    assert r.rc == 0, r.err
+    doc = json.loads(r.out)
+    assert list(doc) == ["state", "best_link", "version", "links"]
+    assert doc["state"] == "routable"
+    assert doc["best_link"] == "wifi0"
+    assert doc["version"] == "0.1.0-test"
+    assert [link["name"] for link in doc["links"]] == ["eth0", "wifi0", "br-virt", "tun0"]
+    for link in doc["links"]:
+        assert list(link) == LINK_KEYS
+
+    wifi = doc["links"][1]
+    assert wifi == {
+        "name": "wifi0", "index": 3, "bearer": "wifi", "bearer_source": "config",
+        "kind": "veth", "driver": "veth", "hardware_address": "02:00:00:00:00:03", "mtu": 1480,
+        "admin_up": True, "carrier": True, "oper_state": "up", "state": "routable",
+        "addresses": [
+            {"family": 4, "address": "192.0.2.10", "prefix": 24, "scope": "global"},
+            {"family": 6, "address": "2001:db8::10", "prefix": 64, "scope": "global"},
+            {"family": 6, "address": "fe80::3", "prefix": 64, "scope": "link"},
+        ],
+        "gateways": [{"family": 4, "address": "192.0.2.1"}, {"family": 6, "address": "fe80::1"}],
+        "dns": [{"family": 4, "address": "192.0.2.53"}, {"family": 6, "address": "2001:db8::53"}],
+        "dns_source": "dhcpcd",
+        "domains": ["home.example", "example.org"],
+        "captive_portal_url": "https://portal.example/api/v1?session=abc",
+    }
+    eth0 = doc["links"][0]
+    assert eth0["carrier"] is False and eth0["admin_up"] is True
+    assert eth0["addresses"] == [] and eth0["gateways"] == [] and eth0["dns"] == []
+    assert eth0["domains"] == [] and eth0["kind"] == "" and eth0["captive_portal_url"] == ""
+    assert doc["links"][3]["gateways"] == [{"family": 4, "address": ""}]
+    # Pretty-printed, URLs not escaped.
+    assert "\n  " in r.out and "\\/" not in r.out
+
+
+def test_status_offline(roamd, roam):
+    roamd(OFFLINE)
+    r = roam("status")
+    assert r.rc == 0, r.err
+    assert r.out.split("\n")[0] == "State: offline (no usable link)"
+    doc = json.loads(roam("status", "--json").out)
+    assert doc["state"] == "offline"
+    assert doc["best_link"] is None
+    assert [link["name"] for link in doc["links"]] == ["eth0"]
+
+
+def test_status_no_links(roamd, roam):
+    roamd({"manager": {"State": "offline"}})
+    r = roam("status")
+    assert r.rc == 0, r.err
+    assert r.out == "State: offline (no usable link)\n\nNo links (loopback is never shown).\n"
+    doc = json.loads(roam("status", "--json").out)
+    assert doc == {"state": "offline", "best_link": None, "version": "0.1.0", "links": []}
+
+
+def test_default_command_is_status(roamd, roam):
+    roamd(ROUTABLE)
+    assert roam().out == roam("status").out
+    assert roam("--json", "status").out == roam("status", "--json").out
+    assert json.loads(roam("--json").out)["best_link"] == "wifi0"
+
+
+def test_long_lists_wrap_at_80_columns(roamd, roam):
+    dns = [[6, f"2001:db8:ffff:ffff:ffff:ffff:ffff:{i:x}"] for i in range(6)]
+    domains = [f"sub{i}.a-rather-long-search-domain.example" for i in range(6)]
+    link = dict(WIFI0, DNS=dns, Domains=domains, DNSSource="networkmanager")
+    roamd({"manager": {"State": "routable", "BestLink": "/org/roam1/link/3"}, "links": [link]})
+    r = roam("status")
+    assert r.rc == 0, r.err
+    for line in r.out.split("\n"):
+        assert len(line) <= 80, line
+    _, links = blocks(r.out)
+    servers = " ".join(field(links["wifi0"], "DNS servers"))
+    assert servers == ", ".join(a for _, a in dns) + " (from NetworkManager)"
+    assert " ".join(field(links["wifi0"], "Search domains")) == ", ".join(domains)
+
+
+def test_unknown_properties_are_ignored(roamd, roam):
+    link = dict(WIFI0, _extra={"FutureProperty": "x"})
+    roamd({"manager": {"State": "routable", "BestLink": "/org/roam1/link/3",
+                       "_extra": {"FutureManagerProperty": "y"}}, "links": [link]})
+    r = roam("status", "--json")
+    assert r.rc == 0, r.err
+    assert json.loads(r.out)["links"][0]["name"] == "wifi0"
+
+
+def test_wrong_property_type_fails(roamd, roam):
+    roamd({"manager": {"State": "routable"}, "links": [dict(WIFI0, _types={"MTU": "s"})]})
+    r = roam("status")
+    assert r.rc == 1
+    assert r.out == ""
+    assert "MTU" in r.err
+
+
+def test_not_running_no_owner(bus, roam):
+    for args in ((), ("status",), ("status", "--json")):
+        r = roam(*args)
+        assert r.rc == 3
+        assert r.out == ""
+        assert r.err.strip() == NOT_RUNNING
+
+
+def test_not_running_after_roamd_exits(roamd, roam):
+    fake = roamd(OFFLINE)
+    assert roam("status").rc == 0
+    fake.close()
+    r = roam("status")
+    assert r.rc == 3
+    assert r.err.strip() == NOT_RUNNING
+
+
+def test_not_running_no_bus(tmp_path):
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=f"unix:path={tmp_path}/no-such-socket")
+    r = run_roam(env, "status")
+    assert r.rc == 3
+    assert r.out == ""
+    assert r.err.startswith("roam: roamd is not running (cannot connect to the system bus")
+
+
+def test_help_and_version(tmp_path):
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=f"unix:path={tmp_path}/no-such-socket")
+    r = run_roam(env, "--help")
+    assert r.rc == 0 and r.err == ""
+    assert "status" in r.out and "--json" in r.out and "--version" in r.out
+    for code in ("0", "1", "2", "3"):
+        assert re.search(rf"^  {code}  \S", r.out, re.M), f"exit status {code} undocumented"
+    assert "DBUS_SYSTEM_BUS_ADDRESS" in r.out
+    for line in r.out.split("\n"):
+        assert len(line) <= 80
+    assert run_roam(env, "-h").out == r.out
+
+    r = run_roam(env, "--version")
+    assert r.rc == 0
+    assert re.fullmatch(r"roam \d+\.\d+\.\d+\S*\n", r.out)
+
+
+def test_usage_errors(tmp_path):
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=f"unix:path={tmp_path}/no-such-socket")
+    cases = {
+        ("--bogus",): "unknown option '--bogus'",
+        ("-x",): "unknown option '-x'",
+        ("status", "--frob"): "unknown option '--frob'",
+        ("frobnicate",): "unknown command 'frobnicate'",
+        ("status", "extra"): "'status' takes no arguments",
+    }
+    for args, message in cases.items():
+        r = run_roam(env, *args)
+        assert r.rc == 2, args
+        assert r.out == ""
+        assert r.err.startswith(f"roam: {message}"), r.err
+        assert "roam --help" in r.err

@@ -1,0 +1,624 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "roam-bus-model.h"
+#include "roam-bus.h"
+#include "roam-client-bus.h"
+#include "roam-log.h"
+#include "roam-util.h"
+
+static const char *const roam_link_state_table[_ROAM_LINK_STATE_MAX] = {
+    [ROAM_LINK_STATE_NO_CARRIER] = "no-carrier", [ROAM_LINK_STATE_NO_ADDRESS] = "no-address",
+    [ROAM_LINK_STATE_LINK_LOCAL] = "link-local", [ROAM_LINK_STATE_ADDRESSED] = "addressed",
+    [ROAM_LINK_STATE_ROUTABLE] = "routable",
+};
+
+DEFINE_STRING_TABLE_LOOKUP(roam_link_state, RoamLinkState);
+
+/* How a property is stored in the model. */
+typedef enum PropertyKind {
+        PROPERTY_STRING, /* s or o, into char * */
+        PROPERTY_INT32,  /* i, into int */
+        PROPERTY_UINT32, /* u, into uint32_t */
+        PROPERTY_BOOL,   /* b, into bool */
+        PROPERTY_STRV,   /* as, into char ** */
+        PROPERTY_ADDRESSES,
+        PROPERTY_SERVERS, /* a(is), into RoamServer * and the size_t at offset_n */
+} PropertyKind;
+
+typedef struct PropertyInfo {
+        const char *name;
+        const char *signature;
+        PropertyKind kind;
+        size_t offset;
+        size_t offset_n;
+} PropertyInfo;
+
+#define LINK_FIELD(name, sig, kind, field)                                                         \
+        {                                                                                          \
+                name, sig, kind, offsetof(RoamLink, field), 0                                      \
+        }
+#define LINK_ARRAY(name, sig, kind, field, n_field)                                                \
+        {                                                                                          \
+                name, sig, kind, offsetof(RoamLink, field), offsetof(RoamLink, n_field)            \
+        }
+#define MANAGER_FIELD(name, sig, field)                                                            \
+        {                                                                                          \
+                name, sig, PROPERTY_STRING, offsetof(RoamModel, field), 0                          \
+        }
+
+static const PropertyInfo link_properties[] = {
+    LINK_FIELD("Index", "i", PROPERTY_INT32, index),
+    LINK_FIELD("Name", "s", PROPERTY_STRING, name),
+    LINK_FIELD("Bearer", "s", PROPERTY_STRING, bearer),
+    LINK_FIELD("BearerSource", "s", PROPERTY_STRING, bearer_source),
+    LINK_FIELD("Kind", "s", PROPERTY_STRING, kind),
+    LINK_FIELD("Driver", "s", PROPERTY_STRING, driver),
+    LINK_FIELD("HardwareAddress", "s", PROPERTY_STRING, hwaddr),
+    LINK_FIELD("MTU", "u", PROPERTY_UINT32, mtu),
+    LINK_FIELD("AdminUp", "b", PROPERTY_BOOL, admin_up),
+    LINK_FIELD("Carrier", "b", PROPERTY_BOOL, carrier),
+    LINK_FIELD("OperState", "s", PROPERTY_STRING, oper_state),
+    LINK_FIELD("State", "s", PROPERTY_STRING, state),
+    LINK_ARRAY("Addresses", "a(isus)", PROPERTY_ADDRESSES, addresses, n_addresses),
+    LINK_ARRAY("Gateways", "a(is)", PROPERTY_SERVERS, gateways, n_gateways),
+    LINK_ARRAY("DNS", "a(is)", PROPERTY_SERVERS, dns, n_dns),
+    LINK_FIELD("DNSSource", "s", PROPERTY_STRING, dns_source),
+    LINK_FIELD("Domains", "as", PROPERTY_STRV, domains),
+    LINK_FIELD("CaptivePortalURL", "s", PROPERTY_STRING, captive_portal_url),
+};
+
+static const PropertyInfo manager_properties[] = {
+    MANAGER_FIELD("Version", "s", version),
+    MANAGER_FIELD("State", "s", state),
+    MANAGER_FIELD("BestLink", "o", best_link_path),
+    MANAGER_FIELD("ConfigFile", "s", config_file),
+};
+
+static void addresses_free(RoamAddress *a, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                free(a[i].address);
+                free(a[i].scope);
+        }
+        free(a);
+}
+
+static void servers_free(RoamServer *s, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                free(s[i].address);
+        free(s);
+}
+
+/* Sets every listed string field that is still NULL to "". */
+static int fill_empty_strings(char **const *fields, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                if (*fields[i])
+                        continue;
+                *fields[i] = strdup("");
+                if (!*fields[i])
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+int roam_link_new(const char *path, RoamLink **ret)
+{
+        _cleanup_(roam_link_freep) RoamLink *l = NULL;
+        int r;
+
+        l = calloc(1, sizeof(*l));
+        if (!l)
+                return -ENOMEM;
+        l->state_enum = _ROAM_LINK_STATE_INVALID;
+        l->path = strdup(path);
+        l->domains = calloc(1, sizeof(char *));
+        if (!l->path || !l->domains)
+                return -ENOMEM;
+
+        char **const strings[] = {
+            &l->name,   &l->bearer,     &l->bearer_source, &l->kind,       &l->driver,
+            &l->hwaddr, &l->oper_state, &l->state,         &l->dns_source, &l->captive_portal_url,
+        };
+        r = fill_empty_strings(strings, ELEMENTSOF(strings));
+        if (r < 0)
+                return r;
+
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+RoamLink *roam_link_free(RoamLink *l)
+{
+        if (!l)
+                return NULL;
+        free(l->path);
+        free(l->name);
+        free(l->bearer);
+        free(l->bearer_source);
+        free(l->kind);
+        free(l->driver);
+        free(l->hwaddr);
+        free(l->oper_state);
+        free(l->state);
+        addresses_free(l->addresses, l->n_addresses);
+        servers_free(l->gateways, l->n_gateways);
+        servers_free(l->dns, l->n_dns);
+        free(l->dns_source);
+        strv_free(l->domains);
+        free(l->captive_portal_url);
+        free(l);
+        return NULL;
+}
+
+bool roam_link_is_virtual(const RoamLink *l)
+{
+        return streq(l->bearer, "virtual");
+}
+
+static void model_clear_links(RoamModel *m)
+{
+        for (size_t i = 0; i < m->n_links; i++)
+                roam_link_free(m->links[i]);
+        free(m->links);
+        m->links = NULL;
+        m->n_links = 0;
+}
+
+int roam_model_new(RoamModel **ret)
+{
+        _cleanup_(roam_model_freep) RoamModel *m = NULL;
+        int r;
+
+        m = calloc(1, sizeof(*m));
+        if (!m)
+                return -ENOMEM;
+        m->best_link_path = strdup("/");
+        if (!m->best_link_path)
+                return -ENOMEM;
+
+        char **const strings[] = {&m->version, &m->state, &m->config_file};
+        r = fill_empty_strings(strings, ELEMENTSOF(strings));
+        if (r < 0)
+                return r;
+
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+RoamModel *roam_model_free(RoamModel *m)
+{
+        if (!m)
+                return NULL;
+        free(m->version);
+        free(m->state);
+        free(m->best_link_path);
+        free(m->config_file);
+        model_clear_links(m);
+        free(m);
+        return NULL;
+}
+
+static int read_addresses(sd_bus_message *m, RoamAddress **array, size_t *n_array)
+{
+        RoamAddress *a = NULL;
+        size_t n = 0;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "(isus)");
+        if (r < 0)
+                return r;
+        for (;;) {
+                const char *address, *scope;
+                uint32_t prefix;
+                int32_t family;
+                RoamAddress *b;
+
+                r = sd_bus_message_read(m, "(isus)", &family, &address, &prefix, &scope);
+                if (r <= 0)
+                        break;
+                b = reallocarray(a, n + 1, sizeof(*a));
+                if (!b) {
+                        r = -ENOMEM;
+                        break;
+                }
+                a = b;
+                a[n] = (RoamAddress){
+                    .family = family,
+                    .address = strdup(address),
+                    .prefix = prefix,
+                    .scope = strdup(scope),
+                };
+                n++;
+                if (!a[n - 1].address || !a[n - 1].scope) {
+                        r = -ENOMEM;
+                        break;
+                }
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
+        if (r < 0) {
+                addresses_free(a, n);
+                return r;
+        }
+
+        addresses_free(*array, *n_array);
+        *array = a;
+        *n_array = n;
+        return 0;
+}
+
+static int read_servers(sd_bus_message *m, RoamServer **array, size_t *n_array)
+{
+        RoamServer *s = NULL;
+        size_t n = 0;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "(is)");
+        if (r < 0)
+                return r;
+        for (;;) {
+                const char *address;
+                int32_t family;
+                RoamServer *b;
+
+                r = sd_bus_message_read(m, "(is)", &family, &address);
+                if (r <= 0)
+                        break;
+                b = reallocarray(s, n + 1, sizeof(*s));
+                if (!b) {
+                        r = -ENOMEM;
+                        break;
+                }
+                s = b;
+                s[n] = (RoamServer){.family = family, .address = strdup(address)};
+                n++;
+                if (!s[n - 1].address) {
+                        r = -ENOMEM;
+                        break;
+                }
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
+        if (r < 0) {
+                servers_free(s, n);
+                return r;
+        }
+
+        servers_free(*array, *n_array);
+        *array = s;
+        *n_array = n;
+        return 0;
+}
+
+static int read_strv(sd_bus_message *m, char ***field)
+{
+        _cleanup_strv_free_ char **l = NULL;
+        int r;
+
+        r = sd_bus_message_read_strv(m, &l);
+        if (r < 0)
+                return r;
+        if (!l) {
+                /* sd-bus returns NULL for an empty array; the model never holds NULL. */
+                l = calloc(1, sizeof(char *));
+                if (!l)
+                        return -ENOMEM;
+        }
+        strv_free(*field);
+        *field = TAKE_PTR(l);
+        return 0;
+}
+
+/* Reads the variant of one property into base (a RoamLink or a RoamModel). */
+static int read_property(sd_bus_message *m, const PropertyInfo *p, void *base)
+{
+        uint8_t *field = (uint8_t *)base + p->offset;
+        const char *contents;
+        char type;
+        int r;
+
+        r = sd_bus_message_peek_type(m, &type, &contents);
+        if (r < 0)
+                return r;
+        if (type != SD_BUS_TYPE_VARIANT || !streq(contents, p->signature))
+                return log_error_errno(EBADMSG, "roamd sent property %s of type '%s', not '%s'.",
+                                       p->name, strempty(contents), p->signature);
+
+        r = sd_bus_message_enter_container(m, SD_BUS_TYPE_VARIANT, contents);
+        if (r < 0)
+                return r;
+
+        switch (p->kind) {
+        case PROPERTY_STRING: {
+                const char *s;
+
+                r = sd_bus_message_read_basic(m, p->signature[0], &s);
+                if (r < 0)
+                        return r;
+                r = free_and_strdup((char **)field, s);
+                break;
+        }
+        case PROPERTY_INT32: {
+                int32_t v;
+
+                r = sd_bus_message_read_basic(m, 'i', &v);
+                if (r >= 0)
+                        *(int *)field = v;
+                break;
+        }
+        case PROPERTY_UINT32: {
+                uint32_t v;
+
+                r = sd_bus_message_read_basic(m, 'u', &v);
+                if (r >= 0)
+                        *(uint32_t *)field = v;
+                break;
+        }
+        case PROPERTY_BOOL: {
+                int v;
+
+                r = sd_bus_message_read_basic(m, 'b', &v);
+                if (r >= 0)
+                        *(bool *)field = v;
+                break;
+        }
+        case PROPERTY_STRV:
+                r = read_strv(m, (char ***)field);
+                break;
+        case PROPERTY_ADDRESSES:
+                r = read_addresses(m, (RoamAddress **)field,
+                                   (size_t *)((uint8_t *)base + p->offset_n));
+                break;
+        case PROPERTY_SERVERS:
+                r = read_servers(m, (RoamServer **)field,
+                                 (size_t *)((uint8_t *)base + p->offset_n));
+                break;
+        }
+        if (r < 0)
+                return r;
+
+        return sd_bus_message_exit_container(m);
+}
+
+/* Reads an a{sv} of properties described by table into base. */
+static int read_properties(sd_bus_message *m, const PropertyInfo *table, size_t n, void *base)
+{
+        int r;
+
+        r = sd_bus_message_enter_container(m, SD_BUS_TYPE_ARRAY, "{sv}");
+        if (r < 0)
+                return r;
+
+        while ((r = sd_bus_message_enter_container(m, SD_BUS_TYPE_DICT_ENTRY, "sv")) > 0) {
+                const PropertyInfo *p = NULL;
+                const char *name;
+
+                r = sd_bus_message_read_basic(m, 's', &name);
+                if (r < 0)
+                        return r;
+
+                for (size_t i = 0; i < n; i++)
+                        if (streq(table[i].name, name)) {
+                                p = &table[i];
+                                break;
+                        }
+
+                if (p)
+                        r = read_property(m, p, base);
+                else
+                        r = sd_bus_message_skip(m, "v"); /* added by a newer roamd */
+                if (r < 0)
+                        return r;
+
+                r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+
+        return sd_bus_message_exit_container(m);
+}
+
+int roam_link_update_properties(RoamLink *l, sd_bus_message *m)
+{
+        int r;
+
+        r = read_properties(m, link_properties, ELEMENTSOF(link_properties), l);
+        if (r < 0)
+                return r;
+        l->state_enum = roam_link_state_from_string(l->state);
+        return 0;
+}
+
+int roam_model_update_manager_properties(RoamModel *m, sd_bus_message *msg)
+{
+        return read_properties(msg, manager_properties, ELEMENTSOF(manager_properties), m);
+}
+
+static int link_compare(const void *a, const void *b)
+{
+        const RoamLink *x = *(RoamLink *const *)a, *y = *(RoamLink *const *)b;
+
+        if (x->index != y->index)
+                return x->index < y->index ? -1 : 1;
+        return strcmp(x->path, y->path);
+}
+
+void roam_model_sort_links(RoamModel *m)
+{
+        if (m->n_links > 1)
+                qsort(m->links, m->n_links, sizeof(RoamLink *), link_compare);
+}
+
+RoamLink *roam_model_find_link(const RoamModel *m, const char *path)
+{
+        for (size_t i = 0; i < m->n_links; i++)
+                if (streq(m->links[i]->path, path))
+                        return m->links[i];
+        return NULL;
+}
+
+RoamLink *roam_model_best_link(const RoamModel *m)
+{
+        if (streq(m->best_link_path, "/"))
+                return NULL;
+        return roam_model_find_link(m, m->best_link_path);
+}
+
+int roam_model_add_link(RoamModel *m, RoamLink *l)
+{
+        RoamLink **links;
+
+        (void)roam_model_remove_link(m, l->path);
+
+        links = reallocarray(m->links, m->n_links + 1, sizeof(RoamLink *));
+        if (!links)
+                return -ENOMEM;
+        m->links = links;
+        m->links[m->n_links++] = l;
+        roam_model_sort_links(m);
+        return 0;
+}
+
+int roam_model_remove_link(RoamModel *m, const char *path)
+{
+        for (size_t i = 0; i < m->n_links; i++) {
+                if (!streq(m->links[i]->path, path))
+                        continue;
+                roam_link_free(m->links[i]);
+                memmove(m->links + i, m->links + i + 1, (m->n_links - i - 1) * sizeof(RoamLink *));
+                m->n_links--;
+                return 1;
+        }
+        return 0;
+}
+
+/* Reads the a{sa{sv}} of one object. *ret_link is set when the object is a link. */
+static int read_object(RoamModel *m, sd_bus_message *reply, const char *path, RoamLink **ret_link)
+{
+        _cleanup_(roam_link_freep) RoamLink *link = NULL;
+        int r;
+
+        r = sd_bus_message_enter_container(reply, SD_BUS_TYPE_ARRAY, "{sa{sv}}");
+        if (r < 0)
+                return r;
+
+        while ((r = sd_bus_message_enter_container(reply, SD_BUS_TYPE_DICT_ENTRY, "sa{sv}")) > 0) {
+                const char *interface;
+
+                r = sd_bus_message_read_basic(reply, 's', &interface);
+                if (r < 0)
+                        return r;
+
+                if (streq(interface, ROAM_MANAGER_INTERFACE) && streq(path, ROAM_MANAGER_PATH))
+                        r = roam_model_update_manager_properties(m, reply);
+                else if (streq(interface, ROAM_LINK_INTERFACE)) {
+                        if (!link) {
+                                r = roam_link_new(path, &link);
+                                if (r < 0)
+                                        return r;
+                        }
+                        r = roam_link_update_properties(link, reply);
+                } else
+                        r = sd_bus_message_skip(reply, "a{sv}");
+                if (r < 0)
+                        return r;
+
+                r = sd_bus_message_exit_container(reply);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+
+        r = sd_bus_message_exit_container(reply);
+        if (r < 0)
+                return r;
+
+        *ret_link = TAKE_PTR(link);
+        return 0;
+}
+
+int roam_model_read_managed_objects(RoamModel *m, sd_bus_message *reply)
+{
+        int r;
+
+        model_clear_links(m);
+
+        r = sd_bus_message_enter_container(reply, SD_BUS_TYPE_ARRAY, "{oa{sa{sv}}}");
+        if (r < 0)
+                return r;
+
+        while ((r = sd_bus_message_enter_container(reply, SD_BUS_TYPE_DICT_ENTRY, "oa{sa{sv}}")) >
+               0) {
+                RoamLink *link = NULL;
+                const char *path;
+
+                r = sd_bus_message_read_basic(reply, 'o', &path);
+                if (r < 0)
+                        return r;
+
+                r = read_object(m, reply, path, &link);
+                if (r < 0)
+                        return r;
+                if (link) {
+                        r = roam_model_add_link(m, link);
+                        if (r < 0) {
+                                roam_link_free(link);
+                                return r;
+                        }
+                }
+
+                r = sd_bus_message_exit_container(reply);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+
+        return sd_bus_message_exit_container(reply);
+}
+
+int roam_model_load(sd_bus *bus, RoamModel **ret)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *manager = NULL, *objects = NULL;
+        _cleanup_(roam_model_freep) RoamModel *m = NULL;
+        int r;
+
+        /* GetManagedObjects returns only the objects below /org/roam1 (the links), never the
+         * manager object itself (D-Bus spec; sd-bus does so): its properties take a GetAll. */
+        r = sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
+                               "org.freedesktop.DBus.Properties", "GetAll", &error, &manager, "s",
+                               ROAM_MANAGER_INTERFACE);
+        if (r < 0)
+                return roam_bus_log_call_error(&error, r, "read roamd's state");
+
+        r = sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
+                               "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", &error,
+                               &objects, NULL);
+        if (r < 0)
+                return roam_bus_log_call_error(&error, r, "read roamd's links");
+
+        r = roam_model_new(&m);
+        if (r < 0)
+                return log_oom();
+
+        r = roam_model_update_manager_properties(m, manager);
+        if (r >= 0)
+                r = roam_model_read_managed_objects(m, objects);
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r < 0)
+                return log_error_errno(r, "Failed to parse roamd's answer: %m");
+
+        *ret = TAKE_PTR(m);
+        return 0;
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <systemd/sd-bus.h>
+
+#include "roam-macro.h"
+
+/* A plain C snapshot of what roamd exports (docs/dbus-api.md): the manager and its links.
+ * Filled from Properties.GetAll on the manager and ObjectManager.GetManagedObjects (which lists
+ * only the objects below /org/roam1, i.e. the links); the property parsers take any a{sv}
+ * (also the changed properties of a PropertiesChanged signal), so a live client can keep the
+ * same model up to date. Strings are never NULL: a property roamd did not send reads as "". */
+
+typedef enum RoamLinkState {
+        ROAM_LINK_STATE_NO_CARRIER,
+        ROAM_LINK_STATE_NO_ADDRESS,
+        ROAM_LINK_STATE_LINK_LOCAL,
+        ROAM_LINK_STATE_ADDRESSED,
+        ROAM_LINK_STATE_ROUTABLE,
+        _ROAM_LINK_STATE_MAX,
+        _ROAM_LINK_STATE_INVALID = -EINVAL,
+} RoamLinkState;
+
+const char *roam_link_state_to_string(RoamLinkState s);
+RoamLinkState roam_link_state_from_string(const char *s);
+
+typedef struct RoamAddress {
+        int family; /* 4 or 6, as on the bus */
+        char *address;
+        uint32_t prefix;
+        char *scope; /* global, site, link, host */
+} RoamAddress;
+
+/* A gateway or a DNS server. The address of a gateway may be "" (a device route). */
+typedef struct RoamServer {
+        int family;
+        char *address;
+} RoamServer;
+
+typedef struct RoamLink {
+        char *path; /* D-Bus object path */
+
+        int index;
+        char *name;
+        char *bearer;
+        char *bearer_source;
+        char *kind;
+        char *driver;
+        char *hwaddr;
+        uint32_t mtu;
+        bool admin_up;
+        bool carrier;
+        char *oper_state;
+        char *state; /* as roamd sent it; see state_enum */
+        RoamLinkState state_enum;
+
+        RoamAddress *addresses;
+        size_t n_addresses;
+        RoamServer *gateways;
+        size_t n_gateways;
+        RoamServer *dns;
+        size_t n_dns;
+        char *dns_source;
+        char **domains; /* NULL-terminated, never NULL */
+        char *captive_portal_url;
+} RoamLink;
+
+typedef struct RoamModel {
+        char *version;
+        char *state;
+        char *best_link_path; /* "/" when there is none */
+        char *config_file;
+
+        RoamLink **links; /* sorted by index */
+        size_t n_links;
+} RoamModel;
+
+int roam_link_new(const char *path, RoamLink **ret);
+RoamLink *roam_link_free(RoamLink *l);
+DEFINE_TRIVIAL_CLEANUP_FUNC(RoamLink *, roam_link_free);
+
+/* True for the "virtual" bearer: shown, but never counted for the global state. */
+bool roam_link_is_virtual(const RoamLink *l);
+
+int roam_model_new(RoamModel **ret);
+RoamModel *roam_model_free(RoamModel *m);
+DEFINE_TRIVIAL_CLEANUP_FUNC(RoamModel *, roam_model_free);
+
+/* Reads a{sv} of org.roam1.Link / org.roam1.Manager properties. Unknown properties are skipped
+ * (a newer roamd may add some); a known property with the wrong type is -EBADMSG. */
+int roam_link_update_properties(RoamLink *l, sd_bus_message *m);
+int roam_model_update_manager_properties(RoamModel *m, sd_bus_message *msg);
+
+/* Reads a GetManagedObjects reply (a{oa{sa{sv}}}) into m, replacing its links (and reading the
+ * manager's properties too, should a reply ever list /org/roam1 itself). */
+int roam_model_read_managed_objects(RoamModel *m, sd_bus_message *reply);
+
+/* Adds or removes a link (InterfacesAdded / InterfacesRemoved); add takes ownership. */
+int roam_model_add_link(RoamModel *m, RoamLink *l);
+int roam_model_remove_link(RoamModel *m, const char *path);
+void roam_model_sort_links(RoamModel *m);
+
+RoamLink *roam_model_find_link(const RoamModel *m, const char *path);
+/* The link BestLink names, or NULL when it is "/" or not (yet) among the links. */
+RoamLink *roam_model_best_link(const RoamModel *m);
+
+/* Loads the whole model (manager GetAll, then GetManagedObjects). Errors are logged; returns
+ * -EHOSTDOWN when roamd is not running (nobody owns its name), another negative errno on other
+ * failures. */
+int roam_model_load(sd_bus *bus, RoamModel **ret);

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "roam-bus.h"
+#include "roam-client-bus.h"
+#include "roam-log.h"
+#include "roam-macro.h"
+
+/* sd-bus's default when DBUS_SYSTEM_BUS_ADDRESS is not set. */
+#define DEFAULT_SYSTEM_BUS_ADDRESS "unix:path=/run/dbus/system_bus_socket"
+
+int roam_bus_connect(sd_bus **ret)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        const char *address;
+        int r;
+
+        r = sd_bus_open_system(&bus);
+        if (r < 0) {
+                address = getenv("DBUS_SYSTEM_BUS_ADDRESS");
+                if (!address || !*address)
+                        address = DEFAULT_SYSTEM_BUS_ADDRESS;
+
+                /* No socket, or nobody listening on it: no bus, so no roamd either. */
+                if (r == -ENOENT || r == -ECONNREFUSED) {
+                        log_error_errno(r,
+                                        "roamd is not running (cannot connect to the system bus "
+                                        "at %s: %m)",
+                                        address);
+                        return -ROAM_ERR_NOT_RUNNING;
+                }
+                return log_error_errno(r, "Failed to connect to the system bus at %s: %m", address);
+        }
+
+        *ret = TAKE_PTR(bus);
+        return 0;
+}
+
+int roam_bus_log_call_error(const sd_bus_error *error, int r, const char *what)
+{
+        if (sd_bus_error_has_names(error, SD_BUS_ERROR_SERVICE_UNKNOWN,
+                                   SD_BUS_ERROR_NAME_HAS_NO_OWNER)) {
+                log_error("roamd is not running (no owner of %s on the system bus)", ROAM_BUS_NAME);
+                return -ROAM_ERR_NOT_RUNNING;
+        }
+
+        if (sd_bus_error_has_names(error, SD_BUS_ERROR_NO_REPLY, SD_BUS_ERROR_TIMEOUT) ||
+            r == -ETIMEDOUT)
+                return log_error_errno(r, "Failed to %s: roamd did not answer in time", what);
+
+        if (sd_bus_error_is_set(error))
+                return log_error_errno(r, "Failed to %s: %s (%s)", what,
+                                       error->message ? error->message : "no message", error->name);
+
+        return log_error_errno(r, "Failed to %s: %m", what);
+}

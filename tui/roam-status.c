@@ -1,0 +1,518 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "roam-client-bus.h"
+#include "roam-log.h"
+#include "roam-status.h"
+#include "roam-util.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put);
+
+/* Text layout: "  Label:" in a column of LABEL_WIDTH, values from VALUE_COLUMN, lines wrapped
+ * at LINE_WIDTH where values can be split (lists), never inside a value. */
+#define LINE_WIDTH   80
+#define LABEL_WIDTH  15
+#define VALUE_COLUMN (2 + LABEL_WIDTH + 1)
+
+static const char *const link_state_description_table[_ROAM_LINK_STATE_MAX] = {
+    [ROAM_LINK_STATE_NO_CARRIER] = "down or no carrier",
+    [ROAM_LINK_STATE_NO_ADDRESS] = "carrier, but no address",
+    [ROAM_LINK_STATE_LINK_LOCAL] = "only link-local addresses, not usable",
+    [ROAM_LINK_STATE_ADDRESSED] = "usable address, no default route",
+    [ROAM_LINK_STATE_ROUTABLE] = "usable address and default route",
+};
+
+static const char *link_state_description(RoamLinkState s)
+{
+        if (s < 0 || s >= _ROAM_LINK_STATE_MAX)
+                return NULL;
+        return link_state_description_table[s];
+}
+
+static const char *dns_source_description(const char *source)
+{
+        static const struct {
+                const char *source;
+                const char *words;
+        } table[] = {
+            {"config", "the roamd configuration"}, {"resolved", "systemd-resolved"},
+            {"networkmanager", "NetworkManager"},  {"dhcpcd", "dhcpcd"},
+            {"resolv.conf", "/etc/resolv.conf"},
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(table); i++)
+                if (streq(table[i].source, source))
+                        return table[i].words;
+        return source;
+}
+
+static const char *scope_description(const char *scope)
+{
+        if (streq(scope, "link"))
+                return "link-local";
+        if (streq(scope, "host"))
+                return "host only";
+        return scope;
+}
+
+static int strv_extendf(char ***l, const char *fmt, ...) _printf_(2, 3);
+static int strv_extendf(char ***l, const char *fmt, ...)
+{
+        va_list ap;
+        char *s;
+        int r;
+
+        va_start(ap, fmt);
+        r = vasprintf(&s, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return -ENOMEM;
+        r = strv_push(l, s);
+        if (r < 0)
+                free(s);
+        return r;
+}
+
+static void print_label(FILE *f, const char *label)
+{
+        fprintf(f, "  %-*s ", LABEL_WIDTH, label);
+}
+
+static void print_field(FILE *f, const char *label, const char *value)
+{
+        print_label(f, label);
+        fprintf(f, "%s\n", value);
+}
+
+/* One item a line, the first next to the label. */
+static void print_lines(FILE *f, const char *label, char *const *items)
+{
+        print_label(f, label);
+        if (!items || !items[0]) {
+                fputs("none\n", f);
+                return;
+        }
+        for (size_t i = 0; items[i]; i++)
+                fprintf(f, "%*s%s\n", i > 0 ? VALUE_COLUMN : 0, "", items[i]);
+}
+
+/* Items joined by ", " and then tail (if any) after a space, wrapped at LINE_WIDTH. */
+static void print_wrapped(FILE *f, const char *label, char *const *items, const char *tail)
+{
+        size_t col = VALUE_COLUMN;
+        size_t n = strv_length(items);
+
+        print_label(f, label);
+        for (size_t i = 0; i <= n; i++) {
+                const char *word = i < n ? items[i] : tail;
+                bool comma = i + 1 < n;
+                size_t len;
+
+                if (!word)
+                        break;
+                len = strlen(word) + comma;
+                if (i > 0) {
+                        if (col + 1 + len > LINE_WIDTH) {
+                                fprintf(f, "\n%*s", VALUE_COLUMN, "");
+                                col = VALUE_COLUMN;
+                        } else {
+                                fputc(' ', f);
+                                col++;
+                        }
+                }
+                fputs(word, f);
+                if (comma)
+                        fputc(',', f);
+                col += len;
+        }
+        fputc('\n', f);
+}
+
+static const char *family_name(int family)
+{
+        switch (family) {
+        case 4:
+                return "IPv4";
+        case 6:
+                return "IPv6";
+        }
+        return "unknown family";
+}
+
+static void print_global_state(const RoamModel *m, FILE *f)
+{
+        const char *state = *m->state ? m->state : "unknown";
+        const RoamLink *best = roam_model_best_link(m);
+
+        if (best)
+                fprintf(f, "State: %s via %s (%s)\n", state, *best->name ? best->name : best->path,
+                        best->bearer);
+        else if (!streq(m->best_link_path, "/"))
+                fprintf(f, "State: %s via %s\n", state, m->best_link_path);
+        else if (streq(state, "offline"))
+                fputs("State: offline (no usable link)\n", f);
+        else
+                fprintf(f, "State: %s (no best link)\n", state);
+}
+
+static int print_link(const RoamModel *m, const RoamLink *l, FILE *f)
+{
+        _cleanup_strv_free_ char **device = NULL, **addresses = NULL, **gateways = NULL,
+                                 **dns = NULL;
+        _cleanup_free_ char *dns_tail = NULL;
+        const char *description;
+        int r;
+
+        /* Heading: the name, and what sets this link apart. */
+        fprintf(f, "%s (index %d", *l->name ? l->name : "unnamed link", l->index);
+        if (roam_link_is_virtual(l))
+                fputs(", virtual: never counts for the global state", f);
+        else if (l == roam_model_best_link(m))
+                fputs(", best link", f);
+        fputs(")\n", f);
+
+        print_label(f, "Bearer:");
+        fprintf(f, "%s%s\n", *l->bearer ? l->bearer : "unknown",
+                streq(l->bearer_source, "config") ? " (config)" : "");
+
+        description = link_state_description(l->state_enum);
+        print_label(f, "State:");
+        if (description)
+                fprintf(f, "%s (%s)\n", l->state, description);
+        else
+                fprintf(f, "%s\n", *l->state ? l->state : "unknown");
+
+        print_field(f, "Carrier:", l->carrier ? "yes" : "no");
+
+        print_label(f, "Interface:");
+        fprintf(f, "%s (operational state: %s)\n", l->admin_up ? "up" : "down",
+                *l->oper_state ? l->oper_state : "unknown");
+
+        if (*l->kind && strv_extend(&device, l->kind) < 0)
+                return -ENOMEM;
+        if (*l->driver && strv_extendf(&device, "driver %s", l->driver) < 0)
+                return -ENOMEM;
+        if (*l->hwaddr && strv_extendf(&device, "address %s", l->hwaddr) < 0)
+                return -ENOMEM;
+        if (strv_extendf(&device, "MTU %" PRIu32, l->mtu) < 0)
+                return -ENOMEM;
+        print_wrapped(f, "Device:", device, NULL);
+
+        for (size_t i = 0; i < l->n_addresses; i++) {
+                const RoamAddress *a = &l->addresses[i];
+
+                r = strv_extendf(&addresses, "%s/%" PRIu32 " (%s)", a->address, a->prefix,
+                                 scope_description(a->scope));
+                if (r < 0)
+                        return r;
+        }
+        print_lines(f, "Addresses:", addresses);
+
+        for (size_t i = 0; i < l->n_gateways; i++) {
+                const RoamServer *g = &l->gateways[i];
+
+                if (*g->address)
+                        r = strv_extend(&gateways, g->address);
+                else
+                        r = strv_extendf(&gateways, "%s default route without a gateway",
+                                         family_name(g->family));
+                if (r < 0)
+                        return r;
+        }
+        print_lines(f, "Gateways:", gateways);
+
+        for (size_t i = 0; i < l->n_dns; i++) {
+                r = strv_extend(&dns, l->dns[i].address);
+                if (r < 0)
+                        return r;
+        }
+        if (l->n_dns == 0) {
+                r = strv_extend(&dns, "none");
+                if (r < 0)
+                        return r;
+        }
+        if (*l->dns_source && !streq(l->dns_source, "none") &&
+            asprintf(&dns_tail, "(from %s)", dns_source_description(l->dns_source)) < 0)
+                return -ENOMEM;
+        print_wrapped(f, "DNS servers:", dns, dns_tail);
+
+        if (l->domains[0])
+                print_wrapped(f, "Search domains:", l->domains, NULL);
+
+        if (*l->captive_portal_url) {
+                print_label(f, "Captive portal:");
+                fprintf(f, "API at %s\n", l->captive_portal_url);
+        }
+
+        return 0;
+}
+
+int roam_status_print_text(const RoamModel *m, FILE *f)
+{
+        int r;
+
+        print_global_state(m, f);
+
+        if (m->n_links == 0) {
+                fputs("\nNo links (loopback is never shown).\n", f);
+                return 0;
+        }
+
+        for (size_t i = 0; i < m->n_links; i++) {
+                fputc('\n', f);
+                r = print_link(m, m->links[i], f);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* Adds val under key, taking ownership of val; val == NULL means allocation failed. */
+static int json_add(json_object *obj, const char *key, json_object *val)
+{
+        if (!val)
+                return -ENOMEM;
+        if (json_object_object_add(obj, key, val) < 0) {
+                json_object_put(val);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+static int json_append(json_object *array, json_object *val)
+{
+        if (!val)
+                return -ENOMEM;
+        if (json_object_array_add(array, val) < 0) {
+                json_object_put(val);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+static int json_add_string(json_object *obj, const char *key, const char *s)
+{
+        return json_add(obj, key, json_object_new_string(s));
+}
+
+static int json_add_int(json_object *obj, const char *key, int64_t v)
+{
+        return json_add(obj, key, json_object_new_int64(v));
+}
+
+static int json_add_bool(json_object *obj, const char *key, bool v)
+{
+        return json_add(obj, key, json_object_new_boolean(v));
+}
+
+static int json_add_null(json_object *obj, const char *key)
+{
+        /* json-c writes a NULL member as null. */
+        return json_object_object_add(obj, key, NULL) < 0 ? -ENOMEM : 0;
+}
+
+static int servers_to_json(const RoamServer *s, size_t n, json_object **ret)
+{
+        _cleanup_(json_object_putp) json_object *array = NULL;
+        int r;
+
+        array = json_object_new_array();
+        if (!array)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_(json_object_putp) json_object *o = json_object_new_object();
+
+                if (!o)
+                        return -ENOMEM;
+                r = json_add_int(o, "family", s[i].family);
+                if (r >= 0)
+                        r = json_add_string(o, "address", s[i].address);
+                if (r >= 0)
+                        r = json_append(array, TAKE_PTR(o));
+                if (r < 0)
+                        return r;
+        }
+        *ret = TAKE_PTR(array);
+        return 0;
+}
+
+static int addresses_to_json(const RoamLink *l, json_object **ret)
+{
+        _cleanup_(json_object_putp) json_object *array = NULL;
+        int r;
+
+        array = json_object_new_array();
+        if (!array)
+                return -ENOMEM;
+        for (size_t i = 0; i < l->n_addresses; i++) {
+                const RoamAddress *a = &l->addresses[i];
+                _cleanup_(json_object_putp) json_object *o = json_object_new_object();
+
+                if (!o)
+                        return -ENOMEM;
+                r = json_add_int(o, "family", a->family);
+                if (r >= 0)
+                        r = json_add_string(o, "address", a->address);
+                if (r >= 0)
+                        r = json_add_int(o, "prefix", a->prefix);
+                if (r >= 0)
+                        r = json_add_string(o, "scope", a->scope);
+                if (r >= 0)
+                        r = json_append(array, TAKE_PTR(o));
+                if (r < 0)
+                        return r;
+        }
+        *ret = TAKE_PTR(array);
+        return 0;
+}
+
+static int strv_to_json(char *const *l, json_object **ret)
+{
+        _cleanup_(json_object_putp) json_object *array = NULL;
+        int r;
+
+        array = json_object_new_array();
+        if (!array)
+                return -ENOMEM;
+        for (size_t i = 0; l && l[i]; i++) {
+                r = json_append(array, json_object_new_string(l[i]));
+                if (r < 0)
+                        return r;
+        }
+        *ret = TAKE_PTR(array);
+        return 0;
+}
+
+static int link_to_json(const RoamLink *l, json_object **ret)
+{
+        _cleanup_(json_object_putp) json_object *o = NULL;
+        json_object *addresses = NULL, *gateways = NULL, *dns = NULL, *domains = NULL;
+        int r;
+
+        o = json_object_new_object();
+        if (!o)
+                return -ENOMEM;
+
+        /* The order of the keys is the documented one. */
+        if ((r = json_add_string(o, "name", l->name)) < 0 ||
+            (r = json_add_int(o, "index", l->index)) < 0 ||
+            (r = json_add_string(o, "bearer", l->bearer)) < 0 ||
+            (r = json_add_string(o, "bearer_source", l->bearer_source)) < 0 ||
+            (r = json_add_string(o, "kind", l->kind)) < 0 ||
+            (r = json_add_string(o, "driver", l->driver)) < 0 ||
+            (r = json_add_string(o, "hardware_address", l->hwaddr)) < 0 ||
+            (r = json_add_int(o, "mtu", l->mtu)) < 0 ||
+            (r = json_add_bool(o, "admin_up", l->admin_up)) < 0 ||
+            (r = json_add_bool(o, "carrier", l->carrier)) < 0 ||
+            (r = json_add_string(o, "oper_state", l->oper_state)) < 0 ||
+            (r = json_add_string(o, "state", l->state)) < 0)
+                return r;
+
+        r = addresses_to_json(l, &addresses);
+        if (r >= 0)
+                r = json_add(o, "addresses", addresses);
+        if (r >= 0)
+                r = servers_to_json(l->gateways, l->n_gateways, &gateways);
+        if (r >= 0)
+                r = json_add(o, "gateways", gateways);
+        if (r >= 0)
+                r = servers_to_json(l->dns, l->n_dns, &dns);
+        if (r >= 0)
+                r = json_add(o, "dns", dns);
+        if (r >= 0)
+                r = json_add_string(o, "dns_source", l->dns_source);
+        if (r >= 0)
+                r = strv_to_json(l->domains, &domains);
+        if (r >= 0)
+                r = json_add(o, "domains", domains);
+        if (r >= 0)
+                r = json_add_string(o, "captive_portal_url", l->captive_portal_url);
+        if (r < 0)
+                return r;
+
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+int roam_status_to_json(const RoamModel *m, json_object **ret)
+{
+        _cleanup_(json_object_putp) json_object *root = NULL, *links = NULL;
+        const RoamLink *best = roam_model_best_link(m);
+        int r;
+
+        root = json_object_new_object();
+        links = json_object_new_array();
+        if (!root || !links)
+                return -ENOMEM;
+
+        r = json_add_string(root, "state", m->state);
+        if (r >= 0)
+                r = best ? json_add_string(root, "best_link", best->name)
+                         : json_add_null(root, "best_link");
+        if (r >= 0)
+                r = json_add_string(root, "version", m->version);
+        if (r < 0)
+                return r;
+
+        for (size_t i = 0; i < m->n_links; i++) {
+                json_object *link = NULL;
+
+                r = link_to_json(m->links[i], &link);
+                if (r >= 0)
+                        r = json_append(links, link);
+                if (r < 0)
+                        return r;
+        }
+
+        r = json_add(root, "links", TAKE_PTR(links));
+        if (r < 0)
+                return r;
+
+        *ret = TAKE_PTR(root);
+        return 0;
+}
+
+int roam_status_print_json(const RoamModel *m, FILE *f)
+{
+        _cleanup_(json_object_putp) json_object *root = NULL;
+        const char *s;
+        int r;
+
+        r = roam_status_to_json(m, &root);
+        if (r < 0)
+                return r;
+
+        s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                     JSON_C_TO_STRING_NOSLASHESCAPE);
+        if (!s)
+                return -ENOMEM;
+        fprintf(f, "%s\n", s);
+        return 0;
+}
+
+int roam_status_run(bool json)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(roam_model_freep) RoamModel *m = NULL;
+        int r;
+
+        r = roam_bus_connect(&bus);
+        if (r < 0)
+                return r;
+
+        r = roam_model_load(bus, &m);
+        if (r < 0)
+                return r;
+
+        r = json ? roam_status_print_json(m, stdout) : roam_status_print_text(m, stdout);
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r < 0)
+                return log_error_errno(r, "Failed to show the status: %m");
+        return 0;
+}
