@@ -1,0 +1,84 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Tiny HTTP server for the roam test world.
+
+Serves fixed bodies on fixed paths, dual stack (binds [::] with IPV6_V6ONLY off), one thread
+per request. Started by world.sh inside a world namespace, e.g.
+
+    httpd.py --port 80 --route '/roam-probe=roam-online\\n' --pidfile F --log F
+"""
+import argparse
+import http.server
+import os
+import socket
+import sys
+
+
+def parse_route(s):
+    path, sep, body = s.partition("=")
+    if not sep or not path.startswith("/"):
+        raise argparse.ArgumentTypeError("route must be /PATH=BODY")
+    return path, body.encode().decode("unicode_escape").encode()
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    routes = {}
+    server_version = "roam-world-httpd/1"
+    sys_version = ""
+    protocol_version = "HTTP/1.1"
+
+    def _answer(self, head_only):
+        path = self.path.split("?", 1)[0]
+        body = self.routes.get(path)
+        if body is None:
+            code, body = 404, b"not found\n"
+        else:
+            code = 200
+        self.send_response(code)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        if not head_only:
+            self.wfile.write(body)
+
+    def do_GET(self):
+        self._answer(False)
+
+    def do_HEAD(self):
+        self._answer(True)
+
+    def log_message(self, fmt, *args):
+        sys.stderr.write("%s %s\n" % (self.client_address[0], fmt % args))
+        sys.stderr.flush()
+
+
+class Server(http.server.ThreadingHTTPServer):
+    address_family = socket.AF_INET6
+    allow_reuse_address = True
+    daemon_threads = True
+
+    def server_bind(self):
+        self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        super().server_bind()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--port", type=int, default=80)
+    ap.add_argument("--bind", default="::")
+    ap.add_argument("--route", type=parse_route, action="append", default=[])
+    ap.add_argument("--pidfile")
+    a = ap.parse_args()
+    Handler.routes = dict(a.route)
+    srv = Server((a.bind, a.port), Handler)
+    if a.pidfile:
+        tmp = a.pidfile + ".tmp"
+        with open(tmp, "w") as f:
+            f.write("%d\n" % os.getpid())
+        os.rename(tmp, a.pidfile)
+    srv.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
