@@ -1,0 +1,543 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""pytest-friendly harness around tests/world/world.sh.
+
+    with World("w1") as w:          # world.sh up w1 ... down w1 (always)
+        w.roamd_start()
+        link = w.wait_link("wifi0", lambda l: l["State"] == "routable", timeout=10)
+
+Reads go over the world's private bus with dbus-python (no main loop needed for blocking
+calls); signals are watched with `busctl monitor` (see Monitor). Run with Debian's
+/usr/bin/python3, as root.
+"""
+import ipaddress
+import json
+import os
+import re
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import dbus
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+WORLD_SH = HERE / "world.sh"
+BASE = Path("/run/roam-world")
+
+ROAMD = Path(os.environ.get("ROAMD", REPO / "build" / "service" / "roamd"))
+ROAM = Path(os.environ.get("ROAM", REPO / "build" / "tui" / "roam"))
+
+BUS_NAME = "org.roam1"
+MANAGER_PATH = "/org/roam1"
+MANAGER_IFACE = "org.roam1.Manager"
+LINK_IFACE = "org.roam1.Link"
+OM_IFACE = "org.freedesktop.DBus.ObjectManager"
+PROPS_IFACE = "org.freedesktop.DBus.Properties"
+
+UPLINKS = ("wifi0", "cell0", "eth0")
+DEFAULT_ATTACH = {"wifi0": "home", "cell0": "living", "eth0": "dead"}
+DEFAULT_CONFIG = """[Daemon]
+LogLevel=debug
+[Bearers]
+wifi0=wifi
+cell0=cellular
+eth0=ethernet
+"""
+
+# What each network hands out (see world.sh).
+NETWORKS = {
+    "home": {
+        "v4_prefix": "192.0.2.", "v4_range": (10, 59), "v4_gateway": "192.0.2.1",
+        "v6_range": ("2001:db8:1::100", "2001:db8:1::1ff"), "dns": [(4, "192.0.2.1"), (6, "2001:db8:1::1")],
+        "domain": "home.test",
+    },
+    "living": {
+        "v4_prefix": "192.0.2.", "v4_range": (80, 120), "v4_gateway": "192.0.2.65",
+        "v6_range": ("2001:db8:2::100", "2001:db8:2::1ff"), "dns": [(4, "192.0.2.65"), (6, "2001:db8:2::1")],
+        "domain": "living.test",
+    },
+}
+
+
+class WorldError(RuntimeError):
+    pass
+
+
+def wait_for(predicate, timeout, interval=0.05, what=None):
+    """Poll predicate() until it returns something truthy; return that value.
+
+    Exceptions raised by the predicate count as "not yet". Raises TimeoutError naming
+    `what` and the last value (or exception) when the deadline passes."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while True:
+        try:
+            value = predicate()
+        except Exception as e:  # noqa: BLE001 - any failure means "not yet"
+            value, last = None, e
+        else:
+            last = value
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise TimeoutError("%s: not true within %.1f s (last: %r)"
+                               % (what or getattr(predicate, "__name__", "condition"),
+                                  timeout, last))
+        time.sleep(interval)
+
+
+def unwrap(v):
+    """dbus-python values to plain Python ones (structs become tuples)."""
+    if isinstance(v, dbus.Boolean):
+        return bool(v)
+    if isinstance(v, (dbus.Byte, dbus.Int16, dbus.UInt16, dbus.Int32, dbus.UInt32,
+                      dbus.Int64, dbus.UInt64)):
+        return int(v)
+    if isinstance(v, dbus.Double):
+        return float(v)
+    if isinstance(v, (dbus.String, dbus.ObjectPath, dbus.Signature)):
+        return str(v)
+    if isinstance(v, dbus.Struct):
+        return tuple(unwrap(x) for x in v)
+    if isinstance(v, dbus.Array):
+        return [unwrap(x) for x in v]
+    if isinstance(v, dbus.Dictionary):
+        return {unwrap(k): unwrap(x) for k, x in v.items()}
+    return v
+
+
+def unwrap_json(v):
+    """busctl --json values: variants are {"type": T, "data": D}; structs stay lists."""
+    if isinstance(v, dict):
+        if set(v) == {"type", "data"}:
+            return unwrap_json(v["data"])
+        return {k: unwrap_json(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [unwrap_json(x) for x in v]
+    return v
+
+
+class DBusCallError(Exception):
+    def __init__(self, name, message):
+        super().__init__("%s: %s" % (name, message))
+        self.name = name
+        self.message = message
+
+
+class Monitor:
+    """Signals from roamd, as seen by `busctl monitor --json=short org.roam1`.
+
+    Every message is stored with the monotonic time it was read, so a test can say "the
+    change was on the bus within a second of the kernel change"."""
+
+    def __init__(self, address):
+        self.address = address
+        self.messages = []  # (t_monotonic, message dict)
+        self._cond = threading.Condition()
+        self._proc = None
+        self._thread = None
+
+    def start(self):
+        self._proc = subprocess.Popen(
+            ["stdbuf", "-oL", "busctl", "--address=" + self.address, "monitor",
+             "--json=short", BUS_NAME],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+        ready = threading.Event()
+
+        def reader():
+            for line in self._proc.stdout:
+                if line.startswith("Monitoring"):
+                    ready.set()
+                    continue
+                line = line.strip()
+                if not line.startswith("{"):
+                    continue
+                try:
+                    msg = json.loads(line)
+                except ValueError:
+                    continue
+                with self._cond:
+                    self.messages.append((time.monotonic(), msg))
+                    self._cond.notify_all()
+            ready.set()
+
+        self._thread = threading.Thread(target=reader, daemon=True)
+        self._thread.start()
+        if not ready.wait(10):
+            self.stop()
+            raise WorldError("busctl monitor did not start")
+        # busctl prints "Monitoring" just before it becomes a monitor; make sure it is one by
+        # waiting until a message of our own shows up.
+        wait_for(lambda: self._ping_seen(), 5, what="busctl monitor ready")
+        return self
+
+    def _ping_seen(self):
+        try:
+            bus = dbus.bus.BusConnection(self.address)
+            try:
+                bus.call_blocking(BUS_NAME, MANAGER_PATH, "org.freedesktop.DBus.Peer", "Ping",
+                                  "", (), timeout=2)
+            finally:
+                bus.close()
+        except dbus.exceptions.DBusException:
+            pass
+        with self._cond:
+            return any(m.get("member") == "Ping" for _, m in self.messages)
+
+    def stop(self):
+        if self._proc and self._proc.poll() is None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+        if self._thread:
+            self._thread.join(5)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def signals(self, since=0.0):
+        with self._cond:
+            return [(t, m) for t, m in self.messages if m.get("type") == "signal" and t >= since]
+
+    def wait_signal(self, predicate, timeout, since=0.0):
+        """Wait for a signal matching predicate(msg) read at or after `since`; returns (t, msg)."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for t, m in self.messages:
+                    if t >= since and m.get("type") == "signal" and predicate(m):
+                        return t, m
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError("no matching signal within %.1f s" % timeout)
+                self._cond.wait(left)
+
+    @staticmethod
+    def properties_changed(msg, path=None):
+        """{prop: value} of a PropertiesChanged message (None if it is not one)."""
+        if msg.get("member") != "PropertiesChanged" or (path and msg.get("path") != path):
+            return None
+        data = msg["payload"]["data"]
+        return unwrap_json(data[1])
+
+
+class World:
+    def __init__(self, name, roamd=None, roam=None):
+        if not re.fullmatch(r"[A-Za-z0-9_]{1,16}", name):
+            raise ValueError("bad world name %r" % name)
+        self.name = name
+        self.roamd = Path(roamd or ROAMD)
+        self.roam = Path(roam or ROAM)
+        self.dir = BASE / name
+        self.address = "unix:path=%s/bus" % self.dir
+        self._bus = None
+
+    # ---- world.sh ---------------------------------------------------------------------------
+    def sh(self, *args, check=True, timeout=120, input=None):
+        r = subprocess.run([str(WORLD_SH), *map(str, args)], capture_output=True, text=True,
+                           timeout=timeout, input=input, env=dict(os.environ, WORLD_QUIET="1"))
+        if check and r.returncode != 0:
+            raise WorldError("world.sh %s failed (%d):\n%s%s"
+                             % (" ".join(map(str, args)), r.returncode, r.stdout, r.stderr))
+        return r
+
+    def up(self, wait=True):
+        self.down()
+        args = ["up", self.name, "--roamd", self.roamd, "--roam", self.roam]
+        if not wait:
+            args.append("--no-wait")
+        self.sh(*args, timeout=180)
+        return self
+
+    def down(self):
+        self._drop_bus()
+        self.sh("down", self.name, timeout=120)
+
+    def __enter__(self):
+        try:
+            return self.up()
+        except BaseException:
+            self.down()
+            raise
+
+    def __exit__(self, *exc):
+        self.down()
+
+    def path(self, *parts):
+        return self.dir.joinpath(*parts)
+
+    # ---- roamd --------------------------------------------------------------------------
+    def roamd_start(self, *args):
+        r = self.sh("roamd-start", self.name, *args, timeout=60)
+        self._drop_bus()
+        return int(r.stdout.strip().splitlines()[-1])
+
+    def roamd_stop(self, signal="TERM"):
+        self.sh("roamd-stop", self.name, signal, timeout=60)
+        self._drop_bus()
+
+    def roamd_kill9(self):
+        self.sh("roamd-kill9", self.name, timeout=60)
+        self._drop_bus()
+
+    def roamd_signal(self, signal):
+        self.sh("roamd-signal", self.name, signal)
+
+    def roamd_restart(self, *args):
+        self.roamd_stop()
+        return self.roamd_start(*args)
+
+    def roamd_pid(self):
+        r = self.sh("roamd-pid", self.name, check=False)
+        return int(r.stdout) if r.returncode == 0 and r.stdout.strip() else None
+
+    def roamd_running(self):
+        return self.roamd_pid() is not None
+
+    def roamd_log(self):
+        try:
+            return self.path("roamd.log").read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def write_config(self, text=DEFAULT_CONFIG, name="roamd.conf"):
+        """Write a file into the device's /etc/roam (atomically)."""
+        p = self.path("etc-roam", name)
+        tmp = p.with_name(p.name + ".tmp")
+        tmp.write_text(text)
+        os.rename(tmp, p)
+        return "/etc/roam/" + name
+
+    # ---- the kernel side ------------------------------------------------------------------
+    def move(self, uplink, network):
+        self.sh("move", self.name, uplink, network)
+
+    def carrier(self, uplink, on):
+        self.sh("carrier", self.name, uplink, "on" if on else "off")
+
+    def add_link(self, ifname):
+        self.sh("add-link", self.name, ifname)
+
+    def del_link(self, ifname):
+        self.sh("del-link", self.name, ifname)
+
+    def exec(self, ns, *cmd, check=True, timeout=60, input=None, user=None):
+        """Run cmd in namespace roam-NAME-ns (dev: the device's mount+net namespaces).
+        user: run as that uid/gid (through setpriv, groups cleared)."""
+        cmd = list(map(str, cmd))
+        if user is not None:
+            cmd = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user, "--clear-groups",
+                   "--", *cmd]
+        return self.sh("exec", self.name, ns, *cmd, check=check, timeout=timeout, input=input)
+
+    def dev(self, *cmd, **kw):
+        return self.exec("dev", *cmd, **kw)
+
+    def kernel_links(self):
+        """{name: ifindex} of the device's links, loopback excluded."""
+        r = self.dev("ip", "-j", "link", "show")
+        return {l["ifname"]: l["ifindex"] for l in json.loads(r.stdout)
+                if l["ifname"] != "lo"}
+
+    def status(self, *args, check=False, user=None):
+        cmd = [self.roam, "status", *args]
+        return self.dev(*cmd, check=check, user=user)
+
+    # ---- the bus ------------------------------------------------------------------------
+    def _drop_bus(self):
+        if self._bus is not None:
+            try:
+                self._bus.close()
+            except Exception:  # noqa: BLE001
+                pass
+            self._bus = None
+
+    @property
+    def bus(self):
+        if self._bus is None:
+            self._bus = dbus.bus.BusConnection(self.address)
+        return self._bus
+
+    def call(self, path, iface, method, signature="", args=(), timeout=10,
+             dest=BUS_NAME):
+        """A blocking method call; returns the unwrapped reply (a tuple when there are
+        several values) or raises DBusCallError with the D-Bus error name."""
+        try:
+            r = self.bus.call_blocking(dest, path, iface, method, signature, tuple(args),
+                                       timeout=timeout)
+        except dbus.exceptions.DBusException as e:
+            name = e.get_dbus_name() or ""
+            if name in ("org.freedesktop.DBus.Error.Disconnected",):
+                self._drop_bus()
+            raise DBusCallError(name, e.get_dbus_message() or "") from None
+        return unwrap(r)
+
+    def call_as(self, uid, path, iface, method, *typed_args):
+        """Call as another user through dbus-send (typed_args like 'string:wifi0').
+        Returns (ok, error_name, output)."""
+        cmd = ["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups", "--",
+               "dbus-send", "--bus=" + self.address, "--print-reply", "--reply-timeout=10000",
+               "--dest=" + BUS_NAME, path, "%s.%s" % (iface, method), *typed_args]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+        out = r.stdout + r.stderr
+        m = re.search(r"^Error ([A-Za-z0-9_.]+)", out, re.M)
+        return r.returncode == 0, (m.group(1) if m else None), out
+
+    def managed_objects(self):
+        return self.call(MANAGER_PATH, OM_IFACE, "GetManagedObjects")
+
+    def manager(self):
+        return self.call(MANAGER_PATH, PROPS_IFACE, "GetAll", "s", (MANAGER_IFACE,))
+
+    def links(self):
+        """{name: properties} of every org.roam1.Link object; '_path' holds its path."""
+        out = {}
+        for path, ifaces in self.managed_objects().items():
+            props = ifaces.get(LINK_IFACE)
+            if props is not None:
+                out[props["Name"]] = dict(props, _path=path)
+        return out
+
+    def link(self, name):
+        return self.links().get(name)
+
+    def wait_link(self, name, predicate=lambda l: True, timeout=10, what=None):
+        """Wait until link `name` exists and predicate(props) holds; returns its props."""
+        def check():
+            l = self.link(name)
+            return l if l is not None and predicate(l) else None
+        return wait_for(check, timeout, what=what or "link %s" % name)
+
+    def wait_no_link(self, name, timeout=10):
+        return wait_for(lambda: name not in self.links(), timeout,
+                        what="link %s gone" % name)
+
+    def monitor(self):
+        return Monitor(self.address).start()
+
+    # ---- restoring the default world ----------------------------------------------------
+    def uplink_network(self, uplink):
+        peer = "up-" + uplink
+        for net in ("home", "living", "dead"):
+            r = self.exec(net, "ip", "link", "show", "dev", peer, check=False)
+            if r.returncode == 0:
+                return net, "UP" in r.stdout.split(">")[0]
+        return None, False
+
+    def restore(self, timeout=30):
+        """Put the world back as `up` made it: uplinks attached where they were, carrier on,
+        extra links gone, default configuration, roamd running and showing the leases."""
+        changed = False
+        for up, net in DEFAULT_ATTACH.items():
+            where, carrier = self.uplink_network(up)
+            if where != net:
+                self.move(up, net)
+                changed = True
+            elif not carrier:
+                self.carrier(up, True)
+                changed = True
+        kernel = self.kernel_links()
+        extra = [n for n in kernel if n not in UPLINKS]
+        if extra:
+            batch = "".join("link del %s\n" % n for n in extra if "@" not in n)
+            self.dev("ip", "-force", "-batch", "-", input=batch, check=False)
+        conf = self.path("etc-roam", "roamd.conf")
+        if conf.read_text() != DEFAULT_CONFIG:
+            self.write_config()
+            if self.roamd_running():
+                self.roamd_signal("HUP")
+        if not self.roamd_running():
+            self.roamd_start()
+        if changed or extra:
+            self.wait_default_state(timeout)
+
+    def wait_default_state(self, timeout=30):
+        """Wait until roamd shows wifi0 in the home network, cell0 in the living room
+        (both routable, dual stack, DNS) and eth0 without a usable address."""
+        def ok():
+            ls = self.links()
+            return (set(ls) == set(UPLINKS)
+                    and lease_matches(ls["wifi0"], "home")
+                    and lease_matches(ls["cell0"], "living")
+                    and ls["eth0"]["State"] in ("no-address", "link-local")
+                    and ls)
+        return wait_for(ok, timeout, interval=0.1, what="default world state")
+
+
+def addrs(link, family, scope="global"):
+    return [a[1] for a in link["Addresses"] if a[0] == family and a[3] == scope]
+
+
+def gateways(link, family):
+    return [g[1] for g in link["Gateways"] if g[0] == family]
+
+
+def lease_matches(link, network):
+    """The link shows exactly what `network` hands out: routable, v4 and v6 addresses from
+    its DHCP ranges, its gateways, its DNS servers and domain."""
+    n = NETWORKS[network]
+    v4, v6 = addrs(link, 4), addrs(link, 6)
+    if link["State"] != "routable" or len(v4) != 1 or len(v6) < 1:
+        return False
+    if not v4[0].startswith(n["v4_prefix"]):
+        return False
+    last = int(v4[0].rsplit(".", 1)[1])
+    lo, hi = n["v4_range"]
+    if not lo <= last <= hi:
+        return False
+    lo6, hi6 = (ipaddress.IPv6Address(a) for a in n["v6_range"])
+    if not all(lo6 <= ipaddress.IPv6Address(a) <= hi6 for a in v6):
+        return False
+    if gateways(link, 4) != [n["v4_gateway"]] or len(gateways(link, 6)) != 1:
+        return False
+    if sorted(map(tuple, link["DNS"])) != sorted(n["dns"]):
+        return False
+    return link["DNSSource"] == "dhcpcd" and n["domain"] in link["Domains"]
+
+
+DNS_QUERY_PY = r'''
+import random, socket, struct, sys
+server, name, qtype = sys.argv[1], sys.argv[2], {"A": 1, "AAAA": 28}[sys.argv[3]]
+qid = random.randrange(65536)
+q = struct.pack(">HHHHHH", qid, 0x0100, 1, 0, 0, 0)
+q += b"".join(bytes([len(p)]) + p.encode() for p in name.split(".")) + b"\0"
+q += struct.pack(">HH", qtype, 1)
+fam = socket.AF_INET6 if ":" in server else socket.AF_INET
+s = socket.socket(fam, socket.SOCK_DGRAM)
+s.settimeout(3)
+s.sendto(q, (server, 53))
+r = s.recv(4096)
+rid, flags, qd, an = struct.unpack(">HHHH", r[:8])
+assert rid == qid
+print("rcode", flags & 15)
+off = 12
+def skip_name(off):
+    while True:
+        l = r[off]
+        if l == 0: return off + 1
+        if l & 0xC0 == 0xC0: return off + 2
+        off += l + 1
+for _ in range(qd):
+    off = skip_name(off) + 4
+for _ in range(an):
+    off = skip_name(off)
+    t, c, ttl, rdl = struct.unpack(">HHIH", r[off:off + 10])
+    off += 10
+    if t == 1: print(socket.inet_ntop(socket.AF_INET, r[off:off + 4]))
+    if t == 28: print(socket.inet_ntop(socket.AF_INET6, r[off:off + 16]))
+    off += rdl
+'''
+
+
+def dns_query(world, server, name, qtype="A", ns="dev"):
+    """Ask one DNS server directly (no resolv.conf); returns (rcode, [addresses])."""
+    r = world.exec(ns, "/usr/bin/python3", "-c", DNS_QUERY_PY, server, name, qtype)
+    lines = r.stdout.split()
+    return int(lines[1]), lines[2:]
