@@ -9,8 +9,9 @@ if [ ! -d "$build" ]; then
         CC=clang meson setup "$build" "$top" -Dfuzz=true -Db_sanitize=address,undefined \
                 -Db_lundef=false >/dev/null
 fi
-ninja -C "$build" tests/fuzz/fuzz-config tests/fuzz/fuzz-dhcp-lease >/dev/null
-for t in config dhcp-lease; do
+ninja -C "$build" tests/fuzz/fuzz-config tests/fuzz/fuzz-dhcp-lease tests/fuzz/fuzz-capport \
+        tests/fuzz/fuzz-http-answer >/dev/null
+for t in config dhcp-lease capport http-answer; do
         work=$(mktemp -d)
         cp -r "$top/tests/fuzz/corpus/$t/." "$work/"
         echo "fuzz-$t: ${secs}s"

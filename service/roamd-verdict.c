@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "roam-macro.h"
+#include "roamd-verdict.h"
+
+static const char *const verdict_table[_VERDICT_MAX] = {
+    [VERDICT_OFFLINE] = "offline", [VERDICT_LOCAL] = "local",   [VERDICT_PORTAL] = "portal",
+    [VERDICT_PARTIAL] = "partial", [VERDICT_ONLINE] = "online",
+};
+DEFINE_STRING_TABLE_LOOKUP(verdict, Verdict)
+
+static const char *const verdict_reason_table[_REASON_MAX] = {
+    [REASON_NOT_PROBED] = "not-probed",
+    [REASON_NO_CARRIER] = "no-carrier",
+    [REASON_NO_ADDRESS] = "no-address",
+    [REASON_LINK_LOCAL_ONLY] = "link-local-only",
+    [REASON_NO_ROUTE] = "no-route",
+    [REASON_GATEWAY_UNREACHABLE] = "gateway-unreachable",
+    [REASON_DNS_FAILED] = "dns-failed",
+    [REASON_HTTP_TIMEOUT] = "http-timeout",
+    [REASON_HTTP_FAILED] = "http-failed",
+    [REASON_PORTAL_REDIRECT] = "portal-redirect",
+    [REASON_PORTAL_CONTENT] = "portal-content",
+    [REASON_PORTAL_DNS] = "portal-dns",
+    [REASON_CAPPORT] = "capport",
+    [REASON_HTTPS_FAILED] = "https-failed",
+    [REASON_OK] = "ok",
+};
+DEFINE_STRING_TABLE_LOOKUP(verdict_reason, VerdictReason)
+
+static const char *const dns_outcome_table[_DNS_OUTCOME_MAX] = {
+    [DNS_OUTCOME_NOT_RUN] = "not-run", [DNS_OUTCOME_OK] = "ok",
+    [DNS_OUTCOME_LIED] = "lied",       [DNS_OUTCOME_FAILED] = "failed",
+    [DNS_OUTCOME_TIMEOUT] = "timeout",
+};
+DEFINE_STRING_TABLE_LOOKUP(dns_outcome, DnsOutcome)
+
+static const char *const http_outcome_table[_HTTP_OUTCOME_MAX] = {
+    [HTTP_OUTCOME_NOT_RUN] = "not-run",   [HTTP_OUTCOME_OK] = "ok",
+    [HTTP_OUTCOME_REDIRECT] = "redirect", [HTTP_OUTCOME_WRONG] = "wrong",
+    [HTTP_OUTCOME_TIMEOUT] = "timeout",   [HTTP_OUTCOME_FAILED] = "failed",
+};
+DEFINE_STRING_TABLE_LOOKUP(http_outcome, HttpOutcome)
+
+static VerdictResult result(Verdict v, VerdictReason r)
+{
+        return (VerdictResult){.verdict = v, .reason = r};
+}
+
+/* Nothing out there gave a usable answer: whether the link reaches anything at all is up to
+ * the gateway. */
+static VerdictResult unreachable(const ProbeFacts *f, VerdictReason local_reason)
+{
+        if (f->gateway_answers)
+                return result(VERDICT_LOCAL, local_reason);
+        return result(VERDICT_OFFLINE, REASON_GATEWAY_UNREACHABLE);
+}
+
+bool verdict_needs_probe(const ProbeFacts *f)
+{
+        return f->carrier && f->has_address && f->has_usable && f->has_route;
+}
+
+VerdictResult verdict_decide(const ProbeFacts *f)
+{
+        HttpOutcome failed;
+
+        if (!f->carrier)
+                return result(VERDICT_OFFLINE, REASON_NO_CARRIER);
+        if (!f->has_address)
+                return result(VERDICT_OFFLINE, REASON_NO_ADDRESS);
+        if (!f->has_usable)
+                return result(VERDICT_OFFLINE, REASON_LINK_LOCAL_ONLY);
+        if (!f->has_route)
+                return result(VERDICT_OFFLINE, REASON_NO_ROUTE);
+
+        /* The network itself says so (RFC 8908): nothing the probes saw can be more certain. */
+        if (f->capport == CAPPORT_OUTCOME_CAPTIVE)
+                return result(VERDICT_PORTAL, REASON_CAPPORT);
+        if (f->dns == DNS_OUTCOME_LIED)
+                return result(VERDICT_PORTAL, REASON_PORTAL_DNS);
+
+        if (f->http == HTTP_OUTCOME_REDIRECT || f->http == HTTP_OUTCOME_WRONG) {
+                /* A mangled plain-HTTP answer is portal evidence, unless the network's own API
+                 * says it is not captive and a certificate-checked HTTPS answer agrees (a
+                 * transparent proxy rewriting HTTP, not a portal). */
+                if (f->capport == CAPPORT_OUTCOME_NOT_CAPTIVE && f->https == HTTP_OUTCOME_OK)
+                        return result(VERDICT_ONLINE, REASON_OK);
+                return result(VERDICT_PORTAL, f->http == HTTP_OUTCOME_REDIRECT
+                                                  ? REASON_PORTAL_REDIRECT
+                                                  : REASON_PORTAL_CONTENT);
+        }
+
+        if (f->http == HTTP_OUTCOME_OK)
+                return f->https == HTTP_OUTCOME_OK ? result(VERDICT_ONLINE, REASON_OK)
+                                                   : result(VERDICT_PARTIAL, REASON_HTTPS_FAILED);
+        /* Plain HTTP may be blocked on purpose; a verified HTTPS answer is the stronger proof. */
+        if (f->https == HTTP_OUTCOME_OK)
+                return result(VERDICT_ONLINE, REASON_OK);
+
+        if (f->dns == DNS_OUTCOME_FAILED || f->dns == DNS_OUTCOME_TIMEOUT)
+                return unreachable(f, REASON_DNS_FAILED);
+
+        /* When the HTTP probe did not run, what became of the HTTPS one tells the same story. */
+        failed = f->http == HTTP_OUTCOME_NOT_RUN ? f->https : f->http;
+        switch (failed) {
+        case HTTP_OUTCOME_TIMEOUT:
+                return unreachable(f, REASON_HTTP_TIMEOUT);
+        case HTTP_OUTCOME_FAILED:
+        case HTTP_OUTCOME_REDIRECT:
+        case HTTP_OUTCOME_WRONG:
+                /* Only reached for HTTPS (HTTP's are decided above): a server answered, but
+                 * not the check server's answer. */
+                return unreachable(f, REASON_HTTP_FAILED);
+        case HTTP_OUTCOME_NOT_RUN:
+        case HTTP_OUTCOME_OK:
+        case _HTTP_OUTCOME_MAX:
+        case _HTTP_OUTCOME_INVALID:
+                break;
+        }
+        return result(VERDICT_OFFLINE, REASON_NOT_PROBED);
+}
+
+static bool verdict_valid(Verdict v)
+{
+        return v >= 0 && v < _VERDICT_MAX;
+}
+
+Verdict verdict_best(Verdict a, Verdict b)
+{
+        /* The enum is ordered worst to best; an invalid value never wins over a valid one. */
+        if (!verdict_valid(b))
+                return a;
+        if (!verdict_valid(a))
+                return b;
+        return MAX(a, b);
+}
