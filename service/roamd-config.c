@@ -45,6 +45,11 @@ Config *config_free(Config *c)
                 free(c->dns_pins[i].servers);
         }
         free(c->dns_pins);
+        free(c->probe.http_url);
+        free(c->probe.https_url);
+        free(c->probe.expect_body);
+        free(c->probe.expect_addrs);
+        free(c->probe.ca_file);
         free(c);
         return NULL;
 }
@@ -61,7 +66,20 @@ static int config_new(const char *name, Config **ret)
         c->sysfs_path = strdup("/sys");
         c->dhcpcd_lease_dir = strdup("/var/lib/dhcpcd");
         c->resolv_conf = strdup("/etc/resolv.conf");
-        if (!c->path || !c->sysfs_path || !c->dhcpcd_lease_dir || !c->resolv_conf)
+        /* GNOME's check server, the same NetworkManager uses by default. */
+        c->probe.http_url = strdup("http://nmcheck.gnome.org/check_network_status.txt");
+        c->probe.https_url = strdup("https://nmcheck.gnome.org/check_network_status.txt");
+        c->probe.expect_body = strdup("NetworkManager is online\n");
+        c->probe.expect_status = 200;
+        c->probe.timeout_usec = 10 * USEC_PER_SEC;
+        c->probe.dns_timeout_usec = 5 * USEC_PER_SEC;
+        c->probe.ping_timeout_usec = 2 * USEC_PER_SEC;
+        c->probe.recheck_usec = 300 * USEC_PER_SEC;
+        c->probe.backoff_min_usec = 1 * USEC_PER_SEC;
+        c->probe.backoff_max_usec = 60 * USEC_PER_SEC;
+        c->probe.max_body = 64 * 1024;
+        if (!c->path || !c->sysfs_path || !c->dhcpcd_lease_dir || !c->resolv_conf ||
+            !c->probe.http_url || !c->probe.https_url || !c->probe.expect_body)
                 return -ENOMEM;
         c->dns_sources[c->n_dns_sources++] = DNS_SOURCE_RESOLVED;
         c->dns_sources[c->n_dns_sources++] = DNS_SOURCE_NETWORKMANAGER;
@@ -212,6 +230,163 @@ static int parse_link_dns(Config *c, const char *file, unsigned line, const char
         return 0;
 }
 
+static bool valid_url(const char *v, const char *scheme)
+{
+        size_t n = strlen(scheme);
+
+        if (strncmp(v, scheme, n) != 0 || strncmp(v + n, "://", 3) != 0 || !v[n + 3] ||
+            strlen(v) > 2048)
+                return false;
+        for (; *v; v++)
+                if ((unsigned char)*v <= ' ' || *v == 0x7f)
+                        return false;
+        return true;
+}
+
+/* Seconds, with an optional fraction ("1.5") and an optional "s" or "ms" suffix. */
+static int parse_duration(const char *v, uint64_t *ret)
+{
+        char *end;
+        double d;
+
+        errno = 0;
+        d = strtod(v, &end);
+        if (errno || end == v || d < 0 || d > 86400)
+                return -EINVAL;
+        if (streq(end, "ms"))
+                d /= 1000;
+        else if (*end && !streq(end, "s"))
+                return -EINVAL;
+        *ret = (uint64_t)(d * USEC_PER_SEC);
+        return 0;
+}
+
+/* The expected body may contain \n, \t, \\ escapes (check servers end lines with \n). */
+static int unescape(const char *v, char **ret)
+{
+        char *out = malloc(strlen(v) + 1), *o = out;
+
+        if (!out)
+                return -ENOMEM;
+        for (; *v; v++) {
+                if (*v != '\\') {
+                        *o++ = *v;
+                        continue;
+                }
+                v++;
+                if (*v == 'n')
+                        *o++ = '\n';
+                else if (*v == 't')
+                        *o++ = '\t';
+                else if (*v == '\\')
+                        *o++ = '\\';
+                else {
+                        free(out);
+                        return -EINVAL;
+                }
+        }
+        *o = 0;
+        *ret = out;
+        return 0;
+}
+
+static int parse_probe(Config *c, const char *file, unsigned line, const char *key,
+                       const char *value)
+{
+        ProbeConfig *p = &c->probe;
+        uint64_t *dur = NULL;
+
+        if (streq(key, "HttpURL") || streq(key, "HttpsURL")) {
+                bool https = streq(key, "HttpsURL");
+                if (!valid_url(value, https ? "https" : "http"))
+                        return conf_log_error(file, line, "%s= must be an %s:// URL, got \"%s\".",
+                                              key, https ? "https" : "http", value);
+                if (free_and_strdup(https ? &p->https_url : &p->http_url, value) < 0)
+                        return log_oom();
+                return 0;
+        }
+        if (streq(key, "ExpectStatus")) {
+                char *end;
+                long v = strtol(value, &end, 10);
+                if (end == value || *end || v < 200 || v > 299)
+                        return conf_log_error(
+                            file, line, "ExpectStatus= must be a 2xx status, got \"%s\".", value);
+                p->expect_status = v;
+                return 0;
+        }
+        if (streq(key, "ExpectBody")) {
+                char *b = NULL;
+                if (*value && unescape(value, &b) < 0)
+                        return conf_log_error(file, line,
+                                              "ExpectBody= has an unknown escape (use \\n, "
+                                              "\\t or \\\\).");
+                free(p->expect_body);
+                p->expect_body = b; /* empty: any body */
+                return 0;
+        }
+        if (streq(key, "ExpectAddresses")) {
+                _cleanup_strv_free_ char **l = NULL;
+                IpAddr *a;
+                size_t n = 0;
+
+                if (strv_split(value, " \t,", &l) < 0)
+                        return log_oom();
+                a = calloc(strv_length(l) + 1, sizeof(IpAddr));
+                if (!a)
+                        return log_oom();
+                STRV_FOREACH (s, l) {
+                        if (ip_addr_parse(*s, &a[n]) < 0) {
+                                free(a);
+                                return conf_log_error(file, line,
+                                                      "Invalid address \"%s\" in "
+                                                      "ExpectAddresses=.",
+                                                      *s);
+                        }
+                        n++;
+                }
+                free(p->expect_addrs);
+                p->expect_addrs = a;
+                p->n_expect_addrs = n;
+                return 0;
+        }
+        if (streq(key, "CAFile"))
+                return parse_path(file, line, key, value, &p->ca_file);
+        if (streq(key, "MaxBodySize")) {
+                char *end;
+                long v = strtol(value, &end, 10);
+                if (end == value || *end || v < 1024 || v > 16 * 1024 * 1024)
+                        return conf_log_error(file, line,
+                                              "MaxBodySize= must be between 1024 and 16777216 "
+                                              "bytes, got \"%s\".",
+                                              value);
+                p->max_body = (size_t)v;
+                return 0;
+        }
+        if (streq(key, "Timeout"))
+                dur = &p->timeout_usec;
+        else if (streq(key, "DNSTimeout"))
+                dur = &p->dns_timeout_usec;
+        else if (streq(key, "PingTimeout"))
+                dur = &p->ping_timeout_usec;
+        else if (streq(key, "RecheckInterval"))
+                dur = &p->recheck_usec;
+        else if (streq(key, "BackoffMin"))
+                dur = &p->backoff_min_usec;
+        else if (streq(key, "BackoffMax"))
+                dur = &p->backoff_max_usec;
+        if (dur) {
+                uint64_t v;
+                if (parse_duration(value, &v) < 0 || v == 0)
+                        return conf_log_error(file, line,
+                                              "%s= must be a positive duration in seconds "
+                                              "(\"10\", \"1.5s\", \"500ms\"), got \"%s\".",
+                                              key, value);
+                *dur = v;
+                return 0;
+        }
+        return conf_log_error(file, line, "Unknown key %s= in section [Probe].", key);
+}
+
 static int config_assign(const char *file, unsigned line, const char *section, const char *key,
                          const char *value, void *userdata)
 {
@@ -225,6 +400,8 @@ static int config_assign(const char *file, unsigned line, const char *section, c
                 return parse_bearers(c, file, line, key, value);
         if (streq(section, "LinkDNS"))
                 return parse_link_dns(c, file, line, key, value);
+        if (streq(section, "Probe"))
+                return parse_probe(c, file, line, key, value);
         return conf_log_error(file, line, "Unknown section [%s].", section);
 }
 
@@ -239,6 +416,9 @@ int config_parse_string(const char *name, const char *text, size_t size, Config 
         r = conf_parse_string(name, text, size, config_assign, c, NULL);
         if (r < 0)
                 return r;
+        if (c->probe.backoff_min_usec > c->probe.backoff_max_usec)
+                return log_error("%s: [Probe] BackoffMin= is larger than BackoffMax=.", name),
+                       -EINVAL;
         *ret = TAKE_PTR(c);
         return 0;
 }

@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "roamd-bearer.h"
 #include "roamd-dns-source.h"
@@ -27,6 +28,23 @@ typedef struct DnsPin {
         size_t n_servers;
 } DnsPin;
 
+typedef struct ProbeConfig {
+        char *http_url;
+        char *https_url;
+        long expect_status;
+        char *expect_body;    /* NULL: any body */
+        IpAddr *expect_addrs; /* answers outside this set mean a lying DNS; none: not checked */
+        size_t n_expect_addrs;
+        char *ca_file; /* NULL: the system's CA store */
+        uint64_t timeout_usec;
+        uint64_t dns_timeout_usec;
+        uint64_t ping_timeout_usec;
+        uint64_t recheck_usec;
+        uint64_t backoff_min_usec;
+        uint64_t backoff_max_usec;
+        size_t max_body;
+} ProbeConfig;
+
 typedef struct Config {
         char *path;
         int log_level;
@@ -39,6 +57,7 @@ typedef struct Config {
         size_t n_bearers;
         DnsPin *dns_pins;
         size_t n_dns_pins;
+        ProbeConfig probe;
 } Config;
 
 Config *config_free(Config *c);

@@ -35,6 +35,20 @@ static int property_get_string(sd_bus *bus, const char *path, const char *interf
                 v = link_state_to_string(l->state);
         else if (streq(property, "DNSSource"))
                 v = dns_source_to_string(l->info.dns_source);
+        else if (streq(property, "Connectivity"))
+                v = verdict_to_string(l->verdict.verdict);
+        else if (streq(property, "ConnectivityReason"))
+                v = verdict_reason_to_string(l->verdict.reason);
+        else if (streq(property, "Connectivity4"))
+                v = verdict_to_string(l->verdict4.verdict);
+        else if (streq(property, "ConnectivityReason4"))
+                v = verdict_reason_to_string(l->verdict4.reason);
+        else if (streq(property, "Connectivity6"))
+                v = verdict_to_string(l->verdict6.verdict);
+        else if (streq(property, "ConnectivityReason6"))
+                v = verdict_reason_to_string(l->verdict6.reason);
+        else if (streq(property, "PortalURL"))
+                v = l->portal_url;
         return sd_bus_message_append(reply, "s", strempty(v));
 }
 
@@ -123,6 +137,69 @@ static int property_get_domains(sd_bus *bus, const char *path, const char *inter
         return sd_bus_message_append_strv(reply, l->info.domains ? l->info.domains : empty);
 }
 
+static int property_get_usec(sd_bus *bus, const char *path, const char *interface,
+                             const char *property, sd_bus_message *reply, void *userdata,
+                             sd_bus_error *error)
+{
+        Link *l = userdata;
+
+        return sd_bus_message_append(
+            reply, "t", streq(property, "LastProbe") ? l->last_probe_usec : l->probe_duration_usec);
+}
+
+static int property_get_capport(sd_bus *bus, const char *path, const char *interface,
+                                const char *property, sd_bus_message *reply, void *userdata,
+                                sd_bus_error *error)
+{
+        Link *l = userdata;
+        const CapportInfo *c = &l->capport;
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        if (l->capport_valid) {
+                r = sd_bus_message_append(reply, "{sv}", "Captive", "b", (int)c->captive);
+                if (r >= 0 && c->user_portal_url)
+                        r = sd_bus_message_append(reply, "{sv}", "UserPortalURL", "s",
+                                                  c->user_portal_url);
+                if (r >= 0 && c->venue_info_url)
+                        r = sd_bus_message_append(reply, "{sv}", "VenueInfoURL", "s",
+                                                  c->venue_info_url);
+                if (r >= 0 && c->has_seconds_remaining)
+                        r = sd_bus_message_append(reply, "{sv}", "SecondsRemaining", "t",
+                                                  c->seconds_remaining);
+                if (r >= 0 && c->has_bytes_remaining)
+                        r = sd_bus_message_append(reply, "{sv}", "BytesRemaining", "t",
+                                                  c->bytes_remaining);
+                if (r >= 0)
+                        r = sd_bus_message_append(reply, "{sv}", "CanExtendSession", "b",
+                                                  (int)c->can_extend_session);
+                if (r < 0)
+                        return r;
+        }
+        if (l->capport_error) {
+                r = sd_bus_message_append(reply, "{sv}", "Error", "s", l->capport_error);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(reply);
+}
+
+static int method_reprobe(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        Link *l = userdata;
+        int r;
+
+        r = manager_bus_check_authorized(msg, error);
+        if (r < 0)
+                return r;
+        r = link_reprobe(l);
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
 #define EC SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
 
 const sd_bus_vtable link_vtable[] = {
@@ -145,6 +222,17 @@ const sd_bus_vtable link_vtable[] = {
     SD_BUS_PROPERTY("DNSSource", "s", property_get_string, 0, EC),
     SD_BUS_PROPERTY("Domains", "as", property_get_domains, 0, EC),
     SD_BUS_PROPERTY("CaptivePortalURL", "s", property_get_string, 0, EC),
+    SD_BUS_PROPERTY("Connectivity", "s", property_get_string, 0, EC),
+    SD_BUS_PROPERTY("ConnectivityReason", "s", property_get_string, 0, EC),
+    SD_BUS_PROPERTY("Connectivity4", "s", property_get_string, 0, EC),
+    SD_BUS_PROPERTY("ConnectivityReason4", "s", property_get_string, 0, EC),
+    SD_BUS_PROPERTY("Connectivity6", "s", property_get_string, 0, EC),
+    SD_BUS_PROPERTY("ConnectivityReason6", "s", property_get_string, 0, EC),
+    SD_BUS_PROPERTY("PortalURL", "s", property_get_string, 0, EC),
+    SD_BUS_PROPERTY("LastProbe", "t", property_get_usec, 0, EC),
+    SD_BUS_PROPERTY("ProbeDuration", "t", property_get_usec, 0, EC),
+    SD_BUS_PROPERTY("CaptivePortal", "a{sv}", property_get_capport, 0, EC),
+    SD_BUS_METHOD("Reprobe", NULL, NULL, method_reprobe, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_VTABLE_END,
 };
 

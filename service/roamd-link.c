@@ -8,6 +8,7 @@
 #include "roamd-link-bus.h"
 #include "roamd-link.h"
 #include "roamd-manager.h"
+#include "roamd-probe.h"
 
 static const char *const link_state_table[_LINK_STATE_MAX] = {
     [LINK_STATE_NO_CARRIER] = "no-carrier", [LINK_STATE_NO_ADDRESS] = "no-address",
@@ -50,6 +51,8 @@ int link_new(Manager *m, int ifindex, Link **ret)
         l->ifindex = ifindex;
         l->bearer = BEARER_VIRTUAL;
         l->state = LINK_STATE_NO_CARRIER;
+        l->verdict4 = l->verdict6 = l->verdict =
+            (VerdictResult){.verdict = VERDICT_OFFLINE, .reason = REASON_NOT_PROBED};
         if (asprintf(&l->path, ROAM_LINK_PATH_PREFIX "/%d", ifindex) < 0) {
                 free(l);
                 return -ENOMEM;
@@ -62,7 +65,11 @@ Link *link_free(Link *l)
 {
         if (!l)
                 return NULL;
+        prober_free(l->prober);
         link_info_done(&l->info);
+        capport_info_done(&l->capport);
+        free(l->capport_error);
+        free(l->portal_url);
         free(l->path);
         free(l);
         return NULL;
@@ -198,5 +205,123 @@ int link_update(Link *l, LinkInfo *info, bool force_classify)
         if (n > 0)
                 link_bus_emit_changed_strv(l, (char **)names);
         link_set_state(l, link_compute_state(&l->info));
+
+        /* What the verdict depends on changed: probe again now. */
+        for (size_t i = 0; i < n; i++)
+                if (streq(names[i], "Carrier") || streq(names[i], "AdminUp") ||
+                    streq(names[i], "Addresses") || streq(names[i], "Gateways") ||
+                    streq(names[i], "DNS") || streq(names[i], "CaptivePortalURL")) {
+                        link_reprobe(l);
+                        break;
+                }
         return (int)n;
+}
+
+int link_reprobe(Link *l)
+{
+        int r;
+
+        /* Virtual links never count for connectivity: they are not probed. */
+        if (l->bearer == BEARER_VIRTUAL) {
+                l->prober = prober_free(l->prober);
+                link_set_verdict(l, AF_INET, (VerdictResult){VERDICT_OFFLINE, REASON_NOT_PROBED},
+                                 NULL);
+                link_set_verdict(l, AF_INET6, (VerdictResult){VERDICT_OFFLINE, REASON_NOT_PROBED},
+                                 NULL);
+                return 0;
+        }
+        if (!l->prober) {
+                r = prober_new(l, &l->prober);
+                if (r < 0)
+                        return log_warning_errno(r, "%s: cannot create prober: %m",
+                                                 strempty(l->info.name));
+        }
+        prober_trigger(l->prober);
+        return 0;
+}
+
+static VerdictResult overall(const Link *l)
+{
+        /* The better family decides; on a tie IPv4's reason is reported. */
+        if (verdict_best(l->verdict4.verdict, l->verdict6.verdict) == l->verdict4.verdict)
+                return l->verdict4;
+        return l->verdict6;
+}
+
+void link_set_verdict(Link *l, int family, VerdictResult v, const char *portal_url)
+{
+        VerdictResult *slot = family == AF_INET6 ? &l->verdict6 : &l->verdict4;
+        const char *names[8];
+        size_t n = 0;
+        VerdictResult all;
+
+        if (slot->verdict != v.verdict || slot->reason != v.reason) {
+                log_info("%s: %s connectivity %s (%s) -> %s (%s)", strempty(l->info.name),
+                         family == AF_INET6 ? "IPv6" : "IPv4", verdict_to_string(slot->verdict),
+                         verdict_reason_to_string(slot->reason), verdict_to_string(v.verdict),
+                         verdict_reason_to_string(v.reason));
+                *slot = v;
+                names[n++] = family == AF_INET6 ? "Connectivity6" : "Connectivity4";
+                names[n++] = family == AF_INET6 ? "ConnectivityReason6" : "ConnectivityReason4";
+        }
+
+        all = overall(l);
+        if (all.verdict != l->verdict.verdict || all.reason != l->verdict.reason) {
+                log_info("%s: connectivity %s (%s) -> %s (%s)", strempty(l->info.name),
+                         verdict_to_string(l->verdict.verdict),
+                         verdict_reason_to_string(l->verdict.reason),
+                         verdict_to_string(all.verdict), verdict_reason_to_string(all.reason));
+                l->verdict = all;
+                names[n++] = "Connectivity";
+                names[n++] = "ConnectivityReason";
+        }
+
+        /* The portal URL follows the overall verdict: kept while behind a portal, updated
+         * when a family reports one, dropped otherwise. */
+        if (l->verdict.verdict != VERDICT_PORTAL)
+                portal_url = NULL;
+        else if (v.verdict != VERDICT_PORTAL || !portal_url)
+                portal_url = l->portal_url;
+        if (!streq_ptr(portal_url, l->portal_url)) {
+                if (free_and_strdup(&l->portal_url, portal_url) > 0)
+                        names[n++] = "PortalURL";
+        }
+
+        names[n] = NULL;
+        if (n > 0) {
+                link_bus_emit_changed_strv(l, (char **)names);
+                manager_link_verdict_changed(l->manager, l);
+        }
+}
+
+void link_probe_finished(Link *l)
+{
+        link_bus_emit_changed(l, "LastProbe", "ProbeDuration", NULL);
+}
+
+void link_set_capport(Link *l, const CapportInfo *info, const char *error)
+{
+        bool changed = false;
+
+        if (!info && l->capport_valid) {
+                capport_info_done(&l->capport);
+                l->capport_valid = false;
+                changed = true;
+        } else if (info) {
+                CapportInfo c = *info;
+                c.user_portal_url = info->user_portal_url ? strdup(info->user_portal_url) : NULL;
+                c.venue_info_url = info->venue_info_url ? strdup(info->venue_info_url) : NULL;
+                capport_info_done(&l->capport);
+                l->capport = c;
+                l->capport_valid = true;
+                changed = true;
+        }
+        if (!streq_ptr(l->capport_error, error)) {
+                if (error)
+                        log_warning("%s: %s", strempty(l->info.name), error);
+                (void)free_and_strdup(&l->capport_error, error);
+                changed = true;
+        }
+        if (changed)
+                link_bus_emit_changed(l, "CaptivePortal", NULL);
 }

@@ -6,9 +6,12 @@
 
 #include "roamd-bearer.h"
 #include "roamd-config.h"
+#include "roamd-capport.h"
 #include "roamd-dns-source.h"
+#include "roamd-verdict.h"
 
 typedef struct Manager Manager;
+typedef struct Prober Prober;
 
 typedef enum LinkState {
         LINK_STATE_NO_CARRIER,
@@ -73,6 +76,15 @@ typedef struct Link {
         bool bearer_from_config;
         LinkState state;
         LinkInfo info;
+        /* Connectivity, per family and overall (the better of the two). */
+        VerdictResult verdict4, verdict6, verdict;
+        char *portal_url;         /* where the user logs in, when behind a portal */
+        uint64_t last_probe_usec; /* CLOCK_REALTIME of the last finished probe round */
+        uint64_t probe_duration_usec;
+        CapportInfo capport; /* RFC 8908 data; capport_valid says whether there is any */
+        bool capport_valid;
+        char *capport_error; /* why the announced API could not be used, else NULL */
+        Prober *prober;
         bool seen;      /* marked during a sync; unseen links are gone */
         bool announced; /* InterfacesAdded sent, visible on the bus */
 } Link;
@@ -91,3 +103,17 @@ int link_classify(Link *l);
 void link_set_state(Link *l, LinkState s);
 
 bool link_is_usable(const Link *l);
+
+/* The one place a link's connectivity changes: logs old -> new with the reason, emits
+ * PropertiesChanged and lets the manager re-pick the best link. family is AF_INET or
+ * AF_INET6. portal_url may be NULL. */
+void link_set_verdict(Link *l, int family, VerdictResult v, const char *portal_url);
+
+/* Starts a probe round now (or, for a virtual link, clears its verdict). */
+int link_reprobe(Link *l);
+
+/* A probe round ended: emits LastProbe and ProbeDuration. */
+void link_probe_finished(Link *l);
+
+/* Records the RFC 8908 state of the link (info NULL: none), or why it is unusable. */
+void link_set_capport(Link *l, const CapportInfo *info, const char *error);

@@ -35,7 +35,7 @@ static int property_get_best_link(sd_bus *bus, const char *path, const char *int
 }
 
 /* Changes need uid 0 or the netdev group (polkit support comes with the policy API). */
-static int check_authorized(sd_bus_message *msg, sd_bus_error *error)
+int manager_bus_check_authorized(sd_bus_message *msg, sd_bus_error *error)
 {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
         const gid_t *gids = NULL;
@@ -109,7 +109,7 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         Manager *m = userdata;
         int r;
 
-        r = check_authorized(msg, error);
+        r = manager_bus_check_authorized(msg, error);
         if (r < 0)
                 return r;
         r = manager_reload(m);

@@ -7,6 +7,7 @@
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-util.h"
+#include "roamd-curl.h"
 #include "roamd-dns.h"
 #include "roamd-link-bus.h"
 #include "roamd-manager.h"
@@ -56,6 +57,7 @@ Manager *manager_free(Manager *m)
         free(m->links);
         dns_free(m->dns);
         netlink_free(m->netlink);
+        curl_glue_free(m->curl);
         sd_event_source_disable_unref(m->sync_source);
         sd_event_source_disable_unref(m->sigterm_source);
         sd_event_source_disable_unref(m->sigint_source);
@@ -209,9 +211,24 @@ static int sync_one(Manager *m, int ifindex, LinkInfo *info)
                 sync_stats.addresses_changed = true;
 
         link_update(l, info, is_new);
-        if (is_new)
+        if (is_new) {
                 (void)link_bus_announce(l);
+                /* A new link gets a verdict even when nothing about it "changed". */
+                if (!l->prober)
+                        (void)link_reprobe(l);
+        }
         return 0;
+}
+
+/* Is a better than b as the best link? Connectivity first, then how far the link is set up,
+ * then the preferred bearer, then the lower index (the array order). */
+static bool link_better(const Link *a, const Link *b)
+{
+        if (a->verdict.verdict != b->verdict.verdict)
+                return a->verdict.verdict > b->verdict.verdict;
+        if (a->state != b->state)
+                return a->state > b->state;
+        return bearer_preference(a->bearer) < bearer_preference(b->bearer);
 }
 
 static void manager_update_best(Manager *m)
@@ -222,14 +239,13 @@ static void manager_update_best(Manager *m)
         for (size_t i = 0; i < m->n_links; i++) {
                 Link *l = m->links[i];
 
+                /* Virtual links and VPNs (which ride on another link) never count. */
                 if (!link_is_usable(l) || bearer_preference(l->bearer) < 0)
                         continue;
-                if (!best || l->state > best->state ||
-                    (l->state == best->state &&
-                     bearer_preference(l->bearer) < bearer_preference(best->bearer)))
+                if (!best || link_better(l, best))
                         best = l;
         }
-        state = best ? link_state_to_string(best->state) : "offline";
+        state = best ? verdict_to_string(best->verdict.verdict) : "offline";
 
         if (best != m->best) {
                 log_info("Best link: %s -> %s", m->best ? m->best->info.name : "none",
@@ -244,6 +260,11 @@ static void manager_update_best(Manager *m)
                 (void)sd_notifyf(false, "STATUS=%s%s%s", state, best ? " via " : "",
                                  best ? best->info.name : "");
         }
+}
+
+void manager_link_verdict_changed(Manager *m, Link *l)
+{
+        manager_update_best(m);
 }
 
 int manager_sync(Manager *m)
@@ -331,6 +352,9 @@ int manager_start(Manager *m)
         if (r < 0)
                 return r;
 
+        r = curl_glue_new(m->event, &m->curl);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up libcurl: %m");
         r = netlink_new(m, &m->netlink);
         if (r < 0)
                 return r;

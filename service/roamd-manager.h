@@ -10,6 +10,7 @@
 
 typedef struct Netlink Netlink;
 typedef struct Dns Dns;
+typedef struct CurlGlue CurlGlue;
 
 struct Manager {
         sd_event *event;
@@ -21,6 +22,7 @@ struct Manager {
 
         Netlink *netlink;
         Dns *dns;
+        CurlGlue *curl;
 
         Link **links; /* sorted by ifindex */
         size_t n_links;
@@ -52,5 +54,10 @@ int manager_sync(Manager *m);
 Link *manager_get_link(Manager *m, int ifindex);
 Link *manager_get_link_by_name(Manager *m, const char *name);
 
+/* A link's connectivity changed: re-pick the best link and the global state. */
+void manager_link_verdict_changed(Manager *m, Link *l);
+
 int manager_bus_setup(Manager *m);
+/* Changes need uid 0 or the netdev group; sets AccessDenied and returns <0 otherwise. */
+int manager_bus_check_authorized(sd_bus_message *msg, sd_bus_error *error);
 void manager_bus_emit_changed(Manager *m, const char *first, ...);

@@ -4,6 +4,7 @@
 /* Small ownership helpers in the style of systemd's (which are internal to its tree). */
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,9 @@
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 #define MAX(a, b)     ((a) > (b) ? (a) : (b))
 #define MIN(a, b)     ((a) < (b) ? (a) : (b))
+
+#define USEC_PER_SEC  ((uint64_t)1000000ULL)
+#define USEC_PER_MSEC ((uint64_t)1000ULL)
 
 /* Take ownership of a pointer: returns it and sets the variable to NULL. */
 #define TAKE_PTR(p)                                                                                \

@@ -61,6 +61,7 @@ class MiniEnv:
     def __init__(self, name):
         self.name = f"roam-it-{name}-{os.getpid()}"
         self.dir = tempfile.mkdtemp(prefix="roam-it-")
+        os.chmod(self.dir, 0o755)  # unprivileged test callers must reach the bus socket
         self.sock = os.path.join(self.dir, "bus")
         self.address = f"unix:path={self.sock}"
         self.procs = []
@@ -147,7 +148,7 @@ class MiniEnv:
 
     def close(self):
         self.stop_roamd()
-        for p in self.procs:
+        for p in reversed(self.procs):
             if p.poll() is None:
                 p.terminate()
                 try:

@@ -111,6 +111,46 @@ static const struct {
     {"[Daemon]\nLogLevel=info\x01\n", "test.conf:2: Control character or NUL byte in line."},
 };
 
+TEST(config_probe)
+{
+        Config *c = NULL;
+
+        ASSERT_OK(parse("", &c));
+        ASSERT_STREQ(c->probe.expect_body, "NetworkManager is online\n");
+        ASSERT_EQ(c->probe.timeout_usec, 10 * USEC_PER_SEC);
+        config_free(c);
+
+        ASSERT_OK(parse("[Probe]\n"
+                        "HttpURL=http://probe.test/p\n"
+                        "HttpsURL=https://probe.test:8443/p\n"
+                        "ExpectStatus=204\n"
+                        "ExpectBody=\n"
+                        "ExpectAddresses=203.0.113.10, 2001:db8:ff::10\n"
+                        "CAFile=/etc/ca.pem\n"
+                        "Timeout=1.5s\n"
+                        "DNSTimeout=500ms\n"
+                        "RecheckInterval=60\n"
+                        "MaxBodySize=4096\n",
+                        &c));
+        ASSERT_STREQ(c->probe.http_url, "http://probe.test/p");
+        ASSERT_STREQ(c->probe.https_url, "https://probe.test:8443/p");
+        ASSERT_EQ(c->probe.expect_status, 204);
+        ASSERT_TRUE(c->probe.expect_body == NULL);
+        ASSERT_EQ(c->probe.n_expect_addrs, 2);
+        ASSERT_STREQ(c->probe.expect_addrs[1].text, "2001:db8:ff::10");
+        ASSERT_STREQ(c->probe.ca_file, "/etc/ca.pem");
+        ASSERT_EQ(c->probe.timeout_usec, 1500 * USEC_PER_MSEC);
+        ASSERT_EQ(c->probe.dns_timeout_usec, 500 * USEC_PER_MSEC);
+        ASSERT_EQ(c->probe.recheck_usec, 60 * USEC_PER_SEC);
+        ASSERT_EQ(c->probe.max_body, 4096);
+        config_free(c);
+
+        ASSERT_OK(parse("[Probe]\nExpectBody=ok\\n\\tx\\\\\n", &c));
+        ASSERT_STREQ(c->probe.expect_body, "ok\n\tx\\");
+        config_free(c);
+        log_set_sink(NULL, NULL);
+}
+
 TEST(config_errors_report_file_and_line)
 {
         for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++) {

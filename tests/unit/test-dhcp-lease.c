@@ -10,7 +10,8 @@ static size_t bootp(uint8_t *b, const uint8_t *opts, size_t n)
         b[0] = 2; /* BOOTREPLY */
         b[16] = 192, b[17] = 0, b[18] = 2, b[19] = 23;
         b[236] = 99, b[237] = 130, b[238] = 83, b[239] = 99;
-        memcpy(b + 240, opts, n);
+        if (n > 0)
+                memcpy(b + 240, opts, n);
         return 240 + n;
 }
 

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "roam-log.h"
+#include "roamd-curl.h"
+
+struct CurlGlue {
+        sd_event *event;
+        CURLM *multi;
+        sd_event_source *timer;
+};
+
+typedef struct Transfer {
+        CurlDoneFn done;
+        void *userdata;
+} Transfer;
+
+static void check_done(CurlGlue *g)
+{
+        CURLMsg *msg;
+        int left;
+
+        while ((msg = curl_multi_info_read(g->multi, &left))) {
+                CURL *easy = msg->easy_handle;
+                CURLcode result = msg->data.result;
+                Transfer *t = NULL;
+
+                if (msg->msg != CURLMSG_DONE)
+                        continue;
+                curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&t);
+                curl_multi_remove_handle(g->multi, easy);
+                curl_easy_setopt(easy, CURLOPT_PRIVATE, NULL);
+                if (t) {
+                        CurlDoneFn done = t->done;
+                        void *ud = t->userdata;
+                        free(t);
+                        done(easy, result, ud);
+                }
+        }
+}
+
+static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        CurlGlue *g = userdata;
+        int action = 0, running;
+
+        if (revents & (EPOLLIN | EPOLLHUP))
+                action |= CURL_CSELECT_IN;
+        if (revents & EPOLLOUT)
+                action |= CURL_CSELECT_OUT;
+        if (revents & EPOLLERR)
+                action |= CURL_CSELECT_ERR;
+        curl_multi_socket_action(g->multi, fd, action, &running);
+        check_done(g);
+        return 0;
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        CurlGlue *g = userdata;
+        int running;
+
+        curl_multi_socket_action(g->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+        check_done(g);
+        return 0;
+}
+
+static int socket_cb(CURL *easy, curl_socket_t fd, int what, void *userdata, void *socketp)
+{
+        CurlGlue *g = userdata;
+        sd_event_source *s = socketp;
+        uint32_t events = 0;
+        int r;
+
+        if (what == CURL_POLL_REMOVE) {
+                if (s) {
+                        sd_event_source_disable_unref(s);
+                        curl_multi_assign(g->multi, fd, NULL);
+                }
+                return 0;
+        }
+        if (what & CURL_POLL_IN)
+                events |= EPOLLIN;
+        if (what & CURL_POLL_OUT)
+                events |= EPOLLOUT;
+        if (s) {
+                r = sd_event_source_set_io_events(s, events);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(s, SD_EVENT_ON);
+        } else {
+                r = sd_event_add_io(g->event, &s, fd, events, on_io, g);
+                if (r >= 0) {
+                        (void)sd_event_source_set_description(s, "curl-socket");
+                        curl_multi_assign(g->multi, fd, s);
+                }
+        }
+        if (r < 0) {
+                log_warning_errno(r, "Failed to watch curl socket: %m");
+                return -1;
+        }
+        return 0;
+}
+
+static int timer_cb(CURLM *multi, long timeout_ms, void *userdata)
+{
+        CurlGlue *g = userdata;
+        uint64_t now;
+        int r;
+
+        if (timeout_ms < 0)
+                return g->timer ? sd_event_source_set_enabled(g->timer, SD_EVENT_OFF) < 0 ? -1 : 0
+                                : 0;
+        r = sd_event_now(g->event, CLOCK_MONOTONIC, &now);
+        if (r < 0)
+                return -1;
+        now += (uint64_t)timeout_ms * 1000;
+        if (!g->timer) {
+                r = sd_event_add_time(g->event, &g->timer, CLOCK_MONOTONIC, now, 0, on_timer, g);
+                if (r < 0)
+                        return -1;
+                (void)sd_event_source_set_description(g->timer, "curl-timer");
+                return 0;
+        }
+        r = sd_event_source_set_time(g->timer, now);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(g->timer, SD_EVENT_ONESHOT);
+        return r < 0 ? -1 : 0;
+}
+
+int curl_glue_new(sd_event *event, CurlGlue **ret)
+{
+        static bool initialized;
+        CurlGlue *g;
+
+        if (!initialized) {
+                if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+                        return -EIO;
+                initialized = true;
+        }
+        g = calloc(1, sizeof(*g));
+        if (!g)
+                return -ENOMEM;
+        g->event = sd_event_ref(event);
+        g->multi = curl_multi_init();
+        if (!g->multi) {
+                curl_glue_free(g);
+                return -ENOMEM;
+        }
+        curl_multi_setopt(g->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
+        curl_multi_setopt(g->multi, CURLMOPT_SOCKETDATA, g);
+        curl_multi_setopt(g->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
+        curl_multi_setopt(g->multi, CURLMOPT_TIMERDATA, g);
+        *ret = g;
+        return 0;
+}
+
+CurlGlue *curl_glue_free(CurlGlue *g)
+{
+        if (!g)
+                return NULL;
+        /* Transfers are owned by their probes, which remove them before this runs. */
+        if (g->multi)
+                curl_multi_cleanup(g->multi);
+        sd_event_source_disable_unref(g->timer);
+        sd_event_unref(g->event);
+        free(g);
+        return NULL;
+}
+
+int curl_glue_add(CurlGlue *g, CURL *easy, CurlDoneFn done, void *userdata)
+{
+        Transfer *t = calloc(1, sizeof(*t));
+
+        if (!t)
+                return -ENOMEM;
+        t->done = done;
+        t->userdata = userdata;
+        curl_easy_setopt(easy, CURLOPT_PRIVATE, t);
+        if (curl_multi_add_handle(g->multi, easy) != CURLM_OK) {
+                curl_easy_setopt(easy, CURLOPT_PRIVATE, NULL);
+                free(t);
+                return -EIO;
+        }
+        return 0;
+}
+
+void curl_glue_remove(CurlGlue *g, CURL *easy)
+{
+        Transfer *t = NULL;
+
+        if (!g || !easy)
+                return;
+        curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&t);
+        curl_multi_remove_handle(g->multi, easy);
+        curl_easy_setopt(easy, CURLOPT_PRIVATE, NULL);
+        free(t);
+}

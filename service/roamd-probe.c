@@ -1,0 +1,639 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <curl/curl.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "roam-log.h"
+#include "roam-util.h"
+#include "roamd-capport.h"
+#include "roamd-curl.h"
+#include "roamd-http-answer.h"
+#include "roamd-manager.h"
+#include "roamd-ping.h"
+#include "roamd-probe.h"
+#include "roamd-resolve.h"
+
+typedef struct Prober Prober;
+typedef struct ProbeFamily ProbeFamily;
+
+/* A response body, cut at a limit in the write callback: Debian's curl (7.88) ignores
+ * CURLOPT_MAXFILESIZE for bodies of unknown length, so a chunked 50 MB answer must be cut
+ * here. */
+typedef struct Body {
+        char *data;
+        size_t size, max;
+        bool truncated;
+} Body;
+
+typedef enum FetchKind {
+        FETCH_HTTP,
+        FETCH_HTTPS,
+        FETCH_CAPPORT,
+        _FETCH_KIND_MAX,
+} FetchKind;
+
+/* One URL fetched through the link: resolve its host with the link's DNS, then GET it. */
+typedef struct Fetch {
+        Prober *prober;
+        ProbeFamily *family; /* NULL for the capport fetch */
+        FetchKind kind;
+        char *url;
+        char *host;
+        long port;
+        Resolve *resolve;
+        CURL *easy;
+        struct curl_slist *connect_to, *headers;
+        Body body;
+        DnsOutcome dns;
+        HttpOutcome outcome;
+        char *portal_url;
+        bool running, done;
+} Fetch;
+
+struct ProbeFamily {
+        Prober *prober;
+        int family;
+        bool active;    /* a round runs for this family */
+        bool settled;   /* its facts are complete */
+        Fetch fetch[2]; /* FETCH_HTTP, FETCH_HTTPS */
+        Ping *ping;
+        ProbeFacts facts;
+};
+
+struct Prober {
+        Link *link;
+        ProbeFamily fam[2];
+        Fetch capport;
+        bool capport_active;
+        sd_event_source *timer;
+        unsigned failures;
+        uint64_t round_start;
+};
+
+static const char *family_name(int family)
+{
+        return family == AF_INET6 ? "IPv6" : "IPv4";
+}
+
+static size_t body_write(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+        Body *b = userdata;
+        size_t n = size * nmemb, room = b->max - b->size;
+        char *nd;
+
+        if (n > room) {
+                b->truncated = true;
+                return 0; /* aborts the transfer: the answer is hostile or not ours */
+        }
+        nd = realloc(b->data, b->size + n + 1);
+        if (!nd)
+                return 0;
+        b->data = nd;
+        memcpy(b->data + b->size, ptr, n);
+        b->size += n;
+        b->data[b->size] = 0;
+        return n;
+}
+
+static void fetch_cancel(Fetch *f)
+{
+        Manager *m = f->prober->link->manager;
+
+        f->resolve = resolve_free(f->resolve);
+        if (f->easy) {
+                curl_glue_remove(m->curl, f->easy);
+                curl_easy_cleanup(f->easy);
+                f->easy = NULL;
+        }
+        curl_slist_free_all(f->connect_to);
+        curl_slist_free_all(f->headers);
+        f->connect_to = f->headers = NULL;
+        free(f->body.data);
+        f->body = (Body){};
+        free(f->portal_url);
+        free(f->url);
+        free(f->host);
+        f->portal_url = f->url = f->host = NULL;
+        f->running = f->done = false;
+        f->dns = DNS_OUTCOME_NOT_RUN;
+        f->outcome = HTTP_OUTCOME_NOT_RUN;
+}
+
+static void family_cancel(ProbeFamily *pf)
+{
+        fetch_cancel(&pf->fetch[FETCH_HTTP]);
+        fetch_cancel(&pf->fetch[FETCH_HTTPS]);
+        pf->ping = ping_free(pf->ping);
+        pf->active = pf->settled = false;
+}
+
+static void prober_cancel(Prober *p)
+{
+        family_cancel(&p->fam[0]);
+        family_cancel(&p->fam[1]);
+        fetch_cancel(&p->capport);
+        p->capport_active = false;
+}
+
+Prober *prober_free(Prober *p)
+{
+        if (!p)
+                return NULL;
+        prober_cancel(p);
+        sd_event_source_disable_unref(p->timer);
+        free(p);
+        return NULL;
+}
+
+static void prober_schedule(Prober *p, uint64_t usec);
+static void prober_maybe_finish(Prober *p);
+static void family_after_fetches(ProbeFamily *pf);
+
+static bool addr_expected(const ProbeConfig *c, const IpAddr *addrs, size_t n)
+{
+        if (c->n_expect_addrs == 0)
+                return true;
+        for (size_t i = 0; i < n; i++)
+                for (size_t k = 0; k < c->n_expect_addrs; k++)
+                        if (addrs[i].family == c->expect_addrs[k].family &&
+                            streq(addrs[i].text, c->expect_addrs[k].text))
+                                return true;
+        return false;
+}
+
+static void fetch_finished(Fetch *f)
+{
+        f->running = false;
+        f->done = true;
+        if (f->family)
+                family_after_fetches(f->family);
+        else {
+                Prober *p = f->prober;
+                Link *l = p->link;
+
+                if (f->outcome == HTTP_OUTCOME_OK)
+                        ; /* link_set_capport() was called by the classifier below */
+                else if (!l->capport_error)
+                        link_set_capport(l, NULL,
+                                         f->dns == DNS_OUTCOME_OK || f->dns == DNS_OUTCOME_LIED
+                                             ? "the captive portal API did not answer"
+                                             : "the captive portal API's host did not "
+                                               "resolve");
+                prober_maybe_finish(p);
+        }
+}
+
+static void capport_classify(Fetch *f, long status)
+{
+        Link *l = f->prober->link;
+        CapportInfo info = {};
+        char *ctype = NULL;
+        int r;
+
+        curl_easy_getinfo(f->easy, CURLINFO_CONTENT_TYPE, &ctype);
+        if (status != 200) {
+                link_set_capport(l, NULL, "the captive portal API answered with an error status");
+                f->outcome = HTTP_OUTCOME_WRONG;
+                return;
+        }
+        if (f->body.truncated) {
+                link_set_capport(l, NULL, "the captive portal API's answer is too large");
+                f->outcome = HTTP_OUTCOME_WRONG;
+                return;
+        }
+        if (!capport_content_type_ok(ctype)) {
+                link_set_capport(l, NULL,
+                                 "the captive portal API's answer is not application/captive+json");
+                f->outcome = HTTP_OUTCOME_WRONG;
+                return;
+        }
+        r = capport_parse(f->body.data ? f->body.data : "", f->body.size, &info);
+        if (r < 0) {
+                link_set_capport(l, NULL, "the captive portal API's answer is malformed");
+                f->outcome = HTTP_OUTCOME_WRONG;
+                return;
+        }
+        link_set_capport(l, &info, NULL);
+        capport_info_done(&info);
+        f->outcome = HTTP_OUTCOME_OK;
+}
+
+static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
+{
+        Fetch *f = userdata;
+        const ProbeConfig *c = &f->prober->link->manager->config->probe;
+        long status = 0;
+        char *redirect = NULL;
+
+        curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+        curl_easy_getinfo(easy, CURLINFO_REDIRECT_URL, &redirect);
+        log_debug("%s: %s probe %s: %s, status %ld, %zu bytes%s",
+                  strempty(f->prober->link->info.name),
+                  f->family ? family_name(f->family->family) : "capport", f->url,
+                  curl_easy_strerror(result), status, f->body.size,
+                  f->body.truncated ? " (cut at the limit)" : "");
+
+        if (result == CURLE_OK || (result == CURLE_WRITE_ERROR && f->body.truncated)) {
+                if (f->kind == FETCH_CAPPORT)
+                        capport_classify(f, status);
+                else {
+                        HttpAnswer a = {
+                            .status = status,
+                            .location = redirect,
+                            .body = f->body.data ? f->body.data : "",
+                            .body_size = f->body.size,
+                            .truncated = f->body.truncated,
+                            .url = f->url,
+                        };
+                        HttpExpect e = {.status = c->expect_status, .body = c->expect_body};
+                        f->outcome = http_answer_classify(&a, &e, &f->portal_url);
+                }
+        } else if (result == CURLE_OPERATION_TIMEDOUT)
+                f->outcome = HTTP_OUTCOME_TIMEOUT;
+        else
+                f->outcome = HTTP_OUTCOME_FAILED;
+
+        /* The handle stays until the fetch is cancelled: its info may be needed above. */
+        fetch_finished(f);
+}
+
+static int fetch_start_transfer(Fetch *f, const IpAddr *addr)
+{
+        Link *l = f->prober->link;
+        Manager *m = l->manager;
+        const ProbeConfig *c = &m->config->probe;
+        _cleanup_free_ char *iface = NULL, *connect_to = NULL;
+        int r;
+
+        f->easy = curl_easy_init();
+        if (!f->easy)
+                return -ENOMEM;
+        f->body.max = c->max_body;
+        /* Connect to the address our resolver found, keeping the URL's host for the Host
+         * header, SNI and certificate checks. CURLOPT_RESOLVE would go through the multi
+         * handle's shared DNS cache, mixing up links that probe the same host. */
+        if (asprintf(&connect_to, addr->family == AF_INET6 ? "%s:%ld:[%s]:%ld" : "%s:%ld:%s:%ld",
+                     f->host, f->port, addr->text, f->port) < 0 ||
+            asprintf(&iface, "if!%s", l->info.name) < 0)
+                return -ENOMEM;
+        f->connect_to = curl_slist_append(NULL, connect_to);
+        if (!f->connect_to)
+                return -ENOMEM;
+
+        curl_easy_setopt(f->easy, CURLOPT_URL, f->url);
+        curl_easy_setopt(f->easy, CURLOPT_CONNECT_TO, f->connect_to);
+        curl_easy_setopt(f->easy, CURLOPT_INTERFACE, iface);
+        curl_easy_setopt(f->easy, CURLOPT_IPRESOLVE,
+                         addr->family == AF_INET6 ? CURL_IPRESOLVE_V6 : CURL_IPRESOLVE_V4);
+        curl_easy_setopt(f->easy, CURLOPT_NOSIGNAL, 1L);
+        curl_easy_setopt(f->easy, CURLOPT_FOLLOWLOCATION, 0L);
+        curl_easy_setopt(f->easy, CURLOPT_FORBID_REUSE, 1L);
+        curl_easy_setopt(f->easy, CURLOPT_FRESH_CONNECT, 1L);
+        curl_easy_setopt(f->easy, CURLOPT_PROTOCOLS_STR, "http,https");
+        curl_easy_setopt(f->easy, CURLOPT_TIMEOUT_MS, (long)(c->timeout_usec / USEC_PER_MSEC));
+        curl_easy_setopt(f->easy, CURLOPT_CONNECTTIMEOUT_MS,
+                         (long)(c->timeout_usec / USEC_PER_MSEC));
+        curl_easy_setopt(f->easy, CURLOPT_USERAGENT, "roamd/" ROAM_VERSION);
+        curl_easy_setopt(f->easy, CURLOPT_WRITEFUNCTION, body_write);
+        curl_easy_setopt(f->easy, CURLOPT_WRITEDATA, &f->body);
+        curl_easy_setopt(f->easy, CURLOPT_MAXREDIRS, 0L);
+        curl_easy_setopt(f->easy, CURLOPT_ACCEPT_ENCODING, NULL);
+        if (c->ca_file)
+                curl_easy_setopt(f->easy, CURLOPT_CAINFO, c->ca_file);
+        if (f->kind == FETCH_CAPPORT) {
+                f->headers = curl_slist_append(NULL, "Accept: application/captive+json");
+                curl_easy_setopt(f->easy, CURLOPT_HTTPHEADER, f->headers);
+        }
+        /* IPv6 link-local targets need the link as scope. */
+        curl_easy_setopt(f->easy, CURLOPT_ADDRESS_SCOPE, (long)l->ifindex);
+
+        r = curl_glue_add(m->curl, f->easy, on_fetch_done, f);
+        if (r < 0)
+                return r;
+        return 0;
+}
+
+static void on_fetch_resolved(Resolve *res, DnsOutcome outcome, const IpAddr *addrs, size_t n,
+                              void *userdata)
+{
+        Fetch *f = userdata;
+        const ProbeConfig *c = &f->prober->link->manager->config->probe;
+        int r;
+
+        f->resolve = resolve_free(f->resolve);
+        f->dns = outcome;
+        if (outcome == DNS_OUTCOME_OK && f->kind != FETCH_CAPPORT && !addr_expected(c, addrs, n))
+                f->dns = DNS_OUTCOME_LIED;
+        log_debug("%s: %s DNS for %s: %s%s%s", strempty(f->prober->link->info.name),
+                  f->family ? family_name(f->family->family) : "capport", f->host,
+                  dns_outcome_to_string(f->dns), n ? " " : "", n ? addrs[0].text : "");
+        if (n == 0) {
+                fetch_finished(f);
+                return;
+        }
+        r = fetch_start_transfer(f, &addrs[0]);
+        if (r < 0) {
+                log_warning_errno(r, "%s: cannot start probe: %m",
+                                  strempty(f->prober->link->info.name));
+                f->outcome = HTTP_OUTCOME_FAILED;
+                fetch_finished(f);
+        }
+}
+
+static int url_host_port(const char *url, char **ret_host, long *ret_port)
+{
+        CURLU *u = curl_url();
+        char *host = NULL, *port = NULL;
+        int r = -EINVAL;
+
+        if (!u)
+                return -ENOMEM;
+        if (curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+            curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+            curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
+                size_t n = strlen(host);
+                /* Bracketed IPv6 literals lose their brackets for the resolver. */
+                if (n > 2 && host[0] == '[' && host[n - 1] == ']') {
+                        memmove(host, host + 1, n - 2);
+                        host[n - 2] = 0;
+                }
+                *ret_host = strdup(host);
+                *ret_port = strtol(port, NULL, 10);
+                r = *ret_host ? 0 : -ENOMEM;
+        }
+        curl_free(host);
+        curl_free(port);
+        curl_url_cleanup(u);
+        return r;
+}
+
+static int fetch_start(Prober *p, Fetch *f, ProbeFamily *pf, FetchKind kind, const char *url,
+                       int family)
+{
+        Link *l = p->link;
+        const Config *c = l->manager->config;
+        int r;
+
+        fetch_cancel(f);
+        f->prober = p;
+        f->family = pf;
+        f->kind = kind;
+        f->running = true;
+        f->url = strdup(url);
+        if (!f->url)
+                return -ENOMEM;
+        r = url_host_port(url, &f->host, &f->port);
+        if (r < 0) {
+                f->outcome = HTTP_OUTCOME_FAILED;
+                fetch_finished(f);
+                return 0;
+        }
+        return resolve_start(l->manager->event, l->info.name, l->info.dns, l->info.n_dns, f->host,
+                             family, c->probe.dns_timeout_usec, on_fetch_resolved, f, &f->resolve);
+}
+
+static const IpAddr *first_gateway(const Link *l, int family)
+{
+        for (size_t i = 0; i < l->info.n_gateways; i++)
+                if (l->info.gateways[i].family == family && l->info.gateways[i].text[0])
+                        return &l->info.gateways[i];
+        return NULL;
+}
+
+static void family_settle(ProbeFamily *pf)
+{
+        pf->settled = true;
+        prober_maybe_finish(pf->prober);
+}
+
+static void on_ping(Ping *ping, bool answered, void *userdata)
+{
+        ProbeFamily *pf = userdata;
+
+        pf->ping = ping_free(pf->ping);
+        /* A DNS server that answered (even NXDOMAIN) is a neighbour that answers too. */
+        pf->facts.gateway_answers = answered || pf->facts.dns == DNS_OUTCOME_FAILED;
+        log_debug("%s: %s gateway %s", strempty(pf->prober->link->info.name),
+                  family_name(pf->family), answered ? "answers" : "is silent");
+        family_settle(pf);
+}
+
+static void family_after_fetches(ProbeFamily *pf)
+{
+        Fetch *http = &pf->fetch[FETCH_HTTP], *https = &pf->fetch[FETCH_HTTPS];
+        Link *l = pf->prober->link;
+        const IpAddr *gw;
+        DnsOutcome d;
+
+        if (!http->done || !https->done)
+                return;
+
+        d = http->dns;
+        if (d != DNS_OUTCOME_OK && d != DNS_OUTCOME_LIED &&
+            (https->dns == DNS_OUTCOME_OK || https->dns == DNS_OUTCOME_LIED))
+                d = https->dns;
+        pf->facts.dns = d;
+        pf->facts.http = http->outcome;
+        pf->facts.https = https->outcome;
+
+        /* Only when nothing out there answered does it matter whether the gateway does. */
+        if (http->outcome == HTTP_OUTCOME_OK || https->outcome == HTTP_OUTCOME_OK ||
+            http->outcome == HTTP_OUTCOME_REDIRECT || http->outcome == HTTP_OUTCOME_WRONG ||
+            d == DNS_OUTCOME_LIED) {
+                pf->facts.gateway_answers = true;
+                family_settle(pf);
+                return;
+        }
+        gw = first_gateway(l, pf->family);
+        if (!gw ||
+            ping_start(l->manager->event, l->info.name, l->ifindex, gw,
+                       l->manager->config->probe.ping_timeout_usec, on_ping, pf, &pf->ping) < 0) {
+                pf->facts.gateway_answers = d == DNS_OUTCOME_FAILED;
+                family_settle(pf);
+        }
+}
+
+static void family_base_facts(ProbeFamily *pf)
+{
+        const Link *l = pf->prober->link;
+        ProbeFacts *f = &pf->facts;
+
+        *f = (ProbeFacts){.carrier = l->info.admin_up && l->info.carrier};
+        for (size_t i = 0; i < l->info.n_addrs; i++) {
+                const LinkAddress *a = &l->info.addrs[i];
+                if (a->addr.family != pf->family)
+                        continue;
+                f->has_address = true;
+                if (a->scope == ADDR_SCOPE_GLOBAL || a->scope == ADDR_SCOPE_SITE)
+                        f->has_usable = true;
+        }
+        for (size_t i = 0; i < l->info.n_gateways; i++)
+                if (l->info.gateways[i].family == pf->family)
+                        f->has_route = true;
+}
+
+static uint64_t now_usec(clockid_t clock)
+{
+        struct timespec ts;
+
+        clock_gettime(clock, &ts);
+        return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static void prober_maybe_finish(Prober *p)
+{
+        Link *l = p->link;
+        const ProbeConfig *c = &l->manager->config->probe;
+        bool any = false;
+
+        for (int i = 0; i < 2; i++)
+                if (p->fam[i].active && !p->fam[i].settled)
+                        return;
+        if (p->capport_active && !p->capport.done)
+                return;
+
+        for (int i = 0; i < 2; i++) {
+                ProbeFamily *pf = &p->fam[i];
+                const char *portal = NULL;
+                VerdictResult v;
+
+                if (!pf->active)
+                        continue;
+                any = true;
+                pf->facts.capport = !l->capport_valid    ? CAPPORT_OUTCOME_NONE
+                                    : l->capport.captive ? CAPPORT_OUTCOME_CAPTIVE
+                                                         : CAPPORT_OUTCOME_NOT_CAPTIVE;
+                v = verdict_decide(&pf->facts);
+                if (v.reason == REASON_CAPPORT)
+                        portal = l->capport.user_portal_url;
+                else if (v.verdict == VERDICT_PORTAL)
+                        portal = pf->fetch[FETCH_HTTP].portal_url;
+                link_set_verdict(l, pf->family, v, portal);
+                pf->active = false;
+        }
+        if (!any)
+                return;
+
+        l->last_probe_usec = now_usec(CLOCK_REALTIME);
+        l->probe_duration_usec = now_usec(CLOCK_MONOTONIC) - p->round_start;
+        link_probe_finished(l);
+
+        if (l->verdict.verdict == VERDICT_ONLINE) {
+                p->failures = 0;
+                prober_schedule(p, c->recheck_usec);
+        } else {
+                uint64_t d = c->backoff_min_usec;
+                for (unsigned k = 0; k < p->failures && d < c->backoff_max_usec; k++)
+                        d *= 2;
+                p->failures++;
+                prober_schedule(p, MIN(d, c->backoff_max_usec));
+        }
+}
+
+static void prober_start_round(Prober *p)
+{
+        Link *l = p->link;
+        const Config *c = l->manager->config;
+        bool probing = false;
+        int r;
+
+        prober_cancel(p);
+        (void)sd_event_source_set_enabled(p->timer, SD_EVENT_OFF);
+        p->round_start = now_usec(CLOCK_MONOTONIC);
+
+        for (int i = 0; i < 2; i++) {
+                ProbeFamily *pf = &p->fam[i];
+
+                family_base_facts(pf);
+                pf->active = true;
+                if (!verdict_needs_probe(&pf->facts)) {
+                        /* The link's own state decides: no waiting for any probe. */
+                        pf->settled = true;
+                        continue;
+                }
+                probing = true;
+                r = fetch_start(p, &pf->fetch[FETCH_HTTP], pf, FETCH_HTTP, c->probe.http_url,
+                                pf->family);
+                if (r >= 0)
+                        r = fetch_start(p, &pf->fetch[FETCH_HTTPS], pf, FETCH_HTTPS,
+                                        c->probe.https_url, pf->family);
+                if (r < 0) {
+                        log_warning_errno(r, "%s: cannot start %s probe: %m", l->info.name,
+                                          family_name(pf->family));
+                        family_cancel(pf);
+                        pf->active = pf->settled = true;
+                }
+        }
+
+        if (!probing) {
+                if (l->capport_valid || l->capport_error)
+                        link_set_capport(l, NULL, NULL);
+        } else if (l->info.captive_portal_url) {
+                if (!capport_api_url_ok(l->info.captive_portal_url))
+                        link_set_capport(l, NULL,
+                                         "the announced captive portal API URL is not a valid "
+                                         "https URL");
+                else {
+                        p->capport_active = true;
+                        r = fetch_start(p, &p->capport, NULL, FETCH_CAPPORT,
+                                        l->info.captive_portal_url, AF_UNSPEC);
+                        if (r < 0) {
+                                fetch_cancel(&p->capport);
+                                p->capport_active = false;
+                        }
+                }
+        } else if (l->capport_valid || l->capport_error)
+                link_set_capport(l, NULL, NULL);
+
+        prober_maybe_finish(p);
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        prober_start_round(userdata);
+        return 0;
+}
+
+static void prober_schedule(Prober *p, uint64_t usec)
+{
+        Link *l = p->link;
+
+        log_debug("%s: next probe in %.1f s", strempty(l->info.name), (double)usec / 1e6);
+        if (sd_event_source_set_time_relative(p->timer, usec) < 0 ||
+            sd_event_source_set_enabled(p->timer, SD_EVENT_ONESHOT) < 0)
+                log_warning("%s: cannot schedule the next probe.", strempty(l->info.name));
+}
+
+void prober_trigger(Prober *p)
+{
+        p->failures = 0;
+        prober_start_round(p);
+}
+
+int prober_new(Link *l, Prober **ret)
+{
+        Prober *p;
+        int r;
+
+        p = calloc(1, sizeof(*p));
+        if (!p)
+                return -ENOMEM;
+        p->link = l;
+        p->fam[0] = (ProbeFamily){.prober = p, .family = AF_INET};
+        p->fam[1] = (ProbeFamily){.prober = p, .family = AF_INET6};
+        for (int i = 0; i < 2; i++) {
+                p->fam[i].fetch[FETCH_HTTP].prober = p;
+                p->fam[i].fetch[FETCH_HTTPS].prober = p;
+        }
+        p->capport.prober = p;
+        r = sd_event_add_time_relative(l->manager->event, &p->timer, CLOCK_MONOTONIC, 0, 0,
+                                       on_timer, p);
+        if (r < 0) {
+                free(p);
+                return r;
+        }
+        (void)sd_event_source_set_enabled(p->timer, SD_EVENT_OFF);
+        (void)sd_event_source_set_description(p->timer, "probe");
+        *ret = p;
+        return 0;
+}

@@ -1,0 +1,106 @@
+"""Two namespaces for connectivity tests: the device (roamd, private bus) and a network with
+a gateway, a DNS server (dnsmasq) and check servers, joined by a veth pair. Addresses are
+static (DHCP is the world's business); each test reshapes the network to one situation."""
+import os
+import subprocess
+
+from minienv import MiniEnv, wait_for
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SERVER = os.path.join(TOP, "tests/servers/roam_testserver.py")
+MKCERTS = os.path.join(TOP, "tests/servers/mkcerts.sh")
+
+PROBE_V4 = "203.0.113.10"
+PROBE_V6 = "2001:db8:ff::10"
+GW_V4 = "192.0.2.1"
+GW_V6 = "2001:db8:1::1"
+
+
+class ProbeNet(MiniEnv):
+    def __init__(self, name):
+        super().__init__(name)
+        self.net = self.name + "-net"
+        try:
+            self.sh(f"ip netns add {self.net}")
+            self.innet("ip link set lo up")
+            # A router: what it cannot reach it answers with ICMP unreachable.
+            self.innet("sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1")
+            self.netns(f"ip link add d0 type veth peer name n0 netns {self.net}")
+            self.netns("ip link set d0 up")
+            # A router keeps its addresses when its port goes down and up.
+            self.innet("sysctl -qw net.ipv6.conf.n0.keep_addr_on_down=1")
+            self.innet("ip link set n0 up")
+            # Partial checksums over veth confuse raw-socket peers; keep it plain.
+            self.innet("ethtool -K n0 tx off", check=False)
+            self.innet(f"ip addr add {GW_V4}/24 dev n0")
+            self.innet(f"ip addr add {GW_V6}/64 dev n0 nodad")
+            self.netns("ip addr add 192.0.2.2/24 dev d0")
+            self.netns("ip addr add 2001:db8:1::2/64 dev d0 nodad")
+            self.netns(f"ip route add default via {GW_V4} dev d0")
+            self.netns(f"ip -6 route add default via {GW_V6} dev d0")
+            self.certs = os.path.join(self.dir, "certs")
+            subprocess.run([MKCERTS, self.certs, "probe", "DNS:probe.roam.test",
+                            f"IP:{PROBE_V4}", f"IP:{PROBE_V6}"], check=True)
+            subprocess.run([MKCERTS, self.certs, "cafe", "DNS:cafe.test", f"IP:{GW_V4}"],
+                           check=True)
+        except Exception:
+            self.close()
+            raise
+
+    def innet(self, cmd, check=True):
+        return self.sh(f"ip netns exec {self.net} {cmd}", check=check)
+
+    def internet(self, v6=True):
+        """The check server's addresses exist (on the network namespace's loopback)."""
+        self.innet(f"ip addr add {PROBE_V4}/32 dev lo")
+        if v6:
+            self.innet(f"ip addr add {PROBE_V6}/128 dev lo nodad")
+
+    def dns(self, *records, extra=()):
+        """dnsmasq on the gateway answering only the given name=address records."""
+        args = ["dnsmasq", "--keep-in-foreground", "--no-resolv", "--no-hosts",
+                "--bind-interfaces", f"--listen-address={GW_V4}", f"--listen-address={GW_V6}",
+                "--port=53", f"--pid-file={self.dir}/dnsmasq.pid", "--user=root",
+                "--log-facility=-" if os.environ.get("ROAM_TEST_VERBOSE") else "--quiet-dhcp"]
+        for name, addr in records:
+            args.append(f"--host-record={name},{addr}")
+        args.extend(extra)
+        self.spawn_in(self.net, args)
+
+    def server(self, listen, mode="probe", tls=None, extra=()):
+        argv = ["/usr/bin/python3", SERVER, "--listen", listen, "--mode", mode, *extra]
+        if tls:
+            argv += ["--tls", f"{self.certs}/{tls}.pem", f"{self.certs}/{tls}.key"]
+        p = self.spawn_in(self.net, argv, stdout=subprocess.PIPE)
+        assert p.stdout.readline().strip() == "ready"
+        return p
+
+    def spawn_in(self, ns, argv, stdout=subprocess.DEVNULL):
+        p = subprocess.Popen(["ip", "netns", "exec", ns, *argv], stdout=stdout, text=True)
+        self.procs.append(p)
+        return p
+
+    def probe_config(self, extra=""):
+        return ("[Daemon]\nLogLevel=debug\n"
+                f"[LinkDNS]\nd0={GW_V4} {GW_V6}\n"
+                f"[DNS]\nDhcpcdLeaseDir={self.dir}/leases\n"
+                "[Probe]\nHttpURL=http://probe.roam.test/roam-probe\n"
+                "HttpsURL=https://probe.roam.test/roam-probe\n"
+                "ExpectBody=roam-online\\n\n"
+                f"CAFile={self.certs}/ca.pem\n"
+                "Timeout=3\nDNSTimeout=2\nPingTimeout=1\nBackoffMin=0.5\nBackoffMax=2\n"
+                + extra)
+
+    def verdicts(self, ifname="d0"):
+        return (self.link_prop(ifname, "Connectivity4"),
+                self.link_prop(ifname, "ConnectivityReason4"),
+                self.link_prop(ifname, "Connectivity6"),
+                self.link_prop(ifname, "ConnectivityReason6"))
+
+    def wait_verdicts(self, expected, timeout=10, ifname="d0"):
+        return wait_for(lambda: self.verdicts(ifname) == expected, timeout=timeout,
+                        what=f"verdicts {expected}; roamd log tail:\n{self.log()[-3000:]}")
+
+    def close(self):
+        super().close()
+        self.sh(f"ip netns del {self.net}", check=False)

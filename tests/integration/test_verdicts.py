@@ -1,0 +1,248 @@
+"""Connectivity verdicts against real servers in a namespace: online, partial, portal (each
+way), local, offline, carrier loss, and hostile answers."""
+import os
+import struct
+
+import pytest
+
+from minienv import wait_for
+from probenet import GW_V4, GW_V6, PROBE_V4, PROBE_V6, ProbeNet
+
+PROBE = [("probe.roam.test", PROBE_V4), ("probe.roam.test", PROBE_V6)]
+LISTEN = f"{PROBE_V4}:80,[{PROBE_V6}]:80"
+LISTEN_TLS = f"{PROBE_V4}:443,[{PROBE_V6}]:443"
+
+
+@pytest.fixture
+def net():
+    n = ProbeNet("verdict")
+    try:
+        yield n
+        rc = n.stop_roamd()
+        assert rc in (None, 0), f"roamd exited with {rc}:\n{n.log()[-4000:]}"
+    finally:
+        n.close()
+
+
+def healthy(net):
+    net.internet()
+    net.dns(*PROBE)
+    net.server(LISTEN)
+    net.server(LISTEN_TLS, tls="probe")
+
+
+def test_online_both_families(net):
+    healthy(net)
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("online", "ok", "online", "ok"))
+    assert net.prop("/org/roam1", "org.roam1.Manager", "State") == "online"
+    assert net.link_prop("d0", "Connectivity") == "online"
+    assert net.link_prop("d0", "LastProbe") > 0
+    assert net.link_prop("d0", "PortalURL") == ""
+
+
+def test_https_blocked_is_partial(net):
+    net.internet()
+    net.dns(*PROBE)
+    net.server(LISTEN)
+    # Port 443 refuses: a network that filters HTTPS.
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("partial", "https-failed", "partial", "https-failed"))
+    assert net.prop("/org/roam1", "org.roam1.Manager", "State") == "partial"
+
+
+def test_portal_redirect_with_lying_dns(net):
+    # The café: DNS sends everything to the gateway, which redirects to its login page.
+    net.dns(("probe.roam.test", GW_V4), ("probe.roam.test", GW_V6))
+    net.server(f"{GW_V4}:80,[{GW_V6}]:80", mode="portal",
+               extra=["--portal-url", "http://192.0.2.1/login?from=probe"])
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("portal", "portal-redirect", "portal", "portal-redirect"))
+    assert net.link_prop("d0", "PortalURL") == "http://192.0.2.1/login?from=probe"
+    assert net.prop("/org/roam1", "org.roam1.Manager", "State") == "portal"
+
+
+def test_portal_dns_when_expected_addresses_known(net):
+    net.dns(("probe.roam.test", GW_V4), ("probe.roam.test", GW_V6))
+    net.server(f"{GW_V4}:80,[{GW_V6}]:80", mode="portal")
+    net.start_roamd(net.probe_config(f"ExpectAddresses={PROBE_V4} {PROBE_V6}\n"))
+    net.wait_verdicts(("portal", "portal-dns", "portal", "portal-dns"))
+
+
+def test_portal_content(net):
+    net.internet()
+    net.dns(*PROBE)
+    net.server(LISTEN, mode="garbage")
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("portal", "portal-content", "portal", "portal-content"))
+    assert net.link_prop("d0", "PortalURL") == "http://probe.roam.test/roam-probe"
+
+
+def test_local_only(net):
+    # A LAN without uplink: the gateway and its DNS answer, nothing beyond does.
+    net.dns()
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("local", "dns-failed", "local", "dns-failed"))
+    assert net.prop("/org/roam1", "org.roam1.Manager", "State") == "local"
+
+
+def test_local_when_dns_works_but_internet_does_not(net):
+    net.dns(*PROBE)  # the names resolve, but no route leads to the check server
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("local", "http-failed", "local", "http-failed"))
+
+
+def test_silent_gateway_is_offline(net):
+    # Addresses and routes are there, nothing answers.
+    net.innet("nft add table inet silent")
+    net.innet("nft add chain inet silent in { type filter hook input priority 0 \\; policy drop \\; }")
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("offline", "gateway-unreachable", "offline", "gateway-unreachable"),
+                      timeout=15)
+
+
+def test_carrier_cut_is_offline_within_a_second_and_recovers(net):
+    healthy(net)
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("online", "ok", "online", "ok"))
+    net.innet("ip link set n0 down")
+    net.wait_verdicts(("offline", "no-carrier", "offline", "no-carrier"), timeout=1)
+    assert net.prop("/org/roam1", "org.roam1.Manager", "State") == "offline"
+    net.innet("ip link set n0 up")
+    net.wait_verdicts(("online", "ok", "online", "ok"))
+
+
+def test_no_route_and_link_local_only(net):
+    healthy(net)
+    net.netns("ip -6 route del default")
+    net.netns("ip addr del 192.0.2.2/24 dev d0")
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("offline", "no-address", "offline", "no-route"))
+    net.netns("ip -6 addr del 2001:db8:1::2/64 dev d0")
+    net.wait_verdicts(("offline", "no-address", "offline", "link-local-only"), timeout=2)
+
+
+def rss_anon(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("RssAnon:"):
+                return int(line.split()[1])
+    return 0
+
+
+@pytest.mark.parametrize("mode,expected", [
+    ("huge", ("portal", "portal-content")),     # 50 MB chunked: cut at MaxBodySize
+    ("loop", ("portal", "portal-redirect")),    # redirects to itself: never followed
+    ("drip", ("local", "http-timeout")),        # one byte a second: cut by Timeout
+    ("close", ("local", "http-failed")),        # hangs up without an answer
+])
+def test_hostile_check_server(net, mode, expected):
+    net.internet()
+    net.dns(*PROBE)
+    net.server(LISTEN, mode=mode)
+    net.server(LISTEN_TLS, mode=mode, tls="probe")
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(expected * 2, timeout=15)
+    assert rss_anon(net.roamd.pid) < 8 * 1024, "roamd's memory grew with a hostile answer"
+    assert net.roamd.poll() is None
+
+
+def test_hundreds_of_dns_records(net):
+    # 250 A records (a truncated UDP answer, then TCP); every address serves the probe.
+    net.internet(v6=False)
+    for i in range(1, 251):
+        if i != 10:
+            net.innet(f"ip addr add 203.0.113.{i}/32 dev lo")
+    net.dns(*[("probe.roam.test", f"203.0.113.{i}") for i in range(1, 251)])
+    net.server("0.0.0.0:80")
+    net.server("0.0.0.0:443", tls="probe")  # its certificate names probe.roam.test
+    net.start_roamd(net.probe_config())
+    wait_for(lambda: net.verdicts()[:2] in (("online", "ok"), ("partial", "https-failed")),
+             timeout=15, what="a verdict despite 250 records")
+    assert net.roamd.poll() is None
+
+
+def lease_v4(yiaddr, url):
+    """A dhcpcd lease file (the raw BOOTP reply) announcing an RFC 8910 API URL."""
+    b = bytearray(240)
+    b[0] = 2
+    b[16:20] = bytes(int(x) for x in yiaddr.split("."))
+    b[236:240] = bytes([99, 130, 83, 99])
+    u = url.encode()
+    return bytes(b) + bytes([53, 1, 5, 114, len(u)]) + u + bytes([255])
+
+
+def write_lease(net, url):
+    d = os.path.join(net.dir, "leases")
+    os.makedirs(d, exist_ok=True)
+    tmp = os.path.join(d, "d0.lease.tmp")
+    with open(tmp, "wb") as f:
+        f.write(lease_v4("192.0.2.2", url))
+    os.rename(tmp, os.path.join(d, "d0.lease"))
+
+
+def capport_net(net, mode="good", cert="cafe", captive=True):
+    healthy(net)
+    doc = {"captive": captive, "user-portal-url": "https://cafe.test/portal",
+           "venue-info-url": "https://cafe.test/venue", "seconds-remaining": 300,
+           "can-extend-session": True}
+    import json
+    path = net.write("capport.json", json.dumps(doc))
+    net.server(f"{GW_V4}:443", mode="portal", tls=cert,
+               extra=["--capport-path", "/capport", "--capport-json", path,
+                      "--capport-mode", mode])
+
+
+def test_capport_captive(net):
+    capport_net(net)
+    os.makedirs(os.path.join(net.dir, "leases"), exist_ok=True)
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("online", "ok", "online", "ok"))
+    write_lease(net, f"https://{GW_V4}/capport")
+    net.wait_verdicts(("portal", "capport", "portal", "capport"))
+    cp = net.link_prop("d0", "CaptivePortal")
+    assert cp["Captive"]["data"] is True
+    assert cp["UserPortalURL"]["data"] == "https://cafe.test/portal"
+    assert cp["SecondsRemaining"]["data"] == 300
+    assert net.link_prop("d0", "PortalURL") == "https://cafe.test/portal"
+    assert net.link_prop("d0", "CaptivePortalURL") == f"https://{GW_V4}/capport"
+
+
+def test_capport_not_captive_stays_online(net):
+    capport_net(net, captive=False)
+    write_lease(net, f"https://{GW_V4}/capport")
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("online", "ok", "online", "ok"))
+    wait_for(lambda: net.link_prop("d0", "CaptivePortal").get("Captive", {}).get("data") is False,
+             what="capport data")
+
+
+@pytest.mark.parametrize("mode,cert,error", [
+    ("garbage", "cafe", "malformed"),
+    ("wrongtype", "cafe", "not application/captive+json"),
+    ("good", "probe", "did not answer"),  # certificate for another name: TLS fails
+])
+def test_capport_bad_answers(net, mode, cert, error):
+    capport_net(net, mode=mode, cert=cert)
+    write_lease(net, f"https://{GW_V4}/capport")
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("online", "ok", "online", "ok"))
+    wait_for(lambda: error in net.link_prop("d0", "CaptivePortal").get("Error", {}).get("data", ""),
+             what=f"capport error containing {error!r}")
+    assert "Captive" not in net.link_prop("d0", "CaptivePortal")
+
+
+def test_reprobe_and_unprivileged_caller(net):
+    healthy(net)
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("online", "ok", "online", "ok"))
+    path = net.link_path("d0")
+    before = net.link_prop("d0", "LastProbe")
+    r = net.busctl("call", "org.roam1", path, "org.roam1.Link", "Reprobe", check=False)
+    assert r.returncode == 0, r.stderr
+    wait_for(lambda: net.link_prop("d0", "LastProbe") > before, what="a new probe round")
+    r = net.sh(f"setpriv --reuid=65534 --regid=65534 --clear-groups busctl "
+               f"--address={net.address} call org.roam1 {path} org.roam1.Link Reprobe",
+               check=False)
+    assert r.returncode != 0
+    assert "Only root or members of group netdev" in r.stderr

@@ -1,0 +1,152 @@
+#!/usr/bin/python3
+"""HTTP/HTTPS servers for roam's tests: a check server, a captive portal, an RFC 8908 API,
+and hostile answers. Listens on the addresses given (inside a test namespace).
+
+  roam_testserver.py --listen ADDR:PORT[,ADDR:PORT...] [--tls CERT KEY] --mode MODE [...]
+
+Modes:
+  probe     GET /roam-probe -> 200 "roam-online\\n"; anything else 404
+  portal    every request -> 302 to --portal-url, except /login (200, the login page) and
+            --capport-path (the RFC 8908 JSON from --capport-json, or a hostile variant)
+  huge      50 MB chunked body                     loop      302 to itself
+  drip      one byte a second                      garbage   200, random bytes
+  close     closes the connection without answering
+The capport variants (--capport-mode): good, garbage, wrongtype.
+"""
+import argparse
+import json
+import os
+import socket
+import ssl
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+PROBE_BODY = b"roam-online\n"
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "roam-testserver"
+
+    def log_message(self, fmt, *args):
+        if self.server.args.verbose:
+            sys.stderr.write("%s %s\n" % (self.address_string(), fmt % args))
+
+    def send_body(self, status, body, ctype="text/plain", extra=()):
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Connection", "close")
+        for k, v in extra:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        a = self.server.args
+        self.close_connection = True
+        if a.mode == "portal" and a.capport_path and self.path == a.capport_path:
+            return self.capport()
+        if a.mode == "probe":
+            if self.path == "/roam-probe":
+                return self.send_body(200, PROBE_BODY)
+            return self.send_body(404, b"not here\n")
+        if a.mode == "portal":
+            if self.path.startswith("/login"):
+                return self.send_body(200, b"<html><body><form>Log in to the cafe WiFi"
+                                      b"</form></body></html>\n", "text/html")
+            return self.send_body(302, b"", extra=[("Location", a.portal_url)])
+        if a.mode == "loop":
+            return self.send_body(302, b"", extra=[("Location", self.path)])
+        if a.mode == "huge":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            chunk = b"x" * 65536
+            try:
+                for _ in range(50 * 16):
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                self.wfile.write(b"0\r\n\r\n")
+            except OSError:
+                pass
+            return
+        if a.mode == "drip":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            try:
+                for _ in range(100000):
+                    self.wfile.write(b"x")
+                    self.wfile.flush()
+                    time.sleep(1)
+            except OSError:
+                pass
+            return
+        if a.mode == "garbage":
+            return self.send_body(200, os.urandom(4096), "application/octet-stream")
+        if a.mode == "close":
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        return self.send_body(500, b"unknown mode\n")
+
+    def capport(self):
+        a = self.server.args
+        if a.capport_mode == "garbage":
+            return self.send_body(200, b"{\"captive\": tru", "application/captive+json")
+        body = open(a.capport_json, "rb").read() if a.capport_json else b'{"captive": true}'
+        ctype = "text/html" if a.capport_mode == "wrongtype" else "application/captive+json"
+        return self.send_body(200, body, ctype)
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, addr, args):
+        self.address_family = socket.AF_INET6 if ":" in addr[0] else socket.AF_INET
+        self.args = args
+        super().__init__(addr, Handler)
+
+
+def parse_listen(s):
+    out = []
+    for item in s.split(","):
+        host, port = item.rsplit(":", 1)
+        out.append((host.strip("[]"), int(port)))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--listen", required=True)
+    ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
+    ap.add_argument("--mode", default="probe")
+    ap.add_argument("--portal-url", default="http://portal.test/login")
+    ap.add_argument("--capport-path")
+    ap.add_argument("--capport-json")
+    ap.add_argument("--capport-mode", default="good")
+    ap.add_argument("--verbose", action="store_true")
+    args = ap.parse_args()
+
+    servers = []
+    for addr in parse_listen(args.listen):
+        srv = Server(addr, args)
+        if args.tls:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(args.tls[0], args.tls[1])
+            srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+        servers.append(srv)
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+    print("ready", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()
