@@ -431,7 +431,7 @@ class World:
                 return net, "UP" in r.stdout.split(">")[0]
         return None, False
 
-    def restore(self, timeout=30):
+    def restore(self, timeout=25):
         """Put the world back as `up` made it: uplinks attached where they were, carrier on,
         extra links gone, default configuration, roamd running and showing the leases."""
         changed = False
@@ -455,7 +455,13 @@ class World:
                 self.roamd_signal("HUP")
         if not self.roamd_running():
             self.roamd_start()
-        if changed or extra:
+        try:
+            self.wait_default_state(timeout if (changed or extra) else 5)
+        except TimeoutError:
+            # roamd lost track (a bug the failing test has reported already): start it
+            # afresh so the next test begins from a known state.
+            self.roamd_kill9()
+            self.roamd_start()
             self.wait_default_state(timeout)
 
     def wait_default_state(self, timeout=30):

@@ -1,0 +1,162 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""roamd's D-Bus API against bad input and unprivileged callers, and the `roam status`
+client inside the world."""
+import json
+import subprocess
+
+import pytest
+
+from roamworld import (LINK_IFACE, MANAGER_IFACE, MANAGER_PATH, PROPS_IFACE, UPLINKS,
+                       DBusCallError)
+
+WORLD = "wbus"
+NOBODY = 65534
+E = "org.roam1.Error."
+
+
+def err(w, *call):
+    with pytest.raises(DBusCallError) as e:
+        w.call(*call)
+    return e.value.name
+
+
+def test_get_link_by_name(w):
+    for name in UPLINKS:
+        assert w.call(MANAGER_PATH, MANAGER_IFACE, "GetLinkByName", "s", (name,)) == \
+            w.link(name)["_path"]
+
+
+@pytest.mark.parametrize("name,error", [
+    ("", "InvalidArguments"),
+    ("a/b", "InvalidArguments"),
+    ("../wifi0", "InvalidArguments"),
+    ("a b", "InvalidArguments"),
+    ("wifi0\n", "InvalidArguments"),
+    ("x" * 16, "InvalidArguments"),
+    ("nonexistent", "NoSuchLink"),
+    ("lo", "NoSuchLink"),  # loopback is not exported
+    ("wifi", "NoSuchLink"),
+])
+def test_get_link_by_name_errors(w, name, error):
+    assert err(w, MANAGER_PATH, MANAGER_IFACE, "GetLinkByName", "s", (name,)) == E + error
+
+
+def test_get_link_by_index(w):
+    l = w.link("cell0")
+    assert w.call(MANAGER_PATH, MANAGER_IFACE, "GetLinkByIndex", "i", (l["Index"],)) == l["_path"]
+    for idx in (0, -1, -2147483648):
+        assert err(w, MANAGER_PATH, MANAGER_IFACE, "GetLinkByIndex", "i", (idx,)) == \
+            E + "InvalidArguments"
+    for idx in (99999, 2147483647, 1):  # 1 is loopback: not exported
+        assert err(w, MANAGER_PATH, MANAGER_IFACE, "GetLinkByIndex", "i", (idx,)) == \
+            E + "NoSuchLink"
+
+
+@pytest.mark.parametrize("method,sig,args", [
+    ("GetLinkByName", "i", (3,)),
+    ("GetLinkByName", "ss", ("wifi0", "x")),
+    ("GetLinkByName", "", ()),
+    ("GetLinkByIndex", "s", ("3",)),
+    ("GetLinkByIndex", "u", (3,)),
+    ("Reload", "s", ("now",)),
+])
+def test_wrong_signature(w, method, sig, args):
+    assert err(w, MANAGER_PATH, MANAGER_IFACE, method, sig, args) == \
+        "org.freedesktop.DBus.Error.InvalidArgs"
+
+
+def test_wrong_signature_with_busctl(w):
+    r = subprocess.run(["busctl", "--address=" + w.address, "call", "org.roam1", MANAGER_PATH,
+                        MANAGER_IFACE, "GetLinkByName", "i", "3"],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode != 0 and "expecting 's'" in r.stderr, r.stderr
+    r = subprocess.run(["busctl", "--address=" + w.address, "call", "org.roam1", MANAGER_PATH,
+                        MANAGER_IFACE, "GetLinkByIndex", "s", "wifi0"],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode != 0
+    assert w.roamd_running()
+
+
+def test_unknown_objects_and_members(w):
+    for path in ("/org/roam1/link/99999", "/org/roam1/link/0", "/org/roam1/link/abc",
+                 "/org/roam1/nope", "/org/roam1/link/1"):
+        assert err(w, path, PROPS_IFACE, "GetAll", "s", (LINK_IFACE,)) == \
+            "org.freedesktop.DBus.Error.UnknownObject", path
+    assert err(w, MANAGER_PATH, MANAGER_IFACE, "NoSuchMethod") == \
+        "org.freedesktop.DBus.Error.UnknownMethod"
+    assert err(w, MANAGER_PATH, PROPS_IFACE, "Get", "ss", (MANAGER_IFACE, "NoSuchProperty")) \
+        == "org.freedesktop.DBus.Error.UnknownProperty"
+    path = w.link("wifi0")["_path"]
+    assert err(w, path, PROPS_IFACE, "Set", "ssv", (LINK_IFACE, "Name", "evil0")) in (
+        "org.freedesktop.DBus.Error.PropertyReadOnly", "org.freedesktop.DBus.Error.AccessDenied")
+    assert w.link("wifi0")["Name"] == "wifi0"
+
+
+def test_unprivileged_caller(w):
+    ok, name, out = w.call_as(NOBODY, MANAGER_PATH, MANAGER_IFACE, "Reload")
+    assert not ok and name == E + "AccessDenied", out
+    # reads are open to everyone
+    ok, name, out = w.call_as(NOBODY, MANAGER_PATH, MANAGER_IFACE, "GetLinkByName",
+                              "string:wifi0")
+    assert ok, out
+    ok, name, out = w.call_as(NOBODY, MANAGER_PATH, "org.freedesktop.DBus.ObjectManager",
+                              "GetManagedObjects")
+    assert ok and "wifi0" in out, out
+    # the unprivileged caller cannot take roamd's name either
+    r = subprocess.run(["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY,
+                        "--clear-groups", "dbus-send", "--bus=" + w.address, "--print-reply",
+                        "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                        "org.freedesktop.DBus.RequestName", "string:org.roam1", "uint32:0"],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode != 0 and "AccessDenied" in r.stdout + r.stderr
+    # root may reload
+    w.call(MANAGER_PATH, MANAGER_IFACE, "Reload")
+
+
+def test_roamd_survived(w):
+    assert w.roamd_running()
+    assert set(w.links()) == set(UPLINKS)
+
+
+# ---- the client ---------------------------------------------------------------------------
+
+def test_roam_status(w, roam_client):
+    r = w.status()
+    assert r.returncode == 0, r.stderr
+    for name in UPLINKS:
+        assert name in r.stdout
+    assert "routable" in r.stdout
+    assert "192.0.2.1" in r.stdout
+
+
+def test_roam_status_json(w, roam_client):
+    r = w.status("--json")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    text = json.dumps(data)
+    for name in UPLINKS:
+        assert '"%s"' % name in text
+    links = data.get("links") if isinstance(data, dict) else None
+    if links is not None:
+        names = {l.get("name") for l in links}
+        assert names == set(UPLINKS)
+        wifi = [l for l in links if l.get("name") == "wifi0"][0]
+        assert wifi.get("state") == "routable"
+
+
+def test_roam_status_unprivileged(w, roam_client):
+    r = w.status(user=NOBODY)
+    assert r.returncode == 0, r.stderr
+    assert "wifi0" in r.stdout
+
+
+def test_roam_status_without_roamd(w, roam_client):
+    w.roamd_stop()
+    r = w.status()
+    assert r.returncode != 0
+    msg = (r.stderr + r.stdout).strip()
+    assert msg and "roamd" in msg.lower(), msg
+    assert "Traceback" not in msg and len(msg.splitlines()) <= 5, msg
+    r = w.status("--json")
+    assert r.returncode != 0
+    w.roamd_start()

@@ -1,0 +1,172 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""roamd restarts, crashes and configuration reloads."""
+import re
+import subprocess
+
+import pytest
+
+from roamworld import (DEFAULT_CONFIG, MANAGER_IFACE, MANAGER_PATH, UPLINKS, DBusCallError,
+                       wait_for)
+
+WORLD = "wlife"
+WITHIN = 1.0
+
+# Properties that describe the world, not roamd's own history.
+STATE_KEYS = ("Index", "Name", "Bearer", "BearerSource", "Kind", "HardwareAddress", "MTU",
+              "AdminUp", "Carrier", "OperState", "State", "Gateways", "DNS", "DNSSource",
+              "Domains", "CaptivePortalURL")
+
+
+def snapshot(w):
+    out = {}
+    for name, l in w.links().items():
+        d = {k: l[k] for k in STATE_KEYS}
+        d["Addresses"] = sorted(map(tuple, l["Addresses"]))
+        d["Gateways"] = sorted(map(tuple, l["Gateways"]))
+        d["DNS"] = sorted(map(tuple, l["DNS"]))
+        d["_path"] = l["_path"]
+        out[name] = d
+    m = w.manager()
+    out["@manager"] = {k: m[k] for k in ("State", "BestLink", "ConfigFile")}
+    return out
+
+
+def bus_has_roamd(w):
+    return w.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner", "s",
+                  ("org.roam1",), dest="org.freedesktop.DBus")
+
+
+@pytest.mark.parametrize("how", ["TERM", "INT", "KILL"])
+def test_restart_recovers_state(w, how):
+    before = snapshot(w)
+    assert set(before) == set(UPLINKS) | {"@manager"}
+    old = w.roamd_pid()
+    if how == "KILL":
+        w.roamd_kill9()
+    else:
+        w.roamd_stop(how)
+    assert not bus_has_roamd(w)
+    # let the world change while roamd is away: it must see the present, not the past
+    w.carrier("eth0", False)
+    new = w.roamd_start()
+    assert new != old
+    w.wait_link("eth0", lambda l: l["State"] == "no-carrier", timeout=WITHIN)
+    w.carrier("eth0", True)
+    wait_for(lambda: snapshot(w) == before, 5, what="state after restart == before")
+
+
+def test_clean_exit_code(w):
+    """SIGTERM: roamd exits 0 (checked by running it in the foreground)."""
+    w.roamd_stop()
+    cmd = ["timeout", "-s", "KILL", "30", "nsenter", "--mount=%s" % w.path("mnt"),
+           "--uts=%s" % w.path("uts"), "--net=/run/netns/roam-%s-dev" % w.name, "--wd=/",
+           "env", "DBUS_SYSTEM_BUS_ADDRESS=" + w.address, str(w.roamd),
+           "--config", "/etc/roam/roamd.conf"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: bus_has_roamd(w) or p.poll() is not None, 20, what="roamd on the bus")
+        assert p.poll() is None, p.communicate()
+        w.wait_link("wifi0", timeout=5)
+        p.terminate()
+        out, err = p.communicate(timeout=20)
+        assert p.returncode == 0, err
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+def test_sighup_reclassifies(w):
+    eth0 = w.link("eth0")
+    assert eth0["Bearer"] == "ethernet" and eth0["BearerSource"] == "config"
+    pid = w.roamd_pid()
+    w.write_config(DEFAULT_CONFIG.replace("eth0=ethernet", "eth0=cellular"))
+    w.roamd_signal("HUP")
+    w.wait_link("eth0", lambda l: l["Bearer"] == "cellular" and l["BearerSource"] == "config",
+                timeout=WITHIN, what="eth0 reclassified as cellular")
+    assert w.link("wifi0")["Bearer"] == "wifi"
+    # without an override, sysfs decides
+    w.write_config(DEFAULT_CONFIG.replace("eth0=ethernet\n", ""))
+    w.roamd_signal("HUP")
+    w.wait_link("eth0", lambda l: l["BearerSource"] == "sysfs", timeout=WITHIN,
+                what="eth0 classified from sysfs")
+    assert w.roamd_pid() == pid
+
+
+def test_reload_method(w):
+    w.write_config(DEFAULT_CONFIG.replace("cell0=cellular", "cell0=wifi"))
+    w.call(MANAGER_PATH, MANAGER_IFACE, "Reload")
+    w.wait_link("cell0", lambda l: l["Bearer"] == "wifi", timeout=WITHIN)
+
+
+def _broken(line):
+    """The default config plus one bad line; returns (text, line number of the bad line)."""
+    text = DEFAULT_CONFIG + line + "\n"
+    return text, text.count("\n")
+
+
+@pytest.mark.parametrize("bad", ["this is not a key value line", "eth0=warpdrive", "[Daemon",
+                                 "LogLevel=loud"])
+def test_broken_config_on_sighup_keeps_old(w, bad):
+    pid = w.roamd_pid()
+    w.write_config(DEFAULT_CONFIG.replace("eth0=ethernet", "eth0=cellular"))
+    w.roamd_signal("HUP")
+    w.wait_link("eth0", lambda l: l["Bearer"] == "cellular", timeout=WITHIN)
+    log_before = len(w.roamd_log())
+    if bad == "LogLevel=loud":
+        text = DEFAULT_CONFIG.replace("LogLevel=debug", bad)
+        lineno = 2
+    else:
+        text, lineno = _broken(bad)
+    text = text.replace("eth0=ethernet", "eth0=wifi")  # would change eth0 if accepted
+    w.write_config(text)
+    w.roamd_signal("HUP")
+    where = "/etc/roam/roamd.conf:%d" % lineno
+    wait_for(lambda: where in w.roamd_log()[log_before:], 5, what="%s in roamd's log" % where)
+    assert w.roamd_pid() == pid, "roamd died on a broken configuration"
+    assert w.link("eth0")["Bearer"] == "cellular", "the broken configuration was applied"
+    # Reload() answers ConfigInvalid for the same file
+    with pytest.raises(DBusCallError) as e:
+        w.call(MANAGER_PATH, MANAGER_IFACE, "Reload")
+    assert e.value.name == "org.roam1.Error.ConfigInvalid"
+    assert w.link("eth0")["Bearer"] == "cellular"
+    assert w.manager()["ConfigFile"] == "/etc/roam/roamd.conf"
+
+
+def test_broken_config_at_start(w):
+    text, lineno = _broken("eth0 cellular")
+    w.write_config(text, name="broken.conf")
+    w.roamd_stop()
+    r = w.dev("timeout", "-s", "KILL", "20", w.roamd, "--config", "/etc/roam/broken.conf",
+              check=False, timeout=60)
+    assert r.returncode not in (0, 137), "roamd started with a broken configuration"
+    assert "/etc/roam/broken.conf:%d" % lineno in r.stderr, r.stderr
+    assert not bus_has_roamd(w)
+    # a missing file given explicitly is an error too
+    r = w.dev("timeout", "-s", "KILL", "20", w.roamd, "--config", "/etc/roam/missing.conf",
+              check=False, timeout=60)
+    assert r.returncode not in (0, 137)
+    assert "missing.conf" in r.stderr
+    w.roamd_start()
+
+
+def test_check_config(w):
+    """roamd --check-config checks a file without starting (docs/configuration.md)."""
+    r = w.dev(w.roamd, "--check-config", "--config", "/etc/roam/roamd.conf", check=False)
+    if r.returncode != 0 and re.search(r"unrecognized|unknown|invalid option", r.stderr):
+        pytest.skip("this roamd has no --check-config")
+    assert r.returncode == 0, r.stderr
+    text, lineno = _broken("= no key")
+    w.write_config(text, name="broken.conf")
+    r = w.dev(w.roamd, "--check-config", "--config", "/etc/roam/broken.conf", check=False)
+    assert r.returncode != 0
+    assert "/etc/roam/broken.conf:%d" % lineno in r.stderr
+
+
+def test_stop_with_world_changing(w):
+    """Stopping roamd while links come and go does not hang or crash it."""
+    w.add_link("churn0")
+    w.wait_link("churn0", timeout=WITHIN)
+    w.dev("ip", "link", "del", "churn0")
+    w.roamd_stop()
+    assert not bus_has_roamd(w)

@@ -1,0 +1,176 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""roamd's view of the device's links, and how fast it follows the kernel."""
+import time
+
+from roamworld import (NETWORKS, UPLINKS, Monitor, addrs, gateways, lease_matches,
+                       wait_for)
+
+WORLD = "wlinks"
+
+# "Reflected on D-Bus within a second" is counted from the moment the kernel change is
+# done (world.sh returned).
+WITHIN = 1.0
+
+
+def test_uplinks_and_bearers(w):
+    links = w.links()
+    assert set(links) == set(UPLINKS)
+    expect = {"wifi0": "wifi", "cell0": "cellular", "eth0": "ethernet"}
+    for name, bearer in expect.items():
+        l = links[name]
+        assert l["Bearer"] == bearer, name
+        assert l["BearerSource"] == "config", name
+        assert l["Kind"] == "veth", name
+        assert l["AdminUp"] is True and l["Carrier"] is True and l["OperState"] == "up"
+        assert l["_path"] == "/org/roam1/link/%d" % l["Index"]
+        assert len(l["HardwareAddress"]) == 17 and l["MTU"] == 1500
+    kernel = w.kernel_links()
+    assert {n: l["Index"] for n, l in links.items()} == kernel
+
+
+def test_home_lease(w):
+    l = w.link("wifi0")
+    home = NETWORKS["home"]
+    assert l["State"] == "routable"
+    assert lease_matches(l, "home"), l
+    assert addrs(l, 4)[0].startswith("192.0.2.")
+    assert addrs(l, 6) and all(a.startswith("2001:db8:1::") for a in addrs(l, 6))
+    assert addrs(l, 6, "link"), "link-local address missing"
+    assert gateways(l, 4) == ["192.0.2.1"]
+    assert len(gateways(l, 6)) == 1 and gateways(l, 6)[0].startswith("fe80:")
+    assert sorted(map(tuple, l["DNS"])) == sorted(home["dns"])
+    assert l["DNSSource"] == "dhcpcd"
+    assert "home.test" in l["Domains"]
+    assert l["CaptivePortalURL"] == ""
+
+
+def test_living_room_and_dead_network(w):
+    c = w.link("cell0")
+    assert lease_matches(c, "living"), c
+    assert sorted(map(tuple, c["DNS"])) == [(4, "192.0.2.65"), (6, "2001:db8:2::1")]
+    assert "living.test" in c["Domains"]
+    e = w.link("eth0")
+    assert addrs(e, 4) == [] and addrs(e, 6) == []
+    assert e["Gateways"] == [] and e["DNS"] == []
+    assert e["DNSSource"] == "none"
+    # the kernel gives the link an IPv6 link-local address, nothing usable
+    assert e["State"] == "link-local"
+
+
+def test_manager(w):
+    m = w.manager()
+    assert m["State"] == "routable"
+    assert m["BestLink"] == w.link("wifi0")["_path"]
+    assert m["ConfigFile"] == "/etc/roam/roamd.conf"
+    assert m["Version"]
+
+
+def test_add_and_remove_link(w):
+    with w.monitor() as mon:
+        w.add_link("extra0")
+        t0 = time.monotonic()
+        l = w.wait_link("extra0", timeout=WITHIN)
+        assert l["Index"] == w.kernel_links()["extra0"]
+        t, msg = mon.wait_signal(lambda m: m.get("member") == "InterfacesAdded", WITHIN,
+                                 since=t0 - 0.5)
+        assert msg["payload"]["data"][0] == l["_path"]
+        w.del_link("extra0")
+        t1 = time.monotonic()
+        w.wait_no_link("extra0", timeout=WITHIN)
+        mon.wait_signal(lambda m: m.get("member") == "InterfacesRemoved"
+                        and m["payload"]["data"][0] == l["_path"], WITHIN, since=t1 - 0.5)
+
+
+def test_carrier_cut(w):
+    wifi = w.link("wifi0")
+    cell = w.link("cell0")
+    with w.monitor() as mon:
+        w.carrier("wifi0", False)
+        t0 = time.monotonic()
+        w.wait_link("wifi0", lambda l: not l["Carrier"] and l["State"] == "no-carrier",
+                    timeout=WITHIN, what="wifi0 no carrier")
+        mon.wait_signal(lambda m: (Monitor.properties_changed(m, wifi["_path"]) or {})
+                        .get("Carrier") is False, WITHIN, since=t0 - 0.5)
+        # the best link moves to the living room
+        wait_for(lambda: w.manager()["BestLink"] == cell["_path"], WITHIN,
+                 what="BestLink -> cell0")
+        w.carrier("wifi0", True)
+        w.wait_link("wifi0", lambda l: l["Carrier"], timeout=WITHIN, what="wifi0 carrier back")
+        w.wait_link("wifi0", lambda l: lease_matches(l, "home"), timeout=20,
+                    what="wifi0 re-leased")
+        wait_for(lambda: w.manager()["BestLink"] == wifi["_path"], 5, what="BestLink -> wifi0")
+
+
+def test_other_links_stay_steady(w):
+    """A change on one link must not disturb another link's properties."""
+    paths = {n: l["_path"] for n, l in w.links().items()}
+    with w.monitor() as mon:
+        t0 = time.monotonic()
+        w.carrier("eth0", False)
+        w.wait_link("eth0", lambda l: l["State"] == "no-carrier", timeout=WITHIN)
+        w.carrier("eth0", True)
+        w.wait_link("eth0", lambda l: l["Carrier"] and l["State"] == "link-local",
+                    timeout=WITHIN)
+        w.add_link("extra1")
+        w.wait_link("extra1", timeout=WITHIN)
+        w.del_link("extra1")
+        w.wait_no_link("extra1", timeout=WITHIN)
+        disturbed = [(m["path"], Monitor.properties_changed(m))
+                     for _, m in mon.signals(t0)
+                     if m.get("path") in (paths["wifi0"], paths["cell0"])]
+    assert disturbed == [], "wifi0/cell0 changed although only eth0/extra1 did: %r" % disturbed
+    assert lease_matches(w.link("wifi0"), "home") and lease_matches(w.link("cell0"), "living")
+
+
+def test_move_to_living_room(w):
+    pid = w.roamd_pid()
+    w.move("wifi0", "living")
+    w.wait_link("wifi0", lambda l: not l["Carrier"] or lease_matches(l, "living"),
+                timeout=WITHIN, what="wifi0 carrier drop seen")
+    l = w.wait_link("wifi0", lambda l: lease_matches(l, "living"), timeout=25,
+                    what="wifi0 with the living room's lease")
+    assert not any(a.startswith("2001:db8:1:") for a in addrs(l, 6))
+    assert gateways(l, 4) == ["192.0.2.65"]
+    assert "home.test" not in l["Domains"]
+    assert w.roamd_pid() == pid, "roamd restarted"
+    w.move("wifi0", "home")
+    w.wait_link("wifi0", lambda l: lease_matches(l, "home"), timeout=25,
+                what="wifi0 back home")
+
+
+def test_rename_keeps_object(w):
+    w.add_link("ren0")
+    before = w.wait_link("ren0", timeout=WITHIN)
+    w.dev("ip", "link", "set", "dev", "ren0", "down")
+    w.dev("ip", "link", "set", "dev", "ren0", "name", "ren1")
+    w.dev("ip", "link", "set", "dev", "ren1", "up")
+    after = w.wait_link("ren1", timeout=WITHIN, what="ren0 renamed to ren1")
+    assert after["_path"] == before["_path"]
+    assert after["Index"] == before["Index"]
+    assert "ren0" not in w.links()
+    w.del_link("ren1")
+    w.wait_no_link("ren1", timeout=WITHIN)
+
+
+def test_flood_of_links(w):
+    n = 500
+    add = "".join("link add fl%d type veth peer name fp%d\n" % (i, i) for i in range(n))
+    delete = "".join("link del fl%d\n" % i for i in range(n))
+    w.dev("ip", "-batch", "-", input=add, timeout=300)
+    kernel = w.kernel_links()
+    assert len(kernel) == 2 * n + len(UPLINKS)
+
+    def same():
+        ls = w.links()
+        return {k: v["Index"] for k, v in ls.items()} == kernel
+
+    wait_for(same, 30, interval=0.5, what="D-Bus link list == kernel's after adding")
+    w.dev("ip", "-batch", "-", input=delete, timeout=300)
+    kernel = w.kernel_links()
+    assert set(kernel) == set(UPLINKS)
+    wait_for(same, 30, interval=0.5, what="D-Bus link list == kernel's after removing")
+    assert w.roamd_running()
+    # and it still follows changes promptly
+    w.carrier("eth0", False)
+    w.wait_link("eth0", lambda l: l["State"] == "no-carrier", timeout=WITHIN)
+    w.carrier("eth0", True)
