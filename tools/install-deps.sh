@@ -9,7 +9,7 @@ packages=(
         libsystemd-dev libnl-3-dev libnl-route-3-dev libncurses-dev libjson-c-dev
         libcurl4-openssl-dev libc-ares-dev ca-certificates openssl
         # the world and its tests
-        iproute2 ethtool nftables dnsmasq-base dhcpcd5 dbus-daemon util-linux procps
+        iproute2 iputils-ping ethtool nftables dnsmasq-base dhcpcd5 dbus-daemon util-linux procps
         python3 python3-dbus python3-pytest python3-dbusmock systemd curl
 )
 

@@ -17,15 +17,19 @@ GW_V6 = "2001:db8:1::1"
 
 
 class ProbeNet(MiniEnv):
-    def __init__(self, name):
+    def __init__(self, name, delay_ms=None):
         super().__init__(name)
         self.net = self.name + "-net"
+        self.mid = self.name + "-dl"
         try:
             self.sh(f"ip netns add {self.net}")
             self.innet("ip link set lo up")
             # A router: what it cannot reach it answers with ICMP unreachable.
             self.innet("sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1")
-            self.netns(f"ip link add d0 type veth peer name n0 netns {self.net}")
+            if delay_ms is None:
+                self.netns(f"ip link add d0 type veth peer name n0 netns {self.net}")
+            else:
+                self.delay_line(delay_ms)
             self.netns("ip link set d0 up")
             # A router keeps its addresses when its port goes down and up.
             self.innet("sysctl -qw net.ipv6.conf.n0.keep_addr_on_down=1")
@@ -46,6 +50,23 @@ class ProbeNet(MiniEnv):
         except Exception:
             self.close()
             raise
+
+    def delay_line(self, delay_ms):
+        """d0 <-> m0 [delay line] m1 <-> n0: every frame waits delay_ms each way."""
+        self.sh(f"ip netns add {self.mid}")
+        self.netns(f"ip link add d0 type veth peer name m0 netns {self.mid}")
+        self.sh(f"ip -n {self.mid} link add m1 type veth peer name n0 netns {self.net}")
+        for ns, ifname in ((self.name, "d0"), (self.mid, "m0"), (self.mid, "m1"),
+                           (self.net, "n0")):
+            self.sh(f"ip netns exec {ns} ethtool -K {ifname} tx off rx off tso off gso off "
+                    "gro off", check=False)
+        for ifname in ("m0", "m1"):
+            self.sh(f"ip -n {self.mid} link set {ifname} up")
+        p = subprocess.Popen(["ip", "netns", "exec", self.mid, "/usr/bin/python3",
+                              os.path.join(TOP, "tests/servers/delayline.py"), "m0", "m1",
+                              str(delay_ms)], stdout=subprocess.PIPE, text=True)
+        self.procs.append(p)
+        assert p.stdout.readline().strip() == "ready"
 
     def innet(self, cmd, check=True):
         return self.sh(f"ip netns exec {self.net} {cmd}", check=check)
@@ -104,3 +125,4 @@ class ProbeNet(MiniEnv):
     def close(self):
         super().close()
         self.sh(f"ip netns del {self.net}", check=False)
+        self.sh(f"ip netns del {self.mid}", check=False)

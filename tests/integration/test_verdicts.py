@@ -246,3 +246,19 @@ def test_reprobe_and_unprivileged_caller(net):
                check=False)
     assert r.returncode != 0
     assert "Only root or members of group netdev" in r.stderr
+
+
+def test_150ms_one_way_delay_still_online():
+    n = ProbeNet("delay", delay_ms=150)
+    try:
+        healthy(n)
+        r = n.netns(f"ping -c 2 -W 3 {GW_V4}")
+        rtts = [float(x.split("time=")[1].split()[0]) for x in r.stdout.splitlines()
+                if "time=" in x]
+        assert rtts and min(rtts) >= 290, f"the delay line does not delay: {rtts}"
+        n.start_roamd(n.probe_config().replace("Timeout=3", "Timeout=5"))
+        n.wait_verdicts(("online", "ok", "online", "ok"), timeout=20)
+        rc = n.stop_roamd()
+        assert rc == 0
+    finally:
+        n.close()
