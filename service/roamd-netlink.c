@@ -179,7 +179,15 @@ static void collect_link(struct nl_object *obj, void *userdata)
         *e = (Entry){.ifindex = rtnl_link_get_ifindex(link)};
         e->info.mtu = rtnl_link_get_mtu(link);
         e->info.admin_up = flags & IFF_UP;
-        e->info.carrier = (flags & IFF_UP) && (flags & IFF_LOWER_UP);
+        /* IFF_LOWER_UP rises at once, but the kernel starts the link's queues only when its
+         * linkwatch work runs (up to a second later) and sets the operational state then:
+         * probing before that loses packets. Carrier counts once both say so; it drops as
+         * soon as either does. */
+        {
+                uint8_t op = rtnl_link_get_operstate(link);
+                e->info.carrier = (flags & IFF_UP) && (flags & IFF_LOWER_UP) &&
+                                  (op == IF_OPER_UP || op == IF_OPER_UNKNOWN);
+        }
         rtnl_link_operstate2str(rtnl_link_get_operstate(link), buf, sizeof(buf));
         if (dup_or_null(rtnl_link_get_name(link), &e->info.name) < 0 ||
             dup_or_null(rtnl_link_get_type(link), &e->info.kind) < 0 ||

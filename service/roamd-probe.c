@@ -480,15 +480,14 @@ static uint64_t now_usec(clockid_t clock)
         return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
 }
 
+/* Each family's verdict is set as soon as its own facts are in (IPv6 may wait a second for
+ * neighbour discovery while IPv4 is long done); the round ends with the last of them. */
 static void prober_maybe_finish(Prober *p)
 {
         Link *l = p->link;
         const ProbeConfig *c = &l->manager->config->probe;
-        bool any = false;
+        bool decided = false;
 
-        for (int i = 0; i < 2; i++)
-                if (p->fam[i].active && !p->fam[i].settled)
-                        return;
         if (p->capport_active && !p->capport.done)
                 return;
 
@@ -497,9 +496,8 @@ static void prober_maybe_finish(Prober *p)
                 const char *portal = NULL;
                 VerdictResult v;
 
-                if (!pf->active)
+                if (!pf->active || !pf->settled)
                         continue;
-                any = true;
                 pf->facts.capport = !l->capport_valid    ? CAPPORT_OUTCOME_NONE
                                     : l->capport.captive ? CAPPORT_OUTCOME_CAPTIVE
                                                          : CAPPORT_OUTCOME_NOT_CAPTIVE;
@@ -510,8 +508,9 @@ static void prober_maybe_finish(Prober *p)
                         portal = pf->fetch[FETCH_HTTP].portal_url;
                 link_set_verdict(l, pf->family, v, portal);
                 pf->active = false;
+                decided = true;
         }
-        if (!any)
+        if (!decided || p->fam[0].active || p->fam[1].active)
                 return;
 
         l->last_probe_usec = now_usec(CLOCK_REALTIME);

@@ -21,6 +21,7 @@ class ProbeNet(MiniEnv):
         super().__init__(name)
         self.net = self.name + "-net"
         self.mid = self.name + "-dl"
+        self.delayed = delay_ms is not None
         try:
             self.sh(f"ip netns add {self.net}")
             self.innet("ip link set lo up")
@@ -67,6 +68,14 @@ class ProbeNet(MiniEnv):
                               str(delay_ms)], stdout=subprocess.PIPE, text=True)
         self.procs.append(p)
         assert p.stdout.readline().strip() == "ready"
+
+    def carrier(self, on):
+        """Cut or restore the device's carrier by setting its veth peer down or up."""
+        state = "up" if on else "down"
+        if self.delayed:
+            self.sh(f"ip -n {self.mid} link set m0 {state}")
+        else:
+            self.innet(f"ip link set n0 {state}")
 
     def innet(self, cmd, check=True):
         return self.sh(f"ip netns exec {self.net} {cmd}", check=check)

@@ -105,10 +105,10 @@ def test_carrier_cut_is_offline_within_a_second_and_recovers(net):
     healthy(net)
     net.start_roamd(net.probe_config())
     net.wait_verdicts(("online", "ok", "online", "ok"))
-    net.innet("ip link set n0 down")
+    net.carrier(False)
     net.wait_verdicts(("offline", "no-carrier", "offline", "no-carrier"), timeout=1)
     assert net.prop("/org/roam1", "org.roam1.Manager", "State") == "offline"
-    net.innet("ip link set n0 up")
+    net.carrier(True)
     net.wait_verdicts(("online", "ok", "online", "ok"))
 
 

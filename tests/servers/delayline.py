@@ -43,6 +43,8 @@ def main():
                     frame, addr = s.recvfrom(65536)
                 except BlockingIOError:
                     break
+                except OSError:
+                    break  # the interface went down (a test cutting the carrier)
                 if addr[2] == PACKET_OUTGOING:
                     continue  # our own transmissions seen on the way out
                 seq += 1
