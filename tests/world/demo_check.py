@@ -54,6 +54,17 @@ def expectations(w):
           lambda l: l["State"] in ("no-address", "link-local") and not addrs(l, 4)
           and not addrs(l, 6),
           lambda l: "State=%s Addresses=%s" % (l["State"], l["Addresses"]))
+    if wifi is not None and "Connectivity" in wifi and w.probes:
+        # this roamd probes, against the world's check server
+        check("wifi0 (home) is online", wifi, lambda l: l["Connectivity"] == "online",
+              lambda l: "Connectivity=%s (%s)" % (l["Connectivity"], l["ConnectivityReason"]))
+        check("cell0 (living room) is local: the TV answers, the internet does not", cell,
+              lambda l: l["Connectivity"] == "local",
+              lambda l: "Connectivity=%s (%s)" % (l["Connectivity"], l["ConnectivityReason"]))
+        check("eth0 (dead network) is offline", eth, lambda l: l["Connectivity"] == "offline",
+              lambda l: "Connectivity=%s (%s)" % (l["Connectivity"], l["ConnectivityReason"]))
+        out.append(("roamd's overall state is online", manager.get("State") == "online",
+                    "State=%s" % manager.get("State")))
     out.append(("the best link is wifi0",
                 wifi is not None and manager.get("BestLink") == wifi["_path"],
                 "BestLink=%s" % manager.get("BestLink")))

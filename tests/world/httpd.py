@@ -5,13 +5,17 @@
 Serves fixed bodies on fixed paths, dual stack (binds [::] with IPV6_V6ONLY off), one thread
 per request. Started by world.sh inside a world namespace, e.g.
 
-    httpd.py --port 80 --route '/roam-probe=roam-online\\n' --pidfile F --log F
+    httpd.py --port 80 --route '/roam-probe=roam-online\\n' --pidfile F
+
+With --tls-port, --cert and --key it also serves the same routes over HTTPS.
 """
 import argparse
 import http.server
 import os
 import socket
+import ssl
 import sys
+import threading
 
 
 def parse_route(s):
@@ -69,9 +73,20 @@ def main():
     ap.add_argument("--bind", default="::")
     ap.add_argument("--route", type=parse_route, action="append", default=[])
     ap.add_argument("--pidfile")
+    ap.add_argument("--tls-port", type=int)
+    ap.add_argument("--cert")
+    ap.add_argument("--key")
     a = ap.parse_args()
     Handler.routes = dict(a.route)
     srv = Server((a.bind, a.port), Handler)
+    if a.tls_port:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(a.cert, a.key)
+        tls = Server((a.bind, a.tls_port), Handler)
+        # the handshake happens in the request's thread, not in the accept loop
+        tls.socket = ctx.wrap_socket(tls.socket, server_side=True,
+                                     do_handshake_on_connect=False)
+        threading.Thread(target=tls.serve_forever, daemon=True).start()
     if a.pidfile:
         tmp = a.pidfile + ".tmp"
         with open(tmp, "w") as f:

@@ -5,8 +5,7 @@ import subprocess
 
 import pytest
 
-from roamworld import (DEFAULT_CONFIG, MANAGER_IFACE, MANAGER_PATH, UPLINKS, DBusCallError,
-                       wait_for)
+from roamworld import MANAGER_IFACE, MANAGER_PATH, UPLINKS, DBusCallError, wait_for
 
 WORLD = "wlife"
 WITHIN = 1.0
@@ -15,12 +14,15 @@ WITHIN = 1.0
 STATE_KEYS = ("Index", "Name", "Bearer", "BearerSource", "Kind", "HardwareAddress", "MTU",
               "AdminUp", "Carrier", "OperState", "State", "Gateways", "DNS", "DNSSource",
               "Domains", "CaptivePortalURL")
+# Connectivity verdicts, where this roamd has them (probes run again after a restart).
+OPTIONAL_KEYS = ("Connectivity", "ConnectivityReason", "Connectivity4", "Connectivity6",
+                 "ConnectivityReason4", "ConnectivityReason6", "PortalURL")
 
 
 def snapshot(w):
     out = {}
     for name, l in w.links().items():
-        d = {k: l[k] for k in STATE_KEYS}
+        d = {k: l[k] for k in STATE_KEYS + OPTIONAL_KEYS if k in l}
         d["Addresses"] = sorted(map(tuple, l["Addresses"]))
         d["Gateways"] = sorted(map(tuple, l["Gateways"]))
         d["DNS"] = sorted(map(tuple, l["DNS"]))
@@ -80,13 +82,13 @@ def test_sighup_reclassifies(w):
     eth0 = w.link("eth0")
     assert eth0["Bearer"] == "ethernet" and eth0["BearerSource"] == "config"
     pid = w.roamd_pid()
-    w.write_config(DEFAULT_CONFIG.replace("eth0=ethernet", "eth0=cellular"))
+    w.write_config(w.default_config.replace("eth0=ethernet", "eth0=cellular"))
     w.roamd_signal("HUP")
     w.wait_link("eth0", lambda l: l["Bearer"] == "cellular" and l["BearerSource"] == "config",
                 timeout=WITHIN, what="eth0 reclassified as cellular")
     assert w.link("wifi0")["Bearer"] == "wifi"
     # without an override, sysfs decides
-    w.write_config(DEFAULT_CONFIG.replace("eth0=ethernet\n", ""))
+    w.write_config(w.default_config.replace("eth0=ethernet\n", ""))
     w.roamd_signal("HUP")
     w.wait_link("eth0", lambda l: l["BearerSource"] == "sysfs", timeout=WITHIN,
                 what="eth0 classified from sysfs")
@@ -94,14 +96,14 @@ def test_sighup_reclassifies(w):
 
 
 def test_reload_method(w):
-    w.write_config(DEFAULT_CONFIG.replace("cell0=cellular", "cell0=wifi"))
+    w.write_config(w.default_config.replace("cell0=cellular", "cell0=wifi"))
     w.call(MANAGER_PATH, MANAGER_IFACE, "Reload")
     w.wait_link("cell0", lambda l: l["Bearer"] == "wifi", timeout=WITHIN)
 
 
-def _broken(line):
+def _broken(default, line):
     """The default config plus one bad line; returns (text, line number of the bad line)."""
-    text = DEFAULT_CONFIG + line + "\n"
+    text = default + line + "\n"
     return text, text.count("\n")
 
 
@@ -109,15 +111,15 @@ def _broken(line):
                                  "LogLevel=loud"])
 def test_broken_config_on_sighup_keeps_old(w, bad):
     pid = w.roamd_pid()
-    w.write_config(DEFAULT_CONFIG.replace("eth0=ethernet", "eth0=cellular"))
+    w.write_config(w.default_config.replace("eth0=ethernet", "eth0=cellular"))
     w.roamd_signal("HUP")
     w.wait_link("eth0", lambda l: l["Bearer"] == "cellular", timeout=WITHIN)
     log_before = len(w.roamd_log())
     if bad == "LogLevel=loud":
-        text = DEFAULT_CONFIG.replace("LogLevel=debug", bad)
+        text = w.default_config.replace("LogLevel=debug", bad)
         lineno = 2
     else:
-        text, lineno = _broken(bad)
+        text, lineno = _broken(w.default_config, bad)
     text = text.replace("eth0=ethernet", "eth0=wifi")  # would change eth0 if accepted
     w.write_config(text)
     w.roamd_signal("HUP")
@@ -134,7 +136,7 @@ def test_broken_config_on_sighup_keeps_old(w, bad):
 
 
 def test_broken_config_at_start(w):
-    text, lineno = _broken("eth0 cellular")
+    text, lineno = _broken(w.default_config, "eth0 cellular")
     w.write_config(text, name="broken.conf")
     w.roamd_stop()
     r = w.dev("timeout", "-s", "KILL", "20", w.roamd, "--config", "/etc/roam/broken.conf",
@@ -156,7 +158,7 @@ def test_check_config(w):
     if r.returncode != 0 and re.search(r"unrecognized|unknown|invalid option", r.stderr):
         pytest.skip("this roamd has no --check-config")
     assert r.returncode == 0, r.stderr
-    text, lineno = _broken("= no key")
+    text, lineno = _broken(w.default_config, "= no key")
     w.write_config(text, name="broken.conf")
     r = w.dev(w.roamd, "--check-config", "--config", "/etc/roam/broken.conf", check=False)
     assert r.returncode != 0

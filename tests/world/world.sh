@@ -43,6 +43,8 @@ usage: world.sh COMMAND ...
   roamd-pid NAME               print roamd's pid (exit 1 when not running)
   move NAME UPLINK NETWORK     re-attach UPLINK (wifi0|cell0|eth0|extra link) to home|living|dead
   carrier NAME UPLINK on|off   restore/cut the carrier of UPLINK
+  internet NAME on|off         connect/cut the home network's way to the internet
+  dhcpcd-restart NAME          restart the device's dhcpcd from scratch, wait for leases
   add-link NAME IFNAME         add a veth IFNAME to the device (peer in the dead network)
   del-link NAME IFNAME         remove it again
   exec NAME SUFFIX CMD...      run CMD in namespace roam-NAME-SUFFIX
@@ -149,7 +151,7 @@ sysctl_ns() { # sysctl_ns NS KEY=VALUE...
 write_configs() {
         mkdir -p "$W/etc-roam" "$W/var-lib-roam" "$W/var-lib-dhcpcd" "$W/etc-upper" \
                 "$W/etc-work" "$W/varlib-upper" "$W/varlib-work" "$W/devrun"
-        cat >"$W/etc-roam/roamd.conf" <<EOF
+        cat >"$W/roamd.conf.default" <<EOF
 [Daemon]
 LogLevel=debug
 [Bearers]
@@ -157,6 +159,25 @@ wifi0=wifi
 cell0=cellular
 eth0=ethernet
 EOF
+        # Connectivity probes against the world's own check server, when this roamd has
+        # them (it checks the file; an older roamd refuses the unknown section).
+        cat >"$W/probe.conf" <<EOF
+[Probe]
+HttpURL=http://probe.roam.test/roam-probe
+HttpsURL=https://probe.roam.test/roam-probe
+ExpectBody=roam-online\n
+ExpectAddresses=203.0.113.10 2001:db8:ff::10
+CAFile=$W/ca/ca.pem
+EOF
+        cat "$W/roamd.conf.default" "$W/probe.conf" >"$W/roamd.conf.probe"
+        if [ -x "$ROAMD" ] && "$ROAMD" --check-config --config "$W/roamd.conf.probe" \
+                >/dev/null 2>"$W/probe.check"; then
+                mv "$W/roamd.conf.probe" "$W/roamd.conf.default"
+        elif [ -x "$ROAMD" ]; then
+                log "roamd refuses the [Probe] section, running without it: $(head -c 300 "$W/probe.check")"
+        fi
+        rm -f "$W/roamd.conf.probe" "$W/probe.check"
+        cp "$W/roamd.conf.default" "$W/etc-roam/roamd.conf"
         echo "# written by dhcpcd inside world $NAME" >"$W/resolv.conf"
 
         cat >"$W/dhcpcd.conf" <<EOF
@@ -219,6 +240,22 @@ EOF
 EOF
 }
 
+make_ca() { # a CA of the world and a certificate for the check server
+        local d=$W/ca
+        mkdir -p "$d"
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+                -keyout "$d/ca.key" -out "$d/ca.pem" -days 30 -subj "/CN=roam world $NAME CA" \
+                -addext basicConstraints=critical,CA:TRUE \
+                -addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
+        openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+                -keyout "$d/probe.key" -out "$d/probe.csr" -subj "/CN=probe.roam.test" 2>/dev/null
+        printf '%s\n' "subjectAltName=DNS:probe.roam.test,IP:203.0.113.10,IP:2001:db8:ff::10" \
+                "basicConstraints=CA:FALSE" "extendedKeyUsage=serverAuth" >"$d/probe.ext"
+        openssl x509 -req -in "$d/probe.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" \
+                -CAcreateserial -out "$d/probe.pem" -days 30 -extfile "$d/probe.ext" 2>/dev/null
+        chmod 0644 "$d/ca.pem"
+}
+
 mk_router_bridge() { # NS V4/PLEN V6/PLEN (either may be empty)
         local ns=$1 a4=$2 a6=$3
         innet "$ns" ip link add br0 type bridge stp_state 0 forward_delay 0 mcast_snooping 0
@@ -268,6 +305,7 @@ build_world() {
         # bound into it.
         mount --bind "$W" "$W"
         mount --make-private "$W"
+        make_ca
         write_configs
         if [ -n "$CGW" ]; then mkdir -p "$CGW"; fi
 
@@ -295,6 +333,7 @@ build_world() {
         innet "$NS_INET" ip -6 route add 2001:db8:1::/64 via 2001:db8:100::1
         WORLD_PIDS+=("$(spawn inet "$W/inet-httpd.log" nsenter --net=/run/netns/"$NS_INET" -- \
                 "$PY" "$HERE/httpd.py" --port 80 --pidfile "$W/inet-httpd.pid" \
+                --tls-port 443 --cert "$W/ca/probe.pem" --key "$W/ca/probe.key" \
                 --route '/roam-probe=roam-online\n')")
 
         log "home"
@@ -370,12 +409,39 @@ mount -n --bind "$W/var-lib-dhcpcd" /var/lib/dhcpcd
         [ -S "$W/bus" ] || die "dbus-daemon did not create $W/bus"
 
         log "dhcpcd"
-        run_in_cg dhcpcd nsenter --mount="$W/mnt" --uts="$W/uts" --net=/run/netns/"$NS_DEV" --wd=/ -- \
-                dhcpcd --config "$W/dhcpcd.conf" --logfile "$W/dhcpcd.log" --debug -b -M \
-                >>"$W/dhcpcd.out" 2>&1
+        start_dhcpcd
 
         wait_until 10 test -s "$W/inet-httpd.pid" || die "internet HTTP server did not start"
         wait_until 10 test -s "$W/tv-httpd.pid" || die "TV HTTP server did not start"
+}
+
+start_dhcpcd() {
+        run_in_cg dhcpcd nsenter --mount="$W/mnt" --uts="$W/uts" --net=/run/netns/"$NS_DEV" --wd=/ -- \
+                dhcpcd --config "$W/dhcpcd.conf" --logfile "$W/dhcpcd.log" --debug -b -M \
+                >>"$W/dhcpcd.out" 2>&1
+}
+
+# dhcpcd-restart NAME: kill the device's dhcpcd, forget what it configured, start it again
+# and wait for the leases. (A burst of thousands of rtnetlink messages overflows dhcpcd's
+# route socket; dhcpcd 9.4.1 then loses track of its IPv6 default routes.)
+cmd_dhcpcd_restart() {
+        need_world "${1:-}"
+        if [ -n "$CGW" ] && [ -e "$CGW/dhcpcd/cgroup.kill" ]; then
+                echo 1 >"$CGW/dhcpcd/cgroup.kill"
+                wait_until 10 grep -q '^populated 0' "$CGW/dhcpcd/cgroup.events" ||
+                        die "dhcpcd did not die"
+        else
+                indev pkill -9 -x dhcpcd || true
+        fi
+        for l in $UPLINKS; do
+                indev ip addr flush dev "$l" scope global 2>/dev/null || true
+                indev ip route flush dev "$l" 2>/dev/null || true
+                indev ip -6 route flush dev "$l" 2>/dev/null || true
+        done
+        indev sh -c 'rm -rf /run/dhcpcd/*' || true
+        start_dhcpcd
+        wait_until 40 has_lease wifi0 && wait_until 20 has_lease cell0 ||
+                die "no leases after restarting dhcpcd"
 }
 
 has_lease() { # has_lease IF: global v4 + v6 addresses and v4 + v6 default routes
@@ -407,7 +473,7 @@ cmd_up() {
         for s in $SUFFIXES; do
                 [ ! -e /run/netns/roam-$NAME-$s ] || die "namespace roam-$NAME-$s exists: run 'world.sh down $NAME' first"
         done
-        for t in ip nsenter unshare dnsmasq dhcpcd dbus-daemon ethtool busctl "$PY"; do
+        for t in ip nsenter unshare dnsmasq dhcpcd dbus-daemon ethtool busctl openssl "$PY"; do
                 command -v "$t" >/dev/null || die "missing $t"
         done
         WORLD_PIDS=()
@@ -661,6 +727,19 @@ cmd_carrier() {
         esac
 }
 
+cmd_internet() { # the home router's way to the internet: on or off (unreachable)
+        need_world "${1:-}"
+        case ${2:-} in
+        on)
+                innet "$NS_HOME" ip route replace default via 198.51.100.2
+                innet "$NS_HOME" ip -6 route replace default via 2001:db8:100::2 ;;
+        off)
+                innet "$NS_HOME" ip route replace unreachable default
+                innet "$NS_HOME" ip -6 route replace unreachable default ;;
+        *) die "internet: on or off" ;;
+        esac
+}
+
 cmd_add_link() {
         need_world "${1:-}"
         local ifn=${2:?ifname} peer
@@ -718,6 +797,8 @@ roamd-signal) cmd_roamd_signal "$@" ;;
 roamd-pid) cmd_roamd_pid "$@" ;;
 move) cmd_move "$@" ;;
 carrier) cmd_carrier "$@" ;;
+internet) cmd_internet "$@" ;;
+dhcpcd-restart) cmd_dhcpcd_restart "$@" ;;
 add-link) cmd_add_link "$@" ;;
 del-link) cmd_del_link "$@" ;;
 exec) cmd_exec "$@" ;;
