@@ -510,14 +510,33 @@ class World:
     def wait_default_state(self, timeout=30):
         """Wait until roamd shows wifi0 in the home network, cell0 in the living room
         (both routable, dual stack, DNS) and eth0 without a usable address."""
+        problems = []
+
         def ok():
             ls = self.links()
-            return (set(ls) == set(UPLINKS)
-                    and lease_matches(ls["wifi0"], "home")
-                    and lease_matches(ls["cell0"], "living")
-                    and ls["eth0"]["State"] in ("no-address", "link-local")
-                    and ls)
-        return wait_for(ok, timeout, interval=0.1, what="default world state")
+            problems[:] = default_state_problems(ls)
+            return not problems and ls
+        try:
+            return wait_for(ok, timeout, interval=0.1, what="default world state")
+        except TimeoutError as e:
+            raise TimeoutError("%s; still wrong: %s" % (e, "; ".join(problems))) from None
+
+
+def default_state_problems(links):
+    """What differs from the default world in roamd's view (a list of strings)."""
+    out = []
+    if set(links) != set(UPLINKS):
+        out.append("links %s" % sorted(links))
+    for name, net in (("wifi0", "home"), ("cell0", "living")):
+        l = links.get(name)
+        if l is not None and not lease_matches(l, net):
+            out.append("%s: State=%s Addresses=%s Gateways=%s DNS=%s/%s Domains=%s"
+                       % (name, l["State"], l["Addresses"], l["Gateways"], l["DNS"],
+                          l["DNSSource"], l["Domains"]))
+    e = links.get("eth0")
+    if e is not None and e["State"] not in ("no-address", "link-local"):
+        out.append("eth0: State=%s" % e["State"])
+    return out
 
 
 def addrs(link, family, scope="global"):
