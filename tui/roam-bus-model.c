@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +24,12 @@ typedef enum PropertyKind {
         PROPERTY_STRING, /* s or o, into char * */
         PROPERTY_INT32,  /* i, into int */
         PROPERTY_UINT32, /* u, into uint32_t */
+        PROPERTY_UINT64, /* t, into uint64_t */
         PROPERTY_BOOL,   /* b, into bool */
         PROPERTY_STRV,   /* as, into char ** */
         PROPERTY_ADDRESSES,
         PROPERTY_SERVERS, /* a(is), into RoamServer * and the size_t at offset_n */
+        PROPERTY_CAPPORT, /* a{sv}, into RoamCapport */
 } PropertyKind;
 
 typedef struct PropertyInfo {
@@ -69,6 +72,16 @@ static const PropertyInfo link_properties[] = {
     LINK_FIELD("DNSSource", "s", PROPERTY_STRING, dns_source),
     LINK_FIELD("Domains", "as", PROPERTY_STRV, domains),
     LINK_FIELD("CaptivePortalURL", "s", PROPERTY_STRING, captive_portal_url),
+    LINK_FIELD("Connectivity", "s", PROPERTY_STRING, connectivity),
+    LINK_FIELD("ConnectivityReason", "s", PROPERTY_STRING, connectivity_reason),
+    LINK_FIELD("Connectivity4", "s", PROPERTY_STRING, connectivity4),
+    LINK_FIELD("ConnectivityReason4", "s", PROPERTY_STRING, connectivity_reason4),
+    LINK_FIELD("Connectivity6", "s", PROPERTY_STRING, connectivity6),
+    LINK_FIELD("ConnectivityReason6", "s", PROPERTY_STRING, connectivity_reason6),
+    LINK_FIELD("PortalURL", "s", PROPERTY_STRING, portal_url),
+    LINK_FIELD("LastProbe", "t", PROPERTY_UINT64, last_probe),
+    LINK_FIELD("ProbeDuration", "t", PROPERTY_UINT64, probe_duration),
+    LINK_FIELD("CaptivePortal", "a{sv}", PROPERTY_CAPPORT, capport),
 };
 
 static const PropertyInfo manager_properties[] = {
@@ -85,6 +98,14 @@ static void addresses_free(RoamAddress *a, size_t n)
                 free(a[i].scope);
         }
         free(a);
+}
+
+static void capport_clear(RoamCapport *c)
+{
+        free(c->user_portal_url);
+        free(c->venue_info_url);
+        free(c->error);
+        *c = (RoamCapport){};
 }
 
 static void servers_free(RoamServer *s, size_t n)
@@ -122,8 +143,15 @@ int roam_link_new(const char *path, RoamLink **ret)
                 return -ENOMEM;
 
         char **const strings[] = {
-            &l->name,   &l->bearer,     &l->bearer_source, &l->kind,       &l->driver,
-            &l->hwaddr, &l->oper_state, &l->state,         &l->dns_source, &l->captive_portal_url,
+            &l->name,          &l->bearer,
+            &l->bearer_source, &l->kind,
+            &l->driver,        &l->hwaddr,
+            &l->oper_state,    &l->state,
+            &l->dns_source,    &l->captive_portal_url,
+            &l->connectivity,  &l->connectivity_reason,
+            &l->connectivity4, &l->connectivity_reason4,
+            &l->connectivity6, &l->connectivity_reason6,
+            &l->portal_url,
         };
         r = fill_empty_strings(strings, ELEMENTSOF(strings));
         if (r < 0)
@@ -152,6 +180,14 @@ RoamLink *roam_link_free(RoamLink *l)
         free(l->dns_source);
         strv_free(l->domains);
         free(l->captive_portal_url);
+        free(l->connectivity);
+        free(l->connectivity_reason);
+        free(l->connectivity4);
+        free(l->connectivity_reason4);
+        free(l->connectivity6);
+        free(l->connectivity_reason6);
+        free(l->portal_url);
+        capport_clear(&l->capport);
         free(l);
         return NULL;
 }
@@ -159,6 +195,41 @@ RoamLink *roam_link_free(RoamLink *l)
 bool roam_link_is_virtual(const RoamLink *l)
 {
         return streq(l->bearer, "virtual");
+}
+
+const RoamHistoryEntry *roam_link_history_get(const RoamLink *l, size_t i)
+{
+        if (i >= l->n_history)
+                return NULL;
+        return &l->history[(l->history_next + ROAM_HISTORY_MAX - 1 - i) % ROAM_HISTORY_MAX];
+}
+
+void roam_link_history_record(RoamLink *l, uint64_t now, bool verdict_changed, bool probe_ended)
+{
+        RoamHistoryEntry *e;
+
+        if (!verdict_changed && !probe_ended)
+                return;
+        if (!verdict_changed && l->n_history > 0) {
+                e = &l->history[(l->history_next + ROAM_HISTORY_MAX - 1) % ROAM_HISTORY_MAX];
+                if (e->last_probe == 0) {
+                        e->last_probe = l->last_probe;
+                        e->probe_duration = l->probe_duration;
+                        return;
+                }
+        }
+
+        e = &l->history[l->history_next];
+        l->history_next = (l->history_next + 1) % ROAM_HISTORY_MAX;
+        if (l->n_history < ROAM_HISTORY_MAX)
+                l->n_history++;
+        *e = (RoamHistoryEntry){
+            .seen = now,
+            .last_probe = probe_ended ? l->last_probe : 0,
+            .probe_duration = probe_ended ? l->probe_duration : 0,
+        };
+        snprintf(e->verdict, sizeof(e->verdict), "%s", l->connectivity);
+        snprintf(e->reason, sizeof(e->reason), "%s", l->connectivity_reason);
 }
 
 static void model_clear_links(RoamModel *m)
@@ -315,6 +386,97 @@ static int read_strv(sd_bus_message *m, char ***field)
         return 0;
 }
 
+/* Reads the a{sv} of Link.CaptivePortal. Members are typed by the API; a member with another type
+ * is refused like a wrong property type, unknown members are skipped (a newer roamd). */
+static int read_capport(sd_bus_message *m, RoamCapport *ret)
+{
+        RoamCapport c = {};
+        int r;
+
+        r = sd_bus_message_enter_container(m, SD_BUS_TYPE_ARRAY, "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(m, SD_BUS_TYPE_DICT_ENTRY, "sv")) > 0) {
+                const char *name, *contents, *s;
+                char **target = NULL;
+                uint64_t *number = NULL;
+                bool *flag = NULL, *has = NULL;
+                char want;
+
+                r = sd_bus_message_read_basic(m, 's', &name);
+                if (r < 0)
+                        goto fail;
+                if (streq(name, "Captive"))
+                        flag = &c.captive, has = &c.has_captive, want = 'b';
+                else if (streq(name, "CanExtendSession"))
+                        flag = &c.can_extend_session, has = &c.has_can_extend_session, want = 'b';
+                else if (streq(name, "SecondsRemaining"))
+                        number = &c.seconds_remaining, has = &c.has_seconds_remaining, want = 't';
+                else if (streq(name, "BytesRemaining"))
+                        number = &c.bytes_remaining, has = &c.has_bytes_remaining, want = 't';
+                else if (streq(name, "UserPortalURL"))
+                        target = &c.user_portal_url, want = 's';
+                else if (streq(name, "VenueInfoURL"))
+                        target = &c.venue_info_url, want = 's';
+                else if (streq(name, "Error"))
+                        target = &c.error, want = 's';
+                else
+                        want = 0;
+
+                if (want == 0)
+                        r = sd_bus_message_skip(m, "v");
+                else {
+                        char sig[2] = {want, 0};
+
+                        r = sd_bus_message_peek_type(m, NULL, &contents);
+                        if (r < 0)
+                                goto fail;
+                        if (!streq_ptr(contents, sig)) {
+                                r = log_error_errno(EBADMSG,
+                                                    "roamd sent CaptivePortal member %s of type "
+                                                    "'%s', not '%s'.",
+                                                    name, strempty(contents), sig);
+                                goto fail;
+                        }
+                        r = sd_bus_message_enter_container(m, SD_BUS_TYPE_VARIANT, sig);
+                        if (r < 0)
+                                goto fail;
+                        if (target) {
+                                r = sd_bus_message_read_basic(m, 's', &s);
+                                if (r >= 0)
+                                        r = free_and_strdup(target, s);
+                        } else if (number)
+                                r = sd_bus_message_read_basic(m, 't', number);
+                        else {
+                                int v;
+
+                                r = sd_bus_message_read_basic(m, 'b', &v);
+                                if (r >= 0)
+                                        *flag = v;
+                        }
+                        if (r >= 0)
+                                r = sd_bus_message_exit_container(m);
+                        if (r >= 0 && has)
+                                *has = true;
+                }
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        goto fail;
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
+        if (r < 0)
+                goto fail;
+
+        capport_clear(ret);
+        *ret = c;
+        return 0;
+fail:
+        capport_clear(&c);
+        return r;
+}
+
 /* Reads the variant of one property into base (a RoamLink or a RoamModel). */
 static int read_property(sd_bus_message *m, const PropertyInfo *p, void *base)
 {
@@ -360,6 +522,14 @@ static int read_property(sd_bus_message *m, const PropertyInfo *p, void *base)
                         *(uint32_t *)field = v;
                 break;
         }
+        case PROPERTY_UINT64: {
+                uint64_t v;
+
+                r = sd_bus_message_read_basic(m, 't', &v);
+                if (r >= 0)
+                        *(uint64_t *)field = v;
+                break;
+        }
         case PROPERTY_BOOL: {
                 int v;
 
@@ -378,6 +548,9 @@ static int read_property(sd_bus_message *m, const PropertyInfo *p, void *base)
         case PROPERTY_SERVERS:
                 r = read_servers(m, (RoamServer **)field,
                                  (size_t *)((uint8_t *)base + p->offset_n));
+                break;
+        case PROPERTY_CAPPORT:
+                r = read_capport(m, (RoamCapport *)field);
                 break;
         }
         if (r < 0)

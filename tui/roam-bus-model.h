@@ -41,6 +41,31 @@ typedef struct RoamServer {
         char *address;
 } RoamServer;
 
+/* RFC 8908 data from Link.CaptivePortal; the has_* flags say which members roamd sent. */
+typedef struct RoamCapport {
+        bool has_captive;
+        bool captive;
+        char *user_portal_url; /* NULL when not sent */
+        char *venue_info_url;
+        bool has_seconds_remaining;
+        uint64_t seconds_remaining;
+        bool has_bytes_remaining;
+        uint64_t bytes_remaining;
+        bool has_can_extend_session;
+        bool can_extend_session;
+        char *error; /* why the API could not be used, NULL when it could */
+} RoamCapport;
+
+/* One verdict seen by this client (the history is kept client-side: roamd has none). */
+#define ROAM_HISTORY_MAX 32
+typedef struct RoamHistoryEntry {
+        uint64_t seen;           /* when the client saw it, µs CLOCK_REALTIME */
+        uint64_t last_probe;     /* the round that gave it, 0 when no round did (yet) */
+        uint64_t probe_duration; /* µs */
+        char verdict[16];        /* closed sets: longer strings are cut */
+        char reason[24];
+} RoamHistoryEntry;
+
 typedef struct RoamLink {
         char *path; /* D-Bus object path */
 
@@ -67,6 +92,23 @@ typedef struct RoamLink {
         char *dns_source;
         char **domains; /* NULL-terminated, never NULL */
         char *captive_portal_url;
+
+        /* Connectivity (docs/connectivity.md): verdicts and reasons as roamd sent them. */
+        char *connectivity;
+        char *connectivity_reason;
+        char *connectivity4;
+        char *connectivity_reason4;
+        char *connectivity6;
+        char *connectivity_reason6;
+        char *portal_url;
+        uint64_t last_probe;     /* µs, CLOCK_REALTIME; 0 before the first round */
+        uint64_t probe_duration; /* µs */
+        RoamCapport capport;
+
+        /* Client-side only: a ring of the newest verdicts, see roam_link_history_*(). */
+        RoamHistoryEntry history[ROAM_HISTORY_MAX];
+        size_t n_history;
+        size_t history_next; /* where the next entry goes */
 } RoamLink;
 
 typedef struct RoamModel {
@@ -85,6 +127,14 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(RoamLink *, roam_link_free);
 
 /* True for the "virtual" bearer: shown, but never counted for the global state. */
 bool roam_link_is_virtual(const RoamLink *l);
+
+/* The history, newest first: entry i (0 = newest), NULL past the end. */
+const RoamHistoryEntry *roam_link_history_get(const RoamLink *l, size_t i);
+/* Records what changed. verdict_changed: Connectivity or its reason changed, so a new entry
+ * starts; probe_ended: LastProbe changed, so the newest entry gets the round's timing when it
+ * has none yet (roamd sends the verdict and then the timing of the same round), otherwise a
+ * new entry repeats the verdict (a recheck that changed nothing). */
+void roam_link_history_record(RoamLink *l, uint64_t now, bool verdict_changed, bool probe_ended);
 
 int roam_model_new(RoamModel **ret);
 RoamModel *roam_model_free(RoamModel *m);

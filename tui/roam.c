@@ -4,11 +4,14 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "roam-bus.h"
 #include "roam-client-bus.h"
 #include "roam-log.h"
+#include "roam-plain.h"
 #include "roam-status.h"
+#include "roam-tui.h"
 #include "roam-util.h"
 
 /* Exit statuses, documented in --help. */
@@ -28,7 +31,19 @@ typedef struct Verb {
 } Verb;
 
 static bool arg_json = false;
+static bool arg_plain = false;
+static const char *arg_theme = NULL;
 static const Verb *arg_verb = NULL;
+
+/* No command: the full-screen TUI on a terminal, `status` for scripts and pipes. */
+static int verb_default(void)
+{
+        if (arg_plain)
+                return plain_run();
+        if (!arg_json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
+                return tui_run(&(TuiOptions){.theme = arg_theme});
+        return roam_status_run(arg_json);
+}
 
 static int verb_status(void)
 {
@@ -39,19 +54,28 @@ static const Verb verbs[] = {
     {"status", 0, verb_status},
 };
 
+static const Verb default_verb = {"", 0, verb_default};
+
 static void help(void)
 {
         printf("Usage: roam [OPTIONS...] [COMMAND]\n"
                "\n"
-               "Show the network connections that roamd supervises.\n"
+               "Show the network connections that roamd supervises. Without a command: the\n"
+               "full-screen interface on a terminal, `status` otherwise.\n"
                "\n"
                "Commands:\n"
-               "  status          Show the global state and every link (the default)\n"
+               "  status          Show the global state and every link\n"
                "\n"
                "Options:\n"
                "  -h --help       Show this help and exit\n"
                "     --version    Show the version and exit\n"
                "     --json       Print the status as JSON instead of text\n"
+               "     --plain      Line mode for screen readers: the state, then one line\n"
+               "                  per change; commands from stdin (type help)\n"
+               "     --theme NAME Colours of the full-screen interface: default,\n"
+               "                  high-contrast, light, monochrome, or a file path\n"
+               "                  (also theme=NAME in ~/.config/roam/config; NO_COLOR\n"
+               "                  is honoured)\n"
                "\n"
                "Exit status:\n"
                "  0  Success\n"
@@ -78,11 +102,15 @@ static int parse_argv(int argc, char *argv[])
         enum {
                 ARG_VERSION = 0x100,
                 ARG_JSON,
+                ARG_PLAIN,
+                ARG_THEME,
         };
         static const struct option options[] = {
             {"help", no_argument, NULL, 'h'},
             {"version", no_argument, NULL, ARG_VERSION},
             {"json", no_argument, NULL, ARG_JSON},
+            {"plain", no_argument, NULL, ARG_PLAIN},
+            {"theme", required_argument, NULL, ARG_THEME},
             {},
         };
         unsigned n_args;
@@ -100,6 +128,12 @@ static int parse_argv(int argc, char *argv[])
                 case ARG_JSON:
                         arg_json = true;
                         break;
+                case ARG_PLAIN:
+                        arg_plain = true;
+                        break;
+                case ARG_THEME:
+                        arg_theme = optarg;
+                        break;
                 case ':':
                         log_error("option '%s' needs an argument. Try 'roam --help'.",
                                   argv[optind - 1]);
@@ -114,9 +148,17 @@ static int parse_argv(int argc, char *argv[])
                 }
         }
 
+        if (arg_plain && arg_json) {
+                log_error("--plain and --json do not go together. Try 'roam --help'.");
+                return -EINVAL;
+        }
         if (optind >= argc) {
-                arg_verb = &verbs[0]; /* status */
+                arg_verb = &default_verb;
                 return 1;
+        }
+        if (arg_plain) {
+                log_error("--plain takes no command. Try 'roam --help'.");
+                return -EINVAL;
         }
 
         arg_verb = find_verb(argv[optind]);

@@ -38,7 +38,7 @@ TUN0 = {
 }
 # Listed out of index order on purpose: the client sorts.
 ROUTABLE = {
-    "manager": {"Version": "0.1.0-test", "State": "routable", "BestLink": "/org/roam1/link/3",
+    "manager": {"Version": "0.1.0-test", "State": "online", "BestLink": "/org/roam1/link/3",
                 "ConfigFile": "/etc/roam/roamd.conf"},
     "links": [TUN0, WIFI0, BRIDGE, ETH0],
 }
@@ -81,7 +81,7 @@ def test_status_text(roamd, roam):
         assert len(line) <= 80, line
 
     head, links = blocks(r.out)
-    assert head == "State: routable via wifi0 (wifi)"
+    assert head == "State: online via wifi0 (wifi)"
     assert list(links) == ["eth0", "wifi0", "br-virt", "tun0"]  # by index
 
     eth0 = links["eth0"]
@@ -127,7 +127,7 @@ def test_status_json(roamd, roam):
     assert r.rc == 0, r.err
     doc = json.loads(r.out)
     assert list(doc) == ["state", "best_link", "version", "links"]
-    assert doc["state"] == "routable"
+    assert doc["state"] == "online"
     assert doc["best_link"] == "wifi0"
     assert doc["version"] == "0.1.0-test"
     assert [link["name"] for link in doc["links"]] == ["eth0", "wifi0", "br-virt", "tun0"]
@@ -190,7 +190,7 @@ def test_long_lists_wrap_at_80_columns(roamd, roam):
     dns = [[6, f"2001:db8:ffff:ffff:ffff:ffff:ffff:{i:x}"] for i in range(6)]
     domains = [f"sub{i}.a-rather-long-search-domain.example" for i in range(6)]
     link = dict(WIFI0, DNS=dns, Domains=domains, DNSSource="networkmanager")
-    roamd({"manager": {"State": "routable", "BestLink": "/org/roam1/link/3"}, "links": [link]})
+    roamd({"manager": {"State": "online", "BestLink": "/org/roam1/link/3"}, "links": [link]})
     r = roam("status")
     assert r.rc == 0, r.err
     for line in r.out.split("\n"):
@@ -203,7 +203,7 @@ def test_long_lists_wrap_at_80_columns(roamd, roam):
 
 def test_unknown_properties_are_ignored(roamd, roam):
     link = dict(WIFI0, _extra={"FutureProperty": "x"})
-    roamd({"manager": {"State": "routable", "BestLink": "/org/roam1/link/3",
+    roamd({"manager": {"State": "online", "BestLink": "/org/roam1/link/3",
                        "_extra": {"FutureManagerProperty": "y"}}, "links": [link]})
     r = roam("status", "--json")
     assert r.rc == 0, r.err
@@ -211,7 +211,7 @@ def test_unknown_properties_are_ignored(roamd, roam):
 
 
 def test_wrong_property_type_fails(roamd, roam):
-    roamd({"manager": {"State": "routable"}, "links": [dict(WIFI0, _types={"MTU": "s"})]})
+    roamd({"manager": {"State": "online"}, "links": [dict(WIFI0, _types={"MTU": "s"})]})
     r = roam("status")
     assert r.rc == 1
     assert r.out == ""

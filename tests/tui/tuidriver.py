@@ -1,0 +1,261 @@
+"""Runs the real `roam` TUI on a pseudo-terminal and reads its screen with pyte, a virtual
+terminal: text, an attribute layer per cell (colours, bold, reverse, underline, named after the
+theme roles they match) and the cursor.
+
+roam, started with ROAM_TEST_FRAMES=1, sets the terminal title to
+"roam-frame N screen=NAME live=STATE size=WxH" after every frame it draws. The driver splits
+the output at those markers, so a screen is only ever judged whole, and waits for a frame that
+satisfies a condition (polling the pty with a timeout; never a fixed sleep).
+ROAM_TEST_NOW freezes roam's clock so "probed 3s ago" and the history's times are stable."""
+import fcntl
+import os
+import re
+import select
+import signal
+import struct
+import subprocess
+import termios
+
+import pyte
+
+from fakebus import ROAM, TOP
+
+THEMES = os.path.join(TOP, "themes")
+# 2023-11-14 22:13:20 UTC, in µs: roam's "now" in every screenshot.
+NOW = 1_700_000_000_000_000
+MARKER = re.compile(rb"\x1b\]2;(roam-frame (\d+) ([^\x07]*))\x07")
+
+
+class Screen(pyte.Screen):
+    """pyte's screen plus REP (CSI n b, repeat the last character), which ncurses uses on
+    xterm-256color for runs of one character and pyte 0.8 lacks."""
+
+    last = None
+
+    def draw(self, data):
+        super().draw(data)
+        if data:
+            self.last = data[-1]
+
+    def repeat_last(self, count=1, *args, **kwargs):
+        if self.last:
+            self.draw(self.last * max(count, 1))
+
+
+class ByteStream(pyte.ByteStream):
+    csi = dict(pyte.ByteStream.csi, b="repeat_last")
+
+
+def _set_size(fd, cols, rows):
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+
+
+def _controlling_tty():
+    # A session of its own with the pty as controlling terminal: the kernel then sends
+    # SIGWINCH to roam when the test resizes the pty.
+    os.setsid()
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+class Frame:
+    def __init__(self, number, fields):
+        self.number = number
+        self.fields = dict(f.split("=", 1) for f in fields.split())
+
+    @property
+    def screen(self):
+        return self.fields.get("screen")
+
+    @property
+    def live(self):
+        return self.fields.get("live")
+
+
+class Tui:
+    def __init__(self, env, tmp_path, args=(), cols=80, rows=24, term="xterm-256color",
+                 lang="C.UTF-8", extra_env=None, preexec=None):
+        self.cols, self.rows = cols, rows
+        self.screen = Screen(cols, rows)
+        self.stream = ByteStream(self.screen)
+        self.pending = b""
+        self.frame = None
+        self.frames = 0
+        self.output = []
+        env = dict(env, TERM=term, LANG=lang, LC_ALL=lang, TZ="UTC", ROAM_TEST_FRAMES="1",
+                   ROAM_TEST_NOW=str(NOW), ROAM_THEME_PATH=THEMES,
+                   XDG_CONFIG_HOME=str(tmp_path / "config"), HOME=str(tmp_path))
+        env.pop("NO_COLOR", None)
+        env.pop("COLUMNS", None)
+        env.pop("LINES", None)
+        env.update(extra_env or {})
+        self.master, slave = os.openpty()
+        _set_size(slave, cols, rows)
+
+        def setup():
+            _controlling_tty()
+            if preexec:
+                preexec()
+
+        self.proc = subprocess.Popen([ROAM, *args], stdin=slave, stdout=slave, stderr=slave,
+                                     env=env, preexec_fn=setup, close_fds=True)
+        os.close(slave)
+
+    def _read(self, timeout):
+        """Reads what arrived within timeout; returns False at EOF (roam exited)."""
+        ready, _, _ = select.select([self.master], [], [], timeout)
+        if not ready:
+            return True
+        try:
+            data = os.read(self.master, 65536)
+        except OSError:
+            return False
+        if not data:
+            return False
+        self.output.append(data)
+        self.pending += data
+        return True
+
+    def _feed_frames(self, condition):
+        """Feeds whole frames; True as soon as one satisfies condition."""
+        while True:
+            m = MARKER.search(self.pending)
+            if not m:
+                return False
+            self.stream.feed(self.pending[:m.end()])
+            self.pending = self.pending[m.end():]
+            self.frames += 1
+            self.frame = Frame(int(m.group(2)), m.group(3).decode())
+            if condition(self):
+                return True
+
+    def wait(self, condition=lambda tui: True, timeout=10, what="a frame"):
+        """Waits for the next frame that satisfies condition(tui)."""
+        import time
+        deadline = time.monotonic() + timeout
+        first = self.frames
+        while True:
+            if self._feed_frames(lambda t: t.frames > first and condition(t)):
+                return self
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"timed out waiting for {what}; screen now:\n" +
+                                     "\n".join(self.text_lines()))
+            if not self._read(min(left, 0.5)):
+                raise AssertionError(f"roam exited ({self.proc.wait()}) waiting for {what}; "
+                                     "screen:\n" + "\n".join(self.text_lines()))
+
+    def wait_for(self, screen=None, live="ready", text=None, timeout=10):
+        """The next frame of this screen and live state that shows text (a str or a list)."""
+        texts = [text] if isinstance(text, str) else (text or [])
+
+        def ok(t):
+            return ((screen is None or t.frame.screen == screen) and
+                    (live is None or t.frame.live == live) and
+                    all(x in t.text() for x in texts))
+        return self.wait(ok, timeout, f"screen={screen} live={live} text={texts}")
+
+    def key(self, keys):
+        """Types keys: a str, or bytes for escape sequences."""
+        os.write(self.master, keys.encode() if isinstance(keys, str) else keys)
+
+    def resize(self, cols, rows):
+        """Resizes the terminal, as a window manager would: roam gets SIGWINCH, no key."""
+        self.cols, self.rows = cols, rows
+        self.screen.resize(rows, cols)
+        _set_size(self.master, cols, rows)
+
+    def text_lines(self):
+        return [line.rstrip() for line in self.screen.display]
+
+    def text(self):
+        return "\n".join(self.text_lines())
+
+    def cell_style(self, y, x):
+        c = self.screen.buffer[y][x]
+        return (c.fg, c.bg, c.bold, c.reverse, c.underscore)
+
+    def dump(self, roles=None):
+        """Text, attribute layer, legend and cursor as one string, for goldens. roles: style
+        -> role names (from theme_roles()) to annotate the legend."""
+        letters = {}
+        attr_lines = []
+        default = ("default", "default", False, False, False)
+        for y in range(self.rows):
+            row = ""
+            for x in range(self.cols):
+                style = self.cell_style(y, x)
+                if style == default:
+                    row += "."
+                    continue
+                if style not in letters:
+                    letters[style] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"[
+                        len(letters) % 52]
+                row += letters[style]
+            attr_lines.append(row.rstrip("."))
+        out = ["--- text"]
+        out += [f"|{line}" for line in self.text_lines()]
+        out.append("--- attributes ('.' is the terminal's default)")
+        out += [f"|{line}" for line in attr_lines]
+        out.append("--- legend")
+        for style, letter in letters.items():
+            fg, bg, bold, reverse, underline = style
+            words = [f"fg={fg}", f"bg={bg}"] + [n for n, on in (("bold", bold), (
+                "reverse", reverse), ("underline", underline)) if on]
+            names = (roles or {}).get(style)
+            out.append(f"{letter}: {' '.join(words)}" + (f" ({', '.join(names)})" if names else ""))
+        c = self.screen.cursor
+        out.append("--- cursor")
+        out.append(f"row {c.y}, column {c.x}, {'hidden' if c.hidden else 'visible'}")
+        return "\n".join(out) + "\n"
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        os.close(self.master)
+        return self.proc.returncode
+
+
+# pyte's names for the colours ncurses sends through xterm-256color's setaf/setab.
+PYTE_NAMES = ["black", "red", "green", "brown", "blue", "magenta", "cyan", "white"]
+THEME_NAMES = ["black", "red", "green", "yellow", "blue", "magenta", "cyan", "white"]
+
+
+def _pyte_colour(word, colours=256):
+    if word == "default":
+        return "default"
+    if word.startswith("bright-"):
+        i = THEME_NAMES.index(word[7:])
+        return "bright" + PYTE_NAMES[i] if colours >= 16 else PYTE_NAMES[i]
+    if word.startswith("color"):
+        return pyte.graphics.FG_BG_256[int(word[5:])]
+    return PYTE_NAMES[THEME_NAMES.index(word)]
+
+
+def theme_roles(name):
+    """Style tuple (as in Tui.cell_style) -> names of the roles of a theme that look so."""
+    roles = {}
+    with open(os.path.join(THEMES, name + ".theme")) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#") or "=" not in line:
+                continue
+            role, value = (s.strip() for s in line.split("=", 1))
+            if role == "description":
+                continue
+            words = value.split()
+            fg = bg = "default"
+            if words and words[0] not in ("bold", "dim", "underline", "reverse", "standout",
+                                          "plain", "on"):
+                fg = _pyte_colour(words.pop(0))
+            if len(words) >= 2 and words[0] == "on":
+                bg = _pyte_colour(words[1])
+                words = words[2:]
+            style = (fg, bg, "bold" in words, "reverse" in words or "standout" in words,
+                     "underline" in words)
+            roles.setdefault(style, []).append(role)
+    return roles

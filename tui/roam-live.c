@@ -1,0 +1,604 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "roam-bus.h"
+#include "roam-live.h"
+#include "roam-log.h"
+#include "roam-util.h"
+#include "roam-verdict.h"
+
+#define RETRY_MIN_USEC (1 * USEC_PER_SEC)
+#define RETRY_MAX_USEC (30 * USEC_PER_SEC)
+
+#define PROPERTIES_INTERFACE     "org.freedesktop.DBus.Properties"
+#define OBJECT_MANAGER_INTERFACE "org.freedesktop.DBus.ObjectManager"
+
+static inline bool isempty(const char *s)
+{
+        return !s || !*s;
+}
+
+static const char *const roam_live_state_table[_ROAM_LIVE_STATE_MAX] = {
+    [ROAM_LIVE_NO_BUS] = "no-bus",   [ROAM_LIVE_NOT_RUNNING] = "not-running",
+    [ROAM_LIVE_LOADING] = "loading", [ROAM_LIVE_READY] = "ready",
+    [ROAM_LIVE_FAILED] = "failed",
+};
+
+DEFINE_STRING_TABLE_LOOKUP(roam_live_state, RoamLiveState);
+
+struct RoamLive {
+        sd_event *event;
+        sd_bus *bus;
+        sd_event_source *retry;
+        uint64_t retry_usec;
+
+        RoamLiveHandler handler;
+        void *userdata;
+
+        RoamLiveState state;
+        char *problem;
+        RoamModel *model;
+
+        /* While loading: the manager's properties arrive first (into pending), then the links.
+         * A reply of an older load (roamd restarted meanwhile) is told apart by generation. */
+        RoamModel *pending;
+        bool pending_manager_loaded;
+        unsigned generation;
+        sd_bus_slot *load_slot;
+};
+
+typedef struct ReprobeCall {
+        RoamLive *live;
+        unsigned generation;
+        char *name;
+} ReprobeCall;
+
+static void emit(RoamLive *live, const RoamLiveEvent *ev)
+{
+        if (live->handler)
+                live->handler(live, ev, live->userdata);
+}
+
+static void set_state(RoamLive *live, RoamLiveState state, const char *problem)
+{
+        RoamLiveState old = live->state;
+
+        (void)free_and_strdup(&live->problem, problem ? problem : "");
+        if (old == state && state != ROAM_LIVE_FAILED)
+                return;
+        live->state = state;
+        emit(live, &(RoamLiveEvent){.type = ROAM_LIVE_EVENT_STATE, .old_state = old});
+}
+
+/* Drops roamd's state: it went away, or the bus did. */
+static void clear_model(RoamLive *live)
+{
+        RoamModel *m = NULL;
+
+        live->load_slot = sd_bus_slot_unref(live->load_slot);
+        live->pending = roam_model_free(live->pending);
+        live->generation++;
+        if (roam_model_new(&m) < 0) {
+                log_oom();
+                return;
+        }
+        roam_model_free(live->model);
+        live->model = m;
+}
+
+static void schedule_retry(RoamLive *live);
+
+static void drop_bus(RoamLive *live, const char *why)
+{
+        clear_model(live);
+        live->bus = sd_bus_flush_close_unref(live->bus);
+        set_state(live, ROAM_LIVE_NO_BUS, why);
+        schedule_retry(live);
+}
+
+static void load_failed(RoamLive *live, int r, const sd_bus_error *error, const char *what)
+{
+        char buf[512];
+
+        live->pending = roam_model_free(live->pending);
+        if (sd_bus_error_has_names(error, SD_BUS_ERROR_SERVICE_UNKNOWN,
+                                   SD_BUS_ERROR_NAME_HAS_NO_OWNER)) {
+                /* Gone between NameOwnerChanged and our call; its return is announced. */
+                set_state(live, ROAM_LIVE_NOT_RUNNING, NULL);
+                return;
+        }
+        if (sd_bus_error_is_set(error))
+                snprintf(buf, sizeof(buf), "cannot %s: %s (%s)", what,
+                         error->message ? error->message : "no message", error->name);
+        else
+                snprintf(buf, sizeof(buf), "cannot %s: %s", what, strerror(-r));
+        log_debug("%s", buf);
+        set_state(live, ROAM_LIVE_FAILED, buf);
+}
+
+static void record_initial_history(RoamModel *m, uint64_t now)
+{
+        for (size_t i = 0; i < m->n_links; i++) {
+                RoamLink *l = m->links[i];
+
+                roam_link_history_record(l, l->last_probe ? l->last_probe : now, true,
+                                         l->last_probe != 0);
+        }
+}
+
+static int on_managed_objects(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+{
+        RoamLive *live = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+        int r;
+
+        live->load_slot = sd_bus_slot_unref(live->load_slot);
+        if (e) {
+                load_failed(live, -sd_bus_message_get_errno(reply), e, "read roamd's links");
+                return 0;
+        }
+        r = roam_model_read_managed_objects(live->pending, reply);
+        if (r < 0) {
+                load_failed(live, r, NULL, "read roamd's links");
+                return 0;
+        }
+        record_initial_history(live->pending, roam_now());
+        roam_model_free(live->model);
+        live->model = TAKE_PTR(live->pending);
+        set_state(live, ROAM_LIVE_READY, NULL);
+        return 0;
+}
+
+static int call_async(RoamLive *live, sd_bus_slot **slot, const char *path, const char *interface,
+                      const char *member, sd_bus_message_handler_t callback, void *userdata,
+                      const char *types, ...)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        va_list ap;
+        int r;
+
+        r = sd_bus_message_new_method_call(live->bus, &m, ROAM_BUS_NAME, path, interface, member);
+        if (r < 0)
+                return r;
+        /* roamd is a system service started by its unit: never ask the bus to activate it. */
+        r = sd_bus_message_set_auto_start(m, false);
+        if (r < 0)
+                return r;
+        if (types) {
+                va_start(ap, types);
+                r = sd_bus_message_appendv(m, types, ap);
+                va_end(ap);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_call_async(live->bus, slot, m, callback, userdata, 0);
+}
+
+static int on_manager_properties(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+{
+        RoamLive *live = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+        int r;
+
+        live->load_slot = sd_bus_slot_unref(live->load_slot);
+        if (e) {
+                load_failed(live, -sd_bus_message_get_errno(reply), e, "read roamd's state");
+                return 0;
+        }
+        r = roam_model_update_manager_properties(live->pending, reply);
+        if (r < 0) {
+                load_failed(live, r, NULL, "read roamd's state");
+                return 0;
+        }
+        live->pending_manager_loaded = true;
+
+        /* Only now the links: a link signal that arrives before their reply describes a change
+         * the reply already holds (roamd's messages arrive in order), so it can be dropped. */
+        r = call_async(live, &live->load_slot, ROAM_MANAGER_PATH, OBJECT_MANAGER_INTERFACE,
+                       "GetManagedObjects", on_managed_objects, live, NULL);
+        if (r < 0)
+                load_failed(live, r, NULL, "ask roamd for its links");
+        return 0;
+}
+
+static void load(RoamLive *live)
+{
+        int r;
+
+        clear_model(live);
+        r = roam_model_new(&live->pending);
+        if (r < 0) {
+                log_oom();
+                return;
+        }
+        live->pending_manager_loaded = false;
+        set_state(live, ROAM_LIVE_LOADING, NULL);
+
+        r = call_async(live, &live->load_slot, ROAM_MANAGER_PATH, PROPERTIES_INTERFACE, "GetAll",
+                       on_manager_properties, live, "s", ROAM_MANAGER_INTERFACE);
+        if (r < 0)
+                load_failed(live, r, NULL, "ask roamd for its state");
+}
+
+static bool link_changed(RoamLive *live, RoamLink *l, const char *old_verdict,
+                         const char *old_reason, uint64_t old_probe)
+{
+        bool verdict_changed = !streq(old_verdict, l->connectivity);
+        bool reason_changed = !streq(old_reason, l->connectivity_reason);
+
+        roam_link_history_record(l, roam_now(), verdict_changed || reason_changed,
+                                 l->last_probe != old_probe);
+        return verdict_changed;
+}
+
+static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        RoamLive *live = userdata;
+        const char *interface, *path = sd_bus_message_get_path(m);
+        int r;
+
+        r = sd_bus_message_read_basic(m, 's', &interface);
+        if (r < 0)
+                return 0;
+
+        if (streq(interface, ROAM_MANAGER_INTERFACE) && streq_ptr(path, ROAM_MANAGER_PATH)) {
+                _cleanup_free_ char *old = NULL;
+                RoamModel *target = live->state == ROAM_LIVE_READY                  ? live->model
+                                    : live->pending && live->pending_manager_loaded ? live->pending
+                                                                                    : NULL;
+
+                if (!target)
+                        return 0;
+                old = strdup(target->state);
+                if (!old)
+                        return log_oom();
+                r = roam_model_update_manager_properties(target, m);
+                if (r < 0) {
+                        log_warning_errno(r, "Ignored a change of roamd's state: %m");
+                        return 0;
+                }
+                if (target == live->model)
+                        emit(live, &(RoamLiveEvent){
+                                       .type = ROAM_LIVE_EVENT_MANAGER,
+                                       .old_verdict = old,
+                                       .verdict_changed = !streq(old, live->model->state),
+                                   });
+                return 0;
+        }
+
+        if (streq(interface, ROAM_LINK_INTERFACE) && live->state == ROAM_LIVE_READY && path) {
+                _cleanup_free_ char *old_verdict = NULL, *old_reason = NULL;
+                RoamLink *l = roam_model_find_link(live->model, path);
+                uint64_t old_probe;
+                bool changed;
+
+                if (!l)
+                        return 0;
+                old_verdict = strdup(l->connectivity);
+                old_reason = strdup(l->connectivity_reason);
+                if (!old_verdict || !old_reason)
+                        return log_oom();
+                old_probe = l->last_probe;
+                r = roam_link_update_properties(l, m);
+                if (r < 0) {
+                        log_warning_errno(r, "Ignored a change of %s: %m", l->name);
+                        return 0;
+                }
+                roam_model_sort_links(live->model);
+                changed = link_changed(live, l, old_verdict, old_reason, old_probe);
+                emit(live, &(RoamLiveEvent){
+                               .type = ROAM_LIVE_EVENT_LINK_CHANGED,
+                               .link = l,
+                               .old_verdict = old_verdict,
+                               .old_reason = old_reason,
+                               .verdict_changed = changed,
+                           });
+        }
+        return 0;
+}
+
+static int on_interfaces_added(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        RoamLive *live = userdata;
+        _cleanup_(roam_link_freep) RoamLink *fresh = NULL;
+        const char *path;
+        RoamLink *l;
+        int r;
+
+        if (live->state != ROAM_LIVE_READY)
+                return 0;
+        r = sd_bus_message_read_basic(m, 'o', &path);
+        if (r < 0)
+                return 0;
+
+        r = sd_bus_message_enter_container(m, SD_BUS_TYPE_ARRAY, "{sa{sv}}");
+        if (r < 0)
+                return 0;
+        while ((r = sd_bus_message_enter_container(m, SD_BUS_TYPE_DICT_ENTRY, "sa{sv}")) > 0) {
+                const char *interface;
+
+                r = sd_bus_message_read_basic(m, 's', &interface);
+                if (r < 0)
+                        return 0;
+                if (streq(interface, ROAM_LINK_INTERFACE)) {
+                        r = roam_link_new(path, &fresh);
+                        if (r < 0)
+                                return log_oom();
+                        r = roam_link_update_properties(fresh, m);
+                        if (r < 0) {
+                                log_warning_errno(r, "Ignored the new link %s: %m", path);
+                                return 0;
+                        }
+                } else
+                        (void)sd_bus_message_skip(m, "a{sv}");
+                (void)sd_bus_message_exit_container(m);
+        }
+        if (!fresh)
+                return 0;
+
+        /* Announced twice (should not happen): keep one object, and its history. */
+        l = roam_model_find_link(live->model, path);
+        if (l) {
+                memcpy(fresh->history, l->history, sizeof(l->history));
+                fresh->n_history = l->n_history;
+                fresh->history_next = l->history_next;
+        }
+        roam_link_history_record(fresh, roam_now(), true, fresh->last_probe != 0);
+        r = roam_model_add_link(live->model, fresh);
+        if (r < 0)
+                return log_oom();
+        l = TAKE_PTR(fresh);
+        emit(live, &(RoamLiveEvent){.type = ROAM_LIVE_EVENT_LINK_ADDED, .link = l});
+        return 0;
+}
+
+static int on_interfaces_removed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        RoamLive *live = userdata;
+        _cleanup_strv_free_ char **interfaces = NULL;
+        const char *path;
+        RoamLink *l;
+        int r;
+
+        if (live->state != ROAM_LIVE_READY)
+                return 0;
+        r = sd_bus_message_read(m, "o", &path);
+        if (r >= 0)
+                r = sd_bus_message_read_strv(m, &interfaces);
+        if (r < 0 || !strv_contains(interfaces, ROAM_LINK_INTERFACE))
+                return 0;
+        l = roam_model_find_link(live->model, path);
+        if (!l)
+                return 0;
+        emit(live, &(RoamLiveEvent){.type = ROAM_LIVE_EVENT_LINK_REMOVED, .link = l});
+        (void)roam_model_remove_link(live->model, path);
+        return 0;
+}
+
+static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        RoamLive *live = userdata;
+        const char *name, *old_owner, *new_owner;
+        int r;
+
+        r = sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner);
+        if (r < 0 || !streq(name, ROAM_BUS_NAME))
+                return 0;
+
+        if (isempty(new_owner)) {
+                clear_model(live);
+                set_state(live, ROAM_LIVE_NOT_RUNNING, NULL);
+        } else
+                load(live);
+        return 0;
+}
+
+/* sd-bus hands its synthetic Local.Disconnected to filters without any AddMatch. */
+static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        RoamLive *live = userdata;
+
+        if (sd_bus_message_is_signal(m, "org.freedesktop.DBus.Local", "Disconnected"))
+                drop_bus(live, "the system bus closed the connection");
+        return 0;
+}
+
+static int connect_bus(RoamLive *live)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        char buf[512];
+        int r;
+
+        r = sd_bus_open_system(&bus);
+        if (r < 0) {
+                const char *address = getenv("DBUS_SYSTEM_BUS_ADDRESS");
+
+                snprintf(buf, sizeof(buf), "cannot connect to the system bus at %s: %s",
+                         isempty(address) ? "unix:path=/run/dbus/system_bus_socket" : address,
+                         strerror(-r));
+                set_state(live, ROAM_LIVE_NO_BUS, buf);
+                return r;
+        }
+        r = sd_bus_attach_event(bus, live->event, SD_EVENT_PRIORITY_NORMAL);
+        if (r >= 0)
+                r = sd_bus_add_filter(bus, NULL, on_message, live);
+        /* The matches go out before the first call, and the bus daemon handles a connection's
+         * messages in order: no change can slip between the snapshot and the subscription. */
+        if (r >= 0)
+                r = sd_bus_match_signal_async(bus, NULL, ROAM_BUS_NAME, NULL, PROPERTIES_INTERFACE,
+                                              "PropertiesChanged", on_properties_changed, NULL,
+                                              live);
+        if (r >= 0)
+                r = sd_bus_match_signal_async(bus, NULL, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
+                                              OBJECT_MANAGER_INTERFACE, "InterfacesAdded",
+                                              on_interfaces_added, NULL, live);
+        if (r >= 0)
+                r = sd_bus_match_signal_async(bus, NULL, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
+                                              OBJECT_MANAGER_INTERFACE, "InterfacesRemoved",
+                                              on_interfaces_removed, NULL, live);
+        if (r >= 0)
+                r = sd_bus_add_match_async(bus, NULL,
+                                           "type='signal',sender='org.freedesktop.DBus',"
+                                           "path='/org/freedesktop/DBus',"
+                                           "interface='org.freedesktop.DBus',"
+                                           "member='NameOwnerChanged',arg0='" ROAM_BUS_NAME "'",
+                                           on_name_owner_changed, NULL, live);
+        if (r < 0) {
+                snprintf(buf, sizeof(buf), "cannot subscribe to roamd's signals: %s", strerror(-r));
+                set_state(live, ROAM_LIVE_NO_BUS, buf);
+                return r;
+        }
+        live->bus = TAKE_PTR(bus);
+        live->retry_usec = 0;
+        load(live);
+        return 0;
+}
+
+static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        RoamLive *live = userdata;
+
+        if (connect_bus(live) < 0)
+                schedule_retry(live);
+        return 0;
+}
+
+static void schedule_retry(RoamLive *live)
+{
+        int r;
+
+        live->retry_usec =
+            live->retry_usec == 0 ? RETRY_MIN_USEC : MIN(live->retry_usec * 2, RETRY_MAX_USEC);
+        r = sd_event_source_set_time_relative(live->retry, live->retry_usec);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(live->retry, SD_EVENT_ONESHOT);
+        if (r < 0)
+                log_warning_errno(r, "Cannot schedule a new try to reach the bus: %m");
+}
+
+int roam_live_new(sd_event *event, RoamLiveHandler handler, void *userdata, RoamLive **ret)
+{
+        _cleanup_(roam_live_freep) RoamLive *live = NULL;
+        int r;
+
+        live = calloc(1, sizeof(*live));
+        if (!live)
+                return -ENOMEM;
+        live->event = sd_event_ref(event);
+        live->handler = handler;
+        live->userdata = userdata;
+        live->state = ROAM_LIVE_LOADING;
+        live->problem = strdup("");
+        if (!live->problem)
+                return -ENOMEM;
+        r = roam_model_new(&live->model);
+        if (r < 0)
+                return r;
+        r = sd_event_add_time_relative(event, &live->retry, CLOCK_MONOTONIC, RETRY_MIN_USEC, 0,
+                                       on_retry, live);
+        if (r < 0)
+                return r;
+        r = sd_event_source_set_enabled(live->retry, SD_EVENT_OFF);
+        if (r < 0)
+                return r;
+
+        *ret = TAKE_PTR(live);
+        return 0;
+}
+
+RoamLive *roam_live_free(RoamLive *live)
+{
+        if (!live)
+                return NULL;
+        live->handler = NULL; /* no events from the teardown */
+        sd_bus_slot_unref(live->load_slot);
+        sd_bus_flush_close_unref(live->bus);
+        sd_event_source_disable_unref(live->retry);
+        sd_event_unref(live->event);
+        roam_model_free(live->model);
+        roam_model_free(live->pending);
+        free(live->problem);
+        free(live);
+        return NULL;
+}
+
+int roam_live_start(RoamLive *live)
+{
+        if (connect_bus(live) < 0)
+                schedule_retry(live);
+        return 0;
+}
+
+RoamLiveState roam_live_get_state(const RoamLive *live)
+{
+        return live->state;
+}
+
+const char *roam_live_get_problem(const RoamLive *live)
+{
+        return live->problem;
+}
+
+const RoamModel *roam_live_get_model(const RoamLive *live)
+{
+        return live->model;
+}
+
+static int on_reprobe_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+{
+        ReprobeCall *c = userdata;
+
+        if (c->generation != c->live->generation)
+                return 0; /* roamd went away meanwhile: that was announced already */
+        emit(c->live, &(RoamLiveEvent){
+                          .type = ROAM_LIVE_EVENT_REPROBE,
+                          .link_name = c->name,
+                          .error = sd_bus_message_get_error(reply),
+                      });
+        return 0;
+}
+
+static void reprobe_call_free(void *p)
+{
+        ReprobeCall *c = p;
+
+        free(c->name);
+        free(c);
+}
+
+int roam_live_reprobe(RoamLive *live, const char *path)
+{
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
+        ReprobeCall *c;
+        RoamLink *l;
+        int r;
+
+        if (live->state != ROAM_LIVE_READY)
+                return -ENOTCONN;
+        l = roam_model_find_link(live->model, path);
+        if (!l)
+                return -ENOENT;
+
+        c = calloc(1, sizeof(*c));
+        if (!c)
+                return -ENOMEM;
+        c->live = live;
+        c->generation = live->generation;
+        c->name = strdup(*l->name ? l->name : path);
+        if (!c->name) {
+                reprobe_call_free(c);
+                return -ENOMEM;
+        }
+        r = call_async(live, &slot, path, ROAM_LINK_INTERFACE, "Reprobe", on_reprobe_reply, c,
+                       NULL);
+        if (r < 0) {
+                reprobe_call_free(c);
+                return r;
+        }
+        /* The slot outlives this function and frees the call's data however it ends (answered,
+         * or dropped with the bus). */
+        (void)sd_bus_slot_set_destroy_callback(slot, reprobe_call_free);
+        return sd_bus_slot_set_floating(slot, 1);
+}

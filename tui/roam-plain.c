@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <systemd/sd-event.h>
+
+#include "roam-bus.h"
+#include "roam-live.h"
+#include "roam-log.h"
+#include "roam-plain.h"
+#include "roam-util.h"
+#include "roam-verdict.h"
+
+#define INPUT_LINE_MAX 4096
+
+typedef struct Plain {
+        sd_event *event;
+        sd_event_source *input;
+        RoamLive *live;
+        bool was_ready;
+        bool announced; /* the first state has been printed */
+        char buf[INPUT_LINE_MAX + 1];
+        size_t n_buf;
+        bool discarding; /* the rest of a too long line */
+} Plain;
+
+static const char help_text[] =
+    "Commands:\n"
+    "  status         the global state and one line per link\n"
+    "  links          one line per link\n"
+    "  link NAME      one link in full, with the verdicts seen\n"
+    "  reprobe NAME   ask roamd to probe a link now\n"
+    "  help           this list\n"
+    "  quit           end (also exit, q, or end of input on a terminal)\n"
+    "Changes are printed as they happen, one line each, with the time.\n";
+
+static void stamp(void)
+{
+        char clock[16];
+
+        roam_format_clock(roam_now(), clock, sizeof(clock));
+        printf("%s ", clock);
+}
+
+static const char *name_of(const RoamLink *l)
+{
+        return *l->name ? l->name : l->path;
+}
+
+/* "wlan0 (wifi): online, checks answered, probed 3s ago; addresses 192.0.2.10/24" */
+static void print_link_line(const RoamLink *l, uint64_t now)
+{
+        char age[32];
+
+        roam_format_age(l->last_probe, now, age, sizeof(age), NULL);
+        printf("%s (%s): %s, %s, probed %s", name_of(l), l->bearer,
+               roam_verdict_word(l->connectivity), roam_reason_short(l->connectivity_reason),
+               l->last_probe ? age : "not yet");
+        if (l->n_addresses > 0) {
+                fputs("; addresses", stdout);
+                for (size_t i = 0; i < l->n_addresses; i++)
+                        printf("%s %s/%" PRIu32, i > 0 ? "," : "", l->addresses[i].address,
+                               l->addresses[i].prefix);
+        } else
+                fputs("; no address", stdout);
+        if (streq(l->connectivity, "portal") && *l->portal_url)
+                printf("; log in at %s", l->portal_url);
+        if (roam_link_is_virtual(l))
+                fputs("; virtual, never counts", stdout);
+        fputc('\n', stdout);
+}
+
+static bool require_ready(Plain *p)
+{
+        switch (roam_live_get_state(p->live)) {
+        case ROAM_LIVE_READY:
+                return true;
+        case ROAM_LIVE_NOT_RUNNING:
+                puts("roamd is not running; waiting for it.");
+                break;
+        case ROAM_LIVE_LOADING:
+                puts("Reading roamd's state; ask again in a moment.");
+                break;
+        case ROAM_LIVE_NO_BUS:
+        case ROAM_LIVE_FAILED:
+                printf("No answer from roamd: %s\n", roam_live_get_problem(p->live));
+                break;
+        case _ROAM_LIVE_STATE_MAX:
+        case _ROAM_LIVE_STATE_INVALID:
+                break;
+        }
+        return false;
+}
+
+static void print_links(Plain *p)
+{
+        const RoamModel *m = roam_live_get_model(p->live);
+        uint64_t now = roam_now();
+
+        if (m->n_links == 0)
+                puts("No links (loopback is never shown).");
+        for (size_t i = 0; i < m->n_links; i++)
+                print_link_line(m->links[i], now);
+}
+
+static void print_status(Plain *p)
+{
+        _cleanup_free_ char *sentence = NULL;
+
+        if (!require_ready(p))
+                return;
+        sentence = roam_global_sentence(roam_live_get_model(p->live));
+        printf("State: %s\n", sentence ? sentence : "unknown");
+        print_links(p);
+}
+
+static const RoamLink *find_by_name(Plain *p, const char *name)
+{
+        const RoamModel *m = roam_live_get_model(p->live);
+
+        for (size_t i = 0; i < m->n_links; i++)
+                if (streq(m->links[i]->name, name))
+                        return m->links[i];
+        printf("No link named '%s'. Type links to see them.\n", name);
+        return NULL;
+}
+
+static void print_link_detail(const RoamLink *l)
+{
+        const RoamHistoryEntry *e;
+        char buf[32];
+
+        print_link_line(l, roam_now());
+        printf("  IPv4: %s, %s\n", roam_verdict_word(l->connectivity4),
+               roam_reason_long(l->connectivity_reason4));
+        printf("  IPv6: %s, %s\n", roam_verdict_word(l->connectivity6),
+               roam_reason_long(l->connectivity_reason6));
+        if (l->last_probe) {
+                roam_format_duration(l->probe_duration, buf, sizeof(buf));
+                printf("  Last probe took %s\n", buf);
+        }
+        for (size_t i = 0; i < l->n_gateways; i++)
+                printf("  Gateway: %s\n",
+                       *l->gateways[i].address ? l->gateways[i].address : "none (device route)");
+        for (size_t i = 0; i < l->n_dns; i++)
+                printf("  DNS server: %s (from %s)\n", l->dns[i].address, l->dns_source);
+        if (*l->captive_portal_url)
+                printf("  Captive portal API: %s\n", l->captive_portal_url);
+        if (l->capport.error)
+                printf("  Captive portal API problem: %s\n", l->capport.error);
+        for (size_t i = 0; (e = roam_link_history_get(l, i)); i++) {
+                roam_format_clock(e->seen, buf, sizeof(buf));
+                printf("  Seen at %s: %s, %s\n", buf, roam_verdict_word(e->verdict),
+                       roam_reason_short(e->reason));
+        }
+}
+
+static int command(Plain *p, char *line)
+{
+        _cleanup_strv_free_ char **words = NULL;
+        const RoamLink *l;
+        int r;
+
+        r = strv_split(line, " \t\r", &words);
+        if (r < 0)
+                return log_oom();
+        if (!words[0])
+                return 0;
+        if (streq(words[0], "quit") || streq(words[0], "exit") || streq(words[0], "q"))
+                return sd_event_exit(p->event, 0);
+        if (streq(words[0], "help")) {
+                fputs(help_text, stdout);
+                return 0;
+        }
+        if (streq(words[0], "status") && !words[1]) {
+                print_status(p);
+                return 0;
+        }
+        if (streq(words[0], "links") && !words[1]) {
+                if (require_ready(p))
+                        print_links(p);
+                return 0;
+        }
+        if ((streq(words[0], "link") || streq(words[0], "reprobe")) && words[1] && !words[2]) {
+                if (!require_ready(p) || !(l = find_by_name(p, words[1])))
+                        return 0;
+                if (streq(words[0], "link")) {
+                        print_link_detail(l);
+                        return 0;
+                }
+                r = roam_live_reprobe(p->live, l->path);
+                if (r < 0)
+                        printf("Cannot ask roamd to re-probe %s: %s\n", words[1], strerror(-r));
+                return 0;
+        }
+        printf("Unknown command '%s'. Type help for the list.\n", line);
+        return 0;
+}
+
+static int on_input(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        Plain *p = userdata;
+        char chunk[1024];
+        ssize_t n;
+
+        n = read(fd, chunk, sizeof(chunk));
+        if (n < 0)
+                return errno == EAGAIN || errno == EINTR ? 0 : sd_event_exit(p->event, 0);
+        if (n == 0) {
+                if (p->n_buf > 0 && !p->discarding) {
+                        p->buf[p->n_buf] = 0;
+                        (void)command(p, p->buf);
+                }
+                p->n_buf = 0;
+                /* End of input: on a terminal (Ctrl-D) that means quit; from a pipe or
+                 * /dev/null, roam keeps announcing changes, like a log. */
+                if (isatty(fd))
+                        return sd_event_exit(p->event, 0);
+                return sd_event_source_set_enabled(s, SD_EVENT_OFF);
+        }
+        for (ssize_t i = 0; i < n; i++) {
+                if (chunk[i] != '\n') {
+                        if (p->n_buf < INPUT_LINE_MAX)
+                                p->buf[p->n_buf++] = chunk[i];
+                        else
+                                p->discarding = true;
+                        continue;
+                }
+                p->buf[p->n_buf] = 0;
+                if (p->discarding)
+                        puts("That line is too long; ignored.");
+                else
+                        (void)command(p, p->buf);
+                p->n_buf = 0;
+                p->discarding = false;
+        }
+        fflush(stdout);
+        return 0;
+}
+
+static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdata)
+{
+        Plain *p = userdata;
+        const RoamModel *m = roam_live_get_model(live);
+        _cleanup_free_ char *sentence = NULL;
+
+        switch (ev->type) {
+        case ROAM_LIVE_EVENT_STATE:
+                switch (roam_live_get_state(live)) {
+                case ROAM_LIVE_READY:
+                        if (p->announced) {
+                                stamp();
+                                puts("roamd is back.");
+                        }
+                        print_status(p);
+                        p->announced = p->was_ready = true;
+                        break;
+                case ROAM_LIVE_NOT_RUNNING:
+                        if (p->announced)
+                                stamp();
+                        puts(p->was_ready ? "roamd went away; waiting for it to return."
+                                          : "roamd is not running; waiting for it.");
+                        p->announced = true;
+                        p->was_ready = false;
+                        break;
+                case ROAM_LIVE_NO_BUS:
+                case ROAM_LIVE_FAILED:
+                        if (p->announced)
+                                stamp();
+                        printf("No answer from roamd: %s; trying again.\n",
+                               roam_live_get_problem(live));
+                        p->announced = true;
+                        p->was_ready = false;
+                        break;
+                case ROAM_LIVE_LOADING:
+                case _ROAM_LIVE_STATE_MAX:
+                case _ROAM_LIVE_STATE_INVALID:
+                        break;
+                }
+                break;
+        case ROAM_LIVE_EVENT_MANAGER:
+                if (!ev->verdict_changed)
+                        break;
+                sentence = roam_global_sentence(m);
+                stamp();
+                printf("state: %s -> %s: %s\n", roam_verdict_word(ev->old_verdict),
+                       roam_verdict_word(m->state), sentence ? sentence : "");
+                break;
+        case ROAM_LIVE_EVENT_LINK_CHANGED:
+                if (ev->verdict_changed) {
+                        stamp();
+                        printf("%s: %s -> %s (%s)", name_of(ev->link),
+                               roam_verdict_word(ev->old_verdict),
+                               roam_verdict_word(ev->link->connectivity),
+                               roam_reason_short(ev->link->connectivity_reason));
+                        if (streq(ev->link->connectivity, "portal") && *ev->link->portal_url)
+                                printf("; log in at %s", ev->link->portal_url);
+                        fputc('\n', stdout);
+                } else if (!streq(ev->old_reason, ev->link->connectivity_reason)) {
+                        stamp();
+                        printf("%s: still %s, now because: %s\n", name_of(ev->link),
+                               roam_verdict_word(ev->link->connectivity),
+                               roam_reason_short(ev->link->connectivity_reason));
+                }
+                break;
+        case ROAM_LIVE_EVENT_LINK_ADDED:
+                stamp();
+                printf("%s appeared: ", name_of(ev->link));
+                print_link_line(ev->link, roam_now());
+                break;
+        case ROAM_LIVE_EVENT_LINK_REMOVED:
+                stamp();
+                printf("%s vanished.\n", name_of(ev->link));
+                break;
+        case ROAM_LIVE_EVENT_REPROBE:
+                stamp();
+                if (!ev->error)
+                        printf("roamd is probing %s again.\n", ev->link_name);
+                else if (sd_bus_error_has_name(ev->error, ROAM_ERROR_ACCESS_DENIED))
+                        printf("Not allowed to re-probe %s: only root and group netdev may "
+                               "(AccessDenied).\n",
+                               ev->link_name);
+                else
+                        printf("Re-probe of %s failed: %s\n", ev->link_name,
+                               ev->error->message ? ev->error->message : ev->error->name);
+                break;
+        case _ROAM_LIVE_EVENT_TYPE_MAX:
+        case _ROAM_LIVE_EVENT_TYPE_INVALID:
+                break;
+        }
+        fflush(stdout);
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        return sd_event_exit(userdata, 0);
+}
+
+int plain_run(void)
+{
+        _cleanup_(sd_event_unrefp) sd_event *event = NULL;
+        _cleanup_(sd_event_source_disable_unrefp) sd_event_source *input = NULL;
+        _cleanup_(roam_live_freep) RoamLive *live = NULL;
+        Plain p = {};
+        sigset_t mask;
+        int r;
+
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        r = sd_event_default(&event);
+        if (r < 0)
+                return log_error_errno(r, "Cannot create the event loop: %m");
+        p.event = event;
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGHUP);
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+                return log_error_errno(errno, "Cannot block signals: %m");
+        r = sd_event_add_signal(event, NULL, SIGINT, on_signal, event);
+        if (r >= 0)
+                r = sd_event_add_signal(event, NULL, SIGTERM, on_signal, event);
+        if (r >= 0)
+                r = sd_event_add_signal(event, NULL, SIGHUP, on_signal, event);
+        if (r >= 0)
+                r = sd_event_add_io(event, &input, STDIN_FILENO, EPOLLIN, on_input, &p);
+        if (r == -EPERM) /* stdin is a regular file or /dev/null: epoll refuses it */
+                r = 0;
+        if (r < 0)
+                return log_error_errno(r, "Cannot set up the event loop: %m");
+
+        r = roam_live_new(event, on_live_event, &p, &live);
+        if (r < 0)
+                return log_error_errno(r, "Cannot set up the bus: %m");
+        p.live = live;
+        (void)roam_live_start(live);
+
+        r = sd_event_loop(event);
+        if (r < 0)
+                return log_error_errno(r, "The event loop failed: %m");
+        return 0;
+}

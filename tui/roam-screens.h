@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "roam-tui.h"
+
+/* Helpers the screens share. */
+
+/* A link's addresses as "192.0.2.10/24, 2001:db8::10/64"; all: link-local ones too. */
+int screen_addresses_text(const RoamLink *l, bool all, char **ret);
+/* Where to log in when the link is behind a portal, else NULL. */
+const char *screen_portal_url(const RoamLink *l);
+/* Asks roamd to re-probe the link (the answer arrives later as a message); a reaction. */
+int screen_reprobe(Tui *t, const char *path);

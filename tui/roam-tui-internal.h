@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stddef.h>
+#include <wchar.h>
+
+#include "roam-tui.h"
+
+/* Between the framework (roam-tui.c) and its document layout (roam-tui-doc.c). */
+
+/* Columns left of every document line: the '>' that marks the selected item. */
+#define TUI_GUTTER 2
+
+/* Decodes s for the screen: invalid sequences, control and unprintable characters become '?'
+ * (and, in ASCII mode, everything outside ASCII). */
+int tui_decode(Tui *t, const char *s, wchar_t **ret, size_t *ret_n);
+int tui_wcwidth(wchar_t c);
+int tui_wcswidth(const wchar_t *s, size_t n);
+void tui_put_wchar(Tui *t, int y, int x, wchar_t c, ThemeRole role);
+
+/* A theme colour that this terminal can show: bright colours and the 256-colour palette fall
+ * back to the nearest of the first 8, or to the default colour. */
+short tui_colour_fit(short c, int colours);

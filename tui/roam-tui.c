@@ -1,0 +1,889 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <wctype.h>
+
+#define NCURSES_WIDECHAR 1
+#include <curses.h>
+
+#include <systemd/sd-event.h>
+
+#include "roam-bus.h"
+#include "roam-log.h"
+#include "roam-tui-internal.h"
+#include "roam-util.h"
+#include "roam-verdict.h"
+
+/* Esc must answer at once: curses waits this long for the rest of an escape sequence. */
+#define ESCAPE_DELAY_MSEC 25
+/* Below this, the screens cannot say anything useful: one line asks for more room. */
+#define MIN_COLUMNS          20
+#define MIN_LINES            6
+#define STARTUP_MESSAGES_MAX 8
+
+struct Tui {
+        sd_event *event;
+        sd_event_source *input, *redraw, *refresh;
+        RoamLive *live;
+        SCREEN *term;
+
+        Theme theme;
+        bool colour;
+        bool utf8;
+        attr_t attrs[_THEME_ROLE_MAX];
+        short pairs[_THEME_ROLE_MAX];
+
+        Screen overview, link, help;
+        Screen *current, *previous;
+        char *selected_link;
+        bool selection_made; /* the first model picks the best link once */
+
+        char *message;
+        ThemeRole message_role;
+        char **startup_messages;
+
+        int cursor_y, cursor_x;
+        uint64_t refresh_usec;
+        bool frozen_clock; /* $ROAM_TEST_NOW: ages never change, so no refresh timer */
+
+        /* Screenshot tests: after every frame, the terminal title says "roam-frame N ..." */
+        bool test_frames;
+        unsigned frames;
+};
+
+RoamLive *tui_live(Tui *t)
+{
+        return t->live;
+}
+
+const RoamModel *tui_model(Tui *t)
+{
+        return roam_live_get_model(t->live);
+}
+
+bool tui_utf8(Tui *t)
+{
+        return t->utf8;
+}
+
+const Theme *tui_theme(Tui *t)
+{
+        return &t->theme;
+}
+
+char *const *tui_startup_messages(Tui *t)
+{
+        return t->startup_messages;
+}
+
+const char *tui_selected_link(Tui *t)
+{
+        return t->selected_link;
+}
+
+void tui_select_link(Tui *t, const char *path)
+{
+        if (free_and_strdup(&t->selected_link, path) < 0)
+                log_oom();
+}
+
+const ScreenVTable *tui_previous_screen(Tui *t)
+{
+        return t->previous ? t->previous->vtable : t->overview.vtable;
+}
+
+const char *tui_glyph_ellipsis(Tui *t)
+{
+        return t->utf8 ? "\u2026" : "...";
+}
+
+const char *tui_glyph_dot(Tui *t)
+{
+        return t->utf8 ? "\u00b7" : "-";
+}
+
+const char *tui_glyph_arrow(Tui *t)
+{
+        return t->utf8 ? "\u2192" : "->";
+}
+
+int tui_columns(Tui *t)
+{
+        return COLS;
+}
+
+int tui_lines(Tui *t)
+{
+        return LINES;
+}
+
+static void request_redraw(Tui *t)
+{
+        /* A defer source: any number of changes in one loop iteration make one frame. */
+        (void)sd_event_source_set_enabled(t->redraw, SD_EVENT_ONESHOT);
+}
+
+void tui_message(Tui *t, ThemeRole role, const char *fmt, ...)
+{
+        char *s;
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = vasprintf(&s, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return;
+        free(t->message);
+        t->message = s;
+        t->message_role = role;
+        request_redraw(t);
+}
+
+void tui_refresh_in(Tui *t, uint64_t usec)
+{
+        if (usec < t->refresh_usec)
+                t->refresh_usec = usec;
+}
+
+void tui_set_cursor(Tui *t, int y, int x)
+{
+        t->cursor_y = y;
+        t->cursor_x = x;
+}
+
+/* Messages logged while the TUI runs go to the status line, never to the terminal beneath. */
+static void log_sink(int level, const char *message, void *userdata)
+{
+        Tui *t = userdata;
+
+        if (level > LOG_WARNING)
+                return;
+        if (!t->term) {
+                /* Before the screen exists (theme and config errors): kept for the first frame
+                 * and for the help screen. */
+                if (strv_length(t->startup_messages) < STARTUP_MESSAGES_MAX)
+                        (void)strv_extend(&t->startup_messages, message);
+        }
+        tui_message(t, level <= LOG_ERR ? THEME_ERROR : THEME_WARNING, "%s", message);
+}
+
+int tui_wcwidth(wchar_t c)
+{
+        int w = wcwidth(c);
+
+        return w < 0 ? 1 : w;
+}
+
+int tui_wcswidth(const wchar_t *s, size_t n)
+{
+        int w = 0;
+
+        for (size_t i = 0; i < n; i++)
+                w += tui_wcwidth(s[i]);
+        return w;
+}
+
+int tui_decode(Tui *t, const char *s, wchar_t **ret, size_t *ret_n)
+{
+        size_t len = strlen(s), n = 0;
+        wchar_t *w = calloc(len + 1, sizeof(wchar_t));
+        mbstate_t st = {};
+
+        if (!w)
+                return -ENOMEM;
+        for (size_t i = 0; i < len;) {
+                unsigned char c = (unsigned char)s[i];
+                wchar_t wc;
+                size_t k;
+
+                if (!t->utf8) {
+                        w[n++] = c >= 0x20 && c < 0x7f ? (wchar_t)c : L'?';
+                        i++;
+                        continue;
+                }
+                k = mbrtowc(&wc, s + i, len - i, &st);
+                if (k == (size_t)-1 || k == (size_t)-2 || k == 0) {
+                        memset(&st, 0, sizeof(st));
+                        w[n++] = L'?';
+                        i++;
+                        continue;
+                }
+                w[n++] = iswprint((wint_t)wc) && wcwidth(wc) >= 0 ? wc : L'?';
+                i += k;
+        }
+        w[n] = 0;
+        *ret = w;
+        *ret_n = n;
+        return 0;
+}
+
+void tui_put_wchar(Tui *t, int y, int x, wchar_t c, ThemeRole role)
+{
+        wchar_t s[2] = {c, 0};
+        cchar_t cc;
+
+        if (y < 0 || y >= LINES || x < 0 || x + tui_wcwidth(c) > COLS)
+                return;
+        if (setcchar(&cc, s, t->attrs[role], t->pairs[role], NULL) == OK)
+                mvadd_wch(y, x, &cc);
+}
+
+void tui_fill(Tui *t, int y, int x, int width, ThemeRole role)
+{
+        for (int i = 0; i < width; i++)
+                tui_put_wchar(t, y, x + i, L' ', role);
+}
+
+int tui_print(Tui *t, int y, int x, int width, ThemeRole role, const char *s)
+{
+        _cleanup_free_ wchar_t *w = NULL;
+        size_t n;
+        int used = 0;
+
+        if (tui_decode(t, s, &w, &n) < 0)
+                return 0;
+        for (size_t i = 0; i < n; i++) {
+                int cw = tui_wcwidth(w[i]);
+
+                if (used + cw > width)
+                        break;
+                tui_put_wchar(t, y, x + used, w[i], role);
+                used += cw;
+        }
+        return used;
+}
+
+static Screen *screen_of(Tui *t, const ScreenVTable *vtable)
+{
+        if (vtable == t->overview.vtable)
+                return &t->overview;
+        if (vtable == t->link.vtable)
+                return &t->link;
+        if (vtable == t->help.vtable)
+                return &t->help;
+        return NULL;
+}
+
+int tui_show(Tui *t, const ScreenVTable *vtable)
+{
+        Screen *s = screen_of(t, vtable);
+        int r;
+
+        if (!s || s == t->current)
+                return 0;
+        if (s->vtable->enter) {
+                /* A screen may refuse (the link screen without links): nothing changes. */
+                r = s->vtable->enter(t, s);
+                if (r < 0)
+                        return r;
+        }
+        if (t->current && t->current->vtable->leave)
+                t->current->vtable->leave(t, t->current);
+        /* Help returns to where it was opened; other screens go back to the overview. */
+        if (s != &t->help)
+                t->previous = s == &t->overview ? NULL : &t->overview;
+        else
+                t->previous = t->current;
+        t->current = s;
+        request_redraw(t);
+        return 0;
+}
+
+static void go_back(Tui *t)
+{
+        if (t->previous)
+                (void)tui_show(t, t->previous->vtable);
+}
+
+static void draw_header(Tui *t)
+{
+        const ScreenVTable *tabs[] = {t->overview.vtable, t->link.vtable};
+        const ScreenVTable *active =
+            t->current == &t->help ? tui_previous_screen(t) : t->current->vtable;
+        int x = 0;
+        char buf[64];
+
+        tui_fill(t, 0, 0, COLS, THEME_HEADER);
+        x += tui_print(t, 0, x, COLS - x, THEME_HEADER, " roam ");
+        for (size_t i = 0; i < ELEMENTSOF(tabs); i++) {
+                bool on = tabs[i] == active;
+
+                /* The active screen is in brackets: the header says it without colour. */
+                snprintf(buf, sizeof(buf), on ? "[%d %s]" : " %d %s ", tabs[i]->number,
+                         tabs[i]->title);
+                x += tui_print(t, 0, x, COLS - x, THEME_HEADER, " ");
+                x += tui_print(t, 0, x, COLS - x, on ? THEME_HEADER_ACTIVE : THEME_HEADER, buf);
+        }
+        snprintf(buf, sizeof(buf), t->current == &t->help ? "[? Help] " : " ? Help ");
+        if (x + (int)strlen(buf) < COLS)
+                tui_print(t, 0, COLS - (int)strlen(buf), (int)strlen(buf),
+                          t->current == &t->help ? THEME_HEADER_ACTIVE : THEME_HEADER, buf);
+}
+
+static void status_text(Tui *t, char *buf, size_t size, ThemeRole *role)
+{
+        const RoamModel *m = tui_model(t);
+
+        *role = THEME_STATUS;
+        if (t->message) {
+                snprintf(buf, size, "%s", t->message);
+                *role = t->message_role;
+                return;
+        }
+        switch (roam_live_get_state(t->live)) {
+        case ROAM_LIVE_NO_BUS:
+                snprintf(buf, size, "No system bus; trying again");
+                *role = THEME_ERROR;
+                break;
+        case ROAM_LIVE_NOT_RUNNING:
+                snprintf(buf, size, "roamd is not running; waiting for it");
+                *role = THEME_ERROR;
+                break;
+        case ROAM_LIVE_LOADING:
+                snprintf(buf, size, "Reading roamd's state");
+                break;
+        case ROAM_LIVE_FAILED:
+                snprintf(buf, size, "roamd's answer could not be read");
+                *role = THEME_ERROR;
+                break;
+        case ROAM_LIVE_READY:
+                snprintf(buf, size, "Connected to roamd %s %s %zu link%s", m->version,
+                         tui_glyph_dot(t), m->n_links, m->n_links == 1 ? "" : "s");
+                break;
+        case _ROAM_LIVE_STATE_MAX:
+        case _ROAM_LIVE_STATE_INVALID:
+                buf[0] = 0;
+                break;
+        }
+}
+
+static const KeyHelp global_hints[] = {
+    {"?", "help", NULL},
+    {"q", "quit", NULL},
+};
+
+static int draw_hint(Tui *t, int x, const KeyHelp *k)
+{
+        int need = (int)(strlen(k->keys) + 1 + strlen(k->hint) + 2);
+
+        if (x + need > COLS)
+                return -1;
+        x += tui_print(t, LINES - 1, x, COLS - x, THEME_KEY, k->keys);
+        x += tui_print(t, LINES - 1, x, COLS - x, THEME_HINT, " ");
+        x += tui_print(t, LINES - 1, x, COLS - x, THEME_HINT, k->hint);
+        return x + 2;
+}
+
+static void draw_hints(Tui *t)
+{
+        int x = 1;
+
+        tui_fill(t, LINES - 1, 0, COLS, THEME_HINT);
+        /* The global keys go first: at 40 columns "? help" must still show. */
+        for (size_t i = 0; i < ELEMENTSOF(global_hints) && x >= 0; i++)
+                x = draw_hint(t, x, &global_hints[i]);
+        for (const KeyHelp *k = t->current->vtable->keys; k && k->keys && x >= 0; k++)
+                if (k->hint)
+                        x = draw_hint(t, x, k);
+}
+
+static void write_frame_marker(Tui *t)
+{
+        char buf[160];
+        int n;
+
+        n = snprintf(buf, sizeof(buf), "\033]2;roam-frame %u screen=%s live=%s size=%dx%d\007",
+                     ++t->frames, t->current->vtable->name,
+                     roam_live_state_to_string(roam_live_get_state(t->live)), COLS, LINES);
+        if (n > 0 && write(STDOUT_FILENO, buf, (size_t)MIN((size_t)n, sizeof(buf) - 1)) < 0)
+                t->test_frames = false;
+}
+
+static void arm_refresh(Tui *t)
+{
+        if (t->frozen_clock || t->refresh_usec == UINT64_MAX) {
+                (void)sd_event_source_set_enabled(t->refresh, SD_EVENT_OFF);
+                return;
+        }
+        /* A few ms late, so the text has surely changed when we look. */
+        if (sd_event_source_set_time_relative(t->refresh, t->refresh_usec + 5 * USEC_PER_MSEC) <
+                0 ||
+            sd_event_source_set_enabled(t->refresh, SD_EVENT_ONESHOT) < 0)
+                log_debug("Cannot arm the refresh timer.");
+}
+
+static void draw(Tui *t)
+{
+        char buf[512];
+        ThemeRole role;
+
+        t->cursor_y = 0;
+        t->cursor_x = 0;
+        t->refresh_usec = UINT64_MAX;
+        bkgdset(' ' | t->attrs[THEME_NORMAL] | (chtype)COLOR_PAIR(t->pairs[THEME_NORMAL]));
+        erase();
+
+        if (COLS < MIN_COLUMNS || LINES < MIN_LINES) {
+                snprintf(buf, sizeof(buf), "Window too small (%dx%d): roam needs %dx%d.", COLS,
+                         LINES, MIN_COLUMNS, MIN_LINES);
+                for (int y = 0, off = 0; y < LINES && off < (int)strlen(buf); y++)
+                        off += tui_print(t, y, 0, COLS, THEME_ERROR, buf + off);
+        } else {
+                draw_header(t);
+                t->current->vtable->draw(t, t->current, 1, LINES - 3);
+                status_text(t, buf, sizeof(buf), &role);
+                tui_fill(t, LINES - 2, 0, COLS, THEME_STATUS);
+                tui_print(t, LINES - 2, 1, COLS - 2, role, buf);
+                draw_hints(t);
+        }
+
+        move(MIN(t->cursor_y, LINES - 1), MIN(t->cursor_x, COLS - 1));
+        wnoutrefresh(stdscr);
+        doupdate();
+        if (t->test_frames)
+                write_frame_marker(t);
+        arm_refresh(t);
+}
+
+static int on_redraw(sd_event_source *s, void *userdata)
+{
+        draw(userdata);
+        return 0;
+}
+
+static int on_refresh(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        request_redraw(userdata);
+        return 0;
+}
+
+static void handle_resize(Tui *t)
+{
+        struct winsize ws = {};
+
+        /* At once, not on the next key: the size from the terminal, then curses catches up. */
+        if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) >= 0 && ws.ws_row > 0 && ws.ws_col > 0)
+                resizeterm(ws.ws_row, ws.ws_col);
+        clearok(curscr, TRUE);
+        request_redraw(t);
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        Tui *t = userdata;
+
+        if (si->ssi_signo == SIGWINCH)
+                handle_resize(t);
+        else
+                (void)sd_event_exit(t->event, 0);
+        return 0;
+}
+
+static int global_key(Tui *t, int key)
+{
+        switch (key) {
+        case 'q':
+        case 'Q':
+        case TUI_KEY(KEY_F(10)):
+                return REACTION_QUIT;
+        case '?':
+        case TUI_KEY(KEY_F(1)):
+                if (t->current == &t->help)
+                        go_back(t);
+                else
+                        (void)tui_show(t, t->help.vtable);
+                return REACTION_REDRAW;
+        case TUI_KEY_ESCAPE:
+        case TUI_KEY(KEY_BACKSPACE):
+        case 127:
+                go_back(t);
+                return REACTION_REDRAW;
+        case 12: /* Ctrl-L */
+                clearok(curscr, TRUE);
+                return REACTION_REDRAW;
+        case TUI_KEY(KEY_RESIZE):
+                handle_resize(t);
+                return REACTION_REDRAW;
+        }
+        if (key >= '1' && key <= '9') {
+                const ScreenVTable *screens[] = {t->overview.vtable, t->link.vtable};
+
+                for (size_t i = 0; i < ELEMENTSOF(screens); i++)
+                        if (screens[i]->number == key - '0') {
+                                int r = tui_show(t, screens[i]);
+
+                                if (r == -ENOENT)
+                                        tui_message(t, THEME_WARNING, "No link to show.");
+                                return REACTION_REDRAW;
+                        }
+        }
+        return REACTION_NONE;
+}
+
+static void handle_key(Tui *t, int key)
+{
+        int r = REACTION_UNHANDLED;
+
+        /* A message stays until the next key. */
+        if (t->message) {
+                free(t->message);
+                t->message = NULL;
+                request_redraw(t);
+        }
+        if (t->current->vtable->key)
+                r = t->current->vtable->key(t, t->current, key);
+        if (r < 0) {
+                tui_message(t, THEME_ERROR, "%s", strerror(-r));
+                return;
+        }
+        if (r & REACTION_UNHANDLED)
+                r = global_key(t, key);
+        if (r & REACTION_QUIT) {
+                (void)sd_event_exit(t->event, 0);
+                return;
+        }
+        if (r & REACTION_BACK)
+                go_back(t);
+        if (r & (REACTION_REDRAW | REACTION_BACK))
+                request_redraw(t);
+}
+
+static int on_input(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        Tui *t = userdata;
+        wint_t ch;
+        int r;
+
+        /* nodelay: read what is there, then back to the loop. */
+        while ((r = get_wch(&ch)) != ERR) {
+                if (r == KEY_CODE_YES)
+                        handle_key(t, TUI_KEY((int)ch));
+                else
+                        handle_key(t, (int)ch);
+        }
+        if ((revents & (EPOLLHUP | EPOLLERR)) && !(revents & EPOLLIN))
+                (void)sd_event_exit(t->event, 0); /* the terminal is gone */
+        return 0;
+}
+
+static void select_neighbour(Tui *t, const RoamLink *gone)
+{
+        const RoamModel *m = tui_model(t);
+
+        for (size_t i = 0; i < m->n_links; i++)
+                if (m->links[i] == gone) {
+                        const RoamLink *n = i + 1 < m->n_links ? m->links[i + 1]
+                                            : i > 0            ? m->links[i - 1]
+                                                               : NULL;
+                        tui_select_link(t, n ? n->path : NULL);
+                        return;
+                }
+}
+
+static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdata)
+{
+        Tui *t = userdata;
+        const RoamModel *m = tui_model(t);
+        int r = REACTION_REDRAW;
+
+        switch (ev->type) {
+        case ROAM_LIVE_EVENT_STATE:
+                if (roam_live_get_state(live) == ROAM_LIVE_READY) {
+                        /* Keep the user's choice across a roamd restart when the link exists. */
+                        if (!t->selected_link || !roam_model_find_link(m, t->selected_link)) {
+                                const RoamLink *best = roam_model_best_link(m);
+
+                                tui_select_link(t, best             ? best->path
+                                                   : m->n_links > 0 ? m->links[0]->path
+                                                                    : NULL);
+                        }
+                } else if (ev->old_state == ROAM_LIVE_READY)
+                        tui_message(t, THEME_ERROR, "roamd went away; waiting for it to return");
+                break;
+        case ROAM_LIVE_EVENT_LINK_ADDED:
+                if (!t->selected_link)
+                        tui_select_link(t, ev->link->path);
+                break;
+        case ROAM_LIVE_EVENT_LINK_REMOVED:
+                if (streq_ptr(t->selected_link, ev->link->path))
+                        select_neighbour(t, ev->link);
+                break;
+        case ROAM_LIVE_EVENT_REPROBE:
+                if (!ev->error)
+                        tui_message(t, THEME_OK, "roamd is probing %s again.", ev->link_name);
+                else if (sd_bus_error_has_name(ev->error, ROAM_ERROR_ACCESS_DENIED))
+                        tui_message(t, THEME_ERROR,
+                                    "Not allowed to re-probe %s: only root and group netdev may "
+                                    "(AccessDenied).",
+                                    ev->link_name);
+                else
+                        tui_message(t, THEME_ERROR, "Re-probe of %s failed: %s", ev->link_name,
+                                    ev->error->message ? ev->error->message : ev->error->name);
+                break;
+        case ROAM_LIVE_EVENT_MANAGER:
+        case ROAM_LIVE_EVENT_LINK_CHANGED:
+                break;
+        case _ROAM_LIVE_EVENT_TYPE_MAX:
+        case _ROAM_LIVE_EVENT_TYPE_INVALID:
+                break;
+        }
+
+        if (t->current->vtable->model_changed)
+                r |= t->current->vtable->model_changed(t, t->current, ev);
+        if (r & REACTION_BACK)
+                go_back(t);
+        request_redraw(t);
+}
+
+/* Curses attributes of a role. Without colour, colours are dropped and attributes stay. */
+static void setup_styles(Tui *t)
+{
+        static const struct {
+                unsigned theme;
+                attr_t curses;
+        } map[] = {
+            {THEME_ATTR_BOLD, A_BOLD},           {THEME_ATTR_DIM, A_DIM},
+            {THEME_ATTR_UNDERLINE, A_UNDERLINE}, {THEME_ATTR_REVERSE, A_REVERSE},
+            {THEME_ATTR_STANDOUT, A_STANDOUT},
+        };
+        bool default_colours = t->colour && use_default_colors() == OK;
+
+        for (ThemeRole r = 0; r < _THEME_ROLE_MAX; r++) {
+                const ThemeStyle *s = &t->theme.roles[r];
+                short fg = s->fg, bg = s->bg;
+
+                t->attrs[r] = 0;
+                for (size_t i = 0; i < ELEMENTSOF(map); i++)
+                        if (s->attrs & map[i].theme)
+                                t->attrs[r] |= map[i].curses;
+                t->pairs[r] = 0;
+                if (!t->colour)
+                        continue;
+                fg = tui_colour_fit(fg, COLORS);
+                bg = tui_colour_fit(bg, COLORS);
+                if (!default_colours) {
+                        /* No "default" on this terminal (TERM=vt220...): white on black. */
+                        fg = fg < 0 ? COLOR_WHITE : fg;
+                        bg = bg < 0 ? COLOR_BLACK : bg;
+                }
+                if (init_pair((short)(r + 1), fg, bg) == OK)
+                        t->pairs[r] = (short)(r + 1);
+        }
+}
+
+short tui_colour_fit(short c, int colours)
+{
+        if (c < 0 || c < colours)
+                return c;
+        if (colours < 8)
+                return THEME_COLOUR_DEFAULT;
+        if (c < 16)
+                return (short)(c - 8); /* bright-NAME on an 8-colour terminal: NAME */
+        if (c < 232) {
+                /* The 6x6x6 cube: each channel from 2 of 5 up counts as on. */
+                int i = c - 16, red = i / 36, green = i / 6 % 6, blue = i % 6;
+
+                return (short)((red >= 2 ? 1 : 0) | (green >= 2 ? 2 : 0) | (blue >= 2 ? 4 : 0));
+        }
+        return c < 244 ? COLOR_BLACK : COLOR_WHITE; /* the grey ramp */
+}
+
+ThemeRole tui_verdict_role(const char *verdict)
+{
+        switch (roam_verdict_from_string(verdict)) {
+        case ROAM_VERDICT_ONLINE:
+                return THEME_OK;
+        case ROAM_VERDICT_PARTIAL:
+        case ROAM_VERDICT_LOCAL:
+                return THEME_WARNING;
+        case ROAM_VERDICT_PORTAL:
+                return THEME_PORTAL;
+        case ROAM_VERDICT_OFFLINE:
+                return THEME_ERROR;
+        case _ROAM_VERDICT_MAX:
+        case _ROAM_VERDICT_INVALID:
+                break;
+        }
+        return THEME_NORMAL;
+}
+
+static bool locale_is_utf8(void)
+{
+        const char *codeset = nl_langinfo(CODESET);
+
+        return codeset && (strcasecmp(codeset, "UTF-8") == 0 || strcasecmp(codeset, "utf8") == 0);
+}
+
+static void load_theme(Tui *t, const char *wanted)
+{
+        _cleanup_free_ char *configured = NULL;
+        const char *name = wanted;
+
+        if (!name) {
+                (void)roam_config_read(&configured);
+                name = configured ? configured : "default";
+        }
+        if (theme_load(name, &t->theme) >= 0)
+                return;
+        if (!streq(name, "default") && theme_load("default", &t->theme) >= 0)
+                return;
+        if (theme_builtin(&t->theme) < 0)
+                log_error("The built-in theme is broken.");
+}
+
+static void tui_done(Tui *t)
+{
+        if (t->current && t->current->vtable->leave)
+                t->current->vtable->leave(t, t->current);
+        if (t->term) {
+                endwin();
+                delscreen(t->term);
+                t->term = NULL;
+        }
+        log_set_sink(NULL, NULL);
+        t->live = roam_live_free(t->live);
+        sd_event_source_disable_unref(t->input);
+        sd_event_source_disable_unref(t->redraw);
+        sd_event_source_disable_unref(t->refresh);
+        t->event = sd_event_unref(t->event);
+        theme_done(&t->theme);
+        free(t->overview.data);
+        free(t->link.data);
+        free(t->help.data);
+        free(t->selected_link);
+        free(t->message);
+        strv_free(t->startup_messages);
+        *t = (Tui){};
+}
+
+static int screens_init(Tui *t)
+{
+        Screen *screens[] = {&t->overview, &t->link, &t->help};
+        const ScreenVTable *vtables[] = {&overview_screen_vtable, &link_screen_vtable,
+                                         &help_screen_vtable};
+
+        for (size_t i = 0; i < ELEMENTSOF(screens); i++) {
+                screens[i]->vtable = vtables[i];
+                screens[i]->data = calloc(1, MAX(vtables[i]->data_size, (size_t)1));
+                if (!screens[i]->data)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+int tui_run(const TuiOptions *opts)
+{
+        _cleanup_(tui_done) Tui t = {};
+        const char *no_color = getenv("NO_COLOR");
+        sigset_t mask;
+        int r;
+
+        t.utf8 = locale_is_utf8();
+        t.test_frames = getenv("ROAM_TEST_FRAMES") != NULL;
+        t.frozen_clock = getenv("ROAM_TEST_NOW") != NULL;
+
+        /* From here on, log messages belong on the screen. */
+        log_set_sink(log_sink, &t);
+        load_theme(&t, opts->theme);
+
+        r = screens_init(&t);
+        if (r < 0)
+                return log_oom();
+
+        r = sd_event_default(&t.event);
+        if (r < 0)
+                return log_error_errno(r, "Cannot create the event loop: %m");
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGWINCH);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGHUP);
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+                return log_error_errno(errno, "Cannot block signals: %m");
+        r = sd_event_add_signal(t.event, NULL, SIGWINCH, on_signal, &t);
+        if (r >= 0)
+                r = sd_event_add_signal(t.event, NULL, SIGINT, on_signal, &t);
+        if (r >= 0)
+                r = sd_event_add_signal(t.event, NULL, SIGTERM, on_signal, &t);
+        if (r >= 0)
+                r = sd_event_add_signal(t.event, NULL, SIGHUP, on_signal, &t);
+        if (r >= 0)
+                r = sd_event_add_defer(t.event, &t.redraw, on_redraw, &t);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(t.redraw, SD_EVENT_OFF);
+        /* Drawing after everything else of an iteration: one frame for a burst of signals. */
+        if (r >= 0)
+                r = sd_event_source_set_priority(t.redraw, SD_EVENT_PRIORITY_IDLE);
+        if (r >= 0)
+                r = sd_event_add_time_relative(t.event, &t.refresh, CLOCK_MONOTONIC, USEC_PER_SEC,
+                                               0, on_refresh, &t);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(t.refresh, SD_EVENT_OFF);
+        if (r >= 0)
+                r = sd_event_add_io(t.event, &t.input, STDIN_FILENO, EPOLLIN, on_input, &t);
+        if (r < 0)
+                return log_error_errno(r, "Cannot set up the event loop: %m");
+
+        /* Before curses: ESCDELAY is read when the screen starts. */
+        set_escdelay(ESCAPE_DELAY_MSEC);
+        t.term = newterm(NULL, stdout, stdin);
+        if (!t.term) {
+                log_set_sink(NULL, NULL);
+                return log_error_errno(ENOTTY,
+                                       "Cannot start the full-screen interface on TERM=%s. Try "
+                                       "'roam --plain' or 'roam status'.",
+                                       strempty(getenv("TERM")));
+        }
+        set_term(t.term);
+        cbreak();
+        noecho();
+        nonl();
+        intrflush(stdscr, FALSE);
+        keypad(stdscr, TRUE);
+        nodelay(stdscr, TRUE);
+        leaveok(stdscr, FALSE);
+        /* Screen readers follow the terminal cursor: keep it visible, on the focused item. */
+        curs_set(1);
+
+        t.colour = has_colors() && (!no_color || !*no_color);
+        if (t.colour && start_color() != OK)
+                t.colour = false;
+        if (!t.colour && t.theme.uses_colour) {
+                /* Colour themes lean on colour to tell roles apart; the monochrome theme says
+                 * the same with attributes. */
+                Theme mono = {};
+
+                if (theme_load("monochrome", &mono) >= 0) {
+                        theme_done(&t.theme);
+                        t.theme = mono;
+                }
+        }
+        setup_styles(&t);
+
+        r = roam_live_new(t.event, on_live_event, &t, &t.live);
+        if (r < 0)
+                return log_error_errno(r, "Cannot set up the bus: %m");
+        t.current = &t.overview;
+        if (t.overview.vtable->enter)
+                (void)t.overview.vtable->enter(&t, &t.overview);
+        (void)roam_live_start(t.live);
+        request_redraw(&t);
+
+        r = sd_event_loop(t.event);
+        if (r < 0) {
+                tui_done(&t);
+                return log_error_errno(r, "The event loop failed: %m");
+        }
+        return 0;
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "roam-live.h"
+#include "roam-theme.h"
+
+/* The TUI framework: ncursesw driven by sd-event (stdin, the bus, SIGWINCH and a redraw source
+ * in one loop; nothing polls), one vtable per screen, a header with the screens, a status line
+ * and a key-hint bar. Screens draw from the live model's snapshot and never block. */
+
+typedef struct Tui Tui;
+typedef struct Screen Screen;
+
+/* What a handler wants the framework to do next; flags, or a negative errno. */
+enum {
+        REACTION_NONE = 0,
+        REACTION_REDRAW = 1 << 0,
+        REACTION_BACK = 1 << 1,      /* leave this screen for the previous one */
+        REACTION_QUIT = 1 << 2,      /* end the program */
+        REACTION_UNHANDLED = 1 << 3, /* not this screen's key: the global keys may take it */
+};
+
+/* Keys: a character, or a curses key code with TUI_KEY_CODE set (Unicode ends at 0x10FFFF). */
+#define TUI_KEY_CODE   (1 << 24)
+#define TUI_KEY(code)  ((code) | TUI_KEY_CODE)
+#define TUI_KEY_ESCAPE 27
+
+typedef struct KeyHelp {
+        const char *keys;  /* as the user types them: "Up/k" */
+        const char *hint;  /* short, for the hint bar; NULL: only in the help screen */
+        const char *means; /* for the help screen */
+} KeyHelp;
+
+typedef struct ScreenVTable {
+        const char *name;  /* stable, for tests: "overview" */
+        const char *title; /* for people: "Overview" */
+        int number;        /* the key that jumps here (1-9), 0: none */
+        size_t data_size;  /* Screen.data, zeroed at start, kept while the TUI runs */
+        int (*enter)(Tui *t, Screen *s);
+        void (*leave)(Tui *t, Screen *s);
+        /* Draws rows [top, top + height) of the whole width. */
+        void (*draw)(Tui *t, Screen *s, int top, int height);
+        int (*key)(Tui *t, Screen *s, int key);
+        int (*model_changed)(Tui *t, Screen *s, const RoamLiveEvent *ev);
+        const KeyHelp *keys; /* ended by {} */
+        const char *about;   /* a paragraph for the help screen */
+} ScreenVTable;
+
+struct Screen {
+        const ScreenVTable *vtable;
+        void *data;
+};
+
+extern const ScreenVTable overview_screen_vtable;
+extern const ScreenVTable link_screen_vtable;
+extern const ScreenVTable help_screen_vtable;
+
+typedef struct TuiOptions {
+        const char *theme; /* NULL: the config file's, else default */
+} TuiOptions;
+
+/* Runs the TUI on the terminal until the user quits. Returns 0 or a negative errno (logged). */
+int tui_run(const TuiOptions *opts);
+
+/* For screens. */
+int tui_columns(Tui *t);
+int tui_lines(Tui *t);
+RoamLive *tui_live(Tui *t);
+const RoamModel *tui_model(Tui *t);
+bool tui_utf8(Tui *t);
+const Theme *tui_theme(Tui *t);
+char *const *tui_startup_messages(Tui *t);
+/* The selected link's object path, shared by the overview and the link screen. */
+const char *tui_selected_link(Tui *t);
+void tui_select_link(Tui *t, const char *path);
+/* Switches screens (the help screen returns to the screen it was opened from). */
+int tui_show(Tui *t, const ScreenVTable *vtable);
+/* The previous screen, for the help screen's text. */
+const ScreenVTable *tui_previous_screen(Tui *t);
+
+/* A one-line message in the status line until the next key. */
+void tui_message(Tui *t, ThemeRole role, const char *fmt, ...) _printf_(3, 4);
+/* Screens that show "3s ago" say when that text changes next (µs from now). */
+void tui_refresh_in(Tui *t, uint64_t usec);
+
+/* The role that repeats a verdict word in colour (online: ok, portal: portal, ...). */
+ThemeRole tui_verdict_role(const char *verdict);
+
+/* Glyphs with an ASCII fallback for non-UTF-8 locales. */
+const char *tui_glyph_ellipsis(Tui *t);
+const char *tui_glyph_dot(Tui *t);
+const char *tui_glyph_arrow(Tui *t);
+
+/* Drawing: text is UTF-8 (or whatever arrived from the network); control characters and, in
+ * ASCII mode, any non-ASCII character are drawn as '?', so nothing can reach the terminal as
+ * an escape sequence. Returns the columns used. */
+int tui_print(Tui *t, int y, int x, int width, ThemeRole role, const char *s);
+void tui_fill(Tui *t, int y, int x, int width, ThemeRole role);
+/* Where the terminal cursor goes after this frame: the focused item (screen readers follow
+ * it). */
+void tui_set_cursor(Tui *t, int y, int x);
+
+/* A document: lines of styled spans, wrapped to the width, grouped in selectable items. The
+ * link and help screens are documents; so are the overview's link rows. */
+typedef struct TuiDoc TuiDoc;
+
+int tui_doc_new(TuiDoc **ret);
+TuiDoc *tui_doc_free(TuiDoc *d);
+DEFINE_TRIVIAL_CLEANUP_FUNC(TuiDoc *, tui_doc_free);
+/* Starts a line. item: the selectable item it belongs to (-1: none); wrap_indent: the column
+ * where wrapped rows continue. */
+int tui_doc_line(TuiDoc *d, int item, int wrap_indent);
+/* Appends text to the line; width > 0 pads or cuts it to that many columns. */
+int tui_doc_span(TuiDoc *d, ThemeRole role, int width, const char *text);
+int tui_doc_spanf(TuiDoc *d, ThemeRole role, int width, const char *fmt, ...) _printf_(4, 5);
+/* A "  Label:  value" line in a column of label_width, wrapped under the value. */
+int tui_doc_field(TuiDoc *d, int item, int label_width, const char *label, ThemeRole role,
+                  const char *value);
+size_t tui_doc_items(const TuiDoc *d);
+/* Rows the document takes at the current width. */
+int tui_doc_rows(Tui *t, const TuiDoc *d);
+/* Draws rows [top, top + height), keeping item `selected` (-1: none) in view through *scroll
+ * (the first row shown, adjusted here); the selected item is highlighted, marked with '>' in
+ * a two-column gutter, and gets the cursor. */
+void tui_doc_draw(Tui *t, const TuiDoc *d, int top, int height, int selected, int *scroll);
+/* The first item of the line after `item` whose first span has role THEME_TITLE (Tab). */
+int tui_doc_next_heading_item(const TuiDoc *d, int item, int direction);

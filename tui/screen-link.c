@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NCURSES_WIDECHAR 1
+#include <curses.h>
+
+#include "roam-screens.h"
+#include "roam-util.h"
+#include "roam-verdict.h"
+
+/* One link in full: its verdict per family, probe timing, addresses, routes, DNS, the captive
+ * portal API's data, and the verdicts this client has seen (roamd keeps no history). Every line
+ * is an item: the cursor walks the lines, so a screen reader reads them one by one. */
+
+#define LABEL_WIDTH 15
+
+typedef struct LinkData {
+        char *path; /* the link shown: kept here, the overview's selection may move on */
+        int selected;
+        int scroll;
+        int n_items;
+} LinkData;
+
+typedef struct Builder {
+        Tui *t;
+        TuiDoc *doc;
+        int item;
+        int r;
+} Builder;
+
+static void heading(Builder *b, const char *text)
+{
+        if (b->r < 0)
+                return;
+        b->r = tui_doc_line(b->doc, -1, 0);
+        if (b->r >= 0)
+                b->r = tui_doc_line(b->doc, b->item++, 0);
+        if (b->r >= 0)
+                b->r = tui_doc_span(b->doc, THEME_TITLE, 0, text);
+}
+
+static void field(Builder *b, const char *label, ThemeRole role, const char *value)
+{
+        char l[LABEL_WIDTH + 2];
+
+        if (b->r < 0)
+                return;
+        snprintf(l, sizeof(l), "%s:", label);
+        b->r = tui_doc_field(b->doc, b->item++, LABEL_WIDTH, l, role, value);
+}
+
+static void fieldf(Builder *b, const char *label, ThemeRole role, const char *fmt, ...)
+    _printf_(4, 5);
+static void fieldf(Builder *b, const char *label, ThemeRole role, const char *fmt, ...)
+{
+        _cleanup_free_ char *s = NULL;
+        va_list ap;
+
+        va_start(ap, fmt);
+        if (vasprintf(&s, fmt, ap) < 0)
+                b->r = -ENOMEM;
+        va_end(ap);
+        if (b->r >= 0)
+                field(b, label, role, s);
+}
+
+static void family_verdict(Builder *b, const char *label, const char *verdict, const char *reason)
+{
+        fieldf(b, label, tui_verdict_role(verdict), "%s: %s", roam_verdict_word(verdict),
+               roam_reason_long(reason));
+}
+
+static void servers(Builder *b, const char *label, const RoamServer *s, size_t n, const char *empty)
+{
+        if (n == 0) {
+                field(b, label, THEME_NORMAL, empty);
+                return;
+        }
+        for (size_t i = 0; i < n; i++) {
+                if (*s[i].address)
+                        field(b, i == 0 ? label : "", THEME_NORMAL, s[i].address);
+                else
+                        fieldf(b, i == 0 ? label : "", THEME_NORMAL,
+                               "IPv%d default route without a gateway", s[i].family);
+        }
+}
+
+static void capport(Builder *b, const RoamLink *l)
+{
+        const RoamCapport *c = &l->capport;
+        char buf[64];
+
+        if (!*l->captive_portal_url && !c->has_captive && !c->error)
+                return;
+        heading(b, "Captive portal API (RFC 8908)");
+        field(b, "API", THEME_NORMAL, *l->captive_portal_url ? l->captive_portal_url : "none");
+        if (c->error)
+                field(b, "Problem", THEME_ERROR, c->error);
+        if (c->has_captive)
+                field(b, "Captive", c->captive ? THEME_PORTAL : THEME_OK,
+                      c->captive ? "yes: log in first" : "no: the session is open");
+        if (c->user_portal_url)
+                field(b, "Log in at", THEME_PORTAL, c->user_portal_url);
+        if (c->venue_info_url)
+                field(b, "Venue", THEME_NORMAL, c->venue_info_url);
+        if (c->has_seconds_remaining) {
+                uint64_t sec = c->seconds_remaining;
+
+                if (sec >= 3600)
+                        snprintf(buf, sizeof(buf), "%" PRIu64 " h %" PRIu64 " min", sec / 3600,
+                                 sec % 3600 / 60);
+                else
+                        snprintf(buf, sizeof(buf), "%" PRIu64 " min %" PRIu64 " s", sec / 60,
+                                 sec % 60);
+                field(b, "Time left", THEME_NORMAL, buf);
+        }
+        if (c->has_bytes_remaining) {
+                snprintf(buf, sizeof(buf), "%" PRIu64 " bytes", c->bytes_remaining);
+                field(b, "Data left", THEME_NORMAL, buf);
+        }
+        if (c->has_can_extend_session)
+                field(b, "Extendable", THEME_NORMAL, c->can_extend_session ? "yes" : "no");
+}
+
+static void history(Builder *b, const RoamLink *l)
+{
+        const RoamHistoryEntry *e;
+
+        heading(b, "History (seen by this roam, newest first)");
+        for (size_t i = 0; (e = roam_link_history_get(l, i)); i++) {
+                char clock[16], took[32] = "no probe round";
+
+                if (b->r < 0)
+                        return;
+                roam_format_clock(e->seen, clock, sizeof(clock));
+                if (e->last_probe) {
+                        char d[24];
+
+                        roam_format_duration(e->probe_duration, d, sizeof(d));
+                        snprintf(took, sizeof(took), "probe took %s", d);
+                }
+                b->r = tui_doc_line(b->doc, b->item++, 11);
+                if (b->r >= 0)
+                        b->r = tui_doc_spanf(b->doc, THEME_NORMAL, 10, "%s", clock);
+                if (b->r >= 0)
+                        b->r = tui_doc_span(b->doc, tui_verdict_role(e->verdict), 9,
+                                            roam_verdict_word(e->verdict));
+                if (b->r >= 0)
+                        b->r = tui_doc_spanf(b->doc, THEME_NORMAL, 0, "%s; %s",
+                                             roam_reason_short(e->reason), took);
+        }
+}
+
+static int build(Tui *t, const RoamLink *l, TuiDoc *doc, int *ret_items)
+{
+        _cleanup_free_ char *addresses = NULL, *title = NULL;
+        const char *url = screen_portal_url(l);
+        Builder b = {.t = t, .doc = doc};
+        char age[32], clock[16], took[24];
+        uint64_t next;
+
+        if (asprintf(&title, "%s (%s): %s", *l->name ? l->name : l->path, l->bearer,
+                     roam_verdict_word(l->connectivity)) < 0)
+                return -ENOMEM;
+        b.r = tui_doc_line(doc, b.item++, 0);
+        if (b.r >= 0)
+                b.r = tui_doc_span(doc, THEME_TITLE, 0, title);
+
+        heading(&b, "Connectivity");
+        family_verdict(&b, "Verdict", l->connectivity, l->connectivity_reason);
+        family_verdict(&b, "IPv4", l->connectivity4, l->connectivity_reason4);
+        family_verdict(&b, "IPv6", l->connectivity6, l->connectivity_reason6);
+        if (url)
+                field(&b, "Log in at", THEME_PORTAL, url);
+        if (l->last_probe) {
+                roam_format_age(l->last_probe, roam_now(), age, sizeof(age), &next);
+                tui_refresh_in(t, next);
+                roam_format_clock(l->last_probe, clock, sizeof(clock));
+                roam_format_duration(l->probe_duration, took, sizeof(took));
+                fieldf(&b, "Last probe", THEME_NORMAL, "%s (%s), took %s", clock, age, took);
+        } else
+                field(&b, "Last probe", THEME_NORMAL, "none yet");
+
+        heading(&b, "Link");
+        fieldf(&b, "State", THEME_NORMAL, "%s, carrier %s, interface %s (%s)", l->state,
+               l->carrier ? "yes" : "no", l->admin_up ? "up" : "down", l->oper_state);
+        fieldf(&b, "Device", THEME_NORMAL, "%s%s%s%s%sMTU %" PRIu32, l->kind, *l->kind ? ", " : "",
+               *l->driver ? "driver " : "", l->driver, *l->driver ? ", " : "", l->mtu);
+        if (*l->hwaddr)
+                field(&b, "Hardware", THEME_NORMAL, l->hwaddr);
+        fieldf(&b, "Bearer", THEME_NORMAL, "%s (from %s)%s", l->bearer,
+               streq(l->bearer_source, "config") ? "the configuration" : "sysfs",
+               roam_link_is_virtual(l) ? "; virtual links never count" : "");
+
+        heading(&b, "Addresses and routes");
+        if (l->n_addresses == 0)
+                field(&b, "Addresses", THEME_NORMAL, "none");
+        for (size_t i = 0; i < l->n_addresses; i++) {
+                const RoamAddress *a = &l->addresses[i];
+
+                fieldf(&b, i == 0 ? "Addresses" : "", THEME_NORMAL, "%s/%" PRIu32 " (%s)",
+                       a->address, a->prefix, streq(a->scope, "link") ? "link-local" : a->scope);
+        }
+        servers(&b, "Gateways", l->gateways, l->n_gateways, "none");
+
+        heading(&b, "DNS");
+        servers(&b, "Servers", l->dns, l->n_dns, "none");
+        field(&b, "Source", THEME_NORMAL, l->dns_source);
+        if (l->domains[0]) {
+                STRV_FOREACH (d, l->domains)
+                        field(&b, d == l->domains ? "Domains" : "", THEME_NORMAL, *d);
+        }
+
+        capport(&b, l);
+        history(&b, l);
+
+        *ret_items = b.item;
+        return b.r;
+}
+
+static int link_enter(Tui *t, Screen *s)
+{
+        LinkData *d = s->data;
+        const char *path = tui_selected_link(t);
+
+        if (!path || !roam_model_find_link(tui_model(t), path))
+                return -ENOENT;
+        if (free_and_strdup(&d->path, path) < 0)
+                return -ENOMEM;
+        d->selected = 0;
+        d->scroll = 0;
+        return 0;
+}
+
+static void link_leave(Tui *t, Screen *s)
+{
+        LinkData *d = s->data;
+
+        free(d->path);
+        d->path = NULL;
+}
+
+static void link_draw(Tui *t, Screen *s, int top, int height)
+{
+        LinkData *d = s->data;
+        const RoamLink *l = d->path ? roam_model_find_link(tui_model(t), d->path) : NULL;
+        _cleanup_(tui_doc_freep) TuiDoc *doc = NULL;
+
+        if (!l || tui_doc_new(&doc) < 0)
+                return;
+        if (build(t, l, doc, &d->n_items) < 0)
+                return;
+        d->selected = MAX(0, MIN(d->selected, d->n_items - 1));
+        tui_doc_draw(t, doc, top, height, d->selected, &d->scroll);
+}
+
+/* Tab: the next section's heading; built afresh, since the sections depend on the model. */
+static int jump_section(Tui *t, LinkData *d, int direction)
+{
+        const RoamLink *l = roam_model_find_link(tui_model(t), d->path);
+        _cleanup_(tui_doc_freep) TuiDoc *doc = NULL;
+        int n, next;
+
+        if (!l || tui_doc_new(&doc) < 0 || build(t, l, doc, &n) < 0)
+                return REACTION_NONE;
+        next = tui_doc_next_heading_item(doc, d->selected, direction);
+        if (next < 0) /* wrap around */
+                next = tui_doc_next_heading_item(doc, direction > 0 ? -1 : n, direction);
+        if (next >= 0)
+                d->selected = next;
+        return REACTION_REDRAW;
+}
+
+static int link_key(Tui *t, Screen *s, int key)
+{
+        LinkData *d = s->data;
+        int page = MAX(1, tui_lines(t) - 5);
+
+        switch (key) {
+        case TUI_KEY(KEY_UP):
+        case 'k':
+                d->selected--;
+                break;
+        case TUI_KEY(KEY_DOWN):
+        case 'j':
+                d->selected++;
+                break;
+        case TUI_KEY(KEY_PPAGE):
+                d->selected -= page;
+                break;
+        case TUI_KEY(KEY_NPAGE):
+        case ' ':
+                d->selected += page;
+                break;
+        case TUI_KEY(KEY_HOME):
+        case 'g':
+                d->selected = 0;
+                break;
+        case TUI_KEY(KEY_END):
+        case 'G':
+                d->selected = d->n_items - 1;
+                break;
+        case '\t':
+                return jump_section(t, d, 1);
+        case TUI_KEY(KEY_BTAB):
+                return jump_section(t, d, -1);
+        case TUI_KEY(KEY_LEFT):
+        case 'h':
+                return REACTION_BACK;
+        case 'r':
+                return screen_reprobe(t, d->path);
+        default:
+                return REACTION_UNHANDLED;
+        }
+        d->selected = MAX(0, MIN(d->selected, d->n_items - 1));
+        return REACTION_REDRAW;
+}
+
+static int link_model_changed(Tui *t, Screen *s, const RoamLiveEvent *ev)
+{
+        LinkData *d = s->data;
+
+        if (ev->type == ROAM_LIVE_EVENT_LINK_REMOVED && streq_ptr(ev->link->path, d->path)) {
+                tui_message(t, THEME_WARNING, "%s vanished.", ev->link->name);
+                return REACTION_BACK;
+        }
+        if (ev->type == ROAM_LIVE_EVENT_STATE &&
+            roam_live_get_state(tui_live(t)) != ROAM_LIVE_READY)
+                return REACTION_BACK;
+        return REACTION_REDRAW;
+}
+
+static const KeyHelp link_keys[] = {
+    {"r", "re-probe", "Ask roamd to probe this link now"},
+    {"Esc", "back", "Back to the overview (also Left or h)"},
+    {"Tab", "next section", "Jump to the next section (Shift-Tab: previous)"},
+    {"Up/Down", NULL, "Move line by line (also k and j)"},
+    {"PgUp/PgDn", NULL, "Move a page (also Space)"},
+    {"Home/End", NULL, "First or last line (also g and G)"},
+    {},
+};
+
+const ScreenVTable link_screen_vtable = {
+    .name = "link",
+    .title = "Link",
+    .number = 2,
+    .data_size = sizeof(LinkData),
+    .enter = link_enter,
+    .leave = link_leave,
+    .draw = link_draw,
+    .key = link_key,
+    .model_changed = link_model_changed,
+    .keys = link_keys,
+    .about = "One link in full: its verdict for IPv4 and IPv6 and why, when it was last "
+             "probed and how long the probes took, addresses, gateways, DNS servers and "
+             "where they came from, what the network's captive portal API says, and every "
+             "verdict this roam has seen since it started.",
+};

@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NCURSES_WIDECHAR 1
+#include <curses.h>
+
+#include "roam-screens.h"
+#include "roam-util.h"
+#include "roam-verdict.h"
+
+/* The overview: the global verdict in words, then every link with its bearer, verdict, reason,
+ * addresses, portal URL and probe age. Built from the model on every frame, so a link that
+ * appears or vanishes can never leave a stale row. */
+
+/* Below this width the link rows become sentences instead of a table. */
+#define TABLE_MIN_COLUMNS 64
+#define COL_NAME          16
+#define COL_BEARER        12
+#define COL_VERDICT       9
+#define COL_PROBED        10
+/* The global sentence never takes more rows than this (it may hold a long portal URL). */
+#define SENTENCE_MAX_ROWS 3
+
+typedef struct OverviewData {
+        int scroll;
+} OverviewData;
+
+static int selected_index(Tui *t)
+{
+        const RoamModel *m = tui_model(t);
+        const char *path = tui_selected_link(t);
+
+        for (size_t i = 0; path && i < m->n_links; i++)
+                if (streq(m->links[i]->path, path))
+                        return (int)i;
+        return m->n_links > 0 ? 0 : -1;
+}
+
+int screen_addresses_text(const RoamLink *l, bool all, char **ret)
+{
+        _cleanup_free_ char *s = NULL;
+        size_t len = 0;
+
+        for (size_t i = 0; i < l->n_addresses; i++) {
+                const RoamAddress *a = &l->addresses[i];
+                char *n;
+
+                /* The overview leaves out link-local addresses: they never make a link usable. */
+                if (!all && (streq(a->scope, "link") || streq(a->scope, "host")))
+                        continue;
+                n = realloc(s, len + strlen(a->address) + 16);
+                if (!n)
+                        return -ENOMEM;
+                s = n;
+                len +=
+                    (size_t)sprintf(s + len, "%s%s/%u", len > 0 ? ", " : "", a->address, a->prefix);
+        }
+        *ret = s ? TAKE_PTR(s) : strdup(all ? "none" : "no usable address");
+        return *ret ? 0 : -ENOMEM;
+}
+
+const char *screen_portal_url(const RoamLink *l)
+{
+        if (!streq(l->connectivity, "portal"))
+                return NULL;
+        if (*l->portal_url)
+                return l->portal_url;
+        if (l->capport.user_portal_url && *l->capport.user_portal_url)
+                return l->capport.user_portal_url;
+        return NULL;
+}
+
+static int add_link(Tui *t, TuiDoc *d, const RoamLink *l, int item, bool table, uint64_t now)
+{
+        _cleanup_free_ char *addresses = NULL;
+        const char *name = *l->name ? l->name : l->path, *url = screen_portal_url(l);
+        ThemeRole role = tui_verdict_role(l->connectivity);
+        char age[32];
+        uint64_t next;
+        int r, why;
+
+        roam_format_age(l->last_probe, now, age, sizeof(age), &next);
+        if (l->last_probe)
+                tui_refresh_in(t, next);
+        r = screen_addresses_text(l, false, &addresses);
+        if (r < 0)
+                return r;
+
+        if (table) {
+                why = tui_columns(t) - 2 - COL_NAME - COL_BEARER - COL_VERDICT - COL_PROBED;
+                r = tui_doc_line(d, item, 4);
+                if (r >= 0)
+                        r = tui_doc_span(d, THEME_NORMAL, COL_NAME, name);
+                if (r >= 0)
+                        r = tui_doc_span(d, THEME_NORMAL, COL_BEARER, l->bearer);
+                if (r >= 0)
+                        r = tui_doc_span(d, role, COL_VERDICT, roam_verdict_word(l->connectivity));
+                if (r >= 0)
+                        r = tui_doc_span(d, THEME_NORMAL, why,
+                                         roam_reason_short(l->connectivity_reason));
+                if (r >= 0)
+                        r = tui_doc_spanf(d, THEME_MUTED, COL_PROBED, "%*s", COL_PROBED,
+                                          l->last_probe ? age : "not yet");
+        } else {
+                r = tui_doc_line(d, item, 2);
+                if (r >= 0)
+                        r = tui_doc_spanf(d, THEME_NORMAL, 0, "%s (%s): ", name, l->bearer);
+                if (r >= 0)
+                        r = tui_doc_span(d, role, 0, roam_verdict_word(l->connectivity));
+                if (r >= 0)
+                        r = tui_doc_line(d, item, 4);
+                if (r >= 0)
+                        r = tui_doc_spanf(d, THEME_NORMAL, 0, "  %s, probed %s",
+                                          roam_reason_short(l->connectivity_reason),
+                                          l->last_probe ? age : "not yet");
+        }
+        if (r >= 0)
+                r = tui_doc_line(d, item, 4);
+        if (r >= 0)
+                r = tui_doc_spanf(d, THEME_MUTED, 0, "  %s%s", addresses,
+                                  roam_link_is_virtual(l) ? " (virtual: never counts)" : "");
+        if (r >= 0 && url) {
+                r = tui_doc_line(d, item, 4);
+                if (r >= 0)
+                        r = tui_doc_spanf(d, THEME_PORTAL, 0, "  Log in at %s", url);
+        }
+        return r;
+}
+
+/* What to say instead of links when roamd cannot be read. */
+static int add_problem(Tui *t, TuiDoc *d)
+{
+        RoamLive *live = tui_live(t);
+        int r = 0;
+
+        switch (roam_live_get_state(live)) {
+        case ROAM_LIVE_NOT_RUNNING:
+                r = tui_doc_span(d, THEME_ERROR, 0, "roamd is not running.");
+                if (r >= 0)
+                        r = tui_doc_line(d, -1, 0);
+                if (r >= 0)
+                        r = tui_doc_line(d, -1, 0);
+                if (r >= 0)
+                        r = tui_doc_span(d, THEME_NORMAL, 0,
+                                         "roam waits for it and shows the links as soon as it "
+                                         "is back (org.roam1 on the system bus). Start it with: "
+                                         "systemctl start roamd");
+                break;
+        case ROAM_LIVE_NO_BUS:
+                r = tui_doc_span(d, THEME_ERROR, 0, "The system bus cannot be reached.");
+                if (r >= 0)
+                        r = tui_doc_line(d, -1, 0);
+                if (r >= 0)
+                        r = tui_doc_line(d, -1, 0);
+                if (r >= 0)
+                        r = tui_doc_spanf(d, THEME_NORMAL, 0, "%s. roam tries again by itself.",
+                                          roam_live_get_problem(live));
+                break;
+        case ROAM_LIVE_FAILED:
+                r = tui_doc_span(d, THEME_ERROR, 0, "roamd's answer could not be read.");
+                if (r >= 0)
+                        r = tui_doc_line(d, -1, 0);
+                if (r >= 0)
+                        r = tui_doc_line(d, -1, 0);
+                if (r >= 0)
+                        r = tui_doc_spanf(d, THEME_NORMAL, 0,
+                                          "%s. Is roam older than roamd? roam reads again when "
+                                          "roamd restarts.",
+                                          roam_live_get_problem(live));
+                break;
+        case ROAM_LIVE_LOADING:
+                r = tui_doc_span(d, THEME_NORMAL, 0, "Reading roamd's state.");
+                break;
+        case ROAM_LIVE_READY:
+        case _ROAM_LIVE_STATE_MAX:
+        case _ROAM_LIVE_STATE_INVALID:
+                break;
+        }
+        return r;
+}
+
+static void overview_draw(Tui *t, Screen *s, int top, int height)
+{
+        OverviewData *o = s->data;
+        const RoamModel *m = tui_model(t);
+        _cleanup_(tui_doc_freep) TuiDoc *head = NULL, *list = NULL;
+        _cleanup_free_ char *sentence = NULL;
+        bool table = tui_columns(t) >= TABLE_MIN_COLUMNS;
+        uint64_t now = roam_now();
+        int r, rows, zero = 0;
+
+        if (tui_doc_new(&head) < 0 || tui_doc_new(&list) < 0)
+                return;
+
+        if (roam_live_get_state(tui_live(t)) != ROAM_LIVE_READY) {
+                if (add_problem(t, head) >= 0)
+                        tui_doc_draw(t, head, top + 1, height - 1, -1, &zero);
+                return;
+        }
+
+        sentence = roam_global_sentence(m);
+        if (!sentence)
+                return;
+        r = tui_doc_line(head, -1, 0);
+        if (r >= 0)
+                r = tui_doc_span(head, tui_verdict_role(m->state), 0, sentence);
+        if (r < 0)
+                return;
+        rows = MIN(tui_doc_rows(t, head), SENTENCE_MAX_ROWS);
+        tui_doc_draw(t, head, top, rows, -1, &zero);
+        top += rows + 1;
+        height -= rows + 1;
+
+        if (m->n_links == 0) {
+                if (tui_doc_span(list, THEME_NORMAL, 0, "No links (loopback is never shown).") >= 0)
+                        tui_doc_draw(t, list, top, height, -1, &zero);
+                return;
+        }
+
+        if (table) {
+                /* The headings stay put while the rows scroll. */
+                TuiDoc *h = NULL;
+
+                if (tui_doc_new(&h) < 0)
+                        return;
+                r = tui_doc_line(h, -1, 0);
+                if (r >= 0)
+                        r = tui_doc_span(h, THEME_TITLE, COL_NAME, "Link");
+                if (r >= 0)
+                        r = tui_doc_span(h, THEME_TITLE, COL_BEARER, "Bearer");
+                if (r >= 0)
+                        r = tui_doc_span(h, THEME_TITLE, COL_VERDICT, "Verdict");
+                if (r >= 0)
+                        r = tui_doc_span(h, THEME_TITLE,
+                                         tui_columns(t) - 2 - COL_NAME - COL_BEARER - COL_VERDICT -
+                                             COL_PROBED,
+                                         "Why");
+                if (r >= 0)
+                        r = tui_doc_spanf(h, THEME_TITLE, COL_PROBED, "%*s", COL_PROBED, "Probed");
+                if (r >= 0)
+                        tui_doc_draw(t, h, top, 1, -1, &zero);
+                tui_doc_free(h);
+                top++;
+                height--;
+        }
+
+        for (size_t i = 0; i < m->n_links; i++)
+                if (add_link(t, list, m->links[i], (int)i, table, now) < 0)
+                        return;
+        tui_doc_draw(t, list, top, height, selected_index(t), &o->scroll);
+}
+
+static int overview_key(Tui *t, Screen *s, int key)
+{
+        const RoamModel *m = tui_model(t);
+        int i = selected_index(t), n = (int)m->n_links;
+
+        switch (key) {
+        case TUI_KEY(KEY_UP):
+        case 'k':
+        case TUI_KEY(KEY_BTAB):
+                i--;
+                break;
+        case TUI_KEY(KEY_DOWN):
+        case 'j':
+        case '\t':
+                i++;
+                break;
+        case TUI_KEY(KEY_PPAGE):
+                i -= 5;
+                break;
+        case TUI_KEY(KEY_NPAGE):
+                i += 5;
+                break;
+        case TUI_KEY(KEY_HOME):
+        case 'g':
+                i = 0;
+                break;
+        case TUI_KEY(KEY_END):
+        case 'G':
+                i = n - 1;
+                break;
+        case '\r':
+        case '\n':
+        case TUI_KEY(KEY_ENTER):
+        case TUI_KEY(KEY_RIGHT):
+        case 'l': {
+                int r = tui_show(t, &link_screen_vtable);
+
+                if (r == -ENOENT)
+                        tui_message(t, THEME_WARNING, "No link to show.");
+                return REACTION_REDRAW;
+        }
+        case 'r':
+                return screen_reprobe(t, tui_selected_link(t));
+        default:
+                return REACTION_UNHANDLED;
+        }
+        if (n == 0)
+                return REACTION_NONE;
+        /* Tab wraps around; the arrows stop at the ends. */
+        if (key == '\t' || key == TUI_KEY(KEY_BTAB))
+                i = (i + n) % n;
+        i = MAX(0, MIN(i, n - 1));
+        tui_select_link(t, m->links[i]->path);
+        return REACTION_REDRAW;
+}
+
+int screen_reprobe(Tui *t, const char *path)
+{
+        const RoamLink *l = path ? roam_model_find_link(tui_model(t), path) : NULL;
+        int r;
+
+        if (!l) {
+                tui_message(t, THEME_WARNING, "No link to re-probe.");
+                return REACTION_REDRAW;
+        }
+        r = roam_live_reprobe(tui_live(t), path);
+        if (r < 0)
+                tui_message(t, THEME_ERROR, "Cannot ask roamd to re-probe %s: %s", l->name,
+                            strerror(-r));
+        else
+                tui_message(t, THEME_STATUS, "Asking roamd to re-probe %s%s", l->name,
+                            tui_glyph_ellipsis(t));
+        return REACTION_REDRAW;
+}
+
+static const KeyHelp overview_keys[] = {
+    {"Enter", "details", "Show the selected link in full (also Right or l)"},
+    {"r", "re-probe", "Ask roamd to probe the selected link now"},
+    {"Up/Down", NULL, "Select the previous or next link (also k and j)"},
+    {"Tab", NULL, "Select the next link, wrapping around (Shift-Tab: previous)"},
+    {"PgUp/PgDn", NULL, "Move five links up or down"},
+    {"Home/End", NULL, "Select the first or last link (also g and G)"},
+    {},
+};
+
+const ScreenVTable overview_screen_vtable = {
+    .name = "overview",
+    .title = "Overview",
+    .number = 1,
+    .data_size = sizeof(OverviewData),
+    .draw = overview_draw,
+    .key = overview_key,
+    .keys = overview_keys,
+    .about = "The first line says whether this machine reaches the Internet, and through "
+             "which link. Below, every link roamd watches: its bearer, its verdict (online, "
+             "partial, portal, local or offline) and why, when it was last probed, its "
+             "addresses, and where to log in when a captive portal holds it.",
+};
