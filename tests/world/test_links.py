@@ -201,7 +201,7 @@ def test_flood_of_links(w):
     w.dhcpcd_restart()
 
 
-def connectivity(w, name, verdict, reason=None, timeout=10, what=None):
+def connectivity(w, name, verdict, reason=None, timeout=20, what=None):
     def ok(l):
         return l["Connectivity"] == verdict and (reason is None
                                                  or l["ConnectivityReason"] == reason)
@@ -219,7 +219,7 @@ def test_connectivity(w):
     # answers, in both families
     w.wait_link("cell0", lambda l: (l["Connectivity4"], l["ConnectivityReason4"],
                                     l["Connectivity6"], l["ConnectivityReason6"])
-                == ("local", "http-failed", "local", "http-failed"), timeout=10,
+                == ("local", "http-failed", "local", "http-failed"), timeout=20,
                 what="cell0 local/http-failed in both families")
     l = connectivity(w, "eth0", "offline")
     assert l["ConnectivityReason6"] == "link-local-only"
