@@ -163,7 +163,9 @@ static void collect_link(struct nl_object *obj, void *userdata)
         char buf[64];
         Entry *e;
 
-        if (c->error < 0 || (flags & IFF_LOOPBACK))
+        /* The link cache also holds per-family (AF_INET6...) objects for the same ifindex:
+         * they carry protocol settings, not a link, and must not count twice. */
+        if (c->error < 0 || (flags & IFF_LOOPBACK) || rtnl_link_get_family(link) != AF_UNSPEC)
                 return;
         if (c->n == c->alloc) {
                 size_t na = c->alloc ? c->alloc * 2 : 16;

@@ -26,7 +26,8 @@ class ProbeNet(MiniEnv):
             self.sh(f"ip netns add {self.net}")
             self.innet("ip link set lo up")
             # A router: what it cannot reach it answers with ICMP unreachable.
-            self.innet("sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1")
+            self.innet("sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 "
+                       "net.ipv4.icmp_ratelimit=0 net.ipv6.icmp.ratelimit=0")
             if delay_ms is None:
                 self.netns(f"ip link add d0 type veth peer name n0 netns {self.net}")
             else:

@@ -38,9 +38,21 @@ def bus_has_roamd(w):
                   ("org.roam1",), dest="org.freedesktop.DBus")
 
 
+def settled_snapshot(w):
+    """The state once every uplink has a verdict and two reads agree (a probe round may still
+    be running right after the world came up)."""
+    def stable():
+        a = snapshot(w)
+        if any(v.get(r) == "not-probed" for k, v in a.items() if k != "@manager"
+               for r in ("ConnectivityReason4", "ConnectivityReason6")):
+            return None
+        return a if snapshot(w) == a else None
+    return wait_for(stable, 20, what="a settled state")
+
+
 @pytest.mark.parametrize("how", ["TERM", "INT", "KILL"])
 def test_restart_recovers_state(w, how):
-    before = snapshot(w)
+    before = settled_snapshot(w)
     assert set(before) == set(UPLINKS) | {"@manager"}
     old = w.roamd_pid()
     if how == "KILL":
@@ -54,7 +66,15 @@ def test_restart_recovers_state(w, how):
     assert new != old
     w.wait_link("eth0", lambda l: l["State"] == "no-carrier", timeout=WITHIN)
     w.carrier("eth0", True)
-    wait_for(lambda: snapshot(w) == before, 5, what="state after restart == before")
+    try:
+        wait_for(lambda: snapshot(w) == before, 5, what="state after restart == before")
+    except TimeoutError:
+        after = snapshot(w)
+        diff = {(k, f): (before.get(k, {}).get(f), after.get(k, {}).get(f))
+                for k in set(before) | set(after)
+                for f in set(before.get(k, {})) | set(after.get(k, {}))
+                if before.get(k, {}).get(f) != after.get(k, {}).get(f)}
+        raise AssertionError(f"state after restart differs: {diff}")
 
 
 def test_clean_exit_code(w):

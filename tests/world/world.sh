@@ -337,13 +337,17 @@ build_world() {
                 --route '/roam-probe=roam-online\n')")
 
         log "home"
-        sysctl_ns "$NS_HOME" net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+        # Routers answer every probe with ICMP: the kernel's ICMP rate limit would turn a quick
+        # "unreachable" into a timeout after a few probe rounds, and verdicts into noise.
+        sysctl_ns "$NS_HOME" net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 \
+                net.ipv4.icmp_ratelimit=0 net.ipv6.icmp.ratelimit=0
         mk_router_bridge "$NS_HOME" 192.0.2.1/26 2001:db8:1::1/64
         innet "$NS_HOME" ip route add default via 198.51.100.2
         innet "$NS_HOME" ip -6 route add default via 2001:db8:100::2
 
         log "living room"
-        sysctl_ns "$NS_LIVING" net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+        sysctl_ns "$NS_LIVING" net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 \
+                net.ipv4.icmp_ratelimit=0 net.ipv6.icmp.ratelimit=0
         mk_router_bridge "$NS_LIVING" 192.0.2.65/26 2001:db8:2::1/64
         # No way out: the internet is unreachable (ICMP), not silently dropped.
         innet "$NS_LIVING" ip route add unreachable default
