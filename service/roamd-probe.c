@@ -318,20 +318,24 @@ static void on_fetch_resolved(Resolve *res, DnsOutcome outcome, const IpAddr *ad
 {
         Fetch *f = userdata;
         const ProbeConfig *c = &f->prober->link->manager->config->probe;
+        IpAddr first = {};
         int r;
 
-        f->resolve = resolve_free(f->resolve);
+        /* addrs lives in the Resolve: take what is needed before freeing it. */
         f->dns = outcome;
         if (outcome == DNS_OUTCOME_OK && f->kind != FETCH_CAPPORT && !addr_expected(c, addrs, n))
                 f->dns = DNS_OUTCOME_LIED;
+        if (n > 0)
+                first = addrs[0];
         log_debug("%s: %s DNS for %s: %s%s%s", strempty(f->prober->link->info.name),
                   f->family ? family_name(f->family->family) : "capport", f->host,
-                  dns_outcome_to_string(f->dns), n ? " " : "", n ? addrs[0].text : "");
+                  dns_outcome_to_string(f->dns), n ? " " : "", n ? first.text : "");
+        f->resolve = resolve_free(f->resolve);
         if (n == 0) {
                 fetch_finished(f);
                 return;
         }
-        r = fetch_start_transfer(f, &addrs[0]);
+        r = fetch_start_transfer(f, &first);
         if (r < 0) {
                 log_warning_errno(r, "%s: cannot start probe: %m",
                                   strempty(f->prober->link->info.name));

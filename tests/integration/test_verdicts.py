@@ -143,7 +143,10 @@ def test_hostile_check_server(net, mode, expected):
     net.server(LISTEN_TLS, mode=mode, tls="probe")
     net.start_roamd(net.probe_config())
     net.wait_verdicts(expected * 2, timeout=15)
-    assert rss_anon(net.roamd.pid) < 8 * 1024, "roamd's memory grew with a hostile answer"
+    # 50 MB were offered: roamd must not have kept them. A sanitizer build carries its own
+    # shadow memory, so it gets a looser (still far below 50 MB) bound.
+    limit = 32 * 1024 if os.environ.get("ROAMD_SANITIZED") else 8 * 1024
+    assert rss_anon(net.roamd.pid) < limit, "roamd's memory grew with a hostile answer"
     assert net.roamd.poll() is None
 
 
