@@ -173,6 +173,7 @@ static void log_sink(int level, const char *message, void *userdata)
                  * and for the help screen. */
                 if (strv_length(t->startup_messages) < STARTUP_MESSAGES_MAX)
                         (void)strv_extend(&t->startup_messages, message);
+                return;
         }
         tui_message(t, level <= LOG_ERR ? THEME_ERROR : THEME_WARNING, "%s", message);
 }
@@ -318,6 +319,11 @@ static void draw_header(Tui *t)
         for (size_t i = 0; i < ELEMENTSOF(tabs); i++) {
                 bool on = tabs[i] == active;
 
+                /* No tab promises a screen that has nothing to show. */
+                if (tabs[i] == t->link.vtable && !on &&
+                    !(t->selected_link && roam_model_find_link(tui_model(t), t->selected_link)))
+                        continue;
+
                 /* The active screen is in brackets: the header says it without colour. */
                 snprintf(buf, sizeof(buf), on ? "[%d %s]" : " %d %s ", tabs[i]->number,
                          tabs[i]->title);
@@ -392,6 +398,9 @@ static void draw_hints(Tui *t)
         /* The global keys go first: at 40 columns "? help" must still show. */
         for (size_t i = 0; i < ELEMENTSOF(global_hints) && x >= 0; i++)
                 x = draw_hint(t, x, &global_hints[i]);
+        /* Without roamd, the screens' keys have nothing to act on: only the global ones show. */
+        if (t->current != &t->help && roam_live_get_state(t->live) != ROAM_LIVE_READY)
+                return;
         for (const KeyHelp *k = t->current->vtable->keys; k && k->keys && x >= 0; k++)
                 if (k->hint)
                         x = draw_hint(t, x, k);
@@ -853,6 +862,9 @@ int tui_run(const TuiOptions *opts)
         keypad(stdscr, TRUE);
         nodelay(stdscr, TRUE);
         leaveok(stdscr, FALSE);
+        /* Never cut a frame short because a key is waiting: every frame is drawn whole, and
+         * the key is read right after (screenshot tests and screen readers see whole frames). */
+        typeahead(-1);
         /* Screen readers follow the terminal cursor: keep it visible, on the focused item. */
         curs_set(1);
 
@@ -870,6 +882,16 @@ int tui_run(const TuiOptions *opts)
                 }
         }
         setup_styles(&t);
+        if (t.startup_messages) {
+                /* The first problem is the one to fix first; the rest are a key away. */
+                size_t n = strv_length(t.startup_messages);
+
+                if (n > 1)
+                        tui_message(&t, THEME_ERROR, "%s (%zu more: press ?)",
+                                    t.startup_messages[0], n - 1);
+                else
+                        tui_message(&t, THEME_ERROR, "%s", t.startup_messages[0]);
+        }
 
         r = roam_live_new(t.event, on_live_event, &t, &t.live);
         if (r < 0)

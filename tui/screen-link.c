@@ -16,7 +16,10 @@
  * portal API's data, and the verdicts this client has seen (roamd keeps no history). Every line
  * is an item: the cursor walks the lines, so a screen reader reads them one by one. */
 
-#define LABEL_WIDTH 15
+/* The label column; narrower on small terminals, where values need the room. */
+#define LABEL_WIDTH        15
+#define LABEL_WIDTH_NARROW 11
+#define NARROW_COLUMNS     60
 
 typedef struct LinkData {
         char *path; /* the link shown: kept here, the overview's selection may move on */
@@ -27,6 +30,7 @@ typedef struct LinkData {
 
 typedef struct Builder {
         Tui *t;
+        int label_width;
         TuiDoc *doc;
         int item;
         int r;
@@ -50,7 +54,7 @@ static void field(Builder *b, const char *label, ThemeRole role, const char *val
         if (b->r < 0)
                 return;
         snprintf(l, sizeof(l), "%s:", label);
-        b->r = tui_doc_field(b->doc, b->item++, LABEL_WIDTH, l, role, value);
+        b->r = tui_doc_field(b->doc, b->item++, b->label_width, l, role, value);
 }
 
 static void fieldf(Builder *b, const char *label, ThemeRole role, const char *fmt, ...)
@@ -159,7 +163,11 @@ static int build(Tui *t, const RoamLink *l, TuiDoc *doc, int *ret_items)
 {
         _cleanup_free_ char *addresses = NULL, *title = NULL;
         const char *url = screen_portal_url(l);
-        Builder b = {.t = t, .doc = doc};
+        Builder b = {
+            .t = t,
+            .doc = doc,
+            .label_width = tui_columns(t) < NARROW_COLUMNS ? LABEL_WIDTH_NARROW : LABEL_WIDTH,
+        };
         char age[32], clock[16], took[24];
         uint64_t next;
 

@@ -112,10 +112,13 @@ static int add_link(Tui *t, TuiDoc *d, const RoamLink *l, int item, bool table, 
                         r = tui_doc_span(d, role, 0, roam_verdict_word(l->connectivity));
                 if (r >= 0)
                         r = tui_doc_line(d, item, 4);
-                if (r >= 0)
+                if (r >= 0 && l->last_probe)
                         r = tui_doc_spanf(d, THEME_NORMAL, 0, "  %s, probed %s",
-                                          roam_reason_short(l->connectivity_reason),
-                                          l->last_probe ? age : "not yet");
+                                          roam_reason_short(l->connectivity_reason), age);
+                else if (r >= 0)
+                        r = tui_doc_spanf(
+                            d, THEME_NORMAL, 0, "  %s%s", roam_reason_short(l->connectivity_reason),
+                            streq(l->connectivity_reason, "not-probed") ? "" : ", no probe yet");
         }
         if (r >= 0)
                 r = tui_doc_line(d, item, 4);

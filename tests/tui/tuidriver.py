@@ -27,8 +27,8 @@ MARKER = re.compile(rb"\x1b\]2;(roam-frame (\d+) ([^\x07]*))\x07")
 
 
 class Screen(pyte.Screen):
-    """pyte's screen plus REP (CSI n b, repeat the last character), which ncurses uses on
-    xterm-256color for runs of one character and pyte 0.8 lacks."""
+    """pyte's screen plus what ncurses sends on xterm-256color and pyte 0.8 lacks: REP (CSI n b,
+    repeat the last character) and SU/SD (CSI n S / CSI n T, scroll the region)."""
 
     last = None
 
@@ -42,12 +42,56 @@ class Screen(pyte.Screen):
             self.draw(self.last * max(count, 1))
 
 
+    def _margins(self):
+        if self.margins:
+            return self.margins.top, self.margins.bottom
+        return 0, self.lines - 1
+
+    def scroll_up(self, count=1, *args, **kwargs):
+        top, bottom = self._margins()
+        saved = self.cursor.y
+        self.cursor.y = bottom
+        for _ in range(max(count, 1)):
+            self.index()
+        self.cursor.y = saved
+
+    def scroll_down(self, count=1, *args, **kwargs):
+        top, bottom = self._margins()
+        saved = self.cursor.y
+        self.cursor.y = top
+        for _ in range(max(count, 1)):
+            self.reverse_index()
+        self.cursor.y = saved
+
+
 class ByteStream(pyte.ByteStream):
-    csi = dict(pyte.ByteStream.csi, b="repeat_last")
+    csi = dict(pyte.ByteStream.csi, b="repeat_last", S="scroll_up", T="scroll_down")
 
 
 def _set_size(fd, cols, rows):
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+
+
+_TERMINFO = {}
+
+
+def _terminfo(term, cap):
+    """A key's sequence from terminfo (infocmp in a child: curses.setupterm works once)."""
+    if term not in _TERMINFO:
+        out = subprocess.run(["infocmp", "-1", "-q", term], capture_output=True, text=True,
+                             check=True).stdout
+        caps = {}
+        for line in out.splitlines():
+            line = line.strip().rstrip(",")
+            if "=" in line and not line.startswith("#"):
+                k, v = line.split("=", 1)
+                caps[k] = v
+        _TERMINFO[term] = caps
+    v = _TERMINFO[term].get(cap)
+    if v is None:
+        return None
+    # \E is ESC in terminfo; key capabilities use nothing else
+    return v.replace("\\E", "\x1b").replace("\\e", "\x1b").encode("latin-1")
 
 
 def _controlling_tty():
@@ -75,6 +119,7 @@ class Tui:
     def __init__(self, env, tmp_path, args=(), cols=80, rows=24, term="xterm-256color",
                  lang="C.UTF-8", extra_env=None, preexec=None):
         self.cols, self.rows = cols, rows
+        self.term = term
         self.screen = Screen(cols, rows)
         self.stream = ByteStream(self.screen)
         self.pending = b""
@@ -154,6 +199,15 @@ class Tui:
                     all(x in t.text() for x in texts))
         return self.wait(ok, timeout, f"screen={screen} live={live} text={texts}")
 
+    def cursor_line(self):
+        return self.text_lines()[self.screen.cursor.y]
+
+    def wait_cursor(self, prefix, screen=None, timeout=10):
+        """The next frame whose cursor line starts with prefix (the focused item)."""
+        return self.wait(lambda t: (screen is None or t.frame.screen == screen) and
+                         t.cursor_line().startswith(prefix), timeout,
+                         f"the cursor on a line starting with {prefix!r}")
+
     def key(self, keys):
         """Types keys: a str, or bytes for escape sequences."""
         os.write(self.master, keys.encode() if isinstance(keys, str) else keys)
@@ -208,7 +262,17 @@ class Tui:
         out.append(f"row {c.y}, column {c.x}, {'hidden' if c.hidden else 'visible'}")
         return "\n".join(out) + "\n"
 
+    def press(self, name):
+        """Types a special key as this terminal sends it (terminfo: "kcud1" is Down, "kf1"
+        F1...): with keypad mode on, xterm sends ESC O B for Down, not ESC [ B."""
+        seq = _terminfo(self.term, name)
+        if not seq:
+            raise ValueError(f"TERM={self.term} has no {name}")
+        self.key(seq)
+
     def close(self):
+        if self.master is None:
+            return self.proc.returncode
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
@@ -217,6 +281,7 @@ class Tui:
                 self.proc.kill()
                 self.proc.wait()
         os.close(self.master)
+        self.master = None
         return self.proc.returncode
 
 

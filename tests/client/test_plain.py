@@ -1,0 +1,152 @@
+"""`roam --plain`: the line mode for screen readers, driven through pipes."""
+import os
+import re
+import select
+import subprocess
+import time
+
+import pytest
+
+from fakebus import ROAM
+
+CLOCK = r"\d\d:\d\d:\d\d "
+WLAN0 = {
+    "Index": 3, "Name": "wlan0", "Bearer": "wifi", "Carrier": True, "AdminUp": True,
+    "OperState": "up", "State": "routable", "Addresses": [[4, "192.0.2.10", 24, "global"]],
+    "Connectivity": "portal", "ConnectivityReason": "portal-redirect",
+    "PortalURL": "http://portal.example/login",
+}
+ETH0 = {"Index": 2, "Name": "eth0", "Bearer": "ethernet", "Connectivity": "offline",
+        "ConnectivityReason": "no-carrier"}
+PORTAL = {"manager": {"State": "portal", "BestLink": "/org/roam1/link/3"},
+          "links": [WLAN0, ETH0]}
+
+
+class Plain:
+    def __init__(self, env):
+        self.proc = subprocess.Popen([ROAM, "--plain"], env=dict(env, TZ="UTC"),
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE)
+        self.buf = b""
+        self.lines = []
+
+    def expect(self, pattern, timeout=10):
+        """Reads lines until one matches pattern (a regex, fullmatch); returns it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            while b"\n" in self.buf:
+                line, self.buf = self.buf.split(b"\n", 1)
+                line = line.decode()
+                self.lines.append(line)
+                if re.fullmatch(pattern, line):
+                    return line
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"no line matching {pattern!r}; got: {self.lines}")
+            ready, _, _ = select.select([self.proc.stdout], [], [], left)
+            if ready:
+                data = os.read(self.proc.stdout.fileno(), 65536)
+                if not data:
+                    raise AssertionError(f"roam exited; got: {self.lines}")
+                self.buf += data
+
+    def send(self, line):
+        self.proc.stdin.write(line.encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        self.proc.wait(timeout=10)
+        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            f.close()
+
+
+@pytest.fixture
+def plain(bus):
+    started = []
+
+    def start():
+        p = Plain(bus.env)
+        started.append(p)
+        return p
+
+    yield start
+    for p in started:
+        p.close()
+
+
+def test_plain_state_and_changes(roamd, plain):
+    fake = roamd(PORTAL)
+    p = plain()
+    p.expect(r"State: Behind a captive portal on wlan0: log in at http://portal\.example/login")
+    p.expect(r"eth0 \(ethernet\): offline, no carrier, probed not yet; no address")
+    p.expect(r"wlan0 \(wifi\): portal, redirected to a login page, probed not yet; "
+             r"addresses 192\.0\.2\.10/24; log in at http://portal\.example/login")
+    fake.send(op="set", link=3, props={"Connectivity": "online", "ConnectivityReason": "ok",
+                                       "PortalURL": ""})
+    p.expect(CLOCK + r"wlan0: portal -> online \(checks answered\)")
+    fake.send(op="manager", props={"State": "online"})
+    p.expect(CLOCK + r"state: portal -> online: Online via wlan0 \(wifi\)")
+    fake.send(op="add", link={"Index": 5, "Name": "wwan0", "Bearer": "cellular"})
+    p.expect(CLOCK + r"wwan0 appeared: wwan0 \(cellular\): offline, not probed yet, .*")
+    fake.send(op="remove", link=5)
+    p.expect(CLOCK + r"wwan0 vanished\.")
+
+
+def test_plain_commands(roamd, plain):
+    fake = roamd(PORTAL)
+    p = plain()
+    p.expect(r"State: .*")
+    p.expect(r"wlan0 .*")
+    p.send("help")
+    p.expect(r"  reprobe NAME .*")
+    p.send("links")
+    p.expect(r"eth0 \(ethernet\): offline.*")
+    p.send("link wlan0")
+    p.expect(r"  IPv6: offline, no probe round has ended yet, or the link is never probed")
+    p.expect(r"  Seen at \d\d:\d\d:\d\d: portal, redirected to a login page")
+    p.send("link nosuch")
+    p.expect(r"No link named 'nosuch'\. Type links to see them\.")
+    p.send("frobnicate now")
+    p.expect(r"Unknown command 'frobnicate now'\. Type help for the list\.")
+    p.send("reprobe wlan0")
+    p.expect(CLOCK + r"roamd is probing wlan0 again\.")
+    assert fake.send(op="reprobes") == [3]
+    p.send("quit")
+    assert p.proc.wait(timeout=5) == 0
+
+
+def test_plain_roamd_absent_goes_and_returns(bus, roamd, plain):
+    p = plain()
+    p.expect(r"roamd is not running; waiting for it\.")
+    p.send("status")
+    p.expect(r"roamd is not running; waiting for it\.")
+    fake = roamd(PORTAL)
+    p.expect(CLOCK + r"roamd is back\.")
+    p.expect(r"State: Behind a captive portal .*")
+    fake.close()
+    p.expect(CLOCK + r"roamd went away; waiting for it to return\.")
+
+
+def test_plain_end_of_input_keeps_watching(roamd, bus):
+    """From a pipe, end of input does not end plain mode: it goes on like a log."""
+    fake = roamd(PORTAL)
+    p = Plain(bus.env)
+    try:
+        p.expect(r"State: .*")
+        p.proc.stdin.close()
+        fake.send(op="set", link=3, props={"Connectivity": "local",
+                                           "ConnectivityReason": "http-timeout"})
+        p.expect(CLOCK + r"wlan0: portal -> local \(HTTP check timed out\)")
+    finally:
+        p.proc.terminate()
+        p.proc.wait(timeout=10)
+
+
+def test_plain_usage_errors(bus):
+    for args in (["--plain", "status"], ["--plain", "--json"]):
+        r = subprocess.run([ROAM, *args], env=bus.env, capture_output=True, text=True,
+                           timeout=10)
+        assert r.returncode == 2
+        assert "roam --help" in r.stderr

@@ -1,0 +1,310 @@
+"""Screenshots of every screen against fake_roamd, compared with tests/tui/golden/."""
+import os
+import tempfile
+
+import pytest
+
+from scenarios import ETH1_PORTAL, SEVERAL, WLAN0_ONLINE, verdict_scenario, link, manager
+from tuidriver import NOW
+
+ESC = b"\x1b"
+
+
+@pytest.mark.parametrize("verdict", ["online", "partial", "portal", "local", "offline"])
+def test_overview_verdicts(roamd, tui, golden, verdict):
+    roamd(verdict_scenario(verdict))
+    t = tui()
+    t.wait_for(screen="overview", text="wlan0" if verdict != "portal" else "eth1")
+    golden(f"overview-{verdict}", t)
+
+
+def test_overview_sentences(roamd, tui):
+    """The first line says the global verdict in words."""
+    expected = {
+        "online": "Online via wlan0 (wifi)",
+        "partial": "HTTPS blocked on wlan0 (partial)",
+        "portal": "Behind a captive portal on eth1: log in at "
+                  "http://portal.cafe.example/login?next=%2F",
+        "local": "Local network only on wlan0: no Internet",
+        "offline": "Offline: no usable link",
+    }
+    for verdict, sentence in expected.items():
+        fake = roamd(verdict_scenario(verdict))
+        t = tui()
+        t.wait_for(screen="overview", text=sentence[:30])
+        assert sentence in " ".join(t.text().split()), t.text()
+        t.close()
+        fake.close()
+
+
+def test_overview_several_links(roamd, tui, golden):
+    roamd(SEVERAL)
+    t = tui()
+    t.wait_for(screen="overview", text="tun0")
+    golden("overview-several", t)
+
+
+def test_link_detail(roamd, tui, golden):
+    roamd(verdict_scenario("portal"))
+    t = tui()
+    t.wait_for(screen="overview", text="eth1")
+    t.key("\r")
+    t.wait_for(screen="link", text="eth1 (ethernet): portal")
+    golden("link-portal", t)
+    # Tab jumps between sections; the cursor follows the selected line.
+    t.key("\t")
+    t.wait_cursor("> Connectivity", screen="link")
+    t.key("\t")
+    t.wait_cursor("> Link", screen="link")
+    t.press("kcbt")  # Shift-Tab
+    t.wait_cursor("> Connectivity", screen="link")
+    t.key("G")
+    t.wait_for(screen="link", text="History (seen by this roam")
+    golden("link-portal-end", t)
+
+
+def test_link_history_and_live_change(roamd, tui, golden):
+    fake = roamd(verdict_scenario("portal"))
+    t = tui()
+    t.wait_for(screen="overview", text="eth1")
+    t.key("\r")
+    t.wait_for(screen="link", text="eth1 (ethernet): portal")
+    fake.send(op="set", link=4, props={"Connectivity": "online", "ConnectivityReason": "ok",
+                                       "Connectivity4": "online", "ConnectivityReason4": "ok",
+                                       "PortalURL": "", "CaptivePortal": {"Captive": False}})
+    fake.send(op="set", link=4, props={"LastProbe": NOW - 1_000_000, "ProbeDuration": 80_000})
+    t.key("G")
+    t.wait_for(screen="link", text=["online   checks answered; probe took 80 ms",
+                                    "Captive:        no: the session is open"])
+    golden("link-history", t)
+
+
+def test_help(roamd, tui, golden):
+    roamd(verdict_scenario("online"))
+    t = tui()
+    t.wait_for(screen="overview", text="wlan0")
+    t.key("?")
+    t.wait_for(screen="help", text="Keys on this screen")
+    golden("help-overview", t)
+    t.key(ESC)
+    t.wait_for(screen="overview")
+
+
+@pytest.mark.parametrize("theme", ["high-contrast", "light", "monochrome"])
+def test_themes(roamd, tui, golden, theme):
+    roamd(verdict_scenario("portal"))
+    t = tui(args=("--theme", theme))
+    t.wait_for(screen="overview", text="eth1")
+    golden(f"theme-{theme}", t, theme=theme)
+
+
+def test_theme_from_config_file(roamd, tui, tmp_path):
+    roamd(verdict_scenario("online"))
+    (tmp_path / "config" / "roam").mkdir(parents=True)
+    (tmp_path / "config" / "roam" / "config").write_text("# mine\ntheme = monochrome\n")
+    t = tui()
+    t.wait_for(screen="overview", text="wlan0")
+    colours = {t.cell_style(y, x)[:2] for y in range(t.rows) for x in range(t.cols)}
+    assert colours == {("default", "default")}
+
+
+def test_no_color(roamd, tui, golden):
+    """NO_COLOR: no colour at all, the monochrome theme's attributes instead."""
+    roamd(verdict_scenario("portal"))
+    t = tui(extra_env={"NO_COLOR": "1"})
+    t.wait_for(screen="overview", text="eth1")
+    colours = {t.cell_style(y, x)[:2] for y in range(t.rows) for x in range(t.cols)}
+    assert colours == {("default", "default")}
+    golden("no-color", t, theme="monochrome")
+
+
+def test_broken_theme(roamd, tui, golden, tmp_path):
+    roamd(verdict_scenario("online"))
+    bad = tmp_path / "bad.theme"
+    bad.write_text("# a broken theme\nok = green\nwarnign = yellow\nerror = red on\n")
+    t = tui(args=("--theme", str(bad)))
+    t.wait_for(screen="overview", text="wlan0")
+    # The first problem is on the status line, with file:line; the default theme is used.
+    assert "bad.theme:3: unknown role" in t.text()
+    t.key("?")
+    t.wait_for(screen="help", text="Keys on this screen")
+    t.key("G")
+    t.wait_for(screen="help", text="At start:")
+    text = " ".join(t.text().split())
+    assert f"{bad}:4: error: 'on' must be followed by a background colour" in text
+    assert "Theme: default" in text
+
+
+@pytest.mark.parametrize("term", ["vt100", "linux", "screen", "tmux-256color"])
+def test_terminals(roamd, tui, golden, term):
+    roamd(verdict_scenario("portal"))
+    t = tui(term=term)
+    t.wait_for(screen="overview", text="eth1")
+    if term == "vt100":
+        golden("term-vt100", t, theme="monochrome")
+    assert "Behind a captive portal on eth1" in t.text()
+    t.key("\r")
+    t.wait_for(screen="link", text="eth1 (ethernet): portal")
+    t.key(ESC)
+    t.wait_for(screen="overview")
+
+
+def test_ascii_fallback(roamd, tui, golden):
+    roamd(SEVERAL)
+    t = tui(lang="C")
+    t.wait_for(screen="overview", text="tun0")
+    golden("ascii-overview", t)
+    assert all(ord(c) < 128 for c in t.text())
+    t.key("\r")
+    t.wait_for(screen="link")
+    assert all(ord(c) < 128 for c in t.text())
+
+
+def test_small_terminal(roamd, tui, golden):
+    roamd(SEVERAL)
+    t = tui(cols=40, rows=12)
+    t.wait_for(screen="overview", text="wlan0")
+    golden("small-overview", t)
+    t.press("kcud1")
+    t.wait_cursor("> eth1")
+    t.key("\r")
+    t.wait_for(screen="link", text="eth1")
+    golden("small-link", t)
+
+
+def test_resize_without_a_key(roamd, tui, golden):
+    roamd(SEVERAL)
+    t = tui()
+    t.wait_for(screen="overview", text="tun0")
+    t.resize(50, 16)
+    t.wait(lambda t: t.frame.fields.get("size") == "50x16", what="a frame at 50x16")
+    golden("resize-50x16", t)
+    t.resize(100, 30)
+    t.wait(lambda t: t.frame.fields.get("size") == "100x30", what="a frame at 100x30")
+    assert "Behind" not in t.text() and "Online via wlan0 (wifi)" in t.text()
+
+
+def test_too_small(roamd, tui):
+    roamd(SEVERAL)
+    t = tui(cols=16, rows=5)
+    t.wait(lambda t: "Window too small" in t.text().replace("\n", ""), what="a warning")
+
+
+def test_cursor_follows_selection(roamd, tui):
+    roamd(SEVERAL)
+    t = tui()
+    t.wait_for(screen="overview", text="tun0")
+    assert t.cursor_line().startswith("> wlan0")  # the best link is selected first
+    t.press("kcud1")
+    t.wait_cursor("> eth1")
+    t.key("k")
+    t.wait_cursor("> wlan0")
+    t.key("G")
+    t.wait_cursor("> tun0")
+    t.key("\t")  # Tab wraps around
+    t.wait_cursor("> eth0")
+    t.press("kcuu1")  # the arrows stop at the ends
+    t.key("j")
+    t.wait_cursor("> wlan0")
+    assert not t.screen.cursor.hidden
+
+
+def test_roamd_absent_then_appears(roamd, tui, golden):
+    t = tui()
+    t.wait_for(screen="overview", live="not-running", text="roamd is not running")
+    golden("roamd-absent", t)
+    roamd(verdict_scenario("online"))
+    t.wait_for(screen="overview", text="Online via wlan0")
+
+
+def test_roamd_goes_away_and_returns(roamd, tui):
+    fake = roamd(verdict_scenario("online"))
+    t = tui()
+    t.wait_for(screen="overview", text="wlan0")
+    t.key("\r")
+    t.wait_for(screen="link", text="wlan0 (wifi): online")
+    fake.close()
+    t.wait_for(screen="overview", live="not-running",
+               text=["roamd is not running", "roamd went away"])
+    roamd(verdict_scenario("portal"))
+    t.wait_for(screen="overview", text="Behind a captive portal on eth1")
+
+
+def test_links_appear_and_vanish(roamd, tui):
+    fake = roamd(verdict_scenario("online"))
+    t = tui()
+    t.wait_for(screen="overview", text="wlan0")
+    fake.send(op="add", link=ETH1_PORTAL)
+    t.wait_for(screen="overview", text="eth1")
+    fake.send(op="remove", link=3)
+    fake.send(op="manager", props={"State": "portal", "BestLink": "/org/roam1/link/4"})
+    t.wait_for(screen="overview", text="Behind a captive portal on eth1")
+    assert "wlan0" not in t.text()
+    # The selection moved off the vanished link onto a neighbour.
+    assert t.text_lines()[t.screen.cursor.y].startswith(">")
+
+
+def test_link_screen_leaves_when_link_vanishes(roamd, tui):
+    fake = roamd(verdict_scenario("online"))
+    t = tui()
+    t.wait_for(screen="overview", text="wlan0")
+    t.key("\r")
+    t.wait_for(screen="link", text="wlan0 (wifi)")
+    fake.send(op="remove", link=3)
+    t.wait_for(screen="overview", text="wlan0 vanished.")
+    assert "192.0.2.10" not in t.text()
+
+
+def test_verdict_change_updates_the_row(roamd, tui):
+    fake = roamd(verdict_scenario("portal"))
+    t = tui()
+    t.wait_for(screen="overview", text="eth1")
+    fake.send(op="set", link=4, props={"Connectivity": "online", "ConnectivityReason": "ok",
+                                       "PortalURL": ""})
+    fake.send(op="manager", props={"State": "online"})
+    t.wait_for(screen="overview", text="Online via eth1 (ethernet)")
+    assert "Log in at" not in t.text()
+
+
+def test_reprobe(roamd, tui):
+    fake = roamd(verdict_scenario("online"))
+    t = tui()
+    t.wait_for(screen="overview", text="wlan0")
+    t.key("r")
+    t.wait_for(screen="overview", text="roamd is probing wlan0 again.")
+    assert fake.send(op="reprobes") == [3]
+
+
+def test_reprobe_denied(bus, roamd, tmp_path):
+    """A user outside root and netdev gets AccessDenied, said in words."""
+    from tuidriver import Tui
+    roamd(verdict_scenario("online"))
+    for d in (tmp_path, tmp_path.parent, tmp_path.parent.parent):
+        os.chmod(d, 0o755)
+    os.chmod(bus.sock, 0o777)
+
+    def drop():
+        os.setgroups([])
+        os.setgid(65534)
+        os.setuid(65534)
+
+    t = Tui(bus.env, tmp_path, preexec=drop)
+    try:
+        t.wait_for(screen="overview", text="wlan0")
+        t.key("r")
+        t.wait_for(screen="overview", text="Not allowed to re-probe wlan0")
+        assert "(AccessDenied)" in t.text()
+    finally:
+        t.close()
+
+
+def test_escape_and_quit(roamd, tui):
+    roamd(verdict_scenario("online"))
+    t = tui()
+    t.wait_for(screen="overview", text="wlan0")
+    t.key("2")
+    t.wait_for(screen="link")
+    t.key(ESC)
+    t.wait_for(screen="overview", timeout=1)  # no second-long Esc delay
+    t.key("q")
+    assert t.proc.wait(timeout=5) == 0
