@@ -163,24 +163,22 @@ static bool addr_expected(const ProbeConfig *c, const IpAddr *addrs, size_t n)
 
 static void fetch_finished(Fetch *f)
 {
+        Prober *p = f->prober;
+
         f->running = false;
         f->done = true;
-        if (f->family)
+        if (f->family) {
                 family_after_fetches(f->family);
-        else {
-                Prober *p = f->prober;
-                Link *l = p->link;
-
-                if (f->outcome == HTTP_OUTCOME_OK)
-                        ; /* link_set_capport() was called by the classifier below */
-                else if (!l->capport_error)
-                        link_set_capport(l, NULL,
-                                         f->dns == DNS_OUTCOME_OK || f->dns == DNS_OUTCOME_LIED
-                                             ? "the captive portal API did not answer"
-                                             : "the captive portal API's host did not "
-                                               "resolve");
-                prober_maybe_finish(p);
+                return;
         }
+        /* The capport fetch: an answer, usable or not, was already recorded by
+         * capport_classify(); here only the fetches that got no answer. */
+        if (f->outcome != HTTP_OUTCOME_OK && f->outcome != HTTP_OUTCOME_WRONG)
+                link_set_capport(p->link, NULL,
+                                 f->dns == DNS_OUTCOME_OK || f->dns == DNS_OUTCOME_LIED
+                                     ? "the captive portal API did not answer"
+                                     : "the captive portal API's host did not resolve");
+        prober_maybe_finish(p);
 }
 
 static void capport_classify(Fetch *f, long status)
