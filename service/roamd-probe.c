@@ -570,7 +570,11 @@ static void prober_start_round(Prober *p)
                 if (l->capport_valid || l->capport_error)
                         link_set_capport(l, NULL, NULL);
         } else if (l->info.captive_portal_url) {
-                if (!capport_api_url_ok(l->info.captive_portal_url))
+                /* RFC 8910 section 2: this URN says the network has no captive portal. */
+                if (streq(l->info.captive_portal_url, "urn:ietf:params:capport:unrestricted")) {
+                        CapportInfo open = {.captive = false};
+                        link_set_capport(l, &open, NULL);
+                } else if (!capport_api_url_ok(l->info.captive_portal_url))
                         link_set_capport(l, NULL,
                                          "the announced captive portal API URL is not a valid "
                                          "https URL");

@@ -265,3 +265,13 @@ def test_150ms_one_way_delay_still_online():
         assert rc == 0
     finally:
         n.close()
+
+
+def test_capport_unrestricted_urn(net):
+    healthy(net)
+    write_lease(net, "urn:ietf:params:capport:unrestricted")
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("online", "ok", "online", "ok"))
+    wait_for(lambda: net.link_prop("d0", "CaptivePortal") == {
+        "Captive": {"type": "b", "data": False},
+        "CanExtendSession": {"type": "b", "data": False}}, what="unrestricted capport state")
