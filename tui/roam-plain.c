@@ -59,9 +59,12 @@ static void print_link_line(const RoamLink *l, uint64_t now)
         char age[32];
 
         roam_format_age(l->last_probe, now, age, sizeof(age), NULL);
-        printf("%s (%s): %s, %s, probed %s", name_of(l), l->bearer,
-               roam_verdict_word(l->connectivity), roam_reason_short(l->connectivity_reason),
-               l->last_probe ? age : "not yet");
+        printf("%s (%s): %s, %s", name_of(l), l->bearer, roam_verdict_word(l->connectivity),
+               roam_reason_short(l->connectivity_reason));
+        if (l->last_probe)
+                printf(", probed %s", age);
+        else if (!streq(l->connectivity_reason, "not-probed"))
+                fputs(", no probe yet", stdout);
         if (l->n_addresses > 0) {
                 fputs("; addresses", stdout);
                 for (size_t i = 0; i < l->n_addresses; i++)

@@ -10,6 +10,7 @@
 #include "roam-log.h"
 #include "roam-status.h"
 #include "roam-util.h"
+#include "roam-verdict.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put);
 
@@ -186,6 +187,22 @@ static int print_link(const RoamModel *m, const RoamLink *l, FILE *f)
                 fprintf(f, "%s (%s)\n", l->state, description);
         else
                 fprintf(f, "%s\n", *l->state ? l->state : "unknown");
+
+        print_label(f, "Connectivity:");
+        fprintf(f, "%s (%s)\n", roam_verdict_word(l->connectivity),
+                roam_reason_short(l->connectivity_reason));
+        if (streq(l->connectivity, "portal") && *l->portal_url) {
+                print_label(f, "Log in at:");
+                fprintf(f, "%s\n", l->portal_url);
+        }
+        if (l->last_probe) {
+                char age[32], took[32];
+
+                roam_format_age(l->last_probe, roam_now(), age, sizeof(age), NULL);
+                roam_format_duration(l->probe_duration, took, sizeof(took));
+                print_label(f, "Last probe:");
+                fprintf(f, "%s, took %s\n", age, took);
+        }
 
         print_field(f, "Carrier:", l->carrier ? "yes" : "no");
 
@@ -432,6 +449,26 @@ static int link_to_json(const RoamLink *l, json_object **ret)
                 r = json_add(o, "domains", domains);
         if (r >= 0)
                 r = json_add_string(o, "captive_portal_url", l->captive_portal_url);
+        /* Connectivity, after the older keys: scripts that index the old ones still work. */
+        if (r >= 0)
+                r = json_add_string(o, "connectivity", l->connectivity);
+        if (r >= 0)
+                r = json_add_string(o, "connectivity_reason", l->connectivity_reason);
+        if (r >= 0)
+                r = json_add_string(o, "connectivity4", l->connectivity4);
+        if (r >= 0)
+                r = json_add_string(o, "connectivity_reason4", l->connectivity_reason4);
+        if (r >= 0)
+                r = json_add_string(o, "connectivity6", l->connectivity6);
+        if (r >= 0)
+                r = json_add_string(o, "connectivity_reason6", l->connectivity_reason6);
+        if (r >= 0)
+                r = json_add_string(o, "portal_url", l->portal_url);
+        if (r >= 0)
+                r = l->last_probe ? json_add_int(o, "last_probe_usec", (int64_t)l->last_probe)
+                                  : json_add_null(o, "last_probe_usec");
+        if (r >= 0)
+                r = json_add_int(o, "probe_duration_usec", (int64_t)l->probe_duration);
         if (r < 0)
                 return r;
 

@@ -6,19 +6,7 @@ import subprocess
 
 import pytest
 
-from fakebus import Bus, FakeRoamd, PYTHON, ROAM, TOP  # noqa: F401 (TOP: for other tests)
-
-
-class Result:
-    def __init__(self, proc):
-        self.rc = proc.returncode
-        self.out = proc.stdout
-        self.err = proc.stderr
-
-
-def run_roam(env, *args):
-    proc = subprocess.run([ROAM, *args], env=env, capture_output=True, text=True, timeout=30)
-    return Result(proc)
+from fakebus import Bus, FakeRoamd, PYTHON, ROAM, run_roam  # noqa: F401
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -95,3 +95,13 @@ class FakeRoamd:
         assert rc == 0, f"fake_roamd exited with {rc}"
 
 
+class Result:
+    def __init__(self, proc):
+        self.rc = proc.returncode
+        self.out = proc.stdout
+        self.err = proc.stderr
+
+
+def run_roam(env, *args):
+    proc = subprocess.run([ROAM, *args], env=env, capture_output=True, text=True, timeout=30)
+    return Result(proc)

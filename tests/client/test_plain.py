@@ -80,8 +80,8 @@ def test_plain_state_and_changes(roamd, plain):
     fake = roamd(PORTAL)
     p = plain()
     p.expect(r"State: Behind a captive portal on wlan0: log in at http://portal\.example/login")
-    p.expect(r"eth0 \(ethernet\): offline, no carrier, probed not yet; no address")
-    p.expect(r"wlan0 \(wifi\): portal, redirected to a login page, probed not yet; "
+    p.expect(r"eth0 \(ethernet\): offline, no carrier, no probe yet; no address")
+    p.expect(r"wlan0 \(wifi\): portal, redirected to a login page, no probe yet; "
              r"addresses 192\.0\.2\.10/24; log in at http://portal\.example/login")
     fake.send(op="set", link=3, props={"Connectivity": "online", "ConnectivityReason": "ok",
                                        "PortalURL": ""})
@@ -89,7 +89,7 @@ def test_plain_state_and_changes(roamd, plain):
     fake.send(op="manager", props={"State": "online"})
     p.expect(CLOCK + r"state: portal -> online: Online via wlan0 \(wifi\)")
     fake.send(op="add", link={"Index": 5, "Name": "wwan0", "Bearer": "cellular"})
-    p.expect(CLOCK + r"wwan0 appeared: wwan0 \(cellular\): offline, not probed yet, .*")
+    p.expect(CLOCK + r"wwan0 appeared: wwan0 \(cellular\): offline, not probed yet; no address")
     fake.send(op="remove", link=5)
     p.expect(CLOCK + r"wwan0 vanished\.")
 

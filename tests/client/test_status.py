@@ -4,7 +4,7 @@ import json
 import os
 import re
 
-from conftest import run_roam
+from fakebus import run_roam
 
 NOT_RUNNING = "roam: roamd is not running (no owner of org.roam1 on the system bus)"
 
@@ -24,6 +24,10 @@ WIFI0 = {
     "DNSSource": "dhcpcd",
     "Domains": ["home.example", "example.org"],
     "CaptivePortalURL": "https://portal.example/api/v1?session=abc",
+    "Connectivity": "portal", "ConnectivityReason": "portal-redirect",
+    "Connectivity4": "portal", "ConnectivityReason4": "portal-redirect",
+    "PortalURL": "http://portal.example/login", "LastProbe": 1_700_000_000_000_000,
+    "ProbeDuration": 250_000,
 }
 BRIDGE = {
     "Index": 7, "Name": "br-virt", "Bearer": "virtual", "Kind": "bridge", "MTU": 1500,
@@ -49,7 +53,9 @@ OFFLINE = {
 
 LINK_KEYS = ["name", "index", "bearer", "bearer_source", "kind", "driver", "hardware_address",
              "mtu", "admin_up", "carrier", "oper_state", "state", "addresses", "gateways", "dns",
-             "dns_source", "domains", "captive_portal_url"]
+             "dns_source", "domains", "captive_portal_url", "connectivity", "connectivity_reason",
+             "connectivity4", "connectivity_reason4", "connectivity6", "connectivity_reason6",
+             "portal_url", "last_probe_usec", "probe_duration_usec"]
 
 
 def blocks(text):
@@ -99,6 +105,11 @@ def test_status_text(roamd, roam):
     assert wifi.split("\n")[0] == "wifi0 (index 3, best link)"
     assert field(wifi, "Bearer") == ["wifi (config)"]
     assert field(wifi, "State") == ["routable (usable address and default route)"]
+    assert field(wifi, "Connectivity") == ["portal (redirected to a login page)"]
+    assert field(wifi, "Log in at") == ["http://portal.example/login"]
+    assert re.fullmatch(r"\d+d ago, took 250 ms", field(wifi, "Last probe")[0])
+    assert field(eth0, "Connectivity") == ["offline (not probed yet)"]
+    assert field(eth0, "Last probe") is None
     assert field(wifi, "Carrier") == ["yes"]
     assert field(wifi, "Interface") == ["up (operational state: up)"]
     assert field(wifi, "Device") == ["veth, driver veth, address 02:00:00:00:00:03, MTU 1480"]
@@ -149,11 +160,17 @@ def test_status_json(roamd, roam):
         "dns_source": "dhcpcd",
         "domains": ["home.example", "example.org"],
         "captive_portal_url": "https://portal.example/api/v1?session=abc",
+        "connectivity": "portal", "connectivity_reason": "portal-redirect",
+        "connectivity4": "portal", "connectivity_reason4": "portal-redirect",
+        "connectivity6": "offline", "connectivity_reason6": "not-probed",
+        "portal_url": "http://portal.example/login", "last_probe_usec": 1_700_000_000_000_000,
+        "probe_duration_usec": 250_000,
     }
     eth0 = doc["links"][0]
     assert eth0["carrier"] is False and eth0["admin_up"] is True
     assert eth0["addresses"] == [] and eth0["gateways"] == [] and eth0["dns"] == []
     assert eth0["domains"] == [] and eth0["kind"] == "" and eth0["captive_portal_url"] == ""
+    assert eth0["last_probe_usec"] is None and eth0["portal_url"] == ""
     assert doc["links"][3]["gateways"] == [{"family": 4, "address": ""}]
     # Pretty-printed, URLs not escaped.
     assert "\n  " in r.out and "\\/" not in r.out

@@ -28,7 +28,45 @@ MARKER = re.compile(rb"\x1b\]2;(roam-frame (\d+) ([^\x07]*))\x07")
 
 class Screen(pyte.Screen):
     """pyte's screen plus what ncurses sends on xterm-256color and pyte 0.8 lacks: REP (CSI n b,
-    repeat the last character) and SU/SD (CSI n S / CSI n T, scroll the region)."""
+    repeat the last character) and SU/SD (CSI n S / CSI n T, scroll the region); and ED
+    fixed to erase every cell with the current background (back_color_erase), where pyte only
+    rewrites cells that were written before."""
+
+    def select_graphic_rendition(self, *attrs, **kwargs):
+        """pyte names bright colours (SGR 90-97, 100-107) like the normal ones: tell them
+        apart, as themes do (bright-white is not white)."""
+        super().select_graphic_rendition(*attrs, **kwargs)
+        fg = bg = None
+        i = 0
+        while i < len(attrs):
+            a = attrs[i]
+            if a in (38, 48):  # 38;5;N or 38;2;R;G;B: not bright codes
+                i += 3 if i + 1 < len(attrs) and attrs[i + 1] == 5 else 5
+                continue
+            if 30 <= a <= 39:
+                fg = None
+            elif 90 <= a <= 97:
+                fg = "bright" + pyte.graphics.FG_AIXTERM[a]
+            elif 40 <= a <= 49:
+                bg = None
+            elif 100 <= a <= 107:
+                bg = "bright" + pyte.graphics.BG_AIXTERM[a]
+            elif a == 0:
+                fg = bg = None
+            i += 1
+        if fg:
+            self.cursor.attrs = self.cursor.attrs._replace(fg=fg)
+        if bg:
+            self.cursor.attrs = self.cursor.attrs._replace(bg=bg)
+
+    def erase_in_display(self, how=0, *args, **kwargs):
+        super().erase_in_display(how, *args, **kwargs)
+        rows = {0: range(self.cursor.y + 1, self.lines), 1: range(self.cursor.y),
+                2: range(self.lines), 3: range(self.lines)}.get(how, range(0))
+        for y in rows:
+            line = self.buffer[y]
+            for x in range(self.columns):
+                line[x] = self.cursor.attrs
 
     last = None
 
