@@ -45,7 +45,7 @@ struct Tui {
         Screen overview, link, help;
         Screen *current, *previous;
         char *selected_link;
-        bool selection_made; /* the first model picks the best link once */
+        bool roamd_lost; /* roamd went away while we showed it */
 
         char *message;
         ThemeRole message_role;
@@ -616,8 +616,14 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                                                    : m->n_links > 0 ? m->links[0]->path
                                                                     : NULL);
                         }
-                } else if (ev->old_state == ROAM_LIVE_READY)
+                        /* The "went away" message must not outlive the return. */
+                        if (t->roamd_lost)
+                                tui_message(t, THEME_OK, "roamd is back.");
+                        t->roamd_lost = false;
+                } else if (ev->old_state == ROAM_LIVE_READY) {
                         tui_message(t, THEME_ERROR, "roamd went away; waiting for it to return");
+                        t->roamd_lost = true;
+                }
                 break;
         case ROAM_LIVE_EVENT_LINK_ADDED:
                 if (!t->selected_link)

@@ -227,7 +227,7 @@ def test_roamd_goes_away_and_returns(roamd, tui):
     t.wait_for(screen="overview", live="not-running",
                text=["roamd is not running", "roamd went away"])
     roamd(verdict_scenario("portal"))
-    t.wait_for(screen="overview", text="Behind a captive portal on eth1")
+    t.wait_for(screen="overview", text=["Behind a captive portal on eth1", "roamd is back."])
 
 
 def test_links_appear_and_vanish(roamd, tui):

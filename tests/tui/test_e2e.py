@@ -1,0 +1,53 @@
+"""End to end: the real roam on a real pty against the real roamd, in a network namespace of
+its own (tests/integration/minienv.py) with a private system bus."""
+import os
+import shutil
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "integration"))
+from minienv import ROAMD, MiniEnv  # noqa: E402
+from tuidriver import Tui  # noqa: E402
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("ip") or
+                                not os.access(ROAMD, os.X_OK),
+                                reason="needs root, iproute2 and a built roamd")
+
+
+@pytest.fixture
+def env():
+    e = MiniEnv("tui")
+    e.netns("ip link add veth0 type veth peer name veth1")
+    e.netns("ip link set veth0 up")
+    e.netns("ip link set veth1 up")
+    e.netns("ip addr add 192.0.2.10/24 dev veth0")
+    yield e
+    e.close()
+
+
+def test_real_roamd(env, tmp_path):
+    env.start_roamd("")
+    # The real clock: roamd's LastProbe is real time.
+    t = Tui(env.env, tmp_path, extra_env={"ROAM_TEST_NOW": ""})
+    try:
+        t.wait_for(screen="overview", text=["Offline: veth0, no default route", "veth1"])
+        assert "no address" in t.text()
+        # A change in the kernel reaches the screen without a key.
+        env.netns("ip addr add 192.0.2.11/24 dev veth1")
+        t.wait_for(screen="overview", text="192.0.2.11/24")
+        t.key("\r")
+        t.wait_for(screen="link", text=["veth0 (ethernet): offline", "192.0.2.10/24 (global)"])
+        t.key("r")
+        t.wait_for(screen="link", text="roamd is probing veth0 again.")
+        env.stop_roamd()
+        t.wait_for(screen="overview", live="not-running", text="roamd is not running")
+        env.start_roamd("")
+        t.wait_for(screen="overview", text=["Offline: veth", "roamd is back."])
+        env.netns("ip link del veth1")
+        t.wait(lambda t: "veth1" not in t.text() and t.frame.live == "ready",
+               what="veth1 gone")
+    finally:
+        t.close()
+        env.stop_roamd()
