@@ -807,9 +807,10 @@ int tui_run(const TuiOptions *opts)
         t.test_frames = getenv("ROAM_TEST_FRAMES") != NULL;
         t.frozen_clock = getenv("ROAM_TEST_NOW") != NULL;
 
-        /* From here on, log messages belong on the screen. */
+        /* Theme and config problems are shown on the first frame (and in the help). */
         log_set_sink(log_sink, &t);
         load_theme(&t, opts->theme);
+        log_set_sink(NULL, NULL);
 
         r = screens_init(&t);
         if (r < 0)
@@ -853,14 +854,14 @@ int tui_run(const TuiOptions *opts)
         /* Before curses: ESCDELAY is read when the screen starts. */
         set_escdelay(ESCAPE_DELAY_MSEC);
         t.term = newterm(NULL, stdout, stdin);
-        if (!t.term) {
-                log_set_sink(NULL, NULL);
+        if (!t.term)
                 return log_error_errno(ENOTTY,
                                        "Cannot start the full-screen interface on TERM=%s. Try "
                                        "'roam --plain' or 'roam status'.",
                                        strempty(getenv("TERM")));
-        }
         set_term(t.term);
+        /* From here on, log messages belong on the screen, not under it. */
+        log_set_sink(log_sink, &t);
         cbreak();
         noecho();
         nonl();

@@ -308,3 +308,15 @@ def test_escape_and_quit(roamd, tui):
     t.wait_for(screen="overview", timeout=1)  # no second-long Esc delay
     t.key("q")
     assert t.proc.wait(timeout=5) == 0
+
+
+def test_unknown_terminal(roamd, tui):
+    """A terminal curses does not know: a clear message pointing to the other modes."""
+    roamd(verdict_scenario("online"))
+    t = tui(term="no-such-terminal")
+    assert t.proc.wait(timeout=10) == 1
+    while t._read(0.5):
+        pass
+    out = b"".join(t.output).decode()
+    assert "Cannot start the full-screen interface on TERM=no-such-terminal" in out
+    assert "roam --plain" in out
