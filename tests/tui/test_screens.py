@@ -1,5 +1,6 @@
 """Screenshots of every screen against fake_roamd, compared with tests/tui/golden/."""
 import os
+import shutil
 import tempfile
 
 import pytest
@@ -275,12 +276,15 @@ def test_reprobe(roamd, tui):
     assert fake.send(op="reprobes") == [3]
 
 
-def test_reprobe_denied(bus, roamd, tmp_path):
+def test_reprobe_denied(tmp_path):
     """A user outside root and netdev gets AccessDenied, said in words."""
+    from fakebus import Bus, FakeRoamd
     from tuidriver import Tui
-    roamd(verdict_scenario("online"))
-    for d in (tmp_path, tmp_path.parent, tmp_path.parent.parent):
-        os.chmod(d, 0o755)
+    # A bus of its own in a directory the unprivileged user can reach.
+    d = tempfile.mkdtemp(prefix="roam-tui-")
+    os.chmod(d, 0o755)
+    bus = Bus(d)
+    fake = FakeRoamd(bus, d, verdict_scenario("online"))
     os.chmod(bus.sock, 0o777)
 
     def drop():
@@ -294,8 +298,12 @@ def test_reprobe_denied(bus, roamd, tmp_path):
         t.key("r")
         t.wait_for(screen="overview", text="Not allowed to re-probe wlan0")
         assert "(AccessDenied)" in t.text()
+        assert fake.send(op="reprobes") == []
     finally:
         t.close()
+        fake.close()
+        bus.close()
+        shutil.rmtree(d)
 
 
 def test_escape_and_quit(roamd, tui):
