@@ -1,5 +1,6 @@
 """Screenshots of every screen against fake_roamd, compared with tests/tui/golden/."""
 import os
+import pathlib
 import shutil
 import tempfile
 
@@ -121,7 +122,10 @@ def test_no_color(roamd, tui, golden):
 
 def test_broken_theme(roamd, tui, golden, tmp_path):
     roamd(verdict_scenario("online"))
-    bad = tmp_path / "bad.theme"
+    # A short path of fixed length: the message is word-wrapped on the help screen, and
+    # pytest's own tmp_path grows with its run counter (pytest-99 -> pytest-100).
+    short = tempfile.mkdtemp(prefix="rt", dir="/tmp")
+    bad = pathlib.Path(short) / "bad.theme"
     bad.write_text("# a broken theme\nok = green\nwarnign = yellow\nerror = red on\n")
     t = tui(args=("--theme", str(bad)))
     t.wait_for(screen="overview", text="wlan0")
@@ -134,6 +138,7 @@ def test_broken_theme(roamd, tui, golden, tmp_path):
     text = " ".join(t.text().split())
     assert f"{bad}:4: error: 'on' must be followed by a background colour" in text
     assert "Theme: default" in text
+    shutil.rmtree(short)
 
 
 @pytest.mark.parametrize("term", ["vt100", "linux", "screen", "tmux-256color"])
