@@ -8,6 +8,10 @@ per request. Started by world.sh inside a world namespace, e.g.
     httpd.py --port 80 --route '/roam-probe=roam-online\\n' --pidfile F
 
 With --tls-port, --cert and --key it also serves the same routes over HTTPS.
+
+The cafe's captive portal adds: --html-route (a page served as text/html), --redirect URL
+(every other path answers 302 to URL instead of 404) and --capport PATH=FILE (an RFC 8908
+API: FILE, read at every request, served as application/captive+json).
 """
 import argparse
 import http.server
@@ -25,32 +29,60 @@ def parse_route(s):
     return path, body.encode().decode("unicode_escape").encode()
 
 
+def parse_file_route(s):
+    path, sep, file = s.partition("=")
+    if not sep or not path.startswith("/") or not file:
+        raise argparse.ArgumentTypeError("must be /PATH=FILE")
+    return path, file
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
-    routes = {}
+    routes = {}       # path -> (content type, body)
+    capport = {}      # path -> file
+    redirect = None
     server_version = "roam-world-httpd/1"
     sys_version = ""
     protocol_version = "HTTP/1.1"
 
-    def _answer(self, head_only):
-        path = self.path.split("?", 1)[0]
-        body = self.routes.get(path)
-        if body is None:
-            code, body = 404, b"not found\n"
-        else:
-            code = 200
+    def _send(self, code, ctype, body, head_only, extra=()):
         self.send_response(code)
-        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-cache")
+        for k, v in extra:
+            self.send_header(k, v)
         self.end_headers()
         if not head_only:
             self.wfile.write(body)
+
+    def _answer(self, head_only):
+        path = self.path.split("?", 1)[0]
+        if path in self.capport:
+            try:
+                with open(self.capport[path], "rb") as f:
+                    body = f.read()
+            except OSError:
+                return self._send(503, "text/plain", b"no capport state\n", head_only)
+            return self._send(200, "application/captive+json", body, head_only)
+        route = self.routes.get(path)
+        if route is not None:
+            return self._send(200, route[0], route[1], head_only)
+        if self.redirect:
+            return self._send(302, "text/plain", b"", head_only,
+                              [("Location", self.redirect)])
+        return self._send(404, "text/plain", b"not found\n", head_only)
 
     def do_GET(self):
         self._answer(False)
 
     def do_HEAD(self):
         self._answer(True)
+
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        if 0 < n <= 65536:
+            self.rfile.read(n)
+        self._answer(False)
 
     def log_message(self, fmt, *args):
         sys.stderr.write("%s %s\n" % (self.client_address[0], fmt % args))
@@ -72,12 +104,18 @@ def main():
     ap.add_argument("--port", type=int, default=80)
     ap.add_argument("--bind", default="::")
     ap.add_argument("--route", type=parse_route, action="append", default=[])
+    ap.add_argument("--html-route", type=parse_route, action="append", default=[])
+    ap.add_argument("--redirect")
+    ap.add_argument("--capport", type=parse_file_route, action="append", default=[])
     ap.add_argument("--pidfile")
     ap.add_argument("--tls-port", type=int)
     ap.add_argument("--cert")
     ap.add_argument("--key")
     a = ap.parse_args()
-    Handler.routes = dict(a.route)
+    Handler.routes = {p: ("text/plain", b) for p, b in a.route}
+    Handler.routes.update({p: ("text/html; charset=utf-8", b) for p, b in a.html_route})
+    Handler.capport = dict(a.capport)
+    Handler.redirect = a.redirect
     srv = Server((a.bind, a.port), Handler)
     if a.tls_port:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

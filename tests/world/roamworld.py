@@ -57,7 +57,28 @@ NETWORKS = {
         "v6_range": ("2001:db8:2::100", "2001:db8:2::1ff"), "dns": [(4, "192.0.2.65"), (6, "2001:db8:2::1")],
         "domain": "living.test",
     },
+    "cafe": {
+        "v4_prefix": "192.0.2.", "v4_range": (140, 180), "v4_gateway": "192.0.2.129",
+        "v6_range": ("2001:db8:3::100", "2001:db8:3::1ff"), "dns": [(4, "192.0.2.129"), (6, "2001:db8:3::1")],
+        "domain": "cafe.test",
+    },
+    "silent": {
+        "v4_prefix": "192.0.2.", "v4_range": (200, 240), "v4_gateway": "192.0.2.193",
+        "v6_range": ("2001:db8:4::100", "2001:db8:4::1ff"), "dns": [(4, "192.0.2.193"), (6, "2001:db8:4::1")],
+        "domain": "silent.test",
+    },
+    "httpsblocked": {
+        "v4_prefix": "198.51.100.", "v4_range": (140, 180), "v4_gateway": "198.51.100.129",
+        "v6_range": ("2001:db8:5::100", "2001:db8:5::1ff"), "dns": [(4, "198.51.100.129"), (6, "2001:db8:5::1")],
+        "domain": "blocked.test",
+    },
 }
+
+# The cafe's captive portal (world.sh): the RFC 8910 API URL its DHCP announces, where the API
+# sends users, and where its plain HTTP server redirects every request.
+CAFE_API_URL = "https://cafe.test/capport"
+CAFE_PORTAL_URL = "https://cafe.test/portal"
+CAFE_LOGIN_URL = "http://cafe.test/login"
 
 
 class WorldError(RuntimeError):
@@ -340,6 +361,25 @@ class World:
     def internet(self, on):
         self.sh("internet", self.name, "on" if on else "off")
 
+    def delay(self, uplink, ms):
+        """A delay line of ms milliseconds each way between uplink and its network (0: none)."""
+        self.sh("delay", self.name, uplink, int(ms))
+
+    def uplink(self, uplink):
+        """(network, carrier on?, delay in ms) of a device uplink."""
+        net, carrier, ms = self.sh("uplink", self.name, uplink).stdout.split()
+        return net, carrier == "on", int(ms)
+
+    def cafe_login(self):
+        self.sh("cafe-login", self.name)
+
+    def cafe_logout(self):
+        self.sh("cafe-logout", self.name)
+
+    def reset(self):
+        """The network side of the default world (world.sh reset); returns what changed."""
+        return self.sh("reset", self.name).stdout.splitlines()
+
     def dhcpcd_restart(self):
         self.sh("dhcpcd-restart", self.name, timeout=120)
 
@@ -445,26 +485,14 @@ class World:
 
     # ---- restoring the default world ----------------------------------------------------
     def uplink_network(self, uplink):
-        peer = "up-" + uplink
-        for net in ("home", "living", "dead"):
-            r = self.exec(net, "ip", "link", "show", "dev", peer, check=False)
-            if r.returncode == 0:
-                return net, "UP" in r.stdout.split(">")[0]
-        return None, False
+        net, carrier, _ = self.uplink(uplink)
+        return net, carrier
 
     def restore(self, timeout=25):
         """Put the world back as `up` made it: uplinks attached where they were, carrier on,
-        extra links gone, default configuration, roamd running and showing the leases."""
-        changed = False
-        for up, net in DEFAULT_ATTACH.items():
-            where, carrier = self.uplink_network(up)
-            if where != net:
-                self.move(up, net)
-                changed = True
-            elif not carrier:
-                self.carrier(up, True)
-                changed = True
-        self.internet(True)
+        no delay, internet on, the cafe captive, extra links gone, default configuration,
+        roamd running and showing the leases."""
+        changed = bool(self.reset())
         kernel = self.kernel_links()
         extra = [n for n in kernel if n not in UPLINKS]
         if extra:

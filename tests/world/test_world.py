@@ -4,6 +4,7 @@ where, isolation from the host, and clean teardown."""
 import hashlib
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -140,6 +141,43 @@ def test_move_and_carrier_without_roamd(world):
     world.carrier("eth0", True)
     world.move("eth0", "dead")
     wait_for(lambda: not global_addrs(world, "eth0", 4), 20, what="eth0 lease dropped")
+
+
+def rtts(world, ifname, target, count=2):
+    r = world.dev("ping", "-n", "-c", count, "-i", "0.2", "-W", "2", "-I", ifname, target,
+                  check=False)
+    return [float(x) for x in re.findall(r"time=([0-9.]+) ms", r.stdout)]
+
+
+def test_delay_move_and_carrier(world):
+    """A delay line stays with its uplink through moves and carrier cuts, and goes again."""
+    assert world.uplink("eth0") == ("dead", True, 0)
+    world.delay("eth0", 60)
+    assert world.uplink("eth0") == ("dead", True, 60)
+    world.move("eth0", "cafe")
+    assert world.uplink("eth0") == ("cafe", True, 60)
+    wait_for(lambda: global_addrs(world, "eth0", 4) and global_addrs(world, "eth0", 6), 20,
+             what="eth0 leases in the cafe through the delay line")
+    slow = rtts(world, "eth0", "192.0.2.129")
+    assert slow and min(slow) >= 120, slow
+    # the cafe's DHCP announces its RFC 8908 API in both families
+    lease = world.dev("dhcpcd", "-U", "eth0").stdout
+    assert "captive_portal_uri=https://cafe.test/capport" in lease, lease
+    wait_for(lambda: "dhcp6_captive_portal_uri=https://cafe.test/capport" in
+             world.dev("dhcpcd", "-6", "-U", "eth0").stdout, 10, what="DHCPv6 option 103")
+    world.carrier("eth0", False)
+    assert world.uplink("eth0") == ("cafe", False, 60)
+    wait_for(lambda: "NO-CARRIER" in ip_j(world, "link", "show", "dev", "eth0")[0]["flags"],
+             2, what="eth0 no carrier behind the delay line")
+    world.carrier("eth0", True)
+    world.delay("eth0", 0)
+    assert world.uplink("eth0") == ("cafe", True, 0)
+    wait_for(lambda: (lambda r: r and max(r) < 50)(rtts(world, "eth0", "192.0.2.129")), 20,
+             what="the cafe without delay")
+    assert world.exec("delay", "ip", "-o", "link").stdout.count("\n") == 1  # lo only
+    world.move("eth0", "dead")
+    wait_for(lambda: not global_addrs(world, "eth0", 4), 20, what="eth0 lease dropped")
+    assert world.reset() == []
 
 
 def test_add_del_link(world):

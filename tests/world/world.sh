@@ -21,9 +21,12 @@ HERE=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 PY=/usr/bin/python3
 BASE=/run/roam-world
-SUFFIXES="dev tv inet home living dead"
-NETWORKS="home living dead"
+SUFFIXES="dev tv inet home living dead cafe silent httpsblocked delay"
+NETWORKS="home living dead cafe silent httpsblocked"
 UPLINKS="wifi0 cell0 eth0"
+DEFAULT_NETS="wifi0=home cell0=living eth0=dead"
+CAFE_API=https://cafe.test/capport
+CAFE_PAGE='<!DOCTYPE html><html><head><title>Cafe WiFi</title></head><body><h1>Welcome to the cafe</h1><form method="post" action="/login"><label>Room or table <input name="table"></label><button>Log in</button></form></body></html>\n'
 PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 
 die() { echo "world.sh: $*" >&2; exit 1; }
@@ -41,9 +44,18 @@ usage: world.sh COMMAND ...
   roamd-kill9 NAME             SIGKILL roamd and wait until it is gone
   roamd-signal NAME SIGNAL     send a signal to roamd, do not wait
   roamd-pid NAME               print roamd's pid (exit 1 when not running)
-  move NAME UPLINK NETWORK     re-attach UPLINK (wifi0|cell0|eth0|extra link) to home|living|dead
+  move NAME UPLINK NETWORK     re-attach UPLINK (wifi0|cell0|eth0|extra link) to
+                               home|living|dead|cafe|silent|httpsblocked
   carrier NAME UPLINK on|off   restore/cut the carrier of UPLINK
+  delay NAME UPLINK MS         put a delay line of MS ms each way between UPLINK and its
+                               network (0: take it out again)
+  uplink NAME UPLINK           print where UPLINK is: NETWORK on|off DELAY_MS
   internet NAME on|off         connect/cut the home network's way to the internet
+  cafe-login NAME              open the cafe: it forwards to the internet, its DNS tells the
+                               truth, its RFC 8908 API says captive false
+  cafe-logout NAME             close the cafe again (captive portal)
+  reset NAME                   uplinks back to home/living/dead, carrier on, no delay,
+                               internet on, cafe closed; prints what it changed
   dhcpcd-restart NAME          restart the device's dhcpcd from scratch, wait for leases
   add-link NAME IFNAME         add a veth IFNAME to the device (peer in the dead network)
   del-link NAME IFNAME         remove it again
@@ -75,6 +87,10 @@ setvars() {
         NS_HOME=roam-$NAME-home
         NS_LIVING=roam-$NAME-living
         NS_DEAD=roam-$NAME-dead
+        NS_CAFE=roam-$NAME-cafe
+        NS_SILENT=roam-$NAME-silent
+        NS_HTTPSBLOCKED=roam-$NAME-httpsblocked
+        NS_DELAY=roam-$NAME-delay
         CG2=$(cgroup2_mount)
         CGW=${CG2:+$CG2/roam-world-$NAME}
         BUS=unix:path=$W/bus
@@ -195,8 +211,8 @@ option interface_mtu
 require dhcp_server_identifier
 # dhcpcd 9.4.1 has no name for the RFC 8910 captive portal options: define them.
 define 114 string captive_portal_uri
+define6 103 request string captive_portal_uri
 option captive_portal_uri
-define6 103 string captive_portal_uri
 # Keep hooks away from the host's hostname, NTP and timezone.
 nohook hostname, ntp, chrony, timesyncd, openntpd, wpa_supplicant, timezone, yp, lookup-hostname
 EOF
@@ -240,19 +256,25 @@ EOF
 EOF
 }
 
-make_ca() { # a CA of the world and a certificate for the check server
+make_cert() { # make_cert NAME CN SAN: a server certificate signed by the world's CA
+        local d=$W/ca name=$1 cn=$2 san=$3
+        openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+                -keyout "$d/$name.key" -out "$d/$name.csr" -subj "/CN=$cn" 2>/dev/null
+        printf '%s\n' "subjectAltName=$san" \
+                "basicConstraints=CA:FALSE" "extendedKeyUsage=serverAuth" >"$d/$name.ext"
+        openssl x509 -req -in "$d/$name.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" \
+                -CAcreateserial -out "$d/$name.pem" -days 30 -extfile "$d/$name.ext" 2>/dev/null
+}
+
+make_ca() { # a CA of the world and certificates for the check server and the cafe's portal
         local d=$W/ca
         mkdir -p "$d"
         openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
                 -keyout "$d/ca.key" -out "$d/ca.pem" -days 30 -subj "/CN=roam world $NAME CA" \
                 -addext basicConstraints=critical,CA:TRUE \
                 -addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
-        openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
-                -keyout "$d/probe.key" -out "$d/probe.csr" -subj "/CN=probe.roam.test" 2>/dev/null
-        printf '%s\n' "subjectAltName=DNS:probe.roam.test,IP:203.0.113.10,IP:2001:db8:ff::10" \
-                "basicConstraints=CA:FALSE" "extendedKeyUsage=serverAuth" >"$d/probe.ext"
-        openssl x509 -req -in "$d/probe.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" \
-                -CAcreateserial -out "$d/probe.pem" -days 30 -extfile "$d/probe.ext" 2>/dev/null
+        make_cert probe probe.roam.test "DNS:probe.roam.test,IP:203.0.113.10,IP:2001:db8:ff::10"
+        make_cert cafe cafe.test "DNS:cafe.test,IP:192.0.2.129,IP:2001:db8:3::1"
         chmod 0644 "$d/ca.pem"
 }
 
@@ -271,6 +293,60 @@ attach_port() { # attach_port NS PORT: enslave PORT to NS's br0 and set it up
         innet "$ns" ip link set "$port" master br0
         innet "$ns" ip link set "$port" up
         nooffload "$ns" "$port"
+}
+
+# cafe_state captive|open: the cafe's portal. Captive: DNS from the LAN goes to the liar on
+# port 5300 (every name is the router), nothing is forwarded, the RFC 8908 API says captive.
+# Open: the truth, forwarding, and "captive": false. One nft transaction either way.
+cafe_state() {
+        local how=$1 json
+        {
+                echo 'add table inet cafe'
+                echo 'add chain inet cafe lan_dns { type nat hook prerouting priority dstnat; policy accept; }'
+                echo 'add chain inet cafe lan_out { type filter hook forward priority filter; policy accept; }'
+                echo 'flush chain inet cafe lan_dns'
+                echo 'flush chain inet cafe lan_out'
+                if [ "$how" = captive ]; then
+                        echo 'add rule inet cafe lan_dns iifname "br0" meta nfproto ipv4 meta l4proto { tcp, udp } th dport 53 dnat ip to 192.0.2.129:5300'
+                        echo 'add rule inet cafe lan_dns iifname "br0" meta nfproto ipv6 meta l4proto { tcp, udp } th dport 53 dnat ip6 to [2001:db8:3::1]:5300'
+                        echo 'add rule inet cafe lan_out iifname "br0" counter drop'
+                fi
+        } | innet "$NS_CAFE" nft -f -
+        if [ "$how" = captive ]; then
+                json='{"captive": true, "user-portal-url": "https://cafe.test/portal", "venue-info-url": "https://cafe.test/venue"}'
+        else
+                json='{"captive": false, "user-portal-url": "https://cafe.test/portal", "venue-info-url": "https://cafe.test/venue", "seconds-remaining": 3600, "can-extend-session": true}'
+        fi
+        echo "$json" >"$W/cafe-capport.json.tmp"
+        mv "$W/cafe-capport.json.tmp" "$W/cafe-capport.json"
+        echo "$how" >"$W/cafe-state"
+}
+
+mk_router() { # mk_router NS V4/PLEN V6/PLEN: a forwarding router with its LAN bridge br0
+        # Routers answer every probe with ICMP: the kernel's ICMP rate limit would turn a quick
+        # "unreachable" into a timeout after a few probe rounds, and verdicts into noise.
+        sysctl_ns "$1" net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 \
+                net.ipv4.icmp_ratelimit=0 net.ipv6.icmp.ratelimit=0
+        mk_router_bridge "$1" "$2" "$3"
+}
+
+# mk_wan NS INETIF R4 I4 R6 I6 LAN4 LAN6: the router's wan0, a /30 + /64 to the internet
+# namespace (whose end is INETIF), its default routes there and the internet's route back.
+mk_wan() {
+        local ns=$1 isp=$2 r4=$3 i4=$4 r6=$5 i6=$6 lan4=$7 lan6=$8
+        innet "$ns" ip link add wan0 type veth peer name "$isp" netns "$NS_INET"
+        innet "$NS_INET" ip addr add "$i4/30" dev "$isp"
+        innet "$NS_INET" ip addr add "$i6/64" dev "$isp" nodad
+        innet "$NS_INET" ip link set "$isp" up
+        nooffload "$NS_INET" "$isp"
+        innet "$ns" ip addr add "$r4/30" dev wan0
+        innet "$ns" ip addr add "$r6/64" dev wan0 nodad
+        innet "$ns" ip link set wan0 up
+        nooffload "$ns" wan0
+        innet "$NS_INET" ip route add "$lan4" via "$r4"
+        innet "$NS_INET" ip -6 route add "$lan6" via "$r6"
+        innet "$ns" ip route add default via "$i4"
+        innet "$ns" ip -6 route add default via "$i6"
 }
 
 start_dnsmasq() { # NET V4RANGE ROUTER DNS4 DNS6 V6RANGE DOMAIN EXTRA...
@@ -320,35 +396,18 @@ build_world() {
         log "internet"
         innet "$NS_INET" ip addr add 203.0.113.10/32 dev lo
         innet "$NS_INET" ip addr add 2001:db8:ff::10/128 dev lo
-        innet "$NS_HOME" ip link add wan0 type veth peer name isp0 netns "$NS_INET"
-        innet "$NS_INET" ip addr add 198.51.100.2/30 dev isp0
-        innet "$NS_INET" ip addr add 2001:db8:100::2/64 dev isp0 nodad
-        innet "$NS_INET" ip link set isp0 up
-        nooffload "$NS_INET" isp0
-        innet "$NS_HOME" ip addr add 198.51.100.1/30 dev wan0
-        innet "$NS_HOME" ip addr add 2001:db8:100::1/64 dev wan0 nodad
-        innet "$NS_HOME" ip link set wan0 up
-        nooffload "$NS_HOME" wan0
-        innet "$NS_INET" ip route add 192.0.2.0/26 via 198.51.100.1
-        innet "$NS_INET" ip -6 route add 2001:db8:1::/64 via 2001:db8:100::1
         WORLD_PIDS+=("$(spawn inet "$W/inet-httpd.log" nsenter --net=/run/netns/"$NS_INET" -- \
                 "$PY" "$HERE/httpd.py" --port 80 --pidfile "$W/inet-httpd.pid" \
                 --tls-port 443 --cert "$W/ca/probe.pem" --key "$W/ca/probe.key" \
                 --route '/roam-probe=roam-online\n')")
 
         log "home"
-        # Routers answer every probe with ICMP: the kernel's ICMP rate limit would turn a quick
-        # "unreachable" into a timeout after a few probe rounds, and verdicts into noise.
-        sysctl_ns "$NS_HOME" net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 \
-                net.ipv4.icmp_ratelimit=0 net.ipv6.icmp.ratelimit=0
-        mk_router_bridge "$NS_HOME" 192.0.2.1/26 2001:db8:1::1/64
-        innet "$NS_HOME" ip route add default via 198.51.100.2
-        innet "$NS_HOME" ip -6 route add default via 2001:db8:100::2
+        mk_router "$NS_HOME" 192.0.2.1/26 2001:db8:1::1/64
+        mk_wan "$NS_HOME" isp0 198.51.100.1 198.51.100.2 2001:db8:100::1 2001:db8:100::2 \
+                192.0.2.0/26 2001:db8:1::/64
 
         log "living room"
-        sysctl_ns "$NS_LIVING" net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 \
-                net.ipv4.icmp_ratelimit=0 net.ipv6.icmp.ratelimit=0
-        mk_router_bridge "$NS_LIVING" 192.0.2.65/26 2001:db8:2::1/64
+        mk_router "$NS_LIVING" 192.0.2.65/26 2001:db8:2::1/64
         # No way out: the internet is unreachable (ICMP), not silently dropped.
         innet "$NS_LIVING" ip route add unreachable default
         innet "$NS_LIVING" ip -6 route add unreachable default
@@ -366,10 +425,62 @@ build_world() {
         log "dead network"
         mk_router_bridge "$NS_DEAD" "" ""
 
+        log "cafe"
+        mk_router "$NS_CAFE" 192.0.2.129/26 2001:db8:3::1/64
+        mk_wan "$NS_CAFE" isp1 198.51.100.5 198.51.100.6 2001:db8:103::1 2001:db8:103::2 \
+                192.0.2.128/26 2001:db8:3::/64
+        cafe_state captive
+        WORLD_PIDS+=("$(spawn cafe "$W/cafe-httpd.log" nsenter --net=/run/netns/"$NS_CAFE" -- \
+                "$PY" "$HERE/httpd.py" --port 80 --pidfile "$W/cafe-httpd.pid" \
+                --tls-port 443 --cert "$W/ca/cafe.pem" --key "$W/ca/cafe.key" \
+                --redirect http://cafe.test/login --html-route "/login=$CAFE_PAGE" \
+                --html-route "/portal=$CAFE_PAGE" --capport "/capport=$W/cafe-capport.json")")
+
+        log "silent gateway"
+        mk_router "$NS_SILENT" 192.0.2.193/26 2001:db8:4::1/64
+        # Nothing from the LAN reaches the router but DHCP, DHCPv6 and router/neighbour
+        # discovery: no ping, no DNS, no TCP, no ICMP errors (dropped before routing).
+        innet "$NS_SILENT" nft -f - <<'NFT'
+table inet silent {
+        chain lan {
+                type filter hook prerouting priority raw; policy accept;
+                iifname != "br0" accept
+                udp dport { 67, 547 } accept
+                icmpv6 type { nd-router-solicit, nd-neighbor-solicit, nd-neighbor-advert } accept
+                counter drop
+        }
+}
+NFT
+
+        log "https blocked"
+        mk_router "$NS_HTTPSBLOCKED" 198.51.100.129/26 2001:db8:5::1/64
+        mk_wan "$NS_HTTPSBLOCKED" isp2 198.51.100.9 198.51.100.10 2001:db8:105::1 \
+                2001:db8:105::2 198.51.100.128/26 2001:db8:5::/64
+        # HTTPS (TCP 443) out of the LAN is refused with a reset; everything else passes.
+        innet "$NS_HTTPSBLOCKED" nft -f - <<'NFT'
+table inet httpsblocked {
+        chain lan_out {
+                type filter hook forward priority filter; policy accept;
+                iifname "br0" tcp dport 443 counter reject with tcp reset
+        }
+}
+NFT
+
+        log "delay lines"
+        # Only the delay lines' veth ends live here: they must not speak themselves.
+        sysctl_ns "$NS_DELAY" net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+
         log "device"
-        innet "$NS_DEV" ip link add wifi0 type veth peer name up-wifi0 netns "$NS_HOME"
-        innet "$NS_DEV" ip link add cell0 type veth peer name up-cell0 netns "$NS_LIVING"
-        innet "$NS_DEV" ip link add eth0 type veth peer name up-eth0 netns "$NS_DEAD"
+        # Distinct ifindexes on the two ends of each veth: the kernel's linkwatch handles
+        # carrier changes of a veth whose peer has the same ifindex as itself as "not urgent",
+        # up to a second late, and a bridge port forwards only once its change is handled:
+        # the first DHCP and RS packets after a move would be lost.
+        innet "$NS_DEV" ip link add wifi0 index 11 type veth peer name up-wifi0 index 21 \
+                netns "$NS_HOME"
+        innet "$NS_DEV" ip link add cell0 index 12 type veth peer name up-cell0 index 22 \
+                netns "$NS_LIVING"
+        innet "$NS_DEV" ip link add eth0 index 13 type veth peer name up-eth0 index 23 \
+                netns "$NS_DEAD"
         attach_port "$NS_HOME" up-wifi0
         attach_port "$NS_LIVING" up-cell0
         attach_port "$NS_DEAD" up-eth0
@@ -380,6 +491,23 @@ build_world() {
         start_dnsmasq living 192.0.2.80,192.0.2.120,255.255.255.192,5m 192.0.2.65 192.0.2.65 \
                 2001:db8:2::1 2001:db8:2::100,2001:db8:2::1ff,64,1h living.test \
                 --address=/tv.living.test/192.0.2.70 --address=/tv.living.test/2001:db8:2::70
+        # The cafe: this dnsmasq tells the truth (the LAN reaches it only after login); while
+        # captive, DNS from the LAN is sent to the liar on port 5300. Option 114 / DHCPv6 103
+        # announce the RFC 8908 API (dnsmasq sends them to clients that ask for them).
+        start_dnsmasq cafe 192.0.2.140,192.0.2.180,255.255.255.192,5m 192.0.2.129 192.0.2.129 \
+                2001:db8:3::1 2001:db8:3::100,2001:db8:3::1ff,64,1h cafe.test \
+                --address=/cafe.test/192.0.2.129 --address=/cafe.test/2001:db8:3::1 \
+                --dhcp-option=114,"$CAFE_API" --dhcp-option=option6:103,"$CAFE_API"
+        run_in_cg cafe nsenter --net=/run/netns/"$NS_CAFE" -- dnsmasq \
+                --conf-file=/dev/null --user=root --group=root \
+                --no-resolv --no-hosts --bind-interfaces --interface=br0 --port=5300 \
+                --pid-file="$W/cafe-liar.pid" --log-facility="$W/cafe-liar.log" --log-queries \
+                --address=/#/192.0.2.129 --address=/#/2001:db8:3::1 >>"$W/cafe-liar.out" 2>&1
+        start_dnsmasq silent 192.0.2.200,192.0.2.240,255.255.255.192,5m 192.0.2.193 192.0.2.193 \
+                2001:db8:4::1 2001:db8:4::100,2001:db8:4::1ff,64,1h silent.test
+        start_dnsmasq httpsblocked 198.51.100.140,198.51.100.180,255.255.255.192,5m \
+                198.51.100.129 198.51.100.129 2001:db8:5::1 2001:db8:5::100,2001:db8:5::1ff,64,1h \
+                blocked.test
 
         log "device mount namespace"
         : >"$W/mnt"
@@ -417,6 +545,7 @@ mount -n --bind "$W/var-lib-dhcpcd" /var/lib/dhcpcd
 
         wait_until 10 test -s "$W/inet-httpd.pid" || die "internet HTTP server did not start"
         wait_until 10 test -s "$W/tv-httpd.pid" || die "TV HTTP server did not start"
+        wait_until 10 test -s "$W/cafe-httpd.pid" || die "cafe HTTP server did not start"
 }
 
 start_dhcpcd() {
@@ -697,38 +826,235 @@ peer_of() { # peer name of a device-side uplink
         esac
 }
 
-find_peer_ns() { # find_peer_ns PEER: print the network holding it
+# delay_ports UPLINK: sets DD (the delay line's end facing the network, in the delay
+# namespace) and DN (its peer, the port on the network's bridge while UPLINK is delayed).
+# DD_INDEX/DN_INDEX: their ifindexes, distinct from each other (see the device's links).
+delay_ports() {
+        local tag
+        case $1 in
+        wifi0) tag=-$1 DN_INDEX="index 31" DD_INDEX="index 41" ;;
+        cell0) tag=-$1 DN_INDEX="index 32" DD_INDEX="index 42" ;;
+        eth0) tag=-$1 DN_INDEX="index 33" DD_INDEX="index 43" ;;
+        *) tag=$(printf %s "$1" | md5sum | cut -c1-12) DN_INDEX='' DD_INDEX='' ;;
+        esac
+        DD=dd$tag
+        DN=dn$tag
+}
+
+has_if() { innet "$1" ip link show dev "$2" >/dev/null 2>&1; }
+
+find_peer_ns() { # find_peer_ns IF: print the network (or "delay") holding interface IF
         local n
-        for n in $NETWORKS; do
-                if innet "roam-$NAME-$n" ip link show dev "$1" >/dev/null 2>&1; then
+        for n in $NETWORKS delay; do
+                if has_if "roam-$NAME-$n" "$1"; then
                         echo "$n"; return 0
                 fi
         done
         return 1
 }
 
+# uplink_port UPLINK: sets PEER (the device link's veth peer), PORT (the interface on the
+# network's bridge: PEER, or DN while delayed), NET (that network), DELAYED (0/1).
+uplink_port() {
+        local where
+        PEER=$(peer_of "$1")
+        where=$(find_peer_ns "$PEER") || die "uplink $1 (peer $PEER) not found"
+        if [ "$where" = delay ]; then
+                delay_ports "$1"
+                PORT=$DN
+                DELAYED=1
+                NET=$(find_peer_ns "$DN") || die "uplink $1: delay port $DN not found"
+        else
+                PORT=$PEER
+                DELAYED=0
+                NET=$where
+        fi
+}
+
+dhcpcd_saw() { # dhcpcd_saw LINE IF WORDS: dhcpcd logged "IF: WORDS" after line LINE
+        tail -n +"$(($1 + 1))" "$W/dhcpcd.log" 2>/dev/null | grep -q ": $2: $3"
+}
+
+carrier_down() { # carrier_down UPLINK NS: set PEER (in NS) down, wait until dhcpcd saw it
+        local mark
+        mark=$(wc -l <"$W/dhcpcd.log" 2>/dev/null || echo 0)
+        innet "$2" ip link set "$PEER" down
+        if [[ " $UPLINKS " = *" $1 "* ]]; then
+                wait_until 2 dhcpcd_saw "$mark" "$1" "carrier lost" || true
+        fi
+}
+
+# move NAME UPLINK NETWORK: like walking from one network to another. The device's carrier
+# drops until dhcpcd has seen it (a netns move alone drops it for ~15 ms, which dhcpcd 9.4.1
+# may miss: it would then keep the old network's lease), then comes back in the new network.
 cmd_move() {
         need_world "${1:-}"
-        local up=${2:?uplink} net=${3:?network} peer from
+        local up=${2:?uplink} net=${3:?network} cns was_up=0
         [[ " $NETWORKS " = *" $net "* ]] || die "unknown network $net (one of: $NETWORKS)"
-        peer=$(peer_of "$up")
-        from=$(find_peer_ns "$peer") || die "uplink $up (peer $peer) not found"
-        [ "$from" != "$net" ] || return 0
-        innet "roam-$NAME-$from" ip link set "$peer" nomaster
-        innet "roam-$NAME-$from" ip link set "$peer" netns "roam-$NAME-$net"
-        attach_port "roam-$NAME-$net" "$peer"
+        uplink_port "$up"
+        [ "$NET" != "$net" ] || return 0
+        cns=roam-$NAME-$NET
+        [ "$DELAYED" = 0 ] || cns=$NS_DELAY
+        if is_up "$cns" "$PEER"; then
+                was_up=1
+                carrier_down "$up" "$cns"
+        fi
+        innet "roam-$NAME-$NET" ip link set "$PORT" nomaster
+        innet "roam-$NAME-$NET" ip link set "$PORT" netns "roam-$NAME-$net"
+        attach_port "roam-$NAME-$net" "$PORT"
+        if [ "$DELAYED" = 0 ]; then
+                [ "$was_up" = 1 ] || innet "roam-$NAME-$net" ip link set "$PEER" down
+        elif [ "$was_up" = 1 ]; then
+                innet "$NS_DELAY" ip link set "$PEER" up
+        fi
+}
+
+peer_ns() { # the namespace holding UPLINK's veth peer (its carrier switch)
+        local where
+        where=$(find_peer_ns "$(peer_of "$1")") || die "uplink $1 not found"
+        echo "roam-$NAME-$where"
 }
 
 cmd_carrier() {
         need_world "${1:-}"
-        local up=${2:?uplink} how=${3:?on|off} peer from
-        peer=$(peer_of "$up")
-        from=$(find_peer_ns "$peer") || die "uplink $up (peer $peer) not found"
+        local up=${2:?uplink} how=${3:?on|off} ns
+        ns=$(peer_ns "$up")
         case $how in
-        on) innet "roam-$NAME-$from" ip link set "$peer" up ;;
-        off) innet "roam-$NAME-$from" ip link set "$peer" down ;;
+        on) innet "$ns" ip link set "$(peer_of "$up")" up ;;
+        off) innet "$ns" ip link set "$(peer_of "$up")" down ;;
         *) die "carrier: on or off, not $how" ;;
         esac
+}
+
+is_up() { # is_up NS IF: administratively up
+        innet "$1" ip -o link show dev "$2" | grep -q '<[^>]*\bUP\b'
+}
+
+offloads_off() { # offloads_off NS IF: a packet socket must see (and re-send) plain frames
+        innet "$1" ethtool -K "$2" tx off rx off tso off gso off gro off >/dev/null 2>&1 || true
+}
+
+stop_delay_line() { # stop_delay_line UPLINK
+        local pf=$W/delay-$1.pid pid
+        pid=$(cat "$pf" 2>/dev/null) || return 0
+        if alive "$pid"; then
+                kill "$pid" 2>/dev/null || true
+                wait_gone "$pid" 5 || kill -9 "$pid" 2>/dev/null || true
+        fi
+        rm -f "$pf"
+}
+
+start_delay_line() { # start_delay_line UPLINK MS (PEER, DD set)
+        local up=$1 ms=$2 logf=$W/delay-$1.log pid
+        : >"$logf"
+        pid=$(spawn "delay-$up" "$logf" nsenter --net=/run/netns/"$NS_DELAY" -- \
+                "$PY" "$REPO/tests/servers/delayline.py" "$PEER" "$DD" "$ms")
+        echo "$pid" >"$W/delay-$up.pid"
+        echo "$ms" >"$W/delay-$up.ms"
+        wait_until 10 grep -q '^ready' "$logf" ||
+                die "the delay line of $up did not start (see $logf)"
+}
+
+# delay NAME UPLINK MS: device link -- PEER [delay namespace: delayline.py] DD -- DN [network's
+# bridge]. PEER changes namespace, so the device link's carrier drops (until dhcpcd has seen
+# it, as in a move: the leases are renewed, through the delay line); MS=0 puts PEER back on
+# the bridge the same way. Changing MS only restarts the delay line.
+cmd_delay() {
+        need_world "${1:-}"
+        local up=${2:?uplink} ms=${3:?milliseconds} was_up=0
+        [[ "$ms" =~ ^[0-9]{1,5}$ ]] || die "delay: MS must be a whole number of milliseconds"
+        ms=$((10#$ms))
+        uplink_port "$up"
+        delay_ports "$up"
+        if [ "$DELAYED" = 1 ]; then
+                stop_delay_line "$up"
+                if [ "$ms" -gt 0 ]; then
+                        start_delay_line "$up" "$ms"
+                        return 0
+                fi
+                if is_up "$NS_DELAY" "$PEER"; then
+                        was_up=1
+                        carrier_down "$up" "$NS_DELAY"
+                fi
+                innet "$NS_DELAY" ip link set "$PEER" netns "roam-$NAME-$NET"
+                attach_port "roam-$NAME-$NET" "$PEER"
+                [ "$was_up" = 1 ] || innet "roam-$NAME-$NET" ip link set "$PEER" down
+                innet "roam-$NAME-$NET" ip link del "$DN"
+                rm -f "$W/delay-$up.ms"
+                return 0
+        fi
+        [ "$ms" -gt 0 ] || return 0
+        offloads_off "$NS_DEV" "$up"
+        # shellcheck disable=SC2086
+        innet "roam-$NAME-$NET" ip link add "$DN" $DN_INDEX type veth peer name "$DD" $DD_INDEX \
+                netns "$NS_DELAY"
+        attach_port "roam-$NAME-$NET" "$DN"
+        offloads_off "roam-$NAME-$NET" "$DN"
+        if is_up "roam-$NAME-$NET" "$PEER"; then
+                was_up=1
+                carrier_down "$up" "roam-$NAME-$NET"
+        fi
+        innet "roam-$NAME-$NET" ip link set "$PEER" nomaster
+        innet "roam-$NAME-$NET" ip link set "$PEER" netns "$NS_DELAY"
+        offloads_off "$NS_DELAY" "$PEER"
+        offloads_off "$NS_DELAY" "$DD"
+        innet "$NS_DELAY" ip link set "$DD" up
+        start_delay_line "$up" "$ms"
+        [ "$was_up" = 0 ] || innet "$NS_DELAY" ip link set "$PEER" up
+}
+
+cmd_uplink() { # uplink NAME UPLINK: NETWORK on|off DELAY_MS
+        need_world "${1:-}"
+        local up=${2:?uplink} ms=0 carrier=off
+        uplink_port "$up"
+        if [ "$DELAYED" = 1 ]; then
+                ms=$(cat "$W/delay-$up.ms" 2>/dev/null || echo 0)
+                is_up "$NS_DELAY" "$PEER" && carrier=on
+        else
+                is_up "roam-$NAME-$NET" "$PEER" && carrier=on
+        fi
+        echo "$NET $carrier $ms"
+}
+
+cmd_cafe() { # cafe NAME login|logout
+        need_world "${1:-}"
+        case ${2:-} in
+        login) cafe_state open ;;
+        logout) cafe_state captive ;;
+        *) die "cafe: login or logout" ;;
+        esac
+}
+
+# reset NAME: the network side of the default world; prints one line per change.
+cmd_reset() {
+        need_world "${1:-}"
+        local pair up net
+        for pair in $DEFAULT_NETS; do
+                up=${pair%%=*} net=${pair#*=}
+                uplink_port "$up"
+                if [ "$DELAYED" = 1 ]; then
+                        cmd_delay "$NAME" "$up" 0
+                        echo "$up: delay removed"
+                        uplink_port "$up"
+                fi
+                if [ "$NET" != "$net" ]; then
+                        cmd_move "$NAME" "$up" "$net"
+                        echo "$up: moved from $NET to $net"
+                fi
+                if ! is_up "roam-$NAME-$net" "$PEER"; then
+                        cmd_carrier "$NAME" "$up" on
+                        echo "$up: carrier on"
+                fi
+        done
+        if innet "$NS_HOME" ip route show default | grep -q unreachable ||
+                innet "$NS_HOME" ip -6 route show default | grep -q unreachable; then
+                cmd_internet "$NAME" on
+                echo "internet: on"
+        fi
+        if [ "$(cat "$W/cafe-state" 2>/dev/null)" != captive ]; then
+                cafe_state captive
+                echo "cafe: captive"
+        fi
 }
 
 cmd_internet() { # the home router's way to the internet: on or off (unreachable)
@@ -755,7 +1081,14 @@ cmd_add_link() {
 
 cmd_del_link() {
         need_world "${1:-}"
-        innet "$NS_DEV" ip link del "${2:?ifname}"
+        local ifn=${2:?ifname}
+        if has_if "$NS_DELAY" "$(peer_of "$ifn")"; then
+                stop_delay_line "$ifn"
+                delay_ports "$ifn"
+                innet "roam-$NAME-$(find_peer_ns "$DN")" ip link del "$DN" 2>/dev/null || true
+                rm -f "$W/delay-$ifn.ms"
+        fi
+        innet "$NS_DEV" ip link del "$ifn"
 }
 
 cmd_exec() {
@@ -801,6 +1134,11 @@ roamd-signal) cmd_roamd_signal "$@" ;;
 roamd-pid) cmd_roamd_pid "$@" ;;
 move) cmd_move "$@" ;;
 carrier) cmd_carrier "$@" ;;
+delay) cmd_delay "$@" ;;
+uplink) cmd_uplink "$@" ;;
+cafe-login) cmd_cafe "${1:-}" login ;;
+cafe-logout) cmd_cafe "${1:-}" logout ;;
+reset) cmd_reset "$@" ;;
 internet) cmd_internet "$@" ;;
 dhcpcd-restart) cmd_dhcpcd_restart "$@" ;;
 add-link) cmd_add_link "$@" ;;
