@@ -1,0 +1,241 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""roamd's connectivity verdicts in every network of the world, per address family: the home
+network (online), the living room (local), the dead network (offline), the cafe (captive
+portal, RFC 8908 API, login), the silent gateway (offline) and the network that blocks HTTPS
+(partial); two networks on two links at once, moves between them, a carrier cut and a slow
+uplink. Each test also checks, with plain tools on the device, that the network it uses
+behaves as it claims."""
+import json
+import os
+import re
+import time
+
+import pytest
+
+from roamworld import (CAFE_API_URL, CAFE_LOGIN_URL, CAFE_PORTAL_URL, LINK_IFACE, Monitor,
+                       dns_query, lease_matches, wait_for)
+
+WORLD = "wconn"
+
+# A carrier cut shows as offline at once (docs/connectivity.md); a sanitizer build on a
+# loaded machine gets more room, as in tests/integration.
+WITHIN = 3.0 if os.environ.get("ROAMD_SANITIZED") else 1.0
+# A move means a new lease (DHCPv4, RA, DHCPv6) and then a probe round. The silent gateway's
+# round ends only when DNS (5 s) and the ping (2 s) have timed out.
+AFTER_MOVE = 30
+
+ONLINE = ("online", "ok")
+LOCAL = ("local", "http-failed")
+CAPPORT = ("portal", "capport")
+SILENT = ("offline", "gateway-unreachable")
+PARTIAL = ("partial", "https-failed")
+
+
+@pytest.fixture(autouse=True)
+def needs_probes(world):
+    if not world.probes:
+        pytest.skip("this roamd has no connectivity probes")
+
+
+def verdicts(l):
+    return (l["Connectivity4"], l["ConnectivityReason4"],
+            l["Connectivity6"], l["ConnectivityReason6"])
+
+
+def wait_verdict(w, name, v4, v6=None, network=None, timeout=AFTER_MOVE):
+    """Wait until link `name` has verdict v4 for IPv4 and v6 (default: the same) for IPv6,
+    and, when `network` is given, that network's lease."""
+    want = tuple(v4) + tuple(v6 or v4)
+    last = {}
+
+    def ok(l):
+        last["v"] = verdicts(l)
+        return verdicts(l) == want and (network is None or lease_matches(l, network))
+    try:
+        return w.wait_link(name, ok, timeout=timeout)
+    except TimeoutError as e:
+        raise TimeoutError("%s: wanted %s%s, last %s" % (
+            name, want, " in %s" % network if network else "", last.get("v"))) from e
+
+
+def reprobe(w, name):
+    w.call(w.link(name)["_path"], LINK_IFACE, "Reprobe")
+
+
+def curl(w, ifname, *args, check=False):
+    """curl on the device through one link; returns (exit code, stdout)."""
+    r = w.dev("curl", "-sS", "-m", "5", "--interface", ifname, *args, check=check)
+    return r.returncode, r.stdout
+
+
+def rtts(w, target, count=3):
+    r = w.dev("ping", "-n", "-c", count, "-i", "0.2", "-W", "3", target, check=False)
+    return [float(x) for x in re.findall(r"time=([0-9.]+) ms", r.stdout)]
+
+
+def test_home_living_room_and_dead_network(w):
+    wifi = wait_verdict(w, "wifi0", ONLINE)
+    assert wifi["Connectivity"] == "online" and wifi["ConnectivityReason"] == "ok"
+    assert wifi["PortalURL"] == "" and wifi["CaptivePortal"] == {}
+    assert wifi["CaptivePortalURL"] == ""
+    # the living room: its DNS and gateway answer, the internet is refused (ICMP)
+    wait_verdict(w, "cell0", LOCAL)
+    eth = wait_verdict(w, "eth0", ("offline", "no-address"), ("offline", "link-local-only"))
+    assert eth["Connectivity"] == "offline"
+    m = w.manager()
+    assert m["State"] == "online" and m["BestLink"] == wifi["_path"]
+
+
+def test_cafe_next_to_home_login_and_move(w):
+    pid = w.roamd_pid()
+    wifi_path = w.link("wifi0")["_path"]
+    w.move("eth0", "cafe")
+    eth = wait_verdict(w, "eth0", CAPPORT, network="cafe")
+    assert eth["Connectivity"] == "portal" and eth["ConnectivityReason"] == "capport"
+    assert eth["CaptivePortalURL"] == CAFE_API_URL
+    assert eth["PortalURL"] == CAFE_PORTAL_URL
+    cp = eth["CaptivePortal"]
+    assert cp["Captive"] is True and cp["UserPortalURL"] == CAFE_PORTAL_URL, cp
+    assert "Error" not in cp, cp
+    # two links, two networks, each its own verdict; the best link stays at home
+    wait_verdict(w, "wifi0", ONLINE, network="home", timeout=5)
+    m = w.manager()
+    assert m["State"] == "online" and m["BestLink"] == wifi_path
+
+    # what the cafe does, seen with plain tools through eth0
+    assert dns_query(w, "192.0.2.129", "probe.roam.test", "A") == (0, ["192.0.2.129"])
+    assert dns_query(w, "2001:db8:3::1", "probe.roam.test", "AAAA") == (0, ["2001:db8:3::1"])
+    assert dns_query(w, "192.0.2.129", "anything.example", "A") == (0, ["192.0.2.129"])
+    rc, out = curl(w, "eth0", "-o", "/dev/null", "-w", "%{http_code} %{redirect_url}",
+                   "--resolve", "probe.roam.test:80:192.0.2.129",
+                   "http://probe.roam.test/roam-probe")
+    assert (rc, out) == (0, "302 " + CAFE_LOGIN_URL)
+    rc, out = curl(w, "eth0", "-i", "http://[2001:db8:3::1]/login")
+    assert rc == 0 and out.startswith("HTTP/1.1 200") and "<form" in out
+    assert re.search(r"(?mi)^content-type: text/html", out)
+    ca = str(w.path("ca", "ca.pem"))
+    rc, out = curl(w, "eth0", "-i", "--cacert", ca, "--resolve", "cafe.test:443:192.0.2.129",
+                   CAFE_API_URL)
+    assert rc == 0 and re.search(r"(?mi)^content-type: application/captive\+json", out), out
+    assert json.loads(out.split("\n\n", 1)[1])["captive"] is True
+    # nothing is forwarded before login
+    rc, _ = curl(w, "eth0", "-m", "1", "http://203.0.113.10/roam-probe")
+    assert rc != 0
+
+    # log in: the cafe forwards, its DNS tells the truth, its API says "not captive"
+    w.cafe_login()
+    reprobe(w, "eth0")
+    eth = wait_verdict(w, "eth0", ONLINE, timeout=10)
+    assert eth["PortalURL"] == ""
+    assert eth["CaptivePortal"].get("Captive") is False, eth["CaptivePortal"]
+    assert dns_query(w, "192.0.2.129", "probe.roam.test", "A") == (0, ["203.0.113.10"])
+    w.cafe_logout()
+    reprobe(w, "eth0")
+    wait_verdict(w, "eth0", CAPPORT, timeout=10)
+
+    # from the cafe to the home network on the same link: a new verdict, same roamd
+    w.move("eth0", "home")
+    eth = wait_verdict(w, "eth0", ONLINE, network="home")
+    assert eth["PortalURL"] == "" and eth["CaptivePortalURL"] == ""
+    assert eth["CaptivePortal"] == {}
+    assert w.roamd_pid() == pid, "roamd restarted"
+
+
+def test_silent_gateway_and_https_blocked(w):
+    w.move("cell0", "silent")
+    w.move("eth0", "httpsblocked")
+    # HTTP works, HTTPS is refused by the router
+    eth = wait_verdict(w, "eth0", PARTIAL, network="httpsblocked")
+    assert eth["Connectivity"] == "partial" and eth["PortalURL"] == ""
+    # DHCP gave addresses, routes and DNS servers; then nothing answers
+    cell = wait_verdict(w, "cell0", SILENT, network="silent")
+    assert cell["Connectivity"] == "offline"
+    # the home network on wifi0 is untouched by either
+    wait_verdict(w, "wifi0", ONLINE, network="home", timeout=5)
+
+    # the networks, seen with plain tools
+    assert curl(w, "eth0", "http://probe.roam.test/roam-probe") == (0, "roam-online\n")
+    rc, _ = curl(w, "eth0", "--cacert", str(w.path("ca", "ca.pem")),
+                 "https://probe.roam.test/roam-probe")
+    assert rc == 7, "HTTPS must be refused in the https-blocked network"
+    out = w.dev("/usr/bin/python3", "-c", SILENCE, "cell0", "192.0.2.193", "2001:db8:4::1")
+    assert sorted(out.stdout.split()) == sorted(
+        "%s:%s:timeout" % (kind, addr) for kind in ("ping", "tcp", "dns")
+        for addr in ("192.0.2.193", "2001:db8:4::1")), out.stdout
+
+
+# Whether a ping, a TCP connection (port 53) and a DNS query to each address through a link
+# get any answer within a second, all at once: prints KIND:ADDRESS:timeout (or what happened).
+SILENCE = r"""
+import socket, subprocess, sys, threading
+ifname, addrs = sys.argv[1], sys.argv[2:]
+QUERY = bytes.fromhex("123401000001000000000000047465737400" "00010001")
+out = []
+
+def probe(kind, addr):
+    if kind == "ping":
+        r = subprocess.run(["ping", "-n", "-c", "1", "-W", "1", "-I", ifname, addr],
+                           capture_output=True)
+        out.append("ping:%s:%s" % (addr, "answered" if r.returncode == 0 else "timeout"))
+        return
+    fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_STREAM if kind == "tcp" else socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, ifname.encode())
+    s.settimeout(1)
+    try:
+        if kind == "tcp":
+            s.connect((addr, 53))
+        else:
+            s.sendto(QUERY, (addr, 53))
+            s.recv(512)
+        res = "answered"
+    except socket.timeout:
+        res = "timeout"
+    except OSError as e:
+        res = "errno%d" % e.errno
+    out.append("%s:%s:%s" % (kind, addr, res))
+
+ts = [threading.Thread(target=probe, args=(k, a)) for k in ("ping", "tcp", "dns") for a in addrs]
+for t in ts:
+    t.start()
+for t in ts:
+    t.join()
+print("\n".join(out))
+"""
+
+
+def test_carrier_cut_is_offline_within_a_second(w):
+    wifi = wait_verdict(w, "wifi0", ONLINE)
+    with w.monitor() as mon:
+        w.carrier("wifi0", False)
+        t0 = time.monotonic()
+        wait_verdict(w, "wifi0", ("offline", "no-carrier"), timeout=WITHIN)
+        t, _ = mon.wait_signal(
+            lambda m: (Monitor.properties_changed(m, wifi["_path"]) or {})
+            .get("Connectivity") == "offline", WITHIN, since=t0 - 0.5)
+        assert t - t0 <= WITHIN
+    w.carrier("wifi0", True)
+    wait_verdict(w, "wifi0", ONLINE, network="home")
+
+
+def test_150ms_delay_on_wifi_is_still_online(w):
+    wait_verdict(w, "wifi0", ONLINE)
+    base = rtts(w, "192.0.2.1")
+    assert base and max(base) < 50, base
+    w.delay("wifi0", 150)
+    assert w.uplink("wifi0") == ("home", True, 150)
+    # the delay line moved wifi0's peer: a new lease, through the delay line
+    wait_for(lambda: len(rtts(w, "192.0.2.1", count=2)) == 2, 20, interval=0.2,
+             what="the home router answers through the delay line")
+    slow = rtts(w, "192.0.2.1")
+    assert slow and min(slow) >= 300 and max(slow) < 400, slow
+    before = w.link("wifi0")["LastProbe"]
+    reprobe(w, "wifi0")
+    wifi = w.wait_link("wifi0", lambda l: l["LastProbe"] > before and verdicts(l) == ONLINE * 2,
+                       timeout=30, what="wifi0 online through the delay line")
+    # the round itself went through the delay line (DNS, TCP, TLS, HTTP: several round trips)
+    assert wifi["ProbeDuration"] >= 600000, wifi["ProbeDuration"]
+    w.delay("wifi0", 0)
+    assert w.uplink("wifi0") == ("home", True, 0)
+    wait_for(lambda: (lambda r: r and max(r) < 50)(rtts(w, "192.0.2.1", count=2)), 20,
+             interval=0.2, what="no delay any more")
