@@ -2,16 +2,77 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Checks that roamd, running in an existing world, reports what the world should produce.
 
-    demo_check.py NAME [--timeout SECONDS]
+    demo_check.py NAME [--phase default|networks] [--timeout SECONDS]
 
-Waits (bounded) until every expectation holds; exits 0 then, or prints each expectation that
-still failed at the deadline and exits 1. Used by roam-demo --check.
+Phase "default": the world as `up` made it (wifi0 at home, cell0 in the living room, eth0 in
+the dead network). Phase "networks": the uplinks moved to the other networks (wifi0 in the
+cafe, cell0 in the network that blocks HTTPS, eth0 behind the silent gateway); the caller
+moves them. Waits (bounded) until every expectation holds; exits 0 then, or prints each
+expectation that still failed at the deadline and exits 1. Used by roam-demo --check.
 """
 import argparse
 import sys
 import time
 
-from roamworld import NETWORKS, World, addrs, gateways
+from roamworld import (CAFE_API_URL, CAFE_PORTAL_URL, NETWORKS, World, addrs, gateways,
+                       lease_matches)
+
+# Where the uplinks are in the "networks" phase.
+NETWORKS_PHASE = {"wifi0": "cafe", "cell0": "httpsblocked", "eth0": "silent"}
+
+
+def verdict_text(l):
+    return "IPv4 %s (%s), IPv6 %s (%s)" % (l["Connectivity4"], l["ConnectivityReason4"],
+                                          l["Connectivity6"], l["ConnectivityReason6"])
+
+
+def both(l, verdict, reasons=None):
+    """Both address families have this verdict (and one of these reasons)."""
+    return all(l["Connectivity%d" % f] == verdict and
+               (reasons is None or l["ConnectivityReason%d" % f] in reasons) for f in (4, 6))
+
+
+def networks_expectations(w):
+    out = []
+    try:
+        links = w.links()
+        manager = w.manager()
+    except Exception as e:  # noqa: BLE001
+        return [("roamd answers on the bus", False, str(e))]
+    out.append(("roamd answers on the bus", True, ""))
+    if not w.probes:
+        return out + [("this roamd has connectivity probes", False, "no [Probe] support")]
+
+    def check(desc, name, pred, detail=verdict_text):
+        l = links.get(name)
+        if l is None:
+            out.append((desc, False, "link missing"))
+        else:
+            out.append((desc, bool(pred(l)), detail(l)))
+
+    for name, net in NETWORKS_PHASE.items():
+        check("%s has the lease of the %s network" % (name, net), name,
+              lambda l, net=net: lease_matches(l, net),
+              lambda l: "State=%s Addresses=%s" % (l["State"], l["Addresses"]))
+    check("wifi0 (cafe) is portal in both families", "wifi0",
+          lambda l: both(l, "portal", ("capport", "portal-dns", "portal-redirect")))
+    check("wifi0 (cafe) says where to log in: %s" % CAFE_PORTAL_URL, "wifi0",
+          lambda l: l["PortalURL"] == CAFE_PORTAL_URL, lambda l: "PortalURL=%r" % l["PortalURL"])
+    check("wifi0 (cafe) knows the portal API the cafe's DHCP announced", "wifi0",
+          lambda l: l["CaptivePortalURL"] == CAFE_API_URL and
+          l["CaptivePortal"].get("Captive") is True,
+          lambda l: "CaptivePortalURL=%r CaptivePortal=%r" % (l["CaptivePortalURL"],
+                                                              l["CaptivePortal"]))
+    check("cell0 (HTTPS blocked) is partial in both families", "cell0",
+          lambda l: both(l, "partial", ("https-failed",)))
+    check("eth0 (silent gateway) is offline in both families: nothing answers", "eth0",
+          lambda l: l["State"] == "routable" and both(l, "offline", ("gateway-unreachable",)))
+    cell = links.get("cell0")
+    out.append(("roamd's overall state is partial, through cell0",
+                manager.get("State") == "partial" and cell is not None
+                and manager.get("BestLink") == cell["_path"],
+                "State=%s BestLink=%s" % (manager.get("State"), manager.get("BestLink"))))
+    return out
 
 
 def expectations(w):
@@ -56,13 +117,12 @@ def expectations(w):
           lambda l: "State=%s Addresses=%s" % (l["State"], l["Addresses"]))
     if wifi is not None and "Connectivity" in wifi and w.probes:
         # this roamd probes, against the world's check server
-        check("wifi0 (home) is online", wifi, lambda l: l["Connectivity"] == "online",
-              lambda l: "Connectivity=%s (%s)" % (l["Connectivity"], l["ConnectivityReason"]))
-        check("cell0 (living room) is local: the TV answers, the internet does not", cell,
-              lambda l: l["Connectivity"] == "local",
-              lambda l: "Connectivity=%s (%s)" % (l["Connectivity"], l["ConnectivityReason"]))
-        check("eth0 (dead network) is offline", eth, lambda l: l["Connectivity"] == "offline",
-              lambda l: "Connectivity=%s (%s)" % (l["Connectivity"], l["ConnectivityReason"]))
+        check("wifi0 (home) is online in both families", wifi, lambda l: both(l, "online"),
+              verdict_text)
+        check("cell0 (living room) is local in both families: the TV answers, the internet "
+              "does not", cell, lambda l: both(l, "local"), verdict_text)
+        check("eth0 (dead network) is offline in both families", eth,
+              lambda l: both(l, "offline"), verdict_text)
         out.append(("roamd's overall state is online", manager.get("State") == "online",
                     "State=%s" % manager.get("State")))
     out.append(("the best link is wifi0",
@@ -74,12 +134,14 @@ def expectations(w):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("name")
+    ap.add_argument("--phase", choices=("default", "networks"), default="default")
     ap.add_argument("--timeout", type=float, default=60)
     a = ap.parse_args()
     w = World(a.name)
+    check = expectations if a.phase == "default" else networks_expectations
     deadline = time.monotonic() + a.timeout
     while True:
-        res = expectations(w)
+        res = check(w)
         if all(ok for _, ok, _ in res):
             for desc, _, _ in res:
                 print("  ok    %s" % desc)
