@@ -309,7 +309,7 @@ cafe_state() {
                 if [ "$how" = captive ]; then
                         echo 'add rule inet cafe lan_dns iifname "br0" meta nfproto ipv4 meta l4proto { tcp, udp } th dport 53 dnat ip to 192.0.2.129:5300'
                         echo 'add rule inet cafe lan_dns iifname "br0" meta nfproto ipv6 meta l4proto { tcp, udp } th dport 53 dnat ip6 to [2001:db8:3::1]:5300'
-                        echo 'add rule inet cafe lan_out iifname "br0" counter drop'
+                        echo 'add rule inet cafe lan_out iifname "br0" oifname != "br0" counter drop'
                 fi
         } | innet "$NS_CAFE" nft -f -
         if [ "$how" = captive ]; then
@@ -461,7 +461,7 @@ NFT
 table inet httpsblocked {
         chain lan_out {
                 type filter hook forward priority filter; policy accept;
-                iifname "br0" tcp dport 443 counter reject with tcp reset
+                iifname "br0" oifname != "br0" tcp dport 443 counter reject with tcp reset
         }
 }
 NFT
