@@ -1028,7 +1028,19 @@ cmd_cafe() { # cafe NAME login|logout
 # reset NAME: the network side of the default world; prints one line per change.
 cmd_reset() {
         need_world "${1:-}"
-        local pair up net
+        local pair up net f
+        # delay lines of links that are gone (deleted without del-link)
+        for f in "$W"/delay-*.pid; do
+                [ -e "$f" ] || continue
+                up=${f##*/delay-} up=${up%.pid}
+                if ! has_if "$NS_DELAY" "$(peer_of "$up")"; then
+                        stop_delay_line "$up"
+                        delay_ports "$up"
+                        net=$(find_peer_ns "$DN") && innet "roam-$NAME-$net" ip link del "$DN"
+                        rm -f "$W/delay-$up.ms"
+                        echo "$up: stale delay line removed"
+                fi
+        done
         for pair in $DEFAULT_NETS; do
                 up=${pair%%=*} net=${pair#*=}
                 uplink_port "$up"
