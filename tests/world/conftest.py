@@ -5,8 +5,8 @@ Each test module names its own world (module global WORLD, at most 16 characters
 [A-Za-z0-9_]); the module-scoped `world` fixture builds it once, starts roamd (unless the
 module sets NEEDS_ROAMD = False) and always tears it down. The function-scoped `w` fixture
 hands out the same world and puts it back in its default shape after each test.
-ROAM_WORLD_PREFIX (e.g. a CI job id) is put in front of every world name so two runs of the
-suite on one machine cannot collide.
+ROAM_WORLD_PREFIX (e.g. a CI job id) is put in front of every world name; besides, a world's
+name is locked while a run uses it, and a second run on the same machine takes NAME_1 (...).
 """
 import os
 import sys
@@ -15,7 +15,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from roamworld import ROAMD, ROAM, World  # noqa: E402
+from roamworld import ROAMD, ROAM, World, WorldBusy  # noqa: E402
 
 
 def _world_name(module):
@@ -26,6 +26,19 @@ def _world_name(module):
     return (os.environ.get("ROAM_WORLD_PREFIX", "") + name)[:16]
 
 
+def _claim_world(module):
+    """The module's world, its name claimed for this process: when another run of the suite
+    holds the name, the next free one of NAME_1 ... NAME_9."""
+    base = _world_name(module)
+    for i in range(10):
+        name = base if i == 0 else base[:14] + "_%d" % i
+        try:
+            return World(name).lock()
+        except WorldBusy:
+            continue
+    pytest.fail("worlds %s and %s_1..9 are all in use by other processes" % (base, base[:14]))
+
+
 @pytest.fixture(scope="module")
 def world(request):
     if os.geteuid() != 0:
@@ -34,7 +47,7 @@ def world(request):
     if needs_roamd and not os.access(ROAMD, os.X_OK):
         pytest.skip("no roamd binary at %s (build it with: meson setup build && ninja -C build)"
                     % ROAMD)
-    w = World(_world_name(request.module))
+    w = _claim_world(request.module)
     try:
         w.up()
         if needs_roamd:

@@ -9,6 +9,7 @@ Reads go over the world's private bus with dbus-python (no main loop needed for 
 calls); signals are watched with `busctl monitor` (see Monitor). Run with Debian's
 /usr/bin/python3, as root.
 """
+import fcntl
 import ipaddress
 import json
 import os
@@ -24,6 +25,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 WORLD_SH = HERE / "world.sh"
 BASE = Path("/run/roam-world")
+LOCK_DIR = Path("/run/lock")
 
 ROAMD = Path(os.environ.get("ROAMD", REPO / "build" / "service" / "roamd"))
 ROAM = Path(os.environ.get("ROAM", REPO / "build" / "tui" / "roam"))
@@ -83,6 +85,10 @@ CAFE_LOGIN_URL = "http://cafe.test/login"
 
 class WorldError(RuntimeError):
     pass
+
+
+class WorldBusy(WorldError):
+    """Another process (another run of the tests) holds this world."""
 
 
 def wait_for(predicate, timeout, interval=0.05, what=None):
@@ -259,6 +265,7 @@ class World:
         self.dir = BASE / name
         self.address = "unix:path=%s/bus" % self.dir
         self._bus = None
+        self._lock = None
 
     # ---- world.sh ---------------------------------------------------------------------------
     def sh(self, *args, check=True, timeout=120, input=None):
@@ -269,8 +276,24 @@ class World:
                              % (" ".join(map(str, args)), r.returncode, r.stdout, r.stderr))
         return r
 
+    def lock(self):
+        """Claim the name (flock on /run/lock/roam-world-NAME.lock) until down(): a second run
+        of the tests on this machine gets WorldBusy instead of tearing this world down."""
+        if self._lock is None:
+            LOCK_DIR.mkdir(parents=True, exist_ok=True)
+            f = open(LOCK_DIR / ("roam-world-%s.lock" % self.name), "w")
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                f.close()
+                raise WorldBusy("world %s is in use by another process" % self.name) from None
+            self._lock = f
+        return self
+
     def up(self, wait=True):
-        self.down()
+        self.lock()
+        self._drop_bus()
+        self.sh("down", self.name, timeout=120)
         args = ["up", self.name, "--roamd", self.roamd, "--roam", self.roam]
         if not wait:
             args.append("--no-wait")
@@ -278,8 +301,14 @@ class World:
         return self
 
     def down(self):
+        """Tear the world down (never one another process holds) and release the name."""
+        self.lock()
         self._drop_bus()
-        self.sh("down", self.name, timeout=120)
+        try:
+            self.sh("down", self.name, timeout=120)
+        finally:
+            self._lock.close()
+            self._lock = None
 
     def __enter__(self):
         try:

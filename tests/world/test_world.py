@@ -194,7 +194,7 @@ def _leftovers(name):
 
 
 def test_two_worlds_and_clean_teardown(world):
-    other = World(WORLD + "2")
+    other = World(world.name[:15] + "2")
     try:
         other.up()
         a = set(global_addrs(world, "wifi0", 4))
@@ -213,8 +213,8 @@ def test_two_worlds_and_clean_teardown(world):
     assert r.stdout == "roam-online\n"
 
 
-def test_half_built_world_is_removed():
-    name = WORLD + "h"
+def test_half_built_world_is_removed(world):
+    name = world.name[:15] + "h"
     subprocess.run(["ip", "netns", "add", "roam-%s-home" % name], check=True)
     subprocess.run(["ip", "netns", "add", "roam-%s-dev" % name], check=True)
     (BASE / name).mkdir(parents=True, exist_ok=True)
@@ -231,8 +231,8 @@ def test_half_built_world_is_removed():
     assert _leftovers(name) == ([], False)
 
 
-def test_interrupted_up_cleans_up():
-    name = WORLD + "i"
+def test_interrupted_up_cleans_up(world):
+    name = world.name[:15] + "i"
     # interrupt `up` part way: its trap tears down what it built
     p = subprocess.Popen([str(WORLD_SH), "up", name], stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, text=True)

@@ -512,7 +512,7 @@ NFT
         log "device mount namespace"
         : >"$W/mnt"
         : >"$W/uts"
-        unshare --mount="$W/mnt" --uts="$W/uts" --propagation private -- hostname "roam-$NAME"
+        unshare --mount="$W/mnt" --uts="$W/uts" --propagation private -- hostname "roam-${NAME//_/-}"
         # Mount a fresh sysfs from inside the device's network namespace (roamd classifies
         # links from /sys/class/net), cgroup2 below it, private /run, /etc, /var/lib.
         nsenter --mount="$W/mnt" --uts="$W/uts" --net=/run/netns/"$NS_DEV" --wd=/ -- \
