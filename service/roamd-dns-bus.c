@@ -90,40 +90,6 @@ static int parse_resolved_domains(sd_bus_message *m, DnsBusSource *s)
         return sd_bus_message_exit_container(m);
 }
 
-static int parse_resolved(sd_bus_message *m, DnsBusSource *s)
-{
-        const char *name;
-        int r;
-
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                r = sd_bus_message_read(m, "s", &name);
-                if (r < 0)
-                        return r;
-                if (streq(name, "DNS") || streq(name, "Domains")) {
-                        bool dns = streq(name, "DNS");
-                        r = sd_bus_message_enter_container(m, 'v', dns ? "a(iiay)" : "a(isb)");
-                        if (r < 0)
-                                return r;
-                        r = dns ? parse_resolved_dns(m, s) : parse_resolved_domains(m, s);
-                        if (r < 0)
-                                return r;
-                        r = sd_bus_message_exit_container(m);
-                } else
-                        r = sd_bus_message_skip(m, "v");
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(m);
-}
-
 static int read_strv_variant(sd_bus_message *m, char ***ret)
 {
         int r = sd_bus_message_enter_container(m, 'v', "as");
@@ -202,7 +168,24 @@ static int parse_nm_config(sd_bus_message *m, DnsBusSource *s)
         return sd_bus_message_exit_container(m);
 }
 
-static int parse_nm(sd_bus_message *m, DnsBusSource *s)
+/* The members of a GetAll reply that a source reads; the rest are skipped. */
+typedef struct PropertyParser {
+        const char *name;
+        const char *signature;
+        int (*parse)(sd_bus_message *m, DnsBusSource *s);
+} PropertyParser;
+
+static const PropertyParser resolved_properties[] = {
+    {"DNS", "a(iiay)", parse_resolved_dns},
+    {"Domains", "a(isb)", parse_resolved_domains},
+};
+
+static const PropertyParser nm_properties[] = {
+    {"Configuration", "aa{sv}", parse_nm_config},
+};
+
+static int parse_properties(sd_bus_message *m, DnsBusSource *s, const PropertyParser *table,
+                            size_t n)
 {
         const char *name;
         int r;
@@ -211,17 +194,20 @@ static int parse_nm(sd_bus_message *m, DnsBusSource *s)
         if (r < 0)
                 return r;
         while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                const PropertyParser *p = NULL;
+
                 r = sd_bus_message_read(m, "s", &name);
                 if (r < 0)
                         return r;
-                if (streq(name, "Configuration")) {
-                        r = sd_bus_message_enter_container(m, 'v', "aa{sv}");
-                        if (r < 0)
-                                return r;
-                        r = parse_nm_config(m, s);
-                        if (r < 0)
-                                return r;
-                        r = sd_bus_message_exit_container(m);
+                for (size_t i = 0; i < n; i++)
+                        if (streq(name, table[i].name))
+                                p = &table[i];
+                if (p) {
+                        r = sd_bus_message_enter_container(m, 'v', p->signature);
+                        if (r >= 0)
+                                r = p->parse(m, s);
+                        if (r >= 0)
+                                r = sd_bus_message_exit_container(m);
                 } else
                         r = sd_bus_message_skip(m, "v");
                 if (r < 0)
@@ -252,8 +238,10 @@ static int on_getall_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
                 log_debug("%s not available: %s", s->name,
                           sd_bus_message_get_error(reply)->message);
         else {
-                r = s->source == DNS_SOURCE_RESOLVED ? parse_resolved(reply, s)
-                                                     : parse_nm(reply, s);
+                r = s->source == DNS_SOURCE_RESOLVED
+                        ? parse_properties(reply, s, resolved_properties,
+                                           ELEMENTSOF(resolved_properties))
+                        : parse_properties(reply, s, nm_properties, ELEMENTSOF(nm_properties));
                 if (r < 0) {
                         log_warning_errno(r, "Malformed DNS data from %s, ignoring it: %m",
                                           s->name);
