@@ -75,7 +75,7 @@ Link *link_free(Link *l)
         return NULL;
 }
 
-int link_classify(Link *l)
+int link_classify(Link *l, const char **names, size_t *n)
 {
         Manager *m = l->manager;
         char dir[PATH_MAX];
@@ -104,6 +104,10 @@ int link_classify(Link *l)
         log_info("%s: bearer %s (%s) -> %s (%s)", l->info.name, bearer_to_string(l->bearer),
                  l->bearer_from_config ? "config" : "sysfs", bearer_to_string(b),
                  from_config ? "config" : "sysfs");
+        if (b != l->bearer)
+                names[(*n)++] = "Bearer";
+        if (from_config != l->bearer_from_config)
+                names[(*n)++] = "BearerSource";
         l->bearer = b;
         l->bearer_from_config = from_config;
         return 1;
@@ -189,17 +193,8 @@ int link_update(Link *l, LinkInfo *info, bool force_classify)
         *old = *info;
         *info = (LinkInfo){};
 
-        if (renamed || force_classify) {
-                Bearer ob = l->bearer;
-                bool oc = l->bearer_from_config;
-
-                if (link_classify(l) > 0) {
-                        if (ob != l->bearer)
-                                names[n++] = "Bearer";
-                        if (oc != l->bearer_from_config)
-                                names[n++] = "BearerSource";
-                }
-        }
+        if (renamed || force_classify)
+                (void)link_classify(l, names, &n);
 
         names[n] = NULL;
         if (n > 0)

@@ -96,8 +96,9 @@ Link *link_free(Link *l);
  * bearer when the name changed, and emits PropertiesChanged for what differs. */
 int link_update(Link *l, LinkInfo *info, bool force_classify);
 
-/* Re-runs bearer classification (config override first, then sysfs). Returns 1 if changed. */
-int link_classify(Link *l);
+/* Re-runs bearer classification (config override first, then sysfs). Returns 1 if changed,
+ * appending the changed property names ("Bearer", "BearerSource") to names[*n]. */
+int link_classify(Link *l, const char **names, size_t *n);
 
 /* The one place a link's state changes: logs old -> new and emits PropertiesChanged. */
 void link_set_state(Link *l, LinkState s);

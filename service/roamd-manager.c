@@ -324,14 +324,13 @@ int manager_reload(Manager *m)
 
         for (size_t i = 0; i < m->n_links; i++) {
                 Link *l = m->links[i];
-                Bearer ob = l->bearer;
-                bool oc = l->bearer_from_config;
+                const char *names[3];
+                size_t n = 0;
 
-                if (link_classify(l) > 0)
-                        link_bus_emit_changed(
-                            l, ob != l->bearer ? "Bearer" : "BearerSource",
-                            ob != l->bearer && oc != l->bearer_from_config ? "BearerSource" : NULL,
-                            NULL);
+                if (link_classify(l, names, &n) > 0) {
+                        names[n] = NULL;
+                        link_bus_emit_changed_strv(l, (char **)names);
+                }
         }
         manager_schedule_sync(m);
         (void)sd_notify(false, "READY=1");
