@@ -8,8 +8,12 @@
 #define ROAM_LINK_PATH_PREFIX  "/org/roam1/link"
 #define ROAM_MANAGER_INTERFACE "org.roam1.Manager"
 #define ROAM_LINK_INTERFACE    "org.roam1.Link"
+#define ROAM_APP_PATH_PREFIX   "/org/roam1/app"
+#define ROAM_APP_INTERFACE     "org.roam1.App"
 
 #define ROAM_ERROR_NO_SUCH_LINK   "org.roam1.Error.NoSuchLink"
 #define ROAM_ERROR_INVALID_ARGS   "org.roam1.Error.InvalidArguments"
 #define ROAM_ERROR_CONFIG_INVALID "org.roam1.Error.ConfigInvalid"
 #define ROAM_ERROR_ACCESS_DENIED  "org.roam1.Error.AccessDenied"
+#define ROAM_ERROR_NO_SUCH_APP    "org.roam1.Error.NoSuchApp"
+#define ROAM_ERROR_FAILED         "org.roam1.Error.Failed"
