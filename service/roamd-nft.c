@@ -1,0 +1,1191 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <arpa/inet.h>
+#include <libmnl/libmnl.h>
+#include <libnftnl/batch.h>
+#include <libnftnl/chain.h>
+#include <libnftnl/common.h>
+#include <libnftnl/expr.h>
+#include <libnftnl/rule.h>
+#include <libnftnl/set.h>
+#include <libnftnl/table.h>
+#include <libnftnl/udata.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_conntrack_common.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "roam-log.h"
+#include "roam-macro.h"
+#include "roamd-nft.h"
+
+/* nftables' own datatype numbers, so `nft list table inet roam` prints readable types. */
+#define NFT_TYPE_IPADDR   7
+#define NFT_TYPE_IP6ADDR  8
+#define NFT_TYPE_MARK     19
+#define NFT_TYPE_IFINDEX  20
+#define NFT_TYPE_CGROUPV2 46
+
+#define SLOTS_MAX 128
+
+struct NftEngine {
+        struct mnl_socket *nl;
+        uint32_t portid;
+        uint32_t seq;
+        uint32_t mask;
+        unsigned shift;
+        bool levels[NFT_LEVEL_MAX];
+        bool slots[SLOTS_MAX];
+        uint64_t commits;
+};
+
+struct NftTxn {
+        NftEngine *engine;
+        struct nftnl_batch *batch;
+        size_t n_msgs;
+        uint32_t first_seq, last_seq;
+        /* applied to the engine when the kernel accepted the transaction */
+        bool set_levels, set_slots, replaced;
+        bool levels[NFT_LEVEL_MAX];
+        bool slots[SLOTS_MAX];
+};
+
+int nft_mark_mask_valid(uint32_t mask)
+{
+        uint32_t m;
+
+        if (mask == 0)
+                return -EINVAL;
+        m = mask >> __builtin_ctz(mask);
+        if ((m & (m + 1)) != 0) /* not contiguous */
+                return -EINVAL;
+        if (__builtin_popcount(mask) < 3 || __builtin_popcount(mask) > 7)
+                return -ERANGE;
+        return 0;
+}
+
+uint32_t nft_slot_vpn(uint32_t mask)
+{
+        return mask >> __builtin_ctz(mask);
+}
+
+uint32_t nft_slot_max(uint32_t mask)
+{
+        return nft_slot_vpn(mask) - 1;
+}
+
+uint32_t nft_slot_mark(uint32_t mask, uint32_t slot)
+{
+        return (slot << __builtin_ctz(mask)) & mask;
+}
+
+int nft_engine_new(const NftConfig *cfg, NftEngine **ret)
+{
+        NftEngine *e;
+        int r, bufsz = 4 * 1024 * 1024;
+
+        r = nft_mark_mask_valid(cfg->mark_mask);
+        if (r < 0)
+                return log_error_errno(-r, "Invalid firewall mark mask 0x%08x", cfg->mark_mask);
+
+        e = calloc(1, sizeof(*e));
+        if (!e)
+                return -ENOMEM;
+        e->mask = cfg->mark_mask;
+        e->shift = __builtin_ctz(cfg->mark_mask);
+        e->seq = (uint32_t)time(NULL);
+        e->nl = mnl_socket_open(NETLINK_NETFILTER);
+        if (!e->nl) {
+                r = negative_errno();
+                free(e);
+                return log_error_errno(-r, "Failed to open nfnetlink socket: %m");
+        }
+        if (mnl_socket_bind(e->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+                r = negative_errno();
+                nft_engine_free(e);
+                return log_error_errno(-r, "Failed to bind nfnetlink socket: %m");
+        }
+        /* Errors of a large transaction arrive together; a big buffer keeps them. */
+        if (setsockopt(mnl_socket_get_fd(e->nl), SOL_SOCKET, SO_RCVBUFFORCE, &bufsz,
+                       sizeof(bufsz)) < 0)
+                (void)setsockopt(mnl_socket_get_fd(e->nl), SOL_SOCKET, SO_RCVBUF, &bufsz,
+                                 sizeof(bufsz));
+        e->portid = mnl_socket_get_portid(e->nl);
+        *ret = e;
+        return 0;
+}
+
+NftEngine *nft_engine_free(NftEngine *e)
+{
+        if (!e)
+                return NULL;
+        /* The table stays: roamd exiting must not open the firewall. */
+        if (e->nl)
+                mnl_socket_close(e->nl);
+        free(e);
+        return NULL;
+}
+
+uint32_t nft_engine_mask(NftEngine *e)
+{
+        return e->mask;
+}
+
+uint64_t nft_engine_commits(NftEngine *e)
+{
+        return e->commits;
+}
+
+int nft_txn_new(NftEngine *e, NftTxn **ret)
+{
+        NftTxn *t;
+
+        t = calloc(1, sizeof(*t));
+        if (!t)
+                return -ENOMEM;
+        t->engine = e;
+        t->batch = nftnl_batch_alloc(MNL_SOCKET_BUFFER_SIZE, MNL_SOCKET_BUFFER_SIZE);
+        if (!t->batch) {
+                free(t);
+                return -ENOMEM;
+        }
+        t->first_seq = e->seq;
+        nftnl_batch_begin(nftnl_batch_buffer(t->batch), e->seq++);
+        nftnl_batch_update(t->batch);
+        memcpy(t->levels, e->levels, sizeof(t->levels));
+        memcpy(t->slots, e->slots, sizeof(t->slots));
+        *ret = t;
+        return 0;
+}
+
+NftTxn *nft_txn_free(NftTxn *t)
+{
+        if (!t)
+                return NULL;
+        if (t->batch)
+                nftnl_batch_free(t->batch);
+        free(t);
+        return NULL;
+}
+
+size_t nft_txn_size(NftTxn *t)
+{
+        return t->n_msgs;
+}
+
+/* Starts one message in the batch. Only the last message asks for an ACK (set at commit):
+ * the kernel reports errors of any message anyway, and one ACK tells the transaction ended. */
+static struct nlmsghdr *txn_msg(NftTxn *t, uint16_t type, uint16_t flags)
+{
+        struct nlmsghdr *nlh;
+
+        t->last_seq = t->engine->seq;
+        nlh = nftnl_nlmsg_build_hdr(nftnl_batch_buffer(t->batch), type, NFPROTO_INET, flags,
+                                    t->engine->seq++);
+        t->n_msgs++;
+        return nlh;
+}
+
+static void txn_next(NftTxn *t)
+{
+        nftnl_batch_update(t->batch);
+}
+
+/* ---- expression helpers ---- */
+
+static int add_expr(struct nftnl_rule *r, struct nftnl_expr *e)
+{
+        if (!e)
+                return -ENOMEM;
+        nftnl_rule_add_expr(r, e);
+        return 0;
+}
+
+static int e_meta_load(struct nftnl_rule *r, uint32_t key)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("meta");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_META_DREG, NFT_REG_1);
+        return add_expr(r, e);
+}
+
+static int e_meta_set(struct nftnl_rule *r, uint32_t key)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("meta");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_META_SREG, NFT_REG_1);
+        return add_expr(r, e);
+}
+
+static int e_ct_load(struct nftnl_rule *r, uint32_t key)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("ct");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, key);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
+        return add_expr(r, e);
+}
+
+static int e_ct_set(struct nftnl_rule *r, uint32_t key)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("ct");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, key);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_CT_SREG, NFT_REG_1);
+        return add_expr(r, e);
+}
+
+static int e_cmp(struct nftnl_rule *r, uint32_t op, const void *data, uint32_t len)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("cmp");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, op);
+        nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, data, len);
+        return add_expr(r, e);
+}
+
+static int e_cmp_u8(struct nftnl_rule *r, uint32_t op, uint8_t v)
+{
+        return e_cmp(r, op, &v, sizeof(v));
+}
+
+static int e_cmp_u32(struct nftnl_rule *r, uint32_t op, uint32_t v)
+{
+        return e_cmp(r, op, &v, sizeof(v));
+}
+
+/* reg1 = (reg1 & mask) ^ xor, 4 bytes */
+static int e_bitwise(struct nftnl_rule *r, uint32_t mask, uint32_t xor)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("bitwise");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, sizeof(uint32_t));
+        nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, &mask, sizeof(mask));
+        nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, &xor, sizeof(xor));
+        return add_expr(r, e);
+}
+
+static int e_lookup(struct nftnl_rule *r, const char *set, bool vmap, bool invert)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("lookup");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, NFT_REG_1);
+        nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, set);
+        if (vmap)
+                nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_DREG, NFT_REG_VERDICT);
+        if (invert)
+                nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_FLAGS, NFT_LOOKUP_F_INV);
+        return add_expr(r, e);
+}
+
+static int e_verdict(struct nftnl_rule *r, int verdict, const char *chain)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("immediate");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, verdict);
+        if (chain)
+                nftnl_expr_set_str(e, NFTNL_EXPR_IMM_CHAIN, chain);
+        return add_expr(r, e);
+}
+
+static int e_reject(struct nftnl_rule *r, uint32_t type, uint8_t code)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("reject");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_REJECT_TYPE, type);
+        nftnl_expr_set_u8(e, NFTNL_EXPR_REJECT_CODE, code);
+        return add_expr(r, e);
+}
+
+static int e_payload(struct nftnl_rule *r, uint32_t base, uint32_t offset, uint32_t len)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("payload");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE, base);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, offset);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, len);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, NFT_REG_1);
+        return add_expr(r, e);
+}
+
+/* ---- objects ---- */
+
+static struct nftnl_rule *rule_new(const char *chain)
+{
+        struct nftnl_rule *r = nftnl_rule_alloc();
+        if (!r)
+                return NULL;
+        nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, NFPROTO_INET);
+        nftnl_rule_set_str(r, NFTNL_RULE_TABLE, NFT_TABLE_NAME);
+        nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, chain);
+        return r;
+}
+
+static int txn_add_rule(NftTxn *t, struct nftnl_rule *r)
+{
+        struct nlmsghdr *nlh;
+
+        nlh = txn_msg(t, NFT_MSG_NEWRULE, NLM_F_CREATE | NLM_F_APPEND);
+        nftnl_rule_nlmsg_build_payload(nlh, r);
+        nftnl_rule_free(r);
+        txn_next(t);
+        return 0;
+}
+
+static int txn_flush_chain(NftTxn *t, const char *chain)
+{
+        struct nftnl_rule *r = rule_new(chain);
+        struct nlmsghdr *nlh;
+
+        if (!r)
+                return -ENOMEM;
+        nlh = txn_msg(t, NFT_MSG_DELRULE, 0);
+        nftnl_rule_nlmsg_build_payload(nlh, r);
+        nftnl_rule_free(r);
+        txn_next(t);
+        return 0;
+}
+
+static int txn_chain(NftTxn *t, uint16_t type, const char *name, const char *ctype, int hook,
+                     int prio)
+{
+        struct nftnl_chain *c = nftnl_chain_alloc();
+        struct nlmsghdr *nlh;
+
+        if (!c)
+                return -ENOMEM;
+        nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, NFPROTO_INET);
+        nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, NFT_TABLE_NAME);
+        nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name);
+        if (ctype) {
+                nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, ctype);
+                nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, hook);
+                nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, prio);
+                nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, NF_ACCEPT);
+        }
+        nlh = txn_msg(t, type, type == NFT_MSG_NEWCHAIN ? NLM_F_CREATE | NLM_F_EXCL : 0);
+        nftnl_chain_nlmsg_build_payload(nlh, c);
+        nftnl_chain_free(c);
+        txn_next(t);
+        return 0;
+}
+
+static struct nftnl_set *set_new(const char *name)
+{
+        struct nftnl_set *s = nftnl_set_alloc();
+        if (!s)
+                return NULL;
+        nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_INET);
+        nftnl_set_set_str(s, NFTNL_SET_TABLE, NFT_TABLE_NAME);
+        nftnl_set_set_str(s, NFTNL_SET_NAME, name);
+        return s;
+}
+
+static int txn_new_set(NftTxn *t, const char *name, uint32_t key_type, uint32_t key_len,
+                       uint32_t flags, bool vmap, bool counter)
+{
+        struct nftnl_set *s = set_new(name);
+        struct nlmsghdr *nlh;
+
+        if (!s)
+                return -ENOMEM;
+        nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, key_type);
+        nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, key_len);
+        nftnl_set_set_u32(s, NFTNL_SET_ID, t->engine->seq);
+        if (vmap) {
+                flags |= NFT_SET_MAP;
+                nftnl_set_set_u32(s, NFTNL_SET_DATA_TYPE, NFT_DATA_VERDICT);
+                nftnl_set_set_u32(s, NFTNL_SET_DATA_LEN, 0);
+        }
+        nftnl_set_set_u32(s, NFTNL_SET_FLAGS, flags);
+        if (key_type != NFT_TYPE_IPADDR && key_type != NFT_TYPE_IP6ADDR) {
+                /* Keys in host byte order: tell nft, so `nft list` prints them right. */
+                struct nftnl_udata_buf *u = nftnl_udata_buf_alloc(64);
+                if (!u) {
+                        nftnl_set_free(s);
+                        return -ENOMEM;
+                }
+                nftnl_udata_put_u32(u, NFTNL_UDATA_SET_KEYBYTEORDER, 1 /* host endian */);
+                nftnl_set_set_data(s, NFTNL_SET_USERDATA, nftnl_udata_buf_data(u),
+                                   nftnl_udata_buf_len(u));
+                nftnl_udata_buf_free(u);
+        }
+        if (counter) {
+                struct nftnl_expr *e = nftnl_expr_alloc("counter");
+                if (!e) {
+                        nftnl_set_free(s);
+                        return -ENOMEM;
+                }
+                nftnl_set_set_data(s, NFTNL_SET_EXPR, e, 0);
+        }
+        nlh = txn_msg(t, NFT_MSG_NEWSET, NLM_F_CREATE | NLM_F_EXCL);
+        nftnl_set_nlmsg_build_payload(nlh, s);
+        nftnl_set_free(s);
+        txn_next(t);
+        return 0;
+}
+
+static int txn_del_set(NftTxn *t, const char *name)
+{
+        struct nftnl_set *s = set_new(name);
+        struct nlmsghdr *nlh;
+
+        if (!s)
+                return -ENOMEM;
+        nlh = txn_msg(t, NFT_MSG_DELSET, 0);
+        nftnl_set_nlmsg_build_payload(nlh, s);
+        nftnl_set_free(s);
+        txn_next(t);
+        return 0;
+}
+
+/* Sends the elements of s (added or deleted); an empty DELSETELEM flushes the set. */
+static int txn_elems(NftTxn *t, struct nftnl_set *s, uint16_t type)
+{
+        struct nlmsghdr *nlh;
+
+        nlh = txn_msg(t, type, type == NFT_MSG_NEWSETELEM ? NLM_F_CREATE : 0);
+        nftnl_set_elems_nlmsg_build_payload(nlh, s);
+        txn_next(t);
+        return 0;
+}
+
+static int txn_table(NftTxn *t, uint16_t type)
+{
+        struct nftnl_table *tb = nftnl_table_alloc();
+        struct nlmsghdr *nlh;
+
+        if (!tb)
+                return -ENOMEM;
+        nftnl_table_set_u32(tb, NFTNL_TABLE_FAMILY, NFPROTO_INET);
+        nftnl_table_set_str(tb, NFTNL_TABLE_NAME, NFT_TABLE_NAME);
+        nlh = txn_msg(t, type, type == NFT_MSG_NEWTABLE ? NLM_F_CREATE : 0);
+        nftnl_table_nlmsg_build_payload(nlh, tb);
+        nftnl_table_free(tb);
+        txn_next(t);
+        return 0;
+}
+
+/* ---- rules ---- */
+
+static int rule_reject_pair(NftTxn *t, const char *chain, int family, const char *lan_set)
+{
+        /* TCP gets a reset (connect() fails at once, a live stream dies), the rest an ICMP
+         * administratively-prohibited, so nothing waits for a timeout. */
+        for (int tcp = 1; tcp >= 0; tcp--) {
+                struct nftnl_rule *r = rule_new(chain);
+                int k = 0;
+                if (!r)
+                        return -ENOMEM;
+                if (family != AF_UNSPEC) {
+                        k |= e_meta_load(r, NFT_META_NFPROTO);
+                        k |= e_cmp_u8(r, NFT_CMP_EQ,
+                                      family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6);
+                }
+                if (lan_set) {
+                        k |= e_payload(r, NFT_PAYLOAD_NETWORK_HEADER, family == AF_INET ? 16 : 24,
+                                       family == AF_INET ? 4 : 16);
+                        k |= e_lookup(r, lan_set, false, true);
+                }
+                if (tcp) {
+                        k |= e_meta_load(r, NFT_META_L4PROTO);
+                        k |= e_cmp_u8(r, NFT_CMP_EQ, IPPROTO_TCP);
+                        k |= e_reject(r, NFT_REJECT_TCP_RST, 0);
+                } else
+                        k |= e_reject(r, NFT_REJECT_ICMPX_UNREACH,
+                                      NFT_REJECT_ICMPX_ADMIN_PROHIBITED);
+                if (k < 0) {
+                        nftnl_rule_free(r);
+                        return -ENOMEM;
+                }
+                txn_add_rule(t, r);
+        }
+        return 0;
+}
+
+/* meta mark and ct mark: our bits = value, the others' bits kept. */
+static int exprs_set_mark(NftTxn *t, struct nftnl_rule *r, uint32_t value, bool save)
+{
+        uint32_t mask = t->engine->mask;
+        int k = 0;
+
+        k |= e_meta_load(r, NFT_META_MARK);
+        k |= e_bitwise(r, ~mask, value);
+        k |= e_meta_set(r, NFT_META_MARK);
+        if (save) {
+                k |= e_ct_load(r, NFT_CT_MARK);
+                k |= e_bitwise(r, ~mask, value);
+                k |= e_ct_set(r, NFT_CT_MARK);
+        }
+        return k < 0 ? -ENOMEM : 0;
+}
+
+static int rule_mark(NftTxn *t, const char *chain, int family, uint32_t oif, const char *oif_set,
+                     uint32_t slot, bool save)
+{
+        struct nftnl_rule *r = rule_new(chain);
+        int k = 0;
+
+        if (!r)
+                return -ENOMEM;
+        k |= e_meta_load(r, NFT_META_NFPROTO);
+        k |= e_cmp_u8(r, NFT_CMP_EQ, family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6);
+        if (oif) {
+                k |= e_meta_load(r, NFT_META_OIF);
+                k |= e_cmp_u32(r, NFT_CMP_EQ, oif);
+        }
+        if (oif_set) {
+                k |= e_meta_load(r, NFT_META_OIF);
+                k |= e_lookup(r, oif_set, false, false);
+        }
+        k |= exprs_set_mark(t, r, nft_slot_mark(t->engine->mask, slot), save);
+        if (k < 0) {
+                nftnl_rule_free(r);
+                return -ENOMEM;
+        }
+        return txn_add_rule(t, r);
+}
+
+static int rule_reject_oif_set(NftTxn *t, const char *chain, int family, const char *oif_set)
+{
+        for (int tcp = 1; tcp >= 0; tcp--) {
+                struct nftnl_rule *r = rule_new(chain);
+                int k = 0;
+                if (!r)
+                        return -ENOMEM;
+                k |= e_meta_load(r, NFT_META_NFPROTO);
+                k |= e_cmp_u8(r, NFT_CMP_EQ, family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6);
+                k |= e_meta_load(r, NFT_META_OIF);
+                k |= e_lookup(r, oif_set, false, false);
+                if (tcp) {
+                        k |= e_meta_load(r, NFT_META_L4PROTO);
+                        k |= e_cmp_u8(r, NFT_CMP_EQ, IPPROTO_TCP);
+                        k |= e_reject(r, NFT_REJECT_TCP_RST, 0);
+                } else
+                        k |= e_reject(r, NFT_REJECT_ICMPX_UNREACH,
+                                      NFT_REJECT_ICMPX_ADMIN_PROHIBITED);
+                if (k < 0) {
+                        nftnl_rule_free(r);
+                        return -ENOMEM;
+                }
+                txn_add_rule(t, r);
+        }
+        return 0;
+}
+
+static int rule_verdict(NftTxn *t, const char *chain, int verdict)
+{
+        struct nftnl_rule *r = rule_new(chain);
+
+        if (!r || e_verdict(r, verdict, NULL) < 0) {
+                nftnl_rule_free(r);
+                return -ENOMEM;
+        }
+        return txn_add_rule(t, r);
+}
+
+static int class_rules(NftTxn *t, const char *name, const NftClass *c)
+{
+        static const int families[2] = {AF_INET, AF_INET6};
+        int r;
+
+        switch (c->kind) {
+        case NFT_CLASS_ACCEPT:
+                break;
+        case NFT_CLASS_REJECT:
+                return rule_reject_pair(t, name, AF_UNSPEC, NULL);
+        case NFT_CLASS_LAN:
+                r = rule_reject_pair(t, name, AF_INET, "lan4");
+                if (r < 0)
+                        return r;
+                r = rule_reject_pair(t, name, AF_INET6, "lan6");
+                if (r < 0)
+                        return r;
+                break;
+        case NFT_CLASS_ROUTE:
+                if (c->vpn_required) {
+                        for (int f = 0; f < 2; f++)
+                                if (c->fam[f].slot == 0) {
+                                        r = rule_reject_pair(t, name, families[f], NULL);
+                                        if (r < 0)
+                                                return r;
+                                }
+                        /* Everything into the VPN's table, whose rule never falls through to
+                         * main. No conntrack save: the VPN slot is the same for every flow. */
+                        struct nftnl_rule *rl = rule_new(name);
+                        if (!rl || exprs_set_mark(t, rl,
+                                                  nft_slot_mark(t->engine->mask,
+                                                                nft_slot_vpn(t->engine->mask)),
+                                                  false) < 0) {
+                                nftnl_rule_free(rl);
+                                return -ENOMEM;
+                        }
+                        txn_add_rule(t, rl);
+                        break;
+                }
+                if (c->sticky) {
+                        /* Existing flows keep the link they started on. */
+                        struct nftnl_rule *rl = rule_new(name);
+                        int k = 0;
+                        uint32_t st =
+                            NF_CT_STATE_BIT(IP_CT_ESTABLISHED) | NF_CT_STATE_BIT(IP_CT_RELATED);
+                        if (!rl)
+                                return -ENOMEM;
+                        k |= e_ct_load(rl, NFT_CT_STATE);
+                        k |= e_bitwise(rl, st, 0);
+                        k |= e_cmp_u32(rl, NFT_CMP_NEQ, 0);
+                        k |= e_ct_load(rl, NFT_CT_MARK);
+                        k |= e_bitwise(rl, t->engine->mask, 0);
+                        k |= e_lookup(rl, "restore", true, false);
+                        if (k < 0) {
+                                nftnl_rule_free(rl);
+                                return -ENOMEM;
+                        }
+                        txn_add_rule(t, rl);
+                }
+                for (int f = 0; f < 2; f++) {
+                        const NftFamilyRoute *fr = &c->fam[f];
+                        if (fr->restricted) {
+                                r = fr->slot
+                                        ? rule_mark(t, name, families[f], 0, NULL, fr->slot, true)
+                                        : rule_reject_pair(t, name, families[f], NULL);
+                                if (r < 0)
+                                        return r;
+                                continue;
+                        }
+                        if (fr->around_vpn) {
+                                r = fr->slot ? rule_mark(t, name, families[f], 0, "vpnifs",
+                                                         fr->slot, true)
+                                             : rule_reject_oif_set(t, name, families[f], "vpnifs");
+                                if (r < 0)
+                                        return r;
+                        }
+                        if (fr->slot && fr->main_oif) {
+                                r = rule_mark(t, name, families[f], fr->main_oif, NULL, fr->slot,
+                                              true);
+                                if (r < 0)
+                                        return r;
+                        }
+                }
+                break;
+        case _NFT_CLASS_KIND_MAX:
+        case _NFT_CLASS_KIND_INVALID:
+                return -EINVAL;
+        }
+        return rule_verdict(t, name, NF_ACCEPT);
+}
+
+int nft_txn_put_class(NftTxn *t, const char *name, const NftClass *c, bool exists)
+{
+        int r;
+
+        if (exists)
+                r = txn_flush_chain(t, name);
+        else
+                r = txn_chain(t, NFT_MSG_NEWCHAIN, name, NULL, 0, 0);
+        if (r < 0)
+                return r;
+        return class_rules(t, name, c);
+}
+
+int nft_txn_del_class(NftTxn *t, const char *name)
+{
+        return txn_chain(t, NFT_MSG_DELCHAIN, name, NULL, 0, 0);
+}
+
+static int output_chain_rules(NftTxn *t, const bool levels[NFT_LEVEL_MAX])
+{
+        struct nftnl_rule *r;
+        int k = 0;
+
+        /* Loopback is never governed (deny = nothing but loopback). */
+        r = rule_new("output");
+        if (!r)
+                return -ENOMEM;
+        k |= e_meta_load(r, NFT_META_OIF);
+        k |= e_cmp_u32(r, NFT_CMP_EQ, 1 /* LOOPBACK_IFINDEX */);
+        k |= e_verdict(r, NF_ACCEPT, NULL);
+        if (k < 0) {
+                nftnl_rule_free(r);
+                return -ENOMEM;
+        }
+        txn_add_rule(t, r);
+
+        /* Deepest level first: an app inside a slice wins over the slice. Class chains end
+         * in a verdict, so the first match decides. Packets without a full socket (TCP resets
+         * of time-wait sockets, ICMP errors, neighbour discovery) match nothing and pass. */
+        for (int l = NFT_LEVEL_MAX - 1; l >= 0; l--) {
+                struct nftnl_expr *e;
+                char map[16];
+
+                if (!levels[l])
+                        continue;
+                snprintf(map, sizeof(map), "app_l%d", l);
+                r = rule_new("output");
+                e = nftnl_expr_alloc("socket");
+                if (!r || !e) {
+                        nftnl_expr_free(e);
+                        nftnl_rule_free(r);
+                        return -ENOMEM;
+                }
+                nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_KEY, NFT_SOCKET_CGROUPV2);
+                nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_DREG, NFT_REG_1);
+                nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_LEVEL, l);
+                nftnl_rule_add_expr(r, e);
+                if (e_lookup(r, map, true, false) < 0) {
+                        nftnl_rule_free(r);
+                        return -ENOMEM;
+                }
+                txn_add_rule(t, r);
+        }
+        return 0;
+}
+
+int nft_txn_set_levels(NftTxn *t, const bool levels[NFT_LEVEL_MAX])
+{
+        bool changed = false;
+        int r;
+
+        for (int l = 0; l < NFT_LEVEL_MAX; l++) {
+                char map[16];
+                if (levels[l] == t->levels[l])
+                        continue;
+                changed = true;
+                snprintf(map, sizeof(map), "app_l%d", l);
+                if (levels[l]) {
+                        r = txn_new_set(t, map, NFT_TYPE_CGROUPV2, sizeof(uint64_t), 0, true, true);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        if (!changed)
+                return 0;
+        /* Rewrite the output chain in the same transaction, then drop maps no rule uses. */
+        r = txn_flush_chain(t, "output");
+        if (r < 0)
+                return r;
+        r = output_chain_rules(t, levels);
+        if (r < 0)
+                return r;
+        for (int l = 0; l < NFT_LEVEL_MAX; l++) {
+                char map[16];
+                if (t->levels[l] && !levels[l]) {
+                        snprintf(map, sizeof(map), "app_l%d", l);
+                        r = txn_del_set(t, map);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        memcpy(t->levels, levels, sizeof(t->levels));
+        t->set_levels = true;
+        return 0;
+}
+
+int nft_txn_elem(NftTxn *t, unsigned level, uint64_t cgroup_id, const char *class_name, bool add)
+{
+        struct nftnl_set *s;
+        struct nftnl_set_elem *e;
+        char map[16];
+
+        if (level >= NFT_LEVEL_MAX || !t->levels[level])
+                return -EINVAL;
+        snprintf(map, sizeof(map), "app_l%u", level);
+        s = set_new(map);
+        e = nftnl_set_elem_alloc();
+        if (!s || !e) {
+                nftnl_set_free(s);
+                nftnl_set_elem_free(e);
+                return -ENOMEM;
+        }
+        nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, &cgroup_id, sizeof(cgroup_id));
+        if (add) {
+                nftnl_set_elem_set_u32(e, NFTNL_SET_ELEM_VERDICT, NFT_JUMP);
+                nftnl_set_elem_set_str(e, NFTNL_SET_ELEM_CHAIN, class_name);
+        }
+        nftnl_set_elem_add(s, e);
+        txn_elems(t, s, add ? NFT_MSG_NEWSETELEM : NFT_MSG_DELSETELEM);
+        nftnl_set_free(s);
+        return 0;
+}
+
+/* ---- lan sets: prefixes merged into ranges [start, end) ---- */
+
+typedef struct Range {
+        uint8_t start[16], end[16];
+        bool end_wraps; /* the range runs to the top of the address space */
+} Range;
+
+static int range_cmp(const void *a, const void *b)
+{
+        return memcmp(((const Range *)a)->start, ((const Range *)b)->start, 16);
+}
+
+static void prefix_to_range(const NftPrefix *p, size_t alen, Range *ret)
+{
+        const uint8_t *a =
+            p->family == AF_INET ? (const uint8_t *)&p->addr.in : (const uint8_t *)&p->addr.in6;
+        unsigned plen = MIN(p->prefixlen, alen * 8);
+        int carry = 1;
+
+        memset(ret, 0, sizeof(*ret));
+        for (size_t i = 0; i < alen; i++) {
+                unsigned bits = plen > i * 8 ? MIN(8u, plen - i * 8) : 0;
+                uint8_t m = bits == 0 ? 0 : (uint8_t)(0xff << (8 - bits));
+                ret->start[i] = a[i] & m;
+                ret->end[i] = ret->start[i] | (uint8_t)~m;
+        }
+        for (size_t i = alen; i-- > 0 && carry;) {
+                ret->end[i]++;
+                carry = ret->end[i] == 0;
+        }
+        ret->end_wraps = carry;
+}
+
+int nft_txn_set_lan(NftTxn *t, int family, const NftPrefix *p, size_t n)
+{
+        size_t alen = family == AF_INET ? 4 : 16, m = 0;
+        _cleanup_free_ Range *rg = NULL;
+        struct nftnl_set *s;
+        const char *name = family == AF_INET ? "lan4" : "lan6";
+
+        rg = calloc(n ? n : 1, sizeof(Range));
+        if (!rg)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                if (p[i].family == family)
+                        prefix_to_range(&p[i], alen, &rg[m++]);
+        qsort(rg, m, sizeof(Range), range_cmp);
+        /* merge overlapping and adjacent ranges */
+        size_t k = 0;
+        for (size_t i = 0; i < m; i++) {
+                if (k > 0 &&
+                    (rg[k - 1].end_wraps || memcmp(rg[i].start, rg[k - 1].end, alen) <= 0)) {
+                        if (rg[i].end_wraps ||
+                            (!rg[k - 1].end_wraps && memcmp(rg[i].end, rg[k - 1].end, alen) > 0)) {
+                                memcpy(rg[k - 1].end, rg[i].end, alen);
+                                rg[k - 1].end_wraps = rg[i].end_wraps;
+                        }
+                        continue;
+                }
+                rg[k++] = rg[i];
+        }
+
+        s = set_new(name);
+        if (!s)
+                return -ENOMEM;
+        txn_elems(t, s, NFT_MSG_DELSETELEM); /* flush, then the new contents: one transaction */
+        for (size_t i = 0; i < k; i++) {
+                struct nftnl_set_elem *e = nftnl_set_elem_alloc();
+                if (!e) {
+                        nftnl_set_free(s);
+                        return -ENOMEM;
+                }
+                nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, rg[i].start, alen);
+                nftnl_set_elem_add(s, e);
+                if (!rg[i].end_wraps) {
+                        e = nftnl_set_elem_alloc();
+                        if (!e) {
+                                nftnl_set_free(s);
+                                return -ENOMEM;
+                        }
+                        nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, rg[i].end, alen);
+                        nftnl_set_elem_set_u32(e, NFTNL_SET_ELEM_FLAGS, NFT_SET_ELEM_INTERVAL_END);
+                        nftnl_set_elem_add(s, e);
+                }
+        }
+        if (k > 0)
+                txn_elems(t, s, NFT_MSG_NEWSETELEM);
+        nftnl_set_free(s);
+        return 0;
+}
+
+int nft_txn_set_vpn_ifaces(NftTxn *t, const uint32_t *ifindex, size_t n)
+{
+        struct nftnl_set *s = set_new("vpnifs");
+
+        if (!s)
+                return -ENOMEM;
+        txn_elems(t, s, NFT_MSG_DELSETELEM);
+        for (size_t i = 0; i < n; i++) {
+                struct nftnl_set_elem *e = nftnl_set_elem_alloc();
+                if (!e) {
+                        nftnl_set_free(s);
+                        return -ENOMEM;
+                }
+                nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, &ifindex[i], sizeof(uint32_t));
+                nftnl_set_elem_add(s, e);
+        }
+        if (n > 0)
+                txn_elems(t, s, NFT_MSG_NEWSETELEM);
+        nftnl_set_free(s);
+        return 0;
+}
+
+static int restore_elem(NftTxn *t, uint32_t slot, bool add)
+{
+        struct nftnl_set *s = set_new("restore");
+        struct nftnl_set_elem *e = nftnl_set_elem_alloc();
+        uint32_t key = nft_slot_mark(t->engine->mask, slot);
+        char chain[16];
+
+        if (!s || !e) {
+                nftnl_set_free(s);
+                nftnl_set_elem_free(e);
+                return -ENOMEM;
+        }
+        snprintf(chain, sizeof(chain), "restore_%u", slot);
+        nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, &key, sizeof(key));
+        if (add) {
+                nftnl_set_elem_set_u32(e, NFTNL_SET_ELEM_VERDICT, NFT_JUMP);
+                nftnl_set_elem_set_str(e, NFTNL_SET_ELEM_CHAIN, chain);
+        }
+        nftnl_set_elem_add(s, e);
+        txn_elems(t, s, add ? NFT_MSG_NEWSETELEM : NFT_MSG_DELSETELEM);
+        nftnl_set_free(s);
+        return 0;
+}
+
+int nft_txn_set_slots(NftTxn *t, const bool *slots, size_t n_slots)
+{
+        int r;
+
+        for (uint32_t i = 1; i < SLOTS_MAX; i++) {
+                bool want = i < n_slots && slots[i];
+                char chain[16];
+
+                if (want == t->slots[i])
+                        continue;
+                snprintf(chain, sizeof(chain), "restore_%u", i);
+                if (want) {
+                        struct nftnl_rule *rl;
+                        r = txn_chain(t, NFT_MSG_NEWCHAIN, chain, NULL, 0, 0);
+                        if (r < 0)
+                                return r;
+                        rl = rule_new(chain);
+                        if (!rl ||
+                            exprs_set_mark(t, rl, nft_slot_mark(t->engine->mask, i), false) < 0 ||
+                            e_verdict(rl, NF_ACCEPT, NULL) < 0) {
+                                nftnl_rule_free(rl);
+                                return -ENOMEM;
+                        }
+                        txn_add_rule(t, rl);
+                        r = restore_elem(t, i, true);
+                } else {
+                        r = restore_elem(t, i, false);
+                        if (r >= 0)
+                                r = txn_chain(t, NFT_MSG_DELCHAIN, chain, NULL, 0, 0);
+                }
+                if (r < 0)
+                        return r;
+                t->slots[i] = want;
+        }
+        t->set_slots = true;
+        return 0;
+}
+
+int nft_txn_set_vpn_dns(NftTxn *t, const struct in_addr *v4, const struct in6_addr *v6)
+{
+        uint32_t vpn_mark = nft_slot_mark(t->engine->mask, nft_slot_vpn(t->engine->mask));
+        int r;
+
+        r = txn_flush_chain(t, "vpn_dns");
+        if (r < 0)
+                return r;
+        for (int f = 0; f < 2; f++) {
+                const void *addr = f == 0 ? (const void *)v4 : (const void *)v6;
+                if (!addr)
+                        continue;
+                for (int tcp = 0; tcp < 2; tcp++) {
+                        struct nftnl_rule *rl = rule_new("vpn_dns");
+                        struct nftnl_expr *imm, *nat;
+                        uint16_t port = htons(53);
+                        int k = 0;
+
+                        if (!rl)
+                                return -ENOMEM;
+                        k |= e_meta_load(rl, NFT_META_NFPROTO);
+                        k |= e_cmp_u8(rl, NFT_CMP_EQ, f == 0 ? NFPROTO_IPV4 : NFPROTO_IPV6);
+                        k |= e_meta_load(rl, NFT_META_MARK);
+                        k |= e_bitwise(rl, t->engine->mask, 0);
+                        k |= e_cmp_u32(rl, NFT_CMP_EQ, vpn_mark);
+                        k |= e_meta_load(rl, NFT_META_L4PROTO);
+                        k |= e_cmp_u8(rl, NFT_CMP_EQ, tcp ? IPPROTO_TCP : IPPROTO_UDP);
+                        k |= e_payload(rl, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2);
+                        k |= e_cmp(rl, NFT_CMP_EQ, &port, sizeof(port));
+                        imm = nftnl_expr_alloc("immediate");
+                        nat = nftnl_expr_alloc("nat");
+                        if (k < 0 || !imm || !nat) {
+                                nftnl_expr_free(imm);
+                                nftnl_expr_free(nat);
+                                nftnl_rule_free(rl);
+                                return -ENOMEM;
+                        }
+                        nftnl_expr_set_u32(imm, NFTNL_EXPR_IMM_DREG, NFT_REG_1);
+                        nftnl_expr_set(imm, NFTNL_EXPR_IMM_DATA, addr, f == 0 ? 4 : 16);
+                        nftnl_rule_add_expr(rl, imm);
+                        nftnl_expr_set_u32(nat, NFTNL_EXPR_NAT_TYPE, NFT_NAT_DNAT);
+                        nftnl_expr_set_u32(nat, NFTNL_EXPR_NAT_FAMILY,
+                                           f == 0 ? NFPROTO_IPV4 : NFPROTO_IPV6);
+                        nftnl_expr_set_u32(nat, NFTNL_EXPR_NAT_REG_ADDR_MIN, NFT_REG_1);
+                        nftnl_rule_add_expr(rl, nat);
+                        txn_add_rule(t, rl);
+                }
+        }
+        return 0;
+}
+
+int nft_txn_replace_table(NftTxn *t)
+{
+        bool none[NFT_LEVEL_MAX] = {};
+        struct nftnl_rule *rl;
+        int r, k = 0;
+
+        /* add + delete + add in one transaction: the old table (maybe left by a roamd that
+         * crashed) stays in force until the new one replaces it at commit. */
+        r = txn_table(t, NFT_MSG_NEWTABLE);
+        if (r >= 0)
+                r = txn_table(t, NFT_MSG_DELTABLE);
+        if (r >= 0)
+                r = txn_table(t, NFT_MSG_NEWTABLE);
+        if (r < 0)
+                return r;
+        memset(t->levels, 0, sizeof(t->levels));
+        memset(t->slots, 0, sizeof(t->slots));
+        t->replaced = true;
+
+        if ((r = txn_new_set(t, "lan4", NFT_TYPE_IPADDR, 4, NFT_SET_INTERVAL, false, false)) < 0 ||
+            (r = txn_new_set(t, "lan6", NFT_TYPE_IP6ADDR, 16, NFT_SET_INTERVAL, false, false)) <
+                0 ||
+            (r = txn_new_set(t, "vpnifs", NFT_TYPE_IFINDEX, 4, 0, false, false)) < 0 ||
+            (r = txn_new_set(t, "restore", NFT_TYPE_MARK, 4, 0, true, false)) < 0)
+                return r;
+
+        /* route hook, mangle priority: conntrack (-200) has run, so ct state/mark are known;
+         * a changed mark makes the kernel route the packet again. */
+        r = txn_chain(t, NFT_MSG_NEWCHAIN, "output", "route", NF_INET_LOCAL_OUT, -150);
+        if (r < 0)
+                return r;
+        r = output_chain_rules(t, none);
+        if (r < 0)
+                return r;
+
+        /* DNS of vpn=required apps to the VPN's servers (nat output, after the mark is set). */
+        r = txn_chain(t, NFT_MSG_NEWCHAIN, "vpn_dns", "nat", NF_INET_LOCAL_OUT, -100);
+        if (r < 0)
+                return r;
+
+        /* A socket picks its source address before the output chain reroutes it: flows that
+         * roamd marked leave with the address of the link they really take. (socket cgroupv2
+         * is not available here: the mark carries the decision.) */
+        r = txn_chain(t, NFT_MSG_NEWCHAIN, "postrouting", "nat", NF_INET_POST_ROUTING, 100);
+        if (r < 0)
+                return r;
+        rl = rule_new("postrouting");
+        if (!rl)
+                return -ENOMEM;
+        k |= e_meta_load(rl, NFT_META_MARK);
+        k |= e_bitwise(rl, t->engine->mask, 0);
+        k |= e_cmp_u32(rl, NFT_CMP_NEQ, 0);
+        k |= add_expr(rl, nftnl_expr_alloc("masq"));
+        if (k < 0) {
+                nftnl_rule_free(rl);
+                return -ENOMEM;
+        }
+        txn_add_rule(t, rl);
+
+        t->set_levels = t->set_slots = true;
+        return 0;
+}
+
+static int ack_cb(const struct nlmsghdr *nlh, void *data)
+{
+        return MNL_CB_OK;
+}
+
+int nft_txn_commit(NftTxn *t)
+{
+        NftEngine *e = t->engine;
+        char buf[MNL_SOCKET_BUFFER_SIZE];
+        int first_error = 0;
+        bool done = false;
+
+        if (t->n_msgs == 0)
+                return 0;
+
+        /* Only the last message asks for an ACK: errors come for any message anyway. */
+        nftnl_batch_end(nftnl_batch_buffer(t->batch), e->seq++);
+        nftnl_batch_update(t->batch);
+
+        /* Find the last real message to set NLM_F_ACK: walk the iovecs. */
+        int iovlen = nftnl_batch_iovec_len(t->batch);
+        struct iovec iov[iovlen];
+        nftnl_batch_iovec(t->batch, iov, iovlen);
+        for (int i = 0; i < iovlen; i++) {
+                size_t off = 0;
+                while (off + sizeof(struct nlmsghdr) <= iov[i].iov_len) {
+                        struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)iov[i].iov_base + off);
+                        if (nlh->nlmsg_seq == t->last_seq)
+                                nlh->nlmsg_flags |= NLM_F_ACK;
+                        off += NLMSG_ALIGN(nlh->nlmsg_len);
+                }
+        }
+
+        struct sockaddr_nl snl = {.nl_family = AF_NETLINK};
+        struct msghdr msg = {
+            .msg_name = &snl,
+            .msg_namelen = sizeof(snl),
+            .msg_iov = iov,
+            .msg_iovlen = iovlen,
+        };
+        if (sendmsg(mnl_socket_get_fd(e->nl), &msg, 0) < 0)
+                return log_error_errno(errno, "Failed to send nftables transaction: %m");
+
+        while (!done) {
+                ssize_t n = mnl_socket_recvfrom(e->nl, buf, sizeof(buf));
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return log_error_errno(errno, "Failed to read nftables answer: %m");
+                }
+                for (struct nlmsghdr *nlh = (struct nlmsghdr *)buf; mnl_nlmsg_ok(nlh, (int)n);
+                     nlh = mnl_nlmsg_next(nlh, (int *)&n)) {
+                        if (nlh->nlmsg_type == NLMSG_ERROR) {
+                                const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
+                                if (err->error != 0 && first_error == 0)
+                                        first_error = err->error;
+                                if (nlh->nlmsg_seq == t->last_seq)
+                                        done = true;
+                        } else
+                                (void)ack_cb(nlh, NULL);
+                }
+        }
+        if (first_error < 0)
+                return log_error_errno(
+                    -first_error, "nftables refused the transaction (%zu messages): %m", t->n_msgs);
+
+        e->commits++;
+        if (t->set_levels)
+                memcpy(e->levels, t->levels, sizeof(e->levels));
+        if (t->set_slots)
+                memcpy(e->slots, t->slots, sizeof(e->slots));
+        return 0;
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* roamd's nftables engine: table `inet roam`, built with libnftnl and sent over libmnl, one
+ * nfnetlink transaction per change. See docs/apps.md for the ruleset's shape.
+ *
+ * Apps are grouped into classes (one regular chain per distinct effective policy). A verdict map
+ * per cgroup level (`socket cgroupv2 level N` -> jump class chain, with a counter per element)
+ * sends every packet of every socket to its class: the per-packet cost is one lookup per level in
+ * use, whatever the number of apps. */
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define NFT_TABLE_NAME     "roam"
+#define NFT_LEVEL_MAX      32
+#define NFT_CLASS_NAME_MAX 32
+
+typedef struct NftEngine NftEngine;
+typedef struct NftTxn NftTxn;
+
+typedef enum NftClassKind {
+        NFT_CLASS_ACCEPT, /* everything, routed by the main table (the system policy) */
+        NFT_CLASS_REJECT, /* nothing but loopback: TCP reset, ICMP admin-prohibited */
+        NFT_CLASS_LAN,    /* only destinations in the lan sets, routed by the main table */
+        NFT_CLASS_ROUTE,  /* allowed, marked for a per-link routing table */
+        _NFT_CLASS_KIND_MAX,
+        _NFT_CLASS_KIND_INVALID = -22,
+} NftClassKind;
+
+typedef struct NftFamilyRoute {
+        uint32_t slot; /* routing slot new flows take; 0: none */
+        uint32_t
+            main_oif;    /* not restricted: mark only packets the main table sends out of this
+                          * link (others, such as LAN or device-bound traffic, keep main's route) */
+        bool restricted; /* mark every packet (bearer subset); slot 0 then rejects */
+        bool around_vpn; /* also move packets the main table sends into a VPN (vpn=forbidden);
+                          * with slot 0 they are rejected */
+} NftFamilyRoute;
+
+typedef struct NftClass {
+        NftClassKind kind;
+        bool sticky;           /* restore the mark of existing flows from conntrack */
+        bool vpn_required;     /* ROUTE: every packet to the VPN slot; fam[f].slot != 0 when the VPN
+                                * carries family f, else that family is rejected */
+        NftFamilyRoute fam[2]; /* [0] IPv4, [1] IPv6 */
+} NftClass;
+
+typedef struct NftPrefix {
+        int family;
+        union {
+                struct in_addr in;
+                struct in6_addr in6;
+        } addr;
+        unsigned prefixlen;
+} NftPrefix;
+
+typedef struct NftConfig {
+        uint32_t mark_mask; /* contiguous bits of the packet mark roamd owns */
+} NftConfig;
+
+/* Parses and checks a mark mask: contiguous, at least 3 bits. */
+int nft_mark_mask_valid(uint32_t mask);
+uint32_t nft_slot_max(uint32_t mask); /* largest link slot; the one above is the VPN slot */
+uint32_t nft_slot_vpn(uint32_t mask);
+uint32_t nft_slot_mark(uint32_t mask, uint32_t slot);
+
+int nft_engine_new(const NftConfig *cfg, NftEngine **ret);
+NftEngine *nft_engine_free(NftEngine *e);
+uint32_t nft_engine_mask(NftEngine *e);
+uint64_t nft_engine_commits(NftEngine *e);
+
+int nft_txn_new(NftEngine *e, NftTxn **ret);
+NftTxn *nft_txn_free(NftTxn *t);
+/* Sends the transaction and waits for the kernel's answer: 0, or the first error (the kernel
+ * then applied nothing). Empty transactions are not sent. */
+int nft_txn_commit(NftTxn *t);
+size_t nft_txn_size(NftTxn *t);
+
+/* Replaces table inet roam as a whole (add, delete, add: one transaction, no unfiltered
+ * moment): fixed sets and chains, no classes, no levels. Call first at start. */
+int nft_txn_replace_table(NftTxn *t);
+/* Creates (exists=false) or rewrites (exists=true) a class chain. */
+int nft_txn_put_class(NftTxn *t, const char *name, const NftClass *c, bool exists);
+int nft_txn_del_class(NftTxn *t, const char *name);
+/* The levels with a map: creates/deletes maps and rewrites the output chain (deepest first). */
+int nft_txn_set_levels(NftTxn *t, const bool levels[NFT_LEVEL_MAX]);
+int nft_txn_elem(NftTxn *t, unsigned level, uint64_t cgroup_id, const char *class_name, bool add);
+/* Replaces the contents of set lan4 (family AF_INET) or lan6. */
+int nft_txn_set_lan(NftTxn *t, int family, const NftPrefix *p, size_t n);
+int nft_txn_set_vpn_ifaces(NftTxn *t, const uint32_t *ifindex, size_t n);
+/* The link slots in use: restore map elements and their chains. */
+int nft_txn_set_slots(NftTxn *t, const bool *slots, size_t n_slots);
+/* DNS of vpn=required apps goes to these servers (NULL: left alone). */
+int nft_txn_set_vpn_dns(NftTxn *t, const struct in_addr *v4, const struct in6_addr *v6);

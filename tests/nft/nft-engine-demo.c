@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Drives the nftables engine through a fixed sequence inside whatever network namespace it runs
+ * in (tests run it under `unshare -n`): replace the table, add classes, levels, elements, lan
+ * prefixes, slots, VPN DNS, then one policy change. Prints the transaction sizes. */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "roam-log.h"
+#include "roam-macro.h"
+#include "roamd-nft.h"
+
+static int commit(NftTxn *t, const char *what)
+{
+        size_t n = nft_txn_size(t);
+        int r = nft_txn_commit(t);
+        printf("%s: %zu messages: %s\n", what, n, r < 0 ? "failed" : "ok");
+        nft_txn_free(t);
+        return r;
+}
+
+int main(int argc, char **argv)
+{
+        NftConfig cfg = {.mark_mask = 0x7f000000};
+        NftEngine *e = NULL;
+        NftTxn *t = NULL;
+        bool levels[NFT_LEVEL_MAX] = {};
+        bool slots[8] = {false, true, true};
+        NftClass deny = {.kind = NFT_CLASS_REJECT};
+        NftClass lan = {.kind = NFT_CLASS_LAN};
+        NftClass route = {.kind = NFT_CLASS_ROUTE,
+                          .sticky = true,
+                          .fam = {{.slot = 1, .main_oif = 2}, {.slot = 2, .restricted = true}}};
+        NftClass vpn = {.kind = NFT_CLASS_ROUTE, .vpn_required = true, .fam = {{.slot = 1}, {0}}};
+        NftPrefix pfx[3] = {{.family = AF_INET, .prefixlen = 24},
+                            {.family = AF_INET6, .prefixlen = 64},
+                            {.family = AF_INET, .prefixlen = 16}};
+        struct in_addr dns4;
+        uint32_t vpnif = 5;
+        int r;
+
+        inet_pton(AF_INET, "192.0.2.10", &pfx[0].addr.in);
+        inet_pton(AF_INET6, "2001:db8::1", &pfx[1].addr.in6);
+        inet_pton(AF_INET, "169.254.0.0", &pfx[2].addr.in);
+        inet_pton(AF_INET, "203.0.113.65", &dns4);
+
+        r = nft_engine_new(&cfg, &e);
+        if (r < 0)
+                return 1;
+        levels[0] = levels[2] = true;
+        if (nft_txn_new(e, &t) < 0 || nft_txn_replace_table(t) < 0 ||
+            nft_txn_put_class(t, "c_deny", &deny, false) < 0 ||
+            nft_txn_put_class(t, "c_lan", &lan, false) < 0 ||
+            nft_txn_set_slots(t, slots, ELEMENTSOF(slots)) < 0 ||
+            nft_txn_put_class(t, "c_route", &route, false) < 0 ||
+            nft_txn_put_class(t, "c_vpn", &vpn, false) < 0 || nft_txn_set_levels(t, levels) < 0 ||
+            nft_txn_elem(t, 0, 1, "c_route", true) < 0 ||
+            nft_txn_elem(t, 2, 1234, "c_deny", true) < 0 ||
+            nft_txn_set_lan(t, AF_INET, pfx, 3) < 0 || nft_txn_set_lan(t, AF_INET6, pfx, 3) < 0 ||
+            nft_txn_set_vpn_ifaces(t, &vpnif, 1) < 0 || nft_txn_set_vpn_dns(t, &dns4, NULL) < 0)
+                return 2;
+        if (commit(t, "start") < 0)
+                return 3;
+        /* one change: element 1234 from deny to lan */
+        if (nft_txn_new(e, &t) < 0 || nft_txn_elem(t, 2, 1234, NULL, false) < 0 ||
+            nft_txn_elem(t, 2, 1234, "c_lan", true) < 0)
+                return 2;
+        if (commit(t, "change") < 0)
+                return 3;
+        /* a bad one: element in a class that does not exist, must change nothing */
+        if (nft_txn_new(e, &t) < 0 || nft_txn_elem(t, 2, 1234, NULL, false) < 0 ||
+            nft_txn_elem(t, 2, 1234, "c_nope", true) < 0)
+                return 2;
+        if (commit(t, "bad") == 0)
+                return 4;
+        nft_engine_free(e);
+        return 0;
+}
