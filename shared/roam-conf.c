@@ -38,8 +38,9 @@ static bool valid_key(const char *s)
         return true;
 }
 
-int conf_parse_string(const char *file, const char *text, size_t size, ConfAssignFn fn,
-                      void *userdata, unsigned *ret_errors)
+int conf_parse_string_full(const char *file, const char *text, size_t size,
+                           ConfSectionFn section_fn, ConfAssignFn fn, void *userdata,
+                           unsigned *ret_errors)
 {
         _cleanup_free_ char *section = NULL;
         unsigned errors = 0, lineno = 0;
@@ -100,6 +101,8 @@ int conf_parse_string(const char *file, const char *text, size_t size, ConfAssig
                         }
                         if (free_and_strdup(&section, l + 1) < 0)
                                 return log_oom();
+                        if (section_fn && section_fn(file, lineno, section, userdata) < 0)
+                                errors++;
                         continue;
                 }
 
@@ -132,6 +135,12 @@ int conf_parse_string(const char *file, const char *text, size_t size, ConfAssig
         if (ret_errors)
                 *ret_errors = errors;
         return errors > 0 ? -EINVAL : 0;
+}
+
+int conf_parse_string(const char *file, const char *text, size_t size, ConfAssignFn fn,
+                      void *userdata, unsigned *ret_errors)
+{
+        return conf_parse_string_full(file, text, size, NULL, fn, userdata, ret_errors);
 }
 
 int conf_parse_file(const char *path, ConfAssignFn fn, void *userdata, unsigned *ret_errors)

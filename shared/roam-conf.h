@@ -15,10 +15,19 @@
 typedef int (*ConfAssignFn)(const char *file, unsigned line, const char *section, const char *key,
                             const char *value, void *userdata);
 
+/* A section header, called for every valid "[Name]" line before the assignments under it (a
+ * file may repeat a section name: each header starts a new one). Return 0 or negative errno, as
+ * ConfAssignFn; the parser counts the error, and the assignments under it still reach fn. */
+typedef int (*ConfSectionFn)(const char *file, unsigned line, const char *section, void *userdata);
+
 /* Parses text. Returns 0 when there were no errors, -EINVAL when there were (each logged as
  * "file:line: message"), or another negative errno. *ret_errors counts them. */
 int conf_parse_string(const char *file, const char *text, size_t size, ConfAssignFn fn,
                       void *userdata, unsigned *ret_errors);
+/* The same, also calling section_fn (may be NULL) at each section header. */
+int conf_parse_string_full(const char *file, const char *text, size_t size,
+                           ConfSectionFn section_fn, ConfAssignFn fn, void *userdata,
+                           unsigned *ret_errors);
 int conf_parse_file(const char *path, ConfAssignFn fn, void *userdata, unsigned *ret_errors);
 
 /* Logs "file:line: message" at error level; returns -EINVAL. */

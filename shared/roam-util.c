@@ -98,6 +98,29 @@ int read_full_file(const char *path, size_t max, char **ret, size_t *ret_size)
         return 0;
 }
 
+static int fsync_directory_of(const char *path)
+{
+        _cleanup_free_ char *copy = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        const char *dir = ".";
+        char *slash;
+
+        copy = strdup(path);
+        if (!copy)
+                return -ENOMEM;
+        slash = strrchr(copy, '/');
+        if (slash == copy)
+                dir = "/";
+        else if (slash) {
+                *slash = 0;
+                dir = copy;
+        }
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0 || fsync(fd) < 0)
+                return negative_errno();
+        return 0;
+}
+
 int write_file_atomic(const char *path, const char *data, size_t size)
 {
         _cleanup_free_ char *tmp = NULL;
@@ -123,7 +146,9 @@ int write_file_atomic(const char *path, const char *data, size_t size)
                 r = negative_errno();
                 goto fail;
         }
-        return 0;
+        /* The rename is only durable once the directory entry is: without this a crash may
+         * bring back the old file, or (for a new file) none at all. */
+        return fsync_directory_of(path);
 fail:
         (void)unlink(tmp);
         return r;

@@ -8,7 +8,8 @@
 int read_one_line_file(const char *path, char **ret);
 /* Reads a whole file, refusing files larger than max bytes (-EFBIG). NUL-terminated. */
 int read_full_file(const char *path, size_t max, char **ret, size_t *ret_size);
-/* Crash-safe write: temp file, fsync, rename. */
+/* Crash-safe write: a temp file in the same directory, fsync, rename over path, fsync the
+ * directory. A crash leaves either the old or the new contents. Mode 0644. */
 int write_file_atomic(const char *path, const char *data, size_t size);
 
 /* NULL-terminated string vectors. */

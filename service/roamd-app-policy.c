@@ -1,0 +1,815 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+
+#include "roam-conf.h"
+#include "roam-log.h"
+#include "roam-util.h"
+#include "roamd-app-id.h"
+#include "roamd-app-policy.h"
+
+static const char *const app_access_table[_APP_ACCESS_MAX] = {
+    [APP_ACCESS_ALLOW] = "allow",
+    [APP_ACCESS_LAN] = "lan",
+    [APP_ACCESS_DENY] = "deny",
+};
+DEFINE_STRING_TABLE_LOOKUP(app_access, AppAccess)
+
+static const char *const app_vpn_table[_APP_VPN_MAX] = {
+    [APP_VPN_ANY] = "any",
+    [APP_VPN_REQUIRED] = "required",
+    [APP_VPN_FORBIDDEN] = "forbidden",
+};
+DEFINE_STRING_TABLE_LOOKUP(app_vpn, AppVpn)
+
+static const char *const app_handover_table[_APP_HANDOVER_MAX] = {
+    [APP_HANDOVER_STICKY] = "sticky",
+    [APP_HANDOVER_MOVE] = "move",
+};
+DEFINE_STRING_TABLE_LOOKUP(app_handover, AppHandover)
+
+static const char *const app_policy_source_table[_APP_POLICY_SOURCE_MAX] = {
+    [APP_POLICY_SOURCE_BUILTIN] = "builtin",
+    [APP_POLICY_SOURCE_CONFIG] = "config",
+    [APP_POLICY_SOURCE_RUNTIME] = "runtime",
+};
+DEFINE_STRING_TABLE_LOOKUP(app_policy_source, AppPolicySource)
+
+/* The keys, indexed by bit number: as given over D-Bus, and as written in files. */
+enum { N_APP_KEYS = 4 };
+static const char *const app_key_table[N_APP_KEYS] = {"access", "bearers", "vpn", "handover"};
+static const char *const app_key_file_table[N_APP_KEYS] = {"Access", "Bearers", "VPN", "Handover"};
+
+/* Values shown in messages: at most this many bytes of the original. */
+#define QUOTE_MAX 64
+
+/* The value as it goes into a message: printable ASCII as is, other bytes as \xNN (a message
+ * must stay valid UTF-8 for D-Bus and readable in the journal), cut after QUOTE_MAX bytes. */
+static const char *quote(const char *v, char buf[static QUOTE_MAX * 4 + 4])
+{
+        char *o = buf;
+        size_t i;
+
+        v = strempty(v);
+        for (i = 0; v[i] && i < QUOTE_MAX; i++) {
+                unsigned char c = (unsigned char)v[i];
+
+                if (c >= ' ' && c < 0x7f)
+                        *o++ = (char)c;
+                else
+                        o += sprintf(o, "\\x%02x", c);
+        }
+        if (v[i])
+                o = stpcpy(o, "...");
+        *o = 0;
+        return buf;
+}
+
+/* "a, b, c" from the non-NULL entries of a table whose index bit is in mask. */
+static const char *join_table(const char *const *table, size_t n, uint32_t mask, char *buf,
+                              size_t size)
+{
+        size_t len = 0;
+
+        buf[0] = 0;
+        for (size_t i = 0; i < n; i++) {
+                if (!table[i] || !(mask & (1u << i)))
+                        continue;
+                len += (size_t)snprintf(buf + len, len < size ? size - len : 0, "%s%s",
+                                        len > 0 ? ", " : "", table[i]);
+        }
+        return buf;
+}
+
+static const char *bearer_names(char *buf, size_t size)
+{
+        const char *names[_BEARER_MAX];
+
+        for (Bearer b = 0; b < _BEARER_MAX; b++)
+                names[b] = bearer_to_string(b);
+        return join_table(names, _BEARER_MAX, APP_BEARERS_VALID, buf, size);
+}
+
+/* Sets *ret_error (when wanted) and returns -EINVAL, or -ENOMEM when the message cannot be
+ * made. */
+_printf_(2, 3) static int fail(char **ret_error, const char *fmt, ...)
+{
+        va_list ap;
+        int r;
+
+        if (!ret_error)
+                return -EINVAL;
+        va_start(ap, fmt);
+        r = vasprintf(ret_error, fmt, ap);
+        va_end(ap);
+        if (r < 0) {
+                *ret_error = NULL;
+                return -ENOMEM;
+        }
+        return -EINVAL;
+}
+
+void app_policy_init_builtin(AppPolicy *p)
+{
+        *p = (AppPolicy){
+            .set = APP_KEY_ALL,
+            .access = APP_ACCESS_ALLOW,
+            .bearers = 0,
+            .vpn = APP_VPN_ANY,
+            .handover = APP_HANDOVER_STICKY,
+        };
+}
+
+void app_policy_layer(AppPolicy *base, const AppPolicy *over)
+{
+        if (over->set & APP_KEY_ACCESS)
+                base->access = over->access;
+        if (over->set & APP_KEY_BEARERS)
+                base->bearers = over->bearers;
+        if (over->set & APP_KEY_VPN)
+                base->vpn = over->vpn;
+        if (over->set & APP_KEY_HANDOVER)
+                base->handover = over->handover;
+        base->set |= over->set & APP_KEY_ALL;
+}
+
+bool app_policy_equal(const AppPolicy *a, const AppPolicy *b)
+{
+        if (a->set != b->set)
+                return false;
+        if ((a->set & APP_KEY_ACCESS) && a->access != b->access)
+                return false;
+        if ((a->set & APP_KEY_BEARERS) && a->bearers != b->bearers)
+                return false;
+        if ((a->set & APP_KEY_VPN) && a->vpn != b->vpn)
+                return false;
+        if ((a->set & APP_KEY_HANDOVER) && a->handover != b->handover)
+                return false;
+        return true;
+}
+
+bool app_policy_allows_bearer(const AppPolicy *p, Bearer b)
+{
+        if ((int)b < 0 || b >= _BEARER_MAX)
+                return false;
+        if (!(p->set & APP_KEY_BEARERS) || p->bearers == 0)
+                return true;
+        return p->bearers & (1u << b);
+}
+
+/* Whether every key set holds a value that can be written out and read back. */
+static bool app_policy_is_valid(const AppPolicy *p)
+{
+        if (p->set & ~(unsigned)APP_KEY_ALL)
+                return false;
+        if ((p->set & APP_KEY_ACCESS) && !app_access_to_string(p->access))
+                return false;
+        if ((p->set & APP_KEY_BEARERS) && (p->bearers & ~APP_BEARERS_VALID))
+                return false;
+        if ((p->set & APP_KEY_VPN) && !app_vpn_to_string(p->vpn))
+                return false;
+        if ((p->set & APP_KEY_HANDOVER) && !app_handover_to_string(p->handover))
+                return false;
+        return true;
+}
+
+static int parse_bearers(const char *name, const char *value, uint32_t *ret, char **ret_error)
+{
+        _cleanup_strv_free_ char **l = NULL;
+        char q[QUOTE_MAX * 4 + 4], names[256];
+        uint32_t mask = 0;
+
+        if (strv_split(value, " \t,", &l) < 0)
+                return -ENOMEM;
+        if (!l[0])
+                return fail(ret_error, "empty value for %s (all, or a list of: %s)", name,
+                            bearer_names(names, sizeof(names)));
+        if (streq(l[0], "all") && !l[1]) {
+                *ret = 0;
+                return 0;
+        }
+        STRV_FOREACH (s, l) {
+                Bearer b;
+
+                if (streq(*s, "all"))
+                        return fail(ret_error, "'all' cannot be combined with other bearers in %s",
+                                    name);
+                b = bearer_from_string(*s);
+                if (b < 0 || !(APP_BEARERS_VALID & (1u << b)))
+                        return fail(ret_error, "unknown bearer '%s' in %s (%s)", quote(*s, q), name,
+                                    bearer_names(names, sizeof(names)));
+                if (mask & (1u << b))
+                        return fail(ret_error, "bearer '%s' listed twice in %s", *s, name);
+                mask |= 1u << b;
+        }
+        *ret = mask;
+        return 0;
+}
+
+/* Parses value for the key with index k (bit 1 << k) into p. name is the key as the user wrote
+ * it, for messages. p is left alone on error. */
+static int policy_set_key(AppPolicy *p, unsigned k, const char *name, const char *value,
+                          char **ret_error)
+{
+        char q[QUOTE_MAX * 4 + 4], values[128];
+        unsigned bit = 1u << k;
+        int v;
+
+        switch (bit) {
+        case APP_KEY_ACCESS:
+                v = app_access_from_string(value);
+                if (v < 0)
+                        return fail(ret_error, "invalid value '%s' for %s (%s)", quote(value, q),
+                                    name,
+                                    join_table(app_access_table, _APP_ACCESS_MAX, UINT32_MAX,
+                                               values, sizeof(values)));
+                p->access = v;
+                break;
+        case APP_KEY_BEARERS: {
+                uint32_t mask = 0;
+
+                v = parse_bearers(name, value, &mask, ret_error);
+                if (v < 0)
+                        return v;
+                p->bearers = mask;
+                break;
+        }
+        case APP_KEY_VPN:
+                v = app_vpn_from_string(value);
+                if (v < 0)
+                        return fail(ret_error, "invalid value '%s' for %s (%s)", quote(value, q),
+                                    name,
+                                    join_table(app_vpn_table, _APP_VPN_MAX, UINT32_MAX, values,
+                                               sizeof(values)));
+                p->vpn = v;
+                break;
+        case APP_KEY_HANDOVER:
+                v = app_handover_from_string(value);
+                if (v < 0)
+                        return fail(ret_error, "invalid value '%s' for %s (%s)", quote(value, q),
+                                    name,
+                                    join_table(app_handover_table, _APP_HANDOVER_MAX, UINT32_MAX,
+                                               values, sizeof(values)));
+                p->handover = v;
+                break;
+        default:
+                return -EINVAL;
+        }
+        p->set |= bit;
+        return 0;
+}
+
+int app_policy_assign(AppPolicy *p, const char *key, const char *value, char **ret_error)
+{
+        char q[QUOTE_MAX * 4 + 4], keys[64];
+        AppPolicy t = *p;
+        int k, r;
+
+        k = string_table_lookup(app_key_table, N_APP_KEYS, key);
+        if (k < 0)
+                return fail(ret_error, "unknown key '%s' (known: %s)", quote(key, q),
+                            join_table(app_key_table, N_APP_KEYS, UINT32_MAX, keys, sizeof(keys)));
+        r = policy_set_key(&t, (unsigned)k, app_key_table[k], strempty(value), ret_error);
+        if (r < 0)
+                return r;
+        *p = t;
+        return 0;
+}
+
+int app_policy_bearers_to_string(uint32_t bearers, const char *sep, char **ret)
+{
+        _cleanup_free_ char *s = NULL;
+        size_t len = 0;
+
+        if (bearers & ~APP_BEARERS_VALID)
+                return -EINVAL;
+        if (bearers == 0) {
+                s = strdup("all");
+                if (!s)
+                        return -ENOMEM;
+                *ret = TAKE_PTR(s);
+                return 0;
+        }
+        for (Bearer b = 0; b < _BEARER_MAX; b++) {
+                const char *name = bearer_to_string(b);
+                size_t need;
+                char *n;
+
+                if (!(bearers & (1u << b)))
+                        continue;
+                need = len + (len > 0 ? strlen(sep) : 0) + strlen(name) + 1;
+                n = realloc(s, need);
+                if (!n)
+                        return -ENOMEM;
+                s = n;
+                len += (size_t)sprintf(s + len, "%s%s", len > 0 ? sep : "", name);
+        }
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+/* Appends the keys set in p to f, as "access=allow" (file_style false, joined by spaces) or
+ * "Access=allow\n" lines. */
+static int policy_write(const AppPolicy *p, bool file_style, FILE *f)
+{
+        const char *const *names = file_style ? app_key_file_table : app_key_table;
+        bool first = true;
+
+        if (!app_policy_is_valid(p))
+                return -EINVAL;
+        for (unsigned k = 0; k < N_APP_KEYS; k++) {
+                _cleanup_free_ char *bearers = NULL;
+                const char *v = NULL;
+
+                switch (1u << k) {
+                case APP_KEY_ACCESS:
+                        v = app_access_to_string(p->access);
+                        break;
+                case APP_KEY_BEARERS:
+                        if (p->set & APP_KEY_BEARERS) {
+                                int r = app_policy_bearers_to_string(
+                                    p->bearers, file_style ? " " : ",", &bearers);
+                                if (r < 0)
+                                        return r;
+                        }
+                        v = bearers;
+                        break;
+                case APP_KEY_VPN:
+                        v = app_vpn_to_string(p->vpn);
+                        break;
+                case APP_KEY_HANDOVER:
+                        v = app_handover_to_string(p->handover);
+                        break;
+                default:
+                        return -EINVAL;
+                }
+                if (!(p->set & (1u << k)))
+                        continue;
+                if (file_style)
+                        fprintf(f, "%s=%s\n", names[k], v);
+                else
+                        fprintf(f, "%s%s=%s", first ? "" : " ", names[k], v);
+                first = false;
+        }
+        return 0;
+}
+
+static int memstream_finish(FILE **f, char **buf, int r, char **ret)
+{
+        if (fclose(*f) != 0 && r >= 0)
+                r = -ENOMEM;
+        *f = NULL;
+        if (r < 0) {
+                free(*buf);
+                *buf = NULL;
+                return r;
+        }
+        *ret = TAKE_PTR(*buf);
+        return 0;
+}
+
+int app_policy_to_string(const AppPolicy *p, char **ret)
+{
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f;
+
+        f = open_memstream(&buf, &size);
+        if (!f)
+                return -ENOMEM;
+        return memstream_finish(&f, &buf, policy_write(p, false, f), ret);
+}
+
+/* ---- sets ---- */
+
+static void entry_done(AppPolicyEntry *e)
+{
+        free(e->id);
+        free(e->file);
+        *e = (AppPolicyEntry){};
+}
+
+void app_policy_set_done(AppPolicySet *s)
+{
+        if (!s)
+                return;
+        for (size_t i = 0; i < s->n; i++)
+                entry_done(&s->entries[i]);
+        free(s->entries);
+        *s = (AppPolicySet){};
+}
+
+int app_policy_set_find(const AppPolicySet *s, const char *id)
+{
+        if (!id)
+                return -ENOENT;
+        for (size_t i = 0; i < s->n; i++)
+                if (streq(s->entries[i].id, id))
+                        return (int)i;
+        return -ENOENT;
+}
+
+/* Room for n more entries without changing s->n. */
+static int set_reserve(AppPolicySet *s, size_t n)
+{
+        AppPolicyEntry *e;
+
+        if (n == 0)
+                return 0;
+        if (s->n + n > INT_MAX)
+                return -E2BIG;
+        e = reallocarray(s->entries, s->n + n, sizeof(*e));
+        if (!e)
+                return -ENOMEM;
+        s->entries = e;
+        return 0;
+}
+
+int app_policy_set_put(AppPolicySet *s, const char *id, const AppPolicy *p)
+{
+        char *copy;
+        int k, r;
+
+        if (!app_id_is_valid(id) || !app_policy_is_valid(p))
+                return -EINVAL;
+        k = app_policy_set_find(s, id);
+        if (k >= 0) {
+                app_policy_layer(&s->entries[k].policy, p);
+                return 0;
+        }
+        copy = strdup(id);
+        if (!copy)
+                return -ENOMEM;
+        r = set_reserve(s, 1);
+        if (r < 0) {
+                free(copy);
+                return r;
+        }
+        s->entries[s->n++] = (AppPolicyEntry){.id = copy, .policy = *p};
+        return 0;
+}
+
+int app_policy_set_remove(AppPolicySet *s, const char *id)
+{
+        int k = app_policy_set_find(s, id);
+
+        if (k < 0)
+                return k;
+        entry_done(&s->entries[k]);
+        memmove(&s->entries[k], &s->entries[k + 1],
+                sizeof(AppPolicyEntry) * (s->n - (size_t)k - 1));
+        s->n--;
+        return 0;
+}
+
+/* Moves every entry of from into into, layering over entries with the same ID (their file and
+ * line become from's). Nothing changes on failure; from is emptied on success. */
+static int set_merge(AppPolicySet *into, AppPolicySet *from)
+{
+        int r;
+
+        r = set_reserve(into, from->n);
+        if (r < 0)
+                return r;
+        /* From here on nothing can fail. */
+        for (size_t i = 0; i < from->n; i++) {
+                AppPolicyEntry *f = &from->entries[i];
+                int k = app_policy_set_find(into, f->id);
+
+                if (k < 0) {
+                        into->entries[into->n++] = *f;
+                        continue;
+                }
+                app_policy_layer(&into->entries[k].policy, &f->policy);
+                free(into->entries[k].file);
+                into->entries[k].file = TAKE_PTR(f->file);
+                into->entries[k].line = f->line;
+                free(f->id);
+        }
+        free(from->entries);
+        *from = (AppPolicySet){};
+        return 0;
+}
+
+/* ---- drop-ins ---- */
+
+typedef struct DropinParser {
+        AppPolicySet parsed; /* this file's finished sections */
+        bool in_app;         /* inside an [App] section */
+        unsigned line;       /* its header */
+        char *id;            /* its last valid ID=, or NULL */
+        unsigned id_line;
+        bool id_seen; /* an ID= was given, valid or not */
+        AppPolicy policy;
+        unsigned errors; /* errors the parser did not count (the end of a section) */
+        bool oom;
+} DropinParser;
+
+static void dropin_parser_done(DropinParser *d)
+{
+        app_policy_set_done(&d->parsed);
+        free(d->id);
+}
+
+/* Ends the current [App] section: checks its ID and keeps it. */
+static int dropin_end_section(DropinParser *d, const char *file)
+{
+        _cleanup_free_ char *id = TAKE_PTR(d->id), *f = NULL;
+        int k, r;
+
+        if (!d->in_app)
+                return 0;
+        d->in_app = false;
+        if (!d->id_seen)
+                return conf_log_error(file, d->line, "[App] section without ID=.");
+        if (!id)
+                return 0; /* the invalid ID was reported where it stood */
+        k = app_policy_set_find(&d->parsed, id);
+        if (k >= 0)
+                return conf_log_error(file, d->id_line,
+                                      "ID=%s is already configured in this file, at line %u.", id,
+                                      d->parsed.entries[k].line);
+        f = strdup(file);
+        r = f ? set_reserve(&d->parsed, 1) : -ENOMEM;
+        if (r < 0) {
+                d->oom = true;
+                return log_oom();
+        }
+        d->parsed.entries[d->parsed.n++] = (AppPolicyEntry){
+            .id = TAKE_PTR(id),
+            .policy = d->policy,
+            .file = TAKE_PTR(f),
+            .line = d->line,
+        };
+        return 0;
+}
+
+static int dropin_section(const char *file, unsigned line, const char *section, void *userdata)
+{
+        DropinParser *d = userdata;
+
+        if (dropin_end_section(d, file) < 0)
+                d->errors++;
+        if (!streq(section, "App"))
+                return conf_log_error(file, line, "Unknown section [%s] (expected [App]).",
+                                      section);
+        d->in_app = true;
+        d->line = line;
+        d->id_seen = false;
+        d->id_line = 0;
+        d->policy = (AppPolicy){};
+        return 0;
+}
+
+static int dropin_assign(const char *file, unsigned line, const char *section, const char *key,
+                         const char *value, void *userdata)
+{
+        DropinParser *d = userdata;
+        _cleanup_free_ char *error = NULL;
+        char q[QUOTE_MAX * 4 + 4], name[16];
+        int k, r;
+
+        if (!d->in_app)
+                return 0; /* an unknown section, reported at its header */
+
+        if (streq(key, "ID")) {
+                d->id_seen = true;
+                if (!app_id_is_valid(value)) {
+                        free(d->id);
+                        d->id = NULL;
+                        return conf_log_error(file, line,
+                                              "Invalid app ID '%s' (1-255 characters of A-Z, a-z, "
+                                              "0-9, '.', '_', '-', starting with a letter or "
+                                              "digit, no '..').",
+                                              quote(value, q));
+                }
+                if (free_and_strdup(&d->id, value) < 0) {
+                        d->oom = true;
+                        return log_oom();
+                }
+                d->id_line = line;
+                return 0;
+        }
+
+        k = string_table_lookup(app_key_file_table, N_APP_KEYS, key);
+        if (k < 0) {
+                char keys[64];
+
+                return conf_log_error(
+                    file, line, "Unknown key %s= in section [App] (known: ID, %s).", key,
+                    join_table(app_key_file_table, N_APP_KEYS, UINT32_MAX, keys, sizeof(keys)));
+        }
+        snprintf(name, sizeof(name), "%s=", key);
+        r = policy_set_key(&d->policy, (unsigned)k, name, value, &error);
+        if (r == -ENOMEM) {
+                d->oom = true;
+                return log_oom();
+        }
+        if (r < 0) {
+                /* The same words as over D-Bus, as a sentence. */
+                error[0] =
+                    (char)(error[0] >= 'a' && error[0] <= 'z' ? error[0] - 'a' + 'A' : error[0]);
+                return conf_log_error(file, line, "%s.", error);
+        }
+        return 0;
+}
+
+int app_policy_parse_dropin(const char *file, const char *text, size_t size, AppPolicySet *into,
+                            unsigned *ret_errors)
+{
+        _cleanup_(dropin_parser_done) DropinParser d = {};
+        unsigned errors = 0;
+        int r;
+
+        r = conf_parse_string_full(file, text, size, dropin_section, dropin_assign, &d, &errors);
+        if (r < 0 && r != -EINVAL)
+                return r;
+        if (dropin_end_section(&d, file) < 0)
+                d.errors++;
+        errors += d.errors;
+        if (ret_errors)
+                *ret_errors = errors;
+        if (d.oom)
+                return -ENOMEM;
+        if (errors > 0)
+                return -EINVAL;
+        return set_merge(into, &d.parsed);
+}
+
+static int strcmp_ptr(const void *a, const void *b)
+{
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool is_dropin_name(const char *name)
+{
+        size_t n = strlen(name);
+
+        return name[0] != '.' && n > 5 && streq(name + n - 5, ".conf");
+}
+
+/* Reads one drop-in into s. Returns 0, -EINVAL when the file was skipped (its errors logged
+ * and added to *errors), or -ENOMEM. */
+static int load_one(const char *path, AppPolicySet *s, unsigned *errors)
+{
+        _cleanup_free_ char *text = NULL;
+        struct stat st;
+        unsigned n = 0;
+        size_t size;
+        int r;
+
+        if (stat(path, &st) < 0) {
+                (*errors)++;
+                log_error_errno(errno, "%s: cannot read: %m; skipped.", path);
+                return -EINVAL;
+        }
+        if (!S_ISREG(st.st_mode)) {
+                (*errors)++;
+                log_error("%s: not a regular file; skipped.", path);
+                return -EINVAL;
+        }
+        r = read_full_file(path, APP_POLICY_FILE_MAX, &text, &size);
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r == -EFBIG) {
+                (*errors)++;
+                log_error("%s: larger than 1 MiB; skipped.", path);
+                return -EINVAL;
+        }
+        if (r < 0) {
+                (*errors)++;
+                log_error_errno(r, "%s: cannot read: %m; skipped.", path);
+                return -EINVAL;
+        }
+        r = app_policy_parse_dropin(path, text, size, s, &n);
+        *errors += n;
+        if (r == -EINVAL)
+                log_error("%s: %u error%s; the whole file is skipped.", path, n, n == 1 ? "" : "s");
+        return r;
+}
+
+int app_policy_load_dir(const char *dir, AppPolicySet *ret, unsigned *ret_errors)
+{
+        _cleanup_(app_policy_set_done) AppPolicySet s = {};
+        _cleanup_strv_free_ char **names = NULL;
+        _cleanup_closedir_ DIR *d = NULL;
+        unsigned errors = 0;
+        bool skipped = false;
+        size_t n;
+        int r;
+
+        *ret = (AppPolicySet){};
+        if (ret_errors)
+                *ret_errors = 0;
+
+        d = opendir(dir);
+        if (!d) {
+                if (errno == ENOENT)
+                        return 0;
+                return log_error_errno(errno, "%s: cannot open directory: %m", dir);
+        }
+        names = calloc(1, sizeof(char *));
+        if (!names)
+                return log_oom();
+        for (;;) {
+                struct dirent *de;
+
+                errno = 0;
+                de = readdir(d);
+                if (!de) {
+                        if (errno != 0)
+                                return log_error_errno(errno, "%s: cannot read directory: %m", dir);
+                        break;
+                }
+                if (!is_dropin_name(de->d_name))
+                        continue;
+                if (strv_extend(&names, de->d_name) < 0)
+                        return log_oom();
+        }
+        n = strv_length(names);
+        qsort(names, n, sizeof(char *), strcmp_ptr);
+
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *path = NULL;
+                size_t l = strlen(dir);
+
+                if (asprintf(&path, "%s%s%s", dir, l > 0 && dir[l - 1] == '/' ? "" : "/",
+                             names[i]) < 0)
+                        return log_oom();
+                r = load_one(path, &s, &errors);
+                if (r == -EINVAL)
+                        skipped = true;
+                else if (r < 0)
+                        return r;
+        }
+
+        if (ret_errors)
+                *ret_errors = errors;
+        *ret = s;
+        s = (AppPolicySet){};
+        return skipped ? -EINVAL : 0;
+}
+
+/* ---- runtime state ---- */
+
+int app_policy_state_load(const char *path, AppPolicySet *ret)
+{
+        _cleanup_(app_policy_set_done) AppPolicySet s = {};
+        _cleanup_free_ char *text = NULL;
+        size_t size;
+        int r;
+
+        *ret = (AppPolicySet){};
+        r = read_full_file(path, APP_POLICY_FILE_MAX, &text, &size);
+        if (r == -ENOENT)
+                return 0;
+        if (r == -EFBIG)
+                return log_error_errno(EFBIG, "%s: larger than 1 MiB; ignored.", path);
+        if (r < 0)
+                return log_error_errno(r, "%s: cannot read: %m", path);
+        r = app_policy_parse_dropin(path, text, size, &s, NULL);
+        if (r < 0)
+                return r;
+        *ret = s;
+        s = (AppPolicySet){};
+        return 0;
+}
+
+int app_policy_state_format(const AppPolicySet *s, char **ret)
+{
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f;
+        int r = 0;
+
+        f = open_memstream(&buf, &size);
+        if (!f)
+                return -ENOMEM;
+        fputs(
+            "# Written by roamd: app policies changed at runtime (SetAppPolicy, \"roam app ID\n"
+            "# set\"). roamd rewrites this file on every change and reads it at start; it layers\n"
+            "# over " APP_POLICY_DIR_DEFAULT "/*.conf.\n",
+            f);
+        for (size_t i = 0; i < s->n && r >= 0; i++) {
+                if (!app_id_is_valid(s->entries[i].id)) {
+                        r = -EINVAL;
+                        break;
+                }
+                fprintf(f, "\n[App]\nID=%s\n", s->entries[i].id);
+                r = policy_write(&s->entries[i].policy, true, f);
+        }
+        return memstream_finish(&f, &buf, r, ret);
+}
+
+int app_policy_state_save(const char *path, const AppPolicySet *s)
+{
+        _cleanup_free_ char *text = NULL;
+        int r;
+
+        r = app_policy_state_format(s, &text);
+        if (r < 0)
+                return r;
+        return write_file_atomic(path, text, strlen(text));
+}
