@@ -54,7 +54,7 @@ static bool shown(const char *path)
 {
         size_t n;
 
-        if (!filter)
+        if (!filter || streq(filter, "/"))
                 return true;
         n = strlen(filter);
         return strncmp(path, filter, n) == 0 && (path[n] == 0 || path[n] == '/');

@@ -96,15 +96,17 @@ class Subtree:
 
 
 class TreeProgram:
-    """The test program, run in <subtree>/system.slice/roamd.service, its output collected."""
+    """The test program, run in <subtree>/system.slice/roamd.service, its output collected.
+    A custom script gets the command line as "$@" and must put itself somewhere first."""
 
-    def __init__(self, sub, *args):
+    def __init__(self, sub, *args, script=None, filter=None):
         self.sub = sub
         cg = sub.fs_of("system.slice/roamd.service")
         os.makedirs(cg, exist_ok=True)
+        if script is None:
+            script = 'echo $$ > "%s/cgroup.procs" && exec "$@"' % cg
         self.proc = subprocess.Popen(
-            ["/bin/sh", "-c", 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"', "sh", cg,
-             PROGRAM, "--filter", sub.path, *args],
+            ["/bin/sh", "-c", script, "sh", PROGRAM, "--filter", filter or sub.path, *args],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             bufsize=1)
         self.lines = []
@@ -150,6 +152,11 @@ class TreeProgram:
         self.proc.stdin.write(cmd + "\n")
         self.proc.stdin.flush()
         return self.lines[self.wait_line(lambda l: l.startswith(reply_prefix), start=start)]
+
+    def header(self):
+        """The mount, own and roam-slice lines printed once the tree is up."""
+        with self.cond:
+            return [l for l in self.lines[:self.lines.index("ready")] if not LINE.match(l)]
 
     def events(self, kind=None):
         out = []
@@ -216,8 +223,8 @@ def subtree():
 def start(subtree):
     progs = []
 
-    def run(*args):
-        p = TreeProgram(subtree, *args)
+    def run(*args, **kwargs):
+        p = TreeProgram(subtree, *args, **kwargs)
         progs.append(p)
         return p
 

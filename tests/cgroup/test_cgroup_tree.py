@@ -5,6 +5,7 @@ import os
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 
 import pytest
@@ -259,3 +260,71 @@ nft list chain inet roamcgtest out
     assert want in r.stdout, r.stdout
     assert "packets 3 " in r.stdout, r.stdout
     assert ev["level"] == scope.count("/")
+
+
+@pytest.fixture
+def mountpoint():
+    d = tempfile.mkdtemp(prefix="roam-cgtest-mnt-")
+    yield d
+    os.rmdir(d)
+
+
+def other_cgroup2_mounts():
+    with open("/proc/self/mountinfo") as f:
+        return [l.split()[4] for l in f if " - cgroup2 " in l]
+
+
+def test_mount_root_is_a_subpath(subtree, start, mountpoint):
+    """Only a subtree of the hierarchy is mounted (mountinfo's root field is not "/"), in a
+    mount namespace of our own: the paths stay relative to the namespace root."""
+    sub = subtree
+    foo = sub.mkdir("system.slice/foo.service")
+    if subprocess.run(["unshare", "-m", "--propagation", "private", "true"]).returncode != 0:
+        pytest.skip("cannot make a mount namespace")
+    # Everything below happens in the new mount namespace only: the inner script refuses to
+    # run in ours.
+    umounts = " && ".join("umount -l %s" % m for m in other_cgroup2_mounts())
+    inner = ('[ "$(readlink /proc/self/ns/mnt)" != "%s" ] && mount --bind "%s" "%s" && %s && exec "$@"' %
+             (os.readlink("/proc/self/ns/mnt"), sub.fs, mountpoint, umounts))
+    script = ('echo $$ > "%s/cgroup.procs" && exec unshare -m --propagation private sh -c \'%s\' sh "$@"' %
+              (sub.fs_of("system.slice/roamd.service"), inner))
+    p = start(script=script)
+    assert p.header() == ["mount " + mountpoint, "own " + sub.ns_of("system.slice/roamd.service"),
+                           "roam-slice " + sub.ns_of("system.slice/roamd.service/roam.slice")]
+    assert by_path(p.events("ADDED"))[sub.ns_of("system.slice/foo.service")]["id"] == foo
+    bar = sub.mkdir("system.slice/bar.service")
+    p.wait_event("ADDED", sub.ns_of("system.slice/bar.service"))
+    assert by_path(p.events("ADDED"))[sub.ns_of("system.slice/bar.service")]["id"] == bar
+    line = p.command("make org.test.Sub", "make org.test.Sub")
+    assert int(reply_value(line, "id")) == os.stat(
+        sub.fs_of("system.slice/roamd.service/roam.slice/app-org.test.Sub.scope")).st_ino
+    assert not p.bugs()
+
+
+def test_cgroup_namespace(subtree, start, mountpoint):
+    """In a cgroup namespace rooted at <subtree>/ns, paths and levels count from there."""
+    sub = subtree
+    sub.mkdir("ns/system.slice/roamd.service")
+    foo = sub.mkdir("ns/system.slice/foo.service")
+    user = sub.mkdir("ns/user.slice/user-1000.slice")
+    if subprocess.run(["unshare", "-C", "-m", "--propagation", "private", "true"]).returncode != 0:
+        pytest.skip("cannot make cgroup and mount namespaces")
+    inner = ('[ "$(readlink /proc/self/ns/mnt)" != "%s" ] && mount -t cgroup2 none "%s" && '
+             'echo $$ > "%s/system.slice/roamd.service/cgroup.procs" && exec "$@"' %
+             (os.readlink("/proc/self/ns/mnt"), mountpoint, mountpoint))
+    script = ('echo $$ > "%s/cgroup.procs" && exec unshare -C -m --propagation private sh -c \'%s\' sh "$@"' %
+              (sub.fs_of("ns"), inner))
+    p = start(script=script, filter="/")
+    assert p.header() == ["mount " + mountpoint, "own /system.slice/roamd.service",
+                           "roam-slice /system.slice/roamd.service/roam.slice"]
+    got = by_path(p.events("ADDED"))
+    assert set(got) == {"/system.slice/roamd.service", "/system.slice/foo.service",
+                        "/user.slice/user-1000.slice"}
+    assert (got["/system.slice/foo.service"]["id"], got["/system.slice/foo.service"]["level"]) == (foo, 2)
+    assert (got["/user.slice/user-1000.slice"]["id"], got["/user.slice/user-1000.slice"]["uid"]) == (user, "1000")
+    line = p.command("make org.test.Ns", "make org.test.Ns")
+    assert reply_value(line, "r") == "0"
+    app = by_path(p.events("ADDED"))["/system.slice/roamd.service/roam.slice/app-org.test.Ns.scope"]
+    assert app["level"] == 4
+    assert app["id"] == os.stat(sub.fs_of("ns/system.slice/roamd.service/roam.slice/app-org.test.Ns.scope")).st_ino
+    assert not p.bugs()
