@@ -663,7 +663,6 @@ int cgroup_tree_new(sd_event *e, char *const *system_cgroups, CgroupTreeFn fn, v
                     CgroupTree **ret)
 {
         _cleanup_(cgroup_tree_freep) CgroupTree *t = NULL;
-        _cleanup_free_ char *slice = NULL;
         int r;
 
         if (!e || !ret)
@@ -693,11 +692,8 @@ int cgroup_tree_new(sd_event *e, char *const *system_cgroups, CgroupTreeFn fn, v
         if (strv_extend(&t->system_cgroups, t->own_path) < 0)
                 return -ENOMEM;
 
-        slice = fs_path(t, t->roam_slice);
-        if (!slice)
-                return -ENOMEM;
-        if (mkdir(slice, 0755) < 0 && errno != EEXIST)
-                return log_error_errno(errno, "Cannot create %s: %m", slice);
+        /* roam.slice is made by the first `roam run` (cgroup_tree_make_app), so a roamd that
+         * never runs an app leaves the hierarchy as it found it. */
 
         t->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
         if (t->inotify_fd < 0)

@@ -7,6 +7,7 @@
 #include "roam-log.h"
 #include "roam-util.h"
 #include "roamd-config.h"
+#include "roamd-nft.h"
 
 static const char *const dns_source_table[_DNS_SOURCE_MAX] = {
     [DNS_SOURCE_NONE] = "none",         [DNS_SOURCE_CONFIG] = "config",
@@ -50,6 +51,9 @@ Config *config_free(Config *c)
         free(c->probe.expect_body);
         free(c->probe.expect_addrs);
         free(c->probe.ca_file);
+        free(c->apps.policy_dir);
+        free(c->apps.state_file);
+        strv_free(c->apps.system_cgroups);
         free(c);
         return NULL;
 }
@@ -78,6 +82,14 @@ static int config_new(const char *name, Config **ret)
         c->probe.backoff_min_usec = 1 * USEC_PER_SEC;
         c->probe.backoff_max_usec = 60 * USEC_PER_SEC;
         c->probe.max_body = 64 * 1024;
+        c->apps.enforce = true;
+        c->apps.policy_dir = strdup(ROAM_SYSCONFDIR "/roam/apps.d");
+        c->apps.state_file = strdup(ROAM_LOCALSTATEDIR "/lib/roam/apps.state");
+        c->apps.mark_mask = 0x7f000000;
+        c->apps.table_base = 29000;
+        c->apps.rule_priority = 29000;
+        if (!c->apps.policy_dir || !c->apps.state_file)
+                return -ENOMEM;
         if (!c->path || !c->sysfs_path || !c->dhcpcd_lease_dir || !c->resolv_conf ||
             !c->probe.http_url || !c->probe.https_url || !c->probe.expect_body)
                 return -ENOMEM;
@@ -387,6 +399,76 @@ static int parse_probe(Config *c, const char *file, unsigned line, const char *k
         return conf_log_error(file, line, "Unknown key %s= in section [Probe].", key);
 }
 
+static int parse_u32(const char *file, unsigned line, const char *key, const char *value,
+                     uint32_t min, uint32_t max, uint32_t *ret)
+{
+        char *end;
+        unsigned long long v;
+
+        errno = 0;
+        v = strtoull(value, &end, 0);
+        if (errno != 0 || end == value || *end != '\0' || value[0] == '-' || v < min || v > max)
+                return conf_log_error(file, line, "%s= must be a number from %u to %u, got \"%s\".",
+                                      key, min, max, value);
+        *ret = (uint32_t)v;
+        return 0;
+}
+
+static int parse_apps(Config *c, const char *file, unsigned line, const char *key,
+                      const char *value)
+{
+        if (streq(key, "Enforce"))
+                return conf_parse_boolean(value, &c->apps.enforce) < 0
+                           ? conf_log_error(file, line, "Enforce= must be a boolean, got \"%s\".",
+                                            value)
+                           : 0;
+        if (streq(key, "PolicyDirectory"))
+                return parse_path(file, line, key, value, &c->apps.policy_dir);
+        if (streq(key, "StateFile"))
+                return parse_path(file, line, key, value, &c->apps.state_file);
+        if (streq(key, "SystemCgroups")) {
+                char **l = NULL;
+                if (strv_split(value, " \t", &l) < 0)
+                        return log_oom();
+                for (size_t i = 0; l && l[i]; i++)
+                        if (l[i][0] != '/' || strstr(l[i], "/../") || strstr(l[i], "//")) {
+                                strv_free(l);
+                                return conf_log_error(
+                                    file, line,
+                                    "SystemCgroups= takes absolute cgroup paths "
+                                    "(e.g. /system.slice/vpn.service), got \"%s\".",
+                                    value);
+                        }
+                strv_free(c->apps.system_cgroups);
+                c->apps.system_cgroups = l;
+                return 0;
+        }
+        return conf_log_error(file, line, "Unknown key %s= in section [Apps].", key);
+}
+
+static int parse_routing(Config *c, const char *file, unsigned line, const char *key,
+                         const char *value)
+{
+        if (streq(key, "FirewallMask")) {
+                uint32_t m;
+                int r = parse_u32(file, line, key, value, 1, UINT32_MAX, &m);
+                if (r < 0)
+                        return r;
+                if (nft_mark_mask_valid(m) < 0)
+                        return conf_log_error(file, line,
+                                              "FirewallMask= must be 3 to 7 contiguous bits, got "
+                                              "\"%s\".",
+                                              value);
+                c->apps.mark_mask = m;
+                return 0;
+        }
+        if (streq(key, "TableBase"))
+                return parse_u32(file, line, key, value, 1, 0x7fffff00, &c->apps.table_base);
+        if (streq(key, "RulePriority"))
+                return parse_u32(file, line, key, value, 1, 32000, &c->apps.rule_priority);
+        return conf_log_error(file, line, "Unknown key %s= in section [Routing].", key);
+}
+
 static int config_assign(const char *file, unsigned line, const char *section, const char *key,
                          const char *value, void *userdata)
 {
@@ -402,6 +484,10 @@ static int config_assign(const char *file, unsigned line, const char *section, c
                 return parse_link_dns(c, file, line, key, value);
         if (streq(section, "Probe"))
                 return parse_probe(c, file, line, key, value);
+        if (streq(section, "Apps"))
+                return parse_apps(c, file, line, key, value);
+        if (streq(section, "Routing"))
+                return parse_routing(c, file, line, key, value);
         return conf_log_error(file, line, "Unknown section [%s].", section);
 }
 

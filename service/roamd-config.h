@@ -45,6 +45,17 @@ typedef struct ProbeConfig {
         size_t max_body;
 } ProbeConfig;
 
+/* [Apps] and [Routing]: per-app enforcement (docs/apps.md). */
+typedef struct AppsConfig {
+        bool enforce;
+        char *policy_dir;       /* drop-ins, default /etc/roam/apps.d */
+        char *state_file;       /* runtime changes, default /var/lib/roam/apps.state */
+        char **system_cgroups;  /* extra cgroup paths under the system policy */
+        uint32_t mark_mask;     /* the packet mark bits roamd owns */
+        uint32_t table_base;    /* routing tables table_base+1 ... */
+        uint32_t rule_priority; /* ip rules at this priority and the next */
+} AppsConfig;
+
 typedef struct Config {
         char *path;
         int log_level;
@@ -58,6 +69,7 @@ typedef struct Config {
         DnsPin *dns_pins;
         size_t n_dns_pins;
         ProbeConfig probe;
+        AppsConfig apps;
 } Config;
 
 Config *config_free(Config *c);

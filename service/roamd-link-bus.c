@@ -191,7 +191,7 @@ static int method_reprobe(sd_bus_message *msg, void *userdata, sd_bus_error *err
         Link *l = userdata;
         int r;
 
-        r = manager_bus_check_authorized(msg, error);
+        r = manager_bus_check_authorized(msg, "org.roam1.manage", error);
         if (r < 0)
                 return r;
         r = link_reprobe(l);

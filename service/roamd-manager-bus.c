@@ -6,6 +6,7 @@
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-util.h"
+#include "roamd-apps.h"
 #include "roamd-link-bus.h"
 #include "roamd-manager.h"
 
@@ -34,8 +35,39 @@ static int property_get_best_link(sd_bus *bus, const char *path, const char *int
         return sd_bus_message_append(reply, "o", m->best ? m->best->path : "/");
 }
 
-/* Changes need uid 0 or the netdev group (polkit support comes with the policy API). */
-int manager_bus_check_authorized(sd_bus_message *msg, sd_bus_error *error)
+/* polkit's verdict for the sender: 1 yes, 0 no, -ENOENT when polkit is not on the bus. */
+static int polkit_check(sd_bus_message *msg, const char *action)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error err = SD_BUS_ERROR_NULL;
+        sd_bus *bus = sd_bus_message_get_bus(msg);
+        int has_owner = 0, authorized = 0, challenge = 0, r;
+
+        r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                               "org.freedesktop.DBus", "NameHasOwner", &err, &reply, "s",
+                               "org.freedesktop.PolicyKit1");
+        if (r < 0 || sd_bus_message_read(reply, "b", &has_owner) < 0 || !has_owner)
+                return -ENOENT;
+        reply = sd_bus_message_unref(reply);
+        /* No interaction: a daemon cannot wait for a password dialog. */
+        r = sd_bus_call_method(bus, "org.freedesktop.PolicyKit1",
+                               "/org/freedesktop/PolicyKit1/Authority",
+                               "org.freedesktop.PolicyKit1.Authority", "CheckAuthorization", &err,
+                               &reply, "(sa{sv})sa{ss}us", "system-bus-name", 1, "name", "s",
+                               sd_bus_message_get_sender(msg), action, 0, 0, "");
+        if (r < 0) {
+                log_warning("polkit could not check %s: %s", action, err.message);
+                return 0;
+        }
+        r = sd_bus_message_enter_container(reply, 'r', "bba{ss}");
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "bb", &authorized, &challenge);
+        if (r < 0)
+                return 0;
+        return authorized ? 1 : 0;
+}
+
+int manager_bus_check_authorized(sd_bus_message *msg, const char *action, sd_bus_error *error)
 {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
         const gid_t *gids = NULL;
@@ -53,6 +85,12 @@ int manager_bus_check_authorized(sd_bus_message *msg, sd_bus_error *error)
                                         "Cannot determine the caller's identity.");
         if (sd_bus_creds_get_euid(creds, &uid) >= 0 && uid == 0)
                 return 0;
+        r = polkit_check(msg, action);
+        if (r > 0)
+                return 0;
+        if (r == 0)
+                return sd_bus_error_setf(error, ROAM_ERROR_ACCESS_DENIED,
+                                         "Not authorized by polkit for %s.", action);
         g = getgrnam("netdev");
         if (g) {
                 if (sd_bus_creds_get_egid(creds, &gid) >= 0 && gid == g->gr_gid)
@@ -109,7 +147,7 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         Manager *m = userdata;
         int r;
 
-        r = manager_bus_check_authorized(msg, error);
+        r = manager_bus_check_authorized(msg, "org.roam1.manage", error);
         if (r < 0)
                 return r;
         r = manager_reload(m);
@@ -133,6 +171,16 @@ static const sd_bus_vtable manager_vtable[] = {
     SD_BUS_METHOD_WITH_ARGS("GetLinkByIndex", SD_BUS_ARGS("i", ifindex), SD_BUS_RESULT("o", link),
                             method_get_link_by_index, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("Reload", NULL, NULL, method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS("GetApp", SD_BUS_ARGS("s", id), SD_BUS_RESULT("o", app),
+                            apps_bus_method_get_app, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS("SetAppPolicy", SD_BUS_ARGS("s", id, "a{ss}", settings),
+                            SD_BUS_RESULT("o", app), apps_bus_method_set_policy,
+                            SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS("ResetAppPolicy", SD_BUS_ARGS("s", id), SD_BUS_NO_RESULT,
+                            apps_bus_method_reset_policy, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS("RunApp", SD_BUS_ARGS("s", id, "h", pidfd, "t", online_for_usec),
+                            SD_BUS_RESULT("s", cgroup), apps_bus_method_run,
+                            SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_VTABLE_END,
 };
 

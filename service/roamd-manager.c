@@ -10,6 +10,7 @@
 #include "roamd-curl.h"
 #include "roamd-dns.h"
 #include "roamd-link-bus.h"
+#include "roamd-apps.h"
 #include "roamd-manager.h"
 #include "roamd-netlink.h"
 
@@ -52,6 +53,7 @@ Manager *manager_free(Manager *m)
 {
         if (!m)
                 return NULL;
+        apps_free(m->apps);
         for (size_t i = 0; i < m->n_links; i++)
                 link_free(m->links[i]);
         free(m->links);
@@ -265,6 +267,7 @@ static void manager_update_best(Manager *m)
 void manager_link_verdict_changed(Manager *m, Link *l)
 {
         manager_update_best(m);
+        apps_links_changed(m->apps);
 }
 
 int manager_sync(Manager *m)
@@ -301,6 +304,7 @@ int manager_sync(Manager *m)
         manager_update_best(m);
         if (sync_stats.addresses_changed)
                 dns_refresh_bus(m->dns);
+        apps_links_changed(m->apps);
         return 0;
 }
 
@@ -332,6 +336,8 @@ int manager_reload(Manager *m)
                         link_bus_emit_changed_strv(l, (char **)names);
                 }
         }
+        /* Malformed drop-ins are skipped and logged; the others apply. */
+        (void)apps_reload(m->apps);
         manager_schedule_sync(m);
         (void)sd_notify(false, "READY=1");
         return 0;
@@ -365,6 +371,17 @@ int manager_start(Manager *m)
         r = manager_sync(m);
         if (r < 0)
                 return r;
+
+        /* Apps: the table replaces any left by an earlier roamd in one transaction. */
+        if (m->config->apps.enforce) {
+                r = apps_new(m, &m->apps);
+                if (r < 0)
+                        return log_oom();
+                r = apps_start(m->apps);
+                if (r < 0)
+                        return r;
+        } else
+                log_notice("[Apps] Enforce=no: no per-app policy; table inet roam left alone.");
 
         r = sd_bus_request_name(m->bus, ROAM_BUS_NAME, 0);
         if (r < 0)

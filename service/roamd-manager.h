@@ -11,6 +11,7 @@
 typedef struct Netlink Netlink;
 typedef struct Dns Dns;
 typedef struct CurlGlue CurlGlue;
+typedef struct Apps Apps;
 
 struct Manager {
         sd_event *event;
@@ -23,6 +24,7 @@ struct Manager {
         Netlink *netlink;
         Dns *dns;
         CurlGlue *curl;
+        Apps *apps; /* NULL with [Apps] Enforce=no */
 
         Link **links; /* sorted by ifindex */
         size_t n_links;
@@ -58,6 +60,7 @@ Link *manager_get_link_by_name(Manager *m, const char *name);
 void manager_link_verdict_changed(Manager *m, Link *l);
 
 int manager_bus_setup(Manager *m);
-/* Changes need uid 0 or the netdev group; sets AccessDenied and returns <0 otherwise. */
-int manager_bus_check_authorized(sd_bus_message *msg, sd_bus_error *error);
+/* Changes need authorization: uid 0 always; otherwise polkit's answer for action when
+ * polkit is on the bus, else membership of group netdev. Sets AccessDenied, returns <0. */
+int manager_bus_check_authorized(sd_bus_message *msg, const char *action, sd_bus_error *error);
 void manager_bus_emit_changed(Manager *m, const char *first, ...);

@@ -356,3 +356,8 @@ int netlink_collect(Netlink *n, NetlinkLinkFn fn)
         free(c.entries);
         return c.error < 0 ? c.error : r;
 }
+
+struct nl_cache *netlink_route_cache(Netlink *n)
+{
+        return n->routes;
+}

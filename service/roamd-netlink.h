@@ -12,3 +12,6 @@ Netlink *netlink_free(Netlink *n);
 /* Fills each known link's LinkInfo from the caches: calls fn for each non-loopback link. */
 typedef int (*NetlinkLinkFn)(Manager *m, int ifindex, LinkInfo *info);
 int netlink_collect(Netlink *n, NetlinkLinkFn fn);
+
+/* The route cache (every table), for the policy routing mirror. */
+struct nl_cache *netlink_route_cache(Netlink *n);

@@ -74,6 +74,10 @@ uint64_t nft_engine_commits(NftEngine *e);
 
 int nft_txn_new(NftEngine *e, NftTxn **ret);
 NftTxn *nft_txn_free(NftTxn *t);
+static inline void nft_txn_freep(NftTxn **t)
+{
+        nft_txn_free(*t);
+}
 /* Sends the transaction and waits for the kernel's answer: 0, or the first error (the kernel
  * then applied nothing). Empty transactions are not sent. */
 int nft_txn_commit(NftTxn *t);

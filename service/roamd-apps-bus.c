@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "roam-bus.h"
+#include "roam-log.h"
+#include "roam-util.h"
+#include "roamd-app-id.h"
+#include "roamd-apps.h"
+#include "roamd-manager.h"
+
+#define ONLINE_FOR_MAX_USEC (24ULL * 3600 * USEC_PER_SEC)
+
+static Apps *manager_apps(Manager *m, sd_bus_error *error)
+{
+        if (!m->apps)
+                sd_bus_error_set(error, ROAM_ERROR_FAILED,
+                                 "Per-app enforcement is off ([Apps] Enforce=no).");
+        return m->apps;
+}
+
+static int property_get_string(sd_bus *bus, const char *path, const char *interface,
+                               const char *property, sd_bus_message *reply, void *userdata,
+                               sd_bus_error *error)
+{
+        App *app = userdata;
+        const char *v = NULL;
+
+        if (streq(property, "Id"))
+                v = app->id;
+        else if (streq(property, "Access"))
+                v = app_access_to_string(app->effective.access);
+        else if (streq(property, "VPN"))
+                v = app->id && streq(app->id, APP_ID_SYSTEM)
+                        ? "any"
+                        : app_vpn_to_string(app->effective.vpn);
+        else if (streq(property, "Handover"))
+                v = app_handover_to_string(app->effective.handover);
+        else if (streq(property, "Source"))
+                v = app_policy_source_to_string(app->runtime.set  ? APP_POLICY_SOURCE_RUNTIME
+                                                : app->config.set ? APP_POLICY_SOURCE_CONFIG
+                                                                  : APP_POLICY_SOURCE_BUILTIN);
+        else if (streq(property, "Route4"))
+                v = app->route[0];
+        else if (streq(property, "Route6"))
+                v = app->route[1];
+        else if (streq(property, "State"))
+                v = app->state;
+        return sd_bus_message_append(reply, "s", strempty(v));
+}
+
+static int property_get_bearers(sd_bus *bus, const char *path, const char *interface,
+                                const char *property, sd_bus_message *reply, void *userdata,
+                                sd_bus_error *error)
+{
+        App *app = userdata;
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "s");
+        if (r < 0)
+                return r;
+        for (int b = 0; b < _BEARER_MAX; b++)
+                if (app->effective.bearers & (1u << b)) {
+                        r = sd_bus_message_append(reply, "s", bearer_to_string(b));
+                        if (r < 0)
+                                return r;
+                }
+        return sd_bus_message_close_container(reply);
+}
+
+static int property_get_cgroups(sd_bus *bus, const char *path, const char *interface,
+                                const char *property, sd_bus_message *reply, void *userdata,
+                                sd_bus_error *error)
+{
+        App *app = userdata;
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "s");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < app->n_cgroups; i++) {
+                r = sd_bus_message_append(reply, "s", app->cgroups[i].path);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(reply);
+}
+
+static int property_get_online_until(sd_bus *bus, const char *path, const char *interface,
+                                     const char *property, sd_bus_message *reply, void *userdata,
+                                     sd_bus_error *error)
+{
+        App *app = userdata;
+
+        return sd_bus_message_append(reply, "t", app->online_until);
+}
+
+static int method_online_for(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        App *app = userdata;
+        uint64_t usec;
+        int r;
+
+        r = sd_bus_message_read(msg, "t", &usec);
+        if (r < 0)
+                return r;
+        if (app->special)
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
+                                         "%s is not an app: online for a task is for one app.",
+                                         app->id);
+        if (usec == 0 || (usec > ONLINE_FOR_MAX_USEC && usec != UINT64_MAX))
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
+                                         "The duration must be more than 0 and at most a day "
+                                         "(or UINT64_MAX: until released).");
+        r = manager_bus_check_authorized(msg, "org.roam1.change-app-policy", error);
+        if (r < 0)
+                return r;
+        r = apps_online_for(app->apps, app, usec);
+        if (r < 0)
+                return sd_bus_error_setf(error, ROAM_ERROR_FAILED,
+                                         "The kernel refused the change (%s); nothing changed.",
+                                         strerror(-r));
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_release(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        App *app = userdata;
+        int r;
+
+        r = manager_bus_check_authorized(msg, "org.roam1.change-app-policy", error);
+        if (r < 0)
+                return r;
+        r = apps_release(app->apps, app);
+        if (r < 0)
+                return sd_bus_error_setf(error, ROAM_ERROR_FAILED,
+                                         "The kernel refused the change (%s); nothing changed.",
+                                         strerror(-r));
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+static const sd_bus_vtable app_vtable[] = {
+    SD_BUS_VTABLE_START(0),
+    SD_BUS_PROPERTY("Id", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("Access", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("Bearers", "as", property_get_bearers, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("VPN", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("Handover", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("Source", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("Route4", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("Route6", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("State", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("OnlineUntil", "t", property_get_online_until, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("Cgroups", "as", property_get_cgroups, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_METHOD_WITH_ARGS("OnlineFor", SD_BUS_ARGS("t", usec), SD_BUS_NO_RESULT,
+                            method_online_for, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD("Release", NULL, NULL, method_release, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_VTABLE_END,
+};
+
+static int app_bus_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
+                        void **found, sd_bus_error *error)
+{
+        Apps *a = userdata;
+        _cleanup_free_ char *id = NULL;
+        App *app;
+
+        if (sd_bus_path_decode(path, ROAM_APP_PATH_PREFIX, &id) <= 0)
+                return 0;
+        app = apps_get(a, id);
+        if (!app)
+                return 0;
+        *found = app;
+        return 1;
+}
+
+static int app_bus_enumerate(sd_bus *bus, const char *prefix, void *userdata, char ***nodes,
+                             sd_bus_error *error)
+{
+        Apps *a = userdata;
+        size_t n = apps_count(a);
+        char **l = calloc(n + 1, sizeof(char *));
+
+        if (!l)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                l[i] = strdup(apps_nth(a, i)->path);
+                if (!l[i]) {
+                        strv_free(l);
+                        return -ENOMEM;
+                }
+        }
+        *nodes = l;
+        return 0;
+}
+
+int apps_bus_setup(Apps *a)
+{
+        Manager *m = apps_manager(a);
+        sd_bus_slot *s1 = NULL, *s2 = NULL;
+        int r;
+
+        if (!m->bus)
+                return 0;
+        r = sd_bus_add_fallback_vtable(m->bus, &s1, ROAM_APP_PATH_PREFIX, ROAM_APP_INTERFACE,
+                                       app_vtable, app_bus_find, a);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add app objects: %m");
+        r = sd_bus_add_node_enumerator(m->bus, &s2, ROAM_APP_PATH_PREFIX, app_bus_enumerate, a);
+        if (r < 0) {
+                sd_bus_slot_unref(s1);
+                return log_error_errno(r, "Failed to add app enumerator: %m");
+        }
+        /* The slots live as long as the bus connection; manager_free() closes it first. */
+        sd_bus_slot_set_floating(s1, 1);
+        sd_bus_slot_set_floating(s2, 1);
+        for (size_t i = 0; i < apps_count(a); i++)
+                (void)apps_bus_announce(apps_nth(a, i));
+        return 0;
+}
+
+int apps_bus_announce(App *app)
+{
+        Manager *m = apps_manager(app->apps);
+        int r;
+
+        if (!m->bus)
+                return 0;
+        r = sd_bus_emit_interfaces_added(m->bus, app->path, ROAM_APP_INTERFACE, NULL);
+        if (r < 0)
+                return log_warning_errno(r, "app %s: failed to emit InterfacesAdded: %m", app->id);
+        return 0;
+}
+
+void apps_bus_emit_changed(App *app, const char *first, ...)
+{
+        Manager *m = apps_manager(app->apps);
+        const char *names[16];
+        size_t n = 0;
+        va_list ap;
+        int r;
+
+        if (!m->bus || !first)
+                return;
+        va_start(ap, first);
+        for (const char *p = first; p && n < ELEMENTSOF(names) - 1; p = va_arg(ap, const char *))
+                names[n++] = p;
+        va_end(ap);
+        names[n] = NULL;
+        r = sd_bus_emit_properties_changed_strv(m->bus, app->path, ROAM_APP_INTERFACE,
+                                                (char **)names);
+        if (r < 0)
+                log_warning_errno(r, "app %s: failed to emit PropertiesChanged: %m", app->id);
+}
+
+static int read_id(sd_bus_message *msg, const char **ret, sd_bus_error *error)
+{
+        int r = sd_bus_message_read(msg, "s", ret);
+        if (r < 0)
+                return r;
+        if (!app_id_is_valid(*ret))
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
+                                         "Invalid app ID \"%.64s\": 1-255 characters of "
+                                         "A-Z a-z 0-9 . _ -, starting with a letter or digit.",
+                                         *ret);
+        return 0;
+}
+
+int apps_bus_method_get_app(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        Apps *a = manager_apps(userdata, error);
+        const char *id;
+        App *app;
+        int r;
+
+        if (!a)
+                return -EOPNOTSUPP;
+        r = read_id(msg, &id, error);
+        if (r < 0)
+                return r;
+        app = apps_get(a, id);
+        if (!app)
+                return sd_bus_error_setf(error, ROAM_ERROR_NO_SUCH_APP, "No app %s.", id);
+        return sd_bus_reply_method_return(msg, "o", app->path);
+}
+
+int apps_bus_method_set_policy(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        Apps *a = manager_apps(userdata, error);
+        AppPolicy changes = {};
+        const char *id, *key, *value;
+        App *app;
+        int r;
+
+        if (!a)
+                return -EOPNOTSUPP;
+        r = read_id(msg, &id, error);
+        if (r < 0)
+                return r;
+        /* Parse everything before asking anyone: bad input is refused as a whole. */
+        r = sd_bus_message_enter_container(msg, 'a', "{ss}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_read(msg, "{ss}", &key, &value)) > 0) {
+                _cleanup_free_ char *why = NULL;
+                if (app_policy_assign(&changes, key, value, &why) < 0)
+                        return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS, "%s",
+                                                 why ? why : "invalid setting");
+        }
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(msg);
+        if (r < 0)
+                return r;
+        if (changes.set == 0)
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
+                                         "No settings given (access, bearers, vpn, handover).");
+        if (streq(id, APP_ID_SYSTEM) && (changes.set & ~APP_KEY_ACCESS))
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
+                                         "The system policy has only an access; its traffic is "
+                                         "routed by the main table.");
+        r = manager_bus_check_authorized(msg, "org.roam1.change-app-policy", error);
+        if (r < 0)
+                return r;
+        r = apps_set_policy(a, id, &changes, &app);
+        if (r < 0)
+                return sd_bus_error_setf(error, ROAM_ERROR_FAILED,
+                                         "The kernel refused the change (%s); nothing changed.",
+                                         strerror(-r));
+        return sd_bus_reply_method_return(msg, "o", app->path);
+}
+
+int apps_bus_method_reset_policy(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        Apps *a = manager_apps(userdata, error);
+        const char *id;
+        App *app;
+        int r;
+
+        if (!a)
+                return -EOPNOTSUPP;
+        r = read_id(msg, &id, error);
+        if (r < 0)
+                return r;
+        app = apps_get(a, id);
+        if (!app)
+                return sd_bus_error_setf(error, ROAM_ERROR_NO_SUCH_APP, "No app %s.", id);
+        r = manager_bus_check_authorized(msg, "org.roam1.change-app-policy", error);
+        if (r < 0)
+                return r;
+        r = apps_reset_policy(a, app);
+        if (r < 0)
+                return sd_bus_error_setf(error, ROAM_ERROR_FAILED,
+                                         "The kernel refused the change (%s); nothing changed.",
+                                         strerror(-r));
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+int apps_bus_method_run(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        Apps *a = manager_apps(userdata, error);
+        const char *id, *cgroup = NULL;
+        uint64_t online_for;
+        pid_t pid;
+        int pidfd, r;
+
+        if (!a)
+                return -EOPNOTSUPP;
+        r = read_id(msg, &id, error);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(msg, "ht", &pidfd, &online_for);
+        if (r < 0)
+                return r;
+        if (app_id_is_special(id))
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
+                                         "%s is a policy, not an app to run under.", id);
+        if (online_for > ONLINE_FOR_MAX_USEC && online_for != UINT64_MAX)
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
+                                         "online_for_usec must be at most a day (or UINT64_MAX).");
+        r = manager_bus_check_authorized(msg, "org.roam1.run-app", error);
+        if (r < 0)
+                return r;
+        r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_PID | SD_BUS_CREDS_AUGMENT, &creds);
+        if (r < 0 || sd_bus_creds_get_pid(creds, &pid) < 0)
+                return sd_bus_error_setf(error, ROAM_ERROR_ACCESS_DENIED,
+                                         "Cannot determine the caller's process.");
+        r = apps_run(a, id, pidfd, pid, online_for, &cgroup);
+        if (r == -EPERM || r == -ESRCH || r == -EBADF || r == -EINVAL)
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
+                                         "The pidfd must be the calling process's own (%s).",
+                                         strerror(-r));
+        if (r < 0)
+                return sd_bus_error_setf(error, ROAM_ERROR_FAILED, "Cannot run under %s: %s.", id,
+                                         strerror(-r));
+        return sd_bus_reply_method_return(msg, "s", cgroup);
+}

@@ -1,0 +1,1206 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "roam-bus.h"
+#include "roam-log.h"
+#include "roam-util.h"
+#include "roamd-app-id.h"
+#include "roamd-apps.h"
+#include "roamd-cgroup.h"
+#include "roamd-manager.h"
+#include "roamd-netlink.h"
+#include "roamd-nft.h"
+#include "roamd-route.h"
+
+struct AppClass {
+        char name[NFT_CLASS_NAME_MAX];
+        AppPolicy key;  /* the policy as enforced (access allow while online for a task) */
+        bool system;    /* the system policy: never routed by mark */
+        unsigned refs;  /* apps in this class */
+        bool installed; /* its chain exists in the kernel */
+        NftClass spec;  /* what the chain holds */
+        int route[2];   /* ifindex new flows take per family, 0 none */
+        const char *state;
+};
+
+typedef struct CgroupRef {
+        uint64_t id;
+        App *app;
+        unsigned level;
+        bool installed;
+} CgroupRef;
+
+struct Apps {
+        Manager *manager;
+        NftEngine *nft;
+        RouteTables *routes;
+        CgroupTree *cgroups;
+        bool started;
+
+        App **apps; /* sorted by id */
+        size_t n_apps;
+        App *app_default, *app_system;
+        AppClass **classes;
+        size_t n_classes;
+        unsigned class_counter;
+        CgroupRef *refs; /* sorted by id */
+        size_t n_refs;
+        unsigned level_refs[NFT_LEVEL_MAX];
+        uint64_t root_id;
+
+        AppPolicySet config_set, runtime_set;
+        char *installed_sets; /* text form of lan, vpn ifaces, vpn dns as last installed */
+        sd_bus_slot *app_slot, *app_enum_slot;
+};
+
+static const AppPolicy NO_KEYS = {.set = 0};
+
+Manager *apps_manager(Apps *a)
+{
+        return a->manager;
+}
+
+const char *apps_cgroup_mount(Apps *a)
+{
+        return a->cgroups ? cgroup_tree_mount(a->cgroups) : NULL;
+}
+
+/* ---- apps ---- */
+
+static int app_reclass(Apps *a, App *app);
+
+static int app_cmp(const void *k, const void *e)
+{
+        return strcmp(k, (*(App *const *)e)->id);
+}
+
+App *apps_get(Apps *a, const char *id)
+{
+        App **p;
+
+        if (!id || a->n_apps == 0)
+                return NULL;
+        p = bsearch(id, a->apps, a->n_apps, sizeof(App *), app_cmp);
+        return p ? *p : NULL;
+}
+
+size_t apps_count(Apps *a)
+{
+        return a->n_apps;
+}
+
+App *apps_nth(Apps *a, size_t i)
+{
+        return i < a->n_apps ? a->apps[i] : NULL;
+}
+
+static App *app_free(App *app)
+{
+        if (!app)
+                return NULL;
+        sd_event_source_disable_unref(app->grant_timer);
+        for (size_t i = 0; i < app->n_cgroups; i++)
+                free(app->cgroups[i].path);
+        free(app->cgroups);
+        free(app->route[0]);
+        free(app->route[1]);
+        free(app->path);
+        free(app->id);
+        free(app);
+        return NULL;
+}
+
+static void app_compute_effective(Apps *a, App *app)
+{
+        app_policy_init_builtin(&app->effective);
+        /* Apps without a rule of their own follow the default policy's keys, so a strict
+         * default also covers apps nobody configured yet. */
+        if (!app->special && a->app_default) {
+                app_policy_layer(&app->effective, &a->app_default->config);
+                app_policy_layer(&app->effective, &a->app_default->runtime);
+        }
+        app_policy_layer(&app->effective, &app->config);
+        app_policy_layer(&app->effective, &app->runtime);
+        app->effective.set = APP_KEY_ALL;
+}
+
+static int app_get_or_create(Apps *a, const char *id, App **ret)
+{
+        App *app, **n;
+        size_t pos = 0;
+        int r;
+
+        app = apps_get(a, id);
+        if (app) {
+                *ret = app;
+                return 0;
+        }
+        if (!app_id_is_valid(id))
+                return -EINVAL;
+        app = calloc(1, sizeof(*app));
+        if (!app)
+                return -ENOMEM;
+        app->apps = a;
+        app->id = strdup(id);
+        app->special = app_id_is_special(id);
+        app->state = "online";
+        r = sd_bus_path_encode(ROAM_APP_PATH_PREFIX, id, &app->path);
+        if (!app->id || r < 0) {
+                app_free(app);
+                return -ENOMEM;
+        }
+        int k = app_policy_set_find(&a->config_set, id);
+        if (k >= 0)
+                app->config = a->config_set.entries[k].policy;
+        k = app_policy_set_find(&a->runtime_set, id);
+        if (k >= 0)
+                app->runtime = a->runtime_set.entries[k].policy;
+        app_compute_effective(a, app);
+
+        n = realloc(a->apps, sizeof(App *) * (a->n_apps + 1));
+        if (!n) {
+                app_free(app);
+                return -ENOMEM;
+        }
+        a->apps = n;
+        while (pos < a->n_apps && strcmp(a->apps[pos]->id, id) < 0)
+                pos++;
+        memmove(&a->apps[pos + 1], &a->apps[pos], sizeof(App *) * (a->n_apps - pos));
+        a->apps[pos] = app;
+        a->n_apps++;
+        if (a->started) {
+                (void)apps_bus_announce(app);
+                r = app_reclass(a, app);
+                if (r < 0)
+                        log_warning_errno(r, "app %s: cannot install its class: %m", id);
+        }
+        *ret = app;
+        return 1;
+}
+
+/* ---- classes ---- */
+
+static void app_class_key(App *app, AppPolicy *key, bool *system)
+{
+        *key = app->effective;
+        if (app->online_until != 0)
+                key->access = APP_ACCESS_ALLOW; /* online for a task; the VPN rule stays */
+        *system = app == app->apps->app_system;
+        if (*system) {
+                /* The system policy has only an access: its traffic is routed by main. */
+                key->bearers = 0;
+                key->vpn = APP_VPN_ANY;
+                key->handover = APP_HANDOVER_STICKY;
+        }
+}
+
+static bool class_key_equal(const AppClass *c, const AppPolicy *key, bool system)
+{
+        return c->system == system && c->key.access == key->access &&
+               c->key.bearers == key->bearers && c->key.vpn == key->vpn &&
+               c->key.handover == key->handover;
+}
+
+static AppClass *class_find(Apps *a, const AppPolicy *key, bool system)
+{
+        for (size_t i = 0; i < a->n_classes; i++)
+                if (class_key_equal(a->classes[i], key, system))
+                        return a->classes[i];
+        return NULL;
+}
+
+static int class_new(Apps *a, const AppPolicy *key, bool system, AppClass **ret)
+{
+        AppClass *c, **n;
+
+        c = calloc(1, sizeof(*c));
+        if (!c)
+                return -ENOMEM;
+        n = realloc(a->classes, sizeof(AppClass *) * (a->n_classes + 1));
+        if (!n) {
+                free(c);
+                return -ENOMEM;
+        }
+        a->classes = n;
+        c->key = *key;
+        c->system = system;
+        snprintf(c->name, sizeof(c->name), "%s%u", system ? "system_" : "class_",
+                 ++a->class_counter);
+        a->classes[a->n_classes++] = c;
+        *ret = c;
+        return 0;
+}
+
+static void class_drop(Apps *a, AppClass *c)
+{
+        for (size_t i = 0; i < a->n_classes; i++)
+                if (a->classes[i] == c) {
+                        a->classes[i] = a->classes[--a->n_classes];
+                        free(c);
+                        return;
+                }
+}
+
+static int rank_verdict(const Link *l, int family)
+{
+        const VerdictResult *v = family == AF_INET ? &l->verdict4 : &l->verdict6;
+        return (int)v->verdict;
+}
+
+static bool link_has_global(const Link *l, int family)
+{
+        for (size_t i = 0; i < l->info.n_addrs; i++)
+                if (l->info.addrs[i].addr.family == family &&
+                    (l->info.addrs[i].scope == ADDR_SCOPE_GLOBAL ||
+                     l->info.addrs[i].scope == ADDR_SCOPE_SITE))
+                        return true;
+        return false;
+}
+
+/* Which link new flows of a class take, per family. */
+static int class_pick_link(Apps *a, const AppPolicy *key, int family, bool restricted)
+{
+        Manager *m = a->manager;
+        int main_oif = route_tables_main_default(a->routes, family);
+        Link *main_link = main_oif ? manager_get_link(m, main_oif) : NULL;
+        Link *best = NULL;
+
+        if (main_link && route_tables_slot(a->routes, main_oif) &&
+            app_policy_allows_bearer(key, main_link->bearer) &&
+            !(key->vpn == APP_VPN_FORBIDDEN && main_link->bearer == BEARER_VPN))
+                return main_oif;
+        if (!restricted && key->vpn != APP_VPN_FORBIDDEN)
+                return 0; /* unrestricted apps follow main, which has no default */
+
+        /* The best allowed link: best verdict, lowest default metric, bearer preference. */
+        for (size_t i = 0; i < m->n_links; i++) {
+                Link *l = m->links[i];
+                uint32_t metric = route_tables_default_metric(a->routes, l->ifindex, family);
+                if (!route_tables_slot(a->routes, l->ifindex) || metric == UINT32_MAX ||
+                    !app_policy_allows_bearer(key, l->bearer) ||
+                    (key->vpn == APP_VPN_FORBIDDEN && l->bearer == BEARER_VPN))
+                        continue;
+                if (!best) {
+                        best = l;
+                        continue;
+                }
+                int vb = rank_verdict(best, family), vl = rank_verdict(l, family);
+                uint32_t mb = route_tables_default_metric(a->routes, best->ifindex, family);
+                if (vl > vb || (vl == vb && (metric < mb || (metric == mb &&
+                                                             bearer_preference(l->bearer) <
+                                                                 bearer_preference(best->bearer)))))
+                        best = l;
+        }
+        return best ? best->ifindex : 0;
+}
+
+static void class_compute(Apps *a, AppClass *c, NftClass *ret)
+{
+        const AppPolicy *k = &c->key;
+
+        memset(ret, 0, sizeof(*ret));
+        c->route[0] = c->route[1] = 0;
+        switch (k->access) {
+        case APP_ACCESS_DENY:
+                ret->kind = NFT_CLASS_REJECT;
+                c->state = "blocked: access denied";
+                return;
+        case APP_ACCESS_LAN:
+                ret->kind = NFT_CLASS_LAN;
+                c->state = "local networks only";
+                return;
+        case APP_ACCESS_ALLOW:
+                break;
+        case _APP_ACCESS_MAX:
+        case _APP_ACCESS_INVALID:
+                ret->kind = NFT_CLASS_REJECT;
+                c->state = "blocked: access denied";
+                return;
+        }
+        if (c->system) {
+                ret->kind = NFT_CLASS_ACCEPT;
+                c->route[0] = route_tables_main_default(a->routes, AF_INET);
+                c->route[1] = route_tables_main_default(a->routes, AF_INET6);
+                c->state = "online";
+                return;
+        }
+        ret->kind = NFT_CLASS_ROUTE;
+        ret->sticky = k->handover == APP_HANDOVER_STICKY;
+        if (k->vpn == APP_VPN_REQUIRED) {
+                ret->vpn_required = true;
+                for (int f = 0; f < 2; f++)
+                        if (route_tables_vpn_carries(a->routes, f ? AF_INET6 : AF_INET)) {
+                                ret->fam[f].slot = nft_slot_vpn(nft_engine_mask(a->nft));
+                                c->route[f] = route_tables_vpn_link(a->routes);
+                        }
+                c->state = c->route[0] || c->route[1] ? "online" : "blocked: VPN down";
+                return;
+        }
+        for (int f = 0; f < 2; f++) {
+                int family = f ? AF_INET6 : AF_INET;
+                bool restricted = k->bearers != 0;
+                int link = class_pick_link(a, k, family, restricted);
+
+                ret->fam[f].restricted = restricted;
+                ret->fam[f].slot = route_tables_slot(a->routes, link);
+                ret->fam[f].main_oif = route_tables_main_default(a->routes, family);
+                ret->fam[f].around_vpn = k->vpn == APP_VPN_FORBIDDEN;
+                c->route[f] = ret->fam[f].slot ? link : 0;
+        }
+        c->state = c->route[0] || c->route[1] ? "online" : "blocked: no allowed link";
+}
+
+static int class_ensure(Apps *a, App *app, NftTxn *t, AppClass **ret)
+{
+        AppPolicy key;
+        bool system;
+        AppClass *c;
+        int r;
+
+        app_class_key(app, &key, &system);
+        c = class_find(a, &key, system);
+        if (c) {
+                *ret = c;
+                return 0;
+        }
+        r = class_new(a, &key, system, &c);
+        if (r < 0)
+                return r;
+        class_compute(a, c, &c->spec);
+        if (t) {
+                r = nft_txn_put_class(t, c->name, &c->spec, false);
+                if (r < 0) {
+                        class_drop(a, c);
+                        return r;
+                }
+        }
+        *ret = c;
+        return 1;
+}
+
+/* ---- app state as seen on the bus ---- */
+
+static void app_refresh(App *app, bool emit)
+{
+        Apps *a = app->apps;
+        const char *changed[4];
+        size_t n = 0;
+
+        for (int f = 0; f < 2; f++) {
+                Link *l = app->cls && app->cls->route[f]
+                              ? manager_get_link(a->manager, app->cls->route[f])
+                              : NULL;
+                const char *name = l ? l->info.name : NULL;
+                if (!streq(strempty(name), strempty(app->route[f]))) {
+                        free(app->route[f]);
+                        app->route[f] = name ? strdup(name) : NULL;
+                        changed[n++] = f ? "Route6" : "Route4";
+                }
+        }
+        const char *state = app->cls ? app->cls->state : "online";
+        if (app->online_until != 0 && app->effective.access != APP_ACCESS_ALLOW && app->cls &&
+            app->cls->spec.kind == NFT_CLASS_ROUTE && (app->cls->route[0] || app->cls->route[1]))
+                state = "online for a task";
+        if (!streq(state, app->state)) {
+                app->state = state;
+                changed[n++] = "State";
+        }
+        if (emit && n > 0)
+                apps_bus_emit_changed(app, n > 0 ? changed[0] : NULL, n > 1 ? changed[1] : NULL,
+                                      n > 2 ? changed[2] : NULL, NULL);
+}
+
+/* ---- cgroups ---- */
+
+static CgroupRef *ref_find(Apps *a, uint64_t id, size_t *pos)
+{
+        size_t lo = 0, hi = a->n_refs;
+
+        while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (a->refs[mid].id < id)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        if (pos)
+                *pos = lo;
+        return lo < a->n_refs && a->refs[lo].id == id ? &a->refs[lo] : NULL;
+}
+
+static int levels_with(Apps *a, unsigned level, int delta, bool levels[NFT_LEVEL_MAX])
+{
+        for (int l = 0; l < NFT_LEVEL_MAX; l++)
+                levels[l] = a->level_refs[l] > 0;
+        if (level < NFT_LEVEL_MAX)
+                levels[level] = (int)a->level_refs[level] + delta > 0;
+        return 0;
+}
+
+static int app_add_cgroup_ref(App *app, const CgroupNode *n)
+{
+        AppCgroup *nc = realloc(app->cgroups, sizeof(AppCgroup) * (app->n_cgroups + 1));
+        if (!nc)
+                return -ENOMEM;
+        app->cgroups = nc;
+        nc[app->n_cgroups] = (AppCgroup){.id = n->id, .level = n->level, .path = strdup(n->path)};
+        if (!nc[app->n_cgroups].path)
+                return -ENOMEM;
+        app->n_cgroups++;
+        return 0;
+}
+
+static void app_del_cgroup_ref(App *app, uint64_t id)
+{
+        for (size_t i = 0; i < app->n_cgroups; i++)
+                if (app->cgroups[i].id == id) {
+                        free(app->cgroups[i].path);
+                        app->cgroups[i] = app->cgroups[--app->n_cgroups];
+                        return;
+                }
+}
+
+static void on_cgroup_added(Apps *a, const CgroupNode *n)
+{
+        _cleanup_(nft_txn_freep) NftTxn *t = NULL;
+        bool levels[NFT_LEVEL_MAX];
+        CgroupRef *nr;
+        App *app = NULL;
+        size_t pos;
+        int r;
+
+        if (n->level >= NFT_LEVEL_MAX) {
+                log_warning("cgroup %s is %u levels deep; roamd governs up to %d.", n->path,
+                            n->level, NFT_LEVEL_MAX - 1);
+                return;
+        }
+        switch (n->cls.kind) {
+        case CGROUP_KIND_APP:
+                r = app_get_or_create(a, n->cls.app_id, &app);
+                if (r < 0) {
+                        log_warning_errno(r, "cgroup %s: cannot track app %s: %m", n->path,
+                                          n->cls.app_id);
+                        return;
+                }
+                break;
+        case CGROUP_KIND_SYSTEM:
+                app = a->app_system;
+                break;
+        case CGROUP_KIND_USER:
+        case CGROUP_KIND_OTHER:
+        case _CGROUP_KIND_MAX:
+        case _CGROUP_KIND_INVALID:
+                return;
+        }
+        if (ref_find(a, n->id, &pos))
+                return;
+        nr = realloc(a->refs, sizeof(CgroupRef) * (a->n_refs + 1));
+        if (!nr)
+                return (void)log_oom();
+        a->refs = nr;
+        memmove(&a->refs[pos + 1], &a->refs[pos], sizeof(CgroupRef) * (a->n_refs - pos));
+        a->refs[pos] = (CgroupRef){.id = n->id, .app = app, .level = n->level};
+        a->n_refs++;
+        if (app_add_cgroup_ref(app, n) < 0)
+                return (void)log_oom();
+        log_debug("cgroup %s (id %llu, level %u) belongs to %s", n->path, (unsigned long long)n->id,
+                  n->level, app->id);
+
+        if (!a->started) {
+                a->level_refs[n->level]++;
+                a->refs[pos].installed = true; /* the start transaction carries it */
+                return;
+        }
+        /* The element first, in one transaction with its map if the level is new. */
+        r = nft_txn_new(a->nft, &t);
+        if (r >= 0) {
+                levels_with(a, n->level, +1, levels);
+                r = nft_txn_set_levels(t, levels);
+        }
+        if (r >= 0)
+                r = nft_txn_elem(t, n->level, n->id, app->cls->name, true);
+        if (r >= 0)
+                r = nft_txn_commit(t);
+        if (r < 0) {
+                log_error_errno(r, "cgroup %s: cannot add it to nftables: %m", n->path);
+                return;
+        }
+        a->level_refs[n->level]++;
+        ref_find(a, n->id, NULL)->installed = true;
+        apps_bus_emit_changed(app, "Cgroups", NULL);
+}
+
+static void on_cgroup_removed(Apps *a, const CgroupNode *n)
+{
+        _cleanup_(nft_txn_freep) NftTxn *t = NULL;
+        bool levels[NFT_LEVEL_MAX];
+        size_t pos;
+        CgroupRef *ref = ref_find(a, n->id, &pos);
+        App *app;
+        int r = 0;
+
+        if (!ref)
+                return;
+        app = ref->app;
+        if (ref->installed && a->started) {
+                r = nft_txn_new(a->nft, &t);
+                if (r >= 0)
+                        r = nft_txn_elem(t, ref->level, ref->id, NULL, false);
+                if (r >= 0) {
+                        levels_with(a, ref->level, -1, levels);
+                        r = nft_txn_set_levels(t, levels);
+                }
+                if (r >= 0)
+                        r = nft_txn_commit(t);
+                if (r < 0)
+                        log_warning_errno(r, "cgroup %s: cannot remove it from nftables: %m",
+                                          n->path);
+        }
+        if (ref->installed && r >= 0)
+                a->level_refs[ref->level]--;
+        memmove(&a->refs[pos], &a->refs[pos + 1], sizeof(CgroupRef) * (a->n_refs - pos - 1));
+        a->n_refs--;
+        app_del_cgroup_ref(app, n->id);
+        if (a->started)
+                apps_bus_emit_changed(app, "Cgroups", NULL);
+}
+
+static void on_cgroup(CgroupTree *t, CgroupEvent ev, const CgroupNode *n, void *userdata)
+{
+        Apps *a = userdata;
+
+        switch (ev) {
+        case CGROUP_EVENT_ADDED:
+                on_cgroup_added(a, n);
+                break;
+        case CGROUP_EVENT_REMOVED:
+                on_cgroup_removed(a, n);
+                break;
+        case _CGROUP_EVENT_MAX:
+        case _CGROUP_EVENT_INVALID:
+                break;
+        }
+}
+
+/* ---- links: routing tables, sets, class chains ---- */
+
+static int sets_text(Apps *a, char **ret)
+{
+        Manager *m = a->manager;
+        _cleanup_free_ char *s = NULL;
+        char *n;
+
+        for (size_t i = 0; i < m->n_links; i++) {
+                Link *l = m->links[i];
+                int vpn = route_tables_vpn_link(a->routes) == l->ifindex;
+                if (asprintf(&n, "%s%d:%d:%d;", strempty(s), l->ifindex, l->bearer == BEARER_VPN,
+                             vpn) < 0)
+                        return -ENOMEM;
+                free(s);
+                s = n;
+                for (size_t k = 0; k < l->info.n_addrs; k++) {
+                        if (asprintf(&n, "%s%s/%u,", s, l->info.addrs[k].addr.text,
+                                     l->info.addrs[k].prefixlen) < 0)
+                                return -ENOMEM;
+                        free(s);
+                        s = n;
+                }
+                for (size_t k = 0; vpn && k < l->info.n_dns; k++) {
+                        if (asprintf(&n, "%sdns=%s,", s, l->info.dns[k].text) < 0)
+                                return -ENOMEM;
+                        free(s);
+                        s = n;
+                }
+        }
+        size_t n_on;
+        const NftPrefix *on = route_tables_onlink(a->routes, &n_on);
+        for (size_t i = 0; i < n_on; i++) {
+                char buf[INET6_ADDRSTRLEN] = "";
+                inet_ntop(on[i].family, &on[i].addr, buf, sizeof(buf));
+                if (asprintf(&n, "%son=%s/%u,", strempty(s), buf, on[i].prefixlen) < 0)
+                        return -ENOMEM;
+                free(s);
+                s = n;
+        }
+        size_t ns;
+        const bool *slots = route_tables_slots(a->routes, &ns);
+        for (size_t i = 0; i < ns; i++)
+                if (slots[i]) {
+                        if (asprintf(&n, "%sslot%zu,", strempty(s), i) < 0)
+                                return -ENOMEM;
+                        free(s);
+                        s = n;
+                }
+        *ret = s ? TAKE_PTR(s) : strdup("");
+        return *ret ? 0 : -ENOMEM;
+}
+
+static int add_sets(Apps *a, NftTxn *t)
+{
+        Manager *m = a->manager;
+        _cleanup_free_ NftPrefix *pfx = NULL;
+        _cleanup_free_ uint32_t *vpnifs = NULL;
+        size_t n_pfx = 0, n_vpn = 0, cap = 8;
+        struct in_addr dns4;
+        struct in6_addr dns6;
+        bool have4 = false, have6 = false;
+        const char *fixed[] = {"169.254.0.0/16", "224.0.0.0/4", "255.255.255.255/32", "fe80::/10",
+                               "ff00::/8"};
+        int r;
+
+        pfx = calloc(cap, sizeof(NftPrefix));
+        vpnifs = calloc(m->n_links + 1, sizeof(uint32_t));
+        if (!pfx || !vpnifs)
+                return -ENOMEM;
+        for (size_t i = 0; i < ELEMENTSOF(fixed); i++) {
+                char buf[64], *slash;
+                snprintf(buf, sizeof(buf), "%s", fixed[i]);
+                slash = strchr(buf, '/');
+                *slash = 0;
+                pfx[n_pfx].family = strchr(buf, ':') ? AF_INET6 : AF_INET;
+                pfx[n_pfx].prefixlen = (unsigned)atoi(slash + 1);
+                inet_pton(pfx[n_pfx].family, buf, &pfx[n_pfx].addr);
+                n_pfx++;
+        }
+        for (size_t i = 0; i < m->n_links; i++)
+                if (m->links[i]->bearer == BEARER_VPN)
+                        vpnifs[n_vpn++] = (uint32_t)m->links[i]->ifindex;
+        /* Local networks: the on-link prefixes of the main table (a VPN's are remote). */
+        size_t n_on;
+        const NftPrefix *on = route_tables_onlink(a->routes, &n_on);
+        NftPrefix *np = realloc(pfx, sizeof(NftPrefix) * (n_pfx + n_on + 1));
+        if (!np)
+                return -ENOMEM;
+        pfx = np;
+        memcpy(&pfx[n_pfx], on, sizeof(NftPrefix) * n_on);
+        n_pfx += n_on;
+        int vpn = route_tables_vpn_link(a->routes);
+        Link *vl = vpn ? manager_get_link(m, vpn) : NULL;
+        for (size_t k = 0; vl && k < vl->info.n_dns; k++) {
+                if (vl->info.dns[k].family == AF_INET && !have4)
+                        have4 = inet_pton(AF_INET, vl->info.dns[k].text, &dns4) == 1;
+                if (vl->info.dns[k].family == AF_INET6 && !have6)
+                        have6 = inet_pton(AF_INET6, vl->info.dns[k].text, &dns6) == 1;
+        }
+        size_t ns;
+        const bool *slots = route_tables_slots(a->routes, &ns);
+        if ((r = nft_txn_set_lan(t, AF_INET, pfx, n_pfx)) < 0 ||
+            (r = nft_txn_set_lan(t, AF_INET6, pfx, n_pfx)) < 0 ||
+            (r = nft_txn_set_vpn_ifaces(t, vpnifs, n_vpn)) < 0 ||
+            (r = nft_txn_set_slots(t, slots, ns)) < 0 ||
+            (r = nft_txn_set_vpn_dns(t, have4 ? &dns4 : NULL, have6 ? &dns6 : NULL)) < 0)
+                return r;
+        return 0;
+}
+
+static int route_sync(Apps *a)
+{
+        Manager *m = a->manager;
+        _cleanup_free_ RouteLinkInput *in = calloc(m->n_links + 1, sizeof(RouteLinkInput));
+
+        if (!in)
+                return -ENOMEM;
+        for (size_t i = 0; i < m->n_links; i++) {
+                Link *l = m->links[i];
+                in[i].ifindex = l->ifindex;
+                in[i].usable = l->bearer != BEARER_VIRTUAL && l->info.carrier &&
+                               (link_has_global(l, AF_INET) || link_has_global(l, AF_INET6));
+                in[i].vpn = l->bearer == BEARER_VPN;
+                in[i].global4 = link_has_global(l, AF_INET);
+                in[i].global6 = link_has_global(l, AF_INET6);
+        }
+        return route_tables_sync(a->routes, in, m->n_links);
+}
+
+void apps_links_changed(Apps *a)
+{
+        _cleanup_(nft_txn_freep) NftTxn *t = NULL;
+        _cleanup_free_ char *sets = NULL;
+        NftClass *specs = NULL;
+        int r;
+
+        if (!a || !a->started)
+                return;
+        (void)route_sync(a);
+        r = nft_txn_new(a->nft, &t);
+        if (r < 0)
+                return (void)log_oom();
+        if (sets_text(a, &sets) >= 0 && !streq(sets, strempty(a->installed_sets))) {
+                r = add_sets(a, t);
+                if (r < 0)
+                        return (void)log_error_errno(r, "Cannot build the nftables sets: %m");
+        }
+        specs = calloc(a->n_classes + 1, sizeof(NftClass));
+        if (!specs)
+                return (void)log_oom();
+        int saved_route[a->n_classes + 1][2];
+        const char *saved_state[a->n_classes + 1];
+        for (size_t i = 0; i < a->n_classes; i++) {
+                AppClass *c = a->classes[i];
+                saved_route[i][0] = c->route[0];
+                saved_route[i][1] = c->route[1];
+                saved_state[i] = c->state;
+                class_compute(a, c, &specs[i]);
+                if (memcmp(&specs[i], &c->spec, sizeof(NftClass)) != 0)
+                        (void)nft_txn_put_class(t, c->name, &specs[i], c->installed);
+        }
+        r = nft_txn_commit(t);
+        if (r < 0) {
+                log_error_errno(r, "Cannot apply the new routes to nftables: %m");
+                for (size_t i = 0; i < a->n_classes; i++) {
+                        a->classes[i]->route[0] = saved_route[i][0];
+                        a->classes[i]->route[1] = saved_route[i][1];
+                        a->classes[i]->state = saved_state[i];
+                }
+                free(specs);
+                return;
+        }
+        for (size_t i = 0; i < a->n_classes; i++) {
+                a->classes[i]->spec = specs[i];
+                a->classes[i]->installed = true;
+        }
+        free(specs);
+        if (sets) {
+                free(a->installed_sets);
+                a->installed_sets = TAKE_PTR(sets);
+        }
+        for (size_t i = 0; i < a->n_apps; i++)
+                app_refresh(a->apps[i], true);
+}
+
+/* ---- policy changes ---- */
+
+/* Moves app to the class its current effective policy and grant call for, in one
+ * transaction. On failure nothing changed in the kernel and app->cls stays. */
+static int app_reclass(Apps *a, App *app)
+{
+        _cleanup_(nft_txn_freep) NftTxn *t = NULL;
+        AppClass *old = app->cls, *c = NULL;
+        int r, created;
+
+        r = nft_txn_new(a->nft, &t);
+        if (r < 0)
+                return r;
+        created = class_ensure(a, app, t, &c);
+        if (created < 0)
+                return created;
+        if (c == old)
+                return 0;
+        for (size_t i = 0; i < app->n_cgroups && r >= 0; i++) {
+                r = nft_txn_elem(t, app->cgroups[i].level, app->cgroups[i].id, NULL, false);
+                if (r >= 0)
+                        r = nft_txn_elem(t, app->cgroups[i].level, app->cgroups[i].id, c->name,
+                                         true);
+        }
+        if (r >= 0 && app == a->app_default) {
+                r = nft_txn_elem(t, 0, a->root_id, NULL, false);
+                if (r >= 0)
+                        r = nft_txn_elem(t, 0, a->root_id, c->name, true);
+        }
+        if (r >= 0 && old && old->refs == 1)
+                r = nft_txn_del_class(t, old->name);
+        if (r >= 0)
+                r = nft_txn_commit(t);
+        if (r < 0) {
+                if (created)
+                        class_drop(a, c);
+                return r;
+        }
+        c->installed = true;
+        c->refs++;
+        if (old && --old->refs == 0)
+                class_drop(a, old);
+        app->cls = c;
+        app_refresh(app, true);
+        return 0;
+}
+
+static int state_save(Apps *a)
+{
+        int r = app_policy_state_save(a->manager->config->apps.state_file, &a->runtime_set);
+        if (r < 0)
+                log_error_errno(r, "Cannot save app policies to %s: %m",
+                                a->manager->config->apps.state_file);
+        return r;
+}
+
+static void emit_policy(App *app)
+{
+        apps_bus_emit_changed(app, "Access", "Bearers", "VPN", "Handover", "Source", NULL);
+}
+
+/* After the default policy changed: every app follows its keys. */
+static int reclass_all(Apps *a)
+{
+        int r = 0;
+
+        for (size_t i = 0; i < a->n_apps; i++) {
+                App *app = a->apps[i];
+                AppPolicy before = app->effective;
+                app_compute_effective(a, app);
+                if (!app_policy_equal(&before, &app->effective)) {
+                        int k = app_reclass(a, app);
+                        if (k < 0) {
+                                app->effective = before;
+                                r = k;
+                        } else
+                                emit_policy(app);
+                }
+        }
+        return r;
+}
+
+int apps_set_policy(Apps *a, const char *id, const AppPolicy *changes, App **ret)
+{
+        AppPolicy old_runtime, old_effective;
+        App *app;
+        int r, created;
+
+        if (streq(id, APP_ID_SYSTEM) && (changes->set & ~APP_KEY_ACCESS))
+                return -EDOM; /* the system policy has only an access */
+        created = app_get_or_create(a, id, &app);
+        if (created < 0)
+                return created;
+        if (!app->cls)
+                return -EIO;
+        old_runtime = app->runtime;
+        old_effective = app->effective;
+        app_policy_layer(&app->runtime, changes);
+        app_compute_effective(a, app);
+        r = app_reclass(a, app);
+        if (r < 0) {
+                app->runtime = old_runtime;
+                app->effective = old_effective;
+                return r;
+        }
+        r = app_policy_set_put(&a->runtime_set, id, changes);
+        if (r >= 0)
+                r = state_save(a);
+        if (r < 0)
+                log_warning_errno(r, "%s: the change is in force but could not be saved: %m", id);
+        log_info("app %s: policy changed at runtime", id);
+        emit_policy(app);
+        if (app == a->app_default)
+                (void)reclass_all(a);
+        *ret = app;
+        return 0;
+}
+
+int apps_reset_policy(Apps *a, App *app)
+{
+        AppPolicy old_runtime = app->runtime, old_effective = app->effective;
+        int r;
+
+        app->runtime = NO_KEYS;
+        app_compute_effective(a, app);
+        r = app_reclass(a, app);
+        if (r < 0) {
+                app->runtime = old_runtime;
+                app->effective = old_effective;
+                return r;
+        }
+        (void)app_policy_set_remove(&a->runtime_set, app->id);
+        (void)state_save(a);
+        emit_policy(app);
+        if (app == a->app_default)
+                (void)reclass_all(a);
+        return 0;
+}
+
+static uint64_t now(clockid_t clock)
+{
+        struct timespec ts;
+        clock_gettime(clock, &ts);
+        return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static int on_grant_end(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        App *app = userdata;
+
+        log_info("app %s: online for a task ended", app->id);
+        (void)apps_release(app->apps, app);
+        return 0;
+}
+
+int apps_online_for(Apps *a, App *app, uint64_t usec)
+{
+        uint64_t old = app->online_until;
+        int r;
+
+        if (app->special)
+                return -EINVAL;
+        app->online_until = usec == UINT64_MAX ? UINT64_MAX : now(CLOCK_REALTIME) + usec;
+        r = app_reclass(a, app);
+        if (r < 0) {
+                app->online_until = old;
+                return r;
+        }
+        app->grant_timer = sd_event_source_disable_unref(app->grant_timer);
+        if (usec != UINT64_MAX) {
+                r = sd_event_add_time_relative(a->manager->event, &app->grant_timer,
+                                               CLOCK_MONOTONIC, usec, USEC_PER_SEC / 10,
+                                               on_grant_end, app);
+                if (r < 0)
+                        log_warning_errno(r, "app %s: cannot arm the end of its grant: %m",
+                                          app->id);
+        }
+        log_info("app %s: online for a task %s", app->id,
+                 usec == UINT64_MAX ? "until released" : "for a while");
+        app_refresh(app, true);
+        apps_bus_emit_changed(app, "OnlineUntil", NULL);
+        return 0;
+}
+
+int apps_release(Apps *a, App *app)
+{
+        uint64_t old = app->online_until;
+        int r;
+
+        app->grant_timer = sd_event_source_disable_unref(app->grant_timer);
+        if (old == 0)
+                return 0;
+        app->online_until = 0;
+        r = app_reclass(a, app);
+        if (r < 0) {
+                app->online_until = old;
+                return r;
+        }
+        app_refresh(app, true);
+        apps_bus_emit_changed(app, "OnlineUntil", NULL);
+        return 0;
+}
+
+int apps_run(Apps *a, const char *id, int pidfd, pid_t caller, uint64_t online_for_usec,
+             const char **ret_cgroup)
+{
+        const CgroupNode *n = NULL;
+        CgroupRef *ref;
+        App *app;
+        int r;
+
+        if (!app_id_is_valid(id) || app_id_is_special(id))
+                return -EINVAL;
+        r = app_get_or_create(a, id, &app);
+        if (r < 0)
+                return r;
+        if (!app->cls)
+                return -EIO;
+        if (online_for_usec > 0) {
+                r = apps_online_for(a, app, online_for_usec);
+                if (r < 0)
+                        return r;
+        }
+        /* The cgroup and its element first (the ADDED event commits it), then the move. */
+        r = cgroup_tree_make_app(a->cgroups, id, &n);
+        if (r < 0)
+                return log_warning_errno(r, "app %s: cannot create its cgroup: %m", id);
+        ref = ref_find(a, n->id, NULL);
+        if (!ref || !ref->installed)
+                return log_warning_errno(EIO, "app %s: its cgroup is not in nftables, not moving",
+                                         id);
+        r = cgroup_tree_move_pidfd(a->cgroups, n, pidfd, caller);
+        if (r < 0)
+                return log_warning_errno(r, "app %s: cannot move process %d into %s: %m", id,
+                                         (int)caller, n->path);
+        log_info("app %s: process %d runs in %s", id, (int)caller, n->path);
+        *ret_cgroup = n->path;
+        return 0;
+}
+
+/* ---- start, reload ---- */
+
+static int load_policies(Apps *a, AppPolicySet *config, AppPolicySet *runtime)
+{
+        const AppsConfig *c = &a->manager->config->apps;
+        unsigned errors = 0;
+        int r;
+
+        r = app_policy_load_dir(c->policy_dir, config, &errors);
+        if (r < 0 && r != -EINVAL)
+                return log_error_errno(r, "Cannot read %s: %m", c->policy_dir);
+        if (errors > 0)
+                log_warning(
+                    "%s: %u error(s); the files with errors were skipped, the others apply.",
+                    c->policy_dir, errors);
+        r = app_policy_state_load(c->state_file, runtime);
+        if (r < 0)
+                log_error_errno(r, "%s: unreadable, runtime app changes start empty: %m",
+                                c->state_file);
+        return 0;
+}
+
+static int build_full(Apps *a, NftTxn *t)
+{
+        bool levels[NFT_LEVEL_MAX];
+        int r;
+
+        r = nft_txn_replace_table(t);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < a->n_classes; i++) {
+                class_compute(a, a->classes[i], &a->classes[i]->spec);
+                r = nft_txn_put_class(t, a->classes[i]->name, &a->classes[i]->spec, false);
+                if (r < 0)
+                        return r;
+        }
+        r = add_sets(a, t);
+        if (r < 0)
+                return r;
+        for (int l = 0; l < NFT_LEVEL_MAX; l++)
+                levels[l] = a->level_refs[l] > 0;
+        r = nft_txn_set_levels(t, levels);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < a->n_refs; i++) {
+                r = nft_txn_elem(t, a->refs[i].level, a->refs[i].id, a->refs[i].app->cls->name,
+                                 true);
+                if (r < 0)
+                        return r;
+        }
+        return nft_txn_elem(t, 0, a->root_id, a->app_default->cls->name, true);
+}
+
+int apps_start(Apps *a)
+{
+        const AppsConfig *c = &a->manager->config->apps;
+        _cleanup_(nft_txn_freep) NftTxn *t = NULL;
+        NftConfig nc = {.mark_mask = c->mark_mask};
+        RouteConfig rc = {.mark_mask = c->mark_mask,
+                          .table_base = c->table_base,
+                          .rule_priority = c->rule_priority};
+        struct stat st;
+        App *app;
+        int r;
+
+        r = nft_engine_new(&nc, &a->nft);
+        if (r < 0)
+                return r;
+        r = route_tables_new(&rc, netlink_route_cache(a->manager->netlink), &a->routes);
+        if (r < 0)
+                return r;
+        r = load_policies(a, &a->config_set, &a->runtime_set);
+        if (r < 0)
+                return r;
+        if (app_get_or_create(a, APP_ID_DEFAULT, &a->app_default) < 0 ||
+            app_get_or_create(a, APP_ID_SYSTEM, &a->app_system) < 0)
+                return log_oom();
+        for (size_t i = 0; i < a->config_set.n; i++)
+                if (app_get_or_create(a, a->config_set.entries[i].id, &app) < 0)
+                        return log_oom();
+        for (size_t i = 0; i < a->runtime_set.n; i++)
+                if (app_get_or_create(a, a->runtime_set.entries[i].id, &app) < 0)
+                        return log_oom();
+
+        r = cgroup_tree_new(a->manager->event, c->system_cgroups, on_cgroup, a, &a->cgroups);
+        if (r < 0)
+                return log_error_errno(r, "Cannot watch the cgroup v2 hierarchy: %m");
+        if (stat(cgroup_tree_mount(a->cgroups), &st) < 0)
+                return log_error_errno(errno, "Cannot stat %s: %m", cgroup_tree_mount(a->cgroups));
+        a->root_id = (uint64_t)st.st_ino;
+        a->level_refs[0]++;
+        if (streq(cgroup_tree_own_path(a->cgroups), "/"))
+                log_warning("roamd runs in the root cgroup: its own traffic falls under the "
+                            "default policy. Run it in a cgroup of its own (roamd.service).");
+
+        for (size_t i = 0; i < a->n_apps; i++) {
+                app_compute_effective(a, a->apps[i]);
+                r = class_ensure(a, a->apps[i], NULL, &a->apps[i]->cls);
+                if (r < 0)
+                        return log_oom();
+                a->apps[i]->cls->refs++;
+        }
+        (void)route_sync(a);
+        r = nft_txn_new(a->nft, &t);
+        if (r >= 0)
+                r = build_full(a, t);
+        if (r >= 0)
+                r = nft_txn_commit(t);
+        if (r < 0)
+                return log_error_errno(r, "Cannot install table inet roam: %m");
+        for (size_t i = 0; i < a->n_classes; i++)
+                a->classes[i]->installed = true;
+        (void)sets_text(a, &a->installed_sets);
+        a->started = true;
+        for (size_t i = 0; i < a->n_apps; i++)
+                app_refresh(a->apps[i], false);
+        log_info("Apps: %zu known, %zu cgroups governed, cgroup2 at %s, roamd in %s.", a->n_apps,
+                 a->n_refs, cgroup_tree_mount(a->cgroups), cgroup_tree_own_path(a->cgroups));
+        return apps_bus_setup(a);
+}
+
+int apps_reload(Apps *a)
+{
+        AppPolicySet config = {};
+        unsigned errors = 0;
+        int r;
+
+        if (!a || !a->started)
+                return 0;
+        r = app_policy_load_dir(a->manager->config->apps.policy_dir, &config, &errors);
+        if (r < 0 && r != -EINVAL)
+                return r;
+        app_policy_set_done(&a->config_set);
+        a->config_set = config;
+        for (size_t i = 0; i < config.n; i++) {
+                App *app;
+                (void)app_get_or_create(a, config.entries[i].id, &app);
+        }
+        for (size_t i = 0; i < a->n_apps; i++) {
+                App *app = a->apps[i];
+                int k = app_policy_set_find(&a->config_set, app->id);
+                app->config = k >= 0 ? a->config_set.entries[k].policy : NO_KEYS;
+        }
+        /* default first: the others layer over it */
+        for (size_t i = 0; i < a->n_apps; i++) {
+                App *app = a->apps[i];
+                AppPolicy before = app->effective;
+                app_compute_effective(a, app);
+                if (!app_policy_equal(&before, &app->effective)) {
+                        if (app_reclass(a, app) < 0)
+                                app->effective = before;
+                        else
+                                emit_policy(app);
+                }
+        }
+        return errors > 0 ? -EINVAL : 0;
+}
+
+int apps_new(Manager *m, Apps **ret)
+{
+        Apps *a = calloc(1, sizeof(*a));
+
+        if (!a)
+                return -ENOMEM;
+        a->manager = m;
+        *ret = a;
+        return 0;
+}
+
+Apps *apps_free(Apps *a)
+{
+        if (!a)
+                return NULL;
+        sd_bus_slot_unref(a->app_slot);
+        sd_bus_slot_unref(a->app_enum_slot);
+        cgroup_tree_free(a->cgroups);
+        for (size_t i = 0; i < a->n_apps; i++)
+                app_free(a->apps[i]);
+        free(a->apps);
+        for (size_t i = 0; i < a->n_classes; i++)
+                free(a->classes[i]);
+        free(a->classes);
+        free(a->refs);
+        app_policy_set_done(&a->config_set);
+        app_policy_set_done(&a->runtime_set);
+        free(a->installed_sets);
+        route_tables_free(a->routes);
+        nft_engine_free(a->nft); /* the table stays: fail closed */
+        free(a);
+        return NULL;
+}

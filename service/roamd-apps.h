@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Apps: who they are (cgroup v2 nodes), what they may do (policy), and how the kernel is
+ * told (nftables classes and elements, policy routing). docs/apps.md has the user's view. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "roamd-app-policy.h"
+
+typedef struct Manager Manager;
+typedef struct Apps Apps;
+typedef struct AppClass AppClass;
+
+typedef struct AppCgroup {
+        uint64_t id;
+        unsigned level;
+        char *path;
+} AppCgroup;
+
+typedef struct App {
+        Apps *apps;
+        char *id;
+        char *path; /* D-Bus object path */
+        bool special;
+        AppPolicy config;      /* keys from /etc/roam/apps.d */
+        AppPolicy runtime;     /* keys changed over D-Bus, kept in the state file */
+        AppPolicy effective;   /* builtin, then default's keys (for apps), then config, runtime */
+        uint64_t online_until; /* CLOCK_REALTIME µs; UINT64_MAX until released; 0 none */
+        sd_event_source *grant_timer;
+        AppClass *cls;
+        AppCgroup *cgroups;
+        size_t n_cgroups;
+        char *route[2]; /* link names new flows take, per family; NULL none */
+        const char *state;
+} App;
+
+int apps_new(Manager *m, Apps **ret);
+Apps *apps_free(Apps *a);
+
+/* Loads policies, scans cgroups, and replaces table inet roam in one transaction. */
+int apps_start(Apps *a);
+/* Links, routes or verdicts changed: recompute routing tables and classes. */
+void apps_links_changed(Apps *a);
+/* Re-reads the drop-ins (malformed files are skipped, the rest apply). */
+int apps_reload(Apps *a);
+
+App *apps_get(Apps *a, const char *id);
+size_t apps_count(Apps *a);
+App *apps_nth(Apps *a, size_t i);
+
+/* Layers changes (keys set in it) over the app's runtime policy, creating the app when new.
+ * All or nothing: on error the kernel and the state file are unchanged. */
+int apps_set_policy(Apps *a, const char *id, const AppPolicy *changes, App **ret);
+int apps_reset_policy(Apps *a, App *app);
+/* usec: duration, UINT64_MAX until released. */
+int apps_online_for(Apps *a, App *app, uint64_t usec);
+int apps_release(Apps *a, App *app);
+/* Creates the app's cgroup and its nftables entries, then moves the caller (pidfd, checked
+ * against the D-Bus caller's pid) into it. */
+int apps_run(Apps *a, const char *id, int pidfd, pid_t caller, uint64_t online_for_usec,
+             const char **ret_cgroup);
+
+const char *apps_cgroup_mount(Apps *a);
+Manager *apps_manager(Apps *a);
+
+/* D-Bus (roamd-apps-bus.c) */
+int apps_bus_setup(Apps *a);
+int apps_bus_announce(App *app);
+void apps_bus_emit_changed(App *app, const char *first, ...);
+int apps_bus_method_get_app(sd_bus_message *msg, void *userdata, sd_bus_error *error);
+int apps_bus_method_set_policy(sd_bus_message *msg, void *userdata, sd_bus_error *error);
+int apps_bus_method_reset_policy(sd_bus_message *msg, void *userdata, sd_bus_error *error);
+int apps_bus_method_run(sd_bus_message *msg, void *userdata, sd_bus_error *error);

@@ -1,0 +1,508 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <linux/fib_rules.h>
+#include <linux/rtnetlink.h>
+#include <netlink/netlink.h>
+#include <netlink/route/route.h>
+#include <netlink/route/rule.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "roam-log.h"
+#include "roam-macro.h"
+#include "roamd-nft.h"
+#include "roamd-route.h"
+
+#define SLOTS 128
+
+typedef struct RouteEntry {
+        int family;
+        uint32_t table;
+        uint8_t dst[16];
+        unsigned plen;
+        uint8_t gw[16];
+        bool has_gw;
+        int oif;
+        uint32_t metric;
+        uint8_t scope;
+} RouteEntry;
+
+typedef struct RuleEntry {
+        int family;
+        uint32_t prio;
+        uint32_t mark;
+        uint32_t table; /* 0: prohibit */
+} RuleEntry;
+
+struct RouteTables {
+        RouteConfig cfg;
+        struct nl_sock *sock;
+        struct nl_cache *routes; /* the manager's cache, not owned */
+        int slot_link[SLOTS];    /* ifindex per slot, 0 free */
+        uint32_t next_slot;      /* freed slots are reused last */
+        int vpn_link;
+        bool vpn_carries[2];
+        int main_default[2];
+        RouteEntry *routes_in;
+        size_t n_routes_in;
+        RuleEntry *rules_in;
+        size_t n_rules_in;
+        /* per ifindex default metrics, from the last sync */
+        struct {
+                int ifindex;
+                uint32_t metric[2];
+        } * metrics;
+        size_t n_metrics;
+        bool slots_used[SLOTS];
+        NftPrefix *onlink;
+        size_t n_onlink;
+};
+
+static int fam_idx(int family)
+{
+        return family == AF_INET6 ? 1 : 0;
+}
+
+static size_t alen(int family)
+{
+        return family == AF_INET6 ? 16 : 4;
+}
+
+static int cleanup_old(RouteTables *rt)
+{
+        struct nl_cache *rules = NULL;
+        struct nl_object *o;
+        uint32_t vpn = nft_slot_vpn(rt->cfg.mark_mask);
+        int r;
+
+        /* Rules at our priorities and routes in our tables, left by an earlier roamd. */
+        r = rtnl_rule_alloc_cache(rt->sock, AF_UNSPEC, &rules);
+        if (r < 0)
+                return log_warning_errno(EIO, "Failed to dump ip rules: %s", nl_geterror(r));
+        for (o = nl_cache_get_first(rules); o; o = nl_cache_get_next(o)) {
+                struct rtnl_rule *ru = (struct rtnl_rule *)o;
+                uint32_t p = rtnl_rule_get_prio(ru);
+                if (p == rt->cfg.rule_priority || p == rt->cfg.rule_priority + 1)
+                        (void)rtnl_rule_delete(rt->sock, ru, 0);
+        }
+        nl_cache_free(rules);
+
+        for (o = nl_cache_get_first(rt->routes); o; o = nl_cache_get_next(o)) {
+                struct rtnl_route *ro = (struct rtnl_route *)o;
+                uint32_t t = rtnl_route_get_table(ro);
+                if (t > rt->cfg.table_base && t <= rt->cfg.table_base + vpn)
+                        (void)rtnl_route_delete(rt->sock, ro, 0);
+        }
+        return 0;
+}
+
+int route_tables_new(const RouteConfig *cfg, struct nl_cache *routes, RouteTables **ret)
+{
+        RouteTables *rt;
+        int r;
+
+        rt = calloc(1, sizeof(*rt));
+        if (!rt)
+                return -ENOMEM;
+        rt->cfg = *cfg;
+        rt->routes = routes;
+        rt->next_slot = 1;
+        rt->sock = nl_socket_alloc();
+        if (!rt->sock) {
+                free(rt);
+                return -ENOMEM;
+        }
+        r = nl_connect(rt->sock, NETLINK_ROUTE);
+        if (r < 0) {
+                route_tables_free(rt);
+                return log_error_errno(EIO, "Failed to open rtnetlink socket: %s", nl_geterror(r));
+        }
+        (void)cleanup_old(rt);
+        *ret = rt;
+        return 0;
+}
+
+RouteTables *route_tables_free(RouteTables *rt)
+{
+        if (!rt)
+                return NULL;
+        if (rt->sock)
+                nl_socket_free(rt->sock);
+        free(rt->routes_in);
+        free(rt->rules_in);
+        free(rt->metrics);
+        free(rt->onlink);
+        free(rt);
+        return NULL;
+}
+
+static struct nl_addr *addr_build(int family, const uint8_t *bytes, unsigned plen)
+{
+        struct nl_addr *a = nl_addr_build(family, bytes, alen(family));
+        if (a)
+                nl_addr_set_prefixlen(a, plen);
+        return a;
+}
+
+static int route_apply(RouteTables *rt, const RouteEntry *e, bool add)
+{
+        struct rtnl_route *ro = rtnl_route_alloc();
+        struct rtnl_nexthop *nh = rtnl_route_nh_alloc();
+        struct nl_addr *dst = addr_build(e->family, e->dst, e->plen), *gw = NULL;
+        int r = -ENOMEM;
+
+        if (!ro || !nh || !dst)
+                goto out;
+        rtnl_route_set_family(ro, e->family);
+        rtnl_route_set_table(ro, e->table);
+        rtnl_route_set_type(ro, RTN_UNICAST);
+        rtnl_route_set_scope(ro, e->scope);
+        rtnl_route_set_priority(ro, e->metric);
+        rtnl_route_set_protocol(ro, RTPROT_STATIC);
+        rtnl_route_set_dst(ro, dst);
+        rtnl_route_nh_set_ifindex(nh, e->oif);
+        if (e->has_gw) {
+                gw = addr_build(e->family, e->gw, alen(e->family) * 8);
+                if (!gw)
+                        goto out;
+                rtnl_route_nh_set_gateway(nh, gw);
+        }
+        rtnl_route_add_nexthop(ro, nh);
+        nh = NULL;
+        r = add ? rtnl_route_add(rt->sock, ro, NLM_F_CREATE | NLM_F_REPLACE)
+                : rtnl_route_delete(rt->sock, ro, 0);
+        if (r < 0) {
+                /* A link that vanished took its routes with it. */
+                if (!add && (r == -NLE_OBJ_NOTFOUND || r == -NLE_NODEV))
+                        r = 0;
+                else {
+                        log_debug("Failed to %s route in table %u via %d: %s",
+                                  add ? "add" : "delete", e->table, e->oif, nl_geterror(r));
+                        r = -EIO;
+                }
+        }
+out:
+        nl_addr_put(dst);
+        nl_addr_put(gw);
+        if (nh)
+                rtnl_route_nh_free(nh);
+        rtnl_route_put(ro);
+        return r;
+}
+
+static int rule_apply(RouteTables *rt, const RuleEntry *e, bool add)
+{
+        struct rtnl_rule *ru = rtnl_rule_alloc();
+        int r;
+
+        if (!ru)
+                return -ENOMEM;
+        rtnl_rule_set_family(ru, e->family);
+        rtnl_rule_set_prio(ru, e->prio);
+        rtnl_rule_set_mark(ru, e->mark);
+        rtnl_rule_set_mask(ru, rt->cfg.mark_mask);
+        if (e->table) {
+                rtnl_rule_set_table(ru, e->table);
+                rtnl_rule_set_action(ru, FR_ACT_TO_TBL);
+        } else
+                rtnl_rule_set_action(ru, FR_ACT_PROHIBIT);
+        r = add ? rtnl_rule_add(rt->sock, ru, NLM_F_CREATE) : rtnl_rule_delete(rt->sock, ru, 0);
+        rtnl_rule_put(ru);
+        if (r < 0 && !(add && r == -NLE_EXIST) && !(!add && r == -NLE_OBJ_NOTFOUND)) {
+                log_warning("Failed to %s ip rule priority %u mark 0x%x: %s",
+                            add ? "add" : "delete", e->prio, e->mark, nl_geterror(r));
+                return -EIO;
+        }
+        return 0;
+}
+
+typedef struct Collect {
+        RouteTables *rt;
+        const RouteLinkInput *links;
+        size_t n_links;
+        RouteEntry *want;
+        size_t n_want;
+        int error;
+        uint32_t best_metric[2];
+} Collect;
+
+static int want_add(Collect *c, const RouteEntry *e)
+{
+        RouteEntry *n;
+
+        for (size_t i = 0; i < c->n_want; i++)
+                if (memcmp(&c->want[i], e, sizeof(*e)) == 0)
+                        return 0;
+        n = realloc(c->want, sizeof(RouteEntry) * (c->n_want + 1));
+        if (!n)
+                return -ENOMEM;
+        c->want = n;
+        c->want[c->n_want++] = *e;
+        return 0;
+}
+
+static void metric_note(RouteTables *rt, int ifindex, int family, uint32_t metric)
+{
+        for (size_t i = 0; i < rt->n_metrics; i++)
+                if (rt->metrics[i].ifindex == ifindex) {
+                        rt->metrics[i].metric[fam_idx(family)] =
+                            MIN(rt->metrics[i].metric[fam_idx(family)], metric);
+                        return;
+                }
+        void *n = realloc(rt->metrics, sizeof(*rt->metrics) * (rt->n_metrics + 1));
+        if (!n)
+                return;
+        rt->metrics = n;
+        rt->metrics[rt->n_metrics].ifindex = ifindex;
+        rt->metrics[rt->n_metrics].metric[0] = rt->metrics[rt->n_metrics].metric[1] = UINT32_MAX;
+        rt->metrics[rt->n_metrics].metric[fam_idx(family)] = metric;
+        rt->n_metrics++;
+}
+
+static void collect_route(struct nl_object *obj, void *userdata)
+{
+        struct rtnl_route *ro = (struct rtnl_route *)obj;
+        Collect *c = userdata;
+        RouteTables *rt = c->rt;
+        struct nl_addr *dst = rtnl_route_get_dst(ro);
+        int family = rtnl_route_get_family(ro);
+
+        if (c->error < 0 || rtnl_route_get_table(ro) != RT_TABLE_MAIN ||
+            rtnl_route_get_type(ro) != RTN_UNICAST || (family != AF_INET && family != AF_INET6))
+                return;
+        for (int i = 0; i < rtnl_route_get_nnexthops(ro); i++) {
+                struct rtnl_nexthop *nh = rtnl_route_nexthop_n(ro, i);
+                struct nl_addr *gw = rtnl_route_nh_get_gateway(nh);
+                int oif = rtnl_route_nh_get_ifindex(nh);
+                RouteEntry e = {.family = family, .oif = oif};
+                uint32_t slot = route_tables_slot(rt, oif);
+
+                e.plen = dst ? nl_addr_get_prefixlen(dst) : 0;
+                if (dst && nl_addr_get_len(dst) == alen(family))
+                        memcpy(e.dst, nl_addr_get_binary_addr(dst), alen(family));
+                if (gw && nl_addr_get_len(gw) == alen(family)) {
+                        memcpy(e.gw, nl_addr_get_binary_addr(gw), alen(family));
+                        e.has_gw = true;
+                }
+                e.metric = rtnl_route_get_priority(ro);
+                e.scope = rtnl_route_get_scope(ro);
+                if (e.plen == 0) {
+                        metric_note(rt, oif, family, e.metric);
+                        if (e.metric < c->best_metric[fam_idx(family)]) {
+                                c->best_metric[fam_idx(family)] = e.metric;
+                                rt->main_default[fam_idx(family)] = oif;
+                        }
+                }
+                if (!e.has_gw && e.plen > 0) {
+                        bool vpn = false;
+                        for (size_t k = 0; k < c->n_links; k++)
+                                if (c->links[k].ifindex == oif)
+                                        vpn = c->links[k].vpn;
+                        void *np =
+                            vpn ? NULL
+                                : realloc(rt->onlink, sizeof(NftPrefix) * (rt->n_onlink + 1));
+                        if (np) {
+                                NftPrefix *p = &((NftPrefix *)np)[rt->n_onlink++];
+                                rt->onlink = np;
+                                memset(p, 0, sizeof(*p));
+                                p->family = family;
+                                p->prefixlen = e.plen;
+                                memcpy(&p->addr, e.dst, alen(family));
+                        }
+                }
+                if (slot) {
+                        e.table = rt->cfg.table_base + slot;
+                        if (want_add(c, &e) < 0)
+                                c->error = -ENOMEM;
+                }
+                if (oif == rt->vpn_link && rt->vpn_link) {
+                        e.table = rt->cfg.table_base + nft_slot_vpn(rt->cfg.mark_mask);
+                        if (want_add(c, &e) < 0)
+                                c->error = -ENOMEM;
+                }
+        }
+}
+
+static int rules_want(RouteTables *rt, RuleEntry **ret, size_t *ret_n)
+{
+        uint32_t vpn = nft_slot_vpn(rt->cfg.mark_mask);
+        RuleEntry *w = calloc(4 * (SLOTS + 1), sizeof(RuleEntry));
+        size_t n = 0;
+
+        if (!w)
+                return -ENOMEM;
+        for (uint32_t s = 1; s <= vpn && s < SLOTS; s++) {
+                if (s != vpn && !rt->slot_link[s])
+                        continue;
+                for (int f = 0; f < 2; f++) {
+                        int family = f ? AF_INET6 : AF_INET;
+                        uint32_t mark = nft_slot_mark(rt->cfg.mark_mask, s);
+                        w[n++] = (RuleEntry){family, rt->cfg.rule_priority, mark,
+                                             rt->cfg.table_base + s};
+                        w[n++] = (RuleEntry){family, rt->cfg.rule_priority + 1, mark, 0};
+                }
+        }
+        *ret = w;
+        *ret_n = n;
+        return 0;
+}
+
+int route_tables_sync(RouteTables *rt, const RouteLinkInput *links, size_t n)
+{
+        uint32_t vpn = nft_slot_vpn(rt->cfg.mark_mask), max = nft_slot_max(rt->cfg.mark_mask);
+        Collect c = {
+            .rt = rt, .links = links, .n_links = n, .best_metric = {UINT32_MAX, UINT32_MAX}};
+        RuleEntry *rules = NULL;
+        size_t n_rules = 0;
+        int r = 0;
+
+        /* Slots: kept while the link stays usable; a new link takes the next free one after
+         * the last handed out, so a slot just freed (whose flows may still be marked) is
+         * reused last. */
+        for (uint32_t s = 1; s <= max && s < SLOTS; s++) {
+                bool keep = false;
+                for (size_t i = 0; rt->slot_link[s] && i < n; i++)
+                        if (links[i].ifindex == rt->slot_link[s] && links[i].usable)
+                                keep = true;
+                if (!keep)
+                        rt->slot_link[s] = 0;
+        }
+        rt->vpn_link = 0;
+        rt->vpn_carries[0] = rt->vpn_carries[1] = false;
+        for (size_t i = 0; i < n; i++) {
+                if (!links[i].usable)
+                        continue;
+                if (links[i].vpn && !rt->vpn_link)
+                        rt->vpn_link = links[i].ifindex;
+                if (route_tables_slot(rt, links[i].ifindex))
+                        continue;
+                for (uint32_t k = 0; k < max; k++) {
+                        uint32_t s = (rt->next_slot - 1 + k) % max + 1;
+                        if (!rt->slot_link[s]) {
+                                rt->slot_link[s] = links[i].ifindex;
+                                rt->next_slot = s % max + 1;
+                                break;
+                        }
+                }
+                if (!route_tables_slot(rt, links[i].ifindex))
+                        log_warning("No routing slot left for link %d (%u in use)",
+                                    links[i].ifindex, max);
+        }
+
+        rt->main_default[0] = rt->main_default[1] = 0;
+        rt->n_metrics = 0;
+        rt->n_onlink = 0;
+        nl_cache_foreach(rt->routes, collect_route, &c);
+        if (c.error < 0) {
+                free(c.want);
+                return c.error;
+        }
+        /* The VPN's table: its own routes plus a default into it for each family it has an
+         * address of, so vpn=required apps have exactly one way out. */
+        for (size_t i = 0; rt->vpn_link && i < n; i++) {
+                if (links[i].ifindex != rt->vpn_link)
+                        continue;
+                for (int f = 0; f < 2; f++) {
+                        RouteEntry e = {.family = f ? AF_INET6 : AF_INET,
+                                        .table = rt->cfg.table_base + vpn,
+                                        .oif = rt->vpn_link,
+                                        .scope = RT_SCOPE_LINK};
+                        bool has = f ? links[i].global6 : links[i].global4;
+                        if (!has)
+                                continue;
+                        rt->vpn_carries[f] = true;
+                        if (want_add(&c, &e) < 0) {
+                                free(c.want);
+                                return -ENOMEM;
+                        }
+                }
+        }
+
+        /* Routes: delete what is no longer wanted, then add what is new. */
+        for (size_t i = 0; i < rt->n_routes_in; i++) {
+                bool still = false;
+                for (size_t j = 0; j < c.n_want && !still; j++)
+                        still = memcmp(&rt->routes_in[i], &c.want[j], sizeof(RouteEntry)) == 0;
+                if (!still)
+                        (void)route_apply(rt, &rt->routes_in[i], false);
+        }
+        for (size_t j = 0; j < c.n_want; j++) {
+                bool had = false;
+                for (size_t i = 0; i < rt->n_routes_in && !had; i++)
+                        had = memcmp(&rt->routes_in[i], &c.want[j], sizeof(RouteEntry)) == 0;
+                if (!had && route_apply(rt, &c.want[j], true) < 0)
+                        r = -EIO;
+        }
+        free(rt->routes_in);
+        rt->routes_in = c.want;
+        rt->n_routes_in = c.n_want;
+
+        /* Rules: new ones first (lookup before its prohibit is harmless either way). */
+        if (rules_want(rt, &rules, &n_rules) < 0)
+                return -ENOMEM;
+        for (size_t j = 0; j < n_rules; j++) {
+                bool had = false;
+                for (size_t i = 0; i < rt->n_rules_in && !had; i++)
+                        had = memcmp(&rt->rules_in[i], &rules[j], sizeof(RuleEntry)) == 0;
+                if (!had && rule_apply(rt, &rules[j], true) < 0)
+                        r = -EIO;
+        }
+        for (size_t i = 0; i < rt->n_rules_in; i++) {
+                bool still = false;
+                for (size_t j = 0; j < n_rules && !still; j++)
+                        still = memcmp(&rt->rules_in[i], &rules[j], sizeof(RuleEntry)) == 0;
+                if (!still)
+                        (void)rule_apply(rt, &rt->rules_in[i], false);
+        }
+        free(rt->rules_in);
+        rt->rules_in = rules;
+        rt->n_rules_in = n_rules;
+
+        for (uint32_t s = 0; s < SLOTS; s++)
+                rt->slots_used[s] = s <= max && rt->slot_link[s] != 0;
+        return r;
+}
+
+uint32_t route_tables_slot(RouteTables *rt, int ifindex)
+{
+        if (ifindex <= 0)
+                return 0;
+        for (uint32_t s = 1; s < SLOTS; s++)
+                if (rt->slot_link[s] == ifindex)
+                        return s;
+        return 0;
+}
+
+int route_tables_vpn_link(RouteTables *rt)
+{
+        return rt->vpn_link;
+}
+
+bool route_tables_vpn_carries(RouteTables *rt, int family)
+{
+        return rt->vpn_link && rt->vpn_carries[fam_idx(family)];
+}
+
+int route_tables_main_default(RouteTables *rt, int family)
+{
+        return rt->main_default[fam_idx(family)];
+}
+
+uint32_t route_tables_default_metric(RouteTables *rt, int ifindex, int family)
+{
+        for (size_t i = 0; i < rt->n_metrics; i++)
+                if (rt->metrics[i].ifindex == ifindex)
+                        return rt->metrics[i].metric[fam_idx(family)];
+        return UINT32_MAX;
+}
+
+const bool *route_tables_slots(RouteTables *rt, size_t *n)
+{
+        *n = SLOTS;
+        return rt->slots_used;
+}
+
+const NftPrefix *route_tables_onlink(RouteTables *rt, size_t *n)
+{
+        *n = rt->n_onlink;
+        return rt->onlink;
+}
