@@ -333,6 +333,10 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                         printf("Re-probe of %s failed: %s\n", ev->link_name,
                                ev->error->message ? ev->error->message : ev->error->name);
                 break;
+        case ROAM_LIVE_EVENT_APP_ADDED:
+        case ROAM_LIVE_EVENT_APP_REMOVED:
+        case ROAM_LIVE_EVENT_APP_CHANGED:
+        case ROAM_LIVE_EVENT_APP_CALL:
         case _ROAM_LIVE_EVENT_TYPE_MAX:
         case _ROAM_LIVE_EVENT_TYPE_INVALID:
                 break;

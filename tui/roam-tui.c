@@ -645,8 +645,24 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                         tui_message(t, THEME_ERROR, "Re-probe of %s failed: %s", ev->link_name,
                                     ev->error->message ? ev->error->message : ev->error->name);
                 break;
+        case ROAM_LIVE_EVENT_APP_CALL:
+                if (!ev->error)
+                        tui_message(t, THEME_OK, "Done: %s %s.", ev->app_id, ev->action);
+                else if (sd_bus_error_has_name(ev->error, ROAM_ERROR_ACCESS_DENIED))
+                        tui_message(t, THEME_ERROR,
+                                    "Not allowed to change %s: needs root, group netdev or polkit "
+                                    "authorization (AccessDenied).",
+                                    ev->app_id);
+                else
+                        tui_message(t, THEME_ERROR, "Cannot change %s (%s): %s", ev->app_id,
+                                    ev->action,
+                                    ev->error->message ? ev->error->message : ev->error->name);
+                break;
         case ROAM_LIVE_EVENT_MANAGER:
         case ROAM_LIVE_EVENT_LINK_CHANGED:
+        case ROAM_LIVE_EVENT_APP_ADDED:
+        case ROAM_LIVE_EVENT_APP_REMOVED:
+        case ROAM_LIVE_EVENT_APP_CHANGED:
                 break;
         case _ROAM_LIVE_EVENT_TYPE_MAX:
         case _ROAM_LIVE_EVENT_TYPE_INVALID:
