@@ -335,6 +335,22 @@ def app_id_valid(app_id):
     return all(c.isascii() and (c.isalnum() or c in "._-") for c in app_id)
 
 
+def derive_state(v, configured, manager):
+    """State and routes of app values v, the way roamd would decide them (simplified)."""
+    routes = {"Route4": configured.get("Route4", ""), "Route6": configured.get("Route6", "")}
+    if v.get("OnlineUntil", 0):
+        state = "online for a task"
+    elif v.get("Access", "allow") == "deny":
+        state, routes = "blocked: access denied", {"Route4": "", "Route6": ""}
+    elif v.get("VPN", "any") == "required" and not manager.vpn_online():
+        state, routes = "blocked: VPN down", {"Route4": "", "Route6": ""}
+    elif v.get("Access", "allow") == "lan":
+        state = "local networks only"
+    else:
+        state = "online"
+    return dict(routes, State=state)
+
+
 def fake_error(name, message):
     return dbus.exceptions.DBusException(message, name=f"org.roam1.Error.{name}")
 
@@ -371,20 +387,7 @@ class App(PropertiesObject):
         self.update(dict(changes, **self.derive(dict(self.values, **changes))))
 
     def derive(self, v):
-        """State and routes of values v, the way roamd would decide them (simplified)."""
-        routes = {"Route4": self.configured.get("Route4", ""),
-                  "Route6": self.configured.get("Route6", "")}
-        if v.get("OnlineUntil", 0):
-            state = "online for a task"
-        elif v.get("Access", "allow") == "deny":
-            state, routes = "blocked: access denied", {"Route4": "", "Route6": ""}
-        elif v.get("VPN", "any") == "required" and not self.manager.vpn_online():
-            state, routes = "blocked: VPN down", {"Route4": "", "Route6": ""}
-        elif v.get("Access", "allow") == "lan":
-            state = "local networks only"
-        else:
-            state = "online"
-        return dict(routes, State=state)
+        return derive_state(v, self.configured, self.manager)
 
     @dbus.service.method(APP_IFACE, in_signature="t", sender_keyword="sender")
     def OnlineFor(self, usec, sender=None):
@@ -464,16 +467,16 @@ class Manager(PropertiesObject):
         app.remove_from_connection()
         self.InterfacesRemoved(dbus.ObjectPath(app.path), dbus.Array([APP_IFACE], signature="s"))
 
-    def new_app(self, app_id, source):
-        """An app that had no object: the default policy, from source."""
+    def new_app(self, app_id, source, changes):
+        """An app that had no object: the default policy with changes, announced once."""
         default = self.find_app("default")
-        values = {k: default.values[k] for k in ("Access", "Bearers", "VPN", "Handover", "Route4",
-                                                  "Route6", "State")
-                  if default and k in default.values}
-        values.update(Id=app_id, Source=source)
+        configured = {k: default.values[k] for k in ("Access", "Bearers", "VPN", "Handover",
+                                                      "Route4", "Route6")
+                      if default and k in default.values}
+        values = dict(configured, **changes, Id=app_id, Source=source)
+        values.update(derive_state(values, configured, self))
         app = self.add_app(values)
-        app.configured = {k: v for k, v in values.items() if k != "Source"}
-        app.configured["Source"] = None  # no policy of its own
+        app.configured = dict(configured, Source=None)  # no policy of its own
         return app
 
     def check_app_id(self, app_id):
@@ -624,8 +627,11 @@ class Manager(PropertiesObject):
                                      f"bad value '{value}' for {key} (known: "
                                      f"{', '.join(allowed)})")
                 changes[prop] = str(value)
-        app = self.find_app(app_id) or self.new_app(str(app_id), "runtime")
-        app.change(dict(changes, Source="runtime"))
+        app = self.find_app(app_id)
+        if app:
+            app.change(dict(changes, Source="runtime"))
+        else:
+            app = self.new_app(str(app_id), "runtime", changes)
         return dbus.ObjectPath(app.path)
 
     @dbus.service.method(MANAGER_IFACE, in_signature="s", sender_keyword="sender")
@@ -670,15 +676,18 @@ class Manager(PropertiesObject):
         if usec != 0 and usec > DAY_USEC and usec != UNTIL_RELEASED:
             raise fake_error("InvalidArguments",
                              f"online time {usec} µs: at most a day, or UINT64_MAX until released")
-        app = self.find_app(app_id) or self.new_app(str(app_id), "builtin")
         cgroup = f"/roam.slice/app-{app_id}.scope"
         changes = {}
-        if cgroup not in app.values.get("Cgroups", []):
-            changes["Cgroups"] = list(app.values.get("Cgroups", [])) + [cgroup]
         if usec:
             changes["OnlineUntil"] = (UNTIL_RELEASED if usec == UNTIL_RELEASED
                                       else self.now() + int(usec))
-        app.change(changes)
+        app = self.find_app(app_id)
+        if app:
+            if cgroup not in app.values.get("Cgroups", []):
+                changes["Cgroups"] = list(app.values.get("Cgroups", [])) + [cgroup]
+            app.change(changes)
+        else:
+            self.new_app(str(app_id), "builtin", dict(changes, Cgroups=[cgroup]))
         self.runs.append({"id": str(app_id), "pid": pid, "usec": int(usec), "cgroup": cgroup})
         return cgroup
 
