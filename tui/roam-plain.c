@@ -236,7 +236,7 @@ static char *join_words(char *const *words)
         return s;
 }
 
-static void app_call_started(const char *id, const char *action, int r)
+static void app_call_started(const char *id, int r)
 {
         if (r == -ENOENT)
                 printf("No app '%s'. Type apps to see them.\n", id);
@@ -273,17 +273,15 @@ static int app_command(Plain *p, char **words)
                 what = join_words(words + 2);
                 if (!what)
                         return log_oom();
-                app_call_started(id, what, roam_live_set_app_policy(p->live, id, words + 3, what));
+                app_call_started(id, roam_live_set_app_policy(p->live, id, words + 3, what));
                 return 0;
         }
         if (streq(action, "reset") && !words[3]) {
-                app_call_started(id, "policy reset",
-                                 roam_live_reset_app_policy(p->live, id, "policy reset"));
+                app_call_started(id, roam_live_reset_app_policy(p->live, id, "policy reset"));
                 return 0;
         }
         if (streq(action, "release") && !words[3]) {
-                app_call_started(id, "grant released",
-                                 roam_live_app_release(p->live, id, "grant released"));
+                app_call_started(id, roam_live_app_release(p->live, id, "grant released"));
                 return 0;
         }
         if (streq(action, "online-for") && words[3] && !words[4]) {
@@ -297,7 +295,7 @@ static int app_command(Plain *p, char **words)
                 if (asprintf(&what, usec == ROAM_APP_UNTIL_RELEASED ? "online %s" : "online for %s",
                              d) < 0)
                         return log_oom();
-                app_call_started(id, what, roam_live_app_online_for(p->live, id, usec, what));
+                app_call_started(id, roam_live_app_online_for(p->live, id, usec, what));
                 return 0;
         }
         printf("Say: app %s set KEY=VALUE..., app %s reset, app %s online-for DURATION or app "

@@ -31,9 +31,9 @@ typedef int (*VerbFn)(char **args);
 
 typedef struct Verb {
         const char *name;
-        unsigned min_args, max_args; /* after the verb's name */
-        bool json;                   /* takes --json */
-        bool in_order;               /* options end at the first argument (a command follows) */
+        unsigned max_args; /* after the verb's name */
+        bool json;         /* takes --json */
+        bool in_order;     /* options end at the first argument (a command follows) */
         VerbFn run;
 } Verb;
 
@@ -88,13 +88,13 @@ static int verb_run(char **args)
 }
 
 static const Verb verbs[] = {
-    {"status", 0, 0, true, false, verb_status},
-    {"apps", 0, 0, true, false, verb_apps},
-    {"app", 1, UINT_MAX, true, false, verb_app},
-    {"run", 1, UINT_MAX, false, true, verb_run},
+    {"status", 0, true, false, verb_status},
+    {"apps", 0, true, false, verb_apps},
+    {"app", UINT_MAX, true, false, verb_app},
+    {"run", UINT_MAX, false, true, verb_run},
 };
 
-static const Verb default_verb = {"", 0, 0, true, false, verb_default};
+static const Verb default_verb = {"", 0, true, false, verb_default};
 
 static void help(void)
 {
@@ -117,9 +117,9 @@ static void help(void)
                "                     handover=sticky|move\n"
                "  app ID reset       Forget the changes: the configured policy applies again\n"
                "  app ID online-for DURATION\n"
-               "                     Let the app online for a while even if its access\n"
-               "                     denies it: 90s, 10m, 1h, 1h30m (at most 24h), or\n"
-               "                     until-released\n"
+               "                     Let the app use the network for a while even if its\n"
+               "                     access denies it: 90s, 10m, 1h, 1h30m (at most 24h),\n"
+               "                     or until-released\n"
                "  app ID release     End that grant now\n"
                "  run --app ID [--online-for DURATION] [--] CMD [ARGS...]\n"
                "                     Run CMD inside the app: roamd moves roam into the app\n"
@@ -140,7 +140,8 @@ static void help(void)
                "                     is honoured)\n"
                "     --app ID        With run: the app to run CMD in\n"
                "     --online-for DURATION\n"
-               "                     With run: let the app online that long (as above)\n"
+               "                     With run: the app may use the network that long (as\n"
+               "                     above)\n"
                "\n"
                "Exit status:\n"
                "  0  Success\n"
@@ -327,7 +328,7 @@ static int parse_argv(int argc, char *argv[])
 
         if (arg_json && !arg_verb->json)
                 return usage_error("'%s' prints no JSON.", arg_verb->name);
-        if ((arg_app || arg_online_for) && arg_verb != &verbs[3])
+        if ((arg_app || arg_online_for) && !streq(arg_verb->name, "run"))
                 return usage_error("--app and --online-for go with 'roam run'.");
         if (n_args > arg_verb->max_args) {
                 if (arg_verb->max_args == 0)
