@@ -351,6 +351,27 @@ def derive_state(v, configured, manager):
     return dict(routes, State=state)
 
 
+def parse_bearers(value):
+    """bearers=: names separated by commas and/or spaces, or "all"; roamd's messages
+    (service/roamd-app-policy.c). The list comes back in roamd's bearer order."""
+    names = [n for n in value.replace(",", " ").replace("\t", " ").split(" ") if n]
+    known = ", ".join(APP_BEARERS)
+    if not names:
+        raise fake_error("InvalidArguments",
+                         f"empty value for bearers (all, or a list of: {known})")
+    if names == ["all"]:
+        return []
+    for i, n in enumerate(names):
+        if n == "all":
+            raise fake_error("InvalidArguments",
+                             "'all' cannot be combined with other bearers in bearers")
+        if n not in APP_BEARERS:
+            raise fake_error("InvalidArguments", f"unknown bearer '{n}' in bearers ({known})")
+        if n in names[:i]:
+            raise fake_error("InvalidArguments", f"bearer '{n}' listed twice in bearers")
+    return [b for b in APP_BEARERS if b in names]
+
+
 def fake_error(name, message):
     return dbus.exceptions.DBusException(message, name=f"org.roam1.Error.{name}")
 
@@ -614,18 +635,11 @@ class Manager(PropertiesObject):
                                  f"unknown key '{key}' (known: access, bearers, vpn, handover)")
             prop, allowed = APP_SETTINGS[key]
             if key == "bearers":
-                bearers = [] if value == "all" else value.split(",")
-                for b in bearers:
-                    if b not in APP_BEARERS:
-                        raise fake_error("InvalidArguments",
-                                         f"bad value '{value}' for bearers: unknown bearer "
-                                         f"'{b}' (known: {', '.join(APP_BEARERS)}, or all)")
-                changes[prop] = bearers
+                changes[prop] = parse_bearers(str(value))
             else:
                 if value not in allowed:
                     raise fake_error("InvalidArguments",
-                                     f"bad value '{value}' for {key} (known: "
-                                     f"{', '.join(allowed)})")
+                                     f"invalid value '{value}' for {key} ({', '.join(allowed)})")
                 changes[prop] = str(value)
         app = self.find_app(app_id)
         if app:

@@ -192,13 +192,13 @@ def test_app_show_errors(roamd, roam):
 
 def test_app_set(roamd, roam):
     fake = roamd(APPS)
-    r = roam("app", "org.example.Mail", "set", "access=lan", "vpn=any", "bearers=wifi,cellular",
+    r = roam("app", "org.example.Mail", "set", "access=lan", "vpn=any", "bearers=cellular,wifi",
              "handover=move")
     assert r.rc == 0, r.err
     assert r.out == "" and r.err == ""
     # One call with every pair.
     assert fake.send(op="calls") == [["SetAppPolicy", "org.example.Mail", {
-        "access": "lan", "vpn": "any", "bearers": "wifi,cellular", "handover": "move"}]]
+        "access": "lan", "vpn": "any", "bearers": "cellular,wifi", "handover": "move"}]]
     doc = json.loads(roam("app", "org.example.Mail", "--json").out)
     assert (doc["access"], doc["vpn"], doc["bearers"], doc["handover"], doc["source"]) == (
         "lan", "any", ["wifi", "cellular"], "move", "runtime")
@@ -223,11 +223,16 @@ def test_app_set_refused_by_roamd(roamd, roam):
                      "(known: access, bearers, vpn, handover)\n")
     r = roam("app", "org.example.Mail", "set", "access=maybe")
     assert r.rc == 1
-    assert r.err == ("roam: cannot change org.example.Mail: bad value 'maybe' for access "
-                     "(known: allow, lan, deny)\n")
+    assert r.err == ("roam: cannot change org.example.Mail: invalid value 'maybe' for access "
+                     "(allow, lan, deny)\n")
     r = roam("app", "org.example.Mail", "set", "bearers=wifi,carrier-pigeon")
     assert r.rc == 1
-    assert "unknown bearer 'carrier-pigeon'" in r.err
+    assert r.err == ("roam: cannot change org.example.Mail: unknown bearer 'carrier-pigeon' in "
+                     "bearers (ethernet, wifi, cellular, bluetooth, wifi-direct, vpn, lowpan)\n")
+    r = roam("app", "org.example.Mail", "set", "bearers=all,wifi")
+    assert r.rc == 1
+    assert r.err == ("roam: cannot change org.example.Mail: 'all' cannot be combined with "
+                     "other bearers in bearers\n")
     # Nothing changed: all or nothing.
     assert json.loads(roam("app", "org.example.Mail", "--json").out)["access"] == "allow"
     assert roam("app", "org.x").rc == 1  # not created either
