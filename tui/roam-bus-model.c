@@ -48,6 +48,10 @@ typedef struct PropertyInfo {
         {                                                                                          \
                 name, sig, kind, offsetof(RoamLink, field), offsetof(RoamLink, n_field)            \
         }
+#define APP_FIELD(name, sig, kind, field)                                                          \
+        {                                                                                          \
+                name, sig, kind, offsetof(RoamApp, field), 0                                       \
+        }
 #define MANAGER_FIELD(name, sig, field)                                                            \
         {                                                                                          \
                 name, sig, PROPERTY_STRING, offsetof(RoamModel, field), 0                          \
@@ -82,6 +86,20 @@ static const PropertyInfo link_properties[] = {
     LINK_FIELD("LastProbe", "t", PROPERTY_UINT64, last_probe),
     LINK_FIELD("ProbeDuration", "t", PROPERTY_UINT64, probe_duration),
     LINK_FIELD("CaptivePortal", "a{sv}", PROPERTY_CAPPORT, capport),
+};
+
+static const PropertyInfo app_properties[] = {
+    APP_FIELD("Id", "s", PROPERTY_STRING, id),
+    APP_FIELD("Access", "s", PROPERTY_STRING, access),
+    APP_FIELD("Bearers", "as", PROPERTY_STRV, bearers),
+    APP_FIELD("VPN", "s", PROPERTY_STRING, vpn),
+    APP_FIELD("Handover", "s", PROPERTY_STRING, handover),
+    APP_FIELD("Source", "s", PROPERTY_STRING, source),
+    APP_FIELD("Route4", "s", PROPERTY_STRING, route4),
+    APP_FIELD("Route6", "s", PROPERTY_STRING, route6),
+    APP_FIELD("State", "s", PROPERTY_STRING, state),
+    APP_FIELD("OnlineUntil", "t", PROPERTY_UINT64, online_until),
+    APP_FIELD("Cgroups", "as", PROPERTY_STRV, cgroups),
 };
 
 static const PropertyInfo manager_properties[] = {
@@ -232,6 +250,56 @@ void roam_link_history_record(RoamLink *l, uint64_t now, bool verdict_changed, b
         snprintf(e->reason, sizeof(e->reason), "%s", l->connectivity_reason);
 }
 
+int roam_app_new(const char *path, RoamApp **ret)
+{
+        _cleanup_(roam_app_freep) RoamApp *a = NULL;
+        int r;
+
+        a = calloc(1, sizeof(*a));
+        if (!a)
+                return -ENOMEM;
+        a->path = strdup(path);
+        a->bearers = calloc(1, sizeof(char *));
+        a->cgroups = calloc(1, sizeof(char *));
+        if (!a->path || !a->bearers || !a->cgroups)
+                return -ENOMEM;
+
+        char **const strings[] = {
+            &a->id,     &a->access, &a->vpn,    &a->handover,
+            &a->source, &a->route4, &a->route6, &a->state,
+        };
+        r = fill_empty_strings(strings, ELEMENTSOF(strings));
+        if (r < 0)
+                return r;
+
+        *ret = TAKE_PTR(a);
+        return 0;
+}
+
+RoamApp *roam_app_free(RoamApp *a)
+{
+        if (!a)
+                return NULL;
+        free(a->path);
+        free(a->id);
+        free(a->access);
+        strv_free(a->bearers);
+        free(a->vpn);
+        free(a->handover);
+        free(a->source);
+        free(a->route4);
+        free(a->route6);
+        free(a->state);
+        strv_free(a->cgroups);
+        free(a);
+        return NULL;
+}
+
+bool roam_app_is_special(const RoamApp *a)
+{
+        return streq(a->id, "default") || streq(a->id, "system");
+}
+
 static void model_clear_links(RoamModel *m)
 {
         for (size_t i = 0; i < m->n_links; i++)
@@ -239,6 +307,15 @@ static void model_clear_links(RoamModel *m)
         free(m->links);
         m->links = NULL;
         m->n_links = 0;
+}
+
+static void model_clear_apps(RoamModel *m)
+{
+        for (size_t i = 0; i < m->n_apps; i++)
+                roam_app_free(m->apps[i]);
+        free(m->apps);
+        m->apps = NULL;
+        m->n_apps = 0;
 }
 
 int roam_model_new(RoamModel **ret)
@@ -271,6 +348,7 @@ RoamModel *roam_model_free(RoamModel *m)
         free(m->best_link_path);
         free(m->config_file);
         model_clear_links(m);
+        model_clear_apps(m);
         free(m);
         return NULL;
 }
@@ -610,6 +688,11 @@ int roam_link_update_properties(RoamLink *l, sd_bus_message *m)
         return 0;
 }
 
+int roam_app_update_properties(RoamApp *a, sd_bus_message *m)
+{
+        return read_properties(m, app_properties, ELEMENTSOF(app_properties), a);
+}
+
 int roam_model_update_manager_properties(RoamModel *m, sd_bus_message *msg)
 {
         return read_properties(msg, manager_properties, ELEMENTSOF(manager_properties), m);
@@ -673,10 +756,90 @@ int roam_model_remove_link(RoamModel *m, const char *path)
         return 0;
 }
 
-/* Reads the a{sa{sv}} of one object. *ret_link is set when the object is a link. */
-static int read_object(RoamModel *m, sd_bus_message *reply, const char *path, RoamLink **ret_link)
+/* "default" and "system" go last, in that order; apps by ID before them. */
+static int app_rank(const RoamApp *a)
+{
+        return streq(a->id, "default") ? 1 : streq(a->id, "system") ? 2 : 0;
+}
+
+static int app_compare(const void *a, const void *b)
+{
+        const RoamApp *x = *(RoamApp *const *)a, *y = *(RoamApp *const *)b;
+        int c;
+
+        if (app_rank(x) != app_rank(y))
+                return app_rank(x) < app_rank(y) ? -1 : 1;
+        c = strcmp(x->id, y->id);
+        return c != 0 ? c : strcmp(x->path, y->path);
+}
+
+void roam_model_sort_apps(RoamModel *m)
+{
+        if (m->n_apps > 1)
+                qsort(m->apps, m->n_apps, sizeof(RoamApp *), app_compare);
+}
+
+RoamApp *roam_model_find_app(const RoamModel *m, const char *path)
+{
+        for (size_t i = 0; i < m->n_apps; i++)
+                if (streq(m->apps[i]->path, path))
+                        return m->apps[i];
+        return NULL;
+}
+
+RoamApp *roam_model_find_app_by_id(const RoamModel *m, const char *id)
+{
+        for (size_t i = 0; i < m->n_apps; i++)
+                if (streq(m->apps[i]->id, id))
+                        return m->apps[i];
+        return NULL;
+}
+
+int roam_model_add_app(RoamModel *m, RoamApp *a)
+{
+        RoamApp **apps;
+
+        (void)roam_model_remove_app(m, a->path);
+
+        apps = reallocarray(m->apps, m->n_apps + 1, sizeof(RoamApp *));
+        if (!apps)
+                return -ENOMEM;
+        m->apps = apps;
+        m->apps[m->n_apps++] = a;
+        roam_model_sort_apps(m);
+        return 0;
+}
+
+int roam_model_remove_app(RoamModel *m, const char *path)
+{
+        for (size_t i = 0; i < m->n_apps; i++) {
+                if (!streq(m->apps[i]->path, path))
+                        continue;
+                roam_app_free(m->apps[i]);
+                memmove(m->apps + i, m->apps + i + 1, (m->n_apps - i - 1) * sizeof(RoamApp *));
+                m->n_apps--;
+                return 1;
+        }
+        return 0;
+}
+
+const char *roam_model_route_name(const RoamModel *m, const char *route)
+{
+        const RoamLink *l;
+
+        if (route[0] != '/')
+                return route;
+        l = roam_model_find_link(m, route);
+        return l && *l->name ? l->name : route;
+}
+
+/* Reads the a{sa{sv}} of one object. *ret_link or *ret_app is set when the object is a link or
+ * an app. */
+static int read_object(RoamModel *m, sd_bus_message *reply, const char *path, RoamLink **ret_link,
+                       RoamApp **ret_app)
 {
         _cleanup_(roam_link_freep) RoamLink *link = NULL;
+        _cleanup_(roam_app_freep) RoamApp *app = NULL;
         int r;
 
         r = sd_bus_message_enter_container(reply, SD_BUS_TYPE_ARRAY, "{sa{sv}}");
@@ -699,6 +862,13 @@ static int read_object(RoamModel *m, sd_bus_message *reply, const char *path, Ro
                                         return r;
                         }
                         r = roam_link_update_properties(link, reply);
+                } else if (streq(interface, ROAM_APP_INTERFACE)) {
+                        if (!app) {
+                                r = roam_app_new(path, &app);
+                                if (r < 0)
+                                        return r;
+                        }
+                        r = roam_app_update_properties(app, reply);
                 } else
                         r = sd_bus_message_skip(reply, "a{sv}");
                 if (r < 0)
@@ -716,6 +886,7 @@ static int read_object(RoamModel *m, sd_bus_message *reply, const char *path, Ro
                 return r;
 
         *ret_link = TAKE_PTR(link);
+        *ret_app = TAKE_PTR(app);
         return 0;
 }
 
@@ -724,6 +895,7 @@ int roam_model_read_managed_objects(RoamModel *m, sd_bus_message *reply)
         int r;
 
         model_clear_links(m);
+        model_clear_apps(m);
 
         r = sd_bus_message_enter_container(reply, SD_BUS_TYPE_ARRAY, "{oa{sa{sv}}}");
         if (r < 0)
@@ -732,19 +904,28 @@ int roam_model_read_managed_objects(RoamModel *m, sd_bus_message *reply)
         while ((r = sd_bus_message_enter_container(reply, SD_BUS_TYPE_DICT_ENTRY, "oa{sa{sv}}")) >
                0) {
                 RoamLink *link = NULL;
+                RoamApp *app = NULL;
                 const char *path;
 
                 r = sd_bus_message_read_basic(reply, 'o', &path);
                 if (r < 0)
                         return r;
 
-                r = read_object(m, reply, path, &link);
+                r = read_object(m, reply, path, &link, &app);
                 if (r < 0)
                         return r;
                 if (link) {
                         r = roam_model_add_link(m, link);
                         if (r < 0) {
                                 roam_link_free(link);
+                                roam_app_free(app);
+                                return r;
+                        }
+                }
+                if (app) {
+                        r = roam_model_add_app(m, app);
+                        if (r < 0) {
+                                roam_app_free(app);
                                 return r;
                         }
                 }
@@ -767,7 +948,8 @@ int roam_model_load(sd_bus *bus, RoamModel **ret)
         int r;
 
         /* GetManagedObjects returns only the objects below /org/roam1 (the links), never the
-         * manager object itself (D-Bus spec; sd-bus does so): its properties take a GetAll. */
+         * manager object itself (D-Bus spec; sd-bus does so): its properties take a GetAll. The
+         * links and the apps come in the one reply. */
         r = sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
                                "org.freedesktop.DBus.Properties", "GetAll", &error, &manager, "s",
                                ROAM_MANAGER_INTERFACE);

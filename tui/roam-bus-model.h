@@ -9,9 +9,10 @@
 
 #include "roam-macro.h"
 
-/* A plain C snapshot of what roamd exports (docs/dbus-api.md): the manager and its links.
- * Filled from Properties.GetAll on the manager and ObjectManager.GetManagedObjects (which lists
- * only the objects below /org/roam1, i.e. the links); the property parsers take any a{sv}
+/* A plain C snapshot of what roamd exports (docs/dbus-api.md): the manager, its links and its
+ * apps. Filled from Properties.GetAll on the manager and ObjectManager.GetManagedObjects (which
+ * lists only the objects below /org/roam1: the links and the apps); the property parsers take
+ * any a{sv}
  * (also the changed properties of a PropertiesChanged signal), so a live client can keep the
  * same model up to date. Strings are never NULL: a property roamd did not send reads as "". */
 
@@ -111,6 +112,23 @@ typedef struct RoamLink {
         size_t history_next; /* where the next entry goes */
 } RoamLink;
 
+/* An app's policy and what it gets now (org.roam1.App). */
+typedef struct RoamApp {
+        char *path; /* D-Bus object path */
+
+        char *id;
+        char *access;   /* allow, lan, deny */
+        char **bearers; /* NULL-terminated, never NULL; empty: every bearer */
+        char *vpn;      /* any, required, forbidden */
+        char *handover; /* sticky, move */
+        char *source;   /* builtin, config, runtime */
+        char *route4;   /* the link new flows take now, "" when none may */
+        char *route6;
+        char *state;           /* in words, as roamd sent it */
+        uint64_t online_until; /* µs CLOCK_REALTIME, UINT64_MAX until released, 0: no grant */
+        char **cgroups;        /* NULL-terminated, never NULL */
+} RoamApp;
+
 typedef struct RoamModel {
         char *version;
         char *state;
@@ -119,6 +137,9 @@ typedef struct RoamModel {
 
         RoamLink **links; /* sorted by index */
         size_t n_links;
+
+        RoamApp **apps; /* sorted by ID, "default" and "system" last */
+        size_t n_apps;
 } RoamModel;
 
 int roam_link_new(const char *path, RoamLink **ret);
@@ -136,6 +157,13 @@ const RoamHistoryEntry *roam_link_history_get(const RoamLink *l, size_t i);
  * new entry repeats the verdict (a recheck that changed nothing). */
 void roam_link_history_record(RoamLink *l, uint64_t now, bool verdict_changed, bool probe_ended);
 
+int roam_app_new(const char *path, RoamApp **ret);
+RoamApp *roam_app_free(RoamApp *a);
+DEFINE_TRIVIAL_CLEANUP_FUNC(RoamApp *, roam_app_free);
+
+/* "default" and "system": the two policies that are not apps. */
+bool roam_app_is_special(const RoamApp *a);
+
 int roam_model_new(RoamModel **ret);
 RoamModel *roam_model_free(RoamModel *m);
 DEFINE_TRIVIAL_CLEANUP_FUNC(RoamModel *, roam_model_free);
@@ -143,10 +171,11 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(RoamModel *, roam_model_free);
 /* Reads a{sv} of org.roam1.Link / org.roam1.Manager properties. Unknown properties are skipped
  * (a newer roamd may add some); a known property with the wrong type is -EBADMSG. */
 int roam_link_update_properties(RoamLink *l, sd_bus_message *m);
+int roam_app_update_properties(RoamApp *a, sd_bus_message *m);
 int roam_model_update_manager_properties(RoamModel *m, sd_bus_message *msg);
 
-/* Reads a GetManagedObjects reply (a{oa{sa{sv}}}) into m, replacing its links (and reading the
- * manager's properties too, should a reply ever list /org/roam1 itself). */
+/* Reads a GetManagedObjects reply (a{oa{sa{sv}}}) into m, replacing its links and apps (and
+ * reading the manager's properties too, should a reply ever list /org/roam1 itself). */
 int roam_model_read_managed_objects(RoamModel *m, sd_bus_message *reply);
 
 /* Adds or removes a link (InterfacesAdded / InterfacesRemoved); add takes ownership. */
@@ -155,6 +184,16 @@ int roam_model_remove_link(RoamModel *m, const char *path);
 void roam_model_sort_links(RoamModel *m);
 
 RoamLink *roam_model_find_link(const RoamModel *m, const char *path);
+
+/* Adds or removes an app (InterfacesAdded / InterfacesRemoved); add takes ownership. */
+int roam_model_add_app(RoamModel *m, RoamApp *a);
+int roam_model_remove_app(RoamModel *m, const char *path);
+void roam_model_sort_apps(RoamModel *m);
+RoamApp *roam_model_find_app(const RoamModel *m, const char *path);
+RoamApp *roam_model_find_app_by_id(const RoamModel *m, const char *id);
+/* A Route4/Route6 value as a link name: the docs say "the link", taken as its name, and an
+ * object path of a known link is shown as that link's name too. Anything else as sent. */
+const char *roam_model_route_name(const RoamModel *m, const char *route);
 /* The link BestLink names, or NULL when it is "/" or not (yet) among the links. */
 RoamLink *roam_model_best_link(const RoamModel *m);
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "roam-app.h"
 #include "roam-bus.h"
 #include "roam-live.h"
 #include "roam-log.h"
@@ -54,6 +55,13 @@ typedef struct ReprobeCall {
         unsigned generation;
         char *name;
 } ReprobeCall;
+
+typedef struct AppCall {
+        RoamLive *live;
+        unsigned generation;
+        char *id;
+        char *action;
+} AppCall;
 
 static void emit(RoamLive *live, const RoamLiveEvent *ev)
 {
@@ -151,6 +159,23 @@ static int on_managed_objects(sd_bus_message *reply, void *userdata, sd_bus_erro
         return 0;
 }
 
+static int new_call(RoamLive *live, sd_bus_message **ret, const char *path, const char *interface,
+                    const char *member)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_call(live->bus, &m, ROAM_BUS_NAME, path, interface, member);
+        if (r < 0)
+                return r;
+        /* roamd is a system service started by its unit: never ask the bus to activate it. */
+        r = sd_bus_message_set_auto_start(m, false);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
 static int call_async(RoamLive *live, sd_bus_slot **slot, const char *path, const char *interface,
                       const char *member, sd_bus_message_handler_t callback, void *userdata,
                       const char *types, ...)
@@ -159,11 +184,7 @@ static int call_async(RoamLive *live, sd_bus_slot **slot, const char *path, cons
         va_list ap;
         int r;
 
-        r = sd_bus_message_new_method_call(live->bus, &m, ROAM_BUS_NAME, path, interface, member);
-        if (r < 0)
-                return r;
-        /* roamd is a system service started by its unit: never ask the bus to activate it. */
-        r = sd_bus_message_set_auto_start(m, false);
+        r = new_call(live, &m, path, interface, member);
         if (r < 0)
                 return r;
         if (types) {
@@ -296,15 +317,69 @@ static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error
                                .verdict_changed = changed,
                            });
         }
+
+        if (streq(interface, ROAM_APP_INTERFACE) && live->state == ROAM_LIVE_READY && path) {
+                _cleanup_free_ char *old_state = NULL, *old_policy = NULL;
+                RoamApp *a = roam_model_find_app(live->model, path);
+
+                if (!a)
+                        return 0;
+                old_state = roam_app_state_text(a);
+                old_policy = roam_app_policy_text(a);
+                if (!old_state || !old_policy)
+                        return log_oom();
+                r = roam_app_update_properties(a, m);
+                if (r < 0) {
+                        log_warning_errno(r, "Ignored a change of app %s: %m", a->id);
+                        return 0;
+                }
+                roam_model_sort_apps(live->model);
+                emit(live, &(RoamLiveEvent){
+                               .type = ROAM_LIVE_EVENT_APP_CHANGED,
+                               .app = a,
+                               .old_app_state = old_state,
+                               .old_app_policy = old_policy,
+                           });
+        }
         return 0;
+}
+
+static void add_link(RoamLive *live, RoamLink *fresh)
+{
+        RoamLink *l;
+
+        /* Announced twice (should not happen): keep one object, and its history. */
+        l = roam_model_find_link(live->model, fresh->path);
+        if (l) {
+                memcpy(fresh->history, l->history, sizeof(l->history));
+                fresh->n_history = l->n_history;
+                fresh->history_next = l->history_next;
+        }
+        roam_link_history_record(fresh, roam_now(), true, fresh->last_probe != 0);
+        if (roam_model_add_link(live->model, fresh) < 0) {
+                roam_link_free(fresh);
+                log_oom();
+                return;
+        }
+        emit(live, &(RoamLiveEvent){.type = ROAM_LIVE_EVENT_LINK_ADDED, .link = fresh});
+}
+
+static void add_app(RoamLive *live, RoamApp *fresh)
+{
+        if (roam_model_add_app(live->model, fresh) < 0) {
+                roam_app_free(fresh);
+                log_oom();
+                return;
+        }
+        emit(live, &(RoamLiveEvent){.type = ROAM_LIVE_EVENT_APP_ADDED, .app = fresh});
 }
 
 static int on_interfaces_added(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
         RoamLive *live = userdata;
-        _cleanup_(roam_link_freep) RoamLink *fresh = NULL;
+        _cleanup_(roam_link_freep) RoamLink *link = NULL;
+        _cleanup_(roam_app_freep) RoamApp *app = NULL;
         const char *path;
-        RoamLink *l;
         int r;
 
         if (live->state != ROAM_LIVE_READY)
@@ -323,34 +398,31 @@ static int on_interfaces_added(sd_bus_message *m, void *userdata, sd_bus_error *
                 if (r < 0)
                         return 0;
                 if (streq(interface, ROAM_LINK_INTERFACE)) {
-                        r = roam_link_new(path, &fresh);
+                        r = roam_link_new(path, &link);
                         if (r < 0)
                                 return log_oom();
-                        r = roam_link_update_properties(fresh, m);
+                        r = roam_link_update_properties(link, m);
                         if (r < 0) {
                                 log_warning_errno(r, "Ignored the new link %s: %m", path);
+                                return 0;
+                        }
+                } else if (streq(interface, ROAM_APP_INTERFACE)) {
+                        r = roam_app_new(path, &app);
+                        if (r < 0)
+                                return log_oom();
+                        r = roam_app_update_properties(app, m);
+                        if (r < 0) {
+                                log_warning_errno(r, "Ignored the new app %s: %m", path);
                                 return 0;
                         }
                 } else
                         (void)sd_bus_message_skip(m, "a{sv}");
                 (void)sd_bus_message_exit_container(m);
         }
-        if (!fresh)
-                return 0;
-
-        /* Announced twice (should not happen): keep one object, and its history. */
-        l = roam_model_find_link(live->model, path);
-        if (l) {
-                memcpy(fresh->history, l->history, sizeof(l->history));
-                fresh->n_history = l->n_history;
-                fresh->history_next = l->history_next;
-        }
-        roam_link_history_record(fresh, roam_now(), true, fresh->last_probe != 0);
-        r = roam_model_add_link(live->model, fresh);
-        if (r < 0)
-                return log_oom();
-        l = TAKE_PTR(fresh);
-        emit(live, &(RoamLiveEvent){.type = ROAM_LIVE_EVENT_LINK_ADDED, .link = l});
+        if (link)
+                add_link(live, TAKE_PTR(link));
+        if (app)
+                add_app(live, TAKE_PTR(app));
         return 0;
 }
 
@@ -360,6 +432,7 @@ static int on_interfaces_removed(sd_bus_message *m, void *userdata, sd_bus_error
         _cleanup_strv_free_ char **interfaces = NULL;
         const char *path;
         RoamLink *l;
+        RoamApp *a;
         int r;
 
         if (live->state != ROAM_LIVE_READY)
@@ -367,13 +440,18 @@ static int on_interfaces_removed(sd_bus_message *m, void *userdata, sd_bus_error
         r = sd_bus_message_read(m, "o", &path);
         if (r >= 0)
                 r = sd_bus_message_read_strv(m, &interfaces);
-        if (r < 0 || !strv_contains(interfaces, ROAM_LINK_INTERFACE))
+        if (r < 0)
                 return 0;
-        l = roam_model_find_link(live->model, path);
-        if (!l)
-                return 0;
-        emit(live, &(RoamLiveEvent){.type = ROAM_LIVE_EVENT_LINK_REMOVED, .link = l});
-        (void)roam_model_remove_link(live->model, path);
+        if (strv_contains(interfaces, ROAM_LINK_INTERFACE) &&
+            (l = roam_model_find_link(live->model, path))) {
+                emit(live, &(RoamLiveEvent){.type = ROAM_LIVE_EVENT_LINK_REMOVED, .link = l});
+                (void)roam_model_remove_link(live->model, path);
+        }
+        if (strv_contains(interfaces, ROAM_APP_INTERFACE) &&
+            (a = roam_model_find_app(live->model, path))) {
+                emit(live, &(RoamLiveEvent){.type = ROAM_LIVE_EVENT_APP_REMOVED, .app = a});
+                (void)roam_model_remove_app(live->model, path);
+        }
         return 0;
 }
 
@@ -601,4 +679,137 @@ int roam_live_reprobe(RoamLive *live, const char *path)
          * or dropped with the bus). */
         (void)sd_bus_slot_set_destroy_callback(slot, reprobe_call_free);
         return sd_bus_slot_set_floating(slot, 1);
+}
+
+static int on_app_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+{
+        AppCall *c = userdata;
+
+        if (c->generation != c->live->generation)
+                return 0; /* roamd went away meanwhile: that was announced already */
+        emit(c->live, &(RoamLiveEvent){
+                          .type = ROAM_LIVE_EVENT_APP_CALL,
+                          .app_id = c->id,
+                          .action = c->action,
+                          .error = sd_bus_message_get_error(reply),
+                      });
+        return 0;
+}
+
+static void app_call_free(void *p)
+{
+        AppCall *c = p;
+
+        free(c->id);
+        free(c->action);
+        free(c);
+}
+
+/* Sends m; the answer is announced as ROAM_LIVE_EVENT_APP_CALL. */
+static int send_app_call(RoamLive *live, sd_bus_message *m, const char *id, const char *action)
+{
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
+        AppCall *c;
+        int r;
+
+        c = calloc(1, sizeof(*c));
+        if (!c)
+                return -ENOMEM;
+        c->live = live;
+        c->generation = live->generation;
+        c->id = strdup(id);
+        c->action = strdup(action);
+        if (!c->id || !c->action) {
+                app_call_free(c);
+                return -ENOMEM;
+        }
+        r = sd_bus_call_async(live->bus, &slot, m, on_app_reply, c, 0);
+        if (r < 0) {
+                app_call_free(c);
+                return r;
+        }
+        (void)sd_bus_slot_set_destroy_callback(slot, app_call_free);
+        return sd_bus_slot_set_floating(slot, 1);
+}
+
+static int new_app_call(RoamLive *live, sd_bus_message **ret, const char *id, bool on_object,
+                        const char *member)
+{
+        const RoamApp *a;
+
+        if (live->state != ROAM_LIVE_READY)
+                return -ENOTCONN;
+        if (!on_object)
+                return new_call(live, ret, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE, member);
+        a = roam_model_find_app_by_id(live->model, id);
+        if (!a)
+                return -ENOENT;
+        return new_call(live, ret, a->path, ROAM_APP_INTERFACE, member);
+}
+
+int roam_live_set_app_policy(RoamLive *live, const char *id, char *const *settings,
+                             const char *action)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
+
+        r = new_app_call(live, &m, id, false, "SetAppPolicy");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(m, "s", id);
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, SD_BUS_TYPE_ARRAY, "{ss}");
+        for (size_t i = 0; r >= 0 && settings && settings[i]; i++) {
+                const char *eq = strchr(settings[i], '=');
+                _cleanup_free_ char *key = NULL;
+
+                if (!eq)
+                        return -EINVAL;
+                key = strndup(settings[i], (size_t)(eq - settings[i]));
+                if (!key)
+                        return -ENOMEM;
+                r = sd_bus_message_append(m, "{ss}", key, eq + 1);
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        if (r < 0)
+                return r;
+        return send_app_call(live, m, id, action);
+}
+
+int roam_live_reset_app_policy(RoamLive *live, const char *id, const char *action)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
+
+        r = new_app_call(live, &m, id, false, "ResetAppPolicy");
+        if (r >= 0)
+                r = sd_bus_message_append(m, "s", id);
+        if (r < 0)
+                return r;
+        return send_app_call(live, m, id, action);
+}
+
+int roam_live_app_online_for(RoamLive *live, const char *id, uint64_t usec, const char *action)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
+
+        r = new_app_call(live, &m, id, true, "OnlineFor");
+        if (r >= 0)
+                r = sd_bus_message_append(m, "t", usec);
+        if (r < 0)
+                return r;
+        return send_app_call(live, m, id, action);
+}
+
+int roam_live_app_release(RoamLive *live, const char *id, const char *action)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
+
+        r = new_app_call(live, &m, id, true, "Release");
+        if (r < 0)
+                return r;
+        return send_app_call(live, m, id, action);
 }

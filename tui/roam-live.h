@@ -8,7 +8,8 @@
 
 #include "roam-bus-model.h"
 
-/* The live model: the bus attached to an sd-event loop, the model kept up to date from
+/* The live model: the bus attached to an sd-event loop, the model (links and apps) kept up to
+ * date from
  * PropertiesChanged / InterfacesAdded / InterfacesRemoved, and roamd followed through
  * NameOwnerChanged (it may be absent at start, stop, and come back). Whoever owns it (the TUI,
  * plain mode) learns about every change through one handler. */
@@ -35,6 +36,11 @@ typedef enum RoamLiveEventType {
         ROAM_LIVE_EVENT_LINK_REMOVED, /* link, still valid during the handler */
         ROAM_LIVE_EVENT_LINK_CHANGED, /* link; old_verdict / old_reason before the change */
         ROAM_LIVE_EVENT_REPROBE,      /* a Reprobe() answered: link_name, error (NULL: done) */
+        ROAM_LIVE_EVENT_APP_ADDED,    /* app */
+        ROAM_LIVE_EVENT_APP_REMOVED,  /* app, still valid during the handler */
+        ROAM_LIVE_EVENT_APP_CHANGED,  /* app; old_app_state / old_app_policy before the change */
+        ROAM_LIVE_EVENT_APP_CALL,     /* a call that changes an app answered: app_id, action,
+                                       * error (NULL: done) */
         _ROAM_LIVE_EVENT_TYPE_MAX,
         _ROAM_LIVE_EVENT_TYPE_INVALID = -EINVAL,
 } RoamLiveEventType;
@@ -48,6 +54,11 @@ typedef struct RoamLiveEvent {
         bool verdict_changed; /* old_verdict differs from the current one */
         const char *link_name;
         const sd_bus_error *error;
+        const RoamApp *app;
+        const char *old_app_state;  /* roam_app_state_text() before the change */
+        const char *old_app_policy; /* roam_app_policy_text() before the change */
+        const char *app_id;
+        const char *action; /* what the call was to do, in words, as the caller gave it */
 } RoamLiveEvent;
 
 typedef void (*RoamLiveHandler)(RoamLive *live, const RoamLiveEvent *ev, void *userdata);
@@ -67,3 +78,13 @@ const RoamModel *roam_live_get_model(const RoamLive *live);
 
 /* Asks roamd to re-probe the link at path now; the answer comes as ROAM_LIVE_EVENT_REPROBE. */
 int roam_live_reprobe(RoamLive *live, const char *path);
+
+/* Calls that change an app, all asynchronous: the answer comes as ROAM_LIVE_EVENT_APP_CALL with
+ * the app's ID and action (the caller's words for what it asked, for its messages). settings
+ * are "key=value" strings, sent in one SetAppPolicy. OnlineFor and Release need the app's
+ * object: -ENOENT when the model has no app with that ID. */
+int roam_live_set_app_policy(RoamLive *live, const char *id, char *const *settings,
+                             const char *action);
+int roam_live_reset_app_policy(RoamLive *live, const char *id, const char *action);
+int roam_live_app_online_for(RoamLive *live, const char *id, uint64_t usec, const char *action);
+int roam_live_app_release(RoamLive *live, const char *id, const char *action);

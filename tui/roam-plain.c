@@ -10,6 +10,7 @@
 
 #include <systemd/sd-event.h>
 
+#include "roam-app.h"
 #include "roam-bus.h"
 #include "roam-live.h"
 #include "roam-log.h"
@@ -36,6 +37,15 @@ static const char help_text[] =
     "  links          one line per link\n"
     "  link NAME      one link in full, with the verdicts seen\n"
     "  reprobe NAME   ask roamd to probe a link now\n"
+    "  apps           one line per app\n"
+    "  app ID         one app in full\n"
+    "  app ID set KEY=VALUE...   change its policy (access=allow|lan|deny,\n"
+    "                 bearers=all|wifi,cellular,..., vpn=any|required|forbidden,\n"
+    "                 handover=sticky|move)\n"
+    "  app ID reset   the configured policy again\n"
+    "  app ID online-for DURATION   online for a while: 90s, 10m, 1h30m (at most\n"
+    "                 24h) or until-released\n"
+    "  app ID release end that grant\n"
     "  help           this list\n"
     "  quit           end (also exit, q, or end of input on a terminal)\n"
     "Changes are printed as they happen, one line each, with the time.\n";
@@ -101,6 +111,48 @@ static bool require_ready(Plain *p)
         return false;
 }
 
+/* "app org.example.Mail: online; access allow, bearers wifi,ethernet, VPN required, handover
+ * sticky; route v4 tun0, v6 tun0" */
+static void print_app_line(const RoamModel *m, const RoamApp *a)
+{
+        _cleanup_free_ char *state = roam_app_state_text(a), *policy = roam_app_policy_text(a),
+                            *route = roam_app_route_text(m, a);
+
+        if (!state || !policy || !route) {
+                log_oom();
+                return;
+        }
+        printf("app %s: %s; %s; route %s\n", a->id, state, policy, route);
+}
+
+static void print_apps(Plain *p)
+{
+        const RoamModel *m = roam_live_get_model(p->live);
+
+        if (m->n_apps == 0)
+                puts("No apps: this roamd has no per-app policies.");
+        for (size_t i = 0; i < m->n_apps; i++)
+                print_app_line(m, m->apps[i]);
+}
+
+static void print_app_detail(const RoamModel *m, const RoamApp *a)
+{
+        _cleanup_free_ char *bearers = roam_app_bearers_text(a, ", ");
+
+        print_app_line(m, a);
+        if (!bearers) {
+                log_oom();
+                return;
+        }
+        printf("  Access: %s, %s\n", a->access, roam_app_access_words(a->access));
+        printf("  Bearers: %s\n", a->bearers[0] ? bearers : "all, every bearer");
+        printf("  VPN: %s, %s\n", a->vpn, roam_app_vpn_words(a->vpn));
+        printf("  Handover: %s, %s\n", a->handover, roam_app_handover_words(a->handover));
+        printf("  Policy from: %s\n", roam_app_source_words(a->source));
+        STRV_FOREACH (c, a->cgroups)
+                printf("  Cgroup: %s\n", *c);
+}
+
 static void print_links(Plain *p)
 {
         const RoamModel *m = roam_live_get_model(p->live);
@@ -121,6 +173,8 @@ static void print_status(Plain *p)
         sentence = roam_global_sentence(roam_live_get_model(p->live));
         printf("State: %s\n", sentence ? sentence : "unknown");
         print_links(p);
+        if (roam_live_get_model(p->live)->n_apps > 0)
+                print_apps(p);
 }
 
 static const RoamLink *find_by_name(Plain *p, const char *name)
@@ -164,6 +218,92 @@ static void print_link_detail(const RoamLink *l)
         }
 }
 
+static char *join_words(char *const *words)
+{
+        size_t len = 1;
+        char *s;
+
+        STRV_FOREACH (w, (char **)words)
+                len += strlen(*w) + 1;
+        s = calloc(1, len);
+        if (!s)
+                return NULL;
+        STRV_FOREACH (w, (char **)words) {
+                if (*s)
+                        strcat(s, " ");
+                strcat(s, *w);
+        }
+        return s;
+}
+
+static void app_call_started(const char *id, int r)
+{
+        if (r == -ENOENT)
+                printf("No app '%s'. Type apps to see them.\n", id);
+        else if (r < 0)
+                printf("Cannot ask roamd to change %s: %s\n", id, strerror(-r));
+}
+
+/* app ID [set KEY=VALUE...|reset|online-for DURATION|release] */
+static int app_command(Plain *p, char **words)
+{
+        const RoamModel *m = roam_live_get_model(p->live);
+        const char *id = words[1], *action = words[2];
+        _cleanup_free_ char *what = NULL;
+        const RoamApp *a;
+        char why[256], d[64];
+        uint64_t usec;
+        int r;
+
+        if (!require_ready(p))
+                return 0;
+        if (!action) {
+                a = roam_model_find_app_by_id(m, id);
+                if (a)
+                        print_app_detail(m, a);
+                else
+                        printf("No app '%s'. Type apps to see them.\n", id);
+                return 0;
+        }
+        if (streq(action, "set") && words[3]) {
+                if (roam_app_check_settings(words + 3, why, sizeof(why)) < 0) {
+                        printf("%s.\n", why);
+                        return 0;
+                }
+                what = join_words(words + 2);
+                if (!what)
+                        return log_oom();
+                app_call_started(id, roam_live_set_app_policy(p->live, id, words + 3, what));
+                return 0;
+        }
+        if (streq(action, "reset") && !words[3]) {
+                app_call_started(id, roam_live_reset_app_policy(p->live, id, "policy reset"));
+                return 0;
+        }
+        if (streq(action, "release") && !words[3]) {
+                app_call_started(id, roam_live_app_release(p->live, id, "grant released"));
+                return 0;
+        }
+        if (streq(action, "online-for") && words[3] && !words[4]) {
+                r = roam_app_parse_duration(words[3], &usec);
+                if (r < 0) {
+                        roam_app_duration_error(r, words[3], why, sizeof(why));
+                        printf("%s.\n", why);
+                        return 0;
+                }
+                roam_app_format_duration(usec, d, sizeof(d));
+                if (asprintf(&what, usec == ROAM_APP_UNTIL_RELEASED ? "online %s" : "online for %s",
+                             d) < 0)
+                        return log_oom();
+                app_call_started(id, roam_live_app_online_for(p->live, id, usec, what));
+                return 0;
+        }
+        printf("Say: app %s set KEY=VALUE..., app %s reset, app %s online-for DURATION or app "
+               "%s release. Type help for more.\n",
+               id, id, id, id);
+        return 0;
+}
+
 static int command(Plain *p, char *line)
 {
         _cleanup_strv_free_ char **words = NULL;
@@ -190,6 +330,13 @@ static int command(Plain *p, char *line)
                         print_links(p);
                 return 0;
         }
+        if (streq(words[0], "apps") && !words[1]) {
+                if (require_ready(p))
+                        print_apps(p);
+                return 0;
+        }
+        if (streq(words[0], "app") && words[1])
+                return app_command(p, words);
         if ((streq(words[0], "link") || streq(words[0], "reprobe")) && words[1] && !words[2]) {
                 if (!require_ready(p) || !(l = find_by_name(p, words[1])))
                         return 0;
@@ -245,6 +392,26 @@ static int on_input(sd_event_source *s, int fd, uint32_t revents, void *userdata
         }
         fflush(stdout);
         return 0;
+}
+
+/* "app org.x: policy now access deny, ...", "app org.x: online -> blocked: access denied" */
+static void announce_app_change(const RoamModel *m, const RoamLiveEvent *ev)
+{
+        _cleanup_free_ char *state = roam_app_state_text(ev->app),
+                            *policy = roam_app_policy_text(ev->app);
+
+        if (!state || !policy) {
+                log_oom();
+                return;
+        }
+        if (!streq(policy, ev->old_app_policy)) {
+                stamp();
+                printf("app %s: policy now %s\n", ev->app->id, policy);
+        }
+        if (!streq(state, ev->old_app_state)) {
+                stamp();
+                printf("app %s: %s -> %s\n", ev->app->id, ev->old_app_state, state);
+        }
 }
 
 static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdata)
@@ -331,6 +498,30 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                                ev->link_name);
                 else
                         printf("Re-probe of %s failed: %s\n", ev->link_name,
+                               ev->error->message ? ev->error->message : ev->error->name);
+                break;
+        case ROAM_LIVE_EVENT_APP_ADDED:
+                stamp();
+                fputs("appeared: ", stdout);
+                print_app_line(m, ev->app);
+                break;
+        case ROAM_LIVE_EVENT_APP_REMOVED:
+                stamp();
+                printf("app %s vanished.\n", ev->app->id);
+                break;
+        case ROAM_LIVE_EVENT_APP_CHANGED:
+                announce_app_change(m, ev);
+                break;
+        case ROAM_LIVE_EVENT_APP_CALL:
+                stamp();
+                if (!ev->error)
+                        printf("Done: %s %s.\n", ev->app_id, ev->action);
+                else if (sd_bus_error_has_name(ev->error, ROAM_ERROR_ACCESS_DENIED))
+                        printf("Not allowed to change %s: needs root, group netdev or polkit "
+                               "authorization (AccessDenied).\n",
+                               ev->app_id);
+                else
+                        printf("Cannot change %s (%s): %s\n", ev->app_id, ev->action,
                                ev->error->message ? ev->error->message : ev->error->name);
                 break;
         case _ROAM_LIVE_EVENT_TYPE_MAX:

@@ -7,12 +7,11 @@
 #include <string.h>
 
 #include "roam-client-bus.h"
+#include "roam-json.h"
 #include "roam-log.h"
 #include "roam-status.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put);
 
 /* Text layout: "  Label:" in a column of LABEL_WIDTH, values from VALUE_COLUMN, lines wrapped
  * at LINE_WIDTH where values can be split (lists), never inside a value. */
@@ -289,50 +288,6 @@ int roam_status_print_text(const RoamModel *m, FILE *f)
         return 0;
 }
 
-/* Adds val under key, taking ownership of val; val == NULL means allocation failed. */
-static int json_add(json_object *obj, const char *key, json_object *val)
-{
-        if (!val)
-                return -ENOMEM;
-        if (json_object_object_add(obj, key, val) < 0) {
-                json_object_put(val);
-                return -ENOMEM;
-        }
-        return 0;
-}
-
-static int json_append(json_object *array, json_object *val)
-{
-        if (!val)
-                return -ENOMEM;
-        if (json_object_array_add(array, val) < 0) {
-                json_object_put(val);
-                return -ENOMEM;
-        }
-        return 0;
-}
-
-static int json_add_string(json_object *obj, const char *key, const char *s)
-{
-        return json_add(obj, key, json_object_new_string(s));
-}
-
-static int json_add_int(json_object *obj, const char *key, int64_t v)
-{
-        return json_add(obj, key, json_object_new_int64(v));
-}
-
-static int json_add_bool(json_object *obj, const char *key, bool v)
-{
-        return json_add(obj, key, json_object_new_boolean(v));
-}
-
-static int json_add_null(json_object *obj, const char *key)
-{
-        /* json-c writes a NULL member as null. */
-        return json_object_object_add(obj, key, NULL) < 0 ? -ENOMEM : 0;
-}
-
 static int servers_to_json(const RoamServer *s, size_t n, json_object **ret)
 {
         _cleanup_(json_object_putp) json_object *array = NULL;
@@ -381,23 +336,6 @@ static int addresses_to_json(const RoamLink *l, json_object **ret)
                         r = json_add_string(o, "scope", a->scope);
                 if (r >= 0)
                         r = json_append(array, TAKE_PTR(o));
-                if (r < 0)
-                        return r;
-        }
-        *ret = TAKE_PTR(array);
-        return 0;
-}
-
-static int strv_to_json(char *const *l, json_object **ret)
-{
-        _cleanup_(json_object_putp) json_object *array = NULL;
-        int r;
-
-        array = json_object_new_array();
-        if (!array)
-                return -ENOMEM;
-        for (size_t i = 0; l && l[i]; i++) {
-                r = json_append(array, json_object_new_string(l[i]));
                 if (r < 0)
                         return r;
         }
@@ -517,19 +455,13 @@ int roam_status_to_json(const RoamModel *m, json_object **ret)
 int roam_status_print_json(const RoamModel *m, FILE *f)
 {
         _cleanup_(json_object_putp) json_object *root = NULL;
-        const char *s;
         int r;
 
         r = roam_status_to_json(m, &root);
         if (r < 0)
                 return r;
 
-        s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                                                     JSON_C_TO_STRING_NOSLASHESCAPE);
-        if (!s)
-                return -ENOMEM;
-        fprintf(f, "%s\n", s);
-        return 0;
+        return json_print(root, f);
 }
 
 int roam_status_run(bool json)

@@ -218,19 +218,25 @@ static int layout_line(Tui *t, const TuiLine *l, int width, PutFn put, void *use
         return row + 1;
 }
 
-int tui_doc_rows(Tui *t, const TuiDoc *d)
+int tui_doc_rows_in(Tui *t, const TuiDoc *d, int width)
 {
         int rows = 0;
 
         for (size_t i = 0; i < d->n_lines; i++)
-                rows += layout_line(t, &d->lines[i], tui_columns(t) - TUI_GUTTER, NULL, NULL);
+                rows += layout_line(t, &d->lines[i], width - TUI_GUTTER, NULL, NULL);
         return rows;
+}
+
+int tui_doc_rows(Tui *t, const TuiDoc *d)
+{
+        return tui_doc_rows_in(t, d, tui_columns(t));
 }
 
 typedef struct DrawLine {
         int y;      /* screen row of the line's row 0 */
         int top;    /* first screen row allowed */
         int bottom; /* first screen row not allowed */
+        int left;   /* the screen column of the gutter */
         bool selected;
 } DrawLine;
 
@@ -241,12 +247,18 @@ static void put_cell(Tui *t, int row, int col, wchar_t c, ThemeRole role, void *
 
         if (y < d->top || y >= d->bottom)
                 return;
-        tui_put_wchar(t, y, TUI_GUTTER + col, c, d->selected ? THEME_SELECTED : role);
+        tui_put_wchar(t, y, d->left + TUI_GUTTER + col, c, d->selected ? THEME_SELECTED : role);
 }
 
 void tui_doc_draw(Tui *t, const TuiDoc *d, int top, int height, int selected, int *scroll)
 {
-        int width = tui_columns(t) - TUI_GUTTER, total = 0, sel_start = -1, sel_end = -1;
+        tui_doc_draw_box(t, d, top, 0, height, tui_columns(t), selected, scroll);
+}
+
+void tui_doc_draw_box(Tui *t, const TuiDoc *d, int top, int left, int height, int box_width,
+                      int selected, int *scroll)
+{
+        int width = box_width - TUI_GUTTER, total = 0, sel_start = -1, sel_end = -1;
         _cleanup_free_ int *rows = NULL;
         int y;
 
@@ -280,19 +292,22 @@ void tui_doc_draw(Tui *t, const TuiDoc *d, int top, int height, int selected, in
         y = top - *scroll;
         for (size_t i = 0; i < d->n_lines; i++) {
                 bool is_selected = selected >= 0 && d->lines[i].item == selected;
-                DrawLine dl = {.y = y, .top = top, .bottom = top + height, .selected = is_selected};
+                DrawLine dl = {.y = y,
+                               .top = top,
+                               .bottom = top + height,
+                               .left = left,
+                               .selected = is_selected};
 
                 if (y + rows[i] > top && y < top + height) {
                         if (is_selected)
                                 for (int r = 0; r < rows[i]; r++)
                                         if (y + r >= top && y + r < top + height)
-                                                tui_fill(t, y + r, 0, tui_columns(t),
-                                                         THEME_SELECTED);
+                                                tui_fill(t, y + r, left, box_width, THEME_SELECTED);
                         layout_line(t, &d->lines[i], width, put_cell, &dl);
                         if (is_selected && y >= top &&
                             (i == 0 || d->lines[i - 1].item != selected)) {
-                                tui_print(t, y, 0, 1, THEME_SELECTED, ">");
-                                tui_set_cursor(t, y, 0);
+                                tui_print(t, y, left, 1, THEME_SELECTED, ">");
+                                tui_set_cursor(t, y, left);
                         }
                 }
                 y += rows[i];

@@ -42,7 +42,7 @@ struct Tui {
         attr_t attrs[_THEME_ROLE_MAX];
         short pairs[_THEME_ROLE_MAX];
 
-        Screen overview, link, help;
+        Screen overview, link, apps, help;
         Screen *current, *previous;
         char *selected_link;
         bool roamd_lost; /* roamd went away while we showed it */
@@ -270,6 +270,8 @@ static Screen *screen_of(Tui *t, const ScreenVTable *vtable)
                 return &t->overview;
         if (vtable == t->link.vtable)
                 return &t->link;
+        if (vtable == t->apps.vtable)
+                return &t->apps;
         if (vtable == t->help.vtable)
                 return &t->help;
         return NULL;
@@ -306,34 +308,63 @@ static void go_back(Tui *t)
                 (void)tui_show(t, t->previous->vtable);
 }
 
+/* The screens that have a tab and a number key, in order. */
+static void tab_screens(Tui *t, const ScreenVTable *ret[3])
+{
+        ret[0] = t->overview.vtable;
+        ret[1] = t->link.vtable;
+        ret[2] = t->apps.vtable;
+}
+
+/* No tab promises a screen that has nothing to show. */
+static bool tab_shown(Tui *t, const ScreenVTable *tab, const ScreenVTable *active)
+{
+        if (tab == active)
+                return true;
+        if (tab == t->link.vtable)
+                return t->selected_link && roam_model_find_link(tui_model(t), t->selected_link);
+        if (tab == t->apps.vtable)
+                return tui_model(t)->n_apps > 0;
+        return true;
+}
+
 static void draw_header(Tui *t)
 {
-        const ScreenVTable *tabs[] = {t->overview.vtable, t->link.vtable};
+        const ScreenVTable *tabs[3];
         const ScreenVTable *active =
             t->current == &t->help ? tui_previous_screen(t) : t->current->vtable;
-        int x = 0;
+        bool in_help = t->current == &t->help, roomy;
+        const char *help;
         char buf[64];
+        int x, need = 6;
+
+        tab_screens(t, tabs);
+        /* Roomy when everything fits, else single spaces (40 columns keep every tab). */
+        for (size_t i = 0; i < ELEMENTSOF(tabs); i++)
+                if (tab_shown(t, tabs[i], active))
+                        need += 1 + (int)strlen(tabs[i]->title) + 4;
+        roomy = need + 8 < COLS;
+        help = in_help ? (roomy ? "[? Help] " : "[? Help]") : (roomy ? " ? Help " : "? Help");
 
         tui_fill(t, 0, 0, COLS, THEME_HEADER);
-        x += tui_print(t, 0, x, COLS - x, THEME_HEADER, " roam ");
+        x = tui_print(t, 0, 0, COLS, THEME_HEADER, roomy ? " roam " : "roam");
         for (size_t i = 0; i < ELEMENTSOF(tabs); i++) {
                 bool on = tabs[i] == active;
 
-                /* No tab promises a screen that has nothing to show. */
-                if (tabs[i] == t->link.vtable && !on &&
-                    !(t->selected_link && roam_model_find_link(tui_model(t), t->selected_link)))
+                if (!tab_shown(t, tabs[i], active))
                         continue;
-
                 /* The active screen is in brackets: the header says it without colour. */
-                snprintf(buf, sizeof(buf), on ? "[%d %s]" : " %d %s ", tabs[i]->number,
-                         tabs[i]->title);
+                snprintf(buf, sizeof(buf),
+                         on      ? "[%d %s]"
+                         : roomy ? " %d %s "
+                                 : "%d %s",
+                         tabs[i]->number, tabs[i]->title);
                 x += tui_print(t, 0, x, COLS - x, THEME_HEADER, " ");
                 x += tui_print(t, 0, x, COLS - x, on ? THEME_HEADER_ACTIVE : THEME_HEADER, buf);
         }
-        snprintf(buf, sizeof(buf), t->current == &t->help ? "[? Help] " : " ? Help ");
-        if (x + (int)strlen(buf) < COLS)
-                tui_print(t, 0, COLS - (int)strlen(buf), (int)strlen(buf),
-                          t->current == &t->help ? THEME_HEADER_ACTIVE : THEME_HEADER, buf);
+        if (x + (int)strlen(help) < COLS)
+                tui_print(t, 0, COLS - (int)strlen(help), (int)strlen(help),
+                          in_help ? THEME_HEADER_ACTIVE : THEME_HEADER, help);
 }
 
 static void status_text(Tui *t, char *buf, size_t size, ThemeRole *role)
@@ -402,8 +433,58 @@ static void draw_hints(Tui *t)
         if (t->current != &t->help && roam_live_get_state(t->live) != ROAM_LIVE_READY)
                 return;
         for (const KeyHelp *k = t->current->vtable->keys; k && k->keys && x >= 0; k++)
-                if (k->hint)
+                if (k->hint && (!t->current->vtable->key_active ||
+                                t->current->vtable->key_active(t, t->current, k)))
                         x = draw_hint(t, x, k);
+}
+
+/* Lays the status text out in rows of COLS - 2 columns from column 1, broken at spaces (a word
+ * longer than a row is cut); draws up to max_rows of them when draw. Returns the rows needed. */
+static int layout_status(Tui *t, const char *s, int y, int max_rows, ThemeRole role, bool draw)
+{
+        _cleanup_free_ wchar_t *w = NULL;
+        int width = COLS - 2, row = 0, col = 0;
+        size_t n;
+
+        if (width <= 0 || tui_decode(t, s, &w, &n) < 0)
+                return 1;
+        for (size_t i = 0; i < n; i++) {
+                int cw = tui_wcwidth(w[i]);
+
+                if (w[i] != L' ' && (i == 0 || w[i - 1] == L' ') && col > 0) {
+                        int ww = 0;
+
+                        for (size_t k = i; k < n && w[k] != L' '; k++)
+                                ww += tui_wcwidth(w[k]);
+                        if (col + ww > width && ww <= width) {
+                                row++;
+                                col = 0;
+                        }
+                }
+                if (col + cw > width) {
+                        row++;
+                        col = 0;
+                }
+                if (col == 0 && w[i] == L' ' && row > 0)
+                        continue; /* no row starts with the space it was broken at */
+                if (draw && row < max_rows)
+                        tui_put_wchar(t, y + row, 1 + col, w[i], role);
+                col += cw;
+        }
+        return row + 1;
+}
+
+/* A long message (an error with its reason) may take up to three rows, when there is room. */
+static int status_rows(Tui *t, const char *s)
+{
+        int max_rows = MAX(1, MIN(3, (LINES - 3) / 3));
+
+        return MIN(layout_status(t, s, 0, 0, THEME_STATUS, false), max_rows);
+}
+
+static void wrap_status(Tui *t, const char *s, int y, int rows, ThemeRole role)
+{
+        (void)layout_status(t, s, y, rows, role, true);
 }
 
 static void write_frame_marker(Tui *t)
@@ -448,11 +529,15 @@ static void draw(Tui *t)
                 for (int y = 0, off = 0; y < LINES && off < (int)strlen(buf); y++)
                         off += tui_print(t, y, 0, COLS, THEME_ERROR, buf + off);
         } else {
-                draw_header(t);
-                t->current->vtable->draw(t, t->current, 1, LINES - 3);
+                int rows;
+
                 status_text(t, buf, sizeof(buf), &role);
-                tui_fill(t, LINES - 2, 0, COLS, THEME_STATUS);
-                tui_print(t, LINES - 2, 1, COLS - 2, role, buf);
+                rows = status_rows(t, buf);
+                draw_header(t);
+                t->current->vtable->draw(t, t->current, 1, LINES - 2 - rows);
+                for (int y = LINES - 1 - rows; y < LINES - 1; y++)
+                        tui_fill(t, y, 0, COLS, THEME_STATUS);
+                wrap_status(t, buf, LINES - 1 - rows, rows, role);
                 draw_hints(t);
         }
 
@@ -525,14 +610,16 @@ static int global_key(Tui *t, int key)
                 return REACTION_REDRAW;
         }
         if (key >= '1' && key <= '9') {
-                const ScreenVTable *screens[] = {t->overview.vtable, t->link.vtable};
+                const ScreenVTable *screens[3];
 
+                tab_screens(t, screens);
                 for (size_t i = 0; i < ELEMENTSOF(screens); i++)
                         if (screens[i]->number == key - '0') {
                                 int r = tui_show(t, screens[i]);
 
                                 if (r == -ENOENT)
-                                        tui_message(t, THEME_WARNING, "No link to show.");
+                                        tui_message(t, THEME_WARNING, "No %s to show.",
+                                                    screens[i] == t->apps.vtable ? "apps" : "link");
                                 return REACTION_REDRAW;
                         }
         }
@@ -645,8 +732,24 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                         tui_message(t, THEME_ERROR, "Re-probe of %s failed: %s", ev->link_name,
                                     ev->error->message ? ev->error->message : ev->error->name);
                 break;
+        case ROAM_LIVE_EVENT_APP_CALL:
+                if (!ev->error)
+                        tui_message(t, THEME_OK, "Done: %s %s.", ev->app_id, ev->action);
+                else if (sd_bus_error_has_name(ev->error, ROAM_ERROR_ACCESS_DENIED))
+                        tui_message(t, THEME_ERROR,
+                                    "Not allowed to change %s: needs root, group netdev or polkit "
+                                    "authorization (AccessDenied).",
+                                    ev->app_id);
+                else
+                        tui_message(t, THEME_ERROR, "Cannot change %s (%s): %s", ev->app_id,
+                                    ev->action,
+                                    ev->error->message ? ev->error->message : ev->error->name);
+                break;
         case ROAM_LIVE_EVENT_MANAGER:
         case ROAM_LIVE_EVENT_LINK_CHANGED:
+        case ROAM_LIVE_EVENT_APP_ADDED:
+        case ROAM_LIVE_EVENT_APP_REMOVED:
+        case ROAM_LIVE_EVENT_APP_CHANGED:
                 break;
         case _ROAM_LIVE_EVENT_TYPE_MAX:
         case _ROAM_LIVE_EVENT_TYPE_INVALID:
@@ -774,6 +877,7 @@ static void tui_done(Tui *t)
         theme_done(&t->theme);
         free(t->overview.data);
         free(t->link.data);
+        free(t->apps.data);
         free(t->help.data);
         free(t->selected_link);
         free(t->message);
@@ -783,9 +887,9 @@ static void tui_done(Tui *t)
 
 static int screens_init(Tui *t)
 {
-        Screen *screens[] = {&t->overview, &t->link, &t->help};
+        Screen *screens[] = {&t->overview, &t->link, &t->apps, &t->help};
         const ScreenVTable *vtables[] = {&overview_screen_vtable, &link_screen_vtable,
-                                         &help_screen_vtable};
+                                         &apps_screen_vtable, &help_screen_vtable};
 
         for (size_t i = 0; i < ELEMENTSOF(screens); i++) {
                 screens[i]->vtable = vtables[i];

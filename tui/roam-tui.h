@@ -48,6 +48,8 @@ typedef struct ScreenVTable {
         int (*model_changed)(Tui *t, Screen *s, const RoamLiveEvent *ev);
         const KeyHelp *keys; /* ended by {} */
         const char *about;   /* a paragraph for the help screen */
+        /* Whether a key of keys does something now, for the hint bar; NULL: all do. */
+        bool (*key_active)(Tui *t, Screen *s, const KeyHelp *k);
 } ScreenVTable;
 
 struct Screen {
@@ -57,6 +59,7 @@ struct Screen {
 
 extern const ScreenVTable overview_screen_vtable;
 extern const ScreenVTable link_screen_vtable;
+extern const ScreenVTable apps_screen_vtable;
 extern const ScreenVTable help_screen_vtable;
 
 typedef struct TuiOptions {
@@ -121,11 +124,15 @@ int tui_doc_spanf(TuiDoc *d, ThemeRole role, int width, const char *fmt, ...) _p
 int tui_doc_field(TuiDoc *d, int item, int label_width, const char *label, ThemeRole role,
                   const char *value);
 size_t tui_doc_items(const TuiDoc *d);
-/* Rows the document takes at the current width. */
+/* Rows the document takes at the current width, or in width columns (the gutter included). */
 int tui_doc_rows(Tui *t, const TuiDoc *d);
+int tui_doc_rows_in(Tui *t, const TuiDoc *d, int width);
 /* Draws rows [top, top + height), keeping item `selected` (-1: none) in view through *scroll
  * (the first row shown, adjusted here); the selected item is highlighted, marked with '>' in
  * a two-column gutter, and gets the cursor. */
 void tui_doc_draw(Tui *t, const TuiDoc *d, int top, int height, int selected, int *scroll);
+/* The same in a box of box_width columns from column left (a dialog). */
+void tui_doc_draw_box(Tui *t, const TuiDoc *d, int top, int left, int height, int box_width,
+                      int selected, int *scroll);
 /* The first item of the line after `item` whose first span has role THEME_TITLE (Tab). */
 int tui_doc_next_heading_item(const TuiDoc *d, int item, int direction);

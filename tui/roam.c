@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "roam-app.h"
+#include "roam-apps-cli.h"
 #include "roam-bus.h"
 #include "roam-client-bus.h"
 #include "roam-log.h"
@@ -22,21 +27,27 @@ enum {
         EXIT_STATUS_NOT_RUNNING = 3,
 };
 
-typedef int (*VerbFn)(void);
+typedef int (*VerbFn)(char **args);
 
 typedef struct Verb {
         const char *name;
         unsigned max_args; /* after the verb's name */
+        bool json;         /* takes --json */
+        bool in_order;     /* options end at the first argument (a command follows) */
         VerbFn run;
 } Verb;
 
 static bool arg_json = false;
 static bool arg_plain = false;
 static const char *arg_theme = NULL;
+static const char *arg_app = NULL;
+static const char *arg_online_for = NULL;
+static uint64_t arg_online_for_usec = 0;
 static const Verb *arg_verb = NULL;
+static char **arg_args = NULL; /* the verb's arguments, NULL-terminated */
 
 /* No command: the full-screen TUI on a terminal, `status` for scripts and pipes. */
-static int verb_default(void)
+static int verb_default(char **args)
 {
         if (arg_plain)
                 return plain_run();
@@ -45,44 +56,101 @@ static int verb_default(void)
         return roam_status_run(arg_json);
 }
 
-static int verb_status(void)
+static int verb_status(char **args)
 {
         return roam_status_run(arg_json);
 }
 
+static int verb_apps(char **args)
+{
+        return roam_apps_run(arg_json);
+}
+
+/* roam app ID [set KEY=VALUE...|reset|online-for DURATION|release]; checked by parse_argv. */
+static int verb_app(char **args)
+{
+        const char *id = args[0], *action = args[1];
+
+        if (!action)
+                return roam_app_show_run(id, arg_json);
+        if (streq(action, "set"))
+                return roam_app_set_run(id, args + 2);
+        if (streq(action, "reset"))
+                return roam_app_reset_run(id);
+        if (streq(action, "online-for"))
+                return roam_app_online_for_run(id, arg_online_for_usec);
+        return roam_app_release_run(id);
+}
+
+static int verb_run(char **args)
+{
+        return roam_run_app(arg_app, arg_online_for_usec, args);
+}
+
 static const Verb verbs[] = {
-    {"status", 0, verb_status},
+    {"status", 0, true, false, verb_status},
+    {"apps", 0, true, false, verb_apps},
+    {"app", UINT_MAX, true, false, verb_app},
+    {"run", UINT_MAX, false, true, verb_run},
 };
 
-static const Verb default_verb = {"", 0, verb_default};
+static const Verb default_verb = {"", 0, true, false, verb_default};
 
 static void help(void)
 {
         printf("Usage: roam [OPTIONS...] [COMMAND]\n"
                "\n"
-               "Show the network connections that roamd supervises. Without a command: the\n"
-               "full-screen interface on a terminal, `status` otherwise.\n"
+               "Show the network connections that roamd supervises, and the apps it governs.\n"
+               "Without a command: the full-screen interface on a terminal, `status`\n"
+               "otherwise.\n"
                "\n"
                "Commands:\n"
-               "  status          Show the global state and every link\n"
+               "  status             Show the global state and every link\n"
+               "  apps               Show every app: access, bearers, VPN, handover, route,\n"
+               "                     state (`default` and `system` last)\n"
+               "  app ID             Show one app\n"
+               "  app ID set KEY=VALUE...\n"
+               "                     Change the app's policy, all settings at once. Keys:\n"
+               "                     access=allow|lan|deny, bearers=all|LIST (comma\n"
+               "                     separated: ethernet, wifi, cellular, bluetooth,\n"
+               "                     wifi-direct, vpn, lowpan), vpn=any|required|forbidden,\n"
+               "                     handover=sticky|move\n"
+               "  app ID reset       Forget the changes: the configured policy applies again\n"
+               "  app ID online-for DURATION\n"
+               "                     Let the app use the network for a while even if its\n"
+               "                     access denies it: 90s, 10m, 1h, 1h30m (at most 24h),\n"
+               "                     or until-released\n"
+               "  app ID release     End that grant now\n"
+               "  run --app ID [--online-for DURATION] [--] CMD [ARGS...]\n"
+               "                     Run CMD inside the app: roamd moves roam into the app\n"
+               "                     first, so CMD's first packet follows the app's policy.\n"
+               "                     CMD does not run when roamd refuses.\n"
+               "\n"
+               "Changing apps needs root, group netdev or polkit authorization.\n"
                "\n"
                "Options:\n"
-               "  -h --help       Show this help and exit\n"
-               "     --version    Show the version and exit\n"
-               "     --json       Print the status as JSON instead of text\n"
-               "     --plain      Line mode for screen readers: the state, then one line\n"
-               "                  per change; commands from stdin (type help)\n"
-               "     --theme NAME Colours of the full-screen interface: default,\n"
-               "                  high-contrast, light, monochrome, or a file path\n"
-               "                  (also theme=NAME in ~/.config/roam/config; NO_COLOR\n"
-               "                  is honoured)\n"
+               "  -h --help          Show this help and exit\n"
+               "     --version       Show the version and exit\n"
+               "     --json          Print status, apps or one app as JSON instead of text\n"
+               "     --plain         Line mode for screen readers: the state, then one line\n"
+               "                     per change; commands from stdin (type help)\n"
+               "     --theme NAME    Colours of the full-screen interface: default,\n"
+               "                     high-contrast, light, monochrome, or a file path\n"
+               "                     (also theme=NAME in ~/.config/roam/config; NO_COLOR\n"
+               "                     is honoured)\n"
+               "     --app ID        With run: the app to run CMD in\n"
+               "     --online-for DURATION\n"
+               "                     With run: the app may use the network that long (as\n"
+               "                     above)\n"
                "\n"
                "Exit status:\n"
                "  0  Success\n"
-               "  1  Failure (system bus error, unexpected answer from roamd, ...)\n"
+               "  1  Failure (roamd refused: no such app, not allowed, invalid setting; system\n"
+               "     bus error, unexpected answer from roamd, ...)\n"
                "  2  Invalid command line\n"
                "  3  roamd is not running (no owner of %s on the system bus,\n"
                "     or no system bus)\n"
+               "  127  run: CMD could not be started (otherwise run exits as CMD does)\n"
                "\n"
                "The system bus is the one named by DBUS_SYSTEM_BUS_ADDRESS when it is set.\n",
                ROAM_BUS_NAME);
@@ -96,14 +164,32 @@ static const Verb *find_verb(const char *name)
         return NULL;
 }
 
-/* Returns 1 to go on with arg_verb, 0 to exit successfully, -EINVAL on a usage error (logged). */
-static int parse_argv(int argc, char *argv[])
+static int usage_error(const char *fmt, ...) _printf_(1, 2);
+static int usage_error(const char *fmt, ...)
+{
+        char buf[512];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(buf, sizeof(buf), fmt, ap);
+        va_end(ap);
+        log_error("%s Try 'roam --help'.", buf);
+        return -EINVAL;
+}
+
+/* Parses the options in argv (argv[0] is not looked at). in_order: stop at the first argument
+ * that is not an option; otherwise options may follow arguments (GNU getopt moves the
+ * arguments to the end). Returns 1 to go on with argv[optind...], 0 to exit successfully,
+ * -EINVAL on a usage error (logged). */
+static int parse_options(int argc, char *argv[], bool in_order)
 {
         enum {
                 ARG_VERSION = 0x100,
                 ARG_JSON,
                 ARG_PLAIN,
                 ARG_THEME,
+                ARG_APP,
+                ARG_ONLINE_FOR,
         };
         static const struct option options[] = {
             {"help", no_argument, NULL, 'h'},
@@ -111,13 +197,15 @@ static int parse_argv(int argc, char *argv[])
             {"json", no_argument, NULL, ARG_JSON},
             {"plain", no_argument, NULL, ARG_PLAIN},
             {"theme", required_argument, NULL, ARG_THEME},
+            {"app", required_argument, NULL, ARG_APP},
+            {"online-for", required_argument, NULL, ARG_ONLINE_FOR},
             {},
         };
-        unsigned n_args;
         int c;
 
         opterr = 0; /* our own messages */
-        while ((c = getopt_long(argc, argv, ":h", options, NULL)) >= 0) {
+        optind = 0; /* from the start, with getopt's state reset */
+        while ((c = getopt_long(argc, argv, in_order ? "+:h" : ":h", options, NULL)) >= 0) {
                 switch (c) {
                 case 'h':
                         help();
@@ -134,44 +222,137 @@ static int parse_argv(int argc, char *argv[])
                 case ARG_THEME:
                         arg_theme = optarg;
                         break;
+                case ARG_APP:
+                        arg_app = optarg;
+                        break;
+                case ARG_ONLINE_FOR:
+                        arg_online_for = optarg;
+                        break;
                 case ':':
-                        log_error("option '%s' needs an argument. Try 'roam --help'.",
-                                  argv[optind - 1]);
-                        return -EINVAL;
+                        return usage_error("option '%s' needs an argument.", argv[optind - 1]);
                 case '?':
                         if (optopt)
-                                log_error("unknown option '-%c'. Try 'roam --help'.", optopt);
-                        else
-                                log_error("unknown option '%s'. Try 'roam --help'.",
-                                          argv[optind - 1]);
-                        return -EINVAL;
+                                return usage_error("unknown option '-%c'.", optopt);
+                        return usage_error("unknown option '%s'.", argv[optind - 1]);
                 }
         }
+        return 1;
+}
 
-        if (arg_plain && arg_json) {
-                log_error("--plain and --json do not go together. Try 'roam --help'.");
-                return -EINVAL;
+static int parse_duration(const char *s, uint64_t *ret)
+{
+        char why[256];
+        int r;
+
+        r = roam_app_parse_duration(s, ret);
+        if (r < 0) {
+                roam_app_duration_error(r, s, why, sizeof(why));
+                return usage_error("%s.", why);
         }
+        return 0;
+}
+
+/* The arguments of `roam app`: ID [ACTION [ARGS...]]. */
+static int check_app_args(char **args, unsigned n)
+{
+        const char *action = args[1];
+        char why[256];
+
+        if (!action)
+                return 0;
+        if (arg_json)
+                return usage_error("--json goes with 'roam app ID' alone.");
+        if (streq(action, "set")) {
+                if (n < 3)
+                        return usage_error(
+                            "'roam app %s set' needs KEY=VALUE (keys: " ROAM_APP_SETTINGS_KEYS ").",
+                            args[0]);
+                if (roam_app_check_settings(args + 2, why, sizeof(why)) < 0)
+                        return usage_error("%s.", why);
+                return 0;
+        }
+        if (streq(action, "online-for")) {
+                if (n != 3)
+                        return usage_error("'roam app %s online-for' needs one DURATION, like "
+                                           "10m or until-released.",
+                                           args[0]);
+                return parse_duration(args[2], &arg_online_for_usec);
+        }
+        if (streq(action, "reset") || streq(action, "release")) {
+                if (n != 2)
+                        return usage_error("'roam app %s %s' takes no arguments, got '%s'.",
+                                           args[0], action, args[2]);
+                return 0;
+        }
+        return usage_error("unknown action '%s' for 'roam app': set, reset, online-for or "
+                           "release.",
+                           action);
+}
+
+/* Returns 1 to go on with arg_verb, 0 to exit successfully, -EINVAL on a usage error (logged). */
+static int parse_argv(int argc, char *argv[])
+{
+        char **sub;
+        unsigned n_args;
+        int r, sub_argc;
+
+        /* The options before the command, then the command's own (after its name). */
+        r = parse_options(argc, argv, true);
+        if (r <= 0)
+                return r;
+
+        if (arg_plain && arg_json)
+                return usage_error("--plain and --json do not go together.");
         if (optind >= argc) {
                 arg_verb = &default_verb;
-                return 1;
-        }
-        if (arg_plain) {
-                log_error("--plain takes no command. Try 'roam --help'.");
-                return -EINVAL;
-        }
+                sub = argv + argc;
+                n_args = 0;
+        } else {
+                if (arg_plain)
+                        return usage_error("--plain takes no command.");
+                arg_verb = find_verb(argv[optind]);
+                if (!arg_verb)
+                        return usage_error("unknown command '%s'.", argv[optind]);
 
-        arg_verb = find_verb(argv[optind]);
-        if (!arg_verb) {
-                log_error("unknown command '%s'. Try 'roam --help'.", argv[optind]);
-                return -EINVAL;
+                sub = argv + optind;
+                sub_argc = argc - optind;
+                r = parse_options(sub_argc, sub, arg_verb->in_order);
+                if (r <= 0)
+                        return r;
+                if (arg_plain)
+                        return usage_error("--plain takes no command.");
+                n_args = (unsigned)(sub_argc - optind);
+                sub += optind;
         }
+        arg_args = sub;
 
-        n_args = (unsigned)(argc - optind - 1);
+        if (arg_json && !arg_verb->json)
+                return usage_error("'%s' prints no JSON.", arg_verb->name);
+        if ((arg_app || arg_online_for) && !streq(arg_verb->name, "run"))
+                return usage_error("--app and --online-for go with 'roam run'.");
         if (n_args > arg_verb->max_args) {
-                log_error("'%s' takes no arguments, got '%s'. Try 'roam --help'.", arg_verb->name,
-                          argv[optind + 1]);
-                return -EINVAL;
+                if (arg_verb->max_args == 0)
+                        return usage_error("'%s' takes no arguments, got '%s'.",
+                                           *arg_verb->name ? arg_verb->name : "roam", sub[0]);
+                return usage_error("'%s' takes at most %u arguments.", arg_verb->name,
+                                   arg_verb->max_args);
+        }
+
+        if (streq(arg_verb->name, "app")) {
+                if (n_args < 1)
+                        return usage_error("'app' needs an app ID: roam app ID [set KEY=VALUE...|"
+                                           "reset|online-for DURATION|release].");
+                return check_app_args(sub, n_args) < 0 ? -EINVAL : 1;
+        }
+        if (streq(arg_verb->name, "run")) {
+                if (!arg_app)
+                        return usage_error("'run' needs --app ID.");
+                if (n_args < 1)
+                        return usage_error("'run' needs a command to run: roam run --app %s -- "
+                                           "CMD [ARGS...].",
+                                           arg_app);
+                if (arg_online_for && parse_duration(arg_online_for, &arg_online_for_usec) < 0)
+                        return -EINVAL;
         }
         return 1;
 }
@@ -188,12 +369,14 @@ int main(int argc, char *argv[])
         if (r == 0)
                 return fflush(stdout) == 0 ? EXIT_STATUS_SUCCESS : EXIT_STATUS_FAILURE;
 
-        r = arg_verb->run();
+        r = arg_verb->run(arg_args);
 
         if (fflush(stdout) != 0 || ferror(stdout)) {
                 log_error_errno(errno ? errno : EIO, "Failed to write the output: %m");
                 return EXIT_STATUS_FAILURE;
         }
+        if (r > 0) /* an exit status of its own: `roam run` could not start its command */
+                return r;
         if (r == -ROAM_ERR_NOT_RUNNING)
                 return EXIT_STATUS_NOT_RUNNING;
         return r < 0 ? EXIT_STATUS_FAILURE : EXIT_STATUS_SUCCESS;

@@ -23,7 +23,7 @@ typedef struct HelpData {
 static const KeyHelp global_keys[] = {
     {"? or F1", NULL, "Show this help; again to close it"},
     {"Esc", NULL, "Back to the previous screen (also Backspace)"},
-    {"1, 2", NULL, "Jump to the Overview or to the selected Link"},
+    {"1, 2, 3", NULL, "Jump to the Overview, the selected Link or the Apps"},
     {"Ctrl-L", NULL, "Draw the whole screen again"},
     {"q or F10", NULL, "Quit"},
     {},

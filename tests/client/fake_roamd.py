@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """A test double of roamd's D-Bus API v1 (docs/dbus-api.md), for testing the `roam` client
 without a kernel world: it owns org.roam1 on the bus named by DBUS_SYSTEM_BUS_ADDRESS and
-exports /org/roam1 (org.roam1.Manager, org.freedesktop.DBus.ObjectManager) and one
-/org/roam1/link/<ifindex> object (org.roam1.Link) per link of a scenario, with every
-property in its documented D-Bus type.
+exports /org/roam1 (org.roam1.Manager, org.freedesktop.DBus.ObjectManager), one
+/org/roam1/link/<ifindex> object (org.roam1.Link) per link of a scenario and one
+/org/roam1/app/<escaped id> object (org.roam1.App) per app, always with `default` and
+`system`, with every property in its documented D-Bus type.
 
 Usage: fake_roamd.py SCENARIO.json
 
@@ -11,6 +12,17 @@ The scenario is JSON, properties named as on the bus:
   {"manager": {"Version": "...", "State": "online", "BestLink": "/org/roam1/link/3", ...},
    "links": [{"Index": 3, "Name": "wifi0", "Addresses": [[4, "192.0.2.10", 24, "global"]],
               ...}]}
+Apps are listed under "apps": [{"Id": "org.example.Mail", "Access": "deny", ...}]; `default`
+and `system` are added when the scenario leaves them out. The app methods (GetApp,
+SetAppPolicy, ResetAppPolicy, RunApp, App.OnlineFor, App.Release) check their arguments as
+the contract says and change the objects with PropertiesChanged / InterfacesAdded /
+InterfacesRemoved; the State they derive is simple (a grant: "online for a task", deny:
+"blocked: access denied", lan: "local networks only", vpn=required without an online vpn
+link: "blocked: VPN down", else "online"). RunApp reads the pid of the pidfd from
+/proc/self/fdinfo and refuses a pidfd of another process than the caller. "_now" (µs) fixes
+the clock the fake uses for OnlineUntil; "_deny_uids" lists uids that get AccessDenied as if
+they were neither root nor in group netdev (tests run as root).
+
 Missing properties get neutral defaults. Two keys exist only to test the client's robustness:
 "_extra" (properties a newer roamd might add, sent as strings) and "_types" (send a property
 with a wrong signature, e.g. {"MTU": "s"}).
@@ -26,6 +38,14 @@ the state while it runs through stdin, one JSON command a line, each answered by
   {"op": "add", "link": {...}}               a new link (InterfacesAdded)
   {"op": "remove", "link": 3}                a link vanishes (InterfacesRemoved)
   {"op": "reprobes"}                         the indexes Reprobe() was called on, in order
+  {"op": "app", "id": "x", "props": {...}}   change app properties (PropertiesChanged)
+  {"op": "add_app", "app": {...}}            a new app (InterfacesAdded)
+  {"op": "remove_app", "id": "x"}            an app vanishes (InterfacesRemoved)
+  {"op": "deny", "uids": [0]}                these uids get AccessDenied from now on
+  {"op": "fail", "message": "..."}           the next app method that changes something
+                                             answers org.roam1.Error.Failed with it
+  {"op": "calls"}                            the app method calls: [method, id, argument]
+  {"op": "runs"}                             RunApp calls: {"id", "pid", "usec", "cgroup"}
 Needs Debian's python3-dbus and python3-gi: run with /usr/bin/python3.
 """
 import grp
@@ -44,8 +64,10 @@ from gi.repository import GLib
 BUS_NAME = "org.roam1"
 MANAGER_PATH = "/org/roam1"
 LINK_PATH_PREFIX = "/org/roam1/link"
+APP_PATH_PREFIX = "/org/roam1/app"
 MANAGER_IFACE = "org.roam1.Manager"
 LINK_IFACE = "org.roam1.Link"
+APP_IFACE = "org.roam1.App"
 PROPS_IFACE = "org.freedesktop.DBus.Properties"
 OM_IFACE = "org.freedesktop.DBus.ObjectManager"
 
@@ -87,6 +109,31 @@ LINK_PROPERTIES = {
     "ProbeDuration": ("t", 0),
     "CaptivePortal": ("a{sv}", {}),
 }
+
+APP_PROPERTIES = {
+    "Id": ("s", ""),
+    "Access": ("s", "allow"),
+    "Bearers": ("as", []),
+    "VPN": ("s", "any"),
+    "Handover": ("s", "sticky"),
+    "Source": ("s", "builtin"),
+    "Route4": ("s", ""),
+    "Route6": ("s", ""),
+    "State": ("s", "online"),
+    "OnlineUntil": ("t", 0),
+    "Cgroups": ("as", []),
+}
+APP_STATES = ("online", "online for a task", "local networks only", "blocked: access denied",
+              "blocked: VPN down", "blocked: no allowed link")
+APP_SETTINGS = {
+    "access": ("Access", ("allow", "lan", "deny")),
+    "vpn": ("VPN", ("any", "required", "forbidden")),
+    "handover": ("Handover", ("sticky", "move")),
+    "bearers": ("Bearers", None),
+}
+APP_BEARERS = ("ethernet", "wifi", "cellular", "bluetooth", "wifi-direct", "vpn", "lowpan")
+UNTIL_RELEASED = 2**64 - 1
+DAY_USEC = 86400 * 1_000_000
 
 # Members of Link.CaptivePortal and their types (docs/dbus-api.md).
 CAPPORT_MEMBERS = {
@@ -247,9 +294,14 @@ class Link(PropertiesObject):
         self.update({k: v for k, v in changes.items() if k in ("LastProbe", "ProbeDuration")})
 
 
+DENY_UIDS = set()  # tests: uids treated as unauthorized
+
+
 def authorized(conn, sender):
-    """uid 0, or a member of group netdev (docs/dbus-api.md)."""
+    """uid 0, or a member of group netdev (docs/dbus-api.md); never a uid in DENY_UIDS."""
     uid = conn.get_unix_user(sender)
+    if uid in DENY_UIDS:
+        return False
     if uid == 0:
         return True
     try:
@@ -260,6 +312,122 @@ def authorized(conn, sender):
     return netdev in os.getgrouplist(user.pw_name, user.pw_gid)
 
 
+def path_encode(prefix, s):
+    """sd_bus_path_encode(): every byte but a-z, A-Z and (not first) 0-9 as _XX."""
+    if not s:
+        return prefix + "/_"
+    out = []
+    for i, b in enumerate(s.encode()):
+        c = chr(b)
+        if (c.isascii() and c.isalpha()) or (i > 0 and c.isascii() and c.isdigit()):
+            out.append(c)
+        else:
+            out.append("_%02x" % b)
+    return prefix + "/" + "".join(out)
+
+
+def app_id_valid(app_id):
+    """service/roamd-app-id.c: 1-255 of [A-Za-z0-9._-], starting alphanumeric, no '..'."""
+    if not app_id or len(app_id) > 255 or not app_id[0].isascii() or not app_id[0].isalnum():
+        return False
+    if ".." in app_id:
+        return False
+    return all(c.isascii() and (c.isalnum() or c in "._-") for c in app_id)
+
+
+def derive_state(v, configured, manager):
+    """State and routes of app values v, the way roamd would decide them (simplified)."""
+    routes = {"Route4": configured.get("Route4", ""), "Route6": configured.get("Route6", "")}
+    if v.get("OnlineUntil", 0):
+        state = "online for a task"
+    elif v.get("Access", "allow") == "deny":
+        state, routes = "blocked: access denied", {"Route4": "", "Route6": ""}
+    elif v.get("VPN", "any") == "required" and not manager.vpn_online():
+        state, routes = "blocked: VPN down", {"Route4": "", "Route6": ""}
+    elif v.get("Access", "allow") == "lan":
+        state = "local networks only"
+    else:
+        state = "online"
+    return dict(routes, State=state)
+
+
+def parse_bearers(value):
+    """bearers=: names separated by commas and/or spaces, or "all"; roamd's messages
+    (service/roamd-app-policy.c). The list comes back in roamd's bearer order."""
+    names = [n for n in value.replace(",", " ").replace("\t", " ").split(" ") if n]
+    known = ", ".join(APP_BEARERS)
+    if not names:
+        raise fake_error("InvalidArguments",
+                         f"empty value for bearers (all, or a list of: {known})")
+    if names == ["all"]:
+        return []
+    for i, n in enumerate(names):
+        if n == "all":
+            raise fake_error("InvalidArguments",
+                             "'all' cannot be combined with other bearers in bearers")
+        if n not in APP_BEARERS:
+            raise fake_error("InvalidArguments", f"unknown bearer '{n}' in bearers ({known})")
+        if n in names[:i]:
+            raise fake_error("InvalidArguments", f"bearer '{n}' listed twice in bearers")
+    return [b for b in APP_BEARERS if b in names]
+
+
+def fake_error(name, message):
+    return dbus.exceptions.DBusException(message, name=f"org.roam1.Error.{name}")
+
+
+class App(PropertiesObject):
+    def __init__(self, conn, values, manager):
+        app_id = values.get("Id", "")
+        if not app_id_valid(app_id):
+            raise ValueError(f"invalid app Id {app_id!r}")
+        if "State" in values and values["State"] not in APP_STATES and "_types" not in values:
+            raise ValueError(f"State {values['State']!r} is not one of {APP_STATES}")
+        self.id = app_id
+        self.path = path_encode(APP_PATH_PREFIX, app_id)
+        self.values = dict(values)
+        # What the configuration says: ResetAppPolicy goes back to it.
+        self.configured = dict(values)
+        self.manager = manager
+        super().__init__(conn, self.path, APP_IFACE, build_properties(APP_PROPERTIES, values))
+
+    def update(self, changes):
+        unknown = set(changes) - set(APP_PROPERTIES)
+        if unknown:
+            raise ValueError(f"unknown properties {sorted(unknown)}")
+        changes = {k: v for k, v in changes.items() if self.values.get(k) != v}
+        if not changes:
+            return
+        self.values.update(changes)
+        changed = build_properties(APP_PROPERTIES, self.values, only=set(changes))
+        self.props.update(changed)
+        self.PropertiesChanged(APP_IFACE, changed, dbus.Array([], signature="s"))
+
+    def change(self, changes):
+        """Applies a change of policy or grant, with the State and routes it leads to."""
+        self.update(dict(changes, **self.derive(dict(self.values, **changes))))
+
+    def derive(self, v):
+        return derive_state(v, self.configured, self.manager)
+
+    @dbus.service.method(APP_IFACE, in_signature="t", sender_keyword="sender")
+    def OnlineFor(self, usec, sender=None):
+        self.manager.record("OnlineFor", self.id, int(usec))
+        self.manager.check_change(sender)
+        if usec == 0 or (usec > DAY_USEC and usec != UNTIL_RELEASED):
+            raise fake_error("InvalidArguments",
+                             f"online time {usec} µs: give more than 0 and at most a day, "
+                             "or UINT64_MAX until released")
+        until = UNTIL_RELEASED if usec == UNTIL_RELEASED else self.manager.now() + int(usec)
+        self.change({"OnlineUntil": until})
+
+    @dbus.service.method(APP_IFACE, sender_keyword="sender")
+    def Release(self, sender=None):
+        self.manager.record("Release", self.id, None)
+        self.manager.check_change(sender)
+        self.change({"OnlineUntil": 0})
+
+
 class Manager(PropertiesObject):
     def __init__(self, conn, values, links):
         super().__init__(conn, MANAGER_PATH, MANAGER_IFACE,
@@ -267,8 +435,76 @@ class Manager(PropertiesObject):
         self.values = dict(values)
         self.links = links
         self.reprobes = []
+        self.apps = []
+        self.calls = []
+        self.runs = []
+        self.fail_next = None
+        self.clock = None
         for link in links:
             link.manager = self
+
+    # Apps
+
+    def now(self):
+        return self.clock if self.clock is not None else int(time.time() * 1_000_000)
+
+    def vpn_online(self):
+        return any(link.values.get("Bearer") == "vpn" and
+                   link.values.get("Connectivity") == "online" for link in self.links)
+
+    def record(self, method, app_id, argument):
+        self.calls.append([method, app_id, argument])
+
+    def check_change(self, sender):
+        """Authorization and the injected failure of a method that changes something."""
+        if not authorized(self.connection, sender):
+            raise fake_error("AccessDenied",
+                             "only root, group netdev or polkit-authorized users may change apps")
+        if self.fail_next is not None:
+            message, self.fail_next = self.fail_next, None
+            raise fake_error("Failed", message)
+
+    def find_app(self, app_id):
+        for app in self.apps:
+            if app.id == app_id:
+                return app
+        return None
+
+    def add_app(self, values, announce=True):
+        if self.find_app(values.get("Id", "")):
+            raise ValueError(f"app {values.get('Id')!r} exists")
+        app = App(self.connection, values, self)
+        self.apps.append(app)
+        if announce:
+            self.InterfacesAdded(dbus.ObjectPath(app.path),
+                                 dbus.Dictionary({APP_IFACE: app.props}, signature="sa{sv}"))
+        return app
+
+    def remove_app(self, app_id):
+        app = self.find_app(app_id)
+        if not app:
+            raise ValueError(f"no app {app_id!r}")
+        self.apps.remove(app)
+        app.remove_from_connection()
+        self.InterfacesRemoved(dbus.ObjectPath(app.path), dbus.Array([APP_IFACE], signature="s"))
+
+    def new_app(self, app_id, source, changes):
+        """An app that had no object: the default policy with changes, announced once."""
+        default = self.find_app("default")
+        configured = {k: default.values[k] for k in ("Access", "Bearers", "VPN", "Handover",
+                                                      "Route4", "Route6")
+                      if default and k in default.values}
+        values = dict(configured, **changes, Id=app_id, Source=source)
+        values.update(derive_state(values, configured, self))
+        app = self.add_app(values)
+        app.configured = dict(configured, Source=None)  # no policy of its own
+        return app
+
+    def check_app_id(self, app_id):
+        if not app_id_valid(app_id):
+            raise fake_error("InvalidArguments",
+                             f"invalid app ID '{app_id}': 1-255 characters of A-Z, a-z, 0-9, "
+                             "'.', '_' and '-', starting with a letter or digit")
 
     def update(self, changes):
         self.values.update(changes)
@@ -310,6 +546,24 @@ class Manager(PropertiesObject):
             self.remove_link(cmd["link"])
         elif op == "reprobes":
             return "OK " + json.dumps(self.reprobes)
+        elif op == "app":
+            app = self.find_app(cmd["id"])
+            if not app:
+                raise ValueError(f"no app {cmd['id']!r}")
+            app.update(cmd["props"])
+        elif op == "add_app":
+            self.add_app(cmd["app"])
+        elif op == "remove_app":
+            self.remove_app(cmd["id"])
+        elif op == "deny":
+            DENY_UIDS.clear()
+            DENY_UIDS.update(cmd["uids"])
+        elif op == "fail":
+            self.fail_next = cmd["message"]
+        elif op == "calls":
+            return "OK " + json.dumps(self.calls)
+        elif op == "runs":
+            return "OK " + json.dumps(self.runs)
         else:
             raise ValueError(f"unknown op {op!r}")
         return "OK"
@@ -325,6 +579,9 @@ class Manager(PropertiesObject):
         for link in self.links:
             objects[dbus.ObjectPath(link.path)] = dbus.Dictionary(
                 {LINK_IFACE: link.props}, signature="sa{sv}")
+        for app in self.apps:
+            objects[dbus.ObjectPath(app.path)] = dbus.Dictionary(
+                {APP_IFACE: app.props}, signature="sa{sv}")
         return objects
 
     @dbus.service.signal(OM_IFACE, signature="oa{sa{sv}}")
@@ -353,6 +610,101 @@ class Manager(PropertiesObject):
                 return dbus.ObjectPath(link.path)
         raise self._error("NoSuchLink", f"no link with index {ifindex}")
 
+    @dbus.service.method(MANAGER_IFACE, in_signature="s", out_signature="o")
+    def GetApp(self, app_id):
+        self.check_app_id(app_id)
+        app = self.find_app(app_id)
+        if not app:
+            raise fake_error("NoSuchApp", f"no app '{app_id}'")
+        return dbus.ObjectPath(app.path)
+
+    @dbus.service.method(MANAGER_IFACE, in_signature="sa{ss}", out_signature="o",
+                         sender_keyword="sender")
+    def SetAppPolicy(self, app_id, settings, sender=None):
+        self.record("SetAppPolicy", str(app_id), {str(k): str(v) for k, v in settings.items()})
+        self.check_change(sender)
+        self.check_app_id(app_id)
+        if not settings:
+            raise fake_error("InvalidArguments",
+                             "no settings given (known: access, bearers, vpn, handover)")
+        # Everything is checked before anything changes.
+        changes = {}
+        for key, value in settings.items():
+            if key not in APP_SETTINGS:
+                raise fake_error("InvalidArguments",
+                                 f"unknown key '{key}' (known: access, bearers, vpn, handover)")
+            prop, allowed = APP_SETTINGS[key]
+            if key == "bearers":
+                changes[prop] = parse_bearers(str(value))
+            else:
+                if value not in allowed:
+                    raise fake_error("InvalidArguments",
+                                     f"invalid value '{value}' for {key} ({', '.join(allowed)})")
+                changes[prop] = str(value)
+        app = self.find_app(app_id)
+        if app:
+            app.change(dict(changes, Source="runtime"))
+        else:
+            app = self.new_app(str(app_id), "runtime", changes)
+        return dbus.ObjectPath(app.path)
+
+    @dbus.service.method(MANAGER_IFACE, in_signature="s", sender_keyword="sender")
+    def ResetAppPolicy(self, app_id, sender=None):
+        self.record("ResetAppPolicy", str(app_id), None)
+        self.check_change(sender)
+        self.check_app_id(app_id)
+        app = self.find_app(app_id)
+        if not app:
+            raise fake_error("NoSuchApp", f"no app '{app_id}'")
+        if app.configured.get("Source") is None and not app.values.get("Cgroups"):
+            self.remove_app(app.id)  # no policy and no cgroup: no object
+            return
+        reset = {k: v for k, v in app.configured.items()
+                 if k in ("Access", "Bearers", "VPN", "Handover")}
+        reset["Source"] = app.configured.get("Source") or "builtin"
+        for key, (signature, default) in APP_PROPERTIES.items():
+            if key in ("Access", "Bearers", "VPN", "Handover"):
+                reset.setdefault(key, default)
+        app.change(reset)
+
+    @dbus.service.method(MANAGER_IFACE, in_signature="sht", out_signature="s",
+                         sender_keyword="sender")
+    def RunApp(self, app_id, pidfd, usec, sender=None):
+        fd = pidfd.take()
+        try:
+            pid = None
+            with open(f"/proc/self/fdinfo/{fd}") as f:
+                for line in f:
+                    if line.startswith("Pid:"):
+                        pid = int(line.split()[1])
+        finally:
+            os.close(fd)
+        self.record("RunApp", str(app_id), int(usec))
+        self.check_change(sender)
+        self.check_app_id(app_id)
+        caller = self.connection.call_blocking(
+            "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+            "GetConnectionUnixProcessID", "s", (sender,))
+        if pid is None or pid != int(caller):
+            raise fake_error("InvalidArguments", "the pidfd is not the caller's own process")
+        if usec != 0 and usec > DAY_USEC and usec != UNTIL_RELEASED:
+            raise fake_error("InvalidArguments",
+                             f"online time {usec} µs: at most a day, or UINT64_MAX until released")
+        cgroup = f"/roam.slice/app-{app_id}.scope"
+        changes = {}
+        if usec:
+            changes["OnlineUntil"] = (UNTIL_RELEASED if usec == UNTIL_RELEASED
+                                      else self.now() + int(usec))
+        app = self.find_app(app_id)
+        if app:
+            if cgroup not in app.values.get("Cgroups", []):
+                changes["Cgroups"] = list(app.values.get("Cgroups", [])) + [cgroup]
+            app.change(changes)
+        else:
+            self.new_app(str(app_id), "builtin", dict(changes, Cgroups=[cgroup]))
+        self.runs.append({"id": str(app_id), "pid": pid, "usec": int(usec), "cgroup": cgroup})
+        return cgroup
+
     @dbus.service.method(MANAGER_IFACE, sender_keyword="sender")
     def Reload(self, sender=None):
         uid = self.connection.get_unix_user(sender)
@@ -371,6 +723,14 @@ def main():
     conn = dbus.bus.BusConnection(os.environ["DBUS_SYSTEM_BUS_ADDRESS"])
     links = [Link(conn, values) for values in scenario.get("links", [])]
     manager = Manager(conn, scenario.get("manager", {}), links)
+    manager.clock = scenario.get("_now")
+    DENY_UIDS.update(scenario.get("_deny_uids", []))
+    apps = list(scenario.get("apps", []))
+    for special in ("default", "system"):
+        if not any(a.get("Id") == special for a in apps):
+            apps.append({"Id": special, "Source": "builtin"})
+    for values in apps:
+        manager.add_app(values, announce=False)
     name = dbus.service.BusName(BUS_NAME, conn, do_not_queue=True)
 
     loop = GLib.MainLoop()

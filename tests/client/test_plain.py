@@ -150,3 +150,78 @@ def test_plain_usage_errors(bus):
                            timeout=10)
         assert r.returncode == 2
         assert "roam --help" in r.stderr
+
+
+APPS = {
+    "manager": {"State": "online", "BestLink": "/org/roam1/link/3"},
+    "links": [dict(WLAN0, Connectivity="online", ConnectivityReason="ok", PortalURL="")],
+    "apps": [
+        {"Id": "org.example.Mail", "Bearers": ["wifi", "ethernet"], "VPN": "required",
+         "Source": "config", "State": "blocked: VPN down",
+         "Cgroups": ["/user.slice/user-1000.slice/app.slice/app-gnome-org.example.Mail-1.scope"]},
+        {"Id": "org.example.Chat", "Access": "deny", "State": "blocked: access denied"},
+        {"Id": "default", "Route4": "wlan0", "Route6": "/org/roam1/link/3"},
+    ],
+    "_now": 1_700_000_000_000_000,
+}
+
+
+def test_plain_apps(roamd, plain):
+    """The apps in line form, and every action of the apps screen as a command."""
+    fake = roamd(APPS)
+    p = plain()
+    p.expect(r"State: Online via wlan0 \(wifi\)")
+    p.expect(r"app org\.example\.Chat: blocked: access denied; access deny, bearers all, VPN any, "
+             r"handover sticky; route none")
+    p.expect(r"app org\.example\.Mail: blocked: VPN down; access allow, bearers wifi,ethernet, "
+             r"VPN required, handover sticky; route none")
+    p.expect(r"app default: online; access allow, bearers all, VPN any, handover sticky; "
+             r"route v4 wlan0, v6 wlan0")
+    p.expect(r"app system: online; .*")
+    p.send("help")
+    p.expect(r"  app ID online-for DURATION .*")
+    p.send("apps")
+    p.expect(r"app org\.example\.Chat: .*")
+    p.send("app org.example.Mail")
+    p.expect(r"  VPN: required, only through a VPN")
+    p.expect(r"  Cgroup: /user\.slice/.*-org\.example\.Mail-1\.scope")
+    p.send("app org.example.Nothing")
+    p.expect(r"No app 'org\.example\.Nothing'\. Type apps to see them\.")
+
+    p.send("app org.example.Mail set vpn=any handover=move")
+    p.expect(CLOCK + r"app org\.example\.Mail: policy now access allow, bearers wifi,ethernet, "
+             r"VPN any, handover move")
+    p.expect(CLOCK + r"app org\.example\.Mail: blocked: VPN down -> online")
+    p.expect(CLOCK + r"Done: org\.example\.Mail set vpn=any handover=move\.")
+    p.send("app org.example.Chat online-for 10m")
+    p.expect(CLOCK + r"app org\.example\.Chat: blocked: access denied -> online for a task "
+             r"until 22:23:20")
+    p.expect(CLOCK + r"Done: org\.example\.Chat online for 10 minutes\.")
+    p.send("app org.example.Chat release")
+    p.expect(CLOCK + r"Done: org\.example\.Chat grant released\.")
+    p.send("app org.example.Mail reset")
+    p.expect(CLOCK + r"Done: org\.example\.Mail policy reset\.")
+    p.send("app org.example.New set access=lan")
+    p.expect(CLOCK + r"appeared: app org\.example\.New: local networks only; access lan, .*")
+    p.send("app org.example.New reset")
+    p.expect(CLOCK + r"app org\.example\.New vanished\.")
+    assert [c[0] for c in fake.send(op="calls")] == [
+        "SetAppPolicy", "OnlineFor", "Release", "ResetAppPolicy", "SetAppPolicy",
+        "ResetAppPolicy"]
+
+    # Refused locally, by roamd, and for lack of rights: said in words.
+    p.send("app org.example.Mail set vpn")
+    p.expect(r"'vpn' is not a setting: give key=value \(keys: access, bearers, vpn, handover\)\.")
+    p.send("app org.example.Mail online-for 2d")
+    p.expect(r"'2d' is not a duration: .*")
+    p.send("app org.example.Mail frob")
+    p.expect(r"Say: app org\.example\.Mail set KEY=VALUE\.\.\., .*")
+    p.send("app org.example.Mail set foo=bar")
+    p.expect(CLOCK + r"Cannot change org\.example\.Mail \(set foo=bar\): unknown key 'foo' "
+             r"\(known: access, bearers, vpn, handover\)")
+    fake.send(op="deny", uids=[0])
+    p.send("app org.example.Mail set access=deny")
+    p.expect(CLOCK + r"Not allowed to change org\.example\.Mail: needs root, group netdev or "
+             r"polkit authorization \(AccessDenied\)\.")
+    p.send("quit")
+    assert p.proc.wait(timeout=5) == 0

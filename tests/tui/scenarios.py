@@ -83,3 +83,36 @@ SEVERAL = {
              Addresses=[[4, "203.0.113.5", 32, "global"]], Gateways=[[4, ""]]),
     ],
 }
+
+TUN0 = link(9, "tun0", "vpn", "online", "ok", 40, Kind="tun",
+            Addresses=[[4, "203.0.113.5", 32, "global"]], Gateways=[[4, ""]])
+MINUTE = 60 * S
+
+
+def app(app_id, **props):
+    return dict({"Id": app_id, "Source": "config", "Route4": "wlan0", "Route6": "wlan0"},
+                **props)
+
+
+# Apps in every state, listed out of order (roam sorts by ID, default and system last).
+APPS = {
+    "manager": manager("online", WLAN0_ONLINE),
+    "links": [ETH0_DOWN, WLAN0_ONLINE, TUN0],
+    "apps": [
+        app("system", Source="builtin"),
+        app("org.example.Mail", Bearers=["wifi", "ethernet"], VPN="required",
+            Route4="tun0", Route6="tun0",
+            Cgroups=["/user.slice/user-1000.slice/app.slice/app-gnome-org.example.Mail-1.scope"]),
+        app("org.example.Chat", Access="deny", Source="runtime", Route4="", Route6="",
+            State="blocked: access denied"),
+        app("org.example.Browser", Access="deny", Handover="move", Route6="",
+            State="online for a task", OnlineUntil=NOW + 10 * MINUTE),
+        app("org.example.Printer", Access="lan", State="local networks only"),
+        app("org.example.Backup", VPN="required", Route4="", Route6="",
+            State="blocked: VPN down"),
+        app("org.example.Maps", Bearers=["cellular"], Route4="", Route6="",
+            State="blocked: no allowed link"),
+        app("default", Access="lan", State="local networks only"),
+    ],
+    "_now": NOW,
+}

@@ -1,0 +1,288 @@
+"""The Apps screen (3) against fake_roamd's App objects: the list, the selected row, the bearer
+dialog, every action's call and its answer on the status line, small terminals and themes."""
+import pytest
+
+from scenarios import APPS
+from tuidriver import NOW
+
+ESC = b"\x1b"
+MINUTE = 60_000_000
+DENIED = ("Not allowed to change org.example.Backup: needs root, group netdev or polkit "
+          "authorization (AccessDenied).")
+
+
+def open_apps(t):
+    t.wait_for(screen="overview", text="wlan0")
+    t.key("3")
+    said(t, "org.example.Backup")
+
+
+def select(t, app_id):
+    """Moves the selection down to the app's row."""
+    for _ in range(12):
+        if t.cursor_line().startswith((f"> {app_id} ", f"> {app_id}:")):
+            return
+        t.key("j")
+        t.wait(what="a frame after j")
+    raise AssertionError(f"{app_id} never selected:\n{t.text()}")
+
+
+def said(t, text, timeout=10):
+    """The next apps frame that shows text, which may be wrapped over rows (the status line
+    takes up to three rows for a long message)."""
+    return t.wait(lambda t: t.frame.screen == "apps" and text in " ".join(t.text().split()),
+                  timeout, f"apps saying {text!r}")
+
+
+def hints(t):
+    return t.text_lines()[-1]
+
+
+def test_apps_list(roamd, tui, golden):
+    roamd(APPS)
+    t = tui()
+    open_apps(t)
+    golden("apps-list", t)
+    # Sorted by ID, default and system last; every state in words.
+    rows = [line[2:] for line in t.text_lines() if line[2:6] in ("org.", "defa", "syst")]
+    assert [r.split()[0] for r in rows] == [
+        "org.example.Backup", "org.example.Browser", "org.example.Chat", "org.example.Mail",
+        "org.example.Maps", "org.example.Printer", "default", "system"]
+    text = t.text()
+    for words in ("blocked: VPN down", "online for a task", "blocked: access denied",
+                  "blocked: no allowed link", "local networks only",
+                  "route v4 tun0, v6 tun0; bearers wifi, ethernet; handover sticky",
+                  "route v4 wlan0, v6 none; bearers all; handover move; online until 22:23:20",
+                  "changed at runtime"):
+        assert words in text, words
+    assert t.cursor_line().startswith("> org.example.Backup")
+    # The header names the screen in brackets; the hint bar has only keys that act now.
+    assert "[3 Apps]" in t.text_lines()[0]
+    assert hints(t) == " ? help  q quit  a access  v VPN  m handover  b bearers  o online"
+
+
+def test_apps_selected_row(roamd, tui, golden):
+    roamd(APPS)
+    t = tui()
+    open_apps(t)
+    t.key("j")
+    t.wait_cursor("> org.example.Browser", screen="apps")
+    # A grant to end: now the release key shows.
+    assert hints(t).endswith("o online  x release")
+    t.key("G")
+    t.wait_cursor("> system", screen="apps")
+    t.key("\t")  # wraps around
+    t.wait_cursor("> org.example.Backup", screen="apps")
+    t.press("kcuu1")  # the arrows stop at the ends
+    t.press("kcud1")
+    t.press("kcud1")
+    t.press("kcud1")
+    t.wait_cursor("> org.example.Mail", screen="apps")
+    golden("apps-selected", t)
+
+
+def test_apps_cycle_access_vpn_handover(roamd, tui):
+    fake = roamd(APPS)
+    t = tui()
+    open_apps(t)
+    t.key("a")
+    said(t, "Done: org.example.Backup access lan.")
+    assert t.cursor_line().split()[:4] == [">", "org.example.Backup", "lan", "required"]
+    t.key("a")
+    said(t, "Done: org.example.Backup access deny.")
+    assert "blocked: access denied" in t.cursor_line()
+    t.key("a")
+    said(t, "Done: org.example.Backup access allow.")
+    t.key("v")
+    said(t, "Done: org.example.Backup VPN forbidden.")
+    t.key("v")
+    said(t, "Done: org.example.Backup VPN any.")
+    assert t.cursor_line().split()[:5] == [">", "org.example.Backup", "allow", "any", "online"]
+    t.key("m")
+    said(t, "Done: org.example.Backup handover move.")
+    assert "handover move; changed at runtime" in t.text()
+    assert fake.send(op="calls") == [
+        ["SetAppPolicy", "org.example.Backup", {"access": "lan"}],
+        ["SetAppPolicy", "org.example.Backup", {"access": "deny"}],
+        ["SetAppPolicy", "org.example.Backup", {"access": "allow"}],
+        ["SetAppPolicy", "org.example.Backup", {"vpn": "forbidden"}],
+        ["SetAppPolicy", "org.example.Backup", {"vpn": "any"}],
+        ["SetAppPolicy", "org.example.Backup", {"handover": "move"}],
+    ]
+
+
+def test_apps_online_release_reset(roamd, tui):
+    fake = roamd(APPS)
+    t = tui()
+    open_apps(t)
+    select(t, "org.example.Chat")
+    t.key("x")  # no grant yet: said, and nothing asked
+    said(t, "org.example.Chat is not online for a task: nothing to release.")
+    t.key("o")
+    said(t, "Done: org.example.Chat online for 10 minutes.")
+    assert "online for a task" in t.cursor_line()
+    assert "online until 22:23:20" in t.text()
+    assert hints(t).endswith("x release")
+    t.key("x")
+    said(t, "Done: org.example.Chat grant released.")
+    assert "blocked: access denied" in t.cursor_line()
+    t.key("R")
+    said(t, "Done: org.example.Chat policy reset.")
+    assert fake.send(op="calls") == [
+        ["OnlineFor", "org.example.Chat", 10 * MINUTE],
+        ["Release", "org.example.Chat", None],
+        ["ResetAppPolicy", "org.example.Chat", None],
+    ]
+
+
+def test_apps_bearer_dialog(roamd, tui, golden):
+    fake = roamd(APPS)
+    t = tui()
+    open_apps(t)
+    select(t, "org.example.Mail")
+    t.key("b")
+    said(t, "Bearers org.example.Mail may use")
+    assert hints(t) == " ? help  q quit  Space check  Enter apply  Esc cancel"
+    assert "[x] ethernet" in t.text() and "[x] wifi" in t.text()
+    assert "[ ] cellular" in t.text()
+    assert "> [x] ethernet" in t.cursor_line()
+    golden("apps-bearers", t)
+    t.key("j")
+    t.key("j")
+    t.wait(lambda t: "> [ ] cellular" in t.cursor_line(), what="cellular selected")
+    t.key(" ")
+    t.wait(lambda t: "> [x] cellular" in t.cursor_line(), what="cellular checked")
+    # Other keys do not reach the list while the dialog is open.
+    t.key("a")
+    t.key("\r")
+    said(t, "Done: org.example.Mail bearers ethernet,wifi,cellular.")
+    assert "Bearers org.example.Mail may use" not in t.text()
+    assert "bearers ethernet, wifi, cellular" in t.text()
+    assert fake.send(op="calls") == [
+        ["SetAppPolicy", "org.example.Mail", {"bearers": "ethernet,wifi,cellular"}]]
+
+    # All unchecked: every bearer.
+    t.key("b")
+    said(t, "Bearers org.example.Mail may use")
+    for _ in range(3):
+        t.key(" ")
+        t.key("j")
+    said(t, "None checked: every bearer.")
+    t.key("\r")
+    said(t, "Done: org.example.Mail bearers all.")
+    assert fake.send(op="calls")[-1] == ["SetAppPolicy", "org.example.Mail", {"bearers": "all"}]
+
+    # Esc cancels, nothing asked.
+    t.key("b")
+    said(t, "Bearers org.example.Mail may use")
+    t.key(" ")
+    t.key(ESC)
+    said(t, "Bearers of org.example.Mail left as they were.")
+    assert len(fake.send(op="calls")) == 2
+
+
+def test_apps_denied(roamd, tui, golden):
+    fake = roamd(dict(APPS, _deny_uids=[0]))
+    t = tui()
+    open_apps(t)
+    t.key("a")
+    said(t, DENIED)
+    golden("apps-denied", t)
+    # Nothing changed.
+    assert t.cursor_line().split()[:3] == [">", "org.example.Backup", "allow"]
+    fake.send(op="fail", message="nftables refused the change: Operation not permitted")
+    fake.send(op="deny", uids=[])
+    t.key("v")
+    said(t, "Cannot change org.example.Backup (VPN forbidden): "
+            "nftables refused the change: Operation not permitted")
+
+
+@pytest.mark.parametrize("theme", ["high-contrast", "monochrome"])
+def test_apps_themes(roamd, tui, golden, theme):
+    roamd(dict(APPS, _deny_uids=[0]))
+    t = tui(args=("--theme", theme))
+    open_apps(t)
+    t.key("j")
+    t.key("o")
+    said(t, "Not allowed to change org.example.Browser")
+    golden(f"apps-theme-{theme}", t, theme=theme)
+
+
+def test_apps_small_terminal(roamd, tui, golden):
+    roamd(APPS)
+    t = tui(cols=40, rows=12)
+    t.wait_for(screen="overview", text="wlan0")
+    t.key("3")
+    said(t, "org.example.Backup: blocked: VPN down")
+    golden("apps-small", t)
+    select(t, "org.example.Mail")
+    t.key("b")
+    said(t, "Bearers org.example.Mail may use")
+    golden("apps-small-bearers", t)
+    t.key(ESC)
+    said(t, "left as they were")
+    # 64 columns: still a table, with narrower IDs.
+    t.resize(64, 20)
+    t.wait(lambda t: t.frame.fields.get("size") == "64x20", what="a frame at 64x20")
+    assert "App                 Access VPN       State" in t.text()
+
+
+def test_apps_follow_roamd(roamd, tui):
+    fake = roamd(APPS)
+    t = tui()
+    open_apps(t)
+    select(t, "org.example.Maps")
+    fake.send(op="add_app", app={"Id": "org.example.Music", "Access": "lan",
+                                 "State": "local networks only"})
+    said(t, "org.example.Music")
+    assert t.cursor_line().startswith("> org.example.Maps")
+    fake.send(op="app", id="org.example.Maps", props={"Bearers": [], "State": "online",
+                                                       "Route4": "wlan0"})
+    t.wait(lambda t: "> org.example.Maps" in t.cursor_line() and "online" in t.cursor_line(),
+           what="Maps online")
+    # The selected app vanishes: its neighbour is selected.
+    fake.send(op="remove_app", id="org.example.Maps")
+    t.wait(lambda t: "org.example.Maps" not in t.text(), what="Maps gone")
+    assert t.cursor_line().startswith("> org.example.Music")
+    # roamd goes away: back to the overview, which says so.
+    fake.close()
+    t.wait_for(screen="overview", live="not-running", text="roamd is not running")
+
+
+def test_apps_tab_needs_apps(roamd, tui):
+    fake = roamd(APPS)
+    t = tui()
+    t.wait_for(screen="overview", text="wlan0")
+    assert "3 Apps" in t.text_lines()[0]
+    for app_id in ("org.example.Backup", "org.example.Browser", "org.example.Chat",
+                   "org.example.Mail", "org.example.Maps", "org.example.Printer", "default",
+                   "system"):
+        fake.send(op="remove_app", id=app_id)
+    t.wait(lambda t: "Apps" not in t.text_lines()[0], what="no Apps tab")
+    t.key("3")
+    t.wait_for(screen="overview", text="No apps to show.")
+
+
+def test_apps_help(roamd, tui, golden):
+    roamd(APPS)
+    t = tui()
+    open_apps(t)
+    t.key("?")
+    t.wait_for(screen="help", text="Help: the Apps screen")
+    golden("help-apps", t)
+    t.key("G")
+    t.wait(lambda t: "Jump to the Overview, the selected Link or the Apps" in t.text(),
+           what="the global keys")
+    t.key(ESC)
+    t.wait_for(screen="apps")
+
+
+def test_apps_plain_ascii(roamd, tui):
+    """LANG=C: every character on the apps screen and in its dialog is ASCII."""
+    roamd(APPS)
+    t = tui(lang="C")
+    open_apps(t)
+    t.key("b")
+    said(t, "Bearers org.example.Backup may use")
+    assert all(ord(c) < 128 for c in t.text())
+    assert NOW  # the scenario's clock is roam's: times are stable

@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "roam-app.h"
+#include "roam-util.h"
+#include "roam-verdict.h"
+
+const char *const roam_app_bearers[ROAM_APP_N_BEARERS] = {
+    "ethernet", "wifi", "cellular", "bluetooth", "wifi-direct", "vpn", "lowpan",
+};
+
+typedef struct Words {
+        const char *value;
+        const char *words;
+} Words;
+
+static const Words access_words[] = {
+    {"allow", "any network"},
+    {"lan", "local networks only"},
+    {"deny", "loopback only"},
+};
+
+static const Words vpn_words[] = {
+    {"any", "with or without a VPN"},
+    {"required", "only through a VPN"},
+    {"forbidden", "never through a VPN"},
+};
+
+static const Words handover_words[] = {
+    {"sticky", "existing flows finish on the old link"},
+    {"move", "existing flows move to the new link"},
+};
+
+static const Words source_words[] = {
+    {"builtin", "built in"},
+    {"config", "the configuration (apps.d)"},
+    {"runtime", "a change at runtime (kept in /var/lib/roam)"},
+};
+
+static const char *lookup(const Words *table, size_t n, const char *value)
+{
+        for (size_t i = 0; i < n; i++)
+                if (streq(table[i].value, value))
+                        return table[i].words;
+        return value;
+}
+
+static const char *next(const Words *table, size_t n, const char *value)
+{
+        for (size_t i = 0; i < n; i++)
+                if (streq(table[i].value, value))
+                        return table[(i + 1) % n].value;
+        return table[0].value;
+}
+
+const char *roam_app_access_words(const char *access)
+{
+        return lookup(access_words, ELEMENTSOF(access_words), access);
+}
+
+const char *roam_app_vpn_words(const char *vpn)
+{
+        return lookup(vpn_words, ELEMENTSOF(vpn_words), vpn);
+}
+
+const char *roam_app_handover_words(const char *handover)
+{
+        return lookup(handover_words, ELEMENTSOF(handover_words), handover);
+}
+
+const char *roam_app_source_words(const char *source)
+{
+        return lookup(source_words, ELEMENTSOF(source_words), source);
+}
+
+const char *roam_app_next_access(const char *access)
+{
+        return next(access_words, ELEMENTSOF(access_words), access);
+}
+
+const char *roam_app_next_vpn(const char *vpn)
+{
+        return next(vpn_words, ELEMENTSOF(vpn_words), vpn);
+}
+
+const char *roam_app_next_handover(const char *handover)
+{
+        return next(handover_words, ELEMENTSOF(handover_words), handover);
+}
+
+int roam_app_parse_duration(const char *s, uint64_t *ret)
+{
+        uint64_t total = 0;
+        const char *p = s;
+
+        if (streq(s, "until-released")) {
+                *ret = ROAM_APP_UNTIL_RELEASED;
+                return 0;
+        }
+        if (!*p)
+                return -EINVAL;
+        while (*p) {
+                uint64_t n = 0, unit;
+                size_t digits = 0;
+
+                for (; *p >= '0' && *p <= '9'; p++, digits++) {
+                        if (digits >= 9) /* a billion of anything is more than a day */
+                                return -ERANGE;
+                        n = n * 10 + (uint64_t)(*p - '0');
+                }
+                if (digits == 0)
+                        return -EINVAL;
+                switch (*p) {
+                case 's':
+                        unit = USEC_PER_SEC;
+                        break;
+                case 'm':
+                        unit = 60 * USEC_PER_SEC;
+                        break;
+                case 'h':
+                        unit = 3600 * USEC_PER_SEC;
+                        break;
+                default:
+                        return -EINVAL; /* no unit, or an unknown one */
+                }
+                p++;
+                total += n * unit;
+                if (total > ROAM_APP_ONLINE_FOR_MAX_USEC)
+                        return -ERANGE;
+        }
+        if (total == 0)
+                return -EDOM;
+        *ret = total;
+        return 0;
+}
+
+void roam_app_duration_error(int r, const char *s, char *buf, size_t size)
+{
+        if (r == -ERANGE)
+                snprintf(buf, size, "'%s' is longer than a day: at most 24h, or until-released", s);
+        else if (r == -EDOM)
+                snprintf(buf, size, "'%s' is no time at all: give at least 1s", s);
+        else
+                snprintf(buf, size,
+                         "'%s' is not a duration: use a number and a unit (s, m, h) like 90s, "
+                         "10m, 1h or 1h30m, or until-released",
+                         s);
+}
+
+static size_t append_unit(char *buf, size_t size, size_t len, uint64_t n, const char *unit)
+{
+        int k;
+
+        if (n == 0 || len >= size)
+                return len;
+        k = snprintf(buf + len, size - len, "%s%" PRIu64 " %s%s", len > 0 ? " " : "", n, unit,
+                     n == 1 ? "" : "s");
+        return k < 0 ? len : MIN(size - 1, len + (size_t)k);
+}
+
+void roam_app_format_duration(uint64_t usec, char *buf, size_t size)
+{
+        uint64_t sec = usec / USEC_PER_SEC;
+        size_t len = 0;
+
+        if (size == 0)
+                return;
+        buf[0] = 0;
+        if (usec == ROAM_APP_UNTIL_RELEASED) {
+                snprintf(buf, size, "until released");
+                return;
+        }
+        len = append_unit(buf, size, len, sec / 3600, "hour");
+        len = append_unit(buf, size, len, sec / 60 % 60, "minute");
+        len = append_unit(buf, size, len, sec % 60, "second");
+        if (len == 0)
+                snprintf(buf, size, "less than a second");
+}
+
+char *roam_app_bearers_text(const RoamApp *a, const char *sep)
+{
+        size_t len = 0, n = 0;
+        char *s;
+
+        if (!a->bearers[0])
+                return strdup("all");
+        STRV_FOREACH (b, a->bearers)
+                len += strlen(*b) + strlen(sep), n++;
+        s = malloc(len + 1);
+        if (!s)
+                return NULL;
+        s[0] = 0;
+        STRV_FOREACH (b, a->bearers) {
+                if (b != a->bearers)
+                        strcat(s, sep);
+                strcat(s, *b);
+        }
+        return s;
+}
+
+char *roam_app_route_text(const RoamModel *m, const RoamApp *a)
+{
+        char *s;
+
+        if (!*a->route4 && !*a->route6)
+                return strdup("none");
+        if (asprintf(&s, "v4 %s, v6 %s", *a->route4 ? roam_model_route_name(m, a->route4) : "none",
+                     *a->route6 ? roam_model_route_name(m, a->route6) : "none") < 0)
+                return NULL;
+        return s;
+}
+
+void roam_app_until_text(const RoamApp *a, char *buf, size_t size)
+{
+        char clock[16];
+
+        if (a->online_until == 0)
+                snprintf(buf, size, "%s", "");
+        else if (a->online_until == ROAM_APP_UNTIL_RELEASED)
+                snprintf(buf, size, "until released");
+        else {
+                roam_format_clock(a->online_until, clock, sizeof(clock));
+                snprintf(buf, size, "until %s", clock);
+        }
+}
+
+char *roam_app_state_text(const RoamApp *a)
+{
+        char until[32];
+        char *s;
+
+        roam_app_until_text(a, until, sizeof(until));
+        if (asprintf(&s, "%s%s%s", *a->state ? a->state : "unknown", *until ? " " : "", until) < 0)
+                return NULL;
+        return s;
+}
+
+char *roam_app_policy_text(const RoamApp *a)
+{
+        _cleanup_free_ char *bearers = roam_app_bearers_text(a, ",");
+        char *s;
+
+        if (!bearers || asprintf(&s, "access %s, bearers %s, VPN %s, handover %s", a->access,
+                                 bearers, a->vpn, a->handover) < 0)
+                return NULL;
+        return s;
+}
+
+int roam_app_state_kind(const RoamApp *a)
+{
+        if (strncmp(a->state, "blocked", 7) == 0)
+                return -1;
+        if (a->online_until != 0 || streq(a->state, "online for a task"))
+                return 2;
+        if (streq(a->state, "online"))
+                return 1;
+        return 0;
+}
+
+int roam_app_check_settings(char *const *args, char *buf, size_t size)
+{
+        for (size_t i = 0; args && args[i]; i++) {
+                const char *eq = strchr(args[i], '=');
+
+                if (!eq || eq == args[i]) {
+                        snprintf(
+                            buf, size,
+                            "'%s' is not a setting: give key=value (keys: " ROAM_APP_SETTINGS_KEYS
+                            ")",
+                            args[i]);
+                        return -EINVAL;
+                }
+                for (size_t j = 0; j < i; j++)
+                        if (strncmp(args[j], args[i], (size_t)(eq - args[i]) + 1) == 0) {
+                                snprintf(buf, size, "'%.*s' is given twice", (int)(eq - args[i]),
+                                         args[i]);
+                                return -EINVAL;
+                        }
+        }
+        return 0;
+}

@@ -1,0 +1,475 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "roam-app.h"
+#include "roam-apps-cli.h"
+#include "roam-bus.h"
+#include "roam-client-bus.h"
+#include "roam-json.h"
+#include "roam-log.h"
+#include "roam-util.h"
+
+/* The label column of one app's block, as in `roam status`. */
+#define LABEL_WIDTH 15
+#define COLUMN_GAP  2
+
+static const char denied_change[] =
+    "not allowed to change apps (needs root, group netdev or polkit authorization)";
+static const char denied_run[] =
+    "not allowed to run programs in apps (needs root, group netdev or polkit authorization)";
+
+/* Logs why roamd refused a call about app id; what: "change", "show", ... Returns a negative
+ * errno (-EHOSTDOWN when roamd is not running). */
+static int log_app_error(const sd_bus_error *error, int r, const char *id, const char *what,
+                         const char *denied)
+{
+        if (sd_bus_error_has_name(error, ROAM_ERROR_ACCESS_DENIED)) {
+                log_error("%s", denied);
+                return -EACCES;
+        }
+        if (sd_bus_error_has_name(error, ROAM_ERROR_NO_SUCH_APP)) {
+                log_error("no app '%s' (roam apps lists them)", id);
+                return -ENOENT;
+        }
+        /* roamd's own words name the problem ("unknown key 'foo' (known: ...)"): as they are. */
+        if (sd_bus_error_has_names(error, ROAM_ERROR_INVALID_ARGS, ROAM_ERROR_FAILED) &&
+            error->message && *error->message)
+                return log_error_errno(r, "cannot %s %s: %s", what, id, error->message);
+        if (sd_bus_error_is_set(error) &&
+            !sd_bus_error_has_names(error, SD_BUS_ERROR_SERVICE_UNKNOWN,
+                                    SD_BUS_ERROR_NAME_HAS_NO_OWNER, SD_BUS_ERROR_NO_REPLY,
+                                    SD_BUS_ERROR_TIMEOUT)) {
+                return log_error_errno(r, "cannot %s %s: %s (%s)", what, id,
+                                       error->message ? error->message : "no message", error->name);
+        }
+        return roam_bus_log_call_error(error, r, "ask roamd");
+}
+
+static int new_call(sd_bus *bus, sd_bus_message **ret, const char *path, const char *interface,
+                    const char *member)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_call(bus, &m, ROAM_BUS_NAME, path, interface, member);
+        if (r < 0)
+                return log_error_errno(r, "Failed to build a call to roamd: %m");
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+/* The object of app id (GetApp). */
+static int get_app_path(sd_bus *bus, const char *id, const char *what, char **ret)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *path;
+        int r;
+
+        r = sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
+                               "GetApp", &error, &reply, "s", id);
+        if (r < 0)
+                return log_app_error(&error, r, id, what, denied_change);
+        r = sd_bus_message_read(reply, "o", &path);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read roamd's answer: %m");
+        *ret = strdup(path);
+        return *ret ? 0 : log_oom();
+}
+
+/* "access:" values with what they mean. */
+static void print_field(FILE *f, const char *label, const char *value, const char *words)
+{
+        char l[LABEL_WIDTH + 2];
+
+        snprintf(l, sizeof(l), "%s:", label);
+        fprintf(f, "  %-*s %s", LABEL_WIDTH, l, value);
+        if (words && !streq(words, value))
+                fprintf(f, " (%s)", words);
+        fputc('\n', f);
+}
+
+static int print_app_block(const RoamModel *m, const RoamApp *a, FILE *f)
+{
+        _cleanup_free_ char *state = roam_app_state_text(a), *route = roam_app_route_text(m, a),
+                            *bearers = roam_app_bearers_text(a, ", ");
+
+        if (!state || !route || !bearers)
+                return -ENOMEM;
+        fprintf(f, "%s\n", *a->id ? a->id : a->path);
+        print_field(f, "State", state, NULL);
+        print_field(f, "Access", a->access, roam_app_access_words(a->access));
+        print_field(f, "Bearers", bearers, a->bearers[0] ? NULL : "every bearer");
+        print_field(f, "VPN", a->vpn, roam_app_vpn_words(a->vpn));
+        print_field(f, "Handover", a->handover, roam_app_handover_words(a->handover));
+        print_field(f, "Route", route, NULL);
+        print_field(f, "Policy from", roam_app_source_words(a->source), NULL);
+        if (!a->cgroups[0])
+                print_field(f, "Cgroups", "none", NULL);
+        STRV_FOREACH (c, a->cgroups)
+                print_field(f, c == a->cgroups ? "Cgroups" : "", *c, NULL);
+        return 0;
+}
+
+enum {
+        COL_ID,
+        COL_ACCESS,
+        COL_BEARERS,
+        COL_VPN,
+        COL_HANDOVER,
+        COL_ROUTE,
+        COL_STATE,
+        _COL_MAX,
+};
+
+static const char *const headings[_COL_MAX] = {
+    "ID", "ACCESS", "BEARERS", "VPN", "HANDOVER", "ROUTE", "STATE",
+};
+
+/* The cells of one app's row; cells[i] are malloc'd. */
+static int app_cells(const RoamModel *m, const RoamApp *a, char *cells[_COL_MAX])
+{
+        cells[COL_ID] = strdup(*a->id ? a->id : a->path);
+        cells[COL_ACCESS] = strdup(a->access);
+        cells[COL_BEARERS] = roam_app_bearers_text(a, ",");
+        cells[COL_VPN] = strdup(a->vpn);
+        cells[COL_HANDOVER] = strdup(a->handover);
+        cells[COL_ROUTE] = roam_app_route_text(m, a);
+        cells[COL_STATE] = roam_app_state_text(a);
+        for (size_t i = 0; i < _COL_MAX; i++)
+                if (!cells[i])
+                        return -ENOMEM;
+        return 0;
+}
+
+int roam_apps_print_text(const RoamModel *m, int columns, FILE *f)
+{
+        size_t width[_COL_MAX], total = 0;
+        char *(*cells)[_COL_MAX] = NULL;
+        int r = 0;
+
+        if (m->n_apps == 0) {
+                fputs("No apps: this roamd has no per-app policies.\n", f);
+                return 0;
+        }
+
+        cells = calloc(m->n_apps, sizeof(*cells));
+        if (!cells)
+                return -ENOMEM;
+        for (size_t i = 0; i < _COL_MAX; i++)
+                width[i] = strlen(headings[i]);
+        for (size_t k = 0; k < m->n_apps && r >= 0; k++) {
+                r = app_cells(m, m->apps[k], cells[k]);
+                for (size_t i = 0; r >= 0 && i < _COL_MAX; i++)
+                        width[i] = MAX(width[i], strlen(cells[k][i]));
+        }
+        if (r < 0)
+                goto finish;
+        for (size_t i = 0; i < _COL_MAX; i++)
+                total += width[i] + (i > 0 ? COLUMN_GAP : 0);
+
+        if (columns > 0 && total > (size_t)columns) {
+                /* Too wide for this terminal: one block per app, as `roam app ID` shows it. */
+                for (size_t k = 0; k < m->n_apps && r >= 0; k++) {
+                        if (k > 0)
+                                fputc('\n', f);
+                        r = print_app_block(m, m->apps[k], f);
+                }
+                goto finish;
+        }
+
+        for (size_t k = 0; k <= m->n_apps; k++) {
+                for (size_t i = 0; i < _COL_MAX; i++) {
+                        const char *s = k == 0 ? headings[i] : cells[k - 1][i];
+
+                        if (i + 1 < _COL_MAX)
+                                fprintf(f, "%-*s%*s", (int)width[i], s, COLUMN_GAP, "");
+                        else
+                                fprintf(f, "%s\n", s);
+                }
+        }
+
+finish:
+        for (size_t k = 0; k < m->n_apps; k++)
+                for (size_t i = 0; i < _COL_MAX; i++)
+                        free(cells[k][i]);
+        free(cells);
+        return r;
+}
+
+int roam_app_to_json(const RoamApp *a, json_object **ret)
+{
+        _cleanup_(json_object_putp) json_object *o = NULL;
+        json_object *bearers = NULL, *cgroups = NULL;
+        int r;
+
+        o = json_object_new_object();
+        if (!o)
+                return -ENOMEM;
+
+        /* The order of the keys is the documented one (docs/client.md). */
+        if ((r = json_add_string(o, "id", a->id)) < 0 ||
+            (r = json_add_string(o, "path", a->path)) < 0 ||
+            (r = json_add_string(o, "access", a->access)) < 0 ||
+            (r = strv_to_json(a->bearers, &bearers)) < 0 ||
+            (r = json_add(o, "bearers", bearers)) < 0 ||
+            (r = json_add_string(o, "vpn", a->vpn)) < 0 ||
+            (r = json_add_string(o, "handover", a->handover)) < 0 ||
+            (r = json_add_string(o, "source", a->source)) < 0 ||
+            (r = json_add_string(o, "route4", a->route4)) < 0 ||
+            (r = json_add_string(o, "route6", a->route6)) < 0 ||
+            (r = json_add_string(o, "state", a->state)) < 0)
+                return r;
+        r = a->online_until ? json_add_uint(o, "online_until_usec", a->online_until)
+                            : json_add_null(o, "online_until_usec");
+        if (r >= 0)
+                r = strv_to_json(a->cgroups, &cgroups);
+        if (r >= 0)
+                r = json_add(o, "cgroups", cgroups);
+        if (r < 0)
+                return r;
+
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+static int print_apps_json(const RoamModel *m, FILE *f)
+{
+        _cleanup_(json_object_putp) json_object *array = NULL;
+        int r;
+
+        array = json_object_new_array();
+        if (!array)
+                return -ENOMEM;
+        for (size_t i = 0; i < m->n_apps; i++) {
+                json_object *o = NULL;
+
+                r = roam_app_to_json(m->apps[i], &o);
+                if (r >= 0)
+                        r = json_append(array, o);
+                if (r < 0)
+                        return r;
+        }
+        return json_print(array, f);
+}
+
+/* The terminal's width when stdout is one ($COLUMNS wins, as in systemd), else 0: no limit. */
+static int output_columns(void)
+{
+        const char *e = getenv("COLUMNS");
+        struct winsize ws = {};
+        char *end;
+        long n;
+
+        if (e && *e) {
+                errno = 0;
+                n = strtol(e, &end, 10);
+                if (errno == 0 && *end == 0 && n > 0 && n < 100000)
+                        return (int)n;
+        }
+        if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) >= 0 && ws.ws_col > 0)
+                return ws.ws_col;
+        return 0;
+}
+
+static int load(sd_bus **ret_bus, RoamModel **ret_model)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r;
+
+        r = roam_bus_connect(&bus);
+        if (r < 0)
+                return r;
+        r = roam_model_load(bus, ret_model);
+        if (r < 0)
+                return r;
+        if (ret_bus)
+                *ret_bus = TAKE_PTR(bus);
+        return 0;
+}
+
+int roam_apps_run(bool json)
+{
+        _cleanup_(roam_model_freep) RoamModel *m = NULL;
+        int r;
+
+        r = load(NULL, &m);
+        if (r < 0)
+                return r;
+        r = json ? print_apps_json(m, stdout) : roam_apps_print_text(m, output_columns(), stdout);
+        if (r == -ENOMEM)
+                return log_oom();
+        return r;
+}
+
+int roam_app_show_run(const char *id, bool json)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(roam_model_freep) RoamModel *m = NULL;
+        _cleanup_(json_object_putp) json_object *o = NULL;
+        _cleanup_free_ char *path = NULL;
+        const RoamApp *a;
+        int r;
+
+        r = roam_bus_connect(&bus);
+        if (r < 0)
+                return r;
+        /* GetApp first: it checks the ID and says NoSuchApp in roamd's terms. */
+        r = get_app_path(bus, id, "show", &path);
+        if (r < 0)
+                return r;
+        r = roam_model_load(bus, &m);
+        if (r < 0)
+                return r;
+        a = roam_model_find_app(m, path);
+        if (!a) /* gone between the two calls */
+                return log_error_errno(ENOENT, "no app '%s' (roam apps lists them)", id);
+
+        if (json) {
+                r = roam_app_to_json(a, &o);
+                if (r >= 0)
+                        r = json_print(o, stdout);
+        } else
+                r = print_app_block(m, a, stdout);
+        if (r == -ENOMEM)
+                return log_oom();
+        return r;
+}
+
+int roam_app_set_run(const char *id, char *const *settings)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r;
+
+        r = roam_bus_connect(&bus);
+        if (r < 0)
+                return r;
+        r = new_call(bus, &m, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE, "SetAppPolicy");
+        if (r < 0)
+                return r;
+        /* All pairs in one call: roamd applies all of them or none. */
+        r = sd_bus_message_append(m, "s", id);
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, SD_BUS_TYPE_ARRAY, "{ss}");
+        for (size_t i = 0; r >= 0 && settings[i]; i++) {
+                const char *eq = strchr(settings[i], '=');
+                _cleanup_free_ char *key = strndup(settings[i], (size_t)(eq - settings[i]));
+
+                if (!key)
+                        return log_oom();
+                r = sd_bus_message_append(m, "{ss}", key, eq + 1);
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to build the call to roamd: %m");
+
+        r = sd_bus_call(bus, m, 0, &error, &reply);
+        if (r < 0)
+                return log_app_error(&error, r, id, "change", denied_change);
+        return 0;
+}
+
+int roam_app_reset_run(const char *id)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r;
+
+        r = roam_bus_connect(&bus);
+        if (r < 0)
+                return r;
+        r = sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
+                               "ResetAppPolicy", &error, NULL, "s", id);
+        if (r < 0)
+                return log_app_error(&error, r, id, "reset", denied_change);
+        return 0;
+}
+
+/* OnlineFor or Release on the app's object. */
+static int call_on_app(const char *id, const char *member, const char *what, bool has_usec,
+                       uint64_t usec)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_free_ char *path = NULL;
+        int r;
+
+        r = roam_bus_connect(&bus);
+        if (r < 0)
+                return r;
+        r = get_app_path(bus, id, what, &path);
+        if (r < 0)
+                return r;
+        if (has_usec)
+                r = sd_bus_call_method(bus, ROAM_BUS_NAME, path, ROAM_APP_INTERFACE, member, &error,
+                                       NULL, "t", usec);
+        else
+                r = sd_bus_call_method(bus, ROAM_BUS_NAME, path, ROAM_APP_INTERFACE, member, &error,
+                                       NULL, NULL);
+        if (r < 0)
+                return log_app_error(&error, r, id, what, denied_change);
+        return 0;
+}
+
+int roam_app_online_for_run(const char *id, uint64_t usec)
+{
+        return call_on_app(id, "OnlineFor", "put online", true, usec);
+}
+
+int roam_app_release_run(const char *id)
+{
+        return call_on_app(id, "Release", "release", false, 0);
+}
+
+int roam_run_app(const char *id, uint64_t online_for_usec, char *const *argv)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_close_ int pidfd = -EBADF;
+        _cleanup_free_ char *what = NULL;
+        const char *cgroup;
+        int r;
+
+        r = roam_bus_connect(&bus);
+        if (r < 0)
+                return r;
+
+        /* A pidfd names this very process, race-free: roamd moves it into the app's cgroup
+         * before it answers, so CMD starts inside the app and its first packet is governed. */
+        pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+        if (pidfd < 0)
+                return log_error_errno(errno, "Cannot open a pidfd of this process: %m");
+
+        if (asprintf(&what, "start %s in app", argv[0]) < 0)
+                return log_oom();
+        r = sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
+                               "RunApp", &error, &reply, "sht", id, pidfd, online_for_usec);
+        if (r < 0)
+                return log_app_error(&error, r, id, what, denied_run);
+        r = sd_bus_message_read(reply, "s", &cgroup);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read roamd's answer: %m");
+        log_debug("In cgroup %s of app %s.", cgroup, id);
+
+        /* Nothing of roam's may reach the program: the bus and the pidfd close first. */
+        reply = sd_bus_message_unref(reply);
+        bus = sd_bus_flush_close_unref(bus);
+        close(TAKE_FD(pidfd));
+        fflush(stdout);
+        fflush(stderr);
+
+        execvp(argv[0], argv);
+        log_error_errno(errno, "cannot run '%s': %m", argv[0]);
+        return ROAM_RUN_EXEC_FAILED;
+}

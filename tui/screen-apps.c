@@ -1,0 +1,589 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NCURSES_WIDECHAR 1
+#include <curses.h>
+
+#include "roam-app.h"
+#include "roam-screens.h"
+#include "roam-util.h"
+
+/* The apps: every app roamd knows (and `default` and `system` last) with its access, VPN rule
+ * and state in words, and on a second line its route, bearers, handover and grant. Keys change
+ * the selected app's policy; every change is an asynchronous call whose answer (done, or why
+ * not) is said on the status line. Bearers are chosen in a small checklist dialog. Built from
+ * the model on every frame, like the overview. */
+
+/* Below this width the rows become sentences (as in the overview). The ID takes what the other
+ * columns leave: 36 columns at 80. */
+#define TABLE_MIN_COLUMNS 64
+#define COL_ACCESS        7
+#define COL_VPN           10
+#define COL_STATE         25
+/* Columns left of every row for the '>' of the selected one (as in the overview). */
+#define GUTTER 2
+/* An app's object path: the ID (at most 255 bytes) escaped, up to three bytes each. */
+#define APP_PATH_MAX 1024
+/* The dialog's width, and the smallest room in which it is drawn as a box. */
+#define DIALOG_WIDTH 46
+/* How long "o" puts an app online. */
+#define ONLINE_FOR_USEC (10 * 60 * USEC_PER_SEC)
+
+typedef struct AppsData {
+        char selected[APP_PATH_MAX]; /* the selected app's path, "" for the first */
+        int scroll;
+        /* The bearer dialog, open while dialog_app is not "". */
+        char dialog_app[APP_PATH_MAX];
+        bool checked[ROAM_APP_N_BEARERS];
+        int dialog_selected;
+        int dialog_scroll;
+} AppsData;
+
+static int selected_index(Tui *t, AppsData *d)
+{
+        const RoamModel *m = tui_model(t);
+
+        for (size_t i = 0; i < m->n_apps; i++)
+                if (streq(m->apps[i]->path, d->selected))
+                        return (int)i;
+        return m->n_apps > 0 ? 0 : -1;
+}
+
+static const RoamApp *selected_app(Tui *t, AppsData *d)
+{
+        int i = selected_index(t, d);
+
+        return i < 0 ? NULL : tui_model(t)->apps[i];
+}
+
+static void select_app(AppsData *d, const RoamApp *a)
+{
+        snprintf(d->selected, sizeof(d->selected), "%s", a ? a->path : "");
+}
+
+static ThemeRole state_role(const RoamApp *a)
+{
+        switch (roam_app_state_kind(a)) {
+        case 1:
+        case 2:
+                return THEME_OK;
+        case 0:
+                return THEME_WARNING;
+        default:
+                return THEME_ERROR;
+        }
+}
+
+/* The second line: route, bearers, handover, grant. */
+static int add_details(TuiDoc *doc, const RoamModel *m, const RoamApp *a, int item)
+{
+        _cleanup_free_ char *bearers = roam_app_bearers_text(a, ", "),
+                            *route = roam_app_route_text(m, a), *s = NULL;
+        char until[32];
+        int r;
+
+        if (!bearers || !route)
+                return -ENOMEM;
+        roam_app_until_text(a, until, sizeof(until));
+        if (asprintf(&s, "  route %s; bearers %s; handover %s%s%s%s", route, bearers, a->handover,
+                     *until ? "; online " : "", until,
+                     streq(a->source, "runtime") ? "; changed at runtime" : "") < 0)
+                return -ENOMEM;
+        r = tui_doc_line(doc, item, 4);
+        if (r >= 0)
+                r = tui_doc_span(doc, THEME_MUTED, 0, s);
+        return r;
+}
+
+static int id_width(Tui *t)
+{
+        return tui_columns(t) - GUTTER - COL_ACCESS - COL_VPN - COL_STATE;
+}
+
+/* A cell of a column: cut to leave one space before the next. */
+static int cell(TuiDoc *doc, ThemeRole role, int width, const char *text)
+{
+        int r;
+
+        r = tui_doc_span(doc, role, width - 1, text);
+        if (r >= 0)
+                r = tui_doc_span(doc, THEME_NORMAL, 1, " ");
+        return r;
+}
+
+static int add_app(Tui *t, TuiDoc *doc, const RoamApp *a, int item, bool table)
+{
+        const char *id = *a->id ? a->id : a->path;
+        const char *state = *a->state ? a->state : "unknown";
+        int r;
+
+        if (!table) {
+                r = tui_doc_line(doc, item, 2);
+                if (r >= 0)
+                        r = tui_doc_spanf(doc, THEME_NORMAL, 0, "%s: ", id);
+                if (r >= 0)
+                        r = tui_doc_span(doc, state_role(a), 0, state);
+                if (r >= 0)
+                        r = tui_doc_line(doc, item, 4);
+                if (r >= 0)
+                        r = tui_doc_spanf(doc, THEME_NORMAL, 0, "  access %s, VPN %s", a->access,
+                                          a->vpn);
+        } else {
+                r = tui_doc_line(doc, item, 4);
+                if (r >= 0)
+                        r = cell(doc, THEME_NORMAL, id_width(t), id);
+                if (r >= 0)
+                        r = cell(doc, THEME_NORMAL, COL_ACCESS, a->access);
+                if (r >= 0)
+                        r = cell(doc, THEME_NORMAL, COL_VPN, a->vpn);
+                if (r >= 0)
+                        r = tui_doc_span(doc, state_role(a), 0, state);
+        }
+        if (r >= 0)
+                r = add_details(doc, tui_model(t), a, item);
+        return r;
+}
+
+static int add_headings(Tui *t, TuiDoc *h)
+{
+        int r;
+
+        r = tui_doc_line(h, -1, 0);
+        if (r >= 0)
+                r = cell(h, THEME_TITLE, id_width(t), "App");
+        if (r >= 0)
+                r = cell(h, THEME_TITLE, COL_ACCESS, "Access");
+        if (r >= 0)
+                r = cell(h, THEME_TITLE, COL_VPN, "VPN");
+        if (r >= 0)
+                r = tui_doc_span(h, THEME_TITLE, COL_STATE, "State");
+        return r;
+}
+
+/* The bearer checklist, drawn over the list: a box when there is room, else the whole body. */
+static void draw_dialog(Tui *t, AppsData *d, const RoamApp *a, int top, int height)
+{
+        _cleanup_(tui_doc_freep) TuiDoc *doc = NULL;
+        int r, rows, width, left, box_top, box_height, n_checked = 0;
+        bool box;
+
+        if (tui_doc_new(&doc) < 0)
+                return;
+        /* The keys first: on a small terminal the end of the dialog may be out of view. */
+        r = tui_doc_line(doc, -1, 0);
+        if (r >= 0)
+                r = tui_doc_spanf(doc, THEME_TITLE, 0, "Bearers %s may use", a->id);
+        if (r >= 0)
+                r = tui_doc_line(doc, -1, 0);
+        if (r >= 0)
+                r = tui_doc_span(doc, THEME_MUTED, 0, "Space checks, Enter applies, Esc cancels.");
+        if (r >= 0)
+                r = tui_doc_line(doc, -1, 0);
+        for (int i = 0; r >= 0 && i < ROAM_APP_N_BEARERS; i++) {
+                n_checked += d->checked[i];
+                r = tui_doc_line(doc, i, 4);
+                if (r >= 0)
+                        r = tui_doc_spanf(doc, THEME_NORMAL, 0, "[%c] %s",
+                                          d->checked[i] ? 'x' : ' ', roam_app_bearers[i]);
+        }
+        if (r >= 0)
+                r = tui_doc_line(doc, -1, 0);
+        if (r >= 0)
+                r = tui_doc_line(doc, -1, 0);
+        if (r >= 0)
+                r = tui_doc_span(doc, THEME_MUTED, 0,
+                                 n_checked == 0 ? "None checked: every bearer."
+                                                : "Only these; none checked: every bearer.");
+        if (r < 0)
+                return;
+
+        width = MIN(DIALOG_WIDTH, tui_columns(t));
+        rows = tui_doc_rows_in(t, doc, width - 2);
+        box = tui_columns(t) >= DIALOG_WIDTH + 2 && height >= rows + 2;
+        if (box) {
+                const char *h = tui_utf8(t) ? "\u2500" : "-", *v = tui_utf8(t) ? "\u2502" : "|";
+
+                left = (tui_columns(t) - width) / 2;
+                box_height = rows + 2;
+                box_top = top + (height - box_height) / 2;
+                /* The frame is decoration only: the title says what this is. */
+                for (int y = box_top; y < box_top + box_height; y++) {
+                        bool edge = y == box_top || y == box_top + box_height - 1;
+
+                        tui_fill(t, y, left, width, THEME_NORMAL);
+                        for (int x = left; x < left + width; x++)
+                                if (edge || x == left || x == left + width - 1)
+                                        tui_print(t, y, x, 1, THEME_MUTED,
+                                                  edge && x > left && x < left + width - 1 ? h
+                                                  : !edge                                  ? v
+                                                  : tui_utf8(t)
+                                                      ? (y == box_top
+                                                             ? (x == left ? "\u250c" : "\u2510")
+                                                             : (x == left ? "\u2514" : "\u2518"))
+                                                      : "+");
+                }
+                tui_doc_draw_box(t, doc, box_top + 1, left + 1, rows, width - 2, d->dialog_selected,
+                                 &d->dialog_scroll);
+        } else {
+                for (int y = top; y < top + height; y++)
+                        tui_fill(t, y, 0, tui_columns(t), THEME_NORMAL);
+                tui_doc_draw(t, doc, top, height, d->dialog_selected, &d->dialog_scroll);
+        }
+}
+
+static void apps_draw(Tui *t, Screen *s, int top, int height)
+{
+        AppsData *d = s->data;
+        const RoamModel *m = tui_model(t);
+        _cleanup_(tui_doc_freep) TuiDoc *head = NULL, *list = NULL;
+        bool table = tui_columns(t) >= TABLE_MIN_COLUMNS;
+        const RoamApp *dialog;
+        int r, rows, zero = 0, body_top = top, body_height = height;
+
+        if (tui_doc_new(&head) < 0 || tui_doc_new(&list) < 0)
+                return;
+
+        r = tui_doc_line(head, -1, 0);
+        if (r >= 0)
+                r = tui_doc_spanf(head, THEME_NORMAL, 0,
+                                  "%zu app%s. default: processes in no app; system: roamd and "
+                                  "system services.",
+                                  m->n_apps, m->n_apps == 1 ? "" : "s");
+        if (r < 0)
+                return;
+        rows = MIN(tui_doc_rows(t, head), 2);
+        tui_doc_draw(t, head, top, rows, -1, &zero);
+        top += rows + 1;
+        height -= rows + 1;
+
+        if (table) {
+                _cleanup_(tui_doc_freep) TuiDoc *h = NULL;
+
+                if (tui_doc_new(&h) < 0 || add_headings(t, h) < 0)
+                        return;
+                tui_doc_draw(t, h, top, 1, -1, &zero);
+                top++;
+                height--;
+        }
+
+        for (size_t i = 0; i < m->n_apps; i++)
+                if (add_app(t, list, m->apps[i], (int)i, table) < 0)
+                        return;
+        tui_doc_draw(t, list, top, height, selected_index(t, d), &d->scroll);
+
+        dialog = *d->dialog_app ? roam_model_find_app(m, d->dialog_app) : NULL;
+        if (dialog)
+                draw_dialog(t, d, dialog, body_top, body_height);
+}
+
+static int apps_enter(Tui *t, Screen *s)
+{
+        AppsData *d = s->data;
+
+        if (tui_model(t)->n_apps == 0)
+                return -ENOENT;
+        d->dialog_app[0] = 0;
+        return 0;
+}
+
+/* Asks roamd for a change; the answer comes later (roam-tui.c says it on the status line). */
+static int ask(Tui *t, const RoamApp *a, const char *action, int r)
+{
+        if (r == -ENOENT)
+                tui_message(t, THEME_WARNING, "%s is gone.", a->id);
+        else if (r < 0)
+                tui_message(t, THEME_ERROR, "Cannot ask roamd to change %s: %s", a->id,
+                            strerror(-r));
+        else
+                tui_message(t, THEME_STATUS, "Asking roamd: %s %s%s", a->id, action,
+                            tui_glyph_ellipsis(t));
+        return REACTION_REDRAW;
+}
+
+static int set_policy(Tui *t, const RoamApp *a, const char *key, const char *value,
+                      const char *action)
+{
+        _cleanup_free_ char *setting = NULL;
+        char *settings[2] = {};
+
+        if (asprintf(&setting, "%s=%s", key, value) < 0)
+                return -ENOMEM;
+        settings[0] = setting;
+        return ask(t, a, action, roam_live_set_app_policy(tui_live(t), a->id, settings, action));
+}
+
+static int set_cycled(Tui *t, const RoamApp *a, const char *key, const char *label,
+                      const char *value)
+{
+        _cleanup_free_ char *action = NULL;
+
+        if (asprintf(&action, "%s %s", label, value) < 0)
+                return -ENOMEM;
+        return set_policy(t, a, key, value, action);
+}
+
+static void open_dialog(AppsData *d, const RoamApp *a)
+{
+        snprintf(d->dialog_app, sizeof(d->dialog_app), "%s", a->path);
+        for (int i = 0; i < ROAM_APP_N_BEARERS; i++)
+                d->checked[i] = strv_contains(a->bearers, roam_app_bearers[i]);
+        d->dialog_selected = 0;
+        d->dialog_scroll = 0;
+}
+
+static int apply_dialog(Tui *t, AppsData *d, const RoamApp *a)
+{
+        char value[128] = "", words[160];
+        size_t len = 0;
+
+        for (int i = 0; i < ROAM_APP_N_BEARERS; i++)
+                if (d->checked[i])
+                        len += (size_t)snprintf(value + len, sizeof(value) - len, "%s%s",
+                                                len > 0 ? "," : "", roam_app_bearers[i]);
+        d->dialog_app[0] = 0;
+        if (len == 0)
+                snprintf(value, sizeof(value), "all");
+        snprintf(words, sizeof(words), "bearers %s", value);
+        return set_policy(t, a, "bearers", value, words);
+}
+
+static int dialog_key(Tui *t, AppsData *d, int key)
+{
+        const RoamApp *a = roam_model_find_app(tui_model(t), d->dialog_app);
+
+        if (!a) {
+                d->dialog_app[0] = 0;
+                return REACTION_REDRAW;
+        }
+        switch (key) {
+        case TUI_KEY(KEY_UP):
+        case 'k':
+        case TUI_KEY(KEY_BTAB):
+                d->dialog_selected =
+                    (d->dialog_selected + ROAM_APP_N_BEARERS - 1) % ROAM_APP_N_BEARERS;
+                return REACTION_REDRAW;
+        case TUI_KEY(KEY_DOWN):
+        case 'j':
+        case '\t':
+                d->dialog_selected = (d->dialog_selected + 1) % ROAM_APP_N_BEARERS;
+                return REACTION_REDRAW;
+        case TUI_KEY(KEY_HOME):
+        case 'g':
+                d->dialog_selected = 0;
+                return REACTION_REDRAW;
+        case TUI_KEY(KEY_END):
+        case 'G':
+                d->dialog_selected = ROAM_APP_N_BEARERS - 1;
+                return REACTION_REDRAW;
+        case ' ':
+        case 'x':
+                d->checked[d->dialog_selected] = !d->checked[d->dialog_selected];
+                return REACTION_REDRAW;
+        case '\r':
+        case '\n':
+        case TUI_KEY(KEY_ENTER):
+                return apply_dialog(t, d, a);
+        case TUI_KEY_ESCAPE:
+        case TUI_KEY(KEY_BACKSPACE):
+        case 127:
+        case TUI_KEY(KEY_LEFT):
+        case 'h':
+                d->dialog_app[0] = 0;
+                tui_message(t, THEME_STATUS, "Bearers of %s left as they were.", a->id);
+                return REACTION_REDRAW;
+        case 'q':
+        case 'Q':
+        case '?':
+        case 12: /* Ctrl-L */
+        case TUI_KEY(KEY_F(1)):
+        case TUI_KEY(KEY_F(10)):
+        case TUI_KEY(KEY_RESIZE):
+                return REACTION_UNHANDLED;
+        default:
+                return REACTION_NONE; /* a dialog: nothing else reaches the list */
+        }
+}
+
+static int apps_key(Tui *t, Screen *s, int key)
+{
+        AppsData *d = s->data;
+        const RoamModel *m = tui_model(t);
+        const RoamApp *a;
+        int i, n = (int)m->n_apps;
+        char buf[64], action[80];
+
+        if (*d->dialog_app)
+                return dialog_key(t, d, key);
+
+        i = selected_index(t, d);
+        a = selected_app(t, d);
+        switch (key) {
+        case TUI_KEY(KEY_UP):
+        case 'k':
+        case TUI_KEY(KEY_BTAB):
+                i--;
+                break;
+        case TUI_KEY(KEY_DOWN):
+        case 'j':
+        case '\t':
+                i++;
+                break;
+        case TUI_KEY(KEY_PPAGE):
+                i -= 5;
+                break;
+        case TUI_KEY(KEY_NPAGE):
+        case ' ':
+                i += 5;
+                break;
+        case TUI_KEY(KEY_HOME):
+        case 'g':
+                i = 0;
+                break;
+        case TUI_KEY(KEY_END):
+        case 'G':
+                i = n - 1;
+                break;
+        case 'a':
+        case 'v':
+        case 'm':
+        case 'b':
+        case 'o':
+        case 'x':
+        case 'R':
+                if (!a) {
+                        tui_message(t, THEME_WARNING, "No app to change.");
+                        return REACTION_REDRAW;
+                }
+                switch (key) {
+                case 'a':
+                        return set_cycled(t, a, "access", "access",
+                                          roam_app_next_access(a->access));
+                case 'v':
+                        return set_cycled(t, a, "vpn", "VPN", roam_app_next_vpn(a->vpn));
+                case 'm':
+                        return set_cycled(t, a, "handover", "handover",
+                                          roam_app_next_handover(a->handover));
+                case 'b':
+                        open_dialog(d, a);
+                        return REACTION_REDRAW;
+                case 'o':
+                        roam_app_format_duration(ONLINE_FOR_USEC, buf, sizeof(buf));
+                        snprintf(action, sizeof(action), "online for %s", buf);
+                        return ask(
+                            t, a, action,
+                            roam_live_app_online_for(tui_live(t), a->id, ONLINE_FOR_USEC, action));
+                case 'x':
+                        if (a->online_until == 0) {
+                                tui_message(t, THEME_WARNING,
+                                            "%s is not online for a task: nothing to release.",
+                                            a->id);
+                                return REACTION_REDRAW;
+                        }
+                        return ask(t, a, "grant released",
+                                   roam_live_app_release(tui_live(t), a->id, "grant released"));
+                default:
+                        return ask(t, a, "policy reset",
+                                   roam_live_reset_app_policy(tui_live(t), a->id, "policy reset"));
+                }
+        default:
+                return REACTION_UNHANDLED;
+        }
+        if (n == 0)
+                return REACTION_NONE;
+        /* Tab wraps around; the arrows stop at the ends. */
+        if (key == '\t' || key == TUI_KEY(KEY_BTAB))
+                i = (i + n) % n;
+        i = MAX(0, MIN(i, n - 1));
+        select_app(d, m->apps[i]);
+        return REACTION_REDRAW;
+}
+
+static int apps_model_changed(Tui *t, Screen *s, const RoamLiveEvent *ev)
+{
+        AppsData *d = s->data;
+        const RoamModel *m = tui_model(t);
+
+        if (ev->type == ROAM_LIVE_EVENT_STATE &&
+            roam_live_get_state(tui_live(t)) != ROAM_LIVE_READY) {
+                d->dialog_app[0] = 0;
+                return REACTION_BACK;
+        }
+        if (ev->type == ROAM_LIVE_EVENT_APP_REMOVED) {
+                if (streq(ev->app->path, d->dialog_app)) {
+                        d->dialog_app[0] = 0;
+                        tui_message(t, THEME_WARNING, "%s vanished.", ev->app->id);
+                }
+                if (streq(ev->app->path, d->selected))
+                        for (size_t i = 0; i < m->n_apps; i++)
+                                if (m->apps[i] == ev->app) {
+                                        select_app(d, i + 1 < m->n_apps ? m->apps[i + 1]
+                                                      : i > 0           ? m->apps[i - 1]
+                                                                        : NULL);
+                                        break;
+                                }
+        }
+        return REACTION_REDRAW;
+}
+
+/* The list's keys first, then the dialog's (APPS_LIST_KEYS of them before). */
+#define APPS_LIST_KEYS 12
+static const KeyHelp apps_keys[] = {
+    {"a", "access",
+     "Access of the selected app: allow, lan (local networks only), deny "
+     "(loopback only), in turn"},
+    {"v", "VPN", "VPN rule: any, required (only through a VPN), forbidden, in turn"},
+    {"m", "handover", "Handover: sticky (flows finish on the old link) or move"},
+    {"b", "bearers", "Choose the bearers the app may use (none checked: every bearer)"},
+    {"o", "online",
+     "Online for 10 minutes, even if its access denies it (a VPN rule still "
+     "holds)"},
+    {"x", "release", "End the online-for-a-task grant now"},
+    {"R", NULL, "Forget the changes: the configured policy applies again"},
+    {"Up/Down", NULL, "Select the previous or next app (also k and j)"},
+    {"Tab", NULL, "Select the next app, wrapping around (Shift-Tab: previous)"},
+    {"PgUp/PgDn", NULL, "Move five apps up or down (also Space)"},
+    {"Home/End", NULL, "Select the first or last app (also g and G)"},
+    {"Esc", NULL, "Back to the overview"},
+    {"Space", "check", "In the bearer dialog: check or uncheck the selected bearer (also x)"},
+    {"Enter", "apply", "In the bearer dialog: ask roamd for the checked bearers"},
+    {"Esc", "cancel", "In the bearer dialog: close it, nothing changes"},
+    {},
+};
+
+static bool apps_key_active(Tui *t, Screen *s, const KeyHelp *k)
+{
+        AppsData *d = s->data;
+        const RoamApp *a = selected_app(t, d);
+        bool dialog = *d->dialog_app;
+
+        if (k - apps_keys >= APPS_LIST_KEYS)
+                return dialog;
+        if (dialog || !a)
+                return false;
+        if (streq(k->keys, "x"))
+                return a->online_until != 0;
+        return true;
+}
+
+const ScreenVTable apps_screen_vtable = {
+    .name = "apps",
+    .title = "Apps",
+    .number = 3,
+    .data_size = sizeof(AppsData),
+    .enter = apps_enter,
+    .draw = apps_draw,
+    .key = apps_key,
+    .model_changed = apps_model_changed,
+    .keys = apps_keys,
+    .key_active = apps_key_active,
+    .about = "Every app roamd knows, then default (processes in no app) and system (roamd "
+             "and system services): its access (allow, lan: local networks only, deny: "
+             "loopback only), its VPN rule (any, required, forbidden), the link its new flows "
+             "take (route, per address family) and its state in words; below, the bearers it "
+             "may use, its handover, and until when it is online for a task. Changes go to "
+             "roamd at once and need root, group netdev or polkit authorization; the status "
+             "line says whether they were done.",
+};
