@@ -15,7 +15,8 @@ static Apps *manager_apps(Manager *m, sd_bus_error *error)
 {
         if (!m->apps)
                 sd_bus_error_set(error, ROAM_ERROR_FAILED,
-                                 "Per-app enforcement is off ([Apps] Enforce=no).");
+                                 "Apps are not governed here ([Apps] Enforce=no, or no cgroup v2; "
+                                 "see roamd's log).");
         return m->apps;
 }
 

@@ -474,6 +474,9 @@ static void on_cgroup_added(Apps *a, const CgroupNode *n)
         size_t pos;
         int r;
 
+        if (n->level == 0)
+                return; /* the root always holds the default policy (roamd warns when it runs there)
+                         */
         if (n->level >= NFT_LEVEL_MAX) {
                 log_warning("cgroup %s is %u levels deep; roamd governs up to %d.", n->path,
                             n->level, NFT_LEVEL_MAX - 1);

@@ -378,7 +378,12 @@ int manager_start(Manager *m)
                 if (r < 0)
                         return log_oom();
                 r = apps_start(m->apps);
-                if (r < 0)
+                if (r == -ENOMEDIUM) {
+                        /* Nothing could be enforced without cgroup2: say so loudly, but keep
+                         * managing connections. The app methods answer Failed. */
+                        log_error("No cgroup v2 hierarchy is mounted: apps are NOT governed.");
+                        m->apps = apps_free(m->apps);
+                } else if (r < 0)
                         return r;
         } else
                 log_notice("[Apps] Enforce=no: no per-app policy; table inet roam left alone.");

@@ -96,8 +96,12 @@ class MiniEnv:
     def start_roamd(self, config_text, extra=()):
         conf = self.write("roamd.conf", config_text)
         log = open(os.path.join(self.dir, "roamd.log"), "a")
+        # `ip netns exec` mounts a fresh /sys (links of this namespace) without cgroup2: mount
+        # it again so roamd governs apps here too (its table lives in this namespace only).
         self.roamd = subprocess.Popen(
-            ["ip", "netns", "exec", self.name, ROAMD, "--config", conf, *extra],
+            ["ip", "netns", "exec", self.name, "sh", "-c",
+             'mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null; exec "$@"', "roamd",
+             ROAMD, "--config", conf, *extra],
             env=self.env, stdout=log, stderr=subprocess.STDOUT)
         wait_for(lambda: self.has_name("org.roam1") or self.roamd.poll() is not None,
                  what="roamd on the bus")
