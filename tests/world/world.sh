@@ -25,6 +25,10 @@ SUFFIXES="dev tv inet home living dead cafe silent httpsblocked delay"
 NETWORKS="home living dead cafe silent httpsblocked"
 UPLINKS="wifi0 cell0 eth0"
 DEFAULT_NETS="wifi0=home cell0=living eth0=dead"
+# cgroups of the device's services, below the world's cgroup
+CG_ROAMD=system.slice/roamd.service
+CG_DHCPCD=system.slice/dhcpcd.service
+CG_BUS=system.slice/dbus.service
 CAFE_API=https://cafe.test/capport
 CAFE_PAGE='<!DOCTYPE html><html><head><title>Cafe WiFi</title></head><body><h1>Welcome to the cafe</h1><form method="post" action="/login"><label>Room or table <input name="table"></label><button>Log in</button></form></body></html>\n'
 PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
@@ -536,7 +540,7 @@ mount -n --bind "$W/var-lib-dhcpcd" /var/lib/dhcpcd
 ' world-devns "$W"
 
         log "bus"
-        run_in_cg bus nsenter --mount="$W/mnt" --uts="$W/uts" --net=/run/netns/"$NS_DEV" --wd=/ -- \
+        run_in_cg "$CG_BUS" nsenter --mount="$W/mnt" --uts="$W/uts" --net=/run/netns/"$NS_DEV" --wd=/ -- \
                 dbus-daemon --config-file="$W/bus.conf" >>"$W/dbus.log" 2>&1
         [ -S "$W/bus" ] || die "dbus-daemon did not create $W/bus"
 
@@ -549,7 +553,7 @@ mount -n --bind "$W/var-lib-dhcpcd" /var/lib/dhcpcd
 }
 
 start_dhcpcd() {
-        run_in_cg dhcpcd nsenter --mount="$W/mnt" --uts="$W/uts" --net=/run/netns/"$NS_DEV" --wd=/ -- \
+        run_in_cg "$CG_DHCPCD" nsenter --mount="$W/mnt" --uts="$W/uts" --net=/run/netns/"$NS_DEV" --wd=/ -- \
                 dhcpcd --config "$W/dhcpcd.conf" --logfile "$W/dhcpcd.log" --debug -b -M \
                 >>"$W/dhcpcd.out" 2>&1
 }
@@ -559,9 +563,9 @@ start_dhcpcd() {
 # route socket; dhcpcd 9.4.1 then loses track of its IPv6 default routes.)
 cmd_dhcpcd_restart() {
         need_world "${1:-}"
-        if [ -n "$CGW" ] && [ -e "$CGW/dhcpcd/cgroup.kill" ]; then
-                echo 1 >"$CGW/dhcpcd/cgroup.kill"
-                wait_until 10 grep -q '^populated 0' "$CGW/dhcpcd/cgroup.events" ||
+        if [ -n "$CGW" ] && [ -e "$CGW/$CG_DHCPCD/cgroup.kill" ]; then
+                echo 1 >"$CGW/$CG_DHCPCD/cgroup.kill"
+                wait_until 10 grep -q '^populated 0' "$CGW/$CG_DHCPCD/cgroup.events" ||
                         die "dhcpcd did not die"
         else
                 indev pkill -9 -x dhcpcd || true
@@ -766,7 +770,7 @@ cmd_roamd_start() {
         if roamd_pid >/dev/null; then die "roamd already runs in world $NAME (pid $(roamd_pid))"; fi
         local wd=/ pid
         echo "=== roamd-start $(date '+%F %T.%N') ===" >>"$W/roamd.log"
-        pid=$(spawn roamd "$W/roamd.log" nsenter --mount="$W/mnt" --uts="$W/uts" \
+        pid=$(spawn "$CG_ROAMD" "$W/roamd.log" nsenter --mount="$W/mnt" --uts="$W/uts" \
                 --net=/run/netns/"$NS_DEV" --wd="$wd" -- \
                 env DBUS_SYSTEM_BUS_ADDRESS="$BUS" "$ROAMD" --config /etc/roam/roamd.conf "$@")
         echo "$pid" >"$W/roamd.pid"
