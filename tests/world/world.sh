@@ -25,6 +25,10 @@ SUFFIXES="dev tv inet home living dead cafe silent httpsblocked delay"
 NETWORKS="home living dead cafe silent httpsblocked"
 UPLINKS="wifi0 cell0 eth0"
 DEFAULT_NETS="wifi0=home cell0=living eth0=dead"
+# The device's route metrics (dhcpcd.conf): ethernet wins, then WiFi, then cellular.
+METRIC_eth0=100
+METRIC_wifi0=600
+METRIC_cell0=700
 # cgroups of the device's services, below the world's cgroup
 CG_ROAMD=system.slice/roamd.service
 CG_DHCPCD=system.slice/dhcpcd.service
@@ -209,6 +213,8 @@ duid
 persistent
 noarp
 noipv4ll
+# No random initial delays (RFC 2131 / 4861 / 8415 ask for up to 1-2 s): leases at once.
+nodelay
 option rapid_commit
 option domain_name_servers, domain_name, domain_search
 option interface_mtu
@@ -219,6 +225,14 @@ define6 103 request string captive_portal_uri
 option captive_portal_uri
 # Keep hooks away from the host's hostname, NTP and timezone.
 nohook hostname, ntp, chrony, timesyncd, openntpd, wpa_supplicant, timezone, yp, lookup-hostname
+# Route metrics (IPv4 and IPv6 routes alike), lowest wins: ethernet, then WiFi, then
+# cellular, whatever the ifindexes (dhcpcd's default is 1000 + ifindex).
+interface eth0
+metric $METRIC_eth0
+interface wifi0
+metric $METRIC_wifi0
+interface cell0
+metric $METRIC_cell0
 EOF
 
         local policy=$REPO/data/org.roam1.conf
