@@ -74,6 +74,11 @@ NETWORKS = {
         "v6_range": ("2001:db8:5::100", "2001:db8:5::1ff"), "dns": [(4, "198.51.100.129"), (6, "2001:db8:5::1")],
         "domain": "blocked.test",
     },
+    "mobile": {
+        "v4_prefix": "198.51.100.", "v4_range": (80, 120), "v4_gateway": "198.51.100.65",
+        "v6_range": ("2001:db8:6::100", "2001:db8:6::1ff"), "dns": [(4, "198.51.100.65"), (6, "2001:db8:6::1")],
+        "domain": "mobile.test",
+    },
 }
 
 # The cafe's captive portal (world.sh): the RFC 8910 API URL its DHCP announces, where the API

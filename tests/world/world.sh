@@ -21,8 +21,8 @@ HERE=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 PY=/usr/bin/python3
 BASE=/run/roam-world
-SUFFIXES="dev tv inet home living dead cafe silent httpsblocked delay"
-NETWORKS="home living dead cafe silent httpsblocked"
+SUFFIXES="dev tv inet home living dead cafe silent httpsblocked mobile delay"
+NETWORKS="home living dead cafe silent httpsblocked mobile"
 UPLINKS="wifi0 cell0 eth0"
 DEFAULT_NETS="wifi0=home cell0=living eth0=dead"
 # The device's route metrics (dhcpcd.conf): ethernet wins, then WiFi, then cellular.
@@ -53,7 +53,7 @@ usage: world.sh COMMAND ...
   roamd-signal NAME SIGNAL     send a signal to roamd, do not wait
   roamd-pid NAME               print roamd's pid (exit 1 when not running)
   move NAME UPLINK NETWORK     re-attach UPLINK (wifi0|cell0|eth0|extra link) to
-                               home|living|dead|cafe|silent|httpsblocked
+                               home|living|dead|cafe|silent|httpsblocked|mobile
   carrier NAME UPLINK on|off   restore/cut the carrier of UPLINK
   delay NAME UPLINK MS         put a delay line of MS ms each way between UPLINK and its
                                network (0: take it out again)
@@ -98,6 +98,7 @@ setvars() {
         NS_CAFE=roam-$NAME-cafe
         NS_SILENT=roam-$NAME-silent
         NS_HTTPSBLOCKED=roam-$NAME-httpsblocked
+        NS_MOBILE=roam-$NAME-mobile
         NS_DELAY=roam-$NAME-delay
         CG2=$(cgroup2_mount)
         CGW=${CG2:+$CG2/roam-world-$NAME}
@@ -484,6 +485,13 @@ table inet httpsblocked {
 }
 NFT
 
+        log "mobile carrier"
+        # A cellular carrier: its own prefixes, forwarding to the internet without NAT (the
+        # internet sees the device's own addresses).
+        mk_router "$NS_MOBILE" 198.51.100.65/26 2001:db8:6::1/64
+        mk_wan "$NS_MOBILE" isp3 198.51.100.13 198.51.100.14 2001:db8:106::1 2001:db8:106::2 \
+                198.51.100.64/26 2001:db8:6::/64
+
         log "delay lines"
         # Only the delay lines' veth ends live here: they must not speak themselves.
         sysctl_ns "$NS_DELAY" net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
@@ -526,6 +534,8 @@ NFT
         start_dnsmasq httpsblocked 198.51.100.140,198.51.100.180,255.255.255.192,5m \
                 198.51.100.129 198.51.100.129 2001:db8:5::1 2001:db8:5::100,2001:db8:5::1ff,64,1h \
                 blocked.test
+        start_dnsmasq mobile 198.51.100.80,198.51.100.120,255.255.255.192,5m 198.51.100.65 \
+                198.51.100.65 2001:db8:6::1 2001:db8:6::100,2001:db8:6::1ff,64,1h mobile.test
 
         log "device mount namespace"
         : >"$W/mnt"
