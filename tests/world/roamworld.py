@@ -45,6 +45,9 @@ LogLevel=debug
 wifi0=wifi
 cell0=cellular
 eth0=ethernet
+vpn0=vpn
+[LinkDNS]
+vpn0=203.0.113.65 2001:db8:fe::1
 """
 
 # What each network hands out (see world.sh).
