@@ -17,6 +17,8 @@ import re
 import subprocess
 import threading
 import time
+from collections import namedtuple
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import dbus
@@ -45,6 +47,9 @@ LogLevel=debug
 wifi0=wifi
 cell0=cellular
 eth0=ethernet
+vpn0=vpn
+[LinkDNS]
+vpn0=203.0.113.65 2001:db8:fe::1
 """
 
 # What each network hands out (see world.sh).
@@ -74,7 +79,45 @@ NETWORKS = {
         "v6_range": ("2001:db8:5::100", "2001:db8:5::1ff"), "dns": [(4, "198.51.100.129"), (6, "2001:db8:5::1")],
         "domain": "blocked.test",
     },
+    "mobile": {
+        "v4_prefix": "198.51.100.", "v4_range": (80, 120), "v4_gateway": "198.51.100.65",
+        "v6_range": ("2001:db8:6::100", "2001:db8:6::1ff"), "dns": [(4, "198.51.100.65"), (6, "2001:db8:6::1")],
+        "domain": "mobile.test",
+    },
 }
+
+# Route metrics of the device's uplinks (dhcpcd.conf, IPv4 and IPv6): lowest wins.
+METRICS = {"eth0": 100, "wifi0": 600, "cell0": 700}
+
+# Cgroups of the device's services, relative to the world's cgroup (World.cgroup).
+CG_ROAMD = "system.slice/roamd.service"
+CG_DHCPCD = "system.slice/dhcpcd.service"
+CG_BUS = "system.slice/dbus.service"
+CG_VPN = "system.slice/roam-vpn.service"
+CG_SSHD = "system.slice/sshd.service"
+
+# tests/servers/whoami.py: in the internet and on the TV, TCP and UDP.
+WHOAMI_PORT = 7000
+WHOAMI = {
+    "inet": {4: "203.0.113.10", 6: "2001:db8:ff::10"},
+    "tv": {4: "192.0.2.70", 6: "2001:db8:2::70"},
+}
+
+# The VPN (tests/servers/tunvpn.py, `world.sh vpn`): the endpoint in the internet, the inner
+# addresses of the server (vpns0 in the internet namespace) and of the device's vpn0, and
+# the VPN's DNS (on the server's inner addresses), the only one that knows VPN_ONLY_NAME.
+VPN = {
+    "ifname": "vpn0",
+    "endpoint": {4: "203.0.113.20", 6: "2001:db8:ff::20"},
+    "port": 1194,
+    "server": {4: "203.0.113.65", 6: "2001:db8:fe::1"},
+    "client": {4: "203.0.113.66", 6: "2001:db8:fe::2"},
+    "prefix": {4: "203.0.113.64/26", 6: "2001:db8:fe::/64"},
+    "dns": {4: "203.0.113.65", 6: "2001:db8:fe::1"},
+}
+VPN_ONLY_NAME = "vpn-only.test"
+VPN_ONLY_ADDRS = {4: "203.0.113.10", 6: "2001:db8:ff::10"}
+SSHD_BANNER = "SSH-2.0-roam-world-sshd"
 
 # The cafe's captive portal (world.sh): the RFC 8910 API URL its DHCP announces, where the API
 # sends users, and where its plain HTTP server redirects every request.
@@ -253,6 +296,324 @@ class Monitor:
             return None
         data = msg["payload"]["data"]
         return unwrap_json(data[1])
+
+
+def cgroup2_mount():
+    """The host's cgroup2 mount point (/sys/fs/cgroup, or .../unified on hybrid systems)."""
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            sep = fields.index("-")
+            if fields[sep + 1] == "cgroup2":
+                return Path(fields[4])
+    raise WorldError("no cgroup2 mount")
+
+
+def _check_cgroup(rel):
+    parts = Path(rel).parts
+    if not parts or Path(rel).is_absolute() or any(p in ("", ".", "..") for p in parts):
+        raise ValueError("cgroup %r: a relative path without . or .." % (rel,))
+    return rel
+
+
+# A TCP or UDP client, run in a namespace: prints one JSON object (see ConnectResult).
+CLIENT_PY = r'''
+import errno, json, socket, sys, time
+a = json.loads(sys.argv[1])
+fam = socket.AF_INET6 if ":" in a["host"] else socket.AF_INET
+res = {"ok": False, "reply": "", "error": None, "echo": []}
+t0 = time.monotonic()
+try:
+    s = socket.socket(fam, socket.SOCK_STREAM if a["proto"] == "tcp" else socket.SOCK_DGRAM)
+    if a.get("bind_dev"):
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, a["bind_dev"].encode())
+    if a.get("mark"):
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_MARK, a["mark"])
+    if a.get("source"):
+        s.bind((a["source"], 0))
+    s.settimeout(a["timeout"])
+    s.connect((a["host"], a["port"]))
+    if a["proto"] == "tcp":
+        f = s.makefile("rb")
+        line = f.readline()
+        if not line:
+            raise OSError(errno.ECONNRESET, "closed before the greeting")
+        res["reply"] = line.decode(errors="replace").rstrip("\r\n")
+        for l in a.get("send", []):
+            s.sendall(l.encode() + b"\n")
+            res["echo"].append(f.readline().decode(errors="replace").rstrip("\r\n"))
+    else:
+        s.send(b"whoami\n")
+        res["reply"] = s.recv(4096).decode(errors="replace").rstrip("\n")
+    res["ok"] = True
+except socket.timeout:
+    res["error"] = "timeout"
+except OSError as e:
+    res["error"] = errno.errorcode.get(e.errno, str(e)) if e.errno else str(e)
+res["elapsed"] = time.monotonic() - t0
+print(json.dumps(res))
+'''
+
+
+@dataclass
+class ConnectResult:
+    """What a client saw: ok, the peer address and port the server reported (whoami), the
+    error (an errno name such as "ECONNREFUSED", "ENETUNREACH", "EPERM", or "timeout"), the
+    seconds until success or error, the server's first line, the echoes of lines sent."""
+    ok: bool
+    addr: str = None
+    port: int = None
+    error: str = None
+    elapsed: float = 0.0
+    reply: str = ""
+    echo: list = field(default_factory=list)
+
+    @classmethod
+    def from_json(cls, text):
+        try:
+            d = json.loads(text.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            raise WorldError("client printed no result: %r" % text) from None
+        r = cls(ok=d["ok"], error=d["error"], elapsed=d["elapsed"], reply=d["reply"],
+                echo=d["echo"])
+        m = re.fullmatch(r"(\S+) (\d+)", r.reply)
+        if r.ok and m:
+            r.addr, r.port = m.group(1), int(m.group(2))
+        return r
+
+
+# A long TCP stream from whoami: one JSON line with the greeting, then the server's lines as
+# they come, then one JSON line with how it ended.
+STREAM_PY = r'''
+import errno, json, socket, sys
+a = json.loads(sys.argv[1])
+fam = socket.AF_INET6 if ":" in a["host"] else socket.AF_INET
+try:
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    if a.get("bind_dev"):
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, a["bind_dev"].encode())
+    if a.get("mark"):
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_MARK, a["mark"])
+    if a.get("source"):
+        s.bind((a["source"], 0))
+    s.settimeout(a["timeout"])
+    s.connect((a["host"], a["port"]))
+    f = s.makefile("rb")
+    print(json.dumps({"peer": f.readline().decode().strip()}), flush=True)
+    s.sendall(b"stream\n")
+    s.settimeout(a["idle_timeout"])
+    for line in f:
+        print(line.decode().strip(), flush=True)
+    print(json.dumps({"end": "EOF"}), flush=True)
+except socket.timeout:
+    print(json.dumps({"end": "timeout"}), flush=True)
+except OSError as e:
+    print(json.dumps({"end": errno.errorcode.get(e.errno, str(e)) if e.errno else str(e)}),
+          flush=True)
+'''
+
+
+class WhoamiStream:
+    """A TCP connection from the device to whoami in stream mode ("tick N" every 100 ms),
+    for handover tests. peer: (address, port) the server saw; ticks: [(monotonic time, N)];
+    end: None while it runs, else how it ended ("EOF", "timeout", an errno name)."""
+
+    def __init__(self, world, host, port=WHOAMI_PORT, cgroup=None, bind_dev=None, source=None,
+                 mark=None, timeout=5.0, idle_timeout=None, user=None):
+        args = {"host": host, "port": port, "bind_dev": bind_dev, "source": source,
+                "mark": mark, "timeout": timeout, "idle_timeout": idle_timeout}
+        self.peer = None
+        self.ticks = []
+        self.end = None
+        self._cond = threading.Condition()
+        self.proc = world.dev_popen(["/usr/bin/python3", "-u", "-c", STREAM_PY,
+                                     json.dumps(args)], cgroup=cgroup, user=user,
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                    text=True)
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            now = time.monotonic()
+            line = line.strip()
+            with self._cond:
+                if line.startswith("{"):
+                    d = json.loads(line)
+                    if "peer" in d:
+                        m = re.fullmatch(r"(\S+) (\d+)", d["peer"])
+                        self.peer = (m.group(1), int(m.group(2))) if m else (d["peer"], None)
+                    else:
+                        self.end = d["end"]
+                elif line.startswith("tick "):
+                    self.ticks.append((now, int(line.split()[1])))
+                self._cond.notify_all()
+        with self._cond:
+            if self.end is None:
+                self.end = "exited"
+            self._cond.notify_all()
+
+    def wait(self, predicate, timeout, what="stream"):
+        with self._cond:
+            if not self._cond.wait_for(lambda: predicate(self), timeout):
+                raise TimeoutError("%s: not within %.1f s (peer %s, %d ticks, end %s)"
+                                   % (what, timeout, self.peer, len(self.ticks), self.end))
+
+    def wait_connected(self, timeout=10):
+        """The peer (address, port) the server saw; raises WorldError when it failed."""
+        self.wait(lambda s: s.peer is not None or s.end is not None, timeout, "connected")
+        if self.peer is None:
+            raise WorldError("stream failed: %s" % self.end)
+        return self.peer
+
+    def wait_ticks(self, n, timeout=10):
+        """Wait for n more ticks from now."""
+        with self._cond:
+            want = len(self.ticks) + n
+        self.wait(lambda s: len(s.ticks) >= want or s.end is not None, timeout, "%d ticks" % n)
+        return self.ticks[-1] if self.ticks else None
+
+    def max_gap(self, since=0.0):
+        """The longest time between two ticks read at or after `since` (0 with fewer)."""
+        with self._cond:
+            t = [x for x, _ in self.ticks if x >= since]
+        return max((b - a for a, b in zip(t, t[1:])), default=0.0)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._thread.join(5)
+        return self
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+# Sniffer in a network namespace: every IPv4/IPv6 packet on the given interfaces (all but
+# lo when none are given), one packet socket for all of them, until stdin closes; then one
+# JSON list.
+CAPTURE_PY = r'''
+import json, select, socket, struct, sys
+want = set(json.loads(sys.argv[1]) or ())
+ETH_P_ALL, PACKET_OUTGOING = 3, 4
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 << 20)
+s.setblocking(False)
+NAMES = {1: "icmp", 6: "tcp", 17: "udp", 58: "icmpv6"}
+out = []
+
+def l4(proto, data):
+    name = NAMES.get(proto, str(proto))
+    if proto in (6, 17) and len(data) >= 4:
+        return name, struct.unpack("!HH", data[:4])
+    return name, (None, None)
+
+def parse(frame, addr):
+    ifname, _, pkttype, hatype = addr[:4]
+    if (want and ifname not in want) or (not want and ifname == "lo"):
+        return
+    data = frame
+    if hatype in (1, 772):  # Ethernet, loopback
+        if len(data) < 14:
+            return
+        et = struct.unpack("!H", data[12:14])[0]
+        data = data[14:]
+        if et == 0x8100 and len(data) >= 4:
+            et, data = struct.unpack("!H", data[2:4])[0], data[4:]
+        ver = {0x0800: 4, 0x86DD: 6}.get(et)
+    else:  # tun: the IP packet itself
+        ver = data[0] >> 4 if data else None
+    if ver == 4 and len(data) >= 20:
+        ihl = (data[0] & 15) * 4
+        proto = data[9]
+        frag = struct.unpack("!H", data[6:8])[0] & 0x1FFF
+        src, dst = socket.inet_ntop(socket.AF_INET, data[12:16]), socket.inet_ntop(socket.AF_INET, data[16:20])
+        name, ports = l4(proto, data[ihl:] if frag == 0 else b"")
+    elif ver == 6 and len(data) >= 40:
+        proto, off = data[6], 40
+        while proto in (0, 43, 60, 44) and len(data) >= off + 8:
+            nxt = data[off]
+            if proto == 44:
+                if struct.unpack("!H", data[off + 2:off + 4])[0] & 0xFFF8:
+                    proto, off = nxt, len(data)  # a later fragment: no ports
+                    break
+                off += 8
+            else:
+                off += (data[off + 1] + 1) * 8
+            proto = nxt
+        src, dst = socket.inet_ntop(socket.AF_INET6, data[8:24]), socket.inet_ntop(socket.AF_INET6, data[24:40])
+        name, ports = l4(proto, data[off:])
+    else:
+        return
+    out.append([ifname, "out" if pkttype == PACKET_OUTGOING else "in", src, dst, name,
+                ports[0], ports[1]])
+
+def drain():
+    while True:
+        try:
+            frame, addr = s.recvfrom(65535)
+        except BlockingIOError:
+            return
+        parse(frame, addr)
+
+print("ready", flush=True)
+while True:
+    r, _, _ = select.select([s, sys.stdin], [], [])
+    if s in r:
+        drain()
+    if sys.stdin in r and not sys.stdin.readline():
+        break
+drain()
+print(json.dumps(out), flush=True)
+'''
+
+Packet = namedtuple("Packet", "iface direction src dst proto sport dport")
+
+
+class Capture:
+    """Packets on interfaces of a namespace (AF_PACKET, in a child that entered the
+    namespace). Started by World.capture(); stop() returns [Packet(iface, direction ("in" or
+    "out"), src, dst, proto ("tcp", "udp", "icmp", "icmpv6" or the number), sport, dport)]
+    (ports None but for TCP and UDP). Use as a context manager; packets stays set."""
+
+    def __init__(self, world, ifaces=None, ns="dev"):
+        self.packets = None
+        self.proc = subprocess.Popen(
+            ["nsenter", "--net=/run/netns/roam-%s-%s" % (world.name, ns), "--",
+             "/usr/bin/python3", "-u", "-c", CAPTURE_PY, json.dumps(list(ifaces or []))],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        ready = self.proc.stdout.readline()
+        if ready.strip() != "ready":
+            self.proc.kill()
+            self.proc.wait()
+            raise WorldError("the capture did not start: %r" % ready)
+
+    def stop(self):
+        if self.packets is None:
+            self.proc.stdin.close()
+            text = self.proc.stdout.read()
+            self.proc.wait(30)
+            self.packets = [Packet(*p) for p in json.loads(text)]
+        return self.packets
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.packets is None:
+            try:
+                self.stop()
+            except Exception:  # noqa: BLE001
+                self.proc.kill()
+                self.proc.wait()
 
 
 class World:
@@ -439,6 +800,135 @@ class World:
     def status(self, *args, check=False, user=None):
         cmd = [self.roam, "status", *args]
         return self.dev(*cmd, check=check, user=user)
+
+    # ---- the device's processes, in cgroups -------------------------------------------------
+    @property
+    def cgroup(self):
+        """The world's cgroup on the host: <cgroup2 mount>/roam-world-NAME (the device sees
+        the same one as /sys/fs/cgroup/roam-world-NAME)."""
+        return cgroup2_mount() / ("roam-world-" + self.name)
+
+    def cgroup_procs(self, cgroup):
+        """Pids in cgroup (relative to the world's cgroup), [] when it does not exist."""
+        try:
+            text = (self.cgroup / _check_cgroup(cgroup) / "cgroup.procs").read_text()
+        except FileNotFoundError:
+            return []
+        return [int(x) for x in text.split()]
+
+    def _dev_argv(self, cmd, cgroup=None, user=None):
+        cmd = list(map(str, cmd))
+        if user is not None:
+            cmd = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user, "--clear-groups",
+                   "--", *cmd]
+        argv = ["nsenter", "--mount=%s" % self.path("mnt"), "--uts=%s" % self.path("uts"),
+                "--net=/run/netns/roam-%s-dev" % self.name, "--wd=/", "--",
+                "env", "DBUS_SYSTEM_BUS_ADDRESS=" + self.address, *cmd]
+        if cgroup is not None:
+            d = self.cgroup / _check_cgroup(cgroup)
+            d.mkdir(parents=True, exist_ok=True)
+            # the shell joins the cgroup, then becomes nsenter and the command (a socket's
+            # cgroup is fixed when it is made: join before exec)
+            argv = ["/bin/sh", "-c", 'echo $$ >"$0" && exec "$@"', str(d / "cgroup.procs"),
+                    *argv]
+        return argv
+
+    def dev_popen(self, cmd, cgroup=None, user=None, **popen_kw):
+        """Start cmd in the device (mount, uts and net namespaces, the world's bus, like
+        `world.sh exec NAME dev`), in cgroup `cgroup` relative to the world's cgroup (created
+        when missing; None: the caller's cgroup), as uid/gid `user` when given."""
+        return subprocess.Popen(self._dev_argv(cmd, cgroup, user), **popen_kw)
+
+    def dev_run(self, cmd, cgroup=None, user=None, check=True, timeout=60, input=None):
+        """dev_popen and wait: a CompletedProcess with text stdout and stderr."""
+        r = subprocess.run(self._dev_argv(cmd, cgroup, user), capture_output=True, text=True,
+                           timeout=timeout, input=input)
+        if check and r.returncode != 0:
+            raise WorldError("%s in the device failed (%d):\n%s%s"
+                             % (" ".join(map(str, cmd)), r.returncode, r.stdout, r.stderr))
+        return r
+
+    def dev_addr(self, ifname, family):
+        """The first global address of family 4 or 6 on a device link, or None."""
+        for l in json.loads(self.dev("ip", "-j", "-%d" % family, "addr", "show", "dev",
+                                     ifname, "scope", "global", check=False).stdout or "[]"):
+            for a in l.get("addr_info", []):
+                if "local" in a and "tentative" not in a:
+                    return a["local"]
+        return None
+
+    # ---- clients --------------------------------------------------------------------------
+    @staticmethod
+    def _client_args(host, port, proto, bind_dev, source, mark, timeout, send):
+        if proto not in ("tcp", "udp"):
+            raise ValueError("proto tcp or udp")
+        return json.dumps({"host": host, "port": port, "proto": proto, "bind_dev": bind_dev,
+                           "source": source, "mark": mark, "timeout": timeout,
+                           "send": list(send)})
+
+    def dev_connect(self, host, port=WHOAMI_PORT, proto="tcp", cgroup=None, bind_dev=None,
+                    source=None, mark=None, timeout=5.0, send=(), user=None):
+        """A TCP connection (read the greeting, send each line of `send`, read its echo) or a
+        UDP request/answer from the device, in `cgroup`; SO_BINDTODEVICE bind_dev, bound to
+        address `source`, SO_MARK `mark` when given. Returns a ConnectResult: with whoami,
+        addr/port are what the server saw; on failure the errno name and how long it took."""
+        args = self._client_args(host, port, proto, bind_dev, source, mark, timeout, send)
+        r = self.dev_run(["/usr/bin/python3", "-c", CLIENT_PY, args], cgroup=cgroup,
+                         user=user, timeout=timeout + 30)
+        return ConnectResult.from_json(r.stdout)
+
+    def ns_connect(self, ns, host, port=WHOAMI_PORT, proto="tcp", bind_dev=None, source=None,
+                   timeout=5.0, send=()):
+        """dev_connect from namespace roam-NAME-ns (e.g. "home", the router behind wifi0)."""
+        args = self._client_args(host, port, proto, bind_dev, source, None, timeout, send)
+        r = self.exec(ns, "/usr/bin/python3", "-c", CLIENT_PY, args, timeout=timeout + 30)
+        return ConnectResult.from_json(r.stdout)
+
+    def whoami(self, family=4, proto="tcp", server="inet", **kw):
+        """Ask whoami (server "inet": the internet, "tv": the living room's TV) from the
+        device which address it sees; keywords as for dev_connect (cgroup, bind_dev, ...)."""
+        return self.dev_connect(WHOAMI[server][family], WHOAMI_PORT, proto, **kw)
+
+    def whoami_stream(self, family=4, server="inet", **kw):
+        """A long TCP stream ("tick N" every 100 ms) from whoami to the device; keywords as
+        for WhoamiStream (cgroup, bind_dev, source, mark, timeout, idle_timeout, user)."""
+        return WhoamiStream(self, WHOAMI[server][family], WHOAMI_PORT, **kw)
+
+    def capture(self, ifaces=None, ns="dev"):
+        """Start capturing IPv4/IPv6 packets on the device's interfaces `ifaces` (None: all
+        but lo), returns a Capture: stop() gives the list of Packets."""
+        return Capture(self, ifaces, ns)
+
+    # ---- the VPN and sshd -----------------------------------------------------------------
+    def vpn_up(self, transport=4):
+        """Start the VPN client (world.sh vpn NAME up): vpn0 pings the server when this
+        returns. transport: 4 or 6, the family of the UDP transport to the endpoint."""
+        self.sh("vpn", self.name, "up", transport, timeout=60)
+
+    def vpn_down(self):
+        self.sh("vpn", self.name, "down", timeout=60)
+
+    def vpn_status(self):
+        """"up" or "down"."""
+        return self.sh("vpn", self.name, "status").stdout.split()[0]
+
+    def sshd_start(self):
+        """The SSH-like line echo on port 22 of the device (world.sh sshd NAME start)."""
+        self.sh("sshd", self.name, "start")
+
+    def sshd_stop(self):
+        self.sh("sshd", self.name, "stop")
+
+    def ssh_check(self, family=4, ns="home", ifname="wifi0", timeout=5.0):
+        """Connect from namespace ns (default: the home router, on wifi0's side) to port 22
+        of the device's ifname address of that family; ok when the SSH banner came and a line
+        was echoed. Returns a ConnectResult (reply: the banner)."""
+        addr = self.dev_addr(ifname, family)
+        if addr is None:
+            raise WorldError("%s has no global IPv%d address" % (ifname, family))
+        r = self.ns_connect(ns, addr, 22, "tcp", timeout=timeout, send=["roam-ssh-check"])
+        r.ok = r.ok and r.reply == SSHD_BANNER and r.echo == ["roam-ssh-check"]
+        return r
 
     # ---- the bus ------------------------------------------------------------------------
     def _drop_bus(self):

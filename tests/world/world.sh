@@ -21,10 +21,29 @@ HERE=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 PY=/usr/bin/python3
 BASE=/run/roam-world
-SUFFIXES="dev tv inet home living dead cafe silent httpsblocked delay"
-NETWORKS="home living dead cafe silent httpsblocked"
+SUFFIXES="dev tv inet home living dead cafe silent httpsblocked mobile delay"
+NETWORKS="home living dead cafe silent httpsblocked mobile"
 UPLINKS="wifi0 cell0 eth0"
 DEFAULT_NETS="wifi0=home cell0=living eth0=dead"
+# The device's route metrics (dhcpcd.conf): ethernet wins, then WiFi, then cellular.
+METRIC_eth0=100
+METRIC_wifi0=600
+METRIC_cell0=700
+# The VPN (tests/servers/tunvpn.py): its endpoint in the internet, the inner addresses of
+# its server and of the device's vpn0, the server's DNS on its inner addresses.
+VPN_ENDPOINT4=203.0.113.20
+VPN_ENDPOINT6=2001:db8:ff::20
+VPN_PORT=1194
+VPN_SERVER_INNER="203.0.113.65/26 2001:db8:fe::1/64"
+VPN_CLIENT_INNER="203.0.113.66/26 2001:db8:fe::2/64"
+VPN_DNS="203.0.113.65 2001:db8:fe::1"
+WHOAMI_PORT=7000
+# cgroups of the device's services, below the world's cgroup
+CG_ROAMD=system.slice/roamd.service
+CG_DHCPCD=system.slice/dhcpcd.service
+CG_BUS=system.slice/dbus.service
+CG_VPN=system.slice/roam-vpn.service
+CG_SSHD=system.slice/sshd.service
 CAFE_API=https://cafe.test/capport
 CAFE_PAGE='<!DOCTYPE html><html><head><title>Cafe WiFi</title></head><body><h1>Welcome to the cafe</h1><form method="post" action="/login"><label>Room or table <input name="table"></label><button>Log in</button></form></body></html>\n'
 PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
@@ -45,7 +64,7 @@ usage: world.sh COMMAND ...
   roamd-signal NAME SIGNAL     send a signal to roamd, do not wait
   roamd-pid NAME               print roamd's pid (exit 1 when not running)
   move NAME UPLINK NETWORK     re-attach UPLINK (wifi0|cell0|eth0|extra link) to
-                               home|living|dead|cafe|silent|httpsblocked
+                               home|living|dead|cafe|silent|httpsblocked|mobile
   carrier NAME UPLINK on|off   restore/cut the carrier of UPLINK
   delay NAME UPLINK MS         put a delay line of MS ms each way between UPLINK and its
                                network (0: take it out again)
@@ -55,7 +74,13 @@ usage: world.sh COMMAND ...
                                truth, its RFC 8908 API says captive false
   cafe-logout NAME             close the cafe again (captive portal)
   reset NAME                   uplinks back to home/living/dead, carrier on, no delay,
-                               internet on, cafe closed; prints what it changed
+                               internet on, cafe closed, VPN down, sshd stopped; prints
+                               what it changed
+  vpn NAME up [4|6]            start the VPN client in the device (tun vpn0, transport over
+                               IPv4 or IPv6 to the endpoint), wait until it pings through
+  vpn NAME down                stop it (vpn0 disappears)
+  vpn NAME status              print "up PID" or "down"
+  sshd NAME start|stop         a TCP line echo on port 22 of the device (SSH-like banner)
   dhcpcd-restart NAME          restart the device's dhcpcd from scratch, wait for leases
   add-link NAME IFNAME         add a veth IFNAME to the device (peer in the dead network)
   del-link NAME IFNAME         remove it again
@@ -90,6 +115,7 @@ setvars() {
         NS_CAFE=roam-$NAME-cafe
         NS_SILENT=roam-$NAME-silent
         NS_HTTPSBLOCKED=roam-$NAME-httpsblocked
+        NS_MOBILE=roam-$NAME-mobile
         NS_DELAY=roam-$NAME-delay
         CG2=$(cgroup2_mount)
         CGW=${CG2:+$CG2/roam-world-$NAME}
@@ -174,6 +200,9 @@ LogLevel=debug
 wifi0=wifi
 cell0=cellular
 eth0=ethernet
+vpn0=vpn
+[LinkDNS]
+vpn0=$VPN_DNS
 EOF
         # Connectivity probes against the world's own check server, when this roamd has
         # them (it checks the file; an older roamd refuses the unknown section).
@@ -205,6 +234,8 @@ duid
 persistent
 noarp
 noipv4ll
+# No random initial delays (RFC 2131 / 4861 / 8415 ask for up to 1-2 s): leases at once.
+nodelay
 option rapid_commit
 option domain_name_servers, domain_name, domain_search
 option interface_mtu
@@ -215,6 +246,14 @@ define6 103 request string captive_portal_uri
 option captive_portal_uri
 # Keep hooks away from the host's hostname, NTP and timezone.
 nohook hostname, ntp, chrony, timesyncd, openntpd, wpa_supplicant, timezone, yp, lookup-hostname
+# Route metrics (IPv4 and IPv6 routes alike), lowest wins: ethernet, then WiFi, then
+# cellular, whatever the ifindexes (dhcpcd's default is 1000 + ifindex).
+interface eth0
+metric $METRIC_eth0
+interface wifi0
+metric $METRIC_wifi0
+interface cell0
+metric $METRIC_cell0
 EOF
 
         local policy=$REPO/data/org.roam1.conf
@@ -396,10 +435,22 @@ build_world() {
         log "internet"
         innet "$NS_INET" ip addr add 203.0.113.10/32 dev lo
         innet "$NS_INET" ip addr add 2001:db8:ff::10/128 dev lo
+        innet "$NS_INET" ip addr add "$VPN_ENDPOINT4/32" dev lo
+        innet "$NS_INET" ip addr add "$VPN_ENDPOINT6/128" dev lo
         WORLD_PIDS+=("$(spawn inet "$W/inet-httpd.log" nsenter --net=/run/netns/"$NS_INET" -- \
                 "$PY" "$HERE/httpd.py" --port 80 --pidfile "$W/inet-httpd.pid" \
                 --tls-port 443 --cert "$W/ca/probe.pem" --key "$W/ca/probe.key" \
                 --route '/roam-probe=roam-online\n')")
+        WORLD_PIDS+=("$(spawn inet "$W/inet-whoami.log" nsenter --net=/run/netns/"$NS_INET" -- \
+                "$PY" "$REPO/tests/servers/whoami.py" --port "$WHOAMI_PORT" \
+                --listen 203.0.113.10 --listen 2001:db8:ff::10)")
+        # The VPN server: its tun vpns0 holds the inner prefixes; its DNS starts once the tun
+        # is there (below).
+        local a args=()
+        for a in $VPN_SERVER_INNER; do args+=(--addr "$a"); done
+        WORLD_PIDS+=("$(spawn inet "$W/vpn-server.log" nsenter --net=/run/netns/"$NS_INET" -- \
+                "$PY" "$REPO/tests/servers/tunvpn.py" server --tun vpns0 --port "$VPN_PORT" \
+                --listen "$VPN_ENDPOINT4" --listen "$VPN_ENDPOINT6" "${args[@]}")")
 
         log "home"
         mk_router "$NS_HOME" 192.0.2.1/26 2001:db8:1::1/64
@@ -421,6 +472,9 @@ build_world() {
         WORLD_PIDS+=("$(spawn tv "$W/tv-httpd.log" nsenter --net=/run/netns/"$NS_TV" -- \
                 "$PY" "$HERE/httpd.py" --port 80 --pidfile "$W/tv-httpd.pid" \
                 --route '/=roam-tv\n')")
+        WORLD_PIDS+=("$(spawn tv "$W/tv-whoami.log" nsenter --net=/run/netns/"$NS_TV" -- \
+                "$PY" "$REPO/tests/servers/whoami.py" --port "$WHOAMI_PORT" \
+                --listen 192.0.2.70 --listen 2001:db8:2::70)")
 
         log "dead network"
         mk_router_bridge "$NS_DEAD" "" ""
@@ -466,6 +520,13 @@ table inet httpsblocked {
 }
 NFT
 
+        log "mobile carrier"
+        # A cellular carrier: its own prefixes, forwarding to the internet without NAT (the
+        # internet sees the device's own addresses).
+        mk_router "$NS_MOBILE" 198.51.100.65/26 2001:db8:6::1/64
+        mk_wan "$NS_MOBILE" isp3 198.51.100.13 198.51.100.14 2001:db8:106::1 2001:db8:106::2 \
+                198.51.100.64/26 2001:db8:6::/64
+
         log "delay lines"
         # Only the delay lines' veth ends live here: they must not speak themselves.
         sysctl_ns "$NS_DELAY" net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
@@ -508,6 +569,8 @@ NFT
         start_dnsmasq httpsblocked 198.51.100.140,198.51.100.180,255.255.255.192,5m \
                 198.51.100.129 198.51.100.129 2001:db8:5::1 2001:db8:5::100,2001:db8:5::1ff,64,1h \
                 blocked.test
+        start_dnsmasq mobile 198.51.100.80,198.51.100.120,255.255.255.192,5m 198.51.100.65 \
+                198.51.100.65 2001:db8:6::1 2001:db8:6::100,2001:db8:6::1ff,64,1h mobile.test
 
         log "device mount namespace"
         : >"$W/mnt"
@@ -536,7 +599,7 @@ mount -n --bind "$W/var-lib-dhcpcd" /var/lib/dhcpcd
 ' world-devns "$W"
 
         log "bus"
-        run_in_cg bus nsenter --mount="$W/mnt" --uts="$W/uts" --net=/run/netns/"$NS_DEV" --wd=/ -- \
+        run_in_cg "$CG_BUS" nsenter --mount="$W/mnt" --uts="$W/uts" --net=/run/netns/"$NS_DEV" --wd=/ -- \
                 dbus-daemon --config-file="$W/bus.conf" >>"$W/dbus.log" 2>&1
         [ -S "$W/bus" ] || die "dbus-daemon did not create $W/bus"
 
@@ -546,10 +609,26 @@ mount -n --bind "$W/var-lib-dhcpcd" /var/lib/dhcpcd
         wait_until 10 test -s "$W/inet-httpd.pid" || die "internet HTTP server did not start"
         wait_until 10 test -s "$W/tv-httpd.pid" || die "TV HTTP server did not start"
         wait_until 10 test -s "$W/cafe-httpd.pid" || die "cafe HTTP server did not start"
+        wait_until 10 grep -q '^ready' "$W/inet-whoami.log" || die "internet whoami did not start"
+        wait_until 10 grep -q '^ready' "$W/tv-whoami.log" || die "TV whoami did not start"
+        wait_until 10 grep -q '^ready' "$W/vpn-server.log" || die "VPN server did not start"
+        log "VPN DNS"
+        # Only the VPN's DNS knows vpn-only.test: an answer proves the query went through it.
+        local listen=()
+        for a in $VPN_DNS; do listen+=(--listen-address="$a"); done
+        run_in_cg inet nsenter --net=/run/netns/"$NS_INET" -- dnsmasq \
+                --conf-file=/dev/null --user=root --group=root \
+                --no-resolv --no-hosts --bind-interfaces "${listen[@]}" \
+                --pid-file="$W/vpn-dnsmasq.pid" --log-facility="$W/vpn-dnsmasq.log" \
+                --log-queries \
+                --address=/vpn-only.test/203.0.113.10 --address=/vpn-only.test/2001:db8:ff::10 \
+                --address=/probe.roam.test/203.0.113.10 \
+                --address=/probe.roam.test/2001:db8:ff::10 --local=/test/ \
+                >>"$W/vpn-dnsmasq.out" 2>&1
 }
 
 start_dhcpcd() {
-        run_in_cg dhcpcd nsenter --mount="$W/mnt" --uts="$W/uts" --net=/run/netns/"$NS_DEV" --wd=/ -- \
+        run_in_cg "$CG_DHCPCD" nsenter --mount="$W/mnt" --uts="$W/uts" --net=/run/netns/"$NS_DEV" --wd=/ -- \
                 dhcpcd --config "$W/dhcpcd.conf" --logfile "$W/dhcpcd.log" --debug -b -M \
                 >>"$W/dhcpcd.out" 2>&1
 }
@@ -559,9 +638,9 @@ start_dhcpcd() {
 # route socket; dhcpcd 9.4.1 then loses track of its IPv6 default routes.)
 cmd_dhcpcd_restart() {
         need_world "${1:-}"
-        if [ -n "$CGW" ] && [ -e "$CGW/dhcpcd/cgroup.kill" ]; then
-                echo 1 >"$CGW/dhcpcd/cgroup.kill"
-                wait_until 10 grep -q '^populated 0' "$CGW/dhcpcd/cgroup.events" ||
+        if [ -n "$CGW" ] && [ -e "$CGW/$CG_DHCPCD/cgroup.kill" ]; then
+                echo 1 >"$CGW/$CG_DHCPCD/cgroup.kill"
+                wait_until 10 grep -q '^populated 0' "$CGW/$CG_DHCPCD/cgroup.events" ||
                         die "dhcpcd did not die"
         else
                 indev pkill -9 -x dhcpcd || true
@@ -766,7 +845,7 @@ cmd_roamd_start() {
         if roamd_pid >/dev/null; then die "roamd already runs in world $NAME (pid $(roamd_pid))"; fi
         local wd=/ pid
         echo "=== roamd-start $(date '+%F %T.%N') ===" >>"$W/roamd.log"
-        pid=$(spawn roamd "$W/roamd.log" nsenter --mount="$W/mnt" --uts="$W/uts" \
+        pid=$(spawn "$CG_ROAMD" "$W/roamd.log" nsenter --mount="$W/mnt" --uts="$W/uts" \
                 --net=/run/netns/"$NS_DEV" --wd="$wd" -- \
                 env DBUS_SYSTEM_BUS_ADDRESS="$BUS" "$ROAMD" --config /etc/roam/roamd.conf "$@")
         echo "$pid" >"$W/roamd.pid"
@@ -1029,6 +1108,14 @@ cmd_cafe() { # cafe NAME login|logout
 cmd_reset() {
         need_world "${1:-}"
         local pair up net f
+        if pid_of "$W/vpn.pid" >/dev/null || has_if "$NS_DEV" vpn0; then
+                vpn_down
+                echo "vpn: down"
+        fi
+        if pid_of "$W/sshd.pid" >/dev/null; then
+                stop_service "$W/sshd.pid" "$CG_SSHD"
+                echo "sshd: stopped"
+        fi
         # delay lines of links that are gone (deleted without del-link)
         for f in "$W"/delay-*.pid; do
                 [ -e "$f" ] || continue
@@ -1079,6 +1166,114 @@ cmd_internet() { # the home router's way to the internet: on or off (unreachable
                 innet "$NS_HOME" ip route replace unreachable default
                 innet "$NS_HOME" ip -6 route replace unreachable default ;;
         *) die "internet: on or off" ;;
+        esac
+}
+
+# indev_cg SUBCGROUP CMD...: run CMD in the foreground in the device (mount, uts and net
+# namespaces), in cgroup roam-world-NAME/SUBCGROUP.
+indev_cg() {
+        local sub=$1; shift
+        run_in_cg "$sub" nsenter --mount="$W/mnt" --uts="$W/uts" --net=/run/netns/"$NS_DEV" \
+                --wd=/ -- env DBUS_SYSTEM_BUS_ADDRESS="$BUS" "$@"
+}
+
+# spawn_dev SUBCGROUP LOG CMD...: spawn CMD in the device in cgroup SUBCGROUP; prints the pid.
+spawn_dev() {
+        local sub=$1 logf=$2; shift 2
+        spawn "$sub" "$logf" nsenter --mount="$W/mnt" --uts="$W/uts" \
+                --net=/run/netns/"$NS_DEV" --wd=/ -- env DBUS_SYSTEM_BUS_ADDRESS="$BUS" "$@"
+}
+
+pid_of() { # pid_of FILE: the pid in FILE if that process is alive
+        local pid
+        pid=$(cat "$1" 2>/dev/null) || return 1
+        alive "$pid" || return 1
+        echo "$pid"
+}
+
+# stop_service PIDFILE SUBCGROUP: TERM (KILL after 5 s) the process, then whatever is left
+# in its cgroup.
+stop_service() {
+        local pid
+        if pid=$(pid_of "$1"); then
+                kill "$pid" 2>/dev/null || true
+                wait_gone "$pid" 5 || kill -9 "$pid" 2>/dev/null || true
+                wait_gone "$pid" 5 || true
+        fi
+        rm -f "$1"
+        if [ -n "$CGW" ] && [ -e "$CGW/$2/cgroup.kill" ]; then
+                echo 1 >"$CGW/$2/cgroup.kill"
+                wait_until 5 grep -q '^populated 0' "$CGW/$2/cgroup.events" || true
+        fi
+}
+
+vpn_pings() { # through the tunnel to the server's inner addresses, both families
+        local a
+        for a in $VPN_SERVER_INNER; do
+                indev_cg "$CG_VPN" ping -n -q -c 1 -W 1 -I vpn0 "${a%/*}" >/dev/null 2>&1 || return 1
+        done
+}
+
+no_vpn0() { ! has_if "$NS_DEV" vpn0; }
+
+vpn_is_up() { pid_of "$W/vpn.pid" >/dev/null && has_if "$NS_DEV" vpn0; }
+
+vpn_down() {
+        stop_service "$W/vpn.pid" "$CG_VPN"
+        wait_until 5 no_vpn0 || die "vpn0 is still there"
+}
+
+# vpn NAME up [4|6]: the VPN client (tests/servers/tunvpn.py) in the device, in cgroup
+# system.slice/roam-vpn.service: tun vpn0 with the inner addresses (no default route), its
+# transport plain UDP to the endpoint through the device's main routing table.
+cmd_vpn() {
+        need_world "${1:-}"
+        local how=${2:-status} fam=${3:-4} server pid a args=()
+        case $how in
+        up)
+                case $fam in
+                4) server=$VPN_ENDPOINT4 ;;
+                6) server=$VPN_ENDPOINT6 ;;
+                *) die "vpn up: transport family 4 or 6, not $fam" ;;
+                esac
+                ! pid_of "$W/vpn.pid" >/dev/null || die "the VPN client runs already (pid $(pid_of "$W/vpn.pid"))"
+                ! has_if "$NS_DEV" vpn0 || die "the device has a vpn0 already"
+                for a in $VPN_CLIENT_INNER; do args+=(--addr "$a"); done
+                echo "=== vpn up $(date '+%F %T.%N') ===" >>"$W/vpn-client.log"
+                pid=$(spawn_dev "$CG_VPN" "$W/vpn-client.log" "$PY" "$REPO/tests/servers/tunvpn.py" \
+                        client --tun vpn0 --server "$server" --port "$VPN_PORT" "${args[@]}")
+                echo "$pid" >"$W/vpn.pid"
+                if ! wait_until 10 has_if "$NS_DEV" vpn0 || ! wait_until 10 vpn_pings; then
+                        tail -n 20 "$W/vpn-client.log" >&2
+                        vpn_down
+                        die "no ping through the VPN (log: $W/vpn-client.log)"
+                fi ;;
+        down) vpn_down ;;
+        status)
+                if vpn_is_up; then echo "up $(pid_of "$W/vpn.pid")"; else echo down; fi ;;
+        *) die "vpn: up, down or status" ;;
+        esac
+}
+
+# sshd NAME start|stop: an SSH-like TCP line echo on port 22 of every device address, in
+# cgroup system.slice/sshd.service.
+cmd_sshd() {
+        need_world "${1:-}"
+        local pid
+        case ${2:-} in
+        start)
+                ! pid_of "$W/sshd.pid" >/dev/null || die "sshd runs already"
+                : >"$W/sshd.log"
+                pid=$(spawn_dev "$CG_SSHD" "$W/sshd.log" "$PY" "$REPO/tests/servers/whoami.py" \
+                        --listen :: --port 22 --no-udp --banner SSH-2.0-roam-world-sshd)
+                echo "$pid" >"$W/sshd.pid"
+                wait_until 10 grep -q '^ready' "$W/sshd.log" || {
+                        cat "$W/sshd.log" >&2
+                        stop_service "$W/sshd.pid" "$CG_SSHD"
+                        die "sshd did not start"
+                } ;;
+        stop) stop_service "$W/sshd.pid" "$CG_SSHD" ;;
+        *) die "sshd: start or stop" ;;
         esac
 }
 
@@ -1152,6 +1347,8 @@ cafe-login) cmd_cafe "${1:-}" login ;;
 cafe-logout) cmd_cafe "${1:-}" logout ;;
 reset) cmd_reset "$@" ;;
 internet) cmd_internet "$@" ;;
+vpn) cmd_vpn "$@" ;;
+sshd) cmd_sshd "$@" ;;
 dhcpcd-restart) cmd_dhcpcd_restart "$@" ;;
 add-link) cmd_add_link "$@" ;;
 del-link) cmd_del_link "$@" ;;
