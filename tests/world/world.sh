@@ -287,6 +287,9 @@ EOF
     <deny send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Debug.Stats"/>
   </policy>
   <policy user="root">
+    <!-- a polkitd stand-in (python3-dbusmock's template) for the authorization tests -->
+    <allow own="org.freedesktop.PolicyKit1"/>
+    <allow send_destination="org.freedesktop.PolicyKit1"/>
     <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Monitoring"/>
     <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Debug.Stats"/>
   </policy>
