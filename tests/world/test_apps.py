@@ -1,0 +1,570 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Per-app policy in the world, against the real kernel: access, bearers, VPN, handover,
+atomicity across changes, restarts and kill -9, coexistence with a foreign table,
+authorization and bad input. Apps are cgroups of the device; outcomes are what the far end
+saw, what a client got, and what packet captures on every uplink show."""
+import os
+import signal
+import subprocess
+import threading
+import time
+
+import dbus
+import pytest
+
+from roamworld import (MANAGER_IFACE, MANAGER_PATH, PROPS_IFACE, ROAM, VPN, VPN_ONLY_ADDRS,
+                       VPN_ONLY_NAME, WHOAMI, DBusCallError, wait_for)
+
+WORLD = "tapps"
+APP_IFACE = "org.roam1.App"
+ROAM_SLICE = "system.slice/roamd.service/roam.slice"
+REFUSED = ("ECONNREFUSED", "EHOSTUNREACH", "EACCES", "EPERM", "ENETUNREACH", "ECONNRESET")
+
+
+# ---- helpers ----
+
+def app_path(w, app_id):
+    return w.call(MANAGER_PATH, MANAGER_IFACE, "GetApp", "s", [app_id])
+
+
+def app_props(w, app_id):
+    return w.call(app_path(w, app_id), PROPS_IFACE, "GetAll", "s", [APP_IFACE])
+
+
+def set_policy(w, app_id, **kw):
+    return w.call(MANAGER_PATH, MANAGER_IFACE, "SetAppPolicy", "sa{ss}",
+                  [app_id, {k: v for k, v in kw.items()}])
+
+
+def app_cgroup(w, app_id, path=None):
+    """Creates the app's cgroup in the device (below roamd's roam.slice unless a path is
+    given) and waits until roamd governs it; returns the path relative to the world cgroup."""
+    rel = path or "%s/app-%s.scope" % (ROAM_SLICE, app_id)
+    (w.cgroup / rel).mkdir(parents=True, exist_ok=True)
+    full = "/roam-world-%s/%s" % (w.name, rel)
+    wait_for(lambda: _has_cgroup(w, app_id, full), 5, what="roamd governs %s" % rel)
+    return rel
+
+
+def _has_cgroup(w, app_id, full):
+    try:
+        return full in app_props(w, app_id)["Cgroups"]
+    except DBusCallError:
+        return False
+
+
+def elem_packets(w, rel):
+    """The packet counter of the nftables element of cgroup rel (its id, or the path nft
+    resolves it to)."""
+    cgid = (w.cgroup / rel).stat().st_ino
+    path = '"roam-world-%s/%s"' % (w.name, rel)
+    listing = nft(w, "list", "table", "inet", "roam")
+    for key in (path, str(cgid)):
+        if key + " counter packets " in listing:
+            return int(listing.split(key + " counter packets ")[1].split()[0])
+    raise AssertionError("no element for %s (%d) in\n%s" % (rel, cgid, listing))
+
+
+def nft(w, *args):
+    return w.dev("nft", *args).stdout
+
+
+def reset_apps(w):
+    """Forget every app policy: drop-ins and runtime state, then a fresh roamd."""
+    for d in (w.path("etc-roam", "apps.d"),):
+        if d.exists():
+            for f in d.iterdir():
+                f.unlink()
+    state = w.path("var-lib-roam", "apps.state")
+    if state.exists():
+        state.unlink()
+    w.roamd_restart()
+    w.wait_default_state()
+
+
+def remove_cgroups(w, rel):
+    base = w.cgroup / rel
+    if not base.exists():
+        return
+    kill = base / "cgroup.kill"
+    if kill.exists():
+        kill.write_text("1")
+    for d in sorted((p for p in base.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
+        wait_for(lambda: _rmdir(d), 5, what="rmdir %s" % d)
+    wait_for(lambda: _rmdir(base), 5, what="rmdir %s" % base)
+
+
+def _rmdir(p):
+    try:
+        p.rmdir()
+    except FileNotFoundError:
+        pass
+    return True
+
+
+@pytest.fixture
+def apps(w):
+    yield w
+    remove_cgroups(w, ROAM_SLICE)
+    remove_cgroups(w, "user.slice")
+    remove_cgroups(w, "roam-test")
+    w.dev("nft", "delete", "table", "inet", "foreign", check=False)
+    w.dev("ip", "rule", "del", "pref", "100", check=False)
+    reset_apps(w)
+
+
+def wait_default_route(w, dev, families=(4, 6)):
+    for fam in families:
+        wait_for(lambda: w.dev("ip", "-%d" % fam, "route", "get",
+                               WHOAMI["inet"][fam]).stdout.split(" dev ")[1].split()[0] == dev,
+                 30, interval=0.1, what="IPv%d default via %s" % (fam, dev))
+
+
+def wait_app_route(w, app_id, route4=None, route6=None, timeout=15):
+    def ok():
+        p = app_props(w, app_id)
+        return (route4 is None or p["Route4"] == route4) and \
+            (route6 is None or p["Route6"] == route6)
+    wait_for(ok, timeout, interval=0.1, what="%s routes %s/%s" % (app_id, route4, route6))
+
+
+# ---- access ----
+
+def test_access_allow_deny_lan_at_once(apps):
+    w = apps
+    set_policy(w, "org.test.A", access="allow")
+    set_policy(w, "org.test.B", access="deny")
+    set_policy(w, "org.test.C", access="lan")
+    cg = {a: app_cgroup(w, "org.test." + a) for a in "ABC"}
+    for fam in (4, 6):
+        wifi = w.dev_addr("wifi0", fam)
+        for proto in ("tcp", "udp"):
+            r = w.whoami(fam, proto, cgroup=cg["A"])
+            assert r.ok and r.addr == wifi, (fam, proto, r)
+            r = w.whoami(fam, proto, cgroup=cg["B"])
+            assert not r.ok and r.error in REFUSED and r.elapsed < 1, (fam, proto, r)
+            r = w.whoami(fam, proto, server="tv", cgroup=cg["B"])
+            assert not r.ok and r.error in REFUSED and r.elapsed < 1, (fam, proto, r)
+            r = w.whoami(fam, proto, cgroup=cg["C"])
+            assert not r.ok and r.error in REFUSED and r.elapsed < 1, (fam, proto, r)
+            r = w.whoami(fam, proto, server="tv", cgroup=cg["C"])
+            assert r.ok and r.addr == w.dev_addr("cell0", fam), (fam, proto, r)
+        # loopback stays open even for a denied app
+        r = w.dev_run(["/usr/bin/python3", "-c",
+                       "import socket; s = socket.socket(socket.AF_INET%s); s.bind(('%s', 0)); "
+                       "s.listen(); c = socket.create_connection(s.getsockname()[:2]); print('ok')"
+                       % ("6" if fam == 6 else "", "::1" if fam == 6 else "127.0.0.1")],
+                      cgroup=cg["B"])
+        assert r.stdout.strip() == "ok"
+    states = {a: app_props(w, "org.test." + a)["State"] for a in "ABC"}
+    assert states == {"A": "online", "B": "blocked: access denied", "C": "local networks only"}
+    # each app's element counts its packets
+    for a in "AC":
+        assert elem_packets(w, cg[a]) > 0, a
+    # A's established stream dies when A is switched to deny
+    with w.whoami_stream(4, cgroup=cg["A"]) as st:
+        assert st.wait_connected()[0] == w.dev_addr("wifi0", 4)
+        st.wait_ticks(3)
+        t0 = time.monotonic()
+        set_policy(w, "org.test.A", access="deny")
+        st.wait(lambda s: s.end is not None, 5, "the stream to end")
+        assert st.end in ("ECONNRESET", "EOF", "ECONNABORTED"), st.end
+        assert time.monotonic() - t0 < 2
+    r = w.whoami(6, cgroup=cg["A"])
+    assert not r.ok and r.error in REFUSED, r
+
+
+def test_roam_run_governs_the_first_packet(apps, roam_client):
+    w = apps
+    set_policy(w, "org.test.Run", access="deny")
+    client = ["/usr/bin/python3", "-c",
+              "import socket,sys\ntry:\n socket.create_connection(('%s', 7000), timeout=3)\n"
+              " print('connected')\nexcept OSError as e:\n print('refused', e.errno)"
+              % WHOAMI["inet"][4]]
+    r = w.dev_run([str(ROAM), "run", "--app", "org.test.Run", "--", *client], check=False)
+    assert r.returncode == 0 and r.stdout.startswith("refused"), (r.stdout, r.stderr)
+    cgs = app_props(w, "org.test.Run")["Cgroups"]
+    assert cgs == ["/roam-world-%s/%s/app-org.test.Run.scope" % (w.name, ROAM_SLICE)]
+    set_policy(w, "org.test.Run", access="allow")
+    r = w.dev_run([str(ROAM), "run", "--app", "org.test.Run", "--", *client], check=False)
+    assert r.stdout.strip() == "connected", (r.stdout, r.stderr)
+    # online for a task beats deny, for a while
+    set_policy(w, "org.test.Run", access="deny")
+    r = w.dev_run([str(ROAM), "run", "--app", "org.test.Run", "--online-for", "5m", "--",
+                   *client], check=False)
+    assert r.stdout.strip() == "connected", (r.stdout, r.stderr)
+    p = app_props(w, "org.test.Run")
+    assert p["State"] == "online for a task" and p["OnlineUntil"] > time.time() * 1e6
+    w.dev_run([str(ROAM), "app", "org.test.Run", "release"])
+    r = w.dev_run([str(ROAM), "run", "--app", "org.test.Run", "--", *client], check=False)
+    assert r.stdout.startswith("refused"), r.stdout
+    out = w.dev_run([str(ROAM), "apps"]).stdout
+    assert "org.test.Run" in out and "blocked: access denied" in out
+
+
+def test_desktop_app_scope_and_default_deny(apps):
+    """A systemd/XDG app scope is recognised by its name; processes in no app follow the
+    default policy, and so do apps without keys of their own (deny by default)."""
+    w = apps
+    rel = app_cgroup(w, "org.test.Desk",
+                     "user.slice/user-1000.slice/user@1000.service/app.slice/"
+                     "app-gnome-org.test.Desk@12.scope")
+    other = "roam-test/session-1.scope"
+    (w.cgroup / other).mkdir(parents=True, exist_ok=True)
+    assert w.whoami(4, cgroup=rel).ok and w.whoami(4, cgroup=other).ok
+    set_policy(w, "default", access="deny")
+    wait_for(lambda: app_props(w, "org.test.Desk")["Access"] == "deny", 5, what="follows")
+    for cg in (rel, other):
+        r = w.whoami(4, cgroup=cg)
+        assert not r.ok and r.error in REFUSED, (cg, r)
+    set_policy(w, "org.test.Desk", access="allow")
+    assert w.whoami(4, cgroup=rel).ok
+    assert not w.whoami(6, cgroup=other).ok
+    # system services stay online under a deny-by-default policy: sshd, and roamd itself
+    w.sshd_start()
+    try:
+        for fam in (4, 6):
+            r = w.ssh_check(fam)
+            assert r.ok, (fam, r)
+    finally:
+        w.sshd_stop()
+
+
+# ---- bearers ----
+
+def test_bearer_choice(apps):
+    w = apps
+    w.move("cell0", "mobile")
+    wait_for(lambda: w.dev_addr("cell0", 4, ) and w.dev_addr("cell0", 4).startswith("198.51.100.")
+             and (w.dev_addr("cell0", 6) or "").startswith("2001:db8:6:"), 30,
+             what="cell0 leases from mobile")
+    set_policy(w, "org.test.W", bearers="wifi")
+    set_policy(w, "org.test.Cell", bearers="cellular")
+    cw, cc = app_cgroup(w, "org.test.W"), app_cgroup(w, "org.test.Cell")
+    wait_app_route(w, "org.test.Cell", "cell0", "cell0")
+    wait_app_route(w, "org.test.W", "wifi0", "wifi0")
+    for fam in (4, 6):
+        for proto in ("tcp", "udp"):
+            rw, rc = w.whoami(fam, proto, cgroup=cw), w.whoami(fam, proto, cgroup=cc)
+            assert rw.ok and rw.addr == w.dev_addr("wifi0", fam), (fam, proto, rw)
+            assert rc.ok and rc.addr == w.dev_addr("cell0", fam), (fam, proto, rc)
+    # both at the same time, on two long streams
+    with w.whoami_stream(4, cgroup=cw) as s1, w.whoami_stream(4, cgroup=cc) as s2:
+        assert s1.wait_connected()[0] == w.dev_addr("wifi0", 4)
+        assert s2.wait_connected()[0] == w.dev_addr("cell0", 4)
+        s1.wait_ticks(2)
+        s2.wait_ticks(2)
+    # no cellular: the cellular-only app has nowhere to go, and says so
+    w.carrier("cell0", False)
+    wait_app_route(w, "org.test.Cell", "", "")
+    assert app_props(w, "org.test.Cell")["State"] == "blocked: no allowed link"
+    r = w.whoami(4, cgroup=cc)
+    assert not r.ok and r.error in REFUSED and r.elapsed < 1, r
+    assert w.whoami(4, cgroup=cw).ok
+
+
+# ---- VPN ----
+
+def dns_from(w, cgroup, server, name, qtype):
+    from roamworld import DNS_QUERY_PY
+    r = w.dev_run(["/usr/bin/python3", "-c", DNS_QUERY_PY, server, name, qtype],
+                  cgroup=cgroup, check=False)
+    lines = r.stdout.split()
+    return (int(lines[1]), lines[2:]) if len(lines) >= 2 else (None, r.stderr.strip())
+
+
+def test_vpn_required_and_forbidden(apps):
+    w = apps
+    set_policy(w, "org.test.Vpn", vpn="required")
+    set_policy(w, "org.test.NoVpn", vpn="forbidden")
+    cv, cn = app_cgroup(w, "org.test.Vpn"), app_cgroup(w, "org.test.NoVpn")
+    assert app_props(w, "org.test.Vpn")["State"] == "blocked: VPN down"
+    r = w.whoami(4, cgroup=cv)
+    assert not r.ok and r.error in REFUSED and r.elapsed < 1, r
+    w.vpn_up()
+    wait_app_route(w, "org.test.Vpn", "vpn0", "vpn0")
+    for fam in (4, 6):
+        for proto in ("tcp", "udp"):
+            r = w.whoami(fam, proto, cgroup=cv)
+            assert r.ok and r.addr == VPN["client"][fam], (fam, proto, r)
+            r = w.whoami(fam, proto, cgroup=cn)
+            assert r.ok and r.addr == w.dev_addr("wifi0", fam), (fam, proto, r)
+    # its DNS goes through the VPN: the LAN's resolver is asked, the VPN's answers
+    assert dns_from(w, cv, "192.0.2.1", VPN_ONLY_NAME, "A") == (0, [VPN_ONLY_ADDRS[4]])
+    assert dns_from(w, cv, "2001:db8:1::1", VPN_ONLY_NAME, "AAAA") == (0, [VPN_ONLY_ADDRS[6]])
+    assert dns_from(w, cn, "192.0.2.1", VPN_ONLY_NAME, "A")[0] == 3
+    # forbidden: even a route into the VPN is avoided
+    w.dev("ip", "-6", "route", "add", WHOAMI["inet"][6] + "/128", "dev", "vpn0")
+    try:
+        r = w.whoami(6, cgroup=cn)
+        assert r.ok and r.addr == w.dev_addr("wifi0", 6), r
+    finally:
+        w.dev("ip", "-6", "route", "del", WHOAMI["inet"][6] + "/128", "dev", "vpn0")
+    # the VPN goes down under an open stream: blocked, never leaked
+    st = w.whoami_stream(4, cgroup=cv)
+    try:
+        assert st.wait_connected()[0] == VPN["client"][4]
+        st.wait_ticks(2)
+        with w.capture(["wifi0", "cell0", "eth0"]) as cap:
+            w.vpn_down()
+            st.wait(lambda s: s.end is not None, 10, "the stream to end")
+            for fam in (4, 6):
+                for proto in ("tcp", "udp"):
+                    r = w.whoami(fam, proto, cgroup=cv)
+                    assert not r.ok and r.error in REFUSED and r.elapsed < 1, (fam, proto, r)
+            assert dns_from(w, cv, "192.0.2.1", VPN_ONLY_NAME, "A")[0] is None
+            time.sleep(0.5)
+    finally:
+        st.stop()
+    leaks = [p for p in cap.packets
+             if 7000 in (p.sport, p.dport) or (p.direction == "out" and p.dport == 53)]
+    assert leaks == [], leaks
+    assert app_props(w, "org.test.Vpn")["State"] == "blocked: VPN down"
+    assert w.whoami(4, cgroup=cn).ok
+
+
+# ---- handover ----
+
+def test_handover_sticky_and_move(apps):
+    w = apps
+    w.carrier("wifi0", False)
+    w.move("cell0", "mobile")
+    wait_default_route(w, "cell0", (4,))
+    set_policy(w, "org.test.Sticky", handover="sticky")
+    set_policy(w, "org.test.Move", handover="move")
+    cs, cm = app_cgroup(w, "org.test.Sticky"), app_cgroup(w, "org.test.Move")
+    wait_app_route(w, "org.test.Sticky", route4="cell0")
+    with w.whoami_stream(4, cgroup=cs) as st:
+        cell = w.dev_addr("cell0", 4)
+        assert st.wait_connected()[0] == cell
+        st.wait_ticks(3)
+        w.carrier("wifi0", True)
+        wait_default_route(w, "wifi0", (4,))
+        wait_app_route(w, "org.test.Sticky", route4="wifi0")
+        t_switch = time.monotonic()
+        with w.capture(["wifi0", "cell0"]) as cap:
+            st.wait_ticks(10)
+            r = w.whoami(4, cgroup=cs)
+            assert r.ok and r.addr == w.dev_addr("wifi0", 4), r
+            r = w.whoami(4, cgroup=cm)
+            assert r.ok and r.addr == w.dev_addr("wifi0", 4), r
+        assert st.end is None, st.end
+        assert st.max_gap(t_switch) < 1.0, st.max_gap(t_switch)
+        ticks = {p.iface for p in cap.packets if p.sport == 7000 and p.dst == cell}
+        assert ticks == {"cell0"}, ticks
+
+
+# ---- atomicity ----
+
+SENDER_PY = r'''
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("0.0.0.0", 40123))
+n = 0
+end = time.monotonic() + float(sys.argv[2])
+while time.monotonic() < end:
+    try:
+        s.sendto(b"leak?", (sys.argv[1], 7000))
+    except OSError:
+        pass
+    n += 1
+    time.sleep(0.001)
+print(n)
+'''
+
+
+def test_atomic_changes_restart_and_kill9(apps):
+    w = apps
+    set_policy(w, "org.test.Denied", access="deny")
+    cd = app_cgroup(w, "org.test.Denied")
+    others = ["org.test.O%d" % i for i in range(5)]
+    for o in others:
+        app_cgroup(w, o)
+    w.sshd_start()
+    ssh_fail = []
+
+    def ssh_loop(stop):
+        while not stop.is_set():
+            r = w.ssh_check(4)
+            if not r.ok:
+                ssh_fail.append(r)
+            time.sleep(0.2)
+
+    stop = threading.Event()
+    t = threading.Thread(target=ssh_loop, args=(stop,), daemon=True)
+    try:
+        with w.capture(["wifi0", "cell0", "eth0"]) as cap:
+            sender = w.dev_popen(["/usr/bin/python3", "-c", SENDER_PY, WHOAMI["inet"][4], "25"],
+                                 cgroup=cd, stdout=subprocess.PIPE, text=True)
+            t.start()
+            for i in range(200):
+                set_policy(w, others[i % len(others)],
+                           access=("allow", "lan", "deny")[i % 3],
+                           bearers=("all", "wifi", "cellular,wifi")[i % 3],
+                           handover=("sticky", "move")[i % 2])
+            w.roamd_restart()
+            wait_for(lambda: w.roamd_running(), 10, what="roamd back")
+            w.roamd_kill9()
+            time.sleep(0.5)  # nobody home: the table stays in force
+            w.roamd_start()
+            for i in range(20):
+                set_policy(w, others[i % len(others)], access=("deny", "allow")[i % 2])
+            sent = int(sender.communicate(timeout=60)[0])
+        stop.set()
+        t.join(5)
+    finally:
+        stop.set()
+        w.sshd_stop()
+    assert sent > 1000, sent
+    leaked = [p for p in cap.packets if p.sport == 40123 or p.dport == 40123]
+    assert leaked == [], leaked[:5]
+    assert ssh_fail == [], ssh_fail[:3]
+    # still one table, and the denied app is still denied
+    assert nft(w, "list", "tables").count("inet roam") == 1
+    r = w.whoami(4, cgroup=cd)
+    assert not r.ok and r.error in REFUSED, r
+
+
+# ---- coexistence ----
+
+FOREIGN = """table inet foreign {
+    chain out {
+        type route hook output priority -151; policy accept;
+        meta mark set meta mark | 0x00000001
+    }
+    chain post {
+        type filter hook postrouting priority 0; policy accept;
+        meta mark & 0x00000001 == 0x00000001 meta mark & 0x7f000000 != 0x00000000 counter packets 0 bytes 0
+        tcp dport 7000 counter packets 0 bytes 0
+    }
+}
+"""
+
+
+def test_foreign_table_and_mark_bits_survive(apps):
+    w = apps
+    w.dev("nft", "-f", "-", input=FOREIGN)
+    w.dev("ip", "rule", "add", "pref", "100", "fwmark", "0x2/0x2", "lookup", "main")
+    before = nft(w, "-s", "list", "table", "inet", "foreign")
+    w.roamd_restart()
+    w.wait_default_state()
+    set_policy(w, "org.test.Marked", bearers="wifi")
+    cg = app_cgroup(w, "org.test.Marked")
+    for _ in range(3):
+        assert w.whoami(4, cgroup=cg).ok
+    listing = nft(w, "list", "table", "inet", "foreign")
+    both = listing.split("0x7f000000 != 0x00000000 counter packets ")[1].split()[0]
+    assert int(both) > 0, listing  # roamd's bits and the foreign bit on the same packets
+    assert nft(w, "-s", "list", "table", "inet", "foreign") == before
+    w.roamd_stop()
+    assert nft(w, "-s", "list", "table", "inet", "foreign") == before
+    assert "inet roam" in nft(w, "list", "tables")  # fail closed: roamd's table stays
+    assert "100:\tfrom all fwmark 0x2/0x2 lookup main" in w.dev("ip", "rule").stdout
+    w.roamd_start()
+
+
+# ---- authorization ----
+
+def test_unprivileged_callers_and_polkit(apps, roam_client):
+    w = apps
+    path = set_policy(w, "org.test.Auth", access="allow")
+    args = ["string:org.test.Auth", "dict:string:string:access,deny"]
+    ok, err, out = w.call_as(65534, MANAGER_PATH, MANAGER_IFACE, "SetAppPolicy", *args)
+    assert not ok and err == "org.roam1.Error.AccessDenied", out
+    ok, err, out = w.call_as(65534, path, APP_IFACE, "OnlineFor", "uint64:60000000")
+    assert not ok and err == "org.roam1.Error.AccessDenied", out
+    assert app_props(w, "org.test.Auth")["Access"] == "allow"
+    # reads are open
+    ok, err, out = w.call_as(65534, MANAGER_PATH, MANAGER_IFACE, "GetApp", "string:org.test.Auth")
+    assert ok, out
+    # roam run as nobody: refused, and the command never runs
+    r = w.dev_run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
+                   str(ROAM), "run", "--app", "org.test.Auth", "--", "echo", "ran"], check=False)
+    assert r.returncode != 0 and "ran" not in r.stdout, (r.stdout, r.stderr)
+    # polkit on the bus decides for non-root callers
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=w.address)
+    mock = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
+                             "polkitd"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: w.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
+                                "s", ["org.freedesktop.PolicyKit1"],
+                                dest="org.freedesktop.DBus"), 10, what="polkit mock")
+        ok, err, out = w.call_as(65534, MANAGER_PATH, MANAGER_IFACE, "SetAppPolicy", *args)
+        assert not ok and err == "org.roam1.Error.AccessDenied" and "polkit" in out, out
+        w.call("/org/freedesktop/PolicyKit1/Authority", "org.freedesktop.DBus.Mock",
+               "SetAllowed", "as", [["org.roam1.change-app-policy"]],
+               dest="org.freedesktop.PolicyKit1")
+        ok, err, out = w.call_as(65534, MANAGER_PATH, MANAGER_IFACE, "SetAppPolicy", *args)
+        assert ok, out
+        assert app_props(w, "org.test.Auth")["Access"] == "deny"
+        # running an app is a separate action
+        r = w.dev_run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
+                       str(ROAM), "run", "--app", "org.test.Auth", "--", "echo", "ran"],
+                      check=False)
+        assert "ran" not in r.stdout, r.stdout
+    finally:
+        mock.send_signal(signal.SIGTERM)
+        mock.wait(10)
+
+
+# ---- bad input ----
+
+def test_bad_input(apps, roam_client):
+    w = apps
+    with pytest.raises(DBusCallError) as e:
+        app_path(w, "org.test.Nobody")
+    assert e.value.name == "org.roam1.Error.NoSuchApp"
+    for bad in ("../etc", "a/b", "", ".hidden", "x" * 256, "a b"):
+        with pytest.raises(DBusCallError) as e:
+            set_policy(w, bad, access="deny")
+        assert e.value.name == "org.roam1.Error.InvalidArguments", bad
+    for key, value in (("colour", "blue"), ("access", "maybe"), ("bearers", "carrier-pigeon"),
+                       ("vpn", "sometimes")):
+        with pytest.raises(DBusCallError) as e:
+            set_policy(w, "org.test.Bad", **{key: value})
+        assert e.value.name == "org.roam1.Error.InvalidArguments", key
+        assert value in e.value.message or key in e.value.message
+    with pytest.raises(DBusCallError):
+        app_path(w, "org.test.Bad")  # nothing was created by the refused calls
+    r = w.dev_run([str(ROAM), "run", "--app", "../evil", "--", "echo", "ran"], check=False)
+    assert r.returncode != 0 and "ran" not in r.stdout
+    r = w.dev_run([str(ROAM), "app", "org.test.Nobody", "online-for", "10m"], check=False)
+    assert r.returncode != 0
+    # a malformed drop-in: file:line in the log, the good ones still load
+    d = w.path("etc-roam", "apps.d")
+    d.mkdir(exist_ok=True)
+    (d / "10-good.conf").write_text("[App]\nID=org.test.Good\nAccess=deny\n")
+    (d / "20-bad.conf").write_text("[App]\nID=org.test.Broken\nAccess=maybe\n")
+    w.call(MANAGER_PATH, MANAGER_IFACE, "Reload")
+    wait_for(lambda: "20-bad.conf:3" in w.roamd_log(), 5, what="file:line in the log")
+    assert app_props(w, "org.test.Good")["Access"] == "deny"
+    assert app_props(w, "org.test.Good")["Source"] == "config"
+    with pytest.raises(DBusCallError):
+        app_path(w, "org.test.Broken")
+    # a cgroup deleted in the middle of changes
+    rel = app_cgroup(w, "org.test.Gone")
+    full = w.cgroup / rel
+    done = threading.Event()
+
+    def flap():
+        i = 0
+        while not done.is_set():
+            try:
+                set_policy(w, "org.test.Gone", access=("deny", "allow")[i % 2])
+            except DBusCallError:
+                pass
+            i += 1
+
+    t = threading.Thread(target=flap, daemon=True)
+    t.start()
+    try:
+        time.sleep(0.2)
+        full.rmdir()
+        time.sleep(0.3)
+    finally:
+        done.set()
+        t.join(10)
+    assert w.roamd_running()
+    wait_for(lambda: app_props(w, "org.test.Gone")["Cgroups"] == [], 5, what="cgroup gone")
+    assert w.whoami(4).ok  # roamd still governs and the default still goes out
