@@ -156,7 +156,9 @@ int roam_apps_print_text(const RoamModel *m, int columns, FILE *f)
         int r = 0;
 
         if (m->n_apps == 0) {
-                fputs("No apps: this roamd has no per-app policies.\n", f);
+                fputs("No apps: roamd does not govern apps (an older roamd, or [Apps] "
+                      "Enforce=no).\n",
+                      f);
                 return 0;
         }
 
@@ -423,12 +425,12 @@ static int call_on_app(const char *id, const char *member, const char *what, boo
 
 int roam_app_online_for_run(const char *id, uint64_t usec)
 {
-        return call_on_app(id, "OnlineFor", "put online", true, usec);
+        return call_on_app(id, "OnlineFor", "change", true, usec);
 }
 
 int roam_app_release_run(const char *id)
 {
-        return call_on_app(id, "Release", "release", false, 0);
+        return call_on_app(id, "Release", "change", false, 0);
 }
 
 int roam_run_app(const char *id, uint64_t online_for_usec, char *const *argv)

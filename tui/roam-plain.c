@@ -130,7 +130,8 @@ static void print_apps(Plain *p)
         const RoamModel *m = roam_live_get_model(p->live);
 
         if (m->n_apps == 0)
-                puts("No apps: this roamd has no per-app policies.");
+                puts("No apps: roamd does not govern apps (an older roamd, or [Apps] "
+                     "Enforce=no).");
         for (size_t i = 0; i < m->n_apps; i++)
                 print_app_line(m, m->apps[i]);
 }

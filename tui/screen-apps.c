@@ -563,6 +563,12 @@ static bool apps_key_active(Tui *t, Screen *s, const KeyHelp *k)
                 return dialog;
         if (dialog || !a)
                 return false;
+        /* What roamd refuses is not offered: no grants for default and system, and system has
+         * only an access. */
+        if (strchr("ox", k->keys[0]) && roam_app_is_special(a))
+                return false;
+        if (strchr("vmb", k->keys[0]) && streq(a->id, "system"))
+                return false;
         if (streq(k->keys, "x"))
                 return a->online_until != 0;
         return true;

@@ -15,7 +15,8 @@ The scenario is JSON, properties named as on the bus:
 Apps are listed under "apps": [{"Id": "org.example.Mail", "Access": "deny", ...}]; `default`
 and `system` are added when the scenario leaves them out. The app methods (GetApp,
 SetAppPolicy, ResetAppPolicy, RunApp, App.OnlineFor, App.Release) check their arguments as
-the contract says and change the objects with PropertiesChanged / InterfacesAdded /
+the contract says, in roamd's order and with roamd's messages (service/roamd-apps-bus.c:
+arguments first, then authorization), and change the objects with PropertiesChanged / InterfacesAdded /
 InterfacesRemoved; the State they derive is simple (a grant: "online for a task", deny:
 "blocked: access denied", lan: "local networks only", vpn=required without an online vpn
 link: "blocked: VPN down", else "online"). RunApp reads the pid of the pidfd from
@@ -413,11 +414,14 @@ class App(PropertiesObject):
     @dbus.service.method(APP_IFACE, in_signature="t", sender_keyword="sender")
     def OnlineFor(self, usec, sender=None):
         self.manager.record("OnlineFor", self.id, int(usec))
-        self.manager.check_change(sender)
+        if self.id in ("default", "system"):
+            raise fake_error("InvalidArguments",
+                             f"{self.id} is not an app: online for a task is for one app.")
         if usec == 0 or (usec > DAY_USEC and usec != UNTIL_RELEASED):
             raise fake_error("InvalidArguments",
-                             f"online time {usec} µs: give more than 0 and at most a day, "
-                             "or UINT64_MAX until released")
+                             "The duration must be more than 0 and at most a day "
+                             "(or UINT64_MAX: until released).")
+        self.manager.check_change(sender)
         until = UNTIL_RELEASED if usec == UNTIL_RELEASED else self.manager.now() + int(usec)
         self.change({"OnlineUntil": until})
 
@@ -458,8 +462,7 @@ class Manager(PropertiesObject):
     def check_change(self, sender):
         """Authorization and the injected failure of a method that changes something."""
         if not authorized(self.connection, sender):
-            raise fake_error("AccessDenied",
-                             "only root, group netdev or polkit-authorized users may change apps")
+            raise fake_error("AccessDenied", "Only root or members of group netdev may do this.")
         if self.fail_next is not None:
             message, self.fail_next = self.fail_next, None
             raise fake_error("Failed", message)
@@ -503,8 +506,8 @@ class Manager(PropertiesObject):
     def check_app_id(self, app_id):
         if not app_id_valid(app_id):
             raise fake_error("InvalidArguments",
-                             f"invalid app ID '{app_id}': 1-255 characters of A-Z, a-z, 0-9, "
-                             "'.', '_' and '-', starting with a letter or digit")
+                             f'Invalid app ID "{app_id[:64]}": 1-255 characters of A-Z a-z 0-9 '
+                             ". _ -, starting with a letter or digit.")
 
     def update(self, changes):
         self.values.update(changes)
@@ -615,19 +618,15 @@ class Manager(PropertiesObject):
         self.check_app_id(app_id)
         app = self.find_app(app_id)
         if not app:
-            raise fake_error("NoSuchApp", f"no app '{app_id}'")
+            raise fake_error("NoSuchApp", f"No app {app_id}.")
         return dbus.ObjectPath(app.path)
 
     @dbus.service.method(MANAGER_IFACE, in_signature="sa{ss}", out_signature="o",
                          sender_keyword="sender")
     def SetAppPolicy(self, app_id, settings, sender=None):
         self.record("SetAppPolicy", str(app_id), {str(k): str(v) for k, v in settings.items()})
-        self.check_change(sender)
+        # In roamd's order: the arguments, then who asks; all before anything changes.
         self.check_app_id(app_id)
-        if not settings:
-            raise fake_error("InvalidArguments",
-                             "no settings given (known: access, bearers, vpn, handover)")
-        # Everything is checked before anything changes.
         changes = {}
         for key, value in settings.items():
             if key not in APP_SETTINGS:
@@ -641,6 +640,14 @@ class Manager(PropertiesObject):
                     raise fake_error("InvalidArguments",
                                      f"invalid value '{value}' for {key} ({', '.join(allowed)})")
                 changes[prop] = str(value)
+        if not changes:
+            raise fake_error("InvalidArguments",
+                             "No settings given (access, bearers, vpn, handover).")
+        if app_id == "system" and set(changes) - {"Access"}:
+            raise fake_error("InvalidArguments",
+                             "The system policy has only an access; its traffic is routed by "
+                             "the main table.")
+        self.check_change(sender)
         app = self.find_app(app_id)
         if app:
             app.change(dict(changes, Source="runtime"))
@@ -651,11 +658,11 @@ class Manager(PropertiesObject):
     @dbus.service.method(MANAGER_IFACE, in_signature="s", sender_keyword="sender")
     def ResetAppPolicy(self, app_id, sender=None):
         self.record("ResetAppPolicy", str(app_id), None)
-        self.check_change(sender)
         self.check_app_id(app_id)
         app = self.find_app(app_id)
         if not app:
-            raise fake_error("NoSuchApp", f"no app '{app_id}'")
+            raise fake_error("NoSuchApp", f"No app {app_id}.")
+        self.check_change(sender)
         if app.configured.get("Source") is None and not app.values.get("Cgroups"):
             self.remove_app(app.id)  # no policy and no cgroup: no object
             return
@@ -680,16 +687,20 @@ class Manager(PropertiesObject):
         finally:
             os.close(fd)
         self.record("RunApp", str(app_id), int(usec))
-        self.check_change(sender)
         self.check_app_id(app_id)
+        if app_id in ("default", "system"):
+            raise fake_error("InvalidArguments", f"{app_id} is a policy, not an app to run under.")
+        if usec > DAY_USEC and usec != UNTIL_RELEASED:
+            raise fake_error("InvalidArguments",
+                             "online_for_usec must be at most a day (or UINT64_MAX).")
+        self.check_change(sender)
         caller = self.connection.call_blocking(
             "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
             "GetConnectionUnixProcessID", "s", (sender,))
         if pid is None or pid != int(caller):
-            raise fake_error("InvalidArguments", "the pidfd is not the caller's own process")
-        if usec != 0 and usec > DAY_USEC and usec != UNTIL_RELEASED:
             raise fake_error("InvalidArguments",
-                             f"online time {usec} µs: at most a day, or UINT64_MAX until released")
+                             f"The pidfd must be the calling process's own (it names pid {pid}, "
+                             f"the caller is {int(caller)}).")
         cgroup = f"/roam.slice/app-{app_id}.scope"
         changes = {}
         if usec:

@@ -145,7 +145,8 @@ def test_apps_without_app_objects(roamd, roam):
     fake.send(op="remove_app", id="system")
     r = roam("apps")
     assert r.rc == 0, r.err
-    assert r.out == "No apps: this roamd has no per-app policies.\n"
+    assert r.out == ("No apps: roamd does not govern apps (an older roamd, or [Apps] "
+                     "Enforce=no).\n")
     assert json.loads(roam("apps", "--json").out) == []
 
 
@@ -187,7 +188,7 @@ def test_app_show_errors(roamd, roam):
     assert r.err == "roam: no app 'org.example.Nothing' (roam apps lists them)\n"
     r = roam("app", "../etc")
     assert r.rc == 1
-    assert r.err.startswith("roam: cannot show ../etc: invalid app ID '../etc'")
+    assert r.err.startswith('roam: cannot show ../etc: Invalid app ID "../etc"')
 
 
 def test_app_set(roamd, roam):
@@ -333,6 +334,22 @@ def test_app_online_for_bad_durations(roamd, roam):
     assert fake.send(op="calls") == []
 
 
+def test_special_policies(roamd, roam):
+    """default and system are policies, not apps: roamd refuses grants for them, and system
+    has only an access. Its words reach the user as they are."""
+    roamd(APPS)
+    r = roam("app", "default", "online-for", "10m")
+    assert r.rc == 1
+    assert r.err == ("roam: cannot change default: default is not an app: online for a task "
+                     "is for one app.\n")
+    r = roam("app", "system", "set", "vpn=required")
+    assert r.rc == 1
+    assert r.err == ("roam: cannot change system: The system policy has only an access; its "
+                     "traffic is routed by the main table.\n")
+    assert roam("app", "system", "set", "access=lan").rc == 0
+    assert roam("app", "default", "set", "vpn=forbidden").rc == 0
+
+
 def test_app_online_for_and_release_need_the_app(roamd, roam):
     roamd(APPS)
     for args in (("online-for", "10m"), ("release",)):
@@ -429,7 +446,11 @@ def test_run_refused_does_not_run(roamd, roam):
     r = roam("run", "--app", "bad/id", "--", "sh", "-c", "echo ran")
     assert r.rc == 1
     assert r.out == ""
-    assert r.err.startswith("roam: cannot start sh in app bad/id: invalid app ID 'bad/id'")
+    assert r.err.startswith('roam: cannot start sh in app bad/id: Invalid app ID "bad/id"')
+    r = roam("run", "--app", "default", "--", "sh", "-c", "echo ran")
+    assert r.rc == 1 and r.out == ""
+    assert r.err == ("roam: cannot start sh in app default: default is a policy, not an app "
+                     "to run under.\n")
     fake.send(op="fail", message="cannot create roam.slice/app-org.x.scope: Read-only file system")
     r = roam("run", "--app", "org.x", "--", "sh", "-c", "echo ran")
     assert r.rc == 1
@@ -463,8 +484,8 @@ except dbus.exceptions.DBusException as e:
 """
     r = subprocess.run(["/usr/bin/python3", "-c", script], env=bus.env, capture_output=True,
                        text=True, timeout=30)
-    assert r.stdout.strip() == ("org.roam1.Error.InvalidArguments the pidfd is not the "
-                                "caller's own process"), r.stderr
+    assert r.stdout.startswith("org.roam1.Error.InvalidArguments The pidfd must be the "
+                               "calling process's own"), r.stderr
 
 
 def test_run_usage_errors(roamd, roam):

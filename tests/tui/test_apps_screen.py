@@ -71,6 +71,13 @@ def test_apps_selected_row(roamd, tui, golden):
     assert hints(t).endswith("o online  x release")
     t.key("G")
     t.wait_cursor("> system", screen="apps")
+    # What roamd would refuse is not offered: system has only an access, no grants.
+    assert hints(t) == " ? help  q quit  a access"
+    t.key("k")
+    t.wait_cursor("> default", screen="apps")
+    assert hints(t) == " ? help  q quit  a access  v VPN  m handover  b bearers"
+    t.key("G")
+    t.wait_cursor("> system", screen="apps")
     t.key("\t")  # wraps around
     t.wait_cursor("> org.example.Backup", screen="apps")
     t.press("kcuu1")  # the arrows stop at the ends
