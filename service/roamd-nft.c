@@ -708,6 +708,28 @@ static int output_chain_rules(NftTxn *t, const bool levels[NFT_LEVEL_MAX])
                 struct nftnl_expr *e;
                 char map[16];
 
+                if (l == 0) {
+                        /* The kernel's own sockets (ICMP errors and echo replies, neighbour
+                         * discovery, MLD, IGMP) belong to the root cgroup where the network
+                         * namespace was made: they pass before the root's default policy.
+                         * Apps' ICMP is governed: their levels matched above. */
+                        static const uint8_t protos[] = {IPPROTO_ICMP, IPPROTO_ICMPV6,
+                                                         IPPROTO_IGMP};
+                        for (size_t i = 0; i < ELEMENTSOF(protos); i++) {
+                                int kk = 0;
+                                r = rule_new("output");
+                                if (!r)
+                                        return -ENOMEM;
+                                kk |= e_meta_load(r, NFT_META_L4PROTO);
+                                kk |= e_cmp_u8(r, NFT_CMP_EQ, protos[i]);
+                                kk |= e_verdict(r, NF_ACCEPT, NULL);
+                                if (kk < 0) {
+                                        nftnl_rule_free(r);
+                                        return -ENOMEM;
+                                }
+                                txn_add_rule(t, r);
+                        }
+                }
                 if (!levels[l])
                         continue;
                 snprintf(map, sizeof(map), "app_l%d", l);
