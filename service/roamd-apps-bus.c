@@ -199,23 +199,18 @@ static int app_bus_enumerate(sd_bus *bus, const char *prefix, void *userdata, ch
 int apps_bus_setup(Apps *a)
 {
         Manager *m = apps_manager(a);
-        sd_bus_slot *s1 = NULL, *s2 = NULL;
         int r;
 
         if (!m->bus)
                 return 0;
-        r = sd_bus_add_fallback_vtable(m->bus, &s1, ROAM_APP_PATH_PREFIX, ROAM_APP_INTERFACE,
-                                       app_vtable, app_bus_find, a);
+        r = sd_bus_add_fallback_vtable(m->bus, apps_slot(a, false), ROAM_APP_PATH_PREFIX,
+                                       ROAM_APP_INTERFACE, app_vtable, app_bus_find, a);
         if (r < 0)
                 return log_error_errno(r, "Failed to add app objects: %m");
-        r = sd_bus_add_node_enumerator(m->bus, &s2, ROAM_APP_PATH_PREFIX, app_bus_enumerate, a);
-        if (r < 0) {
-                sd_bus_slot_unref(s1);
+        r = sd_bus_add_node_enumerator(m->bus, apps_slot(a, true), ROAM_APP_PATH_PREFIX,
+                                       app_bus_enumerate, a);
+        if (r < 0)
                 return log_error_errno(r, "Failed to add app enumerator: %m");
-        }
-        /* The slots live as long as the bus connection; manager_free() closes it first. */
-        sd_bus_slot_set_floating(s1, 1);
-        sd_bus_slot_set_floating(s2, 1);
         for (size_t i = 0; i < apps_count(a); i++)
                 (void)apps_bus_announce(apps_nth(a, i));
         return 0;

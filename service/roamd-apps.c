@@ -60,6 +60,11 @@ struct Apps {
 
 static const AppPolicy NO_KEYS = {.set = 0};
 
+sd_bus_slot **apps_slot(Apps *a, bool enumerator)
+{
+        return enumerator ? &a->app_enum_slot : &a->app_slot;
+}
+
 Manager *apps_manager(Apps *a)
 {
         return a->manager;

@@ -67,6 +67,8 @@ int apps_run(Apps *a, const char *id, int pidfd, pid_t caller, uint64_t online_f
 
 const char *apps_cgroup_mount(Apps *a);
 Manager *apps_manager(Apps *a);
+/* The bus slots of the app objects, owned by Apps (unreferenced in apps_free()). */
+sd_bus_slot **apps_slot(Apps *a, bool enumerator);
 
 /* D-Bus (roamd-apps-bus.c) */
 int apps_bus_setup(Apps *a);

@@ -67,30 +67,80 @@ static size_t alen(int family)
         return family == AF_INET6 ? 16 : 4;
 }
 
-static int cleanup_old(RouteTables *rt)
+/* What an earlier roamd left (rules at our priorities, routes in our tables) is adopted as
+ * installed: the first sync keeps what is still right and removes the rest, so a restart has
+ * no moment in which a marked packet finds no rule (and a vpn=required one the main table). */
+static int adopt_old(RouteTables *rt)
 {
         struct nl_cache *rules = NULL;
         struct nl_object *o;
         uint32_t vpn = nft_slot_vpn(rt->cfg.mark_mask);
         int r;
 
-        /* Rules at our priorities and routes in our tables, left by an earlier roamd. */
         r = rtnl_rule_alloc_cache(rt->sock, AF_UNSPEC, &rules);
         if (r < 0)
                 return log_warning_errno(EIO, "Failed to dump ip rules: %s", nl_geterror(r));
         for (o = nl_cache_get_first(rules); o; o = nl_cache_get_next(o)) {
                 struct rtnl_rule *ru = (struct rtnl_rule *)o;
                 uint32_t p = rtnl_rule_get_prio(ru);
-                if (p == rt->cfg.rule_priority || p == rt->cfg.rule_priority + 1)
-                        (void)rtnl_rule_delete(rt->sock, ru, 0);
+                RuleEntry e, *n;
+
+                if (p != rt->cfg.rule_priority && p != rt->cfg.rule_priority + 1)
+                        continue;
+                e = (RuleEntry){.family = rtnl_rule_get_family(ru),
+                                .prio = p,
+                                .mark = rtnl_rule_get_mark(ru),
+                                .table = rtnl_rule_get_action(ru) == FR_ACT_TO_TBL
+                                             ? rtnl_rule_get_table(ru)
+                                             : 0};
+                if (rtnl_rule_get_mask(ru) != rt->cfg.mark_mask ||
+                    (e.table == 0 && rtnl_rule_get_action(ru) != FR_ACT_PROHIBIT)) {
+                        (void)rtnl_rule_delete(rt->sock, ru,
+                                               0); /* not one of ours as we make them */
+                        continue;
+                }
+                n = realloc(rt->rules_in, sizeof(RuleEntry) * (rt->n_rules_in + 1));
+                if (!n)
+                        break;
+                rt->rules_in = n;
+                rt->rules_in[rt->n_rules_in++] = e;
         }
         nl_cache_free(rules);
 
         for (o = nl_cache_get_first(rt->routes); o; o = nl_cache_get_next(o)) {
                 struct rtnl_route *ro = (struct rtnl_route *)o;
                 uint32_t t = rtnl_route_get_table(ro);
-                if (t > rt->cfg.table_base && t <= rt->cfg.table_base + vpn)
+                struct nl_addr *dst = rtnl_route_get_dst(ro);
+                int family = rtnl_route_get_family(ro);
+                RouteEntry e, *n;
+
+                if (t <= rt->cfg.table_base || t > rt->cfg.table_base + vpn)
+                        continue;
+                if (rtnl_route_get_nnexthops(ro) != 1 ||
+                    (family != AF_INET && family != AF_INET6)) {
                         (void)rtnl_route_delete(rt->sock, ro, 0);
+                        continue;
+                }
+                struct rtnl_nexthop *nh = rtnl_route_nexthop_n(ro, 0);
+                struct nl_addr *gw = rtnl_route_nh_get_gateway(nh);
+                memset(&e, 0, sizeof(e)); /* entries are compared with memcmp, padding too */
+                e.family = family;
+                e.table = t;
+                e.oif = rtnl_route_nh_get_ifindex(nh);
+                e.metric = rtnl_route_get_priority(ro);
+                e.scope = rtnl_route_get_scope(ro);
+                e.plen = dst ? nl_addr_get_prefixlen(dst) : 0;
+                if (dst && nl_addr_get_len(dst) == alen(family))
+                        memcpy(e.dst, nl_addr_get_binary_addr(dst), alen(family));
+                if (gw && nl_addr_get_len(gw) == alen(family)) {
+                        memcpy(e.gw, nl_addr_get_binary_addr(gw), alen(family));
+                        e.has_gw = true;
+                }
+                n = realloc(rt->routes_in, sizeof(RouteEntry) * (rt->n_routes_in + 1));
+                if (!n)
+                        break;
+                rt->routes_in = n;
+                rt->routes_in[rt->n_routes_in++] = e;
         }
         return 0;
 }
@@ -116,7 +166,7 @@ int route_tables_new(const RouteConfig *cfg, struct nl_cache *routes, RouteTable
                 route_tables_free(rt);
                 return log_error_errno(EIO, "Failed to open rtnetlink socket: %s", nl_geterror(r));
         }
-        (void)cleanup_old(rt);
+        (void)adopt_old(rt);
         *ret = rt;
         return 0;
 }
@@ -273,8 +323,12 @@ static void collect_route(struct nl_object *obj, void *userdata)
                 struct rtnl_nexthop *nh = rtnl_route_nexthop_n(ro, i);
                 struct nl_addr *gw = rtnl_route_nh_get_gateway(nh);
                 int oif = rtnl_route_nh_get_ifindex(nh);
-                RouteEntry e = {.family = family, .oif = oif};
                 uint32_t slot = route_tables_slot(rt, oif);
+                RouteEntry e;
+
+                memset(&e, 0, sizeof(e)); /* entries are compared with memcmp, padding too */
+                e.family = family;
+                e.oif = oif;
 
                 e.plen = dst ? nl_addr_get_prefixlen(dst) : 0;
                 if (dst && nl_addr_get_len(dst) == alen(family))
@@ -402,11 +456,14 @@ int route_tables_sync(RouteTables *rt, const RouteLinkInput *links, size_t n)
                 if (links[i].ifindex != rt->vpn_link)
                         continue;
                 for (int f = 0; f < 2; f++) {
-                        RouteEntry e = {.family = f ? AF_INET6 : AF_INET,
-                                        .table = rt->cfg.table_base + vpn,
-                                        .oif = rt->vpn_link,
-                                        .scope = RT_SCOPE_LINK};
                         bool has = f ? links[i].global6 : links[i].global4;
+                        RouteEntry e;
+
+                        memset(&e, 0, sizeof(e));
+                        e.family = f ? AF_INET6 : AF_INET;
+                        e.table = rt->cfg.table_base + vpn;
+                        e.oif = rt->vpn_link;
+                        e.scope = RT_SCOPE_LINK;
                         if (!has)
                                 continue;
                         rt->vpn_carries[f] = true;
