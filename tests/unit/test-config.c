@@ -84,6 +84,18 @@ static const struct {
     {"[Dae mon]\n", "test.conf:1: Invalid section name: [Dae mon]"},
     {"[]\n", "test.conf:1: Invalid section name: []"},
     {"[Nope]\nA=b\n", "test.conf:2: Unknown section [Nope]."},
+    {"[Apps]\nEnforce=sometimes\n", "test.conf:2: Enforce= must be a boolean"},
+    {"[Apps]\nStateFile=relative\n", "test.conf:2: StateFile= must be an absolute path"},
+    {"[Apps]\nSystemCgroups=/ok x\n", "test.conf:2: SystemCgroups= takes absolute cgroup paths"},
+    {"[Apps]\nSystemCgroups=/a/../b\n", "test.conf:2: SystemCgroups= takes absolute"},
+    {"[Apps]\nColour=1\n", "test.conf:2: Unknown key Colour= in section [Apps]."},
+    {"[Routing]\nFirewallMask=0x50000000\n",
+     "test.conf:2: FirewallMask= must be 3 to 7 contiguous"},
+    {"[Routing]\nFirewallMask=0x3\n", "test.conf:2: FirewallMask= must be 3 to 7 contiguous"},
+    {"[Routing]\nFirewallMask=0xff000000\n", "test.conf:2: FirewallMask= must be 3 to 7"},
+    {"[Routing]\nTableBase=-1\n", "test.conf:2: TableBase= must be a number"},
+    {"[Routing]\nRulePriority=40000\n",
+     "test.conf:2: RulePriority= must be a number from 1 to 32000"},
     {"[Daemon]\nLogLevel\n", "test.conf:2: Expected Key=Value, got: LogLevel"},
     {"[Daemon]\n=x\n", "test.conf:2: Invalid or empty key."},
     {"[Daemon]\nLog Level=x\n", "test.conf:2: Invalid or empty key."},
@@ -110,6 +122,35 @@ static const struct {
     {"[LinkDNS]\nx:y=192.0.2.1\n", "test.conf:2: Invalid interface name or pattern \"x:y\"."},
     {"[Daemon]\nLogLevel=info\x01\n", "test.conf:2: Control character or NUL byte in line."},
 };
+
+TEST(config_apps_and_routing)
+{
+        Config *c = NULL;
+
+        ASSERT_OK(parse("", &c));
+        ASSERT_TRUE(c->apps.enforce);
+        ASSERT_STREQ(c->apps.policy_dir, "/etc/roam/apps.d");
+        ASSERT_STREQ(c->apps.state_file, "/var/lib/roam/apps.state");
+        ASSERT_EQ(c->apps.mark_mask, 0x7f000000u);
+        ASSERT_EQ(c->apps.table_base, 29000u);
+        ASSERT_EQ(c->apps.rule_priority, 29000u);
+        config_free(c);
+        ASSERT_OK(parse("[Apps]\nEnforce=no\nPolicyDirectory=/p\nStateFile=/s\n"
+                        "SystemCgroups=/vpn.service /x/y.scope\n"
+                        "[Routing]\nFirewallMask=0x00070000\nTableBase=100\nRulePriority=900\n",
+                        &c));
+        ASSERT_TRUE(!c->apps.enforce);
+        ASSERT_STREQ(c->apps.policy_dir, "/p");
+        ASSERT_STREQ(c->apps.state_file, "/s");
+        ASSERT_STREQ(c->apps.system_cgroups[0], "/vpn.service");
+        ASSERT_STREQ(c->apps.system_cgroups[1], "/x/y.scope");
+        ASSERT_TRUE(c->apps.system_cgroups[2] == NULL);
+        ASSERT_EQ(c->apps.mark_mask, 0x00070000u);
+        ASSERT_EQ(c->apps.table_base, 100u);
+        ASSERT_EQ(c->apps.rule_priority, 900u);
+        config_free(c);
+        log_set_sink(NULL, NULL);
+}
 
 TEST(config_probe)
 {
