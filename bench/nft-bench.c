@@ -97,7 +97,7 @@ static int commit(NftTxn *t)
 typedef struct Setup {
         const NftClass *classes;
         const bool *levels;
-        const bool *slots;
+        const uint32_t *slots; /* the link of each slot */
         size_t n_slots;
         unsigned long apps;
         unsigned app_level;
@@ -223,7 +223,8 @@ int main(int argc, char **argv)
             [C_ACCEPT] = {.kind = NFT_CLASS_ACCEPT},
             [C_ROUTE] = {.kind = NFT_CLASS_ROUTE, .sticky = true},
         };
-        bool levels[NFT_LEVEL_MAX] = {}, slots[2] = {false, true};
+        bool levels[NFT_LEVEL_MAX] = {};
+        uint32_t slots[2] = {0, 0};
         const char *cgroup = NULL, *moved_cgroup = NULL;
         unsigned long apps = 10000, changes = 0;
         uint32_t oif = 0;
@@ -287,8 +288,10 @@ int main(int argc, char **argv)
                 return 2;
         }
 
+        slots[SLOT] = oif;
         for (int f = 0; f < 2; f++)
-                classes[C_ROUTE].fam[f] = (NftFamilyRoute){.slot = SLOT, .main_oif = oif};
+                classes[C_ROUTE].fam[f] =
+                    (NftFamilyRoute){.slot = SLOT, .slot_oif = oif, .main_oif = oif};
         levels[0] = levels[2] = levels[5] = levels[s.app_level] = levels[s.moved_level] = true;
 
         if (nft_engine_new(&cfg, &e) < 0)

@@ -353,6 +353,7 @@ static void class_compute(Apps *a, AppClass *c, NftClass *ret)
 
                 ret->fam[f].restricted = restricted;
                 ret->fam[f].slot = route_tables_slot(a->routes, link);
+                ret->fam[f].slot_oif = ret->fam[f].slot ? (uint32_t)link : 0;
                 ret->fam[f].main_oif = route_tables_main_default(a->routes, family);
                 ret->fam[f].around_vpn = k->vpn == APP_VPN_FORBIDDEN;
                 c->route[f] = ret->fam[f].slot ? link : 0;
@@ -636,10 +637,10 @@ static int sets_text(Apps *a, char **ret)
                 s = n;
         }
         size_t ns;
-        const bool *slots = route_tables_slots(a->routes, &ns);
+        const uint32_t *slots = route_tables_slots(a->routes, &ns);
         for (size_t i = 0; i < ns; i++)
                 if (slots[i]) {
-                        if (asprintf(&n, "%sslot%zu,", strempty(s), i) < 0)
+                        if (asprintf(&n, "%sslot%zu=%u,", strempty(s), i, slots[i]) < 0)
                                 return -ENOMEM;
                         free(s);
                         s = n;
@@ -696,7 +697,7 @@ static int add_sets(Apps *a, NftTxn *t)
                         have6 = inet_pton(AF_INET6, vl->info.dns[k].text, &dns6) == 1;
         }
         size_t ns;
-        const bool *slots = route_tables_slots(a->routes, &ns);
+        const uint32_t *slots = route_tables_slots(a->routes, &ns);
         if ((r = nft_txn_set_lan(t, AF_INET, pfx, n_pfx)) < 0 ||
             (r = nft_txn_set_lan(t, AF_INET6, pfx, n_pfx)) < 0 ||
             (r = nft_txn_set_vpn_ifaces(t, vpnifs, n_vpn)) < 0 ||

@@ -38,7 +38,7 @@ struct NftEngine {
         uint32_t mask;
         unsigned shift;
         bool levels[NFT_LEVEL_MAX];
-        bool slots[SLOTS_MAX];
+        uint32_t slots[SLOTS_MAX]; /* the link of each slot with a restore chain, 0 none */
         uint64_t commits;
 };
 
@@ -50,7 +50,7 @@ struct NftTxn {
         /* applied to the engine when the kernel accepted the transaction */
         bool set_levels, set_slots, replaced;
         bool levels[NFT_LEVEL_MAX];
-        bool slots[SLOTS_MAX];
+        uint32_t slots[SLOTS_MAX];
 };
 
 int nft_engine_new(const NftConfig *cfg, NftEngine **ret)
@@ -510,30 +510,52 @@ static int exprs_set_mark(NftTxn *t, struct nftnl_rule *r, uint32_t value, bool 
         return k < 0 ? -ENOMEM : 0;
 }
 
+/* Marks packets of family (those leaving through oif or a member of oif_set, when given) for
+ * slot: meta mark and conntrack. A packet the main table already sends out of the slot's own
+ * link (slot_oif) only gets the conntrack mark: setting meta mark would make the kernel route
+ * every such packet a second time for nothing. */
 static int rule_mark(NftTxn *t, const char *chain, int family, uint32_t oif, const char *oif_set,
-                     uint32_t slot, bool save)
+                     uint32_t slot, uint32_t slot_oif, bool save)
 {
-        struct nftnl_rule *r = rule_new(chain);
-        int k = 0;
+        for (int reroute = 0; reroute < 2; reroute++) {
+                struct nftnl_rule *r;
+                uint32_t mark = nft_slot_mark(t->engine->mask, slot), mask = t->engine->mask;
+                int k = 0;
 
-        if (!r)
-                return -ENOMEM;
-        k |= e_meta_load(r, NFT_META_NFPROTO);
-        k |= e_cmp_u8(r, NFT_CMP_EQ, family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6);
-        if (oif) {
-                k |= e_meta_load(r, NFT_META_OIF);
-                k |= e_cmp_u32(r, NFT_CMP_EQ, oif);
+                if (!reroute && (!slot_oif || !save || (oif && oif != slot_oif) || oif_set))
+                        continue; /* those packets cannot be on the slot's link already */
+                r = rule_new(chain);
+                if (!r)
+                        return -ENOMEM;
+                k |= e_meta_load(r, NFT_META_NFPROTO);
+                k |= e_cmp_u8(r, NFT_CMP_EQ, family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6);
+                if (oif) {
+                        k |= e_meta_load(r, NFT_META_OIF);
+                        k |= e_cmp_u32(r, NFT_CMP_EQ, oif);
+                } else if (slot_oif && save) {
+                        k |= e_meta_load(r, NFT_META_OIF);
+                        k |= e_cmp_u32(r, reroute ? NFT_CMP_NEQ : NFT_CMP_EQ, slot_oif);
+                }
+                if (oif_set) {
+                        k |= e_meta_load(r, NFT_META_OIF);
+                        k |= e_lookup(r, oif_set, false, false);
+                }
+                if (reroute)
+                        k |= exprs_set_mark(t, r, mark, save);
+                else {
+                        k |= e_ct_load(r, NFT_CT_MARK);
+                        k |= e_bitwise(r, ~mask, mark);
+                        k |= e_ct_set(r, NFT_CT_MARK);
+                }
+                if (k < 0) {
+                        nftnl_rule_free(r);
+                        return -ENOMEM;
+                }
+                txn_add_rule(t, r);
+                if (!reroute && oif)
+                        break; /* oif == slot_oif: every packet of this rule is on its link */
         }
-        if (oif_set) {
-                k |= e_meta_load(r, NFT_META_OIF);
-                k |= e_lookup(r, oif_set, false, false);
-        }
-        k |= exprs_set_mark(t, r, nft_slot_mark(t->engine->mask, slot), save);
-        if (k < 0) {
-                nftnl_rule_free(r);
-                return -ENOMEM;
-        }
-        return txn_add_rule(t, r);
+        return 0;
 }
 
 static int rule_reject_oif_set(NftTxn *t, const char *chain, int family, const char *oif_set)
@@ -636,23 +658,23 @@ static int class_rules(NftTxn *t, const char *name, const NftClass *c)
                 for (int f = 0; f < 2; f++) {
                         const NftFamilyRoute *fr = &c->fam[f];
                         if (fr->restricted) {
-                                r = fr->slot
-                                        ? rule_mark(t, name, families[f], 0, NULL, fr->slot, true)
-                                        : rule_reject_pair(t, name, families[f], NULL);
+                                r = fr->slot ? rule_mark(t, name, families[f], 0, NULL, fr->slot,
+                                                         fr->slot_oif, true)
+                                             : rule_reject_pair(t, name, families[f], NULL);
                                 if (r < 0)
                                         return r;
                                 continue;
                         }
                         if (fr->around_vpn) {
                                 r = fr->slot ? rule_mark(t, name, families[f], 0, "vpnifs",
-                                                         fr->slot, true)
+                                                         fr->slot, fr->slot_oif, true)
                                              : rule_reject_oif_set(t, name, families[f], "vpnifs");
                                 if (r < 0)
                                         return r;
                         }
                         if (fr->slot && fr->main_oif) {
                                 r = rule_mark(t, name, families[f], fr->main_oif, NULL, fr->slot,
-                                              true);
+                                              fr->slot_oif, true);
                                 if (r < 0)
                                         return r;
                         }
@@ -957,31 +979,54 @@ static int restore_elem(NftTxn *t, uint32_t slot, bool add)
         return 0;
 }
 
-int nft_txn_set_slots(NftTxn *t, const bool *slots, size_t n_slots)
+static int restore_chain_rules(NftTxn *t, const char *chain, uint32_t slot, uint32_t oif)
+{
+        struct nftnl_rule *rl;
+        int k = 0;
+
+        /* A flow the main table still sends out of its link needs no second route lookup. */
+        rl = rule_new(chain);
+        if (!rl)
+                return -ENOMEM;
+        k |= e_meta_load(rl, NFT_META_OIF);
+        k |= e_cmp_u32(rl, NFT_CMP_EQ, oif);
+        k |= e_verdict(rl, NF_ACCEPT, NULL);
+        if (k < 0) {
+                nftnl_rule_free(rl);
+                return -ENOMEM;
+        }
+        txn_add_rule(t, rl);
+        rl = rule_new(chain);
+        if (!rl || exprs_set_mark(t, rl, nft_slot_mark(t->engine->mask, slot), false) < 0 ||
+            e_verdict(rl, NF_ACCEPT, NULL) < 0) {
+                nftnl_rule_free(rl);
+                return -ENOMEM;
+        }
+        return txn_add_rule(t, rl);
+}
+
+int nft_txn_set_slots(NftTxn *t, const uint32_t *slot_oif, size_t n_slots)
 {
         int r;
 
         for (uint32_t i = 1; i < SLOTS_MAX; i++) {
-                bool want = i < n_slots && slots[i];
+                uint32_t want = i < n_slots ? slot_oif[i] : 0;
                 char chain[16];
 
                 if (want == t->slots[i])
                         continue;
                 snprintf(chain, sizeof(chain), "restore_%u", i);
-                if (want) {
-                        struct nftnl_rule *rl;
+                if (want && t->slots[i]) {
+                        /* the slot passed to another link: rewrite its chain */
+                        r = txn_flush_chain(t, chain);
+                        if (r >= 0)
+                                r = restore_chain_rules(t, chain, i, want);
+                } else if (want) {
                         r = txn_chain(t, NFT_MSG_NEWCHAIN, chain, NULL, 0, 0);
-                        if (r < 0)
-                                return r;
-                        rl = rule_new(chain);
-                        if (!rl ||
-                            exprs_set_mark(t, rl, nft_slot_mark(t->engine->mask, i), false) < 0 ||
-                            e_verdict(rl, NF_ACCEPT, NULL) < 0) {
-                                nftnl_rule_free(rl);
-                                return -ENOMEM;
-                        }
-                        txn_add_rule(t, rl);
-                        r = restore_elem(t, i, true);
+                        if (r >= 0)
+                                r = restore_chain_rules(t, chain, i, want);
+                        if (r >= 0)
+                                r = restore_elem(t, i, true);
                 } else {
                         r = restore_elem(t, i, false);
                         if (r >= 0)
@@ -1140,6 +1185,19 @@ int nft_txn_commit(NftTxn *t)
                                 nlh->nlmsg_flags |= NLM_F_ACK;
                         off += NLMSG_ALIGN(nlh->nlmsg_len);
                 }
+        }
+
+        /* A large transaction (the whole table of 10,000 apps at start) is one sendmsg():
+         * the send buffer must hold it, or the kernel refuses it as too long. */
+        size_t total = 0;
+        for (int i = 0; i < iovlen; i++)
+                total += iov[i].iov_len;
+        if (total > 200 * 1024) {
+                int sz = (int)MIN(total + 4096, (size_t)INT32_MAX);
+                if (setsockopt(mnl_socket_get_fd(e->nl), SOL_SOCKET, SO_SNDBUFFORCE, &sz,
+                               sizeof(sz)) < 0)
+                        (void)setsockopt(mnl_socket_get_fd(e->nl), SOL_SOCKET, SO_SNDBUF, &sz,
+                                         sizeof(sz));
         }
 
         struct sockaddr_nl snl = {.nl_family = AF_NETLINK};

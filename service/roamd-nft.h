@@ -31,13 +31,17 @@ typedef enum NftClassKind {
 } NftClassKind;
 
 typedef struct NftFamilyRoute {
-        uint32_t slot; /* routing slot new flows take; 0: none */
-        uint32_t
-            main_oif;    /* not restricted: mark only packets the main table sends out of this
-                          * link (others, such as LAN or device-bound traffic, keep main's route) */
-        bool restricted; /* mark every packet (bearer subset); slot 0 then rejects */
-        bool around_vpn; /* also move packets the main table sends into a VPN (vpn=forbidden);
-                          * with slot 0 they are rejected */
+        /* the routing slot new flows take (0: none) and its link: packets the main table
+         * already sends out of that link are only recorded in conntrack, not marked, so
+         * the kernel does not route them a second time */
+        uint32_t slot, slot_oif;
+        /* not restricted: mark only packets the main table sends out of this link (LAN or
+         * device-bound traffic keeps main's route) */
+        uint32_t main_oif;
+        /* mark every packet (bearer subset); slot 0 then rejects */
+        bool restricted;
+        /* also move packets the main table sends into a VPN (vpn=forbidden); slot 0: reject */
+        bool around_vpn;
 } NftFamilyRoute;
 
 typedef struct NftClass {
@@ -95,7 +99,8 @@ int nft_txn_elem(NftTxn *t, unsigned level, uint64_t cgroup_id, const char *clas
 /* Replaces the contents of set lan4 (family AF_INET) or lan6. */
 int nft_txn_set_lan(NftTxn *t, int family, const NftPrefix *p, size_t n);
 int nft_txn_set_vpn_ifaces(NftTxn *t, const uint32_t *ifindex, size_t n);
-/* The link slots in use: restore map elements and their chains. */
-int nft_txn_set_slots(NftTxn *t, const bool *slots, size_t n_slots);
+/* The link slots in use (slot_oif[s]: the slot's link, 0 when free): restore map elements and
+ * their chains. */
+int nft_txn_set_slots(NftTxn *t, const uint32_t *slot_oif, size_t n_slots);
 /* DNS of vpn=required apps goes to these servers (NULL: left alone). */
 int nft_txn_set_vpn_dns(NftTxn *t, const struct in_addr *v4, const struct in6_addr *v6);

@@ -52,7 +52,7 @@ struct RouteTables {
                 uint32_t metric[2];
         } * metrics;
         size_t n_metrics;
-        bool slots_used[SLOTS];
+        uint32_t slots_used[SLOTS];
         NftPrefix *onlink;
         size_t n_onlink;
 };
@@ -515,7 +515,7 @@ int route_tables_sync(RouteTables *rt, const RouteLinkInput *links, size_t n)
         rt->n_rules_in = n_rules;
 
         for (uint32_t s = 0; s < SLOTS; s++)
-                rt->slots_used[s] = s <= max && rt->slot_link[s] != 0;
+                rt->slots_used[s] = s <= max ? (uint32_t)rt->slot_link[s] : 0;
         return r;
 }
 
@@ -552,7 +552,7 @@ uint32_t route_tables_default_metric(RouteTables *rt, int ifindex, int family)
         return UINT32_MAX;
 }
 
-const bool *route_tables_slots(RouteTables *rt, size_t *n)
+const uint32_t *route_tables_slots(RouteTables *rt, size_t *n)
 {
         *n = SLOTS;
         return rt->slots_used;

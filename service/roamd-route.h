@@ -45,7 +45,8 @@ int route_tables_main_default(RouteTables *rt, int family); /* ifindex or 0 */
 uint32_t route_tables_default_metric(RouteTables *rt, int ifindex,
                                      int family); /* UINT32_MAX: none */
 bool route_tables_vpn_carries(RouteTables *rt, int family);
-const bool *route_tables_slots(RouteTables *rt, size_t *n);
+/* The link (ifindex) of every slot, 0 for free ones. */
+const uint32_t *route_tables_slots(RouteTables *rt, size_t *n);
 /* The main table's on-link prefixes (routes without a gateway) of links that are not VPNs:
  * the local networks. */
 const NftPrefix *route_tables_onlink(RouteTables *rt, size_t *n);

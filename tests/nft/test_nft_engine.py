@@ -23,7 +23,7 @@ def run_demo():
 
 def test_ruleset_shape_and_transactions():
     out, err = run_demo()
-    assert "start: 60 messages: ok" in out
+    assert "start: 63 messages: ok" in out
     assert "change: 2 messages: ok" in out  # one policy change = delete + add of one element
     assert "bad: 2 messages: failed" in out
     assert "rc=0" in out
@@ -41,6 +41,12 @@ def test_ruleset_shape_and_transactions():
     # the mark keeps others' bits: our mask is 0x7f000000
     assert "meta mark set meta mark & 0x81ffffff | 0x01000000" in out
     assert "ct state established,related ct mark & 0x7f000000 vmap @restore" in out
+    # packets already on their slot's link are only recorded in conntrack (no reroute) ...
+    assert "meta nfproto ipv4 oif 2 ct mark set ct mark & 0x81ffffff | 0x01000000\n" in out
+    # ... the others are marked and routed again; an existing flow on its link passes as is
+    assert "meta nfproto ipv6 oif != 3 meta mark set meta mark & 0x82ffffff | 0x02000000 " \
+        "ct mark set" in out
+    assert "chain restore_1 {\n\t\toif 2 accept\n" in out
     assert "meta mark & 0x7f000000 != 0x00000000 masquerade" in out
     assert "elements = { 169.254.0.0/16, 192.0.2.0/24 }" in out
     assert "elements = { 2001:db8::/64 }" in out

@@ -461,10 +461,16 @@ def test_foreign_table_and_mark_bits_survive(apps):
     before = nft(w, "-s", "list", "table", "inet", "foreign")
     w.roamd_restart()
     w.wait_default_state()
-    set_policy(w, "org.test.Marked", bearers="wifi")
+    # an app that roamd routes away from the main table's choice carries roamd's mark bits
+    w.move("cell0", "mobile")
+    set_policy(w, "org.test.Marked", bearers="cellular")
     cg = app_cgroup(w, "org.test.Marked")
+    wait_for(lambda: (w.dev_addr("cell0", 4) or "").startswith("198.51.100."), 30,
+             what="cell0 in the mobile network")
+    wait_app_route(w, "org.test.Marked", route4="cell0")
     for _ in range(3):
-        assert w.whoami(4, cgroup=cg).ok
+        r = w.whoami(4, cgroup=cg)
+        assert r.ok and r.addr == w.dev_addr("cell0", 4), r
     listing = nft(w, "list", "table", "inet", "foreign")
     both = listing.split("0x7f000000 != 0x00000000 counter packets ")[1].split()[0]
     assert int(both) > 0, listing  # roamd's bits and the foreign bit on the same packets
