@@ -383,6 +383,16 @@ int apps_bus_method_run(sd_bus_message *msg, void *userdata, sd_bus_error *error
         if (r < 0 || sd_bus_creds_get_pid(creds, &pid) < 0)
                 return sd_bus_error_setf(error, ROAM_ERROR_ACCESS_DENIED,
                                          "Cannot determine the caller's process.");
+        if (apps_systemd_running(a)) {
+                App *app;
+                r = apps_run_prepare(a, id, online_for, &app);
+                if (r >= 0)
+                        r = apps_systemd_run(a, id, msg, pidfd, pid);
+                if (r >= 0)
+                        return 1; /* answered when systemd's scope is ready */
+                return sd_bus_error_setf(error, ROAM_ERROR_FAILED, "Cannot run under %s: %s.", id,
+                                         strerror(-r));
+        }
         r = apps_run(a, id, pidfd, pid, online_for, &cgroup);
         if (r == -EPERM || r == -ESRCH || r == -EBADF || r == -EINVAL)
                 return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,

@@ -55,10 +55,16 @@ struct Apps {
 
         AppPolicySet config_set, runtime_set;
         char *installed_sets; /* text form of lan, vpn ifaces, vpn dns as last installed */
+        RunRequest *runs;     /* `roam run` calls waiting for systemd */
         sd_bus_slot *app_slot, *app_enum_slot;
 };
 
 static const AppPolicy NO_KEYS = {.set = 0};
+
+RunRequest **apps_runs(Apps *a)
+{
+        return &a->runs;
+}
 
 sd_bus_slot **apps_slot(Apps *a, bool enumerator)
 {
@@ -985,11 +991,8 @@ int apps_release(Apps *a, App *app)
         return 0;
 }
 
-int apps_run(Apps *a, const char *id, int pidfd, pid_t caller, uint64_t online_for_usec,
-             const char **ret_cgroup)
+int apps_run_prepare(Apps *a, const char *id, uint64_t online_for_usec, App **ret)
 {
-        const CgroupNode *n = NULL;
-        CgroupRef *ref;
         App *app;
         int r;
 
@@ -1005,6 +1008,39 @@ int apps_run(Apps *a, const char *id, int pidfd, pid_t caller, uint64_t online_f
                 if (r < 0)
                         return r;
         }
+        *ret = app;
+        return 0;
+}
+
+int apps_adopt_cgroup(Apps *a, const char *app_id, const char *path, const CgroupNode **ret)
+{
+        const CgroupNode *n = NULL;
+        CgroupRef *ref;
+        int r;
+
+        r = cgroup_tree_adopt(a->cgroups, path, &n);
+        if (r < 0)
+                return r;
+        if (n->cls.kind != CGROUP_KIND_APP || !streq(n->cls.app_id, app_id))
+                return -EBADSLT; /* not named as this app's scope */
+        ref = ref_find(a, n->id, NULL);
+        if (!ref || !ref->installed)
+                return -EIO;
+        *ret = n;
+        return 0;
+}
+
+int apps_run(Apps *a, const char *id, int pidfd, pid_t caller, uint64_t online_for_usec,
+             const char **ret_cgroup)
+{
+        const CgroupNode *n = NULL;
+        CgroupRef *ref;
+        App *app;
+        int r;
+
+        r = apps_run_prepare(a, id, online_for_usec, &app);
+        if (r < 0)
+                return r;
         /* The cgroup and its element first (the ADDED event commits it), then the move. */
         r = cgroup_tree_make_app(a->cgroups, id, &n);
         if (r < 0)
@@ -1195,6 +1231,7 @@ Apps *apps_free(Apps *a)
 {
         if (!a)
                 return NULL;
+        apps_systemd_free_all(a);
         sd_bus_slot_unref(a->app_slot);
         sd_bus_slot_unref(a->app_enum_slot);
         cgroup_tree_free(a->cgroups);

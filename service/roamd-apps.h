@@ -11,10 +11,12 @@
 #include <systemd/sd-event.h>
 
 #include "roamd-app-policy.h"
+#include "roamd-cgroup.h"
 
 typedef struct Manager Manager;
 typedef struct Apps Apps;
 typedef struct AppClass AppClass;
+typedef struct RunRequest RunRequest;
 
 typedef struct AppCgroup {
         uint64_t id;
@@ -64,6 +66,18 @@ int apps_release(Apps *a, App *app);
  * against the D-Bus caller's pid) into it. */
 int apps_run(Apps *a, const char *id, int pidfd, pid_t caller, uint64_t online_for_usec,
              const char **ret_cgroup);
+/* The app (made when new) and its grant, before its cgroup exists. */
+int apps_run_prepare(Apps *a, const char *id, uint64_t online_for_usec, App **ret);
+/* Governs a cgroup someone else made for app_id (systemd's transient scope): its nftables
+ * element is in force when this returns 0. */
+int apps_adopt_cgroup(Apps *a, const char *app_id, const char *path, const CgroupNode **ret);
+
+/* roamd-apps-systemd.c: `roam run` through systemd's StartTransientUnit when it runs. */
+bool apps_systemd_running(Apps *a);
+/* Answers call itself, once the scope exists and is governed (or with a named error). */
+int apps_systemd_run(Apps *a, const char *app_id, sd_bus_message *call, int pidfd, pid_t pid);
+void apps_systemd_free_all(Apps *a);
+RunRequest **apps_runs(Apps *a);
 
 const char *apps_cgroup_mount(Apps *a);
 Manager *apps_manager(Apps *a);

@@ -819,6 +819,22 @@ static int app_scope_path(CgroupTree *t, const char *app_id, char **ret)
         return *ret ? 0 : -ENOMEM;
 }
 
+int cgroup_tree_adopt(CgroupTree *t, const char *path, const CgroupNode **ret)
+{
+        Entry *e;
+        int r;
+
+        if (!t || !path || path[0] != '/')
+                return -EINVAL;
+        r = entry_walk(t, path, true, &e);
+        if (r < 0)
+                return r;
+        if (!entry_is_node(e))
+                return -ENOTDIR; /* a cgroup, but nobody's app or service */
+        *ret = &e->node;
+        return 0;
+}
+
 int cgroup_tree_make_app(CgroupTree *t, const char *app_id, const CgroupNode **ret)
 {
         _cleanup_free_ char *path = NULL, *fs = NULL, *slice_fs = NULL;

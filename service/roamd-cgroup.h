@@ -71,3 +71,8 @@ int cgroup_tree_move_pidfd(CgroupTree *t, const CgroupNode *n, int pidfd, pid_t 
 /* Removes <roam slice>/app-<ID>.scope when it is empty: -EBUSY while it is populated, -ENOENT
  * when there is none, -EINVAL for an invalid ID. REMOVED is fired synchronously. */
 int cgroup_tree_remove_app(CgroupTree *t, const char *app_id);
+
+/* Registers the cgroup at path (made by someone else, e.g. systemd for a transient scope) at
+ * once, without waiting for inotify: ADDED fires synchronously, exactly once. -ENOENT when it
+ * does not exist, -ENOTDIR when it is neither an app, a system service nor a user. */
+int cgroup_tree_adopt(CgroupTree *t, const char *path, const CgroupNode **ret);

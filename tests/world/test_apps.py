@@ -203,6 +203,41 @@ def test_roam_run_governs_the_first_packet(apps, roam_client):
     assert "org.test.Run" in out and "blocked: access denied" in out
 
 
+def test_roam_run_through_systemd(apps, roam_client):
+    """With systemd running, roamd asks it for a transient scope (StartTransientUnit with the
+    caller's pid, in app.slice), governs the scope's cgroup, and only then answers."""
+    w = apps
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=w.address)
+    mount = w.dev("sh", "-c", "echo /sys/fs/cgroup").stdout.strip()
+    sd = subprocess.Popen(["/usr/bin/python3", os.path.join(here, "fake_systemd.py"),
+                           str(w.cgroup.parent), "/roam-world-%s" % w.name],
+                          env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert sd.stdout.readline().strip() == "ready"
+        w.dev("mkdir", "-p", "/run/systemd/system")  # sd_booted() in the device
+        set_policy(w, "org.test.Sd-app", access="deny")
+        client = ["/usr/bin/python3", "-c",
+                  "import socket\ntry:\n socket.create_connection(('%s', 7000), timeout=3)\n"
+                  " print('connected')\nexcept OSError as e:\n print('refused', e.errno)"
+                  % WHOAMI["inet"][4]]
+        r = w.dev_run([str(ROAM), "run", "--app", "org.test.Sd-app", "--", "sh", "-c",
+                       "grep ^0:: /proc/self/cgroup; exec \"$@\"", "sh", *client], check=False)
+        scope = "/roam-world-%s/app.slice/app-roam-org.test.Sd\\x2dapp@1.scope" % w.name
+        assert r.stdout.splitlines()[0] == "0::" + scope, (r.stdout, r.stderr)
+        assert r.stdout.splitlines()[1].startswith("refused"), r.stdout
+        assert app_props(w, "org.test.Sd-app")["Cgroups"] == [scope]
+        set_policy(w, "org.test.Sd-app", access="allow")
+        r = w.dev_run([str(ROAM), "run", "--app", "org.test.Sd-app", "--", *client], check=False)
+        assert r.stdout.strip() == "connected", (r.stdout, r.stderr)
+        assert mount == "/sys/fs/cgroup"
+    finally:
+        w.dev("rm", "-rf", "/run/systemd", check=False)
+        sd.terminate()
+        sd.wait(10)
+        remove_cgroups(w, "app.slice")
+
+
 def test_desktop_app_scope_and_default_deny(apps):
     """A systemd/XDG app scope is recognised by its name; processes in no app follow the
     default policy, and so do apps without keys of their own (deny by default)."""

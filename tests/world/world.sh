@@ -290,6 +290,9 @@ EOF
     <!-- a polkitd stand-in (python3-dbusmock's template) for the authorization tests -->
     <allow own="org.freedesktop.PolicyKit1"/>
     <allow send_destination="org.freedesktop.PolicyKit1"/>
+    <!-- and a systemd stand-in (tests/world/fake_systemd.py) for roam run under systemd -->
+    <allow own="org.freedesktop.systemd1"/>
+    <allow send_destination="org.freedesktop.systemd1"/>
     <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Monitoring"/>
     <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Debug.Stats"/>
   </policy>
