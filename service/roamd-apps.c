@@ -790,49 +790,95 @@ void apps_links_changed(Apps *a)
 
 /* ---- policy changes ---- */
 
-/* Moves app to the class its current effective policy and grant call for, in one
- * transaction. On failure nothing changed in the kernel and app->cls stays. */
-static int app_reclass(Apps *a, App *app)
+typedef struct Move {
+        App *app;
+        AppClass *to;
+} Move;
+
+/* Moves every app of apps[] to the class its current effective policy and grant call for, in
+ * ONE transaction (a change of the default policy moves many apps at once). On failure
+ * nothing changed in the kernel and every app keeps its class. */
+static int apps_reclass(Apps *a, App **apps, size_t n)
 {
         _cleanup_(nft_txn_freep) NftTxn *t = NULL;
-        AppClass *old = app->cls, *c = NULL;
-        int r, created;
+        _cleanup_free_ Move *moves = calloc(n + 1, sizeof(Move));
+        _cleanup_free_ AppClass **created = calloc(n + 1, sizeof(AppClass *));
+        size_t n_moves = 0, n_created = 0;
+        int r;
 
+        if (!moves || !created)
+                return -ENOMEM;
         r = nft_txn_new(a->nft, &t);
         if (r < 0)
                 return r;
-        created = class_ensure(a, app, t, &c);
-        if (created < 0)
-                return created;
-        if (c == old)
-                return 0;
-        for (size_t i = 0; i < app->n_cgroups && r >= 0; i++) {
-                r = nft_txn_elem(t, app->cgroups[i].level, app->cgroups[i].id, NULL, false);
-                if (r >= 0)
-                        r = nft_txn_elem(t, app->cgroups[i].level, app->cgroups[i].id, c->name,
-                                         true);
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                App *app = apps[i];
+                AppClass *c = NULL;
+                int k = class_ensure(a, app, t, &c);
+
+                if (k < 0) {
+                        r = k;
+                        break;
+                }
+                if (k > 0)
+                        created[n_created++] = c;
+                if (c == app->cls)
+                        continue;
+                moves[n_moves++] = (Move){app, c};
+                for (size_t j = 0; j < app->n_cgroups && r >= 0; j++) {
+                        r = nft_txn_elem(t, app->cgroups[j].level, app->cgroups[j].id, NULL, false);
+                        if (r >= 0)
+                                r = nft_txn_elem(t, app->cgroups[j].level, app->cgroups[j].id,
+                                                 c->name, true);
+                }
+                if (r >= 0 && app == a->app_default) {
+                        r = nft_txn_elem(t, 0, a->root_id, NULL, false);
+                        if (r >= 0)
+                                r = nft_txn_elem(t, 0, a->root_id, c->name, true);
+                }
         }
-        if (r >= 0 && app == a->app_default) {
-                r = nft_txn_elem(t, 0, a->root_id, NULL, false);
-                if (r >= 0)
-                        r = nft_txn_elem(t, 0, a->root_id, c->name, true);
+        /* Class chains no app uses any more go in the same transaction, after their
+         * elements moved away. */
+        for (size_t i = 0; i < a->n_classes && r >= 0; i++) {
+                AppClass *c = a->classes[i];
+                long refs = c->refs;
+                for (size_t m = 0; m < n_moves; m++)
+                        refs += (moves[m].to == c) - (moves[m].app->cls == c);
+                if (refs == 0 && c->installed)
+                        r = nft_txn_del_class(t, c->name);
         }
-        if (r >= 0 && old && old->refs == 1)
-                r = nft_txn_del_class(t, old->name);
         if (r >= 0)
                 r = nft_txn_commit(t);
         if (r < 0) {
-                if (created)
-                        class_drop(a, c);
+                for (size_t i = 0; i < n_created; i++)
+                        class_drop(a, created[i]);
                 return r;
         }
-        c->installed = true;
-        c->refs++;
-        if (old && --old->refs == 0)
-                class_drop(a, old);
-        app->cls = c;
-        app_refresh(app, true);
+        for (size_t i = 0; i < n_created; i++)
+                created[i]->installed = true;
+        for (size_t m = 0; m < n_moves; m++) {
+                AppClass *old = moves[m].app->cls;
+                moves[m].to->refs++;
+                moves[m].app->cls = moves[m].to;
+                if (old)
+                        old->refs--;
+        }
+        for (size_t i = 0; i < a->n_classes;) {
+                AppClass *c = a->classes[i];
+                if (c->refs == 0 && c->installed) {
+                        class_drop(a, c); /* swaps the last into i */
+                        continue;
+                }
+                i++;
+        }
+        for (size_t m = 0; m < n_moves; m++)
+                app_refresh(moves[m].app, true);
         return 0;
+}
+
+static int app_reclass(Apps *a, App *app)
+{
+        return apps_reclass(a, &app, 1);
 }
 
 static int state_save(Apps *a)
@@ -849,25 +895,36 @@ static void emit_policy(App *app)
         apps_bus_emit_changed(app, "Access", "Bearers", "VPN", "Handover", "Source", NULL);
 }
 
-/* After the default policy changed: every app follows its keys. */
+/* The default policy changed (its runtime or config keys): every app follows them, the
+ * default itself included, all in one transaction. On failure every effective policy is put
+ * back. */
 static int reclass_all(Apps *a)
 {
-        int r = 0;
+        _cleanup_free_ App **changed = calloc(a->n_apps + 1, sizeof(App *));
+        _cleanup_free_ AppPolicy *before = calloc(a->n_apps + 1, sizeof(AppPolicy));
+        size_t n = 0;
+        int r;
 
+        if (!changed || !before)
+                return -ENOMEM;
+        for (size_t i = 0; i < a->n_apps; i++)
+                before[i] = a->apps[i]->effective;
         for (size_t i = 0; i < a->n_apps; i++) {
                 App *app = a->apps[i];
-                AppPolicy before = app->effective;
                 app_compute_effective(a, app);
-                if (!app_policy_equal(&before, &app->effective)) {
-                        int k = app_reclass(a, app);
-                        if (k < 0) {
-                                app->effective = before;
-                                r = k;
-                        } else
-                                emit_policy(app);
-                }
+                if (!app_policy_equal(&before[i], &app->effective) || app == a->app_default)
+                        changed[n++] = app;
         }
-        return r;
+        r = apps_reclass(a, changed, n);
+        if (r < 0) {
+                for (size_t i = 0; i < a->n_apps; i++)
+                        a->apps[i]->effective = before[i];
+                return r;
+        }
+        for (size_t i = 0; i < a->n_apps; i++)
+                if (!app_policy_equal(&before[i], &a->apps[i]->effective))
+                        emit_policy(a->apps[i]);
+        return 0;
 }
 
 int apps_set_policy(Apps *a, const char *id, const AppPolicy *changes, App **ret)
@@ -886,8 +943,12 @@ int apps_set_policy(Apps *a, const char *id, const AppPolicy *changes, App **ret
         old_runtime = app->runtime;
         old_effective = app->effective;
         app_policy_layer(&app->runtime, changes);
-        app_compute_effective(a, app);
-        r = app_reclass(a, app);
+        if (app == a->app_default)
+                r = reclass_all(a); /* the apps following the default move with it */
+        else {
+                app_compute_effective(a, app);
+                r = app_reclass(a, app);
+        }
         if (r < 0) {
                 app->runtime = old_runtime;
                 app->effective = old_effective;
@@ -900,8 +961,6 @@ int apps_set_policy(Apps *a, const char *id, const AppPolicy *changes, App **ret
                 log_warning_errno(r, "%s: the change is in force but could not be saved: %m", id);
         log_info("app %s: policy changed at runtime", id);
         emit_policy(app);
-        if (app == a->app_default)
-                (void)reclass_all(a);
         *ret = app;
         return 0;
 }
@@ -912,8 +971,12 @@ int apps_reset_policy(Apps *a, App *app)
         int r;
 
         app->runtime = NO_KEYS;
-        app_compute_effective(a, app);
-        r = app_reclass(a, app);
+        if (app == a->app_default)
+                r = reclass_all(a);
+        else {
+                app_compute_effective(a, app);
+                r = app_reclass(a, app);
+        }
         if (r < 0) {
                 app->runtime = old_runtime;
                 app->effective = old_effective;
@@ -922,8 +985,6 @@ int apps_reset_policy(Apps *a, App *app)
         (void)app_policy_set_remove(&a->runtime_set, app->id);
         (void)state_save(a);
         emit_policy(app);
-        if (app == a->app_default)
-                (void)reclass_all(a);
         return 0;
 }
 
@@ -1201,19 +1262,11 @@ int apps_reload(Apps *a)
                 int k = app_policy_set_find(&a->config_set, app->id);
                 app->config = k >= 0 ? a->config_set.entries[k].policy : NO_KEYS;
         }
-        /* default first: the others layer over it */
-        for (size_t i = 0; i < a->n_apps; i++) {
-                App *app = a->apps[i];
-                AppPolicy before = app->effective;
-                app_compute_effective(a, app);
-                if (!app_policy_equal(&before, &app->effective)) {
-                        if (app_reclass(a, app) < 0)
-                                app->effective = before;
-                        else
-                                emit_policy(app);
-                }
-        }
-        return errors > 0 ? -EINVAL : 0;
+        /* every app whose policy the new drop-ins change, in one transaction */
+        r = reclass_all(a);
+        if (r < 0)
+                log_error_errno(r, "The new drop-ins cannot be applied; the old policies stay: %m");
+        return errors > 0 ? -EINVAL : r;
 }
 
 int apps_new(Manager *m, Apps **ret)
