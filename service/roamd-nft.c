@@ -39,7 +39,6 @@ struct NftEngine {
         unsigned shift;
         bool levels[NFT_LEVEL_MAX];
         uint32_t slots[SLOTS_MAX]; /* the link of each slot with a restore chain, 0 none */
-        uint64_t commits;
 };
 
 struct NftTxn {
@@ -48,7 +47,7 @@ struct NftTxn {
         size_t n_msgs;
         uint32_t first_seq, last_seq;
         /* applied to the engine when the kernel accepted the transaction */
-        bool set_levels, set_slots, replaced;
+        bool set_levels, set_slots;
         bool levels[NFT_LEVEL_MAX];
         uint32_t slots[SLOTS_MAX];
 };
@@ -103,11 +102,6 @@ NftEngine *nft_engine_free(NftEngine *e)
 uint32_t nft_engine_mask(NftEngine *e)
 {
         return e->mask;
-}
-
-uint64_t nft_engine_commits(NftEngine *e)
-{
-        return e->commits;
 }
 
 int nft_txn_new(NftEngine *e, NftTxn **ret)
@@ -175,45 +169,24 @@ static int add_expr(struct nftnl_rule *r, struct nftnl_expr *e)
         return 0;
 }
 
-static int e_meta_load(struct nftnl_rule *r, uint32_t key)
+/* meta or ct key: loaded into register 1, or set from it */
+static int e_key(struct nftnl_rule *r, bool ct, uint32_t key, bool set)
 {
-        struct nftnl_expr *e = nftnl_expr_alloc("meta");
+        struct nftnl_expr *e = nftnl_expr_alloc(ct ? "ct" : "meta");
         if (!e)
                 return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_META_DREG, NFT_REG_1);
+        nftnl_expr_set_u32(e, ct ? NFTNL_EXPR_CT_KEY : NFTNL_EXPR_META_KEY, key);
+        if (ct)
+                nftnl_expr_set_u32(e, set ? NFTNL_EXPR_CT_SREG : NFTNL_EXPR_CT_DREG, NFT_REG_1);
+        else
+                nftnl_expr_set_u32(e, set ? NFTNL_EXPR_META_SREG : NFTNL_EXPR_META_DREG, NFT_REG_1);
         return add_expr(r, e);
 }
 
-static int e_meta_set(struct nftnl_rule *r, uint32_t key)
-{
-        struct nftnl_expr *e = nftnl_expr_alloc("meta");
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_META_SREG, NFT_REG_1);
-        return add_expr(r, e);
-}
-
-static int e_ct_load(struct nftnl_rule *r, uint32_t key)
-{
-        struct nftnl_expr *e = nftnl_expr_alloc("ct");
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, key);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
-        return add_expr(r, e);
-}
-
-static int e_ct_set(struct nftnl_rule *r, uint32_t key)
-{
-        struct nftnl_expr *e = nftnl_expr_alloc("ct");
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, key);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_CT_SREG, NFT_REG_1);
-        return add_expr(r, e);
-}
+#define e_meta_load(r, key) e_key(r, false, key, false)
+#define e_meta_set(r, key)  e_key(r, false, key, true)
+#define e_ct_load(r, key)   e_key(r, true, key, false)
+#define e_ct_set(r, key)    e_key(r, true, key, true)
 
 static int e_cmp(struct nftnl_rule *r, uint32_t op, const void *data, uint32_t len)
 {
@@ -229,6 +202,12 @@ static int e_cmp(struct nftnl_rule *r, uint32_t op, const void *data, uint32_t l
 static int e_cmp_u8(struct nftnl_rule *r, uint32_t op, uint8_t v)
 {
         return e_cmp(r, op, &v, sizeof(v));
+}
+
+static int e_nfproto(struct nftnl_rule *r, int family)
+{
+        return e_meta_load(r, NFT_META_NFPROTO) |
+               e_cmp_u8(r, NFT_CMP_EQ, family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6);
 }
 
 static int e_cmp_u32(struct nftnl_rule *r, uint32_t op, uint32_t v)
@@ -311,10 +290,16 @@ static struct nftnl_rule *rule_new(const char *chain)
         return r;
 }
 
-static int txn_add_rule(NftTxn *t, struct nftnl_rule *r)
+/* Queues rule r (freed here); error: what building it returned, so a failed build is
+ * dropped instead of sent. */
+static int txn_add_rule(NftTxn *t, struct nftnl_rule *r, int error)
 {
         struct nlmsghdr *nlh;
 
+        if (!r || error < 0) {
+                nftnl_rule_free(r);
+                return -ENOMEM;
+        }
         nlh = txn_msg(t, NFT_MSG_NEWRULE, NLM_F_CREATE | NLM_F_APPEND);
         nftnl_rule_nlmsg_build_payload(nlh, r);
         nftnl_rule_free(r);
@@ -458,24 +443,28 @@ static int txn_table(NftTxn *t, uint16_t type)
 
 /* ---- rules ---- */
 
-static int rule_reject_pair(NftTxn *t, const char *chain, int family, const char *lan_set)
+/* Refuses packets of family (AF_UNSPEC: all) whose destination is not in lan_set, or that the
+ * main table sends out of a member of oif_set, when given. TCP gets a reset (connect() fails
+ * at once, a live stream dies), the rest an ICMP administratively-prohibited, so nothing
+ * waits for a timeout. */
+static int rule_reject(NftTxn *t, const char *chain, int family, const char *lan_set,
+                       const char *oif_set)
 {
-        /* TCP gets a reset (connect() fails at once, a live stream dies), the rest an ICMP
-         * administratively-prohibited, so nothing waits for a timeout. */
         for (int tcp = 1; tcp >= 0; tcp--) {
                 struct nftnl_rule *r = rule_new(chain);
                 int k = 0;
                 if (!r)
                         return -ENOMEM;
-                if (family != AF_UNSPEC) {
-                        k |= e_meta_load(r, NFT_META_NFPROTO);
-                        k |= e_cmp_u8(r, NFT_CMP_EQ,
-                                      family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6);
-                }
+                if (family != AF_UNSPEC)
+                        k |= e_nfproto(r, family);
                 if (lan_set) {
                         k |= e_payload(r, NFT_PAYLOAD_NETWORK_HEADER, family == AF_INET ? 16 : 24,
                                        family == AF_INET ? 4 : 16);
                         k |= e_lookup(r, lan_set, false, true);
+                }
+                if (oif_set) {
+                        k |= e_meta_load(r, NFT_META_OIF);
+                        k |= e_lookup(r, oif_set, false, false);
                 }
                 if (tcp) {
                         k |= e_meta_load(r, NFT_META_L4PROTO);
@@ -484,29 +473,27 @@ static int rule_reject_pair(NftTxn *t, const char *chain, int family, const char
                 } else
                         k |= e_reject(r, NFT_REJECT_ICMPX_UNREACH,
                                       NFT_REJECT_ICMPX_ADMIN_PROHIBITED);
-                if (k < 0) {
-                        nftnl_rule_free(r);
+                if (txn_add_rule(t, r, k) < 0)
                         return -ENOMEM;
-                }
-                txn_add_rule(t, r);
         }
         return 0;
 }
 
-/* meta mark and ct mark: our bits = value, the others' bits kept. */
+/* meta mark (ct false) or ct mark: our bits = value, the others' bits kept. */
+static int exprs_assign_mark(NftTxn *t, struct nftnl_rule *r, bool ct, uint32_t value)
+{
+        return e_key(r, ct, ct ? NFT_CT_MARK : NFT_META_MARK, false) |
+               e_bitwise(r, ~t->engine->mask, value) |
+               e_key(r, ct, ct ? NFT_CT_MARK : NFT_META_MARK, true);
+}
+
+/* meta mark, and with save the flow's ct mark too */
 static int exprs_set_mark(NftTxn *t, struct nftnl_rule *r, uint32_t value, bool save)
 {
-        uint32_t mask = t->engine->mask;
-        int k = 0;
+        int k = exprs_assign_mark(t, r, false, value);
 
-        k |= e_meta_load(r, NFT_META_MARK);
-        k |= e_bitwise(r, ~mask, value);
-        k |= e_meta_set(r, NFT_META_MARK);
-        if (save) {
-                k |= e_ct_load(r, NFT_CT_MARK);
-                k |= e_bitwise(r, ~mask, value);
-                k |= e_ct_set(r, NFT_CT_MARK);
-        }
+        if (save)
+                k |= exprs_assign_mark(t, r, true, value);
         return k < 0 ? -ENOMEM : 0;
 }
 
@@ -519,7 +506,7 @@ static int rule_mark(NftTxn *t, const char *chain, int family, uint32_t oif, con
 {
         for (int reroute = 0; reroute < 2; reroute++) {
                 struct nftnl_rule *r;
-                uint32_t mark = nft_slot_mark(t->engine->mask, slot), mask = t->engine->mask;
+                uint32_t mark = nft_slot_mark(t->engine->mask, slot);
                 int k = 0;
 
                 if (!reroute && (!slot_oif || !save || (oif && oif != slot_oif) || oif_set))
@@ -527,8 +514,7 @@ static int rule_mark(NftTxn *t, const char *chain, int family, uint32_t oif, con
                 r = rule_new(chain);
                 if (!r)
                         return -ENOMEM;
-                k |= e_meta_load(r, NFT_META_NFPROTO);
-                k |= e_cmp_u8(r, NFT_CMP_EQ, family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6);
+                k |= e_nfproto(r, family);
                 if (oif) {
                         k |= e_meta_load(r, NFT_META_OIF);
                         k |= e_cmp_u32(r, NFT_CMP_EQ, oif);
@@ -542,45 +528,12 @@ static int rule_mark(NftTxn *t, const char *chain, int family, uint32_t oif, con
                 }
                 if (reroute)
                         k |= exprs_set_mark(t, r, mark, save);
-                else {
-                        k |= e_ct_load(r, NFT_CT_MARK);
-                        k |= e_bitwise(r, ~mask, mark);
-                        k |= e_ct_set(r, NFT_CT_MARK);
-                }
-                if (k < 0) {
-                        nftnl_rule_free(r);
+                else
+                        k |= exprs_assign_mark(t, r, true, mark);
+                if (txn_add_rule(t, r, k) < 0)
                         return -ENOMEM;
-                }
-                txn_add_rule(t, r);
                 if (!reroute && oif)
                         break; /* oif == slot_oif: every packet of this rule is on its link */
-        }
-        return 0;
-}
-
-static int rule_reject_oif_set(NftTxn *t, const char *chain, int family, const char *oif_set)
-{
-        for (int tcp = 1; tcp >= 0; tcp--) {
-                struct nftnl_rule *r = rule_new(chain);
-                int k = 0;
-                if (!r)
-                        return -ENOMEM;
-                k |= e_meta_load(r, NFT_META_NFPROTO);
-                k |= e_cmp_u8(r, NFT_CMP_EQ, family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6);
-                k |= e_meta_load(r, NFT_META_OIF);
-                k |= e_lookup(r, oif_set, false, false);
-                if (tcp) {
-                        k |= e_meta_load(r, NFT_META_L4PROTO);
-                        k |= e_cmp_u8(r, NFT_CMP_EQ, IPPROTO_TCP);
-                        k |= e_reject(r, NFT_REJECT_TCP_RST, 0);
-                } else
-                        k |= e_reject(r, NFT_REJECT_ICMPX_UNREACH,
-                                      NFT_REJECT_ICMPX_ADMIN_PROHIBITED);
-                if (k < 0) {
-                        nftnl_rule_free(r);
-                        return -ENOMEM;
-                }
-                txn_add_rule(t, r);
         }
         return 0;
 }
@@ -589,11 +542,7 @@ static int rule_verdict(NftTxn *t, const char *chain, int verdict)
 {
         struct nftnl_rule *r = rule_new(chain);
 
-        if (!r || e_verdict(r, verdict, NULL) < 0) {
-                nftnl_rule_free(r);
-                return -ENOMEM;
-        }
-        return txn_add_rule(t, r);
+        return txn_add_rule(t, r, r ? e_verdict(r, verdict, NULL) : -ENOMEM);
 }
 
 static int class_rules(NftTxn *t, const char *name, const NftClass *c)
@@ -605,12 +554,12 @@ static int class_rules(NftTxn *t, const char *name, const NftClass *c)
         case NFT_CLASS_ACCEPT:
                 break;
         case NFT_CLASS_REJECT:
-                return rule_reject_pair(t, name, AF_UNSPEC, NULL);
+                return rule_reject(t, name, AF_UNSPEC, NULL, NULL);
         case NFT_CLASS_LAN:
-                r = rule_reject_pair(t, name, AF_INET, "lan4");
+                r = rule_reject(t, name, AF_INET, "lan4", NULL);
                 if (r < 0)
                         return r;
-                r = rule_reject_pair(t, name, AF_INET6, "lan6");
+                r = rule_reject(t, name, AF_INET6, "lan6", NULL);
                 if (r < 0)
                         return r;
                 break;
@@ -618,21 +567,18 @@ static int class_rules(NftTxn *t, const char *name, const NftClass *c)
                 if (c->vpn_required) {
                         for (int f = 0; f < 2; f++)
                                 if (c->fam[f].slot == 0) {
-                                        r = rule_reject_pair(t, name, families[f], NULL);
+                                        r = rule_reject(t, name, families[f], NULL, NULL);
                                         if (r < 0)
                                                 return r;
                                 }
                         /* Everything into the VPN's table, whose rule never falls through to
                          * main. No conntrack save: the VPN slot is the same for every flow. */
                         struct nftnl_rule *rl = rule_new(name);
-                        if (!rl || exprs_set_mark(t, rl,
-                                                  nft_slot_mark(t->engine->mask,
-                                                                nft_slot_vpn(t->engine->mask)),
-                                                  false) < 0) {
-                                nftnl_rule_free(rl);
-                                return -ENOMEM;
-                        }
-                        txn_add_rule(t, rl);
+                        uint32_t vpn =
+                            nft_slot_mark(t->engine->mask, nft_slot_vpn(t->engine->mask));
+                        r = txn_add_rule(t, rl, rl ? exprs_set_mark(t, rl, vpn, false) : -ENOMEM);
+                        if (r < 0)
+                                return r;
                         break;
                 }
                 if (c->sticky) {
@@ -649,18 +595,15 @@ static int class_rules(NftTxn *t, const char *name, const NftClass *c)
                         k |= e_ct_load(rl, NFT_CT_MARK);
                         k |= e_bitwise(rl, t->engine->mask, 0);
                         k |= e_lookup(rl, "restore", true, false);
-                        if (k < 0) {
-                                nftnl_rule_free(rl);
+                        if (txn_add_rule(t, rl, k) < 0)
                                 return -ENOMEM;
-                        }
-                        txn_add_rule(t, rl);
                 }
                 for (int f = 0; f < 2; f++) {
                         const NftFamilyRoute *fr = &c->fam[f];
                         if (fr->restricted) {
                                 r = fr->slot ? rule_mark(t, name, families[f], 0, NULL, fr->slot,
                                                          fr->slot_oif, true)
-                                             : rule_reject_pair(t, name, families[f], NULL);
+                                             : rule_reject(t, name, families[f], NULL, NULL);
                                 if (r < 0)
                                         return r;
                                 continue;
@@ -668,7 +611,7 @@ static int class_rules(NftTxn *t, const char *name, const NftClass *c)
                         if (fr->around_vpn) {
                                 r = fr->slot ? rule_mark(t, name, families[f], 0, "vpnifs",
                                                          fr->slot, fr->slot_oif, true)
-                                             : rule_reject_oif_set(t, name, families[f], "vpnifs");
+                                             : rule_reject(t, name, families[f], NULL, "vpnifs");
                                 if (r < 0)
                                         return r;
                         }
@@ -717,11 +660,8 @@ static int output_chain_rules(NftTxn *t, const bool levels[NFT_LEVEL_MAX])
         k |= e_meta_load(r, NFT_META_OIF);
         k |= e_cmp_u32(r, NFT_CMP_EQ, 1 /* LOOPBACK_IFINDEX */);
         k |= e_verdict(r, NF_ACCEPT, NULL);
-        if (k < 0) {
-                nftnl_rule_free(r);
+        if (txn_add_rule(t, r, k) < 0)
                 return -ENOMEM;
-        }
-        txn_add_rule(t, r);
 
         /* Deepest level first: an app inside a slice wins over the slice. Class chains end
          * in a verdict, so the first match decides. Packets without a full socket (TCP resets
@@ -745,11 +685,8 @@ static int output_chain_rules(NftTxn *t, const bool levels[NFT_LEVEL_MAX])
                                 kk |= e_meta_load(r, NFT_META_L4PROTO);
                                 kk |= e_cmp_u8(r, NFT_CMP_EQ, protos[i]);
                                 kk |= e_verdict(r, NF_ACCEPT, NULL);
-                                if (kk < 0) {
-                                        nftnl_rule_free(r);
+                                if (txn_add_rule(t, r, kk) < 0)
                                         return -ENOMEM;
-                                }
-                                txn_add_rule(t, r);
                         }
                 }
                 if (!levels[l])
@@ -766,11 +703,8 @@ static int output_chain_rules(NftTxn *t, const bool levels[NFT_LEVEL_MAX])
                 nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_DREG, NFT_REG_1);
                 nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_LEVEL, l);
                 nftnl_rule_add_expr(r, e);
-                if (e_lookup(r, map, true, false) < 0) {
-                        nftnl_rule_free(r);
+                if (txn_add_rule(t, r, e_lookup(r, map, true, false)) < 0)
                         return -ENOMEM;
-                }
-                txn_add_rule(t, r);
         }
         return 0;
 }
@@ -991,18 +925,14 @@ static int restore_chain_rules(NftTxn *t, const char *chain, uint32_t slot, uint
         k |= e_meta_load(rl, NFT_META_OIF);
         k |= e_cmp_u32(rl, NFT_CMP_EQ, oif);
         k |= e_verdict(rl, NF_ACCEPT, NULL);
-        if (k < 0) {
-                nftnl_rule_free(rl);
+        if (txn_add_rule(t, rl, k) < 0)
                 return -ENOMEM;
-        }
-        txn_add_rule(t, rl);
         rl = rule_new(chain);
-        if (!rl || exprs_set_mark(t, rl, nft_slot_mark(t->engine->mask, slot), false) < 0 ||
-            e_verdict(rl, NF_ACCEPT, NULL) < 0) {
-                nftnl_rule_free(rl);
+        if (!rl)
                 return -ENOMEM;
-        }
-        return txn_add_rule(t, rl);
+        k = exprs_set_mark(t, rl, nft_slot_mark(t->engine->mask, slot), false);
+        k |= e_verdict(rl, NF_ACCEPT, NULL);
+        return txn_add_rule(t, rl, k);
 }
 
 int nft_txn_set_slots(NftTxn *t, const uint32_t *slot_oif, size_t n_slots)
@@ -1060,8 +990,7 @@ int nft_txn_set_vpn_dns(NftTxn *t, const struct in_addr *v4, const struct in6_ad
 
                         if (!rl)
                                 return -ENOMEM;
-                        k |= e_meta_load(rl, NFT_META_NFPROTO);
-                        k |= e_cmp_u8(rl, NFT_CMP_EQ, f == 0 ? NFPROTO_IPV4 : NFPROTO_IPV6);
+                        k |= e_nfproto(rl, f == 0 ? AF_INET : AF_INET6);
                         k |= e_meta_load(rl, NFT_META_MARK);
                         k |= e_bitwise(rl, t->engine->mask, 0);
                         k |= e_cmp_u32(rl, NFT_CMP_EQ, vpn_mark);
@@ -1085,7 +1014,8 @@ int nft_txn_set_vpn_dns(NftTxn *t, const struct in_addr *v4, const struct in6_ad
                                            f == 0 ? NFPROTO_IPV4 : NFPROTO_IPV6);
                         nftnl_expr_set_u32(nat, NFTNL_EXPR_NAT_REG_ADDR_MIN, NFT_REG_1);
                         nftnl_rule_add_expr(rl, nat);
-                        txn_add_rule(t, rl);
+                        if (txn_add_rule(t, rl, 0) < 0)
+                                return -ENOMEM;
                 }
         }
         return 0;
@@ -1108,7 +1038,6 @@ int nft_txn_replace_table(NftTxn *t)
                 return r;
         memset(t->levels, 0, sizeof(t->levels));
         memset(t->slots, 0, sizeof(t->slots));
-        t->replaced = true;
 
         if ((r = txn_new_set(t, "lan4", NFT_TYPE_IPADDR, 4, NFT_SET_INTERVAL, false, false)) < 0 ||
             (r = txn_new_set(t, "lan6", NFT_TYPE_IP6ADDR, 16, NFT_SET_INTERVAL, false, false)) <
@@ -1144,19 +1073,11 @@ int nft_txn_replace_table(NftTxn *t)
         k |= e_bitwise(rl, t->engine->mask, 0);
         k |= e_cmp_u32(rl, NFT_CMP_NEQ, 0);
         k |= add_expr(rl, nftnl_expr_alloc("masq"));
-        if (k < 0) {
-                nftnl_rule_free(rl);
+        if (txn_add_rule(t, rl, k) < 0)
                 return -ENOMEM;
-        }
-        txn_add_rule(t, rl);
 
         t->set_levels = t->set_slots = true;
         return 0;
-}
-
-static int ack_cb(const struct nlmsghdr *nlh, void *data)
-{
-        return MNL_CB_OK;
 }
 
 int nft_txn_commit(NftTxn *t)
@@ -1225,15 +1146,13 @@ int nft_txn_commit(NftTxn *t)
                                         first_error = err->error;
                                 if (nlh->nlmsg_seq == t->last_seq)
                                         done = true;
-                        } else
-                                (void)ack_cb(nlh, NULL);
+                        }
                 }
         }
         if (first_error < 0)
                 return log_error_errno(
                     -first_error, "nftables refused the transaction (%zu messages): %m", t->n_msgs);
 
-        e->commits++;
         if (t->set_levels)
                 memcpy(e->levels, t->levels, sizeof(e->levels));
         if (t->set_slots)

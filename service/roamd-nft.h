@@ -74,7 +74,6 @@ uint32_t nft_slot_mark(uint32_t mask, uint32_t slot);
 int nft_engine_new(const NftConfig *cfg, NftEngine **ret);
 NftEngine *nft_engine_free(NftEngine *e);
 uint32_t nft_engine_mask(NftEngine *e);
-uint64_t nft_engine_commits(NftEngine *e);
 
 int nft_txn_new(NftEngine *e, NftTxn **ret);
 NftTxn *nft_txn_free(NftTxn *t);
