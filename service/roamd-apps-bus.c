@@ -20,6 +20,14 @@ static Apps *manager_apps(Manager *m, sd_bus_error *error)
         return m->apps;
 }
 
+/* A change the kernel (nftables, routing) did not take: it was applied as a whole or not. */
+static int refused(sd_bus_error *error, int r)
+{
+        return sd_bus_error_setf(error, ROAM_ERROR_FAILED,
+                                 "The kernel refused the change (%s); nothing changed.",
+                                 strerror(-r));
+}
+
 static int property_get_string(sd_bus *bus, const char *path, const char *interface,
                                const char *property, sd_bus_message *reply, void *userdata,
                                sd_bus_error *error)
@@ -118,9 +126,7 @@ static int method_online_for(sd_bus_message *msg, void *userdata, sd_bus_error *
                 return r;
         r = apps_online_for(app->apps, app, usec);
         if (r < 0)
-                return sd_bus_error_setf(error, ROAM_ERROR_FAILED,
-                                         "The kernel refused the change (%s); nothing changed.",
-                                         strerror(-r));
+                return refused(error, r);
         return sd_bus_reply_method_return(msg, NULL);
 }
 
@@ -134,9 +140,7 @@ static int method_release(sd_bus_message *msg, void *userdata, sd_bus_error *err
                 return r;
         r = apps_release(app->apps, app);
         if (r < 0)
-                return sd_bus_error_setf(error, ROAM_ERROR_FAILED,
-                                         "The kernel refused the change (%s); nothing changed.",
-                                         strerror(-r));
+                return refused(error, r);
         return sd_bus_reply_method_return(msg, NULL);
 }
 
@@ -263,11 +267,11 @@ static int read_id(sd_bus_message *msg, const char **ret, sd_bus_error *error)
         return 0;
 }
 
-int apps_bus_method_get_app(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+/* The app a method names by ID: InvalidArguments or NoSuchApp otherwise. */
+static int read_app(sd_bus_message *msg, Manager *m, sd_bus_error *error, App **ret)
 {
-        Apps *a = manager_apps(userdata, error);
+        Apps *a = manager_apps(m, error);
         const char *id;
-        App *app;
         int r;
 
         if (!a)
@@ -275,9 +279,20 @@ int apps_bus_method_get_app(sd_bus_message *msg, void *userdata, sd_bus_error *e
         r = read_id(msg, &id, error);
         if (r < 0)
                 return r;
-        app = apps_get(a, id);
-        if (!app)
+        *ret = apps_get(a, id);
+        if (!*ret)
                 return sd_bus_error_setf(error, ROAM_ERROR_NO_SUCH_APP, "No app %s.", id);
+        return 0;
+}
+
+int apps_bus_method_get_app(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        App *app;
+        int r;
+
+        r = read_app(msg, userdata, error, &app);
+        if (r < 0)
+                return r;
         return sd_bus_reply_method_return(msg, "o", app->path);
 }
 
@@ -321,35 +336,24 @@ int apps_bus_method_set_policy(sd_bus_message *msg, void *userdata, sd_bus_error
                 return r;
         r = apps_set_policy(a, id, &changes, &app);
         if (r < 0)
-                return sd_bus_error_setf(error, ROAM_ERROR_FAILED,
-                                         "The kernel refused the change (%s); nothing changed.",
-                                         strerror(-r));
+                return refused(error, r);
         return sd_bus_reply_method_return(msg, "o", app->path);
 }
 
 int apps_bus_method_reset_policy(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
-        Apps *a = manager_apps(userdata, error);
-        const char *id;
         App *app;
         int r;
 
-        if (!a)
-                return -EOPNOTSUPP;
-        r = read_id(msg, &id, error);
+        r = read_app(msg, userdata, error, &app);
         if (r < 0)
                 return r;
-        app = apps_get(a, id);
-        if (!app)
-                return sd_bus_error_setf(error, ROAM_ERROR_NO_SUCH_APP, "No app %s.", id);
         r = manager_bus_check_authorized(msg, "org.roam1.change-app-policy", error);
         if (r < 0)
                 return r;
-        r = apps_reset_policy(a, app);
+        r = apps_reset_policy(app->apps, app);
         if (r < 0)
-                return sd_bus_error_setf(error, ROAM_ERROR_FAILED,
-                                         "The kernel refused the change (%s); nothing changed.",
-                                         strerror(-r));
+                return refused(error, r);
         return sd_bus_reply_method_return(msg, NULL);
 }
 

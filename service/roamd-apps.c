@@ -76,11 +76,6 @@ Manager *apps_manager(Apps *a)
         return a->manager;
 }
 
-const char *apps_cgroup_mount(Apps *a)
-{
-        return a->cgroups ? cgroup_tree_mount(a->cgroups) : NULL;
-}
-
 /* ---- apps ---- */
 
 static int app_reclass(Apps *a, App *app);
@@ -927,50 +922,14 @@ static int reclass_all(Apps *a)
         return 0;
 }
 
-int apps_set_policy(Apps *a, const char *id, const AppPolicy *changes, App **ret)
-{
-        AppPolicy old_runtime, old_effective;
-        App *app;
-        int r, created;
-
-        if (streq(id, APP_ID_SYSTEM) && (changes->set & ~APP_KEY_ACCESS))
-                return -EDOM; /* the system policy has only an access */
-        created = app_get_or_create(a, id, &app);
-        if (created < 0)
-                return created;
-        if (!app->cls)
-                return -EIO;
-        old_runtime = app->runtime;
-        old_effective = app->effective;
-        app_policy_layer(&app->runtime, changes);
-        if (app == a->app_default)
-                r = reclass_all(a); /* the apps following the default move with it */
-        else {
-                app_compute_effective(a, app);
-                r = app_reclass(a, app);
-        }
-        if (r < 0) {
-                app->runtime = old_runtime;
-                app->effective = old_effective;
-                return r;
-        }
-        r = app_policy_set_put(&a->runtime_set, id, changes);
-        if (r >= 0)
-                r = state_save(a);
-        if (r < 0)
-                log_warning_errno(r, "%s: the change is in force but could not be saved: %m", id);
-        log_info("app %s: policy changed at runtime", id);
-        emit_policy(app);
-        *ret = app;
-        return 0;
-}
-
-int apps_reset_policy(Apps *a, App *app)
+/* Gives app a new runtime policy and moves what follows from it (the app, or for the default
+ * policy every app following it) in one transaction; all or nothing. */
+static int app_set_runtime(Apps *a, App *app, const AppPolicy *runtime)
 {
         AppPolicy old_runtime = app->runtime, old_effective = app->effective;
         int r;
 
-        app->runtime = NO_KEYS;
+        app->runtime = *runtime;
         if (app == a->app_default)
                 r = reclass_all(a);
         else {
@@ -982,9 +941,46 @@ int apps_reset_policy(Apps *a, App *app)
                 app->effective = old_effective;
                 return r;
         }
+        emit_policy(app);
+        return 0;
+}
+
+int apps_set_policy(Apps *a, const char *id, const AppPolicy *changes, App **ret)
+{
+        AppPolicy runtime;
+        App *app;
+        int r;
+
+        if (streq(id, APP_ID_SYSTEM) && (changes->set & ~APP_KEY_ACCESS))
+                return -EDOM; /* the system policy has only an access */
+        r = app_get_or_create(a, id, &app);
+        if (r < 0)
+                return r;
+        if (!app->cls)
+                return -EIO;
+        runtime = app->runtime;
+        app_policy_layer(&runtime, changes);
+        r = app_set_runtime(a, app, &runtime);
+        if (r < 0)
+                return r;
+        r = app_policy_set_put(&a->runtime_set, id, changes);
+        if (r >= 0)
+                r = state_save(a);
+        if (r < 0)
+                log_warning_errno(r, "%s: the change is in force but could not be saved: %m", id);
+        log_info("app %s: policy changed at runtime", id);
+        *ret = app;
+        return 0;
+}
+
+int apps_reset_policy(Apps *a, App *app)
+{
+        int r = app_set_runtime(a, app, &NO_KEYS);
+
+        if (r < 0)
+                return r;
         (void)app_policy_set_remove(&a->runtime_set, app->id);
         (void)state_save(a);
-        emit_policy(app);
         return 0;
 }
 

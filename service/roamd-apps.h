@@ -79,7 +79,6 @@ int apps_systemd_run(Apps *a, const char *app_id, sd_bus_message *call, int pidf
 void apps_systemd_free_all(Apps *a);
 RunRequest **apps_runs(Apps *a);
 
-const char *apps_cgroup_mount(Apps *a);
 Manager *apps_manager(Apps *a);
 /* The bus slots of the app objects, owned by Apps (unreferenced in apps_free()). */
 sd_bus_slot **apps_slot(Apps *a, bool enumerator);

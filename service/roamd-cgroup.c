@@ -838,7 +838,7 @@ int cgroup_tree_adopt(CgroupTree *t, const char *path, const CgroupNode **ret)
 int cgroup_tree_make_app(CgroupTree *t, const char *app_id, const CgroupNode **ret)
 {
         _cleanup_free_ char *path = NULL, *fs = NULL, *slice_fs = NULL;
-        Entry *e;
+        const CgroupNode *n;
         int r;
 
         if (!t)
@@ -856,13 +856,13 @@ int cgroup_tree_make_app(CgroupTree *t, const char *app_id, const CgroupNode **r
         if (mkdir(fs, 0755) < 0 && errno != EEXIST)
                 return log_debug_errno(errno, "Cannot create %s: %m", fs);
 
-        r = entry_walk(t, path, true, &e);
+        r = cgroup_tree_adopt(t, path, &n);
         if (r < 0)
                 return r;
-        if (e->node.cls.kind != CGROUP_KIND_APP) /* listed as a system cgroup */
+        if (n->cls.kind != CGROUP_KIND_APP) /* listed as a system cgroup */
                 return -EEXIST;
         if (ret)
-                *ret = &e->node;
+                *ret = n;
         return 0;
 }
 

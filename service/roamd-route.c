@@ -67,6 +67,28 @@ static size_t alen(int family)
         return family == AF_INET6 ? 16 : 4;
 }
 
+/* A route's nexthop as an entry (zeroed first: entries are compared with memcmp, padding
+ * too). */
+static void route_entry_from(struct rtnl_route *ro, struct rtnl_nexthop *nh, RouteEntry *e)
+{
+        struct nl_addr *dst = rtnl_route_get_dst(ro), *gw = rtnl_route_nh_get_gateway(nh);
+        int family = rtnl_route_get_family(ro);
+
+        memset(e, 0, sizeof(*e));
+        e->family = family;
+        e->table = rtnl_route_get_table(ro);
+        e->oif = rtnl_route_nh_get_ifindex(nh);
+        e->metric = rtnl_route_get_priority(ro);
+        e->scope = rtnl_route_get_scope(ro);
+        e->plen = dst ? nl_addr_get_prefixlen(dst) : 0;
+        if (dst && nl_addr_get_len(dst) == alen(family))
+                memcpy(e->dst, nl_addr_get_binary_addr(dst), alen(family));
+        if (gw && nl_addr_get_len(gw) == alen(family)) {
+                memcpy(e->gw, nl_addr_get_binary_addr(gw), alen(family));
+                e->has_gw = true;
+        }
+}
+
 /* What an earlier roamd left (rules at our priorities, routes in our tables) is adopted as
  * installed: the first sync keeps what is still right and removes the rest, so a restart has
  * no moment in which a marked packet finds no rule (and a vpn=required one the main table). */
@@ -110,7 +132,6 @@ static int adopt_old(RouteTables *rt)
         for (o = nl_cache_get_first(rt->routes); o; o = nl_cache_get_next(o)) {
                 struct rtnl_route *ro = (struct rtnl_route *)o;
                 uint32_t t = rtnl_route_get_table(ro);
-                struct nl_addr *dst = rtnl_route_get_dst(ro);
                 int family = rtnl_route_get_family(ro);
                 RouteEntry e, *n;
 
@@ -121,21 +142,7 @@ static int adopt_old(RouteTables *rt)
                         (void)rtnl_route_delete(rt->sock, ro, 0);
                         continue;
                 }
-                struct rtnl_nexthop *nh = rtnl_route_nexthop_n(ro, 0);
-                struct nl_addr *gw = rtnl_route_nh_get_gateway(nh);
-                memset(&e, 0, sizeof(e)); /* entries are compared with memcmp, padding too */
-                e.family = family;
-                e.table = t;
-                e.oif = rtnl_route_nh_get_ifindex(nh);
-                e.metric = rtnl_route_get_priority(ro);
-                e.scope = rtnl_route_get_scope(ro);
-                e.plen = dst ? nl_addr_get_prefixlen(dst) : 0;
-                if (dst && nl_addr_get_len(dst) == alen(family))
-                        memcpy(e.dst, nl_addr_get_binary_addr(dst), alen(family));
-                if (gw && nl_addr_get_len(gw) == alen(family)) {
-                        memcpy(e.gw, nl_addr_get_binary_addr(gw), alen(family));
-                        e.has_gw = true;
-                }
+                route_entry_from(ro, rtnl_route_nexthop_n(ro, 0), &e);
                 n = realloc(rt->routes_in, sizeof(RouteEntry) * (rt->n_routes_in + 1));
                 if (!n)
                         break;
@@ -313,32 +320,19 @@ static void collect_route(struct nl_object *obj, void *userdata)
         struct rtnl_route *ro = (struct rtnl_route *)obj;
         Collect *c = userdata;
         RouteTables *rt = c->rt;
-        struct nl_addr *dst = rtnl_route_get_dst(ro);
         int family = rtnl_route_get_family(ro);
 
         if (c->error < 0 || rtnl_route_get_table(ro) != RT_TABLE_MAIN ||
             rtnl_route_get_type(ro) != RTN_UNICAST || (family != AF_INET && family != AF_INET6))
                 return;
         for (int i = 0; i < rtnl_route_get_nnexthops(ro); i++) {
-                struct rtnl_nexthop *nh = rtnl_route_nexthop_n(ro, i);
-                struct nl_addr *gw = rtnl_route_nh_get_gateway(nh);
-                int oif = rtnl_route_nh_get_ifindex(nh);
-                uint32_t slot = route_tables_slot(rt, oif);
                 RouteEntry e;
+                int oif;
+                uint32_t slot;
 
-                memset(&e, 0, sizeof(e)); /* entries are compared with memcmp, padding too */
-                e.family = family;
-                e.oif = oif;
-
-                e.plen = dst ? nl_addr_get_prefixlen(dst) : 0;
-                if (dst && nl_addr_get_len(dst) == alen(family))
-                        memcpy(e.dst, nl_addr_get_binary_addr(dst), alen(family));
-                if (gw && nl_addr_get_len(gw) == alen(family)) {
-                        memcpy(e.gw, nl_addr_get_binary_addr(gw), alen(family));
-                        e.has_gw = true;
-                }
-                e.metric = rtnl_route_get_priority(ro);
-                e.scope = rtnl_route_get_scope(ro);
+                route_entry_from(ro, rtnl_route_nexthop_n(ro, i), &e);
+                oif = e.oif;
+                slot = route_tables_slot(rt, oif);
                 if (e.plen == 0) {
                         metric_note(rt, oif, family, e.metric);
                         if (e.metric < c->best_metric[fam_idx(family)]) {
