@@ -239,6 +239,46 @@ void tui_put_wchar(Tui *t, int y, int x, wchar_t c, ThemeRole role)
                 mvadd_wch(y, x, &cc);
 }
 
+int tui_list_key(int key, int i, int n, bool *handled)
+{
+        *handled = true;
+        switch (key) {
+        case TUI_KEY(KEY_UP):
+        case 'k':
+        case TUI_KEY(KEY_BTAB):
+                i--;
+                break;
+        case TUI_KEY(KEY_DOWN):
+        case 'j':
+        case '\t':
+                i++;
+                break;
+        case TUI_KEY(KEY_PPAGE):
+                i -= 5;
+                break;
+        case TUI_KEY(KEY_NPAGE):
+                i += 5;
+                break;
+        case TUI_KEY(KEY_HOME):
+        case 'g':
+                i = 0;
+                break;
+        case TUI_KEY(KEY_END):
+        case 'G':
+                i = n - 1;
+                break;
+        default:
+                *handled = false;
+                return -1;
+        }
+        if (n == 0)
+                return -1;
+        /* Tab wraps around; the arrows stop at the ends. */
+        if (key == '\t' || key == TUI_KEY(KEY_BTAB))
+                i = (i + n) % n;
+        return MAX(0, MIN(i, n - 1));
+}
+
 void tui_fill(Tui *t, int y, int x, int width, ThemeRole role)
 {
         for (int i = 0; i < width; i++)

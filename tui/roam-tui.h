@@ -98,6 +98,11 @@ const char *tui_glyph_ellipsis(Tui *t);
 const char *tui_glyph_dot(Tui *t);
 const char *tui_glyph_arrow(Tui *t);
 
+/* The cursor keys of a list of n rows, from row i: arrows and j/k one row (Tab and Shift-Tab
+ * too, wrapping around), PgUp/PgDn five, Home/g and End/G the ends. *handled says whether key
+ * is one of them; returns the new row, or -1 when it is not or the list is empty. */
+int tui_list_key(int key, int i, int n, bool *handled);
+
 /* Drawing: text is UTF-8 (or whatever arrived from the network); control characters and, in
  * ASCII mode, any non-ASCII character are drawn as '?', so nothing can reach the terminal as
  * an escape sequence. Returns the columns used. */

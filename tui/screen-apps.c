@@ -414,38 +414,21 @@ static int apps_key(Tui *t, Screen *s, int key)
         const RoamApp *a;
         int i, n = (int)m->n_apps;
         char buf[64], action[80];
+        bool handled;
 
         if (*d->dialog_app)
                 return dialog_key(t, d, key);
 
-        i = selected_index(t, d);
+        /* Space pages down too on this screen. */
+        i = tui_list_key(key == ' ' ? TUI_KEY(KEY_NPAGE) : key, selected_index(t, d), n, &handled);
+        if (handled) {
+                if (i < 0)
+                        return REACTION_NONE;
+                select_app(d, m->apps[i]);
+                return REACTION_REDRAW;
+        }
         a = selected_app(t, d);
         switch (key) {
-        case TUI_KEY(KEY_UP):
-        case 'k':
-        case TUI_KEY(KEY_BTAB):
-                i--;
-                break;
-        case TUI_KEY(KEY_DOWN):
-        case 'j':
-        case '\t':
-                i++;
-                break;
-        case TUI_KEY(KEY_PPAGE):
-                i -= 5;
-                break;
-        case TUI_KEY(KEY_NPAGE):
-        case ' ':
-                i += 5;
-                break;
-        case TUI_KEY(KEY_HOME):
-        case 'g':
-                i = 0;
-                break;
-        case TUI_KEY(KEY_END):
-        case 'G':
-                i = n - 1;
-                break;
         case 'a':
         case 'v':
         case 'm':
@@ -491,14 +474,6 @@ static int apps_key(Tui *t, Screen *s, int key)
         default:
                 return REACTION_UNHANDLED;
         }
-        if (n == 0)
-                return REACTION_NONE;
-        /* Tab wraps around; the arrows stop at the ends. */
-        if (key == '\t' || key == TUI_KEY(KEY_BTAB))
-                i = (i + n) % n;
-        i = MAX(0, MIN(i, n - 1));
-        select_app(d, m->apps[i]);
-        return REACTION_REDRAW;
 }
 
 static int apps_model_changed(Tui *t, Screen *s, const RoamLiveEvent *ev)

@@ -259,33 +259,16 @@ static void overview_draw(Tui *t, Screen *s, int top, int height)
 static int overview_key(Tui *t, Screen *s, int key)
 {
         const RoamModel *m = tui_model(t);
-        int i = selected_index(t), n = (int)m->n_links;
+        bool handled;
+        int i = tui_list_key(key, selected_index(t), (int)m->n_links, &handled);
 
+        if (handled) {
+                if (i < 0)
+                        return REACTION_NONE;
+                tui_select_link(t, m->links[i]->path);
+                return REACTION_REDRAW;
+        }
         switch (key) {
-        case TUI_KEY(KEY_UP):
-        case 'k':
-        case TUI_KEY(KEY_BTAB):
-                i--;
-                break;
-        case TUI_KEY(KEY_DOWN):
-        case 'j':
-        case '\t':
-                i++;
-                break;
-        case TUI_KEY(KEY_PPAGE):
-                i -= 5;
-                break;
-        case TUI_KEY(KEY_NPAGE):
-                i += 5;
-                break;
-        case TUI_KEY(KEY_HOME):
-        case 'g':
-                i = 0;
-                break;
-        case TUI_KEY(KEY_END):
-        case 'G':
-                i = n - 1;
-                break;
         case '\r':
         case '\n':
         case TUI_KEY(KEY_ENTER):
@@ -302,14 +285,6 @@ static int overview_key(Tui *t, Screen *s, int key)
         default:
                 return REACTION_UNHANDLED;
         }
-        if (n == 0)
-                return REACTION_NONE;
-        /* Tab wraps around; the arrows stop at the ends. */
-        if (key == '\t' || key == TUI_KEY(KEY_BTAB))
-                i = (i + n) % n;
-        i = MAX(0, MIN(i, n - 1));
-        tui_select_link(t, m->links[i]->path);
-        return REACTION_REDRAW;
 }
 
 int screen_reprobe(Tui *t, const char *path)
