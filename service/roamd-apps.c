@@ -599,55 +599,44 @@ static void on_cgroup(CgroupTree *t, CgroupEvent ev, const CgroupNode *n, void *
 
 /* ---- links: routing tables, sets, class chains ---- */
 
+/* Everything add_sets() puts in the kernel, as text: the sets are rewritten only when it
+ * changes. Built in one pass (this runs on every sync). */
 static int sets_text(Apps *a, char **ret)
 {
         Manager *m = a->manager;
-        _cleanup_free_ char *s = NULL;
-        char *n;
+        int vpn = route_tables_vpn_link(a->routes);
+        const NftPrefix *on;
+        const uint32_t *slots;
+        size_t n_on, n_slots, size = 0;
+        char *buf = NULL;
+        FILE *f;
 
+        f = open_memstream(&buf, &size);
+        if (!f)
+                return -ENOMEM;
         for (size_t i = 0; i < m->n_links; i++) {
                 Link *l = m->links[i];
-                int vpn = route_tables_vpn_link(a->routes) == l->ifindex;
-                if (asprintf(&n, "%s%d:%d:%d;", strempty(s), l->ifindex, l->bearer == BEARER_VPN,
-                             vpn) < 0)
-                        return -ENOMEM;
-                free(s);
-                s = n;
-                for (size_t k = 0; k < l->info.n_addrs; k++) {
-                        if (asprintf(&n, "%s%s/%u,", s, l->info.addrs[k].addr.text,
-                                     l->info.addrs[k].prefixlen) < 0)
-                                return -ENOMEM;
-                        free(s);
-                        s = n;
-                }
-                for (size_t k = 0; vpn && k < l->info.n_dns; k++) {
-                        if (asprintf(&n, "%sdns=%s,", s, l->info.dns[k].text) < 0)
-                                return -ENOMEM;
-                        free(s);
-                        s = n;
-                }
+                if (l->bearer == BEARER_VPN)
+                        fprintf(f, "vpnif=%d;", l->ifindex);
+                for (size_t k = 0; l->ifindex == vpn && k < l->info.n_dns; k++)
+                        fprintf(f, "dns=%s;", l->info.dns[k].text);
         }
-        size_t n_on;
-        const NftPrefix *on = route_tables_onlink(a->routes, &n_on);
+        on = route_tables_onlink(a->routes, &n_on);
         for (size_t i = 0; i < n_on; i++) {
-                char buf[INET6_ADDRSTRLEN] = "";
-                inet_ntop(on[i].family, &on[i].addr, buf, sizeof(buf));
-                if (asprintf(&n, "%son=%s/%u,", strempty(s), buf, on[i].prefixlen) < 0)
-                        return -ENOMEM;
-                free(s);
-                s = n;
+                char addr[INET6_ADDRSTRLEN] = "";
+                inet_ntop(on[i].family, &on[i].addr, addr, sizeof(addr));
+                fprintf(f, "on=%s/%u;", addr, on[i].prefixlen);
         }
-        size_t ns;
-        const uint32_t *slots = route_tables_slots(a->routes, &ns);
-        for (size_t i = 0; i < ns; i++)
-                if (slots[i]) {
-                        if (asprintf(&n, "%sslot%zu=%u,", strempty(s), i, slots[i]) < 0)
-                                return -ENOMEM;
-                        free(s);
-                        s = n;
-                }
-        *ret = s ? TAKE_PTR(s) : strdup("");
-        return *ret ? 0 : -ENOMEM;
+        slots = route_tables_slots(a->routes, &n_slots);
+        for (size_t i = 0; i < n_slots; i++)
+                if (slots[i])
+                        fprintf(f, "slot%zu=%u;", i, slots[i]);
+        if (fclose(f) != 0) {
+                free(buf);
+                return -ENOMEM;
+        }
+        *ret = buf;
+        return 0;
 }
 
 static int add_sets(Apps *a, NftTxn *t)
