@@ -37,19 +37,9 @@ struct RunRequest {
 
 bool apps_systemd_running(Apps *a)
 {
-        Manager *m = apps_manager(a);
-        int has = 0;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-
         /* sd_booted()'s test, then the manager on the bus we were given. */
-        if (access("/run/systemd/system", F_OK) < 0 || !m->bus)
-                return false;
-        if (sd_bus_call_method(m->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                               "org.freedesktop.DBus", "NameHasOwner", NULL, &reply, "s",
-                               SD_BUS_DEST) < 0 ||
-            sd_bus_message_read(reply, "b", &has) < 0)
-                return false;
-        return has;
+        return access("/run/systemd/system", F_OK) == 0 &&
+               manager_bus_name_has_owner(apps_manager(a)->bus, SD_BUS_DEST);
 }
 
 static RunRequest *run_request_free(RunRequest *q)

@@ -35,20 +35,30 @@ static int property_get_best_link(sd_bus *bus, const char *path, const char *int
         return sd_bus_message_append(reply, "o", m->best ? m->best->path : "/");
 }
 
+bool manager_bus_name_has_owner(sd_bus *bus, const char *name)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int has = 0;
+
+        if (!bus ||
+            sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                               "org.freedesktop.DBus", "NameHasOwner", NULL, &reply, "s",
+                               name) < 0 ||
+            sd_bus_message_read(reply, "b", &has) < 0)
+                return false;
+        return has;
+}
+
 /* polkit's verdict for the sender: 1 yes, 0 no, -ENOENT when polkit is not on the bus. */
 static int polkit_check(sd_bus_message *msg, const char *action)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(sd_bus_error_free) sd_bus_error err = SD_BUS_ERROR_NULL;
         sd_bus *bus = sd_bus_message_get_bus(msg);
-        int has_owner = 0, authorized = 0, challenge = 0, r;
+        int authorized = 0, challenge = 0, r;
 
-        r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                               "org.freedesktop.DBus", "NameHasOwner", &err, &reply, "s",
-                               "org.freedesktop.PolicyKit1");
-        if (r < 0 || sd_bus_message_read(reply, "b", &has_owner) < 0 || !has_owner)
+        if (!manager_bus_name_has_owner(bus, "org.freedesktop.PolicyKit1"))
                 return -ENOENT;
-        reply = sd_bus_message_unref(reply);
         /* No interaction: a daemon cannot wait for a password dialog. */
         r = sd_bus_call_method(bus, "org.freedesktop.PolicyKit1",
                                "/org/freedesktop/PolicyKit1/Authority",
