@@ -14,12 +14,14 @@
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
 
 #include "roam-log.h"
 #include "roam-macro.h"
+#include "roamd-fault.h"
 #include "roamd-nft.h"
 
 /* nftables' own datatype numbers, so `nft list table inet roam` prints readable types. */
@@ -1080,19 +1082,53 @@ int nft_txn_replace_table(NftTxn *t)
         return 0;
 }
 
+/* Why the kernel refused a whole batch, in words a person can act on. */
+static const char *refusal_hint(int error)
+{
+        switch (error) {
+        case EPERM:
+                return " (roamd needs CAP_NET_ADMIN)";
+        case EOPNOTSUPP:
+        case EPROTONOSUPPORT:
+        case EAFNOSUPPORT:
+                return " (is the kernel's nf_tables available?)";
+        case ENOMEM:
+        case ENOBUFS:
+                return " (the kernel is short of memory)";
+        default:
+                return "";
+        }
+}
+
+/* Waits at most this long for the kernel's answer: nfnetlink answers a batch at once, so a
+ * silent socket means something went wrong (a lost ACK), and roamd must not sit in recv
+ * where signals cannot reach it. */
+#define NFT_ANSWER_TIMEOUT_MS 5000
+
 int nft_txn_commit(NftTxn *t)
 {
         NftEngine *e = t->engine;
         char buf[MNL_SOCKET_BUFFER_SIZE];
-        int first_error = 0;
+        int first_error = 0, r;
+        uint32_t begin_seq = t->first_seq, end_seq, error_seq = 0;
         bool done = false;
+        struct timespec deadline;
 
         if (t->n_msgs == 0)
                 return 0;
 
+        r = fault_check(FAULT_NFT_COMMIT);
+        if (r < 0)
+                return log_error_errno(-r,
+                                       "nftables transaction (%zu messages) failed by fault "
+                                       "injection: %m",
+                                       t->n_msgs);
+
         /* Only the last message asks for an ACK: errors come for any message anyway. */
+        end_seq = e->seq;
         nftnl_batch_end(nftnl_batch_buffer(t->batch), e->seq++);
-        nftnl_batch_update(t->batch);
+        if (nftnl_batch_update(t->batch) < 0)
+                return log_error_errno(ENOMEM, "nftables batch: out of memory: %m");
 
         /* Find the last real message to set NLM_F_ACK: walk the iovecs. */
         int iovlen = nftnl_batch_iovec_len(t->batch);
@@ -1131,27 +1167,79 @@ int nft_txn_commit(NftTxn *t)
         if (sendmsg(mnl_socket_get_fd(e->nl), &msg, 0) < 0)
                 return log_error_errno(errno, "Failed to send nftables transaction: %m");
 
+        clock_gettime(CLOCK_MONOTONIC, &deadline);
+        deadline.tv_sec += NFT_ANSWER_TIMEOUT_MS / 1000;
         while (!done) {
-                ssize_t n = mnl_socket_recvfrom(e->nl, buf, sizeof(buf));
+                struct pollfd pfd = {.fd = mnl_socket_get_fd(e->nl), .events = POLLIN};
+                struct timespec now;
+                long left_ms;
+                ssize_t n;
+                int len;
+
+                clock_gettime(CLOCK_MONOTONIC, &now);
+                left_ms = (deadline.tv_sec - now.tv_sec) * 1000 +
+                          (deadline.tv_nsec - now.tv_nsec) / 1000000;
+                if (left_ms <= 0 && first_error != 0)
+                        break;
+                if (left_ms <= 0)
+                        return log_error_errno(ETIMEDOUT,
+                                               "nftables did not answer the transaction (%zu "
+                                               "messages) within %d ms: %m",
+                                               t->n_msgs, NFT_ANSWER_TIMEOUT_MS);
+                r = poll(&pfd, 1, (int)left_ms);
+                if (r < 0 && errno != EINTR)
+                        return log_error_errno(errno, "Failed to wait for nftables: %m");
+                if (r <= 0)
+                        continue;
+                n = mnl_socket_recvfrom(e->nl, buf, sizeof(buf));
                 if (n < 0) {
-                        if (errno == EINTR)
+                        if (errno == EINTR || errno == EAGAIN)
                                 continue;
+                        /* ENOBUFS: answers were lost; the ACK may be among them. */
                         return log_error_errno(errno, "Failed to read nftables answer: %m");
                 }
-                for (struct nlmsghdr *nlh = (struct nlmsghdr *)buf; mnl_nlmsg_ok(nlh, (int)n);
-                     nlh = mnl_nlmsg_next(nlh, (int *)&n)) {
-                        if (nlh->nlmsg_type == NLMSG_ERROR) {
-                                const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
-                                if (err->error != 0 && first_error == 0)
-                                        first_error = err->error;
-                                if (nlh->nlmsg_seq == t->last_seq)
-                                        done = true;
+                len = (int)n;
+                for (struct nlmsghdr *nlh = (struct nlmsghdr *)buf; mnl_nlmsg_ok(nlh, len);
+                     nlh = mnl_nlmsg_next(nlh, &len)) {
+                        const struct nlmsgerr *err;
+
+                        /* Answers to an earlier transaction (one that timed out) are not
+                         * this one's: only the batch's own sequence range counts. */
+                        if (nlh->nlmsg_type != NLMSG_ERROR || nlh->nlmsg_seq < begin_seq ||
+                            nlh->nlmsg_seq > end_seq ||
+                            nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct nlmsgerr)))
+                                continue;
+                        err = mnl_nlmsg_get_payload(nlh);
+                        if (err->error != 0 && first_error == 0) {
+                                first_error = err->error;
+                                error_seq = nlh->nlmsg_seq;
                         }
+                        /* The kernel refuses a whole batch (no CAP_NET_ADMIN, no nf_tables)
+                         * with one error for the batch-begin message and nothing more. */
+                        if (nlh->nlmsg_seq == t->last_seq ||
+                            (err->error != 0 &&
+                             (nlh->nlmsg_seq == begin_seq || nlh->nlmsg_seq == end_seq)))
+                                done = true;
+                }
+                /* After an error the kernel may stop answering (a batch aborted for lack
+                 * of memory): what else it has to say is already on its way. */
+                if (first_error != 0 && !done) {
+                        clock_gettime(CLOCK_MONOTONIC, &now);
+                        if (deadline.tv_sec > now.tv_sec + 1)
+                                deadline = (struct timespec){now.tv_sec + 1, now.tv_nsec};
                 }
         }
-        if (first_error < 0)
-                return log_error_errno(
-                    -first_error, "nftables refused the transaction (%zu messages): %m", t->n_msgs);
+        if (first_error < 0) {
+                if (error_seq == begin_seq || error_seq == end_seq)
+                        return log_error_errno(-first_error,
+                                               "nftables refused the whole transaction%s: %m",
+                                               refusal_hint(-first_error));
+                return log_error_errno(-first_error,
+                                       "nftables refused the transaction (%zu messages, at "
+                                       "message %u)%s: %m",
+                                       t->n_msgs, error_seq - begin_seq,
+                                       refusal_hint(-first_error));
+        }
 
         if (t->set_levels)
                 memcpy(e->levels, t->levels, sizeof(e->levels));

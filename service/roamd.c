@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <getopt.h>
+#include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "roam-log.h"
+#include "roamd-fault.h"
 #include "roamd-manager.h"
 
 static void help(void)
@@ -12,7 +16,8 @@ static void help(void)
                "  -c, --config=PATH   configuration file (default: %s)\n"
                "      --check-config  parse the configuration, report errors, and exit\n"
                "  -h, --help          show this help\n"
-               "      --version       show the version\n\n"
+               "      --version       show the version\n"
+               "      --test-faults=FILE  make kernel operations named in FILE fail (tests)\n\n"
                "Signals: SIGHUP reloads the configuration (a broken one is refused),\n"
                "SIGTERM and SIGINT stop the service.\n",
                ROAMD_CONFIG_DEFAULT);
@@ -20,12 +25,13 @@ static void help(void)
 
 int main(int argc, char **argv)
 {
-        enum { ARG_VERSION = 0x100, ARG_CHECK };
+        enum { ARG_VERSION = 0x100, ARG_CHECK, ARG_TEST_FAULTS };
         static const struct option options[] = {
             {"config", required_argument, NULL, 'c'},
             {"check-config", no_argument, NULL, ARG_CHECK},
             {"help", no_argument, NULL, 'h'},
             {"version", no_argument, NULL, ARG_VERSION},
+            {"test-faults", required_argument, NULL, ARG_TEST_FAULTS},
             {},
         };
         _cleanup_(manager_freep) Manager *m = NULL;
@@ -46,6 +52,15 @@ int main(int argc, char **argv)
                 case 'h':
                         help();
                         return 0;
+                case ARG_TEST_FAULTS:
+                        r = fault_setup(optarg);
+                        if (r < 0) {
+                                fprintf(stderr, "roamd: --test-faults: %s\n",
+                                        r == -EOPNOTSUPP ? "built without fault injection"
+                                                         : strerror(-r));
+                                return 2;
+                        }
+                        break;
                 case ARG_VERSION:
                         printf("roamd %s\n", ROAM_VERSION);
                         return 0;

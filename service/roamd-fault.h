@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Fault injection for tests: `roamd --test-faults=FILE` makes the next N kernel operations of
+ * a kind fail, so every failure path of the reconciler runs in CI. FILE holds words
+ * `KIND:N` (nft-commit, route-add, rule-add); it is read again before each operation, and a
+ * changed content resets the counts, so a test arms a fault at the moment it wants one.
+ * Compiled in with meson -Dfault_injection=true (the default; distributions turn it off),
+ * honoured only with the flag. */
+
+typedef enum FaultPoint {
+        FAULT_NFT_COMMIT,
+        FAULT_ROUTE_ADD,
+        FAULT_RULE_ADD,
+        _FAULT_POINT_MAX,
+        _FAULT_POINT_INVALID = -22,
+} FaultPoint;
+
+const char *fault_point_to_string(FaultPoint p);
+FaultPoint fault_point_from_string(const char *s);
+
+/* -EOPNOTSUPP when built without fault injection. */
+int fault_setup(const char *file);
+/* 0, or -EIO when this operation is to fail. */
+int fault_check(FaultPoint p);
