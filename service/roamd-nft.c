@@ -650,6 +650,33 @@ int nft_txn_del_class(NftTxn *t, const char *name)
         return txn_chain(t, NFT_MSG_DELCHAIN, name, NULL, 0, 0);
 }
 
+/* socket cgroupv2 level l vmap @app_l<l>; with user_socket only for packets of a socket
+ * with a file (a process's, not the kernel's). */
+static int level_lookup_rule(NftTxn *t, unsigned l, bool user_socket)
+{
+        struct nftnl_rule *r = rule_new("output");
+        struct nftnl_expr *e = nftnl_expr_alloc("socket");
+        char map[16];
+        int k = 0;
+
+        if (!r || !e) {
+                nftnl_expr_free(e);
+                nftnl_rule_free(r);
+                return -ENOMEM;
+        }
+        if (user_socket) {
+                k |= e_meta_load(r, NFT_META_SKUID);
+                k |= e_cmp_u32(r, NFT_CMP_GTE, 0);
+        }
+        snprintf(map, sizeof(map), "app_l%u", l);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_KEY, NFT_SOCKET_CGROUPV2);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_DREG, NFT_REG_1);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_LEVEL, l);
+        nftnl_rule_add_expr(r, e);
+        k |= e_lookup(r, map, true, false);
+        return txn_add_rule(t, r, k);
+}
+
 static int output_chain_rules(NftTxn *t, const bool levels[NFT_LEVEL_MAX])
 {
         struct nftnl_rule *r;
@@ -669,14 +696,15 @@ static int output_chain_rules(NftTxn *t, const bool levels[NFT_LEVEL_MAX])
          * in a verdict, so the first match decides. Packets without a full socket (TCP resets
          * of time-wait sockets, ICMP errors, neighbour discovery) match nothing and pass. */
         for (int l = NFT_LEVEL_MAX - 1; l >= 0; l--) {
-                struct nftnl_expr *e;
-                char map[16];
-
                 if (l == 0) {
-                        /* The kernel's own sockets (ICMP errors and echo replies, neighbour
-                         * discovery, MLD, IGMP) belong to the root cgroup where the network
-                         * namespace was made: they pass before the root's default policy.
-                         * Apps' ICMP is governed: their levels matched above. */
+                        /* A process's socket (one with a file: meta skuid loads for it, ICMP
+                         * and raw sockets included) meets the default policy before anything
+                         * passes. */
+                        if (levels[0] && level_lookup_rule(t, 0, true) < 0)
+                                return -ENOMEM;
+                        /* What is left is the kernel's own (ICMP errors and echo replies,
+                         * neighbour discovery, MLD, IGMP: its sockets have no file): it
+                         * passes before the root's default policy. */
                         static const uint8_t protos[] = {IPPROTO_ICMP, IPPROTO_ICMPV6,
                                                          IPPROTO_IGMP};
                         for (size_t i = 0; i < ELEMENTSOF(protos); i++) {
@@ -693,19 +721,7 @@ static int output_chain_rules(NftTxn *t, const bool levels[NFT_LEVEL_MAX])
                 }
                 if (!levels[l])
                         continue;
-                snprintf(map, sizeof(map), "app_l%d", l);
-                r = rule_new("output");
-                e = nftnl_expr_alloc("socket");
-                if (!r || !e) {
-                        nftnl_expr_free(e);
-                        nftnl_rule_free(r);
-                        return -ENOMEM;
-                }
-                nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_KEY, NFT_SOCKET_CGROUPV2);
-                nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_DREG, NFT_REG_1);
-                nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_LEVEL, l);
-                nftnl_rule_add_expr(r, e);
-                if (txn_add_rule(t, r, e_lookup(r, map, true, false)) < 0)
+                if (level_lookup_rule(t, (unsigned)l, false) < 0)
                         return -ENOMEM;
         }
         return 0;

@@ -23,7 +23,7 @@ def run_demo():
 
 def test_ruleset_shape_and_transactions():
     out, err = run_demo()
-    assert "start: 63 messages: ok" in out
+    assert "start: 64 messages: ok" in out
     assert "change: 2 messages: ok" in out  # one policy change = delete + add of one element
     assert "bad: 2 messages: failed" in out
     assert "rc=0" in out
@@ -32,9 +32,12 @@ def test_ruleset_shape_and_transactions():
     assert "1234 counter packets 0 bytes 0 : jump c_lan" in out
     assert "socket cgroupv2 level 2 vmap @app_l2" in out
     assert out.index("socket cgroupv2 level 2") < out.index("socket cgroupv2 level 0")
-    # the kernel's own ICMP/NDP/IGMP (root cgroup sockets) pass before the default policy
-    assert out.index("socket cgroupv2 level 2") < out.index("meta l4proto icmp accept") < \
-        out.index("socket cgroupv2 level 0")
+    # a process's packets (its socket has a file: meta skuid loads) meet the default policy
+    # first, ICMP too; only the kernel's own ICMP/NDP/IGMP pass before the root's policy
+    assert out.index("socket cgroupv2 level 2") < \
+        out.index("meta skuid >= 0 socket cgroupv2 level 0 vmap @app_l0") < \
+        out.index("meta l4proto icmp accept") < \
+        out.index("\t\tsocket cgroupv2 level 0 vmap @app_l0")
     assert "meta l4proto ipv6-icmp accept" in out and "meta l4proto igmp accept" in out
     assert "type route hook output priority mangle; policy accept;" in out
     assert 'oif "lo" accept' in out

@@ -7,7 +7,8 @@ import subprocess
 
 import pytest
 
-from roamworld import CG_ROAMD, MANAGER_IFACE, MANAGER_PATH, PROPS_IFACE, ROAMD, wait_for
+from roamworld import CG_ROAMD, ROAMD, WHOAMI
+from test_apps import ROAM_SLICE, app_cgroup, remove_cgroups, reset_apps, set_policy
 
 WORLD = "trecon"
 
@@ -24,3 +25,39 @@ def test_no_cap_net_admin_exits_with_the_cause(w):
         pytest.fail("roamd without CAP_NET_ADMIN hangs instead of exiting")
     assert r.returncode != 0, r
     assert "CAP_NET_ADMIN" in r.stderr and "Operation not permitted" in r.stderr, r.stderr
+
+
+@pytest.fixture
+def apps(w):
+    yield w
+    remove_cgroups(w, ROAM_SLICE)
+    remove_cgroups(w, "roam-test")
+    reset_apps(w)
+
+
+def ping(w, host, fam, cgroup=None, ns="dev"):
+    cmd = ["ping", "-%d" % fam, "-n", "-c", "1", "-W", "3", host]
+    if ns == "dev":
+        return w.dev_run(cmd, cgroup=cgroup, check=False, timeout=20).returncode == 0
+    return w.exec(ns, *cmd, check=False, timeout=20).returncode == 0
+
+
+def test_icmp_passes_only_for_the_kernels_own_packets(apps):
+    """Under default=deny a process in no app cannot ping (nor tunnel over ICMP); the kernel's
+    own answers (echo replies to the LAN's pings) still leave."""
+    w = apps
+    other = "roam-test/session-1.scope"
+    for fam in (4, 6):
+        assert ping(w, WHOAMI["inet"][fam], fam, cgroup=other), fam
+    set_policy(w, "default", access="deny")
+    for fam in (4, 6):
+        assert not ping(w, WHOAMI["inet"][fam], fam, cgroup=other), fam
+        assert not w.whoami(fam, "udp", cgroup=other).ok, fam
+        # the kernel answers a ping from the home network: its echo reply has no process
+        assert ping(w, w.dev_addr("wifi0", fam), fam, ns="home"), fam
+    # an app allowed online may ping; the default's deny stays for the rest
+    set_policy(w, "org.test.Ping", access="allow")
+    cg = app_cgroup(w, "org.test.Ping")
+    for fam in (4, 6):
+        assert ping(w, WHOAMI["inet"][fam], fam, cgroup=cg), fam
+        assert not ping(w, WHOAMI["inet"][fam], fam, cgroup=other), fam
