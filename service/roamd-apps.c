@@ -15,6 +15,7 @@
 #include "roamd-manager.h"
 #include "roamd-netlink.h"
 #include "roamd-nft.h"
+#include "roamd-reconcile.h"
 #include "roamd-route.h"
 
 struct AppClass {
@@ -56,6 +57,7 @@ struct Apps {
         AppPolicySet config_set, runtime_set;
         char *installed_sets; /* text form of lan, vpn ifaces, vpn dns as last installed */
         RunRequest *runs;     /* `roam run` calls waiting for systemd */
+        Reconcile *reconcile; /* retries, the Degraded reason */
         sd_bus_slot *app_slot, *app_enum_slot;
 };
 
@@ -79,6 +81,7 @@ Manager *apps_manager(Apps *a)
 /* ---- apps ---- */
 
 static int app_reclass(Apps *a, App *app);
+static int apps_reconcile(void *userdata);
 
 static int app_cmp(const void *k, const void *e)
 {
@@ -319,6 +322,19 @@ static void class_compute(Apps *a, AppClass *c, NftClass *ret)
         case APP_ACCESS_LAN:
                 ret->kind = NFT_CLASS_LAN;
                 c->state = "local networks only";
+                if (k->vpn == APP_VPN_REQUIRED && !c->system) {
+                        /* Privacy wins: its local traffic and DNS also go only through the
+                         * VPN (docs/apps.md); without a VPN it is refused. */
+                        ret->vpn_required = true;
+                        for (int f = 0; f < 2; f++)
+                                if (route_tables_vpn_carries(a->routes, f ? AF_INET6 : AF_INET)) {
+                                        ret->fam[f].slot = nft_slot_vpn(nft_engine_mask(a->nft));
+                                        c->route[f] = route_tables_vpn_link(a->routes);
+                                }
+                        c->state = c->route[0] || c->route[1]
+                                       ? "local networks only, through the VPN"
+                                       : "blocked: VPN down";
+                }
                 return;
         case APP_ACCESS_ALLOW:
                 break;
@@ -526,6 +542,13 @@ static void on_cgroup_added(Apps *a, const CgroupNode *n)
                 a->refs[pos].installed = true; /* the start transaction carries it */
                 return;
         }
+        if (!app->cls) {
+                /* its class could not be made: the reconciler makes it, then the element */
+                reconcile_begin(a->reconcile);
+                reconcile_failed(a->reconcile, "app class", -EIO);
+                reconcile_end(a->reconcile);
+                return;
+        }
         /* The element first, in one transaction with its map if the level is new. */
         r = nft_txn_new(a->nft, &t);
         if (r >= 0) {
@@ -537,7 +560,11 @@ static void on_cgroup_added(Apps *a, const CgroupNode *n)
         if (r >= 0)
                 r = nft_txn_commit(t);
         if (r < 0) {
+                /* Not installed: the reconciler adds it on its next pass. */
                 log_error_errno(r, "cgroup %s: cannot add it to nftables: %m", n->path);
+                reconcile_begin(a->reconcile);
+                reconcile_failed(a->reconcile, "cgroup element", r);
+                reconcile_end(a->reconcile);
                 return;
         }
         a->level_refs[n->level]++;
@@ -716,60 +743,146 @@ static int route_sync(Apps *a)
         return route_tables_sync(a->routes, in, m->n_links);
 }
 
-void apps_links_changed(Apps *a)
+/* Refs the kernel does not have yet (a failed add): their elements, with their apps'
+ * classes, in t. Returns how many. */
+static int add_pending_refs(Apps *a, NftTxn *t, bool levels[NFT_LEVEL_MAX])
 {
+        int n = 0, r;
+
+        for (int l = 0; l < NFT_LEVEL_MAX; l++)
+                levels[l] = a->level_refs[l] > 0;
+        for (size_t i = 0; i < a->n_refs; i++)
+                if (!a->refs[i].installed && a->refs[i].app->cls && a->refs[i].app->cls->installed)
+                        levels[a->refs[i].level] = true;
+        r = nft_txn_set_levels(t, levels);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < a->n_refs; i++) {
+                CgroupRef *ref = &a->refs[i];
+                if (ref->installed || !ref->app->cls || !ref->app->cls->installed)
+                        continue;
+                r = nft_txn_elem(t, ref->level, ref->id, ref->app->cls->name, true);
+                if (r < 0)
+                        return r;
+                n++;
+        }
+        return n;
+}
+
+typedef struct ClassSaved {
+        int route[2];
+        const char *state;
+} ClassSaved;
+
+/* One pass of the reconciler: the routes and rules the links call for are added, then one
+ * nftables transaction moves sets, class chains and pending elements to them, then what is
+ * no longer used is removed. A failure anywhere leaves the last good state in force (nothing
+ * is removed before nftables stopped using it) and the reconciler tries again. */
+static int apps_reconcile(void *userdata)
+{
+        Apps *a = userdata;
         _cleanup_(nft_txn_freep) NftTxn *t = NULL;
         _cleanup_free_ char *sets = NULL;
-        NftClass *specs = NULL;
-        int r;
+        _cleanup_free_ NftClass *specs = NULL;
+        _cleanup_free_ ClassSaved *saved = NULL;
+        bool levels[NFT_LEVEL_MAX];
+        int r, n_pending;
 
         if (!a || !a->started)
-                return;
-        (void)route_sync(a);
+                return 0;
+        reconcile_begin(a->reconcile);
+        /* Apps whose class could not be made earlier get one now (own transaction). */
+        for (size_t i = 0; i < a->n_apps; i++)
+                if (!a->apps[i]->cls) {
+                        r = app_reclass(a, a->apps[i]);
+                        if (r < 0)
+                                reconcile_failed(a->reconcile, "app class", r);
+                }
+        r = route_sync(a);
+        if (r < 0)
+                reconcile_failed(a->reconcile, "routes and ip rules", r);
         r = nft_txn_new(a->nft, &t);
         if (r < 0)
-                return (void)log_oom();
+                goto fail_nft;
         if (sets_text(a, &sets) >= 0 && !streq(sets, strempty(a->installed_sets))) {
                 r = add_sets(a, t);
                 if (r < 0)
-                        return (void)log_error_errno(r, "Cannot build the nftables sets: %m");
+                        goto fail_nft;
         }
         specs = calloc(a->n_classes + 1, sizeof(NftClass));
-        if (!specs)
-                return (void)log_oom();
-        int saved_route[a->n_classes + 1][2];
-        const char *saved_state[a->n_classes + 1];
+        saved = calloc(a->n_classes + 1, sizeof(ClassSaved));
+        if (!specs || !saved) {
+                r = -ENOMEM;
+                goto fail_nft;
+        }
         for (size_t i = 0; i < a->n_classes; i++) {
                 AppClass *c = a->classes[i];
-                saved_route[i][0] = c->route[0];
-                saved_route[i][1] = c->route[1];
-                saved_state[i] = c->state;
+                saved[i] = (ClassSaved){{c->route[0], c->route[1]}, c->state};
                 class_compute(a, c, &specs[i]);
-                if (memcmp(&specs[i], &c->spec, sizeof(NftClass)) != 0)
-                        (void)nft_txn_put_class(t, c->name, &specs[i], c->installed);
+                if (r >= 0 && memcmp(&specs[i], &c->spec, sizeof(NftClass)) != 0)
+                        r = nft_txn_put_class(t, c->name, &specs[i], c->installed);
         }
-        r = nft_txn_commit(t);
+        /* A chain flushed and only half rebuilt is never committed. */
+        n_pending = r >= 0 ? add_pending_refs(a, t, levels) : r;
+        if (n_pending < 0)
+                r = n_pending;
+        if (r >= 0)
+                r = nft_txn_commit(t);
         if (r < 0) {
-                log_error_errno(r, "Cannot apply the new routes to nftables: %m");
                 for (size_t i = 0; i < a->n_classes; i++) {
-                        a->classes[i]->route[0] = saved_route[i][0];
-                        a->classes[i]->route[1] = saved_route[i][1];
-                        a->classes[i]->state = saved_state[i];
+                        a->classes[i]->route[0] = saved[i].route[0];
+                        a->classes[i]->route[1] = saved[i].route[1];
+                        a->classes[i]->state = saved[i].state;
                 }
-                free(specs);
-                return;
+                goto fail_nft;
         }
         for (size_t i = 0; i < a->n_classes; i++) {
                 a->classes[i]->spec = specs[i];
                 a->classes[i]->installed = true;
         }
-        free(specs);
+        if (n_pending > 0)
+                for (size_t i = 0; i < a->n_refs; i++) {
+                        CgroupRef *ref = &a->refs[i];
+                        if (ref->installed || !ref->app->cls)
+                                continue;
+                        ref->installed = true;
+                        a->level_refs[ref->level]++;
+                        apps_bus_emit_changed(ref->app, "Cgroups", NULL);
+                }
         if (sets) {
                 free(a->installed_sets);
                 a->installed_sets = TAKE_PTR(sets);
         }
+        r = route_tables_prune(a->routes);
+        if (r < 0)
+                reconcile_failed(a->reconcile, "removing old routes and ip rules", r);
         for (size_t i = 0; i < a->n_apps; i++)
                 app_refresh(a->apps[i], true);
+        reconcile_end(a->reconcile);
+        return 0;
+
+fail_nft:
+        log_error_errno(r, "Cannot bring nftables up to date; the last good state stays: %m");
+        reconcile_failed(a->reconcile, "nftables transaction", r);
+        reconcile_end(a->reconcile);
+        return r;
+}
+
+void apps_links_changed(Apps *a)
+{
+        (void)apps_reconcile(a);
+}
+
+const char *apps_degraded(Apps *a)
+{
+        return a ? reconcile_degraded(a->reconcile) : "";
+}
+
+static void on_degraded_changed(void *userdata)
+{
+        Apps *a = userdata;
+
+        manager_bus_emit_changed(a->manager, "Degraded", NULL);
 }
 
 /* ---- policy changes ---- */
@@ -810,6 +923,11 @@ static int apps_reclass(Apps *a, App **apps, size_t n)
                         continue;
                 moves[n_moves++] = (Move){app, c};
                 for (size_t j = 0; j < app->n_cgroups && r >= 0; j++) {
+                        CgroupRef *ref = ref_find(a, app->cgroups[j].id, NULL);
+                        /* a cgroup the kernel does not have yet gets its element from the
+                         * reconciler, with the class the app has then */
+                        if (!ref || !ref->installed)
+                                continue;
                         r = nft_txn_elem(t, app->cgroups[j].level, app->cgroups[j].id, NULL, false);
                         if (r >= 0)
                                 r = nft_txn_elem(t, app->cgroups[j].level, app->cgroups[j].id,
@@ -1167,8 +1285,11 @@ int apps_start(Apps *a)
                           .rule_priority = c->rule_priority};
         struct stat st;
         App *app;
-        int r;
+        int r, r_routes;
 
+        r = reconcile_new(a->manager->event, apps_reconcile, on_degraded_changed, a, &a->reconcile);
+        if (r < 0)
+                return log_oom();
         r = nft_engine_new(&nc, &a->nft);
         if (r < 0)
                 return r;
@@ -1206,7 +1327,7 @@ int apps_start(Apps *a)
                         return log_oom();
                 a->apps[i]->cls->refs++;
         }
-        (void)route_sync(a);
+        r_routes = route_sync(a);
         r = nft_txn_new(a->nft, &t);
         if (r >= 0)
                 r = build_full(a, t);
@@ -1218,6 +1339,15 @@ int apps_start(Apps *a)
                 a->classes[i]->installed = true;
         (void)sets_text(a, &a->installed_sets);
         a->started = true;
+        /* What an earlier roamd left and this one does not want goes now; what failed to be
+         * added is retried. */
+        reconcile_begin(a->reconcile);
+        if (r_routes < 0)
+                reconcile_failed(a->reconcile, "routes and ip rules", r_routes);
+        r = route_tables_prune(a->routes);
+        if (r < 0)
+                reconcile_failed(a->reconcile, "removing old routes and ip rules", r);
+        reconcile_end(a->reconcile);
         for (size_t i = 0; i < a->n_apps; i++)
                 app_refresh(a->apps[i], false);
         log_info("Apps: %zu known, %zu cgroups governed, cgroup2 at %s, roamd in %s.", a->n_apps,
@@ -1284,6 +1414,7 @@ Apps *apps_free(Apps *a)
         app_policy_set_done(&a->runtime_set);
         free(a->installed_sets);
         route_tables_free(a->routes);
+        reconcile_free(a->reconcile);
         nft_engine_free(a->nft); /* the table stays: fail closed */
         free(a);
         return NULL;

@@ -46,8 +46,11 @@ Apps *apps_free(Apps *a);
 
 /* Loads policies, scans cgroups, and replaces table inet roam in one transaction. */
 int apps_start(Apps *a);
-/* Links, routes or verdicts changed: recompute routing tables and classes. */
+/* Links, routes or verdicts changed: one pass of the reconciler (routes and rules, nftables,
+ * then removals; retried with backoff after a failure). */
 void apps_links_changed(Apps *a);
+/* Why the kernel does not hold what roamd wants ("" when it does): Manager.Degraded. */
+const char *apps_degraded(Apps *a);
 /* Re-reads the drop-ins (malformed files are skipped, the rest apply). */
 int apps_reload(Apps *a);
 

@@ -23,6 +23,8 @@ static int property_get_string(sd_bus *bus, const char *path, const char *interf
                 v = m->state;
         else if (streq(property, "ConfigFile"))
                 v = m->config_path;
+        else if (streq(property, "Degraded"))
+                v = apps_degraded(m->apps);
         return sd_bus_message_append(reply, "s", v);
 }
 
@@ -176,6 +178,7 @@ static const sd_bus_vtable manager_vtable[] = {
     SD_BUS_PROPERTY("BestLink", "o", property_get_best_link, 0,
                     SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("ConfigFile", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("Degraded", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_METHOD_WITH_ARGS("GetLinkByName", SD_BUS_ARGS("s", name), SD_BUS_RESULT("o", link),
                             method_get_link_by_name, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("GetLinkByIndex", SD_BUS_ARGS("i", ifindex), SD_BUS_RESULT("o", link),

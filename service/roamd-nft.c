@@ -32,6 +32,9 @@
 #define NFT_TYPE_CGROUPV2 46
 
 #define SLOTS_MAX 128
+/* Set elements per message: an IPv6 interval element takes about 40 bytes, so a message stays
+ * near 2.5 KiB, far below the batch page's overrun room (MNL_SOCKET_BUFFER_SIZE). */
+#define ELEMS_PER_MSG 64
 
 struct NftEngine {
         struct mnl_socket *nl;
@@ -47,6 +50,7 @@ struct NftTxn {
         NftEngine *engine;
         struct nftnl_batch *batch;
         size_t n_msgs;
+        int error; /* the batch could not grow: the transaction is never sent */
         uint32_t first_seq, last_seq;
         /* applied to the engine when the kernel accepted the transaction */
         bool set_levels, set_slots;
@@ -106,6 +110,8 @@ uint32_t nft_engine_mask(NftEngine *e)
         return e->mask;
 }
 
+static void txn_next(NftTxn *t);
+
 int nft_txn_new(NftEngine *e, NftTxn **ret)
 {
         NftTxn *t;
@@ -121,7 +127,7 @@ int nft_txn_new(NftEngine *e, NftTxn **ret)
         }
         t->first_seq = e->seq;
         nftnl_batch_begin(nftnl_batch_buffer(t->batch), e->seq++);
-        nftnl_batch_update(t->batch);
+        txn_next(t);
         memcpy(t->levels, e->levels, sizeof(t->levels));
         memcpy(t->slots, e->slots, sizeof(t->slots));
         *ret = t;
@@ -156,9 +162,12 @@ static struct nlmsghdr *txn_msg(NftTxn *t, uint16_t type, uint16_t flags)
         return nlh;
 }
 
+/* Ends a message: the batch moves to a new page when this one is full. Every message stays
+ * well below the page's overrun room (element lists are split, ELEMS_PER_MSG). */
 static void txn_next(NftTxn *t)
 {
-        nftnl_batch_update(t->batch);
+        if (nftnl_batch_update(t->batch) < 0 && t->error == 0)
+                t->error = -ENOMEM;
 }
 
 /* ---- expression helpers ---- */
@@ -547,6 +556,26 @@ static int rule_verdict(NftTxn *t, const char *chain, int verdict)
         return txn_add_rule(t, r, r ? e_verdict(r, verdict, NULL) : -ENOMEM);
 }
 
+/* Families the VPN does not carry are refused; everything else goes into the VPN's table,
+ * whose rule never falls through to main. No conntrack save: the VPN slot is the same for
+ * every flow. */
+static int rules_vpn_required(NftTxn *t, const char *name, const NftClass *c)
+{
+        static const int families[2] = {AF_INET, AF_INET6};
+        uint32_t vpn = nft_slot_mark(t->engine->mask, nft_slot_vpn(t->engine->mask));
+        struct nftnl_rule *rl;
+        int r;
+
+        for (int f = 0; f < 2; f++)
+                if (c->fam[f].slot == 0) {
+                        r = rule_reject(t, name, families[f], NULL, NULL);
+                        if (r < 0)
+                                return r;
+                }
+        rl = rule_new(name);
+        return txn_add_rule(t, rl, rl ? exprs_set_mark(t, rl, vpn, false) : -ENOMEM);
+}
+
 static int class_rules(NftTxn *t, const char *name, const NftClass *c)
 {
         static const int families[2] = {AF_INET, AF_INET6};
@@ -564,21 +593,15 @@ static int class_rules(NftTxn *t, const char *name, const NftClass *c)
                 r = rule_reject(t, name, AF_INET6, "lan6", NULL);
                 if (r < 0)
                         return r;
+                if (c->vpn_required) {
+                        r = rules_vpn_required(t, name, c);
+                        if (r < 0)
+                                return r;
+                }
                 break;
         case NFT_CLASS_ROUTE:
                 if (c->vpn_required) {
-                        for (int f = 0; f < 2; f++)
-                                if (c->fam[f].slot == 0) {
-                                        r = rule_reject(t, name, families[f], NULL, NULL);
-                                        if (r < 0)
-                                                return r;
-                                }
-                        /* Everything into the VPN's table, whose rule never falls through to
-                         * main. No conntrack save: the VPN slot is the same for every flow. */
-                        struct nftnl_rule *rl = rule_new(name);
-                        uint32_t vpn =
-                            nft_slot_mark(t->engine->mask, nft_slot_vpn(t->engine->mask));
-                        r = txn_add_rule(t, rl, rl ? exprs_set_mark(t, rl, vpn, false) : -ENOMEM);
+                        r = rules_vpn_required(t, name, c);
                         if (r < 0)
                                 return r;
                         break;
@@ -860,8 +883,20 @@ int nft_txn_set_lan(NftTxn *t, int family, const NftPrefix *p, size_t n)
         if (!s)
                 return -ENOMEM;
         txn_elems(t, s, NFT_MSG_DELSETELEM); /* flush, then the new contents: one transaction */
-        for (size_t i = 0; i < k; i++) {
-                struct nftnl_set_elem *e = nftnl_set_elem_alloc();
+        for (size_t i = 0, in_msg = 0; i < k; i++) {
+                struct nftnl_set_elem *e;
+
+                if (in_msg + 2 > ELEMS_PER_MSG) {
+                        /* one message holds a page at most: send these, start the next */
+                        txn_elems(t, s, NFT_MSG_NEWSETELEM);
+                        nftnl_set_free(s);
+                        s = set_new(name);
+                        if (!s)
+                                return -ENOMEM;
+                        in_msg = 0;
+                }
+                in_msg += 2;
+                e = nftnl_set_elem_alloc();
                 if (!e) {
                         nftnl_set_free(s);
                         return -ENOMEM;
@@ -893,7 +928,16 @@ int nft_txn_set_vpn_ifaces(NftTxn *t, const uint32_t *ifindex, size_t n)
                 return -ENOMEM;
         txn_elems(t, s, NFT_MSG_DELSETELEM);
         for (size_t i = 0; i < n; i++) {
-                struct nftnl_set_elem *e = nftnl_set_elem_alloc();
+                struct nftnl_set_elem *e;
+
+                if (i > 0 && i % ELEMS_PER_MSG == 0) {
+                        txn_elems(t, s, NFT_MSG_NEWSETELEM);
+                        nftnl_set_free(s);
+                        s = set_new("vpnifs");
+                        if (!s)
+                                return -ENOMEM;
+                }
+                e = nftnl_set_elem_alloc();
                 if (!e) {
                         nftnl_set_free(s);
                         return -ENOMEM;
@@ -1132,6 +1176,8 @@ int nft_txn_commit(NftTxn *t)
 
         if (t->n_msgs == 0)
                 return 0;
+        if (t->error < 0)
+                return log_error_errno(-t->error, "nftables transaction not built: %m");
 
         r = fault_check(FAULT_NFT_COMMIT);
         if (r < 0)

@@ -47,8 +47,9 @@ typedef struct NftFamilyRoute {
 typedef struct NftClass {
         NftClassKind kind;
         bool sticky;           /* restore the mark of existing flows from conntrack */
-        bool vpn_required;     /* ROUTE: every packet to the VPN slot; fam[f].slot != 0 when the VPN
-                                * carries family f, else that family is rejected */
+        bool vpn_required;     /* ROUTE, LAN: every (LAN: every local) packet to the VPN slot;
+                                * fam[f].slot != 0 when the VPN carries family f, else that
+                                * family is rejected */
         NftFamilyRoute fam[2]; /* [0] IPv4, [1] IPv6 */
 } NftClass;
 

@@ -9,10 +9,14 @@
 
 #include "roam-log.h"
 #include "roam-macro.h"
+#include "roamd-fault.h"
 #include "roamd-nft.h"
 #include "roamd-route.h"
 
 #define SLOTS 128
+
+/* The protocol of roamd's ip rules: what lets a later roamd prove a rule is its own. */
+#define RTPROT_ROAM 82
 
 typedef struct RouteEntry {
         int family;
@@ -42,10 +46,17 @@ struct RouteTables {
         int vpn_link;
         bool vpn_carries[2];
         int main_default[2];
-        RouteEntry *routes_in;
-        size_t n_routes_in;
-        RuleEntry *rules_in;
-        size_t n_rules_in;
+        /* installed: what the kernel accepted; want: what the last sync asked for */
+        RouteEntry *routes_in, *routes_want;
+        size_t n_routes_in, n_routes_want;
+        RuleEntry *rules_in, *rules_want;
+        size_t n_rules_in, n_rules_want;
+        /* slots whose prohibit rules stay: a freed slot's flows may still carry its mark,
+         * and must find a prohibit, never the main table */
+        bool prohibit_kept[SLOTS];
+        /* slots whose four rules (lookup and prohibit, both families) are installed: only
+         * those are handed to nftables */
+        bool ready[SLOTS];
         /* per ifindex default metrics, from the last sync */
         struct {
                 int ifindex;
@@ -89,9 +100,26 @@ static void route_entry_from(struct rtnl_route *ro, struct rtnl_nexthop *nh, Rou
         }
 }
 
-/* What an earlier roamd left (rules at our priorities, routes in our tables) is adopted as
+/* A rule roamd can prove is its own: at its priorities, with exactly its mask, a slot's
+ * mark, and either the lookup of that slot's table or a prohibit. */
+static bool rule_is_ours(RouteTables *rt, struct rtnl_rule *ru, const RuleEntry *e)
+{
+        uint32_t mask = rt->cfg.mark_mask, vpn = nft_slot_vpn(mask);
+        uint32_t slot = (e->mark & mask) >> __builtin_ctz(mask);
+
+        if (rtnl_rule_get_mask(ru) != mask || (e->mark & ~mask) != 0 || slot == 0 || slot > vpn ||
+            slot >= SLOTS || (e->family != AF_INET && e->family != AF_INET6))
+                return false;
+        if (e->prio == rt->cfg.rule_priority)
+                return rtnl_rule_get_action(ru) == FR_ACT_TO_TBL &&
+                       e->table == rt->cfg.table_base + slot;
+        return rtnl_rule_get_action(ru) == FR_ACT_PROHIBIT;
+}
+
+/* What an earlier roamd left (its rules at our priorities, routes in our tables) is adopted as
  * installed: the first sync keeps what is still right and removes the rest, so a restart has
- * no moment in which a marked packet finds no rule (and a vpn=required one the main table). */
+ * no moment in which a marked packet finds no rule (and a vpn=required one the main table).
+ * Other programs' rules at the same priorities are left alone. */
 static int adopt_old(RouteTables *rt)
 {
         struct nl_cache *rules = NULL;
@@ -115,12 +143,23 @@ static int adopt_old(RouteTables *rt)
                                 .table = rtnl_rule_get_action(ru) == FR_ACT_TO_TBL
                                              ? rtnl_rule_get_table(ru)
                                              : 0};
-                if (rtnl_rule_get_mask(ru) != rt->cfg.mark_mask ||
-                    (e.table == 0 && rtnl_rule_get_action(ru) != FR_ACT_PROHIBIT)) {
-                        (void)rtnl_rule_delete(rt->sock, ru,
-                                               0); /* not one of ours as we make them */
+                if (!rule_is_ours(rt, ru, &e)) {
+                        uint8_t proto = 0;
+                        (void)rtnl_rule_get_protocol(ru, &proto);
+                        if (proto == RTPROT_ROAM) {
+                                /* an earlier roamd's, made with another mask or table base */
+                                (void)rtnl_rule_delete(rt->sock, ru, 0);
+                                continue;
+                        }
+                        /* Someone else's rule at our priorities: not ours to delete. */
+                        log_notice("ip rule priority %u fwmark 0x%x/0x%x is not roamd's; left "
+                                   "alone.",
+                                   p, e.mark, rtnl_rule_get_mask(ru));
                         continue;
                 }
+                if (e.table == 0)
+                        rt->prohibit_kept[(e.mark & rt->cfg.mark_mask) >>
+                                          __builtin_ctz(rt->cfg.mark_mask)] = true;
                 n = realloc(rt->rules_in, sizeof(RuleEntry) * (rt->n_rules_in + 1));
                 if (!n)
                         break;
@@ -185,7 +224,9 @@ RouteTables *route_tables_free(RouteTables *rt)
         if (rt->sock)
                 nl_socket_free(rt->sock);
         free(rt->routes_in);
+        free(rt->routes_want);
         free(rt->rules_in);
+        free(rt->rules_want);
         free(rt->metrics);
         free(rt->onlink);
         free(rt);
@@ -225,6 +266,10 @@ static int route_apply(RouteTables *rt, const RouteEntry *e, bool add)
         }
         rtnl_route_add_nexthop(ro, nh);
         nh = NULL;
+        if (add && fault_check(FAULT_ROUTE_ADD) < 0) {
+                r = -EIO;
+                goto out;
+        }
         r = add ? rtnl_route_add(rt->sock, ro, NLM_F_CREATE | NLM_F_REPLACE)
                 : rtnl_route_delete(rt->sock, ro, 0);
         if (r < 0) {
@@ -262,6 +307,13 @@ static int rule_apply(RouteTables *rt, const RuleEntry *e, bool add)
                 rtnl_rule_set_action(ru, FR_ACT_TO_TBL);
         } else
                 rtnl_rule_set_action(ru, FR_ACT_PROHIBIT);
+        rtnl_rule_set_protocol(ru, RTPROT_ROAM);
+        if (add && fault_check(FAULT_RULE_ADD) < 0) {
+                rtnl_rule_put(ru);
+                log_warning("Failed to add ip rule priority %u mark 0x%x: injected fault", e->prio,
+                            e->mark);
+                return -EIO;
+        }
         r = add ? rtnl_rule_add(rt->sock, ru, NLM_F_CREATE) : rtnl_rule_delete(rt->sock, ru, 0);
         rtnl_rule_put(ru);
         if (r < 0 && !(add && r == -NLE_EXIST) && !(!add && r == -NLE_OBJ_NOTFOUND)) {
@@ -269,6 +321,56 @@ static int rule_apply(RouteTables *rt, const RuleEntry *e, bool add)
                             add ? "add" : "delete", e->prio, e->mark, nl_geterror(r));
                 return -EIO;
         }
+        return 0;
+}
+
+/* The slot of a link, ready or not (route_tables_slot() gives only ready ones). */
+static uint32_t slot_of(RouteTables *rt, int ifindex)
+{
+        if (ifindex <= 0)
+                return 0;
+        for (uint32_t s = 1; s < SLOTS; s++)
+                if (rt->slot_link[s] == ifindex)
+                        return s;
+        return 0;
+}
+
+static bool route_find(const RouteEntry *v, size_t n, const RouteEntry *e)
+{
+        for (size_t i = 0; i < n; i++)
+                if (memcmp(&v[i], e, sizeof(*e)) == 0)
+                        return true;
+        return false;
+}
+
+static bool rule_find(const RuleEntry *v, size_t n, const RuleEntry *e)
+{
+        for (size_t i = 0; i < n; i++)
+                if (memcmp(&v[i], e, sizeof(*e)) == 0)
+                        return true;
+        return false;
+}
+
+/* Records what the kernel accepted. */
+static int route_note(RouteTables *rt, const RouteEntry *e)
+{
+        RouteEntry *n = realloc(rt->routes_in, sizeof(RouteEntry) * (rt->n_routes_in + 1));
+
+        if (!n)
+                return -ENOMEM;
+        rt->routes_in = n;
+        rt->routes_in[rt->n_routes_in++] = *e;
+        return 0;
+}
+
+static int rule_note(RouteTables *rt, const RuleEntry *e)
+{
+        RuleEntry *n = realloc(rt->rules_in, sizeof(RuleEntry) * (rt->n_rules_in + 1));
+
+        if (!n)
+                return -ENOMEM;
+        rt->rules_in = n;
+        rt->rules_in[rt->n_rules_in++] = *e;
         return 0;
 }
 
@@ -332,7 +434,7 @@ static void collect_route(struct nl_object *obj, void *userdata)
 
                 route_entry_from(ro, rtnl_route_nexthop_n(ro, i), &e);
                 oif = e.oif;
-                slot = route_tables_slot(rt, oif);
+                slot = slot_of(rt, oif);
                 if (e.plen == 0) {
                         metric_note(rt, oif, family, e.metric);
                         if (e.metric < c->best_metric[fam_idx(family)]) {
@@ -379,13 +481,18 @@ static int rules_want(RouteTables *rt, RuleEntry **ret, size_t *ret_n)
         if (!w)
                 return -ENOMEM;
         for (uint32_t s = 1; s <= vpn && s < SLOTS; s++) {
-                if (s != vpn && !rt->slot_link[s])
+                bool lookup = s == vpn || rt->slot_link[s];
+
+                if (lookup)
+                        rt->prohibit_kept[s] = true;
+                if (!rt->prohibit_kept[s])
                         continue;
                 for (int f = 0; f < 2; f++) {
                         int family = f ? AF_INET6 : AF_INET;
                         uint32_t mark = nft_slot_mark(rt->cfg.mark_mask, s);
-                        w[n++] = (RuleEntry){family, rt->cfg.rule_priority, mark,
-                                             rt->cfg.table_base + s};
+                        if (lookup)
+                                w[n++] = (RuleEntry){family, rt->cfg.rule_priority, mark,
+                                                     rt->cfg.table_base + s};
                         w[n++] = (RuleEntry){family, rt->cfg.rule_priority + 1, mark, 0};
                 }
         }
@@ -421,7 +528,7 @@ int route_tables_sync(RouteTables *rt, const RouteLinkInput *links, size_t n)
                         continue;
                 if (links[i].vpn && !rt->vpn_link)
                         rt->vpn_link = links[i].ifindex;
-                if (route_tables_slot(rt, links[i].ifindex))
+                if (slot_of(rt, links[i].ifindex))
                         continue;
                 for (uint32_t k = 0; k < max; k++) {
                         uint32_t s = (rt->next_slot - 1 + k) % max + 1;
@@ -431,7 +538,7 @@ int route_tables_sync(RouteTables *rt, const RouteLinkInput *links, size_t n)
                                 break;
                         }
                 }
-                if (!route_tables_slot(rt, links[i].ifindex))
+                if (!slot_of(rt, links[i].ifindex))
                         log_warning("No routing slot left for link %d (%u in use)",
                                     links[i].ifindex, max);
         }
@@ -468,48 +575,81 @@ int route_tables_sync(RouteTables *rt, const RouteLinkInput *links, size_t n)
                 }
         }
 
-        /* Routes: delete what is no longer wanted, then add what is new. */
-        for (size_t i = 0; i < rt->n_routes_in; i++) {
-                bool still = false;
-                for (size_t j = 0; j < c.n_want && !still; j++)
-                        still = memcmp(&rt->routes_in[i], &c.want[j], sizeof(RouteEntry)) == 0;
-                if (!still)
-                        (void)route_apply(rt, &rt->routes_in[i], false);
-        }
-        for (size_t j = 0; j < c.n_want; j++) {
-                bool had = false;
-                for (size_t i = 0; i < rt->n_routes_in && !had; i++)
-                        had = memcmp(&rt->routes_in[i], &c.want[j], sizeof(RouteEntry)) == 0;
-                if (!had && route_apply(rt, &c.want[j], true) < 0)
-                        r = -EIO;
-        }
-        free(rt->routes_in);
-        rt->routes_in = c.want;
-        rt->n_routes_in = c.n_want;
+        /* Add what is new; what is no longer wanted goes in route_tables_prune(), once
+         * nftables stopped sending packets there. */
+        free(rt->routes_want);
+        rt->routes_want = c.want;
+        rt->n_routes_want = c.n_want;
+        for (size_t j = 0; j < c.n_want; j++)
+                if (!route_find(rt->routes_in, rt->n_routes_in, &c.want[j])) {
+                        int k = route_apply(rt, &c.want[j], true);
+                        if (k >= 0)
+                                k = route_note(rt, &c.want[j]);
+                        if (k < 0)
+                                r = k;
+                }
 
-        /* Rules: new ones first (lookup before its prohibit is harmless either way). */
         if (rules_want(rt, &rules, &n_rules) < 0)
                 return -ENOMEM;
-        for (size_t j = 0; j < n_rules; j++) {
-                bool had = false;
-                for (size_t i = 0; i < rt->n_rules_in && !had; i++)
-                        had = memcmp(&rt->rules_in[i], &rules[j], sizeof(RuleEntry)) == 0;
-                if (!had && rule_apply(rt, &rules[j], true) < 0)
-                        r = -EIO;
+        free(rt->rules_want);
+        rt->rules_want = rules;
+        rt->n_rules_want = n_rules;
+        for (size_t j = 0; j < n_rules; j++)
+                if (!rule_find(rt->rules_in, rt->n_rules_in, &rules[j])) {
+                        int k = rule_apply(rt, &rules[j], true);
+                        if (k >= 0)
+                                k = rule_note(rt, &rules[j]);
+                        if (k < 0)
+                                r = k;
+                }
+
+        /* A slot is handed to nftables only with all its rules in place. */
+        for (uint32_t s = 1; s < SLOTS; s++) {
+                uint32_t mark = nft_slot_mark(rt->cfg.mark_mask, s);
+                bool ok = s <= vpn;
+                for (int f = 0; f < 2 && ok; f++) {
+                        RuleEntry look = {f ? AF_INET6 : AF_INET, rt->cfg.rule_priority, mark,
+                                          rt->cfg.table_base + s};
+                        RuleEntry pro = {f ? AF_INET6 : AF_INET, rt->cfg.rule_priority + 1, mark,
+                                         0};
+                        ok = rule_find(rt->rules_in, rt->n_rules_in, &look) &&
+                             rule_find(rt->rules_in, rt->n_rules_in, &pro);
+                }
+                rt->ready[s] = ok;
         }
-        for (size_t i = 0; i < rt->n_rules_in; i++) {
-                bool still = false;
-                for (size_t j = 0; j < n_rules && !still; j++)
-                        still = memcmp(&rt->rules_in[i], &rules[j], sizeof(RuleEntry)) == 0;
-                if (!still)
-                        (void)rule_apply(rt, &rt->rules_in[i], false);
-        }
-        free(rt->rules_in);
-        rt->rules_in = rules;
-        rt->n_rules_in = n_rules;
+        if (rt->vpn_link && !rt->ready[vpn])
+                rt->vpn_carries[0] = rt->vpn_carries[1] = false;
 
         for (uint32_t s = 0; s < SLOTS; s++)
-                rt->slots_used[s] = s <= max ? (uint32_t)rt->slot_link[s] : 0;
+                rt->slots_used[s] = s <= max && rt->ready[s] ? (uint32_t)rt->slot_link[s] : 0;
+        return r;
+}
+
+int route_tables_prune(RouteTables *rt)
+{
+        size_t k = 0;
+        int r = 0;
+
+        /* Rules first: a lookup goes before the routes of its table. */
+        for (size_t i = 0; i < rt->n_rules_in; i++) {
+                if (rule_find(rt->rules_want, rt->n_rules_want, &rt->rules_in[i]) ||
+                    rule_apply(rt, &rt->rules_in[i], false) < 0) {
+                        if (!rule_find(rt->rules_want, rt->n_rules_want, &rt->rules_in[i]))
+                                r = -EIO;
+                        rt->rules_in[k++] = rt->rules_in[i];
+                }
+        }
+        rt->n_rules_in = k;
+        k = 0;
+        for (size_t i = 0; i < rt->n_routes_in; i++) {
+                if (route_find(rt->routes_want, rt->n_routes_want, &rt->routes_in[i]) ||
+                    route_apply(rt, &rt->routes_in[i], false) < 0) {
+                        if (!route_find(rt->routes_want, rt->n_routes_want, &rt->routes_in[i]))
+                                r = -EIO;
+                        rt->routes_in[k++] = rt->routes_in[i];
+                }
+        }
+        rt->n_routes_in = k;
         return r;
 }
 
@@ -519,7 +659,7 @@ uint32_t route_tables_slot(RouteTables *rt, int ifindex)
                 return 0;
         for (uint32_t s = 1; s < SLOTS; s++)
                 if (rt->slot_link[s] == ifindex)
-                        return s;
+                        return rt->ready[s] ? s : 0;
         return 0;
 }
 

@@ -5,7 +5,8 @@
  * (table base + slot) holding copies of the main table's routes through it, and two ip rules:
  * "fwmark slot/mask lookup T" and, one priority later, "fwmark slot/mask prohibit", so a
  * marked packet never falls through to the main table. The VPN slot (all mask bits set)
- * has the same pair, permanently, with a default route into the best VPN link. */
+ * has the same pair, permanently, with a default route into the best VPN link. roamd's rules
+ * carry protocol 82, so a later roamd can tell them from other programs' rules. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -35,8 +36,14 @@ int route_tables_new(const RouteConfig *cfg, struct nl_cache *routes, RouteTable
  * path (or none) rather than falling back to main. */
 RouteTables *route_tables_free(RouteTables *rt);
 
-/* Recomputes slots and table contents from the main table; applies the differences. */
+/* Recomputes slots, table contents and rules from the main table and installs what is new
+ * (a failed add is retried by the next sync). Nothing is removed here: see prune. A slot is
+ * handed out (route_tables_slot, route_tables_slots) only once all its rules are installed. */
 int route_tables_sync(RouteTables *rt, const RouteLinkInput *links, size_t n);
+/* Removes the routes and rules the last sync no longer wants: call it after nftables stopped
+ * marking packets for them. A freed slot keeps its prohibit rules, so flows that still carry
+ * its mark are refused, never routed by the main table. */
+int route_tables_prune(RouteTables *rt);
 
 uint32_t route_tables_slot(RouteTables *rt, int ifindex); /* 0: none */
 int route_tables_vpn_link(RouteTables *rt);               /* ifindex of the VPN in use, 0 */

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "roam-log.h"
 #include "roam-macro.h"
@@ -17,6 +18,41 @@ static int commit(NftTxn *t, const char *what)
         printf("%s: %zu messages: %s\n", what, n, r < 0 ? "failed" : "ok");
         nft_txn_free(t);
         return r;
+}
+
+/* `nft-engine-demo lan N`: the table with N separate IPv4 and N IPv6 LAN prefixes (a machine
+ * with many docker bridges and IPv6 prefixes): the element lists span many messages. */
+static int lan_many(unsigned n)
+{
+        NftConfig cfg = {.mark_mask = 0x7f000000};
+        NftEngine *e = NULL;
+        NftTxn *t = NULL;
+        NftPrefix *pfx = calloc(2 * n + 1, sizeof(NftPrefix));
+        int r = -ENOMEM;
+
+        if (!pfx)
+                return 1;
+        for (unsigned i = 0; i < n; i++) {
+                /* every other /30 of 10.0.0.0/8 and /64 of 2001:db8::/48: nothing merges */
+                uint32_t v4 = htonl(0x0a000000u | (i * 8));
+                pfx[2 * i].family = AF_INET;
+                pfx[2 * i].prefixlen = 30;
+                memcpy(&pfx[2 * i].addr.in, &v4, 4);
+                pfx[2 * i + 1].family = AF_INET6;
+                pfx[2 * i + 1].prefixlen = 64;
+                inet_pton(AF_INET6, "2001:db8::", &pfx[2 * i + 1].addr.in6);
+                pfx[2 * i + 1].addr.in6.s6_addr[6] = (uint8_t)((i * 2) >> 8);
+                pfx[2 * i + 1].addr.in6.s6_addr[7] = (uint8_t)(i * 2);
+        }
+        if (nft_engine_new(&cfg, &e) >= 0 && nft_txn_new(e, &t) >= 0 &&
+            nft_txn_replace_table(t) >= 0 && nft_txn_set_lan(t, AF_INET, pfx, 2 * n) >= 0 &&
+            nft_txn_set_lan(t, AF_INET6, pfx, 2 * n) >= 0)
+                r = commit(t, "lan");
+        else
+                nft_txn_free(t);
+        nft_engine_free(e);
+        free(pfx);
+        return r < 0 ? 3 : 0;
 }
 
 int main(int argc, char **argv)
@@ -40,6 +76,8 @@ int main(int argc, char **argv)
         uint32_t vpnif = 5;
         int r;
 
+        if (argc == 3 && strcmp(argv[1], "lan") == 0)
+                return lan_many((unsigned)atoi(argv[2]));
         inet_pton(AF_INET, "192.0.2.10", &pfx[0].addr.in);
         inet_pton(AF_INET6, "2001:db8::1", &pfx[1].addr.in6);
         inet_pton(AF_INET, "169.254.0.0", &pfx[2].addr.in);

@@ -54,3 +54,27 @@ def test_ruleset_shape_and_transactions():
     assert "elements = { 169.254.0.0/16, 192.0.2.0/24 }" in out
     assert "elements = { 2001:db8::/64 }" in out
     assert "dnat ip to 203.0.113.65" in out
+
+
+def _set_size(name):
+    return "import json, sys; d = json.load(sys.stdin); " \
+        "print(len([x for x in d['nftables'] if 'set' in x][0]['set'].get('elem', [])))"
+
+
+@pytest.mark.parametrize("build", [BUILD, BUILD + "-asan"])
+def test_many_lan_prefixes_span_messages(build):
+    """500 separate IPv4 and 500 IPv6 LAN prefixes (docker bridges, several IPv6 prefixes per
+    link): split over many messages, none overruns the batch page (the sanitizer build
+    catches an overflow), and the kernel holds every one."""
+    demo = os.path.join(build, "tests/nft/nft-engine-demo")
+    if not os.path.exists(demo):
+        pytest.skip("no %s" % demo)
+    script = (f"{demo} lan 500 && "
+              f"nft -j list set inet roam lan4 | python3 -c \"{_set_size('lan4')}\" && "
+              f"nft -j list set inet roam lan6 | python3 -c \"{_set_size('lan6')}\"")
+    p = subprocess.run(["unshare", "-n", "sh", "-c", script], capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.split()
+    assert lines[0] == "lan:" and "ok" in p.stdout, p.stdout
+    assert lines[-2:] == ["500", "500"], p.stdout

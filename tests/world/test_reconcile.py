@@ -4,11 +4,14 @@ an nftables commit or a route that fails: `roamd --test-faults=FILE`, docs/ARCHI
 that nothing leaks while it does, and that it says so on the bus (Manager.Degraded) and
 recovers. Outcomes are what captures on every uplink saw and what clients got."""
 import subprocess
+import time
 
 import pytest
 
-from roamworld import CG_ROAMD, ROAMD, WHOAMI
-from test_apps import ROAM_SLICE, app_cgroup, remove_cgroups, reset_apps, set_policy
+from roamworld import (CG_ROAMD, MANAGER_IFACE, MANAGER_PATH, PROPS_IFACE, ROAMD,
+                       VPN_ONLY_ADDRS, VPN_ONLY_NAME, WHOAMI, wait_for)
+from test_apps import (REFUSED, ROAM_SLICE, SENDER_PY, app_cgroup, app_props, dns_from,
+                       remove_cgroups, reset_apps, set_policy, wait_app_route)
 
 WORLD = "trecon"
 
@@ -61,3 +64,122 @@ def test_icmp_passes_only_for_the_kernels_own_packets(apps):
     for fam in (4, 6):
         assert ping(w, WHOAMI["inet"][fam], fam, cgroup=cg), fam
         assert not ping(w, WHOAMI["inet"][fam], fam, cgroup=other), fam
+
+
+def test_lan_with_vpn_required_goes_only_through_the_vpn(apps):
+    """access=lan with vpn=required: privacy wins (docs/apps.md). Without a VPN nothing
+    leaves; with one, local destinations and DNS go only into the tunnel, the rest is
+    refused, and no uplink ever sees the app's packets."""
+    w = apps
+    app = "org.test.LanVpn"
+    set_policy(w, app, access="lan", vpn="required")
+    cg = app_cgroup(w, app)
+    assert app_props(w, app)["State"] == "blocked: VPN down"
+    with w.capture(["wifi0", "cell0", "eth0"]) as cap:
+        for fam in (4, 6):
+            r = w.whoami(fam, server="tv", cgroup=cg)
+            assert not r.ok and r.error in REFUSED, (fam, r)
+        w.vpn_up()
+        wait_for(lambda: app_props(w, app)["State"] == "local networks only, through the VPN",
+                 10, what="the app follows the VPN")
+        for fam in (4, 6):
+            w.whoami(fam, server="tv", cgroup=cg, timeout=2)  # into the tunnel, or nowhere
+            r = w.whoami(fam, cgroup=cg)
+            assert not r.ok and r.error in REFUSED, (fam, r)
+        # the LAN's resolver is asked; the VPN's answers
+        assert dns_from(w, cg, "192.0.2.1", VPN_ONLY_NAME, "A") == (0, [VPN_ONLY_ADDRS[4]])
+    leaks = [p for p in cap.packets if 7000 in (p.sport, p.dport) or 40053 in (p.sport, p.dport)]
+    assert leaks == [], leaks[:5]
+
+
+# ---- faults: the kernel refuses a commit or a route; nothing leaks, Degraded says so ----
+
+def degraded(w):
+    return w.call(MANAGER_PATH, PROPS_IFACE, "Get", "ss", [MANAGER_IFACE, "Degraded"])
+
+
+@pytest.fixture
+def faults(w):
+    """roamd with --test-faults=FILE; yields FILE (empty: no faults)."""
+    f = w.path("faults")
+    f.write_text("")
+    w.roamd_stop()
+    w.roamd_start("--test-faults=%s" % f)
+    w.wait_default_state()
+    try:
+        yield f
+    finally:
+        f.write_text("")
+        remove_cgroups(w, ROAM_SLICE)
+        reset_apps(w)
+
+
+def sender(w, cgroup, host, sport, seconds=60):
+    script = SENDER_PY.replace("40123", str(sport))
+    return w.dev_popen(["/usr/bin/python3", "-c", script, host, str(seconds)], cgroup=cgroup,
+                       stdout=subprocess.DEVNULL)
+
+
+def test_bearer_app_link_gone_while_the_kernel_refuses(w, faults):
+    """A wifi-only app sends while wifi0 loses its carrier and every nftables commit fails:
+    its packets never reach another uplink (routing is changed only after nftables, and a
+    freed slot keeps its prohibit rules). Then its new link's ip rules fail: it stays
+    blocked, not routed by main. Each fault shows in Degraded and heals by itself."""
+    set_policy(w, "org.test.Wifi", bearers="wifi")
+    cg = app_cgroup(w, "org.test.Wifi")
+    wait_app_route(w, "org.test.Wifi", "wifi0", "wifi0")
+    assert degraded(w) == ""
+    p = sender(w, cg, WHOAMI["inet"][4], 40131)
+    try:
+        with w.capture(["cell0", "eth0"]) as cap:
+            faults.write_text("nft-commit:100000")
+            w.carrier("wifi0", False)
+            wait_for(lambda: degraded(w).startswith("nftables transaction"), 10,
+                     what="Degraded names the refused commit")
+            time.sleep(1.5)  # the window in which the old code leaked
+            faults.write_text("")
+            wait_for(lambda: degraded(w) == "", 10, what="the retry heals")
+            wait_app_route(w, "org.test.Wifi", "", "")
+            assert app_props(w, "org.test.Wifi")["State"] == "blocked: no allowed link"
+            # the new link's rules are refused: no slot, so still blocked, never via main
+            faults.write_text("rule-add:100000")
+            w.carrier("wifi0", True)
+            wait_for(lambda: degraded(w).startswith("routes and ip rules"), 15,
+                     what="Degraded names the refused ip rules")
+            assert app_props(w, "org.test.Wifi")["State"] == "blocked: no allowed link"
+            r = w.whoami(4, "udp", cgroup=cg)
+            assert not r.ok and r.error in REFUSED, r
+            faults.write_text("")
+            wait_app_route(w, "org.test.Wifi", "wifi0", timeout=15)
+            wait_for(lambda: degraded(w) == "", 10, what="the retry heals")
+    finally:
+        p.kill()
+        p.wait()
+    leaks = [x for x in cap.packets if 40131 in (x.sport, x.dport)]
+    assert leaks == [], leaks[:5]
+    r = w.whoami(4, "udp", cgroup=cg)
+    assert r.ok and r.addr == w.dev_addr("wifi0", 4), r
+
+
+def test_vpn_app_vpn_gone_while_the_kernel_refuses(w, faults):
+    set_policy(w, "org.test.Vpn", vpn="required")
+    cg = app_cgroup(w, "org.test.Vpn")
+    w.vpn_up()
+    wait_app_route(w, "org.test.Vpn", "vpn0", "vpn0")
+    p = sender(w, cg, WHOAMI["inet"][4], 40132)
+    try:
+        with w.capture(["wifi0", "cell0", "eth0"]) as cap:
+            faults.write_text("nft-commit:100000")
+            w.vpn_down()
+            wait_for(lambda: degraded(w).startswith("nftables transaction"), 10,
+                     what="Degraded names the refused commit")
+            time.sleep(1.5)
+            faults.write_text("")
+            wait_for(lambda: degraded(w) == "", 10, what="the retry heals")
+            wait_for(lambda: app_props(w, "org.test.Vpn")["State"] == "blocked: VPN down", 10,
+                     what="the app is blocked")
+    finally:
+        p.kill()
+        p.wait()
+    leaks = [x for x in cap.packets if 40132 in (x.sport, x.dport)]
+    assert leaks == [], leaks[:5]
