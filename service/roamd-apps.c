@@ -12,6 +12,7 @@
 #include "roamd-app-id.h"
 #include "roamd-apps.h"
 #include "roamd-cgroup.h"
+#include "roamd-coexist.h"
 #include "roamd-manager.h"
 #include "roamd-netlink.h"
 #include "roamd-nft.h"
@@ -55,9 +56,10 @@ struct Apps {
         uint64_t root_id;
 
         AppPolicySet config_set, runtime_set;
-        char *installed_sets; /* text form of lan, vpn ifaces, vpn dns as last installed */
-        RunRequest *runs;     /* `roam run` calls waiting for systemd */
-        Reconcile *reconcile; /* retries, the Degraded reason */
+        char *installed_sets;  /* text form of lan, vpn ifaces, vpn dns as last installed */
+        RunRequest *runs;      /* `roam run` calls waiting for systemd */
+        Reconcile *reconcile;  /* retries, the Degraded reason */
+        CoexistReport coexist; /* others' mark bits inside our mask */
         sd_bus_slot *app_slot, *app_enum_slot;
 };
 
@@ -873,6 +875,45 @@ void apps_links_changed(Apps *a)
         (void)apps_reconcile(a);
 }
 
+/* Reads everybody else's use of the packet mark and reports what overlaps ours. */
+static void coexist_check(Apps *a)
+{
+        uint32_t mask = a->manager->config->apps.mark_mask;
+        CoexistReport rep;
+        int r;
+
+        r = coexist_scan(mask, a->manager->config->apps.rule_priority, &rep);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot read the ruleset and ip rules for mark conflicts: %m");
+                return;
+        }
+        STRV_FOREACH (c, rep.conflicts)
+                log_warning("Mark conflict: %s, inside FirewallMask=0x%08x.", *c, mask);
+        if (rep.conflicts && rep.suggest)
+                log_warning("FirewallMask=0x%08x is free of every other user's bits: set it in "
+                            "[Routing] of roamd.conf.",
+                            rep.suggest);
+        else if (rep.conflicts)
+                log_warning("No free mask as wide as 0x%08x is left.", mask);
+        bool changed =
+            !strv_equal(rep.conflicts, a->coexist.conflicts) || rep.suggest != a->coexist.suggest;
+        coexist_report_done(&a->coexist);
+        a->coexist = rep;
+        if (changed && a->started)
+                manager_bus_emit_changed(a->manager, "MarkConflicts", "FirewallMaskSuggestion",
+                                         NULL);
+}
+
+char **apps_mark_conflicts(Apps *a)
+{
+        return a ? a->coexist.conflicts : NULL;
+}
+
+uint32_t apps_mask_suggestion(Apps *a)
+{
+        return a ? a->coexist.suggest : 0;
+}
+
 const char *apps_degraded(Apps *a)
 {
         return a ? reconcile_degraded(a->reconcile) : "";
@@ -1348,6 +1389,7 @@ int apps_start(Apps *a)
         if (r < 0)
                 reconcile_failed(a->reconcile, "removing old routes and ip rules", r);
         reconcile_end(a->reconcile);
+        coexist_check(a);
         for (size_t i = 0; i < a->n_apps; i++)
                 app_refresh(a->apps[i], false);
         log_info("Apps: %zu known, %zu cgroups governed, cgroup2 at %s, roamd in %s.", a->n_apps,
@@ -1377,6 +1419,7 @@ int apps_reload(Apps *a)
                 int k = app_policy_set_find(&a->config_set, app->id);
                 app->config = k >= 0 ? a->config_set.entries[k].policy : NO_KEYS;
         }
+        coexist_check(a);
         /* every app whose policy the new drop-ins change, in one transaction */
         r = reclass_all(a);
         if (r < 0)
@@ -1415,6 +1458,7 @@ Apps *apps_free(Apps *a)
         free(a->installed_sets);
         route_tables_free(a->routes);
         reconcile_free(a->reconcile);
+        coexist_report_done(&a->coexist);
         nft_engine_free(a->nft); /* the table stays: fail closed */
         free(a);
         return NULL;

@@ -51,6 +51,10 @@ int apps_start(Apps *a);
 void apps_links_changed(Apps *a);
 /* Why the kernel does not hold what roamd wants ("" when it does): Manager.Degraded. */
 const char *apps_degraded(Apps *a);
+/* Other tables' mark writes and ip rules inside our FirewallMask (Manager.MarkConflicts),
+ * read at start and reload, and a free mask to use instead (0: none or no conflict). */
+char **apps_mark_conflicts(Apps *a);
+uint32_t apps_mask_suggestion(Apps *a);
 /* Re-reads the drop-ins (malformed files are skipped, the rest apply). */
 int apps_reload(Apps *a);
 

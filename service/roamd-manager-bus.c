@@ -28,6 +28,22 @@ static int property_get_string(sd_bus *bus, const char *path, const char *interf
         return sd_bus_message_append(reply, "s", v);
 }
 
+static int property_get_mark_conflicts(sd_bus *bus, const char *path, const char *interface,
+                                       const char *property, sd_bus_message *reply, void *userdata,
+                                       sd_bus_error *error)
+{
+        Manager *m = userdata;
+
+        if (streq(property, "FirewallMaskSuggestion")) {
+                uint32_t v = apps_mask_suggestion(m->apps);
+                char buf[16] = "";
+                if (v)
+                        snprintf(buf, sizeof(buf), "0x%08x", v);
+                return sd_bus_message_append(reply, "s", buf);
+        }
+        return sd_bus_message_append_strv(reply, apps_mark_conflicts(m->apps));
+}
+
 static int property_get_best_link(sd_bus *bus, const char *path, const char *interface,
                                   const char *property, sd_bus_message *reply, void *userdata,
                                   sd_bus_error *error)
@@ -179,6 +195,10 @@ static const sd_bus_vtable manager_vtable[] = {
                     SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("ConfigFile", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
     SD_BUS_PROPERTY("Degraded", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("MarkConflicts", "as", property_get_mark_conflicts, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("FirewallMaskSuggestion", "s", property_get_mark_conflicts, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_METHOD_WITH_ARGS("GetLinkByName", SD_BUS_ARGS("s", name), SD_BUS_RESULT("o", link),
                             method_get_link_by_name, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("GetLinkByIndex", SD_BUS_ARGS("i", ifindex), SD_BUS_RESULT("o", link),

@@ -32,3 +32,15 @@ uint32_t nft_slot_mark(uint32_t mask, uint32_t slot)
 {
         return (slot << __builtin_ctz(mask)) & mask;
 }
+
+uint32_t nft_free_mask(uint32_t used, unsigned width)
+{
+        if (width < 3 || width > 7)
+                return 0;
+        for (int shift = 32 - (int)width; shift >= 0; shift--) {
+                uint32_t m = (uint32_t)(((1ULL << width) - 1) << shift);
+                if (!(m & used))
+                        return m;
+        }
+        return 0;
+}

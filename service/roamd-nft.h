@@ -71,6 +71,8 @@ int nft_mark_mask_valid(uint32_t mask);
 uint32_t nft_slot_max(uint32_t mask); /* largest link slot; the one above is the VPN slot */
 uint32_t nft_slot_vpn(uint32_t mask);
 uint32_t nft_slot_mark(uint32_t mask, uint32_t slot);
+/* The highest contiguous mask of width bits (a valid width: 3 to 7) outside used; 0 none. */
+uint32_t nft_free_mask(uint32_t used, unsigned width);
 
 int nft_engine_new(const NftConfig *cfg, NftEngine **ret);
 NftEngine *nft_engine_free(NftEngine *e);

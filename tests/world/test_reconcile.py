@@ -183,3 +183,74 @@ def test_vpn_app_vpn_gone_while_the_kernel_refuses(w, faults):
         p.wait()
     leaks = [x for x in cap.packets if 40132 in (x.sport, x.dport)]
     assert leaks == [], leaks[:5]
+
+
+def test_failed_class_and_element_are_retried(w, faults):
+    """An app whose class cannot be made (its drop-in arrives while commits fail) and whose
+    cgroup appears meanwhile: roamd neither crashes nor wedges the app; once the kernel
+    accepts again, its class and element are installed and later policy changes work."""
+    app = "org.test.Late"
+    d = w.path("etc-roam", "apps.d")
+    d.mkdir(exist_ok=True)
+    faults.write_text("nft-commit:100000")
+    (d / "50-late.conf").write_text("[App]\nID=%s\nAccess=lan\nHandover=move\n" % app)
+    w.call(MANAGER_PATH, MANAGER_IFACE, "Reload")
+    rel = "%s/app-%s.scope" % (ROAM_SLICE, app)
+    (w.cgroup / rel).mkdir(parents=True)
+    wait_for(lambda: degraded(w) != "", 10, what="Degraded says what failed")
+    wait_for(lambda: "/roam-world-%s/%s" % (w.name, rel) in app_props(w, app)["Cgroups"], 10,
+             what="roamd knows the cgroup")
+    assert w.roamd_running()
+    faults.write_text("")
+    wait_for(lambda: degraded(w) == "", 10, what="the retry installs class and element")
+    assert app_props(w, app)["State"] == "local networks only"
+    r = w.whoami(4, cgroup=rel)
+    assert not r.ok and r.error in REFUSED, r
+    assert w.whoami(4, server="tv", cgroup=rel).ok
+    set_policy(w, app, access="allow")
+    assert w.whoami(4, cgroup=rel).ok
+    set_policy(w, app, access="deny")
+    r = w.whoami(4, server="tv", cgroup=rel)
+    assert not r.ok and r.error in REFUSED, r
+    (d / "50-late.conf").unlink()
+
+
+# ---- coexistence: others' mark bits inside roamd's FirewallMask are reported ----
+
+CLASHING = """table ip clash {
+    chain out {
+        type route hook output priority -160; policy accept;
+        udp dport 9 meta mark set meta mark | 0x01000000
+    }
+}
+"""
+
+
+def manager_prop(w, name):
+    return w.call(MANAGER_PATH, PROPS_IFACE, "Get", "ss", [MANAGER_IFACE, name])
+
+
+def test_foreign_mark_bits_inside_the_mask_are_reported(w):
+    assert manager_prop(w, "MarkConflicts") == []
+    assert manager_prop(w, "FirewallMaskSuggestion") == ""
+    w.dev("nft", "-f", "-", input=CLASHING)
+    w.dev("ip", "rule", "add", "pref", "101", "fwmark", "0x2000000/0x2000000", "lookup", "main")
+    try:
+        w.call(MANAGER_PATH, MANAGER_IFACE, "Reload")
+        wait_for(lambda: len(manager_prop(w, "MarkConflicts")) == 2, 10,
+                 what="both conflicts on the bus")
+        conflicts = manager_prop(w, "MarkConflicts")
+        assert "table ip clash chain out writes meta mark bits 0x01000000" in conflicts
+        assert "ip rule priority 101 fwmark 0x2000000/0x2000000 matches bits 0x02000000" \
+            in conflicts
+        # the highest 7 bits that nobody else uses
+        assert manager_prop(w, "FirewallMaskSuggestion") == "0x00fe0000"
+        log = w.roamd_log()
+        assert "Mark conflict: table ip clash chain out writes meta mark bits 0x01000000" in log
+        assert "FirewallMask=0x00fe0000 is free" in log
+    finally:
+        w.dev("nft", "delete", "table", "ip", "clash", check=False)
+        w.dev("ip", "rule", "del", "pref", "101", check=False)
+    w.call(MANAGER_PATH, MANAGER_IFACE, "Reload")
+    wait_for(lambda: manager_prop(w, "MarkConflicts") == [], 10, what="the conflicts clear")
+    assert manager_prop(w, "FirewallMaskSuggestion") == ""
