@@ -12,6 +12,7 @@
 #include "roamd-app-id.h"
 #include "roamd-apps.h"
 #include "roamd-cgroup.h"
+#include "roamd-class.h"
 #include "roamd-coexist.h"
 #include "roamd-manager.h"
 #include "roamd-netlink.h"
@@ -27,7 +28,7 @@ struct AppClass {
         bool installed; /* its chain exists in the kernel */
         NftClass spec;  /* what the chain holds */
         int route[2];   /* ifindex new flows take per family, 0 none */
-        const char *state;
+        AppState state;
 };
 
 typedef struct CgroupRef {
@@ -159,7 +160,7 @@ static int app_get_or_create(Apps *a, const char *id, App **ret)
         app->apps = a;
         app->id = strdup(id);
         app->special = app_id_is_special(id);
-        app->state = "online";
+        app->state = APP_STATE_ONLINE;
         r = sd_bus_path_encode(ROAM_APP_PATH_PREFIX, id, &app->path);
         if (!app->id || r < 0) {
                 app_free(app);
@@ -257,12 +258,6 @@ static void class_drop(Apps *a, AppClass *c)
                 }
 }
 
-static int rank_verdict(const Link *l, int family)
-{
-        const VerdictResult *v = family == AF_INET ? &l->verdict4 : &l->verdict6;
-        return (int)v->verdict;
-}
-
 static bool link_has_global(const Link *l, int family)
 {
         for (size_t i = 0; i < l->info.n_addrs; i++)
@@ -273,111 +268,49 @@ static bool link_has_global(const Link *l, int family)
         return false;
 }
 
-/* Which link new flows of a class take, per family. */
-static int class_pick_link(Apps *a, const AppPolicy *key, int family, bool restricted)
+/* The snapshot the class compiler works on: every link with its bearer, verdicts, ready
+ * routing slot and default metrics. */
+static int class_world_build(Apps *a, ClassWorld *w, ClassLink **ret_links)
 {
         Manager *m = a->manager;
-        int main_oif = route_tables_main_default(a->routes, family);
-        Link *main_link = main_oif ? manager_get_link(m, main_oif) : NULL;
-        Link *best = NULL;
+        ClassLink *links = calloc(m->n_links + 1, sizeof(ClassLink));
 
-        if (main_link && route_tables_slot(a->routes, main_oif) &&
-            app_policy_allows_bearer(key, main_link->bearer) &&
-            !(key->vpn == APP_VPN_FORBIDDEN && main_link->bearer == BEARER_VPN))
-                return main_oif;
-        if (!restricted && key->vpn != APP_VPN_FORBIDDEN)
-                return 0; /* unrestricted apps follow main, which has no default */
-
-        /* The best allowed link: best verdict, lowest default metric, bearer preference. */
+        if (!links)
+                return -ENOMEM;
         for (size_t i = 0; i < m->n_links; i++) {
                 Link *l = m->links[i];
-                uint32_t metric = route_tables_default_metric(a->routes, l->ifindex, family);
-                if (!route_tables_slot(a->routes, l->ifindex) || metric == UINT32_MAX ||
-                    !app_policy_allows_bearer(key, l->bearer) ||
-                    (key->vpn == APP_VPN_FORBIDDEN && l->bearer == BEARER_VPN))
-                        continue;
-                if (!best) {
-                        best = l;
-                        continue;
-                }
-                int vb = rank_verdict(best, family), vl = rank_verdict(l, family);
-                uint32_t mb = route_tables_default_metric(a->routes, best->ifindex, family);
-                if (vl > vb || (vl == vb && (metric < mb || (metric == mb &&
-                                                             bearer_preference(l->bearer) <
-                                                                 bearer_preference(best->bearer)))))
-                        best = l;
+                links[i] = (ClassLink){
+                    .ifindex = l->ifindex,
+                    .bearer = l->bearer,
+                    .verdict = {(int)l->verdict4.verdict, (int)l->verdict6.verdict},
+                    .slot = route_tables_slot(a->routes, l->ifindex),
+                    .metric = {route_tables_default_metric(a->routes, l->ifindex, AF_INET),
+                               route_tables_default_metric(a->routes, l->ifindex, AF_INET6)},
+                };
         }
-        return best ? best->ifindex : 0;
+        *w = (ClassWorld){
+            .links = links,
+            .n_links = m->n_links,
+            .main_default = {route_tables_main_default(a->routes, AF_INET),
+                             route_tables_main_default(a->routes, AF_INET6)},
+            .vpn_link = route_tables_vpn_link(a->routes),
+            .vpn_carries = {route_tables_vpn_carries(a->routes, AF_INET),
+                            route_tables_vpn_carries(a->routes, AF_INET6)},
+            .vpn_slot = nft_slot_vpn(nft_engine_mask(a->nft)),
+        };
+        *ret_links = links;
+        return 0;
 }
 
-static void class_compute(Apps *a, AppClass *c, NftClass *ret)
+static void class_compute(const ClassWorld *w, AppClass *c, NftClass *ret)
 {
-        const AppPolicy *k = &c->key;
+        ClassResult res;
 
-        memset(ret, 0, sizeof(*ret));
-        c->route[0] = c->route[1] = 0;
-        switch (k->access) {
-        case APP_ACCESS_DENY:
-                ret->kind = NFT_CLASS_REJECT;
-                c->state = "blocked: access denied";
-                return;
-        case APP_ACCESS_LAN:
-                ret->kind = NFT_CLASS_LAN;
-                c->state = "local networks only";
-                if (k->vpn == APP_VPN_REQUIRED && !c->system) {
-                        /* Privacy wins: its local traffic and DNS also go only through the
-                         * VPN (docs/apps.md); without a VPN it is refused. */
-                        ret->vpn_required = true;
-                        for (int f = 0; f < 2; f++)
-                                if (route_tables_vpn_carries(a->routes, f ? AF_INET6 : AF_INET)) {
-                                        ret->fam[f].slot = nft_slot_vpn(nft_engine_mask(a->nft));
-                                        c->route[f] = route_tables_vpn_link(a->routes);
-                                }
-                        c->state = c->route[0] || c->route[1]
-                                       ? "local networks only, through the VPN"
-                                       : "blocked: VPN down";
-                }
-                return;
-        case APP_ACCESS_ALLOW:
-                break;
-        case _APP_ACCESS_MAX:
-        case _APP_ACCESS_INVALID:
-                ret->kind = NFT_CLASS_REJECT;
-                c->state = "blocked: access denied";
-                return;
-        }
-        if (c->system) {
-                ret->kind = NFT_CLASS_ACCEPT;
-                c->route[0] = route_tables_main_default(a->routes, AF_INET);
-                c->route[1] = route_tables_main_default(a->routes, AF_INET6);
-                c->state = "online";
-                return;
-        }
-        ret->kind = NFT_CLASS_ROUTE;
-        ret->sticky = k->handover == APP_HANDOVER_STICKY;
-        if (k->vpn == APP_VPN_REQUIRED) {
-                ret->vpn_required = true;
-                for (int f = 0; f < 2; f++)
-                        if (route_tables_vpn_carries(a->routes, f ? AF_INET6 : AF_INET)) {
-                                ret->fam[f].slot = nft_slot_vpn(nft_engine_mask(a->nft));
-                                c->route[f] = route_tables_vpn_link(a->routes);
-                        }
-                c->state = c->route[0] || c->route[1] ? "online" : "blocked: VPN down";
-                return;
-        }
-        for (int f = 0; f < 2; f++) {
-                int family = f ? AF_INET6 : AF_INET;
-                bool restricted = k->bearers != 0;
-                int link = class_pick_link(a, k, family, restricted);
-
-                ret->fam[f].restricted = restricted;
-                ret->fam[f].slot = route_tables_slot(a->routes, link);
-                ret->fam[f].slot_oif = ret->fam[f].slot ? (uint32_t)link : 0;
-                ret->fam[f].main_oif = route_tables_main_default(a->routes, family);
-                ret->fam[f].around_vpn = k->vpn == APP_VPN_FORBIDDEN;
-                c->route[f] = ret->fam[f].slot ? link : 0;
-        }
-        c->state = c->route[0] || c->route[1] ? "online" : "blocked: no allowed link";
+        class_compile(&c->key, c->system, w, &res);
+        *ret = res.spec;
+        c->route[0] = res.route[0];
+        c->route[1] = res.route[1];
+        c->state = res.state;
 }
 
 static int class_ensure(Apps *a, App *app, NftTxn *t, AppClass **ret)
@@ -396,7 +329,14 @@ static int class_ensure(Apps *a, App *app, NftTxn *t, AppClass **ret)
         r = class_new(a, &key, system, &c);
         if (r < 0)
                 return r;
-        class_compute(a, c, &c->spec);
+        ClassWorld w;
+        _cleanup_free_ ClassLink *links = NULL;
+        r = class_world_build(a, &w, &links);
+        if (r < 0) {
+                class_drop(a, c);
+                return r;
+        }
+        class_compute(&w, c, &c->spec);
         if (t) {
                 r = nft_txn_put_class(t, c->name, &c->spec, false);
                 if (r < 0) {
@@ -409,6 +349,18 @@ static int class_ensure(Apps *a, App *app, NftTxn *t, AppClass **ret)
 }
 
 /* ---- app state as seen on the bus ---- */
+
+/* The one place an app's state changes: logs old -> new; true when it changed (the caller
+ * emits PropertiesChanged with its other changes). */
+static bool app_set_state(App *app, AppState state)
+{
+        if (app->state == state)
+                return false;
+        log_info("app %s: %s -> %s", app->id, app_state_to_string(app->state),
+                 app_state_to_string(state));
+        app->state = state;
+        return true;
+}
 
 static void app_refresh(App *app, bool emit)
 {
@@ -427,14 +379,12 @@ static void app_refresh(App *app, bool emit)
                         changed[n++] = f ? "Route6" : "Route4";
                 }
         }
-        const char *state = app->cls ? app->cls->state : "online";
+        AppState state = app->cls ? app->cls->state : APP_STATE_ONLINE;
         if (app->online_until != 0 && app->effective.access != APP_ACCESS_ALLOW && app->cls &&
             app->cls->spec.kind == NFT_CLASS_ROUTE && (app->cls->route[0] || app->cls->route[1]))
-                state = "online for a task";
-        if (!streq(state, app->state)) {
-                app->state = state;
+                state = APP_STATE_ONLINE_FOR_TASK;
+        if (app_set_state(app, state))
                 changed[n++] = "State";
-        }
         if (emit && n > 0)
                 apps_bus_emit_changed(app, n > 0 ? changed[0] : NULL, n > 1 ? changed[1] : NULL,
                                       n > 2 ? changed[2] : NULL, NULL);
@@ -773,7 +723,7 @@ static int add_pending_refs(Apps *a, NftTxn *t, bool levels[NFT_LEVEL_MAX])
 
 typedef struct ClassSaved {
         int route[2];
-        const char *state;
+        AppState state;
 } ClassSaved;
 
 /* One pass of the reconciler: the routes and rules the links call for are added, then one
@@ -787,6 +737,8 @@ static int apps_reconcile(void *userdata)
         _cleanup_free_ char *sets = NULL;
         _cleanup_free_ NftClass *specs = NULL;
         _cleanup_free_ ClassSaved *saved = NULL;
+        _cleanup_free_ ClassLink *world_links = NULL;
+        ClassWorld world;
         bool levels[NFT_LEVEL_MAX];
         int r, n_pending;
 
@@ -817,10 +769,13 @@ static int apps_reconcile(void *userdata)
                 r = -ENOMEM;
                 goto fail_nft;
         }
+        r = class_world_build(a, &world, &world_links);
+        if (r < 0)
+                goto fail_nft;
         for (size_t i = 0; i < a->n_classes; i++) {
                 AppClass *c = a->classes[i];
                 saved[i] = (ClassSaved){{c->route[0], c->route[1]}, c->state};
-                class_compute(a, c, &specs[i]);
+                class_compute(&world, c, &specs[i]);
                 if (r >= 0 && memcmp(&specs[i], &c->spec, sizeof(NftClass)) != 0)
                         r = nft_txn_put_class(t, c->name, &specs[i], c->installed);
         }
@@ -1287,14 +1242,19 @@ static int load_policies(Apps *a, AppPolicySet *config, AppPolicySet *runtime)
 
 static int build_full(Apps *a, NftTxn *t)
 {
+        _cleanup_free_ ClassLink *links = NULL;
+        ClassWorld w;
         bool levels[NFT_LEVEL_MAX];
         int r;
 
         r = nft_txn_replace_table(t);
         if (r < 0)
                 return r;
+        r = class_world_build(a, &w, &links);
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < a->n_classes; i++) {
-                class_compute(a, a->classes[i], &a->classes[i]->spec);
+                class_compute(&w, a->classes[i], &a->classes[i]->spec);
                 r = nft_txn_put_class(t, a->classes[i]->name, &a->classes[i]->spec, false);
                 if (r < 0)
                         return r;

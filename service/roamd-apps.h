@@ -12,6 +12,7 @@
 
 #include "roamd-app-policy.h"
 #include "roamd-cgroup.h"
+#include "roamd-class.h"
 
 typedef struct Manager Manager;
 typedef struct Apps Apps;
@@ -38,7 +39,7 @@ typedef struct App {
         AppCgroup *cgroups;
         size_t n_cgroups;
         char *route[2]; /* link names new flows take, per family; NULL none */
-        const char *state;
+        AppState state; /* changed only by app_set_state() */
 } App;
 
 int apps_new(Manager *m, Apps **ret);

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <string.h>
+#include <sys/socket.h>
+
+#include "roam-macro.h"
+#include "roamd-class.h"
+
+static const char *const app_state_table[_APP_STATE_MAX] = {
+    [APP_STATE_ONLINE] = "online",
+    [APP_STATE_ONLINE_FOR_TASK] = "online for a task",
+    [APP_STATE_LAN_ONLY] = "local networks only",
+    [APP_STATE_LAN_THROUGH_VPN] = "local networks only, through the VPN",
+    [APP_STATE_BLOCKED_DENIED] = "blocked: access denied",
+    [APP_STATE_BLOCKED_VPN_DOWN] = "blocked: VPN down",
+    [APP_STATE_BLOCKED_NO_LINK] = "blocked: no allowed link",
+};
+
+const char *app_state_to_string(AppState s)
+{
+        return s >= 0 && s < _APP_STATE_MAX ? app_state_table[s] : NULL;
+}
+
+AppState app_state_from_string(const char *s)
+{
+        for (int i = 0; s && i < _APP_STATE_MAX; i++)
+                if (streq(s, app_state_table[i]))
+                        return (AppState)i;
+        return _APP_STATE_INVALID;
+}
+
+static const ClassLink *link_find(const ClassWorld *w, int ifindex)
+{
+        for (size_t i = 0; ifindex > 0 && i < w->n_links; i++)
+                if (w->links[i].ifindex == ifindex)
+                        return &w->links[i];
+        return NULL;
+}
+
+static bool allowed(const AppPolicy *key, const ClassLink *l)
+{
+        return app_policy_allows_bearer(key, l->bearer) &&
+               !(key->vpn == APP_VPN_FORBIDDEN && l->bearer == BEARER_VPN);
+}
+
+/* Which link new flows of a class take for family f (0 IPv4, 1 IPv6). */
+static const ClassLink *pick_link(const AppPolicy *key, const ClassWorld *w, int f, bool restricted)
+{
+        const ClassLink *main_link = link_find(w, w->main_default[f]), *best = NULL;
+
+        if (main_link && main_link->slot && allowed(key, main_link))
+                return main_link;
+        if (!restricted && key->vpn != APP_VPN_FORBIDDEN)
+                return NULL; /* unrestricted apps follow main, which has no default */
+
+        /* The best allowed link: best verdict, lowest default metric, bearer preference. */
+        for (size_t i = 0; i < w->n_links; i++) {
+                const ClassLink *l = &w->links[i];
+                if (!l->slot || l->metric[f] == UINT32_MAX || !allowed(key, l))
+                        continue;
+                if (!best || l->verdict[f] > best->verdict[f] ||
+                    (l->verdict[f] == best->verdict[f] &&
+                     (l->metric[f] < best->metric[f] ||
+                      (l->metric[f] == best->metric[f] &&
+                       bearer_preference(l->bearer) < bearer_preference(best->bearer)))))
+                        best = l;
+        }
+        return best;
+}
+
+/* Every packet to the VPN's slot; families it does not carry are refused. */
+static void through_vpn(const ClassWorld *w, ClassResult *ret)
+{
+        ret->spec.vpn_required = true;
+        for (int f = 0; f < 2; f++)
+                if (w->vpn_link && w->vpn_carries[f]) {
+                        ret->spec.fam[f].slot = w->vpn_slot;
+                        ret->route[f] = w->vpn_link;
+                }
+}
+
+void class_compile(const AppPolicy *key, bool system, const ClassWorld *w, ClassResult *ret)
+{
+        memset(ret, 0, sizeof(*ret));
+        switch (key->access) {
+        case APP_ACCESS_DENY:
+                ret->spec.kind = NFT_CLASS_REJECT;
+                ret->state = APP_STATE_BLOCKED_DENIED;
+                return;
+        case APP_ACCESS_LAN:
+                ret->spec.kind = NFT_CLASS_LAN;
+                ret->state = APP_STATE_LAN_ONLY;
+                if (key->vpn == APP_VPN_REQUIRED && !system) {
+                        /* Privacy wins: its local traffic and DNS also go only through the
+                         * VPN (docs/apps.md); without a VPN it is refused. */
+                        through_vpn(w, ret);
+                        ret->state = ret->route[0] || ret->route[1] ? APP_STATE_LAN_THROUGH_VPN
+                                                                    : APP_STATE_BLOCKED_VPN_DOWN;
+                }
+                return;
+        case APP_ACCESS_ALLOW:
+                break;
+        case _APP_ACCESS_MAX:
+        case _APP_ACCESS_INVALID:
+                ret->spec.kind = NFT_CLASS_REJECT;
+                ret->state = APP_STATE_BLOCKED_DENIED;
+                return;
+        }
+        if (system) {
+                ret->spec.kind = NFT_CLASS_ACCEPT;
+                ret->route[0] = w->main_default[0];
+                ret->route[1] = w->main_default[1];
+                ret->state = APP_STATE_ONLINE;
+                return;
+        }
+        ret->spec.kind = NFT_CLASS_ROUTE;
+        ret->spec.sticky = key->handover == APP_HANDOVER_STICKY;
+        if (key->vpn == APP_VPN_REQUIRED) {
+                through_vpn(w, ret);
+                ret->state =
+                    ret->route[0] || ret->route[1] ? APP_STATE_ONLINE : APP_STATE_BLOCKED_VPN_DOWN;
+                return;
+        }
+        for (int f = 0; f < 2; f++) {
+                NftFamilyRoute *fr = &ret->spec.fam[f];
+                bool restricted = key->bearers != 0;
+                const ClassLink *l = pick_link(key, w, f, restricted);
+
+                fr->restricted = restricted;
+                fr->slot = l ? l->slot : 0;
+                fr->slot_oif = fr->slot ? (uint32_t)l->ifindex : 0;
+                fr->main_oif = (uint32_t)w->main_default[f];
+                fr->around_vpn = key->vpn == APP_VPN_FORBIDDEN;
+                ret->route[f] = fr->slot ? l->ifindex : 0;
+        }
+        ret->state = ret->route[0] || ret->route[1] ? APP_STATE_ONLINE : APP_STATE_BLOCKED_NO_LINK;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The policy -> class compiler: what a class chain holds and where its new flows go, from an
+ * effective policy and a snapshot of the links and routing slots. Pure (no Manager, no
+ * kernel): table-tested in tests/unit/test-class.c. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "roamd-app-policy.h"
+#include "roamd-bearer.h"
+#include "roamd-nft.h"
+
+/* What an app is doing, as the App.State property says it. */
+typedef enum AppState {
+        APP_STATE_ONLINE,
+        APP_STATE_ONLINE_FOR_TASK,
+        APP_STATE_LAN_ONLY,
+        APP_STATE_LAN_THROUGH_VPN,
+        APP_STATE_BLOCKED_DENIED,
+        APP_STATE_BLOCKED_VPN_DOWN,
+        APP_STATE_BLOCKED_NO_LINK,
+        _APP_STATE_MAX,
+        _APP_STATE_INVALID = -22,
+} AppState;
+
+const char *app_state_to_string(AppState s);
+AppState app_state_from_string(const char *s);
+
+/* A link as the compiler sees it. */
+typedef struct ClassLink {
+        int ifindex;
+        Bearer bearer;
+        int verdict[2];     /* Verdict per family ([0] IPv4, [1] IPv6): higher is better */
+        uint32_t slot;      /* its routing slot when ready (rules installed), else 0 */
+        uint32_t metric[2]; /* its main-table default route's metric, UINT32_MAX: none */
+} ClassLink;
+
+typedef struct ClassWorld {
+        const ClassLink *links;
+        size_t n_links;
+        int main_default[2]; /* the link of main's default route per family, 0 none */
+        int vpn_link;        /* the VPN in use, 0 none */
+        bool vpn_carries[2]; /* its rules are in place and it has an address of the family */
+        uint32_t vpn_slot;
+} ClassWorld;
+
+typedef struct ClassResult {
+        NftClass spec;
+        int route[2]; /* ifindex new flows take per family, 0 none */
+        AppState state;
+} ClassResult;
+
+/* key: the policy as enforced; system: the system policy (routed by main, never marked). */
+void class_compile(const AppPolicy *key, bool system, const ClassWorld *w, ClassResult *ret);

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "roam-macro.h"
+#include "roamd-class.h"
+#include "test.h"
+
+/* The world of most rows: wifi0 (index 2, online, slot 1, metric 600) holds main's default
+ * routes, cell0 (3, local, slot 2, metric 700), vpn0 (4, slot 3) carries IPv4 only. */
+#define VPN_SLOT 127
+static const ClassLink LINKS[] = {
+    {2, BEARER_WIFI, {4, 4}, 1, {600, 600}},
+    {3, BEARER_CELLULAR, {1, 1}, 2, {700, 700}},
+    {4, BEARER_VPN, {4, 0}, 3, {UINT32_MAX, UINT32_MAX}},
+};
+/* cell0's rules not installed yet: no slot */
+static const ClassLink LINKS_CELL_NOT_READY[] = {
+    {2, BEARER_WIFI, {4, 4}, 1, {600, 600}},
+    {3, BEARER_CELLULAR, {1, 1}, 0, {700, 700}},
+};
+/* main's default routes lead into the VPN */
+static const ClassLink LINKS_EQUAL[] = {
+    {2, BEARER_WIFI, {4, 4}, 1, {600, 600}},
+    {3, BEARER_ETHERNET, {4, 4}, 2, {100, 100}},
+    {4, BEARER_VPN, {4, 4}, 3, {50, 50}},
+};
+
+#define W(l, m4, m6, vpn, c4, c6)                                                                  \
+        {                                                                                          \
+                l, ELEMENTSOF(l), {m4, m6}, vpn, {c4, c6}, VPN_SLOT                                \
+        }
+static const ClassWorld HOME = W(LINKS, 2, 2, 4, true, false);
+static const ClassWorld NO_VPN = W(LINKS, 2, 2, 0, false, false);
+static const ClassWorld NOT_READY = W(LINKS_CELL_NOT_READY, 2, 2, 0, false, false);
+static const ClassWorld NO_DEFAULT = W(LINKS, 0, 0, 0, false, false);
+static const ClassWorld INTO_VPN = W(LINKS_EQUAL, 4, 4, 4, true, true);
+
+#define P(acc, b, v, h)                                                                            \
+        {                                                                                          \
+                APP_KEY_ALL, APP_ACCESS_##acc, b, APP_VPN_##v, APP_HANDOVER_##h                    \
+        }
+#define B(x) (1u << BEARER_##x)
+
+static const struct {
+        const char *what;
+        AppPolicy key;
+        bool system;
+        const ClassWorld *world;
+        NftClassKind kind;
+        int route4, route6;
+        uint32_t slot4, slot6;
+        bool restricted, vpn_required, sticky;
+        AppState state;
+} rows[] = {
+    {"allow follows main", P(ALLOW, 0, ANY, STICKY), false, &HOME, NFT_CLASS_ROUTE, 2, 2, 1, 1,
+     false, false, true, APP_STATE_ONLINE},
+    {"handover move", P(ALLOW, 0, ANY, MOVE), false, &HOME, NFT_CLASS_ROUTE, 2, 2, 1, 1, false,
+     false, false, APP_STATE_ONLINE},
+    {"deny", P(DENY, 0, ANY, STICKY), false, &HOME, NFT_CLASS_REJECT, 0, 0, 0, 0, false, false,
+     false, APP_STATE_BLOCKED_DENIED},
+    {"lan", P(LAN, 0, ANY, STICKY), false, &HOME, NFT_CLASS_LAN, 0, 0, 0, 0, false, false, false,
+     APP_STATE_LAN_ONLY},
+    {"lan + vpn required: through the VPN (IPv4 only)", P(LAN, 0, REQUIRED, STICKY), false, &HOME,
+     NFT_CLASS_LAN, 4, 0, VPN_SLOT, 0, false, true, false, APP_STATE_LAN_THROUGH_VPN},
+    {"lan + vpn required, no VPN: blocked", P(LAN, 0, REQUIRED, STICKY), false, &NO_VPN,
+     NFT_CLASS_LAN, 0, 0, 0, 0, false, true, false, APP_STATE_BLOCKED_VPN_DOWN},
+    {"vpn required", P(ALLOW, 0, REQUIRED, STICKY), false, &HOME, NFT_CLASS_ROUTE, 4, 0, VPN_SLOT,
+     0, false, true, true, APP_STATE_ONLINE},
+    {"vpn required, no VPN", P(ALLOW, 0, REQUIRED, STICKY), false, &NO_VPN, NFT_CLASS_ROUTE, 0, 0,
+     0, 0, false, true, true, APP_STATE_BLOCKED_VPN_DOWN},
+    {"cellular only", P(ALLOW, B(CELLULAR), ANY, STICKY), false, &HOME, NFT_CLASS_ROUTE, 3, 3, 2, 2,
+     true, false, true, APP_STATE_ONLINE},
+    {"cellular only, its rules not in place: blocked, never main",
+     P(ALLOW, B(CELLULAR), ANY, STICKY), false, &NOT_READY, NFT_CLASS_ROUTE, 0, 0, 0, 0, true,
+     false, true, APP_STATE_BLOCKED_NO_LINK},
+    {"no default: the best verdict wins", P(ALLOW, B(WIFI) | B(CELLULAR), ANY, MOVE), false,
+     &NO_DEFAULT, NFT_CLASS_ROUTE, 2, 2, 1, 1, true, false, false, APP_STATE_ONLINE},
+    {"unrestricted without a default: follows main", P(ALLOW, 0, ANY, STICKY), false, &NO_DEFAULT,
+     NFT_CLASS_ROUTE, 0, 0, 0, 0, false, false, true, APP_STATE_BLOCKED_NO_LINK},
+    {"vpn forbidden, main into the VPN: lowest metric of the rest", P(ALLOW, 0, FORBIDDEN, STICKY),
+     false, &INTO_VPN, NFT_CLASS_ROUTE, 3, 3, 2, 2, false, false, true, APP_STATE_ONLINE},
+    {"system: main's routes", P(ALLOW, 0, ANY, STICKY), true, &HOME, NFT_CLASS_ACCEPT, 2, 2, 0, 0,
+     false, false, false, APP_STATE_ONLINE},
+    {"system lan never goes into the VPN", P(LAN, 0, REQUIRED, STICKY), true, &HOME, NFT_CLASS_LAN,
+     0, 0, 0, 0, false, false, false, APP_STATE_LAN_ONLY},
+};
+
+TEST(class_table)
+{
+        for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
+                ClassResult r;
+
+                class_compile(&rows[i].key, rows[i].system, rows[i].world, &r);
+                if (r.spec.kind != rows[i].kind || r.route[0] != rows[i].route4 ||
+                    r.route[1] != rows[i].route6 || r.spec.fam[0].slot != rows[i].slot4 ||
+                    r.spec.fam[1].slot != rows[i].slot6 ||
+                    r.spec.fam[0].restricted != rows[i].restricted ||
+                    r.spec.vpn_required != rows[i].vpn_required ||
+                    r.spec.sticky != rows[i].sticky || r.state != rows[i].state)
+                        TEST_FAIL("%s: kind %d routes %d/%d slots %u/%u restricted %d vpn %d "
+                                  "sticky %d state '%s'",
+                                  rows[i].what, r.spec.kind, r.route[0], r.route[1],
+                                  r.spec.fam[0].slot, r.spec.fam[1].slot, r.spec.fam[0].restricted,
+                                  r.spec.vpn_required, r.spec.sticky, app_state_to_string(r.state));
+        }
+}
+
+TEST(class_marks_only_what_main_sends_out_of_its_link)
+{
+        AppPolicy key = P(ALLOW, 0, ANY, STICKY);
+        ClassResult r;
+
+        class_compile(&key, false, &HOME, &r);
+        ASSERT_TRUE(r.spec.fam[0].slot_oif == 2 && r.spec.fam[0].main_oif == 2);
+        ASSERT_TRUE(!r.spec.fam[0].around_vpn);
+        key.vpn = APP_VPN_FORBIDDEN;
+        class_compile(&key, false, &HOME, &r);
+        ASSERT_TRUE(r.spec.fam[0].around_vpn && r.spec.fam[1].around_vpn);
+}
+
+TEST(app_state_strings)
+{
+        for (int s = 0; s < _APP_STATE_MAX; s++) {
+                ASSERT_TRUE(app_state_to_string((AppState)s) != NULL);
+                ASSERT_TRUE(app_state_from_string(app_state_to_string((AppState)s)) == s);
+        }
+        ASSERT_TRUE(app_state_from_string("sleeping") == _APP_STATE_INVALID);
+        ASSERT_TRUE(app_state_to_string(_APP_STATE_MAX) == NULL);
+}
