@@ -142,7 +142,7 @@ def test_bearer_app_link_gone_while_the_kernel_refuses(w, faults):
             wait_app_route(w, "org.test.Wifi", "", "")
             assert app_props(w, "org.test.Wifi")["State"] == "blocked: no allowed link"
             # the new link's rules are refused: no slot, so still blocked, never via main
-            faults.write_text("rule-add:100000")
+            faults.write_text("rule-add:100000 route-add:100000")
             w.carrier("wifi0", True)
             wait_for(lambda: degraded(w).startswith("routes and ip rules"), 15,
                      what="Degraded names the refused ip rules")
@@ -189,20 +189,29 @@ def test_failed_class_and_element_are_retried(w, faults):
     """An app whose class cannot be made (its drop-in arrives while commits fail) and whose
     cgroup appears meanwhile: roamd neither crashes nor wedges the app; once the kernel
     accepts again, its class and element are installed and later policy changes work."""
-    app = "org.test.Late"
+    app, plain = "org.test.Late", "org.test.Plain"
     d = w.path("etc-roam", "apps.d")
     d.mkdir(exist_ok=True)
     faults.write_text("nft-commit:100000")
     (d / "50-late.conf").write_text("[App]\nID=%s\nAccess=lan\nHandover=move\n" % app)
     w.call(MANAGER_PATH, MANAGER_IFACE, "Reload")
     rel = "%s/app-%s.scope" % (ROAM_SLICE, app)
+    rel_plain = "%s/app-%s.scope" % (ROAM_SLICE, plain)  # its class exists: the element fails
     (w.cgroup / rel).mkdir(parents=True)
+    (w.cgroup / rel_plain).mkdir(parents=True)
     wait_for(lambda: degraded(w) != "", 10, what="Degraded says what failed")
-    wait_for(lambda: "/roam-world-%s/%s" % (w.name, rel) in app_props(w, app)["Cgroups"], 10,
-             what="roamd knows the cgroup")
+    for a, r in ((app, rel), (plain, rel_plain)):
+        wait_for(lambda: "/roam-world-%s/%s" % (w.name, r) in app_props(w, a)["Cgroups"], 10,
+                 what="roamd knows the cgroup of %s" % a)
     assert w.roamd_running()
     faults.write_text("")
     wait_for(lambda: degraded(w) == "", 10, what="the retry installs class and element")
+    # the element failed once: later moves of the app must still work
+    set_policy(w, plain, access="deny")
+    r = w.whoami(4, cgroup=rel_plain)
+    assert not r.ok and r.error in REFUSED, r
+    set_policy(w, plain, access="allow")
+    assert w.whoami(4, cgroup=rel_plain).ok
     assert app_props(w, app)["State"] == "local networks only"
     r = w.whoami(4, cgroup=rel)
     assert not r.ok and r.error in REFUSED, r
@@ -254,3 +263,21 @@ def test_foreign_mark_bits_inside_the_mask_are_reported(w):
     w.call(MANAGER_PATH, MANAGER_IFACE, "Reload")
     wait_for(lambda: manager_prop(w, "MarkConflicts") == [], 10, what="the conflicts clear")
     assert manager_prop(w, "FirewallMaskSuggestion") == ""
+
+
+def test_other_programs_rules_at_our_priorities_are_left_alone(w):
+    """An ip rule at roamd's priority with another mask is not roamd's: a restart keeps it
+    (and lists it as a conflict only when its bits overlap)."""
+    w.dev("ip", "rule", "add", "pref", "29000", "fwmark", "0x1/0x1", "lookup", "main")
+    try:
+        w.roamd_restart()
+        w.wait_default_state()
+        rules = w.dev("ip", "rule").stdout
+        assert "29000:\tfrom all fwmark 0x1/0x1 lookup main" in rules, rules
+        assert "ip rule priority 29000 fwmark 0x1/0x1 is not roamd's; left alone." in \
+            w.roamd_log()
+        assert manager_prop(w, "MarkConflicts") == []
+        # roamd's own pairs are there, with its protocol
+        assert "fwmark 0x7f000000/0x7f000000 lookup 29127 proto 82" in rules, rules
+    finally:
+        w.dev("ip", "rule", "del", "pref", "29000", "fwmark", "0x1/0x1", check=False)
