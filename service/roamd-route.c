@@ -307,7 +307,10 @@ static int rule_apply(RouteTables *rt, const RuleEntry *e, bool add)
                 rtnl_rule_set_action(ru, FR_ACT_TO_TBL);
         } else
                 rtnl_rule_set_action(ru, FR_ACT_PROHIBIT);
-        rtnl_rule_set_protocol(ru, RTPROT_ROAM);
+        /* On add only: a delete then also matches the same rule an older roamd made
+         * without a protocol (adopted by its shape). */
+        if (add)
+                rtnl_rule_set_protocol(ru, RTPROT_ROAM);
         if (add && fault_check(FAULT_RULE_ADD) < 0) {
                 rtnl_rule_put(ru);
                 log_warning("Failed to add ip rule priority %u mark 0x%x: injected fault", e->prio,
