@@ -9,6 +9,7 @@
 #include "roamd-curl.h"
 #include "roamd-http-answer.h"
 #include "roamd-manager.h"
+#include "roamd-nft.h"
 #include "roamd-ping.h"
 #include "roamd-probe.h"
 #include "roamd-resolve.h"
@@ -48,6 +49,7 @@ typedef struct Fetch {
         HttpOutcome outcome;
         char *portal_url;
         uint64_t connect_usec; /* the TCP handshake, measured by curl */
+        uint32_t mark;         /* SO_MARK of its sockets: the VPN slot's, else 0 */
         bool running, done;
 } Fetch;
 
@@ -155,6 +157,48 @@ Prober *prober_free(Prober *p)
 
 static void prober_schedule(Prober *p, uint64_t usec);
 static void prober_maybe_finish(Prober *p);
+
+static bool has_global(const Link *l, int family)
+{
+        for (size_t i = 0; i < l->info.n_addrs; i++)
+                if (l->info.addrs[i].addr.family == family &&
+                    (l->info.addrs[i].scope == ADDR_SCOPE_GLOBAL ||
+                     l->info.addrs[i].scope == ADDR_SCOPE_SITE))
+                        return true;
+        return false;
+}
+
+/* A VPN has no default route in the main table: roamd routes apps into it through the VPN
+ * slot's table (docs/apps.md), which holds a default route into the VPN in use (the first
+ * usable VPN link) for each family it has an address of. Probes of that link carry the slot's
+ * mark, so they take the same table as the apps. 0: the main table decides. */
+static uint32_t probe_mark(const Link *l, int family)
+{
+        const Manager *m = l->manager;
+        uint32_t mask = m->config->apps.mark_mask;
+
+        if (!m->apps || l->bearer != BEARER_VPN || !mask || !has_global(l, family))
+                return 0;
+        for (size_t i = 0; i < m->n_links; i++) {
+                const Link *k = m->links[i];
+                if (k->bearer != BEARER_VPN || !k->info.carrier ||
+                    (!has_global(k, AF_INET) && !has_global(k, AF_INET6)))
+                        continue;
+                return k == l ? nft_slot_mark(mask, nft_slot_vpn(mask)) : 0;
+        }
+        return 0;
+}
+
+static int on_sockopt(void *userdata, curl_socket_t fd, curlsocktype purpose)
+{
+        Fetch *f = userdata;
+
+        if (f->mark && setsockopt(fd, SOL_SOCKET, SO_MARK, &f->mark, sizeof(f->mark)) < 0) {
+                log_warning_errno(errno, "Cannot mark a probe socket: %m");
+                return CURL_SOCKOPT_ERROR;
+        }
+        return CURL_SOCKOPT_OK;
+}
 static void family_after_fetches(ProbeFamily *pf);
 static void family_progress(ProbeFamily *pf);
 
@@ -319,6 +363,10 @@ static int fetch_start_transfer(Fetch *f, const IpAddr *addr)
                 f->headers = curl_slist_append(NULL, "Accept: application/captive+json");
                 curl_easy_setopt(f->easy, CURLOPT_HTTPHEADER, f->headers);
         }
+        if (f->mark) {
+                curl_easy_setopt(f->easy, CURLOPT_SOCKOPTFUNCTION, on_sockopt);
+                curl_easy_setopt(f->easy, CURLOPT_SOCKOPTDATA, f);
+        }
         /* IPv6 link-local targets need the link as scope. */
         curl_easy_setopt(f->easy, CURLOPT_ADDRESS_SCOPE, (long)l->ifindex);
 
@@ -400,6 +448,7 @@ static int fetch_start(Prober *p, Fetch *f, ProbeFamily *pf, FetchKind kind, con
         f->prober = p;
         f->family = pf;
         f->kind = kind;
+        f->mark = pf ? probe_mark(l, family) : 0;
         f->running = true;
         f->url = strdup(url);
         if (!f->url)
@@ -411,7 +460,8 @@ static int fetch_start(Prober *p, Fetch *f, ProbeFamily *pf, FetchKind kind, con
                 return 0;
         }
         return resolve_start(l->manager->event, l->info.name, l->info.dns, l->info.n_dns, f->host,
-                             family, c->probe.dns_timeout_usec, on_fetch_resolved, f, &f->resolve);
+                             family, f->mark, c->probe.dns_timeout_usec, on_fetch_resolved, f,
+                             &f->resolve);
 }
 
 static const IpAddr *first_gateway(const Link *l, int family)
@@ -492,6 +542,9 @@ static void base_facts(const Link *l, int family, ProbeFacts *f)
         for (size_t i = 0; i < l->info.n_gateways; i++)
                 if (l->info.gateways[i].family == family)
                         f->has_route = true;
+        /* The VPN's default route is in its slot's table. */
+        if (!f->has_route && probe_mark(l, family))
+                f->has_route = true;
 }
 
 static uint64_t now_usec(clockid_t clock)
