@@ -2,9 +2,9 @@
 """roamd's connectivity verdicts in every network of the world, per address family: the home
 network (online), the living room (local), the dead network (offline), the cafe (captive
 portal, RFC 8908 API, login), the silent gateway (offline) and the network that blocks HTTPS
-(partial); two networks on two links at once, moves between them, a carrier cut and a slow
-uplink, and a VPN probed through its own routing table. Each test also checks, with plain tools on the device, that the network it uses
-behaves as it claims."""
+(partial); two networks on two links at once, moves between them, a carrier cut, a slow
+uplink and a VPN probed through its own routing table. Each test also checks, with plain
+tools on the device, that the network it uses behaves as it claims."""
 import json
 import os
 import re
