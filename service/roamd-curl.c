@@ -8,6 +8,10 @@
 struct CurlGlue {
         sd_event *event;
         CURLM *multi;
+        /* TLS sessions shared by every transfer (all links): a probe of a server another link
+         * already reached resumes its session instead of verifying the chain again. The
+         * multi handle itself keeps the CA store (curl's CA cache) for all of them. */
+        CURLSH *share;
         sd_event_source *timer;
 };
 
@@ -147,6 +151,12 @@ int curl_glue_new(sd_event *event, CurlGlue **ret)
                 curl_glue_free(g);
                 return -ENOMEM;
         }
+        g->share = curl_share_init();
+        if (!g->share || curl_share_setopt(g->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) !=
+                             CURLSHE_OK) {
+                curl_glue_free(g);
+                return -ENOMEM;
+        }
         curl_multi_setopt(g->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
         curl_multi_setopt(g->multi, CURLMOPT_SOCKETDATA, g);
         curl_multi_setopt(g->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
@@ -162,6 +172,8 @@ CurlGlue *curl_glue_free(CurlGlue *g)
         /* Transfers are owned by their probes, which remove them before this runs. */
         if (g->multi)
                 curl_multi_cleanup(g->multi);
+        if (g->share)
+                curl_share_cleanup(g->share);
         sd_event_source_disable_unref(g->timer);
         sd_event_unref(g->event);
         free(g);
@@ -177,6 +189,7 @@ int curl_glue_add(CurlGlue *g, CURL *easy, CurlDoneFn done, void *userdata)
         t->done = done;
         t->userdata = userdata;
         curl_easy_setopt(easy, CURLOPT_PRIVATE, t);
+        curl_easy_setopt(easy, CURLOPT_SHARE, g->share);
         if (curl_multi_add_handle(g->multi, easy) != CURLM_OK) {
                 curl_easy_setopt(easy, CURLOPT_PRIVATE, NULL);
                 free(t);

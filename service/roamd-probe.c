@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <curl/curl.h>
+#include <malloc.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -101,6 +102,20 @@ static size_t body_write(char *ptr, size_t size, size_t nmemb, void *userdata)
         b->size += n;
         b->data[b->size] = 0;
         return n;
+}
+
+/* The curl side of a fetch (the handle must be out of the multi handle already). */
+static void fetch_release_transfer(Fetch *f)
+{
+        if (f->easy) {
+                curl_easy_cleanup(f->easy);
+                f->easy = NULL;
+        }
+        curl_slist_free_all(f->connect_to);
+        curl_slist_free_all(f->headers);
+        f->connect_to = f->headers = NULL;
+        free(f->body.data);
+        f->body = (Body){};
 }
 
 static void fetch_cancel(Fetch *f)
@@ -312,7 +327,9 @@ static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
                         f->connect_usec = (uint64_t)t;
         }
 
-        /* The handle stays until the fetch is cancelled: its info may be needed above. */
+        /* Everything the transfer needed goes now, not at the next round: with ten links
+         * these are forty easy handles with their buffers. */
+        fetch_release_transfer(f);
         fetch_finished(f);
 }
 
@@ -671,6 +688,9 @@ static void prober_maybe_finish(Prober *p)
                 l->last_probe_usec = now_usec(CLOCK_REALTIME);
                 l->probe_duration_usec = now_usec(CLOCK_MONOTONIC) - p->round_start;
                 link_probe_finished(l);
+                /* A round's TLS handshakes leave freed chunks all over the heap: give those
+                 * pages back, so what stays resident is what roamd keeps. */
+                (void)malloc_trim(0);
         }
 
         if (l->verdict.verdict == VERDICT_ONLINE) {
