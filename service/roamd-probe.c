@@ -646,8 +646,8 @@ static void family_progress(ProbeFamily *pf)
         log_debug("%s: %s HTTP answered (TCP handshake %.1f ms); HTTPS has %.0f ms more",
                   strempty(l->info.name), family_name(pf->family), (double)http->connect_usec / 1e3,
                   (double)budget / 1e3);
-        if (sd_event_add_time_relative(l->manager->event, &pf->grace, CLOCK_MONOTONIC, budget, 0,
-                                       on_grace, pf) < 0) {
+        if (sd_event_add_time_relative(l->manager->event, &pf->grace, CLOCK_MONOTONIC, budget,
+                                       USEC_PER_MSEC, on_grace, pf) < 0) {
                 log_warning("%s: cannot time the HTTPS probe.", strempty(l->info.name));
                 return;
         }
