@@ -51,6 +51,9 @@ typedef struct Fetch {
         char *portal_url;
         uint64_t connect_usec; /* the TCP handshake, measured by curl */
         uint32_t mark;         /* SO_MARK of its sockets: the VPN slot's, else 0 */
+        IpAddr early;          /* the transfer started before DNS answered, to this address */
+        bool speculative;      /* ... and the link's DNS has yet to confirm it */
+        bool transfer_done;    /* the transfer ended; its outcome waits for DNS */
         bool running, done;
 } Fetch;
 
@@ -63,6 +66,7 @@ struct ProbeFamily {
         Ping *ping;
         sd_event_source *grace; /* HTTP answered: how long HTTPS may still take */
         bool partial;           /* partial was published while HTTPS still ran */
+        IpAddr known[2];        /* per fetch kind: where the link's DNS sent it last round */
         ProbeFacts facts;
 };
 
@@ -118,6 +122,19 @@ static void fetch_release_transfer(Fetch *f)
         f->body = (Body){};
 }
 
+/* A transfer started before DNS answered, to an address DNS did not confirm: undone. */
+static void fetch_abort_transfer(Fetch *f)
+{
+        if (f->easy)
+                curl_glue_remove(f->prober->link->manager->curl, f->easy);
+        fetch_release_transfer(f);
+        free(f->portal_url);
+        f->portal_url = NULL;
+        f->outcome = HTTP_OUTCOME_NOT_RUN;
+        f->connect_usec = 0;
+        f->speculative = f->transfer_done = false;
+}
+
 static void fetch_cancel(Fetch *f)
 {
         Manager *m = f->prober->link->manager;
@@ -138,6 +155,8 @@ static void fetch_cancel(Fetch *f)
         free(f->host);
         f->portal_url = f->url = f->host = NULL;
         f->running = f->done = false;
+        f->speculative = f->transfer_done = false;
+        f->early = (IpAddr){};
         f->connect_usec = 0;
         f->dns = DNS_OUTCOME_NOT_RUN;
         f->outcome = HTTP_OUTCOME_NOT_RUN;
@@ -330,6 +349,14 @@ static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
         /* Everything the transfer needed goes now, not at the next round: with ten links
          * these are forty easy handles with their buffers. */
         fetch_release_transfer(f);
+        f->transfer_done = true;
+        if (f->speculative) {
+                log_debug("%s: %s probe %s ended before DNS answered: held until it confirms "
+                          "%s",
+                          strempty(f->prober->link->info.name), family_name(f->family->family),
+                          f->url, f->early.text);
+                return;
+        }
         fetch_finished(f);
 }
 
@@ -411,6 +438,25 @@ static void on_fetch_resolved(Resolve *res, DnsOutcome outcome, const IpAddr *ad
                   f->family ? family_name(f->family->family) : "capport", f->host,
                   dns_outcome_to_string(f->dns), n ? " " : "", n ? first.text : "");
         f->resolve = resolve_free(f->resolve);
+        if (f->speculative) {
+                bool confirmed = false;
+
+                for (size_t i = 0; f->dns == DNS_OUTCOME_OK && i < n; i++)
+                        confirmed = confirmed || (addrs[i].family == f->early.family &&
+                                                  streq(addrs[i].text, f->early.text));
+                if (confirmed) {
+                        f->speculative = false;
+                        if (f->transfer_done)
+                                fetch_finished(f);
+                        return;
+                }
+                log_debug("%s: %s DNS did not confirm %s: probing again",
+                          strempty(f->prober->link->info.name), family_name(f->family->family),
+                          f->early.text);
+                fetch_abort_transfer(f);
+        }
+        if (f->family && f->dns == DNS_OUTCOME_OK)
+                f->family->known[f->kind] = first;
         if (n == 0) {
                 fetch_finished(f);
                 return;
@@ -476,9 +522,22 @@ static int fetch_start(Prober *p, Fetch *f, ProbeFamily *pf, FetchKind kind, con
                 fetch_finished(f);
                 return 0;
         }
-        return resolve_start(l->manager->event, l->info.name, l->info.dns, l->info.n_dns, f->host,
-                             family, f->mark, c->probe.dns_timeout_usec, on_fetch_resolved, f,
-                             &f->resolve);
+        r = resolve_start(l->manager->event, l->info.name, l->info.dns, l->info.n_dns, f->host,
+                          family, f->mark, c->probe.dns_timeout_usec, on_fetch_resolved, f,
+                          &f->resolve);
+        if (r < 0 || !pf || pf->known[kind].family != family)
+                return r;
+        /* The check host's address of the last round: connect to it while DNS runs, saving
+         * the DNS round trip. The answer counts only if the link's DNS confirms the address
+         * (else this transfer is undone and the normal one starts). */
+        f->early = pf->known[kind];
+        if (fetch_start_transfer(f, &f->early) >= 0) {
+                f->speculative = true;
+                log_debug("%s: %s probe %s to %s while DNS runs", strempty(l->info.name),
+                          family_name(family), url, f->early.text);
+        } else
+                fetch_abort_transfer(f);
+        return 0;
 }
 
 static const IpAddr *first_gateway(const Link *l, int family)

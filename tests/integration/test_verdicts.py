@@ -402,3 +402,29 @@ def test_rejected_capport_url_is_reported(net):
     wait_for(lambda: net.link_prop("d0", "CaptivePortalURL") ==
              "urn:ietf:params:capport:unrestricted", what="the new API URL")
     assert net.link_prop("d0", "CaptivePortalURLRejected") == ""
+
+
+def test_probe_starts_before_dns_only_where_dns_confirms(net):
+    healthy(net)
+    net.server(f"{GW_V4}:80,[{GW_V6}]:80", mode="portal",
+               extra=["--portal-url", "http://192.0.2.1/login?from=probe"])
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("online", "ok", "online", "ok"))
+    # A second round connects to the last round's address while DNS runs: confirmed.
+    before = net.link_prop("d0", "LastProbe")
+    net.busctl("call", "org.roam1", net.link_path("d0"), "org.roam1.Link", "Reprobe")
+    wait_for(lambda: net.link_prop("d0", "LastProbe") > before, what="the second round")
+    assert f"IPv4 probe https://probe.roam.test/roam-probe to {PROBE_V4} while DNS runs" \
+        in net.log()
+    assert net.verdicts() == ("online", "ok", "online", "ok")
+    # The network's DNS now sends the check host to the café: the early transfer does not
+    # count, the answer is the café's.
+    for p in net.procs:
+        if p.args[4] == "dnsmasq":
+            p.terminate()
+            p.wait(5)
+    net.dns(("probe.roam.test", GW_V4), ("probe.roam.test", GW_V6))
+    net.busctl("call", "org.roam1", net.link_path("d0"), "org.roam1.Link", "Reprobe")
+    net.wait_verdicts(("portal", "portal-redirect", "portal", "portal-redirect"))
+    assert f"IPv4 DNS did not confirm {PROBE_V4}: probing again" in net.log()
+    assert net.link_prop("d0", "PortalURL") == "http://192.0.2.1/login?from=probe"
