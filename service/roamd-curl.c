@@ -9,8 +9,7 @@ struct CurlGlue {
         sd_event *event;
         CURLM *multi;
         /* TLS sessions shared by every transfer (all links): a probe of a server another link
-         * already reached resumes its session instead of verifying the chain again. The
-         * multi handle itself keeps the CA store (curl's CA cache) for all of them. */
+         * already reached resumes its session instead of verifying the chain again. */
         CURLSH *share;
         sd_event_source *timer;
 };
