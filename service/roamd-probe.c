@@ -426,6 +426,7 @@ static void on_fetch_resolved(Resolve *res, DnsOutcome outcome, const IpAddr *ad
         Fetch *f = userdata;
         const ProbeConfig *c = &f->prober->link->manager->config->probe;
         IpAddr first = {};
+        bool confirmed = false;
         int r;
 
         /* addrs lives in the Resolve: take what is needed before freeing it. */
@@ -437,13 +438,11 @@ static void on_fetch_resolved(Resolve *res, DnsOutcome outcome, const IpAddr *ad
         log_debug("%s: %s DNS for %s: %s%s%s", strempty(f->prober->link->info.name),
                   f->family ? family_name(f->family->family) : "capport", f->host,
                   dns_outcome_to_string(f->dns), n ? " " : "", n ? first.text : "");
+        for (size_t i = 0; f->speculative && f->dns == DNS_OUTCOME_OK && i < n; i++)
+                confirmed = confirmed || (addrs[i].family == f->early.family &&
+                                          streq(addrs[i].text, f->early.text));
         f->resolve = resolve_free(f->resolve);
         if (f->speculative) {
-                bool confirmed = false;
-
-                for (size_t i = 0; f->dns == DNS_OUTCOME_OK && i < n; i++)
-                        confirmed = confirmed || (addrs[i].family == f->early.family &&
-                                                  streq(addrs[i].text, f->early.text));
                 if (confirmed) {
                         f->speculative = false;
                         if (f->transfer_done)
