@@ -81,6 +81,8 @@ static int config_new(const char *name, Config **ret)
         c->probe.recheck_usec = 300 * USEC_PER_SEC;
         c->probe.backoff_min_usec = 1 * USEC_PER_SEC;
         c->probe.backoff_max_usec = 60 * USEC_PER_SEC;
+        c->probe.https_grace_min_usec = 1 * USEC_PER_SEC;
+        c->probe.https_grace_max_usec = 5 * USEC_PER_SEC;
         c->probe.max_body = 64 * 1024;
         c->apps.enforce = true;
         c->apps.policy_dir = strdup(ROAM_SYSCONFDIR "/roam/apps.d");
@@ -386,6 +388,10 @@ static int parse_probe(Config *c, const char *file, unsigned line, const char *k
                 dur = &p->backoff_min_usec;
         else if (streq(key, "BackoffMax"))
                 dur = &p->backoff_max_usec;
+        else if (streq(key, "HttpsGraceMin"))
+                dur = &p->https_grace_min_usec;
+        else if (streq(key, "HttpsGraceMax"))
+                dur = &p->https_grace_max_usec;
         if (dur) {
                 uint64_t v;
                 if (parse_duration(value, &v) < 0 || v == 0)
@@ -504,6 +510,9 @@ int config_parse_string(const char *name, const char *text, size_t size, Config 
                 return r;
         if (c->probe.backoff_min_usec > c->probe.backoff_max_usec)
                 return log_error("%s: [Probe] BackoffMin= is larger than BackoffMax=.", name),
+                       -EINVAL;
+        if (c->probe.https_grace_min_usec > c->probe.https_grace_max_usec)
+                return log_error("%s: [Probe] HttpsGraceMin= is larger than HttpsGraceMax=.", name),
                        -EINVAL;
         *ret = TAKE_PTR(c);
         return 0;

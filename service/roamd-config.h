@@ -42,6 +42,10 @@ typedef struct ProbeConfig {
         uint64_t recheck_usec;
         uint64_t backoff_min_usec;
         uint64_t backoff_max_usec;
+        /* Once HTTP answered, HTTPS gets this long (a multiple of the link's measured TCP
+         * handshake, held between these bounds) before the link is called partial. */
+        uint64_t https_grace_min_usec;
+        uint64_t https_grace_max_usec;
         size_t max_body;
 } ProbeConfig;
 

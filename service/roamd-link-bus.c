@@ -26,7 +26,9 @@ static int property_get_string(sd_bus *bus, const char *path, const char *interf
         else if (streq(property, "OperState"))
                 v = l->info.oper_state;
         else if (streq(property, "CaptivePortalURL"))
-                v = l->info.captive_portal_url;
+                v = link_capport_url_rejected(l) ? NULL : l->info.captive_portal_url;
+        else if (streq(property, "CaptivePortalURLRejected"))
+                v = link_capport_url_rejected(l) ? l->info.captive_portal_url : NULL;
         else if (streq(property, "Bearer"))
                 v = bearer_to_string(l->bearer);
         else if (streq(property, "BearerSource"))
@@ -222,6 +224,7 @@ const sd_bus_vtable link_vtable[] = {
     SD_BUS_PROPERTY("DNSSource", "s", property_get_string, 0, EC),
     SD_BUS_PROPERTY("Domains", "as", property_get_domains, 0, EC),
     SD_BUS_PROPERTY("CaptivePortalURL", "s", property_get_string, 0, EC),
+    SD_BUS_PROPERTY("CaptivePortalURLRejected", "s", property_get_string, 0, EC),
     SD_BUS_PROPERTY("Connectivity", "s", property_get_string, 0, EC),
     SD_BUS_PROPERTY("ConnectivityReason", "s", property_get_string, 0, EC),
     SD_BUS_PROPERTY("Connectivity4", "s", property_get_string, 0, EC),

@@ -163,12 +163,83 @@ void link_set_state(Link *l, LinkState s)
                         names[n++] = prop;                                                         \
         } while (0)
 
+static bool addr_usable(const LinkAddress *a)
+{
+        return a->scope == ADDR_SCOPE_GLOBAL || a->scope == ADDR_SCOPE_SITE;
+}
+
+/* Whether a and b differ in what the verdict of one family depends on: any address at all,
+ * the usable (not link-local) addresses, default routes and DNS servers of that family. */
+static bool family_facts_differ(const LinkInfo *a, const LinkInfo *b, int family)
+{
+        size_t i = 0, k = 0;
+        bool any_a = false, any_b = false;
+
+        for (size_t j = 0; j < a->n_addrs; j++)
+                any_a = any_a || a->addrs[j].addr.family == family;
+        for (size_t j = 0; j < b->n_addrs; j++)
+                any_b = any_b || b->addrs[j].addr.family == family;
+        if (any_a != any_b)
+                return true;
+        /* The usable addresses of the family, in order. */
+        for (;;) {
+                while (i < a->n_addrs &&
+                       (a->addrs[i].addr.family != family || !addr_usable(&a->addrs[i])))
+                        i++;
+                while (k < b->n_addrs &&
+                       (b->addrs[k].addr.family != family || !addr_usable(&b->addrs[k])))
+                        k++;
+                if (i == a->n_addrs || k == b->n_addrs)
+                        break;
+                if (memcmp(&a->addrs[i], &b->addrs[k], sizeof(LinkAddress)) != 0)
+                        return true;
+                i++, k++;
+        }
+        if ((i == a->n_addrs) != (k == b->n_addrs))
+                return true;
+        for (int list = 0; list < 2; list++) {
+                const IpAddr *x = list ? a->dns : a->gateways, *y = list ? b->dns : b->gateways;
+                size_t nx = list ? a->n_dns : a->n_gateways, ny = list ? b->n_dns : b->n_gateways;
+                i = k = 0;
+                for (;;) {
+                        while (i < nx && x[i].family != family)
+                                i++;
+                        while (k < ny && y[k].family != family)
+                                k++;
+                        if (i == nx || k == ny)
+                                break;
+                        if (!streq(x[i].text, y[k].text))
+                                return true;
+                        i++, k++;
+                }
+                if ((i == nx) != (k == ny))
+                        return true;
+        }
+        return false;
+}
+
+/* The families whose round must start again after old -> new. */
+static unsigned probe_families_changed(const LinkInfo *old, const LinkInfo *new)
+{
+        unsigned f = 0;
+
+        if (old->carrier != new->carrier || old->admin_up != new->admin_up ||
+            !streq_ptr(old->captive_portal_url, new->captive_portal_url))
+                return PROBE_IPV4 | PROBE_IPV6;
+        if (family_facts_differ(old, new, AF_INET))
+                f |= PROBE_IPV4;
+        if (family_facts_differ(old, new, AF_INET6))
+                f |= PROBE_IPV6;
+        return f;
+}
+
 int link_update(Link *l, LinkInfo *info, bool force_classify)
 {
         LinkInfo *old = &l->info;
         const char *names[24];
         size_t n = 0;
         bool renamed = !streq_ptr(old->name, info->name);
+        unsigned families = probe_families_changed(old, info);
 
         CHANGED_STR(name, "Name");
         CHANGED_STR(kind, "Kind");
@@ -185,6 +256,8 @@ int link_update(Link *l, LinkInfo *info, bool force_classify)
         if (!strv_equal(old->domains, info->domains))
                 names[n++] = "Domains";
         CHANGED_STR(captive_portal_url, "CaptivePortalURL");
+        if (!streq_ptr(old->captive_portal_url, info->captive_portal_url))
+                names[n++] = "CaptivePortalURLRejected";
 
         if (renamed && old->name)
                 log_info("%s: renamed to %s", old->name, info->name);
@@ -201,15 +274,29 @@ int link_update(Link *l, LinkInfo *info, bool force_classify)
                 link_bus_emit_changed_strv(l, (char **)names);
         link_set_state(l, link_compute_state(&l->info));
 
-        /* What the verdict depends on changed: probe again now. */
+        /* What the verdict of a family depends on changed: probe that family again now. A
+         * new bearer (a virtual link renamed into a real one) starts both. */
         for (size_t i = 0; i < n; i++)
-                if (streq(names[i], "Carrier") || streq(names[i], "AdminUp") ||
-                    streq(names[i], "Addresses") || streq(names[i], "Gateways") ||
-                    streq(names[i], "DNS") || streq(names[i], "CaptivePortalURL")) {
-                        link_reprobe(l);
-                        break;
-                }
+                if (streq(names[i], "Bearer"))
+                        families = PROBE_IPV4 | PROBE_IPV6;
+        if (families)
+                link_reprobe_families(l, families);
         return (int)n;
+}
+
+bool link_capport_url_rejected(const Link *l)
+{
+        const char *u = l->info.captive_portal_url;
+
+        return u && !streq(u, "urn:ietf:params:capport:unrestricted") && !capport_api_url_ok(u);
+}
+
+int link_reprobe_families(Link *l, unsigned families)
+{
+        if (l->bearer == BEARER_VIRTUAL || !l->prober)
+                return link_reprobe(l);
+        prober_restart(l->prober, families);
+        return 0;
 }
 
 int link_reprobe(Link *l)

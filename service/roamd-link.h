@@ -113,6 +113,13 @@ void link_set_verdict(Link *l, int family, VerdictResult v, const char *portal_u
 /* Starts a probe round now (or, for a virtual link, clears its verdict). */
 int link_reprobe(Link *l);
 
+/* What a family's verdict depends on changed (PROBE_IPV4 | PROBE_IPV6 in families): restart
+ * that family's round only. */
+int link_reprobe_families(Link *l, unsigned families);
+
+/* The API URL the link announced (RFC 8910) is one roamd refuses to fetch (not https...). */
+bool link_capport_url_rejected(const Link *l);
+
 /* A probe round ended: emits LastProbe and ProbeDuration. */
 void link_probe_finished(Link *l);
 

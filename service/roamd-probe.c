@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <curl/curl.h>
+#include <malloc.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -9,6 +10,7 @@
 #include "roamd-curl.h"
 #include "roamd-http-answer.h"
 #include "roamd-manager.h"
+#include "roamd-nft.h"
 #include "roamd-ping.h"
 #include "roamd-probe.h"
 #include "roamd-resolve.h"
@@ -47,6 +49,11 @@ typedef struct Fetch {
         DnsOutcome dns;
         HttpOutcome outcome;
         char *portal_url;
+        uint64_t connect_usec; /* the TCP handshake, measured by curl */
+        uint32_t mark;         /* SO_MARK of its sockets: the VPN slot's, else 0 */
+        IpAddr early;          /* the transfer started before DNS answered, to this address */
+        bool speculative;      /* ... and the link's DNS has yet to confirm it */
+        bool transfer_done;    /* the transfer ended; its outcome waits for DNS */
         bool running, done;
 } Fetch;
 
@@ -57,6 +64,9 @@ struct ProbeFamily {
         bool settled;   /* its facts are complete */
         Fetch fetch[2]; /* FETCH_HTTP, FETCH_HTTPS */
         Ping *ping;
+        sd_event_source *grace; /* HTTP answered: how long HTTPS may still take */
+        bool partial;           /* partial was published while HTTPS still ran */
+        IpAddr known[2];        /* per fetch kind: where the link's DNS sent it last round */
         ProbeFacts facts;
 };
 
@@ -65,6 +75,9 @@ struct Prober {
         ProbeFamily fam[2];
         Fetch capport;
         bool capport_active;
+        bool capport_started; /* since the last full round: the API was looked at */
+        bool starting;        /* rounds are being started: do not finish yet */
+        bool probed;          /* this round sent probes (else LastProbe stays) */
         sd_event_source *timer;
         unsigned failures;
         uint64_t round_start;
@@ -95,6 +108,33 @@ static size_t body_write(char *ptr, size_t size, size_t nmemb, void *userdata)
         return n;
 }
 
+/* The curl side of a fetch (the handle must be out of the multi handle already). */
+static void fetch_release_transfer(Fetch *f)
+{
+        if (f->easy) {
+                curl_easy_cleanup(f->easy);
+                f->easy = NULL;
+        }
+        curl_slist_free_all(f->connect_to);
+        curl_slist_free_all(f->headers);
+        f->connect_to = f->headers = NULL;
+        free(f->body.data);
+        f->body = (Body){};
+}
+
+/* A transfer started before DNS answered, to an address DNS did not confirm: undone. */
+static void fetch_abort_transfer(Fetch *f)
+{
+        if (f->easy)
+                curl_glue_remove(f->prober->link->manager->curl, f->easy);
+        fetch_release_transfer(f);
+        free(f->portal_url);
+        f->portal_url = NULL;
+        f->outcome = HTTP_OUTCOME_NOT_RUN;
+        f->connect_usec = 0;
+        f->speculative = f->transfer_done = false;
+}
+
 static void fetch_cancel(Fetch *f)
 {
         Manager *m = f->prober->link->manager;
@@ -115,6 +155,9 @@ static void fetch_cancel(Fetch *f)
         free(f->host);
         f->portal_url = f->url = f->host = NULL;
         f->running = f->done = false;
+        f->speculative = f->transfer_done = false;
+        f->early = (IpAddr){};
+        f->connect_usec = 0;
         f->dns = DNS_OUTCOME_NOT_RUN;
         f->outcome = HTTP_OUTCOME_NOT_RUN;
 }
@@ -124,7 +167,8 @@ static void family_cancel(ProbeFamily *pf)
         fetch_cancel(&pf->fetch[FETCH_HTTP]);
         fetch_cancel(&pf->fetch[FETCH_HTTPS]);
         pf->ping = ping_free(pf->ping);
-        pf->active = pf->settled = false;
+        pf->grace = sd_event_source_disable_unref(pf->grace);
+        pf->active = pf->settled = pf->partial = false;
 }
 
 static void prober_cancel(Prober *p)
@@ -147,7 +191,50 @@ Prober *prober_free(Prober *p)
 
 static void prober_schedule(Prober *p, uint64_t usec);
 static void prober_maybe_finish(Prober *p);
+
+static bool has_global(const Link *l, int family)
+{
+        for (size_t i = 0; i < l->info.n_addrs; i++)
+                if (l->info.addrs[i].addr.family == family &&
+                    (l->info.addrs[i].scope == ADDR_SCOPE_GLOBAL ||
+                     l->info.addrs[i].scope == ADDR_SCOPE_SITE))
+                        return true;
+        return false;
+}
+
+/* A VPN has no default route in the main table: roamd routes apps into it through the VPN
+ * slot's table (docs/apps.md), which holds a default route into the VPN in use (the first
+ * usable VPN link) for each family it has an address of. Probes of that link carry the slot's
+ * mark, so they take the same table as the apps. 0: the main table decides. */
+static uint32_t probe_mark(const Link *l, int family)
+{
+        const Manager *m = l->manager;
+        uint32_t mask = m->config->apps.mark_mask;
+
+        if (!m->apps || l->bearer != BEARER_VPN || !mask || !has_global(l, family))
+                return 0;
+        for (size_t i = 0; i < m->n_links; i++) {
+                const Link *k = m->links[i];
+                if (k->bearer != BEARER_VPN || !k->info.carrier ||
+                    (!has_global(k, AF_INET) && !has_global(k, AF_INET6)))
+                        continue;
+                return k == l ? nft_slot_mark(mask, nft_slot_vpn(mask)) : 0;
+        }
+        return 0;
+}
+
+static int on_sockopt(void *userdata, curl_socket_t fd, curlsocktype purpose)
+{
+        Fetch *f = userdata;
+
+        if (f->mark && setsockopt(fd, SOL_SOCKET, SO_MARK, &f->mark, sizeof(f->mark)) < 0) {
+                log_warning_errno(errno, "Cannot mark a probe socket: %m");
+                return CURL_SOCKOPT_ERROR;
+        }
+        return CURL_SOCKOPT_OK;
+}
 static void family_after_fetches(ProbeFamily *pf);
+static void family_progress(ProbeFamily *pf);
 
 static bool addr_expected(const ProbeConfig *c, const IpAddr *addrs, size_t n)
 {
@@ -178,6 +265,9 @@ static void fetch_finished(Fetch *f)
                                  f->dns == DNS_OUTCOME_OK || f->dns == DNS_OUTCOME_LIED
                                      ? "the captive portal API did not answer"
                                      : "the captive portal API's host did not resolve");
+        /* "captive": true decides the families still waiting for their HTTPS probe. */
+        for (int i = 0; i < 2; i++)
+                family_progress(&p->fam[i]);
         prober_maybe_finish(p);
 }
 
@@ -250,8 +340,23 @@ static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
                 f->outcome = HTTP_OUTCOME_TIMEOUT;
         else
                 f->outcome = HTTP_OUTCOME_FAILED;
+        if (f->kind == FETCH_HTTP) {
+                curl_off_t t = 0;
+                if (curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &t) == CURLE_OK && t > 0)
+                        f->connect_usec = (uint64_t)t;
+        }
 
-        /* The handle stays until the fetch is cancelled: its info may be needed above. */
+        /* Everything the transfer needed goes now, not at the next round: with ten links
+         * these are forty easy handles with their buffers. */
+        fetch_release_transfer(f);
+        f->transfer_done = true;
+        if (f->speculative) {
+                log_debug("%s: %s probe %s ended before DNS answered: held until it confirms "
+                          "%s",
+                          strempty(f->prober->link->info.name), family_name(f->family->family),
+                          f->url, f->early.text);
+                return;
+        }
         fetch_finished(f);
 }
 
@@ -302,6 +407,10 @@ static int fetch_start_transfer(Fetch *f, const IpAddr *addr)
                 f->headers = curl_slist_append(NULL, "Accept: application/captive+json");
                 curl_easy_setopt(f->easy, CURLOPT_HTTPHEADER, f->headers);
         }
+        if (f->mark) {
+                curl_easy_setopt(f->easy, CURLOPT_SOCKOPTFUNCTION, on_sockopt);
+                curl_easy_setopt(f->easy, CURLOPT_SOCKOPTDATA, f);
+        }
         /* IPv6 link-local targets need the link as scope. */
         curl_easy_setopt(f->easy, CURLOPT_ADDRESS_SCOPE, (long)l->ifindex);
 
@@ -317,6 +426,7 @@ static void on_fetch_resolved(Resolve *res, DnsOutcome outcome, const IpAddr *ad
         Fetch *f = userdata;
         const ProbeConfig *c = &f->prober->link->manager->config->probe;
         IpAddr first = {};
+        bool confirmed = false;
         int r;
 
         /* addrs lives in the Resolve: take what is needed before freeing it. */
@@ -328,11 +438,31 @@ static void on_fetch_resolved(Resolve *res, DnsOutcome outcome, const IpAddr *ad
         log_debug("%s: %s DNS for %s: %s%s%s", strempty(f->prober->link->info.name),
                   f->family ? family_name(f->family->family) : "capport", f->host,
                   dns_outcome_to_string(f->dns), n ? " " : "", n ? first.text : "");
+        for (size_t i = 0; f->speculative && f->dns == DNS_OUTCOME_OK && i < n; i++)
+                confirmed = confirmed || (addrs[i].family == f->early.family &&
+                                          streq(addrs[i].text, f->early.text));
         f->resolve = resolve_free(f->resolve);
+        if (f->speculative) {
+                if (confirmed) {
+                        f->speculative = false;
+                        if (f->transfer_done)
+                                fetch_finished(f);
+                        return;
+                }
+                log_debug("%s: %s DNS did not confirm %s: probing again",
+                          strempty(f->prober->link->info.name), family_name(f->family->family),
+                          f->early.text);
+                fetch_abort_transfer(f);
+        }
+        if (f->family && f->dns == DNS_OUTCOME_OK)
+                f->family->known[f->kind] = first;
         if (n == 0) {
                 fetch_finished(f);
                 return;
         }
+        /* A lying DNS proves a portal already; the transfer still runs for its URL. */
+        if (f->dns == DNS_OUTCOME_LIED && f->family)
+                family_progress(f->family);
         r = fetch_start_transfer(f, &first);
         if (r < 0) {
                 log_warning_errno(r, "%s: cannot start probe: %m",
@@ -380,6 +510,7 @@ static int fetch_start(Prober *p, Fetch *f, ProbeFamily *pf, FetchKind kind, con
         f->prober = p;
         f->family = pf;
         f->kind = kind;
+        f->mark = pf ? probe_mark(l, family) : 0;
         f->running = true;
         f->url = strdup(url);
         if (!f->url)
@@ -390,8 +521,22 @@ static int fetch_start(Prober *p, Fetch *f, ProbeFamily *pf, FetchKind kind, con
                 fetch_finished(f);
                 return 0;
         }
-        return resolve_start(l->manager->event, l->info.name, l->info.dns, l->info.n_dns, f->host,
-                             family, c->probe.dns_timeout_usec, on_fetch_resolved, f, &f->resolve);
+        r = resolve_start(l->manager->event, l->info.name, l->info.dns, l->info.n_dns, f->host,
+                          family, f->mark, c->probe.dns_timeout_usec, on_fetch_resolved, f,
+                          &f->resolve);
+        if (r < 0 || !pf || pf->known[kind].family != family)
+                return r;
+        /* The check host's address of the last round: connect to it while DNS runs, saving
+         * the DNS round trip. The answer counts only if the link's DNS confirms the address
+         * (else this transfer is undone and the normal one starts). */
+        f->early = pf->known[kind];
+        if (fetch_start_transfer(f, &f->early) >= 0) {
+                f->speculative = true;
+                log_debug("%s: %s probe %s to %s while DNS runs", strempty(l->info.name),
+                          family_name(family), url, f->early.text);
+        } else
+                fetch_abort_transfer(f);
+        return 0;
 }
 
 static const IpAddr *first_gateway(const Link *l, int family)
@@ -427,8 +572,11 @@ static void family_after_fetches(ProbeFamily *pf)
         const IpAddr *gw;
         DnsOutcome d;
 
-        if (!http->done || !https->done)
+        if (!http->done || !https->done) {
+                family_progress(pf);
                 return;
+        }
+        pf->grace = sd_event_source_disable_unref(pf->grace);
 
         d = http->dns;
         if (d != DNS_OUTCOME_OK && d != DNS_OUTCOME_LIED &&
@@ -455,23 +603,23 @@ static void family_after_fetches(ProbeFamily *pf)
         }
 }
 
-static void family_base_facts(ProbeFamily *pf)
+static void base_facts(const Link *l, int family, ProbeFacts *f)
 {
-        const Link *l = pf->prober->link;
-        ProbeFacts *f = &pf->facts;
-
         *f = (ProbeFacts){.carrier = l->info.admin_up && l->info.carrier};
         for (size_t i = 0; i < l->info.n_addrs; i++) {
                 const LinkAddress *a = &l->info.addrs[i];
-                if (a->addr.family != pf->family)
+                if (a->addr.family != family)
                         continue;
                 f->has_address = true;
                 if (a->scope == ADDR_SCOPE_GLOBAL || a->scope == ADDR_SCOPE_SITE)
                         f->has_usable = true;
         }
         for (size_t i = 0; i < l->info.n_gateways; i++)
-                if (l->info.gateways[i].family == pf->family)
+                if (l->info.gateways[i].family == family)
                         f->has_route = true;
+        /* The VPN's default route is in its slot's table. */
+        if (!f->has_route && probe_mark(l, family))
+                f->has_route = true;
 }
 
 static uint64_t now_usec(clockid_t clock)
@@ -482,6 +630,88 @@ static uint64_t now_usec(clockid_t clock)
         return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
 }
 
+static CapportOutcome capport_outcome(const Link *l)
+{
+        return !l->capport_valid    ? CAPPORT_OUTCOME_NONE
+               : l->capport.captive ? CAPPORT_OUTCOME_CAPTIVE
+                                    : CAPPORT_OUTCOME_NOT_CAPTIVE;
+}
+
+static DnsOutcome family_dns(const ProbeFamily *pf)
+{
+        const Fetch *http = &pf->fetch[FETCH_HTTP], *https = &pf->fetch[FETCH_HTTPS];
+
+        if (http->dns != DNS_OUTCOME_OK && http->dns != DNS_OUTCOME_LIED &&
+            (https->dns == DNS_OUTCOME_OK || https->dns == DNS_OUTCOME_LIED))
+                return https->dns;
+        return http->dns;
+}
+
+static void family_publish(ProbeFamily *pf, VerdictResult v)
+{
+        Link *l = pf->prober->link;
+        const char *portal = NULL;
+
+        if (v.reason == REASON_CAPPORT)
+                portal = l->capport.user_portal_url;
+        else if (v.verdict == VERDICT_PORTAL)
+                portal = pf->fetch[FETCH_HTTP].portal_url;
+        link_set_verdict(l, pf->family, v, portal);
+}
+
+static int on_grace(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        ProbeFamily *pf = userdata;
+
+        pf->grace = sd_event_source_disable_unref(pf->grace);
+        if (!pf->active || pf->settled || pf->fetch[FETCH_HTTPS].done)
+                return 0;
+        log_info("%s: %s HTTPS probe has not answered in time; partial while it still runs",
+                 strempty(pf->prober->link->info.name), family_name(pf->family));
+        pf->partial = true;
+        family_publish(pf, (VerdictResult){VERDICT_PARTIAL, REASON_HTTPS_FAILED});
+        return 0;
+}
+
+/* What is known before both probes ended: publish a verdict that is already proven, or,
+ * once HTTP answered as expected, give HTTPS a budget measured on this link. */
+static void family_progress(ProbeFamily *pf)
+{
+        Link *l = pf->prober->link;
+        const ProbeConfig *c = &l->manager->config->probe;
+        Fetch *http = &pf->fetch[FETCH_HTTP], *https = &pf->fetch[FETCH_HTTPS];
+        ProbeFacts f = pf->facts;
+        VerdictResult v;
+        uint64_t budget;
+
+        if (!pf->active || pf->settled || https->done)
+                return;
+        f.dns = family_dns(pf);
+        f.http = http->done ? http->outcome : HTTP_OUTCOME_NOT_RUN;
+        f.https = HTTP_OUTCOME_NOT_RUN;
+        f.capport = capport_outcome(l);
+        if (verdict_decide_early(&f, &v)) {
+                log_debug("%s: %s decided before the HTTPS probe ended", strempty(l->info.name),
+                          family_name(pf->family));
+                family_publish(pf, v);
+                return;
+        }
+        if (f.http != HTTP_OUTCOME_OK || pf->grace || pf->partial)
+                return;
+        /* HTTPS needs one or two round trips more than HTTP (the TLS handshake): four times
+         * the measured TCP handshake is plenty, within the configured bounds. */
+        budget = MIN(MAX(4 * http->connect_usec, c->https_grace_min_usec), c->https_grace_max_usec);
+        log_debug("%s: %s HTTP answered (TCP handshake %.1f ms); HTTPS has %.0f ms more",
+                  strempty(l->info.name), family_name(pf->family), (double)http->connect_usec / 1e3,
+                  (double)budget / 1e3);
+        if (sd_event_add_time_relative(l->manager->event, &pf->grace, CLOCK_MONOTONIC, budget,
+                                       USEC_PER_MSEC, on_grace, pf) < 0) {
+                log_warning("%s: cannot time the HTTPS probe.", strempty(l->info.name));
+                return;
+        }
+        (void)sd_event_source_set_description(pf->grace, "probe-https-grace");
+}
+
 /* Each family's verdict is set as soon as its own facts are in (IPv6 may wait a second for
  * neighbour discovery while IPv4 is long done); the round ends with the last of them. */
 static void prober_maybe_finish(Prober *p)
@@ -490,34 +720,36 @@ static void prober_maybe_finish(Prober *p)
         const ProbeConfig *c = &l->manager->config->probe;
         bool decided = false;
 
-        if (p->capport_active && !p->capport.done)
+        if (p->starting || (p->capport_active && !p->capport.done))
                 return;
 
         for (int i = 0; i < 2; i++) {
                 ProbeFamily *pf = &p->fam[i];
-                const char *portal = NULL;
                 VerdictResult v;
 
                 if (!pf->active || !pf->settled)
                         continue;
-                pf->facts.capport = !l->capport_valid    ? CAPPORT_OUTCOME_NONE
-                                    : l->capport.captive ? CAPPORT_OUTCOME_CAPTIVE
-                                                         : CAPPORT_OUTCOME_NOT_CAPTIVE;
+                pf->facts.capport = capport_outcome(l);
                 v = verdict_decide(&pf->facts);
-                if (v.reason == REASON_CAPPORT)
-                        portal = l->capport.user_portal_url;
-                else if (v.verdict == VERDICT_PORTAL)
-                        portal = pf->fetch[FETCH_HTTP].portal_url;
-                link_set_verdict(l, pf->family, v, portal);
+                if (pf->partial && v.verdict == VERDICT_ONLINE)
+                        log_info("%s: %s HTTPS probe answered late: online", strempty(l->info.name),
+                                 family_name(pf->family));
+                family_publish(pf, v);
                 pf->active = false;
                 decided = true;
         }
         if (!decided || p->fam[0].active || p->fam[1].active)
                 return;
 
-        l->last_probe_usec = now_usec(CLOCK_REALTIME);
-        l->probe_duration_usec = now_usec(CLOCK_MONOTONIC) - p->round_start;
-        link_probe_finished(l);
+        /* A round that needed no probe (no carrier...) is no probe: LastProbe stays. */
+        if (p->probed) {
+                l->last_probe_usec = now_usec(CLOCK_REALTIME);
+                l->probe_duration_usec = now_usec(CLOCK_MONOTONIC) - p->round_start;
+                link_probe_finished(l);
+                /* A round's TLS handshakes leave freed chunks all over the heap: give those
+                 * pages back, so what stays resident is what roamd keeps. */
+                (void)malloc_trim(0);
+        }
 
         if (l->verdict.verdict == VERDICT_ONLINE) {
                 p->failures = 0;
@@ -531,71 +763,120 @@ static void prober_maybe_finish(Prober *p)
         }
 }
 
-static void prober_start_round(Prober *p)
+/* Reasons that come from the link's state alone: a probe started now is the first answer. */
+static bool reason_is_link_state(VerdictReason r)
 {
+        return r >= REASON_NOT_PROBED && r <= REASON_NO_ROUTE;
+}
+
+static void family_start(ProbeFamily *pf, bool facts_changed)
+{
+        Prober *p = pf->prober;
         Link *l = p->link;
         const Config *c = l->manager->config;
-        bool probing = false;
+        const VerdictResult *cur = pf->family == AF_INET6 ? &l->verdict6 : &l->verdict4;
         int r;
 
-        prober_cancel(p);
-        (void)sd_event_source_set_enabled(p->timer, SD_EVENT_OFF);
-        p->round_start = now_usec(CLOCK_MONOTONIC);
-
-        for (int i = 0; i < 2; i++) {
-                ProbeFamily *pf = &p->fam[i];
-
-                family_base_facts(pf);
-                pf->active = true;
-                if (!verdict_needs_probe(&pf->facts)) {
-                        /* The link's own state decides: no waiting for any probe. */
-                        pf->settled = true;
-                        continue;
-                }
-                probing = true;
-                r = fetch_start(p, &pf->fetch[FETCH_HTTP], pf, FETCH_HTTP, c->probe.http_url,
-                                pf->family);
-                if (r >= 0)
-                        r = fetch_start(p, &pf->fetch[FETCH_HTTPS], pf, FETCH_HTTPS,
-                                        c->probe.https_url, pf->family);
-                if (r < 0) {
-                        log_warning_errno(r, "%s: cannot start %s probe: %m", l->info.name,
-                                          family_name(pf->family));
-                        family_cancel(pf);
-                        pf->active = pf->settled = true;
-                }
+        family_cancel(pf);
+        base_facts(l, pf->family, &pf->facts);
+        pf->active = true;
+        if (!verdict_needs_probe(&pf->facts)) {
+                /* The link's own state decides: no waiting for any probe. */
+                pf->settled = true;
+                return;
         }
+        p->probed = true;
+        log_debug("%s: %s probe round starts", strempty(l->info.name), family_name(pf->family));
+        /* Until the first answer on new facts the old verdict is not known to hold. */
+        if (facts_changed || reason_is_link_state(cur->reason))
+                link_set_verdict(l, pf->family,
+                                 (VerdictResult){VERDICT_CHECKING, REASON_NOT_PROBED}, NULL);
+        r = fetch_start(p, &pf->fetch[FETCH_HTTP], pf, FETCH_HTTP, c->probe.http_url, pf->family);
+        if (r >= 0)
+                r = fetch_start(p, &pf->fetch[FETCH_HTTPS], pf, FETCH_HTTPS, c->probe.https_url,
+                                pf->family);
+        if (r < 0) {
+                log_warning_errno(r, "%s: cannot start %s probe: %m", l->info.name,
+                                  family_name(pf->family));
+                family_cancel(pf);
+                pf->active = pf->settled = true;
+        }
+}
 
-        if (!probing) {
+static bool link_needs_probe(const Link *l)
+{
+        ProbeFacts f;
+
+        for (int family = AF_INET; family; family = family == AF_INET ? AF_INET6 : 0) {
+                base_facts(l, family, &f);
+                if (verdict_needs_probe(&f))
+                        return true;
+        }
+        return false;
+}
+
+static void capport_start(Prober *p)
+{
+        Link *l = p->link;
+        int r;
+
+        fetch_cancel(&p->capport);
+        p->capport_active = false;
+        if (!link_needs_probe(l)) {
                 if (l->capport_valid || l->capport_error)
                         link_set_capport(l, NULL, NULL);
-        } else if (l->info.captive_portal_url) {
-                /* RFC 8910 section 2: this URN says the network has no captive portal. */
-                if (streq(l->info.captive_portal_url, "urn:ietf:params:capport:unrestricted")) {
-                        CapportInfo open = {.captive = false};
-                        link_set_capport(l, &open, NULL);
-                } else if (!capport_api_url_ok(l->info.captive_portal_url))
-                        link_set_capport(l, NULL,
-                                         "the announced captive portal API URL is not a valid "
-                                         "https URL");
-                else {
-                        p->capport_active = true;
-                        r = fetch_start(p, &p->capport, NULL, FETCH_CAPPORT,
-                                        l->info.captive_portal_url, AF_UNSPEC);
-                        if (r < 0) {
-                                fetch_cancel(&p->capport);
-                                p->capport_active = false;
-                        }
-                }
-        } else if (l->capport_valid || l->capport_error)
-                link_set_capport(l, NULL, NULL);
+                return;
+        }
+        p->capport_started = true;
+        if (!l->info.captive_portal_url) {
+                if (l->capport_valid || l->capport_error)
+                        link_set_capport(l, NULL, NULL);
+                return;
+        }
+        /* RFC 8910 section 2: this URN says the network has no captive portal. */
+        if (streq(l->info.captive_portal_url, "urn:ietf:params:capport:unrestricted")) {
+                CapportInfo open = {.captive = false};
+                link_set_capport(l, &open, NULL);
+                return;
+        }
+        if (link_capport_url_rejected(l)) {
+                link_set_capport(l, NULL,
+                                 "the announced captive portal API URL is not a valid https URL");
+                return;
+        }
+        p->capport_active = true;
+        r = fetch_start(p, &p->capport, NULL, FETCH_CAPPORT, l->info.captive_portal_url, AF_UNSPEC);
+        if (r < 0) {
+                fetch_cancel(&p->capport);
+                p->capport_active = false;
+        }
+}
 
+/* families: PROBE_IPV4 | PROBE_IPV6. A round of both also looks at the portal API again. */
+static void prober_start(Prober *p, unsigned families, bool facts_changed)
+{
+        bool idle = !p->fam[0].active && !p->fam[1].active && !p->capport_active;
+
+        (void)sd_event_source_set_enabled(p->timer, SD_EVENT_OFF);
+        if (idle) {
+                p->round_start = now_usec(CLOCK_MONOTONIC);
+                p->probed = false;
+        }
+        p->starting = true;
+        if (families & PROBE_IPV4)
+                family_start(&p->fam[0], facts_changed);
+        if (families & PROBE_IPV6)
+                family_start(&p->fam[1], facts_changed);
+        if (families == (PROBE_IPV4 | PROBE_IPV6) || !p->capport_started)
+                capport_start(p);
+        p->starting = false;
+        /* What settled while starting (an unusable URL, a family without probes). */
         prober_maybe_finish(p);
 }
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
-        prober_start_round(userdata);
+        prober_start(userdata, PROBE_IPV4 | PROBE_IPV6, false);
         return 0;
 }
 
@@ -612,7 +893,15 @@ static void prober_schedule(Prober *p, uint64_t usec)
 void prober_trigger(Prober *p)
 {
         p->failures = 0;
-        prober_start_round(p);
+        prober_start(p, PROBE_IPV4 | PROBE_IPV6, false);
+}
+
+void prober_restart(Prober *p, unsigned families)
+{
+        if (families == 0)
+                return;
+        p->failures = 0;
+        prober_start(p, families, true);
 }
 
 int prober_new(Link *l, Prober **ret)

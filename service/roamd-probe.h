@@ -5,11 +5,15 @@
 
 /* The connectivity prober of one link: per address family, DNS through the link's own
  * servers, then an HTTP and an HTTPS probe in parallel (bound to the link), a gateway ping
- * when they fail, and the RFC 8908 API when the link announced one. A round ends in
- * link_set_verdict() for both families; the next round is scheduled with capped exponential
- * backoff while not online and a slow re-check while online. */
+ * when they fail, and the RFC 8908 API when the link announced one. A verdict is published
+ * as soon as it is proven (a portal by the HTTP answer; partial when HTTPS overruns its
+ * budget) and refined when the round ends; the next round is scheduled with capped
+ * exponential backoff while not online and a slow re-check while online. */
 
 typedef struct Prober Prober;
+
+#define PROBE_IPV4 1u
+#define PROBE_IPV6 2u
 
 int prober_new(Link *l, Prober **ret);
 Prober *prober_free(Prober *p);
@@ -17,3 +21,7 @@ Prober *prober_free(Prober *p);
 /* Something relevant changed (carrier, addresses, routes, DNS) or a user asked: cancel what
  * runs and start a new round now. Facts that need no probe (no carrier...) apply at once. */
 void prober_trigger(Prober *p);
+
+/* The facts of these families (PROBE_IPV4 | PROBE_IPV6) changed: restart their rounds only,
+ * saying `checking` until their first answer. The other family's round runs on. */
+void prober_restart(Prober *p, unsigned families);

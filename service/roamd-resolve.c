@@ -19,6 +19,7 @@ struct Resolve {
         sd_event_source *finish;   /* reports the result outside c-ares' callbacks */
         ResolveDoneFn done;
         void *userdata;
+        uint32_t mark; /* SO_MARK of the query sockets, 0: none */
         DnsOutcome outcome;
         IpAddr addrs[RESOLVE_MAX_ADDRS];
         size_t n_addrs;
@@ -187,9 +188,19 @@ Resolve *resolve_free(Resolve *r)
         return NULL;
 }
 
+/* The query sockets take a routing slot's table (the VPN's) by their mark. */
+static int on_ares_socket(ares_socket_t fd, int type, void *userdata)
+{
+        Resolve *r = userdata;
+
+        if (r->mark && setsockopt(fd, SOL_SOCKET, SO_MARK, &r->mark, sizeof(r->mark)) < 0)
+                return -1;
+        return 0;
+}
+
 int resolve_start(sd_event *event, const char *ifname, const IpAddr *servers, size_t n_servers,
-                  const char *host, int family, uint64_t timeout_usec, ResolveDoneFn done,
-                  void *userdata, Resolve **ret)
+                  const char *host, int family, uint32_t mark, uint64_t timeout_usec,
+                  ResolveDoneFn done, void *userdata, Resolve **ret)
 {
         static bool initialized;
         struct ares_options opts = {};
@@ -233,6 +244,9 @@ int resolve_start(sd_event *event, const char *ifname, const IpAddr *servers, si
                 return log_warning_errno(EIO, "c-ares init failed: %s", ares_strerror(k));
         }
         ares_set_local_dev(r->channel, ifname);
+        r->mark = mark;
+        if (mark)
+                ares_set_socket_callback(r->channel, on_ares_socket, r);
         nodes = calloc(n_servers, sizeof(*nodes));
         if (!nodes) {
                 resolve_free(r);

@@ -18,8 +18,8 @@ typedef void (*ResolveDoneFn)(Resolve *r, DnsOutcome outcome, const IpAddr *addr
                               void *userdata);
 
 int resolve_start(sd_event *event, const char *ifname, const IpAddr *servers, size_t n_servers,
-                  const char *host, int family, uint64_t timeout_usec, ResolveDoneFn done,
-                  void *userdata, Resolve **ret);
+                  const char *host, int family, uint32_t mark, uint64_t timeout_usec,
+                  ResolveDoneFn done, void *userdata, Resolve **ret);
 
 /* Cancels (no callback follows) and frees. NULL allowed. */
 Resolve *resolve_free(Resolve *r);

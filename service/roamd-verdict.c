@@ -3,8 +3,8 @@
 #include "roamd-verdict.h"
 
 static const char *const verdict_table[_VERDICT_MAX] = {
-    [VERDICT_OFFLINE] = "offline", [VERDICT_LOCAL] = "local",   [VERDICT_PORTAL] = "portal",
-    [VERDICT_PARTIAL] = "partial", [VERDICT_ONLINE] = "online",
+    [VERDICT_OFFLINE] = "offline", [VERDICT_CHECKING] = "checking", [VERDICT_LOCAL] = "local",
+    [VERDICT_PORTAL] = "portal",   [VERDICT_PARTIAL] = "partial",   [VERDICT_ONLINE] = "online",
 };
 DEFINE_STRING_TABLE_LOOKUP(verdict, Verdict)
 
@@ -118,6 +118,23 @@ VerdictResult verdict_decide(const ProbeFacts *f)
                 break;
         }
         return result(VERDICT_OFFLINE, REASON_NOT_PROBED);
+}
+
+bool verdict_decide_early(const ProbeFacts *f, VerdictResult *ret)
+{
+        bool proven;
+
+        if (!verdict_needs_probe(f))
+                return false;
+        /* A mangled HTTP answer is no proof while the network's API says "not captive": a
+         * transparent proxy may rewrite HTTP, and only the HTTPS answer tells. */
+        proven = f->capport == CAPPORT_OUTCOME_CAPTIVE || f->dns == DNS_OUTCOME_LIED ||
+                 ((f->http == HTTP_OUTCOME_REDIRECT || f->http == HTTP_OUTCOME_WRONG) &&
+                  f->capport != CAPPORT_OUTCOME_NOT_CAPTIVE);
+        if (!proven)
+                return false;
+        *ret = verdict_decide(f);
+        return true;
 }
 
 static bool verdict_valid(Verdict v)

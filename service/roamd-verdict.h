@@ -9,6 +9,7 @@
 
 typedef enum Verdict {
         VERDICT_OFFLINE,
+        VERDICT_CHECKING, /* a probe runs, no answer of this family yet */
         VERDICT_LOCAL,
         VERDICT_PORTAL,
         VERDICT_PARTIAL,
@@ -100,6 +101,12 @@ VerdictResult verdict_decide(const ProbeFacts *f);
 /* Whether a probe round is needed at all for these link facts (carrier, addresses, route):
  * when not, verdict_decide() already gives the final answer from them alone. */
 bool verdict_needs_probe(const ProbeFacts *f);
+
+/* While the HTTPS probe still runs (f->https is HTTP_OUTCOME_NOT_RUN): whether what is known
+ * already decides the verdict (the network's API says captive, DNS lied, the HTTP answer
+ * proves a portal). Returns true and the verdict if so; the HTTPS answer may refine it
+ * later. */
+bool verdict_decide_early(const ProbeFacts *f, VerdictResult *ret);
 
 /* The better of two verdicts (the link's overall verdict from its IPv4 and IPv6 ones). */
 Verdict verdict_best(Verdict a, Verdict b);

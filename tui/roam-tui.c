@@ -863,6 +863,7 @@ ThemeRole tui_verdict_role(const char *verdict)
                 return THEME_OK;
         case ROAM_VERDICT_PARTIAL:
         case ROAM_VERDICT_LOCAL:
+        case ROAM_VERDICT_CHECKING:
                 return THEME_WARNING;
         case ROAM_VERDICT_PORTAL:
                 return THEME_PORTAL;

@@ -11,7 +11,7 @@
 static const char *const roam_verdict_table[_ROAM_VERDICT_MAX] = {
     [ROAM_VERDICT_OFFLINE] = "offline", [ROAM_VERDICT_LOCAL] = "local",
     [ROAM_VERDICT_PORTAL] = "portal",   [ROAM_VERDICT_PARTIAL] = "partial",
-    [ROAM_VERDICT_ONLINE] = "online",
+    [ROAM_VERDICT_ONLINE] = "online",   [ROAM_VERDICT_CHECKING] = "checking",
 };
 
 DEFINE_STRING_TABLE_LOOKUP(roam_verdict, RoamVerdict);
@@ -150,6 +150,9 @@ char *roam_global_sentence(const RoamModel *m)
                         break;
                 case ROAM_VERDICT_LOCAL:
                         r = asprintf(&s, "Local network only on %s: no Internet", name);
+                        break;
+                case ROAM_VERDICT_CHECKING:
+                        r = asprintf(&s, "Checking %s: no answer yet", name);
                         break;
                 case ROAM_VERDICT_OFFLINE:
                         r = asprintf(&s, "Offline: %s, %s", name,

@@ -17,6 +17,7 @@ typedef enum RoamVerdict {
         ROAM_VERDICT_PORTAL,
         ROAM_VERDICT_PARTIAL,
         ROAM_VERDICT_ONLINE,
+        ROAM_VERDICT_CHECKING,
         _ROAM_VERDICT_MAX,
         _ROAM_VERDICT_INVALID = -EINVAL,
 } RoamVerdict;

@@ -278,3 +278,153 @@ def test_capport_unrestricted_urn(net):
     wait_for(lambda: net.link_prop("d0", "CaptivePortal") == {
         "Captive": {"type": "b", "data": False},
         "CanExtendSession": {"type": "b", "data": False}}, what="unrestricted capport state")
+
+
+def drop_https(net):
+    """Port 443 of the check server silently drops (no answer, no refusal)."""
+    net.innet("nft add table inet nohttps")
+    net.innet("nft add chain inet nohttps in { type filter hook input priority 0 \\; }")
+    net.innet("nft add rule inet nohttps in tcp dport 443 drop")
+
+
+def log_index(log, needle):
+    lines = log.splitlines()
+    for i, line in enumerate(lines):
+        if needle in line:
+            return i
+    return None
+
+
+def test_portal_published_before_the_https_probe_ends(net):
+    # The café: DNS points the check host at the gateway, HTTP is redirected to the login
+    # page, HTTPS is silently dropped (its probe can only time out).
+    net.dns(("probe.roam.test", GW_V4), ("probe.roam.test", GW_V6))
+    net.server(f"{GW_V4}:80,[{GW_V6}]:80", mode="portal",
+               extra=["--portal-url", "http://192.0.2.1/login?from=probe"])
+    drop_https(net)
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("portal", "portal-redirect", "portal", "portal-redirect"))
+    assert net.link_prop("d0", "PortalURL") == "http://192.0.2.1/login?from=probe"
+    # The HTTPS probe ends later (by its Timeout); the portal was published before that.
+    wait_for(lambda: log_index(net.log(), "IPv4 probe https://") is not None, timeout=10,
+             what="the end of the IPv4 HTTPS probe")
+    log = net.log()
+    published = log_index(log, "IPv4 connectivity checking (not-probed) -> portal")
+    ended = log_index(log, "IPv4 probe https://")
+    assert published is not None and published < ended, log[-3000:]
+    assert "Timeout was reached" in log.splitlines()[ended]
+    assert net.verdicts() == ("portal", "portal-redirect", "portal", "portal-redirect")
+
+
+def test_partial_without_waiting_then_online_when_443_opens(net):
+    net.internet()
+    net.dns(*PROBE)
+    net.server(LISTEN)
+    net.server(LISTEN_TLS, tls="probe")
+    drop_https(net)
+    # A long Timeout: partial must come from the HTTPS budget, not from the probe's end.
+    conf = net.probe_config("HttpsGraceMin=200ms\nHttpsGraceMax=1s\n")
+    net.start_roamd(conf.replace("Timeout=3", "Timeout=10"))
+    net.wait_verdicts(("partial", "https-failed", "partial", "https-failed"))
+    assert log_index(net.log(), "probe https://") is None, "HTTPS ended before partial"
+    net.innet("nft delete table inet nohttps")
+    # The same HTTPS probe (its next SYN) gets through: online without a new round.
+    net.wait_verdicts(("online", "ok", "online", "ok"), timeout=10)
+    log = net.log()
+    assert "IPv4 HTTPS probe answered late: online" in log
+    assert log.count("d0: IPv4 probe round starts") == 1, log[-3000:]
+
+
+def test_other_family_and_link_local_do_not_restart_the_ipv4_round(net):
+    net.internet()
+    net.dns(*PROBE)
+    net.server(LISTEN)
+    drop_https(net)  # the IPv4 round stays open until its HTTPS probe times out
+    conf = net.probe_config("HttpsGraceMin=200ms\nHttpsGraceMax=1s\n")
+    net.start_roamd(conf.replace("Timeout=3", "Timeout=8"))
+    net.wait_verdicts(("partial", "https-failed", "partial", "https-failed"))
+    # An IPv6 link-local address and a second global IPv6 address appear mid-round.
+    net.netns("ip addr add fe80::99/64 dev d0 nodad")
+    net.netns("ip addr add 2001:db8:1::3/64 dev d0 nodad")
+    wait_for(lambda: any(a[1] == "2001:db8:1::3" for a in net.link_prop("d0", "Addresses"))
+             and any(a[1] == "fe80::99" for a in net.link_prop("d0", "Addresses")),
+             what="the new addresses on the bus")
+    assert log_index(net.log(), "IPv4 probe https://") is None, "the round ended too soon"
+    wait_for(lambda: log_index(net.log(), "IPv4 probe https://") is not None, timeout=15,
+             what="the end of the IPv4 HTTPS probe")
+    log = net.log()
+    ended = log_index(log, "IPv4 probe https://")
+    before = log.splitlines()[:ended]
+    assert sum("d0: IPv4 probe round starts" in x for x in before) == 1, log[-4000:]
+    # The global IPv6 address is a fact of IPv6: that round started again.
+    assert sum("d0: IPv6 probe round starts" in x for x in before) == 2, log[-4000:]
+
+
+def test_checking_until_the_first_answer(net):
+    healthy(net)
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("online", "ok", "online", "ok"))
+    log = net.log()
+    checking = log_index(log, "IPv4 connectivity offline (not-probed) -> checking (not-probed)")
+    done = log_index(log, "IPv4 connectivity checking (not-probed) -> online (ok)")
+    assert checking is not None and done is not None and checking < done, log[-3000:]
+    # A carrier cut and its return: offline at once, checking again, then online.
+    net.carrier(False)
+    net.wait_verdicts(("offline", "no-carrier", "offline", "no-carrier"))
+    net.carrier(True)
+    net.wait_verdicts(("online", "ok", "online", "ok"))
+    log = net.log()
+    assert "IPv4 connectivity offline (no-carrier) -> checking (not-probed)" in log
+    assert net.link_prop("d0", "Connectivity") == "online"
+
+
+def test_never_probed_link_has_no_last_probe(net):
+    healthy(net)
+    net.netns("ip -6 route del default")
+    net.netns("ip route del default")
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("offline", "no-route", "offline", "no-route"))
+    assert net.link_prop("d0", "LastProbe") == 0
+    assert net.link_prop("d0", "ProbeDuration") == 0
+    assert net.link_prop("d0", "Connectivity") == "offline"
+
+
+def test_rejected_capport_url_is_reported(net):
+    healthy(net)
+    write_lease(net, f"http://{GW_V4}/capport")  # not https: roamd refuses it
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("online", "ok", "online", "ok"))
+    assert net.link_prop("d0", "CaptivePortalURL") == ""
+    assert net.link_prop("d0", "CaptivePortalURLRejected") == f"http://{GW_V4}/capport"
+    assert "not a valid https URL" in net.link_prop("d0", "CaptivePortal")["Error"]["data"]
+    # A good URL replaces it: accepted, nothing rejected.
+    write_lease(net, "urn:ietf:params:capport:unrestricted")
+    wait_for(lambda: net.link_prop("d0", "CaptivePortalURL") ==
+             "urn:ietf:params:capport:unrestricted", what="the new API URL")
+    assert net.link_prop("d0", "CaptivePortalURLRejected") == ""
+
+
+def test_probe_starts_before_dns_only_where_dns_confirms(net):
+    healthy(net)
+    net.server(f"{GW_V4}:80,[{GW_V6}]:80", mode="portal",
+               extra=["--portal-url", "http://192.0.2.1/login?from=probe"])
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("online", "ok", "online", "ok"))
+    # A second round connects to the last round's address while DNS runs: confirmed.
+    before = net.link_prop("d0", "LastProbe")
+    net.busctl("call", "org.roam1", net.link_path("d0"), "org.roam1.Link", "Reprobe")
+    wait_for(lambda: net.link_prop("d0", "LastProbe") > before, what="the second round")
+    assert f"IPv4 probe https://probe.roam.test/roam-probe to {PROBE_V4} while DNS runs" \
+        in net.log()
+    assert net.verdicts() == ("online", "ok", "online", "ok")
+    # The network's DNS now sends the check host to the café: the early transfer does not
+    # count, the answer is the café's.
+    for p in net.procs:
+        if p.args[4] == "dnsmasq":
+            p.terminate()
+            p.wait(5)
+    net.dns(("probe.roam.test", GW_V4), ("probe.roam.test", GW_V6))
+    net.busctl("call", "org.roam1", net.link_path("d0"), "org.roam1.Link", "Reprobe")
+    net.wait_verdicts(("portal", "portal-redirect", "portal", "portal-redirect"))
+    assert f"IPv4 DNS did not confirm {PROBE_V4}: probing again" in net.log()
+    assert net.link_prop("d0", "PortalURL") == "http://192.0.2.1/login?from=probe"

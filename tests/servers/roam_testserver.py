@@ -11,6 +11,7 @@ Modes:
   huge      50 MB chunked body                     loop      302 to itself
   drip      one byte a second                      garbage   200, random bytes
   close     closes the connection without answering
+  login     every request -> 200, the login page (a portal that answers in place)
 The capport variants (--capport-mode): good, garbage, wrongtype.
 """
 import argparse
@@ -58,6 +59,9 @@ class Handler(BaseHTTPRequestHandler):
                 return self.send_body(200, b"<html><body><form>Log in to the cafe WiFi"
                                       b"</form></body></html>\n", "text/html")
             return self.send_body(302, b"", extra=[("Location", a.portal_url)])
+        if a.mode == "login":
+            return self.send_body(200, b"<html><body><form>Log in to the cafe WiFi"
+                                  b"</form></body></html>\n", "text/html")
         if a.mode == "loop":
             return self.send_body(302, b"", extra=[("Location", self.path)])
         if a.mode == "huge":

@@ -219,9 +219,59 @@ TEST(verdict_best)
         ASSERT_EQ(verdict_best(_VERDICT_MAX, VERDICT_OFFLINE), VERDICT_OFFLINE);
 }
 
+/* Early decisions: exactly the facts that prove a portal without the HTTPS answer, and always
+ * what the full table says for them (the HTTPS answer can only refine). */
+TEST(verdict_decide_early)
+{
+        VerdictResult v;
+        ProbeFacts f = {UP, DNS(OK), HTTP(REDIRECT)};
+
+        ASSERT_TRUE(verdict_decide_early(&f, &v));
+        ASSERT_EQ(v.verdict, VERDICT_PORTAL);
+        ASSERT_EQ(v.reason, REASON_PORTAL_REDIRECT);
+        f = (ProbeFacts){UP, DNS(OK), HTTP(WRONG)};
+        ASSERT_TRUE(verdict_decide_early(&f, &v));
+        ASSERT_EQ(v.reason, REASON_PORTAL_CONTENT);
+        f = (ProbeFacts){UP, DNS(LIED)};
+        ASSERT_TRUE(verdict_decide_early(&f, &v));
+        ASSERT_EQ(v.reason, REASON_PORTAL_DNS);
+        f = (ProbeFacts){UP, CAPPORT(CAPTIVE)};
+        ASSERT_TRUE(verdict_decide_early(&f, &v));
+        ASSERT_EQ(v.reason, REASON_CAPPORT);
+        /* Not proven: HTTP fine (HTTPS decides online or partial), nothing yet, a proxy. */
+        f = (ProbeFacts){UP, DNS(OK), HTTP(OK)};
+        ASSERT_TRUE(!verdict_decide_early(&f, &v));
+        f = (ProbeFacts){UP};
+        ASSERT_TRUE(!verdict_decide_early(&f, &v));
+        f = (ProbeFacts){UP, DNS(OK), HTTP(REDIRECT), CAPPORT(NOT_CAPTIVE)};
+        ASSERT_TRUE(!verdict_decide_early(&f, &v));
+        /* The link's own state needs no early decision. */
+        f = (ProbeFacts){.carrier = true, HTTP(REDIRECT)};
+        ASSERT_TRUE(!verdict_decide_early(&f, &v));
+
+        for (int d = 0; d < _DNS_OUTCOME_MAX; d++)
+                for (int h = 0; h < _HTTP_OUTCOME_MAX; h++)
+                        for (int c = 0; c < _CAPPORT_OUTCOME_MAX; c++)
+                                for (int s = 0; s < _HTTP_OUTCOME_MAX; s++) {
+                                        ProbeFacts e = {UP, .dns = d, .http = h, .capport = c};
+                                        VerdictResult full;
+
+                                        if (!verdict_decide_early(&e, &v))
+                                                continue;
+                                        ASSERT_EQ(v.verdict, VERDICT_PORTAL);
+                                        /* Whatever HTTPS answers, a portal stays a portal
+                                         * (only a not-captive API could overrule it). */
+                                        e.https = s;
+                                        full = verdict_decide(&e);
+                                        ASSERT_EQ(full.verdict, VERDICT_PORTAL);
+                                        ASSERT_EQ(full.reason, v.reason);
+                                }
+}
+
 TEST(verdict_strings)
 {
-        static const char *const verdicts[] = {"offline", "local", "portal", "partial", "online"};
+        static const char *const verdicts[] = {"offline", "checking", "local",
+                                               "portal",  "partial",  "online"};
         static const char *const reasons[] = {
             "not-probed",      "no-carrier",     "no-address",
             "link-local-only", "no-route",       "gateway-unreachable",

@@ -2,9 +2,9 @@
 """roamd's connectivity verdicts in every network of the world, per address family: the home
 network (online), the living room (local), the dead network (offline), the cafe (captive
 portal, RFC 8908 API, login), the silent gateway (offline) and the network that blocks HTTPS
-(partial); two networks on two links at once, moves between them, a carrier cut and a slow
-uplink. Each test also checks, with plain tools on the device, that the network it uses
-behaves as it claims."""
+(partial); two networks on two links at once, moves between them, a carrier cut, a slow
+uplink and a VPN probed through its own routing table. Each test also checks, with plain
+tools on the device, that the network it uses behaves as it claims."""
 import json
 import os
 import re
@@ -239,3 +239,26 @@ def test_150ms_delay_on_wifi_is_still_online(w):
     assert w.uplink("wifi0") == ("home", True, 0)
     wait_for(lambda: (lambda r: r and max(r) < 50)(rtts(w, "192.0.2.1", count=2)), 20,
              interval=0.2, what="no delay any more")
+
+
+def test_vpn_is_probed_through_its_own_table(w):
+    """A VPN has no default route in the main table (its default is in roamd's VPN slot
+    table): roamd probes it with the slot's mark and gives it a real verdict, not
+    "offline, no default route"."""
+    wait_verdict(w, "wifi0", ONLINE)
+    dnslog = w.path("vpn-dnsmasq.log")
+    before = dnslog.read_text() if dnslog.exists() else ""
+    w.vpn_up()
+    try:
+        assert w.dev("ip", "route", "show", "default", "dev", "vpn0").stdout.strip() == ""
+        vpn = wait_verdict(w, "vpn0", ONLINE)
+        assert vpn["Bearer"] == "vpn" and vpn["Gateways"] == []
+        assert vpn["Connectivity"] == "online" and vpn["LastProbe"] > 0
+        # The probes went through the VPN: its own DNS (reachable only through the tunnel)
+        # was asked for the check host, from the VPN client's address.
+        asked = dnslog.read_text()[len(before):]
+        assert re.search(r"query\[A\] probe\.roam\.test from 203\.0\.113\.66", asked), asked
+        # wifi0 keeps its own verdict: the VPN's probes did not replace its route.
+        assert verdicts(w.link("wifi0")) == ONLINE * 2
+    finally:
+        w.vpn_down()
