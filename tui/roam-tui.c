@@ -605,8 +605,12 @@ static void handle_resize(Tui *t)
 {
         struct winsize ws = {};
 
-        /* At once, not on the next key: the size from the terminal, then curses catches up. */
-        if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) >= 0 && ws.ws_row > 0 && ws.ws_col > 0)
+        /* At once, not on the next key: the size from the terminal, then curses catches up.
+         * Only on a real change: ncurses 6.4's resizeterm() queues a KEY_RESIZE on every call,
+         * and that key comes back here; calling it again at the same size would queue another
+         * one forever. */
+        if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) >= 0 && ws.ws_row > 0 && ws.ws_col > 0 &&
+            is_term_resized(ws.ws_row, ws.ws_col))
                 resizeterm(ws.ws_row, ws.ws_col);
         clearok(curscr, TRUE);
         request_redraw(t);

@@ -333,3 +333,21 @@ def test_unknown_terminal(roamd, tui):
     out = b"".join(t.output).decode()
     assert "Cannot start the full-screen interface on TERM=no-such-terminal" in out
     assert "roam --plain" in out
+
+
+def test_keys_after_a_resize(roamd, tui):
+    """ncurses 6.4 queues KEY_RESIZE on every resizeterm() call: a key after a resize must
+    still move the cursor, and q must still quit (it once spun forever)."""
+    roamd(SEVERAL)
+    t = tui(cols=100, rows=30)
+    t.wait_for(screen="overview", text="tun0")
+    for cols, rows in ((80, 24), (90, 26)):
+        t.resize(cols, rows)
+        t.wait(lambda t: t.frame.fields.get("size") == f"{cols}x{rows}",
+               what=f"a frame at {cols}x{rows}")
+    t.key("j")
+    t.wait_cursor("> eth1")
+    t.key("k")
+    t.wait_cursor("> wlan0")
+    t.key("q")
+    assert t.proc.wait(timeout=10) == 0
