@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <locale.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -362,6 +363,9 @@ int main(int argc, char *argv[])
         int r;
 
         log_set_ident("roam");
+        /* The character set only (UTF-8 or not, for curses and for cleaning what we print):
+         * numbers, JSON and times stay in the C locale's format. */
+        (void)setlocale(LC_CTYPE, "");
 
         r = parse_argv(argc, argv);
         if (r < 0)

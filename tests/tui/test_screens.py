@@ -166,6 +166,25 @@ def test_ascii_fallback(roamd, tui, golden):
     assert all(ord(c) < 128 for c in t.text())
 
 
+@pytest.mark.parametrize("lang", ["C.UTF-8", "C"])
+def test_character_set(roamd, tui, golden, lang):
+    """A UTF-8 locale gets UTF-8 glyphs (roam calls setlocale); any other gets ASCII, said in
+    the help."""
+    roamd(SEVERAL)
+    t = tui(lang=lang)
+    t.wait_for(screen="overview", text="tun0")
+    if lang == "C.UTF-8":
+        golden("utf8-overview", t)
+        assert "Connected to roamd 0.1.0 \u00b7 7 links" in t.text()
+    t.key("?")
+    t.wait_for(screen="help", text="Keys on this screen")
+    t.key("G")
+    t.wait_for(screen="help", text="Characters:")
+    line = next(line for line in t.text_lines() if "Characters:" in line)
+    assert line.split("Characters:")[1].strip() == (
+        "UTF-8" if lang == "C.UTF-8" else "ASCII only (the locale is not UTF-8)")
+
+
 def test_small_terminal(roamd, tui, golden):
     roamd(SEVERAL)
     t = tui(cols=40, rows=12)
