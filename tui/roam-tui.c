@@ -1031,7 +1031,10 @@ int tui_run(const TuiOptions *opts)
                  * the same with attributes. */
                 Theme mono = {};
 
-                if (theme_load("monochrome", &mono) >= 0) {
+                /* A monochrome.theme of the user's first, else the built-in copy: this
+                 * fallback cannot fail (but for OOM). */
+                if (theme_load("monochrome", &mono) >= 0 ||
+                    theme_builtin_named("monochrome", &mono) >= 0) {
                         theme_done(&t.theme);
                         t.theme = mono;
                 }

@@ -100,6 +100,31 @@ def test_themes(roamd, tui, golden, theme):
     golden(f"theme-{theme}", t, theme=theme)
 
 
+@pytest.mark.parametrize("how", ["high-contrast", "light", "monochrome", "NO_COLOR",
+                                 "vt100"])
+def test_themes_without_an_install(roamd, tui, how):
+    """Run from a build tree (no theme files anywhere): every shipped theme is built in, and
+    the monochrome fallback of NO_COLOR and colourless terminals never fails."""
+    roamd(verdict_scenario("portal"))
+    args, env, term = (), {"ROAM_THEME_PATH": ""}, "xterm-256color"
+    if how == "NO_COLOR":
+        env["NO_COLOR"] = "1"
+    elif how == "vt100":
+        term = "vt100"
+    else:
+        args = ("--theme", how)
+    t = tui(args=args, extra_env=env, term=term)
+    t.wait_for(screen="overview", text="Connected to roamd")
+    assert "No theme" not in t.text()
+    t.key("?")
+    t.wait_for(screen="help", text="Keys on this screen")
+    t.key("G")
+    t.wait_for(screen="help", text="Theme file:")
+    text = " ".join(t.text().split())
+    assert f"Theme: {how if args else 'monochrome'} Theme file: built in" in text
+    assert "At start:" not in text
+
+
 def test_theme_from_config_file(roamd, tui, tmp_path):
     roamd(verdict_scenario("online"))
     (tmp_path / "config" / "roam").mkdir(parents=True)
