@@ -444,38 +444,80 @@ static void status_text(Tui *t, char *buf, size_t size, ThemeRole *role)
         }
 }
 
-static const KeyHelp global_hints[] = {
-    {"?", "help", NULL},
-    {"q", "quit", NULL},
-};
+static const KeyHelp global_hint_help = {"?", "help", NULL};
+static const KeyHelp global_hint_quit = {"q", "quit", NULL};
 
-static int draw_hint(Tui *t, int x, const KeyHelp *k)
+static int hint_width(const KeyHelp *k)
 {
-        int need = (int)(strlen(k->keys) + 1 + strlen(k->hint) + 2);
+        return (int)(strlen(k->keys) + 1 + strlen(k->hint));
+}
 
-        if (x + need > COLS)
-                return -1;
+static int draw_hint(Tui *t, int x, const KeyHelp *k, int gap)
+{
         x += tui_print(t, LINES - 1, x, COLS - x, THEME_KEY, k->keys);
         x += tui_print(t, LINES - 1, x, COLS - x, THEME_HINT, " ");
         x += tui_print(t, LINES - 1, x, COLS - x, THEME_HINT, k->hint);
-        return x + 2;
+        return x + gap;
 }
 
+/* Picks the hints that fit in priority order (a hint that does not fit is left out, the
+ * next may still fit); the number left out. */
+static size_t pick_hints(const KeyHelp *const *by_priority, size_t n, int gap, bool *shown)
+{
+        int used = 1; /* the first column is a margin */
+        size_t left_out = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                int need = hint_width(by_priority[i]) + (used > 1 ? gap : 0);
+
+                shown[i] = used + need <= COLS;
+                if (shown[i])
+                        used += need;
+                else
+                        left_out++;
+        }
+        return left_out;
+}
+
+#define HINTS_MAX 32
+
+/* The key-hint bar: "? help" first and always, then the screen's keys that act now in the
+ * order the screen lists them (its most important first), then "q quit". When they do not all
+ * fit with two-space gaps, one-space gaps are tried; when even those leave some out, the
+ * least important are left out. They are drawn as: ? help, q quit, the screen's. */
 static void draw_hints(Tui *t)
 {
-        int x = 1;
+        const KeyHelp *by_priority[HINTS_MAX];
+        bool shown[HINTS_MAX];
+        size_t n = 0;
+        int x = 1, gap = 2;
 
         tui_fill(t, LINES - 1, 0, COLS, THEME_HINT);
-        /* The global keys go first: at 40 columns "? help" must still show. */
-        for (size_t i = 0; i < ELEMENTSOF(global_hints) && x >= 0; i++)
-                x = draw_hint(t, x, &global_hints[i]);
+        by_priority[n++] = &global_hint_help;
         /* Without roamd, the screens' keys have nothing to act on: only the global ones show. */
-        if (t->current != &t->help && roam_live_get_state(t->live) != ROAM_LIVE_READY)
-                return;
-        for (const KeyHelp *k = t->current->vtable->keys; k && k->keys && x >= 0; k++)
-                if (k->hint && (!t->current->vtable->key_active ||
-                                t->current->vtable->key_active(t, t->current, k)))
-                        x = draw_hint(t, x, k);
+        if (t->current == &t->help || roam_live_get_state(t->live) == ROAM_LIVE_READY)
+                for (const KeyHelp *k = t->current->vtable->keys; k && k->keys && n < HINTS_MAX - 1;
+                     k++)
+                        if (k->hint && (!t->current->vtable->key_active ||
+                                        t->current->vtable->key_active(t, t->current, k)))
+                                by_priority[n++] = k;
+        by_priority[n++] = &global_hint_quit;
+
+        /* One-space gaps only when they make every hint fit; otherwise two, and the least
+         * important hints are left out (the help screen has them all). */
+        if (pick_hints(by_priority, n, gap, shown) > 0) {
+                if (pick_hints(by_priority, n, 1, shown) == 0)
+                        gap = 1;
+                else
+                        (void)pick_hints(by_priority, n, gap, shown);
+        }
+        if (shown[0])
+                x = draw_hint(t, x, by_priority[0], gap);
+        if (shown[n - 1])
+                x = draw_hint(t, x, by_priority[n - 1], gap);
+        for (size_t i = 1; i + 1 < n; i++)
+                if (shown[i])
+                        x = draw_hint(t, x, by_priority[i], gap);
 }
 
 /* Lays the status text out in rows of COLS - 2 columns from column 1, broken at spaces (a word

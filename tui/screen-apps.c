@@ -407,13 +407,56 @@ static int dialog_key(Tui *t, AppsData *d, int key)
         }
 }
 
+/* Whether a key that changes the app cannot apply to it, and why, in words (roamd would
+ * refuse it, or there is nothing to do): such keys are not offered in the hint bar and are
+ * answered here, never sent to roamd to fail. */
+static bool key_refused(const RoamApp *a, int key, char *why, size_t size)
+{
+        switch (key) {
+        case 'o':
+        case 'x':
+                if (roam_app_is_special(a)) {
+                        snprintf(why, size, "%s is not an app: online for a task is for one app.",
+                                 a->id);
+                        return true;
+                }
+                if (key == 'x' && a->online_until == 0) {
+                        snprintf(why, size, "%s is not online for a task: nothing to release.",
+                                 a->id);
+                        return true;
+                }
+                return false;
+        case 'v':
+        case 'm':
+        case 'b':
+                if (streq(a->id, "system")) {
+                        snprintf(why, size,
+                                 "system has only an access: its traffic is routed by the main "
+                                 "table, so it has no VPN rule, bearers or handover.");
+                        return true;
+                }
+                return false;
+        case 'R':
+                if (!streq(a->source, "runtime")) {
+                        snprintf(why, size,
+                                 "%s has no changes made at runtime: its configured policy "
+                                 "applies already.",
+                                 a->id);
+                        return true;
+                }
+                return false;
+        default:
+                return false;
+        }
+}
+
 static int apps_key(Tui *t, Screen *s, int key)
 {
         AppsData *d = s->data;
         const RoamModel *m = tui_model(t);
         const RoamApp *a;
         int i, n = (int)m->n_apps;
-        char buf[64], action[80];
+        char buf[64], action[80], why[256];
         bool handled;
 
         if (*d->dialog_app)
@@ -440,6 +483,10 @@ static int apps_key(Tui *t, Screen *s, int key)
                         tui_message(t, THEME_WARNING, "No app to change.");
                         return REACTION_REDRAW;
                 }
+                if (key_refused(a, key, why, sizeof(why))) {
+                        tui_message(t, THEME_WARNING, "%s", why);
+                        return REACTION_REDRAW;
+                }
                 switch (key) {
                 case 'a':
                         return set_cycled(t, a, "access", "access",
@@ -459,12 +506,6 @@ static int apps_key(Tui *t, Screen *s, int key)
                             t, a, action,
                             roam_live_app_online_for(tui_live(t), a->id, ONLINE_FOR_USEC, action));
                 case 'x':
-                        if (a->online_until == 0) {
-                                tui_message(t, THEME_WARNING,
-                                            "%s is not online for a task: nothing to release.",
-                                            a->id);
-                                return REACTION_REDRAW;
-                        }
                         return ask(t, a, "grant released",
                                    roam_live_app_release(tui_live(t), a->id, "grant released"));
                 default:
@@ -503,28 +544,29 @@ static int apps_model_changed(Tui *t, Screen *s, const RoamLiveEvent *ev)
         return REACTION_REDRAW;
 }
 
-/* The list's keys first, then the dialog's (APPS_LIST_KEYS of them before). */
+/* The list's keys first, then the dialog's (APPS_LIST_KEYS of them before); the hinted ones in
+ * the order the hint bar gives up room (the most important first). */
 #define APPS_LIST_KEYS 12
 static const KeyHelp apps_keys[] = {
     {"a", "access",
      "Access of the selected app: allow, lan (local networks only), deny "
      "(loopback only), in turn"},
     {"v", "VPN", "VPN rule: any, required (only through a VPN), forbidden, in turn"},
-    {"m", "handover", "Handover: sticky (flows finish on the old link) or move"},
     {"b", "bearers", "Choose the bearers the app may use (none checked: every bearer)"},
     {"o", "online",
      "Online for 10 minutes, even if its access denies it (a VPN rule still "
      "holds)"},
     {"x", "release", "End the online-for-a-task grant now"},
-    {"R", NULL, "Forget the changes: the configured policy applies again"},
+    {"R", "reset", "Forget the changes made at runtime: the configured policy applies again"},
+    {"m", "handover", "Handover: sticky (flows finish on the old link) or move"},
+    {"Esc", "back", "Back to the overview"},
     {"Up/Down", NULL, "Select the previous or next app (also k and j)"},
     {"Tab", NULL, "Select the next app, wrapping around (Shift-Tab: previous)"},
     {"PgUp/PgDn", NULL, "Move five apps up or down (also Space)"},
     {"Home/End", NULL, "Select the first or last app (also g and G)"},
-    {"Esc", NULL, "Back to the overview"},
-    {"Space", "check", "In the bearer dialog: check or uncheck the selected bearer (also x)"},
     {"Enter", "apply", "In the bearer dialog: ask roamd for the checked bearers"},
     {"Esc", "cancel", "In the bearer dialog: close it, nothing changes"},
+    {"Space", "check", "In the bearer dialog: check or uncheck the selected bearer (also x)"},
     {},
 };
 
@@ -533,20 +575,16 @@ static bool apps_key_active(Tui *t, Screen *s, const KeyHelp *k)
         AppsData *d = s->data;
         const RoamApp *a = selected_app(t, d);
         bool dialog = *d->dialog_app;
+        char why[256];
 
         if (k - apps_keys >= APPS_LIST_KEYS)
                 return dialog;
-        if (dialog || !a)
+        if (dialog)
                 return false;
-        /* What roamd refuses is not offered: no grants for default and system, and system has
-         * only an access. */
-        if (strchr("ox", k->keys[0]) && roam_app_is_special(a))
-                return false;
-        if (strchr("vmb", k->keys[0]) && streq(a->id, "system"))
-                return false;
-        if (streq(k->keys, "x"))
-                return a->online_until != 0;
-        return true;
+        if (streq(k->keys, "Esc"))
+                return true;
+        /* What cannot apply to this app is not offered. */
+        return a && !key_refused(a, k->keys[0], why, sizeof(why));
 }
 
 const ScreenVTable apps_screen_vtable = {
