@@ -225,3 +225,15 @@ def test_plain_apps(roamd, plain):
              r"polkit authorization \(AccessDenied\)\.")
     p.send("quit")
     assert p.proc.wait(timeout=5) == 0
+
+
+def test_one_sentence_everywhere(roamd, plain, bus):
+    """`roam status`, plain mode (and the TUI, tests/tui) say the global state in the same
+    sentence, from the one table in shared/roam-words.c."""
+    roamd(PORTAL)
+    sentence = "Behind a captive portal on wlan0: log in at http://portal.example/login"
+    r = subprocess.run([ROAM, "status"], env=bus.env, capture_output=True, text=True, timeout=10)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("\n")[0] == f"State: {sentence}"
+    p = plain()
+    assert p.expect(r"State: .*") == f"State: {sentence}"
