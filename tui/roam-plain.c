@@ -214,8 +214,13 @@ static void print_link_detail(const RoamLink *l)
                 printf("  Captive portal API problem: %s\n", l->capport.error);
         for (size_t i = 0; (e = roam_link_history_get(l, i)); i++) {
                 roam_format_clock(e->seen, buf, sizeof(buf));
-                printf("  Seen at %s: %s, %s\n", buf, roam_verdict_word(e->verdict),
+                printf("  Seen at %s: %s, %s", buf, roam_verdict_word(e->verdict),
                        roam_reason_short(e->reason));
+                if (e->count > 1) {
+                        roam_format_clock(e->last_seen, buf, sizeof(buf));
+                        printf(" (%u times, last at %s)", e->count, buf);
+                }
+                putchar('\n');
         }
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@ typedef struct LinkData {
         int selected;
         int scroll;
         int n_items;
+        bool section_to_top; /* Tab chose a heading: show its section, the heading on top */
 } LinkData;
 
 typedef struct Builder {
@@ -53,7 +55,8 @@ static void field(Builder *b, const char *label, ThemeRole role, const char *val
 
         if (b->r < 0)
                 return;
-        snprintf(l, sizeof(l), "%s:", label);
+        /* A field's further lines (more addresses, servers) have no label at all. */
+        snprintf(l, sizeof(l), *label ? "%s:" : "", label);
         b->r = tui_doc_field(b->doc, b->item++, b->label_width, l, role, value);
 }
 
@@ -156,6 +159,12 @@ static void history(Builder *b, const RoamLink *l)
                 if (b->r >= 0)
                         b->r = tui_doc_spanf(b->doc, THEME_NORMAL, 0, "%s; %s",
                                              roam_reason_short(e->reason), took);
+                if (b->r >= 0 && e->count > 1) {
+                        /* Rechecks that changed nothing: one line with a count. */
+                        roam_format_clock(e->last_seen, clock, sizeof(clock));
+                        b->r = tui_doc_spanf(b->doc, THEME_MUTED, 0, " (%s%u, last %s)",
+                                             tui_utf8(b->t) ? "\u00d7" : "x", e->count, clock);
+                }
         }
 }
 
@@ -263,6 +272,11 @@ static void link_draw(Tui *t, Screen *s, int top, int height)
         if (build(t, l, doc, &d->n_items) < 0)
                 return;
         d->selected = MAX(0, MIN(d->selected, d->n_items - 1));
+        if (d->section_to_top) {
+                /* Scrolled as far as it goes, the selection pulls it back to the heading. */
+                d->scroll = INT_MAX / 2;
+                d->section_to_top = false;
+        }
         tui_doc_draw(t, doc, top, height, d->selected, &d->scroll);
 }
 
@@ -278,8 +292,10 @@ static int jump_section(Tui *t, LinkData *d, int direction)
         next = tui_doc_next_heading_item(doc, d->selected, direction);
         if (next < 0) /* wrap around */
                 next = tui_doc_next_heading_item(doc, direction > 0 ? -1 : n, direction);
-        if (next >= 0)
+        if (next >= 0) {
                 d->selected = next;
+                d->section_to_top = true;
+        }
         return REACTION_REDRAW;
 }
 

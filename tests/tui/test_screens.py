@@ -395,3 +395,38 @@ def test_keys_after_a_resize(roamd, tui):
     t.wait_cursor("> wlan0")
     t.key("q")
     assert t.proc.wait(timeout=10) == 0
+
+
+def test_link_continuation_lines_and_folded_history(roamd, tui, golden):
+    """A field's further lines have no label (not ':'); rechecks that change nothing fold into
+    one history line with a count."""
+    fake = roamd(verdict_scenario("online"))
+    t = tui(rows=40)
+    t.wait_for(screen="overview", text="wlan0")
+    t.key("\r")
+    t.wait_for(screen="link", text="wlan0 (wifi): online")
+    lines = t.text_lines()
+    i = next(i for i, line in enumerate(lines) if "Addresses:" in line)
+    assert lines[i + 1].strip() == "2001:db8::10/64 (global)", lines[i + 1]
+    assert lines[i + 2].strip() == "fe80::3/64 (link-local)", lines[i + 2]
+    for k in (1, 2):
+        fake.send(op="set", link=3, props={"LastProbe": NOW - 3_000_000 + k * 1_000_000,
+                                           "ProbeDuration": 90_000})
+    t.wait_for(screen="link", text="(\u00d73, last 22:13:20)")
+    history = [line for line in t.text_lines() if "checks answered; probe took" in line]
+    assert len(history) == 1, t.text()
+    golden("link-folded-history", t)
+
+
+def test_tab_shows_the_section(roamd, tui):
+    """Tab to a section scrolls so its contents show, the heading on top (not on the last
+    row)."""
+    roamd(verdict_scenario("portal"))
+    t = tui(rows=14)
+    t.wait_for(screen="overview", text="eth1")
+    t.key("\r")
+    t.wait_for(screen="link", text="eth1 (ethernet): portal")
+    for heading in ("Connectivity", "Link", "Addresses and routes", "DNS"):
+        t.key("\t")
+        t.wait_cursor(f"> {heading}", screen="link")
+        assert t.screen.cursor.y == 1, t.text()
