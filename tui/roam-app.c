@@ -185,8 +185,9 @@ char *roam_app_route_text(const RoamModel *m, const RoamApp *a)
 {
         char *s;
 
+        /* No uplink route: a LAN-only app still reaches its local networks; say so. */
         if (!*a->route4 && !*a->route6)
-                return strdup("none");
+                return strdup(streq(a->access, "lan") ? "local networks only" : "none");
         if (asprintf(&s, "v4 %s, v6 %s", *a->route4 ? roam_model_route_name(m, a->route4) : "none",
                      *a->route6 ? roam_model_route_name(m, a->route6) : "none") < 0)
                 return NULL;
@@ -213,7 +214,13 @@ char *roam_app_state_text(const RoamApp *a)
         char *s;
 
         roam_app_until_text(a, until, sizeof(until));
-        if (asprintf(&s, "%s%s%s", *a->state ? a->state : "unknown", *until ? " " : "", until) < 0)
+        /* "blocked: VPN down until 15:58" would read as blocked until then: the time belongs to
+         * the grant, which a VPN rule may still hold back. */
+        if (asprintf(&s, "%s%s%s", *a->state ? a->state : "unknown",
+                     !*until                                ? ""
+                     : streq(a->state, "online for a task") ? " "
+                                                            : "; online for a task ",
+                     until) < 0)
                 return NULL;
         return s;
 }

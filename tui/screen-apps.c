@@ -242,16 +242,20 @@ static void apps_draw(Tui *t, Screen *s, int top, int height)
         bool table = tui_columns(t) >= TABLE_MIN_COLUMNS;
         const RoamApp *dialog;
         int r, rows, zero = 0, body_top = top, body_height = height;
+        size_t n_real = 0;
 
         if (tui_doc_new(&head) < 0 || tui_doc_new(&list) < 0)
                 return;
 
+        /* default and system are policies, not apps: not counted. */
+        for (size_t i = 0; i < m->n_apps; i++)
+                n_real += !roam_app_is_special(m->apps[i]);
         r = tui_doc_line(head, -1, 0);
         if (r >= 0)
                 r = tui_doc_spanf(head, THEME_NORMAL, 0,
-                                  "%zu app%s. default: processes in no app; system: roamd and "
+                                  "%zu app%s; default: processes in no app; system: roamd and "
                                   "system services.",
-                                  m->n_apps, m->n_apps == 1 ? "" : "s");
+                                  n_real, n_real == 1 ? "" : "s");
         if (r < 0)
                 return;
         rows = MIN(tui_doc_rows(t, head), 2);

@@ -276,3 +276,13 @@ def test_plain_never_echoes_control_characters(roamd, plain):
     fake.send(op="add", link={"Index": 7, "Name": "ev\x1b]2;x\x07il", "Bearer": "wifi"})
     line = p.expect(CLOCK + r"ev.*appeared: .*")
     assert "\x1b" not in line and "\x07" not in line and "ev?]2;x?il appeared" in line
+
+
+def test_plain_grant_time_is_the_grants(roamd, plain):
+    """A grant held back by a VPN rule: the time is the grant's, never "blocked until"."""
+    fake = roamd(APPS)
+    p = plain()
+    p.expect(r"app system: .*")
+    fake.send(op="app", id="org.example.Mail", props={"OnlineUntil": APPS["_now"] + 600_000_000})
+    p.expect(CLOCK + r"app org\.example\.Mail: blocked: VPN down -> blocked: VPN down; online "
+             r"for a task until 22:23:20")

@@ -320,3 +320,19 @@ def test_apps_plain_ascii(roamd, tui):
     said(t, "Bearers org.example.Backup may use")
     assert all(ord(c) < 128 for c in t.text())
     assert NOW  # the scenario's clock is roam's: times are stable
+
+
+def test_apps_wording(roamd, tui):
+    """The header counts apps, not default and system; a LAN-only app without an uplink route
+    says where it goes; a grant's time never reads as "blocked until"."""
+    fake = roamd(APPS)
+    t = tui(cols=100)
+    open_apps(t)
+    assert t.text_lines()[1].startswith("  6 apps; default: processes in no app")
+    fake.send(op="app", id="org.example.Printer", props={"Route4": "", "Route6": ""})
+    fake.send(op="app", id="org.example.Backup", props={"OnlineUntil": NOW + 10 * MINUTE})
+    # The grant's time is on the details line, apart from the state (never "blocked until").
+    t.wait(lambda t: "route local networks only; bearers all" in t.text() and
+           "route none; bearers all; handover sticky; online until 22:23:20" in t.text(),
+           what="the new wording")
+    assert "VPN down until" not in t.text()
