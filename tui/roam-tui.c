@@ -58,7 +58,35 @@ struct Tui {
         /* Screenshot tests: after every frame, the terminal title says "roam-frame N ..." */
         bool test_frames;
         unsigned frames;
+
+        /* Where the last frame put what a click can hit: the item of each row, the hints in
+         * the hint bar and the tabs in the header. */
+        bool mouse;
+        int *row_items;
+        int n_row_items;
+        struct {
+                int x0, x1;
+                const KeyHelp *k;
+        } hint_spots[32];
+        size_t n_hint_spots;
+        struct {
+                int x0, x1;
+                const ScreenVTable *v; /* NULL: the help */
+        } tab_spots[8];
+        size_t n_tab_spots;
 };
+
+void tui_note_item_row(Tui *t, int y, int item)
+{
+        if (y >= 0 && y < t->n_row_items)
+                t->row_items[y] = item;
+}
+
+static void note_tab(Tui *t, int x0, int x1, const ScreenVTable *v)
+{
+        if (t->n_tab_spots < ELEMENTSOF(t->tab_spots))
+                t->tab_spots[t->n_tab_spots++] = (typeof(t->tab_spots[0])){x0, x1, v};
+}
 
 RoamLive *tui_live(Tui *t)
 {
@@ -376,7 +404,7 @@ static void draw_header(Tui *t)
         bool in_help = t->current == &t->help, roomy;
         const char *help;
         char buf[64];
-        int x, need = 6;
+        int x, n, need = 6;
 
         tab_screens(t, tabs);
         /* Roomy when everything fits, else single spaces (40 columns keep every tab). */
@@ -400,11 +428,15 @@ static void draw_header(Tui *t)
                                  : "%d %s",
                          tabs[i]->number, tabs[i]->title);
                 x += tui_print(t, 0, x, COLS - x, THEME_HEADER, " ");
-                x += tui_print(t, 0, x, COLS - x, on ? THEME_HEADER_ACTIVE : THEME_HEADER, buf);
+                n = tui_print(t, 0, x, COLS - x, on ? THEME_HEADER_ACTIVE : THEME_HEADER, buf);
+                note_tab(t, x, x + n, tabs[i]);
+                x += n;
         }
-        if (x + (int)strlen(help) < COLS)
+        if (x + (int)strlen(help) < COLS) {
                 tui_print(t, 0, COLS - (int)strlen(help), (int)strlen(help),
                           in_help ? THEME_HEADER_ACTIVE : THEME_HEADER, help);
+                note_tab(t, COLS - (int)strlen(help), COLS, NULL);
+        }
 }
 
 static void status_text(Tui *t, char *buf, size_t size, ThemeRole *role)
@@ -454,6 +486,9 @@ static int hint_width(const KeyHelp *k)
 
 static int draw_hint(Tui *t, int x, const KeyHelp *k, int gap)
 {
+        if (t->n_hint_spots < ELEMENTSOF(t->hint_spots))
+                t->hint_spots[t->n_hint_spots++] =
+                    (typeof(t->hint_spots[0])){x, x + hint_width(k), k};
         x += tui_print(t, LINES - 1, x, COLS - x, THEME_KEY, k->keys);
         x += tui_print(t, LINES - 1, x, COLS - x, THEME_HINT, " ");
         x += tui_print(t, LINES - 1, x, COLS - x, THEME_HINT, k->hint);
@@ -604,6 +639,17 @@ static void draw(Tui *t)
         t->refresh_usec = UINT64_MAX;
         bkgdset(' ' | t->attrs[THEME_NORMAL] | (chtype)COLOR_PAIR(t->pairs[THEME_NORMAL]));
         erase();
+        t->n_hint_spots = t->n_tab_spots = 0;
+        if (t->n_row_items != LINES) {
+                int *n = reallocarray(t->row_items, (size_t)MAX(LINES, 1), sizeof(int));
+
+                if (n) {
+                        t->row_items = n;
+                        t->n_row_items = LINES;
+                }
+        }
+        for (int y = 0; y < t->n_row_items; y++)
+                t->row_items[y] = -1;
 
         if (COLS < MIN_COLUMNS || LINES < MIN_LINES) {
                 snprintf(buf, sizeof(buf), "Window too small (%dx%d): roam needs %dx%d.", COLS,
@@ -712,9 +758,82 @@ static int global_key(Tui *t, int key)
         return REACTION_NONE;
 }
 
+static void handle_key(Tui *t, int key);
+
+/* The key a hint stands for, as its first spelling says it ("Esc", "Enter", "a"). */
+static int hint_key(const KeyHelp *k)
+{
+        static const struct {
+                const char *name;
+                int key;
+        } names[] = {
+            {"Esc", TUI_KEY_ESCAPE},
+            {"Enter", '\r'},
+            {"Tab", '\t'},
+            {"Space", ' '},
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                if (streq(k->keys, names[i].name))
+                        return names[i].key;
+        return strlen(k->keys) == 1 ? k->keys[0] : 0;
+}
+
+/* Clicks select (an item), run (a hint) or switch (a tab); the wheel moves like the arrows. */
+static void handle_mouse(Tui *t)
+{
+        MEVENT ev;
+        int r = REACTION_NONE;
+
+        if (getmouse(&ev) != OK)
+                return;
+        if (ev.bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
+                for (int i = 0; i < 3; i++)
+                        handle_key(t, TUI_KEY(ev.bstate & BUTTON4_PRESSED ? KEY_UP : KEY_DOWN));
+                return;
+        }
+        if (!(ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) || ev.y < 0 || ev.y >= LINES)
+                return;
+        if (ev.y == LINES - 1) {
+                for (size_t i = 0; i < t->n_hint_spots; i++)
+                        if (ev.x >= t->hint_spots[i].x0 && ev.x < t->hint_spots[i].x1) {
+                                int key = hint_key(t->hint_spots[i].k);
+
+                                if (key)
+                                        handle_key(t, key);
+                                return;
+                        }
+                return;
+        }
+        if (ev.y == 0) {
+                for (size_t i = 0; i < t->n_tab_spots; i++)
+                        if (ev.x >= t->tab_spots[i].x0 && ev.x < t->tab_spots[i].x1) {
+                                if (!t->tab_spots[i].v)
+                                        handle_key(t, '?');
+                                else
+                                        handle_key(t, '0' + t->tab_spots[i].v->number);
+                                return;
+                        }
+                return;
+        }
+        if (ev.y < t->n_row_items && t->row_items[ev.y] >= 0 && t->current->vtable->click)
+                r = t->current->vtable->click(t, t->current, t->row_items[ev.y]);
+        if (r < 0)
+                tui_message(t, THEME_ERROR, "%s", strerror(-r));
+        else if (r & REACTION_BACK)
+                go_back(t);
+        if (r != REACTION_NONE)
+                request_redraw(t);
+}
+
 static void handle_key(Tui *t, int key)
 {
         int r = REACTION_UNHANDLED;
+
+        if (key == TUI_KEY(KEY_MOUSE)) {
+                handle_mouse(t);
+                return;
+        }
 
         /* A message stays until the next key. */
         if (t->message) {
@@ -966,6 +1085,7 @@ static void tui_done(Tui *t)
         free(t->apps.data);
         free(t->help.data);
         free(t->selected_link);
+        free(t->row_items);
         free(t->message);
         strv_free(t->startup_messages);
         *t = (Tui){};
@@ -1064,6 +1184,12 @@ int tui_run(const TuiOptions *opts)
         typeahead(-1);
         /* Screen readers follow the terminal cursor: keep it visible, on the focused item. */
         curs_set(1);
+        /* Presses at once (no click interval): a click acts on the press. */
+        t.mouse = !opts->no_mouse &&
+                  mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED,
+                            NULL) != 0;
+        if (t.mouse)
+                mouseinterval(0);
 
         t.colour = has_colors() && (!no_color || !*no_color);
         if (t.colour && start_color() != OK)

@@ -521,6 +521,25 @@ static int apps_key(Tui *t, Screen *s, int key)
         }
 }
 
+static int apps_click(Tui *t, Screen *s, int item)
+{
+        AppsData *d = s->data;
+        const RoamModel *m = tui_model(t);
+
+        if (*d->dialog_app) {
+                /* In the dialog: the bearer clicked is selected and checked or unchecked. */
+                if (item < 0 || item >= ROAM_APP_N_BEARERS)
+                        return REACTION_NONE;
+                d->dialog_selected = item;
+                d->checked[item] = !d->checked[item];
+                return REACTION_REDRAW;
+        }
+        if (item < 0 || (size_t)item >= m->n_apps)
+                return REACTION_NONE;
+        select_app(d, m->apps[item]);
+        return REACTION_REDRAW;
+}
+
 static int apps_model_changed(Tui *t, Screen *s, const RoamLiveEvent *ev)
 {
         AppsData *d = s->data;
@@ -602,6 +621,7 @@ const ScreenVTable apps_screen_vtable = {
     .model_changed = apps_model_changed,
     .keys = apps_keys,
     .key_active = apps_key_active,
+    .click = apps_click,
     .about = "Every app roamd knows, then default (processes in no app) and system (roamd "
              "and system services): its access (allow, lan: local networks only, deny: "
              "loopback only), its VPN rule (any, required, forbidden), the link its new flows "

@@ -344,6 +344,14 @@ static int link_key(Tui *t, Screen *s, int key)
         return REACTION_REDRAW;
 }
 
+static int link_click(Tui *t, Screen *s, int item)
+{
+        LinkData *d = s->data;
+
+        d->selected = MAX(0, MIN(item, d->n_items - 1));
+        return REACTION_REDRAW;
+}
+
 static int link_model_changed(Tui *t, Screen *s, const RoamLiveEvent *ev)
 {
         LinkData *d = s->data;
@@ -379,6 +387,7 @@ const ScreenVTable link_screen_vtable = {
     .key = link_key,
     .model_changed = link_model_changed,
     .keys = link_keys,
+    .click = link_click,
     .about = "One link in full: its verdict for IPv4 and IPv6 and why, when it was last "
              "probed and how long the probes took, addresses, gateways, DNS servers and "
              "where they came from, what the network's captive portal API says, and every "

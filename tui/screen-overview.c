@@ -287,6 +287,16 @@ static int overview_key(Tui *t, Screen *s, int key)
         }
 }
 
+static int overview_click(Tui *t, Screen *s, int item)
+{
+        const RoamModel *m = tui_model(t);
+
+        if (item < 0 || (size_t)item >= m->n_links)
+                return REACTION_NONE;
+        tui_select_link(t, m->links[item]->path);
+        return REACTION_REDRAW;
+}
+
 int screen_reprobe(Tui *t, const char *path)
 {
         const RoamLink *l = path ? roam_model_find_link(tui_model(t), path) : NULL;
@@ -324,6 +334,7 @@ const ScreenVTable overview_screen_vtable = {
     .draw = overview_draw,
     .key = overview_key,
     .keys = overview_keys,
+    .click = overview_click,
     .about = "The first line says whether this machine reaches the Internet, and through "
              "which link. Below, every link roamd watches: its bearer, its verdict (online, "
              "partial, portal, local or offline) and why, when it was last probed, its "
