@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <fcntl.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
@@ -62,6 +63,7 @@ struct Tui {
         /* Where the last frame put what a click can hit: the item of each row, the hints in
          * the hint bar and the tabs in the header. */
         bool mouse;
+        FILE *input_file; /* the terminal, opened again for non-blocking reads */
         int *row_items;
         int n_row_items;
         struct {
@@ -792,7 +794,7 @@ static void handle_mouse(Tui *t)
                         handle_key(t, TUI_KEY(ev.bstate & BUTTON4_PRESSED ? KEY_UP : KEY_DOWN));
                 return;
         }
-        if (!(ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) || ev.y < 0 || ev.y >= LINES)
+        if (!(ev.bstate & BUTTON1_PRESSED) || ev.y < 0 || ev.y >= LINES)
                 return;
         if (ev.y == LINES - 1) {
                 for (size_t i = 0; i < t->n_hint_spots; i++)
@@ -1073,6 +1075,8 @@ static void tui_done(Tui *t)
                 delscreen(t->term);
                 t->term = NULL;
         }
+        if (t->input_file && t->input_file != stdin)
+                fclose(t->input_file);
         log_set_sink(NULL, NULL);
         t->live = roam_live_free(t->live);
         sd_event_source_disable_unref(t->input);
@@ -1130,6 +1134,15 @@ int tui_run(const TuiOptions *opts)
         if (r < 0)
                 return log_error_errno(r, "Cannot create the event loop: %m");
 
+        /* Curses reads a mouse report byte by byte with blocking read()s of its own, and
+         * waits forever when a report arrives cut or two arrive together: the terminal is
+         * opened again (a file description of our own, so stdout and the shell keep theirs)
+         * without blocking, and such a read ends instead. */
+        t.input_file =
+            fdopen(open("/proc/self/fd/0", O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC), "r");
+        if (!t.input_file)
+                t.input_file = stdin;
+
         sigemptyset(&mask);
         sigaddset(&mask, SIGWINCH);
         sigaddset(&mask, SIGINT);
@@ -1157,13 +1170,13 @@ int tui_run(const TuiOptions *opts)
         if (r >= 0)
                 r = sd_event_source_set_enabled(t.refresh, SD_EVENT_OFF);
         if (r >= 0)
-                r = sd_event_add_io(t.event, &t.input, STDIN_FILENO, EPOLLIN, on_input, &t);
+                r = sd_event_add_io(t.event, &t.input, fileno(t.input_file), EPOLLIN, on_input, &t);
         if (r < 0)
                 return log_error_errno(r, "Cannot set up the event loop: %m");
 
         /* Before curses: ESCDELAY is read when the screen starts. */
         set_escdelay(ESCAPE_DELAY_MSEC);
-        t.term = newterm(NULL, stdout, stdin);
+        t.term = newterm(NULL, stdout, t.input_file);
         if (!t.term)
                 return log_error_errno(ENOTTY,
                                        "Cannot start the full-screen interface on TERM=%s. Try "
@@ -1186,8 +1199,7 @@ int tui_run(const TuiOptions *opts)
         curs_set(1);
         /* Presses at once (no click interval): a click acts on the press. */
         t.mouse = !opts->no_mouse &&
-                  mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED,
-                            NULL) != 0;
+                  mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL) != 0;
         if (t.mouse)
                 mouseinterval(0);
 
