@@ -430,3 +430,49 @@ def test_tab_shows_the_section(roamd, tui):
         t.key("\t")
         t.wait_cursor(f"> {heading}", screen="link")
         assert t.screen.cursor.y == 1, t.text()
+
+
+def link_rows(t):
+    """The names of the link rows of the overview's table, in order."""
+    lines = t.text_lines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("  Link "))
+    return [line[2:].split()[0] for line in lines[start + 1:]
+            if len(line) > 2 and line[2] != " " and line[:2] in ("  ", "> ")]
+
+
+def test_filter_and_sort(roamd, tui, golden):
+    roamd(SEVERAL)
+    t = tui()
+    t.wait_for(screen="overview", text="tun0")
+    t.key("/")
+    t.wait_for(screen="overview", text="Filter: _ (7 of 7 links)")
+    t.key("eth")
+    t.wait_for(screen="overview", text="Filter: eth_ (3 of 7 links)")
+    assert link_rows(t) == ["eth0", "eth1", "enp0s31f6-long"]
+    # Digits and letters are text while typing: no screen switch, no quit.
+    t.key("\r")
+    t.wait_for(screen="overview", text="Filter: eth (3 of 7 links)")
+    golden("overview-filter", t)
+    t.key("\r")  # Enter on a filtered row opens that link
+    t.wait_for(screen="link", text="(ethernet)")
+    t.key(ESC)
+    t.wait_for(screen="overview", text="Filter: eth (3 of 7 links)")
+    t.key(ESC)  # Esc clears the filter
+    t.wait(lambda t: "Filter" not in t.text() and "tun0" in t.text(), what="no filter")
+    assert link_rows(t) == ["eth0", "wlan0", "eth1", "wwan0", "enp0s31f6-long", "br-virt",
+                            "tun0"]
+    t.key("s")
+    t.wait_for(screen="overview", text="Sorted by name.")
+    assert link_rows(t) == ["br-virt", "enp0s31f6-long", "eth0", "eth1", "tun0", "wlan0",
+                            "wwan0"]
+    t.key("s")
+    t.wait_for(screen="overview", text="Sorted by state.")
+    assert link_rows(t) == ["wlan0", "tun0", "wwan0", "eth1", "enp0s31f6-long", "eth0",
+                            "br-virt"]
+    golden("overview-sorted-state", t)
+    t.key("s")
+    t.wait_for(screen="overview", text="Sorted by bearer.")
+    assert link_rows(t) == ["wwan0", "eth0", "eth1", "enp0s31f6-long", "br-virt", "tun0",
+                            "wlan0"]
+    t.key("s")
+    t.wait_for(screen="overview", text="Sorted by interface index.")
