@@ -20,6 +20,7 @@
 
 #include "roam-bus.h"
 #include "roam-log.h"
+#include "roam-screens.h"
 #include "roam-tui-internal.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
@@ -63,6 +64,7 @@ struct Tui {
         /* Where the last frame put what a click can hit: the item of each row, the hints in
          * the hint bar and the tabs in the header. */
         bool mouse;
+        bool hyperlinks;  /* the terminal takes OSC 8 links */
         FILE *input_file; /* the terminal, opened again for non-blocking reads */
         int *row_items;
         int n_row_items;
@@ -631,6 +633,99 @@ static void arm_refresh(Tui *t)
                 log_debug("Cannot arm the refresh timer.");
 }
 
+int tui_copy(Tui *t, const char *text)
+{
+        /* OSC 52 carries base64; nothing in our dependencies encodes it, so a few lines. */
+        static const char b64[] =
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        size_t n = strlen(text), k = 0;
+        _cleanup_free_ char *out = malloc(4 * ((n + 2) / 3) + 1);
+        const unsigned char *in = (const unsigned char *)text;
+
+        if (!out)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i += 3) {
+                unsigned v = (unsigned)in[i] << 16 | (i + 1 < n ? (unsigned)in[i + 1] << 8 : 0) |
+                             (i + 2 < n ? in[i + 2] : 0);
+
+                out[k++] = b64[v >> 18 & 63];
+                out[k++] = b64[v >> 12 & 63];
+                out[k++] = i + 1 < n ? b64[v >> 6 & 63] : '=';
+                out[k++] = i + 2 < n ? b64[v & 63] : '=';
+        }
+        out[k] = 0;
+        /* Through curses' own stream, so it never lands inside one of its sequences. */
+        if (fprintf(stdout, "\033]52;c;%s\a", out) < 0 || fflush(stdout) != 0)
+                return -EIO;
+        return 0;
+}
+
+/* Terminals known to take OSC 8 links (others might print them). */
+static bool term_has_hyperlinks(void)
+{
+        static const char *const prefixes[] = {"xterm",     "tmux",    "screen", "foot", "kitty",
+                                               "alacritty", "wezterm", "vte",    "rxvt"};
+        const char *term = getenv("TERM");
+
+        for (size_t i = 0; term && i < ELEMENTSOF(prefixes); i++)
+                if (strncmp(term, prefixes[i], strlen(prefixes[i])) == 0)
+                        return true;
+        return false;
+}
+
+/* After a frame: every portal URL shown whole on one row is written again, with the same
+ * attributes, inside an OSC 8 hyperlink, so a click in the terminal opens it. Curses cannot
+ * send OSC 8 itself; the cells keep what curses put there. */
+static void overlay_hyperlinks(Tui *t)
+{
+        const RoamModel *m = tui_model(t);
+        int cy = t->cursor_y, cx = t->cursor_x;
+        char row[1024];
+        bool wrote = false;
+
+        if (!t->hyperlinks || roam_live_get_state(t->live) != ROAM_LIVE_READY)
+                return;
+        for (int y = 1; y < LINES - 1; y++) {
+                int n = mvwinnstr(stdscr, y, 0, row, MIN(COLS, (int)sizeof(row) - 1));
+
+                if (n <= 0)
+                        continue;
+                row[n] = 0;
+                for (size_t i = 0; i < m->n_links; i++) {
+                        const char *url = screen_portal_url(m->links[i]), *at;
+                        attr_t attrs;
+                        short pair;
+                        cchar_t cc;
+                        wchar_t wc[CCHARW_MAX + 1];
+                        int x;
+
+                        if (!url || !(at = strstr(row, url)))
+                                continue;
+                        x = (int)(at - row);
+                        /* Columns are bytes only while the row is ASCII up to the end. */
+                        for (const char *c = row; c < at + strlen(url); c++)
+                                if ((unsigned char)*c >= 0x80)
+                                        x = -1;
+                        if (x < 0 || x + (int)strlen(url) >= COLS ||
+                            mvwin_wch(stdscr, y, x, &cc) != OK ||
+                            getcchar(&cc, wc, &attrs, &pair, NULL) == ERR)
+                                continue;
+                        mvcur(cy, cx, y, x);
+                        vid_attr(attrs, pair, NULL);
+                        fprintf(stdout, "\033]8;;%s\033\\%s\033]8;;\033\\", url, url);
+                        vid_attr(A_NORMAL, 0, NULL);
+                        cy = y;
+                        cx = x + (int)strlen(url);
+                        wrote = true;
+                        break;
+                }
+        }
+        if (wrote) {
+                mvcur(cy, cx, t->cursor_y, t->cursor_x);
+                fflush(stdout);
+        }
+}
+
 static void draw(Tui *t)
 {
         char buf[512];
@@ -671,9 +766,12 @@ static void draw(Tui *t)
                 draw_hints(t);
         }
 
-        move(MIN(t->cursor_y, LINES - 1), MIN(t->cursor_x, COLS - 1));
+        t->cursor_y = MIN(t->cursor_y, LINES - 1);
+        t->cursor_x = MIN(t->cursor_x, COLS - 1);
+        move(t->cursor_y, t->cursor_x);
         wnoutrefresh(stdscr);
         doupdate();
+        overlay_hyperlinks(t);
         if (t->test_frames)
                 write_frame_marker(t);
         arm_refresh(t);
@@ -1119,6 +1217,7 @@ int tui_run(const TuiOptions *opts)
 
         t.utf8 = locale_is_utf8();
         t.test_frames = getenv("ROAM_TEST_FRAMES") != NULL;
+        t.hyperlinks = term_has_hyperlinks();
         t.frozen_clock = getenv("ROAM_TEST_NOW") != NULL;
 
         /* Theme and config problems are shown on the first frame (and in the help). */

@@ -89,6 +89,9 @@ int tui_show(Tui *t, const ScreenVTable *vtable);
 /* The previous screen, for the help screen's text. */
 const ScreenVTable *tui_previous_screen(Tui *t);
 
+/* Puts text on the terminal's clipboard (OSC 52; the terminal may refuse it). 0 or -errno. */
+int tui_copy(Tui *t, const char *text);
+
 /* A one-line message in the status line until the next key. */
 void tui_message(Tui *t, ThemeRole role, const char *fmt, ...) _printf_(3, 4);
 /* Screens that show "3s ago" say when that text changes next (µs from now). */

@@ -337,11 +337,23 @@ static int link_key(Tui *t, Screen *s, int key)
                 return REACTION_BACK;
         case 'r':
                 return screen_reprobe(t, d->path);
+        case 'c':
+                return screen_copy_url(t, d->path);
         default:
                 return REACTION_UNHANDLED;
         }
         d->selected = MAX(0, MIN(d->selected, d->n_items - 1));
         return REACTION_REDRAW;
+}
+
+static bool link_key_active(Tui *t, Screen *s, const KeyHelp *k)
+{
+        LinkData *d = s->data;
+        const RoamLink *l = d->path ? roam_model_find_link(tui_model(t), d->path) : NULL;
+
+        if (streq(k->keys, "c"))
+                return l && screen_portal_url(l);
+        return true;
 }
 
 static int link_click(Tui *t, Screen *s, int item)
@@ -369,6 +381,7 @@ static int link_model_changed(Tui *t, Screen *s, const RoamLiveEvent *ev)
 static const KeyHelp link_keys[] = {
     {"r", "re-probe", "Ask roamd to probe this link now"},
     {"Esc", "back", "Back to the overview (also Left or h)"},
+    {"c", "copy URL", "Copy the login page to the clipboard (OSC 52)"},
     {"Tab", "next section", "Jump to the next section (Shift-Tab: previous)"},
     {"Up/Down", NULL, "Move line by line (also k and j)"},
     {"PgUp/PgDn", NULL, "Move a page (also Space)"},
@@ -387,6 +400,7 @@ const ScreenVTable link_screen_vtable = {
     .key = link_key,
     .model_changed = link_model_changed,
     .keys = link_keys,
+    .key_active = link_key_active,
     .click = link_click,
     .about = "One link in full: its verdict for IPv4 and IPv6 and why, when it was last "
              "probed and how long the probes took, addresses, gateways, DNS servers and "

@@ -379,6 +379,8 @@ static int overview_key(Tui *t, Screen *s, int key)
                 return REACTION_REDRAW;
         case 'r':
                 return screen_reprobe(t, tui_selected_link(t));
+        case 'c':
+                return screen_copy_url(t, tui_selected_link(t));
         default:
                 return REACTION_UNHANDLED;
         }
@@ -393,6 +395,37 @@ static int overview_click(Tui *t, Screen *s, int item)
                 return REACTION_NONE;
         tui_select_link(t, view[item]->path);
         return REACTION_REDRAW;
+}
+
+int screen_copy_url(Tui *t, const char *path)
+{
+        const RoamLink *l = path ? roam_model_find_link(tui_model(t), path) : NULL;
+        const char *url = l ? screen_portal_url(l) : NULL;
+        int r;
+
+        if (!url) {
+                tui_message(t, THEME_WARNING, "No login page to copy: %s is not behind a portal.",
+                            l ? l->name : "no link");
+                return REACTION_REDRAW;
+        }
+        r = tui_copy(t, url);
+        if (r < 0)
+                tui_message(t, THEME_ERROR, "Cannot copy the URL: %s", strerror(-r));
+        else
+                tui_message(t, THEME_OK,
+                            "Copied %s to the clipboard (OSC 52; some terminals must allow it).",
+                            url);
+        return REACTION_REDRAW;
+}
+
+static bool overview_key_active(Tui *t, Screen *s, const KeyHelp *k)
+{
+        const char *path = tui_selected_link(t);
+        const RoamLink *l = path ? roam_model_find_link(tui_model(t), path) : NULL;
+
+        if (streq(k->keys, "c"))
+                return l && screen_portal_url(l);
+        return true;
 }
 
 int screen_reprobe(Tui *t, const char *path)
@@ -417,6 +450,9 @@ int screen_reprobe(Tui *t, const char *path)
 static const KeyHelp overview_keys[] = {
     {"Enter", "details", "Show the selected link in full (also Right or l)"},
     {"r", "re-probe", "Ask roamd to probe the selected link now"},
+    {"c", "copy URL",
+     "Copy the selected link's login page to the clipboard (OSC 52); the URL is a link the "
+     "terminal opens on a click too (OSC 8)"},
     {"/", "filter",
      "Show only the links whose name, bearer, verdict or reason contains what you type "
      "(Enter keeps it, Esc clears it)"},
@@ -436,6 +472,7 @@ const ScreenVTable overview_screen_vtable = {
     .draw = overview_draw,
     .key = overview_key,
     .keys = overview_keys,
+    .key_active = overview_key_active,
     .click = overview_click,
     .about = "The first line says whether this machine reaches the Internet, and through "
              "which link. Below, every link roamd watches: its bearer, its verdict (online, "

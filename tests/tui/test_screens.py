@@ -476,3 +476,25 @@ def test_filter_and_sort(roamd, tui, golden):
                             "wlan0"]
     t.key("s")
     t.wait_for(screen="overview", text="Sorted by interface index.")
+
+
+def test_portal_url_hyperlink_and_copy(roamd, tui):
+    """The login URL is an OSC 8 hyperlink (the text on screen unchanged) and c copies it
+    (OSC 52); terminals not known to take OSC 8 never get it."""
+    import base64
+    url = "http://portal.cafe.example/login?next=%2F"
+    roamd(verdict_scenario("portal"))
+    t = tui()
+    t.wait_for(screen="overview", text="Log in at " + url)
+    assert f"\x1b]8;;{url}\x1b\\{url}\x1b]8;;\x1b\\".encode() in b"".join(t.output)
+    assert "c copy URL" in t.text_lines()[-1]
+    t.key("c")
+    t.wait_for(screen="overview", text="Copied " + url)
+    assert b"\x1b]52;c;" + base64.b64encode(url.encode()) + b"\x07" in b"".join(t.output)
+    t.key("\r")
+    t.wait_for(screen="link", text="eth1 (ethernet): portal")
+    t.key("c")
+    t.wait_for(screen="link", text="Copied " + url)
+    t2 = tui(term="vt100")
+    t2.wait_for(screen="overview", text="Log in at")
+    assert b"\x1b]8;" not in b"".join(t2.output)
