@@ -336,3 +336,33 @@ def test_apps_wording(roamd, tui):
            "route none; bearers all; handover sticky; online until 22:23:20" in t.text(),
            what="the new wording")
     assert "VPN down until" not in t.text()
+
+
+def test_apps_filter_and_sort(roamd, tui, golden):
+    fake = roamd(APPS)
+    t = tui()
+    open_apps(t)
+    t.key("/")
+    t.key("blocked")
+    said(t, "Filter: blocked_ (3 of 8 apps)")
+    t.key("\r")
+    said(t, "Filter: blocked (3 of 8 apps)")
+    ids = [line[2:].split()[0] for line in t.text_lines()
+           if line[2:6] == "org." or line[2:9] in ("default", "system ")]
+    assert ids == ["org.example.Backup", "org.example.Chat", "org.example.Maps"]
+    # Keys act on the rows shown: j selects the next blocked app.
+    t.key("j")
+    t.wait_cursor("> org.example.Chat", screen="apps")
+    golden("apps-filter", t)
+    t.key(ESC)  # clears the filter; a second Esc goes back
+    t.wait(lambda t: "Filter" not in t.text() and "org.example.Printer" in t.text(),
+           what="no filter")
+    t.key("s")
+    said(t, "Sorted by state.")
+    ids = [line[2:].split()[0] for line in t.text_lines()
+           if line[2:6] == "org." or line[2:9] in ("default", "system ")]
+    assert ids[0] == "org.example.Browser" and ids[-3:] == [
+        "org.example.Backup", "org.example.Chat", "org.example.Maps"], ids
+    t.key(ESC)
+    t.wait_for(screen="overview")
+    assert fake.send(op="calls") == []
