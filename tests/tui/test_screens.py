@@ -498,3 +498,13 @@ def test_portal_url_hyperlink_and_copy(roamd, tui):
     t2 = tui(term="vt100")
     t2.wait_for(screen="overview", text="Log in at")
     assert b"\x1b]8;" not in b"".join(t2.output)
+
+
+def test_links_in_a_stable_order(roamd, tui):
+    """Links are listed by interface index (as `ip link` lists them), not in arrival order."""
+    fake = roamd(verdict_scenario("online"))
+    t = tui()
+    t.wait_for(screen="overview", text="wlan0")
+    fake.send(op="add", link={"Index": 1, "Name": "usb0", "Bearer": "ethernet"})
+    t.wait_for(screen="overview", text="usb0")
+    assert link_rows(t) == ["usb0", "eth0", "wlan0"]
