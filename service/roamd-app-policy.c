@@ -7,27 +7,20 @@
 #include "roam-conf.h"
 #include "roam-log.h"
 #include "roam-util.h"
+#include "roam-words.h"
 #include "roamd-app-id.h"
 #include "roamd-app-policy.h"
 
-static const char *const app_access_table[_APP_ACCESS_MAX] = {
-    [APP_ACCESS_ALLOW] = "allow",
-    [APP_ACCESS_LAN] = "lan",
-    [APP_ACCESS_DENY] = "deny",
-};
+/* The words are the shared table's (shared/roam-words.c), which roam uses too. */
+_Static_assert((int)_APP_ACCESS_MAX == (int)_ROAM_ACCESS_MAX &&
+                   (int)_APP_VPN_MAX == (int)_ROAM_VPN_MAX &&
+                   (int)_APP_HANDOVER_MAX == (int)_ROAM_HANDOVER_MAX,
+               "access, VPN rules, handovers and their shared words differ");
+#define app_access_table   roam_access_table
+#define app_vpn_table      roam_vpn_table
+#define app_handover_table roam_handover_table
 DEFINE_STRING_TABLE_LOOKUP(app_access, AppAccess)
-
-static const char *const app_vpn_table[_APP_VPN_MAX] = {
-    [APP_VPN_ANY] = "any",
-    [APP_VPN_REQUIRED] = "required",
-    [APP_VPN_FORBIDDEN] = "forbidden",
-};
 DEFINE_STRING_TABLE_LOOKUP(app_vpn, AppVpn)
-
-static const char *const app_handover_table[_APP_HANDOVER_MAX] = {
-    [APP_HANDOVER_STICKY] = "sticky",
-    [APP_HANDOVER_MOVE] = "move",
-};
 DEFINE_STRING_TABLE_LOOKUP(app_handover, AppHandover)
 
 static const char *const app_policy_source_table[_APP_POLICY_SOURCE_MAX] = {

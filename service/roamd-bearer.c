@@ -4,15 +4,23 @@
 #include <sys/stat.h>
 
 #include "roamd-bearer.h"
+#include "roam-words.h"
 #include "roam-util.h"
 
-static const char *const bearer_table[_BEARER_MAX] = {
-    [BEARER_ETHERNET] = "ethernet",       [BEARER_WIFI] = "wifi",
-    [BEARER_CELLULAR] = "cellular",       [BEARER_BLUETOOTH] = "bluetooth",
-    [BEARER_WIFI_DIRECT] = "wifi-direct", [BEARER_VPN] = "vpn",
-    [BEARER_LOWPAN] = "lowpan",           [BEARER_VIRTUAL] = "virtual",
-};
-DEFINE_STRING_TABLE_LOOKUP(bearer, Bearer)
+/* The words are the shared table's (shared/roam-words.c), which roam uses too. */
+_Static_assert((int)_BEARER_MAX == (int)_ROAM_BEARER_MAX &&
+                   (int)BEARER_VIRTUAL == (int)ROAM_BEARER_VIRTUAL,
+               "bearers and their shared words differ");
+
+const char *bearer_to_string(Bearer b)
+{
+        return roam_bearer_to_string((RoamBearer)b);
+}
+
+Bearer bearer_from_string(const char *s)
+{
+        return (Bearer)roam_bearer_from_string(s);
+}
 
 /* ARPHRD_* values from <linux/if_arp.h>, spelled out so the table reads as data. */
 enum {

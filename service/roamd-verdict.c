@@ -1,31 +1,35 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "roam-macro.h"
+#include "roam-words.h"
 #include "roamd-verdict.h"
 
-static const char *const verdict_table[_VERDICT_MAX] = {
-    [VERDICT_OFFLINE] = "offline", [VERDICT_CHECKING] = "checking", [VERDICT_LOCAL] = "local",
-    [VERDICT_PORTAL] = "portal",   [VERDICT_PARTIAL] = "partial",   [VERDICT_ONLINE] = "online",
-};
-DEFINE_STRING_TABLE_LOOKUP(verdict, Verdict)
+/* The words are the shared table's (shared/roam-words.c), which roam uses too. */
+_Static_assert((int)_VERDICT_MAX == (int)_ROAM_VERDICT_MAX &&
+                   (int)VERDICT_ONLINE == (int)ROAM_VERDICT_ONLINE &&
+                   (int)VERDICT_CHECKING == (int)ROAM_VERDICT_CHECKING,
+               "verdicts and their shared words differ");
+_Static_assert((int)_REASON_MAX == (int)_ROAM_REASON_MAX && (int)REASON_OK == (int)ROAM_REASON_OK,
+               "reasons and their shared words differ");
 
-static const char *const verdict_reason_table[_REASON_MAX] = {
-    [REASON_NOT_PROBED] = "not-probed",
-    [REASON_NO_CARRIER] = "no-carrier",
-    [REASON_NO_ADDRESS] = "no-address",
-    [REASON_LINK_LOCAL_ONLY] = "link-local-only",
-    [REASON_NO_ROUTE] = "no-route",
-    [REASON_GATEWAY_UNREACHABLE] = "gateway-unreachable",
-    [REASON_DNS_FAILED] = "dns-failed",
-    [REASON_HTTP_TIMEOUT] = "http-timeout",
-    [REASON_HTTP_FAILED] = "http-failed",
-    [REASON_PORTAL_REDIRECT] = "portal-redirect",
-    [REASON_PORTAL_CONTENT] = "portal-content",
-    [REASON_PORTAL_DNS] = "portal-dns",
-    [REASON_CAPPORT] = "capport",
-    [REASON_HTTPS_FAILED] = "https-failed",
-    [REASON_OK] = "ok",
-};
-DEFINE_STRING_TABLE_LOOKUP(verdict_reason, VerdictReason)
+const char *verdict_to_string(Verdict v)
+{
+        return roam_verdict_to_string((RoamVerdict)v);
+}
+
+Verdict verdict_from_string(const char *s)
+{
+        return (Verdict)roam_verdict_from_string(s);
+}
+
+const char *verdict_reason_to_string(VerdictReason r)
+{
+        return roam_reason_to_string((RoamReason)r);
+}
+
+VerdictReason verdict_reason_from_string(const char *s)
+{
+        return (VerdictReason)roam_reason_from_string(s);
+}
 
 static const char *const dns_outcome_table[_DNS_OUTCOME_MAX] = {
     [DNS_OUTCOME_NOT_RUN] = "not-run", [DNS_OUTCOME_OK] = "ok",

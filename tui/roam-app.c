@@ -9,31 +9,10 @@
 #include "roam-util.h"
 #include "roam-verdict.h"
 
-const char *const roam_app_bearers[ROAM_APP_N_BEARERS] = {
-    "ethernet", "wifi", "cellular", "bluetooth", "wifi-direct", "vpn", "lowpan",
-};
-
 typedef struct Words {
         const char *value;
         const char *words;
 } Words;
-
-static const Words access_words[] = {
-    {"allow", "any network"},
-    {"lan", "local networks only"},
-    {"deny", "loopback only"},
-};
-
-static const Words vpn_words[] = {
-    {"any", "with or without a VPN"},
-    {"required", "only through a VPN"},
-    {"forbidden", "never through a VPN"},
-};
-
-static const Words handover_words[] = {
-    {"sticky", "existing flows finish on the old link"},
-    {"move", "existing flows move to the new link"},
-};
 
 static const Words source_words[] = {
     {"builtin", "built in"},
@@ -49,27 +28,19 @@ static const char *lookup(const Words *table, size_t n, const char *value)
         return value;
 }
 
-static const char *next(const Words *table, size_t n, const char *value)
-{
-        for (size_t i = 0; i < n; i++)
-                if (streq(table[i].value, value))
-                        return table[(i + 1) % n].value;
-        return table[0].value;
-}
-
 const char *roam_app_access_words(const char *access)
 {
-        return lookup(access_words, ELEMENTSOF(access_words), access);
+        return roam_access_words(access);
 }
 
 const char *roam_app_vpn_words(const char *vpn)
 {
-        return lookup(vpn_words, ELEMENTSOF(vpn_words), vpn);
+        return roam_vpn_words(vpn);
 }
 
 const char *roam_app_handover_words(const char *handover)
 {
-        return lookup(handover_words, ELEMENTSOF(handover_words), handover);
+        return roam_handover_words(handover);
 }
 
 const char *roam_app_source_words(const char *source)
@@ -77,19 +48,27 @@ const char *roam_app_source_words(const char *source)
         return lookup(source_words, ELEMENTSOF(source_words), source);
 }
 
+/* The value after this one in a shared table, in turn (the first for an unknown value). */
+static const char *next(const char *const *table, size_t n, const char *value)
+{
+        int i = string_table_lookup(table, n, value);
+
+        return table[i < 0 ? 0 : ((size_t)i + 1) % n];
+}
+
 const char *roam_app_next_access(const char *access)
 {
-        return next(access_words, ELEMENTSOF(access_words), access);
+        return next(roam_access_table, _ROAM_ACCESS_MAX, access);
 }
 
 const char *roam_app_next_vpn(const char *vpn)
 {
-        return next(vpn_words, ELEMENTSOF(vpn_words), vpn);
+        return next(roam_vpn_table, _ROAM_VPN_MAX, vpn);
 }
 
 const char *roam_app_next_handover(const char *handover)
 {
-        return next(handover_words, ELEMENTSOF(handover_words), handover);
+        return next(roam_handover_table, _ROAM_HANDOVER_MAX, handover);
 }
 
 int roam_app_parse_duration(const char *s, uint64_t *ret)
@@ -206,8 +185,9 @@ char *roam_app_route_text(const RoamModel *m, const RoamApp *a)
 {
         char *s;
 
+        /* No uplink route: a LAN-only app still reaches its local networks; say so. */
         if (!*a->route4 && !*a->route6)
-                return strdup("none");
+                return strdup(streq(a->access, "lan") ? "local networks only" : "none");
         if (asprintf(&s, "v4 %s, v6 %s", *a->route4 ? roam_model_route_name(m, a->route4) : "none",
                      *a->route6 ? roam_model_route_name(m, a->route6) : "none") < 0)
                 return NULL;
@@ -234,7 +214,13 @@ char *roam_app_state_text(const RoamApp *a)
         char *s;
 
         roam_app_until_text(a, until, sizeof(until));
-        if (asprintf(&s, "%s%s%s", *a->state ? a->state : "unknown", *until ? " " : "", until) < 0)
+        /* "blocked: VPN down until 15:58" would read as blocked until then: the time belongs to
+         * the grant, which a VPN rule may still hold back. */
+        if (asprintf(&s, "%s%s%s", *a->state ? a->state : "unknown",
+                     !*until                                ? ""
+                     : streq(a->state, "online for a task") ? " "
+                                                            : "; online for a task ",
+                     until) < 0)
                 return NULL;
         return s;
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include "roam-words.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,9 +17,10 @@
 #define ROAM_APP_ONLINE_FOR_MAX_USEC (24 * 3600 * USEC_PER_SEC)
 #define ROAM_APP_UNTIL_RELEASED      UINT64_MAX
 
-/* The bearers an app may be limited to, in roamd's order of preference. */
-#define ROAM_APP_N_BEARERS 7
-extern const char *const roam_app_bearers[ROAM_APP_N_BEARERS];
+/* The bearers an app may be limited to, in roamd's order of preference: the shared table's,
+ * all but "virtual" (its last). */
+#define ROAM_APP_N_BEARERS ROAM_BEARER_VIRTUAL
+#define roam_app_bearers   roam_bearer_table
 
 /* The settings keys of SetAppPolicy, for messages. */
 #define ROAM_APP_SETTINGS_KEYS "access, bearers, vpn, handover"

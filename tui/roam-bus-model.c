@@ -228,11 +228,22 @@ void roam_link_history_record(RoamLink *l, uint64_t now, bool verdict_changed, b
 
         if (!verdict_changed && !probe_ended)
                 return;
-        if (!verdict_changed && l->n_history > 0) {
+        if (l->n_history > 0) {
                 e = &l->history[(l->history_next + ROAM_HISTORY_MAX - 1) % ROAM_HISTORY_MAX];
-                if (e->last_probe == 0) {
+                if (!verdict_changed && e->last_probe == 0) {
                         e->last_probe = l->last_probe;
                         e->probe_duration = l->probe_duration;
+                        return;
+                }
+                /* The same words again: a recheck, folded into the entry with a count. */
+                if (strncmp(e->verdict, l->connectivity, sizeof(e->verdict) - 1) == 0 &&
+                    strncmp(e->reason, l->connectivity_reason, sizeof(e->reason) - 1) == 0) {
+                        if (probe_ended) {
+                                e->count++;
+                                e->last_seen = now;
+                                e->last_probe = l->last_probe;
+                                e->probe_duration = l->probe_duration;
+                        }
                         return;
                 }
         }
@@ -245,6 +256,8 @@ void roam_link_history_record(RoamLink *l, uint64_t now, bool verdict_changed, b
             .seen = now,
             .last_probe = probe_ended ? l->last_probe : 0,
             .probe_duration = probe_ended ? l->probe_duration : 0,
+            .count = 1,
+            .last_seen = now,
         };
         snprintf(e->verdict, sizeof(e->verdict), "%s", l->connectivity);
         snprintf(e->reason, sizeof(e->reason), "%s", l->connectivity_reason);

@@ -65,6 +65,8 @@ typedef struct RoamHistoryEntry {
         uint64_t probe_duration; /* µs */
         char verdict[16];        /* closed sets: longer strings are cut */
         char reason[24];
+        unsigned count;     /* probe rounds that gave this verdict in a row (folded repeats) */
+        uint64_t last_seen; /* when the newest of them was seen */
 } RoamHistoryEntry;
 
 typedef struct RoamLink {
@@ -151,10 +153,11 @@ bool roam_link_is_virtual(const RoamLink *l);
 
 /* The history, newest first: entry i (0 = newest), NULL past the end. */
 const RoamHistoryEntry *roam_link_history_get(const RoamLink *l, size_t i);
-/* Records what changed. verdict_changed: Connectivity or its reason changed, so a new entry
- * starts; probe_ended: LastProbe changed, so the newest entry gets the round's timing when it
- * has none yet (roamd sends the verdict and then the timing of the same round), otherwise a
- * new entry repeats the verdict (a recheck that changed nothing). */
+/* Records changes only. verdict_changed: Connectivity or its reason changed, so a new entry
+ * starts (unless it says what the newest already says); probe_ended: LastProbe changed, so the
+ * newest entry gets the round's timing when it has none yet (roamd sends the verdict and then
+ * the timing of the same round), otherwise the round is a recheck that changed nothing and is
+ * folded into the newest entry (its count and last_seen). */
 void roam_link_history_record(RoamLink *l, uint64_t now, bool verdict_changed, bool probe_ended);
 
 int roam_app_new(const char *path, RoamApp **ret);

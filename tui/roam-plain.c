@@ -19,11 +19,27 @@
 #include "roam-verdict.h"
 
 #define INPUT_LINE_MAX 4096
+/* A burst of changes (an uplink move: link verdicts, the global state, every app's state) is
+ * printed once it settles: when nothing changed for PLAIN_SETTLE_USEC, or PLAIN_SETTLE_MAX_USEC
+ * after its first change at the latest. Documented in docs/tui.md. */
+#define PLAIN_SETTLE_USEC     (300 * USEC_PER_MSEC)
+#define PLAIN_SETTLE_MAX_USEC (2 * USEC_PER_SEC)
+
+/* What an object said before the burst began; compared with what it says when it settles. */
+typedef struct Pending {
+        char *key;     /* "manager", a link's or an app's path */
+        char *name;    /* for the message: the link's name, the app's ID */
+        char *before;  /* verdict (manager, link) or the app's state text */
+        char *before2; /* the link's reason, the app's policy text */
+} Pending;
 
 typedef struct Plain {
         sd_event *event;
-        sd_event_source *input;
+        sd_event_source *input, *settle;
         RoamLive *live;
+        Pending *pending;
+        size_t n_pending;
+        uint64_t burst_start; /* CLOCK_MONOTONIC µs of the burst's first change */
         bool was_ready;
         bool announced; /* the first state has been printed */
         char buf[INPUT_LINE_MAX + 1];
@@ -214,8 +230,13 @@ static void print_link_detail(const RoamLink *l)
                 printf("  Captive portal API problem: %s\n", l->capport.error);
         for (size_t i = 0; (e = roam_link_history_get(l, i)); i++) {
                 roam_format_clock(e->seen, buf, sizeof(buf));
-                printf("  Seen at %s: %s, %s\n", buf, roam_verdict_word(e->verdict),
+                printf("  Seen at %s: %s, %s", buf, roam_verdict_word(e->verdict),
                        roam_reason_short(e->reason));
+                if (e->count > 1) {
+                        roam_format_clock(e->last_seen, buf, sizeof(buf));
+                        printf(" (%u times, last at %s)", e->count, buf);
+                }
+                putchar('\n');
         }
 }
 
@@ -305,12 +326,16 @@ static int app_command(Plain *p, char **words)
         return 0;
 }
 
+static void pending_flush(Plain *p);
+
 static int command(Plain *p, char *line)
 {
         _cleanup_strv_free_ char **words = NULL;
         const RoamLink *l;
         int r;
 
+        /* Changes still settling are older than the answer: they come first. */
+        pending_flush(p);
         r = strv_split(line, " \t\r", &words);
         if (r < 0)
                 return log_oom();
@@ -395,24 +420,139 @@ static int on_input(sd_event_source *s, int fd, uint32_t revents, void *userdata
         return 0;
 }
 
-/* "app org.x: policy now access deny, ...", "app org.x: online -> blocked: access denied" */
-static void announce_app_change(const RoamModel *m, const RoamLiveEvent *ev)
+static void pending_clear(Plain *p)
 {
-        _cleanup_free_ char *state = roam_app_state_text(ev->app),
-                            *policy = roam_app_policy_text(ev->app);
+        for (size_t i = 0; i < p->n_pending; i++) {
+                free(p->pending[i].key);
+                free(p->pending[i].name);
+                free(p->pending[i].before);
+                free(p->pending[i].before2);
+        }
+        free(p->pending);
+        p->pending = NULL;
+        p->n_pending = 0;
+        (void)sd_event_source_set_enabled(p->settle, SD_EVENT_OFF);
+}
+
+/* Remembers what an object said before its first change of this burst (later changes of the
+ * burst keep that), and moves the settle timer. */
+static void pending_add(Plain *p, const char *key, const char *name, const char *before,
+                        const char *before2)
+{
+        uint64_t now = 0, at;
+        Pending *n;
+
+        (void)sd_event_now(p->event, CLOCK_MONOTONIC, &now);
+        if (p->n_pending == 0)
+                p->burst_start = now;
+        at = MIN(now + PLAIN_SETTLE_USEC, p->burst_start + PLAIN_SETTLE_MAX_USEC);
+        if (sd_event_source_set_time(p->settle, at) < 0 ||
+            sd_event_source_set_enabled(p->settle, SD_EVENT_ONESHOT) < 0)
+                log_debug("Cannot arm the settle timer.");
+
+        for (size_t i = 0; i < p->n_pending; i++)
+                if (streq(p->pending[i].key, key))
+                        return;
+        n = reallocarray(p->pending, p->n_pending + 1, sizeof(Pending));
+        if (!n) {
+                log_oom();
+                return;
+        }
+        p->pending = n;
+        n[p->n_pending] = (Pending){
+            .key = strdup(key),
+            .name = strdup(name),
+            .before = strdup(strempty(before)),
+            .before2 = strdup(strempty(before2)),
+        };
+        if (!n[p->n_pending].key || !n[p->n_pending].name || !n[p->n_pending].before ||
+            !n[p->n_pending].before2) {
+                free(n[p->n_pending].key);
+                free(n[p->n_pending].name);
+                free(n[p->n_pending].before);
+                free(n[p->n_pending].before2);
+                log_oom();
+                return;
+        }
+        p->n_pending++;
+}
+
+static const Pending *pending_find(Plain *p, const char *key)
+{
+        for (size_t i = 0; i < p->n_pending; i++)
+                if (streq(p->pending[i].key, key))
+                        return &p->pending[i];
+        return NULL;
+}
+
+/* "wlan0: portal -> online (checks answered)", or "still ..." when only the reason moved. */
+static void print_link_change(const RoamLink *l, const Pending *was)
+{
+        if (!streq(was->before, l->connectivity)) {
+                stamp();
+                printf("%s: %s -> %s (%s)", name_of(l), roam_verdict_word(was->before),
+                       roam_verdict_word(l->connectivity),
+                       roam_reason_short(l->connectivity_reason));
+                if (streq(l->connectivity, "portal") && *l->portal_url)
+                        printf("; log in at %s", l->portal_url);
+                fputc('\n', stdout);
+        } else if (!streq(was->before2, l->connectivity_reason)) {
+                stamp();
+                printf("%s: still %s, now because: %s\n", name_of(l),
+                       roam_verdict_word(l->connectivity),
+                       roam_reason_short(l->connectivity_reason));
+        }
+}
+
+/* "app org.x: policy now access deny, ...", "app org.x: online -> blocked: access denied" */
+static void print_app_change(const RoamApp *a, const Pending *was)
+{
+        _cleanup_free_ char *state = roam_app_state_text(a), *policy = roam_app_policy_text(a);
 
         if (!state || !policy) {
                 log_oom();
                 return;
         }
-        if (!streq(policy, ev->old_app_policy)) {
+        if (!streq(policy, was->before2)) {
                 stamp();
-                printf("app %s: policy now %s\n", ev->app->id, policy);
+                printf("app %s: policy now %s\n", a->id, policy);
         }
-        if (!streq(state, ev->old_app_state)) {
+        if (!streq(state, was->before)) {
                 stamp();
-                printf("app %s: %s -> %s\n", ev->app->id, ev->old_app_state, state);
+                printf("app %s: %s -> %s\n", a->id, was->before, state);
         }
+}
+
+/* Prints the settled outcome of a burst, causes first: the links, then the global state they
+ * make, then the apps that follow it. What changed and changed back prints nothing. */
+static void pending_flush(Plain *p)
+{
+        const RoamModel *m = roam_live_get_model(p->live);
+        const Pending *was;
+
+        if (p->n_pending == 0)
+                return;
+        for (size_t i = 0; i < m->n_links; i++)
+                if ((was = pending_find(p, m->links[i]->path)))
+                        print_link_change(m->links[i], was);
+        if ((was = pending_find(p, "manager")) && !streq(was->before, m->state)) {
+                _cleanup_free_ char *sentence = roam_global_sentence(m);
+
+                stamp();
+                printf("state: %s -> %s: %s\n", roam_verdict_word(was->before),
+                       roam_verdict_word(m->state), sentence ? sentence : "");
+        }
+        for (size_t i = 0; i < m->n_apps; i++)
+                if ((was = pending_find(p, m->apps[i]->path)))
+                        print_app_change(m->apps[i], was);
+        pending_clear(p);
+        fflush(stdout);
+}
+
+static int on_settle(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        pending_flush(userdata);
+        return 0;
 }
 
 static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdata)
@@ -420,6 +560,37 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
         Plain *p = userdata;
         const RoamModel *m = roam_live_get_model(live);
         _cleanup_free_ char *sentence = NULL;
+
+        /* Changes wait for their burst to settle; anything else is said at once, after what
+         * is pending (it may be what caused it: a call's answer after its changes). */
+        switch (ev->type) {
+        case ROAM_LIVE_EVENT_MANAGER:
+                if (ev->verdict_changed)
+                        pending_add(p, "manager", "", ev->old_verdict, NULL);
+                return;
+        case ROAM_LIVE_EVENT_LINK_CHANGED:
+                if (ev->verdict_changed || !streq(ev->old_reason, ev->link->connectivity_reason))
+                        pending_add(p, ev->link->path, name_of(ev->link), ev->old_verdict,
+                                    ev->old_reason);
+                return;
+        case ROAM_LIVE_EVENT_APP_CHANGED:
+                pending_add(p, ev->app->path, ev->app->id, ev->old_app_state, ev->old_app_policy);
+                return;
+        case ROAM_LIVE_EVENT_STATE:
+                /* A new model: what was pending belongs to the old one. */
+                pending_clear(p);
+                break;
+        case ROAM_LIVE_EVENT_LINK_ADDED:
+        case ROAM_LIVE_EVENT_LINK_REMOVED:
+        case ROAM_LIVE_EVENT_REPROBE:
+        case ROAM_LIVE_EVENT_APP_ADDED:
+        case ROAM_LIVE_EVENT_APP_REMOVED:
+        case ROAM_LIVE_EVENT_APP_CALL:
+        case _ROAM_LIVE_EVENT_TYPE_MAX:
+        case _ROAM_LIVE_EVENT_TYPE_INVALID:
+                pending_flush(p);
+                break;
+        }
 
         switch (ev->type) {
         case ROAM_LIVE_EVENT_STATE:
@@ -455,31 +626,6 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                         break;
                 }
                 break;
-        case ROAM_LIVE_EVENT_MANAGER:
-                if (!ev->verdict_changed)
-                        break;
-                sentence = roam_global_sentence(m);
-                stamp();
-                printf("state: %s -> %s: %s\n", roam_verdict_word(ev->old_verdict),
-                       roam_verdict_word(m->state), sentence ? sentence : "");
-                break;
-        case ROAM_LIVE_EVENT_LINK_CHANGED:
-                if (ev->verdict_changed) {
-                        stamp();
-                        printf("%s: %s -> %s (%s)", name_of(ev->link),
-                               roam_verdict_word(ev->old_verdict),
-                               roam_verdict_word(ev->link->connectivity),
-                               roam_reason_short(ev->link->connectivity_reason));
-                        if (streq(ev->link->connectivity, "portal") && *ev->link->portal_url)
-                                printf("; log in at %s", ev->link->portal_url);
-                        fputc('\n', stdout);
-                } else if (!streq(ev->old_reason, ev->link->connectivity_reason)) {
-                        stamp();
-                        printf("%s: still %s, now because: %s\n", name_of(ev->link),
-                               roam_verdict_word(ev->link->connectivity),
-                               roam_reason_short(ev->link->connectivity_reason));
-                }
-                break;
         case ROAM_LIVE_EVENT_LINK_ADDED:
                 stamp();
                 printf("%s appeared: ", name_of(ev->link));
@@ -510,9 +656,6 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                 stamp();
                 printf("app %s vanished.\n", ev->app->id);
                 break;
-        case ROAM_LIVE_EVENT_APP_CHANGED:
-                announce_app_change(m, ev);
-                break;
         case ROAM_LIVE_EVENT_APP_CALL:
                 stamp();
                 if (!ev->error)
@@ -525,6 +668,9 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                         printf("Cannot change %s (%s): %s\n", ev->app_id, ev->action,
                                ev->error->message ? ev->error->message : ev->error->name);
                 break;
+        case ROAM_LIVE_EVENT_MANAGER:
+        case ROAM_LIVE_EVENT_LINK_CHANGED:
+        case ROAM_LIVE_EVENT_APP_CHANGED:
         case _ROAM_LIVE_EVENT_TYPE_MAX:
         case _ROAM_LIVE_EVENT_TYPE_INVALID:
                 break;
@@ -537,6 +683,66 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
         return sd_event_exit(userdata, 0);
 }
 
+/* Everything plain mode prints passes here: names, URLs and reasons come from the network and
+ * the bus, and the input line is echoed in errors, so control characters (C0, DEL, C1) and
+ * broken UTF-8 become '?': nothing reaches the terminal or the screen reader as a control
+ * sequence. Newlines and tabs stay. */
+static ssize_t clean_write(void *cookie, const char *buf, size_t size)
+{
+        int fd = *(int *)cookie;
+        _cleanup_free_ char *out = malloc(size);
+        size_t n = 0;
+
+        if (!out)
+                return -1;
+        for (size_t i = 0; i < size;) {
+                unsigned char c = (unsigned char)buf[i];
+                size_t len = c < 0x80             ? 1
+                             : (c & 0xe0) == 0xc0 ? 2
+                             : (c & 0xf0) == 0xe0 ? 3
+                             : (c & 0xf8) == 0xf0 ? 4
+                                                  : 0;
+                bool ok = len > 0 && i + len <= size;
+
+                for (size_t k = 1; ok && k < len; k++)
+                        ok = ((unsigned char)buf[i + k] & 0xc0) == 0x80;
+                if (!ok) {
+                        out[n++] = '?';
+                        i++;
+                        continue;
+                }
+                /* C0 controls, DEL, and C1 controls (U+0080..U+009F: 0xc2 0x80..0x9f): one
+                 * '?' each. */
+                if ((len == 1 && (c < 0x20 || c == 0x7f) && c != '\n' && c != '\t') ||
+                    (len == 2 && c == 0xc2 && (unsigned char)buf[i + 1] < 0xa0)) {
+                        out[n++] = '?';
+                        i += len;
+                        continue;
+                }
+                memcpy(out + n, buf + i, len);
+                n += len;
+                i += len;
+        }
+        for (size_t done = 0; done < n;) {
+                ssize_t k = write(fd, out + done, n - done);
+
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -1;
+                }
+                done += (size_t)k;
+        }
+        return (ssize_t)size;
+}
+
+static FILE *clean_stdout(void)
+{
+        static int fd = STDOUT_FILENO;
+
+        return fopencookie(&fd, "w", (cookie_io_functions_t){.write = clean_write});
+}
+
 int plain_run(void)
 {
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
@@ -544,8 +750,14 @@ int plain_run(void)
         _cleanup_(roam_live_freep) RoamLive *live = NULL;
         Plain p = {};
         sigset_t mask;
+        FILE *f;
         int r;
 
+        f = clean_stdout();
+        if (!f)
+                return log_oom();
+        fflush(stdout);
+        stdout = f;
         setvbuf(stdout, NULL, _IOLBF, 0);
         r = sd_event_default(&event);
         if (r < 0)
@@ -567,6 +779,10 @@ int plain_run(void)
                 r = sd_event_add_io(event, &input, STDIN_FILENO, EPOLLIN, on_input, &p);
         if (r == -EPERM) /* stdin is a regular file or /dev/null: epoll refuses it */
                 r = 0;
+        if (r >= 0)
+                r = sd_event_add_time(event, &p.settle, CLOCK_MONOTONIC, 0, 0, on_settle, &p);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(p.settle, SD_EVENT_OFF);
         if (r < 0)
                 return log_error_errno(r, "Cannot set up the event loop: %m");
 
@@ -577,6 +793,8 @@ int plain_run(void)
         (void)roam_live_start(live);
 
         r = sd_event_loop(event);
+        pending_clear(&p);
+        p.settle = sd_event_source_disable_unref(p.settle);
         if (r < 0)
                 return log_error_errno(r, "The event loop failed: %m");
         return 0;

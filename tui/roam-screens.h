@@ -9,5 +9,8 @@
 int screen_addresses_text(const RoamLink *l, bool all, char **ret);
 /* Where to log in when the link is behind a portal, else NULL. */
 const char *screen_portal_url(const RoamLink *l);
+/* Copies the link's portal URL to the terminal's clipboard (OSC 52), said on the status line;
+ * a reaction. */
+int screen_copy_url(Tui *t, const char *path);
 /* Asks roamd to re-probe the link (the answer arrives later as a message); a reaction. */
 int screen_reprobe(Tui *t, const char *path);

@@ -144,20 +144,12 @@ static const char *family_name(int family)
         return "unknown family";
 }
 
+/* The same sentence as the TUI and plain mode say (shared/roam-words.c). */
 static void print_global_state(const RoamModel *m, FILE *f)
 {
-        const char *state = *m->state ? m->state : "unknown";
-        const RoamLink *best = roam_model_best_link(m);
+        _cleanup_free_ char *sentence = roam_global_sentence(m);
 
-        if (best)
-                fprintf(f, "State: %s via %s (%s)\n", state, *best->name ? best->name : best->path,
-                        best->bearer);
-        else if (!streq(m->best_link_path, "/"))
-                fprintf(f, "State: %s via %s\n", state, m->best_link_path);
-        else if (streq(state, "offline"))
-                fputs("State: offline (no usable link)\n", f);
-        else
-                fprintf(f, "State: %s (no best link)\n", state);
+        fprintf(f, "State: %s\n", sentence ? sentence : "unknown");
 }
 
 static int print_link(const RoamModel *m, const RoamLink *l, FILE *f)

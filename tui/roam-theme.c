@@ -7,7 +7,7 @@
 #include "roam-log.h"
 #include "roam-theme.h"
 #include "roam-util.h"
-#include "theme-default.h" /* generated from themes/default.theme */
+#include "theme-builtin.h" /* generated from the files in themes/ */
 
 #define THEME_FILE_MAX  (64 * 1024)
 #define CONFIG_FILE_MAX (64 * 1024)
@@ -251,10 +251,23 @@ int theme_parse(const char *name, const char *file, const char *text, size_t siz
         return 0;
 }
 
+int theme_builtin_named(const char *name, Theme *ret)
+{
+        for (size_t i = 0; i < ELEMENTSOF(builtin_themes); i++)
+                if (streq(builtin_themes[i].name, name)) {
+                        _cleanup_free_ char *file = NULL;
+
+                        if (asprintf(&file, "(built-in %s theme)", name) < 0)
+                                return log_oom();
+                        return theme_parse(name, file, builtin_themes[i].text,
+                                           strlen(builtin_themes[i].text), ret);
+                }
+        return -ENOENT;
+}
+
 int theme_builtin(Theme *ret)
 {
-        return theme_parse("default", "(built-in default theme)", theme_default_text,
-                           strlen(theme_default_text), ret);
+        return theme_builtin_named("default", ret);
 }
 
 static int theme_load_file(const char *name, const char *path, Theme *ret)
@@ -359,10 +372,12 @@ int theme_load(const char *name, Theme *ret)
                         return log_error_errno(r, "Cannot read theme %s: %m", path);
                 return 0;
         }
-        if (streq(name, "default"))
-                return theme_builtin(ret);
+        r = theme_builtin_named(name, ret);
+        if (r != -ENOENT)
+                return r;
         return log_error_errno(ENOENT,
-                               "No theme named '%s' (looked for %s.theme in $ROAM_THEME_PATH, "
+                               "No theme named '%s' (built in: default, high-contrast, light, "
+                               "monochrome; looked for %s.theme in $ROAM_THEME_PATH, "
                                "~/.config/roam/themes and %s).",
                                name, name, ROAM_THEMEDIR);
 }

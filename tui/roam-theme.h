@@ -68,12 +68,16 @@ void theme_done(Theme *t);
 
 /* The built-in copy of themes/default.theme, used when no file can be read. */
 int theme_builtin(Theme *ret);
+/* The built-in copy of a shipped theme (default, high-contrast, light, monochrome); -ENOENT
+ * for any other name. Fails only on OOM otherwise. */
+int theme_builtin_named(const char *name, Theme *ret);
 
 /* Parses a theme; errors are logged as "file:line: ..." and make it -EINVAL. */
 int theme_parse(const char *name, const char *file, const char *text, size_t size, Theme *ret);
 
-/* Loads a theme by name (searched in $ROAM_THEME_PATH, $XDG_CONFIG_HOME/roam/themes, then the
- * installed directory) or by path (a name with a '/'). -ENOENT (logged) when none is found. */
+/* Loads a theme by name (searched in $ROAM_THEME_PATH, $XDG_CONFIG_HOME/roam/themes, the
+ * installed directory, then the built-in copies of the shipped themes) or by path (a name with
+ * a '/'). -ENOENT (logged) when none is found. */
 int theme_load(const char *name, Theme *ret);
 
 /* Reads $XDG_CONFIG_HOME/roam/config (or ~/.config/roam/config): `theme = NAME`. Missing file:

@@ -299,6 +299,10 @@ void tui_doc_draw_box(Tui *t, const TuiDoc *d, int top, int left, int height, in
                                .selected = is_selected};
 
                 if (y + rows[i] > top && y < top + height) {
+                        /* Only lists (a selection is shown) take clicks. */
+                        for (int r = 0; selected >= 0 && r < rows[i]; r++)
+                                if (y + r >= top && y + r < top + height)
+                                        tui_note_item_row(t, y + r, d->lines[i].item);
                         if (is_selected)
                                 for (int r = 0; r < rows[i]; r++)
                                         if (y + r >= top && y + r < top + height)

@@ -18,6 +18,9 @@ int tui_wcwidth(wchar_t c);
 int tui_wcswidth(const wchar_t *s, size_t n);
 void tui_put_wchar(Tui *t, int y, int x, wchar_t c, ThemeRole role);
 
+/* The document drawing says which item each screen row shows, for mouse clicks. */
+void tui_note_item_row(Tui *t, int y, int item);
+
 /* A theme colour that this terminal can show: bright colours and the 256-colour palette fall
  * back to the nearest of the first 8, or to the default colour. */
 short tui_colour_fit(short c, int colours);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <fcntl.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
@@ -19,6 +20,7 @@
 
 #include "roam-bus.h"
 #include "roam-log.h"
+#include "roam-screens.h"
 #include "roam-tui-internal.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
@@ -58,7 +60,37 @@ struct Tui {
         /* Screenshot tests: after every frame, the terminal title says "roam-frame N ..." */
         bool test_frames;
         unsigned frames;
+
+        /* Where the last frame put what a click can hit: the item of each row, the hints in
+         * the hint bar and the tabs in the header. */
+        bool mouse;
+        bool hyperlinks;  /* the terminal takes OSC 8 links */
+        FILE *input_file; /* the terminal, opened again for non-blocking reads */
+        int *row_items;
+        int n_row_items;
+        struct {
+                int x0, x1;
+                const KeyHelp *k;
+        } hint_spots[32];
+        size_t n_hint_spots;
+        struct {
+                int x0, x1;
+                const ScreenVTable *v; /* NULL: the help */
+        } tab_spots[8];
+        size_t n_tab_spots;
 };
+
+void tui_note_item_row(Tui *t, int y, int item)
+{
+        if (y >= 0 && y < t->n_row_items)
+                t->row_items[y] = item;
+}
+
+static void note_tab(Tui *t, int x0, int x1, const ScreenVTable *v)
+{
+        if (t->n_tab_spots < ELEMENTSOF(t->tab_spots))
+                t->tab_spots[t->n_tab_spots++] = (typeof(t->tab_spots[0])){x0, x1, v};
+}
 
 RoamLive *tui_live(Tui *t)
 {
@@ -376,7 +408,7 @@ static void draw_header(Tui *t)
         bool in_help = t->current == &t->help, roomy;
         const char *help;
         char buf[64];
-        int x, need = 6;
+        int x, n, need = 6;
 
         tab_screens(t, tabs);
         /* Roomy when everything fits, else single spaces (40 columns keep every tab). */
@@ -400,11 +432,15 @@ static void draw_header(Tui *t)
                                  : "%d %s",
                          tabs[i]->number, tabs[i]->title);
                 x += tui_print(t, 0, x, COLS - x, THEME_HEADER, " ");
-                x += tui_print(t, 0, x, COLS - x, on ? THEME_HEADER_ACTIVE : THEME_HEADER, buf);
+                n = tui_print(t, 0, x, COLS - x, on ? THEME_HEADER_ACTIVE : THEME_HEADER, buf);
+                note_tab(t, x, x + n, tabs[i]);
+                x += n;
         }
-        if (x + (int)strlen(help) < COLS)
+        if (x + (int)strlen(help) < COLS) {
                 tui_print(t, 0, COLS - (int)strlen(help), (int)strlen(help),
                           in_help ? THEME_HEADER_ACTIVE : THEME_HEADER, help);
+                note_tab(t, COLS - (int)strlen(help), COLS, NULL);
+        }
 }
 
 static void status_text(Tui *t, char *buf, size_t size, ThemeRole *role)
@@ -444,38 +480,83 @@ static void status_text(Tui *t, char *buf, size_t size, ThemeRole *role)
         }
 }
 
-static const KeyHelp global_hints[] = {
-    {"?", "help", NULL},
-    {"q", "quit", NULL},
-};
+static const KeyHelp global_hint_help = {"?", "help", NULL};
+static const KeyHelp global_hint_quit = {"q", "quit", NULL};
 
-static int draw_hint(Tui *t, int x, const KeyHelp *k)
+static int hint_width(const KeyHelp *k)
 {
-        int need = (int)(strlen(k->keys) + 1 + strlen(k->hint) + 2);
+        return (int)(strlen(k->keys) + 1 + strlen(k->hint));
+}
 
-        if (x + need > COLS)
-                return -1;
+static int draw_hint(Tui *t, int x, const KeyHelp *k, int gap)
+{
+        if (t->n_hint_spots < ELEMENTSOF(t->hint_spots))
+                t->hint_spots[t->n_hint_spots++] =
+                    (typeof(t->hint_spots[0])){x, x + hint_width(k), k};
         x += tui_print(t, LINES - 1, x, COLS - x, THEME_KEY, k->keys);
         x += tui_print(t, LINES - 1, x, COLS - x, THEME_HINT, " ");
         x += tui_print(t, LINES - 1, x, COLS - x, THEME_HINT, k->hint);
-        return x + 2;
+        return x + gap;
 }
 
+/* Picks the hints that fit in priority order (a hint that does not fit is left out, the
+ * next may still fit); the number left out. */
+static size_t pick_hints(const KeyHelp *const *by_priority, size_t n, int gap, bool *shown)
+{
+        int used = 1; /* the first column is a margin */
+        size_t left_out = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                int need = hint_width(by_priority[i]) + (used > 1 ? gap : 0);
+
+                shown[i] = used + need <= COLS;
+                if (shown[i])
+                        used += need;
+                else
+                        left_out++;
+        }
+        return left_out;
+}
+
+#define HINTS_MAX 32
+
+/* The key-hint bar: "? help" first and always, then the screen's keys that act now in the
+ * order the screen lists them (its most important first), then "q quit". When they do not all
+ * fit with two-space gaps, one-space gaps are tried; when even those leave some out, the
+ * least important are left out. They are drawn as: ? help, q quit, the screen's. */
 static void draw_hints(Tui *t)
 {
-        int x = 1;
+        const KeyHelp *by_priority[HINTS_MAX];
+        bool shown[HINTS_MAX];
+        size_t n = 0;
+        int x = 1, gap = 2;
 
         tui_fill(t, LINES - 1, 0, COLS, THEME_HINT);
-        /* The global keys go first: at 40 columns "? help" must still show. */
-        for (size_t i = 0; i < ELEMENTSOF(global_hints) && x >= 0; i++)
-                x = draw_hint(t, x, &global_hints[i]);
+        by_priority[n++] = &global_hint_help;
         /* Without roamd, the screens' keys have nothing to act on: only the global ones show. */
-        if (t->current != &t->help && roam_live_get_state(t->live) != ROAM_LIVE_READY)
-                return;
-        for (const KeyHelp *k = t->current->vtable->keys; k && k->keys && x >= 0; k++)
-                if (k->hint && (!t->current->vtable->key_active ||
-                                t->current->vtable->key_active(t, t->current, k)))
-                        x = draw_hint(t, x, k);
+        if (t->current == &t->help || roam_live_get_state(t->live) == ROAM_LIVE_READY)
+                for (const KeyHelp *k = t->current->vtable->keys; k && k->keys && n < HINTS_MAX - 1;
+                     k++)
+                        if (k->hint && (!t->current->vtable->key_active ||
+                                        t->current->vtable->key_active(t, t->current, k)))
+                                by_priority[n++] = k;
+        by_priority[n++] = &global_hint_quit;
+
+        /* One-space gaps only when they make every hint fit; otherwise two, and the least
+         * important hints are left out (the help screen has them all). */
+        if (pick_hints(by_priority, n, gap, shown) > 0) {
+                if (pick_hints(by_priority, n, 1, shown) == 0)
+                        gap = 1;
+                else
+                        (void)pick_hints(by_priority, n, gap, shown);
+        }
+        if (shown[0])
+                x = draw_hint(t, x, by_priority[0], gap);
+        if (shown[n - 1])
+                x = draw_hint(t, x, by_priority[n - 1], gap);
+        for (size_t i = 1; i + 1 < n; i++)
+                if (shown[i])
+                        x = draw_hint(t, x, by_priority[i], gap);
 }
 
 /* Lays the status text out in rows of COLS - 2 columns from column 1, broken at spaces (a word
@@ -552,6 +633,99 @@ static void arm_refresh(Tui *t)
                 log_debug("Cannot arm the refresh timer.");
 }
 
+int tui_copy(Tui *t, const char *text)
+{
+        /* OSC 52 carries base64; nothing in our dependencies encodes it, so a few lines. */
+        static const char b64[] =
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        size_t n = strlen(text), k = 0;
+        _cleanup_free_ char *out = malloc(4 * ((n + 2) / 3) + 1);
+        const unsigned char *in = (const unsigned char *)text;
+
+        if (!out)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i += 3) {
+                unsigned v = (unsigned)in[i] << 16 | (i + 1 < n ? (unsigned)in[i + 1] << 8 : 0) |
+                             (i + 2 < n ? in[i + 2] : 0);
+
+                out[k++] = b64[v >> 18 & 63];
+                out[k++] = b64[v >> 12 & 63];
+                out[k++] = i + 1 < n ? b64[v >> 6 & 63] : '=';
+                out[k++] = i + 2 < n ? b64[v & 63] : '=';
+        }
+        out[k] = 0;
+        /* Through curses' own stream, so it never lands inside one of its sequences. */
+        if (fprintf(stdout, "\033]52;c;%s\a", out) < 0 || fflush(stdout) != 0)
+                return -EIO;
+        return 0;
+}
+
+/* Terminals known to take OSC 8 links (others might print them). */
+static bool term_has_hyperlinks(void)
+{
+        static const char *const prefixes[] = {"xterm",     "tmux",    "screen", "foot", "kitty",
+                                               "alacritty", "wezterm", "vte",    "rxvt"};
+        const char *term = getenv("TERM");
+
+        for (size_t i = 0; term && i < ELEMENTSOF(prefixes); i++)
+                if (strncmp(term, prefixes[i], strlen(prefixes[i])) == 0)
+                        return true;
+        return false;
+}
+
+/* After a frame: every portal URL shown whole on one row is written again, with the same
+ * attributes, inside an OSC 8 hyperlink, so a click in the terminal opens it. Curses cannot
+ * send OSC 8 itself; the cells keep what curses put there. */
+static void overlay_hyperlinks(Tui *t)
+{
+        const RoamModel *m = tui_model(t);
+        int cy = t->cursor_y, cx = t->cursor_x;
+        char row[1024];
+        bool wrote = false;
+
+        if (!t->hyperlinks || roam_live_get_state(t->live) != ROAM_LIVE_READY)
+                return;
+        for (int y = 1; y < LINES - 1; y++) {
+                int n = mvwinnstr(stdscr, y, 0, row, MIN(COLS, (int)sizeof(row) - 1));
+
+                if (n <= 0)
+                        continue;
+                row[n] = 0;
+                for (size_t i = 0; i < m->n_links; i++) {
+                        const char *url = screen_portal_url(m->links[i]), *at;
+                        attr_t attrs;
+                        short pair;
+                        cchar_t cc;
+                        wchar_t wc[CCHARW_MAX + 1];
+                        int x;
+
+                        if (!url || !(at = strstr(row, url)))
+                                continue;
+                        x = (int)(at - row);
+                        /* Columns are bytes only while the row is ASCII up to the end. */
+                        for (const char *c = row; c < at + strlen(url); c++)
+                                if ((unsigned char)*c >= 0x80)
+                                        x = -1;
+                        if (x < 0 || x + (int)strlen(url) >= COLS ||
+                            mvwin_wch(stdscr, y, x, &cc) != OK ||
+                            getcchar(&cc, wc, &attrs, &pair, NULL) == ERR)
+                                continue;
+                        mvcur(cy, cx, y, x);
+                        vid_attr(attrs, pair, NULL);
+                        fprintf(stdout, "\033]8;;%s\033\\%s\033]8;;\033\\", url, url);
+                        vid_attr(A_NORMAL, 0, NULL);
+                        cy = y;
+                        cx = x + (int)strlen(url);
+                        wrote = true;
+                        break;
+                }
+        }
+        if (wrote) {
+                mvcur(cy, cx, t->cursor_y, t->cursor_x);
+                fflush(stdout);
+        }
+}
+
 static void draw(Tui *t)
 {
         char buf[512];
@@ -562,6 +736,17 @@ static void draw(Tui *t)
         t->refresh_usec = UINT64_MAX;
         bkgdset(' ' | t->attrs[THEME_NORMAL] | (chtype)COLOR_PAIR(t->pairs[THEME_NORMAL]));
         erase();
+        t->n_hint_spots = t->n_tab_spots = 0;
+        if (t->n_row_items != LINES) {
+                int *n = reallocarray(t->row_items, (size_t)MAX(LINES, 1), sizeof(int));
+
+                if (n) {
+                        t->row_items = n;
+                        t->n_row_items = LINES;
+                }
+        }
+        for (int y = 0; y < t->n_row_items; y++)
+                t->row_items[y] = -1;
 
         if (COLS < MIN_COLUMNS || LINES < MIN_LINES) {
                 snprintf(buf, sizeof(buf), "Window too small (%dx%d): roam needs %dx%d.", COLS,
@@ -581,9 +766,12 @@ static void draw(Tui *t)
                 draw_hints(t);
         }
 
-        move(MIN(t->cursor_y, LINES - 1), MIN(t->cursor_x, COLS - 1));
+        t->cursor_y = MIN(t->cursor_y, LINES - 1);
+        t->cursor_x = MIN(t->cursor_x, COLS - 1);
+        move(t->cursor_y, t->cursor_x);
         wnoutrefresh(stdscr);
         doupdate();
+        overlay_hyperlinks(t);
         if (t->test_frames)
                 write_frame_marker(t);
         arm_refresh(t);
@@ -605,8 +793,12 @@ static void handle_resize(Tui *t)
 {
         struct winsize ws = {};
 
-        /* At once, not on the next key: the size from the terminal, then curses catches up. */
-        if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) >= 0 && ws.ws_row > 0 && ws.ws_col > 0)
+        /* At once, not on the next key: the size from the terminal, then curses catches up.
+         * Only on a real change: ncurses 6.4's resizeterm() queues a KEY_RESIZE on every call,
+         * and that key comes back here; calling it again at the same size would queue another
+         * one forever. */
+        if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) >= 0 && ws.ws_row > 0 && ws.ws_col > 0 &&
+            is_term_resized(ws.ws_row, ws.ws_col))
                 resizeterm(ws.ws_row, ws.ws_col);
         clearok(curscr, TRUE);
         request_redraw(t);
@@ -666,9 +858,82 @@ static int global_key(Tui *t, int key)
         return REACTION_NONE;
 }
 
+static void handle_key(Tui *t, int key);
+
+/* The key a hint stands for, as its first spelling says it ("Esc", "Enter", "a"). */
+static int hint_key(const KeyHelp *k)
+{
+        static const struct {
+                const char *name;
+                int key;
+        } names[] = {
+            {"Esc", TUI_KEY_ESCAPE},
+            {"Enter", '\r'},
+            {"Tab", '\t'},
+            {"Space", ' '},
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                if (streq(k->keys, names[i].name))
+                        return names[i].key;
+        return strlen(k->keys) == 1 ? k->keys[0] : 0;
+}
+
+/* Clicks select (an item), run (a hint) or switch (a tab); the wheel moves like the arrows. */
+static void handle_mouse(Tui *t)
+{
+        MEVENT ev;
+        int r = REACTION_NONE;
+
+        if (getmouse(&ev) != OK)
+                return;
+        if (ev.bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
+                for (int i = 0; i < 3; i++)
+                        handle_key(t, TUI_KEY(ev.bstate & BUTTON4_PRESSED ? KEY_UP : KEY_DOWN));
+                return;
+        }
+        if (!(ev.bstate & BUTTON1_PRESSED) || ev.y < 0 || ev.y >= LINES)
+                return;
+        if (ev.y == LINES - 1) {
+                for (size_t i = 0; i < t->n_hint_spots; i++)
+                        if (ev.x >= t->hint_spots[i].x0 && ev.x < t->hint_spots[i].x1) {
+                                int key = hint_key(t->hint_spots[i].k);
+
+                                if (key)
+                                        handle_key(t, key);
+                                return;
+                        }
+                return;
+        }
+        if (ev.y == 0) {
+                for (size_t i = 0; i < t->n_tab_spots; i++)
+                        if (ev.x >= t->tab_spots[i].x0 && ev.x < t->tab_spots[i].x1) {
+                                if (!t->tab_spots[i].v)
+                                        handle_key(t, '?');
+                                else
+                                        handle_key(t, '0' + t->tab_spots[i].v->number);
+                                return;
+                        }
+                return;
+        }
+        if (ev.y < t->n_row_items && t->row_items[ev.y] >= 0 && t->current->vtable->click)
+                r = t->current->vtable->click(t, t->current, t->row_items[ev.y]);
+        if (r < 0)
+                tui_message(t, THEME_ERROR, "%s", strerror(-r));
+        else if (r & REACTION_BACK)
+                go_back(t);
+        if (r != REACTION_NONE)
+                request_redraw(t);
+}
+
 static void handle_key(Tui *t, int key)
 {
         int r = REACTION_UNHANDLED;
+
+        if (key == TUI_KEY(KEY_MOUSE)) {
+                handle_mouse(t);
+                return;
+        }
 
         /* A message stays until the next key. */
         if (t->message) {
@@ -909,6 +1174,8 @@ static void tui_done(Tui *t)
                 delscreen(t->term);
                 t->term = NULL;
         }
+        if (t->input_file && t->input_file != stdin)
+                fclose(t->input_file);
         log_set_sink(NULL, NULL);
         t->live = roam_live_free(t->live);
         sd_event_source_disable_unref(t->input);
@@ -921,6 +1188,7 @@ static void tui_done(Tui *t)
         free(t->apps.data);
         free(t->help.data);
         free(t->selected_link);
+        free(t->row_items);
         free(t->message);
         strv_free(t->startup_messages);
         *t = (Tui){};
@@ -950,6 +1218,7 @@ int tui_run(const TuiOptions *opts)
 
         t.utf8 = locale_is_utf8();
         t.test_frames = getenv("ROAM_TEST_FRAMES") != NULL;
+        t.hyperlinks = term_has_hyperlinks();
         t.frozen_clock = getenv("ROAM_TEST_NOW") != NULL;
 
         /* Theme and config problems are shown on the first frame (and in the help). */
@@ -964,6 +1233,15 @@ int tui_run(const TuiOptions *opts)
         r = sd_event_default(&t.event);
         if (r < 0)
                 return log_error_errno(r, "Cannot create the event loop: %m");
+
+        /* Curses reads a mouse report byte by byte with blocking read()s of its own, and
+         * waits forever when a report arrives cut or two arrive together: the terminal is
+         * opened again (a file description of our own, so stdout and the shell keep theirs)
+         * without blocking, and such a read ends instead. */
+        t.input_file =
+            fdopen(open("/proc/self/fd/0", O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC), "r");
+        if (!t.input_file)
+                t.input_file = stdin;
 
         sigemptyset(&mask);
         sigaddset(&mask, SIGWINCH);
@@ -992,13 +1270,13 @@ int tui_run(const TuiOptions *opts)
         if (r >= 0)
                 r = sd_event_source_set_enabled(t.refresh, SD_EVENT_OFF);
         if (r >= 0)
-                r = sd_event_add_io(t.event, &t.input, STDIN_FILENO, EPOLLIN, on_input, &t);
+                r = sd_event_add_io(t.event, &t.input, fileno(t.input_file), EPOLLIN, on_input, &t);
         if (r < 0)
                 return log_error_errno(r, "Cannot set up the event loop: %m");
 
         /* Before curses: ESCDELAY is read when the screen starts. */
         set_escdelay(ESCAPE_DELAY_MSEC);
-        t.term = newterm(NULL, stdout, stdin);
+        t.term = newterm(NULL, stdout, t.input_file);
         if (!t.term)
                 return log_error_errno(ENOTTY,
                                        "Cannot start the full-screen interface on TERM=%s. Try "
@@ -1019,6 +1297,11 @@ int tui_run(const TuiOptions *opts)
         typeahead(-1);
         /* Screen readers follow the terminal cursor: keep it visible, on the focused item. */
         curs_set(1);
+        /* Presses at once (no click interval): a click acts on the press. */
+        t.mouse = !opts->no_mouse &&
+                  mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL) != 0;
+        if (t.mouse)
+                mouseinterval(0);
 
         t.colour = has_colors() && (!no_color || !*no_color);
         if (t.colour && start_color() != OK)
@@ -1028,7 +1311,10 @@ int tui_run(const TuiOptions *opts)
                  * the same with attributes. */
                 Theme mono = {};
 
-                if (theme_load("monochrome", &mono) >= 0) {
+                /* A monochrome.theme of the user's first, else the built-in copy: this
+                 * fallback cannot fail (but for OOM). */
+                if (theme_load("monochrome", &mono) >= 0 ||
+                    theme_builtin_named("monochrome", &mono) >= 0) {
                         theme_done(&t.theme);
                         t.theme = mono;
                 }

@@ -50,6 +50,9 @@ typedef struct ScreenVTable {
         const char *about;   /* a paragraph for the help screen */
         /* Whether a key of keys does something now, for the hint bar; NULL: all do. */
         bool (*key_active)(Tui *t, Screen *s, const KeyHelp *k);
+        /* A mouse click on an item of the screen's document (the item numbers given to
+         * tui_doc_line()); a reaction. NULL: clicks on the body do nothing. */
+        int (*click)(Tui *t, Screen *s, int item);
 } ScreenVTable;
 
 struct Screen {
@@ -64,6 +67,7 @@ extern const ScreenVTable help_screen_vtable;
 
 typedef struct TuiOptions {
         const char *theme; /* NULL: the config file's, else default */
+        bool no_mouse;     /* leave the mouse to the terminal (selecting text) */
 } TuiOptions;
 
 /* Runs the TUI on the terminal until the user quits. Returns 0 or a negative errno (logged). */
@@ -84,6 +88,9 @@ void tui_select_link(Tui *t, const char *path);
 int tui_show(Tui *t, const ScreenVTable *vtable);
 /* The previous screen, for the help screen's text. */
 const ScreenVTable *tui_previous_screen(Tui *t);
+
+/* Puts text on the terminal's clipboard (OSC 52; the terminal may refuse it). 0 or -errno. */
+int tui_copy(Tui *t, const char *text);
 
 /* A one-line message in the status line until the next key. */
 void tui_message(Tui *t, ThemeRole role, const char *fmt, ...) _printf_(3, 4);

@@ -8,90 +8,6 @@
 
 #include "roam-verdict.h"
 
-static const char *const roam_verdict_table[_ROAM_VERDICT_MAX] = {
-    [ROAM_VERDICT_OFFLINE] = "offline", [ROAM_VERDICT_LOCAL] = "local",
-    [ROAM_VERDICT_PORTAL] = "portal",   [ROAM_VERDICT_PARTIAL] = "partial",
-    [ROAM_VERDICT_ONLINE] = "online",   [ROAM_VERDICT_CHECKING] = "checking",
-};
-
-DEFINE_STRING_TABLE_LOOKUP(roam_verdict, RoamVerdict);
-
-static const char *const roam_reason_table[_ROAM_REASON_MAX] = {
-    [ROAM_REASON_NOT_PROBED] = "not-probed",
-    [ROAM_REASON_NO_CARRIER] = "no-carrier",
-    [ROAM_REASON_NO_ADDRESS] = "no-address",
-    [ROAM_REASON_LINK_LOCAL_ONLY] = "link-local-only",
-    [ROAM_REASON_NO_ROUTE] = "no-route",
-    [ROAM_REASON_GATEWAY_UNREACHABLE] = "gateway-unreachable",
-    [ROAM_REASON_DNS_FAILED] = "dns-failed",
-    [ROAM_REASON_HTTP_TIMEOUT] = "http-timeout",
-    [ROAM_REASON_HTTP_FAILED] = "http-failed",
-    [ROAM_REASON_PORTAL_REDIRECT] = "portal-redirect",
-    [ROAM_REASON_PORTAL_CONTENT] = "portal-content",
-    [ROAM_REASON_PORTAL_DNS] = "portal-dns",
-    [ROAM_REASON_CAPPORT] = "capport",
-    [ROAM_REASON_HTTPS_FAILED] = "https-failed",
-    [ROAM_REASON_OK] = "ok",
-};
-
-DEFINE_STRING_TABLE_LOOKUP(roam_reason, RoamReason);
-
-/* Short phrases fit the overview's column (at most 30 columns). */
-static const char *const reason_short_table[_ROAM_REASON_MAX] = {
-    [ROAM_REASON_NOT_PROBED] = "not probed yet",
-    [ROAM_REASON_NO_CARRIER] = "no carrier",
-    [ROAM_REASON_NO_ADDRESS] = "no address",
-    [ROAM_REASON_LINK_LOCAL_ONLY] = "link-local address only",
-    [ROAM_REASON_NO_ROUTE] = "no default route",
-    [ROAM_REASON_GATEWAY_UNREACHABLE] = "nothing answers",
-    [ROAM_REASON_DNS_FAILED] = "DNS failed",
-    [ROAM_REASON_HTTP_TIMEOUT] = "HTTP check timed out",
-    [ROAM_REASON_HTTP_FAILED] = "HTTP check failed",
-    [ROAM_REASON_PORTAL_REDIRECT] = "redirected to a login page",
-    [ROAM_REASON_PORTAL_CONTENT] = "login page instead of check",
-    [ROAM_REASON_PORTAL_DNS] = "DNS answers are rewritten",
-    [ROAM_REASON_CAPPORT] = "network says: portal",
-    [ROAM_REASON_HTTPS_FAILED] = "HTTPS check failed",
-    [ROAM_REASON_OK] = "checks answered",
-};
-
-static const char *const reason_long_table[_ROAM_REASON_MAX] = {
-    [ROAM_REASON_NOT_PROBED] = "no probe round has ended yet, or the link is never probed",
-    [ROAM_REASON_NO_CARRIER] = "the link is down or has no carrier",
-    [ROAM_REASON_NO_ADDRESS] = "no address of this family",
-    [ROAM_REASON_LINK_LOCAL_ONLY] = "only link-local addresses",
-    [ROAM_REASON_NO_ROUTE] = "no default route of this family",
-    [ROAM_REASON_GATEWAY_UNREACHABLE] = "neither the probes, the DNS servers nor the gateway "
-                                        "answered",
-    [ROAM_REASON_DNS_FAILED] = "the link's DNS servers gave no address",
-    [ROAM_REASON_HTTP_TIMEOUT] = "DNS worked, the HTTP check timed out, the gateway answers",
-    [ROAM_REASON_HTTP_FAILED] = "DNS worked, the HTTP check failed, the gateway answers",
-    [ROAM_REASON_PORTAL_REDIRECT] = "the HTTP check was redirected to a login page",
-    [ROAM_REASON_PORTAL_CONTENT] = "the HTTP check got another page than expected",
-    [ROAM_REASON_PORTAL_DNS] = "DNS answered with unexpected addresses",
-    [ROAM_REASON_CAPPORT] = "the network's captive portal API says captive",
-    [ROAM_REASON_HTTPS_FAILED] = "plain HTTP works, HTTPS does not",
-    [ROAM_REASON_OK] = "the HTTPS check got the expected answer",
-};
-
-const char *roam_reason_short(const char *reason)
-{
-        RoamReason r = roam_reason_from_string(reason);
-
-        if (r < 0)
-                return *reason ? reason : "no reason given";
-        return reason_short_table[r];
-}
-
-const char *roam_reason_long(const char *reason)
-{
-        RoamReason r = roam_reason_from_string(reason);
-
-        if (r < 0)
-                return *reason ? reason : "no reason given";
-        return reason_long_table[r];
-}
-
 const char *roam_verdict_word(const char *verdict)
 {
         return *verdict ? verdict : "unknown";
@@ -115,57 +31,10 @@ static const char *portal_login_url(const RoamLink *l)
 char *roam_global_sentence(const RoamModel *m)
 {
         const RoamLink *best = roam_model_best_link(m);
-        RoamVerdict v = roam_verdict_from_string(m->state);
-        char *s = NULL;
-        int r = 0;
 
-        if (v < 0)
-                r = asprintf(&s, "State unknown (roamd says \"%s\")", m->state);
-        else if (!best) {
-                if (v == ROAM_VERDICT_OFFLINE)
-                        r = asprintf(&s, "Offline: no usable link");
-                else
-                        r = asprintf(&s, "%c%s (no best link known)", m->state[0] - 'a' + 'A',
-                                     m->state + 1);
-        } else {
-                const char *name = link_label(best), *url;
-
-                switch (v) {
-                case ROAM_VERDICT_ONLINE:
-                        r = asprintf(&s, "Online via %s (%s)", name, best->bearer);
-                        break;
-                case ROAM_VERDICT_PARTIAL:
-                        r = asprintf(&s, "HTTPS blocked on %s (partial)", name);
-                        break;
-                case ROAM_VERDICT_PORTAL:
-                        url = portal_login_url(best);
-                        if (url)
-                                r = asprintf(&s, "Behind a captive portal on %s: log in at %s",
-                                             name, url);
-                        else
-                                r = asprintf(&s,
-                                             "Behind a captive portal on %s: open a web page to "
-                                             "log in",
-                                             name);
-                        break;
-                case ROAM_VERDICT_LOCAL:
-                        r = asprintf(&s, "Local network only on %s: no Internet", name);
-                        break;
-                case ROAM_VERDICT_CHECKING:
-                        r = asprintf(&s, "Checking %s: no answer yet", name);
-                        break;
-                case ROAM_VERDICT_OFFLINE:
-                        r = asprintf(&s, "Offline: %s, %s", name,
-                                     roam_reason_short(best->connectivity_reason));
-                        break;
-                case _ROAM_VERDICT_MAX:
-                case _ROAM_VERDICT_INVALID:
-                        break;
-                }
-        }
-        if (r < 0)
-                return NULL;
-        return s;
+        return roam_state_sentence(
+            m->state, best ? link_label(best) : NULL, best ? best->bearer : NULL,
+            best ? best->connectivity_reason : NULL, best ? portal_login_url(best) : NULL);
 }
 
 void roam_format_age(uint64_t usec, uint64_t now, char *buf, size_t size, uint64_t *ret_next)

@@ -6,52 +6,13 @@
 #include <stdio.h>
 
 #include "roam-bus-model.h"
+#include "roam-words.h"
 
 /* Connectivity verdicts and reasons (docs/connectivity.md) in words, shared by every way the
  * client shows them: the TUI, plain mode and `roam status`. A verdict is always a word; colour
  * (a theme role) only repeats it. */
 
-typedef enum RoamVerdict {
-        ROAM_VERDICT_OFFLINE,
-        ROAM_VERDICT_LOCAL,
-        ROAM_VERDICT_PORTAL,
-        ROAM_VERDICT_PARTIAL,
-        ROAM_VERDICT_ONLINE,
-        ROAM_VERDICT_CHECKING,
-        _ROAM_VERDICT_MAX,
-        _ROAM_VERDICT_INVALID = -EINVAL,
-} RoamVerdict;
-
-const char *roam_verdict_to_string(RoamVerdict v);
-RoamVerdict roam_verdict_from_string(const char *s);
-
-typedef enum RoamReason {
-        ROAM_REASON_NOT_PROBED,
-        ROAM_REASON_NO_CARRIER,
-        ROAM_REASON_NO_ADDRESS,
-        ROAM_REASON_LINK_LOCAL_ONLY,
-        ROAM_REASON_NO_ROUTE,
-        ROAM_REASON_GATEWAY_UNREACHABLE,
-        ROAM_REASON_DNS_FAILED,
-        ROAM_REASON_HTTP_TIMEOUT,
-        ROAM_REASON_HTTP_FAILED,
-        ROAM_REASON_PORTAL_REDIRECT,
-        ROAM_REASON_PORTAL_CONTENT,
-        ROAM_REASON_PORTAL_DNS,
-        ROAM_REASON_CAPPORT,
-        ROAM_REASON_HTTPS_FAILED,
-        ROAM_REASON_OK,
-        _ROAM_REASON_MAX,
-        _ROAM_REASON_INVALID = -EINVAL,
-} RoamReason;
-
-const char *roam_reason_to_string(RoamReason r);
-RoamReason roam_reason_from_string(const char *s);
-
-/* A short phrase ("no carrier", "HTTP redirected to a login page") and a sentence for a
- * reason as roamd sent it; an unknown reason (a newer roamd) is shown as sent. */
-const char *roam_reason_short(const char *reason);
-const char *roam_reason_long(const char *reason);
+/* The verdicts, reasons and their phrases come from the shared table (shared/roam-words.h). */
 
 /* The verdict as roamd sent it, or "unknown" when it sent none. */
 const char *roam_verdict_word(const char *verdict);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <locale.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -40,6 +41,7 @@ typedef struct Verb {
 static bool arg_json = false;
 static bool arg_plain = false;
 static const char *arg_theme = NULL;
+static bool arg_no_mouse = false;
 static const char *arg_app = NULL;
 static const char *arg_online_for = NULL;
 static uint64_t arg_online_for_usec = 0;
@@ -52,7 +54,7 @@ static int verb_default(char **args)
         if (arg_plain)
                 return plain_run();
         if (!arg_json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
-                return tui_run(&(TuiOptions){.theme = arg_theme});
+                return tui_run(&(TuiOptions){.theme = arg_theme, .no_mouse = arg_no_mouse});
         return roam_status_run(arg_json);
 }
 
@@ -138,6 +140,9 @@ static void help(void)
                "                     high-contrast, light, monochrome, or a file path\n"
                "                     (also theme=NAME in ~/.config/roam/config; NO_COLOR\n"
                "                     is honoured)\n"
+               "     --no-mouse      Leave the mouse to the terminal (to select text); by\n"
+               "                     default a click selects, the wheel scrolls and a\n"
+               "                     click on a key hint runs it\n"
                "     --app ID        With run: the app to run CMD in\n"
                "     --online-for DURATION\n"
                "                     With run: the app may use the network that long (as\n"
@@ -190,6 +195,7 @@ static int parse_options(int argc, char *argv[], bool in_order)
                 ARG_THEME,
                 ARG_APP,
                 ARG_ONLINE_FOR,
+                ARG_NO_MOUSE,
         };
         static const struct option options[] = {
             {"help", no_argument, NULL, 'h'},
@@ -199,6 +205,7 @@ static int parse_options(int argc, char *argv[], bool in_order)
             {"theme", required_argument, NULL, ARG_THEME},
             {"app", required_argument, NULL, ARG_APP},
             {"online-for", required_argument, NULL, ARG_ONLINE_FOR},
+            {"no-mouse", no_argument, NULL, ARG_NO_MOUSE},
             {},
         };
         int c;
@@ -227,6 +234,9 @@ static int parse_options(int argc, char *argv[], bool in_order)
                         break;
                 case ARG_ONLINE_FOR:
                         arg_online_for = optarg;
+                        break;
+                case ARG_NO_MOUSE:
+                        arg_no_mouse = true;
                         break;
                 case ':':
                         return usage_error("option '%s' needs an argument.", argv[optind - 1]);
@@ -362,6 +372,9 @@ int main(int argc, char *argv[])
         int r;
 
         log_set_ident("roam");
+        /* The character set only (UTF-8 or not, for curses and for cleaning what we print):
+         * numbers, JSON and times stay in the C locale's format. */
+        (void)setlocale(LC_CTYPE, "");
 
         r = parse_argv(argc, argv);
         if (r < 0)

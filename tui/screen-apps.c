@@ -9,6 +9,7 @@
 
 #include "roam-app.h"
 #include "roam-screens.h"
+#include "roam-tui-filter.h"
 #include "roam-util.h"
 
 /* The apps: every app roamd knows (and `default` and `system` last) with its access, VPN rule
@@ -40,23 +41,70 @@ typedef struct AppsData {
         bool checked[ROAM_APP_N_BEARERS];
         int dialog_selected;
         int dialog_scroll;
+        TuiFilter filter;
 } AppsData;
 
-static int selected_index(Tui *t, AppsData *d)
+/* The orders of s: roamd's (by ID, default and system last) first. */
+static const char *const order_names[] = {"ID", "state", "access"};
+static int order_of_view;
+
+static int app_rank(const RoamApp *a)
+{
+        return order_of_view == 1   ? -roam_app_state_kind(a) /* online first, blocked last */
+               : order_of_view == 2 ? (int)roam_access_from_string(a->access)
+                                    : 0;
+}
+
+static int app_compare(const void *x, const void *y)
+{
+        const RoamApp *a = *(const RoamApp *const *)x, *b = *(const RoamApp *const *)y;
+        int c = app_rank(a) - app_rank(b);
+
+        if (c != 0)
+                return c;
+        /* Ties keep roamd's order: by ID, default and system last. */
+        if (roam_app_is_special(a) != roam_app_is_special(b))
+                return roam_app_is_special(a) ? 1 : -1;
+        return strcmp(a->id, b->id);
+}
+
+/* The apps shown: those the filter lets through (ID, state, access, VPN rule), in order. */
+static size_t view_apps(Tui *t, AppsData *d, const RoamApp ***ret)
 {
         const RoamModel *m = tui_model(t);
+        const RoamApp **v = calloc(MAX(m->n_apps, (size_t)1), sizeof(RoamApp *));
+        size_t n = 0;
 
-        for (size_t i = 0; i < m->n_apps; i++)
-                if (streq(m->apps[i]->path, d->selected))
+        *ret = v;
+        if (!v)
+                return 0;
+        for (size_t i = 0; i < m->n_apps; i++) {
+                const RoamApp *a = m->apps[i];
+                const char *fields[] = {a->id, a->state, a->access, a->vpn, NULL};
+
+                if (tui_filter_match(&d->filter, fields))
+                        v[n++] = a;
+        }
+        order_of_view = d->filter.order;
+        qsort(v, n, sizeof(RoamApp *), app_compare);
+        return n;
+}
+
+static int view_index(AppsData *d, const RoamApp **view, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (streq(view[i]->path, d->selected))
                         return (int)i;
-        return m->n_apps > 0 ? 0 : -1;
+        return n > 0 ? 0 : -1;
 }
 
 static const RoamApp *selected_app(Tui *t, AppsData *d)
 {
-        int i = selected_index(t, d);
+        _cleanup_free_ const RoamApp **view = NULL;
+        size_t n = view_apps(t, d, &view);
+        int i = view ? view_index(d, view, n) : -1;
 
-        return i < 0 ? NULL : tui_model(t)->apps[i];
+        return i < 0 ? NULL : view[i];
 }
 
 static void select_app(AppsData *d, const RoamApp *a)
@@ -240,18 +288,23 @@ static void apps_draw(Tui *t, Screen *s, int top, int height)
         const RoamModel *m = tui_model(t);
         _cleanup_(tui_doc_freep) TuiDoc *head = NULL, *list = NULL;
         bool table = tui_columns(t) >= TABLE_MIN_COLUMNS;
+        _cleanup_free_ const RoamApp **view = NULL;
         const RoamApp *dialog;
         int r, rows, zero = 0, body_top = top, body_height = height;
+        size_t n_real = 0, n;
 
         if (tui_doc_new(&head) < 0 || tui_doc_new(&list) < 0)
                 return;
 
+        /* default and system are policies, not apps: not counted. */
+        for (size_t i = 0; i < m->n_apps; i++)
+                n_real += !roam_app_is_special(m->apps[i]);
         r = tui_doc_line(head, -1, 0);
         if (r >= 0)
                 r = tui_doc_spanf(head, THEME_NORMAL, 0,
-                                  "%zu app%s. default: processes in no app; system: roamd and "
+                                  "%zu app%s; default: processes in no app; system: roamd and "
                                   "system services.",
-                                  m->n_apps, m->n_apps == 1 ? "" : "s");
+                                  n_real, n_real == 1 ? "" : "s");
         if (r < 0)
                 return;
         rows = MIN(tui_doc_rows(t, head), 2);
@@ -269,10 +322,24 @@ static void apps_draw(Tui *t, Screen *s, int top, int height)
                 height--;
         }
 
-        for (size_t i = 0; i < m->n_apps; i++)
-                if (add_app(t, list, m->apps[i], (int)i, table) < 0)
+        n = view_apps(t, d, &view);
+        if (!view)
+                return;
+        {
+                _cleanup_(tui_doc_freep) TuiDoc *f = NULL;
+                int frow = top - 1 - table;
+
+                if (tui_doc_new(&f) < 0)
                         return;
-        tui_doc_draw(t, list, top, height, selected_index(t, d), &d->scroll);
+                if (tui_filter_line(t, &d->filter, f, n, m->n_apps, "apps", order_names) > 0)
+                        tui_doc_draw(t, f, frow, 1, -1, &zero);
+        }
+        for (size_t i = 0; i < n; i++)
+                if (add_app(t, list, view[i], (int)i, table) < 0)
+                        return;
+        tui_doc_draw(t, list, top, height, view_index(d, view, n), &d->scroll);
+        if (d->filter.editing)
+                tui_set_cursor(t, top - 1 - table, 10 + (int)strlen(d->filter.text));
 
         dialog = *d->dialog_app ? roam_model_find_app(m, d->dialog_app) : NULL;
         if (dialog)
@@ -407,24 +474,75 @@ static int dialog_key(Tui *t, AppsData *d, int key)
         }
 }
 
+/* Whether a key that changes the app cannot apply to it, and why, in words (roamd would
+ * refuse it, or there is nothing to do): such keys are not offered in the hint bar and are
+ * answered here, never sent to roamd to fail. */
+static bool key_refused(const RoamApp *a, int key, char *why, size_t size)
+{
+        switch (key) {
+        case 'o':
+        case 'x':
+                if (roam_app_is_special(a)) {
+                        snprintf(why, size, "%s is not an app: online for a task is for one app.",
+                                 a->id);
+                        return true;
+                }
+                if (key == 'x' && a->online_until == 0) {
+                        snprintf(why, size, "%s is not online for a task: nothing to release.",
+                                 a->id);
+                        return true;
+                }
+                return false;
+        case 'v':
+        case 'm':
+        case 'b':
+                if (streq(a->id, "system")) {
+                        snprintf(why, size,
+                                 "system has only an access: its traffic is routed by the main "
+                                 "table, so it has no VPN rule, bearers or handover.");
+                        return true;
+                }
+                return false;
+        case 'R':
+                if (!streq(a->source, "runtime")) {
+                        snprintf(why, size,
+                                 "%s has no changes made at runtime: its configured policy "
+                                 "applies already.",
+                                 a->id);
+                        return true;
+                }
+                return false;
+        default:
+                return false;
+        }
+}
+
 static int apps_key(Tui *t, Screen *s, int key)
 {
         AppsData *d = s->data;
-        const RoamModel *m = tui_model(t);
+        _cleanup_free_ const RoamApp **view = NULL;
         const RoamApp *a;
-        int i, n = (int)m->n_apps;
-        char buf[64], action[80];
+        char buf[64], action[80], why[256];
         bool handled;
+        size_t n;
+        int i;
 
         if (*d->dialog_app)
                 return dialog_key(t, d, key);
+        i = tui_filter_key(t, &d->filter, key, (int)ELEMENTSOF(order_names), order_names);
+        if (i != REACTION_UNHANDLED)
+                return i;
 
+        n = view_apps(t, d, &view);
+        if (!view)
+                return -ENOMEM;
         /* Space pages down too on this screen. */
-        i = tui_list_key(key == ' ' ? TUI_KEY(KEY_NPAGE) : key, selected_index(t, d), n, &handled);
+        i = tui_list_key(key == ' ' ? TUI_KEY(KEY_NPAGE) : key, view_index(d, view, n), (int)n,
+                         &handled);
         if (handled) {
                 if (i < 0)
                         return REACTION_NONE;
-                select_app(d, m->apps[i]);
+                select_app(d, view[i]);
                 return REACTION_REDRAW;
         }
         a = selected_app(t, d);
@@ -438,6 +556,10 @@ static int apps_key(Tui *t, Screen *s, int key)
         case 'R':
                 if (!a) {
                         tui_message(t, THEME_WARNING, "No app to change.");
+                        return REACTION_REDRAW;
+                }
+                if (key_refused(a, key, why, sizeof(why))) {
+                        tui_message(t, THEME_WARNING, "%s", why);
                         return REACTION_REDRAW;
                 }
                 switch (key) {
@@ -459,12 +581,6 @@ static int apps_key(Tui *t, Screen *s, int key)
                             t, a, action,
                             roam_live_app_online_for(tui_live(t), a->id, ONLINE_FOR_USEC, action));
                 case 'x':
-                        if (a->online_until == 0) {
-                                tui_message(t, THEME_WARNING,
-                                            "%s is not online for a task: nothing to release.",
-                                            a->id);
-                                return REACTION_REDRAW;
-                        }
                         return ask(t, a, "grant released",
                                    roam_live_app_release(tui_live(t), a->id, "grant released"));
                 default:
@@ -474,6 +590,27 @@ static int apps_key(Tui *t, Screen *s, int key)
         default:
                 return REACTION_UNHANDLED;
         }
+}
+
+static int apps_click(Tui *t, Screen *s, int item)
+{
+        AppsData *d = s->data;
+        _cleanup_free_ const RoamApp **view = NULL;
+        size_t n;
+
+        if (*d->dialog_app) {
+                /* In the dialog: the bearer clicked is selected and checked or unchecked. */
+                if (item < 0 || item >= ROAM_APP_N_BEARERS)
+                        return REACTION_NONE;
+                d->dialog_selected = item;
+                d->checked[item] = !d->checked[item];
+                return REACTION_REDRAW;
+        }
+        n = view_apps(t, d, &view);
+        if (!view || item < 0 || (size_t)item >= n)
+                return REACTION_NONE;
+        select_app(d, view[item]);
+        return REACTION_REDRAW;
 }
 
 static int apps_model_changed(Tui *t, Screen *s, const RoamLiveEvent *ev)
@@ -503,28 +640,34 @@ static int apps_model_changed(Tui *t, Screen *s, const RoamLiveEvent *ev)
         return REACTION_REDRAW;
 }
 
-/* The list's keys first, then the dialog's (APPS_LIST_KEYS of them before). */
-#define APPS_LIST_KEYS 12
+/* The list's keys first, then the dialog's (APPS_LIST_KEYS of them before); the hinted ones in
+ * the order the hint bar gives up room (the most important first). */
+#define APPS_LIST_KEYS 14
 static const KeyHelp apps_keys[] = {
     {"a", "access",
      "Access of the selected app: allow, lan (local networks only), deny "
      "(loopback only), in turn"},
     {"v", "VPN", "VPN rule: any, required (only through a VPN), forbidden, in turn"},
-    {"m", "handover", "Handover: sticky (flows finish on the old link) or move"},
     {"b", "bearers", "Choose the bearers the app may use (none checked: every bearer)"},
     {"o", "online",
      "Online for 10 minutes, even if its access denies it (a VPN rule still "
      "holds)"},
     {"x", "release", "End the online-for-a-task grant now"},
-    {"R", NULL, "Forget the changes: the configured policy applies again"},
+    {"R", "reset", "Forget the changes made at runtime: the configured policy applies again"},
+    {"m", "handover", "Handover: sticky (flows finish on the old link) or move"},
+    {"Esc", "back", "Back to the overview (first clears a filter)"},
+    /* No room in the hint bar at 80 columns: in the help only. */
+    {"/", NULL,
+     "Show only the apps whose ID, state, access or VPN rule contains what you type (Enter "
+     "keeps it, Esc clears it)"},
+    {"s", NULL, "Sort by ID, state (online first) or access, in turn"},
     {"Up/Down", NULL, "Select the previous or next app (also k and j)"},
     {"Tab", NULL, "Select the next app, wrapping around (Shift-Tab: previous)"},
     {"PgUp/PgDn", NULL, "Move five apps up or down (also Space)"},
     {"Home/End", NULL, "Select the first or last app (also g and G)"},
-    {"Esc", NULL, "Back to the overview"},
-    {"Space", "check", "In the bearer dialog: check or uncheck the selected bearer (also x)"},
     {"Enter", "apply", "In the bearer dialog: ask roamd for the checked bearers"},
     {"Esc", "cancel", "In the bearer dialog: close it, nothing changes"},
+    {"Space", "check", "In the bearer dialog: check or uncheck the selected bearer (also x)"},
     {},
 };
 
@@ -533,20 +676,16 @@ static bool apps_key_active(Tui *t, Screen *s, const KeyHelp *k)
         AppsData *d = s->data;
         const RoamApp *a = selected_app(t, d);
         bool dialog = *d->dialog_app;
+        char why[256];
 
         if (k - apps_keys >= APPS_LIST_KEYS)
                 return dialog;
-        if (dialog || !a)
+        if (dialog)
                 return false;
-        /* What roamd refuses is not offered: no grants for default and system, and system has
-         * only an access. */
-        if (strchr("ox", k->keys[0]) && roam_app_is_special(a))
-                return false;
-        if (strchr("vmb", k->keys[0]) && streq(a->id, "system"))
-                return false;
-        if (streq(k->keys, "x"))
-                return a->online_until != 0;
-        return true;
+        if (streq(k->keys, "Esc"))
+                return true;
+        /* What cannot apply to this app is not offered. */
+        return a && !key_refused(a, k->keys[0], why, sizeof(why));
 }
 
 const ScreenVTable apps_screen_vtable = {
@@ -560,6 +699,7 @@ const ScreenVTable apps_screen_vtable = {
     .model_changed = apps_model_changed,
     .keys = apps_keys,
     .key_active = apps_key_active,
+    .click = apps_click,
     .about = "Every app roamd knows, then default (processes in no app) and system (roamd "
              "and system services): its access (allow, lan: local networks only, deny: "
              "loopback only), its VPN rule (any, required, forbidden), the link its new flows "

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@ typedef struct LinkData {
         int selected;
         int scroll;
         int n_items;
+        bool section_to_top; /* Tab chose a heading: show its section, the heading on top */
 } LinkData;
 
 typedef struct Builder {
@@ -53,7 +55,8 @@ static void field(Builder *b, const char *label, ThemeRole role, const char *val
 
         if (b->r < 0)
                 return;
-        snprintf(l, sizeof(l), "%s:", label);
+        /* A field's further lines (more addresses, servers) have no label at all. */
+        snprintf(l, sizeof(l), *label ? "%s:" : "", label);
         b->r = tui_doc_field(b->doc, b->item++, b->label_width, l, role, value);
 }
 
@@ -156,6 +159,12 @@ static void history(Builder *b, const RoamLink *l)
                 if (b->r >= 0)
                         b->r = tui_doc_spanf(b->doc, THEME_NORMAL, 0, "%s; %s",
                                              roam_reason_short(e->reason), took);
+                if (b->r >= 0 && e->count > 1) {
+                        /* Rechecks that changed nothing: one line with a count. */
+                        roam_format_clock(e->last_seen, clock, sizeof(clock));
+                        b->r = tui_doc_spanf(b->doc, THEME_MUTED, 0, " (%s%u, last %s)",
+                                             tui_utf8(b->t) ? "\u00d7" : "x", e->count, clock);
+                }
         }
 }
 
@@ -263,6 +272,11 @@ static void link_draw(Tui *t, Screen *s, int top, int height)
         if (build(t, l, doc, &d->n_items) < 0)
                 return;
         d->selected = MAX(0, MIN(d->selected, d->n_items - 1));
+        if (d->section_to_top) {
+                /* Scrolled as far as it goes, the selection pulls it back to the heading. */
+                d->scroll = INT_MAX / 2;
+                d->section_to_top = false;
+        }
         tui_doc_draw(t, doc, top, height, d->selected, &d->scroll);
 }
 
@@ -278,8 +292,10 @@ static int jump_section(Tui *t, LinkData *d, int direction)
         next = tui_doc_next_heading_item(doc, d->selected, direction);
         if (next < 0) /* wrap around */
                 next = tui_doc_next_heading_item(doc, direction > 0 ? -1 : n, direction);
-        if (next >= 0)
+        if (next >= 0) {
                 d->selected = next;
+                d->section_to_top = true;
+        }
         return REACTION_REDRAW;
 }
 
@@ -321,10 +337,30 @@ static int link_key(Tui *t, Screen *s, int key)
                 return REACTION_BACK;
         case 'r':
                 return screen_reprobe(t, d->path);
+        case 'c':
+                return screen_copy_url(t, d->path);
         default:
                 return REACTION_UNHANDLED;
         }
         d->selected = MAX(0, MIN(d->selected, d->n_items - 1));
+        return REACTION_REDRAW;
+}
+
+static bool link_key_active(Tui *t, Screen *s, const KeyHelp *k)
+{
+        LinkData *d = s->data;
+        const RoamLink *l = d->path ? roam_model_find_link(tui_model(t), d->path) : NULL;
+
+        if (streq(k->keys, "c"))
+                return l && screen_portal_url(l);
+        return true;
+}
+
+static int link_click(Tui *t, Screen *s, int item)
+{
+        LinkData *d = s->data;
+
+        d->selected = MAX(0, MIN(item, d->n_items - 1));
         return REACTION_REDRAW;
 }
 
@@ -345,6 +381,7 @@ static int link_model_changed(Tui *t, Screen *s, const RoamLiveEvent *ev)
 static const KeyHelp link_keys[] = {
     {"r", "re-probe", "Ask roamd to probe this link now"},
     {"Esc", "back", "Back to the overview (also Left or h)"},
+    {"c", "copy URL", "Copy the login page to the clipboard (OSC 52)"},
     {"Tab", "next section", "Jump to the next section (Shift-Tab: previous)"},
     {"Up/Down", NULL, "Move line by line (also k and j)"},
     {"PgUp/PgDn", NULL, "Move a page (also Space)"},
@@ -363,6 +400,8 @@ const ScreenVTable link_screen_vtable = {
     .key = link_key,
     .model_changed = link_model_changed,
     .keys = link_keys,
+    .key_active = link_key_active,
+    .click = link_click,
     .about = "One link in full: its verdict for IPv4 and IPv6 and why, when it was last "
              "probed and how long the probes took, addresses, gateways, DNS servers and "
              "where they came from, what the network's captive portal API says, and every "

@@ -8,6 +8,7 @@
 #include <curses.h>
 
 #include "roam-screens.h"
+#include "roam-tui-filter.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
 
@@ -26,17 +27,82 @@
 
 typedef struct OverviewData {
         int scroll;
+        TuiFilter filter;
 } OverviewData;
 
-static int selected_index(Tui *t)
+/* The orders of s: roamd's (the interface index, as `ip link` lists them) first. */
+static const char *const order_names[] = {"interface index", "name", "state", "bearer"};
+
+/* The verdicts from the best down, for sorting by state. */
+static int verdict_rank(const char *verdict)
+{
+        static const RoamVerdict best_first[] = {
+            ROAM_VERDICT_ONLINE, ROAM_VERDICT_PARTIAL,  ROAM_VERDICT_PORTAL,
+            ROAM_VERDICT_LOCAL,  ROAM_VERDICT_CHECKING, ROAM_VERDICT_OFFLINE,
+        };
+        RoamVerdict v = roam_verdict_from_string(verdict);
+
+        for (size_t i = 0; i < ELEMENTSOF(best_first); i++)
+                if (best_first[i] == v)
+                        return (int)i;
+        return (int)ELEMENTSOF(best_first);
+}
+
+static int order_of_view;
+
+static int view_compare(const void *a, const void *b)
+{
+        const RoamLink *x = *(const RoamLink *const *)a, *y = *(const RoamLink *const *)b;
+        int c = 0;
+
+        switch (order_of_view) {
+        case 1:
+                c = strcmp(x->name, y->name);
+                break;
+        case 2:
+                c = verdict_rank(x->connectivity) - verdict_rank(y->connectivity);
+                break;
+        case 3:
+                c = strcmp(x->bearer, y->bearer);
+                break;
+        }
+        /* Ties keep roamd's order: the list never shuffles between frames. */
+        return c != 0 ? c : x->index - y->index;
+}
+
+/* The links shown: those the filter lets through, in the chosen order. */
+static size_t view_links(Tui *t, const OverviewData *o, const RoamLink ***ret)
 {
         const RoamModel *m = tui_model(t);
+        const RoamLink **v = calloc(MAX(m->n_links, (size_t)1), sizeof(RoamLink *));
+        size_t n = 0;
+
+        if (!v) {
+                *ret = NULL;
+                return 0;
+        }
+        for (size_t i = 0; i < m->n_links; i++) {
+                const RoamLink *l = m->links[i];
+                const char *fields[] = {l->name, l->bearer, l->connectivity,
+                                        roam_reason_short(l->connectivity_reason), NULL};
+
+                if (tui_filter_match(&o->filter, fields))
+                        v[n++] = l;
+        }
+        order_of_view = o->filter.order;
+        qsort(v, n, sizeof(RoamLink *), view_compare);
+        *ret = v;
+        return n;
+}
+
+static int selected_index(Tui *t, const RoamLink **view, size_t n)
+{
         const char *path = tui_selected_link(t);
 
-        for (size_t i = 0; path && i < m->n_links; i++)
-                if (streq(m->links[i]->path, path))
+        for (size_t i = 0; path && i < n; i++)
+                if (streq(view[i]->path, path))
                         return (int)i;
-        return m->n_links > 0 ? 0 : -1;
+        return n > 0 ? 0 : -1;
 }
 
 int screen_addresses_text(const RoamLink *l, bool all, char **ret)
@@ -191,9 +257,11 @@ static void overview_draw(Tui *t, Screen *s, int top, int height)
         const RoamModel *m = tui_model(t);
         _cleanup_(tui_doc_freep) TuiDoc *head = NULL, *list = NULL;
         _cleanup_free_ char *sentence = NULL;
+        _cleanup_free_ const RoamLink **view = NULL;
         bool table = tui_columns(t) >= TABLE_MIN_COLUMNS;
         uint64_t now = roam_now();
         int r, rows, zero = 0;
+        size_t n;
 
         if (tui_doc_new(&head) < 0 || tui_doc_new(&list) < 0)
                 return;
@@ -223,6 +291,21 @@ static void overview_draw(Tui *t, Screen *s, int top, int height)
                 return;
         }
 
+        n = view_links(t, o, &view);
+        if (!view)
+                return;
+        {
+                _cleanup_(tui_doc_freep) TuiDoc *f = NULL;
+
+                if (tui_doc_new(&f) < 0)
+                        return;
+                if (tui_filter_line(t, &o->filter, f, n, m->n_links, "links", order_names) > 0) {
+                        tui_doc_draw(t, f, top - 1, 1, -1, &zero);
+                        if (o->filter.editing)
+                                tui_set_cursor(t, top - 1, 10 + (int)strlen(o->filter.text));
+                }
+        }
+
         if (table) {
                 /* The headings stay put while the rows scroll. */
                 TuiDoc *h = NULL;
@@ -250,22 +333,33 @@ static void overview_draw(Tui *t, Screen *s, int top, int height)
                 height--;
         }
 
-        for (size_t i = 0; i < m->n_links; i++)
-                if (add_link(t, list, m->links[i], (int)i, table, now) < 0)
+        for (size_t i = 0; i < n; i++)
+                if (add_link(t, list, view[i], (int)i, table, now) < 0)
                         return;
-        tui_doc_draw(t, list, top, height, selected_index(t), &o->scroll);
+        tui_doc_draw(t, list, top, height, selected_index(t, view, n), &o->scroll);
+        if (o->filter.editing) /* the cursor stays where the typing goes */
+                tui_set_cursor(t, top - 1 - table, 10 + (int)strlen(o->filter.text));
 }
 
 static int overview_key(Tui *t, Screen *s, int key)
 {
-        const RoamModel *m = tui_model(t);
+        OverviewData *o = s->data;
+        _cleanup_free_ const RoamLink **view = NULL;
+        size_t n;
         bool handled;
-        int i = tui_list_key(key, selected_index(t), (int)m->n_links, &handled);
+        int i, r;
 
+        r = tui_filter_key(t, &o->filter, key, (int)ELEMENTSOF(order_names), order_names);
+        if (r != REACTION_UNHANDLED)
+                return r;
+        n = view_links(t, o, &view);
+        if (!view)
+                return -ENOMEM;
+        i = tui_list_key(key, selected_index(t, view, n), (int)n, &handled);
         if (handled) {
                 if (i < 0)
                         return REACTION_NONE;
-                tui_select_link(t, m->links[i]->path);
+                tui_select_link(t, view[i]->path);
                 return REACTION_REDRAW;
         }
         switch (key) {
@@ -273,18 +367,65 @@ static int overview_key(Tui *t, Screen *s, int key)
         case '\n':
         case TUI_KEY(KEY_ENTER):
         case TUI_KEY(KEY_RIGHT):
-        case 'l': {
-                int r = tui_show(t, &link_screen_vtable);
-
-                if (r == -ENOENT)
+        case 'l':
+                /* Only a link the filter shows: the selection may be hidden behind it. */
+                if (n == 0) {
+                        tui_message(t, THEME_WARNING, "No link to show.");
+                        return REACTION_REDRAW;
+                }
+                tui_select_link(t, view[MAX(0, selected_index(t, view, n))]->path);
+                if (tui_show(t, &link_screen_vtable) == -ENOENT)
                         tui_message(t, THEME_WARNING, "No link to show.");
                 return REACTION_REDRAW;
-        }
         case 'r':
                 return screen_reprobe(t, tui_selected_link(t));
+        case 'c':
+                return screen_copy_url(t, tui_selected_link(t));
         default:
                 return REACTION_UNHANDLED;
         }
+}
+
+static int overview_click(Tui *t, Screen *s, int item)
+{
+        _cleanup_free_ const RoamLink **view = NULL;
+        size_t n = view_links(t, s->data, &view);
+
+        if (!view || item < 0 || (size_t)item >= n)
+                return REACTION_NONE;
+        tui_select_link(t, view[item]->path);
+        return REACTION_REDRAW;
+}
+
+int screen_copy_url(Tui *t, const char *path)
+{
+        const RoamLink *l = path ? roam_model_find_link(tui_model(t), path) : NULL;
+        const char *url = l ? screen_portal_url(l) : NULL;
+        int r;
+
+        if (!url) {
+                tui_message(t, THEME_WARNING, "No login page to copy: %s is not behind a portal.",
+                            l ? l->name : "no link");
+                return REACTION_REDRAW;
+        }
+        r = tui_copy(t, url);
+        if (r < 0)
+                tui_message(t, THEME_ERROR, "Cannot copy the URL: %s", strerror(-r));
+        else
+                tui_message(t, THEME_OK,
+                            "Copied %s to the clipboard (OSC 52; some terminals must allow it).",
+                            url);
+        return REACTION_REDRAW;
+}
+
+static bool overview_key_active(Tui *t, Screen *s, const KeyHelp *k)
+{
+        const char *path = tui_selected_link(t);
+        const RoamLink *l = path ? roam_model_find_link(tui_model(t), path) : NULL;
+
+        if (streq(k->keys, "c"))
+                return l && screen_portal_url(l);
+        return true;
 }
 
 int screen_reprobe(Tui *t, const char *path)
@@ -309,6 +450,13 @@ int screen_reprobe(Tui *t, const char *path)
 static const KeyHelp overview_keys[] = {
     {"Enter", "details", "Show the selected link in full (also Right or l)"},
     {"r", "re-probe", "Ask roamd to probe the selected link now"},
+    {"c", "copy URL",
+     "Copy the selected link's login page to the clipboard (OSC 52); the URL is a link the "
+     "terminal opens on a click too (OSC 8)"},
+    {"/", "filter",
+     "Show only the links whose name, bearer, verdict or reason contains what you type "
+     "(Enter keeps it, Esc clears it)"},
+    {"s", "sort", "Sort by interface index, name, state (the best first) or bearer, in turn"},
     {"Up/Down", NULL, "Select the previous or next link (also k and j)"},
     {"Tab", NULL, "Select the next link, wrapping around (Shift-Tab: previous)"},
     {"PgUp/PgDn", NULL, "Move five links up or down"},
@@ -324,6 +472,8 @@ const ScreenVTable overview_screen_vtable = {
     .draw = overview_draw,
     .key = overview_key,
     .keys = overview_keys,
+    .key_active = overview_key_active,
+    .click = overview_click,
     .about = "The first line says whether this machine reaches the Internet, and through "
              "which link. Below, every link roamd watches: its bearer, its verdict (online, "
              "partial, portal, local or offline) and why, when it was last probed, its "

@@ -225,3 +225,64 @@ def test_plain_apps(roamd, plain):
              r"polkit authorization \(AccessDenied\)\.")
     p.send("quit")
     assert p.proc.wait(timeout=5) == 0
+
+
+def test_one_sentence_everywhere(roamd, plain, bus):
+    """`roam status`, plain mode (and the TUI, tests/tui) say the global state in the same
+    sentence, from the one table in shared/roam-words.c."""
+    roamd(PORTAL)
+    sentence = "Behind a captive portal on wlan0: log in at http://portal.example/login"
+    r = subprocess.run([ROAM, "status"], env=bus.env, capture_output=True, text=True, timeout=10)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("\n")[0] == f"State: {sentence}"
+    p = plain()
+    assert p.expect(r"State: .*") == f"State: {sentence}"
+
+
+def test_plain_burst_settles_causes_first(roamd, plain):
+    """An uplink move is a burst of signals: printed once settled (300 ms of quiet), the links
+    first, then the global state they make, then the apps; an app that flapped and came back
+    prints nothing."""
+    fake = roamd(dict(APPS, apps=APPS["apps"] + [
+        {"Id": "org.example.Maps", "State": "online", "Route4": "wlan0"}]))
+    p = plain()
+    p.expect(r"app system: .*")
+    # The effect first, as roamd may send it; then the cause; then the apps.
+    fake.send(op="manager", props={"State": "local"})
+    fake.send(op="set", link=3, props={"Connectivity": "local",
+                                       "ConnectivityReason": "http-timeout"})
+    for state in ("blocked: no allowed link", "online", "blocked: no allowed link", "online"):
+        fake.send(op="app", id="org.example.Maps", props={"State": state})
+    fake.send(op="app", id="org.example.Chat", props={"State": "local networks only"})
+    first = len(p.lines)
+    p.expect(CLOCK + r"app org\.example\.Chat: blocked: access denied -> local networks only")
+    p.send("help")
+    p.expect(r"Commands:")
+    burst = [re.sub(CLOCK, "", line) for line in p.lines[first:-1]]
+    assert burst == [
+        "wlan0: online -> local (HTTP check timed out)",
+        "state: online -> local: Local network only on wlan0: no Internet",
+        "app org.example.Chat: blocked: access denied -> local networks only",
+    ], burst
+
+
+def test_plain_never_echoes_control_characters(roamd, plain):
+    fake = roamd(PORTAL)
+    p = plain()
+    p.expect(r"wlan0 .*")
+    p.send("frob\x1b[2J\x07now\x7f \u009b31m")
+    line = p.expect(r"Unknown command .*")
+    assert line == "Unknown command 'frob?[2J?now? ?31m'. Type help for the list."
+    fake.send(op="add", link={"Index": 7, "Name": "ev\x1b]2;x\x07il", "Bearer": "wifi"})
+    line = p.expect(CLOCK + r"ev.*appeared: .*")
+    assert "\x1b" not in line and "\x07" not in line and "ev?]2;x?il appeared" in line
+
+
+def test_plain_grant_time_is_the_grants(roamd, plain):
+    """A grant held back by a VPN rule: the time is the grant's, never "blocked until"."""
+    fake = roamd(APPS)
+    p = plain()
+    p.expect(r"app system: .*")
+    fake.send(op="app", id="org.example.Mail", props={"OnlineUntil": APPS["_now"] + 600_000_000})
+    p.expect(CLOCK + r"app org\.example\.Mail: blocked: VPN down -> blocked: VPN down; online "
+             r"for a task until 22:23:20")

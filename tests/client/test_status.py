@@ -87,7 +87,7 @@ def test_status_text(roamd, roam):
         assert len(line) <= 80, line
 
     head, links = blocks(r.out)
-    assert head == "State: online via wifi0 (wifi)"
+    assert head == "State: Online via wifi0 (wifi)"
     assert list(links) == ["eth0", "wifi0", "br-virt", "tun0"]  # by index
 
     eth0 = links["eth0"]
@@ -180,7 +180,7 @@ def test_status_offline(roamd, roam):
     roamd(OFFLINE)
     r = roam("status")
     assert r.rc == 0, r.err
-    assert r.out.split("\n")[0] == "State: offline (no usable link)"
+    assert r.out.split("\n")[0] == "State: Offline: no usable link"
     doc = json.loads(roam("status", "--json").out)
     assert doc["state"] == "offline"
     assert doc["best_link"] is None
@@ -191,7 +191,7 @@ def test_status_no_links(roamd, roam):
     roamd({"manager": {"State": "offline"}})
     r = roam("status")
     assert r.rc == 0, r.err
-    assert r.out == "State: offline (no usable link)\n\nNo links (loopback is never shown).\n"
+    assert r.out == "State: Offline: no usable link\n\nNo links (loopback is never shown).\n"
     doc = json.loads(roam("status", "--json").out)
     assert doc == {"state": "offline", "best_link": None, "version": "0.1.0", "links": []}
 

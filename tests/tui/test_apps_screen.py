@@ -58,7 +58,8 @@ def test_apps_list(roamd, tui, golden):
     assert t.cursor_line().startswith("> org.example.Backup")
     # The header names the screen in brackets; the hint bar has only keys that act now.
     assert "[3 Apps]" in t.text_lines()[0]
-    assert hints(t) == " ? help  q quit  a access  v VPN  m handover  b bearers  o online"
+    # R (reset) shows only for an app changed at runtime; Esc leads back.
+    assert hints(t) == " ? help  q quit  a access  v VPN  b bearers  o online  m handover  Esc back"
 
 
 def test_apps_selected_row(roamd, tui, golden):
@@ -67,15 +68,16 @@ def test_apps_selected_row(roamd, tui, golden):
     open_apps(t)
     t.key("j")
     t.wait_cursor("> org.example.Browser", screen="apps")
-    # A grant to end: now the release key shows.
-    assert hints(t).endswith("o online  x release")
+    # A grant to end: now the release key shows (the gaps shrink so that all still fit).
+    assert hints(t) == (" ? help q quit a access v VPN b bearers o online x release m handover"
+                        " Esc back")
     t.key("G")
     t.wait_cursor("> system", screen="apps")
     # What roamd would refuse is not offered: system has only an access, no grants.
-    assert hints(t) == " ? help  q quit  a access"
+    assert hints(t) == " ? help  q quit  a access  Esc back"
     t.key("k")
     t.wait_cursor("> default", screen="apps")
-    assert hints(t) == " ? help  q quit  a access  v VPN  m handover  b bearers"
+    assert hints(t) == " ? help  q quit  a access  v VPN  b bearers  m handover  Esc back"
     t.key("G")
     t.wait_cursor("> system", screen="apps")
     t.key("\t")  # wraps around
@@ -129,7 +131,7 @@ def test_apps_online_release_reset(roamd, tui):
     said(t, "Done: org.example.Chat online for 10 minutes.")
     assert "online for a task" in t.cursor_line()
     assert "online until 22:23:20" in t.text()
-    assert hints(t).endswith("x release")
+    assert "x release" in hints(t) and "R reset" in hints(t)
     t.key("x")
     said(t, "Done: org.example.Chat grant released.")
     assert "blocked: access denied" in t.cursor_line()
@@ -149,7 +151,7 @@ def test_apps_bearer_dialog(roamd, tui, golden):
     select(t, "org.example.Mail")
     t.key("b")
     said(t, "Bearers org.example.Mail may use")
-    assert hints(t) == " ? help  q quit  Space check  Enter apply  Esc cancel"
+    assert hints(t) == " ? help  q quit  Enter apply  Esc cancel  Space check"
     assert "[x] ethernet" in t.text() and "[x] wifi" in t.text()
     assert "[ ] cellular" in t.text()
     assert "> [x] ethernet" in t.cursor_line()
@@ -186,6 +188,29 @@ def test_apps_bearer_dialog(roamd, tui, golden):
     t.key(ESC)
     said(t, "Bearers of org.example.Mail left as they were.")
     assert len(fake.send(op="calls")) == 2
+
+
+def test_apps_keys_that_cannot_apply(roamd, tui):
+    """Keys that cannot apply to the selected app are answered here with the reason, never
+    sent to roamd to fail."""
+    fake = roamd(APPS)
+    t = tui()
+    open_apps(t)
+    t.key("G")
+    t.wait_cursor("> system", screen="apps")
+    for key, words in (("v", "system has only an access"), ("m", "system has only an access"),
+                       ("b", "system has only an access"),
+                       ("o", "system is not an app: online for a task is for one app."),
+                       ("x", "system is not an app"),
+                       ("R", "system has no changes made at runtime")):
+        t.key(key)
+        said(t, words)
+        assert "Bearers system may use" not in t.text()
+    t.key("k")
+    t.wait_cursor("> default", screen="apps")
+    t.key("o")
+    said(t, "default is not an app: online for a task is for one app.")
+    assert fake.send(op="calls") == []
 
 
 def test_apps_denied(roamd, tui, golden):
@@ -226,6 +251,8 @@ def test_apps_small_terminal(roamd, tui, golden):
     t.key("b")
     said(t, "Bearers org.example.Mail may use")
     golden("apps-small-bearers", t)
+    # At 40 columns the dialog's way out and in stay.
+    assert hints(t) == " ? help  q quit  Enter apply  Esc cancel"
     t.key(ESC)
     said(t, "left as they were")
     # 64 columns: still a table, with narrower IDs.
@@ -293,3 +320,49 @@ def test_apps_plain_ascii(roamd, tui):
     said(t, "Bearers org.example.Backup may use")
     assert all(ord(c) < 128 for c in t.text())
     assert NOW  # the scenario's clock is roam's: times are stable
+
+
+def test_apps_wording(roamd, tui):
+    """The header counts apps, not default and system; a LAN-only app without an uplink route
+    says where it goes; a grant's time never reads as "blocked until"."""
+    fake = roamd(APPS)
+    t = tui(cols=100)
+    open_apps(t)
+    assert t.text_lines()[1].startswith("  6 apps; default: processes in no app")
+    fake.send(op="app", id="org.example.Printer", props={"Route4": "", "Route6": ""})
+    fake.send(op="app", id="org.example.Backup", props={"OnlineUntil": NOW + 10 * MINUTE})
+    # The grant's time is on the details line, apart from the state (never "blocked until").
+    t.wait(lambda t: "route local networks only; bearers all" in t.text() and
+           "route none; bearers all; handover sticky; online until 22:23:20" in t.text(),
+           what="the new wording")
+    assert "VPN down until" not in t.text()
+
+
+def test_apps_filter_and_sort(roamd, tui, golden):
+    fake = roamd(APPS)
+    t = tui()
+    open_apps(t)
+    t.key("/")
+    t.key("blocked")
+    said(t, "Filter: blocked_ (3 of 8 apps)")
+    t.key("\r")
+    said(t, "Filter: blocked (3 of 8 apps)")
+    ids = [line[2:].split()[0] for line in t.text_lines()
+           if line[2:6] == "org." or line[2:9] in ("default", "system ")]
+    assert ids == ["org.example.Backup", "org.example.Chat", "org.example.Maps"]
+    # Keys act on the rows shown: j selects the next blocked app.
+    t.key("j")
+    t.wait_cursor("> org.example.Chat", screen="apps")
+    golden("apps-filter", t)
+    t.key(ESC)  # clears the filter; a second Esc goes back
+    t.wait(lambda t: "Filter" not in t.text() and "org.example.Printer" in t.text(),
+           what="no filter")
+    t.key("s")
+    said(t, "Sorted by state.")
+    ids = [line[2:].split()[0] for line in t.text_lines()
+           if line[2:6] == "org." or line[2:9] in ("default", "system ")]
+    assert ids[0] == "org.example.Browser" and ids[-3:] == [
+        "org.example.Backup", "org.example.Chat", "org.example.Maps"], ids
+    t.key(ESC)
+    t.wait_for(screen="overview")
+    assert fake.send(op="calls") == []

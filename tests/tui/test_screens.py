@@ -100,6 +100,31 @@ def test_themes(roamd, tui, golden, theme):
     golden(f"theme-{theme}", t, theme=theme)
 
 
+@pytest.mark.parametrize("how", ["high-contrast", "light", "monochrome", "NO_COLOR",
+                                 "vt100"])
+def test_themes_without_an_install(roamd, tui, how):
+    """Run from a build tree (no theme files anywhere): every shipped theme is built in, and
+    the monochrome fallback of NO_COLOR and colourless terminals never fails."""
+    roamd(verdict_scenario("portal"))
+    args, env, term = (), {"ROAM_THEME_PATH": ""}, "xterm-256color"
+    if how == "NO_COLOR":
+        env["NO_COLOR"] = "1"
+    elif how == "vt100":
+        term = "vt100"
+    else:
+        args = ("--theme", how)
+    t = tui(args=args, extra_env=env, term=term)
+    t.wait_for(screen="overview", text="Connected to roamd")
+    assert "No theme" not in t.text()
+    t.key("?")
+    t.wait_for(screen="help", text="Keys on this screen")
+    t.key("G")
+    t.wait_for(screen="help", text="Theme file:")
+    text = " ".join(t.text().split())
+    assert f"Theme: {how if args else 'monochrome'} Theme file: built in" in text
+    assert "At start:" not in text
+
+
 def test_theme_from_config_file(roamd, tui, tmp_path):
     roamd(verdict_scenario("online"))
     (tmp_path / "config" / "roam").mkdir(parents=True)
@@ -164,6 +189,25 @@ def test_ascii_fallback(roamd, tui, golden):
     t.key("\r")
     t.wait_for(screen="link")
     assert all(ord(c) < 128 for c in t.text())
+
+
+@pytest.mark.parametrize("lang", ["C.UTF-8", "C"])
+def test_character_set(roamd, tui, golden, lang):
+    """A UTF-8 locale gets UTF-8 glyphs (roam calls setlocale); any other gets ASCII, said in
+    the help."""
+    roamd(SEVERAL)
+    t = tui(lang=lang)
+    t.wait_for(screen="overview", text="tun0")
+    if lang == "C.UTF-8":
+        golden("utf8-overview", t)
+        assert "Connected to roamd 0.1.0 \u00b7 7 links" in t.text()
+    t.key("?")
+    t.wait_for(screen="help", text="Keys on this screen")
+    t.key("G")
+    t.wait_for(screen="help", text="Characters:")
+    line = next(line for line in t.text_lines() if "Characters:" in line)
+    assert line.split("Characters:")[1].strip() == (
+        "UTF-8" if lang == "C.UTF-8" else "ASCII only (the locale is not UTF-8)")
 
 
 def test_small_terminal(roamd, tui, golden):
@@ -333,3 +377,134 @@ def test_unknown_terminal(roamd, tui):
     out = b"".join(t.output).decode()
     assert "Cannot start the full-screen interface on TERM=no-such-terminal" in out
     assert "roam --plain" in out
+
+
+def test_keys_after_a_resize(roamd, tui):
+    """ncurses 6.4 queues KEY_RESIZE on every resizeterm() call: a key after a resize must
+    still move the cursor, and q must still quit (it once spun forever)."""
+    roamd(SEVERAL)
+    t = tui(cols=100, rows=30)
+    t.wait_for(screen="overview", text="tun0")
+    for cols, rows in ((80, 24), (90, 26)):
+        t.resize(cols, rows)
+        t.wait(lambda t: t.frame.fields.get("size") == f"{cols}x{rows}",
+               what=f"a frame at {cols}x{rows}")
+    t.key("j")
+    t.wait_cursor("> eth1")
+    t.key("k")
+    t.wait_cursor("> wlan0")
+    t.key("q")
+    assert t.proc.wait(timeout=10) == 0
+
+
+def test_link_continuation_lines_and_folded_history(roamd, tui, golden):
+    """A field's further lines have no label (not ':'); rechecks that change nothing fold into
+    one history line with a count."""
+    fake = roamd(verdict_scenario("online"))
+    t = tui(rows=40)
+    t.wait_for(screen="overview", text="wlan0")
+    t.key("\r")
+    t.wait_for(screen="link", text="wlan0 (wifi): online")
+    lines = t.text_lines()
+    i = next(i for i, line in enumerate(lines) if "Addresses:" in line)
+    assert lines[i + 1].strip() == "2001:db8::10/64 (global)", lines[i + 1]
+    assert lines[i + 2].strip() == "fe80::3/64 (link-local)", lines[i + 2]
+    for k in (1, 2):
+        fake.send(op="set", link=3, props={"LastProbe": NOW - 3_000_000 + k * 1_000_000,
+                                           "ProbeDuration": 90_000})
+    t.wait_for(screen="link", text="(\u00d73, last 22:13:20)")
+    history = [line for line in t.text_lines() if "checks answered; probe took" in line]
+    assert len(history) == 1, t.text()
+    golden("link-folded-history", t)
+
+
+def test_tab_shows_the_section(roamd, tui):
+    """Tab to a section scrolls so its contents show, the heading on top (not on the last
+    row)."""
+    roamd(verdict_scenario("portal"))
+    t = tui(rows=14)
+    t.wait_for(screen="overview", text="eth1")
+    t.key("\r")
+    t.wait_for(screen="link", text="eth1 (ethernet): portal")
+    for heading in ("Connectivity", "Link", "Addresses and routes", "DNS"):
+        t.key("\t")
+        t.wait_cursor(f"> {heading}", screen="link")
+        assert t.screen.cursor.y == 1, t.text()
+
+
+def link_rows(t):
+    """The names of the link rows of the overview's table, in order."""
+    lines = t.text_lines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("  Link "))
+    return [line[2:].split()[0] for line in lines[start + 1:]
+            if len(line) > 2 and line[2] != " " and line[:2] in ("  ", "> ")]
+
+
+def test_filter_and_sort(roamd, tui, golden):
+    roamd(SEVERAL)
+    t = tui()
+    t.wait_for(screen="overview", text="tun0")
+    t.key("/")
+    t.wait_for(screen="overview", text="Filter: _ (7 of 7 links)")
+    t.key("eth")
+    t.wait_for(screen="overview", text="Filter: eth_ (3 of 7 links)")
+    assert link_rows(t) == ["eth0", "eth1", "enp0s31f6-long"]
+    # Digits and letters are text while typing: no screen switch, no quit.
+    t.key("\r")
+    t.wait_for(screen="overview", text="Filter: eth (3 of 7 links)")
+    golden("overview-filter", t)
+    t.key("\r")  # Enter on a filtered row opens that link
+    t.wait_for(screen="link", text="(ethernet)")
+    t.key(ESC)
+    t.wait_for(screen="overview", text="Filter: eth (3 of 7 links)")
+    t.key(ESC)  # Esc clears the filter
+    t.wait(lambda t: "Filter" not in t.text() and "tun0" in t.text(), what="no filter")
+    assert link_rows(t) == ["eth0", "wlan0", "eth1", "wwan0", "enp0s31f6-long", "br-virt",
+                            "tun0"]
+    t.key("s")
+    t.wait_for(screen="overview", text="Sorted by name.")
+    assert link_rows(t) == ["br-virt", "enp0s31f6-long", "eth0", "eth1", "tun0", "wlan0",
+                            "wwan0"]
+    t.key("s")
+    t.wait_for(screen="overview", text="Sorted by state.")
+    assert link_rows(t) == ["wlan0", "tun0", "wwan0", "eth1", "enp0s31f6-long", "eth0",
+                            "br-virt"]
+    golden("overview-sorted-state", t)
+    t.key("s")
+    t.wait_for(screen="overview", text="Sorted by bearer.")
+    assert link_rows(t) == ["wwan0", "eth0", "eth1", "enp0s31f6-long", "br-virt", "tun0",
+                            "wlan0"]
+    t.key("s")
+    t.wait_for(screen="overview", text="Sorted by interface index.")
+
+
+def test_portal_url_hyperlink_and_copy(roamd, tui):
+    """The login URL is an OSC 8 hyperlink (the text on screen unchanged) and c copies it
+    (OSC 52); terminals not known to take OSC 8 never get it."""
+    import base64
+    url = "http://portal.cafe.example/login?next=%2F"
+    roamd(verdict_scenario("portal"))
+    t = tui()
+    t.wait_for(screen="overview", text="Log in at " + url)
+    assert f"\x1b]8;;{url}\x1b\\{url}\x1b]8;;\x1b\\".encode() in b"".join(t.output)
+    assert "c copy URL" in t.text_lines()[-1]
+    t.key("c")
+    t.wait_for(screen="overview", text="Copied " + url)
+    assert b"\x1b]52;c;" + base64.b64encode(url.encode()) + b"\x07" in b"".join(t.output)
+    t.key("\r")
+    t.wait_for(screen="link", text="eth1 (ethernet): portal")
+    t.key("c")
+    t.wait_for(screen="link", text="Copied " + url)
+    t2 = tui(term="vt100")
+    t2.wait_for(screen="overview", text="Log in at")
+    assert b"\x1b]8;" not in b"".join(t2.output)
+
+
+def test_links_in_a_stable_order(roamd, tui):
+    """Links are listed by interface index (as `ip link` lists them), not in arrival order."""
+    fake = roamd(verdict_scenario("online"))
+    t = tui()
+    t.wait_for(screen="overview", text="wlan0")
+    fake.send(op="add", link={"Index": 1, "Name": "usb0", "Bearer": "ethernet"})
+    t.wait_for(screen="overview", text="usb0")
+    assert link_rows(t) == ["usb0", "eth0", "wlan0"]

@@ -250,6 +250,20 @@ class Tui:
         """Types keys: a str, or bytes for escape sequences."""
         os.write(self.master, keys.encode() if isinstance(keys, str) else keys)
 
+    def click(self, x, y, button=0):
+        """A mouse press and release at column x, row y (0-based), as xterm reports them in
+        SGR mode (1006): button 0 is the left one, 64 and 65 the wheel up and down."""
+        self.key(f"\x1b[<{button};{x + 1};{y + 1}M".encode())
+        if button < 64:
+            self.key(f"\x1b[<{button};{x + 1};{y + 1}m".encode())
+
+    def find(self, text):
+        """(x, y) of the first place the screen shows text."""
+        for y, line in enumerate(self.text_lines()):
+            if text in line:
+                return line.index(text), y
+        raise AssertionError(f"{text!r} is not on the screen:\n{self.text()}")
+
     def resize(self, cols, rows):
         """Resizes the terminal, as a window manager would: roam gets SIGWINCH, no key."""
         self.cols, self.rows = cols, rows

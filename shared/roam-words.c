@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "roam-macro.h"
+#include "roam-util.h"
+#include "roam-words.h"
+
+const char *const roam_verdict_table[_ROAM_VERDICT_MAX] = {
+    [ROAM_VERDICT_OFFLINE] = "offline", [ROAM_VERDICT_CHECKING] = "checking",
+    [ROAM_VERDICT_LOCAL] = "local",     [ROAM_VERDICT_PORTAL] = "portal",
+    [ROAM_VERDICT_PARTIAL] = "partial", [ROAM_VERDICT_ONLINE] = "online",
+};
+DEFINE_STRING_TABLE_LOOKUP(roam_verdict, RoamVerdict)
+
+const char *const roam_reason_table[_ROAM_REASON_MAX] = {
+    [ROAM_REASON_NOT_PROBED] = "not-probed",
+    [ROAM_REASON_NO_CARRIER] = "no-carrier",
+    [ROAM_REASON_NO_ADDRESS] = "no-address",
+    [ROAM_REASON_LINK_LOCAL_ONLY] = "link-local-only",
+    [ROAM_REASON_NO_ROUTE] = "no-route",
+    [ROAM_REASON_GATEWAY_UNREACHABLE] = "gateway-unreachable",
+    [ROAM_REASON_DNS_FAILED] = "dns-failed",
+    [ROAM_REASON_HTTP_TIMEOUT] = "http-timeout",
+    [ROAM_REASON_HTTP_FAILED] = "http-failed",
+    [ROAM_REASON_PORTAL_REDIRECT] = "portal-redirect",
+    [ROAM_REASON_PORTAL_CONTENT] = "portal-content",
+    [ROAM_REASON_PORTAL_DNS] = "portal-dns",
+    [ROAM_REASON_CAPPORT] = "capport",
+    [ROAM_REASON_HTTPS_FAILED] = "https-failed",
+    [ROAM_REASON_OK] = "ok",
+};
+DEFINE_STRING_TABLE_LOOKUP(roam_reason, RoamReason)
+
+const char *const roam_bearer_table[_ROAM_BEARER_MAX] = {
+    [ROAM_BEARER_ETHERNET] = "ethernet",       [ROAM_BEARER_WIFI] = "wifi",
+    [ROAM_BEARER_CELLULAR] = "cellular",       [ROAM_BEARER_BLUETOOTH] = "bluetooth",
+    [ROAM_BEARER_WIFI_DIRECT] = "wifi-direct", [ROAM_BEARER_VPN] = "vpn",
+    [ROAM_BEARER_LOWPAN] = "lowpan",           [ROAM_BEARER_VIRTUAL] = "virtual",
+};
+DEFINE_STRING_TABLE_LOOKUP(roam_bearer, RoamBearer)
+
+const char *const roam_access_table[_ROAM_ACCESS_MAX] = {
+    [ROAM_ACCESS_ALLOW] = "allow",
+    [ROAM_ACCESS_LAN] = "lan",
+    [ROAM_ACCESS_DENY] = "deny",
+};
+DEFINE_STRING_TABLE_LOOKUP(roam_access, RoamAccess)
+
+const char *const roam_vpn_table[_ROAM_VPN_MAX] = {
+    [ROAM_VPN_ANY] = "any",
+    [ROAM_VPN_REQUIRED] = "required",
+    [ROAM_VPN_FORBIDDEN] = "forbidden",
+};
+DEFINE_STRING_TABLE_LOOKUP(roam_vpn, RoamVpnRule)
+
+const char *const roam_handover_table[_ROAM_HANDOVER_MAX] = {
+    [ROAM_HANDOVER_STICKY] = "sticky",
+    [ROAM_HANDOVER_MOVE] = "move",
+};
+DEFINE_STRING_TABLE_LOOKUP(roam_handover, RoamHandover)
+
+/* Short phrases fit the overview's column (at most 30 columns). */
+static const char *const reason_short_table[_ROAM_REASON_MAX] = {
+    [ROAM_REASON_NOT_PROBED] = "not probed yet",
+    [ROAM_REASON_NO_CARRIER] = "no carrier",
+    [ROAM_REASON_NO_ADDRESS] = "no address",
+    [ROAM_REASON_LINK_LOCAL_ONLY] = "link-local address only",
+    [ROAM_REASON_NO_ROUTE] = "no default route",
+    [ROAM_REASON_GATEWAY_UNREACHABLE] = "nothing answers",
+    [ROAM_REASON_DNS_FAILED] = "DNS failed",
+    [ROAM_REASON_HTTP_TIMEOUT] = "HTTP check timed out",
+    [ROAM_REASON_HTTP_FAILED] = "HTTP check failed",
+    [ROAM_REASON_PORTAL_REDIRECT] = "redirected to a login page",
+    [ROAM_REASON_PORTAL_CONTENT] = "login page instead of check",
+    [ROAM_REASON_PORTAL_DNS] = "DNS answers are rewritten",
+    [ROAM_REASON_CAPPORT] = "network says: portal",
+    [ROAM_REASON_HTTPS_FAILED] = "HTTPS check failed",
+    [ROAM_REASON_OK] = "checks answered",
+};
+
+static const char *const reason_long_table[_ROAM_REASON_MAX] = {
+    [ROAM_REASON_NOT_PROBED] = "no probe round has ended yet, or the link is never probed",
+    [ROAM_REASON_NO_CARRIER] = "the link is down or has no carrier",
+    [ROAM_REASON_NO_ADDRESS] = "no address of this family",
+    [ROAM_REASON_LINK_LOCAL_ONLY] = "only link-local addresses",
+    [ROAM_REASON_NO_ROUTE] = "no default route of this family",
+    [ROAM_REASON_GATEWAY_UNREACHABLE] = "neither the probes, the DNS servers nor the gateway "
+                                        "answered",
+    [ROAM_REASON_DNS_FAILED] = "the link's DNS servers gave no address",
+    [ROAM_REASON_HTTP_TIMEOUT] = "DNS worked, the HTTP check timed out, the gateway answers",
+    [ROAM_REASON_HTTP_FAILED] = "DNS worked, the HTTP check failed, the gateway answers",
+    [ROAM_REASON_PORTAL_REDIRECT] = "the HTTP check was redirected to a login page",
+    [ROAM_REASON_PORTAL_CONTENT] = "the HTTP check got another page than expected",
+    [ROAM_REASON_PORTAL_DNS] = "DNS answered with unexpected addresses",
+    [ROAM_REASON_CAPPORT] = "the network's captive portal API says captive",
+    [ROAM_REASON_HTTPS_FAILED] = "plain HTTP works, HTTPS does not",
+    [ROAM_REASON_OK] = "the HTTPS check got the expected answer",
+};
+
+static const char *const access_words_table[_ROAM_ACCESS_MAX] = {
+    [ROAM_ACCESS_ALLOW] = "any network",
+    [ROAM_ACCESS_LAN] = "local networks only",
+    [ROAM_ACCESS_DENY] = "loopback only",
+};
+
+static const char *const vpn_words_table[_ROAM_VPN_MAX] = {
+    [ROAM_VPN_ANY] = "with or without a VPN",
+    [ROAM_VPN_REQUIRED] = "only through a VPN",
+    [ROAM_VPN_FORBIDDEN] = "never through a VPN",
+};
+
+static const char *const handover_words_table[_ROAM_HANDOVER_MAX] = {
+    [ROAM_HANDOVER_STICKY] = "existing flows finish on the old link",
+    [ROAM_HANDOVER_MOVE] = "existing flows move to the new link",
+};
+
+const char *roam_reason_short(const char *reason)
+{
+        RoamReason r = roam_reason_from_string(reason);
+
+        if (r < 0)
+                return *reason ? reason : "no reason given";
+        return reason_short_table[r];
+}
+
+const char *roam_reason_long(const char *reason)
+{
+        RoamReason r = roam_reason_from_string(reason);
+
+        if (r < 0)
+                return *reason ? reason : "no reason given";
+        return reason_long_table[r];
+}
+
+const char *roam_access_words(const char *access)
+{
+        RoamAccess a = roam_access_from_string(access);
+
+        return a < 0 ? access : access_words_table[a];
+}
+
+const char *roam_vpn_words(const char *vpn)
+{
+        RoamVpnRule v = roam_vpn_from_string(vpn);
+
+        return v < 0 ? vpn : vpn_words_table[v];
+}
+
+const char *roam_handover_words(const char *handover)
+{
+        RoamHandover h = roam_handover_from_string(handover);
+
+        return h < 0 ? handover : handover_words_table[h];
+}
+
+char *roam_state_sentence(const char *state, const char *link, const char *bearer,
+                          const char *reason, const char *portal_url)
+{
+        RoamVerdict v = roam_verdict_from_string(state);
+        char *s = NULL;
+        int r = 0;
+
+        if (v < 0)
+                r = asprintf(&s, "State unknown (roamd says \"%s\")", state);
+        else if (!link) {
+                if (v == ROAM_VERDICT_OFFLINE)
+                        r = asprintf(&s, "Offline: no usable link");
+                else
+                        r = asprintf(&s, "%c%s (no best link known)", state[0] - 'a' + 'A',
+                                     state + 1);
+        } else
+                switch (v) {
+                case ROAM_VERDICT_ONLINE:
+                        r = asprintf(&s, "Online via %s (%s)", link, bearer ? bearer : "?");
+                        break;
+                case ROAM_VERDICT_PARTIAL:
+                        r = asprintf(&s, "HTTPS blocked on %s (partial)", link);
+                        break;
+                case ROAM_VERDICT_PORTAL:
+                        if (portal_url)
+                                r = asprintf(&s, "Behind a captive portal on %s: log in at %s",
+                                             link, portal_url);
+                        else
+                                r = asprintf(&s,
+                                             "Behind a captive portal on %s: open a web page to "
+                                             "log in",
+                                             link);
+                        break;
+                case ROAM_VERDICT_LOCAL:
+                        r = asprintf(&s, "Local network only on %s: no Internet", link);
+                        break;
+                case ROAM_VERDICT_CHECKING:
+                        r = asprintf(&s, "Checking %s: no answer yet", link);
+                        break;
+                case ROAM_VERDICT_OFFLINE:
+                        r = asprintf(&s, "Offline: %s, %s", link,
+                                     roam_reason_short(reason ? reason : ""));
+                        break;
+                case _ROAM_VERDICT_MAX:
+                case _ROAM_VERDICT_INVALID:
+                        break;
+                }
+        return r < 0 ? NULL : s;
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <errno.h>
+
+/* The words roamd and roam share, from one table: connectivity verdicts and their reasons
+ * (docs/connectivity.md), bearers, and an app's access, VPN rule and handover; with the
+ * phrases and the one sentence that say them to people. roamd's string tables, `roam status`,
+ * the TUI and plain mode all use these; nothing spells them twice. */
+
+typedef enum RoamVerdict {
+        ROAM_VERDICT_OFFLINE,
+        ROAM_VERDICT_CHECKING, /* a probe runs, no answer of this family yet */
+        ROAM_VERDICT_LOCAL,
+        ROAM_VERDICT_PORTAL,
+        ROAM_VERDICT_PARTIAL,
+        ROAM_VERDICT_ONLINE,
+        _ROAM_VERDICT_MAX,
+        _ROAM_VERDICT_INVALID = -EINVAL,
+} RoamVerdict;
+
+typedef enum RoamReason {
+        ROAM_REASON_NOT_PROBED,
+        ROAM_REASON_NO_CARRIER,
+        ROAM_REASON_NO_ADDRESS,
+        ROAM_REASON_LINK_LOCAL_ONLY,
+        ROAM_REASON_NO_ROUTE,
+        ROAM_REASON_GATEWAY_UNREACHABLE,
+        ROAM_REASON_DNS_FAILED,
+        ROAM_REASON_HTTP_TIMEOUT,
+        ROAM_REASON_HTTP_FAILED,
+        ROAM_REASON_PORTAL_REDIRECT,
+        ROAM_REASON_PORTAL_CONTENT,
+        ROAM_REASON_PORTAL_DNS,
+        ROAM_REASON_CAPPORT,
+        ROAM_REASON_HTTPS_FAILED,
+        ROAM_REASON_OK,
+        _ROAM_REASON_MAX,
+        _ROAM_REASON_INVALID = -EINVAL,
+} RoamReason;
+
+typedef enum RoamBearer {
+        ROAM_BEARER_ETHERNET,
+        ROAM_BEARER_WIFI,
+        ROAM_BEARER_CELLULAR,
+        ROAM_BEARER_BLUETOOTH,
+        ROAM_BEARER_WIFI_DIRECT,
+        ROAM_BEARER_VPN,
+        ROAM_BEARER_LOWPAN,
+        ROAM_BEARER_VIRTUAL, /* bridges, veths of containers: never an uplink, never an app's */
+        _ROAM_BEARER_MAX,
+        _ROAM_BEARER_INVALID = -EINVAL,
+} RoamBearer;
+
+typedef enum RoamAccess {
+        ROAM_ACCESS_ALLOW,
+        ROAM_ACCESS_LAN,
+        ROAM_ACCESS_DENY,
+        _ROAM_ACCESS_MAX,
+        _ROAM_ACCESS_INVALID = -EINVAL,
+} RoamAccess;
+
+typedef enum RoamVpnRule {
+        ROAM_VPN_ANY,
+        ROAM_VPN_REQUIRED,
+        ROAM_VPN_FORBIDDEN,
+        _ROAM_VPN_MAX,
+        _ROAM_VPN_INVALID = -EINVAL,
+} RoamVpnRule;
+
+typedef enum RoamHandover {
+        ROAM_HANDOVER_STICKY,
+        ROAM_HANDOVER_MOVE,
+        _ROAM_HANDOVER_MAX,
+        _ROAM_HANDOVER_INVALID = -EINVAL,
+} RoamHandover;
+
+/* The tables themselves, indexed by the enums (roamd joins them into error messages). */
+extern const char *const roam_verdict_table[_ROAM_VERDICT_MAX];
+extern const char *const roam_reason_table[_ROAM_REASON_MAX];
+extern const char *const roam_bearer_table[_ROAM_BEARER_MAX];
+extern const char *const roam_access_table[_ROAM_ACCESS_MAX];
+extern const char *const roam_vpn_table[_ROAM_VPN_MAX];
+extern const char *const roam_handover_table[_ROAM_HANDOVER_MAX];
+
+const char *roam_verdict_to_string(RoamVerdict v);
+RoamVerdict roam_verdict_from_string(const char *s);
+const char *roam_reason_to_string(RoamReason r);
+RoamReason roam_reason_from_string(const char *s);
+const char *roam_bearer_to_string(RoamBearer b);
+RoamBearer roam_bearer_from_string(const char *s);
+const char *roam_access_to_string(RoamAccess a);
+RoamAccess roam_access_from_string(const char *s);
+const char *roam_vpn_to_string(RoamVpnRule v);
+RoamVpnRule roam_vpn_from_string(const char *s);
+const char *roam_handover_to_string(RoamHandover h);
+RoamHandover roam_handover_from_string(const char *s);
+
+/* A short phrase ("no carrier", "redirected to a login page", at most 30 columns) and a
+ * sentence for a reason as sent on the bus; an unknown one (a newer roamd) is returned as is. */
+const char *roam_reason_short(const char *reason);
+const char *roam_reason_long(const char *reason);
+
+/* What an access, VPN rule or handover means ("local networks only"); unknown: as is. */
+const char *roam_access_words(const char *access);
+const char *roam_vpn_words(const char *vpn);
+const char *roam_handover_words(const char *handover);
+
+/* The global state in one sentence, the same everywhere: "Online via wlan0 (wifi)",
+ * "Behind a captive portal on wifi0: log in at http://...", "Offline: no usable link".
+ * state: the global verdict; link, bearer: the best link (NULL: none); reason: its reason;
+ * portal_url: where to log in (NULL: not known). Returns a malloc'd string, NULL on OOM. */
+char *roam_state_sentence(const char *state, const char *link, const char *bearer,
+                          const char *reason, const char *portal_url);
