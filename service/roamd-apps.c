@@ -16,6 +16,7 @@
 #include "roamd-netlink.h"
 #include "roamd-nft.h"
 #include "roamd-route.h"
+#include "roamd-stats.h"
 
 struct AppClass {
         char name[NFT_CLASS_NAME_MAX];
@@ -583,6 +584,8 @@ static void on_cgroup_removed(Apps *a, const CgroupNode *n)
 static void on_cgroup(CgroupTree *t, CgroupEvent ev, const CgroupNode *n, void *userdata)
 {
         Apps *a = userdata;
+
+        stats_on_cgroup(a->manager->stats, a->nft, ev, n);
 
         switch (ev) {
         case CGROUP_EVENT_ADDED:
@@ -1154,6 +1157,9 @@ static int build_full(Apps *a, NftTxn *t)
                 if (r < 0)
                         return r;
         }
+        r = stats_txn_install(a->manager->stats, t);
+        if (r < 0)
+                return r;
         return nft_txn_elem(t, 0, a->root_id, a->app_default->cls->name, true);
 }
 
@@ -1216,6 +1222,7 @@ int apps_start(Apps *a)
                 return log_error_errno(r, "Cannot install table inet roam: %m");
         for (size_t i = 0; i < a->n_classes; i++)
                 a->classes[i]->installed = true;
+        stats_installed(a->manager->stats);
         (void)sets_text(a, &a->installed_sets);
         a->started = true;
         for (size_t i = 0; i < a->n_apps; i++)
@@ -1252,6 +1259,16 @@ int apps_reload(Apps *a)
         if (r < 0)
                 log_error_errno(r, "The new drop-ins cannot be applied; the old policies stay: %m");
         return errors > 0 ? -EINVAL : r;
+}
+
+NftEngine *apps_nft(Apps *a)
+{
+        return a->nft;
+}
+
+RouteTables *apps_routes(Apps *a)
+{
+        return a->routes;
 }
 
 int apps_new(Manager *m, Apps **ret)

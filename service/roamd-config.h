@@ -56,6 +56,15 @@ typedef struct AppsConfig {
         uint32_t rule_priority; /* ip rules at this priority and the next */
 } AppsConfig;
 
+/* [Stats]: usage counting and history (docs/stats.md). */
+typedef struct StatsConfig {
+        bool enable;
+        char *directory;         /* history file, default /var/lib/roam/stats */
+        uint64_t flush_usec;     /* how often counters are saved */
+        uint32_t retention_days; /* hourly buckets kept this long */
+        char *prometheus_file;   /* text-format export, rewritten at every save; NULL none */
+} StatsConfig;
+
 typedef struct Config {
         char *path;
         int log_level;
@@ -70,6 +79,7 @@ typedef struct Config {
         size_t n_dns_pins;
         ProbeConfig probe;
         AppsConfig apps;
+        StatsConfig stats;
 } Config;
 
 Config *config_free(Config *c);
