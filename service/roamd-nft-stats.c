@@ -25,7 +25,7 @@
 #define TYPE_MARK     19
 #define TYPE_IFINDEX  20
 #define TYPE_CGROUPV2 46
-#define TYPE_U32      0 /* integer */
+#define TYPE_DIR      TYPE_MARK /* a 32-bit type nft prints (0 in, 1 out) */
 #define TYPE_BITS     6
 
 #define KEY_LEN  20 /* cgroup 8 . ifindex 4 . mark 4 . dir 4 */
@@ -293,6 +293,8 @@ static int txn_set(NftTxn *t, const char *name, uint32_t key_type, uint32_t key_
         nftnl_set_set_str(set, NFTNL_SET_NAME, name);
         nftnl_set_set_u32(set, NFTNL_SET_KEY_TYPE, key_type);
         nftnl_set_set_u32(set, NFTNL_SET_KEY_LEN, key_len);
+        /* the kernel wants an ID for a set made in a transaction (unique within it) */
+        nftnl_set_set_u32(set, NFTNL_SET_ID, counted ? 0x5374a701 : 0x5374a702);
         if (counted) {
                 struct nftnl_expr *e = nftnl_expr_alloc("counter");
                 if (!e) {
@@ -354,7 +356,7 @@ int nft_stats_txn_install(NftStats *s, NftTxn *t)
 {
         uint32_t key_type = (((TYPE_CGROUPV2 << TYPE_BITS | TYPE_IFINDEX) << TYPE_BITS) | TYPE_MARK)
                                 << TYPE_BITS |
-                            TYPE_U32;
+                            TYPE_DIR;
         _cleanup_free_ uint64_t *ids = NULL;
         int r;
 
