@@ -349,7 +349,8 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
         Stats *s = userdata;
 
         (void)stats_save(s);
-        return sd_event_source_set_time(es, usec + s->manager->config->stats.flush_usec);
+        (void)sd_event_source_set_time(es, usec + s->manager->config->stats.flush_usec);
+        return sd_event_source_set_enabled(es, SD_EVENT_ONESHOT);
 }
 
 int stats_start(Stats *s)
