@@ -103,7 +103,7 @@ def stats(w):
     w.roamd_restart()
     w.wait_default_state()
     yield w
-    for app in ("org.test.StatsA", "org.test.StatsB"):
+    for app in ("org.test.StatsA", "org.test.StatsB", "org.test.StatsC"):
         d = w.cgroup / ROAM_SLICE / ("app-%s.scope" % app)
         if d.exists():
             (d / "cgroup.kill").write_text("1")
@@ -158,18 +158,18 @@ def test_two_apps_at_once_counted_exactly(stats):
 
 def test_counts_survive_policy_changes_restart_and_kill9(stats):
     w = stats
-    ca = app_cgroup(w, "org.test.StatsA")
+    ca = app_cgroup(w, "org.test.StatsC")  # an app no other test counted
     a4, a6 = WHOAMI["inet"][4], WHOAMI["inet"][6]
     p = run_traffic(w, ca, a4, a6, lines=3000, size=200, dgrams=50)
     for i in range(50):
         w.call(MANAGER_PATH, MANAGER_IFACE, "SetAppPolicy", "sa{ss}",
-               ["org.test.StatsA", {"handover": ("sticky", "move")[i % 2]}])
+               ["org.test.StatsC", {"handover": ("sticky", "move")[i % 2]}])
     w.roamd_restart()
     w.roamd_kill9()
     w.roamd_start()
     r = json.loads(p.communicate(timeout=120)[0])
     assert r["retrans"] == 0, r["retrans"]
-    owner = "app:org.test.StatsA"
+    owner = "app:org.test.StatsC"
 
     def done():
         t = owner_total(w, owner)
