@@ -452,6 +452,46 @@ int nft_stats_member(NftStats *s, NftEngine *e, uint64_t cgroup, unsigned level,
         return r;
 }
 
+int nft_stats_forget(NftStats *s, NftEngine *e, const NftStatsEntry *keys, size_t n)
+{
+        _cleanup_(nft_txn_freep) NftTxn *t = NULL;
+        struct nftnl_set *set;
+        struct nlmsghdr *nlh;
+        int r;
+
+        if (!s->installed || !e || n == 0)
+                return 0;
+        r = nft_txn_new(e, &t);
+        if (r < 0)
+                return r;
+        set = nftnl_set_alloc();
+        if (!set)
+                return -ENOMEM;
+        nftnl_set_set_u32(set, NFTNL_SET_FAMILY, NFPROTO_INET);
+        nftnl_set_set_str(set, NFTNL_SET_TABLE, NFT_TABLE_NAME);
+        nftnl_set_set_str(set, NFTNL_SET_NAME, NFT_STATS_SET);
+        for (size_t i = 0; i < n; i++) {
+                struct nftnl_set_elem *el = nftnl_set_elem_alloc();
+                uint8_t key[KEY_LEN];
+                uint32_t dir = (uint32_t)keys[i].dir;
+                if (!el) {
+                        nftnl_set_free(set);
+                        return -ENOMEM;
+                }
+                memcpy(key, &keys[i].cgroup, 8);
+                memcpy(key + 8, &keys[i].ifindex, 4);
+                memcpy(key + 12, &keys[i].mark, 4);
+                memcpy(key + 16, &dir, 4);
+                nftnl_set_elem_set(el, NFTNL_SET_ELEM_KEY, key, KEY_LEN);
+                nftnl_set_elem_add(set, el);
+        }
+        nlh = nft_txn_msg(t, NFT_MSG_DELSETELEM, 0);
+        nftnl_set_elems_nlmsg_build_payload(nlh, set);
+        nftnl_set_free(set);
+        nft_txn_msg_end(t);
+        return nft_txn_commit(t);
+}
+
 /* ---- reading ---- */
 
 typedef struct DumpCtx {

@@ -47,6 +47,8 @@ int nft_stats_txn_install(NftStats *s, NftTxn *t);
 /* Records a member; when installed, applies it at once in a transaction of its own (with
  * the chains rewritten when a level comes into or goes out of use). */
 int nft_stats_member(NftStats *s, NftEngine *e, uint64_t cgroup, unsigned level, bool add);
+/* Deletes the counters of these keys (a cgroup that is gone, read for the last time). */
+int nft_stats_forget(NftStats *s, NftEngine *e, const NftStatsEntry *keys, size_t n);
 /* Whether the objects are in the kernel (set once the table carrying them was committed). */
 void nft_stats_set_installed(NftStats *s, bool installed);
 

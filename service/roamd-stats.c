@@ -401,6 +401,28 @@ int stats_start(Stats *s)
         return 0;
 }
 
+/* Its counters were just read: their elements go, or the set would grow with every app
+ * started (each start is a new cgroup). The next dump lacks them, and so does the baseline. */
+static void forget_cgroup(Stats *s, uint64_t id)
+{
+        _cleanup_free_ NftStatsEntry *keys = calloc(s->hist.n_base + 1, sizeof(NftStatsEntry));
+        size_t n = 0;
+        int r;
+
+        if (!keys)
+                return (void)log_oom();
+        for (size_t i = 0; i < s->hist.n_base; i++)
+                if (s->hist.base[i].cgroup == id)
+                        keys[n++] = (NftStatsEntry){.cgroup = id,
+                                                    .ifindex = s->hist.base[i].ifindex,
+                                                    .mark = s->hist.base[i].mark,
+                                                    .dir = s->hist.base[i].dir};
+        r = nft_stats_forget(s->nft, s->engine, keys, n);
+        if (r < 0)
+                log_warning_errno(r, "Stats: cannot drop the counters of cgroup %" PRIu64 ": %m",
+                                  id);
+}
+
 void stats_on_cgroup(Stats *s, NftEngine *e, CgroupEvent ev, const CgroupNode *n)
 {
         _cleanup_free_ char *owner = NULL;
@@ -435,6 +457,7 @@ void stats_on_cgroup(Stats *s, NftEngine *e, CgroupEvent ev, const CgroupNode *n
                 r = nft_stats_member(s->nft, s->engine ?: e, n->id, n->level, false);
                 if (r < 0)
                         log_warning_errno(r, "Stats: cannot stop counting cgroup %s: %m", n->path);
+                forget_cgroup(s, n->id);
                 free(o->owner);
                 memmove(o, o + 1, sizeof(Owner) * (s->n_owners - pos - 1));
                 s->n_owners--;
