@@ -56,6 +56,9 @@ Config *config_free(Config *c)
         strv_free(c->apps.system_cgroups);
         free(c->stats.directory);
         free(c->stats.prometheus_file);
+        for (size_t i = 0; i < c->stats.n_roaming; i++)
+                free(c->stats.roaming[i].pattern);
+        free(c->stats.roaming);
         free(c);
         return NULL;
 }
@@ -504,6 +507,31 @@ static int parse_stats(Config *c, const char *file, unsigned line, const char *k
         return conf_log_error(file, line, "Unknown key %s= in section [Stats].", key);
 }
 
+static int parse_roaming(Config *c, const char *file, unsigned line, const char *key,
+                         const char *value)
+{
+        RoamingOverride *n;
+        bool b;
+
+        if (!valid_ifname_glob(key))
+                return conf_log_error(file, line, "Invalid interface name or pattern \"%s\".", key);
+        if (conf_parse_boolean(value, &b) < 0)
+                return conf_log_error(file, line, "Roaming for %s must be a boolean, got \"%s\".",
+                                      key, value);
+        for (size_t i = 0; i < c->stats.n_roaming; i++)
+                if (streq(c->stats.roaming[i].pattern, key))
+                        return conf_log_error(file, line, "Roaming for %s set twice.", key);
+        n = realloc(c->stats.roaming, sizeof(*n) * (c->stats.n_roaming + 1));
+        if (!n)
+                return log_oom();
+        c->stats.roaming = n;
+        n[c->stats.n_roaming] = (RoamingOverride){.pattern = strdup(key), .roaming = b};
+        if (!n[c->stats.n_roaming].pattern)
+                return log_oom();
+        c->stats.n_roaming++;
+        return 0;
+}
+
 static int config_assign(const char *file, unsigned line, const char *section, const char *key,
                          const char *value, void *userdata)
 {
@@ -525,6 +553,8 @@ static int config_assign(const char *file, unsigned line, const char *section, c
                 return parse_routing(c, file, line, key, value);
         if (streq(section, "Stats"))
                 return parse_stats(c, file, line, key, value);
+        if (streq(section, "Roaming"))
+                return parse_roaming(c, file, line, key, value);
         return conf_log_error(file, line, "Unknown section [%s].", section);
 }
 
@@ -568,6 +598,14 @@ Bearer config_bearer_override(const Config *c, const char *ifname)
                 if (fnmatch(c->bearers[i].pattern, ifname, 0) == 0)
                         return c->bearers[i].bearer;
         return _BEARER_INVALID;
+}
+
+int config_roaming_override(const Config *c, const char *ifname)
+{
+        for (size_t i = 0; i < c->stats.n_roaming; i++)
+                if (fnmatch(c->stats.roaming[i].pattern, ifname, 0) == 0)
+                        return c->stats.roaming[i].roaming;
+        return -ENOENT;
 }
 
 const DnsPin *config_dns_pin(const Config *c, const char *ifname)

@@ -11,6 +11,7 @@
 #include "roam-macro.h"
 #include "roam-util.h"
 #include "roamd-apps.h"
+#include "roamd-client-mm.h"
 #include "roamd-link.h"
 #include "roamd-manager.h"
 #include "roamd-nft-stats.h"
@@ -38,6 +39,7 @@ struct Stats {
         char *path;
         char boot_id[40];
         sd_event_source *timer;
+        MMClient *mm;
         uint64_t last_real, last_boot, hold_prune_until;
         unsigned bad_blocks;
 };
@@ -126,6 +128,7 @@ Stats *stats_free(Stats *s)
         if (s->engine)
                 (void)stats_save(s);
         sd_event_source_disable_unref(s->timer);
+        mm_client_free(s->mm);
         nft_stats_free(s->nft);
         stats_history_done(&s->hist);
         for (size_t i = 0; i < s->n_owners; i++)
@@ -163,6 +166,15 @@ static const char *link_name(Stats *s, uint32_t ifindex, uint32_t mark, char buf
                 return l->info.name;
         snprintf(buf, 16, "if%" PRIu32, ifindex);
         return buf;
+}
+
+/* Configuration first ([Roaming]), then the modem's registration; otherwise home. */
+static bool link_roaming(Stats *s, const char *name)
+{
+        int r = config_roaming_override(s->manager->config, name);
+        if (r < 0)
+                r = mm_client_roaming(s->mm, name);
+        return r > 0;
 }
 
 static int entry_cmp(const void *x, const void *y)
@@ -255,7 +267,8 @@ static int read_counters(Stats *s, bool quiet_missing)
                         c.bytes_out = db, c.packets_out = dp;
                 else
                         c.bytes_in = db, c.packets_in = dp;
-                r = stats_history_add(&s->hist, key.owner, key.link, false, hour, &c);
+                r = stats_history_add(&s->hist, key.owner, key.link, link_roaming(s, key.link),
+                                      hour, &c);
                 if (r < 0)
                         break;
         }
@@ -353,6 +366,11 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
         return sd_event_source_set_enabled(es, SD_EVENT_ONESHOT);
 }
 
+static void on_mm_change(MMClient *c, void *userdata)
+{
+        (void)stats_read(userdata); /* what was counted so far goes under the old state */
+}
+
 int stats_start(Stats *s)
 {
         _cleanup_free_ char *data = NULL;
@@ -393,6 +411,11 @@ int stats_start(Stats *s)
         r = read_counters(s, true);
         if (r < 0)
                 return r;
+        if (s->manager->bus) {
+                r = mm_client_new(s->manager->bus, on_mm_change, s, &s->mm);
+                if (r < 0)
+                        log_warning_errno(r, "Stats: cannot watch ModemManager: %m");
+        }
         r = sd_event_add_time_relative(s->manager->event, &s->timer, CLOCK_MONOTONIC,
                                        s->manager->config->stats.flush_usec, USEC_PER_SEC / 10,
                                        on_timer, s);

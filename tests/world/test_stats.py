@@ -3,7 +3,9 @@
 IPv6) are counted exactly, by the relation docs/stats.md states; the counts survive policy
 changes, a restart and a kill -9 in the middle of the traffic."""
 import json
+import os
 import re
+import subprocess
 
 import pytest
 
@@ -103,7 +105,7 @@ def stats(w):
     w.roamd_restart()
     w.wait_default_state()
     yield w
-    for app in ("org.test.StatsA", "org.test.StatsB", "org.test.StatsC"):
+    for app in ("org.test.StatsA", "org.test.StatsB", "org.test.StatsC", "org.test.StatsR"):
         d = w.cgroup / ROAM_SLICE / ("app-%s.scope" % app)
         if d.exists():
             (d / "cgroup.kill").write_text("1")
@@ -127,7 +129,7 @@ def run_traffic(w, cgroup, tcp_addr, udp_addr, lines=200, size=1000, dgrams=20):
     args = json.dumps({"tcp": tcp_addr, "udp": udp_addr, "lines": lines, "size": size,
                        "dgrams": dgrams})
     return w.dev_popen(["/usr/bin/python3", "-c", TRAFFIC_PY, args], cgroup=cgroup,
-                       stdout=__import__("subprocess").PIPE, text=True)
+                       stdout=subprocess.PIPE, text=True)
 
 
 def test_two_apps_at_once_counted_exactly(stats):
@@ -181,3 +183,99 @@ def test_counts_survive_policy_changes_restart_and_kill9(stats):
         t = owner_total(w, owner)
         raise AssertionError("counted %s, the relation gives %s (%s)"
                              % (t, expected(r, a4, a6, t), r))
+
+
+# A TCP exchange driven from stdin: "send N" sends N lines of 500 bytes and reads their echo,
+# then prints a JSON line of what the socket carried so far; "close" ends it.
+STEPPED_PY = r"""
+import json, socket, sys
+s = socket.create_connection((sys.argv[1], 7000), timeout=10)
+f = s.makefile("rb")
+out = {"out": 0, "in": len(f.readline())}
+line = b"z" * 499 + b"\n"
+for cmd in sys.stdin:
+    if cmd.startswith("send"):
+        for i in range(int(cmd.split()[1])):
+            s.sendall(line)
+            out["out"] += len(line)
+            out["in"] += len(f.readline())
+    else:
+        s.shutdown(socket.SHUT_WR)
+        out["in"] += len(f.read())
+        s.close()
+    print(json.dumps(out), flush=True)
+    if not cmd.startswith("send"):
+        break
+"""
+MM_TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dbusmock",
+                           "modemmanager.py")
+MM = "org.freedesktop.ModemManager1"
+
+
+def split(w, owner, link):
+    """{roaming: {direction: (bytes, packets)}} of owner on link."""
+    text = w.path("var-lib-roam", *PROM).read_text() if w.path("var-lib-roam", *PROM).exists() \
+        else ""
+    res = {"yes": {"in": [0, 0], "out": [0, 0]}, "no": {"in": [0, 0], "out": [0, 0]}}
+    for m in re.finditer(r'^roam_(bytes|packets)_total\{owner="([^"]*)",link="([^"]*)",'
+                         r'direction="(in|out)",roaming="(yes|no)"\} (\d+)$', text, re.M):
+        kind, o, l, d, roam, v = m.groups()
+        if o == owner and l == link:
+            res[roam][d][0 if kind == "bytes" else 1] += int(v)
+    return res
+
+
+def test_roaming_switch_mid_stream(stats):
+    """The fake modem on cell0 goes home -> roaming in the middle of a TCP exchange with the
+    TV (reached through cell0): what went before counts as home, the rest as roaming."""
+    w = stats
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=w.address)
+    mock = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
+                             MM_TEMPLATE], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    p = None
+    try:
+        wait_for(lambda: w.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
+                                "s", [MM], dest="org.freedesktop.DBus"), 10, what="MM mock")
+        modem = w.call("/org/freedesktop/ModemManager1", "org.freedesktop.DBus.Mock",
+                       "AddModem", "su", ["cell0", 1], dest=MM)
+        wait_for(lambda: re.search(r"ModemManager: bearer \S+ on cell0", w.roamd_log()), 10,
+                 what="roamd sees the modem's bearer on cell0")
+        ca = app_cgroup(w, "org.test.StatsR")
+        p = w.dev_popen(["/usr/bin/python3", "-c", STEPPED_PY, WHOAMI["tv"][4]], cgroup=ca,
+                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        p.stdin.write("send 100\n")
+        p.stdin.flush()
+        home = json.loads(p.stdout.readline())
+        w.call(modem, "org.freedesktop.DBus.Mock", "SetRegistrationState", "ou", [modem, 5],
+               dest=MM)
+        wait_for(lambda: re.search(r"ModemManager: %s registration 1 -> 5" % re.escape(modem),
+                                   w.roamd_log()), 10, what="roamd sees roaming")
+        p.stdin.write("send 150\nclose\n")
+        p.stdin.flush()
+        p.stdout.readline()
+        total = json.loads(p.stdout.readline())
+        p.wait(10)
+        owner = "app:org.test.StatsR"
+        # every packet's bytes are payload + 52 (IPv4 TCP with timestamps); the SYN and
+        # SYN-ACK 8 more, both before the switch
+        want = {"no": {"out": home["out"], "in": home["in"]},
+                "yes": {"out": total["out"] - home["out"], "in": total["in"] - home["in"]}}
+
+        def exact():
+            s = split(w, owner, "cell0")
+            for roam, extra in (("no", 8), ("yes", 0)):
+                for d in ("in", "out"):
+                    b, pk = s[roam][d]
+                    if pk == 0 or b != want[roam][d] + 52 * pk + extra:
+                        return False
+            return True
+        try:
+            wait_for(exact, 10, what="home and roaming split at the switch")
+        except TimeoutError:
+            raise AssertionError("counted %s, payloads %s" % (split(w, owner, "cell0"), want))
+    finally:
+        if p and p.poll() is None:
+            p.kill()
+        mock.terminate()
+        mock.wait(10)
