@@ -279,3 +279,47 @@ def test_roaming_switch_mid_stream(stats):
             p.kill()
         mock.terminate()
         mock.wait(10)
+
+
+UDP_PY = r"""
+import socket, sys
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.settimeout(10)
+u.connect((sys.argv[1], 7000))
+got = 0
+for i in range(int(sys.argv[2])):
+    u.send(b"u" * int(sys.argv[3]))
+    got += len(u.recv(65536))
+print(got)
+"""
+
+
+def test_two_users_counted_apart(stats):
+    """Processes of two users in no app: each user's slice is counted on its own, exactly
+    (UDP over IPv4: payload + 28 per datagram)."""
+    w = stats
+    got = {}
+    try:
+        for uid, n, size in ((1000, 10, 300), (1001, 7, 900)):
+            rel = "user.slice/user-%d.slice/session-%d.scope" % (uid, uid)
+            (w.cgroup / rel).mkdir(parents=True, exist_ok=True)
+            got[uid] = (n, size, int(w.dev_run(["/usr/bin/python3", "-c", UDP_PY,
+                                                WHOAMI["inet"][4], n, size],
+                                               cgroup=rel, user=uid).stdout))
+        for uid, (n, size, answers) in got.items():
+            want = {"out": n * (size + 28), "in": answers + n * 28}
+
+            def exact():
+                t = owner_total(w, "user:%d" % uid)
+                return {d: t[d][0] for d in t} == want and t["out"][1] == n
+            try:
+                wait_for(exact, 10, what="user %d counted apart" % uid)
+            except TimeoutError:
+                raise AssertionError("user %d: %s, want %s"
+                                     % (uid, owner_total(w, "user:%d" % uid), want))
+    finally:
+        for uid in (1000, 1001):
+            d = w.cgroup / "user.slice" / ("user-%d.slice" % uid)
+            for sub in (d / ("session-%d.scope" % uid), d):
+                if sub.exists():
+                    sub.rmdir()
