@@ -322,7 +322,20 @@ static int txn_set(NftTxn *t, const char *name, uint32_t key_type, uint32_t key_
         return 0;
 }
 
+static int txn_members_msg(NftTxn *t, const uint64_t *ids, size_t n, bool add_them);
+
 static int txn_members(NftTxn *t, const uint64_t *ids, size_t n, bool add_them)
+{
+        /* a message must fit one page of the batch: 128 ids of 8 bytes and their headers */
+        for (size_t i = 0; i < n; i += 128) {
+                int r = txn_members_msg(t, ids + i, MIN(n - i, (size_t)128), add_them);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int txn_members_msg(NftTxn *t, const uint64_t *ids, size_t n, bool add_them)
 {
         struct nftnl_set *set;
         struct nlmsghdr *nlh;
@@ -452,19 +465,14 @@ int nft_stats_member(NftStats *s, NftEngine *e, uint64_t cgroup, unsigned level,
         return r;
 }
 
-int nft_stats_forget(NftStats *s, NftEngine *e, const NftStatsEntry *keys, size_t n)
-{
-        _cleanup_(nft_txn_freep) NftTxn *t = NULL;
-        struct nftnl_set *set;
-        struct nlmsghdr *nlh;
-        int r;
+/* A message must fit one page of the batch: elements go in chunks. */
+#define ELEMS_PER_MSG 64
 
-        if (!s->installed || !e || n == 0)
-                return 0;
-        r = nft_txn_new(e, &t);
-        if (r < 0)
-                return r;
-        set = nftnl_set_alloc();
+static int counters_msg(NftTxn *t, const NftStatsEntry *keys, size_t n, bool add_them)
+{
+        struct nftnl_set *set = nftnl_set_alloc();
+        struct nlmsghdr *nlh;
+
         if (!set)
                 return -ENOMEM;
         nftnl_set_set_u32(set, NFTNL_SET_FAMILY, NFPROTO_INET);
@@ -485,11 +493,41 @@ int nft_stats_forget(NftStats *s, NftEngine *e, const NftStatsEntry *keys, size_
                 nftnl_set_elem_set(el, NFTNL_SET_ELEM_KEY, key, KEY_LEN);
                 nftnl_set_elem_add(set, el);
         }
-        nlh = nft_txn_msg(t, NFT_MSG_DELSETELEM, 0);
+        nlh = nft_txn_msg(t, add_them ? NFT_MSG_NEWSETELEM : NFT_MSG_DELSETELEM,
+                          add_them ? NLM_F_CREATE : 0);
         nftnl_set_elems_nlmsg_build_payload(nlh, set);
         nftnl_set_free(set);
         nft_txn_msg_end(t);
+        return 0;
+}
+
+static int txn_counters(NftStats *s, NftEngine *e, const NftStatsEntry *keys, size_t n,
+                        bool add_them)
+{
+        _cleanup_(nft_txn_freep) NftTxn *t = NULL;
+        int r;
+
+        if (!s->installed || !e || n == 0)
+                return 0;
+        r = nft_txn_new(e, &t);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n; i += ELEMS_PER_MSG) {
+                r = counters_msg(t, keys + i, MIN(n - i, (size_t)ELEMS_PER_MSG), add_them);
+                if (r < 0)
+                        return r;
+        }
         return nft_txn_commit(t);
+}
+
+int nft_stats_forget(NftStats *s, NftEngine *e, const NftStatsEntry *keys, size_t n)
+{
+        return txn_counters(s, e, keys, n, false);
+}
+
+int nft_stats_add(NftStats *s, NftEngine *e, const NftStatsEntry *keys, size_t n)
+{
+        return txn_counters(s, e, keys, n, true);
 }
 
 /* ---- reading ---- */

@@ -49,6 +49,8 @@ int nft_stats_txn_install(NftStats *s, NftTxn *t);
 int nft_stats_member(NftStats *s, NftEngine *e, uint64_t cgroup, unsigned level, bool add);
 /* Deletes the counters of these keys (a cgroup that is gone, read for the last time). */
 int nft_stats_forget(NftStats *s, NftEngine *e, const NftStatsEntry *keys, size_t n);
+/* Adds counters (at zero) for these keys; for benchmarks and tests of the reader. */
+int nft_stats_add(NftStats *s, NftEngine *e, const NftStatsEntry *keys, size_t n);
 /* Whether the objects are in the kernel (set once the table carrying them was committed). */
 void nft_stats_set_installed(NftStats *s, bool installed);
 
