@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <arpa/inet.h>
+#include <endian.h>
 #include <errno.h>
 #include <libmnl/libmnl.h>
 #include <libnftnl/chain.h>
@@ -539,52 +540,81 @@ typedef struct DumpCtx {
         int error;
 } DumpCtx;
 
-static int on_elem(struct nftnl_set_elem *e, void *userdata)
+static int entry_push(DumpCtx *c, const uint8_t *key, uint64_t bytes, uint64_t packets)
 {
-        DumpCtx *c = userdata;
-        const uint8_t *key;
-        struct nftnl_expr *ctr;
-        uint32_t len = 0;
         NftStatsEntry *x;
+        uint32_t dir;
 
-        key = nftnl_set_elem_get(e, NFTNL_SET_ELEM_KEY, &len);
-        ctr = (struct nftnl_expr *)nftnl_set_elem_get(e, NFTNL_SET_ELEM_EXPR, NULL);
-        if (!key || len != KEY_LEN || !ctr)
-                return 0;
         if (c->n == c->allocated) {
                 size_t na = MAX(c->allocated * 2, (size_t)64);
                 NftStatsEntry *ne = realloc(c->entries, sizeof(NftStatsEntry) * na);
-                if (!ne) {
-                        c->error = -ENOMEM;
-                        return -1;
-                }
+                if (!ne)
+                        return -ENOMEM;
                 c->entries = ne, c->allocated = na;
         }
         x = &c->entries[c->n++];
-        uint32_t dir;
         memcpy(&x->cgroup, key, 8);
         memcpy(&x->ifindex, key + 8, 4);
         memcpy(&x->mark, key + 12, 4);
         memcpy(&dir, key + 16, 4);
         x->dir = dir == NFT_STATS_OUT ? NFT_STATS_OUT : NFT_STATS_IN;
-        x->bytes = nftnl_expr_get_u64(ctr, NFTNL_EXPR_CTR_BYTES);
-        x->packets = nftnl_expr_get_u64(ctr, NFTNL_EXPR_CTR_PACKETS);
+        x->bytes = bytes;
+        x->packets = packets;
         return 0;
+}
+
+/* The attributes are walked with libmnl directly: libnftnl would build an object per
+ * element and per counter, which costs more than the dump itself at 10,000 apps. */
+static void parse_counter(const struct nlattr *expr, uint64_t *bytes, uint64_t *packets)
+{
+        const struct nlattr *a, *b;
+        bool counter = false;
+
+        mnl_attr_for_each_nested(a, expr)
+        {
+                if (mnl_attr_get_type(a) == NFTA_EXPR_NAME)
+                        counter = streq(mnl_attr_get_str(a), "counter");
+                else if (mnl_attr_get_type(a) == NFTA_EXPR_DATA && counter)
+                        mnl_attr_for_each_nested(b, a)
+                        {
+                                if (mnl_attr_get_type(b) == NFTA_COUNTER_BYTES)
+                                        *bytes = be64toh(mnl_attr_get_u64(b));
+                                else if (mnl_attr_get_type(b) == NFTA_COUNTER_PACKETS)
+                                        *packets = be64toh(mnl_attr_get_u64(b));
+                        }
+        }
 }
 
 static int on_elems_msg(const struct nlmsghdr *nlh, void *userdata)
 {
         DumpCtx *c = userdata;
-        struct nftnl_set *set = nftnl_set_alloc();
+        const struct nlattr *a, *el, *f, *v;
 
-        if (!set) {
-                c->error = -ENOMEM;
-                return MNL_CB_ERROR;
+        mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg))
+        {
+                if (mnl_attr_get_type(a) != NFTA_SET_ELEM_LIST_ELEMENTS)
+                        continue;
+                mnl_attr_for_each_nested(el, a)
+                {
+                        const uint8_t *key = NULL;
+                        uint64_t bytes = 0, packets = 0;
+                        mnl_attr_for_each_nested(f, el)
+                        {
+                                if (mnl_attr_get_type(f) == NFTA_SET_ELEM_KEY) {
+                                        mnl_attr_for_each_nested(
+                                            v, f) if (mnl_attr_get_type(v) == NFTA_DATA_VALUE &&
+                                                      mnl_attr_get_payload_len(v) == KEY_LEN) key =
+                                            mnl_attr_get_payload(v);
+                                } else if (mnl_attr_get_type(f) == NFTA_SET_ELEM_EXPR)
+                                        parse_counter(f, &bytes, &packets);
+                        }
+                        if (key && entry_push(c, key, bytes, packets) < 0) {
+                                c->error = -ENOMEM;
+                                return MNL_CB_ERROR;
+                        }
+                }
         }
-        if (nftnl_set_elems_nlmsg_parse(nlh, set) >= 0)
-                (void)nftnl_set_elem_foreach(set, on_elem, c);
-        nftnl_set_free(set);
-        return c->error < 0 ? MNL_CB_ERROR : MNL_CB_OK;
+        return MNL_CB_OK;
 }
 
 static int on_table_msg(const struct nlmsghdr *nlh, void *userdata)
@@ -602,7 +632,7 @@ static int on_table_msg(const struct nlmsghdr *nlh, void *userdata)
 
 static int request(NftStats *s, struct nlmsghdr *nlh, mnl_cb_t cb, DumpCtx *c)
 {
-        _cleanup_free_ char *buf = malloc(MNL_SOCKET_BUFFER_SIZE * 4);
+        _cleanup_free_ char *buf = malloc((64 * 1024));
         uint32_t seq = nlh->nlmsg_seq;
         ssize_t n;
         int r;
@@ -612,7 +642,7 @@ static int request(NftStats *s, struct nlmsghdr *nlh, mnl_cb_t cb, DumpCtx *c)
         if (mnl_socket_sendto(s->nl, nlh, nlh->nlmsg_len) < 0)
                 return -errno;
         for (;;) {
-                n = mnl_socket_recvfrom(s->nl, buf, MNL_SOCKET_BUFFER_SIZE * 4);
+                n = mnl_socket_recvfrom(s->nl, buf, (64 * 1024));
                 if (n < 0) {
                         if (errno == EINTR)
                                 continue;
