@@ -3,6 +3,8 @@
  *   stats-bench history DAYS APPS LINKS   builds a worst-case history (every series busy every
  *       hour), serializes it, parses it back; prints JSON: file bytes, series, buckets,
  *       serialize/parse ms, heap bytes of the in-memory history
+ *   stats-bench on                        adds the counting objects to table inet roam, the
+ *       members ("LEVEL CGROUP-ID" lines) from stdin
  *   stats-bench read APPS                 fills a fresh table inet roam's stats set with
  *       APPS x 3 links x 2 directions counters (in the caller's network namespace), then times
  * nft_stats_read() of table inet roam's stats set (in the caller's network namespace); prints JSON:
@@ -130,12 +132,37 @@ static int read_counters(unsigned apps)
         return 0;
 }
 
+/* Adds the counting objects to the existing table inet roam, with the cgroups "LEVEL ID"
+ * read from stdin as members: what roamd adds at start. */
+static int stats_on(void)
+{
+        NftConfig cfg = {.mark_mask = 0x7f000000};
+        NftEngine *e;
+        NftStats *s;
+        NftTxn *t;
+        unsigned level;
+        unsigned long long id;
+
+        if (nft_stats_new(0x7f000000, &s) < 0 || nft_engine_new(&cfg, &e) < 0)
+                return 1;
+        while (scanf("%u %llu", &level, &id) == 2)
+                if (nft_stats_member(s, NULL, id, level, true) < 0)
+                        return 1;
+        if (nft_txn_new(e, &t) < 0 || nft_stats_txn_install(s, t) < 0 || nft_txn_commit(t) < 0) {
+                fprintf(stderr, "cannot install the counting objects\n");
+                return 1;
+        }
+        return 0;
+}
+
 int main(int argc, char *argv[])
 {
+        if (argc == 2 && strcmp(argv[1], "on") == 0)
+                return stats_on();
         if (argc == 5 && strcmp(argv[1], "history") == 0)
                 return history(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
         if (argc == 3 && strcmp(argv[1], "read") == 0)
                 return read_counters(atoi(argv[2]));
-        fprintf(stderr, "usage: stats-bench history DAYS APPS LINKS | read\n");
+        fprintf(stderr, "usage: stats-bench history DAYS APPS LINKS | read APPS | on\n");
         return 2;
 }
