@@ -496,11 +496,13 @@ static int parse_stats(Config *c, const char *file, unsigned line, const char *k
                 return parse_u32(file, line, key, value, 1, 3660, &c->stats.retention_days);
         if (streq(key, "FlushInterval")) {
                 uint64_t v;
-                if (parse_duration(value, &v) < 0 || v < 100 * USEC_PER_MSEC || v > 3600 * USEC_PER_SEC)
-                        return conf_log_error(file, line,
-                                              "FlushInterval= must be a duration from 0.1s to 3600s, "
-                                              "got \"%s\".",
-                                              value);
+                if (parse_duration(value, &v) < 0 || v < 100 * USEC_PER_MSEC ||
+                    v > 3600 * USEC_PER_SEC)
+                        return conf_log_error(
+                            file, line,
+                            "FlushInterval= must be a duration from 0.1s to 3600s, "
+                            "got \"%s\".",
+                            value);
                 c->stats.flush_usec = v;
                 return 0;
         }

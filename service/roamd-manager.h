@@ -26,7 +26,8 @@ struct Manager {
         Dns *dns;
         CurlGlue *curl;
         Apps *apps; /* NULL with [Apps] Enforce=no */
-        Stats *stats; /* NULL with [Stats] Enable=no or without apps */
+        /* NULL with [Stats] Enable=no or without apps */
+        Stats *stats;
 
         Link **links; /* sorted by ifindex */
         size_t n_links;

@@ -40,6 +40,7 @@ struct Stats {
         char boot_id[40];
         sd_event_source *timer;
         MMClient *mm;
+        sd_bus_slot *bus_slot;
         uint64_t last_real, last_boot, hold_prune_until;
         unsigned bad_blocks;
 };
@@ -129,6 +130,7 @@ Stats *stats_free(Stats *s)
                 (void)stats_save(s);
         sd_event_source_disable_unref(s->timer);
         mm_client_free(s->mm);
+        sd_bus_slot_unref(s->bus_slot);
         nft_stats_free(s->nft);
         stats_history_done(&s->hist);
         for (size_t i = 0; i < s->n_owners; i++)
@@ -412,6 +414,9 @@ int stats_start(Stats *s)
         if (r < 0)
                 return r;
         if (s->manager->bus) {
+                r = stats_bus_setup(s->manager, &s->bus_slot);
+                if (r < 0)
+                        return log_error_errno(r, "Stats: cannot export org.roam1.Usage: %m");
                 r = mm_client_new(s->manager->bus, on_mm_change, s, &s->mm);
                 if (r < 0)
                         log_warning_errno(r, "Stats: cannot watch ModemManager: %m");

@@ -8,6 +8,7 @@
  * so a restart, even after kill -9, carries on exactly where the kernel is. */
 
 #include <stdint.h>
+#include <systemd/sd-bus.h>
 
 #include "roamd-cgroup.h"
 #include "roamd-nft.h"
@@ -35,5 +36,8 @@ int stats_read(Stats *s);
 int stats_save(Stats *s);
 
 const StatsHistory *stats_history(Stats *s);
+/* roamd-stats-bus.c: org.roam1.Usage on the manager's path. */
+int stats_bus_setup(Manager *m, sd_bus_slot **ret);
+
 /* The owner word of a cgroup ("app:ID", "user:UID/app:ID", "user:UID", "system"). */
 int stats_owner_of(const CgroupNode *n, char **ret);

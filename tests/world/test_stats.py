@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from roamworld import MANAGER_IFACE, MANAGER_PATH, PROPS_IFACE, WHOAMI, wait_for
+from roamworld import MANAGER_IFACE, MANAGER_PATH, PROPS_IFACE, ROAM, WHOAMI, wait_for
 
 WORLD = "tstats"
 ROAM_SLICE = "system.slice/roamd.service/roam.slice"
@@ -317,6 +317,23 @@ def test_two_users_counted_apart(stats):
             except TimeoutError:
                 raise AssertionError("user %d: %s, want %s"
                                      % (uid, owner_total(w, "user:%d" % uid), want))
+        # over D-Bus through `roam stats`: root reads anyone's, a user their own only
+        def rows(user=None, args=()):
+            r = w.dev_run([ROAM, "stats", "--json", *args], user=user, check=False)
+            return r.returncode, (json.loads(r.stdout) if r.returncode == 0 else r.stderr)
+        for uid, (n, size, answers) in got.items():
+            rc, out = rows(args=("--user", str(uid)))
+            assert rc == 0, out
+            assert {(x["owner"], x["bytes_out"]) for x in out} == \
+                {("user:%d" % uid, n * (size + 28))}, out
+        rc, out = rows(user=1000)
+        assert rc == 0 and {x["owner"] for x in out} == {"user:1000"}, out
+        rc, out = rows(user=1000, args=("--user", "1001"))
+        assert rc == 1 and "AccessDenied" in out, out
+        rc, out = rows(user=1000, args=("--user", "all"))
+        assert rc == 1 and "AccessDenied" in out, out
+        rc, out = rows(args=("--since", "2x"))
+        assert rc == 2, out
     finally:
         for uid in (1000, 1001):
             d = w.cgroup / "user.slice" / ("user-%d.slice" % uid)
