@@ -12,6 +12,7 @@
 #include "roam-util.h"
 #include "roamd-apps.h"
 #include "roamd-client-mm.h"
+#include "roamd-client-ofono.h"
 #include "roamd-link.h"
 #include "roamd-manager.h"
 #include "roamd-nft-stats.h"
@@ -40,6 +41,7 @@ struct Stats {
         char boot_id[40];
         sd_event_source *timer;
         MMClient *mm;
+        OfonoClient *ofono;
         sd_bus_slot *bus_slot;
         uint64_t last_real, last_boot, hold_prune_until;
         unsigned bad_blocks;
@@ -130,6 +132,7 @@ Stats *stats_free(Stats *s)
                 (void)stats_save(s);
         sd_event_source_disable_unref(s->timer);
         mm_client_free(s->mm);
+        ofono_client_free(s->ofono);
         sd_bus_slot_unref(s->bus_slot);
         nft_stats_free(s->nft);
         stats_history_done(&s->hist);
@@ -170,12 +173,15 @@ static const char *link_name(Stats *s, uint32_t ifindex, uint32_t mark, char buf
         return buf;
 }
 
-/* Configuration first ([Roaming]), then the modem's registration; otherwise home. */
+/* Configuration first ([Roaming]), then the modem's registration (ModemManager, then oFono);
+ * otherwise home. */
 static bool link_roaming(Stats *s, const char *name)
 {
         int r = config_roaming_override(s->manager->config, name);
         if (r < 0)
                 r = mm_client_roaming(s->mm, name);
+        if (r < 0)
+                r = ofono_client_roaming(s->ofono, name);
         return r > 0;
 }
 
@@ -373,6 +379,11 @@ static void on_mm_change(MMClient *c, void *userdata)
         (void)stats_read(userdata); /* what was counted so far goes under the old state */
 }
 
+static void on_ofono_change(OfonoClient *c, void *userdata)
+{
+        (void)stats_read(userdata);
+}
+
 int stats_start(Stats *s)
 {
         _cleanup_free_ char *data = NULL;
@@ -420,6 +431,9 @@ int stats_start(Stats *s)
                 r = mm_client_new(s->manager->bus, on_mm_change, s, &s->mm);
                 if (r < 0)
                         log_warning_errno(r, "Stats: cannot watch ModemManager: %m");
+                r = ofono_client_new(s->manager->bus, on_ofono_change, s, &s->ofono);
+                if (r < 0)
+                        log_warning_errno(r, "Stats: cannot watch oFono: %m");
         }
         r = sd_event_add_time_relative(s->manager->event, &s->timer, CLOCK_MONOTONIC,
                                        s->manager->config->stats.flush_usec, USEC_PER_SEC / 10,

@@ -105,7 +105,8 @@ def stats(w):
     w.roamd_restart()
     w.wait_default_state()
     yield w
-    for app in ("org.test.StatsA", "org.test.StatsB", "org.test.StatsC", "org.test.StatsR"):
+    for app in ("org.test.StatsA", "org.test.StatsB", "org.test.StatsC", "org.test.StatsR",
+                "org.test.StatsO"):
         d = w.cgroup / ROAM_SLICE / ("app-%s.scope" % app)
         if d.exists():
             (d / "cgroup.kill").write_text("1")
@@ -225,58 +226,99 @@ def split(w, owner, link):
     return res
 
 
-def test_roaming_switch_mid_stream(stats):
-    """The fake modem on cell0 goes home -> roaming in the middle of a TCP exchange with the
-    TV (reached through cell0): what went before counts as home, the rest as roaming."""
-    w = stats
-    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=w.address)
-    mock = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
-                             MM_TEMPLATE], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
-    p = None
+def roaming_switch(w, app_id, seen_re, switch, switched_re):
+    """A TCP exchange with the TV (reached through cell0) by app_id: 100 lines, then the modem
+    (already seen by roamd: seen_re in its log) switches home -> roaming (switch(); roamd logs
+    switched_re), then 150 more. Before the switch counts as home, the rest as roaming."""
+    wait_for(lambda: re.search(seen_re, w.roamd_log()), 10, what="roamd sees the modem on cell0")
+    ca = app_cgroup(w, app_id)
+    p = w.dev_popen(["/usr/bin/python3", "-c", STEPPED_PY, WHOAMI["tv"][4]], cgroup=ca,
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
-        wait_for(lambda: w.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
-                                "s", [MM], dest="org.freedesktop.DBus"), 10, what="MM mock")
-        modem = w.call("/org/freedesktop/ModemManager1", "org.freedesktop.DBus.Mock",
-                       "AddModem", "su", ["cell0", 1], dest=MM)
-        wait_for(lambda: re.search(r"ModemManager: bearer \S+ on cell0", w.roamd_log()), 10,
-                 what="roamd sees the modem's bearer on cell0")
-        ca = app_cgroup(w, "org.test.StatsR")
-        p = w.dev_popen(["/usr/bin/python3", "-c", STEPPED_PY, WHOAMI["tv"][4]], cgroup=ca,
-                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         p.stdin.write("send 100\n")
         p.stdin.flush()
         home = json.loads(p.stdout.readline())
-        w.call(modem, "org.freedesktop.DBus.Mock", "SetRegistrationState", "ou", [modem, 5],
-               dest=MM)
-        wait_for(lambda: re.search(r"ModemManager: %s registration 1 -> 5" % re.escape(modem),
-                                   w.roamd_log()), 10, what="roamd sees roaming")
+        switch()
+        wait_for(lambda: re.search(switched_re, w.roamd_log()), 10, what="roamd sees roaming")
         p.stdin.write("send 150\nclose\n")
         p.stdin.flush()
         p.stdout.readline()
         total = json.loads(p.stdout.readline())
         p.wait(10)
-        owner = "app:org.test.StatsR"
-        # every packet's bytes are payload + 52 (IPv4 TCP with timestamps); the SYN and
-        # SYN-ACK 8 more, both before the switch
-        want = {"no": {"out": home["out"], "in": home["in"]},
-                "yes": {"out": total["out"] - home["out"], "in": total["in"] - home["in"]}}
-
-        def exact():
-            s = split(w, owner, "cell0")
-            for roam, extra in (("no", 8), ("yes", 0)):
-                for d in ("in", "out"):
-                    b, pk = s[roam][d]
-                    if pk == 0 or b != want[roam][d] + 52 * pk + extra:
-                        return False
-            return True
-        try:
-            wait_for(exact, 10, what="home and roaming split at the switch")
-        except TimeoutError:
-            raise AssertionError("counted %s, payloads %s" % (split(w, owner, "cell0"), want))
     finally:
-        if p and p.poll() is None:
+        if p.poll() is None:
             p.kill()
+    owner = "app:" + app_id
+    # every packet's bytes are payload + 52 (IPv4 TCP with timestamps); the SYN and SYN-ACK
+    # 8 more, both before the switch
+    want = {"no": {"out": home["out"], "in": home["in"]},
+            "yes": {"out": total["out"] - home["out"], "in": total["in"] - home["in"]}}
+
+    def exact():
+        s = split(w, owner, "cell0")
+        for roam, extra in (("no", 8), ("yes", 0)):
+            for d in ("in", "out"):
+                b, pk = s[roam][d]
+                if pk == 0 or b != want[roam][d] + 52 * pk + extra:
+                    return False
+        return True
+    try:
+        wait_for(exact, 10, what="home and roaming split at the switch")
+    except TimeoutError:
+        raise AssertionError("counted %s, payloads %s" % (split(w, owner, "cell0"), want))
+
+
+def start_mock(w, template, name):
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=w.address)
+    mock = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
+                             template], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    wait_for(lambda: w.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
+                            "s", [name], dest="org.freedesktop.DBus"), 10, what=name + " mock")
+    return mock
+
+
+def test_roaming_switch_mid_stream_modemmanager(stats):
+    """ModemManager (a template written from its documented API) reports the modem whose
+    bearer is cell0 as home, then roaming."""
+    w = stats
+    mock = start_mock(w, MM_TEMPLATE, MM)
+    try:
+        modem = w.call("/org/freedesktop/ModemManager1", "org.freedesktop.DBus.Mock",
+                       "AddModem", "su", ["cell0", 1], dest=MM)
+        roaming_switch(w, "org.test.StatsR", r"ModemManager: bearer \S+ on cell0",
+                       lambda: w.call(modem, "org.freedesktop.DBus.Mock",
+                                      "SetRegistrationState", "ou", [modem, 5], dest=MM),
+                       r"ModemManager: %s registration 1 -> 5" % re.escape(modem))
+    finally:
+        mock.terminate()
+        mock.wait(10)
+
+
+OFONO = "org.ofono"
+CONTEXTS = ('ret = dbus.Array([dbus.Struct((dbus.ObjectPath("/ril_0/context1"), '
+            'dbus.Dictionary({"Active": dbus.Boolean(True), "Settings": dbus.Dictionary('
+            '{"Interface": dbus.String("cell0")}, signature="sv")}, signature="sv")))], '
+            'signature="(oa{sv})")')
+
+
+def test_roaming_switch_mid_stream_ofono(stats):
+    """oFono (python3-dbusmock's template): the modem with a context on cell0 goes from
+    registered to roaming."""
+    w = stats
+    mock = start_mock(w, "ofono", OFONO)
+    try:
+        w.call("/ril_0", "org.freedesktop.DBus.Mock", "AddMethod", "sssss",
+               ["org.ofono.ConnectionManager", "GetContexts", "", "a(oa{sv})", CONTEXTS],
+               dest=OFONO)
+        # a second modem appears: roamd reads every modem again, contexts included
+        w.call("/", "org.freedesktop.DBus.Mock", "AddModem", "sa{sv}", ["ril_1", {}],
+               dest=OFONO)
+        roaming_switch(w, "org.test.StatsO", r"oFono: /ril_0 has a context on cell0",
+                       lambda: w.call("/ril_0", "org.ofono.NetworkRegistration", "SetProperty",
+                                      "sv", ["Status", "roaming"], dest=OFONO),
+                       r"oFono: /ril_0 registration registered -> roaming")
+    finally:
         mock.terminate()
         mock.wait(10)
 
