@@ -337,7 +337,7 @@ static int on_owner(sd_bus_message *m, void *userdata, sd_bus_error *err)
 
         if (sd_bus_message_read(m, "sss", &name, &old, &new) < 0 || !streq(name, MM_BUS_NAME))
                 return 0;
-        if (new && *new)
+        if (new &&*new)
                 return refresh(c);
         /* gone: nothing is known about its modems any more */
         c->before_change(c, c->userdata);
