@@ -96,7 +96,7 @@ static int config_new(const char *name, Config **ret)
         if (!c->apps.policy_dir || !c->apps.state_file)
                 return -ENOMEM;
         c->stats.enable = true;
-        c->stats.directory = strdup(ROAM_LOCALSTATEDIR "/lib/roam/stats");
+        c->stats.directory = strdup(ROAM_LOCALSTATEDIR "/lib/roam");
         c->stats.flush_usec = 60 * USEC_PER_SEC;
         c->stats.retention_days = 90;
         if (!c->stats.directory)

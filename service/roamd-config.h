@@ -65,7 +65,7 @@ typedef struct RoamingOverride {
 /* [Stats]: usage counting and history (docs/stats.md). */
 typedef struct StatsConfig {
         bool enable;
-        char *directory;         /* history file, default /var/lib/roam/stats */
+        char *directory;         /* history file, default /var/lib/roam (not created) */
         uint64_t flush_usec;     /* how often counters are saved */
         uint32_t retention_days; /* hourly buckets kept this long */
         char *prometheus_file;   /* text-format export, rewritten at every save; NULL none */

@@ -45,6 +45,7 @@ struct Stats {
         sd_bus_slot *bus_slot;
         uint64_t last_real, last_boot, hold_prune_until;
         unsigned bad_blocks;
+        bool save_failed; /* logged once until a save works again */
 };
 
 static uint64_t now_usec(clockid_t c)
@@ -353,10 +354,16 @@ int stats_save(Stats *s)
         r = stats_history_serialize(&s->hist, &data, &size);
         if (r < 0)
                 return log_oom();
-        (void)mkdir(c->directory, 0755);
+        /* the directory is not made here: it is the service's state directory */
         r = write_file_atomic(s->path, (const char *)data, size);
-        if (r < 0)
-                return log_error_errno(r, "Stats: cannot save %s: %m", s->path);
+        if (r < 0) {
+                if (!s->save_failed)
+                        log_error_errno(
+                            r, "Stats: cannot save %s (the history stays in memory): %m", s->path);
+                s->save_failed = true;
+                return r;
+        }
+        s->save_failed = false;
         if (c->prometheus_file) {
                 r = write_prometheus(s, c->prometheus_file);
                 if (r < 0)

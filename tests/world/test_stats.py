@@ -13,11 +13,11 @@ from roamworld import MANAGER_IFACE, MANAGER_PATH, PROPS_IFACE, ROAM, WHOAMI, wa
 
 WORLD = "tstats"
 ROAM_SLICE = "system.slice/roamd.service/roam.slice"
-PROM = ("stats", "usage.prom")
+PROM = ("usage.prom",)
 
 STATS_CONF = """[Stats]
 FlushInterval=0.2s
-PrometheusFile=/var/lib/roam/stats/usage.prom
+PrometheusFile=/var/lib/roam/usage.prom
 """
 
 # TCP: the greeting, LINES lines of SIZE bytes echoed back, then UDP: DGRAMS datagrams of
