@@ -382,3 +382,32 @@ def test_two_users_counted_apart(stats):
             for sub in (d / ("session-%d.scope" % uid), d):
                 if sub.exists():
                     sub.rmdir()
+
+
+def test_damaged_history_is_reported_and_the_rest_kept(stats):
+    """A damaged block of the history file (one series) is skipped and reported at start; the
+    file is kept as usage.history.damaged and every other series survives."""
+    w = stats
+    ca = app_cgroup(w, "org.test.StatsA")
+    w.dev_run(["/usr/bin/python3", "-c", UDP_PY, WHOAMI["inet"][4], 3, 100], cgroup=ca)
+    wait_for(lambda: owner_total(w, "app:org.test.StatsA")["out"][1] >= 3, 10,
+             what="the app counted")
+    w.roamd_stop()  # saves
+    hist = w.path("var-lib-roam", "usage.history")
+    data = bytearray(hist.read_bytes())
+    before = {k for k in prom(w)}
+    # the first block holds the first series in owner order: app:org.test.StatsA's
+    first = data.index(b"RSB1")
+    assert b"app:org.test.StatsA" in data[first:first + 64], bytes(data[first:first + 64])
+    data[first + 13 + 2] ^= 0x55
+    hist.write_bytes(bytes(data))
+    w.roamd_start()
+    assert re.search(r"usage\.history: 1 damaged block\(s\) skipped", w.roamd_log())
+    assert w.path("var-lib-roam", "usage.history.damaged").read_bytes() == bytes(data)
+
+    def rest_kept():
+        after = set(prom(w))
+        return {k for k in before if k[0] != "app:org.test.StatsA"} <= after
+    wait_for(rest_kept, 10, what="the other series kept")
+    assert not any(k[0] == "app:org.test.StatsA" and k[1] == "wifi0" and
+                   prom(w)[k][0] >= 3 * 128 for k in prom(w)), prom(w)
