@@ -571,3 +571,30 @@ int stats_history_parse(const uint8_t *data, size_t size, StatsHistory *ret, uns
                 *ret_bad = bad;
         return 0;
 }
+
+int64_t stats_clock_observe(StatsClock *c, uint64_t real, uint64_t boot)
+{
+        int64_t jump = 0;
+
+        if (c->last_boot != 0) {
+                int64_t dr = (int64_t)(real - c->last_real), db = (int64_t)(boot - c->last_boot);
+                if (dr - db > (int64_t)STATS_CLOCK_JUMP_USEC ||
+                    db - dr > (int64_t)STATS_CLOCK_JUMP_USEC) {
+                        jump = dr - db;
+                        c->hold_prune_until = boot + STATS_CLOCK_HOLD_USEC;
+                }
+        }
+        c->last_real = real;
+        c->last_boot = boot;
+        return jump;
+}
+
+uint32_t stats_clock_prune_hour(const StatsClock *c, uint64_t real, uint64_t boot,
+                                unsigned retention_days)
+{
+        uint64_t hour = real / 1000000ULL / 3600, keep = (uint64_t)retention_days * 24;
+
+        if (boot < c->hold_prune_until || hour <= keep)
+                return 0;
+        return (uint32_t)(hour - keep);
+}

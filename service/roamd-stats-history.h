@@ -80,3 +80,22 @@ int stats_history_serialize(const StatsHistory *h, uint8_t **ret, size_t *ret_si
 /* Parses what serialize wrote. -EBADMSG when the header is wrong (nothing kept); otherwise 0
  * and *ret_bad the number of damaged blocks skipped (their loss is reported by the caller). */
 int stats_history_parse(const uint8_t *data, size_t size, StatsHistory *ret, unsigned *ret_bad);
+
+/* Clock jumps. Counts come from kernel counters, never from time, so a jump loses or doubles
+ * nothing; it only decides the hour usage goes to, and pruning. */
+typedef struct StatsClock {
+        uint64_t last_real, last_boot; /* µs of the previous reading; 0: none */
+        uint64_t hold_prune_until;     /* boot clock µs */
+} StatsClock;
+
+#define STATS_CLOCK_JUMP_USEC (60ULL * 1000000ULL)
+#define STATS_CLOCK_HOLD_USEC (24ULL * 3600ULL * 1000000ULL)
+
+/* One reading of the wall and boot clocks (µs). Returns how far (µs) the wall clock moved
+ * apart from the boot clock since the last reading when that is more than a minute either
+ * way (then nothing is pruned for a day of boot time), else 0. */
+int64_t stats_clock_observe(StatsClock *c, uint64_t real, uint64_t boot);
+/* The oldest hour to keep (retention_days before the wall clock's hour); 0, keep everything,
+ * while pruning is held. */
+uint32_t stats_clock_prune_hour(const StatsClock *c, uint64_t real, uint64_t boot,
+                                unsigned retention_days);

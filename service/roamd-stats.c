@@ -20,10 +20,6 @@
 #include "roamd-stats.h"
 
 #define HISTORY_FILE "usage.history"
-/* a wall clock that moved this much more or less than the boot clock jumped */
-#define JUMP_USEC (60 * USEC_PER_SEC)
-/* after a jump, nothing is pruned for a day: a clock set years ahead must not wipe history */
-#define JUMP_HOLD_USEC (24 * 3600 * USEC_PER_SEC)
 
 typedef struct Owner {
         uint64_t id;
@@ -43,7 +39,7 @@ struct Stats {
         MMClient *mm;
         OfonoClient *ofono;
         sd_bus_slot *bus_slot;
-        uint64_t last_real, last_boot, hold_prune_until;
+        StatsClock clock;
         unsigned bad_blocks;
         bool save_failed; /* logged once until a save works again */
 };
@@ -202,18 +198,13 @@ static int entry_cmp(const void *x, const void *y)
 
 static void check_clock(Stats *s, uint64_t real, uint64_t boot)
 {
-        if (s->last_boot != 0) {
-                int64_t dr = (int64_t)(real - s->last_real), db = (int64_t)(boot - s->last_boot);
-                if (dr - db > (int64_t)JUMP_USEC || db - dr > (int64_t)JUMP_USEC) {
-                        log_warning("Stats: the wall clock jumped by %+" PRId64
-                                    " s; usage goes to the hour the clock now shows, and "
-                                    "nothing is pruned for a day.",
-                                    (dr - db) / (int64_t)USEC_PER_SEC);
-                        s->hold_prune_until = boot + JUMP_HOLD_USEC;
-                }
-        }
-        s->last_real = real;
-        s->last_boot = boot;
+        int64_t jump = stats_clock_observe(&s->clock, real, boot);
+
+        if (jump != 0)
+                log_warning("Stats: the wall clock jumped by %+" PRId64
+                            " s; usage goes to the hour the clock now shows, and nothing is "
+                            "pruned for a day.",
+                            jump / (int64_t)USEC_PER_SEC);
 }
 
 /* One dump: the differences against the baseline go to the current hour; the dump becomes the
@@ -346,11 +337,9 @@ int stats_save(Stats *s)
                 return 0;
         c = &s->manager->config->stats;
         (void)read_counters(s, false);
-        if (boot >= s->hold_prune_until) {
-                uint64_t hour = now_usec(CLOCK_REALTIME) / USEC_PER_SEC / 3600;
-                uint64_t keep = (uint64_t)c->retention_days * 24;
-                (void)stats_history_prune(&s->hist, hour > keep ? (uint32_t)(hour - keep) : 0);
-        }
+        (void)stats_history_prune(
+            &s->hist,
+            stats_clock_prune_hour(&s->clock, now_usec(CLOCK_REALTIME), boot, c->retention_days));
         r = stats_history_serialize(&s->hist, &data, &size);
         if (r < 0)
                 return log_oom();

@@ -123,3 +123,26 @@ TEST(history_damage_is_detected_and_the_rest_kept)
         free(data);
         stats_history_done(&h);
 }
+
+TEST(clock_jumps_both_ways)
+{
+        const uint64_t H = 3600ULL * 1000000ULL, now = 500000 * H, boot = 1000 * H;
+        StatsClock c = {};
+
+        /* steady: no jump, prune relative to the wall clock */
+        ASSERT_EQ(stats_clock_observe(&c, now, boot), 0);
+        ASSERT_EQ(stats_clock_observe(&c, now + H, boot + H), 0);
+        ASSERT_EQ(stats_clock_prune_hour(&c, now + H, boot + H, 90), 500001 - 90 * 24);
+        /* set ten years ahead: reported, nothing pruned for a day of boot time */
+        uint64_t ahead = now + H + 87600 * H;
+        ASSERT_TRUE(stats_clock_observe(&c, ahead, boot + H + 1000000) > 0);
+        ASSERT_EQ(stats_clock_prune_hour(&c, ahead, boot + 2 * H, 90), 0);
+        /* and back again: reported too, still held */
+        ASSERT_TRUE(stats_clock_observe(&c, now + 2 * H, boot + 2 * H) < 0);
+        ASSERT_EQ(stats_clock_prune_hour(&c, now + 2 * H, boot + 2 * H, 90), 0);
+        /* a day later pruning resumes from the clock as it is */
+        ASSERT_EQ(stats_clock_observe(&c, now + 27 * H, boot + 27 * H), 0);
+        ASSERT_EQ(stats_clock_prune_hour(&c, now + 27 * H, boot + 27 * H, 90), 500027 - 90 * 24);
+        /* a small drift (NTP slewing) is no jump */
+        ASSERT_EQ(stats_clock_observe(&c, now + 28 * H + 30000000, boot + 28 * H), 0);
+}
