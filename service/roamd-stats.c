@@ -21,6 +21,13 @@
 
 #define HISTORY_FILE "usage.history"
 
+typedef struct Pending {
+        uint64_t cgroup;
+        char *link;
+        uint32_t hour;
+        StatsCount c;
+} Pending;
+
 typedef struct Owner {
         uint64_t id;
         char *owner;
@@ -40,6 +47,8 @@ struct Stats {
         OfonoClient *ofono;
         sd_bus_slot *bus_slot;
         StatsClock clock;
+        Pending *pending; /* at start: counts of cgroups whose owner is not known yet */
+        size_t n_pending;
         unsigned bad_blocks;
         bool save_failed; /* logged once until a save works again */
 };
@@ -136,6 +145,9 @@ Stats *stats_free(Stats *s)
         for (size_t i = 0; i < s->n_owners; i++)
                 free(s->owners[i].owner);
         free(s->owners);
+        for (size_t i = 0; i < s->n_pending; i++)
+                free(s->pending[i].link);
+        free(s->pending);
         free(s->path);
         free(s);
         return NULL;
@@ -207,6 +219,21 @@ static void check_clock(Stats *s, uint64_t real, uint64_t boot)
                             jump / (int64_t)USEC_PER_SEC);
 }
 
+static int pending_add(Stats *s, uint64_t cgroup, const char *link, uint32_t hour,
+                       const StatsCount *c)
+{
+        Pending *np = realloc(s->pending, sizeof(Pending) * (s->n_pending + 1));
+
+        if (!np)
+                return -ENOMEM;
+        s->pending = np;
+        np[s->n_pending] = (Pending){.cgroup = cgroup, .link = strdup(link), .hour = hour, .c = *c};
+        if (!np[s->n_pending].link)
+                return -ENOMEM;
+        s->n_pending++;
+        return 0;
+}
+
 /* One dump: the differences against the baseline go to the current hour; the dump becomes the
  * new baseline. */
 static int read_counters(Stats *s, bool quiet_missing)
@@ -267,6 +294,14 @@ static int read_counters(Stats *s, bool quiet_missing)
                         c.bytes_out = db, c.packets_out = dp;
                 else
                         c.bytes_in = db, c.packets_in = dp;
+                if (!o && !b && e[i].cgroup != 0 && !s->engine) {
+                        /* at start, a cgroup the last save did not know yet: its owner is
+                         * known once the cgroup tree is scanned (stats_installed()) */
+                        r = pending_add(s, e[i].cgroup, key.link, hour, &c);
+                        if (r < 0)
+                                break;
+                        continue;
+                }
                 r = stats_history_add(&s->hist, key.owner, key.link, link_roaming(s, key.link),
                                       hour, &c);
                 if (r < 0)
@@ -519,5 +554,17 @@ void stats_installed(Stats *s)
                 return;
         s->engine = s->manager->apps ? apps_nft(s->manager->apps) : NULL;
         nft_stats_set_installed(s->nft, true);
+        /* the cgroup tree has been scanned: owners of what the old table counted */
+        for (size_t i = 0; i < s->n_pending; i++) {
+                Pending *p = &s->pending[i];
+                Owner *o = owner_find(s, p->cgroup, NULL);
+                if (stats_history_add(&s->hist, o ? o->owner : "gone", p->link,
+                                      link_roaming(s, p->link), p->hour, &p->c) < 0)
+                        log_oom();
+                free(p->link);
+        }
+        free(s->pending);
+        s->pending = NULL;
+        s->n_pending = 0;
         /* the new table's counters start at zero: the next read has a new epoch */
 }
