@@ -19,6 +19,7 @@
 #include "roamd-nft.h"
 #include "roamd-reconcile.h"
 #include "roamd-route.h"
+#include "roamd-stats.h"
 
 struct AppClass {
         char name[NFT_CLASS_NAME_MAX];
@@ -562,6 +563,8 @@ static void on_cgroup_removed(Apps *a, const CgroupNode *n)
 static void on_cgroup(CgroupTree *t, CgroupEvent ev, const CgroupNode *n, void *userdata)
 {
         Apps *a = userdata;
+
+        stats_on_cgroup(a->manager->stats, a->nft, ev, n);
 
         switch (ev) {
         case CGROUP_EVENT_ADDED:
@@ -1273,6 +1276,9 @@ static int build_full(Apps *a, NftTxn *t)
                 if (r < 0)
                         return r;
         }
+        r = stats_txn_install(a->manager->stats, t);
+        if (r < 0)
+                return r;
         return nft_txn_elem(t, 0, a->root_id, a->app_default->cls->name, true);
 }
 
@@ -1338,6 +1344,7 @@ int apps_start(Apps *a)
                 return log_error_errno(r, "Cannot install table inet roam: %m");
         for (size_t i = 0; i < a->n_classes; i++)
                 a->classes[i]->installed = true;
+        stats_installed(a->manager->stats);
         (void)sets_text(a, &a->installed_sets);
         a->started = true;
         /* What an earlier roamd left and this one does not want goes now; what failed to be
@@ -1385,6 +1392,16 @@ int apps_reload(Apps *a)
         if (r < 0)
                 log_error_errno(r, "The new drop-ins cannot be applied; the old policies stay: %m");
         return errors > 0 ? -EINVAL : r;
+}
+
+NftEngine *apps_nft(Apps *a)
+{
+        return a->nft;
+}
+
+RouteTables *apps_routes(Apps *a)
+{
+        return a->routes;
 }
 
 int apps_new(Manager *m, Apps **ret)

@@ -18,6 +18,8 @@ typedef struct Manager Manager;
 typedef struct Apps Apps;
 typedef struct AppClass AppClass;
 typedef struct RunRequest RunRequest;
+typedef struct RouteTables RouteTables;
+typedef struct NftEngine NftEngine;
 
 typedef struct AppCgroup {
         uint64_t id;
@@ -88,6 +90,9 @@ void apps_systemd_free_all(Apps *a);
 RunRequest **apps_runs(Apps *a);
 
 Manager *apps_manager(Apps *a);
+/* For roamd-stats.c: the engine and the routing slots (NULL before apps_start). */
+NftEngine *apps_nft(Apps *a);
+RouteTables *apps_routes(Apps *a);
 /* The bus slots of the app objects, owned by Apps (unreferenced in apps_free()). */
 sd_bus_slot **apps_slot(Apps *a, bool enumerator);
 

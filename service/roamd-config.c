@@ -54,6 +54,11 @@ Config *config_free(Config *c)
         free(c->apps.policy_dir);
         free(c->apps.state_file);
         strv_free(c->apps.system_cgroups);
+        free(c->stats.directory);
+        free(c->stats.prometheus_file);
+        for (size_t i = 0; i < c->stats.n_roaming; i++)
+                free(c->stats.roaming[i].pattern);
+        free(c->stats.roaming);
         free(c);
         return NULL;
 }
@@ -91,6 +96,12 @@ static int config_new(const char *name, Config **ret)
         c->apps.table_base = 29000;
         c->apps.rule_priority = 29000;
         if (!c->apps.policy_dir || !c->apps.state_file)
+                return -ENOMEM;
+        c->stats.enable = true;
+        c->stats.directory = strdup(ROAM_LOCALSTATEDIR "/lib/roam");
+        c->stats.flush_usec = 60 * USEC_PER_SEC;
+        c->stats.retention_days = 90;
+        if (!c->stats.directory)
                 return -ENOMEM;
         if (!c->path || !c->sysfs_path || !c->dhcpcd_lease_dir || !c->resolv_conf ||
             !c->probe.http_url || !c->probe.https_url || !c->probe.expect_body)
@@ -475,6 +486,60 @@ static int parse_routing(Config *c, const char *file, unsigned line, const char 
         return conf_log_error(file, line, "Unknown key %s= in section [Routing].", key);
 }
 
+static int parse_stats(Config *c, const char *file, unsigned line, const char *key,
+                       const char *value)
+{
+        if (streq(key, "Enable"))
+                return conf_parse_boolean(value, &c->stats.enable) < 0
+                           ? conf_log_error(file, line, "Enable= must be a boolean, got \"%s\".",
+                                            value)
+                           : 0;
+        if (streq(key, "Directory"))
+                return parse_path(file, line, key, value, &c->stats.directory);
+        if (streq(key, "PrometheusFile"))
+                return parse_path(file, line, key, value, &c->stats.prometheus_file);
+        if (streq(key, "RetentionDays"))
+                return parse_u32(file, line, key, value, 1, 3660, &c->stats.retention_days);
+        if (streq(key, "FlushInterval")) {
+                uint64_t v;
+                if (parse_duration(value, &v) < 0 || v < 100 * USEC_PER_MSEC ||
+                    v > 3600 * USEC_PER_SEC)
+                        return conf_log_error(
+                            file, line,
+                            "FlushInterval= must be a duration from 0.1s to 3600s, "
+                            "got \"%s\".",
+                            value);
+                c->stats.flush_usec = v;
+                return 0;
+        }
+        return conf_log_error(file, line, "Unknown key %s= in section [Stats].", key);
+}
+
+static int parse_roaming(Config *c, const char *file, unsigned line, const char *key,
+                         const char *value)
+{
+        RoamingOverride *n;
+        bool b;
+
+        if (!valid_ifname_glob(key))
+                return conf_log_error(file, line, "Invalid interface name or pattern \"%s\".", key);
+        if (conf_parse_boolean(value, &b) < 0)
+                return conf_log_error(file, line, "Roaming for %s must be a boolean, got \"%s\".",
+                                      key, value);
+        for (size_t i = 0; i < c->stats.n_roaming; i++)
+                if (streq(c->stats.roaming[i].pattern, key))
+                        return conf_log_error(file, line, "Roaming for %s set twice.", key);
+        n = realloc(c->stats.roaming, sizeof(*n) * (c->stats.n_roaming + 1));
+        if (!n)
+                return log_oom();
+        c->stats.roaming = n;
+        n[c->stats.n_roaming] = (RoamingOverride){.pattern = strdup(key), .roaming = b};
+        if (!n[c->stats.n_roaming].pattern)
+                return log_oom();
+        c->stats.n_roaming++;
+        return 0;
+}
+
 static int config_assign(const char *file, unsigned line, const char *section, const char *key,
                          const char *value, void *userdata)
 {
@@ -494,6 +559,10 @@ static int config_assign(const char *file, unsigned line, const char *section, c
                 return parse_apps(c, file, line, key, value);
         if (streq(section, "Routing"))
                 return parse_routing(c, file, line, key, value);
+        if (streq(section, "Stats"))
+                return parse_stats(c, file, line, key, value);
+        if (streq(section, "Roaming"))
+                return parse_roaming(c, file, line, key, value);
         return conf_log_error(file, line, "Unknown section [%s].", section);
 }
 
@@ -540,6 +609,14 @@ Bearer config_bearer_override(const Config *c, const char *ifname)
                 if (fnmatch(c->bearers[i].pattern, ifname, 0) == 0)
                         return c->bearers[i].bearer;
         return _BEARER_INVALID;
+}
+
+int config_roaming_override(const Config *c, const char *ifname)
+{
+        for (size_t i = 0; i < c->stats.n_roaming; i++)
+                if (fnmatch(c->stats.roaming[i].pattern, ifname, 0) == 0)
+                        return c->stats.roaming[i].roaming;
+        return -ENOENT;
 }
 
 const DnsPin *config_dns_pin(const Config *c, const char *ifname)

@@ -60,6 +60,23 @@ typedef struct AppsConfig {
         uint32_t rule_priority; /* ip rules at this priority and the next */
 } AppsConfig;
 
+/* [Roaming]: NAME_OR_GLOB=yes|no fixes whether traffic on a link counts as roaming. */
+typedef struct RoamingOverride {
+        char *pattern;
+        bool roaming;
+} RoamingOverride;
+
+/* [Stats]: usage counting and history (docs/stats.md). */
+typedef struct StatsConfig {
+        bool enable;
+        char *directory;         /* history file, default /var/lib/roam (not created) */
+        uint64_t flush_usec;     /* how often counters are saved */
+        uint32_t retention_days; /* hourly buckets kept this long */
+        char *prometheus_file;   /* text-format export, rewritten at every save; NULL none */
+        RoamingOverride *roaming;
+        size_t n_roaming;
+} StatsConfig;
+
 typedef struct Config {
         char *path;
         int log_level;
@@ -74,6 +91,7 @@ typedef struct Config {
         size_t n_dns_pins;
         ProbeConfig probe;
         AppsConfig apps;
+        StatsConfig stats;
 } Config;
 
 Config *config_free(Config *c);
@@ -90,5 +108,7 @@ int config_parse_string(const char *name, const char *text, size_t size, Config 
 /* The bearer override matching ifname, or _BEARER_INVALID. */
 Bearer config_bearer_override(const Config *c, const char *ifname);
 const DnsPin *config_dns_pin(const Config *c, const char *ifname);
+/* 1 roaming, 0 home, -ENOENT when [Roaming] does not name the link. */
+int config_roaming_override(const Config *c, const char *ifname);
 
 int ip_addr_parse(const char *s, IpAddr *ret);

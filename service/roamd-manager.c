@@ -11,6 +11,7 @@
 #include "roamd-dns.h"
 #include "roamd-link-bus.h"
 #include "roamd-apps.h"
+#include "roamd-stats.h"
 #include "roamd-manager.h"
 #include "roamd-netlink.h"
 
@@ -53,6 +54,7 @@ Manager *manager_free(Manager *m)
 {
         if (!m)
                 return NULL;
+        m->stats = stats_free(m->stats); /* a last save while the apps still exist */
         apps_free(m->apps);
         for (size_t i = 0; i < m->n_links; i++)
                 link_free(m->links[i]);
@@ -267,6 +269,7 @@ static void manager_update_best(Manager *m)
 void manager_link_verdict_changed(Manager *m, Link *l)
 {
         manager_update_best(m);
+        (void)stats_read(m->stats);
         apps_links_changed(m->apps);
 }
 
@@ -304,6 +307,7 @@ int manager_sync(Manager *m)
         manager_update_best(m);
         if (sync_stats.addresses_changed)
                 dns_refresh_bus(m->dns);
+        (void)stats_read(m->stats); /* bytes so far go to the links they took */
         apps_links_changed(m->apps);
         return 0;
 }
@@ -373,6 +377,16 @@ int manager_start(Manager *m)
                 return r;
 
         /* Apps: the table replaces any left by an earlier roamd in one transaction. */
+        if (m->config->apps.enforce && m->config->stats.enable) {
+                /* before the table is replaced: takes over what the old one counted */
+                r = stats_new(m, &m->stats);
+                if (r >= 0)
+                        r = stats_start(m->stats);
+                if (r < 0) {
+                        log_error_errno(r, "Usage statistics are off: %m");
+                        m->stats = stats_free(m->stats);
+                }
+        }
         if (m->config->apps.enforce) {
                 r = apps_new(m, &m->apps);
                 if (r < 0)
@@ -382,6 +396,7 @@ int manager_start(Manager *m)
                         /* Nothing could be enforced without cgroup2: say so loudly, but keep
                          * managing connections. The app methods answer Failed. */
                         log_error("No cgroup v2 hierarchy is mounted: apps are NOT governed.");
+                        m->stats = stats_free(m->stats);
                         m->apps = apps_free(m->apps);
                 } else if (r < 0)
                         return r;

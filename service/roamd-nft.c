@@ -170,6 +170,16 @@ static void txn_next(NftTxn *t)
                 t->error = -ENOMEM;
 }
 
+struct nlmsghdr *nft_txn_msg(NftTxn *t, uint16_t type, uint16_t flags)
+{
+        return txn_msg(t, type, flags);
+}
+
+void nft_txn_msg_end(NftTxn *t)
+{
+        txn_next(t);
+}
+
 /* ---- expression helpers ---- */
 
 static int add_expr(struct nftnl_rule *r, struct nftnl_expr *e)

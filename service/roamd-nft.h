@@ -106,3 +106,9 @@ int nft_txn_set_vpn_ifaces(NftTxn *t, const uint32_t *ifindex, size_t n);
 int nft_txn_set_slots(NftTxn *t, const uint32_t *slot_oif, size_t n_slots);
 /* DNS of vpn=required apps goes to these servers (NULL: left alone). */
 int nft_txn_set_vpn_dns(NftTxn *t, const struct in_addr *v4, const struct in6_addr *v6);
+
+/* For modules that add objects of their own to table inet roam (roamd-nft-stats.c): starts
+ * one message (family inet) of the transaction; build its payload, then nft_txn_msg_end(). */
+struct nlmsghdr;
+struct nlmsghdr *nft_txn_msg(NftTxn *t, uint16_t type, uint16_t flags);
+void nft_txn_msg_end(NftTxn *t);

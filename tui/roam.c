@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "roam-app.h"
@@ -16,6 +17,7 @@
 #include "roam-client-bus.h"
 #include "roam-log.h"
 #include "roam-plain.h"
+#include "roam-stats-cli.h"
 #include "roam-status.h"
 #include "roam-tui.h"
 #include "roam-util.h"
@@ -45,6 +47,8 @@ static bool arg_no_mouse = false;
 static const char *arg_app = NULL;
 static const char *arg_online_for = NULL;
 static uint64_t arg_online_for_usec = 0;
+static RoamStatsQuery arg_stats = {};
+static const char *arg_since = NULL;
 static const Verb *arg_verb = NULL;
 static char **arg_args = NULL; /* the verb's arguments, NULL-terminated */
 
@@ -89,12 +93,21 @@ static int verb_run(char **args)
         return roam_run_app(arg_app, arg_online_for_usec, args);
 }
 
+static int verb_stats(char **args)
+{
+        return roam_stats_run(&arg_stats, arg_json);
+}
+
+/* one verb a line, however many: */
+// clang-format off
 static const Verb verbs[] = {
     {"status", 0, true, false, verb_status},
     {"apps", 0, true, false, verb_apps},
     {"app", UINT_MAX, true, false, verb_app},
     {"run", UINT_MAX, false, true, verb_run},
+    {"stats", 0, true, false, verb_stats},
 };
+// clang-format on
 
 static const Verb default_verb = {"", 0, true, false, verb_default};
 
@@ -127,6 +140,9 @@ static void help(void)
                "                     Run CMD inside the app: roamd moves roam into the app\n"
                "                     first, so CMD's first packet follows the app's policy.\n"
                "                     CMD does not run when roamd refuses.\n"
+               "  stats [--app ID] [--user UID|all] [--link NAME] [--since 7d|@EPOCH]\n"
+               "                     Show the traffic counted per app, user and link, home\n"
+               "                     and roaming (your own; others' needs authorization)\n"
                "\n"
                "Changing apps needs root, group netdev or polkit authorization.\n"
                "\n"
@@ -196,6 +212,9 @@ static int parse_options(int argc, char *argv[], bool in_order)
                 ARG_APP,
                 ARG_ONLINE_FOR,
                 ARG_NO_MOUSE,
+                ARG_USER,
+                ARG_LINK,
+                ARG_SINCE,
         };
         static const struct option options[] = {
             {"help", no_argument, NULL, 'h'},
@@ -206,6 +225,9 @@ static int parse_options(int argc, char *argv[], bool in_order)
             {"app", required_argument, NULL, ARG_APP},
             {"online-for", required_argument, NULL, ARG_ONLINE_FOR},
             {"no-mouse", no_argument, NULL, ARG_NO_MOUSE},
+            {"user", required_argument, NULL, ARG_USER},
+            {"link", required_argument, NULL, ARG_LINK},
+            {"since", required_argument, NULL, ARG_SINCE},
             {},
         };
         int c;
@@ -237,6 +259,15 @@ static int parse_options(int argc, char *argv[], bool in_order)
                         break;
                 case ARG_NO_MOUSE:
                         arg_no_mouse = true;
+                        break;
+                case ARG_USER:
+                        arg_stats.user = optarg;
+                        break;
+                case ARG_LINK:
+                        arg_stats.link = optarg;
+                        break;
+                case ARG_SINCE:
+                        arg_since = optarg;
                         break;
                 case ':':
                         return usage_error("option '%s' needs an argument.", argv[optind - 1]);
@@ -338,6 +369,19 @@ static int parse_argv(int argc, char *argv[])
 
         if (arg_json && !arg_verb->json)
                 return usage_error("'%s' prints no JSON.", arg_verb->name);
+        if (streq(arg_verb->name, "stats")) {
+                /* --app filters the usage; --since is a duration back or @EPOCH */
+                arg_stats.app = arg_app;
+                arg_app = NULL;
+                if (arg_online_for)
+                        return usage_error("--online-for goes with 'roam run'.");
+                if (arg_since &&
+                    roam_stats_parse_since(arg_since, (uint64_t)time(NULL), &arg_stats.since) < 0)
+                        return usage_error("--since takes a duration back from now (30m, 2h, "
+                                           "7d, 4w) or @SECONDS since the epoch, got '%s'.",
+                                           arg_since);
+        } else if (arg_stats.user || arg_stats.link || arg_since)
+                return usage_error("--user, --link and --since go with 'roam stats'.");
         if ((arg_app || arg_online_for) && !streq(arg_verb->name, "run"))
                 return usage_error("--app and --online-for go with 'roam run'.");
         if (n_args > arg_verb->max_args) {

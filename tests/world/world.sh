@@ -293,6 +293,11 @@ EOF
     <!-- and a systemd stand-in (tests/world/fake_systemd.py) for roam run under systemd -->
     <allow own="org.freedesktop.systemd1"/>
     <allow send_destination="org.freedesktop.systemd1"/>
+    <!-- ModemManager and oFono stand-ins (python3-dbusmock) for the usage tests -->
+    <allow own="org.freedesktop.ModemManager1"/>
+    <allow send_destination="org.freedesktop.ModemManager1"/>
+    <allow own="org.ofono"/>
+    <allow send_destination="org.ofono"/>
     <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Monitoring"/>
     <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Debug.Stats"/>
   </policy>

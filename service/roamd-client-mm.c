@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "roam-log.h"
+#include "roam-macro.h"
+#include "roamd-client-mm.h"
+
+#define MM_PATH          "/org/freedesktop/ModemManager1"
+#define MM_MODEM_IFACE   "org.freedesktop.ModemManager1.Modem"
+#define MM_3GPP_IFACE    "org.freedesktop.ModemManager1.Modem.Modem3gpp"
+#define MM_BEARER_IFACE  "org.freedesktop.ModemManager1.Bearer"
+#define OM_IFACE         "org.freedesktop.DBus.ObjectManager"
+#define PROPERTIES_IFACE "org.freedesktop.DBus.Properties"
+
+typedef struct MMModem {
+        char *path;
+        uint32_t reg;
+        char **bearers;
+} MMModem;
+
+typedef struct MMBearer {
+        char *path;
+        char *iface;
+        sd_bus_slot *slot; /* GetAll in flight */
+} MMBearer;
+
+struct MMClient {
+        sd_bus *bus;
+        MMClientChangeFn before_change;
+        void *userdata;
+        sd_bus_slot *match_added, *match_removed, *match_props, *match_owner;
+        sd_bus_slot *refresh;
+        MMModem *modems;
+        size_t n_modems;
+        MMBearer *bearers;
+        size_t n_bearers;
+};
+
+/* MM_MODEM_3GPP_REGISTRATION_STATE_*: HOME 1, ROAMING 5, HOME_SMS_ONLY 6, ROAMING_SMS_ONLY 7,
+ * HOME_CSFB_NOT_PREFERRED 9, ROAMING_CSFB_NOT_PREFERRED 10; the rest is not registered. */
+int mm_registration_roaming(uint32_t state)
+{
+        switch (state) {
+        case 1:
+        case 6:
+        case 9:
+                return 0;
+        case 5:
+        case 7:
+        case 10:
+                return 1;
+        default:
+                return -ENOENT;
+        }
+}
+
+static void strv_free_(char **l)
+{
+        for (size_t i = 0; l && l[i]; i++)
+                free(l[i]);
+        free(l);
+}
+
+static void modems_clear(MMClient *c)
+{
+        for (size_t i = 0; i < c->n_modems; i++) {
+                free(c->modems[i].path);
+                strv_free_(c->modems[i].bearers);
+        }
+        free(c->modems);
+        c->modems = NULL;
+        c->n_modems = 0;
+}
+
+static void bearers_clear(MMClient *c)
+{
+        for (size_t i = 0; i < c->n_bearers; i++) {
+                free(c->bearers[i].path);
+                free(c->bearers[i].iface);
+                sd_bus_slot_unref(c->bearers[i].slot);
+        }
+        free(c->bearers);
+        c->bearers = NULL;
+        c->n_bearers = 0;
+}
+
+MMClient *mm_client_free(MMClient *c)
+{
+        if (!c)
+                return NULL;
+        sd_bus_slot_unref(c->match_added);
+        sd_bus_slot_unref(c->match_removed);
+        sd_bus_slot_unref(c->match_props);
+        sd_bus_slot_unref(c->match_owner);
+        sd_bus_slot_unref(c->refresh);
+        modems_clear(c);
+        bearers_clear(c);
+        sd_bus_unref(c->bus);
+        free(c);
+        return NULL;
+}
+
+static MMModem *modem_find(MMClient *c, const char *path)
+{
+        for (size_t i = 0; i < c->n_modems; i++)
+                if (streq(c->modems[i].path, path))
+                        return &c->modems[i];
+        return NULL;
+}
+
+static MMBearer *bearer_find(MMClient *c, const char *path)
+{
+        for (size_t i = 0; i < c->n_bearers; i++)
+                if (streq(c->bearers[i].path, path))
+                        return &c->bearers[i];
+        return NULL;
+}
+
+int mm_client_roaming(MMClient *c, const char *ifname)
+{
+        if (!c)
+                return -ENOENT;
+        for (size_t i = 0; i < c->n_modems; i++)
+                for (size_t j = 0; c->modems[i].bearers && c->modems[i].bearers[j]; j++) {
+                        MMBearer *b = bearer_find(c, c->modems[i].bearers[j]);
+                        if (b && b->iface && streq(b->iface, ifname))
+                                return mm_registration_roaming(c->modems[i].reg);
+                }
+        return -ENOENT;
+}
+
+/* Reads the bearer properties it knows from an a{sv}; the message is left after it. */
+static int read_bearer_props(MMBearer *b, sd_bus_message *m)
+{
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                const char *name, *s;
+                r = sd_bus_message_read(m, "s", &name);
+                if (r < 0)
+                        return r;
+                if (streq(name, "Interface")) {
+                        r = sd_bus_message_read(m, "v", "s", &s);
+                        if (r < 0)
+                                return r;
+                        free(b->iface);
+                        b->iface = *s ? strdup(s) : NULL;
+                } else {
+                        r = sd_bus_message_skip(m, "v");
+                        if (r < 0)
+                                return r;
+                }
+                r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(m);
+}
+
+static int on_bearer_props(sd_bus_message *m, void *userdata, sd_bus_error *err)
+{
+        MMClient *c = userdata;
+        const char *path = sd_bus_message_get_path(m);
+        MMBearer *b = NULL;
+
+        /* the reply's path is not the bearer's: find it by its slot */
+        for (size_t i = 0; i < c->n_bearers; i++)
+                if (c->bearers[i].slot == sd_bus_get_current_slot(c->bus))
+                        b = &c->bearers[i];
+        (void)path;
+        if (!b)
+                return 0;
+        b->slot = sd_bus_slot_unref(b->slot);
+        if (sd_bus_message_is_method_error(m, NULL)) {
+                log_debug("ModemManager: bearer %s: %s", b->path,
+                          sd_bus_message_get_error(m)->message);
+                return 0;
+        }
+        c->before_change(c, c->userdata);
+        if (read_bearer_props(b, m) < 0)
+                log_warning("ModemManager: bearer %s: malformed properties ignored", b->path);
+        else if (b->iface)
+                log_info("ModemManager: bearer %s on %s", b->path, b->iface);
+        return 0;
+}
+
+static int bearer_track(MMClient *c, const char *path)
+{
+        MMBearer *nb;
+        int r;
+
+        if (bearer_find(c, path))
+                return 0;
+        nb = realloc(c->bearers, sizeof(MMBearer) * (c->n_bearers + 1));
+        if (!nb)
+                return -ENOMEM;
+        c->bearers = nb;
+        nb[c->n_bearers] = (MMBearer){.path = strdup(path)};
+        if (!nb[c->n_bearers].path)
+                return -ENOMEM;
+        r = sd_bus_call_method_async(c->bus, &nb[c->n_bearers].slot, MM_BUS_NAME, path,
+                                     PROPERTIES_IFACE, "GetAll", on_bearer_props, c, "s",
+                                     MM_BEARER_IFACE);
+        c->n_bearers++;
+        return r;
+}
+
+/* One modem's interfaces (a{sa{sv}}): registration state and bearer list. */
+static int read_modem(MMClient *c, MMModem *md, sd_bus_message *m)
+{
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "{sa{sv}}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(m, 'e', "sa{sv}")) > 0) {
+                const char *iface;
+                r = sd_bus_message_read(m, "s", &iface);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_enter_container(m, 'a', "{sv}");
+                if (r < 0)
+                        return r;
+                while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                        const char *name;
+                        r = sd_bus_message_read(m, "s", &name);
+                        if (r < 0)
+                                return r;
+                        if (streq(iface, MM_3GPP_IFACE) && streq(name, "RegistrationState"))
+                                r = sd_bus_message_read(m, "v", "u", &md->reg);
+                        else if (streq(iface, MM_MODEM_IFACE) && streq(name, "Bearers")) {
+                                char **l = NULL;
+                                r = sd_bus_message_enter_container(m, 'v', "ao");
+                                if (r >= 0)
+                                        r = sd_bus_message_read_strv(m, &l);
+                                if (r >= 0)
+                                        r = sd_bus_message_exit_container(m);
+                                if (r >= 0) {
+                                        strv_free_(md->bearers);
+                                        md->bearers = l;
+                                } else
+                                        strv_free_(l);
+                        } else
+                                r = sd_bus_message_skip(m, "v");
+                        if (r < 0)
+                                return r;
+                        r = sd_bus_message_exit_container(m);
+                        if (r < 0)
+                                return r;
+                }
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(m);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        for (size_t i = 0; md->bearers && md->bearers[i]; i++) {
+                r = bearer_track(c, md->bearers[i]);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_exit_container(m);
+}
+
+static int add_modem(MMClient *c, const char *path, MMModem **ret)
+{
+        MMModem *nm = realloc(c->modems, sizeof(MMModem) * (c->n_modems + 1));
+
+        if (!nm)
+                return -ENOMEM;
+        c->modems = nm;
+        nm[c->n_modems] = (MMModem){.path = strdup(path)};
+        if (!nm[c->n_modems].path)
+                return -ENOMEM;
+        *ret = &nm[c->n_modems++];
+        return 0;
+}
+
+static int on_managed_objects(sd_bus_message *m, void *userdata, sd_bus_error *err)
+{
+        MMClient *c = userdata;
+        int r;
+
+        c->refresh = sd_bus_slot_unref(c->refresh);
+        if (sd_bus_message_is_method_error(m, NULL)) {
+                log_debug("ModemManager not available: %s", sd_bus_message_get_error(m)->message);
+                return 0;
+        }
+        c->before_change(c, c->userdata);
+        modems_clear(c);
+        bearers_clear(c);
+        r = sd_bus_message_enter_container(m, 'a', "{oa{sa{sv}}}");
+        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "oa{sa{sv}}")) > 0) {
+                const char *path;
+                MMModem *md;
+                r = sd_bus_message_read(m, "o", &path);
+                if (r >= 0)
+                        r = add_modem(c, path, &md);
+                if (r >= 0)
+                        r = read_modem(c, md, m);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+        }
+        if (r < 0)
+                log_warning_errno(r, "ModemManager: malformed GetManagedObjects answer: %m");
+        return 0;
+}
+
+static int refresh(MMClient *c)
+{
+        c->refresh = sd_bus_slot_unref(c->refresh);
+        return sd_bus_call_method_async(c->bus, &c->refresh, MM_BUS_NAME, MM_PATH, OM_IFACE,
+                                        "GetManagedObjects", on_managed_objects, c, NULL);
+}
+
+static int on_objects_changed(sd_bus_message *m, void *userdata, sd_bus_error *err)
+{
+        (void)refresh(userdata);
+        return 0;
+}
+
+static int on_owner(sd_bus_message *m, void *userdata, sd_bus_error *err)
+{
+        MMClient *c = userdata;
+        const char *name, *old, *new;
+
+        if (sd_bus_message_read(m, "sss", &name, &old, &new) < 0 || !streq(name, MM_BUS_NAME))
+                return 0;
+        if (new &&*new)
+                return refresh(c);
+        /* gone: nothing is known about its modems any more */
+        c->before_change(c, c->userdata);
+        modems_clear(c);
+        bearers_clear(c);
+        return 0;
+}
+
+/* PropertiesChanged of a modem or a bearer: applied at once, after the owner's callback. */
+static int on_props(sd_bus_message *m, void *userdata, sd_bus_error *err)
+{
+        MMClient *c = userdata;
+        const char *path = sd_bus_message_get_path(m), *iface;
+        MMModem *md = modem_find(c, path);
+        MMBearer *b = bearer_find(c, path);
+        int r;
+
+        if ((!md && !b) || sd_bus_message_read(m, "s", &iface) < 0)
+                return 0;
+        if (b && streq(iface, MM_BEARER_IFACE)) {
+                c->before_change(c, c->userdata);
+                if (read_bearer_props(b, m) < 0)
+                        log_warning("ModemManager: bearer %s: malformed change ignored", path);
+                return 0;
+        }
+        if (!md || (!streq(iface, MM_3GPP_IFACE) && !streq(iface, MM_MODEM_IFACE)))
+                return 0;
+        /* reuse the modem reader: wrap the one interface as a{sa{sv}} by hand */
+        r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        if (r < 0)
+                return 0;
+        c->before_change(c, c->userdata);
+        while (sd_bus_message_enter_container(m, 'e', "sv") > 0) {
+                const char *name;
+                if (sd_bus_message_read(m, "s", &name) < 0)
+                        break;
+                if (streq(iface, MM_3GPP_IFACE) && streq(name, "RegistrationState")) {
+                        uint32_t reg;
+                        if (sd_bus_message_read(m, "v", "u", &reg) < 0)
+                                break;
+                        if (mm_registration_roaming(reg) != mm_registration_roaming(md->reg))
+                                log_info("ModemManager: %s registration %u -> %u", path, md->reg,
+                                         reg);
+                        md->reg = reg;
+                } else if (streq(iface, MM_MODEM_IFACE) && streq(name, "Bearers")) {
+                        char **l = NULL;
+                        if (sd_bus_message_enter_container(m, 'v', "ao") < 0 ||
+                            sd_bus_message_read_strv(m, &l) < 0 ||
+                            sd_bus_message_exit_container(m) < 0) {
+                                strv_free_(l);
+                                break;
+                        }
+                        strv_free_(md->bearers);
+                        md->bearers = l;
+                        for (size_t i = 0; l && l[i]; i++)
+                                (void)bearer_track(c, l[i]);
+                } else if (sd_bus_message_skip(m, "v") < 0)
+                        break;
+                if (sd_bus_message_exit_container(m) < 0)
+                        break;
+        }
+        return 0;
+}
+
+int mm_client_new(sd_bus *bus, MMClientChangeFn before_change, void *userdata, MMClient **ret)
+{
+        MMClient *c = calloc(1, sizeof(*c));
+        int r;
+
+        if (!c)
+                return -ENOMEM;
+        c->bus = sd_bus_ref(bus);
+        c->before_change = before_change;
+        c->userdata = userdata;
+        r = sd_bus_match_signal_async(bus, &c->match_added, MM_BUS_NAME, MM_PATH, OM_IFACE,
+                                      "InterfacesAdded", on_objects_changed, NULL, c);
+        if (r >= 0)
+                r = sd_bus_match_signal_async(bus, &c->match_removed, MM_BUS_NAME, MM_PATH,
+                                              OM_IFACE, "InterfacesRemoved", on_objects_changed,
+                                              NULL, c);
+        if (r >= 0)
+                r = sd_bus_add_match_async(
+                    bus, &c->match_props,
+                    "type='signal',sender='" MM_BUS_NAME "',interface='" PROPERTIES_IFACE
+                    "',member='PropertiesChanged',path_namespace='" MM_PATH "'",
+                    on_props, NULL, c);
+        if (r >= 0)
+                r = sd_bus_add_match_async(bus, &c->match_owner,
+                                           "type='signal',sender='org.freedesktop.DBus',"
+                                           "interface='org.freedesktop.DBus',member='"
+                                           "NameOwnerChanged',arg0='" MM_BUS_NAME "'",
+                                           on_owner, NULL, c);
+        if (r >= 0)
+                r = refresh(c);
+        if (r < 0) {
+                mm_client_free(c);
+                return r;
+        }
+        *ret = c;
+        return 0;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* A client of ModemManager (org.freedesktop.ModemManager1) for one fact: is a cellular link
+ * roaming? Each modem's Modem3gpp.RegistrationState (home, roaming, and their SMS-only and
+ * CSFB variants) is matched to a link through the Interface of the modem's bearers (read with
+ * Properties.GetAll on each bearer: ModemManager's ObjectManager carries only modems). Changes
+ * arrive as PropertiesChanged and InterfacesAdded/Removed; before any change is applied the
+ * owner's callback runs, so usage so far is counted under the old state. */
+
+#include <systemd/sd-bus.h>
+
+typedef struct MMClient MMClient;
+typedef void (*MMClientChangeFn)(MMClient *c, void *userdata);
+
+#define MM_BUS_NAME "org.freedesktop.ModemManager1"
+
+/* Starts watching (ModemManager need not be running yet). */
+int mm_client_new(sd_bus *bus, MMClientChangeFn before_change, void *userdata, MMClient **ret);
+MMClient *mm_client_free(MMClient *c);
+
+/* 1 roaming, 0 home, -ENOENT when no modem's bearer is on ifname (or not registered). */
+int mm_client_roaming(MMClient *c, const char *ifname);
+
+/* RegistrationState values (MMModem3gppRegistrationState) that mean roaming / home. */
+int mm_registration_roaming(uint32_t state);

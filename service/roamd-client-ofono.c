@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "roam-log.h"
+#include "roam-macro.h"
+#include "roamd-client-ofono.h"
+
+#define MANAGER_IFACE "org.ofono.Manager"
+#define NETREG_IFACE  "org.ofono.NetworkRegistration"
+#define CONNMAN_IFACE "org.ofono.ConnectionManager"
+#define CONTEXT_IFACE "org.ofono.ConnectionContext"
+
+typedef struct OfonoModem {
+        OfonoClient *client;
+        char *path;
+        char *status;  /* NetworkRegistration Status */
+        char **ifaces; /* Settings.Interface of its contexts */
+        sd_bus_slot *netreg_slot, *contexts_slot;
+} OfonoModem;
+
+struct OfonoClient {
+        sd_bus *bus;
+        OfonoClientChangeFn before_change;
+        void *userdata;
+        sd_bus_slot *match_manager, *match_props, *match_contexts, *match_context_props,
+            *match_owner;
+        sd_bus_slot *refresh;
+        OfonoModem **modems;
+        size_t n_modems;
+};
+
+static void strv_free_(char **l)
+{
+        for (size_t i = 0; l && l[i]; i++)
+                free(l[i]);
+        free(l);
+}
+
+static OfonoModem *modem_free(OfonoModem *md)
+{
+        if (!md)
+                return NULL;
+        sd_bus_slot_unref(md->netreg_slot);
+        sd_bus_slot_unref(md->contexts_slot);
+        free(md->path);
+        free(md->status);
+        strv_free_(md->ifaces);
+        free(md);
+        return NULL;
+}
+
+static void modems_clear(OfonoClient *c)
+{
+        for (size_t i = 0; i < c->n_modems; i++)
+                modem_free(c->modems[i]);
+        free(c->modems);
+        c->modems = NULL;
+        c->n_modems = 0;
+}
+
+OfonoClient *ofono_client_free(OfonoClient *c)
+{
+        if (!c)
+                return NULL;
+        sd_bus_slot_unref(c->match_manager);
+        sd_bus_slot_unref(c->match_props);
+        sd_bus_slot_unref(c->match_contexts);
+        sd_bus_slot_unref(c->match_context_props);
+        sd_bus_slot_unref(c->match_owner);
+        sd_bus_slot_unref(c->refresh);
+        modems_clear(c);
+        sd_bus_unref(c->bus);
+        free(c);
+        return NULL;
+}
+
+static OfonoModem *modem_find(OfonoClient *c, const char *path)
+{
+        for (size_t i = 0; path && i < c->n_modems; i++)
+                if (streq(c->modems[i]->path, path))
+                        return c->modems[i];
+        return NULL;
+}
+
+int ofono_client_roaming(OfonoClient *c, const char *ifname)
+{
+        if (!c)
+                return -ENOENT;
+        for (size_t i = 0; i < c->n_modems; i++) {
+                OfonoModem *md = c->modems[i];
+                for (size_t j = 0; md->ifaces && md->ifaces[j]; j++)
+                        if (streq(md->ifaces[j], ifname) && md->status) {
+                                if (streq(md->status, "roaming"))
+                                        return 1;
+                                if (streq(md->status, "registered"))
+                                        return 0;
+                        }
+        }
+        return -ENOENT;
+}
+
+static int set_status(OfonoModem *md, const char *status)
+{
+        char *s = strdup(status);
+
+        if (!s)
+                return -ENOMEM;
+        if (md->status && !streq(md->status, s))
+                log_info("oFono: %s registration %s -> %s", md->path, md->status, s);
+        free(md->status);
+        md->status = s;
+        return 0;
+}
+
+/* NetworkRegistration.GetProperties: a{sv} */
+static int on_netreg(sd_bus_message *m, void *userdata, sd_bus_error *err)
+{
+        OfonoModem *md = userdata;
+        OfonoClient *c = md->client;
+        int r;
+
+        md->netreg_slot = sd_bus_slot_unref(md->netreg_slot);
+        if (sd_bus_message_is_method_error(m, NULL))
+                return 0;
+        c->before_change(c, c->userdata);
+        r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                const char *name, *s;
+                r = sd_bus_message_read(m, "s", &name);
+                if (r >= 0 && streq(name, "Status")) {
+                        r = sd_bus_message_read(m, "v", "s", &s);
+                        if (r >= 0)
+                                r = set_status(md, s);
+                } else if (r >= 0)
+                        r = sd_bus_message_skip(m, "v");
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+        }
+        if (r < 0)
+                log_warning_errno(r, "oFono: %s: malformed registration properties: %m", md->path);
+        return 0;
+}
+
+/* The Interface inside a context's Settings (a{sv}); the message is left after them. */
+static int read_context(sd_bus_message *m, char **ret_iface)
+{
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                const char *name;
+                r = sd_bus_message_read(m, "s", &name);
+                if (r >= 0 && streq(name, "Settings")) {
+                        r = sd_bus_message_enter_container(m, 'v', "a{sv}");
+                        if (r >= 0)
+                                r = sd_bus_message_enter_container(m, 'a', "{sv}");
+                        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                                const char *key, *s;
+                                r = sd_bus_message_read(m, "s", &key);
+                                if (r >= 0 && streq(key, "Interface")) {
+                                        r = sd_bus_message_read(m, "v", "s", &s);
+                                        if (r >= 0 && *s && !*ret_iface) {
+                                                *ret_iface = strdup(s);
+                                                if (!*ret_iface)
+                                                        r = -ENOMEM;
+                                        }
+                                } else if (r >= 0)
+                                        r = sd_bus_message_skip(m, "v");
+                                if (r >= 0)
+                                        r = sd_bus_message_exit_container(m);
+                        }
+                        if (r >= 0)
+                                r = sd_bus_message_exit_container(m);
+                        if (r >= 0)
+                                r = sd_bus_message_exit_container(m);
+                } else if (r >= 0)
+                        r = sd_bus_message_skip(m, "v");
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(m);
+}
+
+/* ConnectionManager.GetContexts: a(oa{sv}) */
+static int on_contexts(sd_bus_message *m, void *userdata, sd_bus_error *err)
+{
+        OfonoModem *md = userdata;
+        OfonoClient *c = md->client;
+        char **l = NULL;
+        size_t n = 0;
+        int r;
+
+        md->contexts_slot = sd_bus_slot_unref(md->contexts_slot);
+        if (sd_bus_message_is_method_error(m, NULL))
+                return 0;
+        r = sd_bus_message_enter_container(m, 'a', "(oa{sv})");
+        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'r', "oa{sv}")) > 0) {
+                const char *path;
+                char *iface = NULL;
+                r = sd_bus_message_read(m, "o", &path);
+                if (r >= 0)
+                        r = read_context(m, &iface);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+                if (r >= 0 && iface) {
+                        char **nl = realloc(l, sizeof(char *) * (n + 2));
+                        if (!nl) {
+                                free(iface);
+                                r = -ENOMEM;
+                                break;
+                        }
+                        l = nl;
+                        l[n++] = iface;
+                        l[n] = NULL;
+                } else
+                        free(iface);
+        }
+        if (r < 0) {
+                strv_free_(l);
+                log_warning_errno(r, "oFono: %s: malformed contexts: %m", md->path);
+                return 0;
+        }
+        c->before_change(c, c->userdata);
+        strv_free_(md->ifaces);
+        md->ifaces = l;
+        for (size_t i = 0; l && l[i]; i++)
+                log_info("oFono: %s has a context on %s", md->path, l[i]);
+        return 0;
+}
+
+static int modem_load(OfonoModem *md)
+{
+        OfonoClient *c = md->client;
+        int r;
+
+        md->netreg_slot = sd_bus_slot_unref(md->netreg_slot);
+        md->contexts_slot = sd_bus_slot_unref(md->contexts_slot);
+        r = sd_bus_call_method_async(c->bus, &md->netreg_slot, OFONO_BUS_NAME, md->path,
+                                     NETREG_IFACE, "GetProperties", on_netreg, md, NULL);
+        if (r >= 0)
+                r = sd_bus_call_method_async(c->bus, &md->contexts_slot, OFONO_BUS_NAME, md->path,
+                                             CONNMAN_IFACE, "GetContexts", on_contexts, md, NULL);
+        return r;
+}
+
+static int modem_add(OfonoClient *c, const char *path)
+{
+        OfonoModem **nm, *md;
+
+        if (modem_find(c, path))
+                return 0;
+        nm = realloc(c->modems, sizeof(OfonoModem *) * (c->n_modems + 1));
+        if (!nm)
+                return -ENOMEM;
+        c->modems = nm;
+        md = calloc(1, sizeof(*md));
+        if (!md)
+                return -ENOMEM;
+        md->client = c;
+        md->path = strdup(path);
+        if (!md->path) {
+                free(md);
+                return -ENOMEM;
+        }
+        c->modems[c->n_modems++] = md;
+        return modem_load(md);
+}
+
+static int on_modems(sd_bus_message *m, void *userdata, sd_bus_error *err)
+{
+        OfonoClient *c = userdata;
+        int r;
+
+        c->refresh = sd_bus_slot_unref(c->refresh);
+        if (sd_bus_message_is_method_error(m, NULL)) {
+                log_debug("oFono not available: %s", sd_bus_message_get_error(m)->message);
+                return 0;
+        }
+        c->before_change(c, c->userdata);
+        modems_clear(c);
+        r = sd_bus_message_enter_container(m, 'a', "(oa{sv})");
+        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'r', "oa{sv}")) > 0) {
+                const char *path;
+                r = sd_bus_message_read(m, "o", &path);
+                if (r >= 0)
+                        r = sd_bus_message_skip(m, "a{sv}");
+                if (r >= 0)
+                        r = modem_add(c, path);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+        }
+        if (r < 0)
+                log_warning_errno(r, "oFono: malformed GetModems answer: %m");
+        return 0;
+}
+
+static int refresh(OfonoClient *c)
+{
+        c->refresh = sd_bus_slot_unref(c->refresh);
+        return sd_bus_call_method_async(c->bus, &c->refresh, OFONO_BUS_NAME, "/", MANAGER_IFACE,
+                                        "GetModems", on_modems, c, NULL);
+}
+
+static int on_manager(sd_bus_message *m, void *userdata, sd_bus_error *err)
+{
+        (void)refresh(userdata);
+        return 0;
+}
+
+/* ContextAdded/Removed on a modem, or a context's PropertyChanged: its contexts again */
+static int on_contexts_changed(sd_bus_message *m, void *userdata, sd_bus_error *err)
+{
+        OfonoClient *c = userdata;
+        const char *path = sd_bus_message_get_path(m);
+
+        for (size_t i = 0; path && i < c->n_modems; i++) {
+                size_t n = strlen(c->modems[i]->path);
+                if (strncmp(path, c->modems[i]->path, n) == 0 && (!path[n] || path[n] == '/'))
+                        (void)modem_load(c->modems[i]);
+        }
+        return 0;
+}
+
+/* NetworkRegistration PropertyChanged(s, v): applied at once, after the owner's callback */
+static int on_netreg_changed(sd_bus_message *m, void *userdata, sd_bus_error *err)
+{
+        OfonoClient *c = userdata;
+        OfonoModem *md = modem_find(c, sd_bus_message_get_path(m));
+        const char *name, *s;
+
+        if (!md || sd_bus_message_read(m, "s", &name) < 0 || !streq(name, "Status"))
+                return 0;
+        if (sd_bus_message_read(m, "v", "s", &s) < 0) {
+                log_warning("oFono: %s: malformed Status change ignored", md->path);
+                return 0;
+        }
+        c->before_change(c, c->userdata);
+        (void)set_status(md, s);
+        return 0;
+}
+
+static int on_owner(sd_bus_message *m, void *userdata, sd_bus_error *err)
+{
+        OfonoClient *c = userdata;
+        const char *name, *old, *new;
+
+        if (sd_bus_message_read(m, "sss", &name, &old, &new) < 0 || !streq(name, OFONO_BUS_NAME))
+                return 0;
+        if (new &&*new)
+                return refresh(c);
+        c->before_change(c, c->userdata);
+        modems_clear(c);
+        return 0;
+}
+
+int ofono_client_new(sd_bus *bus, OfonoClientChangeFn before_change, void *userdata,
+                     OfonoClient **ret)
+{
+        OfonoClient *c = calloc(1, sizeof(*c));
+        int r;
+
+        if (!c)
+                return -ENOMEM;
+        c->bus = sd_bus_ref(bus);
+        c->before_change = before_change;
+        c->userdata = userdata;
+        r = sd_bus_add_match_async(bus, &c->match_manager,
+                                   "type='signal',sender='" OFONO_BUS_NAME
+                                   "',interface='" MANAGER_IFACE "'",
+                                   on_manager, NULL, c);
+        if (r >= 0)
+                r = sd_bus_add_match_async(bus, &c->match_props,
+                                           "type='signal',sender='" OFONO_BUS_NAME
+                                           "',interface='" NETREG_IFACE
+                                           "',member='PropertyChanged'",
+                                           on_netreg_changed, NULL, c);
+        if (r >= 0)
+                r = sd_bus_add_match_async(bus, &c->match_contexts,
+                                           "type='signal',sender='" OFONO_BUS_NAME
+                                           "',interface='" CONNMAN_IFACE "'",
+                                           on_contexts_changed, NULL, c);
+        if (r >= 0)
+                r = sd_bus_add_match_async(bus, &c->match_context_props,
+                                           "type='signal',sender='" OFONO_BUS_NAME
+                                           "',interface='" CONTEXT_IFACE
+                                           "',member='PropertyChanged'",
+                                           on_contexts_changed, NULL, c);
+        if (r >= 0)
+                r = sd_bus_add_match_async(bus, &c->match_owner,
+                                           "type='signal',sender='org.freedesktop.DBus',"
+                                           "interface='org.freedesktop.DBus',member='"
+                                           "NameOwnerChanged',arg0='" OFONO_BUS_NAME "'",
+                                           on_owner, NULL, c);
+        if (r >= 0)
+                r = refresh(c);
+        if (r < 0) {
+                ofono_client_free(c);
+                return r;
+        }
+        *ret = c;
+        return 0;
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* A client of oFono (org.ofono) for one fact: is a cellular link roaming? Each modem's
+ * NetworkRegistration Status ("registered" home, "roaming") is matched to a link through the
+ * Interface in the Settings of the modem's connection contexts (ConnectionManager.GetContexts).
+ * Changes arrive as PropertyChanged, ModemAdded/Removed and ContextAdded/Removed; before any
+ * change is applied the owner's callback runs. */
+
+#include <systemd/sd-bus.h>
+
+typedef struct OfonoClient OfonoClient;
+typedef void (*OfonoClientChangeFn)(OfonoClient *c, void *userdata);
+
+#define OFONO_BUS_NAME "org.ofono"
+
+int ofono_client_new(sd_bus *bus, OfonoClientChangeFn before_change, void *userdata,
+                     OfonoClient **ret);
+OfonoClient *ofono_client_free(OfonoClient *c);
+
+/* 1 roaming, 0 home, -ENOENT when no modem's context is on ifname or it is not registered. */
+int ofono_client_roaming(OfonoClient *c, const char *ifname);

@@ -1,0 +1,710 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <libmnl/libmnl.h>
+#include <libnftnl/chain.h>
+#include <libnftnl/expr.h>
+#include <libnftnl/rule.h>
+#include <libnftnl/set.h>
+#include <libnftnl/table.h>
+#include <libnftnl/udata.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "roam-log.h"
+#include "roam-macro.h"
+#include "roamd-nft-stats.h"
+
+/* nftables' datatype numbers (so `nft list` prints the keys readably) and its rule for
+ * concatenated types: each type shifted in by 6 bits. */
+#define TYPE_MARK     19
+#define TYPE_IFINDEX  20
+#define TYPE_CGROUPV2 46
+#define TYPE_DIR      TYPE_MARK /* a 32-bit type nft prints (0 in, 1 out) */
+#define TYPE_BITS     6
+
+#define KEY_LEN  20 /* cgroup 8 . ifindex 4 . mark 4 . dir 4 */
+#define SET_SIZE 262144
+#define PRIO     300
+#define LOOPBACK 1
+
+typedef struct Member {
+        uint64_t id;
+        unsigned level;
+} Member;
+
+struct NftStats {
+        uint32_t mask;
+        bool installed;
+        Member *members; /* sorted by id */
+        size_t n_members;
+        unsigned level_refs[NFT_LEVEL_MAX];
+        struct mnl_socket *nl; /* dumps only; transactions go through NftTxn */
+        uint32_t seq;
+};
+
+int nft_stats_new(uint32_t mark_mask, NftStats **ret)
+{
+        NftStats *s = calloc(1, sizeof(*s));
+
+        if (!s)
+                return -ENOMEM;
+        s->mask = mark_mask;
+        s->seq = (uint32_t)time(NULL);
+        *ret = s;
+        return 0;
+}
+
+NftStats *nft_stats_free(NftStats *s)
+{
+        if (!s)
+                return NULL;
+        if (s->nl)
+                mnl_socket_close(s->nl);
+        free(s->members);
+        free(s);
+        return NULL;
+}
+
+void nft_stats_set_installed(NftStats *s, bool installed)
+{
+        s->installed = installed;
+}
+
+/* ---- building ---- */
+
+static int add(struct nftnl_rule *r, struct nftnl_expr *e)
+{
+        if (!e)
+                return -ENOMEM;
+        nftnl_rule_add_expr(r, e);
+        return 0;
+}
+
+static int e_meta(struct nftnl_rule *r, uint32_t key, uint32_t dreg)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("meta");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_META_DREG, dreg);
+        return add(r, e);
+}
+
+static int e_imm(struct nftnl_rule *r, uint32_t dreg, const void *data, uint32_t len)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("immediate");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, dreg);
+        nftnl_expr_set(e, NFTNL_EXPR_IMM_DATA, data, len);
+        return add(r, e);
+}
+
+static int e_accept(struct nftnl_rule *r)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("immediate");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, NF_ACCEPT);
+        return add(r, e);
+}
+
+static int e_cmp_u32(struct nftnl_rule *r, uint32_t sreg, uint32_t v)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("cmp");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, sreg);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, NFT_CMP_EQ);
+        nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, &v, sizeof(v));
+        return add(r, e);
+}
+
+static int e_socket_cgroup(struct nftnl_rule *r, unsigned level)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("socket");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_KEY, NFT_SOCKET_CGROUPV2);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_DREG, NFT_REG32_00);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_LEVEL, level);
+        return add(r, e);
+}
+
+static int e_member(struct nftnl_rule *r)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("lookup");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, NFT_REG32_00);
+        nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, NFT_STATS_MEMBERS);
+        return add(r, e);
+}
+
+/* link, mark and direction into the registers after the cgroup, then update @stats */
+static int e_count(struct nftnl_rule *r, NftStatsDir dir, uint32_t mask)
+{
+        uint32_t d = (uint32_t)dir, zero = 0;
+        struct nftnl_expr *e;
+        int k = 0;
+
+        k |= e_meta(r, dir == NFT_STATS_OUT ? NFT_META_OIF : NFT_META_IIF, NFT_REG32_02);
+        if (dir == NFT_STATS_OUT) {
+                k |= e_meta(r, NFT_META_MARK, NFT_REG32_03);
+                e = nftnl_expr_alloc("bitwise");
+                if (!e)
+                        return -ENOMEM;
+                nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, NFT_REG32_03);
+                nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, NFT_REG32_03);
+                nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, sizeof(uint32_t));
+                nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, &mask, sizeof(mask));
+                nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, &zero, sizeof(zero));
+                k |= add(r, e);
+        } else
+                k |= e_imm(r, NFT_REG32_03, &zero, sizeof(zero));
+        k |= e_imm(r, NFT_REG32_04, &d, sizeof(d));
+        e = nftnl_expr_alloc("dynset");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_DYNSET_SREG_KEY, NFT_REG32_00);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_DYNSET_OP, NFT_DYNSET_OP_UPDATE);
+        nftnl_expr_set_str(e, NFTNL_EXPR_DYNSET_SET_NAME, NFT_STATS_SET);
+        k |= add(r, e);
+        return k;
+}
+
+static struct nftnl_rule *rule_new(const char *chain)
+{
+        struct nftnl_rule *r = nftnl_rule_alloc();
+        if (!r)
+                return NULL;
+        nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, NFPROTO_INET);
+        nftnl_rule_set_str(r, NFTNL_RULE_TABLE, NFT_TABLE_NAME);
+        nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, chain);
+        return r;
+}
+
+static int txn_rule(NftTxn *t, struct nftnl_rule *r, int k)
+{
+        struct nlmsghdr *nlh;
+
+        if (!r || k < 0) {
+                nftnl_rule_free(r);
+                return -ENOMEM;
+        }
+        nlh = nft_txn_msg(t, NFT_MSG_NEWRULE, NLM_F_CREATE | NLM_F_APPEND);
+        nftnl_rule_nlmsg_build_payload(nlh, r);
+        nftnl_rule_free(r);
+        nft_txn_msg_end(t);
+        return 0;
+}
+
+static int txn_chain(NftTxn *t, const char *name, int hook, bool create)
+{
+        struct nftnl_chain *c = nftnl_chain_alloc();
+        struct nlmsghdr *nlh;
+
+        if (!c)
+                return -ENOMEM;
+        nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, NFPROTO_INET);
+        nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, NFT_TABLE_NAME);
+        nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name);
+        if (create) {
+                nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, "filter");
+                nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, hook);
+                nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, PRIO);
+                nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, NF_ACCEPT);
+                nlh = nft_txn_msg(t, NFT_MSG_NEWCHAIN, NLM_F_CREATE | NLM_F_EXCL);
+                nftnl_chain_nlmsg_build_payload(nlh, c);
+        } else {
+                /* flush: a DELRULE naming only the chain */
+                struct nftnl_rule *r = rule_new(name);
+                if (!r) {
+                        nftnl_chain_free(c);
+                        return -ENOMEM;
+                }
+                nlh = nft_txn_msg(t, NFT_MSG_DELRULE, 0);
+                nftnl_rule_nlmsg_build_payload(nlh, r);
+                nftnl_rule_free(r);
+        }
+        nftnl_chain_free(c);
+        nft_txn_msg_end(t);
+        return 0;
+}
+
+static int chain_rules(NftStats *s, NftTxn *t, NftStatsDir dir)
+{
+        const char *chain = dir == NFT_STATS_OUT ? "stats_out" : "stats_in";
+        uint32_t lif = dir == NFT_STATS_OUT ? NFT_META_OIF : NFT_META_IIF;
+        uint64_t none = 0;
+        struct nftnl_rule *r;
+        int k = 0;
+
+        /* loopback is on no link */
+        r = rule_new(chain);
+        if (r) {
+                k |= e_meta(r, lif, NFT_REG32_02);
+                k |= e_cmp_u32(r, NFT_REG32_02, LOOPBACK);
+                k |= e_accept(r);
+        }
+        if (txn_rule(t, r, k) < 0)
+                return -ENOMEM;
+        /* deepest first: an app inside a user slice counts as the app */
+        for (int l = NFT_LEVEL_MAX - 1; l >= 1; l--) {
+                if (s->level_refs[l] == 0)
+                        continue;
+                k = 0;
+                r = rule_new(chain);
+                if (r) {
+                        k |= e_socket_cgroup(r, l);
+                        k |= e_member(r);
+                        k |= e_count(r, dir, s->mask);
+                        k |= e_accept(r);
+                }
+                if (txn_rule(t, r, k) < 0)
+                        return -ENOMEM;
+        }
+        k = 0;
+        r = rule_new(chain);
+        if (r) {
+                k |= e_imm(r, NFT_REG32_00, &none, sizeof(none));
+                k |= e_count(r, dir, s->mask);
+        }
+        return txn_rule(t, r, k);
+}
+
+static int txn_set(NftTxn *t, const char *name, uint32_t key_type, uint32_t key_len, bool counted)
+{
+        struct nftnl_set *set = nftnl_set_alloc();
+        struct nftnl_udata_buf *u;
+        struct nlmsghdr *nlh;
+
+        if (!set)
+                return -ENOMEM;
+        nftnl_set_set_u32(set, NFTNL_SET_FAMILY, NFPROTO_INET);
+        nftnl_set_set_str(set, NFTNL_SET_TABLE, NFT_TABLE_NAME);
+        nftnl_set_set_str(set, NFTNL_SET_NAME, name);
+        nftnl_set_set_u32(set, NFTNL_SET_KEY_TYPE, key_type);
+        nftnl_set_set_u32(set, NFTNL_SET_KEY_LEN, key_len);
+        /* the kernel wants an ID for a set made in a transaction (unique within it) */
+        nftnl_set_set_u32(set, NFTNL_SET_ID, counted ? 0x5374a701 : 0x5374a702);
+        if (counted) {
+                struct nftnl_expr *e = nftnl_expr_alloc("counter");
+                if (!e) {
+                        nftnl_set_free(set);
+                        return -ENOMEM;
+                }
+                nftnl_set_set_u32(set, NFTNL_SET_FLAGS, NFT_SET_EVAL);
+                nftnl_set_set_u32(set, NFTNL_SET_DESC_SIZE, SET_SIZE);
+                nftnl_set_set_data(set, NFTNL_SET_EXPR, e, 0);
+        } else
+                nftnl_set_set_u32(set, NFTNL_SET_FLAGS, 0);
+        u = nftnl_udata_buf_alloc(64);
+        if (!u) {
+                nftnl_set_free(set);
+                return -ENOMEM;
+        }
+        nftnl_udata_put_u32(u, NFTNL_UDATA_SET_KEYBYTEORDER, 1 /* host endian */);
+        nftnl_set_set_data(set, NFTNL_SET_USERDATA, nftnl_udata_buf_data(u),
+                           nftnl_udata_buf_len(u));
+        nftnl_udata_buf_free(u);
+        nlh = nft_txn_msg(t, NFT_MSG_NEWSET, NLM_F_CREATE | NLM_F_EXCL);
+        nftnl_set_nlmsg_build_payload(nlh, set);
+        nftnl_set_free(set);
+        nft_txn_msg_end(t);
+        return 0;
+}
+
+static int txn_members_msg(NftTxn *t, const uint64_t *ids, size_t n, bool add_them);
+
+static int txn_members(NftTxn *t, const uint64_t *ids, size_t n, bool add_them)
+{
+        /* a message must fit one page of the batch: 128 ids of 8 bytes and their headers */
+        for (size_t i = 0; i < n; i += 128) {
+                int r = txn_members_msg(t, ids + i, MIN(n - i, (size_t)128), add_them);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int txn_members_msg(NftTxn *t, const uint64_t *ids, size_t n, bool add_them)
+{
+        struct nftnl_set *set;
+        struct nlmsghdr *nlh;
+
+        if (n == 0)
+                return 0;
+        set = nftnl_set_alloc();
+        if (!set)
+                return -ENOMEM;
+        nftnl_set_set_u32(set, NFTNL_SET_FAMILY, NFPROTO_INET);
+        nftnl_set_set_str(set, NFTNL_SET_TABLE, NFT_TABLE_NAME);
+        nftnl_set_set_str(set, NFTNL_SET_NAME, NFT_STATS_MEMBERS);
+        for (size_t i = 0; i < n; i++) {
+                struct nftnl_set_elem *e = nftnl_set_elem_alloc();
+                if (!e) {
+                        nftnl_set_free(set);
+                        return -ENOMEM;
+                }
+                nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, &ids[i], sizeof(ids[i]));
+                nftnl_set_elem_add(set, e);
+        }
+        nlh = nft_txn_msg(t, add_them ? NFT_MSG_NEWSETELEM : NFT_MSG_DELSETELEM,
+                          add_them ? NLM_F_CREATE : 0);
+        nftnl_set_elems_nlmsg_build_payload(nlh, set);
+        nftnl_set_free(set);
+        nft_txn_msg_end(t);
+        return 0;
+}
+
+int nft_stats_txn_install(NftStats *s, NftTxn *t)
+{
+        uint32_t key_type = (((TYPE_CGROUPV2 << TYPE_BITS | TYPE_IFINDEX) << TYPE_BITS) | TYPE_MARK)
+                                << TYPE_BITS |
+                            TYPE_DIR;
+        _cleanup_free_ uint64_t *ids = NULL;
+        int r;
+
+        r = txn_set(t, NFT_STATS_MEMBERS, TYPE_CGROUPV2, sizeof(uint64_t), false);
+        if (r >= 0)
+                r = txn_set(t, NFT_STATS_SET, key_type, KEY_LEN, true);
+        if (r >= 0)
+                r = txn_chain(t, "stats_out", NF_INET_LOCAL_OUT, true);
+        if (r >= 0)
+                r = txn_chain(t, "stats_in", NF_INET_LOCAL_IN, true);
+        if (r >= 0)
+                r = chain_rules(s, t, NFT_STATS_OUT);
+        if (r >= 0)
+                r = chain_rules(s, t, NFT_STATS_IN);
+        if (r < 0)
+                return r;
+        ids = malloc(sizeof(uint64_t) * (s->n_members + 1));
+        if (!ids)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_members; i++)
+                ids[i] = s->members[i].id;
+        return txn_members(t, ids, s->n_members, true);
+}
+
+static Member *member_find(NftStats *s, uint64_t id, size_t *ret_pos)
+{
+        size_t lo = 0, hi = s->n_members;
+
+        while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (s->members[mid].id < id)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        if (ret_pos)
+                *ret_pos = lo;
+        return lo < s->n_members && s->members[lo].id == id ? &s->members[lo] : NULL;
+}
+
+int nft_stats_member(NftStats *s, NftEngine *e, uint64_t cgroup, unsigned level, bool add_it)
+{
+        _cleanup_(nft_txn_freep) NftTxn *t = NULL;
+        unsigned old_refs[NFT_LEVEL_MAX];
+        bool levels_changed;
+        size_t pos;
+        Member *m = member_find(s, cgroup, &pos);
+        int r;
+
+        if (level == 0 || level >= NFT_LEVEL_MAX)
+                return 0; /* level 0 is the root: packets of no member count as cgroup 0 */
+        if (add_it == !!m)
+                return 0;
+        memcpy(old_refs, s->level_refs, sizeof(old_refs));
+        if (add_it) {
+                Member *n = realloc(s->members, sizeof(Member) * (s->n_members + 1));
+                if (!n)
+                        return -ENOMEM;
+                s->members = n;
+                memmove(&n[pos + 1], &n[pos], sizeof(Member) * (s->n_members - pos));
+                n[pos] = (Member){.id = cgroup, .level = level};
+                s->n_members++;
+                s->level_refs[level]++;
+        } else {
+                level = m->level;
+                memmove(m, m + 1, sizeof(Member) * (s->n_members - pos - 1));
+                s->n_members--;
+                s->level_refs[level]--;
+        }
+        if (!s->installed || !e)
+                return 0;
+        levels_changed = (old_refs[level] == 0) != (s->level_refs[level] == 0);
+
+        r = nft_txn_new(e, &t);
+        if (r < 0)
+                return r;
+        if (add_it)
+                r = txn_members(t, &cgroup, 1, true);
+        if (r >= 0 && levels_changed) {
+                /* rewrite both chains in the same transaction: counts stay in the set */
+                r = txn_chain(t, "stats_out", 0, false);
+                if (r >= 0)
+                        r = chain_rules(s, t, NFT_STATS_OUT);
+                if (r >= 0)
+                        r = txn_chain(t, "stats_in", 0, false);
+                if (r >= 0)
+                        r = chain_rules(s, t, NFT_STATS_IN);
+        }
+        if (r >= 0 && !add_it)
+                r = txn_members(t, &cgroup, 1, false);
+        if (r >= 0)
+                r = nft_txn_commit(t);
+        return r;
+}
+
+/* A message must fit one page of the batch: elements go in chunks. */
+#define ELEMS_PER_MSG 64
+
+static int counters_msg(NftTxn *t, const NftStatsEntry *keys, size_t n, bool add_them)
+{
+        struct nftnl_set *set = nftnl_set_alloc();
+        struct nlmsghdr *nlh;
+
+        if (!set)
+                return -ENOMEM;
+        nftnl_set_set_u32(set, NFTNL_SET_FAMILY, NFPROTO_INET);
+        nftnl_set_set_str(set, NFTNL_SET_TABLE, NFT_TABLE_NAME);
+        nftnl_set_set_str(set, NFTNL_SET_NAME, NFT_STATS_SET);
+        for (size_t i = 0; i < n; i++) {
+                struct nftnl_set_elem *el = nftnl_set_elem_alloc();
+                uint8_t key[KEY_LEN];
+                uint32_t dir = (uint32_t)keys[i].dir;
+                if (!el) {
+                        nftnl_set_free(set);
+                        return -ENOMEM;
+                }
+                memcpy(key, &keys[i].cgroup, 8);
+                memcpy(key + 8, &keys[i].ifindex, 4);
+                memcpy(key + 12, &keys[i].mark, 4);
+                memcpy(key + 16, &dir, 4);
+                nftnl_set_elem_set(el, NFTNL_SET_ELEM_KEY, key, KEY_LEN);
+                nftnl_set_elem_add(set, el);
+        }
+        nlh = nft_txn_msg(t, add_them ? NFT_MSG_NEWSETELEM : NFT_MSG_DELSETELEM,
+                          add_them ? NLM_F_CREATE : 0);
+        nftnl_set_elems_nlmsg_build_payload(nlh, set);
+        nftnl_set_free(set);
+        nft_txn_msg_end(t);
+        return 0;
+}
+
+static int txn_counters(NftStats *s, NftEngine *e, const NftStatsEntry *keys, size_t n,
+                        bool add_them)
+{
+        _cleanup_(nft_txn_freep) NftTxn *t = NULL;
+        int r;
+
+        if (!s->installed || !e || n == 0)
+                return 0;
+        r = nft_txn_new(e, &t);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n; i += ELEMS_PER_MSG) {
+                r = counters_msg(t, keys + i, MIN(n - i, (size_t)ELEMS_PER_MSG), add_them);
+                if (r < 0)
+                        return r;
+        }
+        return nft_txn_commit(t);
+}
+
+int nft_stats_forget(NftStats *s, NftEngine *e, const NftStatsEntry *keys, size_t n)
+{
+        return txn_counters(s, e, keys, n, false);
+}
+
+int nft_stats_add(NftStats *s, NftEngine *e, const NftStatsEntry *keys, size_t n)
+{
+        return txn_counters(s, e, keys, n, true);
+}
+
+/* ---- reading ---- */
+
+typedef struct DumpCtx {
+        NftStatsEntry *entries;
+        size_t n, allocated;
+        uint64_t handle;
+        int error;
+} DumpCtx;
+
+static int entry_push(DumpCtx *c, const uint8_t *key, uint64_t bytes, uint64_t packets)
+{
+        NftStatsEntry *x;
+        uint32_t dir;
+
+        if (c->n == c->allocated) {
+                size_t na = MAX(c->allocated * 2, (size_t)64);
+                NftStatsEntry *ne = realloc(c->entries, sizeof(NftStatsEntry) * na);
+                if (!ne)
+                        return -ENOMEM;
+                c->entries = ne, c->allocated = na;
+        }
+        x = &c->entries[c->n++];
+        memcpy(&x->cgroup, key, 8);
+        memcpy(&x->ifindex, key + 8, 4);
+        memcpy(&x->mark, key + 12, 4);
+        memcpy(&dir, key + 16, 4);
+        x->dir = dir == NFT_STATS_OUT ? NFT_STATS_OUT : NFT_STATS_IN;
+        x->bytes = bytes;
+        x->packets = packets;
+        return 0;
+}
+
+/* The attributes are walked with libmnl directly: libnftnl would build an object per
+ * element and per counter, which costs more than the dump itself at 10,000 apps. */
+static void parse_counter(const struct nlattr *expr, uint64_t *bytes, uint64_t *packets)
+{
+        const struct nlattr *a, *b;
+        bool counter = false;
+
+        mnl_attr_for_each_nested(a, expr)
+        {
+                if (mnl_attr_get_type(a) == NFTA_EXPR_NAME)
+                        counter = streq(mnl_attr_get_str(a), "counter");
+                else if (mnl_attr_get_type(a) == NFTA_EXPR_DATA && counter)
+                        mnl_attr_for_each_nested(b, a)
+                        {
+                                if (mnl_attr_get_type(b) == NFTA_COUNTER_BYTES)
+                                        *bytes = be64toh(mnl_attr_get_u64(b));
+                                else if (mnl_attr_get_type(b) == NFTA_COUNTER_PACKETS)
+                                        *packets = be64toh(mnl_attr_get_u64(b));
+                        }
+        }
+}
+
+static int on_elems_msg(const struct nlmsghdr *nlh, void *userdata)
+{
+        DumpCtx *c = userdata;
+        const struct nlattr *a, *el, *f, *v;
+
+        mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg))
+        {
+                if (mnl_attr_get_type(a) != NFTA_SET_ELEM_LIST_ELEMENTS)
+                        continue;
+                mnl_attr_for_each_nested(el, a)
+                {
+                        const uint8_t *key = NULL;
+                        uint64_t bytes = 0, packets = 0;
+                        mnl_attr_for_each_nested(f, el)
+                        {
+                                if (mnl_attr_get_type(f) == NFTA_SET_ELEM_KEY) {
+                                        mnl_attr_for_each_nested(
+                                            v, f) if (mnl_attr_get_type(v) == NFTA_DATA_VALUE &&
+                                                      mnl_attr_get_payload_len(v) == KEY_LEN) key =
+                                            mnl_attr_get_payload(v);
+                                } else if (mnl_attr_get_type(f) == NFTA_SET_ELEM_EXPR)
+                                        parse_counter(f, &bytes, &packets);
+                        }
+                        if (key && entry_push(c, key, bytes, packets) < 0) {
+                                c->error = -ENOMEM;
+                                return MNL_CB_ERROR;
+                        }
+                }
+        }
+        return MNL_CB_OK;
+}
+
+static int on_table_msg(const struct nlmsghdr *nlh, void *userdata)
+{
+        DumpCtx *c = userdata;
+        struct nftnl_table *tb = nftnl_table_alloc();
+
+        if (!tb)
+                return MNL_CB_ERROR;
+        if (nftnl_table_nlmsg_parse(nlh, tb) >= 0)
+                c->handle = nftnl_table_get_u64(tb, NFTNL_TABLE_HANDLE);
+        nftnl_table_free(tb);
+        return MNL_CB_OK;
+}
+
+static int request(NftStats *s, struct nlmsghdr *nlh, mnl_cb_t cb, DumpCtx *c)
+{
+        _cleanup_free_ char *buf = malloc((64 * 1024));
+        uint32_t seq = nlh->nlmsg_seq;
+        ssize_t n;
+        int r;
+
+        if (!buf)
+                return -ENOMEM;
+        if (mnl_socket_sendto(s->nl, nlh, nlh->nlmsg_len) < 0)
+                return -errno;
+        for (;;) {
+                n = mnl_socket_recvfrom(s->nl, buf, (64 * 1024));
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                r = mnl_cb_run(buf, n, seq, mnl_socket_get_portid(s->nl), cb, c);
+                if (r < 0)
+                        return c->error < 0 ? c->error : -errno;
+                if (r == MNL_CB_STOP)
+                        return 0;
+        }
+}
+
+int nft_stats_read(NftStats *s, uint64_t *ret_table_handle, NftStatsEntry **ret, size_t *ret_n)
+{
+        char hdrbuf[MNL_SOCKET_BUFFER_SIZE];
+        DumpCtx c = {};
+        struct nlmsghdr *nlh;
+        int r;
+
+        if (!s->nl) {
+                s->nl = mnl_socket_open(NETLINK_NETFILTER);
+                if (!s->nl)
+                        return -errno;
+                if (mnl_socket_bind(s->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+                        r = -errno;
+                        mnl_socket_close(s->nl);
+                        s->nl = NULL;
+                        return r;
+                }
+        }
+
+        /* the table's handle: a new table instance starts its counters at zero */
+        struct nftnl_table *tb = nftnl_table_alloc();
+        if (!tb)
+                return -ENOMEM;
+        nftnl_table_set_u32(tb, NFTNL_TABLE_FAMILY, NFPROTO_INET);
+        nftnl_table_set_str(tb, NFTNL_TABLE_NAME, NFT_TABLE_NAME);
+        nlh = nftnl_nlmsg_build_hdr(hdrbuf, NFT_MSG_GETTABLE, NFPROTO_INET, NLM_F_ACK, ++s->seq);
+        nftnl_table_nlmsg_build_payload(nlh, tb);
+        nftnl_table_free(tb);
+        r = request(s, nlh, on_table_msg, &c);
+        if (r < 0)
+                return r;
+
+        /* one dump of every element with its counter */
+        struct nftnl_set *set = nftnl_set_alloc();
+        if (!set)
+                return -ENOMEM;
+        nftnl_set_set_u32(set, NFTNL_SET_FAMILY, NFPROTO_INET);
+        nftnl_set_set_str(set, NFTNL_SET_TABLE, NFT_TABLE_NAME);
+        nftnl_set_set_str(set, NFTNL_SET_NAME, NFT_STATS_SET);
+        nlh = nftnl_nlmsg_build_hdr(hdrbuf, NFT_MSG_GETSETELEM, NFPROTO_INET, NLM_F_DUMP, ++s->seq);
+        nftnl_set_elems_nlmsg_build_payload(nlh, set);
+        nftnl_set_free(set);
+        r = request(s, nlh, on_elems_msg, &c);
+        if (r < 0) {
+                free(c.entries);
+                return r;
+        }
+        *ret_table_handle = c.handle;
+        *ret = c.entries;
+        *ret_n = c.n;
+        return 0;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Usage counting in the kernel (docs/stats.md): two base chains of table inet roam (filter,
+ * output and input, priority 300, after roamd's own verdicts and the usual filter tables)
+ * fill one dynamic set `stats` whose elements carry a counter. Its key is
+ * cgroup . link . mark . direction: the packet path adds an element the first time a key
+ * is seen, userspace only dumps the set, once per flush.
+ *
+ * The cgroup of a packet is its socket's ancestor at the deepest level that is a member of
+ * set `stats_cg` (apps, user slices, system services): one rule per level in use, deepest
+ * first. Packets of no member (no full socket, the root cgroup) count as cgroup 0. Outbound
+ * packets carry roamd's bits of the packet mark: the output hook's oif is the main table's
+ * choice, and a marked packet is routed again, by its mark's slot, after the hook. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "roamd-nft.h"
+
+#define NFT_STATS_SET     "stats"
+#define NFT_STATS_MEMBERS "stats_cg"
+
+typedef enum NftStatsDir {
+        NFT_STATS_IN,
+        NFT_STATS_OUT,
+        _NFT_STATS_DIR_MAX,
+        _NFT_STATS_DIR_INVALID = -22,
+} NftStatsDir;
+
+typedef struct NftStatsEntry {
+        uint64_t cgroup;  /* 0: no member (no socket, root) */
+        uint32_t ifindex; /* oif (out) or iif (in) */
+        uint32_t mark;    /* out: packet mark & roamd's mask (0 for in) */
+        NftStatsDir dir;
+        uint64_t bytes, packets;
+} NftStatsEntry;
+
+typedef struct NftStats NftStats;
+
+int nft_stats_new(uint32_t mark_mask, NftStats **ret);
+NftStats *nft_stats_free(NftStats *s);
+
+/* Adds the chains, the sets and every member to t, which has just replaced the table. */
+int nft_stats_txn_install(NftStats *s, NftTxn *t);
+/* Records a member; when installed, applies it at once in a transaction of its own (with
+ * the chains rewritten when a level comes into or goes out of use). */
+int nft_stats_member(NftStats *s, NftEngine *e, uint64_t cgroup, unsigned level, bool add);
+/* Deletes the counters of these keys (a cgroup that is gone, read for the last time). */
+int nft_stats_forget(NftStats *s, NftEngine *e, const NftStatsEntry *keys, size_t n);
+/* Adds counters (at zero) for these keys; for benchmarks and tests of the reader. */
+int nft_stats_add(NftStats *s, NftEngine *e, const NftStatsEntry *keys, size_t n);
+/* Whether the objects are in the kernel (set once the table carrying them was committed). */
+void nft_stats_set_installed(NftStats *s, bool installed);
+
+/* One dump of set stats (and the table's handle, which tells one table instance from the
+ * next). -ENOENT when table inet roam or the set does not exist. */
+int nft_stats_read(NftStats *s, uint64_t *ret_table_handle, NftStatsEntry **ret, size_t *ret_n);

@@ -1,0 +1,570 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "roam-log.h"
+#include "roam-macro.h"
+#include "roam-util.h"
+#include "roamd-apps.h"
+#include "roamd-client-mm.h"
+#include "roamd-client-ofono.h"
+#include "roamd-link.h"
+#include "roamd-manager.h"
+#include "roamd-nft-stats.h"
+#include "roamd-route.h"
+#include "roamd-stats.h"
+
+#define HISTORY_FILE "usage.history"
+
+typedef struct Pending {
+        uint64_t cgroup;
+        char *link;
+        uint32_t hour;
+        StatsCount c;
+} Pending;
+
+typedef struct Owner {
+        uint64_t id;
+        char *owner;
+} Owner;
+
+struct Stats {
+        Manager *manager;
+        NftStats *nft;
+        NftEngine *engine;
+        StatsHistory hist;
+        Owner *owners; /* live members, sorted by cgroup id */
+        size_t n_owners;
+        char *path;
+        char boot_id[40];
+        sd_event_source *timer;
+        MMClient *mm;
+        OfonoClient *ofono;
+        sd_bus_slot *bus_slot;
+        StatsClock clock;
+        Pending *pending; /* at start: counts of cgroups whose owner is not known yet */
+        size_t n_pending;
+        unsigned bad_blocks;
+        bool save_failed; /* logged once until a save works again */
+};
+
+static uint64_t now_usec(clockid_t c)
+{
+        struct timespec ts;
+        clock_gettime(c, &ts);
+        return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
+}
+
+int stats_owner_of(const CgroupNode *n, char **ret)
+{
+        char *s = NULL;
+        int k = -EINVAL;
+
+        switch (n->cls.kind) {
+        case CGROUP_KIND_APP:
+                if (n->cls.uid != UID_INVALID)
+                        k = asprintf(&s, "user:%u/app:%s", (unsigned)n->cls.uid, n->cls.app_id);
+                else
+                        k = asprintf(&s, "app:%s", n->cls.app_id);
+                break;
+        case CGROUP_KIND_USER:
+                k = asprintf(&s, "user:%u", (unsigned)n->cls.uid);
+                break;
+        case CGROUP_KIND_SYSTEM:
+                s = strdup("system");
+                k = s ? 0 : -1;
+                break;
+        case CGROUP_KIND_OTHER:
+        case _CGROUP_KIND_MAX:
+        case _CGROUP_KIND_INVALID:
+                return -EINVAL;
+        }
+        if (k < 0)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
+}
+
+static Owner *owner_find(Stats *s, uint64_t id, size_t *ret_pos)
+{
+        size_t lo = 0, hi = s->n_owners;
+
+        while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (s->owners[mid].id < id)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        if (ret_pos)
+                *ret_pos = lo;
+        return lo < s->n_owners && s->owners[lo].id == id ? &s->owners[lo] : NULL;
+}
+
+int stats_new(Manager *m, Stats **ret)
+{
+        _cleanup_free_ char *boot = NULL;
+        Stats *s;
+        int r;
+
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        s->manager = m;
+        r = nft_stats_new(m->config->apps.mark_mask, &s->nft);
+        if (r >= 0 && asprintf(&s->path, "%s/" HISTORY_FILE, m->config->stats.directory) < 0)
+                r = -ENOMEM;
+        if (r < 0) {
+                stats_free(s);
+                return r;
+        }
+        /* counters of a table belong to one boot: the epoch names both */
+        if (read_one_line_file("/proc/sys/kernel/random/boot_id", &boot) >= 0)
+                snprintf(s->boot_id, sizeof(s->boot_id), "%s", boot);
+        *ret = s;
+        return 0;
+}
+
+Stats *stats_free(Stats *s)
+{
+        if (!s)
+                return NULL;
+        if (s->engine)
+                (void)stats_save(s);
+        sd_event_source_disable_unref(s->timer);
+        mm_client_free(s->mm);
+        ofono_client_free(s->ofono);
+        sd_bus_slot_unref(s->bus_slot);
+        nft_stats_free(s->nft);
+        stats_history_done(&s->hist);
+        for (size_t i = 0; i < s->n_owners; i++)
+                free(s->owners[i].owner);
+        free(s->owners);
+        for (size_t i = 0; i < s->n_pending; i++)
+                free(s->pending[i].link);
+        free(s->pending);
+        free(s->path);
+        free(s);
+        return NULL;
+}
+
+const StatsHistory *stats_history(Stats *s)
+{
+        return &s->hist;
+}
+
+/* The link a counted packet really took: a marked outbound packet was routed again by its
+ * mark's slot after the hook that counted it. */
+static const char *link_name(Stats *s, uint32_t ifindex, uint32_t mark, char buf[static 16])
+{
+        uint32_t mask = s->manager->config->apps.mark_mask;
+        Apps *a = s->manager->apps;
+        Link *l;
+
+        if (mark != 0 && a && apps_routes(a)) {
+                uint32_t slot = (mark & mask) >> __builtin_ctz(mask);
+                size_t n;
+                const uint32_t *slots = route_tables_slots(apps_routes(a), &n);
+                if (slot == nft_slot_vpn(mask))
+                        ifindex = (uint32_t)route_tables_vpn_link(apps_routes(a));
+                else if (slot < n && slots[slot] != 0)
+                        ifindex = slots[slot];
+        }
+        l = manager_get_link(s->manager, (int)ifindex);
+        if (l && l->info.name)
+                return l->info.name;
+        snprintf(buf, 16, "if%" PRIu32, ifindex);
+        return buf;
+}
+
+/* Configuration first ([Roaming]), then the modem's registration (ModemManager, then oFono);
+ * otherwise home. */
+static bool link_roaming(Stats *s, const char *name)
+{
+        int r = config_roaming_override(s->manager->config, name);
+        if (r < 0)
+                r = mm_client_roaming(s->mm, name);
+        if (r < 0)
+                r = ofono_client_roaming(s->ofono, name);
+        return r > 0;
+}
+
+static int entry_cmp(const void *x, const void *y)
+{
+        const StatsBaselineEntry *a = x, *b = y;
+        if (a->dir != b->dir)
+                return a->dir < b->dir ? -1 : 1;
+        if (a->cgroup != b->cgroup)
+                return a->cgroup < b->cgroup ? -1 : 1;
+        if (a->ifindex != b->ifindex)
+                return a->ifindex < b->ifindex ? -1 : 1;
+        if (a->mark != b->mark)
+                return a->mark < b->mark ? -1 : 1;
+        return 0;
+}
+
+static void check_clock(Stats *s, uint64_t real, uint64_t boot)
+{
+        int64_t jump = stats_clock_observe(&s->clock, real, boot);
+
+        if (jump != 0)
+                log_warning("Stats: the wall clock jumped by %+" PRId64
+                            " s; usage goes to the hour the clock now shows, and nothing is "
+                            "pruned for a day.",
+                            jump / (int64_t)USEC_PER_SEC);
+}
+
+static int pending_add(Stats *s, uint64_t cgroup, const char *link, uint32_t hour,
+                       const StatsCount *c)
+{
+        Pending *np = realloc(s->pending, sizeof(Pending) * (s->n_pending + 1));
+
+        if (!np)
+                return -ENOMEM;
+        s->pending = np;
+        np[s->n_pending] = (Pending){.cgroup = cgroup, .link = strdup(link), .hour = hour, .c = *c};
+        if (!np[s->n_pending].link)
+                return -ENOMEM;
+        s->n_pending++;
+        return 0;
+}
+
+/* One dump: the differences against the baseline go to the current hour; the dump becomes the
+ * new baseline. */
+static int read_counters(Stats *s, bool quiet_missing)
+{
+        _cleanup_free_ NftStatsEntry *e = NULL;
+        _cleanup_free_ StatsBaselineEntry *nb = NULL;
+        _cleanup_free_ char *epoch = NULL;
+        char(*names)[16] = NULL;
+        uint64_t handle, real = now_usec(CLOCK_REALTIME);
+        uint32_t hour = (uint32_t)(real / USEC_PER_SEC / 3600);
+        size_t n;
+        bool same;
+        int r;
+
+        check_clock(s, real, now_usec(CLOCK_BOOTTIME));
+        r = nft_stats_read(s->nft, &handle, &e, &n);
+        if (r == -ENOENT && quiet_missing)
+                return 0;
+        if (r < 0)
+                return log_warning_errno(r, "Stats: cannot read the kernel's counters: %m");
+        if (asprintf(&epoch, "%s:%" PRIu64, s->boot_id, handle) < 0)
+                return -ENOMEM;
+        same = s->hist.epoch && streq(s->hist.epoch, epoch);
+        nb = calloc(n + 1, sizeof(*nb));
+        names = calloc(n + 1, sizeof(*names));
+        if (!nb || !names) {
+                free(names);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < n; i++) {
+                StatsBaselineEntry key = {.dir = e[i].dir,
+                                          .cgroup = e[i].cgroup,
+                                          .ifindex = e[i].ifindex,
+                                          .mark = e[i].mark};
+                const StatsBaselineEntry *b =
+                    same ? bsearch(&key, s->hist.base, s->hist.n_base, sizeof(key), entry_cmp)
+                         : NULL;
+                Owner *o = owner_find(s, e[i].cgroup, NULL);
+                uint64_t db = e[i].bytes, dp = e[i].packets;
+
+                /* a counter below its baseline was made anew (element deleted and re-added):
+                 * all of it is new */
+                if (b && b->bytes <= e[i].bytes && b->packets <= e[i].packets) {
+                        db -= b->bytes;
+                        dp -= b->packets;
+                }
+                key.bytes = e[i].bytes;
+                key.packets = e[i].packets;
+                key.owner = o ? o->owner : b ? b->owner : e[i].cgroup == 0 ? "other" : "gone";
+                key.link = b && !manager_get_link(s->manager, (int)e[i].ifindex)
+                               ? b->link
+                               : (char *)link_name(s, e[i].ifindex, e[i].mark, names[i]);
+                nb[i] = key;
+                if (db == 0 && dp == 0)
+                        continue;
+                StatsCount c = {};
+                if (e[i].dir == NFT_STATS_OUT)
+                        c.bytes_out = db, c.packets_out = dp;
+                else
+                        c.bytes_in = db, c.packets_in = dp;
+                if (!o && !b && e[i].cgroup != 0 && !s->engine) {
+                        /* at start, a cgroup the last save did not know yet: its owner is
+                         * known once the cgroup tree is scanned (stats_installed()) */
+                        r = pending_add(s, e[i].cgroup, key.link, hour, &c);
+                        if (r < 0)
+                                break;
+                        continue;
+                }
+                r = stats_history_add(&s->hist, key.owner, key.link, link_roaming(s, key.link),
+                                      hour, &c);
+                if (r < 0)
+                        break;
+        }
+        if (r >= 0) {
+                qsort(nb, n, sizeof(*nb), entry_cmp);
+                r = stats_history_set_baseline(&s->hist, epoch, nb, n);
+        }
+        free(names);
+        return r;
+}
+
+int stats_read(Stats *s)
+{
+        if (!s || !s->engine)
+                return 0;
+        return read_counters(s, false);
+}
+
+static int write_prometheus(Stats *s, const char *path)
+{
+        _cleanup_free_ char *text = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+
+        if (!f)
+                return -ENOMEM;
+        fputs("# HELP roam_bytes_total Bytes at the IP layer counted by roamd in the kernel, by "
+              "owner (app:ID, user:UID, user:UID/app:ID, system, other), link, direction and "
+              "roaming.\n# TYPE roam_bytes_total counter\n",
+              f);
+        for (int k = 0; k < 2; k++) {
+                if (k == 1)
+                        fputs("# HELP roam_packets_total Packets counted by roamd (one per "
+                              "packet as netfilter saw it: a GSO/GRO packet counts once).\n"
+                              "# TYPE roam_packets_total counter\n",
+                              f);
+                for (size_t i = 0; i < s->hist.n_series; i++) {
+                        const StatsSeries *se = &s->hist.series[i];
+                        StatsCount c = {};
+                        for (size_t j = 0; j < se->n; j++)
+                                stats_count_add(&c, &se->buckets[j].c);
+                        for (int d = 0; d < 2; d++)
+                                fprintf(f,
+                                        "roam_%s_total{owner=\"%s\",link=\"%s\",direction=\"%s\","
+                                        "roaming=\"%s\"} %" PRIu64 "\n",
+                                        k ? "packets" : "bytes", se->owner, se->link,
+                                        d ? "out" : "in", se->roaming ? "yes" : "no",
+                                        k ? (d ? c.packets_out : c.packets_in)
+                                          : (d ? c.bytes_out : c.bytes_in));
+                }
+        }
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        return write_file_atomic(path, text, size);
+}
+
+int stats_save(Stats *s)
+{
+        const StatsConfig *c;
+        _cleanup_free_ uint8_t *data = NULL;
+        uint64_t boot = now_usec(CLOCK_BOOTTIME);
+        size_t size;
+        int r;
+
+        if (!s || !s->engine)
+                return 0;
+        c = &s->manager->config->stats;
+        (void)read_counters(s, false);
+        (void)stats_history_prune(
+            &s->hist,
+            stats_clock_prune_hour(&s->clock, now_usec(CLOCK_REALTIME), boot, c->retention_days));
+        r = stats_history_serialize(&s->hist, &data, &size);
+        if (r < 0)
+                return log_oom();
+        /* the directory is not made here: it is the service's state directory */
+        r = write_file_atomic(s->path, (const char *)data, size);
+        if (r < 0) {
+                if (!s->save_failed)
+                        log_error_errno(
+                            r, "Stats: cannot save %s (the history stays in memory): %m", s->path);
+                s->save_failed = true;
+                return r;
+        }
+        s->save_failed = false;
+        if (c->prometheus_file) {
+                r = write_prometheus(s, c->prometheus_file);
+                if (r < 0)
+                        log_warning_errno(r, "Stats: cannot write %s: %m", c->prometheus_file);
+        }
+        return 0;
+}
+
+static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
+{
+        Stats *s = userdata;
+
+        (void)stats_save(s);
+        (void)sd_event_source_set_time(es, usec + s->manager->config->stats.flush_usec);
+        return sd_event_source_set_enabled(es, SD_EVENT_ONESHOT);
+}
+
+static void on_mm_change(MMClient *c, void *userdata)
+{
+        (void)stats_read(userdata); /* what was counted so far goes under the old state */
+}
+
+static void on_ofono_change(OfonoClient *c, void *userdata)
+{
+        (void)stats_read(userdata);
+}
+
+int stats_start(Stats *s)
+{
+        _cleanup_free_ char *data = NULL;
+        size_t size = 0;
+        int r;
+
+        if (!s)
+                return 0;
+        r = read_full_file(s->path, 256 * 1024 * 1024, &data, &size);
+        if (r >= 0) {
+                StatsHistory h = {};
+                r = stats_history_parse((const uint8_t *)data, size, &h, &s->bad_blocks);
+                if (r < 0)
+                        log_error("Stats: %s is not a usage history file (damaged header); it is "
+                                  "kept as %s.damaged and counting starts afresh.",
+                                  s->path, s->path);
+                else {
+                        if (s->bad_blocks > 0)
+                                log_error("Stats: %s: %u damaged block(s) skipped; the rest of "
+                                          "the history is kept.",
+                                          s->path, s->bad_blocks);
+                        stats_history_done(&s->hist);
+                        s->hist = h;
+                }
+                if (r < 0 || s->bad_blocks > 0) {
+                        _cleanup_free_ char *damaged = NULL;
+                        if (asprintf(&damaged, "%s.damaged", s->path) >= 0)
+                                (void)write_file_atomic(damaged, data, size);
+                }
+        } else if (r != -ENOENT)
+                log_warning_errno(r, "Stats: cannot read %s: %m", s->path);
+        if (s->hist.base)
+                qsort(s->hist.base, s->hist.n_base, sizeof(*s->hist.base), entry_cmp);
+
+        /* What the table of an earlier roamd counted since its last save (a kill -9 included)
+         * is added now, before the table is replaced. Members are not known yet: the
+         * baseline's owners attribute it. */
+        r = read_counters(s, true);
+        if (r < 0)
+                return r;
+        if (s->manager->bus) {
+                r = stats_bus_setup(s->manager, &s->bus_slot);
+                if (r < 0)
+                        return log_error_errno(r, "Stats: cannot export org.roam1.Usage: %m");
+                r = mm_client_new(s->manager->bus, on_mm_change, s, &s->mm);
+                if (r < 0)
+                        log_warning_errno(r, "Stats: cannot watch ModemManager: %m");
+                r = ofono_client_new(s->manager->bus, on_ofono_change, s, &s->ofono);
+                if (r < 0)
+                        log_warning_errno(r, "Stats: cannot watch oFono: %m");
+        }
+        r = sd_event_add_time_relative(s->manager->event, &s->timer, CLOCK_MONOTONIC,
+                                       s->manager->config->stats.flush_usec, USEC_PER_SEC / 10,
+                                       on_timer, s);
+        if (r < 0)
+                return log_error_errno(r, "Stats: cannot start the flush timer: %m");
+        return 0;
+}
+
+/* Its counters were just read: their elements go, or the set would grow with every app
+ * started (each start is a new cgroup). The next dump lacks them, and so does the baseline. */
+static void forget_cgroup(Stats *s, uint64_t id)
+{
+        _cleanup_free_ NftStatsEntry *keys = calloc(s->hist.n_base + 1, sizeof(NftStatsEntry));
+        size_t n = 0;
+        int r;
+
+        if (!keys)
+                return (void)log_oom();
+        for (size_t i = 0; i < s->hist.n_base; i++)
+                if (s->hist.base[i].cgroup == id)
+                        keys[n++] = (NftStatsEntry){.cgroup = id,
+                                                    .ifindex = s->hist.base[i].ifindex,
+                                                    .mark = s->hist.base[i].mark,
+                                                    .dir = s->hist.base[i].dir};
+        r = nft_stats_forget(s->nft, s->engine, keys, n);
+        if (r < 0)
+                log_warning_errno(r, "Stats: cannot drop the counters of cgroup %" PRIu64 ": %m",
+                                  id);
+}
+
+void stats_on_cgroup(Stats *s, NftEngine *e, CgroupEvent ev, const CgroupNode *n)
+{
+        _cleanup_free_ char *owner = NULL;
+        size_t pos;
+        Owner *o;
+        int r;
+
+        if (!s || n->level == 0 || n->level >= NFT_LEVEL_MAX)
+                return;
+        switch (ev) {
+        case CGROUP_EVENT_ADDED:
+                if (stats_owner_of(n, &owner) < 0 || owner_find(s, n->id, &pos))
+                        return;
+                Owner *no = realloc(s->owners, sizeof(Owner) * (s->n_owners + 1));
+                if (!no)
+                        return (void)log_oom();
+                s->owners = no;
+                memmove(&no[pos + 1], &no[pos], sizeof(Owner) * (s->n_owners - pos));
+                no[pos] = (Owner){.id = n->id, .owner = TAKE_PTR(owner)};
+                s->n_owners++;
+                r = nft_stats_member(s->nft, s->engine ?: e, n->id, n->level, true);
+                if (r < 0)
+                        log_warning_errno(r, "Stats: cannot count cgroup %s: %m", n->path);
+                break;
+        case CGROUP_EVENT_REMOVED:
+                o = owner_find(s, n->id, &pos);
+                if (!o)
+                        return;
+                /* read first: the last bytes of the cgroup keep its owner (the baseline
+                 * remembers it) */
+                (void)stats_read(s);
+                r = nft_stats_member(s->nft, s->engine ?: e, n->id, n->level, false);
+                if (r < 0)
+                        log_warning_errno(r, "Stats: cannot stop counting cgroup %s: %m", n->path);
+                forget_cgroup(s, n->id);
+                free(o->owner);
+                memmove(o, o + 1, sizeof(Owner) * (s->n_owners - pos - 1));
+                s->n_owners--;
+                break;
+        case _CGROUP_EVENT_MAX:
+        case _CGROUP_EVENT_INVALID:
+                break;
+        }
+}
+
+int stats_txn_install(Stats *s, NftTxn *t)
+{
+        if (!s)
+                return 0;
+        return nft_stats_txn_install(s->nft, t);
+}
+
+void stats_installed(Stats *s)
+{
+        if (!s)
+                return;
+        s->engine = s->manager->apps ? apps_nft(s->manager->apps) : NULL;
+        nft_stats_set_installed(s->nft, true);
+        /* the cgroup tree has been scanned: owners of what the old table counted */
+        for (size_t i = 0; i < s->n_pending; i++) {
+                Pending *p = &s->pending[i];
+                Owner *o = owner_find(s, p->cgroup, NULL);
+                if (stats_history_add(&s->hist, o ? o->owner : "gone", p->link,
+                                      link_roaming(s, p->link), p->hour, &p->c) < 0)
+                        log_oom();
+                free(p->link);
+        }
+        free(s->pending);
+        s->pending = NULL;
+        s->n_pending = 0;
+        /* the new table's counters start at zero: the next read has a new epoch */
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Usage statistics (docs/stats.md): the kernel counts (roamd-nft-stats.c), this reads the
+ * counters once per flush interval and before every change that moves a byte's attribution
+ * (link slots, cgroups going away), adds the differences to the hourly history
+ * (roamd-stats-history.c) and saves it crash-safe together with the counters it last read,
+ * so a restart, even after kill -9, carries on exactly where the kernel is. */
+
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+
+#include "roamd-cgroup.h"
+#include "roamd-nft.h"
+#include "roamd-stats-history.h"
+
+typedef struct Manager Manager;
+typedef struct Stats Stats;
+
+int stats_new(Manager *m, Stats **ret);
+/* Saves a last time (counters read first). NULL-safe. */
+Stats *stats_free(Stats *s);
+
+/* Loads the history and takes over the counters of the table an earlier roamd left (call
+ * before table inet roam is replaced). */
+int stats_start(Stats *s);
+
+/* Hooks for roamd-apps.c (all NULL-safe for s): */
+void stats_on_cgroup(Stats *s, NftEngine *e, CgroupEvent ev, const CgroupNode *n);
+int stats_txn_install(Stats *s, NftTxn *t);
+void stats_installed(Stats *s);
+
+/* Reads the counters into the history (no save): before the link slots change. */
+int stats_read(Stats *s);
+/* Reads and saves (the history file, the Prometheus export). */
+int stats_save(Stats *s);
+
+const StatsHistory *stats_history(Stats *s);
+/* roamd-stats-bus.c: org.roam1.Usage on the manager's path. */
+int stats_bus_setup(Manager *m, sd_bus_slot **ret);
+
+/* The owner word of a cgroup ("app:ID", "user:UID/app:ID", "user:UID", "system"). */
+int stats_owner_of(const CgroupNode *n, char **ret);

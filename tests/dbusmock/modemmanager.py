@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""A python3-dbusmock template of ModemManager (org.freedesktop.ModemManager1), written from
+ModemManager's documented D-Bus API: the manager object with an ObjectManager that carries the
+modems (Modem and Modem.Modem3gpp interfaces), and bearers as objects of their own outside the
+ObjectManager, read with Properties.GetAll, as ModemManager exports them.
+
+Test methods on the manager object (interface org.freedesktop.DBus.Mock):
+  AddModem(ifname, registration_state) -> modem path: a registered modem with one connected
+      bearer whose Interface is ifname;
+  SetRegistrationState(modem path, state): PropertiesChanged on Modem.Modem3gpp.
+Registration states (MMModem3gppRegistrationState): 1 home, 5 roaming, 6/9 home variants,
+7/10 roaming variants, 0 idle, 2 searching, 3 denied, 4 unknown.
+"""
+import dbus
+
+from dbusmock import mockobject
+
+BUS_NAME = "org.freedesktop.ModemManager1"
+MAIN_OBJ = "/org/freedesktop/ModemManager1"
+MAIN_IFACE = "org.freedesktop.ModemManager1"
+SYSTEM_BUS = True
+IS_OBJECT_MANAGER = True
+
+MODEM_IFACE = "org.freedesktop.ModemManager1.Modem"
+GPP_IFACE = "org.freedesktop.ModemManager1.Modem.Modem3gpp"
+BEARER_IFACE = "org.freedesktop.ModemManager1.Bearer"
+MOCK_IFACE = "org.freedesktop.DBus.Mock"
+
+MM_MODEM_STATE_CONNECTED = 11
+
+
+def load(mock, parameters):
+    mock.AddProperties(MAIN_IFACE, {"Version": dbus.String("1.20.4")})
+    mock.AddMethods(MAIN_IFACE, [("ScanDevices", "", "", ""),
+                                 ("SetLogging", "s", "", "")])
+    mock.n_modems = 0
+
+
+@dbus.service.method(MOCK_IFACE, in_signature="su", out_signature="o")
+def AddModem(self, ifname, registration_state):
+    n = self.n_modems
+    self.n_modems += 1
+    modem = "/org/freedesktop/ModemManager1/Modem/%d" % n
+    bearer = "/org/freedesktop/ModemManager1/Bearer/%d" % n
+    self.AddObject(bearer, BEARER_IFACE, {
+        "Interface": dbus.String(ifname),
+        "Connected": dbus.Boolean(True),
+        "Suspended": dbus.Boolean(False),
+        "Ip4Config": dbus.Dictionary({}, signature="sv"),
+        "Ip6Config": dbus.Dictionary({}, signature="sv"),
+        "IpTimeout": dbus.UInt32(20),
+        "Properties": dbus.Dictionary({"apn": dbus.String("internet")}, signature="sv"),
+    }, [])
+    self.AddObject(modem, MODEM_IFACE, {
+        "Bearers": dbus.Array([dbus.ObjectPath(bearer)], signature="o"),
+        "State": dbus.Int32(MM_MODEM_STATE_CONNECTED),
+        "PrimaryPort": dbus.String("cdc-wdm%d" % n),
+        "Manufacturer": dbus.String("roam test"),
+        "Model": dbus.String("mock modem"),
+        "EquipmentIdentifier": dbus.String("00000000000000%d" % n),
+    }, [])
+    obj = mockobject.objects[modem]
+    obj.AddProperties(GPP_IFACE, {
+        "RegistrationState": dbus.UInt32(registration_state),
+        "OperatorCode": dbus.String("00101"),
+        "OperatorName": dbus.String("Test Network"),
+        "Imei": dbus.String("00000000000000%d" % n),
+    })
+    self.object_manager_emit_added(modem)
+    return dbus.ObjectPath(modem)
+
+
+@dbus.service.method(MOCK_IFACE, in_signature="ou", out_signature="")
+def SetRegistrationState(self, modem, state):
+    mockobject.objects[modem].UpdateProperties(GPP_IFACE, {"RegistrationState": dbus.UInt32(state)})

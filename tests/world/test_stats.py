@@ -1,0 +1,413 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Usage counted in the kernel, in the world: two apps at once (TCP both ways, UDP, IPv4 and
+IPv6) are counted exactly, by the relation docs/stats.md states; the counts survive policy
+changes, a restart and a kill -9 in the middle of the traffic."""
+import json
+import os
+import re
+import subprocess
+
+import pytest
+
+from roamworld import MANAGER_IFACE, MANAGER_PATH, PROPS_IFACE, ROAM, WHOAMI, wait_for
+
+WORLD = "tstats"
+ROAM_SLICE = "system.slice/roamd.service/roam.slice"
+PROM = ("usage.prom",)
+
+STATS_CONF = """[Stats]
+FlushInterval=0.2s
+PrometheusFile=/var/lib/roam/usage.prom
+"""
+
+# TCP: the greeting, LINES lines of SIZE bytes echoed back, then UDP: DGRAMS datagrams of
+# SIZE bytes, each answered. Prints what the sockets carried, and TCP's retransmissions.
+TRAFFIC_PY = r"""
+import json, socket, struct, sys
+a = json.loads(sys.argv[1])
+out = {"tcp_out": 0, "tcp_in": 0, "udp_out": [], "udp_in": []}
+fam = socket.AF_INET6 if ":" in a["tcp"] else socket.AF_INET
+s = socket.socket(fam, socket.SOCK_STREAM)
+s.settimeout(10)
+s.connect((a["tcp"], 7000))
+f = s.makefile("rb")
+out["tcp_in"] += len(f.readline())
+line = b"x" * (a["size"] - 1) + b"\n"
+for i in range(a["lines"]):
+    s.sendall(line)
+    out["tcp_out"] += len(line)
+    out["tcp_in"] += len(f.readline())
+info = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+out["retrans"] = struct.unpack_from("I", info, 100)[0]
+s.shutdown(socket.SHUT_WR)
+out["tcp_in"] += len(f.read())
+f.close()
+s.close()
+fam = socket.AF_INET6 if ":" in a["udp"] else socket.AF_INET
+u = socket.socket(fam, socket.SOCK_DGRAM)
+u.settimeout(10)
+u.connect((a["udp"], 7000))
+for i in range(a["dgrams"]):
+    u.send(b"y" * a["size"])
+    out["udp_out"].append(a["size"])
+    out["udp_in"].append(len(u.recv(65536)))
+print(json.dumps(out))
+"""
+
+HDR = {4: {"tcp": 52, "udp": 28}, 6: {"tcp": 72, "udp": 48}}
+SYN_EXTRA = 8  # SYN and SYN-ACK carry MSS, SACK-permitted and window scale: 8 bytes more
+
+
+def fam(addr):
+    return 6 if ":" in addr else 4
+
+
+def prom(w):
+    """{(owner, link, direction): (bytes, packets)} from the Prometheus export."""
+    try:
+        text = w.path("var-lib-roam", *PROM).read_text()
+    except FileNotFoundError:
+        return {}
+    res = {}
+    for m in re.finditer(r'^roam_(bytes|packets)_total\{owner="([^"]*)",link="([^"]*)",'
+                         r'direction="(in|out)",roaming="(yes|no)"\} (\d+)$', text, re.M):
+        kind, owner, link, d, _, v = m.groups()
+        b, p = res.get((owner, link, d), (0, 0))
+        res[(owner, link, d)] = (b + int(v), p) if kind == "bytes" else (b, p + int(v))
+    return res
+
+
+def owner_total(w, owner):
+    tot = {"in": [0, 0], "out": [0, 0]}
+    for (o, _, d), (b, p) in prom(w).items():
+        if o == owner:
+            tot[d][0] += b
+            tot[d][1] += p
+    return tot
+
+
+def expected(r, tcp_addr, udp_addr, tot):
+    """The exact relation: every IP packet as netfilter saw it counts its total length.
+    TCP: payload + one header per packet (GSO/GRO aggregates count once) + the SYN's extra
+    options; UDP: payload + header, one packet per datagram."""
+    ht, hu = HDR[fam(tcp_addr)]["tcp"], HDR[fam(udp_addr)]["udp"]
+    res = {}
+    for d in ("out", "in"):
+        n_udp = len(r["udp_" + d])
+        tcp_packets = tot[d][1] - n_udp
+        res[d] = r["tcp_" + d] + ht * tcp_packets + SYN_EXTRA + sum(r["udp_" + d]) + hu * n_udp
+    return res
+
+
+@pytest.fixture
+def stats(w):
+    w.write_config(w.default_config + STATS_CONF)
+    w.roamd_restart()
+    w.wait_default_state()
+    yield w
+    for app in ("org.test.StatsA", "org.test.StatsB", "org.test.StatsC", "org.test.StatsR",
+                "org.test.StatsO"):
+        d = w.cgroup / ROAM_SLICE / ("app-%s.scope" % app)
+        if d.exists():
+            (d / "cgroup.kill").write_text("1")
+            wait_for(lambda: not (d / "cgroup.procs").read_text().strip(), 5, what="empty")
+            d.rmdir()
+
+
+def app_cgroup(w, app_id):
+    rel = "%s/app-%s.scope" % (ROAM_SLICE, app_id)
+    (w.cgroup / rel).mkdir(parents=True, exist_ok=True)
+    full = "/roam-world-%s/%s" % (w.name, rel)
+
+    def governed():
+        path = w.call(MANAGER_PATH, MANAGER_IFACE, "GetApp", "s", [app_id])
+        return full in w.call(path, PROPS_IFACE, "GetAll", "s", ["org.roam1.App"])["Cgroups"]
+    wait_for(governed, 10, what="roamd governs %s" % rel)
+    return rel
+
+
+def run_traffic(w, cgroup, tcp_addr, udp_addr, lines=200, size=1000, dgrams=20):
+    args = json.dumps({"tcp": tcp_addr, "udp": udp_addr, "lines": lines, "size": size,
+                       "dgrams": dgrams})
+    return w.dev_popen(["/usr/bin/python3", "-c", TRAFFIC_PY, args], cgroup=cgroup,
+                       stdout=subprocess.PIPE, text=True)
+
+
+def test_two_apps_at_once_counted_exactly(stats):
+    w = stats
+    ca, cb = app_cgroup(w, "org.test.StatsA"), app_cgroup(w, "org.test.StatsB")
+    a4, a6 = WHOAMI["inet"][4], WHOAMI["inet"][6]
+    pa = run_traffic(w, ca, a4, a6)
+    pb = run_traffic(w, cb, a6, a4)
+    ra, rb = json.loads(pa.communicate(timeout=60)[0]), json.loads(pb.communicate(timeout=60)[0])
+    assert ra["retrans"] == 0 and rb["retrans"] == 0, (ra["retrans"], rb["retrans"])
+    for owner, r, tcp_addr, udp_addr in (("app:org.test.StatsA", ra, a4, a6),
+                                         ("app:org.test.StatsB", rb, a6, a4)):
+        # the whole exchange is over: wait for the export to show it, then it is exact
+        def done():
+            t = owner_total(w, owner)
+            return t["in"][1] > 0 and t["out"][1] > 0 and \
+                expected(r, tcp_addr, udp_addr, t) == {"out": t["out"][0], "in": t["in"][0]}
+        try:
+            wait_for(done, 10, what="%s counted exactly" % owner)
+        except TimeoutError:
+            t = owner_total(w, owner)
+            raise AssertionError("%s: counted %s, the relation gives %s (%s)"
+                                 % (owner, t, expected(r, tcp_addr, udp_addr, t), r))
+        # all of it went out of wifi0, the best link
+        links = {l for (o, l, _) in prom(w) if o == owner}
+        assert links == {"wifi0"}, links
+
+
+def test_counts_survive_policy_changes_restart_and_kill9(stats):
+    w = stats
+    ca = app_cgroup(w, "org.test.StatsC")  # an app no other test counted
+    a4, a6 = WHOAMI["inet"][4], WHOAMI["inet"][6]
+    p = run_traffic(w, ca, a4, a6, lines=3000, size=200, dgrams=50)
+    for i in range(50):
+        w.call(MANAGER_PATH, MANAGER_IFACE, "SetAppPolicy", "sa{ss}",
+               ["org.test.StatsC", {"handover": ("sticky", "move")[i % 2]}])
+    w.roamd_restart()
+    w.roamd_kill9()
+    w.roamd_start()
+    r = json.loads(p.communicate(timeout=120)[0])
+    assert r["retrans"] == 0, r["retrans"]
+    owner = "app:org.test.StatsC"
+
+    def done():
+        t = owner_total(w, owner)
+        return expected(r, a4, a6, t) == {"out": t["out"][0], "in": t["in"][0]} and \
+            t["in"][1] > 0
+    try:
+        wait_for(done, 10, what="counts carried over exactly")
+    except TimeoutError:
+        t = owner_total(w, owner)
+        raise AssertionError("counted %s, the relation gives %s (%s)"
+                             % (t, expected(r, a4, a6, t), r))
+
+
+# A TCP exchange driven from stdin: "send N" sends N lines of 500 bytes and reads their echo,
+# then prints a JSON line of what the socket carried so far; "close" ends it.
+STEPPED_PY = r"""
+import json, socket, sys
+s = socket.create_connection((sys.argv[1], 7000), timeout=10)
+f = s.makefile("rb")
+out = {"out": 0, "in": len(f.readline())}
+line = b"z" * 499 + b"\n"
+for cmd in sys.stdin:
+    if cmd.startswith("send"):
+        for i in range(int(cmd.split()[1])):
+            s.sendall(line)
+            out["out"] += len(line)
+            out["in"] += len(f.readline())
+    else:
+        s.shutdown(socket.SHUT_WR)
+        out["in"] += len(f.read())
+        s.close()
+    print(json.dumps(out), flush=True)
+    if not cmd.startswith("send"):
+        break
+"""
+MM_TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dbusmock",
+                           "modemmanager.py")
+MM = "org.freedesktop.ModemManager1"
+
+
+def split(w, owner, link):
+    """{roaming: {direction: (bytes, packets)}} of owner on link."""
+    text = w.path("var-lib-roam", *PROM).read_text() if w.path("var-lib-roam", *PROM).exists() \
+        else ""
+    res = {"yes": {"in": [0, 0], "out": [0, 0]}, "no": {"in": [0, 0], "out": [0, 0]}}
+    for m in re.finditer(r'^roam_(bytes|packets)_total\{owner="([^"]*)",link="([^"]*)",'
+                         r'direction="(in|out)",roaming="(yes|no)"\} (\d+)$', text, re.M):
+        kind, o, l, d, roam, v = m.groups()
+        if o == owner and l == link:
+            res[roam][d][0 if kind == "bytes" else 1] += int(v)
+    return res
+
+
+def roaming_switch(w, app_id, seen_re, switch, switched_re):
+    """A TCP exchange with the TV (reached through cell0) by app_id: 100 lines, then the modem
+    (already seen by roamd: seen_re in its log) switches home -> roaming (switch(); roamd logs
+    switched_re), then 150 more. Before the switch counts as home, the rest as roaming."""
+    wait_for(lambda: re.search(seen_re, w.roamd_log()), 10, what="roamd sees the modem on cell0")
+    ca = app_cgroup(w, app_id)
+    p = w.dev_popen(["/usr/bin/python3", "-c", STEPPED_PY, WHOAMI["tv"][4]], cgroup=ca,
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        p.stdin.write("send 100\n")
+        p.stdin.flush()
+        home = json.loads(p.stdout.readline())
+        switch()
+        wait_for(lambda: re.search(switched_re, w.roamd_log()), 10, what="roamd sees roaming")
+        p.stdin.write("send 150\nclose\n")
+        p.stdin.flush()
+        p.stdout.readline()
+        total = json.loads(p.stdout.readline())
+        p.wait(10)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    owner = "app:" + app_id
+    # every packet's bytes are payload + 52 (IPv4 TCP with timestamps); the SYN and SYN-ACK
+    # 8 more, both before the switch
+    want = {"no": {"out": home["out"], "in": home["in"]},
+            "yes": {"out": total["out"] - home["out"], "in": total["in"] - home["in"]}}
+
+    def exact():
+        s = split(w, owner, "cell0")
+        for roam, extra in (("no", 8), ("yes", 0)):
+            for d in ("in", "out"):
+                b, pk = s[roam][d]
+                if pk == 0 or b != want[roam][d] + 52 * pk + extra:
+                    return False
+        return True
+    try:
+        wait_for(exact, 10, what="home and roaming split at the switch")
+    except TimeoutError:
+        raise AssertionError("counted %s, payloads %s" % (split(w, owner, "cell0"), want))
+
+
+def start_mock(w, template, name):
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=w.address)
+    mock = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
+                             template], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    wait_for(lambda: w.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
+                            "s", [name], dest="org.freedesktop.DBus"), 10, what=name + " mock")
+    return mock
+
+
+def test_roaming_switch_mid_stream_modemmanager(stats):
+    """ModemManager (a template written from its documented API) reports the modem whose
+    bearer is cell0 as home, then roaming."""
+    w = stats
+    mock = start_mock(w, MM_TEMPLATE, MM)
+    try:
+        modem = w.call("/org/freedesktop/ModemManager1", "org.freedesktop.DBus.Mock",
+                       "AddModem", "su", ["cell0", 1], dest=MM)
+        roaming_switch(w, "org.test.StatsR", r"ModemManager: bearer \S+ on cell0",
+                       lambda: w.call(modem, "org.freedesktop.DBus.Mock",
+                                      "SetRegistrationState", "ou", [modem, 5], dest=MM),
+                       r"ModemManager: %s registration 1 -> 5" % re.escape(modem))
+    finally:
+        mock.terminate()
+        mock.wait(10)
+
+
+OFONO = "org.ofono"
+CONTEXTS = ('ret = dbus.Array([dbus.Struct((dbus.ObjectPath("/ril_0/context1"), '
+            'dbus.Dictionary({"Active": dbus.Boolean(True), "Settings": dbus.Dictionary('
+            '{"Interface": dbus.String("cell0")}, signature="sv")}, signature="sv")))], '
+            'signature="(oa{sv})")')
+
+
+def test_roaming_switch_mid_stream_ofono(stats):
+    """oFono (python3-dbusmock's template): the modem with a context on cell0 goes from
+    registered to roaming."""
+    w = stats
+    mock = start_mock(w, "ofono", OFONO)
+    try:
+        w.call("/ril_0", "org.freedesktop.DBus.Mock", "AddMethod", "sssss",
+               ["org.ofono.ConnectionManager", "GetContexts", "", "a(oa{sv})", CONTEXTS],
+               dest=OFONO)
+        # a second modem appears: roamd reads every modem again, contexts included
+        w.call("/", "org.freedesktop.DBus.Mock", "AddModem", "sa{sv}", ["ril_1", {}],
+               dest=OFONO)
+        roaming_switch(w, "org.test.StatsO", r"oFono: /ril_0 has a context on cell0",
+                       lambda: w.call("/ril_0", "org.ofono.NetworkRegistration", "SetProperty",
+                                      "sv", ["Status", "roaming"], dest=OFONO),
+                       r"oFono: /ril_0 registration registered -> roaming")
+    finally:
+        mock.terminate()
+        mock.wait(10)
+
+
+UDP_PY = r"""
+import socket, sys
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.settimeout(10)
+u.connect((sys.argv[1], 7000))
+got = 0
+for i in range(int(sys.argv[2])):
+    u.send(b"u" * int(sys.argv[3]))
+    got += len(u.recv(65536))
+print(got)
+"""
+
+
+def test_two_users_counted_apart(stats):
+    """Processes of two users in no app: each user's slice is counted on its own, exactly
+    (UDP over IPv4: payload + 28 per datagram)."""
+    w = stats
+    got = {}
+    try:
+        for uid, n, size in ((1000, 10, 300), (1001, 7, 900)):
+            rel = "user.slice/user-%d.slice/session-%d.scope" % (uid, uid)
+            (w.cgroup / rel).mkdir(parents=True, exist_ok=True)
+            got[uid] = (n, size, int(w.dev_run(["/usr/bin/python3", "-c", UDP_PY,
+                                                WHOAMI["inet"][4], n, size],
+                                               cgroup=rel, user=uid).stdout))
+        for uid, (n, size, answers) in got.items():
+            want = {"out": n * (size + 28), "in": answers + n * 28}
+
+            def exact():
+                t = owner_total(w, "user:%d" % uid)
+                return {d: t[d][0] for d in t} == want and t["out"][1] == n
+            try:
+                wait_for(exact, 10, what="user %d counted apart" % uid)
+            except TimeoutError:
+                raise AssertionError("user %d: %s, want %s"
+                                     % (uid, owner_total(w, "user:%d" % uid), want))
+        # over D-Bus through `roam stats`: root reads anyone's, a user their own only
+        def rows(user=None, args=()):
+            r = w.dev_run([ROAM, "stats", "--json", *args], user=user, check=False)
+            return r.returncode, (json.loads(r.stdout) if r.returncode == 0 else r.stderr)
+        for uid, (n, size, answers) in got.items():
+            rc, out = rows(args=("--user", str(uid)))
+            assert rc == 0, out
+            assert {(x["owner"], x["bytes_out"]) for x in out} == \
+                {("user:%d" % uid, n * (size + 28))}, out
+        rc, out = rows(user=1000)
+        assert rc == 0 and {x["owner"] for x in out} == {"user:1000"}, out
+        rc, out = rows(user=1000, args=("--user", "1001"))
+        assert rc == 1 and "AccessDenied" in out, out
+        rc, out = rows(user=1000, args=("--user", "all"))
+        assert rc == 1 and "AccessDenied" in out, out
+        rc, out = rows(args=("--since", "2x"))
+        assert rc == 2, out
+    finally:
+        for uid in (1000, 1001):
+            d = w.cgroup / "user.slice" / ("user-%d.slice" % uid)
+            for sub in (d / ("session-%d.scope" % uid), d):
+                if sub.exists():
+                    sub.rmdir()
+
+
+def test_damaged_history_is_reported_and_the_rest_kept(stats):
+    """A damaged block of the history file (one series) is skipped and reported at start; the
+    file is kept as usage.history.damaged and every other series survives."""
+    w = stats
+    ca = app_cgroup(w, "org.test.StatsA")
+    w.dev_run(["/usr/bin/python3", "-c", UDP_PY, WHOAMI["inet"][4], 3, 100], cgroup=ca)
+    wait_for(lambda: owner_total(w, "app:org.test.StatsA")["out"][1] >= 3, 10,
+             what="the app counted")
+    w.roamd_stop()  # saves
+    hist = w.path("var-lib-roam", "usage.history")
+    data = bytearray(hist.read_bytes())
+    before = {k for k in prom(w)}
+    # the first block holds the first series in owner order: app:org.test.StatsA's
+    first = data.index(b"RSB1")
+    assert b"app:org.test.StatsA" in data[first:first + 64], bytes(data[first:first + 64])
+    data[first + 13 + 2] ^= 0x55
+    hist.write_bytes(bytes(data))
+    w.roamd_start()
+    assert re.search(r"usage\.history: 1 damaged block\(s\) skipped", w.roamd_log())
+    assert w.path("var-lib-roam", "usage.history.damaged").read_bytes() == bytes(data)
+
+    def rest_kept():
+        after = set(prom(w))
+        return {k for k in before if k[0] != "app:org.test.StatsA"} <= after
+    wait_for(rest_kept, 10, what="the other series kept")
+    assert not any(k[0] == "app:org.test.StatsA" and k[1] == "wifi0" and
+                   prom(w)[k][0] >= 3 * 128 for k in prom(w)), prom(w)

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "roam-bus.h"
+#include "roam-client-bus.h"
+#include "roam-json.h"
+#include "roam-log.h"
+#include "roam-stats-cli.h"
+#include "roam-util.h"
+
+#define USAGE_INTERFACE "org.roam1.Usage"
+
+int roam_stats_parse_since(const char *s, uint64_t now, uint64_t *ret)
+{
+        static const struct {
+                const char *suffix;
+                uint64_t sec;
+        } units[] = {{"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}, {"w", 7 * 86400}};
+        unsigned long long v;
+        char *end;
+
+        if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+                return -EINVAL;
+        errno = 0;
+        if (*s == '@') {
+                v = strtoull(s + 1, &end, 10);
+                if (errno || end == s + 1 || *end)
+                        return -EINVAL;
+                *ret = v;
+                return 0;
+        }
+        v = strtoull(s, &end, 10);
+        if (errno || end == s)
+                return -EINVAL;
+        for (size_t i = 0; i < ELEMENTSOF(units); i++)
+                if (streq(end, units[i].suffix)) {
+                        if (v > now / units[i].sec)
+                                return -ERANGE;
+                        *ret = now - v * units[i].sec;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
+static int human(uint64_t b, char *buf, size_t n)
+{
+        static const char *const u[] = {"B", "kB", "MB", "GB", "TB"};
+        double v = (double)b;
+        size_t i = 0;
+
+        while (v >= 1000 && i + 1 < ELEMENTSOF(u))
+                v /= 1000, i++;
+        return snprintf(buf, n, i == 0 ? "%.0f %s" : "%.1f %s", v, u[i]);
+}
+
+static int append_filter(sd_bus_message *m, const RoamStatsQuery *q)
+{
+        int r = sd_bus_message_open_container(m, 'a', "{sv}");
+
+        if (r >= 0 && q->app)
+                r = sd_bus_message_append(m, "{sv}", "app", "s", q->app);
+        if (r >= 0 && q->link)
+                r = sd_bus_message_append(m, "{sv}", "link", "s", q->link);
+        if (r >= 0 && q->since)
+                r = sd_bus_message_append(m, "{sv}", "since", "t", q->since);
+        if (r >= 0 && q->user && streq(q->user, "all"))
+                r = sd_bus_message_append(m, "{sv}", "all", "b", 1);
+        else if (r >= 0 && q->user) {
+                char *end;
+                unsigned long uid;
+                errno = 0;
+                uid = strtoul(q->user, &end, 10);
+                if (errno || end == q->user || *end || uid >= UINT32_MAX)
+                        return log_error_errno(EINVAL, "--user takes a uid or \"all\", got \"%s\".",
+                                               q->user);
+                r = sd_bus_message_append(m, "{sv}", "user", "u", (uint32_t)uid);
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        return r;
+}
+
+int roam_stats_run(const RoamStatsQuery *q, bool json)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL, *reply = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(json_object_putp) json_object *arr = NULL;
+        const char *owner, *link;
+        uint64_t bi, bo, pi, po, tin = 0, tout = 0;
+        int roaming, r;
+
+        r = roam_bus_connect(&bus);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_new_method_call(bus, &call, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
+                                           USAGE_INTERFACE, "GetUsage");
+        if (r < 0)
+                return log_oom();
+        r = append_filter(call, q);
+        if (r < 0)
+                return r == -EINVAL ? r : log_oom();
+        r = sd_bus_call(bus, call, 0, &error, &reply);
+        if (r < 0)
+                return roam_bus_log_call_error(&error, r, "read usage");
+        if (json) {
+                arr = json_object_new_array();
+                if (!arr)
+                        return log_oom();
+        } else
+                printf("%-36s %-10s %-8s %12s %12s\n", "OWNER", "LINK", "NETWORK", "RECEIVED",
+                       "SENT");
+        r = sd_bus_message_enter_container(reply, 'a', "(ssbtttt)");
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(ssbtttt)", &owner, &link, &roaming, &bi,
+                                                  &bo, &pi, &po)) > 0) {
+                tin += bi, tout += bo;
+                if (json) {
+                        json_object *o = json_object_new_object();
+                        if (!o || json_add_string(o, "owner", owner) < 0 ||
+                            json_add_string(o, "link", link) < 0 ||
+                            json_add_bool(o, "roaming", roaming) < 0 ||
+                            json_add_uint(o, "bytes_in", bi) < 0 ||
+                            json_add_uint(o, "bytes_out", bo) < 0 ||
+                            json_add_uint(o, "packets_in", pi) < 0 ||
+                            json_add_uint(o, "packets_out", po) < 0 || json_append(arr, o) < 0) {
+                                json_object_put(o);
+                                return log_oom();
+                        }
+                } else {
+                        char a[32], b[32];
+                        human(bi, a, sizeof(a));
+                        human(bo, b, sizeof(b));
+                        printf("%-36s %-10s %-8s %12s %12s\n", owner, link,
+                               roaming ? "roaming" : "home", a, b);
+                }
+        }
+        if (r < 0)
+                return log_error_errno(r, "Unexpected answer from roamd: %m");
+        if (json)
+                return json_print(arr, stdout);
+        char a[32], b[32];
+        human(tin, a, sizeof(a));
+        human(tout, b, sizeof(b));
+        printf("%-36s %-10s %-8s %12s %12s\n", "total", "", "", a, b);
+        return 0;
+}
