@@ -201,6 +201,10 @@ static int take_url(const xmlNode *e, char **field)
                 return 0;
         if (!http_url_ok(s, false))
                 return -EBADMSG;
+        /* Every URL we keep has a host we can compare ("https://[x" passes the check above). */
+        _cleanup_free_ char *host = wispr_url_host(s);
+        if (!host)
+                return -EBADMSG;
         *field = TAKE_PTR(s);
         return 0;
 }
