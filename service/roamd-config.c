@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <fnmatch.h>
 #include <syslog.h>
 
@@ -54,6 +55,8 @@ Config *config_free(Config *c)
         free(c->apps.policy_dir);
         free(c->apps.state_file);
         strv_free(c->apps.system_cgroups);
+        free(c->portal.credentials_file);
+        strv_free(c->portal.allow_login_hosts);
         free(c);
         return NULL;
 }
@@ -89,6 +92,9 @@ static int config_new(const char *name, Config **ret)
         c->apps.table_base = 29000;
         c->apps.rule_priority = 29000;
         if (!c->apps.policy_dir || !c->apps.state_file)
+                return -ENOMEM;
+        c->portal.credentials_file = strdup(ROAM_LOCALSTATEDIR "/lib/roam/portal.credentials");
+        if (!c->portal.credentials_file)
                 return -ENOMEM;
         if (!c->path || !c->sysfs_path || !c->dhcpcd_lease_dir || !c->resolv_conf ||
             !c->probe.http_url || !c->probe.https_url || !c->probe.expect_body)
@@ -469,6 +475,39 @@ static int parse_routing(Config *c, const char *file, unsigned line, const char 
         return conf_log_error(file, line, "Unknown key %s= in section [Routing].", key);
 }
 
+static int parse_portal(Config *c, const char *file, unsigned line, const char *key,
+                        const char *value)
+{
+        if (streq(key, "CredentialsFile"))
+                return parse_path(file, line, key, value, &c->portal.credentials_file);
+        if (streq(key, "AllowPlainHTTPLogin"))
+                return conf_parse_boolean(value, &c->portal.allow_http_login) < 0
+                           ? conf_log_error(file, line,
+                                            "AllowPlainHTTPLogin= must be a boolean, got \"%s\".",
+                                            value)
+                           : 0;
+        if (streq(key, "AllowLoginHosts")) {
+                char **l = NULL;
+                if (strv_split(value, " \t", &l) < 0)
+                        return log_oom();
+                for (size_t i = 0; l && l[i]; i++) {
+                        for (char *q = l[i]; *q; q++)
+                                *q = (char)tolower((unsigned char)*q);
+                        if (strpbrk(l[i], "/:@?#") && l[i][0] != '[') {
+                                strv_free(l);
+                                return conf_log_error(file, line,
+                                                      "AllowLoginHosts= takes host names or "
+                                                      "addresses, got \"%s\".",
+                                                      value);
+                        }
+                }
+                strv_free(c->portal.allow_login_hosts);
+                c->portal.allow_login_hosts = l;
+                return 0;
+        }
+        return conf_log_error(file, line, "Unknown key %s= in section [Portal].", key);
+}
+
 static int config_assign(const char *file, unsigned line, const char *section, const char *key,
                          const char *value, void *userdata)
 {
@@ -488,6 +527,8 @@ static int config_assign(const char *file, unsigned line, const char *section, c
                 return parse_apps(c, file, line, key, value);
         if (streq(section, "Routing"))
                 return parse_routing(c, file, line, key, value);
+        if (streq(section, "Portal"))
+                return parse_portal(c, file, line, key, value);
         return conf_log_error(file, line, "Unknown section [%s].", section);
 }
 

@@ -56,6 +56,13 @@ typedef struct AppsConfig {
         uint32_t rule_priority; /* ip rules at this priority and the next */
 } AppsConfig;
 
+/* [Portal]: captive portal login (docs/portal.md). */
+typedef struct PortalConfig {
+        char *credentials_file;   /* default /var/lib/roam/portal.credentials */
+        char **allow_login_hosts; /* extra hosts that may receive WISPr credentials */
+        bool allow_http_login;    /* WISPr credentials over plain HTTP too */
+} PortalConfig;
+
 typedef struct Config {
         char *path;
         int log_level;
@@ -70,6 +77,7 @@ typedef struct Config {
         size_t n_dns_pins;
         ProbeConfig probe;
         AppsConfig apps;
+        PortalConfig portal;
 } Config;
 
 Config *config_free(Config *c);

@@ -11,6 +11,7 @@
 #include "roamd-dns.h"
 #include "roamd-link-bus.h"
 #include "roamd-apps.h"
+#include "roamd-portal.h"
 #include "roamd-manager.h"
 #include "roamd-netlink.h"
 
@@ -54,6 +55,7 @@ Manager *manager_free(Manager *m)
         if (!m)
                 return NULL;
         apps_free(m->apps);
+        m->portal = portal_free(m->portal);
         for (size_t i = 0; i < m->n_links; i++)
                 link_free(m->links[i]);
         free(m->links);
@@ -268,6 +270,12 @@ void manager_link_verdict_changed(Manager *m, Link *l)
 {
         manager_update_best(m);
         apps_links_changed(m->apps);
+        portal_link_changed(m->portal, l);
+}
+
+void manager_link_capport_changed(Manager *m, Link *l)
+{
+        portal_link_changed(m->portal, l);
 }
 
 int manager_sync(Manager *m)
@@ -300,6 +308,7 @@ int manager_sync(Manager *m)
         if (m->n_links - k >= 1)
                 (void)malloc_trim(0);
         m->n_links = k;
+        portal_links_changed(m->portal);
 
         manager_update_best(m);
         if (sync_stats.addresses_changed)
@@ -364,6 +373,12 @@ int manager_start(Manager *m)
         if (r < 0)
                 return r;
         r = dns_new(m, &m->dns);
+        if (r < 0)
+                return r;
+        r = portal_new(m, &m->portal);
+        if (r < 0)
+                return log_oom();
+        r = portal_bus_setup(m->portal);
         if (r < 0)
                 return r;
 
