@@ -119,7 +119,8 @@ static int method_approve(sd_bus_message *msg, void *userdata, sd_bus_error *err
         r = sd_bus_message_read(msg, "b", &always);
         if (r < 0)
                 return r;
-        return reply(msg, error, portal_session_approve(s, always, &err), err);
+        r = portal_session_approve(s, always, &err);
+        return reply(msg, error, r, err);
 }
 
 static int method_decline(sd_bus_message *msg, void *userdata, sd_bus_error *error)
@@ -130,7 +131,8 @@ static int method_decline(sd_bus_message *msg, void *userdata, sd_bus_error *err
 
         if (r < 0)
                 return r;
-        return reply(msg, error, portal_session_decline(s, &err), err);
+        r = portal_session_decline(s, &err);
+        return reply(msg, error, r, err);
 }
 
 static int method_logoff(sd_bus_message *msg, void *userdata, sd_bus_error *error)
@@ -141,7 +143,8 @@ static int method_logoff(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 
         if (r < 0)
                 return r;
-        return reply(msg, error, portal_session_logoff(s, &err), err);
+        r = portal_session_logoff(s, &err);
+        return reply(msg, error, r, err);
 }
 
 static int method_forget(sd_bus_message *msg, void *userdata, sd_bus_error *error)
@@ -152,7 +155,8 @@ static int method_forget(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 
         if (r < 0)
                 return r;
-        return reply(msg, error, portal_session_forget(s, &err), err);
+        r = portal_session_forget(s, &err);
+        return reply(msg, error, r, err);
 }
 
 /* The password comes as a file descriptor (a file or a memfd), so it never travels in a
@@ -212,7 +216,8 @@ static int method_login(sd_bus_message *msg, void *userdata, sd_bus_error *error
                                             ? "The password must come in a regular file or a "
                                               "memfd."
                                             : "The password must be one line of 1 to 512 bytes.");
-        return reply(msg, error, portal_session_login(s, user, password, save, always, &err), err);
+        r = portal_session_login(s, user, password, save, always, &err);
+        return reply(msg, error, r, err);
 }
 
 static const sd_bus_vtable portal_vtable[] = {

@@ -876,25 +876,34 @@ void portal_link_changed(Portal *p, Link *l)
                          s->ifname, s->identity, s->identity_source);
                 portal_bus_emit_changed(p);
         }
-        if (captive) {
-                /* A new portal episode (first sight, or back after being online). */
-                if (s->state == PORTAL_STATE_OPEN || s->state == PORTAL_STATE_LOGGED_IN ||
-                    s->state == PORTAL_STATE_LOGGED_OFF) {
-                        s->approved = false;
-                        s->auto_login_tried = false;
-                        session_discover(s);
-                }
+        if (captive && !s->captive) {
+                /* A new portal episode: first sight, or back after being online (a session
+                 * that ran out, a log off, a portal that forgot us). */
+                s->captive = true;
+                s->approved = false;
+                s->auto_login_tried = false;
+                s->expired = false;
+                session_discover(s);
+        } else if (captive) {
+                /* Still captive: a family's verdict moved, or a round ended. Nothing new. */
         } else if (l->verdict.verdict == VERDICT_ONLINE) {
-                if (s->state != PORTAL_STATE_LOGGED_IN && s->state != PORTAL_STATE_OPEN) {
+                /* An exchange in flight finishes first: the portal may open the gate before
+                 * it answers the login, and a round already running may still say "online"
+                 * while we log off. */
+                if (s->state != PORTAL_STATE_LOGGED_IN && s->state != PORTAL_STATE_OPEN &&
+                    s->state != PORTAL_STATE_LOGGING_OFF && s->state != PORTAL_STATE_LOGGING_IN &&
+                    s->state != PORTAL_STATE_POLLING) {
                         session_cancel(s);
                         session_wipe_pending(s);
                         session_set_state(s, PORTAL_STATE_OPEN, "online");
                 }
         }
+        if (!captive)
+                s->captive = false;
         session_update_expiry(s, l);
         /* Gone for good: not captive, no session time, no login of ours to show or end. */
         if (!captive && !timed && !s->expires_realtime_usec && !s->logoff_url &&
-            s->state == PORTAL_STATE_OPEN)
+            s->state == PORTAL_STATE_OPEN && !s->reprobe_timer)
                 portal_remove_session(p, i);
 }
 

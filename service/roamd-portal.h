@@ -57,6 +57,7 @@ struct PortalSession {
         const char *identity_source;
         PortalState state;
         char *message; /* a sentence for the user about the state */
+        bool captive;  /* the link's verdict is portal (this episode) */
         bool approved;
         bool wispr; /* the portal offers WISPr */
         bool auto_login_tried;

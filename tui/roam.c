@@ -15,6 +15,7 @@
 #include "roam-client-bus.h"
 #include "roam-log.h"
 #include "roam-plain.h"
+#include "roam-portal-cli.h"
 #include "roam-status.h"
 #include "roam-tui.h"
 #include "roam-util.h"
@@ -87,11 +88,15 @@ static int verb_run(char **args)
         return roam_run_app(arg_app, arg_online_for_usec, args);
 }
 
+static int verb_portal(char **args)
+{
+        return roam_portal_run(args, arg_json);
+}
+
 static const Verb verbs[] = {
-    {"status", 0, true, false, verb_status},
-    {"apps", 0, true, false, verb_apps},
-    {"app", UINT_MAX, true, false, verb_app},
-    {"run", UINT_MAX, false, true, verb_run},
+    {"status", 0, true, false, verb_status},       {"apps", 0, true, false, verb_apps},
+    {"app", UINT_MAX, true, false, verb_app},      {"run", UINT_MAX, false, true, verb_run},
+    {"portal", UINT_MAX, true, true, verb_portal},
 };
 
 static const Verb default_verb = {"", 0, true, false, verb_default};
@@ -125,6 +130,14 @@ static void help(void)
                "                     Run CMD inside the app: roamd moves roam into the app\n"
                "                     first, so CMD's first packet follows the app's policy.\n"
                "                     CMD does not run when roamd refuses.\n"
+               "  portal [LINK]      Show captive portals: state, login offered, time left\n"
+               "  portal approve [--always] [LINK]\n"
+               "                     Let roam log in (--always: on this network from now on)\n"
+               "  portal login --user NAME --password-file FILE [--no-save] [--always] [LINK]\n"
+               "                     Log in with WISPr (FILE - : standard input); the login\n"
+               "                     is saved for this network once it works\n"
+               "  portal decline|logoff|forget [LINK]\n"
+               "                     Send nothing; log off; forget the saved login\n"
                "\n"
                "Changing apps needs root, group netdev or polkit authorization.\n"
                "\n"
