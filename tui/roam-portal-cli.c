@@ -123,18 +123,12 @@ static int read_session(sd_bus_message *m, RoamPortalSession *s)
         return s->link && s->state ? 1 : -EBADMSG;
 }
 
-int roam_portal_sessions_get(sd_bus *bus, RoamPortalSession **ret, size_t *ret_n)
+int roam_portal_sessions_read(sd_bus_message *reply, RoamPortalSession **ret, size_t *ret_n)
 {
-        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         RoamPortalSession *s = NULL;
         size_t n = 0;
         int r;
 
-        r = sd_bus_get_property(bus, ROAM_BUS_NAME, ROAM_PORTAL_PATH, ROAM_PORTAL_INTERFACE,
-                                "Sessions", &error, &reply, "aa{sv}");
-        if (r < 0)
-                return roam_bus_log_call_error(&error, r, "read the captive portal sessions");
         r = sd_bus_message_enter_container(reply, 'a', "a{sv}");
         while (r >= 0) {
                 RoamPortalSession *ns = realloc(s, sizeof(*s) * (n + 1));
@@ -151,7 +145,7 @@ int roam_portal_sessions_get(sd_bus *bus, RoamPortalSession **ret, size_t *ret_n
         }
         if (r < 0) {
                 roam_portal_sessions_free(s, n + 1);
-                return log_error_errno(r, "Failed to read roamd's answer: %m");
+                return r;
         }
         if (n == 0) {
                 roam_portal_sessions_free(s, 1);
@@ -161,6 +155,22 @@ int roam_portal_sessions_get(sd_bus *bus, RoamPortalSession **ret, size_t *ret_n
                 free(s[n].link);
         *ret = s;
         *ret_n = n;
+        return 0;
+}
+
+int roam_portal_sessions_get(sd_bus *bus, RoamPortalSession **ret, size_t *ret_n)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_get_property(bus, ROAM_BUS_NAME, ROAM_PORTAL_PATH, ROAM_PORTAL_INTERFACE,
+                                "Sessions", &error, &reply, "aa{sv}");
+        if (r < 0)
+                return roam_bus_log_call_error(&error, r, "read the captive portal sessions");
+        r = roam_portal_sessions_read(reply, ret, ret_n);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read roamd's answer: %m");
         return 0;
 }
 
@@ -226,8 +236,39 @@ void roam_portal_time_left(const RoamPortalSession *s, uint64_t now_usec, char *
                          s->expiry_warning ? " (ends soon)" : "");
 }
 
-static void field(FILE *f, const char *label, const char *value)
+void roam_portal_fields(const RoamPortalSession *s, uint64_t now_usec,
+                        void (*add)(const char *label, const char *value, void *userdata),
+                        void *userdata)
 {
+        char buf[256], left[64];
+
+        add("Message", s->message, userdata);
+        add("Portal page", s->portal_url, userdata);
+        add("Venue", s->location_name, userdata);
+        add("Venue info", s->venue_info_url, userdata);
+        if (s->wispr)
+                snprintf(buf, sizeof(buf), "WISPr, at %s", s->login_url ? s->login_url : "?");
+        else
+                snprintf(buf, sizeof(buf), "none: log in with a web browser");
+        if (!streq(s->state, "open") && !streq(s->state, "discovering"))
+                add("Auto login", buf, userdata);
+        add("Saved login", s->has_saved_login ? "yes" : "no", userdata);
+        add("Always log in", s->always ? "yes, on this network" : "no", userdata);
+        snprintf(buf, sizeof(buf), "%s (%s)", s->identity ? s->identity : "?",
+                 s->identity_source ? s->identity_source : "?");
+        add("Network", buf, userdata);
+        roam_portal_time_left(s, now_usec, left, sizeof(left));
+        add("Time left", left, userdata);
+        if (s->has_bytes) {
+                snprintf(buf, sizeof(buf), "%" PRIu64 " bytes", s->bytes_remaining);
+                add("Data left", buf, userdata);
+        }
+        add("Next", roam_portal_next_step(s), userdata);
+}
+
+static void field(const char *label, const char *value, void *userdata)
+{
+        FILE *f = userdata;
         char l[LABEL_WIDTH + 2];
 
         if (!value || !*value)
@@ -243,35 +284,11 @@ int roam_portal_print_text(const RoamPortalSession *s, size_t n, uint64_t now_us
                 return 0;
         }
         for (size_t i = 0; i < n; i++) {
-                char buf[128], left[64];
-
                 if (i > 0)
                         fputc('\n', f);
                 fprintf(f, "%s: captive portal, %s\n", s[i].link,
                         roam_portal_state_words(s[i].state));
-                field(f, "Message", s[i].message);
-                field(f, "Portal page", s[i].portal_url);
-                field(f, "Venue", s[i].location_name);
-                field(f, "Venue info", s[i].venue_info_url);
-                if (s[i].wispr)
-                        snprintf(buf, sizeof(buf), "WISPr, at %s",
-                                 (s[i].login_url ? s[i].login_url : "?"));
-                else
-                        snprintf(buf, sizeof(buf), "none: log in with a web browser");
-                if (!streq(s[i].state, "open") && !streq(s[i].state, "discovering"))
-                        field(f, "Auto login", buf);
-                field(f, "Saved login", s[i].has_saved_login ? "yes" : "no");
-                field(f, "Always log in", s[i].always ? "yes, on this network" : "no");
-                snprintf(buf, sizeof(buf), "%s (%s)", (s[i].identity ? s[i].identity : "?"),
-                         (s[i].identity_source ? s[i].identity_source : "?"));
-                field(f, "Network", buf);
-                roam_portal_time_left(&s[i], now_usec, left, sizeof(left));
-                field(f, "Time left", left);
-                if (s[i].has_bytes) {
-                        snprintf(buf, sizeof(buf), "%" PRIu64 " bytes", s[i].bytes_remaining);
-                        field(f, "Data left", buf);
-                }
-                field(f, "Next", roam_portal_next_step(&s[i]));
+                roam_portal_fields(&s[i], now_usec, field, f);
         }
         return 0;
 }

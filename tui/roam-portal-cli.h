@@ -19,6 +19,8 @@ typedef struct RoamPortalSession {
 } RoamPortalSession;
 
 void roam_portal_sessions_free(RoamPortalSession *s, size_t n);
+/* Reads an aa{sv} of sessions at the message's position. */
+int roam_portal_sessions_read(sd_bus_message *m, RoamPortalSession **ret, size_t *ret_n);
 /* Reads the Sessions property. */
 int roam_portal_sessions_get(sd_bus *bus, RoamPortalSession **ret, size_t *ret_n);
 
@@ -27,6 +29,11 @@ const char *roam_portal_state_words(const char *state);
 const char *roam_portal_next_step(const RoamPortalSession *s);
 /* "57 min left", "42 s left", "" when unknown; now_usec: CLOCK_REALTIME. */
 void roam_portal_time_left(const RoamPortalSession *s, uint64_t now_usec, char *buf, size_t n);
+
+/* One session as "  Label:  value" fields through add(label, value, userdata). */
+void roam_portal_fields(const RoamPortalSession *s, uint64_t now_usec,
+                        void (*add)(const char *label, const char *value, void *userdata),
+                        void *userdata);
 
 int roam_portal_print_text(const RoamPortalSession *s, size_t n, uint64_t now_usec, FILE *f);
 
