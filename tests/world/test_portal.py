@@ -195,6 +195,12 @@ def test_wispr_login_saved_and_approved_again(w, cafe, mon):
     assert s["Identity"].startswith("eth0 gateway"), s
     assert cafe.posts() == []
     assert all(r["method"] == "GET" for r in cafe.requests())
+    # Only root, netdev or polkit may act; nobody else sends anything.
+    ok, err, _ = w.call_as(65534, PORTAL_PATH, PORTAL_IFACE, "Approve", "string:eth0",
+                           "boolean:false")
+    assert not ok and err == "org.roam1.Error.AccessDenied"
+    doc = json.loads(roam(w, "portal", "--json").stdout)
+    assert [(x["link"], x["state"], x["wispr"]) for x in doc] == [("eth0", "waiting", True)]
 
     login(w, save=True)
     s = wait_session(w, mon, lambda s: s["State"] not in ("logging-in", "waiting"))
@@ -210,6 +216,8 @@ def test_wispr_login_saved_and_approved_again(w, cafe, mon):
     wait_link_verdict(w, mon, "online")
     s = wait_session(w, mon, lambda s: s["HasSavedLogin"])
     assert s["CanLogoff"] is True
+    out = roam(w, "portal").stdout
+    assert "eth0: captive portal, logged in" in out and "Saved login:    yes" in out, out
     # Saved root-only, and the password is nowhere in the log.
     st = os.stat(w.path("var-lib-roam", CREDS))
     assert stat.S_IMODE(st.st_mode) == 0o600 and st.st_uid == 0
