@@ -409,7 +409,7 @@ static void session_send_login(PortalSession *s, const char *user, const char *p
                 session_fail(s, "cannot send the login: %s", strerror(-r));
                 return;
         }
-        session_set_state(s, PORTAL_STATE_LOGGING_IN, "logging in as %s at %s", user, host);
+        session_set_state(s, PORTAL_STATE_LOGGING_IN, "logging in at %s", host);
 }
 
 /* After discovery or approval: what roam can do now. */
@@ -876,6 +876,7 @@ void portal_link_changed(Portal *p, Link *l)
                          s->ifname, s->identity, s->identity_source);
                 portal_bus_emit_changed(p);
         }
+        /* Still captive (a family's verdict moved, a round ended): nothing new. */
         if (captive && !s->captive) {
                 /* A new portal episode: first sight, or back after being online (a session
                  * that ran out, a log off, a portal that forgot us). */
@@ -884,9 +885,7 @@ void portal_link_changed(Portal *p, Link *l)
                 s->auto_login_tried = false;
                 s->expired = false;
                 session_discover(s);
-        } else if (captive) {
-                /* Still captive: a family's verdict moved, or a round ended. Nothing new. */
-        } else if (l->verdict.verdict == VERDICT_ONLINE) {
+        } else if (!captive && l->verdict.verdict == VERDICT_ONLINE) {
                 /* An exchange in flight finishes first: the portal may open the gate before
                  * it answers the login, and a round already running may still say "online"
                  * while we log off. */
