@@ -99,6 +99,9 @@ def cafe(w):
             os.unlink(w.path("var-lib-roam", CREDS))
         except FileNotFoundError:
             pass
+    # With a sanitizer build of roamd (ROAMD=...), any report fails the test.
+    log = w.roamd_log()
+    assert "AddressSanitizer" not in log and "runtime error:" not in log, log[-3000:]
 
 
 @pytest.fixture
