@@ -6,6 +6,7 @@ so every test also shows that nothing leaks through the better link: roamd's por
 is bound to eth0, and the server logs every request it gets."""
 import json
 import os
+import shutil
 import stat
 import subprocess
 import tempfile
@@ -85,6 +86,7 @@ class Cafe:
         self.w.exec("cafe", "nft", "delete", "table", "inet", "wisprcafe", check=False)
         self.proc.terminate()
         self.proc.wait(10)
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 @pytest.fixture
