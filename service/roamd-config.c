@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <fnmatch.h>
 #include <syslog.h>
 
@@ -59,6 +60,8 @@ Config *config_free(Config *c)
         for (size_t i = 0; i < c->stats.n_roaming; i++)
                 free(c->stats.roaming[i].pattern);
         free(c->stats.roaming);
+        free(c->portal.credentials_file);
+        strv_free(c->portal.allow_login_hosts);
         free(c);
         return NULL;
 }
@@ -102,6 +105,9 @@ static int config_new(const char *name, Config **ret)
         c->stats.flush_usec = 60 * USEC_PER_SEC;
         c->stats.retention_days = 90;
         if (!c->stats.directory)
+                return -ENOMEM;
+        c->portal.credentials_file = strdup(ROAM_LOCALSTATEDIR "/lib/roam/portal.credentials");
+        if (!c->portal.credentials_file)
                 return -ENOMEM;
         if (!c->path || !c->sysfs_path || !c->dhcpcd_lease_dir || !c->resolv_conf ||
             !c->probe.http_url || !c->probe.https_url || !c->probe.expect_body)
@@ -540,6 +546,39 @@ static int parse_roaming(Config *c, const char *file, unsigned line, const char 
         return 0;
 }
 
+static int parse_portal(Config *c, const char *file, unsigned line, const char *key,
+                        const char *value)
+{
+        if (streq(key, "CredentialsFile"))
+                return parse_path(file, line, key, value, &c->portal.credentials_file);
+        if (streq(key, "AllowPlainHTTPLogin"))
+                return conf_parse_boolean(value, &c->portal.allow_http_login) < 0
+                           ? conf_log_error(file, line,
+                                            "AllowPlainHTTPLogin= must be a boolean, got \"%s\".",
+                                            value)
+                           : 0;
+        if (streq(key, "AllowLoginHosts")) {
+                char **l = NULL;
+                if (strv_split(value, " \t", &l) < 0)
+                        return log_oom();
+                for (size_t i = 0; l && l[i]; i++) {
+                        for (char *q = l[i]; *q; q++)
+                                *q = (char)tolower((unsigned char)*q);
+                        if (strpbrk(l[i], "/:@?#") && l[i][0] != '[') {
+                                strv_free(l);
+                                return conf_log_error(file, line,
+                                                      "AllowLoginHosts= takes host names or "
+                                                      "addresses, got \"%s\".",
+                                                      value);
+                        }
+                }
+                strv_free(c->portal.allow_login_hosts);
+                c->portal.allow_login_hosts = l;
+                return 0;
+        }
+        return conf_log_error(file, line, "Unknown key %s= in section [Portal].", key);
+}
+
 static int config_assign(const char *file, unsigned line, const char *section, const char *key,
                          const char *value, void *userdata)
 {
@@ -563,6 +602,8 @@ static int config_assign(const char *file, unsigned line, const char *section, c
                 return parse_stats(c, file, line, key, value);
         if (streq(section, "Roaming"))
                 return parse_roaming(c, file, line, key, value);
+        if (streq(section, "Portal"))
+                return parse_portal(c, file, line, key, value);
         return conf_log_error(file, line, "Unknown section [%s].", section);
 }
 

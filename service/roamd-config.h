@@ -76,6 +76,12 @@ typedef struct StatsConfig {
         RoamingOverride *roaming;
         size_t n_roaming;
 } StatsConfig;
+/* [Portal]: captive portal login (docs/portal.md). */
+typedef struct PortalConfig {
+        char *credentials_file;   /* default /var/lib/roam/portal.credentials */
+        char **allow_login_hosts; /* extra hosts that may receive WISPr credentials */
+        bool allow_http_login;    /* WISPr credentials over plain HTTP too */
+} PortalConfig;
 
 typedef struct Config {
         char *path;
@@ -92,6 +98,7 @@ typedef struct Config {
         ProbeConfig probe;
         AppsConfig apps;
         StatsConfig stats;
+        PortalConfig portal;
 } Config;
 
 Config *config_free(Config *c);

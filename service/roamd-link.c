@@ -404,6 +404,8 @@ void link_set_capport(Link *l, const CapportInfo *info, const char *error)
                 (void)free_and_strdup(&l->capport_error, error);
                 changed = true;
         }
-        if (changed)
+        if (changed) {
                 link_bus_emit_changed(l, "CaptivePortal", NULL);
+                manager_link_capport_changed(l->manager, l);
+        }
 }

@@ -12,6 +12,7 @@
 #include "roamd-link-bus.h"
 #include "roamd-apps.h"
 #include "roamd-stats.h"
+#include "roamd-portal.h"
 #include "roamd-manager.h"
 #include "roamd-netlink.h"
 
@@ -56,6 +57,7 @@ Manager *manager_free(Manager *m)
                 return NULL;
         m->stats = stats_free(m->stats); /* a last save while the apps still exist */
         apps_free(m->apps);
+        m->portal = portal_free(m->portal);
         for (size_t i = 0; i < m->n_links; i++)
                 link_free(m->links[i]);
         free(m->links);
@@ -271,6 +273,12 @@ void manager_link_verdict_changed(Manager *m, Link *l)
         manager_update_best(m);
         (void)stats_read(m->stats);
         apps_links_changed(m->apps);
+        portal_link_changed(m->portal, l);
+}
+
+void manager_link_capport_changed(Manager *m, Link *l)
+{
+        portal_link_changed(m->portal, l);
 }
 
 int manager_sync(Manager *m)
@@ -303,6 +311,7 @@ int manager_sync(Manager *m)
         if (m->n_links - k >= 1)
                 (void)malloc_trim(0);
         m->n_links = k;
+        portal_links_changed(m->portal);
 
         manager_update_best(m);
         if (sync_stats.addresses_changed)
@@ -368,6 +377,12 @@ int manager_start(Manager *m)
         if (r < 0)
                 return r;
         r = dns_new(m, &m->dns);
+        if (r < 0)
+                return r;
+        r = portal_new(m, &m->portal);
+        if (r < 0)
+                return log_oom();
+        r = portal_bus_setup(m->portal);
         if (r < 0)
                 return r;
 

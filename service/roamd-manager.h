@@ -13,6 +13,7 @@ typedef struct Dns Dns;
 typedef struct CurlGlue CurlGlue;
 typedef struct Apps Apps;
 typedef struct Stats Stats;
+typedef struct Portal Portal;
 
 struct Manager {
         sd_event *event;
@@ -28,6 +29,7 @@ struct Manager {
         Apps *apps; /* NULL with [Apps] Enforce=no */
         /* NULL with [Stats] Enable=no or without apps */
         Stats *stats;
+        Portal *portal;
 
         Link **links; /* sorted by ifindex */
         size_t n_links;
@@ -61,6 +63,8 @@ Link *manager_get_link_by_name(Manager *m, const char *name);
 
 /* A link's connectivity changed: re-pick the best link and the global state. */
 void manager_link_verdict_changed(Manager *m, Link *l);
+/* A link's RFC 8908 data changed. */
+void manager_link_capport_changed(Manager *m, Link *l);
 
 int manager_bus_setup(Manager *m);
 /* Changes need authorization: uid 0 always; otherwise polkit's answer for action when

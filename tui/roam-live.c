@@ -646,6 +646,11 @@ static void reprobe_call_free(void *p)
         free(c);
 }
 
+sd_bus *roam_live_get_bus(RoamLive *live)
+{
+        return live ? live->bus : NULL;
+}
+
 int roam_live_reprobe(RoamLive *live, const char *path)
 {
         _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;

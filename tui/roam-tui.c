@@ -45,6 +45,7 @@ struct Tui {
         short pairs[_THEME_ROLE_MAX];
 
         Screen overview, link, apps, help;
+        Screen portal;
         Screen *current, *previous;
         char *selected_link;
         bool roamd_lost; /* roamd went away while we showed it */
@@ -178,6 +179,11 @@ void tui_message(Tui *t, ThemeRole role, const char *fmt, ...)
         free(t->message);
         t->message = s;
         t->message_role = role;
+        request_redraw(t);
+}
+
+void tui_request_redraw(Tui *t)
+{
         request_redraw(t);
 }
 
@@ -346,6 +352,8 @@ static Screen *screen_of(Tui *t, const ScreenVTable *vtable)
                 return &t->apps;
         if (vtable == t->help.vtable)
                 return &t->help;
+        if (vtable == t->portal.vtable)
+                return &t->portal;
         return NULL;
 }
 
@@ -381,11 +389,12 @@ static void go_back(Tui *t)
 }
 
 /* The screens that have a tab and a number key, in order. */
-static void tab_screens(Tui *t, const ScreenVTable *ret[3])
+static void tab_screens(Tui *t, const ScreenVTable *ret[4])
 {
         ret[0] = t->overview.vtable;
         ret[1] = t->link.vtable;
         ret[2] = t->apps.vtable;
+        ret[3] = t->portal.vtable;
 }
 
 /* No tab promises a screen that has nothing to show. */
@@ -397,12 +406,14 @@ static bool tab_shown(Tui *t, const ScreenVTable *tab, const ScreenVTable *activ
                 return t->selected_link && roam_model_find_link(tui_model(t), t->selected_link);
         if (tab == t->apps.vtable)
                 return tui_model(t)->n_apps > 0;
+        if (tab == t->portal.vtable)
+                return tui_any_portal(t);
         return true;
 }
 
 static void draw_header(Tui *t)
 {
-        const ScreenVTable *tabs[3];
+        const ScreenVTable *tabs[4];
         const ScreenVTable *active =
             t->current == &t->help ? tui_previous_screen(t) : t->current->vtable;
         bool in_help = t->current == &t->help, roomy;
@@ -842,7 +853,7 @@ static int global_key(Tui *t, int key)
                 return REACTION_REDRAW;
         }
         if (key >= '1' && key <= '9') {
-                const ScreenVTable *screens[3];
+                const ScreenVTable *screens[4];
 
                 tab_screens(t, screens);
                 for (size_t i = 0; i < ELEMENTSOF(screens); i++)
@@ -1196,9 +1207,10 @@ static void tui_done(Tui *t)
 
 static int screens_init(Tui *t)
 {
-        Screen *screens[] = {&t->overview, &t->link, &t->apps, &t->help};
+        Screen *screens[] = {&t->overview, &t->link, &t->apps, &t->help, &t->portal};
         const ScreenVTable *vtables[] = {&overview_screen_vtable, &link_screen_vtable,
-                                         &apps_screen_vtable, &help_screen_vtable};
+                                         &apps_screen_vtable, &help_screen_vtable,
+                                         &portal_screen_vtable};
 
         for (size_t i = 0; i < ELEMENTSOF(screens); i++) {
                 screens[i]->vtable = vtables[i];

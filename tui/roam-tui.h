@@ -64,6 +64,7 @@ extern const ScreenVTable overview_screen_vtable;
 extern const ScreenVTable link_screen_vtable;
 extern const ScreenVTable apps_screen_vtable;
 extern const ScreenVTable help_screen_vtable;
+extern const ScreenVTable portal_screen_vtable;
 
 typedef struct TuiOptions {
         const char *theme; /* NULL: the config file's, else default */
@@ -94,6 +95,10 @@ int tui_copy(Tui *t, const char *text);
 
 /* A one-line message in the status line until the next key. */
 void tui_message(Tui *t, ThemeRole role, const char *fmt, ...) _printf_(3, 4);
+/* Whether a link's verdict is portal (the portal screen's tab, the overview's hint). */
+bool tui_any_portal(Tui *t);
+/* A frame soon (a screen's own asynchronous data arrived). */
+void tui_request_redraw(Tui *t);
 /* Screens that show "3s ago" say when that text changes next (µs from now). */
 void tui_refresh_in(Tui *t, uint64_t usec);
 

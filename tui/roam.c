@@ -18,6 +18,7 @@
 #include "roam-log.h"
 #include "roam-plain.h"
 #include "roam-stats-cli.h"
+#include "roam-portal-cli.h"
 #include "roam-status.h"
 #include "roam-tui.h"
 #include "roam-util.h"
@@ -93,6 +94,11 @@ static int verb_run(char **args)
         return roam_run_app(arg_app, arg_online_for_usec, args);
 }
 
+static int verb_portal(char **args)
+{
+        return roam_portal_run(args, arg_json);
+}
+
 static int verb_stats(char **args)
 {
         return roam_stats_run(&arg_stats, arg_json);
@@ -106,6 +112,7 @@ static const Verb verbs[] = {
     {"app", UINT_MAX, true, false, verb_app},
     {"run", UINT_MAX, false, true, verb_run},
     {"stats", 0, true, false, verb_stats},
+    {"portal", UINT_MAX, true, true, verb_portal},
 };
 // clang-format on
 
@@ -143,6 +150,14 @@ static void help(void)
                "  stats [--app ID] [--user UID|all] [--link NAME] [--since 7d|@EPOCH]\n"
                "                     Show the traffic counted per app, user and link, home\n"
                "                     and roaming (your own; others' needs authorization)\n"
+               "  portal [LINK]      Show captive portals: state, login offered, time left\n"
+               "  portal approve [--always] [LINK]\n"
+               "                     Let roam log in (--always: on this network from now on)\n"
+               "  portal login --user NAME --password-file FILE [--no-save] [--always] [LINK]\n"
+               "                     Log in with WISPr (FILE - : standard input); the login\n"
+               "                     is saved for this network once it works\n"
+               "  portal decline|logoff|forget [LINK]\n"
+               "                     Send nothing; log off; forget the saved login\n"
                "\n"
                "Changing apps needs root, group netdev or polkit authorization.\n"
                "\n"

@@ -195,6 +195,10 @@ static int add_link(Tui *t, TuiDoc *d, const RoamLink *l, int item, bool table, 
                 r = tui_doc_line(d, item, 4);
                 if (r >= 0)
                         r = tui_doc_spanf(d, THEME_PORTAL, 0, "  Log in at %s", url);
+                if (r >= 0)
+                        r = tui_doc_line(d, item, 4);
+                if (r >= 0)
+                        r = tui_doc_span(d, THEME_PORTAL, 0, "  captive portal: press 4 to log in");
         }
         return r;
 }

@@ -47,6 +47,11 @@ the state while it runs through stdin, one JSON command a line, each answered by
                                              answers org.roam1.Error.Failed with it
   {"op": "calls"}                            the app method calls: [method, id, argument]
   {"op": "runs"}                             RunApp calls: {"id", "pid", "usec", "cgroup"}
+  {"op": "portal", "sessions": [...]}        replace org.roam1.Portal's Sessions
+  {"op": "portal_calls"}                     the Portal method calls: [method, link, ...]
+                                             (Login: user, the password read from the fd)
+The scenario's "portal_sessions" (a list of session dictionaries, keys as on the bus) makes
+/org/roam1/portal (org.roam1.Portal) exist.
 Needs Debian's python3-dbus and python3-gi: run with /usr/bin/python3.
 """
 import grp
@@ -567,6 +572,10 @@ class Manager(PropertiesObject):
             return "OK " + json.dumps(self.calls)
         elif op == "runs":
             return "OK " + json.dumps(self.runs)
+        elif op == "portal":
+            self.portal.update(cmd["sessions"])
+        elif op == "portal_calls":
+            return "OK " + json.dumps(self.portal.calls)
         else:
             raise ValueError(f"unknown op {op!r}")
         return "OK"
@@ -723,6 +732,59 @@ class Manager(PropertiesObject):
             raise self._error("AccessDenied", "only root or group netdev may reload")
 
 
+PORTAL_PATH = "/org/roam1/portal"
+PORTAL_IFACE = "org.roam1.Portal"
+PORTAL_TYPES = {
+    "ExpiresAt": "t", "BytesRemaining": "t", "WISPr": "b", "Approved": "b", "CanLogoff": "b",
+    "HasSavedLogin": "b", "AlwaysLogIn": "b", "ExpiryWarning": "b", "Expired": "b",
+    "CanExtendSession": "b",
+}
+
+
+def portal_sessions(sessions):
+    return dbus.Array([dbus.Dictionary({k: to_dbus(PORTAL_TYPES.get(k, "s"), v)
+                                        for k, v in s.items()}, signature="sv")
+                       for s in sessions], signature="a{sv}")
+
+
+class Portal(PropertiesObject):
+    """org.roam1.Portal: Sessions as the scenario says; the methods only record."""
+
+    def __init__(self, conn, sessions):
+        super().__init__(conn, PORTAL_PATH, PORTAL_IFACE,
+                         {"Sessions": portal_sessions(sessions)})
+        self.calls = []
+
+    def update(self, sessions):
+        self.props["Sessions"] = portal_sessions(sessions)
+        self.PropertiesChanged(PORTAL_IFACE, {"Sessions": self.props["Sessions"]}, [])
+
+    @dbus.service.method(PORTAL_IFACE, in_signature="sb")
+    def Approve(self, link, always):
+        self.calls.append(["Approve", str(link), bool(always)])
+
+    @dbus.service.method(PORTAL_IFACE, in_signature="s")
+    def Decline(self, link):
+        self.calls.append(["Decline", str(link)])
+
+    @dbus.service.method(PORTAL_IFACE, in_signature="s")
+    def Logoff(self, link):
+        self.calls.append(["Logoff", str(link)])
+
+    @dbus.service.method(PORTAL_IFACE, in_signature="s")
+    def Forget(self, link):
+        self.calls.append(["Forget", str(link)])
+
+    @dbus.service.method(PORTAL_IFACE, in_signature="sshbb")
+    def Login(self, link, user, fd, save, always):
+        n = fd.take()
+        try:
+            password = os.pread(n, 600, 0).decode()
+        finally:
+            os.close(n)
+        self.calls.append(["Login", str(link), str(user), password, bool(save), bool(always)])
+
+
 def main():
     if len(sys.argv) != 2:
         print("usage: fake_roamd.py SCENARIO.json", file=sys.stderr)
@@ -736,6 +798,8 @@ def main():
     manager = Manager(conn, scenario.get("manager", {}), links)
     manager.clock = scenario.get("_now")
     DENY_UIDS.update(scenario.get("_deny_uids", []))
+    manager.portal = Portal(conn, scenario["portal_sessions"]) \
+        if "portal_sessions" in scenario else None
     apps = list(scenario.get("apps", []))
     for special in ("default", "system"):
         if not any(a.get("Id") == special for a in apps):

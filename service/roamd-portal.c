@@ -1,0 +1,1091 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <curl/curl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "roam-log.h"
+#include "roam-util.h"
+#include "roamd-curl.h"
+#include "roamd-http-answer.h"
+#include "roamd-link.h"
+#include "roamd-manager.h"
+#include "roamd-portal.h"
+#include "roamd-resolve.h"
+
+static const char *const state_table[_PORTAL_STATE_MAX] = {
+    [PORTAL_STATE_DISCOVERING] = "discovering",
+    [PORTAL_STATE_WAITING] = "waiting",
+    [PORTAL_STATE_DECLINED] = "declined",
+    [PORTAL_STATE_NEED_CREDENTIALS] = "need-credentials",
+    [PORTAL_STATE_BROWSER] = "browser",
+    [PORTAL_STATE_LOGGING_IN] = "logging-in",
+    [PORTAL_STATE_POLLING] = "polling",
+    [PORTAL_STATE_LOGGED_IN] = "logged-in",
+    [PORTAL_STATE_REJECTED] = "rejected",
+    [PORTAL_STATE_FAILED] = "failed",
+    [PORTAL_STATE_LOGGING_OFF] = "logging-off",
+    [PORTAL_STATE_LOGGED_OFF] = "logged-off",
+    [PORTAL_STATE_OPEN] = "open",
+};
+
+const char *portal_state_to_string(PortalState s)
+{
+        return s >= 0 && s < _PORTAL_STATE_MAX ? state_table[s] : NULL;
+}
+
+PortalState portal_state_from_string(const char *s)
+{
+        for (PortalState i = 0; s && i < _PORTAL_STATE_MAX; i++)
+                if (streq(state_table[i], s))
+                        return i;
+        return _PORTAL_STATE_INVALID;
+}
+
+/* ---- one HTTP exchange through the captive link ---- */
+
+typedef enum FetchKind {
+        FETCH_DISCOVER, /* GET: the probe URL, then where it redirects */
+        FETCH_LOGIN,    /* POST credentials to the LoginURL */
+        FETCH_RESULTS,  /* GET LoginResultsURL */
+        FETCH_LOGOFF,   /* GET LogoffURL */
+} FetchKind;
+
+struct PortalFetch {
+        PortalSession *session;
+        FetchKind kind;
+        char *url;
+        char *host;
+        long port;
+        Resolve *resolve;
+        CURL *easy;
+        struct curl_slist *connect_to;
+        char *post; /* the form; holds the password: wiped when freed */
+        char *body;
+        size_t body_size;
+        bool truncated;
+};
+
+static PortalFetch *fetch_free(PortalFetch *f)
+{
+        if (!f)
+                return NULL;
+        resolve_free(f->resolve);
+        if (f->easy) {
+                curl_glue_remove(f->session->portal->manager->curl, f->easy);
+                curl_easy_cleanup(f->easy);
+        }
+        curl_slist_free_all(f->connect_to);
+        portal_secret_free(f->post);
+        free(f->body);
+        free(f->url);
+        free(f->host);
+        free(f);
+        return NULL;
+}
+
+static Link *session_link(PortalSession *s)
+{
+        return manager_get_link(s->portal->manager, s->ifindex);
+}
+
+static void session_set_state(PortalSession *s, PortalState state, const char *fmt, ...)
+    _printf_(3, 4);
+
+static void session_set_state(PortalSession *s, PortalState state, const char *fmt, ...)
+{
+        _cleanup_free_ char *msg = NULL;
+        va_list ap;
+
+        if (fmt) {
+                va_start(ap, fmt);
+                if (vasprintf(&msg, fmt, ap) < 0)
+                        msg = NULL;
+                va_end(ap);
+        }
+        if (s->state != state || !streq_ptr(s->message, msg)) {
+                /* Messages never contain credentials: only URLs, hosts and the portal's own
+                 * ReplyMessage. */
+                log_info("%s: captive portal %s -> %s%s%s", s->ifname,
+                         portal_state_to_string(s->state), portal_state_to_string(state),
+                         msg ? ": " : "", strempty(msg));
+                s->state = state;
+                free(s->message);
+                s->message = TAKE_PTR(msg);
+                portal_bus_emit_changed(s->portal);
+        }
+}
+
+static void session_wipe_pending(PortalSession *s)
+{
+        free(s->pending_user);
+        portal_secret_free(s->pending_password);
+        s->pending_user = s->pending_password = NULL;
+        s->pending_save = s->pending_always = false;
+}
+
+static size_t body_write(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+        PortalFetch *f = userdata;
+        size_t n = size * nmemb;
+        char *nb;
+
+        /* Debian's curl ignores CURLOPT_MAXFILESIZE for chunked bodies: cut here. */
+        if (f->body_size + n > WISPR_BODY_MAX) {
+                f->truncated = true;
+                return 0;
+        }
+        nb = realloc(f->body, f->body_size + n + 1);
+        if (!nb)
+                return 0;
+        f->body = nb;
+        memcpy(f->body + f->body_size, ptr, n);
+        f->body_size += n;
+        f->body[f->body_size] = 0;
+        return n;
+}
+
+static void on_fetch_finished(PortalSession *s, PortalFetch *f, CURLcode result);
+
+static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
+{
+        PortalFetch *f = userdata;
+        PortalSession *s = f->session;
+
+        /* The handler may start the next fetch; this one is ours alone from here. */
+        s->fetch = NULL;
+        on_fetch_finished(s, f, result);
+        fetch_free(f);
+}
+
+static int fetch_start_transfer(PortalFetch *f, const IpAddr *addr)
+{
+        PortalSession *s = f->session;
+        Manager *m = s->portal->manager;
+        const ProbeConfig *c = &m->config->probe;
+        _cleanup_free_ char *iface = NULL, *connect_to = NULL;
+
+        f->easy = curl_easy_init();
+        if (!f->easy)
+                return -ENOMEM;
+        /* As the prober does: our resolver's address, the URL's host for Host and TLS. */
+        if (asprintf(&connect_to, addr->family == AF_INET6 ? "%s:%ld:[%s]:%ld" : "%s:%ld:%s:%ld",
+                     f->host, f->port, addr->text, f->port) < 0 ||
+            asprintf(&iface, "if!%s", s->ifname) < 0)
+                return -ENOMEM;
+        f->connect_to = curl_slist_append(NULL, connect_to);
+        if (!f->connect_to)
+                return -ENOMEM;
+        curl_easy_setopt(f->easy, CURLOPT_URL, f->url);
+        curl_easy_setopt(f->easy, CURLOPT_CONNECT_TO, f->connect_to);
+        /* Bound to the captive link: nothing leaves through another one. */
+        curl_easy_setopt(f->easy, CURLOPT_INTERFACE, iface);
+        curl_easy_setopt(f->easy, CURLOPT_IPRESOLVE,
+                         addr->family == AF_INET6 ? CURL_IPRESOLVE_V6 : CURL_IPRESOLVE_V4);
+        curl_easy_setopt(f->easy, CURLOPT_ADDRESS_SCOPE, (long)s->ifindex);
+        curl_easy_setopt(f->easy, CURLOPT_NOSIGNAL, 1L);
+        /* Redirects are followed by us, one at a time, so every host is checked. */
+        curl_easy_setopt(f->easy, CURLOPT_FOLLOWLOCATION, 0L);
+        curl_easy_setopt(f->easy, CURLOPT_FORBID_REUSE, 1L);
+        curl_easy_setopt(f->easy, CURLOPT_PROTOCOLS_STR, "http,https");
+        curl_easy_setopt(f->easy, CURLOPT_TIMEOUT_MS, (long)(c->timeout_usec / USEC_PER_MSEC));
+        curl_easy_setopt(f->easy, CURLOPT_CONNECTTIMEOUT_MS,
+                         (long)(c->timeout_usec / USEC_PER_MSEC));
+        /* WISPr clients identify themselves in the user agent. */
+        curl_easy_setopt(f->easy, CURLOPT_USERAGENT, "roamd/" ROAM_VERSION " WISPr");
+        curl_easy_setopt(f->easy, CURLOPT_WRITEFUNCTION, body_write);
+        curl_easy_setopt(f->easy, CURLOPT_WRITEDATA, f);
+        curl_easy_setopt(f->easy, CURLOPT_ACCEPT_ENCODING, NULL);
+        if (c->ca_file)
+                curl_easy_setopt(f->easy, CURLOPT_CAINFO, c->ca_file);
+        if (f->post) {
+                curl_easy_setopt(f->easy, CURLOPT_POSTFIELDS, f->post);
+                curl_easy_setopt(f->easy, CURLOPT_POSTFIELDSIZE, (long)strlen(f->post));
+        }
+        return curl_glue_add(m->curl, f->easy, on_fetch_done, f);
+}
+
+static void on_fetch_resolved(Resolve *res, DnsOutcome outcome, const IpAddr *addrs, size_t n,
+                              void *userdata)
+{
+        PortalFetch *f = userdata;
+        PortalSession *s = f->session;
+        IpAddr first = {};
+        int r;
+
+        if (n > 0)
+                first = addrs[0];
+        f->resolve = resolve_free(f->resolve);
+        if (outcome != DNS_OUTCOME_OK || n == 0) {
+                s->fetch = NULL;
+                log_info("%s: captive portal: %s did not resolve (%s)", s->ifname, f->host,
+                         dns_outcome_to_string(outcome));
+                on_fetch_finished(s, f, CURLE_COULDNT_RESOLVE_HOST);
+                fetch_free(f);
+                return;
+        }
+        r = fetch_start_transfer(f, &first);
+        if (r < 0) {
+                s->fetch = NULL;
+                on_fetch_finished(s, f, CURLE_FAILED_INIT);
+                fetch_free(f);
+        }
+}
+
+static int url_host_port(const char *url, char **ret_host, long *ret_port)
+{
+        CURLU *u = curl_url();
+        char *host = NULL, *port = NULL;
+        int r = -EINVAL;
+
+        if (!u)
+                return -ENOMEM;
+        if (curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+            curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+            curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
+                size_t n = strlen(host);
+                if (n > 2 && host[0] == '[' && host[n - 1] == ']') {
+                        memmove(host, host + 1, n - 2);
+                        host[n - 2] = 0;
+                }
+                *ret_host = strdup(host);
+                *ret_port = strtol(port, NULL, 10);
+                r = *ret_host ? 0 : -ENOMEM;
+        }
+        curl_free(host);
+        curl_free(port);
+        curl_url_cleanup(u);
+        return r;
+}
+
+/* Starts one exchange; post (taken over) makes it a POST. */
+static int session_fetch(PortalSession *s, FetchKind kind, const char *url, char *post)
+{
+        Link *l = session_link(s);
+        PortalFetch *f;
+        int r, family = AF_INET;
+
+        s->fetch = fetch_free(s->fetch);
+        f = calloc(1, sizeof(*f));
+        if (!f) {
+                portal_secret_free(post);
+                return -ENOMEM;
+        }
+        f->session = s;
+        f->kind = kind;
+        f->post = post;
+        f->url = strdup(url);
+        if (!f->url || !l) {
+                fetch_free(f);
+                return -ENOMEM;
+        }
+        r = url_host_port(url, &f->host, &f->port);
+        if (r < 0) {
+                fetch_free(f);
+                return r;
+        }
+        /* The family that saw the portal, IPv4 first. */
+        if (l->verdict4.verdict != VERDICT_PORTAL && l->verdict6.verdict == VERDICT_PORTAL)
+                family = AF_INET6;
+        r = resolve_start(l->manager->event, l->info.name, l->info.dns, l->info.n_dns, f->host,
+                          family, 0, l->manager->config->probe.dns_timeout_usec, on_fetch_resolved,
+                          f, &f->resolve);
+        if (r < 0) {
+                fetch_free(f);
+                return r;
+        }
+        s->fetch = f;
+        return 0;
+}
+
+static void session_cancel(PortalSession *s)
+{
+        s->fetch = fetch_free(s->fetch);
+        s->timer = sd_event_source_disable_unref(s->timer);
+}
+
+static int add_host(PortalSession *s, const char *url)
+{
+        _cleanup_free_ char *h = wispr_url_host(url);
+
+        if (!h)
+                return -EINVAL;
+        if (strv_contains(s->hosts, h))
+                return 0;
+        return strv_push(&s->hosts, TAKE_PTR(h));
+}
+
+static int on_reprobe(sd_event_source *es, uint64_t usec, void *userdata)
+{
+        PortalSession *s = userdata;
+        Link *l = session_link(s);
+
+        s->reprobe_timer = sd_event_source_disable_unref(s->reprobe_timer);
+        if (l)
+                (void)link_reprobe(l);
+        return 0;
+}
+
+/* Asks for a probe round from the event loop: a verdict that changes at once calls back
+ * into portal_link_changed(), which must not run inside our own handlers. */
+static void session_reprobe_soon(PortalSession *s)
+{
+        if (s->reprobe_timer)
+                return;
+        if (sd_event_add_time_relative(s->portal->manager->event, &s->reprobe_timer,
+                                       CLOCK_MONOTONIC, 0, 0, on_reprobe, s) < 0)
+                log_warning("%s: cannot schedule a probe round", s->ifname);
+}
+
+/* ---- the steps of a login ---- */
+
+static void session_fail(PortalSession *s, const char *fmt, ...) _printf_(2, 3);
+static void session_fail(PortalSession *s, const char *fmt, ...)
+{
+        _cleanup_free_ char *msg = NULL;
+        va_list ap;
+
+        va_start(ap, fmt);
+        if (vasprintf(&msg, fmt, ap) < 0)
+                msg = NULL;
+        va_end(ap);
+        session_cancel(s);
+        session_wipe_pending(s);
+        session_set_state(s, PORTAL_STATE_FAILED, "%s", strempty(msg));
+}
+
+static char *form_escape(const char *v)
+{
+        char *e = curl_easy_escape(NULL, v, 0), *r;
+
+        if (!e)
+                return NULL;
+        r = strdup(e);
+        explicit_bzero(e, strlen(e));
+        curl_free(e);
+        return r;
+}
+
+/* POSTs the credentials, if the LoginURL may have them. */
+static void session_send_login(PortalSession *s, const char *user, const char *password)
+{
+        const PortalConfig *c = &s->portal->manager->config->portal;
+        const char *url = s->offer.login_url;
+        _cleanup_free_ char *host = wispr_url_host(url), *u = NULL, *origin = NULL;
+        char *p = NULL, *post = NULL;
+        bool host_ok;
+        int r;
+
+        if (!http_url_ok(url, !c->allow_http_login)) {
+                session_fail(s,
+                             "refused to send the password: the login address %s is not "
+                             "HTTPS (set AllowPlainHTTPLogin=yes in [Portal] to override)",
+                             url);
+                return;
+        }
+        host_ok = wispr_login_url_allowed(url, s->hosts, c->allow_http_login) ||
+                  (host && strv_contains(c->allow_login_hosts, host));
+        if (!host_ok) {
+                session_fail(s,
+                             "refused to send the password: the login address is on %s, a host "
+                             "the portal's own pages did not point to (add it to "
+                             "AllowLoginHosts= in [Portal] to override)",
+                             strempty(host));
+                return;
+        }
+        u = form_escape(user);
+        p = form_escape(password);
+        origin = form_escape(s->portal->manager->config->probe.http_url);
+        if (!u || !p || !origin ||
+            asprintf(&post, "UserName=%s&Password=%s&button=Login&FNAME=0&OriginatingServer=%s", u,
+                     p, origin) < 0) {
+                portal_secret_free(p);
+                session_fail(s, "out of memory");
+                return;
+        }
+        portal_secret_free(p);
+        r = session_fetch(s, FETCH_LOGIN, url, post);
+        if (r < 0) {
+                session_fail(s, "cannot send the login: %s", strerror(-r));
+                return;
+        }
+        session_set_state(s, PORTAL_STATE_LOGGING_IN, "logging in at %s", host);
+}
+
+/* After discovery or approval: what roam can do now. */
+static void session_next(PortalSession *s)
+{
+        const PortalEntry *e;
+
+        if (s->state == PORTAL_STATE_DISCOVERING)
+                return;
+        if (!s->approved) {
+                e = portal_store_get(s->portal->store, s->identity);
+                /* "Always log in on this network": approved in advance, but only once per
+                 * portal episode, so a refused login does not become a storm. */
+                if (e && e->always && !s->auto_login_tried) {
+                        s->auto_login_tried = true;
+                        s->approved = true;
+                } else {
+                        session_set_state(s, PORTAL_STATE_WAITING,
+                                          s->wispr ? "this network offers automatic login "
+                                                     "(WISPr): approve to log in"
+                                                   : "log in with a web browser: approve to "
+                                                     "open the portal's page");
+                        return;
+                }
+        }
+        if (!s->wispr) {
+                session_set_state(s, PORTAL_STATE_BROWSER,
+                                  "this portal offers no automatic login: log in with a web "
+                                  "browser at %s",
+                                  session_link(s) && session_link(s)->portal_url
+                                      ? session_link(s)->portal_url
+                                      : "the portal's page");
+                return;
+        }
+        if (s->pending_user && s->pending_password) {
+                session_send_login(s, s->pending_user, s->pending_password);
+                return;
+        }
+        e = portal_store_get(s->portal->store, s->identity);
+        if (e && e->user && e->password) {
+                session_send_login(s, e->user, e->password);
+                return;
+        }
+        session_set_state(s, PORTAL_STATE_NEED_CREDENTIALS,
+                          "this network offers automatic login (WISPr): enter a user name and "
+                          "password");
+}
+
+static int on_timer(sd_event_source *es, uint64_t usec, void *userdata);
+
+static int session_after(PortalSession *s, unsigned delay_sec)
+{
+        uint64_t now;
+
+        /* Bounded: a portal cannot park us for an hour, nor make us spin. */
+        delay_sec = MAX(1u, MIN(delay_sec, 10u));
+        s->timer = sd_event_source_disable_unref(s->timer);
+        (void)sd_event_now(s->portal->manager->event, CLOCK_MONOTONIC, &now);
+        return sd_event_add_time(s->portal->manager->event, &s->timer, CLOCK_MONOTONIC,
+                                 now + delay_sec * USEC_PER_SEC, 0, on_timer, s);
+}
+
+static void session_logged_in(PortalSession *s, const WisprMessage *m)
+{
+        int r;
+
+        if (m->logoff_url)
+                (void)free_and_strdup(&s->logoff_url, m->logoff_url);
+        if (s->pending_save && s->pending_user) {
+                r = portal_store_set(s->portal->store, s->identity, s->pending_user,
+                                     s->pending_password, s->pending_always);
+                if (r < 0)
+                        log_warning_errno(r, "%s: cannot save the portal login: %m", s->ifname);
+        }
+        session_wipe_pending(s);
+        session_set_state(s, PORTAL_STATE_LOGGED_IN, "logged in%s%s", m->reply_message ? ": " : "",
+                          strempty(m->reply_message));
+        /* Do not wait for the next re-check to learn we are online. */
+        session_reprobe_soon(s);
+}
+
+static void session_handle(PortalSession *s, FetchKind kind, WisprMessage *m)
+{
+        switch (m->outcome) {
+        case WISPR_OUTCOME_LOGIN_OFFERED:
+                if (kind != FETCH_DISCOVER)
+                        return session_fail(s, "the portal answered the login with a new "
+                                               "login page (WISPr redirect)");
+                s->wispr = true;
+                wispr_message_done(&s->offer);
+                s->offer = *m;
+                *m = (WisprMessage){};
+                s->state = PORTAL_STATE_WAITING;
+                session_next(s);
+                return;
+        case WISPR_OUTCOME_FOLLOW_PROXY:
+                if (kind != FETCH_DISCOVER || ++s->proxies > PORTAL_PROXY_MAX)
+                        return session_fail(s,
+                                            "the portal sent more than %d proxy "
+                                            "notifications",
+                                            PORTAL_PROXY_MAX);
+                (void)add_host(s, m->next_url);
+                (void)free_and_strdup(&s->offer.next_url, m->next_url);
+                if (session_after(s, m->has_delay ? m->delay : 1) < 0)
+                        return session_fail(s, "out of memory");
+                return;
+        case WISPR_OUTCOME_LOGGED_IN:
+                if (kind != FETCH_LOGIN && kind != FETCH_RESULTS)
+                        return session_fail(s, "the portal said \"logged in\" before any login");
+                session_logged_in(s, m);
+                return;
+        case WISPR_OUTCOME_REJECTED:
+                /* No retry: the same credentials would be refused again. */
+                session_wipe_pending(s);
+                session_set_state(s, PORTAL_STATE_REJECTED,
+                                  "the network rejected the user name or password%s%s%s; "
+                                  "nothing was saved",
+                                  m->reply_message ? " (\"" : "", strempty(m->reply_message),
+                                  m->reply_message ? "\")" : "");
+                return;
+        case WISPR_OUTCOME_PENDING:
+                if (kind != FETCH_LOGIN && kind != FETCH_RESULTS)
+                        return session_fail(s, "the portal said \"pending\" before any login");
+                if (++s->polls > PORTAL_POLLS_MAX)
+                        return session_fail(s,
+                                            "the portal kept the login pending: gave up after %d "
+                                            "checks",
+                                            PORTAL_POLLS_MAX);
+                (void)free_and_strdup(&s->offer.login_results_url, m->login_results_url);
+                session_set_state(s, PORTAL_STATE_POLLING,
+                                  "authentication pending, checking again (%u of %d)", s->polls,
+                                  PORTAL_POLLS_MAX);
+                if (session_after(s, m->has_delay ? m->delay : 1) < 0)
+                        return session_fail(s, "out of memory");
+                return;
+        case WISPR_OUTCOME_LOGGED_OFF:
+                session_set_state(s, PORTAL_STATE_LOGGED_OFF, "logged off");
+                session_reprobe_soon(s);
+                return;
+        case WISPR_OUTCOME_ABORTED:
+        case WISPR_OUTCOME_GATEWAY_ERROR:
+                return session_fail(s, "the portal answered: %s%s%s",
+                                    wispr_response_code_to_string(m->response_code),
+                                    m->reply_message ? ": " : "", strempty(m->reply_message));
+        case _WISPR_OUTCOME_MAX:
+        case _WISPR_OUTCOME_INVALID:
+                break;
+        }
+        session_fail(s, "the portal sent a WISPr message roam does not understand");
+}
+
+static void on_fetch_finished(PortalSession *s, PortalFetch *f, CURLcode result)
+{
+        WisprMessage m = {};
+        long status = 0;
+        char *redirect = NULL;
+        int r;
+
+        if (result != CURLE_OK) {
+                if (f->truncated)
+                        return session_fail(s, "the portal's page at %s is larger than %u KiB",
+                                            f->url, WISPR_BODY_MAX / 1024);
+                if (f->kind == FETCH_DISCOVER && s->redirects == 0) {
+                        /* The portal may be gone (the link turned online meanwhile). */
+                        s->state = PORTAL_STATE_WAITING;
+                        s->wispr = false;
+                        session_next(s);
+                        return;
+                }
+                return session_fail(s, "cannot reach %s: %s", f->url, curl_easy_strerror(result));
+        }
+        (void)curl_easy_getinfo(f->easy, CURLINFO_RESPONSE_CODE, &status);
+        (void)curl_easy_getinfo(f->easy, CURLINFO_REDIRECT_URL, &redirect);
+
+        r = wispr_parse(f->body ? f->body : "", f->body_size, &m);
+        if (r >= 0) {
+                session_handle(s, f->kind, &m);
+                wispr_message_done(&m);
+                return;
+        }
+        if (r != -ENOMSG)
+                return session_fail(s, "%s (%s)", wispr_error_to_string(r), f->url);
+
+        switch (f->kind) {
+        case FETCH_DISCOVER:
+                if (status >= 300 && status < 400 && redirect) {
+                        if (++s->redirects > PORTAL_REDIRECTS_MAX)
+                                return session_fail(s,
+                                                    "the portal redirects in a loop (more than "
+                                                    "%d redirects)",
+                                                    PORTAL_REDIRECTS_MAX);
+                        if (!http_url_ok(redirect, false) || add_host(s, redirect) < 0)
+                                return session_fail(s, "the portal redirects to an unusable "
+                                                       "address");
+                        r = session_fetch(s, FETCH_DISCOVER, redirect, NULL);
+                        if (r < 0)
+                                return session_fail(s, "cannot follow the portal's redirect: %s",
+                                                    strerror(-r));
+                        return;
+                }
+                /* A page without WISPr: a portal for people and browsers. */
+                s->wispr = false;
+                s->state = PORTAL_STATE_WAITING;
+                session_next(s);
+                return;
+        case FETCH_LOGIN:
+        case FETCH_RESULTS:
+                return session_fail(s,
+                                    "the portal answered the login without a WISPr reply "
+                                    "(HTTP %ld)",
+                                    status);
+        case FETCH_LOGOFF:
+                session_set_state(s, PORTAL_STATE_LOGGED_OFF,
+                                  "logged off (the portal did not confirm it)");
+                session_reprobe_soon(s);
+                return;
+        }
+}
+
+static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
+{
+        PortalSession *s = userdata;
+        int r = 0;
+
+        s->timer = sd_event_source_disable_unref(s->timer);
+        if (s->state == PORTAL_STATE_POLLING && s->offer.login_results_url)
+                r = session_fetch(s, FETCH_RESULTS, s->offer.login_results_url, NULL);
+        else if (s->offer.next_url)
+                r = session_fetch(s, FETCH_DISCOVER, s->offer.next_url, NULL);
+        if (r < 0)
+                session_fail(s, "cannot reach the portal: %s", strerror(-r));
+        return 0;
+}
+
+static void session_discover(PortalSession *s)
+{
+        Link *l = session_link(s);
+        const char *start = s->portal->manager->config->probe.http_url;
+        int r;
+
+        session_cancel(s);
+        strv_free(s->hosts);
+        s->hosts = NULL;
+        s->redirects = s->proxies = s->polls = 0;
+        s->wispr = false;
+        wispr_message_done(&s->offer);
+        /* The hosts of the portal's own pages: where the link's probe was sent. */
+        if (l && l->portal_url)
+                (void)add_host(s, l->portal_url);
+        s->state = PORTAL_STATE_DISCOVERING;
+        /* The same plain GET the prober makes; the portal intercepts it. */
+        r = session_fetch(s, FETCH_DISCOVER, start, NULL);
+        if (r < 0)
+                return session_fail(s, "cannot read the portal's page: %s", strerror(-r));
+        session_set_state(s, PORTAL_STATE_DISCOVERING, "reading the portal's page");
+}
+
+/* ---- RFC 8908 session time ---- */
+
+static int on_expiry(sd_event_source *es, uint64_t usec, void *userdata)
+{
+        PortalSession *s = userdata;
+
+        s->expiry_timer = sd_event_source_disable_unref(s->expiry_timer);
+        log_notice("%s: the captive portal session's time is over: checking the link now",
+                   s->ifname);
+        s->expires_realtime_usec = 0;
+        s->expired = true;
+        portal_bus_emit_changed(s->portal);
+        /* Do not wait for the next scheduled re-check (minutes away). */
+        session_reprobe_soon(s);
+        return 0;
+}
+
+static int on_warn(sd_event_source *es, uint64_t usec, void *userdata)
+{
+        PortalSession *s = userdata;
+
+        s->warn_timer = sd_event_source_disable_unref(s->warn_timer);
+        s->expiry_warned = true;
+        log_notice("%s: the captive portal session ends in less than %d s", s->ifname,
+                   (int)(PORTAL_WARN_USEC / USEC_PER_SEC));
+        portal_bus_emit_changed(s->portal);
+        return 0;
+}
+
+static void session_update_expiry(PortalSession *s, const Link *l)
+{
+        sd_event *e = s->portal->manager->event;
+        uint64_t now_mono, now_real, left, expires;
+
+        if (!l->capport_valid || l->capport.captive || !l->capport.has_seconds_remaining) {
+                s->warn_timer = sd_event_source_disable_unref(s->warn_timer);
+                s->expiry_timer = sd_event_source_disable_unref(s->expiry_timer);
+                if (s->expires_realtime_usec) {
+                        s->expires_realtime_usec = 0;
+                        portal_bus_emit_changed(s->portal);
+                }
+                return;
+        }
+        (void)sd_event_now(e, CLOCK_MONOTONIC, &now_mono);
+        (void)sd_event_now(e, CLOCK_REALTIME, &now_real);
+        left = MIN(l->capport.seconds_remaining, (uint64_t)365 * 24 * 3600) * USEC_PER_SEC;
+        expires = now_real + left;
+        /* Same expiry within a second: a refresh that changes nothing. */
+        if (s->expires_realtime_usec && expires + USEC_PER_SEC > s->expires_realtime_usec &&
+            expires < s->expires_realtime_usec + USEC_PER_SEC)
+                return;
+        s->expires_realtime_usec = expires;
+        s->expiry_warned = left <= PORTAL_WARN_USEC;
+        s->warn_timer = sd_event_source_disable_unref(s->warn_timer);
+        s->expiry_timer = sd_event_source_disable_unref(s->expiry_timer);
+        if (left > PORTAL_WARN_USEC)
+                (void)sd_event_add_time(e, &s->warn_timer, CLOCK_MONOTONIC,
+                                        now_mono + left - PORTAL_WARN_USEC, USEC_PER_SEC / 10,
+                                        on_warn, s);
+        (void)sd_event_add_time(e, &s->expiry_timer, CLOCK_MONOTONIC, now_mono + left,
+                                USEC_PER_SEC / 10, on_expiry, s);
+        portal_bus_emit_changed(s->portal);
+}
+
+/* ---- sessions ---- */
+
+static PortalSession *session_free(PortalSession *s)
+{
+        if (!s)
+                return NULL;
+        session_cancel(s);
+        sd_event_source_disable_unref(s->warn_timer);
+        sd_event_source_disable_unref(s->expiry_timer);
+        sd_event_source_disable_unref(s->reprobe_timer);
+        session_wipe_pending(s);
+        wispr_message_done(&s->offer);
+        strv_free(s->hosts);
+        free(s->logoff_url);
+        free(s->message);
+        free(s->identity);
+        free(s->ifname);
+        free(s);
+        return NULL;
+}
+
+int portal_identity(const Link *l, char **ret, const char **ret_source)
+{
+        _cleanup_fclose_ FILE *f = NULL;
+        const IpAddr *gw = NULL;
+        char line[256];
+
+        for (size_t i = 0; i < l->info.n_gateways; i++)
+                if (l->info.gateways[i].family == AF_INET && l->info.gateways[i].text[0]) {
+                        gw = &l->info.gateways[i];
+                        break;
+                }
+        if (!gw)
+                for (size_t i = 0; i < l->info.n_gateways; i++)
+                        if (l->info.gateways[i].text[0]) {
+                                gw = &l->info.gateways[i];
+                                break;
+                        }
+        /* The gateway's MAC address tells one café's router from another's even when both
+         * hand out 192.168.1.1. /proc/net/arp is this network namespace's neighbour table. */
+        if (gw && gw->family == AF_INET && (f = fopen("/proc/net/arp", "re"))) {
+                while (fgets(line, sizeof(line), f)) {
+                        char ip[64], hw[64], dev[64];
+                        unsigned type, flags;
+                        if (sscanf(line, "%63s 0x%x 0x%x %63s %*s %63s", ip, &type, &flags, hw,
+                                   dev) != 5)
+                                continue;
+                        if (streq(ip, gw->text) && streq(dev, l->info.name) && (flags & 0x2) &&
+                            !streq(hw, "00:00:00:00:00:00")) {
+                                *ret_source = "interface and gateway MAC address";
+                                return asprintf(ret, "%s gateway-mac %s", l->info.name, hw) < 0
+                                           ? -ENOMEM
+                                           : 0;
+                        }
+                }
+        }
+        if (gw) {
+                *ret_source = "interface and gateway address";
+                return asprintf(ret, "%s gateway %s", l->info.name, gw->text) < 0 ? -ENOMEM : 0;
+        }
+        *ret_source = "interface";
+        *ret = strdup(l->info.name);
+        return *ret ? 0 : -ENOMEM;
+}
+
+static int session_new(Portal *p, Link *l, PortalSession **ret)
+{
+        PortalSession *s, **ns;
+        int r;
+
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        s->portal = p;
+        s->ifindex = l->ifindex;
+        s->state = PORTAL_STATE_OPEN;
+        s->offer = (WisprMessage){.element = _WISPR_ELEMENT_INVALID};
+        s->ifname = strdup(strempty(l->info.name));
+        r = portal_identity(l, &s->identity, &s->identity_source);
+        if (!s->ifname || r < 0) {
+                session_free(s);
+                return -ENOMEM;
+        }
+        ns = realloc(p->sessions, sizeof(*ns) * (p->n_sessions + 1));
+        if (!ns) {
+                session_free(s);
+                return -ENOMEM;
+        }
+        p->sessions = ns;
+        p->sessions[p->n_sessions++] = s;
+        *ret = s;
+        return 0;
+}
+
+static void portal_remove_session(Portal *p, size_t i)
+{
+        log_info("%s: captive portal session ends", p->sessions[i]->ifname);
+        session_free(p->sessions[i]);
+        memmove(p->sessions + i, p->sessions + i + 1,
+                sizeof(*p->sessions) * (p->n_sessions - i - 1));
+        p->n_sessions--;
+        portal_bus_emit_changed(p);
+}
+
+static PortalSession *find_session(Portal *p, int ifindex, size_t *ret_i)
+{
+        for (size_t i = 0; p && i < p->n_sessions; i++)
+                if (p->sessions[i]->ifindex == ifindex) {
+                        if (ret_i)
+                                *ret_i = i;
+                        return p->sessions[i];
+                }
+        return NULL;
+}
+
+PortalSession *portal_get_session(Portal *p, const char *ifname)
+{
+        for (size_t i = 0; p && ifname && i < p->n_sessions; i++)
+                if (streq(p->sessions[i]->ifname, ifname))
+                        return p->sessions[i];
+        return NULL;
+}
+
+void portal_link_changed(Portal *p, Link *l)
+{
+        PortalSession *s;
+        size_t i = 0;
+        bool captive, timed;
+
+        if (!p || !l)
+                return;
+        captive = l->verdict.verdict == VERDICT_PORTAL;
+        timed = l->capport_valid && !l->capport.captive && l->capport.has_seconds_remaining;
+        s = find_session(p, l->ifindex, &i);
+        if (!s) {
+                if (!captive && !timed)
+                        return;
+                if (session_new(p, l, &s) < 0) {
+                        log_oom();
+                        return;
+                }
+                log_info("%s: captive portal session begins (network identity: %s, from the %s)",
+                         s->ifname, s->identity, s->identity_source);
+                portal_bus_emit_changed(p);
+        }
+        /* Still captive (a family's verdict moved, a round ended): nothing new. */
+        if (captive && !s->captive) {
+                /* A new portal episode: first sight, or back after being online (a session
+                 * that ran out, a log off, a portal that forgot us). */
+                s->captive = true;
+                s->approved = false;
+                s->auto_login_tried = false;
+                s->expired = false;
+                session_discover(s);
+        } else if (!captive && l->verdict.verdict == VERDICT_ONLINE) {
+                /* An exchange in flight finishes first: the portal may open the gate before
+                 * it answers the login, and a round already running may still say "online"
+                 * while we log off. */
+                if (s->state != PORTAL_STATE_LOGGED_IN && s->state != PORTAL_STATE_OPEN &&
+                    s->state != PORTAL_STATE_LOGGING_OFF && s->state != PORTAL_STATE_LOGGING_IN &&
+                    s->state != PORTAL_STATE_POLLING) {
+                        session_cancel(s);
+                        session_wipe_pending(s);
+                        session_set_state(s, PORTAL_STATE_OPEN, "online");
+                }
+        }
+        if (!captive)
+                s->captive = false;
+        session_update_expiry(s, l);
+        /* Gone for good: not captive, no session time, no login of ours to show or end. */
+        if (!captive && !timed && !s->expires_realtime_usec && !s->logoff_url &&
+            s->state == PORTAL_STATE_OPEN && !s->reprobe_timer)
+                portal_remove_session(p, i);
+}
+
+void portal_links_changed(Portal *p)
+{
+        for (size_t i = 0; p && i < p->n_sessions;) {
+                if (!manager_get_link(p->manager, p->sessions[i]->ifindex))
+                        portal_remove_session(p, i);
+                else
+                        i++;
+        }
+}
+
+/* ---- user actions ---- */
+
+int portal_session_approve(PortalSession *s, bool always, const char **ret_error)
+{
+        int r;
+
+        if (s->state == PORTAL_STATE_OPEN) {
+                *ret_error = "this link is not behind a captive portal";
+                return -EALREADY;
+        }
+        if (always) {
+                r = portal_store_set(s->portal->store, s->identity, NULL, NULL, true);
+                if (r < 0) {
+                        *ret_error = "cannot save \"always log in on this network\"";
+                        return r;
+                }
+        }
+        s->approved = true;
+        if (s->state == PORTAL_STATE_DISCOVERING)
+                return 0; /* continues when the page is read */
+        if (s->state == PORTAL_STATE_LOGGED_IN || s->state == PORTAL_STATE_LOGGING_IN ||
+            s->state == PORTAL_STATE_POLLING)
+                return 0;
+        if (s->state == PORTAL_STATE_FAILED || s->state == PORTAL_STATE_REJECTED ||
+            s->state == PORTAL_STATE_LOGGED_OFF) {
+                /* An explicit retry: read the page again first. */
+                session_discover(s);
+                s->approved = true;
+                return 0;
+        }
+        session_next(s);
+        return 0;
+}
+
+int portal_session_decline(PortalSession *s, const char **ret_error)
+{
+        const PortalEntry *e = portal_store_get(s->portal->store, s->identity);
+
+        session_cancel(s);
+        session_wipe_pending(s);
+        s->approved = false;
+        s->auto_login_tried = true;
+        if (e && e->always &&
+            portal_store_set(s->portal->store, s->identity, NULL, NULL, false) < 0) {
+                *ret_error = "cannot save the change";
+                return -EIO;
+        }
+        session_set_state(s, PORTAL_STATE_DECLINED, "declined: roam sends nothing to this portal");
+        return 0;
+}
+
+int portal_session_login(PortalSession *s, const char *user, char *password, bool save, bool always,
+                         const char **ret_error)
+{
+        if (!user || !*user || strlen(user) > PORTAL_STORE_FIELD_MAX || !password || !*password ||
+            strlen(password) > PORTAL_STORE_FIELD_MAX || strpbrk(user, "\r\n")) {
+                portal_secret_free(password);
+                *ret_error = "the user name and password must be 1 to 512 bytes, one line each";
+                return -EINVAL;
+        }
+        if (s->state == PORTAL_STATE_OPEN || s->state == PORTAL_STATE_LOGGED_IN) {
+                portal_secret_free(password);
+                *ret_error = "this link is not behind a captive portal";
+                return -EALREADY;
+        }
+        if (s->state == PORTAL_STATE_LOGGING_IN || s->state == PORTAL_STATE_POLLING) {
+                portal_secret_free(password);
+                *ret_error = "a login is already under way";
+                return -EBUSY;
+        }
+        session_wipe_pending(s);
+        s->pending_user = strdup(user);
+        s->pending_password = password;
+        s->pending_save = save;
+        s->pending_always = always;
+        if (!s->pending_user) {
+                session_wipe_pending(s);
+                return -ENOMEM;
+        }
+        s->approved = true;
+        if (s->state == PORTAL_STATE_DISCOVERING)
+                return 0;
+        if (s->state == PORTAL_STATE_WAITING || s->state == PORTAL_STATE_NEED_CREDENTIALS ||
+            s->state == PORTAL_STATE_DECLINED) {
+                if (!s->wispr) {
+                        session_wipe_pending(s);
+                        *ret_error = "this portal offers no automatic login (WISPr): log in "
+                                     "with a web browser";
+                        return -EOPNOTSUPP;
+                }
+                s->state = PORTAL_STATE_WAITING;
+                session_next(s);
+                return 0;
+        }
+        /* After a rejection or a failure: read the page again, then log in. */
+        session_discover(s);
+        s->approved = true;
+        return 0;
+}
+
+int portal_session_logoff(PortalSession *s, const char **ret_error)
+{
+        int r;
+
+        if (!s->logoff_url) {
+                *ret_error = "the network gave no address to log off at";
+                return -EOPNOTSUPP;
+        }
+        r = session_fetch(s, FETCH_LOGOFF, s->logoff_url, NULL);
+        if (r < 0) {
+                *ret_error = "cannot reach the portal";
+                return r;
+        }
+        free(s->logoff_url);
+        s->logoff_url = NULL;
+        session_set_state(s, PORTAL_STATE_LOGGING_OFF, "logging off");
+        return 0;
+}
+
+int portal_session_forget(PortalSession *s, const char **ret_error)
+{
+        int r = portal_store_forget(s->portal->store, s->identity);
+
+        session_wipe_pending(s);
+        if (r < 0) {
+                *ret_error = "cannot write the saved logins";
+                return r;
+        }
+        log_info("%s: forgot the saved portal login of this network", s->ifname);
+        portal_bus_emit_changed(s->portal);
+        return 0;
+}
+
+/* ---- the whole ---- */
+
+int portal_new(Manager *m, Portal **ret)
+{
+        Portal *p;
+        int r;
+
+        p = calloc(1, sizeof(*p));
+        if (!p)
+                return -ENOMEM;
+        p->manager = m;
+        r = portal_store_load(m->config->portal.credentials_file, &p->store);
+        if (r < 0) {
+                /* Refused or broken: left as it is on disk; nothing is saved over it. */
+                log_warning_errno(r,
+                                  "Cannot use the saved portal logins in %s (%m): it must be a "
+                                  "JSON file owned by root with mode 0600; starting without",
+                                  m->config->portal.credentials_file);
+                r = portal_store_load(NULL, &p->store);
+        }
+        if (r < 0) {
+                free(p);
+                return r;
+        }
+        *ret = p;
+        return 0;
+}
+
+Portal *portal_free(Portal *p)
+{
+        if (!p)
+                return NULL;
+        for (size_t i = 0; i < p->n_sessions; i++)
+                session_free(p->sessions[i]);
+        free(p->sessions);
+        portal_store_free(p->store);
+        sd_bus_slot_unref(p->slot);
+        free(p);
+        return NULL;
+}

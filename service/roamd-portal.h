@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "roamd-portal-store.h"
+#include "roamd-wispr.h"
+
+typedef struct Manager Manager;
+typedef struct Link Link;
+typedef struct Portal Portal;
+typedef struct PortalSession PortalSession;
+typedef struct PortalFetch PortalFetch;
+
+/* Captive portal login (docs/portal.md): one session per link that is behind a portal or
+ * whose RFC 8908 session has time remaining. Nothing but plain GETs of the pages the prober
+ * already fetches reaches the portal before the user approved, or saved "always log in on
+ * this network" for the network's identity. */
+
+typedef enum PortalState {
+        PORTAL_STATE_DISCOVERING,      /* reading the portal's page: does it offer WISPr? */
+        PORTAL_STATE_WAITING,          /* waiting for the user's approval */
+        PORTAL_STATE_DECLINED,         /* the user said no: nothing more is sent */
+        PORTAL_STATE_NEED_CREDENTIALS, /* approved, WISPr offered, no user name/password */
+        PORTAL_STATE_BROWSER,          /* approved, no WISPr: log in with a web browser */
+        PORTAL_STATE_LOGGING_IN,       /* credentials POSTed to the LoginURL */
+        PORTAL_STATE_POLLING,          /* authentication pending, polling LoginResultsURL */
+        PORTAL_STATE_LOGGED_IN,        /* the portal said yes */
+        PORTAL_STATE_REJECTED,         /* the portal refused the user name or password */
+        PORTAL_STATE_FAILED,           /* a hostile or broken portal: see the message */
+        PORTAL_STATE_LOGGING_OFF,
+        PORTAL_STATE_LOGGED_OFF,
+        PORTAL_STATE_OPEN, /* not captive (an RFC 8908 session with time remaining) */
+        _PORTAL_STATE_MAX,
+        _PORTAL_STATE_INVALID = -EINVAL,
+} PortalState;
+
+const char *portal_state_to_string(PortalState s);
+PortalState portal_state_from_string(const char *s);
+
+/* Redirects followed while looking for the portal's page, Proxy NextURLs followed, and
+ * LoginResultsURL polls: each bounded. */
+#define PORTAL_REDIRECTS_MAX 5
+#define PORTAL_PROXY_MAX     3
+#define PORTAL_POLLS_MAX     10
+/* Warn this long before an RFC 8908 session ends. */
+#define PORTAL_WARN_USEC (60 * USEC_PER_SEC)
+
+struct PortalSession {
+        Portal *portal;
+        int ifindex;
+        char *ifname;
+        char *identity; /* what the saved login is filed under, see portal_identity() */
+        const char *identity_source;
+        PortalState state;
+        char *message; /* a sentence for the user about the state */
+        bool captive;  /* the link's verdict is portal (this episode) */
+        bool approved;
+        bool wispr; /* the portal offers WISPr */
+        bool auto_login_tried;
+        WisprMessage offer; /* the Redirect (LoginURL ...) once known */
+        char *logoff_url;
+        char **hosts; /* hosts the portal's own pages pointed to */
+        unsigned redirects, proxies, polls;
+        PortalFetch *fetch;
+        sd_event_source *timer; /* proxy delay and result polls */
+        /* Credentials given by Login(), not yet known good; wiped when done. */
+        char *pending_user, *pending_password;
+        bool pending_save, pending_always;
+        /* RFC 8908 */
+        uint64_t expires_realtime_usec; /* 0: unknown */
+        sd_event_source *warn_timer, *expiry_timer;
+        bool expiry_warned;
+        bool expired; /* the time ran out; the link is being checked again */
+        sd_event_source *reprobe_timer;
+};
+
+struct Portal {
+        Manager *manager;
+        PortalStore *store;
+        PortalSession **sessions;
+        size_t n_sessions;
+        sd_bus_slot *slot;
+};
+
+int portal_new(Manager *m, Portal **ret);
+Portal *portal_free(Portal *p);
+
+/* Hooks: a link's verdict or RFC 8908 data changed, or links went away. NULL p allowed. */
+void portal_link_changed(Portal *p, Link *l);
+void portal_links_changed(Portal *p);
+
+PortalSession *portal_get_session(Portal *p, const char *ifname);
+
+/* User actions. Return 0 or a negative errno, with a sentence in *ret_error for the user. */
+int portal_session_approve(PortalSession *s, bool always, const char **ret_error);
+int portal_session_decline(PortalSession *s, const char **ret_error);
+/* Takes over password (wiped and freed in any case). */
+int portal_session_login(PortalSession *s, const char *user, char *password, bool save, bool always,
+                         const char **ret_error);
+int portal_session_logoff(PortalSession *s, const char **ret_error);
+int portal_session_forget(PortalSession *s, const char **ret_error);
+
+/* The network identity a saved login is filed under: "IFNAME gateway-mac MAC" when the
+ * IPv4 gateway's MAC address is in the neighbour table, else "IFNAME gateway ADDRESS", else
+ * "IFNAME". *ret_source names which one. */
+int portal_identity(const Link *l, char **ret, const char **ret_source);
+
+/* D-Bus (roamd-portal-bus.c). */
+int portal_bus_setup(Portal *p);
+void portal_bus_emit_changed(Portal *p);

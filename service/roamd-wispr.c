@@ -1,0 +1,556 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <libxml/HTMLparser.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include "roam-macro.h"
+#include "roamd-http-answer.h"
+#include "roamd-wispr.h"
+
+#define WISPR_ROOT     "WISPAccessGatewayParam"
+#define WISPR_TEXT_MAX 2048
+
+static const char *const element_table[_WISPR_ELEMENT_MAX] = {
+    [WISPR_ELEMENT_REDIRECT] = "Redirect",
+    [WISPR_ELEMENT_PROXY] = "Proxy",
+    [WISPR_ELEMENT_AUTHENTICATION_REPLY] = "AuthenticationReply",
+    [WISPR_ELEMENT_AUTHENTICATION_POLL_REPLY] = "AuthenticationPollReply",
+    [WISPR_ELEMENT_LOGOFF_REPLY] = "LogoffReply",
+    [WISPR_ELEMENT_ABORT_LOGIN_REPLY] = "AbortLoginReply",
+};
+
+static const char *const outcome_table[_WISPR_OUTCOME_MAX] = {
+    [WISPR_OUTCOME_LOGIN_OFFERED] = "login-offered",
+    [WISPR_OUTCOME_FOLLOW_PROXY] = "follow-proxy",
+    [WISPR_OUTCOME_LOGGED_IN] = "logged-in",
+    [WISPR_OUTCOME_REJECTED] = "rejected",
+    [WISPR_OUTCOME_PENDING] = "pending",
+    [WISPR_OUTCOME_LOGGED_OFF] = "logged-off",
+    [WISPR_OUTCOME_ABORTED] = "aborted",
+    [WISPR_OUTCOME_GATEWAY_ERROR] = "gateway-error",
+};
+
+const char *wispr_element_to_string(WisprElement e)
+{
+        return e >= 0 && e < _WISPR_ELEMENT_MAX ? element_table[e] : NULL;
+}
+
+const char *wispr_outcome_to_string(WisprOutcome o)
+{
+        return o >= 0 && o < _WISPR_OUTCOME_MAX ? outcome_table[o] : NULL;
+}
+
+const char *wispr_response_code_to_string(int code)
+{
+        switch (code) {
+        case WISPR_CODE_NO_ERROR:
+                return "no error";
+        case WISPR_CODE_LOGIN_SUCCEEDED:
+                return "login succeeded";
+        case WISPR_CODE_LOGIN_FAILED:
+                return "login failed (user name or password rejected)";
+        case WISPR_CODE_RADIUS_ERROR:
+                return "the network's authentication server failed or timed out";
+        case WISPR_CODE_NO_AUTH_SERVER:
+                return "the network has no authentication server enabled";
+        case WISPR_CODE_LOGOFF_SUCCEEDED:
+                return "logged off";
+        case WISPR_CODE_LOGIN_ABORTED:
+                return "login aborted";
+        case WISPR_CODE_PROXY_DETECTION:
+                return "proxy detected, repeat at the next URL";
+        case WISPR_CODE_AUTHENTICATION_PENDING:
+                return "authentication pending";
+        case WISPR_CODE_GATEWAY_ERROR:
+                return "the access gateway reported an internal error";
+        }
+        return "unknown response code";
+}
+
+const char *wispr_error_to_string(int r)
+{
+        switch (r) {
+        case 0:
+                return "ok";
+        case -ENOMSG:
+                return "the portal page offers no WISPr login";
+        case -EFBIG:
+                return "the portal page is too large";
+        case -EBADMSG:
+                return "the portal's WISPr document is malformed or unsafe";
+        case -EPROTO:
+                return "the portal sent a WISPr message type or response code that WISPr 1.0 "
+                       "does not define";
+        }
+        return "the portal's WISPr document could not be read";
+}
+
+void wispr_message_done(WisprMessage *m)
+{
+        if (!m)
+                return;
+        free(m->access_procedure);
+        free(m->access_location);
+        free(m->location_name);
+        free(m->login_url);
+        free(m->abort_login_url);
+        free(m->next_url);
+        free(m->login_results_url);
+        free(m->logoff_url);
+        free(m->reply_message);
+        *m = (WisprMessage){.element = _WISPR_ELEMENT_INVALID, .outcome = _WISPR_OUTCOME_INVALID};
+}
+
+static void xml_free_docp(xmlDocPtr *d)
+{
+        if (*d)
+                xmlFreeDoc(*d);
+}
+
+/* libxml2 prints parse errors to stderr by default; a hostile page must not fill the log. */
+static void xml_silent(void *ctx, const char *msg, ...)
+{
+}
+
+static bool name_is(const xmlNode *n, const char *name)
+{
+        /* The HTML parser lower-cases element names; the XML one keeps them. WISPr clients in
+         * the field compare case-insensitively, so do we. */
+        return n && n->type == XML_ELEMENT_NODE && n->name &&
+               strcasecmp((const char *)n->name, name) == 0;
+}
+
+/* The text directly inside an element: text and CDATA children only. Entity references are
+ * never followed (xmlNodeGetContent() would expand them). Leading and trailing white space is
+ * dropped, control characters are dropped. -EBADMSG when longer than WISPR_TEXT_MAX. */
+static int element_text(const xmlNode *e, char **ret)
+{
+        _cleanup_free_ char *s = NULL;
+        size_t n = 0;
+
+        s = malloc(WISPR_TEXT_MAX + 1);
+        if (!s)
+                return -ENOMEM;
+        for (const xmlNode *c = e->children; c; c = c->next) {
+                if (c->type != XML_TEXT_NODE && c->type != XML_CDATA_SECTION_NODE)
+                        continue;
+                for (const xmlChar *p = c->content; p && *p; p++) {
+                        if (*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r')
+                                continue;
+                        if (*p == 0x7f)
+                                continue;
+                        if (n >= WISPR_TEXT_MAX)
+                                return -EBADMSG;
+                        s[n++] = (char)(*p == '\t' || *p == '\n' || *p == '\r' ? ' ' : *p);
+                }
+        }
+        while (n > 0 && s[n - 1] == ' ')
+                n--;
+        s[n] = 0;
+        size_t lead = strspn(s, " ");
+        memmove(s, s + lead, n - lead + 1);
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+static int parse_uint(const char *s, unsigned max, unsigned *ret)
+{
+        unsigned long v;
+        char *end;
+
+        if (!s || !isdigit((unsigned char)s[0]) || strlen(s) > 10)
+                return -EBADMSG;
+        errno = 0;
+        v = strtoul(s, &end, 10);
+        if (errno || *end || v > max)
+                return -EBADMSG;
+        *ret = (unsigned)v;
+        return 0;
+}
+
+static int take_string(const xmlNode *e, char **field)
+{
+        char *s;
+        int r = element_text(e, &s);
+
+        if (r < 0)
+                return r;
+        if (*field || !*s) {
+                /* Repeated elements: the first wins; empty ones count as absent. */
+                free(s);
+                return 0;
+        }
+        *field = s;
+        return 0;
+}
+
+static int take_url(const xmlNode *e, char **field)
+{
+        _cleanup_free_ char *s = NULL;
+        int r = element_text(e, &s);
+
+        if (r < 0)
+                return r;
+        if (!*s || *field)
+                return 0;
+        if (!http_url_ok(s, false))
+                return -EBADMSG;
+        /* Every URL we keep has a host we can compare ("https://[x" passes the check above). */
+        _cleanup_free_ char *host = wispr_url_host(s);
+        if (!host)
+                return -EBADMSG;
+        *field = TAKE_PTR(s);
+        return 0;
+}
+
+/* Which outcome a message type and response code stand for; -EPROTO for pairs WISPr 1.0 does
+ * not define, or a code in the wrong element. */
+static int classify(WisprMessage *m)
+{
+        switch (m->element) {
+        case WISPR_ELEMENT_REDIRECT:
+                if (m->message_type != WISPR_MESSAGE_INITIAL)
+                        return -EPROTO;
+                if (m->response_code == WISPR_CODE_NO_ERROR)
+                        return m->login_url ? WISPR_OUTCOME_LOGIN_OFFERED : -EPROTO;
+                if (m->response_code == WISPR_CODE_NO_AUTH_SERVER ||
+                    m->response_code == WISPR_CODE_GATEWAY_ERROR)
+                        return WISPR_OUTCOME_GATEWAY_ERROR;
+                return -EPROTO;
+        case WISPR_ELEMENT_PROXY:
+                if (m->message_type != WISPR_MESSAGE_PROXY)
+                        return -EPROTO;
+                if (m->response_code == WISPR_CODE_PROXY_DETECTION)
+                        return m->next_url ? WISPR_OUTCOME_FOLLOW_PROXY : -EPROTO;
+                if (m->response_code == WISPR_CODE_GATEWAY_ERROR)
+                        return WISPR_OUTCOME_GATEWAY_ERROR;
+                return -EPROTO;
+        case WISPR_ELEMENT_AUTHENTICATION_REPLY:
+        case WISPR_ELEMENT_AUTHENTICATION_POLL_REPLY:
+                if (m->message_type != (m->element == WISPR_ELEMENT_AUTHENTICATION_REPLY
+                                            ? WISPR_MESSAGE_AUTHENTICATION
+                                            : WISPR_MESSAGE_AUTHENTICATION_POLL))
+                        return -EPROTO;
+                switch (m->response_code) {
+                case WISPR_CODE_LOGIN_SUCCEEDED:
+                        return WISPR_OUTCOME_LOGGED_IN;
+                case WISPR_CODE_LOGIN_FAILED:
+                        return WISPR_OUTCOME_REJECTED;
+                case WISPR_CODE_AUTHENTICATION_PENDING:
+                        return m->login_results_url ? WISPR_OUTCOME_PENDING : -EPROTO;
+                case WISPR_CODE_RADIUS_ERROR:
+                case WISPR_CODE_NO_AUTH_SERVER:
+                case WISPR_CODE_GATEWAY_ERROR:
+                        return WISPR_OUTCOME_GATEWAY_ERROR;
+                }
+                return -EPROTO;
+        case WISPR_ELEMENT_LOGOFF_REPLY:
+                if (m->message_type != WISPR_MESSAGE_LOGOFF)
+                        return -EPROTO;
+                if (m->response_code == WISPR_CODE_LOGOFF_SUCCEEDED)
+                        return WISPR_OUTCOME_LOGGED_OFF;
+                if (m->response_code == WISPR_CODE_GATEWAY_ERROR)
+                        return WISPR_OUTCOME_GATEWAY_ERROR;
+                return -EPROTO;
+        case WISPR_ELEMENT_ABORT_LOGIN_REPLY:
+                if (m->message_type != WISPR_MESSAGE_ABORT_LOGIN)
+                        return -EPROTO;
+                if (m->response_code == WISPR_CODE_LOGIN_ABORTED)
+                        return WISPR_OUTCOME_ABORTED;
+                if (m->response_code == WISPR_CODE_GATEWAY_ERROR)
+                        return WISPR_OUTCOME_GATEWAY_ERROR;
+                return -EPROTO;
+        case _WISPR_ELEMENT_MAX:
+        case _WISPR_ELEMENT_INVALID:
+                break;
+        }
+        return -EPROTO;
+}
+
+/* Reads the message element (Redirect, Proxy, ...) below the root. */
+static int parse_message(const xmlNode *msg, WisprElement element, WisprMessage *ret)
+{
+        WisprMessage m = {.element = element, .outcome = _WISPR_OUTCOME_INVALID};
+        bool have_type = false, have_code = false;
+        int r = 0;
+
+        for (const xmlNode *c = msg->children; c && r >= 0; c = c->next) {
+                _cleanup_free_ char *s = NULL;
+                unsigned v;
+
+                if (c->type != XML_ELEMENT_NODE)
+                        continue;
+                if (name_is(c, "MessageType") || name_is(c, "ResponseCode") ||
+                    name_is(c, "Delay")) {
+                        bool delay = name_is(c, "Delay");
+                        bool type = name_is(c, "MessageType");
+
+                        r = element_text(c, &s);
+                        if (r < 0)
+                                break;
+                        r = parse_uint(s, delay ? 3600 : 999, &v);
+                        if (r < 0)
+                                break;
+                        if (delay) {
+                                m.has_delay = true;
+                                m.delay = v;
+                        } else if (type) {
+                                if (have_type && m.message_type != (int)v)
+                                        r = -EBADMSG;
+                                m.message_type = (int)v;
+                                have_type = true;
+                        } else {
+                                if (have_code && m.response_code != (int)v)
+                                        r = -EBADMSG;
+                                m.response_code = (int)v;
+                                have_code = true;
+                        }
+                } else if (name_is(c, "AccessProcedure"))
+                        r = take_string(c, &m.access_procedure);
+                else if (name_is(c, "AccessLocation"))
+                        r = take_string(c, &m.access_location);
+                else if (name_is(c, "LocationName"))
+                        r = take_string(c, &m.location_name);
+                else if (name_is(c, "ReplyMessage"))
+                        r = take_string(c, &m.reply_message);
+                else if (name_is(c, "LoginURL"))
+                        r = take_url(c, &m.login_url);
+                else if (name_is(c, "AbortLoginURL"))
+                        r = take_url(c, &m.abort_login_url);
+                else if (name_is(c, "NextURL"))
+                        r = take_url(c, &m.next_url);
+                else if (name_is(c, "LoginResultsURL"))
+                        r = take_url(c, &m.login_results_url);
+                else if (name_is(c, "LogoffURL"))
+                        r = take_url(c, &m.logoff_url);
+        }
+        if (r >= 0 && (!have_type || !have_code))
+                r = -EBADMSG;
+        if (r >= 0) {
+                r = classify(&m);
+                if (r >= 0) {
+                        m.outcome = r;
+                        r = 0;
+                }
+        }
+        if (r < 0) {
+                wispr_message_done(&m);
+                return r;
+        }
+        *ret = m;
+        return 0;
+}
+
+/* The root's first child element that names a message. */
+static int parse_root(const xmlNode *root, WisprMessage *ret)
+{
+        for (const xmlNode *c = root->children; c; c = c->next)
+                for (WisprElement e = 0; e < _WISPR_ELEMENT_MAX; e++)
+                        if (name_is(c, element_table[e]))
+                                return parse_message(c, e, ret);
+        return -EBADMSG;
+}
+
+static bool has_prefix_ci(const char *s, size_t n, const char *prefix)
+{
+        size_t l = strlen(prefix);
+        return n >= l && strncasecmp(s, prefix, l) == 0;
+}
+
+/* Whether a text holds a DOCTYPE or an ENTITY declaration anywhere. WISPr needs neither, and
+ * refusing them before libxml2 sees the text keeps entity expansion out of reach entirely
+ * (attribute values would be expanded even without XML_PARSE_NOENT). */
+static bool has_declarations(const char *s, size_t n)
+{
+        for (size_t i = 0; i + 2 < n; i++)
+                if (s[i] == '<' && s[i + 1] == '!' &&
+                    (has_prefix_ci(s + i + 2, n - i - 2, "DOCTYPE") ||
+                     has_prefix_ci(s + i + 2, n - i - 2, "ENTITY")))
+                        return true;
+        return false;
+}
+
+static const int xml_options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
+                               XML_PARSE_NOCDATA | XML_PARSE_NOBLANKS;
+
+static int parse_xml(const char *s, size_t n, WisprMessage *ret)
+{
+        _cleanup_(xml_free_docp) xmlDocPtr doc = NULL;
+        const xmlNode *root;
+
+        /* An XML declaration must come first: comments usually start with a newline. */
+        while (n > 0 && strchr(" \t\r\n", *s)) {
+                s++;
+                n--;
+        }
+        if (has_declarations(s, n))
+                return -EBADMSG;
+        /* No XML_PARSE_NOENT, no XML_PARSE_DTDLOAD, no XML_PARSE_HUGE (keeps libxml2's own
+         * depth limit of 256 and its text size limits). */
+        doc = xmlReadMemory(s, (int)n, "wispr.xml", NULL, xml_options);
+        if (!doc)
+                return -EBADMSG;
+        if (doc->intSubset || doc->extSubset)
+                return -EBADMSG;
+        root = xmlDocGetRootElement(doc);
+        if (!name_is(root, WISPR_ROOT))
+                return -ENOMSG;
+        return parse_root(root, ret);
+}
+
+/* Iterative walk of the HTML tree in document order, WISPR_DEPTH_MAX deep at most: the first
+ * comment that carries a WISPr document wins, else the first <WISPAccessGatewayParam>
+ * element the HTML parser kept in the tree. */
+static int walk_html(const xmlNode *top, WisprMessage *ret)
+{
+        const xmlNode *n = top, *element = NULL;
+        unsigned depth = 0;
+        int first_error = -ENOMSG;
+
+        while (n) {
+                if (n->type == XML_COMMENT_NODE && n->content &&
+                    strstr((const char *)n->content, WISPR_ROOT)) {
+                        const char *c = (const char *)n->content;
+                        int r = parse_xml(c, strlen(c), ret);
+                        if (r >= 0)
+                                return 0;
+                        if (first_error == -ENOMSG)
+                                first_error = r;
+                } else if (!element && name_is(n, WISPR_ROOT))
+                        element = n;
+
+                if (n->children && depth < WISPR_DEPTH_MAX && n->type == XML_ELEMENT_NODE) {
+                        n = n->children;
+                        depth++;
+                        continue;
+                }
+                while (n && !n->next && n != top) {
+                        n = n->parent;
+                        depth--;
+                }
+                if (!n || n == top)
+                        break;
+                n = n->next;
+        }
+        if (first_error != -ENOMSG)
+                return first_error;
+        if (element)
+                return parse_root(element, ret);
+        return -ENOMSG;
+}
+
+static int parse_html(const char *s, size_t n, WisprMessage *ret)
+{
+        _cleanup_(xml_free_docp) xmlDocPtr doc = NULL;
+        const xmlNode *root;
+
+        doc = htmlReadMemory(s, (int)n, "portal.html", NULL,
+                             HTML_PARSE_NONET | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
+                                 HTML_PARSE_RECOVER | HTML_PARSE_NOIMPLIED);
+        if (!doc)
+                return -ENOMSG;
+        root = xmlDocGetRootElement(doc);
+        if (!root)
+                return -ENOMSG;
+        /* Siblings of the root (comments before <html>) count too. */
+        for (const xmlNode *top = doc->children; top; top = top->next) {
+                int r = walk_html(top, ret);
+                if (r != -ENOMSG)
+                        return r;
+        }
+        return -ENOMSG;
+}
+
+int wispr_parse(const char *body, size_t size, WisprMessage *ret)
+{
+        WisprMessage m = {};
+        size_t skip = 0;
+        int r;
+
+        if (!body || !ret)
+                return -EINVAL;
+        if (size > WISPR_BODY_MAX)
+                return -EFBIG;
+        if (size == 0 || memmem(body, size, "\0", 1))
+                return size == 0 ? -ENOMSG : -EBADMSG;
+        if (!memmem(body, size, WISPR_ROOT, strlen(WISPR_ROOT)) &&
+            !memmem(body, size, "wispaccessgatewayparam", strlen(WISPR_ROOT)) &&
+            !memmem(body, size, "WISPACCESSGATEWAYPARAM", strlen(WISPR_ROOT)))
+                /* Cheap and usual: most portal pages do not speak WISPr. */
+                return -ENOMSG;
+
+        xmlSetGenericErrorFunc(NULL, xml_silent);
+
+        if (size >= 3 && memcmp(body, "\xef\xbb\xbf", 3) == 0)
+                skip = 3;
+        while (skip < size && strchr(" \t\r\n", body[skip]))
+                skip++;
+        if (has_prefix_ci(body + skip, size - skip, "<?xml") ||
+            has_prefix_ci(body + skip, size - skip, "<" WISPR_ROOT))
+                r = parse_xml(body + skip, size - skip, &m);
+        else
+                r = parse_html(body, size, &m);
+        if (r < 0)
+                return r;
+        *ret = m;
+        return 0;
+}
+
+char *wispr_url_host(const char *url)
+{
+        const char *p, *end, *at;
+        char *h;
+
+        if (!url || !http_url_ok(url, false))
+                return NULL;
+        p = strstr(url, "://");
+        if (!p)
+                return NULL;
+        p += 3;
+        end = p + strcspn(p, "/?#");
+        /* user info */
+        at = memchr(p, '@', end - p);
+        while (at) {
+                p = at + 1;
+                at = memchr(p, '@', end - p);
+        }
+        if (*p == '[') {
+                const char *close = memchr(p, ']', end - p);
+                if (!close)
+                        return NULL;
+                end = close + 1;
+        } else {
+                const char *colon = memchr(p, ':', end - p);
+                if (colon)
+                        end = colon;
+        }
+        if (end == p)
+                return NULL;
+        h = strndup(p, end - p);
+        if (!h)
+                return NULL;
+        for (char *c = h; *c; c++)
+                *c = (char)tolower((unsigned char)*c);
+        return h;
+}
+
+bool wispr_login_url_allowed(const char *url, char *const *hosts, bool allow_http)
+{
+        _cleanup_free_ char *host = NULL;
+
+        if (!url || !http_url_ok(url, !allow_http))
+                return false;
+        host = wispr_url_host(url);
+        if (!host)
+                return false;
+        for (char *const *h = hosts; h && *h; h++)
+                if (strcasecmp(*h, host) == 0)
+                        return true;
+        return false;
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "roam-macro.h"
+#include "roam-util.h"
+#include "roamd-portal-store.h"
+#include "test.h"
+
+static char dir[] = "/tmp/roam-portal-store-XXXXXX";
+
+static void path_in(char *buf, size_t n, const char *name)
+{
+        snprintf(buf, n, "%s/%s", dir, name);
+}
+
+TEST(portal_store_round_trip)
+{
+        _cleanup_(portal_store_freep) PortalStore *s = NULL, *t = NULL;
+        char path[256];
+        const PortalEntry *e;
+        struct stat st;
+
+        ASSERT_TRUE(mkdtemp(dir));
+        path_in(path, sizeof(path), "creds");
+        /* Missing: empty. */
+        ASSERT_OK(portal_store_load(path, &s));
+        ASSERT_EQ(s->n_entries, 0);
+        ASSERT_OK(portal_store_set(s, "wifi0 gateway-mac 02:00:00:00:00:01", "alice",
+                                   "s3cret \"quoted\" \\ pass", false));
+        ASSERT_OK(portal_store_set(s, "eth0", NULL, NULL, true));
+        ASSERT_TRUE(stat(path, &st) == 0);
+        ASSERT_EQ(st.st_mode & 0777, 0600);
+        ASSERT_EQ(st.st_uid, 0);
+
+        ASSERT_OK(portal_store_load(path, &t));
+        ASSERT_EQ(t->n_entries, 2);
+        e = portal_store_get(t, "wifi0 gateway-mac 02:00:00:00:00:01");
+        ASSERT_TRUE(e);
+        ASSERT_STREQ(e->user, "alice");
+        ASSERT_STREQ(e->password, "s3cret \"quoted\" \\ pass");
+        ASSERT_TRUE(!e->always);
+        e = portal_store_get(t, "eth0");
+        ASSERT_TRUE(e && e->always && !e->user && !e->password);
+
+        /* Updating keeps the saved credentials when none are given. */
+        ASSERT_OK(portal_store_set(t, "wifi0 gateway-mac 02:00:00:00:00:01", NULL, NULL, true));
+        e = portal_store_get(t, "wifi0 gateway-mac 02:00:00:00:00:01");
+        ASSERT_TRUE(e->always);
+        ASSERT_STREQ(e->password, "s3cret \"quoted\" \\ pass");
+
+        ASSERT_EQ(portal_store_forget(t, "eth0"), 1);
+        ASSERT_EQ(portal_store_forget(t, "eth0"), 0);
+        ASSERT_TRUE(portal_store_get(t, "eth0") == NULL);
+        portal_store_free(s);
+        s = NULL;
+        ASSERT_OK(portal_store_load(path, &s));
+        ASSERT_EQ(s->n_entries, 1);
+
+        /* Bad values are refused before anything is written. */
+        ASSERT_EQ(portal_store_set(s, "x", "line\nbreak", "p", false), -EINVAL);
+        ASSERT_EQ(portal_store_set(s, "", "u", "p", false), -EINVAL);
+}
+
+TEST(portal_store_refuses_unsafe_files)
+{
+        _cleanup_(portal_store_freep) PortalStore *s = NULL;
+        char path[256];
+        static const char *const bad[] = {
+            "{",
+            "[]",
+            "{\"networks\": {}}",
+            "{\"networks\": [{\"user\": \"a\"}]}",
+            "{\"networks\": [{\"identity\": 1}]}",
+            "{\"networks\": [{\"identity\": \"a\", \"always\": \"yes\"}]}",
+            "{\"networks\": [{\"identity\": \"a\\nb\"}]}",
+        };
+
+        path_in(path, sizeof(path), "bad");
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                _cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+                ASSERT_TRUE(fd >= 0);
+                ASSERT_TRUE(write(fd, bad[i], strlen(bad[i])) == (ssize_t)strlen(bad[i]));
+                ASSERT_EQ(portal_store_load(path, &s), -EBADMSG);
+        }
+
+        /* Readable by others: refused, and left alone. */
+        ASSERT_TRUE(chmod(path, 0644) == 0);
+        ASSERT_EQ(portal_store_load(path, &s), -EPERM);
+        ASSERT_TRUE(access(path, F_OK) == 0);
+
+        /* A store without a path is never written. */
+        ASSERT_OK(portal_store_load(NULL, &s));
+        ASSERT_EQ(portal_store_set(s, "a", "u", "p", false), -EROFS);
+}

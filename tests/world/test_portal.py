@@ -1,0 +1,341 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Captive portal login (docs/portal.md) in the world's cafe, turned into a WISPr 1.0 portal
+by tests/servers/wispr_cafe.py: the LAN's HTTP and HTTPS to the cafe's router go to it (nft
+redirect in the cafe's namespace). eth0 is moved to the cafe; wifi0 stays at home, online,
+so every test also shows that nothing leaks through the better link: roamd's portal traffic
+is bound to eth0, and the server logs every request it gets."""
+import json
+import os
+import shutil
+import stat
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+from roamworld import REPO, wait_for
+
+WORLD = "tportal"
+PORTAL_PATH = "/org/roam1/portal"
+PORTAL_IFACE = "org.roam1.Portal"
+PROPS = "org.freedesktop.DBus.Properties"
+USER, PASSWORD = "traveller", "p&ss w=rd"
+SERVER = REPO / "tests" / "servers" / "wispr_cafe.py"
+CREDS = "portal.credentials"
+# A move means a new lease and a probe round (tests/world/test_connectivity.py).
+AFTER_MOVE = 30
+
+
+@pytest.fixture(autouse=True)
+def needs_probes(world):
+    if not world.probes:
+        pytest.skip("this roamd has no connectivity probes")
+
+
+class Cafe:
+    """The WISPr cafe: its server, its request log, its mode file."""
+
+    def __init__(self, w):
+        self.w = w
+        self.dir = tempfile.mkdtemp(prefix="wispr-cafe-")
+        self.log = os.path.join(self.dir, "requests.log")
+        self.mode_file = os.path.join(self.dir, "mode")
+        self.ready = os.path.join(self.dir, "ready")
+        open(self.log, "w").close()
+        self.mode("")
+        ns = "/run/netns/roam-%s-cafe" % w.name
+        world_sh = str(REPO / "tests" / "world" / "world.sh")
+        self.proc = subprocess.Popen(
+            ["nsenter", "--net=" + ns, "--", "/usr/bin/python3", str(SERVER),
+             "--port", "8080", "--tls-port", "8443",
+             "--cert", str(w.path("ca", "cafe.pem")), "--key", str(w.path("ca", "cafe.key")),
+             "--log", self.log, "--mode-file", self.mode_file,
+             "--capport-file", str(w.path("cafe-capport.json")),
+             "--user", USER, "--password", PASSWORD, "--ready", self.ready,
+             "--on-login", "%s cafe-login %s" % (world_sh, w.name),
+             "--on-logoff", "%s cafe-logout %s" % (world_sh, w.name)],
+            stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.dir, "server.err"), "w"))
+        wait_for(lambda: os.path.exists(self.ready), 10, what="wispr cafe server")
+        rules = "\n".join([
+            "add table inet wisprcafe",
+            "add chain inet wisprcafe pre { type nat hook prerouting priority dstnat - 1; }",
+            'add rule inet wisprcafe pre iifname "br0" ip daddr 192.0.2.129 tcp dport 80 '
+            "redirect to :8080",
+            'add rule inet wisprcafe pre iifname "br0" ip daddr 192.0.2.129 tcp dport 443 '
+            "redirect to :8443",
+            'add rule inet wisprcafe pre iifname "br0" ip6 daddr 2001:db8:3::1 tcp dport 80 '
+            "redirect to :8080",
+            'add rule inet wisprcafe pre iifname "br0" ip6 daddr 2001:db8:3::1 tcp dport 443 '
+            "redirect to :8443", ""])
+        w.exec("cafe", "nft", "-f", "-", input=rules)
+
+    def mode(self, m):
+        with open(self.mode_file + ".tmp", "w") as f:
+            f.write(m)
+        os.rename(self.mode_file + ".tmp", self.mode_file)
+
+    def requests(self):
+        with open(self.log) as f:
+            return [json.loads(x) for x in f if x.strip()]
+
+    def posts(self):
+        return [r for r in self.requests() if r["method"] == "POST"]
+
+    def close(self):
+        self.w.exec("cafe", "nft", "delete", "table", "inet", "wisprcafe", check=False)
+        self.proc.terminate()
+        self.proc.wait(10)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@pytest.fixture
+def cafe(w):
+    c = Cafe(w)
+    try:
+        yield c
+    finally:
+        c.close()
+        # saved logins must not leak into the next test
+        try:
+            os.unlink(w.path("var-lib-roam", CREDS))
+        except FileNotFoundError:
+            pass
+    # With a sanitizer build of roamd (ROAMD=...), any report fails the test.
+    log = w.roamd_log()
+    assert "AddressSanitizer" not in log and "runtime error:" not in log, log[-3000:]
+
+
+@pytest.fixture
+def mon(w):
+    m = w.monitor()
+    try:
+        yield m
+    finally:
+        m.stop()
+
+
+def sessions(w):
+    return w.call(PORTAL_PATH, PROPS, "Get", "ss", (PORTAL_IFACE, "Sessions"))
+
+
+def session(w, link="eth0"):
+    for s in sessions(w):
+        if s.get("Link") == link:
+            return s
+    return None
+
+
+def wait_session(w, mon, pred, timeout=AFTER_MOVE, link="eth0"):
+    """Wait, on PropertiesChanged signals of the portal object, until link's session
+    satisfies pred; returns it."""
+    deadline = time.monotonic() + timeout
+    since = 0.0
+    last = None
+    while True:
+        last = session(w, link)
+        if last is not None and pred(last):
+            return last
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("portal session of %s: last %r" % (link, last))
+        try:
+            t, _ = mon.wait_signal(
+                lambda m: m.get("path") == PORTAL_PATH and m.get("member") ==
+                "PropertiesChanged", left, since)
+            since = t + 1e-9
+        except TimeoutError:
+            pass
+
+
+def wait_link_verdict(w, mon, verdict, link="eth0", timeout=AFTER_MOVE):
+    deadline = time.monotonic() + timeout
+    since = 0.0
+    while True:
+        l = w.link(link)
+        if l and l["Connectivity"] == verdict:
+            return l
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("%s: wanted %s, have %s" % (link, verdict,
+                                                          l and l["Connectivity"]))
+        try:
+            t, _ = mon.wait_signal(lambda m: m.get("member") == "PropertiesChanged" and
+                                   m.get("path") == l["_path"], left, since)
+            since = t + 1e-9
+        except TimeoutError:
+            pass
+
+
+def roam(w, *args, check=True, input=None):
+    r = w.dev(str(w.roam), *args, check=False, input=input)
+    if check:
+        assert r.returncode == 0, (args, r.stdout, r.stderr)
+    return r
+
+
+def login(w, user=USER, password=PASSWORD, save=True, always=False, link="eth0"):
+    """`roam portal login`, the password on standard input (it reaches roamd in a memfd)."""
+    args = ["portal", "login", "--user", user, "--password-file", "-"]
+    if not save:
+        args.append("--no-save")
+    if always:
+        args.append("--always")
+    return roam(w, *args, link, input=password + "\n")
+
+
+def to_cafe(w, mon):
+    w.move("eth0", "cafe")
+    wait_link_verdict(w, mon, "portal")
+    return wait_session(w, mon, lambda s: s["State"] not in ("discovering",))
+
+
+def test_wispr_login_saved_and_approved_again(w, cafe, mon):
+    s = to_cafe(w, mon)
+    # Discovery is a plain GET; nothing else reaches the portal before approval.
+    assert s["State"] == "waiting" and s["WISPr"] is True, s
+    assert s["LoginURL"] == "https://cafe.test/wispr/login"
+    assert s["LocationName"] == "Cafe Roam"
+    assert s["HasSavedLogin"] is False and s["Approved"] is False
+    assert s["Identity"].startswith("eth0 gateway"), s
+    assert cafe.posts() == []
+    assert all(r["method"] == "GET" for r in cafe.requests())
+    # Only root, netdev or polkit may act; nobody else sends anything.
+    ok, err, _ = w.call_as(65534, PORTAL_PATH, PORTAL_IFACE, "Approve", "string:eth0",
+                           "boolean:false")
+    assert not ok and err == "org.roam1.Error.AccessDenied"
+    doc = json.loads(roam(w, "portal", "--json").stdout)
+    assert [(x["link"], x["state"], x["wispr"]) for x in doc] == [("eth0", "waiting", True)]
+
+    login(w, save=True)
+    s = wait_session(w, mon, lambda s: s["State"] not in ("logging-in", "waiting"))
+    assert s["State"] == "logged-in", s
+    posts = cafe.posts()
+    assert len(posts) == 1, posts
+    p = posts[0]
+    assert p["path"] == "/wispr/login" and p["tls"] is True and p["host"] == "cafe.test"
+    assert p["fields"] == {"UserName": USER, "Password": PASSWORD, "button": "Login",
+                           "FNAME": "0", "OriginatingServer": p["fields"]["OriginatingServer"]}
+    assert p["fields"]["OriginatingServer"].startswith("http://")
+    assert "WISPr" in p["agent"]
+    wait_link_verdict(w, mon, "online")
+    s = wait_session(w, mon, lambda s: s["HasSavedLogin"])
+    assert s["CanLogoff"] is True
+    out = roam(w, "portal").stdout
+    assert "eth0: captive portal, logged in" in out and "Saved login:    yes" in out, out
+    # Saved root-only, and the password is nowhere in the log.
+    st = os.stat(w.path("var-lib-roam", CREDS))
+    assert stat.S_IMODE(st.st_mode) == 0o600 and st.st_uid == 0
+    saved = json.loads(w.path("var-lib-roam", CREDS).read_text())
+    assert saved["networks"][0]["user"] == USER
+    assert saved["networks"][0]["password"] == PASSWORD
+    assert PASSWORD not in w.roamd_log()
+    # ... nor on the bus
+    assert PASSWORD not in json.dumps(mon.messages)
+
+    # The cafe closes again: the saved login is offered, sent only after approval.
+    n = len(cafe.requests())
+    w.cafe_logout()
+    w.call(w.link("eth0")["_path"], "org.roam1.Link", "Reprobe")
+    wait_link_verdict(w, mon, "portal")
+    s = wait_session(w, mon, lambda s: s["State"] == "waiting")
+    assert s["HasSavedLogin"] is True and len(cafe.posts()) == 1
+    w.call(PORTAL_PATH, PORTAL_IFACE, "Approve", "sb", ("eth0", False))
+    wait_session(w, mon, lambda s: s["State"] == "logged-in")
+    assert len(cafe.posts()) == 2 and cafe.posts()[1]["fields"]["Password"] == PASSWORD
+    assert len(cafe.requests()) > n
+    wait_link_verdict(w, mon, "online")
+
+    # Log off: the portal closes, the link is captive again at once.
+    w.call(PORTAL_PATH, PORTAL_IFACE, "Logoff", "s", ("eth0",))
+    wait_link_verdict(w, mon, "portal")
+    assert any(r["path"] == "/wispr/logoff" for r in cafe.requests())
+
+    # Forget: nothing saved any more.
+    w.call(PORTAL_PATH, PORTAL_IFACE, "Forget", "s", ("eth0",))
+    saved = json.loads(w.path("var-lib-roam", CREDS).read_text())
+    assert saved["networks"] == []
+    assert w.roamd_running()
+
+
+def test_wrong_password_then_pending(w, cafe, mon):
+    to_cafe(w, mon)
+    login(w, password="wrong", save=True)
+    s = wait_session(w, mon, lambda s: s["State"] in ("rejected", "failed", "logged-in"))
+    assert s["State"] == "rejected", s
+    assert "rejected the user name or password" in s["Message"]
+    assert "Invalid password" in s["Message"] and "nothing was saved" in s["Message"]
+    assert s["HasSavedLogin"] is False
+    assert not w.path("var-lib-roam", CREDS).exists()
+    # no retry storm: one POST, also after another probe round
+    w.call(w.link("eth0")["_path"], "org.roam1.Link", "Reprobe")
+    wait_link_verdict(w, mon, "portal")
+    assert len(cafe.posts()) == 1
+    assert "wrong" not in w.roamd_log()
+    out = roam(w, "portal", "eth0").stdout
+    assert "user name or password rejected" in out and "roam portal login" in out, out
+
+    # The right password; the portal answers "pending" and then, at the results URL, yes.
+    cafe.mode("pending")
+    login(w, save=False)
+    s = wait_session(w, mon, lambda s: s["State"] in ("logged-in", "failed", "rejected"))
+    assert s["State"] == "logged-in", s
+    assert [r["path"] for r in cafe.requests()].count("/wispr/results") == 1
+    wait_link_verdict(w, mon, "online")
+    assert not w.path("var-lib-roam", CREDS).exists()
+
+
+HOSTILE = [
+    ("xxe", "malformed or unsafe"),
+    ("laughs", "malformed or unsafe"),
+    ("big", "larger than"),
+    ("loop", "redirects in a loop"),
+    ("badcode", "does not define"),
+    ("otherhost", "did not point to"),
+    ("plainhttp", "not HTTPS"),
+]
+
+
+def test_hostile_portals(w, cafe, mon):
+    """One portal after another turns hostile; each time: a clear message, no credential
+    sent, roamd alive."""
+    cafe.mode(HOSTILE[0][0])
+    to_cafe(w, mon)
+    for mode, words in HOSTILE:
+        cafe.mode(mode)
+        # approving again reads the page again
+        w.call(PORTAL_PATH, PORTAL_IFACE, "Approve", "sb", ("eth0", False))
+        s = wait_session(w, mon, lambda s: s["State"] not in ("discovering", "failed") or
+                         words in (s.get("Message") or ""))
+        if s["State"] == "need-credentials":
+            # the offer looked fine until credentials were to be sent
+            login(w)
+        s = wait_session(w, mon, lambda s: s["State"] in ("failed", "logged-in", "rejected")
+                         and (s["State"] != "failed" or words in s["Message"]))
+        assert s["State"] == "failed" and words in s["Message"], (mode, s)
+        assert cafe.posts() == [], "credentials sent to a hostile portal (%s)" % mode
+        assert w.roamd_running()
+    assert w.link("eth0")["Connectivity"] == "portal"
+    log = w.roamd_log()
+    assert PASSWORD not in log and "/etc/shadow" not in log
+
+
+def test_rfc8908_expiry_back_to_portal(w, cafe, mon):
+    to_cafe(w, mon)
+    login(w, save=False)
+    wait_link_verdict(w, mon, "online")
+    # The network says: 4 seconds left. roamd reads it on the next round ...
+    caps = w.path("cafe-capport.json")
+    tmp = caps.with_name(caps.name + ".tmp")
+    tmp.write_text(json.dumps({"captive": False, "user-portal-url": "https://cafe.test/portal",
+                               "seconds-remaining": 4, "bytes-remaining": 1000000}))
+    os.rename(tmp, caps)
+    w.call(w.link("eth0")["_path"], "org.roam1.Link", "Reprobe")
+    s = wait_session(w, mon, lambda s: s.get("BytesRemaining") == 1000000 and "ExpiresAt" in s)
+    left = s["ExpiresAt"] / 1e6 - time.time()
+    assert 0 < left <= 4.5, left
+    assert s["ExpiryWarning"] is True  # less than a minute left
+    # ... the gate closes without telling anyone; at expiry roamd checks on its own (the
+    # next scheduled round is minutes away).
+    w.cafe_logout()
+    wait_link_verdict(w, mon, "portal", timeout=15)

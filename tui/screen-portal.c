@@ -1,0 +1,497 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NCURSES_WIDECHAR 1
+#include <curses.h>
+
+#include "roam-bus.h"
+#include "roam-portal-cli.h"
+#include "roam-screens.h"
+#include "roam-util.h"
+
+/* Captive portals: one block per link behind one (org.roam1.Portal, docs/portal.md) with what
+ * roam knows and will do, in words. Keys approve, decline, log in (a small form: the user name,
+ * then the password, shown masked), log off and forget. The sessions are read when the screen
+ * opens and again on every PropertiesChanged of the portal object; calls are asynchronous and
+ * their answers go to the status line. */
+
+#define LABEL_WIDTH 15
+#define FIELD_MAX   512
+
+typedef enum EntryField {
+        ENTRY_NONE,
+        ENTRY_USER,
+        ENTRY_PASSWORD,
+} EntryField;
+
+typedef struct PortalData {
+        Tui *tui;
+        RoamPortalSession *sessions;
+        size_t n_sessions;
+        bool loaded;
+        int selected, scroll;
+        sd_bus_slot *match, *get, *call;
+        /* The login form, for the link in form_link. */
+        EntryField entry;
+        char form_link[64];
+        char user[FIELD_MAX + 1];
+        char password[FIELD_MAX + 1];
+} PortalData;
+
+bool tui_any_portal(Tui *t)
+{
+        const RoamModel *m = tui_model(t);
+
+        for (size_t i = 0; i < m->n_links; i++)
+                if (streq_ptr(m->links[i]->connectivity, "portal"))
+                        return true;
+        return false;
+}
+
+static void form_close(PortalData *d)
+{
+        explicit_bzero(d->password, sizeof(d->password));
+        explicit_bzero(d->user, sizeof(d->user));
+        d->entry = ENTRY_NONE;
+}
+
+static const RoamPortalSession *selected_session(PortalData *d)
+{
+        if (d->n_sessions == 0)
+                return NULL;
+        if (d->selected < 0 || (size_t)d->selected >= d->n_sessions)
+                d->selected = 0;
+        return &d->sessions[d->selected];
+}
+
+static int on_sessions(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        PortalData *d = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+        RoamPortalSession *s = NULL;
+        size_t n = 0;
+        int r;
+
+        d->get = sd_bus_slot_unref(d->get);
+        if (e) {
+                /* An older roamd without portal support: nothing to show. */
+                roam_portal_sessions_free(d->sessions, d->n_sessions);
+                d->sessions = NULL;
+                d->n_sessions = 0;
+        } else {
+                r = sd_bus_message_enter_container(m, 'v', "aa{sv}");
+                if (r >= 0)
+                        r = roam_portal_sessions_read(m, &s, &n);
+                if (r < 0) {
+                        tui_message(d->tui, THEME_ERROR, "Cannot read the captive portals: %s.",
+                                    strerror(-r));
+                        return 0;
+                }
+                roam_portal_sessions_free(d->sessions, d->n_sessions);
+                d->sessions = s;
+                d->n_sessions = n;
+        }
+        d->loaded = true;
+        tui_request_redraw(d->tui);
+        return 0;
+}
+
+static int load(PortalData *d)
+{
+        sd_bus *bus = roam_live_get_bus(tui_live(d->tui));
+
+        if (!bus)
+                return -ENOTCONN;
+        d->get = sd_bus_slot_unref(d->get);
+        return sd_bus_call_method_async(bus, &d->get, ROAM_BUS_NAME, ROAM_PORTAL_PATH,
+                                        "org.freedesktop.DBus.Properties", "Get", on_sessions, d,
+                                        "ss", ROAM_PORTAL_INTERFACE, "Sessions");
+}
+
+static int on_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        (void)load(userdata);
+        return 0;
+}
+
+static int portal_enter(Tui *t, Screen *s)
+{
+        PortalData *d = s->data;
+        sd_bus *bus = roam_live_get_bus(tui_live(t));
+
+        d->tui = t;
+        if (!bus)
+                return 0;
+        if (!d->match)
+                (void)sd_bus_match_signal_async(bus, &d->match, ROAM_BUS_NAME, ROAM_PORTAL_PATH,
+                                                "org.freedesktop.DBus.Properties",
+                                                "PropertiesChanged", on_changed, NULL, d);
+        (void)load(d);
+        return 0;
+}
+
+static void portal_leave(Tui *t, Screen *s)
+{
+        PortalData *d = s->data;
+
+        form_close(d);
+        d->match = sd_bus_slot_unref(d->match);
+        d->get = sd_bus_slot_unref(d->get);
+        /* A call in flight still answers, to the status line. */
+}
+
+static int on_call_done(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        PortalData *d = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+
+        d->call = sd_bus_slot_unref(d->call);
+        if (e)
+                tui_message(d->tui, THEME_ERROR, "roamd refused: %s",
+                            e->message ? e->message : e->name);
+        else
+                tui_message(d->tui, THEME_OK, "Done: roamd is on it.");
+        tui_request_redraw(d->tui);
+        return 0;
+}
+
+static int call(PortalData *d, const char *member, const char *link, bool always)
+{
+        sd_bus *bus = roam_live_get_bus(tui_live(d->tui));
+        int r;
+
+        if (!bus)
+                return -ENOTCONN;
+        d->call = sd_bus_slot_unref(d->call);
+        if (streq(member, "Approve"))
+                r = sd_bus_call_method_async(bus, &d->call, ROAM_BUS_NAME, ROAM_PORTAL_PATH,
+                                             ROAM_PORTAL_INTERFACE, member, on_call_done, d, "sb",
+                                             link, always);
+        else
+                r = sd_bus_call_method_async(bus, &d->call, ROAM_BUS_NAME, ROAM_PORTAL_PATH,
+                                             ROAM_PORTAL_INTERFACE, member, on_call_done, d, "s",
+                                             link);
+        return r;
+}
+
+static int send_login(PortalData *d)
+{
+        sd_bus *bus = roam_live_get_bus(tui_live(d->tui));
+        size_t n = strlen(d->password);
+        int fd, r;
+
+        if (!bus)
+                return -ENOTCONN;
+        /* As `roam portal login`: the password in a memfd, never in a message body. */
+        fd = memfd_create("roam-portal-password", MFD_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (write(fd, d->password, n) != (ssize_t)n) {
+                r = errno ? -errno : -EIO;
+                close(fd);
+                return r;
+        }
+        d->call = sd_bus_slot_unref(d->call);
+        r = sd_bus_call_method_async(bus, &d->call, ROAM_BUS_NAME, ROAM_PORTAL_PATH,
+                                     ROAM_PORTAL_INTERFACE, "Login", on_call_done, d, "sshbb",
+                                     d->form_link, d->user, fd, true, false);
+        close(fd);
+        return r;
+}
+
+typedef struct AddCtx {
+        TuiDoc *doc;
+        int item;
+        int r;
+} AddCtx;
+
+static void add_field(const char *label, const char *value, void *userdata)
+{
+        AddCtx *c = userdata;
+
+        /* "Next" names roam portal commands; here the key bar says what to press. */
+        if (c->r < 0 || !value || !*value || streq(label, "Next"))
+                return;
+        c->r = tui_doc_field(c->doc, c->item, LABEL_WIDTH, label, THEME_NORMAL, value);
+}
+
+static ThemeRole state_role(const char *state)
+{
+        if (streq(state, "logged-in") || streq(state, "open"))
+                return THEME_OK;
+        if (streq(state, "failed") || streq(state, "rejected"))
+                return THEME_ERROR;
+        return THEME_PORTAL;
+}
+
+static int build(Tui *t, PortalData *d, TuiDoc *doc)
+{
+        struct timespec ts;
+        uint64_t now;
+        int r = 0;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        now = (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
+        if (getenv("ROAM_TEST_NOW"))
+                now = strtoull(getenv("ROAM_TEST_NOW"), NULL, 10);
+        if (!d->loaded || d->n_sessions == 0) {
+                r = tui_doc_line(doc, -1, 0);
+                if (r >= 0)
+                        r = tui_doc_span(doc, THEME_NORMAL, 0,
+                                         d->loaded ? "No captive portal: no link is behind one."
+                                                   : "Reading the captive portals...");
+                return r;
+        }
+        for (size_t i = 0; r >= 0 && i < d->n_sessions; i++) {
+                const RoamPortalSession *s = &d->sessions[i];
+                AddCtx c = {doc, (int)i, 0};
+
+                if (i > 0)
+                        r = tui_doc_line(doc, -1, 0);
+                if (r >= 0)
+                        r = tui_doc_line(doc, (int)i, 2);
+                if (r >= 0)
+                        r = tui_doc_spanf(doc, THEME_TITLE, 0, "%s: captive portal, ", s->link);
+                if (r >= 0)
+                        r = tui_doc_span(doc, state_role(s->state), 0,
+                                         roam_portal_state_words(s->state));
+                if (r < 0)
+                        break;
+                roam_portal_fields(s, now, add_field, &c);
+                r = c.r;
+                if (r >= 0 && s->has_expires)
+                        tui_refresh_in(t, USEC_PER_SEC);
+        }
+        return r;
+}
+
+static void draw_form(Tui *t, PortalData *d, int top, int height)
+{
+        _cleanup_(tui_doc_freep) TuiDoc *doc = NULL;
+        char masked[FIELD_MAX + 1];
+        size_t n = strlen(d->password);
+        int r, scroll = 0;
+
+        if (tui_doc_new(&doc) < 0)
+                return;
+        memset(masked, '*', n);
+        masked[n] = 0;
+        r = tui_doc_line(doc, -1, 0);
+        if (r >= 0)
+                r = tui_doc_spanf(doc, THEME_TITLE, 0, "Log in on %s", d->form_link);
+        if (r >= 0)
+                r = tui_doc_line(doc, -1, 0);
+        if (r >= 0)
+                r = tui_doc_span(doc, THEME_MUTED, 0,
+                                 "Tab: next field, Enter: log in, Esc: cancel. The login is "
+                                 "saved for this network once it works.");
+        if (r >= 0)
+                r = tui_doc_field(doc, 0, 10, "User", THEME_NORMAL, d->user);
+        if (r >= 0)
+                /* Masked: one star per byte, never the text. */
+                r = tui_doc_field(doc, 1, 10, "Password", THEME_NORMAL, masked);
+        if (r < 0)
+                return;
+        /* The whole screen: a screen reader reads the form and nothing else. */
+        tui_doc_draw(t, doc, top, height, d->entry == ENTRY_USER ? 0 : 1, &scroll);
+}
+
+static void portal_draw(Tui *t, Screen *s, int top, int height)
+{
+        PortalData *d = s->data;
+        _cleanup_(tui_doc_freep) TuiDoc *doc = NULL;
+
+        d->tui = t;
+        if (d->entry != ENTRY_NONE) {
+                draw_form(t, d, top, height);
+                return;
+        }
+        if (tui_doc_new(&doc) < 0 || build(t, d, doc) < 0)
+                return;
+        tui_doc_draw(t, doc, top, height, d->n_sessions ? d->selected : -1, &d->scroll);
+}
+
+static int form_key(Tui *t, PortalData *d, int key)
+{
+        char *f = d->entry == ENTRY_USER ? d->user : d->password;
+        size_t n = strlen(f);
+        int r;
+
+        switch (key) {
+        case TUI_KEY_ESCAPE:
+                form_close(d);
+                tui_message(t, THEME_NORMAL, "Login cancelled: nothing was sent.");
+                return REACTION_REDRAW;
+        case '\t':
+        case TUI_KEY(KEY_BTAB):
+        case TUI_KEY(KEY_UP):
+        case TUI_KEY(KEY_DOWN):
+                d->entry = d->entry == ENTRY_USER ? ENTRY_PASSWORD : ENTRY_USER;
+                return REACTION_REDRAW;
+        case '\r':
+        case '\n':
+        case TUI_KEY(KEY_ENTER):
+                if (d->entry == ENTRY_USER) {
+                        d->entry = ENTRY_PASSWORD;
+                        return REACTION_REDRAW;
+                }
+                if (!*d->user || !*d->password) {
+                        tui_message(t, THEME_WARNING, "Enter a user name and a password.");
+                        return REACTION_REDRAW;
+                }
+                r = send_login(d);
+                form_close(d);
+                if (r < 0)
+                        tui_message(t, THEME_ERROR, "Cannot ask roamd: %s.", strerror(-r));
+                else
+                        tui_message(t, THEME_NORMAL, "Logging in...");
+                return REACTION_REDRAW;
+        case 127:
+        case 8:
+        case TUI_KEY(KEY_BACKSPACE):
+                /* one UTF-8 character back */
+                while (n > 0 && ((unsigned char)f[n - 1] & 0xc0) == 0x80)
+                        f[--n] = 0;
+                if (n > 0)
+                        f[--n] = 0;
+                return REACTION_REDRAW;
+        }
+        if (key & TUI_KEY_CODE || key < 0x20 || key == 0x7f)
+                return REACTION_NONE;
+        {
+                char buf[8];
+                mbstate_t ps = {};
+                size_t k = wcrtomb(buf, (wchar_t)key, &ps);
+                if (k == (size_t)-1 || n + k > FIELD_MAX)
+                        return REACTION_NONE;
+                memcpy(f + n, buf, k);
+                f[n + k] = 0;
+        }
+        return REACTION_REDRAW;
+}
+
+static int portal_key(Tui *t, Screen *s, int key)
+{
+        PortalData *d = s->data;
+        const RoamPortalSession *p;
+        bool handled;
+        int i, r;
+
+        d->tui = t;
+        if (d->entry != ENTRY_NONE)
+                return form_key(t, d, key);
+        i = tui_list_key(key, d->selected, (int)d->n_sessions, &handled);
+        if (handled) {
+                if (i >= 0)
+                        d->selected = i;
+                return REACTION_REDRAW;
+        }
+        if (!strchr("aAdlof", key) || key & TUI_KEY_CODE || key == 0)
+                return REACTION_UNHANDLED;
+        p = selected_session(d);
+        if (!p) {
+                tui_message(t, THEME_WARNING, "No link is behind a captive portal.");
+                return REACTION_REDRAW;
+        }
+        switch (key) {
+        case 'l':
+                form_close(d);
+                snprintf(d->form_link, sizeof(d->form_link), "%s", p->link);
+                d->entry = ENTRY_USER;
+                return REACTION_REDRAW;
+        case 'a':
+        case 'A':
+                r = call(d, "Approve", p->link, key == 'A');
+                break;
+        case 'd':
+                r = call(d, "Decline", p->link, false);
+                break;
+        case 'o':
+                r = call(d, "Logoff", p->link, false);
+                break;
+        default:
+                r = call(d, "Forget", p->link, false);
+                break;
+        }
+        if (r < 0)
+                tui_message(t, THEME_ERROR, "Cannot ask roamd: %s.", strerror(-r));
+        return REACTION_REDRAW;
+}
+
+static int portal_model_changed(Tui *t, Screen *s, const RoamLiveEvent *ev)
+{
+        PortalData *d = s->data;
+
+        if (ev->type == ROAM_LIVE_EVENT_STATE) {
+                if (roam_live_get_state(tui_live(t)) != ROAM_LIVE_READY) {
+                        form_close(d);
+                        return REACTION_BACK;
+                }
+                /* roamd came back: a new connection, so new matches. */
+                d->match = sd_bus_slot_unref(d->match);
+                (void)portal_enter(t, s);
+        }
+        return REACTION_REDRAW;
+}
+
+static const KeyHelp portal_keys[] = {
+    {"a", "approve", "Approve: let roam log in (with the saved login, if any)"},
+    {"A", NULL, "Approve, and always log in on this network from now on"},
+    {"l", "log in", "Log in with a user name and password (WISPr); the password is masked"},
+    {"d", "decline", "Decline: roam sends nothing to this portal"},
+    {"o", "log off", "Log off (when the portal gave a log off address)"},
+    {"f", "forget", "Forget the saved login of this network"},
+    {"Up/Down", NULL, "Select the previous or next link (also k and j)"},
+    {"Esc", NULL, "Back to the overview"},
+    {"Tab", "next field", "In the login form: the other field"},
+    {"Enter", "log in", "In the login form: send the login to roamd"},
+    {"Esc", "cancel", "In the login form: close it, nothing is sent"},
+    {},
+};
+/* The list's keys come first, then the form's. */
+#define PORTAL_LIST_KEYS 8
+
+static bool portal_key_active(Tui *t, Screen *s, const KeyHelp *k)
+{
+        PortalData *d = s->data;
+        const RoamPortalSession *p = selected_session(d);
+
+        if (k - portal_keys >= PORTAL_LIST_KEYS)
+                return d->entry != ENTRY_NONE;
+        if (d->entry != ENTRY_NONE)
+                return false;
+        if (!p)
+                return streq(k->keys, "Esc");
+        if (streq(k->keys, "o"))
+                return p->can_logoff;
+        if (streq(k->keys, "f"))
+                return p->has_saved_login || p->always;
+        if (streq(k->keys, "l"))
+                return p->wispr;
+        return true;
+}
+
+const ScreenVTable portal_screen_vtable = {
+    .name = "portal",
+    .title = "Portal",
+    .number = 4,
+    .data_size = sizeof(PortalData),
+    .enter = portal_enter,
+    .leave = portal_leave,
+    .draw = portal_draw,
+    .key = portal_key,
+    .model_changed = portal_model_changed,
+    .keys = portal_keys,
+    .key_active = portal_key_active,
+    .about = "Links behind a captive portal: the portal's page, whether it offers automatic "
+             "login (WISPr), the saved login of the network, the time and data left (RFC "
+             "8908) and what roam will do. Nothing but a plain look at the portal's page is "
+             "sent before you approve. Changes need root, group netdev or polkit "
+             "authorization; the status line says whether they were done.",
+};
