@@ -56,6 +56,16 @@ typedef struct AppsConfig {
         uint32_t rule_priority; /* ip rules at this priority and the next */
 } AppsConfig;
 
+/* [WiFi]: wpa_supplicant's control interface (docs/wifi-direct.md). */
+typedef struct WiFiConfig {
+        bool enable;
+        char *control_dir;    /* per-interface sockets, default /run/wpa_supplicant */
+        char *global_control; /* wpa_supplicant -g socket; NULL: per-interface sockets */
+        char *client_dir;     /* where roamd binds its own sockets */
+        uint64_t timeout_usec;
+        char *p2p_device_name; /* NULL: the host name */
+} WiFiConfig;
+
 typedef struct Config {
         char *path;
         int log_level;
@@ -70,6 +80,7 @@ typedef struct Config {
         size_t n_dns_pins;
         ProbeConfig probe;
         AppsConfig apps;
+        WiFiConfig wifi;
 } Config;
 
 Config *config_free(Config *c);

@@ -13,6 +13,8 @@
 #include "roamd-apps.h"
 #include "roamd-manager.h"
 #include "roamd-netlink.h"
+#include "roamd-p2p.h"
+#include "roamd-wpa.h"
 
 static bool in_initial_netns(void)
 {
@@ -54,6 +56,8 @@ Manager *manager_free(Manager *m)
         if (!m)
                 return NULL;
         apps_free(m->apps);
+        p2p_free(m->p2p);
+        wpa_free(m->wpa);
         for (size_t i = 0; i < m->n_links; i++)
                 link_free(m->links[i]);
         free(m->links);
@@ -68,6 +72,8 @@ Manager *manager_free(Manager *m)
         sd_bus_slot_unref(m->object_manager_slot);
         sd_bus_slot_unref(m->link_slot);
         sd_bus_slot_unref(m->link_enum_slot);
+        sd_bus_slot_unref(m->peer_slot);
+        sd_bus_slot_unref(m->peer_enum_slot);
         sd_bus_flush_close_unref(m->bus);
         sd_event_unref(m->event);
         config_free(m->config);
@@ -353,6 +359,9 @@ int manager_start(Manager *m)
         r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
                 return log_error_errno(r, "Failed to attach bus to event loop: %m");
+        r = p2p_new(m, &m->p2p);
+        if (r < 0)
+                return log_oom();
         r = manager_bus_setup(m);
         if (r < 0)
                 return r;
@@ -366,6 +375,15 @@ int manager_start(Manager *m)
         r = dns_new(m, &m->dns);
         if (r < 0)
                 return r;
+        /* wpa_supplicant: sockets found now are attached asynchronously. */
+        if (m->config->wifi.enable) {
+                r = wpa_new(m, &m->wpa);
+                if (r < 0)
+                        return log_oom();
+                r = wpa_start(m->wpa);
+                if (r < 0)
+                        return r;
+        }
 
         /* The first state is complete before the name is taken: no client sees a half one. */
         r = manager_sync(m);

@@ -12,6 +12,8 @@ typedef struct Netlink Netlink;
 typedef struct Dns Dns;
 typedef struct CurlGlue CurlGlue;
 typedef struct Apps Apps;
+typedef struct Wpa Wpa;
+typedef struct P2p P2p;
 
 struct Manager {
         sd_event *event;
@@ -25,6 +27,8 @@ struct Manager {
         Dns *dns;
         CurlGlue *curl;
         Apps *apps; /* NULL with [Apps] Enforce=no */
+        Wpa *wpa;   /* NULL with [WiFi] Enable=no */
+        P2p *p2p;
 
         Link **links; /* sorted by ifindex */
         size_t n_links;
@@ -34,6 +38,7 @@ struct Manager {
         sd_event_source *sync_source;
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
         sd_bus_slot *manager_slot, *object_manager_slot, *link_slot, *link_enum_slot;
+        sd_bus_slot *peer_slot, *peer_enum_slot;
 };
 
 int manager_new(const char *config_path, bool config_missing_ok, Manager **ret);

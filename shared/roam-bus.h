@@ -10,6 +10,8 @@
 #define ROAM_LINK_INTERFACE    "org.roam1.Link"
 #define ROAM_APP_PATH_PREFIX   "/org/roam1/app"
 #define ROAM_APP_INTERFACE     "org.roam1.App"
+#define ROAM_PEER_PATH_PREFIX  "/org/roam1/peer"
+#define ROAM_PEER_INTERFACE    "org.roam1.Peer"
 
 #define ROAM_ERROR_NO_SUCH_LINK   "org.roam1.Error.NoSuchLink"
 #define ROAM_ERROR_INVALID_ARGS   "org.roam1.Error.InvalidArguments"
