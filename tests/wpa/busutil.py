@@ -49,7 +49,7 @@ class RoamBus:
                 GLib.source_remove(src)
 
     def obj(self, path):
-        return self.bus.get_object("org.roam1", path)
+        return self.bus.get_object("org.roam1", path, introspect=False)
 
     def get(self, path, iface, name):
         v = self.obj(path).Get(iface, name, dbus_interface="org.freedesktop.DBus.Properties")
@@ -81,6 +81,10 @@ class RoamBus:
     def link_prop(self, ifname, name):
         p = self.link_path(ifname)
         return self.get(p, LINK, name) if p else None
+
+    def wait_signal(self, member, timeout=10.0):
+        """The arguments of roamd's signal member (the first one seen)."""
+        return self.wait(lambda: self.signal(member), timeout, what=f"signal {member}")
 
     def signal(self, member):
         for m, args in self.signals:
