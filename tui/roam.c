@@ -14,6 +14,7 @@
 #include "roam-bus.h"
 #include "roam-client-bus.h"
 #include "roam-log.h"
+#include "roam-p2p-cli.h"
 #include "roam-plain.h"
 #include "roam-status.h"
 #include "roam-tui.h"
@@ -87,12 +88,21 @@ static int verb_run(char **args)
         return roam_run_app(arg_app, arg_online_for_usec, args);
 }
 
+static int verb_p2p(char **args)
+{
+        return roam_p2p_run(args, arg_json);
+}
+
+/* One verb a line, however many there are. */
+/* clang-format off */
 static const Verb verbs[] = {
     {"status", 0, true, false, verb_status},
     {"apps", 0, true, false, verb_apps},
     {"app", UINT_MAX, true, false, verb_app},
     {"run", UINT_MAX, false, true, verb_run},
+    {"p2p", UINT_MAX, true, false, verb_p2p},
 };
+/* clang-format on */
 
 static const Verb default_verb = {"", 0, true, false, verb_default};
 
@@ -125,6 +135,8 @@ static void help(void)
                "                     Run CMD inside the app: roamd moves roam into the app\n"
                "                     first, so CMD's first packet follows the app's policy.\n"
                "                     CMD does not run when roamd refuses.\n"
+               "  p2p find|peers|connect|accept|reject|disconnect ...\n"
+               "                     WiFi Direct devices (roam p2p help)\n"
                "\n"
                "Changing apps needs root, group netdev or polkit authorization.\n"
                "\n"
