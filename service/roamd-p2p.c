@@ -372,7 +372,8 @@ static void on_call_reply(WpaClient *client, int error, const char *reply, size_
                 }
                 if (peer) {
                         peer->method = c->method;
-                        memcpy(peer->pin, c->method == PEER_METHOD_DISPLAY ? c->pin : "", 9);
+                        snprintf(peer->pin, sizeof(peer->pin), "%s",
+                                 c->method == PEER_METHOD_DISPLAY ? c->pin : "");
                         peer_set_state(peer, PEER_STATE_CONNECTING, NULL);
                 }
                 if (c->msg)
