@@ -14,46 +14,11 @@
 #include "roam-json.h"
 #include "roam-log.h"
 #include "roam-p2p-cli.h"
+#include "roam-peers.h"
 #include "roam-util.h"
 
 /* WPS walk time: a push-button or PIN session ends after two minutes. */
 #define CONNECT_WAIT_USEC (120 * USEC_PER_SEC)
-
-typedef struct P2pPeer {
-        char *path, *address, *name, *type, *state, *method, *pin, *group, *reason;
-        char **methods;
-        bool incoming;
-} P2pPeer;
-
-typedef struct P2pList {
-        P2pPeer *peers;
-        size_t n;
-        char *state; /* Manager.P2PState */
-} P2pList;
-
-static void peer_done(P2pPeer *p)
-{
-        free(p->path);
-        free(p->address);
-        free(p->name);
-        free(p->type);
-        free(p->state);
-        free(p->method);
-        free(p->pin);
-        free(p->group);
-        free(p->reason);
-        strv_free(p->methods);
-        *p = (P2pPeer){};
-}
-
-static void list_done(P2pList *l)
-{
-        for (size_t i = 0; i < l->n; i++)
-                peer_done(&l->peers[i]);
-        free(l->peers);
-        free(l->state);
-        *l = (P2pList){};
-}
 
 static int log_call_error(const sd_bus_error *error, int r, const char *what)
 {
@@ -66,59 +31,6 @@ static int log_call_error(const sd_bus_error *error, int r, const char *what)
             error->message && *error->message)
                 return log_error_errno(r, "cannot %s: %s", what, error->message);
         return roam_bus_log_call_error(error, r, what);
-}
-
-/* Reads one org.roam1.Peer a{sv}. */
-static int read_peer(sd_bus_message *m, P2pPeer *p)
-{
-        int r;
-
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                const char *key, *s;
-                char **dst = NULL;
-
-                r = sd_bus_message_read(m, "s", &key);
-                if (r < 0)
-                        return r;
-                if (streq(key, "ConfigMethods")) {
-                        r = sd_bus_message_enter_container(m, 'v', "as");
-                        if (r >= 0)
-                                r = sd_bus_message_read_strv(m, &p->methods);
-                        if (r >= 0)
-                                r = sd_bus_message_exit_container(m);
-                } else if (streq(key, "Incoming")) {
-                        int b;
-                        r = sd_bus_message_read(m, "v", "b", &b);
-                        p->incoming = b;
-                } else {
-                        dst = streq(key, "Address")          ? &p->address
-                              : streq(key, "Name")           ? &p->name
-                              : streq(key, "DeviceType")     ? &p->type
-                              : streq(key, "State")          ? &p->state
-                              : streq(key, "Method")         ? &p->method
-                              : streq(key, "PIN")            ? &p->pin
-                              : streq(key, "GroupInterface") ? &p->group
-                              : streq(key, "Reason")         ? &p->reason
-                                                             : NULL;
-                        if (dst) {
-                                r = sd_bus_message_read(m, "v", "s", &s);
-                                if (r >= 0 && free_and_strdup(dst, s) < 0)
-                                        r = -ENOMEM;
-                        } else
-                                r = sd_bus_message_skip(m, "v");
-                }
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(m);
 }
 
 static int get_string(sd_bus *bus, const char *path, const char *iface, const char *name,
@@ -140,7 +52,7 @@ static int load(sd_bus *bus, P2pList *l)
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
 
-        list_done(l);
+        p2p_list_done(l);
         r = get_string(bus, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE, "P2PState", &l->state);
         if (r < 0)
                 return r;
@@ -149,42 +61,10 @@ static int load(sd_bus *bus, P2pList *l)
                                &reply, NULL);
         if (r < 0)
                 return log_call_error(&error, r, "ask roamd");
-        r = sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}");
-        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "oa{sa{sv}}")) > 0) {
-                const char *path;
-
-                r = sd_bus_message_read(reply, "o", &path);
-                if (r >= 0)
-                        r = sd_bus_message_enter_container(reply, 'a', "{sa{sv}}");
-                while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "sa{sv}")) > 0) {
-                        const char *iface;
-
-                        r = sd_bus_message_read(reply, "s", &iface);
-                        if (r >= 0 && streq(iface, ROAM_PEER_INTERFACE)) {
-                                P2pPeer *n = realloc(l->peers, sizeof(*n) * (l->n + 1));
-                                if (!n)
-                                        return log_oom();
-                                l->peers = n;
-                                n[l->n] = (P2pPeer){.path = strdup(path)};
-                                r = read_peer(reply, &n[l->n++]);
-                        } else if (r >= 0)
-                                r = sd_bus_message_skip(reply, "a{sv}");
-                        if (r >= 0)
-                                r = sd_bus_message_exit_container(reply);
-                }
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(reply);
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(reply);
-        }
+        r = p2p_list_parse_objects(reply, l);
         if (r < 0)
                 return log_error_errno(r, "Failed to read roamd's answer: %m");
         return 0;
-}
-
-static const char *peer_label(const P2pPeer *p)
-{
-        return p->name && *p->name ? p->name : p->address;
 }
 
 /* The one peer named by arg: its address, or its name (unique). */
@@ -219,28 +99,6 @@ static int find_peer(P2pList *l, const char *arg, P2pPeer **ret)
         return 0;
 }
 
-static char *methods_text(const P2pPeer *p)
-{
-        char buf[128] = "";
-
-        STRV_FOREACH (m, p->methods) {
-                const char *w = streq(*m, "push-button") ? "button"
-                                : streq(*m, "keypad")    ? "its PIN"
-                                                         : "our PIN";
-                if (*buf)
-                        strncat(buf, ", ", sizeof(buf) - strlen(buf) - 1);
-                strncat(buf, w, sizeof(buf) - strlen(buf) - 1);
-        }
-        return strdup(*buf ? buf : "-");
-}
-
-static const char *state_text(const P2pPeer *p)
-{
-        if (streq_ptr(p->state, "request"))
-                return "asks to connect";
-        return strempty(p->state);
-}
-
 static int print_peers(const P2pList *l, FILE *f)
 {
         size_t wn = 4, wt = 4, ws = 5;
@@ -254,19 +112,19 @@ static int print_peers(const P2pList *l, FILE *f)
                 return 0;
         }
         for (size_t i = 0; i < l->n; i++) {
-                wn = MAX(wn, strlen(peer_label(&l->peers[i])));
+                wn = MAX(wn, strlen(p2p_peer_label(&l->peers[i])));
                 wt = MAX(wt, strlen(strempty(l->peers[i].type)));
-                ws = MAX(ws, strlen(state_text(&l->peers[i])));
+                ws = MAX(ws, strlen(p2p_state_text(&l->peers[i])));
         }
         fprintf(f, "%-*s  %-*s  %-*s  %-17s  %s\n", (int)wn, "NAME", (int)wt, "TYPE", (int)ws,
                 "STATE", "ADDRESS", "CONNECT BY");
         for (size_t i = 0; i < l->n; i++) {
                 const P2pPeer *p = &l->peers[i];
-                _cleanup_free_ char *m = methods_text(p);
+                _cleanup_free_ char *m = p2p_methods_text(p);
                 if (!m)
                         return -ENOMEM;
-                fprintf(f, "%-*s  %-*s  %-*s  %-17s  %s\n", (int)wn, peer_label(p), (int)wt,
-                        strempty(p->type), (int)ws, state_text(p), strempty(p->address), m);
+                fprintf(f, "%-*s  %-*s  %-*s  %-17s  %s\n", (int)wn, p2p_peer_label(p), (int)wt,
+                        strempty(p->type), (int)ws, p2p_state_text(p), strempty(p->address), m);
         }
         return 0;
 }
@@ -390,7 +248,7 @@ static int p2p_find(sd_bus *bus, unsigned seconds, bool json)
 {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
-        _cleanup_(list_done) P2pList l = {};
+        _cleanup_(p2p_list_done) P2pList l = {};
         _cleanup_strv_free_ char **seen = NULL;
         uint64_t deadline = deadline_in((seconds + 5) * USEC_PER_SEC);
         bool woken = false;
@@ -416,7 +274,7 @@ static int p2p_find(sd_bus *bus, unsigned seconds, bool json)
                         if (strv_extend(&seen, l.peers[i].path) < 0)
                                 return log_oom();
                         if (!json) {
-                                printf("Found %s (%s, %s)\n", peer_label(&l.peers[i]),
+                                printf("Found %s (%s, %s)\n", p2p_peer_label(&l.peers[i]),
                                        strempty(l.peers[i].type), strempty(l.peers[i].address));
                                 fflush(stdout);
                         }
@@ -437,7 +295,7 @@ static int p2p_find(sd_bus *bus, unsigned seconds, bool json)
 static int wait_connected(sd_bus *bus, const char *path, const char *label, bool json)
 {
         _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
-        _cleanup_(list_done) P2pList l = {};
+        _cleanup_(p2p_list_done) P2pList l = {};
         uint64_t deadline = deadline_in(CONNECT_WAIT_USEC);
         bool woken = false;
         int r;
@@ -514,7 +372,7 @@ static int p2p_connect(sd_bus *bus, P2pPeer *p, char **args, bool json)
         if (args[0] && streq(args[0], "pin")) {
                 if (!args[1] || args[2])
                         return log_error("'roam p2p connect PEER pin' needs the PIN %s shows.",
-                                         peer_label(p)),
+                                         p2p_peer_label(p)),
                                -EINVAL;
                 method = "keypad";
                 pin = args[1];
@@ -529,13 +387,13 @@ static int p2p_connect(sd_bus *bus, P2pPeer *p, char **args, bool json)
                 /* No button on the peer: it has a keypad (we show a PIN) or shows one. */
                 method = strv_contains(p->methods, "display") ? "display" : "keypad";
         if (streq(method, "keypad") && !*pin)
-                return log_error("%s shows a PIN: roam p2p connect '%s' pin PIN", peer_label(p),
-                                 peer_label(p)),
+                return log_error("%s shows a PIN: roam p2p connect '%s' pin PIN", p2p_peer_label(p),
+                                 p2p_peer_label(p)),
                        -EINVAL;
         if ((args[0] && args[1] && !streq(args[0], "pin")) || (args[0] && args[1] && args[2]))
                 return log_error("too many arguments for 'roam p2p connect'."), -EINVAL;
 
-        snprintf(what, sizeof(what), "connect to %s", peer_label(p));
+        snprintf(what, sizeof(what), "connect to %s", p2p_peer_label(p));
         r = peer_call(bus, p, "Connect", what, &reply, "ss", method, pin);
         if (r < 0)
                 return r;
@@ -544,17 +402,17 @@ static int p2p_connect(sd_bus *bus, P2pPeer *p, char **args, bool json)
                 return log_error_errno(r, "Failed to read roamd's answer: %m");
         if (!json) {
                 if (streq(method, "display"))
-                        printf("Type this PIN on %s: %.4s %.4s\n", peer_label(p), shown,
+                        printf("Type this PIN on %s: %.4s %.4s\n", p2p_peer_label(p), shown,
                                strlen(shown) > 4 ? shown + 4 : "");
                 else if (streq(method, "push-button"))
                         printf("Connecting to %s: press its WiFi Direct (WPS) button or accept "
                                "on its screen.\n",
-                               peer_label(p));
+                               p2p_peer_label(p));
                 else
-                        printf("Connecting to %s with its PIN...\n", peer_label(p));
+                        printf("Connecting to %s with its PIN...\n", p2p_peer_label(p));
                 fflush(stdout);
         }
-        return wait_connected(bus, p->path, peer_label(p), json);
+        return wait_connected(bus, p->path, p2p_peer_label(p), json);
 }
 
 static int p2p_accept(sd_bus *bus, P2pPeer *p, char **args, bool json)
@@ -565,19 +423,19 @@ static int p2p_accept(sd_bus *bus, P2pPeer *p, char **args, bool json)
         if (args[0] && args[1])
                 return log_error("'roam p2p accept PEER [PIN]' takes one PIN."), -EINVAL;
         if (!streq_ptr(p->state, "request"))
-                return log_error("%s has not asked to connect", peer_label(p)), -EINVAL;
+                return log_error("%s has not asked to connect", p2p_peer_label(p)), -EINVAL;
         if (streq_ptr(p->method, "keypad") && !args[0])
-                return log_error("%s shows a PIN: roam p2p accept '%s' PIN", peer_label(p),
-                                 peer_label(p)),
+                return log_error("%s shows a PIN: roam p2p accept '%s' PIN", p2p_peer_label(p),
+                                 p2p_peer_label(p)),
                        -EINVAL;
         if (!json && streq_ptr(p->method, "display") && p->pin && *p->pin)
-                printf("Type this PIN on %s: %.4s %.4s\n", peer_label(p), p->pin,
+                printf("Type this PIN on %s: %.4s %.4s\n", p2p_peer_label(p), p->pin,
                        strlen(p->pin) > 4 ? p->pin + 4 : "");
-        snprintf(what, sizeof(what), "accept %s", peer_label(p));
+        snprintf(what, sizeof(what), "accept %s", p2p_peer_label(p));
         r = peer_call(bus, p, "Accept", what, NULL, "s", args[0] ? args[0] : "");
         if (r < 0)
                 return r;
-        return wait_connected(bus, p->path, peer_label(p), json);
+        return wait_connected(bus, p->path, p2p_peer_label(p), json);
 }
 
 static void usage(void)
@@ -598,7 +456,7 @@ static void usage(void)
 int roam_p2p_run(char **args, bool json)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_(list_done) P2pList l = {};
+        _cleanup_(p2p_list_done) P2pList l = {};
         const char *verb = args[0];
         P2pPeer *p = NULL;
         char what[256];
@@ -655,13 +513,13 @@ int roam_p2p_run(char **args, bool json)
                 return p2p_connect(bus, p, args + 2, json);
         if (streq(verb, "accept"))
                 return p2p_accept(bus, p, args + 2, json);
-        snprintf(what, sizeof(what), "%s %s", verb, peer_label(p));
+        snprintf(what, sizeof(what), "%s %s", verb, p2p_peer_label(p));
         r = peer_call(bus, p, streq(verb, "reject") ? "Reject" : "Disconnect", what, NULL, NULL);
         if (r < 0)
                 return r;
         if (!json)
                 printf("%s %s.\n", streq(verb, "reject") ? "Rejected" : "Disconnecting from",
-                       peer_label(p));
+                       p2p_peer_label(p));
         else
                 return print_json(&l, p);
         return 0;

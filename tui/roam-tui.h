@@ -61,6 +61,13 @@ extern const ScreenVTable overview_screen_vtable;
 extern const ScreenVTable link_screen_vtable;
 extern const ScreenVTable apps_screen_vtable;
 extern const ScreenVTable help_screen_vtable;
+extern const ScreenVTable devices_screen_vtable;
+
+/* The devices screen (screen-devices.c) follows roamd's WiFi Direct peers from the start,
+ * so its tab shows only when roamd has a P2P device; freed with the TUI. */
+void devices_screen_watch(Tui *t, Screen *s);
+bool devices_screen_available(Screen *s);
+void devices_screen_done(Screen *s);
 
 typedef struct TuiOptions {
         const char *theme; /* NULL: the config file's, else default */
@@ -84,6 +91,9 @@ void tui_select_link(Tui *t, const char *path);
 int tui_show(Tui *t, const ScreenVTable *vtable);
 /* The previous screen, for the help screen's text. */
 const ScreenVTable *tui_previous_screen(Tui *t);
+
+/* A frame soon (for screens that follow the bus themselves). */
+void tui_request_redraw(Tui *t);
 
 /* A one-line message in the status line until the next key. */
 void tui_message(Tui *t, ThemeRole role, const char *fmt, ...) _printf_(3, 4);
