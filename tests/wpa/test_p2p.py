@@ -338,12 +338,15 @@ def test_unanswered_and_late_replies():
             p.bus.manager("P2PFind", dbus.UInt32(5))
         assert "did not answer in time" in e.value.get_dbus_message()
         p.fake.wait_attached()  # the new socket
+        p.wait_p2p("idle")  # its STATUS answered: the P2P device is back
         p.fake.hold = set()
         p.fake.release()  # the late OK goes to the old, closed socket
         p.fake.hold = {"P2P_STOP_FIND"}
-        with pytest.raises(dbus.DBusException):
+        with pytest.raises(dbus.DBusException) as e:
             p.bus.manager("P2PStopFind")
+        assert "did not answer in time" in e.value.get_dbus_message()
         p.fake.wait_attached()
+        p.wait_p2p("idle")
         # An old answer delivered to the new socket is dropped as unexpected.
         p.fake.hold = set()
         p.fake.release(reply="OK\n", to_addr=next(iter(p.fake.attached)))
