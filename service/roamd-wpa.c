@@ -466,3 +466,14 @@ const WpaStation *wpa_station(Wpa *w, const char *ifname)
 
         return i && i->up ? &i->st : NULL;
 }
+
+WpaClient *wpa_client_for(Wpa *w, const char *ifname, const char **ret_prefix)
+{
+        WpaIface *i = w && ifname ? wpa_find(w, ifname, NULL) : NULL;
+
+        if (!i || !i->up || !wpa_client_is_up(iface_client(i)))
+                return NULL;
+        if (ret_prefix)
+                *ret_prefix = iface_prefix(i);
+        return iface_client(i);
+}

@@ -11,6 +11,7 @@
 
 typedef struct Manager Manager;
 typedef struct Wpa Wpa;
+typedef struct WpaClient WpaClient;
 
 typedef struct WpaStation {
         char *wpa_state; /* "COMPLETED", "DISCONNECTED", ... */
@@ -27,3 +28,8 @@ Wpa *wpa_free(Wpa *w);
 
 /* The station facts of the interface, or NULL when wpa_supplicant does not run it. */
 const WpaStation *wpa_station(Wpa *w, const char *ifname);
+
+/* For other parts of roamd that ask wpa_supplicant something about ifname (WSC credentials,
+ * ...): the attached client that reaches it and the IFNAME= prefix to pass with requests
+ * (NULL on a per-interface socket). NULL when wpa_supplicant does not run ifname now. */
+WpaClient *wpa_client_for(Wpa *w, const char *ifname, const char **ret_prefix);
