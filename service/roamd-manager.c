@@ -375,7 +375,13 @@ int manager_start(Manager *m)
         r = dns_new(m, &m->dns);
         if (r < 0)
                 return r;
-        /* wpa_supplicant: sockets found now are attached asynchronously. */
+
+        /* The first state is complete before the name is taken: no client sees a half one. */
+        r = manager_sync(m);
+        if (r < 0)
+                return r;
+        /* wpa_supplicant, once the links are known (whose sockets are ours); sockets found now
+         * are attached asynchronously. */
         if (m->config->wifi.enable) {
                 r = wpa_new(m, &m->wpa);
                 if (r < 0)
@@ -384,11 +390,6 @@ int manager_start(Manager *m)
                 if (r < 0)
                         return r;
         }
-
-        /* The first state is complete before the name is taken: no client sees a half one. */
-        r = manager_sync(m);
-        if (r < 0)
-                return r;
 
         /* Apps: the table replaces any left by an earlier roamd in one transaction. */
         if (m->config->apps.enforce) {

@@ -311,14 +311,35 @@ static int wpa_add(Wpa *w, const char *name, bool global)
         return 0;
 }
 
+/* Outside the initial network namespace (a container, a test) a control directory may be the
+ * host's: only sockets of interfaces that live here are ours. The P2P device p2p-dev-X has no
+ * netdev of its own; X counts. */
+static bool iface_is_ours(Wpa *w, const char *name)
+{
+        Manager *m = w->manager;
+
+        if (m->initial_netns)
+                return true;
+        if (strncmp(name, "p2p-dev-", 8) == 0)
+                name += 8;
+        return manager_get_link_by_name(m, name) != NULL;
+}
+
 static void on_dir(WpaDir *d, const char *name, bool present, void *userdata)
 {
         Wpa *w = userdata;
 
-        if (present)
-                (void)wpa_add(w, name, false);
-        else
+        if (!present) {
                 wpa_remove(w, name);
+                return;
+        }
+        if (!iface_is_ours(w, name)) {
+                log_debug("%s: a wpa_supplicant socket for an interface of another network "
+                          "namespace, ignored.",
+                          name);
+                return;
+        }
+        (void)wpa_add(w, name, false);
 }
 
 /* The global control interface: INTERFACES lists them; events carry IFNAME=. */

@@ -68,6 +68,9 @@ class P2PEnv:
 
 def make_env(name, timeout="10"):
     env = MiniEnv(name)
+    # The radio behind the P2P device p2p-dev-wlan0 (roamd takes only sockets of its own
+    # namespace's interfaces when it runs outside the initial one).
+    env.netns("ip link add wlan0 type veth peer name wlan0-peer")
     ctrl = os.path.join(env.dir, "ctrl")
     fake = FakeWpa(ctrl).start()
     env.start_roamd(CONFIG.format(ctrl=ctrl, client=os.path.join(env.dir, "client"),
@@ -130,6 +133,7 @@ def test_find_peers_and_words(p2p):
 def test_peers_known_before_roamd():
     """Peers wpa_supplicant found before roamd came are listed with P2P_PEER FIRST/NEXT-."""
     env = MiniEnv("p2p-first")
+    env.netns("ip link add wlan0 type veth peer name wlan0-peer")
     ctrl = os.path.join(env.dir, "ctrl")
     fake = FakeWpa(ctrl)
     fake.peers = {TV.addr: TV, PHONE.addr: PHONE}
@@ -392,3 +396,27 @@ def test_unprivileged_callers_are_refused(p2p):
                             *args], capture_output=True, text=True)
         assert r.returncode != 0 and "Only root or members of group netdev" in r.stderr, r
     assert p2p.prop(TV, "State") == "available"
+
+
+def test_sockets_of_other_namespaces_are_ignored():
+    """Outside the initial namespace, a control socket whose interface is not here (the host's
+    wpa_supplicant, say) is never attached."""
+    env = MiniEnv("p2p-foreign")
+    env.netns("ip link add wlan0 type veth peer name wlan0-peer")
+    ctrl = os.path.join(env.dir, "ctrl")
+    foreign = FakeWpa(ctrl, ifname="p2p-dev-wlan9").start()
+    fake = FakeWpa(ctrl).start()
+    p = P2PEnv(env, fake, None)
+    try:
+        env.start_roamd(CONFIG.format(ctrl=ctrl, client=os.path.join(env.dir, "client"),
+                                      timeout="10"))
+        p.bus = RoamBus(env.address)
+        fake.wait_attached()
+        p.wait_p2p("idle")
+        # Both sockets were looked at in the same scan: the decision about wlan9 is made.
+        assert "p2p-dev-wlan9: a wpa_supplicant socket for an interface of another network " \
+               "namespace, ignored." in env.log()
+        assert foreign.requests == []
+    finally:
+        foreign.close()
+        close_env(p)

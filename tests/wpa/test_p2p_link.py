@@ -23,6 +23,7 @@ def net():
         n.netns(f"ip link set d0 name {GROUP}")
         n.netns(f"ip link set {GROUP} up")
         n.netns(f"ip route replace default via {GW_V4} dev {GROUP}")
+        n.netns("ip link add wlan0 type veth peer name wlan0-peer")
         yield n
         rc = n.stop_roamd()
         assert rc in (None, 0), f"roamd exited with {rc}:\n{n.log()[-4000:]}"
