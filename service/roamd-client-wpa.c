@@ -322,7 +322,15 @@ int wpa_client_connect(WpaClient *c)
                 return -ENOMEM;
         if (strlen(c->local_path) >= sizeof(local.sun_path))
                 return -ENAMETOOLONG;
-        (void)mkdir(c->local_dir, 0750);
+        /* Created when first needed (/run/roam/wpa by default), the parent too. */
+        if (mkdir(c->local_dir, 0750) < 0 && errno == ENOENT) {
+                _cleanup_free_ char *parent = strdup(c->local_dir);
+                if (parent && strrchr(parent, '/') != parent) {
+                        *strrchr(parent, '/') = 0;
+                        (void)mkdir(parent, 0755);
+                }
+                (void)mkdir(c->local_dir, 0750);
+        }
         strcpy(local.sun_path, c->local_path);
         strcpy(remote.sun_path, c->server);
 

@@ -430,19 +430,7 @@ int wpa_new(Manager *m, Wpa **ret)
 int wpa_start(Wpa *w)
 {
         const WiFiConfig *cfg = &w->manager->config->wifi;
-        _cleanup_free_ char *parent = NULL;
         int r;
-
-        /* The client directory: /run/roam/wpa by default, created on demand. */
-        parent = strdup(cfg->client_dir);
-        if (!parent)
-                return -ENOMEM;
-        if (strrchr(parent, '/') != parent) {
-                *strrchr(parent, '/') = 0;
-                (void)mkdir(parent, 0755);
-        }
-        if (mkdir(cfg->client_dir, 0750) < 0 && errno != EEXIST)
-                return log_error_errno(errno, "Cannot create %s: %m", cfg->client_dir);
 
         if (cfg->global_control) {
                 _cleanup_free_ char *dir = strdup(cfg->global_control);
