@@ -282,6 +282,8 @@ class FakeWpa:
             return ok, []
         if w == "STATUS":
             return self.status(), []
+        if w in ("DISCONNECT", "RECONNECT") and len(words) == 1:
+            return ok, []
         if w == "SET" and len(words) >= 3:
             return ok, []
         if w == "P2P_STOP_FIND":

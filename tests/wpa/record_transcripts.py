@@ -19,7 +19,7 @@ PEER = "02:00:00:00:00:01"
 # Per-interface socket: commands in the order roamd sends them, then the P2P ones (all of which
 # fail without a P2P-capable driver) and bad input.
 IFACE_COMMANDS = [
-    "PING", "ATTACH", "STATUS", "P2P_FIND 30", "P2P_STOP_FIND", "P2P_PEER FIRST",
+    "PING", "ATTACH", "DISCONNECT", "STATUS", "P2P_FIND 30", "P2P_STOP_FIND", "P2P_PEER FIRST",
     f"P2P_PEER NEXT-{PEER}", f"P2P_PEER {PEER}", f"P2P_CONNECT {PEER} pbc",
     f"P2P_CONNECT {PEER} pin", f"P2P_CONNECT {PEER} 12345670 keypad",
     f"P2P_CONNECT {PEER} 12345670 display auth", f"P2P_REJECT {PEER}", "P2P_CANCEL",
@@ -39,6 +39,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="wparec-")
     ctrl = os.path.join(tmp, "ctrl")
     run(f"ip netns add {ns}")
+    w = None
     try:
         run(f"ip -n {ns} link add wtest0 type veth peer name wtest1")
         run(f"ip -n {ns} link set wtest0 address 02:00:00:00:aa:01 up")
@@ -52,6 +53,7 @@ def main():
             out["interface"].append([cmd, c.request(cmd).decode()])
         # Events after ATTACH: a disconnect and reconnect of the wired "network".
         c.request("ATTACH")
+        c.request("DISCONNECT")  # the wired driver may have associated already
         c.request("RECONNECT")
         out["events"].append(c.wait_event(b"CTRL-EVENT-CONNECTED").decode())
         out["status_connected"] = c.request("STATUS").decode()
@@ -70,6 +72,8 @@ def main():
             f.write("\n")
         print("wrote", path)
     finally:
+        if w:
+            w.close()  # stops wpa_supplicant even when recording failed
         subprocess.run(f"ip netns del {ns}", shell=True)
         subprocess.run(["rm", "-rf", tmp])
 
