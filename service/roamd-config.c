@@ -62,6 +62,10 @@ Config *config_free(Config *c)
         free(c->stats.roaming);
         free(c->portal.credentials_file);
         strv_free(c->portal.allow_login_hosts);
+        free(c->wifi.control_dir);
+        free(c->wifi.global_control);
+        free(c->wifi.client_dir);
+        free(c->wifi.p2p_device_name);
         free(c);
         return NULL;
 }
@@ -108,6 +112,12 @@ static int config_new(const char *name, Config **ret)
                 return -ENOMEM;
         c->portal.credentials_file = strdup(ROAM_LOCALSTATEDIR "/lib/roam/portal.credentials");
         if (!c->portal.credentials_file)
+                return -ENOMEM;
+        c->wifi.enable = true;
+        c->wifi.control_dir = strdup("/run/wpa_supplicant");
+        c->wifi.client_dir = strdup("/run/roam/wpa");
+        c->wifi.timeout_usec = 10 * USEC_PER_SEC;
+        if (!c->wifi.control_dir || !c->wifi.client_dir)
                 return -ENOMEM;
         if (!c->path || !c->sysfs_path || !c->dhcpcd_lease_dir || !c->resolv_conf ||
             !c->probe.http_url || !c->probe.https_url || !c->probe.expect_body)
@@ -579,6 +589,57 @@ static int parse_portal(Config *c, const char *file, unsigned line, const char *
         return conf_log_error(file, line, "Unknown key %s= in section [Portal].", key);
 }
 
+static int parse_wifi(Config *c, const char *file, unsigned line, const char *key,
+                      const char *value)
+{
+        if (streq(key, "Enable"))
+                return conf_parse_boolean(value, &c->wifi.enable) < 0
+                           ? conf_log_error(file, line, "Enable= must be a boolean, got \"%s\".",
+                                            value)
+                           : 0;
+        if (streq(key, "ControlDirectory") || streq(key, "ClientDirectory") ||
+            streq(key, "GlobalControl")) {
+                char **dst = streq(key, "ControlDirectory")  ? &c->wifi.control_dir
+                             : streq(key, "ClientDirectory") ? &c->wifi.client_dir
+                                                             : &c->wifi.global_control;
+                /* A unix socket path holds at most 107 bytes; leave room for the names. */
+                if (strlen(value) > 80)
+                        return conf_log_error(file, line,
+                                              "%s= is too long for a socket path (at most 80 "
+                                              "bytes).",
+                                              key);
+                if (streq(value, "/"))
+                        return conf_log_error(file, line, "%s= cannot be /.", key);
+                return parse_path(file, line, key, value, dst);
+        }
+        if (streq(key, "RequestTimeout")) {
+                uint64_t v;
+                if (parse_duration(value, &v) < 0 || v < 100 * USEC_PER_MSEC ||
+                    v > 60 * USEC_PER_SEC)
+                        return conf_log_error(file, line,
+                                              "RequestTimeout= must be a duration from 100ms to "
+                                              "60s, got \"%s\".",
+                                              value);
+                c->wifi.timeout_usec = v;
+                return 0;
+        }
+        if (streq(key, "DeviceName")) {
+                size_t n = strlen(value);
+                bool ok = n > 0 && n <= 32;
+                for (const char *p = value; ok && *p; p++)
+                        ok = (unsigned char)*p >= ' ' && *p != 0x7f && *p != '\'' && *p != '"';
+                if (!ok)
+                        return conf_log_error(file, line,
+                                              "DeviceName= must be 1 to 32 printable characters "
+                                              "without quotes, got \"%s\".",
+                                              value);
+                if (free_and_strdup(&c->wifi.p2p_device_name, value) < 0)
+                        return log_oom();
+                return 0;
+        }
+        return conf_log_error(file, line, "Unknown key %s= in section [WiFi].", key);
+}
+
 static int config_assign(const char *file, unsigned line, const char *section, const char *key,
                          const char *value, void *userdata)
 {
@@ -604,6 +665,8 @@ static int config_assign(const char *file, unsigned line, const char *section, c
                 return parse_roaming(c, file, line, key, value);
         if (streq(section, "Portal"))
                 return parse_portal(c, file, line, key, value);
+        if (streq(section, "WiFi"))
+                return parse_wifi(c, file, line, key, value);
         return conf_log_error(file, line, "Unknown section [%s].", section);
 }
 

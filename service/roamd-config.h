@@ -82,6 +82,15 @@ typedef struct PortalConfig {
         char **allow_login_hosts; /* extra hosts that may receive WISPr credentials */
         bool allow_http_login;    /* WISPr credentials over plain HTTP too */
 } PortalConfig;
+/* [WiFi]: wpa_supplicant's control interface (docs/wifi-direct.md). */
+typedef struct WiFiConfig {
+        bool enable;
+        char *control_dir;    /* per-interface sockets, default /run/wpa_supplicant */
+        char *global_control; /* wpa_supplicant -g socket; NULL: per-interface sockets */
+        char *client_dir;     /* where roamd binds its own sockets */
+        uint64_t timeout_usec;
+        char *p2p_device_name; /* NULL: the host name */
+} WiFiConfig;
 
 typedef struct Config {
         char *path;
@@ -99,6 +108,7 @@ typedef struct Config {
         AppsConfig apps;
         StatsConfig stats;
         PortalConfig portal;
+        WiFiConfig wifi;
 } Config;
 
 Config *config_free(Config *c);

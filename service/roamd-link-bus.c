@@ -7,6 +7,7 @@
 #include "roam-util.h"
 #include "roamd-link-bus.h"
 #include "roamd-manager.h"
+#include "roamd-wpa.h"
 
 static int property_get_string(sd_bus *bus, const char *path, const char *interface,
                                const char *property, sd_bus_message *reply, void *userdata,
@@ -188,6 +189,29 @@ static int property_get_capport(sd_bus *bus, const char *path, const char *inter
         return sd_bus_message_close_container(reply);
 }
 
+static int property_get_wifi(sd_bus *bus, const char *path, const char *interface,
+                             const char *property, sd_bus_message *reply, void *userdata,
+                             sd_bus_error *error)
+{
+        Link *l = userdata;
+        const WpaStation *st = wpa_station(l->manager->wpa, l->info.name);
+        const char *v = NULL;
+
+        if (streq(property, "WiFiFrequency"))
+                return sd_bus_message_append(reply, "u", st ? st->freq : 0);
+        if (!st)
+                v = NULL;
+        else if (streq(property, "WiFiState"))
+                v = st->wpa_state;
+        else if (streq(property, "WiFiSSID"))
+                v = st->ssid;
+        else if (streq(property, "WiFiBSSID"))
+                v = st->bssid;
+        else if (streq(property, "WiFiKeyMgmt"))
+                v = st->key_mgmt;
+        return sd_bus_message_append(reply, "s", strempty(v));
+}
+
 static int method_reprobe(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
         Link *l = userdata;
@@ -235,6 +259,11 @@ const sd_bus_vtable link_vtable[] = {
     SD_BUS_PROPERTY("LastProbe", "t", property_get_usec, 0, EC),
     SD_BUS_PROPERTY("ProbeDuration", "t", property_get_usec, 0, EC),
     SD_BUS_PROPERTY("CaptivePortal", "a{sv}", property_get_capport, 0, EC),
+    SD_BUS_PROPERTY("WiFiState", "s", property_get_wifi, 0, EC),
+    SD_BUS_PROPERTY("WiFiSSID", "s", property_get_wifi, 0, EC),
+    SD_BUS_PROPERTY("WiFiBSSID", "s", property_get_wifi, 0, EC),
+    SD_BUS_PROPERTY("WiFiKeyMgmt", "s", property_get_wifi, 0, EC),
+    SD_BUS_PROPERTY("WiFiFrequency", "u", property_get_wifi, 0, EC),
     SD_BUS_METHOD("Reprobe", NULL, NULL, method_reprobe, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_VTABLE_END,
 };

@@ -9,6 +9,7 @@
 #include "roamd-apps.h"
 #include "roamd-link-bus.h"
 #include "roamd-manager.h"
+#include "roamd-p2p.h"
 
 static int property_get_string(sd_bus *bus, const char *path, const char *interface,
                                const char *property, sd_bus_message *reply, void *userdata,
@@ -211,6 +212,15 @@ static const sd_bus_vtable manager_vtable[] = {
                             SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("ResetAppPolicy", SD_BUS_ARGS("s", id), SD_BUS_NO_RESULT,
                             apps_bus_method_reset_policy, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_PROPERTY("P2PState", "s", p2p_bus_property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("P2PDevice", "s", p2p_bus_property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_METHOD_WITH_ARGS("P2PFind", SD_BUS_ARGS("u", timeout_sec), SD_BUS_NO_RESULT,
+                            p2p_bus_method_find, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD("P2PStopFind", NULL, NULL, p2p_bus_method_stop_find, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_SIGNAL_WITH_ARGS("P2PConnectionFailed",
+                            SD_BUS_ARGS("s", address, "s", name, "s", reason), 0),
+    SD_BUS_SIGNAL_WITH_ARGS("P2PGroupRemoved", SD_BUS_ARGS("s", ifname, "s", address, "s", reason),
+                            0),
     SD_BUS_METHOD_WITH_ARGS("RunApp", SD_BUS_ARGS("s", id, "h", pidfd, "t", online_for_usec),
                             SD_BUS_RESULT("s", cgroup), apps_bus_method_run,
                             SD_BUS_VTABLE_UNPRIVILEGED),
@@ -236,6 +246,9 @@ int manager_bus_setup(Manager *m)
                                        link_bus_enumerate, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to add link enumerator: %m");
+        r = p2p_bus_setup(m->p2p);
+        if (r < 0)
+                return r;
         return 0;
 }
 

@@ -15,6 +15,8 @@
 #include "roamd-portal.h"
 #include "roamd-manager.h"
 #include "roamd-netlink.h"
+#include "roamd-p2p.h"
+#include "roamd-wpa.h"
 
 static bool in_initial_netns(void)
 {
@@ -58,6 +60,8 @@ Manager *manager_free(Manager *m)
         m->stats = stats_free(m->stats); /* a last save while the apps still exist */
         apps_free(m->apps);
         m->portal = portal_free(m->portal);
+        p2p_free(m->p2p);
+        wpa_free(m->wpa);
         for (size_t i = 0; i < m->n_links; i++)
                 link_free(m->links[i]);
         free(m->links);
@@ -72,6 +76,8 @@ Manager *manager_free(Manager *m)
         sd_bus_slot_unref(m->object_manager_slot);
         sd_bus_slot_unref(m->link_slot);
         sd_bus_slot_unref(m->link_enum_slot);
+        sd_bus_slot_unref(m->peer_slot);
+        sd_bus_slot_unref(m->peer_enum_slot);
         sd_bus_flush_close_unref(m->bus);
         sd_event_unref(m->event);
         config_free(m->config);
@@ -366,6 +372,9 @@ int manager_start(Manager *m)
         r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
                 return log_error_errno(r, "Failed to attach bus to event loop: %m");
+        r = p2p_new(m, &m->p2p);
+        if (r < 0)
+                return log_oom();
         r = manager_bus_setup(m);
         if (r < 0)
                 return r;
@@ -390,6 +399,16 @@ int manager_start(Manager *m)
         r = manager_sync(m);
         if (r < 0)
                 return r;
+        /* wpa_supplicant, once the links are known (whose sockets are ours); sockets found now
+         * are attached asynchronously. */
+        if (m->config->wifi.enable) {
+                r = wpa_new(m, &m->wpa);
+                if (r < 0)
+                        return log_oom();
+                r = wpa_start(m->wpa);
+                if (r < 0)
+                        return r;
+        }
 
         /* Apps: the table replaces any left by an earlier roamd in one transaction. */
         if (m->config->apps.enforce && m->config->stats.enable) {

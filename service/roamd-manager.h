@@ -14,6 +14,8 @@ typedef struct CurlGlue CurlGlue;
 typedef struct Apps Apps;
 typedef struct Stats Stats;
 typedef struct Portal Portal;
+typedef struct Wpa Wpa;
+typedef struct P2p P2p;
 
 struct Manager {
         sd_event *event;
@@ -30,6 +32,8 @@ struct Manager {
         /* NULL with [Stats] Enable=no or without apps */
         Stats *stats;
         Portal *portal;
+        Wpa *wpa; /* NULL with [WiFi] Enable=no */
+        P2p *p2p;
 
         Link **links; /* sorted by ifindex */
         size_t n_links;
@@ -39,6 +43,7 @@ struct Manager {
         sd_event_source *sync_source;
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
         sd_bus_slot *manager_slot, *object_manager_slot, *link_slot, *link_enum_slot;
+        sd_bus_slot *peer_slot, *peer_enum_slot;
 };
 
 int manager_new(const char *config_path, bool config_missing_ok, Manager **ret);

@@ -12,6 +12,8 @@
 #define ROAM_APP_INTERFACE     "org.roam1.App"
 #define ROAM_PORTAL_PATH       "/org/roam1/portal"
 #define ROAM_PORTAL_INTERFACE  "org.roam1.Portal"
+#define ROAM_PEER_PATH_PREFIX  "/org/roam1/peer"
+#define ROAM_PEER_INTERFACE    "org.roam1.Peer"
 
 #define ROAM_ERROR_NO_SUCH_LINK   "org.roam1.Error.NoSuchLink"
 #define ROAM_ERROR_INVALID_ARGS   "org.roam1.Error.InvalidArguments"

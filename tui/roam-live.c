@@ -619,6 +619,11 @@ const char *roam_live_get_problem(const RoamLive *live)
         return live->problem;
 }
 
+sd_bus *roam_live_get_bus(const RoamLive *live)
+{
+        return live ? live->bus : NULL;
+}
+
 const RoamModel *roam_live_get_model(const RoamLive *live)
 {
         return live->model;
@@ -644,11 +649,6 @@ static void reprobe_call_free(void *p)
 
         free(c->name);
         free(c);
-}
-
-sd_bus *roam_live_get_bus(RoamLive *live)
-{
-        return live ? live->bus : NULL;
 }
 
 int roam_live_reprobe(RoamLive *live, const char *path)

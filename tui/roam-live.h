@@ -76,8 +76,8 @@ const char *roam_live_get_problem(const RoamLive *live);
 /* Never NULL; without roamd it has no links and an empty State. */
 const RoamModel *roam_live_get_model(const RoamLive *live);
 
-/* The bus connection (NULL while there is none), for screens with calls of their own. */
-sd_bus *roam_live_get_bus(RoamLive *live);
+/* The bus the model is read from (NULL while there is none), for screens that read more. */
+sd_bus *roam_live_get_bus(const RoamLive *live);
 
 /* Asks roamd to re-probe the link at path now; the answer comes as ROAM_LIVE_EVENT_REPROBE. */
 int roam_live_reprobe(RoamLive *live, const char *path);

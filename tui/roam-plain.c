@@ -14,6 +14,7 @@
 #include "roam-bus.h"
 #include "roam-live.h"
 #include "roam-log.h"
+#include "roam-plain-p2p.h"
 #include "roam-plain.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
@@ -40,6 +41,7 @@ typedef struct Plain {
         Pending *pending;
         size_t n_pending;
         uint64_t burst_start; /* CLOCK_MONOTONIC µs of the burst's first change */
+        PlainP2p *p2p;
         bool was_ready;
         bool announced; /* the first state has been printed */
         char buf[INPUT_LINE_MAX + 1];
@@ -345,6 +347,7 @@ static int command(Plain *p, char *line)
                 return sd_event_exit(p->event, 0);
         if (streq(words[0], "help")) {
                 fputs(help_text, stdout);
+                fputs(plain_p2p_help, stdout);
                 return 0;
         }
         if (streq(words[0], "status") && !words[1]) {
@@ -375,6 +378,8 @@ static int command(Plain *p, char *line)
                         printf("Cannot ask roamd to re-probe %s: %s\n", words[1], strerror(-r));
                 return 0;
         }
+        if (p->p2p && plain_p2p_command(p->p2p, words) > 0)
+                return 0;
         printf("Unknown command '%s'. Type help for the list.\n", line);
         return 0;
 }
@@ -602,6 +607,8 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                         }
                         print_status(p);
                         p->announced = p->was_ready = true;
+                        if (p->p2p)
+                                plain_p2p_watch(p->p2p);
                         break;
                 case ROAM_LIVE_NOT_RUNNING:
                         if (p->announced)
@@ -790,11 +797,15 @@ int plain_run(void)
         if (r < 0)
                 return log_error_errno(r, "Cannot set up the bus: %m");
         p.live = live;
+        r = plain_p2p_new(live, &p.p2p);
+        if (r < 0)
+                return log_oom();
         (void)roam_live_start(live);
 
         r = sd_event_loop(event);
         pending_clear(&p);
         p.settle = sd_event_source_disable_unref(p.settle);
+        p.p2p = plain_p2p_free(p.p2p);
         if (r < 0)
                 return log_error_errno(r, "The event loop failed: %m");
         return 0;

@@ -46,6 +46,7 @@ struct Tui {
 
         Screen overview, link, apps, help;
         Screen portal;
+        Screen devices;
         Screen *current, *previous;
         char *selected_link;
         bool roamd_lost; /* roamd went away while we showed it */
@@ -165,6 +166,11 @@ static void request_redraw(Tui *t)
         (void)sd_event_source_set_enabled(t->redraw, SD_EVENT_ONESHOT);
 }
 
+void tui_request_redraw(Tui *t)
+{
+        request_redraw(t);
+}
+
 void tui_message(Tui *t, ThemeRole role, const char *fmt, ...)
 {
         char *s;
@@ -179,11 +185,6 @@ void tui_message(Tui *t, ThemeRole role, const char *fmt, ...)
         free(t->message);
         t->message = s;
         t->message_role = role;
-        request_redraw(t);
-}
-
-void tui_request_redraw(Tui *t)
-{
         request_redraw(t);
 }
 
@@ -354,6 +355,8 @@ static Screen *screen_of(Tui *t, const ScreenVTable *vtable)
                 return &t->help;
         if (vtable == t->portal.vtable)
                 return &t->portal;
+        if (vtable == t->devices.vtable)
+                return &t->devices;
         return NULL;
 }
 
@@ -389,12 +392,14 @@ static void go_back(Tui *t)
 }
 
 /* The screens that have a tab and a number key, in order. */
-static void tab_screens(Tui *t, const ScreenVTable *ret[4])
+#define N_TABS 5
+static void tab_screens(Tui *t, const ScreenVTable *ret[N_TABS])
 {
         ret[0] = t->overview.vtable;
         ret[1] = t->link.vtable;
         ret[2] = t->apps.vtable;
         ret[3] = t->portal.vtable;
+        ret[4] = t->devices.vtable;
 }
 
 /* No tab promises a screen that has nothing to show. */
@@ -408,12 +413,14 @@ static bool tab_shown(Tui *t, const ScreenVTable *tab, const ScreenVTable *activ
                 return tui_model(t)->n_apps > 0;
         if (tab == t->portal.vtable)
                 return tui_any_portal(t);
+        if (tab == t->devices.vtable)
+                return devices_screen_available(&t->devices);
         return true;
 }
 
 static void draw_header(Tui *t)
 {
-        const ScreenVTable *tabs[4];
+        const ScreenVTable *tabs[N_TABS];
         const ScreenVTable *active =
             t->current == &t->help ? tui_previous_screen(t) : t->current->vtable;
         bool in_help = t->current == &t->help, roomy;
@@ -853,7 +860,7 @@ static int global_key(Tui *t, int key)
                 return REACTION_REDRAW;
         }
         if (key >= '1' && key <= '9') {
-                const ScreenVTable *screens[4];
+                const ScreenVTable *screens[N_TABS];
 
                 tab_screens(t, screens);
                 for (size_t i = 0; i < ELEMENTSOF(screens); i++)
@@ -1020,6 +1027,7 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                                                                     : NULL);
                         }
                         /* The "went away" message must not outlive the return. */
+                        devices_screen_watch(t, &t->devices);
                         if (t->roamd_lost)
                                 tui_message(t, THEME_OK, "roamd is back.");
                         t->roamd_lost = false;
@@ -1197,7 +1205,9 @@ static void tui_done(Tui *t)
         free(t->overview.data);
         free(t->link.data);
         free(t->apps.data);
+        devices_screen_done(&t->devices);
         free(t->help.data);
+        free(t->devices.data);
         free(t->selected_link);
         free(t->row_items);
         free(t->message);
@@ -1207,10 +1217,10 @@ static void tui_done(Tui *t)
 
 static int screens_init(Tui *t)
 {
-        Screen *screens[] = {&t->overview, &t->link, &t->apps, &t->help, &t->portal};
+        Screen *screens[] = {&t->overview, &t->link, &t->apps, &t->help, &t->portal, &t->devices};
         const ScreenVTable *vtables[] = {&overview_screen_vtable, &link_screen_vtable,
-                                         &apps_screen_vtable, &help_screen_vtable,
-                                         &portal_screen_vtable};
+                                         &apps_screen_vtable,     &help_screen_vtable,
+                                         &portal_screen_vtable,   &devices_screen_vtable};
 
         for (size_t i = 0; i < ELEMENTSOF(screens); i++) {
                 screens[i]->vtable = vtables[i];

@@ -65,6 +65,13 @@ extern const ScreenVTable link_screen_vtable;
 extern const ScreenVTable apps_screen_vtable;
 extern const ScreenVTable help_screen_vtable;
 extern const ScreenVTable portal_screen_vtable;
+extern const ScreenVTable devices_screen_vtable;
+
+/* The devices screen (screen-devices.c) follows roamd's WiFi Direct peers from the start,
+ * so its tab shows only when roamd has a P2P device; freed with the TUI. */
+void devices_screen_watch(Tui *t, Screen *s);
+bool devices_screen_available(Screen *s);
+void devices_screen_done(Screen *s);
 
 typedef struct TuiOptions {
         const char *theme; /* NULL: the config file's, else default */

@@ -16,6 +16,7 @@
 #include "roam-bus.h"
 #include "roam-client-bus.h"
 #include "roam-log.h"
+#include "roam-p2p-cli.h"
 #include "roam-plain.h"
 #include "roam-stats-cli.h"
 #include "roam-portal-cli.h"
@@ -104,8 +105,13 @@ static int verb_stats(char **args)
         return roam_stats_run(&arg_stats, arg_json);
 }
 
-/* one verb a line, however many: */
-// clang-format off
+static int verb_p2p(char **args)
+{
+        return roam_p2p_run(args, arg_json);
+}
+
+/* One verb a line, however many there are. */
+/* clang-format off */
 static const Verb verbs[] = {
     {"status", 0, true, false, verb_status},
     {"apps", 0, true, false, verb_apps},
@@ -113,8 +119,9 @@ static const Verb verbs[] = {
     {"run", UINT_MAX, false, true, verb_run},
     {"stats", 0, true, false, verb_stats},
     {"portal", UINT_MAX, true, true, verb_portal},
+    {"p2p", UINT_MAX, true, false, verb_p2p},
 };
-// clang-format on
+/* clang-format on */
 
 static const Verb default_verb = {"", 0, true, false, verb_default};
 
@@ -158,6 +165,8 @@ static void help(void)
                "                     is saved for this network once it works\n"
                "  portal decline|logoff|forget [LINK]\n"
                "                     Send nothing; log off; forget the saved login\n"
+               "  p2p find|peers|connect|accept|reject|disconnect ...\n"
+               "                     WiFi Direct devices (roam p2p help)\n"
                "\n"
                "Changing apps needs root, group netdev or polkit authorization.\n"
                "\n"

@@ -121,7 +121,43 @@ static const struct {
     {"[LinkDNS]\neth0=192.0.2.1\neth0=192.0.2.2\n", "test.conf:3: DNS servers for eth0 set twice."},
     {"[LinkDNS]\nx:y=192.0.2.1\n", "test.conf:2: Invalid interface name or pattern \"x:y\"."},
     {"[Daemon]\nLogLevel=info\x01\n", "test.conf:2: Control character or NUL byte in line."},
+    {"[WiFi]\nEnable=maybe\n", "test.conf:2: Enable= must be a boolean"},
+    {"[WiFi]\nControlDirectory=run/wpa\n", "test.conf:2: ControlDirectory= must be an absolute"},
+    {"[WiFi]\nGlobalControl=/\n", "test.conf:2: GlobalControl= cannot be /."},
+    {"[WiFi]\nClientDirectory=/"
+     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+     "aaaaaaaaaa\n",
+     "test.conf:2: ClientDirectory= is too long for a socket path"},
+    {"[WiFi]\nRequestTimeout=50ms\n", "test.conf:2: RequestTimeout= must be a duration from"},
+    {"[WiFi]\nRequestTimeout=2m\n", "test.conf:2: RequestTimeout= must be a duration from"},
+    {"[WiFi]\nDeviceName=say \"hi\"\n", "test.conf:2: DeviceName= must be 1 to 32"},
+    {"[WiFi]\nDeviceName=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", "test.conf:2: DeviceName= must be"},
+    {"[WiFi]\nChannel=6\n", "test.conf:2: Unknown key Channel= in section [WiFi]."},
 };
+
+TEST(config_wifi)
+{
+        Config *c = NULL;
+
+        ASSERT_OK(parse("", &c));
+        ASSERT_TRUE(c->wifi.enable);
+        ASSERT_STREQ(c->wifi.control_dir, "/run/wpa_supplicant");
+        ASSERT_STREQ(c->wifi.client_dir, "/run/roam/wpa");
+        ASSERT_TRUE(c->wifi.global_control == NULL && c->wifi.p2p_device_name == NULL);
+        ASSERT_EQ(c->wifi.timeout_usec, 10 * 1000000ULL);
+        config_free(c);
+        ASSERT_OK(parse("[WiFi]\nEnable=no\nControlDirectory=/run/w\nGlobalControl=/run/w/g\n"
+                        "ClientDirectory=/run/c\nRequestTimeout=500ms\nDeviceName=Kitchen laptop\n",
+                        &c));
+        ASSERT_TRUE(!c->wifi.enable);
+        ASSERT_STREQ(c->wifi.control_dir, "/run/w");
+        ASSERT_STREQ(c->wifi.global_control, "/run/w/g");
+        ASSERT_STREQ(c->wifi.client_dir, "/run/c");
+        ASSERT_EQ(c->wifi.timeout_usec, 500000);
+        ASSERT_STREQ(c->wifi.p2p_device_name, "Kitchen laptop");
+        config_free(c);
+        log_set_sink(NULL, NULL);
+}
 
 TEST(config_apps_and_routing)
 {

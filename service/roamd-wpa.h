@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* roamd's use of wpa_supplicant: which interfaces it runs (control sockets found in the
+ * [WiFi] ControlDirectory, or the INTERFACES of the global socket), each one's station facts
+ * from STATUS (refreshed on its CTRL-EVENT-* events) for the link's network identity, and which
+ * interface carries P2P (handed to roamd-p2p.c). */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct Manager Manager;
+typedef struct Wpa Wpa;
+typedef struct WpaClient WpaClient;
+
+typedef struct WpaStation {
+        char *wpa_state; /* "COMPLETED", "DISCONNECTED", ... */
+        char *ssid;
+        char *bssid;
+        char *key_mgmt;
+        uint32_t freq;
+        char *p2p_device_address;
+} WpaStation;
+
+int wpa_new(Manager *m, Wpa **ret);
+int wpa_start(Wpa *w);
+Wpa *wpa_free(Wpa *w);
+
+/* The station facts of the interface, or NULL when wpa_supplicant does not run it. */
+const WpaStation *wpa_station(Wpa *w, const char *ifname);
+
+/* For other parts of roamd that ask wpa_supplicant something about ifname (WSC credentials,
+ * ...): the attached client that reaches it and the IFNAME= prefix to pass with requests
+ * (NULL on a per-interface socket). NULL when wpa_supplicant does not run ifname now. */
+WpaClient *wpa_client_for(Wpa *w, const char *ifname, const char **ret_prefix);

@@ -1,0 +1,335 @@
+"""A wpa_supplicant 2.10 P2P device for tests, on a real unix datagram control socket.
+
+The machine has no radio, and the wired driver has no P2P, so roamd's P2P side is tested
+against this peer. It answers and announces byte for byte what wpa_supplicant 2.10 does; the
+source of each format is cited where it is produced (hostap tree, tag hostap_2_10):
+
+  wpa_supplicant/ctrl_iface_unix.c   one datagram per reply; events to ATTACHed clients as
+                                     "<level>text" (wpa_supplicant_ctrl_iface_send); DETACH of
+                                     a client that is not attached answers FAIL
+  wpa_supplicant/ctrl_iface.c        PING/STATUS/P2P_* replies ("OK\\n", "FAIL\\n",
+                                     "UNKNOWN COMMAND\\n", P2P_CONNECT ... pin -> "%08d" without
+                                     newline, p2p_ctrl_peer() key=value lines,
+                                     wpa_supplicant_ctrl_iface_status() key order)
+  wpa_supplicant/p2p_supplicant.c    P2P-* events (wpas_dev_found, wpas_dev_lost,
+                                     wpas_go_neg_req_rx, wpas_prov_disc_req,
+                                     wpas_p2p_group_started, wpas_p2p_group_delete, ...)
+  src/common/wpa_ctrl.h              the event names, most with a trailing space
+  src/wps/wps_common.c               wps_generate_pin() (8 digits, last one a checksum)
+
+With p2p=False it behaves like wpa_supplicant on a driver without P2P (what the wired driver
+gives): test_fake_vs_real.py compares those answers with transcripts recorded from the real
+daemon (tests/wpa/transcripts/)."""
+import os
+import random
+import select
+import socket
+import threading
+import time
+
+MSG_INFO = 3  # src/utils/wpa_debug.h
+
+
+def wps_pin_checksum(pin7):
+    # src/wps/wps_common.c, wps_pin_checksum()
+    accum = 0
+    while pin7:
+        accum += 3 * (pin7 % 10)
+        pin7 //= 10
+        accum += pin7 % 10
+        pin7 //= 10
+    return (10 - accum % 10) % 10
+
+
+def wps_generate_pin(rng):
+    val = rng.randrange(10000000)
+    return val * 10 + wps_pin_checksum(val)
+
+
+class Peer:
+    def __init__(self, addr, name, dev_type="7-0050F204-1", methods=0x188, dev_capab=0x25,
+                 group_capab=0x0):
+        self.addr, self.name, self.dev_type = addr, name, dev_type
+        self.methods, self.dev_capab, self.group_capab = methods, dev_capab, group_capab
+
+    def params(self):
+        # p2p_supplicant.c wpas_prov_disc_req(): " p2p_dev_addr=... pri_dev_type=%s
+        # name='%s' config_methods=0x%x dev_capab=0x%x group_capab=0x%x%s%s"
+        return (f" p2p_dev_addr={self.addr} pri_dev_type={self.dev_type} name='{self.name}' "
+                f"config_methods=0x{self.methods:x} dev_capab=0x{self.dev_capab:x} "
+                f"group_capab=0x{self.group_capab:x}")
+
+
+class FakeWpa:
+    def __init__(self, ctrl_dir, ifname="p2p-dev-wlan0", p2p=True, address="02:00:00:00:aa:00",
+                 uuid="178a6e1b-d99d-5e31-81dd-f371512dc3a7", seed=1):
+        self.ctrl_dir, self.ifname, self.p2p = ctrl_dir, ifname, p2p
+        self.address, self.uuid = address, uuid
+        self.p2p_dev_addr = address
+        self.rng = random.Random(seed)
+        self.peers = {}  # known to the P2P module (found); P2P_PEER answers from these
+        self.groups = {}  # ifname -> role
+        self.pending = None  # peer address of a P2P_CONNECT in progress
+        self.finding = False
+        self.attached = set()
+        self.requests = []
+        self.hold = set()  # command words whose reply is held back
+        self.held = []  # (client address, command)
+        self.cond = threading.Condition()
+        self.sock = None
+        self.thread = None
+        self.wake_r, self.wake_w = os.pipe()
+        self.running = False
+
+    @property
+    def path(self):
+        return os.path.join(self.ctrl_dir, self.ifname)
+
+    # The socket.
+
+    def start(self):
+        os.makedirs(self.ctrl_dir, exist_ok=True)
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:
+            pass
+        s.bind(self.path)
+        self.sock = s
+        self.attached = set()
+        self.running = True
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.thread.start()
+        return self
+
+    def stop(self):
+        """Goes away like a killed daemon: the socket disappears, nothing more is answered."""
+        if not self.running:
+            return
+        self.running = False
+        os.write(self.wake_w, b"x")
+        self.thread.join(5)
+        os.unlink(self.path)
+        self.sock.close()
+        self.sock = None
+
+    def close(self):
+        self.stop()
+        os.close(self.wake_r)
+        os.close(self.wake_w)
+
+    def _loop(self):
+        while self.running:
+            r, _, _ = select.select([self.sock, self.wake_r], [], [])
+            if self.wake_r in r:
+                os.read(self.wake_r, 64)
+                continue
+            data, addr = self.sock.recvfrom(65536)
+            cmd = data.decode(errors="replace")
+            with self.cond:
+                self.requests.append(cmd)
+                self.cond.notify_all()
+                if cmd.split(" ")[0] in self.hold:
+                    self.held.append((addr, cmd))
+                    continue
+            reply, events = self.handle(cmd, addr)
+            if reply is not None:
+                self._sendto(reply, addr)
+            for e in events:
+                self.event(e)
+
+    def _sendto(self, data, addr):
+        try:
+            self.sock.sendto(data if isinstance(data, bytes) else data.encode(), addr)
+        except OSError:
+            pass  # the client is gone (ctrl_iface_unix.c logs and drops it too)
+
+    # Test controls.
+
+    def wait_request(self, prefix, timeout=10.0):
+        """The first request starting with prefix (each one is returned once)."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                for i, r in enumerate(self.requests):
+                    if r.startswith(prefix):
+                        return self.requests.pop(i)
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"no {prefix!r} request; got {self.requests}")
+                self.cond.wait(left)
+
+    def wait_attached(self, timeout=10.0):
+        self.wait_request("ATTACH", timeout)
+
+    def release(self, reply=None, to_addr=None):
+        """Answers held requests (their normal answer, or reply)."""
+        with self.cond:
+            held, self.held = self.held, []
+        for addr, cmd in held:
+            r, events = self.handle(cmd, addr)
+            self._sendto(reply if reply is not None else r, to_addr or addr)
+            for e in events:
+                self.event(e)
+
+    def event(self, text, level=MSG_INFO):
+        """Sends an event to every attached client (ctrl_iface_unix.c: "<%d>" then the text)."""
+        self.raw(f"<{level}>{text}".encode())
+
+    def raw(self, data):
+        for a in list(self.attached):
+            self._sendto(data, a)
+
+    def add_peer(self, peer, new=1):
+        """The P2P module found a peer: P2P-DEVICE-FOUND (p2p_supplicant.c wpas_dev_found():
+        MACSTR " p2p_dev_addr=" MACSTR " pri_dev_type=%s name='%s' config_methods=0x%x
+        dev_capab=0x%x group_capab=0x%x%s%s%s new=%d")."""
+        self.peers[peer.addr] = peer
+        self.event(f"P2P-DEVICE-FOUND {peer.addr} p2p_dev_addr={peer.addr} "
+                   f"pri_dev_type={peer.dev_type} name='{peer.name}' "
+                   f"config_methods=0x{peer.methods:x} dev_capab=0x{peer.dev_capab:x} "
+                   f"group_capab=0x{peer.group_capab:x} new={new}")
+
+    def lose_peer(self, addr):
+        # wpas_dev_lost(): P2P_EVENT_DEVICE_LOST "p2p_dev_addr=" MACSTR
+        self.peers.pop(addr, None)
+        self.event(f"P2P-DEVICE-LOST p2p_dev_addr={addr}")
+
+    def go_neg_request(self, addr, dev_passwd_id, go_intent=7):
+        # wpas_go_neg_req_rx(): MACSTR " dev_passwd_id=%u go_intent=%u"
+        self.event(f"P2P-GO-NEG-REQUEST {addr} dev_passwd_id={dev_passwd_id} "
+                   f"go_intent={go_intent}")
+
+    def prov_disc_pbc_req(self, peer):
+        # wpas_prov_disc_req(): P2P_EVENT_PROV_DISC_PBC_REQ MACSTR "%s" (params)
+        self.peers[peer.addr] = peer
+        self.event(f"P2P-PROV-DISC-PBC-REQ {peer.addr}{peer.params()}")
+
+    def prov_disc_show_pin(self, peer):
+        # wpas_prov_disc_local_display(): MACSTR " %08d%s"; returns the PIN
+        self.peers[peer.addr] = peer
+        pin = f"{wps_generate_pin(self.rng):08d}"
+        self.event(f"P2P-PROV-DISC-SHOW-PIN {peer.addr} {pin}{peer.params()}")
+        return pin
+
+    def prov_disc_enter_pin(self, peer):
+        # wpas_prov_disc_local_keypad(): MACSTR "%s"
+        self.peers[peer.addr] = peer
+        self.event(f"P2P-PROV-DISC-ENTER-PIN {peer.addr}{peer.params()}")
+
+    def prov_disc_failure(self, addr, status=1):
+        # wpas_prov_disc_fail(): " p2p_dev_addr=" MACSTR " status=%d"
+        self.event(f"P2P-PROV-DISC-FAILURE p2p_dev_addr={addr} status={status}")
+
+    def go_neg_failure(self, status):
+        # wpas_go_neg_completed(): P2P_EVENT_GO_NEG_FAILURE "status=%d"
+        self.pending = None
+        self.event(f"P2P-GO-NEG-FAILURE status={status}")
+
+    def group_formation_failure(self):
+        # wpas_group_formation_completed(): P2P_EVENT_GROUP_FORMATION_FAILURE (trailing space)
+        self.pending = None
+        self.event("P2P-GROUP-FORMATION-FAILURE ")
+
+    def group_started(self, peer_addr, role, ifname="p2p-wlan0-0", freq=2437):
+        """wpas_p2p_group_started(): "%s %s ssid=\\"%s\\" freq=%d%s%s%s%s%s go_dev_addr="
+        MACSTR "%s%s" (psk for a client, passphrase for a GO)."""
+        self.pending = None
+        self.groups[ifname] = role
+        ssid = "DIRECT-rm"
+        if role == "GO":
+            self.event(f'P2P-GROUP-STARTED {ifname} GO ssid="{ssid}" freq={freq} '
+                       f'passphrase="abcdefgh" go_dev_addr={self.p2p_dev_addr}')
+        else:
+            self.event(f'P2P-GROUP-STARTED {ifname} client ssid="{ssid}" freq={freq} '
+                       f"psk={'0' * 64} go_dev_addr={peer_addr} [PERSISTENT]")
+
+    def group_removed(self, ifname, reason):
+        """wpas_p2p_group_delete(): "%s %s%s" with " reason=REQUESTED" and friends, or no
+        reason at all (removal reason unknown)."""
+        role = self.groups.pop(ifname, "GO")
+        self.event(f"P2P-GROUP-REMOVED {ifname} {role}" + (f" reason={reason}" if reason else ""))
+
+    # Commands (ctrl_iface.c wpa_supplicant_ctrl_iface_process()).
+
+    def status(self):
+        # wpa_supplicant_ctrl_iface_status(): wpa_state, [p2p_device_address], address, uuid
+        s = "wpa_state=DISCONNECTED\n"
+        if self.p2p:
+            s += f"p2p_device_address={self.p2p_dev_addr}\n"
+        return s + f"address={self.address}\nuuid={self.uuid}\n"
+
+    def peer_info(self, p):
+        # ctrl_iface.c p2p_ctrl_peer()
+        return (f"{p.addr}\npri_dev_type={p.dev_type}\ndevice_name={p.name}\nmanufacturer=\n"
+                f"model_name=\nmodel_number=\nserial_number=\nconfig_methods=0x{p.methods:x}\n"
+                f"dev_capab=0x{p.dev_capab:x}\ngroup_capab=0x{p.group_capab:x}\nlevel=-40\n")
+
+    def handle(self, cmd, addr):
+        """Returns (reply, events to send after it)."""
+        fail, ok = "FAIL\n", "OK\n"
+        words = cmd.split(" ")
+        w = words[0]
+        if w == "PING":
+            return "PONG\n", []
+        if w == "ATTACH":
+            self.attached.add(addr)
+            return ok, []
+        if w == "DETACH":
+            if addr not in self.attached:
+                return fail, []
+            self.attached.discard(addr)
+            return ok, []
+        if w == "STATUS":
+            return self.status(), []
+        if w in ("DISCONNECT", "RECONNECT") and len(words) == 1:
+            return ok, []
+        if w == "SET" and len(words) >= 3:
+            return ok, []
+        if w == "P2P_STOP_FIND":
+            # wpas_p2p_stop_find() answers OK even without P2P (the transcript shows it);
+            # p2p_stop_find() reports P2P-FIND-STOPPED when a search was running.
+            events = []
+            if self.finding:
+                self.finding = False
+                events.append("P2P-FIND-STOPPED ")
+            return ok, events
+        if not w.startswith("P2P_"):
+            return "UNKNOWN COMMAND\n", []
+        if not self.p2p:
+            return fail, []  # !wpa_s->global->p2p: every other P2P_* command fails
+        if w == "P2P_FIND":
+            self.finding = True
+            return ok, []
+        if w == "P2P_PEER" and len(words) == 2:
+            addrs = list(self.peers)
+            arg = words[1]
+            if arg == "FIRST":
+                i = 0
+            elif arg.startswith("NEXT-"):
+                i = addrs.index(arg[5:]) + 1 if arg[5:] in addrs else len(addrs)
+            else:
+                i = addrs.index(arg) if arg in addrs else len(addrs)
+            return (self.peer_info(self.peers[addrs[i]]) if i < len(addrs) else fail), []
+        if w == "P2P_CONNECT" and len(words) >= 3:
+            peer = words[1]
+            if peer not in self.peers:
+                return fail, []
+            self.pending = peer
+            if words[2] == "pin":
+                # p2p_ctrl_connect(): a generated PIN is the reply, "%08d", no newline
+                return f"{wps_generate_pin(self.rng):08d}", []
+            return ok, []
+        if w == "P2P_REJECT" and len(words) == 2:
+            return (ok if words[1] in self.peers else fail), []
+        if w == "P2P_CANCEL":
+            if not self.pending:
+                return fail, []
+            self.pending = None
+            return ok, []
+        if w == "P2P_GROUP_REMOVE" and len(words) == 2:
+            if words[1] not in self.groups:
+                return fail, []
+            role = self.groups.pop(words[1])
+            return ok, [f"P2P-GROUP-REMOVED {words[1]} {role} reason=REQUESTED"]
+        return fail, []

@@ -1,0 +1,82 @@
+#!/usr/bin/python3
+"""Records what the real wpa_supplicant answers on its control sockets (per-interface and
+global) for every command roamd or the P2P fake uses, on the wired driver in a namespace of
+its own. Writes tests/wpa/transcripts/*.json; test_fake_vs_real.py checks the fake against
+them. Run as root: tests/wpa/record_transcripts.py"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from realwpa import RealWpa  # noqa: E402
+from wpactl import WpaCtl  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PEER = "02:00:00:00:00:01"
+
+# Per-interface socket: commands in the order roamd sends them, then the P2P ones (all of which
+# fail without a P2P-capable driver) and bad input.
+IFACE_COMMANDS = [
+    "PING", "ATTACH", "DISCONNECT", "STATUS", "P2P_FIND 30", "P2P_STOP_FIND", "P2P_PEER FIRST",
+    f"P2P_PEER NEXT-{PEER}", f"P2P_PEER {PEER}", f"P2P_CONNECT {PEER} pbc",
+    f"P2P_CONNECT {PEER} pin", f"P2P_CONNECT {PEER} 12345670 keypad",
+    f"P2P_CONNECT {PEER} 12345670 display auth", f"P2P_REJECT {PEER}", "P2P_CANCEL",
+    "P2P_GROUP_REMOVE p2p-wtest0-0", "SET device_name roam-test", "NO_SUCH_COMMAND",
+    "", "DETACH", "DETACH",
+]
+GLOBAL_COMMANDS = ["PING", "INTERFACES", "IFNAME={ifname} PING", "IFNAME={ifname} STATUS",
+                   "IFNAME=nosuch0 PING", "NO_SUCH_COMMAND", "ATTACH", "DETACH"]
+
+
+def run(cmd):
+    subprocess.run(cmd, shell=True, check=True)
+
+
+def main():
+    ns = f"roam-wpa-rec-{os.getpid()}"
+    tmp = tempfile.mkdtemp(prefix="wparec-")
+    ctrl = os.path.join(tmp, "ctrl")
+    run(f"ip netns add {ns}")
+    w = None
+    try:
+        run(f"ip -n {ns} link add wtest0 type veth peer name wtest1")
+        run(f"ip -n {ns} link set wtest0 address 02:00:00:00:aa:01 up")
+        run(f"ip -n {ns} link set wtest1 up")
+        w = RealWpa(ns, "wtest0", ctrl, global_path=os.path.join(tmp, "global")).start()
+        version = subprocess.run(["wpa_supplicant", "-v"], capture_output=True,
+                                 text=True).stdout.splitlines()[0]
+        out = {"wpa_supplicant": version, "interface": [], "global": [], "events": []}
+        c = WpaCtl(w.socket)
+        for cmd in IFACE_COMMANDS:
+            out["interface"].append([cmd, c.request(cmd).decode()])
+        # Events after ATTACH: a disconnect and reconnect of the wired "network".
+        c.request("ATTACH")
+        c.request("DISCONNECT")  # the wired driver may have associated already
+        c.request("RECONNECT")
+        out["events"].append(c.wait_event(b"CTRL-EVENT-CONNECTED").decode())
+        out["status_connected"] = c.request("STATUS").decode()
+        c.request("DISCONNECT")
+        out["events"].append(c.wait_event(b"CTRL-EVENT-DISCONNECTED").decode())
+        c.close()
+        g = WpaCtl(os.path.join(tmp, "global"))
+        for cmd in GLOBAL_COMMANDS:
+            cmd = cmd.format(ifname="wtest0")
+            out["global"].append([cmd, g.request(cmd).decode()])
+        g.close()
+        w.close()
+        path = os.path.join(HERE, "transcripts", "wpa_supplicant-2.10-wired.json")
+        with open(path, "w") as f:
+            json.dump(out, f, indent=1)
+            f.write("\n")
+        print("wrote", path)
+    finally:
+        if w:
+            w.close()  # stops wpa_supplicant even when recording failed
+        subprocess.run(f"ip netns del {ns}", shell=True)
+        subprocess.run(["rm", "-rf", tmp])
+
+
+if __name__ == "__main__":
+    main()

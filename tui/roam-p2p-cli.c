@@ -1,0 +1,526 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <systemd/sd-bus.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "roam-bus.h"
+#include "roam-client-bus.h"
+#include "roam-json.h"
+#include "roam-log.h"
+#include "roam-p2p-cli.h"
+#include "roam-peers.h"
+#include "roam-util.h"
+
+/* WPS walk time: a push-button or PIN session ends after two minutes. */
+#define CONNECT_WAIT_USEC (120 * USEC_PER_SEC)
+
+static int log_call_error(const sd_bus_error *error, int r, const char *what)
+{
+        if (sd_bus_error_has_name(error, ROAM_ERROR_ACCESS_DENIED)) {
+                log_error("not allowed to %s (needs root, group netdev or polkit authorization)",
+                          what);
+                return -EACCES;
+        }
+        if (sd_bus_error_has_names(error, ROAM_ERROR_INVALID_ARGS, ROAM_ERROR_FAILED) &&
+            error->message && *error->message)
+                return log_error_errno(r, "cannot %s: %s", what, error->message);
+        return roam_bus_log_call_error(error, r, what);
+}
+
+static int get_string(sd_bus *bus, const char *path, const char *iface, const char *name,
+                      char **ret)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        r = sd_bus_get_property_string(bus, ROAM_BUS_NAME, path, iface, name, &error, ret);
+        if (r < 0)
+                return log_call_error(&error, r, "ask roamd");
+        return 0;
+}
+
+/* Every peer (GetManagedObjects), and the P2P state. */
+static int load(sd_bus *bus, P2pList *l)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        p2p_list_done(l);
+        r = get_string(bus, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE, "P2PState", &l->state);
+        if (r < 0)
+                return r;
+        r = sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
+                               "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", &error,
+                               &reply, NULL);
+        if (r < 0)
+                return log_call_error(&error, r, "ask roamd");
+        r = p2p_list_parse_objects(reply, l);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read roamd's answer: %m");
+        return 0;
+}
+
+/* The one peer named by arg: its address, or its name (unique). */
+static int find_peer(P2pList *l, const char *arg, P2pPeer **ret)
+{
+        P2pPeer *found = NULL;
+
+        for (size_t i = 0; i < l->n; i++)
+                if (strcasecmp(strempty(l->peers[i].address), arg) == 0) {
+                        *ret = &l->peers[i];
+                        return 0;
+                }
+        for (size_t i = 0; i < l->n; i++)
+                if (l->peers[i].name && strcasecmp(l->peers[i].name, arg) == 0) {
+                        if (found) {
+                                log_error("two devices are called \"%s\": use the address (roam "
+                                          "p2p peers lists them)",
+                                          arg);
+                                return -ENOTUNIQ;
+                        }
+                        found = &l->peers[i];
+                }
+        if (!found) {
+                if (streq(strempty(l->state), "unavailable"))
+                        log_error("WiFi Direct is not available: wpa_supplicant runs no P2P "
+                                  "device");
+                else
+                        log_error("no WiFi Direct device \"%s\" (search with: roam p2p find)", arg);
+                return -ENOENT;
+        }
+        *ret = found;
+        return 0;
+}
+
+static int print_peers(const P2pList *l, FILE *f)
+{
+        size_t wn = 4, wt = 4, ws = 5;
+
+        if (streq(strempty(l->state), "unavailable")) {
+                fputs("WiFi Direct is not available: wpa_supplicant runs no P2P device.\n", f);
+                return 0;
+        }
+        if (l->n == 0) {
+                fputs("No WiFi Direct devices found yet. Search with: roam p2p find\n", f);
+                return 0;
+        }
+        for (size_t i = 0; i < l->n; i++) {
+                wn = MAX(wn, strlen(p2p_peer_label(&l->peers[i])));
+                wt = MAX(wt, strlen(strempty(l->peers[i].type)));
+                ws = MAX(ws, strlen(p2p_state_text(&l->peers[i])));
+        }
+        fprintf(f, "%-*s  %-*s  %-*s  %-17s  %s\n", (int)wn, "NAME", (int)wt, "TYPE", (int)ws,
+                "STATE", "ADDRESS", "CONNECT BY");
+        for (size_t i = 0; i < l->n; i++) {
+                const P2pPeer *p = &l->peers[i];
+                _cleanup_free_ char *m = p2p_methods_text(p);
+                if (!m)
+                        return -ENOMEM;
+                fprintf(f, "%-*s  %-*s  %-*s  %-17s  %s\n", (int)wn, p2p_peer_label(p), (int)wt,
+                        strempty(p->type), (int)ws, p2p_state_text(p), strempty(p->address), m);
+        }
+        return 0;
+}
+
+static int peer_to_json(const P2pPeer *p, json_object **ret)
+{
+        _cleanup_(json_object_putp) json_object *o = json_object_new_object(), *m = NULL;
+        int r;
+
+        if (!o)
+                return -ENOMEM;
+        r = strv_to_json(p->methods, &m);
+        if (r >= 0)
+                r = json_add_string(o, "address", strempty(p->address));
+        if (r >= 0)
+                r = json_add_string(o, "name", strempty(p->name));
+        if (r >= 0)
+                r = json_add_string(o, "type", strempty(p->type));
+        if (r >= 0)
+                r = json_add_string(o, "state", strempty(p->state));
+        if (r >= 0)
+                r = json_add(o, "methods", TAKE_PTR(m));
+        if (r >= 0)
+                r = json_add_bool(o, "incoming", p->incoming);
+        if (r >= 0)
+                r = json_add_string(o, "method", strempty(p->method));
+        if (r >= 0)
+                r = json_add_string(o, "pin", strempty(p->pin));
+        if (r >= 0)
+                r = json_add_string(o, "group", strempty(p->group));
+        if (r >= 0)
+                r = json_add_string(o, "reason", strempty(p->reason));
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+static int print_json(const P2pList *l, const P2pPeer *one)
+{
+        _cleanup_(json_object_putp) json_object *doc = NULL, *arr = NULL;
+        int r = 0;
+
+        if (one)
+                r = peer_to_json(one, &doc);
+        else {
+                doc = json_object_new_object();
+                arr = json_object_new_array();
+                if (!doc || !arr)
+                        return log_oom();
+                for (size_t i = 0; r >= 0 && i < l->n; i++) {
+                        json_object *p = NULL;
+                        r = peer_to_json(&l->peers[i], &p);
+                        if (r >= 0)
+                                r = json_append(arr, p);
+                }
+                if (r >= 0)
+                        r = json_add_string(doc, "state", strempty(l->state));
+                if (r >= 0)
+                        r = json_add(doc, "peers", TAKE_PTR(arr));
+        }
+        if (r < 0)
+                return log_oom();
+        return json_print(doc, stdout);
+}
+
+/* Waiting: every signal from roamd wakes the loop, which then looks again. */
+
+static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        *(bool *)userdata = true;
+        return 0;
+}
+
+static int watch(sd_bus *bus, bool *woken, sd_bus_slot **slot)
+{
+        /* Everything under roamd's objects: PropertiesChanged, InterfacesAdded/Removed. */
+        int r = sd_bus_add_match(bus, slot, "type='signal',path_namespace='" ROAM_MANAGER_PATH "'",
+                                 on_signal, woken);
+
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch roamd's signals: %m");
+        return 0;
+}
+
+/* Processes the bus until a signal came or the deadline passed (0: passed). */
+static int wait_signal(sd_bus *bus, bool *woken, uint64_t deadline)
+{
+        struct timespec ts;
+        uint64_t now;
+        int r;
+
+        *woken = false;
+        for (;;) {
+                r = sd_bus_process(bus, NULL);
+                if (r < 0)
+                        return log_error_errno(r, "Lost the system bus: %m");
+                if (*woken)
+                        return 1;
+                if (r > 0)
+                        continue;
+                clock_gettime(CLOCK_MONOTONIC, &ts);
+                now = (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
+                if (now >= deadline)
+                        return 0;
+                r = sd_bus_wait(bus, deadline - now);
+                if (r < 0)
+                        return log_error_errno(r, "Lost the system bus: %m");
+        }
+}
+
+static uint64_t deadline_in(uint64_t usec)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000 + usec;
+}
+
+static int p2p_find(sd_bus *bus, unsigned seconds, bool json)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
+        _cleanup_(p2p_list_done) P2pList l = {};
+        _cleanup_strv_free_ char **seen = NULL;
+        uint64_t deadline = deadline_in((seconds + 5) * USEC_PER_SEC);
+        bool woken = false;
+        int r;
+
+        r = watch(bus, &woken, &slot);
+        if (r < 0)
+                return r;
+        r = sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
+                               "P2PFind", &error, NULL, "u", seconds);
+        if (r < 0)
+                return log_call_error(&error, r, "search for WiFi Direct devices");
+        if (!json)
+                printf("Searching for WiFi Direct devices for %us...\n", seconds);
+        fflush(stdout);
+        for (;;) {
+                r = load(bus, &l);
+                if (r < 0)
+                        return r;
+                for (size_t i = 0; i < l.n; i++) {
+                        if (strv_contains(seen, l.peers[i].path))
+                                continue;
+                        if (strv_extend(&seen, l.peers[i].path) < 0)
+                                return log_oom();
+                        if (!json) {
+                                printf("Found %s (%s, %s)\n", p2p_peer_label(&l.peers[i]),
+                                       strempty(l.peers[i].type), strempty(l.peers[i].address));
+                                fflush(stdout);
+                        }
+                }
+                if (!streq(l.state, "finding"))
+                        break;
+                r = wait_signal(bus, &woken, deadline);
+                if (r <= 0)
+                        break;
+        }
+        if (json)
+                return print_json(&l, NULL);
+        printf("Search ended: %zu device%s.\n", l.n, l.n == 1 ? "" : "s");
+        return r < 0 ? r : 0;
+}
+
+/* Waits until the peer at path is connected (1) or back to available (0: failed), or gone. */
+static int wait_connected(sd_bus *bus, const char *path, const char *label, bool json)
+{
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
+        _cleanup_(p2p_list_done) P2pList l = {};
+        uint64_t deadline = deadline_in(CONNECT_WAIT_USEC);
+        bool woken = false;
+        int r;
+
+        r = watch(bus, &woken, &slot);
+        if (r < 0)
+                return r;
+        for (;;) {
+                P2pPeer *p = NULL;
+
+                r = load(bus, &l);
+                if (r < 0)
+                        return r;
+                for (size_t i = 0; i < l.n; i++)
+                        if (streq(l.peers[i].path, path))
+                                p = &l.peers[i];
+                if (!p) {
+                        log_error("%s went away", label);
+                        return -ENOENT;
+                }
+                if (streq_ptr(p->state, "connected")) {
+                        if (json)
+                                return print_json(&l, p);
+                        printf("Connected to %s (interface %s).\n", label, strempty(p->group));
+                        return 0;
+                }
+                if (streq_ptr(p->state, "available")) {
+                        if (json)
+                                (void)print_json(&l, p);
+                        log_error("could not connect to %s: %s", label,
+                                  p->reason && *p->reason ? p->reason : "failed");
+                        return -ECONNREFUSED;
+                }
+                r = wait_signal(bus, &woken, deadline);
+                if (r < 0)
+                        return r;
+                if (r == 0) {
+                        log_error("%s did not connect within two minutes", label);
+                        return -ETIMEDOUT;
+                }
+        }
+}
+
+static int peer_call(sd_bus *bus, const P2pPeer *p, const char *method, const char *what,
+                     sd_bus_message **reply, const char *types, ...)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        va_list ap;
+        int r;
+
+        r = sd_bus_message_new_method_call(bus, &m, ROAM_BUS_NAME, p->path, ROAM_PEER_INTERFACE,
+                                           method);
+        if (r >= 0 && types) {
+                va_start(ap, types);
+                r = sd_bus_message_appendv(m, types, ap);
+                va_end(ap);
+        }
+        if (r < 0)
+                return log_error_errno(r, "Failed to build a call to roamd: %m");
+        r = sd_bus_call(bus, m, 0, &error, reply);
+        if (r < 0)
+                return log_call_error(&error, r, what);
+        return 0;
+}
+
+static int p2p_connect(sd_bus *bus, P2pPeer *p, char **args, bool json)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *method = "push-button", *pin = "", *shown = NULL;
+        char what[256];
+        int r;
+
+        if (args[0] && streq(args[0], "pin")) {
+                if (!args[1] || args[2])
+                        return log_error("'roam p2p connect PEER pin' needs the PIN %s shows.",
+                                         p2p_peer_label(p)),
+                               -EINVAL;
+                method = "keypad";
+                pin = args[1];
+        } else if (args[0] && streq(args[0], "show-pin"))
+                method = "display";
+        else if (args[0] && !streq(args[0], "push-button"))
+                return log_error("unknown way to connect '%s': push-button, show-pin or pin PIN.",
+                                 args[0]),
+                       -EINVAL;
+        else if (!args[0] && !strv_contains(p->methods, "push-button") && p->methods &&
+                 p->methods[0])
+                /* No button on the peer: it has a keypad (we show a PIN) or shows one. */
+                method = strv_contains(p->methods, "display") ? "display" : "keypad";
+        if (streq(method, "keypad") && !*pin)
+                return log_error("%s shows a PIN: roam p2p connect '%s' pin PIN", p2p_peer_label(p),
+                                 p2p_peer_label(p)),
+                       -EINVAL;
+        if ((args[0] && args[1] && !streq(args[0], "pin")) || (args[0] && args[1] && args[2]))
+                return log_error("too many arguments for 'roam p2p connect'."), -EINVAL;
+
+        snprintf(what, sizeof(what), "connect to %s", p2p_peer_label(p));
+        r = peer_call(bus, p, "Connect", what, &reply, "ss", method, pin);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(reply, "s", &shown);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read roamd's answer: %m");
+        if (!json) {
+                if (streq(method, "display"))
+                        printf("Type this PIN on %s: %.4s %.4s\n", p2p_peer_label(p), shown,
+                               strlen(shown) > 4 ? shown + 4 : "");
+                else if (streq(method, "push-button"))
+                        printf("Connecting to %s: press its WiFi Direct (WPS) button or accept "
+                               "on its screen.\n",
+                               p2p_peer_label(p));
+                else
+                        printf("Connecting to %s with its PIN...\n", p2p_peer_label(p));
+                fflush(stdout);
+        }
+        return wait_connected(bus, p->path, p2p_peer_label(p), json);
+}
+
+static int p2p_accept(sd_bus *bus, P2pPeer *p, char **args, bool json)
+{
+        char what[256];
+        int r;
+
+        if (args[0] && args[1])
+                return log_error("'roam p2p accept PEER [PIN]' takes one PIN."), -EINVAL;
+        if (!streq_ptr(p->state, "request"))
+                return log_error("%s has not asked to connect", p2p_peer_label(p)), -EINVAL;
+        if (streq_ptr(p->method, "keypad") && !args[0])
+                return log_error("%s shows a PIN: roam p2p accept '%s' PIN", p2p_peer_label(p),
+                                 p2p_peer_label(p)),
+                       -EINVAL;
+        if (!json && streq_ptr(p->method, "display") && p->pin && *p->pin)
+                printf("Type this PIN on %s: %.4s %.4s\n", p2p_peer_label(p), p->pin,
+                       strlen(p->pin) > 4 ? p->pin + 4 : "");
+        snprintf(what, sizeof(what), "accept %s", p2p_peer_label(p));
+        r = peer_call(bus, p, "Accept", what, NULL, "s", args[0] ? args[0] : "");
+        if (r < 0)
+                return r;
+        return wait_connected(bus, p->path, p2p_peer_label(p), json);
+}
+
+static void usage(void)
+{
+        printf("Usage: roam p2p find [SECONDS]\n"
+               "       roam p2p peers\n"
+               "       roam p2p connect PEER [push-button | show-pin | pin PIN]\n"
+               "       roam p2p accept PEER [PIN]\n"
+               "       roam p2p reject PEER\n"
+               "       roam p2p disconnect PEER\n"
+               "\n"
+               "WiFi Direct: find devices (a TV, a printer, a phone) and connect to them.\n"
+               "PEER is a name or an address from `roam p2p peers`. connect uses the\n"
+               "device's button when it has one; show-pin shows a PIN to type on the device;\n"
+               "pin PIN types the PIN the device shows. --json prints the result as JSON.\n");
+}
+
+int roam_p2p_run(char **args, bool json)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(p2p_list_done) P2pList l = {};
+        const char *verb = args[0];
+        P2pPeer *p = NULL;
+        char what[256];
+        int r;
+
+        if (!verb || streq(verb, "help")) {
+                usage();
+                return verb ? 0 : -EINVAL;
+        }
+        if (!streq(verb, "find") && !streq(verb, "peers") && !streq(verb, "connect") &&
+            !streq(verb, "accept") && !streq(verb, "reject") && !streq(verb, "disconnect"))
+                return log_error("unknown command 'p2p %s': find, peers, connect, accept, reject "
+                                 "or disconnect. Try 'roam p2p help'.",
+                                 verb),
+                       -EINVAL;
+        if (streq(verb, "find")) {
+                unsigned long secs = 30;
+                char *end;
+                if (args[1]) {
+                        secs = strtoul(args[1], &end, 10);
+                        if (*end || end == args[1] || secs < 1 || secs > 3600 || args[2])
+                                return log_error("'roam p2p find' takes a number of seconds "
+                                                 "from 1 to 3600."),
+                                       -EINVAL;
+                }
+                r = roam_bus_connect(&bus);
+                return r < 0 ? r : p2p_find(bus, (unsigned)secs, json);
+        }
+        if (streq(verb, "peers")) {
+                if (args[1])
+                        return log_error("'roam p2p peers' takes no arguments."), -EINVAL;
+                r = roam_bus_connect(&bus);
+                if (r >= 0)
+                        r = load(bus, &l);
+                if (r < 0)
+                        return r;
+                return json ? print_json(&l, NULL) : print_peers(&l, stdout);
+        }
+        if (!args[1])
+                return log_error("'roam p2p %s' needs a device: its name or address (roam p2p "
+                                 "peers lists them).",
+                                 verb),
+                       -EINVAL;
+        if ((streq(verb, "reject") || streq(verb, "disconnect")) && args[2])
+                return log_error("'roam p2p %s' takes one device.", verb), -EINVAL;
+        r = roam_bus_connect(&bus);
+        if (r >= 0)
+                r = load(bus, &l);
+        if (r >= 0)
+                r = find_peer(&l, args[1], &p);
+        if (r < 0)
+                return r;
+        if (streq(verb, "connect"))
+                return p2p_connect(bus, p, args + 2, json);
+        if (streq(verb, "accept"))
+                return p2p_accept(bus, p, args + 2, json);
+        snprintf(what, sizeof(what), "%s %s", verb, p2p_peer_label(p));
+        r = peer_call(bus, p, streq(verb, "reject") ? "Reject" : "Disconnect", what, NULL, NULL);
+        if (r < 0)
+                return r;
+        if (!json)
+                printf("%s %s.\n", streq(verb, "reject") ? "Rejected" : "Disconnecting from",
+                       p2p_peer_label(p));
+        else
+                return print_json(&l, p);
+        return 0;
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "roam-bus.h"
+#include "roam-peers.h"
+#include "roam-util.h"
+
+void p2p_peer_done(P2pPeer *p)
+{
+        free(p->path);
+        free(p->address);
+        free(p->name);
+        free(p->type);
+        free(p->state);
+        free(p->method);
+        free(p->pin);
+        free(p->group);
+        free(p->reason);
+        strv_free(p->methods);
+        *p = (P2pPeer){};
+}
+
+void p2p_list_done(P2pList *l)
+{
+        for (size_t i = 0; i < l->n; i++)
+                p2p_peer_done(&l->peers[i]);
+        free(l->peers);
+        free(l->state);
+        *l = (P2pList){};
+}
+
+/* Reads one org.roam1.Peer a{sv}. */
+int p2p_read_peer(sd_bus_message *m, P2pPeer *p)
+{
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                const char *key, *s;
+                char **dst = NULL;
+
+                r = sd_bus_message_read(m, "s", &key);
+                if (r < 0)
+                        return r;
+                if (streq(key, "ConfigMethods")) {
+                        r = sd_bus_message_enter_container(m, 'v', "as");
+                        if (r >= 0)
+                                r = sd_bus_message_read_strv(m, &p->methods);
+                        if (r >= 0)
+                                r = sd_bus_message_exit_container(m);
+                } else if (streq(key, "Incoming")) {
+                        int b;
+                        r = sd_bus_message_read(m, "v", "b", &b);
+                        p->incoming = b;
+                } else {
+                        dst = streq(key, "Address")          ? &p->address
+                              : streq(key, "Name")           ? &p->name
+                              : streq(key, "DeviceType")     ? &p->type
+                              : streq(key, "State")          ? &p->state
+                              : streq(key, "Method")         ? &p->method
+                              : streq(key, "PIN")            ? &p->pin
+                              : streq(key, "GroupInterface") ? &p->group
+                              : streq(key, "Reason")         ? &p->reason
+                                                             : NULL;
+                        if (dst) {
+                                r = sd_bus_message_read(m, "v", "s", &s);
+                                if (r >= 0 && free_and_strdup(dst, s) < 0)
+                                        r = -ENOMEM;
+                        } else
+                                r = sd_bus_message_skip(m, "v");
+                }
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(m);
+}
+
+int p2p_list_parse_objects(sd_bus_message *reply, P2pList *l)
+{
+        int r;
+
+        r = sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}");
+        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "oa{sa{sv}}")) > 0) {
+                const char *path;
+
+                r = sd_bus_message_read(reply, "o", &path);
+                if (r >= 0)
+                        r = sd_bus_message_enter_container(reply, 'a', "{sa{sv}}");
+                while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "sa{sv}")) > 0) {
+                        const char *iface;
+
+                        r = sd_bus_message_read(reply, "s", &iface);
+                        if (r >= 0 && streq(iface, ROAM_PEER_INTERFACE)) {
+                                P2pPeer *n = realloc(l->peers, sizeof(*n) * (l->n + 1));
+                                if (!n)
+                                        return -ENOMEM;
+                                l->peers = n;
+                                n[l->n] = (P2pPeer){.path = strdup(path)};
+                                r = p2p_read_peer(reply, &n[l->n++]);
+                        } else if (r >= 0)
+                                r = sd_bus_message_skip(reply, "a{sv}");
+                        if (r >= 0)
+                                r = sd_bus_message_exit_container(reply);
+                }
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(reply);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(reply);
+        }
+        return r < 0 ? r : 0;
+}
+
+const char *p2p_peer_label(const P2pPeer *p)
+{
+        return p->name && *p->name ? p->name : p->address;
+}
+
+char *p2p_methods_text(const P2pPeer *p)
+{
+        char buf[128] = "";
+
+        STRV_FOREACH (m, p->methods) {
+                const char *w = streq(*m, "push-button") ? "button"
+                                : streq(*m, "keypad")    ? "its PIN"
+                                                         : "our PIN";
+                if (*buf)
+                        strncat(buf, ", ", sizeof(buf) - strlen(buf) - 1);
+                strncat(buf, w, sizeof(buf) - strlen(buf) - 1);
+        }
+        return strdup(*buf ? buf : "-");
+}
+
+const char *p2p_state_text(const P2pPeer *p)
+{
+        if (streq_ptr(p->state, "request"))
+                return "asks to connect";
+        return strempty(p->state);
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <systemd/sd-bus.h>
+
+/* roamd's WiFi Direct peers as the clients read them (org.roam1.Peer, docs/dbus-api.md):
+ * `roam p2p` and the devices screen. */
+
+typedef struct P2pPeer {
+        char *path, *address, *name, *type, *state, *method, *pin, *group, *reason;
+        char **methods;
+        bool incoming;
+} P2pPeer;
+
+typedef struct P2pList {
+        P2pPeer *peers;
+        size_t n;
+        char *state; /* Manager.P2PState */
+} P2pList;
+
+void p2p_peer_done(P2pPeer *p);
+void p2p_list_done(P2pList *l);
+/* Reads one org.roam1.Peer a{sv} into p. */
+int p2p_read_peer(sd_bus_message *m, P2pPeer *p);
+/* Appends the peers of a GetManagedObjects reply to l. */
+int p2p_list_parse_objects(sd_bus_message *reply, P2pList *l);
+/* The name, or the address when it has none. */
+const char *p2p_peer_label(const P2pPeer *p);
+/* How to connect, in words: "button, its PIN, our PIN" (malloc'd; NULL: no memory). */
+char *p2p_methods_text(const P2pPeer *p);
+/* The state in words ("asks to connect" for a request). */
+const char *p2p_state_text(const P2pPeer *p);

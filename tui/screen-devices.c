@@ -1,0 +1,627 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NCURSES_WIDECHAR 1
+#include <curses.h>
+
+#include "roam-bus.h"
+#include "roam-peers.h"
+#include "roam-screens.h"
+#include "roam-util.h"
+
+/* WiFi Direct devices (docs/wifi-direct.md): search, the devices found with their type and
+ * how to connect, connecting by button or PIN (shown, or typed here), a device's request to
+ * connect as a dialog to accept or reject, disconnecting. The peers are read from roamd's
+ * org.roam1.Peer objects, again after each of its signals (asynchronously: never blocks). */
+
+#define PATH_MAX_LEN      64
+#define TABLE_MIN_COLUMNS 64
+#define COL_TYPE          13
+#define COL_STATE         17
+#define GUTTER            2
+#define FIND_SECONDS      30
+
+typedef struct DevicesData {
+        Tui *tui;
+        sd_bus *bus;
+        sd_bus_slot *match, *load_slot, *state_slot, *call_slot;
+        bool reload; /* a signal came while loading */
+        P2pList list;
+        char selected[PATH_MAX_LEN];
+        /* Typing a PIN: for this peer, to connect (or to accept its request). */
+        char pin_for[PATH_MAX_LEN];
+        bool pin_accept;
+        char pin[9];
+        bool shown;     /* the current screen */
+        bool available; /* what the header's tab last showed */
+} DevicesData;
+
+static void devices_load(DevicesData *d);
+
+static bool is_available(DevicesData *d)
+{
+        return d->bus && d->list.state && !streq(d->list.state, "unavailable");
+}
+
+/* A frame when something visible changed: this screen, or the header's Devices tab. */
+static void changed(DevicesData *d)
+{
+        bool a = is_available(d);
+
+        if (d->shown || a != d->available)
+                tui_request_redraw(d->tui);
+        d->available = a;
+}
+
+bool devices_screen_available(Screen *s)
+{
+        return is_available(s->data);
+}
+
+static const P2pPeer *peer_at(DevicesData *d, const char *path)
+{
+        for (size_t i = 0; i < d->list.n; i++)
+                if (streq_ptr(d->list.peers[i].path, path))
+                        return &d->list.peers[i];
+        return NULL;
+}
+
+static int selected_index(DevicesData *d)
+{
+        for (size_t i = 0; i < d->list.n; i++)
+                if (streq_ptr(d->list.peers[i].path, d->selected))
+                        return (int)i;
+        return d->list.n > 0 ? 0 : -1;
+}
+
+static const P2pPeer *selected_peer(DevicesData *d)
+{
+        int i = selected_index(d);
+
+        return i < 0 ? NULL : &d->list.peers[i];
+}
+
+/* The device that asks to connect (the dialog), if any. */
+static const P2pPeer *requesting_peer(DevicesData *d)
+{
+        for (size_t i = 0; i < d->list.n; i++)
+                if (streq_ptr(d->list.peers[i].state, "request"))
+                        return &d->list.peers[i];
+        return NULL;
+}
+
+static const char *p2p_state(DevicesData *d)
+{
+        return d->list.state ? d->list.state : "";
+}
+
+static int on_objects(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        DevicesData *d = userdata;
+        P2pList l = {};
+        int r;
+
+        d->load_slot = sd_bus_slot_unref(d->load_slot);
+        if (!sd_bus_message_is_method_error(m, NULL)) {
+                r = p2p_list_parse_objects(m, &l);
+                if (r >= 0) {
+                        free(l.state);
+                        l.state = TAKE_PTR(d->list.state);
+                        p2p_list_done(&d->list);
+                        d->list = l;
+                } else
+                        p2p_list_done(&l);
+        }
+        if (d->reload) {
+                d->reload = false;
+                devices_load(d);
+        }
+        changed(d);
+        return 0;
+}
+
+static int on_state(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        DevicesData *d = userdata;
+        const char *s;
+
+        d->state_slot = sd_bus_slot_unref(d->state_slot);
+        if (!sd_bus_message_is_method_error(m, NULL) && sd_bus_message_read(m, "v", "s", &s) >= 0)
+                (void)free_and_strdup(&d->list.state, s);
+        changed(d);
+        return 0;
+}
+
+static void devices_load(DevicesData *d)
+{
+        if (!d->bus)
+                return;
+        if (d->load_slot) {
+                d->reload = true;
+                return;
+        }
+        (void)sd_bus_call_method_async(d->bus, &d->state_slot, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
+                                       "org.freedesktop.DBus.Properties", "Get", on_state, d, "ss",
+                                       ROAM_MANAGER_INTERFACE, "P2PState");
+        (void)sd_bus_call_method_async(d->bus, &d->load_slot, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
+                                       "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
+                                       on_objects, d, NULL);
+}
+
+static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        devices_load(userdata);
+        return 0;
+}
+
+/* Follows roamd on the live model's bus (again after it reconnected). */
+static void devices_watch(Tui *t, DevicesData *d)
+{
+        sd_bus *bus = roam_live_get_bus(tui_live(t));
+
+        if (d->bus && bus == d->bus && d->match) {
+                devices_load(d);
+                return;
+        }
+        d->tui = t;
+        d->match = sd_bus_slot_unref(d->match);
+        d->load_slot = sd_bus_slot_unref(d->load_slot);
+        d->state_slot = sd_bus_slot_unref(d->state_slot);
+        d->call_slot = sd_bus_slot_unref(d->call_slot);
+        d->bus = sd_bus_unref(d->bus);
+        if (!bus)
+                return;
+        d->bus = sd_bus_ref(bus);
+        (void)sd_bus_add_match_async(bus, &d->match,
+                                     "type='signal',path_namespace='" ROAM_MANAGER_PATH "'",
+                                     on_signal, NULL, d);
+        devices_load(d);
+}
+
+void devices_screen_done(Screen *s)
+{
+        DevicesData *d = s->data;
+
+        if (!d)
+                return;
+        sd_bus_slot_unref(d->match);
+        sd_bus_slot_unref(d->load_slot);
+        sd_bus_slot_unref(d->state_slot);
+        sd_bus_slot_unref(d->call_slot);
+        sd_bus_unref(d->bus);
+        p2p_list_done(&d->list);
+        *d = (DevicesData){};
+}
+
+void devices_screen_watch(Tui *t, Screen *s)
+{
+        devices_watch(t, s->data);
+}
+
+static int devices_enter(Tui *t, Screen *s)
+{
+        DevicesData *d = s->data;
+
+        d->shown = true;
+        devices_watch(t, d);
+        return 0;
+}
+
+static void devices_leave(Tui *t, Screen *s)
+{
+        DevicesData *d = s->data;
+
+        d->shown = false;
+        d->pin_for[0] = 0;
+}
+
+static int devices_model_changed(Tui *t, Screen *s, const RoamLiveEvent *ev)
+{
+        if (ev->type != ROAM_LIVE_EVENT_STATE)
+                return REACTION_NONE;
+        devices_watch(t, s->data);
+        return REACTION_REDRAW;
+}
+
+/* Calls: one at a time; the answer is said on the status line. */
+
+typedef struct CallInfo {
+        char what[128];
+} CallInfo;
+
+static CallInfo call_info; /* one call at a time (call_slot) */
+
+static int on_call(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        DevicesData *d = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+        const char *pin = NULL;
+
+        d->call_slot = sd_bus_slot_unref(d->call_slot);
+        if (e && sd_bus_error_has_name(e, ROAM_ERROR_ACCESS_DENIED))
+                tui_message(d->tui, THEME_ERROR,
+                            "Not allowed to %s (needs root, group netdev or polkit).",
+                            call_info.what);
+        else if (e)
+                tui_message(d->tui, THEME_ERROR, "Cannot %s: %s", call_info.what,
+                            e->message ? e->message : e->name);
+        else if (sd_bus_message_read(m, "s", &pin) > 0 && *pin)
+                tui_message(d->tui, THEME_OK, "Type %.4s %.4s on the device.", pin,
+                            strlen(pin) > 4 ? pin + 4 : "");
+        tui_request_redraw(d->tui);
+        return 0;
+}
+
+static int call(DevicesData *d, const char *path, const char *iface, const char *method,
+                const char *what, const char *types, ...)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        va_list ap;
+        int r;
+
+        if (!d->bus)
+                return REACTION_NONE;
+        if (d->call_slot) {
+                tui_message(d->tui, THEME_WARNING, "Still waiting for roamd's last answer.");
+                return REACTION_REDRAW;
+        }
+        r = sd_bus_message_new_method_call(d->bus, &m, ROAM_BUS_NAME, path, iface, method);
+        if (r >= 0 && types) {
+                va_start(ap, types);
+                r = sd_bus_message_appendv(m, types, ap);
+                va_end(ap);
+        }
+        if (r >= 0)
+                r = sd_bus_call_async(d->bus, &d->call_slot, m, on_call, d, 0);
+        if (r < 0) {
+                tui_message(d->tui, THEME_ERROR, "Cannot ask roamd: %s", strerror(-r));
+                return REACTION_REDRAW;
+        }
+        snprintf(call_info.what, sizeof(call_info.what), "%s", what);
+        return REACTION_REDRAW;
+}
+
+static int peer_call(DevicesData *d, const P2pPeer *p, const char *method, const char *verb,
+                     const char *types, const char *a1, const char *a2)
+{
+        char what[128];
+
+        snprintf(what, sizeof(what), "%s %s", verb, p2p_peer_label(p));
+        return call(d, p->path, ROAM_PEER_INTERFACE, method, what, types, a1, a2);
+}
+
+static void start_pin(DevicesData *d, const P2pPeer *p, bool accept)
+{
+        snprintf(d->pin_for, sizeof(d->pin_for), "%s", p->path);
+        d->pin_accept = accept;
+        d->pin[0] = 0;
+}
+
+static int pin_key(Tui *t, DevicesData *d, int key)
+{
+        const P2pPeer *p = peer_at(d, d->pin_for);
+        size_t n = strlen(d->pin);
+
+        if (key == TUI_KEY_ESCAPE || !p) {
+                d->pin_for[0] = 0;
+                return REACTION_REDRAW;
+        }
+        if (key >= '0' && key <= '9') {
+                if (n < 8) {
+                        d->pin[n] = (char)key;
+                        d->pin[n + 1] = 0;
+                }
+                return REACTION_REDRAW;
+        }
+        if ((key == TUI_KEY(KEY_BACKSPACE) || key == 127 || key == 8) && n > 0) {
+                d->pin[n - 1] = 0;
+                return REACTION_REDRAW;
+        }
+        if (key == '\n' || key == '\r' || key == TUI_KEY(KEY_ENTER)) {
+                char pin[9];
+                if (n != 4 && n != 8) {
+                        tui_message(t, THEME_WARNING, "A PIN has 4 or 8 digits.");
+                        return REACTION_REDRAW;
+                }
+                memcpy(pin, d->pin, sizeof(pin));
+                d->pin_for[0] = 0;
+                if (d->pin_accept)
+                        return peer_call(d, p, "Accept", "accept", "s", pin, NULL);
+                return peer_call(d, p, "Connect", "connect to", "ss", "keypad", pin);
+        }
+        return REACTION_NONE; /* swallowed: nothing else while typing a PIN */
+}
+
+static bool has_method(const P2pPeer *p, const char *m)
+{
+        return strv_contains(p->methods, m);
+}
+
+static int devices_key(Tui *t, Screen *s, int key)
+{
+        DevicesData *d = s->data;
+        const P2pPeer *p = selected_peer(d), *req = requesting_peer(d);
+        bool handled;
+        int i;
+
+        if (*d->pin_for)
+                return pin_key(t, d, key);
+        i = tui_list_key(key, selected_index(d), (int)d->list.n, &handled);
+        if (handled) {
+                if (i >= 0)
+                        snprintf(d->selected, sizeof(d->selected), "%s", d->list.peers[i].path);
+                return REACTION_REDRAW;
+        }
+        switch (key) {
+        case 'f':
+                return call(d, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE, "P2PFind",
+                            "search for devices", "u", (uint32_t)FIND_SECONDS);
+        case 's':
+                return call(d, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE, "P2PStopFind",
+                            "stop searching", NULL);
+        case 'a':
+                if (!req)
+                        return REACTION_NONE;
+                if (streq_ptr(req->method, "keypad")) {
+                        start_pin(d, req, true);
+                        return REACTION_REDRAW;
+                }
+                return peer_call(d, req, "Accept", "accept", "s", "", NULL);
+        case 'r':
+                if (!req)
+                        return REACTION_NONE;
+                return peer_call(d, req, "Reject", "reject", NULL, NULL, NULL);
+        }
+        if (!p)
+                return REACTION_UNHANDLED;
+        switch (key) {
+        case '\n':
+        case '\r':
+        case TUI_KEY(KEY_ENTER):
+                if (has_method(p, "push-button") || !p->methods || !p->methods[0])
+                        return peer_call(d, p, "Connect", "connect to", "ss", "push-button", "");
+                if (has_method(p, "display"))
+                        return peer_call(d, p, "Connect", "connect to", "ss", "display", "");
+                start_pin(d, p, false);
+                return REACTION_REDRAW;
+        case 'p':
+                return peer_call(d, p, "Connect", "connect to", "ss", "display", "");
+        case 'e':
+                start_pin(d, p, false);
+                return REACTION_REDRAW;
+        case 'd':
+                return peer_call(d, p, "Disconnect", "disconnect", NULL, NULL, NULL);
+        }
+        return REACTION_UNHANDLED;
+}
+
+/* Drawing. */
+
+static void draw_row(Tui *t, DevicesData *d, const P2pPeer *p, int y, bool selected)
+{
+        _cleanup_free_ char *methods = p2p_methods_text(p);
+        int w = tui_columns(t), x = GUTTER;
+        ThemeRole role = selected ? THEME_SELECTED : THEME_NORMAL;
+        ThemeRole state_role = streq_ptr(p->state, "connected")    ? THEME_OK
+                               : streq_ptr(p->state, "request")    ? THEME_WARNING
+                               : streq_ptr(p->state, "connecting") ? THEME_WARNING
+                                                                   : role;
+        char buf[256];
+
+        if (selected) {
+                tui_fill(t, y, 0, w, THEME_SELECTED);
+                tui_print(t, y, 0, GUTTER, THEME_SELECTED, ">");
+                tui_set_cursor(t, y, 0);
+        }
+        if (selected)
+                state_role = THEME_SELECTED;
+        if (w >= TABLE_MIN_COLUMNS) {
+                int name_w = w - GUTTER - COL_TYPE - COL_STATE - 26;
+                x += tui_print(t, y, x, name_w, role, p2p_peer_label(p));
+                x = GUTTER + name_w + 1;
+                tui_print(t, y, x, COL_TYPE - 1, role, strempty(p->type));
+                x += COL_TYPE;
+                tui_print(t, y, x, COL_STATE - 1, state_role, p2p_state_text(p));
+                x += COL_STATE;
+                tui_print(t, y, x, w - x, role, methods ? methods : "");
+                return;
+        }
+        snprintf(buf, sizeof(buf), "%s (%s): ", p2p_peer_label(p), strempty(p->type));
+        x += tui_print(t, y, x, w - x, role, buf);
+        tui_print(t, y, x, w - x, state_role, p2p_state_text(p));
+}
+
+/* Prints text from column 2, wrapped at spaces to the width; returns the rows used. */
+static int print_wrapped(Tui *t, int y, int bottom, ThemeRole role, const char *text)
+{
+        int w = tui_columns(t) - GUTTER, rows = 0;
+        const char *s = text;
+
+        while (*s && y + rows < bottom) {
+                size_t n = strlen(s), cut = n;
+                char line[512];
+
+                if ((int)n > w) {
+                        cut = (size_t)w;
+                        while (cut > 0 && s[cut] != ' ')
+                                cut--;
+                        if (cut == 0)
+                                cut = (size_t)w;
+                }
+                snprintf(line, sizeof(line), "%.*s", (int)cut, s);
+                tui_print(t, y + rows, GUTTER, w, role, line);
+                rows++;
+                s += cut;
+                while (*s == ' ')
+                        s++;
+        }
+        return rows;
+}
+
+static void pin_words(const char *pin, char *buf, size_t size)
+{
+        snprintf(buf, size, "%.4s %.4s", pin, strlen(pin) > 4 ? pin + 4 : "");
+}
+
+static void draw_details(Tui *t, DevicesData *d, int y, int bottom)
+{
+        const P2pPeer *p = selected_peer(d), *req = requesting_peer(d);
+        char text[512], pin[16];
+
+        if (*d->pin_for) {
+                const P2pPeer *to = peer_at(d, d->pin_for);
+                char typed[9] = "________";
+                memcpy(typed, d->pin, strlen(d->pin));
+                snprintf(text, sizeof(text), "Type the PIN %s shows: %s", p2p_peer_label(to),
+                         typed);
+                y += print_wrapped(t, y, bottom, THEME_TITLE, text);
+                print_wrapped(t, y, bottom, THEME_HINT,
+                              "Enter: connect. Esc: cancel. 4 or 8 digits.");
+                return;
+        }
+        if (req) {
+                if (streq_ptr(req->method, "display") && req->pin && *req->pin) {
+                        pin_words(req->pin, pin, sizeof(pin));
+                        snprintf(text, sizeof(text),
+                                 "%s (%s) asks to connect. To accept, press a and type %s on "
+                                 "it.",
+                                 p2p_peer_label(req), strempty(req->type), pin);
+                } else if (streq_ptr(req->method, "keypad"))
+                        snprintf(text, sizeof(text),
+                                 "%s (%s) asks to connect and shows a PIN. To accept, press a "
+                                 "and type it.",
+                                 p2p_peer_label(req), strempty(req->type));
+                else
+                        snprintf(text, sizeof(text), "%s (%s) asks to connect. Accept with a.",
+                                 p2p_peer_label(req), strempty(req->type));
+                y += print_wrapped(t, y, bottom, THEME_WARNING, text);
+                y += print_wrapped(t, y, bottom, THEME_HINT, "a: accept. r: reject.");
+                y++;
+        }
+        if (!p || p == req)
+                return;
+        if (streq_ptr(p->state, "connecting") && p->pin && *p->pin) {
+                pin_words(p->pin, pin, sizeof(pin));
+                snprintf(text, sizeof(text), "Type this PIN on %s: %s", p2p_peer_label(p), pin);
+                print_wrapped(t, y, bottom, THEME_TITLE, text);
+        } else if (streq_ptr(p->state, "connecting"))
+                print_wrapped(t, y, bottom, THEME_NORMAL,
+                              streq_ptr(p->method, "push-button")
+                                  ? "Connecting: press the WiFi Direct (WPS) button on the "
+                                    "device, or accept on its screen."
+                                  : "Connecting...");
+        else if (streq_ptr(p->state, "connected")) {
+                snprintf(text, sizeof(text), "Connected through %s. d disconnects.",
+                         strempty(p->group));
+                print_wrapped(t, y, bottom, THEME_OK, text);
+        } else if (p->reason && *p->reason) {
+                snprintf(text, sizeof(text), "Last connection: %s.", p->reason);
+                print_wrapped(t, y, bottom, THEME_MUTED, text);
+        }
+}
+
+static void devices_draw(Tui *t, Screen *s, int top, int height)
+{
+        DevicesData *d = s->data;
+        const char *state = p2p_state(d);
+        int bottom = top + height, y = top, sel = selected_index(d), first = 0;
+        char text[256];
+
+        if (streq(state, "unavailable") || !d->bus)
+                snprintf(text, sizeof(text),
+                         "WiFi Direct is not available: wpa_supplicant runs no P2P device.");
+        else if (streq(state, "finding"))
+                snprintf(text, sizeof(text), "Searching for WiFi Direct devices (s stops)...");
+        else if (d->list.n == 0)
+                snprintf(text, sizeof(text), "No WiFi Direct devices found yet. f searches.");
+        else
+                snprintf(text, sizeof(text), "%zu WiFi Direct device%s. f searches again.",
+                         d->list.n, d->list.n == 1 ? "" : "s");
+        y += print_wrapped(t, y, bottom, THEME_TITLE, text);
+        if (d->list.n == 0 || y + 1 >= bottom)
+                return;
+        y++;
+        if (tui_columns(t) >= TABLE_MIN_COLUMNS) {
+                int name_w = tui_columns(t) - GUTTER - COL_TYPE - COL_STATE - 26;
+                tui_print(t, y, GUTTER, name_w, THEME_MUTED, "Name");
+                tui_print(t, y, GUTTER + name_w + 1, COL_TYPE, THEME_MUTED, "Type");
+                tui_print(t, y, GUTTER + name_w + 1 + COL_TYPE, COL_STATE, THEME_MUTED, "State");
+                tui_print(t, y, GUTTER + name_w + 1 + COL_TYPE + COL_STATE, 24, THEME_MUTED,
+                          "Connect by");
+                y++;
+        }
+        /* Keep the selected row in view, leaving room below for a dialog line or two. */
+        {
+                int rows = MAX(1, bottom - y - 4);
+                if (sel >= rows)
+                        first = sel - rows + 1;
+                for (int i = first; i < (int)d->list.n && i - first < rows; i++)
+                        draw_row(t, d, &d->list.peers[i], y++, i == sel);
+        }
+        if (y + 1 < bottom)
+                draw_details(t, d, y + 1, bottom);
+}
+
+static const KeyHelp devices_keys[] = {
+    {"f", "search", "Search for WiFi Direct devices for 30 seconds"},
+    {"s", NULL, "Stop searching"},
+    {"Enter", "connect",
+     "Connect to the selected device: by its button when it has one, else by a PIN"},
+    {"p", "show PIN", "Connect by a PIN roam shows, to type on the device"},
+    {"e", "enter PIN", "Connect by the PIN the device shows, typed here"},
+    {"a", "accept", "Accept the device that asks to connect"},
+    {"r", "reject", "Reject the device that asks to connect"},
+    {"d", "disconnect", "Disconnect from the selected device, or stop connecting"},
+    {"Up/Down", NULL, "Select the previous or next device (also k and j)"},
+    {"Esc", NULL, "Back to the overview (while typing a PIN: cancel)"},
+    {},
+};
+
+static bool devices_key_active(Tui *t, Screen *s, const KeyHelp *k)
+{
+        DevicesData *d = s->data;
+        const P2pPeer *p = selected_peer(d);
+        const char *state = p2p_state(d);
+        char c = k->keys[0];
+
+        if (*d->pin_for)
+                return false;
+        if (streq(state, "unavailable") || !d->bus)
+                return false;
+        if (c == 'f')
+                return !streq(state, "finding");
+        if (c == 's')
+                return streq(state, "finding");
+        if (c == 'a' || c == 'r')
+                return requesting_peer(d) != NULL;
+        if (!p)
+                return false;
+        if (c == 'd')
+                return streq_ptr(p->state, "connected") || streq_ptr(p->state, "connecting");
+        if (c == 'E' || c == 'p' || c == 'e')
+                return streq_ptr(p->state, "available");
+        return true;
+}
+
+const ScreenVTable devices_screen_vtable = {
+    .name = "devices",
+    .title = "Devices",
+    .number = 6,
+    .data_size = sizeof(DevicesData),
+    .enter = devices_enter,
+    .leave = devices_leave,
+    .draw = devices_draw,
+    .key = devices_key,
+    .model_changed = devices_model_changed,
+    .keys = devices_keys,
+    .key_active = devices_key_active,
+    .about = "WiFi Direct devices near by (a TV, a printer, a phone): search, then connect "
+             "to one by its button or by a PIN, shown here or typed here. A device that asks "
+             "to connect appears as a request to accept or reject. Connecting needs root, "
+             "group netdev or polkit authorization; the status line says what roamd "
+             "answered.",
+};
