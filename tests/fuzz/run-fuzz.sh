@@ -10,8 +10,8 @@ if [ ! -d "$build" ]; then
                 -Db_lundef=false >/dev/null
 fi
 ninja -C "$build" tests/fuzz/fuzz-config tests/fuzz/fuzz-dhcp-lease tests/fuzz/fuzz-capport \
-        tests/fuzz/fuzz-cgroup-path tests/fuzz/fuzz-http-answer tests/fuzz/fuzz-app-policy >/dev/null
-for t in config dhcp-lease capport cgroup-path http-answer app-policy; do
+        tests/fuzz/fuzz-cgroup-path tests/fuzz/fuzz-http-answer tests/fuzz/fuzz-app-policy tests/fuzz/fuzz-ndef >/dev/null
+for t in config dhcp-lease capport cgroup-path http-answer app-policy ndef; do
         work=$(mktemp -d)
         cp -r "$top/tests/fuzz/corpus/$t/." "$work/"
         echo "fuzz-$t: ${secs}s"
