@@ -56,6 +56,13 @@ typedef struct AppsConfig {
         uint32_t rule_priority; /* ip rules at this priority and the next */
 } AppsConfig;
 
+/* [Bluetooth] (docs/bluetooth.md). */
+typedef struct BluetoothConfig {
+        bool enable;                    /* follow org.bluez and register the pairing agent */
+        uint64_t question_timeout_usec; /* an unanswered agent question is refused after this */
+        uint64_t nfc_discovery_usec;    /* how long an NFC pairing looks for an unknown device */
+} BluetoothConfig;
+
 typedef struct Config {
         char *path;
         int log_level;
@@ -70,6 +77,7 @@ typedef struct Config {
         size_t n_dns_pins;
         ProbeConfig probe;
         AppsConfig apps;
+        BluetoothConfig bluetooth;
 } Config;
 
 Config *config_free(Config *c);

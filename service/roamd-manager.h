@@ -12,6 +12,7 @@ typedef struct Netlink Netlink;
 typedef struct Dns Dns;
 typedef struct CurlGlue CurlGlue;
 typedef struct Apps Apps;
+typedef struct Bt Bt;
 
 struct Manager {
         sd_event *event;
@@ -25,6 +26,7 @@ struct Manager {
         Dns *dns;
         CurlGlue *curl;
         Apps *apps; /* NULL with [Apps] Enforce=no */
+        Bt *bt;     /* NULL with [Bluetooth] Enable=no */
 
         Link **links; /* sorted by ifindex */
         size_t n_links;

@@ -11,6 +11,10 @@
 #define ROAM_APP_PATH_PREFIX   "/org/roam1/app"
 #define ROAM_APP_INTERFACE     "org.roam1.App"
 
+#define ROAM_BLUETOOTH_PATH       "/org/roam1/bluetooth"
+#define ROAM_BLUETOOTH_INTERFACE  "org.roam1.Bluetooth"
+#define ROAM_BLUETOOTH_AGENT_PATH "/org/roam1/bluetooth/agent"
+
 #define ROAM_ERROR_NO_SUCH_LINK   "org.roam1.Error.NoSuchLink"
 #define ROAM_ERROR_INVALID_ARGS   "org.roam1.Error.InvalidArguments"
 #define ROAM_ERROR_CONFIG_INVALID "org.roam1.Error.ConfigInvalid"

@@ -1,0 +1,196 @@
+"""roamd and BlueZ: adapters and devices on roamd's bus, the pairing agent's questions answered
+through org.roam1.Bluetooth, Bluetooth networking as a bearer. BlueZ is python3-dbusmock's
+bluez5 template extended in bluez_agent.py (Pair asks the registered agent, Network1 exists)."""
+import os
+import sys
+
+import dbus
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from btenv import BtEnv  # noqa: E402
+
+HEADSET = "00:1B:66:AA:01:02"
+PHONE = "5C:F3:70:11:22:33"
+
+
+@pytest.fixture
+def env():
+    e = BtEnv("bt")
+    try:
+        e.mock_call("AddAdapter", "hci0", "roam-laptop")
+        e.dev = e.mock_call("AddDevice", "hci0", HEADSET, "Roam Headset")
+        e.wait(lambda: e.device(HEADSET) and e.prop("AgentRegistered"),
+               what="the device and the agent")
+        yield e
+        rc = e.stop_roamd()
+        assert rc in (None, 0), f"roamd exited with {rc}:\n{e.log()[-4000:]}"
+    finally:
+        e.close()
+
+
+def pair(env, method, value=""):
+    env.mock_call("SetPairing", env.dev, method, value)
+    return env.call_async("Pair", HEADSET)
+
+
+def test_adapters_and_devices(env):
+    adapters = env.prop("Adapters")
+    assert [(str(a[0]), str(a[2])) for a in adapters] == [("hci0", "roam-laptop")]
+    d = env.device(HEADSET)
+    assert d["name"] == "Roam Headset" and d["adapter"] == "hci0"
+    assert not d["paired"] and d["battery"] == -1
+    # Battery1 appears; the device vanishes with InterfacesRemoved.
+    env.mock_call("AddBattery", env.dev, dbus.Byte(73))
+    env.wait(lambda: env.device(HEADSET)["battery"] == 73, what="battery")
+    env.mock_call("RemoveDevice", env.dev, path="/org/bluez/hci0", iface="org.bluez.Adapter1")
+    env.wait(lambda: env.device(HEADSET) is None, what="device gone")
+
+
+def test_power_and_scan(env):
+    env.bt().SetAdapter("hci0", "Powered", False)
+    env.wait(lambda: not env.prop("Adapters")[0][3], what="powered off")
+    env.bt().SetAdapter("", "Powered", True)
+    env.wait(lambda: env.prop("Adapters")[0][3], what="powered on")
+    env.bt().StartDiscovery("hci0", dbus.UInt32(1))
+    env.wait(lambda: env.prop("Adapters")[0][6], what="discovering")
+    # The scan ends by itself after its timeout (roamd calls StopDiscovery).
+    env.wait(lambda: not env.prop("Adapters")[0][6], what="scan stopped by its timeout")
+    with pytest.raises(dbus.DBusException, match="Powered, Discoverable or Pairable"):
+        env.bt().SetAdapter("hci0", "Alias", True)
+
+
+def test_confirm_passkey(env):
+    res = pair(env, "confirm", "123456")
+    q = env.wait(lambda: (q := env.question())["kind"] == "confirm" and q, what="question")
+    assert (q["address"], q["name"], q["value"]) == (HEADSET, "Roam Headset", "123456")
+    env.bt().Answer(dbus.UInt32(q["id"]), True, "")
+    env.wait(lambda: res, what="Pair to return")
+    assert "ok" in res, res
+    env.wait(lambda: env.device(HEADSET)["paired"], what="paired")
+    assert env.question()["kind"] == "none"
+
+
+def test_reject(env):
+    res = pair(env, "confirm", "000042")
+    q = env.wait(lambda: (q := env.question())["kind"] == "confirm" and q, what="question")
+    env.bt().Answer(dbus.UInt32(q["id"]), False, "")
+    env.wait(lambda: res, what="Pair to fail")
+    assert "AuthenticationRejected" in str(res["error"]) or "Rejected" in str(res["error"])
+    assert not env.device(HEADSET)["paired"]
+    assert "failed: refused" in str(env.prop("LastEvent"))
+
+
+def test_pin_entry(env):
+    res = pair(env, "pin", "0000")
+    q = env.wait(lambda: (q := env.question())["kind"] == "enter-pin" and q, what="question")
+    # A bad PIN is refused by roamd itself and the question stays open.
+    with pytest.raises(dbus.DBusException, match="1 to 16"):
+        env.bt().Answer(dbus.UInt32(q["id"]), True, "")
+    env.bt().Answer(dbus.UInt32(q["id"]), True, "0000")
+    env.wait(lambda: res, what="Pair")
+    assert "ok" in res, res
+    assert env.device(HEADSET)["paired"]
+
+
+def test_passkey_entry_wrong(env):
+    res = pair(env, "passkey", "654321")
+    q = env.wait(lambda: (q := env.question())["kind"] == "enter-passkey" and q, what="question")
+    with pytest.raises(dbus.DBusException, match="0 to 999999"):
+        env.bt().Answer(dbus.UInt32(q["id"]), True, "abc")
+    env.bt().Answer(dbus.UInt32(q["id"]), True, "111111")
+    env.wait(lambda: res, what="Pair")
+    assert "AuthenticationFailed" in str(res["error"])
+
+
+def test_passkey_display(env):
+    res = pair(env, "display-passkey", "4711")
+    q = env.wait(lambda: (q := env.question())["kind"] == "show-passkey" and q, what="display")
+    assert q["value"] == "004711"
+    env.mock_call("FinishPairing", env.dev, True)  # typed on the device's keyboard
+    env.wait(lambda: res, what="Pair")
+    assert "ok" in res
+    # The display ends with the pairing.
+    env.wait(lambda: env.question()["kind"] == "none", what="display cleared")
+
+
+def test_remote_cancel(env):
+    res = pair(env, "remote-cancel", "222222")
+    env.wait(lambda: env.question()["kind"] == "confirm", what="question")
+    env.mock_call("RemoteCancel", env.dev)
+    env.wait(lambda: res and env.question()["kind"] == "none", what="cancel")
+    assert "AuthenticationCanceled" in str(res["error"])
+    assert "failed: cancelled by the device" in str(env.prop("LastEvent"))
+
+
+def test_timeout(env):
+    # QuestionTimeout=2s in the test configuration: roamd refuses for the user.
+    res = pair(env, "confirm", "333333")
+    env.wait(lambda: env.question()["kind"] == "confirm", what="question")
+    env.wait(lambda: res, what="Pair to fail after the question timed out")
+    assert "AuthenticationCanceled" in str(res["error"])
+    assert env.question()["kind"] == "none"
+    assert "failed: nobody answered in time" in str(env.prop("LastEvent"))
+
+
+def test_device_lost_mid_pair(env):
+    res = pair(env, "confirm", "444444")
+    q = env.wait(lambda: (q := env.question())["kind"] == "confirm" and q, what="question")
+    env.mock_call("LoseDevice", env.dev)
+    env.wait(lambda: res and env.device(HEADSET) is None and env.question()["kind"] == "none",
+             what="device gone, question closed")
+    assert "ConnectionAttemptFailed" in str(res["error"]) or "Page Timeout" in str(res["error"])
+    # The old question cannot be answered any more.
+    with pytest.raises(dbus.DBusException, match="not open"):
+        env.bt().Answer(dbus.UInt32(q["id"]), True, "")
+
+
+def test_authorize_service(env):
+    env.mock_call("SetPairing", env.dev, "just-works", "")
+    env.bt().Pair(HEADSET)
+    result = {}
+
+    def done(r):
+        result["r"] = str(r)
+        env.changed = True
+    env.bus.get_object("org.bluez", "/").IncomingService(
+        env.dev, "0000110b-0000-1000-8000-00805f9b34fb", dbus_interface="org.bluez.Mock",
+        reply_handler=done, error_handler=done, timeout=30)
+    q = env.wait(lambda: (q := env.question())["kind"] == "authorize-service" and q,
+                 what="question")
+    assert q["value"] == "0000110b-0000-1000-8000-00805f9b34fb"
+    env.bt().Answer(dbus.UInt32(q["id"]), True, "")
+    env.wait(lambda: result, what="service authorized")
+    assert result["r"] == "accepted"
+
+
+def test_only_bluez_may_call_the_agent(env):
+    agent = env.bus.get_object("org.roam1", "/org/roam1/bluetooth/agent")
+    with pytest.raises(dbus.DBusException, match="Only BlueZ"):
+        agent.RequestConfirmation(env.dev, dbus.UInt32(1), dbus_interface="org.bluez.Agent1")
+
+
+def test_trust_connect_remove(env):
+    env.bt().SetTrusted(HEADSET, True)
+    env.wait(lambda: env.device(HEADSET)["trusted"], what="trusted")
+    env.bt().Connect(HEADSET)
+    env.wait(lambda: env.device(HEADSET)["connected"], what="connected")
+    env.bt().Disconnect(HEADSET)
+    env.wait(lambda: not env.device(HEADSET)["connected"], what="disconnected")
+    with pytest.raises(dbus.DBusException, match="NotConnected|Not Connected"):
+        env.bt().Disconnect(HEADSET)
+    with pytest.raises(dbus.DBusException, match="not a Bluetooth address"):
+        env.bt().Pair("nonsense")
+    env.bt().Remove(HEADSET)
+    env.wait(lambda: env.device(HEADSET) is None, what="removed")
+
+
+def test_bluez_restart(env):
+    env.mock.terminate()
+    env.mock.wait(5)
+    env.wait(lambda: not env.prop("Available") and env.device(HEADSET) is None,
+             what="BlueZ gone")
+    env.start_mock()
+    env.mock_call("AddAdapter", "hci0", "roam-laptop")
+    env.wait(lambda: env.prop("Available") and env.prop("AgentRegistered"),
+             what="agent registered again")
