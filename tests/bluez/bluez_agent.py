@@ -199,8 +199,10 @@ def NetworkConnect(device, role):
     ifname = PARAMS.get("ifname", "bnep0")
     netns = PARAMS.get("netns")
     if netns:
+        # The NAP's end goes to its own namespace when the test gives one.
+        peer = ["netns", PARAMS["napns"]] if PARAMS.get("napns") else []
         subprocess.run(["ip", "-n", netns, "link", "add", ifname, "type", "veth", "peer", "name",
-                        ifname + "p"], check=True)
+                        ifname + "p", *peer], check=True)
     device.UpdateProperties(NETWORK_IFACE, {
         "Connected": dbus.Boolean(True, variant_level=1),
         "Interface": dbus.String(ifname, variant_level=1),
@@ -230,7 +232,7 @@ def AddNetworkDevice(self, adapter, address, name):
     device = mockobject.objects[path]
     uuids = dbus.Array([NAP_UUID], signature="s", variant_level=1)
     device.UpdateProperties(DEVICE_IFACE, {"UUIDs": uuids,
-                                           "Class": dbus.UInt32(0x02030c, variant_level=1)})
+                                           "Class": dbus.UInt32(0x5a020c, variant_level=1)})
     props = {"Connected": dbus.Boolean(False, variant_level=1),
              "Interface": dbus.String("", variant_level=1),
              "UUID": dbus.String("", variant_level=1)}

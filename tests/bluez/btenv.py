@@ -21,6 +21,8 @@ ROAM = os.environ.get("ROAM", os.path.join(TOP, "build/tui/roam"))
 BT = "org.roam1.Bluetooth"
 BT_PATH = "/org/roam1/bluetooth"
 MOCK = "org.bluez.Mock"
+HEADSET = "00:1B:66:AA:01:02"
+PHONE = "5C:F3:70:11:22:33"
 
 BUS_CONF = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -72,6 +74,7 @@ class BtEnv:
         self.changed = False
         try:
             self.sh(f"ip netns add {self.name}")
+            self.sh(f"ip netns add {self.name}-nap")
             self.netns("ip link set lo up")
             conf = self.write("bus.conf", BUS_CONF.format(
                 sock=self.sock, policy=os.path.join(TOP, "data/org.roam1.conf")))
@@ -137,7 +140,8 @@ class BtEnv:
 
     # the peer
     def start_mock(self):
-        params = json.dumps({"netns": self.name, "ifname": "bnep0"})
+        params = json.dumps({"netns": self.name, "napns": self.name + "-nap",
+                             "ifname": "bnep0"})
         self.mock_log = open(os.path.join(self.dir, "mock.log"), "w")
         p = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
                               os.path.join(HERE, "bluez_agent.py"), "-p", params],
@@ -153,7 +157,7 @@ class BtEnv:
     # roamd
     def start_roamd(self, extra_config=""):
         conf = self.write("roamd.conf", "[Apps]\nEnforce=no\n[Bluetooth]\nQuestionTimeout=2s\n"
-                          "NfcDiscoveryTimeout=5s\n" + extra_config)
+                          "NfcDiscoveryTimeout=2s\n" + extra_config)
         log = open(os.path.join(self.dir, "roamd.log"), "a")
         self.roamd = subprocess.Popen(["ip", "netns", "exec", self.name, ROAMD, "--config", conf],
                                       env=self.env, stdout=log, stderr=subprocess.STDOUT)
@@ -229,4 +233,5 @@ class BtEnv:
             self.daemon.terminate()
             self.daemon.wait(5)
         self.sh(f"ip netns del {self.name}", check=False)
+        self.sh(f"ip netns del {self.name}-nap", check=False)
         shutil.rmtree(self.dir, ignore_errors=True)

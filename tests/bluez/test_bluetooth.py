@@ -8,25 +8,7 @@ import dbus
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from btenv import BtEnv  # noqa: E402
-
-HEADSET = "00:1B:66:AA:01:02"
-PHONE = "5C:F3:70:11:22:33"
-
-
-@pytest.fixture
-def env():
-    e = BtEnv("bt")
-    try:
-        e.mock_call("AddAdapter", "hci0", "roam-laptop")
-        e.dev = e.mock_call("AddDevice", "hci0", HEADSET, "Roam Headset")
-        e.wait(lambda: e.device(HEADSET) and e.prop("AgentRegistered"),
-               what="the device and the agent")
-        yield e
-        rc = e.stop_roamd()
-        assert rc in (None, 0), f"roamd exited with {rc}:\n{e.log()[-4000:]}"
-    finally:
-        e.close()
+from btenv import HEADSET, PHONE  # noqa: E402
 
 
 def pair(env, method, value=""):
@@ -194,3 +176,49 @@ def test_bluez_restart(env):
     env.mock_call("AddAdapter", "hci0", "roam-laptop")
     env.wait(lambda: env.prop("Available") and env.prop("AgentRegistered"),
              what="agent registered again")
+
+
+def test_bluetooth_network_is_a_bearer(env):
+    """Network1.Connect("nap") makes the bnep link; roamd classifies and probes it like any
+    other link. The bnep link is a veth named bnep0 (this kernel has no Bluetooth): it is
+    classified by the bnep* name rule that real bnep devices also match (their sysfs
+    DEVTYPE=bluetooth rule comes first and is covered by the tests/unit/sysfs/bnep0 fixture)."""
+    phone = env.mock_call("AddNetworkDevice", "hci0", PHONE, "Roam Phone")
+    env.wait(lambda: (d := env.device(PHONE)) and d["network"] == "available", what="NAP")
+    assert env.device(PHONE)["kind"] == "phone"
+    with pytest.raises(dbus.DBusException, match="offers no network"):
+        env.bt().ConnectNetwork(HEADSET)
+    assert env.bt().ConnectNetwork(PHONE, timeout=30) == "bnep0"
+    env.wait(lambda: env.device(PHONE)["network"] == "connected", what="network connected")
+    assert env.device(PHONE)["interface"] == "bnep0"
+    nap = f"ip netns exec {env.name}-nap"
+    env.sh(f"{nap} ip link set bnep0p up")
+    env.sh(f"{nap} ip addr add 192.0.2.1/24 dev bnep0p")
+    env.netns("ip link set bnep0 up")
+    env.netns("ip addr add 192.0.2.20/24 dev bnep0")
+    env.netns("ip route add default via 192.0.2.1 dev bnep0")
+
+    manager = env.bus.get_object("org.roam1", "/org/roam1")
+    path = env.wait(lambda: _link(manager, "bnep0"), what="bnep0 on roamd's bus")
+    link = env.bus.get_object("org.roam1", path)
+
+    def lp(name):
+        return link.Get("org.roam1.Link", name, dbus_interface="org.freedesktop.DBus.Properties")
+    assert lp("Bearer") == "bluetooth" and lp("BearerSource") == "sysfs"
+    env.wait(lambda: lp("State") == "routable", what="routable")
+    env.wait(lambda: manager.Get("org.roam1.Manager", "BestLink",
+                                 dbus_interface="org.freedesktop.DBus.Properties") == path,
+             what="bnep0 is the best link")
+    # The NAP answers on its gateway but serves no DNS: a verdict like any other link's.
+    env.wait(lambda: lp("Connectivity4") == "local", what="verdict local")
+
+    env.bt().DisconnectNetwork(PHONE)
+    env.wait(lambda: _link(manager, "bnep0") is None, what="bnep0 gone")
+    assert env.device(PHONE)["network"] == "available"
+
+
+def _link(manager, name):
+    try:
+        return manager.GetLinkByName(name, dbus_interface="org.roam1.Manager")
+    except dbus.DBusException:
+        return None
