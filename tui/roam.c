@@ -11,6 +11,7 @@
 
 #include "roam-app.h"
 #include "roam-apps-cli.h"
+#include "roam-bt-cli.h"
 #include "roam-bus.h"
 #include "roam-client-bus.h"
 #include "roam-log.h"
@@ -87,11 +88,24 @@ static int verb_run(char **args)
         return roam_run_app(arg_app, arg_online_for_usec, args);
 }
 
+static int verb_bt(char **args)
+{
+        return roam_bt_run(args, arg_json);
+}
+
+static int verb_nfc(char **args)
+{
+        return roam_nfc_run(args, arg_json);
+}
+
 static const Verb verbs[] = {
     {"status", 0, true, false, verb_status},
     {"apps", 0, true, false, verb_apps},
     {"app", UINT_MAX, true, false, verb_app},
     {"run", UINT_MAX, false, true, verb_run},
+    /* Bluetooth and NFC tags: roam-bt-cli.c */
+    {"bt", UINT_MAX, true, true, verb_bt},
+    {"nfc", UINT_MAX, true, true, verb_nfc},
 };
 
 static const Verb default_verb = {"", 0, true, false, verb_default};
@@ -125,6 +139,14 @@ static void help(void)
                "                     Run CMD inside the app: roamd moves roam into the app\n"
                "                     first, so CMD's first packet follows the app's policy.\n"
                "                     CMD does not run when roamd refuses.\n"
+               "  bt [ACTION ...]    Bluetooth: adapters, devices, the pairing question;\n"
+               "                     power|discoverable|pairable on|off [ADAPTER],\n"
+               "                     scan [SECONDS] [ADAPTER], pair|trust|untrust|connect|\n"
+               "                     disconnect|remove|join|leave ADDRESS,\n"
+               "                     answer ID yes|no [PIN or passkey]\n"
+               "  nfc import FILE|- [--yes]\n"
+               "                     What an NFC tag (NDEF, raw or hex) holds; --yes pairs\n"
+               "                     its Bluetooth device\n"
                "\n"
                "Changing apps needs root, group netdev or polkit authorization.\n"
                "\n"

@@ -1,6 +1,7 @@
 """roamd and BlueZ: adapters and devices on roamd's bus, the pairing agent's questions answered
 through org.roam1.Bluetooth, Bluetooth networking as a bearer. BlueZ is python3-dbusmock's
 bluez5 template extended in bluez_agent.py (Pair asks the registered agent, Network1 exists)."""
+import json
 import os
 import sys
 
@@ -222,3 +223,34 @@ def _link(manager, name):
         return manager.GetLinkByName(name, dbus_interface="org.roam1.Manager")
     except dbus.DBusException:
         return None
+
+
+def test_roam_bt_cli(env):
+    """`roam bt pair` asks the agent's question on stdin; `roam bt` shows the outcome."""
+    env.mock_call("SetPairing", env.dev, "confirm", "123456")
+    env.mock_call("AddBattery", env.dev, dbus.Byte(55))
+    env.wait(lambda: env.device(HEADSET)["battery"] == 55, what="battery")
+    r = env.roam("bt", "pair", HEADSET, input="yes\n")
+    assert r.returncode == 0, r.stderr
+    assert "Roam Headset shows passkey 123456: is it the same? (yes/no)" in r.stdout
+    assert f"Paired with {HEADSET}" in r.stdout
+    r = env.roam("bt")
+    assert r.returncode == 0, r.stderr
+    assert "Adapter hci0 (roam-laptop)" in r.stdout
+    assert f"{HEADSET}  Roam Headset         device" in r.stdout
+    assert "paired, not trusted, not connected, battery 55%, signal -79 dBm" in r.stdout
+    r = env.roam("bt", "--json")
+    doc = json.loads(r.stdout)
+    assert doc["devices"][0]["paired"] is True and doc["devices"][0]["battery"] == 55
+    assert doc["question"] is None and doc["agent"] is True
+    # A refusal on stdin: the pairing fails, roam says why and exits 1.
+    phone = env.mock_call("AddDevice", "hci0", PHONE, "Roam Phone")
+    env.mock_call("SetPairing", phone, "pin", "1234")
+    r = env.roam("bt", "pair", PHONE, input="no\n")
+    assert r.returncode == 1
+    assert "asks for its PIN" in r.stdout and "refused" not in r.stdout
+    assert "AuthenticationRejected" in r.stderr
+    r = env.roam("bt", "pair", "zz")
+    assert r.returncode == 1 and "not a Bluetooth address" in r.stderr
+    r = env.roam("bt", "frobnicate", HEADSET)
+    assert r.returncode == 2 and "unknown action" in r.stderr
