@@ -22,6 +22,7 @@ struct BtOp {
         char *path;
         bool returns_string;
         bool is_pair;
+        bool quiet; /* no event on success: roamd's own housekeeping */
 };
 
 static const char *const bt_question_kind_table[_BT_QUESTION_MAX] = {
@@ -432,18 +433,21 @@ static int on_op_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_erro
                 question_clear(bt, NULL, NULL); /* displays end with the pairing */
         if (e) {
                 /* BlueZ's error name stays in the text: clients and people can tell a
-                 * rejection from a timeout or a device out of range. */
-                bt_event(bt, "%s failed: %s (%s)", op->what,
-                         op->is_pair && bt->pair_outcome ? bt->pair_outcome : strempty(e->message),
-                         e->name);
+                 * rejection from a timeout or a device out of range. Why the agent said no
+                 * is the better reason when there is one. */
+                const char *why =
+                    op->is_pair && bt->pair_outcome ? bt->pair_outcome : strempty(e->message);
+
+                bt_event(bt, "%s failed: %s (%s)", op->what, why, e->name);
                 if (op->request)
                         (void)sd_bus_reply_method_errorf(op->request, ROAM_ERROR_FAILED,
-                                                         "%s: %s (%s)", op->what,
-                                                         strempty(e->message), e->name);
+                                                         "%s failed: %s (%s)", op->what, why,
+                                                         e->name);
         } else {
                 if (op->returns_string)
                         (void)sd_bus_message_read(m, "s", &s);
-                bt_event(bt, "%s: done%s%s", op->what, *s ? ", " : "", s);
+                if (!op->quiet)
+                        bt_event(bt, "%s: done%s%s", op->what, *s ? ", " : "", s);
                 if (op->request)
                         (void)sd_bus_reply_method_return(op->request, op->returns_string ? "s" : "",
                                                          s);
@@ -528,10 +532,23 @@ static int forward(Bt *bt, sd_bus_message *request, const char *what, const char
         return forward_full(bt, request, what, path, interface, method, false, NULL);
 }
 
+/* The scan roamd started ends: its timeout, or the device it looked for was not found. */
+static void stop_scan(Bt *bt)
+{
+        BluezAdapter *a = bluez_get_adapter(bt->bluez, bt->discovery_adapter);
+
+        bt->discovery_timeout = sd_event_source_disable_unref(bt->discovery_timeout);
+        if (a && a->discovering &&
+            forward(bt, NULL, "Stopping the scan", a->path, "org.bluez.Adapter1",
+                    "StopDiscovery") >= 0)
+                bt->ops->quiet = true;
+}
+
 static int on_nfc_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 {
         Bt *bt = userdata;
 
+        stop_scan(bt);
         bt_event(bt, "%s was not found nearby: is it on and in pairing mode?", bt->nfc_address);
         nfc_pair_done(bt);
         return 0;
@@ -580,13 +597,7 @@ int bt_pair(Bt *bt, const char *address, sd_bus_message *request, sd_bus_error *
 
 static int on_discovery_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 {
-        Bt *bt = userdata;
-        BluezAdapter *a = bluez_get_adapter(bt->bluez, bt->discovery_adapter);
-
-        bt->discovery_timeout = sd_event_source_disable_unref(bt->discovery_timeout);
-        if (a && a->discovering)
-                (void)forward(bt, NULL, "Stopping the scan", a->path, "org.bluez.Adapter1",
-                              "StopDiscovery");
+        stop_scan(userdata);
         return 0;
 }
 

@@ -619,6 +619,11 @@ const char *roam_live_get_problem(const RoamLive *live)
         return live->problem;
 }
 
+sd_bus *roam_live_get_bus(const RoamLive *live)
+{
+        return live->bus;
+}
+
 const RoamModel *roam_live_get_model(const RoamLive *live)
 {
         return live->model;

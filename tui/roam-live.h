@@ -75,6 +75,9 @@ RoamLiveState roam_live_get_state(const RoamLive *live);
 const char *roam_live_get_problem(const RoamLive *live);
 /* Never NULL; without roamd it has no links and an empty State. */
 const RoamModel *roam_live_get_model(const RoamLive *live);
+/* The bus roamd is reached on, NULL while there is none (for screens that follow more of
+ * roamd than the model holds: the Bluetooth screen). */
+sd_bus *roam_live_get_bus(const RoamLive *live);
 
 /* Asks roamd to re-probe the link at path now; the answer comes as ROAM_LIVE_EVENT_REPROBE. */
 int roam_live_reprobe(RoamLive *live, const char *path);

@@ -43,6 +43,7 @@ struct Tui {
         short pairs[_THEME_ROLE_MAX];
 
         Screen overview, link, apps, help;
+        Screen bluetooth;
         Screen *current, *previous;
         char *selected_link;
         bool roamd_lost; /* roamd went away while we showed it */
@@ -130,6 +131,16 @@ static void request_redraw(Tui *t)
 {
         /* A defer source: any number of changes in one loop iteration make one frame. */
         (void)sd_event_source_set_enabled(t->redraw, SD_EVENT_ONESHOT);
+}
+
+sd_bus *tui_bus(Tui *t)
+{
+        return roam_live_get_bus(t->live);
+}
+
+void tui_request_redraw(Tui *t)
+{
+        request_redraw(t);
 }
 
 void tui_message(Tui *t, ThemeRole role, const char *fmt, ...)
@@ -314,6 +325,8 @@ static Screen *screen_of(Tui *t, const ScreenVTable *vtable)
                 return &t->apps;
         if (vtable == t->help.vtable)
                 return &t->help;
+        if (vtable == t->bluetooth.vtable)
+                return &t->bluetooth;
         return NULL;
 }
 
@@ -349,11 +362,13 @@ static void go_back(Tui *t)
 }
 
 /* The screens that have a tab and a number key, in order. */
-static void tab_screens(Tui *t, const ScreenVTable *ret[3])
+#define N_TABS 4
+static void tab_screens(Tui *t, const ScreenVTable *ret[N_TABS])
 {
         ret[0] = t->overview.vtable;
         ret[1] = t->link.vtable;
         ret[2] = t->apps.vtable;
+        ret[3] = t->bluetooth.vtable;
 }
 
 /* No tab promises a screen that has nothing to show. */
@@ -365,12 +380,15 @@ static bool tab_shown(Tui *t, const ScreenVTable *tab, const ScreenVTable *activ
                 return t->selected_link && roam_model_find_link(tui_model(t), t->selected_link);
         if (tab == t->apps.vtable)
                 return tui_model(t)->n_apps > 0;
+        /* Bluetooth (key 7) has a tab only while open: the other headers stay as they were. */
+        if (tab == t->bluetooth.vtable)
+                return false;
         return true;
 }
 
 static void draw_header(Tui *t)
 {
-        const ScreenVTable *tabs[3];
+        const ScreenVTable *tabs[N_TABS];
         const ScreenVTable *active =
             t->current == &t->help ? tui_previous_screen(t) : t->current->vtable;
         bool in_help = t->current == &t->help, roomy;
@@ -650,7 +668,7 @@ static int global_key(Tui *t, int key)
                 return REACTION_REDRAW;
         }
         if (key >= '1' && key <= '9') {
-                const ScreenVTable *screens[3];
+                const ScreenVTable *screens[N_TABS];
 
                 tab_screens(t, screens);
                 for (size_t i = 0; i < ELEMENTSOF(screens); i++)
@@ -919,6 +937,9 @@ static void tui_done(Tui *t)
         free(t->link.data);
         free(t->apps.data);
         free(t->help.data);
+        if (t->bluetooth.vtable && t->bluetooth.vtable->leave)
+                t->bluetooth.vtable->leave(t, &t->bluetooth);
+        free(t->bluetooth.data);
         free(t->selected_link);
         free(t->message);
         strv_free(t->startup_messages);
@@ -927,9 +948,10 @@ static void tui_done(Tui *t)
 
 static int screens_init(Tui *t)
 {
-        Screen *screens[] = {&t->overview, &t->link, &t->apps, &t->help};
+        Screen *screens[] = {&t->overview, &t->link, &t->apps, &t->help, &t->bluetooth};
         const ScreenVTable *vtables[] = {&overview_screen_vtable, &link_screen_vtable,
-                                         &apps_screen_vtable, &help_screen_vtable};
+                                         &apps_screen_vtable, &help_screen_vtable,
+                                         &bluetooth_screen_vtable};
 
         for (size_t i = 0; i < ELEMENTSOF(screens); i++) {
                 screens[i]->vtable = vtables[i];

@@ -61,6 +61,7 @@ extern const ScreenVTable overview_screen_vtable;
 extern const ScreenVTable link_screen_vtable;
 extern const ScreenVTable apps_screen_vtable;
 extern const ScreenVTable help_screen_vtable;
+extern const ScreenVTable bluetooth_screen_vtable;
 
 typedef struct TuiOptions {
         const char *theme; /* NULL: the config file's, else default */
@@ -84,6 +85,11 @@ void tui_select_link(Tui *t, const char *path);
 int tui_show(Tui *t, const ScreenVTable *vtable);
 /* The previous screen, for the help screen's text. */
 const ScreenVTable *tui_previous_screen(Tui *t);
+
+/* For screens that follow roamd beyond the model (Bluetooth): the bus (NULL while there is
+ * none), and a frame after an asynchronous answer arrived. */
+sd_bus *tui_bus(Tui *t);
+void tui_request_redraw(Tui *t);
 
 /* A one-line message in the status line until the next key. */
 void tui_message(Tui *t, ThemeRole role, const char *fmt, ...) _printf_(3, 4);
