@@ -27,11 +27,6 @@ typedef struct BtDevice {
         int32_t battery;
 } BtDevice;
 
-typedef struct BtQuestion {
-        uint32_t id;
-        const char *kind, *address, *name, *value;
-} BtQuestion;
-
 static int log_bt_error(const sd_bus_error *error, int r, const char *what)
 {
         if (sd_bus_error_has_name(error, ROAM_ERROR_ACCESS_DENIED)) {
@@ -49,8 +44,7 @@ static const char *on_off(int b)
         return b ? "on" : "off";
 }
 
-/* The question as a sentence: what the person should do. */
-static void question_sentence(const BtQuestion *q, char *buf, size_t size)
+void roam_bt_question_sentence(const BtQuestion *q, char *buf, size_t size)
 {
         const char *who = *q->name ? q->name : q->address;
 
@@ -229,7 +223,7 @@ static int show(sd_bus *bus, bool json)
         }
         if (q.id != 0) {
                 char s[512];
-                question_sentence(&q, s, sizeof(s));
+                roam_bt_question_sentence(&q, s, sizeof(s));
                 printf("Question %u: %s\n  answer: roam bt answer %u yes|no [PIN or passkey]\n",
                        q.id, s, q.id);
         }
@@ -281,7 +275,7 @@ static int answer_from_stdin(sd_bus *bus, const BtQuestion *q)
         bool entry = streq(q->kind, "enter-pin") || streq(q->kind, "enter-passkey");
         bool accept;
 
-        question_sentence(q, s, sizeof(s));
+        roam_bt_question_sentence(q, s, sizeof(s));
         printf("%s\n", s);
         fflush(stdout);
         if (streq(q->kind, "show-pin") || streq(q->kind, "show-passkey"))

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 /* `roam bt [ACTION ...]` and `roam nfc import FILE|-` (docs/bluetooth.md): thin clients of
  * org.roam1.Bluetooth. Errors are logged; a negative errno is returned, -EHOSTDOWN when roamd
@@ -10,3 +12,12 @@
 
 int roam_bt_run(char **args, bool json);
 int roam_nfc_run(char **args, bool json);
+
+/* The agent's question (org.roam1.Bluetooth.Question) and what the person should do, in one
+ * sentence: for roam bt pair and plain mode. */
+typedef struct BtQuestion {
+        uint32_t id;
+        const char *kind, *address, *name, *value;
+} BtQuestion;
+
+void roam_bt_question_sentence(const BtQuestion *q, char *buf, size_t size);

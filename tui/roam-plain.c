@@ -13,6 +13,7 @@
 #include "roam-app.h"
 #include "roam-bus.h"
 #include "roam-live.h"
+#include "roam-plain-bt.h"
 #include "roam-log.h"
 #include "roam-plain.h"
 #include "roam-util.h"
@@ -29,6 +30,7 @@ typedef struct Plain {
         char buf[INPUT_LINE_MAX + 1];
         size_t n_buf;
         bool discarding; /* the rest of a too long line */
+        PlainBt *bt;     /* Bluetooth questions and outcomes (roam-plain-bt.c) */
 } Plain;
 
 static const char help_text[] =
@@ -46,6 +48,7 @@ static const char help_text[] =
     "  app ID online-for DURATION   online for a while: 90s, 10m, 1h30m (at most\n"
     "                 24h) or until-released\n"
     "  app ID release end that grant\n"
+    "  bt yes [PIN or passkey], bt no   answer a Bluetooth pairing question\n"
     "  help           this list\n"
     "  quit           end (also exit, q, or end of input on a terminal)\n"
     "Changes are printed as they happen, one line each, with the time.\n";
@@ -338,6 +341,8 @@ static int command(Plain *p, char *line)
         }
         if (streq(words[0], "app") && words[1])
                 return app_command(p, words);
+        if (streq(words[0], "bt"))
+                return plain_bt_command(p->bt, words);
         if ((streq(words[0], "link") || streq(words[0], "reprobe")) && words[1] && !words[2]) {
                 if (!require_ready(p) || !(l = find_by_name(p, words[1])))
                         return 0;
@@ -431,6 +436,7 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                         }
                         print_status(p);
                         p->announced = p->was_ready = true;
+                        (void)plain_bt_follow(&p->bt, roam_live_get_bus(live));
                         break;
                 case ROAM_LIVE_NOT_RUNNING:
                         if (p->announced)
@@ -577,6 +583,7 @@ int plain_run(void)
         (void)roam_live_start(live);
 
         r = sd_event_loop(event);
+        p.bt = plain_bt_free(p.bt);
         if (r < 0)
                 return log_error_errno(r, "The event loop failed: %m");
         return 0;
