@@ -94,3 +94,15 @@ def test_small_terminal_and_refusal(env, screen):
     t.key("n")
     t.wait_for(screen="bluetooth", text=["Pairing with Roam Headset failed:", "refused"])
     assert not env.device(HEADSET)["paired"]
+
+
+@pytest.mark.parametrize("theme", ["monochrome", "high-contrast"])
+def test_themes(env, screen, theme):
+    env.mock_call("SetPairing", env.dev, "pin", "1234")
+    t = screen(args=("--theme", theme))
+    check_golden(f"bluetooth-theme-{theme}", t, theme)
+    t.key("p")
+    t.wait_for(screen="bluetooth", text="Type its PIN")
+    check_golden(f"bluetooth-pin-theme-{theme}", t, theme)
+    t.key("\x1b")
+    t.wait_for(screen="bluetooth", text=["Pairing with Roam Headset failed:", "refused"])
