@@ -519,6 +519,15 @@ static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error
                 log_warning("Malformed PropertiesChanged from BlueZ on %s", path);
                 return 0;
         }
+        /* BlueZ invalidates RSSI when a device is no longer seen by a scan. */
+        if (streq(iface, DEVICE_IFACE) && sd_bus_message_enter_container(m, 'a', "s") > 0) {
+                BluezDevice *d = bluez_get_device(b, path);
+                const char *name;
+
+                while (d && sd_bus_message_read(m, "s", &name) > 0)
+                        if (streq(name, "RSSI"))
+                                d->has_rssi = false;
+        }
         notify(b);
         return 0;
 }

@@ -27,6 +27,13 @@ def test_adapters_and_devices(env):
     # Battery1 appears; the device vanishes with InterfacesRemoved.
     env.mock_call("AddBattery", env.dev, dbus.Byte(73))
     env.wait(lambda: env.device(HEADSET)["battery"] == 73, what="battery")
+    # BlueZ invalidates RSSI when the device is no longer seen.
+    assert env.device(HEADSET)["rssi"] == -79
+    env.mock_call("EmitSignal", "org.freedesktop.DBus.Properties", "PropertiesChanged",
+                  "sa{sv}as", dbus.Struct(("org.bluez.Device1", dbus.Dictionary({}, "sv"),
+                                           dbus.Array(["RSSI"], "s"))),
+                  path=env.dev, iface="org.freedesktop.DBus.Mock")
+    env.wait(lambda: env.device(HEADSET)["rssi"] == 127, what="RSSI unknown")
     env.mock_call("RemoveDevice", env.dev, path="/org/bluez/hci0", iface="org.bluez.Adapter1")
     env.wait(lambda: env.device(HEADSET) is None, what="device gone")
 
