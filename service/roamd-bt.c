@@ -621,6 +621,7 @@ Bt *bt_free(Bt *bt)
                 return NULL;
         while (bt->ops)
                 op_free(bt->ops);
+        bt_nfc_stop(bt);
         question_clear(bt, ERROR_CANCELED, "roamd is stopping.");
         nfc_pair_done(bt);
         sd_event_source_disable_unref(bt->discovery_timeout);
@@ -666,6 +667,9 @@ int bt_start(Bt *bt)
         if (r < 0)
                 return log_error_errno(r, "Failed to add the pairing agent: %m");
         r = bt_bus_setup(bt);
+        if (r < 0)
+                return r;
+        r = bt_nfc_start(bt);
         if (r < 0)
                 return r;
         return bluez_start(bt->bluez);

@@ -64,6 +64,11 @@ struct Bt {
         char *discovery_adapter;
 
         sd_bus_slot *vtable_slot, *agent_slot, *register_slot;
+
+        /* neard, when it runs: roamd's NDEF agent (roamd-nfc.c). */
+        char *neard_owner;
+        unsigned neard_registered;
+        sd_bus_slot *ndef_agent_slot, *neard_match, *neard_owner_slot, *neard_slots[3];
 };
 
 int bt_new(Manager *m, Bt **ret);
@@ -86,6 +91,10 @@ int bt_start_discovery(Bt *bt, BluezAdapter *a, uint64_t usec, sd_bus_message *r
 /* What an NDEF message asks for, and (apply) doing it: pairing for Bluetooth carriers. */
 int bt_nfc_import(Bt *bt, const uint8_t *data, size_t size, bool apply, sd_bus_message *request,
                   sd_bus_error *error);
+
+/* Follows neard and registers roamd's NDEF agent with it when it runs. */
+int bt_nfc_start(Bt *bt);
+void bt_nfc_stop(Bt *bt);
 
 int bt_bus_setup(Bt *bt);
 extern const sd_bus_vtable bt_vtable[];

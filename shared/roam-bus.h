@@ -14,6 +14,7 @@
 #define ROAM_BLUETOOTH_PATH       "/org/roam1/bluetooth"
 #define ROAM_BLUETOOTH_INTERFACE  "org.roam1.Bluetooth"
 #define ROAM_BLUETOOTH_AGENT_PATH "/org/roam1/bluetooth/agent"
+#define ROAM_NFC_AGENT_PATH       "/org/roam1/nfc/agent"
 
 #define ROAM_ERROR_NO_SUCH_LINK   "org.roam1.Error.NoSuchLink"
 #define ROAM_ERROR_INVALID_ARGS   "org.roam1.Error.InvalidArguments"

@@ -51,6 +51,8 @@ BUS_CONF = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configur
   <policy user="root">
     <allow own="org.bluez"/>
     <allow send_destination="org.bluez"/>
+    <allow own="org.neard"/>
+    <allow send_destination="org.neard"/>
     <allow send_interface="org.bluez.Agent1"/>
   </policy>
   <include>{policy}</include>
@@ -84,7 +86,7 @@ class BtEnv:
             self.daemon.stdout.readline()  # printed once the socket listens
             self.bus = dbus.bus.BusConnection(self.address)
             for sig in ("PropertiesChanged", "InterfacesAdded", "InterfacesRemoved",
-                        "NameOwnerChanged"):
+                        "NameOwnerChanged", "AgentRegistered"):
                 self.bus.add_signal_receiver(self._on_signal, signal_name=sig)
             self.start_mock()
             self.start_roamd(config)
@@ -150,6 +152,13 @@ class BtEnv:
         self.mock = p
         self.wait(lambda: self.has_name("org.bluez") or p.poll() is not None, what="the mock")
         assert p.poll() is None, open(os.path.join(self.dir, "mock.log")).read()
+
+    def start_neard(self):
+        p = subprocess.Popen(["/usr/bin/python3", os.path.join(HERE, "fake_neard.py")],
+                             env=self.env, stdout=subprocess.PIPE, text=True)
+        self.procs.append(p)
+        assert p.stdout.readline().strip() == "ready"
+        return self.bus.get_object("org.neard", "/org/neard")
 
     def mock_call(self, method, *args, path="/", iface=MOCK):
         return self.bus.get_object("org.bluez", path).get_dbus_method(method, iface)(*args)

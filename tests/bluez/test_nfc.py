@@ -123,3 +123,29 @@ def test_roam_nfc_import(env, tmp_path):
     assert "cafe open" in r.stdout and "open" in r.stdout
     r = env.roam("nfc", "import", "-", input="d1 01 05 54 61")
     assert r.returncode != 0 and "runs past the end" in r.stderr
+
+
+def test_tag_from_neard_pairs(env):
+    """With neard on the bus roamd registers its NDEF agent; a touched tag's NDEF (GetNDEF)
+    pairs the Bluetooth device, asking the pairing question like any pairing."""
+    neard = env.start_neard()
+    want = ["application/vnd.bluetooth.ep.oob", "application/vnd.bluetooth.le.oob",
+            "application/vnd.wfa.wsc"]
+    env.wait(lambda: [str(t) for t in neard.Registered(dbus_interface="org.neard.Test")] == want,
+             what="roamd's NDEF agent registered with neard")
+    env.mock_call("SetPairing", env.dev, "confirm", "161803")
+    msg = record(0xc0, 2, "application/vnd.bluetooth.ep.oob", None, bt_oob(HEADSET, "Headset"))
+    assert neard.Touch(dbus.ByteArray(msg), "application/vnd.bluetooth.ep.oob",
+                       dbus_interface="org.neard.Test") == "delivered"
+    q = env.wait(lambda: (q := env.question())["kind"] == "confirm" and q, what="question")
+    assert q["value"] == "161803"
+    env.bt().Answer(dbus.UInt32(q["id"]), True, "")
+    env.wait(lambda: env.device(HEADSET)["paired"], what="paired")
+    # A broken tag is refused with neard's error name and said in LastEvent.
+    assert neard.Touch(dbus.ByteArray(b"\xd2\x17\xff"), "application/vnd.wfa.wsc",
+                       dbus_interface="org.neard.Test") == "org.neard.NDEFAgent.Error.Failed"
+    assert "not understood" in str(env.prop("LastEvent"))
+    # Only neard may call the NDEF agent.
+    agent = env.bus.get_object("org.roam1", "/org/roam1/nfc/agent")
+    with pytest.raises(dbus.DBusException, match="Only neard"):
+        agent.GetNDEF({"NDEF": dbus.ByteArray(msg)}, dbus_interface="org.neard.NDEFAgent")
