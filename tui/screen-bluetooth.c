@@ -470,6 +470,7 @@ static int answer(BtData *b, bool accept)
 static int question_key(BtData *b, int key)
 {
         size_t n = strlen(b->entry);
+        bool list_key = false;
 
         if (!question_asks(b)) /* a display: Esc hides it (roamd closes it with the pairing) */
                 return key == TUI_KEY_ESCAPE ? answer(b, false) : REACTION_UNHANDLED;
@@ -494,7 +495,11 @@ static int question_key(BtData *b, int key)
                 return answer(b, true);
         if (key == 'n' || key == TUI_KEY_ESCAPE)
                 return answer(b, false);
-        return REACTION_NONE;
+        /* The dialog takes the screen's own keys; quit, help and the screen numbers work. */
+        if ((key > 0 && key < 0x80 && strchr("ptcnxso", key)) ||
+            tui_list_key(key, 0, 1, &list_key) >= 0 || list_key)
+                return REACTION_NONE;
+        return REACTION_UNHANDLED;
 }
 
 static int bt_key(Tui *t, Screen *s, int key)
@@ -522,7 +527,7 @@ static int bt_key(Tui *t, Screen *s, int key)
                            ? r
                            : REACTION_NONE;
         row = b->n_rows > 0 && b->selected < (int)b->n_rows ? &b->rows[b->selected] : NULL;
-        if (!row || !strchr("ptcnx", key))
+        if (!row || key <= 0 || key >= 0x80 || !strchr("ptcnx", key))
                 return REACTION_UNHANDLED;
         if (key == 'p')
                 r = action(b, "Pair", "s", row->address);
@@ -546,7 +551,7 @@ static bool bt_key_active(Tui *t, Screen *s, const KeyHelp *k)
 
         if (b->q_id != 0)
                 return false;
-        if (strchr("ptcnx", k->keys[0]) && k->keys[1] == 0)
+        if (k->keys[0] && strchr("ptcnx", k->keys[0]) && k->keys[1] == 0)
                 return row;
         return true;
 }

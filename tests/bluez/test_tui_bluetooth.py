@@ -91,6 +91,11 @@ def test_small_terminal_and_refusal(env, screen):
     t.key("p")
     t.wait_for(screen="bluetooth", text="000777")
     check_golden("bluetooth-small-confirm", t)
+    # The global keys still work while the question waits: help, and back to the question.
+    t.key("?")
+    t.wait_for(screen="help", text="Help: the Bluetooth screen")
+    t.key("?")
+    t.wait_for(screen="bluetooth", text="000777")
     t.key("n")
     t.wait_for(screen="bluetooth", text=["Pairing with Roam Headset failed:", "refused"])
     assert not env.device(HEADSET)["paired"]
