@@ -296,3 +296,19 @@ def test_plain_mode_announces_questions(env):
         proc.stdin.write(b"quit\n")
         proc.stdin.close()
         assert proc.wait(10) == 0
+
+
+def test_unprivileged_callers_read_but_do_not_change(env):
+    nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    r = subprocess.run(nobody + [ROAM, "bt", "pair", HEADSET], env=env.env, capture_output=True,
+                       text=True, timeout=30)
+    assert r.returncode == 1
+    assert "not allowed to change Bluetooth" in r.stderr
+    r = subprocess.run(nobody + [ROAM, "nfc", "import", "-"], env=env.env, input="d1 01 00 54",
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 1 and "not allowed" in r.stderr
+    r = subprocess.run(nobody + [ROAM, "bt", "--json"], env=env.env, capture_output=True,
+                       text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["devices"][0]["address"] == HEADSET
+    assert not env.device(HEADSET)["paired"]
