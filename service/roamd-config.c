@@ -102,6 +102,9 @@ static int config_new(const char *name, Config **ret)
         c->apps.mark_mask = 0x7f000000;
         c->apps.table_base = 29000;
         c->apps.rule_priority = 29000;
+        c->bluetooth.enable = true;
+        c->bluetooth.question_timeout_usec = 30 * USEC_PER_SEC;
+        c->bluetooth.nfc_discovery_usec = 20 * USEC_PER_SEC;
         if (!c->apps.policy_dir || !c->apps.state_file)
                 return -ENOMEM;
         c->stats.enable = true;
@@ -640,6 +643,31 @@ static int parse_wifi(Config *c, const char *file, unsigned line, const char *ke
         return conf_log_error(file, line, "Unknown key %s= in section [WiFi].", key);
 }
 
+static int parse_bluetooth(Config *c, const char *file, unsigned line, const char *key,
+                           const char *value)
+{
+        uint64_t *dur = NULL, v;
+
+        if (streq(key, "Enable"))
+                return conf_parse_boolean(value, &c->bluetooth.enable) < 0
+                           ? conf_log_error(file, line, "Enable= must be a boolean, got \"%s\".",
+                                            value)
+                           : 0;
+        if (streq(key, "QuestionTimeout"))
+                dur = &c->bluetooth.question_timeout_usec;
+        else if (streq(key, "NfcDiscoveryTimeout"))
+                dur = &c->bluetooth.nfc_discovery_usec;
+        if (!dur)
+                return conf_log_error(file, line, "Unknown key %s= in section [Bluetooth].", key);
+        /* BlueZ gives up on an agent after 60 s; a longer wait could never be answered. */
+        if (parse_duration(value, &v) < 0 || v == 0 || v > 55 * USEC_PER_SEC)
+                return conf_log_error(file, line,
+                                      "%s= must be a duration between 1ms and 55s, got \"%s\".",
+                                      key, value);
+        *dur = v;
+        return 0;
+}
+
 static int config_assign(const char *file, unsigned line, const char *section, const char *key,
                          const char *value, void *userdata)
 {
@@ -667,6 +695,8 @@ static int config_assign(const char *file, unsigned line, const char *section, c
                 return parse_portal(c, file, line, key, value);
         if (streq(section, "WiFi"))
                 return parse_wifi(c, file, line, key, value);
+        if (streq(section, "Bluetooth"))
+                return parse_bluetooth(c, file, line, key, value);
         return conf_log_error(file, line, "Unknown section [%s].", section);
 }
 

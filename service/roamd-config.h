@@ -91,6 +91,12 @@ typedef struct WiFiConfig {
         uint64_t timeout_usec;
         char *p2p_device_name; /* NULL: the host name */
 } WiFiConfig;
+/* [Bluetooth] (docs/bluetooth.md). */
+typedef struct BluetoothConfig {
+        bool enable;                    /* follow org.bluez and register the pairing agent */
+        uint64_t question_timeout_usec; /* an unanswered agent question is refused after this */
+        uint64_t nfc_discovery_usec;    /* how long an NFC pairing looks for an unknown device */
+} BluetoothConfig;
 
 typedef struct Config {
         char *path;
@@ -109,6 +115,7 @@ typedef struct Config {
         StatsConfig stats;
         PortalConfig portal;
         WiFiConfig wifi;
+        BluetoothConfig bluetooth;
 } Config;
 
 Config *config_free(Config *c);

@@ -13,6 +13,7 @@
 #include "roamd-apps.h"
 #include "roamd-stats.h"
 #include "roamd-portal.h"
+#include "roamd-bt.h"
 #include "roamd-manager.h"
 #include "roamd-netlink.h"
 #include "roamd-p2p.h"
@@ -62,6 +63,7 @@ Manager *manager_free(Manager *m)
         m->portal = portal_free(m->portal);
         p2p_free(m->p2p);
         wpa_free(m->wpa);
+        bt_free(m->bt);
         for (size_t i = 0; i < m->n_links; i++)
                 link_free(m->links[i]);
         free(m->links);
@@ -436,6 +438,16 @@ int manager_start(Manager *m)
                         return r;
         } else
                 log_notice("[Apps] Enforce=no: no per-app policy; table inet roam left alone.");
+
+        /* Bluetooth: BlueZ's objects and the pairing agent follow BlueZ on the bus. */
+        if (m->config->bluetooth.enable) {
+                r = bt_new(m, &m->bt);
+                if (r < 0)
+                        return log_oom();
+                r = bt_start(m->bt);
+                if (r < 0)
+                        return r;
+        }
 
         r = sd_bus_request_name(m->bus, ROAM_BUS_NAME, 0);
         if (r < 0)

@@ -16,6 +16,7 @@ typedef struct Stats Stats;
 typedef struct Portal Portal;
 typedef struct Wpa Wpa;
 typedef struct P2p P2p;
+typedef struct Bt Bt;
 
 struct Manager {
         sd_event *event;
@@ -34,6 +35,7 @@ struct Manager {
         Portal *portal;
         Wpa *wpa; /* NULL with [WiFi] Enable=no */
         P2p *p2p;
+        Bt *bt; /* NULL with [Bluetooth] Enable=no */
 
         Link **links; /* sorted by ifindex */
         size_t n_links;

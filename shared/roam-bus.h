@@ -15,6 +15,11 @@
 #define ROAM_PEER_PATH_PREFIX  "/org/roam1/peer"
 #define ROAM_PEER_INTERFACE    "org.roam1.Peer"
 
+#define ROAM_BLUETOOTH_PATH       "/org/roam1/bluetooth"
+#define ROAM_BLUETOOTH_INTERFACE  "org.roam1.Bluetooth"
+#define ROAM_BLUETOOTH_AGENT_PATH "/org/roam1/bluetooth/agent"
+#define ROAM_NFC_AGENT_PATH       "/org/roam1/nfc/agent"
+
 #define ROAM_ERROR_NO_SUCH_LINK   "org.roam1.Error.NoSuchLink"
 #define ROAM_ERROR_INVALID_ARGS   "org.roam1.Error.InvalidArguments"
 #define ROAM_ERROR_CONFIG_INVALID "org.roam1.Error.ConfigInvalid"

@@ -75,6 +75,9 @@ RoamLiveState roam_live_get_state(const RoamLive *live);
 const char *roam_live_get_problem(const RoamLive *live);
 /* Never NULL; without roamd it has no links and an empty State. */
 const RoamModel *roam_live_get_model(const RoamLive *live);
+/* The bus roamd is reached on, NULL while there is none (for screens that follow more of
+ * roamd than the model holds: the Bluetooth screen). */
+sd_bus *roam_live_get_bus(const RoamLive *live);
 
 /* The bus the model is read from (NULL while there is none), for screens that read more. */
 sd_bus *roam_live_get_bus(const RoamLive *live);

@@ -13,6 +13,7 @@
 #include "roam-app.h"
 #include "roam-bus.h"
 #include "roam-live.h"
+#include "roam-plain-bt.h"
 #include "roam-log.h"
 #include "roam-plain-p2p.h"
 #include "roam-plain.h"
@@ -47,6 +48,7 @@ typedef struct Plain {
         char buf[INPUT_LINE_MAX + 1];
         size_t n_buf;
         bool discarding; /* the rest of a too long line */
+        PlainBt *bt;     /* Bluetooth questions and outcomes (roam-plain-bt.c) */
 } Plain;
 
 static const char help_text[] =
@@ -64,6 +66,7 @@ static const char help_text[] =
     "  app ID online-for DURATION   online for a while: 90s, 10m, 1h30m (at most\n"
     "                 24h) or until-released\n"
     "  app ID release end that grant\n"
+    "  bt yes [PIN or passkey], bt no   answer a Bluetooth pairing question\n"
     "  help           this list\n"
     "  quit           end (also exit, q, or end of input on a terminal)\n"
     "Changes are printed as they happen, one line each, with the time.\n";
@@ -366,6 +369,8 @@ static int command(Plain *p, char *line)
         }
         if (streq(words[0], "app") && words[1])
                 return app_command(p, words);
+        if (streq(words[0], "bt"))
+                return plain_bt_command(p->bt, words);
         if ((streq(words[0], "link") || streq(words[0], "reprobe")) && words[1] && !words[2]) {
                 if (!require_ready(p) || !(l = find_by_name(p, words[1])))
                         return 0;
@@ -609,6 +614,7 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                         p->announced = p->was_ready = true;
                         if (p->p2p)
                                 plain_p2p_watch(p->p2p);
+                        (void)plain_bt_follow(&p->bt, roam_live_get_bus(live));
                         break;
                 case ROAM_LIVE_NOT_RUNNING:
                         if (p->announced)
@@ -806,6 +812,7 @@ int plain_run(void)
         pending_clear(&p);
         p.settle = sd_event_source_disable_unref(p.settle);
         p.p2p = plain_p2p_free(p.p2p);
+        p.bt = plain_bt_free(p.bt);
         if (r < 0)
                 return log_error_errno(r, "The event loop failed: %m");
         return 0;

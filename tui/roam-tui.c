@@ -47,6 +47,7 @@ struct Tui {
         Screen overview, link, apps, help;
         Screen portal;
         Screen devices;
+        Screen bluetooth;
         Screen *current, *previous;
         char *selected_link;
         bool roamd_lost; /* roamd went away while we showed it */
@@ -164,6 +165,11 @@ static void request_redraw(Tui *t)
 {
         /* A defer source: any number of changes in one loop iteration make one frame. */
         (void)sd_event_source_set_enabled(t->redraw, SD_EVENT_ONESHOT);
+}
+
+sd_bus *tui_bus(Tui *t)
+{
+        return roam_live_get_bus(t->live);
 }
 
 void tui_request_redraw(Tui *t)
@@ -357,6 +363,8 @@ static Screen *screen_of(Tui *t, const ScreenVTable *vtable)
                 return &t->portal;
         if (vtable == t->devices.vtable)
                 return &t->devices;
+        if (vtable == t->bluetooth.vtable)
+                return &t->bluetooth;
         return NULL;
 }
 
@@ -392,7 +400,7 @@ static void go_back(Tui *t)
 }
 
 /* The screens that have a tab and a number key, in order. */
-#define N_TABS 5
+#define N_TABS 6
 static void tab_screens(Tui *t, const ScreenVTable *ret[N_TABS])
 {
         ret[0] = t->overview.vtable;
@@ -400,6 +408,7 @@ static void tab_screens(Tui *t, const ScreenVTable *ret[N_TABS])
         ret[2] = t->apps.vtable;
         ret[3] = t->portal.vtable;
         ret[4] = t->devices.vtable;
+        ret[5] = t->bluetooth.vtable;
 }
 
 /* No tab promises a screen that has nothing to show. */
@@ -415,6 +424,9 @@ static bool tab_shown(Tui *t, const ScreenVTable *tab, const ScreenVTable *activ
                 return tui_any_portal(t);
         if (tab == t->devices.vtable)
                 return devices_screen_available(&t->devices);
+        /* Bluetooth (key 7) has a tab only while open: the other headers stay as they were. */
+        if (tab == t->bluetooth.vtable)
+                return false;
         return true;
 }
 
@@ -1208,6 +1220,9 @@ static void tui_done(Tui *t)
         devices_screen_done(&t->devices);
         free(t->help.data);
         free(t->devices.data);
+        if (t->bluetooth.vtable && t->bluetooth.vtable->leave)
+                t->bluetooth.vtable->leave(t, &t->bluetooth);
+        free(t->bluetooth.data);
         free(t->selected_link);
         free(t->row_items);
         free(t->message);
@@ -1217,10 +1232,12 @@ static void tui_done(Tui *t)
 
 static int screens_init(Tui *t)
 {
-        Screen *screens[] = {&t->overview, &t->link, &t->apps, &t->help, &t->portal, &t->devices};
+        Screen *screens[] = {&t->overview, &t->link,    &t->apps,     &t->help,
+                             &t->portal,   &t->devices, &t->bluetooth};
         const ScreenVTable *vtables[] = {&overview_screen_vtable, &link_screen_vtable,
                                          &apps_screen_vtable,     &help_screen_vtable,
-                                         &portal_screen_vtable,   &devices_screen_vtable};
+                                         &portal_screen_vtable,   &devices_screen_vtable,
+                                         &bluetooth_screen_vtable};
 
         for (size_t i = 0; i < ELEMENTSOF(screens); i++) {
                 screens[i]->vtable = vtables[i];

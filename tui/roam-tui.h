@@ -72,6 +72,7 @@ extern const ScreenVTable devices_screen_vtable;
 void devices_screen_watch(Tui *t, Screen *s);
 bool devices_screen_available(Screen *s);
 void devices_screen_done(Screen *s);
+extern const ScreenVTable bluetooth_screen_vtable;
 
 typedef struct TuiOptions {
         const char *theme; /* NULL: the config file's, else default */
@@ -99,6 +100,9 @@ const ScreenVTable *tui_previous_screen(Tui *t);
 
 /* Puts text on the terminal's clipboard (OSC 52; the terminal may refuse it). 0 or -errno. */
 int tui_copy(Tui *t, const char *text);
+/* For screens that follow roamd beyond the model (Bluetooth): the bus (NULL while there is
+ * none), and a frame after an asynchronous answer arrived. */
+sd_bus *tui_bus(Tui *t);
 
 /* A one-line message in the status line until the next key. */
 void tui_message(Tui *t, ThemeRole role, const char *fmt, ...) _printf_(3, 4);

@@ -13,6 +13,7 @@
 
 #include "roam-app.h"
 #include "roam-apps-cli.h"
+#include "roam-bt-cli.h"
 #include "roam-bus.h"
 #include "roam-client-bus.h"
 #include "roam-log.h"
@@ -110,6 +111,16 @@ static int verb_p2p(char **args)
         return roam_p2p_run(args, arg_json);
 }
 
+static int verb_bt(char **args)
+{
+        return roam_bt_run(args, arg_json);
+}
+
+static int verb_nfc(char **args)
+{
+        return roam_nfc_run(args, arg_json);
+}
+
 /* One verb a line, however many there are. */
 /* clang-format off */
 static const Verb verbs[] = {
@@ -120,6 +131,9 @@ static const Verb verbs[] = {
     {"stats", 0, true, false, verb_stats},
     {"portal", UINT_MAX, true, true, verb_portal},
     {"p2p", UINT_MAX, true, false, verb_p2p},
+    /* Bluetooth and NFC tags: roam-bt-cli.c */
+    {"bt", UINT_MAX, true, true, verb_bt},
+    {"nfc", UINT_MAX, true, true, verb_nfc},
 };
 /* clang-format on */
 
@@ -167,6 +181,14 @@ static void help(void)
                "                     Send nothing; log off; forget the saved login\n"
                "  p2p find|peers|connect|accept|reject|disconnect ...\n"
                "                     WiFi Direct devices (roam p2p help)\n"
+               "  bt [ACTION ...]    Bluetooth: adapters, devices, the pairing question;\n"
+               "                     power|discoverable|pairable on|off [ADAPTER],\n"
+               "                     scan [SECONDS] [ADAPTER], pair|trust|untrust|connect|\n"
+               "                     disconnect|remove|join|leave ADDRESS,\n"
+               "                     answer ID yes|no [PIN or passkey]\n"
+               "  nfc import FILE|- [--yes]\n"
+               "                     What an NFC tag (NDEF, raw or hex) holds; --yes pairs\n"
+               "                     its Bluetooth device\n"
                "\n"
                "Changing apps needs root, group netdev or polkit authorization.\n"
                "\n"

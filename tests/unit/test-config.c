@@ -133,6 +133,11 @@ static const struct {
     {"[WiFi]\nDeviceName=say \"hi\"\n", "test.conf:2: DeviceName= must be 1 to 32"},
     {"[WiFi]\nDeviceName=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", "test.conf:2: DeviceName= must be"},
     {"[WiFi]\nChannel=6\n", "test.conf:2: Unknown key Channel= in section [WiFi]."},
+    {"[Bluetooth]\nEnable=maybe\n", "test.conf:2: Enable= must be a boolean"},
+    {"[Bluetooth]\nQuestionTimeout=90s\n",
+     "test.conf:2: QuestionTimeout= must be a duration between 1ms and 55s"},
+    {"[Bluetooth]\nNfcDiscoveryTimeout=0\n", "test.conf:2: NfcDiscoveryTimeout= must be"},
+    {"[Bluetooth]\nAgent=no\n", "test.conf:2: Unknown key Agent= in section [Bluetooth]."},
 };
 
 TEST(config_wifi)
@@ -224,6 +229,23 @@ TEST(config_probe)
 
         ASSERT_OK(parse("[Probe]\nExpectBody=ok\\n\\tx\\\\\n", &c));
         ASSERT_STREQ(c->probe.expect_body, "ok\n\tx\\");
+        config_free(c);
+        log_set_sink(NULL, NULL);
+}
+
+TEST(config_bluetooth)
+{
+        Config *c = NULL;
+
+        ASSERT_OK(parse("", &c));
+        ASSERT_TRUE(c->bluetooth.enable);
+        ASSERT_EQ(c->bluetooth.question_timeout_usec, 30 * USEC_PER_SEC);
+        config_free(c);
+        ASSERT_OK(
+            parse("[Bluetooth]\nEnable=no\nQuestionTimeout=2s\nNfcDiscoveryTimeout=500ms\n", &c));
+        ASSERT_TRUE(!c->bluetooth.enable);
+        ASSERT_EQ(c->bluetooth.question_timeout_usec, 2 * USEC_PER_SEC);
+        ASSERT_EQ(c->bluetooth.nfc_discovery_usec, 500 * USEC_PER_MSEC);
         config_free(c);
         log_set_sink(NULL, NULL);
 }

@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "roam-bus.h"
+#include "roam-log.h"
+#include "roamd-bt-class.h"
+#include "roamd-bt.h"
+#include "roamd-manager.h"
+
+/* An NFC tag or handover message given by a client (roam nfc import): what it holds, and with
+ * apply, pairing for each Bluetooth carrier that is not switched off. BlueZ takes remote OOB
+ * data (hash C, randomizer R) only from neard (its handover agent accepts PushOOB from neard's
+ * bus name alone), so roamd pairs normally, with the tag's address and name. */
+
+static void ssid_text(const uint8_t *p, size_t n, char *out, size_t size)
+{
+        size_t o = 0;
+
+        for (size_t i = 0; i < n && o + 5 < size; i++) {
+                if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\')
+                        out[o++] = (char)p[i];
+                else
+                        o += (size_t)snprintf(out + o, size - o, "\\x%02x", p[i]);
+        }
+        out[o] = 0;
+}
+
+static const char *wsc_security(uint16_t auth, uint16_t encr)
+{
+        if (auth & (WSC_AUTH_WPA2PSK | WSC_AUTH_WPAPSK))
+                return (auth & WSC_AUTH_WPA2PSK) ? "wpa2-psk" : "wpa-psk";
+        if (auth & (WSC_AUTH_WPA2 | WSC_AUTH_WPA))
+                return "wpa-enterprise";
+        if (auth & WSC_AUTH_SHARED || encr & WSC_ENCR_WEP)
+                return "wep";
+        return "open";
+}
+
+static int append_entry(sd_bus_message *reply, const char *key, const char *value)
+{
+        return sd_bus_message_append(reply, "{ss}", key, value);
+}
+
+static int append_bt(Bt *bt, sd_bus_message *reply, const NdefCarrier *c, bool apply)
+{
+        const BtOob *o = &c->bt;
+        BluezDevice *d = bluez_get_device(bt->bluez, o->address);
+        const char *action = "none";
+        int r;
+
+        if (apply) {
+                if (c->power == CARRIER_POWER_INACTIVE)
+                        action = "not paired: the device says its Bluetooth is off";
+                else if (!bt->bluez->owner)
+                        action = "not paired: BlueZ is not running";
+                else if (d && d->paired)
+                        action = "already paired";
+                else if (bt_pair(bt, o->address, NULL, NULL) < 0)
+                        action = "not paired: no Bluetooth adapter";
+                else
+                        action = d ? "pairing" : "looking for the device, then pairing";
+        }
+        r = sd_bus_message_open_container(reply, 'r', "sa{ss}");
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "s", ndef_carrier_kind_to_string(c->kind));
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "{ss}");
+        if (r >= 0)
+                r = append_entry(reply, "address", o->address);
+        if (r >= 0)
+                r = append_entry(reply, "name", o->name);
+        if (r >= 0)
+                r = append_entry(reply, "kind",
+                                 bt_device_word(o->has_class ? o->device_class : 0,
+                                                o->has_appearance ? o->appearance : 0));
+        if (r >= 0)
+                r = append_entry(reply, "power", carrier_power_state_to_string(c->power));
+        if (r >= 0)
+                r = append_entry(reply, "oob",
+                                 o->has_hash256   ? "hash C-256 and randomizer R-256"
+                                 : o->has_hash192 ? "hash C-192 and randomizer R-192"
+                                                  : "none");
+        if (r >= 0)
+                r = append_entry(reply, "action", action);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r;
+}
+
+static int append_wifi(sd_bus_message *reply, const NdefCarrier *c, bool apply)
+{
+        const WscInfo *w = &c->wsc;
+        int r = 0;
+
+        for (size_t i = 0; r >= 0 && i < MAX(w->n_credentials, (size_t)1); i++) {
+                const WscCredential *cr = w->n_credentials ? &w->credentials[i] : NULL;
+                char ssid[32 * 4 + 1] = "";
+
+                if (cr)
+                        ssid_text(cr->ssid, cr->ssid_len, ssid, sizeof(ssid));
+                r = sd_bus_message_open_container(reply, 'r', "sa{ss}");
+                if (r >= 0)
+                        r = sd_bus_message_append(reply, "s", "wifi");
+                if (r >= 0)
+                        r = sd_bus_message_open_container(reply, 'a', "{ss}");
+                if (r >= 0)
+                        r = append_entry(reply, "power", carrier_power_state_to_string(c->power));
+                if (r >= 0 && cr) {
+                        r = append_entry(reply, "ssid", ssid);
+                        if (r >= 0)
+                                r = append_entry(reply, "security",
+                                                 wsc_security(cr->auth_type, cr->encr_type));
+                        if (r >= 0)
+                                r = append_entry(reply, "key", cr->key_len ? "given" : "none");
+                        if (r >= 0 && cr->mac[0])
+                                r = append_entry(reply, "bssid", cr->mac);
+                }
+                if (r >= 0 && !cr)
+                        r = append_entry(reply, "password-token", w->has_password ? "yes" : "no");
+                /* Handing WSC to wpa_supplicant needs its control-socket client, which this
+                 * build of roamd does not have: said plainly rather than pretended. */
+                if (r >= 0)
+                        r = append_entry(reply, "action",
+                                         apply ? "not applied: roamd cannot hand WiFi networks to "
+                                                 "wpa_supplicant yet"
+                                               : "none");
+                if (r >= 0)
+                        r = sd_bus_message_close_container(reply);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(reply);
+        }
+        return r;
+}
+
+/* Parses the message; appends the summary to reply when given (and applies when asked). */
+static int nfc_handle(Bt *bt, const uint8_t *data, size_t size, bool apply, sd_bus_message *reply,
+                      sd_bus_error *error)
+{
+        _cleanup_free_ NdefHandover *h = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *scratch = NULL;
+        char err[NDEF_ERROR_MAX] = "";
+        int r;
+
+        h = malloc(sizeof(*h));
+        if (!h)
+                return -ENOMEM;
+        r = ndef_handover_parse(data, size, h, err, sizeof(err));
+        if (r < 0) {
+                log_info("NFC: refused a message of %zu bytes: %s", size, err);
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS, "%s.", err);
+        }
+        /* Without a caller to answer (a tag from neard) the summary goes to a scratch
+         * message: the same code decides and acts. */
+        if (!reply) {
+                r = sd_bus_message_new(bt->manager->bus, &scratch, SD_BUS_MESSAGE_SIGNAL);
+                if (r < 0)
+                        return r;
+                reply = scratch;
+        }
+        r = sd_bus_message_append(reply, "s", ndef_handover_kind_to_string(h->kind));
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(sa{ss})");
+        for (size_t i = 0; r >= 0 && i < h->n_carriers; i++)
+                r = h->carriers[i].kind == NDEF_CARRIER_WIFI
+                        ? append_wifi(reply, &h->carriers[i], apply)
+                        : append_bt(bt, reply, &h->carriers[i], apply);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r;
+}
+
+int bt_nfc_import(Bt *bt, const uint8_t *data, size_t size, bool apply, sd_bus_message *request,
+                  sd_bus_error *error)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_return(request, &reply);
+        if (r < 0)
+                return r;
+        r = nfc_handle(bt, data, size, apply, reply, error);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+/* neard (org.neard), when it runs: roamd registers an NDEF agent (org.neard.NDEFAgent, neard's
+ * doc/agent-api.txt) for the two carrier types; a touched tag's raw NDEF arrives in GetNDEF
+ * and is handled like 'roam nfc import --yes': a Bluetooth device is paired, its questions
+ * asked through the pairing agent. */
+
+static const char *const ndef_agent_types[] = {"application/vnd.bluetooth.ep.oob",
+                                               "application/vnd.bluetooth.le.oob",
+                                               "application/vnd.wfa.wsc"};
+
+static int ndef_agent_check(Bt *bt, sd_bus_message *msg, sd_bus_error *error)
+{
+        if (!bt->neard_owner || !streq_ptr(sd_bus_message_get_sender(msg), bt->neard_owner))
+                return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                        "Only neard talks to this agent.");
+        return 0;
+}
+
+static int ndef_agent_get(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error parse_error = SD_BUS_ERROR_NULL;
+        Bt *bt = userdata;
+        const void *ndef = NULL;
+        size_t size = 0;
+        const char *key;
+        int r;
+
+        r = ndef_agent_check(bt, msg, error);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_enter_container(msg, 'a', "{sv}");
+        while (r >= 0 && (r = sd_bus_message_enter_container(msg, 'e', "sv")) > 0) {
+                r = sd_bus_message_read(msg, "s", &key);
+                if (r >= 0 && streq(key, "NDEF")) {
+                        r = sd_bus_message_enter_container(msg, 'v', "ay");
+                        if (r > 0)
+                                r = sd_bus_message_read_array(msg, 'y', &ndef, &size);
+                        if (r >= 0)
+                                r = sd_bus_message_exit_container(msg);
+                } else if (r >= 0)
+                        r = sd_bus_message_skip(msg, "v");
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(msg);
+        }
+        if (r < 0)
+                return r;
+        if (!ndef || size == 0)
+                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
+                                        "GetNDEF without NDEF data.");
+        log_info("NFC: neard read a tag of %zu bytes", size);
+        r = nfc_handle(bt, ndef, size, true, NULL, &parse_error);
+        if (r < 0) {
+                bt_event(bt, "An NFC tag was not understood: %s",
+                         parse_error.message ? parse_error.message : strerror(-r));
+                return sd_bus_reply_method_errorf(msg, "org.neard.NDEFAgent.Error.Failed", "%s",
+                                                  parse_error.message ? parse_error.message
+                                                                      : strerror(-r));
+        }
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int ndef_agent_release(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        Bt *bt = userdata;
+        int r = ndef_agent_check(bt, msg, error);
+
+        if (r < 0)
+                return r;
+        bt->neard_registered = 0;
+        log_info("NFC: neard released roamd's NDEF agent");
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+static const sd_bus_vtable ndef_agent_vtable[] = {
+    SD_BUS_VTABLE_START(0),
+    SD_BUS_METHOD("GetNDEF", "a{sv}", "", ndef_agent_get, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD("Release", "", "", ndef_agent_release, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_VTABLE_END,
+};
+
+static int on_ndef_registered(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        Bt *bt = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+
+        if (e)
+                log_warning("neard refused roamd's NDEF agent: %s",
+                            e->message ? e->message : e->name);
+        else if (++bt->neard_registered == ELEMENTSOF(ndef_agent_types))
+                log_info("NFC: NDEF agent registered with neard");
+        return 0;
+}
+
+static void neard_owner_changed(Bt *bt, const char *owner)
+{
+        if (streq_ptr(owner, bt->neard_owner))
+                return;
+        free(bt->neard_owner);
+        bt->neard_owner = NULL;
+        bt->neard_registered = 0;
+        for (size_t i = 0; i < ELEMENTSOF(bt->neard_slots); i++)
+                bt->neard_slots[i] = sd_bus_slot_unref(bt->neard_slots[i]);
+        if (!owner || !*owner)
+                return;
+        bt->neard_owner = strdup(owner);
+        if (!bt->neard_owner)
+                return;
+        for (size_t i = 0; i < ELEMENTSOF(ndef_agent_types); i++)
+                if (sd_bus_call_method_async(bt->manager->bus, &bt->neard_slots[i], "org.neard",
+                                             "/org/neard", "org.neard.AgentManager",
+                                             "RegisterNDEFAgent", on_ndef_registered, bt, "os",
+                                             ROAM_NFC_AGENT_PATH, ndef_agent_types[i]) < 0)
+                        log_warning("Cannot register roamd's NDEF agent with neard");
+}
+
+static int on_neard_owner(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        const char *name, *old, *new;
+
+        if (sd_bus_message_read(m, "sss", &name, &old, &new) >= 0 && streq(name, "org.neard"))
+                neard_owner_changed(userdata, new);
+        return 0;
+}
+
+static int on_neard_get_owner(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        const char *owner;
+
+        if (!sd_bus_message_is_method_error(m, NULL) && sd_bus_message_read(m, "s", &owner) >= 0)
+                neard_owner_changed(userdata, owner);
+        return 0;
+}
+
+int bt_nfc_start(Bt *bt)
+{
+        int r;
+
+        r = sd_bus_add_object_vtable(bt->manager->bus, &bt->ndef_agent_slot, ROAM_NFC_AGENT_PATH,
+                                     "org.neard.NDEFAgent", ndef_agent_vtable, bt);
+        if (r >= 0)
+                r = sd_bus_match_signal_async(bt->manager->bus, &bt->neard_match,
+                                              "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                              "org.freedesktop.DBus", "NameOwnerChanged",
+                                              on_neard_owner, NULL, bt);
+        if (r >= 0)
+                r = sd_bus_call_method_async(bt->manager->bus, &bt->neard_owner_slot,
+                                             "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                             "org.freedesktop.DBus", "GetNameOwner",
+                                             on_neard_get_owner, bt, "s", "org.neard");
+        if (r < 0)
+                return log_error_errno(r, "Failed to follow neard: %m");
+        return 0;
+}
+
+void bt_nfc_stop(Bt *bt)
+{
+        for (size_t i = 0; i < ELEMENTSOF(bt->neard_slots); i++)
+                bt->neard_slots[i] = sd_bus_slot_unref(bt->neard_slots[i]);
+        bt->neard_match = sd_bus_slot_unref(bt->neard_match);
+        bt->neard_owner_slot = sd_bus_slot_unref(bt->neard_owner_slot);
+        bt->ndef_agent_slot = sd_bus_slot_unref(bt->ndef_agent_slot);
+        free(bt->neard_owner);
+        bt->neard_owner = NULL;
+}

@@ -1,0 +1,314 @@
+"""roamd and BlueZ: adapters and devices on roamd's bus, the pairing agent's questions answered
+through org.roam1.Bluetooth, Bluetooth networking as a bearer. BlueZ is python3-dbusmock's
+bluez5 template extended in bluez_agent.py (Pair asks the registered agent, Network1 exists)."""
+import json
+import os
+import subprocess
+import sys
+
+import dbus
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from btenv import HEADSET, PHONE, ROAM  # noqa: E402
+
+
+def pair(env, method, value=""):
+    env.mock_call("SetPairing", env.dev, method, value)
+    return env.call_async("Pair", HEADSET)
+
+
+def test_adapters_and_devices(env):
+    adapters = env.prop("Adapters")
+    assert [(str(a[0]), str(a[2])) for a in adapters] == [("hci0", "roam-laptop")]
+    d = env.device(HEADSET)
+    assert d["name"] == "Roam Headset" and d["adapter"] == "hci0"
+    assert not d["paired"] and d["battery"] == -1
+    # Battery1 appears; the device vanishes with InterfacesRemoved.
+    env.mock_call("AddBattery", env.dev, dbus.Byte(73))
+    env.wait(lambda: env.device(HEADSET)["battery"] == 73, what="battery")
+    # BlueZ invalidates RSSI when the device is no longer seen.
+    assert env.device(HEADSET)["rssi"] == -79
+    env.mock_call("EmitSignal", "org.freedesktop.DBus.Properties", "PropertiesChanged",
+                  "sa{sv}as", dbus.Struct(("org.bluez.Device1", dbus.Dictionary({}, "sv"),
+                                           dbus.Array(["RSSI"], "s"))),
+                  path=env.dev, iface="org.freedesktop.DBus.Mock")
+    env.wait(lambda: env.device(HEADSET)["rssi"] == 127, what="RSSI unknown")
+    env.mock_call("RemoveDevice", env.dev, path="/org/bluez/hci0", iface="org.bluez.Adapter1")
+    env.wait(lambda: env.device(HEADSET) is None, what="device gone")
+
+
+def test_power_and_scan(env):
+    env.bt().SetAdapter("hci0", "Powered", False)
+    env.wait(lambda: not env.prop("Adapters")[0][3], what="powered off")
+    env.bt().SetAdapter("", "Powered", True)
+    env.wait(lambda: env.prop("Adapters")[0][3], what="powered on")
+    env.bt().StartDiscovery("hci0", dbus.UInt32(1))
+    env.wait(lambda: env.prop("Adapters")[0][6], what="discovering")
+    # The scan ends by itself after its timeout (roamd calls StopDiscovery).
+    env.wait(lambda: not env.prop("Adapters")[0][6], what="scan stopped by its timeout")
+    with pytest.raises(dbus.DBusException, match="Powered, Discoverable or Pairable"):
+        env.bt().SetAdapter("hci0", "Alias", True)
+
+
+def test_confirm_passkey(env):
+    res = pair(env, "confirm", "123456")
+    q = env.wait(lambda: (q := env.question())["kind"] == "confirm" and q, what="question")
+    assert (q["address"], q["name"], q["value"]) == (HEADSET, "Roam Headset", "123456")
+    env.bt().Answer(dbus.UInt32(q["id"]), True, "")
+    env.wait(lambda: res, what="Pair to return")
+    assert "ok" in res, res
+    env.wait(lambda: env.device(HEADSET)["paired"], what="paired")
+    assert env.question()["kind"] == "none"
+
+
+def test_reject(env):
+    res = pair(env, "confirm", "000042")
+    q = env.wait(lambda: (q := env.question())["kind"] == "confirm" and q, what="question")
+    env.bt().Answer(dbus.UInt32(q["id"]), False, "")
+    env.wait(lambda: res, what="Pair to fail")
+    assert "AuthenticationRejected" in str(res["error"]) or "Rejected" in str(res["error"])
+    assert not env.device(HEADSET)["paired"]
+    assert "failed: refused" in str(env.prop("LastEvent"))
+
+
+def test_pin_entry(env):
+    res = pair(env, "pin", "0000")
+    q = env.wait(lambda: (q := env.question())["kind"] == "enter-pin" and q, what="question")
+    # A bad PIN is refused by roamd itself and the question stays open.
+    with pytest.raises(dbus.DBusException, match="1 to 16"):
+        env.bt().Answer(dbus.UInt32(q["id"]), True, "")
+    env.bt().Answer(dbus.UInt32(q["id"]), True, "0000")
+    env.wait(lambda: res, what="Pair")
+    assert "ok" in res, res
+    assert env.device(HEADSET)["paired"]
+
+
+def test_passkey_entry_wrong(env):
+    res = pair(env, "passkey", "654321")
+    q = env.wait(lambda: (q := env.question())["kind"] == "enter-passkey" and q, what="question")
+    with pytest.raises(dbus.DBusException, match="0 to 999999"):
+        env.bt().Answer(dbus.UInt32(q["id"]), True, "abc")
+    env.bt().Answer(dbus.UInt32(q["id"]), True, "111111")
+    env.wait(lambda: res, what="Pair")
+    assert "AuthenticationFailed" in str(res["error"])
+
+
+def test_passkey_display(env):
+    res = pair(env, "display-passkey", "4711")
+    q = env.wait(lambda: (q := env.question())["kind"] == "show-passkey" and q, what="display")
+    assert q["value"] == "004711"
+    env.mock_call("FinishPairing", env.dev, True)  # typed on the device's keyboard
+    env.wait(lambda: res, what="Pair")
+    assert "ok" in res
+    # The display ends with the pairing.
+    env.wait(lambda: env.question()["kind"] == "none", what="display cleared")
+
+
+def test_remote_cancel(env):
+    res = pair(env, "remote-cancel", "222222")
+    env.wait(lambda: env.question()["kind"] == "confirm", what="question")
+    env.mock_call("RemoteCancel", env.dev)
+    env.wait(lambda: res and env.question()["kind"] == "none", what="cancel")
+    assert "AuthenticationCanceled" in str(res["error"])
+    assert "failed: cancelled by the device" in str(env.prop("LastEvent"))
+
+
+def test_timeout(env):
+    # QuestionTimeout=2s in the test configuration: roamd refuses for the user.
+    res = pair(env, "confirm", "333333")
+    env.wait(lambda: env.question()["kind"] == "confirm", what="question")
+    env.wait(lambda: res, what="Pair to fail after the question timed out")
+    assert "AuthenticationCanceled" in str(res["error"])
+    assert env.question()["kind"] == "none"
+    assert "failed: nobody answered in time" in str(env.prop("LastEvent"))
+
+
+def test_device_lost_mid_pair(env):
+    res = pair(env, "confirm", "444444")
+    q = env.wait(lambda: (q := env.question())["kind"] == "confirm" and q, what="question")
+    env.mock_call("LoseDevice", env.dev)
+    env.wait(lambda: res and env.device(HEADSET) is None and env.question()["kind"] == "none",
+             what="device gone, question closed")
+    assert "ConnectionAttemptFailed" in str(res["error"]) or "Page Timeout" in str(res["error"])
+    # The old question cannot be answered any more.
+    with pytest.raises(dbus.DBusException, match="not open"):
+        env.bt().Answer(dbus.UInt32(q["id"]), True, "")
+
+
+def test_authorize_service(env):
+    env.mock_call("SetPairing", env.dev, "just-works", "")
+    env.bt().Pair(HEADSET)
+    result = {}
+
+    def done(r):
+        result["r"] = str(r)
+        env.changed = True
+    env.bus.get_object("org.bluez", "/").IncomingService(
+        env.dev, "0000110b-0000-1000-8000-00805f9b34fb", dbus_interface="org.bluez.Mock",
+        reply_handler=done, error_handler=done, timeout=30)
+    q = env.wait(lambda: (q := env.question())["kind"] == "authorize-service" and q,
+                 what="question")
+    assert q["value"] == "0000110b-0000-1000-8000-00805f9b34fb"
+    env.bt().Answer(dbus.UInt32(q["id"]), True, "")
+    env.wait(lambda: result, what="service authorized")
+    assert result["r"] == "accepted"
+
+
+def test_only_bluez_may_call_the_agent(env):
+    agent = env.bus.get_object("org.roam1", "/org/roam1/bluetooth/agent")
+    with pytest.raises(dbus.DBusException, match="Only BlueZ"):
+        agent.RequestConfirmation(env.dev, dbus.UInt32(1), dbus_interface="org.bluez.Agent1")
+
+
+def test_trust_connect_remove(env):
+    env.bt().SetTrusted(HEADSET, True)
+    env.wait(lambda: env.device(HEADSET)["trusted"], what="trusted")
+    env.bt().Connect(HEADSET)
+    env.wait(lambda: env.device(HEADSET)["connected"], what="connected")
+    env.bt().Disconnect(HEADSET)
+    env.wait(lambda: not env.device(HEADSET)["connected"], what="disconnected")
+    with pytest.raises(dbus.DBusException, match="NotConnected|Not Connected"):
+        env.bt().Disconnect(HEADSET)
+    with pytest.raises(dbus.DBusException, match="not a Bluetooth address"):
+        env.bt().Pair("nonsense")
+    env.bt().Remove(HEADSET)
+    env.wait(lambda: env.device(HEADSET) is None, what="removed")
+
+
+def test_bluez_restart(env):
+    env.mock.terminate()
+    env.mock.wait(5)
+    env.wait(lambda: not env.prop("Available") and env.device(HEADSET) is None,
+             what="BlueZ gone")
+    env.start_mock()
+    env.mock_call("AddAdapter", "hci0", "roam-laptop")
+    env.wait(lambda: env.prop("Available") and env.prop("AgentRegistered"),
+             what="agent registered again")
+
+
+def test_bluetooth_network_is_a_bearer(env):
+    """Network1.Connect("nap") makes the bnep link; roamd classifies and probes it like any
+    other link. The bnep link is a veth named bnep0 (this kernel has no Bluetooth): it is
+    classified by the bnep* name rule that real bnep devices also match (their sysfs
+    DEVTYPE=bluetooth rule comes first and is covered by the tests/unit/sysfs/bnep0 fixture)."""
+    phone = env.mock_call("AddNetworkDevice", "hci0", PHONE, "Roam Phone")
+    env.wait(lambda: (d := env.device(PHONE)) and d["network"] == "available", what="NAP")
+    assert env.device(PHONE)["kind"] == "phone"
+    with pytest.raises(dbus.DBusException, match="offers no network"):
+        env.bt().ConnectNetwork(HEADSET)
+    assert env.bt().ConnectNetwork(PHONE, timeout=30) == "bnep0"
+    env.wait(lambda: env.device(PHONE)["network"] == "connected", what="network connected")
+    assert env.device(PHONE)["interface"] == "bnep0"
+    nap = f"ip netns exec {env.name}-nap"
+    env.sh(f"{nap} ip link set bnep0p up")
+    env.sh(f"{nap} ip addr add 192.0.2.1/24 dev bnep0p")
+    env.netns("ip link set bnep0 up")
+    env.netns("ip addr add 192.0.2.20/24 dev bnep0")
+    env.netns("ip route add default via 192.0.2.1 dev bnep0")
+
+    manager = env.bus.get_object("org.roam1", "/org/roam1")
+    path = env.wait(lambda: _link(manager, "bnep0"), what="bnep0 on roamd's bus")
+    link = env.bus.get_object("org.roam1", path)
+
+    def lp(name):
+        return link.Get("org.roam1.Link", name, dbus_interface="org.freedesktop.DBus.Properties")
+    assert lp("Bearer") == "bluetooth" and lp("BearerSource") == "sysfs"
+    env.wait(lambda: lp("State") == "routable", what="routable")
+    env.wait(lambda: manager.Get("org.roam1.Manager", "BestLink",
+                                 dbus_interface="org.freedesktop.DBus.Properties") == path,
+             what="bnep0 is the best link")
+    # The NAP answers on its gateway but serves no DNS: a verdict like any other link's.
+    env.wait(lambda: lp("Connectivity4") == "local", what="verdict local")
+
+    env.bt().DisconnectNetwork(PHONE)
+    env.wait(lambda: _link(manager, "bnep0") is None, what="bnep0 gone")
+    assert env.device(PHONE)["network"] == "available"
+
+
+def _link(manager, name):
+    try:
+        return manager.GetLinkByName(name, dbus_interface="org.roam1.Manager")
+    except dbus.DBusException:
+        return None
+
+
+def test_roam_bt_cli(env):
+    """`roam bt pair` asks the agent's question on stdin; `roam bt` shows the outcome."""
+    env.mock_call("SetPairing", env.dev, "confirm", "123456")
+    env.mock_call("AddBattery", env.dev, dbus.Byte(55))
+    env.wait(lambda: env.device(HEADSET)["battery"] == 55, what="battery")
+    r = env.roam("bt", "pair", HEADSET, input="yes\n")
+    assert r.returncode == 0, r.stderr
+    assert "Roam Headset shows passkey 123456: is it the same? (yes/no)" in r.stdout
+    assert f"Paired with {HEADSET}" in r.stdout
+    r = env.roam("bt")
+    assert r.returncode == 0, r.stderr
+    assert "Adapter hci0 (roam-laptop)" in r.stdout
+    assert f"{HEADSET}  Roam Headset         device" in r.stdout
+    assert "paired, not trusted, not connected, battery 55%, signal -79 dBm" in r.stdout
+    r = env.roam("bt", "--json")
+    doc = json.loads(r.stdout)
+    assert doc["devices"][0]["paired"] is True and doc["devices"][0]["battery"] == 55
+    assert doc["question"] is None and doc["agent"] is True
+    # A refusal on stdin: the pairing fails, roam says why and exits 1.
+    phone = env.mock_call("AddDevice", "hci0", PHONE, "Roam Phone")
+    env.mock_call("SetPairing", phone, "pin", "1234")
+    r = env.roam("bt", "pair", PHONE, input="no\n")
+    assert r.returncode == 1
+    assert "asks for its PIN" in r.stdout and "refused" not in r.stdout
+    assert "AuthenticationRejected" in r.stderr
+    r = env.roam("bt", "pair", "zz")
+    assert r.returncode == 1 and "not a Bluetooth address" in r.stderr
+    r = env.roam("bt", "frobnicate", HEADSET)
+    assert r.returncode == 2 and "unknown action" in r.stderr
+
+
+def test_plain_mode_announces_questions(env):
+    """roam --plain: the question is announced as a line; "bt yes" answers it."""
+    from gi.repository import GLib
+    proc = subprocess.Popen([ROAM, "--plain"], env=env.env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = []
+
+    def on_output(fd, condition):
+        data = os.read(fd, 65536)
+        out.append(data.decode(errors="replace"))
+        env.changed = True
+        return bool(data)
+    GLib.io_add_watch(proc.stdout.fileno(), GLib.PRIORITY_DEFAULT, GLib.IO_IN | GLib.IO_HUP,
+                      on_output)
+    try:
+        env.wait(lambda: "State:" in "".join(out), what="plain mode's first state")
+        res = pair(env, "confirm", "424242")
+        env.wait(lambda: "Bluetooth asks: Roam Headset shows passkey 424242" in "".join(out),
+                 what="the question announced")
+        proc.stdin.write(b"bt yes\n")
+        proc.stdin.flush()
+        env.wait(lambda: res, what="Pair")
+        assert "ok" in res, res
+        env.wait(lambda: "Bluetooth: Pairing with Roam Headset: done" in "".join(out),
+                 what="the outcome announced")
+        proc.stdin.write(b"bt yes\n")
+        proc.stdin.flush()
+        env.wait(lambda: "Bluetooth asks nothing now." in "".join(out), what="no question")
+    finally:
+        proc.stdin.write(b"quit\n")
+        proc.stdin.close()
+        assert proc.wait(10) == 0
+
+
+def test_unprivileged_callers_read_but_do_not_change(env):
+    nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    r = subprocess.run(nobody + [ROAM, "bt", "pair", HEADSET], env=env.env, capture_output=True,
+                       text=True, timeout=30)
+    assert r.returncode == 1
+    assert "not allowed to change Bluetooth" in r.stderr
+    r = subprocess.run(nobody + [ROAM, "nfc", "import", "-"], env=env.env, input="d1 01 00 54",
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 1 and "not allowed" in r.stderr
+    r = subprocess.run(nobody + [ROAM, "bt", "--json"], env=env.env, capture_output=True,
+                       text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["devices"][0]["address"] == HEADSET
+    assert not env.device(HEADSET)["paired"]

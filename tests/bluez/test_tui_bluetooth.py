@@ -1,0 +1,113 @@
+"""The TUI's Bluetooth screen (key 7) against roamd and the BlueZ double: screenshot goldens in
+tests/bluez/golden (text with attributes, as tests/tui), the pairing question as a dialog
+answered with keys. ROAM_REGEN_GOLDENS=1 rewrites the goldens (tests/tui/regen -k ... does
+not reach them: run this file with it)."""
+import difflib
+import os
+import sys
+
+import dbus
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "tui"))
+sys.path.insert(0, os.path.join(HERE, "..", "client"))
+from btenv import HEADSET, PHONE, TOP  # noqa: E402
+from tuidriver import Tui, theme_roles  # noqa: E402
+
+GOLDEN = os.path.join(HERE, "golden")
+REGEN = os.environ.get("ROAM_REGEN_GOLDENS") == "1"
+
+
+def check_golden(name, t, theme="default"):
+    header = f"# roam screenshot {name}: {t.cols}x{t.rows}, theme {theme}\n"
+    actual = header + t.dump(theme_roles(theme)).replace(TOP, "<top>")
+    path = os.path.join(GOLDEN, name + ".txt")
+    if REGEN:
+        os.makedirs(GOLDEN, exist_ok=True)
+        with open(path, "w") as f:
+            f.write(actual)
+        return
+    if not os.path.exists(path):
+        pytest.fail(f"no golden {path}: run with ROAM_REGEN_GOLDENS=1")
+    with open(path) as f:
+        expected = f.read()
+    if actual != expected:
+        diff = "".join(difflib.unified_diff(expected.splitlines(True), actual.splitlines(True),
+                                            f"golden/{name}.txt", "screen now"))
+        pytest.fail(f"screen differs from golden/{name}.txt:\n{diff}", pytrace=False)
+
+
+@pytest.fixture
+def screen(env, tmp_path):
+    started = []
+
+    def start(text="Roam Headset", **kwargs):
+        t = Tui(env.env, tmp_path, **kwargs)
+        started.append(t)
+        t.wait_for(live="ready")
+        t.key("7")
+        return t.wait_for(screen="bluetooth", text=text)
+
+    yield start
+    for t in started:
+        t.close()
+
+
+def test_devices_and_confirm_dialog(env, screen):
+    env.mock_call("AddBattery", env.dev, dbus.Byte(80))
+    phone = env.mock_call("AddNetworkDevice", "hci0", PHONE, "Roam Phone")
+    env.wait(lambda: env.device(HEADSET)["battery"] == 80 and env.device(PHONE), what="devices")
+    t = screen(text=["battery 80%", "offers a network"])
+    check_golden("bluetooth-devices", t)
+
+    # Pairing from the screen: the agent's question becomes a dialog; y answers it.
+    env.mock_call("SetPairing", env.dev, "confirm", "123456")
+    t.key("p")
+    t.wait_for(screen="bluetooth", text="Does the device show passkey 123456 too?")
+    check_golden("bluetooth-confirm", t)
+    t.key("y")
+    t.wait_for(screen="bluetooth", text=["paired, not connected", "Last: Pairing with Roam "
+                                         "Headset: done"])
+    assert "Does the device show" not in t.text()
+    assert env.device(HEADSET)["paired"]
+
+    # A PIN typed in the dialog.
+    env.mock_call("SetPairing", phone, "pin", "1234")
+    t.press("kcud1")
+    t.key("p")
+    t.wait_for(screen="bluetooth", text="Type its PIN")
+    t.key("12")
+    t.wait_for(screen="bluetooth", text="PIN: 12_")
+    t.key("34\r")
+    env.wait(lambda: env.device(PHONE)["paired"], what="phone paired")
+
+
+def test_small_terminal_and_refusal(env, screen):
+    t = screen(cols=40, rows=12)
+    check_golden("bluetooth-small", t)
+    env.mock_call("SetPairing", env.dev, "confirm", "000777")
+    t.key("p")
+    t.wait_for(screen="bluetooth", text="000777")
+    check_golden("bluetooth-small-confirm", t)
+    # The global keys still work while the question waits: help, and back to the question.
+    t.key("?")
+    t.wait_for(screen="help", text="Help: the Bluetooth screen")
+    t.key("?")
+    t.wait_for(screen="bluetooth", text="000777")
+    t.key("n")
+    t.wait_for(screen="bluetooth", text=["Pairing with Roam Headset failed:", "refused"])
+    assert not env.device(HEADSET)["paired"]
+
+
+@pytest.mark.parametrize("theme", ["monochrome", "high-contrast"])
+def test_themes(env, screen, theme):
+    env.mock_call("SetPairing", env.dev, "pin", "1234")
+    t = screen(args=("--theme", theme))
+    check_golden(f"bluetooth-theme-{theme}", t, theme)
+    t.key("p")
+    t.wait_for(screen="bluetooth", text="Type its PIN")
+    check_golden(f"bluetooth-pin-theme-{theme}", t, theme)
+    t.key("\x1b")
+    t.wait_for(screen="bluetooth", text=["Pairing with Roam Headset failed:", "refused"])

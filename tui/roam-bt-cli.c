@@ -1,0 +1,591 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "roam-bt-cli.h"
+#include "roam-bus.h"
+#include "roam-client-bus.h"
+#include "roam-json.h"
+#include "roam-log.h"
+#include "roam-util.h"
+
+#define NDEF_FILE_MAX (64 * 1024)
+#define PAIR_TIMEOUT  (100 * USEC_PER_SEC)
+
+static const char denied[] =
+    "not allowed to change Bluetooth (needs root, group netdev or polkit authorization)";
+
+typedef struct BtDevice {
+        const char *address, *adapter, *name, *kind, *network, *interface;
+        int16_t rssi;
+        int paired, trusted, connected;
+        int32_t battery;
+} BtDevice;
+
+static int log_bt_error(const sd_bus_error *error, int r, const char *what)
+{
+        if (sd_bus_error_has_name(error, ROAM_ERROR_ACCESS_DENIED)) {
+                log_error("%s", denied);
+                return -EACCES;
+        }
+        if (sd_bus_error_has_names(error, ROAM_ERROR_INVALID_ARGS, ROAM_ERROR_FAILED) &&
+            error->message && *error->message)
+                return log_error_errno(r, "cannot %s: %s", what, error->message);
+        return roam_bus_log_call_error(error, r, what);
+}
+
+static const char *on_off(int b)
+{
+        return b ? "on" : "off";
+}
+
+void roam_bt_question_sentence(const BtQuestion *q, char *buf, size_t size)
+{
+        const char *who = *q->name ? q->name : q->address;
+
+        if (streq(q->kind, "confirm"))
+                snprintf(buf, size, "%s shows passkey %s: is it the same? (yes/no)", who, q->value);
+        else if (streq(q->kind, "authorize"))
+                snprintf(buf, size, "%s wants to pair without a code: allow? (yes/no)", who);
+        else if (streq(q->kind, "authorize-service"))
+                snprintf(buf, size, "%s wants to use service %s: allow? (yes/no)", who, q->value);
+        else if (streq(q->kind, "enter-pin"))
+                snprintf(buf, size, "%s asks for its PIN (often 0000 or 1234; no: refuse)", who);
+        else if (streq(q->kind, "enter-passkey"))
+                snprintf(buf, size, "%s asks for the 6-digit passkey it shows (no: refuse)", who);
+        else if (streq(q->kind, "show-pin"))
+                snprintf(buf, size, "Type PIN %s on %s", q->value, who);
+        else if (streq(q->kind, "show-passkey"))
+                snprintf(buf, size, "Type passkey %s on %s, then Enter there", q->value, who);
+        else
+                snprintf(buf, size, "no question");
+}
+
+static int get_question(sd_bus *bus, sd_bus_message **reply, BtQuestion *q)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        *reply = sd_bus_message_unref(*reply);
+        r = sd_bus_get_property(bus, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH, ROAM_BLUETOOTH_INTERFACE,
+                                "Question", &error, reply, "(ussss)");
+        if (r < 0)
+                return log_bt_error(&error, r, "read Bluetooth");
+        r = sd_bus_message_read(*reply, "(ussss)", &q->id, &q->kind, &q->address, &q->name,
+                                &q->value);
+        return r < 0 ? log_error_errno(r, "Unexpected answer from roamd: %m") : 0;
+}
+
+static int show(sd_bus *bus, bool json)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *adapters = NULL, *devices = NULL,
+                                                        *question = NULL;
+        _cleanup_(json_object_putp) json_object *doc = NULL, *ja = NULL, *jd = NULL;
+        _cleanup_free_ char *last = NULL;
+        const char *id, *address, *alias;
+        int available = 0, agent = 0, powered, discoverable, pairable, discovering, r;
+        BtQuestion q;
+        BtDevice d;
+
+        r = sd_bus_get_property_trivial(bus, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
+                                        ROAM_BLUETOOTH_INTERFACE, "Available", &error, 'b',
+                                        &available);
+        if (r >= 0)
+                r = sd_bus_get_property_trivial(bus, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
+                                                ROAM_BLUETOOTH_INTERFACE, "AgentRegistered", &error,
+                                                'b', &agent);
+        if (r >= 0)
+                r = sd_bus_get_property_string(bus, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
+                                               ROAM_BLUETOOTH_INTERFACE, "LastEvent", &error,
+                                               &last);
+        if (r >= 0)
+                r = sd_bus_get_property(bus, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
+                                        ROAM_BLUETOOTH_INTERFACE, "Adapters", &error, &adapters,
+                                        "a(sssbbbb)");
+        if (r >= 0)
+                r = sd_bus_get_property(bus, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
+                                        ROAM_BLUETOOTH_INTERFACE, "Devices", &error, &devices,
+                                        "a(ssssnbbbiss)");
+        if (r < 0) {
+                if (sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_OBJECT))
+                        return log_error_errno(r, "roamd runs without Bluetooth ([Bluetooth] "
+                                                  "Enable=no)");
+                return log_bt_error(&error, r, "read Bluetooth");
+        }
+        r = get_question(bus, &question, &q);
+        if (r < 0)
+                return r;
+
+        if (json) {
+                doc = json_object_new_object();
+                ja = json_object_new_array();
+                jd = json_object_new_array();
+                if (!doc || !ja || !jd || json_add_bool(doc, "available", available) < 0 ||
+                    json_add_bool(doc, "agent", agent) < 0)
+                        return log_oom();
+        } else {
+                printf("Bluetooth: %s, pairing agent %s\n",
+                       available ? "BlueZ running" : "BlueZ not running",
+                       agent ? "registered" : "not registered");
+        }
+
+        r = sd_bus_message_enter_container(adapters, 'a', "(sssbbbb)");
+        while (r >= 0 &&
+               (r = sd_bus_message_read(adapters, "(sssbbbb)", &id, &address, &alias, &powered,
+                                        &discoverable, &pairable, &discovering)) > 0) {
+                if (json) {
+                        json_object *a = json_object_new_object();
+                        if (!a || json_append(ja, a) < 0 || json_add_string(a, "id", id) < 0 ||
+                            json_add_string(a, "address", address) < 0 ||
+                            json_add_string(a, "name", alias) < 0 ||
+                            json_add_bool(a, "powered", powered) < 0 ||
+                            json_add_bool(a, "discoverable", discoverable) < 0 ||
+                            json_add_bool(a, "pairable", pairable) < 0 ||
+                            json_add_bool(a, "scanning", discovering) < 0)
+                                return log_oom();
+                } else
+                        printf("Adapter %s (%s) %s: powered %s, discoverable %s, pairable %s, "
+                               "%s\n",
+                               id, alias, address, on_off(powered), on_off(discoverable),
+                               on_off(pairable), discovering ? "scanning" : "not scanning");
+        }
+        if (r < 0)
+                return log_error_errno(r, "Unexpected answer from roamd: %m");
+
+        r = sd_bus_message_enter_container(devices, 'a', "(ssssnbbbiss)");
+        if (!json && r >= 0)
+                printf("Devices:\n");
+        while (r >= 0 &&
+               (r = sd_bus_message_read(devices, "(ssssnbbbiss)", &d.address, &d.adapter, &d.name,
+                                        &d.kind, &d.rssi, &d.paired, &d.trusted, &d.connected,
+                                        &d.battery, &d.network, &d.interface)) > 0) {
+                if (json) {
+                        json_object *o = json_object_new_object();
+                        if (!o || json_append(jd, o) < 0 ||
+                            json_add_string(o, "address", d.address) < 0 ||
+                            json_add_string(o, "adapter", d.adapter) < 0 ||
+                            json_add_string(o, "name", d.name) < 0 ||
+                            json_add_string(o, "kind", d.kind) < 0 ||
+                            (d.rssi == 127 ? json_add_null(o, "rssi")
+                                           : json_add_int(o, "rssi", d.rssi)) < 0 ||
+                            json_add_bool(o, "paired", d.paired) < 0 ||
+                            json_add_bool(o, "trusted", d.trusted) < 0 ||
+                            json_add_bool(o, "connected", d.connected) < 0 ||
+                            (d.battery < 0 ? json_add_null(o, "battery")
+                                           : json_add_int(o, "battery", d.battery)) < 0 ||
+                            json_add_string(o, "network", *d.network ? d.network : "none") < 0 ||
+                            json_add_string(o, "interface", d.interface) < 0)
+                                return log_oom();
+                        continue;
+                }
+                printf("  %s  %-20s %-10s %s, %s, %s", d.address, d.name, d.kind,
+                       d.paired ? "paired" : "not paired", d.trusted ? "trusted" : "not trusted",
+                       d.connected ? "connected" : "not connected");
+                if (d.battery >= 0)
+                        printf(", battery %d%%", d.battery);
+                if (d.rssi != 127)
+                        printf(", signal %d dBm", d.rssi);
+                if (streq(d.network, "available"))
+                        printf(", network available");
+                else if (streq(d.network, "connected"))
+                        printf(", network connected (%s)", d.interface);
+                printf("\n");
+        }
+        if (r < 0)
+                return log_error_errno(r, "Unexpected answer from roamd: %m");
+
+        if (json) {
+                if (json_add(doc, "adapters", TAKE_PTR(ja)) < 0 ||
+                    json_add(doc, "devices", TAKE_PTR(jd)) < 0)
+                        return log_oom();
+                if (q.id == 0)
+                        r = json_add_null(doc, "question");
+                else {
+                        json_object *o = json_object_new_object();
+                        r = !o || json_add(doc, "question", o) < 0 ||
+                                    json_add_uint(o, "id", q.id) < 0 ||
+                                    json_add_string(o, "kind", q.kind) < 0 ||
+                                    json_add_string(o, "address", q.address) < 0 ||
+                                    json_add_string(o, "name", q.name) < 0 ||
+                                    json_add_string(o, "value", q.value) < 0
+                                ? -ENOMEM
+                                : 0;
+                }
+                if (r < 0 || json_add_string(doc, "last_event", last) < 0)
+                        return log_oom();
+                return json_print(doc, stdout);
+        }
+        if (q.id != 0) {
+                char s[512];
+                roam_bt_question_sentence(&q, s, sizeof(s));
+                printf("Question %u: %s\n  answer: roam bt answer %u yes|no [PIN or passkey]\n",
+                       q.id, s, q.id);
+        }
+        if (last && *last)
+                printf("Last: %s\n", last);
+        return 0;
+}
+
+/* A call that changes something; the answer carries nothing (or one string). */
+static int call(sd_bus *bus, const char *what, const char *method, uint64_t timeout,
+                const char *types, ...)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        const char *s;
+        va_list ap;
+        int r;
+
+        r = sd_bus_message_new_method_call(bus, &m, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
+                                           ROAM_BLUETOOTH_INTERFACE, method);
+        if (r >= 0 && types) {
+                va_start(ap, types);
+                r = sd_bus_message_appendv(m, types, ap);
+                va_end(ap);
+        }
+        if (r < 0)
+                return log_error_errno(r, "Failed to build a call to roamd: %m");
+        r = sd_bus_call(bus, m, timeout, &error, &reply);
+        if (r < 0)
+                return log_bt_error(&error, r, what);
+        if (sd_bus_message_read(reply, "s", &s) > 0)
+                printf("%s\n", s);
+        return 0;
+}
+
+static int parse_bool_word(const char *s, int *ret)
+{
+        if (streq(s, "on") || streq(s, "yes"))
+                return *ret = 1, 0;
+        if (streq(s, "off") || streq(s, "no"))
+                return *ret = 0, 0;
+        return -EINVAL;
+}
+
+/* Reads one answer line for q from stdin and gives it to roamd. EOF refuses. */
+static int answer_from_stdin(sd_bus *bus, const BtQuestion *q)
+{
+        char line[128], s[512];
+        bool entry = streq(q->kind, "enter-pin") || streq(q->kind, "enter-passkey");
+        bool accept;
+
+        roam_bt_question_sentence(q, s, sizeof(s));
+        printf("%s\n", s);
+        fflush(stdout);
+        if (streq(q->kind, "show-pin") || streq(q->kind, "show-passkey"))
+                return 0;
+        if (!fgets(line, sizeof(line), stdin))
+                line[0] = 0;
+        line[strcspn(line, "\r\n")] = 0;
+        accept = entry ? (*line && !streq(line, "no")) : (streq(line, "yes") || streq(line, "y"));
+        return call(bus, "answer", "Answer", 0, "ubs", q->id, accept, accept && entry ? line : "");
+}
+
+typedef struct PairState {
+        sd_bus *bus;
+        const char *address;
+        bool done;
+        int result;
+        uint32_t answered;
+} PairState;
+
+static int on_pair_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        PairState *p = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+
+        p->done = true;
+        if (e)
+                p->result = log_bt_error(e, -sd_bus_message_get_errno(m), "pair");
+        else
+                printf("Paired with %s\n", p->address);
+        return 0;
+}
+
+static int on_question_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        PairState *p = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        BtQuestion q;
+
+        if (get_question(p->bus, &reply, &q) < 0 || q.id == 0 || q.id == p->answered ||
+            strcasecmp(q.address, p->address) != 0)
+                return 0;
+        p->answered = q.id;
+        (void)answer_from_stdin(p->bus, &q);
+        return 0;
+}
+
+/* roam bt pair ADDRESS: the agent's questions about this device are asked here (stdin). */
+static int pair(sd_bus *bus, const char *address)
+{
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *match = NULL, *slot = NULL;
+        PairState p = {.bus = bus, .address = address};
+        int r;
+
+        r = sd_bus_match_signal(bus, &match, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
+                                "org.freedesktop.DBus.Properties", "PropertiesChanged",
+                                on_question_changed, &p);
+        if (r >= 0)
+                r = sd_bus_call_method_async(bus, &slot, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
+                                             ROAM_BLUETOOTH_INTERFACE, "Pair", on_pair_reply, &p,
+                                             "s", address);
+        if (r < 0)
+                return log_error_errno(r, "Failed to ask roamd: %m");
+        while (!p.done) {
+                r = sd_bus_process(bus, NULL);
+                if (r < 0)
+                        return log_error_errno(r, "Lost the system bus: %m");
+                if (r == 0 && sd_bus_wait(bus, PAIR_TIMEOUT) < 0)
+                        return log_error_errno(r, "Lost the system bus: %m");
+        }
+        return p.result;
+}
+
+static int bt_usage(const char *fmt, ...) _printf_(1, 2);
+static int bt_usage(const char *fmt, ...)
+{
+        char buf[512];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(buf, sizeof(buf), fmt, ap);
+        va_end(ap);
+        log_error("%s Try 'roam --help'.", buf);
+        return 2; /* roam's exit status for an invalid command line */
+}
+
+int roam_bt_run(char **args, bool json)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        const char *verb = args[0], *a1 = verb ? args[1] : NULL, *a2 = a1 ? args[2] : NULL;
+        int b, r;
+
+        if (verb && json)
+                return bt_usage("--json goes with 'roam bt' alone.");
+        r = roam_bus_connect(&bus);
+        if (r < 0)
+                return r;
+        if (!verb)
+                return show(bus, json);
+
+        if (streq(verb, "power") || streq(verb, "discoverable") || streq(verb, "pairable")) {
+                char prop[16];
+                if (!a1 || parse_bool_word(a1, &b) < 0)
+                        return bt_usage("'roam bt %s' needs on or off.", verb);
+                snprintf(prop, sizeof(prop), "%s", streq(verb, "power") ? "Powered" : verb);
+                prop[0] = (char)toupper(prop[0]);
+                return call(bus, "change the adapter", "SetAdapter", 0, "ssb", strempty(a2), prop,
+                            b);
+        }
+        if (streq(verb, "scan")) {
+                unsigned long secs = 10;
+                char *end;
+                if (a1) {
+                        secs = strtoul(a1, &end, 10);
+                        if (*end || secs < 1 || secs > 600)
+                                return bt_usage("'roam bt scan' takes 1 to 600 seconds, got '%s'.",
+                                                a1);
+                }
+                return call(bus, "scan", "StartDiscovery", 0, "su", strempty(a2), (uint32_t)secs);
+        }
+        if (streq(verb, "answer")) {
+                unsigned long id;
+                char *end;
+                if (!a1 || !a2 || parse_bool_word(a2, &b) < 0)
+                        return bt_usage("'roam bt answer' needs ID yes|no [PIN or passkey].");
+                id = strtoul(a1, &end, 10);
+                if (*end || id == 0 || id > UINT32_MAX)
+                        return bt_usage("'%s' is not a question number.", a1);
+                return call(bus, "answer", "Answer", 0, "ubs", (uint32_t)id, b, strempty(args[3]));
+        }
+        if (!a1)
+                return bt_usage("'roam bt %s' needs a device address (AA:BB:CC:DD:EE:FF).", verb);
+        if (streq(verb, "pair"))
+                return pair(bus, a1);
+        if (streq(verb, "trust") || streq(verb, "untrust"))
+                return call(bus, "trust", "SetTrusted", 0, "sb", a1, streq(verb, "trust"));
+        if (streq(verb, "connect"))
+                return call(bus, "connect", "Connect", PAIR_TIMEOUT, "s", a1);
+        if (streq(verb, "disconnect"))
+                return call(bus, "disconnect", "Disconnect", 0, "s", a1);
+        if (streq(verb, "remove"))
+                return call(bus, "remove", "Remove", 0, "s", a1);
+        if (streq(verb, "join"))
+                return call(bus, "join the network", "ConnectNetwork", PAIR_TIMEOUT, "s", a1);
+        if (streq(verb, "leave"))
+                return call(bus, "leave the network", "DisconnectNetwork", 0, "s", a1);
+        return bt_usage("unknown action '%s' for 'roam bt': power, discoverable, pairable, scan, "
+                        "pair, trust, untrust, connect, disconnect, remove, join, leave, answer.",
+                        verb);
+}
+
+/* NDEF from a file: raw bytes, or hex text as wpa_cli and many NFC tools print it. */
+static int read_ndef(const char *path, uint8_t **ret, size_t *ret_size)
+{
+        _cleanup_free_ char *buf = NULL;
+        _cleanup_free_ uint8_t *bin = NULL;
+        size_t size = 0, n = 0, digits = 0;
+        bool hex = true;
+        int r;
+
+        if (streq(path, "-")) {
+                buf = malloc(NDEF_FILE_MAX + 1);
+                if (!buf)
+                        return log_oom();
+                size = fread(buf, 1, NDEF_FILE_MAX + 1, stdin);
+                if (ferror(stdin))
+                        return log_error_errno(EIO, "Failed to read stdin: %m");
+                if (size > NDEF_FILE_MAX)
+                        return log_error_errno(EFBIG, "stdin holds more than %d bytes",
+                                               NDEF_FILE_MAX);
+        } else {
+                r = read_full_file(path, NDEF_FILE_MAX, &buf, &size);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to read %s: %m", path);
+        }
+        for (size_t i = 0; i < size; i++) {
+                if (isxdigit((unsigned char)buf[i]))
+                        digits++;
+                else if (!isspace((unsigned char)buf[i]) && buf[i] != ':')
+                        hex = false;
+        }
+        if (hex && digits > 0 && digits % 2 == 0) {
+                bin = malloc(digits / 2);
+                if (!bin)
+                        return log_oom();
+                for (size_t i = 0, half = 0; i < size; i++) {
+                        int c = (unsigned char)buf[i], v;
+                        if (!isxdigit(c))
+                                continue;
+                        v = isdigit(c) ? c - '0' : tolower(c) - 'a' + 10;
+                        if (half++ % 2 == 0)
+                                bin[n] = (uint8_t)(v << 4);
+                        else
+                                bin[n++] |= (uint8_t)v;
+                }
+                *ret = TAKE_PTR(bin);
+                *ret_size = n;
+                return 0;
+        }
+        *ret = (uint8_t *)TAKE_PTR(buf);
+        *ret_size = size;
+        return 0;
+}
+
+static int print_carriers(sd_bus_message *reply, bool json)
+{
+        _cleanup_(json_object_putp) json_object *doc = NULL, *arr = NULL;
+        const char *kind, *type, *key, *value;
+        int r;
+
+        r = sd_bus_message_read(reply, "s", &kind);
+        if (r < 0)
+                return log_error_errno(r, "Unexpected answer from roamd: %m");
+        if (json) {
+                doc = json_object_new_object();
+                arr = json_object_new_array();
+                if (!doc || !arr || json_add_string(doc, "kind", kind) < 0)
+                        return log_oom();
+        } else
+                printf("NFC %s\n", streq(kind, "tag") ? "tag" : kind);
+        r = sd_bus_message_enter_container(reply, 'a', "(sa{ss})");
+        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'r', "sa{ss}")) > 0) {
+                json_object *o = NULL;
+
+                r = sd_bus_message_read(reply, "s", &type);
+                if (r < 0)
+                        break;
+                if (json) {
+                        o = json_object_new_object();
+                        if (!o || json_append(arr, o) < 0 || json_add_string(o, "type", type) < 0)
+                                return log_oom();
+                } else
+                        printf("  %s:", type);
+                r = sd_bus_message_enter_container(reply, 'a', "{ss}");
+                while (r >= 0 && (r = sd_bus_message_read(reply, "{ss}", &key, &value)) > 0) {
+                        if (json) {
+                                if (json_add_string(o, key, value) < 0)
+                                        return log_oom();
+                        } else
+                                printf(" %s=%s", key, *value ? value : "\"\"");
+                }
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(reply);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(reply);
+                if (!json)
+                        printf("\n");
+        }
+        if (r < 0)
+                return log_error_errno(r, "Unexpected answer from roamd: %m");
+        if (json) {
+                if (json_add(doc, "carriers", TAKE_PTR(arr)) < 0)
+                        return log_oom();
+                return json_print(doc, stdout);
+        }
+        return 0;
+}
+
+static int import_call(sd_bus *bus, const uint8_t *data, size_t size, bool apply, bool json)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_call(bus, &m, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
+                                           ROAM_BLUETOOTH_INTERFACE, "ImportNdef");
+        if (r >= 0)
+                r = sd_bus_message_append_array(m, 'y', data, size);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "b", apply);
+        if (r < 0)
+                return log_error_errno(r, "Failed to build a call to roamd: %m");
+        r = sd_bus_call(bus, m, 0, &error, &reply);
+        if (r < 0)
+                return log_bt_error(&error, r, "read the NFC message");
+        return print_carriers(reply, json);
+}
+
+int roam_nfc_run(char **args, bool json)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_free_ uint8_t *data = NULL;
+        const char *file = NULL;
+        bool yes = false;
+        size_t size = 0;
+        int r;
+
+        if (!args[0] || !streq(args[0], "import"))
+                return bt_usage("'roam nfc' needs: import FILE|- [--yes] [--json].");
+        for (char **a = args + 1; *a; a++) {
+                if (streq(*a, "--yes"))
+                        yes = true;
+                else if (streq(*a, "--json"))
+                        json = true;
+                else if (!file)
+                        file = *a;
+                else
+                        return bt_usage("'roam nfc import' takes one FILE, got '%s' too.", *a);
+        }
+        if (!file)
+                return bt_usage("'roam nfc import' needs a FILE (or - for stdin).");
+        r = read_ndef(file, &data, &size);
+        if (r < 0)
+                return r;
+        r = roam_bus_connect(&bus);
+        if (r < 0)
+                return r;
+        /* What the tag holds first; acting on it only when asked to (--yes). */
+        r = import_call(bus, data, size, yes, json);
+        if (r < 0 || yes || json)
+                return r;
+        printf("Nothing done: 'roam nfc import %s --yes' pairs the Bluetooth device.\n", file);
+        return 0;
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "roam-bt-cli.h"
+#include "roam-bus.h"
+#include "roam-plain-bt.h"
+#include "roam-util.h"
+
+struct PlainBt {
+        sd_bus *bus;
+        sd_bus_slot *match;
+        uint32_t question; /* the open question's id, 0: none */
+        char *last;
+};
+
+PlainBt *plain_bt_free(PlainBt *pb)
+{
+        if (!pb)
+                return NULL;
+        sd_bus_slot_unref(pb->match);
+        sd_bus_unref(pb->bus);
+        free(pb->last);
+        free(pb);
+        return NULL;
+}
+
+static void stamp(void)
+{
+        char clock[16];
+        time_t now = time(NULL);
+        struct tm tm;
+
+        /* As the rest of plain mode: every announcement starts with the time. */
+        if (localtime_r(&now, &tm) && strftime(clock, sizeof(clock), "%H:%M:%S", &tm) > 0)
+                printf("%s ", clock);
+}
+
+static void announce_question(PlainBt *pb, const BtQuestion *q)
+{
+        char s[512];
+
+        if (q->id == pb->question)
+                return;
+        if (q->id == 0) {
+                pb->question = 0;
+                return;
+        }
+        pb->question = q->id;
+        roam_bt_question_sentence(q, s, sizeof(s));
+        stamp();
+        if (streq(q->kind, "show-pin") || streq(q->kind, "show-passkey"))
+                printf("Bluetooth: %s.\n", s);
+        else if (streq(q->kind, "enter-pin") || streq(q->kind, "enter-passkey"))
+                printf("Bluetooth asks: %s. Say: bt yes NUMBER, or bt no.\n", s);
+        else
+                printf("Bluetooth asks: %s Say: bt yes, or bt no.\n", s);
+        fflush(stdout);
+}
+
+static int on_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        PlainBt *pb = userdata;
+        const char *iface, *name, *last;
+        BtQuestion q;
+        int r;
+
+        if (sd_bus_message_read(m, "s", &iface) < 0 || !streq(iface, ROAM_BLUETOOTH_INTERFACE))
+                return 0;
+        r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                r = sd_bus_message_read(m, "s", &name);
+                if (r >= 0 && streq(name, "Question")) {
+                        r = sd_bus_message_read(m, "v", "(ussss)", &q.id, &q.kind, &q.address,
+                                                &q.name, &q.value);
+                        if (r >= 0)
+                                announce_question(pb, &q);
+                } else if (r >= 0 && streq(name, "LastEvent")) {
+                        r = sd_bus_message_read(m, "v", "s", &last);
+                        if (r >= 0 && *last && !streq_ptr(last, pb->last)) {
+                                (void)free_and_strdup(&pb->last, last);
+                                stamp();
+                                printf("Bluetooth: %s\n", last);
+                                fflush(stdout);
+                        }
+                } else if (r >= 0)
+                        r = sd_bus_message_skip(m, "v");
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+        }
+        return 0;
+}
+
+int plain_bt_follow(PlainBt **pb, sd_bus *bus)
+{
+        PlainBt *n;
+        int r;
+
+        if (*pb && (*pb)->bus == bus)
+                return 0;
+        *pb = plain_bt_free(*pb);
+        if (!bus)
+                return 0;
+        n = calloc(1, sizeof(*n));
+        if (!n)
+                return -ENOMEM;
+        n->bus = sd_bus_ref(bus);
+        r = sd_bus_match_signal_async(bus, &n->match, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
+                                      "org.freedesktop.DBus.Properties", "PropertiesChanged",
+                                      on_changed, NULL, n);
+        if (r < 0) {
+                plain_bt_free(n);
+                return r;
+        }
+        *pb = n;
+        return 0;
+}
+
+static int on_answered(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+
+        if (e) {
+                printf("Bluetooth: roamd refused the answer: %s\n",
+                       e->message ? e->message : e->name);
+                fflush(stdout);
+        }
+        return 0;
+}
+
+int plain_bt_command(PlainBt *pb, char **words)
+{
+        bool yes;
+
+        if (!words[1] || (!streq(words[1], "yes") && !streq(words[1], "no"))) {
+                printf("Say: bt yes [PIN or passkey], or bt no.\n");
+                return 0;
+        }
+        if (!pb || pb->question == 0) {
+                printf("Bluetooth asks nothing now.\n");
+                return 0;
+        }
+        yes = streq(words[1], "yes");
+        return sd_bus_call_method_async(pb->bus, NULL, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
+                                        ROAM_BLUETOOTH_INTERFACE, "Answer", on_answered, NULL,
+                                        "ubs", pb->question, yes, yes && words[2] ? words[2] : "");
+}

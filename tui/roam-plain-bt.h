@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <systemd/sd-bus.h>
+
+/* Bluetooth in plain mode (roam --plain): pairing questions and Bluetooth outcomes are
+ * announced as lines as they happen; "bt yes [PIN]" and "bt no" answer the open question. */
+
+typedef struct PlainBt PlainBt;
+
+/* Follows org.roam1.Bluetooth on bus (again if bus changed since the last call). */
+int plain_bt_follow(PlainBt **pb, sd_bus *bus);
+PlainBt *plain_bt_free(PlainBt *pb);
+/* A "bt ..." command line (words[0] is "bt"). */
+int plain_bt_command(PlainBt *pb, char **words);

@@ -1,0 +1,588 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NCURSES_WIDECHAR 1
+#include <curses.h>
+
+#include "roam-bus.h"
+#include "roam-screens.h"
+#include "roam-util.h"
+
+/* Bluetooth (key 7): roamd's org.roam1.Bluetooth, read with GetAll when the screen opens and
+ * again on each PropertiesChanged while it is open; every state in words. The pairing agent's
+ * question is a dialog: yes/no, or a PIN/passkey typed here. Actions are asynchronous calls;
+ * their failures come back as messages. */
+
+#define COL_NAME  22
+#define COL_KIND  11
+#define ENTRY_MAX 16
+
+typedef struct BtRow {
+        char *address, *name, *kind, *network, *interface;
+        int16_t rssi;
+        int paired, trusted, connected;
+        int32_t battery;
+} BtRow;
+
+typedef struct BtData {
+        sd_bus *bus;
+        sd_bus_slot *match, *load;
+        bool loaded, available, agent, has_adapter;
+        char *error;
+        char adapter[32], adapter_name[64];
+        int powered, discoverable, pairable, scanning;
+        BtRow *rows;
+        size_t n_rows;
+        uint32_t q_id;
+        char q_kind[32], q_address[18], q_name[128], q_value[64];
+        char *last;
+        int selected, scroll;
+        char entry[ENTRY_MAX + 1];
+        Tui *tui;
+} BtData;
+
+static void rows_free(BtData *b)
+{
+        for (size_t i = 0; i < b->n_rows; i++) {
+                free(b->rows[i].address);
+                free(b->rows[i].name);
+                free(b->rows[i].kind);
+                free(b->rows[i].network);
+                free(b->rows[i].interface);
+        }
+        free(b->rows);
+        b->rows = NULL;
+        b->n_rows = 0;
+}
+
+static int read_devices(BtData *b, sd_bus_message *m)
+{
+        const char *address, *adapter, *name, *kind, *network, *iface;
+        BtRow row;
+        int r;
+
+        rows_free(b);
+        r = sd_bus_message_enter_container(m, 'a', "(ssssnbbbiss)");
+        while (r >= 0 &&
+               (r = sd_bus_message_read(m, "(ssssnbbbiss)", &address, &adapter, &name, &kind,
+                                        &row.rssi, &row.paired, &row.trusted, &row.connected,
+                                        &row.battery, &network, &iface)) > 0) {
+                BtRow *n = realloc(b->rows, sizeof(*n) * (b->n_rows + 1));
+                if (!n)
+                        return -ENOMEM;
+                b->rows = n;
+                row.address = strdup(address);
+                row.name = strdup(name);
+                row.kind = strdup(kind);
+                row.network = strdup(network);
+                row.interface = strdup(iface);
+                b->rows[b->n_rows++] = row;
+                if (!row.address || !row.name || !row.kind || !row.network || !row.interface)
+                        return -ENOMEM;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(m);
+}
+
+static int read_adapters(BtData *b, sd_bus_message *m)
+{
+        const char *id, *address, *alias;
+        int powered, discoverable, pairable, scanning, r;
+
+        b->has_adapter = false;
+        r = sd_bus_message_enter_container(m, 'a', "(sssbbbb)");
+        while (r >= 0 && (r = sd_bus_message_read(m, "(sssbbbb)", &id, &address, &alias, &powered,
+                                                  &discoverable, &pairable, &scanning)) > 0) {
+                /* The first adapter is shown (roamd's default is the first powered one; one
+                 * adapter is the common case). */
+                if (b->has_adapter)
+                        continue;
+                b->has_adapter = true;
+                snprintf(b->adapter, sizeof(b->adapter), "%s", id);
+                snprintf(b->adapter_name, sizeof(b->adapter_name), "%s", alias);
+                b->powered = powered, b->discoverable = discoverable;
+                b->pairable = pairable, b->scanning = scanning;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(m);
+}
+
+static int read_all(BtData *b, sd_bus_message *m)
+{
+        const char *name, *s, *kind, *address, *qname, *value;
+        uint32_t id;
+        int v, r;
+
+        r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                r = sd_bus_message_read(m, "s", &name);
+                if (r < 0)
+                        break;
+                if (streq(name, "Available") || streq(name, "AgentRegistered")) {
+                        r = sd_bus_message_read(m, "v", "b", &v);
+                        if (streq(name, "Available"))
+                                b->available = v;
+                        else
+                                b->agent = v;
+                } else if (streq(name, "LastEvent")) {
+                        r = sd_bus_message_read(m, "v", "s", &s);
+                        if (r >= 0 && free_and_strdup(&b->last, s) < 0)
+                                r = -ENOMEM;
+                } else if (streq(name, "Question")) {
+                        r = sd_bus_message_read(m, "v", "(ussss)", &id, &kind, &address, &qname,
+                                                &value);
+                        if (r >= 0 && id != b->q_id)
+                                b->entry[0] = 0;
+                        if (r >= 0) {
+                                b->q_id = id;
+                                snprintf(b->q_kind, sizeof(b->q_kind), "%s", kind);
+                                snprintf(b->q_address, sizeof(b->q_address), "%s", address);
+                                snprintf(b->q_name, sizeof(b->q_name), "%s", qname);
+                                snprintf(b->q_value, sizeof(b->q_value), "%s", value);
+                        }
+                } else if (streq(name, "Adapters")) {
+                        r = sd_bus_message_enter_container(m, 'v', "a(sssbbbb)");
+                        if (r >= 0)
+                                r = read_adapters(b, m);
+                        if (r >= 0)
+                                r = sd_bus_message_exit_container(m);
+                } else if (streq(name, "Devices")) {
+                        r = sd_bus_message_enter_container(m, 'v', "a(ssssnbbbiss)");
+                        if (r >= 0)
+                                r = read_devices(b, m);
+                        if (r >= 0)
+                                r = sd_bus_message_exit_container(m);
+                } else
+                        r = sd_bus_message_skip(m, "v");
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+        }
+        return r;
+}
+
+static int load(BtData *b);
+
+static int on_loaded(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        BtData *b = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+
+        b->load = sd_bus_slot_unref(b->load);
+        free(b->error);
+        b->error = NULL;
+        if (e)
+                b->error = strdup(sd_bus_error_has_name(e, SD_BUS_ERROR_UNKNOWN_OBJECT)
+                                      ? "roamd runs without Bluetooth ([Bluetooth] Enable=no)."
+                                      : (e->message ? e->message : e->name));
+        else if (read_all(b, m) < 0)
+                b->error = strdup("roamd's answer could not be read.");
+        b->loaded = true;
+        if (b->selected >= (int)b->n_rows)
+                b->selected = b->n_rows > 0 ? (int)b->n_rows - 1 : 0;
+        tui_request_redraw(b->tui);
+        return 0;
+}
+
+static int on_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        (void)load(userdata);
+        return 0;
+}
+
+static int load(BtData *b)
+{
+        if (!b->bus)
+                return -ENOTCONN;
+        /* Every change reads the whole state again: a few devices, and never a stale mix. */
+        b->load = sd_bus_slot_unref(b->load);
+        return sd_bus_call_method_async(b->bus, &b->load, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
+                                        "org.freedesktop.DBus.Properties", "GetAll", on_loaded, b,
+                                        "s", ROAM_BLUETOOTH_INTERFACE);
+}
+
+static void bt_leave(Tui *t, Screen *s)
+{
+        BtData *b = s->data;
+
+        b->match = sd_bus_slot_unref(b->match);
+        b->load = sd_bus_slot_unref(b->load);
+        b->bus = sd_bus_unref(b->bus);
+        rows_free(b);
+        free(b->error);
+        b->error = NULL;
+        free(b->last);
+        b->last = NULL;
+        b->loaded = false;
+}
+
+static int bt_enter(Tui *t, Screen *s)
+{
+        BtData *b = s->data;
+        sd_bus *bus = tui_bus(t);
+        int r;
+
+        bt_leave(t, s);
+        b->tui = t;
+        if (!bus)
+                return 0; /* the status line says roamd is not reachable */
+        b->bus = sd_bus_ref(bus);
+        r = sd_bus_match_signal_async(b->bus, &b->match, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
+                                      "org.freedesktop.DBus.Properties", "PropertiesChanged",
+                                      on_changed, NULL, b);
+        if (r >= 0)
+                r = load(b);
+        return r < 0 ? r : 0;
+}
+
+static int on_action_done(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        Tui *t = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+
+        if (e)
+                tui_message(t, THEME_ERROR, "%s",
+                            sd_bus_error_has_name(e, ROAM_ERROR_ACCESS_DENIED)
+                                ? "Not allowed to change Bluetooth (root, netdev or polkit)."
+                                : (e->message ? e->message : e->name));
+        return 0;
+}
+
+static int action(BtData *b, const char *method, const char *types, ...)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        va_list ap;
+        int r;
+
+        if (!b->bus)
+                return -ENOTCONN;
+        r = sd_bus_message_new_method_call(b->bus, &m, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
+                                           ROAM_BLUETOOTH_INTERFACE, method);
+        if (r >= 0 && types) {
+                va_start(ap, types);
+                r = sd_bus_message_appendv(m, types, ap);
+                va_end(ap);
+        }
+        if (r >= 0)
+                /* Floating: a pairing may outlive this screen; the answer comes as a message. */
+                r = sd_bus_call_async(b->bus, NULL, m, on_action_done, b->tui, 120 * USEC_PER_SEC);
+        return r;
+}
+
+static bool question_asks(const BtData *b)
+{
+        return b->q_id != 0 && !streq(b->q_kind, "show-pin") && !streq(b->q_kind, "show-passkey");
+}
+
+static bool question_entry(const BtData *b)
+{
+        return streq(b->q_kind, "enter-pin") || streq(b->q_kind, "enter-passkey");
+}
+
+static void question_text(const BtData *b, char *buf, size_t size)
+{
+        if (streq(b->q_kind, "confirm"))
+                snprintf(buf, size, "Does the device show passkey %s too?", b->q_value);
+        else if (streq(b->q_kind, "authorize"))
+                snprintf(buf, size, "Pair without a code?");
+        else if (streq(b->q_kind, "authorize-service"))
+                snprintf(buf, size, "Allow it to use service %s?", b->q_value);
+        else if (streq(b->q_kind, "enter-pin"))
+                snprintf(buf, size, "Type its PIN (often 0000 or 1234).");
+        else if (streq(b->q_kind, "enter-passkey"))
+                snprintf(buf, size, "Type the 6-digit passkey it shows.");
+        else if (streq(b->q_kind, "show-pin"))
+                snprintf(buf, size, "Type PIN %s on the device.", b->q_value);
+        else
+                snprintf(buf, size, "Type passkey %s on the device, then Enter there.", b->q_value);
+}
+
+static int add_device(TuiDoc *d, const BtRow *row, int item, bool table)
+{
+        char state[160];
+        int n, r;
+
+        n = snprintf(state, sizeof(state), "%s, %s%s", row->paired ? "paired" : "not paired",
+                     row->connected ? "connected" : "not connected",
+                     row->trusted ? ", trusted" : "");
+        if (row->battery >= 0)
+                n += snprintf(state + n, sizeof(state) - (size_t)n, ", battery %d%%", row->battery);
+        if (streq(row->network, "connected"))
+                snprintf(state + n, sizeof(state) - (size_t)n, ", network on %s", row->interface);
+        else if (streq(row->network, "available"))
+                snprintf(state + n, sizeof(state) - (size_t)n, ", offers a network");
+
+        r = tui_doc_line(d, item, table ? COL_NAME + COL_KIND : 2);
+        if (r >= 0)
+                r = tui_doc_span(d, THEME_NORMAL, table ? COL_NAME : 0, row->name);
+        if (r >= 0 && !table)
+                r = tui_doc_span(d, THEME_NORMAL, 0, " ");
+        if (r >= 0)
+                r = tui_doc_span(d, THEME_MUTED, table ? COL_KIND : 0, row->kind);
+        if (r >= 0 && !table)
+                r = tui_doc_line(d, item, 2);
+        if (r >= 0)
+                r = tui_doc_span(d, row->connected ? THEME_OK : THEME_NORMAL, 0, state);
+        if (r >= 0)
+                r = tui_doc_line(d, item, 2);
+        if (r >= 0)
+                r = tui_doc_spanf(d, THEME_MUTED, 0, "%s%s", table ? "" : "  ", row->address);
+        if (r >= 0 && row->rssi != 127)
+                r = tui_doc_spanf(d, THEME_MUTED, 0, ", signal %d dBm", row->rssi);
+        return r;
+}
+
+static void draw_question(Tui *t, BtData *b, int top, int height)
+{
+        _cleanup_(tui_doc_freep) TuiDoc *d = NULL;
+        char text[256];
+        int width = MIN(tui_columns(t), 60), rows, scroll = 0, r;
+
+        if (tui_doc_new(&d) < 0)
+                return;
+        question_text(b, text, sizeof(text));
+        r = tui_doc_line(d, -1, 0);
+        if (r >= 0)
+                r = tui_doc_spanf(d, THEME_TITLE, 0, "Pairing: %s", b->q_name);
+        if (r >= 0)
+                r = tui_doc_line(d, -1, 0);
+        if (r >= 0)
+                r = tui_doc_span(d, THEME_MUTED, 0, b->q_address);
+        if (r >= 0)
+                r = tui_doc_line(d, 0, 0);
+        if (r >= 0)
+                r = tui_doc_span(d, THEME_NORMAL, 0, text);
+        if (r >= 0 && question_entry(b)) {
+                r = tui_doc_line(d, -1, 0);
+                if (r >= 0)
+                        r = tui_doc_spanf(d, THEME_NORMAL, 0, "%s: %s_",
+                                          streq(b->q_kind, "enter-pin") ? "PIN" : "Passkey",
+                                          b->entry);
+        }
+        if (r >= 0)
+                r = tui_doc_line(d, -1, 0);
+        if (r >= 0)
+                r = tui_doc_span(d, THEME_KEY, 0,
+                                 question_entry(b)  ? "Enter send  Esc refuse"
+                                 : question_asks(b) ? "y yes  n no"
+                                                    : "Esc hide");
+        if (r < 0)
+                return;
+        rows = tui_doc_rows_in(t, d, width - 4);
+        if (tui_columns(t) >= width + 2 && height >= rows + 2) {
+                int box_top = top + (height - rows - 2) / 2, left = (tui_columns(t) - width) / 2;
+                const char *h = tui_utf8(t) ? "\u2500" : "-", *v = tui_utf8(t) ? "\u2502" : "|";
+
+                /* A frame around the dialog; what it is, the title says in words. */
+                for (int y = box_top; y < box_top + rows + 2; y++) {
+                        bool edge = y == box_top || y == box_top + rows + 1;
+
+                        tui_fill(t, y, left, width, THEME_NORMAL);
+                        tui_print(t, y, left, 1, THEME_MUTED, edge ? "+" : v);
+                        tui_print(t, y, left + width - 1, 1, THEME_MUTED, edge ? "+" : v);
+                        for (int x = left + 1; edge && x < left + width - 1; x++)
+                                tui_print(t, y, x, 1, THEME_MUTED, h);
+                }
+                tui_doc_draw_box(t, d, box_top + 1, left + 1, rows, width - 2, 0, &scroll);
+        } else {
+                /* Too small for a box: the question takes the whole screen. */
+                for (int y = top; y < top + height; y++)
+                        tui_fill(t, y, 0, tui_columns(t), THEME_NORMAL);
+                tui_doc_draw(t, d, top, height, 0, &scroll);
+        }
+}
+
+static void bt_draw(Tui *t, Screen *s, int top, int height)
+{
+        BtData *b = s->data;
+        _cleanup_(tui_doc_freep) TuiDoc *d = NULL;
+        bool table = tui_columns(t) >= 64;
+        int item = 0, r;
+
+        if (tui_doc_new(&d) < 0)
+                return;
+        r = tui_doc_line(d, -1, 0);
+        if (!b->bus)
+                r = tui_doc_span(d, THEME_WARNING, 0, "Not connected to roamd.");
+        else if (!b->loaded)
+                r = tui_doc_span(d, THEME_NORMAL, 0, "Asking roamd about Bluetooth...");
+        else if (b->error)
+                r = tui_doc_span(d, THEME_WARNING, 0, b->error);
+        else if (!b->available)
+                r = tui_doc_span(d, THEME_WARNING, 0, "BlueZ is not running: no Bluetooth.");
+        else if (!b->has_adapter)
+                r = tui_doc_span(d, THEME_WARNING, 0, "No Bluetooth adapter.");
+        else {
+                r = tui_doc_spanf(d, THEME_TITLE, 0, "Adapter %s (%s)", b->adapter,
+                                  b->adapter_name);
+                if (r >= 0)
+                        r = tui_doc_line(d, -1, 2);
+                if (r >= 0)
+                        r = tui_doc_spanf(d, b->powered ? THEME_NORMAL : THEME_WARNING, 0,
+                                          "%s, %s, %s, %s%s", b->powered ? "on" : "off",
+                                          b->discoverable ? "visible" : "not visible",
+                                          b->pairable ? "pairable" : "not pairable",
+                                          b->scanning ? "scanning" : "not scanning",
+                                          b->agent ? "" : "; no pairing agent");
+                if (r >= 0)
+                        r = tui_doc_line(d, -1, 0);
+                if (r >= 0)
+                        r = tui_doc_line(d, -1, 0);
+                if (r >= 0)
+                        r = tui_doc_spanf(d, THEME_TITLE, 0, "Devices (%zu)", b->n_rows);
+                if (r >= 0 && b->n_rows == 0) {
+                        r = tui_doc_line(d, -1, 2);
+                        if (r >= 0)
+                                r = tui_doc_span(d, THEME_MUTED, 0, "None known: s scans.");
+                }
+                for (size_t i = 0; r >= 0 && i < b->n_rows; i++)
+                        r = add_device(d, &b->rows[i], item++, table);
+                if (r >= 0 && b->last && *b->last) {
+                        r = tui_doc_line(d, -1, 0);
+                        if (r >= 0)
+                                r = tui_doc_line(d, -1, 6);
+                        if (r >= 0)
+                                r = tui_doc_span(d, THEME_NORMAL, 0, "Last: ");
+                        if (r >= 0)
+                                r = tui_doc_span(d, THEME_NORMAL, 0, b->last);
+                }
+        }
+        if (r < 0)
+                return;
+        tui_doc_draw(t, d, top, height, b->n_rows > 0 ? b->selected : -1, &b->scroll);
+        if (b->q_id != 0)
+                draw_question(t, b, top, height);
+}
+
+static int answer(BtData *b, bool accept)
+{
+        int r = action(b, "Answer", "ubs", b->q_id, accept, accept ? b->entry : "");
+
+        b->entry[0] = 0;
+        return r < 0 ? r : REACTION_REDRAW;
+}
+
+static int question_key(BtData *b, int key)
+{
+        size_t n = strlen(b->entry);
+        bool list_key = false;
+
+        if (!question_asks(b)) /* a display: Esc hides it (roamd closes it with the pairing) */
+                return key == TUI_KEY_ESCAPE ? answer(b, false) : REACTION_UNHANDLED;
+        if (question_entry(b)) {
+                if (key == '\n' || key == '\r' || key == TUI_KEY(KEY_ENTER))
+                        return n > 0 ? answer(b, true) : REACTION_NONE;
+                if (key == TUI_KEY_ESCAPE)
+                        return answer(b, false);
+                if (key == TUI_KEY(KEY_BACKSPACE) || key == 127 || key == 8) {
+                        if (n > 0)
+                                b->entry[n - 1] = 0;
+                        return REACTION_REDRAW;
+                }
+                if (key > 0x20 && key < 0x7f && n < ENTRY_MAX &&
+                    (streq(b->q_kind, "enter-pin") || (key >= '0' && key <= '9' && n < 6))) {
+                        b->entry[n] = (char)key, b->entry[n + 1] = 0;
+                        return REACTION_REDRAW;
+                }
+                return REACTION_NONE; /* nothing else while typing */
+        }
+        if (key == 'y' || key == '\n' || key == '\r')
+                return answer(b, true);
+        if (key == 'n' || key == TUI_KEY_ESCAPE)
+                return answer(b, false);
+        /* The dialog takes the screen's own keys; quit, help and the screen numbers work. */
+        if ((key > 0 && key < 0x80 && strchr("ptcnxso", key)) ||
+            tui_list_key(key, 0, 1, &list_key) >= 0 || list_key)
+                return REACTION_NONE;
+        return REACTION_UNHANDLED;
+}
+
+static int bt_key(Tui *t, Screen *s, int key)
+{
+        BtData *b = s->data;
+        const BtRow *row;
+        bool handled;
+        int i, r;
+
+        if (b->q_id != 0) {
+                r = question_key(b, key);
+                if (r != REACTION_UNHANDLED)
+                        return r;
+        }
+        i = tui_list_key(key, b->selected, (int)b->n_rows, &handled);
+        if (handled) {
+                if (i >= 0)
+                        b->selected = i;
+                return REACTION_REDRAW;
+        }
+        if (key == 's')
+                return (r = action(b, "StartDiscovery", "su", "", 10)) < 0 ? r : REACTION_NONE;
+        if (key == 'o')
+                return (r = action(b, "SetAdapter", "ssb", "", "Powered", !b->powered)) < 0
+                           ? r
+                           : REACTION_NONE;
+        row = b->n_rows > 0 && b->selected < (int)b->n_rows ? &b->rows[b->selected] : NULL;
+        if (!row || key <= 0 || key >= 0x80 || !strchr("ptcnx", key))
+                return REACTION_UNHANDLED;
+        if (key == 'p')
+                r = action(b, "Pair", "s", row->address);
+        else if (key == 't')
+                r = action(b, "SetTrusted", "sb", row->address, !row->trusted);
+        else if (key == 'c')
+                r = action(b, row->connected ? "Disconnect" : "Connect", "s", row->address);
+        else if (key == 'n')
+                r = action(
+                    b, streq(row->network, "connected") ? "DisconnectNetwork" : "ConnectNetwork",
+                    "s", row->address);
+        else
+                r = action(b, "Remove", "s", row->address);
+        return r < 0 ? r : REACTION_NONE;
+}
+
+static bool bt_key_active(Tui *t, Screen *s, const KeyHelp *k)
+{
+        BtData *b = s->data;
+        bool row = b->n_rows > 0;
+
+        if (b->q_id != 0)
+                return false;
+        if (k->keys[0] && strchr("ptcnx", k->keys[0]) && k->keys[1] == 0)
+                return row;
+        return true;
+}
+
+static const KeyHelp bt_keys[] = {
+    {"Up/Down", NULL, "Select a device"},
+    {"s", "scan", "Look for devices for 10 seconds"},
+    {"p", "pair", "Pair with the selected device; its questions appear here"},
+    {"c", "connect", "Connect or disconnect the selected device"},
+    {"t", "trust", "Trust the device (it may connect without asking), or stop trusting it"},
+    {"n", "net", "Join or leave the selected device's network (Bluetooth tethering)"},
+    {"x", NULL, "Remove the device: forget its pairing"},
+    {"o", NULL, "Switch the adapter on or off"},
+    {"y / n", NULL, "In a pairing question: yes or no; PIN and passkey: type, then Enter"},
+    {},
+};
+
+const ScreenVTable bluetooth_screen_vtable = {
+    .name = "bluetooth",
+    .title = "Bluetooth",
+    .number = 7,
+    .data_size = sizeof(BtData),
+    .enter = bt_enter,
+    .leave = bt_leave,
+    .draw = bt_draw,
+    .key = bt_key,
+    .keys = bt_keys,
+    .key_active = bt_key_active,
+    .about = "Bluetooth through roamd and BlueZ: the adapter, every known device with what it "
+             "is, whether it is paired, trusted and connected, its battery and signal, and "
+             "whether it shares a network. Pairing questions (compare a passkey, type a PIN) "
+             "appear here as a dialog, whoever started the pairing; unanswered, roamd refuses "
+             "them after a while.",
+};
