@@ -10,7 +10,7 @@ packages=(
         libcurl4-openssl-dev libc-ares-dev ca-certificates openssl
         # the world and its tests
         iproute2 iputils-ping ethtool nftables dnsmasq-base dhcpcd5 dbus-daemon util-linux procps
-        python3 python3-dbus python3-pytest python3-dbusmock systemd curl
+        python3 python3-dbus python3-gi python3-pytest python3-dbusmock systemd curl
         # screenshot tests of the TUI (a virtual terminal)
         python3-pyte
 )
