@@ -3,7 +3,10 @@
 behind a captive portal ("café"), with 0 ms and 150 ms of added one-way delay. Reported in
 milliseconds and as a multiple of the uplink's round-trip time. The physical minimum for the
 first verdict is about DNS (1 RTT) + TCP (1) + HTTP (1) = 3 RTT; the HTTPS-validated one
-needs TLS on top (1-2 RTT more, TLS 1.3 / 1.2)."""
+needs TLS on top (1-2 RTT more, TLS 1.3 / 1.2). Also the time from a carrier cut (the peer's
+port going down) to the "offline, no-carrier" verdict on the bus, as a ratio to its target
+of CUT_TARGET_MS (docs/connectivity.md: offline at once; the functional test in
+tests/integration only checks that it happens)."""
 import os
 import statistics
 import subprocess
@@ -17,6 +20,7 @@ from probenet import GW_V4, GW_V6, PROBE_V4, PROBE_V6, ProbeNet  # noqa: E402
 
 PROBE = [("probe.roam.test", PROBE_V4), ("probe.roam.test", PROBE_V6)]
 REPS = int(os.environ.get("BENCH_REPS", "5"))
+CUT_TARGET_MS = 1000.0
 
 
 def setup(net, kind):
@@ -53,10 +57,9 @@ def run(kind, delay):
                         .replace("Timeout=3", "Timeout=5"))
         net.wait_verdicts(expected * 2, timeout=30)
         rtt = rtt_ms(net)
-        carrier, address = [], []
+        carrier, address, cut = [], [], []
         for _ in range(REPS):
-            net.carrier(False)
-            wait_for(lambda: net.verdicts()[0] == "offline", timeout=5)
+            cut.append(timed(net, ("offline", "no-carrier"), lambda: net.carrier(False)))
             # From the moment roamd sees the carrier (the kernel's linkwatch may hold a
             # carrier event back for up to a second) to the verdict.
             net.carrier(True)
@@ -70,7 +73,8 @@ def run(kind, delay):
                 net.netns(f"ip route replace default via {GW_V4} dev d0")
             address.append(timed(net, expected, readd))
         net.stop_roamd()
-        return rtt, statistics.median(carrier), statistics.median(address)
+        return (rtt, statistics.median(carrier), statistics.median(address),
+                statistics.median(cut))
     finally:
         net.close()
 
@@ -79,10 +83,11 @@ def main():
     print(f"verdict latency (IPv4 verdict, median of {REPS})")
     for kind in ("home", "cafe"):
         for delay in (0, 150):
-            rtt, c, a = run(kind, delay)
+            rtt, c, a, x = run(kind, delay)
             print(f"  {kind:4} +{delay:3} ms one-way (RTT {rtt:6.1f} ms): carrier seen -> "
                   f"verdict {c:7.1f} ms ({c / rtt:6.1f} RTT), address-up -> verdict "
-                  f"{a:7.1f} ms ({a / rtt:6.1f} RTT)")
+                  f"{a:7.1f} ms ({a / rtt:6.1f} RTT), carrier cut -> offline {x:7.1f} ms "
+                  f"({x / CUT_TARGET_MS:.2f} of the {CUT_TARGET_MS:.0f} ms target)")
 
 
 if __name__ == "__main__":
