@@ -162,12 +162,23 @@ def _sleep_until_event(ctx, seq, seconds):
         GLib.source_remove(tid)
 
 
-def wait_until(pred, timeout=WAIT, what=None, errors=False, recheck=None, procs=()):
+def _run_for(ctx, seconds):
+    """Dispatches events (signals are recorded, nothing re-checked) for `seconds`."""
+    fired = []
+    GLib.timeout_add(max(1, int(seconds * 1000)), lambda: fired.append(1) and False)
+    while not fired:
+        ctx.iteration(True)
+
+
+def wait_until(pred, timeout=WAIT, what=None, errors=False, recheck=None, procs=(),
+               min_gap=0.0):
     """Returns pred()'s first truthy value. pred() runs now and again after every signal a
     RoamBus receives (and when one of `procs`, Popen objects, exits); nothing runs in
     between. errors=True: exceptions from pred() mean "not yet" (roamd restarting).
     recheck: also re-run pred() every that many seconds, only for conditions no signal
-    announces (kernel or file state). Raises TimeoutError naming `what` and the last value."""
+    announces (kernel or file state). min_gap: never re-run pred() sooner than that after the
+    last run (for an expensive pred() during a flood of signals). Raises TimeoutError naming
+    `what` and the last value."""
     ctx = GLib.MainContext.default()
     deadline = time.monotonic() + timeout
     watches = []
@@ -198,7 +209,11 @@ def wait_until(pred, timeout=WAIT, what=None, errors=False, recheck=None, procs=
                 raise TimeoutError("%s: not true within %.1f s (last: %r)"
                                    % (what or getattr(pred, "__name__", "condition"),
                                       timeout, last))
+            checked = time.monotonic()
             _sleep_until_event(ctx, seq, left if recheck is None else min(left, recheck))
+            gap = min(checked + min_gap, deadline) - time.monotonic()
+            if gap > 0:
+                _run_for(ctx, gap)
     finally:
         for fd, sid in watches:
             GLib.source_remove(sid)
