@@ -3,6 +3,7 @@
 program (tests/cgroup/cgroup-tree-test.c) run inside it as if it were roamd.service."""
 import os
 import re
+import select
 import signal
 import subprocess
 import threading
@@ -13,6 +14,23 @@ import pytest
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PROGRAM = os.environ.get("CGROUP_TREE_TEST", os.path.join(TOP, "build/tests/cgroup/cgroup-tree-test"))
 LINE = re.compile(r"^(ADDED|REMOVED|FOREACH) id=(\d+) level=(\d+) kind=(\S+) app=(\S+) uid=(\S+) path=(.*)$")
+
+
+def wait_unpopulated(cgroup_dir, timeout=10):
+    """Waits until cgroup_dir's cgroup.events says "populated 0": the kernel signals every
+    change of that file as POLLPRI, so this sleeps until it changes instead of polling."""
+    deadline = time.monotonic() + timeout
+    with open(os.path.join(cgroup_dir, "cgroup.events")) as f:
+        p = select.poll()
+        p.register(f, select.POLLPRI)
+        while True:
+            f.seek(0)
+            if "populated 0" in f.read():
+                return True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            p.poll(left * 1000)
 
 
 def _unescape(s):
@@ -85,12 +103,7 @@ class Subtree:
                             os.kill(int(pid), signal.SIGKILL)
                         except ProcessLookupError:
                             pass
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
-            with open(os.path.join(self.fs, "cgroup.events")) as f:
-                if "populated 0" in f.read():
-                    break
-            time.sleep(0.01)
+        wait_unpopulated(self.fs)
         for d, _, _ in sorted(os.walk(self.fs), key=lambda x: -len(x[0])):
             os.rmdir(d)
 
@@ -127,7 +140,7 @@ class TreeProgram:
             into.append(None)
             self.cond.notify_all()
 
-    def wait_line(self, pred, timeout=5, start=0, stderr=False):
+    def wait_line(self, pred, timeout=10, start=0, stderr=False):
         """The index of the first output line from start on that satisfies pred."""
         deadline = time.monotonic() + timeout
         lines = self.stderr if stderr else self.lines
@@ -169,7 +182,7 @@ class TreeProgram:
                                     path=m.group(7)))
         return out
 
-    def wait_event(self, ev, path, timeout=5):
+    def wait_event(self, ev, path, timeout=10):
         self.wait_line(lambda l: l.startswith(ev + " ") and l.endswith(" path=" + path), timeout)
 
     def barrier(self):

@@ -6,9 +6,10 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 
 import pytest
+
+from conftest import wait_unpopulated
 
 APPS = "user.slice/user-1000.slice/user@1000.service/app.slice"
 
@@ -137,12 +138,9 @@ def test_make_app_move_remove(subtree, start):
     finally:
         child.kill()
         child.wait()
-    deadline = time.monotonic() + 5
-    while True:
-        line = p.command("remove org.test.Mail", "remove")
-        if line.endswith("r=0") or time.monotonic() > deadline:
-            break
-        time.sleep(0.02)  # the cgroup empties a moment after the exit
+    # the cgroup empties a moment after the exit (cgroup.events says when)
+    assert wait_unpopulated(sub.fs_of(scope))
+    line = p.command("remove org.test.Mail", "remove")
     assert line == "remove org.test.Mail r=0"
     assert not os.path.exists(sub.fs_of(scope))
     p.barrier()

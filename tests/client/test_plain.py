@@ -114,7 +114,7 @@ def test_plain_commands(roamd, plain):
     p.expect(CLOCK + r"roamd is probing wlan0 again\.")
     assert fake.send(op="reprobes") == [3]
     p.send("quit")
-    assert p.proc.wait(timeout=5) == 0
+    assert p.proc.wait(timeout=10) == 0
 
 
 def test_plain_roamd_absent_goes_and_returns(bus, roamd, plain):
@@ -224,7 +224,7 @@ def test_plain_apps(roamd, plain):
     p.expect(CLOCK + r"Not allowed to change org\.example\.Mail: needs root, group netdev or "
              r"polkit authorization \(AccessDenied\)\.")
     p.send("quit")
-    assert p.proc.wait(timeout=5) == 0
+    assert p.proc.wait(timeout=10) == 0
 
 
 def test_one_sentence_everywhere(roamd, plain, bus):

@@ -1,60 +1,27 @@
 """A minimal environment for roamd tests that need no full world: one network namespace of
 their own, a private system bus, roamd running inside. Everything is removed on close."""
-import json
 import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
-import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ROAMD = os.environ.get("ROAMD", os.path.join(TOP, "build/service/roamd"))
 
-BUS_CONF = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path={sock}</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <deny own="*"/>
-    <deny send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-    <allow send_destination="org.freedesktop.DBus"
-           send_interface="org.freedesktop.DBus"/>
-    <allow send_destination="org.freedesktop.DBus"
-           send_interface="org.freedesktop.DBus.Introspectable"/>
-    <allow send_destination="org.freedesktop.DBus"
-           send_interface="org.freedesktop.DBus.Properties"/>
-  </policy>
-  <policy user="root">
-    <allow own="org.freedesktop.resolve1"/>
-    <allow own="org.freedesktop.NetworkManager"/>
-    <allow send_destination="org.freedesktop.resolve1"/>
-    <allow send_destination="org.freedesktop.NetworkManager"/>
-  </policy>
-  <include>{policy}</include>
-</busconfig>
-"""
+sys.path.insert(0, os.path.join(TOP, "tests", "lib"))
+from roambus import WAIT, RoamBus, TestBus, busjson, wait_until  # noqa: E402,F401
 
 
-def wait_for(pred, timeout=5.0, interval=0.02, what="condition"):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = pred()
-        if last:
-            return last
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what} (last: {last!r})")
+def wait_for(pred, timeout=WAIT, interval=None, what="condition"):
+    """Waits until pred() is true, re-checking it whenever roamd sends a signal (see
+    tests/lib/roambus.py), never less than WAIT seconds; `interval` is ignored (nothing polls).
+    Raises AssertionError on timeout, as it always did."""
+    try:
+        return wait_until(pred, max(timeout, WAIT), what)
+    except TimeoutError as e:
+        raise AssertionError(str(e)) from None
 
 
 class MiniEnv:
@@ -62,21 +29,19 @@ class MiniEnv:
         self.name = f"roam-it-{name}-{os.getpid()}"
         self.dir = tempfile.mkdtemp(prefix="roam-it-")
         os.chmod(self.dir, 0o755)  # unprivileged test callers must reach the bus socket
-        self.sock = os.path.join(self.dir, "bus")
-        self.address = f"unix:path={self.sock}"
         self.procs = []
         self.roamd = None
-        self.env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=self.address)
+        self.bus = self.rb = None
         try:
             self.sh(f"ip netns add {self.name}")
             self.netns("ip link set lo up")
-            conf = os.path.join(self.dir, "bus.conf")
-            with open(conf, "w") as f:
-                f.write(BUS_CONF.format(sock=self.sock,
-                                        policy=os.path.join(TOP, "data/org.roam1.conf")))
-            self.bus = subprocess.Popen(["dbus-daemon", "--nofork", "--config-file", conf],
-                                        stdout=subprocess.DEVNULL)
-            wait_for(lambda: os.path.exists(self.sock), what="bus socket")
+            # tests/lib/test-bus.conf; the address works when TestBus returns
+            self.bus = TestBus(self.dir, "bus")
+            self.sock = self.bus.sock
+            self.address = self.bus.address
+            self.env = self.bus.env
+            # one connection for the whole test: reads, and the signals that end waits
+            self.rb = RoamBus(self.address)
         except Exception:
             self.close()
             raise
@@ -103,8 +68,9 @@ class MiniEnv:
              'mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null; exec "$@"', "roamd",
              ROAMD, "--config", conf, *extra],
             env=self.env, stdout=log, stderr=subprocess.STDOUT)
-        wait_for(lambda: self.has_name("org.roam1") or self.roamd.poll() is not None,
-                 what="roamd on the bus")
+        # woken by the name's owner changing, or roamd exiting
+        wait_until(lambda: self.has_name("org.roam1") or self.roamd.poll() is not None,
+                   what="roamd on the bus", procs=[self.roamd])
         assert self.roamd.poll() is None, self.log()
         return self.roamd
 
@@ -131,24 +97,30 @@ class MiniEnv:
         return p
 
     def busctl(self, *args, check=True):
+        """busctl on this bus: for tests about the command line only (reads and waits go
+        through self.rb, one persistent connection)."""
         return subprocess.run(["busctl", f"--address={self.address}", *args],
                               check=check, capture_output=True, text=True)
 
     def has_name(self, name):
-        r = self.busctl("status", name, check=False)
-        return r.returncode == 0
+        return self.rb.has_owner(name)
 
     def prop(self, path, iface, name):
-        r = self.busctl("--json=short", "get-property", "org.roam1", path, iface, name)
-        return json.loads(r.stdout)["data"]
+        """A property as `busctl --json` gives it (variants inside are {"type", "data"})."""
+        return busjson(self.rb.get(path, iface, name))
+
+    def props(self, path, iface):
+        """All properties of an interface (one GetAll), each as prop() gives it."""
+        return {str(k): busjson(v) for k, v in self.rb.get_all(path, iface).items()}
 
     def link_path(self, ifname):
-        r = self.busctl("--json=short", "call", "org.roam1", "/org/roam1", "org.roam1.Manager",
-                        "GetLinkByName", "s", ifname)
-        return json.loads(r.stdout)["data"][0]
+        return self.rb.link_path(ifname)
 
     def link_prop(self, ifname, name):
         return self.prop(self.link_path(ifname), "org.roam1.Link", name)
+
+    def link_props(self, ifname):
+        return self.props(self.link_path(ifname), "org.roam1.Link")
 
     def close(self):
         self.stop_roamd()
@@ -159,8 +131,9 @@ class MiniEnv:
                     p.wait(5)
                 except subprocess.TimeoutExpired:
                     p.kill()
+        if getattr(self, "rb", None):
+            self.rb.close()
         if getattr(self, "bus", None):
-            self.bus.terminate()
-            self.bus.wait(5)
+            self.bus.close()
         self.sh(f"ip netns del {self.name}", check=False)
         shutil.rmtree(self.dir, ignore_errors=True)

@@ -4,7 +4,7 @@ static (DHCP is the world's business); each test reshapes the network to one sit
 import os
 import subprocess
 
-from minienv import MiniEnv, wait_for
+from minienv import WAIT, MiniEnv, wait_until
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SERVER = os.path.join(TOP, "tests/servers/roam_testserver.py")
@@ -123,14 +123,23 @@ class ProbeNet(MiniEnv):
                 + extra)
 
     def verdicts(self, ifname="d0"):
-        return (self.link_prop(ifname, "Connectivity4"),
-                self.link_prop(ifname, "ConnectivityReason4"),
-                self.link_prop(ifname, "Connectivity6"),
-                self.link_prop(ifname, "ConnectivityReason6"))
+        p = self.link_props(ifname)  # one GetAll
+        return (p["Connectivity4"], p["ConnectivityReason4"],
+                p["Connectivity6"], p["ConnectivityReason6"])
 
-    def wait_verdicts(self, expected, timeout=10, ifname="d0"):
-        return wait_for(lambda: self.verdicts(ifname) == expected, timeout=timeout,
-                        what=f"verdicts {expected}; roamd log tail:\n{self.log()[-3000:]}")
+    def wait_verdicts(self, expected, timeout=WAIT, ifname="d0"):
+        """Waits (woken by roamd's PropertiesChanged, at least WAIT seconds) until the link's
+        four verdict properties are `expected`."""
+        seen = []
+
+        def check():
+            seen.append(self.verdicts(ifname))
+            return seen[-1] == expected
+        try:
+            return wait_until(check, max(timeout, WAIT), what=f"verdicts {expected}")
+        except TimeoutError as e:
+            raise AssertionError(f"{e}; seen {seen[-5:]}; roamd log tail:\n"
+                                 f"{self.log()[-3000:]}") from None
 
     def close(self):
         super().close()

@@ -62,32 +62,30 @@ def test_resolved_then_resolv_conf_then_networkmanager_then_pin(env):
 
     # resolved changes its servers: PropertiesChanged reaches roamd.
     update_fake(env, res, res_state, {"dns": [[env.ifindex, "192.0.2.54"]], "domains": []})
-    wait_for(lambda: dns_of(env) == ("resolved", [[4, "192.0.2.54"]], []), timeout=2,
+    wait_for(lambda: dns_of(env) == ("resolved", [[4, "192.0.2.54"]], []),
              what="updated DNS from resolved")
 
     # resolved goes away: the next source that knows v0 is resolv.conf.
     res.terminate()
     res.wait(5)
-    wait_for(lambda: dns_of(env) == ("resolv.conf", [[4, "198.51.100.1"]], ["fallback.test"]),
-             timeout=2, what="fallback to resolv.conf")
+    wait_for(lambda: dns_of(env) == ("resolv.conf", [[4, "198.51.100.1"]], ["fallback.test"]), what="fallback to resolv.conf")
 
     # resolv.conf is replaced (rename, as resolvconf does): inotify picks it up.
     tmp = env.write("resolv.conf.new", "nameserver 198.51.100.2\n")
     os.rename(tmp, resolv)
-    wait_for(lambda: dns_of(env)[1] == [[4, "198.51.100.2"]], timeout=2,
+    wait_for(lambda: dns_of(env)[1] == [[4, "198.51.100.2"]],
              what="rewritten resolv.conf")
 
     # NetworkManager appears and knows v0.
     start_fake(env, "networkmanager", {"configuration": [
         {"interface": "v0", "nameservers": ["192.0.2.77"], "domains": ["nm.test"]},
         {"interface": "other", "nameservers": ["192.0.2.78"]}]})
-    wait_for(lambda: dns_of(env) == ("networkmanager", [[4, "192.0.2.77"]], ["nm.test"]),
-             timeout=2, what="DNS from NetworkManager")
+    wait_for(lambda: dns_of(env) == ("networkmanager", [[4, "192.0.2.77"]], ["nm.test"]), what="DNS from NetworkManager")
 
     # A pin in the configuration wins over everything, applied by reload.
     env.write("roamd.conf", base + "[LinkDNS]\nv0=203.0.113.53\n")
     env.roamd.send_signal(signal.SIGHUP)
-    wait_for(lambda: dns_of(env)[:2] == ("config", [[4, "203.0.113.53"]]), timeout=2,
+    wait_for(lambda: dns_of(env)[:2] == ("config", [[4, "203.0.113.53"]]),
              what="pinned DNS")
 
 
@@ -111,6 +109,6 @@ def test_malformed_bus_data_is_ignored(env):
     # Only the valid entry of the next update shows; the bad ones never do.
     update_fake(env, res, path, {"dns": [[env.ifindex, "192.0.2.9"]],
                                  "dns_raw": [[env.ifindex, 2, "c00002"]], "domains": []})
-    wait_for(lambda: dns_of(env) == ("resolved", [[4, "192.0.2.9"]], []), timeout=2,
+    wait_for(lambda: dns_of(env) == ("resolved", [[4, "192.0.2.9"]], []),
              what="valid entry after malformed ones")
     assert env.roamd.poll() is None

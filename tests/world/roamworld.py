@@ -5,9 +5,9 @@
         w.roamd_start()
         link = w.wait_link("wifi0", lambda l: l["State"] == "routable", timeout=10)
 
-Reads go over the world's private bus with dbus-python (no main loop needed for blocking
-calls); signals are watched with `busctl monitor` (see Monitor). Run with Debian's
-/usr/bin/python3, as root.
+Reads go over the world's private bus through tests/lib/roambus.py (one persistent
+dbus-python connection); waits on roamd's state wake on its signals (World.wait, wait_link),
+and Monitor records them. Run with Debian's /usr/bin/python3, as root.
 """
 import fcntl
 import ipaddress
@@ -15,6 +15,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 import threading
 import time
 from collections import namedtuple
@@ -25,6 +26,9 @@ import dbus
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
+sys.path.insert(0, str(REPO / "tests" / "lib"))
+import roambus  # noqa: E402
+from roambus import WAIT, message_json, plain, wait_until  # noqa: E402,F401
 WORLD_SH = HERE / "world.sh"
 BASE = Path("/run/roam-world")
 LOCK_DIR = Path("/run/lock")
@@ -134,47 +138,21 @@ class WorldBusy(WorldError):
     """Another process (another run of the tests) holds this world."""
 
 
-def wait_for(predicate, timeout, interval=0.05, what=None):
-    """Poll predicate() until it returns something truthy; return that value.
+def wait_for(predicate, timeout=WAIT, interval=0.05, what=None):
+    """Wait until predicate() returns something truthy; return that value.
 
+    predicate() is re-checked whenever roamd sends a signal and, for conditions no signal
+    announces (kernel or file state), every `interval` seconds (and never more often); roamd's
+    own state is better waited for with World.wait/wait_link (signals only). Never less than
+    WAIT seconds.
     Exceptions raised by the predicate count as "not yet". Raises TimeoutError naming
     `what` and the last value (or exception) when the deadline passes."""
-    deadline = time.monotonic() + timeout
-    last = None
-    while True:
-        try:
-            value = predicate()
-        except Exception as e:  # noqa: BLE001 - any failure means "not yet"
-            value, last = None, e
-        else:
-            last = value
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise TimeoutError("%s: not true within %.1f s (last: %r)"
-                               % (what or getattr(predicate, "__name__", "condition"),
-                                  timeout, last))
-        time.sleep(interval)
+    return wait_until(predicate, max(timeout, WAIT),
+                      what or getattr(predicate, "__name__", "condition"), errors=True,
+                      recheck=interval, min_gap=interval)
 
 
-def unwrap(v):
-    """dbus-python values to plain Python ones (structs become tuples)."""
-    if isinstance(v, dbus.Boolean):
-        return bool(v)
-    if isinstance(v, (dbus.Byte, dbus.Int16, dbus.UInt16, dbus.Int32, dbus.UInt32,
-                      dbus.Int64, dbus.UInt64)):
-        return int(v)
-    if isinstance(v, dbus.Double):
-        return float(v)
-    if isinstance(v, (dbus.String, dbus.ObjectPath, dbus.Signature)):
-        return str(v)
-    if isinstance(v, dbus.Struct):
-        return tuple(unwrap(x) for x in v)
-    if isinstance(v, dbus.Array):
-        return [unwrap(x) for x in v]
-    if isinstance(v, dbus.Dictionary):
-        return {unwrap(k): unwrap(x) for k, x in v.items()}
-    return v
+unwrap = plain  # dbus-python values to plain Python ones (structs become tuples)
 
 
 def unwrap_json(v):
@@ -196,75 +174,30 @@ class DBusCallError(Exception):
 
 
 class Monitor:
-    """Signals from roamd, as seen by `busctl monitor --json=short org.roam1`.
+    """Signals from roamd, in the form `busctl monitor --json=short` prints them, received on
+    a connection of the Monitor's own (tests/lib/roambus.py).
 
-    Every message is stored with the monotonic time it was read, so a test can say "the
-    change was on the bus within a second of the kernel change"."""
+    Every signal is stored with the monotonic time it was dispatched; the Monitor only sees
+    signals sent after start() returned."""
 
     def __init__(self, address):
         self.address = address
         self.messages = []  # (t_monotonic, message dict)
-        self._cond = threading.Condition()
-        self._proc = None
-        self._thread = None
+        self._rb = None
+
+    def _on_signal(self, t, msg):
+        self.messages.append((t, message_json(msg)))
 
     def start(self):
-        self._proc = subprocess.Popen(
-            ["stdbuf", "-oL", "busctl", "--address=" + self.address, "monitor",
-             "--json=short", BUS_NAME],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
-        ready = threading.Event()
-
-        def reader():
-            for line in self._proc.stdout:
-                if line.startswith("Monitoring"):
-                    ready.set()
-                    continue
-                line = line.strip()
-                if not line.startswith("{"):
-                    continue
-                try:
-                    msg = json.loads(line)
-                except ValueError:
-                    continue
-                with self._cond:
-                    self.messages.append((time.monotonic(), msg))
-                    self._cond.notify_all()
-            ready.set()
-
-        self._thread = threading.Thread(target=reader, daemon=True)
-        self._thread.start()
-        if not ready.wait(10):
-            self.stop()
-            raise WorldError("busctl monitor did not start")
-        # busctl prints "Monitoring" just before it becomes a monitor; make sure it is one by
-        # waiting until a message of our own shows up.
-        wait_for(lambda: self._ping_seen(), 5, what="busctl monitor ready")
+        self._rb = roambus.RoamBus(self.address)
+        self._rb.sync()  # the match rules are in place, nothing older is pending
+        self._rb.listeners.append(self._on_signal)
         return self
 
-    def _ping_seen(self):
-        try:
-            bus = dbus.bus.BusConnection(self.address)
-            try:
-                bus.call_blocking(BUS_NAME, MANAGER_PATH, "org.freedesktop.DBus.Peer", "Ping",
-                                  "", (), timeout=2)
-            finally:
-                bus.close()
-        except dbus.exceptions.DBusException:
-            pass
-        with self._cond:
-            return any(m.get("member") == "Ping" for _, m in self.messages)
-
     def stop(self):
-        if self._proc and self._proc.poll() is None:
-            self._proc.terminate()
-            try:
-                self._proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait()
-        if self._thread:
-            self._thread.join(5)
+        if self._rb is not None:
+            self._rb.close()
+            self._rb = None
 
     def __enter__(self):
         return self.start()
@@ -273,21 +206,22 @@ class Monitor:
         self.stop()
 
     def signals(self, since=0.0):
-        with self._cond:
-            return [(t, m) for t, m in self.messages if m.get("type") == "signal" and t >= since]
+        if self._rb is not None:
+            self._rb.sync()
+        return [(t, m) for t, m in self.messages if m.get("type") == "signal" and t >= since]
 
-    def wait_signal(self, predicate, timeout, since=0.0):
-        """Wait for a signal matching predicate(msg) read at or after `since`; returns (t, msg)."""
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while True:
-                for t, m in self.messages:
-                    if t >= since and m.get("type") == "signal" and predicate(m):
-                        return t, m
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError("no matching signal within %.1f s" % timeout)
-                self._cond.wait(left)
+    def wait_signal(self, predicate, timeout=WAIT, since=0.0):
+        """Wait (woken by each signal) for a signal matching predicate(msg) seen at or after
+        `since`; returns (t, msg)."""
+        def seen():
+            for t, m in self.messages:
+                if t >= since and m.get("type") == "signal" and predicate(m):
+                    return t, m
+            return None
+        try:
+            return wait_until(seen, max(timeout, WAIT), "a matching signal")
+        except TimeoutError:
+            raise TimeoutError("no matching signal within %.1f s" % max(timeout, WAIT)) from None
 
     @staticmethod
     def properties_changed(msg, path=None):
@@ -933,17 +867,19 @@ class World:
     # ---- the bus ------------------------------------------------------------------------
     def _drop_bus(self):
         if self._bus is not None:
-            try:
-                self._bus.close()
-            except Exception:  # noqa: BLE001
-                pass
+            self._bus.close()
             self._bus = None
 
     @property
-    def bus(self):
+    def rb(self):
+        """The world's roambus.RoamBus (persistent; its signals wake World.wait)."""
         if self._bus is None:
-            self._bus = dbus.bus.BusConnection(self.address)
+            self._bus = roambus.RoamBus(self.address)
         return self._bus
+
+    @property
+    def bus(self):
+        return self.rb.conn
 
     def call(self, path, iface, method, signature="", args=(), timeout=10,
              dest=BUS_NAME):
@@ -988,16 +924,26 @@ class World:
     def link(self, name):
         return self.links().get(name)
 
-    def wait_link(self, name, predicate=lambda l: True, timeout=10, what=None):
+    def wait(self, predicate, timeout=WAIT, what=None):
+        """Wait until predicate() (a condition on roamd's state, read over the bus) is true;
+        re-checked only when roamd sends a signal or its name changes owner. Exceptions
+        count as "not yet". Returns its value; TimeoutError after `timeout` (>= WAIT)."""
+        try:
+            self.rb  # connected before the first check, so no signal is missed
+        except dbus.exceptions.DBusException:
+            pass  # no bus (yet): the predicate's calls fail and say so
+        return wait_until(predicate, max(timeout, WAIT),
+                          what or getattr(predicate, "__name__", "condition"), errors=True)
+
+    def wait_link(self, name, predicate=lambda l: True, timeout=WAIT, what=None):
         """Wait until link `name` exists and predicate(props) holds; returns its props."""
         def check():
             l = self.link(name)
             return l if l is not None and predicate(l) else None
-        return wait_for(check, timeout, what=what or "link %s" % name)
+        return self.wait(check, timeout, what=what or "link %s" % name)
 
-    def wait_no_link(self, name, timeout=10):
-        return wait_for(lambda: name not in self.links(), timeout,
-                        what="link %s gone" % name)
+    def wait_no_link(self, name, timeout=WAIT):
+        return self.wait(lambda: name not in self.links(), timeout, what="link %s gone" % name)
 
     def monitor(self):
         return Monitor(self.address).start()
@@ -1025,7 +971,7 @@ class World:
         if not self.roamd_running():
             self.roamd_start()
         try:
-            self.wait_default_state(timeout if (changed or extra) else 5)
+            self.wait_default_state(timeout if (changed or extra) else WAIT)
         except TimeoutError:
             # roamd lost track (a bug the failing test has reported already), or dhcpcd did
             # (its route socket overflowed): start them afresh so the next test begins from
@@ -1064,7 +1010,7 @@ class World:
             problems[:] = default_state_problems(ls)
             return not problems and ls
         try:
-            return wait_for(ok, timeout, interval=0.1, what="default world state")
+            return self.wait(ok, timeout, what="default world state")
         except TimeoutError as e:
             raise TimeoutError("%s; still wrong: %s" % (e, "; ".join(problems))) from None
 

@@ -19,6 +19,9 @@ WORLD = "tapps"
 APP_IFACE = "org.roam1.App"
 ROAM_SLICE = "system.slice/roamd.service/roam.slice"
 REFUSED = ("ECONNREFUSED", "EHOSTUNREACH", "EACCES", "EPERM", "ENETUNREACH", "ECONNRESET")
+# Refused quickly rather than left hanging (a dropped connect would wait for the client's
+# 5 s timeout): a bound of a few seconds, not a latency figure.
+REFUSED_WITHIN = 3.0
 
 
 # ---- helpers ----
@@ -143,11 +146,11 @@ def test_access_allow_deny_lan_at_once(apps):
             r = w.whoami(fam, proto, cgroup=cg["A"])
             assert r.ok and r.addr == wifi, (fam, proto, r)
             r = w.whoami(fam, proto, cgroup=cg["B"])
-            assert not r.ok and r.error in REFUSED and r.elapsed < 1, (fam, proto, r)
+            assert not r.ok and r.error in REFUSED and r.elapsed < REFUSED_WITHIN, (fam, proto, r)
             r = w.whoami(fam, proto, server="tv", cgroup=cg["B"])
-            assert not r.ok and r.error in REFUSED and r.elapsed < 1, (fam, proto, r)
+            assert not r.ok and r.error in REFUSED and r.elapsed < REFUSED_WITHIN, (fam, proto, r)
             r = w.whoami(fam, proto, cgroup=cg["C"])
-            assert not r.ok and r.error in REFUSED and r.elapsed < 1, (fam, proto, r)
+            assert not r.ok and r.error in REFUSED and r.elapsed < REFUSED_WITHIN, (fam, proto, r)
             r = w.whoami(fam, proto, server="tv", cgroup=cg["C"])
             assert r.ok and r.addr == w.dev_addr("cell0", fam), (fam, proto, r)
         # loopback stays open even for a denied app
@@ -168,9 +171,10 @@ def test_access_allow_deny_lan_at_once(apps):
         st.wait_ticks(3)
         t0 = time.monotonic()
         set_policy(w, "org.test.A", access="deny")
-        st.wait(lambda s: s.end is not None, 5, "the stream to end")
+        st.wait(lambda s: s.end is not None, 10, "the stream to end")
         assert st.end in ("ECONNRESET", "EOF", "ECONNABORTED"), st.end
-        assert time.monotonic() - t0 < 2
+        # cut by roamd, not by the stream's own 5 s read timeout
+        assert time.monotonic() - t0 < 4
     r = w.whoami(6, cgroup=cg["A"])
     assert not r.ok and r.error in REFUSED, r
 
@@ -295,7 +299,7 @@ def test_bearer_choice(apps):
     wait_app_route(w, "org.test.Cell", "", "")
     assert app_props(w, "org.test.Cell")["State"] == "blocked: no allowed link"
     r = w.whoami(4, cgroup=cc)
-    assert not r.ok and r.error in REFUSED and r.elapsed < 1, r
+    assert not r.ok and r.error in REFUSED and r.elapsed < REFUSED_WITHIN, r
     assert w.whoami(4, cgroup=cw).ok
 
 
@@ -322,7 +326,7 @@ def test_vpn_required_and_forbidden(apps):
     cv, cn = app_cgroup(w, "org.test.Vpn"), app_cgroup(w, "org.test.NoVpn")
     assert app_props(w, "org.test.Vpn")["State"] == "blocked: VPN down"
     r = w.whoami(4, cgroup=cv)
-    assert not r.ok and r.error in REFUSED and r.elapsed < 1, r
+    assert not r.ok and r.error in REFUSED and r.elapsed < REFUSED_WITHIN, r
     w.vpn_up()
     wait_app_route(w, "org.test.Vpn", "vpn0", "vpn0")
     for fam in (4, 6):
@@ -359,7 +363,7 @@ def test_vpn_required_and_forbidden(apps):
             for fam in (4, 6):
                 for proto in ("tcp", "udp"):
                     r = w.whoami(fam, proto, cgroup=cv)
-                    assert not r.ok and r.error in REFUSED and r.elapsed < 1, (fam, proto, r)
+                    assert not r.ok and r.error in REFUSED and r.elapsed < REFUSED_WITHIN, (fam, proto, r)
             assert dns_from(w, cv, "192.0.2.1", VPN_ONLY_NAME, "A")[0] is None
             time.sleep(0.5)
     finally:
