@@ -86,8 +86,8 @@ static const char *const reason_long_table[_ROAM_REASON_MAX] = {
     [ROAM_REASON_NO_ADDRESS] = "no address of this family",
     [ROAM_REASON_LINK_LOCAL_ONLY] = "only link-local addresses",
     [ROAM_REASON_NO_ROUTE] = "no default route of this family",
-    [ROAM_REASON_GATEWAY_UNREACHABLE] = "neither the probes, the DNS servers nor the gateway "
-                                        "answered",
+    [ROAM_REASON_GATEWAY_UNREACHABLE] = ("neither the probes, the DNS servers nor the gateway "
+                                         "answered"),
     [ROAM_REASON_DNS_FAILED] = "the link's DNS servers gave no address",
     [ROAM_REASON_HTTP_TIMEOUT] = "DNS worked, the HTTP check timed out, the gateway answers",
     [ROAM_REASON_HTTP_FAILED] = "DNS worked, the HTTP check failed, the gateway answers",

@@ -383,8 +383,16 @@ static void draw_question(Tui *t, BtData *b, int top, int height)
                         bool edge = y == box_top || y == box_top + rows + 1;
 
                         tui_fill(t, y, left, width, THEME_NORMAL);
-                        tui_print(t, y, left, 1, THEME_MUTED, edge ? "+" : v);
-                        tui_print(t, y, left + width - 1, 1, THEME_MUTED, edge ? "+" : v);
+                        bool top_edge = y == box_top;
+                        const char *cl = !tui_utf8(t) ? "+"
+                                         : top_edge   ? "\u250c"
+                                                      : "\u2514",
+                                   *cr = !tui_utf8(t) ? "+"
+                                         : top_edge   ? "\u2510"
+                                                      : "\u2518";
+
+                        tui_print(t, y, left, 1, THEME_MUTED, edge ? cl : v);
+                        tui_print(t, y, left + width - 1, 1, THEME_MUTED, edge ? cr : v);
                         for (int x = left + 1; edge && x < left + width - 1; x++)
                                 tui_print(t, y, x, 1, THEME_MUTED, h);
                 }
