@@ -32,7 +32,8 @@ static size_t rec(uint8_t *out, uint8_t flags, uint8_t tnf, const char *type, co
         }
         if (il)
                 out[p++] = (uint8_t)il;
-        memcpy(out + p, type, tl), p += tl;
+        if (tl)
+                memcpy(out + p, type, tl), p += tl;
         if (il)
                 memcpy(out + p, id, il), p += il;
         if (n)
