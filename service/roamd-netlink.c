@@ -142,6 +142,8 @@ static Entry *collect_find(Collect *c, int ifindex)
 {
         Entry key = {.ifindex = ifindex};
 
+        if (c->n == 0)
+                return NULL; /* entries may be NULL then, which bsearch must not get */
         return bsearch(&key, c->entries, c->n, sizeof(Entry), entry_cmp);
 }
 
