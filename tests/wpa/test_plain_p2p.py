@@ -81,6 +81,8 @@ def test_plain_announces_and_answers(p2p):
         plain.say("connect Living Room TV pin 12345670")
         assert p2p.fake.wait_request("P2P_CONNECT") == \
             f"P2P_CONNECT {TV.addr} 12345670 keypad"
+        # as with the real daemon, the failure comes after roamd took the connect's OK
+        plain.expect("Connecting to Living Room TV.")
         p2p.fake.go_neg_failure(11)
         plain.expect("Living Room TV: not connected (rejected).")
         p2p.fake.lose_peer(TV.addr)
