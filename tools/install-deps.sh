@@ -11,7 +11,7 @@ packages=(
         zlib1g-dev
         # the world and its tests
         iproute2 iputils-ping ethtool nftables dnsmasq-base dhcpcd5 dbus-daemon util-linux procps
-        python3 python3-dbus python3-pytest python3-dbusmock systemd curl
+        python3 python3-dbus python3-pytest python3-pytest-xdist python3-dbusmock systemd curl
         # WiFi: the real wpa_supplicant (wired driver in a namespace); bus waits on signals
         wpasupplicant python3-gi
         # screenshot tests of the TUI (a virtual terminal)
