@@ -12,6 +12,7 @@ struct CurlGlue {
          * already reached resumes its session instead of verifying the chain again. */
         CURLSH *share;
         sd_event_source *timer;
+        sd_event_source *check; /* reads the transfers that ended while a transfer was added */
 };
 
 typedef struct Transfer {
@@ -56,6 +57,12 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                 action |= CURL_CSELECT_ERR;
         curl_multi_socket_action(g->multi, fd, action, &running);
         check_done(g);
+        return 0;
+}
+
+static int on_check(sd_event_source *s, void *userdata)
+{
+        check_done(userdata);
         return 0;
 }
 
@@ -158,6 +165,12 @@ int curl_glue_new(sd_event *event, CurlGlue **ret)
                 curl_glue_free(g);
                 return -ENOMEM;
         }
+        if (sd_event_add_defer(event, &g->check, on_check, g) < 0) {
+                curl_glue_free(g);
+                return -ENOMEM;
+        }
+        (void)sd_event_source_set_enabled(g->check, SD_EVENT_OFF);
+        (void)sd_event_source_set_description(g->check, "curl-check");
         curl_multi_setopt(g->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
         curl_multi_setopt(g->multi, CURLMOPT_SOCKETDATA, g);
         curl_multi_setopt(g->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
@@ -176,6 +189,7 @@ CurlGlue *curl_glue_free(CurlGlue *g)
         if (g->share)
                 curl_share_cleanup(g->share);
         sd_event_source_disable_unref(g->timer);
+        sd_event_source_disable_unref(g->check);
         sd_event_unref(g->event);
         free(g);
         return NULL;
@@ -184,6 +198,7 @@ CurlGlue *curl_glue_free(CurlGlue *g)
 int curl_glue_add(CurlGlue *g, CURL *easy, CurlDoneFn done, void *userdata)
 {
         Transfer *t = calloc(1, sizeof(*t));
+        int running;
 
         if (!t)
                 return -ENOMEM;
@@ -196,6 +211,11 @@ int curl_glue_add(CurlGlue *g, CURL *easy, CurlDoneFn done, void *userdata)
                 free(t);
                 return -EIO;
         }
+        /* Connect now, not when the loop comes round to curl's timer: the first SYN after
+         * carrier-up should not wait for the D-Bus signals and app updates queued before it.
+         * What ended meanwhile is read from a defer source, never inside the caller. */
+        curl_multi_socket_action(g->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+        (void)sd_event_source_set_enabled(g->check, SD_EVENT_ONESHOT);
         return 0;
 }
 

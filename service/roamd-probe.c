@@ -775,6 +775,8 @@ static void family_start(ProbeFamily *pf, bool facts_changed)
         Link *l = p->link;
         const Config *c = l->manager->config;
         const VerdictResult *cur = pf->family == AF_INET6 ? &l->verdict6 : &l->verdict4;
+        VerdictResult before;
+        bool checking;
         int r;
 
         family_cancel(pf);
@@ -788,9 +790,10 @@ static void family_start(ProbeFamily *pf, bool facts_changed)
         p->probed = true;
         log_debug("%s: %s probe round starts", strempty(l->info.name), family_name(pf->family));
         /* Until the first answer on new facts the old verdict is not known to hold. */
-        if (facts_changed || reason_is_link_state(cur->reason))
-                link_set_verdict(l, pf->family,
-                                 (VerdictResult){VERDICT_CHECKING, REASON_NOT_PROBED}, NULL);
+        checking = facts_changed || reason_is_link_state(cur->reason);
+        before = *cur;
+        /* The probes go out first: publishing `checking` wakes clients and the app policy,
+         * which the first SYN after carrier-up need not wait for. */
         r = fetch_start(p, &pf->fetch[FETCH_HTTP], pf, FETCH_HTTP, c->probe.http_url, pf->family);
         if (r >= 0)
                 r = fetch_start(p, &pf->fetch[FETCH_HTTPS], pf, FETCH_HTTPS, c->probe.https_url,
@@ -800,7 +803,12 @@ static void family_start(ProbeFamily *pf, bool facts_changed)
                                   family_name(pf->family));
                 family_cancel(pf);
                 pf->active = pf->settled = true;
+                return;
         }
+        /* (unless starting them already decided something) */
+        if (checking && cur->verdict == before.verdict && cur->reason == before.reason)
+                link_set_verdict(l, pf->family,
+                                 (VerdictResult){VERDICT_CHECKING, REASON_NOT_PROBED}, NULL);
 }
 
 static bool link_needs_probe(const Link *l)
