@@ -5,6 +5,11 @@
 #include "roam-log.h"
 #include "roamd-curl.h"
 
+/* A transfer's next step (send the request once connected, read the answer) goes before
+ * whatever else is pending at the same moment: after carrier-up the kernel's address and
+ * route events, each a full resync, arrive while the probes' first answers do. */
+#define CURL_GLUE_PRIORITY SD_EVENT_PRIORITY_IMPORTANT
+
 struct CurlGlue {
         sd_event *event;
         CURLM *multi;
@@ -101,6 +106,7 @@ static int socket_cb(CURL *easy, curl_socket_t fd, int what, void *userdata, voi
         } else {
                 r = sd_event_add_io(g->event, &s, fd, events, on_io, g);
                 if (r >= 0) {
+                        (void)sd_event_source_set_priority(s, CURL_GLUE_PRIORITY);
                         (void)sd_event_source_set_description(s, "curl-socket");
                         curl_multi_assign(g->multi, fd, s);
                 }
@@ -131,6 +137,7 @@ static int timer_cb(CURLM *multi, long timeout_ms, void *userdata)
                 r = sd_event_add_time(g->event, &g->timer, CLOCK_MONOTONIC, now, 1, on_timer, g);
                 if (r < 0)
                         return -1;
+                (void)sd_event_source_set_priority(g->timer, CURL_GLUE_PRIORITY);
                 (void)sd_event_source_set_description(g->timer, "curl-timer");
                 return 0;
         }
@@ -169,6 +176,7 @@ int curl_glue_new(sd_event *event, CurlGlue **ret)
                 curl_glue_free(g);
                 return -ENOMEM;
         }
+        (void)sd_event_source_set_priority(g->check, CURL_GLUE_PRIORITY);
         (void)sd_event_source_set_enabled(g->check, SD_EVENT_OFF);
         (void)sd_event_source_set_description(g->check, "curl-check");
         curl_multi_setopt(g->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
