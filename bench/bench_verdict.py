@@ -14,7 +14,8 @@
    (DHCP 2, DNS 1, TCP 1, TLS 1, HTTP 1) with DHCP replaced by ARP. Round trips are counted
    against the nominal RTT (2 x the one-way delay); the ping column shows what the delay
    line gives under the machine's load. NetworkManager checks plain HTTP only.
-   Medians of BENCH_REPS (5) repetitions; ratio roamd/NM.
+   Medians of BENCH_REPS (5) repetitions; ratio roamd/NM. Also the CPU time each daemon used
+   per carrier cycle (down and up), which the machine's load does not change.
 2. Memory: RssAnon of roamd at rest after BENCH_MEM_ROUNDS (1,000) probe rounds on each of 10
    links (HTTP + HTTPS each round), sampled five times on the way: flat or not.
 
@@ -25,6 +26,7 @@
 
 `bench_verdict.py [latency|memory|memory-parts]` (latency and memory by default). Needs root, NetworkManager for part 1
 (bench/run installs it)."""
+import datetime
 import json
 import os
 import shutil
@@ -96,8 +98,9 @@ class Events:
         self.signals = []
         self.carrier_up = []
         self.lock = threading.Lock()
-        self.mon = subprocess.Popen(["ip", "netns", "exec", net.name, "ip", "-o", "monitor",
-                                     "link"], stdout=subprocess.PIPE, text=True)
+        # -ts: ip stamps each event as it reads it (this thread may run much later)
+        self.mon = subprocess.Popen(["ip", "netns", "exec", net.name, "ip", "-ts", "-o",
+                                     "monitor", "link"], stdout=subprocess.PIPE, text=True)
         self.busmon = subprocess.Popen(
             ["busctl", f"--address={net.address}", "monitor", "--json=short",
              "--match=type='signal',interface='org.freedesktop.DBus.Properties',"
@@ -108,6 +111,7 @@ class Events:
         threading.Thread(target=self.read_signals, daemon=True).start()
 
     def read_signals(self):
+        self.stamped = 0  # signals busctl stamped (the others: when this thread read them)
         for line in self.busmon.stdout:
             t = time.time()
             try:
@@ -116,17 +120,24 @@ class Events:
             except (ValueError, KeyError, TypeError):
                 continue
             # the message's own receive stamp when busctl gives one (microseconds)
-            t = m.get("timestamp-realtime", t * 1e6) / 1e6
+            if "timestamp-realtime" in m:
+                t = m["timestamp-realtime"] / 1e6
+                self.stamped += 1
             with self.lock:
                 self.signals.append((t, m.get("path"), iface,
                                      {k: v.get("data") for k, v in changed.items()}))
 
     def read_links(self):
         for line in self.mon.stdout:
-            t = time.time()
-            if " d0" in line and "LOWER_UP" in line:
-                with self.lock:
-                    self.carrier_up.append(t)
+            if " d0" not in line or "LOWER_UP" not in line or "NO-CARRIER" in line:
+                continue
+            try:  # [2026-12-03T23:03:32.427834], local time
+                t = datetime.datetime.strptime(line[1:line.index("]")],
+                                               "%Y-%m-%dT%H:%M:%S.%f").timestamp()
+            except ValueError:
+                t = time.time()
+            with self.lock:
+                self.carrier_up.append(t)
 
     def first_carrier_after(self, t0):
         with self.lock:
@@ -181,18 +192,29 @@ def roamd_config(net):
                      ""))
 
 
+def cpu_ms(pid):
+    """CPU time (user + system) a process used so far, in ms."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 def run_roamd(net, ev, verdict):
+    """Carrier-up to verdict times, and the CPU roamd used per carrier cycle (what the
+    machine's load cannot change)."""
     net.start_roamd(roamd_config(net))
     path = net.link_path("d0")
     wait_for(lambda: net.link_prop("d0", "Connectivity4") == verdict, timeout=30,
              what=f"roamd: {verdict}")
     times = []
+    cpu0 = cpu_ms(net.roamd.pid)
     for _ in range(REPS):
         times.append(carrier_to_verdict(
             net, ev, lambda: net.link_prop("d0", "Connectivity4") == "offline", path,
             "org.roam1.Link", "Connectivity4", verdict))
+    cpu = (cpu_ms(net.roamd.pid) - cpu0) / REPS
     net.stop_roamd()
-    return times
+    return times, cpu
 
 
 NM_CONF = """[main]
@@ -313,11 +335,12 @@ def run_nm(net, ev, connectivity):
         poll(lambda: nm_prop(net, "Ip4Connectivity", dev) == connectivity, 60,
              f"NetworkManager: d0 IPv4 connectivity {connectivity}")
         times = []
+        cpu0 = cpu_ms(nm.pid)  # `ip netns exec`, unshare and sh exec into NetworkManager
         for _ in range(REPS):
             times.append(carrier_to_verdict(
                 net, ev, lambda: nm_prop(net, "State", dev) == NM_DEVICE_UNAVAILABLE,
                 None, None, None, None, lambda t: nm_check_after(logpath, t, connectivity)))
-        return times
+        return times, (cpu_ms(nm.pid) - cpu0) / REPS
     finally:
         nm.terminate()
         try:
@@ -332,7 +355,7 @@ def latency():
     print(f"carrier-up -> final IPv4 verdict, addresses static, median of {REPS} "
           f"(NetworkManager: {'yes' if have_nm else 'not installed'})")
     print(f"  {'network':29} {'ping':>7} {'roamd':>16} {'NetworkManager':>22} {'roamd/NM':>9}"
-          f" {'RTTs roamd/NM (bound)':>22}")
+          f" {'RTTs roamd/NM (bound)':>22}  CPU/cycle roamd/NM")
     only = os.environ.get("BENCH_ONLY")
     for name, kind, delay, verdict, nm_conn in NETWORKS:
         if only and only not in name:
@@ -343,16 +366,18 @@ def latency():
             setup(net, kind)
             rtt = rtt_ms(net)
             ev = Events(net)
-            r = statistics.median(run_roamd(net, ev, verdict))
-            n = statistics.median(run_nm(net, ev, nm_conn)) if have_nm else None
+            rt, rcpu = run_roamd(net, ev, verdict)
+            nt, ncpu = run_nm(net, ev, nm_conn) if have_nm else ([], 0)
+            r = statistics.median(rt)
+            n = statistics.median(nt) if nt else None
             bound = 4 if verdict == "portal" else 5
             rtt_nominal = 2 * delay
             nm_word = {NM_FULL: "full", NM_PORTAL: "portal"}[nm_conn]
             print(f"  {name:29} {rtt:6.1f}ms {verdict:>7} {r:7.1f} ms"
                   + (f" {nm_word:>7} {n:9.1f} ms {r / n:9.2f}" if n else f" {'-':>22} {'-':>9}")
                   + (f" {r / rtt_nominal:5.1f}/{n / rtt_nominal if n else 0:3.1f} ({bound} RTT)"
-                     if delay else f" {'-':>9} ({bound} RTT)"),
-                  flush=True)
+                     if delay else f" {'-':>9} ({bound} RTT)")
+                  + f"  {rcpu:4.0f}/{ncpu:.0f} ms", flush=True)
         finally:
             if ev:
                 ev.close()
