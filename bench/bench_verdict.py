@@ -15,7 +15,10 @@
    against the nominal RTT (2 x the one-way delay); the ping column shows what the delay
    line gives under the machine's load. NetworkManager checks plain HTTP only.
    Medians of BENCH_REPS (5) repetitions; ratio roamd/NM. Also the CPU time each daemon used
-   per carrier cycle (down and up), which the machine's load does not change.
+   per carrier cycle (down and up), which the machine's load does not change, and the time
+   from the carrier-cut event to the daemon saying so (negative: before `ip monitor` printed
+   the event) (roamd: Connectivity4 offline;
+   NetworkManager: the device unavailable).
 2. Memory: RssAnon of roamd at rest after BENCH_MEM_ROUNDS (1,000) probe rounds on each of 10
    links (HTTP + HTTPS each round), sampled five times on the way: flat or not.
 
@@ -97,6 +100,7 @@ class Events:
     def __init__(self, net):
         self.signals = []
         self.carrier_up = []
+        self.carrier_down = []
         self.lock = threading.Lock()
         # -ts: ip stamps each event as it reads it (this thread may run much later)
         self.mon = subprocess.Popen(["ip", "netns", "exec", net.name, "ip", "-ts", "-o",
@@ -129,7 +133,7 @@ class Events:
 
     def read_links(self):
         for line in self.mon.stdout:
-            if " d0" not in line or "LOWER_UP" not in line or "NO-CARRIER" in line:
+            if " d0" not in line or "LOWER_UP" not in line and "NO-CARRIER" not in line:
                 continue
             try:  # [2026-12-03T23:03:32.427834], local time
                 t = datetime.datetime.strptime(line[1:line.index("]")],
@@ -137,11 +141,12 @@ class Events:
             except ValueError:
                 t = time.time()
             with self.lock:
-                self.carrier_up.append(t)
+                (self.carrier_down if "NO-CARRIER" in line else self.carrier_up).append(t)
 
-    def first_carrier_after(self, t0):
+    def first_carrier_after(self, t0, up=True):
         with self.lock:
-            return next((t for t in self.carrier_up if t >= t0), None)
+            return next((t for t in (self.carrier_up if up else self.carrier_down) if t >= t0),
+                        None)
 
     def first_signal_after(self, t0, path, iface, key, value):
         with self.lock:
@@ -168,12 +173,19 @@ def poll(pred, timeout, what, interval=0.002):
         time.sleep(interval)
 
 
-def carrier_to_verdict(net, ev, down, path, iface, key, value, from_log=None, timeout=30):
+def carrier_to_verdict(net, ev, down, path, iface, key, value, from_log=None, timeout=30,
+                       cut=None):
     """Carrier off until `down()` holds, then on: ms from the kernel's carrier-up event to the
     first signal saying key = value (or, with from_log, to the CLOCK_REALTIME stamp
-    from_log(carrier-up) finds in a log)."""
+    from_log(carrier-up) finds in a log), and ms from the carrier-cut event to the stamp
+    cut() finds (the daemon saying offline)."""
+    # The cut is timed from ip's stamp of the event; the daemon's answer may come before ip
+    # got to print it (a loaded machine): then the time is negative, i.e. at once.
+    t_req = time.time()
     net.carrier(False)
     poll(down, 60, "the daemon sees the carrier gone", 0.02)
+    tc = poll(lambda: ev.first_carrier_after(t_req, up=False), 10, "the carrier-cut event")
+    tc1 = poll(lambda: cut(t_req), 10, "the daemon's offline after the cut", 0.01)
     t_req = time.time()
     net.carrier(True)
     t0 = poll(lambda: ev.first_carrier_after(t_req), 10, "the kernel's carrier-up event")
@@ -182,7 +194,7 @@ def carrier_to_verdict(net, ev, down, path, iface, key, value, from_log=None, ti
     else:
         t1 = poll(lambda: ev.first_signal_after(t0, path, iface, key, value), timeout,
                   f"{key} = {value}")
-    return (t1 - t0) * 1000
+    return (t1 - t0) * 1000, (tc1 - tc) * 1000
 
 
 def roamd_config(net):
@@ -211,7 +223,9 @@ def run_roamd(net, ev, verdict):
     for _ in range(REPS):
         times.append(carrier_to_verdict(
             net, ev, lambda: net.link_prop("d0", "Connectivity4") == "offline", path,
-            "org.roam1.Link", "Connectivity4", verdict))
+            "org.roam1.Link", "Connectivity4", verdict,
+            cut=lambda tc: ev.first_signal_after(tc, path, "org.roam1.Link", "Connectivity4",
+                                                 "offline")))
     cpu = (cpu_ms(net.roamd.pid) - cpu0) / REPS
     net.stop_roamd()
     return times, cpu
@@ -306,6 +320,21 @@ def nm_check_after(logpath, t0, connectivity):
     return None
 
 
+def nm_unavailable_after(logpath, t0):
+    """The stamp of NetworkManager's d0 going unavailable (no carrier) after t0."""
+    with open(logpath, errors="replace") as f:
+        for line in f:
+            if "device (d0): state change:" not in line or "-> unavailable" not in line:
+                continue
+            try:
+                t = float(line.split("[", 1)[1].split("]", 1)[0])
+            except (IndexError, ValueError):
+                continue
+            if t >= t0:
+                return t
+    return None
+
+
 def nm_device(net, ifname):
     r = net.busctl("--json=short", "call", "org.freedesktop.NetworkManager",
                    "/org/freedesktop/NetworkManager", "org.freedesktop.NetworkManager",
@@ -339,7 +368,8 @@ def run_nm(net, ev, connectivity):
         for _ in range(REPS):
             times.append(carrier_to_verdict(
                 net, ev, lambda: nm_prop(net, "State", dev) == NM_DEVICE_UNAVAILABLE,
-                None, None, None, None, lambda t: nm_check_after(logpath, t, connectivity)))
+                None, None, None, None, lambda t: nm_check_after(logpath, t, connectivity),
+                cut=lambda tc: nm_unavailable_after(logpath, tc)))
         return times, (cpu_ms(nm.pid) - cpu0) / REPS
     finally:
         nm.terminate()
@@ -357,6 +387,7 @@ def latency():
     print(f"  {'network':29} {'ping':>7} {'roamd':>16} {'NetworkManager':>22} {'roamd/NM':>9}"
           f" {'RTTs roamd/NM (bound)':>22}  CPU/cycle roamd/NM")
     only = os.environ.get("BENCH_ONLY")
+    cuts = {}
     for name, kind, delay, verdict, nm_conn in NETWORKS:
         if only and only not in name:
             continue
@@ -368,8 +399,10 @@ def latency():
             ev = Events(net)
             rt, rcpu = run_roamd(net, ev, verdict)
             nt, ncpu = run_nm(net, ev, nm_conn) if have_nm else ([], 0)
-            r = statistics.median(rt)
-            n = statistics.median(nt) if nt else None
+            r = statistics.median(x for x, _ in rt)
+            n = statistics.median(x for x, _ in nt) if nt else None
+            cuts[name] = (statistics.median(x for _, x in rt),
+                          statistics.median(x for _, x in nt) if nt else None)
             bound = 4 if verdict == "portal" else 5
             rtt_nominal = 2 * delay
             nm_word = {NM_FULL: "full", NM_PORTAL: "portal"}[nm_conn]
@@ -382,6 +415,11 @@ def latency():
             if ev:
                 ev.close()
             net.close()
+    print(f"carrier cut -> offline (roamd: Connectivity4; NetworkManager: device unavailable), "
+          f"median of {REPS}")
+    for name, (r, n) in cuts.items():
+        print(f"  {name:29} roamd {r:7.1f} ms" + (f"  NetworkManager {n:7.1f} ms  roamd/NM "
+                                                   f"{r / n:5.2f}" if n else ""))
 
 
 def status_kb(pid, field):
