@@ -5,6 +5,11 @@
 #include "roam-log.h"
 #include "roamd-curl.h"
 
+/* A transfer's next step (send the request once connected, read the answer) goes before
+ * whatever else is pending at the same moment: after carrier-up the kernel's address and
+ * route events, each a full resync, arrive while the probes' first answers do. */
+#define CURL_GLUE_PRIORITY SD_EVENT_PRIORITY_IMPORTANT
+
 struct CurlGlue {
         sd_event *event;
         CURLM *multi;
@@ -12,6 +17,7 @@ struct CurlGlue {
          * already reached resumes its session instead of verifying the chain again. */
         CURLSH *share;
         sd_event_source *timer;
+        sd_event_source *check; /* reads the transfers that ended while a transfer was added */
 };
 
 typedef struct Transfer {
@@ -59,6 +65,12 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
         return 0;
 }
 
+static int on_check(sd_event_source *s, void *userdata)
+{
+        check_done(userdata);
+        return 0;
+}
+
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
         CurlGlue *g = userdata;
@@ -94,6 +106,7 @@ static int socket_cb(CURL *easy, curl_socket_t fd, int what, void *userdata, voi
         } else {
                 r = sd_event_add_io(g->event, &s, fd, events, on_io, g);
                 if (r >= 0) {
+                        (void)sd_event_source_set_priority(s, CURL_GLUE_PRIORITY);
                         (void)sd_event_source_set_description(s, "curl-socket");
                         curl_multi_assign(g->multi, fd, s);
                 }
@@ -124,6 +137,7 @@ static int timer_cb(CURLM *multi, long timeout_ms, void *userdata)
                 r = sd_event_add_time(g->event, &g->timer, CLOCK_MONOTONIC, now, 1, on_timer, g);
                 if (r < 0)
                         return -1;
+                (void)sd_event_source_set_priority(g->timer, CURL_GLUE_PRIORITY);
                 (void)sd_event_source_set_description(g->timer, "curl-timer");
                 return 0;
         }
@@ -158,6 +172,13 @@ int curl_glue_new(sd_event *event, CurlGlue **ret)
                 curl_glue_free(g);
                 return -ENOMEM;
         }
+        if (sd_event_add_defer(event, &g->check, on_check, g) < 0) {
+                curl_glue_free(g);
+                return -ENOMEM;
+        }
+        (void)sd_event_source_set_priority(g->check, CURL_GLUE_PRIORITY);
+        (void)sd_event_source_set_enabled(g->check, SD_EVENT_OFF);
+        (void)sd_event_source_set_description(g->check, "curl-check");
         curl_multi_setopt(g->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
         curl_multi_setopt(g->multi, CURLMOPT_SOCKETDATA, g);
         curl_multi_setopt(g->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
@@ -176,6 +197,7 @@ CurlGlue *curl_glue_free(CurlGlue *g)
         if (g->share)
                 curl_share_cleanup(g->share);
         sd_event_source_disable_unref(g->timer);
+        sd_event_source_disable_unref(g->check);
         sd_event_unref(g->event);
         free(g);
         return NULL;
@@ -184,6 +206,7 @@ CurlGlue *curl_glue_free(CurlGlue *g)
 int curl_glue_add(CurlGlue *g, CURL *easy, CurlDoneFn done, void *userdata)
 {
         Transfer *t = calloc(1, sizeof(*t));
+        int running;
 
         if (!t)
                 return -ENOMEM;
@@ -196,6 +219,11 @@ int curl_glue_add(CurlGlue *g, CURL *easy, CurlDoneFn done, void *userdata)
                 free(t);
                 return -EIO;
         }
+        /* Connect now, not when the loop comes round to curl's timer: the first SYN after
+         * carrier-up should not wait for the D-Bus signals and app updates queued before it.
+         * What ended meanwhile is read from a defer source, never inside the caller. */
+        curl_multi_socket_action(g->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+        (void)sd_event_source_set_enabled(g->check, SD_EVENT_ONESHOT);
         return 0;
 }
 

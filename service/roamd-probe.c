@@ -360,6 +360,25 @@ static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
         fetch_finished(f);
 }
 
+/* Without CAFile=, the system's CA directory (curl's CA path: hashed certificate files) in
+ * place of its CA bundle. OpenSSL then reads the one root a chain needs, when it needs it;
+ * the bundle (~140 roots) is parsed whole into a store that curl keeps for a day, and on
+ * ten links that costs ~7 MB of heap at rest (bench_verdict.py memory-parts). */
+static void probe_set_ca(CURL *easy, const ProbeConfig *c)
+{
+        const curl_version_info_data *v;
+
+        if (c->ca_file) {
+                curl_easy_setopt(easy, CURLOPT_CAINFO, c->ca_file);
+                return;
+        }
+        v = curl_version_info(CURLVERSION_NOW);
+        if (!v || !v->capath)
+                return; /* no CA path built in: curl's bundle it is */
+        curl_easy_setopt(easy, CURLOPT_CAINFO, NULL);
+        curl_easy_setopt(easy, CURLOPT_CAPATH, v->capath);
+}
+
 static int fetch_start_transfer(Fetch *f, const IpAddr *addr)
 {
         Link *l = f->prober->link;
@@ -401,8 +420,7 @@ static int fetch_start_transfer(Fetch *f, const IpAddr *addr)
         curl_easy_setopt(f->easy, CURLOPT_WRITEDATA, &f->body);
         curl_easy_setopt(f->easy, CURLOPT_MAXREDIRS, 0L);
         curl_easy_setopt(f->easy, CURLOPT_ACCEPT_ENCODING, NULL);
-        if (c->ca_file)
-                curl_easy_setopt(f->easy, CURLOPT_CAINFO, c->ca_file);
+        probe_set_ca(f->easy, c);
         if (f->kind == FETCH_CAPPORT) {
                 f->headers = curl_slist_append(NULL, "Accept: application/captive+json");
                 curl_easy_setopt(f->easy, CURLOPT_HTTPHEADER, f->headers);
@@ -775,6 +793,8 @@ static void family_start(ProbeFamily *pf, bool facts_changed)
         Link *l = p->link;
         const Config *c = l->manager->config;
         const VerdictResult *cur = pf->family == AF_INET6 ? &l->verdict6 : &l->verdict4;
+        VerdictResult before;
+        bool checking;
         int r;
 
         family_cancel(pf);
@@ -788,9 +808,10 @@ static void family_start(ProbeFamily *pf, bool facts_changed)
         p->probed = true;
         log_debug("%s: %s probe round starts", strempty(l->info.name), family_name(pf->family));
         /* Until the first answer on new facts the old verdict is not known to hold. */
-        if (facts_changed || reason_is_link_state(cur->reason))
-                link_set_verdict(l, pf->family,
-                                 (VerdictResult){VERDICT_CHECKING, REASON_NOT_PROBED}, NULL);
+        checking = facts_changed || reason_is_link_state(cur->reason);
+        before = *cur;
+        /* The probes go out first: publishing `checking` wakes clients and the app policy,
+         * which the first SYN after carrier-up need not wait for. */
         r = fetch_start(p, &pf->fetch[FETCH_HTTP], pf, FETCH_HTTP, c->probe.http_url, pf->family);
         if (r >= 0)
                 r = fetch_start(p, &pf->fetch[FETCH_HTTPS], pf, FETCH_HTTPS, c->probe.https_url,
@@ -800,7 +821,12 @@ static void family_start(ProbeFamily *pf, bool facts_changed)
                                   family_name(pf->family));
                 family_cancel(pf);
                 pf->active = pf->settled = true;
+                return;
         }
+        /* (unless starting them already decided something) */
+        if (checking && cur->verdict == before.verdict && cur->reason == before.reason)
+                link_set_verdict(l, pf->family,
+                                 (VerdictResult){VERDICT_CHECKING, REASON_NOT_PROBED}, NULL);
 }
 
 static bool link_needs_probe(const Link *l)

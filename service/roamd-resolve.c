@@ -51,6 +51,8 @@ static void resolve_complete(Resolve *r, DnsOutcome outcome)
                         (void)sd_event_source_set_enabled(r->io[i], SD_EVENT_OFF);
         if (sd_event_add_defer(r->event, &r->finish, on_finish, r) < 0)
                 log_warning("Failed to report a DNS result.");
+        else
+                (void)sd_event_source_set_priority(r->finish, SD_EVENT_PRIORITY_IMPORTANT);
 }
 
 static void on_addrinfo(void *arg, int status, int timeouts, struct ares_addrinfo *res)
@@ -168,6 +170,8 @@ static void sock_state_cb(void *data, ares_socket_t fd, int readable, int writab
                 return;
         }
         r->fds[slot] = fd;
+        /* as the probes' curl sockets: answers go before pending resyncs */
+        (void)sd_event_source_set_priority(r->io[slot], SD_EVENT_PRIORITY_IMPORTANT);
         (void)sd_event_source_set_description(r->io[slot], "dns-socket");
 }
 
