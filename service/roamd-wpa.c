@@ -486,3 +486,19 @@ WpaClient *wpa_client_for(Wpa *w, const char *ifname, const char **ret_prefix)
                 *ret_prefix = iface_prefix(i);
         return iface_client(i);
 }
+
+const char *wpa_station_ifname(Wpa *w)
+{
+        const char *best = NULL;
+
+        /* P2P devices and groups are not where a network is joined. */
+        for (size_t k = 0; w && k < w->n_ifaces; k++) {
+                WpaIface *i = w->ifaces[k];
+                if (!i->up || strncmp(i->name, "p2p-", 4) == 0 ||
+                    !wpa_client_is_up(iface_client(i)))
+                        continue;
+                if (!best || strcmp(i->name, best) < 0)
+                        best = i->name;
+        }
+        return best;
+}

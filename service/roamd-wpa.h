@@ -33,3 +33,7 @@ const WpaStation *wpa_station(Wpa *w, const char *ifname);
  * ...): the attached client that reaches it and the IFNAME= prefix to pass with requests
  * (NULL on a per-interface socket). NULL when wpa_supplicant does not run ifname now. */
 WpaClient *wpa_client_for(Wpa *w, const char *ifname, const char **ret_prefix);
+
+/* The interface a network from outside (an NFC tag) is added to: of the station interfaces
+ * wpa_supplicant runs now (not P2P devices or groups), the first by name. NULL when none. */
+const char *wpa_station_ifname(Wpa *w);

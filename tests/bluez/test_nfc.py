@@ -70,7 +70,8 @@ def test_touch_pairs_a_known_device(env):
     env.mock_call("SetPairing", env.dev, "confirm", "271828")
     kind, cs = carriers(env.bt().ImportNdef(dbus.ByteArray(handover_select(HEADSET, "x")), True))
     assert cs[0][1]["action"] == "pairing"
-    assert cs[1][1]["action"].startswith("not applied")
+    # No wpa_supplicant here: the WiFi alternative says so, the Bluetooth one is used.
+    assert cs[1][1]["action"] == "not added: no WiFi interface is run by wpa_supplicant"
     q = env.wait(lambda: (q := env.question())["kind"] == "confirm" and q, what="question")
     assert q["value"] == "271828" and q["address"] == HEADSET
     env.bt().Answer(dbus.UInt32(q["id"]), True, "")
@@ -145,6 +146,13 @@ def test_tag_from_neard_pairs(env):
     assert neard.Touch(dbus.ByteArray(b"\xd2\x17\xff"), "application/vnd.wfa.wsc",
                        dbus_interface="org.neard.Test") == "org.neard.NDEFAgent.Error.Failed"
     assert "not understood" in str(env.prop("LastEvent"))
+    # A WiFi tag with no wpa_supplicant to take it: refused, said in words.
+    wifi = bytes.fromhex(open(os.path.join(WPAS, "wpas-config-token-psk.hex")).read().strip())
+    assert neard.Touch(dbus.ByteArray(wifi), "application/vnd.wfa.wsc",
+                       dbus_interface="org.neard.Test") == "org.neard.NDEFAgent.Error.Failed"
+    assert str(env.prop("LastEvent")) == (
+        "An NFC tag was not used: No WiFi interface is run by wpa_supplicant, so the tag's WiFi "
+        "network cannot be added; nothing was changed.")
     # Only neard may call the NDEF agent.
     agent = env.bus.get_object("org.roam1", "/org/roam1/nfc/agent")
     with pytest.raises(dbus.DBusException, match="Only neard"):
