@@ -66,6 +66,24 @@ def test_link_detail(roamd, tui, golden):
     golden("link-portal-end", t)
 
 
+def test_link_wifi_signal(roamd, tui, golden):
+    """wpa_supplicant's signal on the link screen, in words beside the numbers."""
+    wlan = dict(WLAN0_ONLINE, WiFiState="COMPLETED", WiFiSSID="Home", WiFiSignal=-58,
+                WiFiLinkSpeed=866)
+    fake = roamd({"manager": manager("online", wlan), "links": [wlan]})
+    t = tui()
+    t.wait_for(screen="overview", text="wlan0")
+    t.key("\r")
+    t.wait_for(screen="link", text="Home, signal good, -58 dBm, 866 Mbit/s")
+    golden("link-wifi-signal", t)
+    # Live: weaker, then the association ends.
+    fake.send(op="set", link=3, props={"WiFiSignal": -83, "WiFiLinkSpeed": 6})
+    t.wait_for(screen="link", text="Home, signal very weak, -83 dBm, 6 Mbit/s")
+    fake.send(op="set", link=3, props={"WiFiState": "SCANNING", "WiFiSSID": "",
+                                       "WiFiSignal": 0, "WiFiLinkSpeed": 0})
+    t.wait_for(screen="link", text="not associated (SCANNING)")
+
+
 def test_link_history_and_live_change(roamd, tui, golden):
     fake = roamd(verdict_scenario("portal"))
     t = tui()

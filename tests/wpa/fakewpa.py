@@ -91,6 +91,7 @@ class FakeWpa:
         self.update_config = True
         self.saved = None  # the networks at the last SAVE_CONFIG
         self.fail = {}  # "SET_NETWORK psk" or "ADD_NETWORK" -> the reply to give instead
+        self.station = None  # associated: {"ssid", "bssid", "freq"}
         self.signal = None  # {"RSSI": -58, "LINKSPEED": 300, "NOISE": 9999, "FREQUENCY": 5180}
 
     @property
@@ -264,9 +265,37 @@ class FakeWpa:
 
     # Commands (ctrl_iface.c wpa_supplicant_ctrl_iface_process()).
 
+    def associate(self, ssid, bssid, freq, rssi, linkspeed):
+        """A station association: STATUS says COMPLETED, SIGNAL_POLL answers;
+        CTRL-EVENT-CONNECTED as events.c wpa_supplicant_event_assoc() words it (the wired
+        transcript shows the same)."""
+        self.station = {"ssid": ssid, "bssid": bssid, "freq": freq}
+        self.signal = {"RSSI": rssi, "LINKSPEED": linkspeed, "NOISE": 9999, "FREQUENCY": freq}
+        self.event(f"CTRL-EVENT-CONNECTED - Connection to {bssid} completed [id=0 id_str=]")
+
+    def signal_change(self, rssi, linkspeed, announce=True):
+        """The driver's signal moved; with announce, CTRL-EVENT-SIGNAL-CHANGE as events.c
+        wpas_event_signal_change() words it ("above=%d signal=%d noise=%d txrate=%lu")."""
+        self.signal.update(RSSI=rssi, LINKSPEED=linkspeed)
+        if announce:
+            self.event(f"CTRL-EVENT-SIGNAL-CHANGE above=0 signal={rssi} noise=-92 "
+                       f"txrate={linkspeed * 1000}")
+
+    def disassociate(self):
+        bssid = self.station["bssid"]
+        self.station = self.signal = None
+        self.event(f"CTRL-EVENT-DISCONNECTED bssid={bssid} reason=3 locally_generated=1")
+
     def status(self):
-        # wpa_supplicant_ctrl_iface_status(): wpa_state, [p2p_device_address], address, uuid
+        # wpa_supplicant_ctrl_iface_status(): when associated bssid, freq, ssid, id, mode,
+        # ciphers, key_mgmt (the order of the wired transcript's status_connected), then
+        # wpa_state, [p2p_device_address], address, uuid
         s = "wpa_state=DISCONNECTED\n"
+        if getattr(self, "station", None):
+            st = self.station
+            s = (f"bssid={st['bssid']}\nfreq={st['freq']}\nssid={st['ssid']}\nid=0\n"
+                 "mode=station\npairwise_cipher=CCMP\ngroup_cipher=CCMP\nkey_mgmt=WPA2-PSK\n"
+                 "wpa_state=COMPLETED\n")
         if self.p2p:
             s += f"p2p_device_address={self.p2p_dev_addr}\n"
         return s + f"address={self.address}\nuuid={self.uuid}\n"
