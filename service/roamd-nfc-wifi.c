@@ -465,6 +465,8 @@ int nfc_wifi_start(Bt *bt, NdefHandover *h, sd_bus_message *call, bool neard, sd
                 if (bt_too)
                         return nfc_finish(bt, h, true, actions, call, neard);
                 free(h);
+                bt_event(bt, "The WiFi network of an NFC tag was not added: no WiFi interface is "
+                             "run by wpa_supplicant");
                 return sd_bus_error_set(error, ROAM_ERROR_FAILED,
                                         "No WiFi interface is run by wpa_supplicant, so the tag's "
                                         "WiFi network cannot be added; nothing was changed.");
