@@ -324,7 +324,18 @@ static void on_reply(WpaClient *client, int error, const char *reply, size_t len
         if (w->step == NFC_STEP_REMOVE) {
                 if (!ok)
                         w->unsure = true;
-                nfc_wifi_send(w); /* on to the next one */
+                if (error == -ECANCELED || error == -ECONNRESET)
+                        nfc_wifi_fail_reply(w);
+                else
+                        nfc_wifi_send(w); /* on to the next one */
+                return;
+        }
+        if (error == -ECANCELED || error == -ECONNRESET) {
+                /* The client is gone or going (wpa_supplicant left, roamd stops): nothing can
+                 * be removed, and roamd's view of the interfaces may be half torn down. */
+                snprintf(w->failure, sizeof(w->failure), "wpa_supplicant on %s went away",
+                         w->ifname);
+                nfc_wifi_fail_reply(w);
                 return;
         }
         if (error < 0) {
@@ -332,9 +343,9 @@ static void on_reply(WpaClient *client, int error, const char *reply, size_t len
                 if (error == -ETIMEDOUT)
                         w->unsure = true;
                 nfc_wifi_fail(w,
-                              error == -ETIMEDOUT ? "wpa_supplicant on %s did not answer in time"
-                                                  : "wpa_supplicant on %s went away",
-                              w->ifname);
+                              error == -ETIMEDOUT ? "wpa_supplicant on %s did not answer in time%s"
+                                                  : "wpa_supplicant on %s could not be asked (%s)",
+                              w->ifname, error == -ETIMEDOUT ? "" : strerror(-error));
                 return;
         }
         reply_words(reply, words, sizeof(words));

@@ -237,3 +237,17 @@ def test_real_wpa_supplicant_gets_the_network():
         assert 'ssid="roam-test-net"' in conf and 'psk="correct horse battery"' in conf
     finally:
         e.close()
+
+
+def test_daemon_going_away_mid_request(fake):
+    fake.fake.hold.add("SET_NETWORK")
+    call = fake.bus.obj(BT_PATH).get_dbus_method("ImportNdef", BT)
+    result = {}
+    call(dbus.ByteArray(PSK_TAG), True, reply_handler=lambda *a: result.setdefault("ok", a),
+         error_handler=lambda e: result.setdefault("error", e))
+    fake.fake.wait_request("SET_NETWORK")
+    fake.fake.stop()  # the socket goes: roamd drops the interface and its requests
+    fake.bus.wait(lambda: result, what="the answer")
+    assert result["error"].get_dbus_message() == (
+        "wpa_supplicant on wlan0 went away; wpa_supplicant may keep what it added before (it "
+        "did not answer).")
