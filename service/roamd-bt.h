@@ -69,6 +69,8 @@ struct Bt {
         char *neard_owner;
         unsigned neard_registered;
         sd_bus_slot *ndef_agent_slot, *neard_match, *neard_owner_slot, *neard_slots[3];
+        /* NFC imports waiting for wpa_supplicant (roamd-nfc-wifi.c). */
+        struct NfcWifi *nfc_wifi;
 };
 
 int bt_new(Manager *m, Bt **ret);

@@ -61,6 +61,23 @@ struct WpaClient {
 
 static void client_go_down(WpaClient *c, int error);
 
+/* A command as it may be logged: SET_NETWORK's value can be a key, so it is left out. */
+static const char *cmd_for_log(const WpaRequest *r, char *buf, size_t size)
+{
+        const char *p = r->cmd, *set = strstr(p, "SET_NETWORK ");
+        size_t n;
+
+        if (!set)
+                return p;
+        /* "SET_NETWORK <id> <field>" */
+        n = (size_t)(set - p) + strlen("SET_NETWORK ");
+        n += strcspn(p + n, " ");
+        if (p[n])
+                n += 1 + strcspn(p + n + 1, " ");
+        snprintf(buf, size, "%.*s ...", (int)n, p);
+        return buf;
+}
+
 static WpaClient *client_ref(WpaClient *c)
 {
         c->n_ref++;
@@ -122,6 +139,7 @@ const char *wpa_client_server(const WpaClient *c)
 
 static void request_free(WpaRequest *r)
 {
+        explicit_bzero(r->cmd, r->len); /* it may carry a key (SET_NETWORK psk) */
         free(r->cmd);
         free(r);
 }
@@ -145,10 +163,12 @@ static void request_complete(WpaClient *c, int error, const char *reply, size_t 
 static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 {
         WpaClient *c = userdata;
+        char buf[128];
 
         log_warning("wpa_supplicant at %s did not answer \"%s\" within %" PRIu64
                     " ms; reconnecting.",
-                    c->server, c->head ? c->head->cmd : "?", c->timeout_usec / USEC_PER_MSEC);
+                    c->server, c->head ? cmd_for_log(c->head, buf, sizeof(buf)) : "?",
+                    c->timeout_usec / USEC_PER_MSEC);
         client_ref(c);
         /* A late reply must never be read as the answer to the next request: new socket. */
         request_complete(c, -ETIMEDOUT, NULL, 0);
@@ -174,8 +194,9 @@ static void client_kick(WpaClient *c)
                                 return;
                         }
                         /* EAGAIN: the daemon does not read; fail rather than wait. */
-                        log_warning("Failed to send \"%s\" to %s: %s", r->cmd, c->server,
-                                    strerror(e));
+                        char buf[128];
+                        log_warning("Failed to send \"%s\" to %s: %s",
+                                    cmd_for_log(r, buf, sizeof(buf)), c->server, strerror(e));
                         request_complete(c, -e, NULL, 0);
                         continue;
                 }

@@ -89,7 +89,8 @@ typedef struct WiFiConfig {
         char *global_control; /* wpa_supplicant -g socket; NULL: per-interface sockets */
         char *client_dir;     /* where roamd binds its own sockets */
         uint64_t timeout_usec;
-        char *p2p_device_name; /* NULL: the host name */
+        char *p2p_device_name;         /* NULL: the host name */
+        uint64_t signal_interval_usec; /* SIGNAL_POLL while associated */
 } WiFiConfig;
 /* [Bluetooth] (docs/bluetooth.md). */
 typedef struct BluetoothConfig {

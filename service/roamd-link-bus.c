@@ -199,6 +199,10 @@ static int property_get_wifi(sd_bus *bus, const char *path, const char *interfac
 
         if (streq(property, "WiFiFrequency"))
                 return sd_bus_message_append(reply, "u", st ? st->freq : 0);
+        if (streq(property, "WiFiSignal"))
+                return sd_bus_message_append(reply, "i", st ? st->signal_dbm : 0);
+        if (streq(property, "WiFiLinkSpeed"))
+                return sd_bus_message_append(reply, "u", st ? st->link_speed : 0);
         if (!st)
                 v = NULL;
         else if (streq(property, "WiFiState"))
@@ -264,6 +268,8 @@ const sd_bus_vtable link_vtable[] = {
     SD_BUS_PROPERTY("WiFiBSSID", "s", property_get_wifi, 0, EC),
     SD_BUS_PROPERTY("WiFiKeyMgmt", "s", property_get_wifi, 0, EC),
     SD_BUS_PROPERTY("WiFiFrequency", "u", property_get_wifi, 0, EC),
+    SD_BUS_PROPERTY("WiFiSignal", "i", property_get_wifi, 0, EC),
+    SD_BUS_PROPERTY("WiFiLinkSpeed", "u", property_get_wifi, 0, EC),
     SD_BUS_METHOD("Reprobe", NULL, NULL, method_reprobe, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_VTABLE_END,
 };

@@ -4,11 +4,14 @@
 #include "roamd-bt-class.h"
 #include "roamd-bt.h"
 #include "roamd-manager.h"
+#include "roamd-nfc.h"
 
 /* An NFC tag or handover message given by a client (roam nfc import): what it holds, and with
  * apply, pairing for each Bluetooth carrier that is not switched off. BlueZ takes remote OOB
  * data (hash C, randomizer R) only from neard (its handover agent accepts PushOOB from neard's
- * bus name alone), so roamd pairs normally, with the tag's address and name. */
+ * bus name alone), so roamd pairs normally, with the tag's address and name. WiFi credentials
+ * go to wpa_supplicant first (roamd-nfc-wifi.c); the answer waits for it, and Bluetooth
+ * pairing starts only once the WiFi part succeeded, so a failure changes nothing. */
 
 static void ssid_text(const uint8_t *p, size_t n, char *out, size_t size)
 {
@@ -87,7 +90,8 @@ static int append_bt(Bt *bt, sd_bus_message *reply, const NdefCarrier *c, bool a
         return r;
 }
 
-static int append_wifi(sd_bus_message *reply, const NdefCarrier *c, bool apply)
+static int append_wifi(sd_bus_message *reply, const NdefCarrier *c, bool apply,
+                       const char *const *actions)
 {
         const WscInfo *w = &c->wsc;
         int r = 0;
@@ -117,13 +121,9 @@ static int append_wifi(sd_bus_message *reply, const NdefCarrier *c, bool apply)
                 }
                 if (r >= 0 && !cr)
                         r = append_entry(reply, "password-token", w->has_password ? "yes" : "no");
-                /* Handing WSC to wpa_supplicant needs its control-socket client, which this
-                 * build of roamd does not have: said plainly rather than pretended. */
                 if (r >= 0)
                         r = append_entry(reply, "action",
-                                         apply ? "not applied: roamd cannot hand WiFi networks to "
-                                                 "wpa_supplicant yet"
-                                               : "none");
+                                         apply && actions && actions[i] ? actions[i] : "none");
                 if (r >= 0)
                         r = sd_bus_message_close_container(reply);
                 if (r >= 0)
@@ -132,12 +132,40 @@ static int append_wifi(sd_bus_message *reply, const NdefCarrier *c, bool apply)
         return r;
 }
 
-/* Parses the message; appends the summary to reply when given (and applies when asked). */
-static int nfc_handle(Bt *bt, const uint8_t *data, size_t size, bool apply, sd_bus_message *reply,
-                      sd_bus_error *error)
+int nfc_finish(Bt *bt, NdefHandover *h_, bool apply, NfcWifiActions actions, sd_bus_message *call,
+               bool neard)
+{
+        _cleanup_free_ NdefHandover *h = h_;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        /* neard's GetNDEF is answered empty: the summary goes to a scratch message, so the
+         * same code decides and acts. */
+        r = neard ? sd_bus_message_new(bt->manager->bus, &reply, SD_BUS_MESSAGE_SIGNAL)
+                  : sd_bus_message_new_method_return(call, &reply);
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "s", ndef_handover_kind_to_string(h->kind));
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(sa{ss})");
+        for (size_t i = 0; r >= 0 && i < h->n_carriers; i++)
+                r = h->carriers[i].kind == NDEF_CARRIER_WIFI
+                        ? append_wifi(reply, &h->carriers[i], apply, actions ? actions[i] : NULL)
+                        : append_bt(bt, reply, &h->carriers[i], apply);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r < 0) {
+                log_warning_errno(r, "NFC: cannot build the answer: %m");
+                return sd_bus_reply_method_errno(call, r, NULL);
+        }
+        return neard ? sd_bus_reply_method_return(call, NULL) : sd_bus_send(NULL, reply, NULL);
+}
+
+/* Parses the message and answers call: at once, or once wpa_supplicant took the WiFi part. An
+ * error return means call was not answered and nothing was done. */
+static int nfc_handle(Bt *bt, const uint8_t *data, size_t size, bool apply, sd_bus_message *call,
+                      bool neard, sd_bus_error *error)
 {
         _cleanup_free_ NdefHandover *h = NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *scratch = NULL;
         char err[NDEF_ERROR_MAX] = "";
         int r;
 
@@ -149,39 +177,18 @@ static int nfc_handle(Bt *bt, const uint8_t *data, size_t size, bool apply, sd_b
                 log_info("NFC: refused a message of %zu bytes: %s", size, err);
                 return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS, "%s.", err);
         }
-        /* Without a caller to answer (a tag from neard) the summary goes to a scratch
-         * message: the same code decides and acts. */
-        if (!reply) {
-                r = sd_bus_message_new(bt->manager->bus, &scratch, SD_BUS_MESSAGE_SIGNAL);
-                if (r < 0)
-                        return r;
-                reply = scratch;
-        }
-        r = sd_bus_message_append(reply, "s", ndef_handover_kind_to_string(h->kind));
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "(sa{ss})");
-        for (size_t i = 0; r >= 0 && i < h->n_carriers; i++)
-                r = h->carriers[i].kind == NDEF_CARRIER_WIFI
-                        ? append_wifi(reply, &h->carriers[i], apply)
-                        : append_bt(bt, reply, &h->carriers[i], apply);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return r;
+        if (apply && nfc_wifi_wanted(h))
+                return nfc_wifi_start(bt, TAKE_PTR(h), call, neard, error);
+        return nfc_finish(bt, TAKE_PTR(h), apply, NULL, call, neard);
 }
 
 int bt_nfc_import(Bt *bt, const uint8_t *data, size_t size, bool apply, sd_bus_message *request,
                   sd_bus_error *error)
 {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        int r;
+        int r = nfc_handle(bt, data, size, apply, request, false, error);
 
-        r = sd_bus_message_new_method_return(request, &reply);
-        if (r < 0)
-                return r;
-        r = nfc_handle(bt, data, size, apply, reply, error);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
+        /* 1: answered (sd_bus_send), or waiting for wpa_supplicant. */
+        return r < 0 ? r : 1;
 }
 
 /* neard (org.neard), when it runs: roamd registers an NDEF agent (org.neard.NDEFAgent, neard's
@@ -233,15 +240,18 @@ static int ndef_agent_get(sd_bus_message *msg, void *userdata, sd_bus_error *err
                 return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
                                         "GetNDEF without NDEF data.");
         log_info("NFC: neard read a tag of %zu bytes", size);
-        r = nfc_handle(bt, ndef, size, true, NULL, &parse_error);
+        r = nfc_handle(bt, ndef, size, true, msg, true, &parse_error);
         if (r < 0) {
-                bt_event(bt, "An NFC tag was not understood: %s",
+                bt_event(bt, "An NFC tag was %s: %s",
+                         sd_bus_error_has_name(&parse_error, ROAM_ERROR_INVALID_ARGS)
+                             ? "not understood"
+                             : "not used",
                          parse_error.message ? parse_error.message : strerror(-r));
                 return sd_bus_reply_method_errorf(msg, "org.neard.NDEFAgent.Error.Failed", "%s",
                                                   parse_error.message ? parse_error.message
                                                                       : strerror(-r));
         }
-        return sd_bus_reply_method_return(msg, NULL);
+        return 1;
 }
 
 static int ndef_agent_release(sd_bus_message *msg, void *userdata, sd_bus_error *error)
@@ -339,6 +349,7 @@ int bt_nfc_start(Bt *bt)
 
 void bt_nfc_stop(Bt *bt)
 {
+        nfc_wifi_free_all(bt);
         for (size_t i = 0; i < ELEMENTSOF(bt->neard_slots); i++)
                 bt->neard_slots[i] = sd_bus_slot_unref(bt->neard_slots[i]);
         bt->neard_match = sd_bus_slot_unref(bt->neard_match);

@@ -18,6 +18,9 @@ typedef struct WpaIface {
         WpaSubscription *sub;
         WpaRequest *status;
         bool status_again; /* an event came while STATUS was on the wire */
+        WpaRequest *signal;
+        sd_event_source *signal_timer; /* armed only while associated */
+        bool signal_again;             /* a SIGNAL-CHANGE came while SIGNAL_POLL was out */
         bool up;
         WpaStation st;
 } WpaIface;
@@ -90,6 +93,106 @@ static void wpa_pick_p2p(Wpa *w)
                        best ? best->name : NULL);
 }
 
+static void iface_poll_signal(WpaIface *i);
+
+static bool station_associated(const WpaStation *st)
+{
+        return streq_ptr(st->wpa_state, "COMPLETED");
+}
+
+static void iface_set_signal(WpaIface *i, int32_t dbm, uint32_t speed)
+{
+        Link *l;
+
+        if (i->st.signal_dbm == dbm && i->st.link_speed == speed)
+                return;
+        i->st.signal_dbm = dbm;
+        i->st.link_speed = speed;
+        l = iface_link(i);
+        if (l)
+                link_bus_emit_changed(l, "WiFiSignal", "WiFiLinkSpeed", NULL);
+}
+
+static void iface_stop_signal(WpaIface *i)
+{
+        i->signal = wpa_request_cancel(i->signal);
+        i->signal_timer = sd_event_source_disable_unref(i->signal_timer);
+        i->signal_again = false;
+}
+
+static int on_signal_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        WpaIface *i = userdata;
+
+        i->signal_timer = sd_event_source_disable_unref(i->signal_timer);
+        iface_poll_signal(i);
+        return 0;
+}
+
+static void on_signal_poll(WpaClient *c, int error, const char *reply, size_t len, void *userdata)
+{
+        WpaIface *i = userdata;
+        WpaKv kv = {};
+        const char *rssi, *speed;
+        long dbm = 0;
+        unsigned long mbit = 0;
+        int r;
+
+        i->signal = NULL;
+        if (error < 0)
+                return;
+        if (!station_associated(&i->st))
+                return;
+        if (wpa_kv_parse(reply, len, &kv) < 0 || !(rssi = wpa_kv_get(&kv, "RSSI"))) {
+                /* FAIL: the driver reports no signal (the wired one); not asked again until
+                 * the next association. */
+                log_debug("%s: no signal from wpa_supplicant (%.*s)", i->name,
+                          (int)strcspn(reply, "\n"), reply);
+                wpa_kv_done(&kv);
+                iface_set_signal(i, 0, 0);
+                return;
+        }
+        {
+                char *end;
+                long v = strtol(rssi, &end, 10);
+                if (!*end && v > -200 && v < 0)
+                        dbm = v;
+                speed = wpa_kv_get(&kv, "LINKSPEED");
+                if (speed) {
+                        unsigned long u = strtoul(speed, &end, 10);
+                        if (!*end && u < 1000000)
+                                mbit = u;
+                }
+        }
+        wpa_kv_done(&kv);
+        iface_set_signal(i, (int32_t)dbm, (uint32_t)mbit);
+        if (i->signal_again) {
+                i->signal_again = false;
+                iface_poll_signal(i);
+                return;
+        }
+        r = sd_event_add_time_relative(i->wpa->manager->event, &i->signal_timer, CLOCK_MONOTONIC,
+                                       i->wpa->manager->config->wifi.signal_interval_usec,
+                                       USEC_PER_SEC / 10, on_signal_timer, i);
+        if (r < 0)
+                log_warning("%s: cannot arm the signal timer: %s", i->name, strerror(-r));
+}
+
+static void iface_poll_signal(WpaIface *i)
+{
+        int r;
+
+        if (i->signal) {
+                i->signal_again = true;
+                return;
+        }
+        i->signal_timer = sd_event_source_disable_unref(i->signal_timer);
+        r = wpa_client_request(iface_client(i), iface_prefix(i), "SIGNAL_POLL", on_signal_poll, i,
+                               &i->signal);
+        if (r < 0)
+                log_debug("%s: SIGNAL_POLL not sent: %s", i->name, strerror(-r));
+}
+
 static void iface_set_station(WpaIface *i, WpaStation *st)
 {
         bool changed = !streq_ptr(i->st.wpa_state, st->wpa_state) ||
@@ -101,9 +204,27 @@ static void iface_set_station(WpaIface *i, WpaStation *st)
         if (changed)
                 log_info("%s: wpa_supplicant %s -> %s%s%s", i->name, strempty(i->st.wpa_state),
                          strempty(st->wpa_state), st->ssid ? ", SSID " : "", strempty(st->ssid));
+        bool was_associated = station_associated(&i->st);
+        bool roamed = !streq_ptr(i->st.bssid, st->bssid);
+        int32_t dbm = i->st.signal_dbm;
+        uint32_t speed = i->st.link_speed;
+
         station_done(&i->st);
         i->st = *st;
         *st = (WpaStation){};
+        /* The signal belongs to an association: kept while it lasts, asked anew after a
+         * (re)association, forgotten when it ends. */
+        if (station_associated(&i->st) && was_associated && !roamed) {
+                i->st.signal_dbm = dbm;
+                i->st.link_speed = speed;
+        } else {
+                i->st.signal_dbm = dbm;
+                i->st.link_speed = speed;
+                iface_stop_signal(i);
+                iface_set_signal(i, 0, 0);
+                if (station_associated(&i->st))
+                        iface_poll_signal(i);
+        }
         l = iface_link(i);
         if (changed && l)
                 link_bus_emit_changed(l, "WiFiState", "WiFiSSID", "WiFiBSSID", "WiFiKeyMgmt",
@@ -185,6 +306,11 @@ static void iface_on_event(WpaIface *i, const WpaEvent *e)
 
         if (strncmp(e->name, "CTRL-EVENT-", 11) != 0)
                 return;
+        if (streq(e->name, "CTRL-EVENT-SIGNAL-CHANGE")) {
+                if (station_associated(&i->st))
+                        iface_poll_signal(i);
+                return;
+        }
         for (size_t k = 0; k < ELEMENTSOF(quiet); k++)
                 if (streq(e->name, quiet[k]))
                         return;
@@ -232,6 +358,7 @@ static void iface_free(WpaIface *i)
         if (!i)
                 return;
         wpa_request_cancel(i->status);
+        iface_stop_signal(i);
         wpa_subscription_free(i->sub);
         wpa_client_free(i->client);
         station_done(&i->st);
@@ -254,7 +381,7 @@ static void wpa_remove(Wpa *w, const char *name)
         iface_free(i);
         if (l)
                 link_bus_emit_changed(l, "WiFiState", "WiFiSSID", "WiFiBSSID", "WiFiKeyMgmt",
-                                      "WiFiFrequency", NULL);
+                                      "WiFiFrequency", "WiFiSignal", "WiFiLinkSpeed", NULL);
         wpa_pick_p2p(w);
 }
 
@@ -485,4 +612,20 @@ WpaClient *wpa_client_for(Wpa *w, const char *ifname, const char **ret_prefix)
         if (ret_prefix)
                 *ret_prefix = iface_prefix(i);
         return iface_client(i);
+}
+
+const char *wpa_station_ifname(Wpa *w)
+{
+        const char *best = NULL;
+
+        /* P2P devices and groups are not where a network is joined. */
+        for (size_t k = 0; w && k < w->n_ifaces; k++) {
+                WpaIface *i = w->ifaces[k];
+                if (!i->up || strncmp(i->name, "p2p-", 4) == 0 ||
+                    !wpa_client_is_up(iface_client(i)))
+                        continue;
+                if (!best || strcmp(i->name, best) < 0)
+                        best = i->name;
+        }
+        return best;
 }

@@ -3,13 +3,16 @@
 
 /* roamd's use of wpa_supplicant: which interfaces it runs (control sockets found in the
  * [WiFi] ControlDirectory, or the INTERFACES of the global socket), each one's station facts
- * from STATUS (refreshed on its CTRL-EVENT-* events) for the link's network identity, and which
- * interface carries P2P (handed to roamd-p2p.c). */
+ * from STATUS (refreshed on its CTRL-EVENT-* events) for the link's network identity, its
+ * signal from SIGNAL_POLL while associated (on CTRL-EVENT-SIGNAL-CHANGE and every [WiFi]
+ * SignalInterval=, 10 s: modest, the driver is not woken often), and which interface carries P2P
+ * (handed to roamd-p2p.c). */
 
 #include <stdbool.h>
 #include <stdint.h>
 
 typedef struct Manager Manager;
+
 typedef struct Wpa Wpa;
 typedef struct WpaClient WpaClient;
 
@@ -20,6 +23,10 @@ typedef struct WpaStation {
         char *key_mgmt;
         uint32_t freq;
         char *p2p_device_address;
+        /* SIGNAL_POLL while associated: 0 when unknown (not associated, or a driver that
+         * reports no signal, like the wired one). */
+        int32_t signal_dbm;
+        uint32_t link_speed; /* Mbit/s */
 } WpaStation;
 
 int wpa_new(Manager *m, Wpa **ret);
@@ -33,3 +40,7 @@ const WpaStation *wpa_station(Wpa *w, const char *ifname);
  * ...): the attached client that reaches it and the IFNAME= prefix to pass with requests
  * (NULL on a per-interface socket). NULL when wpa_supplicant does not run ifname now. */
 WpaClient *wpa_client_for(Wpa *w, const char *ifname, const char **ret_prefix);
+
+/* The interface a network from outside (an NFC tag) is added to: of the station interfaces
+ * wpa_supplicant runs now (not P2P devices or groups), the first by name. NULL when none. */
+const char *wpa_station_ifname(Wpa *w);

@@ -204,3 +204,30 @@ char *roam_state_sentence(const char *state, const char *link, const char *beare
                 }
         return r < 0 ? NULL : s;
 }
+
+const char *roam_signal_word(int dbm)
+{
+        if (dbm == 0)
+                return NULL;
+        if (dbm >= -50)
+                return "excellent";
+        if (dbm >= -60)
+                return "good";
+        if (dbm >= -70)
+                return "fair";
+        if (dbm >= -80)
+                return "weak";
+        return "very weak";
+}
+
+void roam_signal_text(int dbm, unsigned mbit, char *buf, size_t size)
+{
+        const char *w = roam_signal_word(dbm);
+
+        if (!w)
+                snprintf(buf, size, "%s", "");
+        else if (mbit)
+                snprintf(buf, size, "%s, %d dBm, %u Mbit/s", w, dbm, mbit);
+        else
+                snprintf(buf, size, "%s, %d dBm", w, dbm);
+}

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <errno.h>
+#include <stddef.h>
 
 /* The words roamd and roam share, from one table: connectivity verdicts and their reasons
  * (docs/connectivity.md), bearers, and an app's access, VPN rule and handover; with the
@@ -112,3 +113,10 @@ const char *roam_handover_words(const char *handover);
  * portal_url: where to log in (NULL: not known). Returns a malloc'd string, NULL on OOM. */
 char *roam_state_sentence(const char *state, const char *link, const char *bearer,
                           const char *reason, const char *portal_url);
+
+/* A WiFi signal in words, so no one reads a colour or a bar alone: "excellent" (-50 dBm and
+ * above), "good" (-60), "fair" (-70), "weak" (-80), "very weak"; NULL when unknown (0). */
+const char *roam_signal_word(int dbm);
+/* "good, -58 dBm, 866 Mbit/s" (the speed left out when unknown); "" when the signal is
+ * unknown. */
+void roam_signal_text(int dbm, unsigned mbit, char *buf, size_t size);

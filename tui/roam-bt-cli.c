@@ -586,6 +586,8 @@ int roam_nfc_run(char **args, bool json)
         r = import_call(bus, data, size, yes, json);
         if (r < 0 || yes || json)
                 return r;
-        printf("Nothing done: 'roam nfc import %s --yes' pairs the Bluetooth device.\n", file);
+        printf("Nothing done: 'roam nfc import %s --yes' pairs the Bluetooth device and adds the "
+               "WiFi network to wpa_supplicant.\n",
+               file);
         return 0;
 }

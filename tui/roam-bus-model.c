@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "roam-bus-model.h"
+#include "roam-words.h"
 #include "roam-bus.h"
 #include "roam-client-bus.h"
 #include "roam-log.h"
@@ -86,6 +87,10 @@ static const PropertyInfo link_properties[] = {
     LINK_FIELD("LastProbe", "t", PROPERTY_UINT64, last_probe),
     LINK_FIELD("ProbeDuration", "t", PROPERTY_UINT64, probe_duration),
     LINK_FIELD("CaptivePortal", "a{sv}", PROPERTY_CAPPORT, capport),
+    LINK_FIELD("WiFiState", "s", PROPERTY_STRING, wifi_state),
+    LINK_FIELD("WiFiSSID", "s", PROPERTY_STRING, wifi_ssid),
+    LINK_FIELD("WiFiSignal", "i", PROPERTY_INT32, wifi_signal),
+    LINK_FIELD("WiFiLinkSpeed", "u", PROPERTY_UINT32, wifi_link_speed),
 };
 
 static const PropertyInfo app_properties[] = {
@@ -169,7 +174,8 @@ int roam_link_new(const char *path, RoamLink **ret)
             &l->connectivity,  &l->connectivity_reason,
             &l->connectivity4, &l->connectivity_reason4,
             &l->connectivity6, &l->connectivity_reason6,
-            &l->portal_url,
+            &l->portal_url,    &l->wifi_state,
+            &l->wifi_ssid,
         };
         r = fill_empty_strings(strings, ELEMENTSOF(strings));
         if (r < 0)
@@ -198,6 +204,8 @@ RoamLink *roam_link_free(RoamLink *l)
         free(l->dns_source);
         strv_free(l->domains);
         free(l->captive_portal_url);
+        free(l->wifi_state);
+        free(l->wifi_ssid);
         free(l->connectivity);
         free(l->connectivity_reason);
         free(l->connectivity4);
@@ -213,6 +221,23 @@ RoamLink *roam_link_free(RoamLink *l)
 bool roam_link_is_virtual(const RoamLink *l)
 {
         return streq(l->bearer, "virtual");
+}
+
+void roam_link_wifi_text(const RoamLink *l, char *buf, size_t size)
+{
+        char signal[64];
+
+        if (!*l->wifi_state) {
+                snprintf(buf, size, "%s", "");
+                return;
+        }
+        if (!streq(l->wifi_state, "COMPLETED")) {
+                snprintf(buf, size, "not associated (%s)", l->wifi_state);
+                return;
+        }
+        roam_signal_text(l->wifi_signal, l->wifi_link_speed, signal, sizeof(signal));
+        snprintf(buf, size, "%s, signal %s", *l->wifi_ssid ? l->wifi_ssid : "hidden network",
+                 *signal ? signal : "not reported");
 }
 
 const RoamHistoryEntry *roam_link_history_get(const RoamLink *l, size_t i)

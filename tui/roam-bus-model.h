@@ -108,6 +108,12 @@ typedef struct RoamLink {
         uint64_t probe_duration; /* µs */
         RoamCapport capport;
 
+        /* wpa_supplicant's view ("" and 0 when it does not run the link or does not know). */
+        char *wifi_state;
+        char *wifi_ssid;
+        int wifi_signal;          /* dBm */
+        uint32_t wifi_link_speed; /* Mbit/s */
+
         /* Client-side only: a ring of the newest verdicts, see roam_link_history_*(). */
         RoamHistoryEntry history[ROAM_HISTORY_MAX];
         size_t n_history;
@@ -150,6 +156,9 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(RoamLink *, roam_link_free);
 
 /* True for the "virtual" bearer: shown, but never counted for the global state. */
 bool roam_link_is_virtual(const RoamLink *l);
+/* wpa_supplicant's view of the link in words: "Home, signal good, -58 dBm, 866 Mbit/s",
+ * "Home, signal not reported", "not associated (SCANNING)"; "" when it does not run the link. */
+void roam_link_wifi_text(const RoamLink *l, char *buf, size_t size);
 
 /* The history, newest first: entry i (0 = newest), NULL past the end. */
 const RoamHistoryEntry *roam_link_history_get(const RoamLink *l, size_t i);

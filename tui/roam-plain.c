@@ -105,6 +105,12 @@ static void print_link_line(const RoamLink *l, uint64_t now)
                 fputs("; no address", stdout);
         if (streq(l->connectivity, "portal") && *l->portal_url)
                 printf("; log in at %s", l->portal_url);
+        {
+                char wifi[160];
+                roam_link_wifi_text(l, wifi, sizeof(wifi));
+                if (*wifi)
+                        printf("; WiFi %s", wifi);
+        }
         if (roam_link_is_virtual(l))
                 fputs("; virtual, never counts", stdout);
         fputc('\n', stdout);

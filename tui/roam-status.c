@@ -196,6 +196,12 @@ static int print_link(const RoamModel *m, const RoamLink *l, FILE *f)
         }
 
         print_field(f, "Carrier:", l->carrier ? "yes" : "no");
+        {
+                char wifi[160];
+                roam_link_wifi_text(l, wifi, sizeof(wifi));
+                if (*wifi)
+                        print_field(f, "WiFi:", wifi);
+        }
 
         print_label(f, "Interface:");
         fprintf(f, "%s (operational state: %s)\n", l->admin_up ? "up" : "down",
@@ -399,6 +405,16 @@ static int link_to_json(const RoamLink *l, json_object **ret)
                                   : json_add_null(o, "last_probe_usec");
         if (r >= 0)
                 r = json_add_int(o, "probe_duration_usec", (int64_t)l->probe_duration);
+        if (r >= 0)
+                r = json_add_string(o, "wifi_state", l->wifi_state);
+        if (r >= 0)
+                r = json_add_string(o, "wifi_ssid", l->wifi_ssid);
+        if (r >= 0)
+                r = l->wifi_signal ? json_add_int(o, "wifi_signal_dbm", l->wifi_signal)
+                                   : json_add_null(o, "wifi_signal_dbm");
+        if (r >= 0)
+                r = l->wifi_link_speed ? json_add_int(o, "wifi_link_speed_mbit", l->wifi_link_speed)
+                                       : json_add_null(o, "wifi_link_speed_mbit");
         if (r < 0)
                 return r;
 

@@ -188,7 +188,7 @@ static void help(void)
                "                     answer ID yes|no [PIN or passkey]\n"
                "  nfc import FILE|- [--yes]\n"
                "                     What an NFC tag (NDEF, raw or hex) holds; --yes pairs\n"
-               "                     its Bluetooth device\n"
+               "                     its Bluetooth device, adds its WiFi network\n"
                "\n"
                "Changing apps needs root, group netdev or polkit authorization.\n"
                "\n"

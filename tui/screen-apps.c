@@ -44,14 +44,32 @@ typedef struct AppsData {
         TuiFilter filter;
 } AppsData;
 
-/* The orders of s: roamd's (by ID, default and system last) first. */
-static const char *const order_names[] = {"ID", "state", "access"};
+/* The orders of s: roamd's (by ID, default and system last) first. "bearer": of the link the
+ * app's new flows take now (IPv4's, else IPv6's), in the shared bearer table's order; apps
+ * without a route last. */
+static const char *const order_names[] = {"ID", "state", "access", "bearer"};
 static int order_of_view;
+static const RoamModel *model_of_view;
+
+static int app_bearer_rank(const RoamApp *a)
+{
+        const char *route = *a->route4 ? a->route4 : a->route6;
+
+        for (size_t i = 0; *route && model_of_view && i < model_of_view->n_links; i++) {
+                const RoamLink *l = model_of_view->links[i];
+                if (streq(l->name, route)) {
+                        RoamBearer b = roam_bearer_from_string(l->bearer);
+                        return b < 0 ? _ROAM_BEARER_MAX : (int)b;
+                }
+        }
+        return _ROAM_BEARER_MAX + 1;
+}
 
 static int app_rank(const RoamApp *a)
 {
         return order_of_view == 1   ? -roam_app_state_kind(a) /* online first, blocked last */
                : order_of_view == 2 ? (int)roam_access_from_string(a->access)
+               : order_of_view == 3 ? app_bearer_rank(a)
                                     : 0;
 }
 
@@ -86,7 +104,9 @@ static size_t view_apps(Tui *t, AppsData *d, const RoamApp ***ret)
                         v[n++] = a;
         }
         order_of_view = d->filter.order;
+        model_of_view = m;
         qsort(v, n, sizeof(RoamApp *), app_compare);
+        model_of_view = NULL;
         return n;
 }
 
@@ -660,7 +680,7 @@ static const KeyHelp apps_keys[] = {
     {"/", NULL,
      "Show only the apps whose ID, state, access or VPN rule contains what you type (Enter "
      "keeps it, Esc clears it)"},
-    {"s", NULL, "Sort by ID, state (online first) or access, in turn"},
+    {"s", NULL, "Sort by ID, state (online first), access or bearer, in turn"},
     {"Up/Down", NULL, "Select the previous or next app (also k and j)"},
     {"Tab", NULL, "Select the next app, wrapping around (Shift-Tab: previous)"},
     {"PgUp/PgDn", NULL, "Move five apps up or down (also Space)"},

@@ -212,6 +212,12 @@ static int build(Tui *t, const RoamLink *l, TuiDoc *doc, int *ret_items)
         fieldf(&b, "Bearer", THEME_NORMAL, "%s (from %s)%s", l->bearer,
                streq(l->bearer_source, "config") ? "the configuration" : "sysfs",
                roam_link_is_virtual(l) ? "; virtual links never count" : "");
+        {
+                char wifi[160];
+                roam_link_wifi_text(l, wifi, sizeof(wifi));
+                if (*wifi)
+                        field(&b, "WiFi", THEME_NORMAL, wifi);
+        }
 
         heading(&b, "Addresses and routes");
         if (l->n_addresses == 0)

@@ -11,7 +11,7 @@ import dbus
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from btenv import HEADSET, TOP  # noqa: E402
+from btenv import HEADSET, TOP, BtEnv  # noqa: E402
 
 SPEAKER = "00:1B:66:AA:09:09"
 WPAS = os.path.join(TOP, "tests/unit/ndef")
@@ -70,7 +70,8 @@ def test_touch_pairs_a_known_device(env):
     env.mock_call("SetPairing", env.dev, "confirm", "271828")
     kind, cs = carriers(env.bt().ImportNdef(dbus.ByteArray(handover_select(HEADSET, "x")), True))
     assert cs[0][1]["action"] == "pairing"
-    assert cs[1][1]["action"].startswith("not applied")
+    # No wpa_supplicant here: the WiFi alternative says so, the Bluetooth one is used.
+    assert cs[1][1]["action"] == "not added: no WiFi interface is run by wpa_supplicant"
     q = env.wait(lambda: (q := env.question())["kind"] == "confirm" and q, what="question")
     assert q["value"] == "271828" and q["address"] == HEADSET
     env.bt().Answer(dbus.UInt32(q["id"]), True, "")
@@ -145,7 +146,64 @@ def test_tag_from_neard_pairs(env):
     assert neard.Touch(dbus.ByteArray(b"\xd2\x17\xff"), "application/vnd.wfa.wsc",
                        dbus_interface="org.neard.Test") == "org.neard.NDEFAgent.Error.Failed"
     assert "not understood" in str(env.prop("LastEvent"))
+    # A WiFi tag with no wpa_supplicant to take it: refused, said in words.
+    wifi = bytes.fromhex(open(os.path.join(WPAS, "wpas-config-token-psk.hex")).read().strip())
+    assert neard.Touch(dbus.ByteArray(wifi), "application/vnd.wfa.wsc",
+                       dbus_interface="org.neard.Test") == "org.neard.NDEFAgent.Error.Failed"
+    assert str(env.prop("LastEvent")) == (
+        "An NFC tag was not used: No WiFi interface is run by wpa_supplicant, so the tag's WiFi "
+        "network cannot be added; nothing was changed.")
     # Only neard may call the NDEF agent.
     agent = env.bus.get_object("org.roam1", "/org/roam1/nfc/agent")
     with pytest.raises(dbus.DBusException, match="Only neard"):
         agent.GetNDEF({"NDEF": dbus.ByteArray(msg)}, dbus_interface="org.neard.NDEFAgent")
+
+
+def test_tag_from_neard_adds_wifi_then_pairs(tmp_path):
+    """A handover from neard with Bluetooth and WiFi carriers: the WiFi network goes to
+    wpa_supplicant (the protocol double of tests/wpa) first, neard's GetNDEF is answered once it
+    did, then the Bluetooth device is paired."""
+    sys.path.insert(0, os.path.join(TOP, "tests/wpa"))
+    from fakewpa import FakeWpa
+    ctrl = str(tmp_path / "ctrl")
+    env = BtEnv("nfcwifi", f"[WiFi]\nControlDirectory={ctrl}\nClientDirectory={tmp_path}/c\n")
+    fake = None
+    try:
+        env.mock_call("AddAdapter", "hci0", "roam-laptop")
+        env.dev = env.mock_call("AddDevice", "hci0", HEADSET, "Roam Headset")
+        env.wait(lambda: env.device(HEADSET) and env.prop("AgentRegistered"),
+                 what="the device and the agent")
+        # wlan0 first (roamd takes only sockets of its namespace's links), then its socket.
+        env.netns("ip link add wlan0 type veth peer name wlan0-peer")
+        manager = env.bus.get_object("org.roam1", "/org/roam1")
+
+        def known():
+            try:
+                return manager.GetLinkByName("wlan0", dbus_interface="org.roam1.Manager")
+            except dbus.DBusException:
+                return None
+        env.wait(known, what="roamd knows wlan0")
+        fake = FakeWpa(ctrl, ifname="wlan0", p2p=False).start()
+        fake.wait_request("STATUS")  # attached: wlan0 is run by wpa_supplicant
+        neard = env.start_neard()
+        env.wait(lambda: len(neard.Registered(dbus_interface="org.neard.Test")) == 3,
+                 what="roamd's NDEF agent registered with neard")
+        env.mock_call("SetPairing", env.dev, "confirm", "141421")
+        msg = handover_select(HEADSET, "Headset")
+        assert neard.Touch(dbus.ByteArray(msg), "application/vnd.bluetooth.ep.oob",
+                           dbus_interface="org.neard.Test") == "delivered"
+        assert fake.saved == {0: {"disabled": "0", "ssid": "roam-test-net",
+                                  "key_mgmt": "WPA-PSK", "proto": "RSN",
+                                  "psk": "correct horse battery"}}
+        q = env.wait(lambda: (q := env.question())["kind"] == "confirm" and q, what="question")
+        assert q["value"] == "141421"
+        env.bt().Answer(dbus.UInt32(q["id"]), True, "")
+        env.wait(lambda: env.device(HEADSET)["paired"], what="paired")
+        assert 'The WiFi network "roam-test-net" from an NFC tag was added to wpa_supplicant ' \
+            "on wlan0" in env.log()
+        rc = env.stop_roamd()
+        assert rc in (None, 0), f"roamd exited with {rc}:\n{env.log()[-4000:]}"
+    finally:
+        if fake:
+            fake.close()
+        env.close()

@@ -111,3 +111,15 @@ def test_themes(env, screen, theme):
     check_golden(f"bluetooth-pin-theme-{theme}", t, theme)
     t.key("\x1b")
     t.wait_for(screen="bluetooth", text=["Pairing with Roam Headset failed:", "refused"])
+
+
+def test_nfc_wifi_result_in_words(env, screen):
+    """An NFC tag's WiFi network that cannot be added (no wpa_supplicant here): roam nfc import
+    says why, and the Bluetooth screen's last event says it in words."""
+    t = screen()
+    with open(os.path.join(TOP, "tests/unit/ndef/wpas-config-token-psk.hex")) as f:
+        r = env.roam("nfc", "import", "-", "--yes", input=f.read())
+    assert r.returncode != 0
+    assert "No WiFi interface is run by wpa_supplicant" in r.stderr
+    t.wait_for(screen="bluetooth", text="The WiFi network of an NFC tag was not added: no WiFi")
+    check_golden("bluetooth-nfc-wifi-result", t)

@@ -114,6 +114,10 @@ LINK_PROPERTIES = {
     "LastProbe": ("t", 0),
     "ProbeDuration": ("t", 0),
     "CaptivePortal": ("a{sv}", {}),
+    "WiFiState": ("s", ""),
+    "WiFiSSID": ("s", ""),
+    "WiFiSignal": ("i", 0),
+    "WiFiLinkSpeed": ("u", 0),
 }
 
 APP_PROPERTIES = {

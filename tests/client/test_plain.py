@@ -103,6 +103,11 @@ def test_plain_commands(roamd, plain):
     p.expect(r"  reprobe NAME .*")
     p.send("links")
     p.expect(r"eth0 \(ethernet\): offline.*")
+    # The WiFi signal in words, when wpa_supplicant reports one.
+    fake.send(op="set", link=3, props={"WiFiState": "COMPLETED", "WiFiSSID": "Cafe",
+                                       "WiFiSignal": -74, "WiFiLinkSpeed": 0})
+    p.send("links")
+    p.expect(r"wlan0 \(wifi\): .*; WiFi Cafe, signal weak, -74 dBm")
     p.send("link wlan0")
     p.expect(r"  IPv6: offline, no probe round has ended yet, or the link is never probed")
     p.expect(r"  Seen at \d\d:\d\d:\d\d: portal, redirected to a login page")

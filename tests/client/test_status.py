@@ -28,6 +28,7 @@ WIFI0 = {
     "Connectivity4": "portal", "ConnectivityReason4": "portal-redirect",
     "PortalURL": "http://portal.example/login", "LastProbe": 1_700_000_000_000_000,
     "ProbeDuration": 250_000,
+    "WiFiState": "COMPLETED", "WiFiSSID": "Cafe", "WiFiSignal": -58, "WiFiLinkSpeed": 144,
 }
 BRIDGE = {
     "Index": 7, "Name": "br-virt", "Bearer": "virtual", "Kind": "bridge", "MTU": 1500,
@@ -55,7 +56,8 @@ LINK_KEYS = ["name", "index", "bearer", "bearer_source", "kind", "driver", "hard
              "mtu", "admin_up", "carrier", "oper_state", "state", "addresses", "gateways", "dns",
              "dns_source", "domains", "captive_portal_url", "connectivity", "connectivity_reason",
              "connectivity4", "connectivity_reason4", "connectivity6", "connectivity_reason6",
-             "portal_url", "last_probe_usec", "probe_duration_usec"]
+             "portal_url", "last_probe_usec", "probe_duration_usec", "wifi_state", "wifi_ssid",
+             "wifi_signal_dbm", "wifi_link_speed_mbit"]
 
 
 def blocks(text):
@@ -111,6 +113,9 @@ def test_status_text(roamd, roam):
     assert field(eth0, "Connectivity") == ["offline (not probed yet)"]
     assert field(eth0, "Last probe") is None
     assert field(wifi, "Carrier") == ["yes"]
+    # The signal in words beside the number (wpa_supplicant's SIGNAL_POLL through roamd).
+    assert field(wifi, "WiFi") == ["Cafe, signal good, -58 dBm, 144 Mbit/s"]
+    assert field(eth0, "WiFi") is None
     assert field(wifi, "Interface") == ["up (operational state: up)"]
     assert field(wifi, "Device") == ["veth, driver veth, address 02:00:00:00:00:03, MTU 1480"]
     assert field(wifi, "Addresses") == ["192.0.2.10/24 (global)", "2001:db8::10/64 (global)",
@@ -164,13 +169,15 @@ def test_status_json(roamd, roam):
         "connectivity4": "portal", "connectivity_reason4": "portal-redirect",
         "connectivity6": "offline", "connectivity_reason6": "not-probed",
         "portal_url": "http://portal.example/login", "last_probe_usec": 1_700_000_000_000_000,
-        "probe_duration_usec": 250_000,
+        "probe_duration_usec": 250_000, "wifi_state": "COMPLETED", "wifi_ssid": "Cafe",
+        "wifi_signal_dbm": -58, "wifi_link_speed_mbit": 144,
     }
     eth0 = doc["links"][0]
     assert eth0["carrier"] is False and eth0["admin_up"] is True
     assert eth0["addresses"] == [] and eth0["gateways"] == [] and eth0["dns"] == []
     assert eth0["domains"] == [] and eth0["kind"] == "" and eth0["captive_portal_url"] == ""
     assert eth0["last_probe_usec"] is None and eth0["portal_url"] == ""
+    assert eth0["wifi_state"] == "" and eth0["wifi_signal_dbm"] is None
     assert doc["links"][3]["gateways"] == [{"family": 4, "address": ""}]
     # Pretty-printed, URLs not escaped.
     assert "\n  " in r.out and "\\/" not in r.out

@@ -366,3 +366,22 @@ def test_apps_filter_and_sort(roamd, tui, golden):
     t.key(ESC)
     t.wait_for(screen="overview")
     assert fake.send(op="calls") == []
+
+
+def test_apps_sort_by_bearer(roamd, tui, golden):
+    """s steps ID -> state -> access -> bearer: by the bearer of the link each app's new flows
+    take now (the shared bearer order: wifi before vpn), apps without a route last."""
+    roamd(APPS)
+    t = tui()
+    open_apps(t)
+    for name in ("state", "access", "bearer"):
+        t.key("s")
+        said(t, f"Sorted by {name}.")
+    ids = [line[2:].split()[0] for line in t.text_lines()
+           if line[2:6] == "org." or line[2:9] in ("default", "system ")]
+    assert ids == ["org.example.Browser", "org.example.Printer", "default", "system",
+                   "org.example.Mail", "org.example.Backup", "org.example.Chat",
+                   "org.example.Maps"], ids
+    golden("apps-sort-bearer", t)
+    t.key("s")
+    said(t, "Sorted by ID.")

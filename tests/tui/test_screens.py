@@ -66,6 +66,24 @@ def test_link_detail(roamd, tui, golden):
     golden("link-portal-end", t)
 
 
+def test_link_wifi_signal(roamd, tui, golden):
+    """wpa_supplicant's signal on the link screen, in words beside the numbers."""
+    wlan = dict(WLAN0_ONLINE, WiFiState="COMPLETED", WiFiSSID="Home", WiFiSignal=-58,
+                WiFiLinkSpeed=866)
+    fake = roamd({"manager": manager("online", wlan), "links": [wlan]})
+    t = tui()
+    t.wait_for(screen="overview", text="wlan0")
+    t.key("\r")
+    t.wait_for(screen="link", text="Home, signal good, -58 dBm, 866 Mbit/s")
+    golden("link-wifi-signal", t)
+    # Live: weaker, then the association ends.
+    fake.send(op="set", link=3, props={"WiFiSignal": -83, "WiFiLinkSpeed": 6})
+    t.wait_for(screen="link", text="Home, signal very weak, -83 dBm, 6 Mbit/s")
+    fake.send(op="set", link=3, props={"WiFiState": "SCANNING", "WiFiSSID": "",
+                                       "WiFiSignal": 0, "WiFiLinkSpeed": 0})
+    t.wait_for(screen="link", text="not associated (SCANNING)")
+
+
 def test_link_history_and_live_change(roamd, tui, golden):
     fake = roamd(verdict_scenario("portal"))
     t = tui()
@@ -519,3 +537,43 @@ def test_links_in_a_stable_order(roamd, tui):
     fake.send(op="add", link={"Index": 1, "Name": "usb0", "Bearer": "ethernet"})
     t.wait_for(screen="overview", text="usb0")
     assert link_rows(t) == ["usb0", "eth0", "wlan0"]
+
+
+def test_wrapped_url_is_one_hyperlink(roamd, tui):
+    """A URL longer than a row wraps over rows; each piece is written inside an OSC 8 link to
+    the whole URL, all with one id=, so the terminal treats them as one link."""
+    import re
+    url = ("http://portal.cafe.example/login?next=%2Fsome%2Fvery%2Flong%2Fpath&session="
+           "0123456789abcdef0123456789abcdef&lang=en")
+    eth1 = dict(ETH1_PORTAL, PortalURL=url,
+                CaptivePortal=dict(ETH1_PORTAL["CaptivePortal"], UserPortalURL=url))
+    roamd({"manager": manager("portal", eth1), "links": [eth1]})
+    t = tui()
+    t.wait_for(screen="overview", text="eth1")
+    t.key("\r")
+    t.wait_for(screen="link", text="eth1 (ethernet): portal")
+    rows = t.text_lines()
+    assert url not in "\n".join(rows)  # wrapped: no row holds it whole
+    assert url in "".join(r.strip() for r in rows)
+    link_rows = [r.strip() for r in rows if "Log in at:" in r or r.startswith(" " * 18)]
+    pattern = re.compile(rb"\x1b\]8;id=(roam-[0-9a-f]{8});" + re.escape(url.encode()) +
+                         rb"\x1b\\(.*?)\x1b\]8;;\x1b\\")
+
+    def runs():
+        """Consecutive pieces of one id that add up to the URL, as written."""
+        out, ident, acc = [], None, []
+        for i, text in pattern.findall(b"".join(t.output)):
+            if i != ident or "".join(acc) == url:
+                ident, acc = i, []
+            acc.append(text.decode())
+            if "".join(acc) == url:
+                out.append(list(acc))
+        return out
+
+    # The link screen's "Log in at:" field: its two pieces, each on its row.
+    # (written with the frame that showed it, in the same flush)
+    assert any(len(r) == 2 and r[1] in link_rows[1] for r in runs()), runs()
+    first, second = [r for r in runs() if len(r) == 2 and r[1] in link_rows[1]][-1]
+    assert link_rows[0].endswith(first) and link_rows[1].startswith(second)
+    # Never a piece without its link: no bare OSC 8 for part of the URL.
+    assert not re.search(rb"\x1b\]8;;" + re.escape(url.encode()) + rb"\x1b\\h", b"".join(t.output))

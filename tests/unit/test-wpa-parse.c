@@ -3,6 +3,7 @@
 #include <stdint.h>
 
 #include "roamd-client-wpa-parse.h"
+#include "roam-words.h"
 #include "test.h"
 
 static int split(const char *s, WpaMessage *m)
@@ -218,4 +219,27 @@ TEST(wpa_words)
         ASSERT_STREQ(wpa_group_removed_reason("FREQ_CONFLICT"), "freq-conflict");
         ASSERT_STREQ(wpa_group_removed_reason("SOMETHING"), "unknown");
         ASSERT_STREQ(wpa_group_removed_reason(NULL), "unknown");
+}
+
+TEST(signal_words)
+{
+        char buf[64];
+
+        /* The words clients show for SIGNAL_POLL's RSSI: each boundary, and unknown (0). */
+        ASSERT_TRUE(roam_signal_word(0) == NULL);
+        ASSERT_STREQ(roam_signal_word(-30), "excellent");
+        ASSERT_STREQ(roam_signal_word(-50), "excellent");
+        ASSERT_STREQ(roam_signal_word(-51), "good");
+        ASSERT_STREQ(roam_signal_word(-60), "good");
+        ASSERT_STREQ(roam_signal_word(-61), "fair");
+        ASSERT_STREQ(roam_signal_word(-70), "fair");
+        ASSERT_STREQ(roam_signal_word(-71), "weak");
+        ASSERT_STREQ(roam_signal_word(-80), "weak");
+        ASSERT_STREQ(roam_signal_word(-81), "very weak");
+        roam_signal_text(-58, 866, buf, sizeof(buf));
+        ASSERT_STREQ(buf, "good, -58 dBm, 866 Mbit/s");
+        roam_signal_text(-90, 0, buf, sizeof(buf));
+        ASSERT_STREQ(buf, "very weak, -90 dBm");
+        roam_signal_text(0, 54, buf, sizeof(buf));
+        ASSERT_STREQ(buf, "");
 }

@@ -16,6 +16,13 @@ source of each format is cited where it is produced (hostap tree, tag hostap_2_1
                                      wpas_p2p_group_started, wpas_p2p_group_delete, ...)
   src/common/wpa_ctrl.h              the event names, most with a trailing space
   src/wps/wps_common.c               wps_generate_pin() (8 digits, last one a checksum)
+  wpa_supplicant/ctrl_iface.c        networks: ADD_NETWORK ("%d\\n"), SET_NETWORK,
+                                     GET_NETWORK (the value without newline; keys as "*",
+                                     wpa_config_get_no_key()), ENABLE_NETWORK, REMOVE_NETWORK,
+                                     LIST_NETWORKS (header, then id TAB ssid TAB bssid TAB
+                                     flags), SAVE_CONFIG (FAIL without update_config=1);
+                                     SIGNAL_POLL (wpa_supplicant_signal_poll(): RSSI, LINKSPEED,
+                                     NOISE, FREQUENCY lines; FAIL when the driver has none)
 
 With p2p=False it behaves like wpa_supplicant on a driver without P2P (what the wired driver
 gives): test_fake_vs_real.py compares those answers with transcripts recorded from the real
@@ -80,6 +87,12 @@ class FakeWpa:
         self.thread = None
         self.wake_r, self.wake_w = os.pipe()
         self.running = False
+        self.networks = {}  # id -> {field: value as set}, plus "disabled"
+        self.update_config = True
+        self.saved = None  # the networks at the last SAVE_CONFIG
+        self.fail = {}  # "SET_NETWORK psk" or "ADD_NETWORK" -> the reply to give instead
+        self.station = None  # associated: {"ssid", "bssid", "freq"}
+        self.signal = None  # {"RSSI": -58, "LINKSPEED": 300, "NOISE": 9999, "FREQUENCY": 5180}
 
     @property
     def path(self):
@@ -252,9 +265,37 @@ class FakeWpa:
 
     # Commands (ctrl_iface.c wpa_supplicant_ctrl_iface_process()).
 
+    def associate(self, ssid, bssid, freq, rssi, linkspeed):
+        """A station association: STATUS says COMPLETED, SIGNAL_POLL answers;
+        CTRL-EVENT-CONNECTED as events.c wpa_supplicant_event_assoc() words it (the wired
+        transcript shows the same)."""
+        self.station = {"ssid": ssid, "bssid": bssid, "freq": freq}
+        self.signal = {"RSSI": rssi, "LINKSPEED": linkspeed, "NOISE": 9999, "FREQUENCY": freq}
+        self.event(f"CTRL-EVENT-CONNECTED - Connection to {bssid} completed [id=0 id_str=]")
+
+    def signal_change(self, rssi, linkspeed, announce=True):
+        """The driver's signal moved; with announce, CTRL-EVENT-SIGNAL-CHANGE as events.c
+        wpas_event_signal_change() words it ("above=%d signal=%d noise=%d txrate=%lu")."""
+        self.signal.update(RSSI=rssi, LINKSPEED=linkspeed)
+        if announce:
+            self.event(f"CTRL-EVENT-SIGNAL-CHANGE above=0 signal={rssi} noise=-92 "
+                       f"txrate={linkspeed * 1000}")
+
+    def disassociate(self):
+        bssid = self.station["bssid"]
+        self.station = self.signal = None
+        self.event(f"CTRL-EVENT-DISCONNECTED bssid={bssid} reason=3 locally_generated=1")
+
     def status(self):
-        # wpa_supplicant_ctrl_iface_status(): wpa_state, [p2p_device_address], address, uuid
+        # wpa_supplicant_ctrl_iface_status(): when associated bssid, freq, ssid, id, mode,
+        # ciphers, key_mgmt (the order of the wired transcript's status_connected), then
+        # wpa_state, [p2p_device_address], address, uuid
         s = "wpa_state=DISCONNECTED\n"
+        if getattr(self, "station", None):
+            st = self.station
+            s = (f"bssid={st['bssid']}\nfreq={st['freq']}\nssid={st['ssid']}\nid=0\n"
+                 "mode=station\npairwise_cipher=CCMP\ngroup_cipher=CCMP\nkey_mgmt=WPA2-PSK\n"
+                 "wpa_state=COMPLETED\n")
         if self.p2p:
             s += f"p2p_device_address={self.p2p_dev_addr}\n"
         return s + f"address={self.address}\nuuid={self.uuid}\n"
@@ -294,6 +335,16 @@ class FakeWpa:
                 self.finding = False
                 events.append("P2P-FIND-STOPPED ")
             return ok, events
+        key = f"{w} {words[2]}" if w == "SET_NETWORK" and len(words) > 2 else w
+        if key in self.fail:
+            return self.fail[key], []
+        if w in NETWORK_COMMANDS:
+            return self.network_command(w, cmd), []
+        if w == "SIGNAL_POLL":
+            if not self.signal:
+                return fail, []  # the wired driver has no signal_poll
+            return "".join(f"{k}={self.signal[k]}\n" for k in
+                           ("RSSI", "LINKSPEED", "NOISE", "FREQUENCY")), []
         if not w.startswith("P2P_"):
             return "UNKNOWN COMMAND\n", []
         if not self.p2p:
@@ -333,3 +384,76 @@ class FakeWpa:
             role = self.groups.pop(words[1])
             return ok, [f"P2P-GROUP-REMOVED {words[1]} {role} reason=REQUESTED"]
         return fail, []
+
+    def network_command(self, w, cmd):
+        """ctrl_iface.c: wpa_supplicant_ctrl_iface_{add,set,get,enable,remove,list}_network*,
+        and config.c's parsers for the fields roamd sets (ssid as hex or quoted, psk as a
+        quoted 8..63 passphrase or 64 hex digits)."""
+        fail, ok = "FAIL\n", "OK\n"
+        words = cmd.split(" ", 3)
+        nets = self.networks
+        if w == "ADD_NETWORK":
+            i = max(nets, default=-1) + 1
+            nets[i] = {"disabled": "1"}
+            return f"{i}\n"
+        if w == "LIST_NETWORKS":
+            out = "network id / ssid / bssid / flags\n"
+            for i, n in sorted(nets.items()):
+                flags = "[DISABLED]" if n["disabled"] == "1" else ""
+                out += f"{i}\t{n.get('ssid', '')}\tany\t{flags}\n"
+            return out
+        if w == "SAVE_CONFIG":
+            if not self.update_config:
+                return fail
+            self.saved = {i: dict(n) for i, n in nets.items()}
+            return ok
+        if len(words) < 2 or not words[1].isdigit() or int(words[1]) not in nets:
+            return fail
+        n = nets[int(words[1])]
+        if w == "ENABLE_NETWORK" and len(words) == 2:
+            n["disabled"] = "0"
+            return ok
+        if w == "REMOVE_NETWORK" and len(words) == 2:
+            del nets[int(words[1])]
+            return ok
+        if w == "GET_NETWORK" and len(words) == 3:
+            if words[2] in ("psk", "wep_key0"):
+                return "*" if words[2] in n else fail
+            if words[2] == "ssid" and "ssid" in n:
+                return f'"{n["ssid"]}"'
+            return n.get(words[2], fail)
+        if w == "SET_NETWORK" and len(words) == 4:
+            field, value = words[2], words[3]
+            if field == "ssid":
+                text = quoted_or_hex(value)
+                if text is None or not 0 < len(text) <= 32:
+                    return fail
+                n["ssid"] = text.decode(errors="replace")
+            elif field == "psk":
+                text = value[1:-1] if value.startswith('"') and value.endswith('"') else None
+                if text is not None and 8 <= len(text.encode()) <= 63:
+                    n["psk"] = text
+                elif len(value) == 64 and all(c in "0123456789abcdefABCDEF" for c in value):
+                    n["psk"] = value
+                else:
+                    return fail
+            elif field in ("key_mgmt", "proto", "auth_alg", "wep_key0"):
+                n[field] = value
+            else:
+                return fail
+            return ok
+        return fail
+
+
+NETWORK_COMMANDS = ("ADD_NETWORK", "SET_NETWORK", "GET_NETWORK", "ENABLE_NETWORK",
+                    "REMOVE_NETWORK", "LIST_NETWORKS", "SAVE_CONFIG")
+
+
+def quoted_or_hex(value):
+    """config.c wpa_config_parse_string(): "text" or an even number of hex digits."""
+    if len(value) >= 2 and value.startswith('"') and value.endswith('"'):
+        return value[1:-1].encode()
+    try:
+        return bytes.fromhex(value) if len(value) % 2 == 0 else None
+    except ValueError:
+        return None

@@ -11,7 +11,8 @@ WPA = shutil.which("wpa_supplicant") or "/usr/sbin/wpa_supplicant"
 
 CONF = """ctrl_interface={ctrl}
 ap_scan=0
-network={{
+"""
+NETWORK = """network={{
 \tkey_mgmt=NONE
 \tssid="{ssid}"
 }}
@@ -29,13 +30,18 @@ def wait_path(path, present=True, timeout=10.0):
 class RealWpa:
     """wpa_supplicant -Dwired on veth IFNAME inside netns NS (which the caller created)."""
 
-    def __init__(self, netns, ifname, ctrl_dir, global_path=None, ssid="wired"):
+    def __init__(self, netns, ifname, ctrl_dir, global_path=None, ssid="wired",
+                 update_config=False):
         self.netns, self.ifname, self.ctrl = netns, ifname, ctrl_dir
         self.global_path = global_path
         self.dir = tempfile.mkdtemp(prefix="realwpa-")
         self.conf = os.path.join(self.dir, "wpa.conf")
         with open(self.conf, "w") as f:
-            f.write(CONF.format(ctrl=ctrl_dir, ssid=ssid))
+            f.write(CONF.format(ctrl=ctrl_dir))
+            if update_config:
+                f.write("update_config=1\n")
+            if ssid:
+                f.write(NETWORK.format(ssid=ssid))
         self.proc = None
 
     @property
@@ -56,6 +62,11 @@ class RealWpa:
             self.proc.send_signal(signal.SIGTERM)
             self.proc.wait(10)
         self.proc = None
+
+    def config(self):
+        """The configuration file as wpa_supplicant left it (SAVE_CONFIG rewrites it)."""
+        with open(self.conf) as f:
+            return f.read()
 
     def log(self):
         try:

@@ -26,6 +26,18 @@ IFACE_COMMANDS = [
     "P2P_GROUP_REMOVE p2p-wtest0-0", "SET device_name roam-test", "NO_SUCH_COMMAND",
     "", "DETACH", "DETACH",
 ]
+# Networks, as roamd adds an NFC tag's credential, on a daemon with update_config=1 and no
+# network yet; then what the tests read back, bad input and SIGNAL_POLL (the wired driver has
+# no signal: FAIL).
+NETWORK_COMMANDS = [
+    "LIST_NETWORKS", "ADD_NETWORK", "SET_NETWORK 0 ssid 726f616d2d746573742d6e6574",
+    "SET_NETWORK 0 key_mgmt WPA-PSK", "SET_NETWORK 0 proto RSN",
+    'SET_NETWORK 0 psk "correct horse battery"', "LIST_NETWORKS", "ENABLE_NETWORK 0",
+    "SAVE_CONFIG", "GET_NETWORK 0 ssid", "GET_NETWORK 0 psk", "GET_NETWORK 0 key_mgmt",
+    'SET_NETWORK 0 psk "short"', "SET_NETWORK 0 ssid 7", "SET_NETWORK 7 ssid 41",
+    "ENABLE_NETWORK 7", "GET_NETWORK 7 ssid", "ADD_NETWORK", "REMOVE_NETWORK 1",
+    "REMOVE_NETWORK 1", "SIGNAL_POLL",
+]
 GLOBAL_COMMANDS = ["PING", "INTERFACES", "IFNAME={ifname} PING", "IFNAME={ifname} STATUS",
                    "IFNAME=nosuch0 PING", "NO_SUCH_COMMAND", "ATTACH", "DETACH"]
 
@@ -65,6 +77,12 @@ def main():
             cmd = cmd.format(ifname="wtest0")
             out["global"].append([cmd, g.request(cmd).decode()])
         g.close()
+        w.close()
+        w = RealWpa(ns, "wtest0", ctrl, ssid=None, update_config=True).start()
+        c = WpaCtl(w.socket)
+        out["networks"] = [[cmd, c.request(cmd).decode()] for cmd in NETWORK_COMMANDS]
+        c.close()
+        out["networks_saved"] = "psk=\"correct horse battery\"" in w.config()
         w.close()
         path = os.path.join(HERE, "transcripts", "wpa_supplicant-2.10-wired.json")
         with open(path, "w") as f:

@@ -71,3 +71,19 @@ def test_fake_status_with_p2p_adds_only_the_device_address(tmp_path):
         fake.close()
     assert lines[1].startswith("p2p_device_address=")
     assert "".join(lines[:1] + lines[2:]) == real
+
+
+def test_fake_networks_answer_like_the_real_daemon(tmp_path):
+    """ADD_NETWORK/SET_NETWORK/... as roamd adds an NFC tag's network, read back, bad input,
+    and SIGNAL_POLL on a driver without signal: the same bytes as the real daemon."""
+    t = load()
+    assert t["networks_saved"]  # the real SAVE_CONFIG wrote the passphrase to its file
+    fake = fake_for(t, tmp_path, p2p=False)
+    c = WpaCtl(fake.path)
+    try:
+        for cmd, reply in t["networks"]:
+            assert c.request(cmd).decode() == reply, cmd
+    finally:
+        c.close()
+        fake.close()
+    assert fake.saved[0]["psk"] == "correct horse battery"

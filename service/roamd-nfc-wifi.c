@@ -1,0 +1,544 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdio.h>
+#include <string.h>
+
+#include "roam-bus.h"
+#include "roam-log.h"
+#include "roamd-bt.h"
+#include "roamd-client-wpa.h"
+#include "roamd-manager.h"
+#include "roamd-nfc.h"
+#include "roamd-wpa.h"
+
+/* The WiFi credentials of an NFC tag, added to wpa_supplicant over its control socket:
+ * ADD_NETWORK, SET_NETWORK ssid/key_mgmt/proto/psk (or wep_key0), ENABLE_NETWORK per
+ * credential, then one SAVE_CONFIG. Not WPS_NFC_TAG_READ: wpa_supplicant 2.10 answers it OK
+ * for a WPA-Enterprise credential it then ignores and for a WEP one whose key it drops, names
+ * no network id, and disables the other networks while it looks for the new one (written to
+ * the file with update_config=1). With ADD_NETWORK roamd adds exactly what it showed the user,
+ * knows the network's id, refuses what cannot work before sending anything, and removes what
+ * it added when a later step fails, so a failure changes nothing. */
+
+#define NFC_WIFI_MAX (NDEF_MAX_CARRIERS * WSC_MAX_CREDENTIALS)
+#define NFC_SETS_MAX 6
+#define NFC_PHRASE   160
+#define NFC_SENTENCE 256
+
+typedef enum NfcStep {
+        NFC_STEP_ADD,
+        NFC_STEP_SET,
+        NFC_STEP_ENABLE,
+        NFC_STEP_SAVE,
+        NFC_STEP_REMOVE,
+        _NFC_STEP_MAX,
+        _NFC_STEP_INVALID = -EINVAL,
+} NfcStep;
+
+typedef struct NfcCred {
+        size_t carrier, index;
+        const WscCredential *cr;
+        char *sets[NFC_SETS_MAX]; /* "ssid 4142", "psk \"...\"": SET_NETWORK N <this> */
+        size_t n_sets;
+        int id; /* the network's id once ADD_NETWORK answered, else -1 */
+        char action[NFC_PHRASE];
+} NfcCred;
+
+struct NfcWifi {
+        Bt *bt;
+        NfcWifi *next;
+        NdefHandover *h;
+        sd_bus_message *call;
+        bool neard;
+        char *ifname;
+        NfcCred creds[NFC_WIFI_MAX];
+        size_t n_creds;
+        size_t cur; /* the credential being added, or removed while rolling back */
+        size_t set; /* its next SET_NETWORK */
+        NfcStep step;
+        WpaRequest *req;
+        char failure[NFC_SENTENCE];
+        bool unsure; /* a request failed without an answer: it may have changed something */
+        char skipped[NDEF_MAX_CARRIERS][NFC_PHRASE];
+};
+
+static void cred_done(NfcCred *c)
+{
+        for (size_t i = 0; i < c->n_sets; i++) {
+                /* Keys do not linger in freed memory. */
+                explicit_bzero(c->sets[i], strlen(c->sets[i]));
+                free(c->sets[i]);
+        }
+        c->n_sets = 0;
+}
+
+static NfcWifi *nfc_wifi_free(NfcWifi *w)
+{
+        if (!w)
+                return NULL;
+        wpa_request_cancel(w->req);
+        for (size_t i = 0; i < w->n_creds; i++)
+                cred_done(&w->creds[i]);
+        sd_bus_message_unref(w->call);
+        free(w->h);
+        free(w->ifname);
+        free(w);
+        return NULL;
+}
+
+static void nfc_wifi_unlink(NfcWifi *w)
+{
+        for (NfcWifi **p = &w->bt->nfc_wifi; *p; p = &(*p)->next)
+                if (*p == w) {
+                        *p = w->next;
+                        break;
+                }
+}
+
+void nfc_wifi_free_all(Bt *bt)
+{
+        while (bt->nfc_wifi) {
+                NfcWifi *w = bt->nfc_wifi;
+                bt->nfc_wifi = w->next;
+                nfc_wifi_free(w);
+        }
+}
+
+bool nfc_wifi_wanted(const NdefHandover *h)
+{
+        for (size_t k = 0; k < h->n_carriers; k++)
+                if (h->carriers[k].kind == NDEF_CARRIER_WIFI && h->carriers[k].wsc.n_credentials)
+                        return true;
+        return false;
+}
+
+static void ssid_words(const WscCredential *cr, char *out, size_t size)
+{
+        size_t o = 0;
+
+        for (size_t i = 0; i < cr->ssid_len && o + 5 < size; i++) {
+                uint8_t b = cr->ssid[i];
+                if (b >= 0x20 && b < 0x7f && b != '\\' && b != '"')
+                        out[o++] = (char)b;
+                else
+                        o += (size_t)snprintf(out + o, size - o, "\\x%02x", b);
+        }
+        out[o] = 0;
+}
+
+static bool all_hex(const uint8_t *p, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (!strchr("0123456789abcdefABCDEF", p[i]) || !p[i])
+                        return false;
+        return true;
+}
+
+static bool all_printable(const uint8_t *p, size_t n)
+{
+        /* Control bytes cannot travel in a one-line control-socket command. */
+        for (size_t i = 0; i < n; i++)
+                if (p[i] < 0x20 || p[i] == 0x7f)
+                        return false;
+        return true;
+}
+
+static int cred_add_set(NfcCred *c, const char *fmt, ...) _printf_(2, 3);
+static int cred_add_set(NfcCred *c, const char *fmt, ...)
+{
+        va_list ap;
+        int n;
+
+        if (c->n_sets >= NFC_SETS_MAX)
+                return -E2BIG;
+        va_start(ap, fmt);
+        n = vasprintf(&c->sets[c->n_sets], fmt, ap);
+        va_end(ap);
+        if (n < 0)
+                return -ENOMEM;
+        c->n_sets++;
+        return 0;
+}
+
+/* The SET_NETWORK commands for one credential. 0, or 1 when it is not something roamd can add
+ * (why in skip), or -EINVAL for a key wpa_supplicant cannot take (why in err). */
+static int cred_commands(NfcCred *c, const char **skip, char *err, size_t err_size)
+{
+        const WscCredential *cr = c->cr;
+        uint16_t auth = cr->auth_type, encr = cr->encr_type;
+        char ssid[32 * 4 + 1], hex[2 * 32 + 1];
+        int len = (int)cr->key_len;
+        int r;
+
+        ssid_words(cr, ssid, sizeof(ssid));
+        if (cr->ssid_len == 0) {
+                snprintf(err, err_size, "A WiFi network on the tag has no SSID.");
+                return -EINVAL;
+        }
+        if ((auth & (WSC_AUTH_WPA | WSC_AUTH_WPA2)) &&
+            !(auth & (WSC_AUTH_WPAPSK | WSC_AUTH_WPA2PSK))) {
+                *skip = "not added: a WPA-Enterprise network needs a login the tag does not carry";
+                return 1;
+        }
+        for (size_t i = 0; i < cr->ssid_len; i++)
+                snprintf(hex + 2 * i, 3, "%02x", cr->ssid[i]);
+        r = cred_add_set(c, "ssid %s", hex); /* hex: any bytes, no quoting */
+        if (r < 0)
+                return r;
+        if (auth & (WSC_AUTH_WPAPSK | WSC_AUTH_WPA2PSK)) {
+                r = cred_add_set(c, "key_mgmt WPA-PSK");
+                if (r >= 0 && !(auth & WSC_AUTH_WPAPSK))
+                        r = cred_add_set(c, "proto RSN");
+                else if (r >= 0 && !(auth & WSC_AUTH_WPA2PSK))
+                        r = cred_add_set(c, "proto WPA");
+                if (r < 0)
+                        return r;
+                if (len == 64 && all_hex(cr->key, 64))
+                        return cred_add_set(c, "psk %.*s", len, (const char *)cr->key);
+                if (len >= 8 && len <= 63 && all_printable(cr->key, cr->key_len))
+                        return cred_add_set(c, "psk \"%.*s\"", len, (const char *)cr->key);
+                snprintf(err, err_size,
+                         "The key of the WiFi network \"%s\" on the tag is not a WPA key (8 to 63 "
+                         "printable characters or 64 hex digits; it has %d bytes).",
+                         ssid, len);
+                return -EINVAL;
+        }
+        r = cred_add_set(c, "key_mgmt NONE");
+        if (r < 0 || !((auth & WSC_AUTH_SHARED) || (encr & WSC_ENCR_WEP)))
+                return r;
+        if ((len == 5 || len == 13) && all_printable(cr->key, cr->key_len))
+                r = cred_add_set(c, "wep_key0 \"%.*s\"", len, (const char *)cr->key);
+        else if ((len == 10 || len == 26) && all_hex(cr->key, cr->key_len))
+                r = cred_add_set(c, "wep_key0 %.*s", len, (const char *)cr->key);
+        else {
+                snprintf(err, err_size,
+                         "The key of the WiFi network \"%s\" on the tag is not a WEP key (5 or 13 "
+                         "characters, 10 or 26 hex digits; it has %d bytes).",
+                         ssid, len);
+                return -EINVAL;
+        }
+        if (r >= 0)
+                r = cred_add_set(c, "auth_alg %s", (auth & WSC_AUTH_SHARED) ? "SHARED" : "OPEN");
+        return r;
+}
+
+/* The field a SET_NETWORK command sets, for messages (never its value: it may be a key). */
+static void set_field(const char *set, char *out, size_t size)
+{
+        snprintf(out, size, "%.*s", (int)strcspn(set, " "), set);
+}
+
+static void reply_words(const char *reply, char *out, size_t size)
+{
+        snprintf(out, size, "%.*s", (int)MIN(strcspn(reply, "\n"), (size_t)40), reply);
+}
+
+static void nfc_wifi_send(NfcWifi *w);
+
+static void nfc_wifi_fail_reply(NfcWifi *w)
+{
+        Bt *bt = w->bt;
+        bool left = w->unsure;
+
+        for (size_t i = 0; i < w->n_creds; i++)
+                left = left || w->creds[i].id >= 0;
+        /* The sentence ends with what became of the networks added before the failure. */
+        strncat(w->failure,
+                left ? "; wpa_supplicant may keep what it added before (it did not answer)."
+                     : "; nothing was changed.",
+                sizeof(w->failure) - strlen(w->failure) - 1);
+        log_warning("NFC: %s", w->failure);
+        bt_event(bt, "The WiFi network of an NFC tag was not added: %s", w->failure);
+        if (w->neard)
+                (void)sd_bus_reply_method_errorf(w->call, "org.neard.NDEFAgent.Error.Failed", "%s",
+                                                 w->failure);
+        else
+                (void)sd_bus_reply_method_errorf(w->call, ROAM_ERROR_FAILED, "%s", w->failure);
+        nfc_wifi_unlink(w);
+        nfc_wifi_free(w);
+}
+
+/* A step failed: the sentence, then the networks added so far are removed (last first). */
+static void nfc_wifi_fail(NfcWifi *w, const char *fmt, ...) _printf_(2, 3);
+static void nfc_wifi_fail(NfcWifi *w, const char *fmt, ...)
+{
+        char why[NFC_SENTENCE - 80];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(why, sizeof(why), fmt, ap);
+        va_end(ap);
+        snprintf(w->failure, sizeof(w->failure), "%s", why);
+        w->step = NFC_STEP_REMOVE;
+        w->cur = w->n_creds;
+        nfc_wifi_send(w);
+}
+
+static void nfc_wifi_succeed(NfcWifi *w, bool saved)
+{
+        Bt *bt = w->bt;
+        NfcWifiActions actions = {};
+        char ssid[32 * 4 + 1] = "";
+        size_t added = 0;
+
+        for (size_t k = 0; k < NDEF_MAX_CARRIERS; k++)
+                if (w->skipped[k][0])
+                        actions[k][0] = w->skipped[k];
+        for (size_t i = 0; i < w->n_creds; i++) {
+                NfcCred *c = &w->creds[i];
+                if (c->id < 0)
+                        continue;
+                snprintf(c->action, sizeof(c->action),
+                         saved ? "added to wpa_supplicant on %s as network %d, saved"
+                               : "added to wpa_supplicant on %s as network %d, not saved "
+                                 "(SAVE_CONFIG failed: update_config=0 or a read-only file)",
+                         w->ifname, c->id);
+                actions[c->carrier][c->index] = c->action;
+                if (!added++)
+                        ssid_words(c->cr, ssid, sizeof(ssid));
+        }
+        for (size_t i = 0; i < w->n_creds; i++)
+                if (w->creds[i].id < 0 && !actions[w->creds[i].carrier][w->creds[i].index])
+                        actions[w->creds[i].carrier][w->creds[i].index] = w->creds[i].action;
+        if (added == 1)
+                bt_event(
+                    bt,
+                    "The WiFi network \"%s\" from an NFC tag was added to wpa_supplicant on %s%s",
+                    ssid, w->ifname, saved ? "" : " (not saved)");
+        else if (added > 1)
+                bt_event(bt,
+                         "%zu WiFi networks from an NFC tag were added to wpa_supplicant on %s%s",
+                         added, w->ifname, saved ? "" : " (not saved)");
+        nfc_wifi_unlink(w);
+        (void)nfc_finish(bt, TAKE_PTR(w->h), true, actions, w->call, w->neard);
+        nfc_wifi_free(w);
+}
+
+static void on_reply(WpaClient *client, int error, const char *reply, size_t len, void *userdata)
+{
+        NfcWifi *w = userdata;
+        NfcCred *c = w->cur < w->n_creds ? &w->creds[w->cur] : NULL;
+        char words[48], field[32];
+        bool ok = error >= 0 && wpa_reply_is_ok(reply, len);
+
+        w->req = NULL;
+        if (w->step == NFC_STEP_REMOVE) {
+                if (!ok)
+                        w->unsure = true;
+                if (error == -ECANCELED || error == -ECONNRESET)
+                        nfc_wifi_fail_reply(w);
+                else
+                        nfc_wifi_send(w); /* on to the next one */
+                return;
+        }
+        if (error == -ECANCELED || error == -ECONNRESET) {
+                /* The client is gone or going (wpa_supplicant left, roamd stops): nothing can
+                 * be removed, and roamd's view of the interfaces may be half torn down. */
+                snprintf(w->failure, sizeof(w->failure), "wpa_supplicant on %s went away",
+                         w->ifname);
+                nfc_wifi_fail_reply(w);
+                return;
+        }
+        if (error < 0) {
+                /* Without an answer the request may or may not have been carried out. */
+                if (error == -ETIMEDOUT)
+                        w->unsure = true;
+                nfc_wifi_fail(w,
+                              error == -ETIMEDOUT ? "wpa_supplicant on %s did not answer in time%s"
+                                                  : "wpa_supplicant on %s could not be asked (%s)",
+                              w->ifname, error == -ETIMEDOUT ? "" : strerror(-error));
+                return;
+        }
+        reply_words(reply, words, sizeof(words));
+        switch (w->step) {
+        case NFC_STEP_ADD: {
+                char *end;
+                long id = strtol(reply, &end, 10);
+                if (end == reply || (*end && *end != '\n') || id < 0 || id > INT32_MAX) {
+                        nfc_wifi_fail(w, "wpa_supplicant on %s refused ADD_NETWORK (%s)", w->ifname,
+                                      words);
+                        return;
+                }
+                c->id = (int)id;
+                w->step = NFC_STEP_SET;
+                w->set = 0;
+                break;
+        }
+        case NFC_STEP_SET:
+                if (!ok) {
+                        set_field(c->sets[w->set], field, sizeof(field));
+                        nfc_wifi_fail(w, "wpa_supplicant on %s refused the network's %s (%s)",
+                                      w->ifname, field, words);
+                        return;
+                }
+                if (++w->set == c->n_sets)
+                        w->step = NFC_STEP_ENABLE;
+                break;
+        case NFC_STEP_ENABLE:
+                if (!ok) {
+                        nfc_wifi_fail(w, "wpa_supplicant on %s refused ENABLE_NETWORK (%s)",
+                                      w->ifname, words);
+                        return;
+                }
+                while (++w->cur < w->n_creds && w->creds[w->cur].n_sets == 0)
+                        ;
+                w->step = w->cur < w->n_creds ? NFC_STEP_ADD : NFC_STEP_SAVE;
+                break;
+        case NFC_STEP_SAVE:
+                /* FAIL here is update_config=0: the networks stay for this run. */
+                nfc_wifi_succeed(w, ok);
+                return;
+        case NFC_STEP_REMOVE:
+        case _NFC_STEP_MAX:
+        case _NFC_STEP_INVALID:
+                return;
+        }
+        nfc_wifi_send(w);
+}
+
+static void nfc_wifi_send(NfcWifi *w)
+{
+        _cleanup_free_ char *cmd = NULL;
+        const char *prefix = NULL;
+        WpaClient *client = wpa_client_for(w->bt->manager->wpa, w->ifname, &prefix);
+        NfcCred *c = w->cur < w->n_creds ? &w->creds[w->cur] : NULL;
+        int r = 0;
+
+        if (w->step == NFC_STEP_REMOVE) {
+                /* Back over the credentials; the next one added gets removed. */
+                while (w->cur > 0 && w->creds[w->cur - 1].id < 0)
+                        w->cur--;
+                if (w->cur == 0 || !client) {
+                        nfc_wifi_fail_reply(w);
+                        return;
+                }
+                c = &w->creds[--w->cur];
+                r = asprintf(&cmd, "REMOVE_NETWORK %d", c->id);
+                c->id = -1; /* unsure is set when the removal fails */
+                if (r < 0 || wpa_client_request(client, prefix, cmd, on_reply, w, &w->req) < 0) {
+                        w->unsure = true;
+                        nfc_wifi_fail_reply(w);
+                }
+                return;
+        }
+        if (!client) {
+                nfc_wifi_fail(w, "wpa_supplicant stopped running %s", w->ifname);
+                return;
+        }
+        switch (w->step) {
+        case NFC_STEP_ADD:
+                cmd = strdup("ADD_NETWORK");
+                break;
+        case NFC_STEP_SET:
+                r = asprintf(&cmd, "SET_NETWORK %d %s", c->id, c->sets[w->set]);
+                break;
+        case NFC_STEP_ENABLE:
+                r = asprintf(&cmd, "ENABLE_NETWORK %d", c->id);
+                break;
+        case NFC_STEP_SAVE:
+                cmd = strdup("SAVE_CONFIG");
+                break;
+        case NFC_STEP_REMOVE:
+        case _NFC_STEP_MAX:
+        case _NFC_STEP_INVALID:
+                break;
+        }
+        if (r < 0 || !cmd)
+                r = -ENOMEM;
+        else
+                r = wpa_client_request(client, prefix, cmd, on_reply, w, &w->req);
+        if (cmd)
+                explicit_bzero(cmd, strlen(cmd));
+        if (r < 0)
+                nfc_wifi_fail(w, "cannot send to wpa_supplicant on %s: %s", w->ifname,
+                              strerror(-r));
+}
+
+int nfc_wifi_start(Bt *bt, NdefHandover *h, sd_bus_message *call, bool neard, sd_bus_error *error)
+{
+        NfcWifi *w;
+        const char *ifname = wpa_station_ifname(bt->manager->wpa);
+        char err[NFC_SENTENCE] = "";
+        size_t todo = 0;
+        int r;
+
+        if (!ifname) {
+                /* Alternative carriers: a Bluetooth one can still be used. */
+                NfcWifiActions actions = {};
+                bool bt_too = false;
+
+                for (size_t k = 0; k < h->n_carriers; k++) {
+                        if (h->carriers[k].kind != NDEF_CARRIER_WIFI)
+                                bt_too = true;
+                        for (size_t j = 0; j < WSC_MAX_CREDENTIALS; j++)
+                                actions[k][j] = "not added: no WiFi interface is run by "
+                                                "wpa_supplicant";
+                }
+                if (bt_too)
+                        return nfc_finish(bt, h, true, actions, call, neard);
+                free(h);
+                bt_event(bt, "The WiFi network of an NFC tag was not added: no WiFi interface is "
+                             "run by wpa_supplicant");
+                return sd_bus_error_set(error, ROAM_ERROR_FAILED,
+                                        "No WiFi interface is run by wpa_supplicant, so the tag's "
+                                        "WiFi network cannot be added; nothing was changed.");
+        }
+        w = calloc(1, sizeof(*w));
+        if (!w) {
+                free(h);
+                return -ENOMEM;
+        }
+        w->h = h;
+        w->bt = bt;
+        w->neard = neard;
+        w->ifname = strdup(ifname);
+        if (!w->ifname) {
+                nfc_wifi_free(w);
+                return -ENOMEM;
+        }
+        for (size_t k = 0; k < h->n_carriers; k++) {
+                const NdefCarrier *car = &h->carriers[k];
+                if (car->kind != NDEF_CARRIER_WIFI)
+                        continue;
+                if (car->wsc.n_credentials == 0)
+                        snprintf(w->skipped[k], sizeof(w->skipped[k]),
+                                 "not added: a WPS password token, not a network");
+                for (size_t j = 0; j < car->wsc.n_credentials; j++) {
+                        NfcCred *c = &w->creds[w->n_creds++];
+                        const char *skip = NULL;
+
+                        c->carrier = k;
+                        c->index = j;
+                        c->cr = &car->wsc.credentials[j];
+                        c->id = -1;
+                        r = cred_commands(c, &skip, err, sizeof(err));
+                        if (r == -EINVAL) {
+                                nfc_wifi_free(w);
+                                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
+                                                         "%s Nothing was changed.", err);
+                        }
+                        if (r < 0) {
+                                nfc_wifi_free(w);
+                                return r;
+                        }
+                        if (skip)
+                                snprintf(c->action, sizeof(c->action), "%s", skip);
+                        else
+                                todo++;
+                }
+        }
+        w->call = sd_bus_message_ref(call);
+        w->next = bt->nfc_wifi;
+        bt->nfc_wifi = w;
+        if (todo == 0) {
+                /* Only enterprise networks: nothing to hand over, said per network. */
+                nfc_wifi_succeed(w, false);
+                return 0;
+        }
+        while (w->creds[w->cur].n_sets == 0)
+                w->cur++;
+        log_info("NFC: adding %zu WiFi network%s from a tag to wpa_supplicant on %s", todo,
+                 todo == 1 ? "" : "s", ifname);
+        w->step = NFC_STEP_ADD;
+        nfc_wifi_send(w);
+        return 0;
+}

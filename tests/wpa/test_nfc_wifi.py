@@ -1,0 +1,253 @@
+"""An NFC tag's WiFi network handed to wpa_supplicant (issue 16): ImportNdef(apply) and
+`roam nfc import --yes` add the tag's credential with ADD_NETWORK / SET_NETWORK /
+ENABLE_NETWORK / SAVE_CONFIG over the control socket and answer once wpa_supplicant did.
+Against the protocol double (fakewpa.py, checked byte for byte against the real daemon in
+test_fake_vs_real.py): the exact commands, every failure (FAIL, UNKNOWN COMMAND, no answer, no
+wpa_supplicant) as a clear error that leaves no network behind, and a malformed WSC record
+refused before anything is sent. Against Debian's real wpa_supplicant (-Dwired on a veth in
+the test's namespace): the tag ends as a configured, saved network."""
+import os
+import subprocess
+
+import dbus
+import pytest
+
+from busutil import RoamBus
+from fakewpa import FakeWpa
+from minienv import MiniEnv
+from realwpa import RealWpa
+from wpactl import WpaCtl
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROAM = os.environ.get("ROAM", os.path.join(TOP, "build/tui/roam"))
+NDEF = os.path.join(TOP, "tests/unit/ndef")
+BT, BT_PATH = "org.roam1.Bluetooth", "/org/roam1/bluetooth"
+
+CONFIG = """[Daemon]
+LogLevel=debug
+[Apps]
+Enforce=no
+[Probe]
+HttpURL=http://192.0.2.1/
+HttpsURL=https://192.0.2.1/
+Timeout=1
+[WiFi]
+ControlDirectory={ctrl}
+ClientDirectory={client}
+RequestTimeout={timeout}
+"""
+
+
+def tag(name):
+    with open(os.path.join(NDEF, name)) as f:
+        return bytes.fromhex("".join(f.read().split()))
+
+
+PSK_TAG = tag("wpas-config-token-psk.hex")  # ssid "roam-test-net", "correct horse battery"
+
+
+class Env:
+    def __init__(self, real=False, timeout="3"):
+        self.env = MiniEnv("nfcwifi")
+        self.wpa = self.fake = None
+        ctrl = os.path.join(self.env.dir, "ctrl")
+        self.env.netns("ip link add wlan0 type veth peer name wlan0-peer")
+        self.env.netns("ip link set wlan0-peer up")
+        self.env.netns("ip link set wlan0 up")
+        if real:
+            self.wpa = RealWpa(self.env.name, "wlan0", ctrl, ssid=None,
+                               update_config=True).start()
+        else:
+            self.fake = FakeWpa(ctrl, ifname="wlan0", p2p=False).start()
+        self.env.start_roamd(CONFIG.format(ctrl=ctrl, client=os.path.join(self.env.dir, "c"),
+                                           timeout=timeout))
+        self.bus = RoamBus(self.env.address)
+        self.bus.wait(lambda: self.bus.link_prop("wlan0", "WiFiState") != "",
+                      what="roamd attached to wpa_supplicant on wlan0")
+
+    def import_ndef(self, data, apply=True):
+        kind, items = self.bus.call(BT_PATH, BT, "ImportNdef", dbus.ByteArray(data), apply)
+        return str(kind), [(str(k), {str(a): str(b) for a, b in d.items()}) for k, d in items]
+
+    def last_event(self):
+        return str(self.bus.get(BT_PATH, BT, "LastEvent"))
+
+    def roam(self, *args, input=None):
+        return subprocess.run([ROAM, *args], env=self.env.env, capture_output=True, text=True,
+                              input=input, timeout=30)
+
+    def close(self):
+        try:
+            rc = self.env.stop_roamd()
+            assert rc in (None, 0), f"roamd exited with {rc}:\n{self.env.log()[-4000:]}"
+            # No key in roamd's log, whatever happened.
+            assert "correct horse battery" not in self.env.log()
+        finally:
+            if self.fake:
+                self.fake.close()
+            if self.wpa:
+                self.wpa.close()
+            self.env.close()
+
+
+@pytest.fixture
+def fake():
+    e = Env()
+    try:
+        yield e
+    finally:
+        e.close()
+
+
+def sent(fake):
+    """The commands roamd sent about networks, in order."""
+    return [r for r in fake.fake.requests
+            if r.split(" ")[0] in ("ADD_NETWORK", "SET_NETWORK", "ENABLE_NETWORK",
+                                   "REMOVE_NETWORK", "SAVE_CONFIG")]
+
+
+def test_tag_becomes_a_network(fake):
+    kind, cs = fake.import_ndef(PSK_TAG)
+    assert kind == "tag"
+    assert cs == [("wifi", {"power": "unknown", "ssid": "roam-test-net", "security": "wpa2-psk",
+                            "key": "given",
+                            "action": "added to wpa_supplicant on wlan0 as network 0, saved"})]
+    assert sent(fake) == [
+        "ADD_NETWORK", "SET_NETWORK 0 ssid 726f616d2d746573742d6e6574",
+        "SET_NETWORK 0 key_mgmt WPA-PSK", "SET_NETWORK 0 proto RSN",
+        'SET_NETWORK 0 psk "correct horse battery"', "ENABLE_NETWORK 0", "SAVE_CONFIG"]
+    assert fake.fake.saved == {0: {"disabled": "0", "ssid": "roam-test-net",
+                                   "key_mgmt": "WPA-PSK", "proto": "RSN",
+                                   "psk": "correct horse battery"}}
+    assert fake.last_event() == ('The WiFi network "roam-test-net" from an NFC tag was added to '
+                                 "wpa_supplicant on wlan0")
+
+
+def test_open_network_and_summary_only(fake):
+    # Without apply nothing is sent.
+    _, cs = fake.import_ndef(tag("wpas-config-token-open.hex"), apply=False)
+    assert cs[0][1]["action"] == "none" and sent(fake) == []
+    _, cs = fake.import_ndef(tag("wpas-config-token-open.hex"))
+    assert cs[0][1]["action"] == "added to wpa_supplicant on wlan0 as network 0, saved"
+    assert fake.fake.networks[0]["key_mgmt"] == "NONE"
+    assert fake.fake.networks[0]["ssid"] == "cafe open"
+
+
+def test_not_saved_without_update_config(fake):
+    fake.fake.update_config = False
+    _, cs = fake.import_ndef(PSK_TAG)
+    assert cs[0][1]["action"] == ("added to wpa_supplicant on wlan0 as network 0, not saved "
+                                  "(SAVE_CONFIG failed: update_config=0 or a read-only file)")
+    assert fake.fake.networks[0]["psk"] == "correct horse battery"
+
+
+@pytest.mark.parametrize("step,reply,words", [
+    ("ADD_NETWORK", "FAIL\n", "refused ADD_NETWORK (FAIL)"),
+    ("ADD_NETWORK", "UNKNOWN COMMAND\n", "refused ADD_NETWORK (UNKNOWN COMMAND)"),
+    ("SET_NETWORK psk", "FAIL\n", "refused the network's psk (FAIL)"),
+    ("ENABLE_NETWORK", "FAIL\n", "refused ENABLE_NETWORK (FAIL)"),
+])
+def test_refusal_is_an_error_and_changes_nothing(fake, step, reply, words):
+    fake.fake.fail[step] = reply
+    with pytest.raises(dbus.DBusException) as e:
+        fake.import_ndef(PSK_TAG)
+    assert e.value.get_dbus_name() == "org.roam1.Error.Failed"
+    msg = e.value.get_dbus_message()
+    assert msg == f"wpa_supplicant on wlan0 {words}; nothing was changed."
+    assert fake.fake.networks == {}  # what was added is removed again
+    assert fake.fake.saved is None
+    if step != "ADD_NETWORK":
+        assert sent(fake)[-1] == "REMOVE_NETWORK 0"
+    assert fake.last_event() == f"The WiFi network of an NFC tag was not added: {msg}"
+
+
+def test_no_answer_is_an_error(fake):
+    fake.fake.hold.add("SET_NETWORK")
+    with pytest.raises(dbus.DBusException) as e:
+        fake.import_ndef(PSK_TAG)
+    # RequestTimeout=3: the client gives up, and cannot say what the daemon kept.
+    assert "wpa_supplicant on wlan0 did not answer in time" in e.value.get_dbus_message()
+    assert "may keep what it added" in e.value.get_dbus_message()
+
+
+def test_no_wpa_supplicant_sends_nothing(fake):
+    fake.fake.stop()
+    fake.bus.wait(lambda: fake.bus.link_prop("wlan0", "WiFiState") == "", what="socket gone")
+    with pytest.raises(dbus.DBusException, match="No WiFi interface is run by wpa_supplicant"):
+        fake.import_ndef(PSK_TAG)
+    r = fake.roam("nfc", "import", "-", "--yes",
+                  input=open(os.path.join(NDEF, "wpas-config-token-psk.hex")).read())
+    assert r.returncode != 0
+    assert "No WiFi interface is run by wpa_supplicant" in r.stderr
+
+
+def test_malformed_wsc_record_sends_nothing(fake):
+    # A WSC record whose Credential attribute claims more bytes than the record holds.
+    payload = bytes.fromhex("100e00ff1045000461626364")
+    rtype = b"application/vnd.wfa.wsc"
+    msg = bytes([0xd2, len(rtype), len(payload)]) + rtype + payload
+    with pytest.raises(dbus.DBusException) as e:
+        fake.import_ndef(msg)
+    assert e.value.get_dbus_name() == "org.roam1.Error.InvalidArguments"
+    assert sent(fake) == []
+    # A key wpa_supplicant cannot take is refused before anything is sent too.
+    cred = (b"\x10\x26\x00\x01\x01" + b"\x10\x45\x00\x02ab" + b"\x10\x03\x00\x02\x00\x20"
+            + b"\x10\x0f\x00\x02\x00\x08" + b"\x10\x27\x00\x03abc"
+            + b"\x10\x20\x00\x06" + bytes(6))
+    payload = b"\x10\x0e" + len(cred).to_bytes(2, "big") + cred
+    msg = bytes([0xd2, len(rtype), len(payload)]) + rtype + payload
+    with pytest.raises(dbus.DBusException, match="is not a WPA key .*Nothing was changed"):
+        fake.import_ndef(msg)
+    assert sent(fake) == []
+
+
+def test_roam_nfc_import_yes_says_what_happened(fake):
+    r = fake.roam("nfc", "import", "-", "--yes",
+                  input=open(os.path.join(NDEF, "wpas-config-token-psk.hex")).read())
+    assert r.returncode == 0, r.stderr
+    assert ("wifi: power=unknown ssid=roam-test-net security=wpa2-psk key=given "
+            "action=added to wpa_supplicant on wlan0 as network 0, saved") in r.stdout
+    fake.fake.fail["SET_NETWORK psk"] = "FAIL\n"
+    r = fake.roam("nfc", "import", "-", "--yes",
+                  input=open(os.path.join(NDEF, "wpas-config-token-psk.hex")).read())
+    assert r.returncode != 0
+    assert "wpa_supplicant on wlan0 refused the network's psk (FAIL); nothing was changed." \
+        in r.stderr
+
+
+def test_real_wpa_supplicant_gets_the_network():
+    e = Env(real=True)
+    try:
+        r = e.roam("nfc", "import", "-", "--yes",
+                   input=open(os.path.join(NDEF, "wpas-config-token-psk.hex")).read())
+        assert r.returncode == 0, r.stderr
+        assert "added to wpa_supplicant on wlan0 as network 0, saved" in r.stdout
+        c = WpaCtl(e.wpa.socket)
+        try:
+            listed = c.request("LIST_NETWORKS").decode().splitlines()
+            assert listed[1].split("\t")[:3] == ["0", "roam-test-net", "any"]
+            assert "[DISABLED]" not in listed[1]
+            assert c.request("GET_NETWORK 0 ssid") == b'"roam-test-net"'
+            assert c.request("GET_NETWORK 0 key_mgmt") == b"WPA-PSK"
+            assert c.request("GET_NETWORK 0 psk") == b"*"  # set, never shown on the socket
+        finally:
+            c.close()
+        # The key itself: in the file wpa_supplicant wrote on SAVE_CONFIG.
+        conf = e.wpa.config()
+        assert 'ssid="roam-test-net"' in conf and 'psk="correct horse battery"' in conf
+    finally:
+        e.close()
+
+
+def test_daemon_going_away_mid_request(fake):
+    fake.fake.hold.add("SET_NETWORK")
+    call = fake.bus.obj(BT_PATH).get_dbus_method("ImportNdef", BT)
+    result = {}
+    call(dbus.ByteArray(PSK_TAG), True, reply_handler=lambda *a: result.setdefault("ok", a),
+         error_handler=lambda e: result.setdefault("error", e))
+    fake.fake.wait_request("SET_NETWORK")
+    fake.fake.stop()  # the socket goes: roamd drops the interface and its requests
+    fake.bus.wait(lambda: result, what="the answer")
+    assert result["error"].get_dbus_message() == (
+        "wpa_supplicant on wlan0 went away; wpa_supplicant may keep what it added before (it "
+        "did not answer).")
