@@ -41,7 +41,10 @@ static int append_session(sd_bus_message *reply, PortalSession *s)
              * it is nobody else's business either). */
             (r = sd_bus_message_append(reply, "{sv}", "HasSavedLogin", "b",
                                        e && e->user && e->password)) < 0 ||
-            (r = sd_bus_message_append(reply, "{sv}", "AlwaysLogIn", "b", e && e->always)) < 0)
+            (r = sd_bus_message_append(reply, "{sv}", "AlwaysLogIn", "b", e && e->always)) < 0 ||
+            /* Whether the portal-login app (the login browser) may reach this link now. */
+            (r = sd_bus_message_append(reply, "{sv}", "BrowserLogin", "b",
+                                       portal_login_link(s->portal) == s->ifindex)) < 0)
                 return r;
         if (s->expires_realtime_usec && (r = sd_bus_message_append(reply, "{sv}", "ExpiresAt", "t",
                                                                    s->expires_realtime_usec)) < 0)

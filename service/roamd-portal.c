@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <curl/curl.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-util.h"
+#include "roamd-apps.h"
 #include "roamd-curl.h"
 #include "roamd-http-answer.h"
 #include "roamd-link.h"
@@ -91,6 +94,7 @@ static Link *session_link(PortalSession *s)
 
 static void session_set_state(PortalSession *s, PortalState state, const char *fmt, ...)
     _printf_(3, 4);
+static void portal_check_login_link(Portal *p);
 
 static void session_set_state(PortalSession *s, PortalState state, const char *fmt, ...)
 {
@@ -114,6 +118,7 @@ static void session_set_state(PortalSession *s, PortalState state, const char *f
                 s->message = TAKE_PTR(msg);
                 portal_bus_emit_changed(s->portal);
         }
+        portal_check_login_link(s->portal);
 }
 
 static void session_wipe_pending(PortalSession *s)
@@ -833,6 +838,7 @@ static void portal_remove_session(Portal *p, size_t i)
                 sizeof(*p->sessions) * (p->n_sessions - i - 1));
         p->n_sessions--;
         portal_bus_emit_changed(p);
+        portal_check_login_link(p);
 }
 
 static PortalSession *find_session(Portal *p, int ifindex, size_t *ret_i)
@@ -844,6 +850,45 @@ static PortalSession *find_session(Portal *p, int ifindex, size_t *ret_i)
                         return p->sessions[i];
                 }
         return NULL;
+}
+
+int portal_login_link(Portal *p)
+{
+        for (size_t i = 0; p && i < p->n_sessions; i++) {
+                PortalSession *s = p->sessions[i];
+                if (s->approved && s->captive && s->state == PORTAL_STATE_BROWSER)
+                        return s->ifindex;
+        }
+        return 0;
+}
+
+static int on_login_defer(sd_event_source *es, void *userdata)
+{
+        Portal *p = userdata;
+
+        p->login_defer = sd_event_source_disable_unref(p->login_defer);
+        /* The portal-login app's class follows: one reconciler pass. */
+        apps_links_changed(p->manager->apps);
+        return 0;
+}
+
+/* The portal-login app gains or loses a link: tell the apps engine from the event loop (a
+ * reconciler pass must not run inside the link handlers that brought us here). */
+static void portal_check_login_link(Portal *p)
+{
+        int now = portal_login_link(p);
+        char name[IF_NAMESIZE + 1] = "";
+
+        if (!p || now == p->login_ifindex)
+                return;
+        if (now)
+                (void)if_indextoname((unsigned)now, name);
+        log_info("captive portal login browser (app %s): %s%s", ROAM_APP_PORTAL_LOGIN,
+                 now ? "may reach " : "no link", name);
+        p->login_ifindex = now;
+        if (!p->login_defer &&
+            sd_event_add_defer(p->manager->event, &p->login_defer, on_login_defer, p) < 0)
+                log_warning("Cannot schedule the portal-login app's change");
 }
 
 PortalSession *portal_get_session(Portal *p, const char *ifname)
@@ -899,6 +944,7 @@ void portal_link_changed(Portal *p, Link *l)
         }
         if (!captive)
                 s->captive = false;
+        portal_check_login_link(p);
         session_update_expiry(s, l);
         /* Gone for good: not captive, no session time, no login of ours to show or end. */
         if (!captive && !timed && !s->expires_realtime_usec && !s->logoff_url &&
@@ -1086,6 +1132,7 @@ Portal *portal_free(Portal *p)
         free(p->sessions);
         portal_store_free(p->store);
         sd_bus_slot_unref(p->slot);
+        sd_event_source_disable_unref(p->login_defer);
         free(p);
         return NULL;
 }

@@ -84,6 +84,10 @@ struct Portal {
         PortalSession **sessions;
         size_t n_sessions;
         sd_bus_slot *slot;
+        /* The link the portal-login app may use (portal_login_link()) as the apps engine last
+         * heard of it, and the event that tells it of a change (outside our handlers). */
+        int login_ifindex;
+        sd_event_source *login_defer;
 };
 
 int portal_new(Manager *m, Portal **ret);
@@ -94,6 +98,11 @@ void portal_link_changed(Portal *p, Link *l);
 void portal_links_changed(Portal *p);
 
 PortalSession *portal_get_session(Portal *p, const char *ifname);
+
+/* The link the login browser (the portal-login app) may reach: one behind a captive portal
+ * without WISPr whose browser login the user approved (state browser); 0 none. NULL p
+ * allowed. */
+int portal_login_link(Portal *p);
 
 /* User actions. Return 0 or a negative errno, with a sentence in *ret_error for the user. */
 int portal_session_approve(PortalSession *s, bool always, const char **ret_error);
