@@ -130,12 +130,20 @@ static App *app_free(App *app)
         return NULL;
 }
 
+/* The login browser of a captive portal (docs/portal.md): a class of its own. */
+static bool app_is_portal_login(const App *app)
+{
+        return streq(app->id, ROAM_APP_PORTAL_LOGIN);
+}
+
 static void app_compute_effective(Apps *a, App *app)
 {
         app_policy_init_builtin(&app->effective);
         /* Apps without a rule of their own follow the default policy's keys, so a strict
-         * default also covers apps nobody configured yet. */
-        if (!app->special && a->app_default) {
+         * default also covers apps nobody configured yet. The login browser is roam's own
+         * app, let out by the user's approval of a portal: only its own keys apply (a deny
+         * of its own still refuses it), or a strict default would leave no way to log in. */
+        if (!app->special && a->app_default && !app_is_portal_login(app)) {
                 app_policy_layer(&app->effective, &a->app_default->config);
                 app_policy_layer(&app->effective, &a->app_default->runtime);
         }
@@ -212,12 +220,6 @@ static void app_class_key(App *app, AppPolicy *key, bool *system)
                 key->vpn = APP_VPN_ANY;
                 key->handover = APP_HANDOVER_STICKY;
         }
-}
-
-/* The login browser of a captive portal (docs/portal.md): a class of its own. */
-static bool app_is_portal_login(const App *app)
-{
-        return streq(app->id, ROAM_APP_PORTAL_LOGIN);
 }
 
 static bool class_key_equal(const AppClass *c, const AppPolicy *key, bool system, bool portal)

@@ -13,6 +13,7 @@ typedef struct RoamPortalSession {
         char *portal_url, *login_url, *location_name, *venue_info_url;
         bool wispr, approved, can_logoff, has_saved_login, always, expiry_warning, expired;
         bool can_extend;
+        bool browser_login; /* the portal-login app may reach this link now */
         bool has_expires, has_bytes;
         uint64_t expires_at_usec; /* CLOCK_REALTIME */
         uint64_t bytes_remaining;
