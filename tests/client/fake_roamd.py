@@ -737,7 +737,7 @@ PORTAL_IFACE = "org.roam1.Portal"
 PORTAL_TYPES = {
     "ExpiresAt": "t", "BytesRemaining": "t", "WISPr": "b", "Approved": "b", "CanLogoff": "b",
     "HasSavedLogin": "b", "AlwaysLogIn": "b", "ExpiryWarning": "b", "Expired": "b",
-    "CanExtendSession": "b",
+    "CanExtendSession": "b", "BrowserLogin": "b",
 }
 
 
