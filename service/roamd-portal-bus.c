@@ -223,6 +223,18 @@ static int method_login(sd_bus_message *msg, void *userdata, sd_bus_error *error
         return reply(msg, error, r, err);
 }
 
+static int method_extend(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        PortalSession *s;
+        const char *err = NULL;
+        int r = get_session(msg, userdata, error, &s);
+
+        if (r < 0)
+                return r;
+        r = portal_session_extend(s, &err);
+        return reply(msg, error, r, err);
+}
+
 static const sd_bus_vtable portal_vtable[] = {
     SD_BUS_VTABLE_START(0),
     SD_BUS_PROPERTY("Sessions", "aa{sv}", property_get_sessions, 0,
@@ -237,6 +249,8 @@ static const sd_bus_vtable portal_vtable[] = {
     SD_BUS_METHOD_WITH_ARGS("Logoff", SD_BUS_ARGS("s", link), SD_BUS_NO_RESULT, method_logoff,
                             SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("Forget", SD_BUS_ARGS("s", link), SD_BUS_NO_RESULT, method_forget,
+                            SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS("Extend", SD_BUS_ARGS("s", link), SD_BUS_NO_RESULT, method_extend,
                             SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_VTABLE_END,
 };

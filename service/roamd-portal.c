@@ -706,6 +706,12 @@ static void session_update_expiry(PortalSession *s, const Link *l)
         sd_event *e = s->portal->manager->event;
         uint64_t now_mono, now_real, left, expires;
 
+        if (s->extending &&
+            (!l->capport_valid || l->capport.captive || !l->capport.can_extend_session)) {
+                log_info("%s: the network no longer offers to extend the session", s->ifname);
+                s->extending = false;
+                portal_bus_emit_changed(s->portal);
+        }
         if (!l->capport_valid || l->capport.captive || !l->capport.has_seconds_remaining) {
                 s->warn_timer = sd_event_source_disable_unref(s->warn_timer);
                 s->expiry_timer = sd_event_source_disable_unref(s->expiry_timer);
@@ -723,6 +729,12 @@ static void session_update_expiry(PortalSession *s, const Link *l)
         if (s->expires_realtime_usec && expires + USEC_PER_SEC > s->expires_realtime_usec &&
             expires < s->expires_realtime_usec + USEC_PER_SEC)
                 return;
+        if (s->extending && s->expires_realtime_usec &&
+            expires > s->expires_realtime_usec + 5 * USEC_PER_SEC) {
+                /* The network moved the end: extended. The browser's access ends. */
+                log_info("%s: the captive portal session was extended", s->ifname);
+                s->extending = false;
+        }
         s->expires_realtime_usec = expires;
         s->expiry_warned = left <= PORTAL_WARN_USEC;
         s->warn_timer = sd_event_source_disable_unref(s->warn_timer);
@@ -856,7 +868,8 @@ int portal_login_link(Portal *p)
 {
         for (size_t i = 0; p && i < p->n_sessions; i++) {
                 PortalSession *s = p->sessions[i];
-                if (s->approved && s->captive && s->state == PORTAL_STATE_BROWSER)
+                if ((s->approved && s->captive && s->state == PORTAL_STATE_BROWSER) ||
+                    (s->extending && !s->captive))
                         return s->ifindex;
         }
         return 0;
@@ -926,6 +939,7 @@ void portal_link_changed(Portal *p, Link *l)
                 /* A new portal episode: first sight, or back after being online (a session
                  * that ran out, a log off, a portal that forgot us). */
                 s->captive = true;
+                s->extending = false;
                 s->approved = false;
                 s->auto_login_tried = false;
                 s->expired = false;
@@ -944,8 +958,8 @@ void portal_link_changed(Portal *p, Link *l)
         }
         if (!captive)
                 s->captive = false;
-        portal_check_login_link(p);
         session_update_expiry(s, l);
+        portal_check_login_link(p);
         /* Gone for good: not captive, no session time, no login of ours to show or end. */
         if (!captive && !timed && !s->expires_realtime_usec && !s->logoff_url &&
             s->state == PORTAL_STATE_OPEN && !s->reprobe_timer)
@@ -1078,6 +1092,25 @@ int portal_session_logoff(PortalSession *s, const char **ret_error)
         free(s->logoff_url);
         s->logoff_url = NULL;
         session_set_state(s, PORTAL_STATE_LOGGING_OFF, "logging off");
+        return 0;
+}
+
+int portal_session_extend(PortalSession *s, const char **ret_error)
+{
+        Link *l = session_link(s);
+
+        if (!l || !l->capport_valid || l->capport.captive || !l->capport.can_extend_session ||
+            !l->capport.user_portal_url) {
+                *ret_error = "the network does not offer to extend this session";
+                return -EOPNOTSUPP;
+        }
+        if (!s->extending) {
+                log_info("%s: extending the captive portal session at %s", s->ifname,
+                         l->capport.user_portal_url);
+                s->extending = true;
+                portal_bus_emit_changed(s->portal);
+        }
+        portal_check_login_link(s->portal);
         return 0;
 }
 

@@ -40,6 +40,8 @@ struct PlainPortal {
         pid_t browser_pid;
         sd_event_source *browser_source;
         char *browser_link;
+        /* "portal extend LINK": the browser starts once roamd lets it reach LINK */
+        char *extend_link;
 };
 
 const char plain_portal_help[] =
@@ -48,7 +50,8 @@ const char plain_portal_help[] =
     "  portal login LINK USER   log in with WISPr; the password goes on the next line\n"
     "                 (not shown on a terminal)\n"
     "  portal browse LINK   log in with a text browser that reaches LINK only\n"
-    "  portal extend LINK   open the portal's page to extend the session\n"
+    "  portal extend LINK   extend the session (when the network offers it): its page in\n"
+    "                 the login browser\n"
     "  portal decline|logoff|forget LINK   send nothing; log off; forget the saved login\n";
 
 static void stamp(void)
@@ -112,6 +115,8 @@ static const RoamPortalSession *find(const RoamPortalSession *list, size_t n, co
         return NULL;
 }
 
+static void browse(PlainPortal *pp, const RoamPortalSession *s, const char *url);
+
 static void compare(PlainPortal *pp, RoamPortalSession *now, size_t n)
 {
         for (size_t i = 0; i < n; i++) {
@@ -125,11 +130,16 @@ static void compare(PlainPortal *pp, RoamPortalSession *now, size_t n)
                         char left[64];
                         roam_portal_time_left(s, realtime_now(), left, sizeof(left));
                         stamp();
-                        printf("captive portal on %s: the session ends soon (%s).%s\n", s->link,
-                               left,
-                               s->can_extend ? " The network lets you extend it: portal extend "
-                                               "LINK opens its page."
-                                             : "");
+                        printf("captive portal on %s: the session ends soon (%s).", s->link, left);
+                        if (s->can_extend)
+                                printf(" The network lets you extend it: say portal extend %s.",
+                                       s->link);
+                        fputc('\n', stdout);
+                }
+                if (pp->extend_link && streq(pp->extend_link, s->link) && s->browser_login) {
+                        free(pp->extend_link);
+                        pp->extend_link = NULL;
+                        browse(pp, s, s->user_portal_url);
                 }
                 if (s->expired && (!was || !was->expired)) {
                         stamp();
@@ -358,12 +368,12 @@ static int on_browser_exit(sd_event_source *es, int fd, uint32_t revents, void *
         return 0;
 }
 
-static void browse(PlainPortal *pp, const RoamPortalSession *s)
+static void browse(PlainPortal *pp, const RoamPortalSession *s, const char *url)
 {
         char **argv = NULL;
         int pidfd, r;
 
-        if (!s->portal_url || !*s->portal_url) {
+        if (!url || !*url) {
                 printf("roamd knows no login page for %s.\n", s->link);
                 return;
         }
@@ -371,11 +381,11 @@ static void browse(PlainPortal *pp, const RoamPortalSession *s)
                 puts("The login browser runs already.");
                 return;
         }
-        r = portal_browser_argv(NULL, s->portal_url, &argv);
+        r = portal_browser_argv(NULL, url, &argv);
         if (r < 0)
                 return;
-        printf("Opening %s in %s, as app %s: it reaches %s only. Quit it to come back.\n",
-               s->portal_url, argv[0], ROAM_APP_PORTAL_LOGIN, s->link);
+        printf("Opening %s in %s, as app %s: it reaches %s only. Quit it to come back.\n", url,
+               argv[0], ROAM_APP_PORTAL_LOGIN, s->link);
         fflush(stdout);
         pp->browser_link = strdup(s->link);
         if (pp->input)
@@ -401,6 +411,7 @@ static void call(PlainPortal *pp, const char *action, const char *link)
         const char *member = streq(action, "approve")   ? "Approve"
                              : streq(action, "decline") ? "Decline"
                              : streq(action, "logoff")  ? "Logoff"
+                             : streq(action, "extend")  ? "Extend"
                                                         : "Forget";
         int r;
 
@@ -468,24 +479,22 @@ int plain_portal_command(PlainPortal *pp, char **words)
                         return 1;
                 }
                 if (streq(s->state, "browser") && s->browser_login) {
-                        browse(pp, s);
+                        browse(pp, s, s->portal_url);
                         return 1;
                 }
                 puts("Approve first: portal approve LINK, then portal browse LINK.");
                 return 1;
         }
-        if (streq(action, "extend")) {
-                const char *url = s->portal_url;
-                if (!s->can_extend) {
-                        printf("The network does not offer to extend the session on %s.\n", link);
-                        return 1;
-                }
-                printf("The network lets you extend the session on %s at %s.\n", link,
-                       strempty(url));
+        if (streq(action, "extend") && !s->can_extend) {
+                printf("The network does not offer to extend the session on %s.\n", link);
                 return 1;
         }
-        if (streq(action, "approve") || streq(action, "decline") || streq(action, "logoff") ||
-            streq(action, "forget")) {
+        if (streq(action, "extend")) {
+                free(pp->extend_link);
+                pp->extend_link = strdup(link);
+        }
+        if (streq(action, "approve") || streq(action, "extend") || streq(action, "decline") ||
+            streq(action, "logoff") || streq(action, "forget")) {
                 call(pp, action, link);
                 return 1;
         }
@@ -512,6 +521,7 @@ PlainPortal *plain_portal_free(PlainPortal *pp)
         login_done(pp);
         pp->browser_source = sd_event_source_disable_unref(pp->browser_source);
         free(pp->browser_link);
+        free(pp->extend_link);
         sd_bus_slot_unref(pp->match);
         sd_bus_slot_unref(pp->load_slot);
         sd_bus_slot_unref(pp->call_slot);

@@ -220,7 +220,7 @@ static int get_link_probe(sd_bus *bus, const char *path, uint64_t *ret_probe, ch
         return r;
 }
 
-int portal_browser_run(sd_bus *bus, const char *link, const char *browser)
+int portal_browser_run(sd_bus *bus, const char *link, const char *browser, bool extend)
 {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -255,6 +255,26 @@ int portal_browser_run(sd_bus *bus, const char *link, const char *browser)
                 roam_portal_sessions_free(all, n);
                 log_error("%s is not behind a captive portal.", link);
                 return -ENOENT;
+        }
+        if (extend) {
+                roam_portal_sessions_free(all, n);
+                all = NULL;
+                r = roam_portal_action(bus, "extend", link, false);
+                if (r < 0)
+                        return r;
+                r = find_session(bus, link, &all, &n, &s);
+                if (r < 0)
+                        return r;
+                if (!s || !s->browser_login || !s->user_portal_url) {
+                        roam_portal_sessions_free(all, n);
+                        log_error("%s: roamd did not let the browser extend the session.", link);
+                        return -EBUSY;
+                }
+                url = strdup(s->user_portal_url);
+                roam_portal_sessions_free(all, n);
+                if (!url)
+                        return log_oom();
+                goto run;
         }
         if (!s->approved || streq(s->state, "waiting") || streq(s->state, "declined") ||
             streq(s->state, "failed") || streq(s->state, "logged-off")) {
@@ -299,6 +319,7 @@ int portal_browser_run(sd_bus *bus, const char *link, const char *browser)
                 return -ENOENT;
         }
 
+run:
         r = portal_browser_argv(browser, url, &argv);
         if (r < 0)
                 return r;
@@ -343,7 +364,20 @@ int portal_browser_run(sd_bus *bus, const char *link, const char *browser)
         r = get_link_probe(bus, path, &probe_after, &verdict);
         if (r < 0)
                 return log_error_errno(r, "Cannot read %s: %m", link);
-        if (streq(verdict, "online"))
+        if (extend) {
+                r = find_session(bus, link, &all, &n, &s);
+                if (r >= 0 && s) {
+                        char left[64];
+                        struct timespec ts;
+                        clock_gettime(CLOCK_REALTIME, &ts);
+                        roam_portal_time_left(
+                            s, (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000,
+                            left, sizeof(left));
+                        printf("%s: %s; session %s.\n", link, verdict,
+                               *left ? left : "time unknown");
+                }
+                roam_portal_sessions_free(all, n);
+        } else if (streq(verdict, "online"))
                 printf("%s: online. The login browser's access ended; every app follows its own "
                        "policy.\n",
                        link);

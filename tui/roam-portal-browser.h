@@ -24,8 +24,9 @@ int portal_browser_spawn(char **argv, pid_t *ret_pid, int *ret_pidfd);
 
 /* `roam portal browse [--browser CMD] [LINK]`: approves when needed, runs the browser in the
  * foreground at the portal's page, then asks roamd to check the link again and says what it
- * is. */
-int portal_browser_run(sd_bus *bus, const char *link, const char *browser);
+ * is. extend (`roam portal extend`): asks roamd to let the browser extend an RFC 8908 session
+ * instead, and opens the network's user-portal-url. */
+int portal_browser_run(sd_bus *bus, const char *link, const char *browser, bool extend);
 
 /* The TUI's way: suspends the screen (stops reading the keyboard), runs the browser in the
  * foreground, and resumes and redraws when it ends; the link is checked again then. */

@@ -32,6 +32,7 @@ void roam_portal_sessions_free(RoamPortalSession *s, size_t n)
                 free(s[i].login_url);
                 free(s[i].location_name);
                 free(s[i].venue_info_url);
+                free(s[i].user_portal_url);
         }
         free(s);
 }
@@ -57,6 +58,7 @@ static int read_session(sd_bus_message *m, RoamPortalSession *s)
                     {"LoginURL", offsetof(RoamPortalSession, login_url)},
                     {"LocationName", offsetof(RoamPortalSession, location_name)},
                     {"VenueInfoURL", offsetof(RoamPortalSession, venue_info_url)},
+                    {"UserPortalURL", offsetof(RoamPortalSession, user_portal_url)},
                 };
                 static const struct {
                         const char *key;
@@ -266,6 +268,9 @@ void roam_portal_fields(const RoamPortalSession *s, uint64_t now_usec,
         add("Network", buf, userdata);
         roam_portal_time_left(s, now_usec, left, sizeof(left));
         add("Time left", left, userdata);
+        if (s->can_extend)
+                add("Extend", "the network offers to extend the session: roam portal extend",
+                    userdata);
         if (s->has_bytes) {
                 snprintf(buf, sizeof(buf), "%" PRIu64 " bytes", s->bytes_remaining);
                 add("Data left", buf, userdata);
@@ -360,6 +365,7 @@ int roam_portal_action(sd_bus *bus, const char *action, const char *link, bool a
         const char *member = streq(action, "approve")   ? "Approve"
                              : streq(action, "decline") ? "Decline"
                              : streq(action, "logoff")  ? "Logoff"
+                             : streq(action, "extend")  ? "Extend"
                                                         : "Forget";
         char what[64];
         int r;
@@ -477,13 +483,13 @@ int roam_portal_run(char **args, bool json)
 
         if (action && !streq(action, "approve") && !streq(action, "decline") &&
             !streq(action, "login") && !streq(action, "logoff") && !streq(action, "forget") &&
-            !streq(action, "browse") && !streq(action, "show")) {
+            !streq(action, "browse") && !streq(action, "extend") && !streq(action, "show")) {
                 /* `roam portal LINK` shows one link. */
                 link = action;
                 action = "show";
                 if (args[1]) {
                         log_error("unknown action '%s' for 'roam portal': approve, decline, "
-                                  "login, browse, logoff or forget. Try 'roam --help'.",
+                                  "login, browse, extend, logoff or forget. Try 'roam --help'.",
                                   args[1]);
                         return -EINVAL;
                 }
@@ -531,8 +537,8 @@ int roam_portal_run(char **args, bool json)
                                   "login'.");
                         return -EINVAL;
                 }
-                if (browser && !streq(action, "browse")) {
-                        log_error("--browser goes with 'roam portal browse'.");
+                if (browser && !streq(action, "browse") && !streq(action, "extend")) {
+                        log_error("--browser goes with 'roam portal browse' or 'extend'.");
                         return -EINVAL;
                 }
                 if (always && !streq(action, "login") && !streq(action, "approve")) {
@@ -580,8 +586,8 @@ int roam_portal_run(char **args, bool json)
         r = pick_link(bus, link, &lk);
         if (r < 0)
                 return r;
-        if (streq(action, "browse"))
-                return portal_browser_run(bus, lk, browser);
+        if (streq(action, "browse") || streq(action, "extend"))
+                return portal_browser_run(bus, lk, browser, streq(action, "extend"));
         if (streq(action, "login")) {
                 char *pw = NULL;
                 r = read_secret_file(pwfile, &pw);

@@ -45,6 +45,7 @@ typedef struct PortalData {
         char password[FIELD_MAX + 1];
         /* Approved for a browser login: the browser starts once roamd says "browser". */
         char browse_link[64];
+        bool browse_extend; /* ... to extend an RFC 8908 session, at its user-portal-url */
 } PortalData;
 
 bool tui_any_portal(Tui *t)
@@ -73,16 +74,16 @@ static const RoamPortalSession *selected_session(PortalData *d)
         return &d->sessions[d->selected];
 }
 
-static void start_browser(PortalData *d, const RoamPortalSession *s)
+static void start_browser(PortalData *d, const RoamPortalSession *s, const char *url)
 {
         int r;
 
         d->browse_link[0] = 0;
-        if (!s->portal_url) {
+        if (!url) {
                 tui_message(d->tui, THEME_ERROR, "roamd knows no login page for %s.", s->link);
                 return;
         }
-        r = portal_browser_tui(d->tui, s->link, s->portal_url);
+        r = portal_browser_tui(d->tui, s->link, url);
         if (r == -ENOENT)
                 tui_message(d->tui, THEME_ERROR,
                             "No text browser found: install w3m or lynx, or set "
@@ -109,8 +110,12 @@ static void sessions_arrived(PortalData *d, const RoamPortalSession *old, size_t
                                     s->link);
                 if (!streq(d->browse_link, s->link))
                         continue;
-                if (streq(s->state, "browser") && s->browser_login)
-                        start_browser(d, s);
+                if (d->browse_extend && s->browser_login)
+                        start_browser(d, s, s->user_portal_url);
+                else if (streq(s->state, "browser") && s->browser_login)
+                        start_browser(d, s, s->portal_url);
+                else if (d->browse_extend)
+                        d->browse_link[0] = 0;
                 else if (!streq(s->state, "discovering") && !streq(s->state, "waiting") &&
                          !streq(s->state, "browser"))
                         d->browse_link[0] = 0;
@@ -444,7 +449,7 @@ static int portal_key(Tui *t, Screen *s, int key)
                         d->selected = i;
                 return REACTION_REDRAW;
         }
-        if (!strchr("aAbdlof", key) || key & TUI_KEY_CODE || key == 0)
+        if (!strchr("aAbdelof", key) || key & TUI_KEY_CODE || key == 0)
                 return REACTION_UNHANDLED;
         p = selected_session(d);
         if (!p) {
@@ -464,18 +469,33 @@ static int portal_key(Tui *t, Screen *s, int key)
                         return REACTION_REDRAW;
                 }
                 if (streq(p->state, "browser") && p->browser_login) {
-                        start_browser(d, p);
+                        start_browser(d, p, p->portal_url);
                         return REACTION_REDRAW;
                 }
                 /* Approve first; the browser starts when roamd says so. */
                 snprintf(d->browse_link, sizeof(d->browse_link), "%s", p->link);
+                d->browse_extend = false;
                 r = call(d, "Approve", p->link, false);
+                break;
+        case 'e':
+                if (!p->can_extend) {
+                        tui_message(t, THEME_WARNING,
+                                    "The network does not offer to extend the session on %s.",
+                                    p->link);
+                        return REACTION_REDRAW;
+                }
+                /* roamd lets the browser reach the link; it starts when the sessions say so. */
+                snprintf(d->browse_link, sizeof(d->browse_link), "%s", p->link);
+                d->browse_extend = true;
+                r = call(d, "Extend", p->link, false);
                 break;
         case 'a':
         case 'A':
                 /* Approving a portal without WISPr is asking for the login browser. */
-                if (!p->wispr)
+                if (!p->wispr) {
                         snprintf(d->browse_link, sizeof(d->browse_link), "%s", p->link);
+                        d->browse_extend = false;
+                }
                 r = call(d, "Approve", p->link, key == 'A');
                 break;
         case 'd':
@@ -517,6 +537,9 @@ static const KeyHelp portal_keys[] = {
      "Log in with a text browser in this terminal (w3m, lynx, $BROWSER; $ROAM_PORTAL_BROWSER "
      "names one) that reaches this link only; roam comes back when you quit it"},
     {"d", "decline", "Decline: roam sends nothing to this portal"},
+    {"e", "extend",
+     "Extend the session (when the network offers it, RFC 8908): its page in the login "
+     "browser"},
     {"o", "log off", "Log off (when the portal gave a log off address)"},
     {"f", "forget", "Forget the saved login of this network"},
     {"Up/Down", NULL, "Select the previous or next link (also k and j)"},
@@ -527,7 +550,7 @@ static const KeyHelp portal_keys[] = {
     {},
 };
 /* The list's keys come first, then the form's. */
-#define PORTAL_LIST_KEYS 9
+#define PORTAL_LIST_KEYS 10
 
 static bool portal_key_active(Tui *t, Screen *s, const KeyHelp *k)
 {
@@ -548,6 +571,8 @@ static bool portal_key_active(Tui *t, Screen *s, const KeyHelp *k)
                 return p->wispr;
         if (streq(k->keys, "b"))
                 return !p->wispr;
+        if (streq(k->keys, "e"))
+                return p->can_extend;
         return true;
 }
 

@@ -775,6 +775,10 @@ class Portal(PropertiesObject):
     def Forget(self, link):
         self.calls.append(["Forget", str(link)])
 
+    @dbus.service.method(PORTAL_IFACE, in_signature="s")
+    def Extend(self, link):
+        self.calls.append(["Extend", str(link)])
+
     @dbus.service.method(PORTAL_IFACE, in_signature="sshbb")
     def Login(self, link, user, fd, save, always):
         n = fd.take()

@@ -46,7 +46,7 @@ def test_plain_portal_login(roamd, plain):
     p.expect(CLOCK + r"captive portal on wlan0: logged in \(logged in: Welcome\)\. Say: portal "
              r"logoff wlan0 to log off\.")
     p.expect(CLOCK + r"captive portal on wlan0: the session ends soon \(.*\)\. The network "
-             r"lets you extend it: .*")
+             r"lets you extend it: say portal extend wlan0\.")
     p.send("portal decline wlan0")
     p.expect(CLOCK + r"Done: decline on wlan0\.")
     p.send("portal approve eth9")
@@ -88,5 +88,36 @@ def test_plain_portal_browser(roamd, bus, tmp_path):
         assert fake.send(op="portal_calls") == [["Approve", "wlan0", False]]
         p.send("status")
         p.expect(r"wlan0 \(wifi\): .*")
+    finally:
+        p.close()
+
+
+def test_plain_portal_extend(roamd, bus, tmp_path):
+    """RFC 8908 can-extend-session: portal extend asks roamd (Extend), and once roamd lets
+    the login browser reach the link, opens the network's user-portal-url in it."""
+    script = tmp_path / "fake-browser"
+    script.write_text("#!/bin/sh\necho \"FAKE BROWSER at $1\"\n")
+    script.chmod(0o755)
+    open_ = dict(WAITING, State="open", Message="online: more time on offer",
+                 CanExtendSession=True, UserPortalURL="https://portal.example/session")
+    fake = roamd(scenario([dict(open_, CanExtendSession=False, Message="online")]))
+    p = Plain(dict(bus.env, ROAM_PORTAL_BROWSER=str(script)))
+    try:
+        p.expect(CLOCK + r"captive portal on wlan0: open \(no portal in the way\) \(online\)\.")
+        p.send("portal extend wlan0")
+        p.expect(r"The network does not offer to extend the session on wlan0\.")
+        fake.send(op="portal", sessions=[open_])
+        p.expect(CLOCK + r"captive portal on wlan0: open \(no portal in the way\) \(online: "
+                 r"more time on offer\)\.")
+        p.send("portal")
+        p.expect(r"  Extend: the network offers to extend the session: roam portal extend")
+        p.send("portal extend wlan0")
+        p.expect(CLOCK + r"Done: extend on wlan0\.")
+        assert fake.send(op="portal_calls") == [["Extend", "wlan0"]]
+        fake.send(op="portal", sessions=[dict(open_, BrowserLogin=True)])
+        p.expect(r"Opening https://portal\.example/session in .*fake-browser, as app "
+                 r"portal-login: it reaches wlan0 only\. Quit it to come back\.")
+        p.expect(r"FAKE BROWSER at https://portal\.example/session")
+        p.expect(CLOCK + r"Browser closed; asking roamd to check wlan0 again\.")
     finally:
         p.close()

@@ -115,3 +115,23 @@ def test_portal_login_browser_suspends_and_resumes(roamd, tui, tmp_path):
     fake.send(op="portal", sessions=[OPEN])
     t.wait_for(screen="portal", text="eth1 is online: the portal let you in")
     assert "open (no portal in the way)" in t.text()
+
+
+def test_portal_extend_opens_the_user_portal(roamd, tui, tmp_path):
+    """e (RFC 8908 can-extend-session): Extend, then the login browser at the user portal."""
+    script = tmp_path / "fake-browser"
+    script.write_text("#!/bin/sh\nprintf 'FAKE BROWSER at %s\\n' \"$1\"\nread line\n")
+    script.chmod(0o755)
+    extendable = dict(LOGGED_IN, UserPortalURL="https://portal.cafe.example/session")
+    fake = roamd(scenario([extendable]))
+    t = tui(extra_env={"ROAM_PORTAL_BROWSER": str(script)})
+    t.wait_for(screen="overview", text="eth1")
+    t.key("4")
+    t.wait_for(screen="portal", text=["the network offers to extend the session", "e extend"])
+    t.key("e")
+    t.wait_for(screen="portal", text="Done")
+    assert fake.send(op="portal_calls") == [["Extend", "eth1"]]
+    fake.send(op="portal", sessions=[dict(extendable, BrowserLogin=True)])
+    t.wait_output(b"FAKE BROWSER at https://portal.cafe.example/session")
+    t.key("\r")
+    t.wait_for(screen="portal", text=["logged in", "eth1 again"])

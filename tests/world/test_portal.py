@@ -374,6 +374,17 @@ with open(out, "w") as f:
 '''
 
 
+EXTEND_PY = r'''
+import json, socket, sys
+out, url = sys.argv[1], sys.argv[2]
+res = {"url": url, "cgroup": open("/proc/self/cgroup").read().strip()}
+with socket.create_connection(("203.0.113.10", 7000), timeout=10) as s:
+    res["whoami"] = s.makefile().readline().split()[0]
+with open(out, "w") as f:
+    json.dump(res, f)
+'''
+
+
 def app_state(w, app_id):
     path = w.call(MANAGER_PATH, MANAGER_IFACE, "GetApp", "s", [app_id])
     return w.call(path, PROPS, "Get", "ss", ("org.roam1.App", "State"))
@@ -435,6 +446,21 @@ def test_login_browser_reaches_the_captive_link_only(w, cafe, mon):
         outside = w.whoami()
         assert not outside.ok and outside.error == "ECONNREFUSED", outside
         assert w.roamd_running()
+
+        # RFC 8908: the open cafe says "can-extend-session"; roam portal extend lets the
+        # browser reach wifi0 again (and only wifi0) to open the user-portal-url.
+        s = wait_session(w, mon, lambda s: s.get("CanExtendSession") is True, link="wifi0")
+        ext = os.path.join(cafe.dir, "extend.json")
+        with open(script + ".ext", "w") as f:
+            f.write(EXTEND_PY)
+        r = roam(w, "portal", "extend", "--browser", "/usr/bin/python3 %s.ext %s" % (script, ext),
+                 "wifi0")
+        assert os.path.exists(ext), (r.stdout, r.stderr)
+        res = json.load(open(ext))
+        assert res["url"] == "https://cafe.test/portal", res
+        assert "/roam.slice/app-portal-login.scope" in res["cgroup"], res["cgroup"]
+        assert res["whoami"] == cafe4, res
+        assert "wifi0: online; session" in r.stdout, r.stdout
     finally:
         w.call(MANAGER_PATH, MANAGER_IFACE, "ResetAppPolicy", "s", ("default",))
         procs = w.cgroup / ROAM_SLICE / "app-portal-login.scope"
