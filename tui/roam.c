@@ -180,6 +180,8 @@ static void help(void)
                "  portal browse [--browser CMD] [LINK]\n"
                "                     Approve and log in with a text browser (w3m, lynx,\n"
                "                     $BROWSER) that reaches the captive link only\n"
+               "  portal extend [--browser CMD] [LINK]\n"
+               "                     Extend the session when the network offers it (RFC 8908)\n"
                "  portal decline|logoff|forget [LINK]\n"
                "                     Send nothing; log off; forget the saved login\n"
                "  p2p find|peers|connect|accept|reject|disconnect ...\n"
