@@ -402,10 +402,14 @@ static TuiBrowser *tui_browser_free(TuiBrowser *b)
 {
         if (!b)
                 return NULL;
-        sd_event_source_disable_unref(b->source);
         free(b->link);
         free(b);
         return NULL;
+}
+
+static void tui_browser_destroy(void *userdata)
+{
+        tui_browser_free(userdata);
 }
 
 static int on_browser_exit(sd_event_source *es, int fd, uint32_t revents, void *userdata)
@@ -431,12 +435,15 @@ static int on_browser_exit(sd_event_source *es, int fd, uint32_t revents, void *
                             "browser is missing.",
                             ROAM_APP_PORTAL_LOGIN);
         else if (!path || roam_live_reprobe(tui_live(t), path) < 0)
-                tui_message(t, THEME_WARNING, "Browser closed. Press r to check %s again.",
+                tui_message(t, THEME_WARNING, "Browser closed; roamd checks %s at its next round.",
                             b->link);
         else
                 tui_message(t, THEME_STATUS, "Browser closed: checking %s again%s", b->link,
                             tui_glyph_ellipsis(t));
-        tui_browser_free(b);
+        /* The event loop's reference was the only one: this frees the watch, and b with it
+         * (the destroy callback). */
+        (void)sd_event_source_set_enabled(es, SD_EVENT_OFF);
+        (void)sd_event_source_set_floating(es, false);
         return 0;
 }
 
@@ -472,6 +479,7 @@ int portal_browser_tui(Tui *t, const char *link, const char *url)
                 if (r >= 0)
                         r = sd_event_source_set_io_fd_own(b->source, true);
                 if (r < 0) {
+                        b->source = sd_event_source_disable_unref(b->source);
                         close(pidfd);
                         (void)kill(b->pid, SIGTERM);
                         (void)waitpid(b->pid, NULL, 0);
@@ -482,5 +490,10 @@ int portal_browser_tui(Tui *t, const char *link, const char *url)
                 tui_browser_free(b);
                 return r;
         }
+        /* The event loop owns the watch from here (and b with it): the TUI may end while the
+         * browser runs. */
+        (void)sd_event_source_set_destroy_callback(b->source, tui_browser_destroy);
+        (void)sd_event_source_set_floating(b->source, true);
+        b->source = sd_event_source_unref(b->source);
         return 0;
 }
