@@ -135,3 +135,22 @@ def test_portal_extend_opens_the_user_portal(roamd, tui, tmp_path):
     t.wait_output(b"FAKE BROWSER at https://portal.cafe.example/session")
     t.key("\r")
     t.wait_for(screen="portal", text=["logged in", "eth1 again"])
+
+
+def test_portal_approve_starts_the_login_browser(roamd, tui, tmp_path):
+    """a on a portal without WISPr is asking for the browser: it starts once roamd says so."""
+    script = tmp_path / "fake-browser"
+    script.write_text("#!/bin/sh\nprintf 'FAKE BROWSER at %s\\n' \"$1\"\nread line\n")
+    script.chmod(0o755)
+    fake = roamd(scenario([NO_WISPR]))
+    t = tui(extra_env={"ROAM_PORTAL_BROWSER": str(script)})
+    t.wait_for(screen="overview", text="eth1")
+    t.key("4")
+    t.wait_for(screen="portal", text="waiting for your approval")
+    t.key("a")
+    t.wait_for(screen="portal", text="Done")
+    fake.send(op="portal", sessions=[BROWSER])
+    t.wait_output(b"FAKE BROWSER at http://portal.cafe.example/login?next=%2F")
+    t.key("\r")
+    t.wait_for(screen="portal", text="eth1 again")
+    assert fake.send(op="portal_calls") == [["Approve", "eth1", False]]
