@@ -17,6 +17,7 @@
 #include "roamd-manager.h"
 #include "roamd-netlink.h"
 #include "roamd-nft.h"
+#include "roamd-portal.h"
 #include "roamd-reconcile.h"
 #include "roamd-route.h"
 #include "roamd-stats.h"
@@ -25,6 +26,7 @@ struct AppClass {
         char name[NFT_CLASS_NAME_MAX];
         AppPolicy key;  /* the policy as enforced (access allow while online for a task) */
         bool system;    /* the system policy: never routed by mark */
+        bool portal;    /* the portal-login app's: pinned to the captive link */
         unsigned refs;  /* apps in this class */
         bool installed; /* its chain exists in the kernel */
         NftClass spec;  /* what the chain holds */
@@ -128,12 +130,20 @@ static App *app_free(App *app)
         return NULL;
 }
 
+/* The login browser of a captive portal (docs/portal.md): a class of its own. */
+static bool app_is_portal_login(const App *app)
+{
+        return streq(app->id, ROAM_APP_PORTAL_LOGIN);
+}
+
 static void app_compute_effective(Apps *a, App *app)
 {
         app_policy_init_builtin(&app->effective);
         /* Apps without a rule of their own follow the default policy's keys, so a strict
-         * default also covers apps nobody configured yet. */
-        if (!app->special && a->app_default) {
+         * default also covers apps nobody configured yet. The login browser is roam's own
+         * app, let out by the user's approval of a portal: only its own keys apply (a deny
+         * of its own still refuses it), or a strict default would leave no way to log in. */
+        if (!app->special && a->app_default && !app_is_portal_login(app)) {
                 app_policy_layer(&app->effective, &a->app_default->config);
                 app_policy_layer(&app->effective, &a->app_default->runtime);
         }
@@ -212,22 +222,22 @@ static void app_class_key(App *app, AppPolicy *key, bool *system)
         }
 }
 
-static bool class_key_equal(const AppClass *c, const AppPolicy *key, bool system)
+static bool class_key_equal(const AppClass *c, const AppPolicy *key, bool system, bool portal)
 {
-        return c->system == system && c->key.access == key->access &&
+        return c->system == system && c->portal == portal && c->key.access == key->access &&
                c->key.bearers == key->bearers && c->key.vpn == key->vpn &&
                c->key.handover == key->handover;
 }
 
-static AppClass *class_find(Apps *a, const AppPolicy *key, bool system)
+static AppClass *class_find(Apps *a, const AppPolicy *key, bool system, bool portal)
 {
         for (size_t i = 0; i < a->n_classes; i++)
-                if (class_key_equal(a->classes[i], key, system))
+                if (class_key_equal(a->classes[i], key, system, portal))
                         return a->classes[i];
         return NULL;
 }
 
-static int class_new(Apps *a, const AppPolicy *key, bool system, AppClass **ret)
+static int class_new(Apps *a, const AppPolicy *key, bool system, bool portal, AppClass **ret)
 {
         AppClass *c, **n;
 
@@ -242,6 +252,7 @@ static int class_new(Apps *a, const AppPolicy *key, bool system, AppClass **ret)
         a->classes = n;
         c->key = *key;
         c->system = system;
+        c->portal = portal;
         snprintf(c->name, sizeof(c->name), "%s%u", system ? "system_" : "class_",
                  ++a->class_counter);
         a->classes[a->n_classes++] = c;
@@ -298,6 +309,7 @@ static int class_world_build(Apps *a, ClassWorld *w, ClassLink **ret_links)
             .vpn_carries = {route_tables_vpn_carries(a->routes, AF_INET),
                             route_tables_vpn_carries(a->routes, AF_INET6)},
             .vpn_slot = nft_slot_vpn(nft_engine_mask(a->nft)),
+            .portal_link = portal_login_link(m->portal),
         };
         *ret_links = links;
         return 0;
@@ -307,7 +319,10 @@ static void class_compute(const ClassWorld *w, AppClass *c, NftClass *ret)
 {
         ClassResult res;
 
-        class_compile(&c->key, c->system, w, &res);
+        if (c->portal)
+                class_compile_portal_login(&c->key, w, &res);
+        else
+                class_compile(&c->key, c->system, w, &res);
         *ret = res.spec;
         c->route[0] = res.route[0];
         c->route[1] = res.route[1];
@@ -322,12 +337,12 @@ static int class_ensure(Apps *a, App *app, NftTxn *t, AppClass **ret)
         int r;
 
         app_class_key(app, &key, &system);
-        c = class_find(a, &key, system);
+        c = class_find(a, &key, system, app_is_portal_login(app));
         if (c) {
                 *ret = c;
                 return 0;
         }
-        r = class_new(a, &key, system, &c);
+        r = class_new(a, &key, system, app_is_portal_login(app), &c);
         if (r < 0)
                 return r;
         ClassWorld w;

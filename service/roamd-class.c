@@ -13,6 +13,8 @@ static const char *const app_state_table[_APP_STATE_MAX] = {
     [APP_STATE_BLOCKED_DENIED] = "blocked: access denied",
     [APP_STATE_BLOCKED_VPN_DOWN] = "blocked: VPN down",
     [APP_STATE_BLOCKED_NO_LINK] = "blocked: no allowed link",
+    [APP_STATE_PORTAL_LOGIN] = "captive portal login only",
+    [APP_STATE_BLOCKED_NO_PORTAL] = "blocked: no approved captive portal",
 };
 
 const char *app_state_to_string(AppState s)
@@ -133,4 +135,27 @@ void class_compile(const AppPolicy *key, bool system, const ClassWorld *w, Class
                 ret->route[f] = fr->slot ? l->ifindex : 0;
         }
         ret->state = ret->route[0] || ret->route[1] ? APP_STATE_ONLINE : APP_STATE_BLOCKED_NO_LINK;
+}
+
+void class_compile_portal_login(const AppPolicy *key, const ClassWorld *w, ClassResult *ret)
+{
+        const ClassLink *l = link_find(w, w->portal_link);
+
+        memset(ret, 0, sizeof(*ret));
+        if (key->access == APP_ACCESS_DENY || !l || !l->slot) {
+                ret->spec.kind = NFT_CLASS_REJECT;
+                ret->state = key->access == APP_ACCESS_DENY ? APP_STATE_BLOCKED_DENIED
+                                                            : APP_STATE_BLOCKED_NO_PORTAL;
+                return;
+        }
+        /* Every packet, both families, marked for the captive link's table (which holds only
+         * that link's routes); flows follow the pin, so when it goes they are refused. */
+        ret->spec.kind = NFT_CLASS_ROUTE;
+        for (int f = 0; f < 2; f++) {
+                ret->spec.fam[f].restricted = true;
+                ret->spec.fam[f].slot = l->slot;
+                ret->spec.fam[f].slot_oif = (uint32_t)l->ifindex;
+                ret->route[f] = l->ifindex;
+        }
+        ret->state = APP_STATE_PORTAL_LOGIN;
 }

@@ -22,6 +22,8 @@ typedef enum AppState {
         APP_STATE_BLOCKED_DENIED,
         APP_STATE_BLOCKED_VPN_DOWN,
         APP_STATE_BLOCKED_NO_LINK,
+        APP_STATE_PORTAL_LOGIN,      /* the portal-login app: the captive link only */
+        APP_STATE_BLOCKED_NO_PORTAL, /* the portal-login app, no approved portal */
         _APP_STATE_MAX,
         _APP_STATE_INVALID = -22,
 } AppState;
@@ -45,6 +47,9 @@ typedef struct ClassWorld {
         int vpn_link;        /* the VPN in use, 0 none */
         bool vpn_carries[2]; /* its rules are in place and it has an address of the family */
         uint32_t vpn_slot;
+        /* The link the portal-login app may use: behind a captive portal whose browser login
+         * the user approved; 0 none. */
+        int portal_link;
 } ClassWorld;
 
 typedef struct ClassResult {
@@ -55,3 +60,7 @@ typedef struct ClassResult {
 
 /* key: the policy as enforced; system: the system policy (routed by main, never marked). */
 void class_compile(const AppPolicy *key, bool system, const ClassWorld *w, ClassResult *ret);
+/* The portal-login app (ROAM_APP_PORTAL_LOGIN): every packet to the portal link's slot, so it
+ * reaches that link only (not the main table's default, not another link's LAN, not a VPN);
+ * refused while there is no portal link, or when its own access is deny. */
+void class_compile_portal_login(const AppPolicy *key, const ClassWorld *w, ClassResult *ret);

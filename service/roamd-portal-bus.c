@@ -41,7 +41,10 @@ static int append_session(sd_bus_message *reply, PortalSession *s)
              * it is nobody else's business either). */
             (r = sd_bus_message_append(reply, "{sv}", "HasSavedLogin", "b",
                                        e && e->user && e->password)) < 0 ||
-            (r = sd_bus_message_append(reply, "{sv}", "AlwaysLogIn", "b", e && e->always)) < 0)
+            (r = sd_bus_message_append(reply, "{sv}", "AlwaysLogIn", "b", e && e->always)) < 0 ||
+            /* Whether the portal-login app (the login browser) may reach this link now. */
+            (r = sd_bus_message_append(reply, "{sv}", "BrowserLogin", "b",
+                                       portal_login_link(s->portal) == s->ifindex)) < 0)
                 return r;
         if (s->expires_realtime_usec && (r = sd_bus_message_append(reply, "{sv}", "ExpiresAt", "t",
                                                                    s->expires_realtime_usec)) < 0)
@@ -220,6 +223,18 @@ static int method_login(sd_bus_message *msg, void *userdata, sd_bus_error *error
         return reply(msg, error, r, err);
 }
 
+static int method_extend(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        PortalSession *s;
+        const char *err = NULL;
+        int r = get_session(msg, userdata, error, &s);
+
+        if (r < 0)
+                return r;
+        r = portal_session_extend(s, &err);
+        return reply(msg, error, r, err);
+}
+
 static const sd_bus_vtable portal_vtable[] = {
     SD_BUS_VTABLE_START(0),
     SD_BUS_PROPERTY("Sessions", "aa{sv}", property_get_sessions, 0,
@@ -234,6 +249,8 @@ static const sd_bus_vtable portal_vtable[] = {
     SD_BUS_METHOD_WITH_ARGS("Logoff", SD_BUS_ARGS("s", link), SD_BUS_NO_RESULT, method_logoff,
                             SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("Forget", SD_BUS_ARGS("s", link), SD_BUS_NO_RESULT, method_forget,
+                            SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS("Extend", SD_BUS_ARGS("s", link), SD_BUS_NO_RESULT, method_extend,
                             SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_VTABLE_END,
 };

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <curl/curl.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-util.h"
+#include "roamd-apps.h"
 #include "roamd-curl.h"
 #include "roamd-http-answer.h"
 #include "roamd-link.h"
@@ -91,6 +94,7 @@ static Link *session_link(PortalSession *s)
 
 static void session_set_state(PortalSession *s, PortalState state, const char *fmt, ...)
     _printf_(3, 4);
+static void portal_check_login_link(Portal *p);
 
 static void session_set_state(PortalSession *s, PortalState state, const char *fmt, ...)
 {
@@ -114,6 +118,7 @@ static void session_set_state(PortalSession *s, PortalState state, const char *f
                 s->message = TAKE_PTR(msg);
                 portal_bus_emit_changed(s->portal);
         }
+        portal_check_login_link(s->portal);
 }
 
 static void session_wipe_pending(PortalSession *s)
@@ -701,6 +706,12 @@ static void session_update_expiry(PortalSession *s, const Link *l)
         sd_event *e = s->portal->manager->event;
         uint64_t now_mono, now_real, left, expires;
 
+        if (s->extending &&
+            (!l->capport_valid || l->capport.captive || !l->capport.can_extend_session)) {
+                log_info("%s: the network no longer offers to extend the session", s->ifname);
+                s->extending = false;
+                portal_bus_emit_changed(s->portal);
+        }
         if (!l->capport_valid || l->capport.captive || !l->capport.has_seconds_remaining) {
                 s->warn_timer = sd_event_source_disable_unref(s->warn_timer);
                 s->expiry_timer = sd_event_source_disable_unref(s->expiry_timer);
@@ -718,6 +729,12 @@ static void session_update_expiry(PortalSession *s, const Link *l)
         if (s->expires_realtime_usec && expires + USEC_PER_SEC > s->expires_realtime_usec &&
             expires < s->expires_realtime_usec + USEC_PER_SEC)
                 return;
+        if (s->extending && s->expires_realtime_usec &&
+            expires > s->expires_realtime_usec + 5 * USEC_PER_SEC) {
+                /* The network moved the end: extended. The browser's access ends. */
+                log_info("%s: the captive portal session was extended", s->ifname);
+                s->extending = false;
+        }
         s->expires_realtime_usec = expires;
         s->expiry_warned = left <= PORTAL_WARN_USEC;
         s->warn_timer = sd_event_source_disable_unref(s->warn_timer);
@@ -833,6 +850,7 @@ static void portal_remove_session(Portal *p, size_t i)
                 sizeof(*p->sessions) * (p->n_sessions - i - 1));
         p->n_sessions--;
         portal_bus_emit_changed(p);
+        portal_check_login_link(p);
 }
 
 static PortalSession *find_session(Portal *p, int ifindex, size_t *ret_i)
@@ -844,6 +862,46 @@ static PortalSession *find_session(Portal *p, int ifindex, size_t *ret_i)
                         return p->sessions[i];
                 }
         return NULL;
+}
+
+int portal_login_link(Portal *p)
+{
+        for (size_t i = 0; p && i < p->n_sessions; i++) {
+                PortalSession *s = p->sessions[i];
+                if ((s->approved && s->captive && s->state == PORTAL_STATE_BROWSER) ||
+                    (s->extending && !s->captive))
+                        return s->ifindex;
+        }
+        return 0;
+}
+
+static int on_login_defer(sd_event_source *es, void *userdata)
+{
+        Portal *p = userdata;
+
+        p->login_defer = sd_event_source_disable_unref(p->login_defer);
+        /* The portal-login app's class follows: one reconciler pass. */
+        apps_links_changed(p->manager->apps);
+        return 0;
+}
+
+/* The portal-login app gains or loses a link: tell the apps engine from the event loop (a
+ * reconciler pass must not run inside the link handlers that brought us here). */
+static void portal_check_login_link(Portal *p)
+{
+        int now = portal_login_link(p);
+        char name[IF_NAMESIZE + 1] = "";
+
+        if (!p || now == p->login_ifindex)
+                return;
+        if (now)
+                (void)if_indextoname((unsigned)now, name);
+        log_info("captive portal login browser (app %s): %s%s", ROAM_APP_PORTAL_LOGIN,
+                 now ? "may reach " : "no link", name);
+        p->login_ifindex = now;
+        if (!p->login_defer &&
+            sd_event_add_defer(p->manager->event, &p->login_defer, on_login_defer, p) < 0)
+                log_warning("Cannot schedule the portal-login app's change");
 }
 
 PortalSession *portal_get_session(Portal *p, const char *ifname)
@@ -881,6 +939,7 @@ void portal_link_changed(Portal *p, Link *l)
                 /* A new portal episode: first sight, or back after being online (a session
                  * that ran out, a log off, a portal that forgot us). */
                 s->captive = true;
+                s->extending = false;
                 s->approved = false;
                 s->auto_login_tried = false;
                 s->expired = false;
@@ -900,6 +959,7 @@ void portal_link_changed(Portal *p, Link *l)
         if (!captive)
                 s->captive = false;
         session_update_expiry(s, l);
+        portal_check_login_link(p);
         /* Gone for good: not captive, no session time, no login of ours to show or end. */
         if (!captive && !timed && !s->expires_realtime_usec && !s->logoff_url &&
             s->state == PORTAL_STATE_OPEN && !s->reprobe_timer)
@@ -1035,6 +1095,25 @@ int portal_session_logoff(PortalSession *s, const char **ret_error)
         return 0;
 }
 
+int portal_session_extend(PortalSession *s, const char **ret_error)
+{
+        Link *l = session_link(s);
+
+        if (!l || !l->capport_valid || l->capport.captive || !l->capport.can_extend_session ||
+            !l->capport.user_portal_url) {
+                *ret_error = "the network does not offer to extend this session";
+                return -EOPNOTSUPP;
+        }
+        if (!s->extending) {
+                log_info("%s: extending the captive portal session at %s", s->ifname,
+                         l->capport.user_portal_url);
+                s->extending = true;
+                portal_bus_emit_changed(s->portal);
+        }
+        portal_check_login_link(s->portal);
+        return 0;
+}
+
 int portal_session_forget(PortalSession *s, const char **ret_error)
 {
         int r = portal_store_forget(s->portal->store, s->identity);
@@ -1086,6 +1165,7 @@ Portal *portal_free(Portal *p)
         free(p->sessions);
         portal_store_free(p->store);
         sd_bus_slot_unref(p->slot);
+        sd_event_source_disable_unref(p->login_defer);
         free(p);
         return NULL;
 }

@@ -75,6 +75,9 @@ struct PortalSession {
         sd_event_source *warn_timer, *expiry_timer;
         bool expiry_warned;
         bool expired; /* the time ran out; the link is being checked again */
+        /* The user asked to extend an RFC 8908 session (can-extend-session): the login
+         * browser may reach the link until the session's end moves or the offer goes. */
+        bool extending;
         sd_event_source *reprobe_timer;
 };
 
@@ -84,6 +87,10 @@ struct Portal {
         PortalSession **sessions;
         size_t n_sessions;
         sd_bus_slot *slot;
+        /* The link the portal-login app may use (portal_login_link()) as the apps engine last
+         * heard of it, and the event that tells it of a change (outside our handlers). */
+        int login_ifindex;
+        sd_event_source *login_defer;
 };
 
 int portal_new(Manager *m, Portal **ret);
@@ -95,6 +102,11 @@ void portal_links_changed(Portal *p);
 
 PortalSession *portal_get_session(Portal *p, const char *ifname);
 
+/* The link the login browser (the portal-login app) may reach: one behind a captive portal
+ * without WISPr whose browser login the user approved (state browser), or one whose RFC 8908
+ * session the user asked to extend; 0 none. NULL p allowed. */
+int portal_login_link(Portal *p);
+
 /* User actions. Return 0 or a negative errno, with a sentence in *ret_error for the user. */
 int portal_session_approve(PortalSession *s, bool always, const char **ret_error);
 int portal_session_decline(PortalSession *s, const char **ret_error);
@@ -103,6 +115,9 @@ int portal_session_login(PortalSession *s, const char *user, char *password, boo
                          const char **ret_error);
 int portal_session_logoff(PortalSession *s, const char **ret_error);
 int portal_session_forget(PortalSession *s, const char **ret_error);
+/* RFC 8908 can-extend-session: lets the login browser reach the (online) link to open the
+ * user-portal-url. */
+int portal_session_extend(PortalSession *s, const char **ret_error);
 
 /* The network identity a saved login is filed under: "IFNAME gateway-mac MAC" when the
  * IPv4 gateway's MAC address is in the neighbour table, else "IFNAME gateway ADDRESS", else

@@ -26,3 +26,6 @@
 #define ROAM_ERROR_ACCESS_DENIED  "org.roam1.Error.AccessDenied"
 #define ROAM_ERROR_NO_SUCH_APP    "org.roam1.Error.NoSuchApp"
 #define ROAM_ERROR_FAILED         "org.roam1.Error.Failed"
+
+/* The app a captive portal's login browser runs as (docs/portal.md). */
+#define ROAM_APP_PORTAL_LOGIN "portal-login"

@@ -16,6 +16,8 @@ packages=(
         wpasupplicant python3-gi
         # screenshot tests of the TUI (a virtual terminal)
         python3-pyte
+        # the captive portal's login browser (tests/world/test_portal.py)
+        w3m
 )
 
 missing=()

@@ -16,6 +16,7 @@
 #include "roam-plain-bt.h"
 #include "roam-log.h"
 #include "roam-plain-p2p.h"
+#include "roam-plain-portal.h"
 #include "roam-plain.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
@@ -47,8 +48,9 @@ typedef struct Plain {
         bool announced; /* the first state has been printed */
         char buf[INPUT_LINE_MAX + 1];
         size_t n_buf;
-        bool discarding; /* the rest of a too long line */
-        PlainBt *bt;     /* Bluetooth questions and outcomes (roam-plain-bt.c) */
+        bool discarding;     /* the rest of a too long line */
+        PlainBt *bt;         /* Bluetooth questions and outcomes (roam-plain-bt.c) */
+        PlainPortal *portal; /* captive portals (roam-plain-portal.c) */
 } Plain;
 
 static const char help_text[] =
@@ -347,6 +349,11 @@ static int command(Plain *p, char *line)
 
         /* Changes still settling are older than the answer: they come first. */
         pending_flush(p);
+        /* A password after "portal login LINK USER": the whole line, never split or echoed. */
+        if (plain_portal_wants_line(p->portal)) {
+                plain_portal_line(p->portal, line);
+                return 0;
+        }
         r = strv_split(line, " \t\r", &words);
         if (r < 0)
                 return log_oom();
@@ -357,6 +364,7 @@ static int command(Plain *p, char *line)
         if (streq(words[0], "help")) {
                 fputs(help_text, stdout);
                 fputs(plain_p2p_help, stdout);
+                fputs(plain_portal_help, stdout);
                 return 0;
         }
         if (streq(words[0], "status") && !words[1]) {
@@ -390,6 +398,8 @@ static int command(Plain *p, char *line)
                 return 0;
         }
         if (p->p2p && plain_p2p_command(p->p2p, words) > 0)
+                return 0;
+        if (p->portal && plain_portal_command(p->portal, words) != 0)
                 return 0;
         printf("Unknown command '%s'. Type help for the list.\n", line);
         return 0;
@@ -620,6 +630,8 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                         p->announced = p->was_ready = true;
                         if (p->p2p)
                                 plain_p2p_watch(p->p2p);
+                        if (p->portal)
+                                plain_portal_watch(p->portal);
                         (void)plain_bt_follow(&p->bt, roam_live_get_bus(live));
                         break;
                 case ROAM_LIVE_NOT_RUNNING:
@@ -810,6 +822,8 @@ int plain_run(void)
                 return log_error_errno(r, "Cannot set up the bus: %m");
         p.live = live;
         r = plain_p2p_new(live, &p.p2p);
+        if (r >= 0)
+                r = plain_portal_new(live, input, &p.portal);
         if (r < 0)
                 return log_oom();
         (void)roam_live_start(live);
@@ -818,6 +832,7 @@ int plain_run(void)
         pending_clear(&p);
         p.settle = sd_event_source_disable_unref(p.settle);
         p.p2p = plain_p2p_free(p.p2p);
+        p.portal = plain_portal_free(p.portal);
         p.bt = plain_bt_free(p.bt);
         if (r < 0)
                 return log_error_errno(r, "The event loop failed: %m");

@@ -13,6 +13,7 @@
 #include "roam-client-bus.h"
 #include "roam-json.h"
 #include "roam-log.h"
+#include "roam-portal-browser.h"
 #include "roam-portal-cli.h"
 #include "roam-util.h"
 
@@ -31,6 +32,7 @@ void roam_portal_sessions_free(RoamPortalSession *s, size_t n)
                 free(s[i].login_url);
                 free(s[i].location_name);
                 free(s[i].venue_info_url);
+                free(s[i].user_portal_url);
         }
         free(s);
 }
@@ -56,6 +58,7 @@ static int read_session(sd_bus_message *m, RoamPortalSession *s)
                     {"LoginURL", offsetof(RoamPortalSession, login_url)},
                     {"LocationName", offsetof(RoamPortalSession, location_name)},
                     {"VenueInfoURL", offsetof(RoamPortalSession, venue_info_url)},
+                    {"UserPortalURL", offsetof(RoamPortalSession, user_portal_url)},
                 };
                 static const struct {
                         const char *key;
@@ -69,6 +72,7 @@ static int read_session(sd_bus_message *m, RoamPortalSession *s)
                     {"ExpiryWarning", offsetof(RoamPortalSession, expiry_warning)},
                     {"Expired", offsetof(RoamPortalSession, expired)},
                     {"CanExtendSession", offsetof(RoamPortalSession, can_extend)},
+                    {"BrowserLogin", offsetof(RoamPortalSession, browser_login)},
                 };
                 const char *key;
                 bool done = false;
@@ -208,10 +212,11 @@ const char *roam_portal_next_step(const RoamPortalSession *s)
                 return s->wispr && !s->has_saved_login
                            ? "log in: roam portal login --user NAME --password-file FILE"
                        : s->wispr ? "approve to log in with the saved login: roam portal approve"
-                                  : "approve, then log in with a web browser: roam portal "
-                                    "approve";
+                                  : "log in with a text browser: roam portal browse";
         if (streq(st, "need-credentials") || streq(st, "rejected"))
                 return "log in: roam portal login --user NAME --password-file FILE";
+        if (streq(st, "browser"))
+                return "log in with a text browser: roam portal browse";
         if (streq(st, "logged-in") && s->can_logoff)
                 return "log off: roam portal logoff";
         return NULL;
@@ -252,6 +257,10 @@ void roam_portal_fields(const RoamPortalSession *s, uint64_t now_usec,
                 snprintf(buf, sizeof(buf), "none: log in with a web browser");
         if (!streq(s->state, "open") && !streq(s->state, "discovering"))
                 add("Auto login", buf, userdata);
+        if (s->browser_login)
+                add("Browser",
+                    "the login browser (app " ROAM_APP_PORTAL_LOGIN ") may reach this link only",
+                    userdata);
         add("Saved login", s->has_saved_login ? "yes" : "no", userdata);
         add("Always log in", s->always ? "yes, on this network" : "no", userdata);
         snprintf(buf, sizeof(buf), "%s (%s)", s->identity ? s->identity : "?",
@@ -259,6 +268,9 @@ void roam_portal_fields(const RoamPortalSession *s, uint64_t now_usec,
         add("Network", buf, userdata);
         roam_portal_time_left(s, now_usec, left, sizeof(left));
         add("Time left", left, userdata);
+        if (s->can_extend)
+                add("Extend", "the network offers to extend the session: roam portal extend",
+                    userdata);
         if (s->has_bytes) {
                 snprintf(buf, sizeof(buf), "%" PRIu64 " bytes", s->bytes_remaining);
                 add("Data left", buf, userdata);
@@ -318,7 +330,8 @@ static int print_json(const RoamPortalSession *s, size_t n, FILE *f)
                     (r = json_add_string(o, "identity", s[i].identity)) < 0 ||
                     (r = json_add_string(o, "identity_source", s[i].identity_source)) < 0 ||
                     (r = json_add_bool(o, "expiry_warning", s[i].expiry_warning)) < 0 ||
-                    (r = json_add_bool(o, "can_extend_session", s[i].can_extend)) < 0)
+                    (r = json_add_bool(o, "can_extend_session", s[i].can_extend)) < 0 ||
+                    (r = json_add_bool(o, "browser_login", s[i].browser_login)) < 0)
                         break;
                 if (s[i].has_expires &&
                     (r = json_add_uint(o, "expires_at_usec", s[i].expires_at_usec)) < 0)
@@ -352,6 +365,7 @@ int roam_portal_action(sd_bus *bus, const char *action, const char *link, bool a
         const char *member = streq(action, "approve")   ? "Approve"
                              : streq(action, "decline") ? "Decline"
                              : streq(action, "logoff")  ? "Logoff"
+                             : streq(action, "extend")  ? "Extend"
                                                         : "Forget";
         char what[64];
         int r;
@@ -453,6 +467,7 @@ int roam_portal_run(char **args, bool json)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         const char *action = args[0], *user = NULL, *pwfile = NULL, *link = NULL;
+        const char *browser = NULL;
         bool always = false, save = true;
         _cleanup_free_ char *lk = NULL;
         int argc = 0, r, c;
@@ -462,18 +477,19 @@ int roam_portal_run(char **args, bool json)
             {"password-file", required_argument, NULL, 'p'},
             {"always", no_argument, NULL, 'a'},
             {"no-save", no_argument, NULL, 'n'},
+            {"browser", required_argument, NULL, 'b'},
             {},
         };
 
         if (action && !streq(action, "approve") && !streq(action, "decline") &&
             !streq(action, "login") && !streq(action, "logoff") && !streq(action, "forget") &&
-            !streq(action, "show")) {
+            !streq(action, "browse") && !streq(action, "extend") && !streq(action, "show")) {
                 /* `roam portal LINK` shows one link. */
                 link = action;
                 action = "show";
                 if (args[1]) {
                         log_error("unknown action '%s' for 'roam portal': approve, decline, "
-                                  "login, logoff or forget. Try 'roam --help'.",
+                                  "login, browse, extend, logoff or forget. Try 'roam --help'.",
                                   args[1]);
                         return -EINVAL;
                 }
@@ -497,6 +513,9 @@ int roam_portal_run(char **args, bool json)
                         case 'n':
                                 save = false;
                                 break;
+                        case 'b':
+                                browser = optarg;
+                                break;
                         default:
                                 log_error("roam portal %s: bad option '%s'. Try 'roam --help'.",
                                           action, args[optind - 1]);
@@ -516,6 +535,10 @@ int roam_portal_run(char **args, bool json)
                 if (!streq(action, "login") && (user || pwfile || !save)) {
                         log_error("--user, --password-file and --no-save go with 'roam portal "
                                   "login'.");
+                        return -EINVAL;
+                }
+                if (browser && !streq(action, "browse") && !streq(action, "extend")) {
+                        log_error("--browser goes with 'roam portal browse' or 'extend'.");
                         return -EINVAL;
                 }
                 if (always && !streq(action, "login") && !streq(action, "approve")) {
@@ -563,6 +586,8 @@ int roam_portal_run(char **args, bool json)
         r = pick_link(bus, link, &lk);
         if (r < 0)
                 return r;
+        if (streq(action, "browse") || streq(action, "extend"))
+                return portal_browser_run(bus, lk, browser, streq(action, "extend"));
         if (streq(action, "login")) {
                 char *pw = NULL;
                 r = read_secret_file(pwfile, &pw);

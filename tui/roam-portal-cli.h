@@ -10,9 +10,10 @@
 
 typedef struct RoamPortalSession {
         char *link, *state, *message, *identity, *identity_source;
-        char *portal_url, *login_url, *location_name, *venue_info_url;
+        char *portal_url, *login_url, *location_name, *venue_info_url, *user_portal_url;
         bool wispr, approved, can_logoff, has_saved_login, always, expiry_warning, expired;
         bool can_extend;
+        bool browser_login; /* the portal-login app may reach this link now */
         bool has_expires, has_bytes;
         uint64_t expires_at_usec; /* CLOCK_REALTIME */
         uint64_t bytes_remaining;
@@ -43,5 +44,5 @@ int roam_portal_run(char **args, bool json);
 /* Sends the password (read from the NUL-terminated secret) in a memfd. */
 int roam_portal_login(sd_bus *bus, const char *link, const char *user, const char *password,
                       bool save, bool always);
-/* approve, decline, logoff, forget. */
+/* approve, decline, logoff, forget, extend. */
 int roam_portal_action(sd_bus *bus, const char *action, const char *link, bool always);

@@ -59,6 +59,9 @@ struct Tui {
         int cursor_y, cursor_x;
         uint64_t refresh_usec;
         bool frozen_clock; /* $ROAM_TEST_NOW: ages never change, so no refresh timer */
+        /* Another program (the portal's login browser) has the terminal: no frames, no
+         * keys, Ctrl-C is its. */
+        bool suspended;
 
         /* Screenshot tests: after every frame, the terminal title says "roam-frame N ..." */
         bool test_frames;
@@ -870,6 +873,9 @@ static void draw(Tui *t)
         char buf[512];
         ThemeRole role;
 
+        if (t->suspended)
+                return;
+
         t->cursor_y = 0;
         t->cursor_x = 0;
         t->refresh_usec = UINT64_MAX;
@@ -949,6 +955,8 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 
         if (si->ssi_signo == SIGWINCH)
                 handle_resize(t);
+        else if (si->ssi_signo == SIGINT && t->suspended)
+                return 0; /* the terminal's Ctrl-C, meant for the program in the foreground */
         else
                 (void)sd_event_exit(t->event, 0);
         return 0;
@@ -1303,6 +1311,44 @@ static void load_theme(Tui *t, const char *wanted)
                 return;
         if (theme_builtin(&t->theme) < 0)
                 log_error("The built-in theme is broken.");
+}
+
+sd_event *tui_event(Tui *t)
+{
+        return t->event;
+}
+
+int tui_suspend(Tui *t)
+{
+        int r;
+
+        if (t->suspended)
+                return -EBUSY;
+        /* The keys are the other program's until it ends. */
+        r = sd_event_source_set_enabled(t->input, SD_EVENT_OFF);
+        if (r < 0)
+                return r;
+        t->suspended = true;
+        /* The terminal as the shell had it (curses restores it on the next refresh). */
+        endwin();
+        fflush(stdout);
+        /* Ctrl-\ at the other program must not end ours (Ctrl-C comes as a signalfd event). */
+        (void)signal(SIGQUIT, SIG_IGN);
+        return 0;
+}
+
+void tui_resume(Tui *t)
+{
+        if (!t->suspended)
+                return;
+        t->suspended = false;
+        (void)signal(SIGQUIT, SIG_DFL);
+        /* Back to curses: what the other program typed ahead is not ours; the terminal may
+         * have changed size meanwhile; the whole screen is drawn again. */
+        reset_prog_mode();
+        flushinp();
+        (void)sd_event_source_set_enabled(t->input, SD_EVENT_ON);
+        handle_resize(t);
 }
 
 static void tui_done(Tui *t)

@@ -104,6 +104,13 @@ int tui_copy(Tui *t, const char *text);
  * none), and a frame after an asynchronous answer arrived. */
 sd_bus *tui_bus(Tui *t);
 
+/* Hands the terminal to another program (the portal's login browser): the screen is left
+ * as the shell had it, no frames are drawn and no keys read, Ctrl-C does not end the TUI;
+ * tui_resume() takes it back and draws the whole screen again. */
+int tui_suspend(Tui *t);
+void tui_resume(Tui *t);
+sd_event *tui_event(Tui *t);
+
 /* A one-line message in the status line until the next key. */
 void tui_message(Tui *t, ThemeRole role, const char *fmt, ...) _printf_(3, 4);
 /* Whether a link's verdict is portal (the portal screen's tab, the overview's hint). */

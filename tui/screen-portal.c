@@ -11,6 +11,7 @@
 #include <curses.h>
 
 #include "roam-bus.h"
+#include "roam-portal-browser.h"
 #include "roam-portal-cli.h"
 #include "roam-screens.h"
 #include "roam-util.h"
@@ -42,6 +43,9 @@ typedef struct PortalData {
         char form_link[64];
         char user[FIELD_MAX + 1];
         char password[FIELD_MAX + 1];
+        /* Approved for a browser login: the browser starts once roamd says "browser". */
+        char browse_link[64];
+        bool browse_extend; /* ... to extend an RFC 8908 session, at its user-portal-url */
 } PortalData;
 
 bool tui_any_portal(Tui *t)
@@ -70,6 +74,54 @@ static const RoamPortalSession *selected_session(PortalData *d)
         return &d->sessions[d->selected];
 }
 
+static void start_browser(PortalData *d, const RoamPortalSession *s, const char *url)
+{
+        int r;
+
+        d->browse_link[0] = 0;
+        if (!url) {
+                tui_message(d->tui, THEME_ERROR, "roamd knows no login page for %s.", s->link);
+                return;
+        }
+        r = portal_browser_tui(d->tui, s->link, url);
+        if (r == -ENOENT)
+                tui_message(d->tui, THEME_ERROR,
+                            "No text browser found: install w3m or lynx, or set "
+                            "$ROAM_PORTAL_BROWSER.");
+        else if (r < 0)
+                tui_message(d->tui, THEME_ERROR, "Cannot start the login browser: %s.",
+                            strerror(-r));
+}
+
+/* What the new sessions mean for the user: a browser to start, a link that is online. */
+static void sessions_arrived(PortalData *d, const RoamPortalSession *old, size_t n_old)
+{
+        for (size_t i = 0; i < d->n_sessions; i++) {
+                const RoamPortalSession *s = &d->sessions[i];
+                const RoamPortalSession *was = NULL;
+
+                for (size_t j = 0; j < n_old; j++)
+                        if (streq_ptr(old[j].link, s->link))
+                                was = &old[j];
+                if (was && !streq(was->state, "open") && streq(s->state, "open"))
+                        tui_message(d->tui, THEME_OK,
+                                    "%s is online: the portal let you in. Every app follows its "
+                                    "own policy again.",
+                                    s->link);
+                if (!streq(d->browse_link, s->link))
+                        continue;
+                if (d->browse_extend && s->browser_login)
+                        start_browser(d, s, s->user_portal_url);
+                else if (streq(s->state, "browser") && s->browser_login)
+                        start_browser(d, s, s->portal_url);
+                else if (d->browse_extend)
+                        d->browse_link[0] = 0;
+                else if (!streq(s->state, "discovering") && !streq(s->state, "waiting") &&
+                         !streq(s->state, "browser"))
+                        d->browse_link[0] = 0;
+        }
+}
+
 static int on_sessions(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
         PortalData *d = userdata;
@@ -93,9 +145,14 @@ static int on_sessions(sd_bus_message *m, void *userdata, sd_bus_error *ret_erro
                                     strerror(-r));
                         return 0;
                 }
-                roam_portal_sessions_free(d->sessions, d->n_sessions);
+                RoamPortalSession *old = d->sessions;
+                size_t n_old = d->n_sessions;
+
                 d->sessions = s;
                 d->n_sessions = n;
+                if (d->loaded)
+                        sessions_arrived(d, old, n_old);
+                roam_portal_sessions_free(old, n_old);
         }
         d->loaded = true;
         tui_request_redraw(d->tui);
@@ -392,7 +449,7 @@ static int portal_key(Tui *t, Screen *s, int key)
                         d->selected = i;
                 return REACTION_REDRAW;
         }
-        if (!strchr("aAdlof", key) || key & TUI_KEY_CODE || key == 0)
+        if (!strchr("aAbdelof", key) || key & TUI_KEY_CODE || key == 0)
                 return REACTION_UNHANDLED;
         p = selected_session(d);
         if (!p) {
@@ -405,8 +462,40 @@ static int portal_key(Tui *t, Screen *s, int key)
                 snprintf(d->form_link, sizeof(d->form_link), "%s", p->link);
                 d->entry = ENTRY_USER;
                 return REACTION_REDRAW;
+        case 'b':
+                if (p->wispr) {
+                        tui_message(t, THEME_WARNING,
+                                    "%s offers automatic login: press l to log in.", p->link);
+                        return REACTION_REDRAW;
+                }
+                if (streq(p->state, "browser") && p->browser_login) {
+                        start_browser(d, p, p->portal_url);
+                        return REACTION_REDRAW;
+                }
+                /* Approve first; the browser starts when roamd says so. */
+                snprintf(d->browse_link, sizeof(d->browse_link), "%s", p->link);
+                d->browse_extend = false;
+                r = call(d, "Approve", p->link, false);
+                break;
+        case 'e':
+                if (!p->can_extend) {
+                        tui_message(t, THEME_WARNING,
+                                    "The network does not offer to extend the session on %s.",
+                                    p->link);
+                        return REACTION_REDRAW;
+                }
+                /* roamd lets the browser reach the link; it starts when the sessions say so. */
+                snprintf(d->browse_link, sizeof(d->browse_link), "%s", p->link);
+                d->browse_extend = true;
+                r = call(d, "Extend", p->link, false);
+                break;
         case 'a':
         case 'A':
+                /* Approving a portal without WISPr is asking for the login browser. */
+                if (!p->wispr) {
+                        snprintf(d->browse_link, sizeof(d->browse_link), "%s", p->link);
+                        d->browse_extend = false;
+                }
                 r = call(d, "Approve", p->link, key == 'A');
                 break;
         case 'd':
@@ -444,7 +533,13 @@ static const KeyHelp portal_keys[] = {
     {"a", "approve", "Approve: let roam log in (with the saved login, if any)"},
     {"A", NULL, "Approve, and always log in on this network from now on"},
     {"l", "log in", "Log in with a user name and password (WISPr); the password is masked"},
+    {"b", "browser",
+     "Log in with a text browser in this terminal (w3m, lynx, $BROWSER; $ROAM_PORTAL_BROWSER "
+     "names one) that reaches this link only; roam comes back when you quit it"},
     {"d", "decline", "Decline: roam sends nothing to this portal"},
+    {"e", "extend",
+     "Extend the session (when the network offers it, RFC 8908): its page in the login "
+     "browser"},
     {"o", "log off", "Log off (when the portal gave a log off address)"},
     {"f", "forget", "Forget the saved login of this network"},
     {"Up/Down", NULL, "Select the previous or next link (also k and j)"},
@@ -455,7 +550,7 @@ static const KeyHelp portal_keys[] = {
     {},
 };
 /* The list's keys come first, then the form's. */
-#define PORTAL_LIST_KEYS 8
+#define PORTAL_LIST_KEYS 10
 
 static bool portal_key_active(Tui *t, Screen *s, const KeyHelp *k)
 {
@@ -474,6 +569,10 @@ static bool portal_key_active(Tui *t, Screen *s, const KeyHelp *k)
                 return p->has_saved_login || p->always;
         if (streq(k->keys, "l"))
                 return p->wispr;
+        if (streq(k->keys, "b"))
+                return !p->wispr;
+        if (streq(k->keys, "e"))
+                return p->can_extend;
         return true;
 }
 

@@ -741,7 +741,7 @@ PORTAL_IFACE = "org.roam1.Portal"
 PORTAL_TYPES = {
     "ExpiresAt": "t", "BytesRemaining": "t", "WISPr": "b", "Approved": "b", "CanLogoff": "b",
     "HasSavedLogin": "b", "AlwaysLogIn": "b", "ExpiryWarning": "b", "Expired": "b",
-    "CanExtendSession": "b",
+    "CanExtendSession": "b", "BrowserLogin": "b",
 }
 
 
@@ -778,6 +778,10 @@ class Portal(PropertiesObject):
     @dbus.service.method(PORTAL_IFACE, in_signature="s")
     def Forget(self, link):
         self.calls.append(["Forget", str(link)])
+
+    @dbus.service.method(PORTAL_IFACE, in_signature="s")
+    def Extend(self, link):
+        self.calls.append(["Extend", str(link)])
 
     @dbus.service.method(PORTAL_IFACE, in_signature="sshbb")
     def Login(self, link, user, fd, save, always):

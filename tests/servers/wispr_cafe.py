@@ -19,7 +19,8 @@ Every request is appended to --log as one JSON line (method, path, host, form fi
 --mode-file names a file read at each request whose content picks a hostile variant of the
 login page: xxe, laughs, big (10 MB), loop (the page redirects to itself), badcode
 (Redirect with ResponseCode 50), otherhost (LoginURL on evil.test), plainhttp (LoginURL over
-http), nowispr (a plain HTML form), pending; anything else: the normal portal.
+http), nowispr (a plain HTML form for people: POST /login with a table number opens the cafe),
+pending; anything else: the normal portal.
 """
 import argparse
 import json
@@ -126,8 +127,9 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "plainhttp":
             return self.send(200, page(redirect_xml("http://cafe.test/wispr/login")))
         if mode == "nowispr":
-            return self.send(200, "<!DOCTYPE html><html><body><form method=post "
-                                  "action=/login><input name=table></form></body></html>\n")
+            return self.send(200, "<!DOCTYPE html><html><body><p>Cafe Roam: your table number, "
+                                  "please</p><form method=post action=/login><input name=table>"
+                                  "</form></body></html>\n")
         return self.send(200, page(redirect_xml("https://cafe.test/wispr/login")))
 
     def reply(self, element, mtype, code, extra=""):
@@ -165,6 +167,12 @@ class Handler(BaseHTTPRequestHandler):
         fields = dict(urllib.parse.parse_qsl(data, keep_blank_values=True))
         self.record(fields)
         a = self.server.args
+        if path == "/login" and self.mode() == "nowispr":
+            # the form of a portal for people: any table number opens the cafe
+            if not fields.get("table"):
+                return self.send(200, "<html><body>Your table number, please</body></html>\n")
+            self.run(a.on_login)
+            return self.send(200, "<html><body>Welcome to Cafe Roam</body></html>\n")
         if path != "/wispr/login":
             return self.send(404, "not found\n", "text/plain")
         if fields.get("UserName") != a.user or fields.get("Password") != a.password:

@@ -68,3 +68,89 @@ def test_portal_screen_keys(roamd, tui):
     t.key("\x1b")
     t.wait_for(screen="portal", text="nothing was sent")
     assert fake.send(op="portal_calls") == [["Approve", "eth1", True], ["Decline", "eth1"]]
+
+
+NO_WISPR = dict(WAITING, Message="log in with a web browser: approve to open the portal's page",
+                WISPr=False, LoginURL="", LocationName="")
+NO_WISPR.pop("LoginURL")
+NO_WISPR.pop("LocationName")
+BROWSER = dict(NO_WISPR, State="browser", Approved=True, BrowserLogin=True,
+               Message="this portal offers no automatic login: log in with a web browser at "
+               "http://portal.cafe.example/login?next=%2F")
+OPEN = dict(NO_WISPR, State="open", Message="online", Approved=False, BrowserLogin=False)
+
+
+def test_portal_login_browser_suspends_and_resumes(roamd, tui, tmp_path):
+    """b on a portal without WISPr: approve, then the browser (a fake one, named by
+    $ROAM_PORTAL_BROWSER) gets the terminal; roam draws nothing and reads no key until it
+    quits, then redraws whole, asks for a probe round, and says when the link is online."""
+    got = tmp_path / "browser-read"
+    script = tmp_path / "fake-browser"
+    script.write_text("#!/bin/sh\nprintf 'FAKE BROWSER at %s\\n' \"$1\"\n"
+                      "read line\nprintf '%s' \"$line\" > " + str(got) + "\n")
+    script.chmod(0o755)
+    fake = roamd(scenario([NO_WISPR]))
+    t = tui(extra_env={"ROAM_PORTAL_BROWSER": str(script)})
+    t.wait_for(screen="overview", text="press 4 to log in")
+    t.key("4")
+    t.wait_for(screen="portal", text=["waiting for your approval", "b browser"])
+    t.key("b")
+    t.wait_for(screen="portal", text="Done")
+    assert fake.send(op="portal_calls") == [["Approve", "eth1", False]]
+    # roamd says "browser": the browser starts in the portal-login app
+    fake.send(op="portal", sessions=[BROWSER])
+    t.wait_output(b"FAKE BROWSER at http://portal.cafe.example/login?next=%2F")
+    frames = t.frames
+    assert [r["id"] for r in fake.send(op="runs")] == ["portal-login"]
+    # keys are the browser's: "a" would approve again in roam
+    t.key("a q\r")
+    # back: the whole screen drawn again (nothing of the browser left), a probe round asked
+    t.wait_for(screen="portal", text=["log in with a web browser", "eth1 again"])
+    assert t.frames > frames
+    assert got.read_text() == "a q"
+    assert "FAKE BROWSER" not in t.text()
+    assert fake.send(op="portal_calls") == [["Approve", "eth1", False]]
+    assert fake.send(op="reprobes") == [4]  # eth1
+    # the probe round finds the link online
+    fake.send(op="portal", sessions=[OPEN])
+    t.wait_for(screen="portal", text="eth1 is online: the portal let you in")
+    assert "open (no portal in the way)" in t.text()
+
+
+def test_portal_extend_opens_the_user_portal(roamd, tui, tmp_path):
+    """e (RFC 8908 can-extend-session): Extend, then the login browser at the user portal."""
+    script = tmp_path / "fake-browser"
+    script.write_text("#!/bin/sh\nprintf 'FAKE BROWSER at %s\\n' \"$1\"\nread line\n")
+    script.chmod(0o755)
+    extendable = dict(LOGGED_IN, UserPortalURL="https://portal.cafe.example/session")
+    fake = roamd(scenario([extendable]))
+    t = tui(extra_env={"ROAM_PORTAL_BROWSER": str(script)})
+    t.wait_for(screen="overview", text="eth1")
+    t.key("4")
+    t.wait_for(screen="portal", text=["the network offers to extend the session", "e extend"])
+    t.key("e")
+    t.wait_for(screen="portal", text="Done")
+    assert fake.send(op="portal_calls") == [["Extend", "eth1"]]
+    fake.send(op="portal", sessions=[dict(extendable, BrowserLogin=True)])
+    t.wait_output(b"FAKE BROWSER at https://portal.cafe.example/session")
+    t.key("\r")
+    t.wait_for(screen="portal", text=["logged in", "eth1 again"])
+
+
+def test_portal_approve_starts_the_login_browser(roamd, tui, tmp_path):
+    """a on a portal without WISPr is asking for the browser: it starts once roamd says so."""
+    script = tmp_path / "fake-browser"
+    script.write_text("#!/bin/sh\nprintf 'FAKE BROWSER at %s\\n' \"$1\"\nread line\n")
+    script.chmod(0o755)
+    fake = roamd(scenario([NO_WISPR]))
+    t = tui(extra_env={"ROAM_PORTAL_BROWSER": str(script)})
+    t.wait_for(screen="overview", text="eth1")
+    t.key("4")
+    t.wait_for(screen="portal", text="waiting for your approval")
+    t.key("a")
+    t.wait_for(screen="portal", text="Done")
+    fake.send(op="portal", sessions=[BROWSER])
+    t.wait_output(b"FAKE BROWSER at http://portal.cafe.example/login?next=%2F")
+    t.key("\r")
+    t.wait_for(screen="portal", text="eth1 again")
+    assert fake.send(op="portal_calls") == [["Approve", "eth1", False]]

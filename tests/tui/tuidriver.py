@@ -227,6 +227,19 @@ class Tui:
                 raise AssertionError(f"roam exited ({self.proc.wait()}) waiting for {what}; "
                                      "screen:\n" + "\n".join(self.text_lines()))
 
+    def wait_output(self, text, timeout=10):
+        """Waits until text (bytes) arrives outside any frame: what another program on the
+        terminal (the portal's login browser) writes while roam is suspended."""
+        import time
+        deadline = time.monotonic() + timeout
+        while text not in self.pending:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"timed out waiting for {text!r}; got {self.pending!r}")
+            if not self._read(min(left, 0.5)):
+                raise AssertionError(f"roam exited ({self.proc.wait()}) waiting for {text!r}")
+        return self
+
     def wait_for(self, screen=None, live="ready", text=None, timeout=10):
         """The next frame of this screen and live state that shows text (a str or a list)."""
         texts = [text] if isinstance(text, str) else (text or [])

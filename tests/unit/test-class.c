@@ -25,7 +25,7 @@ static const ClassLink LINKS_EQUAL[] = {
 
 #define W(l, m4, m6, vpn, c4, c6)                                                                  \
         {                                                                                          \
-                l, ELEMENTSOF(l), {m4, m6}, vpn, {c4, c6}, VPN_SLOT                                \
+                l, ELEMENTSOF(l), {m4, m6}, vpn, {c4, c6}, VPN_SLOT, 0                             \
         }
 static const ClassWorld HOME = W(LINKS, 2, 2, 4, true, false);
 static const ClassWorld NO_VPN = W(LINKS, 2, 2, 0, false, false);
@@ -114,6 +114,38 @@ TEST(class_marks_only_what_main_sends_out_of_its_link)
         key.vpn = APP_VPN_FORBIDDEN;
         class_compile(&key, false, &HOME, &r);
         ASSERT_TRUE(r.spec.fam[0].around_vpn && r.spec.fam[1].around_vpn);
+}
+
+TEST(class_portal_login_reaches_the_captive_link_only)
+{
+        AppPolicy key = P(ALLOW, 0, ANY, STICKY);
+        ClassWorld w = HOME;
+        ClassResult r;
+
+        /* No approved portal: refused, whatever its policy says. */
+        class_compile_portal_login(&key, &w, &r);
+        ASSERT_TRUE(r.spec.kind == NFT_CLASS_REJECT && r.state == APP_STATE_BLOCKED_NO_PORTAL);
+        /* cell0 (not main's default, a worse verdict) is behind the portal: every packet of
+         * both families to its slot, even though wifi0 holds the default routes and a VPN is
+         * up. */
+        w.portal_link = 3;
+        class_compile_portal_login(&key, &w, &r);
+        ASSERT_TRUE(r.spec.kind == NFT_CLASS_ROUTE && r.state == APP_STATE_PORTAL_LOGIN);
+        for (int f = 0; f < 2; f++) {
+                ASSERT_TRUE(r.spec.fam[f].restricted && r.spec.fam[f].slot == 2);
+                ASSERT_TRUE(r.spec.fam[f].slot_oif == 3 && r.route[f] == 3);
+        }
+        ASSERT_TRUE(!r.spec.vpn_required && !r.spec.sticky);
+        /* Its own deny still wins. */
+        key.access = APP_ACCESS_DENY;
+        class_compile_portal_login(&key, &w, &r);
+        ASSERT_TRUE(r.spec.kind == NFT_CLASS_REJECT && r.state == APP_STATE_BLOCKED_DENIED);
+        /* A portal link without a routing slot yet: refused, never routed by main. */
+        key.access = APP_ACCESS_ALLOW;
+        w = NOT_READY;
+        w.portal_link = 3;
+        class_compile_portal_login(&key, &w, &r);
+        ASSERT_TRUE(r.spec.kind == NFT_CLASS_REJECT && r.state == APP_STATE_BLOCKED_NO_PORTAL);
 }
 
 TEST(app_state_strings)

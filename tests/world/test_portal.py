@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from roamworld import REPO, wait_for
+from roamworld import REPO, addrs, wait_for
 
 WORLD = "tportal"
 PORTAL_PATH = "/org/roam1/portal"
@@ -339,3 +339,133 @@ def test_rfc8908_expiry_back_to_portal(w, cafe, mon):
     # next scheduled round is minutes away).
     w.cafe_logout()
     wait_link_verdict(w, mon, "portal", timeout=15)
+
+
+# ---- the login browser (docs/portal.md, "Logging in with a browser") ----
+
+MANAGER_PATH = "/org/roam1"
+MANAGER_IFACE = "org.roam1.Manager"
+ROAM_SLICE = "system.slice/roamd.service/roam.slice"
+
+# The "browser": what a person does in w3m, scripted. It reads the portal's page with w3m,
+# asks for the check server's page by name, sends the portal's form, asks whoami (by address)
+# which address it came from, and writes all of it to OUT as JSON.
+BROWSER_PY = r'''
+import json, socket, subprocess, sys, urllib.request
+out, ca, url = sys.argv[1], sys.argv[2], sys.argv[3]
+res = {"url": url, "cgroup": open("/proc/self/cgroup").read().strip()}
+def w3m(u):
+    r = subprocess.run(["w3m", "-o", "ssl_ca_file=" + ca, "-o", "ssl_verify_server=1", "-dump",
+                        u], capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    return r.stdout
+def whoami():
+    try:
+        with socket.create_connection(("203.0.113.10", 7000), timeout=10) as s:
+            return s.makefile().readline().split()[0]
+    except OSError as e:
+        return "error: %s" % e
+res["page"] = w3m(url)
+res["probe"] = w3m("http://probe.roam.test/roam-probe")
+with urllib.request.urlopen("http://cafe.test/login", data=b"table=7", timeout=20) as r:
+    res["form"] = r.read().decode()
+res["whoami"] = whoami()
+with open(out, "w") as f:
+    json.dump(res, f)
+'''
+
+
+EXTEND_PY = r'''
+import json, socket, sys
+out, url = sys.argv[1], sys.argv[2]
+res = {"url": url, "cgroup": open("/proc/self/cgroup").read().strip()}
+with socket.create_connection(("203.0.113.10", 7000), timeout=10) as s:
+    res["whoami"] = s.makefile().readline().split()[0]
+with open(out, "w") as f:
+    json.dump(res, f)
+'''
+
+
+def app_state(w, app_id):
+    path = w.call(MANAGER_PATH, MANAGER_IFACE, "GetApp", "s", [app_id])
+    return w.call(path, PROPS, "Get", "ss", ("org.roam1.App", "State"))
+
+
+def link_addr4(w, link):
+    return addrs(w.link(link), 4)[0]
+
+
+def test_login_browser_reaches_the_captive_link_only(w, cafe, mon):
+    """A portal without WISPr: `roam portal browse` approves and runs the browser as the
+    portal-login app. eth0 (home, online) holds the default routes; wifi0 is in the cafe.
+    The browser sees the cafe (its page, the liar's DNS, its way out once the form is sent)
+    and nothing of eth0; processes outside the app keep their own policy (here the default
+    policy denies everything: approving the portal opens nothing for them)."""
+    cafe.mode("nowispr")
+    w.move("eth0", "home")
+    w.move("wifi0", "cafe")
+    wait_link_verdict(w, mon, "online", link="eth0")
+    wait_link_verdict(w, mon, "portal", link="wifi0")
+    # Both families settled in their new networks (the browser tries IPv6 first).
+    wait_for(lambda: any(x.startswith("2001:db8:3:") for x in addrs(w.link("wifi0"), 6)) and
+             any(x.startswith("2001:db8:1:") for x in addrs(w.link("eth0"), 6)), AFTER_MOVE,
+             what="IPv6 addresses from the cafe and home")
+    s = wait_session(w, mon, lambda s: s["State"] == "waiting", link="wifi0")
+    assert s["WISPr"] is False and s["BrowserLogin"] is False, s
+    home4, cafe4 = link_addr4(w, "eth0"), link_addr4(w, "wifi0")
+    out = os.path.join(cafe.dir, "browser.json")
+    script = os.path.join(cafe.dir, "browser.py")
+    with open(script, "w") as f:
+        f.write(BROWSER_PY)
+    w.call(MANAGER_PATH, MANAGER_IFACE, "SetAppPolicy", "sa{ss}", ("default", {"access": "deny"}))
+    try:
+        # Before approval the app exists nowhere yet; a process outside it is refused.
+        outside = w.whoami()
+        assert not outside.ok and outside.error == "ECONNREFUSED", outside
+        r = roam(w, "portal", "browse", "--browser", "/usr/bin/python3 %s %s %s" % (script, out, w.path("ca", "ca.pem")),
+                 "wifi0")
+        assert os.path.exists(out), (r.stdout, r.stderr)
+        res = json.load(open(out))
+        # It ran in the portal-login app's cgroup ...
+        assert "/roam.slice/app-portal-login.scope" in res["cgroup"], res["cgroup"]
+        # ... saw the portal's page through wifi0 ...
+        assert "Cafe Roam: your table number, please" in res["page"], res
+        assert res["url"].startswith(("http://cafe.test/", "https://cafe.test/")), res["url"]
+        # ... the portal again for the check server's name (the cafe's DNS, not home's: the
+        # browser's DNS went out of wifi0 too), not the internet ...
+        assert "roam-online" not in res["probe"] and "table number" in res["probe"], res
+        assert "Welcome to Cafe Roam" in res["form"]
+        # ... and, once in, the internet through the cafe: whoami saw wifi0's address, never
+        # eth0's (which holds the default routes).
+        assert res["whoami"] == cafe4 and res["whoami"] != home4, res
+        # The browser's end makes roamd look again: online, and the app loses the link.
+        assert "wifi0: online" in r.stdout, r.stdout
+        s = wait_session(w, mon, lambda s: s["State"] == "open", link="wifi0")
+        assert s["BrowserLogin"] is False
+        assert app_state(w, "portal-login") == "blocked: no approved captive portal"
+        # Outside the app nothing changed while the portal was open: still refused.
+        outside = w.whoami()
+        assert not outside.ok and outside.error == "ECONNREFUSED", outside
+        assert w.roamd_running()
+
+        # RFC 8908: the open cafe says "can-extend-session"; roam portal extend lets the
+        # browser reach wifi0 again (and only wifi0) to open the user-portal-url.
+        s = wait_session(w, mon, lambda s: s.get("CanExtendSession") is True, link="wifi0")
+        ext = os.path.join(cafe.dir, "extend.json")
+        with open(script + ".ext", "w") as f:
+            f.write(EXTEND_PY)
+        r = roam(w, "portal", "extend", "--browser", "/usr/bin/python3 %s.ext %s" % (script, ext),
+                 "wifi0")
+        assert os.path.exists(ext), (r.stdout, r.stderr)
+        res = json.load(open(ext))
+        assert res["url"] == "https://cafe.test/portal", res
+        assert "/roam.slice/app-portal-login.scope" in res["cgroup"], res["cgroup"]
+        assert res["whoami"] == cafe4, res
+        assert "wifi0: online; session" in r.stdout, r.stdout
+    finally:
+        w.call(MANAGER_PATH, MANAGER_IFACE, "ResetAppPolicy", "s", ("default",))
+        procs = w.cgroup / ROAM_SLICE / "app-portal-login.scope"
+        if procs.exists():
+            try:
+                procs.rmdir()
+            except OSError:
+                pass

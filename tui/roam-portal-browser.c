@@ -1,0 +1,499 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "roam-apps-cli.h"
+#include "roam-bus.h"
+#include "roam-log.h"
+#include "roam-portal-browser.h"
+#include "roam-portal-cli.h"
+#include "roam-util.h"
+
+#define ARGS_MAX 64
+/* How long `roam portal browse` waits for roamd to read the portal's page, and for the
+ * round that checks the link after the browser. */
+#define WAIT_USEC (15 * USEC_PER_SEC)
+
+static const char *const FALLBACKS[] = {"w3m", "lynx", "elinks", "links"};
+
+/* Whether name runs: a path that is executable, or a name found on PATH. */
+static bool runnable(const char *name)
+{
+        const char *path = getenv("PATH");
+        _cleanup_free_ char *copy = NULL;
+        char *save = NULL;
+
+        if (!name || !*name)
+                return false;
+        if (strchr(name, '/'))
+                return access(name, X_OK) == 0;
+        copy = strdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+        if (!copy)
+                return false;
+        for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+                _cleanup_free_ char *full = NULL;
+                if (asprintf(&full, "%s/%s", dir, name) >= 0 && access(full, X_OK) == 0)
+                        return true;
+        }
+        return false;
+}
+
+/* The first word of cmd, for runnable(). */
+static bool command_runnable(const char *cmd)
+{
+        char word[256];
+        size_t n = strcspn(cmd, " \t");
+
+        if (n == 0 || n >= sizeof(word))
+                return false;
+        memcpy(word, cmd, n);
+        word[n] = 0;
+        return runnable(word);
+}
+
+int portal_browser_argv(const char *given, const char *url, char ***ret)
+{
+        _cleanup_free_ char *cmd = NULL, *browsers = NULL;
+        const char *env = getenv("ROAM_PORTAL_BROWSER");
+        char **argv, *save = NULL;
+        size_t n = 0;
+        bool had_url = false;
+
+        if (given && *given)
+                cmd = strdup(given);
+        else if (env && *env)
+                cmd = strdup(env);
+        else {
+                /* $BROWSER: commands separated by colons, the first that runs wins. */
+                const char *b = getenv("BROWSER");
+                if (b && *b) {
+                        browsers = strdup(b);
+                        if (!browsers)
+                                return log_oom();
+                        for (char *c = strtok_r(browsers, ":", &save); c && !cmd;
+                             c = strtok_r(NULL, ":", &save))
+                                if (command_runnable(c))
+                                        cmd = strdup(c);
+                }
+                for (size_t i = 0; !cmd && i < ELEMENTSOF(FALLBACKS); i++)
+                        if (runnable(FALLBACKS[i]))
+                                cmd = strdup(FALLBACKS[i]);
+                if (!cmd) {
+                        log_error("No text browser found: install w3m or lynx, or name one with "
+                                  "--browser CMD or $ROAM_PORTAL_BROWSER.");
+                        return -ENOENT;
+                }
+        }
+        if (!cmd)
+                return log_oom();
+        argv = calloc(ARGS_MAX + 2, sizeof(char *));
+        if (!argv)
+                return log_oom();
+        save = NULL;
+        for (char *w = strtok_r(cmd, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+                if (n >= ARGS_MAX) {
+                        strv_free(argv);
+                        log_error("The browser command has more than %d words.", ARGS_MAX);
+                        return -E2BIG;
+                }
+                if (streq(w, "%s")) {
+                        argv[n++] = strdup(url);
+                        had_url = true;
+                } else
+                        argv[n++] = strdup(w);
+                if (!argv[n - 1]) {
+                        strv_free(argv);
+                        return log_oom();
+                }
+        }
+        if (n == 0) {
+                strv_free(argv);
+                log_error("The browser command is empty.");
+                return -EINVAL;
+        }
+        if (!had_url && !(argv[n++] = strdup(url))) {
+                strv_free(argv);
+                return log_oom();
+        }
+        *ret = argv;
+        return 0;
+}
+
+int portal_browser_spawn(char **argv, pid_t *ret_pid, int *ret_pidfd)
+{
+        sigset_t all;
+        pid_t pid;
+        int pidfd;
+
+        fflush(stdout);
+        fflush(stderr);
+        pid = fork();
+        if (pid < 0)
+                return log_error_errno(errno, "Cannot start the browser: %m");
+        if (pid == 0) {
+                /* The child: messages to the terminal, signals as a shell leaves them, then
+                 * into the portal-login app (roamd moves us before it answers), then exec. */
+                log_set_sink(NULL, NULL);
+                sigemptyset(&all);
+                (void)sigprocmask(SIG_SETMASK, &all, NULL);
+                (void)signal(SIGINT, SIG_DFL);
+                (void)signal(SIGQUIT, SIG_DFL);
+                (void)signal(SIGPIPE, SIG_DFL);
+                (void)roam_run_app(ROAM_APP_PORTAL_LOGIN, 0, argv);
+                /* Only when roamd refused or the exec failed: never run it ungoverned. */
+                _exit(ROAM_RUN_EXEC_FAILED);
+        }
+        pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+        if (pidfd < 0) {
+                int r = log_error_errno(errno, "Cannot follow the browser: %m");
+                (void)kill(pid, SIGTERM);
+                (void)waitpid(pid, NULL, 0);
+                return r;
+        }
+        *ret_pid = pid;
+        *ret_pidfd = pidfd;
+        return 0;
+}
+
+/* ---- roam portal browse ---- */
+
+static int find_session(sd_bus *bus, const char *link, RoamPortalSession **ret_all, size_t *ret_n,
+                        RoamPortalSession **ret)
+{
+        int r = roam_portal_sessions_get(bus, ret_all, ret_n);
+
+        if (r < 0)
+                return r;
+        *ret = NULL;
+        for (size_t i = 0; i < *ret_n; i++)
+                if (streq((*ret_all)[i].link, link))
+                        *ret = &(*ret_all)[i];
+        return 0;
+}
+
+static uint64_t now_usec(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* Waits for the next message of a match (or the deadline); 0 at the deadline. */
+static int wait_bus(sd_bus *bus, uint64_t deadline)
+{
+        int r;
+
+        for (;;) {
+                uint64_t now = now_usec();
+                r = sd_bus_process(bus, NULL);
+                if (r < 0)
+                        return r;
+                if (r > 0)
+                        return 1;
+                if (now >= deadline)
+                        return 0;
+                r = sd_bus_wait(bus, deadline - now);
+                if (r < 0 && r != -EINTR)
+                        return r;
+        }
+}
+
+static int get_link_probe(sd_bus *bus, const char *path, uint64_t *ret_probe, char **ret_verdict)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        r = sd_bus_get_property_trivial(bus, ROAM_BUS_NAME, path, ROAM_LINK_INTERFACE, "LastProbe",
+                                        &error, 't', ret_probe);
+        if (r >= 0 && ret_verdict)
+                r = sd_bus_get_property_string(bus, ROAM_BUS_NAME, path, ROAM_LINK_INTERFACE,
+                                               "Connectivity", &error, ret_verdict);
+        return r;
+}
+
+int portal_browser_run(sd_bus *bus, const char *link, const char *browser, bool extend)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *match = NULL;
+        _cleanup_free_ char *path = NULL, *url = NULL, *verdict = NULL;
+        RoamPortalSession *all = NULL, *s = NULL;
+        char **argv = NULL;
+        uint64_t deadline, probe = 0, probe_after = 0;
+        size_t n = 0;
+        pid_t pid;
+        int pidfd, status, r;
+        const char *p;
+
+        r = sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
+                               "GetLinkByName", &error, &reply, "s", link);
+        if (r < 0)
+                return log_error_errno(r, "No link %s: %s", link,
+                                       error.message ? error.message : strerror(-r));
+        r = sd_bus_message_read(reply, "o", &p);
+        if (r < 0 || !(path = strdup(p)))
+                return log_oom();
+        /* Every change of the portal object wakes the waits below. */
+        r = sd_bus_match_signal(bus, &match, ROAM_BUS_NAME, NULL, "org.freedesktop.DBus.Properties",
+                                "PropertiesChanged", NULL, NULL);
+        if (r < 0)
+                return log_error_errno(r, "Cannot follow roamd: %m");
+
+        r = find_session(bus, link, &all, &n, &s);
+        if (r < 0)
+                return r;
+        if (!s) {
+                roam_portal_sessions_free(all, n);
+                log_error("%s is not behind a captive portal.", link);
+                return -ENOENT;
+        }
+        if (extend) {
+                roam_portal_sessions_free(all, n);
+                all = NULL;
+                r = roam_portal_action(bus, "extend", link, false);
+                if (r < 0)
+                        return r;
+                r = find_session(bus, link, &all, &n, &s);
+                if (r < 0)
+                        return r;
+                if (!s || !s->browser_login || !s->user_portal_url) {
+                        roam_portal_sessions_free(all, n);
+                        log_error("%s: roamd did not let the browser extend the session.", link);
+                        return -EBUSY;
+                }
+                url = strdup(s->user_portal_url);
+                roam_portal_sessions_free(all, n);
+                if (!url)
+                        return log_oom();
+                goto run;
+        }
+        if (!s->approved || streq(s->state, "waiting") || streq(s->state, "declined") ||
+            streq(s->state, "failed") || streq(s->state, "logged-off")) {
+                roam_portal_sessions_free(all, n);
+                all = NULL;
+                r = roam_portal_action(bus, "approve", link, false);
+                if (r < 0)
+                        return r;
+                r = find_session(bus, link, &all, &n, &s);
+                if (r < 0)
+                        return r;
+        }
+        /* Approval of a page not read yet continues once it is. */
+        deadline = now_usec() + WAIT_USEC;
+        while (s && streq(s->state, "discovering")) {
+                roam_portal_sessions_free(all, n);
+                all = NULL;
+                r = wait_bus(bus, deadline);
+                if (r <= 0)
+                        break;
+                r = find_session(bus, link, &all, &n, &s);
+                if (r < 0)
+                        return r;
+        }
+        if (!s || !streq(s->state, "browser")) {
+                if (s && s->wispr)
+                        log_error("%s offers automatic login (WISPr): log in with 'roam portal "
+                                  "login --user NAME --password-file FILE'.",
+                                  link);
+                else
+                        log_error("%s: the captive portal is %s, not waiting for a browser.", link,
+                                  s ? roam_portal_state_words(s->state) : "gone");
+                roam_portal_sessions_free(all, n);
+                return -EBUSY;
+        }
+        url = strdup(s->portal_url ? s->portal_url : "");
+        roam_portal_sessions_free(all, n);
+        if (!url)
+                return log_oom();
+        if (!*url) {
+                log_error("roamd knows no login page for %s.", link);
+                return -ENOENT;
+        }
+
+run:
+        r = portal_browser_argv(browser, url, &argv);
+        if (r < 0)
+                return r;
+        printf("%s: opening %s in %s (as app %s: the captive link only)\n", link, url, argv[0],
+               ROAM_APP_PORTAL_LOGIN);
+        r = portal_browser_spawn(argv, &pid, &pidfd);
+        strv_free(argv);
+        if (r < 0)
+                return r;
+        close(pidfd);
+        /* As system() does: the terminal's Ctrl-C and Ctrl-\ are the browser's. */
+        {
+                struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
+                sigaction(SIGINT, &ign, &old_int);
+                sigaction(SIGQUIT, &ign, &old_quit);
+                while ((r = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+                        ;
+                sigaction(SIGINT, &old_int, NULL);
+                sigaction(SIGQUIT, &old_quit, NULL);
+        }
+        if (r < 0)
+                return log_error_errno(errno, "Cannot wait for the browser: %m");
+        if (WIFEXITED(status) && WEXITSTATUS(status) == ROAM_RUN_EXEC_FAILED)
+                return -ENOEXEC;
+
+        /* Logged in or not: a probe round says, now rather than at the next re-check. */
+        (void)get_link_probe(bus, path, &probe, NULL);
+        r = sd_bus_call_method(bus, ROAM_BUS_NAME, path, ROAM_LINK_INTERFACE, "Reprobe", &error,
+                               NULL, NULL);
+        if (r < 0)
+                return log_error_errno(r, "Cannot ask roamd to check %s again: %s", link,
+                                       error.message ? error.message : strerror(-r));
+        deadline = now_usec() + WAIT_USEC;
+        for (;;) {
+                r = get_link_probe(bus, path, &probe_after, NULL);
+                if (r < 0 || probe_after != probe)
+                        break;
+                r = wait_bus(bus, deadline);
+                if (r <= 0)
+                        break;
+        }
+        r = get_link_probe(bus, path, &probe_after, &verdict);
+        if (r < 0)
+                return log_error_errno(r, "Cannot read %s: %m", link);
+        if (extend) {
+                r = find_session(bus, link, &all, &n, &s);
+                if (r >= 0 && s) {
+                        char left[64];
+                        struct timespec ts;
+                        clock_gettime(CLOCK_REALTIME, &ts);
+                        roam_portal_time_left(
+                            s, (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000,
+                            left, sizeof(left));
+                        printf("%s: %s; session %s.\n", link, verdict,
+                               *left ? left : "time unknown");
+                }
+                roam_portal_sessions_free(all, n);
+        } else if (streq(verdict, "online"))
+                printf("%s: online. The login browser's access ended; every app follows its own "
+                       "policy.\n",
+                       link);
+        else if (probe_after == probe)
+                printf("%s: still being checked; 'roam portal' shows the result.\n", link);
+        else
+                printf("%s: %s (not logged in yet: 'roam portal browse' opens the page again)\n",
+                       link, verdict);
+        return 0;
+}
+
+/* ---- the TUI ---- */
+
+typedef struct TuiBrowser {
+        Tui *tui;
+        char *link;
+        pid_t pid;
+        sd_event_source *source;
+} TuiBrowser;
+
+static TuiBrowser *tui_browser_free(TuiBrowser *b)
+{
+        if (!b)
+                return NULL;
+        free(b->link);
+        free(b);
+        return NULL;
+}
+
+static void tui_browser_destroy(void *userdata)
+{
+        tui_browser_free(userdata);
+}
+
+static int on_browser_exit(sd_event_source *es, int fd, uint32_t revents, void *userdata)
+{
+        TuiBrowser *b = userdata;
+        Tui *t = b->tui;
+        const RoamModel *m = tui_model(t);
+        const char *path = NULL;
+        int status = 0;
+        pid_t r;
+
+        while ((r = waitpid(b->pid, &status, WNOHANG)) < 0 && errno == EINTR)
+                ;
+        if (r == 0)
+                return 0; /* not yet */
+        tui_resume(t);
+        for (size_t i = 0; i < m->n_links; i++)
+                if (streq_ptr(m->links[i]->name, b->link))
+                        path = m->links[i]->path;
+        if (r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == ROAM_RUN_EXEC_FAILED)
+                tui_message(t, THEME_ERROR,
+                            "The login browser did not start: roamd refused the %s app, or the "
+                            "browser is missing.",
+                            ROAM_APP_PORTAL_LOGIN);
+        else if (!path || roam_live_reprobe(tui_live(t), path) < 0)
+                tui_message(t, THEME_WARNING, "Browser closed; roamd checks %s at its next round.",
+                            b->link);
+        else
+                tui_message(t, THEME_STATUS, "Browser closed: checking %s again%s", b->link,
+                            tui_glyph_ellipsis(t));
+        /* The event loop's reference was the only one: this frees the watch, and b with it
+         * (the destroy callback). */
+        (void)sd_event_source_set_enabled(es, SD_EVENT_OFF);
+        (void)sd_event_source_set_floating(es, false);
+        return 0;
+}
+
+int portal_browser_tui(Tui *t, const char *link, const char *url)
+{
+        TuiBrowser *b;
+        char **argv = NULL;
+        int pidfd, r;
+
+        r = portal_browser_argv(NULL, url, &argv);
+        if (r < 0)
+                return r;
+        b = calloc(1, sizeof(*b));
+        if (!b || !(b->link = strdup(link))) {
+                strv_free(argv);
+                tui_browser_free(b);
+                return -ENOMEM;
+        }
+        b->tui = t;
+        r = tui_suspend(t);
+        if (r < 0) {
+                strv_free(argv);
+                tui_browser_free(b);
+                return r;
+        }
+        printf("roam: %s in %s as app %s (the captive link %s only). Quit it to come back.\n", url,
+               argv[0], ROAM_APP_PORTAL_LOGIN, link);
+        r = portal_browser_spawn(argv, &b->pid, &pidfd);
+        strv_free(argv);
+        if (r >= 0) {
+                /* A pidfd turns readable when the child ends: no SIGCHLD handling needed. */
+                r = sd_event_add_io(tui_event(t), &b->source, pidfd, EPOLLIN, on_browser_exit, b);
+                if (r >= 0)
+                        r = sd_event_source_set_io_fd_own(b->source, true);
+                if (r < 0) {
+                        b->source = sd_event_source_disable_unref(b->source);
+                        close(pidfd);
+                        (void)kill(b->pid, SIGTERM);
+                        (void)waitpid(b->pid, NULL, 0);
+                }
+        }
+        if (r < 0) {
+                tui_resume(t);
+                tui_browser_free(b);
+                return r;
+        }
+        /* The event loop owns the watch from here (and b with it): the TUI may end while the
+         * browser runs. */
+        (void)sd_event_source_set_destroy_callback(b->source, tui_browser_destroy);
+        (void)sd_event_source_set_floating(b->source, true);
+        b->source = sd_event_source_unref(b->source);
+        return 0;
+}
