@@ -90,10 +90,10 @@ const char *const roam_fw_action_table[_ROAM_FW_ACTION_MAX] = {
 DEFINE_STRING_TABLE_LOOKUP(roam_fw_action, RoamFwAction)
 
 static const char *const location_words_table[_ROAM_LOCATION_MAX] = {
-    [ROAM_LOCATION_HOME] = "a network you trust: your own devices may reach this one",
-    [ROAM_LOCATION_WORK] = "a network you mostly trust: what work needs may reach this one",
-    [ROAM_LOCATION_PUBLIC] = "a network of strangers (a cafe, a hotel): little gets in",
-    [ROAM_LOCATION_UNTRUSTED] = "a network not trusted at all: the strictest rules",
+    [ROAM_LOCATION_HOME] = "a network you trust, like your own",
+    [ROAM_LOCATION_WORK] = "a network you mostly trust",
+    [ROAM_LOCATION_PUBLIC] = "strangers share it (a cafe, a hotel)",
+    [ROAM_LOCATION_UNTRUSTED] = "not trusted at all, the strictest rules",
 };
 
 static const char *const location_source_words_table[_ROAM_LOCATION_SOURCE_MAX] = {

@@ -73,6 +73,18 @@ void devices_screen_watch(Tui *t, Screen *s);
 bool devices_screen_available(Screen *s);
 void devices_screen_done(Screen *s);
 extern const ScreenVTable bluetooth_screen_vtable;
+extern const ScreenVTable firewall_screen_vtable;
+
+/* The firewall screen (screen-firewall.c) has a tab while roamd sends locations; its
+ * first-join question ("Is this a home, work or public network?") is a dialog over whatever
+ * screen is open: drawn after the screen, given the keys first (REACTION_UNHANDLED when there
+ * is no question or the key is not its), and its keys replace the screen's in the hint bar
+ * (NULL: no question now). */
+bool firewall_screen_available(Tui *t);
+void firewall_prompt_draw(Tui *t, Screen *s, int top, int height);
+int firewall_prompt_key(Tui *t, Screen *s, int key);
+const KeyHelp *firewall_prompt_keys(Tui *t, Screen *s);
+void firewall_screen_done(Screen *s);
 
 typedef struct TuiOptions {
         const char *theme; /* NULL: the config file's, else default */

@@ -212,6 +212,15 @@ static int build(Tui *t, const RoamLink *l, TuiDoc *doc, int *ret_items)
         fieldf(&b, "Bearer", THEME_NORMAL, "%s (from %s)%s", l->bearer,
                streq(l->bearer_source, "config") ? "the configuration" : "sysfs",
                roam_link_is_virtual(l) ? "; virtual links never count" : "");
+        if (*l->network_id) {
+                _cleanup_free_ char *where = NULL, *network = NULL;
+
+                /* The firewall's location and the network's identity (screen-firewall.c). */
+                if (screen_location_text(l, &where) >= 0 && screen_network_text(l, &network) >= 0) {
+                        field(&b, "Location", THEME_NORMAL, where);
+                        field(&b, "Network", THEME_NORMAL, network);
+                }
+        }
 
         heading(&b, "Addresses and routes");
         if (l->n_addresses == 0)

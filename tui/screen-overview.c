@@ -7,6 +7,7 @@
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
 
+#include "roam-firewall-cli.h"
 #include "roam-screens.h"
 #include "roam-tui-filter.h"
 #include "roam-util.h"
@@ -191,6 +192,17 @@ static int add_link(Tui *t, TuiDoc *d, const RoamLink *l, int item, bool table, 
         if (r >= 0)
                 r = tui_doc_spanf(d, THEME_MUTED, 0, "  %s%s", addresses,
                                   roam_link_is_virtual(l) ? " (virtual: never counts)" : "");
+        if (r >= 0 && *l->network_id) {
+                char where[256];
+
+                /* The firewall's location in words; unknown networks stand out. */
+                roam_fw_location_text(l, where, sizeof(where));
+                r = tui_doc_line(d, item, 4);
+                if (r >= 0)
+                        r = tui_doc_spanf(d,
+                                          roam_link_needs_location(l) ? THEME_WARNING : THEME_MUTED,
+                                          0, "  location %s", where);
+        }
         if (r >= 0 && url) {
                 r = tui_doc_line(d, item, 4);
                 if (r >= 0)

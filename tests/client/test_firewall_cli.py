@@ -19,7 +19,7 @@ def test_network_text(roamd, roam):
         "wlan0 (wifi): home, from networks.d\n"
         f"  Network:      {HOME_ID}\n"
         "  Location:     home\n"
-        "  Means:        a network you trust: your own devices may reach this one\n"
+        "  Means:        a network you trust, like your own\n"
         '  Why:          ssid "HomeNet" and gateway 02:00:00:00:01:fe matched '
         "/etc/roam/networks.d/home.conf:3\n"
         "  Interface:    wlan0\n"
@@ -32,7 +32,7 @@ def test_network_text(roamd, roam):
         "eth1 (ethernet): untrusted until you choose\n"
         f"  Network:      {CAFE_ID}\n"
         "  Location:     untrusted\n"
-        "  Means:        a network not trusted at all: the strictest rules\n"
+        "  Means:        not trusted at all, the strictest rules\n"
         "  Why:          unknown network: untrusted until you choose\n"
         "  Interface:    eth1\n"
         "  Bearer:       ethernet\n"
