@@ -14,6 +14,7 @@
 #include "roam-bus.h"
 #include "roam-live.h"
 #include "roam-plain-bt.h"
+#include "roam-plain-firewall.h"
 #include "roam-log.h"
 #include "roam-plain-p2p.h"
 #include "roam-plain.h"
@@ -49,6 +50,7 @@ typedef struct Plain {
         size_t n_buf;
         bool discarding; /* the rest of a too long line */
         PlainBt *bt;     /* Bluetooth questions and outcomes (roam-plain-bt.c) */
+        PlainFw *fw;     /* where a new network is (roam-plain-firewall.c) */
 } Plain;
 
 static const char help_text[] =
@@ -351,6 +353,7 @@ static int command(Plain *p, char *line)
         if (streq(words[0], "help")) {
                 fputs(help_text, stdout);
                 fputs(plain_p2p_help, stdout);
+                fputs(plain_fw_help, stdout);
                 return 0;
         }
         if (streq(words[0], "status") && !words[1]) {
@@ -384,6 +387,8 @@ static int command(Plain *p, char *line)
                 return 0;
         }
         if (p->p2p && plain_p2p_command(p->p2p, words) > 0)
+                return 0;
+        if (p->fw && plain_fw_command(p->fw, words) != 0)
                 return 0;
         printf("Unknown command '%s'. Type help for the list.\n", line);
         return 0;
@@ -571,6 +576,9 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
         const RoamModel *m = roam_live_get_model(live);
         _cleanup_free_ char *sentence = NULL;
 
+        /* A link on a new network is asked about at once (roam-plain-firewall.c). */
+        if (ev->type == ROAM_LIVE_EVENT_LINK_CHANGED)
+                plain_fw_model_changed(p->fw);
         /* Changes wait for their burst to settle; anything else is said at once, after what
          * is pending (it may be what caused it: a call's answer after its changes). */
         switch (ev->type) {
@@ -688,6 +696,7 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
         case _ROAM_LIVE_EVENT_TYPE_INVALID:
                 break;
         }
+        plain_fw_model_changed(p->fw);
         fflush(stdout);
 }
 
@@ -806,6 +815,9 @@ int plain_run(void)
         r = plain_p2p_new(live, &p.p2p);
         if (r < 0)
                 return log_oom();
+        r = plain_fw_new(live, &p.fw);
+        if (r < 0)
+                return log_oom();
         (void)roam_live_start(live);
 
         r = sd_event_loop(event);
@@ -813,6 +825,7 @@ int plain_run(void)
         p.settle = sd_event_source_disable_unref(p.settle);
         p.p2p = plain_p2p_free(p.p2p);
         p.bt = plain_bt_free(p.bt);
+        p.fw = plain_fw_free(p.fw);
         if (r < 0)
                 return log_error_errno(r, "The event loop failed: %m");
         return 0;
