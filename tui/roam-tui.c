@@ -958,6 +958,15 @@ static void handle_mouse(Tui *t)
                         }
                 return;
         }
+        if (firewall_prompt_keys(t, &t->firewall)) {
+                /* The first-join question is modal: a click on a choice answers it. */
+                if (ev.y < t->n_row_items && t->row_items[ev.y] >= 0)
+                        r = firewall_prompt_click(t, &t->firewall, t->row_items[ev.y]);
+                if (r < 0)
+                        tui_message(t, THEME_ERROR, "%s", strerror(-r));
+                request_redraw(t);
+                return;
+        }
         if (ev.y < t->n_row_items && t->row_items[ev.y] >= 0 && t->current->vtable->click)
                 r = t->current->vtable->click(t, t->current, t->row_items[ev.y]);
         if (r < 0)

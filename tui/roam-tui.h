@@ -84,6 +84,7 @@ bool firewall_screen_available(Tui *t);
 void firewall_prompt_draw(Tui *t, Screen *s, int top, int height);
 int firewall_prompt_key(Tui *t, Screen *s, int key);
 const KeyHelp *firewall_prompt_keys(Tui *t, Screen *s);
+int firewall_prompt_click(Tui *t, Screen *s, int item);
 void firewall_screen_done(Screen *s);
 
 typedef struct TuiOptions {

@@ -426,6 +426,14 @@ int firewall_prompt_key(Tui *t, Screen *s, int key)
         return REACTION_REDRAW;
 }
 
+int firewall_prompt_click(Tui *t, Screen *s, int item)
+{
+        FirewallData *d = s->data;
+
+        d->dialog_selected = item;
+        return firewall_prompt_key(t, s, '\r');
+}
+
 const KeyHelp *firewall_prompt_keys(Tui *t, Screen *s)
 {
         static const KeyHelp first_join_keys[] = {
@@ -766,6 +774,19 @@ static int firewall_model_changed(Tui *t, Screen *s, const RoamLiveEvent *ev)
         return REACTION_REDRAW;
 }
 
+static int firewall_click(Tui *t, Screen *s, int item)
+{
+        FirewallData *d = s->data;
+        const RoamModel *m = tui_model(t);
+
+        d->selected = item;
+        if ((size_t)item < m->n_links) {
+                d->link_selected = item;
+                tui_select_link(t, m->links[item]->path);
+        }
+        return REACTION_REDRAW;
+}
+
 static const KeyHelp firewall_keys[] = {
     {"l", "location", "Say where the selected link's network is: home, work, public, untrusted"},
     {"r", "refresh", "Read the rules and their counters again"},
@@ -786,6 +807,7 @@ const ScreenVTable firewall_screen_vtable = {
     .key = firewall_key,
     .model_changed = firewall_model_changed,
     .keys = firewall_keys,
+    .click = firewall_click,
     .about = "The personal firewall: each link's location (home, work, public, untrusted, or "
              "one networks.d defines), the facts that chose it, and the rules in force on the "
              "selected link in the order they are evaluated, with their packet and byte "

@@ -156,3 +156,14 @@ def test_no_firewall_no_tab(roamd, tui):
     assert "Firewall" not in t.text_lines()[0]
     assert QUESTION not in t.text()
     assert CAFE_ID not in t.text()
+
+
+def test_first_join_prompt_click(roamd, tui):
+    """The question is modal for the mouse too: a click on a choice answers it."""
+    fake = roamd(FIREWALL)
+    t = tui()
+    t.wait_for(screen="overview", text=QUESTION)
+    x, y = t.find("w work: a network you mostly trust")
+    t.click(x, y)
+    t.wait_for(screen="overview", text="eth1: this network is now work")
+    assert fake.send(op="location_calls") == [["eth1", "work"]]
