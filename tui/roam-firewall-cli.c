@@ -9,6 +9,7 @@
 #include "roam-firewall-cli.h"
 #include "roam-json.h"
 #include "roam-log.h"
+#include "roam-plain.h"
 #include "roam-util.h"
 #include "roam-words.h"
 
@@ -188,6 +189,20 @@ static int log_call_error(const sd_bus_error *e, int r, const char *what, const 
         return roam_fw_error_is_denied(e) ? -EACCES : r;
 }
 
+/* SSIDs, domains and reasons come from the network: printed through a stream that turns
+ * control characters into '?', so nothing reaches the terminal as an escape sequence. */
+static int clean_output(void)
+{
+        FILE *f = plain_clean_stdout();
+
+        if (!f)
+                return log_oom();
+        fflush(stdout);
+        stdout = f;
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        return 0;
+}
+
 /* roam network */
 
 static void field(const char *label, const char *value)
@@ -361,6 +376,9 @@ int roam_network_run(char **args, bool json)
                 return -EINVAL;
         }
 
+        r = clean_output();
+        if (r < 0)
+                return r;
         r = roam_bus_connect(&bus);
         if (r < 0)
                 return r;
@@ -563,6 +581,9 @@ int roam_firewall_run(char **args, const char *app, bool json)
                 }
         }
 
+        r = clean_output();
+        if (r < 0)
+                return r;
         r = roam_bus_connect(&bus);
         if (r < 0)
                 return r;

@@ -765,6 +765,11 @@ static FILE *clean_stdout(void)
         return fopencookie(&fd, "w", (cookie_io_functions_t){.write = clean_write});
 }
 
+FILE *plain_clean_stdout(void)
+{
+        return clean_stdout();
+}
+
 int plain_run(void)
 {
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;

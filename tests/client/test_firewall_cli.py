@@ -216,3 +216,17 @@ def test_help_lists_the_firewall_commands(tmp_path):
     for words in ("network trust home|work|public|untrusted [LINK]",
                   "firewall check tcp|udp PORT [--app ID] [LINK]", "  firewall  "):
         assert words in out
+
+
+def test_network_never_prints_control_characters(roamd, roam):
+    """An SSID is whatever the access point says: escape sequences become '?'."""
+    wlan0 = dict(FIREWALL["links"][1], NetworkIdentity={"ssid": "Home\x1b[2J\x07Net"},
+                 LocationReason='ssid "Home\x1b]52;c;eA==\x07Net" matched x.conf:1')
+    roamd(dict(FIREWALL, links=[wlan0]))
+    res = roam("network")
+    assert res.rc == 0, res.err
+    assert "\x1b" not in res.out and "\x07" not in res.out
+    assert "  SSID:         Home?[2J?Net\n" in res.out
+    # JSON keeps the value exactly (json-c escapes it).
+    assert json.loads(roam("network", "--json").out)["links"][0]["identity"]["ssid"] == \
+        "Home\x1b[2J\x07Net"
