@@ -137,6 +137,11 @@ const ScreenVTable *tui_previous_screen(Tui *t)
         return t->previous ? t->previous->vtable : t->overview.vtable;
 }
 
+const ScreenVTable *tui_current_screen(Tui *t)
+{
+        return t->current ? t->current->vtable : NULL;
+}
+
 const char *tui_glyph_ellipsis(Tui *t)
 {
         return t->utf8 ? "\u2026" : "...";

@@ -110,6 +110,8 @@ void tui_select_link(Tui *t, const char *path);
 int tui_show(Tui *t, const ScreenVTable *vtable);
 /* The previous screen, for the help screen's text. */
 const ScreenVTable *tui_previous_screen(Tui *t);
+/* The screen shown now. */
+const ScreenVTable *tui_current_screen(Tui *t);
 
 /* Puts text on the terminal's clipboard (OSC 52; the terminal may refuse it). 0 or -errno. */
 int tui_copy(Tui *t, const char *text);

@@ -147,6 +147,12 @@ static int n_items(Tui *t, FirewallData *d)
         return n;
 }
 
+static bool first_join_allowed(const ScreenVTable *v)
+{
+        return v == &overview_screen_vtable || v == &link_screen_vtable ||
+               v == &apps_screen_vtable || v == &firewall_screen_vtable;
+}
+
 static const RoamLink *dialog_link(Tui *t, FirewallData *d, bool *ret_first_join)
 {
         const RoamModel *m = tui_model(t);
@@ -163,6 +169,10 @@ static const RoamLink *dialog_link(Tui *t, FirewallData *d, bool *ret_first_join
                 free(d->choose_path);
                 d->choose_path = NULL;
         }
+        /* Not over a screen where text is typed (a portal login, a PIN, the help): a key meant
+         * for it must not answer the question. It comes when the user is back. */
+        if (!first_join_allowed(tui_current_screen(t)))
+                return NULL;
         for (size_t i = 0; i < m->n_links; i++)
                 if (roam_link_needs_location(m->links[i]) &&
                     !strv_contains(d->dismissed, m->links[i]->network_id)) {
