@@ -86,6 +86,18 @@ int roam_fw_rules_read(sd_bus_message *m, RoamFwRule **ret, size_t *ret_n)
         return 0;
 }
 
+void roam_fw_rule_origin(const RoamFwRule *f, char *buf, size_t size)
+{
+        size_t ns = strlen(f->source), ni = strlen(f->id);
+
+        if (ni == 0 || (ns >= ni && streq(f->source + ns - ni, f->id)))
+                snprintf(buf, size, "%s", f->source);
+        else if (ns == 0 || strncmp(f->id, f->source, ns) == 0)
+                snprintf(buf, size, "%s", f->id);
+        else
+                snprintf(buf, size, "%s, rule %s", f->source, f->id);
+}
+
 const char *roam_fw_identity_label(const char *key)
 {
         static const struct {
@@ -419,7 +431,7 @@ static const RoamLink *link_by_name(const RoamModel *m, const char *name)
 
 static int print_rules_text(const RoamModel *m, const RoamFwRule *rules, size_t n)
 {
-        char bytes[32], where[256];
+        char bytes[32], where[256], origin[512];
 
         if (*m->firewall_error)
                 printf("Firewall files refused: %s\n\n", m->firewall_error);
@@ -443,11 +455,12 @@ static int print_rules_text(const RoamModel *m, const RoamFwRule *rules, size_t 
                         printf("\n%s: %s\n", *f->link ? f->link : "every link",
                                *where ? where : "no location");
                         printf("  %-4s%-8s%-34s%9s%11s  %s\n", "Dir", "Action", "Match", "Packets",
-                               "Bytes", "Source, rule");
+                               "Bytes", "From");
                 }
                 roam_fw_format_bytes(f->bytes, bytes, sizeof(bytes));
-                printf("  %-4s%-8s%-34s%9" PRIu64 "%11s  %s, %s\n", f->direction, f->action,
-                       f->match, f->packets, bytes, f->source, f->id);
+                roam_fw_rule_origin(f, origin, sizeof(origin));
+                printf("  %-4s%-8s%-34s%9" PRIu64 "%11s  %s\n", f->direction, f->action, f->match,
+                       f->packets, bytes, origin);
         }
         return 0;
 }

@@ -24,6 +24,11 @@ void roam_fw_rules_free(RoamFwRule *rules, size_t n);
 /* Reads an a(sssssssstt) at the message's position. */
 int roam_fw_rules_read(sd_bus_message *m, RoamFwRule **ret, size_t *ret_n);
 
+/* Where a rule comes from and its ID in one phrase, without saying a thing twice:
+ * "/etc/roam/firewall.d/home.conf:4" for the rule home.conf:4, "built-in:established" for a
+ * built-in, "SOURCE, rule ID" otherwise. */
+void roam_fw_rule_origin(const RoamFwRule *f, char *buf, size_t size);
+
 /* A NetworkIdentity key as people read it: "gateway-mac" -> "Gateway MAC"; unknown: as is. */
 const char *roam_fw_identity_label(const char *key);
 /* "1.2 kB", "512 B". */

@@ -556,7 +556,7 @@ static int add_rules(Tui *t, FirewallData *d, const RoamLink *l, TuiDoc *doc)
 {
         bool wide = tui_columns(t) >= WIDE_COLUMNS;
         int match_width = tui_columns(t) - 2 - COL_DIR - COL_ACTION - COL_PACKETS - COL_BYTES;
-        char bytes[32];
+        char bytes[32], origin[512];
         size_t shown = 0;
         int r;
 
@@ -597,6 +597,7 @@ static int add_rules(Tui *t, FirewallData *d, const RoamLink *l, TuiDoc *doc)
                         continue;
                 shown++;
                 roam_fw_format_bytes(f->bytes, bytes, sizeof(bytes));
+                roam_fw_rule_origin(f, origin, sizeof(origin));
                 if (wide) {
                         r = tui_doc_line(doc, item, COL_DIR + COL_ACTION);
                         if (r >= 0)
@@ -615,8 +616,8 @@ static int add_rules(Tui *t, FirewallData *d, const RoamLink *l, TuiDoc *doc)
                         if (r >= 0)
                                 r = tui_doc_line(doc, item, COL_DIR + COL_ACTION);
                         if (r >= 0)
-                                r = tui_doc_spanf(doc, THEME_MUTED, 0, "%*s%s, %s",
-                                                  COL_DIR + COL_ACTION, "", f->source, f->id);
+                                r = tui_doc_spanf(doc, THEME_MUTED, 0, "%*s%s",
+                                                  COL_DIR + COL_ACTION, "", origin);
                 } else {
                         r = tui_doc_line(doc, item, 4);
                         if (r >= 0)
@@ -628,8 +629,8 @@ static int add_rules(Tui *t, FirewallData *d, const RoamLink *l, TuiDoc *doc)
                                 r = tui_doc_line(doc, item, 4);
                         if (r >= 0)
                                 r = tui_doc_spanf(doc, THEME_MUTED, 0,
-                                                  "  %" PRIu64 " packets, %s; %s, %s", f->packets,
-                                                  bytes, f->source, f->id);
+                                                  "  %" PRIu64 " packets, %s; %s", f->packets,
+                                                  bytes, origin);
                 }
         }
         if (r >= 0 && shown == 0) {

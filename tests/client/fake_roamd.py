@@ -61,7 +61,9 @@ the location (LocationSource "user") and swaps its rules: the rules of that link
 replaced by the scenario's "firewall_profiles"[location] (same rows, link and location filled
 in). CheckInbound walks the link's inbound rules in order: a match "PROTO PORT" (or
 "PROTO FIRST-LAST") with the rule's app "" or the asked app decides; a match "any" always
-does; without one the default policy drops. More commands:
+does; without one the default policy drops. "_firewall_off" (a message) makes the three
+methods answer org.roam1.Error.Failed with it, as roamd does with [Firewall] Enable=no. More
+commands:
   {"op": "location_calls"}                   the SetLocation calls: [link, location]
   {"op": "rules", "rules": [...]}            replace the rules in force
 Needs Debian's python3-dbus and python3-gi: run with /usr/bin/python3.
@@ -476,6 +478,7 @@ class Manager(PropertiesObject):
         self.clock = None
         self.rules = []
         self.profiles = {}
+        self.firewall_off = None
         self.location_calls = []
         for link in links:
             link.manager = self
@@ -780,25 +783,31 @@ class Manager(PropertiesObject):
         raise dbus.exceptions.DBusException(f"No link named {name!r}.",
                                             name="org.roam1.Error.NoSuchLink")
 
+    def check_firewall_on(self):
+        """[Firewall] Enable=no: the three methods answer Failed."""
+        if self.firewall_off:
+            raise fake_error("Failed", self.firewall_off)
+
     @dbus.service.method(MANAGER_IFACE, in_signature="ss", sender_keyword="sender")
     def SetLocation(self, link_name, location, sender=None):
         self.location_calls.append([str(link_name), str(location)])
+        self.check_firewall_on()
         link = self.firewall_link(str(link_name))
         name = link.values.get("Name", "")
         known = list(self.props["Locations"])
         if location not in known:
             raise dbus.exceptions.DBusException(
                 f"Unknown location {str(location)!r} (known: {', '.join(known)}).",
-                name="org.roam1.Error.InvalidArgument")
+                name="org.roam1.Error.InvalidArguments")
         network = link.values.get("NetworkId", "")
         if not network:
             raise dbus.exceptions.DBusException(
                 f"{name} is on no network now: nothing to remember.",
-                name="org.roam1.Error.InvalidArgument")
+                name="org.roam1.Error.InvalidArguments")
         if not authorized(self.connection, sender):
             raise dbus.exceptions.DBusException(
                 "Setting a network's location needs authorization (org.roam1.set-location).",
-                name="org.freedesktop.DBus.Error.AccessDenied")
+                name="org.roam1.Error.AccessDenied")
         self.rules = [r for r in self.rules if r[0] != name] + [
             [name, str(location)] + list(r) for r in self.profiles.get(str(location), [])]
         link.update({"Location": str(location), "LocationSource": "user",
@@ -806,18 +815,20 @@ class Manager(PropertiesObject):
 
     @dbus.service.method(MANAGER_IFACE, out_signature="a(sssssssstt)")
     def GetFirewallRules(self):
+        self.check_firewall_on()
         return dbus.Array([dbus.Struct([dbus.String(v) for v in r[:8]] +
                                        [dbus.UInt64(r[8]), dbus.UInt64(r[9])])
                            for r in self.rules], signature="(sssssssstt)")
 
     @dbus.service.method(MANAGER_IFACE, in_signature="sqss", out_signature="bssss")
     def CheckInbound(self, proto, port, app, link_name):
+        self.check_firewall_on()
         if proto not in ("tcp", "udp"):
             raise dbus.exceptions.DBusException(
-                f"Unknown protocol {proto!r}: tcp or udp.", name="org.roam1.Error.InvalidArgument")
+                f"Unknown protocol {proto!r}: tcp or udp.", name="org.roam1.Error.InvalidArguments")
         if port == 0:
             raise dbus.exceptions.DBusException(
-                "Port 0 is no port: 1 to 65535.", name="org.roam1.Error.InvalidArgument")
+                "Port 0 is no port: 1 to 65535.", name="org.roam1.Error.InvalidArguments")
         link = self.firewall_link(str(link_name))
         name = link.values.get("Name", "")
         location = link.values.get("Location", "")
@@ -903,6 +914,7 @@ def main():
     manager.clock = scenario.get("_now")
     manager.rules = [list(r) for r in scenario.get("firewall_rules", [])]
     manager.profiles = scenario.get("firewall_profiles", {})
+    manager.firewall_off = scenario.get("_firewall_off")
     DENY_UIDS.update(scenario.get("_deny_uids", []))
     manager.portal = Portal(conn, scenario["portal_sessions"]) \
         if "portal_sessions" in scenario else None

@@ -34,32 +34,32 @@ ETH0 = {"Index": 2, "Name": "eth0", "Bearer": "ethernet", "AdminUp": True,
 
 BUILTIN_HOME = [
     ["wlan0", "home", "in", "accept", "established,related", "", "built-in",
-     "wlan0-established", 1520, 1_834_000],
+     "built-in:established", 1520, 1_834_000],
     ["wlan0", "home", "in", "accept", "icmp and icmpv6 essentials", "", "built-in",
-     "wlan0-icmp", 12, 1008],
+     "built-in:icmp", 12, 1008],
     ["wlan0", "home", "in", "accept", "tcp 22000 app org.syncthing", "org.syncthing",
-     "/etc/roam/firewall.d/home.conf:4", "home-syncthing", 87, 52_344],
+     "/etc/roam/firewall.d/home.conf:4", "home.conf:4", 87, 52_344],
     ["wlan0", "home", "in", "accept", "tcp 22", "", "/etc/roam/firewall.d/home.conf:6",
-     "home-ssh", 4, 240],
-    ["wlan0", "home", "in", "drop", "any", "", "built-in", "wlan0-default", 31, 2_480],
+     "home.conf:6", 4, 240],
+    ["wlan0", "home", "in", "drop", "any", "", "built-in", "built-in:default", 31, 2_480],
 ]
 ETH1_UNTRUSTED = [
     ["eth1", "untrusted", "in", "accept", "established,related", "", "built-in",
-     "eth1-established", 301, 402_113],
-    ["eth1", "untrusted", "in", "accept", "tcp 22", "", "built-in (ssh stays open)",
-     "untrusted-ssh", 0, 0],
-    ["eth1", "untrusted", "in", "drop", "any", "", "built-in", "eth1-default", 9, 540],
+     "built-in:established", 301, 402_113],
+    ["eth1", "untrusted", "in", "accept", "tcp 22", "", "built-in",
+     "built-in:ssh", 0, 0],
+    ["eth1", "untrusted", "in", "drop", "any", "", "built-in", "built-in:default", 9, 540],
 ]
 # What SetLocation swaps in: the rows of a location, link and location filled in.
 PROFILES = {
     "home": [r[2:] for r in BUILTIN_HOME],
-    "public": [["in", "accept", "established,related", "", "built-in", "public-established",
+    "public": [["in", "accept", "established,related", "", "built-in", "built-in:established",
                 0, 0],
                ["in", "reject", "tcp 22000", "", "/etc/roam/firewall.d/public.conf:2",
-                "public-syncthing", 0, 0],
-               ["in", "drop", "any", "", "built-in", "public-default", 0, 0]],
-    "work": [["in", "accept", "established,related", "", "built-in", "work-established", 0, 0],
-             ["in", "drop", "any", "", "built-in", "work-default", 0, 0]],
+                "public.conf:2", 0, 0],
+               ["in", "drop", "any", "", "built-in", "built-in:default", 0, 0]],
+    "work": [["in", "accept", "established,related", "", "built-in", "built-in:established", 0, 0],
+             ["in", "drop", "any", "", "built-in", "built-in:default", 0, 0]],
     "untrusted": [r[2:] for r in ETH1_UNTRUSTED],
 }
 

@@ -71,7 +71,7 @@ def test_network_trust(roamd, roam):
     # The rules swapped with the location.
     rules = json.loads(roam("firewall", "--json").out)["rules"]
     assert [r["id"] for r in rules if r["link"] == "eth1"] == [
-        "public-established", "public-syncthing", "public-default"]
+        "built-in:established", "public.conf:2", "built-in:default"]
     # Without a link: the link with the default route (wlan0), named by roamd's answer.
     res = roam("network", "trust", "work")
     assert res.rc == 0, res.err
@@ -125,31 +125,27 @@ def test_firewall_text(roamd, roam):
     roamd(FIREWALL)
     res = roam("firewall")
     assert res.rc == 0, res.err
-    head = "  Dir Action  Match                               Packets      Bytes  Source, rule"
+    head = "  Dir Action  Match                               Packets      Bytes  From"
     assert res.out == (
         "Rules in force, in the order they are evaluated; counters since they were loaded.\n"
         "\n"
         "wlan0: home, from networks.d\n"
         f"{head}\n"
-        "  in  accept  established,related                    1520     1.8 MB  built-in, "
-        "wlan0-established\n"
-        "  in  accept  icmp and icmpv6 essentials               12     1.0 kB  built-in, "
-        "wlan0-icmp\n"
+        "  in  accept  established,related                    1520     1.8 MB  "
+        "built-in:established\n"
+        "  in  accept  icmp and icmpv6 essentials               12     1.0 kB  built-in:icmp\n"
         "  in  accept  tcp 22000 app org.syncthing              87    52.3 kB  "
-        "/etc/roam/firewall.d/home.conf:4, home-syncthing\n"
+        "/etc/roam/firewall.d/home.conf:4\n"
         "  in  accept  tcp 22                                    4      240 B  "
-        "/etc/roam/firewall.d/home.conf:6, home-ssh\n"
-        "  in  drop    any                                      31     2.5 kB  built-in, "
-        "wlan0-default\n"
+        "/etc/roam/firewall.d/home.conf:6\n"
+        "  in  drop    any                                      31     2.5 kB  built-in:default\n"
         "\n"
         "eth1: untrusted until you choose\n"
         f"{head}\n"
-        "  in  accept  established,related                     301   402.1 kB  built-in, "
-        "eth1-established\n"
-        "  in  accept  tcp 22                                    0        0 B  built-in (ssh "
-        "stays open), untrusted-ssh\n"
-        "  in  drop    any                                       9      540 B  built-in, "
-        "eth1-default\n")
+        "  in  accept  established,related                     301   402.1 kB  "
+        "built-in:established\n"
+        "  in  accept  tcp 22                                    0        0 B  built-in:ssh\n"
+        "  in  drop    any                                       9      540 B  built-in:default\n")
 
 
 def test_firewall_json(roamd, roam):
@@ -162,7 +158,7 @@ def test_firewall_json(roamd, roam):
     assert doc["rules"][2] == {
         "link": "wlan0", "location": "home", "direction": "in", "action": "accept",
         "match": "tcp 22000 app org.syncthing", "app": "org.syncthing",
-        "source": "/etc/roam/firewall.d/home.conf:4", "id": "home-syncthing", "packets": 87,
+        "source": "/etc/roam/firewall.d/home.conf:4", "id": "home.conf:4", "packets": 87,
         "bytes": 52344}
     # A broken profile file: said first, the rules in force stay.
     error = "/etc/roam/firewall.d/home.conf:9: unknown action 'alow'; the rules in force stay"
@@ -180,18 +176,18 @@ def test_firewall_check(roamd, roam):
     assert res.rc == 0, res.err
     assert res.out == (
         "tcp 22000 to app org.syncthing on wlan0 (home): let in\n"
-        "  Rule:         home-syncthing\n"
-        "  Why:          accept by rule home-syncthing (/etc/roam/firewall.d/home.conf:4): "
+        "  Rule:         home.conf:4\n"
+        "  Why:          accept by rule home.conf:4 (/etc/roam/firewall.d/home.conf:4): "
         "tcp 22000 app org.syncthing\n")
     # Another process on the same port: the app rule does not let it in.
     res = roam("firewall", "check", "tcp", "22000")
     assert res.out.startswith("tcp 22000 on wlan0 (home): not let in\n  Rule:         "
-                              "wlan0-default\n")
+                              "built-in:default\n")
     res = roam("firewall", "check", "udp", "5353", "eth1", "--json")
     assert json.loads(res.out) == {
         "protocol": "udp", "port": 5353, "app": "", "link": "eth1", "location": "untrusted",
-        "accepted": False, "rule": "eth1-default",
-        "reason": "drop by rule eth1-default (built-in): any"}
+        "accepted": False, "rule": "built-in:default",
+        "reason": "drop by rule built-in:default (built-in): any"}
     res = roam("firewall", "check", "tcp", "80", "eth9")
     assert (res.rc, res.err) == (1, "roam: Cannot check tcp 80 on eth9: No link named "
                                     "'eth9'.\n")
@@ -230,3 +226,14 @@ def test_network_never_prints_control_characters(roamd, roam):
     # JSON keeps the value exactly (json-c escapes it).
     assert json.loads(roam("network", "--json").out)["links"][0]["identity"]["ssid"] == \
         "Home\x1b[2J\x07Net"
+
+
+def test_firewall_disabled(roamd, roam):
+    """[Firewall] Enable=no: roamd answers Failed; said in words, exit status 1."""
+    roamd(dict(FIREWALL, _firewall_off="The firewall is off ([Firewall] Enable=no)."))
+    for args, what in ((("firewall",), "read the firewall rules"),
+                       (("firewall", "check", "tcp", "22"), "check tcp 22"),
+                       (("network", "trust", "home", "eth1"), "make this network home on eth1")):
+        res = roam(*args)
+        assert (res.rc, res.out) == (1, ""), args
+        assert res.err == f"roam: Cannot {what}: The firewall is off ([Firewall] Enable=no).\n"

@@ -80,17 +80,18 @@ def test_firewall_screen(roamd, tui, golden):
     t.wait_for(screen="overview", text="stays untrusted")
     assert "8 Firewall" in t.text_lines()[0]
     t.key("8")
-    t.wait_for(screen="firewall", text=["Rules in force on wlan0 (home)", "home-syncthing"])
+    t.wait_for(screen="firewall",
+               text=["Rules in force on wlan0 (home)", "tcp 22000 app org.syncthing"])
     golden("firewall-screen", t)
     t.key("j")
-    t.wait_for(screen="firewall", text=["Rules in force on eth1 (untrusted)", "untrusted-ssh"])
+    t.wait_for(screen="firewall", text=["Rules in force on eth1 (untrusted)", "built-in:ssh"])
     # l asks where the selected link's network is; p answers public: the rules swap.
     t.key("l")
     t.wait_for(screen="firewall", text="Where is eth1's network?")
     golden("firewall-choose", t)
     t.key("p")
     t.wait_for(screen="firewall", text=["eth1: this network is now public",
-                                        "public-syncthing", "public, set by you"])
+                                        "firewall.d/public.conf:2", "public, set by you"])
     assert fake.send(op="location_calls") == [["eth1", "public"]]
     # Esc cancels the choice: nothing is sent.
     t.key("l")
@@ -130,7 +131,7 @@ def test_firewall_screen_small_and_monochrome(roamd, tui, golden):
     t2 = tui(args=("--theme", "monochrome"))
     t2.wait_for(screen="overview", text="wlan0")
     t2.key("8")
-    t2.wait_for(screen="firewall", text="home-syncthing")
+    t2.wait_for(screen="firewall", text="tcp 22000 app org.syncthing")
     golden("firewall-theme-monochrome", t2, theme="monochrome")
 
 
