@@ -340,9 +340,6 @@ static int network_trust(sd_bus *bus, const char *location, const char *link)
                                            ROAM_MANAGER_INTERFACE, "SetLocation");
         if (r >= 0)
                 r = sd_bus_message_append(call, "ss", link, location);
-        /* polkit may ask for a password (an agent on this terminal: pkttyagent). */
-        if (r >= 0)
-                r = sd_bus_message_set_allow_interactive_authorization(call, true);
         if (r < 0)
                 return log_oom();
         r = sd_bus_call(bus, call, 0, &error, &reply);
