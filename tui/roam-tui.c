@@ -436,8 +436,9 @@ static bool tab_shown(Tui *t, const ScreenVTable *tab, const ScreenVTable *activ
         /* Bluetooth (key 7) has a tab only while open: the other headers stay as they were. */
         if (tab == t->bluetooth.vtable)
                 return false;
+        /* Below 60 columns the other tabs need the room; key 8 works all the same. */
         if (tab == t->firewall.vtable)
-                return firewall_screen_available(t);
+                return firewall_screen_available(t) && COLS >= 60;
         return true;
 }
 
