@@ -133,6 +133,11 @@ def test_firewall_screen_small_and_monochrome(roamd, tui, golden):
     t2.key("8")
     t2.wait_for(screen="firewall", text="tcp 22000 app org.syncthing")
     golden("firewall-theme-monochrome", t2, theme="monochrome")
+    t3 = tui(args=("--theme", "high-contrast"))
+    t3.wait_for(screen="overview", text="wlan0")
+    t3.key("8")
+    t3.wait_for(screen="firewall", text="tcp 22000 app org.syncthing")
+    golden("firewall-theme-high-contrast", t3, theme="high-contrast")
 
 
 def test_link_screen_says_the_location(roamd, tui):
