@@ -142,6 +142,12 @@ const ScreenVTable *tui_current_screen(Tui *t)
         return t->current ? t->current->vtable : NULL;
 }
 
+bool tui_current_typing(Tui *t)
+{
+        return t->current && t->current->vtable->typing &&
+               t->current->vtable->typing(t, t->current);
+}
+
 const char *tui_glyph_ellipsis(Tui *t)
 {
         return t->utf8 ? "\u2026" : "...";

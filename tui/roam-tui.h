@@ -53,6 +53,9 @@ typedef struct ScreenVTable {
         /* A mouse click on an item of the screen's document (the item numbers given to
          * tui_doc_line()); a reaction. NULL: clicks on the body do nothing. */
         int (*click)(Tui *t, Screen *s, int item);
+        /* Whether keys go to text being typed now (a filter); NULL: never. The first-join
+         * question waits while they do. */
+        bool (*typing)(Tui *t, Screen *s);
 } ScreenVTable;
 
 struct Screen {
@@ -110,8 +113,9 @@ void tui_select_link(Tui *t, const char *path);
 int tui_show(Tui *t, const ScreenVTable *vtable);
 /* The previous screen, for the help screen's text. */
 const ScreenVTable *tui_previous_screen(Tui *t);
-/* The screen shown now. */
+/* The screen shown now, and whether the keys go to text typed on it. */
 const ScreenVTable *tui_current_screen(Tui *t);
+bool tui_current_typing(Tui *t);
 
 /* Puts text on the terminal's clipboard (OSC 52; the terminal may refuse it). 0 or -errno. */
 int tui_copy(Tui *t, const char *text);

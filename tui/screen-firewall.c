@@ -171,7 +171,7 @@ static const RoamLink *dialog_link(Tui *t, FirewallData *d, bool *ret_first_join
         }
         /* Not over a screen where text is typed (a portal login, a PIN, the help): a key meant
          * for it must not answer the question. It comes when the user is back. */
-        if (!first_join_allowed(tui_current_screen(t)))
+        if (!first_join_allowed(tui_current_screen(t)) || tui_current_typing(t))
                 return NULL;
         for (size_t i = 0; i < m->n_links; i++)
                 if (roam_link_needs_location(m->links[i]) &&
@@ -278,7 +278,9 @@ static void draw_dialog(Tui *t, FirewallData *d, const RoamLink *l, bool first_j
 
         if (!streq_ptr(d->asked_network, l->network_id)) {
                 (void)free_and_strdup(&d->asked_network, l->network_id);
-                d->dialog_selected = 0;
+                /* A question that comes by itself starts on "not now": an Enter meant for the
+                 * screen below changes nothing. */
+                d->dialog_selected = first_join ? 3 : 0;
                 d->dialog_scroll = 0;
         }
         if (tui_doc_new(&doc) < 0 || build_dialog(t, d, l, first_join, doc) < 0)
@@ -381,6 +383,9 @@ static void dialog_close(FirewallData *d, const RoamLink *l)
                 log_oom();
         free(d->choose_path);
         d->choose_path = NULL;
+        /* The next dialog starts afresh. */
+        free(d->asked_network);
+        d->asked_network = NULL;
 }
 
 int firewall_prompt_key(Tui *t, Screen *s, int key)
@@ -407,7 +412,10 @@ int firewall_prompt_key(Tui *t, Screen *s, int key)
                         d->dialog_selected = i;
                 return REACTION_REDRAW;
         }
-        if (key == TUI_KEY_ESCAPE || (first_join && key == 'u')) {
+        /* In the first-join question, u (and Enter or a click on it) is "not now". */
+        if (key == TUI_KEY_ESCAPE || (first_join && key == 'u') ||
+            (first_join && d->dialog_selected == 3 &&
+             (key == '\r' || key == '\n' || key == TUI_KEY(KEY_ENTER)))) {
                 _cleanup_free_ char *name = strdup(l->name);
 
                 dialog_close(d, l);

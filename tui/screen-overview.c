@@ -480,6 +480,11 @@ static const KeyHelp overview_keys[] = {
     {},
 };
 
+static bool overview_typing(Tui *t, Screen *s)
+{
+        return ((OverviewData *)s->data)->filter.editing;
+}
+
 const ScreenVTable overview_screen_vtable = {
     .name = "overview",
     .title = "Overview",
@@ -494,4 +499,5 @@ const ScreenVTable overview_screen_vtable = {
              "which link. Below, every link roamd watches: its bearer, its verdict (online, "
              "partial, portal, local or offline) and why, when it was last probed, its "
              "addresses, and where to log in when a captive portal holds it.",
+    .typing = overview_typing,
 };

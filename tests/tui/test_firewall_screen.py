@@ -11,9 +11,10 @@ def test_first_join_prompt(roamd, tui, golden):
     fake = roamd(FIREWALL)
     t = tui()
     t.wait_for(screen="overview", text=[QUESTION, "eth1: a network roam has not seen"])
-    # The dialog's keys replace the screen's; the cursor is on the first choice.
+    # The dialog's keys replace the screen's.
     assert "h home" in t.text_lines()[-1] and "u not now" in t.text_lines()[-1]
-    assert "> h home: a network you trust, like your own" in t.cursor_line()
+    # The cursor starts on "not now": an Enter meant for the screen below changes nothing.
+    assert "> u not now: untrusted for this session" in t.cursor_line()
     golden("firewall-prompt", t)
     # Other keys do not slip through to the screen below.
     t.key("2")
@@ -192,4 +193,25 @@ def test_first_join_waits_for_a_screen_without_typing(roamd, tui):
     t.key("h")
     t.key(ESC)
     t.wait_for(screen="overview", text=QUESTION)
+    assert fake.send(op="location_calls") == []
+
+
+def test_first_join_waits_while_a_filter_is_typed(roamd, tui):
+    """Letters typed into the overview's filter stay text: the question waits for Enter."""
+    from firewall_scenario import ETH1
+    fake = roamd(dict(FIREWALL, links=[FIREWALL["links"][0], FIREWALL["links"][1]]))
+    t = tui()
+    t.wait_for(screen="overview", text="wlan0")
+    t.key("/")
+    t.wait_for(screen="overview", text="Filter: _")
+    fake.send(op="add", link=ETH1)
+    t.wait_for(screen="overview", text="3 links")
+    t.key("wh")
+    t.wait_for(screen="overview", text="Filter: wh_")
+    assert QUESTION not in t.text()
+    t.key("\r")
+    t.wait_for(screen="overview", text=QUESTION)
+    # Enter on the question right away: "not now", nothing sent.
+    t.key("\r")
+    t.wait_for(screen="overview", text="eth1 stays untrusted for this session")
     assert fake.send(op="location_calls") == []
