@@ -186,6 +186,66 @@ void roam_fw_call_error_text(const sd_bus_error *e, const char *what, const char
                 snprintf(buf, size, "Cannot %s%s: roamd answered %s (%s)", what, on, msg, e->name);
 }
 
+struct RoamFwCall {
+        RoamFwCall **list, *next;
+        sd_bus_slot *slot;
+        char link[64], location[64];
+        bool first_join;
+        RoamFwCallDone done;
+        void *userdata;
+};
+
+static void call_free(RoamFwCall *c)
+{
+        for (RoamFwCall **p = c->list; *p; p = &(*p)->next)
+                if (*p == c) {
+                        *p = c->next;
+                        break;
+                }
+        sd_bus_slot_unref(c->slot);
+        free(c);
+}
+
+static int on_set_location(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        RoamFwCall *c = userdata;
+
+        c->done(c->link, c->location, c->first_join, sd_bus_message_get_error(m), c->userdata);
+        call_free(c);
+        return 0;
+}
+
+int roam_fw_set_location_async(sd_bus *bus, RoamFwCall **list, const char *link,
+                               const char *location, bool first_join, RoamFwCallDone done,
+                               void *userdata)
+{
+        RoamFwCall *c = calloc(1, sizeof(*c));
+        int r;
+
+        if (!c)
+                return -ENOMEM;
+        *c = (RoamFwCall){.list = list,
+                          .next = *list,
+                          .first_join = first_join,
+                          .done = done,
+                          .userdata = userdata};
+        snprintf(c->link, sizeof(c->link), "%s", link);
+        snprintf(c->location, sizeof(c->location), "%s", location);
+        *list = c;
+        r = sd_bus_call_method_async(bus, &c->slot, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
+                                     ROAM_MANAGER_INTERFACE, "SetLocation", on_set_location, c,
+                                     "ss", link, location);
+        if (r < 0)
+                call_free(c);
+        return r;
+}
+
+void roam_fw_calls_free(RoamFwCall **list)
+{
+        while (*list)
+                call_free(*list);
+}
+
 /* Logs a failed call in words; -EHOSTDOWN when roamd is not running. */
 static int log_call_error(const sd_bus_error *e, int r, const char *what, const char *link)
 {

@@ -45,6 +45,17 @@ void roam_fw_call_error_text(const sd_bus_error *e, const char *what, const char
  * or polkit wanting a password nobody can give). */
 bool roam_fw_error_is_denied(const sd_bus_error *e);
 
+/* SetLocation calls in flight, in a list their owner frees (cancelling what has not been
+ * answered): a second answer never cancels the first one's. done gets the call's words and
+ * the error (NULL: done). */
+typedef struct RoamFwCall RoamFwCall;
+typedef void (*RoamFwCallDone)(const char *link, const char *location, bool first_join,
+                               const sd_bus_error *error, void *userdata);
+int roam_fw_set_location_async(sd_bus *bus, RoamFwCall **list, const char *link,
+                               const char *location, bool first_join, RoamFwCallDone done,
+                               void *userdata);
+void roam_fw_calls_free(RoamFwCall **list);
+
 /* The verbs: args are what follows `roam network` / `roam firewall`; app: --app of `roam
  * firewall check`, NULL when not given. */
 int roam_network_run(char **args, bool json);

@@ -38,10 +38,7 @@ struct PlainFw {
         char **asked; /* network IDs asked about (or answered) this session */
         Seen *seen;
         size_t n_seen;
-        /* The SetLocation in flight (a new one cancels it). */
-        sd_bus_slot *call;
-        char call_link[64], call_location[64];
-        bool call_first_join;
+        RoamFwCall *calls; /* SetLocation in flight */
 };
 
 static void stamp(void)
@@ -78,7 +75,7 @@ PlainFw *plain_fw_free(PlainFw *pf)
                 seen_clear(&pf->seen[i]);
         free(pf->seen);
         strv_free(pf->asked);
-        sd_bus_slot_unref(pf->call);
+        roam_fw_calls_free(&pf->calls);
         free(pf);
         return NULL;
 }
@@ -214,24 +211,20 @@ void plain_fw_model_changed(PlainFw *pf)
         fflush(stdout);
 }
 
-static int on_set_location(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+static void on_set_location(const char *link, const char *location, bool first_join,
+                            const sd_bus_error *e, void *userdata)
 {
-        PlainFw *pf = userdata;
-        const sd_bus_error *e = sd_bus_message_get_error(m);
         char what[96], buf[512];
 
-        pf->call = sd_bus_slot_unref(pf->call);
         stamp();
         if (!e)
-                printf("%s: this network is now %s; its rules are in force.\n", pf->call_link,
-                       pf->call_location);
+                printf("%s: this network is now %s; its rules are in force.\n", link, location);
         else {
-                snprintf(what, sizeof(what), "make this network %s", pf->call_location);
-                roam_fw_call_error_text(e, what, pf->call_link, buf, sizeof(buf));
-                printf("%s%s.\n", buf, pf->call_first_join ? "; it stays untrusted for now" : "");
+                snprintf(what, sizeof(what), "make this network %s", location);
+                roam_fw_call_error_text(e, what, link, buf, sizeof(buf));
+                printf("%s%s.\n", buf, first_join ? "; it stays untrusted for now" : "");
         }
         fflush(stdout);
-        return 0;
 }
 
 static int set_location(PlainFw *pf, const char *link, const char *location, bool first_join)
@@ -243,13 +236,8 @@ static int set_location(PlainFw *pf, const char *link, const char *location, boo
                 puts("roamd is not there.");
                 return 0;
         }
-        pf->call = sd_bus_slot_unref(pf->call);
-        snprintf(pf->call_link, sizeof(pf->call_link), "%s", link);
-        snprintf(pf->call_location, sizeof(pf->call_location), "%s", location);
-        pf->call_first_join = first_join;
-        r = sd_bus_call_method_async(bus, &pf->call, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
-                                     ROAM_MANAGER_INTERFACE, "SetLocation", on_set_location, pf,
-                                     "ss", link, location);
+        r = roam_fw_set_location_async(bus, &pf->calls, link, location, first_join, on_set_location,
+                                       pf);
         if (r < 0)
                 printf("Cannot ask roamd: %s\n", strerror(-r));
         return 0;

@@ -53,9 +53,7 @@ typedef struct FirewallData {
         char *asked_network; /* the network the dialog shows, to reset dialog_selected */
         int dialog_selected, dialog_scroll;
 
-        sd_bus_slot *call;
-        char call_link[64], call_location[64];
-        bool call_first_join;
+        RoamFwCall *calls; /* SetLocation in flight */
 } FirewallData;
 
 static const char *const choice_keys = "hwpu";
@@ -331,26 +329,24 @@ void firewall_prompt_draw(Tui *t, Screen *s, int top, int height)
                 draw_dialog(t, d, l, first_join, top, height);
 }
 
-static int on_set_location(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+static void on_set_location(const char *link, const char *location, bool first_join,
+                            const sd_bus_error *e, void *userdata)
 {
         FirewallData *d = userdata;
-        const sd_bus_error *e = sd_bus_message_get_error(m);
         char what[96], buf[512];
 
-        d->call = sd_bus_slot_unref(d->call);
         if (!e)
                 tui_message(d->tui, THEME_OK, "%s: this network is now %s; its rules are in force.",
-                            d->call_link, d->call_location);
+                            link, location);
         else {
-                snprintf(what, sizeof(what), "make this network %s", d->call_location);
-                roam_fw_call_error_text(e, what, d->call_link, buf, sizeof(buf));
+                snprintf(what, sizeof(what), "make this network %s", location);
+                roam_fw_call_error_text(e, what, link, buf, sizeof(buf));
                 tui_message(d->tui, THEME_ERROR, "%s%s", buf,
-                            d->call_first_join ? "; it stays untrusted for now" : "");
+                            first_join ? "; it stays untrusted for now" : "");
         }
         if (d->open)
                 (void)load_rules(d);
         tui_request_redraw(d->tui);
-        return 0;
 }
 
 static int set_location(Tui *t, FirewallData *d, const RoamLink *l, const char *location,
@@ -361,13 +357,8 @@ static int set_location(Tui *t, FirewallData *d, const RoamLink *l, const char *
 
         if (!bus)
                 return -ENOTCONN;
-        d->call = sd_bus_slot_unref(d->call);
-        snprintf(d->call_link, sizeof(d->call_link), "%s", l->name);
-        snprintf(d->call_location, sizeof(d->call_location), "%s", location);
-        d->call_first_join = first_join;
-        r = sd_bus_call_method_async(bus, &d->call, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
-                                     ROAM_MANAGER_INTERFACE, "SetLocation", on_set_location, d,
-                                     "ss", l->name, location);
+        r = roam_fw_set_location_async(bus, &d->calls, l->name, location, first_join,
+                                       on_set_location, d);
         if (r >= 0)
                 tui_message(t, THEME_NORMAL, "Asking roamd to make %s's network %s...", l->name,
                             location);
@@ -480,7 +471,7 @@ void firewall_screen_done(Screen *s)
         if (!d)
                 return;
         d->get = sd_bus_slot_unref(d->get);
-        d->call = sd_bus_slot_unref(d->call);
+        roam_fw_calls_free(&d->calls);
         rules_clear(d);
         free(d->load_error);
         free(d->choose_path);

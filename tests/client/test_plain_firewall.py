@@ -56,3 +56,15 @@ def test_plain_question_refused(roamd, plain):  # noqa: F811
     p.send("work 7")
     p.expect(r"No question is open\.")
     assert fake.send(op="location_calls") == [["eth1", "home"]]
+
+
+def test_plain_two_answers_both_heard(roamd, plain):  # noqa: F811
+    """A second change sent before the first is answered cancels nothing: both are said."""
+    fake = roamd(FIREWALL)
+    p = plain()
+    p.expect(QUESTION)
+    p.send("public 1")
+    p.send("trust work wlan0")
+    p.expect(CLOCK + r"eth1: this network is now public; its rules are in force\.")
+    p.expect(CLOCK + r"wlan0: this network is now work; its rules are in force\.")
+    assert fake.send(op="location_calls") == [["eth1", "public"], ["wlan0", "work"]]
