@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 
 const char plain_fw_help[] =
     "  network        every link's network and location, and why\n"
+    "  firewall [LINK]   the firewall rules in force (on LINK), with counters\n"
     "  trust LOCATION LINK   remember LINK's network as home, work, public or\n"
     "                 untrusted; its firewall rules apply at once\n"
     "  home N, work N, public N, untrusted N   answer question N (where a new\n"
@@ -38,7 +40,9 @@ struct PlainFw {
         char **asked; /* network IDs asked about (or answered) this session */
         Seen *seen;
         size_t n_seen;
-        RoamFwCall *calls; /* SetLocation in flight */
+        RoamFwCall *calls;  /* SetLocation in flight */
+        sd_bus_slot *rules; /* GetFirewallRules in flight (a newer one replaces it) */
+        char rules_link[64];
 };
 
 static void stamp(void)
@@ -76,6 +80,7 @@ PlainFw *plain_fw_free(PlainFw *pf)
         free(pf->seen);
         strv_free(pf->asked);
         roam_fw_calls_free(&pf->calls);
+        sd_bus_slot_unref(pf->rules);
         free(pf);
         return NULL;
 }
@@ -243,6 +248,40 @@ static int set_location(PlainFw *pf, const char *link, const char *location, boo
         return 0;
 }
 
+static int on_rules(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        PlainFw *pf = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+        RoamFwRule *rules = NULL;
+        size_t n = 0, shown = 0;
+        char buf[512], bytes[32];
+
+        pf->rules = sd_bus_slot_unref(pf->rules);
+        if (e) {
+                roam_fw_call_error_text(e, "read the firewall rules", NULL, buf, sizeof(buf));
+                printf("%s.\n", buf);
+        } else if (roam_fw_rules_read(m, &rules, &n) < 0)
+                puts("Cannot read roamd's answer: the rules are not shown.");
+        for (size_t i = 0; i < n; i++) {
+                const RoamFwRule *f = &rules[i];
+
+                if (*pf->rules_link && !streq(f->link, pf->rules_link))
+                        continue;
+                shown++;
+                roam_fw_format_bytes(f->bytes, bytes, sizeof(bytes));
+                roam_fw_rule_origin(f, buf, sizeof(buf));
+                printf("%s (%s): %s %s %s; %" PRIu64 " packets, %s; %s\n",
+                       *f->link ? f->link : "every link", f->location, f->direction, f->action,
+                       f->match, f->packets, bytes, buf);
+        }
+        if (!e && shown == 0)
+                printf("No firewall rules in force%s%s.\n", *pf->rules_link ? " on " : "",
+                       pf->rules_link);
+        roam_fw_rules_free(rules, n);
+        fflush(stdout);
+        return 0;
+}
+
 static void print_network(PlainFw *pf)
 {
         const RoamModel *m = roam_live_get_model(pf->live);
@@ -283,6 +322,23 @@ int plain_fw_command(PlainFw *pf, char **words)
                         puts("roamd's state is not read yet; ask again in a moment.");
                 else
                         print_network(pf);
+                return 1;
+        }
+        if (streq(words[0], "firewall") && n <= 2) {
+                sd_bus *bus = roam_live_get_bus(pf->live);
+                int r;
+
+                if (!bus) {
+                        puts("roamd is not there.");
+                        return 1;
+                }
+                snprintf(pf->rules_link, sizeof(pf->rules_link), "%s", n == 2 ? words[1] : "");
+                pf->rules = sd_bus_slot_unref(pf->rules);
+                r = sd_bus_call_method_async(bus, &pf->rules, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
+                                             ROAM_MANAGER_INTERFACE, "GetFirewallRules", on_rules,
+                                             pf, NULL);
+                if (r < 0)
+                        printf("Cannot ask roamd: %s\n", strerror(-r));
                 return 1;
         }
         if (streq(words[0], "trust")) {

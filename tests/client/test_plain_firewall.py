@@ -68,3 +68,19 @@ def test_plain_two_answers_both_heard(roamd, plain):  # noqa: F811
     p.expect(CLOCK + r"eth1: this network is now public; its rules are in force\.")
     p.expect(CLOCK + r"wlan0: this network is now work; its rules are in force\.")
     assert fake.send(op="location_calls") == [["eth1", "public"], ["wlan0", "work"]]
+
+
+def test_plain_firewall_rules(roamd, plain):  # noqa: F811
+    roamd(FIREWALL)
+    p = plain()
+    p.expect(QUESTION)
+    p.send("firewall eth1")
+    p.expect(r"eth1 \(untrusted\): in accept established,related; 301 packets, 402\.1 kB; "
+             r"built-in:established")
+    p.expect(r"eth1 \(untrusted\): in accept tcp 22; 0 packets, 0 B; built-in:ssh")
+    p.expect(r"eth1 \(untrusted\): in drop any; 9 packets, 540 B; built-in:default")
+    p.send("firewall")
+    p.expect(r"wlan0 \(home\): in accept tcp 22000 app org\.syncthing; 87 packets, 52\.3 kB; "
+             r"/etc/roam/firewall\.d/home\.conf:4")
+    p.send("firewall eth9")
+    p.expect(r"No firewall rules in force on eth9\.")
