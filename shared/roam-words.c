@@ -61,6 +61,58 @@ const char *const roam_handover_table[_ROAM_HANDOVER_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP(roam_handover, RoamHandover)
 
+const char *const roam_location_table[_ROAM_LOCATION_MAX] = {
+    [ROAM_LOCATION_HOME] = "home",
+    [ROAM_LOCATION_WORK] = "work",
+    [ROAM_LOCATION_PUBLIC] = "public",
+    [ROAM_LOCATION_UNTRUSTED] = "untrusted",
+};
+DEFINE_STRING_TABLE_LOOKUP(roam_location, RoamLocation)
+
+const char *const roam_location_source_table[_ROAM_LOCATION_SOURCE_MAX] = {
+    [ROAM_LOCATION_SOURCE_CONFIG] = "config",
+    [ROAM_LOCATION_SOURCE_USER] = "user",
+    [ROAM_LOCATION_SOURCE_DEFAULT] = "default",
+};
+DEFINE_STRING_TABLE_LOOKUP(roam_location_source, RoamLocationSource)
+
+const char *const roam_fw_direction_table[_ROAM_FW_DIRECTION_MAX] = {
+    [ROAM_FW_DIRECTION_IN] = "in",
+    [ROAM_FW_DIRECTION_OUT] = "out",
+};
+DEFINE_STRING_TABLE_LOOKUP(roam_fw_direction, RoamFwDirection)
+
+const char *const roam_fw_action_table[_ROAM_FW_ACTION_MAX] = {
+    [ROAM_FW_ACTION_ACCEPT] = "accept",
+    [ROAM_FW_ACTION_DROP] = "drop",
+    [ROAM_FW_ACTION_REJECT] = "reject",
+};
+DEFINE_STRING_TABLE_LOOKUP(roam_fw_action, RoamFwAction)
+
+static const char *const location_words_table[_ROAM_LOCATION_MAX] = {
+    [ROAM_LOCATION_HOME] = "a network you trust, like your own",
+    [ROAM_LOCATION_WORK] = "a network you mostly trust",
+    [ROAM_LOCATION_PUBLIC] = "strangers share it (a cafe, a hotel)",
+    [ROAM_LOCATION_UNTRUSTED] = "not trusted at all, the strictest rules",
+};
+
+static const char *const location_source_words_table[_ROAM_LOCATION_SOURCE_MAX] = {
+    [ROAM_LOCATION_SOURCE_CONFIG] = "from networks.d",
+    [ROAM_LOCATION_SOURCE_USER] = "set by you",
+    [ROAM_LOCATION_SOURCE_DEFAULT] = "unknown network, not chosen yet",
+};
+
+static const char *const fw_direction_words_table[_ROAM_FW_DIRECTION_MAX] = {
+    [ROAM_FW_DIRECTION_IN] = "inbound",
+    [ROAM_FW_DIRECTION_OUT] = "outbound",
+};
+
+static const char *const fw_action_words_table[_ROAM_FW_ACTION_MAX] = {
+    [ROAM_FW_ACTION_ACCEPT] = "let in",
+    [ROAM_FW_ACTION_DROP] = "dropped silently",
+    [ROAM_FW_ACTION_REJECT] = "refused (the sender is told)",
+};
+
 /* Short phrases fit the overview's column (at most 30 columns). */
 static const char *const reason_short_table[_ROAM_REASON_MAX] = {
     [ROAM_REASON_NOT_PROBED] = "not probed yet",
@@ -153,6 +205,36 @@ const char *roam_handover_words(const char *handover)
         RoamHandover h = roam_handover_from_string(handover);
 
         return h < 0 ? handover : handover_words_table[h];
+}
+
+const char *roam_location_words(const char *location)
+{
+        RoamLocation l = roam_location_from_string(location);
+
+        if (l >= 0)
+                return location_words_table[l];
+        return *location ? "a location that networks.d defines" : "no network";
+}
+
+const char *roam_location_source_words(const char *source)
+{
+        RoamLocationSource s = roam_location_source_from_string(source);
+
+        return s < 0 ? source : location_source_words_table[s];
+}
+
+const char *roam_fw_direction_words(const char *direction)
+{
+        RoamFwDirection d = roam_fw_direction_from_string(direction);
+
+        return d < 0 ? direction : fw_direction_words_table[d];
+}
+
+const char *roam_fw_action_words(const char *action)
+{
+        RoamFwAction a = roam_fw_action_from_string(action);
+
+        return a < 0 ? action : fw_action_words_table[a];
 }
 
 char *roam_state_sentence(const char *state, const char *link, const char *bearer,

@@ -76,6 +76,41 @@ typedef enum RoamHandover {
         _ROAM_HANDOVER_INVALID = -EINVAL,
 } RoamHandover;
 
+/* The personal firewall (docs/firewall.md): where a link's network is, how that was decided,
+ * and the rules' direction and action. A location may also be a name that networks.d defines:
+ * roam_location_from_string() knows only the four built-in words. */
+typedef enum RoamLocation {
+        ROAM_LOCATION_HOME,
+        ROAM_LOCATION_WORK,
+        ROAM_LOCATION_PUBLIC,
+        ROAM_LOCATION_UNTRUSTED, /* an unknown network: the strictest rules */
+        _ROAM_LOCATION_MAX,
+        _ROAM_LOCATION_INVALID = -EINVAL,
+} RoamLocation;
+
+typedef enum RoamLocationSource {
+        ROAM_LOCATION_SOURCE_CONFIG,  /* a networks.d file matched */
+        ROAM_LOCATION_SOURCE_USER,    /* set with SetLocation */
+        ROAM_LOCATION_SOURCE_DEFAULT, /* unknown network: untrusted until the user decides */
+        _ROAM_LOCATION_SOURCE_MAX,
+        _ROAM_LOCATION_SOURCE_INVALID = -EINVAL,
+} RoamLocationSource;
+
+typedef enum RoamFwDirection {
+        ROAM_FW_DIRECTION_IN,
+        ROAM_FW_DIRECTION_OUT,
+        _ROAM_FW_DIRECTION_MAX,
+        _ROAM_FW_DIRECTION_INVALID = -EINVAL,
+} RoamFwDirection;
+
+typedef enum RoamFwAction {
+        ROAM_FW_ACTION_ACCEPT,
+        ROAM_FW_ACTION_DROP,
+        ROAM_FW_ACTION_REJECT,
+        _ROAM_FW_ACTION_MAX,
+        _ROAM_FW_ACTION_INVALID = -EINVAL,
+} RoamFwAction;
+
 /* The tables themselves, indexed by the enums (roamd joins them into error messages). */
 extern const char *const roam_verdict_table[_ROAM_VERDICT_MAX];
 extern const char *const roam_reason_table[_ROAM_REASON_MAX];
@@ -83,6 +118,10 @@ extern const char *const roam_bearer_table[_ROAM_BEARER_MAX];
 extern const char *const roam_access_table[_ROAM_ACCESS_MAX];
 extern const char *const roam_vpn_table[_ROAM_VPN_MAX];
 extern const char *const roam_handover_table[_ROAM_HANDOVER_MAX];
+extern const char *const roam_location_table[_ROAM_LOCATION_MAX];
+extern const char *const roam_location_source_table[_ROAM_LOCATION_SOURCE_MAX];
+extern const char *const roam_fw_direction_table[_ROAM_FW_DIRECTION_MAX];
+extern const char *const roam_fw_action_table[_ROAM_FW_ACTION_MAX];
 
 const char *roam_verdict_to_string(RoamVerdict v);
 RoamVerdict roam_verdict_from_string(const char *s);
@@ -96,6 +135,14 @@ const char *roam_vpn_to_string(RoamVpnRule v);
 RoamVpnRule roam_vpn_from_string(const char *s);
 const char *roam_handover_to_string(RoamHandover h);
 RoamHandover roam_handover_from_string(const char *s);
+const char *roam_location_to_string(RoamLocation l);
+RoamLocation roam_location_from_string(const char *s);
+const char *roam_location_source_to_string(RoamLocationSource s);
+RoamLocationSource roam_location_source_from_string(const char *s);
+const char *roam_fw_direction_to_string(RoamFwDirection d);
+RoamFwDirection roam_fw_direction_from_string(const char *s);
+const char *roam_fw_action_to_string(RoamFwAction a);
+RoamFwAction roam_fw_action_from_string(const char *s);
 
 /* A short phrase ("no carrier", "redirected to a login page", at most 30 columns) and a
  * sentence for a reason as sent on the bus; an unknown one (a newer roamd) is returned as is. */
@@ -106,6 +153,18 @@ const char *roam_reason_long(const char *reason);
 const char *roam_access_words(const char *access);
 const char *roam_vpn_words(const char *vpn);
 const char *roam_handover_words(const char *handover);
+
+/* What a location, a location's source, a rule's direction and action mean, in words
+ * ("a network you trust: your devices may reach this one", "set by you"); a location that
+ * networks.d names is "a location that networks.d defines", "" is "no network"; any other
+ * unknown word as is. */
+const char *roam_location_words(const char *location);
+const char *roam_location_source_words(const char *source);
+const char *roam_fw_direction_words(const char *direction);
+const char *roam_fw_action_words(const char *action);
+
+/* The first-join question, the same in the TUI and plain mode. */
+#define ROAM_LOCATION_QUESTION "Is this a home, work or public network?"
 
 /* The global state in one sentence, the same everywhere: "Online via wlan0 (wifi)",
  * "Behind a captive portal on wifi0: log in at http://...", "Offline: no usable link".

@@ -31,6 +31,7 @@ typedef enum PropertyKind {
         PROPERTY_ADDRESSES,
         PROPERTY_SERVERS, /* a(is), into RoamServer * and the size_t at offset_n */
         PROPERTY_CAPPORT, /* a{sv}, into RoamCapport */
+        PROPERTY_STRMAP,  /* a{ss}, into char ** of key, value pairs */
 } PropertyKind;
 
 typedef struct PropertyInfo {
@@ -91,6 +92,11 @@ static const PropertyInfo link_properties[] = {
     LINK_FIELD("WiFiSSID", "s", PROPERTY_STRING, wifi_ssid),
     LINK_FIELD("WiFiSignal", "i", PROPERTY_INT32, wifi_signal),
     LINK_FIELD("WiFiLinkSpeed", "u", PROPERTY_UINT32, wifi_link_speed),
+    LINK_FIELD("NetworkId", "s", PROPERTY_STRING, network_id),
+    LINK_FIELD("NetworkIdentity", "a{ss}", PROPERTY_STRMAP, network_identity),
+    LINK_FIELD("Location", "s", PROPERTY_STRING, location),
+    LINK_FIELD("LocationSource", "s", PROPERTY_STRING, location_source),
+    LINK_FIELD("LocationReason", "s", PROPERTY_STRING, location_reason),
 };
 
 static const PropertyInfo app_properties[] = {
@@ -112,6 +118,8 @@ static const PropertyInfo manager_properties[] = {
     MANAGER_FIELD("State", "s", state),
     MANAGER_FIELD("BestLink", "o", best_link_path),
     MANAGER_FIELD("ConfigFile", "s", config_file),
+    MANAGER_FIELD("FirewallError", "s", firewall_error),
+    {"Locations", "as", PROPERTY_STRV, offsetof(RoamModel, locations), 0},
 };
 
 static void addresses_free(RoamAddress *a, size_t n)
@@ -162,7 +170,8 @@ int roam_link_new(const char *path, RoamLink **ret)
         l->state_enum = _ROAM_LINK_STATE_INVALID;
         l->path = strdup(path);
         l->domains = calloc(1, sizeof(char *));
-        if (!l->path || !l->domains)
+        l->network_identity = calloc(1, sizeof(char *));
+        if (!l->path || !l->domains || !l->network_identity)
                 return -ENOMEM;
 
         char **const strings[] = {
@@ -177,6 +186,11 @@ int roam_link_new(const char *path, RoamLink **ret)
             &l->portal_url,    &l->wifi_state,
             &l->wifi_ssid,
         };
+        char **const firewall_strings[] = {&l->network_id, &l->location, &l->location_source,
+                                           &l->location_reason};
+        r = fill_empty_strings(firewall_strings, ELEMENTSOF(firewall_strings));
+        if (r < 0)
+                return r;
         r = fill_empty_strings(strings, ELEMENTSOF(strings));
         if (r < 0)
                 return r;
@@ -214,8 +228,26 @@ RoamLink *roam_link_free(RoamLink *l)
         free(l->connectivity_reason6);
         free(l->portal_url);
         capport_clear(&l->capport);
+        free(l->network_id);
+        strv_free(l->network_identity);
+        free(l->location);
+        free(l->location_source);
+        free(l->location_reason);
         free(l);
         return NULL;
+}
+
+const char *roam_link_identity(const RoamLink *l, const char *key)
+{
+        for (char **p = l->network_identity; p[0] && p[1]; p += 2)
+                if (streq(p[0], key))
+                        return p[1];
+        return NULL;
+}
+
+bool roam_link_needs_location(const RoamLink *l)
+{
+        return *l->network_id && streq(l->location_source, "default");
 }
 
 bool roam_link_is_virtual(const RoamLink *l)
@@ -365,10 +397,11 @@ int roam_model_new(RoamModel **ret)
         if (!m)
                 return -ENOMEM;
         m->best_link_path = strdup("/");
-        if (!m->best_link_path)
+        m->locations = calloc(1, sizeof(char *));
+        if (!m->best_link_path || !m->locations)
                 return -ENOMEM;
 
-        char **const strings[] = {&m->version, &m->state, &m->config_file};
+        char **const strings[] = {&m->version, &m->state, &m->config_file, &m->firewall_error};
         r = fill_empty_strings(strings, ELEMENTSOF(strings));
         if (r < 0)
                 return r;
@@ -385,6 +418,8 @@ RoamModel *roam_model_free(RoamModel *m)
         free(m->state);
         free(m->best_link_path);
         free(m->config_file);
+        free(m->firewall_error);
+        strv_free(m->locations);
         model_clear_links(m);
         model_clear_apps(m);
         free(m);
@@ -497,6 +532,35 @@ static int read_strv(sd_bus_message *m, char ***field)
                 if (!l)
                         return -ENOMEM;
         }
+        strv_free(*field);
+        *field = TAKE_PTR(l);
+        return 0;
+}
+
+/* Reads an a{ss} into a vector of key, value pairs. */
+static int read_strmap(sd_bus_message *m, char ***field)
+{
+        _cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
+        const char *k, *v;
+        int r;
+
+        if (!l)
+                return -ENOMEM;
+        r = sd_bus_message_enter_container(m, SD_BUS_TYPE_ARRAY, "{ss}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_read(m, "{ss}", &k, &v)) > 0) {
+                r = strv_extend(&l, k);
+                if (r >= 0)
+                        r = strv_extend(&l, v);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(m);
+        if (r < 0)
+                return r;
         strv_free(*field);
         *field = TAKE_PTR(l);
         return 0;
@@ -667,6 +731,9 @@ static int read_property(sd_bus_message *m, const PropertyInfo *p, void *base)
                 break;
         case PROPERTY_CAPPORT:
                 r = read_capport(m, (RoamCapport *)field);
+                break;
+        case PROPERTY_STRMAP:
+                r = read_strmap(m, (char ***)field);
                 break;
         }
         if (r < 0)

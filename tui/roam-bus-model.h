@@ -113,6 +113,13 @@ typedef struct RoamLink {
         char *wifi_ssid;
         int wifi_signal;          /* dBm */
         uint32_t wifi_link_speed; /* Mbit/s */
+        /* The network the link is on and its location (docs/firewall.md); "" when roamd sent
+         * none (no network, or an older roamd). */
+        char *network_id;
+        char **network_identity; /* key, value, key, value, ..., NULL; never NULL */
+        char *location;
+        char *location_source; /* config, user, default */
+        char *location_reason;
 
         /* Client-side only: a ring of the newest verdicts, see roam_link_history_*(). */
         RoamHistoryEntry history[ROAM_HISTORY_MAX];
@@ -142,6 +149,8 @@ typedef struct RoamModel {
         char *state;
         char *best_link_path; /* "/" when there is none */
         char *config_file;
+        char *firewall_error; /* "" when the firewall files in force loaded */
+        char **locations;     /* the location words SetLocation takes; never NULL */
 
         RoamLink **links; /* sorted by index */
         size_t n_links;
@@ -153,6 +162,12 @@ typedef struct RoamModel {
 int roam_link_new(const char *path, RoamLink **ret);
 RoamLink *roam_link_free(RoamLink *l);
 DEFINE_TRIVIAL_CLEANUP_FUNC(RoamLink *, roam_link_free);
+
+/* A NetworkIdentity fact ("ssid", "gateway-mac", ...), NULL when roamd sent none. */
+const char *roam_link_identity(const RoamLink *l, const char *key);
+/* Whether the TUI and plain mode should ask where this link's network is: it has one, and
+ * roamd fell back to untrusted because nobody chose (LocationSource "default"). */
+bool roam_link_needs_location(const RoamLink *l);
 
 /* True for the "virtual" bearer: shown, but never counted for the global state. */
 bool roam_link_is_virtual(const RoamLink *l);

@@ -14,6 +14,7 @@
 #include "roam-bus.h"
 #include "roam-live.h"
 #include "roam-plain-bt.h"
+#include "roam-plain-firewall.h"
 #include "roam-log.h"
 #include "roam-plain-p2p.h"
 #include "roam-plain-portal.h"
@@ -51,6 +52,7 @@ typedef struct Plain {
         bool discarding;     /* the rest of a too long line */
         PlainBt *bt;         /* Bluetooth questions and outcomes (roam-plain-bt.c) */
         PlainPortal *portal; /* captive portals (roam-plain-portal.c) */
+        PlainFw *fw;         /* where a new network is (roam-plain-firewall.c) */
 } Plain;
 
 static const char help_text[] =
@@ -365,6 +367,7 @@ static int command(Plain *p, char *line)
                 fputs(help_text, stdout);
                 fputs(plain_p2p_help, stdout);
                 fputs(plain_portal_help, stdout);
+                fputs(plain_fw_help, stdout);
                 return 0;
         }
         if (streq(words[0], "status") && !words[1]) {
@@ -400,6 +403,8 @@ static int command(Plain *p, char *line)
         if (p->p2p && plain_p2p_command(p->p2p, words) > 0)
                 return 0;
         if (p->portal && plain_portal_command(p->portal, words) != 0)
+                return 0;
+        if (p->fw && plain_fw_command(p->fw, words) != 0)
                 return 0;
         printf("Unknown command '%s'. Type help for the list.\n", line);
         return 0;
@@ -587,6 +592,9 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
         const RoamModel *m = roam_live_get_model(live);
         _cleanup_free_ char *sentence = NULL;
 
+        /* A link on a new network is asked about at once (roam-plain-firewall.c). */
+        if (ev->type == ROAM_LIVE_EVENT_LINK_CHANGED)
+                plain_fw_model_changed(p->fw);
         /* Changes wait for their burst to settle; anything else is said at once, after what
          * is pending (it may be what caused it: a call's answer after its changes). */
         switch (ev->type) {
@@ -706,6 +714,7 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
         case _ROAM_LIVE_EVENT_TYPE_INVALID:
                 break;
         }
+        plain_fw_model_changed(p->fw);
         fflush(stdout);
 }
 
@@ -774,6 +783,11 @@ static FILE *clean_stdout(void)
         return fopencookie(&fd, "w", (cookie_io_functions_t){.write = clean_write});
 }
 
+FILE *plain_clean_stdout(void)
+{
+        return clean_stdout();
+}
+
 int plain_run(void)
 {
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
@@ -826,6 +840,9 @@ int plain_run(void)
                 r = plain_portal_new(live, input, &p.portal);
         if (r < 0)
                 return log_oom();
+        r = plain_fw_new(live, &p.fw);
+        if (r < 0)
+                return log_oom();
         (void)roam_live_start(live);
 
         r = sd_event_loop(event);
@@ -834,6 +851,7 @@ int plain_run(void)
         p.p2p = plain_p2p_free(p.p2p);
         p.portal = plain_portal_free(p.portal);
         p.bt = plain_bt_free(p.bt);
+        p.fw = plain_fw_free(p.fw);
         if (r < 0)
                 return log_error_errno(r, "The event loop failed: %m");
         return 0;

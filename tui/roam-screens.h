@@ -14,3 +14,8 @@ const char *screen_portal_url(const RoamLink *l);
 int screen_copy_url(Tui *t, const char *path);
 /* Asks roamd to re-probe the link (the answer arrives later as a message); a reaction. */
 int screen_reprobe(Tui *t, const char *path);
+
+/* The personal firewall (screen-firewall.c): "Location: home (why)" and "wifi:HomeNet:...
+ * (SSID HomeNet, ...)" for a link's screen; malloc'd. */
+int screen_location_text(const RoamLink *l, char **ret);
+int screen_network_text(const RoamLink *l, char **ret);

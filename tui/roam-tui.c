@@ -48,6 +48,7 @@ struct Tui {
         Screen portal;
         Screen devices;
         Screen bluetooth;
+        Screen firewall;
         Screen *current, *previous;
         char *selected_link;
         bool roamd_lost; /* roamd went away while we showed it */
@@ -137,6 +138,17 @@ void tui_select_link(Tui *t, const char *path)
 const ScreenVTable *tui_previous_screen(Tui *t)
 {
         return t->previous ? t->previous->vtable : t->overview.vtable;
+}
+
+const ScreenVTable *tui_current_screen(Tui *t)
+{
+        return t->current ? t->current->vtable : NULL;
+}
+
+bool tui_current_typing(Tui *t)
+{
+        return t->current && t->current->vtable->typing &&
+               t->current->vtable->typing(t, t->current);
 }
 
 const char *tui_glyph_ellipsis(Tui *t)
@@ -368,6 +380,8 @@ static Screen *screen_of(Tui *t, const ScreenVTable *vtable)
                 return &t->devices;
         if (vtable == t->bluetooth.vtable)
                 return &t->bluetooth;
+        if (vtable == t->firewall.vtable)
+                return &t->firewall;
         return NULL;
 }
 
@@ -403,7 +417,7 @@ static void go_back(Tui *t)
 }
 
 /* The screens that have a tab and a number key, in order. */
-#define N_TABS 6
+#define N_TABS 7
 static void tab_screens(Tui *t, const ScreenVTable *ret[N_TABS])
 {
         ret[0] = t->overview.vtable;
@@ -412,6 +426,7 @@ static void tab_screens(Tui *t, const ScreenVTable *ret[N_TABS])
         ret[3] = t->portal.vtable;
         ret[4] = t->devices.vtable;
         ret[5] = t->bluetooth.vtable;
+        ret[6] = t->firewall.vtable;
 }
 
 /* No tab promises a screen that has nothing to show. */
@@ -430,6 +445,9 @@ static bool tab_shown(Tui *t, const ScreenVTable *tab, const ScreenVTable *activ
         /* Bluetooth (key 7) has a tab only while open: the other headers stay as they were. */
         if (tab == t->bluetooth.vtable)
                 return false;
+        /* Below 60 columns the other tabs need the room; key 8 works all the same. */
+        if (tab == t->firewall.vtable)
+                return firewall_screen_available(t) && COLS >= 60;
         return true;
 }
 
@@ -566,8 +584,13 @@ static void draw_hints(Tui *t)
 
         tui_fill(t, LINES - 1, 0, COLS, THEME_HINT);
         by_priority[n++] = &global_hint_help;
+        /* The first-join question's keys, while it is open, instead of the screen's. */
+        const KeyHelp *prompt_keys = firewall_prompt_keys(t, &t->firewall);
+        for (const KeyHelp *k = prompt_keys; k && k->keys && n < HINTS_MAX - 1; k++)
+                by_priority[n++] = k;
         /* Without roamd, the screens' keys have nothing to act on: only the global ones show. */
-        if (t->current == &t->help || roam_live_get_state(t->live) == ROAM_LIVE_READY)
+        if (!prompt_keys &&
+            (t->current == &t->help || roam_live_get_state(t->live) == ROAM_LIVE_READY))
                 for (const KeyHelp *k = t->current->vtable->keys; k && k->keys && n < HINTS_MAX - 1;
                      k++)
                         if (k->hint && (!t->current->vtable->key_active ||
@@ -905,6 +928,7 @@ static void draw(Tui *t)
                 rows = status_rows(t, buf);
                 draw_header(t);
                 t->current->vtable->draw(t, t->current, 1, LINES - 2 - rows);
+                firewall_prompt_draw(t, &t->firewall, 1, LINES - 2 - rows);
                 for (int y = LINES - 1 - rows; y < LINES - 1; y++)
                         tui_fill(t, y, 0, COLS, THEME_STATUS);
                 wrap_status(t, buf, LINES - 1 - rows, rows, role);
@@ -1063,6 +1087,15 @@ static void handle_mouse(Tui *t)
                         }
                 return;
         }
+        if (firewall_prompt_keys(t, &t->firewall)) {
+                /* The first-join question is modal: a click on a choice answers it. */
+                if (ev.y < t->n_row_items && t->row_items[ev.y] >= 0)
+                        r = firewall_prompt_click(t, &t->firewall, t->row_items[ev.y]);
+                if (r < 0)
+                        tui_message(t, THEME_ERROR, "%s", strerror(-r));
+                request_redraw(t);
+                return;
+        }
         if (ev.y < t->n_row_items && t->row_items[ev.y] >= 0 && t->current->vtable->click)
                 r = t->current->vtable->click(t, t->current, t->row_items[ev.y]);
         if (r < 0)
@@ -1088,7 +1121,8 @@ static void handle_key(Tui *t, int key)
                 t->message = NULL;
                 request_redraw(t);
         }
-        if (t->current->vtable->key)
+        r = firewall_prompt_key(t, &t->firewall, key);
+        if (r == REACTION_UNHANDLED && t->current->vtable->key)
                 r = t->current->vtable->key(t, t->current, key);
         if (r < 0) {
                 tui_message(t, THEME_ERROR, "%s", strerror(-r));
@@ -1378,6 +1412,8 @@ static void tui_done(Tui *t)
         if (t->bluetooth.vtable && t->bluetooth.vtable->leave)
                 t->bluetooth.vtable->leave(t, &t->bluetooth);
         free(t->bluetooth.data);
+        firewall_screen_done(&t->firewall);
+        free(t->firewall.data);
         free(t->selected_link);
         free(t->row_items);
         free(t->message);
@@ -1400,6 +1436,10 @@ static int screens_init(Tui *t)
                 if (!screens[i]->data)
                         return -ENOMEM;
         }
+        t->firewall.vtable = &firewall_screen_vtable;
+        t->firewall.data = calloc(1, firewall_screen_vtable.data_size);
+        if (!t->firewall.data)
+                return -ENOMEM;
         return 0;
 }
 

@@ -53,6 +53,9 @@ typedef struct ScreenVTable {
         /* A mouse click on an item of the screen's document (the item numbers given to
          * tui_doc_line()); a reaction. NULL: clicks on the body do nothing. */
         int (*click)(Tui *t, Screen *s, int item);
+        /* Whether keys go to text being typed now (a filter); NULL: never. The first-join
+         * question waits while they do. */
+        bool (*typing)(Tui *t, Screen *s);
 } ScreenVTable;
 
 struct Screen {
@@ -73,6 +76,19 @@ void devices_screen_watch(Tui *t, Screen *s);
 bool devices_screen_available(Screen *s);
 void devices_screen_done(Screen *s);
 extern const ScreenVTable bluetooth_screen_vtable;
+extern const ScreenVTable firewall_screen_vtable;
+
+/* The firewall screen (screen-firewall.c) has a tab while roamd sends locations; its
+ * first-join question ("Is this a home, work or public network?") is a dialog over whatever
+ * screen is open: drawn after the screen, given the keys first (REACTION_UNHANDLED when there
+ * is no question or the key is not its), and its keys replace the screen's in the hint bar
+ * (NULL: no question now). */
+bool firewall_screen_available(Tui *t);
+void firewall_prompt_draw(Tui *t, Screen *s, int top, int height);
+int firewall_prompt_key(Tui *t, Screen *s, int key);
+const KeyHelp *firewall_prompt_keys(Tui *t, Screen *s);
+int firewall_prompt_click(Tui *t, Screen *s, int item);
+void firewall_screen_done(Screen *s);
 
 typedef struct TuiOptions {
         const char *theme; /* NULL: the config file's, else default */
@@ -97,6 +113,9 @@ void tui_select_link(Tui *t, const char *path);
 int tui_show(Tui *t, const ScreenVTable *vtable);
 /* The previous screen, for the help screen's text. */
 const ScreenVTable *tui_previous_screen(Tui *t);
+/* The screen shown now, and whether the keys go to text typed on it. */
+const ScreenVTable *tui_current_screen(Tui *t);
+bool tui_current_typing(Tui *t);
 
 /* Puts text on the terminal's clipboard (OSC 52; the terminal may refuse it). 0 or -errno. */
 int tui_copy(Tui *t, const char *text);

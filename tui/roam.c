@@ -16,6 +16,7 @@
 #include "roam-bt-cli.h"
 #include "roam-bus.h"
 #include "roam-client-bus.h"
+#include "roam-firewall-cli.h"
 #include "roam-log.h"
 #include "roam-p2p-cli.h"
 #include "roam-plain.h"
@@ -52,6 +53,7 @@ static const char *arg_online_for = NULL;
 static uint64_t arg_online_for_usec = 0;
 static RoamStatsQuery arg_stats = {};
 static const char *arg_since = NULL;
+static const char *arg_fw_app = NULL; /* --app of `roam firewall check` */
 static const Verb *arg_verb = NULL;
 static char **arg_args = NULL; /* the verb's arguments, NULL-terminated */
 
@@ -121,6 +123,16 @@ static int verb_nfc(char **args)
         return roam_nfc_run(args, arg_json);
 }
 
+static int verb_network(char **args)
+{
+        return roam_network_run(args, arg_json);
+}
+
+static int verb_firewall(char **args)
+{
+        return roam_firewall_run(args, arg_fw_app, arg_json);
+}
+
 /* One verb a line, however many there are. */
 /* clang-format off */
 static const Verb verbs[] = {
@@ -134,6 +146,9 @@ static const Verb verbs[] = {
     /* Bluetooth and NFC tags: roam-bt-cli.c */
     {"bt", UINT_MAX, true, true, verb_bt},
     {"nfc", UINT_MAX, true, true, verb_nfc},
+    /* Locations and the personal firewall: roam-firewall-cli.c */
+    {"network", 3, true, false, verb_network},
+    {"firewall", 4, true, false, verb_firewall},
 };
 /* clang-format on */
 
@@ -194,13 +209,25 @@ static void help(void)
                "  nfc import FILE|- [--yes]\n"
                "                     What an NFC tag (NDEF, raw or hex) holds; --yes pairs\n"
                "                     its Bluetooth device, adds its WiFi network\n"
+               "  network            Each link's network, its location (home, work, public,\n"
+               "                     untrusted, or one of networks.d) and why\n"
+               "  network trust home|work|public|untrusted [LINK]\n"
+               "                     Remember the network on LINK (default: the link with\n"
+               "                     the default route) as that location; its firewall\n"
+               "                     rules apply at once\n"
+               "  firewall           The firewall rules in force per link and location,\n"
+               "                     with packet and byte counters\n"
+               "  firewall check tcp|udp PORT [--app ID] [LINK]\n"
+               "                     Would a packet to PORT be let in (to a socket of app\n"
+               "                     ID), and by which rule?\n"
                "\n"
-               "Changing apps needs root, group netdev or polkit authorization.\n"
+               "Changing apps and locations needs root, group netdev or polkit authorization.\n"
                "\n"
                "Options:\n"
                "  -h --help          Show this help and exit\n"
                "     --version       Show the version and exit\n"
-               "     --json          Print status, apps or one app as JSON instead of text\n"
+               "     --json          Print status, apps or one app (network, firewall, ...)\n"
+               "                     as JSON instead of text\n"
                "     --plain         Line mode for screen readers: the state, then one line\n"
                "                     per change; commands from stdin (type help)\n"
                "     --theme NAME    Colours of the full-screen interface: default,\n"
@@ -210,7 +237,8 @@ static void help(void)
                "     --no-mouse      Leave the mouse to the terminal (to select text); by\n"
                "                     default a click selects, the wheel scrolls and a\n"
                "                     click on a key hint runs it\n"
-               "     --app ID        With run: the app to run CMD in\n"
+               "     --app ID        With run: the app to run CMD in; with firewall check:\n"
+               "                     the app whose socket the packet is for\n"
                "     --online-for DURATION\n"
                "                     With run: the app may use the network that long (as\n"
                "                     above)\n"
@@ -433,6 +461,10 @@ static int parse_argv(int argc, char *argv[])
                                            arg_since);
         } else if (arg_stats.user || arg_stats.link || arg_since)
                 return usage_error("--user, --link and --since go with 'roam stats'.");
+        if (streq(arg_verb->name, "firewall") && !arg_online_for) {
+                arg_fw_app = arg_app; /* the app a checked packet is for */
+                arg_app = NULL;
+        }
         if ((arg_app || arg_online_for) && !streq(arg_verb->name, "run"))
                 return usage_error("--app and --online-for go with 'roam run'.");
         if (n_args > arg_verb->max_args) {

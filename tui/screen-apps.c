@@ -708,6 +708,11 @@ static bool apps_key_active(Tui *t, Screen *s, const KeyHelp *k)
         return a && !key_refused(a, k->keys[0], why, sizeof(why));
 }
 
+static bool apps_typing(Tui *t, Screen *s)
+{
+        return ((AppsData *)s->data)->filter.editing;
+}
+
 const ScreenVTable apps_screen_vtable = {
     .name = "apps",
     .title = "Apps",
@@ -727,4 +732,5 @@ const ScreenVTable apps_screen_vtable = {
              "may use, its handover, and until when it is online for a task. Changes go to "
              "roamd at once and need root, group netdev or polkit authorization; the status "
              "line says whether they were done.",
+    .typing = apps_typing,
 };

@@ -218,6 +218,15 @@ static int build(Tui *t, const RoamLink *l, TuiDoc *doc, int *ret_items)
                 if (*wifi)
                         field(&b, "WiFi", THEME_NORMAL, wifi);
         }
+        if (*l->network_id) {
+                _cleanup_free_ char *where = NULL, *network = NULL;
+
+                /* The firewall's location and the network's identity (screen-firewall.c). */
+                if (screen_location_text(l, &where) >= 0 && screen_network_text(l, &network) >= 0) {
+                        field(&b, "Location", THEME_NORMAL, where);
+                        field(&b, "Network", THEME_NORMAL, network);
+                }
+        }
 
         heading(&b, "Addresses and routes");
         if (l->n_addresses == 0)

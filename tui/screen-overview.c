@@ -7,6 +7,7 @@
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
 
+#include "roam-firewall-cli.h"
 #include "roam-screens.h"
 #include "roam-tui-filter.h"
 #include "roam-util.h"
@@ -191,6 +192,17 @@ static int add_link(Tui *t, TuiDoc *d, const RoamLink *l, int item, bool table, 
         if (r >= 0)
                 r = tui_doc_spanf(d, THEME_MUTED, 0, "  %s%s", addresses,
                                   roam_link_is_virtual(l) ? " (virtual: never counts)" : "");
+        if (r >= 0 && *l->network_id) {
+                char where[256];
+
+                /* The firewall's location in words; unknown networks stand out. */
+                roam_fw_location_text(l, where, sizeof(where));
+                r = tui_doc_line(d, item, 4);
+                if (r >= 0)
+                        r = tui_doc_spanf(d,
+                                          roam_link_needs_location(l) ? THEME_WARNING : THEME_MUTED,
+                                          0, "  location %s", where);
+        }
         if (r >= 0 && url) {
                 r = tui_doc_line(d, item, 4);
                 if (r >= 0)
@@ -468,6 +480,11 @@ static const KeyHelp overview_keys[] = {
     {},
 };
 
+static bool overview_typing(Tui *t, Screen *s)
+{
+        return ((OverviewData *)s->data)->filter.editing;
+}
+
 const ScreenVTable overview_screen_vtable = {
     .name = "overview",
     .title = "Overview",
@@ -482,4 +499,5 @@ const ScreenVTable overview_screen_vtable = {
              "which link. Below, every link roamd watches: its bearer, its verdict (online, "
              "partial, portal, local or offline) and why, when it was last probed, its "
              "addresses, and where to log in when a captive portal holds it.",
+    .typing = overview_typing,
 };

@@ -52,6 +52,20 @@ the state while it runs through stdin, one JSON command a line, each answered by
                                              (Login: user, the password read from the fd)
 The scenario's "portal_sessions" (a list of session dictionaries, keys as on the bus) makes
 /org/roam1/portal (org.roam1.Portal) exist.
+The firewall (FIREWALL-API.md, docs/firewall.md): links carry NetworkId, NetworkIdentity,
+Location, LocationSource and LocationReason; the manager FirewallError and Locations. The
+scenario's "firewall_rules" lists the rules GetFirewallRules() returns, each
+[link, location, direction, action, match, app, source, id, packets, bytes]. SetLocation
+checks its arguments, then who asks (AccessDenied for "_deny_uids"), then moves the link to
+the location (LocationSource "user") and swaps its rules: the rules of that link are
+replaced by the scenario's "firewall_profiles"[location] (same rows, link and location filled
+in). CheckInbound walks the link's inbound rules in order: a match "PROTO PORT" (or
+"PROTO FIRST-LAST") with the rule's app "" or the asked app decides; a match "any" always
+does; without one the default policy drops. "_firewall_off" (a message) makes the three
+methods answer org.roam1.Error.Failed with it, as roamd does with [Firewall] Enable=no. More
+commands:
+  {"op": "location_calls"}                   the SetLocation calls: [link, location]
+  {"op": "rules", "rules": [...]}            replace the rules in force
 Needs Debian's python3-dbus and python3-gi: run with /usr/bin/python3.
 """
 import grp
@@ -83,6 +97,8 @@ MANAGER_PROPERTIES = {
     "State": ("s", "offline"),
     "BestLink": ("o", "/"),
     "ConfigFile": ("s", "/etc/roam/roamd.conf"),
+    "FirewallError": ("s", ""),
+    "Locations": ("as", ["home", "work", "public", "untrusted"]),
 }
 
 LINK_PROPERTIES = {
@@ -118,6 +134,11 @@ LINK_PROPERTIES = {
     "WiFiSSID": ("s", ""),
     "WiFiSignal": ("i", 0),
     "WiFiLinkSpeed": ("u", 0),
+    "NetworkId": ("s", ""),
+    "NetworkIdentity": ("a{ss}", {}),
+    "Location": ("s", ""),
+    "LocationSource": ("s", ""),
+    "LocationReason": ("s", ""),
 }
 
 APP_PROPERTIES = {
@@ -181,6 +202,9 @@ def to_dbus(signature, value):
                                signature="sv")
     if signature == "as":
         return dbus.Array([dbus.String(v) for v in value], signature="s")
+    if signature == "a{ss}":
+        return dbus.Dictionary({dbus.String(k): dbus.String(v) for k, v in value.items()},
+                               signature="ss")
     if signature == "a(isus)":
         return dbus.Array([dbus.Struct((dbus.Int32(f), dbus.String(a), dbus.UInt32(p),
                                         dbus.String(s)), signature="isus")
@@ -201,6 +225,9 @@ def check_values(values):
     for key in ("ConnectivityReason", "ConnectivityReason4", "ConnectivityReason6"):
         if key in values and values[key] not in REASONS:
             raise ValueError(f"{key} {values[key]!r} is not one of {REASONS}")
+    if values.get("LocationSource", "") not in ("", "config", "user", "default"):
+        raise ValueError(f"LocationSource {values['LocationSource']!r} is not config, user or "
+                         "default")
 
 
 def build_properties(table, values, only=None):
@@ -453,6 +480,10 @@ class Manager(PropertiesObject):
         self.runs = []
         self.fail_next = None
         self.clock = None
+        self.rules = []
+        self.profiles = {}
+        self.firewall_off = None
+        self.location_calls = []
         for link in links:
             link.manager = self
 
@@ -580,6 +611,10 @@ class Manager(PropertiesObject):
             self.portal.update(cmd["sessions"])
         elif op == "portal_calls":
             return "OK " + json.dumps(self.portal.calls)
+        elif op == "location_calls":
+            return "OK " + json.dumps(self.location_calls)
+        elif op == "rules":
+            self.rules = [list(r) for r in cmd["rules"]]
         else:
             raise ValueError(f"unknown op {op!r}")
         return "OK"
@@ -736,6 +771,86 @@ class Manager(PropertiesObject):
             raise self._error("AccessDenied", "only root or group netdev may reload")
 
 
+    # The firewall (FIREWALL-API.md)
+
+    def firewall_link(self, name):
+        """SetLocation's and CheckInbound's link: a name, or "" for the default-route link."""
+        if name == "":
+            for link in self.links:
+                if link.path == self.values.get("BestLink", "/"):
+                    return link
+            raise dbus.exceptions.DBusException(
+                "No link has the default route: name one.", name="org.roam1.Error.NoSuchLink")
+        for link in self.links:
+            if link.values.get("Name") == name:
+                return link
+        raise dbus.exceptions.DBusException(f"No link named {name!r}.",
+                                            name="org.roam1.Error.NoSuchLink")
+
+    def check_firewall_on(self):
+        """[Firewall] Enable=no: the three methods answer Failed."""
+        if self.firewall_off:
+            raise fake_error("Failed", self.firewall_off)
+
+    @dbus.service.method(MANAGER_IFACE, in_signature="ss", sender_keyword="sender")
+    def SetLocation(self, link_name, location, sender=None):
+        self.location_calls.append([str(link_name), str(location)])
+        self.check_firewall_on()
+        link = self.firewall_link(str(link_name))
+        name = link.values.get("Name", "")
+        known = list(self.props["Locations"])
+        if location not in known:
+            raise dbus.exceptions.DBusException(
+                f"Unknown location {str(location)!r} (known: {', '.join(known)}).",
+                name="org.roam1.Error.InvalidArguments")
+        network = link.values.get("NetworkId", "")
+        if not network:
+            raise dbus.exceptions.DBusException(
+                f"{name} is on no network now: nothing to remember.",
+                name="org.roam1.Error.InvalidArguments")
+        if not authorized(self.connection, sender):
+            raise dbus.exceptions.DBusException(
+                "Setting a network's location needs authorization (org.roam1.set-location).",
+                name="org.roam1.Error.AccessDenied")
+        self.rules = [r for r in self.rules if r[0] != name] + [
+            [name, str(location)] + list(r) for r in self.profiles.get(str(location), [])]
+        link.update({"Location": str(location), "LocationSource": "user",
+                     "LocationReason": f"you chose {location} for {network}"})
+
+    @dbus.service.method(MANAGER_IFACE, out_signature="a(sssssssstt)")
+    def GetFirewallRules(self):
+        self.check_firewall_on()
+        return dbus.Array([dbus.Struct([dbus.String(v) for v in r[:8]] +
+                                       [dbus.UInt64(r[8]), dbus.UInt64(r[9])])
+                           for r in self.rules], signature="(sssssssstt)")
+
+    @dbus.service.method(MANAGER_IFACE, in_signature="sqss", out_signature="bssss")
+    def CheckInbound(self, proto, port, app, link_name):
+        self.check_firewall_on()
+        if proto not in ("tcp", "udp"):
+            raise dbus.exceptions.DBusException(
+                f"Unknown protocol {proto!r}: tcp or udp.", name="org.roam1.Error.InvalidArguments")
+        if port == 0:
+            raise dbus.exceptions.DBusException(
+                "Port 0 is no port: 1 to 65535.", name="org.roam1.Error.InvalidArguments")
+        link = self.firewall_link(str(link_name))
+        name = link.values.get("Name", "")
+        location = link.values.get("Location", "")
+        for r in self.rules:
+            if r[0] != name or r[2] != "in":
+                continue
+            words = r[4].split()
+            hit = words == ["any"]
+            if len(words) >= 2 and words[0] == proto:
+                first, _, last = words[1].partition("-")
+                if first.isdigit() and int(first) <= port <= int(last or first):
+                    hit = r[5] in ("", app)
+            if hit:
+                return (r[3] == "accept", name, location, r[7],
+                        f"{r[3]} by rule {r[7]} ({r[6]}): {r[4]}")
+        return (False, name, location, "", "no rule matched: the default policy drops it")
+
+
 PORTAL_PATH = "/org/roam1/portal"
 PORTAL_IFACE = "org.roam1.Portal"
 PORTAL_TYPES = {
@@ -805,6 +920,9 @@ def main():
     links = [Link(conn, values) for values in scenario.get("links", [])]
     manager = Manager(conn, scenario.get("manager", {}), links)
     manager.clock = scenario.get("_now")
+    manager.rules = [list(r) for r in scenario.get("firewall_rules", [])]
+    manager.profiles = scenario.get("firewall_profiles", {})
+    manager.firewall_off = scenario.get("_firewall_off")
     DENY_UIDS.update(scenario.get("_deny_uids", []))
     manager.portal = Portal(conn, scenario["portal_sessions"]) \
         if "portal_sessions" in scenario else None

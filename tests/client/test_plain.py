@@ -106,6 +106,12 @@ def test_plain_commands(roamd, plain):
     # The WiFi signal in words, when wpa_supplicant reports one.
     fake.send(op="set", link=3, props={"WiFiState": "COMPLETED", "WiFiSSID": "Cafe",
                                        "WiFiSignal": -74, "WiFiLinkSpeed": 0})
+    # roam reads the bus in order: once a link added after the change is announced, the
+    # change has reached roam's model too
+    fake.send(op="add", link={"Index": 5, "Name": "wwan0", "Bearer": "cellular"})
+    p.expect(CLOCK + r"wwan0 appeared: .*")
+    fake.send(op="remove", link=5)
+    p.expect(CLOCK + r"wwan0 vanished\.")
     p.send("links")
     p.expect(r"wlan0 \(wifi\): .*; WiFi Cafe, signal weak, -74 dBm")
     p.send("link wlan0")

@@ -1,0 +1,673 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "roam-bus.h"
+#include "roam-client-bus.h"
+#include "roam-firewall-cli.h"
+#include "roam-json.h"
+#include "roam-log.h"
+#include "roam-plain.h"
+#include "roam-util.h"
+#include "roam-words.h"
+
+#define LABEL_WIDTH 13
+/* FIREWALL-API.md names InvalidArgument; roamd's other methods answer InvalidArguments. */
+#define ERROR_INVALID_ARGUMENT "org.roam1.Error.InvalidArgument"
+
+void roam_fw_rules_free(RoamFwRule *rules, size_t n)
+{
+        for (size_t i = 0; rules && i < n; i++) {
+                free(rules[i].link);
+                free(rules[i].location);
+                free(rules[i].direction);
+                free(rules[i].action);
+                free(rules[i].match);
+                free(rules[i].app);
+                free(rules[i].source);
+                free(rules[i].id);
+        }
+        free(rules);
+}
+
+int roam_fw_rules_read(sd_bus_message *m, RoamFwRule **ret, size_t *ret_n)
+{
+        RoamFwRule *rules = NULL;
+        size_t n = 0;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "(sssssssstt)");
+        if (r < 0)
+                return r;
+        for (;;) {
+                const char *s[8];
+                uint64_t packets, bytes;
+                RoamFwRule *b;
+
+                r = sd_bus_message_read(m, "(sssssssstt)", &s[0], &s[1], &s[2], &s[3], &s[4], &s[5],
+                                        &s[6], &s[7], &packets, &bytes);
+                if (r <= 0)
+                        break;
+                b = reallocarray(rules, n + 1, sizeof(*rules));
+                if (!b) {
+                        r = -ENOMEM;
+                        break;
+                }
+                rules = b;
+                rules[n++] = (RoamFwRule){
+                    .link = strdup(s[0]),
+                    .location = strdup(s[1]),
+                    .direction = strdup(s[2]),
+                    .action = strdup(s[3]),
+                    .match = strdup(s[4]),
+                    .app = strdup(s[5]),
+                    .source = strdup(s[6]),
+                    .id = strdup(s[7]),
+                    .packets = packets,
+                    .bytes = bytes,
+                };
+                b = &rules[n - 1];
+                if (!b->link || !b->location || !b->direction || !b->action || !b->match ||
+                    !b->app || !b->source || !b->id) {
+                        r = -ENOMEM;
+                        break;
+                }
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
+        if (r < 0) {
+                roam_fw_rules_free(rules, n);
+                return r;
+        }
+        *ret = rules;
+        *ret_n = n;
+        return 0;
+}
+
+void roam_fw_rule_origin(const RoamFwRule *f, char *buf, size_t size)
+{
+        size_t ns = strlen(f->source), ni = strlen(f->id);
+
+        if (ni == 0 || (ns >= ni && streq(f->source + ns - ni, f->id)))
+                snprintf(buf, size, "%s", f->source);
+        else if (ns == 0 || strncmp(f->id, f->source, ns) == 0)
+                snprintf(buf, size, "%s", f->id);
+        else
+                snprintf(buf, size, "%s, rule %s", f->source, f->id);
+}
+
+const char *roam_fw_identity_label(const char *key)
+{
+        static const struct {
+                const char *key, *label;
+        } table[] = {
+            {"interface", "Interface"},
+            {"bearer", "Bearer"},
+            {"ssid", "SSID"},
+            {"bssid", "BSSID"},
+            {"gateway-mac", "Gateway MAC"},
+            {"dhcp-server", "DHCP server"},
+            {"domain", "Domain"},
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(table); i++)
+                if (streq(table[i].key, key))
+                        return table[i].label;
+        return key;
+}
+
+void roam_fw_format_bytes(uint64_t bytes, char *buf, size_t size)
+{
+        static const char *const units[] = {"kB", "MB", "GB", "TB", "PB"};
+        double v = (double)bytes;
+        size_t u = 0;
+
+        if (bytes < 1000) {
+                snprintf(buf, size, "%" PRIu64 " B", bytes);
+                return;
+        }
+        v /= 1000;
+        while (v >= 1000 && u + 1 < ELEMENTSOF(units)) {
+                v /= 1000;
+                u++;
+        }
+        snprintf(buf, size, "%.1f %s", v, units[u]);
+}
+
+void roam_fw_location_text(const RoamLink *l, char *buf, size_t size)
+{
+        if (!*l->network_id)
+                snprintf(buf, size, "no network");
+        else if (roam_link_needs_location(l))
+                snprintf(buf, size, "%s until you choose",
+                         *l->location ? l->location : "untrusted");
+        else if (*l->location_source)
+                snprintf(buf, size, "%s, %s", l->location,
+                         roam_location_source_words(l->location_source));
+        else
+                snprintf(buf, size, "%s", l->location);
+}
+
+bool roam_fw_error_is_denied(const sd_bus_error *e)
+{
+        return sd_bus_error_has_names(e, ROAM_ERROR_ACCESS_DENIED, SD_BUS_ERROR_ACCESS_DENIED,
+                                      SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED);
+}
+
+void roam_fw_call_error_text(const sd_bus_error *e, const char *what, const char *link, char *buf,
+                             size_t size)
+{
+        const char *msg = e->message && *e->message ? e->message : e->name;
+        char on[80];
+
+        snprintf(on, sizeof(on), "%s%s", link && *link ? " on " : "", link && *link ? link : "");
+        if (sd_bus_error_has_name(e, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED))
+                snprintf(buf, size,
+                         "Not allowed to %s%s: polkit wants a password and no authentication "
+                         "agent answered (try sudo, or run pkttyagent)",
+                         what, on);
+        else if (roam_fw_error_is_denied(e))
+                snprintf(buf, size,
+                         "Not allowed to %s%s: needs root, group netdev or polkit "
+                         "authorization (AccessDenied)",
+                         what, on);
+        else if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN,
+                                        SD_BUS_ERROR_NAME_HAS_NO_OWNER))
+                snprintf(buf, size, "Cannot %s%s: roamd is not running", what, on);
+        else if (sd_bus_error_has_names(e, SD_BUS_ERROR_UNKNOWN_METHOD))
+                snprintf(buf, size, "Cannot %s: this roamd has no firewall (an older version)",
+                         what);
+        else if (sd_bus_error_has_names(e, ROAM_ERROR_NO_SUCH_LINK, ERROR_INVALID_ARGUMENT,
+                                        ROAM_ERROR_INVALID_ARGS, ROAM_ERROR_FAILED))
+                snprintf(buf, size, "Cannot %s%s: %s", what, on, msg);
+        else
+                snprintf(buf, size, "Cannot %s%s: roamd answered %s (%s)", what, on, msg, e->name);
+}
+
+struct RoamFwCall {
+        RoamFwCall **list, *next;
+        sd_bus_slot *slot;
+        char link[64], location[64];
+        bool first_join;
+        RoamFwCallDone done;
+        void *userdata;
+};
+
+static void call_free(RoamFwCall *c)
+{
+        for (RoamFwCall **p = c->list; *p; p = &(*p)->next)
+                if (*p == c) {
+                        *p = c->next;
+                        break;
+                }
+        sd_bus_slot_unref(c->slot);
+        free(c);
+}
+
+static int on_set_location(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        RoamFwCall *c = userdata;
+
+        c->done(c->link, c->location, c->first_join, sd_bus_message_get_error(m), c->userdata);
+        call_free(c);
+        return 0;
+}
+
+int roam_fw_set_location_async(sd_bus *bus, RoamFwCall **list, const char *link,
+                               const char *location, bool first_join, RoamFwCallDone done,
+                               void *userdata)
+{
+        RoamFwCall *c = calloc(1, sizeof(*c));
+        int r;
+
+        if (!c)
+                return -ENOMEM;
+        *c = (RoamFwCall){.list = list,
+                          .next = *list,
+                          .first_join = first_join,
+                          .done = done,
+                          .userdata = userdata};
+        snprintf(c->link, sizeof(c->link), "%s", link);
+        snprintf(c->location, sizeof(c->location), "%s", location);
+        *list = c;
+        r = sd_bus_call_method_async(bus, &c->slot, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
+                                     ROAM_MANAGER_INTERFACE, "SetLocation", on_set_location, c,
+                                     "ss", link, location);
+        if (r < 0)
+                call_free(c);
+        return r;
+}
+
+void roam_fw_calls_free(RoamFwCall **list)
+{
+        while (*list)
+                call_free(*list);
+}
+
+/* Logs a failed call in words; -EHOSTDOWN when roamd is not running. */
+static int log_call_error(const sd_bus_error *e, int r, const char *what, const char *link)
+{
+        char buf[512];
+
+        if (!sd_bus_error_is_set(e) ||
+            sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER,
+                                   SD_BUS_ERROR_NO_REPLY, SD_BUS_ERROR_TIMEOUT))
+                return roam_bus_log_call_error(e, r, what);
+        roam_fw_call_error_text(e, what, link, buf, sizeof(buf));
+        /* roamd's messages may end in a full stop of their own. */
+        log_error("%s%s", buf, *buf && buf[strlen(buf) - 1] == '.' ? "" : ".");
+        return roam_fw_error_is_denied(e) ? -EACCES : r;
+}
+
+/* SSIDs, domains and reasons come from the network: printed through a stream that turns
+ * control characters into '?', so nothing reaches the terminal as an escape sequence. */
+static int clean_output(void)
+{
+        FILE *f = plain_clean_stdout();
+
+        if (!f)
+                return log_oom();
+        fflush(stdout);
+        stdout = f;
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        return 0;
+}
+
+/* roam network */
+
+static void field(const char *label, const char *value)
+{
+        char l[LABEL_WIDTH + 2];
+
+        if (!value || !*value)
+                return;
+        snprintf(l, sizeof(l), "%s:", label);
+        printf("  %-*s %s\n", LABEL_WIDTH, l, value);
+}
+
+static int print_network_text(const RoamModel *m)
+{
+        char buf[256];
+
+        if (*m->firewall_error)
+                printf("Firewall files refused: %s\n\n", m->firewall_error);
+        if (m->n_links == 0) {
+                puts("No links (loopback is never shown).");
+                return 0;
+        }
+        for (size_t i = 0; i < m->n_links; i++) {
+                const RoamLink *l = m->links[i];
+
+                if (i > 0)
+                        putchar('\n');
+                roam_fw_location_text(l, buf, sizeof(buf));
+                printf("%s (%s): %s\n", l->name, l->bearer, buf);
+                if (!*l->network_id) {
+                        field("Why", *l->location_reason
+                                         ? l->location_reason
+                                         : "no carrier or no address: no rules of a location");
+                        continue;
+                }
+                field("Network", l->network_id);
+                field("Location", l->location);
+                field("Means", roam_location_words(l->location));
+                field("Why", l->location_reason);
+                for (char **p = l->network_identity; p[0] && p[1]; p += 2)
+                        field(roam_fw_identity_label(p[0]), p[1]);
+                if (roam_link_needs_location(l)) {
+                        snprintf(buf, sizeof(buf), "roam network trust home|work|public %s",
+                                 l->name);
+                        field("Choose", buf);
+                }
+        }
+        return 0;
+}
+
+static int strmap_to_json(char *const *l, json_object **ret)
+{
+        json_object *o = json_object_new_object();
+        int r = o ? 0 : -ENOMEM;
+
+        for (char *const *p = l; r >= 0 && p[0] && p[1]; p += 2)
+                r = json_add_string(o, p[0], p[1]);
+        if (r < 0) {
+                json_object_put(o);
+                return r;
+        }
+        *ret = o;
+        return 0;
+}
+
+static int print_network_json(const RoamModel *m)
+{
+        _cleanup_(json_object_putp) json_object *doc = json_object_new_object();
+        json_object *links = json_object_new_array(), *v = NULL;
+        int r;
+
+        if (!doc || !links) {
+                json_object_put(links);
+                return log_oom();
+        }
+        r = json_add(doc, "links", links);
+        if (r >= 0)
+                r = json_add_string(doc, "firewall_error", m->firewall_error);
+        if (r >= 0)
+                r = strv_to_json(m->locations, &v);
+        if (r >= 0)
+                r = json_add(doc, "locations", v);
+        for (size_t i = 0; r >= 0 && i < m->n_links; i++) {
+                const RoamLink *l = m->links[i];
+                json_object *o = json_object_new_object();
+
+                r = json_append(links, o);
+                if (r >= 0)
+                        r = json_add_string(o, "name", l->name);
+                if (r >= 0)
+                        r = json_add_string(o, "bearer", l->bearer);
+                if (r >= 0)
+                        r = json_add_string(o, "network_id", l->network_id);
+                if (r >= 0)
+                        r = strmap_to_json(l->network_identity, &v);
+                if (r >= 0)
+                        r = json_add(o, "identity", v);
+                if (r >= 0)
+                        r = json_add_string(o, "location", l->location);
+                if (r >= 0)
+                        r = json_add_string(o, "location_source", l->location_source);
+                if (r >= 0)
+                        r = json_add_string(o, "location_reason", l->location_reason);
+                if (r >= 0)
+                        r = json_add_bool(o, "needs_choice", roam_link_needs_location(l));
+        }
+        if (r < 0)
+                return log_oom();
+        return json_print(doc, stdout);
+}
+
+static int network_trust(sd_bus *bus, const char *location, const char *link)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL, *reply = NULL;
+        _cleanup_(roam_model_freep) RoamModel *m = NULL;
+        const RoamLink *l = NULL;
+        char what[96];
+        int r;
+
+        snprintf(what, sizeof(what), "make this network %s", location);
+        r = sd_bus_message_new_method_call(bus, &call, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
+                                           ROAM_MANAGER_INTERFACE, "SetLocation");
+        if (r >= 0)
+                r = sd_bus_message_append(call, "ss", link, location);
+        if (r < 0)
+                return log_oom();
+        r = sd_bus_call(bus, call, 0, &error, &reply);
+        if (r < 0)
+                return log_call_error(&error, r, what, link);
+
+        /* Says what roamd now shows, not what was asked. */
+        r = roam_model_load(bus, &m);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < m->n_links && !l; i++)
+                if (*link ? streq(m->links[i]->name, link)
+                          : streq(m->links[i]->path, m->best_link_path))
+                        l = m->links[i];
+        if (!l) {
+                printf("This network is now %s.\n", location);
+                return 0;
+        }
+        printf("%s: network %s is now %s (%s); its rules are in force.\n", l->name, l->network_id,
+               l->location, roam_location_source_words(l->location_source));
+        return 0;
+}
+
+int roam_network_run(char **args, bool json)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(roam_model_freep) RoamModel *m = NULL;
+        size_t n = strv_length(args);
+        int r;
+
+        if (n > 0 && !streq(args[0], "trust")) {
+                log_error("unknown action '%s' for 'roam network': trust. Try 'roam --help'.",
+                          args[0]);
+                return -EINVAL;
+        }
+        if (n > 0 && (n < 2 || n > 3)) {
+                log_error("'roam network trust' needs a location (home, work, public, untrusted "
+                          "or one networks.d defines) and at most one link.");
+                return -EINVAL;
+        }
+        if (n > 0 && json) {
+                log_error("--json goes with 'roam network' alone.");
+                return -EINVAL;
+        }
+
+        r = clean_output();
+        if (r < 0)
+                return r;
+        r = roam_bus_connect(&bus);
+        if (r < 0)
+                return r;
+        if (n > 0)
+                return network_trust(bus, args[1], n == 3 ? args[2] : "");
+
+        r = roam_model_load(bus, &m);
+        if (r < 0)
+                return r;
+        return json ? print_network_json(m) : print_network_text(m);
+}
+
+/* roam firewall */
+
+static int get_rules(sd_bus *bus, RoamFwRule **ret, size_t *ret_n)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
+                               "GetFirewallRules", &error, &reply, NULL);
+        if (r < 0)
+                return log_call_error(&error, r, "read the firewall rules", NULL);
+        r = roam_fw_rules_read(reply, ret, ret_n);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read roamd's answer: %m");
+        return 0;
+}
+
+static const RoamLink *link_by_name(const RoamModel *m, const char *name)
+{
+        for (size_t i = 0; i < m->n_links; i++)
+                if (streq(m->links[i]->name, name))
+                        return m->links[i];
+        return NULL;
+}
+
+static int print_rules_text(const RoamModel *m, const RoamFwRule *rules, size_t n)
+{
+        char bytes[32], where[256], origin[512];
+
+        if (*m->firewall_error)
+                printf("Firewall files refused: %s\n\n", m->firewall_error);
+        if (n == 0) {
+                puts("No firewall rules in force.");
+                return 0;
+        }
+        puts("Rules in force, in the order they are evaluated; counters since they were "
+             "loaded.");
+        for (size_t i = 0; i < n; i++) {
+                const RoamFwRule *f = &rules[i];
+
+                if (i == 0 || !streq(f->link, rules[i - 1].link) ||
+                    !streq(f->location, rules[i - 1].location)) {
+                        const RoamLink *l = link_by_name(m, f->link);
+
+                        if (l && streq(l->location, f->location))
+                                roam_fw_location_text(l, where, sizeof(where));
+                        else
+                                snprintf(where, sizeof(where), "%s", f->location);
+                        printf("\n%s: %s\n", *f->link ? f->link : "every link",
+                               *where ? where : "no location");
+                        printf("  %-4s%-8s%-34s%9s%11s  %s\n", "Dir", "Action", "Match", "Packets",
+                               "Bytes", "From");
+                }
+                roam_fw_format_bytes(f->bytes, bytes, sizeof(bytes));
+                roam_fw_rule_origin(f, origin, sizeof(origin));
+                printf("  %-4s%-8s%-34s%9" PRIu64 "%11s  %s\n", f->direction, f->action, f->match,
+                       f->packets, bytes, origin);
+        }
+        return 0;
+}
+
+static int print_rules_json(const RoamModel *m, const RoamFwRule *rules, size_t n)
+{
+        _cleanup_(json_object_putp) json_object *doc = json_object_new_object();
+        json_object *a = json_object_new_array();
+        int r;
+
+        if (!doc || !a) {
+                json_object_put(a);
+                return log_oom();
+        }
+        r = json_add_string(doc, "firewall_error", m->firewall_error);
+        if (r >= 0)
+                r = json_add(doc, "rules", a);
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                const RoamFwRule *f = &rules[i];
+                json_object *o = json_object_new_object();
+
+                r = json_append(a, o);
+                if (r >= 0)
+                        r = json_add_string(o, "link", f->link);
+                if (r >= 0)
+                        r = json_add_string(o, "location", f->location);
+                if (r >= 0)
+                        r = json_add_string(o, "direction", f->direction);
+                if (r >= 0)
+                        r = json_add_string(o, "action", f->action);
+                if (r >= 0)
+                        r = json_add_string(o, "match", f->match);
+                if (r >= 0)
+                        r = json_add_string(o, "app", f->app);
+                if (r >= 0)
+                        r = json_add_string(o, "source", f->source);
+                if (r >= 0)
+                        r = json_add_string(o, "id", f->id);
+                if (r >= 0)
+                        r = json_add_uint(o, "packets", f->packets);
+                if (r >= 0)
+                        r = json_add_uint(o, "bytes", f->bytes);
+        }
+        if (r < 0)
+                return log_oom();
+        return json_print(doc, stdout);
+}
+
+static int parse_port(const char *s, uint16_t *ret)
+{
+        char *end;
+        unsigned long v;
+
+        errno = 0;
+        v = strtoul(s, &end, 10);
+        if (errno || end == s || *end || v < 1 || v > 65535 || *s == '-' || *s == '+')
+                return -EINVAL;
+        *ret = (uint16_t)v;
+        return 0;
+}
+
+static int firewall_check(sd_bus *bus, const char *proto, uint16_t port, const char *app,
+                          const char *link, bool json)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *on, *location, *rule, *reason;
+        char what[64];
+        int accepted, r;
+
+        snprintf(what, sizeof(what), "check %s %u", proto, port);
+        r = sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
+                               "CheckInbound", &error, &reply, "sqss", proto, port, app, link);
+        if (r < 0)
+                return log_call_error(&error, r, what, link);
+        r = sd_bus_message_read(reply, "bssss", &accepted, &on, &location, &rule, &reason);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read roamd's answer: %m");
+
+        if (json) {
+                _cleanup_(json_object_putp) json_object *o = json_object_new_object();
+
+                if (!o || json_add_string(o, "protocol", proto) < 0 ||
+                    json_add_uint(o, "port", port) < 0 || json_add_string(o, "app", app) < 0 ||
+                    json_add_string(o, "link", on) < 0 ||
+                    json_add_string(o, "location", location) < 0 ||
+                    json_add_bool(o, "accepted", accepted) < 0 ||
+                    json_add_string(o, "rule", rule) < 0 ||
+                    json_add_string(o, "reason", reason) < 0)
+                        return log_oom();
+                return json_print(o, stdout);
+        }
+        printf("%s %u%s%s on %s (%s): %s\n", proto, port, *app ? " to app " : "", app, on,
+               *location ? location : "no location", accepted ? "let in" : "not let in");
+        field("Rule", *rule ? rule : "none: the default policy");
+        field("Why", reason);
+        return 0;
+}
+
+int roam_firewall_run(char **args, const char *app, bool json)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(roam_model_freep) RoamModel *m = NULL;
+        RoamFwRule *rules = NULL;
+        size_t n = strv_length(args), n_rules = 0;
+        uint16_t port = 0;
+        int r;
+
+        if (n > 0 && !streq(args[0], "check")) {
+                log_error("unknown action '%s' for 'roam firewall': check. Try 'roam --help'.",
+                          args[0]);
+                return -EINVAL;
+        }
+        if (n == 0 && app) {
+                log_error("--app goes with 'roam firewall check'.");
+                return -EINVAL;
+        }
+        if (n > 0) {
+                if (n < 3 || n > 4) {
+                        log_error("'roam firewall check' needs PROTO PORT [LINK]: tcp 22000, "
+                                  "udp 53 wlan0.");
+                        return -EINVAL;
+                }
+                if (!streq(args[1], "tcp") && !streq(args[1], "udp")) {
+                        log_error("'%s' is not a protocol roam checks: tcp or udp.", args[1]);
+                        return -EINVAL;
+                }
+                if (parse_port(args[2], &port) < 0) {
+                        log_error("'%s' is not a port: 1 to 65535.", args[2]);
+                        return -EINVAL;
+                }
+        }
+
+        r = clean_output();
+        if (r < 0)
+                return r;
+        r = roam_bus_connect(&bus);
+        if (r < 0)
+                return r;
+        if (n > 0)
+                return firewall_check(bus, args[1], port, app ? app : "", n == 4 ? args[3] : "",
+                                      json);
+
+        r = roam_model_load(bus, &m);
+        if (r < 0)
+                return r;
+        r = get_rules(bus, &rules, &n_rules);
+        if (r < 0)
+                return r;
+        r = json ? print_rules_json(m, rules, n_rules) : print_rules_text(m, rules, n_rules);
+        roam_fw_rules_free(rules, n_rules);
+        return r;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <systemd/sd-bus.h>
+
+#include "roam-bus-model.h"
+
+/* The personal firewall from the client's side (docs/firewall.md): `roam network`, `roam
+ * network trust`, `roam firewall` and `roam firewall check`, and what the TUI and plain mode
+ * share with them: the rules as GetFirewallRules() returns them, the identity facts' labels
+ * and SetLocation's refusals in words. */
+
+/* One rule in force, in evaluation order. */
+typedef struct RoamFwRule {
+        char *link, *location, *direction, *action, *match, *app, *source, *id;
+        uint64_t packets, bytes;
+} RoamFwRule;
+
+void roam_fw_rules_free(RoamFwRule *rules, size_t n);
+/* Reads an a(sssssssstt) at the message's position. */
+int roam_fw_rules_read(sd_bus_message *m, RoamFwRule **ret, size_t *ret_n);
+
+/* Where a rule comes from and its ID in one phrase, without saying a thing twice:
+ * "/etc/roam/firewall.d/home.conf:4" for the rule home.conf:4, "built-in:established" for a
+ * built-in, "SOURCE, rule ID" otherwise. */
+void roam_fw_rule_origin(const RoamFwRule *f, char *buf, size_t size);
+
+/* A NetworkIdentity key as people read it: "gateway-mac" -> "Gateway MAC"; unknown: as is. */
+const char *roam_fw_identity_label(const char *key);
+/* "1.2 kB", "512 B". */
+void roam_fw_format_bytes(uint64_t bytes, char *buf, size_t size);
+/* The link's location in a few words: "home, set by you", "untrusted until you choose",
+ * "no network". */
+void roam_fw_location_text(const RoamLink *l, char *buf, size_t size);
+
+/* Why SetLocation (or another firewall call) failed, in words, for the link named (NULL or
+ * "": the default-route link). */
+void roam_fw_call_error_text(const sd_bus_error *e, const char *what, const char *link, char *buf,
+                             size_t size);
+/* Whether the error says the caller may not do it (AccessDenied in roamd's or D-Bus's name,
+ * or polkit wanting a password nobody can give). */
+bool roam_fw_error_is_denied(const sd_bus_error *e);
+
+/* SetLocation calls in flight, in a list their owner frees (cancelling what has not been
+ * answered): a second answer never cancels the first one's. done gets the call's words and
+ * the error (NULL: done). */
+typedef struct RoamFwCall RoamFwCall;
+typedef void (*RoamFwCallDone)(const char *link, const char *location, bool first_join,
+                               const sd_bus_error *error, void *userdata);
+int roam_fw_set_location_async(sd_bus *bus, RoamFwCall **list, const char *link,
+                               const char *location, bool first_join, RoamFwCallDone done,
+                               void *userdata);
+void roam_fw_calls_free(RoamFwCall **list);
+
+/* The verbs: args are what follows `roam network` / `roam firewall`; app: --app of `roam
+ * firewall check`, NULL when not given. */
+int roam_network_run(char **args, bool json);
+int roam_firewall_run(char **args, const char *app, bool json);
