@@ -21,3 +21,13 @@ int curl_glue_add(CurlGlue *g, CURL *easy, CurlDoneFn done, void *userdata);
 
 /* Cancels a transfer that has not ended; no callback follows. NULL allowed. */
 void curl_glue_remove(CurlGlue *g, CURL *easy);
+
+/* What every transfer roamd makes on one link's behalf shares (probes, captive portal
+ * fetches): connect to addr (our resolver's answer) keeping host for Host, SNI and the
+ * certificate check, bound to the link, one fresh connection that is never reused, no
+ * redirects followed (the caller checks every host), http and https only, timeout_ms for
+ * connect and whole, and the CA file (NULL: the system's CA directory, see roamd-curl.c).
+ * *ret_connect_to must outlive the transfer; the caller frees it with curl_slist_free_all(). */
+int curl_easy_link_setup(CURL *easy, const char *host, long port, int family, const char *addr_text,
+                         const char *ifname, int ifindex, long timeout_ms, const char *ca_file,
+                         struct curl_slist **ret_connect_to);

@@ -168,41 +168,24 @@ static int fetch_start_transfer(PortalFetch *f, const IpAddr *addr)
         PortalSession *s = f->session;
         Manager *m = s->portal->manager;
         const ProbeConfig *c = &m->config->probe;
-        _cleanup_free_ char *iface = NULL, *connect_to = NULL;
+        int r;
 
         f->easy = curl_easy_init();
         if (!f->easy)
                 return -ENOMEM;
-        /* As the prober does: our resolver's address, the URL's host for Host and TLS. */
-        if (asprintf(&connect_to, addr->family == AF_INET6 ? "%s:%ld:[%s]:%ld" : "%s:%ld:%s:%ld",
-                     f->host, f->port, addr->text, f->port) < 0 ||
-            asprintf(&iface, "if!%s", s->ifname) < 0)
-                return -ENOMEM;
-        f->connect_to = curl_slist_append(NULL, connect_to);
-        if (!f->connect_to)
-                return -ENOMEM;
+        /* As the prober does: our resolver's address, the URL's host for Host and TLS, bound
+         * to the captive link (nothing leaves through another one); redirects are followed by
+         * us, one at a time, so every host is checked. */
+        r = curl_easy_link_setup(f->easy, f->host, f->port, addr->family, addr->text, s->ifname,
+                                 s->ifindex, (long)(c->timeout_usec / USEC_PER_MSEC), c->ca_file,
+                                 &f->connect_to);
+        if (r < 0)
+                return r;
         curl_easy_setopt(f->easy, CURLOPT_URL, f->url);
-        curl_easy_setopt(f->easy, CURLOPT_CONNECT_TO, f->connect_to);
-        /* Bound to the captive link: nothing leaves through another one. */
-        curl_easy_setopt(f->easy, CURLOPT_INTERFACE, iface);
-        curl_easy_setopt(f->easy, CURLOPT_IPRESOLVE,
-                         addr->family == AF_INET6 ? CURL_IPRESOLVE_V6 : CURL_IPRESOLVE_V4);
-        curl_easy_setopt(f->easy, CURLOPT_ADDRESS_SCOPE, (long)s->ifindex);
-        curl_easy_setopt(f->easy, CURLOPT_NOSIGNAL, 1L);
-        /* Redirects are followed by us, one at a time, so every host is checked. */
-        curl_easy_setopt(f->easy, CURLOPT_FOLLOWLOCATION, 0L);
-        curl_easy_setopt(f->easy, CURLOPT_FORBID_REUSE, 1L);
-        curl_easy_setopt(f->easy, CURLOPT_PROTOCOLS_STR, "http,https");
-        curl_easy_setopt(f->easy, CURLOPT_TIMEOUT_MS, (long)(c->timeout_usec / USEC_PER_MSEC));
-        curl_easy_setopt(f->easy, CURLOPT_CONNECTTIMEOUT_MS,
-                         (long)(c->timeout_usec / USEC_PER_MSEC));
         /* WISPr clients identify themselves in the user agent. */
         curl_easy_setopt(f->easy, CURLOPT_USERAGENT, "roamd/" ROAM_VERSION " WISPr");
         curl_easy_setopt(f->easy, CURLOPT_WRITEFUNCTION, body_write);
         curl_easy_setopt(f->easy, CURLOPT_WRITEDATA, f);
-        curl_easy_setopt(f->easy, CURLOPT_ACCEPT_ENCODING, NULL);
-        if (c->ca_file)
-                curl_easy_setopt(f->easy, CURLOPT_CAINFO, c->ca_file);
         if (f->post) {
                 curl_easy_setopt(f->easy, CURLOPT_POSTFIELDS, f->post);
                 curl_easy_setopt(f->easy, CURLOPT_POSTFIELDSIZE, (long)strlen(f->post));

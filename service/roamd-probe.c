@@ -360,67 +360,26 @@ static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
         fetch_finished(f);
 }
 
-/* Without CAFile=, the system's CA directory (curl's CA path: hashed certificate files) in
- * place of its CA bundle. OpenSSL then reads the one root a chain needs, when it needs it;
- * the bundle (~140 roots) is parsed whole into a store that curl keeps for a day, and on
- * ten links that costs ~7 MB of heap at rest (bench_verdict.py memory-parts). */
-static void probe_set_ca(CURL *easy, const ProbeConfig *c)
-{
-        const curl_version_info_data *v;
-
-        if (c->ca_file) {
-                curl_easy_setopt(easy, CURLOPT_CAINFO, c->ca_file);
-                return;
-        }
-        v = curl_version_info(CURLVERSION_NOW);
-        if (!v || !v->capath)
-                return; /* no CA path built in: curl's bundle it is */
-        curl_easy_setopt(easy, CURLOPT_CAINFO, NULL);
-        curl_easy_setopt(easy, CURLOPT_CAPATH, v->capath);
-}
-
 static int fetch_start_transfer(Fetch *f, const IpAddr *addr)
 {
         Link *l = f->prober->link;
         Manager *m = l->manager;
         const ProbeConfig *c = &m->config->probe;
-        _cleanup_free_ char *iface = NULL, *connect_to = NULL;
         int r;
 
         f->easy = curl_easy_init();
         if (!f->easy)
                 return -ENOMEM;
         f->body.max = c->max_body;
-        /* Connect to the address our resolver found, keeping the URL's host for the Host
-         * header, SNI and certificate checks. CURLOPT_RESOLVE would go through the multi
-         * handle's shared DNS cache, mixing up links that probe the same host. */
-        if (asprintf(&connect_to, addr->family == AF_INET6 ? "%s:%ld:[%s]:%ld" : "%s:%ld:%s:%ld",
-                     f->host, f->port, addr->text, f->port) < 0 ||
-            asprintf(&iface, "if!%s", l->info.name) < 0)
-                return -ENOMEM;
-        f->connect_to = curl_slist_append(NULL, connect_to);
-        if (!f->connect_to)
-                return -ENOMEM;
-
+        r = curl_easy_link_setup(f->easy, f->host, f->port, addr->family, addr->text, l->info.name,
+                                 l->ifindex, (long)(c->timeout_usec / USEC_PER_MSEC), c->ca_file,
+                                 &f->connect_to);
+        if (r < 0)
+                return r;
         curl_easy_setopt(f->easy, CURLOPT_URL, f->url);
-        curl_easy_setopt(f->easy, CURLOPT_CONNECT_TO, f->connect_to);
-        curl_easy_setopt(f->easy, CURLOPT_INTERFACE, iface);
-        curl_easy_setopt(f->easy, CURLOPT_IPRESOLVE,
-                         addr->family == AF_INET6 ? CURL_IPRESOLVE_V6 : CURL_IPRESOLVE_V4);
-        curl_easy_setopt(f->easy, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(f->easy, CURLOPT_FOLLOWLOCATION, 0L);
-        curl_easy_setopt(f->easy, CURLOPT_FORBID_REUSE, 1L);
-        curl_easy_setopt(f->easy, CURLOPT_FRESH_CONNECT, 1L);
-        curl_easy_setopt(f->easy, CURLOPT_PROTOCOLS_STR, "http,https");
-        curl_easy_setopt(f->easy, CURLOPT_TIMEOUT_MS, (long)(c->timeout_usec / USEC_PER_MSEC));
-        curl_easy_setopt(f->easy, CURLOPT_CONNECTTIMEOUT_MS,
-                         (long)(c->timeout_usec / USEC_PER_MSEC));
         curl_easy_setopt(f->easy, CURLOPT_USERAGENT, "roamd/" ROAM_VERSION);
         curl_easy_setopt(f->easy, CURLOPT_WRITEFUNCTION, body_write);
         curl_easy_setopt(f->easy, CURLOPT_WRITEDATA, &f->body);
-        curl_easy_setopt(f->easy, CURLOPT_MAXREDIRS, 0L);
-        curl_easy_setopt(f->easy, CURLOPT_ACCEPT_ENCODING, NULL);
-        probe_set_ca(f->easy, c);
         if (f->kind == FETCH_CAPPORT) {
                 f->headers = curl_slist_append(NULL, "Accept: application/captive+json");
                 curl_easy_setopt(f->easy, CURLOPT_HTTPHEADER, f->headers);
@@ -429,9 +388,6 @@ static int fetch_start_transfer(Fetch *f, const IpAddr *addr)
                 curl_easy_setopt(f->easy, CURLOPT_SOCKOPTFUNCTION, on_sockopt);
                 curl_easy_setopt(f->easy, CURLOPT_SOCKOPTDATA, f);
         }
-        /* IPv6 link-local targets need the link as scope. */
-        curl_easy_setopt(f->easy, CURLOPT_ADDRESS_SCOPE, (long)l->ifindex);
-
         r = curl_glue_add(m->curl, f->easy, on_fetch_done, f);
         if (r < 0)
                 return r;
