@@ -226,6 +226,11 @@ int firewall_reload(Firewall *fw)
         r = load_model(fw, &m);
         if (r < 0)
                 return r;
+        /* the remembered choices too: an administrator may have edited or removed them */
+        fw_choices_free(fw->choices, fw->n_choices);
+        fw->choices = NULL;
+        fw->n_choices = 0;
+        (void)load_choices(fw);
         fw_model_done(&fw->model);
         fw->model = m;
         manager_bus_emit_changed(fw->manager, "Locations", NULL);

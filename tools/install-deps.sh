@@ -16,6 +16,8 @@ packages=(
         wpasupplicant python3-gi
         # screenshot tests of the TUI (a virtual terminal)
         python3-pyte
+        # the firewall's coexistence test: iptables-nft rules next to table inet roam
+        iptables
 )
 
 missing=()
