@@ -17,6 +17,7 @@ WORLD = "tfw"
 PORT = 8022          # opened at home by the test profile
 APP_PORT = 7100      # opened at home for app org.test.A only
 OTHER_PORT = 7101
+LEAK_PORT = 8023     # UDP, opened at home: the leak test's flood
 ROAM_SLICE = "system.slice/roamd.service/roam.slice"
 WHOAMI_PY = str(REPO / "tests" / "servers" / "whoami.py")
 NOBODY = 65534
@@ -36,7 +37,11 @@ Port=%d
 Protocol=tcp
 Port=%d
 App=org.test.A
-""" % (PORT, APP_PORT)
+
+[Rule]
+Protocol=udp
+Port=%d
+""" % (PORT, APP_PORT, LEAK_PORT)
 
 # a session from the home router to the device: greeting, then one echo per line sent
 SESSION_PY = r"""
@@ -52,6 +57,47 @@ for line in sys.stdin:
         print(("echo " + got) if got else "closed", flush=True)
     except OSError as e:
         print("error %s" % e, flush=True)
+"""
+
+# The leak test's peer: UDP datagrams to the device at `rate` per second for `dur` seconds, each
+# from a new source port (a new flow, judged by the rules in force, never by conntrack), sent
+# and read back through one raw socket; the send time (CLOCK_MONOTONIC, as the test's) of every
+# source port and the ports whose datagram was answered.
+FLOOD_PY = r"""
+import json, select, socket, struct, sys, time
+dst, dport, dur, rate = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+s.setblocking(False)
+sent, answered = {}, set()
+port, payload = 10000, b"leak\n"
+def drain():
+    while True:
+        try:
+            data, addr = s.recvfrom(65535)
+        except BlockingIOError:
+            return
+        ihl = (data[0] & 15) * 4
+        sp, dp = struct.unpack("!HH", data[ihl:ihl + 4])
+        if addr[0] == dst and sp == dport:
+            answered.add(dp)
+print("ready", flush=True)
+start = time.monotonic()
+nxt = start
+while time.monotonic() - start < dur and port < 65000:
+    now = time.monotonic()
+    if now >= nxt:
+        sent[port] = now
+        s.sendto(struct.pack("!HHHH", port, dport, 8 + len(payload), 0) + payload, (dst, 0))
+        port += 1
+        nxt += 1.0 / rate
+    drain()
+    select.select([s], [], [], max(0.0, min(nxt - time.monotonic(), 0.005)))
+end = time.monotonic() + 1.0
+while time.monotonic() < end:
+    select.select([s], [], [], 0.05)
+    drain()
+print(json.dumps({"sent": sent, "answered": sorted(answered)}), flush=True)
 """
 
 
@@ -89,9 +135,10 @@ def home_network(w):
             % (ident["gateway-mac"], ident["dhcp-server"]))
 
 
-def listen(w, port, cgroup=None):
-    p = w.dev_popen(["/usr/bin/python3", WHOAMI_PY, "--listen", "::", "--port", port,
-                     "--no-udp"], cgroup=cgroup, stdout=subprocess.PIPE, text=True)
+def listen(w, port, cgroup=None, udp=False):
+    p = w.dev_popen(["/usr/bin/python3", WHOAMI_PY, "--listen", "::", "--port", port]
+                    + ([] if udp else ["--no-udp"]), cgroup=cgroup, stdout=subprocess.PIPE,
+                    text=True)
     assert p.stdout.readline().strip() == "ready"
     return p
 
@@ -179,7 +226,7 @@ def test_home_port_then_public_keeps_session(home):
 
         manager(w, "SetLocation", "ss", ("wifi0", "public"))
         # in force when the call returns: new connections get nothing
-        r = reach(w, "home", "wifi0", PORT, timeout=1.5)
+        r = reach(w, "home", "wifi0", PORT, timeout=1.0)
         assert not r.ok and r.error in DROPPED, r
         l = w.link("wifi0")
         assert (l["Location"], l["LocationSource"]) == ("public", "user"), l
@@ -203,11 +250,11 @@ def test_home_port_then_public_keeps_session(home):
 
         # remembered across a restart, and the table stays while roamd is away (fail closed)
         w.roamd_kill9()
-        r = reach(w, "home", "wifi0", PORT, timeout=1.5)
+        r = reach(w, "home", "wifi0", PORT, timeout=1.0)
         assert not r.ok, r
         w.roamd_start()
         w.wait_link("wifi0", lambda l: l["Location"] == "public" and l["LocationSource"] == "user")
-        r = reach(w, "home", "wifi0", PORT, timeout=1.5)
+        r = reach(w, "home", "wifi0", PORT, timeout=1.0)
         assert not r.ok, r
         sess.stdin.write("after-restart\n")
         sess.stdin.flush()
@@ -233,7 +280,7 @@ def test_move_to_cafe_closes_port(home):
         w.move("wifi0", "cafe")
         w.wait_link("wifi0", lambda l: l["NetworkIdentity"].get("dhcp-server") == "192.0.2.129"
                     and l["Location"] == "untrusted", timeout=30, what="wifi0 in the cafe")
-        r = reach(w, "cafe", "wifi0", PORT, timeout=1.5)
+        r = reach(w, "cafe", "wifi0", PORT, timeout=1.0)
         assert not r.ok and r.error in DROPPED, r
         # outbound still works: the cafe's router answers
         assert w.dev("ping", "-n", "-c", "1", "-W", "3", "-I", "wifi0", "192.0.2.129",
@@ -254,13 +301,13 @@ def test_per_app_inbound(home):
     for cg in (cg_a, cg_b):
         (w.cgroup / cg).mkdir(parents=True, exist_ok=True)
     cgid = (w.cgroup / cg_a).stat().st_ino
-    try:
-        wait_for(lambda: "socket cgroupv2" in link_chain(w, "wifi0")
-                 and str(cgid) in link_chain(w, "wifi0").replace('"', ""), 10,
-                 what="A's rule in wifi0's chain")
-    except TimeoutError:
-        # nft prints the cgroup's path when it can resolve it
-        assert "app-org.test.A.scope" in link_chain(w, "wifi0"), link_chain(w, "wifi0")
+
+    def a_rule():
+        # nft prints the cgroup's path when it can resolve its id, else the id
+        chain = link_chain(w, "wifi0")
+        return "socket cgroupv2" in chain and ("app-org.test.A.scope" in chain
+                                               or str(cgid) in chain)
+    wait_for(a_rule, 10, what="A's rule in wifi0's chain")
     a = listen(w, APP_PORT, cgroup=cg_a)
     b = listen(w, OTHER_PORT, cgroup=cg_b)
     try:
@@ -305,7 +352,7 @@ def test_two_links_two_locations(home):
     srv = listen(w, PORT)
     try:
         assert reach(w, "home", "wifi0", PORT).ok
-        r = reach(w, "living", "cell0", PORT, timeout=1.5)
+        r = reach(w, "living", "cell0", PORT, timeout=1.0)
         assert not r.ok and r.error in DROPPED, r
         assert w.link("cell0")["Location"] == "public"
         assert w.link("wifi0")["Location"] == "home"
@@ -379,3 +426,64 @@ def test_unprivileged_set_location_refused(home):
     with pytest.raises(DBusCallError) as e:
         manager(w, "SetLocation", "ss", ("nope0", "home"))
     assert e.value.name == "org.roam1.Error.NoSuchLink"
+
+
+def test_leak_500_switches(home):
+    """A peer floods UDP at a port open at home and closed in public while the location
+    switches home <-> public 500 times, with a kill -9 and a start in the middle: every
+    datagram is judged by the location in force when it arrived. Datagrams sent while a
+    switch was under way (between the call and its answer, 3 ms around) are not judged."""
+    w = home
+    margin = 0.003
+    srv = listen(w, LEAK_PORT, udp=True)
+    flood = subprocess.Popen([str(WORLD_SH), "exec", w.name, "home", "/usr/bin/python3", "-c",
+                              FLOOD_PY, w.dev_addr("wifi0", 4), str(LEAK_PORT), "14", "1500"],
+                             stdout=subprocess.PIPE, text=True,
+                             env=dict(os.environ, WORLD_QUIET="1"))
+    windows = []  # (call sent, call answered, location in force after it)
+
+    def switch(loc):
+        t0 = time.monotonic()
+        manager(w, "SetLocation", "ss", ("wifi0", loc))
+        windows.append((t0, time.monotonic(), loc))
+
+    try:
+        assert flood.stdout.readline().strip() == "ready"
+        windows.append((0.0, time.monotonic(), "home"))
+        time.sleep(0.3)
+        for i in range(250):
+            switch(("public", "home")[i % 2])
+            time.sleep(0.01)
+        switch("public")
+        t0 = time.monotonic()
+        w.roamd_kill9()  # nobody home: the public rules stay in force
+        windows.append((t0, time.monotonic(), "public"))
+        time.sleep(0.5)
+        t0 = time.monotonic()
+        w.roamd_start()  # one transaction replaces the table: public all along
+        w.wait_link("wifi0", lambda l: l["Location"] == "public")
+        windows.append((t0, time.monotonic(), "public"))
+        for i in range(249):
+            switch(("home", "public")[i % 2])
+            time.sleep(0.01)
+        result = json.loads(flood.communicate(timeout=60)[0])
+    finally:
+        if flood.poll() is None:
+            flood.kill()
+            flood.wait(10)
+        stop(srv)
+    assert len(windows) == 503
+    answered = set(result["answered"])
+    leaked, lost, judged = [], [], {"home": 0, "public": 0}
+    for port, t in result["sent"].items():
+        for (_, a, loc), (b, _, _) in zip(windows, windows[1:] + [(1e18, 0, None)]):
+            if a + margin <= t <= b - margin:
+                judged[loc] += 1
+                if loc == "public" and int(port) in answered:
+                    leaked.append((port, t))
+                if loc == "home" and int(port) not in answered:
+                    lost.append((port, t))
+                break
+    assert judged["home"] > 1000 and judged["public"] > 1000, judged
+    assert leaked == [], ("answered in a public period", leaked[:5], windows[:3])
+    assert lost == [], ("not answered in a home period", lost[:5], len(lost))
