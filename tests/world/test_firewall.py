@@ -148,9 +148,10 @@ def stop(p):
     p.wait(10)
 
 
-def reach(w, ns, ifname, port, timeout=2.0):
-    """Connect from namespace ns to the device's IPv4 address on ifname: the ConnectResult."""
-    return w.ns_connect(ns, w.dev_addr(ifname, 4), port, "tcp", timeout=timeout)
+def reach(w, ns, ifname, port, timeout=2.0, family=4):
+    """Connect from namespace ns to the device's address of family on ifname: the
+    ConnectResult."""
+    return w.ns_connect(ns, w.dev_addr(ifname, family), port, "tcp", timeout=timeout)
 
 
 def rules(w):
@@ -207,8 +208,9 @@ def test_home_port_then_public_keeps_session(home):
     srv = listen(w, PORT)
     sess = None
     try:
-        r = reach(w, "home", "wifi0", PORT)
-        assert r.ok, r
+        for fam in (4, 6):
+            r = reach(w, "home", "wifi0", PORT, family=fam)
+            assert r.ok, (fam, r)
         ok, = [x for x in rules(w) if x[0] == "wifi0" and x[7] == "home.conf:5"]
         assert ok[3] == "accept" and ok[4] == "tcp %d" % PORT and ok[8] >= 1, ok
         r = w.call(MANAGER_PATH, MANAGER_IFACE, "CheckInbound", "sqss",
@@ -226,8 +228,9 @@ def test_home_port_then_public_keeps_session(home):
 
         manager(w, "SetLocation", "ss", ("wifi0", "public"))
         # in force when the call returns: new connections get nothing
-        r = reach(w, "home", "wifi0", PORT, timeout=1.0)
-        assert not r.ok and r.error in DROPPED, r
+        for fam in (4, 6):
+            r = reach(w, "home", "wifi0", PORT, timeout=1.0, family=fam)
+            assert not r.ok and r.error in DROPPED, (fam, r)
         l = w.link("wifi0")
         assert (l["Location"], l["LocationSource"]) == ("public", "user"), l
         # the established session is not cut
