@@ -11,6 +11,10 @@ b. Leaks under a flood: a peer sends UDP to a port the ruleset drops (a base cha
    then `nft -f` of the rules: what reloading by clearing does). Counts the datagrams that
    reached the listener in each case; atomic must be 0. The flood is one Python sender as fast
    as it goes; its rate is measured with the chain empty for 200 ms (flood_per_s).
+c. The inbound path's per-packet cost: TCP throughput into a namespace whose link chain holds
+   the stream's accept rule alone, against one where 5,000 rules come first (bench_apps' veth
+   set-up and tcp_stream.py), pair by pair (TPUT_PAIRS, 4) with the order alternating; the
+   ratio is the median of the within-pair ratios. Target >= 0.95.
 
 Works in network namespaces of its own (documentation addresses) and removes them. Prints a
 short table, then one JSON line. Values are ratios to targets, not pass/fail."""
@@ -26,12 +30,18 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+from bench_apps import PORT, SERVER_IF, Bench  # noqa: E402
+
 FW_BENCH = os.environ.get("FW_BENCH", os.path.join(TOP, "build/bench/fw-bench"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "20"))
 RULES = 5000
 SWAP_TARGET = 1.0
 LEAK_PORT = 9
 SWAPS = 10
+TPUT_PAIRS = int(os.environ.get("TPUT_PAIRS", "4"))
+TPUT_TARGET = 0.95
 
 # the listener counts datagrams; each line on its stdin asks for the count so far
 LISTEN_PY = r"""
@@ -185,12 +195,38 @@ def main():
         run(["ip", "netns", "del", cns], check=False)
         shutil.rmtree(tmp, ignore_errors=True)
 
+    # c. the inbound path with 0 and 5,000 rules before the stream's
+    b = Bench()
+    try:
+        b.setup()
+        sif = json.loads(run(["ip", "-n", b.sns, "-j", "link", "show", SERVER_IF]).stdout)[0]
+        ratios = []
+
+        def load(n):
+            run(b.in_ns(b.sns, [FW_BENCH, "--install-only", "--rules", n, "--ifindex",
+                                sif["ifindex"], "--accept-port", PORT]))
+
+        load(0)
+        b.stream(False)  # warm-up
+        for i in range(TPUT_PAIRS):
+            got = {}
+            for n in ((0, RULES) if i % 2 == 0 else (RULES, 0)):
+                load(n)
+                got[n] = b.stream(False)[0]
+            ratios.append(got[RULES] / got[0])
+        result["inbound_tput_ratio"] = round(statistics.median(ratios), 3)
+        result["inbound_tput_target_ratio"] = round(result["inbound_tput_ratio"] / TPUT_TARGET, 3)
+    finally:
+        b.close()
+
     print("firewall: swap of a %d-rule profile: roamd %.1f ms, nft -f %.1f ms: ratio %.2f "
           "(target <= %.1f)" % (RULES, result["swap_ms"], result["nft_f_ms"],
                                 result["swap_ratio"], SWAP_TARGET))
     print("firewall: datagrams leaked during %d replacements under a flood of about %d/s: "
           "atomic %d, flush-then-add %d" % (SWAPS, result["flood_per_s"], result["leaked_atomic"],
                                             result["leaked_flush_then_add"]))
+    print("firewall: inbound TCP throughput with %d rules before the stream's against none: "
+          "%.3f (target >= %.2f)" % (RULES, result["inbound_tput_ratio"], TPUT_TARGET))
     print(json.dumps({"bench": "firewall", **result}))
 
 
