@@ -124,12 +124,28 @@ char **firewall_locations(Firewall *fw)
         return fw ? fw->model.locations : NULL;
 }
 
+/* fw->links is sorted by ifindex (like the manager's): a sync of many links stays linear. */
+static size_t link_position(Firewall *fw, int ifindex, bool *found)
+{
+        size_t lo = 0, hi = fw->n_links;
+
+        while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (fw->links[mid]->ifindex < ifindex)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        *found = lo < fw->n_links && fw->links[lo]->ifindex == ifindex;
+        return lo;
+}
+
 static FwLink *link_find(Firewall *fw, int ifindex)
 {
-        for (size_t i = 0; i < fw->n_links; i++)
-                if (fw->links[i]->ifindex == ifindex)
-                        return fw->links[i];
-        return NULL;
+        bool found;
+        size_t i = link_position(fw, ifindex, &found);
+
+        return found ? fw->links[i] : NULL;
 }
 
 /* ---- files ---- */
@@ -289,6 +305,8 @@ static void gather(Firewall *fw, const Link *l, char *facts[_NETID_FACT_MAX], Ne
                 if (st->bssid && *st->bssid)
                         facts[NETID_BSSID] = strdup(st->bssid);
         }
+        if (!f->has_network)
+                goto done; /* nothing more to learn, and many idle links stay cheap */
         /* the gateway's MAC: IPv4 first, the IPv6 router else (the same box, mostly) */
         for (int pass = 0; pass < 2 && !facts[NETID_GATEWAY_MAC]; pass++)
                 for (size_t i = 0; i < l->info.n_gateways; i++) {
@@ -308,6 +326,7 @@ static void gather(Firewall *fw, const Link *l, char *facts[_NETID_FACT_MAX], Ne
                 facts[NETID_DOMAIN] = strdup(l->info.domains[0]);
         /* a link without link-layer addresses (a tunnel) has no neighbours to wait for */
         f->gateway_pending = have_gw && !facts[NETID_GATEWAY_MAC] && hwaddr_real(l->info.hwaddr);
+done:
         for (int k = 0; k < _NETID_FACT_MAX; k++)
                 f->fact[k] = facts[k];
 }
@@ -367,6 +386,8 @@ static void link_sync(Firewall *fw, Link *l)
 
         if (!fl) {
                 FwLink **nl = realloc(fw->links, sizeof(FwLink *) * (fw->n_links + 1));
+                bool found;
+                size_t pos;
                 if (!nl)
                         return (void)log_oom();
                 fw->links = nl;
@@ -375,7 +396,10 @@ static void link_sync(Firewall *fw, Link *l)
                         return (void)log_oom();
                 fl->ifindex = l->ifindex;
                 fl->source = _FW_SOURCE_INVALID;
-                fw->links[fw->n_links++] = fl;
+                pos = link_position(fw, l->ifindex, &found);
+                memmove(&nl[pos + 1], &nl[pos], sizeof(FwLink *) * (fw->n_links - pos));
+                nl[pos] = fl;
+                fw->n_links++;
         }
         fl->seen = true;
         if (!streq_ptr(fl->name, l->info.name)) {
