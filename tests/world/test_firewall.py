@@ -59,28 +59,49 @@ for line in sys.stdin:
         print("error %s" % e, flush=True)
 """
 
-# The leak test's peer: UDP datagrams to the device at `rate` per second for `dur` seconds, each
-# from a new source port (a new flow, judged by the rules in force, never by conntrack), sent
-# and read back through one raw socket; the send time (CLOCK_MONOTONIC, as the test's) of every
-# source port and the ports whose datagram was answered.
+# The leak test's peer: UDP datagrams and TCP SYNs (alternating) to the device at `rate` per
+# second for `dur` seconds, each from a new source port (a new flow, judged by the rules in
+# force, never by conntrack), sent and read back through raw sockets; the send time
+# (CLOCK_MONOTONIC, as the test's) of every source port and the ports that were answered (a UDP
+# answer from whoami, a SYN-ACK).
 FLOOD_PY = r"""
 import json, select, socket, struct, sys, time
-dst, dport, dur, rate = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
-s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP)
-s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
-s.setblocking(False)
+dst, dport, sport_tcp, dur, rate = (sys.argv[1], int(sys.argv[2]), int(sys.argv[3]),
+                                    float(sys.argv[4]), float(sys.argv[5]))
+src = sys.argv[6]
+u = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP)
+t = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_TCP)
+for s in (u, t):
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+    s.setblocking(False)
 sent, answered = {}, set()
 port, payload = 10000, b"leak\n"
+
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    n = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    n = (n >> 16) + (n & 0xFFFF)
+    n += n >> 16
+    return ~n & 0xFFFF
+
+def syn(sp):
+    hdr = struct.pack("!HHIIBBHHH", sp, sport_tcp, 1, 0, 5 << 4, 0x02, 65535, 0, 0)
+    pseudo = socket.inet_aton(src) + socket.inet_aton(dst) + struct.pack("!BBH", 0, 6, len(hdr))
+    return hdr[:16] + struct.pack("!H", csum(pseudo + hdr)) + hdr[18:]
+
 def drain():
-    while True:
-        try:
-            data, addr = s.recvfrom(65535)
-        except BlockingIOError:
-            return
-        ihl = (data[0] & 15) * 4
-        sp, dp = struct.unpack("!HH", data[ihl:ihl + 4])
-        if addr[0] == dst and sp == dport:
-            answered.add(dp)
+    for s, want in ((u, dport), (t, sport_tcp)):
+        while True:
+            try:
+                data, addr = s.recvfrom(65535)
+            except BlockingIOError:
+                break
+            ihl = (data[0] & 15) * 4
+            sp, dp = struct.unpack("!HH", data[ihl:ihl + 4])
+            # UDP: whoami's answer; TCP: a SYN-ACK (0x12), the port let in
+            if addr[0] == dst and sp == want and (s is u or data[ihl + 13] & 0x12 == 0x12):
+                answered.add(dp)
 print("ready", flush=True)
 start = time.monotonic()
 nxt = start
@@ -88,14 +109,17 @@ while time.monotonic() - start < dur and port < 65000:
     now = time.monotonic()
     if now >= nxt:
         sent[port] = now
-        s.sendto(struct.pack("!HHHH", port, dport, 8 + len(payload), 0) + payload, (dst, 0))
+        if port % 2:  # every other flow a TCP SYN
+            t.sendto(syn(port), (dst, 0))
+        else:
+            u.sendto(struct.pack("!HHHH", port, dport, 8 + len(payload), 0) + payload, (dst, 0))
         port += 1
         nxt += 1.0 / rate
     drain()
-    select.select([s], [], [], max(0.0, min(nxt - time.monotonic(), 0.005)))
+    select.select([u, t], [], [], max(0.0, min(nxt - time.monotonic(), 0.005)))
 end = time.monotonic() + 1.0
 while time.monotonic() < end:
-    select.select([s], [], [], 0.05)
+    select.select([u, t], [], [], 0.05)
     drain()
 print(json.dumps({"sent": sent, "answered": sorted(answered)}), flush=True)
 """
@@ -432,15 +456,18 @@ def test_unprivileged_set_location_refused(home):
 
 
 def test_leak_500_switches(home):
-    """A peer floods UDP at a port open at home and closed in public while the location
+    """A peer floods UDP and TCP SYNs at ports open at home and closed in public while the location
     switches home <-> public 500 times, with a kill -9 and a start in the middle: every
     datagram is judged by the location in force when it arrived. Datagrams sent while a
     switch was under way (between the call and its answer, 3 ms around) are not judged."""
     w = home
     margin = 0.003
     srv = listen(w, LEAK_PORT, udp=True)
+    tcp = listen(w, PORT)
+    home_addr = w.exec("home", "ip", "-4", "-o", "addr", "show", "br0").stdout.split()[3]
     flood = subprocess.Popen([str(WORLD_SH), "exec", w.name, "home", "/usr/bin/python3", "-c",
-                              FLOOD_PY, w.dev_addr("wifi0", 4), str(LEAK_PORT), "14", "1500"],
+                              FLOOD_PY, w.dev_addr("wifi0", 4), str(LEAK_PORT), str(PORT), "14",
+                              "1500", home_addr.split("/")[0]],
                              stdout=subprocess.PIPE, text=True,
                              env=dict(os.environ, WORLD_QUIET="1"))
     windows = []  # (call sent, call answered, location in force after it)
@@ -475,6 +502,7 @@ def test_leak_500_switches(home):
             flood.kill()
             flood.wait(10)
         stop(srv)
+        stop(tcp)
     assert len(windows) == 503
     answered = set(result["answered"])
     leaked, lost, judged = [], [], {"home": 0, "public": 0}
@@ -488,5 +516,6 @@ def test_leak_500_switches(home):
                     lost.append((port, t))
                 break
     assert judged["home"] > 1000 and judged["public"] > 1000, judged
+    assert any(p % 2 for p in answered) and any(p % 2 == 0 for p in answered)  # SYNs and UDP
     assert leaked == [], ("answered in a public period", leaked[:5], windows[:3])
     assert lost == [], ("not answered in a home period", lost[:5], len(lost))
