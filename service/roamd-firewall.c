@@ -494,6 +494,7 @@ void firewall_link_view(Firewall *fw, int ifindex, FwLinkView *ret)
 int firewall_set_location(Firewall *fw, Link *l, const char *location)
 {
         FwLink *fl = link_find(fw, l->ifindex);
+        _cleanup_free_ char *old = NULL;
         FwChoice *c;
         int r;
 
@@ -503,9 +504,12 @@ int firewall_set_location(Firewall *fw, Link *l, const char *location)
                 return -ENONET;
         c = (FwChoice *)choice_find(fw, fl->network_id);
         if (c) {
-                r = free_and_strdup(&c->location, location);
-                if (r < 0)
-                        return r;
+                old = c->location;
+                c->location = strdup(location);
+                if (!c->location) {
+                        c->location = TAKE_PTR(old);
+                        return -ENOMEM;
+                }
         } else {
                 FwChoice *n = realloc(fw->choices, sizeof(FwChoice) * (fw->n_choices + 1));
                 if (!n)
@@ -513,12 +517,21 @@ int firewall_set_location(Firewall *fw, Link *l, const char *location)
                 fw->choices = n;
                 n[fw->n_choices] = (FwChoice){strdup(location), strdup(fl->network_id)};
                 fw->n_choices++;
-                if (!n[fw->n_choices - 1].location || !n[fw->n_choices - 1].network_id)
-                        return -ENOMEM;
+                c = &n[fw->n_choices - 1];
         }
-        r = save_choices(fw);
-        if (r < 0)
+        r = c->location && c->network_id ? save_choices(fw) : -ENOMEM;
+        if (r < 0) {
+                /* not remembered: nothing changes, in memory either */
+                if (old) {
+                        free(c->location);
+                        c->location = TAKE_PTR(old);
+                } else {
+                        free(c->location);
+                        free(c->network_id);
+                        fw->n_choices--;
+                }
                 return r;
+        }
         firewall_links_synced(fw);
         apps_links_changed(fw->manager->apps);
         return 0;
