@@ -14,6 +14,7 @@
 #include "roamd-cgroup.h"
 #include "roamd-class.h"
 #include "roamd-coexist.h"
+#include "roamd-firewall.h"
 #include "roamd-manager.h"
 #include "roamd-netlink.h"
 #include "roamd-nft.h"
@@ -592,6 +593,10 @@ static void on_cgroup(CgroupTree *t, CgroupEvent ev, const CgroupNode *n, void *
         case _CGROUP_EVENT_INVALID:
                 break;
         }
+        /* a firewall rule of this app follows its cgroups */
+        if (a->started && n->cls.kind == CGROUP_KIND_APP &&
+            firewall_names_app(a->manager->firewall, n->cls.app_id))
+                (void)apps_reconcile(a);
 }
 
 /* ---- links: routing tables, sets, class chains ---- */
@@ -801,8 +806,15 @@ static int apps_reconcile(void *userdata)
         n_pending = r >= 0 ? add_pending_refs(a, t, levels) : r;
         if (n_pending < 0)
                 r = n_pending;
+        /* the firewall's chains that changed (location, profile, link), same transaction */
+        if (r >= 0) {
+                int k = firewall_txn_sync(a->manager->firewall, t);
+                if (k < 0)
+                        r = k;
+        }
         if (r >= 0)
                 r = nft_txn_commit(t);
+        firewall_txn_done(a->manager->firewall, r >= 0);
         if (r < 0) {
                 for (size_t i = 0; i < a->n_classes; i++) {
                         a->classes[i]->route[0] = saved[i].route[0];
@@ -1294,6 +1306,9 @@ static int build_full(Apps *a, NftTxn *t)
         r = stats_txn_install(a->manager->stats, t);
         if (r < 0)
                 return r;
+        r = firewall_txn_install(a->manager->firewall, t);
+        if (r < 0)
+                return r;
         return nft_txn_elem(t, 0, a->root_id, a->app_default->cls->name, true);
 }
 
@@ -1355,6 +1370,7 @@ int apps_start(Apps *a)
                 r = build_full(a, t);
         if (r >= 0)
                 r = nft_txn_commit(t);
+        firewall_txn_done(a->manager->firewall, r >= 0);
         if (r < 0)
                 return log_error_errno(r, "Cannot install table inet roam: %m");
         for (size_t i = 0; i < a->n_classes; i++)

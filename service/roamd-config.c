@@ -53,6 +53,9 @@ Config *config_free(Config *c)
         free(c->probe.expect_addrs);
         free(c->probe.ca_file);
         free(c->apps.policy_dir);
+        free(c->firewall.networks_dir);
+        free(c->firewall.profiles_dir);
+        free(c->firewall.state_file);
         free(c->apps.state_file);
         strv_free(c->apps.system_cgroups);
         free(c->stats.directory);
@@ -115,6 +118,13 @@ static int config_new(const char *name, Config **ret)
                 return -ENOMEM;
         c->portal.credentials_file = strdup(ROAM_LOCALSTATEDIR "/lib/roam/portal.credentials");
         if (!c->portal.credentials_file)
+                return -ENOMEM;
+        c->firewall.enable = true;
+        c->firewall.networks_dir = strdup(ROAM_SYSCONFDIR "/roam/networks.d");
+        c->firewall.profiles_dir = strdup(ROAM_SYSCONFDIR "/roam/firewall.d");
+        c->firewall.state_file = strdup(ROAM_LOCALSTATEDIR "/lib/roam/locations.state");
+        c->firewall.ssh = FIREWALL_SSH_ALWAYS;
+        if (!c->firewall.networks_dir || !c->firewall.profiles_dir || !c->firewall.state_file)
                 return -ENOMEM;
         c->wifi.enable = true;
         c->wifi.control_dir = strdup("/run/wpa_supplicant");
@@ -679,6 +689,33 @@ static int parse_bluetooth(Config *c, const char *file, unsigned line, const cha
         return 0;
 }
 
+static int parse_firewall(Config *c, const char *file, unsigned line, const char *key,
+                          const char *value)
+{
+        if (streq(key, "Enable"))
+                return conf_parse_boolean(value, &c->firewall.enable) < 0
+                           ? conf_log_error(file, line, "Enable= must be a boolean, got \"%s\".",
+                                            value)
+                           : 0;
+        if (streq(key, "NetworksDirectory"))
+                return parse_path(file, line, key, value, &c->firewall.networks_dir);
+        if (streq(key, "ProfilesDirectory"))
+                return parse_path(file, line, key, value, &c->firewall.profiles_dir);
+        if (streq(key, "StateFile"))
+                return parse_path(file, line, key, value, &c->firewall.state_file);
+        if (streq(key, "SSH")) {
+                static const char *const words[_FIREWALL_SSH_MAX] = {"always", "trusted", "never"};
+                for (int i = 0; i < _FIREWALL_SSH_MAX; i++)
+                        if (streq(value, words[i])) {
+                                c->firewall.ssh = (FirewallSsh)i;
+                                return 0;
+                        }
+                return conf_log_error(file, line,
+                                      "SSH= must be always, trusted or never, got \"%s\".", value);
+        }
+        return conf_log_error(file, line, "Unknown key %s= in section [Firewall].", key);
+}
+
 static int config_assign(const char *file, unsigned line, const char *section, const char *key,
                          const char *value, void *userdata)
 {
@@ -708,6 +745,8 @@ static int config_assign(const char *file, unsigned line, const char *section, c
                 return parse_wifi(c, file, line, key, value);
         if (streq(section, "Bluetooth"))
                 return parse_bluetooth(c, file, line, key, value);
+        if (streq(section, "Firewall"))
+                return parse_firewall(c, file, line, key, value);
         return conf_log_error(file, line, "Unknown section [%s].", section);
 }
 

@@ -99,6 +99,24 @@ typedef struct BluetoothConfig {
         uint64_t nfc_discovery_usec;    /* how long an NFC pairing looks for an unknown device */
 } BluetoothConfig;
 
+/* [Firewall]: the personal firewall that follows the network (docs/firewall.md). */
+typedef enum FirewallSsh {
+        FIREWALL_SSH_ALWAYS,  /* TCP 22 open in every location (the default: a headless box
+                               * must stay reachable) */
+        FIREWALL_SSH_TRUSTED, /* only at home and work */
+        FIREWALL_SSH_NEVER,   /* only where a profile opens it */
+        _FIREWALL_SSH_MAX,
+        _FIREWALL_SSH_INVALID = -EINVAL,
+} FirewallSsh;
+
+typedef struct FirewallConfig {
+        bool enable;
+        char *networks_dir; /* default /etc/roam/networks.d */
+        char *profiles_dir; /* default /etc/roam/firewall.d */
+        char *state_file;   /* locations chosen with SetLocation, /var/lib/roam/locations.state */
+        FirewallSsh ssh;
+} FirewallConfig;
+
 typedef struct Config {
         char *path;
         int log_level;
@@ -117,6 +135,7 @@ typedef struct Config {
         PortalConfig portal;
         WiFiConfig wifi;
         BluetoothConfig bluetooth;
+        FirewallConfig firewall;
 } Config;
 
 Config *config_free(Config *c);

@@ -14,6 +14,7 @@ enum {
         DHCP4_OPT_PAD = 0,
         DHCP4_OPT_DNS = 6,
         DHCP4_OPT_DOMAIN = 15,
+        DHCP4_OPT_SERVER_ID = 54,
         DHCP4_OPT_CAPTIVE = 114,
         DHCP4_OPT_SEARCH = 119,
         DHCP4_OPT_END = 255,
@@ -113,6 +114,12 @@ int dhcp_lease_parse_v4(const uint8_t *buf, size_t len, DhcpLease *ret)
                 case DHCP4_OPT_CAPTIVE:
                         if (copy_string(o, olen, l.captive_portal, sizeof(l.captive_portal)) < 0)
                                 return -EBADMSG;
+                        break;
+                case DHCP4_OPT_SERVER_ID:
+                        if (olen != 4)
+                                return -EBADMSG;
+                        l.server_id.family = AF_INET;
+                        inet_ntop(AF_INET, o, l.server_id.text, sizeof(l.server_id.text));
                         break;
                 default:
                         break;

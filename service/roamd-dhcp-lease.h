@@ -26,6 +26,9 @@ typedef struct DhcpLease {
         size_t n_domains;
         /* RFC 8910 captive portal API URL: DHCPv4 option 114, DHCPv6 option 103. */
         char captive_portal[DHCP_LEASE_URL_MAX];
+        /* DHCPv4 option 54, the server identifier (family 0 when absent): part of a network's
+         * identity (roamd-netid.h). */
+        IpAddr server_id;
 } DhcpLease;
 
 int dhcp_lease_parse_v4(const uint8_t *buf, size_t len, DhcpLease *ret);

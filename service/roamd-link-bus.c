@@ -6,6 +6,7 @@
 #include "roam-log.h"
 #include "roam-util.h"
 #include "roamd-link-bus.h"
+#include "roamd-firewall.h"
 #include "roamd-manager.h"
 #include "roamd-wpa.h"
 
@@ -270,6 +271,11 @@ const sd_bus_vtable link_vtable[] = {
     SD_BUS_PROPERTY("WiFiFrequency", "u", property_get_wifi, 0, EC),
     SD_BUS_PROPERTY("WiFiSignal", "i", property_get_wifi, 0, EC),
     SD_BUS_PROPERTY("WiFiLinkSpeed", "u", property_get_wifi, 0, EC),
+    SD_BUS_PROPERTY("NetworkId", "s", firewall_bus_link_property_get, 0, EC),
+    SD_BUS_PROPERTY("NetworkIdentity", "a{ss}", firewall_bus_link_property_get, 0, EC),
+    SD_BUS_PROPERTY("Location", "s", firewall_bus_link_property_get, 0, EC),
+    SD_BUS_PROPERTY("LocationSource", "s", firewall_bus_link_property_get, 0, EC),
+    SD_BUS_PROPERTY("LocationReason", "s", firewall_bus_link_property_get, 0, EC),
     SD_BUS_METHOD("Reprobe", NULL, NULL, method_reprobe, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_VTABLE_END,
 };

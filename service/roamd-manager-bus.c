@@ -7,6 +7,7 @@
 #include "roam-log.h"
 #include "roam-util.h"
 #include "roamd-apps.h"
+#include "roamd-firewall.h"
 #include "roamd-link-bus.h"
 #include "roamd-manager.h"
 #include "roamd-p2p.h"
@@ -221,6 +222,19 @@ static const sd_bus_vtable manager_vtable[] = {
                             SD_BUS_ARGS("s", address, "s", name, "s", reason), 0),
     SD_BUS_SIGNAL_WITH_ARGS("P2PGroupRemoved", SD_BUS_ARGS("s", ifname, "s", address, "s", reason),
                             0),
+    SD_BUS_PROPERTY("FirewallError", "s", firewall_bus_property_get, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("Locations", "as", firewall_bus_property_get, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_METHOD_WITH_ARGS("SetLocation", SD_BUS_ARGS("s", link, "s", location), SD_BUS_NO_RESULT,
+                            firewall_bus_method_set_location, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS("GetFirewallRules", SD_BUS_NO_ARGS,
+                            SD_BUS_RESULT("a(sssssssstt)", rules), firewall_bus_method_get_rules,
+                            SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS(
+        "CheckInbound", SD_BUS_ARGS("s", proto, "q", port, "s", app, "s", link),
+        SD_BUS_RESULT("b", accepted, "s", link, "s", location, "s", rule_id, "s", reason),
+        firewall_bus_method_check_inbound, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("RunApp", SD_BUS_ARGS("s", id, "h", pidfd, "t", online_for_usec),
                             SD_BUS_RESULT("s", cgroup), apps_bus_method_run,
                             SD_BUS_VTABLE_UNPRIVILEGED),

@@ -18,6 +18,7 @@
 #include "roamd-netlink.h"
 #include "roamd-p2p.h"
 #include "roamd-wpa.h"
+#include "roamd-firewall.h"
 
 static bool in_initial_netns(void)
 {
@@ -60,6 +61,7 @@ Manager *manager_free(Manager *m)
                 return NULL;
         m->stats = stats_free(m->stats); /* a last save while the apps still exist */
         apps_free(m->apps);
+        m->firewall = firewall_free(m->firewall); /* its chains stay: fail closed */
         m->portal = portal_free(m->portal);
         p2p_free(m->p2p);
         wpa_free(m->wpa);
@@ -325,6 +327,7 @@ int manager_sync(Manager *m)
         if (sync_stats.addresses_changed)
                 dns_refresh_bus(m->dns);
         (void)stats_read(m->stats); /* bytes so far go to the links they took */
+        firewall_links_synced(m->firewall);
         apps_links_changed(m->apps);
         return 0;
 }
@@ -359,6 +362,8 @@ int manager_reload(Manager *m)
         }
         /* Malformed drop-ins are skipped and logged; the others apply. */
         (void)apps_reload(m->apps);
+        /* a broken firewall file is refused: the rules in force stay (FirewallError) */
+        (void)firewall_reload(m->firewall);
         manager_schedule_sync(m);
         (void)sd_notify(false, "READY=1");
         return 0;
@@ -422,6 +427,18 @@ int manager_start(Manager *m)
                         log_error_errno(r, "Usage statistics are off: %m");
                         m->stats = stats_free(m->stats);
                 }
+        }
+        /* The firewall's model first: the apps' start transaction carries its chains. */
+        if (m->config->firewall.enable) {
+                r = firewall_new(m, &m->firewall);
+                if (r < 0)
+                        return log_oom();
+                r = firewall_start(m->firewall);
+                if (r < 0)
+                        return r;
+                if (!m->config->apps.enforce)
+                        log_warning("[Apps] Enforce=no: the firewall's rules are not installed "
+                                    "(they live in table inet roam).");
         }
         if (m->config->apps.enforce) {
                 r = apps_new(m, &m->apps);

@@ -17,6 +17,7 @@ typedef struct Portal Portal;
 typedef struct Wpa Wpa;
 typedef struct P2p P2p;
 typedef struct Bt Bt;
+typedef struct Firewall Firewall;
 
 struct Manager {
         sd_event *event;
@@ -36,6 +37,8 @@ struct Manager {
         Wpa *wpa; /* NULL with [WiFi] Enable=no */
         P2p *p2p;
         Bt *bt; /* NULL with [Bluetooth] Enable=no */
+        /* NULL with [Firewall] Enable=no */
+        Firewall *firewall;
 
         Link **links; /* sorted by ifindex */
         size_t n_links;

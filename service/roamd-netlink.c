@@ -6,6 +6,7 @@
 #include <netlink/netlink.h>
 #include <netlink/route/addr.h>
 #include <netlink/route/link.h>
+#include <netlink/route/neighbour.h>
 #include <netlink/route/route.h>
 #include <sys/socket.h>
 
@@ -18,6 +19,7 @@ struct Netlink {
         struct nl_cache_mngr *mngr;
         struct nl_sock *resync_sock; /* synchronous dumps after an overflow */
         struct nl_cache *links, *addrs, *routes;
+        struct nl_cache *neighs; /* gateways' MAC addresses: network identity */
         sd_event_source *io_source;
         unsigned long overflows;
 };
@@ -33,9 +35,49 @@ static void on_change(struct nl_cache *cache, struct nl_object *obj, int action,
         manager_schedule_sync(n->manager);
 }
 
+/* Neighbours change state all the time (reachable, stale, probe): only an entry that gains or
+ * loses its link-layer address can change a network's identity. */
+static void on_neigh_change(struct nl_cache *cache, struct nl_object *obj, int action,
+                            void *userdata)
+{
+        struct rtnl_neigh *ne = (struct rtnl_neigh *)obj;
+        int state = rtnl_neigh_get_state(ne);
+
+        if (action == NL_ACT_CHANGE &&
+            (state & (NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_INCOMPLETE)) != 0)
+                return;
+        manager_schedule_sync(((Netlink *)userdata)->manager);
+}
+
+int netlink_neigh_lladdr(Netlink *n, int ifindex, const IpAddr *addr, char *buf, size_t size)
+{
+        struct nl_addr *dst = NULL, *ll;
+        struct rtnl_neigh *ne;
+        int r = -ENOENT;
+
+        if (!n || !n->neighs || !addr->text[0])
+                return -ENOENT;
+        if (nl_addr_parse(addr->text, addr->family, &dst) < 0)
+                return -EINVAL;
+        ne = rtnl_neigh_get(n->neighs, ifindex, dst);
+        nl_addr_put(dst);
+        if (!ne)
+                return -ENOENT;
+        ll = rtnl_neigh_get_lladdr(ne);
+        if (ll && nl_addr_get_len(ll) == 6 &&
+            !(rtnl_neigh_get_state(ne) & (NUD_INCOMPLETE | NUD_FAILED))) {
+                const uint8_t *b = nl_addr_get_binary_addr(ll);
+                snprintf(buf, size, "%02x:%02x:%02x:%02x:%02x:%02x", b[0], b[1], b[2], b[3], b[4],
+                         b[5]);
+                r = 0;
+        }
+        rtnl_neigh_put(ne);
+        return r;
+}
+
 static int netlink_resync(Netlink *n)
 {
-        struct nl_cache *caches[] = {n->links, n->addrs, n->routes};
+        struct nl_cache *caches[] = {n->links, n->addrs, n->routes, n->neighs};
         int r;
 
         n->overflows++;
@@ -99,7 +141,8 @@ int netlink_new(Manager *m, Netlink **ret)
 
         if ((r = nl_cache_mngr_add(n->mngr, "route/link", on_change, n, &n->links)) < 0 ||
             (r = nl_cache_mngr_add(n->mngr, "route/addr", on_change, n, &n->addrs)) < 0 ||
-            (r = nl_cache_mngr_add(n->mngr, "route/route", on_change, n, &n->routes)) < 0) {
+            (r = nl_cache_mngr_add(n->mngr, "route/route", on_change, n, &n->routes)) < 0 ||
+            (r = nl_cache_mngr_add(n->mngr, "route/neigh", on_neigh_change, n, &n->neighs)) < 0) {
                 netlink_free(n);
                 return log_error_errno(EIO, "Failed to set up netlink caches: %s", nl_geterror(r));
         }

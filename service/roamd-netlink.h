@@ -15,3 +15,6 @@ int netlink_collect(Netlink *n, NetlinkLinkFn fn);
 
 /* The route cache (every table), for the policy routing mirror. */
 struct nl_cache *netlink_route_cache(Netlink *n);
+/* The link-layer address of neighbour addr on ifindex ("02:00:..", lowercase) when the
+ * neighbour table knows it; -ENOENT when not (yet). */
+int netlink_neigh_lladdr(Netlink *n, int ifindex, const IpAddr *addr, char *buf, size_t size);

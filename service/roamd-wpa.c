@@ -229,6 +229,8 @@ static void iface_set_station(WpaIface *i, WpaStation *st)
         if (changed && l)
                 link_bus_emit_changed(l, "WiFiState", "WiFiSSID", "WiFiBSSID", "WiFiKeyMgmt",
                                       "WiFiFrequency", NULL);
+        if (changed) /* the SSID is part of the network's identity (roamd-firewall.c) */
+                manager_schedule_sync(i->wpa->manager);
         if (p2p_changed)
                 wpa_pick_p2p(i->wpa);
 }
@@ -382,6 +384,7 @@ static void wpa_remove(Wpa *w, const char *name)
         if (l)
                 link_bus_emit_changed(l, "WiFiState", "WiFiSSID", "WiFiBSSID", "WiFiKeyMgmt",
                                       "WiFiFrequency", "WiFiSignal", "WiFiLinkSpeed", NULL);
+        manager_schedule_sync(w->manager);
         wpa_pick_p2p(w);
 }
 

@@ -5,6 +5,15 @@
 #include "roam-log.h"
 #include "roam-util.h"
 
+static ConfErrorHook error_hook;
+static void *error_hook_userdata;
+
+void conf_set_error_hook(ConfErrorHook hook, void *userdata)
+{
+        error_hook = hook;
+        error_hook_userdata = userdata;
+}
+
 int conf_log_error(const char *file, unsigned line, const char *fmt, ...)
 {
         char buf[1024];
@@ -14,6 +23,8 @@ int conf_log_error(const char *file, unsigned line, const char *fmt, ...)
         vsnprintf(buf, sizeof(buf), fmt, ap);
         va_end(ap);
         log_error("%s:%u: %s", file, line, buf);
+        if (error_hook)
+                error_hook(file, line, buf, error_hook_userdata);
         return -EINVAL;
 }
 

@@ -35,3 +35,8 @@ int conf_log_error(const char *file, unsigned line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 int conf_parse_boolean(const char *v, bool *ret);
+
+/* Every error conf_log_error() reports is also handed to hook (NULL: none), for callers that
+ * show the first one to the user (roamd's Manager.FirewallError). */
+typedef void (*ConfErrorHook)(const char *file, unsigned line, const char *message, void *userdata);
+void conf_set_error_hook(ConfErrorHook hook, void *userdata);

@@ -18,6 +18,8 @@ packages=(
         python3-pyte
         # the captive portal's login browser (tests/world/test_portal.py)
         w3m
+        # the firewall's coexistence test: iptables-nft rules next to table inet roam
+        iptables
 )
 
 missing=()

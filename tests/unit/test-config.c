@@ -314,3 +314,24 @@ TEST(config_load_missing_file)
         config_free(c);
         log_set_sink(NULL, NULL);
 }
+
+TEST(config_firewall)
+{
+        Config *c = NULL;
+
+        ASSERT_OK(parse("", &c));
+        ASSERT_TRUE(c->firewall.enable);
+        ASSERT_EQ(c->firewall.ssh, FIREWALL_SSH_ALWAYS);
+        ASSERT_STREQ(c->firewall.networks_dir, "/etc/roam/networks.d");
+        ASSERT_STREQ(c->firewall.state_file, "/var/lib/roam/locations.state");
+        config_free(c);
+        c = NULL;
+        ASSERT_OK(parse("[Firewall]\nEnable=no\nSSH=trusted\nProfilesDirectory=/tmp/fw.d\n", &c));
+        ASSERT_TRUE(!c->firewall.enable);
+        ASSERT_EQ(c->firewall.ssh, FIREWALL_SSH_TRUSTED);
+        ASSERT_STREQ(c->firewall.profiles_dir, "/tmp/fw.d");
+        config_free(c);
+        c = NULL;
+        ASSERT_EQ(parse("[Firewall]\nSSH=sometimes\n", &c), -EINVAL);
+        ASSERT_EQ(parse("[Firewall]\nZone=home\n", &c), -EINVAL);
+}

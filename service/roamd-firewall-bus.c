@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "roam-bus.h"
+#include "roam-log.h"
+#include "roam-macro.h"
+#include "roam-util.h"
+#include "roamd-firewall.h"
+#include "roamd-manager.h"
+
+/* "" means the link with the default route (the best link). */
+static Link *link_arg(Manager *m, const char *name, sd_bus_error *error)
+{
+        Link *l = *name ? manager_get_link_by_name(m, name) : m->best;
+
+        if (!l || !l->announced) {
+                if (*name)
+                        sd_bus_error_setf(error, ROAM_ERROR_NO_SUCH_LINK, "No link named %s.",
+                                          name);
+                else
+                        sd_bus_error_set(error, ROAM_ERROR_NO_SUCH_LINK,
+                                         "No link has the default route.");
+                return NULL;
+        }
+        return l;
+}
+
+static int no_firewall(sd_bus_error *error)
+{
+        return sd_bus_error_set(error, ROAM_ERROR_FAILED,
+                                "The firewall is off ([Firewall] Enable=no in roamd.conf).");
+}
+
+int firewall_bus_method_set_location(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        Manager *m = userdata;
+        const char *name, *location;
+        Link *l;
+        int r;
+
+        r = sd_bus_message_read(msg, "ss", &name, &location);
+        if (r < 0)
+                return r;
+        r = manager_bus_check_authorized(msg, "org.roam1.set-location", error);
+        if (r < 0)
+                return r;
+        if (!m->firewall)
+                return no_firewall(error);
+        l = link_arg(m, name, error);
+        if (!l)
+                return -ENOENT;
+        r = firewall_set_location(m->firewall, l, location);
+        if (r == -EINVAL)
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
+                                         "Unknown location \"%s\": one of home, work, public, "
+                                         "untrusted or a location networks.d or firewall.d "
+                                         "defines.",
+                                         location);
+        if (r == -ENONET)
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
+                                         "%s is on no network now (no carrier or address, or "
+                                         "its gateway is not resolved yet).",
+                                         strempty(l->info.name));
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, -r, "Cannot set the location: %m");
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+int firewall_bus_method_get_rules(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        Manager *m = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        FwRuleRow *rows = NULL;
+        size_t n = 0;
+        int r;
+
+        if (!m->firewall)
+                return no_firewall(error);
+        r = firewall_rules(m->firewall, &rows, &n);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_new_method_return(msg, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(sssssssstt)");
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = sd_bus_message_append(reply, "(sssssssstt)", rows[i].link, rows[i].location,
+                                          rows[i].direction, rows[i].action, rows[i].match,
+                                          rows[i].app, rows[i].source, rows[i].id, rows[i].packets,
+                                          rows[i].bytes);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        firewall_rules_free(rows, n);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+int firewall_bus_method_check_inbound(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        Manager *m = userdata;
+        _cleanup_free_ char *rule = NULL, *reason = NULL;
+        const char *proto, *app, *name;
+        uint16_t port;
+        bool accepted;
+        FwProto p;
+        Link *l;
+        FwLinkView v;
+        int r;
+
+        r = sd_bus_message_read(msg, "sqss", &proto, &port, &app, &name);
+        if (r < 0)
+                return r;
+        if (!m->firewall)
+                return no_firewall(error);
+        p = fw_proto_from_string(proto);
+        if (p != FW_PROTO_TCP && p != FW_PROTO_UDP)
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
+                                         "Protocol \"%s\": tcp or udp.", proto);
+        if (port == 0)
+                return sd_bus_error_set(error, ROAM_ERROR_INVALID_ARGS, "Port 0 is not a port.");
+        l = link_arg(m, name, error);
+        if (!l)
+                return -ENOENT;
+        r = firewall_check_inbound(m->firewall, l, p, port, app, &accepted, &rule, &reason);
+        if (r < 0)
+                return r;
+        firewall_link_view(m->firewall, l->ifindex, &v);
+        return sd_bus_reply_method_return(msg, "bssss", accepted, strempty(l->info.name),
+                                          v.location, rule, reason);
+}
+
+int firewall_bus_property_get(sd_bus *bus, const char *path, const char *interface,
+                              const char *property, sd_bus_message *reply, void *userdata,
+                              sd_bus_error *error)
+{
+        static const char *const builtin[] = {"home", "work", "public", "untrusted", NULL};
+        Manager *m = userdata;
+
+        if (streq(property, "FirewallError"))
+                return sd_bus_message_append(reply, "s", firewall_error(m->firewall));
+        return sd_bus_message_append_strv(reply, m->firewall ? firewall_locations(m->firewall)
+                                                             : (char **)builtin);
+}
+
+int firewall_bus_link_property_get(sd_bus *bus, const char *path, const char *interface,
+                                   const char *property, sd_bus_message *reply, void *userdata,
+                                   sd_bus_error *error)
+{
+        Link *l = userdata;
+        FwLinkView v;
+        int r;
+
+        firewall_link_view(l->manager->firewall, l->ifindex, &v);
+        if (streq(property, "NetworkId"))
+                return sd_bus_message_append(reply, "s", v.network_id);
+        if (streq(property, "Location"))
+                return sd_bus_message_append(reply, "s", v.location);
+        if (streq(property, "LocationSource"))
+                return sd_bus_message_append(reply, "s", v.source);
+        if (streq(property, "LocationReason"))
+                return sd_bus_message_append(reply, "s", v.reason);
+        r = sd_bus_message_open_container(reply, 'a', "{ss}");
+        for (int k = 0; r >= 0 && v.facts && k < _NETID_FACT_MAX; k++)
+                if (v.facts[k] && v.facts[k][0])
+                        r = sd_bus_message_append(reply, "{ss}", netid_fact_to_string(k),
+                                                  v.facts[k]);
+        if (r < 0)
+                return r;
+        return sd_bus_message_close_container(reply);
+}

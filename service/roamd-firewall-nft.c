@@ -1,0 +1,676 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <libmnl/libmnl.h>
+#include <libnftnl/chain.h>
+#include <libnftnl/expr.h>
+#include <libnftnl/rule.h>
+#include <libnftnl/set.h>
+#include <libnftnl/udata.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_conntrack_common.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "roam-log.h"
+#include "roam-macro.h"
+#include "roamd-firewall-nft.h"
+
+#define FW_PRIO          0
+#define NFT_TYPE_IFINDEX 20
+#define LOOPBACK_IFINDEX 1
+
+/* ---- expressions (reg 1, like roamd-nft.c) ---- */
+
+static int add(struct nftnl_rule *r, struct nftnl_expr *e)
+{
+        if (!e)
+                return -ENOMEM;
+        nftnl_rule_add_expr(r, e);
+        return 0;
+}
+
+static int e_meta(struct nftnl_rule *r, uint32_t key)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("meta");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_META_DREG, NFT_REG_1);
+        return add(r, e);
+}
+
+static int e_cmp(struct nftnl_rule *r, uint32_t op, const void *data, uint32_t len)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("cmp");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, op);
+        nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, data, len);
+        return add(r, e);
+}
+
+static int e_cmp_u8(struct nftnl_rule *r, uint8_t v)
+{
+        return e_cmp(r, NFT_CMP_EQ, &v, 1);
+}
+
+static int e_cmp_u32(struct nftnl_rule *r, uint32_t op, uint32_t v)
+{
+        return e_cmp(r, op, &v, 4);
+}
+
+static int e_bitwise(struct nftnl_rule *r, const void *mask, uint32_t len)
+{
+        static const uint8_t zero[16] = {};
+        struct nftnl_expr *e = nftnl_expr_alloc("bitwise");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, len);
+        nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, mask, len);
+        nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, zero, len);
+        return add(r, e);
+}
+
+static int e_payload(struct nftnl_rule *r, uint32_t base, uint32_t offset, uint32_t len)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("payload");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE, base);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, offset);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, len);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, NFT_REG_1);
+        return add(r, e);
+}
+
+static int e_ct_state(struct nftnl_rule *r, uint32_t bits)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("ct");
+        uint32_t zero = 0;
+        int k;
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_STATE);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
+        k = add(r, e);
+        k |= e_bitwise(r, &bits, 4);
+        k |= e_cmp(r, NFT_CMP_NEQ, &zero, 4);
+        return k;
+}
+
+static int e_nfproto(struct nftnl_rule *r, int family)
+{
+        return e_meta(r, NFT_META_NFPROTO) |
+               e_cmp_u8(r, family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6);
+}
+
+static int e_l4proto(struct nftnl_rule *r, uint8_t proto)
+{
+        return e_meta(r, NFT_META_L4PROTO) | e_cmp_u8(r, proto);
+}
+
+/* transport port at offset (0 source, 2 destination) in [lo, hi] */
+static int e_port(struct nftnl_rule *r, uint32_t offset, uint16_t lo, uint16_t hi)
+{
+        uint16_t nlo = htons(lo), nhi = htons(hi);
+        int k = e_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, offset, 2);
+
+        if (lo == hi)
+                return k | e_cmp(r, NFT_CMP_EQ, &nlo, 2);
+        return k | e_cmp(r, NFT_CMP_GTE, &nlo, 2) | e_cmp(r, NFT_CMP_LTE, &nhi, 2);
+}
+
+static int e_counter(struct nftnl_rule *r)
+{
+        return add(r, nftnl_expr_alloc("counter"));
+}
+
+static int e_verdict(struct nftnl_rule *r, int verdict)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("immediate");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, verdict);
+        return add(r, e);
+}
+
+static int e_reject(struct nftnl_rule *r, bool tcp)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("reject");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_REJECT_TYPE,
+                           tcp ? NFT_REJECT_TCP_RST : NFT_REJECT_ICMPX_UNREACH);
+        nftnl_expr_set_u8(e, NFTNL_EXPR_REJECT_CODE, tcp ? 0 : NFT_REJECT_ICMPX_PORT_UNREACH);
+        return add(r, e);
+}
+
+static int e_cgroup(struct nftnl_rule *r, unsigned level, uint64_t id)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("socket");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_KEY, NFT_SOCKET_CGROUPV2);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_DREG, NFT_REG_1);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_LEVEL, level);
+        return add(r, e) | e_cmp(r, NFT_CMP_EQ, &id, sizeof(id));
+}
+
+static int e_lookup_vmap(struct nftnl_rule *r, const char *map)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("lookup");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, NFT_REG_1);
+        nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, map);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_DREG, NFT_REG_VERDICT);
+        return add(r, e);
+}
+
+/* ---- objects ---- */
+
+static struct nftnl_rule *rule_new(const char *chain, const char *id)
+{
+        struct nftnl_rule *r = nftnl_rule_alloc();
+        struct nftnl_udata_buf *u;
+
+        if (!r)
+                return NULL;
+        nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, NFPROTO_INET);
+        nftnl_rule_set_str(r, NFTNL_RULE_TABLE, NFT_TABLE_NAME);
+        nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, chain);
+        /* the rule id as nft's own comment: `nft list` shows it, counters are read by it */
+        u = nftnl_udata_buf_alloc(FW_NFT_ID_MAX + 8);
+        if (!u || !nftnl_udata_put_strz(u, NFTNL_UDATA_RULE_COMMENT, id)) {
+                nftnl_udata_buf_free(u);
+                nftnl_rule_free(r);
+                return NULL;
+        }
+        nftnl_rule_set_data(r, NFTNL_RULE_USERDATA, nftnl_udata_buf_data(u),
+                            nftnl_udata_buf_len(u));
+        nftnl_udata_buf_free(u);
+        return r;
+}
+
+static int txn_rule(NftTxn *t, struct nftnl_rule *r, int k)
+{
+        struct nlmsghdr *nlh;
+
+        if (!r || k < 0) {
+                nftnl_rule_free(r);
+                return -ENOMEM;
+        }
+        nlh = nft_txn_msg(t, NFT_MSG_NEWRULE, NLM_F_CREATE | NLM_F_APPEND);
+        nftnl_rule_nlmsg_build_payload(nlh, r);
+        nftnl_rule_free(r);
+        nft_txn_msg_end(t);
+        return 0;
+}
+
+/* type NFT_MSG_NEWCHAIN (base chain when hook >= 0), NFT_MSG_DELCHAIN, or NFT_MSG_DELRULE
+ * (flush) */
+static int txn_chain(NftTxn *t, uint16_t type, const char *name, int hook)
+{
+        struct nlmsghdr *nlh;
+
+        if (type == NFT_MSG_DELRULE) {
+                struct nftnl_rule *r = nftnl_rule_alloc();
+                if (!r)
+                        return -ENOMEM;
+                nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, NFPROTO_INET);
+                nftnl_rule_set_str(r, NFTNL_RULE_TABLE, NFT_TABLE_NAME);
+                nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, name);
+                nlh = nft_txn_msg(t, NFT_MSG_DELRULE, 0);
+                nftnl_rule_nlmsg_build_payload(nlh, r);
+                nftnl_rule_free(r);
+                nft_txn_msg_end(t);
+                return 0;
+        }
+        struct nftnl_chain *c = nftnl_chain_alloc();
+        if (!c)
+                return -ENOMEM;
+        nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, NFPROTO_INET);
+        nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, NFT_TABLE_NAME);
+        nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name);
+        if (hook >= 0) {
+                nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, "filter");
+                nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, (uint32_t)hook);
+                nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, FW_PRIO);
+                nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, NF_ACCEPT);
+        }
+        nlh = nft_txn_msg(t, type, type == NFT_MSG_NEWCHAIN ? NLM_F_CREATE | NLM_F_EXCL : 0);
+        nftnl_chain_nlmsg_build_payload(nlh, c);
+        nftnl_chain_free(c);
+        nft_txn_msg_end(t);
+        return 0;
+}
+
+static int txn_map(NftTxn *t, const char *name)
+{
+        struct nftnl_set *s = nftnl_set_alloc();
+        struct nftnl_udata_buf *u = nftnl_udata_buf_alloc(64);
+        struct nlmsghdr *nlh;
+        static uint32_t set_id = 0x7f000000;
+
+        if (!s || !u) {
+                nftnl_set_free(s);
+                nftnl_udata_buf_free(u);
+                return -ENOMEM;
+        }
+        nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_INET);
+        nftnl_set_set_str(s, NFTNL_SET_TABLE, NFT_TABLE_NAME);
+        nftnl_set_set_str(s, NFTNL_SET_NAME, name);
+        nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, NFT_TYPE_IFINDEX);
+        nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, 4);
+        nftnl_set_set_u32(s, NFTNL_SET_ID, set_id++);
+        nftnl_set_set_u32(s, NFTNL_SET_FLAGS, NFT_SET_MAP);
+        nftnl_set_set_u32(s, NFTNL_SET_DATA_TYPE, NFT_DATA_VERDICT);
+        nftnl_set_set_u32(s, NFTNL_SET_DATA_LEN, 0);
+        nftnl_udata_put_u32(u, NFTNL_UDATA_SET_KEYBYTEORDER, 1 /* host endian */);
+        nftnl_set_set_data(s, NFTNL_SET_USERDATA, nftnl_udata_buf_data(u), nftnl_udata_buf_len(u));
+        nftnl_udata_buf_free(u);
+        nlh = nft_txn_msg(t, NFT_MSG_NEWSET, NLM_F_CREATE | NLM_F_EXCL);
+        nftnl_set_nlmsg_build_payload(nlh, s);
+        nftnl_set_free(s);
+        nft_txn_msg_end(t);
+        return 0;
+}
+
+static const char *link_chain(int ifindex, FwDirection dir, char buf[static 32])
+{
+        snprintf(buf, 32, "%s_%d", dir == FW_DIRECTION_IN ? "fwi" : "fwo", ifindex);
+        return buf;
+}
+
+/* A simple built-in rule: match built by fn, counter, verdict. */
+static int builtin(NftTxn *t, const char *chain, const char *id, int verdict,
+                   int (*fn)(struct nftnl_rule *, const void *), const void *arg)
+{
+        struct nftnl_rule *r = rule_new(chain, id);
+        int k;
+
+        if (!r)
+                return -ENOMEM;
+        k = fn(r, arg);
+        k |= e_counter(r);
+        k |= e_verdict(r, verdict);
+        return txn_rule(t, r, k);
+}
+
+static int m_loopback(struct nftnl_rule *r, const void *arg)
+{
+        return e_meta(r, *(const bool *)arg ? NFT_META_OIF : NFT_META_IIF) |
+               e_cmp_u32(r, NFT_CMP_EQ, LOOPBACK_IFINDEX);
+}
+
+static int m_ct(struct nftnl_rule *r, const void *arg)
+{
+        return e_ct_state(r, *(const uint32_t *)arg);
+}
+
+typedef struct IcmpMatch {
+        int family;
+        uint8_t type;
+} IcmpMatch;
+
+static int m_icmp(struct nftnl_rule *r, const void *arg)
+{
+        const IcmpMatch *m = arg;
+        return e_nfproto(r, m->family) |
+               e_l4proto(r, m->family == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6) |
+               e_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1) | e_cmp_u8(r, m->type);
+}
+
+static int m_dhcp(struct nftnl_rule *r, const void *arg)
+{
+        int family = *(const int *)arg;
+        bool v4 = family == AF_INET;
+        return e_nfproto(r, family) | e_l4proto(r, IPPROTO_UDP) |
+               e_port(r, 0, v4 ? 67 : 547, v4 ? 67 : 547) |
+               e_port(r, 2, v4 ? 68 : 546, v4 ? 68 : 546);
+}
+
+static int m_none(struct nftnl_rule *r, const void *arg)
+{
+        return 0;
+}
+
+static int vmap_rule(NftTxn *t, const char *chain, bool out)
+{
+        struct nftnl_rule *r = rule_new(chain, out ? "built-in:links-out" : "built-in:links");
+        int k;
+
+        if (!r)
+                return -ENOMEM;
+        k = e_meta(r, out ? NFT_META_OIF : NFT_META_IIF);
+        k |= e_lookup_vmap(r, out ? "fw_out" : "fw_in");
+        return txn_rule(t, r, k);
+}
+
+int fw_nft_install(NftTxn *t)
+{
+        /* ICMP that must work everywhere: errors (PMTU discovery, unreachable, time exceeded),
+         * echo requests (a ping answered is how people check a box), and for IPv6 neighbour
+         * discovery, router advertisements and MLD, without which IPv6 does not work at all */
+        static const uint8_t icmp4[] = {3, 8, 11, 12};
+        static const uint8_t icmp6[] = {1,   2,   3,   4,   128, 130, 131,
+                                        132, 133, 134, 135, 136, 137, 143};
+        uint32_t est = NF_CT_STATE_BIT(IP_CT_ESTABLISHED) | NF_CT_STATE_BIT(IP_CT_RELATED);
+        uint32_t inv = NF_CT_STATE_INVALID_BIT;
+        bool no = false, yes = true;
+        int f4 = AF_INET, f6 = AF_INET6, r;
+
+        if ((r = txn_map(t, "fw_in")) < 0 || (r = txn_map(t, "fw_out")) < 0 ||
+            (r = txn_chain(t, NFT_MSG_NEWCHAIN, "fw_input", NF_INET_LOCAL_IN)) < 0 ||
+            (r = builtin(t, "fw_input", "built-in:loopback", NF_ACCEPT, m_loopback, &no)) < 0 ||
+            (r = builtin(t, "fw_input", "built-in:established", NF_ACCEPT, m_ct, &est)) < 0 ||
+            (r = builtin(t, "fw_input", "built-in:invalid", NF_DROP, m_ct, &inv)) < 0)
+                return r;
+        for (size_t i = 0; i < ELEMENTSOF(icmp4); i++) {
+                IcmpMatch m = {AF_INET, icmp4[i]};
+                r = builtin(t, "fw_input", "built-in:icmp", NF_ACCEPT, m_icmp, &m);
+                if (r < 0)
+                        return r;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(icmp6); i++) {
+                IcmpMatch m = {AF_INET6, icmp6[i]};
+                r = builtin(t, "fw_input", "built-in:icmpv6", NF_ACCEPT, m_icmp, &m);
+                if (r < 0)
+                        return r;
+        }
+        if ((r = builtin(t, "fw_input", "built-in:dhcp", NF_ACCEPT, m_dhcp, &f4)) < 0 ||
+            (r = builtin(t, "fw_input", "built-in:dhcp", NF_ACCEPT, m_dhcp, &f6)) < 0 ||
+            (r = vmap_rule(t, "fw_input", false)) < 0 ||
+            /* a link without a location (no network named yet): nothing new comes in */
+            (r = builtin(t, "fw_input", "built-in:no-location", NF_DROP, m_none, NULL)) < 0)
+                return r;
+
+        if ((r = txn_chain(t, NFT_MSG_NEWCHAIN, "fw_output", NF_INET_LOCAL_OUT)) < 0 ||
+            (r = builtin(t, "fw_output", "built-in:loopback", NF_ACCEPT, m_loopback, &yes)) < 0 ||
+            (r = builtin(t, "fw_output", "built-in:established", NF_ACCEPT, m_ct, &est)) < 0 ||
+            (r = vmap_rule(t, "fw_output", true)) < 0)
+                return r;
+        return 0;
+}
+
+static int rule_exprs(struct nftnl_rule *r, const FwNftRule *fr, bool out, int family, bool tcp)
+{
+        int k = 0;
+
+        if (family != AF_UNSPEC)
+                k |= e_nfproto(r, family);
+        if (fr->has_addr) {
+                bool v4 = fr->addr.family == AF_INET;
+                uint32_t len = v4 ? 4 : 16;
+                uint8_t mask[16] = {}, net[16];
+                memcpy(net, &fr->addr.addr, len);
+                for (unsigned b = 0; b < fr->addr.prefixlen; b++)
+                        mask[b / 8] |= (uint8_t)(0x80 >> (b % 8));
+                k |= e_payload(r, NFT_PAYLOAD_NETWORK_HEADER, v4 ? (out ? 16 : 12) : (out ? 24 : 8),
+                               len);
+                if (fr->addr.prefixlen < len * 8)
+                        k |= e_bitwise(r, mask, len);
+                k |= e_cmp(r, NFT_CMP_EQ, net, len);
+        }
+        switch (fr->proto) {
+        case FW_PROTO_ANY:
+                if (tcp)
+                        k |= e_l4proto(r, IPPROTO_TCP);
+                break;
+        case FW_PROTO_TCP:
+                k |= e_l4proto(r, IPPROTO_TCP);
+                break;
+        case FW_PROTO_UDP:
+                k |= e_l4proto(r, IPPROTO_UDP);
+                break;
+        case FW_PROTO_ICMP:
+                k |= e_l4proto(r, IPPROTO_ICMP);
+                break;
+        case FW_PROTO_ICMPV6:
+                k |= e_l4proto(r, IPPROTO_ICMPV6);
+                break;
+        case _FW_PROTO_MAX:
+        case _FW_PROTO_INVALID:
+                return -EINVAL;
+        }
+        if (fr->port_min)
+                k |= e_port(r, 2, fr->port_min, fr->port_max);
+        if (fr->has_cgroup)
+                k |= e_cgroup(r, fr->cgroup_level, fr->cgroup_id);
+        k |= e_counter(r);
+        return k;
+}
+
+/* One FwNftRule; a reject is a TCP reset for TCP and an ICMP port unreachable for the rest, so
+ * without a protocol it is two nftables rules (TCP first). */
+static int put_rule(NftTxn *t, const char *chain, const FwNftRule *fr, bool out)
+{
+        bool split = fr->action == FW_ACTION_REJECT && fr->proto == FW_PROTO_ANY;
+        int r;
+
+        for (int pass = split ? 0 : 1; pass < 2; pass++) {
+                struct nftnl_rule *rl = rule_new(chain, fr->id);
+                int k;
+
+                if (!rl)
+                        return -ENOMEM;
+                k = rule_exprs(rl, fr, out, fr->family, pass == 0);
+                switch (fr->action) {
+                case FW_ACTION_ACCEPT:
+                        k |= e_verdict(rl, NF_ACCEPT);
+                        break;
+                case FW_ACTION_DROP:
+                        k |= e_verdict(rl, NF_DROP);
+                        break;
+                case FW_ACTION_REJECT:
+                        k |= e_reject(rl, pass == 0 || fr->proto == FW_PROTO_TCP);
+                        break;
+                case _FW_ACTION_MAX:
+                case _FW_ACTION_INVALID:
+                        k = -EINVAL;
+                        break;
+                }
+                r = txn_rule(t, rl, k);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int fw_nft_put_link(NftTxn *t, int ifindex, FwDirection dir, const FwNftRule *rules, size_t n,
+                    FwAction final, const char *final_id, bool exists)
+{
+        char chain[32];
+        FwNftRule last = {.action = final, .proto = FW_PROTO_ANY, .family = AF_UNSPEC};
+        int r;
+
+        link_chain(ifindex, dir, chain);
+        r = txn_chain(t, exists ? NFT_MSG_DELRULE : NFT_MSG_NEWCHAIN, chain, -1);
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = put_rule(t, chain, &rules[i], dir == FW_DIRECTION_OUT);
+        if (r < 0)
+                return r;
+        snprintf(last.id, sizeof(last.id), "%s", final_id);
+        return put_rule(t, chain, &last, dir == FW_DIRECTION_OUT);
+}
+
+int fw_nft_link_elem(NftTxn *t, int ifindex, FwDirection dir, bool add_it)
+{
+        struct nftnl_set *s = nftnl_set_alloc();
+        struct nftnl_set_elem *e = nftnl_set_elem_alloc();
+        struct nlmsghdr *nlh;
+        uint32_t key = (uint32_t)ifindex;
+        char chain[32];
+
+        if (!s || !e) {
+                nftnl_set_free(s);
+                nftnl_set_elem_free(e);
+                return -ENOMEM;
+        }
+        nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_INET);
+        nftnl_set_set_str(s, NFTNL_SET_TABLE, NFT_TABLE_NAME);
+        nftnl_set_set_str(s, NFTNL_SET_NAME, dir == FW_DIRECTION_IN ? "fw_in" : "fw_out");
+        nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, &key, sizeof(key));
+        if (add_it) {
+                nftnl_set_elem_set_u32(e, NFTNL_SET_ELEM_VERDICT, NFT_JUMP);
+                nftnl_set_elem_set_str(e, NFTNL_SET_ELEM_CHAIN, link_chain(ifindex, dir, chain));
+        }
+        nftnl_set_elem_add(s, e);
+        nlh = nft_txn_msg(t, add_it ? NFT_MSG_NEWSETELEM : NFT_MSG_DELSETELEM,
+                          add_it ? NLM_F_CREATE : 0);
+        nftnl_set_elems_nlmsg_build_payload(nlh, s);
+        nftnl_set_free(s);
+        nft_txn_msg_end(t);
+        return 0;
+}
+
+int fw_nft_del_link(NftTxn *t, int ifindex, FwDirection dir)
+{
+        char chain[32];
+
+        return txn_chain(t, NFT_MSG_DELCHAIN, link_chain(ifindex, dir, chain), -1);
+}
+
+/* ---- counters ---- */
+
+typedef struct DumpCtx {
+        FwNftCounter *c;
+        size_t n;
+        int error;
+} DumpCtx;
+
+static int on_udata(const struct nftnl_udata *attr, void *data)
+{
+        const char **comment = data;
+
+        if (nftnl_udata_type(attr) == NFTNL_UDATA_RULE_COMMENT && nftnl_udata_len(attr) > 0) {
+                const char *s = nftnl_udata_get(attr);
+                if (s[nftnl_udata_len(attr) - 1] == 0)
+                        *comment = s;
+        }
+        return 0;
+}
+
+static int on_counter_expr(struct nftnl_expr *e, void *data)
+{
+        FwNftCounter *c = data;
+
+        if (streq(nftnl_expr_get_str(e, NFTNL_EXPR_NAME), "counter")) {
+                c->packets += nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_PACKETS);
+                c->bytes += nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_BYTES);
+        }
+        return 0;
+}
+
+static int on_rule(const struct nlmsghdr *nlh, void *userdata)
+{
+        DumpCtx *c = userdata;
+        struct nftnl_rule *r = nftnl_rule_alloc();
+        const char *chain, *comment = NULL;
+        const void *ud;
+        uint32_t udlen = 0;
+        FwNftCounter one = {};
+
+        if (!r)
+                return MNL_CB_ERROR;
+        if (nftnl_rule_nlmsg_parse(nlh, r) < 0) {
+                nftnl_rule_free(r);
+                return MNL_CB_OK;
+        }
+        chain = nftnl_rule_get_str(r, NFTNL_RULE_CHAIN);
+        ud = nftnl_rule_get_data(r, NFTNL_RULE_USERDATA, &udlen);
+        if (ud)
+                (void)nftnl_udata_parse(ud, udlen, on_udata, &comment);
+        if (!chain || !comment || strncmp(chain, "fw", 2) != 0) {
+                nftnl_rule_free(r);
+                return MNL_CB_OK;
+        }
+        snprintf(one.chain, sizeof(one.chain), "%s", chain);
+        snprintf(one.id, sizeof(one.id), "%s", comment);
+        nftnl_expr_foreach(r, on_counter_expr, &one);
+        nftnl_rule_free(r);
+        /* a rule split in two (reject) and the built-ins of one id add up */
+        for (size_t i = 0; i < c->n; i++)
+                if (streq(c->c[i].chain, one.chain) && streq(c->c[i].id, one.id)) {
+                        c->c[i].packets += one.packets;
+                        c->c[i].bytes += one.bytes;
+                        return MNL_CB_OK;
+                }
+        FwNftCounter *n = realloc(c->c, sizeof(FwNftCounter) * (c->n + 1));
+        if (!n) {
+                c->error = -ENOMEM;
+                return MNL_CB_ERROR;
+        }
+        c->c = n;
+        c->c[c->n++] = one;
+        return MNL_CB_OK;
+}
+
+int fw_nft_counters(FwNftCounter **ret, size_t *ret_n)
+{
+        _cleanup_free_ char *buf = malloc(MNL_SOCKET_BUFFER_SIZE * 4);
+        char hdr[MNL_SOCKET_BUFFER_SIZE];
+        struct mnl_socket *nl;
+        struct nftnl_rule *rl;
+        struct nlmsghdr *nlh;
+        uint32_t seq = (uint32_t)time(NULL), portid;
+        DumpCtx c = {};
+        int r = 0;
+
+        if (!buf)
+                return -ENOMEM;
+        nl = mnl_socket_open(NETLINK_NETFILTER);
+        if (!nl)
+                return -errno;
+        if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+                r = -errno;
+                mnl_socket_close(nl);
+                return r;
+        }
+        portid = mnl_socket_get_portid(nl);
+        rl = nftnl_rule_alloc();
+        if (!rl) {
+                mnl_socket_close(nl);
+                return -ENOMEM;
+        }
+        nftnl_rule_set_u32(rl, NFTNL_RULE_FAMILY, NFPROTO_INET);
+        nftnl_rule_set_str(rl, NFTNL_RULE_TABLE, NFT_TABLE_NAME);
+        nlh = nftnl_nlmsg_build_hdr(hdr, NFT_MSG_GETRULE, NFPROTO_INET, NLM_F_DUMP, seq);
+        nftnl_rule_nlmsg_build_payload(nlh, rl);
+        nftnl_rule_free(rl);
+        if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
+                r = -errno;
+        while (r == 0) {
+                ssize_t n = mnl_socket_recvfrom(nl, buf, MNL_SOCKET_BUFFER_SIZE * 4);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        r = -errno;
+                        break;
+                }
+                int k = mnl_cb_run(buf, (size_t)n, seq, portid, on_rule, &c);
+                if (k < 0)
+                        r = c.error < 0 ? c.error : -errno;
+                else if (k == MNL_CB_STOP)
+                        break;
+        }
+        mnl_socket_close(nl);
+        if (r < 0) {
+                free(c.c);
+                return r;
+        }
+        *ret = c.c;
+        *ret_n = c.n;
+        return 0;
+}

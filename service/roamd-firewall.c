@@ -1,0 +1,948 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "roam-log.h"
+#include "roam-macro.h"
+#include "roam-util.h"
+#include "roamd-apps.h"
+#include "roamd-dhcp-lease.h"
+#include "roamd-firewall-nft.h"
+#include "roamd-firewall.h"
+#include "roamd-link-bus.h"
+#include "roamd-manager.h"
+#include "roamd-netlink.h"
+#include "roamd-wpa.h"
+
+#define LEASE_MAX (64 * 1024)
+
+/* What one chain of a link holds: compared with what the kernel has to change only what
+ * differs. */
+typedef struct FwChain {
+        FwNftRule *rules;
+        size_t n;
+        FwAction final;
+        char final_id[FW_NFT_ID_MAX];
+} FwChain;
+
+typedef struct FwLink {
+        int ifindex;
+        char *name;
+        Bearer bearer;
+        char *facts[_NETID_FACT_MAX];
+        char network_id[NETID_MAX];
+        char *location; /* NULL: no network */
+        FwSource source;
+        char *reason;
+        bool seen;
+        /* the kernel: chains and map elements as last committed, and as being committed */
+        bool installed;
+        FwChain chain[2];
+        bool pending_valid, pending_installed;
+        FwChain pending[2];
+} FwLink;
+
+struct Firewall {
+        Manager *manager;
+        FwModel model;
+        char *error; /* Manager.FirewallError, NULL none */
+        FwChoice *choices;
+        size_t n_choices;
+        FwLink **links;
+        size_t n_links;
+        /* links whose chains go away in the transaction being committed */
+        int *dropping;
+        size_t n_dropping;
+};
+
+static void chain_done(FwChain *c)
+{
+        free(c->rules);
+        *c = (FwChain){};
+}
+
+static FwLink *fw_link_free(FwLink *l)
+{
+        if (!l)
+                return NULL;
+        free(l->name);
+        for (int k = 0; k < _NETID_FACT_MAX; k++)
+                free(l->facts[k]);
+        free(l->location);
+        free(l->reason);
+        for (int d = 0; d < 2; d++) {
+                chain_done(&l->chain[d]);
+                chain_done(&l->pending[d]);
+        }
+        free(l);
+        return NULL;
+}
+
+int firewall_new(Manager *m, Firewall **ret)
+{
+        Firewall *fw = calloc(1, sizeof(*fw));
+
+        if (!fw)
+                return -ENOMEM;
+        fw->manager = m;
+        if (fw_model_init(&fw->model) < 0) {
+                free(fw);
+                return -ENOMEM;
+        }
+        *ret = fw;
+        return 0;
+}
+
+Firewall *firewall_free(Firewall *fw)
+{
+        if (!fw)
+                return NULL;
+        /* the chains stay in the kernel: roamd exiting must not open the firewall */
+        fw_model_done(&fw->model);
+        free(fw->error);
+        fw_choices_free(fw->choices, fw->n_choices);
+        for (size_t i = 0; i < fw->n_links; i++)
+                fw_link_free(fw->links[i]);
+        free(fw->links);
+        free(fw->dropping);
+        free(fw);
+        return NULL;
+}
+
+const char *firewall_error(Firewall *fw)
+{
+        return fw && fw->error ? fw->error : "";
+}
+
+char **firewall_locations(Firewall *fw)
+{
+        return fw ? fw->model.locations : NULL;
+}
+
+/* fw->links is sorted by ifindex (like the manager's): a sync of many links stays linear. */
+static size_t link_position(Firewall *fw, int ifindex, bool *found)
+{
+        size_t lo = 0, hi = fw->n_links;
+
+        while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (fw->links[mid]->ifindex < ifindex)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        *found = lo < fw->n_links && fw->links[lo]->ifindex == ifindex;
+        return lo;
+}
+
+static FwLink *link_find(Firewall *fw, int ifindex)
+{
+        bool found;
+        size_t i = link_position(fw, ifindex, &found);
+
+        return found ? fw->links[i] : NULL;
+}
+
+/* ---- files ---- */
+
+static int load_choices(Firewall *fw)
+{
+        const char *path = fw->manager->config->firewall.state_file;
+        _cleanup_free_ char *text = NULL;
+        size_t size;
+        int r;
+
+        r = read_full_file(path, 1024 * 1024, &text, &size);
+        if (r == -ENOENT)
+                return 0;
+        if (r >= 0)
+                r = fw_choices_parse(text, size, &fw->choices, &fw->n_choices);
+        if (r < 0)
+                log_error_errno(r, "%s: unreadable, the remembered locations start empty: %m",
+                                path);
+        return 0;
+}
+
+static int save_choices(Firewall *fw)
+{
+        const char *path = fw->manager->config->firewall.state_file;
+        _cleanup_free_ char *text = NULL, *dir = strdup(path);
+        int r;
+
+        if (!dir)
+                return -ENOMEM;
+        r = fw_choices_format(fw->choices, fw->n_choices, &text);
+        if (r < 0)
+                return r;
+        (void)mkdir(dirname(dir), 0755);
+        r = write_file_atomic(path, text, strlen(text));
+        if (r < 0)
+                return log_error_errno(r, "Cannot save the chosen locations to %s: %m", path);
+        return 0;
+}
+
+static void set_error(Firewall *fw, char *error)
+{
+        if (streq_ptr(fw->error, error)) {
+                free(error);
+                return;
+        }
+        free(fw->error);
+        fw->error = error;
+        manager_bus_emit_changed(fw->manager, "FirewallError", NULL);
+}
+
+static int load_model(Firewall *fw, FwModel *ret)
+{
+        const FirewallConfig *c = &fw->manager->config->firewall;
+        _cleanup_free_ char *first = NULL;
+        int r;
+
+        r = fw_model_load(c->networks_dir, c->profiles_dir, ret, &first);
+        if (r < 0) {
+                char *msg = NULL;
+                if (asprintf(&msg, "%s; the rules in force stay",
+                             first ? first : "cannot read the firewall's files") < 0)
+                        msg = NULL;
+                log_error("Firewall: %s", msg ? msg : "files refused");
+                set_error(fw, msg);
+                return r;
+        }
+        set_error(fw, NULL);
+        return 0;
+}
+
+int firewall_start(Firewall *fw)
+{
+        FwModel m;
+
+        (void)load_choices(fw);
+        if (load_model(fw, &m) >= 0) {
+                fw_model_done(&fw->model);
+                fw->model = m;
+        }
+        log_info("Firewall: %zu networks, %zu rules, %zu locations known.", fw->model.n_nets,
+                 fw->model.n_rules, strv_length(fw->model.locations));
+        firewall_links_synced(fw);
+        return 0;
+}
+
+int firewall_reload(Firewall *fw)
+{
+        FwModel m;
+        int r;
+
+        if (!fw)
+                return 0;
+        r = load_model(fw, &m);
+        if (r < 0)
+                return r;
+        /* the remembered choices too: an administrator may have edited or removed them */
+        fw_choices_free(fw->choices, fw->n_choices);
+        fw->choices = NULL;
+        fw->n_choices = 0;
+        (void)load_choices(fw);
+        fw_model_done(&fw->model);
+        fw->model = m;
+        manager_bus_emit_changed(fw->manager, "Locations", NULL);
+        firewall_links_synced(fw);
+        return 0;
+}
+
+/* ---- identity and location ---- */
+
+static bool hwaddr_real(const char *hw)
+{
+        if (!hw || !*hw)
+                return false;
+        for (; *hw; hw++)
+                if (*hw != '0' && *hw != ':')
+                        return true;
+        return false;
+}
+
+static void read_lease(Firewall *fw, const Link *l, char **server, char **domain)
+{
+        _cleanup_free_ char *path = NULL, *buf = NULL;
+        DhcpLease lease;
+        size_t size;
+
+        if (!l->info.name ||
+            asprintf(&path, "%s/%s.lease", fw->manager->config->dhcpcd_lease_dir, l->info.name) < 0)
+                return;
+        if (read_full_file(path, LEASE_MAX, &buf, &size) < 0 ||
+            dhcp_lease_parse_v4((const uint8_t *)buf, size, &lease) < 0)
+                return;
+        /* a stale lease (dhcpcd keeps them) must not name a new network: its address must be
+         * on the link */
+        for (size_t i = 0; i < lease.n_addrs; i++)
+                for (size_t k = 0; k < l->info.n_addrs; k++)
+                        if (streq(lease.addrs[i].text, l->info.addrs[k].addr.text)) {
+                                if (lease.server_id.family)
+                                        *server = strdup(lease.server_id.text);
+                                if (lease.n_domains > 0)
+                                        *domain = strdup(lease.domains[0]);
+                                return;
+                        }
+}
+
+static void gather(Firewall *fw, const Link *l, char *facts[_NETID_FACT_MAX], NetIdFacts *f)
+{
+        Manager *m = fw->manager;
+        const WpaStation *st = wpa_station(m->wpa, l->info.name);
+        bool have_gw = false;
+
+        *f = (NetIdFacts){.has_network = l->info.carrier && l->info.n_addrs > 0};
+        facts[NETID_INTERFACE] = l->info.name ? strdup(l->info.name) : NULL;
+        facts[NETID_BEARER] = l->bearer >= 0 ? strdup(bearer_to_string(l->bearer)) : NULL;
+        if (st && streq_ptr(st->wpa_state, "COMPLETED") && st->ssid && *st->ssid) {
+                facts[NETID_SSID] = strdup(st->ssid);
+                if (st->bssid && *st->bssid)
+                        facts[NETID_BSSID] = strdup(st->bssid);
+        }
+        if (!f->has_network)
+                goto done; /* nothing more to learn, and many idle links stay cheap */
+        /* the gateway's MAC: IPv4 first, the IPv6 router else (the same box, mostly) */
+        for (int pass = 0; pass < 2 && !facts[NETID_GATEWAY_MAC]; pass++)
+                for (size_t i = 0; i < l->info.n_gateways; i++) {
+                        const IpAddr *gw = &l->info.gateways[i];
+                        char mac[32];
+                        if (!gw->text[0] || gw->family != (pass == 0 ? AF_INET : AF_INET6))
+                                continue;
+                        have_gw = true;
+                        if (netlink_neigh_lladdr(m->netlink, l->ifindex, gw, mac, sizeof(mac)) >=
+                            0) {
+                                facts[NETID_GATEWAY_MAC] = strdup(mac);
+                                break;
+                        }
+                }
+        read_lease(fw, l, &facts[NETID_DHCP_SERVER], &facts[NETID_DOMAIN]);
+        if (!facts[NETID_DOMAIN] && l->info.domains && l->info.domains[0])
+                facts[NETID_DOMAIN] = strdup(l->info.domains[0]);
+        /* a link without link-layer addresses (a tunnel) has no neighbours to wait for */
+        f->gateway_pending = have_gw && !facts[NETID_GATEWAY_MAC] && hwaddr_real(l->info.hwaddr);
+done:
+        for (int k = 0; k < _NETID_FACT_MAX; k++)
+                f->fact[k] = facts[k];
+}
+
+static const FwChoice *choice_find(Firewall *fw, const char *network_id)
+{
+        for (size_t i = 0; i < fw->n_choices; i++)
+                if (streq(fw->choices[i].network_id, network_id))
+                        return &fw->choices[i];
+        return NULL;
+}
+
+/* The location of a network: the user's choice, else networks.d, else untrusted. */
+static void locate(Firewall *fw, FwLink *fl, const NetIdFacts *f, char **ret_location,
+                   FwSource *ret_source, char **ret_reason)
+{
+        const FwChoice *c;
+        const FwNetwork *n;
+        char *reason = NULL;
+
+        *ret_location = NULL;
+        *ret_reason = NULL;
+        *ret_source = _FW_SOURCE_INVALID;
+        if (!fl->network_id[0])
+                return;
+        c = choice_find(fw, fl->network_id);
+        if (c && fw_model_has_location(&fw->model, c->location)) {
+                *ret_location = strdup(c->location);
+                *ret_source = FW_SOURCE_USER;
+                if (asprintf(ret_reason, "you chose %s for network %s", c->location,
+                             fl->network_id) < 0)
+                        *ret_reason = NULL;
+                return;
+        }
+        n = fw_model_match(&fw->model, f, &reason);
+        if (n) {
+                *ret_location = strdup(n->location);
+                *ret_source = FW_SOURCE_CONFIG;
+                *ret_reason = reason;
+                return;
+        }
+        *ret_location = strdup(FW_LOCATION_UNTRUSTED);
+        *ret_source = FW_SOURCE_DEFAULT;
+        *ret_reason = strdup("unknown network: untrusted until you choose");
+}
+
+static void link_sync(Firewall *fw, Link *l)
+{
+        FwLink *fl = link_find(fw, l->ifindex);
+        char *facts[_NETID_FACT_MAX] = {};
+        char id[NETID_MAX], *location, *reason;
+        const char *names[8];
+        size_t n = 0;
+        NetIdFacts f;
+        FwSource source;
+        bool facts_changed = false;
+
+        if (!fl) {
+                FwLink **nl = realloc(fw->links, sizeof(FwLink *) * (fw->n_links + 1));
+                bool found;
+                size_t pos;
+                if (!nl)
+                        return (void)log_oom();
+                fw->links = nl;
+                fl = calloc(1, sizeof(FwLink));
+                if (!fl)
+                        return (void)log_oom();
+                fl->ifindex = l->ifindex;
+                fl->source = _FW_SOURCE_INVALID;
+                pos = link_position(fw, l->ifindex, &found);
+                memmove(&nl[pos + 1], &nl[pos], sizeof(FwLink *) * (fw->n_links - pos));
+                nl[pos] = fl;
+                fw->n_links++;
+        }
+        fl->seen = true;
+        if (!streq_ptr(fl->name, l->info.name)) {
+                free(fl->name);
+                fl->name = l->info.name ? strdup(l->info.name) : NULL;
+        }
+        fl->bearer = l->bearer;
+        gather(fw, l, facts, &f);
+        for (int k = 0; k < _NETID_FACT_MAX; k++) {
+                if (streq_ptr(facts[k], fl->facts[k])) {
+                        free(facts[k]);
+                        continue;
+                }
+                free(fl->facts[k]);
+                fl->facts[k] = facts[k];
+                facts_changed = true;
+        }
+        for (int k = 0; k < _NETID_FACT_MAX; k++)
+                f.fact[k] = fl->facts[k];
+        netid_compose(&f, id);
+        if (facts_changed)
+                names[n++] = "NetworkIdentity";
+        if (!streq(id, fl->network_id)) {
+                log_info("%s: network %s -> %s", strempty(l->info.name),
+                         fl->network_id[0] ? fl->network_id : "none", id[0] ? id : "none");
+                snprintf(fl->network_id, sizeof(fl->network_id), "%s", id);
+                names[n++] = "NetworkId";
+        }
+        locate(fw, fl, &f, &location, &source, &reason);
+        if (!streq_ptr(location, fl->location)) {
+                log_info("%s: location %s -> %s (%s)", strempty(l->info.name),
+                         fl->location ? fl->location : "none", location ? location : "none",
+                         reason ? reason : "no network");
+                names[n++] = "Location";
+        }
+        free(fl->location);
+        fl->location = location;
+        if (source != fl->source)
+                names[n++] = "LocationSource";
+        fl->source = source;
+        if (!streq_ptr(reason, fl->reason))
+                names[n++] = "LocationReason";
+        free(fl->reason);
+        fl->reason = reason;
+        names[n] = NULL;
+        if (n > 0)
+                link_bus_emit_changed_strv(l, (char **)names);
+}
+
+void firewall_links_synced(Firewall *fw)
+{
+        Manager *m;
+        size_t k = 0;
+
+        if (!fw)
+                return;
+        m = fw->manager;
+        for (size_t i = 0; i < fw->n_links; i++)
+                fw->links[i]->seen = false;
+        for (size_t i = 0; i < m->n_links; i++)
+                link_sync(fw, m->links[i]);
+        /* links that are gone stay until their chains are gone from the kernel */
+        for (size_t i = 0; i < fw->n_links; i++) {
+                FwLink *fl = fw->links[i];
+                if (!fl->seen && !fl->installed) {
+                        fw_link_free(fl);
+                        continue;
+                }
+                if (!fl->seen) {
+                        free(fl->location);
+                        fl->location = NULL;
+                }
+                fw->links[k++] = fl;
+        }
+        fw->n_links = k;
+}
+
+void firewall_link_view(Firewall *fw, int ifindex, FwLinkView *ret)
+{
+        FwLink *fl = fw ? link_find(fw, ifindex) : NULL;
+
+        *ret = (FwLinkView){"", NULL, "", "", ""};
+        if (!fl)
+                return;
+        ret->network_id = fl->network_id;
+        ret->facts = (const char *const *)fl->facts;
+        ret->location = strempty(fl->location);
+        ret->source = fl->location ? strempty(fw_source_to_string(fl->source)) : "";
+        ret->reason = fl->location ? strempty(fl->reason) : "";
+}
+
+int firewall_set_location(Firewall *fw, Link *l, const char *location)
+{
+        FwLink *fl = link_find(fw, l->ifindex);
+        _cleanup_free_ char *old = NULL;
+        FwChoice *c;
+        int r;
+
+        if (!fw_model_has_location(&fw->model, location))
+                return -EINVAL;
+        if (!fl || !fl->network_id[0])
+                return -ENONET;
+        c = (FwChoice *)choice_find(fw, fl->network_id);
+        if (c) {
+                old = c->location;
+                c->location = strdup(location);
+                if (!c->location) {
+                        c->location = TAKE_PTR(old);
+                        return -ENOMEM;
+                }
+        } else {
+                FwChoice *n = realloc(fw->choices, sizeof(FwChoice) * (fw->n_choices + 1));
+                if (!n)
+                        return -ENOMEM;
+                fw->choices = n;
+                n[fw->n_choices] = (FwChoice){strdup(location), strdup(fl->network_id)};
+                fw->n_choices++;
+                c = &n[fw->n_choices - 1];
+        }
+        r = c->location && c->network_id ? save_choices(fw) : -ENOMEM;
+        if (r < 0) {
+                /* not remembered: nothing changes, in memory either */
+                if (old) {
+                        free(c->location);
+                        c->location = TAKE_PTR(old);
+                } else {
+                        free(c->location);
+                        free(c->network_id);
+                        fw->n_choices--;
+                }
+                return r;
+        }
+        firewall_links_synced(fw);
+        apps_links_changed(fw->manager->apps);
+        return 0;
+}
+
+/* ---- the kernel ---- */
+
+bool firewall_names_app(Firewall *fw, const char *app_id)
+{
+        for (size_t i = 0; fw && app_id && i < fw->model.n_rules; i++)
+                if (streq_ptr(fw->model.rules[i].app, app_id))
+                        return true;
+        return false;
+}
+
+static bool ssh_open(Firewall *fw, const char *location)
+{
+        switch (fw->manager->config->firewall.ssh) {
+        case FIREWALL_SSH_ALWAYS:
+                return true;
+        case FIREWALL_SSH_TRUSTED:
+                return streq(location, FW_LOCATION_HOME) || streq(location, FW_LOCATION_WORK);
+        case FIREWALL_SSH_NEVER:
+        case _FIREWALL_SSH_MAX:
+        case _FIREWALL_SSH_INVALID:
+                return false;
+        }
+        return false;
+}
+
+static int chain_push(FwChain *c, const FwNftRule *r)
+{
+        FwNftRule *n = realloc(c->rules, sizeof(FwNftRule) * (c->n + 1));
+        if (!n)
+                return -ENOMEM;
+        c->rules = n;
+        c->rules[c->n++] = *r;
+        return 0;
+}
+
+/* What link fl's chain of direction dir must hold now. */
+static int chain_build(Firewall *fw, FwLink *fl, FwDirection dir, FwChain *ret)
+{
+        Apps *apps = fw->manager->apps;
+        FwChain c = {};
+        int r;
+
+        for (size_t i = 0; i < fw->model.n_rules; i++) {
+                const FwRule *fr = &fw->model.rules[i];
+                FwNftRule nr;
+
+                if (fr->direction != dir ||
+                    !fw_rule_applies(fr, fl->location, fl->name, fl->bearer))
+                        continue;
+                memset(&nr, 0, sizeof(nr)); /* compared with memcmp */
+                snprintf(nr.id, sizeof(nr.id), "%s", fr->id);
+                nr.action = fr->action;
+                nr.proto = fr->proto;
+                nr.port_min = fr->port_min;
+                nr.port_max = fr->port_max;
+                nr.family = fr->family;
+                nr.has_addr = fr->has_addr;
+                if (fr->has_addr)
+                        nr.addr = fr->addr;
+                if (!fr->app) {
+                        r = chain_push(&c, &nr);
+                        if (r < 0)
+                                goto fail;
+                        continue;
+                }
+                /* an app's rule matches its sockets only: one rule per cgroup of the app
+                 * (none while it does not run: nothing can match) */
+                App *app = apps ? apps_get(apps, fr->app) : NULL;
+                for (size_t k = 0; app && k < app->n_cgroups; k++) {
+                        nr.has_cgroup = true;
+                        nr.cgroup_level = app->cgroups[k].level;
+                        nr.cgroup_id = app->cgroups[k].id;
+                        r = chain_push(&c, &nr);
+                        if (r < 0)
+                                goto fail;
+                }
+        }
+        if (dir == FW_DIRECTION_IN && ssh_open(fw, fl->location)) {
+                FwNftRule nr;
+                memset(&nr, 0, sizeof(nr));
+                snprintf(nr.id, sizeof(nr.id), "built-in:ssh");
+                nr.action = FW_ACTION_ACCEPT;
+                nr.proto = FW_PROTO_TCP;
+                nr.port_min = nr.port_max = 22;
+                nr.family = AF_UNSPEC;
+                r = chain_push(&c, &nr);
+                if (r < 0)
+                        goto fail;
+        }
+        c.final = dir == FW_DIRECTION_IN ? fw_model_inbound_default(&fw->model, fl->location)
+                                         : FW_ACTION_ACCEPT;
+        snprintf(c.final_id, sizeof(c.final_id), "built-in:default");
+        *ret = c;
+        return 0;
+fail:
+        chain_done(&c);
+        return r;
+}
+
+static bool chain_equal(const FwChain *a, const FwChain *b)
+{
+        return a->n == b->n && a->final == b->final && streq(a->final_id, b->final_id) &&
+               (a->n == 0 || memcmp(a->rules, b->rules, sizeof(FwNftRule) * a->n) == 0);
+}
+
+static int put_link(NftTxn *t, FwLink *fl, bool exists)
+{
+        for (int d = 0; d < 2; d++) {
+                FwChain *c = &fl->pending[d];
+                int r = fw_nft_put_link(t, fl->ifindex, (FwDirection)d, c->rules, c->n, c->final,
+                                        c->final_id, exists);
+                if (r >= 0 && !exists)
+                        r = fw_nft_link_elem(t, fl->ifindex, (FwDirection)d, true);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static void pending_clear(FwLink *fl)
+{
+        for (int d = 0; d < 2; d++)
+                chain_done(&fl->pending[d]);
+        fl->pending_valid = false;
+}
+
+static int sync_links(Firewall *fw, NftTxn *t, bool fresh)
+{
+        int r, n = 0;
+
+        free(fw->dropping);
+        fw->dropping = NULL;
+        fw->n_dropping = 0;
+        for (size_t i = 0; i < fw->n_links; i++) {
+                FwLink *fl = fw->links[i];
+                bool installed = fresh ? false : fl->installed;
+
+                pending_clear(fl);
+                if (!fl->location) {
+                        if (!installed)
+                                continue;
+                        /* no network any more (or the link is gone): its chains go, the
+                         * map's fallback drops what is new */
+                        for (int d = 0; d < 2; d++) {
+                                r = fw_nft_link_elem(t, fl->ifindex, (FwDirection)d, false);
+                                if (r >= 0)
+                                        r = fw_nft_del_link(t, fl->ifindex, (FwDirection)d);
+                                if (r < 0)
+                                        return r;
+                        }
+                        int *nd = realloc(fw->dropping, sizeof(int) * (fw->n_dropping + 1));
+                        if (!nd)
+                                return -ENOMEM;
+                        fw->dropping = nd;
+                        nd[fw->n_dropping++] = fl->ifindex;
+                        fl->pending_valid = true;
+                        fl->pending_installed = false;
+                        n++;
+                        continue;
+                }
+                for (int d = 0; d < 2; d++) {
+                        r = chain_build(fw, fl, (FwDirection)d, &fl->pending[d]);
+                        if (r < 0)
+                                return r;
+                }
+                fl->pending_valid = true;
+                fl->pending_installed = true;
+                if (installed && chain_equal(&fl->pending[0], &fl->chain[0]) &&
+                    chain_equal(&fl->pending[1], &fl->chain[1])) {
+                        pending_clear(fl);
+                        continue;
+                }
+                r = put_link(t, fl, installed);
+                if (r < 0)
+                        return r;
+                n++;
+        }
+        return n;
+}
+
+int firewall_txn_install(Firewall *fw, NftTxn *t)
+{
+        int r;
+
+        if (!fw)
+                return 0;
+        r = fw_nft_install(t);
+        if (r < 0)
+                return r;
+        r = sync_links(fw, t, true);
+        return r < 0 ? r : 0;
+}
+
+int firewall_txn_sync(Firewall *fw, NftTxn *t)
+{
+        return fw ? sync_links(fw, t, false) : 0;
+}
+
+void firewall_txn_done(Firewall *fw, bool committed)
+{
+        size_t k = 0;
+
+        if (!fw)
+                return;
+        for (size_t i = 0; i < fw->n_links; i++) {
+                FwLink *fl = fw->links[i];
+                if (!fl->pending_valid)
+                        continue;
+                if (committed) {
+                        for (int d = 0; d < 2; d++) {
+                                chain_done(&fl->chain[d]);
+                                fl->chain[d] = fl->pending[d];
+                                fl->pending[d] = (FwChain){};
+                        }
+                        fl->installed = fl->pending_installed;
+                }
+                pending_clear(fl);
+        }
+        /* links gone from the system whose chains are gone too */
+        for (size_t i = 0; i < fw->n_links; i++) {
+                FwLink *fl = fw->links[i];
+                if (!fl->seen && !fl->installed) {
+                        fw_link_free(fl);
+                        continue;
+                }
+                fw->links[k++] = fl;
+        }
+        fw->n_links = k;
+        free(fw->dropping);
+        fw->dropping = NULL;
+        fw->n_dropping = 0;
+}
+
+/* ---- reads ---- */
+
+static uint64_t counter_of(const FwNftCounter *c, size_t n, const char *chain, const char *id,
+                           bool bytes)
+{
+        for (size_t i = 0; i < n; i++)
+                if (streq(c[i].chain, chain) && streq(c[i].id, id))
+                        return bytes ? c[i].bytes : c[i].packets;
+        return 0;
+}
+
+void firewall_rules_free(FwRuleRow *rows, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                free(rows[i].match);
+        free(rows);
+}
+
+static int row_push(FwRuleRow **rows, size_t *n, const FwRuleRow *row)
+{
+        FwRuleRow *nr = realloc(*rows, sizeof(FwRuleRow) * (*n + 1));
+        if (!nr) {
+                free(row->match);
+                return -ENOMEM;
+        }
+        *rows = nr;
+        nr[(*n)++] = *row;
+        return 0;
+}
+
+static const FwRule *model_rule(Firewall *fw, const char *id)
+{
+        for (size_t i = 0; i < fw->model.n_rules; i++)
+                if (streq(fw->model.rules[i].id, id))
+                        return &fw->model.rules[i];
+        return NULL;
+}
+
+int firewall_rules(Firewall *fw, FwRuleRow **ret, size_t *ret_n)
+{
+        static const struct {
+                const char *id, *match, *action;
+        } in_builtins[] =
+            {
+                {"built-in:loopback", "loopback", "accept"},
+                {"built-in:established", "established or related", "accept"},
+                {"built-in:invalid", "invalid", "drop"},
+                {"built-in:icmp", "icmp essentials (errors, echo request)", "accept"},
+                {"built-in:icmpv6", "icmpv6 essentials (errors, echo request, ND, RA, MLD)",
+                 "accept"},
+                {"built-in:dhcp", "udp 68 from 67, udp 546 from 547 (DHCP, DHCPv6)", "accept"},
+                {"built-in:no-location", "a link without a location", "drop"},
+            },
+          out_builtins[] = {
+              {"built-in:loopback", "loopback", "accept"},
+              {"built-in:established", "established or related", "accept"},
+          };
+        _cleanup_free_ FwNftCounter *c = NULL;
+        FwRuleRow *rows = NULL;
+        size_t n = 0, nc = 0;
+        int r;
+
+        if (fw_nft_counters(&c, &nc) < 0)
+                nc = 0; /* the rules in words still; counters at zero */
+        for (int d = 0; d < 2; d++) {
+                const char *base = d == 0 ? "fw_input" : "fw_output";
+                size_t nb = d == 0 ? ELEMENTSOF(in_builtins) : ELEMENTSOF(out_builtins);
+                for (size_t i = 0; i < nb; i++) {
+                        const char *id = d == 0 ? in_builtins[i].id : out_builtins[i].id;
+                        FwRuleRow row = {
+                            .link = "",
+                            .location = "",
+                            .direction = d == 0 ? "in" : "out",
+                            .action = d == 0 ? in_builtins[i].action : out_builtins[i].action,
+                            .app = "",
+                            .source = "built-in",
+                            .id = id,
+                            .match = strdup(d == 0 ? in_builtins[i].match : out_builtins[i].match),
+                            .packets = counter_of(c, nc, base, id, false),
+                            .bytes = counter_of(c, nc, base, id, true)};
+                        if (!row.match || row_push(&rows, &n, &row) < 0)
+                                goto oom;
+                }
+                for (size_t li = 0; li < fw->n_links; li++) {
+                        FwLink *fl = fw->links[li];
+                        const FwChain *ch = &fl->chain[d];
+                        char chain[32];
+                        const char *last = NULL;
+
+                        if (!fl->installed || !fl->location)
+                                continue;
+                        snprintf(chain, sizeof(chain), "%s_%d", d == 0 ? "fwi" : "fwo",
+                                 fl->ifindex);
+                        for (size_t k = 0; k <= ch->n; k++) {
+                                const FwNftRule *nr = k < ch->n ? &ch->rules[k] : NULL;
+                                const char *id = nr ? nr->id : ch->final_id;
+                                const FwRule *mr = nr ? model_rule(fw, id) : NULL;
+                                FwRuleRow row = {.link = fl->name ? fl->name : "",
+                                                 .location = fl->location,
+                                                 .direction = d == 0 ? "in" : "out",
+                                                 .id = id};
+                                if (last && streq(last, id))
+                                        continue; /* one row per rule, its cgroups summed */
+                                last = id;
+                                row.packets = counter_of(c, nc, chain, id, false);
+                                row.bytes = counter_of(c, nc, chain, id, true);
+                                if (mr) {
+                                        row.action = fw_action_to_string(mr->action);
+                                        row.app = mr->app ? mr->app : "";
+                                        row.source = mr->source;
+                                        row.match = fw_rule_describe(mr);
+                                } else if (nr) {
+                                        row.action = "accept";
+                                        row.app = "";
+                                        row.source = "built-in";
+                                        row.match = strdup("tcp 22 (ssh, [Firewall] SSH=)");
+                                } else {
+                                        row.action = fw_action_to_string(ch->final);
+                                        row.app = "";
+                                        row.source = "built-in";
+                                        row.match = strdup("anything else");
+                                }
+                                if (!row.match || row_push(&rows, &n, &row) < 0)
+                                        goto oom;
+                        }
+                }
+        }
+        *ret = rows;
+        *ret_n = n;
+        return 0;
+oom:
+        r = -ENOMEM;
+        firewall_rules_free(rows, n);
+        return r;
+}
+
+int firewall_check_inbound(Firewall *fw, Link *l, FwProto proto, uint16_t port, const char *app,
+                           bool *ret_accepted, char **ret_rule_id, char **ret_reason)
+{
+        FwLink *fl = link_find(fw, l->ifindex);
+        const char *location = fl ? fl->location : NULL;
+        const char *name = strempty(l->info.name);
+        _cleanup_free_ char *desc = NULL;
+        FwCheck c;
+        int r;
+
+        r = fw_model_check_inbound(&fw->model, location, name, l->bearer,
+                                   location && ssh_open(fw, location), proto, port, app, &c);
+        if (r < 0)
+                return r;
+        if (c.rule)
+                desc = fw_rule_describe(c.rule);
+        *ret_rule_id = strdup(c.rule ? c.rule->id : c.builtin);
+        if (!location)
+                r = asprintf(ret_reason,
+                             "%s has no network named yet: nothing new comes in (built-in rule)",
+                             name);
+        else if (c.rule)
+                r = asprintf(ret_reason, "%s %u %s on %s (%s) by rule %s at %s: %s %s",
+                             fw_proto_to_string(proto), port,
+                             c.accepted ? "is let in" : "is not let in", name, location, c.rule->id,
+                             c.rule->source, fw_action_to_string(c.action), desc ? desc : "");
+        else if (c.accepted)
+                r = asprintf(ret_reason, "%s %u is let in on %s (%s) by the built-in rule %s",
+                             fw_proto_to_string(proto), port, name, location, c.builtin);
+        else
+                r = asprintf(ret_reason,
+                             "%s %u is not let in on %s (%s): no rule opens it, the location's "
+                             "default is %s",
+                             fw_proto_to_string(proto), port, name, location,
+                             fw_action_to_string(c.action));
+        if (r < 0 || !*ret_rule_id)
+                return -ENOMEM;
+        *ret_accepted = c.accepted;
+        return 0;
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The personal firewall that follows the network (docs/firewall.md): each link's network
+ * identity and location, the rules of that location in the link's own chains of table inet
+ * roam, changed only through the reconciler's transactions (roamd-apps.c), so a location
+ * change, a profile edit or a link change is one nfnetlink transaction. */
+
+#include <stdbool.h>
+#include <systemd/sd-bus.h>
+
+#include "roamd-firewall-conf.h"
+#include "roamd-netid.h"
+
+typedef struct Manager Manager;
+typedef struct Link Link;
+typedef struct NftTxn NftTxn;
+typedef struct Firewall Firewall;
+
+typedef struct FwLinkView {
+        const char *network_id;   /* "" no network */
+        const char *const *facts; /* [_NETID_FACT_MAX], NULL unknown */
+        const char *location;     /* "" none */
+        const char *source;       /* "config", "user", "default", "" none */
+        const char *reason;
+} FwLinkView;
+
+int firewall_new(Manager *m, Firewall **ret);
+Firewall *firewall_free(Firewall *fw);
+/* Loads networks.d, firewall.d and the remembered choices (a broken file: FirewallError, only
+ * the built-in rules apply until it is fixed). */
+int firewall_start(Firewall *fw);
+/* SIGHUP / Reload: new files apply in one transaction, or are refused and the rules in force
+ * stay (FirewallError). */
+int firewall_reload(Firewall *fw);
+
+/* After every sync of the links: identities and locations, PropertiesChanged. */
+void firewall_links_synced(Firewall *fw);
+
+/* The reconciler's side (roamd-apps.c): install everything into a transaction that replaced
+ * the table; or add what changed since the last commit; then report whether it committed. */
+int firewall_txn_install(Firewall *fw, NftTxn *t);
+int firewall_txn_sync(Firewall *fw, NftTxn *t);
+void firewall_txn_done(Firewall *fw, bool committed);
+/* Whether a rule names app id (its cgroups coming and going change the rules). */
+bool firewall_names_app(Firewall *fw, const char *app_id);
+
+void firewall_link_view(Firewall *fw, int ifindex, FwLinkView *ret);
+const char *firewall_error(Firewall *fw);
+char **firewall_locations(Firewall *fw);
+
+/* D-Bus (roamd-firewall-bus.c) */
+int firewall_bus_method_set_location(sd_bus_message *msg, void *userdata, sd_bus_error *error);
+int firewall_bus_method_get_rules(sd_bus_message *msg, void *userdata, sd_bus_error *error);
+int firewall_bus_method_check_inbound(sd_bus_message *msg, void *userdata, sd_bus_error *error);
+int firewall_bus_property_get(sd_bus *bus, const char *path, const char *interface,
+                              const char *property, sd_bus_message *reply, void *userdata,
+                              sd_bus_error *error);
+int firewall_bus_link_property_get(sd_bus *bus, const char *path, const char *interface,
+                                   const char *property, sd_bus_message *reply, void *userdata,
+                                   sd_bus_error *error);
+
+/* For the bus glue */
+int firewall_set_location(Firewall *fw, Link *l, const char *location);
+typedef struct FwRuleRow {
+        const char *link, *location, *direction, *action, *app, *source, *id;
+        char *match;
+        uint64_t packets, bytes;
+} FwRuleRow;
+int firewall_rules(Firewall *fw, FwRuleRow **ret, size_t *ret_n);
+void firewall_rules_free(FwRuleRow *rows, size_t n);
+int firewall_check_inbound(Firewall *fw, Link *l, FwProto proto, uint16_t port, const char *app,
+                           bool *ret_accepted, char **ret_rule_id, char **ret_reason);

@@ -1,0 +1,521 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The personal firewall (issue 12, docs/firewall.md) in the test world: locations follow the
+network, ports open per location and per app, swaps that never cut an established session,
+coexistence with other tables, malformed files refused, unprivileged callers refused.
+Outcomes are what a peer on the LAN gets: a connection answered, or nothing."""
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+from roamworld import (MANAGER_IFACE, MANAGER_PATH, REPO, WHOAMI, WHOAMI_PORT, WORLD_SH,
+                       DBusCallError, wait_for)
+
+WORLD = "tfw"
+PORT = 8022          # opened at home by the test profile
+APP_PORT = 7100      # opened at home for app org.test.A only
+OTHER_PORT = 7101
+LEAK_PORT = 8023     # UDP, opened at home: the leak test's flood
+ROAM_SLICE = "system.slice/roamd.service/roam.slice"
+WHOAMI_PY = str(REPO / "tests" / "servers" / "whoami.py")
+NOBODY = 65534
+DROPPED = ("timeout", "ETIMEDOUT")  # a drop: no answer at all
+
+HOME_PROFILE = """# test profile: a port for the LAN at home, one for app A
+[Profile]
+Location=home
+
+[Rule]
+Direction=in
+Action=accept
+Protocol=tcp
+Port=%d
+
+[Rule]
+Protocol=tcp
+Port=%d
+App=org.test.A
+
+[Rule]
+Protocol=udp
+Port=%d
+""" % (PORT, APP_PORT, LEAK_PORT)
+
+# a session from the home router to the device: greeting, then one echo per line sent
+SESSION_PY = r"""
+import socket, sys
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=5)
+f = s.makefile("rw")
+print("greeting " + f.readline().strip(), flush=True)
+for line in sys.stdin:
+    try:
+        f.write(line)
+        f.flush()
+        got = f.readline().strip()
+        print(("echo " + got) if got else "closed", flush=True)
+    except OSError as e:
+        print("error %s" % e, flush=True)
+"""
+
+# The leak test's peer: UDP datagrams and TCP SYNs (alternating) to the device at `rate` per
+# second for `dur` seconds, each from a new source port (a new flow, judged by the rules in
+# force, never by conntrack), sent and read back through raw sockets; the send time
+# (CLOCK_MONOTONIC, as the test's) of every source port and the ports that were answered (a UDP
+# answer from whoami, a SYN-ACK).
+FLOOD_PY = r"""
+import json, select, socket, struct, sys, time
+dst, dport, sport_tcp, dur, rate = (sys.argv[1], int(sys.argv[2]), int(sys.argv[3]),
+                                    float(sys.argv[4]), float(sys.argv[5]))
+src = sys.argv[6]
+u = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP)
+t = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_TCP)
+for s in (u, t):
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+    s.setblocking(False)
+sent, answered = {}, set()
+port, payload = 10000, b"leak\n"
+
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    n = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    n = (n >> 16) + (n & 0xFFFF)
+    n += n >> 16
+    return ~n & 0xFFFF
+
+def syn(sp):
+    hdr = struct.pack("!HHIIBBHHH", sp, sport_tcp, 1, 0, 5 << 4, 0x02, 65535, 0, 0)
+    pseudo = socket.inet_aton(src) + socket.inet_aton(dst) + struct.pack("!BBH", 0, 6, len(hdr))
+    return hdr[:16] + struct.pack("!H", csum(pseudo + hdr)) + hdr[18:]
+
+def drain():
+    for s, want in ((u, dport), (t, sport_tcp)):
+        while True:
+            try:
+                data, addr = s.recvfrom(65535)
+            except BlockingIOError:
+                break
+            ihl = (data[0] & 15) * 4
+            sp, dp = struct.unpack("!HH", data[ihl:ihl + 4])
+            # UDP: whoami's answer; TCP: a SYN-ACK (0x12), the port let in
+            if addr[0] == dst and sp == want and (s is u or data[ihl + 13] & 0x12 == 0x12):
+                answered.add(dp)
+print("ready", flush=True)
+start = time.monotonic()
+nxt = start
+while time.monotonic() - start < dur and port < 65000:
+    now = time.monotonic()
+    if now >= nxt:
+        sent[port] = now
+        if port % 2:  # every other flow a TCP SYN
+            t.sendto(syn(port), (dst, 0))
+        else:
+            u.sendto(struct.pack("!HHHH", port, dport, 8 + len(payload), 0) + payload, (dst, 0))
+        port += 1
+        nxt += 1.0 / rate
+    drain()
+    select.select([u, t], [], [], max(0.0, min(nxt - time.monotonic(), 0.005)))
+end = time.monotonic() + 1.0
+while time.monotonic() < end:
+    select.select([u, t], [], [], 0.05)
+    drain()
+print(json.dumps({"sent": sent, "answered": sorted(answered)}), flush=True)
+"""
+
+
+# ---- helpers ----
+
+def manager(w, method, signature="", args=()):
+    return w.call(MANAGER_PATH, MANAGER_IFACE, method, signature, args)
+
+
+def write_file(w, rel, text):
+    d = w.path("etc-roam", os.path.dirname(rel))
+    d.mkdir(parents=True, exist_ok=True)
+    return w.write_config(text, name=rel)
+
+
+def remove_file(w, rel):
+    try:
+        w.path("etc-roam", rel).unlink()
+    except FileNotFoundError:
+        pass
+
+
+def reload(w):
+    manager(w, "Reload")
+
+
+def home_network(w):
+    """networks.d entry for the home network as wifi0 sees it (its gateway's MAC is made
+    afresh with each world)."""
+    l = w.wait_link("wifi0", lambda l: l["NetworkIdentity"].get("gateway-mac")
+                    and l["NetworkIdentity"].get("dhcp-server") == "192.0.2.1",
+                    what="wifi0's home identity")
+    ident = l["NetworkIdentity"]
+    return ("[Network]\nLocation=home\nGatewayMAC=%s\nDHCPServer=%s\n"
+            % (ident["gateway-mac"], ident["dhcp-server"]))
+
+
+def listen(w, port, cgroup=None, udp=False):
+    p = w.dev_popen(["/usr/bin/python3", WHOAMI_PY, "--listen", "::", "--port", port]
+                    + ([] if udp else ["--no-udp"]), cgroup=cgroup, stdout=subprocess.PIPE,
+                    text=True)
+    assert p.stdout.readline().strip() == "ready"
+    return p
+
+
+def stop(p):
+    p.terminate()
+    p.wait(10)
+
+
+def reach(w, ns, ifname, port, timeout=2.0, family=4):
+    """Connect from namespace ns to the device's address of family on ifname: the
+    ConnectResult."""
+    return w.ns_connect(ns, w.dev_addr(ifname, family), port, "tcp", timeout=timeout)
+
+
+def rules(w):
+    return manager(w, "GetFirewallRules")
+
+
+def link_chain(w, ifname):
+    idx = w.kernel_links()[ifname]
+    return w.dev("nft", "list", "chain", "inet", "roam", "fwi_%d" % idx).stdout
+
+
+@pytest.fixture
+def home(w):
+    """wifi0's network known as home, the test profile in force; removed afterwards."""
+    write_file(w, "networks.d/home.conf", home_network(w))
+    write_file(w, "firewall.d/home.conf", HOME_PROFILE)
+    reload(w)
+    w.wait_link("wifi0", lambda l: l["Location"] == "home" and l["LocationSource"] == "config",
+                what="wifi0 at home")
+    yield w
+    for f in ("networks.d/home.conf", "firewall.d/home.conf", "firewall.d/bad.conf"):
+        remove_file(w, f)
+    w.dev("rm", "-f", "/var/lib/roam/locations.state")
+    if w.roamd_running():
+        reload(w)
+
+
+# ---- tests ----
+
+def test_identity_and_default_location(w):
+    """Each link names its network from what it sees; an unknown network is untrusted until
+    the user decides, and the same network keeps its id across a reconnect."""
+    l = w.wait_link("wifi0", lambda l: l["NetworkId"].startswith("wifi:gw="))
+    ident = l["NetworkIdentity"]
+    assert ident["interface"] == "wifi0" and ident["bearer"] == "wifi", ident
+    assert ident["dhcp-server"] == "192.0.2.1" and ident["domain"] == "home.test", ident
+    assert l["NetworkId"] == "wifi:gw=" + ident["gateway-mac"]
+    assert (l["Location"], l["LocationSource"]) == ("untrusted", "default")
+    assert "unknown network" in l["LocationReason"]
+    assert {"home", "work", "public", "untrusted"} <= set(w.manager()["Locations"])
+    before = l["NetworkId"]
+    w.carrier("wifi0", False)
+    w.wait_link("wifi0", lambda l: l["NetworkId"] == "" and l["Location"] == "")
+    w.carrier("wifi0", True)
+    w.wait_link("wifi0", lambda l: l["NetworkId"] == before, timeout=20,
+                what="the same id after a reconnect")
+
+
+def test_home_port_then_public_keeps_session(home):
+    """A port open at home answers from the LAN; the location change closes it in the same
+    transaction (closed when SetLocation returns) while an established session on that very
+    port goes on, ssh stays reachable and outbound works."""
+    w = home
+    srv = listen(w, PORT)
+    sess = None
+    try:
+        for fam in (4, 6):
+            r = reach(w, "home", "wifi0", PORT, family=fam)
+            assert r.ok, (fam, r)
+        ok, = [x for x in rules(w) if x[0] == "wifi0" and x[7] == "home.conf:5"]
+        assert ok[3] == "accept" and ok[4] == "tcp %d" % PORT and ok[8] >= 1, ok
+        r = w.call(MANAGER_PATH, MANAGER_IFACE, "CheckInbound", "sqss",
+                   ("tcp", PORT, "", "wifi0"))
+        assert r[0] == True and r[2] == "home" and r[3] == "home.conf:5", r
+
+        sess = subprocess.Popen([str(WORLD_SH), "exec", w.name, "home", "/usr/bin/python3", "-c",
+                                 SESSION_PY, w.dev_addr("wifi0", 4), str(PORT)],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                env=dict(os.environ, WORLD_QUIET="1"))
+        assert sess.stdout.readline().startswith("greeting ")
+        sess.stdin.write("before\n")
+        sess.stdin.flush()
+        assert sess.stdout.readline().strip() == "echo before"
+
+        manager(w, "SetLocation", "ss", ("wifi0", "public"))
+        # in force when the call returns: new connections get nothing
+        for fam in (4, 6):
+            r = reach(w, "home", "wifi0", PORT, timeout=1.0, family=fam)
+            assert not r.ok and r.error in DROPPED, (fam, r)
+        l = w.link("wifi0")
+        assert (l["Location"], l["LocationSource"]) == ("public", "user"), l
+        # the established session is not cut
+        sess.stdin.write("after\n")
+        sess.stdin.flush()
+        assert sess.stdout.readline().strip() == "echo after"
+        # ssh stays open on every location ([Firewall] SSH=always, the default)
+        w.sshd_start()
+        try:
+            assert w.ssh_check(4).ok
+        finally:
+            w.sshd_stop()
+        # outbound still works
+        r = w.dev_connect(WHOAMI["inet"][4], WHOAMI_PORT, "tcp", bind_dev="wifi0", timeout=3)
+        assert r.ok and r.addr == w.dev_addr("wifi0", 4), r
+        r = w.call(MANAGER_PATH, MANAGER_IFACE, "CheckInbound", "sqss",
+                   ("tcp", PORT, "", "wifi0"))
+        assert r[0] == False and r[2] == "public" and r[3] == "built-in:default", r
+        assert "drop" in r[4], r
+
+        # remembered across a restart, and the table stays while roamd is away (fail closed)
+        w.roamd_kill9()
+        r = reach(w, "home", "wifi0", PORT, timeout=1.0)
+        assert not r.ok, r
+        w.roamd_start()
+        w.wait_link("wifi0", lambda l: l["Location"] == "public" and l["LocationSource"] == "user")
+        r = reach(w, "home", "wifi0", PORT, timeout=1.0)
+        assert not r.ok, r
+        sess.stdin.write("after-restart\n")
+        sess.stdin.flush()
+        assert sess.stdout.readline().strip() == "echo after-restart"
+
+        manager(w, "SetLocation", "ss", ("wifi0", "home"))
+        assert reach(w, "home", "wifi0", PORT).ok
+    finally:
+        if sess:
+            sess.stdin.close()
+            sess.kill()
+            sess.wait(10)
+        stop(srv)
+
+
+def test_move_to_cafe_closes_port(home):
+    """The same link moved to the cafe: an unknown network, untrusted; the home port is
+    closed to the cafe's LAN, and it opens again back home."""
+    w = home
+    srv = listen(w, PORT)
+    try:
+        assert reach(w, "home", "wifi0", PORT).ok
+        w.move("wifi0", "cafe")
+        w.wait_link("wifi0", lambda l: l["NetworkIdentity"].get("dhcp-server") == "192.0.2.129"
+                    and l["Location"] == "untrusted", timeout=30, what="wifi0 in the cafe")
+        r = reach(w, "cafe", "wifi0", PORT, timeout=1.0)
+        assert not r.ok and r.error in DROPPED, r
+        # outbound still works: the cafe's router answers
+        assert w.dev("ping", "-n", "-c", "1", "-W", "3", "-I", "wifi0", "192.0.2.129",
+                     check=False).returncode == 0
+        w.move("wifi0", "home")
+        w.wait_link("wifi0", lambda l: l["Location"] == "home", timeout=30)
+        assert reach(w, "home", "wifi0", PORT).ok
+    finally:
+        stop(srv)
+
+
+def test_per_app_inbound(home):
+    """A port opened for app A is open to A's sockets only: app B on a port without a rule is
+    unreachable, and B on A's port after A exited stays unreachable."""
+    w = home
+    cg_a = "%s/app-org.test.A.scope" % ROAM_SLICE
+    cg_b = "%s/app-org.test.B.scope" % ROAM_SLICE
+    for cg in (cg_a, cg_b):
+        (w.cgroup / cg).mkdir(parents=True, exist_ok=True)
+    cgid = (w.cgroup / cg_a).stat().st_ino
+
+    def a_rule():
+        # nft prints the cgroup's path when it can resolve its id, else the id
+        chain = link_chain(w, "wifi0")
+        return "socket cgroupv2" in chain and ("app-org.test.A.scope" in chain
+                                               or str(cgid) in chain)
+    wait_for(a_rule, 10, what="A's rule in wifi0's chain")
+    a = listen(w, APP_PORT, cgroup=cg_a)
+    b = listen(w, OTHER_PORT, cgroup=cg_b)
+    try:
+        r = reach(w, "home", "wifi0", APP_PORT)
+        assert r.ok, r
+        r = reach(w, "home", "wifi0", OTHER_PORT)
+        assert not r.ok and r.error == "ECONNREFUSED", r  # home rejects: refused at once
+        r = w.call(MANAGER_PATH, MANAGER_IFACE, "CheckInbound", "sqss",
+                   ("tcp", APP_PORT, "org.test.B", "wifi0"))
+        assert r[0] == False, r
+        r = w.call(MANAGER_PATH, MANAGER_IFACE, "CheckInbound", "sqss",
+                   ("tcp", APP_PORT, "org.test.A", "wifi0"))
+        assert r[0] == True and "app org.test.A" in r[4], r
+    finally:
+        stop(a)
+    b2 = listen(w, APP_PORT, cgroup=cg_b)
+    try:
+        r = reach(w, "home", "wifi0", APP_PORT)
+        assert not r.ok, r
+        # nor a process in no app at all
+    finally:
+        stop(b2)
+        stop(b)
+    other = listen(w, APP_PORT)
+    try:
+        assert not reach(w, "home", "wifi0", APP_PORT).ok
+    finally:
+        stop(other)
+        for cg in (cg_a, cg_b):
+            try:
+                (w.cgroup / cg).rmdir()
+            except OSError:
+                pass
+
+
+def test_two_links_two_locations(home):
+    """wifi0 at home, cell0 public at the same time: each link's rules apply to its own
+    traffic only."""
+    w = home
+    w.wait_link("cell0", lambda l: l["NetworkId"] != "")
+    manager(w, "SetLocation", "ss", ("cell0", "public"))
+    srv = listen(w, PORT)
+    try:
+        assert reach(w, "home", "wifi0", PORT).ok
+        r = reach(w, "living", "cell0", PORT, timeout=1.0)
+        assert not r.ok and r.error in DROPPED, r
+        assert w.link("cell0")["Location"] == "public"
+        assert w.link("wifi0")["Location"] == "home"
+    finally:
+        stop(srv)
+
+
+def test_foreign_tables_untouched(home):
+    """A foreign nftables table and iptables-nft rules stay as they were through location
+    changes, reloads and a restart."""
+    w = home
+    w.dev("nft", "-f", "-", input="table inet foreign {\n chain c {\n"
+          "  type filter hook input priority 10;\n  tcp dport 9999 counter accept\n }\n}\n")
+    w.dev("iptables-nft", "-A", "INPUT", "-p", "tcp", "--dport", "9998", "-j", "ACCEPT")
+    try:
+        before = (w.dev("nft", "list", "table", "inet", "foreign").stdout,
+                  w.dev("iptables-nft", "-S", "INPUT").stdout)
+        manager(w, "SetLocation", "ss", ("wifi0", "work"))
+        reload(w)
+        w.roamd_restart()
+        w.wait_link("wifi0", lambda l: l["Location"] == "work")
+        after = (w.dev("nft", "list", "table", "inet", "foreign").stdout,
+                 w.dev("iptables-nft", "-S", "INPUT").stdout)
+        assert after == before
+        assert "tcp dport 9999" in after[0] and "--dport 9998" in after[1], after
+        assert w.dev("nft", "list", "tables").stdout.count("inet roam") == 1
+    finally:
+        w.dev("nft", "delete", "table", "inet", "foreign", check=False)
+        w.dev("iptables-nft", "-D", "INPUT", "-p", "tcp", "--dport", "9998", "-j", "ACCEPT",
+              check=False)
+
+
+@pytest.mark.parametrize("bad,where", [
+    ("[Profile]\nLocation=home\n[Rule]\nProtocol=tcp\nPort=70000\n", "bad.conf:5: Port=70000"),
+    ("[Profile]\nLocation=home\n[Rule]\nAddress=192.0.2.1/33\n", "bad.conf:4: Address="),
+    ("[Profile]\nLocation=home\n[Rule]\nProtocol=tcp\nPort=%d\nAction=drop\n" % PORT,
+     "contradicts"),
+])
+def test_malformed_profile_keeps_rules(home, bad, where):
+    """A broken profile is refused with file:line and the rules in force stay."""
+    w = home
+    srv = listen(w, PORT)
+    try:
+        before = [x[:8] for x in rules(w)]
+        write_file(w, "firewall.d/bad.conf", bad)
+        reload(w)
+        err = w.wait(lambda: w.manager()["FirewallError"] or None, what="FirewallError")
+        assert where in err and err.endswith("the rules in force stay"), err
+        assert [x[:8] for x in rules(w)] == before
+        assert reach(w, "home", "wifi0", PORT).ok
+        remove_file(w, "firewall.d/bad.conf")
+        reload(w)
+        w.wait(lambda: w.manager()["FirewallError"] == "", what="FirewallError cleared")
+    finally:
+        stop(srv)
+
+
+def test_unprivileged_set_location_refused(home):
+    w = home
+    ok, err, out = w.call_as(NOBODY, MANAGER_PATH, MANAGER_IFACE, "SetLocation",
+                             "string:wifi0", "string:public")
+    assert not ok and err in ("org.roam1.Error.AccessDenied",
+                              "org.freedesktop.DBus.Error.AccessDenied"), out
+    assert w.link("wifi0")["Location"] == "home"
+    # reads are open to everyone
+    ok, err, out = w.call_as(NOBODY, MANAGER_PATH, MANAGER_IFACE, "GetFirewallRules")
+    assert ok, out
+    with pytest.raises(DBusCallError) as e:
+        manager(w, "SetLocation", "ss", ("wifi0", "Not A Location"))
+    assert e.value.name == "org.roam1.Error.InvalidArguments"
+    with pytest.raises(DBusCallError) as e:
+        manager(w, "SetLocation", "ss", ("nope0", "home"))
+    assert e.value.name == "org.roam1.Error.NoSuchLink"
+
+
+def test_leak_500_switches(home):
+    """A peer floods UDP and TCP SYNs at ports open at home and closed in public while the location
+    switches home <-> public 500 times, with a kill -9 and a start in the middle: every
+    datagram is judged by the location in force when it arrived. Datagrams sent while a
+    switch was under way (between the call and its answer, 3 ms around) are not judged."""
+    w = home
+    margin = 0.003
+    srv = listen(w, LEAK_PORT, udp=True)
+    tcp = listen(w, PORT)
+    home_addr = w.exec("home", "ip", "-4", "-o", "addr", "show", "br0").stdout.split()[3]
+    flood = subprocess.Popen([str(WORLD_SH), "exec", w.name, "home", "/usr/bin/python3", "-c",
+                              FLOOD_PY, w.dev_addr("wifi0", 4), str(LEAK_PORT), str(PORT), "14",
+                              "1500", home_addr.split("/")[0]],
+                             stdout=subprocess.PIPE, text=True,
+                             env=dict(os.environ, WORLD_QUIET="1"))
+    windows = []  # (call sent, call answered, location in force after it)
+
+    def switch(loc):
+        t0 = time.monotonic()
+        manager(w, "SetLocation", "ss", ("wifi0", loc))
+        windows.append((t0, time.monotonic(), loc))
+
+    try:
+        assert flood.stdout.readline().strip() == "ready"
+        windows.append((0.0, time.monotonic(), "home"))
+        time.sleep(0.3)
+        for i in range(250):
+            switch(("public", "home")[i % 2])
+            time.sleep(0.01)
+        switch("public")
+        t0 = time.monotonic()
+        w.roamd_kill9()  # nobody home: the public rules stay in force
+        windows.append((t0, time.monotonic(), "public"))
+        time.sleep(0.5)
+        t0 = time.monotonic()
+        w.roamd_start()  # one transaction replaces the table: public all along
+        w.wait_link("wifi0", lambda l: l["Location"] == "public")
+        windows.append((t0, time.monotonic(), "public"))
+        for i in range(249):
+            switch(("home", "public")[i % 2])
+            time.sleep(0.01)
+        result = json.loads(flood.communicate(timeout=60)[0])
+    finally:
+        if flood.poll() is None:
+            flood.kill()
+            flood.wait(10)
+        stop(srv)
+        stop(tcp)
+    assert len(windows) == 503
+    answered = set(result["answered"])
+    leaked, lost, judged = [], [], {"home": 0, "public": 0}
+    for port, t in result["sent"].items():
+        for (_, a, loc), (b, _, _) in zip(windows, windows[1:] + [(1e18, 0, None)]):
+            if a + margin <= t <= b - margin:
+                judged[loc] += 1
+                if loc == "public" and int(port) in answered:
+                    leaked.append((port, t))
+                if loc == "home" and int(port) not in answered:
+                    lost.append((port, t))
+                break
+    assert judged["home"] > 1000 and judged["public"] > 1000, judged
+    assert any(p % 2 for p in answered) and any(p % 2 == 0 for p in answered)  # SYNs and UDP
+    assert leaked == [], ("answered in a public period", leaked[:5], windows[:3])
+    assert lost == [], ("not answered in a home period", lost[:5], len(lost))
