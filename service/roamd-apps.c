@@ -877,11 +877,16 @@ const char *apps_degraded(Apps *a)
         return a ? reconcile_degraded(a->reconcile) : "";
 }
 
+uint64_t apps_degraded_since(Apps *a)
+{
+        return a ? reconcile_degraded_since(a->reconcile) : 0;
+}
+
 static void on_degraded_changed(void *userdata)
 {
         Apps *a = userdata;
 
-        manager_bus_emit_changed(a->manager, "Degraded", NULL);
+        manager_bus_emit_changed(a->manager, "Degraded", "DegradedSince", NULL);
 }
 
 /* ---- policy changes ---- */

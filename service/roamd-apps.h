@@ -54,6 +54,8 @@ int apps_start(Apps *a);
 void apps_links_changed(Apps *a);
 /* Why the kernel does not hold what roamd wants ("" when it does): Manager.Degraded. */
 const char *apps_degraded(Apps *a);
+/* CLOCK_REALTIME µs since when it has been degraded, 0 while not (Manager.DegradedSince). */
+uint64_t apps_degraded_since(Apps *a);
 /* Other tables' mark writes and ip rules inside our FirewallMask (Manager.MarkConflicts),
  * read at start and reload, and a free mask to use instead (0: none or no conflict). */
 char **apps_mark_conflicts(Apps *a);

@@ -83,6 +83,10 @@ MANAGER_PROPERTIES = {
     "State": ("s", "offline"),
     "BestLink": ("o", "/"),
     "ConfigFile": ("s", "/etc/roam/roamd.conf"),
+    "Degraded": ("s", ""),
+    "DegradedSince": ("t", 0),
+    "MarkConflicts": ("as", []),
+    "FirewallMaskSuggestion": ("s", ""),
 }
 
 LINK_PROPERTIES = {
