@@ -724,6 +724,21 @@ static int add_pending_refs(Apps *a, NftTxn *t, bool levels[NFT_LEVEL_MAX])
         return n;
 }
 
+static int apps_reclass(Apps *a, App **apps, size_t n);
+
+static int reclass_pending(Apps *a)
+{
+        _cleanup_free_ App **pending = calloc(a->n_apps + 1, sizeof(App *));
+        size_t n = 0;
+
+        if (!pending)
+                return -ENOMEM;
+        for (size_t i = 0; i < a->n_apps; i++)
+                if (!a->apps[i]->cls || a->apps[i]->reclass_pending)
+                        pending[n++] = a->apps[i];
+        return n > 0 ? apps_reclass(a, pending, n) : 0;
+}
+
 typedef struct ClassSaved {
         int route[2];
         AppState state;
@@ -748,13 +763,11 @@ static int apps_reconcile(void *userdata)
         if (!a || !a->started)
                 return 0;
         reconcile_begin(a->reconcile);
-        /* Apps whose class could not be made earlier get one now (own transaction). */
-        for (size_t i = 0; i < a->n_apps; i++)
-                if (!a->apps[i]->cls) {
-                        r = app_reclass(a, a->apps[i]);
-                        if (r < 0)
-                                reconcile_failed(a->reconcile, "app class", r);
-                }
+        /* Apps whose class could not be made earlier get one now, and apps whose move the
+         * kernel refused are moved (own transaction). */
+        r = reclass_pending(a);
+        if (r < 0)
+                reconcile_failed(a->reconcile, "app class", r);
         r = route_sync(a);
         if (r < 0)
                 reconcile_failed(a->reconcile, "routes and ip rules", r);
@@ -958,8 +971,13 @@ static int apps_reclass(Apps *a, App **apps, size_t n)
         if (r < 0) {
                 for (size_t i = 0; i < n_created; i++)
                         class_drop(a, created[i]);
+                /* each keeps its class; the reconciler moves them when the kernel accepts */
+                for (size_t i = 0; i < n; i++)
+                        apps[i]->reclass_pending = true;
                 return r;
         }
+        for (size_t i = 0; i < n; i++)
+                apps[i]->reclass_pending = false;
         for (size_t i = 0; i < n_created; i++)
                 created[i]->installed = true;
         for (size_t m = 0; m < n_moves; m++) {
@@ -1001,9 +1019,23 @@ static void emit_policy(App *app)
         apps_bus_emit_changed(app, "Access", "Bearers", "VPN", "Handover", "Source", NULL);
 }
 
+/* The kernel refused a move roamd wants: the last good state stays in force, Degraded says
+ * what was refused (what: "policy of app org.x"), and the reconciler retries with backoff. */
+static void note_refused(Apps *a, const char *what, int error)
+{
+        log_warning_errno(error,
+                          "%s: the kernel refused it; the last good state stays in force, "
+                          "retrying: %m",
+                          what);
+        reconcile_begin(a->reconcile);
+        reconcile_failed(a->reconcile, what, error);
+        reconcile_end(a->reconcile);
+}
+
 /* The default policy changed (its runtime or config keys): every app follows them, the
- * default itself included, all in one transaction. On failure every effective policy is put
- * back. */
+ * default itself included, all in one transaction. When the kernel refuses, the new
+ * effective policies stay what roamd wants (apps keep their classes until a retry moves
+ * them). */
 static int reclass_all(Apps *a)
 {
         _cleanup_free_ App **changed = calloc(a->n_apps + 1, sizeof(App *));
@@ -1022,22 +1054,17 @@ static int reclass_all(Apps *a)
                         changed[n++] = app;
         }
         r = apps_reclass(a, changed, n);
-        if (r < 0) {
-                for (size_t i = 0; i < a->n_apps; i++)
-                        a->apps[i]->effective = before[i];
-                return r;
-        }
         for (size_t i = 0; i < a->n_apps; i++)
                 if (!app_policy_equal(&before[i], &a->apps[i]->effective))
                         emit_policy(a->apps[i]);
-        return 0;
+        return r;
 }
 
 /* Gives app a new runtime policy and moves what follows from it (the app, or for the default
- * policy every app following it) in one transaction; all or nothing. */
+ * policy every app following it) in one transaction. On failure the policy stays what roamd
+ * wants and the apps keep their classes (reclass_pending). */
 static int app_set_runtime(Apps *a, App *app, const AppPolicy *runtime)
 {
-        AppPolicy old_runtime = app->runtime, old_effective = app->effective;
         int r;
 
         app->runtime = *runtime;
@@ -1047,20 +1074,15 @@ static int app_set_runtime(Apps *a, App *app, const AppPolicy *runtime)
                 app_compute_effective(a, app);
                 r = app_reclass(a, app);
         }
-        if (r < 0) {
-                app->runtime = old_runtime;
-                app->effective = old_effective;
-                return r;
-        }
         emit_policy(app);
-        return 0;
+        return r;
 }
 
 int apps_set_policy(Apps *a, const char *id, const AppPolicy *changes, App **ret)
 {
         AppPolicy runtime;
         App *app;
-        int r;
+        int r, k;
 
         if (streq(id, APP_ID_SYSTEM) && (changes->set & ~APP_KEY_ACCESS))
                 return -EDOM; /* the system policy has only an access */
@@ -1068,19 +1090,24 @@ int apps_set_policy(Apps *a, const char *id, const AppPolicy *changes, App **ret
         if (r < 0)
                 return r;
         if (!app->cls)
-                return -EIO;
+                return -EBUSY; /* the reconciler makes it first */
         runtime = app->runtime;
         app_policy_layer(&runtime, changes);
         r = app_set_runtime(a, app, &runtime);
-        if (r < 0)
-                return r;
-        r = app_policy_set_put(&a->runtime_set, id, changes);
-        if (r >= 0)
-                r = state_save(a);
-        if (r < 0)
-                log_warning_errno(r, "%s: the change is in force but could not be saved: %m", id);
-        log_info("app %s: policy changed at runtime", id);
+        k = app_policy_set_put(&a->runtime_set, id, changes);
+        if (k >= 0)
+                k = state_save(a);
+        if (k < 0)
+                log_warning_errno(k, "%s: the change could not be saved: %m", id);
         *ret = app;
+        if (r < 0) {
+                _cleanup_free_ char *what = NULL;
+                if (asprintf(&what, "policy of app %s", id) < 0)
+                        return log_oom();
+                note_refused(a, what, r);
+                return r;
+        }
+        log_info("app %s: policy changed at runtime", id);
         return 0;
 }
 
@@ -1088,11 +1115,15 @@ int apps_reset_policy(Apps *a, App *app)
 {
         int r = app_set_runtime(a, app, &NO_KEYS);
 
-        if (r < 0)
-                return r;
         (void)app_policy_set_remove(&a->runtime_set, app->id);
         (void)state_save(a);
-        return 0;
+        if (r < 0) {
+                _cleanup_free_ char *what = NULL;
+                if (asprintf(&what, "policy of app %s", app->id) < 0)
+                        return log_oom();
+                note_refused(a, what, r);
+        }
+        return r;
 }
 
 static uint64_t now(clockid_t clock)
@@ -1150,12 +1181,16 @@ int apps_release(Apps *a, App *app)
                 return 0;
         app->online_until = 0;
         r = app_reclass(a, app);
+        /* A grant that ended stays ended: when the kernel refuses, the reconciler retries. */
+        apps_bus_emit_changed(app, "OnlineUntil", NULL);
         if (r < 0) {
-                app->online_until = old;
+                _cleanup_free_ char *what = NULL;
+                if (asprintf(&what, "end of the grant of app %s", app->id) < 0)
+                        return log_oom();
+                note_refused(a, what, r);
                 return r;
         }
         app_refresh(app, true);
-        apps_bus_emit_changed(app, "OnlineUntil", NULL);
         return 0;
 }
 
@@ -1395,7 +1430,7 @@ int apps_reload(Apps *a)
         /* every app whose policy the new drop-ins change, in one transaction */
         r = reclass_all(a);
         if (r < 0)
-                log_error_errno(r, "The new drop-ins cannot be applied; the old policies stay: %m");
+                note_refused(a, "new drop-ins", r);
         return errors > 0 ? -EINVAL : r;
 }
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from roamworld import (CG_ROAMD, MANAGER_IFACE, MANAGER_PATH, PROPS_IFACE, ROAMD,
+from roamworld import (CG_ROAMD, DBusCallError, MANAGER_IFACE, MANAGER_PATH, PROPS_IFACE, ROAMD,
                        VPN_ONLY_ADDRS, VPN_ONLY_NAME, WHOAMI, wait_for)
 from test_apps import (REFUSED, ROAM_SLICE, SENDER_PY, app_cgroup, app_props, dns_from,
                        remove_cgroups, reset_apps, set_policy, wait_app_route)
@@ -222,6 +222,53 @@ def test_failed_class_and_element_are_retried(w, faults):
     r = w.whoami(4, server="tv", cgroup=rel)
     assert not r.ok and r.error in REFUSED, r
     (d / "50-late.conf").unlink()
+
+
+def test_refused_policy_change_keeps_the_last_good_state(w, faults):
+    """SetAppPolicy while the kernel refuses every commit: the caller gets Failed, the app's
+    last good state stays in force (it still reaches the Internet), Degraded names the app
+    and since when; once the kernel accepts, the reconciler applies the change by itself.
+    The same for the default policy and for ResetAppPolicy."""
+    app = "org.test.Refused"
+    set_policy(w, app, access="allow")
+    cg = app_cgroup(w, app)
+    assert w.whoami(4, cgroup=cg).ok
+    assert manager_prop(w, "DegradedSince") == 0
+    faults.write_text("nft-commit:100000")
+    with pytest.raises(DBusCallError) as e:
+        set_policy(w, app, access="deny")
+    assert "The kernel refused the change" in str(e.value), e.value
+    assert degraded(w).startswith("policy of app %s: Input/output error" % app), degraded(w)
+    since = manager_prop(w, "DegradedSince")
+    assert abs(since / 1e6 - time.time()) < 300, since  # a wall clock time, not 0
+    props = app_props(w, app)
+    assert props["Access"] == "deny" and props["State"] == "online", props
+    assert w.whoami(4, cgroup=cg).ok  # the last good state: allowed
+    # the default policy too: its change waits, nothing in it is half applied
+    with pytest.raises(DBusCallError):
+        set_policy(w, "default", access="lan")
+    other = "roam-test/session-2.scope"
+    assert w.whoami(4, cgroup=other).ok
+    faults.write_text("")
+    wait_for(lambda: degraded(w) == "", 10, what="the retry applies the changes")
+    assert manager_prop(w, "DegradedSince") == 0
+    assert app_props(w, app)["State"] == "blocked: access denied"
+    r = w.whoami(4, cgroup=cg)
+    assert not r.ok and r.error in REFUSED, r
+    r = w.whoami(4, cgroup=other)
+    assert not r.ok and r.error in REFUSED, r
+    assert app_props(w, "default")["State"] == "local networks only"
+    # a refused reset: the configured (builtin) policy is what roamd wants from now on
+    faults.write_text("nft-commit:100000")
+    with pytest.raises(DBusCallError):
+        w.call(MANAGER_PATH, MANAGER_IFACE, "ResetAppPolicy", "s", [app])
+    assert degraded(w).startswith("policy of app %s" % app)
+    r = w.whoami(4, cgroup=cg)
+    assert not r.ok and r.error in REFUSED, r
+    faults.write_text("")
+    wait_for(lambda: app_props(w, app)["State"] == "local networks only", 10,
+             what="the reset applied (the default is lan)")
+    wait_for(lambda: degraded(w) == "", 10, what="Degraded clears")
 
 
 # ---- coexistence: others' mark bits inside roamd's FirewallMask are reported ----
