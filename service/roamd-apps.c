@@ -1307,10 +1307,15 @@ static int build_full(Apps *a, NftTxn *t)
                 return r;
         for (int l = 0; l < NFT_LEVEL_MAX; l++)
                 levels[l] = a->level_refs[l] > 0;
+        for (size_t i = 0; i < a->n_refs; i++)
+                if (a->refs[i].app->cls)
+                        levels[a->refs[i].level] = true;
         r = nft_txn_set_levels(t, levels);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < a->n_refs; i++) {
+                if (!a->refs[i].app->cls)
+                        continue; /* the reconciler adds it with the app's class */
                 r = nft_txn_elem(t, a->refs[i].level, a->refs[i].id, a->refs[i].app->cls->name,
                                  true);
                 if (r < 0)
@@ -1320,6 +1325,39 @@ static int build_full(Apps *a, NftTxn *t)
         if (r < 0)
                 return r;
         return nft_txn_elem(t, 0, a->root_id, a->app_default->cls->name, true);
+}
+
+/* After a commit the kernel did not answer (and the ruleset's generation moved): the whole
+ * table again from the model, in one transaction, so nothing builds on a guess. */
+static int apps_resync(void *userdata)
+{
+        Apps *a = userdata;
+        _cleanup_(nft_txn_freep) NftTxn *t = NULL;
+        int r;
+
+        r = nft_txn_new(a->nft, &t);
+        if (r >= 0)
+                r = build_full(a, t);
+        if (r >= 0)
+                r = nft_txn_commit(t);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < a->n_classes; i++)
+                a->classes[i]->installed = true;
+        for (size_t i = 0; i < a->n_refs; i++) {
+                CgroupRef *ref = &a->refs[i];
+                if (ref->installed || !ref->app->cls)
+                        continue;
+                ref->installed = true;
+                a->level_refs[ref->level]++;
+                apps_bus_emit_changed(ref->app, "Cgroups", NULL);
+        }
+        stats_installed(a->manager->stats);
+        free(a->installed_sets);
+        a->installed_sets = NULL;
+        (void)sets_text(a, &a->installed_sets);
+        log_info("Table inet roam rebuilt from roamd's model.");
+        return 0;
 }
 
 int apps_start(Apps *a)
@@ -1340,6 +1378,7 @@ int apps_start(Apps *a)
         r = nft_engine_new(&nc, &a->nft);
         if (r < 0)
                 return r;
+        nft_engine_set_resync(a->nft, apps_resync, a);
         r = route_tables_new(&rc, netlink_route_cache(a->manager->netlink), &a->routes);
         if (r < 0)
                 return r;

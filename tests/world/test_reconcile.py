@@ -271,6 +271,44 @@ def test_refused_policy_change_keeps_the_last_good_state(w, faults):
     wait_for(lambda: degraded(w) == "", 10, what="Degraded clears")
 
 
+def test_unanswered_commit_is_not_assumed(w, faults):
+    """A commit the kernel applied but whose answer never came (and one never sent): roamd
+    assumes neither outcome. Before its next transaction it reads the ruleset's generation;
+    when it moved, the whole table is rebuilt from what roamd wants, so later changes build
+    on what the kernel really holds (the old code retried a move the kernel had already made,
+    and every later change of the app failed)."""
+    app = "org.test.Lost"
+    # a policy no other app has: its class chain goes with the move
+    set_policy(w, app, access="allow", handover="move", bearers="wifi,cellular")
+    cg = app_cgroup(w, app)
+    assert w.whoami(4, cgroup=cg).ok
+    faults.write_text("nft-commit-lost:1")
+    with pytest.raises(DBusCallError) as e:
+        set_policy(w, app, access="deny")
+    assert "Connection timed out" in str(e.value), e.value
+    wait_for(lambda: degraded(w) == "", 10, what="the retry settles the unknown state")
+    assert app_props(w, app)["State"] == "blocked: access denied"
+    log = w.roamd_log()
+    assert "fault injection: answer lost" in log
+    assert "since the unanswered commit: rebuilding table inet roam" in log, log[-3000:]
+    assert app_props(w, app)["State"] == "blocked: access denied"
+    r = w.whoami(4, cgroup=cg)
+    assert not r.ok and r.error in REFUSED, r
+    # later changes work: the model is what the kernel holds
+    set_policy(w, app, access="allow")
+    assert w.whoami(4, cgroup=cg).ok
+    set_policy(w, app, access="deny")
+    r = w.whoami(4, cgroup=cg)
+    assert not r.ok and r.error in REFUSED, r
+    # a commit never sent: the generation did not move, nothing is rebuilt
+    faults.write_text("nft-commit-unsent:1")
+    with pytest.raises(DBusCallError):
+        set_policy(w, app, access="allow")
+    wait_for(lambda: degraded(w) == "", 10, what="the retry applies the change")
+    assert "the unanswered commit was not applied" in w.roamd_log()
+    assert w.whoami(4, cgroup=cg).ok
+
+
 # ---- coexistence: others' mark bits inside roamd's FirewallMask are reported ----
 
 CLASHING = """table ip clash {
