@@ -10,6 +10,7 @@
 #include "roam-log.h"
 #include "roam-util.h"
 #include "roamd-app-id.h"
+#include "roamd-apps-internal.h"
 #include "roamd-apps.h"
 #include "roamd-cgroup.h"
 #include "roamd-class.h"
@@ -84,7 +85,6 @@ Manager *apps_manager(Apps *a)
 
 /* ---- apps ---- */
 
-static int app_reclass(Apps *a, App *app);
 static int apps_reconcile(void *userdata);
 
 static int app_cmp(const void *k, const void *e)
@@ -142,7 +142,7 @@ static void app_compute_effective(Apps *a, App *app)
         app->effective.set = APP_KEY_ALL;
 }
 
-static int app_get_or_create(Apps *a, const char *id, App **ret)
+int app_get_or_create(Apps *a, const char *id, App **ret)
 {
         App *app, **n;
         size_t pos = 0;
@@ -363,7 +363,7 @@ static bool app_set_state(App *app, AppState state)
         return true;
 }
 
-static void app_refresh(App *app, bool emit)
+void app_refresh(App *app, bool emit)
 {
         Apps *a = app->apps;
         const char *changed[4];
@@ -1000,7 +1000,7 @@ static int apps_reclass(Apps *a, App **apps, size_t n)
         return 0;
 }
 
-static int app_reclass(Apps *a, App *app)
+int app_reclass(Apps *a, App *app)
 {
         return apps_reclass(a, &app, 1);
 }
@@ -1021,7 +1021,7 @@ static void emit_policy(App *app)
 
 /* The kernel refused a move roamd wants: the last good state stays in force, Degraded says
  * what was refused (what: "policy of app org.x"), and the reconciler retries with backoff. */
-static void note_refused(Apps *a, const char *what, int error)
+void note_refused(Apps *a, const char *what, int error)
 {
         log_warning_errno(error,
                           "%s: the kernel refused it; the last good state stays in force, "
@@ -1124,141 +1124,6 @@ int apps_reset_policy(Apps *a, App *app)
                 note_refused(a, what, r);
         }
         return r;
-}
-
-static uint64_t now(clockid_t clock)
-{
-        struct timespec ts;
-        clock_gettime(clock, &ts);
-        return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
-}
-
-static int on_grant_end(sd_event_source *s, uint64_t usec, void *userdata)
-{
-        App *app = userdata;
-
-        log_info("app %s: online for a task ended", app->id);
-        (void)apps_release(app->apps, app);
-        return 0;
-}
-
-int apps_online_for(Apps *a, App *app, uint64_t usec)
-{
-        uint64_t old = app->online_until;
-        int r;
-
-        if (app->special)
-                return -EINVAL;
-        app->online_until = usec == UINT64_MAX ? UINT64_MAX : now(CLOCK_REALTIME) + usec;
-        r = app_reclass(a, app);
-        if (r < 0) {
-                app->online_until = old;
-                return r;
-        }
-        app->grant_timer = sd_event_source_disable_unref(app->grant_timer);
-        if (usec != UINT64_MAX) {
-                r = sd_event_add_time_relative(a->manager->event, &app->grant_timer,
-                                               CLOCK_MONOTONIC, usec, USEC_PER_SEC / 10,
-                                               on_grant_end, app);
-                if (r < 0)
-                        log_warning_errno(r, "app %s: cannot arm the end of its grant: %m",
-                                          app->id);
-        }
-        log_info("app %s: online for a task %s", app->id,
-                 usec == UINT64_MAX ? "until released" : "for a while");
-        app_refresh(app, true);
-        apps_bus_emit_changed(app, "OnlineUntil", NULL);
-        return 0;
-}
-
-int apps_release(Apps *a, App *app)
-{
-        uint64_t old = app->online_until;
-        int r;
-
-        app->grant_timer = sd_event_source_disable_unref(app->grant_timer);
-        if (old == 0)
-                return 0;
-        app->online_until = 0;
-        r = app_reclass(a, app);
-        /* A grant that ended stays ended: when the kernel refuses, the reconciler retries. */
-        apps_bus_emit_changed(app, "OnlineUntil", NULL);
-        if (r < 0) {
-                _cleanup_free_ char *what = NULL;
-                if (asprintf(&what, "end of the grant of app %s", app->id) < 0)
-                        return log_oom();
-                note_refused(a, what, r);
-                return r;
-        }
-        app_refresh(app, true);
-        return 0;
-}
-
-int apps_run_prepare(Apps *a, const char *id, uint64_t online_for_usec, App **ret)
-{
-        App *app;
-        int r;
-
-        if (!app_id_is_valid(id) || app_id_is_special(id))
-                return -EINVAL;
-        r = app_get_or_create(a, id, &app);
-        if (r < 0)
-                return r;
-        if (!app->cls)
-                return -EIO;
-        if (online_for_usec > 0) {
-                r = apps_online_for(a, app, online_for_usec);
-                if (r < 0)
-                        return r;
-        }
-        *ret = app;
-        return 0;
-}
-
-int apps_adopt_cgroup(Apps *a, const char *app_id, const char *path, const CgroupNode **ret)
-{
-        const CgroupNode *n = NULL;
-        CgroupRef *ref;
-        int r;
-
-        r = cgroup_tree_adopt(a->cgroups, path, &n);
-        if (r < 0)
-                return r;
-        if (n->cls.kind != CGROUP_KIND_APP || !streq(n->cls.app_id, app_id))
-                return -EBADSLT; /* not named as this app's scope */
-        ref = ref_find(a, n->id, NULL);
-        if (!ref || !ref->installed)
-                return -EIO;
-        *ret = n;
-        return 0;
-}
-
-int apps_run(Apps *a, const char *id, int pidfd, pid_t caller, uint64_t online_for_usec,
-             const char **ret_cgroup)
-{
-        const CgroupNode *n = NULL;
-        CgroupRef *ref;
-        App *app;
-        int r;
-
-        r = apps_run_prepare(a, id, online_for_usec, &app);
-        if (r < 0)
-                return r;
-        /* The cgroup and its element first (the ADDED event commits it), then the move. */
-        r = cgroup_tree_make_app(a->cgroups, id, &n);
-        if (r < 0)
-                return log_warning_errno(r, "app %s: cannot create its cgroup: %m", id);
-        ref = ref_find(a, n->id, NULL);
-        if (!ref || !ref->installed)
-                return log_warning_errno(EIO, "app %s: its cgroup is not in nftables, not moving",
-                                         id);
-        r = cgroup_tree_move_pidfd(a->cgroups, n, pidfd, caller);
-        if (r < 0)
-                return log_warning_errno(r, "app %s: cannot move process %d into %s: %m", id,
-                                         (int)caller, n->path);
-        log_info("app %s: process %d runs in %s", id, (int)caller, n->path);
-        *ret_cgroup = n->path;
-        return 0;
 }
 
 /* ---- start, reload ---- */
@@ -1518,4 +1383,16 @@ Apps *apps_free(Apps *a)
         nft_engine_free(a->nft); /* the table stays: fail closed */
         free(a);
         return NULL;
+}
+
+CgroupTree *apps_cgroups(Apps *a)
+{
+        return a->cgroups;
+}
+
+bool apps_cgroup_installed(Apps *a, uint64_t id)
+{
+        CgroupRef *ref = ref_find(a, id, NULL);
+
+        return ref && ref->installed;
 }
