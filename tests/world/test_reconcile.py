@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from roamworld import (CG_ROAMD, DBusCallError, MANAGER_IFACE, MANAGER_PATH, PROPS_IFACE, ROAMD,
-                       VPN_ONLY_ADDRS, VPN_ONLY_NAME, WHOAMI, wait_for)
+from roamworld import (CG_ROAMD, DBusCallError, MANAGER_IFACE, MANAGER_PATH, PROPS_IFACE, ROAM,
+                       ROAMD, VPN_ONLY_ADDRS, VPN_ONLY_NAME, WHOAMI, wait_for)
 from test_apps import (REFUSED, ROAM_SLICE, SENDER_PY, app_cgroup, app_props, dns_from,
                        remove_cgroups, reset_apps, set_policy, wait_app_route)
 
@@ -243,6 +243,11 @@ def test_refused_policy_change_keeps_the_last_good_state(w, faults):
     assert abs(since / 1e6 - time.time()) < 300, since  # a wall clock time, not 0
     props = app_props(w, app)
     assert props["Access"] == "deny" and props["State"] == "online", props
+    # roam status says it in words, with the time it began
+    out = " ".join(w.dev_run([str(ROAM), "status"]).stdout.split())
+    assert "Warning: Enforcement degraded since " in out, out
+    assert ("policy of app %s: Input/output error; retrying. The last good state stays in "
+            "force." % app) in out, out
     assert w.whoami(4, cgroup=cg).ok  # the last good state: allowed
     # the default policy too: its change waits, nothing in it is half applied
     with pytest.raises(DBusCallError):
@@ -339,6 +344,10 @@ def test_foreign_mark_bits_inside_the_mask_are_reported(w):
             in conflicts
         # the highest 7 bits that nobody else uses
         assert manager_prop(w, "FirewallMaskSuggestion") == "0x00fe0000"
+        out = w.dev_run([str(ROAM), "status"]).stdout
+        assert "Warning: Nobody else uses FirewallMask=0x00fe0000: set it in roamd.conf." \
+            in out, out
+        assert "Warning: Mark conflict: table ip clash chain out writes meta mark bits" in out
         log = w.roamd_log()
         assert "Mark conflict: table ip clash chain out writes meta mark bits 0x01000000" in log
         assert "FirewallMask=0x00fe0000 is free" in log
