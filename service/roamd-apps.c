@@ -726,17 +726,24 @@ static int add_pending_refs(Apps *a, NftTxn *t, bool levels[NFT_LEVEL_MAX])
 
 static int apps_reclass(Apps *a, App **apps, size_t n);
 
-static int reclass_pending(Apps *a)
+/* Moves the apps whose class is missing or whose move the kernel refused. On failure *what
+ * names the first ("policy of app X", or "app class" for one without a class yet), so
+ * Degraded keeps naming what waits. */
+static int reclass_pending(Apps *a, char **what)
 {
         _cleanup_free_ App **pending = calloc(a->n_apps + 1, sizeof(App *));
         size_t n = 0;
+        int r;
 
         if (!pending)
                 return -ENOMEM;
         for (size_t i = 0; i < a->n_apps; i++)
                 if (!a->apps[i]->cls || a->apps[i]->reclass_pending)
                         pending[n++] = a->apps[i];
-        return n > 0 ? apps_reclass(a, pending, n) : 0;
+        r = n > 0 ? apps_reclass(a, pending, n) : 0;
+        if (r < 0 && pending[0]->cls && asprintf(what, "policy of app %s", pending[0]->id) < 0)
+                *what = NULL;
+        return r;
 }
 
 typedef struct ClassSaved {
@@ -765,9 +772,12 @@ static int apps_reconcile(void *userdata)
         reconcile_begin(a->reconcile);
         /* Apps whose class could not be made earlier get one now, and apps whose move the
          * kernel refused are moved (own transaction). */
-        r = reclass_pending(a);
-        if (r < 0)
-                reconcile_failed(a->reconcile, "app class", r);
+        {
+                _cleanup_free_ char *what = NULL;
+                r = reclass_pending(a, &what);
+                if (r < 0)
+                        reconcile_failed(a->reconcile, what ?: "app class", r);
+        }
         r = route_sync(a);
         if (r < 0)
                 reconcile_failed(a->reconcile, "routes and ip rules", r);
