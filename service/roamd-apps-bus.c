@@ -28,6 +28,20 @@ static int refused(sd_bus_error *error, int r)
                                  strerror(-r));
 }
 
+/* A change roamd keeps wanting: the reconciler retries it (apps_set_policy()). */
+static int refused_retrying(sd_bus_error *error, int r)
+{
+        if (r == -EBUSY)
+                return sd_bus_error_setf(error, ROAM_ERROR_FAILED,
+                                         "The app's class is not in the kernel yet (see "
+                                         "Manager.Degraded); nothing changed.");
+        return sd_bus_error_setf(error, ROAM_ERROR_FAILED,
+                                 "The kernel refused the change (%s): the last good state stays "
+                                 "in force, and roamd applies the change as soon as the kernel "
+                                 "accepts it (see Manager.Degraded).",
+                                 strerror(-r));
+}
+
 static int property_get_string(sd_bus *bus, const char *path, const char *interface,
                                const char *property, sd_bus_message *reply, void *userdata,
                                sd_bus_error *error)
@@ -140,7 +154,7 @@ static int method_release(sd_bus_message *msg, void *userdata, sd_bus_error *err
                 return r;
         r = apps_release(app->apps, app);
         if (r < 0)
-                return refused(error, r);
+                return refused_retrying(error, r);
         return sd_bus_reply_method_return(msg, NULL);
 }
 
@@ -336,7 +350,7 @@ int apps_bus_method_set_policy(sd_bus_message *msg, void *userdata, sd_bus_error
                 return r;
         r = apps_set_policy(a, id, &changes, &app);
         if (r < 0)
-                return refused(error, r);
+                return refused_retrying(error, r);
         return sd_bus_reply_method_return(msg, "o", app->path);
 }
 
@@ -353,7 +367,7 @@ int apps_bus_method_reset_policy(sd_bus_message *msg, void *userdata, sd_bus_err
                 return r;
         r = apps_reset_policy(app->apps, app);
         if (r < 0)
-                return refused(error, r);
+                return refused_retrying(error, r);
         return sd_bus_reply_method_return(msg, NULL);
 }
 

@@ -10,6 +10,7 @@
 #include "roam-log.h"
 #include "roam-util.h"
 #include "roamd-app-id.h"
+#include "roamd-apps-internal.h"
 #include "roamd-apps.h"
 #include "roamd-cgroup.h"
 #include "roamd-class.h"
@@ -87,7 +88,6 @@ Manager *apps_manager(Apps *a)
 
 /* ---- apps ---- */
 
-static int app_reclass(Apps *a, App *app);
 static int apps_reconcile(void *userdata);
 
 static int app_cmp(const void *k, const void *e)
@@ -153,7 +153,7 @@ static void app_compute_effective(Apps *a, App *app)
         app->effective.set = APP_KEY_ALL;
 }
 
-static int app_get_or_create(Apps *a, const char *id, App **ret)
+int app_get_or_create(Apps *a, const char *id, App **ret)
 {
         App *app, **n;
         size_t pos = 0;
@@ -379,7 +379,7 @@ static bool app_set_state(App *app, AppState state)
         return true;
 }
 
-static void app_refresh(App *app, bool emit)
+void app_refresh(App *app, bool emit)
 {
         Apps *a = app->apps;
         const char *changed[4];
@@ -744,6 +744,28 @@ static int add_pending_refs(Apps *a, NftTxn *t, bool levels[NFT_LEVEL_MAX])
         return n;
 }
 
+static int apps_reclass(Apps *a, App **apps, size_t n);
+
+/* Moves the apps whose class is missing or whose move the kernel refused. On failure *what
+ * names the first ("policy of app X", or "app class" for one without a class yet), so
+ * Degraded keeps naming what waits. */
+static int reclass_pending(Apps *a, char **what)
+{
+        _cleanup_free_ App **pending = calloc(a->n_apps + 1, sizeof(App *));
+        size_t n = 0;
+        int r;
+
+        if (!pending)
+                return -ENOMEM;
+        for (size_t i = 0; i < a->n_apps; i++)
+                if (!a->apps[i]->cls || a->apps[i]->reclass_pending)
+                        pending[n++] = a->apps[i];
+        r = n > 0 ? apps_reclass(a, pending, n) : 0;
+        if (r < 0 && pending[0]->cls && asprintf(what, "policy of app %s", pending[0]->id) < 0)
+                *what = NULL;
+        return r;
+}
+
 typedef struct ClassSaved {
         int route[2];
         AppState state;
@@ -768,13 +790,14 @@ static int apps_reconcile(void *userdata)
         if (!a || !a->started)
                 return 0;
         reconcile_begin(a->reconcile);
-        /* Apps whose class could not be made earlier get one now (own transaction). */
-        for (size_t i = 0; i < a->n_apps; i++)
-                if (!a->apps[i]->cls) {
-                        r = app_reclass(a, a->apps[i]);
-                        if (r < 0)
-                                reconcile_failed(a->reconcile, "app class", r);
-                }
+        /* Apps whose class could not be made earlier get one now, and apps whose move the
+         * kernel refused are moved (own transaction). */
+        {
+                _cleanup_free_ char *what = NULL;
+                r = reclass_pending(a, &what);
+                if (r < 0)
+                        reconcile_failed(a->reconcile, what ?: "app class", r);
+        }
         r = route_sync(a);
         if (r < 0)
                 reconcile_failed(a->reconcile, "routes and ip rules", r);
@@ -904,11 +927,16 @@ const char *apps_degraded(Apps *a)
         return a ? reconcile_degraded(a->reconcile) : "";
 }
 
+uint64_t apps_degraded_since(Apps *a)
+{
+        return a ? reconcile_degraded_since(a->reconcile) : 0;
+}
+
 static void on_degraded_changed(void *userdata)
 {
         Apps *a = userdata;
 
-        manager_bus_emit_changed(a->manager, "Degraded", NULL);
+        manager_bus_emit_changed(a->manager, "Degraded", "DegradedSince", NULL);
 }
 
 /* ---- policy changes ---- */
@@ -980,8 +1008,13 @@ static int apps_reclass(Apps *a, App **apps, size_t n)
         if (r < 0) {
                 for (size_t i = 0; i < n_created; i++)
                         class_drop(a, created[i]);
+                /* each keeps its class; the reconciler moves them when the kernel accepts */
+                for (size_t i = 0; i < n; i++)
+                        apps[i]->reclass_pending = true;
                 return r;
         }
+        for (size_t i = 0; i < n; i++)
+                apps[i]->reclass_pending = false;
         for (size_t i = 0; i < n_created; i++)
                 created[i]->installed = true;
         for (size_t m = 0; m < n_moves; m++) {
@@ -1004,7 +1037,7 @@ static int apps_reclass(Apps *a, App **apps, size_t n)
         return 0;
 }
 
-static int app_reclass(Apps *a, App *app)
+int app_reclass(Apps *a, App *app)
 {
         return apps_reclass(a, &app, 1);
 }
@@ -1023,9 +1056,23 @@ static void emit_policy(App *app)
         apps_bus_emit_changed(app, "Access", "Bearers", "VPN", "Handover", "Source", NULL);
 }
 
+/* The kernel refused a move roamd wants: the last good state stays in force, Degraded says
+ * what was refused (what: "policy of app org.x"), and the reconciler retries with backoff. */
+void note_refused(Apps *a, const char *what, int error)
+{
+        log_warning_errno(error,
+                          "%s: the kernel refused it; the last good state stays in force, "
+                          "retrying: %m",
+                          what);
+        reconcile_begin(a->reconcile);
+        reconcile_failed(a->reconcile, what, error);
+        reconcile_end(a->reconcile);
+}
+
 /* The default policy changed (its runtime or config keys): every app follows them, the
- * default itself included, all in one transaction. On failure every effective policy is put
- * back. */
+ * default itself included, all in one transaction. When the kernel refuses, the new
+ * effective policies stay what roamd wants (apps keep their classes until a retry moves
+ * them). */
 static int reclass_all(Apps *a)
 {
         _cleanup_free_ App **changed = calloc(a->n_apps + 1, sizeof(App *));
@@ -1044,22 +1091,17 @@ static int reclass_all(Apps *a)
                         changed[n++] = app;
         }
         r = apps_reclass(a, changed, n);
-        if (r < 0) {
-                for (size_t i = 0; i < a->n_apps; i++)
-                        a->apps[i]->effective = before[i];
-                return r;
-        }
         for (size_t i = 0; i < a->n_apps; i++)
                 if (!app_policy_equal(&before[i], &a->apps[i]->effective))
                         emit_policy(a->apps[i]);
-        return 0;
+        return r;
 }
 
 /* Gives app a new runtime policy and moves what follows from it (the app, or for the default
- * policy every app following it) in one transaction; all or nothing. */
+ * policy every app following it) in one transaction. On failure the policy stays what roamd
+ * wants and the apps keep their classes (reclass_pending). */
 static int app_set_runtime(Apps *a, App *app, const AppPolicy *runtime)
 {
-        AppPolicy old_runtime = app->runtime, old_effective = app->effective;
         int r;
 
         app->runtime = *runtime;
@@ -1069,20 +1111,15 @@ static int app_set_runtime(Apps *a, App *app, const AppPolicy *runtime)
                 app_compute_effective(a, app);
                 r = app_reclass(a, app);
         }
-        if (r < 0) {
-                app->runtime = old_runtime;
-                app->effective = old_effective;
-                return r;
-        }
         emit_policy(app);
-        return 0;
+        return r;
 }
 
 int apps_set_policy(Apps *a, const char *id, const AppPolicy *changes, App **ret)
 {
         AppPolicy runtime;
         App *app;
-        int r;
+        int r, k;
 
         if (streq(id, APP_ID_SYSTEM) && (changes->set & ~APP_KEY_ACCESS))
                 return -EDOM; /* the system policy has only an access */
@@ -1090,19 +1127,24 @@ int apps_set_policy(Apps *a, const char *id, const AppPolicy *changes, App **ret
         if (r < 0)
                 return r;
         if (!app->cls)
-                return -EIO;
+                return -EBUSY; /* the reconciler makes it first */
         runtime = app->runtime;
         app_policy_layer(&runtime, changes);
         r = app_set_runtime(a, app, &runtime);
-        if (r < 0)
-                return r;
-        r = app_policy_set_put(&a->runtime_set, id, changes);
-        if (r >= 0)
-                r = state_save(a);
-        if (r < 0)
-                log_warning_errno(r, "%s: the change is in force but could not be saved: %m", id);
-        log_info("app %s: policy changed at runtime", id);
+        k = app_policy_set_put(&a->runtime_set, id, changes);
+        if (k >= 0)
+                k = state_save(a);
+        if (k < 0)
+                log_warning_errno(k, "%s: the change could not be saved: %m", id);
         *ret = app;
+        if (r < 0) {
+                _cleanup_free_ char *what = NULL;
+                if (asprintf(&what, "policy of app %s", id) < 0)
+                        return log_oom();
+                note_refused(a, what, r);
+                return r;
+        }
+        log_info("app %s: policy changed at runtime", id);
         return 0;
 }
 
@@ -1110,142 +1152,15 @@ int apps_reset_policy(Apps *a, App *app)
 {
         int r = app_set_runtime(a, app, &NO_KEYS);
 
-        if (r < 0)
-                return r;
         (void)app_policy_set_remove(&a->runtime_set, app->id);
         (void)state_save(a);
-        return 0;
-}
-
-static uint64_t now(clockid_t clock)
-{
-        struct timespec ts;
-        clock_gettime(clock, &ts);
-        return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
-}
-
-static int on_grant_end(sd_event_source *s, uint64_t usec, void *userdata)
-{
-        App *app = userdata;
-
-        log_info("app %s: online for a task ended", app->id);
-        (void)apps_release(app->apps, app);
-        return 0;
-}
-
-int apps_online_for(Apps *a, App *app, uint64_t usec)
-{
-        uint64_t old = app->online_until;
-        int r;
-
-        if (app->special)
-                return -EINVAL;
-        app->online_until = usec == UINT64_MAX ? UINT64_MAX : now(CLOCK_REALTIME) + usec;
-        r = app_reclass(a, app);
         if (r < 0) {
-                app->online_until = old;
-                return r;
+                _cleanup_free_ char *what = NULL;
+                if (asprintf(&what, "policy of app %s", app->id) < 0)
+                        return log_oom();
+                note_refused(a, what, r);
         }
-        app->grant_timer = sd_event_source_disable_unref(app->grant_timer);
-        if (usec != UINT64_MAX) {
-                r = sd_event_add_time_relative(a->manager->event, &app->grant_timer,
-                                               CLOCK_MONOTONIC, usec, USEC_PER_SEC / 10,
-                                               on_grant_end, app);
-                if (r < 0)
-                        log_warning_errno(r, "app %s: cannot arm the end of its grant: %m",
-                                          app->id);
-        }
-        log_info("app %s: online for a task %s", app->id,
-                 usec == UINT64_MAX ? "until released" : "for a while");
-        app_refresh(app, true);
-        apps_bus_emit_changed(app, "OnlineUntil", NULL);
-        return 0;
-}
-
-int apps_release(Apps *a, App *app)
-{
-        uint64_t old = app->online_until;
-        int r;
-
-        app->grant_timer = sd_event_source_disable_unref(app->grant_timer);
-        if (old == 0)
-                return 0;
-        app->online_until = 0;
-        r = app_reclass(a, app);
-        if (r < 0) {
-                app->online_until = old;
-                return r;
-        }
-        app_refresh(app, true);
-        apps_bus_emit_changed(app, "OnlineUntil", NULL);
-        return 0;
-}
-
-int apps_run_prepare(Apps *a, const char *id, uint64_t online_for_usec, App **ret)
-{
-        App *app;
-        int r;
-
-        if (!app_id_is_valid(id) || app_id_is_special(id))
-                return -EINVAL;
-        r = app_get_or_create(a, id, &app);
-        if (r < 0)
-                return r;
-        if (!app->cls)
-                return -EIO;
-        if (online_for_usec > 0) {
-                r = apps_online_for(a, app, online_for_usec);
-                if (r < 0)
-                        return r;
-        }
-        *ret = app;
-        return 0;
-}
-
-int apps_adopt_cgroup(Apps *a, const char *app_id, const char *path, const CgroupNode **ret)
-{
-        const CgroupNode *n = NULL;
-        CgroupRef *ref;
-        int r;
-
-        r = cgroup_tree_adopt(a->cgroups, path, &n);
-        if (r < 0)
-                return r;
-        if (n->cls.kind != CGROUP_KIND_APP || !streq(n->cls.app_id, app_id))
-                return -EBADSLT; /* not named as this app's scope */
-        ref = ref_find(a, n->id, NULL);
-        if (!ref || !ref->installed)
-                return -EIO;
-        *ret = n;
-        return 0;
-}
-
-int apps_run(Apps *a, const char *id, int pidfd, pid_t caller, uint64_t online_for_usec,
-             const char **ret_cgroup)
-{
-        const CgroupNode *n = NULL;
-        CgroupRef *ref;
-        App *app;
-        int r;
-
-        r = apps_run_prepare(a, id, online_for_usec, &app);
-        if (r < 0)
-                return r;
-        /* The cgroup and its element first (the ADDED event commits it), then the move. */
-        r = cgroup_tree_make_app(a->cgroups, id, &n);
-        if (r < 0)
-                return log_warning_errno(r, "app %s: cannot create its cgroup: %m", id);
-        ref = ref_find(a, n->id, NULL);
-        if (!ref || !ref->installed)
-                return log_warning_errno(EIO, "app %s: its cgroup is not in nftables, not moving",
-                                         id);
-        r = cgroup_tree_move_pidfd(a->cgroups, n, pidfd, caller);
-        if (r < 0)
-                return log_warning_errno(r, "app %s: cannot move process %d into %s: %m", id,
-                                         (int)caller, n->path);
-        log_info("app %s: process %d runs in %s", id, (int)caller, n->path);
-        *ret_cgroup = n->path;
-        return 0;
+        return r;
 }
 
 /* ---- start, reload ---- */
@@ -1294,10 +1209,15 @@ static int build_full(Apps *a, NftTxn *t)
                 return r;
         for (int l = 0; l < NFT_LEVEL_MAX; l++)
                 levels[l] = a->level_refs[l] > 0;
+        for (size_t i = 0; i < a->n_refs; i++)
+                if (a->refs[i].app->cls)
+                        levels[a->refs[i].level] = true;
         r = nft_txn_set_levels(t, levels);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < a->n_refs; i++) {
+                if (!a->refs[i].app->cls)
+                        continue; /* the reconciler adds it with the app's class */
                 r = nft_txn_elem(t, a->refs[i].level, a->refs[i].id, a->refs[i].app->cls->name,
                                  true);
                 if (r < 0)
@@ -1310,6 +1230,39 @@ static int build_full(Apps *a, NftTxn *t)
         if (r < 0)
                 return r;
         return nft_txn_elem(t, 0, a->root_id, a->app_default->cls->name, true);
+}
+
+/* After a commit the kernel did not answer (and the ruleset's generation moved): the whole
+ * table again from the model, in one transaction, so nothing builds on a guess. */
+static int apps_resync(void *userdata)
+{
+        Apps *a = userdata;
+        _cleanup_(nft_txn_freep) NftTxn *t = NULL;
+        int r;
+
+        r = nft_txn_new(a->nft, &t);
+        if (r >= 0)
+                r = build_full(a, t);
+        if (r >= 0)
+                r = nft_txn_commit(t);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < a->n_classes; i++)
+                a->classes[i]->installed = true;
+        for (size_t i = 0; i < a->n_refs; i++) {
+                CgroupRef *ref = &a->refs[i];
+                if (ref->installed || !ref->app->cls)
+                        continue;
+                ref->installed = true;
+                a->level_refs[ref->level]++;
+                apps_bus_emit_changed(ref->app, "Cgroups", NULL);
+        }
+        stats_installed(a->manager->stats);
+        free(a->installed_sets);
+        a->installed_sets = NULL;
+        (void)sets_text(a, &a->installed_sets);
+        log_info("Table inet roam rebuilt from roamd's model.");
+        return 0;
 }
 
 int apps_start(Apps *a)
@@ -1330,6 +1283,7 @@ int apps_start(Apps *a)
         r = nft_engine_new(&nc, &a->nft);
         if (r < 0)
                 return r;
+        nft_engine_set_resync(a->nft, apps_resync, a);
         r = route_tables_new(&rc, netlink_route_cache(a->manager->netlink), &a->routes);
         if (r < 0)
                 return r;
@@ -1421,7 +1375,7 @@ int apps_reload(Apps *a)
         /* every app whose policy the new drop-ins change, in one transaction */
         r = reclass_all(a);
         if (r < 0)
-                log_error_errno(r, "The new drop-ins cannot be applied; the old policies stay: %m");
+                note_refused(a, "new drop-ins", r);
         return errors > 0 ? -EINVAL : r;
 }
 
@@ -1470,4 +1424,16 @@ Apps *apps_free(Apps *a)
         nft_engine_free(a->nft); /* the table stays: fail closed */
         free(a);
         return NULL;
+}
+
+CgroupTree *apps_cgroups(Apps *a)
+{
+        return a->cgroups;
+}
+
+bool apps_cgroup_installed(Apps *a, uint64_t id)
+{
+        CgroupRef *ref = ref_find(a, id, NULL);
+
+        return ref && ref->installed;
 }

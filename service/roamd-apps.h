@@ -40,8 +40,10 @@ typedef struct App {
         AppClass *cls;
         AppCgroup *cgroups;
         size_t n_cgroups;
-        char *route[2]; /* link names new flows take, per family; NULL none */
-        AppState state; /* changed only by app_set_state() */
+        char *route[2];       /* link names new flows take, per family; NULL none */
+        AppState state;       /* changed only by app_set_state() */
+        bool reclass_pending; /* the kernel refused its move to the class its policy calls
+                               * for: the last good class stays, the reconciler retries */
 } App;
 
 int apps_new(Manager *m, Apps **ret);
@@ -54,6 +56,8 @@ int apps_start(Apps *a);
 void apps_links_changed(Apps *a);
 /* Why the kernel does not hold what roamd wants ("" when it does): Manager.Degraded. */
 const char *apps_degraded(Apps *a);
+/* CLOCK_REALTIME µs since when it has been degraded, 0 while not (Manager.DegradedSince). */
+uint64_t apps_degraded_since(Apps *a);
 /* Other tables' mark writes and ip rules inside our FirewallMask (Manager.MarkConflicts),
  * read at start and reload, and a free mask to use instead (0: none or no conflict). */
 char **apps_mark_conflicts(Apps *a);
@@ -66,7 +70,9 @@ size_t apps_count(Apps *a);
 App *apps_nth(Apps *a, size_t i);
 
 /* Layers changes (keys set in it) over the app's runtime policy, creating the app when new.
- * All or nothing: on error the kernel and the state file are unchanged. */
+ * Bad input changes nothing. When the kernel refuses the move (an error is returned), the
+ * new policy is kept and saved as what roamd wants, the last good state stays in force, the
+ * manager's Degraded says so, and the reconciler retries until the kernel accepts it. */
 int apps_set_policy(Apps *a, const char *id, const AppPolicy *changes, App **ret);
 int apps_reset_policy(Apps *a, App *app);
 /* usec: duration, UINT64_MAX until released. */

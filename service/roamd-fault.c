@@ -12,6 +12,8 @@ static const char *const fault_point_table[_FAULT_POINT_MAX] = {
     [FAULT_NFT_COMMIT] = "nft-commit",
     [FAULT_ROUTE_ADD] = "route-add",
     [FAULT_RULE_ADD] = "rule-add",
+    [FAULT_NFT_COMMIT_LOST] = "nft-commit-lost",
+    [FAULT_NFT_COMMIT_UNSENT] = "nft-commit-unsent",
 };
 
 const char *fault_point_to_string(FaultPoint p)

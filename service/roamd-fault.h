@@ -3,7 +3,8 @@
 
 /* Fault injection for tests: `roamd --test-faults=FILE` makes the next N kernel operations of
  * a kind fail, so every failure path of the reconciler runs in CI. FILE holds words
- * `KIND:N` (nft-commit, route-add, rule-add); it is read again before each operation, and a
+ * `KIND:N` (nft-commit, route-add, rule-add; nft-commit-lost and nft-commit-unsent: a commit
+ * that times out, applied or not); it is read again before each operation, and a
  * changed content resets the counts, so a test arms a fault at the moment it wants one.
  * Compiled in with meson -Dfault_injection=true (the default; distributions turn it off),
  * honoured only with the flag. */
@@ -12,6 +13,8 @@ typedef enum FaultPoint {
         FAULT_NFT_COMMIT,
         FAULT_ROUTE_ADD,
         FAULT_RULE_ADD,
+        FAULT_NFT_COMMIT_LOST,   /* applied by the kernel, its answer "never came" */
+        FAULT_NFT_COMMIT_UNSENT, /* never sent, and no answer came */
         _FAULT_POINT_MAX,
         _FAULT_POINT_INVALID = -22,
 } FaultPoint;

@@ -46,6 +46,15 @@ static int property_get_mark_conflicts(sd_bus *bus, const char *path, const char
         return sd_bus_message_append_strv(reply, apps_mark_conflicts(m->apps));
 }
 
+static int property_get_degraded_since(sd_bus *bus, const char *path, const char *interface,
+                                       const char *property, sd_bus_message *reply, void *userdata,
+                                       sd_bus_error *error)
+{
+        Manager *m = userdata;
+
+        return sd_bus_message_append(reply, "t", apps_degraded_since(m->apps));
+}
+
 static int property_get_best_link(sd_bus *bus, const char *path, const char *interface,
                                   const char *property, sd_bus_message *reply, void *userdata,
                                   sd_bus_error *error)
@@ -197,6 +206,8 @@ static const sd_bus_vtable manager_vtable[] = {
                     SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("ConfigFile", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
     SD_BUS_PROPERTY("Degraded", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("DegradedSince", "t", property_get_degraded_since, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("MarkConflicts", "as", property_get_mark_conflicts, 0,
                     SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("FirewallMaskSuggestion", "s", property_get_mark_conflicts, 0,

@@ -5,6 +5,7 @@
 #include <libnftnl/chain.h>
 #include <libnftnl/common.h>
 #include <libnftnl/expr.h>
+#include <libnftnl/gen.h>
 #include <libnftnl/rule.h>
 #include <libnftnl/set.h>
 #include <libnftnl/table.h>
@@ -13,6 +14,7 @@
 #include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <poll.h>
 #include <string.h>
@@ -32,6 +34,8 @@
 #define NFT_TYPE_CGROUPV2 46
 
 #define SLOTS_MAX 128
+/* The generation's answer comes at once; a silent kernel must not hold roamd. */
+#define NFT_GENID_TIMEOUT_MS 5000
 /* Set elements per message: an IPv6 interval element takes about 40 bytes, so a message stays
  * near 2.5 KiB, far below the batch page's overrun room (MNL_SOCKET_BUFFER_SIZE). */
 #define ELEMS_PER_MSG 64
@@ -44,6 +48,14 @@ struct NftEngine {
         unsigned shift;
         bool levels[NFT_LEVEL_MAX];
         uint32_t slots[SLOTS_MAX]; /* the link of each slot with a restore chain, 0 none */
+        /* A commit got no answer in time: the kernel may or may not hold it. Before the next
+         * transaction the ruleset's generation is read again; when it moved, resync (the
+         * owner's full rebuild) replaces the table with what roamd wants. */
+        bool uncertain, resyncing;
+        uint32_t genid_sent; /* the generation before the unanswered commit was sent */
+        bool genid_known;
+        nft_resync_t resync;
+        void *resync_userdata;
 };
 
 struct NftTxn {
@@ -110,12 +122,115 @@ uint32_t nft_engine_mask(NftEngine *e)
         return e->mask;
 }
 
+void nft_engine_set_resync(NftEngine *e, nft_resync_t resync, void *userdata)
+{
+        e->resync = resync;
+        e->resync_userdata = userdata;
+}
+
+static int on_gen(const struct nlmsghdr *nlh, void *data)
+{
+        struct nftnl_gen *gen = nftnl_gen_alloc();
+        int r = MNL_CB_ERROR;
+
+        if (!gen)
+                return MNL_CB_ERROR;
+        if (nftnl_gen_nlmsg_parse(nlh, gen) >= 0 && nftnl_gen_is_set(gen, NFTNL_GEN_ID)) {
+                *(uint32_t *)data = nftnl_gen_get_u32(gen, NFTNL_GEN_ID);
+                r = MNL_CB_STOP;
+        }
+        nftnl_gen_free(gen);
+        return r;
+}
+
+/* The ruleset's generation (it moves with every committed transaction, anyone's). Answers
+ * to earlier requests that arrive late are skipped by their sequence number. */
+static int read_genid(NftEngine *e, uint32_t *ret)
+{
+        char buf[MNL_SOCKET_BUFFER_SIZE];
+        struct nlmsghdr *nlh;
+        uint32_t seq = e->seq++;
+        int left_ms = NFT_GENID_TIMEOUT_MS;
+
+        nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETGEN, AF_UNSPEC, 0, seq);
+        if (mnl_socket_sendto(e->nl, nlh, nlh->nlmsg_len) < 0)
+                return -errno;
+        for (;;) {
+                struct pollfd pfd = {.fd = mnl_socket_get_fd(e->nl), .events = POLLIN};
+                ssize_t n;
+                int len, r;
+
+                r = poll(&pfd, 1, left_ms);
+                if (r < 0 && errno == EINTR)
+                        continue;
+                if (r < 0)
+                        return -errno;
+                if (r == 0)
+                        return -ETIMEDOUT;
+                left_ms = 100; /* what remains of an answer comes at once */
+                n = mnl_socket_recvfrom(e->nl, buf, sizeof(buf));
+                if (n < 0)
+                        return -errno;
+                len = (int)n;
+                for (nlh = (struct nlmsghdr *)buf; mnl_nlmsg_ok(nlh, len);
+                     nlh = mnl_nlmsg_next(nlh, &len)) {
+                        if (nlh->nlmsg_seq != seq)
+                                continue;
+                        if (nlh->nlmsg_type == NLMSG_ERROR) {
+                                const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
+                                return err->error < 0 ? err->error : -EPROTO;
+                        }
+                        if (on_gen(nlh, ret) == MNL_CB_STOP)
+                                return 0;
+                }
+        }
+}
+
+/* After an unanswered commit: re-reads the generation, and when it moved (that commit, or
+ * anyone's) has the owner rebuild the whole table from its model in one transaction. */
+static int engine_settle(NftEngine *e)
+{
+        uint32_t genid;
+        int r;
+
+        if (!e->uncertain || e->resyncing)
+                return 0;
+        r = read_genid(e, &genid);
+        if (r < 0)
+                return log_warning_errno(-r, "Cannot read the nftables generation after an "
+                                             "unanswered commit: %m");
+        if (e->genid_known && genid == e->genid_sent) {
+                log_notice("nftables generation unchanged (%" PRIu32 "): the unanswered commit "
+                           "was not applied.",
+                           genid);
+                e->uncertain = false;
+                return 0;
+        }
+        log_notice("nftables generation %" PRIu32 " -> %" PRIu32 " since the unanswered commit: "
+                   "rebuilding table inet roam from what roamd wants.",
+                   e->genid_sent, genid);
+        if (!e->resync)
+                return -ESTALE;
+        e->resyncing = true;
+        r = e->resync(e->resync_userdata);
+        e->resyncing = false;
+        if (r < 0)
+                return log_warning_errno(-r, "Cannot rebuild table inet roam: %m");
+        e->uncertain = false;
+        return 0;
+}
+
 static void txn_next(NftTxn *t);
 
 int nft_txn_new(NftEngine *e, NftTxn **ret)
 {
         NftTxn *t;
+        int r;
 
+        /* Nothing is built on a state roamd does not know. */
+        r = engine_settle(e);
+        if (r < 0)
+                return r;
         t = calloc(1, sizeof(*t));
         if (!t)
                 return -ENOMEM;
@@ -1196,6 +1311,18 @@ int nft_txn_commit(NftTxn *t)
                                        "injection: %m",
                                        t->n_msgs);
 
+        /* The generation before sending: should the answer not come, the next transaction
+         * learns from it whether the kernel applied this one. */
+        r = read_genid(e, &e->genid_sent);
+        e->genid_known = r >= 0; /* else the commit's own answer names the cause */
+        if (fault_check(FAULT_NFT_COMMIT_UNSENT) < 0) {
+                e->uncertain = true;
+                return log_error_errno(ETIMEDOUT,
+                                       "nftables did not answer the transaction (%zu messages; "
+                                       "fault injection: never sent): %m",
+                                       t->n_msgs);
+        }
+
         /* Only the last message asks for an ACK: errors come for any message anyway. */
         end_seq = e->seq;
         nftnl_batch_end(nftnl_batch_buffer(t->batch), e->seq++);
@@ -1253,11 +1380,13 @@ int nft_txn_commit(NftTxn *t)
                           (deadline.tv_nsec - now.tv_nsec) / 1000000;
                 if (left_ms <= 0 && first_error != 0)
                         break;
-                if (left_ms <= 0)
+                if (left_ms <= 0) {
+                        e->uncertain = true;
                         return log_error_errno(ETIMEDOUT,
                                                "nftables did not answer the transaction (%zu "
                                                "messages) within %d ms: %m",
                                                t->n_msgs, NFT_ANSWER_TIMEOUT_MS);
+                }
                 r = poll(&pfd, 1, (int)left_ms);
                 if (r < 0 && errno != EINTR)
                         return log_error_errno(errno, "Failed to wait for nftables: %m");
@@ -1300,6 +1429,14 @@ int nft_txn_commit(NftTxn *t)
                         if (deadline.tv_sec > now.tv_sec + 1)
                                 deadline = (struct timespec){now.tv_sec + 1, now.tv_nsec};
                 }
+        }
+        if (first_error == 0 && fault_check(FAULT_NFT_COMMIT_LOST) < 0) {
+                /* applied, but roamd acts as if the answer never came */
+                e->uncertain = true;
+                return log_error_errno(ETIMEDOUT,
+                                       "nftables did not answer the transaction (%zu messages; "
+                                       "fault injection: answer lost): %m",
+                                       t->n_msgs);
         }
         if (first_error < 0) {
                 if (error_seq == begin_seq || error_seq == end_seq)

@@ -76,6 +76,12 @@ uint32_t nft_free_mask(uint32_t used, unsigned width);
 
 int nft_engine_new(const NftConfig *cfg, NftEngine **ret);
 NftEngine *nft_engine_free(NftEngine *e);
+/* When a commit got no answer in time (-ETIMEDOUT), roamd assumes neither outcome: the next
+ * nft_txn_new() reads the ruleset's generation again and, when it moved, calls resync (which
+ * replaces the whole table with what roamd wants, in one transaction of its own) first; its
+ * failure fails nft_txn_new(). */
+typedef int (*nft_resync_t)(void *userdata);
+void nft_engine_set_resync(NftEngine *e, nft_resync_t resync, void *userdata);
 uint32_t nft_engine_mask(NftEngine *e);
 
 int nft_txn_new(NftEngine *e, NftTxn **ret);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "roam-log.h"
 #include "roam-macro.h"
@@ -22,6 +23,7 @@ struct Reconcile {
         bool failed;       /* in the current pass */
         char *reason;      /* NULL: not degraded */
         char *pass_reason; /* the current pass's first failure */
+        uint64_t since;    /* CLOCK_REALTIME µs the reason appeared, 0 while none */
 };
 
 int reconcile_new(sd_event *event, reconcile_run_t run, reconcile_changed_t changed, void *userdata,
@@ -85,6 +87,13 @@ static void set_reason(Reconcile *rc, char *reason)
         }
         log_full_errno(reason ? LOG_WARNING : LOG_NOTICE, 0, "Degraded: %s -> %s",
                        rc->reason ? rc->reason : "no", reason ? reason : "no");
+        if (!reason)
+                rc->since = 0;
+        else if (!rc->reason) {
+                struct timespec ts;
+                clock_gettime(CLOCK_REALTIME, &ts);
+                rc->since = (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
+        }
         free(rc->reason);
         rc->reason = reason;
         if (rc->changed)
@@ -116,4 +125,9 @@ void reconcile_end(Reconcile *rc)
 const char *reconcile_degraded(Reconcile *rc)
 {
         return rc && rc->reason ? rc->reason : "";
+}
+
+uint64_t reconcile_degraded_since(Reconcile *rc)
+{
+        return rc ? rc->since : 0;
 }

@@ -6,6 +6,7 @@
  * in force, is shown as the manager's Degraded reason, and runs again after a backoff
  * (250 ms, doubling, at most 4 s) until one succeeds. */
 
+#include <stdint.h>
 #include <systemd/sd-event.h>
 
 typedef struct Reconcile Reconcile;
@@ -25,3 +26,6 @@ void reconcile_begin(Reconcile *rc);
 void reconcile_end(Reconcile *rc);
 /* "" when the kernel holds what roamd wants. */
 const char *reconcile_degraded(Reconcile *rc);
+/* CLOCK_REALTIME µs since when the reason has been set (a changed reason keeps it), 0 while
+ * none: Manager.DegradedSince. */
+uint64_t reconcile_degraded_since(Reconcile *rc);

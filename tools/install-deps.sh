@@ -14,6 +14,8 @@ packages=(
         python3 python3-dbus python3-pytest python3-pytest-xdist python3-dbusmock systemd curl
         # WiFi: the real wpa_supplicant (wired driver in a namespace); bus waits on signals
         wpasupplicant python3-gi
+        # world.sh's waits for a bus name (gdbus wait)
+        libglib2.0-bin
         # screenshot tests of the TUI (a virtual terminal)
         python3-pyte
         # the captive portal's login browser (tests/world/test_portal.py)

@@ -120,6 +120,10 @@ static const PropertyInfo manager_properties[] = {
     MANAGER_FIELD("ConfigFile", "s", config_file),
     MANAGER_FIELD("FirewallError", "s", firewall_error),
     {"Locations", "as", PROPERTY_STRV, offsetof(RoamModel, locations), 0},
+    MANAGER_FIELD("Degraded", "s", degraded),
+    {"DegradedSince", "t", PROPERTY_UINT64, offsetof(RoamModel, degraded_since), 0},
+    {"MarkConflicts", "as", PROPERTY_STRV, offsetof(RoamModel, mark_conflicts), 0},
+    MANAGER_FIELD("FirewallMaskSuggestion", "s", mask_suggestion),
 };
 
 static void addresses_free(RoamAddress *a, size_t n)
@@ -401,7 +405,8 @@ int roam_model_new(RoamModel **ret)
         if (!m->best_link_path || !m->locations)
                 return -ENOMEM;
 
-        char **const strings[] = {&m->version, &m->state, &m->config_file, &m->firewall_error};
+        char **const strings[] = {&m->version,        &m->state,    &m->config_file,
+                                  &m->firewall_error, &m->degraded, &m->mask_suggestion};
         r = fill_empty_strings(strings, ELEMENTSOF(strings));
         if (r < 0)
                 return r;
@@ -420,6 +425,9 @@ RoamModel *roam_model_free(RoamModel *m)
         free(m->config_file);
         free(m->firewall_error);
         strv_free(m->locations);
+        free(m->degraded);
+        strv_free(m->mark_conflicts);
+        free(m->mask_suggestion);
         model_clear_links(m);
         model_clear_apps(m);
         free(m);

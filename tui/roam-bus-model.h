@@ -149,8 +149,12 @@ typedef struct RoamModel {
         char *state;
         char *best_link_path; /* "/" when there is none */
         char *config_file;
-        char *firewall_error; /* "" when the firewall files in force loaded */
-        char **locations;     /* the location words SetLocation takes; never NULL */
+        char *firewall_error;    /* "" when the firewall files in force loaded */
+        char **locations;        /* the location words SetLocation takes; never NULL */
+        char *degraded;          /* why the kernel lacks roamd's state, "" when it has it */
+        uint64_t degraded_since; /* CLOCK_REALTIME µs, 0 while not degraded */
+        char **mark_conflicts;   /* others' mark bits inside roamd's mask, NULL none */
+        char *mask_suggestion;   /* a free FirewallMask, "" none */
 
         RoamLink **links; /* sorted by index */
         size_t n_links;

@@ -19,6 +19,7 @@
 #include "roam-plain-p2p.h"
 #include "roam-plain-portal.h"
 #include "roam-plain.h"
+#include "roam-status.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
 
@@ -53,6 +54,7 @@ typedef struct Plain {
         PlainBt *bt;         /* Bluetooth questions and outcomes (roam-plain-bt.c) */
         PlainPortal *portal; /* captive portals (roam-plain-portal.c) */
         PlainFw *fw;         /* where a new network is (roam-plain-firewall.c) */
+        char *notes;         /* the enforcement warnings last said, one a line ("" none) */
 } Plain;
 
 static const char help_text[] =
@@ -196,6 +198,54 @@ static void print_links(Plain *p)
                 print_link_line(m->links[i], now);
 }
 
+/* Degraded enforcement and mark conflicts as roam status says them, one a line: "" none. */
+static char *enforcement_text(const RoamModel *m)
+{
+        _cleanup_strv_free_ char **notes = NULL;
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f;
+
+        if (roam_enforcement_notes(m, &notes) < 0)
+                return NULL;
+        f = open_memstream(&text, &size);
+        if (!f)
+                return NULL;
+        STRV_FOREACH (n, notes)
+                fprintf(f, "Warning: %s\n", *n);
+        if (fclose(f) != 0) {
+                free(text);
+                return NULL;
+        }
+        return text;
+}
+
+/* Says the warnings when they differ from what was said last (all of them: a reader wants
+ * the whole picture, not a diff), or that they are gone. */
+static void print_enforcement(Plain *p, bool changes_only)
+{
+        char *text = enforcement_text(roam_live_get_model(p->live));
+
+        if (!text) {
+                log_oom();
+                return;
+        }
+        if (changes_only && streq(text, strempty(p->notes))) {
+                free(text);
+                return;
+        }
+        if (changes_only) {
+                stamp();
+                if (*text)
+                        fputs("enforcement:\n", stdout);
+                else
+                        puts("enforcement: whole again, no mark conflicts.");
+        }
+        fputs(text, stdout);
+        free(p->notes);
+        p->notes = text;
+}
+
 static void print_status(Plain *p)
 {
         _cleanup_free_ char *sentence = NULL;
@@ -204,6 +254,7 @@ static void print_status(Plain *p)
                 return;
         sentence = roam_global_sentence(roam_live_get_model(p->live));
         printf("State: %s\n", sentence ? sentence : "unknown");
+        print_enforcement(p, false);
         print_links(p);
         if (roam_live_get_model(p->live)->n_apps > 0)
                 print_apps(p);
@@ -573,6 +624,8 @@ static void pending_flush(Plain *p)
                 printf("state: %s -> %s: %s\n", roam_verdict_word(was->before),
                        roam_verdict_word(m->state), sentence ? sentence : "");
         }
+        if (pending_find(p, "enforcement"))
+                print_enforcement(p, true);
         for (size_t i = 0; i < m->n_apps; i++)
                 if ((was = pending_find(p, m->apps[i]->path)))
                         print_app_change(m->apps[i], was);
@@ -601,6 +654,7 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
         case ROAM_LIVE_EVENT_MANAGER:
                 if (ev->verdict_changed)
                         pending_add(p, "manager", "", ev->old_verdict, NULL);
+                pending_add(p, "enforcement", "", NULL, NULL);
                 return;
         case ROAM_LIVE_EVENT_LINK_CHANGED:
                 if (ev->verdict_changed || !streq(ev->old_reason, ev->link->connectivity_reason))
@@ -852,6 +906,7 @@ int plain_run(void)
         p.portal = plain_portal_free(p.portal);
         p.bt = plain_bt_free(p.bt);
         p.fw = plain_fw_free(p.fw);
+        free(p.notes);
         if (r < 0)
                 return log_error_errno(r, "The event loop failed: %m");
         return 0;

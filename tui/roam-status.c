@@ -144,12 +144,111 @@ static const char *family_name(int family)
         return "unknown family";
 }
 
-/* The same sentence as the TUI and plain mode say (shared/roam-words.c). */
-static void print_global_state(const RoamModel *m, FILE *f)
+int roam_enforcement_notes(const RoamModel *m, char ***ret)
+{
+        _cleanup_strv_free_ char **notes = NULL;
+        int r;
+
+        if (m->degraded && *m->degraded) {
+                char at[32] = "";
+
+                if (m->degraded_since)
+                        roam_format_clock(m->degraded_since, at, sizeof(at));
+                r = strv_extendf(&notes,
+                                 "Enforcement degraded%s%s: %s. The last good state stays in "
+                                 "force.",
+                                 *at ? " since " : "", at, m->degraded);
+                if (r < 0)
+                        return r;
+        }
+        STRV_FOREACH (c, m->mark_conflicts) {
+                r = strv_extendf(&notes, "Mark conflict: %s.", *c);
+                if (r < 0)
+                        return r;
+        }
+        if (m->mark_conflicts && m->mark_conflicts[0]) {
+                if (m->mask_suggestion && *m->mask_suggestion)
+                        r = strv_extendf(&notes,
+                                         "Nobody else uses FirewallMask=%s: set it in "
+                                         "roamd.conf.",
+                                         m->mask_suggestion);
+                else
+                        r = strv_extendf(&notes, "No free mask as wide as roamd's is left.");
+                if (r < 0)
+                        return r;
+        }
+        *ret = TAKE_PTR(notes);
+        return 0;
+}
+
+int roam_enforcement_summary(const RoamModel *m, char ***ret)
+{
+        _cleanup_strv_free_ char **notes = NULL;
+        size_t n = strv_length(m->mark_conflicts);
+        int r;
+
+        if (m->degraded && *m->degraded) {
+                char at[32] = "";
+
+                if (m->degraded_since)
+                        roam_format_clock(m->degraded_since, at, sizeof(at));
+                r = strv_extendf(&notes, "Enforcement degraded%s%s; the last good state stays.",
+                                 *at ? " since " : "", at);
+                if (r < 0)
+                        return r;
+        }
+        if (n > 0) {
+                r = strv_extendf(&notes, "%zu mark conflict%s: see roam status.", n,
+                                 n == 1 ? "" : "s");
+                if (r < 0)
+                        return r;
+        }
+        *ret = TAKE_PTR(notes);
+        return 0;
+}
+
+/* words, wrapped at LINE_WIDTH with lines after the first indented by indent. */
+static void print_sentence(FILE *f, const char *words, size_t col, size_t indent)
+{
+        const char *p = words;
+
+        while (*p) {
+                size_t len = strcspn(p, " ");
+
+                if (p != words) {
+                        if (col + 1 + len > LINE_WIDTH) {
+                                fprintf(f, "\n%*s", (int)indent, "");
+                                col = indent;
+                        } else {
+                                fputc(' ', f);
+                                col++;
+                        }
+                }
+                fwrite(p, 1, len, f);
+                col += len;
+                p += len;
+                p += strspn(p, " ");
+        }
+        fputc('\n', f);
+}
+
+/* The same sentence as the TUI and plain mode say (shared/roam-words.c), then what keeps
+ * app enforcement from being whole. */
+static int print_global_state(const RoamModel *m, FILE *f)
 {
         _cleanup_free_ char *sentence = roam_global_sentence(m);
+        _cleanup_strv_free_ char **notes = NULL;
+        int r;
 
         fprintf(f, "State: %s\n", sentence ? sentence : "unknown");
+        r = roam_enforcement_notes(m, &notes);
+        if (r < 0)
+                return r;
+        STRV_FOREACH (n, notes) {
+                fputs("Warning: ", f);
+                print_sentence(f, *n, strlen("Warning: "), strlen("Warning: "));
+        }
+        return 0;
 }
 
 static int print_link(const RoamModel *m, const RoamLink *l, FILE *f)
@@ -270,7 +369,9 @@ int roam_status_print_text(const RoamModel *m, FILE *f)
 {
         int r;
 
-        print_global_state(m, f);
+        r = print_global_state(m, f);
+        if (r < 0)
+                return r;
 
         if (m->n_links == 0) {
                 fputs("\nNo links (loopback is never shown).\n", f);
@@ -439,6 +540,21 @@ int roam_status_to_json(const RoamModel *m, json_object **ret)
                          : json_add_null(root, "best_link");
         if (r >= 0)
                 r = json_add_string(root, "version", m->version);
+        if (r >= 0)
+                r = json_add_string(root, "degraded", strempty(m->degraded));
+        if (r >= 0)
+                r = m->degraded_since
+                        ? json_add_int(root, "degraded_since_usec", (int64_t)m->degraded_since)
+                        : json_add_null(root, "degraded_since_usec");
+        if (r >= 0) {
+                json_object *conflicts = NULL;
+
+                r = strv_to_json(m->mark_conflicts, &conflicts);
+                if (r >= 0)
+                        r = json_add(root, "mark_conflicts", conflicts);
+        }
+        if (r >= 0)
+                r = json_add_string(root, "firewall_mask_suggestion", strempty(m->mask_suggestion));
         if (r < 0)
                 return r;
 

@@ -9,6 +9,7 @@
 
 #include "roam-firewall-cli.h"
 #include "roam-screens.h"
+#include "roam-status.h"
 #include "roam-tui-filter.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
@@ -25,6 +26,8 @@
 #define COL_PROBED        10
 /* The global sentence never takes more rows than this (it may hold a long portal URL). */
 #define SENTENCE_MAX_ROWS 3
+/* Enforcement warnings (Degraded, mark conflicts) take at most this share of the height. */
+#define NOTES_MAX_SHARE 2
 
 typedef struct OverviewData {
         int scroll;
@@ -300,6 +303,39 @@ static void overview_draw(Tui *t, Screen *s, int top, int height)
         tui_doc_draw(t, head, top, rows, -1, &zero);
         top += rows + 1;
         height -= rows + 1;
+
+        /* What keeps app enforcement from being whole, in words, above the links; the
+         * short form when the whole would take more than its share of the screen. */
+        for (int pass = 0; pass < 2; pass++) {
+                _cleanup_(tui_doc_freep) TuiDoc *notes_doc = NULL;
+                _cleanup_strv_free_ char **notes = NULL;
+                int budget = MAX(height / NOTES_MAX_SHARE, 1);
+
+                r = pass == 0 ? roam_enforcement_notes(m, &notes)
+                              : roam_enforcement_summary(m, &notes);
+                if (r < 0 || tui_doc_new(&notes_doc) < 0)
+                        return;
+                if (!notes)
+                        break;
+                STRV_FOREACH (note, notes) {
+                        r = tui_doc_line(notes_doc, -1, 2);
+                        if (r >= 0)
+                                r = tui_doc_span(notes_doc,
+                                                 note == notes && *m->degraded ? THEME_ERROR
+                                                                               : THEME_WARNING,
+                                                 0, *note);
+                        if (r < 0)
+                                return;
+                }
+                rows = tui_doc_rows(t, notes_doc);
+                if (rows > budget && pass == 0)
+                        continue;
+                rows = MIN(rows, budget);
+                tui_doc_draw(t, notes_doc, top - 1, rows, -1, &zero);
+                top += rows;
+                height -= rows;
+                break;
+        }
 
         if (m->n_links == 0) {
                 if (tui_doc_span(list, THEME_NORMAL, 0, "No links (loopback is never shown).") >= 0)

@@ -10,11 +10,15 @@ import subprocess
 import tempfile
 import time
 
+import sys
+
 import dbus
 import dbus.mainloop.glib
 from gi.repository import GLib
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(TOP, "tests", "lib"))
+from roambus import bus_config  # noqa: E402  (the one test bus policy, BlueZ's part included)
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROAMD = os.environ.get("ROAMD", os.path.join(TOP, "build/service/roamd"))
 ROAM = os.environ.get("ROAM", os.path.join(TOP, "build/tui/roam"))
@@ -23,41 +27,6 @@ BT_PATH = "/org/roam1/bluetooth"
 MOCK = "org.bluez.Mock"
 HEADSET = "00:1B:66:AA:01:02"
 PHONE = "5C:F3:70:11:22:33"
-
-BUS_CONF = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path={sock}</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <deny own="*"/>
-    <deny send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-    <allow send_destination="org.freedesktop.DBus"
-           send_interface="org.freedesktop.DBus.Introspectable"/>
-    <allow send_destination="org.freedesktop.DBus"
-           send_interface="org.freedesktop.DBus.Properties"/>
-  </policy>
-  <!-- As in BlueZ's own bluetooth.conf: root owns org.bluez and calls it; BlueZ calls agents. -->
-  <policy user="root">
-    <allow own="org.bluez"/>
-    <allow send_destination="org.bluez"/>
-    <allow own="org.neard"/>
-    <allow send_destination="org.neard"/>
-    <allow send_interface="org.bluez.Agent1"/>
-  </policy>
-  <include>{policy}</include>
-</busconfig>
-"""
 
 dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
 
@@ -78,8 +47,7 @@ class BtEnv:
             self.sh(f"ip netns add {self.name}")
             self.sh(f"ip netns add {self.name}-nap")
             self.netns("ip link set lo up")
-            conf = self.write("bus.conf", BUS_CONF.format(
-                sock=self.sock, policy=os.path.join(TOP, "data/org.roam1.conf")))
+            conf = bus_config(self.dir, self.address)
             self.daemon = subprocess.Popen(["dbus-daemon", "--nofork", "--print-address",
                                             "--config-file", conf],
                                            stdout=subprocess.PIPE, text=True)

@@ -99,6 +99,10 @@ MANAGER_PROPERTIES = {
     "ConfigFile": ("s", "/etc/roam/roamd.conf"),
     "FirewallError": ("s", ""),
     "Locations": ("as", ["home", "work", "public", "untrusted"]),
+    "Degraded": ("s", ""),
+    "DegradedSince": ("t", 0),
+    "MarkConflicts": ("as", []),
+    "FirewallMaskSuggestion": ("s", ""),
 }
 
 LINK_PROPERTIES = {

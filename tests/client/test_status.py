@@ -142,7 +142,8 @@ def test_status_json(roamd, roam):
     r = roam("status", "--json")
     assert r.rc == 0, r.err
     doc = json.loads(r.out)
-    assert list(doc) == ["state", "best_link", "version", "links"]
+    assert list(doc) == ["state", "best_link", "version", "degraded", "degraded_since_usec",
+                         "mark_conflicts", "firewall_mask_suggestion", "links"]
     assert doc["state"] == "online"
     assert doc["best_link"] == "wifi0"
     assert doc["version"] == "0.1.0-test"
@@ -200,7 +201,9 @@ def test_status_no_links(roamd, roam):
     assert r.rc == 0, r.err
     assert r.out == "State: Offline: no usable link\n\nNo links (loopback is never shown).\n"
     doc = json.loads(roam("status", "--json").out)
-    assert doc == {"state": "offline", "best_link": None, "version": "0.1.0", "links": []}
+    assert doc == {"state": "offline", "best_link": None, "version": "0.1.0", "degraded": "",
+                   "degraded_since_usec": None, "mark_conflicts": [],
+                   "firewall_mask_suggestion": "", "links": []}
 
 
 def test_default_command_is_status(roamd, roam):

@@ -7,12 +7,12 @@
 Phase "default": the world as `up` made it (wifi0 at home, cell0 in the living room, eth0 in
 the dead network). Phase "networks": the uplinks moved to the other networks (wifi0 in the
 cafe, cell0 in the network that blocks HTTPS, eth0 behind the silent gateway); the caller
-moves them. Waits (bounded) until every expectation holds; exits 0 then, or prints each
+moves them. Waits (bounded; re-checked on roamd's signals, no polling) until every
+expectation holds; exits 0 then, or prints each
 expectation that still failed at the deadline and exits 1. Used by roam-demo --check.
 """
 import argparse
 import sys
-import time
 
 from roamworld import (CAFE_API_URL, CAFE_PORTAL_URL, NETWORKS, World, addrs, gateways,
                        lease_matches)
@@ -139,22 +139,20 @@ def main():
     a = ap.parse_args()
     w = World(a.name)
     check = expectations if a.phase == "default" else networks_expectations
-    deadline = time.monotonic() + a.timeout
-    while True:
+    # re-checked whenever roamd sends a signal (every expectation is roamd's state on the bus)
+    try:
+        w.wait(lambda: all(ok for _, ok, _ in check(w)), a.timeout, what="every expectation")
+    except TimeoutError:
         res = check(w)
-        if all(ok for _, ok, _ in res):
-            for desc, _, _ in res:
-                print("  ok    %s" % desc)
-            return 0
-        if time.monotonic() >= deadline:
-            for desc, ok, detail in res:
-                print("  %s  %s%s" % ("ok  " if ok else "FAIL", desc,
-                                      "" if ok else " (%s)" % detail))
-            print("roam-demo: %d expectation(s) failed after %.0f s"
-                  % (sum(not ok for _, ok, _ in res), a.timeout))
-            return 1
-        time.sleep(0.2)
-
+        for desc, ok, detail in res:
+            print("  %s  %s%s" % ("ok  " if ok else "FAIL", desc,
+                                  "" if ok else " (%s)" % detail))
+        print("roam-demo: %d expectation(s) failed after %.0f s"
+              % (sum(not ok for _, ok, _ in res), a.timeout))
+        return 1
+    for desc, _, _ in check(w):
+        print("  ok    %s" % desc)
+    return 0
 
 if __name__ == "__main__":
     sys.exit(main())

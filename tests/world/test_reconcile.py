@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from roamworld import (CG_ROAMD, MANAGER_IFACE, MANAGER_PATH, PROPS_IFACE, ROAMD,
-                       VPN_ONLY_ADDRS, VPN_ONLY_NAME, WHOAMI, wait_for)
+from roamworld import (CG_ROAMD, DBusCallError, MANAGER_IFACE, MANAGER_PATH, PROPS_IFACE, ROAM,
+                       ROAMD, VPN_ONLY_ADDRS, VPN_ONLY_NAME, WHOAMI, wait_for)
 from test_apps import (REFUSED, ROAM_SLICE, SENDER_PY, app_cgroup, app_props, dns_from,
                        remove_cgroups, reset_apps, set_policy, wait_app_route)
 
@@ -224,6 +224,96 @@ def test_failed_class_and_element_are_retried(w, faults):
     (d / "50-late.conf").unlink()
 
 
+def test_refused_policy_change_keeps_the_last_good_state(w, faults):
+    """SetAppPolicy while the kernel refuses every commit: the caller gets Failed, the app's
+    last good state stays in force (it still reaches the Internet), Degraded names the app
+    and since when; once the kernel accepts, the reconciler applies the change by itself.
+    The same for the default policy and for ResetAppPolicy."""
+    app = "org.test.Refused"
+    set_policy(w, app, access="allow")
+    cg = app_cgroup(w, app)
+    assert w.whoami(4, cgroup=cg).ok
+    assert manager_prop(w, "DegradedSince") == 0
+    faults.write_text("nft-commit:100000")
+    with pytest.raises(DBusCallError) as e:
+        set_policy(w, app, access="deny")
+    assert "The kernel refused the change" in str(e.value), e.value
+    assert degraded(w).startswith("policy of app %s: Input/output error" % app), degraded(w)
+    since = manager_prop(w, "DegradedSince")
+    assert abs(since / 1e6 - time.time()) < 300, since  # a wall clock time, not 0
+    props = app_props(w, app)
+    assert props["Access"] == "deny" and props["State"] == "online", props
+    # roam status says it in words, with the time it began
+    out = " ".join(w.dev_run([str(ROAM), "status"]).stdout.split())
+    assert "Warning: Enforcement degraded since " in out, out
+    assert ("policy of app %s: Input/output error; retrying. The last good state stays in "
+            "force." % app) in out, out
+    assert w.whoami(4, cgroup=cg).ok  # the last good state: allowed
+    # the default policy too: its change waits, nothing in it is half applied
+    with pytest.raises(DBusCallError):
+        set_policy(w, "default", access="lan")
+    other = "roam-test/session-2.scope"
+    assert w.whoami(4, cgroup=other).ok
+    faults.write_text("")
+    wait_for(lambda: degraded(w) == "", 10, what="the retry applies the changes")
+    assert manager_prop(w, "DegradedSince") == 0
+    assert app_props(w, app)["State"] == "blocked: access denied"
+    r = w.whoami(4, cgroup=cg)
+    assert not r.ok and r.error in REFUSED, r
+    r = w.whoami(4, cgroup=other)
+    assert not r.ok and r.error in REFUSED, r
+    assert app_props(w, "default")["State"] == "local networks only"
+    # a refused reset: the configured (builtin) policy is what roamd wants from now on
+    faults.write_text("nft-commit:100000")
+    with pytest.raises(DBusCallError):
+        w.call(MANAGER_PATH, MANAGER_IFACE, "ResetAppPolicy", "s", [app])
+    assert degraded(w).startswith("policy of app %s" % app)
+    r = w.whoami(4, cgroup=cg)
+    assert not r.ok and r.error in REFUSED, r
+    faults.write_text("")
+    wait_for(lambda: app_props(w, app)["State"] == "local networks only", 10,
+             what="the reset applied (the default is lan)")
+    wait_for(lambda: degraded(w) == "", 10, what="Degraded clears")
+
+
+def test_unanswered_commit_is_not_assumed(w, faults):
+    """A commit the kernel applied but whose answer never came (and one never sent): roamd
+    assumes neither outcome. Before its next transaction it reads the ruleset's generation;
+    when it moved, the whole table is rebuilt from what roamd wants, so later changes build
+    on what the kernel really holds (the old code retried a move the kernel had already made,
+    and every later change of the app failed)."""
+    app = "org.test.Lost"
+    # a policy no other app has: its class chain goes with the move
+    set_policy(w, app, access="allow", handover="move", bearers="wifi,cellular")
+    cg = app_cgroup(w, app)
+    assert w.whoami(4, cgroup=cg).ok
+    faults.write_text("nft-commit-lost:1")
+    with pytest.raises(DBusCallError) as e:
+        set_policy(w, app, access="deny")
+    assert "Connection timed out" in str(e.value), e.value
+    wait_for(lambda: degraded(w) == "", 10, what="the retry settles the unknown state")
+    assert app_props(w, app)["State"] == "blocked: access denied"
+    log = w.roamd_log()
+    assert "fault injection: answer lost" in log
+    assert "since the unanswered commit: rebuilding table inet roam" in log, log[-3000:]
+    assert app_props(w, app)["State"] == "blocked: access denied"
+    r = w.whoami(4, cgroup=cg)
+    assert not r.ok and r.error in REFUSED, r
+    # later changes work: the model is what the kernel holds
+    set_policy(w, app, access="allow")
+    assert w.whoami(4, cgroup=cg).ok
+    set_policy(w, app, access="deny")
+    r = w.whoami(4, cgroup=cg)
+    assert not r.ok and r.error in REFUSED, r
+    # a commit never sent: the generation did not move, nothing is rebuilt
+    faults.write_text("nft-commit-unsent:1")
+    with pytest.raises(DBusCallError):
+        set_policy(w, app, access="allow")
+    wait_for(lambda: degraded(w) == "", 10, what="the retry applies the change")
+    assert "the unanswered commit was not applied" in w.roamd_log()
+    assert w.whoami(4, cgroup=cg).ok
+
+
 # ---- coexistence: others' mark bits inside roamd's FirewallMask are reported ----
 
 CLASHING = """table ip clash {
@@ -254,6 +344,10 @@ def test_foreign_mark_bits_inside_the_mask_are_reported(w):
             in conflicts
         # the highest 7 bits that nobody else uses
         assert manager_prop(w, "FirewallMaskSuggestion") == "0x00fe0000"
+        out = w.dev_run([str(ROAM), "status"]).stdout
+        assert "Warning: Nobody else uses FirewallMask=0x00fe0000: set it in roamd.conf." \
+            in out, out
+        assert "Warning: Mark conflict: table ip clash chain out writes meta mark bits" in out
         log = w.roamd_log()
         assert "Mark conflict: table ip clash chain out writes meta mark bits 0x01000000" in log
         assert "FirewallMask=0x00fe0000 is free" in log

@@ -168,13 +168,36 @@ alive() { # alive PID: running and not a zombie
         [ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
 }
 
-wait_until() { # wait_until SECONDS CMD...: poll CMD every 0.1 s until it succeeds
-        local deadline=$((SECONDS + $1)); shift
-        local n=0
-        while ! "$@"; do
-                if [ $SECONDS -ge $deadline ]; then return 1; fi
-                n=$((n + 1))
-                sleep 0.1
+all_gone() { # all_gone PID...: none of them runs (zombies count as gone)
+        local p
+        for p in "$@"; do
+                if alive "$p"; then return 1; fi
+        done
+}
+
+# wait_event SECONDS "SOURCES" CMD...: CMD is checked once every source is watched, then
+# again whenever a source reports a change, until it succeeds (0) or SECONDS pass (1); no
+# polling. SOURCES are tests/lib/waitevent.py's options (--file PATH, --netns NS, --pid PID,
+# --bus-name ADDRESS NAME), word-split.
+wait_event() {
+        local secs=$1 src=$2 line fd hp; shift 2
+        # shellcheck disable=SC2086
+        exec {fd}< <(exec "$PY" "$REPO/tests/lib/waitevent.py" --timeout "$secs" $src)
+        hp=$!
+        if ! read -r -u "$fd" line || [ "$line" != ready ]; then
+                exec {fd}<&-
+                return 1
+        fi
+        while :; do
+                if "$@"; then
+                        kill "$hp" 2>/dev/null || true
+                        exec {fd}<&-
+                        return 0
+                fi
+                if ! read -r -u "$fd" line; then # the helper ended: time is up
+                        exec {fd}<&-
+                        return 1
+                fi
         done
 }
 
@@ -584,12 +607,18 @@ mount -n --bind "$W/var-lib-dhcpcd" /var/lib/dhcpcd
         log "dhcpcd"
         start_dhcpcd
 
-        wait_until 10 test -s "$W/inet-httpd.pid" || die "internet HTTP server did not start"
-        wait_until 10 test -s "$W/tv-httpd.pid" || die "TV HTTP server did not start"
-        wait_until 10 test -s "$W/cafe-httpd.pid" || die "cafe HTTP server did not start"
-        wait_until 10 grep -q '^ready' "$W/inet-whoami.log" || die "internet whoami did not start"
-        wait_until 10 grep -q '^ready' "$W/tv-whoami.log" || die "TV whoami did not start"
-        wait_until 10 grep -q '^ready' "$W/vpn-server.log" || die "VPN server did not start"
+        wait_event 10 "--file $W/inet-httpd.pid" test -s "$W/inet-httpd.pid" ||
+                die "internet HTTP server did not start"
+        wait_event 10 "--file $W/tv-httpd.pid" test -s "$W/tv-httpd.pid" ||
+                die "TV HTTP server did not start"
+        wait_event 10 "--file $W/cafe-httpd.pid" test -s "$W/cafe-httpd.pid" ||
+                die "cafe HTTP server did not start"
+        wait_event 10 "--file $W/inet-whoami.log" grep -q '^ready' "$W/inet-whoami.log" ||
+                die "internet whoami did not start"
+        wait_event 10 "--file $W/tv-whoami.log" grep -q '^ready' "$W/tv-whoami.log" ||
+                die "TV whoami did not start"
+        wait_event 10 "--file $W/vpn-server.log" grep -q '^ready' "$W/vpn-server.log" ||
+                die "VPN server did not start"
         log "VPN DNS"
         # Only the VPN's DNS knows vpn-only.test: an answer proves the query went through it.
         local listen=()
@@ -618,7 +647,8 @@ cmd_dhcpcd_restart() {
         need_world "${1:-}"
         if [ -n "$CGW" ] && [ -e "$CGW/$CG_DHCPCD/cgroup.kill" ]; then
                 echo 1 >"$CGW/$CG_DHCPCD/cgroup.kill"
-                wait_until 10 grep -q '^populated 0' "$CGW/$CG_DHCPCD/cgroup.events" ||
+                wait_event 10 "--file $CGW/$CG_DHCPCD/cgroup.events" \
+                        grep -q '^populated 0' "$CGW/$CG_DHCPCD/cgroup.events" ||
                         die "dhcpcd did not die"
         else
                 indev pkill -9 -x dhcpcd || true
@@ -630,7 +660,8 @@ cmd_dhcpcd_restart() {
         done
         indev sh -c 'rm -rf /run/dhcpcd/*' || true
         start_dhcpcd
-        wait_until 40 has_lease wifi0 && wait_until 20 has_lease cell0 ||
+        wait_event 40 "--netns $NS_DEV" has_lease wifi0 &&
+                wait_event 20 "--netns $NS_DEV" has_lease cell0 ||
                 die "no leases after restarting dhcpcd"
 }
 
@@ -673,7 +704,8 @@ cmd_up() {
         build_world
         if [ -z "$nowait" ]; then
                 log "waiting for leases on wifi0 and cell0"
-                if ! wait_until 40 has_lease wifi0 || ! wait_until 20 has_lease cell0; then
+                if ! wait_event 40 "--netns $NS_DEV" has_lease wifi0 ||
+                        ! wait_event 20 "--netns $NS_DEV" has_lease cell0; then
                         indev ip addr >&2 || true
                         indev ip route >&2 || true
                         indev ip -6 route >&2 || true
@@ -715,7 +747,7 @@ world_pids() {
 }
 
 do_down() {
-        local pids n=0
+        local pids n=0 src p
         set +e
         if [ -n "$CGW" ] && [ -e "$CGW/cgroup.kill" ]; then
                 echo 1 >"$CGW/cgroup.kill" 2>/dev/null
@@ -726,11 +758,14 @@ do_down() {
                 # shellcheck disable=SC2086
                 kill -9 $pids 2>/dev/null
                 n=$((n + 1))
-                if [ $n -gt 100 ]; then
+                if [ $n -gt 10 ]; then
                         echo "world.sh: processes of world $NAME refuse to die: $pids" >&2
                         break
                 fi
-                sleep 0.05
+                # woken as each of them ends (new ones may have been forked meanwhile)
+                src=
+                for p in $pids; do src="$src --pid $p"; done
+                wait_event 2 "$src" all_gone $pids
                 # zombies have no namespaces: they drop out of world_pids by themselves
         done
         for f in "$W/mnt" "$W/uts"; do
@@ -742,7 +777,8 @@ do_down() {
         if [ -n "$CGW" ] && [ -d "$CGW" ]; then
                 # deepest first
                 find "$CGW" -depth -type d | while read -r d; do
-                        wait_until 5 grep -q '^populated 0' "$d/cgroup.events" 2>/dev/null
+                        wait_event 5 "--file $d/cgroup.events" \
+                                grep -q '^populated 0' "$d/cgroup.events" 2>/dev/null
                         rmdir "$d" 2>/dev/null || echo "world.sh: cannot remove cgroup $d" >&2
                 done
         fi
@@ -827,23 +863,21 @@ cmd_roamd_start() {
                 --net=/run/netns/"$NS_DEV" --wd="$wd" -- \
                 env DBUS_SYSTEM_BUS_ADDRESS="$BUS" "$ROAMD" --config /etc/roam/roamd.conf "$@")
         echo "$pid" >"$W/roamd.pid"
-        local deadline=$((SECONDS + 20))
-        while ! bus_has_roamd; do
+        # woken by the name's owner or roamd's exit, whichever comes first
+        wait_event 20 "--bus-name $BUS org.roam1 --pid $pid" \
+                eval 'bus_has_roamd || ! alive '"$pid" || true
+        if ! bus_has_roamd; then
+                tail -n 20 "$W/roamd.log" >&2
                 if ! alive "$pid"; then
-                        tail -n 20 "$W/roamd.log" >&2
                         die "roamd exited before it took org.roam1 (log: $W/roamd.log)"
                 fi
-                if [ $SECONDS -ge $deadline ]; then
-                        tail -n 20 "$W/roamd.log" >&2
-                        die "roamd did not take org.roam1 within 20 s (log: $W/roamd.log)"
-                fi
-                sleep 0.05
-        done
+                die "roamd did not take org.roam1 within 20 s (log: $W/roamd.log)"
+        fi
         echo "$pid"
 }
 
 wait_gone() { # wait_gone PID SECONDS
-        wait_until "$2" eval '! alive '"$1"
+        wait_event "$2" "--pid $1" eval '! alive '"$1"
 }
 
 cmd_roamd_stop() {
@@ -937,7 +971,8 @@ carrier_down() { # carrier_down UPLINK NS: set PEER (in NS) down, wait until dhc
         mark=$(wc -l <"$W/dhcpcd.log" 2>/dev/null || echo 0)
         innet "$2" ip link set "$PEER" down
         if [[ " $UPLINKS " = *" $1 "* ]]; then
-                wait_until 2 dhcpcd_saw "$mark" "$1" "carrier lost" || true
+                wait_event 2 "--file $W/dhcpcd.log" dhcpcd_saw "$mark" "$1" "carrier lost" ||
+                        true
         fi
 }
 
@@ -1008,7 +1043,7 @@ start_delay_line() { # start_delay_line UPLINK MS (PEER, DD set)
                 "$PY" "$REPO/tests/servers/delayline.py" "$PEER" "$DD" "$ms")
         echo "$pid" >"$W/delay-$up.pid"
         echo "$ms" >"$W/delay-$up.ms"
-        wait_until 10 grep -q '^ready' "$logf" ||
+        wait_event 10 "--file $logf" grep -q '^ready' "$logf" ||
                 die "the delay line of $up did not start (see $logf)"
 }
 
@@ -1181,7 +1216,8 @@ stop_service() {
         rm -f "$1"
         if [ -n "$CGW" ] && [ -e "$CGW/$2/cgroup.kill" ]; then
                 echo 1 >"$CGW/$2/cgroup.kill"
-                wait_until 5 grep -q '^populated 0' "$CGW/$2/cgroup.events" || true
+                wait_event 5 "--file $CGW/$2/cgroup.events" \
+                        grep -q '^populated 0' "$CGW/$2/cgroup.events" || true
         fi
 }
 
@@ -1194,11 +1230,15 @@ vpn_pings() { # through the tunnel to the server's inner addresses, both familie
 
 no_vpn0() { ! has_if "$NS_DEV" vpn0; }
 
+vpn_connected() { # vpn_connected LINE: the client logged "connected" after line LINE
+        tail -n +"$(($1 + 1))" "$W/vpn-client.log" 2>/dev/null | grep -q '^connected'
+}
+
 vpn_is_up() { pid_of "$W/vpn.pid" >/dev/null && has_if "$NS_DEV" vpn0; }
 
 vpn_down() {
         stop_service "$W/vpn.pid" "$CG_VPN"
-        wait_until 5 no_vpn0 || die "vpn0 is still there"
+        wait_event 5 "--netns $NS_DEV" no_vpn0 || die "vpn0 is still there"
 }
 
 # vpn NAME up [4|6]: the VPN client (tests/servers/tunvpn.py) in the device, in cgroup
@@ -1206,7 +1246,7 @@ vpn_down() {
 # transport plain UDP to the endpoint through the device's main routing table.
 cmd_vpn() {
         need_world "${1:-}"
-        local how=${2:-status} fam=${3:-4} server pid a args=()
+        local how=${2:-status} fam=${3:-4} server pid a mark args=()
         case $how in
         up)
                 case $fam in
@@ -1218,10 +1258,15 @@ cmd_vpn() {
                 ! has_if "$NS_DEV" vpn0 || die "the device has a vpn0 already"
                 for a in $VPN_CLIENT_INNER; do args+=(--addr "$a"); done
                 echo "=== vpn up $(date '+%F %T.%N') ===" >>"$W/vpn-client.log"
+                mark=$(wc -l <"$W/vpn-client.log")
                 pid=$(spawn_dev "$CG_VPN" "$W/vpn-client.log" "$PY" "$REPO/tests/servers/tunvpn.py" \
                         client --tun vpn0 --server "$server" --port "$VPN_PORT" "${args[@]}")
                 echo "$pid" >"$W/vpn.pid"
-                if ! wait_until 10 has_if "$NS_DEV" vpn0 || ! wait_until 10 vpn_pings; then
+                # the client logs "connected" once the server answered its hello; the pings
+                # then prove the tunnel (each waits up to a second for its answer)
+                if ! wait_event 10 "--netns $NS_DEV" has_if "$NS_DEV" vpn0 ||
+                        ! wait_event 10 "--file $W/vpn-client.log" vpn_connected "$mark" ||
+                        ! vpn_pings; then
                         tail -n 20 "$W/vpn-client.log" >&2
                         vpn_down
                         die "no ping through the VPN (log: $W/vpn-client.log)"
@@ -1245,7 +1290,7 @@ cmd_sshd() {
                 pid=$(spawn_dev "$CG_SSHD" "$W/sshd.log" "$PY" "$REPO/tests/servers/whoami.py" \
                         --listen :: --port 22 --no-udp --banner SSH-2.0-roam-world-sshd)
                 echo "$pid" >"$W/sshd.pid"
-                wait_until 10 grep -q '^ready' "$W/sshd.log" || {
+                wait_event 10 "--file $W/sshd.log" grep -q '^ready' "$W/sshd.log" || {
                         cat "$W/sshd.log" >&2
                         stop_service "$W/sshd.pid" "$CG_SSHD"
                         die "sshd did not start"
