@@ -171,6 +171,16 @@ static const RoamLink *dialog_link(Tui *t, FirewallData *d, bool *ret_first_join
          * for it must not answer the question. It comes when the user is back. */
         if (!first_join_allowed(tui_current_screen(t)) || tui_current_typing(t))
                 return NULL;
+        /* The question on screen stays the one answered: another link that becomes unknown
+         * meanwhile waits its turn, so a key never answers for a network not shown. */
+        if (d->asked_network)
+                for (size_t i = 0; i < m->n_links; i++)
+                        if (streq(m->links[i]->network_id, d->asked_network) &&
+                            roam_link_needs_location(m->links[i]) &&
+                            !strv_contains(d->dismissed, m->links[i]->network_id)) {
+                                *ret_first_join = true;
+                                return m->links[i];
+                        }
         for (size_t i = 0; i < m->n_links; i++)
                 if (roam_link_needs_location(m->links[i]) &&
                     !strv_contains(d->dismissed, m->links[i]->network_id)) {

@@ -215,3 +215,20 @@ def test_first_join_waits_while_a_filter_is_typed(roamd, tui):
     t.key("\r")
     t.wait_for(screen="overview", text="eth1 stays untrusted for this session")
     assert fake.send(op="location_calls") == []
+
+
+def test_first_join_two_networks_one_after_the_other(roamd, tui):
+    """Two unknown networks at once: one question at a time, each answered by its own key."""
+    fake = roamd(FIREWALL)
+    t = tui()
+    t.wait_for(screen="overview", text="eth1: a network roam has not seen")
+    fake.send(op="set", link=3, props={"NetworkId": "wifi:Other:02:00:00:00:09:09",
+                                       "Location": "untrusted", "LocationSource": "default",
+                                       "LocationReason": "unknown network: untrusted until you choose"})
+    t.key("u")
+    t.wait_for(screen="overview", text="eth1 stays untrusted for this session")
+    if "wlan0: a network roam has not seen" not in t.text():
+        t.wait_for(screen="overview", text="wlan0: a network roam has not seen")
+    t.key("u")
+    t.wait_for(screen="overview", text="wlan0 stays untrusted for this session")
+    assert QUESTION not in t.text()
