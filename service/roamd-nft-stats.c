@@ -187,7 +187,7 @@ static struct nftnl_rule *rule_new(const char *chain)
         if (!r)
                 return NULL;
         nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, NFPROTO_INET);
-        nftnl_rule_set_str(r, NFTNL_RULE_TABLE, NFT_TABLE_NAME);
+        nftnl_rule_set_str(r, NFTNL_RULE_TABLE, NFT_STATS_TABLE);
         nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, chain);
         return r;
 }
@@ -215,14 +215,15 @@ static int txn_chain(NftTxn *t, const char *name, int hook, bool create)
         if (!c)
                 return -ENOMEM;
         nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, NFPROTO_INET);
-        nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, NFT_TABLE_NAME);
+        nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, NFT_STATS_TABLE);
         nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name);
         if (create) {
                 nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, "filter");
                 nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, hook);
                 nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, PRIO);
                 nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, NF_ACCEPT);
-                nlh = nft_txn_msg(t, NFT_MSG_NEWCHAIN, NLM_F_CREATE | NLM_F_EXCL);
+                /* no NLM_F_EXCL: the chain of an earlier roamd is kept as it is */
+                nlh = nft_txn_msg(t, NFT_MSG_NEWCHAIN, NLM_F_CREATE);
                 nftnl_chain_nlmsg_build_payload(nlh, c);
         } else {
                 /* flush: a DELRULE naming only the chain */
@@ -290,7 +291,7 @@ static int txn_set(NftTxn *t, const char *name, uint32_t key_type, uint32_t key_
         if (!set)
                 return -ENOMEM;
         nftnl_set_set_u32(set, NFTNL_SET_FAMILY, NFPROTO_INET);
-        nftnl_set_set_str(set, NFTNL_SET_TABLE, NFT_TABLE_NAME);
+        nftnl_set_set_str(set, NFTNL_SET_TABLE, NFT_STATS_TABLE);
         nftnl_set_set_str(set, NFTNL_SET_NAME, name);
         nftnl_set_set_u32(set, NFTNL_SET_KEY_TYPE, key_type);
         nftnl_set_set_u32(set, NFTNL_SET_KEY_LEN, key_len);
@@ -316,11 +317,54 @@ static int txn_set(NftTxn *t, const char *name, uint32_t key_type, uint32_t key_
         nftnl_set_set_data(set, NFTNL_SET_USERDATA, nftnl_udata_buf_data(u),
                            nftnl_udata_buf_len(u));
         nftnl_udata_buf_free(u);
-        nlh = nft_txn_msg(t, NFT_MSG_NEWSET, NLM_F_CREATE | NLM_F_EXCL);
+        /* no NLM_F_EXCL: the set of an earlier roamd is kept, counters included */
+        nlh = nft_txn_msg(t, NFT_MSG_NEWSET, NLM_F_CREATE);
         nftnl_set_nlmsg_build_payload(nlh, set);
         nftnl_set_free(set);
         nft_txn_msg_end(t);
         return 0;
+}
+
+/* NEWTABLE (created when missing) or DELTABLE */
+static int txn_table(NftTxn *t, uint16_t type)
+{
+        struct nftnl_table *tb = nftnl_table_alloc();
+        struct nlmsghdr *nlh;
+
+        if (!tb)
+                return -ENOMEM;
+        nftnl_table_set_u32(tb, NFTNL_TABLE_FAMILY, NFPROTO_INET);
+        nftnl_table_set_str(tb, NFTNL_TABLE_NAME, NFT_STATS_TABLE);
+        nlh = nft_txn_msg(t, type, type == NFT_MSG_NEWTABLE ? NLM_F_CREATE : 0);
+        nftnl_table_nlmsg_build_payload(nlh, tb);
+        nftnl_table_free(tb);
+        nft_txn_msg_end(t);
+        return 0;
+}
+
+/* A DELSETELEM without elements empties the set. */
+static int txn_flush_set(NftTxn *t, const char *name)
+{
+        struct nftnl_set *set = nftnl_set_alloc();
+        struct nlmsghdr *nlh;
+
+        if (!set)
+                return -ENOMEM;
+        nftnl_set_set_u32(set, NFTNL_SET_FAMILY, NFPROTO_INET);
+        nftnl_set_set_str(set, NFTNL_SET_TABLE, NFT_STATS_TABLE);
+        nftnl_set_set_str(set, NFTNL_SET_NAME, name);
+        nlh = nft_txn_msg(t, NFT_MSG_DELSETELEM, 0);
+        nftnl_set_elems_nlmsg_build_payload(nlh, set);
+        nftnl_set_free(set);
+        nft_txn_msg_end(t);
+        return 0;
+}
+
+int nft_stats_txn_remove(NftTxn *t)
+{
+        int r = txn_table(t, NFT_MSG_NEWTABLE); /* so that the delete finds one */
+
+        return r < 0 ? r : txn_table(t, NFT_MSG_DELTABLE);
 }
 
 static int txn_members_msg(NftTxn *t, const uint64_t *ids, size_t n, bool add_them);
@@ -347,7 +391,7 @@ static int txn_members_msg(NftTxn *t, const uint64_t *ids, size_t n, bool add_th
         if (!set)
                 return -ENOMEM;
         nftnl_set_set_u32(set, NFTNL_SET_FAMILY, NFPROTO_INET);
-        nftnl_set_set_str(set, NFTNL_SET_TABLE, NFT_TABLE_NAME);
+        nftnl_set_set_str(set, NFTNL_SET_TABLE, NFT_STATS_TABLE);
         nftnl_set_set_str(set, NFTNL_SET_NAME, NFT_STATS_MEMBERS);
         for (size_t i = 0; i < n; i++) {
                 struct nftnl_set_elem *e = nftnl_set_elem_alloc();
@@ -374,13 +418,23 @@ int nft_stats_txn_install(NftStats *s, NftTxn *t)
         _cleanup_free_ uint64_t *ids = NULL;
         int r;
 
-        r = txn_set(t, NFT_STATS_MEMBERS, TYPE_CGROUPV2, sizeof(uint64_t), false);
+        /* Everything but the counted set is made anew in this one transaction: packets meet
+         * either the old rules and members or the new ones, and are counted either way. */
+        r = txn_table(t, NFT_MSG_NEWTABLE);
+        if (r >= 0)
+                r = txn_set(t, NFT_STATS_MEMBERS, TYPE_CGROUPV2, sizeof(uint64_t), false);
+        if (r >= 0)
+                r = txn_flush_set(t, NFT_STATS_MEMBERS);
         if (r >= 0)
                 r = txn_set(t, NFT_STATS_SET, key_type, KEY_LEN, true);
         if (r >= 0)
                 r = txn_chain(t, "stats_out", NF_INET_LOCAL_OUT, true);
         if (r >= 0)
+                r = txn_chain(t, "stats_out", 0, false);
+        if (r >= 0)
                 r = txn_chain(t, "stats_in", NF_INET_LOCAL_IN, true);
+        if (r >= 0)
+                r = txn_chain(t, "stats_in", 0, false);
         if (r >= 0)
                 r = chain_rules(s, t, NFT_STATS_OUT);
         if (r >= 0)
@@ -477,7 +531,7 @@ static int counters_msg(NftTxn *t, const NftStatsEntry *keys, size_t n, bool add
         if (!set)
                 return -ENOMEM;
         nftnl_set_set_u32(set, NFTNL_SET_FAMILY, NFPROTO_INET);
-        nftnl_set_set_str(set, NFTNL_SET_TABLE, NFT_TABLE_NAME);
+        nftnl_set_set_str(set, NFTNL_SET_TABLE, NFT_STATS_TABLE);
         nftnl_set_set_str(set, NFTNL_SET_NAME, NFT_STATS_SET);
         for (size_t i = 0; i < n; i++) {
                 struct nftnl_set_elem *el = nftnl_set_elem_alloc();
@@ -680,7 +734,7 @@ int nft_stats_read(NftStats *s, uint64_t *ret_table_handle, NftStatsEntry **ret,
         if (!tb)
                 return -ENOMEM;
         nftnl_table_set_u32(tb, NFTNL_TABLE_FAMILY, NFPROTO_INET);
-        nftnl_table_set_str(tb, NFTNL_TABLE_NAME, NFT_TABLE_NAME);
+        nftnl_table_set_str(tb, NFTNL_TABLE_NAME, NFT_STATS_TABLE);
         nlh = nftnl_nlmsg_build_hdr(hdrbuf, NFT_MSG_GETTABLE, NFPROTO_INET, NLM_F_ACK, ++s->seq);
         nftnl_table_nlmsg_build_payload(nlh, tb);
         nftnl_table_free(tb);
@@ -693,7 +747,7 @@ int nft_stats_read(NftStats *s, uint64_t *ret_table_handle, NftStatsEntry **ret,
         if (!set)
                 return -ENOMEM;
         nftnl_set_set_u32(set, NFTNL_SET_FAMILY, NFPROTO_INET);
-        nftnl_set_set_str(set, NFTNL_SET_TABLE, NFT_TABLE_NAME);
+        nftnl_set_set_str(set, NFTNL_SET_TABLE, NFT_STATS_TABLE);
         nftnl_set_set_str(set, NFTNL_SET_NAME, NFT_STATS_SET);
         nlh = nftnl_nlmsg_build_hdr(hdrbuf, NFT_MSG_GETSETELEM, NFPROTO_INET, NLM_F_DUMP, ++s->seq);
         nftnl_set_elems_nlmsg_build_payload(nlh, set);

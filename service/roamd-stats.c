@@ -449,9 +449,10 @@ int stats_start(Stats *s)
         if (s->hist.base)
                 qsort(s->hist.base, s->hist.n_base, sizeof(*s->hist.base), entry_cmp);
 
-        /* What the table of an earlier roamd counted since its last save (a kill -9 included)
-         * is added now, before the table is replaced. Members are not known yet: the
-         * baseline's owners attribute it. */
+        /* What the counters counted since the last save of an earlier roamd (a kill -9
+         * included) is added now. Members are not known yet: the baseline's owners attribute
+         * it. The counted set is kept when the table is installed: nothing counted after this
+         * read is lost either. */
         r = read_counters(s, true);
         if (r < 0)
                 return r;
@@ -543,9 +544,32 @@ void stats_on_cgroup(Stats *s, NftEngine *e, CgroupEvent ev, const CgroupNode *n
 
 int stats_txn_install(Stats *s, NftTxn *t)
 {
+        /* counting off: the counters an earlier roamd left would cost every packet a lookup */
         if (!s)
-                return 0;
+                return nft_stats_txn_remove(t);
         return nft_stats_txn_install(s->nft, t);
+}
+
+/* Elements of cgroups that ended while no roamd ran (no member any more, so never counted
+ * again): read a last time at start, now they go. */
+static void forget_dead(Stats *s)
+{
+        _cleanup_free_ NftStatsEntry *keys = calloc(s->hist.n_base + 1, sizeof(NftStatsEntry));
+        size_t n = 0;
+        int r;
+
+        if (!keys)
+                return (void)log_oom();
+        for (size_t i = 0; i < s->hist.n_base; i++) {
+                const StatsBaselineEntry *b = &s->hist.base[i];
+                if (b->cgroup == 0 || owner_find(s, b->cgroup, NULL))
+                        continue;
+                keys[n++] = (NftStatsEntry){
+                    .cgroup = b->cgroup, .ifindex = b->ifindex, .mark = b->mark, .dir = b->dir};
+        }
+        r = nft_stats_forget(s->nft, s->engine, keys, n);
+        if (r < 0)
+                log_warning_errno(r, "Stats: cannot drop the counters of ended cgroups: %m");
 }
 
 void stats_installed(Stats *s)
@@ -566,5 +590,8 @@ void stats_installed(Stats *s)
         free(s->pending);
         s->pending = NULL;
         s->n_pending = 0;
-        /* the new table's counters start at zero: the next read has a new epoch */
+        /* the counted set was kept (same epoch): what it counted since stats_start() goes
+         * to the owners now known, then the elements of cgroups that are gone are dropped */
+        if (read_counters(s, false) >= 0)
+                forget_dead(s);
 }

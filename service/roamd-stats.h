@@ -21,8 +21,8 @@ int stats_new(Manager *m, Stats **ret);
 /* Saves a last time (counters read first). NULL-safe. */
 Stats *stats_free(Stats *s);
 
-/* Loads the history and takes over the counters of the table an earlier roamd left (call
- * before table inet roam is replaced). */
+/* Loads the history and takes over the counters an earlier roamd left (they are kept when
+ * the tables are installed). */
 int stats_start(Stats *s);
 
 /* Hooks for roamd-apps.c (all NULL-safe for s): */
