@@ -359,6 +359,7 @@ int manager_reload(Manager *m)
         }
         /* Malformed drop-ins are skipped and logged; the others apply. */
         (void)apps_reload(m->apps);
+        (void)stats_budgets_changed(m->stats); /* [Stats] Budget= lines */
         manager_schedule_sync(m);
         (void)sd_notify(false, "READY=1");
         return 0;

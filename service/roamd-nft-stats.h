@@ -63,3 +63,33 @@ void nft_stats_set_installed(NftStats *s, bool installed);
 /* One dump of set stats (and the table's handle, which tells one table instance from the
  * next). -ENOENT when the table or the set does not exist. */
 int nft_stats_read(NftStats *s, uint64_t *ret_table_handle, NftStatsEntry **ret, size_t *ret_n);
+
+/* Budgets (docs/stats.md): table inet budget_by_roamd, chains budget_out and budget_in (filter,
+ * priority 299: before counting, so a dropped packet is not counted), one named quota (flag
+ * over) per budget and per period, and sets of the budget's cgroups and links. A packet of a
+ * budget's cgroup on one of its links adds its length to the quota; once the quota is used up
+ * the packet, and every later one, is dropped. */
+#define NFT_BUDGET_TABLE "budget_by_roamd"
+
+typedef struct NftBudget {
+        const char *quota;        /* the quota's name (unique, at most 63 bytes) */
+        uint64_t limit, consumed; /* consumed: what the period used so far (<= limit) */
+        const uint64_t *cgroups;  /* the app's cgroups and their levels */
+        const unsigned *levels;
+        size_t n_cgroups;
+        bool any_link;           /* every link but loopback */
+        const uint32_t *ifindex; /* otherwise: these links, in; out when unmarked */
+        size_t n_ifindex;
+        const uint32_t *marks; /* out: marked packets (mark & mask) routed to those links */
+        size_t n_marks;
+} NftBudget;
+
+typedef struct NftQuotaUse {
+        char name[64];
+        uint64_t consumed;
+} NftQuotaUse;
+
+/* Replaces the budget table in t with these budgets (none: removes it). */
+int nft_budget_txn_replace(NftTxn *t, uint32_t mark_mask, const NftBudget *b, size_t n);
+/* One dump of the budget table's quotas. -ENOENT when the table does not exist. */
+int nft_budget_read(NftStats *s, NftQuotaUse **ret, size_t *ret_n);
