@@ -48,6 +48,7 @@ struct Tui {
         Screen portal;
         Screen devices;
         Screen bluetooth;
+        Screen usage;
         Screen *current, *previous;
         char *selected_link;
         bool roamd_lost; /* roamd went away while we showed it */
@@ -365,6 +366,8 @@ static Screen *screen_of(Tui *t, const ScreenVTable *vtable)
                 return &t->devices;
         if (vtable == t->bluetooth.vtable)
                 return &t->bluetooth;
+        if (vtable == t->usage.vtable)
+                return &t->usage;
         return NULL;
 }
 
@@ -400,7 +403,7 @@ static void go_back(Tui *t)
 }
 
 /* The screens that have a tab and a number key, in order. */
-#define N_TABS 6
+#define N_TABS 7
 static void tab_screens(Tui *t, const ScreenVTable *ret[N_TABS])
 {
         ret[0] = t->overview.vtable;
@@ -409,6 +412,7 @@ static void tab_screens(Tui *t, const ScreenVTable *ret[N_TABS])
         ret[3] = t->portal.vtable;
         ret[4] = t->devices.vtable;
         ret[5] = t->bluetooth.vtable;
+        ret[6] = t->usage.vtable;
 }
 
 /* No tab promises a screen that has nothing to show. */
@@ -426,6 +430,9 @@ static bool tab_shown(Tui *t, const ScreenVTable *tab, const ScreenVTable *activ
                 return devices_screen_available(&t->devices);
         /* Bluetooth (key 7) has a tab only while open: the other headers stay as they were. */
         if (tab == t->bluetooth.vtable)
+                return false;
+        /* Usage (key 5) too: the tab rows stay as they were. */
+        if (tab == t->usage.vtable)
                 return false;
         return true;
 }
@@ -1223,6 +1230,9 @@ static void tui_done(Tui *t)
         if (t->bluetooth.vtable && t->bluetooth.vtable->leave)
                 t->bluetooth.vtable->leave(t, &t->bluetooth);
         free(t->bluetooth.data);
+        if (t->usage.vtable && t->usage.vtable->leave)
+                t->usage.vtable->leave(t, &t->usage);
+        free(t->usage.data);
         free(t->selected_link);
         free(t->row_items);
         free(t->message);
@@ -1232,12 +1242,12 @@ static void tui_done(Tui *t)
 
 static int screens_init(Tui *t)
 {
-        Screen *screens[] = {&t->overview, &t->link,    &t->apps,     &t->help,
-                             &t->portal,   &t->devices, &t->bluetooth};
-        const ScreenVTable *vtables[] = {&overview_screen_vtable, &link_screen_vtable,
-                                         &apps_screen_vtable,     &help_screen_vtable,
-                                         &portal_screen_vtable,   &devices_screen_vtable,
-                                         &bluetooth_screen_vtable};
+        Screen *screens[] = {&t->overview, &t->link,    &t->apps,      &t->help,
+                             &t->portal,   &t->devices, &t->bluetooth, &t->usage};
+        const ScreenVTable *vtables[] = {&overview_screen_vtable,  &link_screen_vtable,
+                                         &apps_screen_vtable,      &help_screen_vtable,
+                                         &portal_screen_vtable,    &devices_screen_vtable,
+                                         &bluetooth_screen_vtable, &usage_screen_vtable};
 
         for (size_t i = 0; i < ELEMENTSOF(screens); i++) {
                 screens[i]->vtable = vtables[i];

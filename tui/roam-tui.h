@@ -73,6 +73,7 @@ void devices_screen_watch(Tui *t, Screen *s);
 bool devices_screen_available(Screen *s);
 void devices_screen_done(Screen *s);
 extern const ScreenVTable bluetooth_screen_vtable;
+extern const ScreenVTable usage_screen_vtable;
 
 typedef struct TuiOptions {
         const char *theme; /* NULL: the config file's, else default */

@@ -50,8 +50,13 @@ the state while it runs through stdin, one JSON command a line, each answered by
   {"op": "portal", "sessions": [...]}        replace org.roam1.Portal's Sessions
   {"op": "portal_calls"}                     the Portal method calls: [method, link, ...]
                                              (Login: user, the password read from the fd)
+  {"op": "budget", "budgets": [...]}         replace the budgets, signal BudgetChanged
 The scenario's "portal_sessions" (a list of session dictionaries, keys as on the bus) makes
-/org/roam1/portal (org.roam1.Portal) exist.
+/org/roam1/portal (org.roam1.Portal) exist. Its "usage" makes /org/roam1 answer
+org.roam1.Usage: {"rows": [[owner, link, roaming, bytes in, bytes out, packets in, packets
+out], ...], "history": [[hour start, roaming, bytes in, bytes out, packets in, packets out],
+...], "budgets": [[app, links, limit, used, start, end, warn percent, state], ...]}; everyone
+(all) needs authorization, as roamd does, else the caller gets the rows of its own uid.
 Needs Debian's python3-dbus and python3-gi: run with /usr/bin/python3.
 """
 import grp
@@ -76,6 +81,7 @@ LINK_IFACE = "org.roam1.Link"
 APP_IFACE = "org.roam1.App"
 PROPS_IFACE = "org.freedesktop.DBus.Properties"
 OM_IFACE = "org.freedesktop.DBus.ObjectManager"
+USAGE_IFACE = "org.roam1.Usage"
 
 # Property name -> (D-Bus signature, default), in the order of docs/dbus-api.md.
 MANAGER_PROPERTIES = {
@@ -449,6 +455,7 @@ class Manager(PropertiesObject):
         self.runs = []
         self.fail_next = None
         self.clock = None
+        self.usage = None
         for link in links:
             link.manager = self
 
@@ -471,6 +478,42 @@ class Manager(PropertiesObject):
         if self.fail_next is not None:
             message, self.fail_next = self.fail_next, None
             raise fake_error("Failed", message)
+
+    # Usage (org.roam1.Usage)
+
+    def usage_rows(self, flt, sender, key):
+        if self.usage is None:
+            raise dbus.exceptions.DBusException("no such interface",
+                                                name="org.freedesktop.DBus.Error.UnknownMethod")
+        if flt.get("all") and not authorized(self.connection, sender):
+            raise fake_error("AccessDenied", "Reading everyone's usage needs authorization.")
+        uid = self.connection.get_unix_user(sender)
+        own = ("user:%d" % uid, "user:%d/" % uid)
+        rows = self.usage.get(key, [])
+        if key == "history" or flt.get("all"):
+            return rows
+        return [r for r in rows if r[0] == own[0] or r[0].startswith(own[1])]
+
+    @dbus.service.method(USAGE_IFACE, in_signature="a{sv}", out_signature="a(ssbtttt)",
+                         sender_keyword="sender")
+    def GetUsage(self, flt, sender=None):
+        return dbus.Array([dbus.Struct(r) for r in self.usage_rows(flt, sender, "rows")],
+                          signature="(ssbtttt)")
+
+    @dbus.service.method(USAGE_IFACE, in_signature="a{sv}", out_signature="a(tbtttt)",
+                         sender_keyword="sender")
+    def GetUsageHistory(self, flt, sender=None):
+        return dbus.Array([dbus.Struct(r) for r in self.usage_rows(flt, sender, "history")],
+                          signature="(tbtttt)")
+
+    @dbus.service.method(USAGE_IFACE, in_signature="", out_signature="a(ssttttts)")
+    def GetBudgets(self):
+        return dbus.Array([dbus.Struct(b) for b in (self.usage or {}).get("budgets", [])],
+                          signature="(ssttttts)")
+
+    @dbus.service.signal(USAGE_IFACE, signature="sss")
+    def BudgetChanged(self, app, links, state):
+        pass
 
     def find_app(self, app_id):
         for app in self.apps:
@@ -576,6 +619,10 @@ class Manager(PropertiesObject):
             self.portal.update(cmd["sessions"])
         elif op == "portal_calls":
             return "OK " + json.dumps(self.portal.calls)
+        elif op == "budget":
+            self.usage["budgets"] = cmd["budgets"]
+            for b in cmd["budgets"]:
+                self.BudgetChanged(b[0], b[1], b[7])
         else:
             raise ValueError(f"unknown op {op!r}")
         return "OK"
@@ -797,6 +844,7 @@ def main():
     links = [Link(conn, values) for values in scenario.get("links", [])]
     manager = Manager(conn, scenario.get("manager", {}), links)
     manager.clock = scenario.get("_now")
+    manager.usage = scenario.get("usage")
     DENY_UIDS.update(scenario.get("_deny_uids", []))
     manager.portal = Portal(conn, scenario["portal_sessions"]) \
         if "portal_sessions" in scenario else None
