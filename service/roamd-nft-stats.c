@@ -80,55 +80,6 @@ void nft_stats_set_installed(NftStats *s, bool installed)
 
 /* ---- building ---- */
 
-static int add(struct nftnl_rule *r, struct nftnl_expr *e)
-{
-        if (!e)
-                return -ENOMEM;
-        nftnl_rule_add_expr(r, e);
-        return 0;
-}
-
-static int e_meta(struct nftnl_rule *r, uint32_t key, uint32_t dreg)
-{
-        struct nftnl_expr *e = nftnl_expr_alloc("meta");
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_META_DREG, dreg);
-        return add(r, e);
-}
-
-static int e_imm(struct nftnl_rule *r, uint32_t dreg, const void *data, uint32_t len)
-{
-        struct nftnl_expr *e = nftnl_expr_alloc("immediate");
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, dreg);
-        nftnl_expr_set(e, NFTNL_EXPR_IMM_DATA, data, len);
-        return add(r, e);
-}
-
-static int e_accept(struct nftnl_rule *r)
-{
-        struct nftnl_expr *e = nftnl_expr_alloc("immediate");
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, NF_ACCEPT);
-        return add(r, e);
-}
-
-static int e_cmp_u32(struct nftnl_rule *r, uint32_t sreg, uint32_t v)
-{
-        struct nftnl_expr *e = nftnl_expr_alloc("cmp");
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, sreg);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, NFT_CMP_EQ);
-        nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, &v, sizeof(v));
-        return add(r, e);
-}
-
 static int e_socket_cgroup(struct nftnl_rule *r, unsigned level)
 {
         struct nftnl_expr *e = nftnl_expr_alloc("socket");
@@ -137,17 +88,7 @@ static int e_socket_cgroup(struct nftnl_rule *r, unsigned level)
         nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_KEY, NFT_SOCKET_CGROUPV2);
         nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_DREG, NFT_REG32_00);
         nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_LEVEL, level);
-        return add(r, e);
-}
-
-static int e_member(struct nftnl_rule *r)
-{
-        struct nftnl_expr *e = nftnl_expr_alloc("lookup");
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, NFT_REG32_00);
-        nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, NFT_STATS_MEMBERS);
-        return add(r, e);
+        return nft_rule_add_expr(r, e);
 }
 
 /* link, mark and direction into the registers after the cgroup, then update @stats */
@@ -157,60 +98,26 @@ static int e_count(struct nftnl_rule *r, NftStatsDir dir, uint32_t mask)
         struct nftnl_expr *e;
         int k = 0;
 
-        k |= e_meta(r, dir == NFT_STATS_OUT ? NFT_META_OIF : NFT_META_IIF, NFT_REG32_02);
+        k |= nft_expr_meta(r, dir == NFT_STATS_OUT ? NFT_META_OIF : NFT_META_IIF, NFT_REG32_02);
         if (dir == NFT_STATS_OUT) {
-                k |= e_meta(r, NFT_META_MARK, NFT_REG32_03);
-                e = nftnl_expr_alloc("bitwise");
-                if (!e)
-                        return -ENOMEM;
-                nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, NFT_REG32_03);
-                nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, NFT_REG32_03);
-                nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, sizeof(uint32_t));
-                nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, &mask, sizeof(mask));
-                nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, &zero, sizeof(zero));
-                k |= add(r, e);
+                k |= nft_expr_meta(r, NFT_META_MARK, NFT_REG32_03);
+                k |= nft_expr_and_u32(r, NFT_REG32_03, mask);
         } else
-                k |= e_imm(r, NFT_REG32_03, &zero, sizeof(zero));
-        k |= e_imm(r, NFT_REG32_04, &d, sizeof(d));
+                k |= nft_expr_imm(r, NFT_REG32_03, &zero, sizeof(zero));
+        k |= nft_expr_imm(r, NFT_REG32_04, &d, sizeof(d));
         e = nftnl_expr_alloc("dynset");
         if (!e)
                 return -ENOMEM;
         nftnl_expr_set_u32(e, NFTNL_EXPR_DYNSET_SREG_KEY, NFT_REG32_00);
         nftnl_expr_set_u32(e, NFTNL_EXPR_DYNSET_OP, NFT_DYNSET_OP_UPDATE);
         nftnl_expr_set_str(e, NFTNL_EXPR_DYNSET_SET_NAME, NFT_STATS_SET);
-        k |= add(r, e);
+        k |= nft_rule_add_expr(r, e);
         return k;
-}
-
-static struct nftnl_rule *rule_new_in(const char *table, const char *chain)
-{
-        struct nftnl_rule *r = nftnl_rule_alloc();
-        if (!r)
-                return NULL;
-        nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, NFPROTO_INET);
-        nftnl_rule_set_str(r, NFTNL_RULE_TABLE, table);
-        nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, chain);
-        return r;
 }
 
 static struct nftnl_rule *rule_new(const char *chain)
 {
-        return rule_new_in(NFT_STATS_TABLE, chain);
-}
-
-static int txn_rule(NftTxn *t, struct nftnl_rule *r, int k)
-{
-        struct nlmsghdr *nlh;
-
-        if (!r || k < 0) {
-                nftnl_rule_free(r);
-                return -ENOMEM;
-        }
-        nlh = nft_txn_msg(t, NFT_MSG_NEWRULE, NLM_F_CREATE | NLM_F_APPEND);
-        nftnl_rule_nlmsg_build_payload(nlh, r);
-        nftnl_rule_free(r);
-        nft_txn_msg_end(t);
-        return 0;
+        return nft_rule_new_in(NFT_STATS_TABLE, chain);
 }
 
 static int txn_chain_in(NftTxn *t, const char *table, const char *name, int hook, int prio,
@@ -234,7 +141,7 @@ static int txn_chain_in(NftTxn *t, const char *table, const char *name, int hook
                 nftnl_chain_nlmsg_build_payload(nlh, c);
         } else {
                 /* flush: a DELRULE naming only the chain */
-                struct nftnl_rule *r = rule_new_in(table, name);
+                struct nftnl_rule *r = nft_rule_new_in(table, name);
                 if (!r) {
                         nftnl_chain_free(c);
                         return -ENOMEM;
@@ -264,11 +171,11 @@ static int chain_rules(NftStats *s, NftTxn *t, NftStatsDir dir)
         /* loopback is on no link */
         r = rule_new(chain);
         if (r) {
-                k |= e_meta(r, lif, NFT_REG32_02);
-                k |= e_cmp_u32(r, NFT_REG32_02, LOOPBACK);
-                k |= e_accept(r);
+                k |= nft_expr_meta(r, lif, NFT_REG32_02);
+                k |= nft_expr_cmp_eq_u32(r, NFT_REG32_02, LOOPBACK);
+                k |= nft_expr_verdict(r, NF_ACCEPT);
         }
-        if (txn_rule(t, r, k) < 0)
+        if (nft_txn_add_rule(t, r, k) < 0)
                 return -ENOMEM;
         /* deepest first: an app inside a user slice counts as the app */
         for (int l = NFT_LEVEL_MAX - 1; l >= 1; l--) {
@@ -278,20 +185,20 @@ static int chain_rules(NftStats *s, NftTxn *t, NftStatsDir dir)
                 r = rule_new(chain);
                 if (r) {
                         k |= e_socket_cgroup(r, l);
-                        k |= e_member(r);
+                        k |= nft_expr_lookup_in(r, NFT_REG32_00, NFT_STATS_MEMBERS);
                         k |= e_count(r, dir, s->mask);
-                        k |= e_accept(r);
+                        k |= nft_expr_verdict(r, NF_ACCEPT);
                 }
-                if (txn_rule(t, r, k) < 0)
+                if (nft_txn_add_rule(t, r, k) < 0)
                         return -ENOMEM;
         }
         k = 0;
         r = rule_new(chain);
         if (r) {
-                k |= e_imm(r, NFT_REG32_00, &none, sizeof(none));
+                k |= nft_expr_imm(r, NFT_REG32_00, &none, sizeof(none));
                 k |= e_count(r, dir, s->mask);
         }
-        return txn_rule(t, r, k);
+        return nft_txn_add_rule(t, r, k);
 }
 
 static int txn_set_in(NftTxn *t, const char *table, const char *name, uint32_t id,
@@ -856,16 +763,6 @@ static int txn_quota(NftTxn *t, const NftBudget *b)
         return 0;
 }
 
-static int e_lookup_set(struct nftnl_rule *r, uint32_t sreg, const char *set)
-{
-        struct nftnl_expr *e = nftnl_expr_alloc("lookup");
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, sreg);
-        nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, set);
-        return add(r, e);
-}
-
 /* the quota (matches once used up), then drop */
 static int e_quota_drop(struct nftnl_rule *r, const char *quota)
 {
@@ -874,14 +771,9 @@ static int e_quota_drop(struct nftnl_rule *r, const char *quota)
                 return -ENOMEM;
         nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE, NFT_OBJECT_QUOTA);
         nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, quota);
-        if (add(r, e) < 0)
+        if (nft_rule_add_expr(r, e) < 0)
                 return -ENOMEM;
-        e = nftnl_expr_alloc("immediate");
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, NF_DROP);
-        return add(r, e);
+        return nft_expr_verdict(r, NF_DROP);
 }
 
 typedef enum BudgetMatch {
@@ -895,8 +787,7 @@ static int budget_rule(NftTxn *t, const char *chain, size_t i, const NftBudget *
                        BudgetMatch match, uint32_t mask)
 {
         char cg[32], links[32], marks[32];
-        struct nftnl_rule *r = rule_new_in(NFT_BUDGET_TABLE, chain);
-        uint32_t zero = 0;
+        struct nftnl_rule *r = nft_rule_new_in(NFT_BUDGET_TABLE, chain);
         int k = 0;
 
         snprintf(cg, sizeof(cg), "b%zu_cg", i);
@@ -904,42 +795,30 @@ static int budget_rule(NftTxn *t, const char *chain, size_t i, const NftBudget *
         snprintf(marks, sizeof(marks), "b%zu_mk", i);
         if (r) {
                 k |= e_socket_cgroup(r, level);
-                k |= e_lookup_set(r, NFT_REG32_00, cg);
+                k |= nft_expr_lookup_in(r, NFT_REG32_00, cg);
                 switch (match) {
                 case MATCH_ANY:
                         break;
                 case MATCH_IIF:
-                        k |= e_meta(r, NFT_META_IIF, NFT_REG32_02);
-                        k |= e_lookup_set(r, NFT_REG32_02, links);
+                        k |= nft_expr_meta(r, NFT_META_IIF, NFT_REG32_02);
+                        k |= nft_expr_lookup_in(r, NFT_REG32_02, links);
                         break;
                 case MATCH_OIF_BARE:
-                case MATCH_MARK: {
-                        struct nftnl_expr *e;
-                        k |= e_meta(r, NFT_META_MARK, NFT_REG32_03);
-                        e = nftnl_expr_alloc("bitwise");
-                        if (!e) {
-                                k = -ENOMEM;
-                                break;
-                        }
-                        nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, NFT_REG32_03);
-                        nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, NFT_REG32_03);
-                        nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, sizeof(uint32_t));
-                        nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, &mask, sizeof(mask));
-                        nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, &zero, sizeof(zero));
-                        k |= add(r, e);
+                case MATCH_MARK:
+                        k |= nft_expr_meta(r, NFT_META_MARK, NFT_REG32_03);
+                        k |= nft_expr_and_u32(r, NFT_REG32_03, mask);
                         if (match == MATCH_MARK)
-                                k |= e_lookup_set(r, NFT_REG32_03, marks);
+                                k |= nft_expr_lookup_in(r, NFT_REG32_03, marks);
                         else {
-                                k |= e_cmp_u32(r, NFT_REG32_03, 0);
-                                k |= e_meta(r, NFT_META_OIF, NFT_REG32_02);
-                                k |= e_lookup_set(r, NFT_REG32_02, links);
+                                k |= nft_expr_cmp_eq_u32(r, NFT_REG32_03, 0);
+                                k |= nft_expr_meta(r, NFT_META_OIF, NFT_REG32_02);
+                                k |= nft_expr_lookup_in(r, NFT_REG32_02, links);
                         }
                         break;
-                }
                 }
                 k |= e_quota_drop(r, b->quota);
         }
-        return txn_rule(t, r, k);
+        return nft_txn_add_rule(t, r, k);
 }
 
 static int budget_rules(NftTxn *t, size_t i, const NftBudget *b, uint32_t mask)
@@ -970,15 +849,15 @@ static int budget_rules(NftTxn *t, size_t i, const NftBudget *b, uint32_t mask)
 
 static int loopback_rule(NftTxn *t, const char *chain, uint32_t meta)
 {
-        struct nftnl_rule *r = rule_new_in(NFT_BUDGET_TABLE, chain);
+        struct nftnl_rule *r = nft_rule_new_in(NFT_BUDGET_TABLE, chain);
         int k = 0;
 
         if (r) {
-                k |= e_meta(r, meta, NFT_REG32_02);
-                k |= e_cmp_u32(r, NFT_REG32_02, LOOPBACK);
-                k |= e_accept(r);
+                k |= nft_expr_meta(r, meta, NFT_REG32_02);
+                k |= nft_expr_cmp_eq_u32(r, NFT_REG32_02, LOOPBACK);
+                k |= nft_expr_verdict(r, NF_ACCEPT);
         }
-        return txn_rule(t, r, k);
+        return nft_txn_add_rule(t, r, k);
 }
 
 int nft_budget_txn_replace(NftTxn *t, uint32_t mark_mask, const NftBudget *b, size_t n)
