@@ -914,9 +914,12 @@ void stats_on_cgroup(Stats *s, NftEngine *e, CgroupEvent ev, const CgroupNode *n
 
 int stats_txn_install(Stats *s, NftTxn *t)
 {
-        /* counting off: the counters an earlier roamd left would cost every packet a lookup */
-        if (!s)
-                return nft_stats_txn_remove(t);
+        /* counting off: the counters an earlier roamd left would cost every packet a lookup,
+         * and its budgets would block apps with nobody watching them */
+        if (!s) {
+                int r = nft_stats_txn_remove(t);
+                return r < 0 ? r : nft_budget_txn_replace(t, 0, NULL, 0);
+        }
         return nft_stats_txn_install(s->nft, t);
 }
 

@@ -267,14 +267,13 @@ static void human(uint64_t b, char *buf, size_t n)
         snprintf(buf, n, i == 0 ? "%.0f %s" : "%.1f %s", v, u[i]);
 }
 
-static UsageSort sort_now;
-
-static int row_cmp(const void *x, const void *y)
+static int row_cmp(const void *x, const void *y, void *userdata)
 {
         const UsageRow *a = x, *b = y;
+        UsageSort sort = *(const UsageSort *)userdata;
         uint64_t ka = 0, kb = 0;
 
-        switch (sort_now) {
+        switch (sort) {
         case SORT_TOTAL:
                 ka = a->home + a->roaming, kb = b->home + b->roaming;
                 break;
@@ -391,8 +390,7 @@ static int build(Tui *t, UsageData *d, TuiDoc *doc)
                 if (r >= 0)
                         r = tui_doc_span(doc, THEME_MUTED, 0, "Nothing counted yet.");
         }
-        sort_now = d->sort;
-        qsort(d->rows, d->n_rows, sizeof(*d->rows), row_cmp);
+        qsort_r(d->rows, d->n_rows, sizeof(*d->rows), row_cmp, &d->sort);
         for (size_t i = 0; i < d->n_rows && r >= 0; i++) {
                 const UsageRow *row = &d->rows[i];
                 r = tui_doc_line(doc, (int)i, 2);
