@@ -60,6 +60,7 @@ struct Stats {
         size_t n_budgets;
         char *budget_sig;              /* what the budget table was last built from */
         sd_event_source *budget_timer; /* the nearest period's end */
+        sd_event_source *budget_defer; /* after a link change */
 };
 
 static bool budgets_name(Stats *s, const char *app_id);
@@ -172,6 +173,7 @@ Stats *stats_free(Stats *s)
         }
         budgets_clear(s);
         sd_event_source_disable_unref(s->budget_timer);
+        sd_event_source_disable_unref(s->budget_defer);
         free(s->owners);
         for (size_t i = 0; i < s->n_pending; i++)
                 free(s->pending[i].link);
@@ -351,10 +353,24 @@ static int read_counters(Stats *s, bool quiet_missing)
         return r;
 }
 
+static int on_budget_defer(sd_event_source *es, void *userdata)
+{
+        (void)stats_budgets_sync(userdata, false);
+        return 0;
+}
+
 int stats_read(Stats *s)
 {
         if (!s || !s->engine)
                 return 0;
+        /* called right before links change: the budgets follow once the change is made */
+        if (s->n_budgets > 0) {
+                if (!s->budget_defer)
+                        (void)sd_event_add_defer(s->manager->event, &s->budget_defer,
+                                                 on_budget_defer, s);
+                else
+                        (void)sd_event_source_set_enabled(s->budget_defer, SD_EVENT_ONESHOT);
+        }
         return read_counters(s, false);
 }
 
