@@ -107,7 +107,7 @@ def stats(w):
     w.wait_default_state()
     yield w
     for app in ("org.test.StatsA", "org.test.StatsB", "org.test.StatsC", "org.test.StatsR",
-                "org.test.StatsO", "org.test.StatsQ", "org.test.StatsL"):
+                "org.test.StatsO", "org.test.StatsQ", "org.test.StatsL", "org.test.StatsK"):
         d = w.cgroup / ROAM_SLICE / ("app-%s.scope" % app)
         if d.exists():
             (d / "cgroup.kill").write_text("1")
@@ -451,7 +451,8 @@ def test_budget_stops_the_app_at_its_limit_and_a_new_period_resets_it(w):
     1 MB less at most one packet: the packet that reaches the limit is dropped), the budget
     reads over budget on D-Bus and in `roam stats`, and the next period lets it send again."""
     w.write_config(w.default_config + STATS_CONF +
-                   "Budget=%s metered 1M %ds\nBudgetWarning=50%%\n[Metered]\nwifi0=yes\n"
+                   "Budget=%s metered 1M %ds\nBudgetWarning=50%%\n"
+                   "Budget=org.test.StatsK any 20k month\n[Metered]\nwifi0=yes\n"
                    % (BUDGET_APP, BUDGET_SPAN))
     w.roamd_restart()
     w.wait_default_state()
@@ -496,12 +497,26 @@ def test_budget_stops_the_app_at_its_limit_and_a_new_period_resets_it(w):
         assert got > 0, got
         b = budgets(w)[(BUDGET_APP, "metered")]
         assert b[7] == "ok" and 0 < b[3] < 2000, b
+
+        # a budget used up stays used up across a restart (the kernel kept its quota)
+        ck = app_cgroup(w, "org.test.StatsK")
+        r = json.loads(w.dev_run(["/usr/bin/python3", "-c", FLOOD_PY, WHOAMI["inet"][4], 100],
+                                 cgroup=ck).stdout)
+        assert r["refused"] == "EPERM" and 5 <= r["sent"] < 20, r
+        w.roamd_restart()
+        w.wait_default_state()
+        b = budgets(w)[("org.test.StatsK", "any")]
+        assert b[3] == 20000 and b[7] == "over", b
+        r = json.loads(w.dev_run(["/usr/bin/python3", "-c", FLOOD_PY, WHOAMI["inet"][4], 3],
+                                 cgroup=ck).stdout)
+        assert r == {"sent": 0, "refused": "EPERM"}, r
     finally:
-        d = w.cgroup / ca
-        if d.exists():
-            (d / "cgroup.kill").write_text("1")
-            wait_for(lambda: not (d / "cgroup.procs").read_text().strip(), 5, what="empty")
-            d.rmdir()
+        for rel in (ca, "%s/app-org.test.StatsK.scope" % ROAM_SLICE):
+            d = w.cgroup / rel
+            if d.exists():
+                (d / "cgroup.kill").write_text("1")
+                wait_for(lambda: not (d / "cgroup.procs").read_text().strip(), 5, what="empty")
+                d.rmdir()
 
 
 def test_counters_of_a_removed_link_are_dropped_and_its_history_kept(stats):
