@@ -447,8 +447,8 @@ def new_periods(w):
 
 def test_budget_stops_the_app_at_its_limit_and_a_new_period_resets_it(w):
     """A 1 MB budget on metered links (wifi0 marked metered in the configuration) per 12 s
-    period: the app's traffic stops at 1 MB (what passed is
-    1 MB less at most one packet: the packet that reaches the limit is dropped), the budget
+    period: the app's traffic stops at 1 MB (what passed is at most 1 MB and at least 1 MB less
+    one packet: the packet that takes the quota to the limit is dropped), the budget
     reads over budget on D-Bus and in `roam stats`, and the next period lets it send again."""
     w.write_config(w.default_config + STATS_CONF +
                    "Budget=%s metered 1M %ds\nBudgetWarning=50%%\n"
@@ -472,7 +472,8 @@ def test_budget_stops_the_app_at_its_limit_and_a_new_period_resets_it(w):
         b = budgets(w)[(BUDGET_APP, "metered")]
         assert b[3] == 1000000 and b[7] == "over", b
 
-        # what passed, as counted (after the budget's chain): 1 MB less at most one packet
+        # what passed, as counted (after the budget's chain): at most 1 MB, at least 1 MB less
+        # one packet
         def passed():
             t = owner_total(w, "app:" + BUDGET_APP)
             return t["in"][0] + t["out"][0]
@@ -502,7 +503,9 @@ def test_budget_stops_the_app_at_its_limit_and_a_new_period_resets_it(w):
         ck = app_cgroup(w, "org.test.StatsK")
         r = json.loads(w.dev_run(["/usr/bin/python3", "-c", FLOOD_PY, WHOAMI["inet"][4], 100],
                                  cgroup=ck).stdout)
-        assert r["refused"] == "EPERM" and 5 <= r["sent"] < 20, r
+        # 1000 bytes a datagram, and the answers: at most 20 pass (a kernel may let the one
+        # that lands exactly on the limit through)
+        assert r["refused"] == "EPERM" and 5 <= r["sent"] <= 20, r
         w.roamd_restart()
         w.wait_default_state()
         b = budgets(w)[("org.test.StatsK", "any")]
