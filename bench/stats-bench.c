@@ -3,11 +3,11 @@
  *   stats-bench history DAYS APPS LINKS   builds a worst-case history (every series busy every
  *       hour), serializes it, parses it back; prints JSON: file bytes, series, buckets,
  *       serialize/parse ms, heap bytes of the in-memory history
- *   stats-bench on                        adds the counting objects to table inet roam, the
- *       members ("LEVEL CGROUP-ID" lines) from stdin
- *   stats-bench read APPS                 fills a fresh table inet roam's stats set with
+ *   stats-bench on                        adds the counting objects (table inet
+ *       usage_by_roamd), the members ("LEVEL CGROUP-ID" lines) from stdin
+ *   stats-bench read APPS                 fills a fresh stats set with
  *       APPS x 3 links x 2 directions counters (in the caller's network namespace), then times
- * nft_stats_read() of table inet roam's stats set (in the caller's network namespace); prints JSON:
+ * nft_stats_read() of the stats set (in the caller's network namespace); prints JSON:
  * elements, ms */
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,8 +70,9 @@ static int history(unsigned days, unsigned apps, unsigned links)
         return 0;
 }
 
-/* A fresh table inet roam with the stats objects and apps x 3 links x 2 directions counters
- * (elements added from userspace get the set's counter, as the packet path's do). */
+/* A fresh table inet roam and counting table with the stats objects and apps x 3 links x 2
+ * directions counters (elements added from userspace get the set's counter, as the packet path's
+ * do). */
 static int fill(NftStats *s, unsigned apps)
 {
         NftConfig cfg = {.mark_mask = 0x7f000000};
@@ -81,8 +82,8 @@ static int fill(NftStats *s, unsigned apps)
 
         if (nft_engine_new(&cfg, &e) < 0 || nft_txn_new(e, &t) < 0)
                 return -1;
-        if (nft_txn_replace_table(t) < 0 || nft_stats_txn_install(s, t) < 0 ||
-            nft_txn_commit(t) < 0)
+        if (nft_txn_replace_table(t) < 0 || nft_stats_txn_remove(t) < 0 ||
+            nft_stats_txn_install(s, t) < 0 || nft_txn_commit(t) < 0)
                 return -1;
         nft_txn_free(t);
         nft_stats_set_installed(s, true);
@@ -132,7 +133,7 @@ static int read_counters(unsigned apps)
         return 0;
 }
 
-/* Adds the counting objects to the existing table inet roam, with the cgroups "LEVEL ID"
+/* Adds the counting objects (their own table), with the cgroups "LEVEL ID"
  * read from stdin as members: what roamd adds at start. */
 static int stats_on(void)
 {

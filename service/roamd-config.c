@@ -63,6 +63,12 @@ Config *config_free(Config *c)
         for (size_t i = 0; i < c->stats.n_roaming; i++)
                 free(c->stats.roaming[i].pattern);
         free(c->stats.roaming);
+        for (size_t i = 0; i < c->stats.n_metered; i++)
+                free(c->stats.metered[i].pattern);
+        free(c->stats.metered);
+        for (size_t i = 0; i < c->stats.n_budgets; i++)
+                stats_budget_done(&c->stats.budgets[i]);
+        free(c->stats.budgets);
         free(c->portal.credentials_file);
         strv_free(c->portal.allow_login_hosts);
         free(c->wifi.control_dir);
@@ -114,6 +120,7 @@ static int config_new(const char *name, Config **ret)
         c->stats.directory = strdup(ROAM_LOCALSTATEDIR "/lib/roam");
         c->stats.flush_usec = 60 * USEC_PER_SEC;
         c->stats.retention_days = 90;
+        c->stats.budget_warn_percent = 80;
         if (!c->stats.directory)
                 return -ENOMEM;
         c->portal.credentials_file = strdup(ROAM_LOCALSTATEDIR "/lib/roam/portal.credentials");
@@ -542,7 +549,72 @@ static int parse_stats(Config *c, const char *file, unsigned line, const char *k
                 c->stats.flush_usec = v;
                 return 0;
         }
+        if (streq(key, "Budget")) {
+                const char *why = NULL;
+                StatsBudget b, *nb;
+                int r = stats_budget_parse(value, &b, &why);
+                if (r == -ENOMEM)
+                        return log_oom();
+                if (r < 0)
+                        return conf_log_error(file, line, "Budget= \"%s\": %s.", value, why);
+                for (size_t i = 0; i < c->stats.n_budgets; i++)
+                        if (streq(c->stats.budgets[i].app_id, b.app_id) &&
+                            c->stats.budgets[i].links == b.links) {
+                                r = conf_log_error(file, line, "Budget= for %s on %s set twice.",
+                                                   b.app_id, stats_budget_links_to_string(b.links));
+                                stats_budget_done(&b);
+                                return r;
+                        }
+                nb = realloc(c->stats.budgets, sizeof(*nb) * (c->stats.n_budgets + 1));
+                if (!nb) {
+                        stats_budget_done(&b);
+                        return log_oom();
+                }
+                c->stats.budgets = nb;
+                nb[c->stats.n_budgets++] = b;
+                return 0;
+        }
+        if (streq(key, "BudgetWarning")) {
+                char buf[16];
+                size_t n = strlen(value);
+                /* a percentage, the % sign optional */
+                if (n > 0 && n < sizeof(buf) && value[n - 1] == '%')
+                        n--;
+                if (n == 0 || n >= sizeof(buf))
+                        return conf_log_error(file, line,
+                                              "BudgetWarning= must be a percentage from 1%% to "
+                                              "100%%, got \"%s\".",
+                                              value);
+                memcpy(buf, value, n);
+                buf[n] = 0;
+                return parse_u32(file, line, key, buf, 1, 100, &c->stats.budget_warn_percent);
+        }
         return conf_log_error(file, line, "Unknown key %s= in section [Stats].", key);
+}
+
+static int parse_override(RoamingOverride **list, size_t *n_list, const char *what,
+                          const char *file, unsigned line, const char *key, const char *value)
+{
+        RoamingOverride *n;
+        bool b;
+
+        if (!valid_ifname_glob(key))
+                return conf_log_error(file, line, "Invalid interface name or pattern \"%s\".", key);
+        if (conf_parse_boolean(value, &b) < 0)
+                return conf_log_error(file, line, "%s for %s must be a boolean, got \"%s\".", what,
+                                      key, value);
+        for (size_t i = 0; i < *n_list; i++)
+                if (streq((*list)[i].pattern, key))
+                        return conf_log_error(file, line, "%s for %s set twice.", what, key);
+        n = realloc(*list, sizeof(*n) * (*n_list + 1));
+        if (!n)
+                return log_oom();
+        *list = n;
+        n[*n_list] = (RoamingOverride){.pattern = strdup(key), .roaming = b};
+        if (!n[*n_list].pattern)
+                return log_oom();
+        (*n_list)++;
+        return 0;
 }
 
 static int parse_roaming(Config *c, const char *file, unsigned line, const char *key,
@@ -739,6 +811,9 @@ static int config_assign(const char *file, unsigned line, const char *section, c
                 return parse_stats(c, file, line, key, value);
         if (streq(section, "Roaming"))
                 return parse_roaming(c, file, line, key, value);
+        if (streq(section, "Metered"))
+                return parse_override(&c->stats.metered, &c->stats.n_metered, "Metered", file, line,
+                                      key, value);
         if (streq(section, "Portal"))
                 return parse_portal(c, file, line, key, value);
         if (streq(section, "WiFi"))
@@ -793,6 +868,14 @@ Bearer config_bearer_override(const Config *c, const char *ifname)
                 if (fnmatch(c->bearers[i].pattern, ifname, 0) == 0)
                         return c->bearers[i].bearer;
         return _BEARER_INVALID;
+}
+
+int config_metered_override(const Config *c, const char *ifname)
+{
+        for (size_t i = 0; i < c->stats.n_metered; i++)
+                if (fnmatch(c->stats.metered[i].pattern, ifname, 0) == 0)
+                        return c->stats.metered[i].roaming;
+        return -ENOENT;
 }
 
 int config_roaming_override(const Config *c, const char *ifname)

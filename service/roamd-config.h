@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "roamd-stats-budget.h"
+
 #include "roamd-bearer.h"
 #include "roamd-dns-source.h"
 
@@ -75,6 +77,11 @@ typedef struct StatsConfig {
         char *prometheus_file;   /* text-format export, rewritten at every save; NULL none */
         RoamingOverride *roaming;
         size_t n_roaming;
+        RoamingOverride *metered; /* [Metered]: the same shape as [Roaming] */
+        size_t n_metered;
+        StatsBudget *budgets; /* Budget= lines, in order */
+        size_t n_budgets;
+        uint32_t budget_warn_percent; /* BudgetWarning=, default 80 */
 } StatsConfig;
 /* [Portal]: captive portal login (docs/portal.md). */
 typedef struct PortalConfig {
@@ -154,5 +161,7 @@ Bearer config_bearer_override(const Config *c, const char *ifname);
 const DnsPin *config_dns_pin(const Config *c, const char *ifname);
 /* 1 roaming, 0 home, -ENOENT when [Roaming] does not name the link. */
 int config_roaming_override(const Config *c, const char *ifname);
+/* [Metered]: 1 metered, 0 not, -ENOENT when it does not name the link. */
+int config_metered_override(const Config *c, const char *ifname);
 
 int ip_addr_parse(const char *s, IpAddr *ret);

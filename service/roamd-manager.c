@@ -364,6 +364,7 @@ int manager_reload(Manager *m)
         (void)apps_reload(m->apps);
         /* a broken firewall file is refused: the rules in force stay (FirewallError) */
         (void)firewall_reload(m->firewall);
+        (void)stats_budgets_changed(m->stats); /* [Stats] Budget= lines */
         manager_schedule_sync(m);
         (void)sd_notify(false, "READY=1");
         return 0;

@@ -5,6 +5,7 @@
 #include <libmnl/libmnl.h>
 #include <libnftnl/chain.h>
 #include <libnftnl/expr.h>
+#include <libnftnl/object.h>
 #include <libnftnl/rule.h>
 #include <libnftnl/set.h>
 #include <libnftnl/table.h>
@@ -79,55 +80,6 @@ void nft_stats_set_installed(NftStats *s, bool installed)
 
 /* ---- building ---- */
 
-static int add(struct nftnl_rule *r, struct nftnl_expr *e)
-{
-        if (!e)
-                return -ENOMEM;
-        nftnl_rule_add_expr(r, e);
-        return 0;
-}
-
-static int e_meta(struct nftnl_rule *r, uint32_t key, uint32_t dreg)
-{
-        struct nftnl_expr *e = nftnl_expr_alloc("meta");
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_META_DREG, dreg);
-        return add(r, e);
-}
-
-static int e_imm(struct nftnl_rule *r, uint32_t dreg, const void *data, uint32_t len)
-{
-        struct nftnl_expr *e = nftnl_expr_alloc("immediate");
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, dreg);
-        nftnl_expr_set(e, NFTNL_EXPR_IMM_DATA, data, len);
-        return add(r, e);
-}
-
-static int e_accept(struct nftnl_rule *r)
-{
-        struct nftnl_expr *e = nftnl_expr_alloc("immediate");
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, NF_ACCEPT);
-        return add(r, e);
-}
-
-static int e_cmp_u32(struct nftnl_rule *r, uint32_t sreg, uint32_t v)
-{
-        struct nftnl_expr *e = nftnl_expr_alloc("cmp");
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, sreg);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, NFT_CMP_EQ);
-        nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, &v, sizeof(v));
-        return add(r, e);
-}
-
 static int e_socket_cgroup(struct nftnl_rule *r, unsigned level)
 {
         struct nftnl_expr *e = nftnl_expr_alloc("socket");
@@ -136,17 +88,7 @@ static int e_socket_cgroup(struct nftnl_rule *r, unsigned level)
         nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_KEY, NFT_SOCKET_CGROUPV2);
         nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_DREG, NFT_REG32_00);
         nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_LEVEL, level);
-        return add(r, e);
-}
-
-static int e_member(struct nftnl_rule *r)
-{
-        struct nftnl_expr *e = nftnl_expr_alloc("lookup");
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, NFT_REG32_00);
-        nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, NFT_STATS_MEMBERS);
-        return add(r, e);
+        return nft_rule_add_expr(r, e);
 }
 
 /* link, mark and direction into the registers after the cgroup, then update @stats */
@@ -156,58 +98,30 @@ static int e_count(struct nftnl_rule *r, NftStatsDir dir, uint32_t mask)
         struct nftnl_expr *e;
         int k = 0;
 
-        k |= e_meta(r, dir == NFT_STATS_OUT ? NFT_META_OIF : NFT_META_IIF, NFT_REG32_02);
+        k |= nft_expr_meta(r, dir == NFT_STATS_OUT ? NFT_META_OIF : NFT_META_IIF, NFT_REG32_02);
         if (dir == NFT_STATS_OUT) {
-                k |= e_meta(r, NFT_META_MARK, NFT_REG32_03);
-                e = nftnl_expr_alloc("bitwise");
-                if (!e)
-                        return -ENOMEM;
-                nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, NFT_REG32_03);
-                nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, NFT_REG32_03);
-                nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, sizeof(uint32_t));
-                nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, &mask, sizeof(mask));
-                nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, &zero, sizeof(zero));
-                k |= add(r, e);
+                k |= nft_expr_meta(r, NFT_META_MARK, NFT_REG32_03);
+                k |= nft_expr_and_u32(r, NFT_REG32_03, mask);
         } else
-                k |= e_imm(r, NFT_REG32_03, &zero, sizeof(zero));
-        k |= e_imm(r, NFT_REG32_04, &d, sizeof(d));
+                k |= nft_expr_imm(r, NFT_REG32_03, &zero, sizeof(zero));
+        k |= nft_expr_imm(r, NFT_REG32_04, &d, sizeof(d));
         e = nftnl_expr_alloc("dynset");
         if (!e)
                 return -ENOMEM;
         nftnl_expr_set_u32(e, NFTNL_EXPR_DYNSET_SREG_KEY, NFT_REG32_00);
         nftnl_expr_set_u32(e, NFTNL_EXPR_DYNSET_OP, NFT_DYNSET_OP_UPDATE);
         nftnl_expr_set_str(e, NFTNL_EXPR_DYNSET_SET_NAME, NFT_STATS_SET);
-        k |= add(r, e);
+        k |= nft_rule_add_expr(r, e);
         return k;
 }
 
 static struct nftnl_rule *rule_new(const char *chain)
 {
-        struct nftnl_rule *r = nftnl_rule_alloc();
-        if (!r)
-                return NULL;
-        nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, NFPROTO_INET);
-        nftnl_rule_set_str(r, NFTNL_RULE_TABLE, NFT_TABLE_NAME);
-        nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, chain);
-        return r;
+        return nft_rule_new_in(NFT_STATS_TABLE, chain);
 }
 
-static int txn_rule(NftTxn *t, struct nftnl_rule *r, int k)
-{
-        struct nlmsghdr *nlh;
-
-        if (!r || k < 0) {
-                nftnl_rule_free(r);
-                return -ENOMEM;
-        }
-        nlh = nft_txn_msg(t, NFT_MSG_NEWRULE, NLM_F_CREATE | NLM_F_APPEND);
-        nftnl_rule_nlmsg_build_payload(nlh, r);
-        nftnl_rule_free(r);
-        nft_txn_msg_end(t);
-        return 0;
-}
-
-static int txn_chain(NftTxn *t, const char *name, int hook, bool create)
+static int txn_chain_in(NftTxn *t, const char *table, const char *name, int hook, int prio,
+                        bool create)
 {
         struct nftnl_chain *c = nftnl_chain_alloc();
         struct nlmsghdr *nlh;
@@ -215,18 +129,19 @@ static int txn_chain(NftTxn *t, const char *name, int hook, bool create)
         if (!c)
                 return -ENOMEM;
         nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, NFPROTO_INET);
-        nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, NFT_TABLE_NAME);
+        nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, table);
         nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name);
         if (create) {
                 nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, "filter");
                 nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, hook);
-                nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, PRIO);
+                nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, prio);
                 nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, NF_ACCEPT);
-                nlh = nft_txn_msg(t, NFT_MSG_NEWCHAIN, NLM_F_CREATE | NLM_F_EXCL);
+                /* no NLM_F_EXCL: the chain of an earlier roamd is kept as it is */
+                nlh = nft_txn_msg(t, NFT_MSG_NEWCHAIN, NLM_F_CREATE);
                 nftnl_chain_nlmsg_build_payload(nlh, c);
         } else {
                 /* flush: a DELRULE naming only the chain */
-                struct nftnl_rule *r = rule_new(name);
+                struct nftnl_rule *r = nft_rule_new_in(table, name);
                 if (!r) {
                         nftnl_chain_free(c);
                         return -ENOMEM;
@@ -240,6 +155,11 @@ static int txn_chain(NftTxn *t, const char *name, int hook, bool create)
         return 0;
 }
 
+static int txn_chain(NftTxn *t, const char *name, int hook, bool create)
+{
+        return txn_chain_in(t, NFT_STATS_TABLE, name, hook, PRIO, create);
+}
+
 static int chain_rules(NftStats *s, NftTxn *t, NftStatsDir dir)
 {
         const char *chain = dir == NFT_STATS_OUT ? "stats_out" : "stats_in";
@@ -251,11 +171,11 @@ static int chain_rules(NftStats *s, NftTxn *t, NftStatsDir dir)
         /* loopback is on no link */
         r = rule_new(chain);
         if (r) {
-                k |= e_meta(r, lif, NFT_REG32_02);
-                k |= e_cmp_u32(r, NFT_REG32_02, LOOPBACK);
-                k |= e_accept(r);
+                k |= nft_expr_meta(r, lif, NFT_REG32_02);
+                k |= nft_expr_cmp_eq_u32(r, NFT_REG32_02, LOOPBACK);
+                k |= nft_expr_verdict(r, NF_ACCEPT);
         }
-        if (txn_rule(t, r, k) < 0)
+        if (nft_txn_add_rule(t, r, k) < 0)
                 return -ENOMEM;
         /* deepest first: an app inside a user slice counts as the app */
         for (int l = NFT_LEVEL_MAX - 1; l >= 1; l--) {
@@ -265,23 +185,24 @@ static int chain_rules(NftStats *s, NftTxn *t, NftStatsDir dir)
                 r = rule_new(chain);
                 if (r) {
                         k |= e_socket_cgroup(r, l);
-                        k |= e_member(r);
+                        k |= nft_expr_lookup_in(r, NFT_REG32_00, NFT_STATS_MEMBERS);
                         k |= e_count(r, dir, s->mask);
-                        k |= e_accept(r);
+                        k |= nft_expr_verdict(r, NF_ACCEPT);
                 }
-                if (txn_rule(t, r, k) < 0)
+                if (nft_txn_add_rule(t, r, k) < 0)
                         return -ENOMEM;
         }
         k = 0;
         r = rule_new(chain);
         if (r) {
-                k |= e_imm(r, NFT_REG32_00, &none, sizeof(none));
+                k |= nft_expr_imm(r, NFT_REG32_00, &none, sizeof(none));
                 k |= e_count(r, dir, s->mask);
         }
-        return txn_rule(t, r, k);
+        return nft_txn_add_rule(t, r, k);
 }
 
-static int txn_set(NftTxn *t, const char *name, uint32_t key_type, uint32_t key_len, bool counted)
+static int txn_set_in(NftTxn *t, const char *table, const char *name, uint32_t id,
+                      uint32_t key_type, uint32_t key_len, bool counted)
 {
         struct nftnl_set *set = nftnl_set_alloc();
         struct nftnl_udata_buf *u;
@@ -290,12 +211,12 @@ static int txn_set(NftTxn *t, const char *name, uint32_t key_type, uint32_t key_
         if (!set)
                 return -ENOMEM;
         nftnl_set_set_u32(set, NFTNL_SET_FAMILY, NFPROTO_INET);
-        nftnl_set_set_str(set, NFTNL_SET_TABLE, NFT_TABLE_NAME);
+        nftnl_set_set_str(set, NFTNL_SET_TABLE, table);
         nftnl_set_set_str(set, NFTNL_SET_NAME, name);
         nftnl_set_set_u32(set, NFTNL_SET_KEY_TYPE, key_type);
         nftnl_set_set_u32(set, NFTNL_SET_KEY_LEN, key_len);
         /* the kernel wants an ID for a set made in a transaction (unique within it) */
-        nftnl_set_set_u32(set, NFTNL_SET_ID, counted ? 0x5374a701 : 0x5374a702);
+        nftnl_set_set_u32(set, NFTNL_SET_ID, id);
         if (counted) {
                 struct nftnl_expr *e = nftnl_expr_alloc("counter");
                 if (!e) {
@@ -316,11 +237,65 @@ static int txn_set(NftTxn *t, const char *name, uint32_t key_type, uint32_t key_
         nftnl_set_set_data(set, NFTNL_SET_USERDATA, nftnl_udata_buf_data(u),
                            nftnl_udata_buf_len(u));
         nftnl_udata_buf_free(u);
-        nlh = nft_txn_msg(t, NFT_MSG_NEWSET, NLM_F_CREATE | NLM_F_EXCL);
+        /* no NLM_F_EXCL: the set of an earlier roamd is kept, counters included */
+        nlh = nft_txn_msg(t, NFT_MSG_NEWSET, NLM_F_CREATE);
         nftnl_set_nlmsg_build_payload(nlh, set);
         nftnl_set_free(set);
         nft_txn_msg_end(t);
         return 0;
+}
+
+static int txn_set(NftTxn *t, const char *name, uint32_t key_type, uint32_t key_len, bool counted)
+{
+        return txn_set_in(t, NFT_STATS_TABLE, name, counted ? 0x5374a701 : 0x5374a702, key_type,
+                          key_len, counted);
+}
+
+/* NEWTABLE (created when missing) or DELTABLE */
+static int txn_table_in(NftTxn *t, const char *table, uint16_t type)
+{
+        struct nftnl_table *tb = nftnl_table_alloc();
+        struct nlmsghdr *nlh;
+
+        if (!tb)
+                return -ENOMEM;
+        nftnl_table_set_u32(tb, NFTNL_TABLE_FAMILY, NFPROTO_INET);
+        nftnl_table_set_str(tb, NFTNL_TABLE_NAME, table);
+        nlh = nft_txn_msg(t, type, type == NFT_MSG_NEWTABLE ? NLM_F_CREATE : 0);
+        nftnl_table_nlmsg_build_payload(nlh, tb);
+        nftnl_table_free(tb);
+        nft_txn_msg_end(t);
+        return 0;
+}
+
+static int txn_table(NftTxn *t, uint16_t type)
+{
+        return txn_table_in(t, NFT_STATS_TABLE, type);
+}
+
+/* A DELSETELEM without elements empties the set. */
+static int txn_flush_set(NftTxn *t, const char *name)
+{
+        struct nftnl_set *set = nftnl_set_alloc();
+        struct nlmsghdr *nlh;
+
+        if (!set)
+                return -ENOMEM;
+        nftnl_set_set_u32(set, NFTNL_SET_FAMILY, NFPROTO_INET);
+        nftnl_set_set_str(set, NFTNL_SET_TABLE, NFT_STATS_TABLE);
+        nftnl_set_set_str(set, NFTNL_SET_NAME, name);
+        nlh = nft_txn_msg(t, NFT_MSG_DELSETELEM, 0);
+        nftnl_set_elems_nlmsg_build_payload(nlh, set);
+        nftnl_set_free(set);
+        nft_txn_msg_end(t);
+        return 0;
+}
+
+int nft_stats_txn_remove(NftTxn *t)
+{
+        int r = txn_table(t, NFT_MSG_NEWTABLE); /* so that the delete finds one */
+
+        return r < 0 ? r : txn_table(t, NFT_MSG_DELTABLE);
 }
 
 static int txn_members_msg(NftTxn *t, const uint64_t *ids, size_t n, bool add_them);
@@ -347,7 +322,7 @@ static int txn_members_msg(NftTxn *t, const uint64_t *ids, size_t n, bool add_th
         if (!set)
                 return -ENOMEM;
         nftnl_set_set_u32(set, NFTNL_SET_FAMILY, NFPROTO_INET);
-        nftnl_set_set_str(set, NFTNL_SET_TABLE, NFT_TABLE_NAME);
+        nftnl_set_set_str(set, NFTNL_SET_TABLE, NFT_STATS_TABLE);
         nftnl_set_set_str(set, NFTNL_SET_NAME, NFT_STATS_MEMBERS);
         for (size_t i = 0; i < n; i++) {
                 struct nftnl_set_elem *e = nftnl_set_elem_alloc();
@@ -374,13 +349,23 @@ int nft_stats_txn_install(NftStats *s, NftTxn *t)
         _cleanup_free_ uint64_t *ids = NULL;
         int r;
 
-        r = txn_set(t, NFT_STATS_MEMBERS, TYPE_CGROUPV2, sizeof(uint64_t), false);
+        /* Everything but the counted set is made anew in this one transaction: packets meet
+         * either the old rules and members or the new ones, and are counted either way. */
+        r = txn_table(t, NFT_MSG_NEWTABLE);
+        if (r >= 0)
+                r = txn_set(t, NFT_STATS_MEMBERS, TYPE_CGROUPV2, sizeof(uint64_t), false);
+        if (r >= 0)
+                r = txn_flush_set(t, NFT_STATS_MEMBERS);
         if (r >= 0)
                 r = txn_set(t, NFT_STATS_SET, key_type, KEY_LEN, true);
         if (r >= 0)
                 r = txn_chain(t, "stats_out", NF_INET_LOCAL_OUT, true);
         if (r >= 0)
+                r = txn_chain(t, "stats_out", 0, false);
+        if (r >= 0)
                 r = txn_chain(t, "stats_in", NF_INET_LOCAL_IN, true);
+        if (r >= 0)
+                r = txn_chain(t, "stats_in", 0, false);
         if (r >= 0)
                 r = chain_rules(s, t, NFT_STATS_OUT);
         if (r >= 0)
@@ -477,7 +462,7 @@ static int counters_msg(NftTxn *t, const NftStatsEntry *keys, size_t n, bool add
         if (!set)
                 return -ENOMEM;
         nftnl_set_set_u32(set, NFTNL_SET_FAMILY, NFPROTO_INET);
-        nftnl_set_set_str(set, NFTNL_SET_TABLE, NFT_TABLE_NAME);
+        nftnl_set_set_str(set, NFTNL_SET_TABLE, NFT_STATS_TABLE);
         nftnl_set_set_str(set, NFTNL_SET_NAME, NFT_STATS_SET);
         for (size_t i = 0; i < n; i++) {
                 struct nftnl_set_elem *el = nftnl_set_elem_alloc();
@@ -630,7 +615,7 @@ static int on_table_msg(const struct nlmsghdr *nlh, void *userdata)
         return MNL_CB_OK;
 }
 
-static int request(NftStats *s, struct nlmsghdr *nlh, mnl_cb_t cb, DumpCtx *c)
+static int request_cb(NftStats *s, struct nlmsghdr *nlh, mnl_cb_t cb, void *data, int *error)
 {
         _cleanup_free_ char *buf = malloc((64 * 1024));
         uint32_t seq = nlh->nlmsg_seq;
@@ -648,12 +633,35 @@ static int request(NftStats *s, struct nlmsghdr *nlh, mnl_cb_t cb, DumpCtx *c)
                                 continue;
                         return -errno;
                 }
-                r = mnl_cb_run(buf, n, seq, mnl_socket_get_portid(s->nl), cb, c);
+                r = mnl_cb_run(buf, n, seq, mnl_socket_get_portid(s->nl), cb, data);
                 if (r < 0)
-                        return c->error < 0 ? c->error : -errno;
+                        return *error < 0 ? *error : -errno;
                 if (r == MNL_CB_STOP)
                         return 0;
         }
+}
+
+static int request(NftStats *s, struct nlmsghdr *nlh, mnl_cb_t cb, DumpCtx *c)
+{
+        return request_cb(s, nlh, cb, c, &c->error);
+}
+
+static int socket_open(NftStats *s)
+{
+        int r;
+
+        if (s->nl)
+                return 0;
+        s->nl = mnl_socket_open(NETLINK_NETFILTER);
+        if (!s->nl)
+                return -errno;
+        if (mnl_socket_bind(s->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+                r = -errno;
+                mnl_socket_close(s->nl);
+                s->nl = NULL;
+                return r;
+        }
+        return 0;
 }
 
 int nft_stats_read(NftStats *s, uint64_t *ret_table_handle, NftStatsEntry **ret, size_t *ret_n)
@@ -663,24 +671,16 @@ int nft_stats_read(NftStats *s, uint64_t *ret_table_handle, NftStatsEntry **ret,
         struct nlmsghdr *nlh;
         int r;
 
-        if (!s->nl) {
-                s->nl = mnl_socket_open(NETLINK_NETFILTER);
-                if (!s->nl)
-                        return -errno;
-                if (mnl_socket_bind(s->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-                        r = -errno;
-                        mnl_socket_close(s->nl);
-                        s->nl = NULL;
-                        return r;
-                }
-        }
+        r = socket_open(s);
+        if (r < 0)
+                return r;
 
         /* the table's handle: a new table instance starts its counters at zero */
         struct nftnl_table *tb = nftnl_table_alloc();
         if (!tb)
                 return -ENOMEM;
         nftnl_table_set_u32(tb, NFTNL_TABLE_FAMILY, NFPROTO_INET);
-        nftnl_table_set_str(tb, NFTNL_TABLE_NAME, NFT_TABLE_NAME);
+        nftnl_table_set_str(tb, NFTNL_TABLE_NAME, NFT_STATS_TABLE);
         nlh = nftnl_nlmsg_build_hdr(hdrbuf, NFT_MSG_GETTABLE, NFPROTO_INET, NLM_F_ACK, ++s->seq);
         nftnl_table_nlmsg_build_payload(nlh, tb);
         nftnl_table_free(tb);
@@ -693,7 +693,7 @@ int nft_stats_read(NftStats *s, uint64_t *ret_table_handle, NftStatsEntry **ret,
         if (!set)
                 return -ENOMEM;
         nftnl_set_set_u32(set, NFTNL_SET_FAMILY, NFPROTO_INET);
-        nftnl_set_set_str(set, NFTNL_SET_TABLE, NFT_TABLE_NAME);
+        nftnl_set_set_str(set, NFTNL_SET_TABLE, NFT_STATS_TABLE);
         nftnl_set_set_str(set, NFTNL_SET_NAME, NFT_STATS_SET);
         nlh = nftnl_nlmsg_build_hdr(hdrbuf, NFT_MSG_GETSETELEM, NFPROTO_INET, NLM_F_DUMP, ++s->seq);
         nftnl_set_elems_nlmsg_build_payload(nlh, set);
@@ -705,6 +705,277 @@ int nft_stats_read(NftStats *s, uint64_t *ret_table_handle, NftStatsEntry **ret,
         }
         *ret_table_handle = c.handle;
         *ret = c.entries;
+        *ret_n = c.n;
+        return 0;
+}
+
+/* ---- budgets ---- */
+
+#define BUDGET_PRIO 299 /* before counting: a dropped packet is not counted */
+
+static int txn_elems_in(NftTxn *t, const char *table, const char *name, const uint8_t *keys,
+                        size_t key_len, size_t n)
+{
+        for (size_t i = 0; i < n; i += ELEMS_PER_MSG) {
+                struct nftnl_set *set = nftnl_set_alloc();
+                struct nlmsghdr *nlh;
+                if (!set)
+                        return -ENOMEM;
+                nftnl_set_set_u32(set, NFTNL_SET_FAMILY, NFPROTO_INET);
+                nftnl_set_set_str(set, NFTNL_SET_TABLE, table);
+                nftnl_set_set_str(set, NFTNL_SET_NAME, name);
+                for (size_t j = i; j < n && j < i + ELEMS_PER_MSG; j++) {
+                        struct nftnl_set_elem *el = nftnl_set_elem_alloc();
+                        if (!el) {
+                                nftnl_set_free(set);
+                                return -ENOMEM;
+                        }
+                        nftnl_set_elem_set(el, NFTNL_SET_ELEM_KEY, keys + j * key_len, key_len);
+                        nftnl_set_elem_add(set, el);
+                }
+                nlh = nft_txn_msg(t, NFT_MSG_NEWSETELEM, NLM_F_CREATE);
+                nftnl_set_elems_nlmsg_build_payload(nlh, set);
+                nftnl_set_free(set);
+                nft_txn_msg_end(t);
+        }
+        return 0;
+}
+
+static int txn_quota(NftTxn *t, const NftBudget *b)
+{
+        struct nftnl_obj *o = nftnl_obj_alloc();
+        struct nlmsghdr *nlh;
+
+        if (!o)
+                return -ENOMEM;
+        nftnl_obj_set_u32(o, NFTNL_OBJ_FAMILY, NFPROTO_INET);
+        nftnl_obj_set_str(o, NFTNL_OBJ_TABLE, NFT_BUDGET_TABLE);
+        nftnl_obj_set_str(o, NFTNL_OBJ_NAME, b->quota);
+        nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_QUOTA);
+        nftnl_obj_set_u64(o, NFTNL_OBJ_QUOTA_BYTES, b->limit);
+        /* the kernel refuses consumed > bytes */
+        nftnl_obj_set_u64(o, NFTNL_OBJ_QUOTA_CONSUMED, MIN(b->consumed, b->limit));
+        nftnl_obj_set_u32(o, NFTNL_OBJ_QUOTA_FLAGS, NFT_QUOTA_F_INV); /* matches once over */
+        nlh = nft_txn_msg(t, NFT_MSG_NEWOBJ, NLM_F_CREATE);
+        nftnl_obj_nlmsg_build_payload(nlh, o);
+        nftnl_obj_free(o);
+        nft_txn_msg_end(t);
+        return 0;
+}
+
+/* the quota (matches once used up), then drop */
+static int e_quota_drop(struct nftnl_rule *r, const char *quota)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("objref");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE, NFT_OBJECT_QUOTA);
+        nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, quota);
+        if (nft_rule_add_expr(r, e) < 0)
+                return -ENOMEM;
+        return nft_expr_verdict(r, NF_DROP);
+}
+
+typedef enum BudgetMatch {
+        MATCH_ANY,      /* every link */
+        MATCH_IIF,      /* in: iif in the links */
+        MATCH_OIF_BARE, /* out: unmarked, oif in the links */
+        MATCH_MARK,     /* out: the mark's slot is one of the links' */
+} BudgetMatch;
+
+static int budget_rule(NftTxn *t, const char *chain, size_t i, const NftBudget *b, unsigned level,
+                       BudgetMatch match, uint32_t mask)
+{
+        char cg[32], links[32], marks[32];
+        struct nftnl_rule *r = nft_rule_new_in(NFT_BUDGET_TABLE, chain);
+        int k = 0;
+
+        snprintf(cg, sizeof(cg), "b%zu_cg", i);
+        snprintf(links, sizeof(links), "b%zu_if", i);
+        snprintf(marks, sizeof(marks), "b%zu_mk", i);
+        if (r) {
+                k |= e_socket_cgroup(r, level);
+                k |= nft_expr_lookup_in(r, NFT_REG32_00, cg);
+                switch (match) {
+                case MATCH_ANY:
+                        break;
+                case MATCH_IIF:
+                        k |= nft_expr_meta(r, NFT_META_IIF, NFT_REG32_02);
+                        k |= nft_expr_lookup_in(r, NFT_REG32_02, links);
+                        break;
+                case MATCH_OIF_BARE:
+                case MATCH_MARK:
+                        k |= nft_expr_meta(r, NFT_META_MARK, NFT_REG32_03);
+                        k |= nft_expr_and_u32(r, NFT_REG32_03, mask);
+                        if (match == MATCH_MARK)
+                                k |= nft_expr_lookup_in(r, NFT_REG32_03, marks);
+                        else {
+                                k |= nft_expr_cmp_eq_u32(r, NFT_REG32_03, 0);
+                                k |= nft_expr_meta(r, NFT_META_OIF, NFT_REG32_02);
+                                k |= nft_expr_lookup_in(r, NFT_REG32_02, links);
+                        }
+                        break;
+                }
+                k |= e_quota_drop(r, b->quota);
+        }
+        return nft_txn_add_rule(t, r, k);
+}
+
+static int budget_rules(NftTxn *t, size_t i, const NftBudget *b, uint32_t mask)
+{
+        bool levels[NFT_LEVEL_MAX] = {};
+        int r = 0;
+
+        for (size_t j = 0; j < b->n_cgroups; j++)
+                if (b->levels[j] > 0 && b->levels[j] < NFT_LEVEL_MAX)
+                        levels[b->levels[j]] = true;
+        for (unsigned l = 1; l < NFT_LEVEL_MAX && r >= 0; l++) {
+                if (!levels[l])
+                        continue;
+                if (b->any_link) {
+                        r = budget_rule(t, "budget_out", i, b, l, MATCH_ANY, mask);
+                        if (r >= 0)
+                                r = budget_rule(t, "budget_in", i, b, l, MATCH_ANY, mask);
+                        continue;
+                }
+                r = budget_rule(t, "budget_out", i, b, l, MATCH_OIF_BARE, mask);
+                if (r >= 0)
+                        r = budget_rule(t, "budget_out", i, b, l, MATCH_MARK, mask);
+                if (r >= 0)
+                        r = budget_rule(t, "budget_in", i, b, l, MATCH_IIF, mask);
+        }
+        return r;
+}
+
+static int loopback_rule(NftTxn *t, const char *chain, uint32_t meta)
+{
+        struct nftnl_rule *r = nft_rule_new_in(NFT_BUDGET_TABLE, chain);
+        int k = 0;
+
+        if (r) {
+                k |= nft_expr_meta(r, meta, NFT_REG32_02);
+                k |= nft_expr_cmp_eq_u32(r, NFT_REG32_02, LOOPBACK);
+                k |= nft_expr_verdict(r, NF_ACCEPT);
+        }
+        return nft_txn_add_rule(t, r, k);
+}
+
+int nft_budget_txn_replace(NftTxn *t, uint32_t mark_mask, const NftBudget *b, size_t n)
+{
+        int r;
+
+        /* add + delete (+ add): the old budgets stay in force until the new ones replace them */
+        r = txn_table_in(t, NFT_BUDGET_TABLE, NFT_MSG_NEWTABLE);
+        if (r >= 0)
+                r = txn_table_in(t, NFT_BUDGET_TABLE, NFT_MSG_DELTABLE);
+        if (r < 0 || n == 0)
+                return r;
+        r = txn_table_in(t, NFT_BUDGET_TABLE, NFT_MSG_NEWTABLE);
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                _cleanup_free_ uint32_t *marks = NULL;
+                char name[32];
+
+                snprintf(name, sizeof(name), "b%zu_cg", i);
+                r = txn_set_in(t, NFT_BUDGET_TABLE, name, 0x42750000 + (uint32_t)i * 4,
+                               TYPE_CGROUPV2, sizeof(uint64_t), false);
+                if (r >= 0)
+                        r = txn_elems_in(t, NFT_BUDGET_TABLE, name, (const uint8_t *)b[i].cgroups,
+                                         sizeof(uint64_t), b[i].n_cgroups);
+                snprintf(name, sizeof(name), "b%zu_if", i);
+                if (r >= 0)
+                        r = txn_set_in(t, NFT_BUDGET_TABLE, name, 0x42750001 + (uint32_t)i * 4,
+                                       TYPE_IFINDEX, sizeof(uint32_t), false);
+                if (r >= 0)
+                        r = txn_elems_in(t, NFT_BUDGET_TABLE, name, (const uint8_t *)b[i].ifindex,
+                                         sizeof(uint32_t), b[i].n_ifindex);
+                snprintf(name, sizeof(name), "b%zu_mk", i);
+                if (r >= 0)
+                        r = txn_set_in(t, NFT_BUDGET_TABLE, name, 0x42750002 + (uint32_t)i * 4,
+                                       TYPE_MARK, sizeof(uint32_t), false);
+                if (r >= 0)
+                        r = txn_elems_in(t, NFT_BUDGET_TABLE, name, (const uint8_t *)b[i].marks,
+                                         sizeof(uint32_t), b[i].n_marks);
+                if (r >= 0)
+                        r = txn_quota(t, &b[i]);
+        }
+        if (r >= 0)
+                r = txn_chain_in(t, NFT_BUDGET_TABLE, "budget_out", NF_INET_LOCAL_OUT, BUDGET_PRIO,
+                                 true);
+        if (r >= 0)
+                r = txn_chain_in(t, NFT_BUDGET_TABLE, "budget_in", NF_INET_LOCAL_IN, BUDGET_PRIO,
+                                 true);
+        if (r >= 0)
+                r = loopback_rule(t, "budget_out", NFT_META_OIF);
+        if (r >= 0)
+                r = loopback_rule(t, "budget_in", NFT_META_IIF);
+        for (size_t i = 0; i < n && r >= 0; i++)
+                r = budget_rules(t, i, &b[i], mark_mask);
+        return r;
+}
+
+typedef struct QuotaCtx {
+        NftQuotaUse *q;
+        size_t n;
+        int error;
+} QuotaCtx;
+
+static int on_obj_msg(const struct nlmsghdr *nlh, void *userdata)
+{
+        QuotaCtx *c = userdata;
+        struct nftnl_obj *o = nftnl_obj_alloc();
+        NftQuotaUse *nq;
+
+        if (!o) {
+                c->error = -ENOMEM;
+                return MNL_CB_ERROR;
+        }
+        if (nftnl_obj_nlmsg_parse(nlh, o) < 0 ||
+            nftnl_obj_get_u32(o, NFTNL_OBJ_TYPE) != NFT_OBJECT_QUOTA ||
+            !streq(nftnl_obj_get_str(o, NFTNL_OBJ_TABLE) ?: "", NFT_BUDGET_TABLE)) {
+                nftnl_obj_free(o);
+                return MNL_CB_OK;
+        }
+        nq = realloc(c->q, sizeof(*nq) * (c->n + 1));
+        if (!nq) {
+                nftnl_obj_free(o);
+                c->error = -ENOMEM;
+                return MNL_CB_ERROR;
+        }
+        c->q = nq;
+        snprintf(nq[c->n].name, sizeof(nq[c->n].name), "%s",
+                 nftnl_obj_get_str(o, NFTNL_OBJ_NAME) ?: "");
+        nq[c->n].consumed = nftnl_obj_get_u64(o, NFTNL_OBJ_QUOTA_CONSUMED);
+        c->n++;
+        nftnl_obj_free(o);
+        return MNL_CB_OK;
+}
+
+int nft_budget_read(NftStats *s, NftQuotaUse **ret, size_t *ret_n)
+{
+        char hdrbuf[MNL_SOCKET_BUFFER_SIZE];
+        struct nftnl_obj *o;
+        struct nlmsghdr *nlh;
+        QuotaCtx c = {};
+        int r;
+
+        r = socket_open(s);
+        if (r < 0)
+                return r;
+        o = nftnl_obj_alloc();
+        if (!o)
+                return -ENOMEM;
+        nftnl_obj_set_u32(o, NFTNL_OBJ_FAMILY, NFPROTO_INET);
+        nftnl_obj_set_str(o, NFTNL_OBJ_TABLE, NFT_BUDGET_TABLE);
+        nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_QUOTA);
+        nlh = nftnl_nlmsg_build_hdr(hdrbuf, NFT_MSG_GETOBJ, NFPROTO_INET, NLM_F_DUMP, ++s->seq);
+        nftnl_obj_nlmsg_build_payload(nlh, o);
+        nftnl_obj_free(o);
+        r = request_cb(s, nlh, on_obj_msg, &c, &c.error);
+        if (r < 0) {
+                free(c.q);
+                return r;
+        }
+        *ret = c.q;
         *ret_n = c.n;
         return 0;
 }

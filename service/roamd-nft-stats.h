@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* Usage counting in the kernel (docs/stats.md): two base chains of table inet roam (filter,
- * output and input, priority 300, after roamd's own verdicts and the usual filter tables)
- * fill one dynamic set `stats` whose elements carry a counter. Its key is
+/* Usage counting in the kernel (docs/stats.md): two base chains of a table of their own,
+ * inet usage_by_roamd (filter, output and input, priority 300, after roamd's own verdicts and
+ * the usual filter tables), fill one dynamic set `stats` whose elements carry a counter. The
+ * table is not replaced when roamd starts (table inet roam is): the set and its counters
+ * outlive every roamd, so what was counted between two reads is never lost. Its key is
  * cgroup . link . mark . direction: the packet path adds an element the first time a key
  * is seen, userspace only dumps the set, once per flush.
  *
@@ -19,6 +21,7 @@
 
 #include "roamd-nft.h"
 
+#define NFT_STATS_TABLE   "usage_by_roamd"
 #define NFT_STATS_SET     "stats"
 #define NFT_STATS_MEMBERS "stats_cg"
 
@@ -42,8 +45,11 @@ typedef struct NftStats NftStats;
 int nft_stats_new(uint32_t mark_mask, NftStats **ret);
 NftStats *nft_stats_free(NftStats *s);
 
-/* Adds the chains, the sets and every member to t, which has just replaced the table. */
+/* Adds the table, the sets and the chains to t where they are missing, keeping the counted set
+ * (and its counters) when it exists; rewrites the chains and the member set from scratch. */
 int nft_stats_txn_install(NftStats *s, NftTxn *t);
+/* Removes the table (counting turned off), whether it exists or not. */
+int nft_stats_txn_remove(NftTxn *t);
 /* Records a member; when installed, applies it at once in a transaction of its own (with
  * the chains rewritten when a level comes into or goes out of use). */
 int nft_stats_member(NftStats *s, NftEngine *e, uint64_t cgroup, unsigned level, bool add);
@@ -55,5 +61,35 @@ int nft_stats_add(NftStats *s, NftEngine *e, const NftStatsEntry *keys, size_t n
 void nft_stats_set_installed(NftStats *s, bool installed);
 
 /* One dump of set stats (and the table's handle, which tells one table instance from the
- * next). -ENOENT when table inet roam or the set does not exist. */
+ * next). -ENOENT when the table or the set does not exist. */
 int nft_stats_read(NftStats *s, uint64_t *ret_table_handle, NftStatsEntry **ret, size_t *ret_n);
+
+/* Budgets (docs/stats.md): table inet budget_by_roamd, chains budget_out and budget_in (filter,
+ * priority 299: before counting, so a dropped packet is not counted), one named quota (flag
+ * over) per budget and per period, and sets of the budget's cgroups and links. A packet of a
+ * budget's cgroup on one of its links adds its length to the quota; once the quota is used up
+ * the packet, and every later one, is dropped. */
+#define NFT_BUDGET_TABLE "budget_by_roamd"
+
+typedef struct NftBudget {
+        const char *quota;        /* the quota's name (unique, at most 63 bytes) */
+        uint64_t limit, consumed; /* consumed: what the period used so far (<= limit) */
+        const uint64_t *cgroups;  /* the app's cgroups and their levels */
+        const unsigned *levels;
+        size_t n_cgroups;
+        bool any_link;           /* every link but loopback */
+        const uint32_t *ifindex; /* otherwise: these links, in; out when unmarked */
+        size_t n_ifindex;
+        const uint32_t *marks; /* out: marked packets (mark & mask) routed to those links */
+        size_t n_marks;
+} NftBudget;
+
+typedef struct NftQuotaUse {
+        char name[64];
+        uint64_t consumed;
+} NftQuotaUse;
+
+/* Replaces the budget table in t with these budgets (none: removes it). */
+int nft_budget_txn_replace(NftTxn *t, uint32_t mark_mask, const NftBudget *b, size_t n);
+/* One dump of the budget table's quotas. -ENOENT when the table does not exist. */
+int nft_budget_read(NftStats *s, NftQuotaUse **ret, size_t *ret_n);

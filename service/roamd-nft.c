@@ -1456,3 +1456,86 @@ int nft_txn_commit(NftTxn *t)
                 memcpy(e->slots, t->slots, sizeof(e->slots));
         return 0;
 }
+
+/* ---- building blocks for modules with tables of their own (roamd-nft-stats.c) ---- */
+
+struct nftnl_rule *nft_rule_new_in(const char *table, const char *chain)
+{
+        struct nftnl_rule *r = nftnl_rule_alloc();
+        if (!r)
+                return NULL;
+        nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, NFPROTO_INET);
+        nftnl_rule_set_str(r, NFTNL_RULE_TABLE, table);
+        nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, chain);
+        return r;
+}
+
+int nft_txn_add_rule(NftTxn *t, struct nftnl_rule *r, int error)
+{
+        return txn_add_rule(t, r, error);
+}
+
+int nft_expr_meta(struct nftnl_rule *r, uint32_t key, uint32_t dreg)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("meta");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_META_DREG, dreg);
+        return add_expr(r, e);
+}
+
+int nft_expr_imm(struct nftnl_rule *r, uint32_t dreg, const void *data, uint32_t len)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("immediate");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, dreg);
+        nftnl_expr_set(e, NFTNL_EXPR_IMM_DATA, data, len);
+        return add_expr(r, e);
+}
+
+int nft_expr_verdict(struct nftnl_rule *r, int verdict)
+{
+        return e_verdict(r, verdict, NULL);
+}
+
+int nft_expr_cmp_eq_u32(struct nftnl_rule *r, uint32_t sreg, uint32_t v)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("cmp");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, sreg);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, NFT_CMP_EQ);
+        nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, &v, sizeof(v));
+        return add_expr(r, e);
+}
+
+int nft_expr_and_u32(struct nftnl_rule *r, uint32_t reg, uint32_t mask)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("bitwise");
+        uint32_t zero = 0;
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, reg);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, reg);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, sizeof(uint32_t));
+        nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, &mask, sizeof(mask));
+        nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, &zero, sizeof(zero));
+        return add_expr(r, e);
+}
+
+int nft_expr_lookup_in(struct nftnl_rule *r, uint32_t sreg, const char *set)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("lookup");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, sreg);
+        nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, set);
+        return add_expr(r, e);
+}
+
+int nft_rule_add_expr(struct nftnl_rule *r, struct nftnl_expr *e)
+{
+        return add_expr(r, e);
+}

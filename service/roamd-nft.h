@@ -118,3 +118,18 @@ int nft_txn_set_vpn_dns(NftTxn *t, const struct in_addr *v4, const struct in6_ad
 struct nlmsghdr;
 struct nlmsghdr *nft_txn_msg(NftTxn *t, uint16_t type, uint16_t flags);
 void nft_txn_msg_end(NftTxn *t);
+
+/* Building blocks for modules with tables of their own (roamd-nft-stats.c): a rule of family
+ * inet in table/chain; queued into t (freed; error: what building it returned, a failed build
+ * is dropped, -ENOMEM); expressions with explicit registers, each 0 or -ENOMEM. */
+struct nftnl_rule;
+struct nftnl_expr;
+struct nftnl_rule *nft_rule_new_in(const char *table, const char *chain);
+int nft_txn_add_rule(NftTxn *t, struct nftnl_rule *r, int error);
+int nft_rule_add_expr(struct nftnl_rule *r, struct nftnl_expr *e); /* e NULL: -ENOMEM */
+int nft_expr_meta(struct nftnl_rule *r, uint32_t key, uint32_t dreg);
+int nft_expr_imm(struct nftnl_rule *r, uint32_t dreg, const void *data, uint32_t len);
+int nft_expr_verdict(struct nftnl_rule *r, int verdict);
+int nft_expr_cmp_eq_u32(struct nftnl_rule *r, uint32_t sreg, uint32_t v);
+int nft_expr_and_u32(struct nftnl_rule *r, uint32_t reg, uint32_t mask); /* reg &= mask */
+int nft_expr_lookup_in(struct nftnl_rule *r, uint32_t sreg, const char *set);

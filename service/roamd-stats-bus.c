@@ -236,6 +236,44 @@ static int method_get_usage_history(sd_bus_message *m, void *userdata, sd_bus_er
         return sd_bus_send(NULL, reply, NULL);
 }
 
+/* Budgets are settings of the machine, like app policies: everyone reads them. */
+static int method_get_budgets(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        Stats *s = manager_stats(userdata, error);
+        const StatsBudgetInfo *b;
+        size_t n;
+        int r;
+
+        if (!s)
+                return -EIO;
+        n = stats_budgets(s, &b);
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(ssttttts)");
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = sd_bus_message_append(
+                    reply, "(ssttttts)", b[i].spec.app_id,
+                    stats_budget_links_to_string(b[i].spec.links), b[i].spec.limit,
+                    MIN(b[i].used, b[i].spec.limit), b[i].start / USEC_PER_SEC,
+                    b[i].end / USEC_PER_SEC,
+                    (uint64_t)((Manager *)userdata)->config->stats.budget_warn_percent,
+                    stats_budget_state_to_string(b[i].state));
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+void stats_bus_emit_budget(Manager *m, const char *app_id, const char *links, const char *state)
+{
+        if (!m->bus)
+                return;
+        (void)sd_bus_emit_signal(m->bus, ROAM_MANAGER_PATH, USAGE_INTERFACE, "BudgetChanged", "sss",
+                                 app_id, links, state);
+}
+
 static const sd_bus_vtable usage_vtable[] = {
     SD_BUS_VTABLE_START(0),
     SD_BUS_METHOD_WITH_ARGS("GetUsage", SD_BUS_ARGS("a{sv}", filter),
@@ -244,6 +282,9 @@ static const sd_bus_vtable usage_vtable[] = {
     SD_BUS_METHOD_WITH_ARGS("GetUsageHistory", SD_BUS_ARGS("a{sv}", filter),
                             SD_BUS_RESULT("a(tbtttt)", hours), method_get_usage_history,
                             SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS("GetBudgets", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(ssttttts)", budgets),
+                            method_get_budgets, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_SIGNAL_WITH_ARGS("BudgetChanged", SD_BUS_ARGS("s", app, "s", links, "s", state), 0),
     SD_BUS_VTABLE_END,
 };
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <inttypes.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,11 @@ typedef struct Pending {
 typedef struct Owner {
         uint64_t id;
         char *owner;
+        char *app_id; /* apps' cgroups: for budgets */
+        unsigned level;
 } Owner;
+
+typedef StatsBudgetInfo Budget;
 
 struct Stats {
         Manager *manager;
@@ -51,7 +56,16 @@ struct Stats {
         size_t n_pending;
         unsigned bad_blocks;
         bool save_failed; /* logged once until a save works again */
+        Budget *budgets;
+        size_t n_budgets;
+        char *budget_sig;              /* what the budget table was last built from */
+        sd_event_source *budget_timer; /* the nearest period's end */
+        sd_event_source *budget_defer; /* after a link change */
 };
+
+static bool budgets_name(Stats *s, const char *app_id);
+static void forget_dead(Stats *s);
+static int stats_budgets_sync(Stats *s, bool force);
 
 static uint64_t now_usec(clockid_t c)
 {
@@ -130,6 +144,17 @@ int stats_new(Manager *m, Stats **ret)
         return 0;
 }
 
+static void budgets_clear(Stats *s)
+{
+        for (size_t i = 0; i < s->n_budgets; i++)
+                stats_budget_done(&s->budgets[i].spec);
+        free(s->budgets);
+        s->budgets = NULL;
+        s->n_budgets = 0;
+        free(s->budget_sig);
+        s->budget_sig = NULL;
+}
+
 Stats *stats_free(Stats *s)
 {
         if (!s)
@@ -142,8 +167,13 @@ Stats *stats_free(Stats *s)
         sd_bus_slot_unref(s->bus_slot);
         nft_stats_free(s->nft);
         stats_history_done(&s->hist);
-        for (size_t i = 0; i < s->n_owners; i++)
+        for (size_t i = 0; i < s->n_owners; i++) {
                 free(s->owners[i].owner);
+                free(s->owners[i].app_id);
+        }
+        budgets_clear(s);
+        sd_event_source_disable_unref(s->budget_timer);
+        sd_event_source_disable_unref(s->budget_defer);
         free(s->owners);
         for (size_t i = 0; i < s->n_pending; i++)
                 free(s->pending[i].link);
@@ -192,6 +222,14 @@ static bool link_roaming(Stats *s, const char *name)
         if (r < 0)
                 r = ofono_client_roaming(s->ofono, name);
         return r > 0;
+}
+
+/* Configuration first ([Metered]), otherwise cellular links are metered. */
+static bool link_metered(Stats *s, const Link *l)
+{
+        int r = l->info.name ? config_metered_override(s->manager->config, l->info.name) : -ENOENT;
+
+        return r >= 0 ? r > 0 : l->bearer == BEARER_CELLULAR;
 }
 
 static int entry_cmp(const void *x, const void *y)
@@ -315,10 +353,24 @@ static int read_counters(Stats *s, bool quiet_missing)
         return r;
 }
 
+static int on_budget_defer(sd_event_source *es, void *userdata)
+{
+        (void)stats_budgets_sync(userdata, false);
+        return 0;
+}
+
 int stats_read(Stats *s)
 {
         if (!s || !s->engine)
                 return 0;
+        /* called right before links change: the budgets follow once the change is made */
+        if (s->n_budgets > 0) {
+                if (!s->budget_defer)
+                        (void)sd_event_add_defer(s->manager->event, &s->budget_defer,
+                                                 on_budget_defer, s);
+                else
+                        (void)sd_event_source_set_enabled(s->budget_defer, SD_EVENT_ONESHOT);
+        }
         return read_counters(s, false);
 }
 
@@ -371,7 +423,8 @@ int stats_save(Stats *s)
         if (!s || !s->engine)
                 return 0;
         c = &s->manager->config->stats;
-        (void)read_counters(s, false);
+        if (read_counters(s, false) >= 0)
+                forget_dead(s);
         (void)stats_history_prune(
             &s->hist,
             stats_clock_prune_hour(&s->clock, now_usec(CLOCK_REALTIME), boot, c->retention_days));
@@ -401,6 +454,9 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
         Stats *s = userdata;
 
         (void)stats_save(s);
+        /* links and routing slots change without telling: the budgets follow at every flush */
+        (void)stats_budgets_sync(s, false);
+        (void)stats_budgets_read(s);
         (void)sd_event_source_set_time(es, usec + s->manager->config->stats.flush_usec);
         return sd_event_source_set_enabled(es, SD_EVENT_ONESHOT);
 }
@@ -408,11 +464,13 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
 static void on_mm_change(MMClient *c, void *userdata)
 {
         (void)stats_read(userdata); /* what was counted so far goes under the old state */
+        (void)stats_budgets_sync(userdata, false); /* roaming budgets follow the state */
 }
 
 static void on_ofono_change(OfonoClient *c, void *userdata)
 {
         (void)stats_read(userdata);
+        (void)stats_budgets_sync(userdata, false);
 }
 
 int stats_start(Stats *s)
@@ -449,9 +507,10 @@ int stats_start(Stats *s)
         if (s->hist.base)
                 qsort(s->hist.base, s->hist.n_base, sizeof(*s->hist.base), entry_cmp);
 
-        /* What the table of an earlier roamd counted since its last save (a kill -9 included)
-         * is added now, before the table is replaced. Members are not known yet: the
-         * baseline's owners attribute it. */
+        /* What the counters counted since the last save of an earlier roamd (a kill -9
+         * included) is added now. Members are not known yet: the baseline's owners attribute
+         * it. The counted set is kept when the table is installed: nothing counted after this
+         * read is lost either. */
         r = read_counters(s, true);
         if (r < 0)
                 return r;
@@ -472,6 +531,326 @@ int stats_start(Stats *s)
         if (r < 0)
                 return log_error_errno(r, "Stats: cannot start the flush timer: %m");
         return 0;
+}
+
+/* ---- budgets ---- */
+
+static bool budgets_name(Stats *s, const char *app_id)
+{
+        for (size_t i = 0; app_id && i < s->n_budgets; i++)
+                if (streq(s->budgets[i].spec.app_id, app_id))
+                        return true;
+        return false;
+}
+
+/* The budgets of the configuration in force: kept (with what they used) when unchanged. */
+static int budgets_from_config(Stats *s)
+{
+        const StatsConfig *c = &s->manager->config->stats;
+        Budget *nb = calloc(c->n_budgets + 1, sizeof(Budget));
+
+        if (!nb)
+                return -ENOMEM;
+        for (size_t i = 0; i < c->n_budgets; i++) {
+                const StatsBudget *b = &c->budgets[i];
+                nb[i].spec = *b;
+                nb[i].spec.app_id = strdup(b->app_id);
+                if (!nb[i].spec.app_id) {
+                        for (size_t j = 0; j < i; j++)
+                                free(nb[j].spec.app_id);
+                        free(nb);
+                        return -ENOMEM;
+                }
+                for (size_t j = 0; j < s->n_budgets; j++) {
+                        const Budget *o = &s->budgets[j];
+                        if (streq(o->spec.app_id, b->app_id) && o->spec.links == b->links &&
+                            o->spec.limit == b->limit && o->spec.period == b->period &&
+                            o->spec.span_usec == b->span_usec) {
+                                nb[i].used = o->used;
+                                nb[i].state = o->state;
+                                nb[i].period = o->period;
+                        }
+                }
+        }
+        for (size_t i = 0; i < s->n_budgets; i++)
+                stats_budget_done(&s->budgets[i].spec);
+        free(s->budgets);
+        s->budgets = nb;
+        s->n_budgets = c->n_budgets;
+        return 0;
+}
+
+static uint32_t fnv1a(uint32_t h, const void *data, size_t n)
+{
+        const uint8_t *p = data;
+        for (size_t i = 0; i < n; i++)
+                h = (h ^ p[i]) * 16777619u;
+        return h;
+}
+
+static void budget_set_state(Stats *s, Budget *b, StatsBudgetState st)
+{
+        const char *links = stats_budget_links_to_string(b->spec.links);
+
+        if (st == b->state)
+                return;
+        switch (st) {
+        case STATS_BUDGET_OK:
+                log_info("Budget of %s on %s: within budget (%" PRIu64 " of %" PRIu64 " bytes).",
+                         b->spec.app_id, links, b->used, b->spec.limit);
+                break;
+        case STATS_BUDGET_WARNING:
+                log_warning("Budget of %s on %s: %" PRIu64 " of %" PRIu64 " bytes used.",
+                            b->spec.app_id, links, b->used, b->spec.limit);
+                break;
+        case STATS_BUDGET_OVER:
+                log_warning("Budget of %s on %s: over budget (%" PRIu64 " bytes); its traffic "
+                            "there is dropped until the period ends.",
+                            b->spec.app_id, links, b->spec.limit);
+                break;
+        case _STATS_BUDGET_STATE_MAX:
+        case _STATS_BUDGET_STATE_INVALID:
+                return;
+        }
+        b->state = st;
+        stats_bus_emit_budget(s->manager, b->spec.app_id, links, stats_budget_state_to_string(st));
+}
+
+/* One dump of the quotas: what each budget used so far this period. */
+int stats_budgets_read(Stats *s)
+{
+        _cleanup_free_ NftQuotaUse *q = NULL;
+        size_t n = 0;
+        int r;
+
+        if (!s || !s->engine || s->n_budgets == 0)
+                return 0;
+        r = nft_budget_read(s->nft, &q, &n);
+        if (r == -ENOENT) /* not installed yet */
+                return 0;
+        if (r < 0)
+                return log_warning_errno(r, "Stats: cannot read the budgets' quotas: %m");
+        for (size_t i = 0; i < s->n_budgets; i++) {
+                Budget *b = &s->budgets[i];
+                for (size_t j = 0; j < n; j++)
+                        if (streq(q[j].name, b->quota))
+                                b->used = q[j].consumed;
+                budget_set_state(s, b,
+                                 stats_budget_state(&b->spec, b->used,
+                                                    s->manager->config->stats.budget_warn_percent));
+        }
+        return 0;
+}
+
+static int on_budget_timer(sd_event_source *es, uint64_t usec, void *userdata)
+{
+        (void)stats_budgets_sync(userdata, false);
+        return 0;
+}
+
+/* The links a budget counts now, and the marks of the routing slots that lead to them. */
+static int budget_links(Stats *s, const Budget *b, uint32_t **ret_if, size_t *ret_nif,
+                        uint32_t **ret_mk, size_t *ret_nmk)
+{
+        uint32_t mask = s->manager->config->apps.mark_mask;
+        Manager *m = s->manager;
+        _cleanup_free_ uint32_t *ifs = calloc(m->n_links + 1, sizeof(uint32_t));
+        _cleanup_free_ uint32_t *mks = NULL;
+        size_t nif = 0, nmk = 0, n_slots = 0;
+        const uint32_t *slots = NULL;
+        int vpn = 0;
+
+        if (!ifs)
+                return -ENOMEM;
+        for (size_t i = 0; i < m->n_links; i++) {
+                Link *l = m->links[i];
+                bool match;
+                if (b->spec.links == STATS_BUDGET_ROAMING)
+                        match = l->info.name && link_roaming(s, l->info.name);
+                else if (b->spec.links == STATS_BUDGET_METERED)
+                        match = link_metered(s, l);
+                else
+                        match = (int)l->bearer == b->spec.links;
+                if (match)
+                        ifs[nif++] = (uint32_t)l->ifindex;
+        }
+        if (s->manager->apps && apps_routes(s->manager->apps)) {
+                slots = route_tables_slots(apps_routes(s->manager->apps), &n_slots);
+                vpn = route_tables_vpn_link(apps_routes(s->manager->apps));
+        }
+        mks = calloc(n_slots + 2, sizeof(uint32_t));
+        if (!mks)
+                return -ENOMEM;
+        for (size_t i = 0; i < nif; i++) {
+                for (size_t sl = 1; sl < n_slots; sl++)
+                        if (slots[sl] == ifs[i])
+                                mks[nmk++] = nft_slot_mark(mask, (uint32_t)sl);
+                if (vpn > 0 && (uint32_t)vpn == ifs[i])
+                        mks[nmk++] = nft_slot_mark(mask, nft_slot_vpn(mask));
+        }
+        *ret_if = TAKE_PTR(ifs);
+        *ret_nif = nif;
+        *ret_mk = TAKE_PTR(mks);
+        *ret_nmk = nmk;
+        return 0;
+}
+
+/* Brings table inet budget_by_roamd to the budgets, their periods, the apps' cgroups and the
+ * links: rebuilt as a whole when any of these changed (rare), the quotas carried over. */
+static int stats_budgets_sync(Stats *s, bool force)
+{
+        const unsigned warn = s->manager->config->stats.budget_warn_percent;
+        _cleanup_(nft_txn_freep) NftTxn *t = NULL;
+        _cleanup_free_ NftBudget *nb = NULL;
+        _cleanup_free_ char *sig = NULL;
+        uint64_t real = now_usec(CLOCK_REALTIME), next_end = UINT64_MAX;
+        uint64_t **cgs = NULL;
+        unsigned **lvls = NULL;
+        uint32_t **ifs = NULL, **mks = NULL;
+        size_t sig_size = 0;
+        FILE *f;
+        int r = 0;
+
+        if (!s || !s->engine)
+                return 0;
+        nb = calloc(s->n_budgets + 1, sizeof(NftBudget));
+        cgs = calloc(s->n_budgets + 1, sizeof(*cgs));
+        lvls = calloc(s->n_budgets + 1, sizeof(*lvls));
+        ifs = calloc(s->n_budgets + 1, sizeof(*ifs));
+        mks = calloc(s->n_budgets + 1, sizeof(*mks));
+        f = open_memstream(&sig, &sig_size);
+        if (!nb || !cgs || !lvls || !ifs || !mks || !f) {
+                r = -ENOMEM;
+                goto finish;
+        }
+        for (size_t i = 0; i < s->n_budgets && r >= 0; i++) {
+                Budget *b = &s->budgets[i];
+                uint64_t period, start, end;
+                uint32_t h = 2166136261u;
+
+                stats_budget_period_at(&b->spec, real, &period, &start, &end);
+                if (period != b->period && b->quota[0]) {
+                        log_info("Budget of %s on %s: a new period starts.", b->spec.app_id,
+                                 stats_budget_links_to_string(b->spec.links));
+                        b->used = 0;
+                        budget_set_state(s, b, stats_budget_state(&b->spec, 0, warn));
+                }
+                b->period = period, b->start = start, b->end = end;
+                next_end = MIN(next_end, end);
+                h = fnv1a(h, b->spec.app_id, strlen(b->spec.app_id));
+                h = fnv1a(h, &b->spec.links, sizeof(b->spec.links));
+                h = fnv1a(h, &b->spec.limit, sizeof(b->spec.limit));
+                h = fnv1a(h, &b->spec.period, sizeof(b->spec.period));
+                h = fnv1a(h, &b->spec.span_usec, sizeof(b->spec.span_usec));
+                /* a new name every period: the new quota starts at zero */
+                snprintf(b->quota, sizeof(b->quota), "q%zu_%08x_%" PRIu64, i, h, period);
+
+                cgs[i] = calloc(s->n_owners + 1, sizeof(uint64_t));
+                lvls[i] = calloc(s->n_owners + 1, sizeof(unsigned));
+                if (!cgs[i] || !lvls[i]) {
+                        r = -ENOMEM;
+                        break;
+                }
+                nb[i] = (NftBudget){.quota = b->quota,
+                                    .limit = b->spec.limit,
+                                    .cgroups = cgs[i],
+                                    .levels = lvls[i],
+                                    .any_link = b->spec.links == STATS_BUDGET_ANY};
+                fprintf(f, "%s:", b->quota);
+                for (size_t j = 0; j < s->n_owners; j++)
+                        if (s->owners[j].app_id && streq(s->owners[j].app_id, b->spec.app_id)) {
+                                cgs[i][nb[i].n_cgroups] = s->owners[j].id;
+                                lvls[i][nb[i].n_cgroups++] = s->owners[j].level;
+                                fprintf(f, "c%" PRIu64 "/%u,", s->owners[j].id, s->owners[j].level);
+                        }
+                if (!nb[i].any_link) {
+                        r = budget_links(s, b, &ifs[i], &nb[i].n_ifindex, &mks[i], &nb[i].n_marks);
+                        nb[i].ifindex = ifs[i];
+                        nb[i].marks = mks[i];
+                        for (size_t j = 0; r >= 0 && j < nb[i].n_ifindex; j++)
+                                fprintf(f, "i%" PRIu32 ",", ifs[i][j]);
+                        for (size_t j = 0; r >= 0 && j < nb[i].n_marks; j++)
+                                fprintf(f, "m%" PRIx32 ",", mks[i][j]);
+                }
+                fputc(';', f);
+        }
+        if (fclose(f) != 0 && r >= 0)
+                r = -ENOMEM;
+        f = NULL;
+        if (r < 0)
+                goto finish;
+
+        if (next_end != UINT64_MAX) {
+                if (!s->budget_timer)
+                        r = sd_event_add_time(s->manager->event, &s->budget_timer, CLOCK_REALTIME,
+                                              next_end, USEC_PER_SEC / 100, on_budget_timer, s);
+                else {
+                        r = sd_event_source_set_time(s->budget_timer, next_end);
+                        if (r >= 0)
+                                r = sd_event_source_set_enabled(s->budget_timer, SD_EVENT_ONESHOT);
+                }
+                if (r < 0)
+                        log_warning_errno(r, "Stats: cannot wait for the budget period's end: %m");
+                r = 0;
+        }
+        if (!force && s->budget_sig && streq(s->budget_sig, sig))
+                goto finish;
+
+        /* what the quotas used until now is carried into the new table */
+        (void)stats_budgets_read(s);
+        for (size_t i = 0; i < s->n_budgets; i++)
+                nb[i].consumed = s->budgets[i].used;
+        r = nft_txn_new(s->engine, &t);
+        if (r >= 0)
+                r = nft_budget_txn_replace(t, s->manager->config->apps.mark_mask, nb, s->n_budgets);
+        if (r >= 0)
+                r = nft_txn_commit(t);
+        if (r < 0) {
+                log_error_errno(r, "Stats: cannot install the data budgets: %m");
+                goto finish;
+        }
+        free(s->budget_sig);
+        s->budget_sig = TAKE_PTR(sig);
+finish:
+        if (f)
+                fclose(f);
+        for (size_t i = 0; i < s->n_budgets; i++) {
+                if (cgs)
+                        free(cgs[i]);
+                if (lvls)
+                        free(lvls[i]);
+                if (ifs)
+                        free(ifs[i]);
+                if (mks)
+                        free(mks[i]);
+        }
+        free(cgs);
+        free(lvls);
+        free(ifs);
+        free(mks);
+        return r;
+}
+
+int stats_budgets_changed(Stats *s)
+{
+        int r;
+
+        if (!s)
+                return 0;
+        r = budgets_from_config(s);
+        if (r < 0)
+                return log_oom();
+        return stats_budgets_sync(s, false);
+}
+
+size_t stats_budgets(Stats *s, const StatsBudgetInfo **ret)
+{
+        *ret = NULL;
+        if (!s)
+                return 0;
+        (void)stats_budgets_read(s);
+        *ret = s->budgets;
+        return s->n_budgets;
 }
 
 /* Its counters were just read: their elements go, or the set would grow with every app
@@ -514,8 +893,12 @@ void stats_on_cgroup(Stats *s, NftEngine *e, CgroupEvent ev, const CgroupNode *n
                         return (void)log_oom();
                 s->owners = no;
                 memmove(&no[pos + 1], &no[pos], sizeof(Owner) * (s->n_owners - pos));
-                no[pos] = (Owner){.id = n->id, .owner = TAKE_PTR(owner)};
+                no[pos] = (Owner){.id = n->id, .owner = TAKE_PTR(owner), .level = n->level};
+                if (n->cls.kind == CGROUP_KIND_APP && n->cls.app_id)
+                        no[pos].app_id = strdup(n->cls.app_id);
                 s->n_owners++;
+                if (budgets_name(s, n->cls.kind == CGROUP_KIND_APP ? n->cls.app_id : NULL))
+                        (void)stats_budgets_sync(s, false);
                 r = nft_stats_member(s->nft, s->engine ?: e, n->id, n->level, true);
                 if (r < 0)
                         log_warning_errno(r, "Stats: cannot count cgroup %s: %m", n->path);
@@ -531,9 +914,13 @@ void stats_on_cgroup(Stats *s, NftEngine *e, CgroupEvent ev, const CgroupNode *n
                 if (r < 0)
                         log_warning_errno(r, "Stats: cannot stop counting cgroup %s: %m", n->path);
                 forget_cgroup(s, n->id);
+                char *app_id = o->app_id;
                 free(o->owner);
                 memmove(o, o + 1, sizeof(Owner) * (s->n_owners - pos - 1));
                 s->n_owners--;
+                if (budgets_name(s, app_id))
+                        (void)stats_budgets_sync(s, false);
+                free(app_id);
                 break;
         case _CGROUP_EVENT_MAX:
         case _CGROUP_EVENT_INVALID:
@@ -543,9 +930,62 @@ void stats_on_cgroup(Stats *s, NftEngine *e, CgroupEvent ev, const CgroupNode *n
 
 int stats_txn_install(Stats *s, NftTxn *t)
 {
-        if (!s)
-                return 0;
+        /* counting off: the counters an earlier roamd left would cost every packet a lookup,
+         * and its budgets would block apps with nobody watching them */
+        if (!s) {
+                int r = nft_stats_txn_remove(t);
+                return r < 0 ? r : nft_budget_txn_replace(t, 0, NULL, 0);
+        }
         return nft_stats_txn_install(s->nft, t);
+}
+
+/* Elements that can never count again, their counts just read: of cgroups that ended while no
+ * roamd ran (no member any more), and of links that were removed (a VPN or a tethered phone
+ * comes and goes with a new ifindex every time: without this the set and the baseline would
+ * grow with every one). */
+/* Whether the interface is gone; the few links' answers are remembered for one pass. */
+static bool link_gone(uint32_t ifindex, uint32_t seen[static 32], bool gone[static 32],
+                      size_t *n_seen)
+{
+        char name[IF_NAMESIZE];
+        bool g;
+
+        if (ifindex == 0)
+                return false;
+        for (size_t i = 0; i < *n_seen; i++)
+                if (seen[i] == ifindex)
+                        return gone[i];
+        g = !if_indextoname(ifindex, name) && errno == ENXIO;
+        if (*n_seen < 32) {
+                seen[*n_seen] = ifindex;
+                gone[(*n_seen)++] = g;
+        }
+        return g;
+}
+
+static void forget_dead(Stats *s)
+{
+        uint32_t seen[32];
+        bool gone[32];
+        size_t n_seen = 0;
+        _cleanup_free_ NftStatsEntry *keys = calloc(s->hist.n_base + 1, sizeof(NftStatsEntry));
+        size_t n = 0;
+        int r;
+
+        if (!keys)
+                return (void)log_oom();
+        for (size_t i = 0; i < s->hist.n_base; i++) {
+                const StatsBaselineEntry *b = &s->hist.base[i];
+                bool cgroup_gone = b->cgroup != 0 && !owner_find(s, b->cgroup, NULL);
+                if (!cgroup_gone && !link_gone(b->ifindex, seen, gone, &n_seen))
+                        continue;
+                keys[n++] = (NftStatsEntry){
+                    .cgroup = b->cgroup, .ifindex = b->ifindex, .mark = b->mark, .dir = b->dir};
+        }
+        r = nft_stats_forget(s->nft, s->engine, keys, n);
+        if (r < 0)
+                log_warning_errno(r, "Stats: cannot drop the counters of ended cgroups and "
+                                     "removed links: %m");
 }
 
 void stats_installed(Stats *s)
@@ -566,5 +1006,12 @@ void stats_installed(Stats *s)
         free(s->pending);
         s->pending = NULL;
         s->n_pending = 0;
-        /* the new table's counters start at zero: the next read has a new epoch */
+        /* the counted set was kept (same epoch): what it counted since stats_start() goes
+         * to the owners now known, then the elements of cgroups that are gone are dropped */
+        if (read_counters(s, false) >= 0)
+                forget_dead(s);
+        /* the budget table of an earlier roamd is replaced, its quotas carried over */
+        if (budgets_from_config(s) < 0)
+                log_oom();
+        (void)stats_budgets_sync(s, true);
 }

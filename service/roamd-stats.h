@@ -12,6 +12,7 @@
 
 #include "roamd-cgroup.h"
 #include "roamd-nft.h"
+#include "roamd-stats-budget.h"
 #include "roamd-stats-history.h"
 
 typedef struct Manager Manager;
@@ -21,8 +22,8 @@ int stats_new(Manager *m, Stats **ret);
 /* Saves a last time (counters read first). NULL-safe. */
 Stats *stats_free(Stats *s);
 
-/* Loads the history and takes over the counters of the table an earlier roamd left (call
- * before table inet roam is replaced). */
+/* Loads the history and takes over the counters an earlier roamd left (they are kept when
+ * the tables are installed). */
 int stats_start(Stats *s);
 
 /* Hooks for roamd-apps.c (all NULL-safe for s): */
@@ -36,6 +37,24 @@ int stats_read(Stats *s);
 int stats_save(Stats *s);
 
 const StatsHistory *stats_history(Stats *s);
+
+/* Data budgets (docs/stats.md). */
+typedef struct StatsBudgetInfo {
+        StatsBudget spec;
+        uint64_t period, start, end; /* the current period (µs since the epoch) */
+        uint64_t used;               /* bytes its quota saw this period, as last read */
+        StatsBudgetState state;
+        char quota[64]; /* the quota object's name in table inet budget_by_roamd */
+} StatsBudgetInfo;
+
+/* The budgets, their use read from the kernel first. */
+size_t stats_budgets(Stats *s, const StatsBudgetInfo **ret);
+/* One dump of the quotas; logs and signals state changes. */
+int stats_budgets_read(Stats *s);
+/* The configuration was reloaded. */
+int stats_budgets_changed(Stats *s);
+/* roamd-stats-bus.c: signal BudgetChanged(app, links, state). */
+void stats_bus_emit_budget(Manager *m, const char *app_id, const char *links, const char *state);
 /* roamd-stats-bus.c: org.roam1.Usage on the manager's path. */
 int stats_bus_setup(Manager *m, sd_bus_slot **ret);
 

@@ -85,6 +85,49 @@ static int append_filter(sd_bus_message *m, const RoamStatsQuery *q)
         return r;
 }
 
+/* The budgets, in words: "over budget" is the state a person looks for. */
+static int print_budgets(sd_bus *bus, const RoamStatsQuery *q)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        const char *app, *links, *state;
+        uint64_t limit, used, start, end, warn;
+        bool header = false;
+        int r;
+
+        r = sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH, USAGE_INTERFACE, "GetBudgets",
+                               &error, &reply, "");
+        if (r < 0) /* an older roamd: no budgets to show */
+                return 0;
+        r = sd_bus_message_enter_container(reply, 'a', "(ssttttts)");
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(ssttttts)", &app, &links, &limit, &used,
+                                                  &start, &end, &warn, &state)) > 0) {
+                char u[32], l[32], until[32], words[64];
+                time_t t = (time_t)end;
+                struct tm tm;
+
+                if (q->app && !streq(q->app, app))
+                        continue;
+                if (!header) {
+                        printf("\n%-36s %-10s %21s  %-16s %s\n", "BUDGET", "LINKS", "USED",
+                               "UNTIL (UTC)", "STATE");
+                        header = true;
+                }
+                human(used, u, sizeof(u));
+                human(limit, l, sizeof(l));
+                snprintf(words, sizeof(words), "%s of %s", u, l);
+                gmtime_r(&t, &tm);
+                strftime(until, sizeof(until), "%Y-%m-%d %H:%M", &tm);
+                printf("%-36s %-10s %21s  %-16s %s\n", app, links, words, until,
+                       streq(state, "over")      ? "over budget: blocked"
+                       : streq(state, "warning") ? "warning: nearly used up"
+                                                 : "within budget");
+        }
+        if (r < 0)
+                return log_error_errno(r, "Unexpected answer from roamd: %m");
+        return 0;
+}
+
 int roam_stats_run(const RoamStatsQuery *q, bool json)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
@@ -147,5 +190,5 @@ int roam_stats_run(const RoamStatsQuery *q, bool json)
         human(tin, a, sizeof(a));
         human(tout, b, sizeof(b));
         printf("%-36s %-10s %-8s %12s %12s\n", "total", "", "", a, b);
-        return 0;
+        return print_budgets(bus, q);
 }

@@ -49,6 +49,7 @@ struct Tui {
         Screen devices;
         Screen bluetooth;
         Screen firewall;
+        Screen usage;
         Screen *current, *previous;
         char *selected_link;
         bool roamd_lost; /* roamd went away while we showed it */
@@ -382,6 +383,8 @@ static Screen *screen_of(Tui *t, const ScreenVTable *vtable)
                 return &t->bluetooth;
         if (vtable == t->firewall.vtable)
                 return &t->firewall;
+        if (vtable == t->usage.vtable)
+                return &t->usage;
         return NULL;
 }
 
@@ -417,16 +420,17 @@ static void go_back(Tui *t)
 }
 
 /* The screens that have a tab and a number key, in order. */
-#define N_TABS 7
+#define N_TABS 8
 static void tab_screens(Tui *t, const ScreenVTable *ret[N_TABS])
 {
         ret[0] = t->overview.vtable;
         ret[1] = t->link.vtable;
         ret[2] = t->apps.vtable;
         ret[3] = t->portal.vtable;
-        ret[4] = t->devices.vtable;
-        ret[5] = t->bluetooth.vtable;
-        ret[6] = t->firewall.vtable;
+        ret[4] = t->usage.vtable;
+        ret[5] = t->devices.vtable;
+        ret[6] = t->bluetooth.vtable;
+        ret[7] = t->firewall.vtable;
 }
 
 /* No tab promises a screen that has nothing to show. */
@@ -448,6 +452,9 @@ static bool tab_shown(Tui *t, const ScreenVTable *tab, const ScreenVTable *activ
         /* Below 60 columns the other tabs need the room; key 8 works all the same. */
         if (tab == t->firewall.vtable)
                 return firewall_screen_available(t) && COLS >= 60;
+        /* Usage (key 5) too: the tab rows stay as they were. */
+        if (tab == t->usage.vtable)
+                return false;
         return true;
 }
 
@@ -1414,6 +1421,9 @@ static void tui_done(Tui *t)
         free(t->bluetooth.data);
         firewall_screen_done(&t->firewall);
         free(t->firewall.data);
+        if (t->usage.vtable && t->usage.vtable->leave)
+                t->usage.vtable->leave(t, &t->usage);
+        free(t->usage.data);
         free(t->selected_link);
         free(t->row_items);
         free(t->message);
@@ -1423,12 +1433,12 @@ static void tui_done(Tui *t)
 
 static int screens_init(Tui *t)
 {
-        Screen *screens[] = {&t->overview, &t->link,    &t->apps,     &t->help,
-                             &t->portal,   &t->devices, &t->bluetooth};
-        const ScreenVTable *vtables[] = {&overview_screen_vtable, &link_screen_vtable,
-                                         &apps_screen_vtable,     &help_screen_vtable,
-                                         &portal_screen_vtable,   &devices_screen_vtable,
-                                         &bluetooth_screen_vtable};
+        Screen *screens[] = {&t->overview, &t->link,    &t->apps,      &t->help,
+                             &t->portal,   &t->devices, &t->bluetooth, &t->usage};
+        const ScreenVTable *vtables[] = {&overview_screen_vtable,  &link_screen_vtable,
+                                         &apps_screen_vtable,      &help_screen_vtable,
+                                         &portal_screen_vtable,    &devices_screen_vtable,
+                                         &bluetooth_screen_vtable, &usage_screen_vtable};
 
         for (size_t i = 0; i < ELEMENTSOF(screens); i++) {
                 screens[i]->vtable = vtables[i];

@@ -89,6 +89,7 @@ int firewall_prompt_key(Tui *t, Screen *s, int key);
 const KeyHelp *firewall_prompt_keys(Tui *t, Screen *s);
 int firewall_prompt_click(Tui *t, Screen *s, int item);
 void firewall_screen_done(Screen *s);
+extern const ScreenVTable usage_screen_vtable;
 
 typedef struct TuiOptions {
         const char *theme; /* NULL: the config file's, else default */

@@ -50,6 +50,7 @@ the state while it runs through stdin, one JSON command a line, each answered by
   {"op": "portal", "sessions": [...]}        replace org.roam1.Portal's Sessions
   {"op": "portal_calls"}                     the Portal method calls: [method, link, ...]
                                              (Login: user, the password read from the fd)
+  {"op": "budget", "budgets": [...]}         replace the budgets, signal BudgetChanged
 The scenario's "portal_sessions" (a list of session dictionaries, keys as on the bus) makes
 /org/roam1/portal (org.roam1.Portal) exist.
 The firewall (FIREWALL-API.md, docs/firewall.md): links carry NetworkId, NetworkIdentity,
@@ -66,6 +67,11 @@ methods answer org.roam1.Error.Failed with it, as roamd does with [Firewall] Ena
 commands:
   {"op": "location_calls"}                   the SetLocation calls: [link, location]
   {"op": "rules", "rules": [...]}            replace the rules in force
+The scenario's "usage" makes /org/roam1 answer
+org.roam1.Usage: {"rows": [[owner, link, roaming, bytes in, bytes out, packets in, packets
+out], ...], "history": [[hour start, roaming, bytes in, bytes out, packets in, packets out],
+...], "budgets": [[app, links, limit, used, start, end, warn percent, state], ...]}; everyone
+(all) needs authorization, as roamd does, else the caller gets the rows of its own uid.
 Needs Debian's python3-dbus and python3-gi: run with /usr/bin/python3.
 """
 import grp
@@ -90,6 +96,7 @@ LINK_IFACE = "org.roam1.Link"
 APP_IFACE = "org.roam1.App"
 PROPS_IFACE = "org.freedesktop.DBus.Properties"
 OM_IFACE = "org.freedesktop.DBus.ObjectManager"
+USAGE_IFACE = "org.roam1.Usage"
 
 # Property name -> (D-Bus signature, default), in the order of docs/dbus-api.md.
 MANAGER_PROPERTIES = {
@@ -488,6 +495,7 @@ class Manager(PropertiesObject):
         self.profiles = {}
         self.firewall_off = None
         self.location_calls = []
+        self.usage = None
         for link in links:
             link.manager = self
 
@@ -510,6 +518,42 @@ class Manager(PropertiesObject):
         if self.fail_next is not None:
             message, self.fail_next = self.fail_next, None
             raise fake_error("Failed", message)
+
+    # Usage (org.roam1.Usage)
+
+    def usage_rows(self, flt, sender, key):
+        if self.usage is None:
+            raise dbus.exceptions.DBusException("no such interface",
+                                                name="org.freedesktop.DBus.Error.UnknownMethod")
+        if flt.get("all") and not authorized(self.connection, sender):
+            raise fake_error("AccessDenied", "Reading everyone's usage needs authorization.")
+        uid = self.connection.get_unix_user(sender)
+        own = ("user:%d" % uid, "user:%d/" % uid)
+        rows = self.usage.get(key, [])
+        if key == "history" or flt.get("all"):
+            return rows
+        return [r for r in rows if r[0] == own[0] or r[0].startswith(own[1])]
+
+    @dbus.service.method(USAGE_IFACE, in_signature="a{sv}", out_signature="a(ssbtttt)",
+                         sender_keyword="sender")
+    def GetUsage(self, flt, sender=None):
+        return dbus.Array([dbus.Struct(r) for r in self.usage_rows(flt, sender, "rows")],
+                          signature="(ssbtttt)")
+
+    @dbus.service.method(USAGE_IFACE, in_signature="a{sv}", out_signature="a(tbtttt)",
+                         sender_keyword="sender")
+    def GetUsageHistory(self, flt, sender=None):
+        return dbus.Array([dbus.Struct(r) for r in self.usage_rows(flt, sender, "history")],
+                          signature="(tbtttt)")
+
+    @dbus.service.method(USAGE_IFACE, in_signature="", out_signature="a(ssttttts)")
+    def GetBudgets(self):
+        return dbus.Array([dbus.Struct(b) for b in (self.usage or {}).get("budgets", [])],
+                          signature="(ssttttts)")
+
+    @dbus.service.signal(USAGE_IFACE, signature="sss")
+    def BudgetChanged(self, app, links, state):
+        pass
 
     def find_app(self, app_id):
         for app in self.apps:
@@ -619,6 +663,10 @@ class Manager(PropertiesObject):
             return "OK " + json.dumps(self.location_calls)
         elif op == "rules":
             self.rules = [list(r) for r in cmd["rules"]]
+        elif op == "budget":
+            self.usage["budgets"] = cmd["budgets"]
+            for b in cmd["budgets"]:
+                self.BudgetChanged(b[0], b[1], b[7])
         else:
             raise ValueError(f"unknown op {op!r}")
         return "OK"
@@ -927,6 +975,7 @@ def main():
     manager.rules = [list(r) for r in scenario.get("firewall_rules", [])]
     manager.profiles = scenario.get("firewall_profiles", {})
     manager.firewall_off = scenario.get("_firewall_off")
+    manager.usage = scenario.get("usage")
     DENY_UIDS.update(scenario.get("_deny_uids", []))
     manager.portal = Portal(conn, scenario["portal_sessions"]) \
         if "portal_sessions" in scenario else None
