@@ -18,6 +18,7 @@
 #include "roam-log.h"
 #include "roam-plain-p2p.h"
 #include "roam-plain-portal.h"
+#include "roam-plain-usage.h"
 #include "roam-plain.h"
 #include "roam-status.h"
 #include "roam-util.h"
@@ -54,6 +55,7 @@ typedef struct Plain {
         PlainBt *bt;         /* Bluetooth questions and outcomes (roam-plain-bt.c) */
         PlainPortal *portal; /* captive portals (roam-plain-portal.c) */
         PlainFw *fw;         /* where a new network is (roam-plain-firewall.c) */
+        PlainUsage *usage;   /* usage and data budgets (roam-plain-usage.c) */
         char *notes;         /* the enforcement warnings last said, one a line ("" none) */
 } Plain;
 
@@ -419,6 +421,7 @@ static int command(Plain *p, char *line)
                 fputs(plain_p2p_help, stdout);
                 fputs(plain_portal_help, stdout);
                 fputs(plain_fw_help, stdout);
+                fputs(plain_usage_help, stdout);
                 return 0;
         }
         if (streq(words[0], "status") && !words[1]) {
@@ -456,6 +459,8 @@ static int command(Plain *p, char *line)
         if (p->portal && plain_portal_command(p->portal, words) != 0)
                 return 0;
         if (p->fw && plain_fw_command(p->fw, words) != 0)
+                return 0;
+        if (p->usage && plain_usage_command(p->usage, words) != 0)
                 return 0;
         printf("Unknown command '%s'. Type help for the list.\n", line);
         return 0;
@@ -694,6 +699,8 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                                 plain_p2p_watch(p->p2p);
                         if (p->portal)
                                 plain_portal_watch(p->portal);
+                        if (p->usage)
+                                plain_usage_watch(p->usage);
                         (void)plain_bt_follow(&p->bt, roam_live_get_bus(live));
                         break;
                 case ROAM_LIVE_NOT_RUNNING:
@@ -897,6 +904,9 @@ int plain_run(void)
         r = plain_fw_new(live, &p.fw);
         if (r < 0)
                 return log_oom();
+        r = plain_usage_new(live, &p.usage);
+        if (r < 0)
+                return log_oom();
         (void)roam_live_start(live);
 
         r = sd_event_loop(event);
@@ -906,6 +916,7 @@ int plain_run(void)
         p.portal = plain_portal_free(p.portal);
         p.bt = plain_bt_free(p.bt);
         p.fw = plain_fw_free(p.fw);
+        p.usage = plain_usage_free(p.usage);
         free(p.notes);
         if (r < 0)
                 return log_error_errno(r, "The event loop failed: %m");

@@ -85,8 +85,38 @@ static int append_filter(sd_bus_message *m, const RoamStatsQuery *q)
         return r;
 }
 
-/* The budgets, in words: "over budget" is the state a person looks for. */
-static int print_budgets(sd_bus *bus, const RoamStatsQuery *q)
+const char *roam_budget_state_words(const char *state)
+{
+        if (streq_ptr(state, "over"))
+                return "over budget: blocked";
+        if (streq_ptr(state, "warning"))
+                return "warning: nearly used up";
+        return "within budget";
+}
+
+static int budget_json(json_object *arr, const char *app, const char *links, uint64_t limit,
+                       uint64_t used, uint64_t start, uint64_t end, uint64_t warn,
+                       const char *state)
+{
+        json_object *o = json_object_new_object();
+
+        if (!o || json_add_string(o, "app", app) < 0 || json_add_string(o, "links", links) < 0 ||
+            json_add_uint(o, "limit_bytes", limit) < 0 ||
+            json_add_uint(o, "used_bytes", used) < 0 ||
+            json_add_uint(o, "period_start", start) < 0 ||
+            json_add_uint(o, "period_end", end) < 0 || json_add_uint(o, "warn_percent", warn) < 0 ||
+            json_add_string(o, "state", state) < 0 ||
+            json_add_string(o, "state_words", roam_budget_state_words(state)) < 0 ||
+            json_append(arr, o) < 0) {
+                json_object_put(o);
+                return log_oom();
+        }
+        return 0;
+}
+
+/* The budgets, in words: "over budget" is the state a person looks for. With a JSON array
+ * given, they are appended to it instead. */
+static int print_budgets(sd_bus *bus, const RoamStatsQuery *q, json_object *arr)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -108,6 +138,12 @@ static int print_budgets(sd_bus *bus, const RoamStatsQuery *q)
 
                 if (q->app && !streq(q->app, app))
                         continue;
+                if (arr) {
+                        r = budget_json(arr, app, links, limit, used, start, end, warn, state);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
                 if (!header) {
                         printf("\n%-36s %-10s %21s  %-16s %s\n", "BUDGET", "LINKS", "USED",
                                "UNTIL (UTC)", "STATE");
@@ -119,9 +155,7 @@ static int print_budgets(sd_bus *bus, const RoamStatsQuery *q)
                 gmtime_r(&t, &tm);
                 strftime(until, sizeof(until), "%Y-%m-%d %H:%M", &tm);
                 printf("%-36s %-10s %21s  %-16s %s\n", app, links, words, until,
-                       streq(state, "over")      ? "over budget: blocked"
-                       : streq(state, "warning") ? "warning: nearly used up"
-                                                 : "within budget");
+                       roam_budget_state_words(state));
         }
         if (r < 0)
                 return log_error_errno(r, "Unexpected answer from roamd: %m");
@@ -184,11 +218,23 @@ int roam_stats_run(const RoamStatsQuery *q, bool json)
         }
         if (r < 0)
                 return log_error_errno(r, "Unexpected answer from roamd: %m");
-        if (json)
-                return json_print(arr, stdout);
+        if (json) {
+                _cleanup_(json_object_putp) json_object *doc = json_object_new_object();
+                json_object *budgets; /* owned by doc once added */
+
+                if (!doc || json_add(doc, "usage", TAKE_PTR(arr)) < 0)
+                        return log_oom();
+                budgets = json_object_new_array();
+                if (json_add(doc, "budgets", budgets) < 0)
+                        return log_oom();
+                r = print_budgets(bus, q, budgets);
+                if (r < 0)
+                        return r;
+                return json_print(doc, stdout);
+        }
         char a[32], b[32];
         human(tin, a, sizeof(a));
         human(tout, b, sizeof(b));
         printf("%-36s %-10s %-8s %12s %12s\n", "total", "", "", a, b);
-        return print_budgets(bus, q);
+        return print_budgets(bus, q, NULL);
 }

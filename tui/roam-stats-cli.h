@@ -16,3 +16,7 @@ typedef struct RoamStatsQuery {
  * ("@1700000000"). -EINVAL otherwise. */
 int roam_stats_parse_since(const char *s, uint64_t now, uint64_t *ret);
 int roam_stats_run(const RoamStatsQuery *q, bool json);
+
+/* A budget's state ("ok", "warning", "over" on the bus) in the words `roam stats`, the usage
+ * screen and plain mode show. */
+const char *roam_budget_state_words(const char *state);

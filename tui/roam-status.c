@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "roam-client-bus.h"
+#include "roam-firewall-cli.h"
 #include "roam-json.h"
 #include "roam-log.h"
 #include "roam-status.h"
@@ -278,6 +279,15 @@ static int print_link(const RoamModel *m, const RoamLink *l, FILE *f)
         else
                 fprintf(f, "%s\n", *l->state ? l->state : "unknown");
 
+        /* Which firewall profile is in force, in words (docs/firewall.md); an older roamd sends
+         * neither property. */
+        if (*l->network_id || *l->location) {
+                char where[160];
+
+                roam_fw_location_text(l, where, sizeof(where));
+                print_field(f, "Location:", where);
+        }
+
         print_label(f, "Connectivity:");
         fprintf(f, "%s (%s)\n", roam_verdict_word(l->connectivity),
                 roam_reason_short(l->connectivity_reason));
@@ -516,6 +526,20 @@ static int link_to_json(const RoamLink *l, json_object **ret)
         if (r >= 0)
                 r = l->wifi_link_speed ? json_add_int(o, "wifi_link_speed_mbit", l->wifi_link_speed)
                                        : json_add_null(o, "wifi_link_speed_mbit");
+        if (r >= 0)
+                r = json_add_string(o, "network_id", l->network_id);
+        if (r >= 0)
+                r = json_add_string(o, "location", l->location);
+        if (r >= 0)
+                r = json_add_string(o, "location_source", l->location_source);
+        if (r >= 0)
+                r = json_add_string(o, "location_reason", l->location_reason);
+        if (r >= 0) {
+                char where[160];
+
+                roam_fw_location_text(l, where, sizeof(where));
+                r = json_add_string(o, "location_text", where);
+        }
         if (r < 0)
                 return r;
 

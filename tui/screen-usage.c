@@ -11,6 +11,7 @@
 
 #include "roam-bus.h"
 #include "roam-screens.h"
+#include "roam-stats-cli.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
 
@@ -447,10 +448,7 @@ static int build(Tui *t, UsageData *d, TuiDoc *doc)
                                          over   ? THEME_ERROR
                                          : warn ? THEME_WARNING
                                                 : THEME_OK,
-                                         0,
-                                         over   ? "over budget: blocked"
-                                         : warn ? "warning: nearly used up"
-                                                : "within budget");
+                                         0, roam_budget_state_words(b->state));
                 if (r >= 0)
                         r = tui_doc_spanf(doc, THEME_NORMAL, 0, ", until %s UTC", until);
         }

@@ -5,6 +5,7 @@ import os
 import re
 
 from fakebus import run_roam
+from firewall_scenario import CAFE_ID, FIREWALL, HOME_ID
 
 NOT_RUNNING = "roam: roamd is not running (no owner of org.roam1 on the system bus)"
 
@@ -57,7 +58,8 @@ LINK_KEYS = ["name", "index", "bearer", "bearer_source", "kind", "driver", "hard
              "dns_source", "domains", "captive_portal_url", "connectivity", "connectivity_reason",
              "connectivity4", "connectivity_reason4", "connectivity6", "connectivity_reason6",
              "portal_url", "last_probe_usec", "probe_duration_usec", "wifi_state", "wifi_ssid",
-             "wifi_signal_dbm", "wifi_link_speed_mbit"]
+             "wifi_signal_dbm", "wifi_link_speed_mbit", "network_id", "location",
+             "location_source", "location_reason", "location_text"]
 
 
 def blocks(text):
@@ -102,6 +104,7 @@ def test_status_text(roamd, roam):
     assert field(eth0, "DNS servers") == ["none"]
     assert field(eth0, "Search domains") is None
     assert field(eth0, "Captive portal") is None
+    assert field(eth0, "Location") is None  # roamd sent no network and no location
 
     wifi = links["wifi0"]
     assert wifi.split("\n")[0] == "wifi0 (index 3, best link)"
@@ -171,7 +174,8 @@ def test_status_json(roamd, roam):
         "connectivity6": "offline", "connectivity_reason6": "not-probed",
         "portal_url": "http://portal.example/login", "last_probe_usec": 1_700_000_000_000_000,
         "probe_duration_usec": 250_000, "wifi_state": "COMPLETED", "wifi_ssid": "Cafe",
-        "wifi_signal_dbm": -58, "wifi_link_speed_mbit": 144,
+        "wifi_signal_dbm": -58, "wifi_link_speed_mbit": 144, "network_id": "",
+        "location": "", "location_source": "", "location_reason": "", "location_text": "no network",
     }
     eth0 = doc["links"][0]
     assert eth0["carrier"] is False and eth0["admin_up"] is True
@@ -302,3 +306,27 @@ def test_usage_errors(tmp_path):
         assert r.out == ""
         assert r.err.startswith(f"roam: {message}"), r.err
         assert "roam --help" in r.err
+
+
+def test_status_location(roamd, roam):
+    """Each link's location in words: chosen (and by whom), or untrusted until someone
+    chooses; the same in --json with the bus words beside them."""
+    fake = roamd(FIREWALL)
+    _, links = blocks(roam("status").out)
+    assert field(links["wlan0"], "Location") == ["home, from networks.d"]
+    assert field(links["eth1"], "Location") == ["untrusted until you choose"]
+    assert field(links["eth0"], "Location") is None
+    doc = {link["name"]: link for link in json.loads(roam("status", "--json").out)["links"]}
+    assert {k: doc["wlan0"][k] for k in LINK_KEYS[-5:]} == {
+        "network_id": HOME_ID, "location": "home", "location_source": "config",
+        "location_reason": FIREWALL["links"][1]["LocationReason"],
+        "location_text": "home, from networks.d"}
+    assert (doc["eth1"]["network_id"], doc["eth1"]["location_source"],
+            doc["eth1"]["location_text"]) == (CAFE_ID, "default", "untrusted until you choose")
+    assert doc["eth0"]["location_text"] == "no network"
+    # chosen by a person
+    fake.send(op="set", link=4, props={"Location": "public", "LocationSource": "user"})
+    _, links = blocks(roam("status").out)
+    assert field(links["eth1"], "Location") == ["public, set by you"]
+    assert json.loads(roam("status", "--json").out)["links"][2]["location_text"] == \
+        "public, set by you"

@@ -93,3 +93,15 @@ def test_usage_screen_own_only_and_empty(roamd, tui):
     t = tui()
     open_usage(t, "Your usage, sorted by total", "Nothing counted yet.", "peak")
     assert "Budgets" not in t.text()
+
+
+def test_usage_screen_ascii(roamd, tui, golden):
+    """LANG=C: the bars and the sparkline fall back to ASCII, nothing else changes."""
+    roamd(scenario())
+    t = tui(lang="C")
+    open_usage(t)
+    text = t.text()
+    assert all(ord(c) < 128 for c in text), [c for c in text if ord(c) >= 128]
+    assert "Home 180.0 MB, roaming 34.5 MB" in text
+    assert "org.mozilla.Firefox on roaming: nothing allowed, over budget: blocked" in text
+    golden("usage-ascii", t)

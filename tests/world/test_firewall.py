@@ -519,3 +519,132 @@ def test_leak_500_switches(home):
     assert any(p % 2 for p in answered) and any(p % 2 == 0 for p in answered)  # SYNs and UDP
     assert leaked == [], ("answered in a public period", leaked[:5], windows[:3])
     assert lost == [], ("not answered in a home period", lost[:5], len(lost))
+
+
+# ---- outbound rules ----
+
+OUT_PROFILE = """# test profile: in public, no TCP and no UDP out to port %d
+[Profile]
+Location=public
+
+[Rule]
+Direction=out
+Action=reject
+Protocol=tcp
+Port=%d
+
+[Rule]
+Direction=out
+Action=drop
+Protocol=udp
+Port=%d
+""" % (WHOAMI_PORT, WHOAMI_PORT, WHOAMI_PORT)
+
+APP_OUT_PROFILE = """# test profile: at home, app org.test.C may not reach TCP %d
+[Profile]
+Location=home
+
+[Rule]
+Direction=out
+Action=reject
+Protocol=tcp
+Port=%d
+App=org.test.C
+""" % (WHOAMI_PORT, WHOAMI_PORT)
+
+
+def out_rule(w, link, rule_id):
+    """The row of GetFirewallRules for link's rule rule_id, None when not in force."""
+    rows = [x for x in rules(w) if x[0] == link and x[7] == rule_id]
+    return rows[0] if rows else None
+
+
+def out_to_whoami(w, link, proto="tcp", cgroup=None):
+    """To whoami out of link: the one in the internet through wifi0, the TV's on cell0's own
+    LAN (cell0's network has no way out)."""
+    host = WHOAMI["tv" if link == "cell0" else "inet"][4]
+    return w.dev_connect(host, WHOAMI_PORT, proto, bind_dev=link, cgroup=cgroup, timeout=1.5)
+
+
+def test_outbound_rules_per_location_and_link(home):
+    """A public profile's outbound reject (TCP) and drop (UDP) stop that traffic on the link
+    that is in public only: wifi0 at home still reaches the server, cell0 in public does not
+    (other traffic on cell0 still flows); wifi0 moved to public loses it too, and back home
+    gets it again."""
+    w = home
+    write_file(w, "firewall.d/out.conf", OUT_PROFILE)
+    try:
+        reload(w)
+        w.wait_link("cell0", lambda l: l["NetworkId"] != "")
+        # before: the TV answers out of cell0 (untrusted: no outbound rule)
+        assert out_to_whoami(w, "cell0").ok and out_to_whoami(w, "cell0", "udp").ok
+        manager(w, "SetLocation", "ss", ("cell0", "public"))
+        wait_for(lambda: out_rule(w, "cell0", "out.conf:5"), 10, what="cell0's outbound rule")
+        assert out_rule(w, "wifi0", "out.conf:5") is None
+        # wifi0 at home: both ways out work
+        r = out_to_whoami(w, "wifi0")
+        assert r.ok and r.addr == w.dev_addr("wifi0", 4), r
+        assert out_to_whoami(w, "wifi0", "udp").ok
+        # cell0 in public: TCP refused at once (reject), UDP gets nothing (drop)
+        r = out_to_whoami(w, "cell0")
+        assert not r.ok and r.error == "ECONNREFUSED", r
+        r = out_to_whoami(w, "cell0", "udp")
+        assert not r.ok and r.error in DROPPED + ("EPERM",), r
+        tcp_rule, udp_rule = out_rule(w, "cell0", "out.conf:5"), out_rule(w, "cell0",
+                                                                          "out.conf:11")
+        assert tuple(tcp_rule[2:5]) == ("out", "reject", "tcp %d" % WHOAMI_PORT), tcp_rule
+        assert tcp_rule[8] >= 1 and udp_rule[3] == "drop" and udp_rule[8] >= 1, \
+            (tcp_rule, udp_rule)
+        # the rest of cell0's outbound traffic flows: its router answers
+        gw = [g[1] for g in w.link("cell0")["Gateways"] if g[0] == 4][0]
+        assert w.dev("ping", "-n", "-c", "1", "-W", "3", "-I", "cell0", gw,
+                     check=False).returncode == 0
+        # the same link moved to public: blocked there too; home again: open
+        manager(w, "SetLocation", "ss", ("wifi0", "public"))
+        r = out_to_whoami(w, "wifi0")
+        assert not r.ok and r.error == "ECONNREFUSED", r
+        manager(w, "SetLocation", "ss", ("wifi0", "home"))
+        assert out_to_whoami(w, "wifi0").ok
+        r = out_to_whoami(w, "cell0")
+        assert not r.ok and r.error == "ECONNREFUSED", r
+    finally:
+        remove_file(w, "firewall.d/out.conf")
+
+
+def test_outbound_rule_per_app(home):
+    """An outbound rule with App= applies to that app's sockets only: app C cannot reach the
+    server from home, app D and a process in no app can; out of a link elsewhere C can."""
+    w = home
+    cg_c = "%s/app-org.test.C.scope" % ROAM_SLICE
+    cg_d = "%s/app-org.test.D.scope" % ROAM_SLICE
+    for cg in (cg_c, cg_d):
+        (w.cgroup / cg).mkdir(parents=True, exist_ok=True)
+    cgid = (w.cgroup / cg_c).stat().st_ino
+    write_file(w, "firewall.d/app-out.conf", APP_OUT_PROFILE)
+    try:
+        reload(w)
+        idx = w.kernel_links()["wifi0"]
+
+        def c_rule():
+            chain = w.dev("nft", "list", "chain", "inet", "roam", "fwo_%d" % idx).stdout
+            return "socket cgroupv2" in chain and ("app-org.test.C.scope" in chain
+                                                   or str(cgid) in chain)
+        wait_for(c_rule, 10, what="C's outbound rule in wifi0's chain")
+        r = out_to_whoami(w, "wifi0", cgroup=cg_c)
+        assert not r.ok and r.error == "ECONNREFUSED", r
+        r = out_to_whoami(w, "wifi0", cgroup=cg_d)
+        assert r.ok, r
+        assert out_to_whoami(w, "wifi0").ok
+        row = out_rule(w, "wifi0", "app-out.conf:5")
+        assert row[5] == "org.test.C" and row[8] >= 1, row
+        # cell0 is not at home: the rule is not there
+        w.wait_link("cell0", lambda l: l["Location"] not in ("", "home"))
+        r = out_to_whoami(w, "cell0", cgroup=cg_c)
+        assert r.ok, r
+    finally:
+        remove_file(w, "firewall.d/app-out.conf")
+        for cg in (cg_c, cg_d):
+            try:
+                (w.cgroup / cg).rmdir()
+            except OSError:
+                pass

@@ -363,7 +363,7 @@ def test_two_users_counted_apart(stats):
         # over D-Bus through `roam stats`: root reads anyone's, a user their own only
         def rows(user=None, args=()):
             r = w.dev_run([ROAM, "stats", "--json", *args], user=user, check=False)
-            return r.returncode, (json.loads(r.stdout) if r.returncode == 0 else r.stderr)
+            return r.returncode, (json.loads(r.stdout)["usage"] if r.returncode == 0 else r.stderr)
         for uid, (n, size, answers) in got.items():
             rc, out = rows(args=("--user", str(uid)))
             assert rc == 0, out
