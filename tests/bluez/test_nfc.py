@@ -215,6 +215,14 @@ def test_newer_tag_replaces_the_offer_and_reject_does_nothing(env):
     assert "correct horse" not in text and "correct horse" not in env.log()
     with pytest.raises(dbus.DBusException, match=f"No NFC tag {old} is waiting"):
         env.bt().AnswerNfc(dbus.UInt32(old), True)
+    # An unprivileged caller sees the offer but cannot answer it.
+    import subprocess
+    from btenv import ROAM
+    nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    r = subprocess.run(nobody + [ROAM, "nfc", "accept"], env=env.env, capture_output=True,
+                       text=True, timeout=30)
+    assert r.returncode == 1 and "not allowed to change Bluetooth" in r.stderr, r.stderr
+    assert offer(env)[0] == oid and "Pair " not in mock_log(env)
     r = env.roam("nfc", "reject", str(oid))
     assert r.returncode == 0, r.stderr
     assert r.stdout == f"NFC tag {oid} declined: nothing was done.\n"
