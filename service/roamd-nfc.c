@@ -298,21 +298,24 @@ static int offer_open(Bt *bt, const uint8_t *data, size_t size, sd_bus_error *er
                 memcpy(bt->nfc_offer_data, data, size);
         bt->nfc_offer_text = strdup(text);
         if (!bt->nfc_offer_data || !bt->nfc_offer_text) {
-                offer_clear(bt, replaced);
-                return -ENOMEM;
+                r = -ENOMEM;
+                goto fail;
         }
         bt->nfc_offer_size = size;
         r = sd_event_add_time_relative(bt->manager->event, &bt->nfc_offer_timeout, CLOCK_MONOTONIC,
                                        bt->manager->config->bluetooth.nfc_offer_usec, 0,
                                        on_offer_timeout, bt);
-        if (r < 0) {
-                offer_clear(bt, replaced);
-                return r;
-        }
+        if (r < 0)
+                goto fail;
         bt->nfc_offer_id = ++bt->next_nfc_offer_id;
         bt_emit_changed(bt, "NfcOffer", NULL);
         bt_event(bt, "An NFC tag asks: %s", text);
         return 0;
+fail:
+        offer_clear(bt, false);
+        if (replaced) /* the older offer is gone too */
+                bt_emit_changed(bt, "NfcOffer", NULL);
+        return r;
 }
 
 int bt_nfc_answer(Bt *bt, uint32_t id, bool accept, sd_bus_message *request, sd_bus_error *error)
