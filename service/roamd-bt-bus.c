@@ -91,6 +91,15 @@ static int property_get_question(sd_bus *bus, const char *path, const char *inte
                                      q->address, strempty(q->name), q->value);
 }
 
+static int property_get_nfc_offer(sd_bus *bus, const char *path, const char *interface,
+                                  const char *property, sd_bus_message *reply, void *userdata,
+                                  sd_bus_error *error)
+{
+        Bt *bt = userdata;
+
+        return sd_bus_message_append(reply, "(us)", bt->nfc_offer_id, strempty(bt->nfc_offer_text));
+}
+
 static int get_device(Bt *bt, sd_bus_message *msg, BluezDevice **ret, sd_bus_error *error)
 {
         const char *address;
@@ -291,6 +300,21 @@ static int method_import_ndef(sd_bus_message *msg, void *userdata, sd_bus_error 
         return bt_nfc_import(bt, data, size, apply, msg, error);
 }
 
+static int method_answer_nfc(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        Bt *bt = userdata;
+        uint32_t id;
+        int accept, r;
+
+        r = manager_bus_check_authorized(msg, BT_ACTION, error);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(msg, "ub", &id, &accept);
+        if (r < 0)
+                return r;
+        return bt_nfc_answer(bt, id, accept, msg, error);
+}
+
 const sd_bus_vtable bt_vtable[] = {
     SD_BUS_VTABLE_START(0),
     SD_BUS_PROPERTY("Available", "b", property_get_available, 0,
@@ -302,6 +326,8 @@ const sd_bus_vtable bt_vtable[] = {
     SD_BUS_PROPERTY("Devices", "a(ssssnbbbiss)", property_get_devices, 0,
                     SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("Question", "(ussss)", property_get_question, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("NfcOffer", "(us)", property_get_nfc_offer, 0,
                     SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("LastEvent", "s", property_get_last_event, 0,
                     SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
@@ -330,6 +356,9 @@ const sd_bus_vtable bt_vtable[] = {
                             SD_BUS_NO_RESULT, method_answer, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("ImportNdef", SD_BUS_ARGS("ay", message, "b", apply),
                             SD_BUS_RESULT("s", kind, "a(sa{ss})", carriers), method_import_ndef,
+                            SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS("AnswerNfc", SD_BUS_ARGS("u", id, "b", accept),
+                            SD_BUS_RESULT("s", kind, "a(sa{ss})", carriers), method_answer_nfc,
                             SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_VTABLE_END,
 };

@@ -69,6 +69,13 @@ struct Bt {
         char *neard_owner;
         unsigned neard_registered;
         sd_bus_slot *ndef_agent_slot, *neard_match, *neard_owner_slot, *neard_slots[3];
+        /* The tag neard read last, waiting for the user's yes or no (roamd-nfc.c): its raw
+         * NDEF, the question in words (never a key), dropped after NfcOfferTimeout=. */
+        uint32_t nfc_offer_id, next_nfc_offer_id;
+        uint8_t *nfc_offer_data;
+        size_t nfc_offer_size;
+        char *nfc_offer_text;
+        sd_event_source *nfc_offer_timeout;
         /* NFC imports waiting for wpa_supplicant (roamd-nfc-wifi.c). */
         struct NfcWifi *nfc_wifi;
 };
@@ -93,6 +100,10 @@ int bt_start_discovery(Bt *bt, BluezAdapter *a, uint64_t usec, sd_bus_message *r
 /* What an NDEF message asks for, and (apply) doing it: pairing for Bluetooth carriers. */
 int bt_nfc_import(Bt *bt, const uint8_t *data, size_t size, bool apply, sd_bus_message *request,
                   sd_bus_error *error);
+
+/* Answers the pending NFC offer id: accept applies it as 'roam nfc import --yes' would
+ * (request is answered with the same summary), reject drops it. */
+int bt_nfc_answer(Bt *bt, uint32_t id, bool accept, sd_bus_message *request, sd_bus_error *error);
 
 /* Follows neard and registers roamd's NDEF agent with it when it runs. */
 int bt_nfc_start(Bt *bt);

@@ -114,6 +114,7 @@ static int config_new(const char *name, Config **ret)
         c->bluetooth.enable = true;
         c->bluetooth.question_timeout_usec = 30 * USEC_PER_SEC;
         c->bluetooth.nfc_discovery_usec = 20 * USEC_PER_SEC;
+        c->bluetooth.nfc_offer_usec = 60 * USEC_PER_SEC;
         if (!c->apps.policy_dir || !c->apps.state_file)
                 return -ENOMEM;
         c->stats.enable = true;
@@ -746,6 +747,16 @@ static int parse_bluetooth(Config *c, const char *file, unsigned line, const cha
                            ? conf_log_error(file, line, "Enable= must be a boolean, got \"%s\".",
                                             value)
                            : 0;
+        /* No BlueZ call waits on a tag's offer (neard is answered at once): up to 10 min. */
+        if (streq(key, "NfcOfferTimeout")) {
+                if (parse_duration(value, &v) < 0 || v == 0 || v > 600 * USEC_PER_SEC)
+                        return conf_log_error(file, line,
+                                              "NfcOfferTimeout= must be a duration between 1ms and "
+                                              "600s, got \"%s\".",
+                                              value);
+                c->bluetooth.nfc_offer_usec = v;
+                return 0;
+        }
         if (streq(key, "QuestionTimeout"))
                 dur = &c->bluetooth.question_timeout_usec;
         else if (streq(key, "NfcDiscoveryTimeout"))

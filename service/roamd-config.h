@@ -104,6 +104,7 @@ typedef struct BluetoothConfig {
         bool enable;                    /* follow org.bluez and register the pairing agent */
         uint64_t question_timeout_usec; /* an unanswered agent question is refused after this */
         uint64_t nfc_discovery_usec;    /* how long an NFC pairing looks for an unknown device */
+        uint64_t nfc_offer_usec;        /* a tag from neard unanswered this long is dropped */
 } BluetoothConfig;
 
 /* [Firewall]: the personal firewall that follows the network (docs/firewall.md). */

@@ -48,7 +48,6 @@ struct NfcWifi {
         NfcWifi *next;
         NdefHandover *h;
         sd_bus_message *call;
-        bool neard;
         char *ifname;
         NfcCred creds[NFC_WIFI_MAX];
         size_t n_creds;
@@ -248,11 +247,7 @@ static void nfc_wifi_fail_reply(NfcWifi *w)
                 sizeof(w->failure) - strlen(w->failure) - 1);
         log_warning("NFC: %s", w->failure);
         bt_event(bt, "The WiFi network of an NFC tag was not added: %s", w->failure);
-        if (w->neard)
-                (void)sd_bus_reply_method_errorf(w->call, "org.neard.NDEFAgent.Error.Failed", "%s",
-                                                 w->failure);
-        else
-                (void)sd_bus_reply_method_errorf(w->call, ROAM_ERROR_FAILED, "%s", w->failure);
+        (void)sd_bus_reply_method_errorf(w->call, ROAM_ERROR_FAILED, "%s", w->failure);
         nfc_wifi_unlink(w);
         nfc_wifi_free(w);
 }
@@ -309,7 +304,7 @@ static void nfc_wifi_succeed(NfcWifi *w, bool saved)
                          "%zu WiFi networks from an NFC tag were added to wpa_supplicant on %s%s",
                          added, w->ifname, saved ? "" : " (not saved)");
         nfc_wifi_unlink(w);
-        (void)nfc_finish(bt, TAKE_PTR(w->h), true, actions, w->call, w->neard);
+        (void)nfc_finish(bt, TAKE_PTR(w->h), true, actions, w->call);
         nfc_wifi_free(w);
 }
 
@@ -453,7 +448,7 @@ static void nfc_wifi_send(NfcWifi *w)
                               strerror(-r));
 }
 
-int nfc_wifi_start(Bt *bt, NdefHandover *h, sd_bus_message *call, bool neard, sd_bus_error *error)
+int nfc_wifi_start(Bt *bt, NdefHandover *h, sd_bus_message *call, sd_bus_error *error)
 {
         NfcWifi *w;
         const char *ifname = wpa_station_ifname(bt->manager->wpa);
@@ -474,7 +469,7 @@ int nfc_wifi_start(Bt *bt, NdefHandover *h, sd_bus_message *call, bool neard, sd
                                                 "wpa_supplicant";
                 }
                 if (bt_too)
-                        return nfc_finish(bt, h, true, actions, call, neard);
+                        return nfc_finish(bt, h, true, actions, call);
                 free(h);
                 bt_event(bt, "The WiFi network of an NFC tag was not added: no WiFi interface is "
                              "run by wpa_supplicant");
@@ -489,7 +484,6 @@ int nfc_wifi_start(Bt *bt, NdefHandover *h, sd_bus_message *call, bool neard, sd
         }
         w->h = h;
         w->bt = bt;
-        w->neard = neard;
         w->ifname = strdup(ifname);
         if (!w->ifname) {
                 nfc_wifi_free(w);

@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <ctype.h>
+#include <string.h>
+
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roamd-bt-class.h"
@@ -132,17 +135,13 @@ static int append_wifi(sd_bus_message *reply, const NdefCarrier *c, bool apply,
         return r;
 }
 
-int nfc_finish(Bt *bt, NdefHandover *h_, bool apply, NfcWifiActions actions, sd_bus_message *call,
-               bool neard)
+int nfc_finish(Bt *bt, NdefHandover *h_, bool apply, NfcWifiActions actions, sd_bus_message *call)
 {
         _cleanup_free_ NdefHandover *h = h_;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
 
-        /* neard's GetNDEF is answered empty: the summary goes to a scratch message, so the
-         * same code decides and acts. */
-        r = neard ? sd_bus_message_new(bt->manager->bus, &reply, SD_BUS_MESSAGE_SIGNAL)
-                  : sd_bus_message_new_method_return(call, &reply);
+        r = sd_bus_message_new_method_return(call, &reply);
         if (r >= 0)
                 r = sd_bus_message_append(reply, "s", ndef_handover_kind_to_string(h->kind));
         if (r >= 0)
@@ -157,13 +156,13 @@ int nfc_finish(Bt *bt, NdefHandover *h_, bool apply, NfcWifiActions actions, sd_
                 log_warning_errno(r, "NFC: cannot build the answer: %m");
                 return sd_bus_reply_method_errno(call, r, NULL);
         }
-        return neard ? sd_bus_reply_method_return(call, NULL) : sd_bus_send(NULL, reply, NULL);
+        return sd_bus_send(NULL, reply, NULL);
 }
 
 /* Parses the message and answers call: at once, or once wpa_supplicant took the WiFi part. An
  * error return means call was not answered and nothing was done. */
 static int nfc_handle(Bt *bt, const uint8_t *data, size_t size, bool apply, sd_bus_message *call,
-                      bool neard, sd_bus_error *error)
+                      sd_bus_error *error)
 {
         _cleanup_free_ NdefHandover *h = NULL;
         char err[NDEF_ERROR_MAX] = "";
@@ -178,23 +177,170 @@ static int nfc_handle(Bt *bt, const uint8_t *data, size_t size, bool apply, sd_b
                 return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS, "%s.", err);
         }
         if (apply && nfc_wifi_wanted(h))
-                return nfc_wifi_start(bt, TAKE_PTR(h), call, neard, error);
-        return nfc_finish(bt, TAKE_PTR(h), apply, NULL, call, neard);
+                return nfc_wifi_start(bt, TAKE_PTR(h), call, error);
+        return nfc_finish(bt, TAKE_PTR(h), apply, NULL, call);
 }
 
 int bt_nfc_import(Bt *bt, const uint8_t *data, size_t size, bool apply, sd_bus_message *request,
                   sd_bus_error *error)
 {
-        int r = nfc_handle(bt, data, size, apply, request, false, error);
+        int r = nfc_handle(bt, data, size, apply, request, error);
 
         /* 1: answered (sd_bus_send), or waiting for wpa_supplicant. */
         return r < 0 ? r : 1;
 }
 
 /* neard (org.neard), when it runs: roamd registers an NDEF agent (org.neard.NDEFAgent, neard's
- * doc/agent-api.txt) for the two carrier types; a touched tag's raw NDEF arrives in GetNDEF
- * and is handled like 'roam nfc import --yes': a Bluetooth device is paired, its questions
- * asked through the pairing agent. */
+ * doc/agent-api.txt) for the two carrier types; a touched tag's raw NDEF arrives in GetNDEF.
+ * neard is answered at once (it has nothing to do with the user's answer, and its call must
+ * not hang for a minute) and the tag becomes the pending offer (NfcOffer): applied as
+ * 'roam nfc import --yes' only when a client accepts it (AnswerNfc), dropped on a no, after
+ * NfcOfferTimeout= or when another tag replaces it. */
+
+/* The offer in words: what would be paired and added, never a key. */
+static void offer_sentence(const NdefHandover *h, char *buf, size_t size)
+{
+        char parts[8][200];
+        size_t n = 0, o = 0;
+
+        for (size_t k = 0; k < h->n_carriers && n < ELEMENTSOF(parts); k++) {
+                const NdefCarrier *c = &h->carriers[k];
+                if (c->kind != NDEF_CARRIER_WIFI) {
+                        const BtOob *b = &c->bt;
+                        const char *kind = bt_device_word(b->has_class ? b->device_class : 0,
+                                                          b->has_appearance ? b->appearance : 0);
+                        if (*b->name)
+                                snprintf(parts[n++], sizeof(parts[0]), "pair with %s (%s, %s)",
+                                         b->name, kind, b->address);
+                        else
+                                snprintf(parts[n++], sizeof(parts[0]), "pair with the %s %s", kind,
+                                         b->address);
+                        continue;
+                }
+                if (c->wsc.n_credentials == 0)
+                        snprintf(parts[n++], sizeof(parts[0]),
+                                 "use a WPS password token (it holds no network to add)");
+                for (size_t j = 0; j < c->wsc.n_credentials && n < ELEMENTSOF(parts); j++) {
+                        const WscCredential *cr = &c->wsc.credentials[j];
+                        char ssid[32 * 4 + 1];
+
+                        ssid_text(cr->ssid, cr->ssid_len, ssid, sizeof(ssid));
+                        snprintf(parts[n++], sizeof(parts[0]), "add WiFi network \"%s\" (%s)", ssid,
+                                 wsc_security(cr->auth_type, cr->encr_type));
+                }
+        }
+        buf[0] = 0;
+        if (n == 0) {
+                snprintf(buf, size,
+                         "Use this NFC tag (it offers no Bluetooth device or WiFi "
+                         "network)?");
+                return;
+        }
+        for (size_t i = 0; i < n && o < size; i++)
+                o += (size_t)snprintf(buf + o, size - o, "%s%s",
+                                      i == 0       ? ""
+                                      : i + 1 == n ? " and "
+                                                   : ", ",
+                                      parts[i]);
+        if (o + 1 < size)
+                strcat(buf, "?");
+        buf[0] = (char)toupper((unsigned char)buf[0]);
+}
+
+static void offer_clear(Bt *bt, bool emit)
+{
+        bool had = bt->nfc_offer_id != 0;
+
+        bt->nfc_offer_timeout = sd_event_source_disable_unref(bt->nfc_offer_timeout);
+        if (bt->nfc_offer_data)
+                explicit_bzero(bt->nfc_offer_data, bt->nfc_offer_size); /* it holds keys */
+        free(bt->nfc_offer_data);
+        free(bt->nfc_offer_text);
+        bt->nfc_offer_data = NULL;
+        bt->nfc_offer_text = NULL;
+        bt->nfc_offer_size = 0;
+        bt->nfc_offer_id = 0;
+        if (had && emit)
+                bt_emit_changed(bt, "NfcOffer", NULL);
+}
+
+static int on_offer_timeout(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        Bt *bt = userdata;
+
+        offer_clear(bt, true);
+        bt_event(bt, "Nobody answered the NFC tag's question in time: nothing was done");
+        return 0;
+}
+
+/* A tag from neard: parsed (a malformed one is refused here, for neard), then pending. */
+static int offer_open(Bt *bt, const uint8_t *data, size_t size, sd_bus_error *error)
+{
+        _cleanup_free_ NdefHandover *h = NULL;
+        char err[NDEF_ERROR_MAX] = "", text[1024];
+        bool replaced = bt->nfc_offer_id != 0;
+        int r;
+
+        h = malloc(sizeof(*h));
+        if (!h)
+                return -ENOMEM;
+        r = ndef_handover_parse(data, size, h, err, sizeof(err));
+        if (r < 0) {
+                log_info("NFC: refused a message of %zu bytes: %s", size, err);
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS, "%s.", err);
+        }
+        offer_sentence(h, text, sizeof(text));
+        explicit_bzero(h, sizeof(*h));
+        /* A new tag replaces the one before: the person touched the one they want now. */
+        offer_clear(bt, false);
+        bt->nfc_offer_data = malloc(size);
+        if (bt->nfc_offer_data)
+                memcpy(bt->nfc_offer_data, data, size);
+        bt->nfc_offer_text = strdup(text);
+        if (!bt->nfc_offer_data || !bt->nfc_offer_text) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        bt->nfc_offer_size = size;
+        r = sd_event_add_time_relative(bt->manager->event, &bt->nfc_offer_timeout, CLOCK_MONOTONIC,
+                                       bt->manager->config->bluetooth.nfc_offer_usec, 0,
+                                       on_offer_timeout, bt);
+        if (r < 0)
+                goto fail;
+        bt->nfc_offer_id = ++bt->next_nfc_offer_id;
+        bt_emit_changed(bt, "NfcOffer", NULL);
+        bt_event(bt, "An NFC tag asks: %s", text);
+        return 0;
+fail:
+        offer_clear(bt, false);
+        if (replaced) /* the older offer is gone too */
+                bt_emit_changed(bt, "NfcOffer", NULL);
+        return r;
+}
+
+int bt_nfc_answer(Bt *bt, uint32_t id, bool accept, sd_bus_message *request, sd_bus_error *error)
+{
+        _cleanup_free_ uint8_t *data = NULL;
+        size_t size = bt->nfc_offer_size;
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        int r;
+
+        if (id == 0 || id != bt->nfc_offer_id)
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
+                                         "No NFC tag %u is waiting for an answer.", id);
+        data = TAKE_PTR(bt->nfc_offer_data);
+        offer_clear(bt, true);
+        if (!accept)
+                bt_event(bt, "The NFC tag was declined: nothing was done");
+        /* The answer is the tag's summary, with what was done (accept) or "none". */
+        r = nfc_handle(bt, data, size, accept, request, &e);
+        explicit_bzero(data, size);
+        if (r < 0) {
+                bt_event(bt, "An NFC tag was not used: %s", e.message ? e.message : strerror(-r));
+                return sd_bus_error_is_set(&e) ? sd_bus_error_copy(error, &e) : r;
+        }
+        return 1;
+}
 
 static const char *const ndef_agent_types[] = {"application/vnd.bluetooth.ep.oob",
                                                "application/vnd.bluetooth.le.oob",
@@ -240,18 +386,15 @@ static int ndef_agent_get(sd_bus_message *msg, void *userdata, sd_bus_error *err
                 return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
                                         "GetNDEF without NDEF data.");
         log_info("NFC: neard read a tag of %zu bytes", size);
-        r = nfc_handle(bt, ndef, size, true, msg, true, &parse_error);
+        r = offer_open(bt, ndef, size, &parse_error);
         if (r < 0) {
-                bt_event(bt, "An NFC tag was %s: %s",
-                         sd_bus_error_has_name(&parse_error, ROAM_ERROR_INVALID_ARGS)
-                             ? "not understood"
-                             : "not used",
+                bt_event(bt, "An NFC tag was not understood: %s",
                          parse_error.message ? parse_error.message : strerror(-r));
                 return sd_bus_reply_method_errorf(msg, "org.neard.NDEFAgent.Error.Failed", "%s",
                                                   parse_error.message ? parse_error.message
                                                                       : strerror(-r));
         }
-        return 1;
+        return sd_bus_reply_method_return(msg, NULL);
 }
 
 static int ndef_agent_release(sd_bus_message *msg, void *userdata, sd_bus_error *error)
@@ -349,6 +492,7 @@ int bt_nfc_start(Bt *bt)
 
 void bt_nfc_stop(Bt *bt)
 {
+        offer_clear(bt, false);
         nfc_wifi_free_all(bt);
         for (size_t i = 0; i < ELEMENTSOF(bt->neard_slots); i++)
                 bt->neard_slots[i] = sd_bus_slot_unref(bt->neard_slots[i]);

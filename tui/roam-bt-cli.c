@@ -81,12 +81,27 @@ static int get_question(sd_bus *bus, sd_bus_message **reply, BtQuestion *q)
         return r < 0 ? log_error_errno(r, "Unexpected answer from roamd: %m") : 0;
 }
 
+static int get_nfc_offer(sd_bus *bus, sd_bus_message **reply, uint32_t *id, const char **text)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        r = sd_bus_get_property(bus, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH, ROAM_BLUETOOTH_INTERFACE,
+                                "NfcOffer", &error, reply, "(us)");
+        if (r < 0)
+                return log_bt_error(&error, r, "read Bluetooth");
+        r = sd_bus_message_read(*reply, "(us)", id, text);
+        return r < 0 ? log_error_errno(r, "Unexpected answer from roamd: %m") : 0;
+}
+
 static int show(sd_bus *bus, bool json)
 {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *adapters = NULL, *devices = NULL,
-                                                        *question = NULL;
+                                                        *question = NULL, *offer = NULL;
         _cleanup_(json_object_putp) json_object *doc = NULL, *ja = NULL, *jd = NULL;
+        const char *nfc_text = NULL;
+        uint32_t nfc_id = 0;
         _cleanup_free_ char *last = NULL;
         const char *id, *address, *alias;
         int available = 0, agent = 0, powered, discoverable, pairable, discovering, r;
@@ -119,6 +134,9 @@ static int show(sd_bus *bus, bool json)
                 return log_bt_error(&error, r, "read Bluetooth");
         }
         r = get_question(bus, &question, &q);
+        if (r < 0)
+                return r;
+        r = get_nfc_offer(bus, &offer, &nfc_id, &nfc_text);
         if (r < 0)
                 return r;
 
@@ -217,6 +235,16 @@ static int show(sd_bus *bus, bool json)
                                 ? -ENOMEM
                                 : 0;
                 }
+                if (r >= 0 && nfc_id == 0)
+                        r = json_add_null(doc, "nfc_offer");
+                else if (r >= 0) {
+                        json_object *o = json_object_new_object();
+                        r = !o || json_add(doc, "nfc_offer", o) < 0 ||
+                                    json_add_uint(o, "id", nfc_id) < 0 ||
+                                    json_add_string(o, "question", nfc_text) < 0
+                                ? -ENOMEM
+                                : 0;
+                }
                 if (r < 0 || json_add_string(doc, "last_event", last) < 0)
                         return log_oom();
                 return json_print(doc, stdout);
@@ -227,6 +255,8 @@ static int show(sd_bus *bus, bool json)
                 printf("Question %u: %s\n  answer: roam bt answer %u yes|no [PIN or passkey]\n",
                        q.id, s, q.id);
         }
+        if (nfc_id != 0)
+                printf("NFC tag %u: %s\n  answer: roam nfc accept|reject\n", nfc_id, nfc_text);
         if (last && *last)
                 printf("Last: %s\n", last);
         return 0;
@@ -553,6 +583,42 @@ static int import_call(sd_bus *bus, const uint8_t *data, size_t size, bool apply
         return print_carriers(reply, json);
 }
 
+/* roam nfc accept|reject [ID]: the tag neard read (the one waiting now, or ID). */
+static int nfc_answer(sd_bus *bus, bool accept, const char *id_arg, bool json)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *offer = NULL, *reply = NULL;
+        const char *text = NULL;
+        uint32_t id = 0;
+        int r;
+
+        if (id_arg) {
+                char *end;
+                unsigned long v;
+
+                errno = 0;
+                v = strtoul(id_arg, &end, 10);
+                if (errno || *end || end == id_arg || v == 0 || v > UINT32_MAX)
+                        return bt_usage("'%s' is not an NFC tag number.", id_arg);
+                id = (uint32_t)v;
+        } else {
+                r = get_nfc_offer(bus, &offer, &id, &text);
+                if (r < 0)
+                        return r;
+                if (id == 0)
+                        return log_error_errno(-ENOENT, "No NFC tag is waiting for an answer.");
+        }
+        r = sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH, ROAM_BLUETOOTH_INTERFACE,
+                               "AnswerNfc", &error, &reply, "ub", id, accept);
+        if (r < 0)
+                return log_bt_error(&error, r, accept ? "use the NFC tag" : "decline the NFC tag");
+        if (!accept && !json) {
+                printf("NFC tag %u declined: nothing was done.\n", id);
+                return 0;
+        }
+        return print_carriers(reply, json);
+}
+
 int roam_nfc_run(char **args, bool json)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
@@ -562,8 +628,26 @@ int roam_nfc_run(char **args, bool json)
         size_t size = 0;
         int r;
 
+        if (args[0] && (streq(args[0], "accept") || streq(args[0], "reject"))) {
+                const char *id = NULL;
+
+                for (char **a = args + 1; *a; a++) {
+                        if (streq(*a, "--json"))
+                                json = true;
+                        else if (!id)
+                                id = *a;
+                        else
+                                return bt_usage("'roam nfc %s' takes one ID, got '%s' too.",
+                                                args[0], *a);
+                }
+                r = roam_bus_connect(&bus);
+                if (r < 0)
+                        return r;
+                return nfc_answer(bus, streq(args[0], "accept"), id, json);
+        }
         if (!args[0] || !streq(args[0], "import"))
-                return bt_usage("'roam nfc' needs: import FILE|- [--yes] [--json].");
+                return bt_usage("'roam nfc' needs: import FILE|- [--yes] [--json], or "
+                                "accept|reject [ID] [--json].");
         for (char **a = args + 1; *a; a++) {
                 if (streq(*a, "--yes"))
                         yes = true;

@@ -14,6 +14,7 @@ struct PlainBt {
         sd_bus *bus;
         sd_bus_slot *match;
         uint32_t question; /* the open question's id, 0: none */
+        uint32_t nfc;      /* the NFC tag waiting for a yes or no, 0: none */
         char *last;
 };
 
@@ -61,6 +62,18 @@ static void announce_question(PlainBt *pb, const BtQuestion *q)
         fflush(stdout);
 }
 
+static void announce_nfc(PlainBt *pb, uint32_t id, const char *text)
+{
+        if (id == pb->nfc)
+                return;
+        pb->nfc = id;
+        if (id == 0)
+                return;
+        stamp();
+        printf("NFC tag %u asks: %s Say: nfc yes, or nfc no.\n", id, text);
+        fflush(stdout);
+}
+
 static int on_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
         PlainBt *pb = userdata;
@@ -78,6 +91,13 @@ static int on_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
                                                 &q.name, &q.value);
                         if (r >= 0)
                                 announce_question(pb, &q);
+                } else if (r >= 0 && streq(name, "NfcOffer")) {
+                        uint32_t id;
+                        const char *text;
+
+                        r = sd_bus_message_read(m, "v", "(us)", &id, &text);
+                        if (r >= 0)
+                                announce_nfc(pb, id, text);
                 } else if (r >= 0 && streq(name, "LastEvent")) {
                         r = sd_bus_message_read(m, "v", "s", &last);
                         if (r >= 0 && *last && !streq_ptr(last, pb->last)) {
@@ -147,4 +167,19 @@ int plain_bt_command(PlainBt *pb, char **words)
         return sd_bus_call_method_async(pb->bus, NULL, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
                                         ROAM_BLUETOOTH_INTERFACE, "Answer", on_answered, NULL,
                                         "ubs", pb->question, yes, yes && words[2] ? words[2] : "");
+}
+
+int plain_bt_nfc_command(PlainBt *pb, char **words)
+{
+        if (!words[1] || (!streq(words[1], "yes") && !streq(words[1], "no")) || words[2]) {
+                printf("Say: nfc yes, or nfc no.\n");
+                return 0;
+        }
+        if (!pb || pb->nfc == 0) {
+                printf("No NFC tag is waiting for an answer.\n");
+                return 0;
+        }
+        return sd_bus_call_method_async(pb->bus, NULL, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
+                                        ROAM_BLUETOOTH_INTERFACE, "AnswerNfc", on_answered, NULL,
+                                        "ub", pb->nfc, streq(words[1], "yes"));
 }

@@ -3,8 +3,9 @@
 
 #include <systemd/sd-bus.h>
 
-/* Bluetooth in plain mode (roam --plain): pairing questions and Bluetooth outcomes are
- * announced as lines as they happen; "bt yes [PIN]" and "bt no" answer the open question. */
+/* Bluetooth in plain mode (roam --plain): pairing questions, NFC tags and Bluetooth outcomes
+ * are announced as lines as they happen; "bt yes [PIN]" and "bt no" answer the open question,
+ * "nfc yes" and "nfc no" the tag. */
 
 typedef struct PlainBt PlainBt;
 
@@ -13,3 +14,5 @@ int plain_bt_follow(PlainBt **pb, sd_bus *bus);
 PlainBt *plain_bt_free(PlainBt *pb);
 /* A "bt ..." command line (words[0] is "bt"). */
 int plain_bt_command(PlainBt *pb, char **words);
+/* An "nfc yes|no" command line: accepts or declines the NFC tag waiting for an answer. */
+int plain_bt_nfc_command(PlainBt *pb, char **words);

@@ -75,6 +75,7 @@ static const char help_text[] =
     "                 24h) or until-released\n"
     "  app ID release end that grant\n"
     "  bt yes [PIN or passkey], bt no   answer a Bluetooth pairing question\n"
+    "  nfc yes, nfc no   use the NFC tag just touched, or not\n"
     "  help           this list\n"
     "  quit           end (also exit, q, or end of input on a terminal)\n"
     "Changes are printed as they happen, one line each, with the time.\n";
@@ -442,6 +443,8 @@ static int command(Plain *p, char *line)
                 return app_command(p, words);
         if (streq(words[0], "bt"))
                 return plain_bt_command(p->bt, words);
+        if (streq(words[0], "nfc"))
+                return plain_bt_nfc_command(p->bt, words);
         if ((streq(words[0], "link") || streq(words[0], "reprobe")) && words[1] && !words[2]) {
                 if (!require_ready(p) || !(l = find_by_name(p, words[1])))
                         return 0;

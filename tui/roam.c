@@ -209,6 +209,8 @@ static void help(void)
                "  nfc import FILE|- [--yes]\n"
                "                     What an NFC tag (NDEF, raw or hex) holds; --yes pairs\n"
                "                     its Bluetooth device, adds its WiFi network\n"
+               "  nfc accept|reject [ID]\n"
+               "                     Use the tag neard read (it waits for this), or not\n"
                "  network            Each link's network, its location (home, work, public,\n"
                "                     untrusted, or one of networks.d) and why\n"
                "  network trust home|work|public|untrusted [LINK]\n"

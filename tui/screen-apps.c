@@ -51,18 +51,28 @@ static const char *const order_names[] = {"ID", "state", "access", "bearer"};
 static int order_of_view;
 static const RoamModel *model_of_view;
 
+/* The link a route names (roamd gives a link's name, or its object path). */
+static const RoamLink *route_link(const RoamModel *m, const char *route)
+{
+        if (!m || !*route)
+                return NULL;
+        if (route[0] == '/')
+                return roam_model_find_link(m, route);
+        for (size_t i = 0; i < m->n_links; i++)
+                if (streq(m->links[i]->name, route))
+                        return m->links[i];
+        return NULL;
+}
+
 static int app_bearer_rank(const RoamApp *a)
 {
-        const char *route = *a->route4 ? a->route4 : a->route6;
+        const RoamLink *l = route_link(model_of_view, *a->route4 ? a->route4 : a->route6);
+        RoamBearer b;
 
-        for (size_t i = 0; *route && model_of_view && i < model_of_view->n_links; i++) {
-                const RoamLink *l = model_of_view->links[i];
-                if (streq(l->name, route)) {
-                        RoamBearer b = roam_bearer_from_string(l->bearer);
-                        return b < 0 ? _ROAM_BEARER_MAX : (int)b;
-                }
-        }
-        return _ROAM_BEARER_MAX + 1;
+        if (!l)
+                return _ROAM_BEARER_MAX + 1;
+        b = l->bearer ? roam_bearer_from_string(l->bearer) : _ROAM_BEARER_INVALID;
+        return b < 0 ? _ROAM_BEARER_MAX : (int)b;
 }
 
 static int app_rank(const RoamApp *a)
@@ -145,11 +155,37 @@ static ThemeRole state_role(const RoamApp *a)
         }
 }
 
+/* One family's route: the link and its bearer in words, "wlan0 (wifi)", so that the order by
+ * bearer can be seen. */
+static void route_words(const RoamModel *m, const char *route, char *buf, size_t size)
+{
+        const RoamLink *l = route_link(m, route);
+
+        if (!*route)
+                snprintf(buf, size, "none");
+        else if (l && l->bearer && *l->bearer)
+                snprintf(buf, size, "%s (%s)", roam_model_route_name(m, route), l->bearer);
+        else
+                snprintf(buf, size, "%s", roam_model_route_name(m, route));
+}
+
+static char *route_text(const RoamModel *m, const RoamApp *a)
+{
+        char v4[96], v6[96];
+        char *s;
+
+        if (!*a->route4 && !*a->route6)
+                return roam_app_route_text(m, a); /* "local networks only" or "none" */
+        route_words(m, a->route4, v4, sizeof(v4));
+        route_words(m, a->route6, v6, sizeof(v6));
+        return asprintf(&s, "v4 %s, v6 %s", v4, v6) < 0 ? NULL : s;
+}
+
 /* The second line: route, bearers, handover, grant. */
 static int add_details(TuiDoc *doc, const RoamModel *m, const RoamApp *a, int item)
 {
-        _cleanup_free_ char *bearers = roam_app_bearers_text(a, ", "),
-                            *route = roam_app_route_text(m, a), *s = NULL;
+        _cleanup_free_ char *bearers = roam_app_bearers_text(a, ", "), *route = route_text(m, a),
+                            *s = NULL;
         char until[32];
         int r;
 

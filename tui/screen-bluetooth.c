@@ -39,6 +39,8 @@ typedef struct BtData {
         size_t n_rows;
         uint32_t q_id;
         char q_kind[32], q_address[18], q_name[128], q_value[64];
+        uint32_t nfc_id; /* a tag from neard waiting for a yes or no, 0: none */
+        char nfc_text[1024];
         char *last;
         int selected, scroll;
         char entry[ENTRY_MAX + 1];
@@ -145,6 +147,12 @@ static int read_all(BtData *b, sd_bus_message *m)
                                 snprintf(b->q_address, sizeof(b->q_address), "%s", address);
                                 snprintf(b->q_name, sizeof(b->q_name), "%s", qname);
                                 snprintf(b->q_value, sizeof(b->q_value), "%s", value);
+                        }
+                } else if (streq(name, "NfcOffer")) {
+                        r = sd_bus_message_read(m, "v", "(us)", &id, &s);
+                        if (r >= 0) {
+                                b->nfc_id = id;
+                                snprintf(b->nfc_text, sizeof(b->nfc_text), "%s", s);
                         }
                 } else if (streq(name, "Adapters")) {
                         r = sd_bus_message_enter_container(m, 'v', "a(sssbbbb)");
@@ -279,6 +287,12 @@ static bool question_asks(const BtData *b)
         return b->q_id != 0 && !streq(b->q_kind, "show-pin") && !streq(b->q_kind, "show-passkey");
 }
 
+/* The pairing agent's question comes first: an NFC offer's yes may be what started it. */
+static bool nfc_asks(const BtData *b)
+{
+        return b->q_id == 0 && b->nfc_id != 0;
+}
+
 static bool question_entry(const BtData *b)
 {
         return streq(b->q_kind, "enter-pin") || streq(b->q_kind, "enter-passkey");
@@ -345,6 +359,21 @@ static void draw_question(Tui *t, BtData *b, int top, int height)
 
         if (tui_doc_new(&d) < 0)
                 return;
+        if (nfc_asks(b)) {
+                /* A tag neard read: what it holds in words, nothing done before a yes. */
+                r = tui_doc_line(d, -1, 0);
+                if (r >= 0)
+                        r = tui_doc_span(d, THEME_TITLE, 0, "NFC tag");
+                if (r >= 0)
+                        r = tui_doc_line(d, 0, 0);
+                if (r >= 0)
+                        r = tui_doc_span(d, THEME_NORMAL, 0, b->nfc_text);
+                if (r >= 0)
+                        r = tui_doc_line(d, -1, 0);
+                if (r >= 0)
+                        r = tui_doc_span(d, THEME_KEY, 0, "y yes  n no");
+                goto draw;
+        }
         question_text(b, text, sizeof(text));
         r = tui_doc_line(d, -1, 0);
         if (r >= 0)
@@ -371,6 +400,7 @@ static void draw_question(Tui *t, BtData *b, int top, int height)
                                  question_entry(b)  ? "Enter send  Esc refuse"
                                  : question_asks(b) ? "y yes  n no"
                                                     : "Esc hide");
+draw:
         if (r < 0)
                 return;
         rows = tui_doc_rows_in(t, d, width - 4);
@@ -463,7 +493,7 @@ static void bt_draw(Tui *t, Screen *s, int top, int height)
         if (r < 0)
                 return;
         tui_doc_draw(t, d, top, height, b->n_rows > 0 ? b->selected : -1, &b->scroll);
-        if (b->q_id != 0)
+        if (b->q_id != 0 || b->nfc_id != 0)
                 draw_question(t, b, top, height);
 }
 
@@ -480,6 +510,18 @@ static int question_key(BtData *b, int key)
         size_t n = strlen(b->entry);
         bool list_key = false;
 
+        if (nfc_asks(b) &&
+            (key == 'y' || key == 'n' || key == '\n' || key == '\r' || key == TUI_KEY_ESCAPE)) {
+                int r = action(b, "AnswerNfc", "ub", b->nfc_id,
+                               key == 'y' || key == '\n' || key == '\r');
+                return r < 0 ? r : REACTION_REDRAW;
+        }
+        if (nfc_asks(b)) {
+                if ((key > 0 && key < 0x80 && strchr("ptcnxso", key)) ||
+                    tui_list_key(key, 0, 1, &list_key) >= 0 || list_key)
+                        return REACTION_NONE;
+                return REACTION_UNHANDLED;
+        }
         if (!question_asks(b)) /* a display: Esc hides it (roamd closes it with the pairing) */
                 return key == TUI_KEY_ESCAPE ? answer(b, false) : REACTION_UNHANDLED;
         if (question_entry(b)) {
@@ -517,7 +559,7 @@ static int bt_key(Tui *t, Screen *s, int key)
         bool handled;
         int i, r;
 
-        if (b->q_id != 0) {
+        if (b->q_id != 0 || b->nfc_id != 0) {
                 r = question_key(b, key);
                 if (r != REACTION_UNHANDLED)
                         return r;
@@ -557,7 +599,7 @@ static bool bt_key_active(Tui *t, Screen *s, const KeyHelp *k)
         BtData *b = s->data;
         bool row = b->n_rows > 0;
 
-        if (b->q_id != 0)
+        if (b->q_id != 0 || b->nfc_id != 0)
                 return false;
         if (k->keys[0] && strchr("ptcnx", k->keys[0]) && k->keys[1] == 0)
                 return row;
@@ -573,7 +615,8 @@ static const KeyHelp bt_keys[] = {
     {"n", "net", "Join or leave the selected device's network (Bluetooth tethering)"},
     {"x", NULL, "Remove the device: forget its pairing"},
     {"o", NULL, "Switch the adapter on or off"},
-    {"y / n", NULL, "In a pairing question: yes or no; PIN and passkey: type, then Enter"},
+    {"y / n", NULL,
+     "A pairing question or an NFC tag: yes or no; PIN and passkey: type, then Enter"},
     {},
 };
 
@@ -592,5 +635,6 @@ const ScreenVTable bluetooth_screen_vtable = {
              "is, whether it is paired, trusted and connected, its battery and signal, and "
              "whether it shares a network. Pairing questions (compare a passkey, type a PIN) "
              "appear here as a dialog, whoever started the pairing; unanswered, roamd refuses "
-             "them after a while.",
+             "them after a while. A tag touched to the NFC reader asks here before its "
+             "device is paired or its WiFi network added.",
 };

@@ -126,30 +126,74 @@ def test_roam_nfc_import(env, tmp_path):
     assert r.returncode != 0 and "runs past the end" in r.stderr
 
 
-def test_tag_from_neard_pairs(env):
-    """With neard on the bus roamd registers its NDEF agent; a touched tag's NDEF (GetNDEF)
-    pairs the Bluetooth device, asking the pairing question like any pairing."""
+def offer(env):
+    o = env.prop("NfcOffer")
+    return int(o[0]), str(o[1])
+
+
+def mock_log(env):
+    with open(os.path.join(env.dir, "mock.log")) as f:
+        return f.read()
+
+
+def start_neard(env):
     neard = env.start_neard()
     want = ["application/vnd.bluetooth.ep.oob", "application/vnd.bluetooth.le.oob",
             "application/vnd.wfa.wsc"]
     env.wait(lambda: [str(t) for t in neard.Registered(dbus_interface="org.neard.Test")] == want,
              what="roamd's NDEF agent registered with neard")
+    return neard
+
+
+def touch(neard, msg, rtype="application/vnd.bluetooth.ep.oob"):
+    return neard.Touch(dbus.ByteArray(msg), rtype, dbus_interface="org.neard.Test")
+
+
+def test_tag_from_neard_waits_for_a_yes(env):
+    """With neard on the bus roamd registers its NDEF agent; a touched tag's NDEF (GetNDEF) is
+    answered at once and becomes the pending offer, in words: nothing is paired before a yes.
+    Accepted, the device is paired, asking the pairing question like any pairing."""
+    neard = start_neard(env)
     env.mock_call("SetPairing", env.dev, "confirm", "161803")
     msg = record(0xc0, 2, "application/vnd.bluetooth.ep.oob", None, bt_oob(HEADSET, "Headset"))
-    assert neard.Touch(dbus.ByteArray(msg), "application/vnd.bluetooth.ep.oob",
-                       dbus_interface="org.neard.Test") == "delivered"
+    assert touch(neard, msg) == "delivered"
+    oid, text = env.wait(lambda: (o := offer(env))[0] and o, what="the offer")
+    assert text == f"Pair with Headset (headset, {HEADSET})?"
+    assert str(env.prop("LastEvent")) == f"An NFC tag asks: Pair with Headset (headset, {HEADSET})?"
+    r = env.roam("bt")
+    assert f"NFC tag {oid}: Pair with Headset (headset, {HEADSET})?" in r.stdout, r.stdout
+    assert json.loads(env.roam("bt", "--json").stdout)["nfc_offer"] == {"id": oid,
+                                                                       "question": text}
+    # Asked, not done: no pairing question, nothing asked of BlueZ.
+    assert env.question()["id"] == 0 and "Pair " not in mock_log(env)
+    # A wrong number is refused and the offer stays.
+    with pytest.raises(dbus.DBusException, match=f"No NFC tag {oid + 1} is waiting"):
+        env.bt().AnswerNfc(dbus.UInt32(oid + 1), True)
+    assert offer(env)[0] == oid
+    r = env.roam("nfc", "accept")
+    assert r.returncode == 0, r.stderr
+    assert f"bluetooth: address={HEADSET} name=Headset kind=headset" in r.stdout
+    assert "action=pairing" in r.stdout
+    assert offer(env) == (0, "")
     q = env.wait(lambda: (q := env.question())["kind"] == "confirm" and q, what="question")
     assert q["value"] == "161803"
     env.bt().Answer(dbus.UInt32(q["id"]), True, "")
     env.wait(lambda: env.device(HEADSET)["paired"], what="paired")
-    # A broken tag is refused with neard's error name and said in LastEvent.
-    assert neard.Touch(dbus.ByteArray(b"\xd2\x17\xff"), "application/vnd.wfa.wsc",
-                       dbus_interface="org.neard.Test") == "org.neard.NDEFAgent.Error.Failed"
+    assert "Pair " in mock_log(env)  # what the checks before the yes look for
+    r = env.roam("nfc", "accept")
+    assert r.returncode == 1 and "No NFC tag is waiting for an answer" in r.stderr
+    # A broken tag is refused with neard's error name and said in LastEvent; no offer.
+    assert touch(neard, b"\xd2\x17\xff", "application/vnd.wfa.wsc") == \
+        "org.neard.NDEFAgent.Error.Failed"
     assert "not understood" in str(env.prop("LastEvent"))
-    # A WiFi tag with no wpa_supplicant to take it: refused, said in words.
+    assert offer(env)[0] == 0
+    # A WiFi tag with no wpa_supplicant to take it: asked, then refused on the yes, in words.
     wifi = bytes.fromhex(open(os.path.join(WPAS, "wpas-config-token-psk.hex")).read().strip())
-    assert neard.Touch(dbus.ByteArray(wifi), "application/vnd.wfa.wsc",
-                       dbus_interface="org.neard.Test") == "org.neard.NDEFAgent.Error.Failed"
+    assert touch(neard, wifi, "application/vnd.wfa.wsc") == "delivered"
+    oid, text = env.wait(lambda: (o := offer(env))[0] and o, what="the offer")
+    assert text == 'Add WiFi network "roam-test-net" (wpa2-psk)?'
+    with pytest.raises(dbus.DBusException, match="No WiFi interface is run by wpa_supplicant"):
+        env.bt().AnswerNfc(dbus.UInt32(oid), True)
     assert str(env.prop("LastEvent")) == (
         "An NFC tag was not used: No WiFi interface is run by wpa_supplicant, so the tag's WiFi "
         "network cannot be added; nothing was changed.")
@@ -159,10 +203,106 @@ def test_tag_from_neard_pairs(env):
         agent.GetNDEF({"NDEF": dbus.ByteArray(msg)}, dbus_interface="org.neard.NDEFAgent")
 
 
+def test_newer_tag_replaces_the_offer_and_reject_does_nothing(env):
+    neard = start_neard(env)
+    first = record(0xc0, 2, "application/vnd.bluetooth.ep.oob", None, bt_oob(HEADSET, "Old"))
+    assert touch(neard, first) == "delivered"
+    old, _ = env.wait(lambda: (o := offer(env))[0] and o, what="the first offer")
+    assert touch(neard, handover_select(HEADSET, "Roam Headset")) == "delivered"
+    oid, text = env.wait(lambda: (o := offer(env))[0] != old and o, what="the second offer")
+    assert text == (f"Pair with Roam Headset (headset, {HEADSET}) and add WiFi network "
+                    '"roam-test-net" (wpa2-psk)?')
+    assert "correct horse" not in text and "correct horse" not in env.log()
+    with pytest.raises(dbus.DBusException, match=f"No NFC tag {old} is waiting"):
+        env.bt().AnswerNfc(dbus.UInt32(old), True)
+    # An unprivileged caller sees the offer but cannot answer it.
+    import subprocess
+    from btenv import ROAM
+    nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    r = subprocess.run(nobody + [ROAM, "nfc", "accept"], env=env.env, capture_output=True,
+                       text=True, timeout=30)
+    assert r.returncode == 1 and "not allowed to change Bluetooth" in r.stderr, r.stderr
+    assert offer(env)[0] == oid and "Pair " not in mock_log(env)
+    r = env.roam("nfc", "reject", str(oid))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == f"NFC tag {oid} declined: nothing was done.\n"
+    assert offer(env) == (0, "")
+    assert str(env.prop("LastEvent")) == "The NFC tag was declined: nothing was done"
+    assert env.question()["id"] == 0 and not env.device(HEADSET)["paired"]
+    assert "Pair " not in mock_log(env)
+
+
+def test_unanswered_tag_is_dropped():
+    env = BtEnv("nfcoffer", "NfcOfferTimeout=1s\n")
+    try:
+        env.mock_call("AddAdapter", "hci0", "roam-laptop")
+        env.dev = env.mock_call("AddDevice", "hci0", HEADSET, "Roam Headset")
+        env.wait(lambda: env.device(HEADSET) and env.prop("AgentRegistered"),
+                 what="the device and the agent")
+        neard = start_neard(env)
+        msg = record(0xc0, 2, "application/vnd.bluetooth.ep.oob", None, bt_oob(HEADSET, "H"))
+        assert touch(neard, msg) == "delivered"
+        # Not waited for: on a slow machine the offer may be gone before a first look.
+        env.wait(lambda: str(env.prop("LastEvent")) ==
+                 "Nobody answered the NFC tag's question in time: nothing was done",
+                 what="the offer dropped")
+        assert offer(env) == (0, "")
+        assert f"An NFC tag asks: Pair with H (headset, {HEADSET})?" in env.log()
+        with pytest.raises(dbus.DBusException, match="No NFC tag 1 is waiting"):
+            env.bt().AnswerNfc(dbus.UInt32(1), True)
+        assert env.question()["id"] == 0 and "Pair " not in mock_log(env)
+        rc = env.stop_roamd()
+        assert rc in (None, 0), f"roamd exited with {rc}:\n{env.log()[-4000:]}"
+    finally:
+        env.close()
+
+
+def test_plain_mode_accepts_a_tag(env):
+    """roam --plain: the tag is announced as a numbered question; "nfc yes" applies it."""
+    from gi.repository import GLib
+    from btenv import ROAM
+    import subprocess
+    neard = start_neard(env)
+    proc = subprocess.Popen([ROAM, "--plain"], env=env.env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = []
+
+    def on_output(fd, condition):
+        data = os.read(fd, 65536)
+        out.append(data.decode(errors="replace"))
+        env.changed = True
+        return bool(data)
+    GLib.io_add_watch(proc.stdout.fileno(), GLib.PRIORITY_DEFAULT, GLib.IO_IN | GLib.IO_HUP,
+                      on_output)
+    try:
+        env.wait(lambda: "State:" in "".join(out), what="plain mode's first state")
+        proc.stdin.write(b"nfc yes\n")
+        proc.stdin.flush()
+        env.wait(lambda: "No NFC tag is waiting for an answer." in "".join(out), what="no tag")
+        env.mock_call("SetPairing", env.dev, "confirm", "314159")
+        msg = record(0xc0, 2, "application/vnd.bluetooth.ep.oob", None,
+                     bt_oob(HEADSET, "Roam Headset"))
+        assert touch(neard, msg) == "delivered"
+        oid, _ = env.wait(lambda: (o := offer(env))[0] and o, what="the offer")
+        env.wait(lambda: f"NFC tag {oid} asks: Pair with Roam Headset (headset, {HEADSET})? "
+                 "Say: nfc yes, or nfc no." in "".join(out), what="the tag announced")
+        proc.stdin.write(b"nfc yes\n")
+        proc.stdin.flush()
+        env.wait(lambda: "Bluetooth asks: Roam Headset shows passkey 314159" in "".join(out),
+                 what="the pairing question announced")
+        proc.stdin.write(b"bt yes\n")
+        proc.stdin.flush()
+        env.wait(lambda: env.device(HEADSET)["paired"], what="paired")
+    finally:
+        proc.stdin.write(b"quit\n")
+        proc.stdin.close()
+        assert proc.wait(10) == 0
+
+
 def test_tag_from_neard_adds_wifi_then_pairs(tmp_path):
-    """A handover from neard with Bluetooth and WiFi carriers: the WiFi network goes to
-    wpa_supplicant (the protocol double of tests/wpa) first, neard's GetNDEF is answered once it
-    did, then the Bluetooth device is paired."""
+    """A handover from neard with Bluetooth and WiFi carriers: nothing reaches wpa_supplicant
+    (the protocol double of tests/wpa) or BlueZ before the yes; accepted, the WiFi network goes
+    to wpa_supplicant first, then the Bluetooth device is paired."""
     sys.path.insert(0, os.path.join(TOP, "tests/wpa"))
     from fakewpa import FakeWpa
     ctrl = str(tmp_path / "ctrl")
@@ -185,13 +325,27 @@ def test_tag_from_neard_adds_wifi_then_pairs(tmp_path):
         env.wait(known, what="roamd knows wlan0")
         fake = FakeWpa(ctrl, ifname="wlan0", p2p=False).start()
         fake.wait_request("STATUS")  # attached: wlan0 is run by wpa_supplicant
-        neard = env.start_neard()
-        env.wait(lambda: len(neard.Registered(dbus_interface="org.neard.Test")) == 3,
-                 what="roamd's NDEF agent registered with neard")
+        neard = start_neard(env)
         env.mock_call("SetPairing", env.dev, "confirm", "141421")
         msg = handover_select(HEADSET, "Headset")
-        assert neard.Touch(dbus.ByteArray(msg), "application/vnd.bluetooth.ep.oob",
-                           dbus_interface="org.neard.Test") == "delivered"
+        # Declined: nothing sent to wpa_supplicant or BlueZ.
+        assert touch(neard, msg) == "delivered"
+        oid, _ = env.wait(lambda: (o := offer(env))[0] and o, what="the offer")
+        env.bt().AnswerNfc(dbus.UInt32(oid), False)
+        assert not [r for r in fake.requests if "NETWORK" in r or "SAVE" in r], fake.requests
+        assert fake.saved is None and "Pair " not in mock_log(env)
+        # Touched again and accepted.
+        assert touch(neard, msg) == "delivered"
+        oid, text = env.wait(lambda: (o := offer(env))[0] and o, what="the offer again")
+        assert text == (f"Pair with Headset (headset, {HEADSET}) and add WiFi network "
+                        '"roam-test-net" (wpa2-psk)?')
+        assert not [r for r in fake.requests if "NETWORK" in r], fake.requests
+        r = env.roam("nfc", "accept", "--json")
+        assert r.returncode == 0, r.stderr
+        doc = json.loads(r.stdout)
+        assert doc["carriers"][0]["action"] == "pairing"
+        assert doc["carriers"][1]["action"] == \
+            "added to wpa_supplicant on wlan0 as network 0, saved"
         assert fake.saved == {0: {"disabled": "0", "ssid": "roam-test-net",
                                   "key_mgmt": "WPA-PSK", "proto": "RSN",
                                   "psk": "correct horse battery"}}

@@ -123,3 +123,43 @@ def test_nfc_wifi_result_in_words(env, screen):
     assert "No WiFi interface is run by wpa_supplicant" in r.stderr
     t.wait_for(screen="bluetooth", text="The WiFi network of an NFC tag was not added: no WiFi")
     check_golden("bluetooth-nfc-wifi-result", t)
+
+
+def test_nfc_tag_asks_first(env, screen):
+    """A tag touched to neard's reader: the screen asks what the tag offers, in words; nothing
+    is paired before y. y pairs the device (its question is the next dialog); n drops it."""
+    from test_nfc import bt_oob, record, start_neard, touch
+    neard = start_neard(env)
+    t = screen()
+    msg = record(0xc0, 2, "application/vnd.bluetooth.ep.oob", None,
+                 bt_oob(HEADSET, "Roam Headset"))
+    assert touch(neard, msg) == "delivered"
+    t.wait_for(screen="bluetooth",
+               text=["NFC tag", f"Pair with Roam Headset (headset, {HEADSET})?"])
+    check_golden("bluetooth-nfc-offer", t)
+    assert env.question()["id"] == 0
+    t.key("n")
+    t.wait_for(screen="bluetooth", text="Last: The NFC tag was declined: nothing was done")
+    assert "NFC tag\n" not in t.text() and not env.device(HEADSET)["paired"]
+
+    env.mock_call("SetPairing", env.dev, "confirm", "271828")
+    assert touch(neard, msg) == "delivered"
+    t.wait_for(screen="bluetooth", text=f"Pair with Roam Headset (headset, {HEADSET})?")
+    t.key("y")
+    t.wait_for(screen="bluetooth", text="Does the device show passkey 271828 too?")
+    t.key("y")
+    t.wait_for(screen="bluetooth", text="Last: Pairing with Roam Headset: done")
+    assert env.device(HEADSET)["paired"]
+
+
+def test_nfc_tag_small_terminal(env, screen):
+    from test_nfc import handover_select, start_neard, touch
+    neard = start_neard(env)
+    t = screen(cols=40, rows=12)
+    assert touch(neard, handover_select(HEADSET, "Roam Headset")) == "delivered"
+    t.wait_for(screen="bluetooth", text="NFC tag")
+    check_golden("bluetooth-small-nfc-offer", t)
+    t.key("n")
+    env.wait(lambda: "declined" in str(env.prop("LastEvent")), what="declined")
+    t.wait(lambda t: "NFC tag" not in t.text(), what="the dialog closed")
+    assert env.question()["id"] == 0

@@ -51,8 +51,8 @@ def test_apps_list(roamd, tui, golden):
     text = t.text()
     for words in ("blocked: VPN down", "online for a task", "blocked: access denied",
                   "blocked: no allowed link", "local networks only",
-                  "route v4 tun0, v6 tun0; bearers wifi, ethernet; handover sticky",
-                  "route v4 wlan0, v6 none; bearers all; handover move; online until 22:23:20",
+                  "route v4 tun0 (vpn), v6 tun0 (vpn); bearers wifi, ethernet; handover sticky",
+                  "route v4 wlan0 (wifi), v6 none; bearers all; handover move; online until",
                   "changed at runtime"):
         assert words in text, words
     assert t.cursor_line().startswith("> org.example.Backup")
@@ -382,6 +382,11 @@ def test_apps_sort_by_bearer(roamd, tui, golden):
     assert ids == ["org.example.Browser", "org.example.Printer", "default", "system",
                    "org.example.Mail", "org.example.Backup", "org.example.Chat",
                    "org.example.Maps"], ids
+    # The order is seen: each route names its link's bearer in words.
+    routes = [line.split("route ")[1].split(";")[0] for line in t.text_lines()
+              if "  route " in line]
+    assert routes == ["v4 wlan0 (wifi), v6 none"] + ["v4 wlan0 (wifi), v6 wlan0 (wifi)"] * 3 + [
+        "v4 tun0 (vpn), v6 tun0 (vpn)", "none", "none", "none"], routes
     golden("apps-sort-bearer", t)
     t.key("s")
     said(t, "Sorted by ID.")

@@ -137,6 +137,8 @@ static const struct {
     {"[Bluetooth]\nQuestionTimeout=90s\n",
      "test.conf:2: QuestionTimeout= must be a duration between 1ms and 55s"},
     {"[Bluetooth]\nNfcDiscoveryTimeout=0\n", "test.conf:2: NfcDiscoveryTimeout= must be"},
+    {"[Bluetooth]\nNfcOfferTimeout=601s\n",
+     "test.conf:2: NfcOfferTimeout= must be a duration between 1ms and 600s"},
     {"[Bluetooth]\nAgent=no\n", "test.conf:2: Unknown key Agent= in section [Bluetooth]."},
 };
 
@@ -240,6 +242,10 @@ TEST(config_bluetooth)
         ASSERT_OK(parse("", &c));
         ASSERT_TRUE(c->bluetooth.enable);
         ASSERT_EQ(c->bluetooth.question_timeout_usec, 30 * USEC_PER_SEC);
+        ASSERT_EQ(c->bluetooth.nfc_offer_usec, 60 * USEC_PER_SEC);
+        config_free(c);
+        ASSERT_OK(parse("[Bluetooth]\nNfcOfferTimeout=300s\n", &c));
+        ASSERT_EQ(c->bluetooth.nfc_offer_usec, 300 * USEC_PER_SEC);
         config_free(c);
         ASSERT_OK(
             parse("[Bluetooth]\nEnable=no\nQuestionTimeout=2s\nNfcDiscoveryTimeout=500ms\n", &c));
