@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from minienv import wait_until
-from probenet import GW_V4, GW_V6, PROBE_V4, PROBE_V6, ProbeNet
+from probenet import GW_V4, PROBE_V4, PROBE_V6, ProbeNet
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RA_SENDER = os.path.join(TOP, "tests/servers/ra_sender.py")
@@ -92,3 +92,24 @@ def test_ra_option_37_portal(net):
     net.carrier(True)
     net.wait_verdicts(ONLINE)
     assert net.link_prop("d0", "CaptivePortalURL") == ""
+
+
+def test_dhcp_lease_comes_before_ra(net):
+    from test_verdicts import write_lease  # a dhcpcd lease announcing an API URL (option 114)
+
+    cafe(net, {"captive": True})
+    urn = "urn:ietf:params:capport:unrestricted"
+    write_lease(net, urn)
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(ONLINE)
+    assert net.link_prop("d0", "CaptivePortalURL") == urn
+
+    send_ra(net, "--portal", API)
+    wait_log(net, f"announced the captive portal API {API}")
+    assert net.link_prop("d0", "CaptivePortalURL") == urn
+    assert net.verdicts() == ONLINE
+
+    # The lease goes (dhcpcd dropped it): the RA's URL, still remembered, takes over.
+    os.unlink(os.path.join(net.dir, "leases", "d0.lease"))
+    net.wait_verdicts(PORTAL)
+    assert net.link_prop("d0", "CaptivePortalURL") == API
