@@ -1,7 +1,8 @@
 """RFC 8910 option 37 in Router Advertisements, through the real kernel: the device side
 processes RAs (accept_ra=2), the kernel passes the option on rtnetlink (RTM_NEWNDUSEROPT),
 and roamd fetches the RFC 8908 API it names (the café of tests/servers); a malformed option
-is logged and changes nothing; carrier loss forgets the URI."""
+is logged and changes nothing, and so is a process posing as the kernel; carrier loss
+forgets the URI; the DHCP leases' URL comes first."""
 import json
 import os
 import subprocess
@@ -13,6 +14,7 @@ from probenet import GW_V4, PROBE_V4, PROBE_V6, ProbeNet
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RA_SENDER = os.path.join(TOP, "tests/servers/ra_sender.py")
+NL_SPOOF = os.path.join(TOP, "tests/integration/nl_spoof.py")
 ROUTER_LL = "fe80::1"
 API = f"https://{GW_V4}/capport"
 ONLINE = ("online", "ok", "online", "ok")
@@ -70,6 +72,12 @@ def test_ra_option_37_portal(net):
                   "with non-NUL octets")
     assert net.link_prop("d0", "CaptivePortalURL") == ""
     assert net.verdicts() == ONLINE
+
+    # A process posing as the kernel on the rtnetlink group: ignored, with a log line.
+    out = net.netns(f"/usr/bin/python3 {NL_SPOOF} d0 {API}")
+    assert out.stdout.strip() == "sent"
+    wait_log(net, "ignoring nd user options sent by process")
+    assert net.link_prop("d0", "CaptivePortalURL") == ""
 
     # The router announces its API: the link goes to portal through it.
     send_ra(net, "--portal", API)
