@@ -15,6 +15,7 @@
 typedef struct NdPortal {
         int ifindex;
         char *uri;
+        bool conflict_logged; /* a lease announces another URL: said once per RA URI */
 } NdPortal;
 
 struct NdOpt {
@@ -73,6 +74,7 @@ static int remember(NdOpt *n, const NdUserOpt *o)
         }
         free(p->uri);
         p->uri = uri;
+        p->conflict_logged = false;
         if (o->has_src)
                 (void)inet_ntop(AF_INET6, &o->src, src, sizeof(src));
         log_info("%s: router %s announced the captive portal API %s (RA option 37)",
@@ -196,8 +198,17 @@ int ndopt_fill(NdOpt *n, int ifindex, LinkInfo *info)
                 ndopt_forget(n, ifindex);
                 return 0;
         }
-        if (info->captive_portal_url)
-                return 0; /* DHCPv4 option 114, then DHCPv6 option 103, come first */
+        if (info->captive_portal_url) {
+                /* DHCPv4 option 114, then DHCPv6 option 103, come first. Sources that
+                 * disagree are a network configuration error to log (RFC 8910 2). */
+                if (!streq(info->captive_portal_url, p->uri) && !p->conflict_logged) {
+                        log_warning("%s: the DHCP lease announces the captive portal API %s, "
+                                    "router advertisements %s: using the lease's",
+                                    strempty(info->name), info->captive_portal_url, p->uri);
+                        p->conflict_logged = true;
+                }
+                return 0;
+        }
         info->captive_portal_url = strdup(p->uri);
         return info->captive_portal_url ? 0 : -ENOMEM;
 }

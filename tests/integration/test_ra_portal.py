@@ -113,7 +113,8 @@ def test_dhcp_lease_comes_before_ra(net):
     assert net.link_prop("d0", "CaptivePortalURL") == urn
 
     send_ra(net, "--portal", API)
-    wait_log(net, f"announced the captive portal API {API}")
+    wait_log(net, f"d0: the DHCP lease announces the captive portal API {urn}, router "
+                  f"advertisements {API}: using the lease's")
     assert net.link_prop("d0", "CaptivePortalURL") == urn
     assert net.verdicts() == ONLINE
 
