@@ -15,6 +15,7 @@
 #include "roamd-portal.h"
 #include "roamd-bt.h"
 #include "roamd-manager.h"
+#include "roamd-ndopt.h"
 #include "roamd-netlink.h"
 #include "roamd-p2p.h"
 #include "roamd-wpa.h"
@@ -70,6 +71,7 @@ Manager *manager_free(Manager *m)
                 link_free(m->links[i]);
         free(m->links);
         dns_free(m->dns);
+        ndopt_free(m->ndopt);
         netlink_free(m->netlink);
         curl_glue_free(m->curl);
         sd_event_source_disable_unref(m->sync_source);
@@ -219,6 +221,8 @@ static int sync_one(Manager *m, int ifindex, LinkInfo *info)
         l->seen = true;
 
         r = dns_fill(m->dns, ifindex, info);
+        if (r >= 0)
+                r = ndopt_fill(m->ndopt, ifindex, info); /* after the leases: they come first */
         if (r < 0)
                 return log_oom();
         if (l->info.n_addrs != info->n_addrs ||
@@ -315,6 +319,7 @@ int manager_sync(Manager *m)
                 if (m->best == l)
                         m->best = NULL, manager_bus_emit_changed(m, "BestLink", NULL);
                 (void)link_bus_withdraw(l);
+                ndopt_forget(m->ndopt, l->ifindex);
                 link_free(l);
         }
         /* Links went away: give the freed heap back instead of keeping the peak of a burst. */
@@ -391,6 +396,9 @@ int manager_start(Manager *m)
         if (r < 0)
                 return log_error_errno(r, "Failed to set up libcurl: %m");
         r = netlink_new(m, &m->netlink);
+        if (r < 0)
+                return r;
+        r = ndopt_new(m, &m->ndopt);
         if (r < 0)
                 return r;
         r = dns_new(m, &m->dns);

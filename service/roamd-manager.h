@@ -9,6 +9,7 @@
 #include "roamd-link.h"
 
 typedef struct Netlink Netlink;
+typedef struct NdOpt NdOpt;
 typedef struct Dns Dns;
 typedef struct CurlGlue CurlGlue;
 typedef struct Apps Apps;
@@ -28,6 +29,7 @@ struct Manager {
         bool initial_netns;
 
         Netlink *netlink;
+        NdOpt *ndopt; /* RA option 37 (RFC 8910) */
         Dns *dns;
         CurlGlue *curl;
         Apps *apps; /* NULL with [Apps] Enforce=no */

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "roamd-link.h"
+#include "roamd-manager.h"
+
+/* The captive portal API URI of RFC 8910 option 37 in IPv6 Router Advertisements, as the
+ * kernel passes it on (RTM_NEWNDUSEROPT, rtnetlink group RTNLGRP_ND_USEROPT) when it
+ * processes RAs itself (accept_ra). Remembered per link until another RA replaces it or the
+ * link loses its carrier or its IPv6 addresses; option 37 has no lifetime of its own. */
+
+typedef struct NdOpt NdOpt;
+
+int ndopt_new(Manager *m, NdOpt **ret);
+NdOpt *ndopt_free(NdOpt *n);
+
+/* During a sync: forgets the link's URI when the link has no carrier or no IPv6 address;
+ * otherwise, when info has no API URL yet (the DHCP leases come first), gives it the one the
+ * link's routers announced. Returns 0 or -ENOMEM. */
+int ndopt_fill(NdOpt *n, int ifindex, LinkInfo *info);
+
+/* The link is gone: its URI goes too (an index can be reused by a new link). */
+void ndopt_forget(NdOpt *n, int ifindex);
