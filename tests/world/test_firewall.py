@@ -172,9 +172,10 @@ def stop(p):
     p.wait(10)
 
 
-def reach(w, ns, ifname, port, timeout=2.0, family=4):
+def reach(w, ns, ifname, port, timeout=10.0, family=4):
     """Connect from namespace ns to the device's address of family on ifname: the
-    ConnectResult."""
+    ConnectResult (a dropped SYN is waited for timeout: the checks of a drop pass a short
+    window)."""
     return w.ns_connect(ns, w.dev_addr(ifname, family), port, "tcp", timeout=timeout)
 
 
@@ -352,7 +353,7 @@ def test_per_app_inbound(home):
         stop(a)
     b2 = listen(w, APP_PORT, cgroup=cg_b)
     try:
-        r = reach(w, "home", "wifi0", APP_PORT)
+        r = reach(w, "home", "wifi0", APP_PORT, timeout=1.5)
         assert not r.ok, r
         # nor a process in no app at all
     finally:
@@ -360,7 +361,7 @@ def test_per_app_inbound(home):
         stop(b)
     other = listen(w, APP_PORT)
     try:
-        assert not reach(w, "home", "wifi0", APP_PORT).ok
+        assert not reach(w, "home", "wifi0", APP_PORT, timeout=1.5).ok
     finally:
         stop(other)
         for cg in (cg_a, cg_b):
@@ -559,11 +560,11 @@ def out_rule(w, link, rule_id):
     return rows[0] if rows else None
 
 
-def out_to_whoami(w, link, proto="tcp", cgroup=None):
+def out_to_whoami(w, link, proto="tcp", cgroup=None, timeout=10.0):
     """To whoami out of link: the one in the internet through wifi0, the TV's on cell0's own
-    LAN (cell0's network has no way out)."""
+    LAN (cell0's network has no way out). A dropped datagram is waited for timeout."""
     host = WHOAMI["tv" if link == "cell0" else "inet"][4]
-    return w.dev_connect(host, WHOAMI_PORT, proto, bind_dev=link, cgroup=cgroup, timeout=1.5)
+    return w.dev_connect(host, WHOAMI_PORT, proto, bind_dev=link, cgroup=cgroup, timeout=timeout)
 
 
 def test_outbound_rules_per_location_and_link(home):
@@ -588,7 +589,7 @@ def test_outbound_rules_per_location_and_link(home):
         # cell0 in public: TCP refused at once (reject), UDP gets nothing (drop)
         r = out_to_whoami(w, "cell0")
         assert not r.ok and r.error == "ECONNREFUSED", r
-        r = out_to_whoami(w, "cell0", "udp")
+        r = out_to_whoami(w, "cell0", "udp", timeout=1.5)  # the window a drop is watched
         assert not r.ok and r.error in DROPPED + ("EPERM",), r
         tcp_rule, udp_rule = out_rule(w, "cell0", "out.conf:5"), out_rule(w, "cell0",
                                                                           "out.conf:11")
