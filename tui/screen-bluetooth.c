@@ -250,14 +250,19 @@ static int bt_enter(Tui *t, Screen *s)
 
 static int on_action_done(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
-        Tui *t = userdata;
+        BtData *b = userdata;
         const sd_bus_error *e = sd_bus_message_get_error(m);
 
         if (e)
-                tui_message(t, THEME_ERROR, "%s",
+                tui_message(b->tui, THEME_ERROR, "%s",
                             sd_bus_error_has_name(e, ROAM_ERROR_ACCESS_DENIED)
                                 ? "Not allowed to change Bluetooth (root, netdev or polkit)."
                                 : (e->message ? e->message : e->name));
+        /* roamd answers once the change is made: read the state again, so the screen never
+         * waits on a PropertiesChanged that a reload in flight may have raced (an answered
+         * NFC tag's question once stayed on screen after roamd had dropped it). */
+        if (b->bus)
+                (void)load(b);
         return 0;
 }
 
@@ -277,8 +282,9 @@ static int action(BtData *b, const char *method, const char *types, ...)
                 va_end(ap);
         }
         if (r >= 0)
-                /* Floating: a pairing may outlive this screen; the answer comes as a message. */
-                r = sd_bus_call_async(b->bus, NULL, m, on_action_done, b->tui, 120 * USEC_PER_SEC);
+                /* Floating: a pairing may outlive this screen; the answer comes as a message.
+                 * b lives as long as the TUI (the screen's data), and so does the bus. */
+                r = sd_bus_call_async(b->bus, NULL, m, on_action_done, b, 120 * USEC_PER_SEC);
         return r;
 }
 
