@@ -203,21 +203,6 @@ static struct nftnl_rule *rule_new(const char *chain, const char *id)
         return r;
 }
 
-static int txn_rule(NftTxn *t, struct nftnl_rule *r, int k)
-{
-        struct nlmsghdr *nlh;
-
-        if (!r || k < 0) {
-                nftnl_rule_free(r);
-                return -ENOMEM;
-        }
-        nlh = nft_txn_msg(t, NFT_MSG_NEWRULE, NLM_F_CREATE | NLM_F_APPEND);
-        nftnl_rule_nlmsg_build_payload(nlh, r);
-        nftnl_rule_free(r);
-        nft_txn_msg_end(t);
-        return 0;
-}
-
 /* type NFT_MSG_NEWCHAIN (base chain when hook >= 0), NFT_MSG_DELCHAIN, or NFT_MSG_DELRULE
  * (flush) */
 static int txn_chain(NftTxn *t, uint16_t type, const char *name, int hook)
@@ -305,7 +290,7 @@ static int builtin(NftTxn *t, const char *chain, const char *id, int verdict,
         k = fn(r, arg);
         k |= e_counter(r);
         k |= e_verdict(r, verdict);
-        return txn_rule(t, r, k);
+        return nft_txn_add_rule(t, r, k);
 }
 
 static int m_loopback(struct nftnl_rule *r, const void *arg)
@@ -355,7 +340,7 @@ static int vmap_rule(NftTxn *t, const char *chain, bool out)
                 return -ENOMEM;
         k = e_meta(r, out ? NFT_META_OIF : NFT_META_IIF);
         k |= e_lookup_vmap(r, out ? "fw_out" : "fw_in");
-        return txn_rule(t, r, k);
+        return nft_txn_add_rule(t, r, k);
 }
 
 int fw_nft_install(NftTxn *t)
@@ -481,7 +466,7 @@ static int put_rule(NftTxn *t, const char *chain, const FwNftRule *fr, bool out)
                         k = -EINVAL;
                         break;
                 }
-                r = txn_rule(t, rl, k);
+                r = nft_txn_add_rule(t, rl, k);
                 if (r < 0)
                         return r;
         }
