@@ -2,6 +2,7 @@
 bluez5 template extended by bluez_agent.py (the peer), roamd inside the namespace. Waits are
 driven by D-Bus signals (PropertiesChanged, InterfacesAdded/Removed, NameOwnerChanged, method
 replies), each with a deadline; nothing sleeps."""
+import contextlib
 import json
 import os
 import shutil
@@ -196,6 +197,35 @@ class BtEnv:
     def roam(self, *args, input=None):
         return subprocess.run([ROAM, *args], env=self.env, input=input, capture_output=True,
                               text=True, timeout=30)
+
+    @contextlib.contextmanager
+    def plain(self):
+        """roam --plain on this bus: yields (proc, out), out the list of what it has printed
+        so far (filled while wait() runs). The output's watch goes when the block ends: a
+        watch left on the pipe fires for whatever file takes its fd number next (a later
+        test's terminal) and reads that file's bytes away."""
+        proc = subprocess.Popen([ROAM, "--plain"], env=self.env, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        out = []
+
+        def on_output(fd, condition):
+            data = os.read(fd, 65536)
+            out.append(data.decode(errors="replace"))
+            self.changed = True
+            return bool(data)
+        watch = GLib.io_add_watch(proc.stdout.fileno(), GLib.PRIORITY_DEFAULT,
+                                  GLib.IO_IN | GLib.IO_HUP, on_output)
+        try:
+            yield proc, out
+        finally:
+            source = GLib.MainContext.default().find_source_by_id(watch)
+            if source is not None and not source.is_destroyed():
+                source.destroy()
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            proc.stdout.close()
+            proc.stdin.close()
 
     def close(self):
         self.stop_roamd()

@@ -266,36 +266,25 @@ def test_roam_bt_cli(env):
 
 def test_plain_mode_announces_questions(env):
     """roam --plain: the question is announced as a line; "bt yes" answers it."""
-    from gi.repository import GLib
-    proc = subprocess.Popen([ROAM, "--plain"], env=env.env, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    out = []
-
-    def on_output(fd, condition):
-        data = os.read(fd, 65536)
-        out.append(data.decode(errors="replace"))
-        env.changed = True
-        return bool(data)
-    GLib.io_add_watch(proc.stdout.fileno(), GLib.PRIORITY_DEFAULT, GLib.IO_IN | GLib.IO_HUP,
-                      on_output)
-    try:
-        env.wait(lambda: "State:" in "".join(out), what="plain mode's first state")
-        res = pair(env, "confirm", "424242")
-        env.wait(lambda: "Bluetooth asks: Roam Headset shows passkey 424242" in "".join(out),
-                 what="the question announced")
-        proc.stdin.write(b"bt yes\n")
-        proc.stdin.flush()
-        env.wait(lambda: res, what="Pair")
-        assert "ok" in res, res
-        env.wait(lambda: "Bluetooth: Pairing with Roam Headset: done" in "".join(out),
-                 what="the outcome announced")
-        proc.stdin.write(b"bt yes\n")
-        proc.stdin.flush()
-        env.wait(lambda: "Bluetooth asks nothing now." in "".join(out), what="no question")
-    finally:
-        proc.stdin.write(b"quit\n")
-        proc.stdin.close()
-        assert proc.wait(10) == 0
+    with env.plain() as (proc, out):
+        try:
+            env.wait(lambda: "State:" in "".join(out), what="plain mode's first state")
+            res = pair(env, "confirm", "424242")
+            env.wait(lambda: "Bluetooth asks: Roam Headset shows passkey 424242" in "".join(out),
+                     what="the question announced")
+            proc.stdin.write(b"bt yes\n")
+            proc.stdin.flush()
+            env.wait(lambda: res, what="Pair")
+            assert "ok" in res, res
+            env.wait(lambda: "Bluetooth: Pairing with Roam Headset: done" in "".join(out),
+                     what="the outcome announced")
+            proc.stdin.write(b"bt yes\n")
+            proc.stdin.flush()
+            env.wait(lambda: "Bluetooth asks nothing now." in "".join(out), what="no question")
+        finally:
+            proc.stdin.write(b"quit\n")
+            proc.stdin.flush()
+            assert proc.wait(10) == 0
 
 
 def test_unprivileged_callers_read_but_do_not_change(env):

@@ -259,44 +259,31 @@ def test_unanswered_tag_is_dropped():
 
 def test_plain_mode_accepts_a_tag(env):
     """roam --plain: the tag is announced as a numbered question; "nfc yes" applies it."""
-    from gi.repository import GLib
-    from btenv import ROAM
-    import subprocess
     neard = start_neard(env)
-    proc = subprocess.Popen([ROAM, "--plain"], env=env.env, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    out = []
-
-    def on_output(fd, condition):
-        data = os.read(fd, 65536)
-        out.append(data.decode(errors="replace"))
-        env.changed = True
-        return bool(data)
-    GLib.io_add_watch(proc.stdout.fileno(), GLib.PRIORITY_DEFAULT, GLib.IO_IN | GLib.IO_HUP,
-                      on_output)
-    try:
-        env.wait(lambda: "State:" in "".join(out), what="plain mode's first state")
-        proc.stdin.write(b"nfc yes\n")
-        proc.stdin.flush()
-        env.wait(lambda: "No NFC tag is waiting for an answer." in "".join(out), what="no tag")
-        env.mock_call("SetPairing", env.dev, "confirm", "314159")
-        msg = record(0xc0, 2, "application/vnd.bluetooth.ep.oob", None,
-                     bt_oob(HEADSET, "Roam Headset"))
-        assert touch(neard, msg) == "delivered"
-        oid, _ = env.wait(lambda: (o := offer(env))[0] and o, what="the offer")
-        env.wait(lambda: f"NFC tag {oid} asks: Pair with Roam Headset (headset, {HEADSET})? "
-                 "Say: nfc yes, or nfc no." in "".join(out), what="the tag announced")
-        proc.stdin.write(b"nfc yes\n")
-        proc.stdin.flush()
-        env.wait(lambda: "Bluetooth asks: Roam Headset shows passkey 314159" in "".join(out),
-                 what="the pairing question announced")
-        proc.stdin.write(b"bt yes\n")
-        proc.stdin.flush()
-        env.wait(lambda: env.device(HEADSET)["paired"], what="paired")
-    finally:
-        proc.stdin.write(b"quit\n")
-        proc.stdin.close()
-        assert proc.wait(10) == 0
+    with env.plain() as (proc, out):
+        try:
+            env.wait(lambda: "State:" in "".join(out), what="plain mode's first state")
+            proc.stdin.write(b"nfc yes\n")
+            proc.stdin.flush()
+            env.wait(lambda: "No NFC tag is waiting for an answer." in "".join(out), what="no tag")
+            env.mock_call("SetPairing", env.dev, "confirm", "314159")
+            msg = record(0xc0, 2, "application/vnd.bluetooth.ep.oob", None,
+                         bt_oob(HEADSET, "Roam Headset"))
+            assert touch(neard, msg) == "delivered"
+            oid, _ = env.wait(lambda: (o := offer(env))[0] and o, what="the offer")
+            env.wait(lambda: f"NFC tag {oid} asks: Pair with Roam Headset (headset, {HEADSET})? "
+                     "Say: nfc yes, or nfc no." in "".join(out), what="the tag announced")
+            proc.stdin.write(b"nfc yes\n")
+            proc.stdin.flush()
+            env.wait(lambda: "Bluetooth asks: Roam Headset shows passkey 314159" in "".join(out),
+                     what="the pairing question announced")
+            proc.stdin.write(b"bt yes\n")
+            proc.stdin.flush()
+            env.wait(lambda: env.device(HEADSET)["paired"], what="paired")
+        finally:
+            proc.stdin.write(b"quit\n")
+            proc.stdin.flush()
+            assert proc.wait(10) == 0
 
 
 def test_tag_from_neard_adds_wifi_then_pairs(tmp_path):

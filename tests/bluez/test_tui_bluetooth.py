@@ -161,12 +161,5 @@ def test_nfc_tag_small_terminal(env, screen):
     check_golden("bluetooth-small-nfc-offer", t)
     t.key("n")
     env.wait(lambda: "declined" in str(env.prop("LastEvent")), what="declined")
-    try:
-        t.wait(lambda t: "NFC tag" not in t.text(), what="the dialog closed")
-    except AssertionError as e:
-        # Seen twice in about ten full-suite runs, never when this file runs alone: roamd has
-        # declined the tag but the 40x12 screen still shows its question. A known defect
-        # (session note, issue 16), reported as such until its cause is found.
-        pytest.xfail("known defect: the declined tag's question stayed on the 40x12 screen: %s"
-                     % str(e).splitlines()[0])
+    t.wait(lambda t: "NFC tag" not in t.text(), what="the dialog closed")
     assert env.question()["id"] == 0
