@@ -12,7 +12,7 @@
 
 struct PlainBt {
         sd_bus *bus;
-        sd_bus_slot *match;
+        sd_bus_slot *match, *load;
         uint32_t question; /* the open question's id, 0: none */
         uint32_t nfc;      /* the NFC tag waiting for a yes or no, 0: none */
         char *last;
@@ -23,6 +23,7 @@ PlainBt *plain_bt_free(PlainBt *pb)
         if (!pb)
                 return NULL;
         sd_bus_slot_unref(pb->match);
+        sd_bus_slot_unref(pb->load);
         sd_bus_unref(pb->bus);
         free(pb->last);
         free(pb);
@@ -74,15 +75,14 @@ static void announce_nfc(PlainBt *pb, uint32_t id, const char *text)
         fflush(stdout);
 }
 
-static int on_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+/* Properties (a{sv}) from a PropertiesChanged or the first GetAll: questions and tags are
+ * announced once each; the last outcome only as it happens (initial: it is old news). */
+static int read_props(PlainBt *pb, sd_bus_message *m, bool initial)
 {
-        PlainBt *pb = userdata;
-        const char *iface, *name, *last;
+        const char *name, *last;
         BtQuestion q;
         int r;
 
-        if (sd_bus_message_read(m, "s", &iface) < 0 || !streq(iface, ROAM_BLUETOOTH_INTERFACE))
-                return 0;
         r = sd_bus_message_enter_container(m, 'a', "{sv}");
         while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
                 r = sd_bus_message_read(m, "s", &name);
@@ -102,16 +102,48 @@ static int on_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
                         r = sd_bus_message_read(m, "v", "s", &last);
                         if (r >= 0 && *last && !streq_ptr(last, pb->last)) {
                                 (void)free_and_strdup(&pb->last, last);
-                                stamp();
-                                printf("Bluetooth: %s\n", last);
-                                fflush(stdout);
+                                if (!initial) {
+                                        stamp();
+                                        printf("Bluetooth: %s\n", last);
+                                        fflush(stdout);
+                                }
                         }
                 } else if (r >= 0)
                         r = sd_bus_message_skip(m, "v");
                 if (r >= 0)
                         r = sd_bus_message_exit_container(m);
         }
+        return r;
+}
+
+static int on_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        PlainBt *pb = userdata;
+        const char *iface;
+
+        if (sd_bus_message_read(m, "s", &iface) < 0 || !streq(iface, ROAM_BLUETOOTH_INTERFACE))
+                return 0;
+        (void)read_props(pb, m, false);
         return 0;
+}
+
+/* What already waits when plain mode starts (or roamd returns) is said too. */
+static int on_loaded(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        PlainBt *pb = userdata;
+
+        pb->load = sd_bus_slot_unref(pb->load);
+        if (!sd_bus_message_is_method_error(m, NULL))
+                (void)read_props(pb, m, true);
+        return 0;
+}
+
+static int load(PlainBt *pb)
+{
+        pb->load = sd_bus_slot_unref(pb->load);
+        return sd_bus_call_method_async(pb->bus, &pb->load, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
+                                        "org.freedesktop.DBus.Properties", "GetAll", on_loaded, pb,
+                                        "s", ROAM_BLUETOOTH_INTERFACE);
 }
 
 int plain_bt_follow(PlainBt **pb, sd_bus *bus)
@@ -119,8 +151,8 @@ int plain_bt_follow(PlainBt **pb, sd_bus *bus)
         PlainBt *n;
         int r;
 
-        if (*pb && (*pb)->bus == bus)
-                return 0;
+        if (*pb && (*pb)->bus == bus) /* roamd is back: what waits now */
+                return load(*pb);
         *pb = plain_bt_free(*pb);
         if (!bus)
                 return 0;
@@ -131,6 +163,8 @@ int plain_bt_follow(PlainBt **pb, sd_bus *bus)
         r = sd_bus_match_signal_async(bus, &n->match, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
                                       "org.freedesktop.DBus.Properties", "PropertiesChanged",
                                       on_changed, NULL, n);
+        if (r >= 0)
+                r = load(n);
         if (r < 0) {
                 plain_bt_free(n);
                 return r;

@@ -501,6 +501,27 @@ static void draw_header(Tui *t)
         }
 }
 
+/* A question another screen holds (a pairing, an NFC tag), with the key that shows it: the
+ * person may be anywhere when a device asks. */
+static bool screen_asks(Tui *t, char *buf, size_t size)
+{
+        const ScreenVTable *tabs[N_TABS];
+        char q[512];
+
+        if (roam_live_get_state(t->live) != ROAM_LIVE_READY)
+                return false;
+        tab_screens(t, tabs);
+        for (size_t i = 0; i < N_TABS; i++) {
+                Screen *s = screen_of(t, tabs[i]);
+
+                if (!s || s == t->current || !tabs[i]->asks || !tabs[i]->asks(t, s, q, sizeof(q)))
+                        continue;
+                snprintf(buf, size, "%s Press %d to answer.", q, tabs[i]->number);
+                return true;
+        }
+        return false;
+}
+
 static void status_text(Tui *t, char *buf, size_t size, ThemeRole *role)
 {
         const RoamModel *m = tui_model(t);
@@ -509,6 +530,10 @@ static void status_text(Tui *t, char *buf, size_t size, ThemeRole *role)
         if (t->message) {
                 snprintf(buf, size, "%s", t->message);
                 *role = t->message_role;
+                return;
+        }
+        if (screen_asks(t, buf, size)) {
+                *role = THEME_WARNING;
                 return;
         }
         switch (roam_live_get_state(t->live)) {
@@ -1198,6 +1223,7 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                         }
                         /* The "went away" message must not outlive the return. */
                         devices_screen_watch(t, &t->devices);
+                        bluetooth_screen_watch(t, &t->bluetooth);
                         if (t->roamd_lost)
                                 tui_message(t, THEME_OK, "roamd is back.");
                         t->roamd_lost = false;
@@ -1416,8 +1442,7 @@ static void tui_done(Tui *t)
         devices_screen_done(&t->devices);
         free(t->help.data);
         free(t->devices.data);
-        if (t->bluetooth.vtable && t->bluetooth.vtable->leave)
-                t->bluetooth.vtable->leave(t, &t->bluetooth);
+        bluetooth_screen_done(&t->bluetooth);
         free(t->bluetooth.data);
         firewall_screen_done(&t->firewall);
         free(t->firewall.data);

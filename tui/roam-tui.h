@@ -56,6 +56,10 @@ typedef struct ScreenVTable {
         /* Whether keys go to text being typed now (a filter); NULL: never. The first-join
          * question waits while they do. */
         bool (*typing)(Tui *t, Screen *s);
+        /* A question that waits for the person while another screen is shown, in words
+         * ("An NFC tag asks: Pair with ...?"); the status line says it with this screen's
+         * key. False or NULL: nothing waits. */
+        bool (*asks)(Tui *t, Screen *s, char *buf, size_t size);
 } ScreenVTable;
 
 struct Screen {
@@ -75,6 +79,8 @@ extern const ScreenVTable devices_screen_vtable;
 void devices_screen_watch(Tui *t, Screen *s);
 bool devices_screen_available(Screen *s);
 void devices_screen_done(Screen *s);
+void bluetooth_screen_watch(Tui *t, Screen *s);
+void bluetooth_screen_done(Screen *s);
 extern const ScreenVTable bluetooth_screen_vtable;
 extern const ScreenVTable firewall_screen_vtable;
 

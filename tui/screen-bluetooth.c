@@ -8,14 +8,16 @@
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
 
+#include "roam-bt-cli.h"
 #include "roam-bus.h"
 #include "roam-screens.h"
 #include "roam-util.h"
 
-/* Bluetooth (key 7): roamd's org.roam1.Bluetooth, read with GetAll when the screen opens and
- * again on each PropertiesChanged while it is open; every state in words. The pairing agent's
- * question is a dialog: yes/no, or a PIN/passkey typed here. Actions are asynchronous calls;
- * their failures come back as messages. */
+/* Bluetooth (key 7): roamd's org.roam1.Bluetooth, read with GetAll once roamd is there and
+ * again on each PropertiesChanged, also while another screen is shown (a pairing question or
+ * an NFC tag then asks on the status line: see bt_asks()); every state in words. The pairing
+ * agent's question is a dialog: yes/no, or a PIN/passkey typed here. Actions are asynchronous
+ * calls; their failures come back as messages. */
 
 #define COL_NAME  22
 #define COL_KIND  11
@@ -32,6 +34,8 @@ typedef struct BtData {
         sd_bus *bus;
         sd_bus_slot *match, *load;
         bool loaded, available, agent, has_adapter;
+        bool shown;  /* the current screen */
+        bool asking; /* what the status line last said: a question waits */
         char *error;
         char adapter[32], adapter_name[64];
         int powered, discoverable, pairable, scanning;
@@ -193,7 +197,10 @@ static int on_loaded(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         b->loaded = true;
         if (b->selected >= (int)b->n_rows)
                 b->selected = b->n_rows > 0 ? (int)b->n_rows - 1 : 0;
-        tui_request_redraw(b->tui);
+        /* Another screen redraws only for the status line's question. */
+        if (b->shown || b->asking != (b->q_id != 0 || b->nfc_id != 0))
+                tui_request_redraw(b->tui);
+        b->asking = b->q_id != 0 || b->nfc_id != 0;
         return 0;
 }
 
@@ -214,10 +221,8 @@ static int load(BtData *b)
                                         "s", ROAM_BLUETOOTH_INTERFACE);
 }
 
-static void bt_leave(Tui *t, Screen *s)
+static void bt_forget(BtData *b)
 {
-        BtData *b = s->data;
-
         b->match = sd_bus_slot_unref(b->match);
         b->load = sd_bus_slot_unref(b->load);
         b->bus = sd_bus_unref(b->bus);
@@ -226,17 +231,22 @@ static void bt_leave(Tui *t, Screen *s)
         b->error = NULL;
         free(b->last);
         b->last = NULL;
-        b->loaded = false;
+        b->loaded = b->has_adapter = false;
+        b->q_id = b->nfc_id = 0;
+        b->asking = false;
 }
 
-static int bt_enter(Tui *t, Screen *s)
+/* Follows roamd on the live model's bus (again after it reconnected), whichever screen is
+ * shown: a question must reach the person wherever they are. */
+static int bt_watch(Tui *t, BtData *b)
 {
-        BtData *b = s->data;
         sd_bus *bus = tui_bus(t);
         int r;
 
-        bt_leave(t, s);
         b->tui = t;
+        if (b->bus && bus == b->bus && b->match)
+                return load(b);
+        bt_forget(b);
         if (!bus)
                 return 0; /* the status line says roamd is not reachable */
         b->bus = sd_bus_ref(bus);
@@ -245,6 +255,35 @@ static int bt_enter(Tui *t, Screen *s)
                                       on_changed, NULL, b);
         if (r >= 0)
                 r = load(b);
+        return r;
+}
+
+void bluetooth_screen_watch(Tui *t, Screen *s)
+{
+        (void)bt_watch(t, s->data);
+}
+
+void bluetooth_screen_done(Screen *s)
+{
+        if (s->data)
+                bt_forget(s->data);
+}
+
+static void bt_leave(Tui *t, Screen *s)
+{
+        BtData *b = s->data;
+
+        b->shown = false;
+        b->entry[0] = 0; /* a half-typed PIN is not kept for later */
+}
+
+static int bt_enter(Tui *t, Screen *s)
+{
+        BtData *b = s->data;
+        int r;
+
+        b->shown = true;
+        r = bt_watch(t, b);
         return r < 0 ? r : 0;
 }
 
@@ -612,6 +651,25 @@ static bool bt_key_active(Tui *t, Screen *s, const KeyHelp *k)
         return true;
 }
 
+static bool bt_asks(Tui *t, Screen *s, char *buf, size_t size)
+{
+        BtData *b = s->data;
+        char q[400];
+
+        if (b->q_id != 0) {
+                BtQuestion bq = {b->q_id, b->q_kind, b->q_address, b->q_name, b->q_value};
+
+                roam_bt_question_sentence(&bq, q, sizeof(q));
+                snprintf(buf, size, "Bluetooth: %s.", q);
+                return true;
+        }
+        if (b->nfc_id != 0) {
+                snprintf(buf, size, "An NFC tag asks: %s", b->nfc_text);
+                return true;
+        }
+        return false;
+}
+
 static const KeyHelp bt_keys[] = {
     {"Up/Down", NULL, "Select a device"},
     {"s", "scan", "Look for devices for 10 seconds"},
@@ -637,6 +695,7 @@ const ScreenVTable bluetooth_screen_vtable = {
     .key = bt_key,
     .keys = bt_keys,
     .key_active = bt_key_active,
+    .asks = bt_asks,
     .about = "Bluetooth through roamd and BlueZ: the adapter, every known device with what it "
              "is, whether it is paired, trusted and connected, its battery and signal, and "
              "whether it shares a network. Pairing questions (compare a passkey, type a PIN) "

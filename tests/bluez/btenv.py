@@ -33,7 +33,10 @@ dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
 
 
 class BtEnv:
-    def __init__(self, name, config=""):
+    def __init__(self, name, config="", question_timeout="15s"):
+        # Long enough for a loaded machine to show a question and type its answer; the test of
+        # the timeout itself asks for a short one.
+        self.question_timeout = question_timeout
         self.name = f"roam-bt-{name}-{os.getpid()}"
         self.dir = tempfile.mkdtemp(prefix="roam-bt-")
         os.chmod(self.dir, 0o755)
@@ -134,7 +137,8 @@ class BtEnv:
 
     # roamd
     def start_roamd(self, extra_config=""):
-        conf = self.write("roamd.conf", "[Apps]\nEnforce=no\n[Bluetooth]\nQuestionTimeout=2s\n"
+        conf = self.write("roamd.conf", "[Apps]\nEnforce=no\n[Bluetooth]\n"
+                          f"QuestionTimeout={self.question_timeout}\n"
                           "NfcDiscoveryTimeout=2s\n" + extra_config)
         log = open(os.path.join(self.dir, "roamd.log"), "a")
         self.roamd = subprocess.Popen(["ip", "netns", "exec", self.name, ROAMD, "--config", conf],
@@ -197,6 +201,13 @@ class BtEnv:
     def roam(self, *args, input=None):
         return subprocess.run([ROAM, *args], env=self.env, input=input, capture_output=True,
                               text=True, timeout=30)
+
+    def add_headset(self):
+        """hci0 with the headset, once roamd knows it and its agent is registered."""
+        self.mock_call("AddAdapter", "hci0", "roam-laptop")
+        self.dev = self.mock_call("AddDevice", "hci0", HEADSET, "Roam Headset")
+        self.wait(lambda: self.device(HEADSET) and self.prop("AgentRegistered"),
+                  what="the device and the agent")
 
     @contextlib.contextmanager
     def plain(self):

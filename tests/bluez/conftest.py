@@ -5,17 +5,14 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from btenv import HEADSET, BtEnv  # noqa: E402
+from btenv import BtEnv  # noqa: E402
 
 
 @pytest.fixture
 def env():
     e = BtEnv("bt")
     try:
-        e.mock_call("AddAdapter", "hci0", "roam-laptop")
-        e.dev = e.mock_call("AddDevice", "hci0", HEADSET, "Roam Headset")
-        e.wait(lambda: e.device(HEADSET) and e.prop("AgentRegistered"),
-               what="the device and the agent")
+        e.add_headset()
         yield e
         rc = e.stop_roamd()
         assert rc in (None, 0), f"roamd exited with {rc}:\n{e.log()[-4000:]}"

@@ -10,7 +10,7 @@ import dbus
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from btenv import HEADSET, PHONE, ROAM  # noqa: E402
+from btenv import HEADSET, PHONE, ROAM, BtEnv  # noqa: E402
 
 
 def pair(env, method, value=""):
@@ -114,14 +114,21 @@ def test_remote_cancel(env):
     assert "failed: cancelled by the device" in str(env.prop("LastEvent"))
 
 
-def test_timeout(env):
-    # QuestionTimeout=2s in the test configuration: roamd refuses for the user.
-    res = pair(env, "confirm", "333333")
-    env.wait(lambda: env.question()["kind"] == "confirm", what="question")
-    env.wait(lambda: res, what="Pair to fail after the question timed out")
-    assert "AuthenticationCanceled" in str(res["error"])
-    assert env.question()["kind"] == "none"
-    assert "failed: nobody answered in time" in str(env.prop("LastEvent"))
+def test_timeout():
+    # QuestionTimeout=2s: roamd refuses for the user.
+    env = BtEnv("qtimeout", question_timeout="2s")
+    try:
+        env.add_headset()
+        res = pair(env, "confirm", "333333")
+        env.wait(lambda: env.question()["kind"] == "confirm", what="question")
+        env.wait(lambda: res, what="Pair to fail after the question timed out")
+        assert "AuthenticationCanceled" in str(res["error"])
+        assert env.question()["kind"] == "none"
+        assert "failed: nobody answered in time" in str(env.prop("LastEvent"))
+        rc = env.stop_roamd()
+        assert rc in (None, 0), f"roamd exited with {rc}:\n{env.log()[-4000:]}"
+    finally:
+        env.close()
 
 
 def test_device_lost_mid_pair(env):

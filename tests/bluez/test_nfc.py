@@ -286,6 +286,30 @@ def test_plain_mode_accepts_a_tag(env):
             assert proc.wait(10) == 0
 
 
+def test_plain_mode_says_a_tag_that_waits_at_its_start(env):
+    """A tag touched before roam --plain started is said at its start, once, and answered."""
+    neard = start_neard(env)
+    msg = record(0xc0, 2, "application/vnd.bluetooth.ep.oob", None,
+                 bt_oob(HEADSET, "Roam Headset"))
+    assert touch(neard, msg) == "delivered"
+    oid, _ = env.wait(lambda: (o := offer(env))[0] and o, what="the offer")
+    with env.plain() as (proc, out):
+        try:
+            env.wait(lambda: f"NFC tag {oid} asks: Pair with Roam Headset (headset, {HEADSET})? "
+                     "Say: nfc yes, or nfc no." in "".join(out), what="the waiting tag said")
+            proc.stdin.write(b"nfc no\n")
+            proc.stdin.flush()
+            env.wait(lambda: "Bluetooth: The NFC tag was declined: nothing was done"
+                     in "".join(out), what="the decline said")
+            # Said once; the event that opened it is old news, not repeated.
+            assert "".join(out).count(f"NFC tag {oid} asks") == 1
+            assert "Bluetooth: An NFC tag asks" not in "".join(out)
+        finally:
+            proc.stdin.write(b"quit\n")
+            proc.stdin.flush()
+            assert proc.wait(10) == 0
+
+
 def test_tag_from_neard_adds_wifi_then_pairs(tmp_path):
     """A handover from neard with Bluetooth and WiFi carriers: nothing reaches wpa_supplicant
     (the protocol double of tests/wpa) or BlueZ before the yes; accepted, the WiFi network goes

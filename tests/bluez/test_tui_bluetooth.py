@@ -163,3 +163,43 @@ def test_nfc_tag_small_terminal(env, screen):
     env.wait(lambda: "declined" in str(env.prop("LastEvent")), what="declined")
     t.wait(lambda t: "NFC tag" not in t.text(), what="the dialog closed")
     assert env.question()["id"] == 0
+
+
+def test_questions_reach_other_screens(env, tmp_path):
+    """A tag touched, or a pairing another program started, while another screen is shown:
+    the status line asks in words and names the key; 7 shows the question as a dialog."""
+    from test_nfc import bt_oob, record, start_neard, touch
+    neard = start_neard(env)
+    t = Tui(env.env, tmp_path)
+    try:
+        t.wait_for(screen="overview", live="ready")
+        msg = record(0xc0, 2, "application/vnd.bluetooth.ep.oob", None,
+                     bt_oob(HEADSET, "Roam Headset"))
+        assert touch(neard, msg) == "delivered"
+        t.wait_for(screen="overview", text=["An NFC tag asks: Pair with Roam Headset (headset",
+                                            "to answer."])
+        check_golden("bluetooth-asks-elsewhere", t)
+        t.key("7")
+        t.wait_for(screen="bluetooth", text=["NFC tag", "Pair with Roam Headset"])
+        assert "to answer." not in t.text()
+        t.key("n")
+        t.wait_for(screen="bluetooth", text="Last: The NFC tag was declined: nothing was done")
+
+        t.key("1")
+        t.wait_for(screen="overview")
+        env.mock_call("SetPairing", env.dev, "confirm", "141421")
+        res = env.call_async("Pair", HEADSET)
+        # (env.wait runs the test's main loop: the call goes out, and roamd's question is seen.)
+        env.wait(lambda: env.question()["kind"] == "confirm", what="roamd asks")
+        t.wait_for(screen="overview", text=["Bluetooth: Roam Headset shows passkey 141421",
+                                            "to answer."])
+        t.key("7")
+        t.wait_for(screen="bluetooth", text="Does the device show passkey 141421 too?")
+        t.key("y")
+        env.wait(lambda: res, what="Pair")
+        assert "ok" in res, res
+        t.key("1")
+        t.wait_for(screen="overview")
+        assert "to answer." not in t.text()
+    finally:
+        t.close()
