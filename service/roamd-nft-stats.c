@@ -664,6 +664,30 @@ static int socket_open(NftStats *s)
         return 0;
 }
 
+/* -ENOENT when the table does not exist (a dump filtered by table name finds nothing but
+ * says nothing either). */
+static int table_handle(NftStats *s, const char *name, uint64_t *ret)
+{
+        char hdrbuf[MNL_SOCKET_BUFFER_SIZE];
+        struct nlmsghdr *nlh;
+        DumpCtx c = {};
+        int r;
+
+        struct nftnl_table *tb = nftnl_table_alloc();
+        if (!tb)
+                return -ENOMEM;
+        nftnl_table_set_u32(tb, NFTNL_TABLE_FAMILY, NFPROTO_INET);
+        nftnl_table_set_str(tb, NFTNL_TABLE_NAME, name);
+        nlh = nftnl_nlmsg_build_hdr(hdrbuf, NFT_MSG_GETTABLE, NFPROTO_INET, NLM_F_ACK, ++s->seq);
+        nftnl_table_nlmsg_build_payload(nlh, tb);
+        nftnl_table_free(tb);
+        r = request(s, nlh, on_table_msg, &c);
+        if (r < 0)
+                return r;
+        *ret = c.handle;
+        return 0;
+}
+
 int nft_stats_read(NftStats *s, uint64_t *ret_table_handle, NftStatsEntry **ret, size_t *ret_n)
 {
         char hdrbuf[MNL_SOCKET_BUFFER_SIZE];
@@ -676,15 +700,7 @@ int nft_stats_read(NftStats *s, uint64_t *ret_table_handle, NftStatsEntry **ret,
                 return r;
 
         /* the table's handle: a new table instance starts its counters at zero */
-        struct nftnl_table *tb = nftnl_table_alloc();
-        if (!tb)
-                return -ENOMEM;
-        nftnl_table_set_u32(tb, NFTNL_TABLE_FAMILY, NFPROTO_INET);
-        nftnl_table_set_str(tb, NFTNL_TABLE_NAME, NFT_STATS_TABLE);
-        nlh = nftnl_nlmsg_build_hdr(hdrbuf, NFT_MSG_GETTABLE, NFPROTO_INET, NLM_F_ACK, ++s->seq);
-        nftnl_table_nlmsg_build_payload(nlh, tb);
-        nftnl_table_free(tb);
-        r = request(s, nlh, on_table_msg, &c);
+        r = table_handle(s, NFT_STATS_TABLE, &c.handle);
         if (r < 0)
                 return r;
 
@@ -956,9 +972,13 @@ int nft_budget_read(NftStats *s, NftQuotaUse **ret, size_t *ret_n)
         struct nftnl_obj *o;
         struct nlmsghdr *nlh;
         QuotaCtx c = {};
+        uint64_t handle;
         int r;
 
         r = socket_open(s);
+        if (r < 0)
+                return r;
+        r = table_handle(s, NFT_BUDGET_TABLE, &handle);
         if (r < 0)
                 return r;
         o = nftnl_obj_alloc();

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -207,6 +209,22 @@ int stats_budget_parse(const char *value, StatsBudget *ret, const char **ret_err
                 return -ENOMEM;
         *ret = b;
         return 0;
+}
+
+int stats_budget_key(const StatsBudget *b, char **ret)
+{
+        const char *links = stats_budget_links_to_string(b->links);
+        int k;
+
+        if (!links)
+                return -EINVAL;
+        if (b->period == STATS_BUDGET_SPAN)
+                k = asprintf(ret, "%s %s %" PRIu64 " %" PRIu64 "s", b->app_id, links, b->limit,
+                             (uint64_t)(b->span_usec / 1000000ULL));
+        else
+                k = asprintf(ret, "%s %s %" PRIu64 " %s", b->app_id, links, b->limit,
+                             stats_budget_period_to_string(b->period));
+        return k < 0 ? -ENOMEM : 0;
 }
 
 void stats_budget_period_at(const StatsBudget *b, uint64_t real, uint64_t *ret_index,

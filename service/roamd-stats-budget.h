@@ -54,6 +54,10 @@ const char *stats_budget_links_to_string(int links);
 int stats_budget_parse(const char *value, StatsBudget *ret, const char **ret_error);
 void stats_budget_done(StatsBudget *b);
 
+/* The budget's key in the saved state: its setting in canonical form ("org.example.Mail cellular
+ * 500000000 month", "... 12s"), itself a valid value for stats_budget_parse(). */
+int stats_budget_key(const StatsBudget *b, char **ret);
+
 /* The period holding the wall-clock time real (µs since the epoch): a number that changes at
  * every period's end, its start and end (µs). */
 void stats_budget_period_at(const StatsBudget *b, uint64_t real, uint64_t *ret_index,

@@ -16,6 +16,7 @@
 enum {
         BLOCK_SERIES = 1,
         BLOCK_BASELINE = 2,
+        BLOCK_BUDGET = 3,
 };
 
 static void series_done(StatsSeries *s)
@@ -34,6 +35,13 @@ static void base_done(StatsBaselineEntry *e, size_t n)
         free(e);
 }
 
+static void budgets_done(StatsBudgetUse *u, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                free(u[i].key);
+        free(u);
+}
+
 void stats_history_done(StatsHistory *h)
 {
         for (size_t i = 0; i < h->n_series; i++)
@@ -41,6 +49,7 @@ void stats_history_done(StatsHistory *h)
         free(h->series);
         free(h->epoch);
         base_done(h->base, h->n_base);
+        budgets_done(h->budgets, h->n_budgets);
         *h = (StatsHistory){};
 }
 
@@ -228,6 +237,34 @@ const StatsBaselineEntry *stats_history_baseline_find(const StatsHistory *h, uin
         return NULL;
 }
 
+int stats_history_set_budgets(StatsHistory *h, const StatsBudgetUse *u, size_t n)
+{
+        StatsBudgetUse *nu = calloc(n + 1, sizeof(StatsBudgetUse));
+
+        if (!nu)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                nu[i] = u[i];
+                nu[i].key = strdup(u[i].key);
+                if (!nu[i].key) {
+                        budgets_done(nu, i + 1);
+                        return -ENOMEM;
+                }
+        }
+        budgets_done(h->budgets, h->n_budgets);
+        h->budgets = nu;
+        h->n_budgets = n;
+        return 0;
+}
+
+const StatsBudgetUse *stats_history_budget_find(const StatsHistory *h, const char *key)
+{
+        for (size_t i = 0; i < h->n_budgets; i++)
+                if (strcmp(h->budgets[i].key, key) == 0)
+                        return &h->budgets[i];
+        return NULL;
+}
+
 /* ---- encoding ---- */
 
 typedef struct Buf {
@@ -344,6 +381,14 @@ int stats_history_serialize(const StatsHistory *h, uint8_t **ret, size_t *ret_si
                 put_string(&p, e->link);
         }
         put_block(&out, BLOCK_BASELINE, &p);
+        /* one block per budget: a damaged one loses only that budget's use */
+        for (size_t i = 0; i < h->n_budgets; i++) {
+                p.size = 0;
+                put_string(&p, h->budgets[i].key);
+                put_varint(&p, h->budgets[i].start);
+                put_varint(&p, h->budgets[i].used);
+                put_block(&out, BLOCK_BUDGET, &p);
+        }
         free(p.data);
         if (out.oom || p.oom) {
                 free(out.data);
@@ -504,6 +549,28 @@ fail:
         return k;
 }
 
+static int parse_budget(StatsHistory *h, Reader *r)
+{
+        _cleanup_free_ char *key = NULL;
+        StatsBudgetUse *nu;
+        uint64_t start, used;
+        int k;
+
+        if ((k = get_string(r, &key)) < 0)
+                return k;
+        if (get_varint(r, &start) < 0 || get_varint(r, &used) < 0 || r->left != 0)
+                return -EBADMSG;
+        /* written once per key: a second one is damage */
+        if (stats_history_budget_find(h, key))
+                return -EBADMSG;
+        nu = realloc(h->budgets, sizeof(StatsBudgetUse) * (h->n_budgets + 1));
+        if (!nu)
+                return -ENOMEM;
+        h->budgets = nu;
+        nu[h->n_budgets++] = (StatsBudgetUse){.key = TAKE_PTR(key), .start = start, .used = used};
+        return 0;
+}
+
 static size_t find_magic(const uint8_t *data, size_t size, size_t from)
 {
         for (size_t i = from; i + 4 <= size; i++)
@@ -554,6 +621,9 @@ int stats_history_parse(const uint8_t *data, size_t size, StatsHistory *ret, uns
                         break;
                 case BLOCK_BASELINE:
                         k = parse_baseline(&h, &r);
+                        break;
+                case BLOCK_BUDGET:
+                        k = parse_budget(&h, &r);
                         break;
                 default:
                         k = -EBADMSG;

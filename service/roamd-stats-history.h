@@ -10,7 +10,7 @@
  * magic "RSB1", type (1 byte), payload length (u32 LE), CRC-32 of type and payload (u32 LE),
  * payload. Numbers in payloads are LEB128 varints, strings a varint length then the bytes.
  * A block whose frame or CRC is wrong is skipped and counted; the parser resynchronises at the
- * next magic, so one damaged block loses only itself. */
+ * next magic, so one damaged block loses only itself (one series, or one budget's use). */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -43,12 +43,22 @@ typedef struct StatsBaselineEntry {
         char *owner, *link; /* what it was attributed to when last read */
 } StatsBaselineEntry;
 
+/* What a data budget's quota had used in one period: the kernel's budget table does not
+ * survive a reboot, this does. */
+typedef struct StatsBudgetUse {
+        char *key;      /* the budget as configured: "APP-ID LINKS LIMIT PERIOD" */
+        uint64_t start; /* its period's start, seconds since the epoch */
+        uint64_t used;  /* bytes */
+} StatsBudgetUse;
+
 typedef struct StatsHistory {
         StatsSeries *series; /* sorted by owner, link, roaming */
         size_t n_series;
         char *epoch; /* which kernel table the baseline belongs to (boot id + table handle) */
         StatsBaselineEntry *base;
         size_t n_base;
+        StatsBudgetUse *budgets; /* one block each in the file */
+        size_t n_budgets;
 } StatsHistory;
 
 void stats_history_done(StatsHistory *h);
@@ -75,6 +85,10 @@ int stats_history_set_baseline(StatsHistory *h, const char *epoch, const StatsBa
 const StatsBaselineEntry *stats_history_baseline_find(const StatsHistory *h, uint8_t dir,
                                                       uint64_t cgroup, uint32_t ifindex,
                                                       uint32_t mark);
+
+/* The budgets' use: replaced as a whole. Entries are copied. */
+int stats_history_set_budgets(StatsHistory *h, const StatsBudgetUse *u, size_t n);
+const StatsBudgetUse *stats_history_budget_find(const StatsHistory *h, const char *key);
 
 int stats_history_serialize(const StatsHistory *h, uint8_t **ret, size_t *ret_size);
 /* Parses what serialize wrote. -EBADMSG when the header is wrong (nothing kept); otherwise 0

@@ -64,6 +64,7 @@ struct Stats {
 };
 
 static bool budgets_name(Stats *s, const char *app_id);
+static int budgets_keep(Stats *s);
 static void forget_dead(Stats *s);
 static int stats_budgets_sync(Stats *s, bool force);
 
@@ -428,6 +429,10 @@ int stats_save(Stats *s)
         (void)stats_history_prune(
             &s->hist,
             stats_clock_prune_hour(&s->clock, now_usec(CLOCK_REALTIME), boot, c->retention_days));
+        /* the budgets' use goes into the same file: their table does not survive a reboot */
+        (void)stats_budgets_read(s);
+        if (budgets_keep(s) < 0)
+                return log_oom();
         r = stats_history_serialize(&s->hist, &data, &size);
         if (r < 0)
                 return log_oom();
@@ -453,10 +458,9 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
 {
         Stats *s = userdata;
 
-        (void)stats_save(s);
+        (void)stats_save(s); /* reads the budgets' quotas too */
         /* links and routing slots change without telling: the budgets follow at every flush */
         (void)stats_budgets_sync(s, false);
-        (void)stats_budgets_read(s);
         (void)sd_event_source_set_time(es, usec + s->manager->config->stats.flush_usec);
         return sd_event_source_set_enabled(es, SD_EVENT_ONESHOT);
 }
@@ -640,6 +644,80 @@ int stats_budgets_read(Stats *s)
                                                     s->manager->config->stats.budget_warn_percent));
         }
         return 0;
+}
+
+/* What each budget used in its current period, as last read, for the file; a budget not in
+ * force yet keeps what the file had. */
+static int budgets_keep(Stats *s)
+{
+        _cleanup_free_ StatsBudgetUse *u = calloc(s->n_budgets + 1, sizeof(StatsBudgetUse));
+        size_t n = 0;
+        int r = 0;
+
+        if (!u)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_budgets && r >= 0; i++) {
+                const Budget *b = &s->budgets[i];
+                const StatsBudgetUse *old;
+                r = stats_budget_key(&b->spec, &u[n].key);
+                if (r < 0)
+                        break;
+                if (b->quota[0])
+                        u[n].start = b->start / USEC_PER_SEC, u[n].used = b->used;
+                else if ((old = stats_history_budget_find(&s->hist, u[n].key)))
+                        u[n].start = old->start, u[n].used = old->used;
+                else {
+                        free(u[n].key);
+                        continue;
+                }
+                n++;
+        }
+        if (r >= 0)
+                r = stats_history_set_budgets(&s->hist, u, n);
+        for (size_t i = 0; i < n; i++)
+                free(u[i].key);
+        return r;
+}
+
+/* At start. A plain restart finds the budget table, and the kernel's numbers win (the sync
+ * reads them). After a reboot the table is gone: each quota starts from what the file kept,
+ * for the current period only. */
+static void budgets_seed(Stats *s)
+{
+        const unsigned warn = s->manager->config->stats.budget_warn_percent;
+        _cleanup_free_ NftQuotaUse *q = NULL;
+        uint64_t real = now_usec(CLOCK_REALTIME);
+        size_t n = 0;
+
+        if (s->n_budgets == 0 || nft_budget_read(s->nft, &q, &n) != -ENOENT)
+                return;
+        for (size_t i = 0; i < s->n_budgets; i++) {
+                Budget *b = &s->budgets[i];
+                const char *links = stats_budget_links_to_string(b->spec.links);
+                _cleanup_free_ char *key = NULL;
+                const StatsBudgetUse *u;
+                uint64_t period, start, end;
+
+                if (stats_budget_key(&b->spec, &key) < 0) {
+                        log_oom();
+                        return;
+                }
+                u = stats_history_budget_find(&s->hist, key);
+                if (!u)
+                        continue;
+                stats_budget_period_at(&b->spec, real, &period, &start, &end);
+                if (u->start != start / USEC_PER_SEC) {
+                        log_info("Budget of %s on %s: the saved use (%" PRIu64
+                                 " bytes) is of an earlier period; this one starts at zero.",
+                                 b->spec.app_id, links, u->used);
+                        continue;
+                }
+                b->used = MIN(u->used, b->spec.limit);
+                log_info("Budget of %s on %s: the budget table was gone (a reboot): %" PRIu64
+                         " of %" PRIu64 " bytes used this period, as saved.",
+                         b->spec.app_id, links, b->used, b->spec.limit);
+                budget_set_state(s, b, stats_budget_state(&b->spec, b->used, warn));
+        }
 }
 
 static int on_budget_timer(sd_event_source *es, uint64_t usec, void *userdata)
@@ -1013,5 +1091,6 @@ void stats_installed(Stats *s)
         /* the budget table of an earlier roamd is replaced, its quotas carried over */
         if (budgets_from_config(s) < 0)
                 log_oom();
+        budgets_seed(s);
         (void)stats_budgets_sync(s, true);
 }

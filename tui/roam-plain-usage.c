@@ -32,11 +32,14 @@ struct PlainUsage {
         PlainBudget *budgets;
         size_t n_budgets;
         char *app; /* what the "usage" in flight asked for (NULL: everything) */
+        bool all;  /* ... and whether everyone's ("usage --all") */
 };
 
 const char plain_usage_help[] =
-    "  usage [APP]    traffic counted per owner, at home and roaming, and the data\n"
-    "                 budgets (of APP only)\n";
+    "  usage [APP]    your traffic counted per owner, at home and roaming, and the data\n"
+    "                 budgets (of APP only)\n"
+    "  usage --all [APP]   the same for everyone: every user's apps and processes,\n"
+    "                 system services and the rest (needs authorization)\n";
 
 static void stamp(void)
 {
@@ -352,6 +355,9 @@ static int on_usage(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
                 printf("Unexpected answer from roamd: %s\n", strerror(-r));
         else if (n == 0)
                 printf("No traffic counted%s%s.\n", pu->app ? " for " : "", pu->app ?: "");
+        else if (pu->all)
+                printf("Everyone's usage%s%s: %zu owner%s.\n", pu->app ? " of " : "", pu->app ?: "",
+                       n, n == 1 ? "" : "s");
         for (size_t i = 0; r >= 0 && i < n; i++) {
                 char who[256];
 
@@ -377,10 +383,15 @@ int plain_usage_command(PlainUsage *pu, char **words)
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
         int r;
 
+        bool all;
+
         if (!streq(words[0], "usage"))
                 return 0;
-        if (words[1] && words[2]) {
-                puts("usage takes one app id at most: usage [APP]");
+        all = words[1] && streq(words[1], "--all");
+        if (all)
+                words++;
+        if (words[1] && (words[2] || words[1][0] == '-')) {
+                puts("usage takes --all and one app id at most: usage [--all] [APP]");
                 return 1;
         }
         if (!pu->bus) {
@@ -395,12 +406,15 @@ int plain_usage_command(PlainUsage *pu, char **words)
         pu->app = words[1] ? strdup(words[1]) : NULL;
         if (words[1] && !pu->app)
                 return -ENOMEM;
+        pu->all = all;
         r = sd_bus_message_new_method_call(pu->bus, &call, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
                                            USAGE_INTERFACE, "GetUsage");
         if (r >= 0)
                 r = sd_bus_message_open_container(call, 'a', "{sv}");
         if (r >= 0 && pu->app)
                 r = sd_bus_message_append(call, "{sv}", "app", "s", pu->app);
+        if (r >= 0 && all)
+                r = sd_bus_message_append(call, "{sv}", "all", "b", 1);
         if (r >= 0)
                 r = sd_bus_message_close_container(call);
         if (r >= 0)

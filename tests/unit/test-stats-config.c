@@ -3,6 +3,7 @@
 #include <syslog.h>
 
 #include "roam-log.h"
+#include "roam-macro.h"
 #include "roamd-config.h"
 #include "test.h"
 
@@ -132,6 +133,22 @@ TEST(stats_config_budgets)
         ASSERT_EQ(c->stats.budgets[2].period, STATS_BUDGET_SPAN);
         ASSERT_EQ(c->stats.budgets[2].span_usec, 30 * USEC_PER_SEC);
         ASSERT_EQ(c->stats.budget_warn_percent, 90);
+
+        /* the saved state's keys: canonical, and themselves valid settings */
+        const char *want[] = {
+            "org.example.Mail cellular 500000000 month", "org.example.Mail roaming 0 month",
+            "org.example.Maps any 2147483648 30s", "org.example.Maps metered 1000 day"};
+        for (size_t i = 0; i < 4; i++) {
+                _cleanup_free_ char *key = NULL, *again = NULL;
+                StatsBudget b = {};
+                const char *err = NULL;
+                ASSERT_OK(stats_budget_key(&c->stats.budgets[i], &key));
+                ASSERT_STREQ(key, want[i]);
+                ASSERT_OK(stats_budget_parse(key, &b, &err));
+                ASSERT_OK(stats_budget_key(&b, &again));
+                ASSERT_STREQ(again, key);
+                stats_budget_done(&b);
+        }
         config_free(c);
 }
 

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "roamd-stats-history.h"
 #include "test.h"
@@ -120,6 +121,54 @@ TEST(history_damage_is_detected_and_the_rest_kept)
 
         /* not a history file at all */
         ASSERT_EQ(stats_history_parse((const uint8_t *)"hello", 5, &g, &bad), -EBADMSG);
+        free(data);
+        stats_history_done(&h);
+}
+
+TEST(history_budgets_roundtrip_and_damage)
+{
+        const StatsBudgetUse u[] = {
+            {.key = "org.a metered 1000000 month", .start = 1795996800, .used = 412000},
+            {.key = "org.b any 20000 12s", .start = 1796000004, .used = 20000},
+        };
+        StatsHistory h = {}, g = {};
+        uint8_t *data;
+        size_t size;
+        unsigned bad;
+
+        fill(&h);
+        ASSERT_OK(stats_history_set_budgets(&h, u, 2));
+        ASSERT_OK(stats_history_serialize(&h, &data, &size));
+        ASSERT_OK(stats_history_parse(data, size, &g, &bad));
+        ASSERT_EQ(bad, 0);
+        ASSERT_EQ(g.n_budgets, 2);
+        const StatsBudgetUse *b = stats_history_budget_find(&g, "org.b any 20000 12s");
+        ASSERT_TRUE(b != NULL);
+        ASSERT_EQ(b->start, 1796000004);
+        ASSERT_EQ(b->used, 20000);
+        ASSERT_TRUE(stats_history_budget_find(&g, "org.b any 20000 13s") == NULL);
+        stats_history_done(&g);
+
+        /* the first budget's block damaged: that budget's use is lost, the other and the
+         * history are kept */
+        uint8_t *p = memmem(data, size, "org.a metered", 13);
+        ASSERT_TRUE(p != NULL);
+        p[2] ^= 0x20;
+        ASSERT_OK(stats_history_parse(data, size, &g, &bad));
+        ASSERT_EQ(bad, 1);
+        ASSERT_EQ(g.n_budgets, 1);
+        ASSERT_TRUE(stats_history_budget_find(&g, "org.b any 20000 12s") != NULL);
+        ASSERT_EQ(g.n_series, h.n_series);
+        ASSERT_STREQ(g.epoch, "boot:42");
+        stats_history_done(&g);
+
+        /* torn in the last budget's block */
+        p[2] ^= 0x20;
+        ASSERT_OK(stats_history_parse(data, size - 3, &g, &bad));
+        ASSERT_EQ(bad, 1);
+        ASSERT_EQ(g.n_budgets, 1);
+        ASSERT_TRUE(stats_history_budget_find(&g, "org.a metered 1000000 month") != NULL);
+        stats_history_done(&g);
         free(data);
         stats_history_done(&h);
 }

@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import time
+import zlib
 
 import pytest
 
@@ -550,3 +551,159 @@ def test_counters_of_a_removed_link_are_dropped_and_its_history_kept(stats):
     wait_for(lambda: not elements(), 10, what="the removed link's elements dropped")
     t = owner_total(w, "app:org.test.StatsL")
     assert t["out"][0] >= 100, t  # the history keeps what it sent
+
+
+REBOOT_APP = "org.test.StatsV"
+REBOOT_KEY = REBOOT_APP + " any 20000 month"  # the budget's key in the saved state
+HISTORY = ("var-lib-roam", "usage.history")
+
+
+def _varint(data, pos):
+    v = shift = 0
+    while True:
+        b = data[pos]
+        pos += 1
+        v |= (b & 0x7f) << shift
+        shift += 7
+        if not b & 0x80:
+            return v, pos
+
+
+def _put_varint(v):
+    out = bytearray()
+    while True:
+        b, v = v & 0x7f, v >> 7
+        out.append(b | 0x80 if v else b)
+        if not v:
+            return bytes(out)
+
+
+def saved_budgets(w):
+    """{key: (period start, used, block offset)} from the budget blocks (type 3) of the
+    history file, as docs/stats.md describes them."""
+    try:
+        data = w.path(*HISTORY).read_bytes()
+    except FileNotFoundError:
+        return {}
+    res, pos = {}, 8
+    while pos + 13 <= len(data) and data[pos:pos + 4] == b"RSB1":
+        t, n = data[pos + 4], int.from_bytes(data[pos + 5:pos + 9], "little")
+        if t == 3:
+            klen, p = _varint(data, pos + 13)
+            key = data[p:p + klen].decode()
+            start, p = _varint(data, p + klen)
+            used, _ = _varint(data, p)
+            res[key] = (start, used, pos)
+        pos += 13 + n
+    return res
+
+
+def rewrite_budget(w, key, start=None, damage=False):
+    """The saved budget block of key with another period start (its CRC made right), or
+    damaged (one byte of its key flipped, the CRC left as it was)."""
+    data = w.path(*HISTORY).read_bytes()
+    _, used, pos = saved_budgets(w)[key]
+    n = int.from_bytes(data[pos + 5:pos + 9], "little")
+    payload = bytearray(data[pos + 13:pos + 13 + n])
+    if damage:
+        payload[3] ^= 0x20
+        crc = data[pos + 9:pos + 13]
+    else:
+        k = key.encode()
+        payload = bytearray(_put_varint(len(k)) + k + _put_varint(start) + _put_varint(used))
+        crc = zlib.crc32(b"\x03" + payload).to_bytes(4, "little")
+    block = b"RSB1\x03" + len(payload).to_bytes(4, "little") + crc + payload
+    w.path(*HISTORY).write_bytes(data[:pos] + block + data[pos + 13 + n:])
+
+
+def flood(w, cgroup, n):
+    return json.loads(w.dev_run(["/usr/bin/python3", "-c", FLOOD_PY, WHOAMI["inet"][4], n],
+                                cgroup=cgroup).stdout)
+
+
+def test_budget_use_survives_a_reboot(w):
+    """The budget table does not survive a reboot; the history file keeps each budget's use of
+    its period. A used-up budget whose table is gone (deleted after a kill -9: a reboot, as far
+    as budgets go) is still used up when roamd starts again, and the app's traffic still
+    stopped; a saved use of an earlier period is not carried into this one; a damaged budget
+    block is reported and the budget starts from what the kernel says."""
+    w.write_config(w.default_config + STATS_CONF + "Budget=%s any 20k month\n" % REBOOT_APP)
+    w.roamd_restart()
+    w.wait_default_state()
+    cv = app_cgroup(w, REBOOT_APP)
+    try:
+        r = flood(w, cv, 100)
+        assert r["refused"] == "EPERM" and 5 <= r["sent"] <= 20, r
+        # saved at the next flush
+        wait_for(lambda: saved_budgets(w).get(REBOOT_KEY, (0, 0))[1] == 20000, 10,
+                 what="the budget's use saved")
+        start = saved_budgets(w)[REBOOT_KEY][0]
+        assert budgets(w)[(REBOOT_APP, "any")][4] == start
+
+        w.roamd_kill9()
+        w.dev_run(["nft", "delete", "table", "inet", "budget_by_roamd"])
+        n_over = len(re.findall(r"Budget of %s on any: over budget" % re.escape(REBOOT_APP),
+                                w.roamd_log()))
+        w.roamd_start()
+        w.wait_default_state()
+        app_cgroup(w, REBOOT_APP)
+        b = budgets(w)[(REBOOT_APP, "any")]
+        assert b[3] == 20000 and b[7] == "over", b
+        log = w.roamd_log()
+        assert re.search(r"Budget of %s on any: the budget table was gone \(a reboot\): 20000 of "
+                         r"20000 bytes used this period, as saved" % re.escape(REBOOT_APP), log)
+        assert len(re.findall(r"Budget of %s on any: over budget" % re.escape(REBOOT_APP),
+                              log)) == n_over + 1, log
+        # the kernel's new quota starts used up: the app is still stopped
+        quota = w.dev_run(["nft", "list", "table", "inet", "budget_by_roamd"]).stdout
+        assert re.search(r"over 20000 bytes used 20000 bytes", quota), quota
+        assert flood(w, cv, 3) == {"sent": 0, "refused": "EPERM"}
+
+        # the saved use of an earlier period: this period starts at zero
+        w.roamd_stop()
+        assert saved_budgets(w)[REBOOT_KEY][:2] == (start, 20000)
+        rewrite_budget(w, REBOOT_KEY, start=start - 86400)
+        w.dev_run(["nft", "delete", "table", "inet", "budget_by_roamd"])
+        w.roamd_start()
+        w.wait_default_state()
+        app_cgroup(w, REBOOT_APP)
+        assert re.search(r"Budget of %s on any: the saved use \(20000 bytes\) is of an earlier "
+                         r"period; this one starts at zero" % re.escape(REBOOT_APP),
+                         w.roamd_log())
+        b = budgets(w)[(REBOOT_APP, "any")]
+        assert b[3] == 0 and b[7] == "ok", b
+        r = flood(w, cv, 3)
+        assert r == {"sent": 3, "refused": None}, r
+        wait_for(lambda: budgets(w)[(REBOOT_APP, "any")][3] >= 3000, 10,
+                 what="the sends counted in the new quota")
+        used = budgets(w)[(REBOOT_APP, "any")][3]
+
+        # a damaged budget block, the table there (a plain restart): reported, the kernel's
+        # use stands, roamd runs
+        w.roamd_stop()
+        assert saved_budgets(w)[REBOOT_KEY][1] == used
+        rewrite_budget(w, REBOOT_KEY, damage=True)
+        w.roamd_start()
+        w.wait_default_state()
+        assert re.search(r"usage\.history: 1 damaged block\(s\) skipped", w.roamd_log())
+        assert w.roamd_running()
+        b = budgets(w)[(REBOOT_APP, "any")]
+        assert b[3] == used and b[7] == "ok", (b, used)
+
+        # damaged again, and the table gone: the budget starts from zero, as the kernel says
+        w.roamd_stop()
+        rewrite_budget(w, REBOOT_KEY, damage=True)
+        w.dev_run(["nft", "delete", "table", "inet", "budget_by_roamd"])
+        n_bad = len(re.findall(r"usage\.history: 1 damaged block\(s\) skipped", w.roamd_log()))
+        w.roamd_start()
+        w.wait_default_state()
+        assert len(re.findall(r"usage\.history: 1 damaged block\(s\) skipped",
+                              w.roamd_log())) == n_bad + 1
+        b = budgets(w)[(REBOOT_APP, "any")]
+        assert b[3] == 0 and b[7] == "ok", b
+    finally:
+        d = w.cgroup / cv
+        if d.exists():
+            (d / "cgroup.kill").write_text("1")
+            wait_for(lambda: not (d / "cgroup.procs").read_text().strip(), 5, what="empty")
+            d.rmdir()
