@@ -17,17 +17,23 @@
  * no network id, and disables the other networks while it looks for the new one (written to
  * the file with update_config=1). With ADD_NETWORK roamd adds exactly what it showed the user,
  * knows the network's id, refuses what cannot work before sending anything, and removes what
- * it added when a later step fails, so a failure changes nothing. */
+ * it added when a later step fails, so a failure changes nothing. A network wpa_supplicant
+ * already has under the same SSID (LIST_NETWORKS first) is the one the tag updates: it is
+ * removed once its replacement is in, so touching a tag twice, or a tag with a new key,
+ * leaves one network. */
 
 #define NFC_WIFI_MAX (NDEF_MAX_CARRIERS * WSC_MAX_CREDENTIALS)
 #define NFC_SETS_MAX 6
 #define NFC_PHRASE   160
 #define NFC_SENTENCE 256
+#define NFC_OLD_MAX  8
 
 typedef enum NfcStep {
+        NFC_STEP_LIST,
         NFC_STEP_ADD,
         NFC_STEP_SET,
         NFC_STEP_ENABLE,
+        NFC_STEP_REPLACE,
         NFC_STEP_SAVE,
         NFC_STEP_REMOVE,
         _NFC_STEP_MAX,
@@ -39,7 +45,9 @@ typedef struct NfcCred {
         const WscCredential *cr;
         char *sets[NFC_SETS_MAX]; /* "ssid 4142", "psk \"...\"": SET_NETWORK N <this> */
         size_t n_sets;
-        int id; /* the network's id once ADD_NETWORK answered, else -1 */
+        int id;               /* the network's id once ADD_NETWORK answered, else -1 */
+        int old[NFC_OLD_MAX]; /* networks with the same SSID, removed once this one is in */
+        size_t n_old, n_replaced;
         char action[NFC_PHRASE];
 } NfcCred;
 
@@ -53,6 +61,7 @@ struct NfcWifi {
         size_t n_creds;
         size_t cur; /* the credential being added, or removed while rolling back */
         size_t set; /* its next SET_NETWORK */
+        size_t old; /* NFC_STEP_REPLACE: the next old network of creds[cur] */
         NfcStep step;
         WpaRequest *req;
         char failure[NFC_SENTENCE];
@@ -122,6 +131,65 @@ static void ssid_words(const WscCredential *cr, char *out, size_t size)
                         o += (size_t)snprintf(out + o, size - o, "\\x%02x", b);
         }
         out[o] = 0;
+}
+
+/* An SSID as LIST_NETWORKS prints it (wpa_ssid_txt() → printf_encode() in hostap's
+ * src/utils/common.c): printable ASCII as is, \" \\ \e \n \r \t, other bytes \xNN. */
+static void ssid_list_text(const WscCredential *cr, char *out, size_t size)
+{
+        size_t o = 0;
+
+        for (size_t i = 0; i < cr->ssid_len && o + 5 < size; i++) {
+                uint8_t b = cr->ssid[i];
+                const char *esc = b == '"'    ? "\\\""
+                                  : b == '\\' ? "\\\\"
+                                  : b == 0x1b ? "\\e"
+                                  : b == '\n' ? "\\n"
+                                  : b == '\r' ? "\\r"
+                                  : b == '\t' ? "\\t"
+                                              : NULL;
+                if (esc)
+                        o += (size_t)snprintf(out + o, size - o, "%s", esc);
+                else if (b >= 0x20 && b <= 0x7e)
+                        out[o++] = (char)b;
+                else
+                        o += (size_t)snprintf(out + o, size - o, "\\x%02x", b);
+        }
+        out[o] = 0;
+}
+
+/* LIST_NETWORKS' answer: a header line, then "id TAB ssid TAB bssid TAB flags" per network.
+ * Each network whose SSID is a credential's becomes that credential's old network. */
+static void find_old_networks(NfcWifi *w, const char *reply)
+{
+        const char *line = strchr(reply, '\n');
+
+        while (line && *++line) {
+                const char *tab = strchr(line, '\t'), *end = strchr(line, '\n');
+                char *idend;
+                long id = strtol(line, &idend, 10);
+
+                if (!end)
+                        end = line + strlen(line);
+                if (tab && tab < end && idend == tab && id >= 0 && id <= INT32_MAX) {
+                        const char *ssid = tab + 1, *ssid_end = strchr(ssid, '\t');
+                        size_t n = (ssid_end && ssid_end < end ? ssid_end : end) - ssid;
+
+                        for (size_t i = 0; i < w->n_creds; i++) {
+                                NfcCred *c = &w->creds[i];
+                                char text[32 * 4 + 1];
+
+                                if (c->n_sets == 0 || c->n_old >= NFC_OLD_MAX)
+                                        continue;
+                                ssid_list_text(c->cr, text, sizeof(text));
+                                if (strlen(text) == n && memcmp(text, ssid, n) == 0) {
+                                        c->old[c->n_old++] = (int)id;
+                                        break;
+                                }
+                        }
+                }
+                line = *end ? end : NULL;
+        }
 }
 
 static bool all_hex(const uint8_t *p, size_t n)
@@ -272,7 +340,7 @@ static void nfc_wifi_succeed(NfcWifi *w, bool saved)
 {
         Bt *bt = w->bt;
         NfcWifiActions actions = {};
-        char ssid[32 * 4 + 1] = "";
+        char ssid[32 * 4 + 1] = "", replaced[64];
         size_t added = 0;
 
         for (size_t k = 0; k < NDEF_MAX_CARRIERS; k++)
@@ -282,11 +350,18 @@ static void nfc_wifi_succeed(NfcWifi *w, bool saved)
                 NfcCred *c = &w->creds[i];
                 if (c->id < 0)
                         continue;
+                replaced[0] = 0;
+                for (size_t j = 0, o = 0; j < c->n_replaced && o < sizeof(replaced); j++)
+                        o += (size_t)snprintf(replaced + o, sizeof(replaced) - o, "%s%d",
+                                              j == 0                   ? " in place of network "
+                                              : j + 1 == c->n_replaced ? " and "
+                                                                       : ", ",
+                                              c->old[j]);
                 snprintf(c->action, sizeof(c->action),
-                         saved ? "added to wpa_supplicant on %s as network %d, saved"
-                               : "added to wpa_supplicant on %s as network %d, not saved "
+                         saved ? "added to wpa_supplicant on %s as network %d%s, saved"
+                               : "added to wpa_supplicant on %s as network %d%s, not saved "
                                  "(SAVE_CONFIG failed: update_config=0 or a read-only file)",
-                         w->ifname, c->id);
+                         w->ifname, c->id, replaced);
                 actions[c->carrier][c->index] = c->action;
                 if (!added++)
                         ssid_words(c->cr, ssid, sizeof(ssid));
@@ -333,6 +408,14 @@ static void on_reply(WpaClient *client, int error, const char *reply, size_t len
                 nfc_wifi_fail_reply(w);
                 return;
         }
+        if (error < 0 && w->step == NFC_STEP_REPLACE) {
+                /* The new networks are in; an old one left beside them is no failure. */
+                log_warning("NFC: wpa_supplicant on %s did not answer REMOVE_NETWORK %d: %s",
+                            w->ifname, c->old[w->old], strerror(-error));
+                w->old++;
+                nfc_wifi_send(w);
+                return;
+        }
         if (error < 0) {
                 /* Without an answer the request may or may not have been carried out. */
                 if (error == -ETIMEDOUT)
@@ -345,6 +428,15 @@ static void on_reply(WpaClient *client, int error, const char *reply, size_t len
         }
         reply_words(reply, words, sizeof(words));
         switch (w->step) {
+        case NFC_STEP_LIST:
+                /* Without a list the tag's networks are only added (as before there was one). */
+                if (strncmp(reply, "FAIL", 4) != 0 && strncmp(reply, "UNKNOWN COMMAND", 15) != 0)
+                        find_old_networks(w, reply);
+                else
+                        log_info("NFC: wpa_supplicant on %s did not list its networks (%s)",
+                                 w->ifname, words);
+                w->step = NFC_STEP_ADD;
+                break;
         case NFC_STEP_ADD: {
                 char *end;
                 long id = strtol(reply, &end, 10);
@@ -376,7 +468,20 @@ static void on_reply(WpaClient *client, int error, const char *reply, size_t len
                 }
                 while (++w->cur < w->n_creds && w->creds[w->cur].n_sets == 0)
                         ;
-                w->step = w->cur < w->n_creds ? NFC_STEP_ADD : NFC_STEP_SAVE;
+                if (w->cur == w->n_creds) {
+                        /* All in: now the networks they replace go. */
+                        w->step = NFC_STEP_REPLACE;
+                        w->cur = w->old = 0;
+                }
+                break;
+        case NFC_STEP_REPLACE:
+                /* A network that cannot be removed stays beside the new one: said, not fatal. */
+                if (ok)
+                        c->n_replaced++;
+                else
+                        log_warning("NFC: wpa_supplicant on %s kept network %d (%s)", w->ifname,
+                                    c->old[w->old], words);
+                w->old++;
                 break;
         case NFC_STEP_SAVE:
                 /* FAIL here is update_config=0: the networks stay for this run. */
@@ -388,6 +493,15 @@ static void on_reply(WpaClient *client, int error, const char *reply, size_t len
                 return;
         }
         nfc_wifi_send(w);
+}
+
+/* NFC_STEP_REPLACE: the next old network to remove (cur, old), or false when none is left. */
+static bool next_old(NfcWifi *w)
+{
+        for (; w->cur < w->n_creds; w->cur++, w->old = 0)
+                if (w->creds[w->cur].id >= 0 && w->old < w->creds[w->cur].n_old)
+                        return true;
+        return false;
 }
 
 static void nfc_wifi_send(NfcWifi *w)
@@ -419,7 +533,16 @@ static void nfc_wifi_send(NfcWifi *w)
                 nfc_wifi_fail(w, "wpa_supplicant stopped running %s", w->ifname);
                 return;
         }
+        if (w->step == NFC_STEP_REPLACE && !next_old(w))
+                w->step = NFC_STEP_SAVE;
+        c = w->cur < w->n_creds ? &w->creds[w->cur] : NULL;
         switch (w->step) {
+        case NFC_STEP_LIST:
+                cmd = strdup("LIST_NETWORKS");
+                break;
+        case NFC_STEP_REPLACE:
+                r = asprintf(&cmd, "REMOVE_NETWORK %d", c->old[w->old]);
+                break;
         case NFC_STEP_ADD:
                 cmd = strdup("ADD_NETWORK");
                 break;
@@ -532,7 +655,7 @@ int nfc_wifi_start(Bt *bt, NdefHandover *h, sd_bus_message *call, sd_bus_error *
                 w->cur++;
         log_info("NFC: adding %zu WiFi network%s from a tag to wpa_supplicant on %s", todo,
                  todo == 1 ? "" : "s", ifname);
-        w->step = NFC_STEP_ADD;
+        w->step = NFC_STEP_LIST;
         nfc_wifi_send(w);
         return 0;
 }

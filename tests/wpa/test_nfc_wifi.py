@@ -239,6 +239,71 @@ def test_real_wpa_supplicant_gets_the_network():
         e.close()
 
 
+def wsc_psk_tag(ssid, key):
+    """A WSC configuration token (NDEF short record, Credential attribute) for a WPA2-PSK
+    network: WSC 2.0 attributes Network Index, SSID, Auth Type WPA2-PSK, Encr AES, Key, MAC."""
+    def attr(t, v):
+        return t.to_bytes(2, "big") + len(v).to_bytes(2, "big") + v
+    cred = (attr(0x1026, b"\x01") + attr(0x1045, ssid) + attr(0x1003, b"\x00\x20")
+            + attr(0x100f, b"\x00\x08") + attr(0x1027, key) + attr(0x1020, bytes(6)))
+    payload = attr(0x100e, cred)
+    rtype = b"application/vnd.wfa.wsc"
+    return bytes([0xd2, len(rtype), len(payload)]) + rtype + payload
+
+
+def test_same_ssid_is_replaced_not_added_beside(fake):
+    """A tag for a network wpa_supplicant already has (a new key, or the same tag twice)
+    updates it: the new network goes in, then the old one of that SSID goes; others stay."""
+    fake.fake.networks.update({0: {"disabled": "0", "ssid": "roam-test-net", "psk": "old"},
+                               1: {"disabled": "0", "ssid": "other"}})
+    _, cs = fake.import_ndef(PSK_TAG)
+    assert cs[0][1]["action"] == ("added to wpa_supplicant on wlan0 as network 2 in place of "
+                                  "network 0, saved")
+    assert sent(fake) == [
+        "ADD_NETWORK", "SET_NETWORK 2 ssid 726f616d2d746573742d6e6574",
+        "SET_NETWORK 2 key_mgmt WPA-PSK", "SET_NETWORK 2 proto RSN",
+        'SET_NETWORK 2 psk "correct horse battery"', "ENABLE_NETWORK 2", "REMOVE_NETWORK 0",
+        "SAVE_CONFIG"]
+    assert sorted(fake.fake.saved) == [1, 2]
+    assert fake.fake.saved[2]["psk"] == "correct horse battery"
+    # The same tag again: still one network of that SSID.
+    _, cs = fake.import_ndef(PSK_TAG)
+    assert cs[0][1]["action"] == ("added to wpa_supplicant on wlan0 as network 3 in place of "
+                                  "network 2, saved")
+    assert sorted(fake.fake.saved) == [1, 3]
+
+
+def test_failure_keeps_the_network_it_would_replace(fake):
+    fake.fake.networks.update({0: {"disabled": "0", "ssid": "roam-test-net", "psk": "old"}})
+    fake.fake.fail["SET_NETWORK psk"] = "FAIL\n"
+    with pytest.raises(dbus.DBusException, match="refused the network's psk"):
+        fake.import_ndef(PSK_TAG)
+    assert fake.fake.networks == {0: {"disabled": "0", "ssid": "roam-test-net", "psk": "old"}}
+    assert "REMOVE_NETWORK 0" not in sent(fake)
+
+
+def test_real_wpa_supplicant_replaces_by_ssid():
+    """Against the real daemon, with an SSID LIST_NETWORKS escapes (a quote, a backslash, a
+    byte outside ASCII): touched twice, the network is there once, with the tag's key."""
+    e = Env(real=True)
+    ssid = b'caf"e\\ \xc3\xa9'
+    msg = wsc_psk_tag(ssid, b"correct horse battery")
+    try:
+        for expect in ("as network 0, saved", "as network 1 in place of network 0, saved"):
+            r = e.roam("nfc", "import", "-", "--yes", input=msg.hex())
+            assert r.returncode == 0, r.stderr
+            assert expect in r.stdout, r.stdout
+        c = WpaCtl(e.wpa.socket)
+        try:
+            listed = c.request("LIST_NETWORKS").decode().splitlines()[1:]
+            assert [line.split("\t")[0] for line in listed] == ["1"], listed
+            assert c.request("GET_NETWORK 1 ssid") == ssid.hex().encode()
+        finally:
+            c.close()
+    finally:
+        e.close()
+
+
 def test_daemon_going_away_mid_request(fake):
     fake.fake.hold.add("SET_NETWORK")
     call = fake.bus.obj(BT_PATH).get_dbus_method("ImportNdef", BT)
