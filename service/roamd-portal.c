@@ -549,6 +549,17 @@ static void session_handle(PortalSession *s, FetchKind kind, WisprMessage *m)
         session_fail(s, "the portal sent a WISPr message roam does not understand");
 }
 
+static void session_discover(PortalSession *s);
+
+static int on_rediscover(sd_event_source *es, uint64_t usec, void *userdata)
+{
+        PortalSession *s = userdata;
+
+        s->timer = sd_event_source_disable_unref(s->timer);
+        session_discover(s);
+        return 0;
+}
+
 static void on_fetch_finished(PortalSession *s, PortalFetch *f, CURLcode result)
 {
         WisprMessage m = {};
@@ -561,7 +572,25 @@ static void on_fetch_finished(PortalSession *s, PortalFetch *f, CURLcode result)
                         return session_fail(s, "the portal's page at %s is larger than %u KiB",
                                             f->url, WISPR_BODY_MAX / 1024);
                 if (f->kind == FETCH_DISCOVER && s->redirects == 0) {
-                        /* The portal may be gone (the link turned online meanwhile). */
+                        Link *l = session_link(s);
+
+                        /* Still captive: the portal did not answer (a busy box, a lost
+                         * packet). Asked again, then said: an unread page is no sign of a
+                         * portal without automatic login. */
+                        if (l && l->verdict.verdict == VERDICT_PORTAL) {
+                                if (s->discover_tries++ < PORTAL_DISCOVER_RETRIES &&
+                                    sd_event_add_time_relative(s->portal->manager->event, &s->timer,
+                                                               CLOCK_MONOTONIC, USEC_PER_SEC, 0,
+                                                               on_rediscover, s) >= 0) {
+                                        log_info("%s: the portal's page did not come (%s): "
+                                                 "asking again",
+                                                 s->ifname, curl_easy_strerror(result));
+                                        return;
+                                }
+                                return session_fail(s, "cannot read the portal's page at %s: %s",
+                                                    f->url, curl_easy_strerror(result));
+                        }
+                        /* The portal is gone (the link turned online meanwhile). */
                         s->state = PORTAL_STATE_WAITING;
                         s->wispr = false;
                         session_next(s);
@@ -569,6 +598,8 @@ static void on_fetch_finished(PortalSession *s, PortalFetch *f, CURLcode result)
                 }
                 return session_fail(s, "cannot reach %s: %s", f->url, curl_easy_strerror(result));
         }
+        if (f->kind == FETCH_DISCOVER)
+                s->discover_tries = 0;
         (void)curl_easy_getinfo(f->easy, CURLINFO_RESPONSE_CODE, &status);
         (void)curl_easy_getinfo(f->easy, CURLINFO_REDIRECT_URL, &redirect);
 
@@ -926,6 +957,7 @@ void portal_link_changed(Portal *p, Link *l)
                 s->approved = false;
                 s->auto_login_tried = false;
                 s->expired = false;
+                s->discover_tries = 0;
                 session_discover(s);
         } else if (!captive && l->verdict.verdict == VERDICT_ONLINE) {
                 /* An exchange in flight finishes first: the portal may open the gate before

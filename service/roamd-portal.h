@@ -44,8 +44,10 @@ PortalState portal_state_from_string(const char *s);
 /* Redirects followed while looking for the portal's page, Proxy NextURLs followed, and
  * LoginResultsURL polls: each bounded. */
 #define PORTAL_REDIRECTS_MAX 5
-#define PORTAL_PROXY_MAX     3
-#define PORTAL_POLLS_MAX     10
+/* A portal that does not answer its first page is asked again this often, a second apart. */
+#define PORTAL_DISCOVER_RETRIES 2
+#define PORTAL_PROXY_MAX        3
+#define PORTAL_POLLS_MAX        10
 /* Warn this long before an RFC 8908 session ends. */
 #define PORTAL_WARN_USEC (60 * USEC_PER_SEC)
 
@@ -65,6 +67,7 @@ struct PortalSession {
         char *logoff_url;
         char **hosts; /* hosts the portal's own pages pointed to */
         unsigned redirects, proxies, polls;
+        unsigned discover_tries; /* unanswered first pages in a row */
         PortalFetch *fetch;
         sd_event_source *timer; /* proxy delay and result polls */
         /* Credentials given by Login(), not yet known good; wiped when done. */

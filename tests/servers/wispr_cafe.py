@@ -20,7 +20,9 @@ Every request is appended to --log as one JSON line (method, path, host, form fi
 login page: xxe, laughs, big (10 MB), loop (the page redirects to itself), badcode
 (Redirect with ResponseCode 50), otherhost (LoginURL on evil.test), plainhttp (LoginURL over
 http), nowispr (a plain HTML form for people: POST /login with a table number opens the cafe),
-pending; anything else: the normal portal.
+pending, muteN (the first N interceptions a WISPr client asks for are closed unanswered,
+as a portal too busy to answer: counted per mode, each one logged with "muted"); anything
+else: the normal portal.
 """
 import argparse
 import json
@@ -156,9 +158,28 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/wispr/logoff":
             self.run(a.on_logoff)
             return self.reply("LogoffReply", 130, 150)
+        if self.mute():
+            self.close_connection = True
+            return None
         return self.send(302, "", extra=[("Location", "http://cafe.test/wispr/portal")])
 
     do_HEAD = do_GET
+
+    def mute(self):
+        """Mode muteN: whether to close this WISPr client's interception unanswered."""
+        mode = self.mode()
+        if not mode.startswith("mute") or "WISPr" not in self.headers.get("User-Agent", ""):
+            return False
+        with self.server.lock:
+            muted = self.server.muted
+            if muted.get("mode") != mode:
+                muted.clear()
+                muted.update(mode=mode, n=0)
+            if muted["n"] >= int(mode[4:] or 0):
+                return False
+            muted["n"] += 1
+        self.record({"muted": "yes"})
+        return True
 
     def do_POST(self):
         path = self.path.split("?", 1)[0]
@@ -214,13 +235,14 @@ def main():
     ap.add_argument("--ready")
     a = ap.parse_args()
     lock = threading.Lock()
+    muted = {}
     plain = Server(("::", a.port), Handler)
     tls = Server(("::", a.tls_port), Handler)
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(a.cert, a.key)
     tls.socket = ctx.wrap_socket(tls.socket, server_side=True, do_handshake_on_connect=False)
     for s, is_tls in ((plain, False), (tls, True)):
-        s.args, s.lock, s.tls = a, lock, is_tls
+        s.args, s.lock, s.tls, s.muted = a, lock, is_tls, muted
     threading.Thread(target=tls.serve_forever, daemon=True).start()
     if a.ready:
         with open(a.ready + ".tmp", "w") as f:

@@ -296,6 +296,33 @@ HOSTILE = [
 ]
 
 
+def muted(cafe):
+    return [r for r in cafe.requests() if r["fields"].get("muted")]
+
+
+def test_unanswered_page_is_asked_again(w, cafe, mon):
+    """The portal's page does not come once (a busy portal closes the connection): roamd asks
+    again a second later instead of taking it for a portal without automatic login."""
+    cafe.mode("mute1")
+    s = to_cafe(w, mon)
+    assert s["State"] == "waiting" and s["WISPr"] is True, s
+    assert len(muted(cafe)) == 1, cafe.requests()
+    assert "the portal's page did not come" in w.roamd_log()
+    login(w, save=False)
+    s = wait_session(w, mon, lambda s: s["State"] in ("logged-in", "failed", "browser"))
+    assert s["State"] == "logged-in", s
+
+
+def test_portal_that_never_answers_is_said(w, cafe, mon):
+    """A page that never comes: asked three times in all, then a failure that says so; never
+    "no automatic login"."""
+    cafe.mode("mute9")
+    s = to_cafe(w, mon)
+    assert s["State"] == "failed", (s, cafe.requests(), w.roamd_log()[-3000:])
+    assert "cannot read the portal's page at http://probe.roam.test/" in s["Message"], s
+    assert len(muted(cafe)) == 3
+
+
 def test_hostile_portals(w, cafe, mon):
     """One portal after another turns hostile; each time: a clear message, no credential
     sent, roamd alive."""
