@@ -16,6 +16,7 @@
 #include "roam-p2p-cli.h"
 #include "roam-peers.h"
 #include "roam-util.h"
+#include "roam-words.h"
 
 /* WPS walk time: a push-button or PIN session ends after two minutes. */
 #define CONNECT_WAIT_USEC (120 * USEC_PER_SEC)
@@ -313,7 +314,9 @@ static int wait_connected(sd_bus *bus, const char *path, const char *label, bool
                         if (streq(l.peers[i].path, path))
                                 p = &l.peers[i];
                 if (!p) {
-                        log_error("%s went away", label);
+                        log_error("could not connect to %s: %s", label,
+                                  roam_p2p_reason_words(
+                                      roam_p2p_reason_to_string(ROAM_P2P_REASON_PEER_LOST)));
                         return -ENOENT;
                 }
                 if (streq_ptr(p->state, "connected")) {
@@ -326,7 +329,9 @@ static int wait_connected(sd_bus *bus, const char *path, const char *label, bool
                         if (json)
                                 (void)print_json(&l, p);
                         log_error("could not connect to %s: %s", label,
-                                  p->reason && *p->reason ? p->reason : "failed");
+                                  p2p_reason_text(p)
+                                      ?: roam_p2p_reason_words(
+                                             roam_p2p_reason_to_string(ROAM_P2P_REASON_UNKNOWN)));
                         return -ECONNREFUSED;
                 }
                 r = wait_signal(bus, &woken, deadline);

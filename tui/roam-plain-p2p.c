@@ -99,8 +99,7 @@ static void announce(const P2pPeer *old, const P2pPeer *p)
                 printf("Connected to %s (%s).\n", name, strempty(p->group));
         } else if (streq_ptr(p->state, "available") && old) {
                 stamp();
-                printf("%s: not connected (%s).\n", name,
-                       p->reason && *p->reason ? p->reason : "ended");
+                printf("Not connected to %s: %s.\n", name, p2p_reason_text(p) ?: "it ended");
         }
 }
 

@@ -518,8 +518,8 @@ static void draw_details(Tui *t, DevicesData *d, int y, int bottom)
                 snprintf(text, sizeof(text), "Connected through %s. d disconnects.",
                          strempty(p->group));
                 print_wrapped(t, y, bottom, THEME_OK, text);
-        } else if (p->reason && *p->reason) {
-                snprintf(text, sizeof(text), "Last connection: %s.", p->reason);
+        } else if (p2p_reason_text(p)) {
+                snprintf(text, sizeof(text), "Not connected: %s.", p2p_reason_text(p));
                 print_wrapped(t, y, bottom, THEME_MUTED, text);
         }
 }

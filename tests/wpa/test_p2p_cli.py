@@ -97,7 +97,23 @@ def test_connect_show_pin_and_failure(p2p):
         p2p.fake.go_neg_failure(11)
         out, err = proc.communicate(timeout=10)
         assert proc.returncode == 1
-        assert "could not connect to Office printer: rejected" in err
+        assert ("could not connect to Office printer: the device said no, or no one accepted "
+                "on it in time") in err
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_connect_peer_lost_midway(p2p):
+    p2p.found(TV)
+    proc = spawn(p2p, "connect", "Living Room TV")
+    try:
+        assert p2p.fake.wait_request("P2P_CONNECT") == f"P2P_CONNECT {TV.addr} pbc"
+        assert "press its WiFi Direct (WPS) button" in proc.stdout.readline()
+        p2p.fake.lose_peer(TV.addr)
+        out, err = proc.communicate(timeout=10)
+        assert proc.returncode == 1
+        assert "could not connect to Living Room TV: the device went out of reach" in err
     finally:
         proc.kill()
         proc.wait()

@@ -84,7 +84,8 @@ def test_plain_announces_and_answers(p2p):
         # as with the real daemon, the failure comes after roamd took the connect's OK
         plain.expect("Connecting to Living Room TV.")
         p2p.fake.go_neg_failure(11)
-        plain.expect("Living Room TV: not connected (rejected).")
+        plain.expect("Not connected to Living Room TV: the device said no, or no one accepted "
+                     "on it in time.")
         p2p.fake.lose_peer(TV.addr)
         plain.expect("WiFi Direct: Living Room TV is gone.")
         plain.say("reject The Fridge")
