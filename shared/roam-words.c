@@ -260,8 +260,8 @@ const char *roam_fw_action_words(const char *action)
 }
 
 static const char *const p2p_reason_words_table[_ROAM_P2P_REASON_MAX] = {
-    [ROAM_P2P_REASON_REQUESTED] = "disconnected here",
-    [ROAM_P2P_REASON_CANCELLED] = "cancelled here",
+    [ROAM_P2P_REASON_REQUESTED] = "disconnected from this computer",
+    [ROAM_P2P_REASON_CANCELLED] = "cancelled on this computer",
     [ROAM_P2P_REASON_REJECTED] = "the device said no, or no one accepted on it in time",
     [ROAM_P2P_REASON_WITHDRAWN] = "the device withdrew its request",
     [ROAM_P2P_REASON_PEER_LOST] = "the device went out of reach",
