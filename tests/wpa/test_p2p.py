@@ -420,3 +420,66 @@ def test_sockets_of_other_namespaces_are_ignored():
     finally:
         foreign.close()
         close_env(p)
+
+
+def find_async(bus, seconds):
+    """P2PFind without waiting: the dict gets "ok" or "error" when roamd answers."""
+    reply = {}
+
+    def answer(key, value):
+        reply[key] = value
+        bus.got = True  # wakes bus.wait()
+
+    bus.obj("/org/roam1").P2PFind(dbus.UInt32(seconds), dbus_interface=MANAGER,
+                                  reply_handler=lambda *a: answer("ok", a),
+                                  error_handler=lambda e: answer("error", e))
+    bus.bus.flush()
+    return reply
+
+
+def test_events_between_a_request_and_its_reply(p2p):
+    """An event that arrives while a request waits for its reply is handled at once (the loop
+    is not blocked on the reply), and the reply still answers its own request."""
+    fake, bus = p2p.fake, p2p.bus
+    fake.hold = {"P2P_FIND"}
+    reply = find_async(bus, 9)
+    assert fake.wait_request("P2P_FIND") == "P2P_FIND 9"
+    fake.add_peer(TV)
+    bus.wait(lambda: peer_path(TV) in bus.peers(), what="the TV while P2P_FIND waits")
+    assert reply == {}
+    fake.hold = set()
+    fake.release()
+    bus.wait(lambda: reply, what="the P2PFind answer")
+    assert "ok" in reply, reply
+    p2p.wait_p2p("finding")
+
+
+def test_oversized_reply_fails_only_its_request(p2p):
+    """A reply larger than roamd takes (16 KiB) fails that request, never cut into a shorter
+    answer; the next request gets its own reply."""
+    fake, bus = p2p.fake, p2p.bus
+    fake.hold = {"P2P_FIND"}
+    reply = find_async(bus, 9)
+    fake.wait_request("P2P_FIND")
+    fake.hold = set()
+    fake.release(reply="OK\n" + "x" * 17000)
+    bus.wait(lambda: reply, what="the P2PFind answer")
+    assert "sent an oversized reply" in reply["error"].get_dbus_message()
+    assert "Oversized reply (17003 bytes)" in p2p.env.log()
+    assert p2p.bus.get("/org/roam1", MANAGER, "P2PState") == "idle"
+    bus.manager("P2PFind", dbus.UInt32(4))
+    assert fake.wait_request("P2P_FIND") == "P2P_FIND 4"
+    p2p.wait_p2p("finding")
+
+
+def test_detach_when_roamd_stops():
+    """roamd says DETACH before it goes, so wpa_supplicant stops sending to its socket."""
+    p = make_env("p2p-detach")
+    try:
+        rc = p.env.stop_roamd()
+        assert rc in (None, 0), f"roamd exited with {rc}:\n{p.env.log()[-4000:]}"
+        assert p.fake.wait_request("DETACH") == "DETACH"
+        assert p.fake.attached == set()
+    finally:
+        p.fake.close()
+        p.env.close()
