@@ -522,10 +522,20 @@ int roam_p2p_run(char **args, bool json)
         r = peer_call(bus, p, streq(verb, "reject") ? "Reject" : "Disconnect", what, NULL, NULL);
         if (r < 0)
                 return r;
-        if (!json)
+        if (!json) {
                 printf("%s %s.\n", streq(verb, "reject") ? "Rejected" : "Disconnecting from",
                        p2p_peer_label(p));
-        else
-                return print_json(&l, p);
-        return 0;
+                return 0;
+        }
+        /* The device as roamd has it now, not as it was before the call (it may be gone). */
+        {
+                _cleanup_(p2p_list_done) P2pList now = {};
+                r = load(bus, &now);
+                if (r < 0)
+                        return r;
+                for (size_t i = 0; i < now.n; i++)
+                        if (streq(now.peers[i].path, p->path))
+                                return print_json(&now, &now.peers[i]);
+        }
+        return print_json(&l, p);
 }

@@ -140,3 +140,30 @@ def test_requests_and_refusals(p2p):
     r = roam(p2p, "find", "0")
     assert r.returncode == 1 and "seconds from 1 to 3600" in r.stderr
     assert peer_path(PHONE)
+
+
+def test_json_answers_say_the_outcome(p2p):
+    """--json after an action prints the device as it is once roamd answered: accepted and
+    connected, rejected (available, reason rejected)."""
+    p2p.fake.prov_disc_pbc_req(PHONE)
+    p2p.wait_state(PHONE, "request")
+    proc = spawn(p2p, "accept", "Ana's phone", "--json")
+    try:
+        assert p2p.fake.wait_request("P2P_CONNECT") == f"P2P_CONNECT {PHONE.addr} pbc auth"
+        p2p.wait_state(PHONE, "connecting")
+        p2p.fake.group_started(PHONE.addr, "GO")
+        out, err = proc.communicate(timeout=10)
+        assert proc.returncode == 0, err
+    finally:
+        proc.kill()
+        proc.wait()
+    doc = json.loads(out)
+    assert (doc["name"], doc["state"], doc["group"]) == ("Ana's phone", "connected",
+                                                        "p2p-wlan0-0")
+    p2p.fake.prov_disc_enter_pin(PRINTER)
+    p2p.wait_state(PRINTER, "request")
+    r = roam(p2p, "reject", "Office printer", "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert (doc["name"], doc["state"], doc["reason"]) == ("Office printer", "available",
+                                                          "rejected")
