@@ -146,10 +146,14 @@ class FakeWpa:
                     self.held.append((addr, cmd))
                     continue
             reply, events = self.handle(cmd, addr)
-            if reply is not None:
-                self._sendto(reply, addr)
+            # ctrl_iface_unix.c wpa_supplicant_ctrl_iface_receive(): the command runs
+            # (wpa_supplicant_ctrl_iface_process()), and the events it causes go out from
+            # wpa_msg() at once (wpa_supplicant_ctrl_iface_msg_cb()), before the reply's
+            # sendto(): P2P-GROUP-REMOVED comes before P2P_GROUP_REMOVE's OK.
             for e in events:
                 self.event(e)
+            if reply is not None:
+                self._sendto(reply, addr)
 
     def _sendto(self, data, addr):
         try:
@@ -181,9 +185,9 @@ class FakeWpa:
             held, self.held = self.held, []
         for addr, cmd in held:
             r, events = self.handle(cmd, addr)
-            self._sendto(reply if reply is not None else r, to_addr or addr)
-            for e in events:
+            for e in events:  # before the reply, as in _loop()
                 self.event(e)
+            self._sendto(reply if reply is not None else r, to_addr or addr)
 
     def event(self, text, level=MSG_INFO):
         """Sends an event to every attached client (ctrl_iface_unix.c: "<%d>" then the text)."""
@@ -323,6 +327,15 @@ class FakeWpa:
             return ok, []
         if w == "STATUS":
             return self.status(), []
+        if w == "DISCONNECT" and len(words) == 1 and self.station:
+            # wpas_request_disconnection() deauthenticates at once: CTRL-EVENT-DISCONNECTED
+            # (events.c wpa_supplicant_event_disassoc_finish() words) and robust_av.c
+            # wpas_dscp_deinit()'s "CTRL-EVENT-DSCP-POLICY clear_all", both before the OK
+            # (the wired transcript's disconnect_exchange)
+            bssid = self.station["bssid"]
+            self.station = self.signal = None
+            return ok, [f"CTRL-EVENT-DISCONNECTED bssid={bssid} reason=3 locally_generated=1",
+                        "CTRL-EVENT-DSCP-POLICY clear_all"]
         if w in ("DISCONNECT", "RECONNECT") and len(words) == 1:
             return ok, []
         if w == "SET" and len(words) >= 3:
@@ -350,6 +363,7 @@ class FakeWpa:
         if not self.p2p:
             return fail, []  # !wpa_s->global->p2p: every other P2P_* command fails
         if w == "P2P_FIND":
+            # p2p_ctrl_find() -> wpas_p2p_find(): OK once the search started
             self.finding = True
             return ok, []
         if w == "P2P_PEER" and len(words) == 2:
@@ -372,13 +386,18 @@ class FakeWpa:
                 return f"{wps_generate_pin(self.rng):08d}", []
             return ok, []
         if w == "P2P_REJECT" and len(words) == 2:
+            # p2p_ctrl_reject() -> wpas_p2p_reject() -> p2p_reject(): FAIL for an unknown peer
             return (ok if words[1] in self.peers else fail), []
         if w == "P2P_CANCEL":
+            # wpas_p2p_cancel(): FAIL when no negotiation or group formation is going on
             if not self.pending:
                 return fail, []
             self.pending = None
             return ok, []
         if w == "P2P_GROUP_REMOVE" and len(words) == 2:
+            # wpas_p2p_group_remove(): FAIL for an unknown interface; else
+            # wpas_p2p_group_delete(P2P_GROUP_REMOVAL_REQUESTED) announces the removal
+            # ("%s %s%s", ifname, role, " reason=REQUESTED")
             if words[1] not in self.groups:
                 return fail, []
             role = self.groups.pop(words[1])

@@ -105,6 +105,12 @@ def test_fake_station_status_and_events_like_the_real_daemon(tmp_path):
         assert kv(status)["address"] == kv(t["status_connected"])["address"]
         fake.disassociate()
         assert c.recv().decode() == t["events"][1]
+        # A command's own events come before its reply, as the real daemon sends them.
+        fake.associate("wired", "01:80:c2:00:00:03", 0, -50, 0)
+        c.recv()
+        c.sock.send(b"DISCONNECT")
+        seq = [c.recv().decode() for _ in t["disconnect_exchange"]]
+        assert seq == t["disconnect_exchange"]
     finally:
         c.close()
         fake.close()
