@@ -395,6 +395,10 @@ static void on_call_reply(WpaClient *client, int error, const char *reply, size_
                 break;
         case CALL_CANCEL:
                 if (!ok) {
+                        if (!c->msg)
+                                log_info("wpa_supplicant had nothing to cancel (P2P_CANCEL: "
+                                         "%s).",
+                                         why);
                         call_fail(c, why);
                         break;
                 }
@@ -536,7 +540,8 @@ static void on_event(WpaClient *client, const WpaEvent *e, void *userdata)
                         return;
                 }
                 if (peer->state == PEER_STATE_CONNECTING) {
-                        (void)p2p_call(p, CALL_SET, NULL, NULL, NULL, "P2P_CANCEL");
+                        /* No address: the peer is removed below, the answer changes nothing. */
+                        (void)p2p_call(p, CALL_CANCEL, NULL, NULL, NULL, "P2P_CANCEL");
                         p2p_bus_emit_failed(p, peer, P2P_REASON(PEER_LOST));
                 }
                 peer_remove(peer);

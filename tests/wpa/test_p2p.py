@@ -263,6 +263,17 @@ def test_peer_lost_mid_connect(p2p):
                                                           "peer-lost"]
     assert p2p.fake.wait_request("P2P_CANCEL") == "P2P_CANCEL"
     p2p.bus.wait(lambda: peer_path(TV) not in p2p.bus.peers(), what="TV gone")
+    # wpa_supplicant may have given up already: its FAIL to the cancel is said as that.
+    p2p.found(TV)
+    p2p.peer_call(TV, "Connect", "push-button", "")
+    p2p.wait_state(TV, "connecting")
+    p2p.fake.pending = None
+    p2p.fake.lose_peer(TV.addr)
+    assert p2p.fake.wait_request("P2P_CANCEL") == "P2P_CANCEL"
+    # A request after it: answered in order, so the cancel's answer was read before.
+    p2p.bus.manager("P2PFind", dbus.UInt32(5))
+    assert "wpa_supplicant had nothing to cancel (P2P_CANCEL: refused it)." in p2p.env.log()
+    assert "refused the P2P device name" not in p2p.env.log()
 
 
 def test_negotiation_failures(p2p):
