@@ -71,3 +71,7 @@ def test_group_link_verdict_and_app_policy(net):
     bus.wait(lambda: bus.get(mail, "org.roam1.App", "State") == "blocked: no allowed link",
              what="mail blocked")
     assert bus.get(mail, "org.roam1.App", "Route4") == ""
+    # Only the casting app: every other app's policy (default) keeps off wifi-direct too.
+    default = bus.manager("SetAppPolicy", "default", {"bearers": "ethernet,wifi"})
+    bus.wait(lambda: bus.get(default, "org.roam1.App", "Route4") == "", what="default off it")
+    assert bus.get(path, "org.roam1.App", "Route4") == GROUP
