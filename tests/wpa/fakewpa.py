@@ -24,6 +24,13 @@ source of each format is cited where it is produced (hostap tree, tag hostap_2_1
                                      SIGNAL_POLL (wpa_supplicant_signal_poll(): RSSI, LINKSPEED,
                                      NOISE, FREQUENCY lines; FAIL when the driver has none)
 
+With global_path it is the global control interface instead (wpa_supplicant -g PATH,
+ctrl_iface_unix.c wpa_supplicant_global_ctrl_iface_receive()): INTERFACES lists the one
+interface, "IFNAME=x CMD" runs CMD on it (wpa_supplicant_global_ctrl_iface_process():
+"FAIL-NO-IFNAME-MATCH\n" for another x, as the global transcript shows), and events carry
+"IFNAME=x " only when sent with wpa_msg() (per interface: CTRL-EVENT-*), not with
+wpa_msg_global() (the P2P-* events of p2p_supplicant.c): wpa_supplicant_ctrl_iface_msg_cb().
+
 With p2p=False it behaves like wpa_supplicant on a driver without P2P (what the wired driver
 gives): test_fake_vs_real.py compares those answers with transcripts recorded from the real
 daemon (tests/wpa/transcripts/)."""
@@ -69,8 +76,9 @@ class Peer:
 
 class FakeWpa:
     def __init__(self, ctrl_dir, ifname="p2p-dev-wlan0", p2p=True, address="02:00:00:00:aa:00",
-                 uuid="178a6e1b-d99d-5e31-81dd-f371512dc3a7", seed=1):
+                 uuid="178a6e1b-d99d-5e31-81dd-f371512dc3a7", seed=1, global_path=None):
         self.ctrl_dir, self.ifname, self.p2p = ctrl_dir, ifname, p2p
+        self.global_path = global_path
         self.address, self.uuid = address, uuid
         self.p2p_dev_addr = address
         self.rng = random.Random(seed)
@@ -96,7 +104,7 @@ class FakeWpa:
 
     @property
     def path(self):
-        return os.path.join(self.ctrl_dir, self.ifname)
+        return self.global_path or os.path.join(self.ctrl_dir, self.ifname)
 
     # The socket.
 
@@ -190,8 +198,12 @@ class FakeWpa:
             self._sendto(reply if reply is not None else r, to_addr or addr)
 
     def event(self, text, level=MSG_INFO):
-        """Sends an event to every attached client (ctrl_iface_unix.c: "<%d>" then the text)."""
-        self.raw(f"<{level}>{text}".encode())
+        """Sends an event to every attached client (ctrl_iface_unix.c: "<%d>" then the text,
+        after "IFNAME=x " on the global interface for per-interface events)."""
+        prefix = ""
+        if self.global_path and not text.startswith("P2P-"):
+            prefix = f"IFNAME={self.ifname} "
+        self.raw(f"{prefix}<{level}>{text}".encode())
 
     def raw(self, data):
         for a in list(self.attached):
@@ -313,6 +325,14 @@ class FakeWpa:
     def handle(self, cmd, addr):
         """Returns (reply, events to send after it)."""
         fail, ok = "FAIL\n", "OK\n"
+        if self.global_path and cmd not in ("ATTACH", "DETACH", "PING"):
+            if cmd == "INTERFACES":
+                return f"{self.ifname}\n", []
+            if not cmd.startswith("IFNAME="):
+                return "UNKNOWN COMMAND\n", []
+            target, _, cmd = cmd[7:].partition(" ")
+            if target != self.ifname:
+                return "FAIL-NO-IFNAME-MATCH\n", []
         words = cmd.split(" ")
         w = words[0]
         if w == "PING":

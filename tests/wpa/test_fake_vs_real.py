@@ -114,3 +114,18 @@ def test_fake_station_status_and_events_like_the_real_daemon(tmp_path):
     finally:
         c.close()
         fake.close()
+
+
+def test_fake_global_interface_answers_like_the_real_daemon(tmp_path):
+    """The fake as wpa_supplicant -g: the real daemon's global transcript, byte for byte."""
+    t = load()
+    f = kv(next(r for c, r in t["interface"] if c == "STATUS"))
+    fake = FakeWpa(str(tmp_path), ifname="wtest0", p2p=False, address=f["address"],
+                   uuid=f["uuid"], global_path=str(tmp_path / "global")).start()
+    c = WpaCtl(fake.path)
+    try:
+        for cmd, reply in t["global"]:
+            assert c.request(cmd).decode() == reply, cmd
+    finally:
+        c.close()
+        fake.close()

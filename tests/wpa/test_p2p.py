@@ -494,3 +494,41 @@ def test_detach_when_roamd_stops():
     finally:
         p.fake.close()
         p.env.close()
+
+
+def test_p2p_on_the_global_control_interface():
+    """wpa_supplicant -g: roamd finds the P2P device with INTERFACES, addresses it with
+    IFNAME=, takes its P2P events (sent without IFNAME=, wpa_msg_global()) and connects."""
+    env = MiniEnv("p2p-global")
+    env.netns("ip link add wlan0 type veth peer name wlan0-peer")
+    glob = os.path.join(env.dir, "global", "wpa-global")
+    fake = FakeWpa(os.path.join(env.dir, "ctrl"), global_path=glob)
+    os.makedirs(os.path.dirname(glob))
+    fake.start()
+    p = P2PEnv(env, fake, None)
+    try:
+        env.start_roamd(CONFIG.format(ctrl=os.path.join(env.dir, "ctrl"),
+                                      client=os.path.join(env.dir, "client"), timeout="10")
+                        + f"GlobalControl={glob}\n")
+        p.bus = RoamBus(env.address)
+        p.wait_p2p("idle")
+        assert fake.wait_request("INTERFACES") == "INTERFACES"
+        assert fake.wait_request("IFNAME=p2p-dev-wlan0 STATUS")
+        p.bus.manager("P2PFind", dbus.UInt32(5))
+        assert fake.wait_request("IFNAME=p2p-dev-wlan0 P2P_FIND") == \
+            "IFNAME=p2p-dev-wlan0 P2P_FIND 5"
+        p.found(TV)
+        assert p.prop(TV, "DeviceType") == "TV"
+        p.peer_call(TV, "Connect", "push-button", "")
+        assert fake.wait_request("IFNAME=p2p-dev-wlan0 P2P_CONNECT") == \
+            f"IFNAME=p2p-dev-wlan0 P2P_CONNECT {TV.addr} pbc"
+        p.wait_state(TV, "connecting")
+        fake.group_started(TV.addr, "client")
+        p.wait_state(TV, "connected")
+        p.peer_call(TV, "Disconnect")
+        assert fake.wait_request("IFNAME=p2p-dev-wlan0 P2P_GROUP_REMOVE") == \
+            "IFNAME=p2p-dev-wlan0 P2P_GROUP_REMOVE p2p-wlan0-0"
+        p.wait_state(TV, "available")
+        assert p.prop(TV, "Reason") == "requested"
+    finally:
+        close_env(p)
