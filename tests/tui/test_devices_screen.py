@@ -207,3 +207,23 @@ def test_devices_connected_reach(group_net, tmp_path, golden):
         golden("devices-connected", t)
     finally:
         t.close()
+
+
+@pytest.mark.parametrize("theme", ["high-contrast", "monochrome"])
+def test_devices_themes(p2p, tmp_path, golden, theme):
+    """States in words, whatever the colours: a request, a device connecting, one connected."""
+    p2p.found(TV)
+    p2p.found(PRINTER)
+    p2p.connected(TV)
+    p2p.peer_call(PRINTER, "Connect", "push-button", "")
+    p2p.wait_state(PRINTER, "connecting")
+    p2p.fake.prov_disc_pbc_req(PHONE)
+    p2p.wait_state(PHONE, "request")
+    t = Tui(p2p.env.env, tmp_path, args=("--theme", theme))
+    try:
+        t.wait_for(screen="overview", text="6 Devices")
+        t.key("6")
+        t.wait_for(screen="devices", text=["asks to connect", "connecting", "connected"])
+        golden(f"devices-theme-{theme}", t, theme=theme)
+    finally:
+        t.close()
