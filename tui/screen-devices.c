@@ -659,7 +659,9 @@ static void devices_draw(Tui *t, Screen *s, int top, int height)
 
         if (streq(state, "unavailable") || !d->bus)
                 snprintf(text, sizeof(text),
-                         "WiFi Direct is not available: wpa_supplicant runs no P2P device.");
+                         "WiFi Direct is not available: wpa_supplicant runs no P2P device. It "
+                         "needs a WiFi card with WiFi Direct and wpa_supplicant running on it "
+                         "(roamd finds it by itself once it runs).");
         else if (streq(state, "finding"))
                 snprintf(text, sizeof(text), "Searching for WiFi Direct devices (s stops)...");
         else if (d->list.n == 0)

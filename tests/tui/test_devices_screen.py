@@ -79,7 +79,7 @@ def test_devices_enter_pin_small(p2p, screen, golden):
     t.wait_for(screen="devices", text="connecting")
 
 
-def test_devices_without_p2p(screen, tmp_path):
+def test_devices_without_p2p(screen, tmp_path, golden):
     """No P2P device: no tab, and key 6 says why."""
     from minienv import MiniEnv
     env = MiniEnv("tui-nop2p")
@@ -91,7 +91,9 @@ def test_devices_without_p2p(screen, tmp_path):
             t.wait_for(screen="overview")
             assert "Devices" not in t.text_lines()[0]
             t.key("6")
-            t.wait_for(screen="devices", text="WiFi Direct is not available")
+            t.wait_for(screen="devices", text=["WiFi Direct is not available",
+                                               "wpa_supplicant running on it"])
+            golden("devices-unavailable", t)
         finally:
             t.close()
     finally:
