@@ -275,7 +275,8 @@ static int devices_model_changed(Tui *t, Screen *s, const RoamLiveEvent *ev)
 /* Calls: one at a time; the answer is said on the status line. */
 
 typedef struct CallInfo {
-        char what[128];
+        char what[128]; /* "stop searching": what failed, if it does */
+        char done[160]; /* "Stopped searching.": said when roamd answered */
 } CallInfo;
 
 static CallInfo call_info; /* one call at a time (call_slot) */
@@ -297,12 +298,16 @@ static int on_call(sd_bus_message *m, void *userdata, sd_bus_error *error)
         else if (sd_bus_message_read(m, "s", &pin) > 0 && *pin)
                 tui_message(d->tui, THEME_OK, "Type %.4s %.4s on the device.", pin,
                             strlen(pin) > 4 ? pin + 4 : "");
+        else
+                /* Said, so no one wonders whether the key was taken (a key pressed before
+                 * this answer is refused: one call at a time). */
+                tui_message(d->tui, THEME_OK, "%s", call_info.done);
         tui_request_redraw(d->tui);
         return 0;
 }
 
 static int call(DevicesData *d, const char *path, const char *iface, const char *method,
-                const char *what, const char *types, ...)
+                const char *what, const char *done, const char *types, ...)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         va_list ap;
@@ -327,16 +332,28 @@ static int call(DevicesData *d, const char *path, const char *iface, const char 
                 return REACTION_REDRAW;
         }
         snprintf(call_info.what, sizeof(call_info.what), "%s", what);
+        snprintf(call_info.done, sizeof(call_info.done), "%s", done);
         return REACTION_REDRAW;
 }
 
 static int peer_call(DevicesData *d, const P2pPeer *p, const char *method, const char *verb,
                      const char *types, const char *a1, const char *a2)
 {
-        char what[128];
+        const char *label = p2p_peer_label(p);
+        char what[128], done[160];
 
-        snprintf(what, sizeof(what), "%s %s", verb, p2p_peer_label(p));
-        return call(d, p->path, ROAM_PEER_INTERFACE, method, what, types, a1, a2);
+        snprintf(what, sizeof(what), "%s %s", verb, label);
+        if (streq(method, "Connect"))
+                snprintf(done, sizeof(done), "Started connecting to %s.", label);
+        else if (streq(method, "Accept"))
+                snprintf(done, sizeof(done), "Accepted %s.", label);
+        else if (streq(method, "Reject"))
+                snprintf(done, sizeof(done), "Rejected %s.", label);
+        else if (streq_ptr(p->state, "connecting"))
+                snprintf(done, sizeof(done), "Stopped connecting to %s.", label);
+        else
+                snprintf(done, sizeof(done), "Started disconnecting from %s.", label);
+        return call(d, p->path, ROAM_PEER_INTERFACE, method, what, done, types, a1, a2);
 }
 
 static void start_pin(DevicesData *d, const P2pPeer *p, bool accept)
@@ -404,10 +421,11 @@ static int devices_key(Tui *t, Screen *s, int key)
         switch (key) {
         case 'f':
                 return call(d, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE, "P2PFind",
-                            "search for devices", "u", (uint32_t)FIND_SECONDS);
+                            "search for devices", "Started a 30-second search.", "u",
+                            (uint32_t)FIND_SECONDS);
         case 's':
                 return call(d, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE, "P2PStopFind",
-                            "stop searching", NULL);
+                            "stop searching", "Stopped searching.", NULL);
         case 'a':
                 if (!req)
                         return REACTION_NONE;

@@ -54,12 +54,13 @@ def test_devices_list_connect_and_request(p2p, screen, golden):
     golden("devices-request", t)
     t.key("a")
     assert p2p.fake.wait_request("P2P_CONNECT") == f"P2P_CONNECT {PHONE.addr} pbc auth"
-    t.wait_for(screen="devices", text="connecting")
+    # roamd's answer is said; a key before it would be refused (one call at a time).
+    t.wait_for(screen="devices", text=["connecting", "Accepted Ana's phone."])
     # Connect to the printer by a PIN roam shows.
     t.key("j")
     t.key("p")
     assert p2p.fake.wait_request("P2P_CONNECT") == f"P2P_CONNECT {PRINTER.addr} pin"
-    t.wait_for(screen="devices", text="Type this PIN on Office printer")
+    t.wait_for(screen="devices", text=["Type this PIN on Office printer", "on the device."])
     golden("devices-pin-shown", t)
 
 
@@ -110,16 +111,21 @@ def test_devices_search_connect_disconnect(p2p, screen, golden):
     golden("devices-empty", t)
     t.key("f")
     assert p2p.fake.wait_request("P2P_FIND") == "P2P_FIND 30"
-    t.wait_for(screen="devices", text="Searching for WiFi Direct devices (s stops)")
+    t.wait_for(screen="devices", text=["Searching for WiFi Direct devices (s stops)",
+                                       "Started a 30-second search."])
     p2p.fake.add_peer(TV)
     t.wait_for(screen="devices", text="Living Room TV")
     golden("devices-searching", t)
     t.key("s")
     assert p2p.fake.wait_request("P2P_STOP_FIND") == "P2P_STOP_FIND"
-    t.wait_for(screen="devices", text="1 WiFi Direct device. f searches again.")
+    # The search's end (P2P-FIND-STOPPED) comes before roamd's answer: a key before the
+    # answer would be refused, so the answer is waited for.
+    t.wait_for(screen="devices", text=["1 WiFi Direct device. f searches again.",
+                                       "Stopped searching."])
     t.key("\r")
     assert p2p.fake.wait_request("P2P_CONNECT") == f"P2P_CONNECT {TV.addr} pbc"
-    t.wait_for(screen="devices", text="press the WiFi Direct (WPS) button")
+    t.wait_for(screen="devices", text=["press the WiFi Direct (WPS) button",
+                                       "Started connecting to Living Room TV."])
     golden("devices-connect", t)
     p2p.fake.group_started(TV.addr, "client")
     # No link p2p-wlan0-0 in this world: no verdict to tell (test_devices_connected_reach
@@ -130,7 +136,8 @@ def test_devices_search_connect_disconnect(p2p, screen, golden):
     golden("devices-connected-checking", t)
     t.key("d")
     assert p2p.fake.wait_request("P2P_GROUP_REMOVE") == "P2P_GROUP_REMOVE p2p-wlan0-0"
-    t.wait_for(screen="devices", text="Not connected: disconnected from this computer.")
+    t.wait_for(screen="devices", text=["Not connected: disconnected from this computer.",
+                                       "Started disconnecting from Living Room TV."])
     golden("devices-disconnected", t)
 
 
@@ -143,7 +150,7 @@ def test_devices_failures_in_words(p2p, screen, golden):
     t.key("6")
     t.wait_for(screen="devices", text="Living Room TV")
     t.key("\r")
-    p2p.wait_state(TV, "connecting")
+    t.wait_for(screen="devices", text="Started connecting to Living Room TV.")
     p2p.fake.go_neg_failure(11)
     t.wait_for(screen="devices", text=[
         "Not connected: the device said no, or no one accepted on it in time.",
@@ -156,7 +163,7 @@ def test_devices_failures_in_words(p2p, screen, golden):
                                        "The connection to Living Room TV ended: the device "
                                        "ended it."])
     t.key("\r")
-    p2p.wait_state(TV, "connecting")
+    t.wait_for(screen="devices", text="Started connecting to Living Room TV.")
     p2p.fake.lose_peer(TV.addr)
     t.wait_for(screen="devices", text=["Could not connect to Living Room TV: the device went "
                                        "out of reach.", "No WiFi Direct devices found yet."])
@@ -175,9 +182,8 @@ def test_devices_request_small(p2p, screen, golden):
     golden("devices-small-request", t)
     t.key("r")
     assert p2p.fake.wait_request("P2P_REJECT") == f"P2P_REJECT {PHONE.addr}"
-    p2p.wait_state(PHONE, "available")
-    t.wait(lambda t: t.frame.screen == "devices" and "asks to connect" not in t.text(),
-           what="the dialog closed")
+    t.wait(lambda t: t.frame.screen == "devices" and "asks to connect" not in t.text()
+           and "Rejected Ana's phone." in t.text(), what="the dialog closed")
     assert "Ana's phone (phone): available" in t.text()
 
 
