@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "roam-macro.h"
+#include "roam-words.h"
 #include "roamd-client-wpa-parse.h"
 
 /* wpa_supplicant prints names with printf_encode()/wpa_ssid_txt(), which never emit control
@@ -365,18 +366,21 @@ bool wpa_pin_valid(const char *s)
 const char *wpa_group_removed_reason(const char *reason)
 {
         /* p2p_supplicant.c, wpas_p2p_group_delete(). */
-        static const char *const table[][2] = {
-            {"REQUESTED", "requested"},
-            {"FORMATION_FAILED", "formation-failed"},
-            {"IDLE", "idle"},
-            {"UNAVAILABLE", "unavailable"},
-            {"GO_ENDING_SESSION", "go-ending-session"},
-            {"PSK_FAILURE", "psk-failure"},
-            {"FREQ_CONFLICT", "freq-conflict"},
+        static const struct {
+                const char *wire;
+                RoamP2pReason reason;
+        } table[] = {
+            {"REQUESTED", ROAM_P2P_REASON_REQUESTED},
+            {"FORMATION_FAILED", ROAM_P2P_REASON_FORMATION_FAILED},
+            {"IDLE", ROAM_P2P_REASON_IDLE},
+            {"UNAVAILABLE", ROAM_P2P_REASON_UNAVAILABLE},
+            {"GO_ENDING_SESSION", ROAM_P2P_REASON_GO_ENDING_SESSION},
+            {"PSK_FAILURE", ROAM_P2P_REASON_PSK_FAILURE},
+            {"FREQ_CONFLICT", ROAM_P2P_REASON_FREQ_CONFLICT},
         };
 
         for (size_t i = 0; reason && i < ELEMENTSOF(table); i++)
-                if (streq(reason, table[i][0]))
-                        return table[i][1];
-        return "unknown";
+                if (streq(reason, table[i].wire))
+                        return roam_p2p_reason_to_string(table[i].reason);
+        return roam_p2p_reason_to_string(ROAM_P2P_REASON_UNKNOWN);
 }

@@ -47,9 +47,9 @@ struct WpaClient {
         char *server;
         char *local_dir;
         char *local_path;
-        uint64_t timeout_usec;
+        uint64_t timeout_usec, ping_usec;
         int fd;
-        sd_event_source *io, *timer;
+        sd_event_source *io, *timer, *ping_timer;
         WpaRequest *head, *tail;
         WpaSubscription *subs;
         WpaStateFn state_fn;
@@ -125,6 +125,50 @@ void wpa_client_set_state_handler(WpaClient *c, WpaStateFn fn, void *userdata)
 {
         c->state_fn = fn;
         c->state_userdata = userdata;
+}
+
+void wpa_client_set_ping_interval(WpaClient *c, uint64_t usec)
+{
+        c->ping_usec = usec;
+}
+
+static int on_ping_timer(sd_event_source *s, uint64_t usec, void *userdata);
+
+static void client_arm_ping(WpaClient *c)
+{
+        int r;
+
+        if (c->ping_usec == 0 || c->state != WPA_CLIENT_UP)
+                return;
+        c->ping_timer = sd_event_source_disable_unref(c->ping_timer);
+        r = sd_event_add_time_relative(c->event, &c->ping_timer, CLOCK_MONOTONIC, c->ping_usec,
+                                       USEC_PER_SEC / 10, on_ping_timer, c);
+        if (r < 0)
+                log_warning("Failed to arm the wpa_supplicant PING timer: %s", strerror(-r));
+}
+
+static void on_pong(WpaClient *c, int error, const char *reply, size_t len, void *userdata)
+{
+        /* No answer in time already took the client down (on_timeout). */
+        if (error >= 0 && !(len >= 4 && memcmp(reply, "PONG", 4) == 0))
+                log_warning("wpa_supplicant at %s answered PING with \"%.*s\".", c->server,
+                            (int)strcspn(reply, "\n"), reply);
+}
+
+static int request_enqueue(WpaClient *c, const char *ifname, const char *cmd, WpaReplyFn cb,
+                           void *userdata, WpaRequest **ret);
+
+static int on_ping_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        WpaClient *c = userdata;
+
+        c->ping_timer = sd_event_source_disable_unref(c->ping_timer);
+        /* A request on the wire has its own timeout: it already tells whether the daemon
+         * answers. */
+        if (c->state == WPA_CLIENT_UP && !c->head)
+                (void)request_enqueue(c, NULL, "PING", on_pong, NULL, NULL);
+        client_arm_ping(c);
+        return 0;
 }
 
 bool wpa_client_is_up(const WpaClient *c)
@@ -295,6 +339,7 @@ static void on_attach_reply(WpaClient *c, int error, const char *reply, size_t l
         }
         c->state = WPA_CLIENT_UP;
         log_info("Attached to wpa_supplicant at %s.", c->server);
+        client_arm_ping(c);
         if (c->state_fn)
                 c->state_fn(c, true, c->state_userdata);
 }
@@ -406,6 +451,7 @@ static void client_go_down(WpaClient *c, int error)
         c->state = WPA_CLIENT_DOWN;
         c->io = sd_event_source_disable_unref(c->io);
         c->timer = sd_event_source_disable_unref(c->timer);
+        c->ping_timer = sd_event_source_disable_unref(c->ping_timer);
         if (c->fd >= 0) {
                 /* Best effort: a running daemon stops sending to a socket about to vanish. */
                 if (error == -ECANCELED)

@@ -15,7 +15,8 @@
  * Up/down: the client watches nothing itself; WpaDir (below) reports control sockets
  * appearing and disappearing (inotify on the control directory), and the owner calls
  * wpa_client_connect()/wpa_client_disconnect(). A send refused by the kernel
- * (ECONNREFUSED: the daemon went away) or CTRL-EVENT-TERMINATING also takes the client down. */
+ * (ECONNREFUSED: the daemon went away), CTRL-EVENT-TERMINATING or an unanswered PING (a hung
+ * daemon whose socket stays) also takes the client down. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -45,6 +46,11 @@ static inline void wpa_client_freep(WpaClient **c)
 }
 
 void wpa_client_set_state_handler(WpaClient *c, WpaStateFn fn, void *userdata);
+
+/* While up, a PING every usec when no request is on the wire: a wpa_supplicant that hangs
+ * with its socket still there (stopped, stuck in a driver) answers nothing, the PING times
+ * out and the client goes down and reconnects, as for any unanswered request. 0: never. */
+void wpa_client_set_ping_interval(WpaClient *c, uint64_t usec);
 
 /* Opens the socket and sends ATTACH; the state handler says "up" when wpa_supplicant answered
  * OK. Calling it while up or connecting does nothing. */

@@ -139,6 +139,7 @@ static int config_new(const char *name, Config **ret)
         c->wifi.client_dir = strdup("/run/roam/wpa");
         c->wifi.timeout_usec = 10 * USEC_PER_SEC;
         c->wifi.signal_interval_usec = 10 * USEC_PER_SEC;
+        c->wifi.ping_interval_usec = 30 * USEC_PER_SEC;
         if (!c->wifi.control_dir || !c->wifi.client_dir)
                 return -ENOMEM;
         if (!c->path || !c->sysfs_path || !c->dhcpcd_lease_dir || !c->resolv_conf ||
@@ -718,6 +719,16 @@ static int parse_wifi(Config *c, const char *file, unsigned line, const char *ke
                                               "600s, got \"%s\".",
                                               value);
                 c->wifi.signal_interval_usec = v;
+                return 0;
+        }
+        if (streq(key, "PingInterval")) {
+                uint64_t v;
+                if (parse_duration(value, &v) < 0 || v < USEC_PER_SEC || v > 600 * USEC_PER_SEC)
+                        return conf_log_error(file, line,
+                                              "PingInterval= must be a duration from 1s to "
+                                              "600s, got \"%s\".",
+                                              value);
+                c->wifi.ping_interval_usec = v;
                 return 0;
         }
         if (streq(key, "DeviceName")) {

@@ -98,6 +98,7 @@ typedef struct WiFiConfig {
         uint64_t timeout_usec;
         char *p2p_device_name;         /* NULL: the host name */
         uint64_t signal_interval_usec; /* SIGNAL_POLL while associated */
+        uint64_t ping_interval_usec;   /* PING while no request is on the wire */
 } WiFiConfig;
 /* [Bluetooth] (docs/bluetooth.md). */
 typedef struct BluetoothConfig {

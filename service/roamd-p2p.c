@@ -6,8 +6,12 @@
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-util.h"
+#include "roam-words.h"
 #include "roamd-manager.h"
 #include "roamd-p2p.h"
+
+/* Reasons come from the table roam shares (shared/roam-words.c), which says them in words. */
+#define P2P_REASON(x) roam_p2p_reason_to_string(ROAM_P2P_REASON_##x)
 
 static const char *const peer_state_table[_PEER_STATE_MAX] = {
     [PEER_STATE_AVAILABLE] = "available",
@@ -363,7 +367,7 @@ static void on_call_reply(WpaClient *client, int error, const char *reply, size_
                 if (!ok && !pin_reply) {
                         call_fail(c, why);
                         if (peer && c->accept)
-                                peer_set_state(peer, PEER_STATE_AVAILABLE, "failed");
+                                peer_set_state(peer, PEER_STATE_AVAILABLE, P2P_REASON(FAILED));
                         break;
                 }
                 if (pin_reply) {
@@ -385,17 +389,21 @@ static void on_call_reply(WpaClient *client, int error, const char *reply, size_
         case CALL_REJECT:
                 /* FAIL: wpa_supplicant no longer knows the request; it is gone either way. */
                 if (peer)
-                        peer_set_state(peer, PEER_STATE_AVAILABLE, "rejected");
+                        peer_set_state(peer, PEER_STATE_AVAILABLE, P2P_REASON(REJECTED));
                 if (c->msg)
                         (void)sd_bus_reply_method_return(c->msg, NULL);
                 break;
         case CALL_CANCEL:
                 if (!ok) {
+                        if (!c->msg)
+                                log_info("wpa_supplicant had nothing to cancel (P2P_CANCEL: "
+                                         "%s).",
+                                         why);
                         call_fail(c, why);
                         break;
                 }
                 if (peer)
-                        peer_set_state(peer, PEER_STATE_AVAILABLE, "cancelled");
+                        peer_set_state(peer, PEER_STATE_AVAILABLE, P2P_REASON(CANCELLED));
                 if (c->msg)
                         (void)sd_bus_reply_method_return(c->msg, NULL);
                 break;
@@ -490,15 +498,15 @@ static const char *go_neg_status_word(const char *status)
 
         switch (s) {
         case 1:
-                return "peer-busy";
+                return P2P_REASON(PEER_BUSY);
         case 7:
-                return "no-common-channel";
+                return P2P_REASON(NO_COMMON_CHANNEL);
         case 9:
-                return "both-want-to-lead";
+                return P2P_REASON(BOTH_WANT_TO_LEAD);
         case 11:
-                return "rejected";
+                return P2P_REASON(REJECTED);
         default:
-                return "negotiation-failed";
+                return P2P_REASON(NEGOTIATION_FAILED);
         }
 }
 
@@ -532,8 +540,9 @@ static void on_event(WpaClient *client, const WpaEvent *e, void *userdata)
                         return;
                 }
                 if (peer->state == PEER_STATE_CONNECTING) {
-                        (void)p2p_call(p, CALL_SET, NULL, NULL, NULL, "P2P_CANCEL");
-                        p2p_bus_emit_failed(p, peer, "peer-lost");
+                        /* No address: the peer is removed below, the answer changes nothing. */
+                        (void)p2p_call(p, CALL_CANCEL, NULL, NULL, NULL, "P2P_CANCEL");
+                        p2p_bus_emit_failed(p, peer, P2P_REASON(PEER_LOST));
                 }
                 peer_remove(peer);
         } else if (streq(n, "P2P-GO-NEG-REQUEST")) {
@@ -566,9 +575,9 @@ static void on_event(WpaClient *client, const WpaEvent *e, void *userdata)
         } else if (streq(n, "P2P-PROV-DISC-FAILURE")) {
                 peer = event_peer(p, e, false);
                 if (peer && peer->state == PEER_STATE_CONNECTING)
-                        peer_fail(peer, "provisioning-failed");
+                        peer_fail(peer, P2P_REASON(PROVISIONING_FAILED));
                 else if (peer && peer->state == PEER_STATE_REQUEST)
-                        peer_set_state(peer, PEER_STATE_AVAILABLE, "withdrawn");
+                        peer_set_state(peer, PEER_STATE_AVAILABLE, P2P_REASON(WITHDRAWN));
         } else if (streq(n, "P2P-GO-NEG-FAILURE")) {
                 peer = connecting_peer(p);
                 if (peer)
@@ -576,7 +585,7 @@ static void on_event(WpaClient *client, const WpaEvent *e, void *userdata)
         } else if (streq(n, "P2P-GROUP-FORMATION-FAILURE")) {
                 peer = connecting_peer(p);
                 if (peer)
-                        peer_fail(peer, "formation-failed");
+                        peer_fail(peer, P2P_REASON(FORMATION_FAILED));
         } else if (streq(n, "P2P-GROUP-STARTED")) {
                 const char *ifname = wpa_event_arg(e, 0), *role = wpa_event_arg(e, 1);
                 const char *go = wpa_event_get(e, "go_dev_addr");

@@ -416,6 +416,7 @@ static int wpa_add(Wpa *w, const char *name, bool global)
                         return -ENOMEM;
                 }
                 wpa_client_set_state_handler(i->client, on_iface_state, i);
+                wpa_client_set_ping_interval(i->client, cfg->ping_interval_usec);
                 r = wpa_client_subscribe(i->client, on_iface_event, i, &i->sub);
                 if (r < 0) {
                         iface_free(i);
@@ -572,6 +573,7 @@ int wpa_start(Wpa *w)
                 if (r < 0)
                         return r;
                 wpa_client_set_state_handler(w->global, on_global_state, w);
+                wpa_client_set_ping_interval(w->global, cfg->ping_interval_usec);
                 r = wpa_client_subscribe(w->global, on_global_event, w, &w->global_sub);
                 if (r < 0)
                         return r;

@@ -89,6 +89,28 @@ const char *const roam_fw_action_table[_ROAM_FW_ACTION_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP(roam_fw_action, RoamFwAction)
 
+const char *const roam_p2p_reason_table[_ROAM_P2P_REASON_MAX] = {
+    [ROAM_P2P_REASON_REQUESTED] = "requested",
+    [ROAM_P2P_REASON_CANCELLED] = "cancelled",
+    [ROAM_P2P_REASON_REJECTED] = "rejected",
+    [ROAM_P2P_REASON_WITHDRAWN] = "withdrawn",
+    [ROAM_P2P_REASON_PEER_LOST] = "peer-lost",
+    [ROAM_P2P_REASON_PROVISIONING_FAILED] = "provisioning-failed",
+    [ROAM_P2P_REASON_FAILED] = "failed",
+    [ROAM_P2P_REASON_PEER_BUSY] = "peer-busy",
+    [ROAM_P2P_REASON_NO_COMMON_CHANNEL] = "no-common-channel",
+    [ROAM_P2P_REASON_BOTH_WANT_TO_LEAD] = "both-want-to-lead",
+    [ROAM_P2P_REASON_NEGOTIATION_FAILED] = "negotiation-failed",
+    [ROAM_P2P_REASON_FORMATION_FAILED] = "formation-failed",
+    [ROAM_P2P_REASON_IDLE] = "idle",
+    [ROAM_P2P_REASON_UNAVAILABLE] = "unavailable",
+    [ROAM_P2P_REASON_GO_ENDING_SESSION] = "go-ending-session",
+    [ROAM_P2P_REASON_PSK_FAILURE] = "psk-failure",
+    [ROAM_P2P_REASON_FREQ_CONFLICT] = "freq-conflict",
+    [ROAM_P2P_REASON_UNKNOWN] = "unknown",
+};
+DEFINE_STRING_TABLE_LOOKUP(roam_p2p_reason, RoamP2pReason)
+
 static const char *const location_words_table[_ROAM_LOCATION_MAX] = {
     [ROAM_LOCATION_HOME] = "a network you trust, like your own",
     [ROAM_LOCATION_WORK] = "a network you mostly trust",
@@ -235,6 +257,39 @@ const char *roam_fw_action_words(const char *action)
         RoamFwAction a = roam_fw_action_from_string(action);
 
         return a < 0 ? action : fw_action_words_table[a];
+}
+
+static const char *const p2p_reason_words_table[_ROAM_P2P_REASON_MAX] = {
+    [ROAM_P2P_REASON_REQUESTED] = "disconnected from this computer",
+    [ROAM_P2P_REASON_CANCELLED] = "cancelled on this computer",
+    [ROAM_P2P_REASON_REJECTED] = "the device said no, or no one accepted on it in time",
+    [ROAM_P2P_REASON_WITHDRAWN] = "the device withdrew its request",
+    [ROAM_P2P_REASON_PEER_LOST] = "the device went out of reach",
+    [ROAM_P2P_REASON_PROVISIONING_FAILED] = "the device did not take the request to connect",
+    [ROAM_P2P_REASON_FAILED] = "wpa_supplicant refused to start the connection",
+    [ROAM_P2P_REASON_PEER_BUSY] = "the device is busy with another connection",
+    [ROAM_P2P_REASON_NO_COMMON_CHANNEL] = "no WiFi channel works for both",
+    [ROAM_P2P_REASON_BOTH_WANT_TO_LEAD] = "both sides insisted on leading the group",
+    [ROAM_P2P_REASON_NEGOTIATION_FAILED] = "the two could not agree how to connect",
+    [ROAM_P2P_REASON_FORMATION_FAILED] =
+        "it could not be set up (a wrong PIN, or the button not pressed in time)",
+    [ROAM_P2P_REASON_IDLE] = "no one used it for a while",
+    [ROAM_P2P_REASON_UNAVAILABLE] = "the WiFi device went away",
+    [ROAM_P2P_REASON_GO_ENDING_SESSION] = "the device ended it",
+    [ROAM_P2P_REASON_PSK_FAILURE] =
+        "the device refused the saved key (forget this computer on it, then connect again)",
+    [ROAM_P2P_REASON_FREQ_CONFLICT] = "the radio was needed on another channel",
+    [ROAM_P2P_REASON_UNKNOWN] = "wpa_supplicant gave no reason",
+};
+
+const char *roam_p2p_reason_words(const char *reason)
+{
+        RoamP2pReason r;
+
+        if (!reason || !*reason)
+                return NULL;
+        r = roam_p2p_reason_from_string(reason);
+        return r < 0 ? reason : p2p_reason_words_table[r];
 }
 
 char *roam_state_sentence(const char *state, const char *link, const char *bearer,

@@ -111,6 +111,31 @@ typedef enum RoamFwAction {
         _ROAM_FW_ACTION_INVALID = -EINVAL,
 } RoamFwAction;
 
+/* Why a WiFi Direct connection failed or ended (docs/wifi-direct.md): roamd's Peer.Reason and
+ * its P2PConnectionFailed / P2PGroupRemoved signals. */
+typedef enum RoamP2pReason {
+        ROAM_P2P_REASON_REQUESTED, /* disconnected here (P2P_GROUP_REMOVE) */
+        ROAM_P2P_REASON_CANCELLED,
+        ROAM_P2P_REASON_REJECTED,
+        ROAM_P2P_REASON_WITHDRAWN,
+        ROAM_P2P_REASON_PEER_LOST,
+        ROAM_P2P_REASON_PROVISIONING_FAILED,
+        ROAM_P2P_REASON_FAILED, /* wpa_supplicant refused the P2P_CONNECT */
+        ROAM_P2P_REASON_PEER_BUSY,
+        ROAM_P2P_REASON_NO_COMMON_CHANNEL,
+        ROAM_P2P_REASON_BOTH_WANT_TO_LEAD,
+        ROAM_P2P_REASON_NEGOTIATION_FAILED,
+        ROAM_P2P_REASON_FORMATION_FAILED,
+        ROAM_P2P_REASON_IDLE,
+        ROAM_P2P_REASON_UNAVAILABLE,
+        ROAM_P2P_REASON_GO_ENDING_SESSION,
+        ROAM_P2P_REASON_PSK_FAILURE,
+        ROAM_P2P_REASON_FREQ_CONFLICT,
+        ROAM_P2P_REASON_UNKNOWN,
+        _ROAM_P2P_REASON_MAX,
+        _ROAM_P2P_REASON_INVALID = -EINVAL,
+} RoamP2pReason;
+
 /* The tables themselves, indexed by the enums (roamd joins them into error messages). */
 extern const char *const roam_verdict_table[_ROAM_VERDICT_MAX];
 extern const char *const roam_reason_table[_ROAM_REASON_MAX];
@@ -122,6 +147,7 @@ extern const char *const roam_location_table[_ROAM_LOCATION_MAX];
 extern const char *const roam_location_source_table[_ROAM_LOCATION_SOURCE_MAX];
 extern const char *const roam_fw_direction_table[_ROAM_FW_DIRECTION_MAX];
 extern const char *const roam_fw_action_table[_ROAM_FW_ACTION_MAX];
+extern const char *const roam_p2p_reason_table[_ROAM_P2P_REASON_MAX];
 
 const char *roam_verdict_to_string(RoamVerdict v);
 RoamVerdict roam_verdict_from_string(const char *s);
@@ -143,6 +169,8 @@ const char *roam_fw_direction_to_string(RoamFwDirection d);
 RoamFwDirection roam_fw_direction_from_string(const char *s);
 const char *roam_fw_action_to_string(RoamFwAction a);
 RoamFwAction roam_fw_action_from_string(const char *s);
+const char *roam_p2p_reason_to_string(RoamP2pReason r);
+RoamP2pReason roam_p2p_reason_from_string(const char *s);
 
 /* A short phrase ("no carrier", "redirected to a login page", at most 30 columns) and a
  * sentence for a reason as sent on the bus; an unknown one (a newer roamd) is returned as is. */
@@ -162,6 +190,10 @@ const char *roam_location_words(const char *location);
 const char *roam_location_source_words(const char *source);
 const char *roam_fw_direction_words(const char *direction);
 const char *roam_fw_action_words(const char *action);
+
+/* Why a WiFi Direct connection failed or ended, said to a person ("the device said no, or no
+ * one accepted on it in time"); "" is NULL (no reason yet); an unknown word as is. */
+const char *roam_p2p_reason_words(const char *reason);
 
 /* The first-join question, the same in the TUI and plain mode. */
 #define ROAM_LOCATION_QUESTION "Is this a home, work or public network?"

@@ -16,6 +16,7 @@
 #include "roam-p2p-cli.h"
 #include "roam-peers.h"
 #include "roam-util.h"
+#include "roam-words.h"
 
 /* WPS walk time: a push-button or PIN session ends after two minutes. */
 #define CONNECT_WAIT_USEC (120 * USEC_PER_SEC)
@@ -313,7 +314,9 @@ static int wait_connected(sd_bus *bus, const char *path, const char *label, bool
                         if (streq(l.peers[i].path, path))
                                 p = &l.peers[i];
                 if (!p) {
-                        log_error("%s went away", label);
+                        log_error("could not connect to %s: %s", label,
+                                  roam_p2p_reason_words(
+                                      roam_p2p_reason_to_string(ROAM_P2P_REASON_PEER_LOST)));
                         return -ENOENT;
                 }
                 if (streq_ptr(p->state, "connected")) {
@@ -326,7 +329,9 @@ static int wait_connected(sd_bus *bus, const char *path, const char *label, bool
                         if (json)
                                 (void)print_json(&l, p);
                         log_error("could not connect to %s: %s", label,
-                                  p->reason && *p->reason ? p->reason : "failed");
+                                  p2p_reason_text(p)
+                                      ?: roam_p2p_reason_words(
+                                             roam_p2p_reason_to_string(ROAM_P2P_REASON_UNKNOWN)));
                         return -ECONNREFUSED;
                 }
                 r = wait_signal(bus, &woken, deadline);
@@ -517,10 +522,20 @@ int roam_p2p_run(char **args, bool json)
         r = peer_call(bus, p, streq(verb, "reject") ? "Reject" : "Disconnect", what, NULL, NULL);
         if (r < 0)
                 return r;
-        if (!json)
+        if (!json) {
                 printf("%s %s.\n", streq(verb, "reject") ? "Rejected" : "Disconnecting from",
                        p2p_peer_label(p));
-        else
-                return print_json(&l, p);
-        return 0;
+                return 0;
+        }
+        /* The device as roamd has it now, not as it was before the call (it may be gone). */
+        {
+                _cleanup_(p2p_list_done) P2pList now = {};
+                r = load(bus, &now);
+                if (r < 0)
+                        return r;
+                for (size_t i = 0; i < now.n; i++)
+                        if (streq(now.peers[i].path, p->path))
+                                return print_json(&now, &now.peers[i]);
+        }
+        return print_json(&l, p);
 }

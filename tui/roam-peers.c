@@ -6,6 +6,7 @@
 #include "roam-bus.h"
 #include "roam-peers.h"
 #include "roam-util.h"
+#include "roam-words.h"
 
 void p2p_peer_done(P2pPeer *p)
 {
@@ -144,4 +145,9 @@ const char *p2p_state_text(const P2pPeer *p)
         if (streq_ptr(p->state, "request"))
                 return "asks to connect";
         return strempty(p->state);
+}
+
+const char *p2p_reason_text(const P2pPeer *p)
+{
+        return roam_p2p_reason_words(p->reason);
 }

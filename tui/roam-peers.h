@@ -30,5 +30,8 @@ int p2p_list_parse_objects(sd_bus_message *reply, P2pList *l);
 const char *p2p_peer_label(const P2pPeer *p);
 /* How to connect, in words: "button, its PIN, our PIN" (malloc'd; NULL: no memory). */
 char *p2p_methods_text(const P2pPeer *p);
+/* Why the last connection failed or ended, in words ("the device went out of reach"); NULL
+ * before any. */
+const char *p2p_reason_text(const P2pPeer *p);
 /* The state in words ("asks to connect" for a request). */
 const char *p2p_state_text(const P2pPeer *p);

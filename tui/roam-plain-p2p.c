@@ -12,6 +12,7 @@
 #include "roam-plain-p2p.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
+#include "roam-words.h"
 
 /* Plain mode's WiFi Direct part: one line per change of a peer (found, gone, asks to
  * connect, PIN to type, connected, not connected and why), and the commands to answer. The
@@ -99,8 +100,7 @@ static void announce(const P2pPeer *old, const P2pPeer *p)
                 printf("Connected to %s (%s).\n", name, strempty(p->group));
         } else if (streq_ptr(p->state, "available") && old) {
                 stamp();
-                printf("%s: not connected (%s).\n", name,
-                       p->reason && *p->reason ? p->reason : "ended");
+                printf("Not connected to %s: %s.\n", name, p2p_reason_text(p) ?: "it ended");
         }
 }
 
@@ -158,6 +158,17 @@ static void load(PlainP2p *pp)
 
 static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
+        const char *address, *name, *reason;
+
+        /* A device that went out of reach mid-connect leaves the list: its line says why the
+         * attempt failed; the other failures are said by the peer's own "Not connected". */
+        if (sd_bus_message_is_signal(m, ROAM_MANAGER_INTERFACE, "P2PConnectionFailed") &&
+            sd_bus_message_read(m, "sss", &address, &name, &reason) >= 0 &&
+            roam_p2p_reason_from_string(reason) == ROAM_P2P_REASON_PEER_LOST) {
+                stamp();
+                printf("Could not connect to %s: %s.\n", *name ? name : address,
+                       roam_p2p_reason_words(reason));
+        }
         load(userdata);
         return 0;
 }

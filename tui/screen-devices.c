@@ -12,6 +12,7 @@
 #include "roam-peers.h"
 #include "roam-screens.h"
 #include "roam-util.h"
+#include "roam-words.h"
 
 /* WiFi Direct devices (docs/wifi-direct.md): search, the devices found with their type and
  * how to connect, connecting by button or PIN (shown, or typed here), a device's request to
@@ -152,9 +153,49 @@ static void devices_load(DevicesData *d)
                                        on_objects, d, NULL);
 }
 
+static const P2pPeer *peer_by_address(DevicesData *d, const char *address)
+{
+        for (size_t i = 0; i < d->list.n; i++)
+                if (streq_ptr(d->list.peers[i].address, address))
+                        return &d->list.peers[i];
+        return NULL;
+}
+
+/* A failed attempt or a group the other side ended is said on the status line: the peer may
+ * be gone from the list (out of reach), or not the selected one. */
+static void say_signal(DevicesData *d, sd_bus_message *m)
+{
+        const char *a, *b, *reason, *words;
+        const P2pPeer *p;
+
+        if (sd_bus_message_is_signal(m, ROAM_MANAGER_INTERFACE, "P2PConnectionFailed")) {
+                if (sd_bus_message_read(m, "sss", &a, &b, &reason) < 0)
+                        return;
+                words = roam_p2p_reason_words(reason);
+                tui_message(d->tui, THEME_ERROR, "Could not connect to %s: %s.", *b ? b : a,
+                            words ? words : "no reason given");
+        } else if (sd_bus_message_is_signal(m, ROAM_MANAGER_INTERFACE, "P2PGroupRemoved")) {
+                if (sd_bus_message_read(m, "sss", &a, &b, &reason) < 0 ||
+                    streq(reason, roam_p2p_reason_to_string(ROAM_P2P_REASON_REQUESTED)))
+                        return;
+                p = peer_by_address(d, b);
+                words = roam_p2p_reason_words(reason);
+                tui_message(d->tui, THEME_WARNING, "The connection to %s ended: %s.",
+                            p    ? p2p_peer_label(p)
+                            : *b ? b
+                                 : a,
+                            words ? words : reason);
+        } else
+                return;
+        tui_request_redraw(d->tui);
+}
+
 static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        devices_load(userdata);
+        DevicesData *d = userdata;
+
+        say_signal(d, m);
+        devices_load(d);
         return 0;
 }
 
@@ -221,16 +262,21 @@ static void devices_leave(Tui *t, Screen *s)
 
 static int devices_model_changed(Tui *t, Screen *s, const RoamLiveEvent *ev)
 {
+        DevicesData *d = s->data;
+
         if (ev->type != ROAM_LIVE_EVENT_STATE)
-                return REACTION_NONE;
-        devices_watch(t, s->data);
+                /* A group's link and the apps routed over it are said under a connected
+                 * device. */
+                return d->shown ? REACTION_REDRAW : REACTION_NONE;
+        devices_watch(t, d);
         return REACTION_REDRAW;
 }
 
 /* Calls: one at a time; the answer is said on the status line. */
 
 typedef struct CallInfo {
-        char what[128];
+        char what[128]; /* "stop searching": what failed, if it does */
+        char done[160]; /* "Stopped searching.": said when roamd answered */
 } CallInfo;
 
 static CallInfo call_info; /* one call at a time (call_slot) */
@@ -252,12 +298,16 @@ static int on_call(sd_bus_message *m, void *userdata, sd_bus_error *error)
         else if (sd_bus_message_read(m, "s", &pin) > 0 && *pin)
                 tui_message(d->tui, THEME_OK, "Type %.4s %.4s on the device.", pin,
                             strlen(pin) > 4 ? pin + 4 : "");
+        else
+                /* Said, so no one wonders whether the key was taken (a key pressed before
+                 * this answer is refused: one call at a time). */
+                tui_message(d->tui, THEME_OK, "%s", call_info.done);
         tui_request_redraw(d->tui);
         return 0;
 }
 
 static int call(DevicesData *d, const char *path, const char *iface, const char *method,
-                const char *what, const char *types, ...)
+                const char *what, const char *done, const char *types, ...)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         va_list ap;
@@ -282,16 +332,28 @@ static int call(DevicesData *d, const char *path, const char *iface, const char 
                 return REACTION_REDRAW;
         }
         snprintf(call_info.what, sizeof(call_info.what), "%s", what);
+        snprintf(call_info.done, sizeof(call_info.done), "%s", done);
         return REACTION_REDRAW;
 }
 
 static int peer_call(DevicesData *d, const P2pPeer *p, const char *method, const char *verb,
                      const char *types, const char *a1, const char *a2)
 {
-        char what[128];
+        const char *label = p2p_peer_label(p);
+        char what[128], done[160];
 
-        snprintf(what, sizeof(what), "%s %s", verb, p2p_peer_label(p));
-        return call(d, p->path, ROAM_PEER_INTERFACE, method, what, types, a1, a2);
+        snprintf(what, sizeof(what), "%s %s", verb, label);
+        if (streq(method, "Connect"))
+                snprintf(done, sizeof(done), "Started connecting to %s.", label);
+        else if (streq(method, "Accept"))
+                snprintf(done, sizeof(done), "Accepted %s.", label);
+        else if (streq(method, "Reject"))
+                snprintf(done, sizeof(done), "Rejected %s.", label);
+        else if (streq_ptr(p->state, "connecting"))
+                snprintf(done, sizeof(done), "Stopped connecting to %s.", label);
+        else
+                snprintf(done, sizeof(done), "Started disconnecting from %s.", label);
+        return call(d, p->path, ROAM_PEER_INTERFACE, method, what, done, types, a1, a2);
 }
 
 static void start_pin(DevicesData *d, const P2pPeer *p, bool accept)
@@ -359,10 +421,11 @@ static int devices_key(Tui *t, Screen *s, int key)
         switch (key) {
         case 'f':
                 return call(d, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE, "P2PFind",
-                            "search for devices", "u", (uint32_t)FIND_SECONDS);
+                            "search for devices", "Started a 30-second search.", "u",
+                            (uint32_t)FIND_SECONDS);
         case 's':
                 return call(d, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE, "P2PStopFind",
-                            "stop searching", NULL);
+                            "stop searching", "Stopped searching.", NULL);
         case 'a':
                 if (!req)
                         return REACTION_NONE;
@@ -467,6 +530,101 @@ static void pin_words(const char *pin, char *buf, size_t size)
         snprintf(buf, size, "%.4s %.4s", pin, strlen(pin) > 4 ? pin + 4 : "");
 }
 
+/* What the group's link reaches, from roamd's verdict of that link. */
+static void reach_words(Tui *t, const P2pPeer *p, char *buf, size_t size)
+{
+        const RoamModel *m = tui_model(t);
+        const RoamLink *l = NULL;
+        RoamVerdict v;
+
+        for (size_t i = 0; m && p->group && i < m->n_links; i++)
+                if (streq_ptr(m->links[i]->name, p->group))
+                        l = m->links[i];
+        v = l ? roam_verdict_from_string(l->connectivity) : _ROAM_VERDICT_INVALID;
+        switch (v) {
+        case ROAM_VERDICT_LOCAL:
+                snprintf(buf, size, "it reaches %s, not the Internet", p2p_peer_label(p));
+                return;
+        case ROAM_VERDICT_ONLINE:
+                snprintf(buf, size, "it reaches %s and the Internet", p2p_peer_label(p));
+                return;
+        case ROAM_VERDICT_PORTAL:
+                snprintf(buf, size, "it leads to a login page (see the portal screen)");
+                return;
+        case ROAM_VERDICT_PARTIAL:
+                snprintf(buf, size, "it reaches the Internet, but HTTPS is blocked");
+                return;
+        case ROAM_VERDICT_OFFLINE:
+                snprintf(buf, size, "nothing answers on it yet (%s)",
+                         roam_reason_short(strempty(l->connectivity_reason)));
+                return;
+        case ROAM_VERDICT_CHECKING:
+        case _ROAM_VERDICT_MAX:
+        case _ROAM_VERDICT_INVALID:
+                break;
+        }
+        snprintf(buf, size, "roamd is checking what it reaches");
+}
+
+/* The apps whose new connections take the group's link now (their policy allows it). */
+static void apps_words(Tui *t, const P2pPeer *p, char *buf, size_t size)
+{
+        const RoamModel *m = tui_model(t);
+        const RoamLink *l = NULL;
+        size_t n = 0;
+
+        for (size_t i = 0; m && p->group && i < m->n_links; i++)
+                if (streq_ptr(m->links[i]->name, p->group))
+                        l = m->links[i];
+        snprintf(buf, size, "Apps routed over it: ");
+        for (size_t i = 0; m && l && i < m->n_apps; i++) {
+                const RoamApp *a = m->apps[i];
+                if (!streq_ptr(a->route4, l->name) && !streq_ptr(a->route4, l->path) &&
+                    !streq_ptr(a->route6, l->name) && !streq_ptr(a->route6, l->path))
+                        continue;
+                if (n++ > 0)
+                        strncat(buf, ", ", size - strlen(buf) - 1);
+                /* The two policies that are not apps, said as what they cover. */
+                strncat(buf,
+                        streq(a->id, "default")  ? "every other app"
+                        : streq(a->id, "system") ? "system services"
+                                                 : a->id,
+                        size - strlen(buf) - 1);
+        }
+        if (n == 0)
+                snprintf(buf, size,
+                         "No app is routed over it now; the apps screen (3) says which may.");
+        else
+                strncat(buf, ".", size - strlen(buf) - 1);
+}
+
+/* A device's request to connect: right under the title, where it is seen even at 40x12 with
+ * a long list; returns the rows used. */
+static int draw_request(Tui *t, const P2pPeer *req, int y, int bottom)
+{
+        char text[512], pin[16];
+        int top = y;
+
+        if (streq_ptr(req->method, "display") && req->pin && *req->pin) {
+                pin_words(req->pin, pin, sizeof(pin));
+                snprintf(text, sizeof(text),
+                         "%s (%s) asks to connect. To accept, press a and type %s on "
+                         "it.",
+                         p2p_peer_label(req), strempty(req->type), pin);
+        } else if (streq_ptr(req->method, "keypad"))
+                snprintf(text, sizeof(text),
+                         "%s (%s) asks to connect and shows a PIN. To accept, press a "
+                         "and type it.",
+                         p2p_peer_label(req), strempty(req->type));
+        else
+                snprintf(text, sizeof(text), "%s (%s) asks to connect. Accept with a.",
+                         p2p_peer_label(req), strempty(req->type));
+        y += print_wrapped(t, y, bottom, THEME_WARNING, text);
+        y += print_wrapped(t, y, bottom, THEME_HINT, "a: accept. r: reject.");
+        y++;
+        return y - top;
+}
+
 static void draw_details(Tui *t, DevicesData *d, int y, int bottom)
 {
         const P2pPeer *p = selected_peer(d), *req = requesting_peer(d);
@@ -483,25 +641,6 @@ static void draw_details(Tui *t, DevicesData *d, int y, int bottom)
                               "Enter: connect. Esc: cancel. 4 or 8 digits.");
                 return;
         }
-        if (req) {
-                if (streq_ptr(req->method, "display") && req->pin && *req->pin) {
-                        pin_words(req->pin, pin, sizeof(pin));
-                        snprintf(text, sizeof(text),
-                                 "%s (%s) asks to connect. To accept, press a and type %s on "
-                                 "it.",
-                                 p2p_peer_label(req), strempty(req->type), pin);
-                } else if (streq_ptr(req->method, "keypad"))
-                        snprintf(text, sizeof(text),
-                                 "%s (%s) asks to connect and shows a PIN. To accept, press a "
-                                 "and type it.",
-                                 p2p_peer_label(req), strempty(req->type));
-                else
-                        snprintf(text, sizeof(text), "%s (%s) asks to connect. Accept with a.",
-                                 p2p_peer_label(req), strempty(req->type));
-                y += print_wrapped(t, y, bottom, THEME_WARNING, text);
-                y += print_wrapped(t, y, bottom, THEME_HINT, "a: accept. r: reject.");
-                y++;
-        }
         if (!p || p == req)
                 return;
         if (streq_ptr(p->state, "connecting") && p->pin && *p->pin) {
@@ -515,11 +654,16 @@ static void draw_details(Tui *t, DevicesData *d, int y, int bottom)
                                     "device, or accept on its screen."
                                   : "Connecting...");
         else if (streq_ptr(p->state, "connected")) {
-                snprintf(text, sizeof(text), "Connected through %s. d disconnects.",
-                         strempty(p->group));
-                print_wrapped(t, y, bottom, THEME_OK, text);
-        } else if (p->reason && *p->reason) {
-                snprintf(text, sizeof(text), "Last connection: %s.", p->reason);
+                char reach[160];
+                reach_words(t, p, reach, sizeof(reach));
+                snprintf(text, sizeof(text), "Connected to %s through %s: %s.", p2p_peer_label(p),
+                         strempty(p->group), reach);
+                y += print_wrapped(t, y, bottom, THEME_OK, text);
+                apps_words(t, p, text, sizeof(text));
+                y += print_wrapped(t, y, bottom, THEME_NORMAL, text);
+                print_wrapped(t, y, bottom, THEME_HINT, "d disconnects.");
+        } else if (p2p_reason_text(p)) {
+                snprintf(text, sizeof(text), "Not connected: %s.", p2p_reason_text(p));
                 print_wrapped(t, y, bottom, THEME_MUTED, text);
         }
 }
@@ -533,7 +677,9 @@ static void devices_draw(Tui *t, Screen *s, int top, int height)
 
         if (streq(state, "unavailable") || !d->bus)
                 snprintf(text, sizeof(text),
-                         "WiFi Direct is not available: wpa_supplicant runs no P2P device.");
+                         "WiFi Direct is not available: wpa_supplicant runs no P2P device. It "
+                         "needs a WiFi card with WiFi Direct and wpa_supplicant running on it "
+                         "(roamd finds it by itself once it runs).");
         else if (streq(state, "finding"))
                 snprintf(text, sizeof(text), "Searching for WiFi Direct devices (s stops)...");
         else if (d->list.n == 0)
@@ -545,6 +691,11 @@ static void devices_draw(Tui *t, Screen *s, int top, int height)
         if (d->list.n == 0 || y + 1 >= bottom)
                 return;
         y++;
+        if (requesting_peer(d) && !*d->pin_for) {
+                y += draw_request(t, requesting_peer(d), y, bottom);
+                if (y + 1 >= bottom)
+                        return;
+        }
         if (tui_columns(t) >= TABLE_MIN_COLUMNS) {
                 int name_w = tui_columns(t) - GUTTER - COL_TYPE - COL_STATE - 26;
                 tui_print(t, y, GUTTER, name_w, THEME_MUTED, "Name");

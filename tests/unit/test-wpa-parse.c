@@ -221,6 +221,21 @@ TEST(wpa_words)
         ASSERT_STREQ(wpa_group_removed_reason(NULL), "unknown");
 }
 
+TEST(p2p_reason_words)
+{
+        /* Every reason roamd sends has words for people, from the one shared table. */
+        for (int i = 0; i < _ROAM_P2P_REASON_MAX; i++) {
+                const char *w = roam_p2p_reason_to_string(i), *words = roam_p2p_reason_words(w);
+                ASSERT_EQ(roam_p2p_reason_from_string(w), i);
+                ASSERT_TRUE(words && *words && strcmp(words, w) != 0);
+        }
+        ASSERT_STREQ(roam_p2p_reason_words("peer-lost"), "the device went out of reach");
+        ASSERT_STREQ(roam_p2p_reason_words("go-ending-session"), "the device ended it");
+        ASSERT_TRUE(roam_p2p_reason_words("") == NULL);
+        ASSERT_TRUE(roam_p2p_reason_words(NULL) == NULL);
+        ASSERT_STREQ(roam_p2p_reason_words("from-a-newer-roamd"), "from-a-newer-roamd");
+}
+
 TEST(signal_words)
 {
         char buf[64];

@@ -24,6 +24,13 @@ source of each format is cited where it is produced (hostap tree, tag hostap_2_1
                                      SIGNAL_POLL (wpa_supplicant_signal_poll(): RSSI, LINKSPEED,
                                      NOISE, FREQUENCY lines; FAIL when the driver has none)
 
+With global_path it is the global control interface instead (wpa_supplicant -g PATH,
+ctrl_iface_unix.c wpa_supplicant_global_ctrl_iface_receive()): INTERFACES lists the one
+interface, "IFNAME=x CMD" runs CMD on it (wpa_supplicant_global_ctrl_iface_process():
+"FAIL-NO-IFNAME-MATCH\n" for another x, as the global transcript shows), and events carry
+"IFNAME=x " only when sent with wpa_msg() (per interface: CTRL-EVENT-*), not with
+wpa_msg_global() (the P2P-* events of p2p_supplicant.c): wpa_supplicant_ctrl_iface_msg_cb().
+
 With p2p=False it behaves like wpa_supplicant on a driver without P2P (what the wired driver
 gives): test_fake_vs_real.py compares those answers with transcripts recorded from the real
 daemon (tests/wpa/transcripts/)."""
@@ -69,8 +76,9 @@ class Peer:
 
 class FakeWpa:
     def __init__(self, ctrl_dir, ifname="p2p-dev-wlan0", p2p=True, address="02:00:00:00:aa:00",
-                 uuid="178a6e1b-d99d-5e31-81dd-f371512dc3a7", seed=1):
+                 uuid="178a6e1b-d99d-5e31-81dd-f371512dc3a7", seed=1, global_path=None):
         self.ctrl_dir, self.ifname, self.p2p = ctrl_dir, ifname, p2p
+        self.global_path = global_path
         self.address, self.uuid = address, uuid
         self.p2p_dev_addr = address
         self.rng = random.Random(seed)
@@ -96,7 +104,7 @@ class FakeWpa:
 
     @property
     def path(self):
-        return os.path.join(self.ctrl_dir, self.ifname)
+        return self.global_path or os.path.join(self.ctrl_dir, self.ifname)
 
     # The socket.
 
@@ -146,10 +154,14 @@ class FakeWpa:
                     self.held.append((addr, cmd))
                     continue
             reply, events = self.handle(cmd, addr)
-            if reply is not None:
-                self._sendto(reply, addr)
+            # ctrl_iface_unix.c wpa_supplicant_ctrl_iface_receive(): the command runs
+            # (wpa_supplicant_ctrl_iface_process()), and the events it causes go out from
+            # wpa_msg() at once (wpa_supplicant_ctrl_iface_msg_cb()), before the reply's
+            # sendto(): P2P-GROUP-REMOVED comes before P2P_GROUP_REMOVE's OK.
             for e in events:
                 self.event(e)
+            if reply is not None:
+                self._sendto(reply, addr)
 
     def _sendto(self, data, addr):
         try:
@@ -181,13 +193,17 @@ class FakeWpa:
             held, self.held = self.held, []
         for addr, cmd in held:
             r, events = self.handle(cmd, addr)
-            self._sendto(reply if reply is not None else r, to_addr or addr)
-            for e in events:
+            for e in events:  # before the reply, as in _loop()
                 self.event(e)
+            self._sendto(reply if reply is not None else r, to_addr or addr)
 
     def event(self, text, level=MSG_INFO):
-        """Sends an event to every attached client (ctrl_iface_unix.c: "<%d>" then the text)."""
-        self.raw(f"<{level}>{text}".encode())
+        """Sends an event to every attached client (ctrl_iface_unix.c: "<%d>" then the text,
+        after "IFNAME=x " on the global interface for per-interface events)."""
+        prefix = ""
+        if self.global_path and not text.startswith("P2P-"):
+            prefix = f"IFNAME={self.ifname} "
+        self.raw(f"{prefix}<{level}>{text}".encode())
 
     def raw(self, data):
         for a in list(self.attached):
@@ -309,6 +325,14 @@ class FakeWpa:
     def handle(self, cmd, addr):
         """Returns (reply, events to send after it)."""
         fail, ok = "FAIL\n", "OK\n"
+        if self.global_path and cmd not in ("ATTACH", "DETACH", "PING"):
+            if cmd == "INTERFACES":
+                return f"{self.ifname}\n", []
+            if not cmd.startswith("IFNAME="):
+                return "UNKNOWN COMMAND\n", []
+            target, _, cmd = cmd[7:].partition(" ")
+            if target != self.ifname:
+                return "FAIL-NO-IFNAME-MATCH\n", []
         words = cmd.split(" ")
         w = words[0]
         if w == "PING":
@@ -323,6 +347,15 @@ class FakeWpa:
             return ok, []
         if w == "STATUS":
             return self.status(), []
+        if w == "DISCONNECT" and len(words) == 1 and self.station:
+            # wpas_request_disconnection() deauthenticates at once: CTRL-EVENT-DISCONNECTED
+            # (events.c wpa_supplicant_event_disassoc_finish() words) and robust_av.c
+            # wpas_dscp_deinit()'s "CTRL-EVENT-DSCP-POLICY clear_all", both before the OK
+            # (the wired transcript's disconnect_exchange)
+            bssid = self.station["bssid"]
+            self.station = self.signal = None
+            return ok, [f"CTRL-EVENT-DISCONNECTED bssid={bssid} reason=3 locally_generated=1",
+                        "CTRL-EVENT-DSCP-POLICY clear_all"]
         if w in ("DISCONNECT", "RECONNECT") and len(words) == 1:
             return ok, []
         if w == "SET" and len(words) >= 3:
@@ -350,6 +383,7 @@ class FakeWpa:
         if not self.p2p:
             return fail, []  # !wpa_s->global->p2p: every other P2P_* command fails
         if w == "P2P_FIND":
+            # p2p_ctrl_find() -> wpas_p2p_find(): OK once the search started
             self.finding = True
             return ok, []
         if w == "P2P_PEER" and len(words) == 2:
@@ -372,13 +406,18 @@ class FakeWpa:
                 return f"{wps_generate_pin(self.rng):08d}", []
             return ok, []
         if w == "P2P_REJECT" and len(words) == 2:
+            # p2p_ctrl_reject() -> wpas_p2p_reject() -> p2p_reject(): FAIL for an unknown peer
             return (ok if words[1] in self.peers else fail), []
         if w == "P2P_CANCEL":
+            # wpas_p2p_cancel(): FAIL when no negotiation or group formation is going on
             if not self.pending:
                 return fail, []
             self.pending = None
             return ok, []
         if w == "P2P_GROUP_REMOVE" and len(words) == 2:
+            # wpas_p2p_group_remove(): FAIL for an unknown interface; else
+            # wpas_p2p_group_delete(P2P_GROUP_REMOVAL_REQUESTED) announces the removal
+            # ("%s %s%s", ifname, role, " reason=REQUESTED")
             if words[1] not in self.groups:
                 return fail, []
             role = self.groups.pop(words[1])

@@ -5,9 +5,11 @@ its own. Writes tests/wpa/transcripts/*.json; test_fake_vs_real.py checks the fa
 them. Run as root: tests/wpa/record_transcripts.py"""
 import json
 import os
+import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from realwpa import RealWpa  # noqa: E402
@@ -69,8 +71,23 @@ def main():
         c.request("RECONNECT")
         out["events"].append(c.wait_event(b"CTRL-EVENT-CONNECTED").decode())
         out["status_connected"] = c.request("STATUS").decode()
-        c.request("DISCONNECT")
-        out["events"].append(c.wait_event(b"CTRL-EVENT-DISCONNECTED").decode())
+        # What a command's own events and its reply look like in order: the events it causes
+        # come first (ctrl_iface_unix.c sends them from wpa_msg() while the command runs).
+        time.sleep(1)  # the association's late events (SUBNET-STATUS-UPDATE) are out
+        c.events = []
+        c.sock.settimeout(0.5)
+        try:
+            while True:
+                c.recv()
+        except socket.timeout:
+            pass
+        c.sock.settimeout(10)
+        c.sock.send(b"DISCONNECT")
+        seq = []
+        while not seq or seq[-1].startswith("<"):
+            seq.append(c.recv().decode())
+        out["disconnect_exchange"] = seq
+        out["events"].append(next(d for d in seq if "CTRL-EVENT-DISCONNECTED" in d))
         c.close()
         g = WpaCtl(os.path.join(tmp, "global"))
         for cmd in GLOBAL_COMMANDS:

@@ -87,3 +87,45 @@ def test_fake_networks_answer_like_the_real_daemon(tmp_path):
         c.close()
         fake.close()
     assert fake.saved[0]["psk"] == "correct horse battery"
+
+
+def test_fake_station_status_and_events_like_the_real_daemon(tmp_path):
+    """Associated, the fake's STATUS has the real daemon's keys in the real order (values are
+    the fake's network, not the wired one), and CTRL-EVENT-CONNECTED / -DISCONNECTED have the
+    real daemon's framing and fields."""
+    t = load()
+    fake = fake_for(t, tmp_path, p2p=False)
+    c = WpaCtl(fake.path)
+    try:
+        assert c.request("ATTACH") == b"OK\n"
+        fake.associate("wired", "01:80:c2:00:00:03", 0, -50, 0)
+        assert c.recv().decode() == t["events"][0]
+        status = c.request("STATUS").decode()
+        assert list(kv(status)) == list(kv(t["status_connected"]))
+        assert kv(status)["address"] == kv(t["status_connected"])["address"]
+        fake.disassociate()
+        assert c.recv().decode() == t["events"][1]
+        # A command's own events come before its reply, as the real daemon sends them.
+        fake.associate("wired", "01:80:c2:00:00:03", 0, -50, 0)
+        c.recv()
+        c.sock.send(b"DISCONNECT")
+        seq = [c.recv().decode() for _ in t["disconnect_exchange"]]
+        assert seq == t["disconnect_exchange"]
+    finally:
+        c.close()
+        fake.close()
+
+
+def test_fake_global_interface_answers_like_the_real_daemon(tmp_path):
+    """The fake as wpa_supplicant -g: the real daemon's global transcript, byte for byte."""
+    t = load()
+    f = kv(next(r for c, r in t["interface"] if c == "STATUS"))
+    fake = FakeWpa(str(tmp_path), ifname="wtest0", p2p=False, address=f["address"],
+                   uuid=f["uuid"], global_path=str(tmp_path / "global")).start()
+    c = WpaCtl(fake.path)
+    try:
+        for cmd, reply in t["global"]:
+            assert c.request(cmd).decode() == reply, cmd
+    finally:
+        c.close()
+        fake.close()

@@ -263,6 +263,17 @@ def test_peer_lost_mid_connect(p2p):
                                                           "peer-lost"]
     assert p2p.fake.wait_request("P2P_CANCEL") == "P2P_CANCEL"
     p2p.bus.wait(lambda: peer_path(TV) not in p2p.bus.peers(), what="TV gone")
+    # wpa_supplicant may have given up already: its FAIL to the cancel is said as that.
+    p2p.found(TV)
+    p2p.peer_call(TV, "Connect", "push-button", "")
+    p2p.wait_state(TV, "connecting")
+    p2p.fake.pending = None
+    p2p.fake.lose_peer(TV.addr)
+    assert p2p.fake.wait_request("P2P_CANCEL") == "P2P_CANCEL"
+    # A request after it: answered in order, so the cancel's answer was read before.
+    p2p.bus.manager("P2PFind", dbus.UInt32(5))
+    assert "wpa_supplicant had nothing to cancel (P2P_CANCEL: refused it)." in p2p.env.log()
+    assert "refused the P2P device name" not in p2p.env.log()
 
 
 def test_negotiation_failures(p2p):
@@ -419,4 +430,105 @@ def test_sockets_of_other_namespaces_are_ignored():
         assert foreign.requests == []
     finally:
         foreign.close()
+        close_env(p)
+
+
+def find_async(bus, seconds):
+    """P2PFind without waiting: the dict gets "ok" or "error" when roamd answers."""
+    reply = {}
+
+    def answer(key, value):
+        reply[key] = value
+        bus.got = True  # wakes bus.wait()
+
+    bus.obj("/org/roam1").P2PFind(dbus.UInt32(seconds), dbus_interface=MANAGER,
+                                  reply_handler=lambda *a: answer("ok", a),
+                                  error_handler=lambda e: answer("error", e))
+    bus.bus.flush()
+    return reply
+
+
+def test_events_between_a_request_and_its_reply(p2p):
+    """An event that arrives while a request waits for its reply is handled at once (the loop
+    is not blocked on the reply), and the reply still answers its own request."""
+    fake, bus = p2p.fake, p2p.bus
+    fake.hold = {"P2P_FIND"}
+    reply = find_async(bus, 9)
+    assert fake.wait_request("P2P_FIND") == "P2P_FIND 9"
+    fake.add_peer(TV)
+    bus.wait(lambda: peer_path(TV) in bus.peers(), what="the TV while P2P_FIND waits")
+    assert reply == {}
+    fake.hold = set()
+    fake.release()
+    bus.wait(lambda: reply, what="the P2PFind answer")
+    assert "ok" in reply, reply
+    p2p.wait_p2p("finding")
+
+
+def test_oversized_reply_fails_only_its_request(p2p):
+    """A reply larger than roamd takes (16 KiB) fails that request, never cut into a shorter
+    answer; the next request gets its own reply."""
+    fake, bus = p2p.fake, p2p.bus
+    fake.hold = {"P2P_FIND"}
+    reply = find_async(bus, 9)
+    fake.wait_request("P2P_FIND")
+    fake.hold = set()
+    fake.release(reply="OK\n" + "x" * 17000)
+    bus.wait(lambda: reply, what="the P2PFind answer")
+    assert "sent an oversized reply" in reply["error"].get_dbus_message()
+    assert "Oversized reply (17003 bytes)" in p2p.env.log()
+    assert p2p.bus.get("/org/roam1", MANAGER, "P2PState") == "idle"
+    bus.manager("P2PFind", dbus.UInt32(4))
+    assert fake.wait_request("P2P_FIND") == "P2P_FIND 4"
+    p2p.wait_p2p("finding")
+
+
+def test_detach_when_roamd_stops():
+    """roamd says DETACH before it goes, so wpa_supplicant stops sending to its socket."""
+    p = make_env("p2p-detach")
+    try:
+        rc = p.env.stop_roamd()
+        assert rc in (None, 0), f"roamd exited with {rc}:\n{p.env.log()[-4000:]}"
+        assert p.fake.wait_request("DETACH") == "DETACH"
+        assert p.fake.attached == set()
+    finally:
+        p.fake.close()
+        p.env.close()
+
+
+def test_p2p_on_the_global_control_interface():
+    """wpa_supplicant -g: roamd finds the P2P device with INTERFACES, addresses it with
+    IFNAME=, takes its P2P events (sent without IFNAME=, wpa_msg_global()) and connects."""
+    env = MiniEnv("p2p-global")
+    env.netns("ip link add wlan0 type veth peer name wlan0-peer")
+    glob = os.path.join(env.dir, "global", "wpa-global")
+    fake = FakeWpa(os.path.join(env.dir, "ctrl"), global_path=glob)
+    os.makedirs(os.path.dirname(glob))
+    fake.start()
+    p = P2PEnv(env, fake, None)
+    try:
+        env.start_roamd(CONFIG.format(ctrl=os.path.join(env.dir, "ctrl"),
+                                      client=os.path.join(env.dir, "client"), timeout="10")
+                        + f"GlobalControl={glob}\n")
+        p.bus = RoamBus(env.address)
+        p.wait_p2p("idle")
+        assert fake.wait_request("INTERFACES") == "INTERFACES"
+        assert fake.wait_request("IFNAME=p2p-dev-wlan0 STATUS")
+        p.bus.manager("P2PFind", dbus.UInt32(5))
+        assert fake.wait_request("IFNAME=p2p-dev-wlan0 P2P_FIND") == \
+            "IFNAME=p2p-dev-wlan0 P2P_FIND 5"
+        p.found(TV)
+        assert p.prop(TV, "DeviceType") == "TV"
+        p.peer_call(TV, "Connect", "push-button", "")
+        assert fake.wait_request("IFNAME=p2p-dev-wlan0 P2P_CONNECT") == \
+            f"IFNAME=p2p-dev-wlan0 P2P_CONNECT {TV.addr} pbc"
+        p.wait_state(TV, "connecting")
+        fake.group_started(TV.addr, "client")
+        p.wait_state(TV, "connected")
+        p.peer_call(TV, "Disconnect")
+        assert fake.wait_request("IFNAME=p2p-dev-wlan0 P2P_GROUP_REMOVE") == \
+            "IFNAME=p2p-dev-wlan0 P2P_GROUP_REMOVE p2p-wlan0-0"
+        p.wait_state(TV, "available")
+        assert p.prop(TV, "Reason") == "requested"
+    finally:
         close_env(p)

@@ -97,7 +97,23 @@ def test_connect_show_pin_and_failure(p2p):
         p2p.fake.go_neg_failure(11)
         out, err = proc.communicate(timeout=10)
         assert proc.returncode == 1
-        assert "could not connect to Office printer: rejected" in err
+        assert ("could not connect to Office printer: the device said no, or no one accepted "
+                "on it in time") in err
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_connect_peer_lost_midway(p2p):
+    p2p.found(TV)
+    proc = spawn(p2p, "connect", "Living Room TV")
+    try:
+        assert p2p.fake.wait_request("P2P_CONNECT") == f"P2P_CONNECT {TV.addr} pbc"
+        assert "press its WiFi Direct (WPS) button" in proc.stdout.readline()
+        p2p.fake.lose_peer(TV.addr)
+        out, err = proc.communicate(timeout=10)
+        assert proc.returncode == 1
+        assert "could not connect to Living Room TV: the device went out of reach" in err
     finally:
         proc.kill()
         proc.wait()
@@ -124,3 +140,30 @@ def test_requests_and_refusals(p2p):
     r = roam(p2p, "find", "0")
     assert r.returncode == 1 and "seconds from 1 to 3600" in r.stderr
     assert peer_path(PHONE)
+
+
+def test_json_answers_say_the_outcome(p2p):
+    """--json after an action prints the device as it is once roamd answered: accepted and
+    connected, rejected (available, reason rejected)."""
+    p2p.fake.prov_disc_pbc_req(PHONE)
+    p2p.wait_state(PHONE, "request")
+    proc = spawn(p2p, "accept", "Ana's phone", "--json")
+    try:
+        assert p2p.fake.wait_request("P2P_CONNECT") == f"P2P_CONNECT {PHONE.addr} pbc auth"
+        p2p.wait_state(PHONE, "connecting")
+        p2p.fake.group_started(PHONE.addr, "GO")
+        out, err = proc.communicate(timeout=10)
+        assert proc.returncode == 0, err
+    finally:
+        proc.kill()
+        proc.wait()
+    doc = json.loads(out)
+    assert (doc["name"], doc["state"], doc["group"]) == ("Ana's phone", "connected",
+                                                        "p2p-wlan0-0")
+    p2p.fake.prov_disc_enter_pin(PRINTER)
+    p2p.wait_state(PRINTER, "request")
+    r = roam(p2p, "reject", "Office printer", "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert (doc["name"], doc["state"], doc["reason"]) == ("Office printer", "available",
+                                                          "rejected")

@@ -13,9 +13,9 @@ from test_p2p import TV, peer_path
 GROUP = "p2p-wlan0-0"
 
 
-@pytest.fixture
-def net():
-    n = ProbeNet("p2plink")
+def group_world(name):
+    """A world whose device side plays the group interface; yields the ProbeNet."""
+    n = ProbeNet(name)
     n.fake = None
     try:
         # The device side of the veth pair plays the group interface wpa_supplicant creates.
@@ -33,7 +33,13 @@ def net():
         n.close()
 
 
-def test_group_link_verdict_and_app_policy(net):
+@pytest.fixture
+def net():
+    yield from group_world("p2plink")
+
+
+def connect_tv(net):
+    """roamd with the P2P fake, connected to the TV over the group link; returns the bus."""
     ctrl = os.path.join(net.dir, "ctrl")
     net.fake = FakeWpa(ctrl).start()
     conf = net.probe_config().replace("[LinkDNS]\nd0=", f"[LinkDNS]\n{GROUP}=")
@@ -47,6 +53,11 @@ def test_group_link_verdict_and_app_policy(net):
     bus.call(peer_path(TV), PEER, "Connect", "push-button", "")
     net.fake.group_started(TV.addr, "client", ifname=GROUP)
     bus.wait(lambda: bus.get(peer_path(TV), PEER, "State") == "connected")
+    return bus
+
+
+def test_group_link_verdict_and_app_policy(net):
+    bus = connect_tv(net)
     assert bus.get(peer_path(TV), PEER, "GroupInterface") == GROUP
     assert bus.link_prop(GROUP, "Bearer") == "wifi-direct"
     # The TV answers, the Internet does not: local, on this link alone.
@@ -60,3 +71,7 @@ def test_group_link_verdict_and_app_policy(net):
     bus.wait(lambda: bus.get(mail, "org.roam1.App", "State") == "blocked: no allowed link",
              what="mail blocked")
     assert bus.get(mail, "org.roam1.App", "Route4") == ""
+    # Only the casting app: every other app's policy (default) keeps off wifi-direct too.
+    default = bus.manager("SetAppPolicy", "default", {"bearers": "ethernet,wifi"})
+    bus.wait(lambda: bus.get(default, "org.roam1.App", "Route4") == "", what="default off it")
+    assert bus.get(path, "org.roam1.App", "Route4") == GROUP

@@ -84,8 +84,14 @@ def test_plain_announces_and_answers(p2p):
         # as with the real daemon, the failure comes after roamd took the connect's OK
         plain.expect("Connecting to Living Room TV.")
         p2p.fake.go_neg_failure(11)
-        plain.expect("Living Room TV: not connected (rejected).")
+        plain.expect("Not connected to Living Room TV: the device said no, or no one accepted "
+                     "on it in time.")
+        # The TV goes out of reach while connecting: why, then gone.
+        plain.say("connect Living Room TV")
+        assert p2p.fake.wait_request("P2P_CONNECT") == f"P2P_CONNECT {TV.addr} pbc"
+        plain.expect("Connecting to Living Room TV: press its WiFi Direct (WPS) button")
         p2p.fake.lose_peer(TV.addr)
+        plain.expect("Could not connect to Living Room TV: the device went out of reach.")
         plain.expect("WiFi Direct: Living Room TV is gone.")
         plain.say("reject The Fridge")
         plain.expect("No WiFi Direct device 'The Fridge' (say peers).")

@@ -2,6 +2,7 @@
 test's own namespace. ATTACH, STATUS and events reach the link's WiFi properties; a restart of
 wpa_supplicant while roamd runs is followed through inotify; the global control interface."""
 import os
+import signal
 
 import pytest
 
@@ -116,3 +117,19 @@ def test_global_control_interface(env):
         ctl.close()
     env.wpa.stop()
     bus.wait(lambda: bus.link_prop("wtest0", "WiFiState") == "", what="global socket gone")
+
+
+def test_hung_daemon_is_noticed_by_ping(env):
+    """A wpa_supplicant that stops answering while its socket stays (SIGSTOP: hung) is noticed
+    by roamd's PING ([WiFi] PingInterval=): the interface's facts go; once it runs again roamd
+    attaches anew and the facts come back."""
+    bus = start(env, extra="PingInterval=1s\nRequestTimeout=1s")
+    bus.wait(lambda: bus.link_prop("wtest0", "WiFiState") != "", what="STATUS after ATTACH")
+    env.wpa.proc.send_signal(signal.SIGSTOP)
+    try:
+        bus.wait(lambda: bus.link_prop("wtest0", "WiFiState") == "", what="facts gone")
+        assert 'did not answer "PING" within 1000 ms' in env.log()
+    finally:
+        env.wpa.proc.send_signal(signal.SIGCONT)
+    bus.wait(lambda: bus.link_prop("wtest0", "WiFiState") != "", what="facts back")
+    assert env.log().count("Attached to wpa_supplicant") == 2

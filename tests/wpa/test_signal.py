@@ -60,7 +60,10 @@ def test_signal_while_associated(env):
     assert not [r for r in fake.requests if r == "SIGNAL_POLL"]
     fake.associate("Home", AP, 5180, -58, 866)
     bus.wait(lambda: signal(bus) == (-58, 866), what="SIGNAL_POLL after the association")
-    assert bus.link_prop("wlan0", "WiFiSSID") == "Home"
+    # The station facts of network identity, from the same client's STATUS.
+    assert [bus.link_prop("wlan0", k) for k in ("WiFiSSID", "WiFiBSSID", "WiFiKeyMgmt",
+                                                 "WiFiFrequency")] == \
+        ["Home", AP, "WPA2-PSK", 5180]
     # A signal-change event makes roamd ask again.
     fake.signal_change(-71, 144)
     bus.wait(lambda: signal(bus) == (-71, 144), what="SIGNAL_POLL on SIGNAL-CHANGE")
