@@ -25,6 +25,7 @@ typedef struct Body {
         char *data;
         size_t size, max;
         bool truncated;
+        bool decided; /* cut once it could no longer be the expected answer */
 } Body;
 
 typedef enum FetchKind {
@@ -88,12 +89,43 @@ static const char *family_name(int family)
         return family == AF_INET6 ? "IPv6" : "IPv4";
 }
 
+/* Whether the answer received so far can still be the expected one. A wrong status (not a
+ * redirect, whose Location the whole answer gives), a Content-Length other than the expected
+ * body's, or bytes that depart from it decide the answer without the rest of the body:
+ * a login page served in place of the check body may be large and the link slow. */
+static bool answer_can_match(Fetch *f, const char *ptr, size_t n)
+{
+        const ProbeConfig *c = &f->prober->link->manager->config->probe;
+        curl_off_t length = -1;
+        long status = 0;
+        size_t want;
+
+        if (f->kind != FETCH_HTTP)
+                return true;
+        (void)curl_easy_getinfo(f->easy, CURLINFO_RESPONSE_CODE, &status);
+        if (status != c->expect_status)
+                return status >= 300 && status <= 399;
+        /* A 204 has no content (RFC 9110 15.3.5); no ExpectBody: any body. */
+        if (!c->expect_body || c->expect_status == 204)
+                return true;
+        want = strlen(c->expect_body);
+        if (curl_easy_getinfo(f->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK &&
+            length >= 0 && (uint64_t)length != want)
+                return false;
+        return f->body.size + n <= want && memcmp(c->expect_body + f->body.size, ptr, n) == 0;
+}
+
 static size_t body_write(char *ptr, size_t size, size_t nmemb, void *userdata)
 {
-        Body *b = userdata;
+        Fetch *f = userdata;
+        Body *b = &f->body;
         size_t n = size * nmemb, room = b->max - b->size;
         char *nd;
 
+        if (!answer_can_match(f, ptr, n)) {
+                b->decided = true;
+                return 0; /* aborts the transfer: the answer is decided */
+        }
         if (n > room) {
                 b->truncated = true;
                 return 0; /* aborts the transfer: the answer is hostile or not ours */
@@ -318,10 +350,14 @@ static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
         log_debug("%s: %s probe %s: %s, status %ld, %zu bytes%s",
                   strempty(f->prober->link->info.name),
                   f->family ? family_name(f->family->family) : "capport", f->url,
-                  curl_easy_strerror(result), status, f->body.size,
-                  f->body.truncated ? " (cut at the limit)" : "");
+                  f->body.decided ? "not the expected answer" : curl_easy_strerror(result), status,
+                  f->body.size,
+                  f->body.truncated ? " (cut at the limit)"
+                  : f->body.decided ? " (decided before the body ended)"
+                                    : "");
 
-        if (result == CURLE_OK || (result == CURLE_WRITE_ERROR && f->body.truncated)) {
+        if (result == CURLE_OK ||
+            (result == CURLE_WRITE_ERROR && (f->body.truncated || f->body.decided))) {
                 if (f->kind == FETCH_CAPPORT)
                         capport_classify(f, status);
                 else {
@@ -330,7 +366,8 @@ static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
                             .location = redirect,
                             .body = f->body.data ? f->body.data : "",
                             .body_size = f->body.size,
-                            .truncated = f->body.truncated,
+                            /* a body cut early is never the expected one */
+                            .truncated = f->body.truncated || f->body.decided,
                             .url = f->url,
                         };
                         HttpExpect e = {.status = c->expect_status, .body = c->expect_body};
@@ -379,7 +416,7 @@ static int fetch_start_transfer(Fetch *f, const IpAddr *addr)
         curl_easy_setopt(f->easy, CURLOPT_URL, f->url);
         curl_easy_setopt(f->easy, CURLOPT_USERAGENT, "roamd/" ROAM_VERSION);
         curl_easy_setopt(f->easy, CURLOPT_WRITEFUNCTION, body_write);
-        curl_easy_setopt(f->easy, CURLOPT_WRITEDATA, &f->body);
+        curl_easy_setopt(f->easy, CURLOPT_WRITEDATA, f);
         if (f->kind == FETCH_CAPPORT) {
                 f->headers = curl_slist_append(NULL, "Accept: application/captive+json");
                 curl_easy_setopt(f->easy, CURLOPT_HTTPHEADER, f->headers);
