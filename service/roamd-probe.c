@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <curl/curl.h>
 #include <malloc.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -55,6 +56,7 @@ typedef struct Fetch {
         IpAddr early;          /* the transfer started before DNS answered, to this address */
         bool speculative;      /* ... and the link's DNS has yet to confirm it */
         bool transfer_done;    /* the transfer ended; its outcome waits for DNS */
+        bool shares_lookup;    /* the HTTPS probe waits for the HTTP probe's lookup */
         bool running, done;
 } Fetch;
 
@@ -67,6 +69,7 @@ struct ProbeFamily {
         Ping *ping;
         sd_event_source *grace; /* HTTP answered: how long HTTPS may still take */
         bool partial;           /* partial was published while HTTPS still ran */
+        unsigned round;         /* counts the rounds started */
         IpAddr known[2];        /* per fetch kind: where the link's DNS sent it last round */
         ProbeFacts facts;
 };
@@ -187,7 +190,7 @@ static void fetch_cancel(Fetch *f)
         free(f->host);
         f->portal_url = f->url = f->host = NULL;
         f->running = f->done = false;
-        f->speculative = f->transfer_done = false;
+        f->speculative = f->transfer_done = f->shares_lookup = false;
         f->early = (IpAddr){};
         f->connect_usec = 0;
         f->dns = DNS_OUTCOME_NOT_RUN;
@@ -431,10 +434,8 @@ static int fetch_start_transfer(Fetch *f, const IpAddr *addr)
         return 0;
 }
 
-static void on_fetch_resolved(Resolve *res, DnsOutcome outcome, const IpAddr *addrs, size_t n,
-                              void *userdata)
+static void fetch_resolved(Fetch *f, DnsOutcome outcome, const IpAddr *addrs, size_t n)
 {
-        Fetch *f = userdata;
         const ProbeConfig *c = &f->prober->link->manager->config->probe;
         IpAddr first = {};
         bool confirmed = false;
@@ -480,6 +481,29 @@ static void on_fetch_resolved(Resolve *res, DnsOutcome outcome, const IpAddr *ad
                                   strempty(f->prober->link->info.name));
                 f->outcome = HTTP_OUTCOME_FAILED;
                 fetch_finished(f);
+        }
+}
+
+/* The HTTP probe's lookup also answers the HTTPS probe when both URLs name the same host:
+ * one query and one c-ares channel per host, family and round. */
+static void on_fetch_resolved(Resolve *res, DnsOutcome outcome, const IpAddr *addrs, size_t n,
+                              void *userdata)
+{
+        Fetch *f = userdata, *sibling = NULL;
+        IpAddr copy[RESOLVE_MAX_ADDRS];
+        unsigned round = 0;
+
+        n = MIN(n, ELEMENTSOF(copy));
+        memcpy(copy, addrs, n * sizeof(IpAddr)); /* addrs goes with the Resolve */
+        if (f->family && f->kind == FETCH_HTTP && f->family->fetch[FETCH_HTTPS].shares_lookup) {
+                sibling = &f->family->fetch[FETCH_HTTPS];
+                round = f->family->round;
+        }
+        fetch_resolved(f, outcome, copy, n);
+        /* (unless what the first answer set off started a new round meanwhile) */
+        if (sibling && sibling->shares_lookup && sibling->family->round == round) {
+                sibling->shares_lookup = false;
+                fetch_resolved(sibling, outcome, copy, n);
         }
 }
 
@@ -532,9 +556,14 @@ static int fetch_start(Prober *p, Fetch *f, ProbeFamily *pf, FetchKind kind, con
                 fetch_finished(f);
                 return 0;
         }
-        r = resolve_start(l->manager->event, l->info.name, l->info.dns, l->info.n_dns, f->host,
-                          family, f->mark, c->probe.dns_timeout_usec, on_fetch_resolved, f,
-                          &f->resolve);
+        if (pf && kind == FETCH_HTTPS && pf->fetch[FETCH_HTTP].resolve &&
+            pf->fetch[FETCH_HTTP].mark == f->mark &&
+            strcasecmp(pf->fetch[FETCH_HTTP].host, f->host) == 0)
+                f->shares_lookup = true;
+        else
+                r = resolve_start(l->manager->event, l->info.name, l->info.dns, l->info.n_dns,
+                                  f->host, family, f->mark, c->probe.dns_timeout_usec,
+                                  on_fetch_resolved, f, &f->resolve);
         if (r < 0 || !pf || pf->known[kind].family != family)
                 return r;
         /* The check host's address of the last round: connect to it while DNS runs, saving
@@ -791,6 +820,7 @@ static void family_start(ProbeFamily *pf, bool facts_changed)
         int r;
 
         family_cancel(pf);
+        pf->round++;
         base_facts(l, pf->family, &pf->facts);
         pf->active = true;
         if (!verdict_needs_probe(&pf->facts)) {

@@ -253,6 +253,31 @@ def test_reprobe_and_unprivileged_caller(net):
     assert "Only root or members of group netdev" in r.stderr
 
 
+def test_one_lookup_per_host_and_family_per_round(net):
+    # The HTTP and HTTPS probe URLs name the same host: one A and one AAAA query per round
+    # (the HTTP probe's lookup answers both), counted by the network's DNS server.
+    net.internet()
+    qlog = os.path.join(net.dir, "queries.log")
+    net.dns(*PROBE, extra=["--log-queries", f"--log-facility={qlog}"])
+    net.server(LISTEN)
+    net.server(LISTEN_TLS, tls="probe")
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("online", "ok", "online", "ok"))
+
+    def queries():
+        with open(qlog) as f:
+            text = f.read()
+        return (text.count("query[A] probe.roam.test"),
+                text.count("query[AAAA] probe.roam.test"))
+    before = queries()
+    last = net.link_prop("d0", "LastProbe")
+    net.busctl("call", "org.roam1", net.link_path("d0"), "org.roam1.Link", "Reprobe")
+    wait_for(lambda: net.link_prop("d0", "LastProbe") > last, what="a new probe round")
+    assert net.verdicts() == ("online", "ok", "online", "ok")
+    after = queries()
+    assert (after[0] - before[0], after[1] - before[1]) == (1, 1), (before, after)
+
+
 def test_150ms_one_way_delay_still_online():
     n = ProbeNet("delay", delay_ms=150)
     try:
