@@ -191,7 +191,13 @@ class Events:
              "--match=type='signal',interface='org.freedesktop.DBus.Properties',"
              "member='PropertiesChanged'"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             text=True)
-        net.procs += [self.mon, self.busmon]
+        # IPv4 default routes of d0 (where DHCP configures the link: the DHCP client's share)
+        self.routes = []
+        self.route_times = []
+        self.rmon = subprocess.Popen(["ip", "netns", "exec", net.name, "ip", "-ts", "-o", "-4",
+                                      "monitor", "route"], stdout=subprocess.PIPE, text=True)
+        net.procs += [self.mon, self.busmon, self.rmon]
+        threading.Thread(target=self.read_routes, daemon=True).start()
         threading.Thread(target=self.read_links, daemon=True).start()
         threading.Thread(target=self.read_signals, daemon=True).start()
 
@@ -224,6 +230,22 @@ class Events:
             with self.lock:
                 (self.carrier_down if "NO-CARRIER" in line else self.carrier_up).append(t)
 
+    def read_routes(self):
+        for line in self.rmon.stdout:
+            if "default via" not in line or "Deleted" in line or " d0" not in line:
+                continue
+            try:
+                t = datetime.datetime.strptime(line[1:line.index("]")],
+                                               "%Y-%m-%dT%H:%M:%S.%f").timestamp()
+            except ValueError:
+                t = time.time()
+            with self.lock:
+                self.routes.append(t)
+
+    def first_route_after(self, t0):
+        with self.lock:
+            return next((t for t in self.routes if t >= t0), None)
+
     def first_carrier_after(self, t0, up=True):
         with self.lock:
             return next((t for t in (self.carrier_up if up else self.carrier_down) if t >= t0),
@@ -236,7 +258,7 @@ class Events:
                          c[key] == value), None)
 
     def close(self):
-        for p in (self.mon, self.busmon):
+        for p in (self.mon, self.busmon, self.rmon):
             if p.poll() is None:
                 p.terminate()
 
@@ -275,6 +297,9 @@ def carrier_to_verdict(net, ev, down, path, iface, key, value, from_log=None, ti
     else:
         t1 = poll(lambda: ev.first_signal_after(t0, path, iface, key, value), timeout,
                   f"{key} = {value}")
+    tr = ev.first_route_after(t0)
+    if tr is not None and tr <= t1:
+        ev.route_times.append((tr - t0) * 1000)
     return (t1 - t0) * 1000, (tc1 - tc) * 1000
 
 
@@ -514,7 +539,9 @@ def latency():
             ev = Events(net)
             dhcp = kind == "capport"
             rt, rcpu = run_roamd(net, ev, verdict, dhcp)
+            r_route, ev.route_times = ev.route_times, []
             nt, ncpu = run_nm(net, ev, nm_conn, dhcp) if have_nm else ([], 0)
+            n_route = ev.route_times
             r = statistics.median(x for x, _ in rt)
             n = statistics.median(x for x, _ in nt) if nt else None
             cuts[name] = (statistics.median(x for _, x in rt),
@@ -527,6 +554,10 @@ def latency():
                   + (f" {r / rtt_nominal:5.1f}/{n / rtt_nominal if n else 0:3.1f} ({bound} RTT)"
                      if delay else f" {'-':>9} ({bound} RTT)")
                   + f"  {rcpu:4.0f}/{ncpu:.0f} ms", flush=True)
+            if dhcp and r_route and n_route:
+                print(f"  {'':29} of which carrier-up -> default route (the DHCP client): "
+                      f"dhcpcd {statistics.median(r_route):.1f} ms, NetworkManager "
+                      f"{statistics.median(n_route):.1f} ms", flush=True)
         finally:
             if ev:
                 ev.close()
