@@ -10,8 +10,8 @@
    one-way delay (tests/servers/delayline.py); and the 302 café again, the device's address
    from DHCP (dnsmasq, rapid commit) whose lease announces the RFC 8908 API (option 114),
    which says captive: roamd with dhcpcd (tests/world's options), NetworkManager with its own
-   DHCP client. Elsewhere addresses are static on both sides (the same ones; no DHCP). The kernel flushes the neighbour cache when the carrier goes, so every
-   first packet waits for ARP (1 RTT); the bound is then ARP 1 + DNS 1 + TCP 1 + HTTP 1 = 4
+   DHCP client. Elsewhere addresses are static on both sides (the same ones; no DHCP). The
+   kernel flushes the neighbour cache when the carrier goes, so every first packet waits for ARP (1 RTT); the bound is then ARP 1 + DNS 1 + TCP 1 + HTTP 1 = 4
    RTT for a portal and 5 RTT (plus TLS 1.3: 1) for online: the issue's 6 RTT from carrier-up
    (DHCP 2, DNS 1, TCP 1, TLS 1, HTTP 1) with DHCP replaced by ARP; the DHCP café adds
    1 (rapid commit, or dhcpcd's INIT-REBOOT request of its lease). Round trips are counted
@@ -522,7 +522,8 @@ def run_nm(net, ev, connectivity, dhcp=False):
 
 def latency():
     have_nm = os.access(NM, os.X_OK)
-    print(f"carrier-up -> final IPv4 verdict, addresses static (DHCP where named), median of {REPS} "
+    print(f"carrier-up -> final IPv4 verdict, addresses static (DHCP where named), "
+          f"median of {REPS} "
           f"(NetworkManager: {'yes' if have_nm else 'not installed'})")
     print(f"  {'network':29} {'ping':>7} {'roamd':>16} {'NetworkManager':>22} {'roamd/NM':>9}"
           f" {'RTTs roamd/NM (bound)':>22}  CPU/cycle roamd/NM")
