@@ -7,11 +7,14 @@
    connectivity check pointed at the same check server). Networks: open; a café that answers
    HTTP with a 302 and silently drops TCP 443; a portal that answers every request with a 200
    login page and drops 443; HTTP fine, 443 silently dropped; open with 150 ms and 300 ms
-   one-way delay (tests/servers/delayline.py). Addresses are static on both sides (the same
-   ones; no DHCP). The kernel flushes the neighbour cache when the carrier goes, so every
-   first packet waits for ARP (1 RTT); the bound is then ARP 1 + DNS 1 + TCP 1 + HTTP 1 = 4
+   one-way delay (tests/servers/delayline.py); and the 302 café again, the device's address
+   from DHCP (dnsmasq, rapid commit) whose lease announces the RFC 8908 API (option 114),
+   which says captive: roamd with dhcpcd (tests/world's options), NetworkManager with its own
+   DHCP client. Elsewhere addresses are static on both sides (the same ones; no DHCP). The
+   kernel flushes the neighbour cache when the carrier goes, so every first packet waits for ARP (1 RTT); the bound is then ARP 1 + DNS 1 + TCP 1 + HTTP 1 = 4
    RTT for a portal and 5 RTT (plus TLS 1.3: 1) for online: the issue's 6 RTT from carrier-up
-   (DHCP 2, DNS 1, TCP 1, TLS 1, HTTP 1) with DHCP replaced by ARP. Round trips are counted
+   (DHCP 2, DNS 1, TCP 1, TLS 1, HTTP 1) with DHCP replaced by ARP; the DHCP café adds
+   1 (rapid commit, or dhcpcd's INIT-REBOOT request of its lease). Round trips are counted
    against the nominal RTT (2 x the one-way delay); the ping column shows what the delay
    line gives under the machine's load. NetworkManager checks plain HTTP only.
    Medians of BENCH_REPS (5) repetitions; ratio roamd/NM. Also the CPU time each daemon used
@@ -58,7 +61,10 @@ NETWORKS = [
     ("HTTP ok, 443 dropped", "nohttps", 0, "partial", NM_FULL),
     ("open, 150 ms one-way", "open", 150, "online", NM_FULL),
     ("open, 300 ms one-way", "open", 300, "online", NM_FULL),
+    ("DHCP + RFC 8908 cafe", "capport", 0, "portal", NM_PORTAL),
 ]
+CAPPORT_API = f"https://{GW_V4}:8443/capport"
+DHCP_RANGE = "192.0.2.100,192.0.2.150,255.255.255.0,5m"
 
 
 def drop_https(net):
@@ -78,12 +84,87 @@ def setup(net, kind):
             net.server(f"{PROBE_V4}:443,[{PROBE_V6}]:443", tls="probe")
             drop_https(net)
         return
+    if kind == "capport":
+        setup_capport(net)
+        return
     # The café's DNS sends every name to the gateway; its HTTP server is the portal.
     net.dns(("probe.roam.test", GW_V4), ("probe.roam.test", GW_V6))
     mode = "portal" if kind == "cafe302" else "login"
     net.server(f"{GW_V4}:80,[{GW_V6}]:80", mode=mode,
                extra=["--portal-url", f"http://{GW_V4}/login"])
     drop_https(net)
+
+
+def setup_capport(net):
+    """The café of the 302 network, but the device gets its address by DHCP (dnsmasq, rapid
+    commit) and the lease announces the RFC 8908 API (option 114), which says captive. The
+    API is served over HTTPS on port 8443 (443 stays dropped) with a certificate of the test
+    CA for the gateway's address. (d0 keeps its static address for the ping; the daemons'
+    runs start without it.)"""
+    net.dns(("probe.roam.test", GW_V4), ("probe.roam.test", GW_V6), extra=[
+        f"--dhcp-range={DHCP_RANGE}", f"--dhcp-leasefile={net.dir}/dnsmasq.leases",
+        "--dhcp-authoritative", "--dhcp-rapid-commit",
+        f"--dhcp-option=option:router,{GW_V4}", f"--dhcp-option=option:dns-server,{GW_V4}",
+        f"--dhcp-option=114,{CAPPORT_API}"])
+    net.server(f"{GW_V4}:80,[{GW_V6}]:80", mode="portal",
+               extra=["--portal-url", f"http://{GW_V4}/login"])
+    doc = net.write("capport.json", json.dumps({
+        "captive": True, "user-portal-url": f"https://{GW_V4}:8443/login"}))
+    net.server(f"{GW_V4}:8443", mode="portal", tls="cafe",
+               extra=["--capport-path", "/capport", "--capport-json", doc])
+    drop_https(net)
+
+
+# dhcpcd as the world runs it (tests/world/world.sh), for d0 and IPv4 only, in a private mount
+# namespace inside the device's network namespace: its /run, /var/lib/dhcpcd (the bench's
+# own directory, where roamd reads the lease) and resolv.conf are the bench's own.
+DHCPCD_CONF = """nodev
+noarp
+noipv4ll
+nodelay
+option rapid_commit
+option domain_name_servers, domain_name, domain_search
+require dhcp_server_identifier
+define 114 string captive_portal_uri
+option captive_portal_uri
+nohook hostname, ntp, chrony, timesyncd, openntpd, wpa_supplicant, timezone, yp, \
+lookup-hostname, resolv.conf
+"""
+
+DHCPCD_SCRIPT = """set -e
+mount --make-rprivate /
+mount -t tmpfs tmpfs /run
+mkdir -p /run/dhcpcd
+mount --bind {d} /var/lib/dhcpcd
+mount --bind {d}/resolv.conf /etc/resolv.conf
+exec dhcpcd -B -4 --config {d}/dhcpcd.conf --logfile {d}/dhcpcd.log d0
+"""
+
+
+def start_dhcpcd(net):
+    net.netns("ip addr flush dev d0 scope global")
+    d = os.path.join(net.dir, "dhcpcd")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "dhcpcd.conf"), "w") as f:
+        f.write(DHCPCD_CONF)
+    with open(os.path.join(d, "resolv.conf"), "w") as f:
+        f.write("")
+    p = subprocess.Popen(["ip", "netns", "exec", net.name, "unshare", "-m", "sh", "-c",
+                          DHCPCD_SCRIPT.format(d=d)], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    net.procs.append(p)
+    return p, d
+
+
+def stop_dhcpcd(net, p):
+    p.terminate()
+    try:
+        p.wait(10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+    # what it configured goes with it, so the next daemon starts from the same state
+    net.netns("ip addr flush dev d0 scope global")
 
 
 def rtt_ms(net):
@@ -110,7 +191,13 @@ class Events:
              "--match=type='signal',interface='org.freedesktop.DBus.Properties',"
              "member='PropertiesChanged'"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             text=True)
-        net.procs += [self.mon, self.busmon]
+        # IPv4 default routes of d0 (where DHCP configures the link: the DHCP client's share)
+        self.routes = []
+        self.route_times = []
+        self.rmon = subprocess.Popen(["ip", "netns", "exec", net.name, "ip", "-ts", "-o", "-4",
+                                      "monitor", "route"], stdout=subprocess.PIPE, text=True)
+        net.procs += [self.mon, self.busmon, self.rmon]
+        threading.Thread(target=self.read_routes, daemon=True).start()
         threading.Thread(target=self.read_links, daemon=True).start()
         threading.Thread(target=self.read_signals, daemon=True).start()
 
@@ -143,6 +230,22 @@ class Events:
             with self.lock:
                 (self.carrier_down if "NO-CARRIER" in line else self.carrier_up).append(t)
 
+    def read_routes(self):
+        for line in self.rmon.stdout:
+            if "default via" not in line or "Deleted" in line or " d0" not in line:
+                continue
+            try:
+                t = datetime.datetime.strptime(line[1:line.index("]")],
+                                               "%Y-%m-%dT%H:%M:%S.%f").timestamp()
+            except ValueError:
+                t = time.time()
+            with self.lock:
+                self.routes.append(t)
+
+    def first_route_after(self, t0):
+        with self.lock:
+            return next((t for t in self.routes if t >= t0), None)
+
     def first_carrier_after(self, t0, up=True):
         with self.lock:
             return next((t for t in (self.carrier_up if up else self.carrier_down) if t >= t0),
@@ -155,7 +258,7 @@ class Events:
                          c[key] == value), None)
 
     def close(self):
-        for p in (self.mon, self.busmon):
+        for p in (self.mon, self.busmon, self.rmon):
             if p.poll() is None:
                 p.terminate()
 
@@ -194,6 +297,9 @@ def carrier_to_verdict(net, ev, down, path, iface, key, value, from_log=None, ti
     else:
         t1 = poll(lambda: ev.first_signal_after(t0, path, iface, key, value), timeout,
                   f"{key} = {value}")
+    tr = ev.first_route_after(t0)
+    if tr is not None and tr <= t1:
+        ev.route_times.append((tr - t0) * 1000)
     return (t1 - t0) * 1000, (tc1 - tc) * 1000
 
 
@@ -211,10 +317,25 @@ def cpu_ms(pid):
     return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
-def run_roamd(net, ev, verdict):
+def run_roamd(net, ev, verdict, dhcp=False):
     """Carrier-up to verdict times, and the CPU roamd used per carrier cycle (what the
-    machine's load cannot change)."""
-    net.start_roamd(roamd_config(net))
+    machine's load cannot change). dhcp: dhcpcd configures d0, and roamd reads its lease
+    (DNS servers, the captive portal API) instead of a pinned DNS server."""
+    conf = roamd_config(net)
+    dhcpcd = None
+    if dhcp:
+        dhcpcd, d = start_dhcpcd(net)
+        conf = (conf.replace(f"[LinkDNS]\nd0={GW_V4} {GW_V6}\n", "")
+                .replace(f"DhcpcdLeaseDir={net.dir}/leases", f"DhcpcdLeaseDir={d}"))
+    try:
+        return run_roamd_timed(net, ev, verdict, conf, dhcp)
+    finally:
+        if dhcpcd:
+            stop_dhcpcd(net, dhcpcd)
+
+
+def run_roamd_timed(net, ev, verdict, conf, dhcp):
+    net.start_roamd(conf)
     path = net.link_path("d0")
     wait_for(lambda: net.link_prop("d0", "Connectivity4") == verdict, timeout=30,
              what=f"roamd: {verdict}")
@@ -227,6 +348,13 @@ def run_roamd(net, ev, verdict):
             cut=lambda tc: ev.first_signal_after(tc, path, "org.roam1.Link", "Connectivity4",
                                                  "offline")))
     cpu = (cpu_ms(net.roamd.pid) - cpu0) / REPS
+    if dhcp:
+        # the lease did reach roamd, and its API was read (not only the HTTP probe's portal)
+        wait_for(lambda: net.link_prop("d0", "CaptivePortalURL") == CAPPORT_API and
+                 net.link_prop("d0", "CaptivePortal").get("Captive", {}).get("data"),
+                 timeout=30, what="roamd: the lease's captive portal API, captive")
+        print(f"  (roamd: the lease announces {CAPPORT_API}; the API says captive; "
+              f"reason after the last cycle: {net.link_prop('d0', 'ConnectivityReason4')})")
     net.stop_roamd()
     return times, cpu
 
@@ -342,7 +470,19 @@ def nm_device(net, ifname):
     return json.loads(r.stdout)["data"][0] if r.returncode == 0 else None
 
 
-def run_nm(net, ev, connectivity):
+NM_PROFILE_DHCP = """[connection]
+id=d0
+type=ethernet
+interface-name=d0
+autoconnect=true
+[ipv4]
+method=auto
+[ipv6]
+method=ignore
+"""
+
+
+def run_nm(net, ev, connectivity, dhcp=False):
     d = os.path.join(net.dir, "nm")
     for sub in ("etc/system-connections", "etc/conf.d", "etc/sysconf.d", "lib"):
         os.makedirs(os.path.join(d, sub), exist_ok=True)
@@ -350,7 +490,7 @@ def run_nm(net, ev, connectivity):
         f.write(NM_CONF.format(d=d))
     profile = os.path.join(d, "etc/system-connections/d0.nmconnection")
     with open(profile, "w") as f:
-        f.write(NM_PROFILE)
+        f.write(NM_PROFILE_DHCP if dhcp else NM_PROFILE)
     os.chmod(profile, 0o600)
     with open(os.path.join(d, "resolv.conf"), "w") as f:
         f.write(f"nameserver {GW_V4}\n")
@@ -382,7 +522,8 @@ def run_nm(net, ev, connectivity):
 
 def latency():
     have_nm = os.access(NM, os.X_OK)
-    print(f"carrier-up -> final IPv4 verdict, addresses static, median of {REPS} "
+    print(f"carrier-up -> final IPv4 verdict, addresses static (DHCP where named), "
+          f"median of {REPS} "
           f"(NetworkManager: {'yes' if have_nm else 'not installed'})")
     print(f"  {'network':29} {'ping':>7} {'roamd':>16} {'NetworkManager':>22} {'roamd/NM':>9}"
           f" {'RTTs roamd/NM (bound)':>22}  CPU/cycle roamd/NM")
@@ -397,13 +538,16 @@ def latency():
             setup(net, kind)
             rtt = rtt_ms(net)
             ev = Events(net)
-            rt, rcpu = run_roamd(net, ev, verdict)
-            nt, ncpu = run_nm(net, ev, nm_conn) if have_nm else ([], 0)
+            dhcp = kind == "capport"
+            rt, rcpu = run_roamd(net, ev, verdict, dhcp)
+            r_route, ev.route_times = ev.route_times, []
+            nt, ncpu = run_nm(net, ev, nm_conn, dhcp) if have_nm else ([], 0)
+            n_route = ev.route_times
             r = statistics.median(x for x, _ in rt)
             n = statistics.median(x for x, _ in nt) if nt else None
             cuts[name] = (statistics.median(x for _, x in rt),
                           statistics.median(x for _, x in nt) if nt else None)
-            bound = 4 if verdict == "portal" else 5
+            bound = (4 if verdict == "portal" else 5) + (1 if dhcp else 0)
             rtt_nominal = 2 * delay
             nm_word = {NM_FULL: "full", NM_PORTAL: "portal"}[nm_conn]
             print(f"  {name:29} {rtt:6.1f}ms {verdict:>7} {r:7.1f} ms"
@@ -411,6 +555,10 @@ def latency():
                   + (f" {r / rtt_nominal:5.1f}/{n / rtt_nominal if n else 0:3.1f} ({bound} RTT)"
                      if delay else f" {'-':>9} ({bound} RTT)")
                   + f"  {rcpu:4.0f}/{ncpu:.0f} ms", flush=True)
+            if dhcp and r_route and n_route:
+                print(f"  {'':29} of which carrier-up -> default route (the DHCP client): "
+                      f"dhcpcd {statistics.median(r_route):.1f} ms, NetworkManager "
+                      f"{statistics.median(n_route):.1f} ms", flush=True)
         finally:
             if ev:
                 ev.close()

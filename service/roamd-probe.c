@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <curl/curl.h>
 #include <malloc.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -25,6 +26,7 @@ typedef struct Body {
         char *data;
         size_t size, max;
         bool truncated;
+        bool decided; /* cut once it could no longer be the expected answer */
 } Body;
 
 typedef enum FetchKind {
@@ -54,6 +56,7 @@ typedef struct Fetch {
         IpAddr early;          /* the transfer started before DNS answered, to this address */
         bool speculative;      /* ... and the link's DNS has yet to confirm it */
         bool transfer_done;    /* the transfer ended; its outcome waits for DNS */
+        bool shares_lookup;    /* the HTTPS probe waits for the HTTP probe's lookup */
         bool running, done;
 } Fetch;
 
@@ -66,6 +69,7 @@ struct ProbeFamily {
         Ping *ping;
         sd_event_source *grace; /* HTTP answered: how long HTTPS may still take */
         bool partial;           /* partial was published while HTTPS still ran */
+        unsigned round;         /* counts the rounds started */
         IpAddr known[2];        /* per fetch kind: where the link's DNS sent it last round */
         ProbeFacts facts;
 };
@@ -88,12 +92,43 @@ static const char *family_name(int family)
         return family == AF_INET6 ? "IPv6" : "IPv4";
 }
 
+/* Whether the answer received so far can still be the expected one. A wrong status (not a
+ * redirect, whose Location the whole answer gives), a Content-Length other than the expected
+ * body's, or bytes that depart from it decide the answer without the rest of the body:
+ * a login page served in place of the check body may be large and the link slow. */
+static bool answer_can_match(Fetch *f, const char *ptr, size_t n)
+{
+        const ProbeConfig *c = &f->prober->link->manager->config->probe;
+        curl_off_t length = -1;
+        long status = 0;
+        size_t want;
+
+        if (f->kind != FETCH_HTTP)
+                return true;
+        (void)curl_easy_getinfo(f->easy, CURLINFO_RESPONSE_CODE, &status);
+        if (status != c->expect_status)
+                return status >= 300 && status <= 399;
+        /* A 204 has no content (RFC 9110 15.3.5); no ExpectBody: any body. */
+        if (!c->expect_body || c->expect_status == 204)
+                return true;
+        want = strlen(c->expect_body);
+        if (curl_easy_getinfo(f->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK &&
+            length >= 0 && (uint64_t)length != want)
+                return false;
+        return f->body.size + n <= want && memcmp(c->expect_body + f->body.size, ptr, n) == 0;
+}
+
 static size_t body_write(char *ptr, size_t size, size_t nmemb, void *userdata)
 {
-        Body *b = userdata;
+        Fetch *f = userdata;
+        Body *b = &f->body;
         size_t n = size * nmemb, room = b->max - b->size;
         char *nd;
 
+        if (!answer_can_match(f, ptr, n)) {
+                b->decided = true;
+                return 0; /* aborts the transfer: the answer is decided */
+        }
         if (n > room) {
                 b->truncated = true;
                 return 0; /* aborts the transfer: the answer is hostile or not ours */
@@ -155,7 +190,7 @@ static void fetch_cancel(Fetch *f)
         free(f->host);
         f->portal_url = f->url = f->host = NULL;
         f->running = f->done = false;
-        f->speculative = f->transfer_done = false;
+        f->speculative = f->transfer_done = f->shares_lookup = false;
         f->early = (IpAddr){};
         f->connect_usec = 0;
         f->dns = DNS_OUTCOME_NOT_RUN;
@@ -318,10 +353,14 @@ static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
         log_debug("%s: %s probe %s: %s, status %ld, %zu bytes%s",
                   strempty(f->prober->link->info.name),
                   f->family ? family_name(f->family->family) : "capport", f->url,
-                  curl_easy_strerror(result), status, f->body.size,
-                  f->body.truncated ? " (cut at the limit)" : "");
+                  f->body.decided ? "not the expected answer" : curl_easy_strerror(result), status,
+                  f->body.size,
+                  f->body.truncated ? " (cut at the limit)"
+                  : f->body.decided ? " (decided before the body ended)"
+                                    : "");
 
-        if (result == CURLE_OK || (result == CURLE_WRITE_ERROR && f->body.truncated)) {
+        if (result == CURLE_OK ||
+            (result == CURLE_WRITE_ERROR && (f->body.truncated || f->body.decided))) {
                 if (f->kind == FETCH_CAPPORT)
                         capport_classify(f, status);
                 else {
@@ -330,7 +369,8 @@ static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
                             .location = redirect,
                             .body = f->body.data ? f->body.data : "",
                             .body_size = f->body.size,
-                            .truncated = f->body.truncated,
+                            /* a body cut early is never the expected one */
+                            .truncated = f->body.truncated || f->body.decided,
                             .url = f->url,
                         };
                         HttpExpect e = {.status = c->expect_status, .body = c->expect_body};
@@ -379,7 +419,7 @@ static int fetch_start_transfer(Fetch *f, const IpAddr *addr)
         curl_easy_setopt(f->easy, CURLOPT_URL, f->url);
         curl_easy_setopt(f->easy, CURLOPT_USERAGENT, "roamd/" ROAM_VERSION);
         curl_easy_setopt(f->easy, CURLOPT_WRITEFUNCTION, body_write);
-        curl_easy_setopt(f->easy, CURLOPT_WRITEDATA, &f->body);
+        curl_easy_setopt(f->easy, CURLOPT_WRITEDATA, f);
         if (f->kind == FETCH_CAPPORT) {
                 f->headers = curl_slist_append(NULL, "Accept: application/captive+json");
                 curl_easy_setopt(f->easy, CURLOPT_HTTPHEADER, f->headers);
@@ -394,10 +434,8 @@ static int fetch_start_transfer(Fetch *f, const IpAddr *addr)
         return 0;
 }
 
-static void on_fetch_resolved(Resolve *res, DnsOutcome outcome, const IpAddr *addrs, size_t n,
-                              void *userdata)
+static void fetch_resolved(Fetch *f, DnsOutcome outcome, const IpAddr *addrs, size_t n)
 {
-        Fetch *f = userdata;
         const ProbeConfig *c = &f->prober->link->manager->config->probe;
         IpAddr first = {};
         bool confirmed = false;
@@ -443,6 +481,29 @@ static void on_fetch_resolved(Resolve *res, DnsOutcome outcome, const IpAddr *ad
                                   strempty(f->prober->link->info.name));
                 f->outcome = HTTP_OUTCOME_FAILED;
                 fetch_finished(f);
+        }
+}
+
+/* The HTTP probe's lookup also answers the HTTPS probe when both URLs name the same host:
+ * one query and one c-ares channel per host, family and round. */
+static void on_fetch_resolved(Resolve *res, DnsOutcome outcome, const IpAddr *addrs, size_t n,
+                              void *userdata)
+{
+        Fetch *f = userdata, *sibling = NULL;
+        IpAddr copy[RESOLVE_MAX_ADDRS];
+        unsigned round = 0;
+
+        n = MIN(n, ELEMENTSOF(copy));
+        memcpy(copy, addrs, n * sizeof(IpAddr)); /* addrs goes with the Resolve */
+        if (f->family && f->kind == FETCH_HTTP && f->family->fetch[FETCH_HTTPS].shares_lookup) {
+                sibling = &f->family->fetch[FETCH_HTTPS];
+                round = f->family->round;
+        }
+        fetch_resolved(f, outcome, copy, n);
+        /* (unless what the first answer set off started a new round meanwhile) */
+        if (sibling && sibling->shares_lookup && sibling->family->round == round) {
+                sibling->shares_lookup = false;
+                fetch_resolved(sibling, outcome, copy, n);
         }
 }
 
@@ -495,9 +556,14 @@ static int fetch_start(Prober *p, Fetch *f, ProbeFamily *pf, FetchKind kind, con
                 fetch_finished(f);
                 return 0;
         }
-        r = resolve_start(l->manager->event, l->info.name, l->info.dns, l->info.n_dns, f->host,
-                          family, f->mark, c->probe.dns_timeout_usec, on_fetch_resolved, f,
-                          &f->resolve);
+        if (pf && kind == FETCH_HTTPS && pf->fetch[FETCH_HTTP].resolve &&
+            pf->fetch[FETCH_HTTP].mark == f->mark &&
+            strcasecmp(pf->fetch[FETCH_HTTP].host, f->host) == 0)
+                f->shares_lookup = true;
+        else
+                r = resolve_start(l->manager->event, l->info.name, l->info.dns, l->info.n_dns,
+                                  f->host, family, f->mark, c->probe.dns_timeout_usec,
+                                  on_fetch_resolved, f, &f->resolve);
         if (r < 0 || !pf || pf->known[kind].family != family)
                 return r;
         /* The check host's address of the last round: connect to it while DNS runs, saving
@@ -754,6 +820,7 @@ static void family_start(ProbeFamily *pf, bool facts_changed)
         int r;
 
         family_cancel(pf);
+        pf->round++;
         base_facts(l, pf->family, &pf->facts);
         pf->active = true;
         if (!verdict_needs_probe(&pf->facts)) {

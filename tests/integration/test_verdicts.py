@@ -135,7 +135,7 @@ def rss_anon(pid):
 @pytest.mark.parametrize("mode,expected", [
     ("huge", ("portal", "portal-content")),     # 50 MB chunked: cut at MaxBodySize
     ("loop", ("portal", "portal-redirect")),    # redirects to itself: never followed
-    ("drip", ("local", "http-timeout")),        # one byte a second: cut by Timeout
+    ("drip", ("local", "http-timeout")),        # the right body, a byte a second: Timeout
     ("close", ("local", "http-failed")),        # hangs up without an answer
 ])
 def test_hostile_check_server(net, mode, expected):
@@ -253,6 +253,31 @@ def test_reprobe_and_unprivileged_caller(net):
     assert "Only root or members of group netdev" in r.stderr
 
 
+def test_one_lookup_per_host_and_family_per_round(net):
+    # The HTTP and HTTPS probe URLs name the same host: one A and one AAAA query per round
+    # (the HTTP probe's lookup answers both), counted by the network's DNS server.
+    net.internet()
+    qlog = os.path.join(net.dir, "queries.log")
+    net.dns(*PROBE, extra=["--log-queries", f"--log-facility={qlog}"])
+    net.server(LISTEN)
+    net.server(LISTEN_TLS, tls="probe")
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("online", "ok", "online", "ok"))
+
+    def queries():
+        with open(qlog) as f:
+            text = f.read()
+        return (text.count("query[A] probe.roam.test"),
+                text.count("query[AAAA] probe.roam.test"))
+    before = queries()
+    last = net.link_prop("d0", "LastProbe")
+    net.busctl("call", "org.roam1", net.link_path("d0"), "org.roam1.Link", "Reprobe")
+    wait_for(lambda: net.link_prop("d0", "LastProbe") > last, what="a new probe round")
+    assert net.verdicts() == ("online", "ok", "online", "ok")
+    after = queries()
+    assert (after[0] - before[0], after[1] - before[1]) == (1, 1), (before, after)
+
+
 def test_150ms_one_way_delay_still_online():
     n = ProbeNet("delay", delay_ms=150)
     try:
@@ -313,6 +338,32 @@ def test_portal_published_before_the_https_probe_ends(net):
     assert published is not None and published < ended, log[-3000:]
     assert "Timeout was reached" in log.splitlines()[ended]
     assert net.verdicts() == ("portal", "portal-redirect", "portal", "portal-redirect")
+
+
+def test_login_page_is_portal_before_its_body_ended(net):
+    # A portal that answers the check URL in place with a 200 login page (100 kB announced,
+    # the first part sent, the rest never) and silently drops HTTPS. Its body never ends, so
+    # a verdict that waited for it would be the HTTP probe's timeout (local), not portal.
+    net.dns(("probe.roam.test", GW_V4), ("probe.roam.test", GW_V6))
+    net.server(f"{GW_V4}:80,[{GW_V6}]:80", mode="slowlogin")
+    drop_https(net)
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("portal", "portal-content", "portal", "portal-content"))
+    assert net.link_prop("d0", "PortalURL") == "http://probe.roam.test/roam-probe"
+    wait_for(lambda: log_index(net.log(), "IPv4 probe https://") is not None, timeout=10,
+             what="the end of the IPv4 HTTPS probe")
+    log = net.log()
+    lines = log.splitlines()
+    http = log_index(log, "IPv4 probe http://probe.roam.test/roam-probe: not the expected")
+    published = log_index(log, "IPv4 connectivity checking (not-probed) -> portal")
+    https = log_index(log, "IPv4 probe https://")
+    assert http is not None and published is not None, log[-3000:]
+    # decided on the part received (of 100 kB announced), before the HTTPS probe ended
+    assert "(decided before the body ended)" in lines[http]
+    assert int(lines[http].split(" bytes")[0].rsplit(" ", 1)[1]) < 100000
+    assert http < published < https, log[-3000:]
+    assert "Timeout was reached" in lines[https]
+    assert "IPv4 probe http://probe.roam.test/roam-probe: Timeout" not in log
 
 
 def test_partial_without_waiting_then_online_when_443_opens(net):

@@ -9,9 +9,11 @@ Modes:
   portal    every request -> 302 to --portal-url, except /login (200, the login page) and
             --capport-path (the RFC 8908 JSON from --capport-json, or a hostile variant)
   huge      50 MB chunked body                     loop      302 to itself
-  drip      one byte a second                      garbage   200, random bytes
+  drip      the probe body, one byte a second      garbage   200, random bytes
   close     closes the connection without answering
   login     every request -> 200, the login page (a portal that answers in place)
+  slowlogin every request -> 200, a 100 kB login page of which only the first part is sent;
+            the rest never comes (the connection stays open until the client leaves)
 The capport variants (--capport-mode): good, garbage, wrongtype.
 """
 import argparse
@@ -78,15 +80,30 @@ class Handler(BaseHTTPRequestHandler):
                 pass
             return
         if a.mode == "drip":
+            # the right answer, too slowly: only a timeout can end it
             self.send_response(200)
             self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(PROBE_BODY)))
+            self.end_headers()
+            try:
+                for i in range(len(PROBE_BODY)):
+                    self.wfile.write(PROBE_BODY[i:i + 1])
+                    self.wfile.flush()
+                    time.sleep(1)
+            except OSError:
+                pass
+            return
+        if a.mode == "slowlogin":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
             self.send_header("Content-Length", "100000")
             self.end_headers()
             try:
-                for _ in range(100000):
-                    self.wfile.write(b"x")
-                    self.wfile.flush()
-                    time.sleep(1)
+                self.wfile.write(b"<html><body><form>Log in to the cafe WiFi</form>")
+                self.wfile.flush()
+                # the rest never comes: wait for the client to hang up
+                self.connection.settimeout(120)
+                self.connection.recv(1)
             except OSError:
                 pass
             return
