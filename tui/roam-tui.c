@@ -1444,6 +1444,8 @@ static void tui_done(Tui *t)
         free(t->devices.data);
         bluetooth_screen_done(&t->bluetooth);
         free(t->bluetooth.data);
+        portal_screen_done(&t->portal);
+        free(t->portal.data);
         firewall_screen_done(&t->firewall);
         free(t->firewall.data);
         if (t->usage.vtable && t->usage.vtable->leave)

@@ -81,6 +81,7 @@ bool devices_screen_available(Screen *s);
 void devices_screen_done(Screen *s);
 void bluetooth_screen_watch(Tui *t, Screen *s);
 void bluetooth_screen_done(Screen *s);
+void portal_screen_done(Screen *s);
 extern const ScreenVTable bluetooth_screen_vtable;
 extern const ScreenVTable firewall_screen_vtable;
 

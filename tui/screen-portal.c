@@ -203,6 +203,21 @@ static void portal_leave(Tui *t, Screen *s)
         /* A call in flight still answers, to the status line. */
 }
 
+void portal_screen_done(Screen *s)
+{
+        PortalData *d = s->data;
+
+        if (!d)
+                return;
+        form_close(d);
+        d->match = sd_bus_slot_unref(d->match);
+        d->get = sd_bus_slot_unref(d->get);
+        d->call = sd_bus_slot_unref(d->call);
+        roam_portal_sessions_free(d->sessions, d->n_sessions);
+        d->sessions = NULL;
+        d->n_sessions = 0;
+}
+
 static int on_call_done(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
         PortalData *d = userdata;
