@@ -198,8 +198,9 @@ def test_questions_reach_other_screens(env, tmp_path):
         t.key("y")
         env.wait(lambda: res, what="Pair")
         assert "ok" in res, res
+        # Answered: the status line stops asking (once the screen has read roamd's state).
         t.key("1")
-        t.wait_for(screen="overview")
-        assert "to answer." not in t.text()
+        t.wait(lambda t: t.frame.screen == "overview" and "to answer." not in t.text(),
+               what="the overview without the question")
     finally:
         t.close()
