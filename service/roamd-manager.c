@@ -56,6 +56,26 @@ static int on_sync(sd_event_source *s, void *userdata)
         return 0;
 }
 
+void manager_apps_now(Manager *m)
+{
+        static bool running;
+
+        if (running)
+                return;
+        running = true;
+        if (m->apps_source)
+                (void)sd_event_source_set_enabled(m->apps_source, SD_EVENT_OFF);
+        (void)stats_read(m->stats); /* bytes so far go to the links they took */
+        apps_links_changed(m->apps);
+        running = false;
+}
+
+static int on_apps(sd_event_source *s, void *userdata)
+{
+        manager_apps_now(userdata);
+        return 0;
+}
+
 Manager *manager_free(Manager *m)
 {
         if (!m)
@@ -75,6 +95,7 @@ Manager *manager_free(Manager *m)
         netlink_free(m->netlink);
         curl_glue_free(m->curl);
         sd_event_source_disable_unref(m->sync_source);
+        sd_event_source_disable_unref(m->apps_source);
         sd_event_source_disable_unref(m->sigterm_source);
         sd_event_source_disable_unref(m->sigint_source);
         sd_event_source_disable_unref(m->sighup_source);
@@ -135,6 +156,15 @@ int manager_new(const char *config_path, bool config_missing_ok, Manager **ret)
                 return log_error_errno(r, "Failed to allocate sync source: %m");
         (void)sd_event_source_set_enabled(m->sync_source, SD_EVENT_OFF);
         (void)sd_event_source_set_description(m->sync_source, "sync");
+        /* Right after the probes' sockets and DNS (IMPORTANT), before the bus and netlink: a
+         * carrier-up's link, route and two verdict changes make one reconcile, not three,
+         * and a probe's next step does not wait behind it. */
+        r = sd_event_add_defer(m->event, &m->apps_source, on_apps, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to allocate apps source: %m");
+        (void)sd_event_source_set_enabled(m->apps_source, SD_EVENT_OFF);
+        (void)sd_event_source_set_priority(m->apps_source, SD_EVENT_PRIORITY_IMPORTANT + 1);
+        (void)sd_event_source_set_description(m->apps_source, "apps");
 
         *ret = TAKE_PTR(m);
         return 0;
@@ -144,6 +174,12 @@ void manager_schedule_sync(Manager *m)
 {
         if (m->sync_source)
                 (void)sd_event_source_set_enabled(m->sync_source, SD_EVENT_ONESHOT);
+}
+
+void manager_schedule_apps(Manager *m)
+{
+        if (m->apps_source)
+                (void)sd_event_source_set_enabled(m->apps_source, SD_EVENT_ONESHOT);
 }
 
 static size_t link_position(Manager *m, int ifindex, bool *found)
@@ -285,8 +321,7 @@ static void manager_update_best(Manager *m)
 void manager_link_verdict_changed(Manager *m, Link *l)
 {
         manager_update_best(m);
-        (void)stats_read(m->stats);
-        apps_links_changed(m->apps);
+        manager_schedule_apps(m);
         portal_link_changed(m->portal, l);
 }
 
@@ -333,7 +368,7 @@ int manager_sync(Manager *m)
                 dns_refresh_bus(m->dns);
         (void)stats_read(m->stats); /* bytes so far go to the links they took */
         firewall_links_synced(m->firewall);
-        apps_links_changed(m->apps);
+        manager_schedule_apps(m);
         return 0;
 }
 

@@ -48,6 +48,7 @@ struct Manager {
         const char *state; /* global state word */
 
         sd_event_source *sync_source;
+        sd_event_source *apps_source; /* the apps' reconcile after links or verdicts changed */
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
         sd_bus_slot *manager_slot, *object_manager_slot, *link_slot, *link_enum_slot;
         sd_bus_slot *peer_slot, *peer_enum_slot;
@@ -68,6 +69,10 @@ int manager_reload(Manager *m);
 
 /* Coalesces every change notification into one sync on the next event loop iteration. */
 void manager_schedule_sync(Manager *m);
+void manager_schedule_apps(Manager *m);
+/* Runs the apps' routing and nftables pass now, due or not: for what needs it in force
+ * before going on (a VPN's probes go through its slot's table). */
+void manager_apps_now(Manager *m);
 int manager_sync(Manager *m);
 
 Link *manager_get_link(Manager *m, int ifindex);

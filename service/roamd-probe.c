@@ -833,6 +833,10 @@ static void family_start(ProbeFamily *pf, bool facts_changed)
         /* Until the first answer on new facts the old verdict is not known to hold. */
         checking = facts_changed || reason_is_link_state(cur->reason);
         before = *cur;
+        /* A VPN is probed through its slot's table: the routing pass that puts the VPN's
+         * routes there goes first (it otherwise runs after the probes' first steps). */
+        if (probe_mark(l, pf->family))
+                manager_apps_now(l->manager);
         /* The probes go out first: publishing `checking` wakes clients and the app policy,
          * which the first SYN after carrier-up need not wait for. */
         r = fetch_start(p, &pf->fetch[FETCH_HTTP], pf, FETCH_HTTP, c->probe.http_url, pf->family);
