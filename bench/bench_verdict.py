@@ -30,6 +30,10 @@
    CA directory (the default) and with the system's CA bundle as CAFile=, each split into libraries (relocated data of the shared libraries,
    paid before main()), heap and other anonymous maps.
 
+4. `ab OLD NEW [ROUNDS]`: two roamd binaries, carrier-up to online on the open network, the
+   two alternating in one world (ROUNDS, default 4, of BENCH_REPS cycles each): medians and
+   NEW/OLD.
+
 `bench_verdict.py [latency|memory|memory-parts]` (latency and memory by default). Needs root, NetworkManager for part 1
 (bench/run installs it)."""
 import datetime
@@ -723,7 +727,37 @@ def memory_parts(n_links=10, rounds=20):
             net.close()
 
 
+def ab(binaries, rounds):
+    """Two roamd binaries on the open network, carrier-up to online: rounds of REPS cycles,
+    the two alternating (which one first alternates too), in one world, so that the machine's
+    drift falls on both alike. For a change whose gain is smaller than that drift."""
+    import minienv
+    times = {b: [] for b in binaries}
+    net = ProbeNet("bvab")
+    ev = None
+    try:
+        setup(net, "open")
+        ev = Events(net)
+        for i in range(rounds):
+            for b in (binaries if i % 2 == 0 else binaries[::-1]):
+                minienv.ROAMD = b
+                t, _ = run_roamd(net, ev, "online")
+                times[b] += [x for x, _ in t]
+    finally:
+        if ev:
+            ev.close()
+        net.close()
+    a, b = (statistics.median(times[x]) for x in binaries)
+    print(f"carrier-up -> online, open network, {len(times[binaries[0]])} cycles each")
+    for x, m in zip(binaries, (a, b)):
+        print(f"  {x}: median {m:.2f} ms")
+    print(f"  ratio second/first {b / a:.2f}")
+
+
 def main():
+    if sys.argv[1:2] == ["ab"]:
+        ab(sys.argv[2:4], int(sys.argv[4]) if len(sys.argv) > 4 else 4)
+        return
     what = sys.argv[1:] or ["latency", "memory"]
     if "latency" in what:
         latency()
