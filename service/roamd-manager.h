@@ -69,6 +69,7 @@ int manager_reload(Manager *m);
 
 /* Coalesces every change notification into one sync on the next event loop iteration. */
 void manager_schedule_sync(Manager *m);
+/* The apps' routing and nftables pass, once, after the probes' pending steps. */
 void manager_schedule_apps(Manager *m);
 /* Runs the apps' routing and nftables pass now, due or not: for what needs it in force
  * before going on (a VPN's probes go through its slot's table). */
