@@ -85,6 +85,11 @@ struct Prober {
         sd_event_source *timer;
         unsigned failures;
         uint64_t round_start;
+        /* While one family is online and the other is not, the timer's rounds probe only the
+         * failing family (PROBE_IPV4/6); the online one waits for its re-check, due then
+         * (CLOCK_MONOTONIC). retry 0: every family. */
+        unsigned retry;
+        uint64_t recheck_at;
 };
 
 static const char *family_name(int family)
@@ -754,10 +759,75 @@ static void family_progress(ProbeFamily *pf)
 
 /* Each family's verdict is set as soon as its own facts are in (IPv6 may wait a second for
  * neighbour discovery while IPv4 is long done); the round ends with the last of them. */
-static void prober_maybe_finish(Prober *p)
+/* The families whose verdict a probe decides (PROBE_IPV4/6), and of those the ones that
+ * are not online. */
+static void probe_needs(const Link *l, unsigned *ret_needing, unsigned *ret_failing)
+{
+        unsigned needing = 0, failing = 0;
+        ProbeFacts f;
+
+        base_facts(l, AF_INET, &f);
+        if (verdict_needs_probe(&f)) {
+                needing |= PROBE_IPV4;
+                if (l->verdict4.verdict != VERDICT_ONLINE)
+                        failing |= PROBE_IPV4;
+        }
+        base_facts(l, AF_INET6, &f);
+        if (verdict_needs_probe(&f)) {
+                needing |= PROBE_IPV6;
+                if (l->verdict6.verdict != VERDICT_ONLINE)
+                        failing |= PROBE_IPV6;
+        }
+        *ret_needing = needing;
+        *ret_failing = failing;
+}
+
+/* Online everywhere it can be: the next round at the re-check interval. A family that is
+ * not online is tried again with backoff, also while the other family is online (an IPv6
+ * that failed once would otherwise wait for IPv4's re-check); those rounds leave the online
+ * family alone until its own re-check is due. */
+static void prober_schedule_next(Prober *p)
 {
         Link *l = p->link;
         const ProbeConfig *c = &l->manager->config->probe;
+        uint64_t now = now_usec(CLOCK_MONOTONIC), d = c->backoff_min_usec;
+        unsigned needing, failing;
+
+        probe_needs(l, &needing, &failing);
+        if (needing && !failing) {
+                /* (after a retry of one family, the other's re-check stays when it was due) */
+                if (!p->retry || p->recheck_at <= now)
+                        p->recheck_at = now + c->recheck_usec;
+                p->failures = 0;
+                p->retry = 0;
+                prober_schedule(p, p->recheck_at - now);
+                return;
+        }
+        if (!needing && l->verdict.verdict == VERDICT_ONLINE) {
+                p->failures = 0;
+                p->retry = 0;
+                prober_schedule(p, c->recheck_usec);
+                return;
+        }
+        for (unsigned k = 0; k < p->failures && d < c->backoff_max_usec; k++)
+                d *= 2;
+        d = MIN(d, c->backoff_max_usec);
+        p->failures++;
+        p->retry = 0;
+        if (needing & ~failing) {
+                /* this round left a family online: its re-check is due a full interval on,
+                 * unless it was a retry of the other family alone */
+                if (p->recheck_at <= now)
+                        p->recheck_at = now + c->recheck_usec;
+                p->retry = failing;
+                d = MIN(d, p->recheck_at - now);
+        }
+        prober_schedule(p, d);
+}
+
+static void prober_maybe_finish(Prober *p)
+{
+        Link *l = p->link;
         bool decided = false;
 
         if (p->starting || (p->capport_active && !p->capport.done))
@@ -791,16 +861,7 @@ static void prober_maybe_finish(Prober *p)
                 (void)malloc_trim(0);
         }
 
-        if (l->verdict.verdict == VERDICT_ONLINE) {
-                p->failures = 0;
-                prober_schedule(p, c->recheck_usec);
-        } else {
-                uint64_t d = c->backoff_min_usec;
-                for (unsigned k = 0; k < p->failures && d < c->backoff_max_usec; k++)
-                        d *= 2;
-                p->failures++;
-                prober_schedule(p, MIN(d, c->backoff_max_usec));
-        }
+        prober_schedule_next(p);
 }
 
 /* Reasons that come from the link's state alone: a probe started now is the first answer. */
@@ -929,7 +990,12 @@ static void prober_start(Prober *p, unsigned families, bool facts_changed)
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
-        prober_start(userdata, PROBE_IPV4 | PROBE_IPV6, false);
+        Prober *p = userdata;
+        unsigned families = PROBE_IPV4 | PROBE_IPV6;
+
+        if (p->retry && now_usec(CLOCK_MONOTONIC) < p->recheck_at)
+                families = p->retry;
+        prober_start(p, families, false);
         return 0;
 }
 

@@ -478,3 +478,26 @@ def test_probe_starts_before_dns_only_where_dns_confirms(net):
     net.wait_verdicts(("portal", "portal-redirect", "portal", "portal-redirect"))
     assert f"IPv4 DNS did not confirm {PROBE_V4}: probing again" in net.log()
     assert net.link_prop("d0", "PortalURL") == "http://192.0.2.1/login?from=probe"
+
+
+def test_failed_family_is_tried_again_while_the_other_is_online(net):
+    # The check server refuses IPv6 for a while (a reset: no fact of the link changes, so no
+    # new round starts from the link). IPv4 online must not leave IPv6 to the 300 s re-check.
+    healthy(net)
+    net.innet("nft add table ip6 refuse")
+    net.innet("nft add chain ip6 refuse in { type filter hook input priority 0 \\; }")
+    net.innet(f"nft add rule ip6 refuse in ip6 daddr {PROBE_V6} tcp dport {{ 80, 443 }} "
+              "reject with tcp reset")
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("online", "ok", "local", "http-failed"))
+    # a retry of IPv6 alone (BackoffMin=0.5s) has ended before the server takes IPv6 again
+    start = len(net.log().splitlines())
+    wait_for(lambda: sum("d0: IPv6 probe round starts" in x
+                         for x in net.log().splitlines()[start:]) >= 1 and
+             net.verdicts()[2:] == ("local", "http-failed"), what="an IPv6 retry")
+    net.innet("nft delete table ip6 refuse")
+    net.wait_verdicts(("online", "ok", "online", "ok"))
+    # IPv4 stayed online meanwhile and was not probed again (its re-check is 300 s away)
+    after = net.log().splitlines()[start:]
+    assert sum("d0: IPv4 probe round starts" in x for x in after) == 0, "\n".join(after[-40:])
+    assert sum("d0: IPv6 probe round starts" in x for x in after) >= 2, "\n".join(after[-40:])
