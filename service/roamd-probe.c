@@ -355,14 +355,26 @@ static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
 
         curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
         curl_easy_getinfo(easy, CURLINFO_REDIRECT_URL, &redirect);
-        log_debug("%s: %s probe %s: %s, status %ld, %zu bytes%s",
-                  strempty(f->prober->link->info.name),
-                  f->family ? family_name(f->family->family) : "capport", f->url,
-                  f->body.decided ? "not the expected answer" : curl_easy_strerror(result), status,
-                  f->body.size,
-                  f->body.truncated ? " (cut at the limit)"
-                  : f->body.decided ? " (decided before the body ended)"
-                                    : "");
+        if (log_get_max_level() >= LOG_DEBUG) {
+                /* where the time went: connected, TLS done, first byte, end (µs from start) */
+                curl_off_t t[4] = {};
+                curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &t[0]);
+                curl_easy_getinfo(easy, CURLINFO_APPCONNECT_TIME_T, &t[1]);
+                curl_easy_getinfo(easy, CURLINFO_STARTTRANSFER_TIME_T, &t[2]);
+                curl_easy_getinfo(easy, CURLINFO_TOTAL_TIME_T, &t[3]);
+                log_debug(
+                    "%s: %s probe %s: %s, status %ld, %zu bytes%s (connect %" CURL_FORMAT_CURL_OFF_T
+                    " tls %" CURL_FORMAT_CURL_OFF_T " first byte %" CURL_FORMAT_CURL_OFF_T
+                    " end %" CURL_FORMAT_CURL_OFF_T " us)",
+                    strempty(f->prober->link->info.name),
+                    f->family ? family_name(f->family->family) : "capport", f->url,
+                    f->body.decided ? "not the expected answer" : curl_easy_strerror(result),
+                    status, f->body.size,
+                    f->body.truncated ? " (cut at the limit)"
+                    : f->body.decided ? " (decided before the body ended)"
+                                      : "",
+                    t[0], t[1], t[2], t[3]);
+        }
 
         if (result == CURLE_OK ||
             (result == CURLE_WRITE_ERROR && (f->body.truncated || f->body.decided))) {
