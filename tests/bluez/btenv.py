@@ -19,7 +19,7 @@ from gi.repository import GLib
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tests", "lib"))
-from roambus import bus_config  # noqa: E402  (the one test bus policy, BlueZ's part included)
+from roambus import bus_config, unit_environment  # noqa: E402  (the one test bus policy, BlueZ's part included)
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROAMD = os.environ.get("ROAMD", os.path.join(TOP, "build/service/roamd"))
 ROAM = os.environ.get("ROAM", os.path.join(TOP, "build/tui/roam"))
@@ -142,7 +142,8 @@ class BtEnv:
                           "NfcDiscoveryTimeout=2s\n" + extra_config)
         log = open(os.path.join(self.dir, "roamd.log"), "a")
         self.roamd = subprocess.Popen(["ip", "netns", "exec", self.name, ROAMD, "--config", conf],
-                                      env=self.env, stdout=log, stderr=subprocess.STDOUT)
+                                      env=dict(self.env, **unit_environment()), stdout=log,
+                                      stderr=subprocess.STDOUT)
         self.procs.append(self.roamd)
         self.wait(lambda: self.has_name("org.roam1") or self.roamd.poll() is not None,
                   what="roamd on the bus")

@@ -11,7 +11,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 ROAMD = os.environ.get("ROAMD", os.path.join(TOP, "build/service/roamd"))
 
 sys.path.insert(0, os.path.join(TOP, "tests", "lib"))
-from roambus import WAIT, RoamBus, TestBus, busjson, wait_until  # noqa: E402,F401
+from roambus import WAIT, RoamBus, TestBus, busjson, unit_environment, wait_until  # noqa: E402,F401
 
 
 def wait_for(pred, timeout=WAIT, interval=None, what="condition"):
@@ -67,7 +67,7 @@ class MiniEnv:
             ["ip", "netns", "exec", self.name, "sh", "-c",
              'mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null; exec "$@"', "roamd",
              ROAMD, "--config", conf, *extra],
-            env=self.env, stdout=log, stderr=subprocess.STDOUT)
+            env=dict(self.env, **unit_environment()), stdout=log, stderr=subprocess.STDOUT)
         # woken by the name's owner changing, or roamd exiting
         wait_until(lambda: self.has_name("org.roam1") or self.roamd.poll() is not None,
                    what="roamd on the bus", procs=[self.roamd])

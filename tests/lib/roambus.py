@@ -333,3 +333,17 @@ class RoamBus:
             link = self.link(name)
             return link if link is not None and pred(link) else None
         return self.wait(check, timeout, what or "link %s" % name)
+
+
+def unit_environment():
+    """The Environment= settings of data/roamd.service.in: what roamd runs with when
+    installed, so tests and benchmarks start it the same way."""
+    top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = {}
+    with open(os.path.join(top, "data", "roamd.service.in")) as f:
+        for line in f:
+            if line.startswith("Environment="):
+                for item in line[len("Environment="):].split():
+                    key, _, value = item.partition("=")
+                    env[key] = value
+    return env

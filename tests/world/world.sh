@@ -853,6 +853,11 @@ bus_has_roamd() {
                 org.freedesktop.DBus NameHasOwner s org.roam1 2>/dev/null | grep -q true
 }
 
+# The Environment= settings of the installed unit: roamd runs here as it runs installed.
+unit_environment() {
+        sed -n 's/^Environment=//p' "$REPO/data/roamd.service.in"
+}
+
 cmd_roamd_start() {
         need_world "${1:-}"; shift
         [ -x "$ROAMD" ] || die "no roamd binary at $ROAMD (build it: ninja -C build)"
@@ -861,7 +866,8 @@ cmd_roamd_start() {
         echo "=== roamd-start $(date '+%F %T.%N') ===" >>"$W/roamd.log"
         pid=$(spawn "$CG_ROAMD" "$W/roamd.log" nsenter --mount="$W/mnt" --uts="$W/uts" \
                 --net=/run/netns/"$NS_DEV" --wd="$wd" -- \
-                env DBUS_SYSTEM_BUS_ADDRESS="$BUS" "$ROAMD" --config /etc/roam/roamd.conf "$@")
+                env DBUS_SYSTEM_BUS_ADDRESS="$BUS" $(unit_environment) "$ROAMD" \
+                --config /etc/roam/roamd.conf "$@")
         echo "$pid" >"$W/roamd.pid"
         # woken by the name's owner or roamd's exit, whichever comes first
         wait_event 20 "--bus-name $BUS org.roam1 --pid $pid" \
