@@ -5,13 +5,13 @@
 #include <string.h>
 #include <strings.h>
 
-#include <libxml/HTMLparser.h>
-#include <libxml/parser.h>
-#include <libxml/tree.h>
-
 #include "roam-macro.h"
 #include "roamd-http-answer.h"
 #include "roamd-wispr.h"
+#include "roamd-xml.h"
+
+/* libxml2, loaded by the first wispr_parse() that gets past the cheap checks */
+static const XmlApi *xml;
 
 #define WISPR_ROOT     "WISPAccessGatewayParam"
 #define WISPR_TEXT_MAX 2048
@@ -87,6 +87,8 @@ const char *wispr_error_to_string(int r)
         case -EPROTO:
                 return "the portal sent a WISPr message type or response code that WISPr 1.0 "
                        "does not define";
+        case -ELIBACC:
+                return "roamd cannot load libxml2 to read the portal's WISPr document";
         }
         return "the portal's WISPr document could not be read";
 }
@@ -110,7 +112,7 @@ void wispr_message_done(WisprMessage *m)
 static void xml_free_docp(xmlDocPtr *d)
 {
         if (*d)
-                xmlFreeDoc(*d);
+                xml->free_doc(*d);
 }
 
 /* libxml2 prints parse errors to stderr by default; a hostile page must not fill the log. */
@@ -393,12 +395,12 @@ static int parse_xml(const char *s, size_t n, WisprMessage *ret)
                 return -EBADMSG;
         /* No XML_PARSE_NOENT, no XML_PARSE_DTDLOAD, no XML_PARSE_HUGE (keeps libxml2's own
          * depth limit of 256 and its text size limits). */
-        doc = xmlReadMemory(s, (int)n, "wispr.xml", NULL, xml_options);
+        doc = xml->read_memory(s, (int)n, "wispr.xml", NULL, xml_options);
         if (!doc)
                 return -EBADMSG;
         if (doc->intSubset || doc->extSubset)
                 return -EBADMSG;
-        root = xmlDocGetRootElement(doc);
+        root = xml->doc_get_root_element(doc);
         if (!name_is(root, WISPR_ROOT))
                 return -ENOMSG;
         return parse_root(root, ret);
@@ -450,12 +452,12 @@ static int parse_html(const char *s, size_t n, WisprMessage *ret)
         _cleanup_(xml_free_docp) xmlDocPtr doc = NULL;
         const xmlNode *root;
 
-        doc = htmlReadMemory(s, (int)n, "portal.html", NULL,
-                             HTML_PARSE_NONET | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
-                                 HTML_PARSE_RECOVER | HTML_PARSE_NOIMPLIED);
+        doc = xml->html_read_memory(s, (int)n, "portal.html", NULL,
+                                    HTML_PARSE_NONET | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
+                                        HTML_PARSE_RECOVER | HTML_PARSE_NOIMPLIED);
         if (!doc)
                 return -ENOMSG;
-        root = xmlDocGetRootElement(doc);
+        root = xml->doc_get_root_element(doc);
         if (!root)
                 return -ENOMSG;
         /* Siblings of the root (comments before <html>) count too. */
@@ -485,7 +487,10 @@ int wispr_parse(const char *body, size_t size, WisprMessage *ret)
                 /* Cheap and usual: most portal pages do not speak WISPr. */
                 return -ENOMSG;
 
-        xmlSetGenericErrorFunc(NULL, xml_silent);
+        r = xml_api_get(&xml);
+        if (r < 0)
+                return r;
+        xml->set_generic_error_func(NULL, xml_silent);
 
         if (size >= 3 && memcmp(body, "\xef\xbb\xbf", 3) == 0)
                 skip = 3;

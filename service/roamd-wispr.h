@@ -94,7 +94,8 @@ void wispr_message_done(WisprMessage *m);
  *   -EBADMSG  a WISPr document that is not well formed, has a DTD, lacks MessageType or
  *             ResponseCode, has a non-numeric code, or a URL that is not absolute http(s),
  *   -EPROTO   a well-formed message whose MessageType/ResponseCode combination WISPr 1.0
- *             does not define, or that lacks the URL its outcome needs. */
+ *             does not define, or that lacks the URL its outcome needs,
+ *   -ELIBACC  libxml2 (loaded at the first document) cannot be loaded. */
 int wispr_parse(const char *body, size_t size, WisprMessage *ret);
 
 /* Words for wispr_parse()'s errors, for the user. */

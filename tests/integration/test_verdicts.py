@@ -39,6 +39,9 @@ def test_online_both_families(net):
     assert net.link_prop("d0", "Connectivity") == "online"
     assert net.link_prop("d0", "LastProbe") > 0
     assert net.link_prop("d0", "PortalURL") == ""
+    # libxml2 (with ICU and libstdc++) is loaded by the first WISPr page only
+    with open(f"/proc/{net.roamd.pid}/maps") as f:
+        assert "libxml2" not in f.read()
 
 
 def test_https_blocked_is_partial(net):
