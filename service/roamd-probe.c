@@ -769,8 +769,6 @@ static void family_progress(ProbeFamily *pf)
         (void)sd_event_source_set_description(pf->grace, "probe-https-grace");
 }
 
-/* Each family's verdict is set as soon as its own facts are in (IPv6 may wait a second for
- * neighbour discovery while IPv4 is long done); the round ends with the last of them. */
 /* The families whose verdict a probe decides (PROBE_IPV4/6), and of those the ones that
  * are not online. */
 static void probe_needs(const Link *l, unsigned *ret_needing, unsigned *ret_failing)
@@ -827,8 +825,8 @@ static void prober_schedule_next(Prober *p)
         p->failures++;
         p->retry = 0;
         if (needing & ~failing) {
-                /* this round left a family online: its re-check is due a full interval on,
-                 * unless it was a retry of the other family alone */
+                /* a family is online: its re-check is due a full interval after the round
+                 * that found it so (a retry of the other family alone leaves it as it is) */
                 if (p->recheck_at <= now)
                         p->recheck_at = now + c->recheck_usec;
                 p->retry = failing;
@@ -837,6 +835,8 @@ static void prober_schedule_next(Prober *p)
         prober_schedule(p, d);
 }
 
+/* Each family's verdict is set as soon as its own facts are in (IPv6 may wait a second for
+ * neighbour discovery while IPv4 is long done); the round ends with the last of them. */
 static void prober_maybe_finish(Prober *p)
 {
         Link *l = p->link;
