@@ -58,16 +58,14 @@ static int on_sync(sd_event_source *s, void *userdata)
 
 void manager_apps_now(Manager *m)
 {
-        static bool running;
-
-        if (running)
+        if (m->apps_running)
                 return;
-        running = true;
+        m->apps_running = true;
         if (m->apps_source)
                 (void)sd_event_source_set_enabled(m->apps_source, SD_EVENT_OFF);
         (void)stats_read(m->stats); /* bytes so far go to the links they took */
         apps_links_changed(m->apps);
-        running = false;
+        m->apps_running = false;
 }
 
 static int on_apps(sd_event_source *s, void *userdata)
@@ -366,9 +364,8 @@ int manager_sync(Manager *m)
         manager_update_best(m);
         if (sync_stats.addresses_changed)
                 dns_refresh_bus(m->dns);
-        (void)stats_read(m->stats); /* bytes so far go to the links they took */
         firewall_links_synced(m->firewall);
-        manager_schedule_apps(m);
+        manager_schedule_apps(m); /* (which reads the byte counters first) */
         return 0;
 }
 

@@ -49,6 +49,7 @@ struct Manager {
 
         sd_event_source *sync_source;
         sd_event_source *apps_source; /* the apps' reconcile after links or verdicts changed */
+        bool apps_running;            /* ... is running (a VPN probe it starts asks again) */
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
         sd_bus_slot *manager_slot, *object_manager_slot, *link_slot, *link_enum_slot;
         sd_bus_slot *peer_slot, *peer_enum_slot;
