@@ -776,17 +776,15 @@ static void probe_needs(const Link *l, unsigned *ret_needing, unsigned *ret_fail
         unsigned needing = 0, failing = 0;
         ProbeFacts f;
 
-        base_facts(l, AF_INET, &f);
-        if (verdict_needs_probe(&f)) {
-                needing |= PROBE_IPV4;
-                if (l->verdict4.verdict != VERDICT_ONLINE)
-                        failing |= PROBE_IPV4;
-        }
-        base_facts(l, AF_INET6, &f);
-        if (verdict_needs_probe(&f)) {
-                needing |= PROBE_IPV6;
-                if (l->verdict6.verdict != VERDICT_ONLINE)
-                        failing |= PROBE_IPV6;
+        for (int i = 0; i < 2; i++) {
+                unsigned bit = i ? PROBE_IPV6 : PROBE_IPV4;
+
+                base_facts(l, i ? AF_INET6 : AF_INET, &f);
+                if (!verdict_needs_probe(&f))
+                        continue;
+                needing |= bit;
+                if ((i ? l->verdict6 : l->verdict4).verdict != VERDICT_ONLINE)
+                        failing |= bit;
         }
         *ret_needing = needing;
         *ret_failing = failing;
@@ -931,14 +929,10 @@ static void family_start(ProbeFamily *pf, bool facts_changed)
 
 static bool link_needs_probe(const Link *l)
 {
-        ProbeFacts f;
+        unsigned needing, failing;
 
-        for (int family = AF_INET; family; family = family == AF_INET ? AF_INET6 : 0) {
-                base_facts(l, family, &f);
-                if (verdict_needs_probe(&f))
-                        return true;
-        }
-        return false;
+        probe_needs(l, &needing, &failing);
+        return needing != 0;
 }
 
 static void capport_start(Prober *p)
