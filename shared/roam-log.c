@@ -3,12 +3,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "roam-log.h"
 
 static int max_level = LOG_INFO;
 static const char *ident = "roam";
 static int journal = -1;
+static int with_time = -1;
 static LogSink sink;
 static void *sink_userdata;
 
@@ -67,12 +69,22 @@ int log_internal(int level, int error, const char *file, int line, const char *f
                 return -error;
         if (journal < 0)
                 journal = stderr_is_journal();
+        if (with_time < 0) {
+                const char *e = getenv("ROAM_LOG_TIME");
+                with_time = e && streq(e, "1");
+        }
 
         errno = error;
         va_start(ap, fmt);
         vsnprintf(buf, sizeof(buf), fmt, ap);
         va_end(ap);
 
+        if (with_time && !sink && !journal) {
+                /* wall clock, to line up with other programs' timestamps when timing */
+                struct timespec ts;
+                clock_gettime(CLOCK_REALTIME, &ts);
+                fprintf(stderr, "%lld.%06ld ", (long long)ts.tv_sec, ts.tv_nsec / 1000);
+        }
         if (sink)
                 sink(level, buf, sink_userdata);
         else if (journal)
