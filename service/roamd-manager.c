@@ -18,6 +18,7 @@
 #include "roamd-ndopt.h"
 #include "roamd-netlink.h"
 #include "roamd-p2p.h"
+#include "roamd-probe.h"
 #include "roamd-wpa.h"
 #include "roamd-firewall.h"
 
@@ -50,6 +51,8 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
         return 0;
 }
 
+#define APPS_HOLD_USEC (20 * USEC_PER_MSEC)
+
 static int on_sync(sd_event_source *s, void *userdata)
 {
         (void)manager_sync(userdata);
@@ -63,12 +66,20 @@ void manager_apps_now(Manager *m)
         m->apps_running = true;
         if (m->apps_source)
                 (void)sd_event_source_set_enabled(m->apps_source, SD_EVENT_OFF);
+        if (m->apps_hold)
+                (void)sd_event_source_set_enabled(m->apps_hold, SD_EVENT_OFF);
         (void)stats_read(m->stats); /* bytes so far go to the links they took */
         apps_links_changed(m->apps);
         m->apps_running = false;
 }
 
 static int on_apps(sd_event_source *s, void *userdata)
+{
+        manager_apps_now(userdata);
+        return 0;
+}
+
+static int on_apps_hold(sd_event_source *s, uint64_t usec, void *userdata)
 {
         manager_apps_now(userdata);
         return 0;
@@ -94,6 +105,7 @@ Manager *manager_free(Manager *m)
         curl_glue_free(m->curl);
         sd_event_source_disable_unref(m->sync_source);
         sd_event_source_disable_unref(m->apps_source);
+        sd_event_source_disable_unref(m->apps_hold);
         sd_event_source_disable_unref(m->sigterm_source);
         sd_event_source_disable_unref(m->sigint_source);
         sd_event_source_disable_unref(m->sighup_source);
@@ -174,10 +186,46 @@ void manager_schedule_sync(Manager *m)
                 (void)sd_event_source_set_enabled(m->sync_source, SD_EVENT_ONESHOT);
 }
 
+static bool links_await_first_answer(Manager *m)
+{
+        for (size_t i = 0; i < m->n_links; i++)
+                if (link_awaits_first_answer(m->links[i]))
+                        return true;
+        return false;
+}
+
+/* While a link's probes wait for their first answers (carrier-up), the pass waits for the
+ * verdict that changes it again anyway, at most APPS_HOLD_USEC: on a fast network the
+ * answers come within a few ms and each would otherwise be read only after ~1 ms of
+ * routing and nft work; on a slow one the pass runs while the probes wait on the wire. */
+static int apps_hold_arm(Manager *m)
+{
+        int enabled = SD_EVENT_OFF, r;
+
+        if (!m->apps_hold) {
+                /* (accuracy 1 ms: sd-event's default lets a timer slip by 250 ms) */
+                r = sd_event_add_time_relative(m->event, &m->apps_hold, CLOCK_MONOTONIC,
+                                               APPS_HOLD_USEC, USEC_PER_MSEC, on_apps_hold, m);
+                if (r >= 0)
+                        (void)sd_event_source_set_description(m->apps_hold, "apps-hold");
+                return r;
+        }
+        r = sd_event_source_get_enabled(m->apps_hold, &enabled);
+        if (r < 0 || enabled != SD_EVENT_OFF)
+                return r; /* the first deadline stands */
+        r = sd_event_source_set_time_relative(m->apps_hold, APPS_HOLD_USEC);
+        if (r < 0)
+                return r;
+        return sd_event_source_set_enabled(m->apps_hold, SD_EVENT_ONESHOT);
+}
+
 void manager_schedule_apps(Manager *m)
 {
-        if (m->apps_source)
-                (void)sd_event_source_set_enabled(m->apps_source, SD_EVENT_ONESHOT);
+        if (!m->apps_source)
+                return;
+        if (links_await_first_answer(m) && apps_hold_arm(m) >= 0)
+                return;
+        (void)sd_event_source_set_enabled(m->apps_source, SD_EVENT_ONESHOT);
 }
 
 static size_t link_position(Manager *m, int ifindex, bool *found)

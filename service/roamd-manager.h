@@ -50,6 +50,7 @@ struct Manager {
         sd_event_source *sync_source;
         sd_event_source *apps_source; /* the apps' reconcile after links or verdicts changed */
         bool apps_running;            /* ... is running (a VPN probe it starts asks again) */
+        sd_event_source *apps_hold; /* ... waits for a new link's first answer, this long at most */
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
         sd_bus_slot *manager_slot, *object_manager_slot, *link_slot, *link_enum_slot;
         sd_bus_slot *peer_slot, *peer_enum_slot;
@@ -70,7 +71,8 @@ int manager_reload(Manager *m);
 
 /* Coalesces every change notification into one sync on the next event loop iteration. */
 void manager_schedule_sync(Manager *m);
-/* The apps' routing and nftables pass, once, after the probes' pending steps. */
+/* The apps' routing and nftables pass, once, after the probes' pending steps; while a
+ * link waits for its first probe answer, after that answer (20 ms at most). */
 void manager_schedule_apps(Manager *m);
 /* Runs the apps' routing and nftables pass now, due or not: for what needs it in force
  * before going on (a VPN's probes go through its slot's table). */

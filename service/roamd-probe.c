@@ -880,6 +880,20 @@ static bool reason_is_link_state(VerdictReason r)
         return r >= REASON_NOT_PROBED && r <= REASON_NO_ROUTE;
 }
 
+bool link_awaits_first_answer(const Link *l)
+{
+        const VerdictResult *v[2] = {&l->verdict4, &l->verdict6};
+        bool checking = false;
+
+        for (size_t i = 0; i < 2; i++) {
+                if (v[i]->verdict == VERDICT_CHECKING)
+                        checking = true;
+                else if (!reason_is_link_state(v[i]->reason))
+                        return false;
+        }
+        return checking;
+}
+
 static void family_start(ProbeFamily *pf, bool facts_changed)
 {
         Prober *p = pf->prober;

@@ -25,3 +25,7 @@ void prober_trigger(Prober *p);
 /* The facts of these families (PROBE_IPV4 | PROBE_IPV6) changed: restart their rounds only,
  * saying `checking` until their first answer. The other family's round runs on. */
 void prober_restart(Prober *p, unsigned families);
+
+/* A probe round runs on the link and none of its families has an answer yet (a family
+ * that is offline for the link's own reasons, no route say, is no answer). */
+bool link_awaits_first_answer(const Link *l);

@@ -504,3 +504,30 @@ def test_failed_family_is_tried_again_while_the_other_is_online(net):
     after = net.log().splitlines()[start:]
     assert sum("d0: IPv4 probe round starts" in x for x in after) == 0, "\n".join(after[-40:])
     assert sum("d0: IPv6 probe round starts" in x for x in after) >= 2, "\n".join(after[-40:])
+
+
+def test_apps_pass_waits_for_a_silent_network_only_briefly(net):
+    # While a new link's probes wait for their first answer, the apps' routing pass waits
+    # for it (the verdict changes the apps' policy again moments later), but only briefly:
+    # here the check server never answers, and the default app gets the link while it
+    # still reads `checking`, long before the probes give up.
+    net.internet()
+    net.dns(*PROBE)
+    net.innet("nft add table inet silent")
+    net.innet("nft add chain inet silent in { type filter hook prerouting priority 0 \\; }")
+    net.innet("nft add rule inet silent in tcp dport { 80, 443 } drop")
+    net.carrier(False)
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("offline", "no-carrier", "offline", "no-carrier"))
+    wait_for(lambda: "app default: " in net.log(), what="the default app's first state")
+    start = len(net.log().splitlines())
+    net.carrier(True)
+    wait_for(lambda: any("app default: " in x and x.endswith("-> online")
+                         for x in net.log().splitlines()[start:]), what="the apps' pass")
+    after = net.log().splitlines()[start:]
+    app = next(i for i, x in enumerate(after) if "app default: " in x and x.endswith("-> online"))
+    checking = [i for i, x in enumerate(after) if "IPv4 connectivity offline (no-carrier) -> "
+                "checking" in x]
+    left = [i for i, x in enumerate(after) if "IPv4 connectivity checking (not-probed) -> " in x]
+    assert checking and checking[0] < app, "\n".join(after[-40:])
+    assert not left or app < left[0], "\n".join(after[-40:])
