@@ -51,6 +51,7 @@ struct Manager {
         sd_event_source *apps_source; /* the apps' reconcile after links or verdicts changed */
         bool apps_running;            /* ... is running (a VPN probe it starts asks again) */
         sd_event_source *apps_hold; /* ... waits for a new link's first answer, this long at most */
+        sd_event_source *trim_source; /* malloc_trim() once the loop is idle */
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
         sd_bus_slot *manager_slot, *object_manager_slot, *link_slot, *link_enum_slot;
         sd_bus_slot *peer_slot, *peer_enum_slot;
@@ -74,6 +75,8 @@ void manager_schedule_sync(Manager *m);
 /* The apps' routing and nftables pass, once, after the probes' pending steps; while a
  * link waits for its first probe answer, after that answer (20 ms at most). */
 void manager_schedule_apps(Manager *m);
+/* Free heap pages go back to the kernel when the loop is next idle. */
+void manager_schedule_trim(Manager *m);
 /* Runs the apps' routing and nftables pass now, due or not: for what needs it in force
  * before going on (a VPN's probes go through its slot's table). */
 void manager_apps_now(Manager *m);

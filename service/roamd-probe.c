@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <curl/curl.h>
-#include <malloc.h>
 #include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -868,7 +867,7 @@ static void prober_maybe_finish(Prober *p)
                 link_probe_finished(l);
                 /* A round's TLS handshakes leave freed chunks all over the heap: give those
                  * pages back, so what stays resident is what roamd keeps. */
-                (void)malloc_trim(0);
+                manager_schedule_trim(l->manager);
         }
 
         prober_schedule_next(p);
