@@ -17,11 +17,14 @@
    1 (rapid commit, or dhcpcd's INIT-REBOOT request of its lease). Round trips are counted
    against the nominal RTT (2 x the one-way delay); the ping column shows what the delay
    line gives under the machine's load. NetworkManager checks plain HTTP only.
+   Both daemons are timed from their own logs' stamps (roamd with ROAM_LOG_TIME=1), i.e. when
+   each decided: NetworkManager's D-Bus connectivity keeps a stale FULL, and timing roamd at
+   a bus client alone would charge it dbus-daemon's hop (~1 ms here) that NetworkManager is
+   not charged. roamd's PropertiesChanged as a client receives it is shown too.
    Medians of BENCH_REPS (5) repetitions; ratio roamd/NM. Also the CPU time each daemon used
    per carrier cycle (down and up), which the machine's load does not change, and the time
    from the carrier-cut event to the daemon saying so (negative: before `ip monitor` printed
-   the event) (roamd: Connectivity4 offline;
-   NetworkManager: the device unavailable).
+   the event) (roamd: its IPv4 connectivity offline; NetworkManager: the device unavailable).
 2. Memory: RssAnon of roamd at rest after BENCH_MEM_ROUNDS (1,000) probe rounds on each of 10
    links (HTTP + HTTPS each round), sampled five times on the way: flat or not.
 
@@ -284,8 +287,8 @@ def carrier_to_verdict(net, ev, down, path, iface, key, value, from_log=None, ti
                        cut=None):
     """Carrier off until `down()` holds, then on: ms from the kernel's carrier-up event to the
     first signal saying key = value (or, with from_log, to the CLOCK_REALTIME stamp
-    from_log(carrier-up) finds in a log), and ms from the carrier-cut event to the stamp
-    cut() finds (the daemon saying offline)."""
+    from_log(carrier-up) finds in a log), ms from the carrier-cut event to the stamp
+    cut() finds (the daemon saying offline), and the carrier-up stamp."""
     # The cut is timed from ip's stamp of the event; the daemon's answer may come before ip
     # got to print it (a loaded machine): then the time is negative, i.e. at once.
     t_req = time.time()
@@ -304,7 +307,7 @@ def carrier_to_verdict(net, ev, down, path, iface, key, value, from_log=None, ti
     tr = ev.first_route_after(t0)
     if tr is not None and tr <= t1:
         ev.route_times.append((tr - t0) * 1000)
-    return (t1 - t0) * 1000, (tc1 - tc) * 1000
+    return (t1 - t0) * 1000, (tc1 - tc) * 1000, t0
 
 
 def roamd_config(net):
@@ -338,19 +341,47 @@ def run_roamd(net, ev, verdict, dhcp=False):
             stop_dhcpcd(net, dhcpcd)
 
 
+def roamd_log_stamp(net, t0, verdict):
+    """The stamp (ROAM_LOG_TIME) of roamd's first log line at or after t0 that puts d0's IPv4
+    connectivity at this verdict: when roamd decided, as NetworkManager's own log says when
+    it did."""
+    needle = f"-> {verdict} ("
+    for line in net.log().splitlines():
+        stamp, _, text = line.partition(" ")
+        if "d0: IPv4 connectivity " not in text or needle not in text:
+            continue
+        try:
+            t = float(stamp)
+        except ValueError:
+            continue
+        if t >= t0:
+            return t
+    return None
+
+
 def run_roamd_timed(net, ev, verdict, conf, dhcp):
-    net.start_roamd(conf)
+    """Each cycle: carrier-up -> the verdict and carrier cut -> offline, both from roamd's own
+    log stamps (as NetworkManager is timed from its log), and carrier-up -> the verdict's
+    PropertiesChanged as a client receives it (through dbus-daemon), for reference."""
+    net.env["ROAM_LOG_TIME"] = "1"
+    try:
+        net.start_roamd(conf)
+    finally:
+        net.env.pop("ROAM_LOG_TIME", None)
     path = net.link_path("d0")
     wait_for(lambda: net.link_prop("d0", "Connectivity4") == verdict, timeout=30,
              what=f"roamd: {verdict}")
     times = []
     cpu0 = cpu_ms(net.roamd.pid)
     for _ in range(REPS):
-        times.append(carrier_to_verdict(
+        t, cut, t0 = carrier_to_verdict(
             net, ev, lambda: net.link_prop("d0", "Connectivity4") == "offline", path,
             "org.roam1.Link", "Connectivity4", verdict,
-            cut=lambda tc: ev.first_signal_after(tc, path, "org.roam1.Link", "Connectivity4",
-                                                 "offline")))
+            from_log=lambda t0: roamd_log_stamp(net, t0, verdict),
+            cut=lambda tc: roamd_log_stamp(net, tc, "offline"))
+        tb = poll(lambda: ev.first_signal_after(t0, path, "org.roam1.Link", "Connectivity4",
+                                                verdict), 10, f"the {verdict} signal")
+        times.append((t, cut, (tb - t0) * 1000))
     cpu = (cpu_ms(net.roamd.pid) - cpu0) / REPS
     if dhcp:
         # the lease did reach roamd, and its API was read (not only the HTTP probe's portal)
@@ -530,7 +561,9 @@ def latency():
           f"median of {REPS} "
           f"(NetworkManager: {'yes' if have_nm else 'not installed'})")
     print(f"  {'network':29} {'ping':>7} {'roamd':>16} {'NetworkManager':>22} {'roamd/NM':>9}"
-          f" {'RTTs roamd/NM (bound)':>22}  CPU/cycle roamd/NM")
+          f" {'RTTs roamd/NM (bound)':>22}  CPU/cycle roamd/NM  roamd on the bus")
+    print("  (each daemon timed from its own log's stamp of the verdict, as it decided; the last "
+          "column: roamd's\n   PropertiesChanged as a client receives it, through dbus-daemon)")
     only = os.environ.get("BENCH_ONLY")
     cuts = {}
     for name, kind, delay, verdict, nm_conn in NETWORKS:
@@ -547,10 +580,11 @@ def latency():
             r_route, ev.route_times = ev.route_times, []
             nt, ncpu = run_nm(net, ev, nm_conn, dhcp) if have_nm else ([], 0)
             n_route = ev.route_times
-            r = statistics.median(x for x, _ in rt)
-            n = statistics.median(x for x, _ in nt) if nt else None
-            cuts[name] = (statistics.median(x for _, x in rt),
-                          statistics.median(x for _, x in nt) if nt else None)
+            r = statistics.median(x[0] for x in rt)
+            n = statistics.median(x[0] for x in nt) if nt else None
+            bus = statistics.median(x[2] for x in rt)
+            cuts[name] = (statistics.median(x[1] for x in rt),
+                          statistics.median(x[1] for x in nt) if nt else None)
             bound = (4 if verdict == "portal" else 5) + (1 if dhcp else 0)
             rtt_nominal = 2 * delay
             nm_word = {NM_FULL: "full", NM_PORTAL: "portal"}[nm_conn]
@@ -558,7 +592,7 @@ def latency():
                   + (f" {nm_word:>7} {n:9.1f} ms {r / n:9.2f}" if n else f" {'-':>22} {'-':>9}")
                   + (f" {r / rtt_nominal:5.1f}/{n / rtt_nominal if n else 0:3.1f} ({bound} RTT)"
                      if delay else f" {'-':>9} ({bound} RTT)")
-                  + f"  {rcpu:4.0f}/{ncpu:.0f} ms", flush=True)
+                  + f"  {rcpu:4.0f}/{ncpu:.0f} ms  {bus:7.1f} ms", flush=True)
             if dhcp and r_route and n_route:
                 print(f"  {'':29} of which carrier-up -> default route (the DHCP client): "
                       f"dhcpcd {statistics.median(r_route):.1f} ms, NetworkManager "
@@ -567,8 +601,8 @@ def latency():
             if ev:
                 ev.close()
             net.close()
-    print(f"carrier cut -> offline (roamd: Connectivity4; NetworkManager: device unavailable), "
-          f"median of {REPS}")
+    print(f"carrier cut -> offline (logs: roamd's IPv4 offline; NetworkManager's device "
+          f"unavailable), median of {REPS}")
     for name, (r, n) in cuts.items():
         print(f"  {name:29} roamd {r:7.1f} ms" + (f"  NetworkManager {n:7.1f} ms  roamd/NM "
                                                    f"{r / n:5.2f}" if n else ""))
@@ -742,7 +776,7 @@ def ab(binaries, rounds):
             for b in (binaries if i % 2 == 0 else binaries[::-1]):
                 minienv.ROAMD = b
                 t, _ = run_roamd(net, ev, "online")
-                times[b] += [x for x, _ in t]
+                times[b] += [x[0] for x in t]
     finally:
         if ev:
             ev.close()
