@@ -572,6 +572,19 @@ static int fetch_start(Prober *p, Fetch *f, ProbeFamily *pf, FetchKind kind, con
                 fetch_finished(f);
                 return 0;
         }
+        /* The check host's address of the last round: connect to it while DNS runs, saving
+         * the DNS round trip. The answer counts only if the link's DNS confirms the address
+         * (else this transfer is undone and the normal one starts). The SYN goes out before
+         * the lookup's channel is set up, which takes longer than sending it. */
+        if (pf && pf->known[kind].family == family) {
+                f->early = pf->known[kind];
+                if (fetch_start_transfer(f, &f->early) >= 0) {
+                        f->speculative = true;
+                        log_debug("%s: %s probe %s to %s while DNS runs", strempty(l->info.name),
+                                  family_name(family), url, f->early.text);
+                } else
+                        fetch_abort_transfer(f);
+        }
         if (pf && kind == FETCH_HTTPS && pf->fetch[FETCH_HTTP].resolve &&
             pf->fetch[FETCH_HTTP].mark == f->mark &&
             strcasecmp(pf->fetch[FETCH_HTTP].host, f->host) == 0)
@@ -580,19 +593,7 @@ static int fetch_start(Prober *p, Fetch *f, ProbeFamily *pf, FetchKind kind, con
                 r = resolve_start(l->manager->event, l->info.name, l->info.dns, l->info.n_dns,
                                   f->host, family, f->mark, c->probe.dns_timeout_usec,
                                   on_fetch_resolved, f, &f->resolve);
-        if (r < 0 || !pf || pf->known[kind].family != family)
-                return r;
-        /* The check host's address of the last round: connect to it while DNS runs, saving
-         * the DNS round trip. The answer counts only if the link's DNS confirms the address
-         * (else this transfer is undone and the normal one starts). */
-        f->early = pf->known[kind];
-        if (fetch_start_transfer(f, &f->early) >= 0) {
-                f->speculative = true;
-                log_debug("%s: %s probe %s to %s while DNS runs", strempty(l->info.name),
-                          family_name(family), url, f->early.text);
-        } else
-                fetch_abort_transfer(f);
-        return 0;
+        return r;
 }
 
 static const IpAddr *first_gateway(const Link *l, int family)
