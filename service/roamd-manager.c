@@ -51,8 +51,6 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
         return 0;
 }
 
-#define APPS_HOLD_USEC (20 * USEC_PER_MSEC)
-
 static int on_sync(sd_event_source *s, void *userdata)
 {
         (void)manager_sync(userdata);
@@ -215,6 +213,8 @@ static bool links_await_first_answer(Manager *m)
                         return true;
         return false;
 }
+
+#define APPS_HOLD_USEC (20 * USEC_PER_MSEC)
 
 /* While a link's probes wait for their first answers (carrier-up), the pass waits for the
  * verdict that changes it again anyway, at most APPS_HOLD_USEC: on a fast network the

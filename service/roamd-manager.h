@@ -50,7 +50,7 @@ struct Manager {
         sd_event_source *sync_source;
         sd_event_source *apps_source; /* the apps' reconcile after links or verdicts changed */
         bool apps_running;            /* ... is running (a VPN probe it starts asks again) */
-        sd_event_source *apps_hold; /* ... waits for a new link's first answer, this long at most */
+        sd_event_source *apps_hold;   /* ... held for a new link's first answer (20 ms at most) */
         sd_event_source *trim_source; /* malloc_trim() once the loop is idle */
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
         sd_bus_slot *manager_slot, *object_manager_slot, *link_slot, *link_enum_slot;
