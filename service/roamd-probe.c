@@ -71,6 +71,9 @@ struct ProbeFamily {
         unsigned round;         /* counts the rounds started */
         IpAddr known[2];        /* per fetch kind: where the link's DNS sent it last round */
         ProbeFacts facts;
+        bool opening;         /* family_open() ran, family_start_rest() has yet to; */
+        bool checking;        /* then `checking` is published if the verdict is still */
+        VerdictResult before; /* this one */
 };
 
 struct Prober {
@@ -80,8 +83,10 @@ struct Prober {
         bool capport_active;
         bool capport_started; /* since the last full round: the API was looked at */
         bool starting;        /* rounds are being started: do not finish yet */
+        bool rest_capport;    /* prober_start_rest() looks at the portal API */
         bool probed;          /* this round sent probes (else LastProbe stays) */
         sd_event_source *timer;
+        sd_event_source *rest; /* prober_start_rest() */
         unsigned failures;
         uint64_t round_start;
         /* While one family is online and the other is not, the timer's rounds probe only the
@@ -207,7 +212,7 @@ static void family_cancel(ProbeFamily *pf)
         fetch_cancel(&pf->fetch[FETCH_HTTPS]);
         pf->ping = ping_free(pf->ping);
         pf->grace = sd_event_source_disable_unref(pf->grace);
-        pf->active = pf->settled = pf->partial = false;
+        pf->active = pf->settled = pf->partial = pf->opening = false;
 }
 
 static void prober_cancel(Prober *p)
@@ -224,6 +229,7 @@ Prober *prober_free(Prober *p)
                 return NULL;
         prober_cancel(p);
         sd_event_source_disable_unref(p->timer);
+        sd_event_source_disable_unref(p->rest);
         free(p);
         return NULL;
 }
@@ -550,12 +556,13 @@ static int url_host_port(const char *url, char **ret_host, long *ret_port)
         return r;
 }
 
-static int fetch_start(Prober *p, Fetch *f, ProbeFamily *pf, FetchKind kind, const char *url,
+/* Sets the fetch up and, where the last round knew the check host's address, opens its
+ * transfer to it: that SYN goes out before anything else of the round. The lookup follows
+ * in fetch_lookup(). */
+static void fetch_open(Prober *p, Fetch *f, ProbeFamily *pf, FetchKind kind, const char *url,
                        int family)
 {
         Link *l = p->link;
-        const Config *c = l->manager->config;
-        int r;
 
         fetch_cancel(f);
         f->prober = p;
@@ -564,18 +571,14 @@ static int fetch_start(Prober *p, Fetch *f, ProbeFamily *pf, FetchKind kind, con
         f->mark = pf ? probe_mark(l, family) : 0;
         f->running = true;
         f->url = strdup(url);
-        if (!f->url)
-                return -ENOMEM;
-        r = url_host_port(url, &f->host, &f->port);
-        if (r < 0) {
+        if (!f->url || url_host_port(url, &f->host, &f->port) < 0) {
                 f->outcome = HTTP_OUTCOME_FAILED;
                 fetch_finished(f);
-                return 0;
+                return;
         }
         /* The check host's address of the last round: connect to it while DNS runs, saving
          * the DNS round trip. The answer counts only if the link's DNS confirms the address
-         * (else this transfer is undone and the normal one starts). The SYN goes out before
-         * the lookup's channel is set up, which takes longer than sending it. */
+         * (else this transfer is undone and the normal one starts). */
         if (pf && pf->known[kind].family == family) {
                 f->early = pf->known[kind];
                 if (fetch_start_transfer(f, &f->early) >= 0) {
@@ -585,15 +588,26 @@ static int fetch_start(Prober *p, Fetch *f, ProbeFamily *pf, FetchKind kind, con
                 } else
                         fetch_abort_transfer(f);
         }
-        if (pf && kind == FETCH_HTTPS && pf->fetch[FETCH_HTTP].resolve &&
+}
+
+static int fetch_lookup(Fetch *f)
+{
+        Link *l = f->prober->link;
+        const Config *c = l->manager->config;
+        ProbeFamily *pf = f->family;
+        int family = pf ? pf->family : AF_UNSPEC;
+
+        if (!f->running || f->resolve || f->shares_lookup)
+                return 0; /* ended already (an unusable URL), or looking up */
+        if (pf && f->kind == FETCH_HTTPS && pf->fetch[FETCH_HTTP].resolve &&
             pf->fetch[FETCH_HTTP].mark == f->mark &&
-            strcasecmp(pf->fetch[FETCH_HTTP].host, f->host) == 0)
+            strcasecmp(pf->fetch[FETCH_HTTP].host, f->host) == 0) {
                 f->shares_lookup = true;
-        else
-                r = resolve_start(l->manager->event, l->info.name, l->info.dns, l->info.n_dns,
-                                  f->host, family, f->mark, c->probe.dns_timeout_usec,
-                                  on_fetch_resolved, f, &f->resolve);
-        return r;
+                return 0;
+        }
+        return resolve_start(l->manager->event, l->info.name, l->info.dns, l->info.n_dns, f->host,
+                             family, f->mark, c->probe.dns_timeout_usec, on_fetch_resolved, f,
+                             &f->resolve);
 }
 
 static const IpAddr *first_gateway(const Link *l, int family)
@@ -886,7 +900,9 @@ bool link_awaits_first_answer(const Link *l)
         bool checking = false;
 
         for (size_t i = 0; i < 2; i++) {
-                if (v[i]->verdict == VERDICT_CHECKING)
+                /* (a round still starting publishes `checking` in a moment) */
+                const ProbeFamily *pf = l->prober ? &l->prober->fam[i] : NULL;
+                if (v[i]->verdict == VERDICT_CHECKING || (pf && pf->opening && pf->checking))
                         checking = true;
                 else if (!reason_is_link_state(v[i]->reason))
                         return false;
@@ -894,15 +910,22 @@ bool link_awaits_first_answer(const Link *l)
         return checking;
 }
 
-static void family_start(ProbeFamily *pf, bool facts_changed)
+static void family_fail(ProbeFamily *pf, int r)
+{
+        log_warning_errno(r, "%s: cannot start %s probe: %m", pf->prober->link->info.name,
+                          family_name(pf->family));
+        family_cancel(pf);
+        pf->active = pf->settled = true;
+}
+
+/* The first half of a family's round start: its probes' transfers to the last round's
+ * addresses. Returns whether one was opened (a request may be ready to go). */
+static bool family_open(ProbeFamily *pf, bool facts_changed)
 {
         Prober *p = pf->prober;
         Link *l = p->link;
         const Config *c = l->manager->config;
         const VerdictResult *cur = pf->family == AF_INET6 ? &l->verdict6 : &l->verdict4;
-        VerdictResult before;
-        bool checking;
-        int r;
 
         family_cancel(pf);
         pf->round++;
@@ -911,32 +934,42 @@ static void family_start(ProbeFamily *pf, bool facts_changed)
         if (!verdict_needs_probe(&pf->facts)) {
                 /* The link's own state decides: no waiting for any probe. */
                 pf->settled = true;
-                return;
+                return false;
         }
         p->probed = true;
         log_debug("%s: %s probe round starts", strempty(l->info.name), family_name(pf->family));
         /* Until the first answer on new facts the old verdict is not known to hold. */
-        checking = facts_changed || reason_is_link_state(cur->reason);
-        before = *cur;
+        pf->checking = facts_changed || reason_is_link_state(cur->reason);
+        pf->before = *cur;
         /* A VPN is probed through its slot's table: the routing pass that puts the VPN's
          * routes there goes first (it otherwise runs after the probes' first steps). */
         if (probe_mark(l, pf->family))
                 manager_apps_now(l->manager);
-        /* The probes go out first: publishing `checking` wakes clients and the app policy,
-         * which the first SYN after carrier-up need not wait for. */
-        r = fetch_start(p, &pf->fetch[FETCH_HTTP], pf, FETCH_HTTP, c->probe.http_url, pf->family);
+        fetch_open(p, &pf->fetch[FETCH_HTTP], pf, FETCH_HTTP, c->probe.http_url, pf->family);
+        fetch_open(p, &pf->fetch[FETCH_HTTPS], pf, FETCH_HTTPS, c->probe.https_url, pf->family);
+        pf->opening = true;
+        return pf->fetch[FETCH_HTTP].speculative || pf->fetch[FETCH_HTTPS].speculative;
+}
+
+/* The second half: the lookups, then `checking` (unless starting already decided
+ * something). */
+static void family_start_rest(ProbeFamily *pf)
+{
+        Link *l = pf->prober->link;
+        const VerdictResult *cur = pf->family == AF_INET6 ? &l->verdict6 : &l->verdict4;
+        int r;
+
+        if (!pf->opening)
+                return;
+        pf->opening = false;
+        r = fetch_lookup(&pf->fetch[FETCH_HTTP]);
         if (r >= 0)
-                r = fetch_start(p, &pf->fetch[FETCH_HTTPS], pf, FETCH_HTTPS, c->probe.https_url,
-                                pf->family);
+                r = fetch_lookup(&pf->fetch[FETCH_HTTPS]);
         if (r < 0) {
-                log_warning_errno(r, "%s: cannot start %s probe: %m", l->info.name,
-                                  family_name(pf->family));
-                family_cancel(pf);
-                pf->active = pf->settled = true;
+                family_fail(pf, r);
                 return;
         }
-        /* (unless starting them already decided something) */
-        if (checking && cur->verdict == before.verdict && cur->reason == before.reason)
+        if (pf->checking && cur->verdict == pf->before.verdict && cur->reason == pf->before.reason)
                 link_set_verdict(l, pf->family,
                                  (VerdictResult){VERDICT_CHECKING, REASON_NOT_PROBED}, NULL);
 }
@@ -979,17 +1012,42 @@ static void capport_start(Prober *p)
                 return;
         }
         p->capport_active = true;
-        r = fetch_start(p, &p->capport, NULL, FETCH_CAPPORT, l->info.captive_portal_url, AF_UNSPEC);
+        fetch_open(p, &p->capport, NULL, FETCH_CAPPORT, l->info.captive_portal_url, AF_UNSPEC);
+        r = fetch_lookup(&p->capport);
         if (r < 0) {
                 fetch_cancel(&p->capport);
                 p->capport_active = false;
         }
 }
 
-/* families: PROBE_IPV4 | PROBE_IPV6. A round of both also looks at the portal API again. */
+static void prober_start_rest(Prober *p)
+{
+        (void)sd_event_source_set_enabled(p->rest, SD_EVENT_OFF);
+        family_start_rest(&p->fam[0]);
+        family_start_rest(&p->fam[1]);
+        if (p->rest_capport)
+                capport_start(p);
+        p->rest_capport = false;
+        p->starting = false;
+        /* What settled while starting (an unusable URL, a family without probes). */
+        prober_maybe_finish(p);
+}
+
+static int on_rest(sd_event_source *s, void *userdata)
+{
+        prober_start_rest(userdata);
+        return 0;
+}
+
+/* families: PROBE_IPV4 | PROBE_IPV6. A round of both also looks at the portal API again.
+ * Where a probe's transfer opened at once (to the last round's address), the rest of the
+ * start (lookups, the portal API, publishing `checking`) waits for the loop's next turn:
+ * on a link that answers at once (a LAN, veth) the handshake is done by then and the
+ * request goes first, not after ~2 ms of the other family's set-up and D-Bus signals. */
 static void prober_start(Prober *p, unsigned families, bool facts_changed)
 {
         bool idle = !p->fam[0].active && !p->fam[1].active && !p->capport_active;
+        bool opened = false;
 
         (void)sd_event_source_set_enabled(p->timer, SD_EVENT_OFF);
         if (idle) {
@@ -998,14 +1056,14 @@ static void prober_start(Prober *p, unsigned families, bool facts_changed)
         }
         p->starting = true;
         if (families & PROBE_IPV4)
-                family_start(&p->fam[0], facts_changed);
+                opened = family_open(&p->fam[0], facts_changed) || opened;
         if (families & PROBE_IPV6)
-                family_start(&p->fam[1], facts_changed);
+                opened = family_open(&p->fam[1], facts_changed) || opened;
         if (families == (PROBE_IPV4 | PROBE_IPV6) || !p->capport_started)
-                capport_start(p);
-        p->starting = false;
-        /* What settled while starting (an unusable URL, a family without probes). */
-        prober_maybe_finish(p);
+                p->rest_capport = true;
+        if (opened && sd_event_source_set_enabled(p->rest, SD_EVENT_ONESHOT) >= 0)
+                return;
+        prober_start_rest(p);
 }
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
@@ -1067,6 +1125,13 @@ int prober_new(Link *l, Prober **ret)
         }
         (void)sd_event_source_set_enabled(p->timer, SD_EVENT_OFF);
         (void)sd_event_source_set_description(p->timer, "probe");
+        r = sd_event_add_defer(l->manager->event, &p->rest, on_rest, p);
+        if (r < 0) {
+                prober_free(p);
+                return r;
+        }
+        (void)sd_event_source_set_enabled(p->rest, SD_EVENT_OFF);
+        (void)sd_event_source_set_description(p->rest, "probe-start");
         *ret = p;
         return 0;
 }

@@ -506,20 +506,31 @@ def test_failed_family_is_tried_again_while_the_other_is_online(net):
     assert sum("d0: IPv6 probe round starts" in x for x in after) >= 2, "\n".join(after[-40:])
 
 
-def test_apps_pass_waits_for_a_silent_network_only_briefly(net):
+@pytest.mark.parametrize("known", [False, True], ids=["first-round", "last-rounds-address"])
+def test_apps_pass_waits_for_a_silent_network_only_briefly(net, known):
     # While a new link's probes wait for their first answer, the apps' routing pass waits
     # for it (the verdict changes the apps' policy again moments later), but only briefly:
     # here the check server never answers, and the default app gets the link while it
-    # still reads `checking`, long before the probes give up.
-    net.internet()
-    net.dns(*PROBE)
+    # still reads `checking`, long before the probes give up. With the check host's
+    # address known from the last round, the probes connect to it before their lookups
+    # and `checking` start: the pass waits through that too.
+    if known:
+        healthy(net)
+        net.start_roamd(net.probe_config())
+        net.wait_verdicts(("online", "ok", "online", "ok"))
+    else:
+        net.internet()
+        net.dns(*PROBE)
     net.innet("nft add table inet silent")
     net.innet("nft add chain inet silent in { type filter hook prerouting priority 0 \\; }")
     net.innet("nft add rule inet silent in tcp dport { 80, 443 } drop")
     net.carrier(False)
-    net.start_roamd(net.probe_config())
+    if not known:
+        net.start_roamd(net.probe_config())
     net.wait_verdicts(("offline", "no-carrier", "offline", "no-carrier"))
-    wait_for(lambda: "app default: " in net.log(), what="the default app's first state")
+    wait_for(lambda: [x for x in net.log().splitlines() if "app default: " in x]
+             and not [x for x in net.log().splitlines() if "app default: " in x][-1]
+             .endswith("-> online"), what="the default app without the link")
     start = len(net.log().splitlines())
     net.carrier(True)
     wait_for(lambda: any("app default: " in x and x.endswith("-> online")
