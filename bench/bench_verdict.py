@@ -33,11 +33,16 @@
    CA directory (the default) and with the system's CA bundle as CAFile=, each split into libraries (relocated data of the shared libraries,
    paid before main()), heap and other anonymous maps.
 
-4. `ab OLD NEW [ROUNDS]`: two roamd binaries, carrier-up to online on the open network, the
+4. The floor (`memory-floor`): RssAnon of bench/mem-floor, a process
+   linked against roamd's libraries (all loaded) that does only curl's part of the probe
+   rounds, 50 HTTP + HTTPS fetches, split the same way: what no code of roamd's own can go
+   below.
+
+5. `ab OLD NEW [ROUNDS]`: two roamd binaries, carrier-up to online on the open network, the
    two alternating in one world (ROUNDS, default 4, of BENCH_REPS cycles each): medians and
    NEW/OLD.
 
-`bench_verdict.py [latency|memory|memory-parts]` (latency and memory by default). Needs root, NetworkManager for part 1
+`bench_verdict.py [latency|memory|memory-parts|memory-floor]` (all but memory-parts by default). Needs root, NetworkManager for part 1
 (bench/run installs it)."""
 import datetime
 import json
@@ -51,7 +56,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "../tests/integration"))
-from minienv import wait_for  # noqa: E402
+from minienv import unit_environment, wait_for  # noqa: E402
 from probenet import GW_V4, GW_V6, PROBE_V4, PROBE_V6, ProbeNet  # noqa: E402
 
 PROBE = [("probe.roam.test", PROBE_V4), ("probe.roam.test", PROBE_V6)]
@@ -761,6 +766,34 @@ def memory_parts(n_links=10, rounds=20):
             net.close()
 
 
+MEM_FLOOR = os.environ.get("MEM_FLOOR", os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "build/bench/mem-floor"))
+
+
+def memory_floor(fetches=50):
+    """The floor under roamd's probe memory: bench/mem-floor, linked against roamd's
+    libraries and run with roamd.service's environment, does curl's part of the probe rounds
+    (the world's check server, the test CA, TLS sessions shared, a fresh connection each
+    time) and nothing else."""
+    net, _ = mem_net(1)
+    try:
+        resolve = f"probe.roam.test:80:{PROBE_V4},probe.roam.test:443:{PROBE_V4}"
+        out = subprocess.run(["ip", "netns", "exec", net.name, MEM_FLOOR,
+                              "http://probe.roam.test/roam-probe",
+                              "https://probe.roam.test/roam-probe", resolve,
+                              f"{net.certs}/ca.pem", str(fetches)],
+                             capture_output=True, text=True, timeout=120,
+                             env=dict(os.environ, **unit_environment()))
+        if out.returncode != 0:
+            raise AssertionError(f"mem-floor failed: {out.stderr}")
+        print("RssAnon of a process with roamd's libraries doing only curl's part of the "
+              "probes (bench/mem-floor; target 1024 kB)")
+        for line in out.stdout.splitlines():
+            print(f"  {line}")
+    finally:
+        net.close()
+
+
 def ab(binaries, rounds):
     """Two roamd binaries on the open network, carrier-up to online: rounds of REPS cycles,
     the two alternating (which one first alternates too), in one world, so that the machine's
@@ -792,13 +825,15 @@ def main():
     if sys.argv[1:2] == ["ab"]:
         ab(sys.argv[2:4], int(sys.argv[4]) if len(sys.argv) > 4 else 4)
         return
-    what = sys.argv[1:] or ["latency", "memory"]
+    what = sys.argv[1:] or ["latency", "memory", "memory-floor"]
     if "latency" in what:
         latency()
     if "memory" in what:
         memory()
     if "memory-parts" in what:
         memory_parts()
+    if "memory-floor" in what:
+        memory_floor()
 
 
 if __name__ == "__main__":
