@@ -778,18 +778,23 @@ def memory_floor(fetches=50):
     net, _ = mem_net(1)
     try:
         resolve = f"probe.roam.test:80:{PROBE_V4},probe.roam.test:443:{PROBE_V4}"
-        out = subprocess.run(["ip", "netns", "exec", net.name, MEM_FLOOR,
+        p = subprocess.Popen(["ip", "netns", "exec", net.name, MEM_FLOOR,
                               "http://probe.roam.test/roam-probe",
                               "https://probe.roam.test/roam-probe", resolve,
                               f"{net.certs}/ca.pem", str(fetches)],
-                             capture_output=True, text=True, timeout=120,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                              env=dict(os.environ, **unit_environment()))
-        if out.returncode != 0:
-            raise AssertionError(f"mem-floor failed: {out.stderr}")
         print("RssAnon of a process with roamd's libraries doing only curl's part of the "
               "probes (bench/mem-floor; target 1024 kB)")
-        for line in out.stdout.splitlines():
-            print(f"  {line}")
+        # ip netns exec execs the program: its pid is mem-floor's
+        for step in p.stdout:
+            print(f"  {step.strip():30} {status_kb(p.pid, 'RssAnon'):6} kB  "
+                  f"{mem_parts(p.pid)}", flush=True)
+            p.stdin.write("\n")
+            p.stdin.flush()
+        p.stdin.close()
+        if p.wait(timeout=30) != 0:
+            raise AssertionError("mem-floor failed (its error is above)")
     finally:
         net.close()
 

@@ -2,8 +2,8 @@
 /* The memory floor under roamd's probes: a process linked against roamd's libraries (all
  * loaded, as in roamd) that does nothing but curl's part of a probe round, the way roamd does
  * it (one multi handle, TLS sessions shared, a fresh connection per fetch, malloc_trim() at
- * rest). It prints RssAnon after each step, split as bench_verdict.py's mem_parts() does:
- * what no code of roamd's own can go below.
+ * rest). bench_verdict.py reads its RssAnon after each step: what no code of roamd's own can
+ * go below.
  *
  * mem-floor HTTP_URL HTTPS_URL RESOLVE CA_FILE N
  *   RESOLVE: curl's "host:port:address" entries for both URLs, comma-separated */
@@ -14,58 +14,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct Parts {
-        long libraries, heap, other;
-} Parts;
-
-static int parts_read(Parts *ret)
-{
-        char line[512], name[256] = "";
-        Parts p = {};
-        FILE *f;
-
-        f = fopen("/proc/self/smaps", "re");
-        if (!f)
-                return -errno;
-        while (fgets(line, sizeof(line), f)) {
-                char first[128];
-                long kb;
-
-                if (sscanf(line, "%127s", first) != 1)
-                        continue;
-                if (strchr(first, '-') && first[strlen(first) - 1] != ':') {
-                        /* a mapping's header: address perms offset dev inode [path] */
-                        name[0] = 0;
-                        (void)sscanf(line, "%*s %*s %*s %*s %*s %255s", name);
-                } else if (strcmp(first, "Anonymous:") == 0 && sscanf(line, "%*s %ld", &kb) == 1) {
-                        if (strstr(name, ".so"))
-                                p.libraries += kb;
-                        else if (strcmp(name, "[heap]") == 0)
-                                p.heap += kb;
-                        else
-                                p.other += kb;
-                }
-        }
-        fclose(f);
-        *ret = p;
-        return 0;
-}
-
+/* One step done: trim as roamd does at rest, say so, and wait for bench_verdict.py to read
+ * this process's smaps (its mem_parts(), the one split every memory figure uses) and answer
+ * with a line. */
 static int report(const char *what)
 {
-        Parts p;
-        int r;
+        char line[16];
 
         malloc_trim(0);
-        r = parts_read(&p);
-        if (r < 0) {
-                fprintf(stderr, "mem-floor: cannot read /proc/self/smaps: %s\n", strerror(-r));
-                return r;
-        }
-        printf("%-30s %6ld kB  {'libraries': %ld, 'heap': %ld, 'other': %ld}\n", what,
-               p.libraries + p.heap + p.other, p.libraries, p.heap, p.other);
+        printf("%s\n", what);
         fflush(stdout);
-        return 0;
+        return fgets(line, sizeof(line), stdin) ? 0 : -EPIPE;
 }
 
 static size_t discard(char *ptr, size_t size, size_t n, void *userdata)
