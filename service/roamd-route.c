@@ -263,6 +263,12 @@ static int route_apply(RouteTables *rt, const RouteEntry *e, bool add)
                 if (!gw)
                         goto out;
                 rtnl_route_nh_set_gateway(nh, gw);
+                /* The kernel accepted this gateway on this link in the main table: the copy
+                 * says so (onlink) rather than have the kernel look for it again, which fails
+                 * where main's route is itself onlink (a provider's default via an address no
+                 * prefix covers) or outlived the prefix it came with (kept after its address
+                 * went): that copy would be refused on every pass, Degraded for nothing. */
+                rtnl_route_nh_set_flags(nh, RTNH_F_ONLINK);
         }
         rtnl_route_add_nexthop(ro, nh);
         nh = NULL;
@@ -277,8 +283,14 @@ static int route_apply(RouteTables *rt, const RouteEntry *e, bool add)
                 if (!add && (r == -NLE_OBJ_NOTFOUND || r == -NLE_NODEV))
                         r = 0;
                 else {
-                        log_debug("Failed to %s route in table %u via %d: %s",
-                                  add ? "add" : "delete", e->table, e->oif, nl_geterror(r));
+                        char d[INET6_ADDRSTRLEN + 4], g[INET6_ADDRSTRLEN + 4] = "";
+
+                        nl_addr2str(dst, d, sizeof(d));
+                        if (gw)
+                                nl_addr2str(gw, g, sizeof(g));
+                        log_debug("Failed to %s route %s%s%s dev %d in table %u: %s",
+                                  add ? "add" : "delete", d, gw ? " via " : "", g, e->oif, e->table,
+                                  nl_geterror(r));
                         r = -EIO;
                 }
         }

@@ -375,3 +375,26 @@ def test_other_programs_rules_at_our_priorities_are_left_alone(w):
         assert "fwmark 0x7f000000/0x7f000000 lookup 29127 proto 82" in rules, rules
     finally:
         w.dev("ip", "rule", "del", "pref", "29000", "fwmark", "0x1/0x1", check=False)
+
+
+def test_a_route_whose_gateway_no_prefix_covers_is_copied_not_refused(w):
+    """A main-table route via a gateway that no prefix of its link covers (`onlink`, as hosting
+    providers' default routes are; or one the kernel kept after the address it came with went)
+    is copied into the link's app table like any other: the copy is not refused on every pass,
+    and Degraded stays empty."""
+    w.dev("ip", "route", "add", "198.51.100.0/24", "via", "203.0.113.77", "dev", "wifi0",
+          "onlink")
+    try:
+        def copied():
+            out = w.dev("ip", "-4", "route", "show", "table", "all", "198.51.100.0/24").stdout
+            return [x for x in out.splitlines() if " table 29" in x]
+        rows = wait_for(copied, 10, what="the route copied into wifi0's app table")
+        assert len(rows) == 1 and "via 203.0.113.77 dev wifi0" in rows[0], rows
+        assert manager_prop(w, "Degraded") == ""
+        assert "Failed to add route 198.51.100.0/24" not in w.roamd_log()
+    finally:
+        w.dev("ip", "route", "del", "198.51.100.0/24", "via", "203.0.113.77", "dev", "wifi0",
+              check=False)
+    wait_for(lambda: not w.dev("ip", "-4", "route", "show", "table", "all",
+                               "198.51.100.0/24").stdout.strip(), 10,
+             what="the copy goes with main's route")
