@@ -21,7 +21,8 @@
    each decided: NetworkManager's D-Bus connectivity keeps a stale FULL, and timing roamd at
    a bus client alone would charge it dbus-daemon's hop (~1 ms here) that NetworkManager is
    not charged. roamd's PropertiesChanged as a client receives it is shown too.
-   Medians of BENCH_REPS (5) repetitions; ratio roamd/NM. Also the CPU time each daemon used
+   Medians of BENCH_REPS (5) repetitions; with BENCH_ROUNDS=N (1), N rounds of them, roamd
+   and NetworkManager taking turns in the same world; ratio roamd/NM. Also the CPU time each daemon used
    per carrier cycle (down and up), which the machine's load does not change, and the time
    from the carrier-cut event to the daemon saying so (negative: before `ip monitor` printed
    the event) (roamd: its IPv4 connectivity offline; NetworkManager: the device unavailable).
@@ -61,6 +62,7 @@ from probenet import GW_V4, GW_V6, PROBE_V4, PROBE_V6, ProbeNet  # noqa: E402
 
 PROBE = [("probe.roam.test", PROBE_V4), ("probe.roam.test", PROBE_V6)]
 REPS = int(os.environ.get("BENCH_REPS", "5"))
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "1"))
 MEM_ROUNDS = int(os.environ.get("BENCH_MEM_ROUNDS", "1000"))
 NM = shutil.which("NetworkManager") or "/usr/sbin/NetworkManager"
 NM_FULL, NM_PORTAL, NM_NONE = 4, 2, 1
@@ -566,7 +568,8 @@ def run_nm(net, ev, connectivity, dhcp=False):
 def latency():
     have_nm = os.access(NM, os.X_OK)
     print(f"carrier-up -> final IPv4 verdict, addresses static (DHCP where named), "
-          f"median of {REPS} "
+          f"median of {REPS * ROUNDS}"
+          + (f" ({ROUNDS} rounds of {REPS}, the daemons alternating)" if ROUNDS > 1 else "") + " "
           f"(NetworkManager: {'yes' if have_nm else 'not installed'})")
     print(f"  {'network':29} {'ping':>7} {'roamd':>16} {'NetworkManager':>22} {'roamd/NM':>9}"
           f" {'RTTs roamd/NM (bound)':>22}  CPU/cycle roamd/NM  roamd on the bus")
@@ -584,10 +587,22 @@ def latency():
             rtt = rtt_ms(net)
             ev = Events(net)
             dhcp = kind == "capport"
-            rt, rcpu = run_roamd(net, ev, verdict, dhcp)
-            r_route, ev.route_times = ev.route_times, []
-            nt, ncpu = run_nm(net, ev, nm_conn, dhcp) if have_nm else ([], 0)
-            n_route = ev.route_times
+            rt, nt, rcpus, ncpus, r_route, n_route = [], [], [], [], [], []
+            # BENCH_ROUNDS > 1: the two take turns (and which goes first alternates), so that
+            # the machine's drift during the run falls on both alike
+            for i in range(ROUNDS):
+                for who in ("roamd", "nm")[::1 if i % 2 == 0 else -1]:
+                    if who == "roamd":
+                        t, c = run_roamd(net, ev, verdict, dhcp)
+                        rt, r_route = rt + t, r_route + ev.route_times
+                        rcpus.append(c)
+                    elif have_nm:
+                        t, c = run_nm(net, ev, nm_conn, dhcp)
+                        nt, n_route = nt + t, n_route + ev.route_times
+                        ncpus.append(c)
+                    ev.route_times = []
+            rcpu = statistics.mean(rcpus)
+            ncpu = statistics.mean(ncpus) if ncpus else 0
             r = statistics.median(x[0] for x in rt)
             n = statistics.median(x[0] for x in nt) if nt else None
             bus = statistics.median(x[2] for x in rt)
@@ -610,7 +625,7 @@ def latency():
                 ev.close()
             net.close()
     print(f"carrier cut -> offline (logs: roamd's IPv4 offline; NetworkManager's device "
-          f"unavailable), median of {REPS}")
+          f"unavailable), median of {REPS * ROUNDS}")
     for name, (r, n) in cuts.items():
         print(f"  {name:29} roamd {r:7.1f} ms" + (f"  NetworkManager {n:7.1f} ms  roamd/NM "
                                                    f"{r / n:5.2f}" if n else ""))
