@@ -377,24 +377,24 @@ def test_other_programs_rules_at_our_priorities_are_left_alone(w):
         w.dev("ip", "rule", "del", "pref", "29000", "fwmark", "0x1/0x1", check=False)
 
 
-def test_a_route_whose_gateway_no_prefix_covers_is_copied_not_refused(w):
+@pytest.mark.parametrize("fam,prefix,gateway", [
+    (4, "198.51.100.0/24", "203.0.113.77"), (6, "2001:db8:77::/64", "2001:db8:99::1")])
+def test_a_route_whose_gateway_no_prefix_covers_is_copied_not_refused(w, fam, prefix, gateway):
     """A main-table route via a gateway that no prefix of its link covers (`onlink`, as hosting
     providers' default routes are; or one the kernel kept after the address it came with went)
     is copied into the link's app table like any other: the copy is not refused on every pass,
     and Degraded stays empty."""
-    w.dev("ip", "route", "add", "198.51.100.0/24", "via", "203.0.113.77", "dev", "wifi0",
-          "onlink")
+    ip = ["ip", "-%d" % fam, "route"]
+    w.dev(*ip, "add", prefix, "via", gateway, "dev", "wifi0", "onlink")
     try:
         def copied():
-            out = w.dev("ip", "-4", "route", "show", "table", "all", "198.51.100.0/24").stdout
+            out = w.dev(*ip, "show", "table", "all", prefix).stdout
             return [x for x in out.splitlines() if " table 29" in x]
         rows = wait_for(copied, 10, what="the route copied into wifi0's app table")
-        assert len(rows) == 1 and "via 203.0.113.77 dev wifi0" in rows[0], rows
+        assert len(rows) == 1 and "via %s dev wifi0" % gateway in rows[0], rows
         assert manager_prop(w, "Degraded") == ""
-        assert "Failed to add route 198.51.100.0/24" not in w.roamd_log()
+        assert "Failed to add route %s" % prefix not in w.roamd_log()
     finally:
-        w.dev("ip", "route", "del", "198.51.100.0/24", "via", "203.0.113.77", "dev", "wifi0",
-              check=False)
-    wait_for(lambda: not w.dev("ip", "-4", "route", "show", "table", "all",
-                               "198.51.100.0/24").stdout.strip(), 10,
+        w.dev(*ip, "del", prefix, "via", gateway, "dev", "wifi0", check=False)
+    wait_for(lambda: not w.dev(*ip, "show", "table", "all", prefix).stdout.strip(), 10,
              what="the copy goes with main's route")
