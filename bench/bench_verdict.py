@@ -22,10 +22,11 @@
    a bus client alone would charge it dbus-daemon's hop (~1 ms here) that NetworkManager is
    not charged. roamd's PropertiesChanged as a client receives it is shown too.
    Medians of BENCH_REPS (5) repetitions; with BENCH_ROUNDS=N (1), N rounds of them, roamd
-   and NetworkManager taking turns in the same world; ratio roamd/NM. Also the CPU time each daemon used
-   per carrier cycle (down and up), which the machine's load does not change, and the time
-   from the carrier-cut event to the daemon saying so (negative: before `ip monitor` printed
-   the event) (roamd: its IPv4 connectivity offline; NetworkManager: the device unavailable).
+   and NetworkManager taking turns in the same world; ratio roamd/NM. Also the CPU time each
+   daemon used per carrier cycle (down and up), which the machine's load does not change,
+   and the time from the carrier-cut event to the daemon saying so (negative: before `ip
+   monitor` printed the event) (roamd: its IPv4 connectivity offline; NetworkManager: the
+   device unavailable).
 2. Memory: RssAnon of roamd at rest after BENCH_MEM_ROUNDS (1,000) probe rounds on each of 10
    links (HTTP + HTTPS each round), sampled five times on the way: flat or not.
 
