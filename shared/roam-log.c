@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "roam-log.h"
+#include "roam-text.h"
 
 static int max_level = LOG_INFO;
 static const char *ident = "roam";
@@ -61,6 +62,8 @@ int log_internal(int level, int error, const char *file, int line, const char *f
 {
         int saved = errno;
         char buf[2048];
+        _cleanup_free_ char *escaped = NULL;
+        const char *msg = buf;
         va_list ap;
 
         if (error < 0)
@@ -78,6 +81,12 @@ int log_internal(int level, int error, const char *file, int line, const char *f
         va_start(ap, fmt);
         vsnprintf(buf, sizeof(buf), fmt, ap);
         va_end(ap);
+        /* Messages carry names from the network: a newline would forge a journal entry of any
+         * priority, ESC and bidi characters would rewrite the reader's terminal. */
+        if (roam_text_escape(buf, &escaped) >= 0)
+                msg = escaped;
+        else
+                roam_text_mark_inplace(buf);
 
         if (with_time && !sink && !journal) {
                 /* wall clock, to line up with other programs' timestamps when timing */
@@ -86,13 +95,13 @@ int log_internal(int level, int error, const char *file, int line, const char *f
                 fprintf(stderr, "%lld.%06ld ", (long long)ts.tv_sec, ts.tv_nsec / 1000);
         }
         if (sink)
-                sink(level, buf, sink_userdata);
+                sink(level, msg, sink_userdata);
         else if (journal)
-                fprintf(stderr, "<%d>%s\n", level, buf);
+                fprintf(stderr, "<%d>%s\n", level, msg);
         else if (max_level >= LOG_DEBUG)
-                fprintf(stderr, "%s: %s:%d: %s\n", ident, file, line, buf);
+                fprintf(stderr, "%s: %s:%d: %s\n", ident, file, line, msg);
         else
-                fprintf(stderr, "%s: %s\n", ident, buf);
+                fprintf(stderr, "%s: %s\n", ident, msg);
         errno = saved;
         return -error;
 }
