@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -667,4 +669,66 @@ uint32_t stats_clock_prune_hour(const StatsClock *c, uint64_t real, uint64_t boo
         if (boot < c->hold_prune_until || hour <= keep)
                 return 0;
         return (uint32_t)(hour - keep);
+}
+
+/* A label value as the exposition format wants it: backslash, double quote and newline
+ * escaped. Interface names may hold '"' and '\' (only '/', ':' and spaces are refused by
+ * the kernel): unescaped, one such name broke the whole export. */
+static void put_label(FILE *f, const char *name, const char *value, bool first)
+{
+        fprintf(f, "%s%s=\"", first ? "" : ",", name);
+        for (const char *c = value; *c; c++) {
+                if (*c == '\\' || *c == '"')
+                        fputc('\\', f);
+                if (*c == '\n')
+                        fputs("\\n", f);
+                else
+                        fputc(*c, f);
+        }
+        fputc('"', f);
+}
+
+int stats_history_prometheus(const StatsHistory *h, char **ret, size_t *ret_size)
+{
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+
+        if (!f)
+                return -ENOMEM;
+        fputs("# HELP roam_bytes_total Bytes at the IP layer counted by roamd in the kernel, by "
+              "owner (app:ID, user:UID, user:UID/app:ID, system, other), link, direction and "
+              "roaming.\n# TYPE roam_bytes_total counter\n",
+              f);
+        for (int k = 0; k < 2; k++) {
+                if (k == 1)
+                        fputs("# HELP roam_packets_total Packets counted by roamd (one per "
+                              "packet as netfilter saw it: a GSO/GRO packet counts once).\n"
+                              "# TYPE roam_packets_total counter\n",
+                              f);
+                for (size_t i = 0; i < h->n_series; i++) {
+                        const StatsSeries *se = &h->series[i];
+                        StatsCount c = {};
+
+                        for (size_t j = 0; j < se->n; j++)
+                                stats_count_add(&c, &se->buckets[j].c);
+                        for (int d = 0; d < 2; d++) {
+                                fprintf(f, "roam_%s_total{", k ? "packets" : "bytes");
+                                put_label(f, "owner", se->owner, true);
+                                put_label(f, "link", se->link, false);
+                                put_label(f, "direction", d ? "out" : "in", false);
+                                put_label(f, "roaming", se->roaming ? "yes" : "no", false);
+                                fprintf(f, "} %" PRIu64 "\n",
+                                        k ? (d ? c.packets_out : c.packets_in)
+                                          : (d ? c.bytes_out : c.bytes_in));
+                        }
+                }
+        }
+        if (fclose(f) != 0) {
+                free(text);
+                return -ENOMEM;
+        }
+        *ret = text;
+        *ret_size = size;
+        return 0;
 }

@@ -91,6 +91,9 @@ int stats_history_set_budgets(StatsHistory *h, const StatsBudgetUse *u, size_t n
 const StatsBudgetUse *stats_history_budget_find(const StatsHistory *h, const char *key);
 
 int stats_history_serialize(const StatsHistory *h, uint8_t **ret, size_t *ret_size);
+/* The totals per series in Prometheus' text exposition format (roam_bytes_total and
+ * roam_packets_total by owner, link, direction and roaming), label values escaped. */
+int stats_history_prometheus(const StatsHistory *h, char **ret, size_t *ret_size);
 /* Parses what serialize wrote. -EBADMSG when the header is wrong (nothing kept); otherwise 0
  * and *ret_bad the number of damaged blocks skipped (their loss is reported by the caller). */
 int stats_history_parse(const uint8_t *data, size_t size, StatsHistory *ret, unsigned *ret_bad);

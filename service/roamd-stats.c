@@ -378,38 +378,12 @@ int stats_read(Stats *s)
 static int write_prometheus(Stats *s, const char *path)
 {
         _cleanup_free_ char *text = NULL;
-        size_t size = 0;
-        FILE *f = open_memstream(&text, &size);
+        size_t size;
+        int r;
 
-        if (!f)
-                return -ENOMEM;
-        fputs("# HELP roam_bytes_total Bytes at the IP layer counted by roamd in the kernel, by "
-              "owner (app:ID, user:UID, user:UID/app:ID, system, other), link, direction and "
-              "roaming.\n# TYPE roam_bytes_total counter\n",
-              f);
-        for (int k = 0; k < 2; k++) {
-                if (k == 1)
-                        fputs("# HELP roam_packets_total Packets counted by roamd (one per "
-                              "packet as netfilter saw it: a GSO/GRO packet counts once).\n"
-                              "# TYPE roam_packets_total counter\n",
-                              f);
-                for (size_t i = 0; i < s->hist.n_series; i++) {
-                        const StatsSeries *se = &s->hist.series[i];
-                        StatsCount c = {};
-                        for (size_t j = 0; j < se->n; j++)
-                                stats_count_add(&c, &se->buckets[j].c);
-                        for (int d = 0; d < 2; d++)
-                                fprintf(f,
-                                        "roam_%s_total{owner=\"%s\",link=\"%s\",direction=\"%s\","
-                                        "roaming=\"%s\"} %" PRIu64 "\n",
-                                        k ? "packets" : "bytes", se->owner, se->link,
-                                        d ? "out" : "in", se->roaming ? "yes" : "no",
-                                        k ? (d ? c.packets_out : c.packets_in)
-                                          : (d ? c.bytes_out : c.bytes_in));
-                }
-        }
-        if (fclose(f) != 0)
-                return -ENOMEM;
+        r = stats_history_prometheus(&s->hist, &text, &size);
+        if (r < 0)
+                return r;
         return write_file_atomic(path, text, size);
 }
 

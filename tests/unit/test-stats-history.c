@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "roam-macro.h"
 #include "roamd-stats-history.h"
 #include "test.h"
 
@@ -194,4 +195,30 @@ TEST(clock_jumps_both_ways)
         ASSERT_EQ(stats_clock_prune_hour(&c, now + 27 * H, boot + 27 * H, 90), 500027 - 90 * 24);
         /* a small drift (NTP slewing) is no jump */
         ASSERT_EQ(stats_clock_observe(&c, now + 28 * H + 30000000, boot + 28 * H), 0);
+}
+
+TEST(history_prometheus_labels_escaped)
+{
+        StatsHistory h = {};
+        StatsCount c = cnt(10, 20);
+        _cleanup_free_ char *text = NULL;
+        size_t size;
+
+        /* An interface name may hold '"' and '\' (the kernel refuses only '/', ':' and
+         * spaces); an app ID arrives from a file. */
+        ASSERT_OK(stats_history_add(&h, "app:a\"b\\c", "we\"ird\\0", false, 500000, &c));
+        ASSERT_OK(stats_history_add(&h, "system", "line\nbreak", true, 500000, &c));
+        ASSERT_OK(stats_history_prometheus(&h, &text, &size));
+        ASSERT_EQ(size, strlen(text));
+        ASSERT_TRUE(strstr(text,
+                           "roam_bytes_total{owner=\"app:a\\\"b\\\\c\",link=\"we\\\"ird\\\\0\","
+                           "direction=\"in\",roaming=\"no\"} 10\n") != NULL);
+        ASSERT_TRUE(strstr(text, "roam_packets_total{owner=\"system\",link=\"line\\nbreak\","
+                                 "direction=\"out\",roaming=\"yes\"} 1\n") != NULL);
+        /* Every sample is one line: the HELP/TYPE lines, then 2 kinds x 2 series x 2 ways. */
+        size_t lines = 0;
+        for (const char *p = text; *p; p++)
+                lines += *p == '\n';
+        ASSERT_EQ(lines, 4 + 8);
+        stats_history_done(&h);
 }
