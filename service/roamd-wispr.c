@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "roam-macro.h"
+#include "roam-text.h"
 #include "roamd-http-answer.h"
 #include "roamd-wispr.h"
 #include "roamd-xml.h"
@@ -84,6 +85,9 @@ const char *wispr_error_to_string(int r)
                 return "the portal page is too large";
         case -EBADMSG:
                 return "the portal's WISPr document is malformed or unsafe";
+        case -EILSEQ:
+                return "the portal's WISPr document declares a character encoding roamd does not "
+                       "read (only UTF-8, US-ASCII and ISO-8859-1)";
         case -EPROTO:
                 return "the portal sent a WISPr message type or response code that WISPr 1.0 "
                        "does not define";
@@ -130,11 +134,13 @@ static bool name_is(const xmlNode *n, const char *name)
 
 /* The text directly inside an element: text and CDATA children only. Entity references are
  * never followed (xmlNodeGetContent() would expand them). Leading and trailing white space is
- * dropped, control characters are dropped. -EBADMSG when longer than WISPR_TEXT_MAX. */
+ * dropped; controls (C1 too), broken UTF-8 and invisible bidi/zero-width characters are
+ * cleaned (roam-text.c): the names go on the bus. -EBADMSG when longer than WISPR_TEXT_MAX. */
 static int element_text(const xmlNode *e, char **ret)
 {
         _cleanup_free_ char *s = NULL;
         size_t n = 0;
+        int r;
 
         s = malloc(WISPR_TEXT_MAX + 1);
         if (!s)
@@ -156,9 +162,8 @@ static int element_text(const xmlNode *e, char **ret)
                 n--;
         s[n] = 0;
         size_t lead = strspn(s, " ");
-        memmove(s, s + lead, n - lead + 1);
-        *ret = TAKE_PTR(s);
-        return 0;
+        r = roam_text_clean(s + lead, n - lead, 0, ret);
+        return r < 0 ? r : 0;
 }
 
 static int parse_uint(const char *s, unsigned max, unsigned *ret)
@@ -378,6 +383,87 @@ static bool has_declarations(const char *s, size_t n)
         return false;
 }
 
+/* The character encodings a WISPr document may declare. Others (UTF-7, UTF-16 on ASCII
+ * bytes, the ISO-2022 family, EBCDIC...) would make libxml2 read the same bytes as other
+ * text than every check before it saw: refused before libxml2 sees the document. */
+static bool encoding_allowed(const char *name, size_t n)
+{
+        static const char *const allowed[] = {"UTF-8", "US-ASCII", "ISO-8859-1"};
+
+        for (size_t i = 0; i < ELEMENTSOF(allowed); i++)
+                if (n == strlen(allowed[i]) && strncasecmp(name, allowed[i], n) == 0)
+                        return true;
+        return false;
+}
+
+/* At p (n bytes left), after `word`: white space, '=', white space, an optional quote and a
+ * name up to the quote (or a delimiter). Returns whether a name follows that is allowed; no
+ * name at all (`word` is something else) counts as allowed. */
+static bool declared_value_ok(const char *p, size_t n)
+{
+        size_t i = 0, start;
+        char quote = 0;
+
+        while (i < n && strchr(" \t\r\n", p[i]))
+                i++;
+        if (i >= n || p[i] != '=')
+                return true;
+        i++;
+        while (i < n && strchr(" \t\r\n", p[i]))
+                i++;
+        if (i < n && (p[i] == '"' || p[i] == '\''))
+                quote = p[i++];
+        start = i;
+        while (i < n && (quote ? p[i] != quote : !strchr(" \t\r\n;\"'/>", p[i])))
+                i++;
+        return encoding_allowed(p + start, i - start);
+}
+
+/* The XML declaration's encoding="..." (s starts at the declaration, if any). */
+static bool xml_encoding_ok(const char *s, size_t n)
+{
+        const char *end;
+
+        if (!has_prefix_ci(s, n, "<?xml"))
+                return true;
+        end = memmem(s, n, "?>", 2);
+        n = end ? (size_t)(end - s) : n;
+        for (size_t i = 0; i + 8 <= n; i++)
+                if (memcmp(s + i, "encoding", 8) == 0 && !declared_value_ok(s + i + 8, n - i - 8))
+                        return false;
+        return true;
+}
+
+/* An HTML page's <meta charset=...> and <meta http-equiv=Content-Type content="...;
+ * charset=...">: every "charset" inside a <meta ...> tag. */
+static bool html_charset_ok(const char *s, size_t n)
+{
+        for (size_t i = 0; i + 5 <= n; i++) {
+                const char *tag_end;
+                size_t len;
+
+                if (!has_prefix_ci(s + i, n - i, "<meta"))
+                        continue;
+                tag_end = memchr(s + i, '>', n - i);
+                len = tag_end ? (size_t)(tag_end - (s + i)) : n - i;
+                for (size_t k = 5; k + 7 <= len; k++)
+                        if (has_prefix_ci(s + i + k, len - k, "charset") &&
+                            !declared_value_ok(s + i + k + 7, len - k - 7))
+                                return false;
+                i += len;
+        }
+        return true;
+}
+
+/* Byte order marks of encodings other than UTF-8 (UTF-16, UTF-32, UTF-7): libxml2 would
+ * switch to them whatever the text declares. */
+static bool foreign_bom(const char *s, size_t n)
+{
+        return (n >= 2 && (memcmp(s, "\xfe\xff", 2) == 0 || memcmp(s, "\xff\xfe", 2) == 0)) ||
+               (n >= 4 && memcmp(s, "\0\0\xfe\xff", 4) == 0) ||
+               (n >= 3 && memcmp(s, "+/v", 3) == 0);
+}
+
 static const int xml_options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
                                XML_PARSE_NOCDATA | XML_PARSE_NOBLANKS;
 
@@ -393,6 +479,8 @@ static int parse_xml(const char *s, size_t n, WisprMessage *ret)
         }
         if (has_declarations(s, n))
                 return -EBADMSG;
+        if (!xml_encoding_ok(s, n))
+                return -EILSEQ;
         /* No XML_PARSE_NOENT, no XML_PARSE_DTDLOAD, no XML_PARSE_HUGE (keeps libxml2's own
          * depth limit of 256 and its text size limits). */
         doc = xml->read_memory(s, (int)n, "wispr.xml", NULL, xml_options);
@@ -452,6 +540,8 @@ static int parse_html(const char *s, size_t n, WisprMessage *ret)
         _cleanup_(xml_free_docp) xmlDocPtr doc = NULL;
         const xmlNode *root;
 
+        if (!html_charset_ok(s, n))
+                return -EILSEQ;
         doc = xml->html_read_memory(s, (int)n, "portal.html", NULL,
                                     HTML_PARSE_NONET | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
                                         HTML_PARSE_RECOVER | HTML_PARSE_NOIMPLIED);
@@ -479,6 +569,8 @@ int wispr_parse(const char *body, size_t size, WisprMessage *ret)
                 return -EINVAL;
         if (size > WISPR_BODY_MAX)
                 return -EFBIG;
+        if (foreign_bom(body, size))
+                return -EILSEQ;
         if (size == 0 || memmem(body, size, "\0", 1))
                 return size == 0 ? -ENOMSG : -EBADMSG;
         if (!memmem(body, size, WISPR_ROOT, strlen(WISPR_ROOT)) &&

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "roam-text.h"
 #include "roamd-http-answer.h"
 #include "roamd-wispr.h"
 
@@ -36,10 +37,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         abort();
                 if (m.outcome == WISPR_OUTCOME_PENDING && !m.login_results_url)
                         abort();
-                if (m.reply_message)
-                        for (const char *p = m.reply_message; *p; p++)
-                                if ((unsigned char)*p < 0x20)
-                                        abort();
+                /* Every name goes on the bus: clean UTF-8 (roam-text.c) or nothing. */
+                const char *names[] = {m.reply_message, m.location_name, m.access_location,
+                                       m.access_procedure};
+                for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+                        if (names[i] && !roam_text_is_clean(names[i], 0))
+                                abort();
                 if (m.login_url) {
                         char *h = wispr_url_host(m.login_url);
                         char *hosts[] = {h, NULL};
@@ -47,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                 abort();
                         free(h);
                 }
-        } else if (r != -ENOMSG && r != -EFBIG && r != -EBADMSG && r != -EPROTO)
+        } else if (r != -ENOMSG && r != -EFBIG && r != -EBADMSG && r != -EPROTO && r != -EILSEQ)
                 abort();
         (void)wispr_error_to_string(r);
         wispr_message_done(&m);

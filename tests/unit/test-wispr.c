@@ -237,6 +237,70 @@ TEST(wispr_hostile_sizes)
         ASSERT_EQ(wispr_parse(ROOT("\0"), sizeof(ROOT("\0")) - 1, &m), -EBADMSG);
 }
 
+TEST(wispr_declared_encodings)
+{
+        /* UTF-7 hides markup from every check before libxml2 ("+ADw-" is '<'). */
+        static const char utf7[] =
+            "<?xml version=\"1.0\" encoding=\"UTF-7\"?>\n" MSG("Redirect", TC(100, 0) LOGIN);
+        static const char utf16[] =
+            "<?xml version='1.0' encoding='utf-16'?>" MSG("Redirect", TC(100, 0) LOGIN);
+        static const char in_comment[] =
+            "<html><body><!--<?xml version=\"1.0\" encoding = \"ISO-2022-JP\" ?>" MSG(
+                "Redirect", TC(100, 0) LOGIN) "--></body></html>";
+        static const char meta_charset[] =
+            "<html><head><meta charset=\"UTF-7\"></head><body><!--" MSG(
+                "Redirect", TC(100, 0) LOGIN) "--></body></html>";
+        static const char meta_http_equiv[] =
+            "<html><head><META HTTP-EQUIV=\"Content-Type\" CONTENT=\"text/html; "
+            "charset=shift_jis\"></head><body><!--" MSG("Redirect", TC(100, 0) LOGIN) "--></body>"
+                                                                                      "</html>";
+        static const char bom16[] = "\xff\xfe<WISPAccessGatewayParam>";
+        /* The three allowed, in any case, and the usual forms of saying so. */
+        static const char latin1[] = "<?xml version=\"1.0\" encoding=\"iso-8859-1\"?>" MSG(
+            "Redirect", TC(100, 0) LOGIN "<LocationName>Caf\xe9</LocationName>");
+        static const char ascii[] =
+            "<?xml version=\"1.0\" encoding='US-ASCII'?>" MSG("Redirect", TC(100, 0) LOGIN);
+        static const char html_ok[] =
+            "<html><head><meta http-equiv=\"content-type\" content=\"text/html; "
+            "charset=utf-8\"><meta charset=UTF-8></head><body><!--" MSG(
+                "Redirect", TC(100, 0) LOGIN) "--></body></html>";
+        WisprMessage m = {};
+
+        ASSERT_EQ(parse(utf7, &m), -EILSEQ);
+        ASSERT_EQ(parse(utf16, &m), -EILSEQ);
+        ASSERT_EQ(parse(in_comment, &m), -EILSEQ);
+        ASSERT_EQ(parse(meta_charset, &m), -EILSEQ);
+        ASSERT_EQ(parse(meta_http_equiv, &m), -EILSEQ);
+        ASSERT_EQ(wispr_parse(bom16, sizeof(bom16) - 1, &m), -EILSEQ);
+        ASSERT_TRUE(m.login_url == NULL);
+        ASSERT_TRUE(strstr(wispr_error_to_string(-EILSEQ), "UTF-8, US-ASCII and ISO-8859-1"));
+
+        ASSERT_OK(parse(latin1, &m));
+        ASSERT_STREQ(m.location_name, "Caf\xc3\xa9"); /* libxml2 gives UTF-8 */
+        wispr_message_done(&m);
+        ASSERT_OK(parse(ascii, &m));
+        wispr_message_done(&m);
+        ASSERT_OK(parse(html_ok, &m));
+        ASSERT_STREQ(m.login_url, "https://portal.example/login");
+        wispr_message_done(&m);
+}
+
+TEST(wispr_fields_cleaned)
+{
+        /* C1 CSI, RLO and a zero-width space (as characters and as references) in the names
+         * that reach the bus. */
+        static const char doc[] =
+            MSG("Redirect", TC(100, 0) LOGIN "<LocationName>Caf\xc2\x9b"
+                                             "31m\xe2\x80\xae&#x200B;e</LocationName>"
+                                             "<AccessLocation>a&#x202E;b&#x85;c</AccessLocation>");
+        WisprMessage m = {};
+
+        ASSERT_OK(parse(doc, &m));
+        ASSERT_STREQ(m.location_name, "Caf31me");
+        ASSERT_STREQ(m.access_location, "abc");
+        wispr_message_done(&m);
+}
+
 TEST(wispr_login_url_policy)
 {
         char *hosts[] = {(char *)"portal.example", (char *)"[2001:db8::1]", NULL};
