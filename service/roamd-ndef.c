@@ -92,18 +92,39 @@ static void record_done(NdefRecord *r)
 {
         free(r->type);
         free(r->id);
-        free(r->payload);
+        erase_and_free(r->payload); /* a WSC record's payload holds the network key */
         *r = (NdefRecord){};
+}
+
+void ndef_message_erase(NdefMessage *m)
+{
+        for (size_t i = 0; m && i < m->n_records; i++)
+                if (m->records[i].payload)
+                        explicit_bzero(m->records[i].payload, m->records[i].payload_len);
 }
 
 void ndef_message_done(NdefMessage *m)
 {
         if (!m)
                 return;
+        ndef_message_erase(m);
         for (size_t i = 0; i < m->n_records; i++)
                 record_done(&m->records[i]);
         free(m->records);
         *m = (NdefMessage){};
+}
+
+void ndef_handover_erase(NdefHandover *h)
+{
+        if (h)
+                explicit_bzero(h, sizeof(*h));
+}
+
+NdefHandover *ndef_handover_free(NdefHandover *h)
+{
+        ndef_handover_erase(h);
+        free(h);
+        return NULL;
 }
 
 bool ndef_record_is(const NdefRecord *r, NdefTnf tnf, const char *type)
@@ -271,11 +292,15 @@ int ndef_message_parse(const uint8_t *buf, size_t len, NdefMessage *ret, char *e
                                          index + 1);
                                 goto fail;
                         }
-                        grown = realloc(cur->payload, cur->payload_len + raw.payload_len + 1);
+                        /* Not realloc(): it would free the old block (key and all)
+                         * unwiped. */
+                        grown = malloc(cur->payload_len + raw.payload_len + 1);
                         if (!grown) {
                                 r = -ENOMEM;
                                 goto fail;
                         }
+                        memcpy(grown, cur->payload, cur->payload_len);
+                        erase_and_free(cur->payload);
                         cur->payload = grown;
                         if (raw.payload_len > 0)
                                 memcpy(cur->payload + cur->payload_len, raw.payload,
@@ -487,6 +512,7 @@ static int parse_eir(const uint8_t *p, size_t n, BtOob *o, bool *has_le_addr, ch
 int ndef_bt_oob_parse(const uint8_t *p, size_t n, bool le, BtOob *ret, char *error, size_t esize)
 {
         BtOob o = {};
+        CLEANUP_ERASE(o); /* the OOB hash and randomizer are pairing secrets */
         bool has_le_addr = false;
         int r;
 
@@ -626,6 +652,7 @@ static bool is_credential_attr(uint16_t type)
 int ndef_wsc_parse(const uint8_t *p, size_t n, WscInfo *ret, char *error, size_t esize)
 {
         WscInfo w = {};
+        CLEANUP_ERASE(w); /* its credentials' keys, on the failing returns too */
         bool bare = false;
         int r;
 
@@ -799,6 +826,7 @@ int ndef_handover_parse(const uint8_t *buf, size_t len, NdefHandover *ret, char 
 {
         _cleanup_(ndef_message_done) NdefMessage m = {};
         NdefHandover h = {.kind = NDEF_HANDOVER_NONE};
+        CLEANUP_ERASE(h); /* the keys of carriers parsed before a later one failed */
         const NdefRecord *hs = NULL;
         int r;
 

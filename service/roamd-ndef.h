@@ -48,6 +48,9 @@ typedef struct NdefMessage {
 /* Parses one complete NDEF message (MB on the first record, ME on the last). */
 int ndef_message_parse(const uint8_t *buf, size_t len, NdefMessage *ret, char *error,
                        size_t error_size);
+/* Payloads may hold a WiFi key: ndef_message_done() wipes them (ndef_message_erase()) before
+ * freeing, and so does every failure path of the parsers. */
+void ndef_message_erase(NdefMessage *m);
 void ndef_message_done(NdefMessage *m);
 bool ndef_record_is(const NdefRecord *r, NdefTnf tnf, const char *type);
 
@@ -160,6 +163,13 @@ typedef struct NdefHandover {
  * sentence) when the message is well formed but holds no Bluetooth or WiFi carrier. */
 int ndef_handover_parse(const uint8_t *buf, size_t len, NdefHandover *ret, char *error,
                         size_t error_size);
+/* A handover holds the tag's WiFi keys: wiped (all of it) when dropped. */
+void ndef_handover_erase(NdefHandover *h);
+NdefHandover *ndef_handover_free(NdefHandover *h);
+static inline void ndef_handover_freep(NdefHandover **h)
+{
+        ndef_handover_free(*h);
+}
 
 /* The carrier parsers, usable on their own (a record payload). */
 int ndef_bt_oob_parse(const uint8_t *p, size_t n, bool le, BtOob *ret, char *error,

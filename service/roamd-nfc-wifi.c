@@ -87,7 +87,7 @@ static NfcWifi *nfc_wifi_free(NfcWifi *w)
         for (size_t i = 0; i < w->n_creds; i++)
                 cred_done(&w->creds[i]);
         sd_bus_message_unref(w->call);
-        free(w->h);
+        ndef_handover_free(w->h);
         free(w->ifname);
         free(w);
         return NULL;
@@ -593,7 +593,7 @@ int nfc_wifi_start(Bt *bt, NdefHandover *h, sd_bus_message *call, sd_bus_error *
                 }
                 if (bt_too)
                         return nfc_finish(bt, h, true, actions, call);
-                free(h);
+                ndef_handover_free(h);
                 bt_event(bt, "The WiFi network of an NFC tag was not added: no WiFi interface is "
                              "run by wpa_supplicant");
                 return sd_bus_error_set(error, ROAM_ERROR_FAILED,
@@ -602,7 +602,7 @@ int nfc_wifi_start(Bt *bt, NdefHandover *h, sd_bus_message *call, sd_bus_error *
         }
         w = calloc(1, sizeof(*w));
         if (!w) {
-                free(h);
+                ndef_handover_free(h);
                 return -ENOMEM;
         }
         w->h = h;

@@ -137,7 +137,7 @@ static int append_wifi(sd_bus_message *reply, const NdefCarrier *c, bool apply,
 
 int nfc_finish(Bt *bt, NdefHandover *h_, bool apply, NfcWifiActions actions, sd_bus_message *call)
 {
-        _cleanup_free_ NdefHandover *h = h_;
+        _cleanup_(ndef_handover_freep) NdefHandover *h = h_;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
 
@@ -164,7 +164,7 @@ int nfc_finish(Bt *bt, NdefHandover *h_, bool apply, NfcWifiActions actions, sd_
 static int nfc_handle(Bt *bt, const uint8_t *data, size_t size, bool apply, sd_bus_message *call,
                       sd_bus_error *error)
 {
-        _cleanup_free_ NdefHandover *h = NULL;
+        _cleanup_(ndef_handover_freep) NdefHandover *h = NULL;
         char err[NDEF_ERROR_MAX] = "";
         int r;
 
@@ -276,7 +276,7 @@ static int on_offer_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 /* A tag from neard: parsed (a malformed one is refused here, for neard), then pending. */
 static int offer_open(Bt *bt, const uint8_t *data, size_t size, sd_bus_error *error)
 {
-        _cleanup_free_ NdefHandover *h = NULL;
+        _cleanup_(ndef_handover_freep) NdefHandover *h = NULL;
         char err[NDEF_ERROR_MAX] = "", text[1024];
         bool replaced = bt->nfc_offer_id != 0;
         int r;
@@ -290,7 +290,7 @@ static int offer_open(Bt *bt, const uint8_t *data, size_t size, sd_bus_error *er
                 return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS, "%s.", err);
         }
         offer_sentence(h, text, sizeof(text));
-        explicit_bzero(h, sizeof(*h));
+        h = ndef_handover_free(h);
         /* A new tag replaces the one before: the person touched the one they want now. */
         offer_clear(bt, false);
         bt->nfc_offer_data = malloc(size);

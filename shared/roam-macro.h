@@ -4,6 +4,7 @@
 /* Small ownership helpers in the style of systemd's (which are internal to its tree). */
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,38 @@ static inline void freep(void *p)
         free(*(void **)p);
 }
 #define _cleanup_free_ _cleanup_(freep)
+
+/* Secrets (keys, passphrases, PINs): wiped before their memory goes back to malloc, where a
+ * later allocation or a core dump would find them. Returns NULL. */
+static inline void *erase_and_free(void *p)
+{
+        if (p) {
+                explicit_bzero(p, malloc_usable_size(p));
+                free(p);
+        }
+        return NULL;
+}
+static inline void erase_and_freep(void *p)
+{
+        erase_and_free(*(void **)p);
+}
+#define _cleanup_erase_and_free_ _cleanup_(erase_and_freep)
+
+/* A secret held in a variable (a struct on the stack): wiped when the variable goes out of
+ * scope, on every return path, the failing ones included. */
+typedef struct VarEraser {
+        void *p;
+        size_t size;
+} VarEraser;
+static inline void erase_varp(VarEraser *e)
+{
+        explicit_bzero(e->p, e->size);
+}
+#define ERASER_CONCAT_(a, b) a##b
+#define ERASER_CONCAT(a, b)  ERASER_CONCAT_(a, b)
+#define CLEANUP_ERASE(var)                                                                         \
+        _cleanup_(erase_varp) _unused_ VarEraser ERASER_CONCAT(_eraser_, __COUNTER__) = {          \
+            .p = &(var), .size = sizeof(var)}
 
 static inline void closep(int *fd)
 {

@@ -450,3 +450,57 @@ TEST(bt_class_words)
         ASSERT_STREQ(bt_device_word(0, 0x00c2), "watch");
         ASSERT_STREQ(bt_device_word(0, 0), "device");
 }
+
+static bool all_zero_bytes(const void *p, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (((const uint8_t *)p)[i])
+                        return false;
+        return true;
+}
+
+/* The WiFi key of a tag is wiped wherever the parsers drop it: ndef_message_done() (every
+ * failure path of ndef_message_parse() and ndef_handover_parse() runs it) wipes through
+ * ndef_message_erase(), a handover through ndef_handover_erase(). Memory after free() cannot
+ * be looked at, so these are what is tested. */
+TEST(ndef_secrets_wiped)
+{
+        uint8_t wsc_rec[512], msg[1024], oob[128];
+        size_t wn = read_hex_fixture("wpas-config-token-psk.hex", wsc_rec, sizeof(wsc_rec));
+        const uint8_t *pl = wsc_rec + 3 + 0x17;
+        size_t pn = wn - 3 - 0x17, n = 0, on;
+        NdefMessage m;
+        NdefHandover *h, sentinel;
+        char err[NDEF_ERROR_MAX] = "";
+
+        /* A chunked record: the reassembly drops its old buffers wiped as well. */
+        n += rec(msg + n, MB | CF, 2, "application/vnd.wfa.wsc", NULL, pl, 10);
+        n += rec(msg + n, ME, 6, NULL, NULL, pl + 10, pn - 10);
+        ASSERT_OK(ndef_message_parse(msg, n, &m, err, sizeof(err)));
+        ASSERT_TRUE(memmem(m.records[0].payload, m.records[0].payload_len, "correct horse battery",
+                           21) != NULL);
+        ndef_message_erase(&m);
+        ASSERT_TRUE(all_zero_bytes(m.records[0].payload, m.records[0].payload_len));
+        ndef_message_done(&m);
+        ndef_message_erase(NULL);
+
+        h = malloc(sizeof(*h));
+        ASSERT_TRUE(h);
+        ASSERT_OK(ndef_handover_parse(wsc_rec, wn, h, err, sizeof(err)));
+        ASSERT_EQ(h->carriers[0].wsc.credentials[0].key_len, 21);
+        ndef_handover_erase(h);
+        ASSERT_TRUE(all_zero_bytes(h, sizeof(*h)));
+        h = ndef_handover_free(h);
+        ASSERT_TRUE(h == NULL);
+        ndef_handover_free(NULL);
+
+        /* The key's carrier parses, a later one fails: an error, nothing given back. */
+        n = rec(msg, MB, 2, "application/vnd.wfa.wsc", NULL, pl, pn);
+        on = bt_oob(oob);
+        oob[0] = 0xff; /* the OOB length runs past the record */
+        n += rec(msg + n, ME, 2, "application/vnd.bluetooth.ep.oob", NULL, oob, on);
+        memset(&sentinel, 0xaa, sizeof(sentinel));
+        ASSERT_EQ(ndef_handover_parse(msg, n, &sentinel, err, sizeof(err)), -EBADMSG);
+        ASSERT_TRUE(strstr(err, "Bluetooth OOB data length") != NULL);
+        ASSERT_TRUE(sentinel.carriers[0].wsc.credentials[0].key[0] == 0xaa);
+}
