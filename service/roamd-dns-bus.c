@@ -2,6 +2,7 @@
 #include <arpa/inet.h>
 
 #include "roam-log.h"
+#include "roam-text.h"
 #include "roam-util.h"
 #include "roamd-dns-bus.h"
 
@@ -78,7 +79,9 @@ static int parse_resolved_domains(sd_bus_message *m, DnsBusSource *s)
                 DnsBusEntry e;
 
                 memset(&e, 0, sizeof(e));
-                if (ifindex <= 0 || route_only || strlen(domain) >= sizeof(e.domain))
+                /* Domains go on our bus and into terminals: exact or not at all. */
+                if (ifindex <= 0 || route_only || strlen(domain) >= sizeof(e.domain) ||
+                    !roam_text_is_clean(domain, 0))
                         continue;
                 e.ifindex = ifindex;
                 snprintf(e.domain, sizeof(e.domain), "%s", domain);
@@ -155,7 +158,7 @@ static int parse_nm_config(sd_bus_message *m, DnsBusSource *s)
                 STRV_FOREACH (v, domains) {
                         DnsBusEntry e;
                         memset(&e, 0, sizeof(e));
-                        if (strlen(*v) >= sizeof(e.domain))
+                        if (strlen(*v) >= sizeof(e.domain) || !roam_text_is_clean(*v, 0))
                                 continue;
                         snprintf(e.ifname, sizeof(e.ifname), "%s", ifname);
                         snprintf(e.domain, sizeof(e.domain), "%s", *v);

@@ -5,6 +5,7 @@
 #include <sys/inotify.h>
 
 #include "roam-log.h"
+#include "roam-text.h"
 #include "roam-util.h"
 #include "roamd-dhcp-lease.h"
 #include "roamd-dns-bus.h"
@@ -68,10 +69,20 @@ static int load_resolv_conf(Dns *d)
                                 n++;
                 } else if (strv_length(w) >= 2 &&
                            (streq(w[0], "search") || streq(w[0], "domain"))) {
-                        for (size_t i = 1; w[i]; i++)
+                        for (size_t i = 1; w[i]; i++) {
+                                /* A domain that is not clean text would fail every bus
+                                 * reply it is in (sd-bus refuses broken UTF-8) or rewrite
+                                 * a terminal: left out, with a word why. */
+                                if (!roam_text_is_clean(w[i], 0)) {
+                                        log_warning("%s: search domain \"%s\" is not valid text, "
+                                                    "ignored.",
+                                                    d->manager->config->resolv_conf, w[i]);
+                                        continue;
+                                }
                                 if (!strv_contains(domains, w[i]) &&
                                     strv_extend(&domains, w[i]) < 0)
                                         return -ENOMEM;
+                        }
                 }
         }
         d->resolv_servers = TAKE_PTR(servers);

@@ -98,6 +98,23 @@ def test_resolv_conf_only_for_links_with_a_route(env):
     assert env.link_prop("v1", "DNS") == []
 
 
+def test_resolv_conf_hostile_search_domains(env):
+    """Search domains that are not clean text (broken UTF-8, ESC, a bidi override) are left
+    out: one broken byte failed every reply with the link in it (sd-bus refuses it)."""
+    resolv = os.path.join(env.dir, "resolv.conf")
+    with open(resolv, "wb") as f:
+        f.write(b"nameserver 198.51.100.1\n"
+                b"search good.test bad\xc3\x28.test esc\x1b]0;x\x07.test "
+                b"rlo\xe2\x80\xaemoc.test also.test\n")
+    env.start_roamd(f"[DNS]\nSources=resolv.conf\nResolvConf={resolv}\n")
+    assert dns_of(env) == ("resolv.conf", [[4, "198.51.100.1"]], ["good.test", "also.test"])
+    objects = env.rb.managed_objects()
+    assert any(str(p) == env.link_path("v0") for p in objects)
+    log = env.log()
+    assert "search domain \"bad\\xc3(.test\" is not valid text, ignored" in log
+    assert "\x1b" not in log and "\xe2\x80\xae" not in log
+
+
 def test_malformed_bus_data_is_ignored(env):
     # Addresses of the wrong length, unknown families and bad ifindexes must be skipped.
     env.start_roamd("[DNS]\nSources=resolved\n")
@@ -107,8 +124,12 @@ def test_malformed_bus_data_is_ignored(env):
                                                          [env.ifindex, 99, "c0000201"]],
                                              "domains": [[env.ifindex, "x" * 300, False]]})
     # Only the valid entry of the next update shows; the bad ones never do.
+    # Domains with ESC or a bidi override are not clean text: left out (roam-text.c).
     update_fake(env, res, path, {"dns": [[env.ifindex, "192.0.2.9"]],
-                                 "dns_raw": [[env.ifindex, 2, "c00002"]], "domains": []})
-    wait_for(lambda: dns_of(env) == ("resolved", [[4, "192.0.2.9"]], []),
-             what="valid entry after malformed ones")
+                                 "dns_raw": [[env.ifindex, 2, "c00002"]],
+                                 "domains": [[env.ifindex, "esc\x1b[2J.test", False],
+                                             [env.ifindex, "rlo\u202emoc.test", False],
+                                             [env.ifindex, "ok.test", False]]})
+    wait_for(lambda: dns_of(env) == ("resolved", [[4, "192.0.2.9"]], ["ok.test"]),
+             what="valid entries after malformed ones")
     assert env.roamd.poll() is None

@@ -45,9 +45,16 @@ TEST(lease_v4_malformed)
                 const uint8_t opts[16];
                 size_t n;
         } bad[] = {
-            {{6, 5, 1, 2, 3, 4, 5}, 7},   /* DNS length not a multiple of 4 */
-            {{6, 8, 1, 2, 3, 4}, 6},      /* option runs past the end */
-            {{15, 2, 'a', '\n'}, 4},      /* control char in domain */
+            {{6, 5, 1, 2, 3, 4, 5}, 7}, /* DNS length not a multiple of 4 */
+            {{6, 8, 1, 2, 3, 4}, 6},    /* option runs past the end */
+            {{15, 2, 'a', '\n'}, 4},    /* control char in domain */
+            /* Names go on the bus and to terminals: broken UTF-8, ESC, C1 CSI and RLO are
+             * refused (DNS names are ASCII; IDNs travel as xn--). */
+            {{15, 3, 'a', 0xc3, 0x28}, 5},
+            {{15, 3, 'a', 0x1b, '['}, 5},
+            {{15, 3, 'a', 0xc2, 0x9b}, 5},
+            {{15, 4, 'a', 0xe2, 0x80, 0xae}, 6},
+            {{114, 3, 'h', 0xc3, 0x28}, 5},
             {{114, 0}, 2},                /* empty URL */
             {{114, 3, 'a', ' ', 'b'}, 5}, /* space in URL */
             {{6}, 1},                     /* truncated header */
@@ -104,9 +111,11 @@ TEST(lease_v6_malformed)
             {{7, 0, 0, 0, 0, 23, 0, 16}, 12},             /* runs past end */
             {{7, 0, 0, 0, 0, 24, 0, 3, 5, 'a', 'b'}, 11}, /* label past option */
             {{7, 0, 0, 0, 0, 24, 0, 1, 0}, 9},            /* empty name */
-            {{7, 0, 0, 0, 0, 3, 0, 4, 0, 0, 0, 1}, 12},   /* IA_NA too short */
-            {{7, 0, 0, 0, 0}, 5},                         /* truncated option header */
-            {{1, 0, 0, 0}, 4},                            /* SOLICIT is not a lease */
+            {{7, 0, 0, 0, 0, 24, 0, 5, 3, 'a', 0xc3, 0x28, 0}, 13},       /* broken UTF-8 */
+            {{7, 0, 0, 0, 0, 24, 0, 6, 4, 'a', 0xe2, 0x80, 0xae, 0}, 14}, /* RLO */
+            {{7, 0, 0, 0, 0, 3, 0, 4, 0, 0, 0, 1}, 12},                   /* IA_NA too short */
+            {{7, 0, 0, 0, 0}, 5}, /* truncated option header */
+            {{1, 0, 0, 0}, 4},    /* SOLICIT is not a lease */
         };
         DhcpLease l;
 
