@@ -4,19 +4,31 @@
 #include <string.h>
 
 #include "roam-macro.h"
+#include "roam-text.h"
 #include "roam-words.h"
 #include "roamd-client-wpa-parse.h"
 
-/* wpa_supplicant prints names with printf_encode()/wpa_ssid_txt(), which never emit control
- * characters; a message with one did not come from it. Tabs and a final newline are fine. */
+/* wpa_supplicant prints SSIDs with printf_encode()/wpa_ssid_txt(), which never emit control
+ * characters, and P2P device names after p2p_copy_filter_devname() (C0 controls become '_'); a
+ * message with a C0 control did not come from it. Tabs and a final newline are fine. */
 static bool text_clean(const char *s, size_t len)
 {
         for (size_t i = 0; i < len; i++) {
                 unsigned char c = (unsigned char)s[i];
-                if ((c < ' ' && c != '\n' && c != '\t') || c == 0x7f)
+                if (c < ' ' && c != '\n' && c != '\t')
                         return false;
         }
         return true;
+}
+
+/* A copy of a name, key or value: a P2P device name is whatever bytes the peer sent over the
+ * air (DEL, broken UTF-8, C1 and bidi controls pass wpa_supplicant's filter), and sd-bus
+ * refuses a reply with broken UTF-8 in it, so every piece is cleaned here (roam-text.c). */
+static char *dup_clean(const char *p, size_t n)
+{
+        char *s;
+
+        return roam_text_clean(p, n, 0, &s) < 0 ? NULL : s;
 }
 
 int wpa_message_split(const char *buf, size_t len, WpaMessage *ret)
@@ -39,7 +51,7 @@ int wpa_message_split(const char *buf, size_t len, WpaMessage *ret)
                         return -EBADMSG;
                 memcpy(m.ifname, p + 7, n);
                 m.ifname[n] = 0;
-                if (!text_clean(m.ifname, n) || strchr(m.ifname, '\t') || strchr(m.ifname, '\n'))
+                if (!roam_text_is_clean(m.ifname, 0))
                         return -EBADMSG;
                 p = sp + 1;
                 m.event = true;
@@ -127,7 +139,7 @@ int wpa_event_parse(const char *text, size_t len, WpaEvent *ret)
                         sp++;
                 if (sp == p)
                         return -EBADMSG;
-                e.name = strndup(p, (size_t)(sp - p));
+                e.name = dup_clean(p, (size_t)(sp - p));
                 if (!e.name)
                         return -ENOMEM;
                 p = sp;
@@ -154,15 +166,15 @@ int wpa_event_parse(const char *text, size_t len, WpaEvent *ret)
                                 return -EBADMSG;
                         }
                         vend = c + 1;
-                        f.value = strndup(v + 1, (size_t)(c - v - 1));
+                        f.value = dup_clean(v + 1, (size_t)(c - v - 1));
                 } else {
                         vend = v;
                         while (vend < end && *vend != ' ')
                                 vend++;
-                        f.value = strndup(v, (size_t)(vend - v));
+                        f.value = dup_clean(v, (size_t)(vend - v));
                 }
                 if (k > 0)
-                        f.key = strndup(p, k);
+                        f.key = strndup(p, k); /* key_len(): [A-Za-z0-9_.-] only */
                 if (!f.value || (k > 0 && !f.key)) {
                         free(f.key);
                         free(f.value);
@@ -244,9 +256,9 @@ int wpa_kv_parse(const char *text, size_t len, WpaKv *ret)
                         wpa_kv_done(&kv);
                         return -EBADMSG;
                 }
-                f.key = eq ? strndup(p, (size_t)(eq - p)) : strdup("");
-                f.value =
-                    eq ? strndup(eq + 1, (size_t)(lend - eq - 1)) : strndup(p, (size_t)(lend - p));
+                f.key = eq ? dup_clean(p, (size_t)(eq - p)) : strdup("");
+                f.value = eq ? dup_clean(eq + 1, (size_t)(lend - eq - 1))
+                             : dup_clean(p, (size_t)(lend - p));
                 if (!f.key || !f.value) {
                         free(f.key);
                         free(f.value);

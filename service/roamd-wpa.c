@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "roam-log.h"
+#include "roam-text.h"
 #include "roam-util.h"
 #include "roamd-client-wpa.h"
 #include "roamd-link-bus.h"
@@ -396,7 +397,8 @@ static int wpa_add(Wpa *w, const char *name, bool global)
 
         if (wpa_find(w, name, NULL))
                 return 0;
-        if (strlen(name) >= WPA_IFNAME_MAX)
+        /* Its name goes on the bus (P2PDevice, the link's facts): clean text or not at all. */
+        if (strlen(name) >= WPA_IFNAME_MAX || !roam_text_is_clean(name, 0))
                 return -EINVAL;
         i = calloc(1, sizeof(*i));
         if (!i)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "roam-text.h"
 #include "roamd-client-wpa-parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -24,6 +25,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (wpa_event_parse(m.text, m.len, &e) >= 0) {
                         if (!e.name || !*e.name || e.n_fields > WPA_FIELDS_MAX)
                                 abort();
+                        /* What goes on the bus is clean text (roam-text.c). */
+                        if (!roam_text_is_clean(e.name, 0) || !roam_text_is_clean(e.ifname, 0))
+                                abort();
+                        for (size_t i = 0; i < e.n_fields; i++)
+                                if (!roam_text_is_clean(e.fields[i].value, 0) ||
+                                    (e.fields[i].key && !roam_text_is_clean(e.fields[i].key, 0)))
+                                        abort();
                         (void)wpa_device_type_word(wpa_event_get(&e, "pri_dev_type"), &w);
                         (void)wpa_config_methods_parse(wpa_event_get(&e, "config_methods"),
                                                        &methods);
@@ -36,7 +44,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         if (wpa_kv_parse(m.text, m.len, &kv) >= 0) {
                 for (size_t i = 0; i < kv.n_fields; i++)
-                        if (!kv.fields[i].key || !kv.fields[i].value)
+                        if (!kv.fields[i].key || !kv.fields[i].value ||
+                            !roam_text_is_clean(kv.fields[i].key, 0) ||
+                            !roam_text_is_clean(kv.fields[i].value, 0))
                                 abort();
                 (void)wpa_device_type_word(wpa_kv_get(&kv, "pri_dev_type"), &w);
                 wpa_kv_done(&kv);

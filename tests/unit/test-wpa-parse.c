@@ -3,6 +3,7 @@
 #include <stdint.h>
 
 #include "roamd-client-wpa-parse.h"
+#include "roam-text.h"
 #include "roam-words.h"
 #include "test.h"
 
@@ -168,6 +169,45 @@ TEST(wpa_kv_status)
         ASSERT_EQ(wpa_kv_parse("a=\033b\n", 5, &kv), -EBADMSG);
         ASSERT_TRUE(wpa_reply_is_ok("OK\n", 3) && wpa_reply_is_ok("OK", 2));
         ASSERT_TRUE(!wpa_reply_is_ok("OKAY", 4) && !wpa_reply_is_ok("FAIL\n", 5));
+}
+
+TEST(wpa_names_from_the_air_cleaned)
+{
+        /* A P2P peer names itself over the air; wpa_supplicant passes bytes >= 0x20 on. One
+         * broken UTF-8 byte made every GetManagedObjects fail (sd-bus refuses it). */
+        WpaEvent e = {};
+        WpaKv kv = {};
+        WpaMessage m;
+
+        ASSERT_OK(ev("P2P-DEVICE-FOUND 02:00:00:00:01:00 p2p_dev_addr=02:00:00:00:01:00 "
+                     "pri_dev_type=7-0050F204-1 name='TV\xc3\x28' config_methods=0x188 new=1",
+                     &e));
+        ASSERT_STREQ(wpa_event_get(&e, "name"), "TV" ROAM_TEXT_REPLACEMENT "(");
+        wpa_event_done(&e);
+        /* DEL, C1 CSI (U+009B), RLO and a zero-width space are dropped, not the event. */
+        ASSERT_OK(ev("P2P-DEVICE-FOUND 02:00:00:00:02:00 name='A\x7f\xc2\x9b"
+                     "31mB\xe2\x80\xae\xe2\x80\x8b"
+                     "C' new=1",
+                     &e));
+        ASSERT_STREQ(wpa_event_get(&e, "name"), "A31mBC");
+        wpa_event_done(&e);
+        /* Positional arguments and the event name too. */
+        ASSERT_OK(ev("P2P-X\xff a\xc3", &e));
+        ASSERT_STREQ(e.name, "P2P-X" ROAM_TEXT_REPLACEMENT);
+        ASSERT_STREQ(wpa_event_arg(&e, 0), "a" ROAM_TEXT_REPLACEMENT);
+        wpa_event_done(&e);
+
+        /* Replies: P2P_PEER's device_name, STATUS' ssid. */
+        static const char peer[] = "02:00:00:00:01:00\ndevice_name=TV\xc3\x28\n"
+                                   "ssid=caf\xe9\xe2\x80\xae\n";
+        ASSERT_OK(wpa_kv_parse(peer, strlen(peer), &kv));
+        ASSERT_STREQ(wpa_kv_get(&kv, "device_name"), "TV" ROAM_TEXT_REPLACEMENT "(");
+        ASSERT_STREQ(wpa_kv_get(&kv, "ssid"), "caf" ROAM_TEXT_REPLACEMENT);
+        wpa_kv_done(&kv);
+
+        /* The global interface's IFNAME= must be a clean name. */
+        ASSERT_EQ(split("IFNAME=wl\xc3\x28 <3>P2P-X", &m), -EBADMSG);
+        ASSERT_OK(split("IFNAME=wlan0 <3>P2P-X", &m));
 }
 
 TEST(wpa_words)

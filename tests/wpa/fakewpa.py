@@ -165,7 +165,10 @@ class FakeWpa:
 
     def _sendto(self, data, addr):
         try:
-            self.sock.sendto(data if isinstance(data, bytes) else data.encode(), addr)
+            # surrogateescape: a peer name may hold bytes that are not UTF-8 (over the air, a
+            # P2P device name is any bytes; b"TV\xc3\x28".decode(errors="surrogateescape"))
+            self.sock.sendto(data if isinstance(data, bytes)
+                             else data.encode(errors="surrogateescape"), addr)
         except OSError:
             pass  # the client is gone (ctrl_iface_unix.c logs and drops it too)
 
@@ -203,7 +206,7 @@ class FakeWpa:
         prefix = ""
         if self.global_path and not text.startswith("P2P-"):
             prefix = f"IFNAME={self.ifname} "
-        self.raw(f"{prefix}<{level}>{text}".encode())
+        self.raw(f"{prefix}<{level}>{text}".encode(errors="surrogateescape"))
 
     def raw(self, data):
         for a in list(self.attached):
