@@ -4,6 +4,7 @@
 
 #include "roam-log.h"
 #include "roam-macro.h"
+#include "roam-text.h"
 #include "roamd-client-bluez.h"
 
 #define ADAPTER_IFACE  "org.bluez.Adapter1"
@@ -152,12 +153,15 @@ static int read_variant_bool(sd_bus_message *m, bool *ret)
         return r;
 }
 
+/* Names and aliases are whatever a device in radio range calls itself: cleaned (controls,
+ * bidi and zero-width characters dropped, roam-text.c) before they reach our bus and terminals. */
 static int read_variant_str(sd_bus_message *m, char **ret)
 {
+        _cleanup_free_ char *clean = NULL;
         const char *v;
         int r = read_variant(m, 's', &v);
 
-        if (r > 0 && free_and_strdup(ret, v) < 0)
+        if (r > 0 && (roam_text_clean_str(v, 0, &clean) < 0 || free_and_strdup(ret, clean) < 0))
                 return -ENOMEM;
         return r;
 }

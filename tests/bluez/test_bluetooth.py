@@ -308,3 +308,21 @@ def test_unprivileged_callers_read_but_do_not_change(env):
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["devices"][0]["address"] == HEADSET
     assert not env.device(HEADSET)["paired"]
+
+
+def test_hostile_device_names(env):
+    """A device's name is whatever it calls itself over the air: ESC (an OSC title), C1 CSI,
+    a right-to-left override and a zero-width space never reach roamd's bus, its log, the
+    question or `roam bt`."""
+    hostile = "\x1b]0;owned\x07Evil\u009b2J\u202eenohp\u200b"
+    phone = env.mock_call("AddDevice", "hci0", PHONE, hostile)
+    env.wait(lambda: env.device(PHONE) is not None, what="the phone")
+    assert env.device(PHONE)["name"] == "]0;ownedEvil2Jenohp"
+    env.mock_call("SetPairing", phone, "confirm", "123456")
+    r = env.roam("bt", "pair", PHONE, input="no\n")
+    assert "]0;ownedEvil2Jenohp shows passkey 123456" in r.stdout
+    r = env.roam("bt")
+    assert r.returncode == 0, r.stderr
+    assert f"{PHONE}  ]0;ownedEvil2Jenohp" in r.stdout
+    for bad in ("\x1b", "\x07", "\u009b", "\u202e", "\u200b"):
+        assert bad not in r.stdout and bad not in r.stderr and bad not in env.log()
