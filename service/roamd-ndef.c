@@ -3,6 +3,7 @@
 #include <strings.h>
 
 #include "roam-macro.h"
+#include "roam-text.h"
 #include "roamd-ndef.h"
 
 /* Written here: Debian 12 has no NDEF library for C (libnfc reads tags but does not parse NDEF;
@@ -375,41 +376,15 @@ static bool all_zero(const uint8_t *p, size_t n)
         return true;
 }
 
-/* Valid UTF-8 without control characters: names end up on a terminal. */
+/* Valid UTF-8 without controls or invisible bidi/zero-width characters (roam-text.c): the
+ * name goes on the bus and to terminals. */
 static bool utf8_text_ok(const uint8_t *p, size_t n)
 {
-        for (size_t i = 0; i < n;) {
-                uint8_t c = p[i];
-                size_t k;
-                uint32_t cp;
+        char out[ROAM_TEXT_CLEAN_MAX(sizeof(((BtOob *)NULL)->name))];
+        size_t len;
 
-                if (c < 0x80) {
-                        if (c < 0x20 || c == 0x7f)
-                                return false;
-                        i++;
-                        continue;
-                }
-                if ((c & 0xe0) == 0xc0)
-                        k = 1, cp = c & 0x1f;
-                else if ((c & 0xf0) == 0xe0)
-                        k = 2, cp = c & 0x0f;
-                else if ((c & 0xf8) == 0xf0)
-                        k = 3, cp = c & 0x07;
-                else
-                        return false;
-                if (n - i <= k)
-                        return false;
-                for (size_t j = 1; j <= k; j++) {
-                        if ((p[i + j] & 0xc0) != 0x80)
-                                return false;
-                        cp = cp << 6 | (p[i + j] & 0x3f);
-                }
-                if ((k == 1 && cp < 0x80) || (k == 2 && cp < 0x800) || (k == 3 && cp < 0x10000) ||
-                    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp < 0xa0))
-                        return false;
-                i += k + 1;
-        }
-        return true;
+        return n <= sizeof(((BtOob *)NULL)->name) &&
+               roam_text_clean_chunk((const char *)p, n, ROAM_TEXT_STRICT, false, out, &len) >= 0;
 }
 
 static int eir_fixed(uint8_t type, size_t dlen, size_t want, char *error, size_t esize)

@@ -355,6 +355,17 @@ TEST(ndef_malformed)
         n = rec(msg, MB | ME, 2, "application/vnd.bluetooth.ep.oob", NULL, oob, bt_oob(inner));
         ASSERT_EQ(ndef_handover_parse(msg, n, &h, err, sizeof(err)), -EBADMSG);
         ASSERT_TRUE(strstr(err, "UTF-8") != NULL);
+        /* A right-to-left override (U+202E) and broken UTF-8 in the name: the name goes on
+         * the bus and to terminals (roam-text.c). */
+        bt_oob(oob);
+        memcpy(oob + 10, "\xe2\x80\xae", 3);
+        n = rec(msg, MB | ME, 2, "application/vnd.bluetooth.ep.oob", NULL, oob, bt_oob(inner));
+        ASSERT_EQ(ndef_handover_parse(msg, n, &h, err, sizeof(err)), -EBADMSG);
+        ASSERT_TRUE(strstr(err, "UTF-8") != NULL);
+        bt_oob(oob);
+        memcpy(oob + 10, "\xc3\x28", 2);
+        n = rec(msg, MB | ME, 2, "application/vnd.bluetooth.ep.oob", NULL, oob, bt_oob(inner));
+        ASSERT_EQ(ndef_handover_parse(msg, n, &h, err, sizeof(err)), -EBADMSG);
 
         /* WSC: SSID too long, attribute overflow, credential without SSID, key too long. */
         {
