@@ -129,6 +129,12 @@ TEST(capport_malformed)
             "{\"captive\": true, \"venue-info-url\": \"gopher://venue.test/\"}",
             "{\"captive\": true, \"venue-info-url\": [\"https://venue.test/\"]}",
             "{\"captive\": true, \"x\": \"\xff\xfe\"}",
+            /* RFC 8908 strings go on the bus and to terminals (issue 26): a bidi override,
+             * C1 CSI and broken UTF-8, escaped and raw, are refused with the URL. */
+            "{\"captive\": true, \"user-portal-url\": \"https://portal.test/\\u202egnp.exe\"}",
+            "{\"captive\": true, \"user-portal-url\": \"https://portal.test/\xe2\x80\xae\"}",
+            "{\"captive\": true, \"venue-info-url\": \"https://venue.test/\\u009b2J\"}",
+            "{\"captive\": true, \"venue-info-url\": \"https://venue.test/\xc3\x28\"}",
         };
         CapportInfo i = {};
 
