@@ -72,6 +72,11 @@ org.roam1.Usage: {"rows": [[owner, link, roaming, bytes in, bytes out, packets i
 out], ...], "history": [[hour start, roaming, bytes in, bytes out, packets in, packets out],
 ...], "budgets": [[app, links, limit, used, start, end, warn percent, state], ...]}; everyone
 (all) needs authorization, as roamd does, else the caller gets the rows of its own uid.
+The scenario's "peers" (a list of org.roam1.Peer property dictionaries, as on the bus) makes
+WiFi Direct devices exist below /org/roam1/peer/ (in GetManagedObjects) and gives the manager
+P2PState and P2PDevice ("p2p": {"P2PState": ..., "P2PDevice": ...}); "bluetooth" (a dictionary
+of org.roam1.Bluetooth properties) makes /org/roam1/bluetooth exist. Both are read-only here:
+enough for what `roam p2p peers` and `roam bt` print.
 Needs Debian's python3-dbus and python3-gi: run with /usr/bin/python3.
 """
 import grp
@@ -97,6 +102,40 @@ APP_IFACE = "org.roam1.App"
 PROPS_IFACE = "org.freedesktop.DBus.Properties"
 OM_IFACE = "org.freedesktop.DBus.ObjectManager"
 USAGE_IFACE = "org.roam1.Usage"
+PEER_IFACE = "org.roam1.Peer"
+PEER_PATH_PREFIX = "/org/roam1/peer"
+BLUETOOTH_IFACE = "org.roam1.Bluetooth"
+BLUETOOTH_PATH = "/org/roam1/bluetooth"
+
+MANAGER_P2P_PROPERTIES = {
+    "P2PState": ("s", "idle"),
+    "P2PDevice": ("s", "p2p-dev-wlan0"),
+}
+
+PEER_PROPERTIES = {
+    "Address": ("s", ""),
+    "Name": ("s", ""),
+    "DeviceType": ("s", "device"),
+    "PrimaryDeviceType": ("s", ""),
+    "ConfigMethods": ("as", ["push-button"]),
+    "State": ("s", "available"),
+    "Method": ("s", ""),
+    "PIN": ("s", ""),
+    "Incoming": ("b", False),
+    "GroupInterface": ("s", ""),
+    "GroupRole": ("s", ""),
+    "Reason": ("s", ""),
+}
+
+BLUETOOTH_PROPERTIES = {
+    "Available": ("b", True),
+    "AgentRegistered": ("b", True),
+    "Adapters": ("a(sssbbbb)", []),
+    "Devices": ("a(ssssnbbbiss)", []),
+    "Question": ("(ussss)", [0, "none", "", "", ""]),
+    "NfcOffer": ("(us)", [0, ""]),
+    "LastEvent": ("s", ""),
+}
 
 # Property name -> (D-Bus signature, default), in the order of docs/dbus-api.md.
 MANAGER_PROPERTIES = {
@@ -223,6 +262,14 @@ def to_dbus(signature, value):
     if signature == "a(is)":
         return dbus.Array([dbus.Struct((dbus.Int32(f), dbus.String(a)), signature="is")
                            for f, a in value], signature="(is)")
+    if signature.startswith("(") and signature.endswith(")") and "(" not in signature[1:]:
+        inner = signature[1:-1]
+        return dbus.Struct([to_dbus(c, v) for c, v in zip(inner, value, strict=True)],
+                           signature=inner)
+    if signature.startswith("a(") and signature.endswith(")"):
+        return dbus.Array([to_dbus(signature[1:], v) for v in value], signature=signature[1:])
+    if signature == "n":
+        return dbus.Int16(value)
     raise ValueError(f"unsupported signature {signature}")
 
 
@@ -274,6 +321,7 @@ class PropertiesObject(dbus.service.Object):
 
     def __init__(self, conn, path, interface, props):
         super().__init__(conn, path)
+        self.path = path
         self.interface = interface
         self.props = props
 
@@ -496,6 +544,8 @@ class Manager(PropertiesObject):
         self.firewall_off = None
         self.location_calls = []
         self.usage = None
+        self.peers = []
+        self.bluetooth = None
         for link in links:
             link.manager = self
 
@@ -685,6 +735,12 @@ class Manager(PropertiesObject):
         for app in self.apps:
             objects[dbus.ObjectPath(app.path)] = dbus.Dictionary(
                 {APP_IFACE: app.props}, signature="sa{sv}")
+        for peer in self.peers:
+            objects[dbus.ObjectPath(peer.path)] = dbus.Dictionary(
+                {PEER_IFACE: peer.props}, signature="sa{sv}")
+        if self.bluetooth:
+            objects[dbus.ObjectPath(BLUETOOTH_PATH)] = dbus.Dictionary(
+                {BLUETOOTH_IFACE: self.bluetooth.props}, signature="sa{sv}")
         return objects
 
     @dbus.service.signal(OM_IFACE, signature="oa{sa{sv}}")
@@ -979,6 +1035,16 @@ def main():
     DENY_UIDS.update(scenario.get("_deny_uids", []))
     manager.portal = Portal(conn, scenario["portal_sessions"]) \
         if "portal_sessions" in scenario else None
+    if "peers" in scenario:
+        manager.props.update(build_properties(MANAGER_P2P_PROPERTIES, scenario.get("p2p", {})))
+        manager.peers = [PropertiesObject(conn, PEER_PATH_PREFIX + "/" +
+                                          v["Address"].replace(":", ""),
+                                          PEER_IFACE, build_properties(PEER_PROPERTIES, v))
+                         for v in scenario["peers"]]
+    if "bluetooth" in scenario:
+        manager.bluetooth = PropertiesObject(conn, BLUETOOTH_PATH, BLUETOOTH_IFACE,
+                                             build_properties(BLUETOOTH_PROPERTIES,
+                                                              scenario["bluetooth"]))
     apps = list(scenario.get("apps", []))
     for special in ("default", "system"):
         if not any(a.get("Id") == special for a in apps):
