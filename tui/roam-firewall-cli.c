@@ -9,7 +9,7 @@
 #include "roam-firewall-cli.h"
 #include "roam-json.h"
 #include "roam-log.h"
-#include "roam-plain.h"
+#include "roam-output.h"
 #include "roam-util.h"
 #include "roam-words.h"
 
@@ -261,20 +261,6 @@ static int log_call_error(const sd_bus_error *e, int r, const char *what, const 
         return roam_fw_error_is_denied(e) ? -EACCES : r;
 }
 
-/* SSIDs, domains and reasons come from the network: printed through a stream that turns
- * control characters into '?', so nothing reaches the terminal as an escape sequence. */
-static int clean_output(void)
-{
-        FILE *f = plain_clean_stdout();
-
-        if (!f)
-                return log_oom();
-        fflush(stdout);
-        stdout = f;
-        setvbuf(stdout, NULL, _IOLBF, 0);
-        return 0;
-}
-
 /* roam network */
 
 static void field(const char *label, const char *value)
@@ -445,7 +431,7 @@ int roam_network_run(char **args, bool json)
                 return -EINVAL;
         }
 
-        r = clean_output();
+        r = roam_output_clean_stdout();
         if (r < 0)
                 return r;
         r = roam_bus_connect(&bus);
@@ -651,7 +637,7 @@ int roam_firewall_run(char **args, const char *app, bool json)
                 }
         }
 
-        r = clean_output();
+        r = roam_output_clean_stdout();
         if (r < 0)
                 return r;
         r = roam_bus_connect(&bus);

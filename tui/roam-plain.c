@@ -16,6 +16,7 @@
 #include "roam-plain-bt.h"
 #include "roam-plain-firewall.h"
 #include "roam-log.h"
+#include "roam-output.h"
 #include "roam-plain-p2p.h"
 #include "roam-plain-portal.h"
 #include "roam-plain-usage.h"
@@ -787,71 +788,6 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
         return sd_event_exit(userdata, 0);
 }
 
-/* Everything plain mode prints passes here: names, URLs and reasons come from the network and
- * the bus, and the input line is echoed in errors, so control characters (C0, DEL, C1) and
- * broken UTF-8 become '?': nothing reaches the terminal or the screen reader as a control
- * sequence. Newlines and tabs stay. */
-static ssize_t clean_write(void *cookie, const char *buf, size_t size)
-{
-        int fd = *(int *)cookie;
-        _cleanup_free_ char *out = malloc(size);
-        size_t n = 0;
-
-        if (!out)
-                return -1;
-        for (size_t i = 0; i < size;) {
-                unsigned char c = (unsigned char)buf[i];
-                size_t len = c < 0x80             ? 1
-                             : (c & 0xe0) == 0xc0 ? 2
-                             : (c & 0xf0) == 0xe0 ? 3
-                             : (c & 0xf8) == 0xf0 ? 4
-                                                  : 0;
-                bool ok = len > 0 && i + len <= size;
-
-                for (size_t k = 1; ok && k < len; k++)
-                        ok = ((unsigned char)buf[i + k] & 0xc0) == 0x80;
-                if (!ok) {
-                        out[n++] = '?';
-                        i++;
-                        continue;
-                }
-                /* C0 controls, DEL, and C1 controls (U+0080..U+009F: 0xc2 0x80..0x9f): one
-                 * '?' each. */
-                if ((len == 1 && (c < 0x20 || c == 0x7f) && c != '\n' && c != '\t') ||
-                    (len == 2 && c == 0xc2 && (unsigned char)buf[i + 1] < 0xa0)) {
-                        out[n++] = '?';
-                        i += len;
-                        continue;
-                }
-                memcpy(out + n, buf + i, len);
-                n += len;
-                i += len;
-        }
-        for (size_t done = 0; done < n;) {
-                ssize_t k = write(fd, out + done, n - done);
-
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -1;
-                }
-                done += (size_t)k;
-        }
-        return (ssize_t)size;
-}
-
-static FILE *clean_stdout(void)
-{
-        static int fd = STDOUT_FILENO;
-
-        return fopencookie(&fd, "w", (cookie_io_functions_t){.write = clean_write});
-}
-
-FILE *plain_clean_stdout(void)
-{
-        return clean_stdout();
-}
-
 int plain_run(void)
 {
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
@@ -859,15 +795,12 @@ int plain_run(void)
         _cleanup_(roam_live_freep) RoamLive *live = NULL;
         Plain p = {};
         sigset_t mask;
-        FILE *f;
         int r;
 
-        f = clean_stdout();
-        if (!f)
-                return log_oom();
-        fflush(stdout);
-        stdout = f;
-        setvbuf(stdout, NULL, _IOLBF, 0);
+        /* names, URLs and reasons come from the network; the input line is echoed */
+        r = roam_output_clean_stdout();
+        if (r < 0)
+                return r;
         r = sd_event_default(&event);
         if (r < 0)
                 return log_error_errno(r, "Cannot create the event loop: %m");

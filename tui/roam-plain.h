@@ -7,7 +7,3 @@
  * state, then one line per change ("14:02:11 wlan0: portal -> online"), and reads commands
  * from stdin line by line (help, status, links, link NAME, reprobe NAME, quit). */
 int plain_run(void);
-
-/* A stream to standard output that writes control characters and broken UTF-8 as '?' (what
- * plain mode prints through); for commands that print what came from the network. */
-FILE *plain_clean_stdout(void);

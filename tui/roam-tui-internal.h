@@ -12,7 +12,8 @@
 #define TUI_GUTTER 2
 
 /* Decodes s for the screen: invalid sequences, control and unprintable characters become '?'
- * (and, in ASCII mode, everything outside ASCII). */
+ * (and, in ASCII mode, everything outside ASCII); bidi controls and zero-width format
+ * characters (roam_char_is_format()) are dropped. */
 int tui_decode(Tui *t, const char *s, wchar_t **ret, size_t *ret_n);
 int tui_wcwidth(wchar_t c);
 int tui_wcswidth(const wchar_t *s, size_t n);

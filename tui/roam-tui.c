@@ -21,6 +21,7 @@
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-screens.h"
+#include "roam-text.h"
 #include "roam-tui-internal.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
@@ -280,8 +281,12 @@ int tui_decode(Tui *t, const char *s, wchar_t **ret, size_t *ret_n)
                         i++;
                         continue;
                 }
-                w[n++] = iswprint((wint_t)wc) && wcwidth(wc) >= 0 ? wc : L'?';
                 i += k;
+                /* Bidi controls and zero-width format characters are printable to curses
+                 * (width 0) but reorder or hide what is around them: dropped. */
+                if (roam_char_is_format((uint32_t)wc))
+                        continue;
+                w[n++] = iswprint((wint_t)wc) && wcwidth(wc) >= 0 ? wc : L'?';
         }
         w[n] = 0;
         *ret = w;

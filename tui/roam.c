@@ -18,6 +18,7 @@
 #include "roam-client-bus.h"
 #include "roam-firewall-cli.h"
 #include "roam-log.h"
+#include "roam-output.h"
 #include "roam-p2p-cli.h"
 #include "roam-plain.h"
 #include "roam-stats-cli.h"
@@ -57,12 +58,21 @@ static const char *arg_fw_app = NULL; /* --app of `roam firewall check` */
 static const Verb *arg_verb = NULL;
 static char **arg_args = NULL; /* the verb's arguments, NULL-terminated */
 
+static const Verb default_verb;
+
+/* No command, on a terminal, without --plain or --json: the full-screen TUI. */
+static bool runs_tui(void)
+{
+        return arg_verb == &default_verb && !arg_plain && !arg_json && isatty(STDIN_FILENO) &&
+               isatty(STDOUT_FILENO);
+}
+
 /* No command: the full-screen TUI on a terminal, `status` for scripts and pipes. */
 static int verb_default(char **args)
 {
         if (arg_plain)
                 return plain_run();
-        if (!arg_json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
+        if (runs_tui())
                 return tui_run(&(TuiOptions){.theme = arg_theme, .no_mouse = arg_no_mouse});
         return roam_status_run(arg_json);
 }
@@ -511,6 +521,10 @@ int main(int argc, char *argv[])
         if (r == 0)
                 return fflush(stdout) == 0 ? EXIT_STATUS_SUCCESS : EXIT_STATUS_FAILURE;
 
+        /* Every command prints names, reasons and events that came from the network: one
+         * cleaner for all of them (the TUI cleans what it draws itself). */
+        if (!runs_tui() && roam_output_clean_stdout() < 0)
+                return EXIT_STATUS_FAILURE;
         r = arg_verb->run(arg_args);
 
         if (fflush(stdout) != 0 || ferror(stdout)) {
