@@ -3,6 +3,7 @@
 
 #include "roam-bus.h"
 #include "roam-log.h"
+#include "roam-text.h"
 #include "roamd-bt.h"
 #include "roamd-manager.h"
 
@@ -62,6 +63,13 @@ void bt_event(Bt *bt, const char *fmt, ...)
         va_end(ap);
         if (!s)
                 return;
+        /* The sentence quotes BlueZ's and the tag's words (error messages): LastEvent is
+         * clean text whatever they held (roam-text.c). */
+        char *clean = NULL;
+        if (roam_text_clean_str(s, 0, &clean) >= 0) {
+                free(s);
+                s = clean;
+        }
         log_info("Bluetooth: %s", s);
         free(bt->last_event);
         bt->last_event = s;
