@@ -142,6 +142,10 @@ int wpa_event_parse(const char *text, size_t len, WpaEvent *ret)
                 e.name = dup_clean(p, (size_t)(sp - p));
                 if (!e.name)
                         return -ENOMEM;
+                if (!*e.name) { /* nothing but characters the cleaner drops */
+                        wpa_event_done(&e);
+                        return -EBADMSG;
+                }
                 p = sp;
         }
         while (p < end) {
