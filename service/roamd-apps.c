@@ -1178,6 +1178,7 @@ static int load_policies(Apps *a, AppPolicySet *config, AppPolicySet *runtime)
                 log_warning(
                     "%s: %u error(s); the files with errors were skipped, the others apply.",
                     c->policy_dir, errors);
+        state_file_make_private(c->state_file);
         r = app_policy_state_load(c->state_file, runtime);
         if (r < 0)
                 log_error_errno(r, "%s: unreadable, runtime app changes start empty: %m",
