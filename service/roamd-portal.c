@@ -151,6 +151,7 @@ static size_t body_write(char *ptr, size_t size, size_t nmemb, void *userdata)
 }
 
 static void on_fetch_finished(PortalSession *s, PortalFetch *f, CURLcode result);
+static void session_fail(PortalSession *s, const char *fmt, ...) _printf_(2, 3);
 
 static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
 {
@@ -199,6 +200,7 @@ static void on_fetch_resolved(Resolve *res, DnsOutcome outcome, const IpAddr *ad
         PortalFetch *f = userdata;
         PortalSession *s = f->session;
         IpAddr first = {};
+        const char *why;
         int r;
 
         if (n > 0)
@@ -209,6 +211,17 @@ static void on_fetch_resolved(Resolve *res, DnsOutcome outcome, const IpAddr *ad
                 log_info("%s: captive portal: %s did not resolve (%s)", s->ifname, f->host,
                          dns_outcome_to_string(outcome));
                 on_fetch_finished(s, f, CURLE_COULDNT_RESOLVE_HOST);
+                fetch_free(f);
+                return;
+        }
+        why = curl_glue_target_refusal(s->portal->manager->curl, first.family, first.text);
+        if (why) {
+                /* The network named it; roamd runs as root and sits past the firewall. */
+                s->fetch = NULL;
+                session_fail(s,
+                             "refused to open %s: %s is at %s, %s (a network's address must not "
+                             "lead roamd to this machine's own services)",
+                             f->url, f->host, first.text, why);
                 fetch_free(f);
                 return;
         }
@@ -327,7 +340,6 @@ static void session_reprobe_soon(PortalSession *s)
 
 /* ---- the steps of a login ---- */
 
-static void session_fail(PortalSession *s, const char *fmt, ...) _printf_(2, 3);
 static void session_fail(PortalSession *s, const char *fmt, ...)
 {
         _cleanup_free_ char *msg = NULL;
