@@ -347,6 +347,54 @@ def test_hostile_portals(w, cafe, mon):
     assert PASSWORD not in log and "/etc/shadow" not in log
 
 
+# Accepts on the device's own addresses (port 80) and prints a line per connection: what a
+# local service would see if roamd (root, past the firewall) followed a portal there.
+LISTEN_PY = r"""
+import select, socket, sys
+socks = []
+for a in sys.argv[1:]:
+    fam = socket.AF_INET6 if ":" in a else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((a, 80))
+    s.listen()
+    socks.append(s)
+print("ready", flush=True)
+while True:
+    for s in select.select(socks, [], [])[0]:
+        c, peer = s.accept()
+        print("connection to %s from %s" % (s.getsockname()[0], peer[0]), flush=True)
+        c.close()
+"""
+
+
+def test_portal_redirect_to_this_machine_is_refused(w, cafe, mon):
+    """A portal that redirects to the device's loopback or to one of its own addresses: roamd
+    (root) would fetch a local service through its own firewall. It refuses after resolving,
+    says why on the portal, and nothing connects to the listener there."""
+    own = w.dev_addr("wifi0", 4)
+    listener = w.dev_popen(["/usr/bin/python3", "-c", LISTEN_PY, "127.0.0.1", "127.0.0.2", own],
+                           stdout=subprocess.PIPE, text=True)
+    try:
+        assert listener.stdout.readline().strip() == "ready"
+        cases = [("http://127.0.0.1/admin", "127.0.0.1, a loopback address"),
+                 ("http://127.0.0.2:80/admin", "127.0.0.2, a loopback address"),
+                 ("http://%s/admin" % own, "%s, an address of this machine" % own)]
+        cafe.mode("redirect=" + cases[0][0])
+        to_cafe(w, mon)
+        for url, words in cases:
+            cafe.mode("redirect=" + url)
+            w.call(PORTAL_PATH, PORTAL_IFACE, "Approve", "sb", ("eth0", False))
+            s = wait_session(w, mon, lambda s: s["State"] == "failed" and
+                             url in (s.get("Message") or ""))
+            assert "refused to open %s" % url in s["Message"] and words in s["Message"], s
+            assert w.roamd_running()
+    finally:
+        listener.kill()
+        out = listener.communicate(timeout=10)[0]
+    assert "connection" not in out, out
+
+
 def test_rfc8908_expiry_back_to_portal(w, cafe, mon):
     to_cafe(w, mon)
     login(w, save=False)
