@@ -258,6 +258,62 @@ def test_wispr_login_saved_and_approved_again(w, cafe, mon):
     assert w.roamd_running()
 
 
+
+def test_saved_login_goes_only_to_the_host_it_was_saved_for(w, cafe, mon):
+    """An "always" login is pinned to the login host seen when it was saved: a portal that
+    logs in elsewhere (here: the saved entry names another host) gets nothing, and roamd asks
+    for the password again instead of sending it."""
+    to_cafe(w, mon)
+    login(w, save=True, always=True)
+    wait_session(w, mon, lambda s: s["State"] == "logged-in")
+    wait_link_verdict(w, mon, "online")
+    creds = w.path("var-lib-roam", CREDS)
+    saved = json.loads(creds.read_text())
+    assert saved["networks"][0]["login_host"] == "cafe.test", saved
+    assert saved["networks"][0]["login_pin"].startswith("sha256//"), saved
+    assert saved["networks"][0]["always"] is True
+    assert len(cafe.posts()) == 1
+    pin = saved["networks"][0]["login_pin"]
+
+    # The same host with another certificate (the saved key differs): the handshake stops
+    # before the form is sent, and roamd asks again.
+    w.roamd_stop()
+    saved["networks"][0]["login_pin"] = "sha256//" + "A" * 43 + "="
+    creds.write_text(json.dumps(saved))
+    w.roamd_start()
+    w.cafe_logout()
+    w.call(w.link("eth0")["_path"], "org.roam1.Link", "Reprobe")
+    wait_link_verdict(w, mon, "portal")
+    s = wait_session(w, mon, lambda s: s["State"] not in ("discovering", "waiting",
+                                                           "logging-in"))
+    assert s["State"] == "need-credentials", s
+    assert "certificate is not the one seen when the login was saved" in s["Message"], s
+    assert len(cafe.posts()) == 1, cafe.posts()
+    assert PASSWORD not in w.roamd_log()
+    saved["networks"][0]["login_pin"] = pin
+
+    # The same network identity, but the login was saved for another host.
+    w.roamd_stop()
+    saved["networks"][0]["login_host"] = "evil.test"
+    creds.write_text(json.dumps(saved))
+    w.roamd_start()
+    w.cafe_logout()
+    w.call(w.link("eth0")["_path"], "org.roam1.Link", "Reprobe")
+    wait_link_verdict(w, mon, "portal")
+    s = wait_session(w, mon, lambda s: s["State"] not in ("discovering", "waiting",
+                                                           "logging-in"))
+    assert s["State"] == "need-credentials", s
+    assert "belongs to evil.test" in s["Message"] and "roam sent nothing" in s["Message"], s
+    assert len(cafe.posts()) == 1, cafe.posts()
+    # the person logs in by hand: the login is sent, and pinned to this host again
+    login(w, save=True, always=True)
+    wait_session(w, mon, lambda s: s["State"] == "logged-in")
+    assert len(cafe.posts()) == 2
+    assert json.loads(creds.read_text())["networks"][0]["login_host"] == "cafe.test"
+    # roamd keeps the store in memory: the next test must not find this login
+    w.call(PORTAL_PATH, PORTAL_IFACE, "Forget", "s", ("eth0",))
+
+
 def test_wrong_password_then_pending(w, cafe, mon):
     to_cafe(w, mon)
     login(w, password="wrong", save=True)
