@@ -600,3 +600,50 @@ def test_login_browser_reaches_the_captive_link_only(w, cafe, mon):
                 procs.rmdir()
             except OSError:
                 pass
+
+
+# What the login browser is when it runs: its ids, no_new_privs and capabilities, from
+# /proc/self/status, written to OUT.
+WHO_PY = r"""
+import json, os, sys
+st = dict(l.split(":", 1) for l in open("/proc/self/status").read().splitlines() if ":" in l)
+res = {"uid": os.getuid(), "euid": os.geteuid(), "gid": os.getgid(),
+       "groups": os.getgroups(), "nnp": st["NoNewPrivs"].strip(),
+       "capeff": st["CapEff"].strip(), "capprm": st["CapPrm"].strip(),
+       "cgroup": open("/proc/self/cgroup").read().strip()}
+with open(sys.argv[1], "w") as f:
+    json.dump(res, f)
+"""
+
+
+def test_login_browser_is_not_root(w, cafe, mon):
+    """`sudo roam portal browse`: the browser runs as the user who ran sudo (SUDO_UID), with
+    no capabilities and no_new_privs set (a setuid program it runs gains nothing), still in
+    the portal-login app."""
+    cafe.mode("nowispr")
+    to_cafe(w, mon)
+    wait_session(w, mon, lambda s: s["State"] == "waiting")
+    d = tempfile.mkdtemp(prefix="roam-browser-")
+    os.chmod(d, 0o777)
+    script, out = os.path.join(d, "who.py"), os.path.join(d, "who.json")
+    with open(script, "w") as f:
+        f.write(WHO_PY)
+    os.chmod(script, 0o644)
+    try:
+        r = w.dev("env", "SUDO_UID=65534", "SUDO_GID=65534", str(w.roam), "portal", "browse",
+                  "--browser", "/usr/bin/python3 %s %s" % (script, out), "eth0", check=False)
+        assert os.path.exists(out), (r.stdout, r.stderr)
+        res = json.load(open(out))
+        assert (res["uid"], res["euid"], res["gid"]) == (65534, 65534, 65534), res
+        assert res["nnp"] == "1", res
+        assert int(res["capeff"], 16) == 0 and int(res["capprm"], 16) == 0, res
+        assert "/roam.slice/app-portal-login.scope" in res["cgroup"], res["cgroup"]
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+        procs = w.cgroup / ROAM_SLICE / "app-portal-login.scope"
+        if procs.exists():
+            try:
+                procs.rmdir()
+            except OSError:
+                pass
+
