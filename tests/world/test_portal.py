@@ -7,6 +7,7 @@ is bound to eth0, and the server logs every request it gets."""
 import json
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import tempfile
@@ -312,6 +313,53 @@ def test_saved_login_goes_only_to_the_host_it_was_saved_for(w, cafe, mon):
     assert json.loads(creds.read_text())["networks"][0]["login_host"] == "cafe.test"
     # roamd keeps the store in memory: the next test must not find this login
     w.call(PORTAL_PATH, PORTAL_IFACE, "Forget", "s", ("eth0",))
+
+
+
+def test_saved_login_is_an_admin_action(w, cafe, mon):
+    """With polkit deciding, a user allowed to manage roam (org.roam1.manage) may not spend,
+    overwrite or forget a saved login: that takes org.roam1.portal-saved-login (an
+    administrator's action). One user must not log in with another's password."""
+    to_cafe(w, mon)
+    login(w, save=True, always=False)
+    wait_session(w, mon, lambda s: s["State"] == "logged-in")
+    wait_link_verdict(w, mon, "online")
+    w.cafe_logout()
+    w.call(w.link("eth0")["_path"], "org.roam1.Link", "Reprobe")
+    wait_link_verdict(w, mon, "portal")
+    s = wait_session(w, mon, lambda s: s["State"] == "waiting")
+    assert s["HasSavedLogin"] is True
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=w.address)
+    mock = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
+                             "polkitd"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: w.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
+                                "s", ["org.freedesktop.PolicyKit1"],
+                                dest="org.freedesktop.DBus"), 10, what="polkit mock")
+        w.call("/org/freedesktop/PolicyKit1/Authority", "org.freedesktop.DBus.Mock",
+               "SetAllowed", "as", [["org.roam1.manage"]], dest="org.freedesktop.PolicyKit1")
+        for method, args in (("Approve", ["string:eth0", "boolean:false"]),
+                             ("Approve", ["string:eth0", "boolean:true"]),
+                             ("Forget", ["string:eth0"])):
+            ok, err, out = w.call_as(65534, PORTAL_PATH, PORTAL_IFACE, method, *args)
+            assert not ok and err == "org.roam1.Error.AccessDenied", (method, out)
+            assert "org.roam1.portal-saved-login" in out, out
+        assert len(cafe.posts()) == 1
+        assert session(w)["HasSavedLogin"] is True
+        # declining sends nothing and changes no saved login: manage is enough
+        ok, err, out = w.call_as(65534, PORTAL_PATH, PORTAL_IFACE, "Decline", "string:eth0")
+        assert ok, out
+        w.call("/org/freedesktop/PolicyKit1/Authority", "org.freedesktop.DBus.Mock",
+               "SetAllowed", "as", [["org.roam1.manage", "org.roam1.portal-saved-login"]],
+               dest="org.freedesktop.PolicyKit1")
+        ok, err, out = w.call_as(65534, PORTAL_PATH, PORTAL_IFACE, "Forget", "string:eth0")
+        assert ok, out
+        assert session(w)["HasSavedLogin"] is False
+    finally:
+        mock.send_signal(signal.SIGTERM)
+        mock.wait(10)
+        w.call(PORTAL_PATH, PORTAL_IFACE, "Forget", "s", ("eth0",))
 
 
 def test_wrong_password_then_pending(w, cafe, mon):
