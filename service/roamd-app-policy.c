@@ -609,14 +609,15 @@ static int dropin_assign(const char *file, unsigned line, const char *section, c
         return 0;
 }
 
-int app_policy_parse_dropin(const char *file, const char *text, size_t size, AppPolicySet *into,
-                            unsigned *ret_errors)
+static int parse_dropin_at(const char *file, unsigned first_line, const char *text, size_t size,
+                           AppPolicySet *into, unsigned *ret_errors)
 {
         _cleanup_(dropin_parser_done) DropinParser d = {};
         unsigned errors = 0;
         int r;
 
-        r = conf_parse_string_full(file, text, size, dropin_section, dropin_assign, &d, &errors);
+        r = conf_parse_string_at(file, first_line, text, size, dropin_section, dropin_assign, &d,
+                                 &errors);
         if (r < 0 && r != -EINVAL)
                 return r;
         if (dropin_end_section(&d, file) < 0)
@@ -629,6 +630,12 @@ int app_policy_parse_dropin(const char *file, const char *text, size_t size, App
         if (errors > 0)
                 return -EINVAL;
         return set_merge(into, &d.parsed);
+}
+
+int app_policy_parse_dropin(const char *file, const char *text, size_t size, AppPolicySet *into,
+                            unsigned *ret_errors)
+{
+        return parse_dropin_at(file, 1, text, size, into, ret_errors);
 }
 
 static int strcmp_ptr(const void *a, const void *b)
@@ -747,27 +754,224 @@ int app_policy_load_dir(const char *dir, AppPolicySet *ret, unsigned *ret_errors
 
 /* ---- runtime state ---- */
 
-int app_policy_state_load(const char *path, AppPolicySet *ret)
+void app_policy_state_damage_done(AppPolicyStateDamage *d)
+{
+        if (!d)
+                return;
+        strv_free(d->denied);
+        *d = (AppPolicyStateDamage){};
+}
+
+/* Every valid ID= in a damaged part: the apps whose policy was lost (a part may hold more than
+ * one section when a header was damaged). */
+static int part_ids(const char *text, size_t size, char ***ret)
+{
+        _cleanup_strv_free_ char **ids = NULL;
+        const char *p = text, *end = text + size;
+
+        while (p < end) {
+                const char *nl = memchr(p, '\n', (size_t)(end - p));
+                size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+                _cleanup_free_ char *line = strndup(p, len);
+                char *l, *eq;
+
+                p += len + (nl ? 1 : 0);
+                if (!line)
+                        return -ENOMEM;
+                l = strstrip(line);
+                eq = strchr(l, '=');
+                if (!eq)
+                        continue;
+                *eq = 0;
+                if (!streq(strstrip(l), "ID"))
+                        continue;
+                l = strstrip(eq + 1);
+                if (app_id_is_valid(l) && !strv_contains(ids, l) && strv_extend(&ids, l) < 0)
+                        return -ENOMEM;
+        }
+        *ret = TAKE_PTR(ids);
+        return 0;
+}
+
+/* Whether a part holds anything but blank lines and comments. */
+static bool has_content(const char *text, size_t size)
+{
+        bool line_start = true, comment = false;
+
+        for (size_t i = 0; i < size; i++) {
+                char c = text[i];
+
+                if (c == '\n') {
+                        line_start = true;
+                        comment = false;
+                        continue;
+                }
+                if (comment || c == ' ' || c == '\t' || c == '\r')
+                        continue;
+                if (line_start && (c == '#' || c == ';')) {
+                        comment = true;
+                        continue;
+                }
+                return true;
+        }
+        return false;
+}
+
+static int damage_note(AppPolicyStateDamage *d, const char *file, unsigned line, const char *text,
+                       size_t size)
+{
+        _cleanup_strv_free_ char **ids = NULL;
+
+        if (part_ids(text, size, &ids) < 0)
+                return -ENOMEM;
+        d->n_damaged++;
+        if (!ids || !ids[0]) {
+                log_error("%s:%u: a damaged part whose app cannot be told; apps without a policy "
+                          "of their own are denied (the default's access is deny) until \"roam "
+                          "app default set\" or \"roam app default reset\".",
+                          file, line);
+                d->default_denied = true;
+                return 0;
+        }
+        STRV_FOREACH (id, ids) {
+                if (streq(*id, APP_ID_SYSTEM)) {
+                        /* denying the system policy would cut a headless box off its SSH */
+                        log_error("%s:%u: the runtime change of the system policy is damaged; the "
+                                  "system policy stays as configured.",
+                                  file, line);
+                        d->system_lost = true;
+                        continue;
+                }
+                log_error("%s:%u: the runtime policy of %s is damaged; %s is denied until \"roam "
+                          "app %s set\" or \"roam app %s reset\".",
+                          file, line, *id, *id, *id, *id);
+                if (streq(*id, APP_ID_DEFAULT))
+                        d->default_denied = true;
+                else if (!strv_contains(d->denied, *id) && strv_extend(&d->denied, *id) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* Parses one part (a section, or text before the first) into s, or notes its damage. */
+static int state_part(const char *file, unsigned line, const char *text, size_t size,
+                      AppPolicySet *s, AppPolicyStateDamage *d)
+{
+        _cleanup_(app_policy_set_done) AppPolicySet one = {};
+        unsigned errors = 0;
+        int r;
+
+        if (!has_content(text, size))
+                return 0; /* the comment header, blank lines */
+        r = parse_dropin_at(file, line, text, size, &one, &errors);
+        if (r == -ENOMEM)
+                return r;
+        if (r >= 0 && one.n != 1)
+                r = -EINVAL; /* not one [App] section */
+        if (r >= 0 && app_policy_set_find(s, one.entries[0].id) >= 0)
+                r = conf_log_error(file, line, "ID=%s is already configured in this file.",
+                                   one.entries[0].id);
+        if (r >= 0)
+                return set_merge(s, &one);
+        return damage_note(d, file, line, text, size);
+}
+
+static int deny_entry(AppPolicySet *s, const char *id)
+{
+        AppPolicy deny = {.set = APP_KEY_ACCESS, .access = APP_ACCESS_DENY};
+
+        /* layered over what the section said, if anything: deny wins */
+        return app_policy_set_put(s, id, &deny);
+}
+
+int app_policy_state_parse(const char *file, const char *text, size_t size, AppPolicySet *ret,
+                           AppPolicyStateDamage *ret_damage)
 {
         _cleanup_(app_policy_set_done) AppPolicySet s = {};
-        _cleanup_free_ char *text = NULL;
+        _cleanup_(app_policy_state_damage_done) AppPolicyStateDamage d = {};
+        const char *p = text, *end = text + size, *part = text;
+        unsigned line = 1, part_line = 1;
+
+        *ret = (AppPolicySet){};
+        *ret_damage = (AppPolicyStateDamage){};
+        /* Each [App] section on its own: a damaged section costs its app's runtime policy
+         * only, never the others' (a deny must not become an allow because of a neighbour). */
+        while (p < end) {
+                const char *q = p, *nl;
+
+                while (q < end && (*q == ' ' || *q == '\t'))
+                        q++;
+                if (q < end && *q == '[' && p > part) {
+                        if (state_part(file, part_line, part, (size_t)(p - part), &s, &d) < 0)
+                                return log_oom();
+                        part = p;
+                        part_line = line;
+                }
+                nl = memchr(p, '\n', (size_t)(end - p));
+                p = nl ? nl + 1 : end;
+                line++;
+        }
+        if (state_part(file, part_line, part, (size_t)(end - part), &s, &d) < 0)
+                return log_oom();
+        /* What could not be read fails closed. */
+        STRV_FOREACH (id, d.denied)
+                if (deny_entry(&s, *id) < 0)
+                        return log_oom();
+        if (d.default_denied && deny_entry(&s, APP_ID_DEFAULT) < 0)
+                return log_oom();
+        *ret = s;
+        s = (AppPolicySet){};
+        *ret_damage = d;
+        d = (AppPolicyStateDamage){};
+        return (int)ret_damage->n_damaged;
+}
+
+int app_policy_state_load(const char *path, AppPolicySet *ret, AppPolicyStateDamage *ret_damage)
+{
+        _cleanup_free_ char *text = NULL, *damaged = NULL;
         size_t size;
         int r;
 
         *ret = (AppPolicySet){};
+        *ret_damage = (AppPolicyStateDamage){};
+        if (asprintf(&damaged, "%s.damaged", path) < 0)
+                return log_oom();
         r = read_full_file(path, APP_POLICY_FILE_MAX, &text, &size);
         if (r == -ENOENT)
                 return 0;
-        if (r == -EFBIG)
-                return log_error_errno(EFBIG, "%s: larger than 1 MiB; ignored.", path);
-        if (r < 0)
-                return log_error_errno(r, "%s: cannot read: %m", path);
-        r = app_policy_parse_dropin(path, text, size, &s, NULL);
-        if (r < 0)
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r < 0) {
+                /* Nothing can be told: every app without a policy of its own is denied. */
+                if (r == -EFBIG) {
+                        log_error("%s: larger than 1 MiB; kept as %s, apps without a policy of "
+                                  "their own are denied (the default's access is deny) until "
+                                  "\"roam app default set\" or \"roam app default reset\".",
+                                  path, damaged);
+                        (void)rename(path, damaged);
+                } else
+                        log_error_errno(r,
+                                        "%s: cannot read: %m; apps without a policy of their own "
+                                        "are denied (the default's access is deny) until \"roam "
+                                        "app default set\" or \"roam app default reset\".",
+                                        path);
+                ret_damage->n_damaged = 1;
+                ret_damage->default_denied = true;
+                if (deny_entry(ret, APP_ID_DEFAULT) < 0)
+                        return log_oom();
                 return r;
-        *ret = s;
-        s = (AppPolicySet){};
-        return 0;
+        }
+        r = app_policy_state_parse(path, text, size, ret, ret_damage);
+        if (r <= 0)
+                return r;
+        r = write_file_atomic(damaged, text, size);
+        if (r < 0)
+                log_error_errno(r, "%s: cannot keep a copy of the damaged file: %m", damaged);
+        else
+                log_error("%s: %u damaged part(s); the rest is in force, the file as it was is "
+                          "kept as %s.",
+                          path, ret_damage->n_damaged, damaged);
+        return (int)ret_damage->n_damaged;
 }
 
 int app_policy_state_format(const AppPolicySet *s, char **ret)

@@ -152,10 +152,28 @@ int app_policy_parse_dropin(const char *file, const char *text, size_t size, App
  * NULL) counts the errors over all files. */
 int app_policy_load_dir(const char *dir, AppPolicySet *ret, unsigned *ret_errors);
 
-/* The runtime state (APP_POLICY_STATE_DEFAULT): the drop-in format behind a comment header
- * saying roamd writes it. *ret is overwritten. A missing file is an empty set and 0; a
- * malformed one logs its errors and returns -EINVAL with *ret empty (-EFBIG when too large). */
-int app_policy_state_load(const char *path, AppPolicySet *ret);
+/* What a damaged runtime state file lost. */
+typedef struct AppPolicyStateDamage {
+        unsigned n_damaged;  /* sections (or stray text) that could not be read */
+        char **denied;       /* apps whose section was damaged: they are denied */
+        bool default_denied; /* damage whose app cannot be told (or the default's own): the
+                              * default's access is deny */
+        bool system_lost;    /* the system policy's section: it stays as configured */
+} AppPolicyStateDamage;
+void app_policy_state_damage_done(AppPolicyStateDamage *d);
+
+/* The runtime state text (the drop-in format behind a comment header saying roamd writes it),
+ * read section by section: sections that parse are kept; each damaged one is logged with
+ * file:line and fails closed (its app, named by a valid ID= in it, gets access=deny; damage
+ * whose app cannot be told denies the default; the system policy is never denied, it keeps its
+ * configured policy). *ret and *ret_damage are overwritten. Returns the number of damaged parts
+ * (0: clean), or -ENOMEM. */
+int app_policy_state_parse(const char *file, const char *text, size_t size, AppPolicySet *ret,
+                           AppPolicyStateDamage *ret_damage);
+/* Reads path with app_policy_state_parse(). A missing file is an empty set and 0. A damaged
+ * one: the damaged part count, and a copy PATH.damaged. An unreadable (or too large: moved to
+ * PATH.damaged) one: negative errno, with *ret the fail-closed set (the default denied). */
+int app_policy_state_load(const char *path, AppPolicySet *ret, AppPolicyStateDamage *ret_damage);
 /* Writes with write_file_atomic(): a crash leaves the old or the new file. -EINVAL when an
  * entry could not be read back (invalid ID or value). */
 int app_policy_state_save(const char *path, const AppPolicySet *s);

@@ -1167,6 +1167,7 @@ int apps_reset_policy(Apps *a, App *app)
 
 static int load_policies(Apps *a, AppPolicySet *config, AppPolicySet *runtime)
 {
+        _cleanup_(app_policy_state_damage_done) AppPolicyStateDamage damage = {};
         const AppsConfig *c = &a->manager->config->apps;
         unsigned errors = 0;
         int r;
@@ -1178,10 +1179,12 @@ static int load_policies(Apps *a, AppPolicySet *config, AppPolicySet *runtime)
                 log_warning(
                     "%s: %u error(s); the files with errors were skipped, the others apply.",
                     c->policy_dir, errors);
-        r = app_policy_state_load(c->state_file, runtime);
-        if (r < 0)
-                log_error_errno(r, "%s: unreadable, runtime app changes start empty: %m",
-                                c->state_file);
+        state_file_make_private(c->state_file);
+        /* A damaged file keeps its good sections and fails closed for the rest (each said in
+         * the log); never an empty start, which would turn every runtime deny into an allow. */
+        r = app_policy_state_load(c->state_file, runtime, &damage);
+        if (r == -ENOMEM)
+                return r;
         return 0;
 }
 

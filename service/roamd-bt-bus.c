@@ -80,6 +80,25 @@ static int property_get_devices(sd_bus *bus, const char *path, const char *inter
         return sd_bus_message_close_container(reply);
 }
 
+static bool question_value_is_secret(BtQuestionKind kind)
+{
+        switch (kind) {
+        case BT_QUESTION_CONFIRM:
+        case BT_QUESTION_SHOW_PIN:
+        case BT_QUESTION_SHOW_PASSKEY:
+                return true;
+        case BT_QUESTION_NONE:
+        case BT_QUESTION_AUTHORIZE:
+        case BT_QUESTION_SERVICE:
+        case BT_QUESTION_ENTER_PIN:
+        case BT_QUESTION_ENTER_PASSKEY:
+        case _BT_QUESTION_MAX:
+        case _BT_QUESTION_INVALID:
+                break;
+        }
+        return false;
+}
+
 static int property_get_question(sd_bus *bus, const char *path, const char *interface,
                                  const char *property, sd_bus_message *reply, void *userdata,
                                  sd_bus_error *error)
@@ -87,8 +106,30 @@ static int property_get_question(sd_bus *bus, const char *path, const char *inte
         Bt *bt = userdata;
         const BtQuestion *q = &bt->question;
 
+        /* A property goes to every reader and its change to every listener on the bus: the
+         * passkey or PIN of a pairing is not in it (GetQuestionValue, authorized). */
         return sd_bus_message_append(reply, "(ussss)", q->id, bt_question_kind_to_string(q->kind),
-                                     q->address, strempty(q->name), q->value);
+                                     q->address, strempty(q->name),
+                                     question_value_is_secret(q->kind) ? "" : q->value);
+}
+
+static int method_get_question_value(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        Bt *bt = userdata;
+        const BtQuestion *q = &bt->question;
+        uint32_t id;
+        int r;
+
+        r = manager_bus_check_authorized(msg, BT_ACTION, error);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(msg, "u", &id);
+        if (r < 0)
+                return r;
+        if (id == 0 || id != q->id)
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS, "Question %u is not open.",
+                                         id);
+        return sd_bus_reply_method_return(msg, "s", q->value);
 }
 
 static int property_get_nfc_offer(sd_bus *bus, const char *path, const char *interface,
@@ -354,6 +395,8 @@ const sd_bus_vtable bt_vtable[] = {
                             method_device, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("Answer", SD_BUS_ARGS("u", id, "b", accept, "s", value),
                             SD_BUS_NO_RESULT, method_answer, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS("GetQuestionValue", SD_BUS_ARGS("u", id), SD_BUS_RESULT("s", value),
+                            method_get_question_value, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("ImportNdef", SD_BUS_ARGS("ay", message, "b", apply),
                             SD_BUS_RESULT("s", kind, "a(sa{ss})", carriers), method_import_ndef,
                             SD_BUS_VTABLE_UNPRIVILEGED),

@@ -3,10 +3,15 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "roam-log.h"
 #include "roamd-curl.h"
+#include "roamd-http-answer.h"
 
 /* A transfer's next step (send the request once connected, read the answer) goes before
  * whatever else is pending at the same moment: after carrier-up the kernel's address and
@@ -21,12 +26,78 @@ struct CurlGlue {
         CURLSH *share;
         sd_event_source *timer;
         sd_event_source *check; /* reads the transfers that ended while a transfer was added */
+        CurlIsLocalFn is_local;
+        void *is_local_userdata;
 };
 
 typedef struct Transfer {
+        CurlGlue *glue;
         CurlDoneFn done;
         void *userdata;
 } Transfer;
+
+static const char *target_refusal(CurlGlue *g, int family, const void *addr)
+{
+        const char *why = http_target_special(family, addr);
+
+        if (why)
+                return why;
+        if (g && g->is_local) {
+                const struct in6_addr *a6 = addr;
+                if (family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(a6)) {
+                        family = AF_INET;
+                        addr = &a6->s6_addr32[3];
+                }
+                if (g->is_local(family, addr, g->is_local_userdata))
+                        return "an address of this machine";
+        }
+        return NULL;
+}
+
+const char *curl_glue_target_refusal(CurlGlue *g, int family, const char *addr_text)
+{
+        struct in6_addr a;
+
+        if ((family != AF_INET && family != AF_INET6) || inet_pton(family, addr_text, &a) != 1)
+                return "not an IP address";
+        return target_refusal(g, family, &a);
+}
+
+void curl_glue_set_is_local(CurlGlue *g, CurlIsLocalFn fn, void *userdata)
+{
+        g->is_local = fn;
+        g->is_local_userdata = userdata;
+}
+
+/* curl's socket for a connect: the address it will really connect to, after CONNECT_TO and
+ * everything else, is checked here once more. */
+static curl_socket_t on_open_socket(void *clientp, curlsocktype purpose,
+                                    struct curl_sockaddr *address)
+{
+        Transfer *t = clientp;
+        const void *addr = NULL;
+        const char *why;
+        char text[INET6_ADDRSTRLEN] = "?";
+        int fd;
+
+        if (address->family == AF_INET && address->addrlen >= (unsigned)sizeof(struct sockaddr_in))
+                addr = &((const struct sockaddr_in *)&address->addr)->sin_addr;
+        else if (address->family == AF_INET6 &&
+                 address->addrlen >= (unsigned)sizeof(struct sockaddr_in6))
+                addr = &((const struct sockaddr_in6 *)&address->addr)->sin6_addr;
+        why =
+            addr ? target_refusal(t ? t->glue : NULL, address->family, addr) : "not an IP address";
+        if (why) {
+                if (addr)
+                        (void)inet_ntop(address->family, addr, text, sizeof(text));
+                log_warning("Refused to connect to %s: %s (a network must not lead roamd to "
+                            "this machine's own services).",
+                            text, why);
+                return CURL_SOCKET_BAD;
+        }
+        fd = socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+        return fd < 0 ? CURL_SOCKET_BAD : fd;
+}
 
 static void check_done(CurlGlue *g)
 {
@@ -43,6 +114,7 @@ static void check_done(CurlGlue *g)
                 curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&t);
                 curl_multi_remove_handle(g->multi, easy);
                 curl_easy_setopt(easy, CURLOPT_PRIVATE, NULL);
+                curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, NULL);
                 if (t) {
                         CurlDoneFn done = t->done;
                         void *ud = t->userdata;
@@ -213,12 +285,16 @@ int curl_glue_add(CurlGlue *g, CURL *easy, CurlDoneFn done, void *userdata)
 
         if (!t)
                 return -ENOMEM;
+        t->glue = g;
         t->done = done;
         t->userdata = userdata;
         curl_easy_setopt(easy, CURLOPT_PRIVATE, t);
+        curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, on_open_socket);
+        curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, t);
         curl_easy_setopt(easy, CURLOPT_SHARE, g->share);
         if (curl_multi_add_handle(g->multi, easy) != CURLM_OK) {
                 curl_easy_setopt(easy, CURLOPT_PRIVATE, NULL);
+                curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, NULL);
                 free(t);
                 return -EIO;
         }
@@ -239,6 +315,7 @@ void curl_glue_remove(CurlGlue *g, CURL *easy)
         curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&t);
         curl_multi_remove_handle(g->multi, easy);
         curl_easy_setopt(easy, CURLOPT_PRIVATE, NULL);
+        curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, NULL);
         free(t);
 }
 
@@ -273,8 +350,10 @@ int curl_easy_link_setup(CURL *easy, const char *host, long port, int family, co
 
         /* CURLOPT_RESOLVE would go through the multi handle's shared DNS cache, mixing up
          * links that reach the same host. */
-        if (asprintf(&connect_to, family == AF_INET6 ? "%s:%ld:[%s]:%ld" : "%s:%ld:%s:%ld", host,
-                     port, addr_text, port) < 0)
+        /* an IPv6 literal host is bracketed, as in the URL */
+        if (asprintf(&connect_to, "%s%s%s:%ld:%s%s%s:%ld", strchr(host, ':') ? "[" : "", host,
+                     strchr(host, ':') ? "]" : "", port, family == AF_INET6 ? "[" : "", addr_text,
+                     family == AF_INET6 ? "]" : "", port) < 0)
                 return -ENOMEM;
         list = curl_slist_append(NULL, connect_to);
         free(connect_to);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <curl/curl.h>
+#include <stdbool.h>
 #include <systemd/sd-event.h>
 
 /* libcurl's multi interface driven by sd-event: curl's sockets become io sources and its
@@ -13,7 +14,20 @@ typedef struct CurlGlue CurlGlue;
  * already removed from the multi handle; the callee owns it again. */
 typedef void (*CurlDoneFn)(CURL *easy, CURLcode result, void *userdata);
 
+/* Whether addr (struct in_addr or in6_addr of family) is an address of this machine. */
+typedef bool (*CurlIsLocalFn)(int family, const void *addr, void *userdata);
+
 int curl_glue_new(sd_event *event, CurlGlue **ret);
+/* Every transfer's socket is checked when curl opens it (the address it really connects
+ * to): loopback, unspecified, multicast, broadcast and, with fn, the machine's own addresses
+ * are refused. A network (a portal's redirect, a WISPr URL, an RFC 8908 API URL, a lying DNS)
+ * must not make roamd, as root, reach services on the machine itself. */
+void curl_glue_set_is_local(CurlGlue *g, CurlIsLocalFn fn, void *userdata);
+/* Why roamd must not connect to addr, in words ("a loopback address", "an address of this
+ * machine", ...), or NULL when it may. The check the socket-open callback makes, for callers
+ * that want to refuse with a clear reason before a transfer starts. */
+const char *curl_glue_target_refusal(CurlGlue *g, int family, const char *addr_text);
+
 CurlGlue *curl_glue_free(CurlGlue *g);
 
 /* Starts a transfer. CURLOPT_PRIVATE of easy is used by the glue. */

@@ -157,6 +157,7 @@ static int load_choices(Firewall *fw)
         size_t size;
         int r;
 
+        state_file_make_private(path);
         r = read_full_file(path, 1024 * 1024, &text, &size);
         if (r == -ENOENT)
                 return 0;
@@ -179,7 +180,7 @@ static int save_choices(Firewall *fw)
         r = fw_choices_format(fw->choices, fw->n_choices, &text);
         if (r < 0)
                 return r;
-        (void)mkdir(dirname(dir), 0755);
+        (void)mkdir(dirname(dir), 0700);
         r = write_file_atomic(path, text, strlen(text));
         if (r < 0)
                 return log_error_errno(r, "Cannot save the chosen locations to %s: %m", path);

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <strings.h>
 
 #include "roam-macro.h"
@@ -280,4 +282,36 @@ HttpOutcome http_answer_classify(const HttpAnswer *a, const HttpExpect *e, char 
         if (ret_portal_url)
                 *ret_portal_url = TAKE_PTR(target);
         return HTTP_OUTCOME_REDIRECT;
+}
+
+const char *http_target_special(int family, const void *addr)
+{
+        uint32_t a;
+
+        if (family == AF_INET6) {
+                const struct in6_addr *a6 = addr;
+
+                if (IN6_IS_ADDR_V4MAPPED(a6) || IN6_IS_ADDR_V4COMPAT(a6))
+                        return http_target_special(AF_INET, &a6->s6_addr32[3]);
+                if (IN6_IS_ADDR_UNSPECIFIED(a6))
+                        return "the unspecified address";
+                if (IN6_IS_ADDR_LOOPBACK(a6))
+                        return "a loopback address";
+                if (IN6_IS_ADDR_MULTICAST(a6))
+                        return "a multicast address";
+                return NULL;
+        }
+        if (family != AF_INET)
+                return "not an IP address";
+        memcpy(&a, addr, sizeof(a));
+        a = ntohl(a);
+        if ((a >> 24) == 0)
+                return "the unspecified address";
+        if ((a >> 24) == 127)
+                return "a loopback address";
+        if ((a >> 28) == 0xe)
+                return "a multicast address";
+        if (a == 0xffffffffu)
+                return "the broadcast address";
+        return NULL;
 }

@@ -33,3 +33,10 @@ HttpOutcome http_answer_classify(const HttpAnswer *a, const HttpExpect *e, char 
  * host, at most 2048 bytes of printable ASCII without spaces. Also used for the URLs of the
  * captive portal API. */
 bool http_url_ok(const char *url, bool https_only);
+
+/* Why no fetch roamd makes through a link may go to addr (struct in_addr / in6_addr of
+ * family), whatever the network named: "a loopback address", "the unspecified address", "a
+ * multicast address", "the broadcast address" (IPv4-mapped and -compatible IPv6 judged as
+ * IPv4); NULL when it is none of these. The machine's own other addresses are the caller's
+ * part (roamd-curl.c). */
+const char *http_target_special(int family, const void *addr);

@@ -477,6 +477,13 @@ int manager_reload(Manager *m)
         return 0;
 }
 
+static bool manager_address_is_local(int family, const void *addr, void *userdata)
+{
+        Manager *m = userdata;
+
+        return netlink_address_is_local(m->netlink, family, addr);
+}
+
 int manager_start(Manager *m)
 {
         int r;
@@ -500,6 +507,7 @@ int manager_start(Manager *m)
         r = netlink_new(m, &m->netlink);
         if (r < 0)
                 return r;
+        curl_glue_set_is_local(m->curl, manager_address_is_local, m);
         r = ndopt_new(m, &m->ndopt);
         if (r < 0)
                 return r;

@@ -402,6 +402,55 @@ int netlink_collect(Netlink *n, NetlinkLinkFn fn)
         return c.error < 0 ? c.error : r;
 }
 
+typedef struct LocalMatch {
+        struct nl_addr *addr;
+        bool found;
+} LocalMatch;
+
+static void match_local_route(struct nl_object *obj, void *userdata)
+{
+        struct rtnl_route *rt = (struct rtnl_route *)obj;
+        struct nl_addr *dst = rtnl_route_get_dst(rt);
+        LocalMatch *m = userdata;
+        int type = rtnl_route_get_type(rt);
+
+        if (m->found || rtnl_route_get_table(rt) != RT_TABLE_LOCAL || !dst ||
+            (type != RTN_LOCAL && type != RTN_BROADCAST))
+                return;
+        if (nl_addr_get_family(dst) == nl_addr_get_family(m->addr) &&
+            nl_addr_cmp_prefix(dst, m->addr) == 0)
+                m->found = true;
+}
+
+static void match_local_addr(struct nl_object *obj, void *userdata)
+{
+        struct nl_addr *local = rtnl_addr_get_local((struct rtnl_addr *)obj);
+        LocalMatch *m = userdata;
+
+        if (!m->found && local && nl_addr_get_family(local) == nl_addr_get_family(m->addr) &&
+            nl_addr_get_len(local) == nl_addr_get_len(m->addr) &&
+            memcmp(nl_addr_get_binary_addr(local), nl_addr_get_binary_addr(m->addr),
+                   nl_addr_get_len(local)) == 0)
+                m->found = true;
+}
+
+bool netlink_address_is_local(Netlink *n, int family, const void *addr)
+{
+        LocalMatch m = {};
+
+        if (!n)
+                return false;
+        m.addr = nl_addr_build(family, addr, family == AF_INET6 ? 16 : 4);
+        if (!m.addr)
+                return true; /* cannot tell: refuse */
+        /* the kernel's local table: every address of every link, 127/8 and AnyIP ranges,
+         * directed broadcasts; and the addresses themselves, in case a route lags */
+        nl_cache_foreach(n->routes, match_local_route, &m);
+        nl_cache_foreach(n->addrs, match_local_addr, &m);
+        nl_addr_put(m.addr);
+        return m.found;
+}
+
 struct nl_cache *netlink_route_cache(Netlink *n)
 {
         return n->routes;

@@ -13,6 +13,9 @@ Netlink *netlink_free(Netlink *n);
 typedef int (*NetlinkLinkFn)(Manager *m, int ifindex, LinkInfo *info);
 int netlink_collect(Netlink *n, NetlinkLinkFn fn);
 
+/* Whether addr (in_addr / in6_addr of family) is this machine's: a local or broadcast route
+ * of the kernel's local table covers it, or a link has it. */
+bool netlink_address_is_local(Netlink *n, int family, const void *addr);
 /* The route cache (every table), for the policy routing mirror. */
 struct nl_cache *netlink_route_cache(Netlink *n);
 /* The link-layer address of neighbour addr on ifindex ("02:00:..", lowercase) when the

@@ -30,7 +30,9 @@ static int peer_get_string(sd_bus *bus, const char *path, const char *interface,
         else if (streq(property, "Method"))
                 v = peer_method_to_string(p->method);
         else if (streq(property, "PIN"))
-                v = p->pin;
+                /* every reader and every listener would see it: GetPIN() (authorized) or
+                 * Connect()'s answer give it */
+                v = NULL;
         else if (streq(property, "GroupInterface"))
                 v = p->group_ifname;
         else if (streq(property, "GroupRole"))
@@ -109,6 +111,16 @@ static int method_accept(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         return peer_accept(userdata, pin, msg, error);
 }
 
+static int method_get_pin(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        Peer *p = userdata;
+        int r = authorize(msg, error);
+
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(msg, "s", p->pin);
+}
+
 static int method_reject(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
         int r = authorize(msg, error);
@@ -142,6 +154,8 @@ static const sd_bus_vtable peer_vtable[] = {
     SD_BUS_METHOD_WITH_ARGS("Connect", SD_BUS_ARGS("s", method, "s", pin), SD_BUS_RESULT("s", pin),
                             method_connect, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("Accept", SD_BUS_ARGS("s", pin), SD_BUS_NO_RESULT, method_accept,
+                            SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS("GetPIN", SD_BUS_NO_ARGS, SD_BUS_RESULT("s", pin), method_get_pin,
                             SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("Reject", NULL, NULL, method_reject, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("Disconnect", NULL, NULL, method_disconnect, SD_BUS_VTABLE_UNPRIVILEGED),

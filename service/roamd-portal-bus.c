@@ -82,6 +82,15 @@ static int property_get_sessions(sd_bus *bus, const char *path, const char *inte
         return sd_bus_message_close_container(reply);
 }
 
+/* Spending, overwriting or forgetting a saved login is an administrator's action: one user must
+ * not log in with another's password, replace it or drop it. */
+#define SAVED_LOGIN_ACTION "org.roam1.portal-saved-login"
+
+static int check_saved_login(sd_bus_message *msg, sd_bus_error *error)
+{
+        return manager_bus_check_authorized(msg, SAVED_LOGIN_ACTION, error);
+}
+
 /* Reads the link argument, checks authorization and finds the session. */
 static int get_session(sd_bus_message *msg, Portal *p, sd_bus_error *error, PortalSession **ret)
 {
@@ -112,6 +121,7 @@ static int reply(sd_bus_message *msg, sd_bus_error *error, int r, const char *wh
 
 static int method_approve(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
+        const PortalEntry *e;
         PortalSession *s;
         const char *err = NULL;
         int always, r;
@@ -122,6 +132,13 @@ static int method_approve(sd_bus_message *msg, void *userdata, sd_bus_error *err
         r = sd_bus_message_read(msg, "b", &always);
         if (r < 0)
                 return r;
+        /* approving where a password is saved sends it; "always" changes the saved entry */
+        e = portal_store_get(s->portal->store, s->identity);
+        if (always || (e && e->password)) {
+                r = check_saved_login(msg, error);
+                if (r < 0)
+                        return r;
+        }
         r = portal_session_approve(s, always, &err);
         return reply(msg, error, r, err);
 }
@@ -156,6 +173,9 @@ static int method_forget(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         const char *err = NULL;
         int r = get_session(msg, userdata, error, &s);
 
+        if (r < 0)
+                return r;
+        r = check_saved_login(msg, error);
         if (r < 0)
                 return r;
         r = portal_session_forget(s, &err);
@@ -212,6 +232,11 @@ static int method_login(sd_bus_message *msg, void *userdata, sd_bus_error *error
         r = sd_bus_message_read(msg, "shbb", &user, &fd, &save, &always);
         if (r < 0)
                 return r;
+        if (save || always) {
+                r = check_saved_login(msg, error);
+                if (r < 0)
+                        return r;
+        }
         r = read_password_fd(fd, &password);
         if (r < 0)
                 return sd_bus_error_set(error, ROAM_ERROR_INVALID_ARGS,

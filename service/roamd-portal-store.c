@@ -26,6 +26,8 @@ static void entry_done(PortalEntry *e)
         free(e->identity);
         free(e->user);
         portal_secret_free(e->password);
+        free(e->login_host);
+        free(e->login_pin);
         *e = (PortalEntry){};
 }
 
@@ -94,7 +96,9 @@ static int parse_entries(struct json_object *root, PortalStore *s)
                 s->n_entries++;
                 if ((r = get_string(o, "identity", true, &e->identity)) < 0 ||
                     (r = get_string(o, "user", false, &e->user)) < 0 ||
-                    (r = get_string(o, "password", false, &e->password)) < 0)
+                    (r = get_string(o, "password", false, &e->password)) < 0 ||
+                    (r = get_string(o, "login_host", false, &e->login_host)) < 0 ||
+                    (r = get_string(o, "login_pin", false, &e->login_pin)) < 0)
                         return r;
                 if (json_object_object_get_ex(o, "always", &a)) {
                         if (!json_object_is_type(a, json_type_boolean))
@@ -245,6 +249,12 @@ int portal_store_save(const PortalStore *s)
                 if (e->password)
                         json_object_object_add(o, "password", json_object_new_string(e->password));
                 json_object_object_add(o, "always", json_object_new_boolean(e->always));
+                if (e->login_host)
+                        json_object_object_add(o, "login_host",
+                                               json_object_new_string(e->login_host));
+                if (e->login_pin)
+                        json_object_object_add(o, "login_pin",
+                                               json_object_new_string(e->login_pin));
         }
         text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY);
         if (!text)
@@ -289,6 +299,28 @@ int portal_store_set(PortalStore *s, const char *identity, const char *user, con
                 e->password = np;
         }
         e->always = always;
+        return portal_store_save(s);
+}
+
+int portal_store_set_login_host(PortalStore *s, const char *identity, const char *host,
+                                const char *pin)
+{
+        PortalEntry *e = (PortalEntry *)portal_store_get(s, identity);
+        char *h, *p = NULL;
+
+        if (!e)
+                return -ENOENT;
+        if (!field_ok(host) || (pin && !field_ok(pin)))
+                return -EINVAL;
+        h = strdup(host);
+        if (!h || (pin && !(p = strdup(pin)))) {
+                free(h);
+                return -ENOMEM;
+        }
+        free(e->login_host);
+        e->login_host = h;
+        free(e->login_pin);
+        e->login_pin = p;
         return portal_store_save(s);
 }
 

@@ -13,9 +13,12 @@
 
 typedef struct PortalEntry {
         char *identity;
-        char *user;     /* NULL: none saved */
-        char *password; /* NULL: none saved; wiped when freed */
-        bool always;    /* "always log in on this network" */
+        char *user;       /* NULL: none saved */
+        char *password;   /* NULL: none saved; wiped when freed */
+        bool always;      /* "always log in on this network" */
+        char *login_host; /* the host the login was sent to when it was saved: the password
+                           * goes to no other (NULL: saved by an older roamd, asks again) */
+        char *login_pin;  /* and its certificate's public key then, "sha256//BASE64" */
 } PortalEntry;
 
 typedef struct PortalStore {
@@ -41,6 +44,11 @@ const PortalEntry *portal_store_get(const PortalStore *s, const char *identity);
  * Then saves. */
 int portal_store_set(PortalStore *s, const char *identity, const char *user, const char *password,
                      bool always);
+/* Pins identity's entry to the login host (and pin: its certificate's public key, NULL: none,
+ * for a login over plain HTTP) seen when it was saved, and saves. -ENOENT when
+ * there is no entry. */
+int portal_store_set_login_host(PortalStore *s, const char *identity, const char *host,
+                                const char *pin);
 /* Removes identity's entry and saves. Returns 1 if there was one, 0 if not. */
 int portal_store_forget(PortalStore *s, const char *identity);
 

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <curl/curl.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "roam-bus.h"
@@ -15,6 +19,7 @@
 #include "roamd-manager.h"
 #include "roamd-portal.h"
 #include "roamd-resolve.h"
+#include "roamd-wpa.h"
 
 static const char *const state_table[_PORTAL_STATE_MAX] = {
     [PORTAL_STATE_DISCOVERING] = "discovering",
@@ -64,6 +69,7 @@ struct PortalFetch {
         CURL *easy;
         struct curl_slist *connect_to;
         char *post; /* the form; holds the password: wiped when freed */
+        char *pin;  /* a saved login's pin: the login host's public key must match it */
         char *body;
         size_t body_size;
         bool truncated;
@@ -80,6 +86,7 @@ static PortalFetch *fetch_free(PortalFetch *f)
         }
         curl_slist_free_all(f->connect_to);
         portal_secret_free(f->post);
+        free(f->pin);
         free(f->body);
         free(f->url);
         free(f->host);
@@ -151,6 +158,7 @@ static size_t body_write(char *ptr, size_t size, size_t nmemb, void *userdata)
 }
 
 static void on_fetch_finished(PortalSession *s, PortalFetch *f, CURLcode result);
+static void session_fail(PortalSession *s, const char *fmt, ...) _printf_(2, 3);
 
 static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
 {
@@ -190,6 +198,14 @@ static int fetch_start_transfer(PortalFetch *f, const IpAddr *addr)
                 curl_easy_setopt(f->easy, CURLOPT_POSTFIELDS, f->post);
                 curl_easy_setopt(f->easy, CURLOPT_POSTFIELDSIZE, (long)strlen(f->post));
         }
+        if (f->kind == FETCH_LOGIN) {
+                /* the certificate the password goes to is seen (and pinned when saved): a full
+                 * handshake, not a resumed session without it */
+                curl_easy_setopt(f->easy, CURLOPT_CERTINFO, 1L);
+                curl_easy_setopt(f->easy, CURLOPT_SSL_SESSIONID_CACHE, 0L);
+                if (f->pin)
+                        curl_easy_setopt(f->easy, CURLOPT_PINNEDPUBLICKEY, f->pin);
+        }
         return curl_glue_add(m->curl, f->easy, on_fetch_done, f);
 }
 
@@ -199,6 +215,7 @@ static void on_fetch_resolved(Resolve *res, DnsOutcome outcome, const IpAddr *ad
         PortalFetch *f = userdata;
         PortalSession *s = f->session;
         IpAddr first = {};
+        const char *why;
         int r;
 
         if (n > 0)
@@ -209,6 +226,17 @@ static void on_fetch_resolved(Resolve *res, DnsOutcome outcome, const IpAddr *ad
                 log_info("%s: captive portal: %s did not resolve (%s)", s->ifname, f->host,
                          dns_outcome_to_string(outcome));
                 on_fetch_finished(s, f, CURLE_COULDNT_RESOLVE_HOST);
+                fetch_free(f);
+                return;
+        }
+        why = curl_glue_target_refusal(s->portal->manager->curl, first.family, first.text);
+        if (why) {
+                /* The network named it; roamd runs as root and sits past the firewall. */
+                s->fetch = NULL;
+                session_fail(s,
+                             "refused to open %s: %s is at %s, %s (a network's address must not "
+                             "lead roamd to this machine's own services)",
+                             f->url, f->host, first.text, why);
                 fetch_free(f);
                 return;
         }
@@ -247,7 +275,8 @@ static int url_host_port(const char *url, char **ret_host, long *ret_port)
 }
 
 /* Starts one exchange; post (taken over) makes it a POST. */
-static int session_fetch(PortalSession *s, FetchKind kind, const char *url, char *post)
+static int session_fetch(PortalSession *s, FetchKind kind, const char *url, char *post,
+                         const char *pin)
 {
         Link *l = session_link(s);
         PortalFetch *f;
@@ -263,7 +292,7 @@ static int session_fetch(PortalSession *s, FetchKind kind, const char *url, char
         f->kind = kind;
         f->post = post;
         f->url = strdup(url);
-        if (!f->url || !l) {
+        if (!f->url || !l || (pin && !(f->pin = strdup(pin)))) {
                 fetch_free(f);
                 return -ENOMEM;
         }
@@ -327,7 +356,6 @@ static void session_reprobe_soon(PortalSession *s)
 
 /* ---- the steps of a login ---- */
 
-static void session_fail(PortalSession *s, const char *fmt, ...) _printf_(2, 3);
 static void session_fail(PortalSession *s, const char *fmt, ...)
 {
         _cleanup_free_ char *msg = NULL;
@@ -354,8 +382,10 @@ static char *form_escape(const char *v)
         return r;
 }
 
-/* POSTs the credentials, if the LoginURL may have them. */
-static void session_send_login(PortalSession *s, const char *user, const char *password)
+/* POSTs the credentials, if the LoginURL may have them; pin (a saved login's): the login
+ * host's public key must be that one, or nothing is sent. */
+static void session_send_login(PortalSession *s, const char *user, const char *password,
+                               const char *pin)
 {
         const PortalConfig *c = &s->portal->manager->config->portal;
         const char *url = s->offer.login_url;
@@ -392,7 +422,7 @@ static void session_send_login(PortalSession *s, const char *user, const char *p
                 return;
         }
         portal_secret_free(p);
-        r = session_fetch(s, FETCH_LOGIN, url, post);
+        r = session_fetch(s, FETCH_LOGIN, url, post, pin);
         if (r < 0) {
                 session_fail(s, "cannot send the login: %s", strerror(-r));
                 return;
@@ -433,12 +463,38 @@ static void session_next(PortalSession *s)
                 return;
         }
         if (s->pending_user && s->pending_password) {
-                session_send_login(s, s->pending_user, s->pending_password);
+                session_send_login(s, s->pending_user, s->pending_password, NULL);
                 return;
         }
         e = portal_store_get(s->portal->store, s->identity);
         if (e && e->user && e->password) {
-                session_send_login(s, e->user, e->password);
+                _cleanup_free_ char *host = wispr_url_host(s->offer.login_url);
+
+                /* A saved password goes only to the host it was saved for (and, over HTTPS,
+                 * to the public key its certificate had then): a portal that now names another,
+                 * or a login saved before roamd kept them, asks again. */
+                if (!host || !e->login_host || !streq(host, e->login_host)) {
+                        log_notice("%s: the saved portal login was saved for %s, this portal "
+                                   "logs in at %s: nothing sent",
+                                   s->ifname, e->login_host ? e->login_host : "an unknown host",
+                                   strempty(host));
+                        session_set_state(s, PORTAL_STATE_NEED_CREDENTIALS,
+                                          "the saved login belongs to %s, but this portal logs "
+                                          "in at %s: roam sent nothing; enter the user name and "
+                                          "password to log in here",
+                                          e->login_host ? e->login_host : "another login host",
+                                          strempty(host));
+                        return;
+                }
+                if (!e->login_pin && strncasecmp(strempty(s->offer.login_url), "http://", 7) != 0) {
+                        session_set_state(s, PORTAL_STATE_NEED_CREDENTIALS,
+                                          "the saved login does not say which certificate %s "
+                                          "had: roam sent nothing; enter the user name and "
+                                          "password to log in here",
+                                          host);
+                        return;
+                }
+                session_send_login(s, e->user, e->password, e->login_pin);
                 return;
         }
         session_set_state(s, PORTAL_STATE_NEED_CREDENTIALS,
@@ -467,8 +523,14 @@ static void session_logged_in(PortalSession *s, const WisprMessage *m)
         if (m->logoff_url)
                 (void)free_and_strdup(&s->logoff_url, m->logoff_url);
         if (s->pending_save && s->pending_user) {
+                _cleanup_free_ char *host = wispr_url_host(s->offer.login_url);
+
                 r = portal_store_set(s->portal->store, s->identity, s->pending_user,
                                      s->pending_password, s->pending_always);
+                if (r >= 0)
+                        r = host ? portal_store_set_login_host(s->portal->store, s->identity, host,
+                                                               s->login_pin)
+                                 : -EINVAL;
                 if (r < 0)
                         log_warning_errno(r, "%s: cannot save the portal login: %m", s->ifname);
         }
@@ -560,6 +622,42 @@ static int on_rediscover(sd_event_source *es, uint64_t usec, void *userdata)
         return 0;
 }
 
+/* "sha256//BASE64" of the public key of the certificate the login went to (what
+ * CURLOPT_PINNEDPUBLICKEY compares), or NULL (plain HTTP, no certificate seen). */
+static char *login_pin_of(CURL *easy)
+{
+        struct curl_certinfo *ci = NULL;
+        const char *pem = NULL;
+        unsigned char *der = NULL, md[EVP_MAX_MD_SIZE];
+        unsigned char b64[4 * ((EVP_MAX_MD_SIZE + 2) / 3) + 1];
+        unsigned md_len = 0;
+        char *ret = NULL;
+        EVP_PKEY *key;
+        X509 *x = NULL;
+        BIO *bio;
+        int n;
+
+        if (curl_easy_getinfo(easy, CURLINFO_CERTINFO, &ci) != CURLE_OK || !ci ||
+            ci->num_of_certs < 1)
+                return NULL;
+        for (struct curl_slist *l = ci->certinfo[0]; l; l = l->next)
+                if (strncmp(l->data, "Cert:", 5) == 0)
+                        pem = l->data + 5;
+        if (!pem || !(bio = BIO_new_mem_buf(pem, -1)))
+                return NULL;
+        x = PEM_read_bio_X509(bio, NULL, NULL, NULL);
+        BIO_free(bio);
+        key = x ? X509_get0_pubkey(x) : NULL;
+        n = key ? i2d_PUBKEY(key, &der) : -1;
+        if (n > 0 && EVP_Digest(der, (size_t)n, md, &md_len, EVP_sha256(), NULL) == 1 &&
+            EVP_EncodeBlock(b64, md, (int)md_len) > 0 &&
+            asprintf(&ret, "sha256//%s", (const char *)b64) < 0)
+                ret = NULL;
+        OPENSSL_free(der);
+        X509_free(x);
+        return ret;
+}
+
 static void on_fetch_finished(PortalSession *s, PortalFetch *f, CURLcode result)
 {
         WisprMessage m = {};
@@ -567,6 +665,19 @@ static void on_fetch_finished(PortalSession *s, PortalFetch *f, CURLcode result)
         char *redirect = NULL;
         int r;
 
+        if (f->kind == FETCH_LOGIN && result == CURLE_SSL_PINNEDPUBKEYNOTMATCH) {
+                session_cancel(s);
+                session_wipe_pending(s);
+                session_set_state(s, PORTAL_STATE_NEED_CREDENTIALS,
+                                  "the login host's certificate is not the one seen when the login "
+                                  "was saved: roam sent nothing; enter the user name and password "
+                                  "to log in here");
+                return;
+        }
+        if (f->kind == FETCH_LOGIN && result == CURLE_OK) {
+                _cleanup_free_ char *pin = login_pin_of(f->easy);
+                (void)free_and_strdup(&s->login_pin, pin);
+        }
         if (result != CURLE_OK) {
                 if (f->truncated)
                         return session_fail(s, "the portal's page at %s is larger than %u KiB",
@@ -623,7 +734,7 @@ static void on_fetch_finished(PortalSession *s, PortalFetch *f, CURLcode result)
                         if (!http_url_ok(redirect, false) || add_host(s, redirect) < 0)
                                 return session_fail(s, "the portal redirects to an unusable "
                                                        "address");
-                        r = session_fetch(s, FETCH_DISCOVER, redirect, NULL);
+                        r = session_fetch(s, FETCH_DISCOVER, redirect, NULL, NULL);
                         if (r < 0)
                                 return session_fail(s, "cannot follow the portal's redirect: %s",
                                                     strerror(-r));
@@ -655,9 +766,9 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
 
         s->timer = sd_event_source_disable_unref(s->timer);
         if (s->state == PORTAL_STATE_POLLING && s->offer.login_results_url)
-                r = session_fetch(s, FETCH_RESULTS, s->offer.login_results_url, NULL);
+                r = session_fetch(s, FETCH_RESULTS, s->offer.login_results_url, NULL, NULL);
         else if (s->offer.next_url)
-                r = session_fetch(s, FETCH_DISCOVER, s->offer.next_url, NULL);
+                r = session_fetch(s, FETCH_DISCOVER, s->offer.next_url, NULL, NULL);
         if (r < 0)
                 session_fail(s, "cannot reach the portal: %s", strerror(-r));
         return 0;
@@ -680,7 +791,7 @@ static void session_discover(PortalSession *s)
                 (void)add_host(s, l->portal_url);
         s->state = PORTAL_STATE_DISCOVERING;
         /* The same plain GET the prober makes; the portal intercepts it. */
-        r = session_fetch(s, FETCH_DISCOVER, start, NULL);
+        r = session_fetch(s, FETCH_DISCOVER, start, NULL, NULL);
         if (r < 0)
                 return session_fail(s, "cannot read the portal's page: %s", strerror(-r));
         session_set_state(s, PORTAL_STATE_DISCOVERING, "reading the portal's page");
@@ -776,6 +887,7 @@ static PortalSession *session_free(PortalSession *s)
         wispr_message_done(&s->offer);
         strv_free(s->hosts);
         free(s->logoff_url);
+        free(s->login_pin);
         free(s->message);
         free(s->identity);
         free(s->ifname);
@@ -783,7 +895,24 @@ static PortalSession *session_free(PortalSession *s)
         return NULL;
 }
 
-int portal_identity(const Link *l, char **ret, const char **ret_source)
+/* A WiFi network's own name and access point, where wpa_supplicant knows them: two cafés
+ * whose routers share an address and a MAC vendor default are still told apart. */
+static int identity_add_wifi(const Link *l, char **id, const char **ret_source)
+{
+        const WpaStation *st = l->manager->wpa ? wpa_station(l->manager->wpa, l->info.name) : NULL;
+        char *n = NULL;
+
+        if (!st || !streq_ptr(st->wpa_state, "COMPLETED") || !st->ssid || !st->bssid)
+                return 0;
+        if (asprintf(&n, "%s ssid %s bssid %s", *id, st->ssid, st->bssid) < 0)
+                return -ENOMEM;
+        free(*id);
+        *id = n;
+        *ret_source = "interface, WiFi network and gateway";
+        return 0;
+}
+
+static int portal_identity_wired(const Link *l, char **ret, const char **ret_source)
 {
         _cleanup_fclose_ FILE *f = NULL;
         const IpAddr *gw = NULL;
@@ -825,6 +954,13 @@ int portal_identity(const Link *l, char **ret, const char **ret_source)
         *ret_source = "interface";
         *ret = strdup(l->info.name);
         return *ret ? 0 : -ENOMEM;
+}
+
+int portal_identity(const Link *l, char **ret, const char **ret_source)
+{
+        int r = portal_identity_wired(l, ret, ret_source);
+
+        return r < 0 ? r : identity_add_wifi(l, ret, ret_source);
 }
 
 static int session_new(Portal *p, Link *l, PortalSession **ret)
@@ -1099,7 +1235,7 @@ int portal_session_logoff(PortalSession *s, const char **ret_error)
                 *ret_error = "the network gave no address to log off at";
                 return -EOPNOTSUPP;
         }
-        r = session_fetch(s, FETCH_LOGOFF, s->logoff_url, NULL);
+        r = session_fetch(s, FETCH_LOGOFF, s->logoff_url, NULL, NULL);
         if (r < 0) {
                 *ret_error = "cannot reach the portal";
                 return r;

@@ -65,7 +65,8 @@ struct PortalSession {
         bool auto_login_tried;
         WisprMessage offer; /* the Redirect (LoginURL ...) once known */
         char *logoff_url;
-        char **hosts; /* hosts the portal's own pages pointed to */
+        char *login_pin; /* the login host's public key at the last login sent ("sha256//...") */
+        char **hosts;    /* hosts the portal's own pages pointed to */
         unsigned redirects, proxies, polls;
         unsigned discover_tries; /* unanswered first pages in a row */
         PortalFetch *fetch;

@@ -494,6 +494,25 @@ static void fetch_resolved(Fetch *f, DnsOutcome outcome, const IpAddr *addrs, si
                 fetch_finished(f);
                 return;
         }
+        /* The API's URL comes from the network (DHCP, RA): never this machine's own. */
+        if (f->kind == FETCH_CAPPORT) {
+                const char *why = curl_glue_target_refusal(f->prober->link->manager->curl,
+                                                           first.family, first.text);
+                if (why) {
+                        _cleanup_free_ char *msg = NULL;
+                        log_warning("%s: refused to open the captive portal API %s: %s is at %s, "
+                                    "%s",
+                                    strempty(f->prober->link->info.name), f->url, f->host,
+                                    first.text, why);
+                        if (asprintf(&msg, "the captive portal API's address %s is %s: refused",
+                                     first.text, why) >= 0)
+                                link_set_capport(f->prober->link, NULL, msg);
+                        /* an answer of sorts: recorded above, not "did not answer" */
+                        f->outcome = HTTP_OUTCOME_WRONG;
+                        fetch_finished(f);
+                        return;
+                }
+        }
         /* A lying DNS proves a portal already; the transfer still runs for its URL. */
         if (f->dns == DNS_OUTCOME_LIED && f->family)
                 family_progress(f->family);

@@ -384,7 +384,8 @@ static int write_prometheus(Stats *s, const char *path)
         r = stats_history_prometheus(&s->hist, &text, &size);
         if (r < 0)
                 return r;
-        return write_file_atomic(path, text, size);
+        /* an export for a scraper the administrator configured: readable by others */
+        return write_file_atomic_mode(path, text, size, 0644);
 }
 
 int stats_save(Stats *s)
@@ -459,6 +460,12 @@ int stats_start(Stats *s)
 
         if (!s)
                 return 0;
+        state_file_make_private(s->path);
+        {
+                _cleanup_free_ char *damaged = NULL;
+                if (asprintf(&damaged, "%s.damaged", s->path) >= 0)
+                        state_file_make_private(damaged);
+        }
         r = read_full_file(s->path, 256 * 1024 * 1024, &data, &size);
         if (r >= 0) {
                 StatsHistory h = {};

@@ -53,8 +53,15 @@ int conf_parse_string_full(const char *file, const char *text, size_t size,
                            ConfSectionFn section_fn, ConfAssignFn fn, void *userdata,
                            unsigned *ret_errors)
 {
+        return conf_parse_string_at(file, 1, text, size, section_fn, fn, userdata, ret_errors);
+}
+
+int conf_parse_string_at(const char *file, unsigned first_line, const char *text, size_t size,
+                         ConfSectionFn section_fn, ConfAssignFn fn, void *userdata,
+                         unsigned *ret_errors)
+{
         _cleanup_free_ char *section = NULL;
-        unsigned errors = 0, lineno = 0;
+        unsigned errors = 0, lineno = first_line > 0 ? first_line - 1 : 0;
         const char *p = text, *end = text + size;
 
         while (p < end) {

@@ -28,6 +28,10 @@ int conf_parse_string(const char *file, const char *text, size_t size, ConfAssig
 int conf_parse_string_full(const char *file, const char *text, size_t size,
                            ConfSectionFn section_fn, ConfAssignFn fn, void *userdata,
                            unsigned *ret_errors);
+/* The same for a part of a file whose first line is line first_line (for messages). */
+int conf_parse_string_at(const char *file, unsigned first_line, const char *text, size_t size,
+                         ConfSectionFn section_fn, ConfAssignFn fn, void *userdata,
+                         unsigned *ret_errors);
 int conf_parse_file(const char *path, ConfAssignFn fn, void *userdata, unsigned *ret_errors);
 
 /* Logs "file:line: message" at error level; returns -EINVAL. */

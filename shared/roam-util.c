@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "roam-log.h"
 #include "roam-macro.h"
 #include "roam-util.h"
 
@@ -121,7 +122,7 @@ static int fsync_directory_of(const char *path)
         return 0;
 }
 
-int write_file_atomic(const char *path, const char *data, size_t size)
+int write_file_atomic_mode(const char *path, const char *data, size_t size, mode_t mode)
 {
         _cleanup_free_ char *tmp = NULL;
         _cleanup_close_ int fd = -EBADF;
@@ -142,7 +143,8 @@ int write_file_atomic(const char *path, const char *data, size_t size)
                 }
                 done += (size_t)k;
         }
-        if (fchmod(fd, 0644) < 0 || fsync(fd) < 0 || rename(tmp, path) < 0) {
+        /* mkostemp made it 0600: a wider mode is only ever given on purpose */
+        if (fchmod(fd, mode) < 0 || fsync(fd) < 0 || rename(tmp, path) < 0) {
                 r = negative_errno();
                 goto fail;
         }
@@ -152,6 +154,48 @@ int write_file_atomic(const char *path, const char *data, size_t size)
 fail:
         (void)unlink(tmp);
         return r;
+}
+
+int write_file_atomic(const char *path, const char *data, size_t size)
+{
+        return write_file_atomic_mode(path, data, size, 0600);
+}
+
+int file_make_private(const char *path, mode_t *ret_old_mode)
+{
+        _cleanup_close_ int fd = -EBADF;
+        struct stat st;
+
+        fd = open(path, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0)
+                return errno == ENOENT ? 0 : negative_errno();
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        if (!S_ISREG(st.st_mode))
+                return -EBADFD;
+        if ((st.st_mode & 077) == 0)
+                return 0;
+        if (fchmod(fd, st.st_mode & 0700) < 0)
+                return negative_errno();
+        if (ret_old_mode)
+                *ret_old_mode = st.st_mode & 07777;
+        return 1;
+}
+
+void state_file_make_private(const char *path)
+{
+        mode_t old = 0;
+        int r;
+
+        if (!path)
+                return;
+        r = file_make_private(path, &old);
+        if (r > 0)
+                log_notice("%s was readable by other users (mode %04o); it is now private to "
+                           "root (mode %04o).",
+                           path, (unsigned)old, (unsigned)(old & 0700));
+        else if (r < 0)
+                log_warning_errno(r, "%s: cannot make it private to root: %m", path);
 }
 
 char **strv_free(char **l)

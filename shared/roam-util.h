@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "roam-macro.h"
 
@@ -9,8 +10,19 @@ int read_one_line_file(const char *path, char **ret);
 /* Reads a whole file, refusing files larger than max bytes (-EFBIG). NUL-terminated. */
 int read_full_file(const char *path, size_t max, char **ret, size_t *ret_size);
 /* Crash-safe write: a temp file in the same directory, fsync, rename over path, fsync the
- * directory. A crash leaves either the old or the new contents. Mode 0644. */
+ * directory. A crash leaves either the old or the new contents. Mode 0600: roamd's state
+ * (usage, app policies, locations) is for root and what the bus authorizes, not for every
+ * local user. */
 int write_file_atomic(const char *path, const char *data, size_t size);
+/* The same with an explicit mode, for exports meant to be read by others (Prometheus). */
+int write_file_atomic_mode(const char *path, const char *data, size_t size, mode_t mode);
+/* A state file written by an older roamd may still be readable by others: takes away the
+ * group's and others' bits of the regular file at path (symlinks are not followed).
+ * Returns 1 when the mode was changed (ret_old_mode: the mode it had), 0 when it was
+ * private already or does not exist, negative errno otherwise. */
+int file_make_private(const char *path, mode_t *ret_old_mode);
+/* file_make_private() at start, said in the log in words. */
+void state_file_make_private(const char *path);
 
 /* NULL-terminated string vectors. */
 char **strv_free(char **l);

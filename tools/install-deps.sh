@@ -7,7 +7,7 @@ packages=(
         # build
         meson ninja-build pkg-config gcc clang libclang-rt-14-dev clang-format
         libsystemd-dev libnl-3-dev libnl-route-3-dev libnftnl-dev libmnl-dev libncurses-dev libjson-c-dev
-        libcurl4-openssl-dev libc-ares-dev libxml2-dev ca-certificates openssl
+        libcurl4-openssl-dev libssl-dev libc-ares-dev libxml2-dev ca-certificates openssl
         zlib1g-dev
         # the world and its tests
         iproute2 iputils-ping ethtool nftables dnsmasq-base dhcpcd5 dbus-daemon util-linux procps

@@ -435,6 +435,12 @@ int roam_app_release_run(const char *id)
 
 int roam_run_app(const char *id, uint64_t online_for_usec, char *const *argv)
 {
+        return roam_run_app_full(id, online_for_usec, argv, NULL, NULL);
+}
+
+int roam_run_app_full(const char *id, uint64_t online_for_usec, char *const *argv,
+                      int (*before_exec)(void *userdata), void *userdata)
+{
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
@@ -470,6 +476,11 @@ int roam_run_app(const char *id, uint64_t online_for_usec, char *const *argv)
         close(TAKE_FD(pidfd));
         fflush(stdout);
         fflush(stderr);
+        if (before_exec) {
+                r = before_exec(userdata);
+                if (r < 0)
+                        return ROAM_RUN_EXEC_FAILED;
+        }
 
         execvp(argv[0], argv);
         log_error_errno(errno, "cannot run '%s': %m", argv[0]);

@@ -38,3 +38,7 @@ int roam_app_release_run(const char *id);
  * or could not be asked (CMD did not run), or ROAM_RUN_EXEC_FAILED when CMD could not be
  * started. */
 int roam_run_app(const char *id, uint64_t online_for_usec, char *const *argv);
+/* The same, calling before_exec (when not NULL) once the process is in the app and roam's bus
+ * is closed, just before the exec: a negative return stops it (nothing runs). */
+int roam_run_app_full(const char *id, uint64_t online_for_usec, char *const *argv,
+                      int (*before_exec)(void *userdata), void *userdata);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "roam-bt-cli.h"
@@ -48,6 +49,13 @@ void roam_bt_question_sentence(const BtQuestion *q, char *buf, size_t size)
 {
         const char *who = *q->name ? q->name : q->address;
 
+        if (roam_bt_question_is_secret(q->kind) && !*strempty(q->value)) {
+                /* roamd gives the code only to users allowed to pair */
+                snprintf(buf, size, "%s is pairing; its %s is shown only to users allowed to pair",
+                         who, streq(q->kind, "show-pin") ? "PIN" : "passkey");
+                return;
+        }
+
         if (streq(q->kind, "confirm"))
                 snprintf(buf, size, "%s shows passkey %s: is it the same? (yes/no)", who, q->value);
         else if (streq(q->kind, "authorize"))
@@ -64,6 +72,31 @@ void roam_bt_question_sentence(const BtQuestion *q, char *buf, size_t size)
                 snprintf(buf, size, "Type passkey %s on %s, then Enter there", q->value, who);
         else
                 snprintf(buf, size, "no question");
+}
+
+bool roam_bt_question_is_secret(const char *kind)
+{
+        return kind &&
+               (streq(kind, "confirm") || streq(kind, "show-pin") || streq(kind, "show-passkey"));
+}
+
+int roam_bt_question_secret(sd_bus *bus, const BtQuestion *q, char **ret)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *v = "";
+        char *copy;
+
+        if (q->id != 0 && roam_bt_question_is_secret(q->kind) &&
+            sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH, ROAM_BLUETOOTH_INTERFACE,
+                               "GetQuestionValue", &error, &reply, "u", q->id) >= 0 &&
+            sd_bus_message_read(reply, "s", &v) < 0)
+                v = "";
+        copy = strdup(v);
+        if (!copy)
+                return -ENOMEM;
+        *ret = copy;
+        return 0;
 }
 
 static int get_question(sd_bus *bus, sd_bus_message **reply, BtQuestion *q)
@@ -102,7 +135,7 @@ static int show(sd_bus *bus, bool json)
         _cleanup_(json_object_putp) json_object *doc = NULL, *ja = NULL, *jd = NULL;
         const char *nfc_text = NULL;
         uint32_t nfc_id = 0;
-        _cleanup_free_ char *last = NULL;
+        _cleanup_free_ char *last = NULL, *secret = NULL;
         const char *id, *address, *alias;
         int available = 0, agent = 0, powered, discoverable, pairable, discovering, r;
         BtQuestion q;
@@ -136,6 +169,11 @@ static int show(sd_bus *bus, bool json)
         r = get_question(bus, &question, &q);
         if (r < 0)
                 return r;
+        if (roam_bt_question_is_secret(q.kind)) {
+                if (roam_bt_question_secret(bus, &q, &secret) < 0)
+                        return log_oom();
+                q.value = secret;
+        }
         r = get_nfc_offer(bus, &offer, &nfc_id, &nfc_text);
         if (r < 0)
                 return r;
@@ -252,7 +290,8 @@ static int show(sd_bus *bus, bool json)
         if (q.id != 0) {
                 char s[512];
                 roam_bt_question_sentence(&q, s, sizeof(s));
-                printf("Question %u: %s\n  answer: roam bt answer %u yes|no [PIN or passkey]\n",
+                printf("Question %u: %s\n  answer: roam bt answer %u yes|no (a PIN or passkey "
+                       "on standard input)\n",
                        q.id, s, q.id);
         }
         if (nfc_id != 0)
@@ -317,6 +356,55 @@ static int answer_from_stdin(sd_bus *bus, const BtQuestion *q)
         return call(bus, "answer", "Answer", 0, "ubs", q->id, accept, accept && entry ? line : "");
 }
 
+int roam_read_code(const char *prompt, char *buf, size_t size)
+{
+        struct termios old, quiet;
+        bool restore = false;
+
+        buf[0] = 0;
+        if (isatty(STDIN_FILENO)) {
+                fprintf(stderr, "%s: ", prompt);
+                if (tcgetattr(STDIN_FILENO, &old) >= 0) {
+                        quiet = old;
+                        quiet.c_lflag &= ~(tcflag_t)ECHO;
+                        restore = tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet) >= 0;
+                }
+        }
+        if (!fgets(buf, (int)size, stdin))
+                buf[0] = 0;
+        if (restore) {
+                (void)tcsetattr(STDIN_FILENO, TCSAFLUSH, &old);
+                fputc('\n', stderr);
+        }
+        buf[strcspn(buf, "\r\n")] = 0;
+        return *buf ? 0 : -ENODATA;
+}
+
+/* roam bt answer ID yes|no: a question that asks for a PIN or passkey gets it from stdin (a
+ * line; on a terminal without echo), never from argv. */
+static int answer_with_code(sd_bus *bus, uint32_t id, int accept)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        char line[128], prompt[300];
+        BtQuestion q;
+        int r;
+
+        r = get_question(bus, &reply, &q);
+        if (r < 0)
+                return r;
+        if (!accept || q.id != id ||
+            !(streq(q.kind, "enter-pin") || streq(q.kind, "enter-passkey")))
+                return call(bus, "answer", "Answer", 0, "ubs", id, accept, "");
+        snprintf(prompt, sizeof(prompt), "%s for %s",
+                 streq(q.kind, "enter-pin") ? "PIN" : "Passkey", *q.name ? q.name : q.address);
+        if (roam_read_code(prompt, line, sizeof(line)) < 0)
+                return log_error_errno(EINVAL, "No %s on standard input: nothing answered.",
+                                       streq(q.kind, "enter-pin") ? "PIN" : "passkey");
+        r = call(bus, "answer", "Answer", 0, "ubs", id, accept, line);
+        explicit_bzero(line, sizeof(line));
+        return r;
+}
+
 typedef struct PairState {
         sd_bus *bus;
         const char *address;
@@ -342,12 +430,15 @@ static int on_question_changed(sd_bus_message *m, void *userdata, sd_bus_error *
 {
         PairState *p = userdata;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_free_ char *secret = NULL;
         BtQuestion q;
 
         if (get_question(p->bus, &reply, &q) < 0 || q.id == 0 || q.id == p->answered ||
             strcasecmp(q.address, p->address) != 0)
                 return 0;
         p->answered = q.id;
+        if (roam_bt_question_is_secret(q.kind) && roam_bt_question_secret(p->bus, &q, &secret) >= 0)
+                q.value = secret;
         (void)answer_from_stdin(p->bus, &q);
         return 0;
 }
@@ -433,7 +524,14 @@ int roam_bt_run(char **args, bool json)
                 id = strtoul(a1, &end, 10);
                 if (*end || id == 0 || id > UINT32_MAX)
                         return bt_usage("'%s' is not a question number.", a1);
-                return call(bus, "answer", "Answer", 0, "ubs", (uint32_t)id, b, strempty(args[3]));
+                if (args[3]) {
+                        /* argv is readable by every local user (ps, /proc/PID/cmdline) */
+                        log_warning("A PIN or passkey on the command line is visible to every "
+                                    "local user; give it on standard input instead "
+                                    "(deprecated).");
+                        return call(bus, "answer", "Answer", 0, "ubs", (uint32_t)id, b, args[3]);
+                }
+                return answer_with_code(bus, (uint32_t)id, b);
         }
         if (!a1)
                 return bt_usage("'roam bt %s' needs a device address (AA:BB:CC:DD:EE:FF).", verb);

@@ -21,3 +21,14 @@ typedef struct BtQuestion {
 } BtQuestion;
 
 void roam_bt_question_sentence(const BtQuestion *q, char *buf, size_t size);
+
+/* The passkey or PIN of a pairing question (confirm, show-pin, show-passkey) is kept out of the
+ * Question property, which every local user reads: this asks roamd for it (GetQuestionValue,
+ * authorized like Answer). *ret (to free) is "" when this caller may not see it or the kind
+ * has no secret. Sync: for the CLI, plain mode and the TUI's key handlers. */
+struct sd_bus;
+/* A PIN or passkey from stdin, one line (prompt on stderr and no echo on a terminal): never
+ * argv, which every local user can read. -ENODATA when the line is empty or missing. */
+int roam_read_code(const char *prompt, char *buf, size_t size);
+int roam_bt_question_secret(struct sd_bus *bus, const BtQuestion *q, char **ret);
+bool roam_bt_question_is_secret(const char *kind);

@@ -9,6 +9,7 @@
 
 #include <json-c/json.h>
 
+#include "roam-bt-cli.h"
 #include "roam-bus.h"
 #include "roam-client-bus.h"
 #include "roam-json.h"
@@ -65,6 +66,8 @@ static int load(sd_bus *bus, P2pList *l)
         r = p2p_list_parse_objects(reply, l);
         if (r < 0)
                 return log_error_errno(r, "Failed to read roamd's answer: %m");
+        if (p2p_list_fetch_pins(bus, l) < 0)
+                return log_oom();
         return 0;
 }
 
@@ -371,16 +374,27 @@ static int p2p_connect(sd_bus *bus, P2pPeer *p, char **args, bool json)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         const char *method = "push-button", *pin = "", *shown = NULL;
-        char what[256];
+        char what[256], code[64] = "", prompt[300];
         int r;
 
         if (args[0] && streq(args[0], "pin")) {
-                if (!args[1] || args[2])
-                        return log_error("'roam p2p connect PEER pin' needs the PIN %s shows.",
-                                         p2p_peer_label(p)),
-                               -EINVAL;
+                if (args[1] && args[2])
+                        return log_error("too many arguments for 'roam p2p connect'."), -EINVAL;
                 method = "keypad";
-                pin = args[1];
+                if (args[1]) {
+                        /* argv is readable by every local user (ps, /proc/PID/cmdline) */
+                        log_warning("A PIN on the command line is visible to every local user; "
+                                    "give it on standard input instead (deprecated).");
+                        pin = args[1];
+                } else {
+                        snprintf(prompt, sizeof(prompt), "The PIN %s shows", p2p_peer_label(p));
+                        if (roam_read_code(prompt, code, sizeof(code)) < 0)
+                                return log_error("'roam p2p connect PEER pin' reads the PIN %s "
+                                                 "shows on standard input: none came.",
+                                                 p2p_peer_label(p)),
+                                       -EINVAL;
+                        pin = code;
+                }
         } else if (args[0] && streq(args[0], "show-pin"))
                 method = "display";
         else if (args[0] && !streq(args[0], "push-button"))
@@ -400,6 +414,7 @@ static int p2p_connect(sd_bus *bus, P2pPeer *p, char **args, bool json)
 
         snprintf(what, sizeof(what), "connect to %s", p2p_peer_label(p));
         r = peer_call(bus, p, "Connect", what, &reply, "ss", method, pin);
+        explicit_bzero(code, sizeof(code));
         if (r < 0)
                 return r;
         r = sd_bus_message_read(reply, "s", &shown);
@@ -422,22 +437,32 @@ static int p2p_connect(sd_bus *bus, P2pPeer *p, char **args, bool json)
 
 static int p2p_accept(sd_bus *bus, P2pPeer *p, char **args, bool json)
 {
-        char what[256];
+        char what[256], code[64] = "", prompt[300];
+        const char *pin = args[0] ? args[0] : "";
         int r;
 
         if (args[0] && args[1])
-                return log_error("'roam p2p accept PEER [PIN]' takes one PIN."), -EINVAL;
+                return log_error("'roam p2p accept PEER' takes no more than the peer."), -EINVAL;
         if (!streq_ptr(p->state, "request"))
                 return log_error("%s has not asked to connect", p2p_peer_label(p)), -EINVAL;
-        if (streq_ptr(p->method, "keypad") && !args[0])
-                return log_error("%s shows a PIN: roam p2p accept '%s' PIN", p2p_peer_label(p),
-                                 p2p_peer_label(p)),
-                       -EINVAL;
+        if (args[0])
+                log_warning("A PIN on the command line is visible to every local user; give it "
+                            "on standard input instead (deprecated).");
+        else if (streq_ptr(p->method, "keypad")) {
+                snprintf(prompt, sizeof(prompt), "The PIN %s shows", p2p_peer_label(p));
+                if (roam_read_code(prompt, code, sizeof(code)) < 0)
+                        return log_error("%s shows a PIN: 'roam p2p accept PEER' reads it on "
+                                         "standard input, and none came.",
+                                         p2p_peer_label(p)),
+                               -EINVAL;
+                pin = code;
+        }
         if (!json && streq_ptr(p->method, "display") && p->pin && *p->pin)
                 printf("Type this PIN on %s: %.4s %.4s\n", p2p_peer_label(p), p->pin,
                        strlen(p->pin) > 4 ? p->pin + 4 : "");
         snprintf(what, sizeof(what), "accept %s", p2p_peer_label(p));
-        r = peer_call(bus, p, "Accept", what, NULL, "s", args[0] ? args[0] : "");
+        r = peer_call(bus, p, "Accept", what, NULL, "s", pin);
+        explicit_bzero(code, sizeof(code));
         if (r < 0)
                 return r;
         return wait_connected(bus, p->path, p2p_peer_label(p), json);

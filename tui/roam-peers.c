@@ -85,6 +85,26 @@ int p2p_read_peer(sd_bus_message *m, P2pPeer *p)
         return sd_bus_message_exit_container(m);
 }
 
+int p2p_list_fetch_pins(sd_bus *bus, P2pList *l)
+{
+        for (size_t i = 0; bus && i < l->n; i++) {
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+                P2pPeer *p = &l->peers[i];
+                const char *pin;
+
+                if (!streq_ptr(p->method, "display") ||
+                    !(streq_ptr(p->state, "request") || streq_ptr(p->state, "connecting")))
+                        continue;
+                if (sd_bus_call_method(bus, ROAM_BUS_NAME, p->path, ROAM_PEER_INTERFACE, "GetPIN",
+                                       NULL, &reply, NULL) < 0 ||
+                    sd_bus_message_read(reply, "s", &pin) < 0)
+                        continue;
+                if (free_and_strdup(&p->pin, *pin ? pin : NULL) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
 int p2p_list_parse_objects(sd_bus_message *reply, P2pList *l)
 {
         int r;

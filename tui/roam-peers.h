@@ -26,6 +26,10 @@ void p2p_list_done(P2pList *l);
 int p2p_read_peer(sd_bus_message *m, P2pPeer *p);
 /* Appends the peers of a GetManagedObjects reply to l. */
 int p2p_list_parse_objects(sd_bus_message *reply, P2pList *l);
+/* The PIN to type on a peer (Method "display", while it asks or connects) is not in the PIN
+ * property, which every local user reads: asks roamd for it (Peer.GetPIN, authorized) and
+ * fills p->pin; left empty for a caller who may not see it. Sync. */
+int p2p_list_fetch_pins(sd_bus *bus, P2pList *l);
 /* The name, or the address when it has none. */
 const char *p2p_peer_label(const P2pPeer *p);
 /* How to connect, in words: "button, its PIN, our PIN" (malloc'd; NULL: no memory). */

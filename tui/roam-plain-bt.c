@@ -43,6 +43,8 @@ static void stamp(void)
 
 static void announce_question(PlainBt *pb, const BtQuestion *q)
 {
+        _cleanup_free_ char *secret = NULL;
+        BtQuestion shown = *q;
         char s[512];
 
         if (q->id == pb->question)
@@ -52,7 +54,11 @@ static void announce_question(PlainBt *pb, const BtQuestion *q)
                 return;
         }
         pb->question = q->id;
-        roam_bt_question_sentence(q, s, sizeof(s));
+        /* the passkey or PIN is not in the property: asked for, authorized */
+        if (roam_bt_question_is_secret(q->kind) &&
+            roam_bt_question_secret(pb->bus, q, &secret) >= 0)
+                shown.value = secret;
+        roam_bt_question_sentence(&shown, s, sizeof(s));
         stamp();
         if (streq(q->kind, "show-pin") || streq(q->kind, "show-passkey"))
                 printf("Bluetooth: %s.\n", s);

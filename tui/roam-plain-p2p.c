@@ -123,7 +123,8 @@ static int on_objects(sd_bus_message *m, void *userdata, sd_bus_error *error)
         P2pList l = {};
 
         pp->load_slot = sd_bus_slot_unref(pp->load_slot);
-        if (!sd_bus_message_is_method_error(m, NULL) && p2p_list_parse_objects(m, &l) >= 0) {
+        if (!sd_bus_message_is_method_error(m, NULL) && p2p_list_parse_objects(m, &l) >= 0 &&
+            p2p_list_fetch_pins(pp->bus, &l) >= 0) {
                 if (pp->loaded)
                         compare(pp, &l);
                 else if (l.n > 0) {

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,7 +89,12 @@ int portal_browser_argv(const char *given, const char *url, char ***ret)
                 }
                 for (size_t i = 0; !cmd && i < ELEMENTSOF(FALLBACKS); i++)
                         if (runnable(FALLBACKS[i]))
-                                cmd = strdup(FALLBACKS[i]);
+                                /* lynx can be told to open no file: URL and run nothing
+                                 * local; w3m has no such switch (docs/portal.md) */
+                                cmd = strdup(streq(FALLBACKS[i], "lynx")
+                                                 ? "lynx -restrictions=file_url,shell,exec,"
+                                                   "editor,disk_save,download"
+                                                 : FALLBACKS[i]);
                 if (!cmd) {
                         log_error("No text browser found: install w3m or lynx, or name one with "
                                   "--browser CMD or $ROAM_PORTAL_BROWSER.");
@@ -127,6 +136,72 @@ int portal_browser_argv(const char *given, const char *url, char ***ret)
         return 0;
 }
 
+/* The uid the person at the terminal logged in as, when roam runs as root for them: sudo's
+ * and pkexec's word, else the owner of the terminal. 0 when there is none but root. */
+static uid_t invoking_uid(gid_t *ret_gid)
+{
+        const char *vars[] = {"SUDO_UID", "PKEXEC_UID"};
+        struct stat st;
+
+        *ret_gid = (gid_t)-1;
+        for (size_t i = 0; i < ELEMENTSOF(vars); i++) {
+                const char *v = getenv(vars[i]);
+                char *end;
+                unsigned long u;
+
+                if (!v || !*v)
+                        continue;
+                errno = 0;
+                u = strtoul(v, &end, 10);
+                if (errno == 0 && !*end && u > 0 && u < (unsigned long)(uid_t)-1) {
+                        const char *g = i == 0 ? getenv("SUDO_GID") : NULL;
+                        if (g && *g) {
+                                unsigned long gg = strtoul(g, &end, 10);
+                                if (!*end && gg < (unsigned long)(gid_t)-1)
+                                        *ret_gid = (gid_t)gg;
+                        }
+                        return (uid_t)u;
+                }
+        }
+        for (int fd = 0; fd <= 2; fd++)
+                if (isatty(fd) && fstat(fd, &st) >= 0 && st.st_uid != 0)
+                        return st.st_uid;
+        return 0;
+}
+
+/* In the browser's child, once it is in the portal-login app: a portal's page is hostile, so
+ * the browser does not keep root's power. Started as root for someone (sudo, pkexec, their
+ * terminal): it becomes that user, groups included, with HOME and USER of theirs. Always: no
+ * new privileges (a setuid program it runs gains none). */
+static int browser_drop_privileges(void *userdata)
+{
+        const struct passwd *pw;
+        gid_t gid;
+        uid_t uid;
+
+        if (geteuid() == 0 && (uid = invoking_uid(&gid)) != 0) {
+                pw = getpwuid(uid);
+                if (gid == (gid_t)-1)
+                        gid = pw ? pw->pw_gid : (gid_t)uid;
+                if ((pw ? initgroups(pw->pw_name, gid) : setgroups(0, NULL)) < 0 ||
+                    setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
+                        return log_error_errno(errno, "Cannot become user %u for the browser: %m",
+                                               (unsigned)uid);
+                /* no way back */
+                if (setuid(0) == 0)
+                        return log_error_errno(EPERM, "Still root after dropping to user %u.",
+                                               (unsigned)uid);
+                if (pw) {
+                        (void)setenv("HOME", pw->pw_dir, 1);
+                        (void)setenv("USER", pw->pw_name, 1);
+                        (void)setenv("LOGNAME", pw->pw_name, 1);
+                }
+        }
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+                return log_error_errno(errno, "Cannot set no_new_privs for the browser: %m");
+        return 0;
+}
+
 int portal_browser_spawn(char **argv, pid_t *ret_pid, int *ret_pidfd)
 {
         sigset_t all;
@@ -147,7 +222,8 @@ int portal_browser_spawn(char **argv, pid_t *ret_pid, int *ret_pidfd)
                 (void)signal(SIGINT, SIG_DFL);
                 (void)signal(SIGQUIT, SIG_DFL);
                 (void)signal(SIGPIPE, SIG_DFL);
-                (void)roam_run_app(ROAM_APP_PORTAL_LOGIN, 0, argv);
+                (void)roam_run_app_full(ROAM_APP_PORTAL_LOGIN, 0, argv, browser_drop_privileges,
+                                        NULL);
                 /* Only when roamd refused or the exec failed: never run it ungoverned. */
                 _exit(ROAM_RUN_EXEC_FAILED);
         }

@@ -151,6 +151,14 @@ static int read_all(BtData *b, sd_bus_message *m)
                                 snprintf(b->q_address, sizeof(b->q_address), "%s", address);
                                 snprintf(b->q_name, sizeof(b->q_name), "%s", qname);
                                 snprintf(b->q_value, sizeof(b->q_value), "%s", value);
+                                /* the passkey or PIN is not in the property: asked for */
+                                if (roam_bt_question_is_secret(kind)) {
+                                        _cleanup_free_ char *secret = NULL;
+                                        BtQuestion bq = {id, kind, address, qname, value};
+                                        if (roam_bt_question_secret(b->bus, &bq, &secret) >= 0)
+                                                snprintf(b->q_value, sizeof(b->q_value), "%s",
+                                                         secret);
+                                }
                         }
                 } else if (streq(name, "NfcOffer")) {
                         r = sd_bus_message_read(m, "v", "(us)", &id, &s);
@@ -345,7 +353,9 @@ static bool question_entry(const BtData *b)
 
 static void question_text(const BtData *b, char *buf, size_t size)
 {
-        if (streq(b->q_kind, "confirm"))
+        if (roam_bt_question_is_secret(b->q_kind) && !b->q_value[0])
+                snprintf(buf, size, "Its code is shown only to users allowed to pair.");
+        else if (streq(b->q_kind, "confirm"))
                 snprintf(buf, size, "Does the device show passkey %s too?", b->q_value);
         else if (streq(b->q_kind, "authorize"))
                 snprintf(buf, size, "Pair without a code?");

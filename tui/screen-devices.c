@@ -109,6 +109,8 @@ static int on_objects(sd_bus_message *m, void *userdata, sd_bus_error *error)
         d->load_slot = sd_bus_slot_unref(d->load_slot);
         if (!sd_bus_message_is_method_error(m, NULL)) {
                 r = p2p_list_parse_objects(m, &l);
+                if (r >= 0)
+                        r = p2p_list_fetch_pins(d->bus, &l);
                 if (r >= 0) {
                         free(l.state);
                         l.state = TAKE_PTR(d->list.state);

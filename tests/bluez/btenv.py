@@ -180,9 +180,17 @@ class BtEnv:
         return None
 
     def question(self):
+        """The Question property; a passkey or PIN is not in it (every local user reads
+        properties): "value" is what GetQuestionValue gives root, "shown" the property's."""
         q = self.prop("Question")
-        return {"id": int(q[0]), "kind": str(q[1]), "address": str(q[2]), "name": str(q[3]),
-                "value": str(q[4])}
+        res = {"id": int(q[0]), "kind": str(q[1]), "address": str(q[2]), "name": str(q[3]),
+               "value": str(q[4]), "shown": str(q[4])}
+        if res["kind"] in ("confirm", "show-pin", "show-passkey"):
+            try:
+                res["value"] = str(self.bt().GetQuestionValue(dbus.UInt32(res["id"])))
+            except dbus.DBusException:
+                pass  # closed meanwhile
+        return res
 
     def call_async(self, method, *args):
         """Starts a roamd call; the returned dict fills in with 'ok' or 'error'."""

@@ -294,6 +294,47 @@ def test_plain_mode_announces_questions(env):
             assert proc.wait(10) == 0
 
 
+def test_unprivileged_reader_cannot_see_the_passkey(env):
+    """The passkey of a pairing is for the users allowed to pair: the Question property,
+    which every local user reads and whose changes every listener hears, holds no passkey;
+    GetQuestionValue refuses other users; `roam bt` as one of them says so in words."""
+    res = pair(env, "confirm", "314159")
+    q = env.wait(lambda: (q := env.question())["kind"] == "confirm" and q, what="question")
+    assert q["shown"] == "" and q["value"] == "314159"
+    nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    busctl = nobody + ["busctl", "--address=" + env.env["DBUS_SYSTEM_BUS_ADDRESS"]]
+    r = subprocess.run(busctl + ["get-property", "org.roam1", "/org/roam1/bluetooth",
+                                 "org.roam1.Bluetooth", "Question"],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0 and "314159" not in r.stdout and '"confirm"' in r.stdout, r
+    r = subprocess.run(busctl + ["call", "org.roam1", "/org/roam1/bluetooth",
+                                 "org.roam1.Bluetooth", "GetQuestionValue", "u", str(q["id"])],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode != 0 and "314159" not in r.stdout, r
+    r = subprocess.run(nobody + [ROAM, "bt"], env=env.env, capture_output=True, text=True,
+                       timeout=30)
+    assert r.returncode == 0 and "314159" not in r.stdout, r
+    assert "passkey is shown only to users allowed to pair" in r.stdout, r.stdout
+    r = subprocess.run([ROAM, "bt"], env=env.env, capture_output=True, text=True, timeout=30)
+    assert "Roam Headset shows passkey 314159: is it the same?" in r.stdout, r.stdout
+    env.bt().Answer(dbus.UInt32(q["id"]), False, "")
+    env.wait(lambda: res, what="Pair to fail")
+
+
+def test_cli_reads_the_pin_from_stdin(env):
+    """`roam bt answer ID yes` reads the PIN on standard input (argv is readable by every
+    local user); a PIN in argv still works, with a warning that it is deprecated."""
+    res = pair(env, "pin", "0000")
+    q = env.wait(lambda: (q := env.question())["kind"] == "enter-pin" and q, what="question")
+    r = subprocess.run([ROAM, "bt", "answer", str(q["id"]), "yes"], env=env.env, input="0000\n",
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r
+    assert "visible to every local user" not in r.stderr
+    env.wait(lambda: res, what="Pair")
+    assert "ok" in res, res
+    assert env.device(HEADSET)["paired"]
+
+
 def test_unprivileged_callers_read_but_do_not_change(env):
     nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
     r = subprocess.run(nobody + [ROAM, "bt", "pair", HEADSET], env=env.env, capture_output=True,

@@ -107,10 +107,40 @@ static void check_assign(const char *text, size_t size)
         }
 }
 
+/* A damaged state file: never an error but for memory; what a clean parse reads is read the
+ * same; every app named by a damaged part is denied (the system policy excepted). */
+static void check_state(const char *text, size_t size)
+{
+        _cleanup_(app_policy_set_done) AppPolicySet s = {}, clean = {};
+        _cleanup_(app_policy_state_damage_done) AppPolicyStateDamage d = {};
+        int r;
+
+        r = app_policy_state_parse("state", text, size, &s, &d);
+        if (r == -ENOMEM)
+                return;
+        if (r < 0 || (unsigned)r != d.n_damaged)
+                abort();
+        STRV_FOREACH (id, d.denied) {
+                int k = app_policy_set_find(&s, *id);
+                if (k < 0 || !(s.entries[k].policy.set & APP_KEY_ACCESS) ||
+                    s.entries[k].policy.access != APP_ACCESS_DENY)
+                        abort();
+        }
+        if (d.default_denied) {
+                int k = app_policy_set_find(&s, "default");
+                if (k < 0 || s.entries[k].policy.access != APP_ACCESS_DENY)
+                        abort();
+        }
+        if (app_policy_parse_dropin("state", text, size, &clean, NULL) >= 0 &&
+            (r != 0 || !sets_equal(&s, &clean)))
+                abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         log_set_sink(quiet, NULL);
         check_dropin((const char *)data, size);
+        check_state((const char *)data, size);
         check_assign((const char *)data, size);
         return 0;
 }

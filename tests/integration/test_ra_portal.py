@@ -122,3 +122,18 @@ def test_dhcp_lease_comes_before_ra(net):
     os.unlink(os.path.join(net.dir, "leases", "d0.lease"))
     net.wait_verdicts(PORTAL)
     assert net.link_prop("d0", "CaptivePortalURL") == API
+
+
+def test_ra_api_on_this_machine_is_refused(net):
+    """A router announcing an API URL on the device's own loopback (or one of its own
+    addresses): roamd (root) would fetch a local service. It refuses after resolving, says
+    so, and the link's verdict is the probes' own."""
+    cafe(net, {"captive": True})
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(ONLINE)
+    for url, words in (("https://127.0.0.1/capport", "127.0.0.1, a loopback address"),
+                       ("https://[::1]:8443/capport", "::1, a loopback address")):
+        send_ra(net, "--portal", url)
+        wait_log(net, f"d0: refused to open the captive portal API {url}: ")
+        assert words in net.log(), net.log()[-2000:]
+        assert net.verdicts() == ONLINE

@@ -21,7 +21,8 @@ login page: xxe, laughs, big (10 MB), loop (the page redirects to itself), badco
 (Redirect with ResponseCode 50), otherhost (LoginURL on evil.test), plainhttp (LoginURL over
 http), nowispr (a plain HTML form for people: POST /login with a table number opens the cafe),
 pending, muteN (the first N interceptions a WISPr client asks for are closed unanswered,
-as a portal too busy to answer: counted per mode, each one logged with "muted"); anything
+as a portal too busy to answer: counted per mode, each one logged with "muted"),
+redirect=URL (every interception redirects to URL, e.g. the client's own loopback); anything
 else: the normal portal.
 """
 import argparse
@@ -161,6 +162,10 @@ class Handler(BaseHTTPRequestHandler):
         if self.mute():
             self.close_connection = True
             return None
+        mode = self.mode()
+        if mode.startswith("redirect="):
+            # a hostile portal sends the client to an address of its own choosing
+            return self.send(302, "", extra=[("Location", mode[len("redirect="):])])
         return self.send(302, "", extra=[("Location", "http://cafe.test/wispr/portal")])
 
     do_HEAD = do_GET

@@ -817,6 +817,7 @@ static bool dir_has_only(const char *dir, const char *name)
 
 TEST(app_policy_state_round_trip)
 {
+        _cleanup_(app_policy_state_damage_done) AppPolicyStateDamage damage = {};
         char dir[] = "/tmp/test-app-policy-XXXXXX", path[4096];
         _cleanup_free_ char *text = NULL;
         AppPolicySet s = {}, loaded = {};
@@ -827,7 +828,7 @@ TEST(app_policy_state_round_trip)
 
         /* Missing: an empty set. */
         loaded.n = 7;
-        ASSERT_OK(app_policy_state_load(path, &loaded));
+        ASSERT_OK(app_policy_state_load(path, &loaded, &damage));
         ASSERT_EQ(loaded.n, 0);
 
         p = policy(APP_KEY_ALL, APP_ACCESS_LAN, B(WIFI) | B(ETHERNET), APP_VPN_REQUIRED,
@@ -867,7 +868,7 @@ TEST(app_policy_state_round_trip)
         }
 
         capture_start();
-        ASSERT_OK(app_policy_state_load(path, &loaded));
+        ASSERT_OK(app_policy_state_load(path, &loaded, &damage));
         ASSERT_STREQ(captured, "");
         ASSERT_TRUE(set_equal(&s, &loaded));
         ASSERT_STREQ(loaded.entries[0].file, path);
@@ -877,7 +878,7 @@ TEST(app_policy_state_round_trip)
         ASSERT_OK(app_policy_set_remove(&s, "org.example.Mail"));
         ASSERT_OK(app_policy_state_save(path, &s));
         ASSERT_TRUE(dir_has_only(dir, "apps.state"));
-        ASSERT_OK(app_policy_state_load(path, &loaded));
+        ASSERT_OK(app_policy_state_load(path, &loaded, &damage));
         ASSERT_EQ(loaded.n, 3);
         ASSERT_TRUE(set_equal(&s, &loaded));
         app_policy_set_done(&loaded);
@@ -888,7 +889,7 @@ TEST(app_policy_state_round_trip)
 
                 ASSERT_OK(app_policy_state_save(path, &empty));
                 loaded.n = 3;
-                ASSERT_OK(app_policy_state_load(path, &loaded));
+                ASSERT_OK(app_policy_state_load(path, &loaded, &damage));
                 ASSERT_EQ(loaded.n, 0);
         }
 
@@ -904,7 +905,7 @@ TEST(app_policy_state_round_trip)
         ASSERT_EQ(app_policy_state_save(path, &s), -EINVAL);
         s.entries[0].policy.vpn = APP_VPN_ANY;
         ASSERT_TRUE(dir_has_only(dir, "apps.state"));
-        ASSERT_OK(app_policy_state_load(path, &loaded));
+        ASSERT_OK(app_policy_state_load(path, &loaded, &damage));
         ASSERT_EQ(loaded.n, 3);
         app_policy_set_done(&loaded);
 
@@ -921,26 +922,111 @@ TEST(app_policy_state_round_trip)
         capture_stop();
 }
 
-TEST(app_policy_state_malformed)
+static const AppPolicy *find_policy(const AppPolicySet *s, const char *id)
 {
-        char dir[] = "/tmp/test-app-policy-XXXXXX", path[4096], expected[4200], *big;
+        int k = app_policy_set_find(s, id);
+
+        return k >= 0 ? &s->entries[k].policy : NULL;
+}
+
+TEST(app_policy_state_damaged_sections_fail_closed)
+{
+        _cleanup_(app_policy_state_damage_done) AppPolicyStateDamage damage = {};
+        char dir[] = "/tmp/test-app-policy-XXXXXX", path[4096], damaged[4200], expected[4200];
+        _cleanup_free_ char *copy = NULL;
         AppPolicySet loaded = {};
+        const AppPolicy *p;
+        static const char text[] = "# Written by roamd\n"
+                                   "\n[App]\nID=org.example.Mail\nAccess=deny\n"     /* 3-5 */
+                                   "\n[App]\nID=org.example.Web\nAccess=sometimes\n" /* 7-9 */
+                                   "\n[App]\nID=org.example.Chat\nAccess=lan\nVPN=required\n";
 
         ASSERT_TRUE(mkdtemp(dir));
         snprintf(path, sizeof(path), "%s/apps.state", dir);
-        write_text(dir, "apps.state",
-                   "# Written by roamd\n[App]\nID=org.example.Mail\nAccess=lan\n"
-                   "[App]\nID=org.example.Web\nAccess=sometimes\n");
+        snprintf(damaged, sizeof(damaged), "%s.damaged", path);
+        write_text(dir, "apps.state", text);
         capture_start();
         loaded.n = 5;
-        ASSERT_EQ(app_policy_state_load(path, &loaded), -EINVAL);
-        ASSERT_EQ(loaded.n, 0);
-        ASSERT_TRUE(loaded.entries == NULL);
+        ASSERT_EQ(app_policy_state_load(path, &loaded, &damage), 1);
+        /* the good sections are kept: the deny stays a deny */
+        ASSERT_TRUE((p = find_policy(&loaded, "org.example.Mail")));
+        ASSERT_EQ(p->access, APP_ACCESS_DENY);
+        ASSERT_TRUE((p = find_policy(&loaded, "org.example.Chat")));
+        ASSERT_EQ(p->access, APP_ACCESS_LAN);
+        ASSERT_EQ(p->vpn, APP_VPN_REQUIRED);
+        /* the damaged one fails closed */
+        ASSERT_TRUE((p = find_policy(&loaded, "org.example.Web")));
+        ASSERT_EQ(p->set, APP_KEY_ACCESS);
+        ASSERT_EQ(p->access, APP_ACCESS_DENY);
+        ASSERT_EQ(loaded.n, 3);
+        ASSERT_TRUE(find_policy(&loaded, "default") == NULL);
+        ASSERT_EQ(damage.n_damaged, 1);
+        ASSERT_TRUE(!damage.default_denied);
         snprintf(expected, sizeof(expected),
-                 "%s:7: Invalid value 'sometimes' for Access= (allow, lan, deny).\n", path);
+                 "%s:9: Invalid value 'sometimes' for Access= (allow, lan, deny).\n"
+                 "%s:7: the runtime policy of org.example.Web is damaged; org.example.Web is "
+                 "denied until \"roam app org.example.Web set\" or \"roam app org.example.Web "
+                 "reset\".\n"
+                 "%s: 1 damaged part(s); the rest is in force, the file as it was is kept as "
+                 "%s.\n",
+                 path, path, path, damaged);
         ASSERT_STREQ(captured, expected);
+        /* the file as it was */
+        ASSERT_OK(read_full_file(damaged, APP_POLICY_FILE_MAX, &copy, NULL));
+        ASSERT_STREQ(copy, text);
+        app_policy_set_done(&loaded);
+        app_policy_state_damage_done(&damage);
 
-        /* Too large. */
+        /* A damaged header: both sections it ran together are denied; text whose app cannot
+         * be told denies the default; the system policy is never denied. */
+        write_text(dir, "apps.state",
+                   "# Written by roamd\nstray\n"
+                   "\n[App]\nID=org.example.Mail\nAccess=allow\n"
+                   "\n\x01App]\nID=org.example.Web\nAccess=allow\n"
+                   "\n[App]\nID=system\nAccess=dney\n"
+                   "\n[App]\nID=org.example.Ok\nAccess=allow\n");
+        capture_start();
+        ASSERT_EQ(app_policy_state_load(path, &loaded, &damage), 3);
+        ASSERT_EQ(find_policy(&loaded, "org.example.Mail")->access, APP_ACCESS_DENY);
+        ASSERT_EQ(find_policy(&loaded, "org.example.Web")->access, APP_ACCESS_DENY);
+        ASSERT_EQ(find_policy(&loaded, "org.example.Ok")->access, APP_ACCESS_ALLOW);
+        ASSERT_EQ(find_policy(&loaded, "default")->access, APP_ACCESS_DENY);
+        ASSERT_TRUE(find_policy(&loaded, "system") == NULL);
+        ASSERT_TRUE(damage.default_denied);
+        ASSERT_TRUE(damage.system_lost);
+        ASSERT_TRUE(strstr(captured, "a damaged part whose app cannot be told; apps without a "
+                                     "policy of their own are denied"));
+        ASSERT_TRUE(strstr(captured, "the system policy stays as configured"));
+        app_policy_set_done(&loaded);
+        app_policy_state_damage_done(&damage);
+
+        /* The same ID twice: the second is damage, and the app is denied. */
+        write_text(dir, "apps.state",
+                   "[App]\nID=org.example.Mail\nAccess=allow\n"
+                   "[App]\nID=org.example.Mail\nAccess=allow\n");
+        capture_start();
+        ASSERT_EQ(app_policy_state_load(path, &loaded, &damage), 1);
+        ASSERT_EQ(loaded.n, 1);
+        ASSERT_EQ(find_policy(&loaded, "org.example.Mail")->access, APP_ACCESS_DENY);
+        app_policy_set_done(&loaded);
+        app_policy_state_damage_done(&damage);
+
+        rm_rf(dir);
+        capture_stop();
+}
+
+TEST(app_policy_state_unreadable_denies_the_default)
+{
+        _cleanup_(app_policy_state_damage_done) AppPolicyStateDamage damage = {};
+        char dir[] = "/tmp/test-app-policy-XXXXXX", path[4096], damaged[4200], *big;
+        AppPolicySet loaded = {};
+        struct stat st;
+
+        ASSERT_TRUE(mkdtemp(dir));
+        snprintf(path, sizeof(path), "%s/apps.state", dir);
+        snprintf(damaged, sizeof(damaged), "%s.damaged", path);
+
+        /* Too large: moved aside, the default denied. */
         big = malloc(APP_POLICY_FILE_MAX + 2);
         ASSERT_TRUE(big);
         memset(big, '#', APP_POLICY_FILE_MAX + 1);
@@ -948,15 +1034,21 @@ TEST(app_policy_state_malformed)
         write_text(dir, "apps.state", big);
         free(big);
         capture_start();
-        ASSERT_EQ(app_policy_state_load(path, &loaded), -EFBIG);
-        ASSERT_EQ(loaded.n, 0);
-        snprintf(expected, sizeof(expected), "%s: larger than 1 MiB; ignored.\n", path);
-        ASSERT_STREQ(captured, expected);
+        ASSERT_EQ(app_policy_state_load(path, &loaded, &damage), -EFBIG);
+        ASSERT_EQ(loaded.n, 1);
+        ASSERT_EQ(find_policy(&loaded, "default")->access, APP_ACCESS_DENY);
+        ASSERT_TRUE(strstr(captured, "larger than 1 MiB; kept as "));
+        ASSERT_TRUE(stat(path, &st) < 0 && errno == ENOENT);
+        ASSERT_OK(stat(damaged, &st));
+        ASSERT_EQ(st.st_size, APP_POLICY_FILE_MAX + 1);
+        app_policy_set_done(&loaded);
+        app_policy_state_damage_done(&damage);
 
         /* Not a file. */
         snprintf(path, sizeof(path), "%s", dir);
-        ASSERT_EQ(app_policy_state_load(path, &loaded), -EISDIR);
-        ASSERT_EQ(loaded.n, 0);
+        ASSERT_EQ(app_policy_state_load(path, &loaded, &damage), -EISDIR);
+        ASSERT_EQ(find_policy(&loaded, "default")->access, APP_ACCESS_DENY);
+        app_policy_set_done(&loaded);
 
         rm_rf(dir);
         capture_stop();

@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
 #include "roam-macro.h"
 #include "roamd-http-answer.h"
 #include "test.h"
@@ -280,4 +283,35 @@ TEST(http_url_ok)
         ASSERT_TRUE(!http_url_ok("://a", false));
         ASSERT_TRUE(!http_url_ok("http//a", false));
         ASSERT_TRUE(!http_url_ok(NULL, false));
+}
+
+static const char *special(const char *text)
+{
+        struct in6_addr a;
+        int family = strchr(text, ':') ? AF_INET6 : AF_INET;
+
+        ASSERT_TRUE(inet_pton(family, text, &a) == 1);
+        return http_target_special(family, &a);
+}
+
+TEST(http_target_special)
+{
+        ASSERT_STREQ(special("127.0.0.1"), "a loopback address");
+        ASSERT_STREQ(special("127.1.2.3"), "a loopback address");
+        ASSERT_STREQ(special("::1"), "a loopback address");
+        ASSERT_STREQ(special("::ffff:127.0.0.1"), "a loopback address");
+        ASSERT_STREQ(special("0.0.0.0"), "the unspecified address");
+        ASSERT_STREQ(special("0.1.2.3"), "the unspecified address");
+        ASSERT_STREQ(special("::"), "the unspecified address");
+        ASSERT_STREQ(special("224.0.0.1"), "a multicast address");
+        ASSERT_STREQ(special("239.255.255.250"), "a multicast address");
+        ASSERT_STREQ(special("ff02::1"), "a multicast address");
+        ASSERT_STREQ(special("255.255.255.255"), "the broadcast address");
+        ASSERT_STREQ(special("::ffff:224.0.0.1"), "a multicast address");
+        ASSERT_TRUE(special("192.0.2.1") == NULL);
+        ASSERT_TRUE(special("203.0.113.10") == NULL);
+        ASSERT_TRUE(special("2001:db8::1") == NULL);
+        ASSERT_TRUE(special("fe80::1") == NULL);
+        ASSERT_TRUE(special("::ffff:198.51.100.1") == NULL);
+        ASSERT_STREQ(http_target_special(AF_UNIX, "x"), "not an IP address");
 }

@@ -51,6 +51,22 @@ TEST(portal_store_round_trip)
         ASSERT_TRUE(e->always);
         ASSERT_STREQ(e->password, "s3cret \"quoted\" \\ pass");
 
+        /* The login host it was saved for is kept with it. */
+        ASSERT_TRUE(e->login_host == NULL);
+        ASSERT_OK(portal_store_set_login_host(t, "wifi0 gateway-mac 02:00:00:00:00:01",
+                                              "login.cafe.test", "sha256//AAAA"));
+        ASSERT_EQ(portal_store_set_login_host(t, "nowhere", "login.cafe.test", NULL), -ENOENT);
+        ASSERT_EQ(portal_store_set_login_host(t, "eth0", "bad\nhost", NULL), -EINVAL);
+        {
+                _cleanup_(portal_store_freep) PortalStore *u = NULL;
+                ASSERT_OK(portal_store_load(path, &u));
+                e = portal_store_get(u, "wifi0 gateway-mac 02:00:00:00:00:01");
+                ASSERT_TRUE(e);
+                ASSERT_STREQ(e->login_host, "login.cafe.test");
+                ASSERT_STREQ(e->login_pin, "sha256//AAAA");
+                ASSERT_TRUE(portal_store_get(u, "eth0")->login_host == NULL);
+        }
+
         ASSERT_EQ(portal_store_forget(t, "eth0"), 1);
         ASSERT_EQ(portal_store_forget(t, "eth0"), 0);
         ASSERT_TRUE(portal_store_get(t, "eth0") == NULL);

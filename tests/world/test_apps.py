@@ -480,6 +480,39 @@ def test_atomic_changes_restart_and_kill9(apps):
     assert not r.ok and r.error in REFUSED, r
 
 
+
+def test_damaged_state_file_keeps_good_sections_and_fails_closed(apps):
+    """A damaged apps.state at start: the good sections stay in force (a deny stays a deny),
+    the damaged section's app is denied, the file as it was is kept as apps.state.damaged,
+    and the log says so in words. Before, one bad section dropped every runtime policy."""
+    w = apps
+    set_policy(w, "org.test.Denied", access="deny")
+    set_policy(w, "org.test.Lost", access="allow")
+    set_policy(w, "org.test.Fine", access="allow")
+    w.roamd_stop()
+    state = w.path("var-lib-roam", "apps.state")
+    text = state.read_text()
+    assert "ID=org.test.Lost\nAccess=allow" in text, text
+    damaged = text.replace("ID=org.test.Lost\nAccess=allow", "ID=org.test.Lost\nAcc\x7fss=allow")
+    state.write_text(damaged)
+    w.roamd_start()
+    w.wait_default_state()
+    cg = {a: app_cgroup(w, "org.test." + a) for a in ("Denied", "Lost", "Fine")}
+    for a in ("Denied", "Lost"):
+        assert app_props(w, "org.test." + a)["Access"] == "deny", a
+        r = w.whoami(4, cgroup=cg[a])
+        assert not r.ok and r.error in REFUSED, (a, r)
+    r = w.whoami(4, cgroup=cg["Fine"])
+    assert r.ok, r
+    assert w.path("var-lib-roam", "apps.state.damaged").read_text() == damaged
+    log = w.roamd_log()
+    assert "the runtime policy of org.test.Lost is damaged; org.test.Lost is denied until " \
+        "\"roam app org.test.Lost set\" or \"roam app org.test.Lost reset\"" in log
+    assert "1 damaged part(s); the rest is in force, the file as it was is kept as " \
+        "/var/lib/roam/apps.state.damaged" in log
+    w.path("var-lib-roam", "apps.state.damaged").unlink()
+
+
 # ---- coexistence ----
 
 FOREIGN = """table inet foreign {

@@ -7,6 +7,7 @@ is bound to eth0, and the server logs every request it gets."""
 import json
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import tempfile
@@ -258,6 +259,109 @@ def test_wispr_login_saved_and_approved_again(w, cafe, mon):
     assert w.roamd_running()
 
 
+
+def test_saved_login_goes_only_to_the_host_it_was_saved_for(w, cafe, mon):
+    """An "always" login is pinned to the login host seen when it was saved: a portal that
+    logs in elsewhere (here: the saved entry names another host) gets nothing, and roamd asks
+    for the password again instead of sending it."""
+    to_cafe(w, mon)
+    login(w, save=True, always=True)
+    wait_session(w, mon, lambda s: s["State"] == "logged-in")
+    wait_link_verdict(w, mon, "online")
+    creds = w.path("var-lib-roam", CREDS)
+    saved = json.loads(creds.read_text())
+    assert saved["networks"][0]["login_host"] == "cafe.test", saved
+    assert saved["networks"][0]["login_pin"].startswith("sha256//"), saved
+    assert saved["networks"][0]["always"] is True
+    assert len(cafe.posts()) == 1
+    pin = saved["networks"][0]["login_pin"]
+
+    # The same host with another certificate (the saved key differs): the handshake stops
+    # before the form is sent, and roamd asks again.
+    w.roamd_stop()
+    saved["networks"][0]["login_pin"] = "sha256//" + "A" * 43 + "="
+    creds.write_text(json.dumps(saved))
+    w.roamd_start()
+    w.cafe_logout()
+    w.call(w.link("eth0")["_path"], "org.roam1.Link", "Reprobe")
+    wait_link_verdict(w, mon, "portal")
+    s = wait_session(w, mon, lambda s: s["State"] not in ("discovering", "waiting",
+                                                           "logging-in"))
+    assert s["State"] == "need-credentials", s
+    assert "certificate is not the one seen when the login was saved" in s["Message"], s
+    assert len(cafe.posts()) == 1, cafe.posts()
+    assert PASSWORD not in w.roamd_log()
+    saved["networks"][0]["login_pin"] = pin
+
+    # The same network identity, but the login was saved for another host.
+    w.roamd_stop()
+    saved["networks"][0]["login_host"] = "evil.test"
+    creds.write_text(json.dumps(saved))
+    w.roamd_start()
+    w.cafe_logout()
+    w.call(w.link("eth0")["_path"], "org.roam1.Link", "Reprobe")
+    wait_link_verdict(w, mon, "portal")
+    s = wait_session(w, mon, lambda s: s["State"] not in ("discovering", "waiting",
+                                                           "logging-in"))
+    assert s["State"] == "need-credentials", s
+    assert "belongs to evil.test" in s["Message"] and "roam sent nothing" in s["Message"], s
+    assert len(cafe.posts()) == 1, cafe.posts()
+    # the person logs in by hand: the login is sent, and pinned to this host again
+    login(w, save=True, always=True)
+    wait_session(w, mon, lambda s: s["State"] == "logged-in")
+    assert len(cafe.posts()) == 2
+    assert json.loads(creds.read_text())["networks"][0]["login_host"] == "cafe.test"
+    # roamd keeps the store in memory: the next test must not find this login
+    w.call(PORTAL_PATH, PORTAL_IFACE, "Forget", "s", ("eth0",))
+
+
+
+def test_saved_login_is_an_admin_action(w, cafe, mon):
+    """With polkit deciding, a user allowed to manage roam (org.roam1.manage) may not spend,
+    overwrite or forget a saved login: that takes org.roam1.portal-saved-login (an
+    administrator's action). One user must not log in with another's password."""
+    to_cafe(w, mon)
+    login(w, save=True, always=False)
+    wait_session(w, mon, lambda s: s["State"] == "logged-in")
+    wait_link_verdict(w, mon, "online")
+    w.cafe_logout()
+    w.call(w.link("eth0")["_path"], "org.roam1.Link", "Reprobe")
+    wait_link_verdict(w, mon, "portal")
+    s = wait_session(w, mon, lambda s: s["State"] == "waiting")
+    assert s["HasSavedLogin"] is True
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=w.address)
+    mock = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
+                             "polkitd"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: w.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
+                                "s", ["org.freedesktop.PolicyKit1"],
+                                dest="org.freedesktop.DBus"), 10, what="polkit mock")
+        w.call("/org/freedesktop/PolicyKit1/Authority", "org.freedesktop.DBus.Mock",
+               "SetAllowed", "as", [["org.roam1.manage"]], dest="org.freedesktop.PolicyKit1")
+        for method, args in (("Approve", ["string:eth0", "boolean:false"]),
+                             ("Approve", ["string:eth0", "boolean:true"]),
+                             ("Forget", ["string:eth0"])):
+            ok, err, out = w.call_as(65534, PORTAL_PATH, PORTAL_IFACE, method, *args)
+            assert not ok and err == "org.roam1.Error.AccessDenied", (method, out)
+            assert "org.roam1.portal-saved-login" in out, out
+        assert len(cafe.posts()) == 1
+        assert session(w)["HasSavedLogin"] is True
+        # declining sends nothing and changes no saved login: manage is enough
+        ok, err, out = w.call_as(65534, PORTAL_PATH, PORTAL_IFACE, "Decline", "string:eth0")
+        assert ok, out
+        w.call("/org/freedesktop/PolicyKit1/Authority", "org.freedesktop.DBus.Mock",
+               "SetAllowed", "as", [["org.roam1.manage", "org.roam1.portal-saved-login"]],
+               dest="org.freedesktop.PolicyKit1")
+        ok, err, out = w.call_as(65534, PORTAL_PATH, PORTAL_IFACE, "Forget", "string:eth0")
+        assert ok, out
+        assert session(w)["HasSavedLogin"] is False
+    finally:
+        mock.send_signal(signal.SIGTERM)
+        mock.wait(10)
+        w.call(PORTAL_PATH, PORTAL_IFACE, "Forget", "s", ("eth0",))
+
+
 def test_wrong_password_then_pending(w, cafe, mon):
     to_cafe(w, mon)
     login(w, password="wrong", save=True)
@@ -345,6 +449,54 @@ def test_hostile_portals(w, cafe, mon):
     assert w.link("eth0")["Connectivity"] == "portal"
     log = w.roamd_log()
     assert PASSWORD not in log and "/etc/shadow" not in log
+
+
+# Accepts on the device's own addresses (port 80) and prints a line per connection: what a
+# local service would see if roamd (root, past the firewall) followed a portal there.
+LISTEN_PY = r"""
+import select, socket, sys
+socks = []
+for a in sys.argv[1:]:
+    fam = socket.AF_INET6 if ":" in a else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((a, 80))
+    s.listen()
+    socks.append(s)
+print("ready", flush=True)
+while True:
+    for s in select.select(socks, [], [])[0]:
+        c, peer = s.accept()
+        print("connection to %s from %s" % (s.getsockname()[0], peer[0]), flush=True)
+        c.close()
+"""
+
+
+def test_portal_redirect_to_this_machine_is_refused(w, cafe, mon):
+    """A portal that redirects to the device's loopback or to one of its own addresses: roamd
+    (root) would fetch a local service through its own firewall. It refuses after resolving,
+    says why on the portal, and nothing connects to the listener there."""
+    own = w.dev_addr("wifi0", 4)
+    listener = w.dev_popen(["/usr/bin/python3", "-c", LISTEN_PY, "127.0.0.1", "127.0.0.2", own],
+                           stdout=subprocess.PIPE, text=True)
+    try:
+        assert listener.stdout.readline().strip() == "ready"
+        cases = [("http://127.0.0.1/admin", "127.0.0.1, a loopback address"),
+                 ("http://127.0.0.2:80/admin", "127.0.0.2, a loopback address"),
+                 ("http://%s/admin" % own, "%s, an address of this machine" % own)]
+        cafe.mode("redirect=" + cases[0][0])
+        to_cafe(w, mon)
+        for url, words in cases:
+            cafe.mode("redirect=" + url)
+            w.call(PORTAL_PATH, PORTAL_IFACE, "Approve", "sb", ("eth0", False))
+            s = wait_session(w, mon, lambda s: s["State"] == "failed" and
+                             url in (s.get("Message") or ""))
+            assert "refused to open %s" % url in s["Message"] and words in s["Message"], s
+            assert w.roamd_running()
+    finally:
+        listener.kill()
+        out = listener.communicate(timeout=10)[0]
+    assert "connection" not in out, out
 
 
 def test_rfc8908_expiry_back_to_portal(w, cafe, mon):
@@ -496,3 +648,50 @@ def test_login_browser_reaches_the_captive_link_only(w, cafe, mon):
                 procs.rmdir()
             except OSError:
                 pass
+
+
+# What the login browser is when it runs: its ids, no_new_privs and capabilities, from
+# /proc/self/status, written to OUT.
+WHO_PY = r"""
+import json, os, sys
+st = dict(l.split(":", 1) for l in open("/proc/self/status").read().splitlines() if ":" in l)
+res = {"uid": os.getuid(), "euid": os.geteuid(), "gid": os.getgid(),
+       "groups": os.getgroups(), "nnp": st["NoNewPrivs"].strip(),
+       "capeff": st["CapEff"].strip(), "capprm": st["CapPrm"].strip(),
+       "cgroup": open("/proc/self/cgroup").read().strip()}
+with open(sys.argv[1], "w") as f:
+    json.dump(res, f)
+"""
+
+
+def test_login_browser_is_not_root(w, cafe, mon):
+    """`sudo roam portal browse`: the browser runs as the user who ran sudo (SUDO_UID), with
+    no capabilities and no_new_privs set (a setuid program it runs gains nothing), still in
+    the portal-login app."""
+    cafe.mode("nowispr")
+    to_cafe(w, mon)
+    wait_session(w, mon, lambda s: s["State"] == "waiting")
+    d = tempfile.mkdtemp(prefix="roam-browser-")
+    os.chmod(d, 0o777)
+    script, out = os.path.join(d, "who.py"), os.path.join(d, "who.json")
+    with open(script, "w") as f:
+        f.write(WHO_PY)
+    os.chmod(script, 0o644)
+    try:
+        r = w.dev("env", "SUDO_UID=65534", "SUDO_GID=65534", str(w.roam), "portal", "browse",
+                  "--browser", "/usr/bin/python3 %s %s" % (script, out), "eth0", check=False)
+        assert os.path.exists(out), (r.stdout, r.stderr)
+        res = json.load(open(out))
+        assert (res["uid"], res["euid"], res["gid"]) == (65534, 65534, 65534), res
+        assert res["nnp"] == "1", res
+        assert int(res["capeff"], 16) == 0 and int(res["capprm"], 16) == 0, res
+        assert "/roam.slice/app-portal-login.scope" in res["cgroup"], res["cgroup"]
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+        procs = w.cgroup / ROAM_SLICE / "app-portal-login.scope"
+        if procs.exists():
+            try:
+                procs.rmdir()
+            except OSError:
+                pass
+

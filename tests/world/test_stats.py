@@ -707,3 +707,40 @@ def test_budget_use_survives_a_reboot(w):
             (d / "cgroup.kill").write_text("1")
             wait_for(lambda: not (d / "cgroup.procs").read_text().strip(), 5, what="empty")
             d.rmdir()
+
+
+def test_state_files_are_private_and_old_ones_made_private(stats):
+    """usage.history, apps.state and locations.state are written 0600 (the bus's read-usage
+    decides who sees usage, not the file mode); files an older roamd left 0644 are made
+    private at start, with a line in the log. The Prometheus export stays 0644."""
+    w = stats
+    lib = w.path("var-lib-roam")
+    files = ("usage.history", "apps.state", "locations.state")
+    try:
+        w.call(MANAGER_PATH, MANAGER_IFACE, "SetAppPolicy", "sa{ss}",
+               ("org.test.StatsP", {"access": "deny"}))
+        w.call(MANAGER_PATH, MANAGER_IFACE, "SetLocation", "ss", ("wifi0", "public"))
+        wait_for(lambda: all((lib / f).exists() for f in files) and (lib / PROM[0]).exists(),
+                 10, what="the state files written")
+        for f in files:
+            assert (lib / f).stat().st_mode & 0o777 == 0o600, (f, oct((lib / f).stat().st_mode))
+        assert (lib / PROM[0]).stat().st_mode & 0o777 == 0o644
+        w.roamd_stop()
+        for f in files:
+            os.chmod(lib / f, 0o644)
+        w.roamd_start()
+        for f in files:
+            assert (lib / f).stat().st_mode & 0o777 == 0o600, (f, oct((lib / f).stat().st_mode))
+            assert re.search(r"/var/lib/roam/%s was readable by other users \(mode 0644\); "
+                             r"it is now private to root \(mode 0600\)" % re.escape(f),
+                             w.roamd_log()), f
+        # what was saved is still in force after the restart
+        p = w.call(w.call(MANAGER_PATH, MANAGER_IFACE, "GetApp", "s", ["org.test.StatsP"]),
+                   PROPS_IFACE, "Get", "ss", ("org.roam1.App", "Access"))
+        assert p == "deny", p
+    finally:
+        w.roamd_stop()
+        for f in ("apps.state", "locations.state"):
+            if (lib / f).exists():
+                (lib / f).unlink()
+        w.roamd_start()

@@ -177,10 +177,12 @@ def test_pin_roam_displays(p2p):
     assert len(pin) == 8 and pin.isdigit()
     assert wps_pin_checksum(int(pin) // 10) == int(pin) % 10
     p2p.wait_state(PRINTER, "connecting")
-    assert p2p.prop(PRINTER, "PIN") == pin
+    # the PIN is not a property (every local user reads those): GetPIN, authorized
+    assert p2p.prop(PRINTER, "PIN") == ""
+    assert p2p.peer_call(PRINTER, "GetPIN") == pin
     p2p.fake.group_started(PRINTER.addr, "GO")
     p2p.wait_state(PRINTER, "connected")
-    assert p2p.prop(PRINTER, "PIN") == ""
+    assert p2p.peer_call(PRINTER, "GetPIN") == ""
     assert p2p.prop(PRINTER, "GroupRole") == "client"
 
 
@@ -219,7 +221,8 @@ def test_incoming_pin_requests(p2p):
     # The peer asks us to show a PIN: wpa_supplicant made one up; accepting authorizes it.
     pin = fake.prov_disc_show_pin(TV)
     p2p.wait_state(TV, "request")
-    assert p2p.prop(TV, "Method") == "display" and p2p.prop(TV, "PIN") == pin
+    assert p2p.prop(TV, "Method") == "display" and p2p.prop(TV, "PIN") == ""
+    assert p2p.peer_call(TV, "GetPIN") == pin
     p2p.peer_call(TV, "Accept", "")
     assert fake.wait_request("P2P_CONNECT") == f"P2P_CONNECT {TV.addr} {pin} display auth"
     p2p.wait_state(TV, "connecting")
@@ -407,6 +410,27 @@ def test_unprivileged_callers_are_refused(p2p):
                             *args], capture_output=True, text=True)
         assert r.returncode != 0 and "Only root or members of group netdev" in r.stderr, r
     assert p2p.prop(TV, "State") == "available"
+
+
+def test_unprivileged_reader_cannot_see_the_pin(p2p):
+    """A PIN roam shows (the peer asked us to show one) is for the users allowed to connect:
+    another local user reads every property and hears every signal, and sees no PIN there;
+    GetPIN refuses them."""
+    nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "busctl",
+              f"--address={p2p.env.address}"]
+    pin = p2p.fake.prov_disc_show_pin(TV)
+    p2p.wait_state(TV, "request")
+    r = subprocess.run(nobody + ["get-property", "org.roam1", peer_path(TV), PEER, "PIN"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == 's ""', r
+    r = subprocess.run(nobody + ["introspect", "org.roam1", peer_path(TV), PEER],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and pin not in r.stdout, r.stdout
+    r = subprocess.run(nobody + ["call", "org.roam1", peer_path(TV), PEER, "GetPIN"],
+                       capture_output=True, text=True)
+    assert r.returncode != 0 and "Only root or members of group netdev" in r.stderr, r
+    assert pin not in r.stdout
+    assert p2p.peer_call(TV, "GetPIN") == pin
 
 
 def test_sockets_of_other_namespaces_are_ignored():

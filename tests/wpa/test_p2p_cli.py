@@ -93,7 +93,7 @@ def test_connect_show_pin_and_failure(p2p):
         line = proc.stdout.readline()
         assert line.startswith("Type this PIN on Office printer: ")
         pin = line.split(": ")[1].strip().replace(" ", "")
-        assert p2p.prop(PRINTER, "PIN") == pin
+        assert p2p.peer_call(PRINTER, "GetPIN") == pin
         p2p.fake.go_neg_failure(11)
         out, err = proc.communicate(timeout=10)
         assert proc.returncode == 1
@@ -125,7 +125,7 @@ def test_requests_and_refusals(p2p):
     r = roam(p2p, "peers")
     assert "asks to connect" in r.stdout
     r = roam(p2p, "accept", "Ana's phone")
-    assert r.returncode == 1 and "shows a PIN" in r.stderr
+    assert r.returncode == 1 and "shows a PIN" in r.stderr and "standard input" in r.stderr
     r = roam(p2p, "reject", "Ana's phone", user=True)
     assert r.returncode == 1 and "not allowed to reject" in r.stderr
     r = roam(p2p, "reject", "Ana's phone")
@@ -167,3 +167,35 @@ def test_json_answers_say_the_outcome(p2p):
     doc = json.loads(r.stdout)
     assert (doc["name"], doc["state"], doc["reason"]) == ("Office printer", "available",
                                                           "rejected")
+
+
+def test_pins_come_on_stdin_not_argv(p2p):
+    """`roam p2p connect NAME pin` and `roam p2p accept NAME` read the PIN the device shows
+    on standard input: argv is readable by every local user. A PIN in argv still works, with
+    a warning that it is deprecated."""
+    p2p.found(TV)
+    proc = subprocess.Popen([ROAM, "p2p", "connect", "Living Room TV", "pin"], env=p2p.env.env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        proc.stdin.write("12345670\n")
+        proc.stdin.close()
+        assert p2p.fake.wait_request("P2P_CONNECT") == f"P2P_CONNECT {TV.addr} 12345670 keypad"
+    finally:
+        proc.kill()
+        proc.wait()
+    p2p.fake.prov_disc_enter_pin(PHONE)
+    p2p.wait_state(PHONE, "request")
+    proc = subprocess.Popen([ROAM, "p2p", "accept", "Ana's phone"], env=p2p.env.env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        proc.stdin.write("12345670\n")
+        proc.stdin.close()
+        assert p2p.fake.wait_request("P2P_CONNECT") == \
+            f"P2P_CONNECT {PHONE.addr} 12345670 keypad auth"
+    finally:
+        proc.kill()
+        err = proc.stderr.read()
+        proc.wait()
+    assert "visible to every local user" not in err
