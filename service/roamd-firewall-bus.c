@@ -45,7 +45,7 @@ int firewall_bus_method_set_location(sd_bus_message *msg, void *userdata, sd_bus
         if (r < 0)
                 return r;
         r = manager_bus_check_authorized(msg, "org.roam1.set-location", error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         if (!m->firewall)
                 return no_firewall(error);
