@@ -136,7 +136,7 @@ static int method_online_for(sd_bus_message *msg, void *userdata, sd_bus_error *
                                          "The duration must be more than 0 and at most a day "
                                          "(or UINT64_MAX: until released).");
         r = manager_bus_check_authorized(msg, "org.roam1.change-app-policy", error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = apps_online_for(app->apps, app, usec);
         if (r < 0)
@@ -150,7 +150,7 @@ static int method_release(sd_bus_message *msg, void *userdata, sd_bus_error *err
         int r;
 
         r = manager_bus_check_authorized(msg, "org.roam1.change-app-policy", error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = apps_release(app->apps, app);
         if (r < 0)
@@ -346,7 +346,7 @@ int apps_bus_method_set_policy(sd_bus_message *msg, void *userdata, sd_bus_error
                                          "The system policy has only an access; its traffic is "
                                          "routed by the main table.");
         r = manager_bus_check_authorized(msg, "org.roam1.change-app-policy", error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = apps_set_policy(a, id, &changes, &app);
         if (r < 0)
@@ -363,7 +363,7 @@ int apps_bus_method_reset_policy(sd_bus_message *msg, void *userdata, sd_bus_err
         if (r < 0)
                 return r;
         r = manager_bus_check_authorized(msg, "org.roam1.change-app-policy", error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = apps_reset_policy(app->apps, app);
         if (r < 0)
@@ -395,7 +395,7 @@ int apps_bus_method_run(sd_bus_message *msg, void *userdata, sd_bus_error *error
                 return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
                                          "online_for_usec must be at most a day (or UINT64_MAX).");
         r = manager_bus_check_authorized(msg, "org.roam1.run-app", error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_PID | SD_BUS_CREDS_AUGMENT, &creds);
         if (r < 0 || sd_bus_creds_get_pid(creds, &pid) < 0)

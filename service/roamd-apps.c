@@ -883,6 +883,13 @@ void apps_links_changed(Apps *a)
         (void)apps_reconcile(a);
 }
 
+int apps_apply(Apps *a)
+{
+        if (!a || !a->started)
+                return -ENOMEDIUM;
+        return apps_reconcile(a);
+}
+
 /* Reads everybody else's use of the packet mark and reports what overlaps ours. */
 static void coexist_check(Apps *a)
 {

@@ -147,7 +147,7 @@ static int get_device(Bt *bt, sd_bus_message *msg, BluezDevice **ret, sd_bus_err
         int r;
 
         r = manager_bus_check_authorized(msg, BT_ACTION, error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = sd_bus_message_read(msg, "s", &address);
         if (r < 0)
@@ -184,7 +184,7 @@ static int method_device(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         int r;
 
         r = get_device(bt, msg, &d, error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         name = d->name ? d->name : d->address;
         if (streq(member, "Pair"))
@@ -223,7 +223,7 @@ static int method_set_trusted(sd_bus_message *msg, void *userdata, sd_bus_error 
         char what[320];
 
         r = get_device(bt, msg, &d, error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = sd_bus_message_read(msg, "b", &trusted);
         if (r < 0)
@@ -241,7 +241,7 @@ static int get_adapter(Bt *bt, sd_bus_message *msg, BluezAdapter **ret, sd_bus_e
         int r;
 
         r = manager_bus_check_authorized(msg, BT_ACTION, error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = sd_bus_message_read(msg, "s", &id);
         if (r < 0)
@@ -263,7 +263,7 @@ static int method_set_adapter(sd_bus_message *msg, void *userdata, sd_bus_error 
         char what[128];
 
         r = get_adapter(bt, msg, &a, error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = sd_bus_message_read(msg, "sb", &prop, &value);
         if (r < 0)
@@ -285,7 +285,7 @@ static int method_discovery(sd_bus_message *msg, void *userdata, sd_bus_error *e
         int r;
 
         r = get_adapter(bt, msg, &a, error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         if (streq(sd_bus_message_get_member(msg), "StopDiscovery")) {
                 bt->discovery_timeout = sd_event_source_disable_unref(bt->discovery_timeout);
@@ -311,7 +311,7 @@ static int method_answer(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         const char *value;
 
         r = manager_bus_check_authorized(msg, BT_ACTION, error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = sd_bus_message_read(msg, "ubs", &id, &accept, &value);
         if (r < 0)
@@ -330,7 +330,7 @@ static int method_import_ndef(sd_bus_message *msg, void *userdata, sd_bus_error 
         int apply, r;
 
         r = manager_bus_check_authorized(msg, BT_ACTION, error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = sd_bus_message_read_array(msg, 'y', &data, &size);
         if (r < 0)
@@ -348,7 +348,7 @@ static int method_answer_nfc(sd_bus_message *msg, void *userdata, sd_bus_error *
         int accept, r;
 
         r = manager_bus_check_authorized(msg, BT_ACTION, error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = sd_bus_message_read(msg, "ub", &id, &accept);
         if (r < 0)

@@ -390,22 +390,60 @@ static void on_device_removed(Bluez *b, const char *path, void *userdata)
         }
 }
 
-static void on_bluez_changed(Bluez *b, void *userdata)
+/* BlueZ's signals come in bursts (a scan sends RSSI for every device it hears, many times a
+ * second), and each emission carries the whole Devices array: the changes of a burst are
+ * announced once, when the loop has nothing else to do, and no more often than this. */
+#define BT_CHANGED_INTERVAL_USEC (100 * USEC_PER_MSEC)
+
+static int on_changed_timer(sd_event_source *es, uint64_t usec, void *userdata)
 {
         Bt *bt = userdata;
+        Bluez *b = bt->bluez;
 
+        bt->changed_last = usec;
         bt_emit_changed(bt, "Available", "AgentRegistered", "Adapters", "Devices", NULL);
         if (bt->nfc_address[0]) {
                 BluezDevice *d = bluez_get_device(b, bt->nfc_address);
                 char address[18];
 
                 if (!d)
-                        return;
+                        return 0;
                 /* Found by discovery: the normal pairing, with the tag's name shown. */
                 snprintf(address, sizeof(address), "%s", bt->nfc_address);
                 nfc_pair_done(bt);
                 (void)bt_pair(bt, address, NULL, NULL);
         }
+        return 0;
+}
+
+static void on_bluez_changed(Bluez *b, void *userdata)
+{
+        Bt *bt = userdata;
+        uint64_t now = 0, when;
+        int r, enabled = SD_EVENT_OFF;
+
+        if (bt->changed_timer && sd_event_source_get_enabled(bt->changed_timer, &enabled) >= 0 &&
+            enabled != SD_EVENT_OFF)
+                return; /* already announced for this burst */
+        r = sd_event_now(bt->manager->event, CLOCK_MONOTONIC, &now);
+        if (r < 0)
+                goto now;
+        when = MAX(now, bt->changed_last + BT_CHANGED_INTERVAL_USEC);
+        if (!bt->changed_timer) {
+                r = sd_event_add_time(bt->manager->event, &bt->changed_timer, CLOCK_MONOTONIC, when,
+                                      0, on_changed_timer, bt);
+                if (r >= 0)
+                        r = sd_event_source_set_priority(bt->changed_timer, SD_EVENT_PRIORITY_IDLE);
+        } else {
+                r = sd_event_source_set_time(bt->changed_timer, when);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(bt->changed_timer, SD_EVENT_ONESHOT);
+        }
+        if (r >= 0)
+                return;
+now:
+        /* no timer: announce at once rather than not at all */
+        (void)on_changed_timer(NULL, now, bt);
 }
 
 /* Client calls forwarded to BlueZ. */
@@ -633,6 +671,7 @@ Bt *bt_free(Bt *bt)
         question_clear(bt, ERROR_CANCELED, "roamd is stopping.");
         nfc_pair_done(bt);
         sd_event_source_disable_unref(bt->discovery_timeout);
+        sd_event_source_disable_unref(bt->changed_timer);
         sd_bus_slot_unref(bt->vtable_slot);
         sd_bus_slot_unref(bt->agent_slot);
         sd_bus_slot_unref(bt->register_slot);

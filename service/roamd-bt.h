@@ -55,6 +55,9 @@ struct Bt {
         const char *pair_outcome; /* why the agent said no, for the pairing's failure */
         bool agent_registered;
         BtOp *ops; /* calls in flight to BlueZ, each answering a client */
+        /* BlueZ's changes, announced together (RSSI churns during a scan) */
+        sd_event_source *changed_timer;
+        uint64_t changed_last;
 
         /* NFC pairing of a device BlueZ does not know yet: discovery until it shows up. */
         char nfc_address[18];

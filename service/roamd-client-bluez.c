@@ -62,6 +62,7 @@ static void bluez_clear(Bluez *b)
                 device_free(b->devices[i]);
         b->adapters = mfree(b->adapters);
         b->devices = mfree(b->devices);
+        b->by_path = mfree(b->by_path);
         b->n_adapters = b->n_devices = 0;
 }
 
@@ -109,12 +110,90 @@ BluezAdapter *bluez_default_adapter(Bluez *b)
         return b->n_adapters > 0 ? b->adapters[0] : NULL;
 }
 
+/* Where path is, or would go, in b->by_path. */
+static size_t device_pos(Bluez *b, const char *path, bool *ret_found)
+{
+        size_t lo = 0, hi = b->n_devices;
+
+        while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                int c = strcmp(b->by_path[mid]->path, path);
+                if (c == 0) {
+                        *ret_found = true;
+                        return mid;
+                }
+                if (c < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        *ret_found = false;
+        return lo;
+}
+
 BluezDevice *bluez_get_device(Bluez *b, const char *s)
 {
-        for (size_t i = 0; s && i < b->n_devices; i++)
-                if (strcasecmp(b->devices[i]->address, s) == 0 || streq(b->devices[i]->path, s))
+        bool found;
+        size_t p;
+
+        if (!s)
+                return NULL;
+        /* object paths (every signal) by index; addresses (a client's call) one by one */
+        if (s[0] == '/') {
+                p = device_pos(b, s, &found);
+                return found ? b->by_path[p] : NULL;
+        }
+        for (size_t i = 0; i < b->n_devices; i++)
+                if (strcasecmp(b->devices[i]->address, s) == 0)
                         return b->devices[i];
         return NULL;
+}
+
+static int device_add(Bluez *b, const char *path, BluezDevice **ret)
+{
+        BluezDevice **n, **idx;
+        BluezDevice *d;
+        bool found;
+        size_t p;
+
+        n = realloc(b->devices, sizeof(*n) * (b->n_devices + 1));
+        if (!n)
+                return -ENOMEM;
+        b->devices = n;
+        idx = realloc(b->by_path, sizeof(*idx) * (b->n_devices + 1));
+        if (!idx)
+                return -ENOMEM;
+        b->by_path = idx;
+        d = calloc(1, sizeof(*d));
+        if (!d || !(d->path = strdup(path))) {
+                device_free(d);
+                return -ENOMEM;
+        }
+        d->battery = -1;
+        p = device_pos(b, path, &found);
+        memmove(idx + p + 1, idx + p, (b->n_devices - p) * sizeof(*idx));
+        idx[p] = d;
+        b->devices[b->n_devices++] = d;
+        *ret = d;
+        return 0;
+}
+
+static void device_drop(Bluez *b, BluezDevice *d)
+{
+        bool found;
+        size_t p = device_pos(b, d->path, &found);
+
+        if (found)
+                memmove(b->by_path + p, b->by_path + p + 1,
+                        (b->n_devices - p - 1) * sizeof(*b->by_path));
+        for (size_t i = 0; i < b->n_devices; i++)
+                if (b->devices[i] == d) {
+                        memmove(b->devices + i, b->devices + i + 1,
+                                (b->n_devices - i - 1) * sizeof(*b->devices));
+                        break;
+                }
+        b->n_devices--;
+        device_free(d);
 }
 
 static bool from_bluez(Bluez *b, sd_bus_message *m)
@@ -276,6 +355,7 @@ static int read_props(Bluez *b, const char *path, const char *iface, sd_bus_mess
 {
         BluezAdapter *a = NULL;
         BluezDevice *d = NULL;
+        bool created = false;
         const char *name;
         int r;
 
@@ -299,17 +379,10 @@ static int read_props(Bluez *b, const char *path, const char *iface, sd_bus_mess
                    streq(iface, NETWORK_IFACE)) {
                 d = bluez_get_device(b, path);
                 if (!d && streq(iface, DEVICE_IFACE)) {
-                        BluezDevice **n = realloc(b->devices, sizeof(*n) * (b->n_devices + 1));
-                        if (!n)
-                                return -ENOMEM;
-                        b->devices = n;
-                        d = calloc(1, sizeof(*d));
-                        if (!d || !(d->path = strdup(path))) {
-                                device_free(d);
-                                return -ENOMEM;
-                        }
-                        d->battery = -1;
-                        b->devices[b->n_devices++] = d;
+                        r = device_add(b, path, &d);
+                        if (r < 0)
+                                return r;
+                        created = true;
                 }
                 if (d && streq(iface, NETWORK_IFACE))
                         d->has_network = true;
@@ -333,7 +406,20 @@ static int read_props(Bluez *b, const char *path, const char *iface, sd_bus_mess
         }
         if (r < 0)
                 return r;
-        return sd_bus_message_exit_container(m);
+        r = sd_bus_message_exit_container(m);
+        if (r < 0)
+                return r;
+        if (created && b->n_devices > BLUEZ_DEVICES_MAX && !d->paired && !d->trusted &&
+            !d->connected) {
+                if (!b->capped)
+                        log_notice("BlueZ: more than %d devices around; new ones that are not "
+                                   "paired are left out until others go.",
+                                   BLUEZ_DEVICES_MAX);
+                b->capped = true;
+                device_drop(b, d);
+        } else if (b->n_devices < BLUEZ_DEVICES_MAX / 2)
+                b->capped = false;
+        return r;
 }
 
 /* One object of an ObjectManager answer or InterfacesAdded: a{sa{sv}}. */
@@ -365,6 +451,8 @@ static int read_interfaces(Bluez *b, const char *path, sd_bus_message *m)
 
 static void remove_object(Bluez *b, const char *path, const char *iface)
 {
+        BluezDevice *d;
+
         for (size_t i = 0; i < b->n_adapters; i++)
                 if (streq(b->adapters[i]->path, path) && streq(iface, ADAPTER_IFACE)) {
                         adapter_free(b->adapters[i]);
@@ -373,25 +461,18 @@ static void remove_object(Bluez *b, const char *path, const char *iface)
                         b->n_adapters--;
                         return;
                 }
-        for (size_t i = 0; i < b->n_devices; i++) {
-                BluezDevice *d = b->devices[i];
-
-                if (!streq(d->path, path))
-                        continue;
-                if (streq(iface, BATTERY_IFACE))
-                        d->battery = -1;
-                else if (streq(iface, NETWORK_IFACE)) {
-                        d->has_network = d->network_connected = false;
-                        d->network_interface = mfree(d->network_interface);
-                } else if (streq(iface, DEVICE_IFACE)) {
-                        if (b->on_device_removed)
-                                b->on_device_removed(b, path, b->userdata);
-                        device_free(d);
-                        memmove(b->devices + i, b->devices + i + 1,
-                                (b->n_devices - i - 1) * sizeof(*b->devices));
-                        b->n_devices--;
-                }
+        d = bluez_get_device(b, path);
+        if (!d)
                 return;
+        if (streq(iface, BATTERY_IFACE))
+                d->battery = -1;
+        else if (streq(iface, NETWORK_IFACE)) {
+                d->has_network = d->network_connected = false;
+                d->network_interface = mfree(d->network_interface);
+        } else if (streq(iface, DEVICE_IFACE)) {
+                if (b->on_device_removed)
+                        b->on_device_removed(b, path, b->userdata);
+                device_drop(b, d);
         }
 }
 

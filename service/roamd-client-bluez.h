@@ -37,6 +37,12 @@ typedef struct BluezDevice {
         bool nap;                /* offers the NAP service (UUID 0x1116) */
 } BluezDevice;
 
+/* At most this many devices are followed. A scan in a crowded place (a station, a
+ * conference) shows hundreds of passing devices, each one more entry in every Devices
+ * emission; beyond the cap, devices that are neither paired, trusted nor connected are left
+ * out until others go (BlueZ forgets unpaired ones a while after the scan). */
+#define BLUEZ_DEVICES_MAX 256
+
 typedef struct Bluez Bluez;
 typedef void (*bluez_changed_t)(Bluez *b, void *userdata);
 
@@ -45,8 +51,10 @@ struct Bluez {
         char *owner; /* unique name of org.bluez, NULL while it is not on the bus */
         BluezAdapter **adapters;
         size_t n_adapters;
-        BluezDevice **devices;
+        BluezDevice **devices; /* in the order BlueZ showed them */
         size_t n_devices;
+        BluezDevice **by_path; /* the same, sorted by path: signals name their object */
+        bool capped;           /* said once that devices were left out */
 
         bluez_changed_t on_changed;  /* any object or property changed */
         bluez_changed_t on_appeared; /* BlueZ's objects were read after it came */

@@ -14,6 +14,8 @@ static const char *const fault_point_table[_FAULT_POINT_MAX] = {
     [FAULT_RULE_ADD] = "rule-add",
     [FAULT_NFT_COMMIT_LOST] = "nft-commit-lost",
     [FAULT_NFT_COMMIT_UNSENT] = "nft-commit-unsent",
+    [FAULT_NFT_DUMP] = "nft-dump",
+    [FAULT_STATS_APPLY] = "stats-apply",
 };
 
 const char *fault_point_to_string(FaultPoint p)

@@ -4,9 +4,10 @@
 /* Fault injection for tests: `roamd --test-faults=FILE` makes the next N kernel operations of
  * a kind fail, so every failure path of the reconciler runs in CI. FILE holds words
  * `KIND:N` (nft-commit, route-add, rule-add; nft-commit-lost and nft-commit-unsent: a commit
- * that times out, applied or not); it is read again before each operation, and a
- * changed content resets the counts, so a test arms a fault at the moment it wants one.
- * Compiled in with meson -Dfault_injection=true (the default; distributions turn it off),
+ * that times out, applied or not; nft-dump: a callback of a counter dump; stats-apply: the
+ * accounting of a counter dump, at its last step that can fail); it is read again before each
+ * operation, and a changed content resets the counts, so a test arms a fault at the moment it wants
+ * one. Compiled in with meson -Dfault_injection=true (the default; distributions turn it off),
  * honoured only with the flag. */
 
 typedef enum FaultPoint {
@@ -15,6 +16,8 @@ typedef enum FaultPoint {
         FAULT_RULE_ADD,
         FAULT_NFT_COMMIT_LOST,   /* applied by the kernel, its answer "never came" */
         FAULT_NFT_COMMIT_UNSENT, /* never sent, and no answer came */
+        FAULT_NFT_DUMP,          /* a callback fails in the middle of a counter dump */
+        FAULT_STATS_APPLY,       /* accounting a dump fails late (as out of memory would) */
         _FAULT_POINT_MAX,
         _FAULT_POINT_INVALID = -22,
 } FaultPoint;

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-macro.h"
 #include "roam-util.h"
+#include "roamd-apps.h"
 #include "roamd-firewall.h"
 #include "roamd-manager.h"
 
@@ -43,10 +45,16 @@ int firewall_bus_method_set_location(sd_bus_message *msg, void *userdata, sd_bus
         if (r < 0)
                 return r;
         r = manager_bus_check_authorized(msg, "org.roam1.set-location", error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         if (!m->firewall)
                 return no_firewall(error);
+        /* with nothing in force a location would be a promise roamd cannot keep */
+        if (!m->apps)
+                return sd_bus_error_set(error, ROAM_ERROR_FAILED,
+                                        "The firewall is not enforced here ([Apps] "
+                                        "Enforce=no, or no cgroup v2; see roamd's log): nothing "
+                                        "changed.");
         l = link_arg(m, name, error);
         if (!l)
                 return -ENOENT;
@@ -64,6 +72,15 @@ int firewall_bus_method_set_location(sd_bus_message *msg, void *userdata, sd_bus
                                          strempty(l->info.name));
         if (r < 0)
                 return sd_bus_error_set_errnof(error, -r, "Cannot set the location: %m");
+        /* the answer is the kernel's: only a committed transaction puts the rules in force */
+        r = apps_apply(m->apps);
+        if (r < 0)
+                return sd_bus_error_setf(error, ROAM_ERROR_FAILED,
+                                         "The kernel refused the change (%s): the rules of the "
+                                         "old location stay in force, and roamd applies the new "
+                                         "one as soon as the kernel accepts it (see "
+                                         "Manager.Degraded).",
+                                         strerror(-r));
         return sd_bus_reply_method_return(msg, NULL);
 }
 

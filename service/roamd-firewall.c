@@ -533,8 +533,8 @@ int firewall_set_location(Firewall *fw, Link *l, const char *location)
                 }
                 return r;
         }
+        /* the caller commits (apps_apply()) and answers with the kernel's word */
         firewall_links_synced(fw);
-        apps_links_changed(fw->manager->apps);
         return 0;
 }
 

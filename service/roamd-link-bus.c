@@ -223,7 +223,7 @@ static int method_reprobe(sd_bus_message *msg, void *userdata, sd_bus_error *err
         int r;
 
         r = manager_bus_check_authorized(msg, "org.roam1.manage", error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = link_reprobe(l);
         if (r < 0)

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
 #include <grp.h>
 #include <net/if.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include "roamd-link-bus.h"
 #include "roamd-manager.h"
 #include "roamd-p2p.h"
+#include "roamd-polkit.h"
 
 static int property_get_string(sd_bus *bus, const char *path, const char *interface,
                                const char *property, sd_bus_message *reply, void *userdata,
@@ -78,34 +80,6 @@ bool manager_bus_name_has_owner(sd_bus *bus, const char *name)
         return has;
 }
 
-/* polkit's verdict for the sender: 1 yes, 0 no, -ENOENT when polkit is not on the bus. */
-static int polkit_check(sd_bus_message *msg, const char *action)
-{
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        _cleanup_(sd_bus_error_free) sd_bus_error err = SD_BUS_ERROR_NULL;
-        sd_bus *bus = sd_bus_message_get_bus(msg);
-        int authorized = 0, challenge = 0, r;
-
-        if (!manager_bus_name_has_owner(bus, "org.freedesktop.PolicyKit1"))
-                return -ENOENT;
-        /* No interaction: a daemon cannot wait for a password dialog. */
-        r = sd_bus_call_method(bus, "org.freedesktop.PolicyKit1",
-                               "/org/freedesktop/PolicyKit1/Authority",
-                               "org.freedesktop.PolicyKit1.Authority", "CheckAuthorization", &err,
-                               &reply, "(sa{sv})sa{ss}us", "system-bus-name", 1, "name", "s",
-                               sd_bus_message_get_sender(msg), action, 0, 0, "");
-        if (r < 0) {
-                log_warning("polkit could not check %s: %s", action, err.message);
-                return 0;
-        }
-        r = sd_bus_message_enter_container(reply, 'r', "bba{ss}");
-        if (r >= 0)
-                r = sd_bus_message_read(reply, "bb", &authorized, &challenge);
-        if (r < 0)
-                return 0;
-        return authorized ? 1 : 0;
-}
-
 int manager_bus_check_authorized(sd_bus_message *msg, const char *action, sd_bus_error *error)
 {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
@@ -125,11 +99,19 @@ int manager_bus_check_authorized(sd_bus_message *msg, const char *action, sd_bus
         if (sd_bus_creds_get_euid(creds, &uid) >= 0 && uid == 0)
                 return 0;
         r = polkit_check(msg, action);
+        if (r == -EINPROGRESS)
+                return 1; /* polkit was asked: the handler runs again with its answer */
+        if (r == -EBUSY)
+                return sd_bus_error_set(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                        "Too many of this caller's requests are waiting for "
+                                        "polkit; try again once they are answered.");
         if (r > 0)
                 return 0;
         if (r == 0)
                 return sd_bus_error_setf(error, ROAM_ERROR_ACCESS_DENIED,
                                          "Not authorized by polkit for %s.", action);
+        if (r != -ENOENT)
+                return sd_bus_error_set_errnof(error, -r, "Cannot ask polkit: %m");
         g = getgrnam("netdev");
         if (g) {
                 if (sd_bus_creds_get_egid(creds, &gid) >= 0 && gid == g->gr_gid)
@@ -187,7 +169,7 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         int r;
 
         r = manager_bus_check_authorized(msg, "org.roam1.manage", error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = manager_reload(m);
         if (r < 0)

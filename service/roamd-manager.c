@@ -15,6 +15,7 @@
 #include "roamd-portal.h"
 #include "roamd-bt.h"
 #include "roamd-manager.h"
+#include "roamd-polkit.h"
 #include "roamd-ndopt.h"
 #include "roamd-netlink.h"
 #include "roamd-p2p.h"
@@ -120,6 +121,7 @@ Manager *manager_free(Manager *m)
         sd_bus_slot_unref(m->link_enum_slot);
         sd_bus_slot_unref(m->peer_slot);
         sd_bus_slot_unref(m->peer_enum_slot);
+        polkit_flush();
         sd_bus_flush_close_unref(m->bus);
         sd_event_unref(m->event);
         config_free(m->config);

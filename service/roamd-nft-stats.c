@@ -16,10 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
 
 #include "roam-log.h"
 #include "roam-macro.h"
+#include "roamd-fault.h"
 #include "roamd-nft-stats.h"
 
 /* nftables' datatype numbers (so `nft list` prints the keys readably) and its rule for
@@ -34,6 +36,10 @@
 #define SET_SIZE 262144
 #define PRIO     300
 #define LOOPBACK 1
+
+/* The longest the loop waits for one answer of a dump: a kernel dump of 262,144 counters
+ * takes well under a second; beyond this the read fails and is tried again later. */
+#define NFT_STATS_WAIT_SEC 2
 
 typedef struct Member {
         uint64_t id;
@@ -575,6 +581,10 @@ static int on_elems_msg(const struct nlmsghdr *nlh, void *userdata)
         DumpCtx *c = userdata;
         const struct nlattr *a, *el, *f, *v;
 
+        if (fault_check(FAULT_NFT_DUMP) < 0) {
+                c->error = -EIO;
+                return MNL_CB_ERROR;
+        }
         mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg))
         {
                 if (mnl_attr_get_type(a) != NFTA_SET_ELEM_LIST_ELEMENTS)
@@ -615,7 +625,14 @@ static int on_table_msg(const struct nlmsghdr *nlh, void *userdata)
         return MNL_CB_OK;
 }
 
-static int request_cb(NftStats *s, struct nlmsghdr *nlh, mnl_cb_t cb, void *data, int *error)
+static void socket_close(NftStats *s)
+{
+        if (s->nl)
+                mnl_socket_close(s->nl);
+        s->nl = NULL;
+}
+
+static int request_cb_once(NftStats *s, struct nlmsghdr *nlh, mnl_cb_t cb, void *data, int *error)
 {
         _cleanup_free_ char *buf = malloc((64 * 1024));
         uint32_t seq = nlh->nlmsg_seq;
@@ -631,7 +648,8 @@ static int request_cb(NftStats *s, struct nlmsghdr *nlh, mnl_cb_t cb, void *data
                 if (n < 0) {
                         if (errno == EINTR)
                                 continue;
-                        return -errno;
+                        /* SO_RCVTIMEO ran out: the kernel owes an answer it never gave */
+                        return errno == EAGAIN ? -ETIMEDOUT : -errno;
                 }
                 r = mnl_cb_run(buf, n, seq, mnl_socket_get_portid(s->nl), cb, data);
                 if (r < 0)
@@ -639,6 +657,18 @@ static int request_cb(NftStats *s, struct nlmsghdr *nlh, mnl_cb_t cb, void *data
                 if (r == MNL_CB_STOP)
                         return 0;
         }
+}
+
+/* Any failure may leave the rest of a dump (or its NLMSG_DONE/ACK) queued on the socket, and
+ * the next request would read it as its own answer and fail in turn, for ever. A fresh socket
+ * is in step by construction: the next request opens one. */
+static int request_cb(NftStats *s, struct nlmsghdr *nlh, mnl_cb_t cb, void *data, int *error)
+{
+        int r = request_cb_once(s, nlh, cb, data, error);
+
+        if (r < 0)
+                socket_close(s);
+        return r;
 }
 
 static int request(NftStats *s, struct nlmsghdr *nlh, mnl_cb_t cb, DumpCtx *c)
@@ -655,10 +685,12 @@ static int socket_open(NftStats *s)
         s->nl = mnl_socket_open(NETLINK_NETFILTER);
         if (!s->nl)
                 return -errno;
-        if (mnl_socket_bind(s->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+        if (mnl_socket_bind(s->nl, 0, MNL_SOCKET_AUTOPID) < 0 ||
+            setsockopt(mnl_socket_get_fd(s->nl), SOL_SOCKET, SO_RCVTIMEO,
+                       &(struct timeval){.tv_sec = NFT_STATS_WAIT_SEC},
+                       sizeof(struct timeval)) < 0) {
                 r = -errno;
-                mnl_socket_close(s->nl);
-                s->nl = NULL;
+                socket_close(s);
                 return r;
         }
         return 0;

@@ -86,7 +86,7 @@ static int method_connect(sd_bus_message *msg, void *userdata, sd_bus_error *err
         if (r < 0)
                 return r;
         r = authorize(msg, error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         m = peer_method_from_string(method);
         if (m <= PEER_METHOD_NONE)
@@ -106,7 +106,7 @@ static int method_accept(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         if (r < 0)
                 return r;
         r = authorize(msg, error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         return peer_accept(userdata, pin, msg, error);
 }
@@ -125,14 +125,14 @@ static int method_reject(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 {
         int r = authorize(msg, error);
 
-        return r < 0 ? r : peer_reject(userdata, msg, error);
+        return r != 0 ? r : peer_reject(userdata, msg, error);
 }
 
 static int method_disconnect(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
         int r = authorize(msg, error);
 
-        return r < 0 ? r : peer_disconnect(userdata, msg, error);
+        return r != 0 ? r : peer_disconnect(userdata, msg, error);
 }
 
 #define EC SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
@@ -296,7 +296,7 @@ int p2p_bus_method_find(sd_bus_message *msg, void *userdata, sd_bus_error *error
         if (r < 0)
                 return r;
         r = authorize(msg, error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         if (timeout > 3600)
                 return sd_bus_error_set(error, ROAM_ERROR_INVALID_ARGS,
@@ -314,7 +314,7 @@ int p2p_bus_method_stop_find(sd_bus_message *msg, void *userdata, sd_bus_error *
         int r;
 
         r = authorize(msg, error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = p2p_stop_find(m->p2p, msg);
         if (r < 0)

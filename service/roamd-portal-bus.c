@@ -101,7 +101,7 @@ static int get_session(sd_bus_message *msg, Portal *p, sd_bus_error *error, Port
         if (r < 0)
                 return r;
         r = manager_bus_check_authorized(msg, "org.roam1.manage", error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         *ret = portal_get_session(p, name);
         if (!*ret)
@@ -127,7 +127,7 @@ static int method_approve(sd_bus_message *msg, void *userdata, sd_bus_error *err
         int always, r;
 
         r = get_session(msg, userdata, error, &s);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = sd_bus_message_read(msg, "b", &always);
         if (r < 0)
@@ -149,7 +149,7 @@ static int method_decline(sd_bus_message *msg, void *userdata, sd_bus_error *err
         const char *err = NULL;
         int r = get_session(msg, userdata, error, &s);
 
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = portal_session_decline(s, &err);
         return reply(msg, error, r, err);
@@ -161,7 +161,7 @@ static int method_logoff(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         const char *err = NULL;
         int r = get_session(msg, userdata, error, &s);
 
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = portal_session_logoff(s, &err);
         return reply(msg, error, r, err);
@@ -173,7 +173,7 @@ static int method_forget(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         const char *err = NULL;
         int r = get_session(msg, userdata, error, &s);
 
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = check_saved_login(msg, error);
         if (r < 0)
@@ -227,7 +227,7 @@ static int method_login(sd_bus_message *msg, void *userdata, sd_bus_error *error
         int fd, save, always, r;
 
         r = get_session(msg, userdata, error, &s);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = sd_bus_message_read(msg, "shbb", &user, &fd, &save, &always);
         if (r < 0)
@@ -254,7 +254,7 @@ static int method_extend(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         const char *err = NULL;
         int r = get_session(msg, userdata, error, &s);
 
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = portal_session_extend(s, &err);
         return reply(msg, error, r, err);

@@ -160,7 +160,7 @@ static int method_get_usage(sd_bus_message *m, void *userdata, sd_bus_error *err
         if (r < 0 || sd_bus_error_is_set(error))
                 return r;
         r = authorize(m, &f, error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         (void)stats_read(s); /* up to now */
         h = stats_history(s);
@@ -202,7 +202,7 @@ static int method_get_usage_history(sd_bus_message *m, void *userdata, sd_bus_er
         if (r < 0 || sd_bus_error_is_set(error))
                 return r;
         r = authorize(m, &f, error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         (void)stats_read(s);
         h = stats_history(s);

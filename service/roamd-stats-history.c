@@ -133,6 +133,22 @@ static int series_add(StatsSeries *s, uint32_t hour, const StatsCount *c)
         return 0;
 }
 
+int stats_history_reserve(StatsHistory *h, const char *owner, const char *link, bool roaming,
+                          uint32_t hour)
+{
+        /* adding nothing makes the series and its bucket: a later add only sums */
+        return stats_history_add(h, owner, link, roaming, hour, &(StatsCount){});
+}
+
+void stats_history_baseline_take(StatsHistory *h, char *epoch, StatsBaselineEntry *e, size_t n)
+{
+        base_done(h->base, h->n_base);
+        free(h->epoch);
+        h->base = e;
+        h->n_base = n;
+        h->epoch = epoch;
+}
+
 int stats_history_add(StatsHistory *h, const char *owner, const char *link, bool roaming,
                       uint32_t hour, const StatsCount *c)
 {
@@ -144,12 +160,13 @@ int stats_history_add(StatsHistory *h, const char *owner, const char *link, bool
                 if (!ns)
                         return -ENOMEM;
                 h->series = ns;
+                _cleanup_free_ char *o = strdup(owner), *l = strdup(link);
+                if (!o || !l)
+                        return -ENOMEM;
                 memmove(&ns[p + 1], &ns[p], sizeof(StatsSeries) * (h->n_series - p));
                 ns[p] =
-                    (StatsSeries){.owner = strdup(owner), .link = strdup(link), .roaming = roaming};
+                    (StatsSeries){.owner = TAKE_PTR(o), .link = TAKE_PTR(l), .roaming = roaming};
                 h->n_series++;
-                if (!ns[p].owner || !ns[p].link)
-                        return -ENOMEM;
         }
         return series_add(&h->series[p], hour, c);
 }

@@ -69,6 +69,10 @@ bool stats_count_is_zero(const StatsCount *c);
 /* Adds c to the bucket (owner, link, roaming, hour), creating what is missing. */
 int stats_history_add(StatsHistory *h, const char *owner, const char *link, bool roaming,
                       uint32_t hour, const StatsCount *c);
+/* Makes the series and bucket that stats_history_add() would need, so that adding to them
+ * afterwards cannot fail: a whole dump is accounted in one step or not at all. */
+int stats_history_reserve(StatsHistory *h, const char *owner, const char *link, bool roaming,
+                          uint32_t hour);
 const StatsSeries *stats_history_find(const StatsHistory *h, const char *owner, const char *link,
                                       bool roaming);
 /* Drops buckets older than min_hour (and series left empty); returns how many buckets. */
@@ -80,6 +84,8 @@ StatsCount stats_history_sum(const StatsHistory *h, const char *owner, const cha
                              int roaming, uint32_t since);
 
 /* The baseline: replaced as a whole. Entries are copied. */
+/* Takes epoch and e (their strings too): cannot fail. */
+void stats_history_baseline_take(StatsHistory *h, char *epoch, StatsBaselineEntry *e, size_t n);
 int stats_history_set_baseline(StatsHistory *h, const char *epoch, const StatsBaselineEntry *e,
                                size_t n);
 const StatsBaselineEntry *stats_history_baseline_find(const StatsHistory *h, uint8_t dir,

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <net/if.h>
@@ -14,6 +15,7 @@
 #include "roamd-apps.h"
 #include "roamd-client-mm.h"
 #include "roamd-client-ofono.h"
+#include "roamd-fault.h"
 #include "roamd-link.h"
 #include "roamd-manager.h"
 #include "roamd-nft-stats.h"
@@ -258,34 +260,39 @@ static void check_clock(Stats *s, uint64_t real, uint64_t boot)
                             jump / (int64_t)USEC_PER_SEC);
 }
 
-static int pending_add(Stats *s, uint64_t cgroup, const char *link, uint32_t hour,
-                       const StatsCount *c)
-{
-        Pending *np = realloc(s->pending, sizeof(Pending) * (s->n_pending + 1));
+typedef struct Delta {
+        const char *owner, *link; /* in the new baseline */
+        char *pending_link;       /* a pending count's own copy */
+        uint64_t cgroup;
+        StatsCount c;
+} Delta;
 
-        if (!np)
-                return -ENOMEM;
-        s->pending = np;
-        np[s->n_pending] = (Pending){.cgroup = cgroup, .link = strdup(link), .hour = hour, .c = *c};
-        if (!np[s->n_pending].link)
-                return -ENOMEM;
-        s->n_pending++;
-        return 0;
+static void baseline_free(StatsBaselineEntry *e, size_t n)
+{
+        for (size_t i = 0; e && i < n; i++) {
+                free(e[i].owner);
+                free(e[i].link);
+        }
+        free(e);
 }
 
 /* One dump: the differences against the baseline go to the current hour; the dump becomes the
- * new baseline. */
+ * new baseline. All of it in one step: everything that can fail (copies, the history's new
+ * series and buckets) is done first, then the counts are added and the baseline replaced,
+ * which cannot fail. A dump accounted halfway would be accounted again from the old baseline,
+ * counting its first half twice. */
 static int read_counters(Stats *s, bool quiet_missing)
 {
         _cleanup_free_ NftStatsEntry *e = NULL;
-        _cleanup_free_ StatsBaselineEntry *nb = NULL;
+        _cleanup_free_ Delta *d = NULL;
         _cleanup_free_ char *epoch = NULL;
-        char(*names)[16] = NULL;
+        _cleanup_free_ char(*names)[16] = NULL;
+        StatsBaselineEntry *nb = NULL;
         uint64_t handle, real = now_usec(CLOCK_REALTIME);
         uint32_t hour = (uint32_t)(real / USEC_PER_SEC / 3600);
-        size_t n;
+        size_t n, n_d = 0, n_pend = 0;
         bool same;
-        int r;
+        int r = 0;
 
         check_clock(s, real, now_usec(CLOCK_BOOTTIME));
         r = nft_stats_read(s->nft, &handle, &e, &n);
@@ -297,10 +304,11 @@ static int read_counters(Stats *s, bool quiet_missing)
                 return -ENOMEM;
         same = s->hist.epoch && streq(s->hist.epoch, epoch);
         nb = calloc(n + 1, sizeof(*nb));
+        d = calloc(n + 1, sizeof(*d));
         names = calloc(n + 1, sizeof(*names));
-        if (!nb || !names) {
-                free(names);
-                return -ENOMEM;
+        if (!nb || !d || !names) {
+                r = -ENOMEM;
+                goto out;
         }
         for (size_t i = 0; i < n; i++) {
                 StatsBaselineEntry key = {.dir = e[i].dir,
@@ -321,36 +329,79 @@ static int read_counters(Stats *s, bool quiet_missing)
                 }
                 key.bytes = e[i].bytes;
                 key.packets = e[i].packets;
-                key.owner = o ? o->owner : b ? b->owner : e[i].cgroup == 0 ? "other" : "gone";
-                key.link = b && !manager_get_link(s->manager, (int)e[i].ifindex)
-                               ? b->link
-                               : (char *)link_name(s, e[i].ifindex, e[i].mark, names[i]);
+                key.owner = strdup(o                  ? o->owner
+                                   : b                ? b->owner
+                                   : e[i].cgroup == 0 ? "other"
+                                                      : "gone");
+                key.link = strdup(b && !manager_get_link(s->manager, (int)e[i].ifindex)
+                                      ? b->link
+                                      : link_name(s, e[i].ifindex, e[i].mark, names[i]));
                 nb[i] = key;
+                if (!key.owner || !key.link) {
+                        r = -ENOMEM;
+                        goto out;
+                }
                 if (db == 0 && dp == 0)
                         continue;
-                StatsCount c = {};
+                Delta *x = &d[n_d++];
+                *x = (Delta){.owner = key.owner, .link = key.link, .cgroup = e[i].cgroup};
                 if (e[i].dir == NFT_STATS_OUT)
-                        c.bytes_out = db, c.packets_out = dp;
+                        x->c.bytes_out = db, x->c.packets_out = dp;
                 else
-                        c.bytes_in = db, c.packets_in = dp;
+                        x->c.bytes_in = db, x->c.packets_in = dp;
                 if (!o && !b && e[i].cgroup != 0 && !s->engine) {
                         /* at start, a cgroup the last save did not know yet: its owner is
                          * known once the cgroup tree is scanned (stats_installed()) */
-                        r = pending_add(s, e[i].cgroup, key.link, hour, &c);
-                        if (r < 0)
-                                break;
+                        x->pending_link = strdup(key.link);
+                        if (!x->pending_link) {
+                                r = -ENOMEM;
+                                goto out;
+                        }
+                        n_pend++;
                         continue;
                 }
-                r = stats_history_add(&s->hist, key.owner, key.link, link_roaming(s, key.link),
-                                      hour, &c);
+                r = stats_history_reserve(&s->hist, key.owner, key.link, link_roaming(s, key.link),
+                                          hour);
                 if (r < 0)
-                        break;
+                        goto out;
         }
-        if (r >= 0) {
-                qsort(nb, n, sizeof(*nb), entry_cmp);
-                r = stats_history_set_baseline(&s->hist, epoch, nb, n);
+        if (n_pend > 0) {
+                Pending *np = realloc(s->pending, sizeof(Pending) * (s->n_pending + n_pend));
+                if (!np) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+                s->pending = np;
         }
-        free(names);
+
+        if (n_d > 0 && fault_check(FAULT_STATS_APPLY) < 0) {
+                r = -ENOMEM; /* what the fault stands for */
+                goto out;
+        }
+
+        /* from here on nothing fails */
+        for (size_t i = 0; i < n_d; i++) {
+                if (d[i].pending_link) {
+                        s->pending[s->n_pending++] = (Pending){.cgroup = d[i].cgroup,
+                                                               .link = TAKE_PTR(d[i].pending_link),
+                                                               .hour = hour,
+                                                               .c = d[i].c};
+                        continue;
+                }
+                r = stats_history_add(&s->hist, d[i].owner, d[i].link, link_roaming(s, d[i].link),
+                                      hour, &d[i].c);
+                assert(r >= 0);
+        }
+        qsort(nb, n, sizeof(*nb), entry_cmp);
+        stats_history_baseline_take(&s->hist, TAKE_PTR(epoch), TAKE_PTR(nb), n);
+        r = 0;
+out:
+        if (r < 0)
+                log_warning_errno(r, "Stats: cannot account the kernel's counters, "
+                                     "trying again at the next read: %m");
+        for (size_t i = 0; d && i < n_d; i++)
+                free(d[i].pending_link);
+        baseline_free(nb, n);
         return r;
 }
 

@@ -1183,8 +1183,10 @@ static int on_input(sd_event_source *s, int fd, uint32_t revents, void *userdata
         wint_t ch;
         int r;
 
-        /* nodelay: read what is there, then back to the loop. */
-        while ((r = get_wch(&ch)) != ERR) {
+        /* nodelay: read what is there, then back to the loop. A key that suspended roam (the
+         * login browser) ends the reading: what was typed after it is not roam's, and
+         * tui_resume() drops what curses had read ahead. */
+        while (!t->suspended && (r = get_wch(&ch)) != ERR) {
                 if (r == KEY_CODE_YES)
                         handle_key(t, TUI_KEY((int)ch));
                 else

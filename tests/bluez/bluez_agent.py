@@ -254,6 +254,15 @@ def AddBattery(self, path, percent):
                     [dbus.ObjectPath(path), {BATTERY_IFACE: props}])
 
 
+@dbus.service.method(MOCK_IFACE, in_signature="oan", out_signature="")
+def RssiBurst(self, path, values):
+    """A scan hearing the device again and again: one PropertiesChanged per value, sent
+    back to back as bluetoothd does during discovery."""
+    device = _device(path)
+    for v in values:
+        device.UpdateProperties(DEVICE_IFACE, {"RSSI": dbus.Int16(v, variant_level=1)})
+
+
 def _discovering(adapter, on):
     adapter.UpdateProperties(ADAPTER_IFACE, {"Discovering": dbus.Boolean(on, variant_level=1)})
 

@@ -38,6 +38,28 @@ def test_adapters_and_devices(env):
     env.wait(lambda: env.device(HEADSET) is None, what="device gone")
 
 
+def test_rssi_burst_is_announced_once(env):
+    """A scan's RSSI churn: 300 PropertiesChanged from BlueZ in one burst are announced in a
+    handful of Devices changes (each carries the whole array), and the last value is the one
+    shown."""
+    seen = []
+
+    def on_changed(iface, changed, invalidated, path=None):
+        if path == "/org/roam1/bluetooth" and ("Devices" in changed or "Devices" in invalidated):
+            seen.append(1)
+    env.bus.add_signal_receiver(on_changed, signal_name="PropertiesChanged",
+                                dbus_interface="org.freedesktop.DBus.Properties",
+                                path_keyword="path")
+    values = [-40 - (i % 50) for i in range(299)] + [-33]
+    env.mock_call("RssiBurst", env.dev, dbus.Array(values, "n"))
+    env.wait(lambda: env.device(HEADSET)["rssi"] == -33, what="the last RSSI")
+    # BlueZ's burst has ended: what roamd still announces for it comes within its interval
+    env.mock_call("AddBattery", env.dev, dbus.Byte(50))
+    env.wait(lambda: env.device(HEADSET)["battery"] == 50, what="a later change")
+    assert 1 <= len(seen) <= 10, len(seen)
+    assert env.device(HEADSET)["rssi"] == -33
+
+
 def test_power_and_scan(env):
     env.bt().SetAdapter("hci0", "Powered", False)
     env.wait(lambda: not env.prop("Adapters")[0][3], what="powered off")

@@ -117,6 +117,30 @@ def test_portal_login_browser_suspends_and_resumes(roamd, tui, tmp_path):
     assert "open (no portal in the way)" in t.text()
 
 
+def test_keys_typed_after_the_browser_key_are_not_roams(roamd, tui, tmp_path):
+    """b and q in one read: b starts the browser (roam suspends), the q after it is not
+    roam's (it used to quit the hidden TUI); neither are the keys typed into the browser."""
+    got = tmp_path / "browser-read"
+    script = tmp_path / "fake-browser"
+    script.write_text("#!/bin/sh\nprintf 'FAKE BROWSER at %s\\n' \"$1\"\n"
+                      "read line\nprintf '%s' \"$line\" > " + str(got) + "\n")
+    script.chmod(0o755)
+    fake = roamd(scenario([BROWSER]))
+    t = tui(extra_env={"ROAM_PORTAL_BROWSER": str(script)})
+    t.wait_for(screen="overview", text="press 4 to log in")
+    t.key("4")
+    t.wait_for(screen="portal", text="b browser")
+    t.key("bq")
+    t.wait_output(b"FAKE BROWSER at http://portal.cafe.example/login?next=%2F")
+    t.key("q a\r")
+    t.wait_for(screen="portal", text="eth1 again")
+    assert t.proc.poll() is None, "roam quit"
+    assert got.read_text().endswith("q a"), got.read_text()
+    assert fake.send(op="portal_calls") == []
+    t.key("1")  # roam reads its own keys again
+    t.wait_for(screen="overview", text="eth1")
+
+
 def test_portal_extend_opens_the_user_portal(roamd, tui, tmp_path):
     """e (RFC 8908 can-extend-session): Extend, then the login browser at the user portal."""
     script = tmp_path / "fake-browser"

@@ -2,12 +2,15 @@
 """roamd's D-Bus API against bad input and unprivileged callers, and the `roam status`
 client inside the world."""
 import json
+import os
+import signal
 import subprocess
+import time
 
 import pytest
 
 from roamworld import (LINK_IFACE, MANAGER_IFACE, MANAGER_PATH, PROPS_IFACE, UPLINKS,
-                       DBusCallError)
+                       DBusCallError, wait_for)
 
 WORLD = "wbus"
 NOBODY = 65534
@@ -111,6 +114,90 @@ def test_unprivileged_caller(w):
     assert r.returncode != 0 and "AccessDenied" in r.stdout + r.stderr
     # root may reload
     w.call(MANAGER_PATH, MANAGER_IFACE, "Reload")
+
+
+POLKIT = "org.freedesktop.PolicyKit1"
+POLKIT_PATH = "/org/freedesktop/PolicyKit1/Authority"
+
+# One connection, several Reprobe calls at once (argv: bus address, link path, count): prints
+# each call's outcome, "ok" or the error name, in the order of the answers.
+MANY_CALLS_PY = r"""
+import sys
+import dbus, dbus.mainloop.glib
+from gi.repository import GLib
+dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+bus = dbus.bus.BusConnection(sys.argv[1])
+obj = bus.get_object("org.roam1", sys.argv[2])
+loop, left = GLib.MainLoop(), [int(sys.argv[3])]
+def done(what):
+    print(what, flush=True)
+    left[0] -= 1
+    if not left[0]:
+        loop.quit()
+for i in range(left[0]):
+    obj.Reprobe(dbus_interface="org.roam1.Link", timeout=60,
+                reply_handler=lambda: done("ok"),
+                error_handler=lambda e: done(e.get_dbus_name()))
+loop.run()
+"""
+
+
+@pytest.fixture
+def slow_polkit(w):
+    """polkit on the bus (python3-dbusmock's polkitd) answering each check after 2 s, one at a
+    time, allowing org.roam1.manage."""
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=w.address)
+    mock = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
+                             "polkitd"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: w.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
+                                "s", [POLKIT], dest="org.freedesktop.DBus"), 10,
+                 what="polkit mock")
+        w.call(POLKIT_PATH, "org.freedesktop.DBus.Mock", "SetAllowed", "as",
+               [["org.roam1.manage"]], dest=POLKIT)
+        w.call(POLKIT_PATH, "org.freedesktop.DBus.Mock", "SetDelay", "d", [2.0], dest=POLKIT)
+        yield mock
+    finally:
+        mock.send_signal(signal.SIGTERM)
+        mock.wait(10)
+
+
+def nobody(w, *cmd):
+    return subprocess.Popen(["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY,
+                             "--clear-groups", "--", *cmd], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+
+
+def test_slow_polkit_blocks_nobody(w, slow_polkit):
+    """Five unprivileged callers each wait for polkit (2 s a check, one after the other: 10 s
+    in all); meanwhile root's property reads are answered at once (roamd used to wait for
+    each check in turn). Every caller gets polkit's verdict in the end."""
+    link = w.link("wifi0")["_path"]
+    callers = [nobody(w, "dbus-send", "--bus=" + w.address, "--print-reply",
+                      "--reply-timeout=30000", "--dest=org.roam1", link,
+                      "org.roam1.Link.Reprobe") for _ in range(5)]
+    worst = 0.0
+    while any(c.poll() is None for c in callers):
+        t0 = time.monotonic()
+        w.call(MANAGER_PATH, PROPS_IFACE, "Get", "ss", [MANAGER_IFACE, "State"], timeout=10)
+        worst = max(worst, time.monotonic() - t0)
+        time.sleep(0.05)  # a reader's pace, not a wait for the machine
+    outs = [c.communicate(timeout=30)[0] for c in callers]
+    assert all(c.returncode == 0 for c in callers), outs
+    assert worst < 0.5, "a root property read took %.2f s during the polkit storm" % worst
+
+
+def test_polkit_checks_per_caller_are_capped(w, slow_polkit):
+    """One caller with more requests waiting for polkit than roamd holds per caller: the
+    rest are refused at once (LimitsExceeded), those held are answered."""
+    link = w.link("wifi0")["_path"]
+    p = nobody(w, "/usr/bin/python3", "-c", MANY_CALLS_PY, w.address, link, "6")
+    out = p.communicate(timeout=60)[0].split()
+    assert p.returncode == 0, out
+    assert sorted(out) == ["ok"] * 4 + ["org.freedesktop.DBus.Error.LimitsExceeded"] * 2, out
+    # refused first, without waiting for polkit
+    assert out[:2] == ["org.freedesktop.DBus.Error.LimitsExceeded"] * 2, out
 
 
 def test_roamd_survived(w):

@@ -649,3 +649,51 @@ def test_outbound_rule_per_app(home):
                 (w.cgroup / cg).rmdir()
             except OSError:
                 pass
+
+
+def degraded(w):
+    return w.call(MANAGER_PATH, "org.freedesktop.DBus.Properties", "Get", "ss",
+                  [MANAGER_IFACE, "Degraded"])
+
+
+def test_set_location_answers_with_the_kernels_word(home):
+    """SetLocation answers after the nftables commit and with its error: while the kernel
+    refuses commits the caller gets Failed naming the cause, Degraded says it, the old
+    location's rules stay in force; once the kernel accepts, the retry applies the new one.
+    With [Apps] Enforce=no no rule is in force, and SetLocation says so (nothing changes)."""
+    w = home
+    faults = w.path("faults")
+    faults.write_text("")
+    w.roamd_restart("--test-faults=%s" % faults)
+    w.wait_default_state()
+    srv = listen(w, PORT)
+    try:
+        w.wait_link("wifi0", lambda l: l["Location"] == "home", what="wifi0 at home")
+        assert reach(w, "home", "wifi0", PORT).ok
+        faults.write_text("nft-commit:100000")
+        with pytest.raises(DBusCallError) as e:
+            manager(w, "SetLocation", "ss", ("wifi0", "public"))
+        assert "The kernel refused the change (Input/output error)" in str(e.value), e.value
+        assert degraded(w).startswith("nftables transaction: Input/output error"), degraded(w)
+        assert reach(w, "home", "wifi0", PORT).ok  # home's rules: still in force
+        faults.write_text("")
+        wait_for(lambda: degraded(w) == "", 10, what="the retry applies the change")
+        r = reach(w, "home", "wifi0", PORT, timeout=1.0)
+        assert not r.ok and r.error in DROPPED, r
+        manager(w, "SetLocation", "ss", ("wifi0", "home"))
+        assert reach(w, "home", "wifi0", PORT).ok
+
+        w.write_config(w.default_config + "[Apps]\nEnforce=no\n")
+        w.roamd_restart()
+        w.wait_default_state()
+        with pytest.raises(DBusCallError) as e:
+            manager(w, "SetLocation", "ss", ("wifi0", "public"))
+        assert "The firewall is not enforced here ([Apps] Enforce=no" in str(e.value), \
+            e.value
+        l = w.wait_link("wifi0", lambda l: l["Location"] != "")
+        assert l["Location"] == "home", l  # nothing changed
+    finally:
+        stop(srv)
+        w.write_config(w.default_config)
+        w.roamd_restart()
+        w.wait_default_state()

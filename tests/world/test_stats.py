@@ -108,7 +108,8 @@ def stats(w):
     w.wait_default_state()
     yield w
     for app in ("org.test.StatsA", "org.test.StatsB", "org.test.StatsC", "org.test.StatsR",
-                "org.test.StatsO", "org.test.StatsQ", "org.test.StatsL", "org.test.StatsK"):
+                "org.test.StatsO", "org.test.StatsQ", "org.test.StatsL", "org.test.StatsK",
+                "org.test.StatsF", "org.test.StatsG"):
         d = w.cgroup / ROAM_SLICE / ("app-%s.scope" % app)
         if d.exists():
             (d / "cgroup.kill").write_text("1")
@@ -159,6 +160,51 @@ def test_two_apps_at_once_counted_exactly(stats):
         # all of it went out of wifi0, the best link
         links = {l for (o, l, _) in prom(w) if o == owner}
         assert links == {"wifi0"}, links
+
+
+def wait_exact(w, owner, r, tcp_addr, udp_addr):
+    def done():
+        t = owner_total(w, owner)
+        return t["in"][1] > 0 and t["out"][1] > 0 and \
+            expected(r, tcp_addr, udp_addr, t) == {"out": t["out"][0], "in": t["in"][0]}
+    try:
+        wait_for(done, 10, what="%s counted exactly" % owner)
+    except TimeoutError:
+        t = owner_total(w, owner)
+        raise AssertionError("%s: counted %s, the relation gives %s (%s)"
+                             % (owner, t, expected(r, tcp_addr, udp_addr, t), r))
+
+
+def test_a_failed_dump_or_accounting_counts_each_byte_once(stats):
+    """A counter dump whose callback fails halfway leaves the rest of the dump on the socket:
+    roamd must not read it as the next request's answer (it did, and never counted again).
+    An accounting step that fails after some of a dump's counters were added must add none of
+    them, or the next read adds them again from the old baseline (counted twice)."""
+    w = stats
+    faults = w.path("faults")
+    faults.write_text("")
+    w.roamd_restart("--test-faults=%s" % faults)
+    w.wait_default_state()
+    a4, a6 = WHOAMI["inet"][4], WHOAMI["inet"][6]
+    cf = app_cgroup(w, "org.test.StatsF")
+    faults.write_text("nft-dump:1")
+    wait_for(lambda: "this nft-dump fails" in w.roamd_log(), 10, what="the dump fault")
+    r = json.loads(run_traffic(w, cf, a4, a6, lines=50).communicate(timeout=60)[0])
+    assert r["retrans"] == 0, r
+    wait_exact(w, "app:org.test.StatsF", r, a4, a6)
+    # accounting fails at its last step, in the middle of the app's traffic: what it added
+    # before must not count twice
+    cg = app_cgroup(w, "org.test.StatsG")
+    p = run_traffic(w, cg, a6, a4, lines=20000)
+    wait_for(lambda: owner_total(w, "app:org.test.StatsG")["out"][1] > 0, 10,
+             what="the app counted while it sends")
+    faults.write_text("stats-apply:1")
+    wait_for(lambda: "this stats-apply fails" in w.roamd_log(), 10, what="the accounting fault")
+    r = json.loads(p.communicate(timeout=60)[0])
+    assert r["retrans"] == 0, r
+    wait_exact(w, "app:org.test.StatsG", r, a6, a4)
+    w.roamd_restart()
+    w.wait_default_state()
 
 
 def test_counts_survive_policy_changes_restart_and_kill9(stats):

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "roam-log.h"
+#include "roam-macro.h"
+#include "roam-util.h"
+#include "roamd-polkit.h"
+
+#define POLKIT_TIMEOUT_USEC (25 * USEC_PER_SEC)
+/* An answer whose message never came back to its handler (the caller went away, the handler
+ * failed before asking again) is dropped after this long. */
+#define POLKIT_ANSWER_KEEP_USEC (30 * USEC_PER_SEC)
+
+typedef struct PolkitQuery PolkitQuery;
+struct PolkitQuery {
+        PolkitQuery *next, *prev;
+        sd_bus_message *request;
+        char *action;
+        char *sender;
+        sd_bus_slot *slot;
+        int verdict; /* -EINPROGRESS while polkit is asked */
+        uint64_t answered;
+};
+
+static PolkitQuery *queries;
+
+static uint64_t now_usec(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static void query_free(PolkitQuery *q)
+{
+        if (!q)
+                return;
+        if (q->prev)
+                q->prev->next = q->next;
+        else if (queries == q)
+                queries = q->next;
+        if (q->next)
+                q->next->prev = q->prev;
+        sd_bus_slot_unref(q->slot);
+        sd_bus_message_unref(q->request);
+        free(q->action);
+        free(q->sender);
+        free(q);
+}
+
+void polkit_flush(void)
+{
+        while (queries)
+                query_free(queries);
+}
+
+static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+{
+        PolkitQuery *q = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+        sd_bus *bus = sd_bus_message_get_bus(q->request);
+        int authorized = 0, challenge = 0, r;
+
+        q->slot = sd_bus_slot_unref(q->slot);
+        if (e) {
+                if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN,
+                                           SD_BUS_ERROR_NAME_HAS_NO_OWNER))
+                        q->verdict = -ENOENT;
+                else {
+                        log_warning("polkit could not check %s: %s", q->action, e->message);
+                        q->verdict = 0;
+                }
+        } else {
+                r = sd_bus_message_enter_container(reply, 'r', "bba{ss}");
+                if (r >= 0)
+                        r = sd_bus_message_read(reply, "bb", &authorized, &challenge);
+                q->verdict = r >= 0 && authorized ? 1 : 0;
+        }
+        q->answered = now_usec();
+        /* the handler runs again, from its first argument, and finds the verdict */
+        r = sd_bus_message_rewind(q->request, true);
+        if (r >= 0)
+                r = sd_bus_enqueue_for_read(bus, q->request);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot resume a call after polkit's answer: %m");
+                (void)sd_bus_reply_method_errorf(q->request, SD_BUS_ERROR_FAILED,
+                                                 "Cannot resume the call after polkit's answer.");
+                query_free(q);
+        }
+        return 0;
+}
+
+static int ask(sd_bus_message *msg, const char *action, const char *sender)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
+        sd_bus *bus = sd_bus_message_get_bus(msg);
+        PolkitQuery *q;
+        int r;
+
+        r = sd_bus_message_new_method_call(bus, &call, "org.freedesktop.PolicyKit1",
+                                           "/org/freedesktop/PolicyKit1/Authority",
+                                           "org.freedesktop.PolicyKit1.Authority",
+                                           "CheckAuthorization");
+        if (r < 0)
+                return r;
+        /* polkit not running means "no polkit here" (group netdev decides), not "start it" */
+        r = sd_bus_message_set_auto_start(call, false);
+        if (r < 0)
+                return r;
+        /* No interaction: a daemon cannot wait for a password dialog. */
+        r = sd_bus_message_append(call, "(sa{sv})sa{ss}us", "system-bus-name", 1, "name", "s",
+                                  sender, action, 0, 0, "");
+        if (r < 0)
+                return r;
+        q = calloc(1, sizeof(*q));
+        if (!q)
+                return -ENOMEM;
+        q->verdict = -EINPROGRESS;
+        q->request = sd_bus_message_ref(msg);
+        q->next = queries;
+        if (queries)
+                queries->prev = q;
+        queries = q;
+        q->action = strdup(action);
+        q->sender = strdup(sender);
+        if (!q->action || !q->sender) {
+                query_free(q);
+                return -ENOMEM;
+        }
+        r = sd_bus_call_async(bus, &q->slot, call, on_reply, q, POLKIT_TIMEOUT_USEC);
+        if (r < 0) {
+                query_free(q);
+                return r;
+        }
+        return -EINPROGRESS;
+}
+
+int polkit_check(sd_bus_message *msg, const char *action)
+{
+        const char *sender = sd_bus_message_get_sender(msg);
+        uint64_t now = now_usec();
+        unsigned mine = 0, all = 0;
+        PolkitQuery *next;
+
+        if (!sender)
+                return -ENOENT; /* a direct connection: no bus name polkit could check */
+        for (PolkitQuery *q = queries; q; q = next) {
+                next = q->next;
+                if (q->request == msg && streq(q->action, action) && q->verdict != -EINPROGRESS) {
+                        int v = q->verdict;
+                        query_free(q);
+                        return v;
+                }
+                if (q->verdict != -EINPROGRESS && now - q->answered > POLKIT_ANSWER_KEEP_USEC) {
+                        query_free(q);
+                        continue;
+                }
+                if (q->verdict == -EINPROGRESS) {
+                        all++;
+                        if (streq(q->sender, sender))
+                                mine++;
+                }
+        }
+        if (mine >= POLKIT_PENDING_PER_SENDER || all >= POLKIT_PENDING_MAX)
+                return -EBUSY;
+        return ask(msg, action, sender);
+}
