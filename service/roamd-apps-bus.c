@@ -7,6 +7,7 @@
 #include "roam-util.h"
 #include "roamd-app-id.h"
 #include "roamd-apps.h"
+#include "roamd-cgroup.h"
 #include "roamd-manager.h"
 
 #define ONLINE_FOR_MAX_USEC (24ULL * 3600 * USEC_PER_SEC)
@@ -397,10 +398,22 @@ int apps_bus_method_run(sd_bus_message *msg, void *userdata, sd_bus_error *error
         r = manager_bus_check_authorized(msg, "org.roam1.run-app", error);
         if (r < 0)
                 return r;
+        /* A grant is a policy change: running does not include it. */
+        if (online_for > 0) {
+                r = manager_bus_check_authorized(msg, "org.roam1.change-app-policy", error);
+                if (r < 0)
+                        return r;
+        }
         r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_PID | SD_BUS_CREDS_AUGMENT, &creds);
         if (r < 0 || sd_bus_creds_get_pid(creds, &pid) < 0)
                 return sd_bus_error_setf(error, ROAM_ERROR_ACCESS_DENIED,
                                          "Cannot determine the caller's process.");
+        /* Before any app, cgroup or grant exists: a refused call leaves nothing behind. */
+        r = pidfd_check_caller(pidfd, pid);
+        if (r < 0)
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
+                                         "The pidfd must be the calling process's own (%s).",
+                                         strerror(-r));
         if (apps_systemd_running(a)) {
                 App *app;
                 r = apps_run_prepare(a, id, online_for, &app);

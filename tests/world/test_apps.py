@@ -569,6 +569,83 @@ def test_unprivileged_callers_and_polkit(apps, roam_client):
         mock.wait(10)
 
 
+def run_app_call(w, app_id, online_for, target, user=None):
+    """RunApp through tests/world/run_app_call.py, in the device: (ok, error name, text)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    r = w.dev_run(["/usr/bin/python3", os.path.join(here, "run_app_call.py"), app_id,
+                   str(online_for), str(target)], user=user, check=False)
+    words = r.stdout.split()
+    assert r.returncode == 0 and words, (r.stdout, r.stderr)
+    return words[0] == "ok", (words[1] if words[0] == "error" else None), r.stdout
+
+
+def no_app(w, app_id):
+    with pytest.raises(DBusCallError) as e:
+        app_path(w, app_id)
+    return e.value.name == "org.roam1.Error.NoSuchApp"
+
+
+def test_run_app_checks_before_it_creates(apps):
+    """RunApp checks the pidfd against the caller and a grant against change-app-policy
+    before it makes any app, cgroup or grant, with systemd and without."""
+    w = apps
+    victim = w.dev_popen(["sleep", "60"], cgroup="roam-test/victim.scope")
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=w.address)
+    sd = None
+    try:
+        procs = w.cgroup / "roam-test/victim.scope" / "cgroup.procs"
+        wait_for(lambda: procs.read_text() == "%d\n" % victim.pid, 5, what="victim in place")
+        for online_for in (0, 300000000):
+            ok, err, out = run_app_call(w, "org.test.Pidfd", online_for, victim.pid)
+            assert not ok and err == "org.roam1.Error.InvalidArguments", out
+            assert no_app(w, "org.test.Pidfd")
+        assert not (w.cgroup / ROAM_SLICE / "app-org.test.Pidfd.scope").exists()
+        # the same through systemd: it is never asked to move another process
+        sd = subprocess.Popen(["/usr/bin/python3", os.path.join(here, "fake_systemd.py"),
+                               str(w.cgroup.parent), "/roam-world-%s" % w.name],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True)
+        assert sd.stdout.readline().strip() == "ready"
+        w.dev("mkdir", "-p", "/run/systemd/system")
+        ok, err, out = run_app_call(w, "org.test.Pidfd", 0, victim.pid)
+        assert not ok and err == "org.roam1.Error.InvalidArguments", out
+        assert no_app(w, "org.test.Pidfd")
+        assert not (w.cgroup / "app.slice").exists() or \
+            not any((w.cgroup / "app.slice").iterdir())
+        assert procs.read_text() == "%d\n" % victim.pid  # never moved
+    finally:
+        w.dev("rm", "-rf", "/run/systemd", check=False)
+        if sd:
+            sd.terminate()
+            sd.wait(10)
+        victim.kill()
+        victim.wait(10)
+        remove_cgroups(w, "app.slice")
+    # run-app alone does not grant "online for a task": that is change-app-policy
+    set_policy(w, "default", access="deny")
+    mock = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
+                             "polkitd"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: w.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
+                                "s", ["org.freedesktop.PolicyKit1"],
+                                dest="org.freedesktop.DBus"), 10, what="polkit mock")
+        w.call("/org/freedesktop/PolicyKit1/Authority", "org.freedesktop.DBus.Mock",
+               "SetAllowed", "as", [["org.roam1.run-app"]], dest="org.freedesktop.PolicyKit1")
+        ok, err, out = run_app_call(w, "org.test.Grant", 300000000, "self", user=65534)
+        assert not ok and err == "org.roam1.Error.AccessDenied", out
+        assert "change-app-policy" in out, out
+        assert no_app(w, "org.test.Grant")
+        ok, err, out = run_app_call(w, "org.test.Grant", 0, "self", user=65534)
+        assert ok, out
+        p = app_props(w, "org.test.Grant")
+        assert p["OnlineUntil"] == 0 and p["Access"] == "deny", p
+    finally:
+        mock.send_signal(signal.SIGTERM)
+        mock.wait(10)
+
+
 # ---- bad input ----
 
 def test_bad_input(apps, roam_client):
