@@ -378,6 +378,65 @@ def test_vpn_required_and_forbidden(apps):
     assert w.whoami(4, cgroup=cn).ok
 
 
+def test_local_dns_stub_is_not_a_way_out(apps):
+    """A DNS forwarder on loopback (dnsmasq, like systemd-resolved's stub) forwards by its own
+    routes: apps the policy keeps off the internet (vpn=required with the VPN down, lan,
+    deny) are refused at loopback and their queries never reach the upstream server; an
+    allow app's still do."""
+    w = apps
+    log = w.path("stub-dnsmasq.log")
+    stub = w.dev_popen(["dnsmasq", "-k", "--conf-file=/dev/null", "--user=root",
+                        "--listen-address=127.0.0.1,::1", "--bind-interfaces", "--port=53",
+                        "--no-resolv", "--no-hosts", "--server=192.0.2.1", "--cache-size=0",
+                        "--log-queries", "--log-facility=%s" % log,
+                        "--pid-file=%s" % w.path("stub-dnsmasq.pid")],
+                       cgroup="system.slice/stub-dns.service",
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    upstream = w.path("home-dnsmasq.log")
+    try:
+        set_policy(w, "org.test.StubVpn", vpn="required")
+        set_policy(w, "org.test.StubLan", access="lan")
+        set_policy(w, "org.test.StubDeny", access="deny")
+        set_policy(w, "org.test.StubAllow", access="allow")
+        cg = {a: app_cgroup(w, "org.test.Stub" + a) for a in ("Vpn", "Lan", "Deny", "Allow")}
+        assert app_props(w, "org.test.StubVpn")["State"] == "blocked: VPN down"
+        tag = "%d" % os.getpid()
+        # the allow app goes through the stub, and that reaches the upstream server
+        name = "allow-%s.stub.roam.test" % tag
+        wait_for(lambda: dns_from(w, cg["Allow"], "127.0.0.1", name, "A", sport=40061)[0]
+                 is not None, 10, what="the stub answers an allow app")
+        wait_for(lambda: name in upstream.read_text(), 5, what="the query upstream")
+        assert dns_from(w, cg["Allow"], "::1", "v6" + name, "AAAA", sport=40061)[0] is not None
+        port = 40062
+        for app in ("Vpn", "Lan", "Deny"):
+            for server in ("127.0.0.1", "::1"):
+                name = "%s-%s.stub.roam.test" % (app.lower(), tag)
+                r = dns_from(w, cg[app], server, name, "A", sport=port)
+                assert r[0] is None, (app, server, r)
+                port += 1
+            # TCP too: refused at once
+            r = w.dev_run(["/usr/bin/python3", "-c",
+                           "import socket\ntry:\n socket.create_connection(('127.0.0.1', 53), "
+                           "timeout=3)\n print('connected')\nexcept OSError as e:\n "
+                           "print('refused', e.errno)"], cgroup=cg[app], check=False)
+            assert r.stdout.startswith("refused"), (app, r.stdout, r.stderr)
+        # the stub never even saw them, so nothing could reach the upstream server
+        text = log.read_text()
+        for app in ("vpn", "lan", "deny"):
+            assert "%s-%s" % (app, tag) not in text, text
+            assert "%s-%s" % (app, tag) not in upstream.read_text()
+        # other loopback traffic stays open to every app
+        r = w.dev_run(["/usr/bin/python3", "-c",
+                       "import socket\nl = socket.socket(); l.bind(('127.0.0.1', 0)); "
+                       "l.listen()\nsocket.create_connection(l.getsockname(), timeout=3)\n"
+                       "print('connected')"], cgroup=cg["Deny"], check=False)
+        assert r.stdout.strip() == "connected", (r.stdout, r.stderr)
+    finally:
+        stub.terminate()
+        stub.wait(10)
+        remove_cgroups(w, "system.slice/stub-dns.service")
+
+
 # ---- handover ----
 
 def test_handover_sticky_and_move(apps):
