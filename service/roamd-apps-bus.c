@@ -274,10 +274,11 @@ static int read_id(sd_bus_message *msg, const char **ret, sd_bus_error *error)
         int r = sd_bus_message_read(msg, "s", ret);
         if (r < 0)
                 return r;
-        if (!app_id_is_valid(*ret))
+        if (!app_policy_id_is_valid(*ret))
                 return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
                                          "Invalid app ID \"%.64s\": 1-255 characters of "
-                                         "A-Z a-z 0-9 . _ -, starting with a letter or digit.",
+                                         "A-Z a-z 0-9 . _ -, starting with a letter or digit "
+                                         "(or user:UID).",
                                          *ret);
         return 0;
 }

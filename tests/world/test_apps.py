@@ -270,6 +270,97 @@ def test_desktop_app_scope_and_default_deny(apps):
         w.sshd_stop()
 
 
+ESCAPE_PY = r"""
+import os, socket, sys
+def mine():
+    return open("/proc/self/cgroup").read().split("0::", 1)[1].split("\n")[0]
+user = mine().split("/app.slice/")[0]              # .../user@1000.service, ours
+target = "/sys/fs/cgroup" + user + "/" + sys.argv[1]
+os.makedirs(target, exist_ok=True)
+with open(target + "/cgroup.procs", "w") as f:      # no roamd involved: the kernel lets us
+    f.write(str(os.getpid()))
+print("moved", mine(), flush=True)
+sys.stdin.readline()
+try:
+    socket.create_connection((sys.argv[2], 7000), timeout=3)
+    print("connected", flush=True)
+except OSError as e:
+    print("refused", e.errno, flush=True)
+"""
+
+
+def delegate(w, rel, uid):
+    """Hands a cgroup subtree to uid the way systemd delegates user@UID.service."""
+    for d in [w.cgroup / rel] + [p for p in (w.cgroup / rel).rglob("*") if p.is_dir()]:
+        os.chown(d, uid, uid)
+        for f in ("cgroup.procs", "cgroup.threads", "cgroup.subtree_control"):
+            os.chown(d / f, uid, uid)
+
+
+def escape(w, from_cgroup, to, uid, wait=None):
+    """A process of uid in from_cgroup makes cgroup `to` (relative to its user@UID.service)
+    and moves itself there; once wait() holds, it connects to whoami: True when it got
+    through."""
+    p = w.dev_popen(["/usr/bin/python3", "-c", ESCAPE_PY, to, WHOAMI["inet"][4]],
+                    cgroup=from_cgroup, user=uid, stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stdout.readline()
+        assert line.startswith("moved ") and line.rstrip().endswith("/" + to), \
+            (line, p.stderr.read() if p.poll() is not None else "")
+        if wait:
+            wait()
+        p.stdin.write("go\n")
+        p.stdin.flush()
+        out = p.stdout.readline()
+        assert out.startswith(("connected", "refused")), out
+        return out.startswith("connected")
+    finally:
+        p.kill()
+        p.wait(10)
+
+
+def test_user_policy_binds_a_users_own_cgroups(apps):
+    """user@UID.service is the user's to change: a process there can leave a deny app by
+    making a cgroup of its own, or name one like an allowed app. The user's policy (user:UID)
+    governs both, and caps the apps of the user's subtree."""
+    w = apps
+    uid = 1000
+    home = "user.slice/user-%d.slice/user@%d.service" % (uid, uid)
+    set_policy(w, "org.test.Shut", access="deny")
+    set_policy(w, "org.test.Open", access="allow")
+    shut = app_cgroup(w, "org.test.Shut", home + "/app.slice/app-gnome-org.test.Shut@1.scope")
+    delegate(w, home, uid)
+    # a user without a policy of their own: the default, allow, and the app's own policies
+    assert app_props(w, "user:%d" % uid)["Access"] == "allow"
+    assert not w.whoami(4, cgroup=shut).ok
+    # the user's policy: lan. Both escapes stay off the internet.
+    set_policy(w, "user:%d" % uid, access="lan")
+    assert not escape(w, shut, "escape", uid)
+    assert not (escape(w, shut, "app.slice/app-gnome-org.test.Open@99.scope", uid, wait=lambda:
+                wait_for(lambda: any(c.endswith("app-gnome-org.test.Open@99.scope")
+                                     for c in app_props(w, "org.test.Open")["Cgroups"]), 5,
+                         what="roamd governs the new scope")))
+    # an allowed app with a cgroup in the user's subtree is capped by the user's policy
+    assert app_props(w, "org.test.Open")["Access"] == "lan"
+    # deny for the user: its processes in no app too
+    set_policy(w, "user:%d" % uid, access="deny")
+    assert not escape(w, shut, "escape2", uid)
+    # every user at once ("user"), one user's keys layered over it
+    w.call(MANAGER_PATH, MANAGER_IFACE, "ResetAppPolicy", "s", ["user:%d" % uid])
+    set_policy(w, "user", access="lan")
+    assert app_props(w, "user:%d" % uid)["Access"] == "lan"
+    assert not escape(w, shut, "escape3", uid)
+    # once the user's scope is gone, the app is its own again (roam run's cgroups are root's)
+    remove_cgroups(w, home + "/app.slice/app-gnome-org.test.Open@99.scope")
+    wait_for(lambda: app_props(w, "org.test.Open")["Access"] == "allow", 5, what="uncapped")
+    assert w.whoami(4, cgroup=app_cgroup(w, "org.test.Open")).ok
+    # the policies are not apps: nothing runs under them
+    with pytest.raises(DBusCallError) as e:
+        w.call(app_path(w, "user:%d" % uid), APP_IFACE, "OnlineFor", "t", [60000000])
+    assert e.value.name == "org.roam1.Error.InvalidArguments"
+
+
 # ---- bearers ----
 
 def test_bearer_choice(apps):
