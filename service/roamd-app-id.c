@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "roamd-app-id.h"
 
+#include <stdint.h>
 #include <string.h>
 
 bool app_id_is_valid(const char *id)
@@ -26,5 +27,36 @@ bool app_id_is_valid(const char *id)
 
 bool app_id_is_special(const char *id)
 {
-        return id && (strcmp(id, APP_ID_DEFAULT) == 0 || strcmp(id, APP_ID_SYSTEM) == 0);
+        return id && (strcmp(id, APP_ID_DEFAULT) == 0 || strcmp(id, APP_ID_SYSTEM) == 0 ||
+                      strcmp(id, APP_ID_USER) == 0 || app_id_user_uid(id, NULL));
+}
+
+bool app_id_user_uid(const char *id, uid_t *ret)
+{
+        const char *s;
+        uint64_t v = 0;
+        size_t n;
+
+        if (!id || strncmp(id, APP_ID_USER_PREFIX, strlen(APP_ID_USER_PREFIX)) != 0)
+                return false;
+        s = id + strlen(APP_ID_USER_PREFIX);
+        n = strlen(s);
+        /* no sign, no leading zeros, not (uid_t)-1 nor the 16-bit one */
+        if (n == 0 || n > 10 || (n > 1 && s[0] == '0'))
+                return false;
+        for (size_t i = 0; i < n; i++) {
+                if (s[i] < '0' || s[i] > '9')
+                        return false;
+                v = v * 10 + (uint64_t)(s[i] - '0');
+        }
+        if (v >= UINT32_MAX || v == 65535)
+                return false;
+        if (ret)
+                *ret = (uid_t)v;
+        return true;
+}
+
+bool app_policy_id_is_valid(const char *id)
+{
+        return app_id_is_valid(id) || app_id_user_uid(id, NULL);
 }

@@ -425,7 +425,7 @@ int app_policy_set_put(AppPolicySet *s, const char *id, const AppPolicy *p)
         char *copy;
         int k, r;
 
-        if (!app_id_is_valid(id) || !app_policy_is_valid(p))
+        if (!app_policy_id_is_valid(id) || !app_policy_is_valid(p))
                 return -EINVAL;
         k = app_policy_set_find(s, id);
         if (k >= 0) {
@@ -569,13 +569,13 @@ static int dropin_assign(const char *file, unsigned line, const char *section, c
 
         if (streq(key, "ID")) {
                 d->id_seen = true;
-                if (!app_id_is_valid(value)) {
+                if (!app_policy_id_is_valid(value)) {
                         free(d->id);
                         d->id = NULL;
                         return conf_log_error(file, line,
                                               "Invalid app ID '%s' (1-255 characters of A-Z, a-z, "
                                               "0-9, '.', '_', '-', starting with a letter or "
-                                              "digit, no '..').",
+                                              "digit, no '..'; or user:UID).",
                                               quote(value, q));
                 }
                 if (free_and_strdup(&d->id, value) < 0) {
@@ -990,7 +990,7 @@ int app_policy_state_format(const AppPolicySet *s, char **ret)
             "# over " APP_POLICY_DIR_DEFAULT "/*.conf.\n",
             f);
         for (size_t i = 0; i < s->n && r >= 0; i++) {
-                if (!app_id_is_valid(s->entries[i].id)) {
+                if (!app_policy_id_is_valid(s->entries[i].id)) {
                         r = -EINVAL;
                         break;
                 }

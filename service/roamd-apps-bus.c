@@ -7,6 +7,7 @@
 #include "roam-util.h"
 #include "roamd-app-id.h"
 #include "roamd-apps.h"
+#include "roamd-cgroup.h"
 #include "roamd-manager.h"
 
 #define ONLINE_FOR_MAX_USEC (24ULL * 3600 * USEC_PER_SEC)
@@ -273,10 +274,11 @@ static int read_id(sd_bus_message *msg, const char **ret, sd_bus_error *error)
         int r = sd_bus_message_read(msg, "s", ret);
         if (r < 0)
                 return r;
-        if (!app_id_is_valid(*ret))
+        if (!app_policy_id_is_valid(*ret))
                 return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
                                          "Invalid app ID \"%.64s\": 1-255 characters of "
-                                         "A-Z a-z 0-9 . _ -, starting with a letter or digit.",
+                                         "A-Z a-z 0-9 . _ -, starting with a letter or digit "
+                                         "(or user:UID).",
                                          *ret);
         return 0;
 }
@@ -397,10 +399,22 @@ int apps_bus_method_run(sd_bus_message *msg, void *userdata, sd_bus_error *error
         r = manager_bus_check_authorized(msg, "org.roam1.run-app", error);
         if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
+        /* A grant is a policy change: running does not include it. */
+        if (online_for > 0) {
+                r = manager_bus_check_authorized(msg, "org.roam1.change-app-policy", error);
+                if (r < 0)
+                        return r;
+        }
         r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_PID | SD_BUS_CREDS_AUGMENT, &creds);
         if (r < 0 || sd_bus_creds_get_pid(creds, &pid) < 0)
                 return sd_bus_error_setf(error, ROAM_ERROR_ACCESS_DENIED,
                                          "Cannot determine the caller's process.");
+        /* Before any app, cgroup or grant exists: a refused call leaves nothing behind. */
+        r = pidfd_check_caller(pidfd, pid);
+        if (r < 0)
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
+                                         "The pidfd must be the calling process's own (%s).",
+                                         strerror(-r));
         if (apps_systemd_running(a)) {
                 App *app;
                 r = apps_run_prepare(a, id, online_for, &app);

@@ -52,7 +52,7 @@ struct Apps {
 
         App **apps; /* sorted by id */
         size_t n_apps;
-        App *app_default, *app_system;
+        App *app_default, *app_system, *app_user;
         AppClass **classes;
         size_t n_classes;
         unsigned class_counter;
@@ -137,20 +137,101 @@ static bool app_is_portal_login(const App *app)
         return streq(app->id, ROAM_APP_PORTAL_LOGIN);
 }
 
+/* The cap of uid's processes: built-in, then the keys of "user", then of "user:UID". Read
+ * from the policy sets, so it is known whether or not an object exists for it. */
+static void user_cap(Apps *a, uid_t uid, AppPolicy *ret)
+{
+        char id[32];
+        int k;
+
+        app_policy_init_builtin(ret);
+        snprintf(id, sizeof(id), APP_ID_USER_PREFIX "%u", (unsigned)uid);
+        const AppPolicySet *sets[] = {&a->config_set, &a->runtime_set};
+        const char *ids[] = {APP_ID_USER, id};
+
+        for (size_t i = 0; i < ELEMENTSOF(ids); i++) {
+                /* the object's keys are the current ones (a change reclasses before it is
+                 * saved to the set) */
+                const App *x = apps_get(a, ids[i]);
+                if (x) {
+                        app_policy_layer(ret, &x->config);
+                        app_policy_layer(ret, &x->runtime);
+                        continue;
+                }
+                for (size_t j = 0; j < ELEMENTSOF(sets); j++) {
+                        k = app_policy_set_find(sets[j], ids[i]);
+                        if (k >= 0)
+                                app_policy_layer(ret, &sets[j]->entries[k].policy);
+                }
+        }
+        ret->set = APP_KEY_ALL;
+}
+
+/* p, never looser than cap: the stricter access, VPN and bearers of the two. Where the two
+ * cannot both hold (bearers with nothing in common, vpn required and forbidden), nothing is
+ * allowed. */
+static void policy_cap(AppPolicy *p, const AppPolicy *cap)
+{
+        if (cap->access == APP_ACCESS_DENY ||
+            (cap->access == APP_ACCESS_LAN && p->access == APP_ACCESS_ALLOW))
+                p->access = cap->access;
+        if (cap->bearers != 0) {
+                uint32_t b = p->bearers != 0 ? p->bearers & cap->bearers : cap->bearers;
+                if (b == 0)
+                        p->access = APP_ACCESS_DENY;
+                else
+                        p->bearers = b;
+        }
+        if (cap->vpn != APP_VPN_ANY) {
+                if (p->vpn != APP_VPN_ANY && p->vpn != cap->vpn)
+                        p->access = APP_ACCESS_DENY;
+                else
+                        p->vpn = cap->vpn;
+        }
+}
+
+/* p capped by every user whose subtree holds a cgroup of app (a scope name there is the
+ * user's choice, so it is honoured only as far as the user's policy allows). */
+static void app_cap_by_users(Apps *a, const App *app, AppPolicy *p)
+{
+        for (size_t i = 0; i < app->n_cgroups; i++) {
+                uid_t uid = app->cgroups[i].uid;
+                bool seen = false;
+                AppPolicy cap;
+
+                if (uid == UID_INVALID)
+                        continue;
+                for (size_t j = 0; j < i && !seen; j++)
+                        seen = app->cgroups[j].uid == uid;
+                if (seen)
+                        continue;
+                user_cap(a, uid, &cap);
+                policy_cap(p, &cap);
+        }
+}
+
 static void app_compute_effective(Apps *a, App *app)
 {
-        app_policy_init_builtin(&app->effective);
+        app_policy_init_builtin(&app->own);
         /* Apps without a rule of their own follow the default policy's keys, so a strict
          * default also covers apps nobody configured yet. The login browser is roam's own
          * app, let out by the user's approval of a portal: only its own keys apply (a deny
          * of its own still refuses it), or a strict default would leave no way to log in. */
         if (!app->special && a->app_default && !app_is_portal_login(app)) {
-                app_policy_layer(&app->effective, &a->app_default->config);
-                app_policy_layer(&app->effective, &a->app_default->runtime);
+                app_policy_layer(&app->own, &a->app_default->config);
+                app_policy_layer(&app->own, &a->app_default->runtime);
         }
-        app_policy_layer(&app->effective, &app->config);
-        app_policy_layer(&app->effective, &app->runtime);
-        app->effective.set = APP_KEY_ALL;
+        /* one user's policy layers over the one for every user */
+        if (app_id_user_uid(app->id, NULL) && a->app_user) {
+                app_policy_layer(&app->own, &a->app_user->config);
+                app_policy_layer(&app->own, &a->app_user->runtime);
+        }
+        app_policy_layer(&app->own, &app->config);
+        app_policy_layer(&app->own, &app->runtime);
+        app->own.set = APP_KEY_ALL;
+        app->effective = app->own;
+        if (!app->special)
+                app_cap_by_users(a, app, &app->effective);
 }
 
 int app_get_or_create(Apps *a, const char *id, App **ret)
@@ -164,7 +245,7 @@ int app_get_or_create(Apps *a, const char *id, App **ret)
                 *ret = app;
                 return 0;
         }
-        if (!app_id_is_valid(id))
+        if (!app_policy_id_is_valid(id))
                 return -EINVAL;
         app = calloc(1, sizeof(*app));
         if (!app)
@@ -211,9 +292,20 @@ int app_get_or_create(Apps *a, const char *id, App **ret)
 
 static void app_class_key(App *app, AppPolicy *key, bool *system)
 {
-        *key = app->effective;
+        Apps *a = app->apps;
+
+        *key = app->own;
         if (app->online_until != 0)
                 key->access = APP_ACCESS_ALLOW; /* online for a task; the VPN rule stays */
+        /* never looser than its users' policies, a grant included */
+        if (!app->special)
+                app_cap_by_users(a, app, key);
+        /* A user's processes in no app: the default policy, capped by the user's. */
+        if (app_id_user_uid(app->id, NULL) && a->app_default) {
+                AppPolicy cap = *key;
+                *key = a->app_default->effective;
+                policy_cap(key, &cap);
+        }
         *system = app == app->apps->app_system;
         if (*system) {
                 /* The system policy has only an access: its traffic is routed by main. */
@@ -407,6 +499,8 @@ void app_refresh(App *app, bool emit)
                                       n > 2 ? changed[2] : NULL, NULL);
 }
 
+static void emit_policy(App *app);
+
 /* ---- cgroups ---- */
 
 static CgroupRef *ref_find(Apps *a, uint64_t id, size_t *pos)
@@ -440,7 +534,8 @@ static int app_add_cgroup_ref(App *app, const CgroupNode *n)
         if (!nc)
                 return -ENOMEM;
         app->cgroups = nc;
-        nc[app->n_cgroups] = (AppCgroup){.id = n->id, .level = n->level, .path = strdup(n->path)};
+        nc[app->n_cgroups] =
+            (AppCgroup){.id = n->id, .level = n->level, .path = strdup(n->path), .uid = n->cls.uid};
         if (!nc[app->n_cgroups].path)
                 return -ENOMEM;
         app->n_cgroups++;
@@ -476,6 +571,9 @@ static void on_cgroup_added(Apps *a, const CgroupNode *n)
         }
         switch (n->cls.kind) {
         case CGROUP_KIND_APP:
+                /* a scope named like a policy ("default", "system", "user") is no app */
+                if (app_id_is_special(n->cls.app_id))
+                        return;
                 r = app_get_or_create(a, n->cls.app_id, &app);
                 if (r < 0) {
                         log_warning_errno(r, "cgroup %s: cannot track app %s: %m", n->path,
@@ -486,7 +584,20 @@ static void on_cgroup_added(Apps *a, const CgroupNode *n)
         case CGROUP_KIND_SYSTEM:
                 app = a->app_system;
                 break;
-        case CGROUP_KIND_USER:
+        case CGROUP_KIND_USER: {
+                /* user-UID.slice and user@UID.service: whatever below them is in no app (a
+                 * cgroup the user made and moved into, too) meets the user's policy */
+                char id[32];
+                if (n->cls.uid == UID_INVALID)
+                        return;
+                snprintf(id, sizeof(id), APP_ID_USER_PREFIX "%u", (unsigned)n->cls.uid);
+                r = app_get_or_create(a, id, &app);
+                if (r < 0) {
+                        log_warning_errno(r, "cgroup %s: cannot track %s: %m", n->path, id);
+                        return;
+                }
+                break;
+        }
         case CGROUP_KIND_OTHER:
         case _CGROUP_KIND_MAX:
         case _CGROUP_KIND_INVALID:
@@ -510,6 +621,20 @@ static void on_cgroup_added(Apps *a, const CgroupNode *n)
                 a->level_refs[n->level]++;
                 a->refs[pos].installed = true; /* the start transaction carries it */
                 return;
+        }
+        /* A cgroup in a user's subtree may tighten the app's policy: that first, so its
+         * element never carries a looser class. */
+        if (!app->special && n->cls.uid != UID_INVALID && app->cls) {
+                AppPolicy before = app->effective;
+                app_compute_effective(a, app);
+                r = app_reclass(a, app);
+                if (!app_policy_equal(&before, &app->effective))
+                        emit_policy(app);
+                if (r < 0) {
+                        /* no element: it meets the user's own policy until the retry */
+                        note_refused(a, "cgroup element", r);
+                        return;
+                }
         }
         if (!app->cls) {
                 /* its class could not be made: the reconciler makes it, then the element */
@@ -574,6 +699,15 @@ static void on_cgroup_removed(Apps *a, const CgroupNode *n)
         app_del_cgroup_ref(app, n->id);
         if (a->started)
                 apps_bus_emit_changed(app, "Cgroups", NULL);
+        if (a->started && !app->special && n->cls.uid != UID_INVALID) {
+                AppPolicy before = app->effective;
+                app_compute_effective(a, app);
+                if (!app_policy_equal(&before, &app->effective))
+                        emit_policy(app);
+                r = app_reclass(a, app);
+                if (r < 0)
+                        note_refused(a, "policy of an app whose user's cgroup ended", r);
+        }
 }
 
 static void on_cgroup(CgroupTree *t, CgroupEvent ev, const CgroupNode *n, void *userdata)
@@ -1091,11 +1225,16 @@ static int reclass_all(Apps *a)
                 return -ENOMEM;
         for (size_t i = 0; i < a->n_apps; i++)
                 before[i] = a->apps[i]->effective;
+        /* the default and "user" first: the others layer their keys */
+        app_compute_effective(a, a->app_default);
+        if (a->app_user)
+                app_compute_effective(a, a->app_user);
+        /* every app: a class key also follows the caps of its users (and a user's class the
+         * default policy) when its own policy is unchanged; apps whose class stays are
+         * skipped by apps_reclass() */
         for (size_t i = 0; i < a->n_apps; i++) {
-                App *app = a->apps[i];
-                app_compute_effective(a, app);
-                if (!app_policy_equal(&before[i], &app->effective) || app == a->app_default)
-                        changed[n++] = app;
+                app_compute_effective(a, a->apps[i]);
+                changed[n++] = a->apps[i];
         }
         r = apps_reclass(a, changed, n);
         for (size_t i = 0; i < a->n_apps; i++)
@@ -1112,8 +1251,8 @@ static int app_set_runtime(Apps *a, App *app, const AppPolicy *runtime)
         int r;
 
         app->runtime = *runtime;
-        if (app == a->app_default)
-                r = reclass_all(a);
+        if (app->special && app != a->app_system)
+                r = reclass_all(a); /* default, user, user:UID: others follow their keys */
         else {
                 app_compute_effective(a, app);
                 r = app_reclass(a, app);
@@ -1301,7 +1440,8 @@ int apps_start(Apps *a)
         if (r < 0)
                 return r;
         if (app_get_or_create(a, APP_ID_DEFAULT, &a->app_default) < 0 ||
-            app_get_or_create(a, APP_ID_SYSTEM, &a->app_system) < 0)
+            app_get_or_create(a, APP_ID_SYSTEM, &a->app_system) < 0 ||
+            app_get_or_create(a, APP_ID_USER, &a->app_user) < 0)
                 return log_oom();
         for (size_t i = 0; i < a->config_set.n; i++)
                 if (app_get_or_create(a, a->config_set.entries[i].id, &app) < 0)
@@ -1321,8 +1461,10 @@ int apps_start(Apps *a)
                 log_warning("roamd runs in the root cgroup: its own traffic falls under the "
                             "default policy. Run it in a cgroup of its own (roamd.service).");
 
-        for (size_t i = 0; i < a->n_apps; i++) {
+        /* all first: a user's class follows the default's effective policy */
+        for (size_t i = 0; i < a->n_apps; i++)
                 app_compute_effective(a, a->apps[i]);
+        for (size_t i = 0; i < a->n_apps; i++) {
                 r = class_ensure(a, a->apps[i], NULL, &a->apps[i]->cls);
                 if (r < 0)
                         return log_oom();

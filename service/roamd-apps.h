@@ -25,6 +25,7 @@ typedef struct AppCgroup {
         uint64_t id;
         unsigned level;
         char *path;
+        uid_t uid; /* the user whose subtree holds it (user-UID.slice), or UID_INVALID */
 } AppCgroup;
 
 typedef struct App {
@@ -34,7 +35,10 @@ typedef struct App {
         bool special;
         AppPolicy config;      /* keys from /etc/roam/apps.d */
         AppPolicy runtime;     /* keys changed over D-Bus, kept in the state file */
-        AppPolicy effective;   /* builtin, then default's keys (for apps), then config, runtime */
+        AppPolicy own;         /* builtin, then default's keys (for apps; "user"'s for user:UID),
+                                * then config, runtime */
+        AppPolicy effective;   /* own, capped by the policy of each user whose subtree holds a
+                                * cgroup of the app: what is in force */
         uint64_t online_until; /* CLOCK_REALTIME µs; UINT64_MAX until released; 0 none */
         sd_event_source *grant_timer;
         AppClass *cls;

@@ -324,7 +324,8 @@ int cgroup_classify(const char *path, const char *roam_slice, char *const *syste
                 goto done;
         }
 
-        if (comp_user_uid(&comps[n - 1], "user-", ".slice", &(uid_t){0}))
+        if (comp_user_uid(&comps[n - 1], "user-", ".slice", &(uid_t){0}) ||
+            comp_user_uid(&comps[n - 1], "user@", ".service", &(uid_t){0}))
                 cls.kind = CGROUP_KIND_USER;
 done:
         *ret = cls;

@@ -46,7 +46,7 @@ void cgroup_class_done(CgroupClass *c);
  *     (systemd escapes '-' inside an AppID as \x2d: \xNN is undone)
  *   .../system.slice/[<x>.slice/...]<name>.service, not below user.slice, user-UID.slice or
  *   user@UID.service, and /init.scope                                 -> SYSTEM
- *   .../user-<UID>.slice                                              -> USER
+ *   .../user-<UID>.slice, .../user@<UID>.service                      -> USER
  *   everything else                                                   -> OTHER
  * An app ID that fails app_id_is_valid() makes the path OTHER. uid is set whenever the path is
  * at or below user-UID.slice or user@UID.service (the deepest one counts).

@@ -918,6 +918,26 @@ static int pidfd_get_pid(int pidfd, pid_t *ret)
         return -EBADF;
 }
 
+int pidfd_check_caller(int pidfd, pid_t expected_pid)
+{
+        pid_t pid;
+        int r;
+
+        if (pidfd < 0)
+                return -EBADF;
+        r = pidfd_get_pid(pidfd, &pid);
+        if (r < 0)
+                return r;
+        if (pid != expected_pid)
+                return log_debug_errno(EPERM, "pidfd refers to pid %d, not to the caller %d.",
+                                       (int)pid, (int)expected_pid);
+        /* Alive now, so the pid read above is still that process (pids are reused only after
+         * death). */
+        if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0)
+                return -errno;
+        return 0;
+}
+
 int cgroup_tree_move_pidfd(CgroupTree *t, const CgroupNode *n, int pidfd, pid_t expected_pid)
 {
         _cleanup_free_ char *fs = NULL, *procs = NULL;
@@ -929,14 +949,10 @@ int cgroup_tree_move_pidfd(CgroupTree *t, const CgroupNode *n, int pidfd, pid_t 
 
         if (!t || !n || !n->path)
                 return -EINVAL;
-        if (pidfd < 0)
-                return -EBADF;
-        r = pidfd_get_pid(pidfd, &pid);
+        r = pidfd_check_caller(pidfd, expected_pid);
         if (r < 0)
                 return r;
-        if (pid != expected_pid)
-                return log_debug_errno(EPERM, "pidfd refers to pid %d, not to the caller %d.",
-                                       (int)pid, (int)expected_pid);
+        pid = expected_pid;
 
         fs = fs_path(t, n->path);
         if (!fs || asprintf(&procs, "%s/cgroup.procs", fs) < 0)

@@ -61,6 +61,10 @@ int cgroup_tree_foreach(CgroupTree *t, CgroupTreeFn fn, void *userdata);
  * reports the directory later. *ret (may be NULL) is valid until the node is REMOVED. */
 int cgroup_tree_make_app(CgroupTree *t, const char *app_id, const CgroupNode **ret);
 
+/* 0 when pidfd is a pidfd of the live process expected_pid (the D-Bus caller): -EBADF for no
+ * pidfd, -EPERM for another process, -ESRCH once it exited. */
+int pidfd_check_caller(int pidfd, pid_t expected_pid);
+
 /* Moves the process of pidfd into n (a live node of t): reads its pid from
  * /proc/self/fdinfo/<pidfd>, refuses with -EPERM when that is not expected_pid (the D-Bus
  * caller), writes it to cgroup.procs and then checks that the pidfd's process is still alive,

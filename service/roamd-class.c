@@ -73,6 +73,9 @@ static const ClassLink *pick_link(const AppPolicy *key, const ClassWorld *w, int
 static void through_vpn(const ClassWorld *w, ClassResult *ret)
 {
         ret->spec.vpn_required = true;
+        /* A local stub forwards by its own routes, not through the VPN: its queries would
+         * leave outside the tunnel (and while the VPN is down). */
+        ret->spec.local_dns_refused = true;
         for (int f = 0; f < 2; f++)
                 if (w->vpn_link && w->vpn_carries[f]) {
                         ret->spec.fam[f].slot = w->vpn_slot;
@@ -90,6 +93,8 @@ void class_compile(const AppPolicy *key, bool system, const ClassWorld *w, Class
                 return;
         case APP_ACCESS_LAN:
                 ret->spec.kind = NFT_CLASS_LAN;
+                /* a local forwarder would reach beyond the LAN for it */
+                ret->spec.local_dns_refused = true;
                 ret->state = APP_STATE_LAN_ONLY;
                 if (key->vpn == APP_VPN_REQUIRED && !system) {
                         /* Privacy wins: its local traffic and DNS also go only through the

@@ -701,11 +701,44 @@ static int rules_vpn_required(NftTxn *t, const char *name, const NftClass *c)
         return txn_add_rule(t, rl, rl ? exprs_set_mark(t, rl, vpn, false) : -ENOMEM);
 }
 
+/* oif lo <verdict>: the DNS over loopback that output_chain_rules() sends to the class. */
+static int rule_local_dns(NftTxn *t, const char *name, bool refuse)
+{
+        /* refused like everything else (a reset, or ICMP: the resolver fails at once) */
+        for (int tcp = refuse; tcp >= 0; tcp--) {
+                struct nftnl_rule *rl = rule_new(name);
+                int k = 0;
+
+                if (!rl)
+                        return -ENOMEM;
+                k |= e_meta_load(rl, NFT_META_OIF);
+                k |= e_cmp_u32(rl, NFT_CMP_EQ, 1 /* LOOPBACK_IFINDEX */);
+                if (!refuse)
+                        k |= e_verdict(rl, NF_ACCEPT, NULL);
+                else if (tcp) {
+                        k |= e_meta_load(rl, NFT_META_L4PROTO);
+                        k |= e_cmp_u8(rl, NFT_CMP_EQ, IPPROTO_TCP);
+                        k |= e_reject(rl, NFT_REJECT_TCP_RST, 0);
+                } else
+                        k |= e_reject(rl, NFT_REJECT_ICMPX_UNREACH,
+                                      NFT_REJECT_ICMPX_ADMIN_PROHIBITED);
+                if (txn_add_rule(t, rl, k) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
 static int class_rules(NftTxn *t, const char *name, const NftClass *c)
 {
         static const int families[2] = {AF_INET, AF_INET6};
         int r;
 
+        /* First, before marks and the LAN sets (the host's own addresses are in them). */
+        if (c->kind != NFT_CLASS_REJECT) {
+                r = rule_local_dns(t, name, c->local_dns_refused);
+                if (r < 0)
+                        return r;
+        }
         switch (c->kind) {
         case NFT_CLASS_ACCEPT:
                 break;
@@ -827,15 +860,32 @@ static int level_lookup_rule(NftTxn *t, unsigned l, bool user_socket)
 
 static int output_chain_rules(NftTxn *t, const bool levels[NFT_LEVEL_MAX])
 {
+        const uint16_t dns_port = htons(53);
         struct nftnl_rule *r;
         int k = 0;
 
-        /* Loopback is never governed (deny = nothing but loopback). */
+        /* Loopback is never governed (deny = nothing but loopback), except DNS (TCP and UDP
+         * to port 53): a local stub or forwarder would carry it out for apps the class keeps
+         * off the internet, so it goes to the class (class_rules(): rule_local_dns()). */
         r = rule_new("output");
         if (!r)
                 return -ENOMEM;
         k |= e_meta_load(r, NFT_META_OIF);
         k |= e_cmp_u32(r, NFT_CMP_EQ, 1 /* LOOPBACK_IFINDEX */);
+        k |= e_meta_load(r, NFT_META_L4PROTO);
+        k |= e_cmp_u8(r, NFT_CMP_NEQ, IPPROTO_TCP);
+        k |= e_cmp_u8(r, NFT_CMP_NEQ, IPPROTO_UDP);
+        k |= e_verdict(r, NF_ACCEPT, NULL);
+        if (txn_add_rule(t, r, k) < 0)
+                return -ENOMEM;
+        r = rule_new("output");
+        if (!r)
+                return -ENOMEM;
+        k = 0;
+        k |= e_meta_load(r, NFT_META_OIF);
+        k |= e_cmp_u32(r, NFT_CMP_EQ, 1 /* LOOPBACK_IFINDEX */);
+        k |= e_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2);
+        k |= e_cmp(r, NFT_CMP_NEQ, &dns_port, sizeof(dns_port));
         k |= e_verdict(r, NF_ACCEPT, NULL);
         if (txn_add_rule(t, r, k) < 0)
                 return -ENOMEM;

@@ -51,6 +51,10 @@ typedef struct NftClass {
                                 * fam[f].slot != 0 when the VPN carries family f, else that
                                 * family is rejected */
         NftFamilyRoute fam[2]; /* [0] IPv4, [1] IPv6 */
+        /* DNS over loopback (a local stub or forwarder: systemd-resolved, dnsmasq) is refused:
+         * the forwarder would carry the query out by a way the class does not allow. Only
+         * DNS reaches a class through loopback; other loopback traffic always passes. */
+        bool local_dns_refused;
 } NftClass;
 
 typedef struct NftPrefix {

@@ -32,6 +32,8 @@ def test_scan_then_watch(subtree, start):
         "system.slice/foo.service": ("system", "-", "-"),
         "system.slice/system-getty.slice/getty@tty1.service": ("system", "-", "-"),
         "user.slice/user-1000.slice": ("user", "-", "1000"),
+        # the user's delegated subtree: its policy user:1000 governs what below is no app
+        "user.slice/user-1000.slice/user@1000.service": ("user", "-", "1000"),
         APPS + "/app-gnome-org.example.Foo-1234.scope": ("app", "org.example.Foo", "1000"),
         APPS + "/app-gnome-my\\x2dapp@abc.service": ("app", "my-app", "1000"),
     }

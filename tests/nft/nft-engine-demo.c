@@ -63,12 +63,15 @@ int main(int argc, char **argv)
         bool levels[NFT_LEVEL_MAX] = {};
         uint32_t slots[8] = {0, 2, 3};
         NftClass deny = {.kind = NFT_CLASS_REJECT};
-        NftClass lan = {.kind = NFT_CLASS_LAN};
+        NftClass lan = {.kind = NFT_CLASS_LAN, .local_dns_refused = true};
         NftClass route = {.kind = NFT_CLASS_ROUTE,
                           .sticky = true,
                           .fam = {{.slot = 1, .slot_oif = 2, .main_oif = 2},
                                   {.slot = 2, .slot_oif = 3, .restricted = true}}};
-        NftClass vpn = {.kind = NFT_CLASS_ROUTE, .vpn_required = true, .fam = {{.slot = 1}, {0}}};
+        NftClass vpn = {.kind = NFT_CLASS_ROUTE,
+                        .vpn_required = true,
+                        .local_dns_refused = true,
+                        .fam = {{.slot = 1}, {0}}};
         NftPrefix pfx[3] = {{.family = AF_INET, .prefixlen = 24},
                             {.family = AF_INET6, .prefixlen = 64},
                             {.family = AF_INET, .prefixlen = 16}};

@@ -5,13 +5,14 @@
 
 #include "roam-log.h"
 #include "roam-util.h"
+#include "roamd-app-id.h"
 #include "roamd-app-policy.h"
 #include "test.h"
 
 #define BEARER_LIST "ethernet, wifi, cellular, bluetooth, wifi-direct, vpn, lowpan"
 #define ID_RULES                                                                                   \
         "(1-255 characters of A-Z, a-z, 0-9, '.', '_', '-', starting with a letter or digit, no "  \
-        "'..')."
+        "'..'; or user:UID)."
 #define B(x) (1u << BEARER_##x)
 
 static char captured[16384];
@@ -1052,4 +1053,22 @@ TEST(app_policy_state_unreadable_denies_the_default)
 
         rm_rf(dir);
         capture_stop();
+}
+
+TEST(app_policy_user_ids)
+{
+        uid_t uid = 0;
+
+        ASSERT_TRUE(app_id_user_uid("user:1000", &uid) && uid == 1000);
+        ASSERT_TRUE(app_id_user_uid("user:0", &uid) && uid == 0);
+        ASSERT_TRUE(app_policy_id_is_valid("user:4294967294"));
+        ASSERT_TRUE(app_id_is_special("user:7") && app_id_is_special("user"));
+        /* user:UID is a policy, never an app (a cgroup or RunApp can not take it) */
+        ASSERT_TRUE(!app_id_is_valid("user:1000"));
+        static const char *const bad[] = {"user:",      "user:-1",         "user:01", "user:1a",
+                                          "user:65535", "user:4294967295", "user:x",  "users:1",
+                                          "user:1:2",   "user: 1",         "User:1"};
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                if (app_policy_id_is_valid(bad[i]) || app_id_user_uid(bad[i], NULL))
+                        TEST_FAIL("%s accepted", bad[i]);
 }

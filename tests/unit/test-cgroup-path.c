@@ -91,7 +91,7 @@ static const struct {
     {"/system.slice/roamd.service/roam.slice/x.service", OTHER(NOUID)},
     {"/user.slice/system.slice/x.service", OTHER(NOUID)},
     {"/user.slice/user-1000.slice/user@1000.service/system.slice/x.service", OTHER(1000)},
-    {"/user.slice/user-1000.slice/user@1000.service", OTHER(1000)},
+    {"/user.slice/user-1000.slice/user@1000.service", USER(1000)},
     {"/user.slice/user-1000.slice/session-2.scope", OTHER(1000)},
     /* Users. */
     {"/user.slice/user-1000.slice", USER(1000)},

@@ -116,6 +116,34 @@ TEST(class_marks_only_what_main_sends_out_of_its_link)
         ASSERT_TRUE(r.spec.fam[0].around_vpn && r.spec.fam[1].around_vpn);
 }
 
+TEST(class_local_dns_only_where_the_class_reaches_the_internet)
+{
+        /* A stub on loopback forwards by its own routes: refused for lan and vpn=required
+         * (VPN up or down), kept for the rest. */
+        static const struct {
+                AppPolicy key;
+                bool system;
+                const ClassWorld *world;
+                bool refused;
+        } t[] = {
+            {P(ALLOW, 0, ANY, STICKY), false, &HOME, false},
+            {P(ALLOW, B(CELLULAR), ANY, STICKY), false, &HOME, false},
+            {P(ALLOW, 0, FORBIDDEN, STICKY), false, &HOME, false},
+            {P(LAN, 0, ANY, STICKY), false, &HOME, true},
+            {P(LAN, 0, REQUIRED, STICKY), false, &HOME, true},
+            {P(ALLOW, 0, REQUIRED, STICKY), false, &HOME, true},
+            {P(ALLOW, 0, REQUIRED, MOVE), false, &NO_VPN, true},
+            {P(ALLOW, 0, ANY, STICKY), true, &HOME, false},
+            {P(LAN, 0, ANY, STICKY), true, &HOME, true},
+        };
+        for (size_t i = 0; i < ELEMENTSOF(t); i++) {
+                ClassResult r;
+                class_compile(&t[i].key, t[i].system, t[i].world, &r);
+                if (r.spec.local_dns_refused != t[i].refused)
+                        TEST_FAIL("row %zu: local DNS refused %d", i, r.spec.local_dns_refused);
+        }
+}
+
 TEST(class_portal_login_reaches_the_captive_link_only)
 {
         AppPolicy key = P(ALLOW, 0, ANY, STICKY);

@@ -270,6 +270,97 @@ def test_desktop_app_scope_and_default_deny(apps):
         w.sshd_stop()
 
 
+ESCAPE_PY = r"""
+import os, socket, sys
+def mine():
+    return open("/proc/self/cgroup").read().split("0::", 1)[1].split("\n")[0]
+user = mine().split("/app.slice/")[0]              # .../user@1000.service, ours
+target = "/sys/fs/cgroup" + user + "/" + sys.argv[1]
+os.makedirs(target, exist_ok=True)
+with open(target + "/cgroup.procs", "w") as f:      # no roamd involved: the kernel lets us
+    f.write(str(os.getpid()))
+print("moved", mine(), flush=True)
+sys.stdin.readline()
+try:
+    socket.create_connection((sys.argv[2], 7000), timeout=3)
+    print("connected", flush=True)
+except OSError as e:
+    print("refused", e.errno, flush=True)
+"""
+
+
+def delegate(w, rel, uid):
+    """Hands a cgroup subtree to uid the way systemd delegates user@UID.service."""
+    for d in [w.cgroup / rel] + [p for p in (w.cgroup / rel).rglob("*") if p.is_dir()]:
+        os.chown(d, uid, uid)
+        for f in ("cgroup.procs", "cgroup.threads", "cgroup.subtree_control"):
+            os.chown(d / f, uid, uid)
+
+
+def escape(w, from_cgroup, to, uid, wait=None):
+    """A process of uid in from_cgroup makes cgroup `to` (relative to its user@UID.service)
+    and moves itself there; once wait() holds, it connects to whoami: True when it got
+    through."""
+    p = w.dev_popen(["/usr/bin/python3", "-c", ESCAPE_PY, to, WHOAMI["inet"][4]],
+                    cgroup=from_cgroup, user=uid, stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stdout.readline()
+        assert line.startswith("moved ") and line.rstrip().endswith("/" + to), \
+            (line, p.stderr.read() if p.poll() is not None else "")
+        if wait:
+            wait()
+        p.stdin.write("go\n")
+        p.stdin.flush()
+        out = p.stdout.readline()
+        assert out.startswith(("connected", "refused")), out
+        return out.startswith("connected")
+    finally:
+        p.kill()
+        p.wait(10)
+
+
+def test_user_policy_binds_a_users_own_cgroups(apps):
+    """user@UID.service is the user's to change: a process there can leave a deny app by
+    making a cgroup of its own, or name one like an allowed app. The user's policy (user:UID)
+    governs both, and caps the apps of the user's subtree."""
+    w = apps
+    uid = 1000
+    home = "user.slice/user-%d.slice/user@%d.service" % (uid, uid)
+    set_policy(w, "org.test.Shut", access="deny")
+    set_policy(w, "org.test.Open", access="allow")
+    shut = app_cgroup(w, "org.test.Shut", home + "/app.slice/app-gnome-org.test.Shut@1.scope")
+    delegate(w, home, uid)
+    # a user without a policy of their own: the default, allow, and the app's own policies
+    assert app_props(w, "user:%d" % uid)["Access"] == "allow"
+    assert not w.whoami(4, cgroup=shut).ok
+    # the user's policy: lan. Both escapes stay off the internet.
+    set_policy(w, "user:%d" % uid, access="lan")
+    assert not escape(w, shut, "escape", uid)
+    assert not (escape(w, shut, "app.slice/app-gnome-org.test.Open@99.scope", uid, wait=lambda:
+                wait_for(lambda: any(c.endswith("app-gnome-org.test.Open@99.scope")
+                                     for c in app_props(w, "org.test.Open")["Cgroups"]), 5,
+                         what="roamd governs the new scope")))
+    # an allowed app with a cgroup in the user's subtree is capped by the user's policy
+    assert app_props(w, "org.test.Open")["Access"] == "lan"
+    # deny for the user: its processes in no app too
+    set_policy(w, "user:%d" % uid, access="deny")
+    assert not escape(w, shut, "escape2", uid)
+    # every user at once ("user"), one user's keys layered over it
+    w.call(MANAGER_PATH, MANAGER_IFACE, "ResetAppPolicy", "s", ["user:%d" % uid])
+    set_policy(w, "user", access="lan")
+    assert app_props(w, "user:%d" % uid)["Access"] == "lan"
+    assert not escape(w, shut, "escape3", uid)
+    # once the user's scope is gone, the app is its own again (roam run's cgroups are root's)
+    remove_cgroups(w, home + "/app.slice/app-gnome-org.test.Open@99.scope")
+    wait_for(lambda: app_props(w, "org.test.Open")["Access"] == "allow", 5, what="uncapped")
+    assert w.whoami(4, cgroup=app_cgroup(w, "org.test.Open")).ok
+    # the policies are not apps: nothing runs under them
+    with pytest.raises(DBusCallError) as e:
+        w.call(app_path(w, "user:%d" % uid), APP_IFACE, "OnlineFor", "t", [60000000])
+    assert e.value.name == "org.roam1.Error.InvalidArguments"
+
+
 # ---- bearers ----
 
 def test_bearer_choice(apps):
@@ -376,6 +467,65 @@ def test_vpn_required_and_forbidden(apps):
     assert leaks == [], leaks
     assert app_props(w, "org.test.Vpn")["State"] == "blocked: VPN down"
     assert w.whoami(4, cgroup=cn).ok
+
+
+def test_local_dns_stub_is_not_a_way_out(apps):
+    """A DNS forwarder on loopback (dnsmasq, like systemd-resolved's stub) forwards by its own
+    routes: apps the policy keeps off the internet (vpn=required with the VPN down, lan,
+    deny) are refused at loopback and their queries never reach the upstream server; an
+    allow app's still do."""
+    w = apps
+    log = w.path("stub-dnsmasq.log")
+    stub = w.dev_popen(["dnsmasq", "-k", "--conf-file=/dev/null", "--user=root",
+                        "--listen-address=127.0.0.1,::1", "--bind-interfaces", "--port=53",
+                        "--no-resolv", "--no-hosts", "--server=192.0.2.1", "--cache-size=0",
+                        "--log-queries", "--log-facility=%s" % log,
+                        "--pid-file=%s" % w.path("stub-dnsmasq.pid")],
+                       cgroup="system.slice/stub-dns.service",
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    upstream = w.path("home-dnsmasq.log")
+    try:
+        set_policy(w, "org.test.StubVpn", vpn="required")
+        set_policy(w, "org.test.StubLan", access="lan")
+        set_policy(w, "org.test.StubDeny", access="deny")
+        set_policy(w, "org.test.StubAllow", access="allow")
+        cg = {a: app_cgroup(w, "org.test.Stub" + a) for a in ("Vpn", "Lan", "Deny", "Allow")}
+        assert app_props(w, "org.test.StubVpn")["State"] == "blocked: VPN down"
+        tag = "%d" % os.getpid()
+        # the allow app goes through the stub, and that reaches the upstream server
+        name = "allow-%s.stub.roam.test" % tag
+        wait_for(lambda: dns_from(w, cg["Allow"], "127.0.0.1", name, "A", sport=40061)[0]
+                 is not None, 10, what="the stub answers an allow app")
+        wait_for(lambda: name in upstream.read_text(), 5, what="the query upstream")
+        assert dns_from(w, cg["Allow"], "::1", "v6" + name, "AAAA", sport=40061)[0] is not None
+        port = 40062
+        for app in ("Vpn", "Lan", "Deny"):
+            for server in ("127.0.0.1", "::1"):
+                name = "%s-%s.stub.roam.test" % (app.lower(), tag)
+                r = dns_from(w, cg[app], server, name, "A", sport=port)
+                assert r[0] is None, (app, server, r)
+                port += 1
+            # TCP too: refused at once
+            r = w.dev_run(["/usr/bin/python3", "-c",
+                           "import socket\ntry:\n socket.create_connection(('127.0.0.1', 53), "
+                           "timeout=3)\n print('connected')\nexcept OSError as e:\n "
+                           "print('refused', e.errno)"], cgroup=cg[app], check=False)
+            assert r.stdout.startswith("refused"), (app, r.stdout, r.stderr)
+        # the stub never even saw them, so nothing could reach the upstream server
+        text = log.read_text()
+        for app in ("vpn", "lan", "deny"):
+            assert "%s-%s" % (app, tag) not in text, text
+            assert "%s-%s" % (app, tag) not in upstream.read_text()
+        # other loopback traffic stays open to every app
+        r = w.dev_run(["/usr/bin/python3", "-c",
+                       "import socket\nl = socket.socket(); l.bind(('127.0.0.1', 0)); "
+                       "l.listen()\nsocket.create_connection(l.getsockname(), timeout=3)\n"
+                       "print('connected')"], cgroup=cg["Deny"], check=False)
+        assert r.stdout.strip() == "connected", (r.stdout, r.stderr)
+    finally:
+        stub.terminate()
+        stub.wait(10)
+        remove_cgroups(w, "system.slice/stub-dns.service")
 
 
 # ---- handover ----
@@ -597,6 +747,83 @@ def test_unprivileged_callers_and_polkit(apps, roam_client):
                        str(ROAM), "run", "--app", "org.test.Auth", "--", "echo", "ran"],
                       check=False)
         assert "ran" not in r.stdout, r.stdout
+    finally:
+        mock.send_signal(signal.SIGTERM)
+        mock.wait(10)
+
+
+def run_app_call(w, app_id, online_for, target, user=None):
+    """RunApp through tests/world/run_app_call.py, in the device: (ok, error name, text)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    r = w.dev_run(["/usr/bin/python3", os.path.join(here, "run_app_call.py"), app_id,
+                   str(online_for), str(target)], user=user, check=False)
+    words = r.stdout.split()
+    assert r.returncode == 0 and words, (r.stdout, r.stderr)
+    return words[0] == "ok", (words[1] if words[0] == "error" else None), r.stdout
+
+
+def no_app(w, app_id):
+    with pytest.raises(DBusCallError) as e:
+        app_path(w, app_id)
+    return e.value.name == "org.roam1.Error.NoSuchApp"
+
+
+def test_run_app_checks_before_it_creates(apps):
+    """RunApp checks the pidfd against the caller and a grant against change-app-policy
+    before it makes any app, cgroup or grant, with systemd and without."""
+    w = apps
+    victim = w.dev_popen(["sleep", "60"], cgroup="roam-test/victim.scope")
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=w.address)
+    sd = None
+    try:
+        procs = w.cgroup / "roam-test/victim.scope" / "cgroup.procs"
+        wait_for(lambda: procs.read_text() == "%d\n" % victim.pid, 5, what="victim in place")
+        for online_for in (0, 300000000):
+            ok, err, out = run_app_call(w, "org.test.Pidfd", online_for, victim.pid)
+            assert not ok and err == "org.roam1.Error.InvalidArguments", out
+            assert no_app(w, "org.test.Pidfd")
+        assert not (w.cgroup / ROAM_SLICE / "app-org.test.Pidfd.scope").exists()
+        # the same through systemd: it is never asked to move another process
+        sd = subprocess.Popen(["/usr/bin/python3", os.path.join(here, "fake_systemd.py"),
+                               str(w.cgroup.parent), "/roam-world-%s" % w.name],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True)
+        assert sd.stdout.readline().strip() == "ready"
+        w.dev("mkdir", "-p", "/run/systemd/system")
+        ok, err, out = run_app_call(w, "org.test.Pidfd", 0, victim.pid)
+        assert not ok and err == "org.roam1.Error.InvalidArguments", out
+        assert no_app(w, "org.test.Pidfd")
+        assert not (w.cgroup / "app.slice").exists() or \
+            not any((w.cgroup / "app.slice").iterdir())
+        assert procs.read_text() == "%d\n" % victim.pid  # never moved
+    finally:
+        w.dev("rm", "-rf", "/run/systemd", check=False)
+        if sd:
+            sd.terminate()
+            sd.wait(10)
+        victim.kill()
+        victim.wait(10)
+        remove_cgroups(w, "app.slice")
+    # run-app alone does not grant "online for a task": that is change-app-policy
+    set_policy(w, "default", access="deny")
+    mock = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
+                             "polkitd"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: w.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
+                                "s", ["org.freedesktop.PolicyKit1"],
+                                dest="org.freedesktop.DBus"), 10, what="polkit mock")
+        w.call("/org/freedesktop/PolicyKit1/Authority", "org.freedesktop.DBus.Mock",
+               "SetAllowed", "as", [["org.roam1.run-app"]], dest="org.freedesktop.PolicyKit1")
+        ok, err, out = run_app_call(w, "org.test.Grant", 300000000, "self", user=65534)
+        assert not ok and err == "org.roam1.Error.AccessDenied", out
+        assert "change-app-policy" in out, out
+        assert no_app(w, "org.test.Grant")
+        ok, err, out = run_app_call(w, "org.test.Grant", 0, "self", user=65534)
+        assert ok, out
+        p = app_props(w, "org.test.Grant")
+        assert p["OnlineUntil"] == 0 and p["Access"] == "deny", p
     finally:
         mock.send_signal(signal.SIGTERM)
         mock.wait(10)
