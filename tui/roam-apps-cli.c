@@ -446,6 +446,14 @@ int roam_run_app(const char *id, uint64_t online_for_usec, char *const *argv)
         r = roam_bus_connect(&bus);
         if (r < 0)
                 return r;
+        /* RunApp would make a new app of a typo: only apps roamd knows, new ones are made on
+         * purpose (with their policy) by `roam app ID set`. The login browser's app is roamd's
+         * own, made when first run. */
+        if (!streq(id, ROAM_APP_PORTAL_LOGIN)) {
+                r = roam_bus_check_app(bus, id, "roam app ID set KEY=VALUE... makes one");
+                if (r < 0)
+                        return r;
+        }
 
         /* A pidfd names this very process, race-free: roamd moves it into the app's cgroup
          * before it answers, so CMD starts inside the app and its first packet is governed. */

@@ -15,6 +15,7 @@
 #include "roam-apps-cli.h"
 #include "roam-bt-cli.h"
 #include "roam-bus.h"
+#include "roam-cli.h"
 #include "roam-client-bus.h"
 #include "roam-firewall-cli.h"
 #include "roam-log.h"
@@ -521,5 +522,7 @@ int main(int argc, char *argv[])
                 return r;
         if (r == -ROAM_ERR_NOT_RUNNING)
                 return EXIT_STATUS_NOT_RUNNING;
+        if (r == -ROAM_ERR_USAGE) /* found by the command's own parser */
+                return EXIT_STATUS_USAGE;
         return r < 0 ? EXIT_STATUS_FAILURE : EXIT_STATUS_SUCCESS;
 }
