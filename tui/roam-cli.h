@@ -15,3 +15,9 @@
 /* Logs "MESSAGE Try 'roam COMMAND --help'." (command NULL: 'roam --help') and returns
  * -ROAM_ERR_USAGE. */
 int roam_usage_error(const char *command, const char *fmt, ...) _printf_(2, 3);
+
+/* Prints the short help of command to stdout; -ENOENT when there is no such command. */
+int roam_command_help(const char *command);
+
+/* Whether args (NULL-terminated) ask for help: -h or --help before a "--". */
+bool roam_args_want_help(char *const *args);

@@ -472,6 +472,8 @@ int roam_p2p_run(char **args, bool json)
         char what[256];
         int r;
 
+        if (streq_ptr(verb, "help")) /* as the help once said */
+                return roam_command_help("p2p");
         if (!verb)
                 return roam_usage_error("p2p", "'roam p2p' needs a command: find, peers, connect, "
                                                "accept, reject or disconnect.");

@@ -261,7 +261,7 @@ def test_app_set_refused_locally(roamd, roam):
         assert r.rc == 2, args
         assert r.out == ""
         assert r.err.startswith(message), r.err
-        assert "roam --help" in r.err
+        assert r.err.endswith(f"Try 'roam {args[0]} --help'.\n"), r.err
     assert fake.send(op="calls") == []  # nothing reached roamd
 
 
@@ -382,7 +382,7 @@ def test_app_usage_errors(roamd, roam):
         r = roam(*args)
         assert r.rc == 2, args
         assert r.err.startswith(message), r.err
-        assert "roam --help" in r.err
+        assert r.err.endswith(f"Try 'roam {args[0]} --help'.\n"), r.err
 
 
 def test_apps_not_running(bus, roam):
