@@ -12,6 +12,7 @@
 #include "roam-apps-cli.h"
 #include "roam-bus.h"
 #include "roam-client-bus.h"
+#include "roam-format.h"
 #include "roam-json.h"
 #include "roam-log.h"
 #include "roam-util.h"
@@ -19,6 +20,9 @@
 /* The label column of one app's block, as in `roam status`. */
 #define LABEL_WIDTH 15
 #define COLUMN_GAP  2
+/* The ID column's widest: a longer ID is cut in the middle (roam app ID and --json have it
+ * whole), so one long ID does not widen every row of the table. */
+#define ID_COLUMNS_MAX 40
 
 static const char denied_change[] =
     "not allowed to change apps (needs root, group netdev or polkit authorization)";
@@ -151,6 +155,7 @@ static int app_cells(const RoamModel *m, const RoamApp *a, char *cells[_COL_MAX]
 
 int roam_apps_print_text(const RoamModel *m, int columns, FILE *f)
 {
+        bool utf8 = roam_locale_is_utf8();
         size_t width[_COL_MAX], total = 0;
         char *(*cells)[_COL_MAX] = NULL;
         int r = 0;
@@ -169,8 +174,16 @@ int roam_apps_print_text(const RoamModel *m, int columns, FILE *f)
                 width[i] = strlen(headings[i]);
         for (size_t k = 0; k < m->n_apps && r >= 0; k++) {
                 r = app_cells(m, m->apps[k], cells[k]);
+                if (r >= 0 && roam_text_columns(cells[k][COL_ID], utf8) > ID_COLUMNS_MAX) {
+                        char *id = NULL;
+                        r = roam_text_cut_middle(cells[k][COL_ID], ID_COLUMNS_MAX, utf8, &id);
+                        if (r >= 0) {
+                                free(cells[k][COL_ID]);
+                                cells[k][COL_ID] = id;
+                        }
+                }
                 for (size_t i = 0; r >= 0 && i < _COL_MAX; i++)
-                        width[i] = MAX(width[i], strlen(cells[k][i]));
+                        width[i] = MAX(width[i], roam_text_columns(cells[k][i], utf8));
         }
         if (r < 0)
                 goto finish;
@@ -191,8 +204,11 @@ int roam_apps_print_text(const RoamModel *m, int columns, FILE *f)
                 for (size_t i = 0; i < _COL_MAX; i++) {
                         const char *s = k == 0 ? headings[i] : cells[k - 1][i];
 
+                        /* padded by columns, not bytes: an ellipsis is one column */
                         if (i + 1 < _COL_MAX)
-                                fprintf(f, "%-*s%*s", (int)width[i], s, COLUMN_GAP, "");
+                                fprintf(f, "%s%*s", s,
+                                        (int)(width[i] - roam_text_columns(s, utf8) + COLUMN_GAP),
+                                        "");
                         else
                                 fprintf(f, "%s\n", s);
                 }
@@ -452,6 +468,14 @@ int roam_run_app_full(const char *id, uint64_t online_for_usec, char *const *arg
         r = roam_bus_connect(&bus);
         if (r < 0)
                 return r;
+        /* RunApp would make a new app of a typo: only apps roamd knows, new ones are made on
+         * purpose (with their policy) by `roam app ID set`. The login browser's app is roamd's
+         * own, made when first run. */
+        if (!streq(id, ROAM_APP_PORTAL_LOGIN)) {
+                r = roam_bus_check_app(bus, id, "roam app ID set KEY=VALUE... makes one");
+                if (r < 0)
+                        return r;
+        }
 
         /* A pidfd names this very process, race-free: roamd moves it into the app's cgroup
          * before it answers, so CMD starts inside the app and its first packet is governed. */

@@ -10,6 +10,7 @@
 
 #include "roam-bt-cli.h"
 #include "roam-bus.h"
+#include "roam-cli.h"
 #include "roam-client-bus.h"
 #include "roam-json.h"
 #include "roam-log.h"
@@ -469,72 +470,85 @@ static int pair(sd_bus *bus, const char *address)
         return p.result;
 }
 
-static int bt_usage(const char *fmt, ...) _printf_(1, 2);
-static int bt_usage(const char *fmt, ...)
-{
-        char buf[512];
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(buf, sizeof(buf), fmt, ap);
-        va_end(ap);
-        log_error("%s Try 'roam --help'.", buf);
-        return 2; /* roam's exit status for an invalid command line */
-}
-
 int roam_bt_run(char **args, bool json)
 {
+        static const char *const devices[] = {
+            "pair", "trust", "untrust", "connect", "disconnect", "remove", "join", "leave",
+        };
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         const char *verb = args[0], *a1 = verb ? args[1] : NULL, *a2 = a1 ? args[2] : NULL;
-        int b, r;
+        unsigned long n = 0;
+        bool device = false;
+        char *end;
+        int b = 0, r;
 
+        /* The whole command line first: a mistake is exit 2 before roamd is asked. */
+        for (size_t i = 0; verb && i < ELEMENTSOF(devices); i++)
+                device = device || streq(verb, devices[i]);
         if (verb && json)
-                return bt_usage("--json goes with 'roam bt' alone.");
+                return roam_usage_error("bt", "--json goes with 'roam bt' alone.");
+        if (streq_ptr(verb, "power") || streq_ptr(verb, "discoverable") ||
+            streq_ptr(verb, "pairable")) {
+                if (!a1 || parse_bool_word(a1, &b) < 0)
+                        return roam_usage_error("bt", "'roam bt %s' needs on or off.", verb);
+                if (a2 && args[3])
+                        return roam_usage_error("bt", "'roam bt %s' takes one adapter.", verb);
+        } else if (streq_ptr(verb, "scan")) {
+                n = 10;
+                if (a1) {
+                        n = strtoul(a1, &end, 10);
+                        if (*end || end == a1 || n < 1 || n > 600)
+                                return roam_usage_error(
+                                    "bt", "'roam bt scan' takes 1 to 600 seconds, got '%s'.", a1);
+                }
+                if (a2 && args[3])
+                        return roam_usage_error("bt", "'roam bt scan' takes one adapter.");
+        } else if (streq_ptr(verb, "answer")) {
+                if (!a1 || !a2 || parse_bool_word(a2, &b) < 0)
+                        return roam_usage_error(
+                            "bt", "'roam bt answer' needs ID yes|no [PIN or passkey].");
+                n = strtoul(a1, &end, 10);
+                if (*end || end == a1 || n == 0 || n > UINT32_MAX)
+                        return roam_usage_error("bt", "'%s' is not a question number.", a1);
+                if (args[3] && args[4])
+                        return roam_usage_error("bt", "'roam bt answer' takes one PIN or passkey.");
+        } else if (device) {
+                if (!a1)
+                        return roam_usage_error(
+                            "bt", "'roam bt %s' needs a device address (AA:BB:CC:DD:EE:FF).", verb);
+                if (a2)
+                        return roam_usage_error("bt", "'roam bt %s' takes one device.", verb);
+        } else if (verb)
+                return roam_usage_error("bt",
+                                        "unknown action '%s' for 'roam bt': power, discoverable, "
+                                        "pairable, scan, pair, trust, untrust, connect, "
+                                        "disconnect, remove, join, leave, answer.",
+                                        verb);
+
         r = roam_bus_connect(&bus);
         if (r < 0)
                 return r;
         if (!verb)
                 return show(bus, json);
-
         if (streq(verb, "power") || streq(verb, "discoverable") || streq(verb, "pairable")) {
                 char prop[16];
-                if (!a1 || parse_bool_word(a1, &b) < 0)
-                        return bt_usage("'roam bt %s' needs on or off.", verb);
                 snprintf(prop, sizeof(prop), "%s", streq(verb, "power") ? "Powered" : verb);
                 prop[0] = (char)toupper(prop[0]);
                 return call(bus, "change the adapter", "SetAdapter", 0, "ssb", strempty(a2), prop,
                             b);
         }
-        if (streq(verb, "scan")) {
-                unsigned long secs = 10;
-                char *end;
-                if (a1) {
-                        secs = strtoul(a1, &end, 10);
-                        if (*end || secs < 1 || secs > 600)
-                                return bt_usage("'roam bt scan' takes 1 to 600 seconds, got '%s'.",
-                                                a1);
-                }
-                return call(bus, "scan", "StartDiscovery", 0, "su", strempty(a2), (uint32_t)secs);
-        }
+        if (streq(verb, "scan"))
+                return call(bus, "scan", "StartDiscovery", 0, "su", strempty(a2), (uint32_t)n);
         if (streq(verb, "answer")) {
-                unsigned long id;
-                char *end;
-                if (!a1 || !a2 || parse_bool_word(a2, &b) < 0)
-                        return bt_usage("'roam bt answer' needs ID yes|no [PIN or passkey].");
-                id = strtoul(a1, &end, 10);
-                if (*end || id == 0 || id > UINT32_MAX)
-                        return bt_usage("'%s' is not a question number.", a1);
                 if (args[3]) {
                         /* argv is readable by every local user (ps, /proc/PID/cmdline) */
                         log_warning("A PIN or passkey on the command line is visible to every "
                                     "local user; give it on standard input instead "
                                     "(deprecated).");
-                        return call(bus, "answer", "Answer", 0, "ubs", (uint32_t)id, b, args[3]);
+                        return call(bus, "answer", "Answer", 0, "ubs", (uint32_t)n, b, args[3]);
                 }
-                return answer_with_code(bus, (uint32_t)id, b);
+                return answer_with_code(bus, (uint32_t)n, b);
         }
-        if (!a1)
-                return bt_usage("'roam bt %s' needs a device address (AA:BB:CC:DD:EE:FF).", verb);
         if (streq(verb, "pair"))
                 return pair(bus, a1);
         if (streq(verb, "trust") || streq(verb, "untrust"))
@@ -547,11 +561,7 @@ int roam_bt_run(char **args, bool json)
                 return call(bus, "remove", "Remove", 0, "s", a1);
         if (streq(verb, "join"))
                 return call(bus, "join the network", "ConnectNetwork", PAIR_TIMEOUT, "s", a1);
-        if (streq(verb, "leave"))
-                return call(bus, "leave the network", "DisconnectNetwork", 0, "s", a1);
-        return bt_usage("unknown action '%s' for 'roam bt': power, discoverable, pairable, scan, "
-                        "pair, trust, untrust, connect, disconnect, remove, join, leave, answer.",
-                        verb);
+        return call(bus, "leave the network", "DisconnectNetwork", 0, "s", a1);
 }
 
 /* NDEF from a file: raw bytes, or hex text as wpa_cli and many NFC tools print it. */
@@ -682,24 +692,15 @@ static int import_call(sd_bus *bus, const uint8_t *data, size_t size, bool apply
 }
 
 /* roam nfc accept|reject [ID]: the tag neard read (the one waiting now, or ID). */
-static int nfc_answer(sd_bus *bus, bool accept, const char *id_arg, bool json)
+/* id 0: the tag waiting for an answer. */
+static int nfc_answer(sd_bus *bus, bool accept, uint32_t id, bool json)
 {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *offer = NULL, *reply = NULL;
         const char *text = NULL;
-        uint32_t id = 0;
         int r;
 
-        if (id_arg) {
-                char *end;
-                unsigned long v;
-
-                errno = 0;
-                v = strtoul(id_arg, &end, 10);
-                if (errno || *end || end == id_arg || v == 0 || v > UINT32_MAX)
-                        return bt_usage("'%s' is not an NFC tag number.", id_arg);
-                id = (uint32_t)v;
-        } else {
+        if (id == 0) {
                 r = get_nfc_offer(bus, &offer, &id, &text);
                 if (r < 0)
                         return r;
@@ -728,6 +729,8 @@ int roam_nfc_run(char **args, bool json)
 
         if (args[0] && (streq(args[0], "accept") || streq(args[0], "reject"))) {
                 const char *id = NULL;
+                unsigned long v = 0;
+                char *end;
 
                 for (char **a = args + 1; *a; a++) {
                         if (streq(*a, "--json"))
@@ -735,17 +738,26 @@ int roam_nfc_run(char **args, bool json)
                         else if (!id)
                                 id = *a;
                         else
-                                return bt_usage("'roam nfc %s' takes one ID, got '%s' too.",
-                                                args[0], *a);
+                                return roam_usage_error("nfc",
+                                                        "'roam nfc %s' takes one ID, got '%s' too.",
+                                                        args[0], *a);
+                }
+                if (id) {
+                        errno = 0;
+                        v = strtoul(id, &end, 10);
+                        if (errno || *end || end == id || v == 0 || v > UINT32_MAX)
+                                return roam_usage_error("nfc", "'%s' is not an NFC tag number.",
+                                                        id);
                 }
                 r = roam_bus_connect(&bus);
                 if (r < 0)
                         return r;
-                return nfc_answer(bus, streq(args[0], "accept"), id, json);
+                return nfc_answer(bus, streq(args[0], "accept"), (uint32_t)v, json);
         }
         if (!args[0] || !streq(args[0], "import"))
-                return bt_usage("'roam nfc' needs: import FILE|- [--yes] [--json], or "
-                                "accept|reject [ID] [--json].");
+                return roam_usage_error("nfc",
+                                        "'roam nfc' needs: import FILE|- [--yes] [--json], or "
+                                        "accept|reject [ID] [--json].");
         for (char **a = args + 1; *a; a++) {
                 if (streq(*a, "--yes"))
                         yes = true;
@@ -754,10 +766,11 @@ int roam_nfc_run(char **args, bool json)
                 else if (!file)
                         file = *a;
                 else
-                        return bt_usage("'roam nfc import' takes one FILE, got '%s' too.", *a);
+                        return roam_usage_error(
+                            "nfc", "'roam nfc import' takes one FILE, got '%s' too.", *a);
         }
         if (!file)
-                return bt_usage("'roam nfc import' needs a FILE (or - for stdin).");
+                return roam_usage_error("nfc", "'roam nfc import' needs a FILE (or - for stdin).");
         r = read_ndef(file, &data, &size);
         if (r < 0)
                 return r;

@@ -55,3 +55,38 @@ int roam_bus_log_call_error(const sd_bus_error *error, int r, const char *what)
 
         return log_error_errno(r, "Failed to %s: %m", what);
 }
+
+int roam_bus_check_link(sd_bus *bus, const char *name)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        r = sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
+                               "GetLinkByName", &error, NULL, "s", name);
+        if (r >= 0)
+                return 0;
+        if (sd_bus_error_has_names(&error, ROAM_ERROR_NO_SUCH_LINK, ROAM_ERROR_INVALID_ARGS)) {
+                log_error("no link '%s' (roam status lists them)", name);
+                return -ENOENT;
+        }
+        return roam_bus_log_call_error(&error, r, "look the link up");
+}
+
+int roam_bus_check_app(sd_bus *bus, const char *id, const char *creates)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        r = sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
+                               "GetApp", &error, NULL, "s", id);
+        if (r >= 0)
+                return 0;
+        if (sd_bus_error_has_name(&error, ROAM_ERROR_NO_SUCH_APP)) {
+                log_error("no app '%s' (roam apps lists them%s%s)", id, creates ? "; " : "",
+                          creates ? creates : "");
+                return -ENOENT;
+        }
+        if (sd_bus_error_has_name(&error, ROAM_ERROR_INVALID_ARGS) && error.message)
+                return log_error_errno(r, "no app '%s': %s", id, error.message);
+        return roam_bus_log_call_error(&error, r, "look the app up");
+}

@@ -16,3 +16,12 @@ int roam_bus_connect(sd_bus **ret);
 /* Logs why a call to roamd failed ("Failed to <what>: ...") and returns a negative errno:
  * -EHOSTDOWN when the error means that nobody owns org.roam1. */
 int roam_bus_log_call_error(const sd_bus_error *error, int r, const char *what);
+
+/* 0 when roamd has a link called name; otherwise logs "no link 'NAME' (...)" and returns
+ * -ENOENT (or what roam_bus_log_call_error returns). A name that is no interface name is no
+ * link either. */
+int roam_bus_check_link(sd_bus *bus, const char *name);
+
+/* The same for an app (GetApp); creates, if not NULL, is appended to the message: how to make
+ * such an app. */
+int roam_bus_check_app(sd_bus *bus, const char *id, const char *creates);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "roam-bus.h"
+#include "roam-cli.h"
 #include "roam-client-bus.h"
 #include "roam-firewall-cli.h"
 #include "roam-json.h"
@@ -416,20 +417,16 @@ int roam_network_run(char **args, bool json)
         size_t n = strv_length(args);
         int r;
 
-        if (n > 0 && !streq(args[0], "trust")) {
-                log_error("unknown action '%s' for 'roam network': trust. Try 'roam --help'.",
-                          args[0]);
-                return -EINVAL;
-        }
-        if (n > 0 && (n < 2 || n > 3)) {
-                log_error("'roam network trust' needs a location (home, work, public, untrusted "
-                          "or one networks.d defines) and at most one link.");
-                return -EINVAL;
-        }
-        if (n > 0 && json) {
-                log_error("--json goes with 'roam network' alone.");
-                return -EINVAL;
-        }
+        if (n > 0 && !streq(args[0], "trust"))
+                return roam_usage_error("network", "unknown action '%s' for 'roam network': trust.",
+                                        args[0]);
+        if (n > 0 && (n < 2 || n > 3))
+                return roam_usage_error("network",
+                                        "'roam network trust' needs a location (home, work, "
+                                        "public, untrusted or one networks.d defines) and at most "
+                                        "one link.");
+        if (n > 0 && json)
+                return roam_usage_error("network", "--json goes with 'roam network' alone.");
 
         r = roam_output_clean_stdout();
         if (r < 0)
@@ -603,6 +600,35 @@ static int firewall_check(sd_bus *bus, const char *proto, uint16_t port, const c
         return 0;
 }
 
+/* The app of `firewall check --app`: one roamd has, or one a rule in force names (a rule may
+ * name an app that was never started); anything else is a typo that would read as "not let
+ * in" or, worse, as a rule's answer for a different socket. */
+static int check_app(sd_bus *bus, const char *app)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        RoamFwRule *rules = NULL;
+        size_t n = 0;
+        bool named = false;
+        int r;
+
+        r = sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
+                               "GetApp", &error, NULL, "s", app);
+        if (r >= 0)
+                return 0;
+        if (!sd_bus_error_has_name(&error, ROAM_ERROR_NO_SUCH_APP))
+                return roam_bus_check_app(bus, app, NULL); /* says why, as for other commands */
+        r = get_rules(bus, &rules, &n);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n && !named; i++)
+                named = streq_ptr(rules[i].app, app);
+        roam_fw_rules_free(rules, n);
+        if (named)
+                return 0;
+        log_error("no app '%s' (roam apps lists them; no rule in force names it either)", app);
+        return -ENOENT;
+}
+
 int roam_firewall_run(char **args, const char *app, bool json)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
@@ -612,29 +638,22 @@ int roam_firewall_run(char **args, const char *app, bool json)
         uint16_t port = 0;
         int r;
 
-        if (n > 0 && !streq(args[0], "check")) {
-                log_error("unknown action '%s' for 'roam firewall': check. Try 'roam --help'.",
-                          args[0]);
-                return -EINVAL;
-        }
-        if (n == 0 && app) {
-                log_error("--app goes with 'roam firewall check'.");
-                return -EINVAL;
-        }
+        if (n > 0 && !streq(args[0], "check"))
+                return roam_usage_error("firewall",
+                                        "unknown action '%s' for 'roam firewall': check.", args[0]);
+        if (n == 0 && app)
+                return roam_usage_error("firewall", "--app goes with 'roam firewall check'.");
         if (n > 0) {
-                if (n < 3 || n > 4) {
-                        log_error("'roam firewall check' needs PROTO PORT [LINK]: tcp 22000, "
-                                  "udp 53 wlan0.");
-                        return -EINVAL;
-                }
-                if (!streq(args[1], "tcp") && !streq(args[1], "udp")) {
-                        log_error("'%s' is not a protocol roam checks: tcp or udp.", args[1]);
-                        return -EINVAL;
-                }
-                if (parse_port(args[2], &port) < 0) {
-                        log_error("'%s' is not a port: 1 to 65535.", args[2]);
-                        return -EINVAL;
-                }
+                if (n < 3 || n > 4)
+                        return roam_usage_error("firewall",
+                                                "'roam firewall check' needs PROTO PORT [LINK]: "
+                                                "tcp 22000, udp 53 wlan0.");
+                if (!streq(args[1], "tcp") && !streq(args[1], "udp"))
+                        return roam_usage_error(
+                            "firewall", "'%s' is not a protocol roam checks: tcp or udp.", args[1]);
+                if (parse_port(args[2], &port) < 0)
+                        return roam_usage_error("firewall", "'%s' is not a port: 1 to 65535.",
+                                                args[2]);
         }
 
         r = roam_output_clean_stdout();
@@ -643,9 +662,15 @@ int roam_firewall_run(char **args, const char *app, bool json)
         r = roam_bus_connect(&bus);
         if (r < 0)
                 return r;
-        if (n > 0)
+        if (n > 0) {
+                if (app) {
+                        r = check_app(bus, app);
+                        if (r < 0)
+                                return r;
+                }
                 return firewall_check(bus, args[1], port, app ? app : "", n == 4 ? args[3] : "",
                                       json);
+        }
 
         r = roam_model_load(bus, &m);
         if (r < 0)

@@ -28,6 +28,10 @@ int json_append(json_object *array, json_object *val)
 
 int json_add_string(json_object *obj, const char *key, const char *s)
 {
+        /* roamd leaves out what it does not know (a portal without WISPr has no LoginURL):
+         * null, where json_object_new_string(NULL) would crash. */
+        if (!s)
+                return json_add_null(obj, key);
         return json_add(obj, key, json_object_new_string(s));
 }
 

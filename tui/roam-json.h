@@ -17,6 +17,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put);
  * failed. */
 int json_add(json_object *obj, const char *key, json_object *val);
 int json_append(json_object *array, json_object *val);
+/* s == NULL: null. */
 int json_add_string(json_object *obj, const char *key, const char *s);
 int json_add_int(json_object *obj, const char *key, int64_t v);
 int json_add_uint(json_object *obj, const char *key, uint64_t v);

@@ -11,6 +11,7 @@
 
 #include "roam-bt-cli.h"
 #include "roam-bus.h"
+#include "roam-cli.h"
 #include "roam-client-bus.h"
 #include "roam-json.h"
 #include "roam-log.h"
@@ -377,9 +378,8 @@ static int p2p_connect(sd_bus *bus, P2pPeer *p, char **args, bool json)
         char what[256], code[64] = "", prompt[300];
         int r;
 
+        /* The words were checked by check_connect_args(). */
         if (args[0] && streq(args[0], "pin")) {
-                if (args[1] && args[2])
-                        return log_error("too many arguments for 'roam p2p connect'."), -EINVAL;
                 method = "keypad";
                 if (args[1]) {
                         /* argv is readable by every local user (ps, /proc/PID/cmdline) */
@@ -397,10 +397,6 @@ static int p2p_connect(sd_bus *bus, P2pPeer *p, char **args, bool json)
                 }
         } else if (args[0] && streq(args[0], "show-pin"))
                 method = "display";
-        else if (args[0] && !streq(args[0], "push-button"))
-                return log_error("unknown way to connect '%s': push-button, show-pin or pin PIN.",
-                                 args[0]),
-                       -EINVAL;
         else if (!args[0] && !strv_contains(p->methods, "push-button") && p->methods &&
                  p->methods[0])
                 /* No button on the peer: it has a keypad (we show a PIN) or shows one. */
@@ -409,8 +405,6 @@ static int p2p_connect(sd_bus *bus, P2pPeer *p, char **args, bool json)
                 return log_error("%s shows a PIN: roam p2p connect '%s' pin PIN", p2p_peer_label(p),
                                  p2p_peer_label(p)),
                        -EINVAL;
-        if ((args[0] && args[1] && !streq(args[0], "pin")) || (args[0] && args[1] && args[2]))
-                return log_error("too many arguments for 'roam p2p connect'."), -EINVAL;
 
         snprintf(what, sizeof(what), "connect to %s", p2p_peer_label(p));
         r = peer_call(bus, p, "Connect", what, &reply, "ss", method, pin);
@@ -441,8 +435,6 @@ static int p2p_accept(sd_bus *bus, P2pPeer *p, char **args, bool json)
         const char *pin = args[0] ? args[0] : "";
         int r;
 
-        if (args[0] && args[1])
-                return log_error("'roam p2p accept PEER' takes no more than the peer."), -EINVAL;
         if (!streq_ptr(p->state, "request"))
                 return log_error("%s has not asked to connect", p2p_peer_label(p)), -EINVAL;
         if (args[0])
@@ -468,19 +460,32 @@ static int p2p_accept(sd_bus *bus, P2pPeer *p, char **args, bool json)
         return wait_connected(bus, p->path, p2p_peer_label(p), json);
 }
 
-static void usage(void)
+/* The words after `roam p2p connect|accept PEER`, checked before asking roamd. */
+static int check_peer_args(const char *verb, char **args)
 {
-        printf("Usage: roam p2p find [SECONDS]\n"
-               "       roam p2p peers\n"
-               "       roam p2p connect PEER [push-button | show-pin | pin PIN]\n"
-               "       roam p2p accept PEER [PIN]\n"
-               "       roam p2p reject PEER\n"
-               "       roam p2p disconnect PEER\n"
-               "\n"
-               "WiFi Direct: find devices (a TV, a printer, a phone) and connect to them.\n"
-               "PEER is a name or an address from `roam p2p peers`. connect uses the\n"
-               "device's button when it has one; show-pin shows a PIN to type on the device;\n"
-               "pin PIN types the PIN the device shows. --json prints the result as JSON.\n");
+        if (streq(verb, "accept")) {
+                if (args[0] && args[1])
+                        return roam_usage_error("p2p",
+                                                "'roam p2p accept PEER [PIN]' takes one PIN.");
+                return 0;
+        }
+        if (!args[0])
+                return 0;
+        if (streq(args[0], "pin")) {
+                /* without a PIN here it is read on standard input */
+                if (args[1] && args[2])
+                        return roam_usage_error("p2p",
+                                                "too many arguments for 'roam p2p connect'.");
+                return 0;
+        }
+        if (!streq(args[0], "show-pin") && !streq(args[0], "push-button"))
+                return roam_usage_error("p2p",
+                                        "unknown way to connect '%s': push-button, show-pin or "
+                                        "pin [PIN].",
+                                        args[0]);
+        if (args[1])
+                return roam_usage_error("p2p", "too many arguments for 'roam p2p connect'.");
+        return 0;
 }
 
 int roam_p2p_run(char **args, bool json)
@@ -492,32 +497,32 @@ int roam_p2p_run(char **args, bool json)
         char what[256];
         int r;
 
-        if (!verb || streq(verb, "help")) {
-                usage();
-                return verb ? 0 : -EINVAL;
-        }
+        if (streq_ptr(verb, "help")) /* as the help once said */
+                return roam_command_help("p2p");
+        if (!verb)
+                return roam_usage_error("p2p", "'roam p2p' needs a command: find, peers, connect, "
+                                               "accept, reject or disconnect.");
         if (!streq(verb, "find") && !streq(verb, "peers") && !streq(verb, "connect") &&
             !streq(verb, "accept") && !streq(verb, "reject") && !streq(verb, "disconnect"))
-                return log_error("unknown command 'p2p %s': find, peers, connect, accept, reject "
-                                 "or disconnect. Try 'roam p2p help'.",
-                                 verb),
-                       -EINVAL;
+                return roam_usage_error("p2p",
+                                        "unknown command 'p2p %s': find, peers, connect, accept, "
+                                        "reject or disconnect.",
+                                        verb);
         if (streq(verb, "find")) {
                 unsigned long secs = 30;
                 char *end;
                 if (args[1]) {
                         secs = strtoul(args[1], &end, 10);
                         if (*end || end == args[1] || secs < 1 || secs > 3600 || args[2])
-                                return log_error("'roam p2p find' takes a number of seconds "
-                                                 "from 1 to 3600."),
-                                       -EINVAL;
+                                return roam_usage_error("p2p", "'roam p2p find' takes a number "
+                                                               "of seconds from 1 to 3600.");
                 }
                 r = roam_bus_connect(&bus);
                 return r < 0 ? r : p2p_find(bus, (unsigned)secs, json);
         }
         if (streq(verb, "peers")) {
                 if (args[1])
-                        return log_error("'roam p2p peers' takes no arguments."), -EINVAL;
+                        return roam_usage_error("p2p", "'roam p2p peers' takes no arguments.");
                 r = roam_bus_connect(&bus);
                 if (r >= 0)
                         r = load(bus, &l);
@@ -526,12 +531,15 @@ int roam_p2p_run(char **args, bool json)
                 return json ? print_json(&l, NULL) : print_peers(&l, stdout);
         }
         if (!args[1])
-                return log_error("'roam p2p %s' needs a device: its name or address (roam p2p "
-                                 "peers lists them).",
-                                 verb),
-                       -EINVAL;
+                return roam_usage_error("p2p",
+                                        "'roam p2p %s' needs a device: its name or address (roam "
+                                        "p2p peers lists them).",
+                                        verb);
         if ((streq(verb, "reject") || streq(verb, "disconnect")) && args[2])
-                return log_error("'roam p2p %s' takes one device.", verb), -EINVAL;
+                return roam_usage_error("p2p", "'roam p2p %s' takes one device.", verb);
+        r = check_peer_args(verb, args + 2);
+        if (r < 0)
+                return r;
         r = roam_bus_connect(&bus);
         if (r >= 0)
                 r = load(bus, &l);

@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <systemd/sd-event.h>
 
 #include "roam-app.h"
 #include "roam-bus.h"
+#include "roam-client-bus.h"
 #include "roam-live.h"
 #include "roam-plain-bt.h"
 #include "roam-plain-firewall.h"
@@ -26,6 +28,9 @@
 #include "roam-verdict.h"
 
 #define INPUT_LINE_MAX 4096
+/* Commands wait for roamd's first state (a script's "status" must not get "ask again"), this
+ * long at most; then, with commands waiting, roam says why and exits non-zero. */
+#define PLAIN_STATE_WAIT_USEC (10 * USEC_PER_SEC)
 /* A burst of changes (an uplink move: link verdicts, the global state, every app's state) is
  * printed once it settles: when nothing changed for PLAIN_SETTLE_USEC, or PLAIN_SETTLE_MAX_USEC
  * after its first change at the latest. Documented in docs/tui.md. */
@@ -43,6 +48,8 @@ typedef struct Pending {
 typedef struct Plain {
         sd_event *event;
         sd_event_source *input, *settle;
+        sd_event_source *state_wait; /* until the first state: input is not read */
+        int exit_code;               /* why plain mode gave up (logged), or 0 */
         RoamLive *live;
         Pending *pending;
         size_t n_pending;
@@ -648,6 +655,54 @@ static int on_settle(sd_event_source *s, uint64_t usec, void *userdata)
         return 0;
 }
 
+/* The first state is known (or waiting for it is over): commands are read from now on. */
+static void start_reading(Plain *p)
+{
+        if (!p->state_wait)
+                return;
+        p->state_wait = sd_event_source_disable_unref(p->state_wait);
+        if (p->input)
+                (void)sd_event_source_set_enabled(p->input, SD_EVENT_ON);
+}
+
+static int on_state_wait(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        Plain *p = userdata;
+        int n = 0;
+
+        /* Nothing typed or piped yet: plain mode goes on as a log, saying what it waits for. */
+        if (ioctl(STDIN_FILENO, FIONREAD, &n) < 0 || n <= 0) {
+                start_reading(p);
+                return 0;
+        }
+        switch (roam_live_get_state(p->live)) {
+        case ROAM_LIVE_NOT_RUNNING:
+                log_error("roamd is not running (waited %u s): the commands read from standard "
+                          "input were not run.",
+                          (unsigned)(PLAIN_STATE_WAIT_USEC / USEC_PER_SEC));
+                p->exit_code = -ROAM_ERR_NOT_RUNNING;
+                break;
+        case ROAM_LIVE_NO_BUS:
+        case ROAM_LIVE_FAILED:
+                log_error("No answer from roamd (%s, waited %u s): the commands read from "
+                          "standard input were not run.",
+                          roam_live_get_problem(p->live),
+                          (unsigned)(PLAIN_STATE_WAIT_USEC / USEC_PER_SEC));
+                p->exit_code = -EIO;
+                break;
+        case ROAM_LIVE_LOADING:
+        case ROAM_LIVE_READY:
+        case _ROAM_LIVE_STATE_MAX:
+        case _ROAM_LIVE_STATE_INVALID:
+                log_error("roamd's state did not arrive within %u s: the commands read from "
+                          "standard input were not run.",
+                          (unsigned)(PLAIN_STATE_WAIT_USEC / USEC_PER_SEC));
+                p->exit_code = -ETIMEDOUT;
+                break;
+        }
+        return sd_event_exit(p->event, p->exit_code);
+}
+
 static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdata)
 {
         Plain *p = userdata;
@@ -699,6 +754,7 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                         }
                         print_status(p);
                         p->announced = p->was_ready = true;
+                        start_reading(p);
                         if (p->p2p)
                                 plain_p2p_watch(p->p2p);
                         if (p->portal)
@@ -821,6 +877,13 @@ int plain_run(void)
                 r = sd_event_add_io(event, &input, STDIN_FILENO, EPOLLIN, on_input, &p);
         if (r == -EPERM) /* stdin is a regular file or /dev/null: epoll refuses it */
                 r = 0;
+        p.input = input;
+        /* Commands typed or piped ahead wait in stdin until roamd's state is known. */
+        if (r >= 0 && input)
+                r = sd_event_source_set_enabled(input, SD_EVENT_OFF);
+        if (r >= 0 && input)
+                r = sd_event_add_time_relative(event, &p.state_wait, CLOCK_MONOTONIC,
+                                               PLAIN_STATE_WAIT_USEC, 0, on_state_wait, &p);
         if (r >= 0)
                 r = sd_event_add_time(event, &p.settle, CLOCK_MONOTONIC, 0, 0, on_settle, &p);
         if (r >= 0)
@@ -848,12 +911,15 @@ int plain_run(void)
         r = sd_event_loop(event);
         pending_clear(&p);
         p.settle = sd_event_source_disable_unref(p.settle);
+        p.state_wait = sd_event_source_disable_unref(p.state_wait);
         p.p2p = plain_p2p_free(p.p2p);
         p.portal = plain_portal_free(p.portal);
         p.bt = plain_bt_free(p.bt);
         p.fw = plain_fw_free(p.fw);
         p.usage = plain_usage_free(p.usage);
         free(p.notes);
+        if (p.exit_code < 0)
+                return p.exit_code; /* said by on_state_wait() */
         if (r < 0)
                 return log_error_errno(r, "The event loop failed: %m");
         return 0;

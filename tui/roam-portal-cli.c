@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "roam-bus.h"
+#include "roam-cli.h"
 #include "roam-client-bus.h"
 #include "roam-json.h"
 #include "roam-log.h"
@@ -487,12 +488,11 @@ int roam_portal_run(char **args, bool json)
                 /* `roam portal LINK` shows one link. */
                 link = action;
                 action = "show";
-                if (args[1]) {
-                        log_error("unknown action '%s' for 'roam portal': approve, decline, "
-                                  "login, browse, extend, logoff or forget. Try 'roam --help'.",
-                                  args[1]);
-                        return -EINVAL;
-                }
+                if (args[1])
+                        return roam_usage_error("portal",
+                                                "unknown action '%s' for 'roam portal': approve, "
+                                                "decline, login, browse, extend, logoff or forget.",
+                                                args[1]);
         }
         if (action && !link) {
                 while (args[argc])
@@ -516,40 +516,37 @@ int roam_portal_run(char **args, bool json)
                         case 'b':
                                 browser = optarg;
                                 break;
+                        case ':':
+                                return roam_usage_error("portal",
+                                                        "roam portal %s: option '%s' needs an "
+                                                        "argument.",
+                                                        action, args[optind - 1]);
                         default:
-                                log_error("roam portal %s: bad option '%s'. Try 'roam --help'.",
-                                          action, args[optind - 1]);
-                                return -EINVAL;
+                                return roam_usage_error("portal",
+                                                        "roam portal %s: bad option '%s'.", action,
+                                                        args[optind - 1]);
                         }
                 }
-                if (optind + 1 < argc) {
-                        log_error("roam portal %s takes at most one link.", action);
-                        return -EINVAL;
-                }
+                if (optind + 1 < argc)
+                        return roam_usage_error("portal", "roam portal %s takes at most one link.",
+                                                action);
                 link = optind < argc ? args[optind] : NULL;
-                if (streq(action, "login") && (!user || !pwfile)) {
-                        log_error("roam portal login needs --user NAME and --password-file FILE "
-                                  "(- for standard input). Try 'roam --help'.");
-                        return -EINVAL;
-                }
-                if (!streq(action, "login") && (user || pwfile || !save)) {
-                        log_error("--user, --password-file and --no-save go with 'roam portal "
-                                  "login'.");
-                        return -EINVAL;
-                }
-                if (browser && !streq(action, "browse") && !streq(action, "extend")) {
-                        log_error("--browser goes with 'roam portal browse' or 'extend'.");
-                        return -EINVAL;
-                }
-                if (always && !streq(action, "login") && !streq(action, "approve")) {
-                        log_error("--always goes with 'roam portal approve' or 'login'.");
-                        return -EINVAL;
-                }
+                if (streq(action, "login") && (!user || !pwfile))
+                        return roam_usage_error("portal",
+                                                "roam portal login needs --user NAME and "
+                                                "--password-file FILE (- for standard input).");
+                if (!streq(action, "login") && (user || pwfile || !save))
+                        return roam_usage_error("portal", "--user, --password-file and --no-save "
+                                                          "go with 'roam portal login'.");
+                if (browser && !streq(action, "browse") && !streq(action, "extend"))
+                        return roam_usage_error(
+                            "portal", "--browser goes with 'roam portal browse' or 'extend'.");
+                if (always && !streq(action, "login") && !streq(action, "approve"))
+                        return roam_usage_error(
+                            "portal", "--always goes with 'roam portal approve' or 'login'.");
         }
-        if (json && action && !streq(action, "show")) {
-                log_error("--json goes with 'roam portal' alone.");
-                return -EINVAL;
-        }
+        if (json && action && !streq(action, "show"))
+                return roam_usage_error("portal", "--json goes with 'roam portal' alone.");
 
         r = roam_bus_connect(&bus);
         if (r < 0)
@@ -560,6 +557,12 @@ int roam_portal_run(char **args, bool json)
                 size_t n = 0, k = 0;
                 struct timespec ts;
 
+                /* A link roamd does not have is an error, not "no portal". */
+                if (link) {
+                        r = roam_bus_check_link(bus, link);
+                        if (r < 0)
+                                return r;
+                }
                 r = roam_portal_sessions_get(bus, &s, &n);
                 if (r < 0)
                         return r;
@@ -575,6 +578,11 @@ int roam_portal_run(char **args, bool json)
                         k++;
                 }
                 clock_gettime(CLOCK_REALTIME, &ts);
+                if (link && k == 0 && !json) {
+                        printf("%s is not behind a captive portal.\n", link);
+                        roam_portal_sessions_free(s, n);
+                        return 0;
+                }
                 r = json ? print_json(s, k, stdout)
                          : roam_portal_print_text(
                                s, k, (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000,

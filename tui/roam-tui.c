@@ -22,6 +22,7 @@
 #include "roam-log.h"
 #include "roam-screens.h"
 #include "roam-text.h"
+#include "roam-term.h"
 #include "roam-tui-internal.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
@@ -1493,6 +1494,10 @@ int tui_run(const TuiOptions *opts)
         const char *no_color = getenv("NO_COLOR");
         sigset_t mask;
         int r;
+
+        r = tui_check_terminal();
+        if (r < 0)
+                return r;
 
         t.utf8 = locale_is_utf8();
         t.test_frames = getenv("ROAM_TEST_FRAMES") != NULL;

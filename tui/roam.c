@@ -15,6 +15,7 @@
 #include "roam-apps-cli.h"
 #include "roam-bt-cli.h"
 #include "roam-bus.h"
+#include "roam-cli.h"
 #include "roam-client-bus.h"
 #include "roam-firewall-cli.h"
 #include "roam-log.h"
@@ -143,6 +144,18 @@ static int verb_firewall(char **args)
         return roam_firewall_run(args, arg_fw_app, arg_json);
 }
 
+static void help(void);
+
+/* roam help [COMMAND]: checked by parse_argv. */
+static int verb_help(char **args)
+{
+        if (!args[0]) {
+                help();
+                return 0;
+        }
+        return roam_command_help(args[0]);
+}
+
 /* One verb a line, however many there are. */
 /* clang-format off */
 static const Verb verbs[] = {
@@ -159,6 +172,7 @@ static const Verb verbs[] = {
     /* Locations and the personal firewall: roam-firewall-cli.c */
     {"network", 3, true, false, verb_network},
     {"firewall", 4, true, false, verb_firewall},
+    {"help", 1, false, false, verb_help},
 };
 /* clang-format on */
 
@@ -210,7 +224,7 @@ static void help(void)
                "  portal decline|logoff|forget [LINK]\n"
                "                     Send nothing; log off; forget the saved login\n"
                "  p2p find|peers|connect|accept|reject|disconnect ...\n"
-               "                     WiFi Direct devices (roam p2p help)\n"
+               "                     WiFi Direct devices (roam p2p --help)\n"
                "  bt [ACTION ...]    Bluetooth: adapters, devices, the pairing question;\n"
                "                     power|discoverable|pairable on|off [ADAPTER],\n"
                "                     scan [SECONDS] [ADAPTER], pair|trust|untrust|connect|\n"
@@ -232,11 +246,13 @@ static void help(void)
                "  firewall check tcp|udp PORT [--app ID] [LINK]\n"
                "                     Would a packet to PORT be let in (to a socket of app\n"
                "                     ID), and by which rule?\n"
+               "  help [COMMAND]     This help, or one command's (also: roam COMMAND --help)\n"
                "\n"
                "Changing apps and locations needs root, group netdev or polkit authorization.\n"
                "\n"
                "Options:\n"
-               "  -h --help          Show this help and exit\n"
+               "  -h --help          Show this help and exit; after a command: that\n"
+               "                     command's help\n"
                "     --version       Show the version and exit\n"
                "     --json          Print status, apps or one app (network, firewall, ...)\n"
                "                     as JSON instead of text\n"
@@ -276,6 +292,7 @@ static const Verb *find_verb(const char *name)
         return NULL;
 }
 
+/* Points to the command's own help once the command is known. */
 static int usage_error(const char *fmt, ...) _printf_(1, 2);
 static int usage_error(const char *fmt, ...)
 {
@@ -285,8 +302,7 @@ static int usage_error(const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(buf, sizeof(buf), fmt, ap);
         va_end(ap);
-        log_error("%s Try 'roam --help'.", buf);
-        return -EINVAL;
+        return roam_usage_error(arg_verb && *arg_verb->name ? arg_verb->name : NULL, "%s", buf);
 }
 
 /* Parses the options in argv (argv[0] is not looked at). in_order: stop at the first argument
@@ -328,7 +344,11 @@ static int parse_options(int argc, char *argv[], bool in_order)
         while ((c = getopt_long(argc, argv, in_order ? "+:h" : ":h", options, NULL)) >= 0) {
                 switch (c) {
                 case 'h':
-                        help();
+                        /* before a command: roam's; after it: the command's */
+                        if (arg_verb && *arg_verb->name)
+                                (void)roam_command_help(arg_verb->name);
+                        else
+                                help();
                         return 0;
                 case ARG_VERSION:
                         printf("roam %s\n", ROAM_VERSION);
@@ -445,6 +465,11 @@ static int parse_argv(int argc, char *argv[])
                 arg_verb = find_verb(argv[optind]);
                 if (!arg_verb)
                         return usage_error("unknown command '%s'.", argv[optind]);
+                /* --help anywhere in a command's own words (`portal approve --help`, `nfc
+                 * import --help`) is a question, not an argument; run's CMD has its own
+                 * options, so there only before CMD (getopt stops there). */
+                if (!streq(arg_verb->name, "run") && roam_args_want_help(argv + optind + 1))
+                        return roam_command_help(arg_verb->name) < 0 ? -EINVAL : 0;
 
                 sub = argv + optind;
                 sub_argc = argc - optind;
@@ -487,6 +512,8 @@ static int parse_argv(int argc, char *argv[])
                                    arg_verb->max_args);
         }
 
+        if (streq(arg_verb->name, "help") && n_args == 1 && !find_verb(sub[0]))
+                return roam_usage_error(NULL, "no command '%s' to help with.", sub[0]);
         if (streq(arg_verb->name, "app")) {
                 if (n_args < 1)
                         return usage_error("'app' needs an app ID: roam app ID [set KEY=VALUE...|"
@@ -535,5 +562,7 @@ int main(int argc, char *argv[])
                 return r;
         if (r == -ROAM_ERR_NOT_RUNNING)
                 return EXIT_STATUS_NOT_RUNNING;
+        if (r == -ROAM_ERR_USAGE) /* found by the command's own parser */
+                return EXIT_STATUS_USAGE;
         return r < 0 ? EXIT_STATUS_FAILURE : EXIT_STATUS_SUCCESS;
 }

@@ -71,7 +71,8 @@ The scenario's "usage" makes /org/roam1 answer
 org.roam1.Usage: {"rows": [[owner, link, roaming, bytes in, bytes out, packets in, packets
 out], ...], "history": [[hour start, roaming, bytes in, bytes out, packets in, packets out],
 ...], "budgets": [[app, links, limit, used, start, end, warn percent, state], ...]}; everyone
-(all) needs authorization, as roamd does, else the caller gets the rows of its own uid.
+(all) needs authorization, as roamd does, else the caller gets the rows of its own uid; the
+"link" and "app" filters keep the rows of that link and app.
 The scenario's "peers" (a list of org.roam1.Peer property dictionaries, as on the bus) makes
 WiFi Direct devices exist below /org/roam1/peer/ (in GetManagedObjects) and gives the manager
 P2PState and P2PDevice ("p2p": {"P2PState": ..., "P2PDevice": ...}); "bluetooth" (a dictionary
@@ -580,7 +581,14 @@ class Manager(PropertiesObject):
         uid = self.connection.get_unix_user(sender)
         own = ("user:%d" % uid, "user:%d/" % uid)
         rows = self.usage.get(key, [])
-        if key == "history" or flt.get("all"):
+        if key == "history":
+            return rows
+        # the link and app filters as roamd applies them (service/roamd-stats-bus.c)
+        if flt.get("link"):
+            rows = [r for r in rows if r[1] == flt["link"]]
+        if flt.get("app"):
+            rows = [r for r in rows if r[0].split("/")[-1] == "app:" + flt["app"]]
+        if flt.get("all"):
             return rows
         return [r for r in rows if r[0] == own[0] or r[0].startswith(own[1])]
 

@@ -261,7 +261,7 @@ def test_app_set_refused_locally(roamd, roam):
         assert r.rc == 2, args
         assert r.out == ""
         assert r.err.startswith(message), r.err
-        assert "roam --help" in r.err
+        assert r.err.endswith(f"Try 'roam {args[0]} --help'.\n"), r.err
     assert fake.send(op="calls") == []  # nothing reached roamd
 
 
@@ -382,7 +382,7 @@ def test_app_usage_errors(roamd, roam):
         r = roam(*args)
         assert r.rc == 2, args
         assert r.err.startswith(message), r.err
-        assert "roam --help" in r.err
+        assert r.err.endswith(f"Try 'roam {args[0]} --help'.\n"), r.err
 
 
 def test_apps_not_running(bus, roam):
@@ -418,6 +418,8 @@ def test_run_without_dashes_and_exit_status(roamd, roam):
 
 def test_run_online_for(roamd, roam):
     fake = roamd(APPS)
+    # a new app is made on purpose, with its policy, before anything runs in it
+    assert roam("app", "org.example.New", "set", "access=deny").rc == 0
     r = roam("run", "--app", "org.example.New", "--online-for", "1h30m", "true")
     assert r.rc == 0, r.err
     assert [run["usec"] for run in fake.send(op="runs")] == [5_400_000_000]
@@ -446,22 +448,34 @@ def test_run_refused_does_not_run(roamd, roam):
     r = roam("run", "--app", "bad/id", "--", "sh", "-c", "echo ran")
     assert r.rc == 1
     assert r.out == ""
-    assert r.err.startswith('roam: cannot start sh in app bad/id: Invalid app ID "bad/id"')
+    assert r.err.startswith('roam: no app \'bad/id\': Invalid app ID "bad/id"')
     r = roam("run", "--app", "default", "--", "sh", "-c", "echo ran")
     assert r.rc == 1 and r.out == ""
     assert r.err == ("roam: cannot start sh in app default: default is a policy, not an app "
                      "to run under.\n")
     fake.send(op="fail", message="cannot create roam.slice/app-org.x.scope: Read-only file system")
-    r = roam("run", "--app", "org.x", "--", "sh", "-c", "echo ran")
+    r = roam("run", "--app", "org.example.Mail", "--", "sh", "-c", "echo ran")
     assert r.rc == 1
     assert r.out == ""
-    assert r.err == ("roam: cannot start sh in app org.x: cannot create "
+    assert r.err == ("roam: cannot start sh in app org.example.Mail: cannot create "
                      "roam.slice/app-org.x.scope: Read-only file system\n")
+
+
+def test_run_unknown_app_is_not_created(roamd, roam):
+    """A typo in --app must not make a new app (with the default policy) and run in it."""
+    fake = roamd(APPS)
+    r = roam("run", "--app", "org.example.Mial", "--", "sh", "-c", "echo ran")
+    assert r.rc == 1
+    assert r.out == ""
+    assert r.err == ("roam: no app 'org.example.Mial' (roam apps lists them; roam app ID set "
+                     "KEY=VALUE... makes one)\n")
+    assert fake.send(op="runs") == []
+    assert "org.example.Mial" not in roam("apps").out
 
 
 def test_run_exec_fails(roamd, roam):
     roamd(APPS)
-    r = roam("run", "--app", "org.x", "--", "/nonexistent/program", "arg")
+    r = roam("run", "--app", "org.example.Mail", "--", "/nonexistent/program", "arg")
     assert r.rc == 127
     assert r.err == "roam: cannot run '/nonexistent/program': No such file or directory\n"
 

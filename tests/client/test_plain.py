@@ -131,11 +131,11 @@ def test_plain_commands(roamd, plain):
 def test_plain_roamd_absent_goes_and_returns(bus, roamd, plain):
     p = plain()
     p.expect(r"roamd is not running; waiting for it\.")
-    p.send("status")
-    p.expect(r"roamd is not running; waiting for it\.")
+    p.send("status")  # waits for roamd's state (test_plain_input.py)
     fake = roamd(PORTAL)
     p.expect(CLOCK + r"roamd is back\.")
     p.expect(r"State: Behind a captive portal .*")
+    p.expect(r"State: Behind a captive portal .*")  # the answer
     fake.close()
     p.expect(CLOCK + r"roamd went away; waiting for it to return\.")
 

@@ -305,7 +305,7 @@ def test_usage_errors(tmp_path):
         assert r.rc == 2, args
         assert r.out == ""
         assert r.err.startswith(f"roam: {message}"), r.err
-        assert "roam --help" in r.err
+        assert re.search(r"Try 'roam (status )?--help'\.\n$", r.err), r.err
 
 
 def test_status_location(roamd, roam):

@@ -134,11 +134,11 @@ def test_requests_and_refusals(p2p):
     r = roam(p2p, "connect", "The Fridge")
     assert r.returncode == 1 and 'no WiFi Direct device "The Fridge"' in r.stderr
     r = roam(p2p, "connect", "Ana's phone", "telepathy")
-    assert r.returncode == 1 and "unknown way to connect" in r.stderr
+    assert r.returncode == 2 and "unknown way to connect" in r.stderr  # a bad command line
     r = roam(p2p, "frobnicate")
-    assert r.returncode == 1 and "unknown command 'p2p frobnicate'" in r.stderr
+    assert r.returncode == 2 and "unknown command 'p2p frobnicate'" in r.stderr
     r = roam(p2p, "find", "0")
-    assert r.returncode == 1 and "seconds from 1 to 3600" in r.stderr
+    assert r.returncode == 2 and "seconds from 1 to 3600" in r.stderr
     assert peer_path(PHONE)
 
 

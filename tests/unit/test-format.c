@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <locale.h>
+
+#include "roam-format.h"
+#include "roam-macro.h"
+#include "test.h"
+
+/* tui/roam-format.c: text cut in the middle to fit a column. */
+
+static char *cut(const char *s, size_t width, bool utf8)
+{
+        char *out = NULL;
+
+        if (roam_text_cut_middle(s, width, utf8, &out) < 0)
+                return NULL;
+        return out;
+}
+
+#define ASSERT_CUT(s, width, utf8, expected)                                                       \
+        do {                                                                                       \
+                char *_c = cut(s, width, utf8);                                                    \
+                ASSERT_STREQ(_c, expected);                                                        \
+                ASSERT_TRUE(roam_text_columns(_c, utf8) <= (width));                               \
+                free(_c);                                                                          \
+        } while (0)
+
+TEST(fits_as_it_is)
+{
+        ASSERT_CUT("org.example.Mail", 16, true, "org.example.Mail");
+        ASSERT_CUT("org.example.Mail", 40, false, "org.example.Mail");
+        ASSERT_CUT("", 0, true, "");
+}
+
+TEST(cut_in_the_middle)
+{
+        /* 9 columns: 4 of the start, the ellipsis, 4 of the end */
+        ASSERT_CUT("abcdefghijklmnop", 9, true, "abcd\u2026mnop");
+        /* an even room: the end gets the larger half */
+        ASSERT_CUT("abcdefghijklmnop", 10, true, "abcd\u2026lmnop");
+        ASSERT_CUT("abcdefghijklmnop", 10, false, "abc...mnop");
+        ASSERT_CUT("abcdefghijklmnop", 11, false, "abcd...mnop");
+        /* IDs that share a long start stay apart */
+        ASSERT_CUT("org.spam.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA0001", 24, true,
+                   "org.spam.AA\u2026AAAAAAAA0001");
+        ASSERT_CUT("org.spam.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA0002", 24, true,
+                   "org.spam.AA\u2026AAAAAAAA0002");
+}
+
+TEST(tiny_room)
+{
+        ASSERT_CUT("abcdef", 1, true, "\u2026");
+        ASSERT_CUT("abcdef", 2, false, "..");
+        ASSERT_CUT("abcdef", 0, false, "");
+}
+
+TEST(characters_are_never_split)
+{
+        if (!setlocale(LC_CTYPE, "C.UTF-8"))
+                return; /* no UTF-8 locale: wcwidth cannot be asked */
+        /* é is two bytes, one column; 日本 are two columns each */
+        ASSERT_EQ(roam_text_columns("café", true), 4);
+        ASSERT_EQ(roam_text_columns("日本語", true), 6);
+        ASSERT_EQ(roam_text_columns("café", false), 5);
+        ASSERT_CUT("ééééééééé", 5, true, "éé\u2026éé");
+        /* a wide character that does not fit is left out, not cut */
+        ASSERT_CUT("日本語日本語", 5, true, "日\u2026語");
+        ASSERT_CUT("日本語日本語", 6, true, "日\u2026語");
+        ASSERT_CUT("日本語日本語", 8, true, "日\u2026本語");
+        /* broken UTF-8 counts one column a byte */
+        ASSERT_EQ(roam_text_columns("a\xff\xfe"
+                                    "b",
+                                    true),
+                  4);
+        ASSERT_CUT("\xff\xff\xff\xff\xff\xff", 5, true, "\xff\xff\u2026\xff\xff");
+}

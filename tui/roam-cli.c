@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "roam-cli.h"
+#include "roam-log.h"
+#include "roam-util.h"
+
+/* Each command's usage, short enough for one screen; `roam --help` has them all. */
+static const struct {
+        const char *command, *text;
+} helps[] = {
+    {"status", "Usage: roam status [--json]\n"
+               "\n"
+               "The global state in one sentence, then every link: its state, addresses,\n"
+               "routes, DNS, connectivity and location.\n"},
+    {"apps", "Usage: roam apps [--json]\n"
+             "\n"
+             "Every app roamd governs: access, bearers, VPN, handover, route and state, then\n"
+             "`default` and `system`. Long IDs are shortened in the middle (--json has them\n"
+             "whole); a table wider than the terminal becomes one block per app.\n"},
+    {"app", "Usage: roam app ID [--json]\n"
+            "       roam app ID set KEY=VALUE...\n"
+            "       roam app ID reset\n"
+            "       roam app ID online-for DURATION\n"
+            "       roam app ID release\n"
+            "\n"
+            "Show one app, or change its policy (all settings in one call). Keys:\n"
+            "  access=allow|lan|deny, bearers=all|LIST (ethernet, wifi, cellular, bluetooth,\n"
+            "  wifi-direct, vpn, lowpan; comma separated), vpn=any|required|forbidden,\n"
+            "  handover=sticky|move\n"
+            "set on an app roamd does not know yet creates it. reset forgets the changes;\n"
+            "online-for lets the app use the network for a while even if its access denies\n"
+            "it (90s, 10m, 1h30m, at most 24h, or until-released); release ends that now.\n"},
+    {"run", "Usage: roam run --app ID [--online-for DURATION] [--] CMD [ARGS...]\n"
+            "\n"
+            "Run CMD inside app ID: roamd moves roam into the app first, so CMD's first\n"
+            "packet follows the app's policy. ID must be an app roamd knows (roam apps; roam\n"
+            "app ID set ... creates one). CMD does not run when roamd refuses. Exits as CMD\n"
+            "does, 127 when CMD cannot be started.\n"},
+    {"stats", "Usage: roam stats [--app ID] [--user UID|all] [--link NAME] [--since 7d|@EPOCH]\n"
+              "                  [--json]\n"
+              "\n"
+              "The traffic counted per app, user and link, home and roaming, and the\n"
+              "budgets. Your own by default; --user another or all needs authorization.\n"
+              "--link names a link roamd has or has counted traffic on.\n"},
+    {"portal", "Usage: roam portal [--json] [LINK]\n"
+               "       roam portal approve [--always] [LINK]\n"
+               "       roam portal login --user NAME --password-file FILE [--no-save]\n"
+               "                         [--always] [LINK]\n"
+               "       roam portal browse [--browser CMD] [LINK]\n"
+               "       roam portal extend [--browser CMD] [LINK]\n"
+               "       roam portal decline|logoff|forget [LINK]\n"
+               "\n"
+               "Captive portals: state, login offered, time left. approve lets roam log in\n"
+               "(--always: on this network from now on); login logs in with WISPr (FILE -:\n"
+               "standard input; the login is saved once it works unless --no-save); browse\n"
+               "opens a text browser (w3m, lynx, $BROWSER) that reaches the captive link\n"
+               "only; extend extends the session when the network offers it. LINK may be\n"
+               "left out when one link is behind a portal.\n"},
+    {"p2p", "Usage: roam p2p find [SECONDS]\n"
+            "       roam p2p peers [--json]\n"
+            "       roam p2p connect PEER [push-button | show-pin | pin PIN]\n"
+            "       roam p2p accept PEER [PIN]\n"
+            "       roam p2p reject PEER\n"
+            "       roam p2p disconnect PEER\n"
+            "\n"
+            "WiFi Direct: find devices (a TV, a printer, a phone) and connect to them.\n"
+            "PEER is a name or an address from `roam p2p peers`. connect uses the\n"
+            "device's button when it has one; show-pin shows a PIN to type on the device;\n"
+            "pin PIN types the PIN the device shows. --json prints the result as JSON.\n"},
+    {"bt", "Usage: roam bt [--json]\n"
+           "       roam bt power|discoverable|pairable on|off [ADAPTER]\n"
+           "       roam bt scan [SECONDS] [ADAPTER]\n"
+           "       roam bt pair|trust|untrust|connect|disconnect|remove ADDRESS\n"
+           "       roam bt join|leave ADDRESS\n"
+           "       roam bt answer ID yes|no [PIN or passkey]\n"
+           "\n"
+           "Bluetooth: adapters, devices and the pairing question. join and leave use a\n"
+           "device's network (PAN); answer answers the pairing question number ID.\n"},
+    {"nfc", "Usage: roam nfc import FILE|- [--yes] [--json]\n"
+            "       roam nfc accept|reject [ID] [--json]\n"
+            "\n"
+            "What an NFC tag holds (NDEF, raw or hex; - reads standard input; a file named\n"
+            "like an option: ./--yes). --yes pairs its Bluetooth device and adds its WiFi\n"
+            "network. accept and reject answer the tag neard read, which waits for this.\n"},
+    {"network", "Usage: roam network [--json]\n"
+                "       roam network trust home|work|public|untrusted|LOCATION [LINK]\n"
+                "\n"
+                "Each link's network, its location (home, work, public, untrusted, or one of\n"
+                "networks.d) and why. trust remembers the network on LINK (default: the link\n"
+                "with the default route) as that location; its firewall rules apply at once.\n"},
+    {"firewall", "Usage: roam firewall [--json]\n"
+                 "       roam firewall check tcp|udp PORT [--app ID] [LINK] [--json]\n"
+                 "\n"
+                 "The firewall rules in force per link and location, with packet and byte\n"
+                 "counters. check: would a packet to PORT be let in on LINK (default: the link\n"
+                 "with the default route), to a socket of app ID, and by which rule? ID must\n"
+                 "be an app roamd knows.\n"},
+    {"help", "Usage: roam help [COMMAND]\n"
+             "\n"
+             "The help of roam, or of one command (the same as roam COMMAND --help).\n"},
+};
+
+int roam_usage_error(const char *command, const char *fmt, ...)
+{
+        char buf[512];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(buf, sizeof(buf), fmt, ap);
+        va_end(ap);
+        if (command)
+                log_error("%s Try 'roam %s --help'.", buf, command);
+        else
+                log_error("%s Try 'roam --help'.", buf);
+        return -ROAM_ERR_USAGE;
+}
+
+int roam_command_help(const char *command)
+{
+        for (size_t i = 0; i < ELEMENTSOF(helps); i++)
+                if (streq(helps[i].command, command)) {
+                        fputs(helps[i].text, stdout);
+                        return 0;
+                }
+        return -ENOENT;
+}
+
+bool roam_args_want_help(char *const *args)
+{
+        for (; args && *args; args++) {
+                if (streq(*args, "--"))
+                        return false;
+                if (streq(*args, "--help") || streq(*args, "-h"))
+                        return true;
+        }
+        return false;
+}

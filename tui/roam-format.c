@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdint.h>
+#include <langinfo.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <wchar.h>
+
+#include "roam-format.h"
+#include "roam-util.h"
+
+bool roam_locale_is_utf8(void)
+{
+        const char *codeset = nl_langinfo(CODESET);
+
+        return codeset && (strcasecmp(codeset, "UTF-8") == 0 || strcasecmp(codeset, "utf8") == 0);
+}
+
+/* The character at s: its length in bytes (1 for a byte that starts no valid UTF-8 sequence)
+ * and its width in columns (wcwidth, which knows the locale's characters; 1 when it does
+ * not know one). */
+static size_t next_char(const char *s, bool utf8, size_t *ret_columns)
+{
+        static const unsigned char lead_mask[] = {0, 0x7f, 0x1f, 0x0f, 0x07};
+        unsigned char c = (unsigned char)s[0];
+        size_t len = !utf8 || c < 0x80    ? 1
+                     : (c & 0xe0) == 0xc0 ? 2
+                     : (c & 0xf0) == 0xe0 ? 3
+                     : (c & 0xf8) == 0xf0 ? 4
+                                          : 0;
+        uint32_t cp;
+        int w;
+
+        if (len == 0) {
+                *ret_columns = 1;
+                return 1;
+        }
+        cp = c & lead_mask[len];
+        for (size_t k = 1; k < len; k++) {
+                if (((unsigned char)s[k] & 0xc0) != 0x80) {
+                        *ret_columns = 1;
+                        return 1;
+                }
+                cp = cp << 6 | ((unsigned char)s[k] & 0x3f);
+        }
+        w = len == 1 ? 1 : wcwidth((wchar_t)cp);
+        *ret_columns = w < 0 ? 1 : (size_t)w;
+        return len;
+}
+
+size_t roam_text_columns(const char *s, bool utf8)
+{
+        size_t n = 0, w;
+
+        for (size_t i = 0; s[i];) {
+                i += next_char(s + i, utf8, &w);
+                n += w;
+        }
+        return n;
+}
+
+int roam_text_cut_middle(const char *s, size_t width, bool utf8, char **ret)
+{
+        const char *ellipsis = utf8 ? "\u2026" : "...";
+        size_t ew = utf8 ? 1 : 3, total = roam_text_columns(s, utf8), head, tail, w;
+        size_t head_end = 0, tail_start, cols = 0, len = strlen(s);
+        char *out;
+
+        if (total <= width) {
+                *ret = strdup(s);
+                return *ret ? 0 : -ENOMEM;
+        }
+        if (width <= ew) { /* room for nothing but the ellipsis, or part of it */
+                *ret = strndup(ellipsis, utf8 ? strlen(ellipsis) : width);
+                return *ret ? 0 : -ENOMEM;
+        }
+        head = (width - ew) / 2;
+        tail = width - ew - head;
+
+        /* The head: whole characters while they fit. */
+        while (s[head_end]) {
+                size_t k = next_char(s + head_end, utf8, &w);
+                if (cols + w > head)
+                        break;
+                cols += w;
+                head_end += k;
+        }
+        /* The tail: the shortest end that still fits, found from the start so that a
+         * character is never split. */
+        tail_start = head_end;
+        cols = total - cols;
+        while (tail_start < len && cols > tail) {
+                size_t k = next_char(s + tail_start, utf8, &w);
+                cols -= w;
+                tail_start += k;
+        }
+        out = malloc(head_end + strlen(ellipsis) + (len - tail_start) + 1);
+        if (!out)
+                return -ENOMEM;
+        memcpy(out, s, head_end);
+        strcpy(out + head_end, ellipsis);
+        strcat(out, s + tail_start);
+        *ret = out;
+        return 0;
+}
