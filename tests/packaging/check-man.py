@@ -1,14 +1,17 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Every roam command, its literal words and options (from `roam --help`) and every roamd.conf
-section and key (from service/roamd-config.c's parser) have an entry in the man pages, and
-every command is offered by each shell completion.
+section and key (from service/roamd-config.c's parser) have an entry in the man pages, every
+key is shown in the installed data/roamd.conf, and every command is offered by each shell
+completion.
 
-Usage: check-man.py ROAM-BINARY SOURCE-ROOT
+Usage: check-man.py ROAM-BINARY SOURCE-ROOT [ROAMD-BINARY]
+(with roamd: data/roamd.conf with every key uncommented must pass roamd --check-config)
 Exits 1 and names each missing entry, so a new command or key cannot ship undocumented."""
 import re
 import subprocess
 import sys
+import tempfile
 
 
 def help_commands(roam):
@@ -112,6 +115,38 @@ def main():
         for key in keys:
             if f"*{key}=*" not in text:
                 missing.append(f"roamd.conf(5) [{section}] has no entry for {key}=")
+
+    # The installed /etc/roam/roamd.conf shows every key too (commented out).
+    sample, section = {}, None
+    for line in open(f"{top}/data/roamd.conf", encoding="utf-8"):
+        m = re.match(r"^\[(\w+)\]", line)
+        if m:
+            section = m.group(1)
+            sample[section] = set()
+        m = re.match(r"^#?(\w+)=", line)
+        if m and section:
+            sample[section].add(m.group(1))
+    for section, keys in sorted(config_keys(f"{top}/service/roamd-config.c").items()):
+        if section not in sample:
+            missing.append(f"data/roamd.conf has no section [{section}]")
+            continue
+        for key in keys:
+            if key not in sample[section]:
+                missing.append(f"data/roamd.conf [{section}] does not show {key}=")
+
+    if len(sys.argv) > 3:
+        # Every value shown is one roamd takes (the glob examples of the free-form sections
+        # name no real link and stay commented).
+        lines = [re.sub(r"^#(\w+=)", r"\1", line) for line in
+                 open(f"{top}/data/roamd.conf", encoding="utf-8")]
+        with tempfile.NamedTemporaryFile("w", suffix=".conf") as f:
+            f.writelines(lines)
+            f.flush()
+            r = subprocess.run([sys.argv[3], "--check-config", "--config", f.name],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                missing.append("data/roamd.conf with its keys uncommented is refused: " +
+                               (r.stderr or r.stdout).strip())
 
     for m in missing:
         print(f"check-man: {m}")
