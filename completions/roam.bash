@@ -13,7 +13,14 @@ _roam_values()
                 sed -n 's/^ *"'"$field"'": "\([^"\\]*\)",\{0,1\}$/\1/p'
 }
 
-_roam_apps() { _roam_values id apps; }
+# default and system are always there, also when roamd does not run.
+_roam_apps()
+{
+        {
+                _roam_values id apps
+                printf '%s\n' default system
+        } | sort -u
+}
 _roam_links() { _roam_values name status; }
 _roam_peers() { _roam_values address p2p peers; }
 _roam_bt_addresses() { _roam_values address bt; }
@@ -119,7 +126,7 @@ _roam()
         case $cmd in
         app)
                 if ((n == 0)); then
-                        words_now="$(_roam_apps) default system"
+                        words_now=$(_roam_apps)
                 elif ((n == 1)); then
                         words_now="set reset online-for release"
                 elif [[ ${args[1]} == set ]]; then

@@ -8,9 +8,12 @@ function __roam_values --argument-names field
     timeout 2 roam $argv[2..-1] --json 2>/dev/null | sed -n 's/^ *"'$field'": "\([^"\\\\]*\)",\{0,1\}$/\1/p'
 end
 
+# default and system are always there, also when roamd does not run.
 function __roam_apps
-    __roam_values id apps
-    printf '%s\n' default system
+    begin
+        __roam_values id apps
+        printf '%s\n' default system
+    end | sort -u
 end
 
 function __roam_links
