@@ -22,6 +22,8 @@ packages=(
         w3m
         # the firewall's coexistence test: iptables-nft rules next to table inet roam
         iptables
+        # man pages, the Debian packages and their install test (tests/packaging)
+        scdoc debhelper dpkg-dev fakeroot lintian libxml2-utils man-db bash-completion zsh fish
 )
 
 missing=()

@@ -1,0 +1,218 @@
+# bash completion for roam(1)                                    -*- shell-script -*-
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# App IDs, link names, WiFi Direct peers and Bluetooth addresses come from roamd through
+# `roam ... --json`; when roamd does not run (or does not answer within 2 s) they are simply
+# not offered, and nothing is printed.
+
+# _roam_values FIELD ROAM-ARGS...: the string values of FIELD in roam's pretty JSON.
+_roam_values()
+{
+        local field=$1
+        shift
+        timeout 2 roam "$@" --json 2>/dev/null |
+                sed -n 's/^ *"'"$field"'": "\([^"\\]*\)",\{0,1\}$/\1/p'
+}
+
+# default and system are always there, also when roamd does not run.
+_roam_apps()
+{
+        {
+                _roam_values id apps
+                printf '%s\n' default system
+        } | sort -u
+}
+_roam_links() { _roam_values name status; }
+_roam_peers() { _roam_values address p2p peers; }
+_roam_bt_addresses() { _roam_values address bt; }
+
+_roam()
+{
+        local cur prev words cword
+        if declare -F _init_completion >/dev/null; then
+                _init_completion || return
+        else
+                cur=${COMP_WORDS[COMP_CWORD]}
+                prev=${COMP_WORDS[COMP_CWORD - 1]}
+                words=("${COMP_WORDS[@]}")
+                cword=$COMP_CWORD
+        fi
+
+        local commands="status apps app run stats portal p2p bt nfc network firewall"
+        local options="-h --help --version --json --plain --theme --no-mouse --app --online-for
+                --user --link --since"
+        local durations="90s 10m 30m 1h 1h30m 24h until-released"
+
+        case $prev in
+        --theme)
+                COMPREPLY=($(compgen -W "default high-contrast light monochrome" -- "$cur"))
+                return
+                ;;
+        --app)
+                COMPREPLY=($(compgen -W "$(_roam_apps)" -- "$cur"))
+                return
+                ;;
+        --link)
+                COMPREPLY=($(compgen -W "$(_roam_links)" -- "$cur"))
+                return
+                ;;
+        --online-for)
+                COMPREPLY=($(compgen -W "$durations" -- "$cur"))
+                return
+                ;;
+        --user)
+                COMPREPLY=($(compgen -W "all $(id -u 2>/dev/null)" -- "$cur"))
+                return
+                ;;
+        --since)
+                COMPREPLY=($(compgen -W "1h 1d 7d 30d" -- "$cur"))
+                return
+                ;;
+        --password-file)
+                COMPREPLY=($(compgen -f -- "$cur"))
+                return
+                ;;
+        --browser)
+                COMPREPLY=($(compgen -c -- "$cur"))
+                return
+                ;;
+        esac
+
+        # The command, and the words after it that are not options.
+        local i cmd="" cmdi=0 args=()
+        for ((i = 1; i < cword; i++)); do
+                case ${words[i]} in
+                --theme | --app | --online-for | --user | --link | --since | --password-file | --browser)
+                        ((i++))
+                        ;;
+                --)
+                        if [[ $cmd == run ]]; then
+                                # roam run ... -- CMD ARGS: complete CMD as its own command line.
+                                if declare -F _command_offset >/dev/null; then
+                                        _command_offset $((i + 1))
+                                else
+                                        COMPREPLY=($(compgen -c -- "$cur"))
+                                fi
+                                return
+                        fi
+                        ;;
+                -*) ;;
+                *)
+                        if [[ -z $cmd ]]; then
+                                cmd=${words[i]}
+                                cmdi=$i
+                        else
+                                args+=("${words[i]}")
+                        fi
+                        ;;
+                esac
+        done
+
+        if [[ $cur == -* ]]; then
+                local extra=""
+                case $cmd in
+                run) extra="--" ;;
+                portal) extra="--always --user --password-file --no-save --browser" ;;
+                nfc) extra="--yes" ;;
+                esac
+                COMPREPLY=($(compgen -W "$options $extra" -- "$cur"))
+                return
+        fi
+        if [[ -z $cmd ]]; then
+                COMPREPLY=($(compgen -W "$commands" -- "$cur"))
+                return
+        fi
+
+        local n=${#args[@]} words_now=""
+        case $cmd in
+        app)
+                if ((n == 0)); then
+                        words_now=$(_roam_apps)
+                elif ((n == 1)); then
+                        words_now="set reset online-for release"
+                elif [[ ${args[1]} == set ]]; then
+                        case $cur in
+                        access=*) words_now="access=allow access=lan access=deny" ;;
+                        vpn=*) words_now="vpn=any vpn=required vpn=forbidden" ;;
+                        handover=*) words_now="handover=sticky handover=move" ;;
+                        bearers=*)
+                                words_now="bearers=all bearers=ethernet bearers=wifi
+                                        bearers=cellular bearers=bluetooth bearers=wifi-direct
+                                        bearers=vpn bearers=lowpan"
+                                ;;
+                        *)
+                                compopt -o nospace 2>/dev/null
+                                words_now="access= bearers= vpn= handover="
+                                ;;
+                        esac
+                elif [[ ${args[1]} == online-for && $n == 2 ]]; then
+                        words_now=$durations
+                fi
+                ;;
+        run)
+                words_now="--app --online-for --"
+                ;;
+        portal)
+                if ((n == 0)); then
+                        words_now="approve login browse extend decline logoff forget $(_roam_links)"
+                else
+                        words_now="$(_roam_links)"
+                fi
+                ;;
+        p2p)
+                if ((n == 0)); then
+                        words_now="find peers connect accept reject disconnect help"
+                elif ((n == 1)); then
+                        case ${args[0]} in
+                        connect | accept | reject | disconnect) words_now=$(_roam_peers) ;;
+                        esac
+                elif ((n == 2)) && [[ ${args[0]} == connect ]]; then
+                        words_now="push-button show-pin pin"
+                fi
+                ;;
+        bt)
+                if ((n == 0)); then
+                        words_now="power discoverable pairable scan pair trust untrust connect
+                                disconnect remove join leave answer"
+                elif ((n == 1)); then
+                        case ${args[0]} in
+                        power | discoverable | pairable) words_now="on off" ;;
+                        pair | trust | untrust | connect | disconnect | remove | join | leave)
+                                words_now=$(_roam_bt_addresses)
+                                ;;
+                        esac
+                elif ((n == 2)) && [[ ${args[0]} == answer ]]; then
+                        words_now="yes no"
+                fi
+                ;;
+        nfc)
+                if ((n == 0)); then
+                        words_now="import accept reject"
+                elif [[ ${args[0]} == import && $n == 1 ]]; then
+                        COMPREPLY=($(compgen -f -- "$cur"))
+                        return
+                fi
+                ;;
+        network)
+                if ((n == 0)); then
+                        words_now="trust"
+                elif ((n == 1)); then
+                        words_now="home work public untrusted"
+                elif ((n == 2)); then
+                        words_now=$(_roam_links)
+                fi
+                ;;
+        firewall)
+                if ((n == 0)); then
+                        words_now="check"
+                elif ((n == 1)); then
+                        words_now="tcp udp"
+                elif ((n == 3)); then
+                        words_now=$(_roam_links)
+                fi
+                ;;
+        esac
+        COMPREPLY=($(compgen -W "$words_now" -- "$cur"))
+} &&
+        complete -F _roam roam
+
+# ex: filetype=sh

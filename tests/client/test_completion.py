@@ -1,0 +1,99 @@
+"""The shell completions (completions/) against fake_roamd.py on a private system bus: app
+IDs and link names come from the running roamd; when none runs they are left out and
+nothing is printed."""
+import os
+import shlex
+import shutil
+import subprocess
+
+import pytest
+
+from fakebus import ROAM
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BASH = os.path.join(TOP, "completions", "roam.bash")
+FISH = os.path.join(TOP, "completions", "roam.fish")
+
+SCENARIO = {
+    "manager": {"State": "online", "BestLink": "/org/roam1/link/3"},
+    "links": [
+        {"Index": 3, "Name": "wifi0", "Bearer": "wifi", "Connectivity": "online",
+         "ConnectivityReason": "ok", "State": "routable"},
+        {"Index": 9, "Name": "tun0", "Bearer": "vpn", "Connectivity": "online",
+         "ConnectivityReason": "ok", "State": "routable"},
+    ],
+    "apps": [
+        {"Id": "org.example.Mail", "Access": "allow", "Source": "config", "State": "online"},
+        {"Id": "org.example.Chat", "Access": "deny", "Source": "runtime",
+         "State": "blocked: access denied"},
+        {"Id": "default", "Access": "allow", "Source": "builtin", "State": "online"},
+        {"Id": "system", "Source": "builtin", "State": "online"},
+    ],
+}
+
+
+def shell_env(env):
+    """The bus's environment with this tree's roam first in PATH (the completion runs it)."""
+    return dict(env, PATH=os.path.dirname(os.path.abspath(ROAM)) + ":/usr/sbin:/usr/bin:/bin")
+
+
+def bash_complete(env, line):
+    """What bash offers for LINE (its last word is the one being completed)."""
+    words = shlex.split(line) + ([""] if line.endswith(" ") else [])
+    script = (f"source {shlex.quote(BASH)}\n"
+              f"COMP_WORDS=({' '.join(shlex.quote(w) for w in words)})\n"
+              f"COMP_CWORD={len(words) - 1}\n"
+              "_roam\n"
+              'printf "%s\\n" "${COMPREPLY[@]}"\n')
+    p = subprocess.run(["bash", "--norc", "--noprofile", "-c", script], env=shell_env(env),
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0, p.stderr
+    return sorted(w for w in p.stdout.split("\n") if w), p.stderr
+
+
+def test_bash_app_ids_from_roamd(bus, roamd):
+    roamd(SCENARIO)
+    offered, err = bash_complete(bus.env, "roam app ")
+    assert offered == ["default", "org.example.Chat", "org.example.Mail", "system"]
+    assert err == ""
+    assert bash_complete(bus.env, "roam run --app org.example.M")[0] == ["org.example.Mail"]
+
+
+def test_bash_links_from_roamd(bus, roamd):
+    roamd(SCENARIO)
+    assert bash_complete(bus.env, "roam network trust home ")[0] == ["tun0", "wifi0"]
+    assert bash_complete(bus.env, "roam stats --link w")[0] == ["wifi0"]
+
+
+def test_bash_without_roamd_is_silent(bus):
+    """No roamd on the bus: only what the completion knows itself, and no error text."""
+    offered, err = bash_complete(bus.env, "roam app ")
+    assert offered == ["default", "system"]
+    assert err == ""
+    offered, err = bash_complete(bus.env, "roam network trust home ")
+    assert offered == [] and err == ""
+
+
+def test_bash_commands_and_values(bus):
+    assert bash_complete(bus.env, "roam ne")[0] == ["network"]
+    assert bash_complete(bus.env, "roam app org.example.Mail ")[0] == [
+        "online-for", "release", "reset", "set"]
+    assert bash_complete(bus.env, "roam app org.example.Mail set vpn=")[0] == [
+        "vpn=any", "vpn=forbidden", "vpn=required"]
+    assert bash_complete(bus.env, "roam firewall check ")[0] == ["tcp", "udp"]
+
+
+@pytest.mark.skipif(not shutil.which("fish"), reason="fish is not installed")
+def test_fish_app_ids_and_links_from_roamd(bus, roamd, tmp_path):
+    roamd(SCENARIO)
+    env = dict(shell_env(bus.env), HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path))
+
+    def fish(line):
+        p = subprocess.run(["fish", "--no-config", "-c", f"source {shlex.quote(FISH)}; "
+                            f"complete -C {shlex.quote(line)}"], env=env,
+                           capture_output=True, text=True, timeout=30)
+        assert p.returncode == 0 and p.stderr == "", p.stderr
+        return sorted(line.split("\t")[0] for line in p.stdout.split("\n") if line)
+
+    assert fish("roam app ") == ["default", "org.example.Chat", "org.example.Mail", "system"]
+    assert fish("roam network trust home ") == ["tun0", "wifi0"]
