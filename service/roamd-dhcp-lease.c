@@ -12,6 +12,7 @@ enum {
         BOOTP_HEADER = 236,
         BOOTP_YIADDR = 16,
         DHCP4_OPT_PAD = 0,
+        DHCP4_OPT_ROUTER = 3,
         DHCP4_OPT_DNS = 6,
         DHCP4_OPT_DOMAIN = 15,
         DHCP4_OPT_SERVER_ID = 54,
@@ -100,6 +101,11 @@ int dhcp_lease_parse_v4(const uint8_t *buf, size_t len, DhcpLease *ret)
                 i += 2u + olen;
 
                 switch (code) {
+                case DHCP4_OPT_ROUTER:
+                        if (olen == 0 || olen % 4 != 0)
+                                return -EBADMSG;
+                        l.has_router = true;
+                        break;
                 case DHCP4_OPT_DNS:
                         if (olen % 4 != 0)
                                 return -EBADMSG;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,6 +30,9 @@ typedef struct DhcpLease {
         /* DHCPv4 option 54, the server identifier (family 0 when absent): part of a network's
          * identity (roamd-netid.h). */
         IpAddr server_id;
+        /* DHCPv4 option 3: the network has a router. Until the link's gateway route is in
+         * place, the network is not known by its router yet (roamd-firewall.c waits). */
+        bool has_router;
 } DhcpLease;
 
 int dhcp_lease_parse_v4(const uint8_t *buf, size_t len, DhcpLease *ret);

@@ -267,7 +267,7 @@ static bool hwaddr_real(const char *hw)
         return false;
 }
 
-static void read_lease(Firewall *fw, const Link *l, char **server, char **domain)
+static void read_lease(Firewall *fw, const Link *l, char **server, char **domain, bool *ret_router)
 {
         _cleanup_free_ char *path = NULL, *buf = NULL;
         DhcpLease lease;
@@ -288,6 +288,7 @@ static void read_lease(Firewall *fw, const Link *l, char **server, char **domain
                                         *server = strdup(lease.server_id.text);
                                 if (lease.n_domains > 0)
                                         *domain = strdup(lease.domains[0]);
+                                *ret_router = lease.has_router;
                                 return;
                         }
 }
@@ -296,9 +297,14 @@ static void gather(Firewall *fw, const Link *l, char *facts[_NETID_FACT_MAX], Ne
 {
         Manager *m = fw->manager;
         const WpaStation *st = wpa_station(m->wpa, l->info.name);
-        bool have_gw = false;
+        bool have_gw = l->info.n_gateways > 0, lease_router = false, own_addr = false;
 
-        *f = (NetIdFacts){.has_network = l->info.carrier && l->info.n_addrs > 0};
+        for (size_t i = 0; i < l->info.n_addrs; i++)
+                own_addr = own_addr || l->info.addrs[i].scope != ADDR_SCOPE_LINK;
+        /* A link-local address alone (every link with carrier has one) names nothing: a link
+         * without an address of its own and without a gateway is on no network we can tell
+         * apart, and nobody should be asked where it is. */
+        *f = (NetIdFacts){.has_network = l->info.carrier && (own_addr || have_gw)};
         facts[NETID_INTERFACE] = l->info.name ? strdup(l->info.name) : NULL;
         facts[NETID_BEARER] = l->bearer >= 0 ? strdup(bearer_to_string(l->bearer)) : NULL;
         if (st && streq_ptr(st->wpa_state, "COMPLETED") && st->ssid && *st->ssid) {
@@ -315,18 +321,21 @@ static void gather(Firewall *fw, const Link *l, char *facts[_NETID_FACT_MAX], Ne
                         char mac[32];
                         if (!gw->text[0] || gw->family != (pass == 0 ? AF_INET : AF_INET6))
                                 continue;
-                        have_gw = true;
                         if (netlink_neigh_lladdr(m->netlink, l->ifindex, gw, mac, sizeof(mac)) >=
                             0) {
                                 facts[NETID_GATEWAY_MAC] = strdup(mac);
                                 break;
                         }
                 }
-        read_lease(fw, l, &facts[NETID_DHCP_SERVER], &facts[NETID_DOMAIN]);
+        read_lease(fw, l, &facts[NETID_DHCP_SERVER], &facts[NETID_DOMAIN], &lease_router);
         if (!facts[NETID_DOMAIN] && l->info.domains && l->info.domains[0])
                 facts[NETID_DOMAIN] = strdup(l->info.domains[0]);
-        /* a link without link-layer addresses (a tunnel) has no neighbours to wait for */
-        f->gateway_pending = have_gw && !facts[NETID_GATEWAY_MAC] && hwaddr_real(l->info.hwaddr);
+        /* A link without link-layer addresses (a tunnel) has no neighbours to wait for. A lease
+         * that names a router whose route is not in place yet (dhcpcd re-applying it after a
+         * carrier returns: the address comes first) is no network without a gateway: wait
+         * for it rather than name the network by its DHCP server for a moment. */
+        f->gateway_pending =
+            hwaddr_real(l->info.hwaddr) && !facts[NETID_GATEWAY_MAC] && (have_gw || lease_router);
 done:
         for (int k = 0; k < _NETID_FACT_MAX; k++)
                 f->fact[k] = facts[k];

@@ -1095,16 +1095,23 @@ void portal_link_changed(Portal *p, Link *l)
                 s->expired = false;
                 s->discover_tries = 0;
                 session_discover(s);
-        } else if (!captive && l->verdict.verdict == VERDICT_ONLINE) {
-                /* An exchange in flight finishes first: the portal may open the gate before
-                 * it answers the login, and a round already running may still say "online"
-                 * while we log off. */
+        } else if (!captive && (l->verdict.verdict == VERDICT_ONLINE ||
+                                (l->capport_valid && !l->capport.captive))) {
+                /* Online, or the network's own API says the portal let us through (the other
+                 * checks may say otherwise): no login is pending any more. An exchange in
+                 * flight finishes first: the portal may open the gate before it answers the
+                 * login, and a round already running may still say "online" while we log
+                 * off. */
                 if (s->state != PORTAL_STATE_LOGGED_IN && s->state != PORTAL_STATE_OPEN &&
                     s->state != PORTAL_STATE_LOGGING_OFF && s->state != PORTAL_STATE_LOGGING_IN &&
                     s->state != PORTAL_STATE_POLLING) {
                         session_cancel(s);
                         session_wipe_pending(s);
-                        session_set_state(s, PORTAL_STATE_OPEN, "online");
+                        session_set_state(s, PORTAL_STATE_OPEN, "%s",
+                                          l->verdict.verdict == VERDICT_ONLINE
+                                              ? "online"
+                                              : "the network says the portal let this link "
+                                                "through");
                 }
         }
         if (!captive)

@@ -1065,7 +1065,11 @@ static int on_rest(sd_event_source *s, void *userdata)
  * request goes first, not after ~2 ms of the other family's set-up and D-Bus signals. */
 static void prober_start(Prober *p, unsigned families, bool facts_changed)
 {
-        bool idle = !p->fam[0].active && !p->fam[1].active && !p->capport_active;
+        /* capport_active stays set once its fetch is done (prober_maybe_finish() asks for
+         * both): a done fetch is no running round, or every later round's clock would
+         * start at the first one's. */
+        bool idle =
+            !p->fam[0].active && !p->fam[1].active && !(p->capport_active && !p->capport.done);
         bool opened = false;
 
         (void)sd_event_source_set_enabled(p->timer, SD_EVENT_OFF);

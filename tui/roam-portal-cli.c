@@ -204,6 +204,40 @@ const char *roam_portal_state_words(const char *state)
         return "unknown";
 }
 
+bool roam_portal_needs_you(const RoamPortalSession *s)
+{
+        static const char *const states[] = {
+            "waiting",  "declined", "need-credentials", "browser",
+            "rejected", "failed",   "logged-off",
+        };
+
+        for (size_t i = 0; s && i < ELEMENTSOF(states); i++)
+                if (streq(s->state, states[i]))
+                        return true;
+        return false;
+}
+
+bool roam_portal_can_approve(const RoamPortalSession *s)
+{
+        /* "browser" is approved already: the browser is what is left to do. */
+        return roam_portal_needs_you(s) && !streq(s->state, "browser");
+}
+
+bool roam_portal_can_decline(const RoamPortalSession *s)
+{
+        return roam_portal_needs_you(s) && !streq(s->state, "declined");
+}
+
+bool roam_portal_can_login(const RoamPortalSession *s)
+{
+        return roam_portal_needs_you(s) && s->wispr;
+}
+
+bool roam_portal_can_browse(const RoamPortalSession *s)
+{
+        return roam_portal_needs_you(s) && !s->wispr;
+}
+
 const char *roam_portal_next_step(const RoamPortalSession *s)
 {
         const char *st = s->state;
@@ -256,7 +290,8 @@ void roam_portal_fields(const RoamPortalSession *s, uint64_t now_usec,
                 snprintf(buf, sizeof(buf), "WISPr, at %s", s->login_url ? s->login_url : "?");
         else
                 snprintf(buf, sizeof(buf), "none: log in with a web browser");
-        if (!streq(s->state, "open") && !streq(s->state, "discovering"))
+        /* Only while the portal is in the way: once open, how to get past it is history. */
+        if (roam_portal_needs_you(s))
                 add("Auto login", buf, userdata);
         if (s->browser_login)
                 add("Browser",

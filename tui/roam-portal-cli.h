@@ -28,6 +28,13 @@ int roam_portal_sessions_get(sd_bus *bus, RoamPortalSession **ret, size_t *ret_n
 /* What a state means and what the user can do, in words. */
 const char *roam_portal_state_words(const char *state);
 const char *roam_portal_next_step(const RoamPortalSession *s);
+/* Whether the portal is in the way and waits for the user (approve, log in, a browser);
+ * false once open, logged in, or while roamd is at it. What each key may do follows. */
+bool roam_portal_needs_you(const RoamPortalSession *s);
+bool roam_portal_can_approve(const RoamPortalSession *s);
+bool roam_portal_can_decline(const RoamPortalSession *s);
+bool roam_portal_can_login(const RoamPortalSession *s);  /* WISPr: the login form */
+bool roam_portal_can_browse(const RoamPortalSession *s); /* no WISPr: the login browser */
 /* "57 min left", "42 s left", "" when unknown; now_usec: CLOCK_REALTIME. */
 void roam_portal_time_left(const RoamPortalSession *s, uint64_t now_usec, char *buf, size_t n);
 

@@ -46,6 +46,8 @@ typedef struct PortalData {
         /* Approved for a browser login: the browser starts once roamd says "browser". */
         char browse_link[64];
         bool browse_extend; /* ... to extend an RFC 8908 session, at its user-portal-url */
+        /* What the call in flight does once roamd accepts it, for the status line. */
+        char done[192];
 } PortalData;
 
 bool tui_any_portal(Tui *t)
@@ -228,18 +230,49 @@ static int on_call_done(sd_bus_message *m, void *userdata, sd_bus_error *ret_err
                 tui_message(d->tui, THEME_ERROR, "roamd refused: %s",
                             e->message ? e->message : e->name);
         else
-                tui_message(d->tui, THEME_OK, "Done: roamd is on it.");
+                tui_message(d->tui, THEME_OK, "%s", d->done);
         tui_request_redraw(d->tui);
         return 0;
 }
 
-static int call(PortalData *d, const char *member, const char *link, bool always)
+/* What an accepted call sets going, in words: the sessions below then show how it went. */
+static void done_words(PortalData *d, const char *member, const RoamPortalSession *p, bool always)
+{
+        const char *l = p->link;
+
+        if (streq(member, "Approve") && !p->wispr)
+                snprintf(d->done, sizeof(d->done), "Approved%s: the login browser starts for %s.",
+                         always ? " for good" : "", l);
+        else if (streq(member, "Approve") && p->has_saved_login)
+                snprintf(d->done, sizeof(d->done),
+                         "Approved%s: roamd logs in on %s with the saved login.",
+                         always ? " for good" : "", l);
+        else if (streq(member, "Approve"))
+                snprintf(d->done, sizeof(d->done),
+                         "Approved%s: no saved login for %s yet: press l to log in.",
+                         always ? " for good" : "", l);
+        else if (streq(member, "Decline"))
+                snprintf(d->done, sizeof(d->done),
+                         "Declined: roam sends nothing to the portal on %s.", l);
+        else if (streq(member, "Logoff"))
+                snprintf(d->done, sizeof(d->done), "Logging off %s.", l);
+        else if (streq(member, "Extend"))
+                snprintf(d->done, sizeof(d->done),
+                         "Extending on %s: the login browser opens the network's page.", l);
+        else
+                snprintf(d->done, sizeof(d->done), "The saved login of %s's network is forgotten.",
+                         l);
+}
+
+static int call(PortalData *d, const char *member, const RoamPortalSession *p, bool always)
 {
         sd_bus *bus = roam_live_get_bus(tui_live(d->tui));
+        const char *link = p->link;
         int r;
 
         if (!bus)
                 return -ENOTCONN;
+        done_words(d, member, p, always);
         d->call = sd_bus_slot_unref(d->call);
         if (streq(member, "Approve"))
                 r = sd_bus_call_method_async(bus, &d->call, ROAM_BUS_NAME, ROAM_PORTAL_PATH,
@@ -269,6 +302,8 @@ static int send_login(PortalData *d)
                 close(fd);
                 return r;
         }
+        snprintf(d->done, sizeof(d->done), "Sent: roamd logs in on %s; the state below follows.",
+                 d->form_link);
         d->call = sd_bus_slot_unref(d->call);
         r = sd_bus_call_method_async(bus, &d->call, ROAM_BUS_NAME, ROAM_PORTAL_PATH,
                                      ROAM_PORTAL_INTERFACE, "Login", on_call_done, d, "sshbb",
@@ -471,8 +506,21 @@ static int portal_key(Tui *t, Screen *s, int key)
                 tui_message(t, THEME_WARNING, "No link is behind a captive portal.");
                 return REACTION_REDRAW;
         }
+        /* Past the portal (open, logged in) or roamd at it: approving, declining or logging
+         * in again would contradict what the screen says. */
+        if (strchr("aAbdl", key) && !roam_portal_needs_you(p)) {
+                tui_message(t, THEME_WARNING, "Nothing to do on %s: %s.", p->link,
+                            roam_portal_state_words(p->state));
+                return REACTION_REDRAW;
+        }
         switch (key) {
         case 'l':
+                if (!p->wispr) {
+                        tui_message(t, THEME_WARNING,
+                                    "%s offers no automatic login: press b for the login browser.",
+                                    p->link);
+                        return REACTION_REDRAW;
+                }
                 form_close(d);
                 snprintf(d->form_link, sizeof(d->form_link), "%s", p->link);
                 d->entry = ENTRY_USER;
@@ -490,7 +538,7 @@ static int portal_key(Tui *t, Screen *s, int key)
                 /* Approve first; the browser starts when roamd says so. */
                 snprintf(d->browse_link, sizeof(d->browse_link), "%s", p->link);
                 d->browse_extend = false;
-                r = call(d, "Approve", p->link, false);
+                r = call(d, "Approve", p, false);
                 break;
         case 'e':
                 if (!p->can_extend) {
@@ -502,25 +550,34 @@ static int portal_key(Tui *t, Screen *s, int key)
                 /* roamd lets the browser reach the link; it starts when the sessions say so. */
                 snprintf(d->browse_link, sizeof(d->browse_link), "%s", p->link);
                 d->browse_extend = true;
-                r = call(d, "Extend", p->link, false);
+                r = call(d, "Extend", p, false);
                 break;
         case 'a':
         case 'A':
+                if (!roam_portal_can_approve(p)) {
+                        tui_message(t, THEME_WARNING,
+                                    "%s is approved: press b for the login browser.", p->link);
+                        return REACTION_REDRAW;
+                }
                 /* Approving a portal without WISPr is asking for the login browser. */
                 if (!p->wispr) {
                         snprintf(d->browse_link, sizeof(d->browse_link), "%s", p->link);
                         d->browse_extend = false;
                 }
-                r = call(d, "Approve", p->link, key == 'A');
+                r = call(d, "Approve", p, key == 'A');
                 break;
         case 'd':
-                r = call(d, "Decline", p->link, false);
+                if (!roam_portal_can_decline(p)) {
+                        tui_message(t, THEME_WARNING, "%s is declined already.", p->link);
+                        return REACTION_REDRAW;
+                }
+                r = call(d, "Decline", p, false);
                 break;
         case 'o':
-                r = call(d, "Logoff", p->link, false);
+                r = call(d, "Logoff", p, false);
                 break;
         default:
-                r = call(d, "Forget", p->link, false);
+                r = call(d, "Forget", p, false);
                 break;
         }
         if (r < 0)
@@ -583,9 +640,13 @@ static bool portal_key_active(Tui *t, Screen *s, const KeyHelp *k)
         if (streq(k->keys, "f"))
                 return p->has_saved_login || p->always;
         if (streq(k->keys, "l"))
-                return p->wispr;
+                return roam_portal_can_login(p);
         if (streq(k->keys, "b"))
-                return !p->wispr;
+                return roam_portal_can_browse(p);
+        if (streq(k->keys, "a") || streq(k->keys, "A"))
+                return roam_portal_can_approve(p);
+        if (streq(k->keys, "d"))
+                return roam_portal_can_decline(p);
         if (streq(k->keys, "e"))
                 return p->can_extend;
         return true;

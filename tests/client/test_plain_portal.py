@@ -121,3 +121,18 @@ def test_plain_portal_extend(roamd, bus, tmp_path):
         p.expect(CLOCK + r"Browser closed; asking roamd to check wlan0 again\.")
     finally:
         p.close()
+
+
+def test_plain_portal_open_says_nothing_to_do(roamd, plain):
+    """Past the portal: `portal` lists it open, with no way to log in nor a next step."""
+    roamd(scenario([dict(NO_WISPR, State="open", Message="online", Approved=False)]))
+    p = plain()
+    p.expect(CLOCK + r"captive portal on wlan0: open \(no portal in the way\) \(online\)\.$")
+    p.send("portal")
+    p.expect(r"wlan0: captive portal, open \(no portal in the way\)")
+    p.expect(r"  Network: .*")
+    p.send("portal")  # the first listing is whole once the second begins
+    p.expect(r"wlan0: captive portal, open .*")
+    text = "\n".join(p.lines)
+    assert "Auto login" not in text and "log in with a web browser" not in text, text
+    assert "Next:" not in text and "Say:" not in text, text

@@ -42,7 +42,7 @@ def test_portal_screen_login(roamd, tui, golden):
     assert "s3cret" not in t.text()
     golden("portal-login-form", t)
     t.key("\r")
-    t.wait_for(screen="portal", text="Done: roamd is on it")
+    t.wait_for(screen="portal", text="Sent: roamd logs in on eth1")
     assert fake.send(op="portal_calls") == [["Login", "eth1", "traveller", "s3cret", True, False]]
 
     fake.send(op="portal", sessions=[LOGGED_IN])
@@ -58,9 +58,9 @@ def test_portal_screen_keys(roamd, tui):
     t.key("4")
     t.wait_for(screen="portal", text="waiting for your")
     t.key("A")
-    t.wait_for(screen="portal", text="Done")
+    t.wait_for(screen="portal", text="Approved for good")
     t.key("d")
-    t.wait_for(screen="portal", text="Done")
+    t.wait_for(screen="portal", text="Declined: roam")
     # the login form cancelled: nothing sent
     t.key("l")
     t.wait_for(screen="portal", text="Log in on eth1")
@@ -95,7 +95,7 @@ def test_portal_login_browser_suspends_and_resumes(roamd, tui, tmp_path):
     t.key("4")
     t.wait_for(screen="portal", text=["waiting for your approval", "b browser"])
     t.key("b")
-    t.wait_for(screen="portal", text="Done")
+    t.wait_for(screen="portal", text="Approved: the login browser starts for eth1")
     assert fake.send(op="portal_calls") == [["Approve", "eth1", False]]
     # roamd says "browser": the browser starts in the portal-login app
     fake.send(op="portal", sessions=[BROWSER])
@@ -153,7 +153,7 @@ def test_portal_extend_opens_the_user_portal(roamd, tui, tmp_path):
     t.key("4")
     t.wait_for(screen="portal", text=["the network offers to extend the session", "e extend"])
     t.key("e")
-    t.wait_for(screen="portal", text="Done")
+    t.wait_for(screen="portal", text="Extending on eth1")
     assert fake.send(op="portal_calls") == [["Extend", "eth1"]]
     fake.send(op="portal", sessions=[dict(extendable, BrowserLogin=True)])
     t.wait_output(b"FAKE BROWSER at https://portal.cafe.example/session")
@@ -172,9 +172,39 @@ def test_portal_approve_starts_the_login_browser(roamd, tui, tmp_path):
     t.key("4")
     t.wait_for(screen="portal", text="waiting for your approval")
     t.key("a")
-    t.wait_for(screen="portal", text="Done")
+    t.wait_for(screen="portal", text="Approved: the login browser starts")
     fake.send(op="portal", sessions=[BROWSER])
     t.wait_output(b"FAKE BROWSER at http://portal.cafe.example/login?next=%2F")
     t.key("\r")
     t.wait_for(screen="portal", text="eth1 again")
     assert fake.send(op="portal_calls") == [["Approve", "eth1", False]]
+
+
+def test_portal_past_the_portal_offers_nothing_to_do(roamd, tui):
+    """Open (the portal let the link through) or logged in: no approve, browser, decline or
+    login offered, the keys say why and send nothing; "log in with a web browser" is gone.
+    A portal without automatic login opens no login form."""
+    fake = roamd(scenario([NO_WISPR]))
+    t = tui()
+    t.wait_for(screen="overview", text="eth1")
+    t.key("4")
+    t.wait_for(screen="portal", text=["waiting for your approval", "b browser", "d decline"])
+    assert "l log in" not in t.text()
+    t.key("l")
+    t.wait_for(screen="portal", text="eth1 offers no automatic login: press b")
+    assert "Log in on eth1" not in t.text()
+    fake.send(op="portal", sessions=[OPEN])
+    t.wait_for(screen="portal", text="open (no portal in the way)")
+    text = t.text()
+    for offered in ("a approve", "b browser", "d decline", "l log in",
+                    "log in with a web browser"):
+        assert offered not in text, (offered, text)
+    for k in "aAbdl":
+        t.key(k)
+        t.wait_for(screen="portal", text="Nothing to do on eth1: open")
+    fake.send(op="portal", sessions=[LOGGED_IN])
+    t.wait_for(screen="portal", text="logged in")
+    assert "a approve" not in t.text() and "d decline" not in t.text()
+    t.key("a")
+    t.wait_for(screen="portal", text="Nothing to do on eth1: logged in")
+    assert fake.send(op="portal_calls") == []

@@ -37,6 +37,17 @@ TEST(lease_v4_options)
         ASSERT_EQ(l.n_domains, 1);
         ASSERT_STREQ(l.domains[0], "home.test");
         ASSERT_STREQ(l.captive_portal, "https://cafe.test/api/x");
+        ASSERT_TRUE(!l.has_router);
+}
+
+TEST(lease_v4_router)
+{
+        static const uint8_t opts[] = {3, 4, 192, 0, 2, 1, 255};
+        uint8_t buf[512];
+        DhcpLease l;
+
+        ASSERT_OK(dhcp_lease_parse_v4(buf, bootp(buf, opts, sizeof(opts)), &l));
+        ASSERT_TRUE(l.has_router);
 }
 
 TEST(lease_v4_malformed)
@@ -58,6 +69,8 @@ TEST(lease_v4_malformed)
             {{114, 0}, 2},                /* empty URL */
             {{114, 3, 'a', ' ', 'b'}, 5}, /* space in URL */
             {{6}, 1},                     /* truncated header */
+            {{3, 0}, 2},                  /* router option without a router */
+            {{3, 3, 1, 2, 3}, 5},         /* router length not a multiple of 4 */
         };
         uint8_t buf[512];
         DhcpLease l;

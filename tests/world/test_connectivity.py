@@ -140,6 +140,24 @@ def test_cafe_next_to_home_login_and_move(w):
     assert w.roamd_pid() == pid, "roamd restarted"
 
 
+def test_probe_duration_is_the_rounds_own(w):
+    """ProbeDuration is how long the last round took, even on a link with a captive portal
+    API (whose fetch, once done, once kept every later round from starting its clock: the
+    history read "took 451.2 s", the time since the first round)."""
+    w.move("eth0", "cafe")
+    wait_verdict(w, "eth0", CAPPORT, network="cafe")
+    ends = []
+    for _ in range(3):
+        before = w.link("eth0")["LastProbe"]
+        reprobe(w, "eth0")
+        eth = w.wait_link("eth0", lambda l: l["LastProbe"] > before and verdicts(l) == CAPPORT * 2,
+                          timeout=10, what="a new probe round on eth0")
+        ends.append((eth["LastProbe"], eth["ProbeDuration"]))
+    for (end0, _), (end1, took) in zip(ends, ends[1:]):
+        # a round that began after the last one ended took less than the time between ends
+        assert 0 < took < end1 - end0, ends
+
+
 def test_silent_gateway_and_https_blocked(w):
     w.move("cell0", "silent")
     w.move("eth0", "httpsblocked")

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from roamworld import (MANAGER_IFACE, MANAGER_PATH, REPO, WHOAMI, WHOAMI_PORT, WORLD_SH,
-                       DBusCallError, wait_for)
+                       DBusCallError, Monitor, wait_for)
 
 WORLD = "tfw"
 PORT = 8022          # opened at home by the test profile
@@ -223,6 +223,28 @@ def test_identity_and_default_location(w):
     w.carrier("wifi0", True)
     w.wait_link("wifi0", lambda l: l["NetworkId"] == before, timeout=20,
                 what="the same id after a reconnect")
+
+
+def test_nothing_to_identify_and_no_passing_ids(w):
+    """A link with no address of its own and no gateway (eth0 in the dead network: carrier,
+    an IPv6 link-local address) names no network, so nobody is asked where it is; and a
+    carrier that comes back names only the network it is on, never what dhcpcd's
+    re-applied lease shows on the way (the interface alone, the DHCP server alone)."""
+    eth = w.wait_link("eth0")
+    assert eth["State"] in ("link-local", "no-address"), eth["State"]
+    assert (eth["NetworkId"], eth["Location"], eth["LocationSource"]) == ("", "", ""), eth
+    l = w.wait_link("wifi0", lambda l: l["NetworkId"].startswith("wifi:gw="))
+    final = l["NetworkId"]
+    with w.monitor() as mon:
+        t0 = time.monotonic()
+        w.carrier("wifi0", False)
+        w.wait_link("wifi0", lambda l: l["NetworkId"] == "")
+        w.carrier("wifi0", True)
+        w.wait_link("wifi0", lambda l: l["NetworkId"] == final and l["State"] == "routable" and
+                    len(l["Gateways"]) == 2, timeout=20, what="wifi0 back home, both gateways")
+        ids = [ch["NetworkId"] for _, m in mon.signals(t0 - 0.5)
+               for ch in [Monitor.properties_changed(m, l["_path"]) or {}] if "NetworkId" in ch]
+    assert ids and set(ids) == {"", final}, ids
 
 
 def test_home_port_then_public_keeps_session(home):
