@@ -138,6 +138,13 @@ int tui_suspend(Tui *t);
 void tui_resume(Tui *t);
 sd_event *tui_event(Tui *t);
 
+/* A question that comes by itself ignores keys for a grace period after it first shows (a key
+ * typed for the screen below must not answer it). id names the question ("firewall:NETWORK",
+ * "bt:7"); a new id starts the grace. True while its keys must be ignored. */
+bool tui_question_settling(Tui *t, const char *id);
+/* Ends the grace at once (its timer; SIGUSR1 in screenshot tests, whose clock is frozen). */
+void tui_grace_end(Tui *t);
+
 /* A one-line message in the status line until the next key. */
 void tui_message(Tui *t, ThemeRole role, const char *fmt, ...) _printf_(3, 4);
 /* Whether a link's verdict is portal (the portal screen's tab, the overview's hint). */

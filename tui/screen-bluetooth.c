@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -396,6 +397,17 @@ static int add_device(TuiDoc *d, const BtRow *row, int item, bool table)
         return r;
 }
 
+/* A pairing question or a tag comes by itself: keys typed before it showed must not answer
+ * it (roam-tui-ask.c). */
+static bool question_settling(BtData *b)
+{
+        char id[32];
+
+        snprintf(id, sizeof(id), nfc_asks(b) ? "nfc:%" PRIu32 : "bt:%" PRIu32,
+                 nfc_asks(b) ? b->nfc_id : b->q_id);
+        return tui_question_settling(b->tui, id);
+}
+
 static void draw_question(Tui *t, BtData *b, int top, int height)
 {
         _cleanup_(tui_doc_freep) TuiDoc *d = NULL;
@@ -404,6 +416,7 @@ static void draw_question(Tui *t, BtData *b, int top, int height)
 
         if (tui_doc_new(&d) < 0)
                 return;
+        (void)question_settling(b);
         if (nfc_asks(b)) {
                 /* A tag neard read: what it holds in words, nothing done before a yes. */
                 r = tui_doc_line(d, -1, 0);
@@ -555,6 +568,13 @@ static int question_key(BtData *b, int key)
         size_t n = strlen(b->entry);
         bool list_key = false;
 
+        if (question_settling(b) && key != 'q' && key != 'Q' && key != 12 &&
+            key != TUI_KEY(KEY_RESIZE) && key != TUI_KEY(KEY_MOUSE)) {
+                tui_message(b->tui, THEME_WARNING,
+                            "A question just came: keys wait a moment, so none typed before "
+                            "it answers it.");
+                return REACTION_REDRAW;
+        }
         if (nfc_asks(b) &&
             (key == 'y' || key == 'n' || key == '\n' || key == '\r' || key == TUI_KEY_ESCAPE)) {
                 int r = action(b, "AnswerNfc", "ub", b->nfc_id,
