@@ -626,6 +626,21 @@ static void draw_hints(Tui *t)
         int x = 1, gap = 2;
 
         tui_fill(t, LINES - 1, 0, COLS, THEME_HINT);
+        if (tui_current_typing(t) && t->current->vtable->typing_keys) {
+                /* While typing, ? and q are text: only the keys that still act show. */
+                for (const KeyHelp *k = t->current->vtable->typing_keys; k->keys && n < HINTS_MAX;
+                     k++)
+                        by_priority[n++] = k;
+                if (pick_hints(by_priority, n, gap, shown) > 0 &&
+                    pick_hints(by_priority, n, 1, shown) == 0)
+                        gap = 1;
+                else
+                        (void)pick_hints(by_priority, n, gap, shown);
+                for (size_t i = 0; i < n; i++)
+                        if (shown[i])
+                                x = draw_hint(t, x, by_priority[i], gap);
+                return;
+        }
         by_priority[n++] = &global_hint_help;
         /* The first-join question's keys, while it is open, instead of the screen's. */
         const KeyHelp *prompt_keys = firewall_prompt_keys(t, &t->firewall);
@@ -1089,10 +1104,8 @@ static int hint_key(const KeyHelp *k)
                 const char *name;
                 int key;
         } names[] = {
-            {"Esc", TUI_KEY_ESCAPE},
-            {"Enter", '\r'},
-            {"Tab", '\t'},
-            {"Space", ' '},
+            {"Esc", TUI_KEY_ESCAPE}, {"Enter", '\r'}, {"Tab", '\t'},
+            {"Space", ' '},          {"Ctrl-U", 21},  {"Backspace", 127},
         };
 
         for (size_t i = 0; i < ELEMENTSOF(names); i++)

@@ -56,6 +56,9 @@ typedef struct ScreenVTable {
         /* Whether keys go to text being typed now (a filter); NULL: never. The first-join
          * question waits while they do. */
         bool (*typing)(Tui *t, Screen *s);
+        /* The keys that work while typing (the hint bar shows only these then; every other
+         * key is text). */
+        const KeyHelp *typing_keys;
         /* A question that waits for the person while another screen is shown, in words
          * ("An NFC tag asks: Pair with ...?"); the status line says it with this screen's
          * key. False or NULL: nothing waits. */

@@ -715,7 +715,7 @@ static const KeyHelp apps_keys[] = {
     /* No room in the hint bar at 80 columns: in the help only. */
     {"/", NULL,
      "Show only the apps whose ID, state, access or VPN rule contains what you type (Enter "
-     "keeps it, Esc clears it)"},
+     "keeps it, Esc clears it, Ctrl-U clears the text typed; / again starts a new filter)"},
     {"s", NULL, "Sort by ID, state (online first), access or bearer, in turn"},
     {"Up/Down", NULL, "Select the previous or next app (also k and j)"},
     {"Tab", NULL, "Select the next app, wrapping around (Shift-Tab: previous)"},
@@ -769,4 +769,5 @@ const ScreenVTable apps_screen_vtable = {
              "roamd at once and need root, group netdev or polkit authorization; the status "
              "line says whether they were done.",
     .typing = apps_typing,
+    .typing_keys = tui_filter_typing_keys,
 };
