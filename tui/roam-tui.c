@@ -85,7 +85,7 @@ struct Tui {
         struct {
                 int x0, x1;
                 const ScreenVTable *v; /* NULL: the help */
-        } tab_spots[8];
+        } tab_spots[TUI_TABS + 1];
         size_t n_tab_spots;
 };
 
@@ -95,7 +95,7 @@ void tui_note_item_row(Tui *t, int y, int item)
                 t->row_items[y] = item;
 }
 
-static void note_tab(Tui *t, int x0, int x1, const ScreenVTable *v)
+void tui_note_tab(Tui *t, int x0, int x1, const ScreenVTable *v)
 {
         if (t->n_tab_spots < ELEMENTSOF(t->tab_spots))
                 t->tab_spots[t->n_tab_spots++] = (typeof(t->tab_spots[0])){x0, x1, v};
@@ -376,7 +376,7 @@ int tui_print(Tui *t, int y, int x, int width, ThemeRole role, const char *s)
         return used;
 }
 
-static Screen *screen_of(Tui *t, const ScreenVTable *vtable)
+Screen *tui_screen_of(Tui *t, const ScreenVTable *vtable)
 {
         if (vtable == t->overview.vtable)
                 return &t->overview;
@@ -401,7 +401,7 @@ static Screen *screen_of(Tui *t, const ScreenVTable *vtable)
 
 int tui_show(Tui *t, const ScreenVTable *vtable)
 {
-        Screen *s = screen_of(t, vtable);
+        Screen *s = tui_screen_of(t, vtable);
         int r;
 
         if (!s || s == t->current)
@@ -431,8 +431,8 @@ static void go_back(Tui *t)
 }
 
 /* The screens that have a tab and a number key, in order. */
-#define N_TABS 8
-static void tab_screens(Tui *t, const ScreenVTable *ret[N_TABS])
+#define N_TABS TUI_TABS
+size_t tui_tab_screens(Tui *t, const ScreenVTable *ret[TUI_TABS])
 {
         ret[0] = t->overview.vtable;
         ret[1] = t->link.vtable;
@@ -442,74 +442,12 @@ static void tab_screens(Tui *t, const ScreenVTable *ret[N_TABS])
         ret[5] = t->devices.vtable;
         ret[6] = t->bluetooth.vtable;
         ret[7] = t->firewall.vtable;
+        return TUI_TABS;
 }
 
-/* No tab promises a screen that has nothing to show. */
-static bool tab_shown(Tui *t, const ScreenVTable *tab, const ScreenVTable *active)
+static void tab_screens(Tui *t, const ScreenVTable *ret[N_TABS])
 {
-        if (tab == active)
-                return true;
-        if (tab == t->link.vtable)
-                return t->selected_link && roam_model_find_link(tui_model(t), t->selected_link);
-        if (tab == t->apps.vtable)
-                return tui_model(t)->n_apps > 0;
-        if (tab == t->portal.vtable)
-                return tui_any_portal(t);
-        if (tab == t->devices.vtable)
-                return devices_screen_available(&t->devices);
-        /* Bluetooth (key 7) has a tab only while open: the other headers stay as they were. */
-        if (tab == t->bluetooth.vtable)
-                return false;
-        /* Below 60 columns the other tabs need the room; key 8 works all the same. */
-        if (tab == t->firewall.vtable)
-                return firewall_screen_available(t) && COLS >= 60;
-        /* Usage (key 5) too: the tab rows stay as they were. */
-        if (tab == t->usage.vtable)
-                return false;
-        return true;
-}
-
-static void draw_header(Tui *t)
-{
-        const ScreenVTable *tabs[N_TABS];
-        const ScreenVTable *active =
-            t->current == &t->help ? tui_previous_screen(t) : t->current->vtable;
-        bool in_help = t->current == &t->help, roomy;
-        const char *help;
-        char buf[64];
-        int x, n, need = 6;
-
-        tab_screens(t, tabs);
-        /* Roomy when everything fits, else single spaces (40 columns keep every tab). */
-        for (size_t i = 0; i < ELEMENTSOF(tabs); i++)
-                if (tab_shown(t, tabs[i], active))
-                        need += 1 + (int)strlen(tabs[i]->title) + 4;
-        roomy = need + 8 < COLS;
-        help = in_help ? (roomy ? "[? Help] " : "[? Help]") : (roomy ? " ? Help " : "? Help");
-
-        tui_fill(t, 0, 0, COLS, THEME_HEADER);
-        x = tui_print(t, 0, 0, COLS, THEME_HEADER, roomy ? " roam " : "roam");
-        for (size_t i = 0; i < ELEMENTSOF(tabs); i++) {
-                bool on = tabs[i] == active;
-
-                if (!tab_shown(t, tabs[i], active))
-                        continue;
-                /* The active screen is in brackets: the header says it without colour. */
-                snprintf(buf, sizeof(buf),
-                         on      ? "[%d %s]"
-                         : roomy ? " %d %s "
-                                 : "%d %s",
-                         tabs[i]->number, tabs[i]->title);
-                x += tui_print(t, 0, x, COLS - x, THEME_HEADER, " ");
-                n = tui_print(t, 0, x, COLS - x, on ? THEME_HEADER_ACTIVE : THEME_HEADER, buf);
-                note_tab(t, x, x + n, tabs[i]);
-                x += n;
-        }
-        if (x + (int)strlen(help) < COLS) {
-                tui_print(t, 0, COLS - (int)strlen(help), (int)strlen(help),
-                          in_help ? THEME_HEADER_ACTIVE : THEME_HEADER, help);
-                note_tab(t, COLS - (int)strlen(help), COLS, NULL);
-        }
+        (void)tui_tab_screens(t, ret);
 }
 
 /* A question another screen holds (a pairing, an NFC tag), with the key that shows it: the
@@ -523,7 +461,7 @@ static bool screen_asks(Tui *t, char *buf, size_t size)
                 return false;
         tab_screens(t, tabs);
         for (size_t i = 0; i < N_TABS; i++) {
-                Screen *s = screen_of(t, tabs[i]);
+                Screen *s = tui_screen_of(t, tabs[i]);
 
                 if (!s || s == t->current || !tabs[i]->asks || !tabs[i]->asks(t, s, q, sizeof(q)))
                         continue;
@@ -987,7 +925,7 @@ static void draw(Tui *t)
 
                 status_text(t, buf, sizeof(buf), &role);
                 rows = status_rows(t, buf);
-                draw_header(t);
+                tui_draw_header(t);
                 t->current->vtable->draw(t, t->current, 1, LINES - 2 - rows);
                 firewall_prompt_draw(t, &t->firewall, 1, LINES - 2 - rows);
                 for (int y = LINES - 1 - rows; y < LINES - 1; y++)
@@ -1084,11 +1022,16 @@ static int global_key(Tui *t, int key)
                 tab_screens(t, screens);
                 for (size_t i = 0; i < ELEMENTSOF(screens); i++)
                         if (screens[i]->number == key - '0') {
+                                char why[256];
                                 int r = tui_show(t, screens[i]);
 
-                                if (r == -ENOENT)
-                                        tui_message(t, THEME_WARNING, "No %s to show.",
-                                                    screens[i] == t->apps.vtable ? "apps" : "link");
+                                /* A screen that refuses says why, in the words of its tab. */
+                                if (r == -ENOENT) {
+                                        if (tui_screen_available(t, screens[i], why, sizeof(why)))
+                                                snprintf(why, sizeof(why), "nothing to show");
+                                        tui_message(t, THEME_WARNING, "%d %s: %s.",
+                                                    screens[i]->number, screens[i]->title, why);
+                                }
                                 return REACTION_REDRAW;
                         }
         }

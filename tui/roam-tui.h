@@ -63,6 +63,9 @@ typedef struct ScreenVTable {
          * ("An NFC tag asks: Pair with ...?"); the status line says it with this screen's
          * key. False or NULL: nothing waits. */
         bool (*asks)(Tui *t, Screen *s, char *buf, size_t size);
+        /* Whether the screen has something to show now; if not, why, in words for "4 Portal:
+         * WHY" ("no link is behind a captive portal"). NULL: always (while roamd is there). */
+        bool (*available)(Tui *t, Screen *s, char *why, size_t size);
 } ScreenVTable;
 
 struct Screen {
@@ -124,6 +127,8 @@ void tui_select_link(Tui *t, const char *path);
 int tui_show(Tui *t, const ScreenVTable *vtable);
 /* The previous screen, for the help screen's text. */
 const ScreenVTable *tui_previous_screen(Tui *t);
+/* Whether a screen has something to show now (its tab is greyed when not), and why not. */
+bool tui_screen_available(Tui *t, const ScreenVTable *v, char *why, size_t size);
 /* The screen shown now, and whether the keys go to text typed on it. */
 const ScreenVTable *tui_current_screen(Tui *t);
 bool tui_current_typing(Tui *t);

@@ -749,6 +749,14 @@ static bool apps_typing(Tui *t, Screen *s)
         return ((AppsData *)s->data)->filter.editing;
 }
 
+static bool apps_available(Tui *t, Screen *s, char *why, size_t size)
+{
+        if (tui_model(t)->n_apps > 0)
+                return true;
+        snprintf(why, size, "roamd has no apps (an older roamd, or [Apps] Enforce=no)");
+        return false;
+}
+
 const ScreenVTable apps_screen_vtable = {
     .name = "apps",
     .title = "Apps",
@@ -770,4 +778,5 @@ const ScreenVTable apps_screen_vtable = {
              "line says whether they were done.",
     .typing = apps_typing,
     .typing_keys = tui_filter_typing_keys,
+    .available = apps_available,
 };

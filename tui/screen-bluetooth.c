@@ -704,6 +704,27 @@ static const KeyHelp bt_keys[] = {
     {},
 };
 
+static bool bt_available(Tui *t, Screen *s, char *why, size_t size)
+{
+        BtData *b = s->data;
+
+        if (!b->bus || !b->loaded)
+                snprintf(why, size, "roamd's Bluetooth state is being read");
+        else if (b->error)
+                snprintf(why, size, "%s", b->error);
+        else if (!b->available)
+                snprintf(why, size, "BlueZ is not running");
+        else if (!b->has_adapter)
+                snprintf(why, size, "no Bluetooth adapter");
+        else
+                return true;
+        /* No full stop: the sentence goes on after it. */
+        size_t n = strlen(why);
+        if (n > 0 && why[n - 1] == '.')
+                why[n - 1] = 0;
+        return false;
+}
+
 const ScreenVTable bluetooth_screen_vtable = {
     .name = "bluetooth",
     .title = "Bluetooth",
@@ -722,4 +743,5 @@ const ScreenVTable bluetooth_screen_vtable = {
              "appear here as a dialog, whoever started the pairing; unanswered, roamd refuses "
              "them after a while. A tag touched to the NFC reader asks here before its "
              "device is paired or its WiFi network added.",
+    .available = bt_available,
 };

@@ -847,6 +847,14 @@ static const KeyHelp firewall_keys[] = {
     {},
 };
 
+static bool firewall_available(Tui *t, Screen *s, char *why, size_t size)
+{
+        if (firewall_screen_available(t))
+                return true;
+        snprintf(why, size, "roamd sends no network locations (no firewall)");
+        return false;
+}
+
 const ScreenVTable firewall_screen_vtable = {
     .name = "firewall",
     .title = "Firewall",
@@ -866,4 +874,5 @@ const ScreenVTable firewall_screen_vtable = {
              "you answer the question that comes when a link joins it. Changing a location "
              "needs root, group netdev or polkit authorization; the status line says whether "
              "it was done.",
+    .available = firewall_available,
 };
