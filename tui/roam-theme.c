@@ -13,11 +13,20 @@
 #define CONFIG_FILE_MAX (64 * 1024)
 
 static const char *const theme_role_table[_THEME_ROLE_MAX] = {
-    [THEME_NORMAL] = "normal", [THEME_HEADER] = "header", [THEME_HEADER_ACTIVE] = "header-active",
-    [THEME_TITLE] = "title",   [THEME_STATUS] = "status", [THEME_HINT] = "hint",
-    [THEME_KEY] = "key",       [THEME_OK] = "ok",         [THEME_WARNING] = "warning",
-    [THEME_ERROR] = "error",   [THEME_PORTAL] = "portal", [THEME_SELECTED] = "selected",
+    [THEME_NORMAL] = "normal",
+    [THEME_HEADER] = "header",
+    [THEME_HEADER_ACTIVE] = "header-active",
+    [THEME_TITLE] = "title",
+    [THEME_STATUS] = "status",
+    [THEME_HINT] = "hint",
+    [THEME_KEY] = "key",
+    [THEME_OK] = "ok",
+    [THEME_WARNING] = "warning",
+    [THEME_ERROR] = "error",
+    [THEME_PORTAL] = "portal",
+    [THEME_SELECTED] = "selected",
     [THEME_MUTED] = "muted",
+    [THEME_HEADER_OFF] = "header-off",
 };
 
 DEFINE_STRING_TABLE_LOOKUP(theme_role, ThemeRole);
@@ -236,8 +245,12 @@ int theme_parse(const char *name, const char *file, const char *text, size_t siz
                 return r;
         }
         for (ThemeRole i = 0; i < _THEME_ROLE_MAX; i++) {
+                /* normal is all-default if unset; a greyed tab looks like the header by default,
+                 * like the tabs beside it (its number alone says it is off). */
                 if (!p.seen[i])
-                        t.roles[i] = t.roles[THEME_NORMAL]; /* normal is all-default if unset */
+                        t.roles[i] =
+                            t.roles[i == THEME_HEADER_OFF && p.seen[THEME_HEADER] ? THEME_HEADER
+                                                                                  : THEME_NORMAL];
                 if (t.roles[i].fg != THEME_COLOUR_DEFAULT || t.roles[i].bg != THEME_COLOUR_DEFAULT)
                         t.uses_colour = true;
         }

@@ -34,6 +34,7 @@ typedef enum ThemeRole {
         THEME_PORTAL,
         THEME_SELECTED,
         THEME_MUTED,
+        THEME_HEADER_OFF, /* a tab whose screen has nothing to show now */
         _THEME_ROLE_MAX,
         _THEME_ROLE_INVALID = -EINVAL,
 } ThemeRole;

@@ -16,6 +16,8 @@ int tui_filter_key(Tui *t, TuiFilter *f, int key, int n_orders, const char *cons
         if (!f->editing) {
                 switch (key) {
                 case '/':
+                        /* A fresh filter: typing never adds to an old text out of sight. */
+                        f->text[0] = 0;
                         f->editing = true;
                         return REACTION_REDRAW;
                 case 's':
@@ -51,6 +53,9 @@ int tui_filter_key(Tui *t, TuiFilter *f, int key, int n_orders, const char *cons
                 if (len > 0)
                         f->text[len - 1] = 0;
                 return REACTION_REDRAW;
+        case 21: /* Ctrl-U: the whole text, as in a shell */
+                f->text[0] = 0;
+                return REACTION_REDRAW;
         case 12: /* Ctrl-L */
         case TUI_KEY(KEY_RESIZE):
         case TUI_KEY(KEY_MOUSE):
@@ -63,6 +68,14 @@ int tui_filter_key(Tui *t, TuiFilter *f, int key, int n_orders, const char *cons
         }
         return REACTION_REDRAW;
 }
+
+const KeyHelp tui_filter_typing_keys[] = {
+    {"Enter", "apply", "Keep the filter and leave the typing (also Up or Down)"},
+    {"Esc", "cancel", "Clear the filter and leave the typing"},
+    {"Ctrl-U", "clear", "Clear the text typed so far"},
+    {"Backspace", "delete", "Delete the last character"},
+    {},
+};
 
 static bool contains(const char *hay, const char *needle)
 {

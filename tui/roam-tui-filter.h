@@ -21,6 +21,10 @@ typedef struct TuiFilter {
  * screen's orders, named in order_names (for the status message). */
 int tui_filter_key(Tui *t, TuiFilter *f, int key, int n_orders, const char *const *order_names);
 
+/* The keys that work while a filter is typed (every other key is text): the hint bar shows
+ * these instead of the screen's. */
+extern const KeyHelp tui_filter_typing_keys[];
+
 /* Whether any of the fields (NULL-terminated) contains the text. */
 bool tui_filter_match(const TuiFilter *f, const char *const *fields);
 

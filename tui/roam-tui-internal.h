@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <wchar.h>
 
+#include <systemd/sd-event.h>
+
 #include "roam-tui.h"
 
 /* Between the framework (roam-tui.c) and its document layout (roam-tui-doc.c). */
@@ -25,3 +27,22 @@ void tui_note_item_row(Tui *t, int y, int item);
 /* A theme colour that this terminal can show: bright colours and the 256-colour palette fall
  * back to the nearest of the first 8, or to the default colour. */
 short tui_colour_fit(short c, int colours);
+
+/* Questions (roam-tui-ask.c): the grace period of a question that came by itself. */
+typedef struct TuiAsk {
+        char *grace_id;      /* the question whose grace runs or ran last */
+        bool grace_over;     /* its keys work */
+        bool frame_settling; /* a question drawn in this frame still ignores keys (tests) */
+        sd_event_source *grace_timer;
+} TuiAsk;
+
+TuiAsk *tui_ask(Tui *t);
+bool tui_clock_frozen(Tui *t);
+void tui_ask_done(TuiAsk *a);
+
+/* The tabs (roam-tui-tabs.c): the screens with a number key, in order. */
+#define TUI_TABS 8
+size_t tui_tab_screens(Tui *t, const ScreenVTable *ret[TUI_TABS]);
+Screen *tui_screen_of(Tui *t, const ScreenVTable *vtable);
+void tui_note_tab(Tui *t, int x0, int x1, const ScreenVTable *v);
+void tui_draw_header(Tui *t);

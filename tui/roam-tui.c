@@ -56,6 +56,7 @@ struct Tui {
         char *selected_link;
         bool roamd_lost; /* roamd went away while we showed it */
 
+        TuiAsk ask;
         char *message;
         ThemeRole message_role;
         char **startup_messages;
@@ -86,7 +87,7 @@ struct Tui {
         struct {
                 int x0, x1;
                 const ScreenVTable *v; /* NULL: the help */
-        } tab_spots[8];
+        } tab_spots[TUI_TABS + 1];
         size_t n_tab_spots;
 };
 
@@ -96,10 +97,20 @@ void tui_note_item_row(Tui *t, int y, int item)
                 t->row_items[y] = item;
 }
 
-static void note_tab(Tui *t, int x0, int x1, const ScreenVTable *v)
+void tui_note_tab(Tui *t, int x0, int x1, const ScreenVTable *v)
 {
         if (t->n_tab_spots < ELEMENTSOF(t->tab_spots))
                 t->tab_spots[t->n_tab_spots++] = (typeof(t->tab_spots[0])){x0, x1, v};
+}
+
+TuiAsk *tui_ask(Tui *t)
+{
+        return &t->ask;
+}
+
+bool tui_clock_frozen(Tui *t)
+{
+        return t->frozen_clock;
 }
 
 RoamLive *tui_live(Tui *t)
@@ -371,7 +382,7 @@ int tui_print(Tui *t, int y, int x, int width, ThemeRole role, const char *s)
         return used;
 }
 
-static Screen *screen_of(Tui *t, const ScreenVTable *vtable)
+Screen *tui_screen_of(Tui *t, const ScreenVTable *vtable)
 {
         if (vtable == t->overview.vtable)
                 return &t->overview;
@@ -396,7 +407,7 @@ static Screen *screen_of(Tui *t, const ScreenVTable *vtable)
 
 int tui_show(Tui *t, const ScreenVTable *vtable)
 {
-        Screen *s = screen_of(t, vtable);
+        Screen *s = tui_screen_of(t, vtable);
         int r;
 
         if (!s || s == t->current)
@@ -426,8 +437,8 @@ static void go_back(Tui *t)
 }
 
 /* The screens that have a tab and a number key, in order. */
-#define N_TABS 8
-static void tab_screens(Tui *t, const ScreenVTable *ret[N_TABS])
+#define N_TABS TUI_TABS
+size_t tui_tab_screens(Tui *t, const ScreenVTable *ret[TUI_TABS])
 {
         ret[0] = t->overview.vtable;
         ret[1] = t->link.vtable;
@@ -437,74 +448,12 @@ static void tab_screens(Tui *t, const ScreenVTable *ret[N_TABS])
         ret[5] = t->devices.vtable;
         ret[6] = t->bluetooth.vtable;
         ret[7] = t->firewall.vtable;
+        return TUI_TABS;
 }
 
-/* No tab promises a screen that has nothing to show. */
-static bool tab_shown(Tui *t, const ScreenVTable *tab, const ScreenVTable *active)
+static void tab_screens(Tui *t, const ScreenVTable *ret[N_TABS])
 {
-        if (tab == active)
-                return true;
-        if (tab == t->link.vtable)
-                return t->selected_link && roam_model_find_link(tui_model(t), t->selected_link);
-        if (tab == t->apps.vtable)
-                return tui_model(t)->n_apps > 0;
-        if (tab == t->portal.vtable)
-                return tui_any_portal(t);
-        if (tab == t->devices.vtable)
-                return devices_screen_available(&t->devices);
-        /* Bluetooth (key 7) has a tab only while open: the other headers stay as they were. */
-        if (tab == t->bluetooth.vtable)
-                return false;
-        /* Below 60 columns the other tabs need the room; key 8 works all the same. */
-        if (tab == t->firewall.vtable)
-                return firewall_screen_available(t) && COLS >= 60;
-        /* Usage (key 5) too: the tab rows stay as they were. */
-        if (tab == t->usage.vtable)
-                return false;
-        return true;
-}
-
-static void draw_header(Tui *t)
-{
-        const ScreenVTable *tabs[N_TABS];
-        const ScreenVTable *active =
-            t->current == &t->help ? tui_previous_screen(t) : t->current->vtable;
-        bool in_help = t->current == &t->help, roomy;
-        const char *help;
-        char buf[64];
-        int x, n, need = 6;
-
-        tab_screens(t, tabs);
-        /* Roomy when everything fits, else single spaces (40 columns keep every tab). */
-        for (size_t i = 0; i < ELEMENTSOF(tabs); i++)
-                if (tab_shown(t, tabs[i], active))
-                        need += 1 + (int)strlen(tabs[i]->title) + 4;
-        roomy = need + 8 < COLS;
-        help = in_help ? (roomy ? "[? Help] " : "[? Help]") : (roomy ? " ? Help " : "? Help");
-
-        tui_fill(t, 0, 0, COLS, THEME_HEADER);
-        x = tui_print(t, 0, 0, COLS, THEME_HEADER, roomy ? " roam " : "roam");
-        for (size_t i = 0; i < ELEMENTSOF(tabs); i++) {
-                bool on = tabs[i] == active;
-
-                if (!tab_shown(t, tabs[i], active))
-                        continue;
-                /* The active screen is in brackets: the header says it without colour. */
-                snprintf(buf, sizeof(buf),
-                         on      ? "[%d %s]"
-                         : roomy ? " %d %s "
-                                 : "%d %s",
-                         tabs[i]->number, tabs[i]->title);
-                x += tui_print(t, 0, x, COLS - x, THEME_HEADER, " ");
-                n = tui_print(t, 0, x, COLS - x, on ? THEME_HEADER_ACTIVE : THEME_HEADER, buf);
-                note_tab(t, x, x + n, tabs[i]);
-                x += n;
-        }
-        if (x + (int)strlen(help) < COLS) {
-                tui_print(t, 0, COLS - (int)strlen(help), (int)strlen(help),
-                          in_help ? THEME_HEADER_ACTIVE : THEME_HEADER, help);
-                note_tab(t, COLS - (int)strlen(help), COLS, NULL);
-        }
+        (void)tui_tab_screens(t, ret);
 }
 
 /* A question another screen holds (a pairing, an NFC tag), with the key that shows it: the
@@ -518,7 +467,7 @@ static bool screen_asks(Tui *t, char *buf, size_t size)
                 return false;
         tab_screens(t, tabs);
         for (size_t i = 0; i < N_TABS; i++) {
-                Screen *s = screen_of(t, tabs[i]);
+                Screen *s = tui_screen_of(t, tabs[i]);
 
                 if (!s || s == t->current || !tabs[i]->asks || !tabs[i]->asks(t, s, q, sizeof(q)))
                         continue;
@@ -621,6 +570,21 @@ static void draw_hints(Tui *t)
         int x = 1, gap = 2;
 
         tui_fill(t, LINES - 1, 0, COLS, THEME_HINT);
+        if (tui_current_typing(t) && t->current->vtable->typing_keys) {
+                /* While typing, ? and q are text: only the keys that still act show. */
+                for (const KeyHelp *k = t->current->vtable->typing_keys; k->keys && n < HINTS_MAX;
+                     k++)
+                        by_priority[n++] = k;
+                if (pick_hints(by_priority, n, gap, shown) > 0 &&
+                    pick_hints(by_priority, n, 1, shown) == 0)
+                        gap = 1;
+                else
+                        (void)pick_hints(by_priority, n, gap, shown);
+                for (size_t i = 0; i < n; i++)
+                        if (shown[i])
+                                x = draw_hint(t, x, by_priority[i], gap);
+                return;
+        }
         by_priority[n++] = &global_hint_help;
         /* The first-join question's keys, while it is open, instead of the screen's. */
         const KeyHelp *prompt_keys = firewall_prompt_keys(t, &t->firewall);
@@ -707,9 +671,11 @@ static void write_frame_marker(Tui *t)
         char buf[160];
         int n;
 
-        n = snprintf(buf, sizeof(buf), "\033]2;roam-frame %u screen=%s live=%s size=%dx%d\007",
+        n = snprintf(buf, sizeof(buf),
+                     "\033]2;roam-frame %u screen=%s live=%s size=%dx%d settling=%d\007",
                      ++t->frames, t->current->vtable->name,
-                     roam_live_state_to_string(roam_live_get_state(t->live)), COLS, LINES);
+                     roam_live_state_to_string(roam_live_get_state(t->live)), COLS, LINES,
+                     t->ask.frame_settling);
         if (n > 0 && write(STDOUT_FILENO, buf, (size_t)MIN((size_t)n, sizeof(buf) - 1)) < 0)
                 t->test_frames = false;
 }
@@ -940,6 +906,7 @@ static void draw(Tui *t)
         t->cursor_y = 0;
         t->cursor_x = 0;
         t->refresh_usec = UINT64_MAX;
+        t->ask.frame_settling = false;
         bkgdset(' ' | t->attrs[THEME_NORMAL] | (chtype)COLOR_PAIR(t->pairs[THEME_NORMAL]));
         erase();
         t->n_hint_spots = t->n_tab_spots = 0;
@@ -964,7 +931,7 @@ static void draw(Tui *t)
 
                 status_text(t, buf, sizeof(buf), &role);
                 rows = status_rows(t, buf);
-                draw_header(t);
+                tui_draw_header(t);
                 t->current->vtable->draw(t, t->current, 1, LINES - 2 - rows);
                 firewall_prompt_draw(t, &t->firewall, 1, LINES - 2 - rows);
                 for (int y = LINES - 1 - rows; y < LINES - 1; y++)
@@ -1017,7 +984,12 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 
         if (si->ssi_signo == SIGWINCH)
                 handle_resize(t);
-        else if (si->ssi_signo == SIGINT && t->suspended)
+        else if (si->ssi_signo == SIGUSR1) {
+                /* Screenshot tests (frozen clock): the time a question's grace lasts has
+                 * passed. */
+                tui_grace_end(t);
+                request_redraw(t);
+        } else if (si->ssi_signo == SIGINT && t->suspended)
                 return 0; /* the terminal's Ctrl-C, meant for the program in the foreground */
         else
                 (void)sd_event_exit(t->event, 0);
@@ -1056,11 +1028,16 @@ static int global_key(Tui *t, int key)
                 tab_screens(t, screens);
                 for (size_t i = 0; i < ELEMENTSOF(screens); i++)
                         if (screens[i]->number == key - '0') {
+                                char why[256];
                                 int r = tui_show(t, screens[i]);
 
-                                if (r == -ENOENT)
-                                        tui_message(t, THEME_WARNING, "No %s to show.",
-                                                    screens[i] == t->apps.vtable ? "apps" : "link");
+                                /* A screen that refuses says why, in the words of its tab. */
+                                if (r == -ENOENT) {
+                                        if (tui_screen_available(t, screens[i], why, sizeof(why)))
+                                                snprintf(why, sizeof(why), "nothing to show");
+                                        tui_message(t, THEME_WARNING, "%d %s: %s.",
+                                                    screens[i]->number, screens[i]->title, why);
+                                }
                                 return REACTION_REDRAW;
                         }
         }
@@ -1076,10 +1053,8 @@ static int hint_key(const KeyHelp *k)
                 const char *name;
                 int key;
         } names[] = {
-            {"Esc", TUI_KEY_ESCAPE},
-            {"Enter", '\r'},
-            {"Tab", '\t'},
-            {"Space", ' '},
+            {"Esc", TUI_KEY_ESCAPE}, {"Enter", '\r'}, {"Tab", '\t'},
+            {"Space", ' '},          {"Ctrl-U", 21},  {"Backspace", 127},
         };
 
         for (size_t i = 0; i < ELEMENTSOF(names); i++)
@@ -1438,6 +1413,7 @@ static void tui_done(Tui *t)
         if (t->input_file && t->input_file != stdin)
                 fclose(t->input_file);
         log_set_sink(NULL, NULL);
+        tui_ask_done(&t->ask);
         t->live = roam_live_free(t->live);
         sd_event_source_disable_unref(t->input);
         sd_event_source_disable_unref(t->redraw);
@@ -1540,6 +1516,15 @@ int tui_run(const TuiOptions *opts)
                 r = sd_event_add_signal(t.event, NULL, SIGTERM, on_signal, &t);
         if (r >= 0)
                 r = sd_event_add_signal(t.event, NULL, SIGHUP, on_signal, &t);
+        if (r >= 0 && t.frozen_clock && t.test_frames) {
+                sigset_t usr1;
+
+                sigemptyset(&usr1);
+                sigaddset(&usr1, SIGUSR1);
+                if (sigprocmask(SIG_BLOCK, &usr1, NULL) < 0)
+                        return log_error_errno(errno, "Cannot block SIGUSR1: %m");
+                r = sd_event_add_signal(t.event, NULL, SIGUSR1, on_signal, &t);
+        }
         if (r >= 0)
                 r = sd_event_add_defer(t.event, &t.redraw, on_redraw, &t);
         if (r >= 0)

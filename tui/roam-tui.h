@@ -56,10 +56,16 @@ typedef struct ScreenVTable {
         /* Whether keys go to text being typed now (a filter); NULL: never. The first-join
          * question waits while they do. */
         bool (*typing)(Tui *t, Screen *s);
+        /* The keys that work while typing (the hint bar shows only these then; every other
+         * key is text). */
+        const KeyHelp *typing_keys;
         /* A question that waits for the person while another screen is shown, in words
          * ("An NFC tag asks: Pair with ...?"); the status line says it with this screen's
          * key. False or NULL: nothing waits. */
         bool (*asks)(Tui *t, Screen *s, char *buf, size_t size);
+        /* Whether the screen has something to show now; if not, why, in words for "4 Portal:
+         * WHY" ("no link is behind a captive portal"). NULL: always (while roamd is there). */
+        bool (*available)(Tui *t, Screen *s, char *why, size_t size);
 } ScreenVTable;
 
 struct Screen {
@@ -121,6 +127,8 @@ void tui_select_link(Tui *t, const char *path);
 int tui_show(Tui *t, const ScreenVTable *vtable);
 /* The previous screen, for the help screen's text. */
 const ScreenVTable *tui_previous_screen(Tui *t);
+/* Whether a screen has something to show now (its tab is greyed when not), and why not. */
+bool tui_screen_available(Tui *t, const ScreenVTable *v, char *why, size_t size);
 /* The screen shown now, and whether the keys go to text typed on it. */
 const ScreenVTable *tui_current_screen(Tui *t);
 bool tui_current_typing(Tui *t);
@@ -137,6 +145,13 @@ sd_bus *tui_bus(Tui *t);
 int tui_suspend(Tui *t);
 void tui_resume(Tui *t);
 sd_event *tui_event(Tui *t);
+
+/* A question that comes by itself ignores keys for a grace period after it first shows (a key
+ * typed for the screen below must not answer it). id names the question ("firewall:NETWORK",
+ * "bt:7"); a new id starts the grace. True while its keys must be ignored. */
+bool tui_question_settling(Tui *t, const char *id);
+/* Ends the grace at once (its timer; SIGUSR1 in screenshot tests, whose clock is frozen). */
+void tui_grace_end(Tui *t);
 
 /* A one-line message in the status line until the next key. */
 void tui_message(Tui *t, ThemeRole role, const char *fmt, ...) _printf_(3, 4);

@@ -715,7 +715,7 @@ static const KeyHelp apps_keys[] = {
     /* No room in the hint bar at 80 columns: in the help only. */
     {"/", NULL,
      "Show only the apps whose ID, state, access or VPN rule contains what you type (Enter "
-     "keeps it, Esc clears it)"},
+     "keeps it, Esc clears it, Ctrl-U clears the text typed; / again starts a new filter)"},
     {"s", NULL, "Sort by ID, state (online first), access or bearer, in turn"},
     {"Up/Down", NULL, "Select the previous or next app (also k and j)"},
     {"Tab", NULL, "Select the next app, wrapping around (Shift-Tab: previous)"},
@@ -749,6 +749,14 @@ static bool apps_typing(Tui *t, Screen *s)
         return ((AppsData *)s->data)->filter.editing;
 }
 
+static bool apps_available(Tui *t, Screen *s, char *why, size_t size)
+{
+        if (tui_model(t)->n_apps > 0)
+                return true;
+        snprintf(why, size, "roamd has no apps (an older roamd, or [Apps] Enforce=no)");
+        return false;
+}
+
 const ScreenVTable apps_screen_vtable = {
     .name = "apps",
     .title = "Apps",
@@ -769,4 +777,6 @@ const ScreenVTable apps_screen_vtable = {
              "roamd at once and need root, group netdev or polkit authorization; the status "
              "line says whether they were done.",
     .typing = apps_typing,
+    .typing_keys = tui_filter_typing_keys,
+    .available = apps_available,
 };

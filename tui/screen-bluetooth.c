@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -406,6 +407,17 @@ static int add_device(TuiDoc *d, const BtRow *row, int item, bool table)
         return r;
 }
 
+/* A pairing question or a tag comes by itself: keys typed before it showed must not answer
+ * it (roam-tui-ask.c). */
+static bool question_settling(BtData *b)
+{
+        char id[32];
+
+        snprintf(id, sizeof(id), nfc_asks(b) ? "nfc:%" PRIu32 : "bt:%" PRIu32,
+                 nfc_asks(b) ? b->nfc_id : b->q_id);
+        return tui_question_settling(b->tui, id);
+}
+
 static void draw_question(Tui *t, BtData *b, int top, int height)
 {
         _cleanup_(tui_doc_freep) TuiDoc *d = NULL;
@@ -414,6 +426,7 @@ static void draw_question(Tui *t, BtData *b, int top, int height)
 
         if (tui_doc_new(&d) < 0)
                 return;
+        (void)question_settling(b);
         if (nfc_asks(b)) {
                 /* A tag neard read: what it holds in words, nothing done before a yes. */
                 r = tui_doc_line(d, -1, 0);
@@ -565,6 +578,13 @@ static int question_key(BtData *b, int key)
         size_t n = strlen(b->entry);
         bool list_key = false;
 
+        if (question_settling(b) && key != 'q' && key != 'Q' && key != 12 &&
+            key != TUI_KEY(KEY_RESIZE) && key != TUI_KEY(KEY_MOUSE)) {
+                tui_message(b->tui, THEME_WARNING,
+                            "A question just came: keys wait a moment, so none typed before "
+                            "it answers it.");
+                return REACTION_REDRAW;
+        }
         if (nfc_asks(b) &&
             (key == 'y' || key == 'n' || key == '\n' || key == '\r' || key == TUI_KEY_ESCAPE)) {
                 int r = action(b, "AnswerNfc", "ub", b->nfc_id,
@@ -694,6 +714,27 @@ static const KeyHelp bt_keys[] = {
     {},
 };
 
+static bool bt_available(Tui *t, Screen *s, char *why, size_t size)
+{
+        BtData *b = s->data;
+
+        if (!b->bus || !b->loaded)
+                snprintf(why, size, "roamd's Bluetooth state is being read");
+        else if (b->error)
+                snprintf(why, size, "%s", b->error);
+        else if (!b->available)
+                snprintf(why, size, "BlueZ is not running");
+        else if (!b->has_adapter)
+                snprintf(why, size, "no Bluetooth adapter");
+        else
+                return true;
+        /* No full stop: the sentence goes on after it. */
+        size_t n = strlen(why);
+        if (n > 0 && why[n - 1] == '.')
+                why[n - 1] = 0;
+        return false;
+}
+
 const ScreenVTable bluetooth_screen_vtable = {
     .name = "bluetooth",
     .title = "Bluetooth",
@@ -712,4 +753,5 @@ const ScreenVTable bluetooth_screen_vtable = {
              "appear here as a dialog, whoever started the pairing; unanswered, roamd refuses "
              "them after a while. A tag touched to the NFC reader asks here before its "
              "device is paired or its WiFi network added.",
+    .available = bt_available,
 };

@@ -760,6 +760,14 @@ static bool devices_key_active(Tui *t, Screen *s, const KeyHelp *k)
         return true;
 }
 
+static bool devices_available(Tui *t, Screen *s, char *why, size_t size)
+{
+        if (devices_screen_available(s))
+                return true;
+        snprintf(why, size, "roamd has no WiFi Direct device");
+        return false;
+}
+
 const ScreenVTable devices_screen_vtable = {
     .name = "devices",
     .title = "Devices",
@@ -777,4 +785,5 @@ const ScreenVTable devices_screen_vtable = {
              "to connect appears as a request to accept or reject. Connecting needs root, "
              "group netdev or polkit authorization; the status line says what roamd "
              "answered.",
+    .available = devices_available,
 };

@@ -327,6 +327,18 @@ static void draw_dialog(Tui *t, FirewallData *d, const RoamLink *l, bool first_j
         }
 }
 
+/* The first-join question comes by itself: for a moment after it shows, keys typed for the
+ * screen below are not its answer. A question asked with l needs no such wait. */
+static bool settling(Tui *t, const RoamLink *l, bool first_join)
+{
+        char id[sizeof("firewall:") + 256];
+
+        if (!first_join)
+                return false;
+        snprintf(id, sizeof(id), "firewall:%s", l->network_id);
+        return tui_question_settling(t, id);
+}
+
 void firewall_prompt_draw(Tui *t, Screen *s, int top, int height)
 {
         FirewallData *d = s->data;
@@ -335,8 +347,10 @@ void firewall_prompt_draw(Tui *t, Screen *s, int top, int height)
 
         d->tui = t;
         l = dialog_link(t, d, &first_join);
-        if (l)
-                draw_dialog(t, d, l, first_join, top, height);
+        if (!l)
+                return;
+        (void)settling(t, l, first_join);
+        draw_dialog(t, d, l, first_join, top, height);
 }
 
 static void on_set_location(const char *link, const char *location, bool first_join,
@@ -406,6 +420,12 @@ int firewall_prompt_key(Tui *t, Screen *s, int key)
         if (key == 'q' || key == 'Q' || key == 12 || key == TUI_KEY(KEY_RESIZE) ||
             key == TUI_KEY(KEY_MOUSE))
                 return REACTION_UNHANDLED;
+        if (settling(t, l, first_join)) {
+                tui_message(t, THEME_WARNING,
+                            "A question just came: keys wait a moment, so none typed before "
+                            "it answers it.");
+                return REACTION_REDRAW;
+        }
 
         i = tui_list_key(key, d->dialog_selected, (int)n, &handled);
         if (handled) {
@@ -448,8 +468,13 @@ int firewall_prompt_key(Tui *t, Screen *s, int key)
 int firewall_prompt_click(Tui *t, Screen *s, int item)
 {
         FirewallData *d = s->data;
+        const RoamLink *l;
+        bool first_join = false;
 
-        d->dialog_selected = item;
+        /* A click while it settles is typed ahead too: it chooses nothing. */
+        l = dialog_link(t, d, &first_join);
+        if (l && !settling(t, l, first_join))
+                d->dialog_selected = item;
         return firewall_prompt_key(t, s, '\r');
 }
 
@@ -466,11 +491,17 @@ const KeyHelp *firewall_prompt_keys(Tui *t, Screen *s)
             {"h", "home", NULL},      {"w", "work", NULL},     {"p", "public", NULL},
             {"u", "untrusted", NULL}, {"Esc", "cancel", NULL}, {},
         };
+        /* While it settles, no key answers it: none is offered. */
+        static const KeyHelp settling_keys[] = {{}};
         FirewallData *d = s->data;
+        const RoamLink *l;
         bool first_join = false;
 
-        if (!dialog_link(t, d, &first_join))
+        l = dialog_link(t, d, &first_join);
+        if (!l)
                 return NULL;
+        if (settling(t, l, first_join))
+                return settling_keys;
         return first_join ? first_join_keys : choose_keys;
 }
 
@@ -816,6 +847,14 @@ static const KeyHelp firewall_keys[] = {
     {},
 };
 
+static bool firewall_available(Tui *t, Screen *s, char *why, size_t size)
+{
+        if (firewall_screen_available(t))
+                return true;
+        snprintf(why, size, "roamd sends no network locations (no firewall)");
+        return false;
+}
+
 const ScreenVTable firewall_screen_vtable = {
     .name = "firewall",
     .title = "Firewall",
@@ -835,4 +874,5 @@ const ScreenVTable firewall_screen_vtable = {
              "you answer the question that comes when a link joins it. Changing a location "
              "needs root, group netdev or polkit authorization; the status line says whether "
              "it was done.",
+    .available = firewall_available,
 };

@@ -6,6 +6,7 @@
 #include <curses.h>
 
 #include "roam-screens.h"
+#include "roam-tui-internal.h"
 #include "roam-util.h"
 
 /* Help for the screen it was opened from: what the screen shows, its keys, the keys that work
@@ -23,7 +24,7 @@ typedef struct HelpData {
 static const KeyHelp global_keys[] = {
     {"? or F1", NULL, "Show this help; again to close it"},
     {"Esc", NULL, "Back to the previous screen (also Backspace)"},
-    {"1, 2, 3", NULL, "Jump to the Overview, the selected Link or the Apps"},
+    {"1 to 8", NULL, "Jump to a screen: the list below"},
     {"Ctrl-L", NULL, "Draw the whole screen again"},
     {"q or F10", NULL, "Quit"},
     {},
@@ -73,6 +74,28 @@ static void help_draw(Tui *t, Screen *s, int top, int height)
         keys(d, &item, of->keys, &r);
         heading(d, &item, "Keys everywhere", &r);
         keys(d, &item, global_keys, &r);
+
+        /* Every screen, and why one has nothing to show now: its tab is only greyed. */
+        heading(d, &item, "Screens", &r);
+        {
+                const ScreenVTable *tabs[TUI_TABS];
+                size_t n = tui_tab_screens(t, tabs);
+
+                for (size_t i = 0; i < n && r >= 0; i++) {
+                        char why[256];
+                        bool on = tui_screen_available(t, tabs[i], why, sizeof(why));
+
+                        r = tui_doc_line(d, item++, KEYS_WIDTH + 1);
+                        if (r >= 0)
+                                r = tui_doc_spanf(d, THEME_KEY, KEYS_WIDTH + 1, "%d",
+                                                  tabs[i]->number);
+                        if (r >= 0)
+                                r = tui_doc_span(d, THEME_NORMAL, 0, tabs[i]->title);
+                        if (r >= 0 && !on)
+                                r = tui_doc_spanf(d, THEME_MUTED, 0, ": nothing to show now, %s",
+                                                  why);
+                }
+        }
 
         heading(d, &item, "Display", &r);
         if (r >= 0)

@@ -404,6 +404,16 @@ static const KeyHelp link_keys[] = {
     {},
 };
 
+static bool link_available(Tui *t, Screen *s, char *why, size_t size)
+{
+        const char *path = tui_selected_link(t);
+
+        if (path && roam_model_find_link(tui_model(t), path))
+                return true;
+        snprintf(why, size, "roamd has no links");
+        return false;
+}
+
 const ScreenVTable link_screen_vtable = {
     .name = "link",
     .title = "Link",
@@ -421,4 +431,5 @@ const ScreenVTable link_screen_vtable = {
              "probed and how long the probes took, addresses, gateways, DNS servers and "
              "where they came from, what the network's captive portal API says, and every "
              "verdict this roam has seen since it started.",
+    .available = link_available,
 };

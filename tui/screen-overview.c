@@ -507,7 +507,8 @@ static const KeyHelp overview_keys[] = {
      "terminal opens on a click too (OSC 8)"},
     {"/", "filter",
      "Show only the links whose name, bearer, verdict or reason contains what you type "
-     "(Enter keeps it, Esc clears it)"},
+     "(Enter keeps it, Esc clears it, Ctrl-U clears the text typed; / again starts a new "
+     "filter)"},
     {"s", "sort", "Sort by interface index, name, state (the best first) or bearer, in turn"},
     {"Up/Down", NULL, "Select the previous or next link (also k and j)"},
     {"Tab", NULL, "Select the next link, wrapping around (Shift-Tab: previous)"},
@@ -536,4 +537,5 @@ const ScreenVTable overview_screen_vtable = {
              "partial, portal, local or offline) and why, when it was last probed, its "
              "addresses, and where to log in when a captive portal holds it.",
     .typing = overview_typing,
+    .typing_keys = tui_filter_typing_keys,
 };

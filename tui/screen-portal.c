@@ -652,6 +652,14 @@ static bool portal_key_active(Tui *t, Screen *s, const KeyHelp *k)
         return true;
 }
 
+static bool portal_available(Tui *t, Screen *s, char *why, size_t size)
+{
+        if (tui_any_portal(t))
+                return true;
+        snprintf(why, size, "no link is behind a captive portal");
+        return false;
+}
+
 const ScreenVTable portal_screen_vtable = {
     .name = "portal",
     .title = "Portal",
@@ -669,4 +677,5 @@ const ScreenVTable portal_screen_vtable = {
              "8908) and what roam will do. Nothing but a plain look at the portal's page is "
              "sent before you approve. Changes need root, group netdev or polkit "
              "authorization; the status line says whether they were done.",
+    .available = portal_available,
 };

@@ -67,6 +67,11 @@ def test_devices_and_confirm_dialog(env, screen):
     t.key("p")
     t.wait_for(screen="bluetooth", text="Does the device show passkey 123456 too?")
     check_golden("bluetooth-confirm", t)
+    # Keys typed before it showed do not answer it; after the grace period they do.
+    t.key("y")
+    t.wait_for(screen="bluetooth", text="A question just came: keys wait a moment")
+    assert not env.device(HEADSET)["paired"]
+    t.settle()
     t.key("y")
     t.wait_for(screen="bluetooth", text=["paired, not connected", "Last: Pairing with Roam "
                                          "Headset: done"])
@@ -78,6 +83,7 @@ def test_devices_and_confirm_dialog(env, screen):
     t.press("kcud1")
     t.key("p")
     t.wait_for(screen="bluetooth", text="Type its PIN")
+    t.settle()
     t.key("12")
     t.wait_for(screen="bluetooth", text="PIN: 12_")
     t.key("34\r")
@@ -91,6 +97,7 @@ def test_small_terminal_and_refusal(env, screen):
     t.key("p")
     t.wait_for(screen="bluetooth", text="000777")
     check_golden("bluetooth-small-confirm", t)
+    t.settle()
     # The global keys still work while the question waits: help, and back to the question.
     t.key("?")
     t.wait_for(screen="help", text="Help: the Bluetooth screen")
@@ -109,6 +116,7 @@ def test_themes(env, screen, theme):
     t.key("p")
     t.wait_for(screen="bluetooth", text="Type its PIN")
     check_golden(f"bluetooth-pin-theme-{theme}", t, theme)
+    t.settle()
     t.key("\x1b")
     t.wait_for(screen="bluetooth", text=["Pairing with Roam Headset failed:", "refused"])
 
@@ -138,6 +146,7 @@ def test_nfc_tag_asks_first(env, screen):
                text=["NFC tag", f"Pair with Roam Headset (headset, {HEADSET})?"])
     check_golden("bluetooth-nfc-offer", t)
     assert env.question()["id"] == 0
+    t.settle()
     t.key("n")
     t.wait_for(screen="bluetooth", text="Last: The NFC tag was declined: nothing was done")
     assert "NFC tag\n" not in t.text() and not env.device(HEADSET)["paired"]
@@ -145,8 +154,10 @@ def test_nfc_tag_asks_first(env, screen):
     env.mock_call("SetPairing", env.dev, "confirm", "271828")
     assert touch(neard, msg) == "delivered"
     t.wait_for(screen="bluetooth", text=f"Pair with Roam Headset (headset, {HEADSET})?")
+    t.settle()
     t.key("y")
     t.wait_for(screen="bluetooth", text="Does the device show passkey 271828 too?")
+    t.settle()
     t.key("y")
     t.wait_for(screen="bluetooth", text="Last: Pairing with Roam Headset: done")
     assert env.device(HEADSET)["paired"]
@@ -159,6 +170,7 @@ def test_nfc_tag_small_terminal(env, screen):
     assert touch(neard, handover_select(HEADSET, "Roam Headset")) == "delivered"
     t.wait_for(screen="bluetooth", text="NFC tag")
     check_golden("bluetooth-small-nfc-offer", t)
+    t.settle()
     t.key("n")
     env.wait(lambda: "declined" in str(env.prop("LastEvent")), what="declined")
     t.wait(lambda t: "NFC tag" not in t.text(), what="the dialog closed")
@@ -182,6 +194,7 @@ def test_questions_reach_other_screens(env, tmp_path):
         t.key("7")
         t.wait_for(screen="bluetooth", text=["NFC tag", "Pair with Roam Headset"])
         assert "to answer." not in t.text()
+        t.settle()
         t.key("n")
         t.wait_for(screen="bluetooth", text="Last: The NFC tag was declined: nothing was done")
 
@@ -195,6 +208,7 @@ def test_questions_reach_other_screens(env, tmp_path):
                                             "to answer."])
         t.key("7")
         t.wait_for(screen="bluetooth", text="Does the device show passkey 141421 too?")
+        t.settle()
         t.key("y")
         env.wait(lambda: res, what="Pair")
         assert "ok" in res, res

@@ -205,6 +205,7 @@ def test_devices_connected_reach(group_net, tmp_path, golden):
     try:
         # The firewall asks where the new link's network is first (docs/firewall.md).
         t.wait_for(screen="overview", text="Is this a home, work or public network?")
+        t.settle()
         t.key("u")
         t.wait_for(screen="overview", text="6 Devices")
         t.key("6")

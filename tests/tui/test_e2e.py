@@ -50,6 +50,7 @@ def test_real_roamd(env, tmp_path):
                 t.wait(lambda t: asked(t), what="the first-join question for " +
                        " or ".join(sorted(pending)))
             name = asked(t)
+            t.settle()
             t.key("u")
             t.wait_for(screen="overview", text=f"{name} stays untrusted for this session")
             pending.discard(name)

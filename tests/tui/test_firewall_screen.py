@@ -11,6 +11,7 @@ def test_first_join_prompt(roamd, tui, golden):
     fake = roamd(FIREWALL)
     t = tui()
     t.wait_for(screen="overview", text=[QUESTION, "eth1: a network roam has not seen"])
+    t.settle()
     # The dialog's keys replace the screen's.
     assert "h home" in t.text_lines()[-1] and "u not now" in t.text_lines()[-1]
     # The cursor starts on "not now": an Enter meant for the screen below changes nothing.
@@ -30,9 +31,11 @@ def test_first_join_prompt_small_and_monochrome(roamd, tui, golden):
     roamd(FIREWALL)
     t = tui(cols=40, rows=12)
     t.wait_for(screen="overview", text="Is this a home, work or")
+    t.settle()
     golden("firewall-prompt-small", t)
     t2 = tui(args=("--theme", "monochrome"))
     t2.wait_for(screen="overview", text=QUESTION)
+    t2.settle()
     golden("firewall-prompt-monochrome", t2, theme="monochrome")
 
 
@@ -42,6 +45,7 @@ def test_first_join_not_now(roamd, tui):
     fake = roamd(FIREWALL)
     t = tui()
     t.wait_for(screen="overview", text=QUESTION)
+    t.settle()
     t.key("u")
     t.wait_for(screen="overview", text="eth1 stays untrusted for this session")
     assert QUESTION not in t.text()
@@ -54,6 +58,7 @@ def test_first_join_not_now(roamd, tui):
     # Another unknown network on the link: asked again; Esc works like u.
     fake.send(op="set", link=4, props={"NetworkId": "ether:gw=02:00:00:00:03:01"})
     t.wait_for(screen="overview", text=QUESTION)
+    t.settle()
     t.key(ESC)
     t.wait_for(screen="overview", text="eth1 stays untrusted for this session")
     assert fake.send(op="location_calls") == []
@@ -65,6 +70,7 @@ def test_first_join_refused(roamd, tui, golden):
     fake = roamd(dict(FIREWALL, _deny_uids=[0]))
     t = tui()
     t.wait_for(screen="overview", text=QUESTION)
+    t.settle()
     t.key("w")
     t.wait_for(screen="overview", text="Not allowed to make this network work on eth1")
     golden("firewall-prompt-refused", t)
@@ -77,6 +83,7 @@ def test_firewall_screen(roamd, tui, golden):
     fake = roamd(FIREWALL)
     t = tui()
     t.wait_for(screen="overview", text=QUESTION)
+    t.settle()
     t.key("u")
     t.wait_for(screen="overview", text="stays untrusted")
     assert "8 Firewall" in t.text_lines()[0]
@@ -145,6 +152,7 @@ def test_link_screen_says_the_location(roamd, tui):
     roamd(FIREWALL)
     t = tui(rows=40)
     t.wait_for(screen="overview", text=QUESTION)
+    t.settle()
     t.key("u")
     t.key("2")  # the selected link: wlan0, the best link
     t.wait_for(screen="link", text="wlan0 (wifi)")
@@ -171,6 +179,7 @@ def test_first_join_prompt_click(roamd, tui):
     fake = roamd(FIREWALL)
     t = tui()
     t.wait_for(screen="overview", text=QUESTION)
+    t.settle()
     x, y = t.find("w work: a network you mostly trust")
     t.click(x, y)
     t.wait_for(screen="overview", text="eth1: this network is now work")
@@ -211,7 +220,11 @@ def test_first_join_waits_while_a_filter_is_typed(roamd, tui):
     assert QUESTION not in t.text()
     t.key("\r")
     t.wait_for(screen="overview", text=QUESTION)
-    # Enter on the question right away: "not now", nothing sent.
+    # Enter on the question right away: typed ahead, it answers nothing.
+    t.key("\r")
+    t.wait_for(screen="overview", text=[QUESTION, "A question just came: keys wait a moment"])
+    # After the grace period, Enter on the choice it starts on: "not now", nothing sent.
+    t.settle()
     t.key("\r")
     t.wait_for(screen="overview", text="eth1 stays untrusted for this session")
     assert fake.send(op="location_calls") == []
@@ -222,6 +235,7 @@ def test_first_join_two_networks_one_after_the_other(roamd, tui):
     fake = roamd(FIREWALL)
     t = tui()
     t.wait_for(screen="overview", text="eth1: a network roam has not seen")
+    t.settle()
     fake.send(op="set", link=3, props={"NetworkId": "wifi:Other:02:00:00:00:09:09",
                                        "Location": "untrusted", "LocationSource": "default",
                                        "LocationReason": "unknown network: untrusted until you choose"})
@@ -229,6 +243,31 @@ def test_first_join_two_networks_one_after_the_other(roamd, tui):
     t.wait_for(screen="overview", text="eth1 stays untrusted for this session")
     if "wlan0: a network roam has not seen" not in t.text():
         t.wait_for(screen="overview", text="wlan0: a network roam has not seen")
+    t.settle()
     t.key("u")
     t.wait_for(screen="overview", text="wlan0 stays untrusted for this session")
     assert QUESTION not in t.text()
+
+
+def test_first_join_ignores_keys_typed_ahead(roamd, tui, golden):
+    """The question comes by itself: keys typed right after start ("3/chrome": the apps
+    screen, a filter) answer nothing, not even the "h" of "chrome". Once the grace period is
+    over, its letters answer it."""
+    from scenarios import APPS
+    fake = roamd(dict(FIREWALL, apps=APPS["apps"]))
+    t = tui()
+    t.wait_for(screen="overview", text=QUESTION)
+    t.key("3/chrome")
+    t.wait(lambda t: t.frame.screen == "overview" and QUESTION in t.text() and
+           "A question just came: keys wait a moment" in t.text() and
+           t.frame.fields.get("settling") == "1", what="the keys typed ahead ignored")
+    # While it settles, no key is offered: none would act.
+    assert "h home" not in t.text_lines()[-1]
+    golden("firewall-prompt-settling", t)
+    assert fake.send(op="location_calls") == []
+    assert "location home, set by you" not in t.text()
+    t.settle()
+    assert "h home" in t.text_lines()[-1]
+    t.key("p")
+    t.wait_for(screen="overview", text="eth1: this network is now public")
+    assert fake.send(op="location_calls") == [["eth1", "public"]]

@@ -469,6 +469,33 @@ def link_rows(t):
             if len(line) > 2 and line[2] != " " and line[:2] in ("  ", "> ")]
 
 
+def test_filter_typing_keys(roamd, tui, golden):
+    """While a filter is typed, the hint bar offers only what works then (q, r, s would be
+    text); Ctrl-U clears the text; a second / starts a new filter instead of adding to the old
+    one out of sight."""
+    roamd(SEVERAL)
+    t = tui()
+    t.wait_for(screen="overview", text="tun0")
+    t.key("/")
+    t.wait_for(screen="overview", text="Filter: _ (7 of 7 links)")
+    hints = t.text_lines()[-1]
+    assert hints.split() == ["Enter", "apply", "Esc", "cancel", "Ctrl-U", "clear", "Backspace",
+                             "delete"], hints
+    golden("overview-filter-typing", t)
+    t.key("wl")
+    t.wait_for(screen="overview", text="Filter: wl_ (1 of 7 links)")
+    t.key(b"\x15")  # Ctrl-U
+    t.wait_for(screen="overview", text="Filter: _ (7 of 7 links)")
+    t.key("eth\r")
+    t.wait_for(screen="overview", text="Filter: eth (3 of 7 links)")
+    assert "q quit" in t.text_lines()[-1]
+    t.key("/")
+    t.wait_for(screen="overview", text="Filter: _ (7 of 7 links)")
+    t.key("tun\r")
+    t.wait_for(screen="overview", text="Filter: tun (1 of 7 links)")
+    assert link_rows(t) == ["tun0"]
+
+
 def test_filter_and_sort(roamd, tui, golden):
     roamd(SEVERAL)
     t = tui()

@@ -250,6 +250,14 @@ class Tui:
                     all(x in t.text() for x in texts))
         return self.wait(ok, timeout, f"screen={screen} live={live} text={texts}")
 
+    def settle(self, timeout=10):
+        """Ends the grace period of a question that came by itself (keys typed before it showed
+        do not answer it): roam's clock is frozen, so the driver says the time has passed
+        (SIGUSR1), and waits for a frame drawn after that."""
+        self.proc.send_signal(signal.SIGUSR1)
+        return self.wait(lambda t: t.frame.fields.get("settling") == "0", timeout,
+                         "a frame after the question's grace period")
+
     def cursor_line(self):
         return self.text_lines()[self.screen.cursor.y]
 

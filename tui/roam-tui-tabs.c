@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdio.h>
+#include <string.h>
+
+#define NCURSES_WIDECHAR 1
+#include <curses.h>
+
+#include "roam-tui-internal.h"
+#include "roam-util.h"
+
+/* The header: every screen's tab, so every screen can be found; those with nothing to show
+ * now are greyed (header-off) and, when room is short, only their number shows. Why a screen
+ * has nothing to show is said in words where there is room for words: the help's list of
+ * screens, and the status line when its key is pressed. */
+
+bool tui_screen_available(Tui *t, const ScreenVTable *v, char *why, size_t size)
+{
+        Screen *s = tui_screen_of(t, v);
+        char buf[256] = "";
+
+        if (why && size > 0)
+                why[0] = 0;
+        if (v == &overview_screen_vtable || v == &help_screen_vtable)
+                return true;
+        switch (roam_live_get_state(tui_live(t))) {
+        case ROAM_LIVE_READY:
+                break;
+        case ROAM_LIVE_NOT_RUNNING:
+                snprintf(buf, sizeof(buf), "roamd is not running");
+                goto off;
+        case ROAM_LIVE_NO_BUS:
+                snprintf(buf, sizeof(buf), "the system bus cannot be reached");
+                goto off;
+        case ROAM_LIVE_LOADING:
+                snprintf(buf, sizeof(buf), "roamd's state is being read");
+                goto off;
+        case ROAM_LIVE_FAILED:
+        case _ROAM_LIVE_STATE_MAX:
+        case _ROAM_LIVE_STATE_INVALID:
+                snprintf(buf, sizeof(buf), "roamd's answer could not be read");
+                goto off;
+        }
+        if (!s || !v->available || v->available(t, s, buf, sizeof(buf)))
+                return true;
+off:
+        if (why && size > 0)
+                snprintf(why, size, "%s", buf);
+        return false;
+}
+
+/* A tab as drawn: "[3 Apps]" for the active screen (the brackets say it without colour),
+ * "3 Apps" or "3" for the others; roomy: a space on each side. */
+static int tab_label(const ScreenVTable *v, bool active, bool title, bool roomy, char *buf,
+                     size_t size)
+{
+        if (active)
+                return snprintf(buf, size, "[%d %s]", v->number, v->title);
+        if (!title)
+                return snprintf(buf, size, "%d", v->number);
+        return snprintf(buf, size, roomy ? " %d %s " : "%d %s", v->number, v->title);
+}
+
+/* How much of the header to give up, from none: roomy gaps, single gaps, the unavailable
+ * tabs' titles, every other tab's title, then tabs from the right (never the active one). */
+enum {
+        HEADER_ROOMY,
+        HEADER_TIGHT,
+        HEADER_OFF_NUMBERS,
+        HEADER_NUMBERS,
+        HEADER_DROP,
+        _HEADER_LEVEL_MAX,
+};
+
+static int header_width(Tui *t, const ScreenVTable *const *tabs, size_t n,
+                        const ScreenVTable *active, const bool *on, int level, int help_width)
+{
+        char buf[64];
+        int w = level == HEADER_ROOMY ? 6 : 4;
+
+        for (size_t i = 0; i < n; i++) {
+                bool title = tabs[i] == active ||
+                             (level < HEADER_NUMBERS && (on[i] || level < HEADER_OFF_NUMBERS));
+
+                w += 1 + tab_label(tabs[i], tabs[i] == active, title, level == HEADER_ROOMY, buf,
+                                   sizeof(buf));
+        }
+        return w + 1 + help_width;
+}
+
+void tui_draw_header(Tui *t)
+{
+        const ScreenVTable *tabs[TUI_TABS];
+        bool on[TUI_TABS], in_help = tui_current_screen(t) == &help_screen_vtable;
+        const ScreenVTable *active = in_help ? tui_previous_screen(t) : tui_current_screen(t);
+        size_t n = tui_tab_screens(t, tabs), shown = n;
+        int level, x, cols = tui_columns(t), help_width;
+        const char *help;
+        char buf[64];
+
+        for (size_t i = 0; i < n; i++)
+                on[i] = tui_screen_available(t, tabs[i], NULL, 0);
+        for (level = HEADER_ROOMY; level < HEADER_DROP; level++) {
+                help = in_help ? "[? Help]" : (level == HEADER_ROOMY ? " ? Help " : "? Help");
+                help_width = (int)strlen(help);
+                if (header_width(t, tabs, n, active, on, level, help_width) <= cols)
+                        break;
+        }
+        help = in_help ? "[? Help]" : (level == HEADER_ROOMY ? " ? Help " : "? Help");
+        help_width = (int)strlen(help);
+        /* Still too wide: the tabs after the active one go first, then those before it. */
+        while (level == HEADER_DROP && shown > 1 &&
+               header_width(t, tabs, shown, active, on, level, help_width) > cols) {
+                size_t drop = shown - 1;
+
+                if (tabs[drop] == active)
+                        drop--;
+                memmove(&tabs[drop], &tabs[drop + 1], (shown - drop - 1) * sizeof(tabs[0]));
+                memmove(&on[drop], &on[drop + 1], (shown - drop - 1) * sizeof(on[0]));
+                shown--;
+        }
+
+        tui_fill(t, 0, 0, cols, THEME_HEADER);
+        x = tui_print(t, 0, 0, cols, THEME_HEADER, level == HEADER_ROOMY ? " roam " : "roam");
+        for (size_t i = 0; i < shown; i++) {
+                bool is_active = tabs[i] == active;
+                bool title =
+                    is_active || (level < HEADER_NUMBERS && (on[i] || level < HEADER_OFF_NUMBERS));
+                int k;
+
+                tab_label(tabs[i], is_active, title, level == HEADER_ROOMY, buf, sizeof(buf));
+                x += tui_print(t, 0, x, cols - x, THEME_HEADER, " ");
+                k = tui_print(t, 0, x, cols - x,
+                              is_active ? THEME_HEADER_ACTIVE
+                              : on[i]   ? THEME_HEADER
+                                        : THEME_HEADER_OFF,
+                              buf);
+                tui_note_tab(t, x, x + k, tabs[i]);
+                x += k;
+        }
+        /* "? Help" always has its place: the tabs gave theirs up first. */
+        if (help_width <= cols - x) {
+                tui_print(t, 0, cols - help_width, help_width,
+                          in_help ? THEME_HEADER_ACTIVE : THEME_HEADER, help);
+                tui_note_tab(t, cols - help_width, cols, NULL);
+        }
+}
