@@ -102,10 +102,9 @@ static int ask(sd_bus_message *msg, const char *action, const char *sender)
         PolkitQuery *q;
         int r;
 
-        r = sd_bus_message_new_method_call(bus, &call, "org.freedesktop.PolicyKit1",
-                                           "/org/freedesktop/PolicyKit1/Authority",
-                                           "org.freedesktop.PolicyKit1.Authority",
-                                           "CheckAuthorization");
+        r = sd_bus_message_new_method_call(
+            bus, &call, "org.freedesktop.PolicyKit1", "/org/freedesktop/PolicyKit1/Authority",
+            "org.freedesktop.PolicyKit1.Authority", "CheckAuthorization");
         if (r < 0)
                 return r;
         /* polkit not running means "no polkit here" (group netdev decides), not "start it" */
