@@ -402,7 +402,7 @@ int apps_bus_method_run(sd_bus_message *msg, void *userdata, sd_bus_error *error
         /* A grant is a policy change: running does not include it. */
         if (online_for > 0) {
                 r = manager_bus_check_authorized(msg, "org.roam1.change-app-policy", error);
-                if (r < 0)
+                if (r != 0) /* refused, or polkit asked: answered later */
                         return r;
         }
         r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_PID | SD_BUS_CREDS_AUGMENT, &creds);

@@ -121,7 +121,7 @@ static int method_get_question_value(sd_bus_message *msg, void *userdata, sd_bus
         int r;
 
         r = manager_bus_check_authorized(msg, BT_ACTION, error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = sd_bus_message_read(msg, "u", &id);
         if (r < 0)

@@ -116,7 +116,7 @@ static int method_get_pin(sd_bus_message *msg, void *userdata, sd_bus_error *err
         Peer *p = userdata;
         int r = authorize(msg, error);
 
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         return sd_bus_reply_method_return(msg, "s", p->pin);
 }

@@ -136,7 +136,7 @@ static int method_approve(sd_bus_message *msg, void *userdata, sd_bus_error *err
         e = portal_store_get(s->portal->store, s->identity);
         if (always || (e && e->password)) {
                 r = check_saved_login(msg, error);
-                if (r < 0)
+                if (r != 0) /* refused, or polkit asked: answered later */
                         return r;
         }
         r = portal_session_approve(s, always, &err);
@@ -176,7 +176,7 @@ static int method_forget(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = check_saved_login(msg, error);
-        if (r < 0)
+        if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = portal_session_forget(s, &err);
         return reply(msg, error, r, err);
@@ -234,7 +234,7 @@ static int method_login(sd_bus_message *msg, void *userdata, sd_bus_error *error
                 return r;
         if (save || always) {
                 r = check_saved_login(msg, error);
-                if (r < 0)
+                if (r != 0) /* refused, or polkit asked: answered later */
                         return r;
         }
         r = read_password_fd(fd, &password);

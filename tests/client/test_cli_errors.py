@@ -53,7 +53,6 @@ BAD = [
     ("p2p", "peers", "extra"),
     ("p2p", "connect"),
     ("p2p", "connect", "tv", "frob"),
-    ("p2p", "connect", "tv", "pin"),
     ("p2p", "connect", "tv", "pin", "1234", "5678"),
     ("p2p", "connect", "tv", "push-button", "extra"),
     ("p2p", "accept", "tv", "1234", "5678"),
