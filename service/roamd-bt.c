@@ -23,7 +23,7 @@ struct BtOp {
         char *path;
         bool returns_string;
         bool is_pair;
-        bool quiet; /* no event on success: roamd's own housekeeping */
+        bool quiet; /* no event: roamd's own housekeeping (failures only logged) */
 };
 
 static const char *const bt_question_kind_table[_BT_QUESTION_MAX] = {
@@ -484,7 +484,12 @@ static int on_op_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_erro
                 const char *why =
                     op->is_pair && bt->pair_outcome ? bt->pair_outcome : strempty(e->message);
 
-                bt_event(bt, "%s failed: %s (%s)", op->what, why, e->name);
+                if (op->quiet)
+                        /* housekeeping (a scan that had ended already): the event the user
+                         * was told stays the last word */
+                        log_info("Bluetooth: %s failed: %s (%s)", op->what, why, e->name);
+                else
+                        bt_event(bt, "%s failed: %s (%s)", op->what, why, e->name);
                 if (op->request)
                         (void)sd_bus_reply_method_errorf(op->request, ROAM_ERROR_FAILED,
                                                          "%s failed: %s (%s)", op->what, why,
