@@ -584,6 +584,9 @@ static void apps_words(Tui *t, const P2pPeer *p, char *buf, size_t size)
                 if (!streq_ptr(a->route4, l->name) && !streq_ptr(a->route4, l->path) &&
                     !streq_ptr(a->route6, l->name) && !streq_ptr(a->route6, l->path))
                         continue;
+                /* a user's policy caps the apps below it; their traffic is said by them */
+                if (streq(a->id, "user") || strncmp(a->id, "user:", 5) == 0)
+                        continue;
                 if (n++ > 0)
                         strncat(buf, ", ", size - strlen(buf) - 1);
                 /* The two policies that are not apps, said as what they cover. */
