@@ -9,11 +9,13 @@ Reads go over the world's private bus through tests/lib/roambus.py (one persiste
 dbus-python connection); waits on roamd's state wake on its signals (World.wait, wait_link),
 and Monitor records them. Run with Debian's /usr/bin/python3, as root.
 """
+import contextlib
 import fcntl
 import ipaddress
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -36,6 +38,8 @@ LOCK_DIR = Path("/run/lock")
 ROAMD = Path(os.environ.get("ROAMD", REPO / "build" / "service" / "roamd"))
 ROAM = Path(os.environ.get("ROAM", REPO / "build" / "tui" / "roam"))
 
+POLKIT_NAME = "org.freedesktop.PolicyKit1"
+POLKIT_PATH = "/org/freedesktop/PolicyKit1/Authority"
 BUS_NAME = "org.roam1"
 MANAGER_PATH = "/org/roam1"
 MANAGER_IFACE = "org.roam1.Manager"
@@ -905,6 +909,33 @@ class World:
         out = r.stdout + r.stderr
         m = re.search(r"^Error ([A-Za-z0-9_.]+)", out, re.M)
         return r.returncode == 0, (m.group(1) if m else None), out
+
+    @contextlib.contextmanager
+    def polkit(self, allowed=(), delay=None):
+        """polkit on the world's bus (python3-dbusmock's polkitd template) for the body of a
+        with block, allowing the actions in allowed (and answering after delay seconds);
+        yields a function that replaces the allowed actions."""
+        env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=self.address)
+        mock = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
+                                 "polkitd"], env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+
+        def allow(actions):
+            self.call(POLKIT_PATH, "org.freedesktop.DBus.Mock", "SetAllowed", "as",
+                      [list(actions)], dest=POLKIT_NAME)
+        try:
+            wait_for(lambda: self.call("/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                       "NameHasOwner", "s", [POLKIT_NAME],
+                                       dest="org.freedesktop.DBus"), 10, what="polkit mock")
+            if allowed:
+                allow(allowed)
+            if delay is not None:
+                self.call(POLKIT_PATH, "org.freedesktop.DBus.Mock", "SetDelay", "d", [delay],
+                          dest=POLKIT_NAME)
+            yield allow
+        finally:
+            mock.send_signal(signal.SIGTERM)
+            mock.wait(10)
 
     def managed_objects(self):
         return self.call(MANAGER_PATH, OM_IFACE, "GetManagedObjects")

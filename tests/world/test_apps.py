@@ -4,7 +4,6 @@ atomicity across changes, restarts and kill -9, coexistence with a foreign table
 authorization and bad input. Apps are cgroups of the device; outcomes are what the far end
 saw, what a client got, and what packet captures on every uplink show."""
 import os
-import signal
 import subprocess
 import threading
 import time
@@ -726,19 +725,10 @@ def test_unprivileged_callers_and_polkit(apps, roam_client):
                    str(ROAM), "run", "--app", "org.test.Auth", "--", "echo", "ran"], check=False)
     assert r.returncode != 0 and "ran" not in r.stdout, (r.stdout, r.stderr)
     # polkit on the bus decides for non-root callers
-    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=w.address)
-    mock = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
-                             "polkitd"], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    try:
-        wait_for(lambda: w.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
-                                "s", ["org.freedesktop.PolicyKit1"],
-                                dest="org.freedesktop.DBus"), 10, what="polkit mock")
+    with w.polkit() as allow:
         ok, err, out = w.call_as(65534, MANAGER_PATH, MANAGER_IFACE, "SetAppPolicy", *args)
         assert not ok and err == "org.roam1.Error.AccessDenied" and "polkit" in out, out
-        w.call("/org/freedesktop/PolicyKit1/Authority", "org.freedesktop.DBus.Mock",
-               "SetAllowed", "as", [["org.roam1.change-app-policy"]],
-               dest="org.freedesktop.PolicyKit1")
+        allow(["org.roam1.change-app-policy"])
         ok, err, out = w.call_as(65534, MANAGER_PATH, MANAGER_IFACE, "SetAppPolicy", *args)
         assert ok, out
         assert app_props(w, "org.test.Auth")["Access"] == "deny"
@@ -747,9 +737,6 @@ def test_unprivileged_callers_and_polkit(apps, roam_client):
                        str(ROAM), "run", "--app", "org.test.Auth", "--", "echo", "ran"],
                       check=False)
         assert "ran" not in r.stdout, r.stdout
-    finally:
-        mock.send_signal(signal.SIGTERM)
-        mock.wait(10)
 
 
 def run_app_call(w, app_id, online_for, target, user=None):
@@ -807,15 +794,7 @@ def test_run_app_checks_before_it_creates(apps):
         remove_cgroups(w, "app.slice")
     # run-app alone does not grant "online for a task": that is change-app-policy
     set_policy(w, "default", access="deny")
-    mock = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
-                             "polkitd"], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    try:
-        wait_for(lambda: w.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
-                                "s", ["org.freedesktop.PolicyKit1"],
-                                dest="org.freedesktop.DBus"), 10, what="polkit mock")
-        w.call("/org/freedesktop/PolicyKit1/Authority", "org.freedesktop.DBus.Mock",
-               "SetAllowed", "as", [["org.roam1.run-app"]], dest="org.freedesktop.PolicyKit1")
+    with w.polkit(["org.roam1.run-app"]):
         ok, err, out = run_app_call(w, "org.test.Grant", 300000000, "self", user=65534)
         assert not ok and err == "org.roam1.Error.AccessDenied", out
         assert "change-app-policy" in out, out
@@ -824,9 +803,6 @@ def test_run_app_checks_before_it_creates(apps):
         assert ok, out
         p = app_props(w, "org.test.Grant")
         assert p["OnlineUntil"] == 0 and p["Access"] == "deny", p
-    finally:
-        mock.send_signal(signal.SIGTERM)
-        mock.wait(10)
 
 
 # ---- bad input ----

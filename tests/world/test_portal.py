@@ -7,7 +7,6 @@ is bound to eth0, and the server logs every request it gets."""
 import json
 import os
 import shutil
-import signal
 import stat
 import subprocess
 import tempfile
@@ -329,16 +328,7 @@ def test_saved_login_is_an_admin_action(w, cafe, mon):
     wait_link_verdict(w, mon, "portal")
     s = wait_session(w, mon, lambda s: s["State"] == "waiting")
     assert s["HasSavedLogin"] is True
-    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=w.address)
-    mock = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
-                             "polkitd"], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    try:
-        wait_for(lambda: w.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
-                                "s", ["org.freedesktop.PolicyKit1"],
-                                dest="org.freedesktop.DBus"), 10, what="polkit mock")
-        w.call("/org/freedesktop/PolicyKit1/Authority", "org.freedesktop.DBus.Mock",
-               "SetAllowed", "as", [["org.roam1.manage"]], dest="org.freedesktop.PolicyKit1")
+    with w.polkit(["org.roam1.manage"]) as allow:
         for method, args in (("Approve", ["string:eth0", "boolean:false"]),
                              ("Approve", ["string:eth0", "boolean:true"]),
                              ("Forget", ["string:eth0"])):
@@ -350,15 +340,10 @@ def test_saved_login_is_an_admin_action(w, cafe, mon):
         # declining sends nothing and changes no saved login: manage is enough
         ok, err, out = w.call_as(65534, PORTAL_PATH, PORTAL_IFACE, "Decline", "string:eth0")
         assert ok, out
-        w.call("/org/freedesktop/PolicyKit1/Authority", "org.freedesktop.DBus.Mock",
-               "SetAllowed", "as", [["org.roam1.manage", "org.roam1.portal-saved-login"]],
-               dest="org.freedesktop.PolicyKit1")
+        allow(["org.roam1.manage", "org.roam1.portal-saved-login"])
         ok, err, out = w.call_as(65534, PORTAL_PATH, PORTAL_IFACE, "Forget", "string:eth0")
         assert ok, out
         assert session(w)["HasSavedLogin"] is False
-    finally:
-        mock.send_signal(signal.SIGTERM)
-        mock.wait(10)
         w.call(PORTAL_PATH, PORTAL_IFACE, "Forget", "s", ("eth0",))
 
 
