@@ -14,15 +14,18 @@ WORLD = "wbus"
 NOBODY = 65534
 E = "org.roam1.Error."
 
+
 def err(w, *call):
     with pytest.raises(DBusCallError) as e:
         w.call(*call)
     return e.value.name
 
+
 def test_get_link_by_name(w):
     for name in UPLINKS:
         assert w.call(MANAGER_PATH, MANAGER_IFACE, "GetLinkByName", "s", (name,)) == \
             w.link(name)["_path"]
+
 
 @pytest.mark.parametrize("name,error", [
     ("", "InvalidArguments"),
@@ -38,6 +41,7 @@ def test_get_link_by_name(w):
 def test_get_link_by_name_errors(w, name, error):
     assert err(w, MANAGER_PATH, MANAGER_IFACE, "GetLinkByName", "s", (name,)) == E + error
 
+
 def test_get_link_by_index(w):
     l = w.link("cell0")
     assert w.call(MANAGER_PATH, MANAGER_IFACE, "GetLinkByIndex", "i", (l["Index"],)) == l["_path"]
@@ -47,6 +51,7 @@ def test_get_link_by_index(w):
     for idx in (99999, 2147483647, 1):  # 1 is loopback: not exported
         assert err(w, MANAGER_PATH, MANAGER_IFACE, "GetLinkByIndex", "i", (idx,)) == \
             E + "NoSuchLink"
+
 
 @pytest.mark.parametrize("method,sig,args", [
     ("GetLinkByName", "i", (3,)),
@@ -60,6 +65,7 @@ def test_wrong_signature(w, method, sig, args):
     assert err(w, MANAGER_PATH, MANAGER_IFACE, method, sig, args) == \
         "org.freedesktop.DBus.Error.InvalidArgs"
 
+
 def test_wrong_signature_with_busctl(w):
     r = subprocess.run(["busctl", "--address=" + w.address, "call", "org.roam1", MANAGER_PATH,
                         MANAGER_IFACE, "GetLinkByName", "i", "3"],
@@ -70,6 +76,7 @@ def test_wrong_signature_with_busctl(w):
                        capture_output=True, text=True, timeout=30)
     assert r.returncode != 0
     assert w.roamd_running()
+
 
 def test_unknown_objects_and_members(w):
     for path in ("/org/roam1/link/99999", "/org/roam1/link/0", "/org/roam1/link/abc",
@@ -84,6 +91,7 @@ def test_unknown_objects_and_members(w):
     assert err(w, path, PROPS_IFACE, "Set", "ssv", (LINK_IFACE, "Name", "evil0")) in (
         "org.freedesktop.DBus.Error.PropertyReadOnly", "org.freedesktop.DBus.Error.AccessDenied")
     assert w.link("wifi0")["Name"] == "wifi0"
+
 
 def test_unprivileged_caller(w):
     ok, name, out = w.call_as(NOBODY, MANAGER_PATH, MANAGER_IFACE, "Reload")
@@ -104,6 +112,7 @@ def test_unprivileged_caller(w):
     assert r.returncode != 0 and "AccessDenied" in r.stdout + r.stderr
     # root may reload
     w.call(MANAGER_PATH, MANAGER_IFACE, "Reload")
+
 
 # One connection, several Reprobe calls at once (argv: bus address, link path, count): prints
 # each call's outcome, "ok" or the error name, in the order of the answers.
@@ -127,6 +136,7 @@ for i in range(left[0]):
 loop.run()
 """
 
+
 @pytest.fixture
 def slow_polkit(w):
     """polkit on the bus (python3-dbusmock's polkitd) answering each check after 2 s, one at a
@@ -134,10 +144,12 @@ def slow_polkit(w):
     with w.polkit(["org.roam1.manage"], delay=2.0):
         yield
 
+
 def nobody(w, *cmd):
     return subprocess.Popen(["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY,
                              "--clear-groups", "--", *cmd], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
+
 
 def test_slow_polkit_blocks_nobody(w, slow_polkit):
     """Five unprivileged callers each wait for polkit (2 s a check, one after the other: 10 s
@@ -157,6 +169,7 @@ def test_slow_polkit_blocks_nobody(w, slow_polkit):
     assert all(c.returncode == 0 for c in callers), outs
     assert worst < 0.5, "a root property read took %.2f s during the polkit storm" % worst
 
+
 def test_polkit_checks_per_caller_are_capped(w, slow_polkit):
     """One caller with more requests waiting for polkit than roamd holds per caller: the
     rest are refused at once (LimitsExceeded), those held are answered."""
@@ -168,9 +181,11 @@ def test_polkit_checks_per_caller_are_capped(w, slow_polkit):
     # refused first, without waiting for polkit
     assert out[:2] == ["org.freedesktop.DBus.Error.LimitsExceeded"] * 2, out
 
+
 def test_roamd_survived(w):
     assert w.roamd_running()
     assert set(w.links()) == set(UPLINKS)
+
 
 # ---- the client ---------------------------------------------------------------------------
 
@@ -181,6 +196,7 @@ def test_roam_status(w, roam_client):
         assert name in r.stdout
     assert "routable" in r.stdout
     assert "192.0.2.1" in r.stdout
+
 
 def test_roam_status_json(w, roam_client):
     r = w.status("--json")
@@ -196,10 +212,12 @@ def test_roam_status_json(w, roam_client):
         wifi = [l for l in links if l.get("name") == "wifi0"][0]
         assert wifi.get("state") == "routable"
 
+
 def test_roam_status_unprivileged(w, roam_client):
     r = w.status(user=NOBODY)
     assert r.returncode == 0, r.stderr
     assert "wifi0" in r.stdout
+
 
 def test_roam_status_without_roamd(w, roam_client):
     w.roamd_stop()
