@@ -31,16 +31,10 @@ bool app_id_is_special(const char *id)
                       strcmp(id, APP_ID_USER) == 0 || app_id_user_uid(id, NULL));
 }
 
-bool app_id_user_uid(const char *id, uid_t *ret)
+bool uid_from_decimal(const char *s, size_t n, uid_t *ret)
 {
-        const char *s;
         uint64_t v = 0;
-        size_t n;
 
-        if (!id || strncmp(id, APP_ID_USER_PREFIX, strlen(APP_ID_USER_PREFIX)) != 0)
-                return false;
-        s = id + strlen(APP_ID_USER_PREFIX);
-        n = strlen(s);
         /* no sign, no leading zeros, not (uid_t)-1 nor the 16-bit one */
         if (n == 0 || n > 10 || (n > 1 && s[0] == '0'))
                 return false;
@@ -54,6 +48,16 @@ bool app_id_user_uid(const char *id, uid_t *ret)
         if (ret)
                 *ret = (uid_t)v;
         return true;
+}
+
+bool app_id_user_uid(const char *id, uid_t *ret)
+{
+        const char *s;
+
+        if (!id || strncmp(id, APP_ID_USER_PREFIX, strlen(APP_ID_USER_PREFIX)) != 0)
+                return false;
+        s = id + strlen(APP_ID_USER_PREFIX);
+        return uid_from_decimal(s, strlen(s), ret);
 }
 
 bool app_policy_id_is_valid(const char *id)

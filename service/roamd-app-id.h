@@ -22,6 +22,9 @@ bool app_id_is_valid(const char *id);
 
 /* "default", "system", "user" or "user:UID": policies, not apps */
 bool app_id_is_special(const char *id);
+/* A decimal uid as systemd accepts it (the n bytes at s): no sign, no leading zeros, not
+ * (uid_t)-1 nor the 16-bit (uid_t)-1. ret may be NULL. */
+bool uid_from_decimal(const char *s, size_t n, uid_t *ret);
 /* "user:UID" (a decimal uid as systemd writes it in user-UID.slice): true and *ret. */
 bool app_id_user_uid(const char *id, uid_t *ret);
 /* An ID a policy may have: an app ID or "user:UID". */

@@ -95,25 +95,6 @@ static bool comps_equal_path(const Comp *c, size_t n, const char *path)
         return i == n;
 }
 
-/* A decimal uid as systemd accepts it: no sign, no leading zeros, not (uid_t)-1 nor the
- * 16-bit (uid_t)-1. */
-static bool parse_uid(const char *s, size_t n, uid_t *ret)
-{
-        uint64_t v = 0;
-
-        if (n == 0 || n > 10 || (n > 1 && s[0] == '0'))
-                return false;
-        for (size_t i = 0; i < n; i++) {
-                if (s[i] < '0' || s[i] > '9')
-                        return false;
-                v = v * 10 + (uint64_t)(s[i] - '0');
-        }
-        if (v >= UINT32_MAX || v == 65535)
-                return false;
-        *ret = (uid_t)v;
-        return true;
-}
-
 /* "user-UID.slice" or "user@UID.service" */
 static bool comp_user_uid(const Comp *c, const char *prefix, const char *suffix, uid_t *ret)
 {
@@ -121,7 +102,7 @@ static bool comp_user_uid(const Comp *c, const char *prefix, const char *suffix,
 
         if (!comp_has_prefix(c, prefix) || !comp_has_suffix(c, suffix) || c->n < p + s)
                 return false;
-        return parse_uid(c->s + p, c->n - p - s, ret);
+        return uid_from_decimal(c->s + p, c->n - p - s, ret);
 }
 
 static int hex_digit(char c)
