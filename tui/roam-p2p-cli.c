@@ -371,30 +371,43 @@ static int peer_call(sd_bus *bus, const P2pPeer *p, const char *method, const ch
         return 0;
 }
 
+/* The PIN the peer shows, for command: from the command line (deprecated: every local user
+ * reads argv, through ps or /proc/PID/cmdline) or read on standard input into code. */
+static int peer_shown_pin(const P2pPeer *p, const char *arg, const char *command, char *code,
+                          size_t size, const char **ret)
+{
+        char prompt[300];
+
+        if (arg) {
+                log_warning("A PIN on the command line is visible to every local user; give it "
+                            "on standard input instead (deprecated).");
+                *ret = arg;
+                return 0;
+        }
+        snprintf(prompt, sizeof(prompt), "The PIN %s shows", p2p_peer_label(p));
+        if (roam_read_code(prompt, code, size) < 0)
+                return log_error("%s shows a PIN: '%s' reads it on standard input, and none "
+                                 "came.",
+                                 p2p_peer_label(p), command),
+                       -EINVAL;
+        *ret = code;
+        return 0;
+}
+
 static int p2p_connect(sd_bus *bus, P2pPeer *p, char **args, bool json)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         const char *method = "push-button", *pin = "", *shown = NULL;
-        char what[256], code[64] = "", prompt[300];
+        char what[256], code[64] = "";
         int r;
 
         /* The words were checked by check_connect_args(). */
         if (args[0] && streq(args[0], "pin")) {
                 method = "keypad";
-                if (args[1]) {
-                        /* argv is readable by every local user (ps, /proc/PID/cmdline) */
-                        log_warning("A PIN on the command line is visible to every local user; "
-                                    "give it on standard input instead (deprecated).");
-                        pin = args[1];
-                } else {
-                        snprintf(prompt, sizeof(prompt), "The PIN %s shows", p2p_peer_label(p));
-                        if (roam_read_code(prompt, code, sizeof(code)) < 0)
-                                return log_error("'roam p2p connect PEER pin' reads the PIN %s "
-                                                 "shows on standard input: none came.",
-                                                 p2p_peer_label(p)),
-                                       -EINVAL;
-                        pin = code;
-                }
+                r = peer_shown_pin(p, args[1], "roam p2p connect PEER pin", code, sizeof(code),
+                                   &pin);
+                if (r < 0)
+                        return r;
         } else if (args[0] && streq(args[0], "show-pin"))
                 method = "display";
         else if (!args[0] && !strv_contains(p->methods, "push-button") && p->methods &&
@@ -431,23 +444,16 @@ static int p2p_connect(sd_bus *bus, P2pPeer *p, char **args, bool json)
 
 static int p2p_accept(sd_bus *bus, P2pPeer *p, char **args, bool json)
 {
-        char what[256], code[64] = "", prompt[300];
-        const char *pin = args[0] ? args[0] : "";
+        char what[256], code[64] = "";
+        const char *pin = "";
         int r;
 
         if (!streq_ptr(p->state, "request"))
                 return log_error("%s has not asked to connect", p2p_peer_label(p)), -EINVAL;
-        if (args[0])
-                log_warning("A PIN on the command line is visible to every local user; give it "
-                            "on standard input instead (deprecated).");
-        else if (streq_ptr(p->method, "keypad")) {
-                snprintf(prompt, sizeof(prompt), "The PIN %s shows", p2p_peer_label(p));
-                if (roam_read_code(prompt, code, sizeof(code)) < 0)
-                        return log_error("%s shows a PIN: 'roam p2p accept PEER' reads it on "
-                                         "standard input, and none came.",
-                                         p2p_peer_label(p)),
-                               -EINVAL;
-                pin = code;
+        if (args[0] || streq_ptr(p->method, "keypad")) {
+                r = peer_shown_pin(p, args[0], "roam p2p accept PEER", code, sizeof(code), &pin);
+                if (r < 0)
+                        return r;
         }
         if (!json && streq_ptr(p->method, "display") && p->pin && *p->pin)
                 printf("Type this PIN on %s: %.4s %.4s\n", p2p_peer_label(p), p->pin,
