@@ -258,7 +258,6 @@ def test_wispr_login_saved_and_approved_again(w, cafe, mon):
     assert w.roamd_running()
 
 
-
 def test_saved_login_goes_only_to_the_host_it_was_saved_for(w, cafe, mon):
     """An "always" login is pinned to the login host seen when it was saved: a portal that
     logs in elsewhere (here: the saved entry names another host) gets nothing, and roamd asks
@@ -277,32 +276,29 @@ def test_saved_login_goes_only_to_the_host_it_was_saved_for(w, cafe, mon):
 
     # The same host with another certificate (the saved key differs): the handshake stops
     # before the form is sent, and roamd asks again.
-    w.roamd_stop()
-    saved["networks"][0]["login_pin"] = "sha256//" + "A" * 43 + "="
-    creds.write_text(json.dumps(saved))
-    w.roamd_start()
-    w.cafe_logout()
-    w.call(w.link("eth0")["_path"], "org.roam1.Link", "Reprobe")
-    wait_link_verdict(w, mon, "portal")
-    s = wait_session(w, mon, lambda s: s["State"] not in ("discovering", "waiting",
-                                                           "logging-in"))
-    assert s["State"] == "need-credentials", s
+    def asks_again_with(key, value):
+        """The saved login with key set to value: after a restart and a new portal, roamd
+        sends nothing and asks for the password; the session."""
+        w.roamd_stop()
+        saved["networks"][0][key] = value
+        creds.write_text(json.dumps(saved))
+        w.roamd_start()
+        w.cafe_logout()
+        w.call(w.link("eth0")["_path"], "org.roam1.Link", "Reprobe")
+        wait_link_verdict(w, mon, "portal")
+        s = wait_session(w, mon, lambda s: s["State"] not in ("discovering", "waiting",
+                                                               "logging-in"))
+        assert s["State"] == "need-credentials", s
+        return s
+
+    s = asks_again_with("login_pin", "sha256//" + "A" * 43 + "=")
     assert "certificate is not the one seen when the login was saved" in s["Message"], s
     assert len(cafe.posts()) == 1, cafe.posts()
     assert PASSWORD not in w.roamd_log()
     saved["networks"][0]["login_pin"] = pin
 
     # The same network identity, but the login was saved for another host.
-    w.roamd_stop()
-    saved["networks"][0]["login_host"] = "evil.test"
-    creds.write_text(json.dumps(saved))
-    w.roamd_start()
-    w.cafe_logout()
-    w.call(w.link("eth0")["_path"], "org.roam1.Link", "Reprobe")
-    wait_link_verdict(w, mon, "portal")
-    s = wait_session(w, mon, lambda s: s["State"] not in ("discovering", "waiting",
-                                                           "logging-in"))
-    assert s["State"] == "need-credentials", s
+    s = asks_again_with("login_host", "evil.test")
     assert "belongs to evil.test" in s["Message"] and "roam sent nothing" in s["Message"], s
     assert len(cafe.posts()) == 1, cafe.posts()
     # the person logs in by hand: the login is sent, and pinned to this host again

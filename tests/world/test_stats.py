@@ -147,16 +147,7 @@ def test_two_apps_at_once_counted_exactly(stats):
     for owner, r, tcp_addr, udp_addr in (("app:org.test.StatsA", ra, a4, a6),
                                          ("app:org.test.StatsB", rb, a6, a4)):
         # the whole exchange is over: wait for the export to show it, then it is exact
-        def done():
-            t = owner_total(w, owner)
-            return t["in"][1] > 0 and t["out"][1] > 0 and \
-                expected(r, tcp_addr, udp_addr, t) == {"out": t["out"][0], "in": t["in"][0]}
-        try:
-            wait_for(done, 10, what="%s counted exactly" % owner)
-        except TimeoutError:
-            t = owner_total(w, owner)
-            raise AssertionError("%s: counted %s, the relation gives %s (%s)"
-                                 % (owner, t, expected(r, tcp_addr, udp_addr, t), r))
+        wait_exact(w, owner, r, tcp_addr, udp_addr)
         # all of it went out of wifi0, the best link
         links = {l for (o, l, _) in prom(w) if o == owner}
         assert links == {"wifi0"}, links
