@@ -19,6 +19,7 @@
 #include <systemd/sd-event.h>
 
 #include "roam-bus.h"
+#include "roam-format.h"
 #include "roam-log.h"
 #include "roam-screens.h"
 #include "roam-text.h"
@@ -1339,13 +1340,6 @@ ThemeRole tui_verdict_role(const char *verdict)
         return THEME_NORMAL;
 }
 
-static bool locale_is_utf8(void)
-{
-        const char *codeset = nl_langinfo(CODESET);
-
-        return codeset && (strcasecmp(codeset, "UTF-8") == 0 || strcasecmp(codeset, "utf8") == 0);
-}
-
 static void load_theme(Tui *t, const char *wanted)
 {
         _cleanup_free_ char *configured = NULL;
@@ -1475,7 +1469,7 @@ int tui_run(const TuiOptions *opts)
         if (r < 0)
                 return r;
 
-        t.utf8 = locale_is_utf8();
+        t.utf8 = roam_locale_is_utf8();
         t.test_frames = getenv("ROAM_TEST_FRAMES") != NULL;
         t.hyperlinks = term_has_hyperlinks();
         t.frozen_clock = getenv("ROAM_TEST_NOW") != NULL;
