@@ -28,14 +28,6 @@ struct PolkitQuery {
 
 static PolkitQuery *queries;
 
-static uint64_t now_usec(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
-}
-
 static void query_free(PolkitQuery *q)
 {
         if (!q)
@@ -81,7 +73,7 @@ static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_err
                         r = sd_bus_message_read(reply, "bb", &authorized, &challenge);
                 q->verdict = r >= 0 && authorized ? 1 : 0;
         }
-        q->answered = now_usec();
+        q->answered = clock_now_usec(CLOCK_MONOTONIC);
         /* the handler runs again, from its first argument, and finds the verdict */
         r = sd_bus_message_rewind(q->request, true);
         if (r >= 0)
@@ -142,7 +134,7 @@ static int ask(sd_bus_message *msg, const char *action, const char *sender)
 int polkit_check(sd_bus_message *msg, const char *action)
 {
         const char *sender = sd_bus_message_get_sender(msg);
-        uint64_t now = now_usec();
+        uint64_t now = clock_now_usec(CLOCK_MONOTONIC);
         unsigned mine = 0, all = 0;
         PolkitQuery *next;
 

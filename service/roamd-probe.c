@@ -712,14 +712,6 @@ static void base_facts(const Link *l, int family, ProbeFacts *f)
                 f->has_route = true;
 }
 
-static uint64_t now_usec(clockid_t clock)
-{
-        struct timespec ts;
-
-        clock_gettime(clock, &ts);
-        return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
-}
-
 static CapportOutcome capport_outcome(const Link *l)
 {
         return !l->capport_valid    ? CAPPORT_OUTCOME_NONE
@@ -831,7 +823,7 @@ static void prober_schedule_next(Prober *p)
 {
         Link *l = p->link;
         const ProbeConfig *c = &l->manager->config->probe;
-        uint64_t now = now_usec(CLOCK_MONOTONIC), d = c->backoff_min_usec;
+        uint64_t now = clock_now_usec(CLOCK_MONOTONIC), d = c->backoff_min_usec;
         unsigned needing, failing;
 
         probe_needs(l, &needing, &failing);
@@ -896,8 +888,8 @@ static void prober_maybe_finish(Prober *p)
 
         /* A round that needed no probe (no carrier...) is no probe: LastProbe stays. */
         if (p->probed) {
-                l->last_probe_usec = now_usec(CLOCK_REALTIME);
-                l->probe_duration_usec = now_usec(CLOCK_MONOTONIC) - p->round_start;
+                l->last_probe_usec = clock_now_usec(CLOCK_REALTIME);
+                l->probe_duration_usec = clock_now_usec(CLOCK_MONOTONIC) - p->round_start;
                 link_probe_finished(l);
                 /* A round's TLS handshakes leave freed chunks all over the heap: give those
                  * pages back, so what stays resident is what roamd keeps. */
@@ -1074,7 +1066,7 @@ static void prober_start(Prober *p, unsigned families, bool facts_changed)
 
         (void)sd_event_source_set_enabled(p->timer, SD_EVENT_OFF);
         if (idle) {
-                p->round_start = now_usec(CLOCK_MONOTONIC);
+                p->round_start = clock_now_usec(CLOCK_MONOTONIC);
                 p->probed = false;
         }
         p->starting = true;
@@ -1094,7 +1086,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
         Prober *p = userdata;
         unsigned families = PROBE_IPV4 | PROBE_IPV6;
 
-        if (p->retry && now_usec(CLOCK_MONOTONIC) < p->recheck_at)
+        if (p->retry && clock_now_usec(CLOCK_MONOTONIC) < p->recheck_at)
                 families = p->retry;
         prober_start(p, families, false);
         return 0;

@@ -70,13 +70,6 @@ static int budgets_keep(Stats *s);
 static void forget_dead(Stats *s);
 static int stats_budgets_sync(Stats *s, bool force);
 
-static uint64_t now_usec(clockid_t c)
-{
-        struct timespec ts;
-        clock_gettime(c, &ts);
-        return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
-}
-
 int stats_owner_of(const CgroupNode *n, char **ret)
 {
         char *s = NULL;
@@ -288,13 +281,13 @@ static int read_counters(Stats *s, bool quiet_missing)
         _cleanup_free_ char *epoch = NULL;
         _cleanup_free_ char(*names)[16] = NULL;
         StatsBaselineEntry *nb = NULL;
-        uint64_t handle, real = now_usec(CLOCK_REALTIME);
+        uint64_t handle, real = clock_now_usec(CLOCK_REALTIME);
         uint32_t hour = (uint32_t)(real / USEC_PER_SEC / 3600);
         size_t n, n_d = 0, n_pend = 0;
         bool same;
         int r = 0;
 
-        check_clock(s, real, now_usec(CLOCK_BOOTTIME));
+        check_clock(s, real, clock_now_usec(CLOCK_BOOTTIME));
         r = nft_stats_read(s->nft, &handle, &e, &n);
         if (r == -ENOENT && quiet_missing)
                 return 0;
@@ -443,7 +436,7 @@ int stats_save(Stats *s)
 {
         const StatsConfig *c;
         _cleanup_free_ uint8_t *data = NULL;
-        uint64_t boot = now_usec(CLOCK_BOOTTIME);
+        uint64_t boot = clock_now_usec(CLOCK_BOOTTIME);
         size_t size;
         int r;
 
@@ -452,9 +445,9 @@ int stats_save(Stats *s)
         c = &s->manager->config->stats;
         if (read_counters(s, false) >= 0)
                 forget_dead(s);
-        (void)stats_history_prune(
-            &s->hist,
-            stats_clock_prune_hour(&s->clock, now_usec(CLOCK_REALTIME), boot, c->retention_days));
+        (void)stats_history_prune(&s->hist,
+                                  stats_clock_prune_hour(&s->clock, clock_now_usec(CLOCK_REALTIME),
+                                                         boot, c->retention_days));
         /* the budgets' use goes into the same file: their table does not survive a reboot */
         (void)stats_budgets_read(s);
         if (budgets_keep(s) < 0)
@@ -718,7 +711,7 @@ static void budgets_seed(Stats *s)
 {
         const unsigned warn = s->manager->config->stats.budget_warn_percent;
         _cleanup_free_ NftQuotaUse *q = NULL;
-        uint64_t real = now_usec(CLOCK_REALTIME);
+        uint64_t real = clock_now_usec(CLOCK_REALTIME);
         size_t n = 0;
 
         if (s->n_budgets == 0 || nft_budget_read(s->nft, &q, &n) != -ENOENT)
@@ -813,7 +806,7 @@ static int stats_budgets_sync(Stats *s, bool force)
         _cleanup_(nft_txn_freep) NftTxn *t = NULL;
         _cleanup_free_ NftBudget *nb = NULL;
         _cleanup_free_ char *sig = NULL;
-        uint64_t real = now_usec(CLOCK_REALTIME), next_end = UINT64_MAX;
+        uint64_t real = clock_now_usec(CLOCK_REALTIME), next_end = UINT64_MAX;
         uint64_t **cgs = NULL;
         unsigned **lvls = NULL;
         uint32_t **ifs = NULL, **mks = NULL;

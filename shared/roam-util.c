@@ -32,6 +32,14 @@ int string_table_lookup(const char *const *table, size_t n, const char *s)
         return -EINVAL;
 }
 
+uint64_t clock_now_usec(clockid_t clock)
+{
+        struct timespec ts;
+
+        clock_gettime(clock, &ts);
+        return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
+}
+
 int read_one_line_file(const char *path, char **ret)
 {
         _cleanup_fclose_ FILE *f = NULL;

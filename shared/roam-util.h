@@ -2,9 +2,14 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdint.h>
+#include <time.h>
 #include <sys/types.h>
 
 #include "roam-macro.h"
+
+/* The time on clock (CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME) in microseconds. */
+uint64_t clock_now_usec(clockid_t clock);
 
 int read_one_line_file(const char *path, char **ret);
 /* Reads a whole file, refusing files larger than max bytes (-EFBIG). NUL-terminated. */

@@ -255,21 +255,13 @@ static int find_session(sd_bus *bus, const char *link, RoamPortalSession **ret_a
         return 0;
 }
 
-static uint64_t now_usec(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /* Waits for the next message of a match (or the deadline); 0 at the deadline. */
 static int wait_bus(sd_bus *bus, uint64_t deadline)
 {
         int r;
 
         for (;;) {
-                uint64_t now = now_usec();
+                uint64_t now = clock_now_usec(CLOCK_MONOTONIC);
                 r = sd_bus_process(bus, NULL);
                 if (r < 0)
                         return r;
@@ -364,7 +356,7 @@ int portal_browser_run(sd_bus *bus, const char *link, const char *browser, bool 
                         return r;
         }
         /* Approval of a page not read yet continues once it is. */
-        deadline = now_usec() + WAIT_USEC;
+        deadline = clock_now_usec(CLOCK_MONOTONIC) + WAIT_USEC;
         while (s && streq(s->state, "discovering")) {
                 roam_portal_sessions_free(all, n);
                 all = NULL;
@@ -428,7 +420,7 @@ run:
         if (r < 0)
                 return log_error_errno(r, "Cannot ask roamd to check %s again: %s", link,
                                        error.message ? error.message : strerror(-r));
-        deadline = now_usec() + WAIT_USEC;
+        deadline = clock_now_usec(CLOCK_MONOTONIC) + WAIT_USEC;
         for (;;) {
                 r = get_link_probe(bus, path, &probe_after, NULL);
                 if (r < 0 || probe_after != probe)
