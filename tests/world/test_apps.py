@@ -123,6 +123,14 @@ def wait_default_route(w, dev, families=(4, 6)):
                  30, interval=0.1, what="IPv%d default via %s" % (fam, dev))
 
 
+def wait_in_mobile(w, families=(4,)):
+    """cell0 holds its lease from the mobile network (not a stale one from before a move)."""
+    prefix = {4: "198.51.100.", 6: "2001:db8:6:"}
+    for fam in families:
+        wait_for(lambda: (w.dev_addr("cell0", fam) or "").startswith(prefix[fam]), 30,
+                 what="cell0 holds an IPv%d lease from mobile" % fam)
+
+
 def wait_app_route(w, app_id, route4=None, route6=None, timeout=15):
     def ok():
         p = app_props(w, app_id)
@@ -365,9 +373,7 @@ def test_user_policy_binds_a_users_own_cgroups(apps):
 def test_bearer_choice(apps):
     w = apps
     w.move("cell0", "mobile")
-    wait_for(lambda: w.dev_addr("cell0", 4, ) and w.dev_addr("cell0", 4).startswith("198.51.100.")
-             and (w.dev_addr("cell0", 6) or "").startswith("2001:db8:6:"), 30,
-             what="cell0 leases from mobile")
+    wait_in_mobile(w, (4, 6))
     set_policy(w, "org.test.W", bearers="wifi")
     set_policy(w, "org.test.Cell", bearers="cellular")
     cw, cc = app_cgroup(w, "org.test.W"), app_cgroup(w, "org.test.Cell")
@@ -533,6 +539,7 @@ def test_handover_sticky_and_move(apps):
     w = apps
     w.carrier("wifi0", False)
     w.move("cell0", "mobile")
+    wait_in_mobile(w)
     wait_default_route(w, "cell0", (4,))
     set_policy(w, "org.test.Sticky", handover="sticky")
     set_policy(w, "org.test.Move", handover="move")
@@ -689,8 +696,7 @@ def test_foreign_table_and_mark_bits_survive(apps):
     w.move("cell0", "mobile")
     set_policy(w, "org.test.Marked", bearers="cellular")
     cg = app_cgroup(w, "org.test.Marked")
-    wait_for(lambda: (w.dev_addr("cell0", 4) or "").startswith("198.51.100."), 30,
-             what="cell0 in the mobile network")
+    wait_in_mobile(w)
     wait_app_route(w, "org.test.Marked", route4="cell0")
     for _ in range(3):
         r = w.whoami(4, cgroup=cg)
