@@ -233,6 +233,23 @@ void theme_done(Theme *t)
         *t = (Theme){};
 }
 
+short theme_colour_fit(short c, int colours)
+{
+        if (c < 0 || c < colours)
+                return c;
+        if (colours < 8)
+                return THEME_COLOUR_DEFAULT;
+        if (c < 16)
+                return (short)(c - 8); /* bright-NAME on an 8-colour terminal: NAME */
+        if (c < 232) {
+                /* The 6x6x6 cube: each channel from 2 of 5 up counts as on. */
+                int i = c - 16, red = i / 36, green = i / 6 % 6, blue = i % 6;
+
+                return (short)((red >= 2 ? 1 : 0) | (green >= 2 ? 2 : 0) | (blue >= 2 ? 4 : 0));
+        }
+        return c < 244 ? 0 : 7; /* the grey ramp: black or white */
+}
+
 int theme_parse(const char *name, const char *file, const char *text, size_t size, Theme *ret)
 {
         Theme t = {};

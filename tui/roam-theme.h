@@ -67,6 +67,10 @@ typedef struct Theme {
 
 void theme_done(Theme *t);
 
+/* A theme colour that a terminal of `colours` colours can show: bright colours and the
+ * 256-colour palette fall back to the nearest of the first 8, or to the default colour. */
+short theme_colour_fit(short c, int colours);
+
 /* The built-in copy of themes/default.theme, used when no file can be read. */
 int theme_builtin(Theme *ret);
 /* The built-in copy of a shipped theme (default, high-contrast, light, monochrome); -ENOENT

@@ -24,10 +24,6 @@ void tui_put_wchar(Tui *t, int y, int x, wchar_t c, ThemeRole role);
 /* The document drawing says which item each screen row shows, for mouse clicks. */
 void tui_note_item_row(Tui *t, int y, int item);
 
-/* A theme colour that this terminal can show: bright colours and the 256-colour palette fall
- * back to the nearest of the first 8, or to the default colour. */
-short tui_colour_fit(short c, int colours);
-
 /* Questions (roam-tui-ask.c): the grace period of a question that came by itself. */
 typedef struct TuiAsk {
         char *grace_id;      /* the question whose grace runs or ran last */

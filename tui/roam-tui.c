@@ -1291,8 +1291,8 @@ static void setup_styles(Tui *t)
                 t->pairs[r] = 0;
                 if (!t->colour)
                         continue;
-                fg = tui_colour_fit(fg, COLORS);
-                bg = tui_colour_fit(bg, COLORS);
+                fg = theme_colour_fit(fg, COLORS);
+                bg = theme_colour_fit(bg, COLORS);
                 if (!default_colours) {
                         /* No "default" on this terminal (TERM=vt220...): white on black. */
                         fg = fg < 0 ? COLOR_WHITE : fg;
@@ -1301,23 +1301,6 @@ static void setup_styles(Tui *t)
                 if (init_pair((short)(r + 1), fg, bg) == OK)
                         t->pairs[r] = (short)(r + 1);
         }
-}
-
-short tui_colour_fit(short c, int colours)
-{
-        if (c < 0 || c < colours)
-                return c;
-        if (colours < 8)
-                return THEME_COLOUR_DEFAULT;
-        if (c < 16)
-                return (short)(c - 8); /* bright-NAME on an 8-colour terminal: NAME */
-        if (c < 232) {
-                /* The 6x6x6 cube: each channel from 2 of 5 up counts as on. */
-                int i = c - 16, red = i / 36, green = i / 6 % 6, blue = i % 6;
-
-                return (short)((red >= 2 ? 1 : 0) | (green >= 2 ? 2 : 0) | (blue >= 2 ? 4 : 0));
-        }
-        return c < 244 ? COLOR_BLACK : COLOR_WHITE; /* the grey ramp */
 }
 
 ThemeRole tui_verdict_role(const char *verdict)
