@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <curses.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +16,8 @@
  * then "/chrome" right after start) must not answer it. One second is longer than a burst of
  * typing runs on after the eye sees a dialog, and short enough not to feel stuck. */
 #define QUESTION_GRACE_USEC (1 * USEC_PER_SEC)
+
+static void confirm_close(TuiAsk *a);
 
 static int on_grace_over(sd_event_source *s, uint64_t usec, void *userdata)
 {
@@ -76,5 +80,81 @@ void tui_ask_done(TuiAsk *a)
                 return;
         a->grace_timer = sd_event_source_disable_unref(a->grace_timer);
         free(a->grace_id);
+        confirm_close(a);
         *a = (TuiAsk){};
+}
+
+/* The y/N question before a destructive action. It comes from the person's own key, so it
+ * needs no grace period; only y acts, so no key typed ahead can do harm. */
+static void confirm_close(TuiAsk *a)
+{
+        free(a->confirm_question);
+        free(a->confirm_subject);
+        free(a->confirm_not_done);
+        a->confirm_question = a->confirm_subject = a->confirm_not_done = NULL;
+        a->confirm_yes = NULL;
+        a->confirm_userdata = NULL;
+}
+
+int tui_confirm(Tui *t, const char *subject, TuiConfirmFn yes, void *userdata, const char *question,
+                const char *not_done)
+{
+        TuiAsk *a = tui_ask(t);
+        char *q = NULL;
+
+        confirm_close(a);
+        if (asprintf(&q, "%s (y/N)", question) < 0)
+                return -ENOMEM;
+        a->confirm_question = q;
+        a->confirm_subject = strdup(subject);
+        a->confirm_not_done = strdup(not_done);
+        if (!a->confirm_subject || !a->confirm_not_done) {
+                confirm_close(a);
+                return -ENOMEM;
+        }
+        a->confirm_yes = yes;
+        a->confirm_userdata = userdata;
+        log_debug("Asking: %s", question);
+        return REACTION_REDRAW;
+}
+
+const char *tui_confirm_question(Tui *t)
+{
+        return tui_ask(t)->confirm_question;
+}
+
+const KeyHelp *tui_confirm_keys(Tui *t)
+{
+        static const KeyHelp keys[] = {
+            {"y", "yes", "Do it"},
+            {"n", "no", "Do not (also Esc, Enter or any other key)"},
+            {},
+        };
+
+        return tui_ask(t)->confirm_question ? keys : NULL;
+}
+
+int tui_confirm_key(Tui *t, int key)
+{
+        TuiAsk *a = tui_ask(t);
+        _cleanup_free_ char *subject = NULL, *not_done = NULL;
+        TuiConfirmFn yes = a->confirm_yes;
+        void *userdata = a->confirm_userdata;
+
+        if (!a->confirm_question)
+                return REACTION_UNHANDLED;
+        /* Resizes and redraws are the terminal's, not an answer. */
+        if (key == TUI_KEY(KEY_RESIZE) || key == 12 /* Ctrl-L */)
+                return REACTION_UNHANDLED;
+        subject = TAKE_PTR(a->confirm_subject);
+        not_done = TAKE_PTR(a->confirm_not_done);
+        confirm_close(a);
+        if (key == 'y' || key == 'Y')
+                return yes(t, userdata, subject);
+        tui_message(t, THEME_STATUS, "%s", not_done);
+        /* The hint bar keeps "? help" and "q quit": they answer no and still do their part. */
+        if (key == 'q' || key == 'Q' || key == '?' || key == TUI_KEY(KEY_F(1)) ||
+            key == TUI_KEY(KEY_F(10)))
+                return REACTION_UNHANDLED;
+        return REACTION_REDRAW;
 }

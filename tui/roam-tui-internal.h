@@ -30,7 +30,20 @@ typedef struct TuiAsk {
         bool grace_over;     /* its keys work */
         bool frame_settling; /* a question drawn in this frame still ignores keys (tests) */
         sd_event_source *grace_timer;
+        /* The y/N question before a destructive action (tui_confirm()), NULL: none open. */
+        char *confirm_question;
+        char *confirm_subject;
+        char *confirm_not_done;
+        TuiConfirmFn confirm_yes;
+        void *confirm_userdata;
 } TuiAsk;
+
+/* The open y/N question: it takes every key first (a reaction; REACTION_UNHANDLED when none is
+ * open), its words go on the status line and its keys replace the screen's in the hint bar
+ * (NULL: none open). */
+int tui_confirm_key(Tui *t, int key);
+const char *tui_confirm_question(Tui *t);
+const KeyHelp *tui_confirm_keys(Tui *t);
 
 TuiAsk *tui_ask(Tui *t);
 bool tui_clock_frozen(Tui *t);

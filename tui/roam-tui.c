@@ -483,6 +483,11 @@ static void status_text(Tui *t, char *buf, size_t size, ThemeRole *role)
         const RoamModel *m = tui_model(t);
 
         *role = THEME_STATUS;
+        if (tui_confirm_question(t)) {
+                snprintf(buf, size, "%s", tui_confirm_question(t));
+                *role = THEME_WARNING;
+                return;
+        }
         if (t->message) {
                 snprintf(buf, size, "%s", t->message);
                 *role = t->message_role;
@@ -588,7 +593,7 @@ static void draw_hints(Tui *t)
         }
         by_priority[n++] = &global_hint_help;
         /* The first-join question's keys, while it is open, instead of the screen's. */
-        const KeyHelp *prompt_keys = firewall_prompt_keys(t, &t->firewall);
+        const KeyHelp *prompt_keys = tui_confirm_keys(t) ?: firewall_prompt_keys(t, &t->firewall);
         for (const KeyHelp *k = prompt_keys; k && k->keys && n < HINTS_MAX - 1; k++)
                 by_priority[n++] = k;
         /* Without roamd, the screens' keys have nothing to act on: only the global ones show. */
@@ -1101,6 +1106,8 @@ static void handle_mouse(Tui *t)
                         }
                 return;
         }
+        if (tui_confirm_question(t))
+                return; /* a y/N question is answered by a key (or its hint), not a row */
         if (firewall_prompt_keys(t, &t->firewall)) {
                 /* The first-join question is modal: a click on a choice answers it. */
                 if (ev.y < t->n_row_items && t->row_items[ev.y] >= 0)
@@ -1135,7 +1142,9 @@ static void handle_key(Tui *t, int key)
                 t->message = NULL;
                 request_redraw(t);
         }
-        r = firewall_prompt_key(t, &t->firewall, key);
+        r = tui_confirm_key(t, key);
+        if (r == REACTION_UNHANDLED)
+                r = firewall_prompt_key(t, &t->firewall, key);
         if (r == REACTION_UNHANDLED && t->current->vtable->key)
                 r = t->current->vtable->key(t, t->current, key);
         if (r < 0) {

@@ -153,6 +153,16 @@ bool tui_question_settling(Tui *t, const char *id);
 /* Ends the grace at once (its timer; SIGUSR1 in screenshot tests, whose clock is frozen). */
 void tui_grace_end(Tui *t);
 
+/* Destructive actions (deny an app, reset its policy, forget a login, remove a device) ask
+ * first: question (ending in "?") goes on the status line with "(y/N)", and only y runs
+ * yes(t, userdata, subject); n, Esc, Enter and every other key answer no, and not_done ("Mail
+ * keeps access lan.") says so on the status line (q and ? then still quit and help). subject is
+ * copied (an app's ID, a device's path), so yes finds what it acts on again and says so when it
+ * went meanwhile. The question is modal: nothing else takes a key while it is open. */
+typedef int (*TuiConfirmFn)(Tui *t, void *userdata, const char *subject);
+int tui_confirm(Tui *t, const char *subject, TuiConfirmFn yes, void *userdata, const char *question,
+                const char *not_done);
+
 /* A one-line message in the status line until the next key. */
 void tui_message(Tui *t, ThemeRole role, const char *fmt, ...) _printf_(3, 4);
 /* Whether a link's verdict is portal (the portal screen's tab, the overview's hint). */

@@ -573,6 +573,54 @@ static bool key_refused(const RoamApp *a, int key, char *why, size_t size)
         }
 }
 
+/* Denying an app cuts it off and a reset drops every change made at runtime at once: both ask
+ * first (y/N). What they act on is found again by its ID when the answer comes. */
+static int confirmed_deny(Tui *t, void *userdata, const char *id)
+{
+        const RoamApp *a = roam_model_find_app_by_id(tui_model(t), id);
+
+        if (!a) {
+                tui_message(t, THEME_WARNING, "%s is gone.", id);
+                return REACTION_REDRAW;
+        }
+        return set_cycled(t, a, "access", "access", "deny");
+}
+
+static int confirmed_reset(Tui *t, void *userdata, const char *id)
+{
+        const RoamApp *a = roam_model_find_app_by_id(tui_model(t), id);
+
+        if (!a) {
+                tui_message(t, THEME_WARNING, "%s is gone.", id);
+                return REACTION_REDRAW;
+        }
+        return ask(t, a, "policy reset",
+                   roam_live_reset_app_policy(tui_live(t), a->id, "policy reset"));
+}
+
+static int confirm_app(Tui *t, const RoamApp *a, bool deny)
+{
+        _cleanup_free_ char *q = NULL, *no = NULL;
+        int r;
+
+        if (deny)
+                r = asprintf(&q, "Deny %s all network access? Its connections stop now.", a->id);
+        else
+                r = asprintf(&q,
+                             "Forget every change made to %s at runtime? Its configured policy "
+                             "applies again.",
+                             a->id);
+        if (r < 0)
+                return -ENOMEM;
+        if (deny)
+                r = asprintf(&no, "Not done: %s keeps access %s.", a->id, a->access);
+        else
+                r = asprintf(&no, "Not done: %s keeps its changes made at runtime.", a->id);
+        if (r < 0)
+                return -ENOMEM;
+        return tui_confirm(t, a->id, deny ? confirmed_deny : confirmed_reset, NULL, q, no);
+}
+
 static int apps_key(Tui *t, Screen *s, int key)
 {
         AppsData *d = s->data;
@@ -620,6 +668,8 @@ static int apps_key(Tui *t, Screen *s, int key)
                 }
                 switch (key) {
                 case 'a':
+                        if (streq(roam_app_next_access(a->access), "deny"))
+                                return confirm_app(t, a, true);
                         return set_cycled(t, a, "access", "access",
                                           roam_app_next_access(a->access));
                 case 'v':
@@ -640,8 +690,7 @@ static int apps_key(Tui *t, Screen *s, int key)
                         return ask(t, a, "grant released",
                                    roam_live_app_release(tui_live(t), a->id, "grant released"));
                 default:
-                        return ask(t, a, "policy reset",
-                                   roam_live_reset_app_policy(tui_live(t), a->id, "policy reset"));
+                        return confirm_app(t, a, false);
                 }
         default:
                 return REACTION_UNHANDLED;

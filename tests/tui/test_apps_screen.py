@@ -97,7 +97,9 @@ def test_apps_cycle_access_vpn_handover(roamd, tui):
     t.key("a")
     said(t, "Done: org.example.Backup access lan.")
     assert t.cursor_line().split()[:4] == [">", "org.example.Backup", "lan", "required"]
-    t.key("a")
+    t.key("a")  # deny asks first (test_apps_confirm_deny_reset)
+    said(t, "Deny org.example.Backup all network access? Its connections stop now. (y/N)")
+    t.key("y")
     said(t, "Done: org.example.Backup access deny.")
     assert "blocked: access denied" in t.cursor_line()
     t.key("a")
@@ -136,12 +138,66 @@ def test_apps_online_release_reset(roamd, tui):
     said(t, "Done: org.example.Chat grant released.")
     assert "blocked: access denied" in t.cursor_line()
     t.key("R")
+    said(t, "Forget every change made to org.example.Chat at runtime?")
+    t.key("y")
     said(t, "Done: org.example.Chat policy reset.")
     assert fake.send(op="calls") == [
         ["OnlineFor", "org.example.Chat", 10 * MINUTE],
         ["Release", "org.example.Chat", None],
         ["ResetAppPolicy", "org.example.Chat", None],
     ]
+
+
+def test_apps_confirm_deny_reset(roamd, tui, golden):
+    """Deny and reset ask (y/N) first: n, Esc, Enter and any other key leave roamd's state as
+    it was (fake_roamd records no call and the app keeps its policy); only y acts."""
+    fake = roamd(APPS)
+    t = tui()
+    open_apps(t)
+    t.key("a")
+    said(t, "Done: org.example.Backup access lan.")
+    t.key("a")
+    said(t, "Deny org.example.Backup all network access? Its connections stop now. (y/N)")
+    golden("apps-confirm-deny", t)
+    assert hints(t) == " ? help  q quit  y yes  n no"
+    t.key("n")
+    said(t, "Not done: org.example.Backup keeps access lan.")
+    t.key("a")
+    said(t, "(y/N)")
+    t.key(ESC)
+    said(t, "Not done: org.example.Backup keeps access lan.")
+    t.key("a")
+    said(t, "(y/N)")
+    t.key("\r")  # Enter: the default, no
+    said(t, "Not done: org.example.Backup keeps access lan.")
+    t.key("a")
+    said(t, "(y/N)")
+    t.key("j")  # any other key is no, and does nothing else
+    said(t, "Not done: org.example.Backup keeps access lan.")
+    assert t.cursor_line().split()[:3] == [">", "org.example.Backup", "lan"]
+    assert fake.send(op="calls") == [["SetAppPolicy", "org.example.Backup", {"access": "lan"}]]
+    # Reset: the app changed at runtime keeps its changes when the answer is no.
+    t.key("R")
+    said(t, "Forget every change made to org.example.Backup at runtime? Its configured policy "
+            "applies again. (y/N)")
+    golden("apps-confirm-reset", t)
+    t.key(ESC)
+    said(t, "Not done: org.example.Backup keeps its changes made at runtime.")
+    assert "changed at runtime" in t.text()
+    assert len(fake.send(op="calls")) == 1
+    t.key("R")
+    said(t, "(y/N)")
+    t.key("y")
+    said(t, "Done: org.example.Backup policy reset.")
+    assert fake.send(op="calls")[-1] == ["ResetAppPolicy", "org.example.Backup", None]
+    # ? (offered in the hint bar) answers no and opens the help.
+    t.key("a")  # the reset brought back access allow: lan, then deny
+    said(t, "Done: org.example.Backup access lan.")
+    t.key("a")
+    said(t, "(y/N)")
+    t.key("?")
+    t.wait_for(screen="help")
+    assert len(fake.send(op="calls")) == 3
 
 
 def test_apps_bearer_dialog(roamd, tui, golden):
