@@ -627,6 +627,15 @@ static int question_key(BtData *b, int key)
         return REACTION_UNHANDLED;
 }
 
+/* Removing a device forgets its pairing: getting it back means pairing again on both sides,
+ * so it asks first (y/N). */
+static int confirmed_remove(Tui *t, void *userdata, const char *address)
+{
+        int r = action(userdata, "Remove", "s", address);
+
+        return r < 0 ? r : REACTION_NONE;
+}
+
 static int bt_key(Tui *t, Screen *s, int key)
 {
         BtData *b = s->data;
@@ -664,8 +673,15 @@ static int bt_key(Tui *t, Screen *s, int key)
                 r = action(
                     b, streq(row->network, "connected") ? "DisconnectNetwork" : "ConnectNetwork",
                     "s", row->address);
-        else
-                r = action(b, "Remove", "s", row->address);
+        else {
+                _cleanup_free_ char *q = NULL, *no = NULL;
+
+                if (asprintf(&q, "Remove %s (%s)? It is forgotten, with any pairing.", row->name,
+                             row->address) < 0 ||
+                    asprintf(&no, "Not done: %s is kept.", row->name) < 0)
+                        return -ENOMEM;
+                return tui_confirm(t, row->address, confirmed_remove, b, q, no);
+        }
         return r < 0 ? r : REACTION_NONE;
 }
 

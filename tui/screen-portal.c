@@ -483,6 +483,24 @@ static int form_key(Tui *t, PortalData *d, int key)
         return REACTION_REDRAW;
 }
 
+/* Forgetting a saved login cannot be undone from here (the password is gone): it asks first
+ * (y/N); the answer finds the link's session again. */
+static int confirmed_forget(Tui *t, void *userdata, const char *link)
+{
+        PortalData *d = userdata;
+        int r;
+
+        for (size_t i = 0; i < d->n_sessions; i++)
+                if (streq(d->sessions[i].link, link)) {
+                        r = call(d, "Forget", &d->sessions[i], false);
+                        if (r < 0)
+                                tui_message(t, THEME_ERROR, "Cannot ask roamd: %s.", strerror(-r));
+                        return REACTION_REDRAW;
+                }
+        tui_message(t, THEME_WARNING, "%s is no longer behind a portal.", link);
+        return REACTION_REDRAW;
+}
+
 static int portal_key(Tui *t, Screen *s, int key)
 {
         PortalData *d = s->data;
@@ -576,9 +594,18 @@ static int portal_key(Tui *t, Screen *s, int key)
         case 'o':
                 r = call(d, "Logoff", p, false);
                 break;
-        default:
-                r = call(d, "Forget", p, false);
-                break;
+        default: {
+                _cleanup_free_ char *q = NULL, *no = NULL;
+
+                if (asprintf(&q,
+                             "Forget the saved login of the network on %s? Its password is "
+                             "deleted.",
+                             p->link) < 0 ||
+                    asprintf(&no, "Not done: the login of the network on %s stays saved.",
+                             p->link) < 0)
+                        return -ENOMEM;
+                return tui_confirm(t, p->link, confirmed_forget, d, q, no);
+        }
         }
         if (r < 0)
                 tui_message(t, THEME_ERROR, "Cannot ask roamd: %s.", strerror(-r));

@@ -218,3 +218,25 @@ def test_questions_reach_other_screens(env, tmp_path):
                what="the overview without the question")
     finally:
         t.close()
+
+
+def test_remove_asks_first(env, screen):
+    """x (remove the device: BlueZ forgets it and its pairing) asks y/N; n and Esc leave the device in
+    BlueZ, y removes it."""
+    t = screen()
+    # (the status line wraps it over two rows)
+    question = [f"Remove Roam Headset ({HEADSET})? It is forgotten, with any pairing.", "(y/N)"]
+    t.key("x")
+    t.wait_for(screen="bluetooth", text=question)
+    check_golden("bluetooth-confirm-remove", t)
+    t.key("n")
+    t.wait_for(screen="bluetooth", text="Not done: Roam Headset is kept.")
+    t.key("x")
+    t.wait_for(screen="bluetooth", text=question)
+    t.key("\x1b")
+    t.wait_for(screen="bluetooth", text="Not done: Roam Headset is kept.")
+    assert env.device(HEADSET)
+    t.key("x")
+    t.wait_for(screen="bluetooth", text=question)
+    t.key("y")
+    env.wait(lambda: not env.device(HEADSET), what="the headset removed")

@@ -208,3 +208,29 @@ def test_portal_past_the_portal_offers_nothing_to_do(roamd, tui):
     t.key("a")
     t.wait_for(screen="portal", text="Nothing to do on eth1: logged in")
     assert fake.send(op="portal_calls") == []
+
+
+def test_portal_forget_asks_first(roamd, tui, golden):
+    """f (forget the saved login) asks y/N: n and Esc leave the login saved (no call reaches
+    fake_roamd); y forgets it."""
+    fake = roamd(scenario([LOGGED_IN]))
+    t = tui()
+    t.wait_for(screen="overview", text="eth1")
+    t.key("4")
+    t.wait_for(screen="portal", text="logged in")
+    question = ("Forget the saved login of the network on eth1? Its password is deleted. (y/N)")
+    t.key("f")
+    t.wait_for(screen="portal", text=question)
+    golden("portal-confirm-forget", t)
+    assert t.text_lines()[-1] == " ? help  q quit  y yes  n no"
+    t.key("n")
+    t.wait_for(screen="portal", text="Not done: the login of the network on eth1 stays saved.")
+    t.key("f")
+    t.wait_for(screen="portal", text=question)
+    t.key("\x1b")
+    t.wait_for(screen="portal", text="Not done: the login of the network on eth1 stays saved.")
+    assert fake.send(op="portal_calls") == []
+    t.key("f")
+    t.wait_for(screen="portal", text=question)
+    t.key("y")
+    t.wait(lambda t: fake.send(op="portal_calls") == [["Forget", "eth1"]], what="Forget")
