@@ -50,7 +50,6 @@ bool tui_clock_frozen(Tui *t);
 void tui_ask_done(TuiAsk *a);
 
 /* The tabs (roam-tui-tabs.c): the screens with a number key, in order. */
-#define TUI_TABS 8
 size_t tui_tab_screens(Tui *t, const ScreenVTable *ret[TUI_TABS]);
 Screen *tui_screen_of(Tui *t, const ScreenVTable *vtable);
 void tui_note_tab(Tui *t, int x0, int x1, const ScreenVTable *v);

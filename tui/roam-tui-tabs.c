@@ -13,39 +13,43 @@
  * has nothing to show is said in words where there is room for words: the help's list of
  * screens, and the status line when its key is pressed. */
 
-bool tui_screen_available(Tui *t, const ScreenVTable *v, char *why, size_t size)
+const char *tui_screen_unavailable(Tui *t, const ScreenVTable *v, char *why, size_t size)
 {
         Screen *s = tui_screen_of(t, v);
         char buf[256] = "";
+        const char *word = NULL;
 
         if (why && size > 0)
                 why[0] = 0;
-        if (v == &overview_screen_vtable || v == &help_screen_vtable)
-                return true;
+        if (v->without_roamd)
+                return NULL;
         switch (roam_live_get_state(tui_live(t))) {
         case ROAM_LIVE_READY:
                 break;
         case ROAM_LIVE_NOT_RUNNING:
                 snprintf(buf, sizeof(buf), "roamd is not running");
-                goto off;
+                word = "down";
+                break;
         case ROAM_LIVE_NO_BUS:
                 snprintf(buf, sizeof(buf), "the system bus cannot be reached");
-                goto off;
+                word = "down";
+                break;
         case ROAM_LIVE_LOADING:
                 snprintf(buf, sizeof(buf), "roamd's state is being read");
-                goto off;
+                word = "wait";
+                break;
         case ROAM_LIVE_FAILED:
         case _ROAM_LIVE_STATE_MAX:
         case _ROAM_LIVE_STATE_INVALID:
                 snprintf(buf, sizeof(buf), "roamd's answer could not be read");
-                goto off;
+                word = "error";
+                break;
         }
-        if (!s || !v->available || v->available(t, s, buf, sizeof(buf)))
-                return true;
-off:
-        if (why && size > 0)
+        if (!word && s && v->available)
+                word = v->available(t, s, buf, sizeof(buf));
+        if (word && why && size > 0)
                 snprintf(why, size, "%s", buf);
-        return false;
+        return word;
 }
 
 /* A tab as drawn: "[3 Apps]" for the active screen (the brackets say it without colour),
@@ -98,7 +102,7 @@ void tui_draw_header(Tui *t)
         char buf[64];
 
         for (size_t i = 0; i < n; i++)
-                on[i] = tui_screen_available(t, tabs[i], NULL, 0);
+                on[i] = !tui_screen_unavailable(t, tabs[i], NULL, 0);
         for (level = HEADER_ROOMY; level < HEADER_DROP; level++) {
                 help = in_help ? "[? Help]" : (level == HEADER_ROOMY ? " ? Help " : "? Help");
                 help_width = (int)strlen(help);

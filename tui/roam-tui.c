@@ -47,12 +47,9 @@ struct Tui {
         attr_t attrs[_THEME_ROLE_MAX];
         short pairs[_THEME_ROLE_MAX];
 
-        Screen overview, link, apps, help;
-        Screen portal;
-        Screen devices;
-        Screen bluetooth;
-        Screen firewall;
-        Screen usage;
+        Screen *screens; /* TuiOptions.screens, then the help */
+        size_t n_screens;
+        Screen *home, *help;
         Screen *current, *previous;
         char *selected_link;
         bool roamd_lost; /* roamd went away while we showed it */
@@ -152,7 +149,7 @@ void tui_select_link(Tui *t, const char *path)
 
 const ScreenVTable *tui_previous_screen(Tui *t)
 {
-        return t->previous ? t->previous->vtable : t->overview.vtable;
+        return t->previous ? t->previous->vtable : t->home->vtable;
 }
 
 const ScreenVTable *tui_current_screen(Tui *t)
@@ -385,24 +382,9 @@ int tui_print(Tui *t, int y, int x, int width, ThemeRole role, const char *s)
 
 Screen *tui_screen_of(Tui *t, const ScreenVTable *vtable)
 {
-        if (vtable == t->overview.vtable)
-                return &t->overview;
-        if (vtable == t->link.vtable)
-                return &t->link;
-        if (vtable == t->apps.vtable)
-                return &t->apps;
-        if (vtable == t->help.vtable)
-                return &t->help;
-        if (vtable == t->portal.vtable)
-                return &t->portal;
-        if (vtable == t->devices.vtable)
-                return &t->devices;
-        if (vtable == t->bluetooth.vtable)
-                return &t->bluetooth;
-        if (vtable == t->firewall.vtable)
-                return &t->firewall;
-        if (vtable == t->usage.vtable)
-                return &t->usage;
+        for (size_t i = 0; i < t->n_screens; i++)
+                if (t->screens[i].vtable == vtable)
+                        return &t->screens[i];
         return NULL;
 }
 
@@ -422,8 +404,8 @@ int tui_show(Tui *t, const ScreenVTable *vtable)
         if (t->current && t->current->vtable->leave)
                 t->current->vtable->leave(t, t->current);
         /* Help returns to where it was opened; other screens go back to the overview. */
-        if (s != &t->help)
-                t->previous = s == &t->overview ? NULL : &t->overview;
+        if (s != t->help)
+                t->previous = s == t->home ? NULL : t->home;
         else
                 t->previous = t->current;
         t->current = s;
@@ -438,36 +420,44 @@ static void go_back(Tui *t)
 }
 
 /* The screens that have a tab and a number key, in order. */
-#define N_TABS TUI_TABS
 size_t tui_tab_screens(Tui *t, const ScreenVTable *ret[TUI_TABS])
 {
-        ret[0] = t->overview.vtable;
-        ret[1] = t->link.vtable;
-        ret[2] = t->apps.vtable;
-        ret[3] = t->portal.vtable;
-        ret[4] = t->usage.vtable;
-        ret[5] = t->devices.vtable;
-        ret[6] = t->bluetooth.vtable;
-        ret[7] = t->firewall.vtable;
-        return TUI_TABS;
+        size_t n = 0;
+
+        for (size_t i = 0; i < t->n_screens && n < TUI_TABS; i++)
+                if (t->screens[i].vtable->number > 0)
+                        ret[n++] = t->screens[i].vtable;
+        return n;
 }
 
-static void tab_screens(Tui *t, const ScreenVTable *ret[N_TABS])
+/* The first screen whose question is open over every screen (the first-join question). */
+static Screen *overlay_open(Tui *t, const KeyHelp **ret_keys)
 {
-        (void)tui_tab_screens(t, ret);
+        for (size_t i = 0; i < t->n_screens; i++) {
+                Screen *s = &t->screens[i];
+                const KeyHelp *k = s->vtable->overlay_keys ? s->vtable->overlay_keys(t, s) : NULL;
+
+                if (k) {
+                        if (ret_keys)
+                                *ret_keys = k;
+                        return s;
+                }
+        }
+        return NULL;
 }
 
 /* A question another screen holds (a pairing, an NFC tag), with the key that shows it: the
  * person may be anywhere when a device asks. */
 static bool screen_asks(Tui *t, char *buf, size_t size)
 {
-        const ScreenVTable *tabs[N_TABS];
+        const ScreenVTable *tabs[TUI_TABS];
         char q[512];
+        size_t n;
 
         if (roam_live_get_state(t->live) != ROAM_LIVE_READY)
                 return false;
-        tab_screens(t, tabs);
-        for (size_t i = 0; i < N_TABS; i++) {
+        n = tui_tab_screens(t, tabs);
+        for (size_t i = 0; i < n; i++) {
                 Screen *s = tui_screen_of(t, tabs[i]);
 
                 if (!s || s == t->current || !tabs[i]->asks || !tabs[i]->asks(t, s, q, sizeof(q)))
@@ -593,12 +583,14 @@ static void draw_hints(Tui *t)
         }
         by_priority[n++] = &global_hint_help;
         /* The first-join question's keys, while it is open, instead of the screen's. */
-        const KeyHelp *prompt_keys = tui_confirm_keys(t) ?: firewall_prompt_keys(t, &t->firewall);
+        const KeyHelp *prompt_keys = tui_confirm_keys(t);
+        if (!prompt_keys)
+                (void)overlay_open(t, &prompt_keys);
         for (const KeyHelp *k = prompt_keys; k && k->keys && n < HINTS_MAX - 1; k++)
                 by_priority[n++] = k;
         /* Without roamd, the screens' keys have nothing to act on: only the global ones show. */
         if (!prompt_keys &&
-            (t->current == &t->help || roam_live_get_state(t->live) == ROAM_LIVE_READY))
+            (t->current == t->help || roam_live_get_state(t->live) == ROAM_LIVE_READY))
                 for (const KeyHelp *k = t->current->vtable->keys; k && k->keys && n < HINTS_MAX - 1;
                      k++)
                         if (k->hint && (!t->current->vtable->key_active ||
@@ -939,7 +931,10 @@ static void draw(Tui *t)
                 rows = status_rows(t, buf);
                 tui_draw_header(t);
                 t->current->vtable->draw(t, t->current, 1, LINES - 2 - rows);
-                firewall_prompt_draw(t, &t->firewall, 1, LINES - 2 - rows);
+                for (size_t i = 0; i < t->n_screens; i++)
+                        if (t->screens[i].vtable->overlay_draw)
+                                t->screens[i].vtable->overlay_draw(t, &t->screens[i], 1,
+                                                                   LINES - 2 - rows);
                 for (int y = LINES - 1 - rows; y < LINES - 1; y++)
                         tui_fill(t, y, 0, COLS, THEME_STATUS);
                 wrap_status(t, buf, LINES - 1 - rows, rows, role);
@@ -1011,10 +1006,10 @@ static int global_key(Tui *t, int key)
                 return REACTION_QUIT;
         case '?':
         case TUI_KEY(KEY_F(1)):
-                if (t->current == &t->help)
+                if (t->current == t->help)
                         go_back(t);
                 else
-                        (void)tui_show(t, t->help.vtable);
+                        (void)tui_show(t, t->help->vtable);
                 return REACTION_REDRAW;
         case TUI_KEY_ESCAPE:
         case TUI_KEY(KEY_BACKSPACE):
@@ -1029,17 +1024,18 @@ static int global_key(Tui *t, int key)
                 return REACTION_REDRAW;
         }
         if (key >= '1' && key <= '9') {
-                const ScreenVTable *screens[N_TABS];
+                const ScreenVTable *screens[TUI_TABS];
+                size_t n = tui_tab_screens(t, screens);
 
-                tab_screens(t, screens);
-                for (size_t i = 0; i < ELEMENTSOF(screens); i++)
+                for (size_t i = 0; i < n; i++)
                         if (screens[i]->number == key - '0') {
                                 char why[256];
                                 int r = tui_show(t, screens[i]);
 
                                 /* A screen that refuses says why, in the words of its tab. */
                                 if (r == -ENOENT) {
-                                        if (tui_screen_available(t, screens[i], why, sizeof(why)))
+                                        if (!tui_screen_unavailable(t, screens[i], why,
+                                                                    sizeof(why)))
                                                 snprintf(why, sizeof(why), "nothing to show");
                                         tui_message(t, THEME_WARNING, "%d %s: %s.",
                                                     screens[i]->number, screens[i]->title, why);
@@ -1108,10 +1104,11 @@ static void handle_mouse(Tui *t)
         }
         if (tui_confirm_question(t))
                 return; /* a y/N question is answered by a key (or its hint), not a row */
-        if (firewall_prompt_keys(t, &t->firewall)) {
+        Screen *o = overlay_open(t, NULL);
+        if (o) {
                 /* The first-join question is modal: a click on a choice answers it. */
-                if (ev.y < t->n_row_items && t->row_items[ev.y] >= 0)
-                        r = firewall_prompt_click(t, &t->firewall, t->row_items[ev.y]);
+                if (ev.y < t->n_row_items && t->row_items[ev.y] >= 0 && o->vtable->overlay_click)
+                        r = o->vtable->overlay_click(t, o, t->row_items[ev.y]);
                 if (r < 0)
                         tui_message(t, THEME_ERROR, "%s", strerror(-r));
                 request_redraw(t);
@@ -1143,8 +1140,9 @@ static void handle_key(Tui *t, int key)
                 request_redraw(t);
         }
         r = tui_confirm_key(t, key);
-        if (r == REACTION_UNHANDLED)
-                r = firewall_prompt_key(t, &t->firewall, key);
+        for (size_t i = 0; i < t->n_screens && r == REACTION_UNHANDLED; i++)
+                if (t->screens[i].vtable->overlay_key)
+                        r = t->screens[i].vtable->overlay_key(t, &t->screens[i], key);
         if (r == REACTION_UNHANDLED && t->current->vtable->key)
                 r = t->current->vtable->key(t, t->current, key);
         if (r < 0) {
@@ -1215,8 +1213,9 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                                                                     : NULL);
                         }
                         /* The "went away" message must not outlive the return. */
-                        devices_screen_watch(t, &t->devices);
-                        bluetooth_screen_watch(t, &t->bluetooth);
+                        for (size_t i = 0; i < t->n_screens; i++)
+                                if (t->screens[i].vtable->roamd_ready)
+                                        t->screens[i].vtable->roamd_ready(t, &t->screens[i]);
                         if (t->roamd_lost)
                                 tui_message(t, THEME_OK, "roamd is back.");
                         t->roamd_lost = false;
@@ -1406,21 +1405,12 @@ static void tui_done(Tui *t)
         sd_event_source_disable_unref(t->refresh);
         t->event = sd_event_unref(t->event);
         theme_done(&t->theme);
-        free(t->overview.data);
-        free(t->link.data);
-        free(t->apps.data);
-        devices_screen_done(&t->devices);
-        free(t->help.data);
-        free(t->devices.data);
-        bluetooth_screen_done(&t->bluetooth);
-        free(t->bluetooth.data);
-        portal_screen_done(&t->portal);
-        free(t->portal.data);
-        firewall_screen_done(&t->firewall);
-        free(t->firewall.data);
-        if (t->usage.vtable && t->usage.vtable->leave)
-                t->usage.vtable->leave(t, &t->usage);
-        free(t->usage.data);
+        for (size_t i = 0; i < t->n_screens; i++) {
+                if (t->screens[i].vtable->done)
+                        t->screens[i].vtable->done(t, &t->screens[i]);
+                free(t->screens[i].data);
+        }
+        free(t->screens);
         free(t->selected_link);
         free(t->row_items);
         free(t->message);
@@ -1428,25 +1418,24 @@ static void tui_done(Tui *t)
         *t = (Tui){};
 }
 
-static int screens_init(Tui *t)
+static int screens_init(Tui *t, const TuiOptions *opts)
 {
-        Screen *screens[] = {&t->overview, &t->link,    &t->apps,      &t->help,
-                             &t->portal,   &t->devices, &t->bluetooth, &t->usage};
-        const ScreenVTable *vtables[] = {&overview_screen_vtable,  &link_screen_vtable,
-                                         &apps_screen_vtable,      &help_screen_vtable,
-                                         &portal_screen_vtable,    &devices_screen_vtable,
-                                         &bluetooth_screen_vtable, &usage_screen_vtable};
-
-        for (size_t i = 0; i < ELEMENTSOF(screens); i++) {
-                screens[i]->vtable = vtables[i];
-                screens[i]->data = calloc(1, MAX(vtables[i]->data_size, (size_t)1));
-                if (!screens[i]->data)
-                        return -ENOMEM;
-        }
-        t->firewall.vtable = &firewall_screen_vtable;
-        t->firewall.data = calloc(1, firewall_screen_vtable.data_size);
-        if (!t->firewall.data)
+        if (opts->n_screens == 0 || !opts->help)
+                return -EINVAL;
+        t->screens = calloc(opts->n_screens + 1, sizeof(Screen));
+        if (!t->screens)
                 return -ENOMEM;
+        for (size_t i = 0; i <= opts->n_screens; i++) {
+                const ScreenVTable *v = i < opts->n_screens ? opts->screens[i] : opts->help;
+
+                t->screens[i].vtable = v;
+                t->screens[i].data = calloc(1, MAX(v->data_size, (size_t)1));
+                if (!t->screens[i].data)
+                        return -ENOMEM;
+                t->n_screens++;
+        }
+        t->home = &t->screens[0];
+        t->help = &t->screens[opts->n_screens];
         return 0;
 }
 
@@ -1471,9 +1460,11 @@ int tui_run(const TuiOptions *opts)
         load_theme(&t, opts->theme);
         log_set_sink(NULL, NULL);
 
-        r = screens_init(&t);
-        if (r < 0)
+        r = screens_init(&t, opts);
+        if (r == -ENOMEM)
                 return log_oom();
+        if (r < 0)
+                return log_error_errno(r, "No screens to show.");
 
         r = sd_event_default(&t.event);
         if (r < 0)
@@ -1588,9 +1579,9 @@ int tui_run(const TuiOptions *opts)
         r = roam_live_new(t.event, on_live_event, &t, &t.live);
         if (r < 0)
                 return log_error_errno(r, "Cannot set up the bus: %m");
-        t.current = &t.overview;
-        if (t.overview.vtable->enter)
-                (void)t.overview.vtable->enter(&t, &t.overview);
+        t.current = t.home;
+        if (t.home->vtable->enter)
+                (void)t.home->vtable->enter(&t, t.home);
         (void)roam_live_start(t.live);
         request_redraw(&t);
 

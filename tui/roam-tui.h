@@ -63,9 +63,26 @@ typedef struct ScreenVTable {
          * ("An NFC tag asks: Pair with ...?"); the status line says it with this screen's
          * key. False or NULL: nothing waits. */
         bool (*asks)(Tui *t, Screen *s, char *buf, size_t size);
-        /* Whether the screen has something to show now; if not, why, in words for "4 Portal:
-         * WHY" ("no link is behind a captive portal"). NULL: always (while roamd is there). */
-        bool (*available)(Tui *t, Screen *s, char *why, size_t size);
+        /* Whether the screen has something to show now: NULL if it has, else one word for its
+         * tab ("none", "off") and, in why, a sentence for the help and the status line ("4
+         * Portal: WHY": "no link is behind a captive portal"). The callback NULL: always
+         * (while roamd is there). */
+        const char *(*available)(Tui *t, Screen *s, char *why, size_t size);
+        /* Shown while roamd is not there too (the overview says so; the help). */
+        bool without_roamd;
+        /* roamd appeared (at start or after a restart): what the screen follows beyond the
+         * model (WiFi Direct peers, Bluetooth) is watched from now on. NULL: nothing. */
+        void (*roamd_ready)(Tui *t, Screen *s);
+        /* Frees what the screen holds besides data (bus calls, lists); NULL: nothing. */
+        void (*done)(Tui *t, Screen *s);
+        /* A question over whatever screen is shown (the firewall's first-join question): drawn
+         * after the screen, given the keys and clicks first (REACTION_UNHANDLED when there is
+         * no question or the key is not its); its keys replace the screen's in the hint bar
+         * (overlay_keys NULL: no question now). */
+        void (*overlay_draw)(Tui *t, Screen *s, int top, int height);
+        int (*overlay_key)(Tui *t, Screen *s, int key);
+        const KeyHelp *(*overlay_keys)(Tui *t, Screen *s);
+        int (*overlay_click)(Tui *t, Screen *s, int item);
 } ScreenVTable;
 
 struct Screen {
@@ -73,40 +90,28 @@ struct Screen {
         void *data;
 };
 
+/* The screens (screen-*.c); roam.c hands them to tui_run(). */
 extern const ScreenVTable overview_screen_vtable;
 extern const ScreenVTable link_screen_vtable;
 extern const ScreenVTable apps_screen_vtable;
-extern const ScreenVTable help_screen_vtable;
 extern const ScreenVTable portal_screen_vtable;
+extern const ScreenVTable usage_screen_vtable;
 extern const ScreenVTable devices_screen_vtable;
-
-/* The devices screen (screen-devices.c) follows roamd's WiFi Direct peers from the start,
- * so its tab shows only when roamd has a P2P device; freed with the TUI. */
-void devices_screen_watch(Tui *t, Screen *s);
-bool devices_screen_available(Screen *s);
-void devices_screen_done(Screen *s);
-void bluetooth_screen_watch(Tui *t, Screen *s);
-void bluetooth_screen_done(Screen *s);
-void portal_screen_done(Screen *s);
 extern const ScreenVTable bluetooth_screen_vtable;
 extern const ScreenVTable firewall_screen_vtable;
+extern const ScreenVTable help_screen_vtable;
 
-/* The firewall screen (screen-firewall.c) has a tab while roamd sends locations; its
- * first-join question ("Is this a home, work or public network?") is a dialog over whatever
- * screen is open: drawn after the screen, given the keys first (REACTION_UNHANDLED when there
- * is no question or the key is not its), and its keys replace the screen's in the hint bar
- * (NULL: no question now). */
-bool firewall_screen_available(Tui *t);
-void firewall_prompt_draw(Tui *t, Screen *s, int top, int height);
-int firewall_prompt_key(Tui *t, Screen *s, int key);
-const KeyHelp *firewall_prompt_keys(Tui *t, Screen *s);
-int firewall_prompt_click(Tui *t, Screen *s, int item);
-void firewall_screen_done(Screen *s);
-extern const ScreenVTable usage_screen_vtable;
+/* At most this many screens have a number key (1-9). */
+#define TUI_TABS 9
 
 typedef struct TuiOptions {
         const char *theme; /* NULL: the config file's, else default */
         bool no_mouse;     /* leave the mouse to the terminal (selecting text) */
+        /* The screens: those with a number are the tabs, in this order; the first is the home
+         * screen (shown at start, Esc returns to it); help is opened by ? and F1. */
+        const ScreenVTable *const *screens;
+        size_t n_screens;
+        const ScreenVTable *help;
 } TuiOptions;
 
 /* Runs the TUI on the terminal until the user quits. Returns 0 or a negative errno (logged). */
@@ -127,8 +132,9 @@ void tui_select_link(Tui *t, const char *path);
 int tui_show(Tui *t, const ScreenVTable *vtable);
 /* The previous screen, for the help screen's text. */
 const ScreenVTable *tui_previous_screen(Tui *t);
-/* Whether a screen has something to show now (its tab is greyed when not), and why not. */
-bool tui_screen_available(Tui *t, const ScreenVTable *v, char *why, size_t size);
+/* Whether a screen has something to show now: NULL, else its tab's word and (why) the
+ * sentence saying why not. */
+const char *tui_screen_unavailable(Tui *t, const ScreenVTable *v, char *why, size_t size);
 /* The screen shown now, and whether the keys go to text typed on it. */
 const ScreenVTable *tui_current_screen(Tui *t);
 bool tui_current_typing(Tui *t);

@@ -68,13 +68,26 @@ static bool runs_tui(void)
                isatty(STDOUT_FILENO);
 }
 
+/* The TUI's screens: the home screen first, the others' tabs in this order. */
+static const ScreenVTable *const tui_screens[] = {
+    &overview_screen_vtable,  &link_screen_vtable,     &apps_screen_vtable,
+    &portal_screen_vtable,    &usage_screen_vtable,    &devices_screen_vtable,
+    &bluetooth_screen_vtable, &firewall_screen_vtable,
+};
+
 /* No command: the full-screen TUI on a terminal, `status` for scripts and pipes. */
 static int verb_default(char **args)
 {
         if (arg_plain)
                 return plain_run();
         if (runs_tui())
-                return tui_run(&(TuiOptions){.theme = arg_theme, .no_mouse = arg_no_mouse});
+                return tui_run(&(TuiOptions){
+                    .theme = arg_theme,
+                    .no_mouse = arg_no_mouse,
+                    .screens = tui_screens,
+                    .n_screens = ELEMENTSOF(tui_screens),
+                    .help = &help_screen_vtable,
+                });
         return roam_status_run(arg_json);
 }
 

@@ -798,12 +798,12 @@ static bool apps_typing(Tui *t, Screen *s)
         return ((AppsData *)s->data)->filter.editing;
 }
 
-static bool apps_available(Tui *t, Screen *s, char *why, size_t size)
+static const char *apps_available(Tui *t, Screen *s, char *why, size_t size)
 {
         if (tui_model(t)->n_apps > 0)
-                return true;
+                return NULL;
         snprintf(why, size, "roamd has no apps (an older roamd, or [Apps] Enforce=no)");
-        return false;
+        return "none";
 }
 
 const ScreenVTable apps_screen_vtable = {

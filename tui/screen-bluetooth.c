@@ -267,12 +267,12 @@ static int bt_watch(Tui *t, BtData *b)
         return r;
 }
 
-void bluetooth_screen_watch(Tui *t, Screen *s)
+static void bt_roamd_ready(Tui *t, Screen *s)
 {
         (void)bt_watch(t, s->data);
 }
 
-void bluetooth_screen_done(Screen *s)
+static void bt_done(Tui *t, Screen *s)
 {
         if (s->data)
                 bt_forget(s->data);
@@ -730,25 +730,30 @@ static const KeyHelp bt_keys[] = {
     {},
 };
 
-static bool bt_available(Tui *t, Screen *s, char *why, size_t size)
+static const char *bt_available(Tui *t, Screen *s, char *why, size_t size)
 {
         BtData *b = s->data;
+        const char *word;
 
-        if (!b->bus || !b->loaded)
+        if (!b->bus || !b->loaded) {
                 snprintf(why, size, "roamd's Bluetooth state is being read");
-        else if (b->error)
+                word = "wait";
+        } else if (b->error) {
                 snprintf(why, size, "%s", b->error);
-        else if (!b->available)
+                word = "error";
+        } else if (!b->available) {
                 snprintf(why, size, "BlueZ is not running");
-        else if (!b->has_adapter)
+                word = "off";
+        } else if (!b->has_adapter) {
                 snprintf(why, size, "no Bluetooth adapter");
-        else
-                return true;
+                word = "none";
+        } else
+                return NULL;
         /* No full stop: the sentence goes on after it. */
         size_t n = strlen(why);
         if (n > 0 && why[n - 1] == '.')
                 why[n - 1] = 0;
-        return false;
+        return word;
 }
 
 const ScreenVTable bluetooth_screen_vtable = {
@@ -770,4 +775,6 @@ const ScreenVTable bluetooth_screen_vtable = {
              "them after a while. A tag touched to the NFC reader asks here before its "
              "device is paired or its WiFi network added.",
     .available = bt_available,
+    .roamd_ready = bt_roamd_ready,
+    .done = bt_done,
 };

@@ -58,11 +58,6 @@ static void changed(DevicesData *d)
         d->available = a;
 }
 
-bool devices_screen_available(Screen *s)
-{
-        return is_available(s->data);
-}
-
 static const P2pPeer *peer_at(DevicesData *d, const char *path)
 {
         for (size_t i = 0; i < d->list.n; i++)
@@ -225,7 +220,7 @@ static void devices_watch(Tui *t, DevicesData *d)
         devices_load(d);
 }
 
-void devices_screen_done(Screen *s)
+static void devices_done(Tui *t, Screen *s)
 {
         DevicesData *d = s->data;
 
@@ -240,7 +235,7 @@ void devices_screen_done(Screen *s)
         *d = (DevicesData){};
 }
 
-void devices_screen_watch(Tui *t, Screen *s)
+static void devices_roamd_ready(Tui *t, Screen *s)
 {
         devices_watch(t, s->data);
 }
@@ -763,12 +758,12 @@ static bool devices_key_active(Tui *t, Screen *s, const KeyHelp *k)
         return true;
 }
 
-static bool devices_available(Tui *t, Screen *s, char *why, size_t size)
+static const char *devices_available(Tui *t, Screen *s, char *why, size_t size)
 {
-        if (devices_screen_available(s))
-                return true;
+        if (is_available(s->data))
+                return NULL;
         snprintf(why, size, "roamd has no WiFi Direct device");
-        return false;
+        return "off";
 }
 
 const ScreenVTable devices_screen_vtable = {
@@ -789,4 +784,6 @@ const ScreenVTable devices_screen_vtable = {
              "group netdev or polkit authorization; the status line says what roamd "
              "answered.",
     .available = devices_available,
+    .roamd_ready = devices_roamd_ready,
+    .done = devices_done,
 };

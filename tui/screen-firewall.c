@@ -108,7 +108,7 @@ static int load_rules(FirewallData *d)
                                         NULL);
 }
 
-bool firewall_screen_available(Tui *t)
+static bool firewall_screen_available(Tui *t)
 {
         const RoamModel *m = tui_model(t);
 
@@ -339,7 +339,7 @@ static bool settling(Tui *t, const RoamLink *l, bool first_join)
         return tui_question_settling(t, id);
 }
 
-void firewall_prompt_draw(Tui *t, Screen *s, int top, int height)
+static void firewall_prompt_draw(Tui *t, Screen *s, int top, int height)
 {
         FirewallData *d = s->data;
         const RoamLink *l;
@@ -403,7 +403,7 @@ static void dialog_close(FirewallData *d, const RoamLink *l)
         d->asked_network = NULL;
 }
 
-int firewall_prompt_key(Tui *t, Screen *s, int key)
+static int firewall_prompt_key(Tui *t, Screen *s, int key)
 {
         FirewallData *d = s->data;
         const char *opts[16], *k;
@@ -465,7 +465,7 @@ int firewall_prompt_key(Tui *t, Screen *s, int key)
         return REACTION_REDRAW;
 }
 
-int firewall_prompt_click(Tui *t, Screen *s, int item)
+static int firewall_prompt_click(Tui *t, Screen *s, int item)
 {
         FirewallData *d = s->data;
         const RoamLink *l;
@@ -478,7 +478,7 @@ int firewall_prompt_click(Tui *t, Screen *s, int item)
         return firewall_prompt_key(t, s, '\r');
 }
 
-const KeyHelp *firewall_prompt_keys(Tui *t, Screen *s)
+static const KeyHelp *firewall_prompt_keys(Tui *t, Screen *s)
 {
         static const KeyHelp first_join_keys[] = {
             {"h", "home", NULL},
@@ -505,7 +505,7 @@ const KeyHelp *firewall_prompt_keys(Tui *t, Screen *s)
         return first_join ? first_join_keys : choose_keys;
 }
 
-void firewall_screen_done(Screen *s)
+static void firewall_done(Tui *t, Screen *s)
 {
         FirewallData *d = s->data;
 
@@ -847,12 +847,12 @@ static const KeyHelp firewall_keys[] = {
     {},
 };
 
-static bool firewall_available(Tui *t, Screen *s, char *why, size_t size)
+static const char *firewall_available(Tui *t, Screen *s, char *why, size_t size)
 {
         if (firewall_screen_available(t))
-                return true;
+                return NULL;
         snprintf(why, size, "roamd sends no network locations (no firewall)");
-        return false;
+        return "off";
 }
 
 const ScreenVTable firewall_screen_vtable = {
@@ -875,4 +875,9 @@ const ScreenVTable firewall_screen_vtable = {
              "needs root, group netdev or polkit authorization; the status line says whether "
              "it was done.",
     .available = firewall_available,
+    .done = firewall_done,
+    .overlay_draw = firewall_prompt_draw,
+    .overlay_key = firewall_prompt_key,
+    .overlay_keys = firewall_prompt_keys,
+    .overlay_click = firewall_prompt_click,
 };

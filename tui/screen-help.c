@@ -83,7 +83,7 @@ static void help_draw(Tui *t, Screen *s, int top, int height)
 
                 for (size_t i = 0; i < n && r >= 0; i++) {
                         char why[256];
-                        bool on = tui_screen_available(t, tabs[i], why, sizeof(why));
+                        bool on = !tui_screen_unavailable(t, tabs[i], why, sizeof(why));
 
                         r = tui_doc_line(d, item++, KEYS_WIDTH + 1);
                         if (r >= 0)
@@ -182,6 +182,7 @@ static const KeyHelp help_keys[] = {
 };
 
 const ScreenVTable help_screen_vtable = {
+    .without_roamd = true,
     .name = "help",
     .title = "Help",
     .number = 0,

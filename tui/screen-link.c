@@ -404,14 +404,14 @@ static const KeyHelp link_keys[] = {
     {},
 };
 
-static bool link_available(Tui *t, Screen *s, char *why, size_t size)
+static const char *link_available(Tui *t, Screen *s, char *why, size_t size)
 {
         const char *path = tui_selected_link(t);
 
         if (path && roam_model_find_link(tui_model(t), path))
-                return true;
+                return NULL;
         snprintf(why, size, "roamd has no links");
-        return false;
+        return "none";
 }
 
 const ScreenVTable link_screen_vtable = {

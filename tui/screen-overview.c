@@ -523,6 +523,7 @@ static bool overview_typing(Tui *t, Screen *s)
 }
 
 const ScreenVTable overview_screen_vtable = {
+    .without_roamd = true,
     .name = "overview",
     .title = "Overview",
     .number = 1,

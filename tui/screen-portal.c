@@ -205,7 +205,7 @@ static void portal_leave(Tui *t, Screen *s)
         /* A call in flight still answers, to the status line. */
 }
 
-void portal_screen_done(Screen *s)
+static void portal_done(Tui *t, Screen *s)
 {
         PortalData *d = s->data;
 
@@ -679,12 +679,12 @@ static bool portal_key_active(Tui *t, Screen *s, const KeyHelp *k)
         return true;
 }
 
-static bool portal_available(Tui *t, Screen *s, char *why, size_t size)
+static const char *portal_available(Tui *t, Screen *s, char *why, size_t size)
 {
         if (tui_any_portal(t))
-                return true;
+                return NULL;
         snprintf(why, size, "no link is behind a captive portal");
-        return false;
+        return "none";
 }
 
 const ScreenVTable portal_screen_vtable = {
@@ -705,4 +705,5 @@ const ScreenVTable portal_screen_vtable = {
              "sent before you approve. Changes need root, group netdev or polkit "
              "authorization; the status line says whether they were done.",
     .available = portal_available,
+    .done = portal_done,
 };

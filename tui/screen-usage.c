@@ -505,6 +505,8 @@ const ScreenVTable usage_screen_vtable = {
     .data_size = sizeof(UsageData),
     .enter = usage_enter,
     .leave = usage_leave,
+    /* Leaving frees all it holds. */
+    .done = usage_leave,
     .draw = usage_draw,
     .key = usage_key,
     .keys = usage_keys,
