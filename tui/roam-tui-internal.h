@@ -54,3 +54,8 @@ size_t tui_tab_screens(Tui *t, const ScreenVTable *ret[TUI_TABS]);
 Screen *tui_screen_of(Tui *t, const ScreenVTable *vtable);
 void tui_note_tab(Tui *t, int x0, int x1, const ScreenVTable *v);
 void tui_draw_header(Tui *t);
+
+/* OSC 8 links (roam-tui-links.c): whether TERM is known to take them, and, after a frame, the
+ * URLs it shows made clickable; the cursor is put back where the frame left it. */
+bool tui_term_has_hyperlinks(void);
+void tui_overlay_hyperlinks(Tui *t, bool enabled, int cursor_y, int cursor_x);
