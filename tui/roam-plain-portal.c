@@ -260,7 +260,7 @@ static void print_sessions(PlainPortal *pp)
         for (size_t i = 0; i < pp->n_sessions; i++) {
                 const RoamPortalSession *s = &pp->sessions[i];
                 printf("%s: captive portal, %s\n", s->link, roam_portal_state_words(s->state));
-                roam_portal_fields(s, realtime_now(), print_field, NULL);
+                roam_portal_fields(s, realtime_now(), false, print_field, NULL);
         }
 }
 

@@ -238,22 +238,29 @@ bool roam_portal_can_browse(const RoamPortalSession *s)
         return roam_portal_needs_you(s) && !s->wispr;
 }
 
-const char *roam_portal_next_step(const RoamPortalSession *s)
+const char *roam_portal_next_step(const RoamPortalSession *s, bool keys)
 {
         const char *st = s->state;
 
+        /* keys: the TUI's Portal screen, where a key does it; else the command that does. */
         if (streq(st, "waiting") || streq(st, "declined") || streq(st, "failed") ||
             streq(st, "logged-off"))
                 return s->wispr && !s->has_saved_login
-                           ? "log in: roam portal login --user NAME --password-file FILE"
-                       : s->wispr ? "approve to log in with the saved login: roam portal approve"
-                                  : "log in with a text browser: roam portal browse";
+                           ? (keys ? "log in: press l"
+                                   : "log in: roam portal login --user NAME --password-file FILE")
+                       : s->wispr ? (keys ? "approve to log in with the saved login: press a"
+                                          : "approve to log in with the saved login: roam portal "
+                                            "approve")
+                                  : (keys ? "log in with a text browser: press b"
+                                          : "log in with a text browser: roam portal browse");
         if (streq(st, "need-credentials") || streq(st, "rejected"))
-                return "log in: roam portal login --user NAME --password-file FILE";
+                return keys ? "log in: press l"
+                            : "log in: roam portal login --user NAME --password-file FILE";
         if (streq(st, "browser"))
-                return "log in with a text browser: roam portal browse";
+                return keys ? "log in with a text browser: press b"
+                            : "log in with a text browser: roam portal browse";
         if (streq(st, "logged-in") && s->can_logoff)
-                return "log off: roam portal logoff";
+                return keys ? "log off: press o" : "log off: roam portal logoff";
         return NULL;
 }
 
@@ -276,7 +283,7 @@ void roam_portal_time_left(const RoamPortalSession *s, uint64_t now_usec, char *
                          s->expiry_warning ? " (ends soon)" : "");
 }
 
-void roam_portal_fields(const RoamPortalSession *s, uint64_t now_usec,
+void roam_portal_fields(const RoamPortalSession *s, uint64_t now_usec, bool keys,
                         void (*add)(const char *label, const char *value, void *userdata),
                         void *userdata)
 {
@@ -305,13 +312,15 @@ void roam_portal_fields(const RoamPortalSession *s, uint64_t now_usec,
         roam_portal_time_left(s, now_usec, left, sizeof(left));
         add("Time left", left, userdata);
         if (s->can_extend)
-                add("Extend", "the network offers to extend the session: roam portal extend",
+                add("Extend",
+                    keys ? "the network offers to extend the session: press e"
+                         : "the network offers to extend the session: roam portal extend",
                     userdata);
         if (s->has_bytes) {
                 snprintf(buf, sizeof(buf), "%" PRIu64 " bytes", s->bytes_remaining);
                 add("Data left", buf, userdata);
         }
-        add("Next", roam_portal_next_step(s), userdata);
+        add("Next", roam_portal_next_step(s, keys), userdata);
 }
 
 static void field(const char *label, const char *value, void *userdata)
@@ -336,7 +345,7 @@ int roam_portal_print_text(const RoamPortalSession *s, size_t n, uint64_t now_us
                         fputc('\n', f);
                 fprintf(f, "%s: captive portal, %s\n", s[i].link,
                         roam_portal_state_words(s[i].state));
-                roam_portal_fields(&s[i], now_usec, field, f);
+                roam_portal_fields(&s[i], now_usec, false, field, f);
         }
         return 0;
 }

@@ -27,7 +27,7 @@ int roam_portal_sessions_get(sd_bus *bus, RoamPortalSession **ret, size_t *ret_n
 
 /* What a state means and what the user can do, in words. */
 const char *roam_portal_state_words(const char *state);
-const char *roam_portal_next_step(const RoamPortalSession *s);
+const char *roam_portal_next_step(const RoamPortalSession *s, bool keys);
 /* Whether the portal is in the way and waits for the user (approve, log in, a browser);
  * false once open, logged in, or while roamd is at it. What each key may do follows. */
 bool roam_portal_needs_you(const RoamPortalSession *s);
@@ -39,7 +39,7 @@ bool roam_portal_can_browse(const RoamPortalSession *s); /* no WISPr: the login 
 void roam_portal_time_left(const RoamPortalSession *s, uint64_t now_usec, char *buf, size_t n);
 
 /* One session as "  Label:  value" fields through add(label, value, userdata). */
-void roam_portal_fields(const RoamPortalSession *s, uint64_t now_usec,
+void roam_portal_fields(const RoamPortalSession *s, uint64_t now_usec, bool keys,
                         void (*add)(const char *label, const char *value, void *userdata),
                         void *userdata);
 

@@ -370,7 +370,7 @@ static int build(Tui *t, PortalData *d, TuiDoc *doc)
                                          roam_portal_state_words(s->state));
                 if (r < 0)
                         break;
-                roam_portal_fields(s, now, add_field, &c);
+                roam_portal_fields(s, now, true, add_field, &c);
                 r = c.r;
                 if (r >= 0 && s->has_expires)
                         tui_refresh_in(t, USEC_PER_SEC);

@@ -49,6 +49,10 @@ def test_portal_screen_login(roamd, tui, golden):
     t.wait_for(screen="portal", text="logged in")
     assert "59 min" in t.text() and "10000000 bytes" in t.text()
     golden("portal-logged-in", t)
+    # The TUI names its keys, never a CLI command (issue 32 item 13).
+    flat = " ".join(t.text().split())
+    assert "roam portal" not in flat, flat
+    assert "extend the session: press e" in flat, flat
 
 
 def test_portal_screen_keys(roamd, tui):
