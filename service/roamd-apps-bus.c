@@ -248,6 +248,20 @@ int apps_bus_announce(App *app)
         return 0;
 }
 
+int apps_bus_retract(App *app)
+{
+        Manager *m = apps_manager(app->apps);
+        int r;
+
+        if (!m->bus)
+                return 0;
+        r = sd_bus_emit_interfaces_removed(m->bus, app->path, ROAM_APP_INTERFACE, NULL);
+        if (r < 0)
+                return log_warning_errno(r, "app %s: failed to emit InterfacesRemoved: %m",
+                                         app->id);
+        return 0;
+}
+
 void apps_bus_emit_changed(App *app, const char *first, ...)
 {
         Manager *m = apps_manager(app->apps);

@@ -17,6 +17,8 @@ int app_reclass(Apps *a, App *app);
 void app_refresh(App *app, bool emit);
 /* The kernel refused what roamd wants (what: "policy of app X"): Degraded, and a retry. */
 void note_refused(Apps *a, const char *what, int error);
+/* Drops app (InterfacesRemoved) when nothing keeps it: no policy, grant or cgroup. */
+void app_forget_if_unused(Apps *a, App *app);
 CgroupTree *apps_cgroups(Apps *a);
 /* The cgroup's nftables element is in the kernel. */
 bool apps_cgroup_installed(Apps *a, uint64_t id);

@@ -26,6 +26,8 @@ static int on_grant_end(sd_event_source *s, uint64_t usec, void *userdata)
 
         log_info("app %s: online for a task ended", app->id);
         (void)apps_release(app->apps, app);
+        /* a grant given to an app that never ran (or no longer runs) kept it alone */
+        app_forget_if_unused(app->apps, app);
         return 0;
 }
 
@@ -130,8 +132,10 @@ int apps_run(Apps *a, const char *id, int pidfd, pid_t caller, uint64_t online_f
                 return r;
         /* The cgroup and its element first (the ADDED event commits it), then the move. */
         r = cgroup_tree_make_app(apps_cgroups(a), id, &n);
-        if (r < 0)
+        if (r < 0) {
+                app_forget_if_unused(a, app);
                 return log_warning_errno(r, "app %s: cannot create its cgroup: %m", id);
+        }
         if (!apps_cgroup_installed(a, n->id))
                 return log_warning_errno(EIO, "app %s: its cgroup is not in nftables, not moving",
                                          id);

@@ -14,6 +14,7 @@
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-util.h"
+#include "roamd-apps-internal.h"
 #include "roamd-apps.h"
 #include "roamd-cgroup.h"
 #include "roamd-manager.h"
@@ -93,6 +94,10 @@ static void run_fail(RunRequest *q, const char *name, const char *fmt, ...)
         va_end(ap);
         log_warning("app %s: systemd scope %s: %s", q->app_id, strempty(q->unit), strempty(msg));
         (void)sd_bus_reply_method_errorf(q->call, name, "%s", msg ? msg : "systemd failed");
+        /* the app made for this run, when nothing else keeps it */
+        App *app = apps_get(q->apps, q->app_id);
+        if (app)
+                app_forget_if_unused(q->apps, app);
         run_request_done(q);
 }
 

@@ -62,10 +62,13 @@ struct Apps {
         uint64_t root_id;
 
         AppPolicySet config_set, runtime_set;
-        char *installed_sets;  /* text form of lan, vpn ifaces, vpn dns as last installed */
-        RunRequest *runs;      /* `roam run` calls waiting for systemd */
-        Reconcile *reconcile;  /* retries, the Degraded reason */
-        CoexistReport coexist; /* others' mark bits inside our mask */
+        char *installed_sets;     /* text form of lan, vpn ifaces, vpn dns as last installed */
+        RunRequest *runs;         /* `roam run` calls waiting for systemd */
+        Reconcile *reconcile;     /* retries, the Degraded reason */
+        CoexistReport coexist;    /* others' mark bits inside our mask */
+        uint64_t cap_warned_usec; /* the last MaxAppsPerUser= warning (CLOCK_MONOTONIC) */
+        unsigned cap_suppressed;  /* warnings left out since */
+        sd_event_source *unused_classes; /* a pass to remove class chains no app uses */
         sd_bus_slot *app_slot, *app_enum_slot;
 };
 
@@ -89,6 +92,7 @@ Manager *apps_manager(Apps *a)
 /* ---- apps ---- */
 
 static int apps_reconcile(void *userdata);
+static void reconcile_schedule_unused(Apps *a);
 
 static int app_cmp(const void *k, const void *e)
 {
@@ -552,6 +556,105 @@ static void app_del_cgroup_ref(App *app, uint64_t id)
                 }
 }
 
+/* An app with nothing to remember: no policy of its own (drop-in or runtime), no grant, no
+ * cgroup. Its object is dropped so create/remove cycles of scopes do not grow roamd. */
+static bool app_is_unused(const App *app)
+{
+        return !app->special && app->config.set == 0 && app->runtime.set == 0 &&
+               app->online_until == 0 && app->n_cgroups == 0 && !app->grant_timer;
+}
+
+static bool app_has_policy(Apps *a, const char *id)
+{
+        return app_policy_set_find(&a->config_set, id) >= 0 ||
+               app_policy_set_find(&a->runtime_set, id) >= 0;
+}
+
+/* Apps without a policy of their own that have a cgroup in uid's subtree. */
+static size_t apps_of_user(Apps *a, uid_t uid)
+{
+        size_t n = 0;
+
+        for (size_t i = 0; i < a->n_apps; i++) {
+                const App *app = a->apps[i];
+                if (app->special || app->config.set != 0 || app->runtime.set != 0)
+                        continue;
+                for (size_t j = 0; j < app->n_cgroups; j++)
+                        if (app->cgroups[j].uid == uid) {
+                                n++;
+                                break;
+                        }
+        }
+        return n;
+}
+
+/* A new app (no object yet, no policy of its own) in uid's subtree when uid already has
+ * [Apps] MaxAppsPerUser= of them. Apps with a policy are never refused an object: their
+ * policy may be stricter than the user's. */
+static bool app_over_user_cap(Apps *a, const char *id, uid_t uid)
+{
+        if (uid == UID_INVALID || apps_get(a, id) || app_has_policy(a, id))
+                return false;
+        return apps_of_user(a, uid) >= a->manager->config->apps.max_apps_per_user;
+}
+
+static void warn_over_cap(Apps *a, const CgroupNode *n)
+{
+        uint64_t now = clock_now_usec(CLOCK_MONOTONIC);
+
+        /* at most one line per 10 s: a user making scopes in a loop must not flood the log */
+        if (a->cap_warned_usec != 0 && now - a->cap_warned_usec < 10 * USEC_PER_SEC) {
+                a->cap_suppressed++;
+                return;
+        }
+        log_warning("cgroup %s: user %u already has %u apps without a policy of their own "
+                    "([Apps] MaxAppsPerUser=); app %s gets no object and meets the user's "
+                    "policy (%u similar messages suppressed).",
+                    n->path, (unsigned)n->cls.uid, a->manager->config->apps.max_apps_per_user,
+                    n->cls.app_id, a->cap_suppressed);
+        a->cap_warned_usec = now;
+        a->cap_suppressed = 0;
+}
+
+/* user:UID, made when new, for a cgroup of that user that is in no app of its own. */
+static int user_app(Apps *a, const CgroupNode *n, App **ret)
+{
+        char id[32];
+        int r;
+
+        if (n->cls.uid == UID_INVALID)
+                return -EINVAL;
+        snprintf(id, sizeof(id), APP_ID_USER_PREFIX "%u", (unsigned)n->cls.uid);
+        r = app_get_or_create(a, id, ret);
+        if (r < 0)
+                return log_warning_errno(r, "cgroup %s: cannot track %s: %m", n->path, id);
+        return 0;
+}
+
+/* Drops app when it is unused: InterfacesRemoved, then its class loses a user (a class no
+ * app uses any more leaves the kernel on the reconciler's pass). */
+void app_forget_if_unused(Apps *a, App *app)
+{
+        size_t pos;
+
+        if (!a->started || !app_is_unused(app))
+                return;
+        for (pos = 0; pos < a->n_apps && a->apps[pos] != app; pos++)
+                ;
+        if (pos == a->n_apps)
+                return;
+        log_debug("app %s: no policy and no cgroup left, forgetting it", app->id);
+        (void)apps_bus_retract(app);
+        memmove(&a->apps[pos], &a->apps[pos + 1], sizeof(App *) * (a->n_apps - pos - 1));
+        a->n_apps--;
+        if (app->cls) {
+                app->cls->refs--;
+                if (app->cls->refs == 0)
+                        reconcile_schedule_unused(a);
+        }
+        app_free(app);
+}
+
 static void on_cgroup_added(Apps *a, const CgroupNode *n)
 {
         _cleanup_(nft_txn_freep) NftTxn *t = NULL;
@@ -574,6 +677,15 @@ static void on_cgroup_added(Apps *a, const CgroupNode *n)
                 /* a scope named like a policy ("default", "system", "user") is no app */
                 if (app_id_is_special(n->cls.app_id))
                         return;
+                /* a user past the cap makes no more objects: the scope meets the user's
+                 * policy, which is what an app without a policy of its own gets anyway */
+                if (app_over_user_cap(a, n->cls.app_id, n->cls.uid)) {
+                        warn_over_cap(a, n);
+                        r = user_app(a, n, &app);
+                        if (r < 0)
+                                return;
+                        break;
+                }
                 r = app_get_or_create(a, n->cls.app_id, &app);
                 if (r < 0) {
                         log_warning_errno(r, "cgroup %s: cannot track app %s: %m", n->path,
@@ -584,20 +696,13 @@ static void on_cgroup_added(Apps *a, const CgroupNode *n)
         case CGROUP_KIND_SYSTEM:
                 app = a->app_system;
                 break;
-        case CGROUP_KIND_USER: {
+        case CGROUP_KIND_USER:
                 /* user-UID.slice and user@UID.service: whatever below them is in no app (a
                  * cgroup the user made and moved into, too) meets the user's policy */
-                char id[32];
-                if (n->cls.uid == UID_INVALID)
+                r = user_app(a, n, &app);
+                if (r < 0)
                         return;
-                snprintf(id, sizeof(id), APP_ID_USER_PREFIX "%u", (unsigned)n->cls.uid);
-                r = app_get_or_create(a, id, &app);
-                if (r < 0) {
-                        log_warning_errno(r, "cgroup %s: cannot track %s: %m", n->path, id);
-                        return;
-                }
                 break;
-        }
         case CGROUP_KIND_OTHER:
         case _CGROUP_KIND_MAX:
         case _CGROUP_KIND_INVALID:
@@ -708,6 +813,7 @@ static void on_cgroup_removed(Apps *a, const CgroupNode *n)
                 if (r < 0)
                         note_refused(a, "policy of an app whose user's cgroup ended", r);
         }
+        app_forget_if_unused(a, app);
 }
 
 static void on_cgroup(CgroupTree *t, CgroupEvent ev, const CgroupNode *n, void *userdata)
@@ -955,6 +1061,12 @@ static int apps_reconcile(void *userdata)
         for (size_t i = 0; i < a->n_classes; i++) {
                 AppClass *c = a->classes[i];
                 saved[i] = (ClassSaved){{c->route[0], c->route[1]}, c->state};
+                /* no app uses it any more (its last one was forgotten): its chain goes */
+                if (c->refs == 0) {
+                        if (r >= 0 && c->installed)
+                                r = nft_txn_del_class(t, c->name);
+                        continue;
+                }
                 class_compute(&world, c, &specs[i]);
                 if (r >= 0 && memcmp(&specs[i], &c->spec, sizeof(NftClass)) != 0)
                         r = nft_txn_put_class(t, c->name, &specs[i], c->installed);
@@ -984,6 +1096,11 @@ static int apps_reconcile(void *userdata)
                 a->classes[i]->spec = specs[i];
                 a->classes[i]->installed = true;
         }
+        for (size_t i = 0; i < a->n_classes;)
+                if (a->classes[i]->refs == 0)
+                        class_drop(a, a->classes[i]); /* swaps the last into i */
+                else
+                        i++;
         if (n_pending > 0)
                 for (size_t i = 0; i < a->n_refs; i++) {
                         CgroupRef *ref = &a->refs[i];
@@ -1010,6 +1127,28 @@ fail_nft:
         reconcile_failed(a->reconcile, "nftables transaction", r);
         reconcile_end(a->reconcile);
         return r;
+}
+
+static int on_unused_classes(sd_event_source *s, void *userdata)
+{
+        Apps *a = userdata;
+
+        a->unused_classes = sd_event_source_disable_unref(a->unused_classes);
+        return apps_reconcile(a);
+}
+
+/* One pass per loop turn however many apps were forgotten in it (a user ending 200 scopes
+ * at once). */
+static void reconcile_schedule_unused(Apps *a)
+{
+        int r;
+
+        if (a->unused_classes)
+                return;
+        r = sd_event_add_defer(a->manager->event, &a->unused_classes, on_unused_classes, a);
+        if (r < 0)
+                log_warning_errno(r, "Cannot schedule removing unused class chains (the next "
+                                     "pass does it): %m");
 }
 
 void apps_links_changed(Apps *a)
@@ -1557,6 +1696,7 @@ Apps *apps_free(Apps *a)
         if (!a)
                 return NULL;
         apps_systemd_free_all(a);
+        sd_event_source_disable_unref(a->unused_classes);
         sd_bus_slot_unref(a->app_slot);
         sd_bus_slot_unref(a->app_enum_slot);
         cgroup_tree_free(a->cgroups);

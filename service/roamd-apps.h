@@ -113,6 +113,7 @@ sd_bus_slot **apps_slot(Apps *a, bool enumerator);
 /* D-Bus (roamd-apps-bus.c) */
 int apps_bus_setup(Apps *a);
 int apps_bus_announce(App *app);
+int apps_bus_retract(App *app);
 void apps_bus_emit_changed(App *app, const char *first, ...);
 int apps_bus_method_get_app(sd_bus_message *msg, void *userdata, sd_bus_error *error);
 int apps_bus_method_set_policy(sd_bus_message *msg, void *userdata, sd_bus_error *error);

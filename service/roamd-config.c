@@ -109,6 +109,7 @@ static int config_new(const char *name, Config **ret)
         c->apps.policy_dir = strdup(ROAM_SYSCONFDIR "/roam/apps.d");
         c->apps.state_file = strdup(ROAM_LOCALSTATEDIR "/lib/roam/apps.state");
         c->apps.mark_mask = 0x7f000000;
+        c->apps.max_apps_per_user = 256;
         c->apps.table_base = 29000;
         c->apps.rule_priority = 29000;
         c->bluetooth.enable = true;
@@ -482,6 +483,8 @@ static int parse_apps(Config *c, const char *file, unsigned line, const char *ke
                 return parse_path(file, line, key, value, &c->apps.policy_dir);
         if (streq(key, "StateFile"))
                 return parse_path(file, line, key, value, &c->apps.state_file);
+        if (streq(key, "MaxAppsPerUser"))
+                return parse_u32(file, line, key, value, 1, 65536, &c->apps.max_apps_per_user);
         if (streq(key, "SystemCgroups")) {
                 char **l = NULL;
                 if (strv_split(value, " \t", &l) < 0)

@@ -54,12 +54,13 @@ typedef struct ProbeConfig {
 /* [Apps] and [Routing]: per-app enforcement (docs/apps.md). */
 typedef struct AppsConfig {
         bool enforce;
-        char *policy_dir;       /* drop-ins, default /etc/roam/apps.d */
-        char *state_file;       /* runtime changes, default /var/lib/roam/apps.state */
-        char **system_cgroups;  /* extra cgroup paths under the system policy */
-        uint32_t mark_mask;     /* the packet mark bits roamd owns */
-        uint32_t table_base;    /* routing tables table_base+1 ... */
-        uint32_t rule_priority; /* ip rules at this priority and the next */
+        char *policy_dir;           /* drop-ins, default /etc/roam/apps.d */
+        char *state_file;           /* runtime changes, default /var/lib/roam/apps.state */
+        char **system_cgroups;      /* extra cgroup paths under the system policy */
+        uint32_t max_apps_per_user; /* App objects for apps without a policy, per uid */
+        uint32_t mark_mask;         /* the packet mark bits roamd owns */
+        uint32_t table_base;        /* routing tables table_base+1 ... */
+        uint32_t rule_priority;     /* ip rules at this priority and the next */
 } AppsConfig;
 
 /* [Roaming]: NAME_OR_GLOB=yes|no fixes whether traffic on a link counts as roaming. */

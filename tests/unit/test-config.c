@@ -88,6 +88,7 @@ static const struct {
     {"[Apps]\nStateFile=relative\n", "test.conf:2: StateFile= must be an absolute path"},
     {"[Apps]\nSystemCgroups=/ok x\n", "test.conf:2: SystemCgroups= takes absolute cgroup paths"},
     {"[Apps]\nSystemCgroups=/a/../b\n", "test.conf:2: SystemCgroups= takes absolute"},
+    {"[Apps]\nMaxAppsPerUser=0\n", "test.conf:2: MaxAppsPerUser="},
     {"[Apps]\nColour=1\n", "test.conf:2: Unknown key Colour= in section [Apps]."},
     {"[Routing]\nFirewallMask=0x50000000\n",
      "test.conf:2: FirewallMask= must be 3 to 7 contiguous"},
@@ -177,14 +178,16 @@ TEST(config_apps_and_routing)
         ASSERT_EQ(c->apps.mark_mask, 0x7f000000u);
         ASSERT_EQ(c->apps.table_base, 29000u);
         ASSERT_EQ(c->apps.rule_priority, 29000u);
+        ASSERT_EQ(c->apps.max_apps_per_user, 256u);
         config_free(c);
-        ASSERT_OK(parse("[Apps]\nEnforce=no\nPolicyDirectory=/p\nStateFile=/s\n"
+        ASSERT_OK(parse("[Apps]\nEnforce=no\nPolicyDirectory=/p\nStateFile=/s\nMaxAppsPerUser=8\n"
                         "SystemCgroups=/vpn.service /x/y.scope\n"
                         "[Routing]\nFirewallMask=0x00070000\nTableBase=100\nRulePriority=900\n",
                         &c));
         ASSERT_TRUE(!c->apps.enforce);
         ASSERT_STREQ(c->apps.policy_dir, "/p");
         ASSERT_STREQ(c->apps.state_file, "/s");
+        ASSERT_EQ(c->apps.max_apps_per_user, 8u);
         ASSERT_STREQ(c->apps.system_cgroups[0], "/vpn.service");
         ASSERT_STREQ(c->apps.system_cgroups[1], "/x/y.scope");
         ASSERT_TRUE(c->apps.system_cgroups[2] == NULL);

@@ -368,6 +368,113 @@ def test_user_policy_binds_a_users_own_cgroups(apps):
     assert e.value.name == "org.roam1.Error.InvalidArguments"
 
 
+# ---- unused apps are forgotten, apps per user are capped ----
+
+SCOPES_PY = r"""
+import os, sys
+base, verb, first, n = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+for i in range(first, first + n):
+    d = "%s/app-gnome-org.test.Churn%d@%d.scope" % (base, i, i)
+    os.mkdir(d) if verb == "make" else os.rmdir(d)
+"""
+
+
+def app_objects(w):
+    return sorted(p for p in w.managed_objects() if p.startswith("/org/roam1/app/"))
+
+
+def user_scopes(w, uid, verb, first, n):
+    """uid itself makes (or removes) n app scopes in its delegated app.slice."""
+    base = "/sys/fs/cgroup/roam-world-%s/user.slice/user-%d.slice/user@%d.service/app.slice" \
+        % (w.name, uid, uid)
+    w.dev_run(["/usr/bin/python3", "-c", SCOPES_PY, base, verb, first, n], user=uid)
+
+
+def user_home(w, uid):
+    home = "user.slice/user-%d.slice/user@%d.service" % (uid, uid)
+    (w.cgroup / home / "app.slice").mkdir(parents=True, exist_ok=True)
+    delegate(w, home, uid)
+    wait_for(lambda: "/org/roam1/app/user_3a%d" % uid in app_objects(w), 5,
+             what="roamd governs user %d's subtree" % uid)
+    return home
+
+
+def roamd_rss_kib(w):
+    for line in open("/proc/%d/status" % w.roamd_pid()):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+def test_unused_apps_are_forgotten(apps):
+    """A user making and removing app scopes over and over (each a new app without a policy)
+    leaves no App objects behind: the count returns to where it was, and so does roamd's
+    memory, within a bound that does not grow with the number of rounds."""
+    w = apps
+    uid = 1000
+    user_home(w, uid)
+    set_policy(w, "org.test.Kept", access="lan")  # a policy of its own: it stays
+    baseline = app_objects(w)
+    rss = []
+    for rnd in range(4):
+        user_scopes(w, uid, "make", rnd * 50, 50)
+        wait_for(lambda: len(app_objects(w)) == len(baseline) + 50, 10,
+                 what="round %d: 50 new app objects" % rnd)
+        user_scopes(w, uid, "remove", rnd * 50, 50)
+        wait_for(lambda: app_objects(w) == baseline, 10,
+                 what="round %d: back to the %d objects before" % (rnd, len(baseline)))
+        rss.append(roamd_rss_kib(w))
+    assert "/org/roam1/app/org_2etest_2eKept" in baseline
+    # the class chains of the forgotten apps left the kernel too: one per policy in use
+    chains = [l for l in nft(w, "list", "table", "inet", "roam").splitlines()
+              if l.strip().startswith("chain class_")]
+    assert len(chains) <= len(baseline) + 2, chains
+    # 200 apps made and forgotten: the last rounds cost no more than the first did
+    assert rss[-1] - rss[0] < 2048, rss
+
+
+def test_apps_per_user_are_capped(apps):
+    """Past [Apps] MaxAppsPerUser= a user's new scopes get no object: they meet the user's
+    policy (governed, never looser), roamd logs why, and an app with a policy of its own still
+    gets its object and its own (stricter) policy."""
+    w = apps
+    uid = 1000
+    w.write_config(w.default_config + "[Apps]\nMaxAppsPerUser=3\n")
+    w.roamd_restart()
+    home = user_home(w, uid)
+    set_policy(w, "org.test.Strict", access="deny")
+    baseline = len(app_objects(w))
+    user_scopes(w, uid, "make", 0, 5)
+    over = ["/roam-world-%s/%s/app.slice/app-gnome-org.test.Churn%d@%d.scope"
+            % (w.name, home, i, i) for i in range(5)]
+    # every scope is governed: three as apps, the rest as the user's own processes
+    wait_for(lambda: sum(c in over for c in app_props(w, "user:%d" % uid)["Cgroups"]) == 2, 10,
+             what="two scopes past the cap meet the user's policy")
+    assert len(app_objects(w)) == baseline + 3
+    assert "MaxAppsPerUser=" in w.roamd_log()
+    # the user's policy governs them: deny for the user stops them
+    past = [c for c in over if c in app_props(w, "user:%d" % uid)["Cgroups"]][0]
+    rel = past.split("/", 2)[2]
+    assert w.whoami(4, cgroup=rel).ok
+    set_policy(w, "user:%d" % uid, access="deny")
+    r = w.whoami(4, cgroup=rel)
+    assert not r.ok and r.error in REFUSED, r
+    w.call(MANAGER_PATH, MANAGER_IFACE, "ResetAppPolicy", "s", ["user:%d" % uid])
+    # an app with a policy of its own past the cap: its object, its deny (the user's allow
+    # would be looser)
+    strict = app_cgroup(w, "org.test.Strict", home + "/app.slice/app-gnome-org.test.Strict@1.scope")
+    assert app_props(w, "org.test.Strict")["Access"] == "deny"
+    r = w.whoami(4, cgroup=strict)
+    assert not r.ok and r.error in REFUSED, r
+    # GetManagedObjects stays bounded however many scopes the user makes
+    user_scopes(w, uid, "make", 5, 20)
+    wait_for(lambda: sum(c.endswith(".scope") for c in
+                         app_props(w, "user:%d" % uid)["Cgroups"]) == 22, 10,
+             what="the 20 new scopes meet the user's policy")
+    assert len(app_objects(w)) == baseline + 3
+    user_scopes(w, uid, "remove", 0, 25)
+
+
 # ---- bearers ----
 
 def test_bearer_choice(apps):
