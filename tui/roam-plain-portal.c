@@ -344,6 +344,7 @@ static int on_browser_exit(sd_event_source *es, int fd, uint32_t revents, void *
 {
         PlainPortal *pp = userdata;
         const RoamModel *m = roam_live_get_model(pp->live);
+        char words[96];
         int status = 0;
         pid_t r;
 
@@ -354,6 +355,8 @@ static int on_browser_exit(sd_event_source *es, int fd, uint32_t revents, void *
         stamp();
         if (r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == ROAM_RUN_EXEC_FAILED)
                 printf("The login browser did not start (see above).\n");
+        else if (r > 0 && portal_browser_end_words(status, words, sizeof(words)))
+                printf("The login browser %s (see above).\n", words);
         else {
                 const char *path = NULL;
                 for (size_t i = 0; i < m->n_links; i++)
@@ -390,7 +393,7 @@ static void browse(PlainPortal *pp, const RoamPortalSession *s, const char *url)
         pp->browser_link = strdup(s->link);
         if (pp->input)
                 (void)sd_event_source_set_enabled(pp->input, SD_EVENT_OFF);
-        r = pp->browser_link ? portal_browser_spawn(argv, &pp->browser_pid, &pidfd) : -ENOMEM;
+        r = pp->browser_link ? portal_browser_spawn(argv, -1, &pp->browser_pid, &pidfd) : -ENOMEM;
         strv_free(argv);
         if (r >= 0) {
                 r = sd_event_add_io(sd_bus_get_event(pp->bus), &pp->browser_source, pidfd, EPOLLIN,

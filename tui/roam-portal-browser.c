@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <signal.h>
@@ -19,6 +20,7 @@
 #include "roam-log.h"
 #include "roam-portal-browser.h"
 #include "roam-portal-cli.h"
+#include "roam-text.h"
 #include "roam-util.h"
 
 #define ARGS_MAX 64
@@ -202,7 +204,7 @@ static int browser_drop_privileges(void *userdata)
         return 0;
 }
 
-int portal_browser_spawn(char **argv, pid_t *ret_pid, int *ret_pidfd)
+int portal_browser_spawn(char **argv, int stderr_fd, pid_t *ret_pid, int *ret_pidfd)
 {
         sigset_t all;
         pid_t pid;
@@ -217,6 +219,9 @@ int portal_browser_spawn(char **argv, pid_t *ret_pid, int *ret_pidfd)
                 /* The child: messages to the terminal, signals as a shell leaves them, then
                  * into the portal-login app (roamd moves us before it answers), then exec. */
                 log_set_sink(NULL, NULL);
+                if (stderr_fd >= 0 && stderr_fd != STDERR_FILENO &&
+                    dup2(stderr_fd, STDERR_FILENO) < 0)
+                        _exit(ROAM_RUN_EXEC_FAILED);
                 sigemptyset(&all);
                 (void)sigprocmask(SIG_SETMASK, &all, NULL);
                 (void)signal(SIGINT, SIG_DFL);
@@ -236,6 +241,74 @@ int portal_browser_spawn(char **argv, pid_t *ret_pid, int *ret_pidfd)
         }
         *ret_pid = pid;
         *ret_pidfd = pidfd;
+        return 0;
+}
+
+const char *portal_browser_end_words(int status, char *buf, size_t size)
+{
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+                return NULL;
+        if (WIFEXITED(status) && WEXITSTATUS(status) == ROAM_RUN_EXEC_FAILED)
+                snprintf(buf, size, "did not start (exit status %d)", ROAM_RUN_EXEC_FAILED);
+        else if (WIFEXITED(status))
+                snprintf(buf, size, "failed (exit status %d)", WEXITSTATUS(status));
+        else if (WIFSIGNALED(status))
+                snprintf(buf, size, "was killed by signal %d (%s)", WTERMSIG(status),
+                         strsignal(WTERMSIG(status)));
+        else
+                snprintf(buf, size, "ended (wait status 0x%x)", (unsigned)status);
+        return buf;
+}
+
+/* The last words shown are at most this long: the status line has three rows at most. */
+#define LAST_WORDS_MAX 160
+
+int portal_browser_last_words(const char *tail, size_t n, char **ret)
+{
+        size_t start[2] = {}, len[2] = {}, found = 0, end = n;
+        _cleanup_free_ char *joined = NULL;
+        int r;
+
+        *ret = NULL;
+        /* From the end: the last two lines with something besides blanks in them. */
+        while (end > 0 && found < 2) {
+                size_t b = end;
+                bool blank = true;
+                while (b > 0 && tail[b - 1] != '\n')
+                        b--;
+                for (size_t i = b; i < end; i++)
+                        if (!strchr(" \t\r", tail[i]))
+                                blank = false;
+                if (!blank) {
+                        start[1 - found] = b;
+                        len[1 - found] = end - b;
+                        found++;
+                }
+                end = b > 0 ? b - 1 : 0;
+        }
+        if (found == 0)
+                return 0;
+        if (found == 1) {
+                start[0] = start[1];
+                len[0] = len[1];
+        }
+        if (asprintf(&joined, "%.*s%s%.*s", (int)len[0], tail + start[0], found == 2 ? " / " : "",
+                     found == 2 ? (int)len[1] : 0, found == 2 ? tail + start[1] : "") < 0)
+                return -ENOMEM;
+        r = roam_text_clean_str(joined, ROAM_TEXT_MARK, ret);
+        if (r < 0)
+                return r;
+        /* the end matters most (the error comes last): cut at the front */
+        if (strlen(*ret) > LAST_WORDS_MAX) {
+                const char *p = *ret + strlen(*ret) - LAST_WORDS_MAX;
+                char *cut;
+                while ((*p & 0xc0) == 0x80) /* not inside a character */
+                        p++;
+                if (asprintf(&cut, "...%s", p) < 0)
+                        return -ENOMEM;
+                free(*ret);
+                *ret = cut;
+        }
         return 0;
 }
 
@@ -393,7 +466,7 @@ run:
                 return r;
         printf("%s: opening %s in %s (as app %s: the captive link only)\n", link, url, argv[0],
                ROAM_APP_PORTAL_LOGIN);
-        r = portal_browser_spawn(argv, &pid, &pidfd);
+        r = portal_browser_spawn(argv, -1, &pid, &pidfd);
         strv_free(argv);
         if (r < 0)
                 return r;
@@ -412,6 +485,11 @@ run:
                 return log_error_errno(errno, "Cannot wait for the browser: %m");
         if (WIFEXITED(status) && WEXITSTATUS(status) == ROAM_RUN_EXEC_FAILED)
                 return -ENOEXEC;
+        {
+                char words[96];
+                if (portal_browser_end_words(status, words, sizeof(words)))
+                        log_error("%s: the login browser %s.", link, words);
+        }
 
         /* Logged in or not: a probe round says, now rather than at the next re-check. */
         (void)get_link_probe(bus, path, &probe, NULL);
@@ -459,18 +537,28 @@ run:
 
 /* ---- the TUI ---- */
 
+/* What the TUI keeps of the browser's stderr: its end, where the reason it failed is. */
+#define TAIL_MAX 4096
+
 typedef struct TuiBrowser {
         Tui *tui;
         char *link;
+        char *name; /* the browser's command, for messages */
         pid_t pid;
         sd_event_source *source;
+        /* the read end of the browser's stderr, and the last TAIL_MAX bytes read from it */
+        sd_event_source *err_source;
+        char tail[TAIL_MAX];
+        size_t tail_len;
 } TuiBrowser;
 
 static TuiBrowser *tui_browser_free(TuiBrowser *b)
 {
         if (!b)
                 return NULL;
+        sd_event_source_disable_unref(b->err_source);
         free(b->link);
+        free(b->name);
         free(b);
         return NULL;
 }
@@ -480,12 +568,58 @@ static void tui_browser_destroy(void *userdata)
         tui_browser_free(userdata);
 }
 
+/* Reads what the browser wrote to stderr so far, keeping the end. */
+static void read_stderr(TuiBrowser *b)
+{
+        char buf[1024]; /* less than TAIL_MAX: one read never fills the tail alone */
+        int fd;
+
+        if (!b->err_source)
+                return;
+        fd = sd_event_source_get_io_fd(b->err_source);
+        for (;;) {
+                ssize_t n = read(fd, buf, sizeof(buf));
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0) {
+                        /* EOF (every writer gone) or an error: nothing more to read */
+                        if (n == 0 || errno != EAGAIN)
+                                b->err_source = sd_event_source_disable_unref(b->err_source);
+                        return;
+                }
+                if (b->tail_len + (size_t)n > TAIL_MAX) {
+                        size_t drop = b->tail_len + (size_t)n - TAIL_MAX;
+                        memmove(b->tail, b->tail + drop, b->tail_len - drop);
+                        b->tail_len -= drop;
+                }
+                memcpy(b->tail + b->tail_len, buf, (size_t)n);
+                b->tail_len += (size_t)n;
+        }
+}
+
+static void close_pair(int fd[2])
+{
+        for (int i = 0; i < 2; i++)
+                if (fd[i] >= 0) {
+                        close(fd[i]);
+                        fd[i] = -1;
+                }
+}
+
+static int on_browser_stderr(sd_event_source *es, int fd, uint32_t revents, void *userdata)
+{
+        read_stderr(userdata);
+        return 0;
+}
+
 static int on_browser_exit(sd_event_source *es, int fd, uint32_t revents, void *userdata)
 {
         TuiBrowser *b = userdata;
         Tui *t = b->tui;
         const RoamModel *m = tui_model(t);
-        const char *path = NULL;
+        _cleanup_free_ char *last = NULL;
+        const char *path = NULL, *end = NULL;
+        char words[96];
         int status = 0;
         pid_t r;
 
@@ -497,12 +631,16 @@ static int on_browser_exit(sd_event_source *es, int fd, uint32_t revents, void *
         for (size_t i = 0; i < m->n_links; i++)
                 if (streq_ptr(m->links[i]->name, b->link))
                         path = m->links[i]->path;
-        if (r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == ROAM_RUN_EXEC_FAILED)
-                tui_message(t, THEME_ERROR,
-                            "The login browser did not start: roamd refused the %s app, or the "
-                            "browser is missing.",
-                            ROAM_APP_PORTAL_LOGIN);
-        else if (!path || roam_live_reprobe(tui_live(t), path) < 0)
+        if (r > 0)
+                end = portal_browser_end_words(status, words, sizeof(words));
+        if (end) {
+                /* It failed: what it said last is why (a name that does not resolve, roamd
+                 * refusing the app); a probe round would only hide that. */
+                read_stderr(b);
+                (void)portal_browser_last_words(b->tail, b->tail_len, &last);
+                tui_message(t, THEME_ERROR, "The login browser %s %s%s%s", b->name, end,
+                            last ? ": " : ".", strempty(last));
+        } else if (!path || roam_live_reprobe(tui_live(t), path) < 0)
                 tui_message(t, THEME_WARNING, "Browser closed; roamd checks %s at its next round.",
                             b->link);
         else
@@ -519,28 +657,48 @@ int portal_browser_tui(Tui *t, const char *link, const char *url)
 {
         TuiBrowser *b;
         char **argv = NULL;
-        int pidfd, r;
+        int pidfd, r, err[2] = {-1, -1};
 
         r = portal_browser_argv(NULL, url, &argv);
         if (r < 0)
                 return r;
         b = calloc(1, sizeof(*b));
-        if (!b || !(b->link = strdup(link))) {
+        /* the command's name, not its directory: the message has three rows at most */
+        if (!b || !(b->link = strdup(link)) ||
+            !(b->name = strdup(strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0]))) {
                 strv_free(argv);
                 tui_browser_free(b);
                 return -ENOMEM;
         }
         b->tui = t;
+        /* The browser's stderr goes to a pipe the event loop reads (bounded), so a browser
+         * that fails at once leaves its reason on the screen rather than under it. */
+        if (pipe2(err, O_CLOEXEC) < 0 || fcntl(err[0], F_SETFL, O_NONBLOCK) < 0)
+                r = -errno;
+        else if ((r = sd_event_add_io(tui_event(t), &b->err_source, err[0], EPOLLIN,
+                                      on_browser_stderr, b)) >= 0) {
+                r = sd_event_source_set_io_fd_own(b->err_source, true);
+                if (r >= 0)
+                        err[0] = -1;
+        }
+        if (r < 0) {
+                close_pair(err);
+                strv_free(argv);
+                tui_browser_free(b);
+                return r;
+        }
         r = tui_suspend(t);
         if (r < 0) {
+                close_pair(err);
                 strv_free(argv);
                 tui_browser_free(b);
                 return r;
         }
         printf("roam: %s in %s as app %s (the captive link %s only). Quit it to come back.\n", url,
                argv[0], ROAM_APP_PORTAL_LOGIN, link);
-        r = portal_browser_spawn(argv, &b->pid, &pidfd);
+        r = portal_browser_spawn(argv, err[1], &b->pid, &pidfd);
         strv_free(argv);
+        close_pair(err); /* the write end is the browser's alone */
         if (r >= 0) {
                 /* A pidfd turns readable when the child ends: no SIGCHLD handling needed. */
                 r = sd_event_add_io(tui_event(t), &b->source, pidfd, EPOLLIN, on_browser_exit, b);

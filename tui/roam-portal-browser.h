@@ -19,8 +19,17 @@ int portal_browser_argv(const char *given, const char *url, char ***ret);
 
 /* Forks a child that asks roamd to put it in the portal-login app (RunApp with its own
  * pidfd), then execs argv on the terminal; it never runs ungoverned (exit status 127 and a
- * message on stderr when roamd refused). Returns the child's pid and a pidfd of it. */
-int portal_browser_spawn(char **argv, pid_t *ret_pid, int *ret_pidfd);
+ * message on stderr when roamd refused). stderr_fd >= 0: the child's stderr instead of ours
+ * (the TUI keeps the browser's last words). Returns the child's pid and a pidfd of it. */
+int portal_browser_spawn(char **argv, int stderr_fd, pid_t *ret_pid, int *ret_pidfd);
+
+/* How the browser ended, in words: NULL for a clean exit (status 0), else "did not start
+ * (exit status 127)", "failed (exit status N)" or "was killed by signal N (NAME)" in buf. */
+const char *portal_browser_end_words(int status, char *buf, size_t size);
+
+/* The last words of the browser: the last two non-empty lines of the n bytes of its stderr at
+ * tail, cleaned for the terminal, joined by " / "; *ret NULL when there are none. */
+int portal_browser_last_words(const char *tail, size_t n, char **ret);
 
 /* `roam portal browse [--browser CMD] [LINK]`: approves when needed, runs the browser in the
  * foreground at the portal's page, then asks roamd to check the link again and says what it

@@ -184,6 +184,32 @@ def test_portal_approve_starts_the_login_browser(roamd, tui, tmp_path):
     assert fake.send(op="portal_calls") == [["Approve", "eth1", False]]
 
 
+def test_portal_browser_that_fails_says_why(roamd, tui, tmp_path, golden):
+    """A browser that exits at once with an error (the portal's name does not resolve where
+    it runs): roam comes back and says so on the screen, with the exit status and the last
+    lines it wrote to stderr (control characters made visible), instead of redrawing as if it
+    had been closed; no probe round hides it."""
+    script = tmp_path / "fake-browser"
+    script.write_text("#!/bin/sh\nprintf 'FAKE BROWSER at %s\\n' \"$1\"\n"
+                      "printf 'loading %s\\n\\n' \"$1\" >&2\n"
+                      "printf 'fake-browser: cannot resolve portal.cafe.example\\033[2J\\n' >&2\n"
+                      "exit 1\n")
+    script.chmod(0o755)
+    fake = roamd(scenario([BROWSER]))
+    t = tui(extra_env={"ROAM_PORTAL_BROWSER": str(script)})
+    t.wait_for(screen="overview", text="eth1")
+    t.key("4")
+    t.wait_for(screen="portal", text="b browser")
+    t.key("b")
+    t.wait_for(screen="portal", text="The login browser")
+    text = " ".join(t.text().split())  # the message wraps
+    assert "failed (exit status 1)" in text, text
+    assert "cannot resolve portal.cafe.example?[2J" in text, text
+    assert "loading http://portal.cafe.example/login?next=%2F /" in text, text
+    assert fake.send(op="reprobes") == []
+    golden("portal-browser-failed", t)
+
+
 def test_portal_past_the_portal_offers_nothing_to_do(roamd, tui):
     """Open (the portal let the link through) or logged in: no approve, browser, decline or
     login offered, the keys say why and send nothing; "log in with a web browser" is gone.

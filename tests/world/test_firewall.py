@@ -342,6 +342,43 @@ def test_move_to_cafe_closes_port(home):
         stop(srv)
 
 
+def test_location_follows_the_network_not_the_link(w):
+    """Home chosen by the user for wifi0's network; moved to the cafe, wifi0 is on another
+    network (its own gateway MAC and DHCP server), so home's location does not come along:
+    the cafe is unknown (untrusted, asked) until chosen, and each network keeps its own
+    choice when wifi0 goes back and forth."""
+    try:
+        l = w.wait_link("wifi0", lambda l: l["NetworkId"].startswith("wifi:gw="),
+                        what="wifi0 at home")
+        home_id, home_ident = l["NetworkId"], l["NetworkIdentity"]
+        manager(w, "SetLocation", "ss", ("wifi0", "home"))
+        w.wait_link("wifi0", lambda l: (l["Location"], l["LocationSource"]) == ("home", "user"))
+        w.move("wifi0", "cafe")
+        l = w.wait_link("wifi0", lambda l: l["NetworkIdentity"].get("dhcp-server") ==
+                        "192.0.2.129" and l["NetworkId"].startswith("wifi:gw="),
+                        timeout=30, what="wifi0's identity in the cafe")
+        ident = l["NetworkIdentity"]
+        assert ident["gateway-mac"] != home_ident["gateway-mac"], (ident, home_ident)
+        assert l["NetworkId"] != home_id, l
+        assert (l["Location"], l["LocationSource"]) == ("untrusted", "default"), l
+        assert "unknown network" in l["LocationReason"], l
+        cafe_id = l["NetworkId"]
+        manager(w, "SetLocation", "ss", ("wifi0", "public"))
+        w.wait_link("wifi0", lambda l: (l["Location"], l["LocationSource"]) == ("public", "user"))
+        w.move("wifi0", "home")
+        w.wait_link("wifi0", lambda l: l["NetworkId"] == home_id and
+                    (l["Location"], l["LocationSource"]) == ("home", "user"), timeout=30,
+                    what="wifi0 back home, home again")
+        w.move("wifi0", "cafe")
+        w.wait_link("wifi0", lambda l: l["NetworkId"] == cafe_id and
+                    (l["Location"], l["LocationSource"]) == ("public", "user"), timeout=30,
+                    what="wifi0 in the cafe again, public again")
+    finally:
+        w.dev("rm", "-f", "/var/lib/roam/locations.state")
+        if w.roamd_running():
+            reload(w)
+
+
 def test_per_app_inbound(home):
     """A port opened for app A is open to A's sockets only: app B on a port without a rule is
     unreachable, and B on A's port after A exited stays unreachable."""

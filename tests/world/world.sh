@@ -318,9 +318,29 @@ make_ca() { # a CA of the world and certificates for the check server and the ca
         chmod 0644 "$d/ca.pem"
 }
 
-mk_router_bridge() { # NS V4/PLEN V6/PLEN (either may be empty)
-        local ns=$1 a4=$2 a6=$3
-        innet "$ns" ip link add br0 type bridge stp_state 0 forward_delay 0 mcast_snooping 0
+# Each network's router has a MAC address of its own (locally administered, 02:72:6d = "rm",
+# then the network's number): a bridge without one takes the lowest MAC of its ports, and
+# with the uplink's veth peer as its only port the "gateway" would move along with the
+# uplink, so moving wifi0 from home to the cafe would keep the network's identity (roamd's
+# gateway-mac) and with it home's firewall location.
+router_mac() { # router_mac NETWORK
+        case $1 in
+        home) echo 02:72:6d:00:01:01 ;;
+        living) echo 02:72:6d:00:02:01 ;;
+        dead) echo 02:72:6d:00:03:01 ;;
+        cafe) echo 02:72:6d:00:04:01 ;;
+        silent) echo 02:72:6d:00:05:01 ;;
+        httpsblocked) echo 02:72:6d:00:06:01 ;;
+        mobile) echo 02:72:6d:00:07:01 ;;
+        *) die "no router MAC for network '$1'" ;;
+        esac
+}
+
+mk_router_bridge() { # NS NETWORK V4/PLEN V6/PLEN (either may be empty)
+        local ns=$1 mac a4=$3 a6=$4
+        mac=$(router_mac "$2")
+        innet "$ns" ip link add br0 address "$mac" type bridge stp_state 0 forward_delay 0 \
+                mcast_snooping 0
         if [ -n "$a4" ]; then innet "$ns" ip addr add "$a4" dev br0; fi
         if [ -n "$a6" ]; then innet "$ns" ip addr add "$a6" dev br0 nodad; fi
         innet "$ns" ip link set br0 up
@@ -362,12 +382,12 @@ cafe_state() {
         echo "$how" >"$W/cafe-state"
 }
 
-mk_router() { # mk_router NS V4/PLEN V6/PLEN: a forwarding router with its LAN bridge br0
+mk_router() { # mk_router NS NETWORK V4/PLEN V6/PLEN: a forwarding router, its LAN bridge br0
         # Routers answer every probe with ICMP: the kernel's ICMP rate limit would turn a quick
         # "unreachable" into a timeout after a few probe rounds, and verdicts into noise.
         sysctl_ns "$1" net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 \
                 net.ipv4.icmp_ratelimit=0 net.ipv6.icmp.ratelimit=0
-        mk_router_bridge "$1" "$2" "$3"
+        mk_router_bridge "$1" "$2" "$3" "$4"
 }
 
 # mk_wan NS INETIF R4 I4 R6 I6 LAN4 LAN6: the router's wan0, a /30 + /64 to the internet
@@ -454,12 +474,12 @@ build_world() {
                 --listen "$VPN_ENDPOINT4" --listen "$VPN_ENDPOINT6" "${args[@]}")")
 
         log "home"
-        mk_router "$NS_HOME" 192.0.2.1/26 2001:db8:1::1/64
+        mk_router "$NS_HOME" home 192.0.2.1/26 2001:db8:1::1/64
         mk_wan "$NS_HOME" isp0 198.51.100.1 198.51.100.2 2001:db8:100::1 2001:db8:100::2 \
                 192.0.2.0/26 2001:db8:1::/64
 
         log "living room"
-        mk_router "$NS_LIVING" 192.0.2.65/26 2001:db8:2::1/64
+        mk_router "$NS_LIVING" living 192.0.2.65/26 2001:db8:2::1/64
         # No way out: the internet is unreachable (ICMP), not silently dropped.
         innet "$NS_LIVING" ip route add unreachable default
         innet "$NS_LIVING" ip -6 route add unreachable default
@@ -478,10 +498,10 @@ build_world() {
                 --listen 192.0.2.70 --listen 2001:db8:2::70)")
 
         log "dead network"
-        mk_router_bridge "$NS_DEAD" "" ""
+        mk_router_bridge "$NS_DEAD" dead "" ""
 
         log "cafe"
-        mk_router "$NS_CAFE" 192.0.2.129/26 2001:db8:3::1/64
+        mk_router "$NS_CAFE" cafe 192.0.2.129/26 2001:db8:3::1/64
         mk_wan "$NS_CAFE" isp1 198.51.100.5 198.51.100.6 2001:db8:103::1 2001:db8:103::2 \
                 192.0.2.128/26 2001:db8:3::/64
         cafe_state captive
@@ -492,7 +512,7 @@ build_world() {
                 --html-route "/portal=$CAFE_PAGE" --capport "/capport=$W/cafe-capport.json")")
 
         log "silent gateway"
-        mk_router "$NS_SILENT" 192.0.2.193/26 2001:db8:4::1/64
+        mk_router "$NS_SILENT" silent 192.0.2.193/26 2001:db8:4::1/64
         # Nothing from the LAN reaches the router but DHCP, DHCPv6 and router/neighbour
         # discovery: no ping, no DNS, no TCP, no ICMP errors (dropped before routing).
         innet "$NS_SILENT" nft -f - <<'NFT'
@@ -508,7 +528,7 @@ table inet silent {
 NFT
 
         log "https blocked"
-        mk_router "$NS_HTTPSBLOCKED" 198.51.100.129/26 2001:db8:5::1/64
+        mk_router "$NS_HTTPSBLOCKED" httpsblocked 198.51.100.129/26 2001:db8:5::1/64
         mk_wan "$NS_HTTPSBLOCKED" isp2 198.51.100.9 198.51.100.10 2001:db8:105::1 \
                 2001:db8:105::2 198.51.100.128/26 2001:db8:5::/64
         # HTTPS (TCP 443) out of the LAN is refused with a reset; everything else passes.
@@ -524,7 +544,7 @@ NFT
         log "mobile carrier"
         # A cellular carrier: its own prefixes, forwarding to the internet without NAT (the
         # internet sees the device's own addresses).
-        mk_router "$NS_MOBILE" 198.51.100.65/26 2001:db8:6::1/64
+        mk_router "$NS_MOBILE" mobile 198.51.100.65/26 2001:db8:6::1/64
         mk_wan "$NS_MOBILE" isp3 198.51.100.13 198.51.100.14 2001:db8:106::1 2001:db8:106::2 \
                 198.51.100.64/26 2001:db8:6::/64
 

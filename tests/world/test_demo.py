@@ -1,0 +1,169 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""./roam-demo's mode (issue 32 item 18): only --check or a standard input that is not a
+terminal means check mode; a terminal on stdin is interactive even when stdout is a pipe
+(`./roam-demo | tee log` used to tear the world down at the first Enter). `--dry-run` says
+which mode it would take and stops before anything is built or brought up."""
+import os
+import pty
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+
+import pytest
+
+from roamworld import REPO, World, WorldBusy
+
+DEMO = str(REPO / "roam-demo")
+
+
+def demo_mode(args, stdin):
+    """Runs ./roam-demo --dry-run ARGS with stdin (a file object or fd) and stdout a pipe:
+    (exit status, what it printed)."""
+    p = subprocess.run([DEMO, "--dry-run"] + args, stdin=stdin, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=30)
+    return p.returncode, p.stdout
+
+
+def with_tty_stdin(args):
+    """The demo with a terminal (a pty's end) on stdin and a pipe on stdout."""
+    master, slave = pty.openpty()
+    try:
+        return demo_mode(args, slave)
+    finally:
+        os.close(slave)
+        os.close(master)
+
+
+def test_terminal_stdin_with_piped_stdout_is_interactive():
+    rc, out = with_tty_stdin([])
+    assert rc == 0, out
+    assert "interactive mode (standard input is a terminal)" in out, out
+    assert "check mode" not in out, out
+
+
+def test_stdin_not_a_terminal_is_check_mode():
+    with open(os.devnull) as null:
+        rc, out = demo_mode([], null)
+    assert rc == 0, out
+    assert "check mode (standard input is not a terminal)" in out, out
+    rc, out = demo_mode([], subprocess.PIPE)
+    assert "check mode (standard input is not a terminal)" in out, out
+
+
+def test_check_option_is_check_mode_on_a_terminal():
+    rc, out = with_tty_stdin(["--check"])
+    assert rc == 0, out
+    assert "check mode (--check)" in out, out
+    assert "interactive" not in out, out
+
+
+def test_unknown_argument_is_refused():
+    with open(os.devnull) as null:
+        rc, out = demo_mode(["--frob"], null)
+    assert rc == 2 and "unknown argument --frob" in out, out
+
+
+# ---- the demo live, on a terminal, its output in a pipe (items 18 and 19) ----
+
+sys.path.insert(0, str(REPO / "tests" / "tui"))
+sys.path.insert(0, str(REPO / "tests" / "client"))
+from tuidriver import ByteStream, Screen, Tui, _controlling_tty, _set_size  # noqa: E402
+
+# The login browser: fetches the page it is given, as a browser would where roam runs it
+# (the device's resolver and links, the CA the demo gives it), and keeps it for the test.
+FETCH_SH = """#!/bin/sh
+printf '%%s\\n' "$1" >%(dir)s/url
+curl -sS --max-time 10 --cacert "$SSL_CERT_FILE" -o %(dir)s/page.tmp "$1" 2>%(dir)s/err &&
+        mv %(dir)s/page.tmp %(dir)s/page
+"""
+
+
+class DemoTui(Tui):
+    """tuidriver's Tui on ./roam-demo instead of roam: the pty is the demo's stdin (and
+    controlling terminal) only; its stdout is a pipe, as in `./roam-demo | tee log`."""
+
+    def __init__(self, args, env, cols=80, rows=24):
+        self.cols, self.rows, self.term = cols, rows, "xterm-256color"
+        self.screen = Screen(cols, rows)
+        self.stream = ByteStream(self.screen)
+        self.pending, self.frame, self.frames, self.output = b"", None, 0, []
+        self.master, slave = os.openpty()
+        _set_size(slave, cols, rows)
+        self.proc = subprocess.Popen([DEMO, *args], stdin=slave, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, env=env,
+                                     preexec_fn=_controlling_tty, close_fds=True)
+        os.close(slave)
+        self.log = []
+        self.prompted = threading.Event()
+        threading.Thread(target=self._read_log, daemon=True).start()
+
+    def _read_log(self):
+        for line in iter(self.proc.stdout.readline, b""):
+            self.log.append(line.decode(errors="replace"))
+            if b"Press Enter to start the interface" in line:
+                self.prompted.set()
+
+
+def answer_questions(t, until):
+    """"Not now" to the trust questions that pop up (cell0's, wifi0's in the cafe), each once
+    its grace period is over, until a frame satisfies until(t)."""
+    q = "Is this a home, work or public network?"
+    while not (t.frame and until(t)):  # the frame now may be the one wanted already
+        t.wait(lambda t: until(t) or (q in t.text() and t.frame.fields.get("settling") == "0"),
+               timeout=30, what="a question or the screen wanted")
+        if not until(t):
+            t.key("u")
+
+
+def test_demo_in_a_pipe_runs_the_interface_and_its_browser_reaches_the_portal():
+    """`./roam-demo | cat` on a terminal: interactive (the interface draws on the terminal,
+    the world stays up after Enter); with wifi0 in the cafe, b on the Portal tab starts the
+    login browser where roam runs, in the device: the cafe's name resolves and its page
+    arrives."""
+    if os.geteuid() != 0:
+        pytest.skip("the demo needs root")
+    base = (os.environ.get("ROAM_WORLD_PREFIX", "") + "tdemo")[:16]
+    world = None
+    for i in range(10):
+        try:
+            world = World(base if i == 0 else base[:14] + "_%d" % i).lock()
+            break
+        except WorldBusy:
+            continue
+    assert world, "no free name for the demo's world"
+    d = tempfile.mkdtemp(prefix="roam-demo-browser-")
+    os.chmod(d, 0o777)  # the browser runs as the user who ran sudo, when one did
+    script = os.path.join(d, "browser")
+    with open(script, "w") as f:
+        f.write(FETCH_SH % {"dir": d})
+    os.chmod(script, 0o755)
+    env = dict(os.environ, TERM="xterm-256color", LANG="C.UTF-8", LC_ALL="C.UTF-8",
+               ROAM_TEST_FRAMES="1", ROAM_PORTAL_BROWSER=script, WORLD_QUIET="1")
+    t = DemoTui(["--name=" + world.name], env)
+    try:
+        # install check, build, world up, roamd: setup, not a functional wait
+        assert t.prompted.wait(300), "".join(t.log)
+        log = "".join(t.log)
+        assert "interactive mode (standard input is a terminal)" in log, log
+        t.key("\r")
+        t.wait_for(screen="overview", live="ready", text="wifi0", timeout=20)
+        world.move("wifi0", "cafe")
+        answer_questions(t, lambda t: "Behind a captive portal on wifi0" in t.text())
+        t.key("4")
+        answer_questions(t, lambda t: t.frame.screen == "portal" and "b browser" in t.text())
+        t.key("b")
+        # back from the browser: "Browser closed: checking wifi0 again", then roamd's answer
+        t.wait(lambda t: t.frame.screen == "portal" and ("Browser closed" in t.text() or
+                                                         "probing wifi0 again" in t.text()),
+               timeout=30, what="roam back from the browser")
+        assert t.proc.poll() is None, "".join(t.log)  # the demo still runs
+        url = open(os.path.join(d, "url")).read().strip()
+        assert url.startswith(("http://cafe.test/", "https://cafe.test/")), url
+        assert os.path.exists(os.path.join(d, "page")), open(os.path.join(d, "err")).read()
+        assert "Welcome to the cafe" in open(os.path.join(d, "page")).read()
+    finally:
+        t.close()
+        world.down()
+        shutil.rmtree(d, ignore_errors=True)
