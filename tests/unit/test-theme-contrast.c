@@ -22,9 +22,9 @@ typedef struct Rgb {
  * and 232-255 the grey ramp 8 + 10 * n (xterm's 256colres.pl, 256colres.h). The same values are
  * in tests/tui/golden2svg.py. */
 static const Rgb ansi16[16] = {
-    {0, 0, 0},       {205, 0, 0},   {0, 205, 0},   {205, 205, 0},   {0, 0, 238},   {205, 0, 205},
-    {0, 205, 205},   {229, 229, 229}, {127, 127, 127}, {255, 0, 0}, {0, 255, 0},   {255, 255, 0},
-    {92, 92, 255},   {255, 0, 255}, {0, 255, 255}, {255, 255, 255},
+    {0, 0, 0},     {205, 0, 0},     {0, 205, 0},     {205, 205, 0},   {0, 0, 238}, {205, 0, 205},
+    {0, 205, 205}, {229, 229, 229}, {127, 127, 127}, {255, 0, 0},     {0, 255, 0}, {255, 255, 0},
+    {92, 92, 255}, {255, 0, 255},   {0, 255, 255},   {255, 255, 255},
 };
 
 static Rgb xterm_colour(short c)
@@ -104,8 +104,8 @@ static unsigned theme_failures(const Theme *t, const char *file)
                                 fprintf(stderr,
                                         "  %s: %s is %d,%d,%d on %d,%d,%d: %.2f:1 < 4.5:1 on %s "
                                         "with %d colours\n",
-                                        file, theme_role_to_string(role), f.r, f.g, f.b, b.r,
-                                        b.g, b.b, ratio, terminals[k].name, palettes[p]);
+                                        file, theme_role_to_string(role), f.r, f.g, f.b, b.r, b.g,
+                                        b.b, ratio, terminals[k].name, palettes[p]);
                                 failures++;
                                 if (fg >= 0 && bg >= 0)
                                         break;
