@@ -9,8 +9,7 @@
 #include "roam-util.h"
 #include "roamd-dhcp-lease.h"
 #include "roamd-dns-bus.h"
-
-#define LEASE_MAX (64 * 1024)
+#include "roamd-lease-cache.h"
 
 static Dns *dns_free_files(Dns *d)
 {
@@ -30,6 +29,7 @@ Dns *dns_free(Dns *d)
         dns_bus_done(d);
         free(d->resolv_servers);
         strv_free(d->resolv_domains);
+        lease_cache_free(d->leases);
         free(d);
         return NULL;
 }
@@ -174,7 +174,9 @@ int dns_new(Manager *m, Dns **ret)
                 return -ENOMEM;
         d->manager = m;
         d->lease_wd = d->resolv_wd = -1;
-        r = dns_reconfigure(d);
+        r = lease_cache_new(&d->leases);
+        if (r >= 0)
+                r = dns_reconfigure(d);
         if (r >= 0)
                 r = dns_bus_init(d);
         if (r < 0) {
@@ -211,22 +213,11 @@ static bool link_has_address(const LinkInfo *info, const IpAddr *a)
  * after the link goes away, and a stale lease must not describe a new network. */
 static int read_lease(Dns *d, const char *ifname, int family, DhcpLease *ret, const LinkInfo *info)
 {
-        _cleanup_free_ char *path = NULL, *buf = NULL;
-        size_t size;
         int r;
 
-        if (asprintf(&path, "%s/%s.lease%s", d->manager->config->dhcpcd_lease_dir, ifname,
-                     family == AF_INET6 ? "6" : "") < 0)
-                return -ENOMEM;
-        r = read_full_file(path, LEASE_MAX, &buf, &size);
+        r = lease_cache_get(d->leases, d->manager->config->dhcpcd_lease_dir, ifname, family, ret);
         if (r < 0)
                 return r;
-        r = family == AF_INET6 ? dhcp_lease_parse_v6((const uint8_t *)buf, size, ret)
-                               : dhcp_lease_parse_v4((const uint8_t *)buf, size, ret);
-        if (r < 0) {
-                log_warning("%s: malformed DHCP lease file, ignoring it.", path);
-                return r;
-        }
         for (size_t i = 0; i < ret->n_addrs; i++)
                 if (link_has_address(info, &ret->addrs[i]))
                         return 0;

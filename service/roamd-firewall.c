@@ -12,14 +12,13 @@
 #include "roam-util.h"
 #include "roamd-apps.h"
 #include "roamd-dhcp-lease.h"
+#include "roamd-lease-cache.h"
 #include "roamd-firewall-nft.h"
 #include "roamd-firewall.h"
 #include "roamd-link-bus.h"
 #include "roamd-manager.h"
 #include "roamd-netlink.h"
 #include "roamd-wpa.h"
-
-#define LEASE_MAX (64 * 1024)
 
 /* What one chain of a link holds: compared with what the kernel has to change only what
  * differs. */
@@ -58,6 +57,7 @@ struct Firewall {
         /* links whose chains go away in the transaction being committed */
         int *dropping;
         size_t n_dropping;
+        LeaseCache *leases; /* dhcpcd's lease files, read again only after they change */
 };
 
 static void chain_done(FwChain *c)
@@ -94,6 +94,11 @@ int firewall_new(Manager *m, Firewall **ret)
                 free(fw);
                 return -ENOMEM;
         }
+        if (lease_cache_new(&fw->leases) < 0) {
+                fw_model_done(&fw->model);
+                free(fw);
+                return -ENOMEM;
+        }
         *ret = fw;
         return 0;
 }
@@ -110,6 +115,7 @@ Firewall *firewall_free(Firewall *fw)
                 fw_link_free(fw->links[i]);
         free(fw->links);
         free(fw->dropping);
+        lease_cache_free(fw->leases);
         free(fw);
         return NULL;
 }
@@ -269,15 +275,10 @@ static bool hwaddr_real(const char *hw)
 
 static void read_lease(Firewall *fw, const Link *l, char **server, char **domain, bool *ret_router)
 {
-        _cleanup_free_ char *path = NULL, *buf = NULL;
         DhcpLease lease;
-        size_t size;
 
-        if (!l->info.name ||
-            asprintf(&path, "%s/%s.lease", fw->manager->config->dhcpcd_lease_dir, l->info.name) < 0)
-                return;
-        if (read_full_file(path, LEASE_MAX, &buf, &size) < 0 ||
-            dhcp_lease_parse_v4((const uint8_t *)buf, size, &lease) < 0)
+        if (!l->info.name || lease_cache_get(fw->leases, fw->manager->config->dhcpcd_lease_dir,
+                                             l->info.name, AF_INET, &lease) < 0)
                 return;
         /* a stale lease (dhcpcd keeps them) must not name a new network: its address must be
          * on the link */
