@@ -49,6 +49,7 @@ typedef struct FwLink {
 
 struct Firewall {
         Manager *manager;
+        unsigned links_watch; /* links_watch_add() id */
         FwModel model;
         char *error; /* Manager.FirewallError, NULL none */
         FwChoice *choices;
@@ -83,6 +84,13 @@ static FwLink *fw_link_free(FwLink *l)
         return NULL;
 }
 
+/* After every sync: each link's identity and location follow it. */
+static void on_links(Links *links, const LinksEvent *ev, void *userdata)
+{
+        if (ev->type == LINKS_EVENT_SYNCED)
+                firewall_links_synced(userdata);
+}
+
 int firewall_new(Manager *m, Firewall **ret)
 {
         Firewall *fw = calloc(1, sizeof(*fw));
@@ -94,6 +102,11 @@ int firewall_new(Manager *m, Firewall **ret)
                 free(fw);
                 return -ENOMEM;
         }
+        fw->links_watch = links_watch_add(m->links, on_links, fw, NULL);
+        if (fw->links_watch == 0) {
+                firewall_free(fw);
+                return -ENOMEM;
+        }
         *ret = fw;
         return 0;
 }
@@ -102,6 +115,7 @@ Firewall *firewall_free(Firewall *fw)
 {
         if (!fw)
                 return NULL;
+        links_watch_remove(fw->manager->links, fw->links_watch);
         /* the chains stay in the kernel: roamd exiting must not open the firewall */
         fw_model_done(&fw->model);
         free(fw->error);
@@ -469,8 +483,8 @@ void firewall_links_synced(Firewall *fw)
         m = fw->manager;
         for (size_t i = 0; i < fw->n_links; i++)
                 fw->links[i]->seen = false;
-        for (size_t i = 0; i < m->n_links; i++)
-                link_sync(fw, m->links[i]);
+        for (size_t i = 0; i < m->links->n_links; i++)
+                link_sync(fw, m->links->links[i]);
         /* links that are gone stay until their chains are gone from the kernel */
         for (size_t i = 0; i < fw->n_links; i++) {
                 FwLink *fl = fw->links[i];
