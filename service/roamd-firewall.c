@@ -36,6 +36,8 @@ typedef struct FwLink {
         Bearer bearer;
         char *facts[_NETID_FACT_MAX];
         char network_id[NETID_MAX];
+        /* the last id that was not "" (a gateway being resolved again is no other network) */
+        char known_id[NETID_MAX];
         char *location; /* NULL: no network */
         FwSource source;
         char *reason;
@@ -406,7 +408,7 @@ static void link_sync(Firewall *fw, Link *l)
         size_t n = 0;
         NetIdFacts f;
         FwSource source;
-        bool facts_changed = false;
+        bool facts_changed = false, other_network = false;
 
         if (!fl) {
                 FwLink **nl = realloc(fw->links, sizeof(FwLink *) * (fw->n_links + 1));
@@ -452,6 +454,10 @@ static void link_sync(Firewall *fw, Link *l)
                 snprintf(fl->network_id, sizeof(fl->network_id), "%s", id);
                 names[n++] = "NetworkId";
         }
+        if (id[0] && !streq(id, fl->known_id)) {
+                other_network = fl->known_id[0] != 0; /* a first id: the first probe runs */
+                snprintf(fl->known_id, sizeof(fl->known_id), "%s", id);
+        }
         locate(fw, fl, &f, &location, &source, &reason);
         if (!streq_ptr(location, fl->location)) {
                 log_info("%s: location %s -> %s (%s)", strempty(l->info.name),
@@ -471,6 +477,10 @@ static void link_sync(Firewall *fw, Link *l)
         names[n] = NULL;
         if (n > 0)
                 link_bus_emit_changed_strv(l, (char **)names);
+        /* The same addressing on another network (home -> a captive café on the same /24):
+         * the verdict was about the old one. */
+        if (other_network)
+                links_link_network_changed(fw->manager->links, l);
 }
 
 void firewall_links_synced(Firewall *fw)

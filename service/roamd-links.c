@@ -11,6 +11,7 @@
 #include "roamd-links.h"
 #include "roamd-ndopt.h"
 #include "roamd-netlink.h"
+#include "roamd-probe.h"
 
 static const char *const links_event_type_table[_LINKS_EVENT_MAX] = {
     [LINKS_EVENT_NEW] = "new",         [LINKS_EVENT_CHANGED] = "changed",
@@ -295,8 +296,16 @@ void links_link_capport_changed(Links *l, Link *link)
 
 void links_link_network_changed(Links *l, Link *link)
 {
-        if (l)
-                links_notify(l, &(LinksEvent){.type = LINKS_EVENT_NETWORK, .link = link});
+        if (!l)
+                return;
+        /* Another network with the same addressing (home -> a captive café on the same /24):
+         * nothing the probes depend on changed, but their verdict was about the old network.
+         * A round that runs already started after the move that brought the new addresses. */
+        if (!prober_round_running(link->prober)) {
+                log_info("%s: another network, probing again", strempty(link->info.name));
+                (void)link_reprobe_families(link, PROBE_IPV4 | PROBE_IPV6);
+        }
+        links_notify(l, &(LinksEvent){.type = LINKS_EVENT_NETWORK, .link = link});
 }
 
 int links_sync(Links *l)

@@ -905,6 +905,11 @@ static bool reason_is_link_state(VerdictReason r)
         return r >= REASON_NOT_PROBED && r <= REASON_NO_ROUTE;
 }
 
+bool prober_round_running(const Prober *p)
+{
+        return p && (p->starting || p->fam[0].active || p->fam[1].active);
+}
+
 bool link_awaits_first_answer(const Link *l)
 {
         const VerdictResult *v[2] = {&l->verdict4, &l->verdict6};
