@@ -382,12 +382,12 @@ static bool link_has_global(const Link *l, int family)
 static int class_world_build(Apps *a, ClassWorld *w, ClassLink **ret_links)
 {
         Manager *m = a->manager;
-        ClassLink *links = calloc(m->n_links + 1, sizeof(ClassLink));
+        ClassLink *links = calloc(m->links->n_links + 1, sizeof(ClassLink));
 
         if (!links)
                 return -ENOMEM;
-        for (size_t i = 0; i < m->n_links; i++) {
-                Link *l = m->links[i];
+        for (size_t i = 0; i < m->links->n_links; i++) {
+                Link *l = m->links->links[i];
                 links[i] = (ClassLink){
                     .ifindex = l->ifindex,
                     .bearer = l->bearer,
@@ -399,7 +399,7 @@ static int class_world_build(Apps *a, ClassWorld *w, ClassLink **ret_links)
         }
         *w = (ClassWorld){
             .links = links,
-            .n_links = m->n_links,
+            .n_links = m->links->n_links,
             .main_default = {route_tables_main_default(a->routes, AF_INET),
                              route_tables_main_default(a->routes, AF_INET6)},
             .vpn_link = route_tables_vpn_link(a->routes),
@@ -483,7 +483,7 @@ void app_refresh(App *app, bool emit)
 
         for (int f = 0; f < 2; f++) {
                 Link *l = app->cls && app->cls->route[f]
-                              ? manager_get_link(a->manager, app->cls->route[f])
+                              ? links_get(a->manager->links, app->cls->route[f])
                               : NULL;
                 const char *name = l ? l->info.name : NULL;
                 if (!streq(strempty(name), strempty(app->route[f]))) {
@@ -856,8 +856,8 @@ static int sets_text(Apps *a, char **ret)
         f = open_memstream(&buf, &size);
         if (!f)
                 return -ENOMEM;
-        for (size_t i = 0; i < m->n_links; i++) {
-                Link *l = m->links[i];
+        for (size_t i = 0; i < m->links->n_links; i++) {
+                Link *l = m->links->links[i];
                 if (l->bearer == BEARER_VPN)
                         fprintf(f, "vpnif=%d;", l->ifindex);
                 for (size_t k = 0; l->ifindex == vpn && k < l->info.n_dns; k++)
@@ -895,7 +895,7 @@ static int add_sets(Apps *a, NftTxn *t)
         int r;
 
         pfx = calloc(cap, sizeof(NftPrefix));
-        vpnifs = calloc(m->n_links + 1, sizeof(uint32_t));
+        vpnifs = calloc(m->links->n_links + 1, sizeof(uint32_t));
         if (!pfx || !vpnifs)
                 return -ENOMEM;
         for (size_t i = 0; i < ELEMENTSOF(fixed); i++) {
@@ -908,9 +908,9 @@ static int add_sets(Apps *a, NftTxn *t)
                 inet_pton(pfx[n_pfx].family, buf, &pfx[n_pfx].addr);
                 n_pfx++;
         }
-        for (size_t i = 0; i < m->n_links; i++)
-                if (m->links[i]->bearer == BEARER_VPN)
-                        vpnifs[n_vpn++] = (uint32_t)m->links[i]->ifindex;
+        for (size_t i = 0; i < m->links->n_links; i++)
+                if (m->links->links[i]->bearer == BEARER_VPN)
+                        vpnifs[n_vpn++] = (uint32_t)m->links->links[i]->ifindex;
         /* Local networks: the on-link prefixes of the main table (a VPN's are remote). */
         size_t n_on;
         const NftPrefix *on = route_tables_onlink(a->routes, &n_on);
@@ -921,7 +921,7 @@ static int add_sets(Apps *a, NftTxn *t)
         memcpy(&pfx[n_pfx], on, sizeof(NftPrefix) * n_on);
         n_pfx += n_on;
         int vpn = route_tables_vpn_link(a->routes);
-        Link *vl = vpn ? manager_get_link(m, vpn) : NULL;
+        Link *vl = vpn ? links_get(m->links, vpn) : NULL;
         for (size_t k = 0; vl && k < vl->info.n_dns; k++) {
                 if (vl->info.dns[k].family == AF_INET && !have4)
                         have4 = inet_pton(AF_INET, vl->info.dns[k].text, &dns4) == 1;
@@ -942,12 +942,12 @@ static int add_sets(Apps *a, NftTxn *t)
 static int route_sync(Apps *a)
 {
         Manager *m = a->manager;
-        _cleanup_free_ RouteLinkInput *in = calloc(m->n_links + 1, sizeof(RouteLinkInput));
+        _cleanup_free_ RouteLinkInput *in = calloc(m->links->n_links + 1, sizeof(RouteLinkInput));
 
         if (!in)
                 return -ENOMEM;
-        for (size_t i = 0; i < m->n_links; i++) {
-                Link *l = m->links[i];
+        for (size_t i = 0; i < m->links->n_links; i++) {
+                Link *l = m->links->links[i];
                 in[i].ifindex = l->ifindex;
                 in[i].usable = l->bearer != BEARER_VIRTUAL && l->info.carrier &&
                                (link_has_global(l, AF_INET) || link_has_global(l, AF_INET6));
@@ -955,7 +955,7 @@ static int route_sync(Apps *a)
                 in[i].global4 = link_has_global(l, AF_INET);
                 in[i].global6 = link_has_global(l, AF_INET6);
         }
-        return route_tables_sync(a->routes, in, m->n_links);
+        return route_tables_sync(a->routes, in, m->links->n_links);
 }
 
 /* Refs the kernel does not have yet (a failed add): their elements, with their apps'

@@ -253,7 +253,7 @@ static int on_getall_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
         }
 
         if (!entries_equal(old, n_old, s->entries, s->n_entries))
-                manager_schedule_sync(s->dns->manager);
+                s->dns->changed(s->dns->userdata);
         free(old);
 
         if (s->pending_again) {
@@ -265,7 +265,7 @@ static int on_getall_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
 
 static void source_refresh(DnsBusSource *s)
 {
-        sd_bus *bus = s->dns->manager->bus;
+        sd_bus *bus = s->dns->bus;
         int r;
 
         if (!bus || !s->present)
@@ -294,7 +294,7 @@ static void source_set_present(DnsBusSource *s, bool present)
         s->pending_again = false;
         if (s->n_entries > 0) {
                 source_clear(s);
-                manager_schedule_sync(s->dns->manager);
+                s->dns->changed(s->dns->userdata);
         }
 }
 
@@ -326,7 +326,7 @@ static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error
 static int source_init(Dns *d, DnsBusSource *s, DnsSource source, const char *name,
                        const char *path, const char *interface)
 {
-        sd_bus *bus = d->manager->bus;
+        sd_bus *bus = d->bus;
         _cleanup_free_ char *match = NULL;
         int r;
 

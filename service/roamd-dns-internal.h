@@ -24,7 +24,11 @@ typedef struct DnsBusSource {
 } DnsBusSource;
 
 struct Dns {
-        Manager *manager;
+        sd_event *event;
+        sd_bus *bus;
+        Config *const *config; /* the owner's: a reload replaces *config */
+        LinkChangedFn changed;
+        void *userdata;
         sd_event_source *inotify_source;
         int lease_wd, resolv_wd;
         char *resolv_dir, *resolv_name;

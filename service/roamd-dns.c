@@ -47,9 +47,9 @@ static int load_resolv_conf(Dns *d)
         d->resolv_servers = mfree(d->resolv_servers);
         d->resolv_domains = strv_free(d->resolv_domains);
 
-        r = read_full_file(d->manager->config->resolv_conf, 256 * 1024, &text, NULL);
+        r = read_full_file((*d->config)->resolv_conf, 256 * 1024, &text, NULL);
         if (r < 0) {
-                log_debug_errno(r, "%s: %m", d->manager->config->resolv_conf);
+                log_debug_errno(r, "%s: %m", (*d->config)->resolv_conf);
                 return 0;
         }
         servers = calloc(DHCP_LEASE_MAX_DNS, sizeof(IpAddr));
@@ -76,7 +76,7 @@ static int load_resolv_conf(Dns *d)
                                 if (!roam_text_is_clean(w[i], 0)) {
                                         log_warning("%s: search domain \"%s\" is not valid text, "
                                                     "ignored.",
-                                                    d->manager->config->resolv_conf, w[i]);
+                                                    (*d->config)->resolv_conf, w[i]);
                                         continue;
                                 }
                                 if (!strv_contains(domains, w[i]) &&
@@ -118,13 +118,13 @@ static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userda
         if (resolv)
                 (void)load_resolv_conf(d);
         if (resolv || lease)
-                manager_schedule_sync(d->manager);
+                d->changed(d->userdata);
         return 0;
 }
 
 int dns_reconfigure(Dns *d)
 {
-        const Config *c = d->manager->config;
+        const Config *c = (*d->config);
         _cleanup_close_ int fd = -EBADF;
         _cleanup_free_ char *copy = NULL;
         int r;
@@ -153,7 +153,7 @@ int dns_reconfigure(Dns *d)
         if (d->resolv_wd < 0)
                 log_debug_errno(errno, "Cannot watch %s: %m", d->resolv_dir);
 
-        r = sd_event_add_io(d->manager->event, &d->inotify_source, fd, EPOLLIN, on_inotify, d);
+        r = sd_event_add_io(d->event, &d->inotify_source, fd, EPOLLIN, on_inotify, d);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch inotify fd: %m");
         r = sd_event_source_set_io_fd_own(d->inotify_source, true);
@@ -164,7 +164,8 @@ int dns_reconfigure(Dns *d)
         return load_resolv_conf(d);
 }
 
-int dns_new(Manager *m, Dns **ret)
+int dns_new(sd_event *event, sd_bus *bus, Config *const *config, LinkChangedFn changed,
+            void *userdata, Dns **ret)
 {
         Dns *d;
         int r;
@@ -172,7 +173,11 @@ int dns_new(Manager *m, Dns **ret)
         d = calloc(1, sizeof(*d));
         if (!d)
                 return -ENOMEM;
-        d->manager = m;
+        d->event = event;
+        d->bus = bus;
+        d->config = config;
+        d->changed = changed;
+        d->userdata = userdata;
         d->lease_wd = d->resolv_wd = -1;
         r = lease_cache_new(&d->leases);
         if (r >= 0)
@@ -215,7 +220,7 @@ static int read_lease(Dns *d, const char *ifname, int family, DhcpLease *ret, co
 {
         int r;
 
-        r = lease_cache_get(d->leases, d->manager->config->dhcpcd_lease_dir, ifname, family, ret);
+        r = lease_cache_get(d->leases, (*d->config)->dhcpcd_lease_dir, ifname, family, ret);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < ret->n_addrs; i++)
@@ -267,7 +272,7 @@ static int fill_from_dhcpcd(Dns *d, LinkInfo *info, bool want_servers)
 
 int dns_fill(Dns *d, int ifindex, LinkInfo *info)
 {
-        const Config *c = d->manager->config;
+        const Config *c = (*d->config);
         const DnsPin *pin = config_dns_pin(c, info->name);
         int r;
 

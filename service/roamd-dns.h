@@ -1,14 +1,22 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include "roamd-manager.h"
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "roamd-config.h"
+#include "roamd-link.h"
 
 /* Per-link DNS servers, search domains and the captive portal API URL, from the first source
  * (in the configured order) that knows the link: a pin in the config, systemd-resolved or
  * NetworkManager over D-Bus, dhcpcd's lease files, /etc/resolv.conf. File sources are watched
- * with inotify, bus sources through their signals; a change schedules a manager sync. */
+ * with inotify, bus sources through their signals; a change calls the changed callback (which
+ * schedules a sync). *config is read at each use: a reload replaces it. */
 
-int dns_new(Manager *m, Dns **ret);
+typedef struct Dns Dns;
+
+int dns_new(sd_event *event, sd_bus *bus, Config *const *config, LinkChangedFn changed,
+            void *userdata, Dns **ret);
 Dns *dns_free(Dns *d);
 
 /* Re-arms file watches after a reload changed their paths. */

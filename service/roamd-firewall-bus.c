@@ -14,7 +14,7 @@
 /* "" means the link with the default route (the best link). */
 static Link *link_arg(Manager *m, const char *name, sd_bus_error *error)
 {
-        Link *l = *name ? manager_get_link_by_name(m, name) : m->best;
+        Link *l = *name ? links_get_by_name(m->links, name) : m->links->best;
 
         if (!l || !l->announced) {
                 if (*name)

@@ -35,6 +35,8 @@ typedef struct FwLink {
         Bearer bearer;
         char *facts[_NETID_FACT_MAX];
         char network_id[NETID_MAX];
+        /* the last id that was not "" (a gateway being resolved again is no other network) */
+        char known_id[NETID_MAX];
         char *location; /* NULL: no network */
         FwSource source;
         char *reason;
@@ -48,6 +50,7 @@ typedef struct FwLink {
 
 struct Firewall {
         Manager *manager;
+        unsigned links_watch; /* links_watch_add() id */
         FwModel model;
         char *error; /* Manager.FirewallError, NULL none */
         FwChoice *choices;
@@ -83,6 +86,13 @@ static FwLink *fw_link_free(FwLink *l)
         return NULL;
 }
 
+/* After every sync: each link's identity and location follow it. */
+static void on_links(Links *links, const LinksEvent *ev, void *userdata)
+{
+        if (ev->type == LINKS_EVENT_SYNCED)
+                firewall_links_synced(userdata);
+}
+
 int firewall_new(Manager *m, Firewall **ret)
 {
         Firewall *fw = calloc(1, sizeof(*fw));
@@ -95,8 +105,12 @@ int firewall_new(Manager *m, Firewall **ret)
                 return -ENOMEM;
         }
         if (lease_cache_new(&fw->leases) < 0) {
-                fw_model_done(&fw->model);
-                free(fw);
+                firewall_free(fw);
+                return -ENOMEM;
+        }
+        fw->links_watch = links_watch_add(m->links, on_links, fw, NULL);
+        if (fw->links_watch == 0) {
+                firewall_free(fw);
                 return -ENOMEM;
         }
         *ret = fw;
@@ -107,6 +121,7 @@ Firewall *firewall_free(Firewall *fw)
 {
         if (!fw)
                 return NULL;
+        links_watch_remove(fw->manager->links, fw->links_watch);
         /* the chains stay in the kernel: roamd exiting must not open the firewall */
         fw_model_done(&fw->model);
         free(fw->error);
@@ -393,7 +408,7 @@ static void link_sync(Firewall *fw, Link *l)
         size_t n = 0;
         NetIdFacts f;
         FwSource source;
-        bool facts_changed = false;
+        bool facts_changed = false, other_network = false;
 
         if (!fl) {
                 FwLink **nl = realloc(fw->links, sizeof(FwLink *) * (fw->n_links + 1));
@@ -439,6 +454,10 @@ static void link_sync(Firewall *fw, Link *l)
                 snprintf(fl->network_id, sizeof(fl->network_id), "%s", id);
                 names[n++] = "NetworkId";
         }
+        if (id[0] && !streq(id, fl->known_id)) {
+                other_network = fl->known_id[0] != 0; /* a first id: the first probe runs */
+                snprintf(fl->known_id, sizeof(fl->known_id), "%s", id);
+        }
         locate(fw, fl, &f, &location, &source, &reason);
         if (!streq_ptr(location, fl->location)) {
                 log_info("%s: location %s -> %s (%s)", strempty(l->info.name),
@@ -458,6 +477,10 @@ static void link_sync(Firewall *fw, Link *l)
         names[n] = NULL;
         if (n > 0)
                 link_bus_emit_changed_strv(l, (char **)names);
+        /* The same addressing on another network (home -> a captive café on the same /24):
+         * the verdict was about the old one. */
+        if (other_network)
+                links_link_network_changed(fw->manager->links, l);
 }
 
 void firewall_links_synced(Firewall *fw)
@@ -470,8 +493,8 @@ void firewall_links_synced(Firewall *fw)
         m = fw->manager;
         for (size_t i = 0; i < fw->n_links; i++)
                 fw->links[i]->seen = false;
-        for (size_t i = 0; i < m->n_links; i++)
-                link_sync(fw, m->links[i]);
+        for (size_t i = 0; i < m->links->n_links; i++)
+                link_sync(fw, m->links->links[i]);
         /* links that are gone stay until their chains are gone from the kernel */
         for (size_t i = 0; i < fw->n_links; i++) {
                 FwLink *fl = fw->links[i];

@@ -295,7 +295,7 @@ int link_bus_find(sd_bus *bus, const char *path, const char *interface, void *us
         idx = strtol(e, &end, 10);
         if (end == e || *end || idx <= 0 || idx > INT32_MAX)
                 return 0;
-        l = manager_get_link(m, (int)idx);
+        l = links_get(m->links, (int)idx);
         if (!l || !l->announced)
                 return 0;
         *found = l;
@@ -311,10 +311,10 @@ int link_bus_enumerate(sd_bus *bus, const char *path, void *userdata, char ***no
         l = calloc(1, sizeof(char *));
         if (!l)
                 return -ENOMEM;
-        for (size_t i = 0; i < m->n_links; i++) {
-                if (!m->links[i]->announced)
+        for (size_t i = 0; i < m->links->n_links; i++) {
+                if (!m->links->links[i]->announced)
                         continue;
-                if (strv_extend(&l, m->links[i]->path) < 0)
+                if (strv_extend(&l, m->links->links[i]->path) < 0)
                         return -ENOMEM;
         }
         *nodes = TAKE_PTR(l);

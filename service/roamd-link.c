@@ -372,7 +372,7 @@ void link_set_verdict(Link *l, int family, VerdictResult v, const char *portal_u
         names[n] = NULL;
         if (n > 0) {
                 link_bus_emit_changed_strv(l, (char **)names);
-                manager_link_verdict_changed(l->manager, l);
+                links_link_verdict_changed(l->links, l);
         }
 }
 
@@ -406,6 +406,6 @@ void link_set_capport(Link *l, const CapportInfo *info, const char *error)
         }
         if (changed) {
                 link_bus_emit_changed(l, "CaptivePortal", NULL);
-                manager_link_capport_changed(l->manager, l);
+                links_link_capport_changed(l->links, l);
         }
 }

@@ -11,7 +11,12 @@
 #include "roamd-verdict.h"
 
 typedef struct Manager Manager;
+typedef struct Links Links;
 typedef struct Prober Prober;
+
+/* A kernel adapter (netlink, ndopt, dns, wpa) says that something a sync reads changed; it is
+ * given this callback and its userdata at construction and knows nothing above itself. */
+typedef void (*LinkChangedFn)(void *userdata);
 
 typedef enum LinkState {
         LINK_STATE_NO_CARRIER,
@@ -70,6 +75,7 @@ void link_info_done(LinkInfo *i);
 
 typedef struct Link {
         Manager *manager;
+        Links *links; /* the registry it is in: told of its verdict, RFC 8908 data, network */
         int ifindex;
         char *path;
         Bearer bearer;

@@ -24,7 +24,7 @@ static int property_get_string(sd_bus *bus, const char *path, const char *interf
         if (streq(property, "Version"))
                 v = ROAM_VERSION;
         else if (streq(property, "State"))
-                v = m->state;
+                v = m->links->state;
         else if (streq(property, "ConfigFile"))
                 v = m->config_path;
         else if (streq(property, "Degraded"))
@@ -63,7 +63,7 @@ static int property_get_best_link(sd_bus *bus, const char *path, const char *int
 {
         Manager *m = userdata;
 
-        return sd_bus_message_append(reply, "o", m->best ? m->best->path : "/");
+        return sd_bus_message_append(reply, "o", m->links->best ? m->links->best->path : "/");
 }
 
 bool manager_bus_name_has_owner(sd_bus *bus, const char *name)
@@ -137,7 +137,7 @@ static int method_get_link_by_name(sd_bus_message *msg, void *userdata, sd_bus_e
                 return r;
         if (!*name || strlen(name) >= IFNAMSIZ || strpbrk(name, "/ \t\n:"))
                 return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS, "Invalid interface name.");
-        l = manager_get_link_by_name(m, name);
+        l = links_get_by_name(m->links, name);
         if (!l || !l->announced)
                 return sd_bus_error_setf(error, ROAM_ERROR_NO_SUCH_LINK, "No link named %s.", name);
         return sd_bus_reply_method_return(msg, "o", l->path);
@@ -156,7 +156,7 @@ static int method_get_link_by_index(sd_bus_message *msg, void *userdata, sd_bus_
         if (idx <= 0)
                 return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
                                          "Interface index must be positive.");
-        l = manager_get_link(m, idx);
+        l = links_get(m->links, idx);
         if (!l || !l->announced)
                 return sd_bus_error_setf(error, ROAM_ERROR_NO_SUCH_LINK, "No link with index %d.",
                                          idx);

@@ -52,12 +52,6 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
         return 0;
 }
 
-static int on_sync(sd_event_source *s, void *userdata)
-{
-        (void)manager_sync(userdata);
-        return 0;
-}
-
 void manager_apps_now(Manager *m)
 {
         if (m->apps_running)
@@ -90,6 +84,47 @@ static int on_apps_hold(sd_event_source *s, uint64_t usec, void *userdata)
         return 0;
 }
 
+/* The manager's own share of link events: the bus properties and systemd's status line. */
+static void on_links(Links *links, const LinksEvent *ev, void *userdata)
+{
+        Manager *m = userdata;
+
+        switch (ev->type) {
+        case LINKS_EVENT_BEST:
+                if (ev->mask & LINKS_BEST_LINK)
+                        manager_bus_emit_changed(m, "BestLink", NULL);
+                if (ev->mask & LINKS_BEST_STATE) {
+                        manager_bus_emit_changed(m, "State", NULL);
+                        (void)sd_notifyf(false, "STATUS=%s%s%s", links->state,
+                                         links->best ? " via " : "",
+                                         links->best ? links->best->info.name : "");
+                }
+                break;
+        case LINKS_EVENT_SYNCED:
+                /* Links went away: give the freed heap back instead of keeping the peak of a
+                 * burst. */
+                if (ev->n_gone > 0)
+                        manager_schedule_trim(m);
+                break;
+        case LINKS_EVENT_NEW:
+        case LINKS_EVENT_CHANGED:
+        case LINKS_EVENT_VERDICT:
+        case LINKS_EVENT_CAPPORT:
+        case LINKS_EVENT_NETWORK:
+        case LINKS_EVENT_GONE:
+        case _LINKS_EVENT_MAX:
+        case _LINKS_EVENT_INVALID:
+                break;
+        }
+}
+
+/* The apps' pass follows a sync and every verdict (which reads the byte counters first). */
+static void on_links_for_apps(Links *links, const LinksEvent *ev, void *userdata)
+{
+        if (ev->type == LINKS_EVENT_SYNCED || ev->type == LINKS_EVENT_VERDICT)
+                manager_schedule_apps(userdata);
+}
+
 Manager *manager_free(Manager *m)
 {
         if (!m)
@@ -101,14 +136,11 @@ Manager *manager_free(Manager *m)
         p2p_free(m->p2p);
         wpa_free(m->wpa);
         bt_free(m->bt);
-        for (size_t i = 0; i < m->n_links; i++)
-                link_free(m->links[i]);
-        free(m->links);
         dns_free(m->dns);
         ndopt_free(m->ndopt);
         netlink_free(m->netlink);
         curl_glue_free(m->curl);
-        sd_event_source_disable_unref(m->sync_source);
+        m->links = links_free(m->links); /* after the features: they watch it */
         sd_event_source_disable_unref(m->apps_source);
         sd_event_source_disable_unref(m->apps_hold);
         sd_event_source_disable_unref(m->trim_source);
@@ -139,7 +171,6 @@ int manager_new(const char *config_path, bool config_missing_ok, Manager **ret)
         m = calloc(1, sizeof(*m));
         if (!m)
                 return log_oom();
-        m->state = "offline";
         m->config_missing_ok = config_missing_ok;
         m->config_path = strdup(config_path);
         if (!m->config_path)
@@ -168,11 +199,13 @@ int manager_new(const char *config_path, bool config_missing_ok, Manager **ret)
             (r = sd_event_add_signal(m->event, &m->sighup_source, SIGHUP, on_sighup, m)) < 0)
                 return log_error_errno(r, "Failed to watch signals: %m");
 
-        r = sd_event_add_defer(m->event, &m->sync_source, on_sync, m);
+        r = links_new(m, m->event, &m->links);
         if (r < 0)
-                return log_error_errno(r, "Failed to allocate sync source: %m");
-        (void)sd_event_source_set_enabled(m->sync_source, SD_EVENT_OFF);
-        (void)sd_event_source_set_description(m->sync_source, "sync");
+                return r;
+        /* The first watcher: the bus and systemd hear of the best link before any feature. */
+        if (links_watch_add(m->links, on_links, m, NULL) == 0 ||
+            links_watch_add(m->links, on_links_for_apps, m, NULL) == 0)
+                return log_oom();
         /* Right after the probes' sockets and DNS (IMPORTANT), before the bus and netlink: a
          * carrier-up's link, route and two verdict changes make one reconcile, not three,
          * and a probe's next step does not wait behind it. */
@@ -202,16 +235,10 @@ void manager_schedule_trim(Manager *m)
                 (void)sd_event_source_set_enabled(m->trim_source, SD_EVENT_ONESHOT);
 }
 
-void manager_schedule_sync(Manager *m)
-{
-        if (m->sync_source)
-                (void)sd_event_source_set_enabled(m->sync_source, SD_EVENT_ONESHOT);
-}
-
 static bool links_await_first_answer(Manager *m)
 {
-        for (size_t i = 0; i < m->n_links; i++)
-                if (link_awaits_first_answer(m->links[i]))
+        for (size_t i = 0; i < m->links->n_links; i++)
+                if (link_awaits_first_answer(m->links->links[i]))
                         return true;
         return false;
 }
@@ -252,195 +279,6 @@ void manager_schedule_apps(Manager *m)
         (void)sd_event_source_set_enabled(m->apps_source, SD_EVENT_ONESHOT);
 }
 
-static size_t link_position(Manager *m, int ifindex, bool *found)
-{
-        size_t lo = 0, hi = m->n_links;
-
-        while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-                if (m->links[mid]->ifindex < ifindex)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        *found = lo < m->n_links && m->links[lo]->ifindex == ifindex;
-        return lo;
-}
-
-Link *manager_get_link(Manager *m, int ifindex)
-{
-        bool found;
-        size_t i = link_position(m, ifindex, &found);
-
-        return found ? m->links[i] : NULL;
-}
-
-Link *manager_get_link_by_name(Manager *m, const char *name)
-{
-        for (size_t i = 0; i < m->n_links; i++)
-                if (streq_ptr(m->links[i]->info.name, name))
-                        return m->links[i];
-        return NULL;
-}
-
-static int manager_add_link(Manager *m, int ifindex, Link **ret)
-{
-        Link **nl, *l;
-        bool found;
-        size_t pos = link_position(m, ifindex, &found);
-        int r;
-
-        r = link_new(m, ifindex, &l);
-        if (r < 0)
-                return r;
-        nl = realloc(m->links, sizeof(Link *) * (m->n_links + 1));
-        if (!nl) {
-                link_free(l);
-                return -ENOMEM;
-        }
-        m->links = nl;
-        memmove(nl + pos + 1, nl + pos, sizeof(Link *) * (m->n_links - pos));
-        nl[pos] = l;
-        m->n_links++;
-        *ret = l;
-        return 0;
-}
-
-typedef struct SyncStats {
-        bool addresses_changed;
-} SyncStats;
-
-static SyncStats sync_stats;
-
-static int sync_one(Manager *m, int ifindex, LinkInfo *info)
-{
-        Link *l = manager_get_link(m, ifindex);
-        bool is_new = !l;
-        int r;
-
-        if (!l) {
-                r = manager_add_link(m, ifindex, &l);
-                if (r < 0)
-                        return log_oom();
-                log_info("%s: new link (index %d)", info->name, ifindex);
-        }
-        l->seen = true;
-
-        r = dns_fill(m->dns, ifindex, info);
-        if (r >= 0)
-                r = ndopt_fill(m->ndopt, ifindex, info); /* after the leases: they come first */
-        if (r < 0)
-                return log_oom();
-        if (l->info.n_addrs != info->n_addrs ||
-            (info->n_addrs &&
-             memcmp(l->info.addrs, info->addrs, sizeof(LinkAddress) * info->n_addrs) != 0))
-                sync_stats.addresses_changed = true;
-
-        link_update(l, info, is_new);
-        if (is_new) {
-                (void)link_bus_announce(l);
-                /* A new link gets a verdict even when nothing about it "changed". */
-                if (!l->prober)
-                        (void)link_reprobe(l);
-        }
-        return 0;
-}
-
-/* Is a better than b as the best link? Connectivity first, then how far the link is set up,
- * then the preferred bearer, then the lower index (the array order). */
-static bool link_better(const Link *a, const Link *b)
-{
-        if (a->verdict.verdict != b->verdict.verdict)
-                return a->verdict.verdict > b->verdict.verdict;
-        if (a->state != b->state)
-                return a->state > b->state;
-        return bearer_preference(a->bearer) < bearer_preference(b->bearer);
-}
-
-static void manager_update_best(Manager *m)
-{
-        Link *best = NULL;
-        const char *state;
-
-        for (size_t i = 0; i < m->n_links; i++) {
-                Link *l = m->links[i];
-
-                /* Virtual links and VPNs (which ride on another link) never count. */
-                if (!link_is_usable(l) || bearer_preference(l->bearer) < 0)
-                        continue;
-                if (!best || link_better(l, best))
-                        best = l;
-        }
-        state = best ? verdict_to_string(best->verdict.verdict) : "offline";
-
-        if (best != m->best) {
-                log_info("Best link: %s -> %s", m->best ? m->best->info.name : "none",
-                         best ? best->info.name : "none");
-                m->best = best;
-                manager_bus_emit_changed(m, "BestLink", NULL);
-        }
-        if (!streq(state, m->state)) {
-                log_info("State: %s -> %s", m->state, state);
-                m->state = state;
-                manager_bus_emit_changed(m, "State", NULL);
-                (void)sd_notifyf(false, "STATUS=%s%s%s", state, best ? " via " : "",
-                                 best ? best->info.name : "");
-        }
-}
-
-void manager_link_verdict_changed(Manager *m, Link *l)
-{
-        manager_update_best(m);
-        manager_schedule_apps(m);
-        portal_link_changed(m->portal, l);
-}
-
-void manager_link_capport_changed(Manager *m, Link *l)
-{
-        portal_link_changed(m->portal, l);
-}
-
-int manager_sync(Manager *m)
-{
-        size_t k = 0;
-        int r;
-
-        sync_stats = (SyncStats){};
-        for (size_t i = 0; i < m->n_links; i++)
-                m->links[i]->seen = false;
-
-        r = netlink_collect(m->netlink, sync_one);
-        if (r < 0)
-                return log_error_errno(r, "Failed to read link state: %m");
-
-        for (size_t i = 0; i < m->n_links; i++) {
-                Link *l = m->links[i];
-
-                if (l->seen) {
-                        m->links[k++] = l;
-                        continue;
-                }
-                log_info("%s: link removed (index %d)", strempty(l->info.name), l->ifindex);
-                if (m->best == l)
-                        m->best = NULL, manager_bus_emit_changed(m, "BestLink", NULL);
-                (void)link_bus_withdraw(l);
-                ndopt_forget(m->ndopt, l->ifindex);
-                link_free(l);
-        }
-        /* Links went away: give the freed heap back instead of keeping the peak of a burst. */
-        if (m->n_links - k >= 1)
-                manager_schedule_trim(m);
-        m->n_links = k;
-        portal_links_changed(m->portal);
-
-        manager_update_best(m);
-        if (sync_stats.addresses_changed)
-                dns_refresh_bus(m->dns);
-        firewall_links_synced(m->firewall);
-        manager_schedule_apps(m); /* (which reads the byte counters first) */
-        return 0;
-}
-
 int manager_reload(Manager *m)
 {
         Config *c = NULL;
@@ -459,8 +297,8 @@ int manager_reload(Manager *m)
         log_set_max_level(c->log_level);
         (void)dns_reconfigure(m->dns);
 
-        for (size_t i = 0; i < m->n_links; i++) {
-                Link *l = m->links[i];
+        for (size_t i = 0; i < m->links->n_links; i++) {
+                Link *l = m->links->links[i];
                 const char *names[3];
                 size_t n = 0;
 
@@ -474,7 +312,7 @@ int manager_reload(Manager *m)
         /* a broken firewall file is refused: the rules in force stay (FirewallError) */
         (void)firewall_reload(m->firewall);
         (void)stats_budgets_changed(m->stats); /* [Stats] Budget= lines */
-        manager_schedule_sync(m);
+        links_schedule_sync(m->links);
         (void)sd_notify(false, "READY=1");
         return 0;
 }
@@ -484,6 +322,13 @@ static bool manager_address_is_local(int family, const void *addr, void *userdat
         Manager *m = userdata;
 
         return netlink_address_is_local(m->netlink, family, addr);
+}
+
+static void on_p2p_device(WpaClient *client, const char *prefix, const char *ifname, void *userdata)
+{
+        Links *links = userdata;
+
+        p2p_set_device(links->manager->p2p, client, prefix, ifname);
 }
 
 int manager_start(Manager *m)
@@ -506,16 +351,18 @@ int manager_start(Manager *m)
         r = curl_glue_new(m->event, &m->curl);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up libcurl: %m");
-        r = netlink_new(m, &m->netlink);
+        /* The kernel adapters only say "changed" (a sync of the links follows). */
+        r = netlink_new(m->event, links_changed, m->links, &m->netlink);
         if (r < 0)
                 return r;
         curl_glue_set_is_local(m->curl, manager_address_is_local, m);
-        r = ndopt_new(m, &m->ndopt);
+        r = ndopt_new(m->event, links_changed, m->links, &m->ndopt);
         if (r < 0)
                 return r;
-        r = dns_new(m, &m->dns);
+        r = dns_new(m->event, m->bus, &m->config, links_changed, m->links, &m->dns);
         if (r < 0)
                 return r;
+        links_attach(m->links, m->netlink, m->ndopt, m->dns);
         r = portal_new(m, &m->portal);
         if (r < 0)
                 return log_oom();
@@ -524,13 +371,17 @@ int manager_start(Manager *m)
                 return r;
 
         /* The first state is complete before the name is taken: no client sees a half one. */
-        r = manager_sync(m);
+        r = links_sync(m->links);
         if (r < 0)
                 return r;
         /* wpa_supplicant, once the links are known (whose sockets are ours); sockets found now
          * are attached asynchronously. */
         if (m->config->wifi.enable) {
-                r = wpa_new(m, &m->wpa);
+                static const WpaHooks hooks = {links_changed, on_p2p_device};
+
+                /* (m->links as userdata: on_p2p_device finds the manager through it) */
+                r = wpa_new(m->event, &m->config, m->links, m->initial_netns, &hooks, m->links,
+                            &m->wpa);
                 if (r < 0)
                         return log_oom();
                 r = wpa_start(m->wpa);
@@ -593,7 +444,7 @@ int manager_start(Manager *m)
                                        "Failed to acquire bus name %s (is another roamd "
                                        "running?): %m",
                                        ROAM_BUS_NAME);
-        log_info("roamd %s running, %zu links", ROAM_VERSION, m->n_links);
+        log_info("roamd %s running, %zu links", ROAM_VERSION, m->links->n_links);
         (void)sd_notify(false, "READY=1");
         return 0;
 }

@@ -7,6 +7,7 @@
 
 #include "roamd-config.h"
 #include "roamd-link.h"
+#include "roamd-links.h"
 
 typedef struct Netlink Netlink;
 typedef struct NdOpt NdOpt;
@@ -42,12 +43,8 @@ struct Manager {
         /* NULL with [Firewall] Enable=no */
         Firewall *firewall;
 
-        Link **links; /* sorted by ifindex */
-        size_t n_links;
-        Link *best;
-        const char *state; /* global state word */
+        Links *links; /* the link table, best link and global state */
 
-        sd_event_source *sync_source;
         sd_event_source *apps_source; /* the apps' reconcile after links or verdicts changed */
         bool apps_running;            /* ... is running (a VPN probe it starts asks again) */
         sd_event_source *apps_hold;   /* ... held for a new link's first answer (20 ms at most) */
@@ -70,8 +67,6 @@ int manager_run(Manager *m);
 /* Re-reads the configuration; a broken one is refused and the old one stays (-EINVAL). */
 int manager_reload(Manager *m);
 
-/* Coalesces every change notification into one sync on the next event loop iteration. */
-void manager_schedule_sync(Manager *m);
 /* The apps' routing and nftables pass, once, after the probes' pending steps; while a
  * link waits for its first probe answer, after that answer (20 ms at most). */
 void manager_schedule_apps(Manager *m);
@@ -80,15 +75,6 @@ void manager_schedule_trim(Manager *m);
 /* Runs the apps' routing and nftables pass now, due or not: for what needs it in force
  * before going on (a VPN's probes go through its slot's table). */
 void manager_apps_now(Manager *m);
-int manager_sync(Manager *m);
-
-Link *manager_get_link(Manager *m, int ifindex);
-Link *manager_get_link_by_name(Manager *m, const char *name);
-
-/* A link's connectivity changed: re-pick the best link and the global state. */
-void manager_link_verdict_changed(Manager *m, Link *l);
-/* A link's RFC 8908 data changed. */
-void manager_link_capport_changed(Manager *m, Link *l);
 
 int manager_bus_setup(Manager *m);
 /* Changes need authorization: uid 0 always; otherwise polkit's answer for action when

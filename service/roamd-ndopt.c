@@ -3,6 +3,7 @@
 #include <linux/rtnetlink.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
+#include <net/if.h>
 #include <netlink/socket.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,8 @@ typedef struct NdPortal {
 } NdPortal;
 
 struct NdOpt {
-        Manager *manager;
+        LinkChangedFn changed;
+        void *userdata;
         struct nl_sock *sock;
         sd_event_source *io;
         NdPortal *portals;
@@ -44,16 +46,15 @@ void ndopt_forget(NdOpt *n, int ifindex)
         *p = n->portals[--n->n_portals];
 }
 
-static const char *link_name(NdOpt *n, int ifindex)
+/* For the log only: the kernel's name now. */
+static const char *link_name(int ifindex, char buf[static IF_NAMESIZE])
 {
-        Link *l = ifindex > 0 ? manager_get_link(n->manager, ifindex) : NULL;
-
-        return l && l->info.name ? l->info.name : "?";
+        return ifindex > 0 && if_indextoname((unsigned)ifindex, buf) ? buf : "?";
 }
 
 static int remember(NdOpt *n, const NdUserOpt *o)
 {
-        char src[INET6_ADDRSTRLEN] = "?";
+        char src[INET6_ADDRSTRLEN] = "?", ifname[IF_NAMESIZE];
         NdPortal *p = find(n, o->ifindex), *np;
         char *uri;
 
@@ -78,14 +79,15 @@ static int remember(NdOpt *n, const NdUserOpt *o)
         if (o->has_src)
                 (void)inet_ntop(AF_INET6, &o->src, src, sizeof(src));
         log_info("%s: router %s announced the captive portal API %s (RA option 37)",
-                 link_name(n, o->ifindex), src, uri);
-        manager_schedule_sync(n->manager);
+                 link_name(o->ifindex, ifname), src, uri);
+        n->changed(n->userdata);
         return 0;
 }
 
 static void on_message(NdOpt *n, const struct nlmsghdr *h)
 {
         const char *reason = NULL;
+        char ifname[IF_NAMESIZE];
         NdUserOpt o;
         int r;
 
@@ -95,7 +97,7 @@ static void on_message(NdOpt *n, const struct nlmsghdr *h)
         if (r < 0) {
                 /* o.ifindex is set once the header was readable. */
                 log_warning("%s: ignoring a router advertisement option: %s",
-                            link_name(n, o.ifindex), reason);
+                            link_name(o.ifindex, ifname), reason);
                 return;
         }
         if (o.has_portal && remember(n, &o) < 0)
@@ -143,7 +145,7 @@ NdOpt *ndopt_free(NdOpt *n)
         return NULL;
 }
 
-int ndopt_new(Manager *m, NdOpt **ret)
+int ndopt_new(sd_event *event, LinkChangedFn changed, void *userdata, NdOpt **ret)
 {
         NdOpt *n;
         int r;
@@ -151,7 +153,8 @@ int ndopt_new(Manager *m, NdOpt **ret)
         n = calloc(1, sizeof(*n));
         if (!n)
                 return log_oom();
-        n->manager = m;
+        n->changed = changed;
+        n->userdata = userdata;
         n->sock = nl_socket_alloc();
         if (!n->sock) {
                 ndopt_free(n);
@@ -168,7 +171,7 @@ int ndopt_new(Manager *m, NdOpt **ret)
                 return log_error_errno(EIO, "Failed to listen for router advertisement options: %s",
                                        nl_geterror(r));
         }
-        r = sd_event_add_io(m->event, &n->io, nl_socket_get_fd(n->sock), EPOLLIN, on_io, n);
+        r = sd_event_add_io(event, &n->io, nl_socket_get_fd(n->sock), EPOLLIN, on_io, n);
         if (r < 0) {
                 ndopt_free(n);
                 return log_error_errno(r, "Failed to watch router advertisement options: %m");

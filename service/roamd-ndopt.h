@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <systemd/sd-event.h>
+
 #include "roamd-link.h"
-#include "roamd-manager.h"
 
 /* The captive portal API URI of RFC 8910 option 37 in IPv6 Router Advertisements, as the
  * kernel passes it on (RTM_NEWNDUSEROPT, rtnetlink group RTNLGRP_ND_USEROPT) when it
@@ -11,7 +12,8 @@
 
 typedef struct NdOpt NdOpt;
 
-int ndopt_new(Manager *m, NdOpt **ret);
+/* changed(userdata) when a router announced another URI. */
+int ndopt_new(sd_event *event, LinkChangedFn changed, void *userdata, NdOpt **ret);
 NdOpt *ndopt_free(NdOpt *n);
 
 /* During a sync: forgets the link's URI when the link has no carrier or no IPv6 address;

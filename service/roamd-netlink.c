@@ -15,7 +15,8 @@
 #include "roamd-netlink.h"
 
 struct Netlink {
-        Manager *manager;
+        LinkChangedFn changed;
+        void *userdata;
         struct nl_cache_mngr *mngr;
         struct nl_sock *resync_sock; /* synchronous dumps after an overflow */
         struct nl_cache *links, *addrs, *routes;
@@ -32,7 +33,7 @@ static void on_change(struct nl_cache *cache, struct nl_object *obj, int action,
 {
         Netlink *n = userdata;
 
-        manager_schedule_sync(n->manager);
+        n->changed(n->userdata);
 }
 
 /* Neighbours change state all the time (reachable, stale, probe): only an entry that gains or
@@ -42,11 +43,12 @@ static void on_neigh_change(struct nl_cache *cache, struct nl_object *obj, int a
 {
         struct rtnl_neigh *ne = (struct rtnl_neigh *)obj;
         int state = rtnl_neigh_get_state(ne);
+        Netlink *n = userdata;
 
         if (action == NL_ACT_CHANGE &&
             (state & (NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_INCOMPLETE)) != 0)
                 return;
-        manager_schedule_sync(((Netlink *)userdata)->manager);
+        n->changed(n->userdata);
 }
 
 int netlink_neigh_lladdr(Netlink *n, int ifindex, const IpAddr *addr, char *buf, size_t size)
@@ -88,7 +90,7 @@ static int netlink_resync(Netlink *n)
                         return log_error_errno(EIO, "Failed to refill netlink cache: %s",
                                                nl_geterror(r));
         }
-        manager_schedule_sync(n->manager);
+        n->changed(n->userdata);
         return 0;
 }
 
@@ -119,7 +121,7 @@ Netlink *netlink_free(Netlink *n)
         return NULL;
 }
 
-int netlink_new(Manager *m, Netlink **ret)
+int netlink_new(sd_event *event, LinkChangedFn changed, void *userdata, Netlink **ret)
 {
         Netlink *n;
         int r, fd, sz = NETLINK_RCVBUF;
@@ -127,7 +129,8 @@ int netlink_new(Manager *m, Netlink **ret)
         n = calloc(1, sizeof(*n));
         if (!n)
                 return -ENOMEM;
-        n->manager = m;
+        n->changed = changed;
+        n->userdata = userdata;
 
         r = nl_cache_mngr_alloc(NULL, NETLINK_ROUTE, NL_AUTO_PROVIDE, &n->mngr);
         if (r < 0) {
@@ -153,7 +156,7 @@ int netlink_new(Manager *m, Netlink **ret)
                 return log_error_errno(EIO, "Failed to open netlink socket.");
         }
 
-        r = sd_event_add_io(m->event, &n->io_source, fd, EPOLLIN, on_io, n);
+        r = sd_event_add_io(event, &n->io_source, fd, EPOLLIN, on_io, n);
         if (r < 0) {
                 netlink_free(n);
                 return log_error_errno(r, "Failed to watch netlink socket: %m");
@@ -375,7 +378,7 @@ static int ip_cmp(const void *a, const void *b)
         return strcmp(x->text, y->text);
 }
 
-int netlink_collect(Netlink *n, NetlinkLinkFn fn)
+int netlink_collect(Netlink *n, NetlinkLinkFn fn, void *userdata)
 {
         Collect c = {};
         int r = 0;
@@ -395,7 +398,7 @@ int netlink_collect(Netlink *n, NetlinkLinkFn fn)
                 if (e->info.n_gateways > 1)
                         qsort(e->info.gateways, e->info.n_gateways, sizeof(IpAddr), ip_cmp);
                 if (c.error >= 0 && r >= 0 && e->info.name)
-                        r = fn(n->manager, e->ifindex, &e->info);
+                        r = fn(userdata, e->ifindex, &e->info);
                 link_info_done(&e->info);
         }
         free(c.entries);

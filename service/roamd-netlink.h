@@ -1,17 +1,22 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include "roamd-manager.h"
+#include <systemd/sd-event.h>
+
+#include "roamd-link.h"
 
 /* rtnetlink through libnl-route caches with change notifications on sd-event. A change only
- * schedules a manager sync; the sync reads the caches. */
+ * calls the changed callback (a sync is scheduled); the sync reads the caches. */
 
-int netlink_new(Manager *m, Netlink **ret);
+typedef struct Netlink Netlink;
+struct nl_cache;
+
+int netlink_new(sd_event *event, LinkChangedFn changed, void *userdata, Netlink **ret);
 Netlink *netlink_free(Netlink *n);
 
 /* Fills each known link's LinkInfo from the caches: calls fn for each non-loopback link. */
-typedef int (*NetlinkLinkFn)(Manager *m, int ifindex, LinkInfo *info);
-int netlink_collect(Netlink *n, NetlinkLinkFn fn);
+typedef int (*NetlinkLinkFn)(void *userdata, int ifindex, LinkInfo *info);
+int netlink_collect(Netlink *n, NetlinkLinkFn fn, void *userdata);
 
 /* Whether addr (in_addr / in6_addr of family) is this machine's: a local or broadcast route
  * of the kernel's local table covers it, or a link has it. */

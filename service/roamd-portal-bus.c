@@ -20,7 +20,7 @@ static int append_str(sd_bus_message *reply, const char *key, const char *v)
 static int append_session(sd_bus_message *reply, PortalSession *s)
 {
         const PortalEntry *e = portal_store_get(s->portal->store, s->identity);
-        Link *l = manager_get_link(s->portal->manager, s->ifindex);
+        Link *l = links_get(s->portal->manager->links, s->ifindex);
         int r;
 
         r = sd_bus_message_open_container(reply, 'a', "{sv}");

@@ -96,7 +96,7 @@ static PortalFetch *fetch_free(PortalFetch *f)
 
 static Link *session_link(PortalSession *s)
 {
-        return manager_get_link(s->portal->manager, s->ifindex);
+        return links_get(s->portal->manager->links, s->ifindex);
 }
 
 static void session_set_state(PortalSession *s, PortalState state, const char *fmt, ...)
@@ -1127,7 +1127,7 @@ void portal_link_changed(Portal *p, Link *l)
 void portal_links_changed(Portal *p)
 {
         for (size_t i = 0; p && i < p->n_sessions;) {
-                if (!manager_get_link(p->manager, p->sessions[i]->ifindex))
+                if (!links_get(p->manager->links, p->sessions[i]->ifindex))
                         portal_remove_session(p, i);
                 else
                         i++;
@@ -1288,6 +1288,29 @@ int portal_session_forget(PortalSession *s, const char **ret_error)
 
 /* ---- the whole ---- */
 
+static void on_links(Links *links, const LinksEvent *ev, void *userdata)
+{
+        Portal *p = userdata;
+
+        switch (ev->type) {
+        case LINKS_EVENT_VERDICT:
+        case LINKS_EVENT_CAPPORT:
+                portal_link_changed(p, ev->link);
+                break;
+        case LINKS_EVENT_SYNCED:
+                portal_links_changed(p);
+                break;
+        case LINKS_EVENT_NEW:
+        case LINKS_EVENT_CHANGED:
+        case LINKS_EVENT_NETWORK:
+        case LINKS_EVENT_GONE:
+        case LINKS_EVENT_BEST:
+        case _LINKS_EVENT_MAX:
+        case _LINKS_EVENT_INVALID:
+                break;
+        }
+}
+
 int portal_new(Manager *m, Portal **ret)
 {
         Portal *p;
@@ -1310,6 +1333,11 @@ int portal_new(Manager *m, Portal **ret)
                 free(p);
                 return r;
         }
+        p->links_watch = links_watch_add(m->links, on_links, p, NULL);
+        if (p->links_watch == 0) {
+                portal_free(p);
+                return -ENOMEM;
+        }
         *ret = p;
         return 0;
 }
@@ -1318,6 +1346,7 @@ Portal *portal_free(Portal *p)
 {
         if (!p)
                 return NULL;
+        links_watch_remove(p->manager->links, p->links_watch);
         for (size_t i = 0; i < p->n_sessions; i++)
                 session_free(p->sessions[i]);
         free(p->sessions);

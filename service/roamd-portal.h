@@ -87,6 +87,7 @@ struct PortalSession {
 
 struct Portal {
         Manager *manager;
+        unsigned links_watch; /* links_watch_add() id */
         PortalStore *store;
         PortalSession **sessions;
         size_t n_sessions;

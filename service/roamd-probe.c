@@ -258,8 +258,8 @@ static uint32_t probe_mark(const Link *l, int family)
 
         if (!m->apps || l->bearer != BEARER_VPN || !mask || !has_global(l, family))
                 return 0;
-        for (size_t i = 0; i < m->n_links; i++) {
-                const Link *k = m->links[i];
+        for (size_t i = 0; i < m->links->n_links; i++) {
+                const Link *k = m->links->links[i];
                 if (k->bearer != BEARER_VPN || !k->info.carrier ||
                     (!has_global(k, AF_INET) && !has_global(k, AF_INET6)))
                         continue;
@@ -903,6 +903,11 @@ static void prober_maybe_finish(Prober *p)
 static bool reason_is_link_state(VerdictReason r)
 {
         return r >= REASON_NOT_PROBED && r <= REASON_NO_ROUTE;
+}
+
+bool prober_round_running(const Prober *p)
+{
+        return p && (p->starting || p->fam[0].active || p->fam[1].active);
 }
 
 bool link_awaits_first_answer(const Link *l)

@@ -26,6 +26,9 @@ void prober_trigger(Prober *p);
  * saying `checking` until their first answer. The other family's round runs on. */
 void prober_restart(Prober *p, unsigned families);
 
+/* A round runs (or is being started) for either family. */
+bool prober_round_running(const Prober *p);
+
 /* A probe round runs on the link and none of its families has an answer yet (a family
  * that is offline for the link's own reasons, no route say, is no answer). */
 bool link_awaits_first_answer(const Link *l);

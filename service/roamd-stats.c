@@ -201,7 +201,7 @@ static const char *link_name(Stats *s, uint32_t ifindex, uint32_t mark, char buf
                 else if (slot < n && slots[slot] != 0)
                         ifindex = slots[slot];
         }
-        l = manager_get_link(s->manager, (int)ifindex);
+        l = links_get(s->manager->links, (int)ifindex);
         if (l && l->info.name)
                 return l->info.name;
         snprintf(buf, 16, "if%" PRIu32, ifindex);
@@ -326,7 +326,7 @@ static int read_counters(Stats *s, bool quiet_missing)
                                    : b                ? b->owner
                                    : e[i].cgroup == 0 ? "other"
                                                       : "gone");
-                key.link = strdup(b && !manager_get_link(s->manager, (int)e[i].ifindex)
+                key.link = strdup(b && !links_get(s->manager->links, (int)e[i].ifindex)
                                       ? b->link
                                       : link_name(s, e[i].ifindex, e[i].mark, names[i]));
                 nb[i] = key;
@@ -757,7 +757,7 @@ static int budget_links(Stats *s, const Budget *b, uint32_t **ret_if, size_t *re
 {
         uint32_t mask = s->manager->config->apps.mark_mask;
         Manager *m = s->manager;
-        _cleanup_free_ uint32_t *ifs = calloc(m->n_links + 1, sizeof(uint32_t));
+        _cleanup_free_ uint32_t *ifs = calloc(m->links->n_links + 1, sizeof(uint32_t));
         _cleanup_free_ uint32_t *mks = NULL;
         size_t nif = 0, nmk = 0, n_slots = 0;
         const uint32_t *slots = NULL;
@@ -765,8 +765,8 @@ static int budget_links(Stats *s, const Budget *b, uint32_t **ret_if, size_t *re
 
         if (!ifs)
                 return -ENOMEM;
-        for (size_t i = 0; i < m->n_links; i++) {
-                Link *l = m->links[i];
+        for (size_t i = 0; i < m->links->n_links; i++) {
+                Link *l = m->links->links[i];
                 bool match;
                 if (b->spec.links == STATS_BUDGET_ROAMING)
                         match = l->info.name && link_roaming(s, l->info.name);

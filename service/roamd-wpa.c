@@ -8,8 +8,6 @@
 #include "roam-util.h"
 #include "roamd-client-wpa.h"
 #include "roamd-link-bus.h"
-#include "roamd-manager.h"
-#include "roamd-p2p.h"
 #include "roamd-wpa.h"
 
 typedef struct WpaIface {
@@ -27,7 +25,12 @@ typedef struct WpaIface {
 } WpaIface;
 
 struct Wpa {
-        Manager *manager;
+        sd_event *event;
+        Config *const *config;
+        Links *links;
+        bool initial_netns;
+        WpaHooks hooks;
+        void *userdata;
         WpaDir *dir;
         WpaClient *global;
         WpaSubscription *global_sub;
@@ -59,7 +62,7 @@ static const char *iface_prefix(WpaIface *i)
 
 static Link *iface_link(WpaIface *i)
 {
-        return manager_get_link_by_name(i->wpa->manager, i->name);
+        return links_get_by_name(i->wpa->links, i->name);
 }
 
 static bool name_is_group(const char *n)
@@ -71,7 +74,6 @@ static bool name_is_group(const char *n)
 static void wpa_pick_p2p(Wpa *w)
 {
         WpaIface *best = NULL;
-        Manager *m = w->manager;
 
         for (size_t k = 0; k < w->n_ifaces; k++) {
                 WpaIface *i = w->ifaces[k];
@@ -90,8 +92,10 @@ static void wpa_pick_p2p(Wpa *w)
                 best = NULL;
         }
         log_info("WiFi Direct device: %s", best ? best->name : "none");
-        p2p_set_device(m->p2p, best ? iface_client(best) : NULL, best ? iface_prefix(best) : NULL,
-                       best ? best->name : NULL);
+        if (w->hooks.p2p_device)
+                w->hooks.p2p_device(best ? iface_client(best) : NULL,
+                                    best ? iface_prefix(best) : NULL, best ? best->name : NULL,
+                                    w->userdata);
 }
 
 static void iface_poll_signal(WpaIface *i);
@@ -172,8 +176,8 @@ static void on_signal_poll(WpaClient *c, int error, const char *reply, size_t le
                 iface_poll_signal(i);
                 return;
         }
-        r = sd_event_add_time_relative(i->wpa->manager->event, &i->signal_timer, CLOCK_MONOTONIC,
-                                       i->wpa->manager->config->wifi.signal_interval_usec,
+        r = sd_event_add_time_relative(i->wpa->event, &i->signal_timer, CLOCK_MONOTONIC,
+                                       (*i->wpa->config)->wifi.signal_interval_usec,
                                        USEC_PER_SEC / 10, on_signal_timer, i);
         if (r < 0)
                 log_warning("%s: cannot arm the signal timer: %s", i->name, strerror(-r));
@@ -231,7 +235,7 @@ static void iface_set_station(WpaIface *i, WpaStation *st)
                 link_bus_emit_changed(l, "WiFiState", "WiFiSSID", "WiFiBSSID", "WiFiKeyMgmt",
                                       "WiFiFrequency", NULL);
         if (changed) /* the SSID is part of the network's identity (roamd-firewall.c) */
-                manager_schedule_sync(i->wpa->manager);
+                i->wpa->hooks.changed(i->wpa->userdata);
         if (p2p_changed)
                 wpa_pick_p2p(i->wpa);
 }
@@ -385,13 +389,13 @@ static void wpa_remove(Wpa *w, const char *name)
         if (l)
                 link_bus_emit_changed(l, "WiFiState", "WiFiSSID", "WiFiBSSID", "WiFiKeyMgmt",
                                       "WiFiFrequency", "WiFiSignal", "WiFiLinkSpeed", NULL);
-        manager_schedule_sync(w->manager);
+        w->hooks.changed(w->userdata);
         wpa_pick_p2p(w);
 }
 
 static int wpa_add(Wpa *w, const char *name, bool global)
 {
-        const WiFiConfig *cfg = &w->manager->config->wifi;
+        const WiFiConfig *cfg = &(*w->config)->wifi;
         WpaIface *i, **n;
         int r;
 
@@ -412,8 +416,8 @@ static int wpa_add(Wpa *w, const char *name, bool global)
         if (!global) {
                 _cleanup_free_ char *path = NULL;
                 if (asprintf(&path, "%s/%s", cfg->control_dir, name) < 0 ||
-                    wpa_client_new(w->manager->event, path, cfg->client_dir, cfg->timeout_usec,
-                                   &i->client) < 0) {
+                    wpa_client_new(w->event, path, cfg->client_dir, cfg->timeout_usec, &i->client) <
+                        0) {
                         iface_free(i);
                         return -ENOMEM;
                 }
@@ -449,13 +453,11 @@ static int wpa_add(Wpa *w, const char *name, bool global)
  * netdev of its own; X counts. */
 static bool iface_is_ours(Wpa *w, const char *name)
 {
-        Manager *m = w->manager;
-
-        if (m->initial_netns)
+        if (w->initial_netns)
                 return true;
         if (strncmp(name, "p2p-dev-", 8) == 0)
                 name += 8;
-        return manager_get_link_by_name(m, name) != NULL;
+        return links_get_by_name(w->links, name) != NULL;
 }
 
 static void on_dir(WpaDir *d, const char *name, bool present, void *userdata)
@@ -549,20 +551,26 @@ static void on_global_dir(WpaDir *d, const char *name, bool present, void *userd
                 wpa_client_disconnect(w->global);
 }
 
-int wpa_new(Manager *m, Wpa **ret)
+int wpa_new(sd_event *event, Config *const *config, Links *links, bool initial_netns,
+            const WpaHooks *hooks, void *userdata, Wpa **ret)
 {
         Wpa *w = calloc(1, sizeof(*w));
 
         if (!w)
                 return -ENOMEM;
-        w->manager = m;
+        w->event = event;
+        w->config = config;
+        w->links = links;
+        w->initial_netns = initial_netns;
+        w->hooks = *hooks;
+        w->userdata = userdata;
         *ret = w;
         return 0;
 }
 
 int wpa_start(Wpa *w)
 {
-        const WiFiConfig *cfg = &w->manager->config->wifi;
+        const WiFiConfig *cfg = &(*w->config)->wifi;
         int r;
 
         if (cfg->global_control) {
@@ -570,7 +578,7 @@ int wpa_start(Wpa *w)
                 if (!dir)
                         return -ENOMEM;
                 *strrchr(dir, '/') = 0;
-                r = wpa_client_new(w->manager->event, cfg->global_control, cfg->client_dir,
+                r = wpa_client_new(w->event, cfg->global_control, cfg->client_dir,
                                    cfg->timeout_usec, &w->global);
                 if (r < 0)
                         return r;
@@ -579,9 +587,9 @@ int wpa_start(Wpa *w)
                 r = wpa_client_subscribe(w->global, on_global_event, w, &w->global_sub);
                 if (r < 0)
                         return r;
-                r = wpa_dir_new(w->manager->event, *dir ? dir : "/", on_global_dir, w, &w->dir);
+                r = wpa_dir_new(w->event, *dir ? dir : "/", on_global_dir, w, &w->dir);
         } else
-                r = wpa_dir_new(w->manager->event, cfg->control_dir, on_dir, w, &w->dir);
+                r = wpa_dir_new(w->event, cfg->control_dir, on_dir, w, &w->dir);
         if (r < 0)
                 return log_error_errno(r, "Cannot watch wpa_supplicant's control directory: %m");
         return 0;

@@ -10,11 +10,22 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <systemd/sd-event.h>
 
-typedef struct Manager Manager;
+#include "roamd-config.h"
+#include "roamd-links.h"
 
 typedef struct Wpa Wpa;
 typedef struct WpaClient WpaClient;
+
+/* What wpa_supplicant's news go to (userdata given to wpa_new()). */
+typedef struct WpaHooks {
+        /* station facts changed, or an interface came or went: a sync reads them */
+        LinkChangedFn changed;
+        /* the interface that carries P2P (NULLs: none) */
+        void (*p2p_device)(WpaClient *client, const char *prefix, const char *ifname,
+                           void *userdata);
+} WpaHooks;
 
 typedef struct WpaStation {
         char *wpa_state; /* "COMPLETED", "DISCONNECTED", ... */
@@ -29,7 +40,10 @@ typedef struct WpaStation {
         uint32_t link_speed; /* Mbit/s */
 } WpaStation;
 
-int wpa_new(Manager *m, Wpa **ret);
+/* *config is read at each use (a reload replaces it); links names the links wpa_supplicant
+ * runs (their WiFi properties; outside the initial namespace, which sockets are ours). */
+int wpa_new(sd_event *event, Config *const *config, Links *links, bool initial_netns,
+            const WpaHooks *hooks, void *userdata, Wpa **ret);
 int wpa_start(Wpa *w);
 Wpa *wpa_free(Wpa *w);
 

@@ -7,7 +7,9 @@ uplink and a VPN probed through its own routing table. Each test also checks, wi
 tools on the device, that the network it uses behaves as it claims."""
 import json
 import re
+import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -279,3 +281,58 @@ def test_vpn_is_probed_through_its_own_table(w):
         assert verdicts(w.link("wifi0")) == ONLINE * 2
     finally:
         w.vpn_down()
+
+
+# The home network swapped, under the same addressing, for a captive one: the router gets
+# another MAC address, sends the LAN's HTTP to a portal (every path: 302) and forwards nothing.
+SWAPPED_MAC = "02:00:5e:10:02:27"
+SWAPPED_NFT = """
+table inet swapped {
+        chain lan_http {
+                type nat hook prerouting priority dstnat; policy accept;
+                iifname "br0" meta nfproto ipv4 tcp dport 80 dnat ip to 192.0.2.1:8027
+                iifname "br0" meta nfproto ipv6 tcp dport 80 dnat ip6 to [2001:db8:1::1]:8027
+        }
+        chain lan_out {
+                type filter hook forward priority filter; policy accept;
+                iifname "br0" oifname != "br0" drop
+        }
+}
+"""
+
+
+def test_other_network_same_addressing_reprobes(w, tmp_path):
+    """Another network with the same addresses, routes and DNS and no carrier loss (home ->
+    a captive café on the same /24): only the network's identity (its gateway's MAC) tells.
+    roamd probes again at once instead of reading online until the slow re-check (300 s)."""
+    wait_verdict(w, "wifi0", ONLINE)
+    home_id = w.wait_link("wifi0", lambda l: l["NetworkId"].startswith("wifi:gw="),
+                          what="wifi0's home identity")["NetworkId"]
+    old_mac = json.loads(w.exec("home", "ip", "-j", "link", "show", "br0").stdout)[0]["address"]
+    pidfile = tmp_path / "portal.pid"
+    portal = subprocess.Popen(
+        ["nsenter", "--net=/run/netns/roam-%s-home" % w.name, "--", "/usr/bin/python3",
+         str(Path(__file__).parent / "httpd.py"), "--port", "8027", "--pidfile", str(pidfile),
+         "--redirect", "http://login.home.test/"])
+    try:
+        wait_for(pidfile.exists, what="the portal's HTTP server")
+        w.exec("home", "nft", "-f", "-", input=SWAPPED_NFT)
+        w.exec("home", "ip", "link", "set", "br0", "address", SWAPPED_MAC)
+        # the device learns the new gateway from its next packet
+        w.dev("ip", "neigh", "flush", "dev", "wifi0")
+        w.dev("ping", "-n", "-c", "1", "-W", "2", "-I", "wifi0", "192.0.2.1", check=False)
+        l = w.wait_link("wifi0", lambda l: l["NetworkId"] not in ("", home_id),
+                        what="wifi0's new identity")
+        assert l["NetworkId"] == "wifi:gw=" + SWAPPED_MAC
+        l = w.wait_link("wifi0", lambda l: l["Connectivity4"] == "portal", timeout=WAIT,
+                        what="wifi0 behind the portal")
+        assert l["ConnectivityReason4"].startswith("portal")
+    finally:
+        portal.kill()
+        portal.wait()
+        w.exec("home", "nft", "delete", "table", "inet", "swapped", check=False)
+        w.exec("home", "ip", "link", "set", "br0", "address", old_mac, check=False)
+        w.dev("ip", "neigh", "flush", "dev", "wifi0", check=False)
+        w.dev("ping", "-n", "-c", "1", "-W", "2", "-I", "wifi0", "192.0.2.1", check=False)
+    # home again: probed again too
+    wait_verdict(w, "wifi0", ONLINE, timeout=WAIT)

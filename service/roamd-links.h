@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The links registry: the table of links (sorted by ifindex), the sync that rebuilds it from
+ * the kernel adapters' caches, the best link and the global state. Whoever needs to know about
+ * links subscribes with links_watch_add() and is told, in registration order, with typed
+ * events; the adapters below only say "something changed" (links_changed(), their changed
+ * callback), which schedules one sync. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "roam-watch.h"
+#include "roamd-link.h"
+
+typedef struct Manager Manager;
+typedef struct Netlink Netlink;
+typedef struct NdOpt NdOpt;
+typedef struct Dns Dns;
+
+typedef enum LinksEventType {
+        LINKS_EVENT_NEW,     /* a link appeared (already announced on the bus) */
+        LINKS_EVENT_CHANGED, /* a sync changed a link: mask says what */
+        LINKS_EVENT_VERDICT, /* a link's connectivity changed */
+        LINKS_EVENT_CAPPORT, /* a link's RFC 8908 data changed */
+        LINKS_EVENT_NETWORK, /* a link's network identity changed (another network) */
+        LINKS_EVENT_GONE,    /* a link went away; freed after the watchers return */
+        LINKS_EVENT_BEST,    /* the best link or the global state changed: mask says which */
+        LINKS_EVENT_SYNCED,  /* a sync finished: the table is complete and consistent */
+        _LINKS_EVENT_MAX,
+        _LINKS_EVENT_INVALID = -EINVAL,
+} LinksEventType;
+
+const char *links_event_type_to_string(LinksEventType t);
+
+/* LINKS_EVENT_CHANGED's mask */
+enum {
+        LINK_CHANGE_NAME = 1 << 0,
+        LINK_CHANGE_CARRIER = 1 << 1, /* carrier or administrative state */
+        LINK_CHANGE_ADDRESSES = 1 << 2,
+        LINK_CHANGE_GATEWAYS = 1 << 3,
+        LINK_CHANGE_DNS = 1 << 4, /* servers, domains, their source, the RFC 8910 URL */
+        LINK_CHANGE_STATE = 1 << 5,
+        LINK_CHANGE_OTHER = 1 << 6, /* kind, driver, MTU, bearer, ... */
+};
+
+/* LINKS_EVENT_BEST's mask */
+enum {
+        LINKS_BEST_LINK = 1 << 0,
+        LINKS_BEST_STATE = 1 << 1,
+};
+
+typedef struct LinksEvent {
+        LinksEventType type;
+        Link *link;    /* NULL for BEST and SYNCED */
+        unsigned mask; /* CHANGED, BEST */
+        /* SYNCED: some link's addresses changed; how many links went away */
+        bool addresses_changed;
+        size_t n_gone;
+} LinksEvent;
+
+typedef struct Links Links;
+typedef void (*LinksWatchFn)(Links *links, const LinksEvent *ev, void *userdata);
+
+struct Links {
+        Manager *manager; /* handed to each new Link (its prober reaches the curl glue) */
+        sd_event *event;
+        /* the adapters a sync reads, attached once they exist */
+        Netlink *netlink;
+        NdOpt *ndopt;
+        Dns *dns;
+
+        Link **links; /* sorted by ifindex */
+        size_t n_links;
+        Link *best;
+        const char *state; /* global state word */
+
+        sd_event_source *sync_source;
+        WatchList watches;
+        bool addresses_changed; /* during a sync */
+};
+
+int links_new(Manager *m, sd_event *event, Links **ret);
+Links *links_free(Links *l);
+void links_attach(Links *l, Netlink *netlink, NdOpt *ndopt, Dns *dns);
+
+/* Returns the watcher's id (> 0), or 0 when out of memory. */
+unsigned links_watch_add(Links *l, LinksWatchFn fn, void *userdata, WatchDestroyFn destroy);
+void links_watch_remove(Links *l, unsigned id);
+
+/* An adapter's changed callback (userdata: the Links): one sync on the next iteration. */
+void links_changed(void *userdata);
+void links_schedule_sync(Links *l);
+int links_sync(Links *l);
+
+Link *links_get(Links *l, int ifindex);
+Link *links_get_by_name(Links *l, const char *name);
+
+/* From a link itself: its verdict / RFC 8908 data / network identity changed. */
+void links_link_verdict_changed(Links *l, Link *link);
+void links_link_capport_changed(Links *l, Link *link);
+void links_link_network_changed(Links *l, Link *link);
