@@ -17,6 +17,7 @@
 #include "roamd-link-bus.h"
 #include "roamd-manager.h"
 #include "roamd-netlink.h"
+#include "roamd-reconcile.h"
 #include "roamd-wpa.h"
 
 #define LEASE_MAX (64 * 1024)
@@ -83,6 +84,28 @@ static FwLink *fw_link_free(FwLink *l)
         return NULL;
 }
 
+/* The firewall's part of the reconciler's passes: its chains in the one transaction. */
+static int part_install(void *userdata, NftTxn *t)
+{
+        return firewall_txn_install(userdata, t);
+}
+
+static int part_sync(void *userdata, NftTxn *t)
+{
+        return firewall_txn_sync(userdata, t);
+}
+
+static void part_done(void *userdata, Reconcile *rc, int result, bool full)
+{
+        firewall_txn_done(userdata, result >= 0);
+}
+
+static const ReconcilePart firewall_part = {
+    .install = part_install,
+    .sync = part_sync,
+    .done = part_done,
+};
+
 int firewall_new(Manager *m, Firewall **ret)
 {
         Firewall *fw = calloc(1, sizeof(*fw));
@@ -94,6 +117,8 @@ int firewall_new(Manager *m, Firewall **ret)
                 free(fw);
                 return -ENOMEM;
         }
+        /* its chains go into the reconciler's transactions (apps' first, then stats') */
+        (void)reconcile_add_part(m->reconcile, RECONCILE_PART_FIREWALL, &firewall_part, fw);
         *ret = fw;
         return 0;
 }
@@ -103,6 +128,7 @@ Firewall *firewall_free(Firewall *fw)
         if (!fw)
                 return NULL;
         /* the chains stay in the kernel: roamd exiting must not open the firewall */
+        reconcile_remove_part(fw->manager->reconcile, RECONCILE_PART_FIREWALL);
         fw_model_done(&fw->model);
         free(fw->error);
         fw_choices_free(fw->choices, fw->n_choices);
@@ -542,7 +568,8 @@ int firewall_set_location(Firewall *fw, Link *l, const char *location)
                 }
                 return r;
         }
-        /* the caller commits (apps_apply()) and answers with the kernel's word */
+        /* the caller waits for the pass that commits it (reconcile_wait()) and answers with
+         * the kernel's word */
         firewall_links_synced(fw);
         return 0;
 }

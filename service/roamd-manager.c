@@ -20,6 +20,7 @@
 #include "roamd-netlink.h"
 #include "roamd-p2p.h"
 #include "roamd-probe.h"
+#include "roamd-reconcile.h"
 #include "roamd-wpa.h"
 #include "roamd-firewall.h"
 
@@ -58,36 +59,26 @@ static int on_sync(sd_event_source *s, void *userdata)
         return 0;
 }
 
-void manager_apps_now(Manager *m)
-{
-        if (m->apps_running)
-                return;
-        m->apps_running = true;
-        if (m->apps_source)
-                (void)sd_event_source_set_enabled(m->apps_source, SD_EVENT_OFF);
-        if (m->apps_hold)
-                (void)sd_event_source_set_enabled(m->apps_hold, SD_EVENT_OFF);
-        (void)stats_read(m->stats); /* bytes so far go to the links they took */
-        apps_links_changed(m->apps);
-        m->apps_running = false;
-}
-
-static int on_apps(sd_event_source *s, void *userdata)
-{
-        manager_apps_now(userdata);
-        return 0;
-}
-
 static int on_trim(sd_event_source *s, void *userdata)
 {
         (void)malloc_trim(0);
         return 0;
 }
 
-static int on_apps_hold(sd_event_source *s, uint64_t usec, void *userdata)
+static void on_degraded_changed(void *userdata)
 {
-        manager_apps_now(userdata);
-        return 0;
+        manager_bus_emit_changed(userdata, "Degraded", "DegradedSince", NULL);
+}
+
+/* A pass waits (20 ms at most) while a new link's first probe answer is due. */
+static bool links_await_first_answer(void *userdata)
+{
+        Manager *m = userdata;
+
+        for (size_t i = 0; i < m->n_links; i++)
+                if (link_awaits_first_answer(m->links[i]))
+                        return true;
+        return false;
 }
 
 Manager *manager_free(Manager *m)
@@ -104,13 +95,12 @@ Manager *manager_free(Manager *m)
         for (size_t i = 0; i < m->n_links; i++)
                 link_free(m->links[i]);
         free(m->links);
+        m->reconcile = reconcile_free(m->reconcile); /* after its parts' owners */
         dns_free(m->dns);
         ndopt_free(m->ndopt);
         netlink_free(m->netlink);
         curl_glue_free(m->curl);
         sd_event_source_disable_unref(m->sync_source);
-        sd_event_source_disable_unref(m->apps_source);
-        sd_event_source_disable_unref(m->apps_hold);
         sd_event_source_disable_unref(m->trim_source);
         sd_event_source_disable_unref(m->sigterm_source);
         sd_event_source_disable_unref(m->sigint_source);
@@ -173,15 +163,11 @@ int manager_new(const char *config_path, bool config_missing_ok, Manager **ret)
                 return log_error_errno(r, "Failed to allocate sync source: %m");
         (void)sd_event_source_set_enabled(m->sync_source, SD_EVENT_OFF);
         (void)sd_event_source_set_description(m->sync_source, "sync");
-        /* Right after the probes' sockets and DNS (IMPORTANT), before the bus and netlink: a
-         * carrier-up's link, route and two verdict changes make one reconcile, not three,
-         * and a probe's next step does not wait behind it. */
-        r = sd_event_add_defer(m->event, &m->apps_source, on_apps, m);
+        /* Kernel state (routes, rules, table inet roam): passes, once the parts register. */
+        r = reconcile_new(m->event, on_degraded_changed, m, &m->reconcile);
         if (r < 0)
-                return log_error_errno(r, "Failed to allocate apps source: %m");
-        (void)sd_event_source_set_enabled(m->apps_source, SD_EVENT_OFF);
-        (void)sd_event_source_set_priority(m->apps_source, SD_EVENT_PRIORITY_IMPORTANT + 1);
-        (void)sd_event_source_set_description(m->apps_source, "apps");
+                return log_error_errno(r, "Failed to set up the reconciler: %m");
+        reconcile_set_hold(m->reconcile, links_await_first_answer, m);
 
         /* Giving the heap's free pages back takes ~1 ms after a round with TLS: when nothing
          * else is pending, never ahead of a verdict, an answer or a carrier change. */
@@ -206,50 +192,6 @@ void manager_schedule_sync(Manager *m)
 {
         if (m->sync_source)
                 (void)sd_event_source_set_enabled(m->sync_source, SD_EVENT_ONESHOT);
-}
-
-static bool links_await_first_answer(Manager *m)
-{
-        for (size_t i = 0; i < m->n_links; i++)
-                if (link_awaits_first_answer(m->links[i]))
-                        return true;
-        return false;
-}
-
-#define APPS_HOLD_USEC (20 * USEC_PER_MSEC)
-
-/* While a link's probes wait for their first answers (carrier-up), the pass waits for the
- * verdict that changes it again anyway, at most APPS_HOLD_USEC: on a fast network the
- * answers come within a few ms and each would otherwise be read only after ~1 ms of
- * routing and nft work; on a slow one the pass runs while the probes wait on the wire. */
-static int apps_hold_arm(Manager *m)
-{
-        int enabled = SD_EVENT_OFF, r;
-
-        if (!m->apps_hold) {
-                /* (accuracy 1 ms: sd-event's default lets a timer slip by 250 ms) */
-                r = sd_event_add_time_relative(m->event, &m->apps_hold, CLOCK_MONOTONIC,
-                                               APPS_HOLD_USEC, USEC_PER_MSEC, on_apps_hold, m);
-                if (r >= 0)
-                        (void)sd_event_source_set_description(m->apps_hold, "apps-hold");
-                return r;
-        }
-        r = sd_event_source_get_enabled(m->apps_hold, &enabled);
-        if (r < 0 || enabled != SD_EVENT_OFF)
-                return r; /* the first deadline stands */
-        r = sd_event_source_set_time_relative(m->apps_hold, APPS_HOLD_USEC);
-        if (r < 0)
-                return r;
-        return sd_event_source_set_enabled(m->apps_hold, SD_EVENT_ONESHOT);
-}
-
-void manager_schedule_apps(Manager *m)
-{
-        if (!m->apps_source)
-                return;
-        if (links_await_first_answer(m) && apps_hold_arm(m) >= 0)
-                return;
-        (void)sd_event_source_set_enabled(m->apps_source, SD_EVENT_ONESHOT);
 }
 
 static size_t link_position(Manager *m, int ifindex, bool *found)
@@ -391,7 +333,7 @@ static void manager_update_best(Manager *m)
 void manager_link_verdict_changed(Manager *m, Link *l)
 {
         manager_update_best(m);
-        manager_schedule_apps(m);
+        reconcile_schedule(m->reconcile);
         portal_link_changed(m->portal, l);
 }
 
@@ -437,7 +379,7 @@ int manager_sync(Manager *m)
         if (sync_stats.addresses_changed)
                 dns_refresh_bus(m->dns);
         firewall_links_synced(m->firewall);
-        manager_schedule_apps(m); /* (which reads the byte counters first) */
+        reconcile_schedule(m->reconcile); /* (which reads the byte counters first) */
         return 0;
 }
 
@@ -549,6 +491,7 @@ int manager_start(Manager *m)
                         m->stats = stats_free(m->stats);
                 }
         }
+        (void)stats_register(m->stats, m->reconcile);
         /* The firewall's model first: the apps' start transaction carries its chains. */
         if (m->config->firewall.enable) {
                 r = firewall_new(m, &m->firewall);

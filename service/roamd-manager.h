@@ -19,6 +19,7 @@ typedef struct Wpa Wpa;
 typedef struct P2p P2p;
 typedef struct Bt Bt;
 typedef struct Firewall Firewall;
+typedef struct Reconcile Reconcile;
 
 struct Manager {
         sd_event *event;
@@ -41,6 +42,7 @@ struct Manager {
         Bt *bt; /* NULL with [Bluetooth] Enable=no */
         /* NULL with [Firewall] Enable=no */
         Firewall *firewall;
+        Reconcile *reconcile; /* passes over kernel state; apps, stats, firewall are parts */
 
         Link **links; /* sorted by ifindex */
         size_t n_links;
@@ -48,9 +50,6 @@ struct Manager {
         const char *state; /* global state word */
 
         sd_event_source *sync_source;
-        sd_event_source *apps_source; /* the apps' reconcile after links or verdicts changed */
-        bool apps_running;            /* ... is running (a VPN probe it starts asks again) */
-        sd_event_source *apps_hold;   /* ... held for a new link's first answer (20 ms at most) */
         sd_event_source *trim_source; /* malloc_trim() once the loop is idle */
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
         sd_bus_slot *manager_slot, *object_manager_slot, *link_slot, *link_enum_slot;
@@ -72,14 +71,8 @@ int manager_reload(Manager *m);
 
 /* Coalesces every change notification into one sync on the next event loop iteration. */
 void manager_schedule_sync(Manager *m);
-/* The apps' routing and nftables pass, once, after the probes' pending steps; while a
- * link waits for its first probe answer, after that answer (20 ms at most). */
-void manager_schedule_apps(Manager *m);
 /* Free heap pages go back to the kernel when the loop is next idle. */
 void manager_schedule_trim(Manager *m);
-/* Runs the apps' routing and nftables pass now, due or not: for what needs it in force
- * before going on (a VPN's probes go through its slot's table). */
-void manager_apps_now(Manager *m);
 int manager_sync(Manager *m);
 
 Link *manager_get_link(Manager *m, int ifindex);
