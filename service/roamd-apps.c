@@ -64,11 +64,11 @@ struct Apps {
         AppPolicySet config_set, runtime_set;
         char *installed_sets;     /* text form of lan, vpn ifaces, vpn dns as last installed */
         RunRequest *runs;         /* `roam run` calls waiting for systemd */
-        Reconcile *reconcile;     /* retries, the Degraded reason */
+        Reconcile *reconcile;     /* the manager's: passes, retries, the Degraded reason */
+        struct ApplyPass *pass;   /* between the pass's sync and done */
         CoexistReport coexist;    /* others' mark bits inside our mask */
         uint64_t cap_warned_usec; /* the last MaxAppsPerUser= warning (CLOCK_MONOTONIC) */
         unsigned cap_suppressed;  /* warnings left out since */
-        sd_event_source *unused_classes; /* a pass to remove class chains no app uses */
         sd_bus_slot *app_slot, *app_enum_slot;
 };
 
@@ -90,9 +90,6 @@ Manager *apps_manager(Apps *a)
 }
 
 /* ---- apps ---- */
-
-static int apps_reconcile(void *userdata);
-static void reconcile_schedule_unused(Apps *a);
 
 static int app_cmp(const void *k, const void *e)
 {
@@ -650,7 +647,7 @@ void app_forget_if_unused(Apps *a, App *app)
         if (app->cls) {
                 app->cls->refs--;
                 if (app->cls->refs == 0)
-                        reconcile_schedule_unused(a);
+                        reconcile_schedule(a->reconcile); /* the pass removes its chain */
         }
         app_free(app);
 }
@@ -743,9 +740,7 @@ static void on_cgroup_added(Apps *a, const CgroupNode *n)
         }
         if (!app->cls) {
                 /* its class could not be made: the reconciler makes it, then the element */
-                reconcile_begin(a->reconcile);
-                reconcile_failed(a->reconcile, "app class", -EIO);
-                reconcile_end(a->reconcile);
+                reconcile_note_failed(a->reconcile, "app class", -EIO);
                 return;
         }
         /* The element first, in one transaction with its map if the level is new. */
@@ -761,9 +756,7 @@ static void on_cgroup_added(Apps *a, const CgroupNode *n)
         if (r < 0) {
                 /* Not installed: the reconciler adds it on its next pass. */
                 log_error_errno(r, "cgroup %s: cannot add it to nftables: %m", n->path);
-                reconcile_begin(a->reconcile);
-                reconcile_failed(a->reconcile, "cgroup element", r);
-                reconcile_end(a->reconcile);
+                reconcile_note_failed(a->reconcile, "cgroup element", r);
                 return;
         }
         a->level_refs[n->level]++;
@@ -836,7 +829,7 @@ static void on_cgroup(CgroupTree *t, CgroupEvent ev, const CgroupNode *n, void *
         /* a firewall rule of this app follows its cgroups */
         if (a->started && n->cls.kind == CGROUP_KIND_APP &&
             firewall_names_app(a->manager->firewall, n->cls.app_id))
-                (void)apps_reconcile(a);
+                reconcile_schedule(a->reconcile);
 }
 
 /* ---- links: routing tables, sets, class chains ---- */
@@ -1011,89 +1004,127 @@ typedef struct ClassSaved {
         AppState state;
 } ClassSaved;
 
-/* One pass of the reconciler: the routes and rules the links call for are added, then one
- * nftables transaction moves sets, class chains and pending elements to them, then what is
- * no longer used is removed. A failure anywhere leaves the last good state in force (nothing
- * is removed before nftables stopped using it) and the reconciler tries again. */
-static int apps_reconcile(void *userdata)
+/* What the pass's sync computed, for its done. */
+typedef struct ApplyPass {
+        char *sets; /* the sets' text, when they were rewritten */
+        NftClass *specs;
+        ClassSaved *saved;
+        size_t n_classes;
+        int n_pending;
+} ApplyPass;
+
+static ApplyPass *apply_pass_free(ApplyPass *p)
+{
+        if (!p)
+                return NULL;
+        free(p->sets);
+        free(p->specs);
+        free(p->saved);
+        free(p);
+        return NULL;
+}
+DEFINE_TRIVIAL_CLEANUP_FUNC(ApplyPass *, apply_pass_free);
+
+/* The apps' part of a pass (the reconciler runs it: roamd-reconcile.c). Before the
+ * transaction: apps whose class could not be made earlier get one, apps whose move the
+ * kernel refused are moved (own transaction), and the routes and rules the links call for
+ * are added. */
+static void part_prepare(void *userdata, Reconcile *rc)
 {
         Apps *a = userdata;
-        _cleanup_(nft_txn_freep) NftTxn *t = NULL;
-        _cleanup_free_ char *sets = NULL;
-        _cleanup_free_ NftClass *specs = NULL;
-        _cleanup_free_ ClassSaved *saved = NULL;
+        _cleanup_free_ char *what = NULL;
+        int r;
+
+        if (!a->started)
+                return;
+        r = reclass_pending(a, &what);
+        if (r < 0)
+                reconcile_failed(rc, what ?: "app class", r);
+        r = route_sync(a);
+        if (r < 0)
+                reconcile_failed(rc, "routes and ip rules", r);
+}
+
+/* Into the pass's transaction: sets, class chains whose contents changed, pending cgroup
+ * elements. */
+static int part_sync(void *userdata, NftTxn *t)
+{
+        Apps *a = userdata;
         _cleanup_free_ ClassLink *world_links = NULL;
         ClassWorld world;
         bool levels[NFT_LEVEL_MAX];
-        int r, n_pending;
+        ApplyPass *p;
+        int r;
 
-        if (!a || !a->started)
+        if (!a->started)
                 return 0;
-        reconcile_begin(a->reconcile);
-        /* Apps whose class could not be made earlier get one now, and apps whose move the
-         * kernel refused are moved (own transaction). */
-        {
-                _cleanup_free_ char *what = NULL;
-                r = reclass_pending(a, &what);
-                if (r < 0)
-                        reconcile_failed(a->reconcile, what ?: "app class", r);
-        }
-        r = route_sync(a);
-        if (r < 0)
-                reconcile_failed(a->reconcile, "routes and ip rules", r);
-        r = nft_txn_new(a->nft, &t);
-        if (r < 0)
-                goto fail_nft;
-        if (sets_text(a, &sets) >= 0 && !streq(sets, strempty(a->installed_sets))) {
+        a->pass = apply_pass_free(a->pass);
+        p = a->pass = calloc(1, sizeof(ApplyPass));
+        if (!p)
+                return -ENOMEM;
+        if (sets_text(a, &p->sets) >= 0 && !streq(p->sets, strempty(a->installed_sets))) {
                 r = add_sets(a, t);
                 if (r < 0)
-                        goto fail_nft;
+                        return r;
+        } else {
+                free(p->sets);
+                p->sets = NULL;
         }
-        specs = calloc(a->n_classes + 1, sizeof(NftClass));
-        saved = calloc(a->n_classes + 1, sizeof(ClassSaved));
-        if (!specs || !saved) {
-                r = -ENOMEM;
-                goto fail_nft;
-        }
+        p->specs = calloc(a->n_classes + 1, sizeof(NftClass));
+        p->saved = calloc(a->n_classes + 1, sizeof(ClassSaved));
+        if (!p->specs || !p->saved)
+                return -ENOMEM;
         r = class_world_build(a, &world, &world_links);
         if (r < 0)
-                goto fail_nft;
+                return r;
+        p->n_classes = a->n_classes;
         for (size_t i = 0; i < a->n_classes; i++) {
                 AppClass *c = a->classes[i];
-                saved[i] = (ClassSaved){{c->route[0], c->route[1]}, c->state};
+                p->saved[i] = (ClassSaved){{c->route[0], c->route[1]}, c->state};
                 /* no app uses it any more (its last one was forgotten): its chain goes */
                 if (c->refs == 0) {
                         if (r >= 0 && c->installed)
                                 r = nft_txn_del_class(t, c->name);
                         continue;
                 }
-                class_compute(&world, c, &specs[i]);
-                if (r >= 0 && memcmp(&specs[i], &c->spec, sizeof(NftClass)) != 0)
-                        r = nft_txn_put_class(t, c->name, &specs[i], c->installed);
+                class_compute(&world, c, &p->specs[i]);
+                if (r >= 0 && memcmp(&p->specs[i], &c->spec, sizeof(NftClass)) != 0)
+                        r = nft_txn_put_class(t, c->name, &p->specs[i], c->installed);
         }
-        /* A chain flushed and only half rebuilt is never committed. */
-        n_pending = r >= 0 ? add_pending_refs(a, t, levels) : r;
-        if (n_pending < 0)
-                r = n_pending;
-        /* the firewall's chains that changed (location, profile, link), same transaction */
-        if (r >= 0) {
-                int k = firewall_txn_sync(a->manager->firewall, t);
-                if (k < 0)
-                        r = k;
+        if (r < 0)
+                return r;
+        p->n_pending = add_pending_refs(a, t, levels);
+        return p->n_pending < 0 ? p->n_pending : 0;
+}
+
+static void installed_full(Apps *a);
+
+/* After the commit: what was committed counts as installed and what is no longer used is
+ * removed; after a failure the last good state stays in force (nothing is removed before
+ * nftables stopped using it). */
+static void part_done(void *userdata, Reconcile *rc, int result, bool full)
+{
+        Apps *a = userdata;
+        _cleanup_(apply_pass_freep) ApplyPass *p = TAKE_PTR(a->pass);
+        int r;
+
+        if (full) {
+                if (result >= 0)
+                        installed_full(a);
+                return;
         }
-        if (r >= 0)
-                r = nft_txn_commit(t);
-        firewall_txn_done(a->manager->firewall, r >= 0);
-        if (r < 0) {
-                for (size_t i = 0; i < a->n_classes; i++) {
-                        a->classes[i]->route[0] = saved[i].route[0];
-                        a->classes[i]->route[1] = saved[i].route[1];
-                        a->classes[i]->state = saved[i].state;
+        if (!a->started)
+                return;
+        if (result < 0) {
+                for (size_t i = 0; p && p->saved && i < MIN(p->n_classes, a->n_classes); i++) {
+                        a->classes[i]->route[0] = p->saved[i].route[0];
+                        a->classes[i]->route[1] = p->saved[i].route[1];
+                        a->classes[i]->state = p->saved[i].state;
                 }
-                goto fail_nft;
+                return;
         }
-        for (size_t i = 0; i < a->n_classes; i++) {
-                a->classes[i]->spec = specs[i];
+        for (size_t i = 0; i < MIN(p->n_classes, a->n_classes); i++) {
+                a->classes[i]->spec = p->specs[i];
                 a->classes[i]->installed = true;
         }
         for (size_t i = 0; i < a->n_classes;)
@@ -1101,7 +1132,7 @@ static int apps_reconcile(void *userdata)
                         class_drop(a, a->classes[i]); /* swaps the last into i */
                 else
                         i++;
-        if (n_pending > 0)
+        if (p->n_pending > 0)
                 for (size_t i = 0; i < a->n_refs; i++) {
                         CgroupRef *ref = &a->refs[i];
                         if (ref->installed || !ref->app->cls)
@@ -1110,57 +1141,15 @@ static int apps_reconcile(void *userdata)
                         a->level_refs[ref->level]++;
                         apps_bus_emit_changed(ref->app, "Cgroups", NULL);
                 }
-        if (sets) {
+        if (p->sets) {
                 free(a->installed_sets);
-                a->installed_sets = TAKE_PTR(sets);
+                a->installed_sets = TAKE_PTR(p->sets);
         }
         r = route_tables_prune(a->routes);
         if (r < 0)
-                reconcile_failed(a->reconcile, "removing old routes and ip rules", r);
+                reconcile_failed(rc, "removing old routes and ip rules", r);
         for (size_t i = 0; i < a->n_apps; i++)
                 app_refresh(a->apps[i], true);
-        reconcile_end(a->reconcile);
-        return 0;
-
-fail_nft:
-        log_error_errno(r, "Cannot bring nftables up to date; the last good state stays: %m");
-        reconcile_failed(a->reconcile, "nftables transaction", r);
-        reconcile_end(a->reconcile);
-        return r;
-}
-
-static int on_unused_classes(sd_event_source *s, void *userdata)
-{
-        Apps *a = userdata;
-
-        a->unused_classes = sd_event_source_disable_unref(a->unused_classes);
-        return apps_reconcile(a);
-}
-
-/* One pass per loop turn however many apps were forgotten in it (a user ending 200 scopes
- * at once). */
-static void reconcile_schedule_unused(Apps *a)
-{
-        int r;
-
-        if (a->unused_classes)
-                return;
-        r = sd_event_add_defer(a->manager->event, &a->unused_classes, on_unused_classes, a);
-        if (r < 0)
-                log_warning_errno(r, "Cannot schedule removing unused class chains (the next "
-                                     "pass does it): %m");
-}
-
-void apps_links_changed(Apps *a)
-{
-        (void)apps_reconcile(a);
-}
-
-int apps_apply(Apps *a)
-{
-        if (!a || !a->started)
-                return -ENOMEDIUM;
-        return apps_reconcile(a);
 }
 
 /* Reads everybody else's use of the packet mark and reports what overlaps ours. */
@@ -1200,23 +1189,6 @@ char **apps_mark_conflicts(Apps *a)
 uint32_t apps_mask_suggestion(Apps *a)
 {
         return a ? a->coexist.suggest : 0;
-}
-
-const char *apps_degraded(Apps *a)
-{
-        return a ? reconcile_degraded(a->reconcile) : "";
-}
-
-uint64_t apps_degraded_since(Apps *a)
-{
-        return a ? reconcile_degraded_since(a->reconcile) : 0;
-}
-
-static void on_degraded_changed(void *userdata)
-{
-        Apps *a = userdata;
-
-        manager_bus_emit_changed(a->manager, "Degraded", "DegradedSince", NULL);
 }
 
 /* ---- policy changes ---- */
@@ -1344,9 +1316,7 @@ void note_refused(Apps *a, const char *what, int error)
                           "%s: the kernel refused it; the last good state stays in force, "
                           "retrying: %m",
                           what);
-        reconcile_begin(a->reconcile);
-        reconcile_failed(a->reconcile, what, error);
-        reconcile_end(a->reconcile);
+        reconcile_note_failed(a->reconcile, what, error);
 }
 
 /* The default policy changed (its runtime or config keys): every app follows them, the
@@ -1473,8 +1443,11 @@ static int load_policies(Apps *a, AppPolicySet *config, AppPolicySet *runtime)
         return 0;
 }
 
-static int build_full(Apps *a, NftTxn *t)
+/* The whole table from the model, into a transaction (at start, and the rebuild after a
+ * commit the kernel did not answer): the other parts follow with theirs. */
+static int part_install(void *userdata, NftTxn *t)
 {
+        Apps *a = userdata;
         _cleanup_free_ ClassLink *links = NULL;
         ClassWorld w;
         bool levels[NFT_LEVEL_MAX];
@@ -1511,30 +1484,12 @@ static int build_full(Apps *a, NftTxn *t)
                 if (r < 0)
                         return r;
         }
-        r = stats_txn_install(a->manager->stats, t);
-        if (r < 0)
-                return r;
-        r = firewall_txn_install(a->manager->firewall, t);
-        if (r < 0)
-                return r;
         return nft_txn_elem(t, 0, a->root_id, a->app_default->cls->name, true);
 }
 
-/* After a commit the kernel did not answer (and the ruleset's generation moved): the whole
- * table again from the model, in one transaction, so nothing builds on a guess. */
-static int apps_resync(void *userdata)
+/* What a committed install put in the kernel. */
+static void installed_full(Apps *a)
 {
-        Apps *a = userdata;
-        _cleanup_(nft_txn_freep) NftTxn *t = NULL;
-        int r;
-
-        r = nft_txn_new(a->nft, &t);
-        if (r >= 0)
-                r = build_full(a, t);
-        if (r >= 0)
-                r = nft_txn_commit(t);
-        if (r < 0)
-                return r;
         for (size_t i = 0; i < a->n_classes; i++)
                 a->classes[i]->installed = true;
         for (size_t i = 0; i < a->n_refs; i++) {
@@ -1543,20 +1498,54 @@ static int apps_resync(void *userdata)
                         continue;
                 ref->installed = true;
                 a->level_refs[ref->level]++;
-                apps_bus_emit_changed(ref->app, "Cgroups", NULL);
+                if (a->started)
+                        apps_bus_emit_changed(ref->app, "Cgroups", NULL);
         }
-        stats_installed(a->manager->stats);
         free(a->installed_sets);
         a->installed_sets = NULL;
         (void)sets_text(a, &a->installed_sets);
-        log_info("Table inet roam rebuilt from roamd's model.");
-        return 0;
 }
+
+/* After a commit the kernel did not answer (and the ruleset's generation moved): the whole
+ * table again from the model, in one transaction, so nothing builds on a guess. */
+static int apps_resync(void *userdata)
+{
+        Apps *a = userdata;
+        int r = reconcile_install(a->reconcile);
+
+        if (r >= 0)
+                log_info("Table inet roam rebuilt from roamd's model.");
+        return r;
+}
+
+static int txn_begin(void *userdata, NftTxn **ret)
+{
+        Apps *a = userdata;
+
+        return nft_txn_new(a->nft, ret);
+}
+
+static void txn_free(NftTxn *t)
+{
+        nft_txn_free(t);
+}
+
+static const ReconcileTxnOps apps_txn_ops = {
+    .begin = txn_begin,
+    .commit = nft_txn_commit,
+    .free = txn_free,
+};
+
+static const ReconcilePart apps_part = {
+    .prepare = part_prepare,
+    .install = part_install,
+    .sync = part_sync,
+    .done = part_done,
+};
 
 int apps_start(Apps *a)
 {
         const AppsConfig *c = &a->manager->config->apps;
-        _cleanup_(nft_txn_freep) NftTxn *t = NULL;
         NftConfig nc = {.mark_mask = c->mark_mask};
         RouteConfig rc = {.mark_mask = c->mark_mask,
                           .table_base = c->table_base,
@@ -1565,9 +1554,7 @@ int apps_start(Apps *a)
         App *app;
         int r, r_routes;
 
-        r = reconcile_new(a->manager->event, apps_reconcile, on_degraded_changed, a, &a->reconcile);
-        if (r < 0)
-                return log_oom();
+        a->reconcile = a->manager->reconcile;
         r = nft_engine_new(&nc, &a->nft);
         if (r < 0)
                 return r;
@@ -1610,18 +1597,14 @@ int apps_start(Apps *a)
                 a->apps[i]->cls->refs++;
         }
         r_routes = route_sync(a);
-        r = nft_txn_new(a->nft, &t);
-        if (r >= 0)
-                r = build_full(a, t);
-        if (r >= 0)
-                r = nft_txn_commit(t);
-        firewall_txn_done(a->manager->firewall, r >= 0);
+        /* the one transaction of every part (stats, firewall) replaces the table */
+        r = reconcile_add_part(a->reconcile, RECONCILE_PART_APPS, &apps_part, a);
+        if (r < 0)
+                return r;
+        reconcile_set_txn(a->reconcile, &apps_txn_ops, a);
+        r = reconcile_install(a->reconcile);
         if (r < 0)
                 return log_error_errno(r, "Cannot install table inet roam: %m");
-        for (size_t i = 0; i < a->n_classes; i++)
-                a->classes[i]->installed = true;
-        stats_installed(a->manager->stats);
-        (void)sets_text(a, &a->installed_sets);
         a->started = true;
         /* What an earlier roamd left and this one does not want goes now; what failed to be
          * added is retried. */
@@ -1696,7 +1679,6 @@ Apps *apps_free(Apps *a)
         if (!a)
                 return NULL;
         apps_systemd_free_all(a);
-        sd_event_source_disable_unref(a->unused_classes);
         sd_bus_slot_unref(a->app_slot);
         sd_bus_slot_unref(a->app_enum_slot);
         cgroup_tree_free(a->cgroups);
@@ -1711,7 +1693,11 @@ Apps *apps_free(Apps *a)
         app_policy_set_done(&a->runtime_set);
         free(a->installed_sets);
         route_tables_free(a->routes);
-        reconcile_free(a->reconcile);
+        if (a->reconcile) {
+                reconcile_set_txn(a->reconcile, NULL, NULL);
+                reconcile_remove_part(a->reconcile, RECONCILE_PART_APPS);
+        }
+        apply_pass_free(a->pass);
         coexist_report_done(&a->coexist);
         nft_engine_free(a->nft); /* the table stays: fail closed */
         free(a);

@@ -55,17 +55,6 @@ Apps *apps_free(Apps *a);
 
 /* Loads policies, scans cgroups, and replaces table inet roam in one transaction. */
 int apps_start(Apps *a);
-/* Links, routes or verdicts changed: one pass of the reconciler (routes and rules, nftables,
- * then removals; retried with backoff after a failure). */
-void apps_links_changed(Apps *a);
-/* Brings the kernel up to date now, for a caller that answers only once it is: the
- * transaction's error (Degraded says it too, and a retry follows); -ENOMEDIUM when apps are
- * not governed ([Apps] Enforce=no, no cgroup v2), so nothing of table inet roam is in force. */
-int apps_apply(Apps *a);
-/* Why the kernel does not hold what roamd wants ("" when it does): Manager.Degraded. */
-const char *apps_degraded(Apps *a);
-/* CLOCK_REALTIME µs since when it has been degraded, 0 while not (Manager.DegradedSince). */
-uint64_t apps_degraded_since(Apps *a);
 /* Other tables' mark writes and ip rules inside our FirewallMask (Manager.MarkConflicts),
  * read at start and reload, and a free mask to use instead (0: none or no conflict). */
 char **apps_mark_conflicts(Apps *a);

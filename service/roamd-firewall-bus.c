@@ -7,9 +7,9 @@
 #include "roam-log.h"
 #include "roam-macro.h"
 #include "roam-util.h"
-#include "roamd-apps.h"
 #include "roamd-firewall.h"
 #include "roamd-manager.h"
+#include "roamd-reconcile.h"
 
 /* "" means the link with the default route (the best link). */
 static Link *link_arg(Manager *m, const char *name, sd_bus_error *error)
@@ -34,6 +34,30 @@ static int no_firewall(sd_bus_error *error)
                                 "The firewall is off ([Firewall] Enable=no in roamd.conf).");
 }
 
+/* The pass carrying a new location ran: the caller hears the kernel's word. */
+static void on_location_pass(Reconcile *rc, int result, void *userdata)
+{
+        sd_bus_message *msg = userdata;
+        int r;
+
+        if (result < 0)
+                r = sd_bus_reply_method_errorf(
+                    msg, ROAM_ERROR_FAILED,
+                    "The kernel refused the change (%s): the rules of the old location stay in "
+                    "force, and roamd applies the new one as soon as the kernel accepts it (see "
+                    "Manager.Degraded).",
+                    strerror(-result));
+        else
+                r = sd_bus_reply_method_return(msg, NULL);
+        if (r < 0)
+                log_debug_errno(r, "Cannot answer SetLocation: %m");
+}
+
+static void message_unref(void *userdata)
+{
+        sd_bus_message_unref(userdata);
+}
+
 int firewall_bus_method_set_location(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
         Manager *m = userdata;
@@ -50,7 +74,7 @@ int firewall_bus_method_set_location(sd_bus_message *msg, void *userdata, sd_bus
         if (!m->firewall)
                 return no_firewall(error);
         /* with nothing in force a location would be a promise roamd cannot keep */
-        if (!m->apps)
+        if (!reconcile_enforcing(m->reconcile))
                 return sd_bus_error_set(error, ROAM_ERROR_FAILED,
                                         "The firewall is not enforced here ([Apps] "
                                         "Enforce=no, or no cgroup v2; see roamd's log): nothing "
@@ -72,16 +96,15 @@ int firewall_bus_method_set_location(sd_bus_message *msg, void *userdata, sd_bus
                                          strempty(l->info.name));
         if (r < 0)
                 return sd_bus_error_set_errnof(error, -r, "Cannot set the location: %m");
-        /* the answer is the kernel's: only a committed transaction puts the rules in force */
-        r = apps_apply(m->apps);
-        if (r < 0)
-                return sd_bus_error_setf(error, ROAM_ERROR_FAILED,
-                                         "The kernel refused the change (%s): the rules of the "
-                                         "old location stay in force, and roamd applies the new "
-                                         "one as soon as the kernel accepts it (see "
-                                         "Manager.Degraded).",
-                                         strerror(-r));
-        return sd_bus_reply_method_return(msg, NULL);
+        /* the answer is the kernel's, once the pass that carries the new location's rules
+         * committed: the call stays open until then */
+        r = reconcile_wait(m->reconcile, on_location_pass, sd_bus_message_ref(msg), message_unref,
+                           NULL);
+        if (r < 0) {
+                sd_bus_message_unref(msg);
+                return sd_bus_error_set_errnof(error, -r, "Cannot apply the location: %m");
+        }
+        return 1;
 }
 
 int firewall_bus_method_get_rules(sd_bus_message *msg, void *userdata, sd_bus_error *error)

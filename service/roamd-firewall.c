@@ -18,6 +18,7 @@
 #include "roamd-link-bus.h"
 #include "roamd-manager.h"
 #include "roamd-netlink.h"
+#include "roamd-reconcile.h"
 #include "roamd-wpa.h"
 
 /* What one chain of a link holds: compared with what the kernel has to change only what
@@ -93,6 +94,28 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
                 firewall_links_synced(userdata);
 }
 
+/* The firewall's part of the reconciler's passes: its chains in the one transaction. */
+static int part_install(void *userdata, NftTxn *t)
+{
+        return firewall_txn_install(userdata, t);
+}
+
+static int part_sync(void *userdata, NftTxn *t)
+{
+        return firewall_txn_sync(userdata, t);
+}
+
+static void part_done(void *userdata, Reconcile *rc, int result, bool full)
+{
+        firewall_txn_done(userdata, result >= 0);
+}
+
+static const ReconcilePart firewall_part = {
+    .install = part_install,
+    .sync = part_sync,
+    .done = part_done,
+};
+
 int firewall_new(Manager *m, Firewall **ret)
 {
         Firewall *fw = calloc(1, sizeof(*fw));
@@ -113,6 +136,8 @@ int firewall_new(Manager *m, Firewall **ret)
                 firewall_free(fw);
                 return -ENOMEM;
         }
+        /* its chains go into the reconciler's transactions (apps' first, then stats') */
+        (void)reconcile_add_part(m->reconcile, RECONCILE_PART_FIREWALL, &firewall_part, fw);
         *ret = fw;
         return 0;
 }
@@ -123,6 +148,7 @@ Firewall *firewall_free(Firewall *fw)
                 return NULL;
         links_watch_remove(fw->manager->links, fw->links_watch);
         /* the chains stay in the kernel: roamd exiting must not open the firewall */
+        reconcile_remove_part(fw->manager->reconcile, RECONCILE_PART_FIREWALL);
         fw_model_done(&fw->model);
         free(fw->error);
         fw_choices_free(fw->choices, fw->n_choices);
@@ -566,7 +592,8 @@ int firewall_set_location(Firewall *fw, Link *l, const char *location)
                 }
                 return r;
         }
-        /* the caller commits (apps_apply()) and answers with the kernel's word */
+        /* the caller waits for the pass that commits it (reconcile_wait()) and answers with
+         * the kernel's word */
         firewall_links_synced(fw);
         return 0;
 }

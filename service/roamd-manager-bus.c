@@ -11,6 +11,7 @@
 #include "roamd-firewall.h"
 #include "roamd-link-bus.h"
 #include "roamd-manager.h"
+#include "roamd-reconcile.h"
 #include "roamd-p2p.h"
 #include "roamd-polkit.h"
 
@@ -28,7 +29,7 @@ static int property_get_string(sd_bus *bus, const char *path, const char *interf
         else if (streq(property, "ConfigFile"))
                 v = m->config_path;
         else if (streq(property, "Degraded"))
-                v = apps_degraded(m->apps);
+                v = reconcile_degraded(m->reconcile);
         return sd_bus_message_append(reply, "s", v);
 }
 
@@ -54,7 +55,7 @@ static int property_get_degraded_since(sd_bus *bus, const char *path, const char
 {
         Manager *m = userdata;
 
-        return sd_bus_message_append(reply, "t", apps_degraded_since(m->apps));
+        return sd_bus_message_append(reply, "t", reconcile_degraded_since(m->reconcile));
 }
 
 static int property_get_best_link(sd_bus *bus, const char *path, const char *interface,

@@ -20,6 +20,7 @@
 #include "roamd-netlink.h"
 #include "roamd-p2p.h"
 #include "roamd-probe.h"
+#include "roamd-reconcile.h"
 #include "roamd-wpa.h"
 #include "roamd-firewall.h"
 
@@ -52,36 +53,26 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
         return 0;
 }
 
-void manager_apps_now(Manager *m)
-{
-        if (m->apps_running)
-                return;
-        m->apps_running = true;
-        if (m->apps_source)
-                (void)sd_event_source_set_enabled(m->apps_source, SD_EVENT_OFF);
-        if (m->apps_hold)
-                (void)sd_event_source_set_enabled(m->apps_hold, SD_EVENT_OFF);
-        (void)stats_read(m->stats); /* bytes so far go to the links they took */
-        apps_links_changed(m->apps);
-        m->apps_running = false;
-}
-
-static int on_apps(sd_event_source *s, void *userdata)
-{
-        manager_apps_now(userdata);
-        return 0;
-}
-
 static int on_trim(sd_event_source *s, void *userdata)
 {
         (void)malloc_trim(0);
         return 0;
 }
 
-static int on_apps_hold(sd_event_source *s, uint64_t usec, void *userdata)
+static void on_degraded_changed(void *userdata)
 {
-        manager_apps_now(userdata);
-        return 0;
+        manager_bus_emit_changed(userdata, "Degraded", "DegradedSince", NULL);
+}
+
+/* A pass waits (20 ms at most) while a new link's first probe answer is due. */
+static bool links_await_first_answer(void *userdata)
+{
+        Manager *m = userdata;
+
+        for (size_t i = 0; i < m->links->n_links; i++)
+                if (link_awaits_first_answer(m->links->links[i]))
+                        return true;
+        return false;
 }
 
 /* The manager's own share of link events: the bus properties and systemd's status line. */
@@ -118,11 +109,14 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
         }
 }
 
-/* The apps' pass follows a sync and every verdict (which reads the byte counters first). */
-static void on_links_for_apps(Links *links, const LinksEvent *ev, void *userdata)
+/* A pass over kernel state follows a sync and every verdict (it reads the byte counters
+ * first). */
+static void on_links_for_reconcile(Links *links, const LinksEvent *ev, void *userdata)
 {
+        Manager *m = userdata;
+
         if (ev->type == LINKS_EVENT_SYNCED || ev->type == LINKS_EVENT_VERDICT)
-                manager_schedule_apps(userdata);
+                reconcile_schedule(m->reconcile);
 }
 
 Manager *manager_free(Manager *m)
@@ -140,9 +134,8 @@ Manager *manager_free(Manager *m)
         ndopt_free(m->ndopt);
         netlink_free(m->netlink);
         curl_glue_free(m->curl);
-        m->links = links_free(m->links); /* after the features: they watch it */
-        sd_event_source_disable_unref(m->apps_source);
-        sd_event_source_disable_unref(m->apps_hold);
+        m->reconcile = reconcile_free(m->reconcile); /* after its parts' owners */
+        m->links = links_free(m->links);             /* after the features: they watch it */
         sd_event_source_disable_unref(m->trim_source);
         sd_event_source_disable_unref(m->sigterm_source);
         sd_event_source_disable_unref(m->sigint_source);
@@ -204,17 +197,13 @@ int manager_new(const char *config_path, bool config_missing_ok, Manager **ret)
                 return r;
         /* The first watcher: the bus and systemd hear of the best link before any feature. */
         if (links_watch_add(m->links, on_links, m, NULL) == 0 ||
-            links_watch_add(m->links, on_links_for_apps, m, NULL) == 0)
+            links_watch_add(m->links, on_links_for_reconcile, m, NULL) == 0)
                 return log_oom();
-        /* Right after the probes' sockets and DNS (IMPORTANT), before the bus and netlink: a
-         * carrier-up's link, route and two verdict changes make one reconcile, not three,
-         * and a probe's next step does not wait behind it. */
-        r = sd_event_add_defer(m->event, &m->apps_source, on_apps, m);
+        /* Kernel state (routes, rules, table inet roam): passes, once the parts register. */
+        r = reconcile_new(m->event, on_degraded_changed, m, &m->reconcile);
         if (r < 0)
-                return log_error_errno(r, "Failed to allocate apps source: %m");
-        (void)sd_event_source_set_enabled(m->apps_source, SD_EVENT_OFF);
-        (void)sd_event_source_set_priority(m->apps_source, SD_EVENT_PRIORITY_IMPORTANT + 1);
-        (void)sd_event_source_set_description(m->apps_source, "apps");
+                return log_error_errno(r, "Failed to set up the reconciler: %m");
+        reconcile_set_hold(m->reconcile, links_await_first_answer, m);
 
         /* Giving the heap's free pages back takes ~1 ms after a round with TLS: when nothing
          * else is pending, never ahead of a verdict, an answer or a carrier change. */
@@ -233,50 +222,6 @@ void manager_schedule_trim(Manager *m)
 {
         if (m->trim_source)
                 (void)sd_event_source_set_enabled(m->trim_source, SD_EVENT_ONESHOT);
-}
-
-static bool links_await_first_answer(Manager *m)
-{
-        for (size_t i = 0; i < m->links->n_links; i++)
-                if (link_awaits_first_answer(m->links->links[i]))
-                        return true;
-        return false;
-}
-
-#define APPS_HOLD_USEC (20 * USEC_PER_MSEC)
-
-/* While a link's probes wait for their first answers (carrier-up), the pass waits for the
- * verdict that changes it again anyway, at most APPS_HOLD_USEC: on a fast network the
- * answers come within a few ms and each would otherwise be read only after ~1 ms of
- * routing and nft work; on a slow one the pass runs while the probes wait on the wire. */
-static int apps_hold_arm(Manager *m)
-{
-        int enabled = SD_EVENT_OFF, r;
-
-        if (!m->apps_hold) {
-                /* (accuracy 1 ms: sd-event's default lets a timer slip by 250 ms) */
-                r = sd_event_add_time_relative(m->event, &m->apps_hold, CLOCK_MONOTONIC,
-                                               APPS_HOLD_USEC, USEC_PER_MSEC, on_apps_hold, m);
-                if (r >= 0)
-                        (void)sd_event_source_set_description(m->apps_hold, "apps-hold");
-                return r;
-        }
-        r = sd_event_source_get_enabled(m->apps_hold, &enabled);
-        if (r < 0 || enabled != SD_EVENT_OFF)
-                return r; /* the first deadline stands */
-        r = sd_event_source_set_time_relative(m->apps_hold, APPS_HOLD_USEC);
-        if (r < 0)
-                return r;
-        return sd_event_source_set_enabled(m->apps_hold, SD_EVENT_ONESHOT);
-}
-
-void manager_schedule_apps(Manager *m)
-{
-        if (!m->apps_source)
-                return;
-        if (links_await_first_answer(m) && apps_hold_arm(m) >= 0)
-                return;
-        (void)sd_event_source_set_enabled(m->apps_source, SD_EVENT_ONESHOT);
 }
 
 int manager_reload(Manager *m)
@@ -400,6 +345,7 @@ int manager_start(Manager *m)
                         m->stats = stats_free(m->stats);
                 }
         }
+        (void)stats_register(m->stats, m->reconcile);
         /* The firewall's model first: the apps' start transaction carries its chains. */
         if (m->config->firewall.enable) {
                 r = firewall_new(m, &m->firewall);

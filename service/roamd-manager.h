@@ -20,6 +20,7 @@ typedef struct Wpa Wpa;
 typedef struct P2p P2p;
 typedef struct Bt Bt;
 typedef struct Firewall Firewall;
+typedef struct Reconcile Reconcile;
 
 struct Manager {
         sd_event *event;
@@ -42,12 +43,10 @@ struct Manager {
         Bt *bt; /* NULL with [Bluetooth] Enable=no */
         /* NULL with [Firewall] Enable=no */
         Firewall *firewall;
+        Reconcile *reconcile; /* passes over kernel state; apps, stats, firewall are parts */
 
         Links *links; /* the link table, best link and global state */
 
-        sd_event_source *apps_source; /* the apps' reconcile after links or verdicts changed */
-        bool apps_running;            /* ... is running (a VPN probe it starts asks again) */
-        sd_event_source *apps_hold;   /* ... held for a new link's first answer (20 ms at most) */
         sd_event_source *trim_source; /* malloc_trim() once the loop is idle */
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
         sd_bus_slot *manager_slot, *object_manager_slot, *link_slot, *link_enum_slot;
@@ -67,14 +66,8 @@ int manager_run(Manager *m);
 /* Re-reads the configuration; a broken one is refused and the old one stays (-EINVAL). */
 int manager_reload(Manager *m);
 
-/* The apps' routing and nftables pass, once, after the probes' pending steps; while a
- * link waits for its first probe answer, after that answer (20 ms at most). */
-void manager_schedule_apps(Manager *m);
 /* Free heap pages go back to the kernel when the loop is next idle. */
 void manager_schedule_trim(Manager *m);
-/* Runs the apps' routing and nftables pass now, due or not: for what needs it in force
- * before going on (a VPN's probes go through its slot's table). */
-void manager_apps_now(Manager *m);
 
 int manager_bus_setup(Manager *m);
 /* Changes need authorization: uid 0 always; otherwise polkit's answer for action when

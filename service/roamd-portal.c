@@ -18,6 +18,7 @@
 #include "roamd-link.h"
 #include "roamd-manager.h"
 #include "roamd-portal.h"
+#include "roamd-reconcile.h"
 #include "roamd-resolve.h"
 #include "roamd-wpa.h"
 
@@ -1031,7 +1032,7 @@ static int on_login_defer(sd_event_source *es, void *userdata)
 
         p->login_defer = sd_event_source_disable_unref(p->login_defer);
         /* The portal-login app's class follows: one reconciler pass. */
-        apps_links_changed(p->manager->apps);
+        reconcile_schedule(p->manager->reconcile);
         return 0;
 }
 

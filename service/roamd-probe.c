@@ -13,6 +13,7 @@
 #include "roamd-nft.h"
 #include "roamd-ping.h"
 #include "roamd-probe.h"
+#include "roamd-reconcile.h"
 #include "roamd-resolve.h"
 
 typedef struct Prober Prober;
@@ -71,6 +72,7 @@ struct ProbeFamily {
         unsigned round;         /* counts the rounds started */
         IpAddr known[2];        /* per fetch kind: where the link's DNS sent it last round */
         ProbeFacts facts;
+        ReconcileWait *pass;  /* a VPN's probes wait for the pass that routes its slot */
         bool opening;         /* family_open() ran, family_start_rest() has yet to; */
         bool checking;        /* then `checking` is published if the verdict is still */
         VerdictResult before; /* this one */
@@ -212,6 +214,7 @@ static void family_cancel(ProbeFamily *pf)
         fetch_cancel(&pf->fetch[FETCH_HTTPS]);
         pf->ping = ping_free(pf->ping);
         pf->grace = sd_event_source_disable_unref(pf->grace);
+        pf->pass = reconcile_wait_free(pf->pass);
         pf->active = pf->settled = pf->partial = pf->opening = false;
 }
 
@@ -934,6 +937,8 @@ static void family_fail(ProbeFamily *pf, int r)
         pf->active = pf->settled = true;
 }
 
+static void on_pass_done(Reconcile *rc, int result, void *userdata);
+
 /* The first half of a family's round start: its probes' transfers to the last round's
  * addresses. Returns whether one was opened (a request may be ready to go). */
 static bool family_open(ProbeFamily *pf, bool facts_changed)
@@ -957,13 +962,19 @@ static bool family_open(ProbeFamily *pf, bool facts_changed)
         /* Until the first answer on new facts the old verdict is not known to hold. */
         pf->checking = facts_changed || reason_is_link_state(cur->reason);
         pf->before = *cur;
-        /* A VPN is probed through its slot's table: the routing pass that puts the VPN's
-         * routes there goes first (it otherwise runs after the probes' first steps). */
-        if (probe_mark(l, pf->family))
-                manager_apps_now(l->manager);
+        pf->opening = true;
+        /* A VPN is probed through its slot's table: the probes wait for the pass that puts
+         * the VPN's routes there (scheduled: a round starts inside a sync, whose link list is
+         * only half updated, and a pass never runs there). */
+        if (probe_mark(l, pf->family)) {
+                int r = reconcile_wait(l->manager->reconcile, on_pass_done, pf, NULL, &pf->pass);
+                if (r >= 0)
+                        return false;
+                log_warning_errno(r, "%s: cannot wait for the routing pass: %m",
+                                  strempty(l->info.name));
+        }
         fetch_open(p, &pf->fetch[FETCH_HTTP], pf, FETCH_HTTP, c->probe.http_url, pf->family);
         fetch_open(p, &pf->fetch[FETCH_HTTPS], pf, FETCH_HTTPS, c->probe.https_url, pf->family);
-        pf->opening = true;
         return pf->fetch[FETCH_HTTP].speculative || pf->fetch[FETCH_HTTPS].speculative;
 }
 
@@ -975,8 +986,8 @@ static void family_start_rest(ProbeFamily *pf)
         const VerdictResult *cur = pf->family == AF_INET6 ? &l->verdict6 : &l->verdict4;
         int r;
 
-        if (!pf->opening)
-                return;
+        if (!pf->opening || pf->pass)
+                return; /* (waiting for the pass: on_pass_done() goes on) */
         pf->opening = false;
         r = fetch_lookup(&pf->fetch[FETCH_HTTP]);
         if (r >= 0)
@@ -988,6 +999,22 @@ static void family_start_rest(ProbeFamily *pf)
         if (pf->checking && cur->verdict == pf->before.verdict && cur->reason == pf->before.reason)
                 link_set_verdict(l, pf->family,
                                  (VerdictResult){VERDICT_CHECKING, REASON_NOT_PROBED}, NULL);
+}
+
+/* The pass a VPN's probes waited for ran (whatever its outcome: a slot without routes shows
+ * as a failed probe): the round goes on. */
+static void on_pass_done(Reconcile *rc, int result, void *userdata)
+{
+        ProbeFamily *pf = userdata;
+        Prober *p = pf->prober;
+        Link *l = p->link;
+        const Config *c = l->manager->config;
+
+        pf->pass = reconcile_wait_free(pf->pass);
+        fetch_open(p, &pf->fetch[FETCH_HTTP], pf, FETCH_HTTP, c->probe.http_url, pf->family);
+        fetch_open(p, &pf->fetch[FETCH_HTTPS], pf, FETCH_HTTPS, c->probe.https_url, pf->family);
+        family_start_rest(pf);
+        prober_maybe_finish(p);
 }
 
 static bool link_needs_probe(const Link *l)

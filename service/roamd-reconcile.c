@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <assert.h>
 
 #include "roam-log.h"
 #include "roam-macro.h"
@@ -12,32 +13,134 @@
 
 #define RETRY_FIRST_USEC (250 * USEC_PER_MSEC)
 #define RETRY_MAX_USEC   (4 * USEC_PER_SEC)
+#define HOLD_USEC        (20 * USEC_PER_MSEC)
+
+struct ReconcileWait {
+        Reconcile *rc;
+        ReconcileWait **head; /* the list it is on, NULL once answered or cancelled */
+        ReconcileWait *prev, *next;
+        reconcile_done_t done;
+        reconcile_destroy_t destroy;
+        void *userdata;
+        bool floating; /* the reconciler owns it */
+};
 
 struct Reconcile {
         sd_event *event;
+        sd_event_source *defer; /* the scheduled pass */
+        sd_event_source *hold;  /* ... held for a new link's first answer */
         sd_event_source *retry;
-        reconcile_run_t run;
         reconcile_changed_t changed;
         void *userdata;
-        unsigned attempts; /* failed passes in a row */
-        bool failed;       /* in the current pass */
-        char *reason;      /* NULL: not degraded */
-        char *pass_reason; /* the current pass's first failure */
-        uint64_t since;    /* CLOCK_REALTIME µs the reason appeared, 0 while none */
+        struct {
+                const ReconcilePart *ops;
+                void *userdata;
+        } parts[_RECONCILE_PART_MAX];
+        const ReconcileTxnOps *txn;
+        void *txn_userdata;
+        reconcile_hold_t held;
+        void *held_userdata;
+        ReconcileWait *waits; /* answered by the next pass */
+        bool running;         /* a pass runs */
+        bool committed;       /* ... and is past its commit */
+        int pass_error;       /* its first failure up to the commit */
+        unsigned attempts;    /* failed passes in a row */
+        bool failed;          /* in the current pass */
+        char *reason;         /* NULL: not degraded */
+        char *pass_reason;    /* the current pass's first failure */
+        uint64_t since;       /* CLOCK_REALTIME µs the reason appeared, 0 while none */
 };
 
-int reconcile_new(sd_event *event, reconcile_run_t run, reconcile_changed_t changed, void *userdata,
-                  Reconcile **ret)
+static void wait_unlink(ReconcileWait *w)
 {
-        Reconcile *rc = calloc(1, sizeof(*rc));
+        if (!w->head)
+                return;
+        if (w->prev)
+                w->prev->next = w->next;
+        else
+                *w->head = w->next;
+        if (w->next)
+                w->next->prev = w->prev;
+        w->prev = w->next = NULL;
+        w->head = NULL;
+}
+
+static void wait_push(ReconcileWait **head, ReconcileWait *w)
+{
+        w->prev = NULL;
+        w->next = *head;
+        if (*head)
+                (*head)->prev = w;
+        *head = w;
+        w->head = head;
+}
+
+static void wait_destroy(ReconcileWait *w)
+{
+        if (w->destroy)
+                w->destroy(w->userdata);
+        free(w);
+}
+
+ReconcileWait *reconcile_wait_free(ReconcileWait *w)
+{
+        if (!w)
+                return NULL;
+        wait_unlink(w);
+        wait_destroy(w);
+        return NULL;
+}
+
+/* Answers every wait on *head. A callback may free other waits, or make new ones (those go
+ * on rc->waits, for the next pass). */
+static void waits_answer(Reconcile *rc, ReconcileWait **head, int result)
+{
+        while (*head) {
+                ReconcileWait *w = *head;
+                bool floating = w->floating;
+
+                wait_unlink(w);
+                w->rc = NULL;
+                w->done(rc, result, w->userdata);
+                if (floating)
+                        wait_destroy(w); /* an owned one is its owner's to free */
+        }
+}
+
+static int pass_run(Reconcile *rc);
+
+static int on_defer(sd_event_source *s, void *userdata)
+{
+        (void)pass_run(userdata);
+        return 0;
+}
+
+static int on_hold(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        (void)pass_run(userdata);
+        return 0;
+}
+
+int reconcile_new(sd_event *event, reconcile_changed_t changed, void *userdata, Reconcile **ret)
+{
+        _cleanup_(reconcile_freep) Reconcile *rc = calloc(1, sizeof(*rc));
+        int r;
 
         if (!rc)
                 return -ENOMEM;
         rc->event = sd_event_ref(event);
-        rc->run = run;
         rc->changed = changed;
         rc->userdata = userdata;
-        *ret = rc;
+        /* Right after the probes' sockets and DNS (IMPORTANT), before the bus and netlink: a
+         * carrier-up's link, route and two verdict changes make one pass, not three, and a
+         * probe's next step does not wait behind it. */
+        r = sd_event_add_defer(event, &rc->defer, on_defer, rc);
+        if (r < 0)
+                return r;
+        (void)sd_event_source_set_enabled(rc->defer, SD_EVENT_OFF);
+        (void)sd_event_source_set_priority(rc->defer, SD_EVENT_PRIORITY_IMPORTANT + 1);
+        (void)sd_event_source_set_description(rc->defer, "reconcile");
+        *ret = TAKE_PTR(rc);
         return 0;
 }
 
@@ -45,6 +148,17 @@ Reconcile *reconcile_free(Reconcile *rc)
 {
         if (!rc)
                 return NULL;
+        /* callers' waits are cancelled without their callbacks (roamd stops; a pending
+         * D-Bus reply goes unanswered with its message unreferenced) */
+        while (rc->waits) {
+                ReconcileWait *w = rc->waits;
+                wait_unlink(w);
+                w->rc = NULL;
+                if (w->floating)
+                        wait_destroy(w);
+        }
+        sd_event_source_disable_unref(rc->defer);
+        sd_event_source_disable_unref(rc->hold);
         sd_event_source_disable_unref(rc->retry);
         sd_event_unref(rc->event);
         free(rc->reason);
@@ -53,12 +167,180 @@ Reconcile *reconcile_free(Reconcile *rc)
         return NULL;
 }
 
+int reconcile_add_part(Reconcile *rc, ReconcilePartId id, const ReconcilePart *part, void *userdata)
+{
+        if (!rc || id < 0 || id >= _RECONCILE_PART_MAX)
+                return -EINVAL;
+        rc->parts[id].ops = part;
+        rc->parts[id].userdata = userdata;
+        return 0;
+}
+
+void reconcile_remove_part(Reconcile *rc, ReconcilePartId id)
+{
+        if (!rc || id < 0 || id >= _RECONCILE_PART_MAX)
+                return;
+        rc->parts[id].ops = NULL;
+        rc->parts[id].userdata = NULL;
+}
+
+void reconcile_set_txn(Reconcile *rc, const ReconcileTxnOps *ops, void *userdata)
+{
+        rc->txn = ops;
+        rc->txn_userdata = userdata;
+}
+
+bool reconcile_enforcing(Reconcile *rc)
+{
+        return rc && rc->txn;
+}
+
+void reconcile_set_hold(Reconcile *rc, reconcile_hold_t hold, void *userdata)
+{
+        rc->held = hold;
+        rc->held_userdata = userdata;
+}
+
+bool reconcile_running(Reconcile *rc)
+{
+        return rc && rc->running;
+}
+
+/* While a link's probes wait for their first answers (carrier-up), the pass waits for the
+ * verdict that changes it again anyway, at most HOLD_USEC: on a fast network the answers
+ * come within a few ms and each would otherwise be read only after ~1 ms of routing and nft
+ * work; on a slow one the pass runs while the probes wait on the wire. */
+static int hold_arm(Reconcile *rc)
+{
+        int enabled = SD_EVENT_OFF, r;
+
+        if (!rc->hold) {
+                /* (accuracy 1 ms: sd-event's default lets a timer slip by 250 ms) */
+                r = sd_event_add_time_relative(rc->event, &rc->hold, CLOCK_MONOTONIC, HOLD_USEC,
+                                               USEC_PER_MSEC, on_hold, rc);
+                if (r >= 0)
+                        (void)sd_event_source_set_description(rc->hold, "reconcile-hold");
+                return r;
+        }
+        r = sd_event_source_get_enabled(rc->hold, &enabled);
+        if (r < 0 || enabled != SD_EVENT_OFF)
+                return r; /* the first deadline stands */
+        r = sd_event_source_set_time_relative(rc->hold, HOLD_USEC);
+        if (r < 0)
+                return r;
+        return sd_event_source_set_enabled(rc->hold, SD_EVENT_ONESHOT);
+}
+
+void reconcile_schedule(Reconcile *rc)
+{
+        if (!rc)
+                return;
+        if (rc->held && rc->held(rc->held_userdata) && hold_arm(rc) >= 0)
+                return;
+        (void)sd_event_source_set_enabled(rc->defer, SD_EVENT_ONESHOT);
+}
+
+int reconcile_wait(Reconcile *rc, reconcile_done_t done, void *userdata,
+                   reconcile_destroy_t destroy, ReconcileWait **ret)
+{
+        ReconcileWait *w;
+        int r;
+
+        assert(rc && done);
+        r = sd_event_source_set_enabled(rc->defer, SD_EVENT_ONESHOT);
+        if (r < 0)
+                return r;
+        w = calloc(1, sizeof(*w));
+        if (!w)
+                return -ENOMEM;
+        *w = (ReconcileWait){
+            .rc = rc, .done = done, .destroy = destroy, .userdata = userdata, .floating = !ret};
+        wait_push(&rc->waits, w);
+        if (ret)
+                *ret = w;
+        return 0;
+}
+
+/* One pass: every part's prepare, one transaction with every part's sync, the commit, every
+ * part's done; then the waits made before it began are answered. */
+static int pass_run(Reconcile *rc)
+{
+        ReconcileWait *answering = NULL;
+        NftTxn *t = NULL;
+        int r, result;
+
+        (void)sd_event_source_set_enabled(rc->defer, SD_EVENT_OFF);
+        if (rc->hold)
+                (void)sd_event_source_set_enabled(rc->hold, SD_EVENT_OFF);
+        /* the waits this pass answers: made before it began */
+        while (rc->waits) {
+                ReconcileWait *w = rc->waits;
+                wait_unlink(w);
+                wait_push(&answering, w);
+        }
+        if (!rc->txn) {
+                waits_answer(rc, &answering, -ENOMEDIUM);
+                return 0;
+        }
+        rc->running = true;
+        rc->committed = false;
+        rc->pass_error = 0;
+        reconcile_begin(rc);
+        for (int i = 0; i < _RECONCILE_PART_MAX; i++)
+                if (rc->parts[i].ops && rc->parts[i].ops->prepare)
+                        rc->parts[i].ops->prepare(rc->parts[i].userdata, rc);
+        r = rc->txn->begin(rc->txn_userdata, &t);
+        /* A chain flushed and only half rebuilt is never committed. */
+        for (int i = 0; i < _RECONCILE_PART_MAX && r >= 0; i++)
+                if (rc->parts[i].ops && rc->parts[i].ops->sync)
+                        r = rc->parts[i].ops->sync(rc->parts[i].userdata, t);
+        if (r >= 0)
+                r = rc->txn->commit(t);
+        if (t)
+                rc->txn->free(t);
+        if (r < 0) {
+                log_error_errno(r, "Cannot bring nftables up to date; the last good state "
+                                   "stays: %m");
+                reconcile_failed(rc, "nftables transaction", r);
+        }
+        result = rc->pass_error;
+        rc->committed = true;
+        for (int i = 0; i < _RECONCILE_PART_MAX; i++)
+                if (rc->parts[i].ops && rc->parts[i].ops->done)
+                        rc->parts[i].ops->done(rc->parts[i].userdata, rc, r, false);
+        reconcile_end(rc);
+        rc->running = false;
+        waits_answer(rc, &answering, result);
+        return result;
+}
+
+int reconcile_install(Reconcile *rc)
+{
+        NftTxn *t = NULL;
+        int r;
+
+        if (!rc->txn)
+                return -ENOMEDIUM;
+        r = rc->txn->begin(rc->txn_userdata, &t);
+        for (int i = 0; i < _RECONCILE_PART_MAX && r >= 0; i++)
+                if (rc->parts[i].ops && rc->parts[i].ops->install)
+                        r = rc->parts[i].ops->install(rc->parts[i].userdata, t);
+        if (r >= 0)
+                r = rc->txn->commit(t);
+        if (t)
+                rc->txn->free(t);
+        for (int i = 0; i < _RECONCILE_PART_MAX; i++)
+                if (rc->parts[i].ops && rc->parts[i].ops->done)
+                        rc->parts[i].ops->done(rc->parts[i].userdata, rc, r, true);
+        return r;
+}
+
 static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
 {
         Reconcile *rc = userdata;
 
         log_info("Reconciler: retrying kernel state (attempt %u)", rc->attempts + 1);
-        (void)rc->run(rc->userdata);
+        (void)pass_run(rc);
         return 0;
 }
 
@@ -71,12 +353,25 @@ void reconcile_begin(Reconcile *rc)
 
 void reconcile_failed(Reconcile *rc, const char *what, int error)
 {
+        if (rc->running && !rc->committed && rc->pass_error == 0)
+                rc->pass_error = -abs(error);
         if (rc->failed)
                 return;
         rc->failed = true;
         free(rc->pass_reason);
         if (asprintf(&rc->pass_reason, "%s: %s; retrying", what, strerror(abs(error))) < 0)
                 rc->pass_reason = NULL;
+}
+
+void reconcile_note_failed(Reconcile *rc, const char *what, int error)
+{
+        if (rc->running) {
+                reconcile_failed(rc, what, error);
+                return;
+        }
+        reconcile_begin(rc);
+        reconcile_failed(rc, what, error);
+        reconcile_end(rc);
 }
 
 static void set_reason(Reconcile *rc, char *reason)

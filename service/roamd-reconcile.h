@@ -1,29 +1,106 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* The retry side of roamd's reconciler for kernel state (routes, ip rules, nftables; the
- * pass itself is apps_reconcile() in roamd-apps.c): a failed pass leaves the last good state
- * in force, is shown as the manager's Degraded reason, and runs again after a backoff
- * (250 ms, doubling, at most 4 s) until one succeeds. */
+/* roamd's reconciler for kernel state (routes, ip rules, table inet roam). It owns the pass:
+ * when one runs (scheduled, never inside a sync or another module's callback), the one
+ * nftables transaction per pass, and what follows a failure (the last good state stays in
+ * force, the manager's Degraded names the first failure, a retry after 250 ms doubling to
+ * 4 s until a pass succeeds). Features register parts (apps, stats, firewall) that add to
+ * the pass; a caller that needs the outcome (SetLocation, an app's policy, a VPN's probes)
+ * waits for the pass that carries its change. */
 
+#include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
 typedef struct Reconcile Reconcile;
-typedef int (*reconcile_run_t)(void *userdata);
-typedef void (*reconcile_changed_t)(void *userdata);
+typedef struct ReconcileWait ReconcileWait;
+typedef struct NftTxn NftTxn;
 
-/* run: one pass (called again after a failure); changed: the Degraded reason changed. */
-int reconcile_new(sd_event *event, reconcile_run_t run, reconcile_changed_t changed, void *userdata,
-                  Reconcile **ret);
+/* The parts, in the order a pass calls them (apps' sets and class chains first). */
+typedef enum ReconcilePartId {
+        RECONCILE_PART_APPS,
+        RECONCILE_PART_STATS,
+        RECONCILE_PART_FIREWALL,
+        _RECONCILE_PART_MAX,
+        _RECONCILE_PART_INVALID = -EINVAL,
+} ReconcilePartId;
+
+typedef struct ReconcilePart {
+        /* Before the transaction: counters read, routes added, work needing a transaction
+         * of its own; failures through reconcile_failed(). */
+        void (*prepare)(void *userdata, Reconcile *rc);
+        /* All of the part's objects, into a transaction that replaced the table (start, and
+         * the rebuild after a commit the kernel did not answer). */
+        int (*install)(void *userdata, NftTxn *t);
+        /* What changed since the last commit, into the pass's transaction. */
+        int (*sync)(void *userdata, NftTxn *t);
+        /* After the commit (or its failure, result < 0: the last good state stays); full:
+         * the transaction was an install. Failures after the commit through
+         * reconcile_failed() (they do not change what waiters are told). */
+        void (*done)(void *userdata, Reconcile *rc, int result, bool full);
+} ReconcilePart;
+
+/* Where the transaction comes from (the nftables engine; a fake in the unit test). */
+typedef struct ReconcileTxnOps {
+        int (*begin)(void *userdata, NftTxn **ret);
+        int (*commit)(NftTxn *t);
+        void (*free)(NftTxn *t);
+} ReconcileTxnOps;
+
+typedef void (*reconcile_changed_t)(void *userdata);
+/* result: 0 when the pass put everything before its commit in force, else its first failure
+ * (-ENOMEDIUM: nothing is enforced here; -ECANCELED: roamd stops). */
+typedef void (*reconcile_done_t)(Reconcile *rc, int result, void *userdata);
+typedef void (*reconcile_destroy_t)(void *userdata);
+/* Whether a pass should wait a little (a new link's first probe answer is due). */
+typedef bool (*reconcile_hold_t)(void *userdata);
+
+/* changed: the Degraded reason changed. */
+int reconcile_new(sd_event *event, reconcile_changed_t changed, void *userdata, Reconcile **ret);
+/* Pending waits are dropped without their callbacks (floating ones' destroy runs). */
 Reconcile *reconcile_free(Reconcile *rc);
+static inline void reconcile_freep(Reconcile **rc)
+{
+        reconcile_free(*rc);
+}
+
+int reconcile_add_part(Reconcile *rc, ReconcilePartId id, const ReconcilePart *part,
+                       void *userdata);
+void reconcile_remove_part(Reconcile *rc, ReconcilePartId id);
+/* NULL ops: nothing is enforced (passes tell waiters -ENOMEDIUM). */
+void reconcile_set_txn(Reconcile *rc, const ReconcileTxnOps *ops, void *userdata);
+bool reconcile_enforcing(Reconcile *rc);
+/* The pass held while hold() says so, at most 20 ms. */
+void reconcile_set_hold(Reconcile *rc, reconcile_hold_t hold, void *userdata);
+
+/* One pass on a later turn of the loop (a burst of changes makes one pass): after the
+ * probes' sockets and DNS, before the bus and netlink. */
+void reconcile_schedule(Reconcile *rc);
+/* Schedules a pass (not held) and calls done with its outcome. A wait made while a pass
+ * runs is answered by the next one, which sees the change that made it. ret NULL: the wait
+ * belongs to the reconciler (destroy frees userdata after done or on free); else the caller
+ * owns it and frees it with reconcile_wait_free() (which cancels it). */
+int reconcile_wait(Reconcile *rc, reconcile_done_t done, void *userdata,
+                   reconcile_destroy_t destroy, ReconcileWait **ret);
+ReconcileWait *reconcile_wait_free(ReconcileWait *w);
+
+/* Every part's install in one transaction replacing the table, now (start; the rebuild). */
+int reconcile_install(Reconcile *rc);
 
 /* Part of a pass failed: what (e.g. "nftables transaction") and the error. The first failure
- * of a pass names the reason; a retry is scheduled. */
+ * names the Degraded reason; a retry is scheduled. */
 void reconcile_failed(Reconcile *rc, const char *what, int error);
-/* A pass ended: without failures since reconcile_begin() the reason clears. */
+/* A failure outside a pass (a cgroup element, a policy change the kernel refused): Degraded
+ * says it and a retry is scheduled. */
+void reconcile_note_failed(Reconcile *rc, const char *what, int error);
+/* A pass of work outside the reconciler's own (at start): without failures between them the
+ * reason clears. */
 void reconcile_begin(Reconcile *rc);
 void reconcile_end(Reconcile *rc);
+/* Whether a pass runs right now. */
+bool reconcile_running(Reconcile *rc);
 /* "" when the kernel holds what roamd wants. */
 const char *reconcile_degraded(Reconcile *rc);
 /* CLOCK_REALTIME µs since when the reason has been set (a changed reason keeps it), 0 while

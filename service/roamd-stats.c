@@ -19,6 +19,7 @@
 #include "roamd-link.h"
 #include "roamd-manager.h"
 #include "roamd-nft-stats.h"
+#include "roamd-reconcile.h"
 #include "roamd-route.h"
 #include "roamd-stats.h"
 
@@ -155,6 +156,7 @@ Stats *stats_free(Stats *s)
 {
         if (!s)
                 return NULL;
+        reconcile_remove_part(s->manager->reconcile, RECONCILE_PART_STATS);
         if (s->engine)
                 (void)stats_save(s);
         sd_event_source_disable_unref(s->timer);
@@ -1118,4 +1120,33 @@ void stats_installed(Stats *s)
                 log_oom();
         budgets_seed(s);
         (void)stats_budgets_sync(s, true);
+}
+
+/* Usage's part of the reconciler's passes: the bytes so far go to the links they took before
+ * links change; the counting tables in the install (removed while counting is off). */
+static void part_prepare(void *userdata, Reconcile *rc)
+{
+        (void)stats_read(userdata);
+}
+
+static int part_install(void *userdata, NftTxn *t)
+{
+        return stats_txn_install(userdata, t);
+}
+
+static void part_done(void *userdata, Reconcile *rc, int result, bool full)
+{
+        if (full && result >= 0)
+                stats_installed(userdata);
+}
+
+static const ReconcilePart stats_part = {
+    .prepare = part_prepare,
+    .install = part_install,
+    .done = part_done,
+};
+
+int stats_register(Stats *s, Reconcile *rc)
+{
+        return reconcile_add_part(rc, RECONCILE_PART_STATS, &stats_part, s);
 }

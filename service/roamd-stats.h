@@ -33,6 +33,10 @@ void stats_installed(Stats *s);
 
 /* Reads the counters into the history (no save): before the link slots change. */
 int stats_read(Stats *s);
+/* Registers usage's part with the reconciler; s NULL (counting off): the install removes
+ * what an earlier roamd counted with. */
+typedef struct Reconcile Reconcile;
+int stats_register(Stats *s, Reconcile *rc);
 /* Reads and saves (the history file, the Prometheus export). */
 int stats_save(Stats *s);
 

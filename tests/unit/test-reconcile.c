@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The reconciler's passes with fake parts and a fake transaction (no kernel, no root): a pass
+ * is only ever scheduled, runs once for a burst, calls the parts in order with one
+ * transaction, answers the waits made before it began with its outcome, and a wait made
+ * during a pass (a probe started by what the pass changed) is answered by the next one. */
+#include <systemd/sd-event.h>
+
+#include "roam-macro.h"
+#include "roamd-reconcile.h"
+#include "test.h"
+
+typedef struct Fake {
+        sd_event *event;
+        Reconcile *rc;
+        unsigned passes;   /* transactions begun */
+        unsigned commits;  /* ... committed */
+        int commit_result; /* what commit answers */
+        char order[32];    /* parts' calls: a=apps s=stats f=firewall, P=prepare S=sync D=done */
+        size_t n_order;
+        int done_result;
+        unsigned answers;
+        int answer;
+        bool wait_in_sync; /* the apps part makes a wait while the pass runs */
+        ReconcileWait *inner;
+        unsigned inner_answers;
+        unsigned inner_pass; /* the pass that answered it */
+        unsigned destroyed;
+} Fake;
+
+struct NftTxn {
+        Fake *f;
+};
+static struct NftTxn the_txn;
+
+static void note(Fake *f, char part, char what)
+{
+        if (f->n_order + 2 < sizeof(f->order)) {
+                f->order[f->n_order++] = part;
+                f->order[f->n_order++] = what;
+                f->order[f->n_order] = 0;
+        }
+}
+
+static int txn_begin(void *userdata, NftTxn **ret)
+{
+        Fake *f = userdata;
+
+        f->passes++;
+        the_txn.f = f;
+        *ret = &the_txn;
+        return 0;
+}
+
+static int txn_commit(NftTxn *t)
+{
+        if (t->f->commit_result >= 0)
+                t->f->commits++;
+        return t->f->commit_result;
+}
+
+static void txn_free(NftTxn *t)
+{
+}
+
+static const ReconcileTxnOps fake_txn = {txn_begin, txn_commit, txn_free};
+
+static void on_inner(Reconcile *rc, int result, void *userdata)
+{
+        Fake *f = userdata;
+
+        f->inner_answers++;
+        f->inner_pass = f->passes;
+        f->inner = reconcile_wait_free(f->inner);
+}
+
+#define PART(letter, who)                                                                          \
+        static void who##_prepare(void *userdata, Reconcile *rc)                                   \
+        {                                                                                          \
+                note(userdata, letter, 'P');                                                       \
+        }                                                                                          \
+        static int who##_sync(void *userdata, NftTxn *t)                                           \
+        {                                                                                          \
+                Fake *f = userdata;                                                                \
+                note(f, letter, 'S');                                                              \
+                if (letter == 'a' && f->wait_in_sync && !f->inner)                                 \
+                        ASSERT_OK(reconcile_wait(f->rc, on_inner, f, NULL, &f->inner));            \
+                return 0;                                                                          \
+        }                                                                                          \
+        static void who##_done(void *userdata, Reconcile *rc, int result, bool full)               \
+        {                                                                                          \
+                Fake *f = userdata;                                                                \
+                note(f, letter, 'D');                                                              \
+                f->done_result = result;                                                           \
+        }                                                                                          \
+        static const ReconcilePart who##_part = {who##_prepare, NULL, who##_sync, who##_done};
+
+PART('a', apps)
+PART('s', stats)
+PART('f', firewall)
+
+static void on_answer(Reconcile *rc, int result, void *userdata)
+{
+        Fake *f = userdata;
+
+        f->answers++;
+        f->answer = result;
+}
+
+static void on_destroy(void *userdata)
+{
+        Fake *f = userdata;
+
+        f->destroyed++;
+}
+
+static void fake_setup(Fake *f)
+{
+        *f = (Fake){};
+        ASSERT_OK(sd_event_new(&f->event));
+        ASSERT_OK(reconcile_new(f->event, NULL, NULL, &f->rc));
+        /* registered out of order: the pass calls them apps, stats, firewall */
+        ASSERT_OK(reconcile_add_part(f->rc, RECONCILE_PART_FIREWALL, &firewall_part, f));
+        ASSERT_OK(reconcile_add_part(f->rc, RECONCILE_PART_APPS, &apps_part, f));
+        ASSERT_OK(reconcile_add_part(f->rc, RECONCILE_PART_STATS, &stats_part, f));
+        reconcile_set_txn(f->rc, &fake_txn, f);
+}
+
+static void fake_done(Fake *f)
+{
+        reconcile_free(f->rc);
+        sd_event_unref(f->event);
+}
+
+/* Runs the loop until nothing is pending now (timers in the future stay). */
+static void loop_settle(Fake *f)
+{
+        for (int i = 0; i < 16; i++)
+                if (sd_event_run(f->event, 0) <= 0)
+                        return;
+}
+
+TEST(reconcile_pass_is_scheduled_never_run_in_the_call)
+{
+        Fake f;
+
+        fake_setup(&f);
+        reconcile_schedule(f.rc);
+        reconcile_schedule(f.rc);
+        ASSERT_OK(reconcile_wait(f.rc, on_answer, &f, NULL, NULL));
+        ASSERT_EQ(f.passes, 0); /* nothing ran inside the callers */
+        ASSERT_EQ(f.answers, 0);
+        loop_settle(&f);
+        ASSERT_EQ(f.passes, 1); /* a burst: one pass */
+        ASSERT_EQ(f.commits, 1);
+        ASSERT_EQ(f.answers, 1);
+        ASSERT_EQ(f.answer, 0);
+        ASSERT_STREQ(f.order, "aPsPfPaSsSfSaDsDfD");
+        ASSERT_STREQ(reconcile_degraded(f.rc), "");
+        fake_done(&f);
+}
+
+TEST(reconcile_wait_made_during_a_pass_is_answered_by_the_next)
+{
+        Fake f;
+
+        fake_setup(&f);
+        f.wait_in_sync = true;
+        ASSERT_OK(reconcile_wait(f.rc, on_answer, &f, NULL, NULL));
+        ASSERT_EQ(sd_event_run(f.event, 0), 1); /* the first pass */
+        ASSERT_EQ(f.passes, 1);
+        ASSERT_EQ(f.answers, 1);
+        ASSERT_TRUE(f.inner != NULL); /* made during that pass: not answered by it */
+        ASSERT_EQ(f.inner_answers, 0);
+        f.wait_in_sync = false;
+        loop_settle(&f);
+        ASSERT_EQ(f.passes, 2);
+        ASSERT_EQ(f.inner_answers, 1);
+        ASSERT_EQ(f.inner_pass, 2);
+        ASSERT_TRUE(f.inner == NULL);
+        fake_done(&f);
+}
+
+TEST(reconcile_failed_commit_is_the_waits_answer_and_degraded)
+{
+        Fake f;
+
+        fake_setup(&f);
+        f.commit_result = -EIO;
+        ASSERT_OK(reconcile_wait(f.rc, on_answer, &f, NULL, NULL));
+        loop_settle(&f);
+        ASSERT_EQ(f.answers, 1);
+        ASSERT_EQ(f.answer, -EIO);
+        ASSERT_EQ(f.done_result, -EIO); /* the parts keep their last good state */
+        ASSERT_STREQ(reconcile_degraded(f.rc),
+                     "nftables transaction: Input/output error; retrying");
+        ASSERT_TRUE(reconcile_degraded_since(f.rc) > 0);
+        /* the kernel accepts again: the next pass clears it */
+        f.commit_result = 0;
+        ASSERT_OK(reconcile_wait(f.rc, on_answer, &f, NULL, NULL));
+        loop_settle(&f);
+        ASSERT_EQ(f.answers, 2);
+        ASSERT_EQ(f.answer, 0);
+        ASSERT_STREQ(reconcile_degraded(f.rc), "");
+        fake_done(&f);
+}
+
+TEST(reconcile_nothing_enforced_answers_enomedium)
+{
+        Fake f;
+
+        fake_setup(&f);
+        reconcile_set_txn(f.rc, NULL, NULL);
+        ASSERT_TRUE(!reconcile_enforcing(f.rc));
+        ASSERT_OK(reconcile_wait(f.rc, on_answer, &f, NULL, NULL));
+        loop_settle(&f);
+        ASSERT_EQ(f.passes, 0);
+        ASSERT_EQ(f.answers, 1);
+        ASSERT_EQ(f.answer, -ENOMEDIUM);
+        fake_done(&f);
+}
+
+TEST(reconcile_free_drops_pending_waits)
+{
+        Fake f;
+        ReconcileWait *owned = NULL;
+
+        fake_setup(&f);
+        ASSERT_OK(reconcile_wait(f.rc, on_answer, &f, on_destroy, NULL));
+        ASSERT_OK(reconcile_wait(f.rc, on_answer, &f, NULL, &owned));
+        /* a cancelled wait is never answered */
+        ASSERT_OK(reconcile_wait(f.rc, on_answer, &f, NULL, &f.inner));
+        f.inner = reconcile_wait_free(f.inner);
+        fake_done(&f); /* roamd stops before the pass */
+        ASSERT_EQ(f.answers, 0);
+        ASSERT_EQ(f.destroyed, 1);
+        ASSERT_TRUE(reconcile_wait_free(owned) == NULL); /* its owner frees it after */
+}
+
+static bool always(void *userdata)
+{
+        return true;
+}
+
+TEST(reconcile_hold_delays_a_scheduled_pass_but_not_a_wait)
+{
+        Fake f;
+
+        fake_setup(&f);
+        reconcile_set_hold(f.rc, always, NULL);
+        reconcile_schedule(f.rc);
+        loop_settle(&f);
+        ASSERT_EQ(f.passes, 0); /* held (20 ms at most) */
+        ASSERT_OK(reconcile_wait(f.rc, on_answer, &f, NULL, NULL));
+        loop_settle(&f);
+        ASSERT_EQ(f.passes, 1); /* a caller waiting is not held */
+        ASSERT_EQ(f.answers, 1);
+        fake_done(&f);
+}
