@@ -147,6 +147,8 @@ void class_compile_portal_login(const AppPolicy *key, const ClassWorld *w, Class
         const ClassLink *l = link_find(w, w->portal_link);
 
         memset(ret, 0, sizeof(*ret));
+        /* A portal's page must not reach services on the host (docs/portal.md). */
+        ret->spec.loopback_refused = true;
         if (key->access == APP_ACCESS_DENY || !l || !l->slot) {
                 ret->spec.kind = NFT_CLASS_REJECT;
                 ret->state = key->access == APP_ACCESS_DENY ? APP_STATE_BLOCKED_DENIED

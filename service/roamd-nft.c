@@ -701,31 +701,83 @@ static int rules_vpn_required(NftTxn *t, const char *name, const NftClass *c)
         return txn_add_rule(t, rl, rl ? exprs_set_mark(t, rl, vpn, false) : -ENOMEM);
 }
 
-/* oif lo <verdict>: the DNS over loopback that output_chain_rules() sends to the class. */
-static int rule_local_dns(NftTxn *t, const char *name, bool refuse)
+/* oif lo [l4proto proto] [th dport (!=|==) 53] <verdict>; verdict NF_DROP means refused
+ * (TCP: a reset, else ICMP admin-prohibited: the caller fails at once). */
+static int rule_loopback(NftTxn *t, const char *name, uint8_t proto, int dns_op, int verdict)
 {
-        /* refused like everything else (a reset, or ICMP: the resolver fails at once) */
-        for (int tcp = refuse; tcp >= 0; tcp--) {
-                struct nftnl_rule *rl = rule_new(name);
-                int k = 0;
+        const uint16_t dns_port = htons(53);
+        struct nftnl_rule *rl = rule_new(name);
+        int k = 0;
 
-                if (!rl)
-                        return -ENOMEM;
-                k |= e_meta_load(rl, NFT_META_OIF);
-                k |= e_cmp_u32(rl, NFT_CMP_EQ, 1 /* LOOPBACK_IFINDEX */);
-                if (!refuse)
-                        k |= e_verdict(rl, NF_ACCEPT, NULL);
-                else if (tcp) {
-                        k |= e_meta_load(rl, NFT_META_L4PROTO);
-                        k |= e_cmp_u8(rl, NFT_CMP_EQ, IPPROTO_TCP);
-                        k |= e_reject(rl, NFT_REJECT_TCP_RST, 0);
-                } else
-                        k |= e_reject(rl, NFT_REJECT_ICMPX_UNREACH,
-                                      NFT_REJECT_ICMPX_ADMIN_PROHIBITED);
-                if (txn_add_rule(t, rl, k) < 0)
-                        return -ENOMEM;
+        if (!rl)
+                return -ENOMEM;
+        k |= e_meta_load(rl, NFT_META_OIF);
+        k |= e_cmp_u32(rl, NFT_CMP_EQ, 1 /* LOOPBACK_IFINDEX */);
+        if (proto) {
+                k |= e_meta_load(rl, NFT_META_L4PROTO);
+                k |= e_cmp_u8(rl, NFT_CMP_EQ, proto);
         }
-        return 0;
+        if (dns_op >= 0) {
+                k |= e_payload(rl, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2);
+                k |= e_cmp(rl, (uint32_t)dns_op, &dns_port, sizeof(dns_port));
+        }
+        if (verdict == NF_ACCEPT)
+                k |= e_verdict(rl, NF_ACCEPT, NULL);
+        else if (proto == IPPROTO_TCP)
+                k |= e_reject(rl, NFT_REJECT_TCP_RST, 0);
+        else
+                k |= e_reject(rl, NFT_REJECT_ICMPX_UNREACH, NFT_REJECT_ICMPX_ADMIN_PROHIBITED);
+        return txn_add_rule(t, rl, k) < 0 ? -ENOMEM : 0;
+}
+
+/* Loopback first in every class chain, before marks and the LAN sets (the host's own
+ * addresses are in them, and its traffic to them leaves on lo too). DNS (TCP and UDP to port
+ * 53) on loopback reaches a local stub or forwarder that would carry it out: a class that
+ * keeps its apps off the internet refuses it. Other loopback traffic passes (deny = nothing
+ * but loopback), except for the portal-login app (loopback_refused): the login browser gets
+ * the local stub and nothing else on the host, so a hostile portal page cannot reach local
+ * services (CUPS, databases, roamd's own metrics). */
+static int class_loopback_rules(NftTxn *t, const char *name, const NftClass *c)
+{
+        bool refuse_dns = c->kind == NFT_CLASS_REJECT || c->local_dns_refused;
+        struct nftnl_rule *rl;
+        int r = 0, k = 0;
+
+        if (c->loopback_refused) {
+                if (!refuse_dns) {
+                        r = rule_loopback(t, name, IPPROTO_TCP, NFT_CMP_EQ, NF_ACCEPT);
+                        if (r >= 0)
+                                r = rule_loopback(t, name, IPPROTO_UDP, NFT_CMP_EQ, NF_ACCEPT);
+                }
+                if (c->kind == NFT_CLASS_REJECT)
+                        return r; /* the chain refuses everything anyway */
+                if (r >= 0)
+                        r = rule_loopback(t, name, IPPROTO_TCP, -1, NF_DROP);
+                if (r >= 0)
+                        r = rule_loopback(t, name, 0, -1, NF_DROP);
+                return r;
+        }
+        if (!refuse_dns)
+                return rule_loopback(t, name, 0, -1, NF_ACCEPT);
+        /* not TCP or UDP, or not to port 53: not DNS */
+        rl = rule_new(name);
+        if (!rl)
+                return -ENOMEM;
+        k |= e_meta_load(rl, NFT_META_OIF);
+        k |= e_cmp_u32(rl, NFT_CMP_EQ, 1 /* LOOPBACK_IFINDEX */);
+        k |= e_meta_load(rl, NFT_META_L4PROTO);
+        k |= e_cmp_u8(rl, NFT_CMP_NEQ, IPPROTO_TCP);
+        k |= e_cmp_u8(rl, NFT_CMP_NEQ, IPPROTO_UDP);
+        k |= e_verdict(rl, NF_ACCEPT, NULL);
+        r = txn_add_rule(t, rl, k) < 0 ? -ENOMEM : 0;
+        if (r >= 0)
+                r = rule_loopback(t, name, 0, NFT_CMP_NEQ, NF_ACCEPT);
+        if (r < 0 || c->kind == NFT_CLASS_REJECT)
+                return r; /* its DNS meets the chain's reject */
+        r = rule_loopback(t, name, IPPROTO_TCP, -1, NF_DROP);
+        if (r >= 0)
+                r = rule_loopback(t, name, 0, -1, NF_DROP);
+        return r;
 }
 
 static int class_rules(NftTxn *t, const char *name, const NftClass *c)
@@ -733,12 +785,9 @@ static int class_rules(NftTxn *t, const char *name, const NftClass *c)
         static const int families[2] = {AF_INET, AF_INET6};
         int r;
 
-        /* First, before marks and the LAN sets (the host's own addresses are in them). */
-        if (c->kind != NFT_CLASS_REJECT) {
-                r = rule_local_dns(t, name, c->local_dns_refused);
-                if (r < 0)
-                        return r;
-        }
+        r = class_loopback_rules(t, name, c);
+        if (r < 0)
+                return r;
         switch (c->kind) {
         case NFT_CLASS_ACCEPT:
                 break;
@@ -860,37 +909,11 @@ static int level_lookup_rule(NftTxn *t, unsigned l, bool user_socket)
 
 static int output_chain_rules(NftTxn *t, const bool levels[NFT_LEVEL_MAX])
 {
-        const uint16_t dns_port = htons(53);
         struct nftnl_rule *r;
-        int k = 0;
 
-        /* Loopback is never governed (deny = nothing but loopback), except DNS (TCP and UDP
-         * to port 53): a local stub or forwarder would carry it out for apps the class keeps
-         * off the internet, so it goes to the class (class_rules(): rule_local_dns()). */
-        r = rule_new("output");
-        if (!r)
-                return -ENOMEM;
-        k |= e_meta_load(r, NFT_META_OIF);
-        k |= e_cmp_u32(r, NFT_CMP_EQ, 1 /* LOOPBACK_IFINDEX */);
-        k |= e_meta_load(r, NFT_META_L4PROTO);
-        k |= e_cmp_u8(r, NFT_CMP_NEQ, IPPROTO_TCP);
-        k |= e_cmp_u8(r, NFT_CMP_NEQ, IPPROTO_UDP);
-        k |= e_verdict(r, NF_ACCEPT, NULL);
-        if (txn_add_rule(t, r, k) < 0)
-                return -ENOMEM;
-        r = rule_new("output");
-        if (!r)
-                return -ENOMEM;
-        k = 0;
-        k |= e_meta_load(r, NFT_META_OIF);
-        k |= e_cmp_u32(r, NFT_CMP_EQ, 1 /* LOOPBACK_IFINDEX */);
-        k |= e_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2);
-        k |= e_cmp(r, NFT_CMP_NEQ, &dns_port, sizeof(dns_port));
-        k |= e_verdict(r, NF_ACCEPT, NULL);
-        if (txn_add_rule(t, r, k) < 0)
-                return -ENOMEM;
-
-        /* Deepest level first: an app inside a slice wins over the slice. Class chains end
+        /* Loopback is handled in each class chain (class_loopback_rules()): the portal-login
+         * app is kept off it. What no class takes (no app, no default policy) passes.
+         * Deepest level first: an app inside a slice wins over the slice. Class chains end
          * in a verdict, so the first match decides. Packets without a full socket (TCP resets
          * of time-wait sockets, ICMP errors, neighbour discovery) match nothing and pass. */
         for (int l = NFT_LEVEL_MAX - 1; l >= 0; l--) {

@@ -52,9 +52,11 @@ typedef struct NftClass {
                                 * family is rejected */
         NftFamilyRoute fam[2]; /* [0] IPv4, [1] IPv6 */
         /* DNS over loopback (a local stub or forwarder: systemd-resolved, dnsmasq) is refused:
-         * the forwarder would carry the query out by a way the class does not allow. Only
-         * DNS reaches a class through loopback; other loopback traffic always passes. */
+         * the forwarder would carry the query out by a way the class does not allow. */
         bool local_dns_refused;
+        /* Loopback other than DNS (the host's own addresses too: that traffic leaves on lo)
+         * is refused; otherwise it always passes. The portal-login app's. */
+        bool loopback_refused;
 } NftClass;
 
 typedef struct NftPrefix {

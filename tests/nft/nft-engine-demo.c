@@ -72,6 +72,10 @@ int main(int argc, char **argv)
                         .vpn_required = true,
                         .local_dns_refused = true,
                         .fam = {{.slot = 1}, {0}}};
+        NftClass portal = {.kind = NFT_CLASS_ROUTE,
+                           .loopback_refused = true,
+                           .fam = {{.slot = 1, .slot_oif = 2, .restricted = true},
+                                   {.slot = 1, .slot_oif = 2, .restricted = true}}};
         NftPrefix pfx[3] = {{.family = AF_INET, .prefixlen = 24},
                             {.family = AF_INET6, .prefixlen = 64},
                             {.family = AF_INET, .prefixlen = 16}};
@@ -95,8 +99,9 @@ int main(int argc, char **argv)
             nft_txn_put_class(t, "c_lan", &lan, false) < 0 ||
             nft_txn_set_slots(t, slots, ELEMENTSOF(slots)) < 0 ||
             nft_txn_put_class(t, "c_route", &route, false) < 0 ||
-            nft_txn_put_class(t, "c_vpn", &vpn, false) < 0 || nft_txn_set_levels(t, levels) < 0 ||
-            nft_txn_elem(t, 0, 1, "c_route", true) < 0 ||
+            nft_txn_put_class(t, "c_vpn", &vpn, false) < 0 ||
+            nft_txn_put_class(t, "c_portal", &portal, false) < 0 ||
+            nft_txn_set_levels(t, levels) < 0 || nft_txn_elem(t, 0, 1, "c_route", true) < 0 ||
             nft_txn_elem(t, 2, 1234, "c_deny", true) < 0 ||
             nft_txn_set_lan(t, AF_INET, pfx, 3) < 0 || nft_txn_set_lan(t, AF_INET6, pfx, 3) < 0 ||
             nft_txn_set_vpn_ifaces(t, &vpnif, 1) < 0 || nft_txn_set_vpn_dns(t, &dns4, NULL) < 0)

@@ -23,7 +23,7 @@ def run_demo():
 
 def test_ruleset_shape_and_transactions():
     out, err = run_demo()
-    assert "start: 71 messages: ok" in out
+    assert "start: 83 messages: ok" in out
     assert "change: 2 messages: ok" in out  # one policy change = delete + add of one element
     assert "bad: 2 messages: failed" in out
     assert "rc=0" in out
@@ -40,13 +40,24 @@ def test_ruleset_shape_and_transactions():
         out.index("\t\tsocket cgroupv2 level 0 vmap @app_l0")
     assert "meta l4proto ipv6-icmp accept" in out and "meta l4proto igmp accept" in out
     assert "type route hook output priority mangle; policy accept;" in out
-    # loopback passes, except DNS: that meets the class (a local stub would forward it)
-    assert 'oif "lo" meta l4proto != tcp meta l4proto != udp accept\n' \
-        '\t\toif "lo" th dport != 53 accept\n\t\tsocket cgroupv2 level 2' in out
+    # loopback is handled first in each class chain, not before the class lookup: it passes,
+    # except DNS where the class refuses it (a local stub would forward it) ...
+    assert "socket cgroupv2 level 2" in out.split("chain output {")[1].split("\n")[2]
+    assert 'chain c_deny {\n\t\toif "lo" meta l4proto != tcp meta l4proto != udp accept\n' \
+        '\t\toif "lo" th dport != 53 accept\n\t\tmeta l4proto tcp reject' in out
     assert 'chain c_route {\n\t\toif "lo" accept\n' in out
-    assert 'chain c_lan {\n\t\toif "lo" meta l4proto tcp reject with tcp reset\n' \
+    assert 'chain c_lan {\n\t\toif "lo" meta l4proto != tcp meta l4proto != udp accept\n' \
+        '\t\toif "lo" th dport != 53 accept\n' \
+        '\t\toif "lo" meta l4proto tcp reject with tcp reset\n' \
         '\t\toif "lo" reject with icmpx admin-prohibited\n' in out
-    assert 'chain c_vpn {\n\t\toif "lo" meta l4proto tcp reject' in out
+    assert 'chain c_vpn {\n\t\toif "lo" meta l4proto != tcp meta l4proto != udp accept\n' \
+        '\t\toif "lo" th dport != 53 accept\n\t\toif "lo" meta l4proto tcp reject' in out
+    # ... and the portal-login class gets loopback DNS only (the host's own addresses are
+    # reached through lo too)
+    assert 'chain c_portal {\n\t\toif "lo" tcp dport 53 accept\n' \
+        '\t\toif "lo" udp dport 53 accept\n' \
+        '\t\toif "lo" meta l4proto tcp reject with tcp reset\n' \
+        '\t\toif "lo" reject with icmpx admin-prohibited\n\t\tmeta nfproto ipv4' in out
     # the mark keeps others' bits: our mask is 0x7f000000
     assert "meta mark set meta mark & 0x81ffffff | 0x01000000" in out
     assert "ct state established,related ct mark & 0x7f000000 vmap @restore" in out

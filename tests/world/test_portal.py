@@ -676,3 +676,118 @@ def test_login_browser_is_not_root(w, cafe, mon):
             except OSError:
                 pass
 
+
+
+# The login browser tries this machine: TCP to a loopback listener and to each own address
+# (PORT), and DNS to a loopback stub (NAME); what happened and how long it took go to OUT.
+LOOPBACK_PY = r"""
+import json, socket, struct, sys, time
+out, port, name = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+own = [a for a in sys.argv[4:] if "://" not in a]  # roam adds the portal's URL
+res = {"cgroup": open("/proc/self/cgroup").read().strip(), "tcp": {}}
+for addr in ["127.0.0.1", "::1"] + own:
+    t = time.monotonic()
+    try:
+        socket.create_connection((addr, port), timeout=5).close()
+        r = "connected"
+    except OSError as e:
+        r = "error %s" % e.errno
+    res["tcp"][addr] = [r, time.monotonic() - t]
+q = struct.pack(">HHHHHH", 0x4242, 0x0100, 1, 0, 0, 0)
+q += b"".join(bytes([len(p)]) + p.encode() for p in name.split(".")) + b"\0"
+q += struct.pack(">HH", 1, 1)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(5)
+try:
+    s.sendto(q, ("127.0.0.1", 53))
+    res["dns"] = socket.inet_ntoa(s.recv(512)[-4:])
+except OSError as e:
+    res["dns"] = "error %s" % e
+with open(out, "w") as f:
+    json.dump(res, f)
+"""
+
+def drop_cgroup(w, rel):
+    base = w.cgroup / rel
+    if not base.exists():
+        return
+    (base / "cgroup.kill").write_text("1")
+
+    def gone():
+        try:
+            base.rmdir()
+        except OSError:
+            return False
+        return True
+    wait_for(gone, 5, what="rmdir %s" % base)
+
+
+# Listens on every address of the device at PORT (argv[1]) and accepts until killed.
+LISTEN_PY = r"""
+import socket, sys
+l = socket.create_server(("::", int(sys.argv[1])), family=socket.AF_INET6, dualstack_ipv6=True)
+print("ready", flush=True)
+while True:
+    l.accept()[0].close()
+"""
+
+
+def test_login_browser_is_kept_off_this_machine(w, cafe, mon):
+    """The portal's page runs in the login browser: it must not reach services on this
+    machine (loopback or the device's own addresses, which the kernel also carries over
+    loopback): refused at once. DNS to a local stub still works (it may be all the browser
+    has); a process outside the app still reaches the same listener."""
+    cafe.mode("nowispr")
+    to_cafe(w, mon)
+    wait_session(w, mon, lambda s: s["State"] == "waiting")
+    own = [a for a in (w.dev_addr("eth0", 4), w.dev_addr("wifi0", 4)) if a]
+    assert own, "the device has no global IPv4 address"
+    port, name = 47011, "portal-stub.roam.test"
+    listener = w.dev_popen(["/usr/bin/python3", "-c", LISTEN_PY, str(port)],
+                           cgroup="system.slice/loop-listener.service",
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    stub = w.dev_popen(["dnsmasq", "-k", "--conf-file=/dev/null", "--user=root",
+                        "--listen-address=127.0.0.1", "--bind-interfaces", "--port=53",
+                        "--no-resolv", "--no-hosts", "--address=/%s/198.51.100.7" % name,
+                        "--pid-file=%s" % w.path("portal-stub.pid")],
+                       cgroup="system.slice/portal-stub.service",
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    d = tempfile.mkdtemp(prefix="roam-browser-")
+    os.chmod(d, 0o777)
+    script, out = os.path.join(d, "loop.py"), os.path.join(d, "loop.json")
+    with open(script, "w") as f:
+        f.write(LOOPBACK_PY)
+    os.chmod(script, 0o644)
+    try:
+        assert listener.stdout.readline().strip() == "ready"
+        # outside the app: the listener and the stub answer
+        r = w.dev_run(["/usr/bin/python3", script, out + ".outside", str(port), name, *own],
+                      cgroup="system.slice/loop-client.service")
+        res = json.load(open(out + ".outside"))
+        assert all(v[0] == "connected" for v in res["tcp"].values()), res
+        assert res["dns"] == "198.51.100.7", res
+        r = roam(w, "portal", "browse", "--browser",
+                 "/usr/bin/python3 %s %s %d %s %s" % (script, out, port, name, " ".join(own)),
+                 "eth0", check=False)
+        assert os.path.exists(out), (r.stdout, r.stderr)
+        res = json.load(open(out))
+        assert "/roam.slice/app-portal-login.scope" in res["cgroup"], res["cgroup"]
+        # in it: every address of this machine refused at once (a reset, not a timeout) ...
+        for addr, (what, took) in res["tcp"].items():
+            assert what == "error 111" and took < 2, (addr, res)
+        # ... but the local stub answers its DNS
+        assert res["dns"] == "198.51.100.7", res
+    finally:
+        listener.kill()
+        listener.wait(10)
+        stub.terminate()
+        stub.wait(10)
+        shutil.rmtree(d, ignore_errors=True)
+        for rel in ("loop-listener", "portal-stub", "loop-client"):
+            drop_cgroup(w, "system.slice/%s.service" % rel)
+        procs = w.cgroup / ROAM_SLICE / "app-portal-login.scope"
+        if procs.exists():
+            try:
+                procs.rmdir()
+            except OSError:
+                pass
