@@ -9,6 +9,7 @@
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-util.h"
+#include "roam-words.h"
 #include "roamd-app-id.h"
 #include "roamd-apps-internal.h"
 #include "roamd-apps.h"
@@ -34,6 +35,7 @@ struct AppClass {
         NftClass spec;  /* what the chain holds */
         int route[2];   /* ifindex new flows take per family, 0 none */
         AppState state;
+        int state_link, state_verdict; /* APP_STATE_VIA_NOT_ONLINE: which link, its verdict */
 };
 
 typedef struct CgroupRef {
@@ -125,6 +127,7 @@ static App *app_free(App *app)
         free(app->cgroups);
         free(app->route[0]);
         free(app->route[1]);
+        free(app->state_text);
         free(app->path);
         free(app->id);
         free(app);
@@ -403,6 +406,7 @@ static int class_world_build(Apps *a, ClassWorld *w, ClassLink **ret_links)
                             route_tables_vpn_carries(a->routes, AF_INET6)},
             .vpn_slot = nft_slot_vpn(nft_engine_mask(a->nft)),
             .portal_link = portal_login_link(m->portal),
+            .prefer_online = m->config->apps.prefer_online,
         };
         *ret_links = links;
         return 0;
@@ -420,6 +424,8 @@ static void class_compute(const ClassWorld *w, AppClass *c, NftClass *ret)
         c->route[0] = res.route[0];
         c->route[1] = res.route[1];
         c->state = res.state;
+        c->state_link = res.state_link;
+        c->state_verdict = res.state_verdict;
 }
 
 static int class_ensure(Apps *a, App *app, NftTxn *t, AppClass **ret)
@@ -461,13 +467,21 @@ static int class_ensure(Apps *a, App *app, NftTxn *t, AppClass **ret)
 
 /* The one place an app's state changes: logs old -> new; true when it changed (the caller
  * emits PropertiesChanged with its other changes). */
-static bool app_set_state(App *app, AppState state)
+static bool app_set_state(App *app, AppState state, const char *text)
 {
-        if (app->state == state)
+        char *t;
+
+        if (app->state == state && streq(strempty(app->state_text), text))
                 return false;
-        log_info("app %s: %s -> %s", app->id, app_state_to_string(app->state),
-                 app_state_to_string(state));
+        t = strdup(text);
+        if (!t) {
+                log_oom();
+                return false;
+        }
+        log_info("app %s: %s -> %s", app->id, strempty(app->state_text), text);
         app->state = state;
+        free(app->state_text);
+        app->state_text = t;
         return true;
 }
 
@@ -475,6 +489,8 @@ void app_refresh(App *app, bool emit)
 {
         Apps *a = app->apps;
         const char *changed[4];
+        _cleanup_free_ char *via = NULL;
+        const char *text;
         size_t n = 0;
 
         for (int f = 0; f < 2; f++) {
@@ -489,10 +505,20 @@ void app_refresh(App *app, bool emit)
                 }
         }
         AppState state = app->cls ? app->cls->state : APP_STATE_ONLINE;
-        if (app->online_until != 0 && app->effective.access != APP_ACCESS_ALLOW && app->cls &&
+        if (state == APP_STATE_ONLINE && app->online_until != 0 &&
+            app->effective.access != APP_ACCESS_ALLOW && app->cls &&
             app->cls->spec.kind == NFT_CLASS_ROUTE && (app->cls->route[0] || app->cls->route[1]))
                 state = APP_STATE_ONLINE_FOR_TASK;
-        if (app_set_state(app, state))
+        text = app_state_to_string(state);
+        if (state == APP_STATE_VIA_NOT_ONLINE) {
+                /* the link and its verdict, as the words table says them */
+                Link *l = manager_get_link(a->manager, app->cls->state_link);
+                via = roam_app_state_via((RoamVerdict)app->cls->state_verdict,
+                                         l ? l->info.name : NULL);
+                if (via)
+                        text = via;
+        }
+        if (app_set_state(app, state, text))
                 changed[n++] = "State";
         if (emit && n > 0)
                 apps_bus_emit_changed(app, n > 0 ? changed[0] : NULL, n > 1 ? changed[1] : NULL,
@@ -903,6 +929,7 @@ static int reclass_pending(Apps *a, char **what)
 typedef struct ClassSaved {
         int route[2];
         AppState state;
+        int state_link, state_verdict;
 } ClassSaved;
 
 /* One pass of the reconciler: the routes and rules the links call for are added, then one
@@ -954,7 +981,8 @@ static int apps_reconcile(void *userdata)
                 goto fail_nft;
         for (size_t i = 0; i < a->n_classes; i++) {
                 AppClass *c = a->classes[i];
-                saved[i] = (ClassSaved){{c->route[0], c->route[1]}, c->state};
+                saved[i] = (ClassSaved){
+                    {c->route[0], c->route[1]}, c->state, c->state_link, c->state_verdict};
                 class_compute(&world, c, &specs[i]);
                 if (r >= 0 && memcmp(&specs[i], &c->spec, sizeof(NftClass)) != 0)
                         r = nft_txn_put_class(t, c->name, &specs[i], c->installed);
@@ -977,6 +1005,8 @@ static int apps_reconcile(void *userdata)
                         a->classes[i]->route[0] = saved[i].route[0];
                         a->classes[i]->route[1] = saved[i].route[1];
                         a->classes[i]->state = saved[i].state;
+                        a->classes[i]->state_link = saved[i].state_link;
+                        a->classes[i]->state_verdict = saved[i].state_verdict;
                 }
                 goto fail_nft;
         }
