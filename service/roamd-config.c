@@ -111,7 +111,7 @@ static int config_new(const char *name, Config **ret)
         c->apps.mark_mask = 0x7f000000;
         c->apps.table_base = 29000;
         c->apps.rule_priority = 29000;
-        c->apps.prefer_online = true;
+        c->apps.prefer_online = false;
         c->bluetooth.enable = true;
         c->bluetooth.question_timeout_usec = 30 * USEC_PER_SEC;
         c->bluetooth.nfc_discovery_usec = 20 * USEC_PER_SEC;

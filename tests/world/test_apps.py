@@ -432,6 +432,8 @@ def test_main_traffic_leaves_by_an_online_link(apps):
     w = apps
     other = "roam-test/session-1.scope"  # in no app: the default policy
     (w.cgroup / other).mkdir(parents=True, exist_ok=True)
+    w.write_config(w.default_config + "\n[Routing]\nPreferOnline=yes\n")
+    w.call(MANAGER_PATH, MANAGER_IFACE, "Reload")
     set_policy(w, "org.test.Plain", handover="move")
     plain = app_cgroup(w, "org.test.Plain")
     silent_eth0(w)
