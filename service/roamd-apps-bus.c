@@ -69,7 +69,7 @@ static int property_get_string(sd_bus *bus, const char *path, const char *interf
         else if (streq(property, "Route6"))
                 v = app->route[1];
         else if (streq(property, "State"))
-                v = app_state_to_string(app->state);
+                v = app->state_text ?: app_state_to_string(app->state);
         return sd_bus_message_append(reply, "s", strempty(v));
 }
 

@@ -9,6 +9,7 @@
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-util.h"
+#include "roam-words.h"
 #include "roamd-app-id.h"
 #include "roamd-apps-internal.h"
 #include "roamd-apps.h"
@@ -34,6 +35,7 @@ struct AppClass {
         NftClass spec;  /* what the chain holds */
         int route[2];   /* ifindex new flows take per family, 0 none */
         AppState state;
+        int state_link, state_verdict; /* APP_STATE_VIA_NOT_ONLINE: which link, its verdict */
 };
 
 typedef struct CgroupRef {
@@ -126,6 +128,7 @@ static App *app_free(App *app)
         free(app->cgroups);
         free(app->route[0]);
         free(app->route[1]);
+        free(app->state_text);
         free(app->path);
         free(app->id);
         free(app);
@@ -404,6 +407,7 @@ static int class_world_build(Apps *a, ClassWorld *w, ClassLink **ret_links)
                             route_tables_vpn_carries(a->routes, AF_INET6)},
             .vpn_slot = nft_slot_vpn(nft_engine_mask(a->nft)),
             .portal_link = portal_login_link(m->portal),
+            .prefer_online = m->config->apps.prefer_online,
         };
         *ret_links = links;
         return 0;
@@ -421,6 +425,8 @@ static void class_compute(const ClassWorld *w, AppClass *c, NftClass *ret)
         c->route[0] = res.route[0];
         c->route[1] = res.route[1];
         c->state = res.state;
+        c->state_link = res.state_link;
+        c->state_verdict = res.state_verdict;
 }
 
 static int class_ensure(Apps *a, App *app, NftTxn *t, AppClass **ret)
@@ -462,13 +468,21 @@ static int class_ensure(Apps *a, App *app, NftTxn *t, AppClass **ret)
 
 /* The one place an app's state changes: logs old -> new; true when it changed (the caller
  * emits PropertiesChanged with its other changes). */
-static bool app_set_state(App *app, AppState state)
+static bool app_set_state(App *app, AppState state, const char *text)
 {
-        if (app->state == state)
+        char *t;
+
+        if (app->state == state && streq(strempty(app->state_text), text))
                 return false;
-        log_info("app %s: %s -> %s", app->id, app_state_to_string(app->state),
-                 app_state_to_string(state));
+        t = strdup(text);
+        if (!t) {
+                log_oom();
+                return false;
+        }
+        log_info("app %s: %s -> %s", app->id, strempty(app->state_text), text);
         app->state = state;
+        free(app->state_text);
+        app->state_text = t;
         return true;
 }
 
@@ -476,6 +490,8 @@ void app_refresh(App *app, bool emit)
 {
         Apps *a = app->apps;
         const char *changed[4];
+        _cleanup_free_ char *via = NULL;
+        const char *text;
         size_t n = 0;
 
         for (int f = 0; f < 2; f++) {
@@ -490,10 +506,20 @@ void app_refresh(App *app, bool emit)
                 }
         }
         AppState state = app->cls ? app->cls->state : APP_STATE_ONLINE;
-        if (app->online_until != 0 && app->effective.access != APP_ACCESS_ALLOW && app->cls &&
+        if (state == APP_STATE_ONLINE && app->online_until != 0 &&
+            app->effective.access != APP_ACCESS_ALLOW && app->cls &&
             app->cls->spec.kind == NFT_CLASS_ROUTE && (app->cls->route[0] || app->cls->route[1]))
                 state = APP_STATE_ONLINE_FOR_TASK;
-        if (app_set_state(app, state))
+        text = app_state_to_string(state);
+        if (state == APP_STATE_VIA_NOT_ONLINE) {
+                /* the link and its verdict, as the words table says them */
+                Link *l = links_get(a->manager->links, app->cls->state_link);
+                via = roam_app_state_via((RoamVerdict)app->cls->state_verdict,
+                                         l ? l->info.name : NULL);
+                if (via)
+                        text = via;
+        }
+        if (app_set_state(app, state, text))
                 changed[n++] = "State";
         if (emit && n > 0)
                 apps_bus_emit_changed(app, n > 0 ? changed[0] : NULL, n > 1 ? changed[1] : NULL,
@@ -1002,6 +1028,7 @@ static int reclass_pending(Apps *a, char **what)
 typedef struct ClassSaved {
         int route[2];
         AppState state;
+        int state_link, state_verdict;
 } ClassSaved;
 
 /* What the pass's sync computed, for its done. */
@@ -1080,7 +1107,8 @@ static int part_sync(void *userdata, NftTxn *t)
         p->n_classes = a->n_classes;
         for (size_t i = 0; i < a->n_classes; i++) {
                 AppClass *c = a->classes[i];
-                p->saved[i] = (ClassSaved){{c->route[0], c->route[1]}, c->state};
+                p->saved[i] = (ClassSaved){
+                    {c->route[0], c->route[1]}, c->state, c->state_link, c->state_verdict};
                 /* no app uses it any more (its last one was forgotten): its chain goes */
                 if (c->refs == 0) {
                         if (r >= 0 && c->installed)
@@ -1120,6 +1148,8 @@ static void part_done(void *userdata, Reconcile *rc, int result, bool full)
                         a->classes[i]->route[0] = p->saved[i].route[0];
                         a->classes[i]->route[1] = p->saved[i].route[1];
                         a->classes[i]->state = p->saved[i].state;
+                        a->classes[i]->state_link = p->saved[i].state_link;
+                        a->classes[i]->state_verdict = p->saved[i].state_verdict;
                 }
                 return;
         }

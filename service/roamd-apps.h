@@ -46,6 +46,7 @@ typedef struct App {
         size_t n_cgroups;
         char *route[2];       /* link names new flows take, per family; NULL none */
         AppState state;       /* changed only by app_set_state() */
+        char *state_text;     /* State on the bus, naming the link when it is not online */
         bool reclass_pending; /* the kernel refused its move to the class its policy calls
                                * for: the last good class stays, the reconciler retries */
 } App;

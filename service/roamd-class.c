@@ -4,6 +4,7 @@
 
 #include "roam-macro.h"
 #include "roamd-class.h"
+#include "roamd-verdict.h"
 
 static const char *const app_state_table[_APP_STATE_MAX] = {
     [APP_STATE_ONLINE] = "online",
@@ -15,6 +16,8 @@ static const char *const app_state_table[_APP_STATE_MAX] = {
     [APP_STATE_BLOCKED_NO_LINK] = "blocked: no allowed link",
     [APP_STATE_PORTAL_LOGIN] = "captive portal login only",
     [APP_STATE_BLOCKED_NO_PORTAL] = "blocked: no approved captive portal",
+    /* the bus says which link and verdict: roam_app_state_via() */
+    [APP_STATE_VIA_NOT_ONLINE] = "not online via its link",
 };
 
 const char *app_state_to_string(AppState s)
@@ -44,13 +47,52 @@ static bool allowed(const AppPolicy *key, const ClassLink *l)
                !(key->vpn == APP_VPN_FORBIDDEN && l->bearer == BEARER_VPN);
 }
 
+static bool better(const ClassLink *l, const ClassLink *best, int f)
+{
+        return !best || l->verdict[f] > best->verdict[f] ||
+               (l->verdict[f] == best->verdict[f] &&
+                (l->metric[f] < best->metric[f] ||
+                 (l->metric[f] == best->metric[f] &&
+                  bearer_preference(l->bearer) < bearer_preference(best->bearer))));
+}
+
+/* Whether traffic main sends out of link l is steered elsewhere: its verdict for the family
+ * is known and not online. A link still being checked keeps its traffic (its round takes
+ * milliseconds on a working network), and a VPN's traffic never leaves the tunnel. */
+static bool steer_away(const ClassWorld *w, const ClassLink *l, int f)
+{
+        return w->prefer_online && l->bearer != BEARER_VPN && l->verdict[f] != VERDICT_ONLINE &&
+               l->verdict[f] != VERDICT_CHECKING;
+}
+
+/* The best online link allowed to the class (never a VPN: only vpn=required goes there). */
+static const ClassLink *best_online(const AppPolicy *key, const ClassWorld *w, int f)
+{
+        const ClassLink *best = NULL;
+
+        for (size_t i = 0; i < w->n_links; i++) {
+                const ClassLink *l = &w->links[i];
+                if (!l->slot || l->metric[f] == UINT32_MAX || !allowed(key, l) ||
+                    l->bearer == BEARER_VPN || l->verdict[f] != VERDICT_ONLINE)
+                        continue;
+                if (better(l, best, f))
+                        best = l;
+        }
+        return best;
+}
+
 /* Which link new flows of a class take for family f (0 IPv4, 1 IPv6). */
 static const ClassLink *pick_link(const AppPolicy *key, const ClassWorld *w, int f, bool restricted)
 {
         const ClassLink *main_link = link_find(w, w->main_default[f]), *best = NULL;
 
-        if (main_link && main_link->slot && allowed(key, main_link))
-                return main_link;
+        if (main_link && main_link->slot && allowed(key, main_link)) {
+                /* As Android and ConnMan prefer validated networks: main's default link
+                 * stands unless it is known not to reach the internet and another does. */
+                const ClassLink *online =
+                    steer_away(w, main_link, f) ? best_online(key, w, f) : NULL;
+                return online ?: main_link;
+        }
         if (!restricted && key->vpn != APP_VPN_FORBIDDEN)
                 return NULL; /* unrestricted apps follow main, which has no default */
 
@@ -59,14 +101,37 @@ static const ClassLink *pick_link(const AppPolicy *key, const ClassWorld *w, int
                 const ClassLink *l = &w->links[i];
                 if (!l->slot || l->metric[f] == UINT32_MAX || !allowed(key, l))
                         continue;
-                if (!best || l->verdict[f] > best->verdict[f] ||
-                    (l->verdict[f] == best->verdict[f] &&
-                     (l->metric[f] < best->metric[f] ||
-                      (l->metric[f] == best->metric[f] &&
-                       bearer_preference(l->bearer) < bearer_preference(best->bearer)))))
+                if (better(l, best, f))
                         best = l;
         }
         return best;
+}
+
+/* The state of a class that may go out through route[]: online when a family's link is online
+ * for it; otherwise the best of those links' verdicts names the link ("local via cell0"). */
+static void state_of_routes(const ClassWorld *w, AppState blocked, ClassResult *ret)
+{
+        const ClassLink *best = NULL;
+        int best_f = 0;
+
+        for (int f = 0; f < 2; f++) {
+                const ClassLink *l = link_find(w, ret->route[f]);
+                if (l && (!best || l->verdict[f] > best->verdict[best_f])) {
+                        best = l;
+                        best_f = f;
+                }
+        }
+        if (!ret->route[0] && !ret->route[1])
+                ret->state = blocked;
+        else if (!best || best->verdict[best_f] == VERDICT_ONLINE)
+                /* a route through a link the snapshot does not know (the VPN before its first
+                 * sync): nothing says it does not work */
+                ret->state = APP_STATE_ONLINE;
+        else {
+                ret->state = APP_STATE_VIA_NOT_ONLINE;
+                ret->state_link = best->ifindex;
+                ret->state_verdict = best->verdict[best_f];
+        }
 }
 
 /* Every packet to the VPN's slot; families it does not carry are refused. */
@@ -116,15 +181,14 @@ void class_compile(const AppPolicy *key, bool system, const ClassWorld *w, Class
                 ret->spec.kind = NFT_CLASS_ACCEPT;
                 ret->route[0] = w->main_default[0];
                 ret->route[1] = w->main_default[1];
-                ret->state = APP_STATE_ONLINE;
+                state_of_routes(w, APP_STATE_ONLINE, ret);
                 return;
         }
         ret->spec.kind = NFT_CLASS_ROUTE;
         ret->spec.sticky = key->handover == APP_HANDOVER_STICKY;
         if (key->vpn == APP_VPN_REQUIRED) {
                 through_vpn(w, ret);
-                ret->state =
-                    ret->route[0] || ret->route[1] ? APP_STATE_ONLINE : APP_STATE_BLOCKED_VPN_DOWN;
+                state_of_routes(w, APP_STATE_BLOCKED_VPN_DOWN, ret);
                 return;
         }
         for (int f = 0; f < 2; f++) {
@@ -137,9 +201,10 @@ void class_compile(const AppPolicy *key, bool system, const ClassWorld *w, Class
                 fr->slot_oif = fr->slot ? (uint32_t)l->ifindex : 0;
                 fr->main_oif = (uint32_t)w->main_default[f];
                 fr->around_vpn = key->vpn == APP_VPN_FORBIDDEN;
+                fr->keep_lan = fr->slot && !restricted && fr->main_oif != fr->slot_oif;
                 ret->route[f] = fr->slot ? l->ifindex : 0;
         }
-        ret->state = ret->route[0] || ret->route[1] ? APP_STATE_ONLINE : APP_STATE_BLOCKED_NO_LINK;
+        state_of_routes(w, APP_STATE_BLOCKED_NO_LINK, ret);
 }
 
 void class_compile_portal_login(const AppPolicy *key, const ClassWorld *w, ClassResult *ret)

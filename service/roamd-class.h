@@ -24,6 +24,9 @@ typedef enum AppState {
         APP_STATE_BLOCKED_NO_LINK,
         APP_STATE_PORTAL_LOGIN,      /* the portal-login app: the captive link only */
         APP_STATE_BLOCKED_NO_PORTAL, /* the portal-login app, no approved portal */
+        /* Allowed out, but the link its traffic really takes (ClassResult.state_link) is not
+         * online: the bus says which link and its verdict ("local via cell0"). */
+        APP_STATE_VIA_NOT_ONLINE,
         _APP_STATE_MAX,
         _APP_STATE_INVALID = -22,
 } AppState;
@@ -50,12 +53,17 @@ typedef struct ClassWorld {
         /* The link the portal-login app may use: behind a captive portal whose browser login
          * the user approved; 0 none. */
         int portal_link;
+        /* [Routing] PreferOnline=: traffic that main sends out of a link that is not online
+         * goes out of the best online link instead (docs/connectivity.md) */
+        bool prefer_online;
 } ClassWorld;
 
 typedef struct ClassResult {
         NftClass spec;
         int route[2]; /* ifindex new flows take per family, 0 none */
         AppState state;
+        /* APP_STATE_VIA_NOT_ONLINE: the link the state is about and its verdict */
+        int state_link, state_verdict;
 } ClassResult;
 
 /* key: the policy as enforced; system: the system policy (routed by main, never marked). */

@@ -112,6 +112,7 @@ static int config_new(const char *name, Config **ret)
         c->apps.max_apps_per_user = 256;
         c->apps.table_base = 29000;
         c->apps.rule_priority = 29000;
+        c->apps.prefer_online = false;
         c->bluetooth.enable = true;
         c->bluetooth.question_timeout_usec = 30 * USEC_PER_SEC;
         c->bluetooth.nfc_discovery_usec = 20 * USEC_PER_SEC;
@@ -525,6 +526,11 @@ static int parse_routing(Config *c, const char *file, unsigned line, const char 
                 return parse_u32(file, line, key, value, 1, 0x7fffff00, &c->apps.table_base);
         if (streq(key, "RulePriority"))
                 return parse_u32(file, line, key, value, 1, 32000, &c->apps.rule_priority);
+        if (streq(key, "PreferOnline"))
+                return conf_parse_boolean(value, &c->apps.prefer_online) < 0
+                           ? conf_log_error(file, line,
+                                            "PreferOnline= must be a boolean, got \"%s\".", value)
+                           : 0;
         return conf_log_error(file, line, "Unknown key %s= in section [Routing].", key);
 }
 

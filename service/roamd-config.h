@@ -61,6 +61,7 @@ typedef struct AppsConfig {
         uint32_t mark_mask;         /* the packet mark bits roamd owns */
         uint32_t table_base;        /* routing tables table_base+1 ... */
         uint32_t rule_priority;     /* ip rules at this priority and the next */
+        bool prefer_online;         /* steer main's traffic off a link that is not online */
 } AppsConfig;
 
 /* [Roaming]: NAME_OR_GLOB=yes|no fixes whether traffic on a link counts as roaming. */

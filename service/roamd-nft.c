@@ -633,12 +633,13 @@ static int exprs_set_mark(NftTxn *t, struct nftnl_rule *r, uint32_t value, bool 
         return k < 0 ? -ENOMEM : 0;
 }
 
-/* Marks packets of family (those leaving through oif or a member of oif_set, when given) for
- * slot: meta mark and conntrack. A packet the main table already sends out of the slot's own
- * link (slot_oif) only gets the conntrack mark: setting meta mark would make the kernel route
- * every such packet a second time for nothing. */
+/* Marks packets of family (those leaving through oif or a member of oif_set, when given; with
+ * lan_set only those to destinations outside it) for slot: meta mark and conntrack. A packet
+ * the main table already sends out of the slot's own link (slot_oif) only gets the conntrack
+ * mark: setting meta mark would make the kernel route every such packet a second time for
+ * nothing. */
 static int rule_mark(NftTxn *t, const char *chain, int family, uint32_t oif, const char *oif_set,
-                     uint32_t slot, uint32_t slot_oif, bool save)
+                     const char *lan_set, uint32_t slot, uint32_t slot_oif, bool save)
 {
         for (int reroute = 0; reroute < 2; reroute++) {
                 struct nftnl_rule *r;
@@ -661,6 +662,11 @@ static int rule_mark(NftTxn *t, const char *chain, int family, uint32_t oif, con
                 if (oif_set) {
                         k |= e_meta_load(r, NFT_META_OIF);
                         k |= e_lookup(r, oif_set, false, false);
+                }
+                if (lan_set) {
+                        k |= e_payload(r, NFT_PAYLOAD_NETWORK_HEADER, family == AF_INET ? 16 : 24,
+                                       family == AF_INET ? 4 : 16);
+                        k |= e_lookup(r, lan_set, false, true);
                 }
                 if (reroute)
                         k |= exprs_set_mark(t, r, mark, save);
@@ -833,22 +839,24 @@ static int class_rules(NftTxn *t, const char *name, const NftClass *c)
                 for (int f = 0; f < 2; f++) {
                         const NftFamilyRoute *fr = &c->fam[f];
                         if (fr->restricted) {
-                                r = fr->slot ? rule_mark(t, name, families[f], 0, NULL, fr->slot,
-                                                         fr->slot_oif, true)
+                                r = fr->slot ? rule_mark(t, name, families[f], 0, NULL, NULL,
+                                                         fr->slot, fr->slot_oif, true)
                                              : rule_reject(t, name, families[f], NULL, NULL);
                                 if (r < 0)
                                         return r;
                                 continue;
                         }
                         if (fr->around_vpn) {
-                                r = fr->slot ? rule_mark(t, name, families[f], 0, "vpnifs",
+                                r = fr->slot ? rule_mark(t, name, families[f], 0, "vpnifs", NULL,
                                                          fr->slot, fr->slot_oif, true)
                                              : rule_reject(t, name, families[f], NULL, "vpnifs");
                                 if (r < 0)
                                         return r;
                         }
                         if (fr->slot && fr->main_oif) {
-                                r = rule_mark(t, name, families[f], fr->main_oif, NULL, fr->slot,
+                                /* Steered off main's link: its own LAN stays on it. */
+                                r = rule_mark(t, name, families[f], fr->main_oif, NULL,
+                                              fr->keep_lan ? (f ? "lan6" : "lan4") : NULL, fr->slot,
                                               fr->slot_oif, true);
                                 if (r < 0)
                                         return r;

@@ -38,6 +38,9 @@ typedef struct NftFamilyRoute {
         /* not restricted: mark only packets the main table sends out of this link (LAN or
          * device-bound traffic keeps main's route) */
         uint32_t main_oif;
+        /* main_oif is not the slot's link (traffic steered off a link that is not online):
+         * packets to the lan sets (that link's LAN) keep main's route */
+        bool keep_lan;
         /* mark every packet (bearer subset); slot 0 then rejects */
         bool restricted;
         /* also move packets the main table sends into a VPN (vpn=forbidden); slot 0: reject */

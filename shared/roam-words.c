@@ -292,6 +292,30 @@ const char *roam_p2p_reason_words(const char *reason)
         return r < 0 ? reason : p2p_reason_words_table[r];
 }
 
+/* What comes before and after the link's name; "online" needs no link. */
+static const char *const app_state_via_table[_ROAM_VERDICT_MAX][2] = {
+    [ROAM_VERDICT_OFFLINE] = {"offline: ", " does not reach the internet"},
+    [ROAM_VERDICT_CHECKING] = {"checking via ", ": not known yet to reach the internet"},
+    [ROAM_VERDICT_LOCAL] = {"local via ", ": no internet"},
+    [ROAM_VERDICT_PORTAL] = {"captive portal via ", ": log in first"},
+    [ROAM_VERDICT_PARTIAL] = {"partial via ", ": HTTPS does not get through"},
+    [ROAM_VERDICT_ONLINE] = {"online", NULL},
+};
+
+char *roam_app_state_via(RoamVerdict v, const char *link)
+{
+        char *s;
+
+        if (v < 0 || v >= _ROAM_VERDICT_MAX)
+                return NULL;
+        if (!app_state_via_table[v][1])
+                return strdup(app_state_via_table[v][0]);
+        if (asprintf(&s, "%s%s%s", app_state_via_table[v][0], link ? link : "?",
+                     app_state_via_table[v][1]) < 0)
+                return NULL;
+        return s;
+}
+
 char *roam_state_sentence(const char *state, const char *link, const char *bearer,
                           const char *reason, const char *portal_url)
 {

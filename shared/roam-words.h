@@ -205,6 +205,12 @@ const char *roam_p2p_reason_words(const char *reason);
 char *roam_state_sentence(const char *state, const char *link, const char *bearer,
                           const char *reason, const char *portal_url);
 
+/* An app's state when the link its traffic really takes is not online, naming that link:
+ * "offline: eth0 does not reach the internet", "local via cell0" (roamd's App.State; roam
+ * prints it as it comes). v: that link's verdict for the family; ONLINE gives "online".
+ * Returns a malloc'd string, NULL on OOM or an unknown verdict. */
+char *roam_app_state_via(RoamVerdict v, const char *link);
+
 /* A WiFi signal in words, so no one reads a colour or a bar alone: "excellent" (-50 dBm and
  * above), "good" (-60), "fair" (-70), "weak" (-80), "very weak"; NULL when unknown (0). */
 const char *roam_signal_word(int dbm);

@@ -1,37 +1,50 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "roam-macro.h"
+#include "roam-words.h"
 #include "roamd-class.h"
+#include "roamd-verdict.h"
 #include "test.h"
 
 /* The world of most rows: wifi0 (index 2, online, slot 1, metric 600) holds main's default
  * routes, cell0 (3, local, slot 2, metric 700), vpn0 (4, slot 3) carries IPv4 only. */
 #define VPN_SLOT 127
+#define ON       VERDICT_ONLINE
+#define LOCAL    VERDICT_LOCAL
+#define OFF      VERDICT_OFFLINE
 static const ClassLink LINKS[] = {
-    {2, BEARER_WIFI, {4, 4}, 1, {600, 600}},
-    {3, BEARER_CELLULAR, {1, 1}, 2, {700, 700}},
-    {4, BEARER_VPN, {4, 0}, 3, {UINT32_MAX, UINT32_MAX}},
+    {2, BEARER_WIFI, {ON, ON}, 1, {600, 600}},
+    {3, BEARER_CELLULAR, {LOCAL, LOCAL}, 2, {700, 700}},
+    {4, BEARER_VPN, {ON, OFF}, 3, {UINT32_MAX, UINT32_MAX}},
 };
 /* cell0's rules not installed yet: no slot */
 static const ClassLink LINKS_CELL_NOT_READY[] = {
-    {2, BEARER_WIFI, {4, 4}, 1, {600, 600}},
-    {3, BEARER_CELLULAR, {1, 1}, 0, {700, 700}},
+    {2, BEARER_WIFI, {ON, ON}, 1, {600, 600}},
+    {3, BEARER_CELLULAR, {LOCAL, LOCAL}, 0, {700, 700}},
 };
 /* main's default routes lead into the VPN */
 static const ClassLink LINKS_EQUAL[] = {
-    {2, BEARER_WIFI, {4, 4}, 1, {600, 600}},
-    {3, BEARER_ETHERNET, {4, 4}, 2, {100, 100}},
-    {4, BEARER_VPN, {4, 4}, 3, {50, 50}},
+    {2, BEARER_WIFI, {ON, ON}, 1, {600, 600}},
+    {3, BEARER_ETHERNET, {ON, ON}, 2, {100, 100}},
+    {4, BEARER_VPN, {ON, ON}, 3, {50, 50}},
+};
+/* issue 32: eth0 (5) behind a silent gateway holds main's default routes (metric 100) and is
+ * offline; wifi0 is online, cell0 local */
+static const ClassLink LINKS_SILENT[] = {
+    {2, BEARER_WIFI, {ON, ON}, 1, {600, 600}},
+    {3, BEARER_CELLULAR, {LOCAL, LOCAL}, 2, {700, 700}},
+    {5, BEARER_ETHERNET, {OFF, OFF}, 4, {100, 100}},
 };
 
 #define W(l, m4, m6, vpn, c4, c6)                                                                  \
         {                                                                                          \
-                l, ELEMENTSOF(l), {m4, m6}, vpn, {c4, c6}, VPN_SLOT, 0                             \
+                l, ELEMENTSOF(l), {m4, m6}, vpn, {c4, c6}, VPN_SLOT, 0, true                       \
         }
 static const ClassWorld HOME = W(LINKS, 2, 2, 4, true, false);
 static const ClassWorld NO_VPN = W(LINKS, 2, 2, 0, false, false);
 static const ClassWorld NOT_READY = W(LINKS_CELL_NOT_READY, 2, 2, 0, false, false);
 static const ClassWorld NO_DEFAULT = W(LINKS, 0, 0, 0, false, false);
 static const ClassWorld INTO_VPN = W(LINKS_EQUAL, 4, 4, 4, true, true);
+static const ClassWorld SILENT = W(LINKS_SILENT, 5, 5, 0, false, false);
 
 #define P(acc, b, v, h)                                                                            \
         {                                                                                          \
@@ -66,8 +79,8 @@ static const struct {
      0, false, true, true, APP_STATE_ONLINE},
     {"vpn required, no VPN", P(ALLOW, 0, REQUIRED, STICKY), false, &NO_VPN, NFT_CLASS_ROUTE, 0, 0,
      0, 0, false, true, true, APP_STATE_BLOCKED_VPN_DOWN},
-    {"cellular only", P(ALLOW, B(CELLULAR), ANY, STICKY), false, &HOME, NFT_CLASS_ROUTE, 3, 3, 2, 2,
-     true, false, true, APP_STATE_ONLINE},
+    {"cellular only: cell0 is local, never online", P(ALLOW, B(CELLULAR), ANY, STICKY), false,
+     &HOME, NFT_CLASS_ROUTE, 3, 3, 2, 2, true, false, true, APP_STATE_VIA_NOT_ONLINE},
     {"cellular only, its rules not in place: blocked, never main",
      P(ALLOW, B(CELLULAR), ANY, STICKY), false, &NOT_READY, NFT_CLASS_ROUTE, 0, 0, 0, 0, true,
      false, true, APP_STATE_BLOCKED_NO_LINK},
@@ -79,6 +92,17 @@ static const struct {
      false, &INTO_VPN, NFT_CLASS_ROUTE, 3, 3, 2, 2, false, false, true, APP_STATE_ONLINE},
     {"system: main's routes", P(ALLOW, 0, ANY, STICKY), true, &HOME, NFT_CLASS_ACCEPT, 2, 2, 0, 0,
      false, false, false, APP_STATE_ONLINE},
+    {"main's link offline: steered to the online one", P(ALLOW, 0, ANY, STICKY), false, &SILENT,
+     NFT_CLASS_ROUTE, 2, 2, 1, 1, false, false, true, APP_STATE_ONLINE},
+    {"bearer subset: the online allowed link, not main's",
+     P(ALLOW, B(WIFI) | B(ETHERNET), ANY, MOVE), false, &SILENT, NFT_CLASS_ROUTE, 2, 2, 1, 1, true,
+     false, false, APP_STATE_ONLINE},
+    {"ethernet only: nothing better allowed, and says so", P(ALLOW, B(ETHERNET), ANY, STICKY),
+     false, &SILENT, NFT_CLASS_ROUTE, 5, 5, 4, 4, true, false, true, APP_STATE_VIA_NOT_ONLINE},
+    {"vpn forbidden steers too", P(ALLOW, 0, FORBIDDEN, STICKY), false, &SILENT, NFT_CLASS_ROUTE, 2,
+     2, 1, 1, false, false, true, APP_STATE_ONLINE},
+    {"system: main's routes, never steered, and says so", P(ALLOW, 0, ANY, STICKY), true, &SILENT,
+     NFT_CLASS_ACCEPT, 5, 5, 0, 0, false, false, false, APP_STATE_VIA_NOT_ONLINE},
     {"system lan never goes into the VPN", P(LAN, 0, REQUIRED, STICKY), true, &HOME, NFT_CLASS_LAN,
      0, 0, 0, 0, false, false, false, APP_STATE_LAN_ONLY},
 };
@@ -184,4 +208,64 @@ TEST(app_state_strings)
         }
         ASSERT_TRUE(app_state_from_string("sleeping") == _APP_STATE_INVALID);
         ASSERT_TRUE(app_state_to_string(_APP_STATE_MAX) == NULL);
+}
+
+TEST(class_steers_main_traffic_to_an_online_link)
+{
+        AppPolicy key = P(ALLOW, 0, ANY, STICKY);
+        ClassLink links[ELEMENTSOF(LINKS_SILENT)];
+        ClassWorld w = SILENT;
+        ClassResult r;
+
+        /* Packets main sends out of eth0 are marked for wifi0's slot; eth0's own LAN stays. */
+        class_compile(&key, false, &w, &r);
+        for (int f = 0; f < 2; f++) {
+                ASSERT_TRUE(r.spec.fam[f].main_oif == 5 && r.spec.fam[f].slot_oif == 2);
+                ASSERT_TRUE(r.spec.fam[f].keep_lan && !r.spec.fam[f].restricted);
+        }
+        /* Opted out: main's link is kept, and the state names it and its verdict. */
+        w.prefer_online = false;
+        class_compile(&key, false, &w, &r);
+        ASSERT_TRUE(r.route[0] == 5 && r.route[1] == 5 && r.spec.fam[0].slot == 4);
+        ASSERT_TRUE(!r.spec.fam[0].keep_lan);
+        ASSERT_TRUE(r.state == APP_STATE_VIA_NOT_ONLINE && r.state_link == 5 &&
+                    r.state_verdict == VERDICT_OFFLINE);
+        /* Still being checked: kept (no flapping while a new link's round runs). */
+        memcpy(links, LINKS_SILENT, sizeof(links));
+        links[2].verdict[0] = links[2].verdict[1] = VERDICT_CHECKING;
+        w = SILENT;
+        w.links = links;
+        class_compile(&key, false, &w, &r);
+        ASSERT_TRUE(r.route[0] == 5 && r.state == APP_STATE_VIA_NOT_ONLINE &&
+                    r.state_verdict == VERDICT_CHECKING);
+        /* No online link anywhere: main's link stays; per family: IPv6 online on eth0 keeps
+         * IPv6 there while IPv4 goes to wifi0, and the app is online. */
+        links[2].verdict[0] = VERDICT_OFFLINE;
+        links[2].verdict[1] = VERDICT_ONLINE;
+        class_compile(&key, false, &w, &r);
+        ASSERT_TRUE(r.route[0] == 2 && r.route[1] == 5 && r.state == APP_STATE_ONLINE);
+        links[0].verdict[0] = VERDICT_PORTAL;
+        class_compile(&key, false, &w, &r);
+        ASSERT_TRUE(r.route[0] == 5 && r.route[1] == 5 && r.state == APP_STATE_ONLINE);
+        /* The cellular-only app on a local cell0 names it. */
+        key = (AppPolicy)P(ALLOW, B(CELLULAR), ANY, STICKY);
+        class_compile(&key, false, &HOME, &r);
+        ASSERT_TRUE(r.state == APP_STATE_VIA_NOT_ONLINE && r.state_link == 3 &&
+                    r.state_verdict == VERDICT_LOCAL);
+}
+
+TEST(app_state_via_words)
+{
+        _cleanup_free_ char *off = roam_app_state_via(ROAM_VERDICT_OFFLINE, "eth0"),
+                            *local = roam_app_state_via(ROAM_VERDICT_LOCAL, "cell0"),
+                            *on = roam_app_state_via(ROAM_VERDICT_ONLINE, "wifi0");
+
+        ASSERT_STREQ(off, "offline: eth0 does not reach the internet");
+        ASSERT_STREQ(local, "local via cell0: no internet");
+        ASSERT_STREQ(on, "online");
+        for (int v = 0; v < _ROAM_VERDICT_MAX; v++) {
+                _cleanup_free_ char *t = roam_app_state_via((RoamVerdict)v, "x0");
+                ASSERT_TRUE(t && (v == ROAM_VERDICT_ONLINE) == streq(t, "online"));
+        }
+        ASSERT_TRUE(roam_app_state_via(_ROAM_VERDICT_MAX, "x0") == NULL);
 }

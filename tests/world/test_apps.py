@@ -506,6 +506,72 @@ def test_bearer_choice(apps):
     assert w.whoami(4, cgroup=cw).ok
 
 
+def test_cellular_only_app_on_a_local_network_is_not_online(apps):
+    """issue 32: an app that may use cellular only, routed through cell0 whose verdict is
+    local (the living room has no way out), never reads "online": its state names cell0."""
+    w = apps
+    set_policy(w, "org.test.CellOnly", bearers="cellular")
+    cc = app_cgroup(w, "org.test.CellOnly")
+    wait_app_route(w, "org.test.CellOnly", "cell0", "cell0")
+    w.wait_link("cell0", lambda l: l["Connectivity4"] == "local", timeout=30)
+    wait_for(lambda: app_props(w, "org.test.CellOnly")["State"] == "local via cell0: no internet",
+             10, what="the state names cell0 and its verdict")
+    # what it says is what its packets meet: the TV answers, the internet does not
+    r = w.whoami(4, server="tv", cgroup=cc)
+    assert r.ok and r.addr == w.dev_addr("cell0", 4), r
+    assert not w.whoami(4, cgroup=cc, timeout=2).ok
+
+
+def silent_eth0(w, families=(4, 6)):
+    """eth0 into the silent network: its lease wins main's default routes (metric 100), and
+    its verdict is offline in both families."""
+    w.move("eth0", "silent")
+    wait_default_route(w, "eth0", families)
+    w.wait_link("eth0", lambda l: l["Connectivity4"] == "offline" and
+                l["Connectivity6"] == "offline" and l["Gateways"], timeout=40)
+
+
+def test_main_traffic_leaves_by_an_online_link(apps):
+    """issue 32: eth0 behind the silent gateway holds the kernel's default routes and reaches
+    nothing; wifi0 is online. Traffic that follows the main table (the default policy, and an
+    app of its own without bearer keys) goes out of wifi0, as the app's Route and State say.
+    With [Routing] PreferOnline=no it stays on eth0, and the state says eth0 is offline."""
+    w = apps
+    other = "roam-test/session-1.scope"  # in no app: the default policy
+    (w.cgroup / other).mkdir(parents=True, exist_ok=True)
+    w.write_config(w.default_config + "\n[Routing]\nPreferOnline=yes\n")
+    w.call(MANAGER_PATH, MANAGER_IFACE, "Reload")
+    set_policy(w, "org.test.Plain", handover="move")
+    plain = app_cgroup(w, "org.test.Plain")
+    silent_eth0(w)
+    for app in ("default", "org.test.Plain"):
+        wait_app_route(w, app, "wifi0", "wifi0", timeout=20)
+        assert app_props(w, app)["State"] == "online"
+    for fam in (4, 6):
+        for cg in (other, plain):
+            for proto in ("tcp", "udp"):
+                r = w.whoami(fam, proto, cgroup=cg)
+                assert r.ok and r.addr == w.dev_addr("wifi0", fam), (fam, cg, proto, r)
+    # eth0's own LAN stays on eth0: the silent router sees the device's eth0 address (its
+    # DHCP server answers, the rest it drops, so a capture on eth0 is the proof)
+    with w.capture(["eth0", "wifi0"]) as cap:
+        w.dev_connect("192.0.2.193", 7000, proto="udp", cgroup=other, timeout=1)
+    seen = {p.iface for p in cap.packets if p.dst == "192.0.2.193"}
+    assert seen == {"eth0"}, seen
+    # the system policy (sshd, roamd's probes) still follows main: never steered
+    assert app_props(w, "system")["State"] == "offline: eth0 does not reach the internet"
+
+    # opted out: main's choice stands, and nobody claims it works
+    w.write_config(w.default_config + "\n[Routing]\nPreferOnline=no\n")
+    w.call(MANAGER_PATH, MANAGER_IFACE, "Reload")
+    for app in ("default", "org.test.Plain"):
+        wait_app_route(w, app, "eth0", "eth0")
+        wait_for(lambda: app_props(w, app)["State"] ==
+                 "offline: eth0 does not reach the internet", 10, what="%s names eth0" % app)
+    r = w.whoami(4, cgroup=other, timeout=2)
+    assert not r.ok, r
+
+
 # ---- VPN ----
 
 def dns_from(w, cgroup, server, name, qtype, sport=40053):
