@@ -348,8 +348,8 @@ def test_apps_tab_needs_apps(roamd, tui):
                    "org.example.Mail", "org.example.Maps", "org.example.Printer", "default",
                    "system"):
         fake.send(op="remove_app", id=app_id)
-    # The tab stays, greyed (its number only), and the key says why in words.
-    t.wait(lambda t: "Apps" not in t.text_lines()[0] and " 3 " in t.text_lines()[0],
+    # The tab stays, greyed with its reason word (never colour alone), and the key says why.
+    t.wait(lambda t: "Apps" not in t.text_lines()[0] and " 3:none " in t.text_lines()[0],
            what="the Apps tab greyed")
     t.key("3")
     t.wait_for(screen="overview",
