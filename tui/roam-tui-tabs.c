@@ -9,9 +9,9 @@
 #include "roam-util.h"
 
 /* The header: every screen's tab, so every screen can be found; those with nothing to show
- * now are greyed (header-off) and, when room is short, only their number shows. Why a screen
- * has nothing to show is said in words where there is room for words: the help's list of
- * screens, and the status line when its key is pressed. */
+ * now are greyed (header-off) and carry their reason word ("4 Portal:none", "6:off"), or a
+ * "-" when room is short, so colour is never the only sign. The reason in full is said in
+ * the help's list of screens, and on the status line when its key is pressed. */
 
 const char *tui_screen_unavailable(Tui *t, const ScreenVTable *v, char *why, size_t size)
 {
@@ -52,90 +52,108 @@ const char *tui_screen_unavailable(Tui *t, const ScreenVTable *v, char *why, siz
         return word;
 }
 
-/* A tab as drawn: "[3 Apps]" for the active screen (the brackets say it without colour),
- * "3 Apps" or "3" for the others; roomy: a space on each side. */
-static int tab_label(const ScreenVTable *v, bool active, bool title, bool roomy, char *buf,
-                     size_t size)
-{
-        if (active)
-                return snprintf(buf, size, "[%d %s]", v->number, v->title);
-        if (!title)
-                return snprintf(buf, size, "%d", v->number);
-        return snprintf(buf, size, roomy ? " %d %s " : "%d %s", v->number, v->title);
-}
-
 /* How much of the header to give up, from none: roomy gaps, single gaps, the unavailable
- * tabs' titles, every other tab's title, then tabs from the right (never the active one). */
+ * tabs' titles, every other tab's title, the unavailable tabs' reason words (a "-" stays),
+ * the name "roam", then tabs from the right (never the active one). */
 enum {
         HEADER_ROOMY,
         HEADER_TIGHT,
         HEADER_OFF_NUMBERS,
         HEADER_NUMBERS,
+        HEADER_MARKS,
+        HEADER_NAMELESS,
         HEADER_DROP,
         _HEADER_LEVEL_MAX,
 };
 
-static int header_width(Tui *t, const ScreenVTable *const *tabs, size_t n,
-                        const ScreenVTable *active, const bool *on, int level, int help_width)
+/* A tab as drawn: "[3 Apps]" for the active screen (the brackets say it without colour),
+ * "3 Apps" or "3" for the others; one with nothing to show now says so in words, never by its
+ * colour alone: "4 Portal:none", "4:none", or "4-" where even that does not fit (the help
+ * explains both). roomy: a space on each side. */
+static int tab_label(const ScreenVTable *v, bool active, const char *off, int level, char *buf,
+                     size_t size)
 {
-        char buf[64];
-        int w = level == HEADER_ROOMY ? 6 : 4;
+        bool roomy = level == HEADER_ROOMY;
+        bool title = level < HEADER_NUMBERS && (!off || level < HEADER_OFF_NUMBERS);
 
-        for (size_t i = 0; i < n; i++) {
-                bool title = tabs[i] == active ||
-                             (level < HEADER_NUMBERS && (on[i] || level < HEADER_OFF_NUMBERS));
+        if (active)
+                return snprintf(buf, size, "[%d %s]", v->number, v->title);
+        if (off && level >= HEADER_MARKS)
+                return snprintf(buf, size, "%d-", v->number);
+        if (off && title)
+                return snprintf(buf, size, roomy ? " %d %s:%s " : "%d %s:%s", v->number, v->title,
+                                off);
+        if (off)
+                return snprintf(buf, size, "%d:%s", v->number, off);
+        if (!title)
+                return snprintf(buf, size, "%d", v->number);
+        return snprintf(buf, size, roomy ? " %d %s " : "%d %s", v->number, v->title);
+}
 
-                w += 1 + tab_label(tabs[i], tabs[i] == active, title, level == HEADER_ROOMY, buf,
-                                   sizeof(buf));
-        }
-        return w + 1 + help_width;
+static const char *header_name(int level)
+{
+        return level == HEADER_ROOMY ? " roam " : level < HEADER_NAMELESS ? "roam" : "";
+}
+
+static int header_width(Tui *t, const ScreenVTable *const *tabs, size_t n,
+                        const ScreenVTable *active, const char *const *off, int level,
+                        int help_width)
+{
+        char buf[96];
+        int w = (int)strlen(header_name(level));
+
+        for (size_t i = 0; i < n; i++)
+                w += 1 + tab_label(tabs[i], tabs[i] == active, off[i], level, buf, sizeof(buf));
+        /* Without the name the first tab needs no gap before it. */
+        return w + 1 + help_width - (w > 0 && level >= HEADER_NAMELESS);
 }
 
 void tui_draw_header(Tui *t)
 {
         const ScreenVTable *tabs[TUI_TABS];
-        bool on[TUI_TABS], in_help = tui_current_screen(t) == &help_screen_vtable;
+        const char *off[TUI_TABS];
+        bool in_help = tui_current_screen(t) == &help_screen_vtable;
         const ScreenVTable *active = in_help ? tui_previous_screen(t) : tui_current_screen(t);
         size_t n = tui_tab_screens(t, tabs), shown = n;
         int level, x, cols = tui_columns(t), help_width;
         const char *help;
-        char buf[64];
+        char buf[96];
 
         for (size_t i = 0; i < n; i++)
-                on[i] = !tui_screen_unavailable(t, tabs[i], NULL, 0);
+                off[i] = tui_screen_unavailable(t, tabs[i], NULL, 0);
         for (level = HEADER_ROOMY; level < HEADER_DROP; level++) {
                 help = in_help ? "[? Help]" : (level == HEADER_ROOMY ? " ? Help " : "? Help");
                 help_width = (int)strlen(help);
-                if (header_width(t, tabs, n, active, on, level, help_width) <= cols)
+                if (header_width(t, tabs, n, active, off, level, help_width) <= cols)
                         break;
         }
         help = in_help ? "[? Help]" : (level == HEADER_ROOMY ? " ? Help " : "? Help");
         help_width = (int)strlen(help);
         /* Still too wide: the tabs after the active one go first, then those before it. */
         while (level == HEADER_DROP && shown > 1 &&
-               header_width(t, tabs, shown, active, on, level, help_width) > cols) {
+               header_width(t, tabs, shown, active, off, level, help_width) > cols) {
                 size_t drop = shown - 1;
 
                 if (tabs[drop] == active)
                         drop--;
                 memmove(&tabs[drop], &tabs[drop + 1], (shown - drop - 1) * sizeof(tabs[0]));
-                memmove(&on[drop], &on[drop + 1], (shown - drop - 1) * sizeof(on[0]));
+                memmove(&off[drop], &off[drop + 1], (shown - drop - 1) * sizeof(off[0]));
                 shown--;
         }
 
         tui_fill(t, 0, 0, cols, THEME_HEADER);
-        x = tui_print(t, 0, 0, cols, THEME_HEADER, level == HEADER_ROOMY ? " roam " : "roam");
+        x = tui_print(t, 0, 0, cols, THEME_HEADER, header_name(level));
         for (size_t i = 0; i < shown; i++) {
                 bool is_active = tabs[i] == active;
-                bool title =
-                    is_active || (level < HEADER_NUMBERS && (on[i] || level < HEADER_OFF_NUMBERS));
                 int k;
 
-                tab_label(tabs[i], is_active, title, level == HEADER_ROOMY, buf, sizeof(buf));
-                x += tui_print(t, 0, x, cols - x, THEME_HEADER, " ");
+                tab_label(tabs[i], is_active, off[i], level, buf, sizeof(buf));
+                /* The first tab needs no gap where the name gave its place up. */
+                if (x > 0)
+                        x += tui_print(t, 0, x, cols - x, THEME_HEADER, " ");
                 k = tui_print(t, 0, x, cols - x,
                               is_active ? THEME_HEADER_ACTIVE
-                              : on[i]   ? THEME_HEADER
+                              : !off[i] ? THEME_HEADER
                                         : THEME_HEADER_OFF,
                               buf);
                 tui_note_tab(t, x, x + k, tabs[i]);

@@ -747,8 +747,8 @@ static void draw(Tui *t)
         if (COLS < MIN_COLUMNS || LINES < MIN_LINES) {
                 snprintf(buf, sizeof(buf), "Window too small (%dx%d): roam needs %dx%d.", COLS,
                          LINES, MIN_COLUMNS, MIN_LINES);
-                for (int y = 0, off = 0; y < LINES && off < (int)strlen(buf); y++)
-                        off += tui_print(t, y, 0, COLS, THEME_ERROR, buf + off);
+                /* Broken at spaces, like the status line: "80x24" never splits. */
+                (void)layout_status(t, buf, 0, LINES, THEME_ERROR, true);
         } else {
                 int rows;
 

@@ -8,6 +8,7 @@
 #include <curses.h>
 
 #include "roam-app.h"
+#include "roam-format.h"
 #include "roam-screens.h"
 #include "roam-tui-filter.h"
 #include "roam-util.h"
@@ -237,8 +238,15 @@ static int add_app(Tui *t, TuiDoc *doc, const RoamApp *a, int item, bool table)
                                           a->vpn);
         } else {
                 r = tui_doc_line(doc, item, 4);
+                _cleanup_free_ char *cut = NULL;
+
+                /* Cut in the middle: IDs differ at their end as often as at their start
+                 * ("org.spam.AAAA...01", "...02"). */
                 if (r >= 0)
-                        r = cell(doc, THEME_NORMAL, id_width(t), id);
+                        r = roam_text_cut_middle(id, (size_t)MAX(id_width(t) - 1, 1), tui_utf8(t),
+                                                 &cut);
+                if (r >= 0)
+                        r = cell(doc, THEME_NORMAL, id_width(t), cut);
                 if (r >= 0)
                         r = cell(doc, THEME_NORMAL, COL_ACCESS, a->access);
                 if (r >= 0)
@@ -347,15 +355,23 @@ static void apps_draw(Tui *t, Screen *s, int top, int height)
         _cleanup_free_ const RoamApp **view = NULL;
         const RoamApp *dialog;
         int r, rows, zero = 0, body_top = top, body_height = height;
-        size_t n_real = 0, n;
+        size_t n_real = 0, n_shown = 0, n;
 
         if (tui_doc_new(&head) < 0 || tui_doc_new(&list) < 0)
                 return;
 
-        /* default and system are policies, not apps: not counted. */
+        /* default and system are policies, not apps: not counted, here and in the filter's
+         * line alike, so both say the same "N of M apps". */
+        n = view_apps(t, d, &view);
+        if (!view)
+                return;
         for (size_t i = 0; i < m->n_apps; i++)
                 n_real += !roam_app_is_special(m->apps[i]);
+        for (size_t i = 0; i < n; i++)
+                n_shown += !roam_app_is_special(view[i]);
         r = tui_doc_line(head, -1, 0);
+        if (r >= 0 && n_shown != n_real)
+                r = tui_doc_spanf(head, THEME_NORMAL, 0, "%zu of ", n_shown);
         if (r >= 0)
                 r = tui_doc_spanf(head, THEME_NORMAL, 0,
                                   "%zu app%s; default: processes in no app; system: roamd and "
@@ -378,16 +394,13 @@ static void apps_draw(Tui *t, Screen *s, int top, int height)
                 height--;
         }
 
-        n = view_apps(t, d, &view);
-        if (!view)
-                return;
         {
                 _cleanup_(tui_doc_freep) TuiDoc *f = NULL;
                 int frow = top - 1 - table;
 
                 if (tui_doc_new(&f) < 0)
                         return;
-                if (tui_filter_line(t, &d->filter, f, n, m->n_apps, "apps", order_names) > 0)
+                if (tui_filter_line(t, &d->filter, f, n_shown, n_real, "apps", order_names) > 0)
                         tui_doc_draw(t, f, frow, 1, -1, &zero);
         }
         for (size_t i = 0; i < n; i++)

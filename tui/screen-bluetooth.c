@@ -35,8 +35,9 @@ typedef struct BtData {
         sd_bus *bus;
         sd_bus_slot *match, *load;
         bool loaded, available, agent, has_adapter;
-        bool shown;  /* the current screen */
-        bool asking; /* what the status line last said: a question waits */
+        const char *tab; /* the reason word the header's tab last showed (NULL: none) */
+        bool shown;      /* the current screen */
+        bool asking;     /* what the status line last said: a question waits */
         char *error;
         char adapter[32], adapter_name[64];
         int powered, discoverable, pairable, scanning;
@@ -189,8 +190,13 @@ static int read_all(BtData *b, sd_bus_message *m)
 
 static int load(BtData *b);
 
+static const char *bt_available(Tui *t, Screen *s, char *why, size_t size);
+
 static int on_loaded(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
+        char why[256];
+        const char *tab;
+
         BtData *b = userdata;
         const sd_bus_error *e = sd_bus_message_get_error(m);
 
@@ -206,8 +212,11 @@ static int on_loaded(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         b->loaded = true;
         if (b->selected >= (int)b->n_rows)
                 b->selected = b->n_rows > 0 ? (int)b->n_rows - 1 : 0;
-        /* Another screen redraws only for the status line's question. */
-        if (b->shown || b->asking != (b->q_id != 0 || b->nfc_id != 0))
+        /* Another screen redraws only for the status line's question, or for the header's
+         * Bluetooth tab, whose reason word ("7:wait") would otherwise stay stale. */
+        tab = b->tab;
+        if (b->shown || b->asking != (b->q_id != 0 || b->nfc_id != 0) ||
+            bt_available(b->tui, &(Screen){.data = b}, why, sizeof(why)) != tab)
                 tui_request_redraw(b->tui);
         b->asking = b->q_id != 0 || b->nfc_id != 0;
         return 0;
@@ -748,12 +757,12 @@ static const char *bt_available(Tui *t, Screen *s, char *why, size_t size)
                 snprintf(why, size, "no Bluetooth adapter");
                 word = "none";
         } else
-                return NULL;
+                return b->tab = NULL;
         /* No full stop: the sentence goes on after it. */
         size_t n = strlen(why);
         if (n > 0 && why[n - 1] == '.')
                 why[n - 1] = 0;
-        return word;
+        return b->tab = word;
 }
 
 const ScreenVTable bluetooth_screen_vtable = {

@@ -77,6 +77,14 @@ static void help_draw(Tui *t, Screen *s, int top, int height)
 
         /* Every screen, and why one has nothing to show now: its tab is only greyed. */
         heading(d, &item, "Screens", &r);
+        if (r >= 0)
+                r = tui_doc_line(d, item++, 0);
+        if (r >= 0)
+                r = tui_doc_span(d, THEME_NORMAL, 0,
+                                 "A tab with nothing to show now is greyed and says why in "
+                                 "a word after its number (4:none, 6:off, 7:down); \"4-\" "
+                                 "where the header has no room for the word. Its key says "
+                                 "why in full.");
         {
                 const ScreenVTable *tabs[TUI_TABS];
                 size_t n = tui_tab_screens(t, tabs);

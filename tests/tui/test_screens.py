@@ -259,6 +259,17 @@ def test_too_small(roamd, tui):
     t.wait(lambda t: "Window too small" in t.text().replace("\n", ""), what="a warning")
 
 
+def test_too_small_keeps_numbers_whole(roamd, tui):
+    """The warning breaks at spaces: "(20x5)" and "20x6" are never split across rows."""
+    roamd(SEVERAL)
+    t = tui(cols=20, rows=5)
+    t.wait(lambda t: "Window too small" in " ".join(l.strip() for l in t.text_lines()),
+           what="a warning")
+    rows = [line.strip() for line in t.text_lines()]
+    assert "(20x5):" in rows[1] and "20x6." in " ".join(rows), rows
+    assert " ".join(r for r in rows if r) == "Window too small (20x5): roam needs 20x6."
+
+
 def test_cursor_follows_selection(roamd, tui):
     roamd(SEVERAL)
     t = tui()
