@@ -133,9 +133,9 @@ Manager *manager_free(Manager *m)
         dns_free(m->dns);
         ndopt_free(m->ndopt);
         netlink_free(m->netlink);
-        curl_glue_free(m->curl);
         m->reconcile = reconcile_free(m->reconcile); /* after its parts' owners */
         m->links = links_free(m->links);             /* after the features: they watch it */
+        curl_glue_free(m->curl); /* after the links: their probes hold handles */
         sd_event_source_disable_unref(m->trim_source);
         sd_event_source_disable_unref(m->sigterm_source);
         sd_event_source_disable_unref(m->sigint_source);
