@@ -723,7 +723,7 @@ def drop_cgroup(w, rel):
 
 
 # Listens on every address of the device at PORT (argv[1]) and accepts until killed.
-LISTEN_PY = r"""
+LISTEN_PORT_PY = r"""
 import socket, sys
 l = socket.create_server(("::", int(sys.argv[1])), family=socket.AF_INET6, dualstack_ipv6=True)
 print("ready", flush=True)
@@ -743,7 +743,7 @@ def test_login_browser_is_kept_off_this_machine(w, cafe, mon):
     own = [a for a in (w.dev_addr("eth0", 4), w.dev_addr("wifi0", 4)) if a]
     assert own, "the device has no global IPv4 address"
     port, name = 47011, "portal-stub.roam.test"
-    listener = w.dev_popen(["/usr/bin/python3", "-c", LISTEN_PY, str(port)],
+    listener = w.dev_popen(["/usr/bin/python3", "-c", LISTEN_PORT_PY, str(port)],
                            cgroup="system.slice/loop-listener.service",
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     stub = w.dev_popen(["dnsmasq", "-k", "--conf-file=/dev/null", "--user=root",
