@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The time consensus (service/roamd-time.c): Marzullo over witnesses, falsetickers with
  * reasons, ties, the lower bound, aging and expiry, the state machine, watchers, the gate. */
+#include <unistd.h>
+
 #include "roam-macro.h"
+#include "roamd-time-saved.h"
 #include "roamd-time.h"
 #include "test.h"
 
@@ -366,4 +369,40 @@ TEST(words)
         ASSERT_STREQ(time_source_kind_to_string(TIME_SOURCE_HTTPS_DATE), "https-date");
         ASSERT_STREQ(time_format_utc(T0 + 250 * MSEC, buf, sizeof(buf)),
                      "2025-12-06 05:46:40.250 UTC");
+}
+
+TEST(saved_file)
+{
+        static const struct {
+                const char *text;
+                int r;
+                uint64_t usec;
+        } parse[] = {
+            {"roam-time 1 1765000000250000\n", 0, 1765000000250000ULL},
+            {"roam-time 1 1765000000250000", -EBADMSG, 0},
+            {"roam-time 1 \n", -EBADMSG, 0},
+            {"roam-time 1 0\n", -EBADMSG, 0},
+            {"roam-time 1 -5\n", -EBADMSG, 0},
+            {"roam-time 1 99999999999999999999\n", -EBADMSG, 0},
+            {"roam-time 2 1765000000250000\n", -EBADMSG, 0},
+            {"roam-time 1 17650000002500x0\n", -EBADMSG, 0},
+            {"", -EBADMSG, 0},
+        };
+        char dir[] = "/tmp/test-time-XXXXXX", path[64];
+        uint64_t v;
+
+        for (size_t i = 0; i < ELEMENTSOF(parse); i++) {
+                v = 0;
+                if (time_saved_parse(parse[i].text, strlen(parse[i].text), &v) != parse[i].r ||
+                    v != parse[i].usec)
+                        TEST_FAIL("\"%s\"", parse[i].text);
+        }
+        ASSERT_TRUE(mkdtemp(dir) != NULL);
+        snprintf(path, sizeof(path), "%s/time.state", dir);
+        ASSERT_EQ(time_saved_read(path, &v), -ENOENT);
+        ASSERT_OK(time_saved_write(path, T0));
+        ASSERT_OK(time_saved_read(path, &v));
+        ASSERT_EQ(v, T0);
+        unlink(path);
+        rmdir(dir);
 }
