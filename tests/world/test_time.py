@@ -1,0 +1,122 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The time consensus (docs/time.md) with real HTTPS check servers: three links online, one of
+them (cell0, in the mobile network) reaches a check server whose Date header lies by 2 h.
+roamd names that link a falseticker, takes the bound from the other two (within seconds of
+the real time) and settles; the time is saved as the last known good one. The host's clock
+is never touched: roamd only reads it."""
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from roamworld import PROPS_IFACE, ROAM, WAIT, wait_for
+
+WORLD = "wtime"
+TIME_PATH = "/org/roam1/time"
+TIME_IFACE = "org.roam1.Time"
+LIE = -7200  # seconds: the mobile network's check server is two hours behind
+AFTER_MOVE = 30
+
+# In the mobile network, HTTPS from the LAN goes to the router's own check server (the
+# world's certificate for probe.roam.test, the expected body, a lying Date).
+LIAR_NFT = """table inet timeliar {
+  chain pre {
+    type nat hook prerouting priority -100;
+    iifname "br0" meta nfproto ipv4 tcp dport 443 dnat ip to 198.51.100.65:8443
+    iifname "br0" meta nfproto ipv6 tcp dport 443 dnat ip6 to [2001:db8:6::1]:8443
+  }
+}
+"""
+
+
+@pytest.fixture(autouse=True)
+def needs_probes(world):
+    if not world.probes:
+        pytest.skip("this roamd has no connectivity probes")
+
+
+def time_props(w):
+    return w.call(TIME_PATH, PROPS_IFACE, "GetAll", "s", (TIME_IFACE,))
+
+
+@pytest.fixture
+def liar(w, tmp_path):
+    pidfile = tmp_path / "liar.pid"
+    ca = w.path("ca")
+    p = subprocess.Popen(
+        ["nsenter", "--net=/run/netns/roam-%s-mobile" % w.name, "--", "/usr/bin/python3",
+         str(Path(__file__).parent / "httpd.py"), "--port", "8027", "--tls-port", "8443",
+         "--cert", str(ca / "probe.pem"), "--key", str(ca / "probe.key"),
+         "--route", "/roam-probe=roam-online\\n", "--date-offset", str(LIE),
+         "--pidfile", str(pidfile)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(pidfile.exists, what="the lying check server")
+        w.exec("mobile", "nft", "-f", "-", input=LIAR_NFT)
+        yield
+    finally:
+        p.kill()
+        p.wait()
+        w.exec("mobile", "nft", "delete", "table", "inet", "timeliar", check=False)
+
+
+def online(l):
+    return l["Connectivity4"] == "online" and l["Connectivity6"] == "online"
+
+
+def test_liar_is_named_and_the_bound_comes_from_the_others(w, liar):
+    w.move("cell0", "mobile")
+    w.move("eth0", "home")
+    for name in ("wifi0", "cell0", "eth0"):
+        w.wait_link(name, online, timeout=AFTER_MOVE, what="%s online" % name)
+
+    # the liar really lies, seen with curl through cell0
+    r = w.dev("curl", "-sS", "-m", "5", "-D", "-", "-o", "/dev/null", "--interface", "cell0",
+              "--cacert", str(w.path("ca", "ca.pem")), "https://probe.roam.test/roam-probe")
+    date = [x for x in r.stdout.splitlines() if x.lower().startswith("date:")]
+    assert date, r.stdout
+    said = time.mktime(time.strptime(date[0].split(":", 1)[1].strip(),
+                                     "%a, %d %b %Y %H:%M:%S GMT")) - time.mktime(time.gmtime(0))
+    assert abs(said - time.time() - LIE) < 5, date
+
+    def settled():
+        t = time_props(w)
+        witnesses = {s[1] for s in t["Sources"]}
+        if t["State"] != "settled" or not {"link:wifi0", "link:cell0",
+                                           "link:eth0"} <= witnesses:
+            return None
+        return t
+    t = w.wait(settled, timeout=WAIT, what="the time settled with three witnesses")
+
+    verdicts = {}
+    for kind, witness, origin, _rt, _err, verdict, reason in t["Sources"]:
+        if witness.startswith("link:"):
+            assert kind == "https-date"
+            assert "probe.roam.test" in origin and witness[5:] in origin, origin
+            verdicts.setdefault(witness, set()).add((verdict, reason))
+    assert {v for v, _ in verdicts["link:cell0"]} == {"falseticker"}, verdicts
+    assert all("earlier than the time 2 of 3 sources agree on" in r
+               for _, r in verdicts["link:cell0"]), verdicts
+    assert {v for v, _ in verdicts["link:wifi0"]} == {"truechimer"}, verdicts
+    assert {v for v, _ in verdicts["link:eth0"]} == {"truechimer"}, verdicts
+    assert any("link:cell0 is a falseticker" in r for r in t["Reasons"]), t["Reasons"]
+    assert "2 of 3 sources agree" in t["Reasons"][0], t["Reasons"]
+
+    realtime, error = t["Bound"]
+    now = time.time() * 1e6
+    assert 0 < error < 2.5e6, error
+    assert abs(realtime - now) < error + 1e6, (realtime, now, error)
+    w.wait(lambda: time_props(w)["Gate"] == "open", what="the gate open")
+
+    # settled: saved as the last known good time (a lower bound, so not later than now)
+    saved = w.path("var-lib-roam", "time.state")
+    wait_for(saved.exists, what="the saved time")
+    text = saved.read_text()
+    assert text.startswith("roam-time 1 ") and text.endswith("\n"), text
+    assert now - 30e6 < int(text.split()[2]) <= time.time() * 1e6, text
+
+    # the client says it in words
+    r = w.dev(str(ROAM), "time", check=False)
+    assert r.returncode == 0, r.stderr
+    assert "settled" in r.stdout and "cell0" in r.stdout and "falseticker" in r.stdout, r.stdout
