@@ -15,26 +15,13 @@
 #include "roam-util.h"
 #include "roam-words.h"
 
-typedef struct TimeSourceRow {
-        char *kind, *witness, *origin, *verdict, *reason;
-        uint64_t realtime, error;
-} TimeSourceRow;
-
-typedef struct TimeView {
-        char *state, *gate;
-        uint64_t realtime, error;
-        char **reasons;
-        TimeSourceRow *sources;
-        size_t n_sources;
-} TimeView;
-
-static void time_view_done(TimeView *v)
+void roam_time_view_done(RoamTimeView *v)
 {
         free(v->state);
         free(v->gate);
         strv_free(v->reasons);
         for (size_t i = 0; i < v->n_sources; i++) {
-                TimeSourceRow *s = &v->sources[i];
+                RoamTimeSource *s = &v->sources[i];
                 free(s->kind);
                 free(s->witness);
                 free(s->origin);
@@ -44,7 +31,7 @@ static void time_view_done(TimeView *v)
         free(v->sources);
 }
 
-static int read_sources(sd_bus_message *m, TimeView *v)
+static int read_sources(sd_bus_message *m, RoamTimeView *v)
 {
         const char *kind, *witness, *origin, *verdict, *reason;
         uint64_t rt, err;
@@ -55,41 +42,39 @@ static int read_sources(sd_bus_message *m, TimeView *v)
                 return r;
         while ((r = sd_bus_message_read(m, "(sssttss)", &kind, &witness, &origin, &rt, &err,
                                         &verdict, &reason)) > 0) {
-                TimeSourceRow *n = realloc(v->sources, sizeof(*n) * (v->n_sources + 1));
+                RoamTimeSource *n = realloc(v->sources, sizeof(*n) * (v->n_sources + 1));
                 if (!n)
                         return -ENOMEM;
                 v->sources = n;
-                n[v->n_sources++] = (TimeSourceRow){strdup(kind), strdup(witness), strdup(origin),
-                                                    strdup(verdict), strdup(reason), rt, err};
+                n[v->n_sources++] = (RoamTimeSource){strdup(kind),
+                                                     strdup(witness),
+                                                     strdup(origin),
+                                                     strdup(verdict),
+                                                     strdup(reason),
+                                                     rt,
+                                                     err};
         }
         if (r < 0)
                 return r;
         return sd_bus_message_exit_container(m);
 }
 
-static int time_view_load(sd_bus *bus, TimeView *v)
+int roam_time_view_read(sd_bus_message *reply, RoamTimeView *v)
 {
-        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         const char *name, *s;
         int r;
 
-        r = sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_TIME_PATH,
-                               "org.freedesktop.DBus.Properties", "GetAll", &error, &reply, "s",
-                               ROAM_TIME_INTERFACE);
-        if (r < 0)
-                return roam_bus_log_call_error(&error, r, "read roamd's time");
         r = sd_bus_message_enter_container(reply, 'a', "{sv}");
         if (r < 0)
-                goto bad;
+                return r;
         while ((r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
                 r = sd_bus_message_read(reply, "s", &name);
                 if (r < 0)
-                        goto bad;
+                        return r;
                 if (streq(name, "State") || streq(name, "Gate")) {
                         r = sd_bus_message_read(reply, "v", "s", &s);
-                        if (r >= 0 && free_and_strdup(streq(name, "State") ? &v->state : &v->gate,
-                                                      s) < 0)
+                        if (r >= 0 &&
+                            free_and_strdup(streq(name, "State") ? &v->state : &v->gate, s) < 0)
                                 r = -ENOMEM;
                 } else if (streq(name, "Bound"))
                         r = sd_bus_message_read(reply, "v", "(tt)", &v->realtime, &v->error);
@@ -108,18 +93,31 @@ static int time_view_load(sd_bus *bus, TimeView *v)
                 } else /* a newer roamd's property (the zone's, say) */
                         r = sd_bus_message_skip(reply, "v");
                 if (r < 0)
-                        goto bad;
+                        return r;
                 r = sd_bus_message_exit_container(reply);
                 if (r < 0)
-                        goto bad;
+                        return r;
         }
         if (r < 0)
-                goto bad;
-        if (!v->state)
-                return log_error_errno(EBADMSG, "roamd's time has no State.");
+                return r;
+        return v->state ? 0 : -EBADMSG;
+}
+
+static int time_view_load(sd_bus *bus, RoamTimeView *v)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_TIME_PATH,
+                               "org.freedesktop.DBus.Properties", "GetAll", &error, &reply, "s",
+                               ROAM_TIME_INTERFACE);
+        if (r < 0)
+                return roam_bus_log_call_error(&error, r, "read roamd's time");
+        r = roam_time_view_read(reply, v);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read roamd's time: %m");
         return 0;
-bad:
-        return log_error_errno(r, "Failed to read roamd's time: %m");
 }
 
 /* "2026-12-06 00:12:03.250 UTC" */
@@ -149,7 +147,7 @@ static const char *plusminus(uint64_t usec, char *buf, size_t size)
         return buf;
 }
 
-static const char *gate_words(const char *gate)
+const char *roam_time_gate_words(const char *gate)
 {
         RoamTimeGate g = roam_time_gate_from_string(gate);
 
@@ -167,25 +165,33 @@ static const char *gate_words(const char *gate)
         return gate ? gate : "unknown";
 }
 
-static int print_text(const TimeView *v)
+void roam_time_headline(const RoamTimeView *v, char *buf, size_t size)
 {
         char a[48], b[32];
 
         if (v->realtime)
-                printf("Time: %s, %s %s\n", v->state, utc(v->realtime, a, sizeof(a)),
-                       plusminus(v->error, b, sizeof(b)));
+                snprintf(buf, size, "Time: %s, %s %s", v->state, utc(v->realtime, a, sizeof(a)),
+                         plusminus(v->error, b, sizeof(b)));
         else
-                printf("Time: %s\n", v->state);
+                snprintf(buf, size, "Time: %s", v->state);
+}
+
+void roam_time_print_text(const RoamTimeView *v)
+{
+        char a[48], b[32], head[128];
+
+        roam_time_headline(v, head, sizeof(head));
+        puts(head);
         if (v->reasons && v->reasons[0])
                 printf("Why: %s\n", v->reasons[0]);
-        printf("Gate: %s\n", gate_words(v->gate));
+        printf("Gate: %s\n", roam_time_gate_words(v->gate));
         if (v->n_sources == 0) {
                 puts("Sources: none yet");
-                return 0;
+                return;
         }
         puts("Sources:");
         for (size_t i = 0; i < v->n_sources; i++) {
-                const TimeSourceRow *s = &v->sources[i];
+                const RoamTimeSource *s = &v->sources[i];
 
                 printf("  %s: %s, %s, %s %s\n", s->witness, s->verdict, s->kind,
                        utc(s->realtime, a, sizeof(a)), plusminus(s->error, b, sizeof(b)));
@@ -193,10 +199,9 @@ static int print_text(const TimeView *v)
                 if (*s->reason)
                         printf("    why: %s\n", s->reason);
         }
-        return 0;
 }
 
-static int print_json(const TimeView *v)
+static int print_json(const RoamTimeView *v)
 {
         _cleanup_(json_object_putp) json_object *doc = json_object_new_object();
         json_object *sources = json_object_new_array(), *reasons = NULL, *bound;
@@ -221,7 +226,7 @@ static int print_json(const TimeView *v)
         if (strv_to_json(v->reasons, &reasons) < 0 || json_add(doc, "reasons", reasons) < 0)
                 return log_oom();
         for (size_t i = 0; i < v->n_sources; i++) {
-                const TimeSourceRow *s = &v->sources[i];
+                const RoamTimeSource *s = &v->sources[i];
                 json_object *o = json_object_new_object();
 
                 if (!o || json_append(sources, o) < 0 || json_add_string(o, "kind", s->kind) < 0 ||
@@ -239,7 +244,7 @@ static int print_json(const TimeView *v)
 int roam_time_run(bool json)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        TimeView v = {};
+        RoamTimeView v = {};
         int r;
 
         r = roam_output_clean_stdout();
@@ -250,7 +255,7 @@ int roam_time_run(bool json)
                 return r;
         r = time_view_load(bus, &v);
         if (r >= 0)
-                r = json ? print_json(&v) : print_text(&v);
-        time_view_done(&v);
+                r = json ? print_json(&v) : (roam_time_print_text(&v), 0);
+        roam_time_view_done(&v);
         return r;
 }

@@ -51,6 +51,7 @@ the state while it runs through stdin, one JSON command a line, each answered by
   {"op": "portal_calls"}                     the Portal method calls: [method, link, ...]
                                              (Login: user, the password read from the fd)
   {"op": "budget", "budgets": [...]}         replace the budgets, signal BudgetChanged
+  {"op": "time", "props": {...}}             change org.roam1.Time's properties
 The scenario's "portal_sessions" (a list of session dictionaries, keys as on the bus) makes
 /org/roam1/portal (org.roam1.Portal) exist. Its "time" ({"State", "Gate", "Bound": [t, e],
 "Sources": [[kind, witness, origin, t, e, verdict, reason]], "Reasons": [...]}) makes
@@ -723,6 +724,11 @@ class Manager(PropertiesObject):
             return "OK " + json.dumps(self.location_calls)
         elif op == "rules":
             self.rules = [list(r) for r in cmd["rules"]]
+        elif op == "time":
+            full = time_properties(cmd["props"])
+            changed = {k: full[k] for k in cmd["props"]}
+            self.time.props.update(changed)
+            self.time.PropertiesChanged(TIME_IFACE, changed, [])
         elif op == "budget":
             self.usage["budgets"] = cmd["budgets"]
             for b in cmd["budgets"]:

@@ -3,6 +3,7 @@
 as JSON, against fake_roamd.py's org.roam1.Time."""
 import json
 
+from test_plain import CLOCK, PORTAL, plain  # noqa: F401 (the fixture)
 from test_status import NOT_RUNNING
 
 T = 1_765_000_000_250_000  # 2025-12-06 05:46:40.250 UTC
@@ -84,3 +85,26 @@ def test_time_hostile_text_is_cleaned(roamd, roam):
 def test_time_not_running(roam):
     r = roam("time")
     assert r.rc == 3 and r.err.strip() == NOT_RUNNING
+
+
+def test_plain_time(roamd, plain):  # noqa: F811
+    fake = roamd(dict(PORTAL, time={"State": "settling", "Gate": "closed",
+                                    "Reasons": ["1 source so far; 2 must agree"]}))
+    p = plain()
+    p.expect(r"State: .*")
+    p.send("help")
+    p.expect(r"  time           the time as roamd's sources agree on it: state, bound, gate, "
+             r"and each")
+    p.send("time")
+    p.expect(r"Time: settling")
+    p.expect(r"Why: 1 source so far; 2 must agree")
+    p.expect(r"Gate: closed: apps wait for the time to settle")
+    p.expect(r"Sources: none yet")
+    # the wait ended: one line for the gate, none for the unchanged state
+    fake.send(op="time", props={"Gate": "unverified"})
+    p.expect(CLOCK + r"Time gate: open after the wait: time unverified\.")
+    fake.send(op="time", props=SETTLED)
+    p.expect(CLOCK + r"Time: settled, 2025-12-06 05:46:40\.250 UTC ± 512 ms: 2 of 3 sources "
+             r"agree within ± 512 ms; 1 falseticker\.")
+    p.expect(CLOCK + r"Time gate: open: the time is verified\.")
+    assert sum(line.endswith("time unverified.") for line in p.lines) == 1, p.lines
