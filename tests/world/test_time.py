@@ -65,6 +65,21 @@ def online(l):
     return l["Connectivity4"] == "online" and l["Connectivity6"] == "online"
 
 
+def test_one_witness_settles_nothing_and_the_gate_opens_unverified(w):
+    """The world as `up` makes it: only wifi0 online, one witness. The time is settling, and
+    GateTimeout= (5 s) after the first online verdict the gate opens anyway: unverified."""
+    w.wait_link("wifi0", online, what="wifi0 online")
+    t = w.wait(lambda: (lambda t: t if t["Gate"] == "unverified" else None)(time_props(w)),
+               timeout=WAIT, what="the gate open after its wait")
+    assert t["State"] == "settling", t
+    assert t["Reasons"][0] == "1 source so far; 2 must agree", t["Reasons"]
+    assert t["Bound"] == (0, 0), t["Bound"]
+    assert {s[1] for s in t["Sources"]} == {"link:wifi0"}, t["Sources"]
+    r = w.dev(str(ROAM), "time", check=False)
+    assert r.returncode == 0, r.stderr
+    assert "Gate: open after the wait: time unverified" in r.stdout, r.stdout
+
+
 def test_liar_is_named_and_the_bound_comes_from_the_others(w, liar):
     w.move("cell0", "mobile")
     w.move("eth0", "home")
@@ -120,3 +135,40 @@ def test_liar_is_named_and_the_bound_comes_from_the_others(w, liar):
     r = w.dev(str(ROAM), "time", check=False)
     assert r.returncode == 0, r.stderr
     assert "settled" in r.stdout and "cell0" in r.stdout and "falseticker" in r.stdout, r.stdout
+
+
+def test_manual_setting_is_authorized_and_the_saved_time_is_a_lower_bound(w):
+    w.wait_link("wifi0", online, what="wifi0 online")
+    now = int(time.time() * 1e6)
+    # bad input first: nothing changes
+    ok, err, out = w.call_as(0, TIME_PATH, TIME_IFACE, "SetManual", "uint64:5", "uint64:0")
+    assert not ok and err == "org.roam1.Error.InvalidArguments", out
+    ok, err, out = w.call_as(0, TIME_PATH, TIME_IFACE, "SetManual", "uint64:%d" % now,
+                             "uint64:%d" % (2 * 86400 * 10**6))
+    assert not ok and err == "org.roam1.Error.InvalidArguments", out
+    # a user who is not authorized is refused
+    ok, err, out = w.call_as(65534, TIME_PATH, TIME_IFACE, "SetManual", "uint64:%d" % now,
+                             "uint64:2000000")
+    assert not ok and err == "org.roam1.Error.AccessDenied", out
+    assert "manual" not in {s[1] for s in time_props(w)["Sources"]}
+    # root is: the manual setting agrees with wifi0's Date, two witnesses settle
+    w.call(TIME_PATH, TIME_IFACE, "SetManual", "tt", (now, 2_000_000))
+    t = w.wait(lambda: (lambda t: t if t["State"] == "settled" else None)(time_props(w)),
+               what="settled by the manual setting and wifi0")
+    manual = [s for s in t["Sources"] if s[1] == "manual"]
+    assert len(manual) == 1 and manual[0][0] == "manual" and manual[0][5] == "truechimer", manual
+    assert manual[0][2] == "set by uid 0", manual
+
+    # roamd exits (saving the time) and comes back: the saved time is its lower bound
+    w.roamd_restart()
+    saved = w.path("var-lib-roam", "time.state").read_text()
+    lower = int(saved.split()[2])
+    assert now - 10e6 < lower <= time.time() * 1e6, saved
+
+    def has_lower_bound():
+        t = time_props(w)
+        return [s for s in t["Sources"] if s[0] == "saved"] or None
+    s = w.wait(has_lower_bound, what="the saved time among the sources")[0]
+    assert s[1] == "saved" and s[5] == "lower-bound", s
+    assert s[2] == "/var/lib/roam/time.state", s
+    assert s[3] - s[4] >= lower - 1, s  # aged from the file's time, never earlier
