@@ -6,6 +6,7 @@
 
 #include "roam-log.h"
 #include "roam-util.h"
+#include "roam-text.h"
 #include "roamd-capport.h"
 #include "roamd-curl.h"
 #include "roamd-http-answer.h"
@@ -361,6 +362,7 @@ static void capport_classify(Fetch *f, long status)
 static void fetch_record_date(Fetch *f, CURL *easy)
 {
         Link *l = f->prober->link;
+        _cleanup_free_ char *name = NULL;
         struct curl_header *h = NULL;
         curl_off_t pre = 0, first = 0, total = 0;
         long verify = -1;
@@ -381,6 +383,9 @@ static void fetch_record_date(Fetch *f, CURL *easy)
             curl_easy_getinfo(easy, CURLINFO_TOTAL_TIME_T, &total) != CURLE_OK || first < pre ||
             total < first)
                 return;
+        /* an interface name may hold any byte: the sample is said on the bus */
+        if (roam_text_clean_str(strempty(l->info.name), 0, &name) < 0)
+                return;
         rtt = (uint64_t)(first - pre);
         now = clock_now_usec(CLOCK_BOOTTIME);
         first_at = now - MIN(now, (uint64_t)(total - first));
@@ -390,8 +395,8 @@ static void fetch_record_date(Fetch *f, CURL *easy)
             .error = 500 * USEC_PER_MSEC + rtt / 2,
             .taken = first_at - MIN(first_at, rtt / 2),
         };
-        snprintf(s->witness, sizeof(s->witness), "link:%s", strempty(l->info.name));
-        snprintf(s->origin, sizeof(s->origin), "%s via %s (%s)", f->url, strempty(l->info.name),
+        snprintf(s->witness, sizeof(s->witness), "link:%s", name);
+        snprintf(s->origin, sizeof(s->origin), "%s via %s (%s)", f->url, name,
                  family_name(f->family->family));
 }
 

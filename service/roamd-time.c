@@ -8,6 +8,7 @@
 
 #include "roam-log.h"
 #include "roam-macro.h"
+#include "roam-text.h"
 #include "roamd-time.h"
 
 static const char *const time_state_table[_TIME_STATE_MAX] = {
@@ -140,8 +141,10 @@ static bool sample_valid(const TimeSample *s)
 {
         return s->kind >= 0 && s->kind < _TIME_SOURCE_KIND_MAX && s->witness[0] &&
                memchr(s->witness, 0, sizeof(s->witness)) &&
-               memchr(s->origin, 0, sizeof(s->origin)) && s->realtime > 0 &&
-               s->error < 100ULL * 365 * 86400 * TIME_USEC_PER_SEC &&
+               memchr(s->origin, 0, sizeof(s->origin)) &&
+               /* said on the bus and to the user: UTF-8 without control characters */
+               roam_text_is_clean(s->witness, 0) && roam_text_is_clean(s->origin, 0) &&
+               s->realtime > 0 && s->error < 100ULL * 365 * 86400 * TIME_USEC_PER_SEC &&
                (s->lower_bound == (s->kind == TIME_SOURCE_SAVED));
 }
 

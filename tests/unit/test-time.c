@@ -242,6 +242,10 @@ TEST(refuses_bad_samples)
         s = sample(&(In){"link:a", 0, 1000}, BOOT);
         s.lower_bound = true; /* only the saved time is a lower bound */
         ASSERT_EQ(time_add_sample(t, &s, BOOT), -EINVAL);
+        s = sample(&(In){"link:a\x1b[2J", 0, 1000}, BOOT); /* said on the bus: clean text */
+        ASSERT_EQ(time_add_sample(t, &s, BOOT), -EINVAL);
+        s = sample(&(In){"link:\xc3\x28", 0, 1000}, BOOT);
+        ASSERT_EQ(time_add_sample(t, &s, BOOT), -EINVAL);
         ASSERT_EQ(t->n_sources, 0);
         time_free(t);
 }
