@@ -159,6 +159,8 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
                 /* The gate's wait counts from the first online verdict. */
                 if ((ev->mask & LINKS_BEST_STATE) && streq(links->state, "online") &&
                     f->time->gate_deadline == 0) {
+                        /* the configuration in force now (a reload may have changed it) */
+                        f->time->gate_wait = f->manager->config->time.gate_timeout_usec;
                         time_gate_online(f->time, boottime());
                         if (!time_gate_open(f->time))
                                 feed_arm(&f->gate, f, f->time->gate_deadline, on_gate);
