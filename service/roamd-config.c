@@ -60,6 +60,7 @@ Config *config_free(Config *c)
         strv_free(c->apps.system_cgroups);
         free(c->stats.directory);
         free(c->time.state_file);
+        free(c->time.chrony_socket);
         free(c->stats.prometheus_file);
         for (size_t i = 0; i < c->stats.n_roaming; i++)
                 free(c->stats.roaming[i].pattern);
@@ -132,7 +133,8 @@ static int config_new(const char *name, Config **ret)
                 return -ENOMEM;
         c->time.gate_timeout_usec = 5 * USEC_PER_SEC;
         c->time.state_file = strdup(ROAM_LOCALSTATEDIR "/lib/roam/time.state");
-        if (!c->time.state_file)
+        c->time.chrony_socket = strdup("/run/chrony.roam.sock");
+        if (!c->time.state_file || !c->time.chrony_socket)
                 return -ENOMEM;
         c->firewall.enable = true;
         c->firewall.networks_dir = strdup(ROAM_SYSCONFDIR "/roam/networks.d");
@@ -812,6 +814,17 @@ static int parse_time(Config *c, const char *file, unsigned line, const char *ke
         }
         if (streq(key, "StateFile"))
                 return parse_path(file, line, key, value, &c->time.state_file);
+        if (streq(key, "ChronySocket")) {
+                if (!*value) { /* off */
+                        free(c->time.chrony_socket);
+                        c->time.chrony_socket = NULL;
+                        return 0;
+                }
+                if (strlen(value) >= 108) /* sun_path */
+                        return conf_log_error(file, line,
+                                              "ChronySocket= is longer than a socket path may be.");
+                return parse_path(file, line, key, value, &c->time.chrony_socket);
+        }
         return conf_log_error(file, line, "Unknown key %s= in section [Time].", key);
 }
 

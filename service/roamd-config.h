@@ -115,6 +115,7 @@ typedef struct TimeConfig {
         uint64_t gate_timeout_usec; /* apps hear "online" at most this long after the first
                                      * online verdict, settled or not */
         char *state_file;           /* the last known good time, /var/lib/roam/time.state */
+        char *chrony_socket;        /* chronyd's SOCK refclock, /run/chrony.roam.sock; NULL off */
 } TimeConfig;
 
 /* [Firewall]: the personal firewall that follows the network (docs/firewall.md). */

@@ -9,6 +9,7 @@
 #include "roamd-links.h"
 #include "roamd-manager.h"
 #include "roamd-time-feed.h"
+#include "roamd-time-chrony.h"
 #include "roamd-time-saved.h"
 
 static usec_t boottime(void)
@@ -93,6 +94,56 @@ static int on_gate(sd_event_source *s, uint64_t usec, void *userdata)
         return 0;
 }
 
+/* How often chronyd hears the agreed time while it is settled. */
+#define CHRONY_INTERVAL_USEC (2 * USEC_PER_SEC)
+
+static int on_chrony(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        TimeFeed *f = userdata;
+        const char *path = f->manager->config->time.chrony_socket;
+        usec_t rt, err, real;
+        int r;
+
+        if (!path || time_bound_at(f->time, boottime(), &rt, &err) < 0) {
+                /* not settled: chronyd hears nothing until it is again */
+                (void)sd_event_source_set_enabled(s, SD_EVENT_OFF);
+                return 0;
+        }
+        real = clock_now_usec(CLOCK_REALTIME);
+        r = chrony_sock_send(path, real, (int64_t)(rt - real));
+        /* a full queue loses this sample only: chronyd is there, just busy */
+        if (r != f->chrony_error && r != -EAGAIN) {
+                if (r < 0)
+                        log_debug_errno(r, "chronyd's reference clock socket %s: %m", path);
+                else
+                        log_info("Time: feeding chronyd's reference clock at %s", path);
+                f->chrony_error = r;
+        }
+        (void)sd_event_source_set_time(s, usec + CHRONY_INTERVAL_USEC);
+        (void)sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        return 0;
+}
+
+static void chrony_follow(TimeFeed *f)
+{
+        int r;
+
+        if (f->time->state != TIME_STATE_SETTLED || !f->manager->config->time.chrony_socket) {
+                if (f->chrony)
+                        (void)sd_event_source_set_enabled(f->chrony, SD_EVENT_OFF);
+                return;
+        }
+        if (!f->chrony) {
+                r = sd_event_add_time(f->manager->event, &f->chrony, CLOCK_BOOTTIME, 0, 0,
+                                      on_chrony, f);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to add the chrony timer: %m");
+                return;
+        }
+        (void)sd_event_source_set_time(f->chrony, 0); /* at once, then every interval */
+        (void)sd_event_source_set_enabled(f->chrony, SD_EVENT_ONESHOT);
+}
+
 static void on_time(Time *t, TimeEventType ev, void *userdata)
 {
         TimeFeed *f = userdata;
@@ -101,6 +152,7 @@ static void on_time(Time *t, TimeEventType ev, void *userdata)
         case TIME_EVENT_STATE:
                 if (t->state == TIME_STATE_SETTLED)
                         feed_save(f);
+                chrony_follow(f);
                 time_bus_emit_changed(f, "State", "Bound", "Reasons", "Gate", NULL);
                 manager_time_gate_changed(f->manager); /* unverified may be verified now */
                 break;
@@ -185,6 +237,7 @@ int time_feed_new(Manager *m, TimeFeed **ret)
         if (!f)
                 return -ENOMEM;
         f->manager = m;
+        f->chrony_error = 1; /* nothing sent yet: the first answer is said */
         r = time_new(m->config->time.gate_timeout_usec, &f->time);
         if (r < 0) {
                 free(f);
@@ -213,6 +266,7 @@ TimeFeed *time_feed_free(TimeFeed *f)
                 links_watch_remove(f->manager->links, f->links_watch);
         sd_event_source_disable_unref(f->expiry);
         sd_event_source_disable_unref(f->gate);
+        sd_event_source_disable_unref(f->chrony);
         sd_bus_slot_unref(f->slot);
         time_free(f->time);
         free(f);

@@ -21,6 +21,8 @@ typedef struct TimeFeed {
         unsigned links_watch;
         sd_event_source *expiry; /* the next sample's expiry (CLOCK_BOOTTIME) */
         sd_event_source *gate;   /* the gate's bounded wait (CLOCK_BOOTTIME) */
+        sd_event_source *chrony; /* while settled: a sample to chronyd's SOCK refclock */
+        int chrony_error;        /* the last send's, said once; 1 before the first */
         sd_bus_slot *slot;
 } TimeFeed;
 

@@ -355,10 +355,17 @@ TEST(config_time)
         ASSERT_OK(parse("", &c));
         ASSERT_EQ(c->time.gate_timeout_usec, 5 * USEC_PER_SEC);
         ASSERT_STREQ(c->time.state_file, "/var/lib/roam/time.state");
+        ASSERT_STREQ(c->time.chrony_socket, "/run/chrony.roam.sock");
         config_free(c);
         c = NULL;
         ASSERT_OK(parse("[Time]\nGateTimeout=1500ms\nStateFile=/tmp/t.state\n", &c));
         ASSERT_EQ(c->time.gate_timeout_usec, 1500 * USEC_PER_MSEC);
         ASSERT_STREQ(c->time.state_file, "/tmp/t.state");
         config_free(c);
+        c = NULL;
+        ASSERT_OK(parse("[Time]\nChronySocket=\n", &c));
+        ASSERT_TRUE(c->time.chrony_socket == NULL);
+        config_free(c);
+        c = NULL;
+        ASSERT_EQ(parse("[Time]\nChronySocket=relative.sock\n", &c), -EINVAL);
 }

@@ -4,6 +4,8 @@ them (cell0, in the mobile network) reaches a check server whose Date header lie
 roamd names that link a falseticker, takes the bound from the other two (within seconds of
 the real time) and settles; the time is saved as the last known good one. The host's clock
 is never touched: roamd only reads it."""
+import os
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -172,3 +174,58 @@ def test_manual_setting_is_authorized_and_the_saved_time_is_a_lower_bound(w):
     assert s[1] == "saved" and s[5] == "lower-bound", s
     assert s[2] == "/var/lib/roam/time.state", s
     assert s[3] - s[4] >= lower - 1, s  # aged from the file's time, never earlier
+
+
+def chronyd_binary():
+    for p in (os.environ.get("ROAM_CHRONYD"), shutil.which("chronyd"), "/usr/sbin/chronyd"):
+        if p and os.access(p, os.X_OK):
+            return p
+    return None
+
+
+def test_chronyd_hears_the_agreed_time_on_its_sock_refclock(w, tmp_path):
+    """A real chronyd in the device with -x (it never touches the clock) and a SOCK refclock
+    at roamd's default path: once the time is settled, roamd's samples reach it (the source
+    is reachable, its offset is small)."""
+    chronyd = chronyd_binary()
+    if not chronyd:
+        pytest.skip("no chronyd (Debian's chrony; ROAM_CHRONYD=PATH)")
+    chronyc = os.path.join(os.path.dirname(os.path.dirname(chronyd)), "bin", "chronyc")
+    if not os.access(chronyc, os.X_OK):
+        chronyc = shutil.which("chronyc") or "/usr/bin/chronyc"
+    conf = tmp_path / "chrony.conf"
+    conf.write_text("refclock SOCK /run/chrony.roam.sock refid ROAM poll 1 filter 2\n"
+                    "bindcmdaddress /run/roam-chrony/chronyd.sock\n"
+                    "cmdport 0\n"
+                    "pidfile /run/roam-chronyd.pid\n")
+    tmp_path.chmod(0o755)
+    # chronyd opens its command socket only in a directory others cannot enter
+    w.dev("mkdir", "-p", "-m", "0750", "/run/roam-chrony")
+    p = w.dev_popen([chronyd, "-x", "-d", "-u", "root", "-f", str(conf)],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: w.dev("test", "-S", "/run/chrony.roam.sock", check=False).returncode == 0,
+                 interval=0.2, what="chronyd's refclock socket")
+        w.wait_link("wifi0", online, what="wifi0 online")
+        w.call(TIME_PATH, TIME_IFACE, "SetManual", "tt", (int(time.time() * 1e6), 2_000_000))
+        w.wait(lambda: time_props(w)["State"] == "settled" or None, what="settled")
+
+        seen = {}
+
+        def roam_source():
+            r = w.dev(chronyc, "-h", "/run/roam-chrony/chronyd.sock", "-n", "-c", "sources",
+                      check=False)
+            seen["out"] = r.stdout + r.stderr
+            rows = [l.split(",") for l in r.stdout.splitlines() if ",ROAM," in l]
+            return rows[0] if rows and int(rows[0][5], 8) != 0 else None
+        try:
+            row = wait_for(roam_source, timeout=20, interval=0.5,
+                           what="chronyd's ROAM source reached")
+        except TimeoutError:
+            log = [x for x in w.roamd_log().splitlines() if "chrony" in x or "Time" in x]
+            raise AssertionError("chronyc said: %r; roamd: %s" % (seen.get("out"), log[-8:]))
+        assert abs(float(row[8])) < 3, row  # the offset roamd said: the clock is right
+        assert "feeding chronyd's reference clock at /run/chrony.roam.sock" in w.roamd_log()
+    finally:
+        p.terminate()
+        p.wait()
