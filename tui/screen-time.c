@@ -184,7 +184,8 @@ static int build(Tui *t, TimeData *d, TuiDoc *doc)
 
         r = tui_doc_line(doc, -1, 0);
         if (!d->loaded)
-                return r < 0 ? r : tui_doc_span(doc, THEME_MUTED, 0, "Reading the time from roamd...");
+                return r < 0 ? r
+                             : tui_doc_span(doc, THEME_MUTED, 0, "Reading the time from roamd...");
         if (d->error[0])
                 return r < 0 ? r
                              : tui_doc_spanf(doc, THEME_ERROR, 0, "No time to show: %s", d->error);
@@ -195,8 +196,8 @@ static int build(Tui *t, TimeData *d, TuiDoc *doc)
         if (r >= 0 && v->reasons && v->reasons[0])
                 r = tui_doc_field(doc, -1, 6, "Why:", THEME_NORMAL, v->reasons[0]);
         if (r >= 0)
-                r = tui_doc_field(doc, -1, 6, "Gate:",
-                                  streq_ptr(v->gate, "open") ? THEME_OK : THEME_WARNING,
+                r = tui_doc_field(doc, -1, 6,
+                                  "Gate:", streq_ptr(v->gate, "open") ? THEME_OK : THEME_WARNING,
                                   roam_time_gate_words(v->gate));
         if (r >= 0)
                 r = tui_doc_line(doc, -1, 0);
@@ -221,8 +222,8 @@ static int build(Tui *t, TimeData *d, TuiDoc *doc)
                 if (r >= 0 && !narrow)
                         r = tui_doc_span(doc, THEME_NORMAL, name_w + 1, "agreed");
                 if (r >= 0)
-                        r = span_interval(t, doc, bar_w, centre, half, v->realtime, v->error,
-                                          false, THEME_SELECTED);
+                        r = span_interval(t, doc, bar_w, centre, half, v->realtime, v->error, false,
+                                          THEME_SELECTED);
                 if (r >= 0 && !narrow)
                         r = tui_doc_span(doc, THEME_NORMAL, 0, " bound");
         }
@@ -240,14 +241,12 @@ static int build(Tui *t, TimeData *d, TuiDoc *doc)
                                 r = tui_doc_line(doc, (int)i, 4);
                         if (r >= 0)
                                 r = span_interval(t, doc, bar_w, centre, half, s->realtime,
-                                                  s->error, streq(s->verdict, "lower-bound"),
-                                                  role);
+                                                  s->error, streq(s->verdict, "lower-bound"), role);
                 } else if (r >= 0) {
                         r = tui_doc_span(doc, THEME_NORMAL, name_w + 1, s->witness);
                         if (r >= 0)
                                 r = span_interval(t, doc, bar_w, centre, half, s->realtime,
-                                                  s->error, streq(s->verdict, "lower-bound"),
-                                                  role);
+                                                  s->error, streq(s->verdict, "lower-bound"), role);
                         if (r >= 0)
                                 r = tui_doc_span(doc, THEME_NORMAL, 1, " ");
                         if (r >= 0)
