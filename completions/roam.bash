@@ -37,7 +37,7 @@ _roam()
                 cword=$COMP_CWORD
         fi
 
-        local commands="status apps app run stats portal p2p bt nfc network firewall"
+        local commands="status apps app run stats portal time p2p bt nfc network firewall"
         local options="-h --help --version --json --plain --theme --no-mouse --app --online-for
                 --user --link --since"
         local durations="90s 10m 30m 1h 1h30m 24h until-released"

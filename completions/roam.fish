@@ -34,13 +34,14 @@ function __roam_args_are --argument-names cmd n
     test (count $words) -ge 1; and test "$words[1]" = $cmd; and test (count $words) -eq (math $n + 1)
 end
 
-set -l commands status apps app run stats portal p2p bt nfc network firewall
+set -l commands status apps app run stats portal time p2p bt nfc network firewall
 complete -c roam -f
 complete -c roam -n "not __fish_seen_subcommand_from $commands" -a status -d 'Show the global state and every link'
 complete -c roam -n "not __fish_seen_subcommand_from $commands" -a apps -d 'Show every app and its policy'
 complete -c roam -n "not __fish_seen_subcommand_from $commands" -a app -d 'Show or change one app'
 complete -c roam -n "not __fish_seen_subcommand_from $commands" -a run -d 'Run a command inside an app'
 complete -c roam -n "not __fish_seen_subcommand_from $commands" -a stats -d 'Traffic per app, user and link'
+complete -c roam -n "not __fish_seen_subcommand_from $commands" -a time -d 'The time as the sources agree on it'
 complete -c roam -n "not __fish_seen_subcommand_from $commands" -a portal -d 'Captive portals'
 complete -c roam -n "not __fish_seen_subcommand_from $commands" -a p2p -d 'WiFi Direct devices'
 complete -c roam -n "not __fish_seen_subcommand_from $commands" -a bt -d 'Bluetooth'

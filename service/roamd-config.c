@@ -59,6 +59,8 @@ Config *config_free(Config *c)
         free(c->apps.state_file);
         strv_free(c->apps.system_cgroups);
         free(c->stats.directory);
+        free(c->time.state_file);
+        free(c->time.chrony_socket);
         free(c->stats.prometheus_file);
         for (size_t i = 0; i < c->stats.n_roaming; i++)
                 free(c->stats.roaming[i].pattern);
@@ -128,6 +130,11 @@ static int config_new(const char *name, Config **ret)
                 return -ENOMEM;
         c->portal.credentials_file = strdup(ROAM_LOCALSTATEDIR "/lib/roam/portal.credentials");
         if (!c->portal.credentials_file)
+                return -ENOMEM;
+        c->time.gate_timeout_usec = 5 * USEC_PER_SEC;
+        c->time.state_file = strdup(ROAM_LOCALSTATEDIR "/lib/roam/time.state");
+        c->time.chrony_socket = strdup("/run/chrony.roam.sock");
+        if (!c->time.state_file || !c->time.chrony_socket)
                 return -ENOMEM;
         c->firewall.enable = true;
         c->firewall.networks_dir = strdup(ROAM_SYSCONFDIR "/roam/networks.d");
@@ -792,6 +799,35 @@ static int parse_bluetooth(Config *c, const char *file, unsigned line, const cha
         return 0;
 }
 
+static int parse_time(Config *c, const char *file, unsigned line, const char *key,
+                      const char *value)
+{
+        if (streq(key, "GateTimeout")) {
+                uint64_t v;
+                if (parse_duration(value, &v) < 0 || v > 600 * USEC_PER_SEC)
+                        return conf_log_error(file, line,
+                                              "GateTimeout= must be a duration from 0 to 600s, "
+                                              "got \"%s\".",
+                                              value);
+                c->time.gate_timeout_usec = v;
+                return 0;
+        }
+        if (streq(key, "StateFile"))
+                return parse_path(file, line, key, value, &c->time.state_file);
+        if (streq(key, "ChronySocket")) {
+                if (!*value) { /* off */
+                        free(c->time.chrony_socket);
+                        c->time.chrony_socket = NULL;
+                        return 0;
+                }
+                if (strlen(value) >= 108) /* sun_path */
+                        return conf_log_error(file, line,
+                                              "ChronySocket= is longer than a socket path may be.");
+                return parse_path(file, line, key, value, &c->time.chrony_socket);
+        }
+        return conf_log_error(file, line, "Unknown key %s= in section [Time].", key);
+}
+
 static int parse_firewall(Config *c, const char *file, unsigned line, const char *key,
                           const char *value)
 {
@@ -853,6 +889,8 @@ static int config_assign(const char *file, unsigned line, const char *section, c
                 return parse_bluetooth(c, file, line, key, value);
         if (streq(section, "Firewall"))
                 return parse_firewall(c, file, line, key, value);
+        if (streq(section, "Time"))
+                return parse_time(c, file, line, key, value);
         return conf_log_error(file, line, "Unknown section [%s].", section);
 }
 

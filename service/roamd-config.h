@@ -110,6 +110,14 @@ typedef struct BluetoothConfig {
         uint64_t nfc_offer_usec;        /* a tag from neard unanswered this long is dropped */
 } BluetoothConfig;
 
+/* [Time]: the time consensus and the online gate (docs/time.md). */
+typedef struct TimeConfig {
+        uint64_t gate_timeout_usec; /* apps hear "online" at most this long after the first
+                                     * online verdict, settled or not */
+        char *state_file;           /* the last known good time, /var/lib/roam/time.state */
+        char *chrony_socket;        /* chronyd's SOCK refclock, /run/chrony.roam.sock; NULL off */
+} TimeConfig;
+
 /* [Firewall]: the personal firewall that follows the network (docs/firewall.md). */
 typedef enum FirewallSsh {
         FIREWALL_SSH_ALWAYS,  /* TCP 22 open in every location (the default: a headless box
@@ -147,6 +155,7 @@ typedef struct Config {
         WiFiConfig wifi;
         BluetoothConfig bluetooth;
         FirewallConfig firewall;
+        TimeConfig time;
 } Config;
 
 Config *config_free(Config *c);

@@ -379,6 +379,7 @@ void link_set_verdict(Link *l, int family, VerdictResult v, const char *portal_u
 void link_probe_finished(Link *l)
 {
         link_bus_emit_changed(l, "LastProbe", "ProbeDuration", NULL);
+        links_link_probed(l->links, l);
 }
 
 void link_set_capport(Link *l, const CapportInfo *info, const char *error)

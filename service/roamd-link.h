@@ -8,6 +8,7 @@
 #include "roamd-config.h"
 #include "roamd-capport.h"
 #include "roamd-dns-source.h"
+#include "roamd-time-sample.h"
 #include "roamd-verdict.h"
 
 typedef struct Manager Manager;
@@ -90,6 +91,10 @@ typedef struct Link {
         CapportInfo capport; /* RFC 8908 data; capport_valid says whether there is any */
         bool capport_valid;
         char *capport_error; /* why the announced API could not be used, else NULL */
+        /* The Date of the last HTTPS probe answer per family (0 IPv4, 1 IPv6) whose TLS was
+         * validated and which was the expected answer; realtime 0: none. The time module reads
+         * it (docs/time.md). */
+        TimeSample https_date[2];
         Prober *prober;
         bool seen;      /* marked during a sync; unseen links are gone */
         bool announced; /* InterfacesAdded sent, visible on the bus */

@@ -18,6 +18,7 @@ static const char *const links_event_type_table[_LINKS_EVENT_MAX] = {
     [LINKS_EVENT_VERDICT] = "verdict", [LINKS_EVENT_CAPPORT] = "capport",
     [LINKS_EVENT_NETWORK] = "network", [LINKS_EVENT_GONE] = "gone",
     [LINKS_EVENT_BEST] = "best",       [LINKS_EVENT_SYNCED] = "synced",
+    [LINKS_EVENT_PROBED] = "probed",
 };
 
 const char *links_event_type_to_string(LinksEventType t)
@@ -286,6 +287,12 @@ void links_link_verdict_changed(Links *l, Link *link)
                 return;
         links_update_best(l);
         links_notify(l, &(LinksEvent){.type = LINKS_EVENT_VERDICT, .link = link});
+}
+
+void links_link_probed(Links *l, Link *link)
+{
+        if (l)
+                links_notify(l, &(LinksEvent){.type = LINKS_EVENT_PROBED, .link = link});
 }
 
 void links_link_capport_changed(Links *l, Link *link)

@@ -28,6 +28,7 @@ typedef enum LinksEventType {
         LINKS_EVENT_GONE,    /* a link went away; freed after the watchers return */
         LINKS_EVENT_BEST,    /* the best link or the global state changed: mask says which */
         LINKS_EVENT_SYNCED,  /* a sync finished: the table is complete and consistent */
+        LINKS_EVENT_PROBED,  /* a link's probe round ended (its verdict may be unchanged) */
         _LINKS_EVENT_MAX,
         _LINKS_EVENT_INVALID = -EINVAL,
 } LinksEventType;
@@ -101,3 +102,4 @@ Link *links_get_by_name(Links *l, const char *name);
 void links_link_verdict_changed(Links *l, Link *link);
 void links_link_capport_changed(Links *l, Link *link);
 void links_link_network_changed(Links *l, Link *link);
+void links_link_probed(Links *l, Link *link);

@@ -15,6 +15,7 @@
 #include "roamd-portal.h"
 #include "roamd-bt.h"
 #include "roamd-manager.h"
+#include "roamd-time-feed.h"
 #include "roamd-polkit.h"
 #include "roamd-ndopt.h"
 #include "roamd-netlink.h"
@@ -75,6 +76,23 @@ static bool links_await_first_answer(void *userdata)
         return false;
 }
 
+/* systemd's status line: the global state, "online" in the time gate's words. */
+static void manager_notify_status(Manager *m)
+{
+        Links *links = m->links;
+        const char *state = links->state;
+
+        if (streq(state, "online") && m->time)
+                state = roam_time_gate_online_words(time_feed_gate(m->time));
+        (void)sd_notifyf(false, "STATUS=%s%s%s", state, links->best ? " via " : "",
+                         links->best ? links->best->info.name : "");
+}
+
+void manager_time_gate_changed(Manager *m)
+{
+        manager_notify_status(m);
+}
+
 /* The manager's own share of link events: the bus properties and systemd's status line. */
 static void on_links(Links *links, const LinksEvent *ev, void *userdata)
 {
@@ -86,9 +104,7 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
                         manager_bus_emit_changed(m, "BestLink", NULL);
                 if (ev->mask & LINKS_BEST_STATE) {
                         manager_bus_emit_changed(m, "State", NULL);
-                        (void)sd_notifyf(false, "STATUS=%s%s%s", links->state,
-                                         links->best ? " via " : "",
-                                         links->best ? links->best->info.name : "");
+                        manager_notify_status(m);
                 }
                 break;
         case LINKS_EVENT_SYNCED:
@@ -103,6 +119,7 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
         case LINKS_EVENT_CAPPORT:
         case LINKS_EVENT_NETWORK:
         case LINKS_EVENT_GONE:
+        case LINKS_EVENT_PROBED:
         case _LINKS_EVENT_MAX:
         case _LINKS_EVENT_INVALID:
                 break;
@@ -127,6 +144,7 @@ Manager *manager_free(Manager *m)
         apps_free(m->apps);
         m->firewall = firewall_free(m->firewall); /* its chains stay: fail closed */
         m->portal = portal_free(m->portal);
+        m->time = time_feed_free(m->time); /* saves the time */
         p2p_free(m->p2p);
         wpa_free(m->wpa);
         bt_free(m->bt);
@@ -312,6 +330,12 @@ int manager_start(Manager *m)
         if (r < 0)
                 return log_oom();
         r = portal_bus_setup(m->portal);
+        if (r < 0)
+                return r;
+        r = time_feed_new(m, &m->time);
+        if (r < 0)
+                return log_oom();
+        r = time_bus_setup(m->time);
         if (r < 0)
                 return r;
 

@@ -21,6 +21,7 @@ typedef struct P2p P2p;
 typedef struct Bt Bt;
 typedef struct Firewall Firewall;
 typedef struct Reconcile Reconcile;
+typedef struct TimeFeed TimeFeed;
 
 struct Manager {
         sd_event *event;
@@ -45,7 +46,8 @@ struct Manager {
         Firewall *firewall;
         Reconcile *reconcile; /* passes over kernel state; apps, stats, firewall are parts */
 
-        Links *links; /* the link table, best link and global state */
+        Links *links;   /* the link table, best link and global state */
+        TimeFeed *time; /* the time consensus and the online gate (docs/time.md) */
 
         sd_event_source *trim_source; /* malloc_trim() once the loop is idle */
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
@@ -65,6 +67,10 @@ int manager_run(Manager *m);
 
 /* Re-reads the configuration; a broken one is refused and the old one stays (-EINVAL). */
 int manager_reload(Manager *m);
+
+/* The online gate opened, or its words changed ("online, time unverified"): systemd's
+ * status line. */
+void manager_time_gate_changed(Manager *m);
 
 /* Free heap pages go back to the kernel when the loop is next idle. */
 void manager_schedule_trim(Manager *m);

@@ -1306,6 +1306,7 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
         case LINKS_EVENT_NETWORK:
         case LINKS_EVENT_GONE:
         case LINKS_EVENT_BEST:
+        case LINKS_EVENT_PROBED:
         case _LINKS_EVENT_MAX:
         case _LINKS_EVENT_INVALID:
                 break;

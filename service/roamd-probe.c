@@ -6,9 +6,11 @@
 
 #include "roam-log.h"
 #include "roam-util.h"
+#include "roam-text.h"
 #include "roamd-capport.h"
 #include "roamd-curl.h"
 #include "roamd-http-answer.h"
+#include "roamd-http-date.h"
 #include "roamd-manager.h"
 #include "roamd-nft.h"
 #include "roamd-ping.h"
@@ -354,6 +356,50 @@ static void capport_classify(Fetch *f, long status)
         f->outcome = HTTP_OUTCOME_OK;
 }
 
+/* The expected HTTPS answer, TLS validated: its Date is a time sample (docs/time.md). The
+ * server wrote it between our request and its first byte, to the second: Date + 0.5 s, within
+ * 0.5 s + half the round trip, at the round trip's middle. */
+static void fetch_record_date(Fetch *f, CURL *easy)
+{
+        Link *l = f->prober->link;
+        _cleanup_free_ char *name = NULL;
+        struct curl_header *h = NULL;
+        curl_off_t pre = 0, first = 0, total = 0;
+        long verify = -1;
+        uint64_t date, now, rtt, first_at;
+        TimeSample *s = &l->https_date[f->family->family == AF_INET6];
+
+        if (curl_easy_getinfo(easy, CURLINFO_SSL_VERIFYRESULT, &verify) != CURLE_OK || verify != 0)
+                return;
+        if (curl_easy_header(easy, "Date", 0, CURLH_HEADER, -1, &h) != CURLHE_OK)
+                return;
+        if (http_date_parse(h->value, strlen(h->value), &date) < 0) {
+                log_debug("%s: %s HTTPS answer's Date is not a date: ignored",
+                          strempty(l->info.name), family_name(f->family->family));
+                return;
+        }
+        if (curl_easy_getinfo(easy, CURLINFO_PRETRANSFER_TIME_T, &pre) != CURLE_OK ||
+            curl_easy_getinfo(easy, CURLINFO_STARTTRANSFER_TIME_T, &first) != CURLE_OK ||
+            curl_easy_getinfo(easy, CURLINFO_TOTAL_TIME_T, &total) != CURLE_OK || first < pre ||
+            total < first)
+                return;
+        /* an interface name may hold any byte: the sample is said on the bus */
+        if (roam_text_clean_str(strempty(l->info.name), 0, &name) < 0)
+                return;
+        rtt = (uint64_t)(first - pre);
+        now = clock_now_usec(CLOCK_BOOTTIME);
+        first_at = now - MIN(now, (uint64_t)(total - first));
+        *s = (TimeSample){
+            .kind = TIME_SOURCE_HTTPS_DATE,
+            .realtime = date + 500 * USEC_PER_MSEC,
+            .error = 500 * USEC_PER_MSEC + rtt / 2,
+            .taken = first_at - MIN(first_at, rtt / 2),
+        };
+        snprintf(s->witness, sizeof(s->witness), "link:%s", name);
+        snprintf(s->origin, sizeof(s->origin), "%s via %s (%s)", f->url, name,
+                 family_name(f->family->family));
+}
+
 static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
 {
         Fetch *f = userdata;
@@ -400,6 +446,8 @@ static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
                         };
                         HttpExpect e = {.status = c->expect_status, .body = c->expect_body};
                         f->outcome = http_answer_classify(&a, &e, &f->portal_url);
+                        if (f->kind == FETCH_HTTPS && f->outcome == HTTP_OUTCOME_OK)
+                                fetch_record_date(f, easy);
                 }
         } else if (result == CURLE_OPERATION_TIMEDOUT)
                 f->outcome = HTTP_OUTCOME_TIMEOUT;

@@ -12,6 +12,8 @@
 #define ROAM_APP_INTERFACE     "org.roam1.App"
 #define ROAM_PORTAL_PATH       "/org/roam1/portal"
 #define ROAM_PORTAL_INTERFACE  "org.roam1.Portal"
+#define ROAM_TIME_PATH         "/org/roam1/time"
+#define ROAM_TIME_INTERFACE    "org.roam1.Time"
 #define ROAM_PEER_PATH_PREFIX  "/org/roam1/peer"
 #define ROAM_PEER_INTERFACE    "org.roam1.Peer"
 

@@ -55,6 +55,24 @@ const char *const roam_vpn_table[_ROAM_VPN_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP(roam_vpn, RoamVpnRule)
 
+const char *const roam_time_gate_table[_ROAM_TIME_GATE_MAX] = {
+    [ROAM_TIME_GATE_CLOSED] = "closed",
+    [ROAM_TIME_GATE_OPEN] = "open",
+    [ROAM_TIME_GATE_UNVERIFIED] = "unverified",
+};
+DEFINE_STRING_TABLE_LOOKUP(roam_time_gate, RoamTimeGate)
+
+static const char *const time_gate_online_table[_ROAM_TIME_GATE_MAX] = {
+    [ROAM_TIME_GATE_CLOSED] = "online, waiting for the time",
+    [ROAM_TIME_GATE_OPEN] = "online",
+    [ROAM_TIME_GATE_UNVERIFIED] = "online, time unverified",
+};
+
+const char *roam_time_gate_online_words(RoamTimeGate g)
+{
+        return g >= 0 && g < _ROAM_TIME_GATE_MAX ? time_gate_online_table[g] : NULL;
+}
+
 const char *const roam_handover_table[_ROAM_HANDOVER_MAX] = {
     [ROAM_HANDOVER_STICKY] = "sticky",
     [ROAM_HANDOVER_MOVE] = "move",

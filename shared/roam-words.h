@@ -69,6 +69,15 @@ typedef enum RoamVpnRule {
         _ROAM_VPN_INVALID = -EINVAL,
 } RoamVpnRule;
 
+/* The online gate (docs/time.md): whether apps were told "online", and on what time. */
+typedef enum RoamTimeGate {
+        ROAM_TIME_GATE_CLOSED,     /* online, waiting for the time to settle */
+        ROAM_TIME_GATE_OPEN,       /* the time settled */
+        ROAM_TIME_GATE_UNVERIFIED, /* the bounded wait ended before the time settled */
+        _ROAM_TIME_GATE_MAX,
+        _ROAM_TIME_GATE_INVALID = -EINVAL,
+} RoamTimeGate;
+
 typedef enum RoamHandover {
         ROAM_HANDOVER_STICKY,
         ROAM_HANDOVER_MOVE,
@@ -143,6 +152,7 @@ extern const char *const roam_bearer_table[_ROAM_BEARER_MAX];
 extern const char *const roam_access_table[_ROAM_ACCESS_MAX];
 extern const char *const roam_vpn_table[_ROAM_VPN_MAX];
 extern const char *const roam_handover_table[_ROAM_HANDOVER_MAX];
+extern const char *const roam_time_gate_table[_ROAM_TIME_GATE_MAX];
 extern const char *const roam_location_table[_ROAM_LOCATION_MAX];
 extern const char *const roam_location_source_table[_ROAM_LOCATION_SOURCE_MAX];
 extern const char *const roam_fw_direction_table[_ROAM_FW_DIRECTION_MAX];
@@ -150,6 +160,10 @@ extern const char *const roam_fw_action_table[_ROAM_FW_ACTION_MAX];
 extern const char *const roam_p2p_reason_table[_ROAM_P2P_REASON_MAX];
 
 const char *roam_verdict_to_string(RoamVerdict v);
+const char *roam_time_gate_to_string(RoamTimeGate g);
+RoamTimeGate roam_time_gate_from_string(const char *s);
+/* The global state "online" with the gate's words: "online, time unverified". */
+const char *roam_time_gate_online_words(RoamTimeGate g);
 RoamVerdict roam_verdict_from_string(const char *s);
 const char *roam_reason_to_string(RoamReason r);
 RoamReason roam_reason_from_string(const char *s);

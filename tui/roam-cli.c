@@ -45,6 +45,12 @@ static const struct {
               "The traffic counted per app, user and link, home and roaming, and the\n"
               "budgets. Your own by default; --user another or all needs authorization.\n"
               "--link names a link roamd has or has counted traffic on.\n"},
+    {"time", "Usage: roam time [--json]\n"
+             "\n"
+             "The time as roamd's sources agree on it (docs/time.md): settled, settling,\n"
+             "disputed or unknown, the agreed time with its error, whether apps were told\n"
+             "\"online\" (the gate), then each source: its interval, truechimer, falseticker,\n"
+             "lower-bound or expired, and why. roamd never sets the clock.\n"},
     {"portal", "Usage: roam portal [--json] [LINK]\n"
                "       roam portal approve [--always] [LINK]\n"
                "       roam portal login --user NAME --password-file FILE [--no-save]\n"

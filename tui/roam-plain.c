@@ -21,6 +21,7 @@
 #include "roam-output.h"
 #include "roam-plain-p2p.h"
 #include "roam-plain-portal.h"
+#include "roam-plain-time.h"
 #include "roam-plain-usage.h"
 #include "roam-plain.h"
 #include "roam-status.h"
@@ -64,6 +65,7 @@ typedef struct Plain {
         PlainPortal *portal; /* captive portals (roam-plain-portal.c) */
         PlainFw *fw;         /* where a new network is (roam-plain-firewall.c) */
         PlainUsage *usage;   /* usage and data budgets (roam-plain-usage.c) */
+        PlainTime *time;     /* the time consensus (roam-plain-time.c) */
         char *notes;         /* the enforcement warnings last said, one a line ("" none) */
 } Plain;
 
@@ -431,6 +433,7 @@ static int command(Plain *p, char *line)
                 fputs(plain_portal_help, stdout);
                 fputs(plain_fw_help, stdout);
                 fputs(plain_usage_help, stdout);
+                fputs(plain_time_help, stdout);
                 return 0;
         }
         if (streq(words[0], "status") && !words[1]) {
@@ -472,6 +475,8 @@ static int command(Plain *p, char *line)
         if (p->fw && plain_fw_command(p->fw, words) != 0)
                 return 0;
         if (p->usage && plain_usage_command(p->usage, words) != 0)
+                return 0;
+        if (p->time && plain_time_command(p->time, words) != 0)
                 return 0;
         printf("Unknown command '%s'. Type help for the list.\n", line);
         return 0;
@@ -761,6 +766,8 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                                 plain_portal_watch(p->portal);
                         if (p->usage)
                                 plain_usage_watch(p->usage);
+                        if (p->time)
+                                plain_time_watch(p->time);
                         (void)plain_bt_follow(&p->bt, roam_live_get_bus(live));
                         break;
                 case ROAM_LIVE_NOT_RUNNING:
@@ -904,6 +911,8 @@ int plain_run(void)
         if (r < 0)
                 return log_oom();
         r = plain_usage_new(live, &p.usage);
+        if (r >= 0)
+                r = plain_time_new(live, &p.time);
         if (r < 0)
                 return log_oom();
         (void)roam_live_start(live);
@@ -917,6 +926,7 @@ int plain_run(void)
         p.bt = plain_bt_free(p.bt);
         p.fw = plain_fw_free(p.fw);
         p.usage = plain_usage_free(p.usage);
+        p.time = plain_time_free(p.time);
         free(p.notes);
         if (p.exit_code < 0)
                 return p.exit_code; /* said by on_state_wait() */

@@ -23,6 +23,7 @@
 #include "roam-p2p-cli.h"
 #include "roam-plain.h"
 #include "roam-stats-cli.h"
+#include "roam-time-cli.h"
 #include "roam-portal-cli.h"
 #include "roam-status.h"
 #include "roam-tui.h"
@@ -72,7 +73,7 @@ static bool runs_tui(void)
 static const ScreenVTable *const tui_screens[] = {
     &overview_screen_vtable,  &link_screen_vtable,     &apps_screen_vtable,
     &portal_screen_vtable,    &usage_screen_vtable,    &devices_screen_vtable,
-    &bluetooth_screen_vtable, &firewall_screen_vtable,
+    &bluetooth_screen_vtable, &firewall_screen_vtable, &time_screen_vtable,
 };
 
 /* No command: the full-screen TUI on a terminal, `status` for scripts and pipes. */
@@ -132,6 +133,11 @@ static int verb_stats(char **args)
         return roam_stats_run(&arg_stats, arg_json);
 }
 
+static int verb_time(char **args)
+{
+        return roam_time_run(arg_json);
+}
+
 static int verb_p2p(char **args)
 {
         return roam_p2p_run(args, arg_json);
@@ -178,6 +184,7 @@ static const Verb verbs[] = {
     {"run", UINT_MAX, false, true, verb_run},
     {"stats", 0, true, false, verb_stats},
     {"portal", UINT_MAX, true, true, verb_portal},
+    {"time", 0, true, false, verb_time},
     {"p2p", UINT_MAX, true, false, verb_p2p},
     /* Bluetooth and NFC tags: roam-bt-cli.c */
     {"bt", UINT_MAX, true, true, verb_bt},
@@ -236,6 +243,8 @@ static void help(void)
                "                     Extend the session when the network offers it (RFC 8908)\n"
                "  portal decline|logoff|forget [LINK]\n"
                "                     Send nothing; log off; forget the saved login\n"
+               "  time               The time as the sources agree on it: state, bound,\n"
+               "                     gate, each source's interval and verdict\n"
                "  p2p find|peers|connect|accept|reject|disconnect ...\n"
                "                     WiFi Direct devices (roam p2p --help)\n"
                "  bt [ACTION ...]    Bluetooth: adapters, devices, the pairing question;\n"

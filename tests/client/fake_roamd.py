@@ -51,8 +51,11 @@ the state while it runs through stdin, one JSON command a line, each answered by
   {"op": "portal_calls"}                     the Portal method calls: [method, link, ...]
                                              (Login: user, the password read from the fd)
   {"op": "budget", "budgets": [...]}         replace the budgets, signal BudgetChanged
+  {"op": "time", "props": {...}}             change org.roam1.Time's properties
 The scenario's "portal_sessions" (a list of session dictionaries, keys as on the bus) makes
-/org/roam1/portal (org.roam1.Portal) exist.
+/org/roam1/portal (org.roam1.Portal) exist. Its "time" ({"State", "Gate", "Bound": [t, e],
+"Sources": [[kind, witness, origin, t, e, verdict, reason]], "Reasons": [...]}) makes
+/org/roam1/time (org.roam1.Time) exist.
 The firewall (FIREWALL-API.md, docs/firewall.md): links carry NetworkId, NetworkIdentity,
 Location, LocationSource and LocationReason; the manager FirewallError and Locations. The
 scenario's "firewall_rules" lists the rules GetFirewallRules() returns, each
@@ -721,6 +724,11 @@ class Manager(PropertiesObject):
             return "OK " + json.dumps(self.location_calls)
         elif op == "rules":
             self.rules = [list(r) for r in cmd["rules"]]
+        elif op == "time":
+            full = time_properties(cmd["props"])
+            changed = {k: full[k] for k in cmd["props"]}
+            self.time.props.update(changed)
+            self.time.PropertiesChanged(TIME_IFACE, changed, [])
         elif op == "budget":
             self.usage["budgets"] = cmd["budgets"]
             for b in cmd["budgets"]:
@@ -967,6 +975,24 @@ class Manager(PropertiesObject):
         return (False, name, location, "", "no rule matched: the default policy drops it")
 
 
+TIME_PATH = "/org/roam1/time"
+TIME_IFACE = "org.roam1.Time"
+
+
+def time_properties(v):
+    b = v.get("Bound", [0, 0])
+    return {
+        "State": dbus.String(v.get("State", "unknown")),
+        "Gate": dbus.String(v.get("Gate", "closed")),
+        "Bound": dbus.Struct((dbus.UInt64(b[0]), dbus.UInt64(b[1])), signature="tt"),
+        "Sources": dbus.Array([dbus.Struct((k, w, o, dbus.UInt64(t), dbus.UInt64(e), vd, r),
+                                           signature="sssttss")
+                               for k, w, o, t, e, vd, r in v.get("Sources", [])],
+                              signature="(sssttss)"),
+        "Reasons": dbus.Array(v.get("Reasons", []), signature="s"),
+    }
+
+
 PORTAL_PATH = "/org/roam1/portal"
 PORTAL_IFACE = "org.roam1.Portal"
 PORTAL_TYPES = {
@@ -1043,6 +1069,9 @@ def main():
     DENY_UIDS.update(scenario.get("_deny_uids", []))
     manager.portal = Portal(conn, scenario["portal_sessions"]) \
         if "portal_sessions" in scenario else None
+    manager.time = PropertiesObject(conn, TIME_PATH, TIME_IFACE,
+                                    time_properties(scenario["time"])) \
+        if "time" in scenario else None
     if "peers" in scenario:
         manager.props.update(build_properties(MANAGER_P2P_PROPERTIES, scenario.get("p2p", {})))
         manager.peers = [PropertiesObject(conn, PEER_PATH_PREFIX + "/" +

@@ -31,7 +31,7 @@ def commands():
 
 
 def test_global_help_lists_the_commands():
-    assert commands() == ["status", "apps", "app", "run", "stats", "portal", "p2p", "bt", "nfc",
+    assert commands() == ["status", "apps", "app", "run", "stats", "portal", "time", "p2p", "bt", "nfc",
                           "network", "firewall", "help"]
 
 

@@ -90,6 +90,9 @@ static const struct {
     {"[Apps]\nSystemCgroups=/a/../b\n", "test.conf:2: SystemCgroups= takes absolute"},
     {"[Apps]\nMaxAppsPerUser=0\n", "test.conf:2: MaxAppsPerUser="},
     {"[Apps]\nColour=1\n", "test.conf:2: Unknown key Colour= in section [Apps]."},
+    {"[Time]\nGateTimeout=soon\n", "test.conf:2: GateTimeout= must be a duration from 0 to 600s"},
+    {"[Time]\nGateTimeout=601\n", "test.conf:2: GateTimeout= must be a duration from 0 to 600s"},
+    {"[Time]\nStateFile=time.state\n", "test.conf:2: StateFile= must be an absolute path"},
     {"[Routing]\nFirewallMask=0x50000000\n",
      "test.conf:2: FirewallMask= must be 3 to 7 contiguous"},
     {"[Routing]\nFirewallMask=0x3\n", "test.conf:2: FirewallMask= must be 3 to 7 contiguous"},
@@ -343,4 +346,26 @@ TEST(config_firewall)
         c = NULL;
         ASSERT_EQ(parse("[Firewall]\nSSH=sometimes\n", &c), -EINVAL);
         ASSERT_EQ(parse("[Firewall]\nZone=home\n", &c), -EINVAL);
+}
+
+TEST(config_time)
+{
+        Config *c = NULL;
+
+        ASSERT_OK(parse("", &c));
+        ASSERT_EQ(c->time.gate_timeout_usec, 5 * USEC_PER_SEC);
+        ASSERT_STREQ(c->time.state_file, "/var/lib/roam/time.state");
+        ASSERT_STREQ(c->time.chrony_socket, "/run/chrony.roam.sock");
+        config_free(c);
+        c = NULL;
+        ASSERT_OK(parse("[Time]\nGateTimeout=1500ms\nStateFile=/tmp/t.state\n", &c));
+        ASSERT_EQ(c->time.gate_timeout_usec, 1500 * USEC_PER_MSEC);
+        ASSERT_STREQ(c->time.state_file, "/tmp/t.state");
+        config_free(c);
+        c = NULL;
+        ASSERT_OK(parse("[Time]\nChronySocket=\n", &c));
+        ASSERT_TRUE(c->time.chrony_socket == NULL);
+        config_free(c);
+        c = NULL;
+        ASSERT_EQ(parse("[Time]\nChronySocket=relative.sock\n", &c), -EINVAL);
 }

@@ -20,6 +20,7 @@ import socket
 import ssl
 import sys
 import threading
+import time
 
 
 def parse_route(s):
@@ -43,6 +44,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
     server_version = "roam-world-httpd/1"
     sys_version = ""
     protocol_version = "HTTP/1.1"
+    date_offset = 0.0  # seconds added to the Date header (a server whose clock lies)
+
+    def date_time_string(self, timestamp=None):
+        return super().date_time_string((time.time() if timestamp is None else timestamp)
+                                        + self.date_offset)
 
     def _send(self, code, ctype, body, head_only, extra=()):
         self.send_response(code)
@@ -111,11 +117,13 @@ def main():
     ap.add_argument("--tls-port", type=int)
     ap.add_argument("--cert")
     ap.add_argument("--key")
+    ap.add_argument("--date-offset", type=float, default=0.0)
     a = ap.parse_args()
     Handler.routes = {p: ("text/plain", b) for p, b in a.route}
     Handler.routes.update({p: ("text/html; charset=utf-8", b) for p, b in a.html_route})
     Handler.capport = dict(a.capport)
     Handler.redirect = a.redirect
+    Handler.date_offset = a.date_offset
     srv = Server((a.bind, a.port), Handler)
     if a.tls_port:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "roam-log.h"
+#include "roam-util.h"
+#include "roamd-link.h"
+#include "roamd-links.h"
+#include "roamd-manager.h"
+#include "roamd-time-feed.h"
+#include "roamd-time-chrony.h"
+#include "roamd-time-saved.h"
+
+static usec_t boottime(void)
+{
+        return clock_now_usec(CLOCK_BOOTTIME);
+}
+
+/* The lower edge of the agreed bound is safe to keep: the time is not earlier. */
+static void feed_save(TimeFeed *f)
+{
+        const char *path = f->manager->config->time.state_file;
+        usec_t rt, err;
+        int r;
+
+        if (!path || time_bound_at(f->time, boottime(), &rt, &err) < 0 || rt <= err)
+                return;
+        r = time_saved_write(path, rt - err);
+        if (r < 0)
+                log_warning_errno(r, "Failed to save the last known good time to %s: %m", path);
+        else
+                log_debug("Saved the last known good time to %s", path);
+}
+
+static void feed_load(TimeFeed *f)
+{
+        const char *path = f->manager->config->time.state_file;
+        TimeSample s = {.kind = TIME_SOURCE_SAVED, .lower_bound = true};
+        uint64_t v;
+        int r;
+
+        if (!path)
+                return;
+        r = time_saved_read(path, &v);
+        if (r == -ENOENT)
+                return;
+        if (r < 0) {
+                log_warning_errno(r, "Ignoring the last known good time in %s: %m", path);
+                return;
+        }
+        s.realtime = v;
+        s.taken = boottime();
+        snprintf(s.witness, sizeof(s.witness), "saved");
+        snprintf(s.origin, sizeof(s.origin), "%s", path);
+        r = time_add_sample(f->time, &s, s.taken);
+        if (r < 0)
+                log_warning_errno(r, "Ignoring the last known good time in %s: %m", path);
+}
+
+static int on_expiry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        TimeFeed *f = userdata;
+
+        time_evaluate(f->time, boottime());
+        time_bus_emit_changed(f, "State", "Bound", "Sources", "Reasons", NULL);
+        return 0;
+}
+
+static void feed_arm(sd_event_source **s, TimeFeed *f, usec_t at, sd_event_time_handler_t fn)
+{
+        int r;
+
+        if (at == 0) {
+                if (*s)
+                        (void)sd_event_source_set_enabled(*s, SD_EVENT_OFF);
+                return;
+        }
+        if (*s) {
+                r = sd_event_source_set_time(*s, at);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(*s, SD_EVENT_ONESHOT);
+        } else
+                r = sd_event_add_time(f->manager->event, s, CLOCK_BOOTTIME, at, 0, fn, f);
+        if (r < 0)
+                log_warning_errno(r, "Failed to arm a time timer: %m");
+}
+
+static int on_gate(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        TimeFeed *f = userdata;
+
+        time_gate_tick(f->time, boottime());
+        return 0;
+}
+
+/* How often chronyd hears the agreed time while it is settled. */
+#define CHRONY_INTERVAL_USEC (2 * USEC_PER_SEC)
+
+static int on_chrony(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        TimeFeed *f = userdata;
+        const char *path = f->manager->config->time.chrony_socket;
+        usec_t rt, err, real;
+        int r;
+
+        if (!path || time_bound_at(f->time, boottime(), &rt, &err) < 0) {
+                /* not settled: chronyd hears nothing until it is again */
+                (void)sd_event_source_set_enabled(s, SD_EVENT_OFF);
+                return 0;
+        }
+        real = clock_now_usec(CLOCK_REALTIME);
+        r = chrony_sock_send(path, real, (int64_t)(rt - real));
+        /* a full queue loses this sample only: chronyd is there, just busy */
+        if (r != f->chrony_error && r != -EAGAIN) {
+                if (r < 0)
+                        log_debug_errno(r, "chronyd's reference clock socket %s: %m", path);
+                else
+                        log_info("Time: feeding chronyd's reference clock at %s", path);
+                f->chrony_error = r;
+        }
+        (void)sd_event_source_set_time(s, usec + CHRONY_INTERVAL_USEC);
+        (void)sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        return 0;
+}
+
+static void chrony_follow(TimeFeed *f)
+{
+        int r;
+
+        if (f->time->state != TIME_STATE_SETTLED || !f->manager->config->time.chrony_socket) {
+                if (f->chrony)
+                        (void)sd_event_source_set_enabled(f->chrony, SD_EVENT_OFF);
+                return;
+        }
+        if (!f->chrony) {
+                r = sd_event_add_time(f->manager->event, &f->chrony, CLOCK_BOOTTIME, 0, 0,
+                                      on_chrony, f);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to add the chrony timer: %m");
+                return;
+        }
+        (void)sd_event_source_set_time(f->chrony, 0); /* at once, then every interval */
+        (void)sd_event_source_set_enabled(f->chrony, SD_EVENT_ONESHOT);
+}
+
+static void on_time(Time *t, TimeEventType ev, void *userdata)
+{
+        TimeFeed *f = userdata;
+
+        switch (ev) {
+        case TIME_EVENT_STATE:
+                if (t->state == TIME_STATE_SETTLED)
+                        feed_save(f);
+                chrony_follow(f);
+                time_bus_emit_changed(f, "State", "Bound", "Reasons", "Gate", NULL);
+                manager_time_gate_changed(f->manager); /* unverified may be verified now */
+                break;
+        case TIME_EVENT_SOURCES:
+                feed_arm(&f->expiry, f, time_next_expiry(t), on_expiry);
+                time_bus_emit_changed(f, "Bound", "Sources", "Reasons", NULL);
+                break;
+        case TIME_EVENT_GATE:
+                if (f->gate)
+                        (void)sd_event_source_set_enabled(f->gate, SD_EVENT_OFF);
+                time_bus_emit_changed(f, "Gate", NULL);
+                manager_time_gate_changed(f->manager);
+                break;
+        case _TIME_EVENT_MAX:
+        case _TIME_EVENT_INVALID:
+                break;
+        }
+}
+
+/* What the link's last probes' Date headers said; never a portal's (its TLS could not be
+ * validated for the check server anyway, but its verdict says more). */
+static void feed_link(TimeFeed *f, Link *l)
+{
+        usec_t now = boottime();
+
+        if (l->verdict.verdict == VERDICT_PORTAL)
+                return;
+        for (size_t i = 0; i < ELEMENTSOF(l->https_date); i++) {
+                const TimeSample *s = &l->https_date[i];
+                int r;
+
+                if (s->realtime == 0)
+                        continue;
+                r = time_add_sample(f->time, s, now);
+                if (r < 0)
+                        log_debug_errno(r, "%s: ignoring a Date sample: %m",
+                                        strempty(l->info.name));
+        }
+}
+
+static void on_links(Links *links, const LinksEvent *ev, void *userdata)
+{
+        TimeFeed *f = userdata;
+        char witness[sizeof(((TimeSample *)NULL)->witness)];
+
+        switch (ev->type) {
+        case LINKS_EVENT_VERDICT:
+        case LINKS_EVENT_PROBED:
+                feed_link(f, ev->link);
+                break;
+        case LINKS_EVENT_GONE:
+                snprintf(witness, sizeof(witness), "link:%s", strempty(ev->link->info.name));
+                (void)time_remove_witness(f->time, witness, boottime());
+                break;
+        case LINKS_EVENT_BEST:
+                /* The gate's wait counts from the first online verdict. */
+                if ((ev->mask & LINKS_BEST_STATE) && streq(links->state, "online") &&
+                    f->time->gate_deadline == 0) {
+                        /* the configuration in force now (a reload may have changed it) */
+                        f->time->gate_wait = f->manager->config->time.gate_timeout_usec;
+                        time_gate_online(f->time, boottime());
+                        if (!time_gate_open(f->time))
+                                feed_arm(&f->gate, f, f->time->gate_deadline, on_gate);
+                }
+                break;
+        case LINKS_EVENT_NEW:
+        case LINKS_EVENT_CHANGED:
+        case LINKS_EVENT_CAPPORT:
+        case LINKS_EVENT_NETWORK:
+        case LINKS_EVENT_SYNCED:
+        case _LINKS_EVENT_MAX:
+        case _LINKS_EVENT_INVALID:
+                break;
+        }
+}
+
+int time_feed_new(Manager *m, TimeFeed **ret)
+{
+        TimeFeed *f = calloc(1, sizeof(*f));
+        int r;
+
+        if (!f)
+                return -ENOMEM;
+        f->manager = m;
+        f->chrony_error = 1; /* nothing sent yet: the first answer is said */
+        r = time_new(m->config->time.gate_timeout_usec, &f->time);
+        if (r < 0) {
+                free(f);
+                return r;
+        }
+        if (time_watch_add(f->time, on_time, f, NULL) == 0) {
+                time_feed_free(f);
+                return -ENOMEM;
+        }
+        feed_load(f);
+        f->links_watch = links_watch_add(m->links, on_links, f, NULL);
+        if (f->links_watch == 0) {
+                time_feed_free(f);
+                return -ENOMEM;
+        }
+        *ret = f;
+        return 0;
+}
+
+TimeFeed *time_feed_free(TimeFeed *f)
+{
+        if (!f)
+                return NULL;
+        feed_save(f);
+        if (f->links_watch)
+                links_watch_remove(f->manager->links, f->links_watch);
+        sd_event_source_disable_unref(f->expiry);
+        sd_event_source_disable_unref(f->gate);
+        sd_event_source_disable_unref(f->chrony);
+        sd_bus_slot_unref(f->slot);
+        time_free(f->time);
+        free(f);
+        return NULL;
+}
+
+RoamTimeGate time_feed_gate(const TimeFeed *f)
+{
+        if (!f || !time_gate_open(f->time))
+                return ROAM_TIME_GATE_CLOSED;
+        /* Opened by the wait's end, and still not settled: unverified. */
+        return f->time->gate_timed_out && f->time->state != TIME_STATE_SETTLED
+                   ? ROAM_TIME_GATE_UNVERIFIED
+                   : ROAM_TIME_GATE_OPEN;
+}
+
+int time_feed_set_manual(TimeFeed *f, uint64_t realtime, uint64_t error, const char *who)
+{
+        TimeSample s = {.kind = TIME_SOURCE_MANUAL, .realtime = realtime, .error = error};
+        usec_t now = boottime();
+
+        s.taken = now;
+        snprintf(s.witness, sizeof(s.witness), "manual");
+        snprintf(s.origin, sizeof(s.origin), "set by %s", who);
+        (void)time_remove_kind(f->time, TIME_SOURCE_MANUAL, now);
+        log_info("Time: a manual setting %s: %" PRIu64 " ± %" PRIu64 " us", s.origin, realtime,
+                 error);
+        return time_add_sample(f->time, &s, now);
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The time consensus in roamd (docs/time.md): feeds it the HTTPS probes' Date samples (read
+ * from the links on their verdict and probe events: the probes never call up), the saved
+ * last known good time and the manual setting; runs its timers (samples' expiry, the gate's
+ * bounded wait from the first online verdict); saves the time when it settles and at exit;
+ * org.roam1.Time (roamd-time-bus.c). roamd never sets the clock here. */
+
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "roam-words.h"
+#include "roamd-time.h"
+
+typedef struct Manager Manager;
+
+typedef struct TimeFeed {
+        Manager *manager;
+        Time *time;
+        unsigned links_watch;
+        sd_event_source *expiry; /* the next sample's expiry (CLOCK_BOOTTIME) */
+        sd_event_source *gate;   /* the gate's bounded wait (CLOCK_BOOTTIME) */
+        sd_event_source *chrony; /* while settled: a sample to chronyd's SOCK refclock */
+        int chrony_error;        /* the last send's, said once; 1 before the first */
+        sd_bus_slot *slot;
+} TimeFeed;
+
+int time_feed_new(Manager *m, TimeFeed **ret);
+/* Saves the time when settled. Accepts NULL. */
+TimeFeed *time_feed_free(TimeFeed *f);
+
+RoamTimeGate time_feed_gate(const TimeFeed *f);
+/* A manual setting (replacing the previous one): realtime ± error, now. */
+int time_feed_set_manual(TimeFeed *f, uint64_t realtime, uint64_t error, const char *who);
+
+int time_bus_setup(TimeFeed *f);
+void time_bus_emit_changed(TimeFeed *f, const char *first, ...);

@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""`roam time` (docs/time.md, docs/client.md): the consensus in words, one fact a line, and
+as JSON, against fake_roamd.py's org.roam1.Time."""
+import json
+
+from test_plain import CLOCK, PORTAL, plain  # noqa: F401 (the fixture)
+from test_status import NOT_RUNNING
+
+T = 1_765_000_000_250_000  # 2025-12-06 05:46:40.250 UTC
+SETTLED = {
+    "State": "settled", "Gate": "open", "Bound": [T, 512_000],
+    "Reasons": ["2 of 3 sources agree within ± 512 ms; 1 falseticker",
+                "link:cell0 is a falseticker: 119 min earlier than the time 2 of 3 sources "
+                "agree on"],
+    "Sources": [
+        ["https-date", "link:wifi0", "https://probe.example/ via wifi0 (IPv4)", T, 750_000,
+         "truechimer", ""],
+        ["https-date", "link:cell0", "https://probe.example/ via cell0 (IPv4)",
+         T - 7_200_000_000, 750_000, "falseticker",
+         "119 min earlier than the time 2 of 3 sources agree on"],
+        ["saved", "saved", "/var/lib/roam/time.state", T - 60_000_000, 0, "lower-bound",
+         "the time is not earlier than this"],
+    ],
+}
+
+
+def test_time_text(roamd, roam):
+    roamd({"time": SETTLED})
+    r = roam("time")
+    assert r.rc == 0, r.err
+    lines = r.out.splitlines()
+    assert lines[0] == "Time: settled, 2025-12-06 05:46:40.250 UTC ± 512 ms"
+    assert lines[1] == "Why: 2 of 3 sources agree within ± 512 ms; 1 falseticker"
+    assert lines[2] == "Gate: open: the time is verified"
+    assert lines[3] == "Sources:"
+    assert "  link:cell0: falseticker, https-date, 2025-12-06 03:46:40.250 UTC ± 750 ms" in lines
+    assert "    why: 119 min earlier than the time 2 of 3 sources agree on" in lines
+    assert "    from https://probe.example/ via wifi0 (IPv4)" in lines
+    assert "  saved: lower-bound, saved, 2025-12-06 05:45:40.250 UTC ± 0 ms" in lines
+
+
+def test_time_unverified_and_empty(roamd, roam):
+    roamd({"time": {"State": "settling", "Gate": "unverified",
+                    "Reasons": ["1 source so far; 2 must agree"]}})
+    r = roam("time")
+    assert r.rc == 0, r.err
+    assert r.out == ("Time: settling\n"
+                     "Why: 1 source so far; 2 must agree\n"
+                     "Gate: open after the wait: time unverified\n"
+                     "Sources: none yet\n")
+
+
+def test_time_json(roamd, roam):
+    roamd({"time": SETTLED})
+    r = roam("time", "--json")
+    assert r.rc == 0, r.err
+    doc = json.loads(r.out)
+    assert doc["state"] == "settled" and doc["gate"] == "open"
+    assert doc["bound"] == {"realtime_usec": T, "error_usec": 512_000}
+    assert doc["reasons"] == SETTLED["Reasons"]
+    assert [s["verdict"] for s in doc["sources"]] == ["truechimer", "falseticker", "lower-bound"]
+    assert doc["sources"][1] == {
+        "kind": "https-date", "witness": "link:cell0",
+        "origin": "https://probe.example/ via cell0 (IPv4)",
+        "realtime_usec": T - 7_200_000_000, "error_usec": 750_000, "verdict": "falseticker",
+        "reason": "119 min earlier than the time 2 of 3 sources agree on"}
+
+
+def test_time_json_unsettled_has_null_bound(roamd, roam):
+    roamd({"time": {"State": "disputed", "Reasons": ["no majority: at most 1 of 2 sources agree"]}})
+    doc = json.loads(roam("time", "--json").out)
+    assert doc["bound"] is None and doc["state"] == "disputed" and doc["gate"] == "closed"
+
+
+def test_time_hostile_text_is_cleaned(roamd, roam):
+    t = dict(SETTLED, Sources=[["https-date", "link:evil\x1b[2J", "x\u202eevil", T, 1000,
+                                "truechimer", ""]])
+    roamd({"time": t})
+    r = roam("time")
+    assert r.rc == 0, r.err
+    assert "\x1b" not in r.out and "\u202e" not in r.out
+    assert "link:evil?[2J" in r.out
+
+
+def test_time_not_running(roam):
+    r = roam("time")
+    assert r.rc == 3 and r.err.strip() == NOT_RUNNING
+
+
+def test_plain_time(roamd, plain):  # noqa: F811
+    fake = roamd(dict(PORTAL, time={"State": "settling", "Gate": "closed",
+                                    "Reasons": ["1 source so far; 2 must agree"]}))
+    p = plain()
+    p.expect(r"State: .*")
+    p.send("help")
+    p.expect(r"  time           the time as roamd's sources agree on it: state, bound, gate, "
+             r"and each")
+    p.send("time")
+    p.expect(r"Time: settling")
+    p.expect(r"Why: 1 source so far; 2 must agree")
+    p.expect(r"Gate: closed: apps wait for the time to settle")
+    p.expect(r"Sources: none yet")
+    # the wait ended: one line for the gate, none for the unchanged state
+    fake.send(op="time", props={"Gate": "unverified"})
+    p.expect(CLOCK + r"Time gate: open after the wait: time unverified\.")
+    fake.send(op="time", props=SETTLED)
+    p.expect(CLOCK + r"Time: settled, 2025-12-06 05:46:40\.250 UTC ± 512 ms: 2 of 3 sources "
+             r"agree within ± 512 ms; 1 falseticker\.")
+    p.expect(CLOCK + r"Time gate: open: the time is verified\.")
+    assert sum(line.endswith("time unverified.") for line in p.lines) == 1, p.lines

@@ -1,0 +1,231 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The time consensus (docs/time.md) with real HTTPS check servers: three links online, one of
+them (cell0, in the mobile network) reaches a check server whose Date header lies by 2 h.
+roamd names that link a falseticker, takes the bound from the other two (within seconds of
+the real time) and settles; the time is saved as the last known good one. The host's clock
+is never touched: roamd only reads it."""
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from roamworld import PROPS_IFACE, ROAM, WAIT, wait_for
+
+WORLD = "wtime"
+TIME_PATH = "/org/roam1/time"
+TIME_IFACE = "org.roam1.Time"
+LIE = -7200  # seconds: the mobile network's check server is two hours behind
+AFTER_MOVE = 30
+
+# In the mobile network, HTTPS from the LAN goes to the router's own check server (the
+# world's certificate for probe.roam.test, the expected body, a lying Date).
+LIAR_NFT = """table inet timeliar {
+  chain pre {
+    type nat hook prerouting priority -100;
+    iifname "br0" meta nfproto ipv4 tcp dport 443 dnat ip to 198.51.100.65:8443
+    iifname "br0" meta nfproto ipv6 tcp dport 443 dnat ip6 to [2001:db8:6::1]:8443
+  }
+}
+"""
+
+
+@pytest.fixture(autouse=True)
+def needs_probes(world):
+    if not world.probes:
+        pytest.skip("this roamd has no connectivity probes")
+
+
+def time_props(w):
+    return w.call(TIME_PATH, PROPS_IFACE, "GetAll", "s", (TIME_IFACE,))
+
+
+@pytest.fixture
+def liar(w, tmp_path):
+    pidfile = tmp_path / "liar.pid"
+    ca = w.path("ca")
+    p = subprocess.Popen(
+        ["nsenter", "--net=/run/netns/roam-%s-mobile" % w.name, "--", "/usr/bin/python3",
+         str(Path(__file__).parent / "httpd.py"), "--port", "8027", "--tls-port", "8443",
+         "--cert", str(ca / "probe.pem"), "--key", str(ca / "probe.key"),
+         "--route", "/roam-probe=roam-online\\n", "--date-offset", str(LIE),
+         "--pidfile", str(pidfile)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(pidfile.exists, what="the lying check server")
+        w.exec("mobile", "nft", "-f", "-", input=LIAR_NFT)
+        yield
+    finally:
+        p.kill()
+        p.wait()
+        w.exec("mobile", "nft", "delete", "table", "inet", "timeliar", check=False)
+
+
+def online(l):
+    return l["Connectivity4"] == "online" and l["Connectivity6"] == "online"
+
+
+def test_one_witness_settles_nothing_and_the_gate_opens_unverified(w):
+    """The world as `up` makes it: only wifi0 online, one witness. The time is settling, and
+    GateTimeout= (5 s) after the first online verdict the gate opens anyway: unverified."""
+    w.wait_link("wifi0", online, what="wifi0 online")
+    t = w.wait(lambda: (lambda t: t if t["Gate"] == "unverified" else None)(time_props(w)),
+               timeout=WAIT, what="the gate open after its wait")
+    assert t["State"] == "settling", t
+    assert t["Reasons"][0] == "1 source so far; 2 must agree", t["Reasons"]
+    assert t["Bound"] == (0, 0), t["Bound"]
+    assert {s[1] for s in t["Sources"]} == {"link:wifi0"}, t["Sources"]
+    r = w.dev(str(ROAM), "time", check=False)
+    assert r.returncode == 0, r.stderr
+    assert "Gate: open after the wait: time unverified" in r.stdout, r.stdout
+
+
+def test_liar_is_named_and_the_bound_comes_from_the_others(w, liar):
+    w.move("cell0", "mobile")
+    w.move("eth0", "home")
+    for name in ("wifi0", "cell0", "eth0"):
+        w.wait_link(name, online, timeout=AFTER_MOVE, what="%s online" % name)
+
+    # the liar really lies, seen with curl through cell0
+    r = w.dev("curl", "-sS", "-m", "5", "-D", "-", "-o", "/dev/null", "--interface", "cell0",
+              "--cacert", str(w.path("ca", "ca.pem")), "https://probe.roam.test/roam-probe")
+    date = [x for x in r.stdout.splitlines() if x.lower().startswith("date:")]
+    assert date, r.stdout
+    said = time.mktime(time.strptime(date[0].split(":", 1)[1].strip(),
+                                     "%a, %d %b %Y %H:%M:%S GMT")) - time.mktime(time.gmtime(0))
+    assert abs(said - time.time() - LIE) < 5, date
+
+    def settled():
+        t = time_props(w)
+        witnesses = {s[1] for s in t["Sources"]}
+        if t["State"] != "settled" or not {"link:wifi0", "link:cell0",
+                                           "link:eth0"} <= witnesses:
+            return None
+        return t
+    t = w.wait(settled, timeout=WAIT, what="the time settled with three witnesses")
+
+    verdicts = {}
+    for kind, witness, origin, _rt, _err, verdict, reason in t["Sources"]:
+        if witness.startswith("link:"):
+            assert kind == "https-date"
+            assert "probe.roam.test" in origin and witness[5:] in origin, origin
+            verdicts.setdefault(witness, set()).add((verdict, reason))
+    assert {v for v, _ in verdicts["link:cell0"]} == {"falseticker"}, verdicts
+    assert all("earlier than the time 2 of 3 sources agree on" in r
+               for _, r in verdicts["link:cell0"]), verdicts
+    assert {v for v, _ in verdicts["link:wifi0"]} == {"truechimer"}, verdicts
+    assert {v for v, _ in verdicts["link:eth0"]} == {"truechimer"}, verdicts
+    assert any("link:cell0 is a falseticker" in r for r in t["Reasons"]), t["Reasons"]
+    assert "2 of 3 sources agree" in t["Reasons"][0], t["Reasons"]
+
+    realtime, error = t["Bound"]
+    now = time.time() * 1e6
+    assert 0 < error < 2.5e6, error
+    assert abs(realtime - now) < error + 1e6, (realtime, now, error)
+    w.wait(lambda: time_props(w)["Gate"] == "open", what="the gate open")
+
+    # settled: saved as the last known good time (a lower bound, so not later than now)
+    saved = w.path("var-lib-roam", "time.state")
+    wait_for(saved.exists, what="the saved time")
+    text = saved.read_text()
+    assert text.startswith("roam-time 1 ") and text.endswith("\n"), text
+    assert now - 30e6 < int(text.split()[2]) <= time.time() * 1e6, text
+
+    # the client says it in words
+    r = w.dev(str(ROAM), "time", check=False)
+    assert r.returncode == 0, r.stderr
+    assert "settled" in r.stdout and "cell0" in r.stdout and "falseticker" in r.stdout, r.stdout
+
+
+def test_manual_setting_is_authorized_and_the_saved_time_is_a_lower_bound(w):
+    w.wait_link("wifi0", online, what="wifi0 online")
+    now = int(time.time() * 1e6)
+    # bad input first: nothing changes
+    ok, err, out = w.call_as(0, TIME_PATH, TIME_IFACE, "SetManual", "uint64:5", "uint64:0")
+    assert not ok and err == "org.roam1.Error.InvalidArguments", out
+    ok, err, out = w.call_as(0, TIME_PATH, TIME_IFACE, "SetManual", "uint64:%d" % now,
+                             "uint64:%d" % (2 * 86400 * 10**6))
+    assert not ok and err == "org.roam1.Error.InvalidArguments", out
+    # a user who is not authorized is refused
+    ok, err, out = w.call_as(65534, TIME_PATH, TIME_IFACE, "SetManual", "uint64:%d" % now,
+                             "uint64:2000000")
+    assert not ok and err == "org.roam1.Error.AccessDenied", out
+    assert "manual" not in {s[1] for s in time_props(w)["Sources"]}
+    # root is: the manual setting agrees with wifi0's Date, two witnesses settle
+    w.call(TIME_PATH, TIME_IFACE, "SetManual", "tt", (now, 2_000_000))
+    t = w.wait(lambda: (lambda t: t if t["State"] == "settled" else None)(time_props(w)),
+               what="settled by the manual setting and wifi0")
+    manual = [s for s in t["Sources"] if s[1] == "manual"]
+    assert len(manual) == 1 and manual[0][0] == "manual" and manual[0][5] == "truechimer", manual
+    assert manual[0][2] == "set by uid 0", manual
+
+    # roamd exits (saving the time) and comes back: the saved time is its lower bound
+    w.roamd_restart()
+    saved = w.path("var-lib-roam", "time.state").read_text()
+    lower = int(saved.split()[2])
+    assert now - 10e6 < lower <= time.time() * 1e6, saved
+
+    def has_lower_bound():
+        t = time_props(w)
+        return [s for s in t["Sources"] if s[0] == "saved"] or None
+    s = w.wait(has_lower_bound, what="the saved time among the sources")[0]
+    assert s[1] == "saved" and s[5] == "lower-bound", s
+    assert s[2] == "/var/lib/roam/time.state", s
+    assert s[3] - s[4] >= lower - 1, s  # aged from the file's time, never earlier
+
+
+def chronyd_binary():
+    for p in (os.environ.get("ROAM_CHRONYD"), shutil.which("chronyd"), "/usr/sbin/chronyd"):
+        if p and os.access(p, os.X_OK):
+            return p
+    return None
+
+
+def test_chronyd_hears_the_agreed_time_on_its_sock_refclock(w, tmp_path):
+    """A real chronyd in the device with -x (it never touches the clock) and a SOCK refclock
+    at roamd's default path: once the time is settled, roamd's samples reach it (the source
+    is reachable, its offset is small)."""
+    chronyd = chronyd_binary()
+    if not chronyd:
+        pytest.skip("no chronyd (Debian's chrony; ROAM_CHRONYD=PATH)")
+    chronyc = os.path.join(os.path.dirname(os.path.dirname(chronyd)), "bin", "chronyc")
+    if not os.access(chronyc, os.X_OK):
+        chronyc = shutil.which("chronyc") or "/usr/bin/chronyc"
+    conf = tmp_path / "chrony.conf"
+    conf.write_text("refclock SOCK /run/chrony.roam.sock refid ROAM poll 1 filter 2\n"
+                    "bindcmdaddress /run/roam-chrony/chronyd.sock\n"
+                    "cmdport 0\n"
+                    "pidfile /run/roam-chronyd.pid\n")
+    tmp_path.chmod(0o755)
+    # chronyd opens its command socket only in a directory others cannot enter
+    w.dev("mkdir", "-p", "-m", "0750", "/run/roam-chrony")
+    p = w.dev_popen([chronyd, "-x", "-d", "-u", "root", "-f", str(conf)],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: w.dev("test", "-S", "/run/chrony.roam.sock", check=False).returncode == 0,
+                 interval=0.2, what="chronyd's refclock socket")
+        w.wait_link("wifi0", online, what="wifi0 online")
+        w.call(TIME_PATH, TIME_IFACE, "SetManual", "tt", (int(time.time() * 1e6), 2_000_000))
+        w.wait(lambda: time_props(w)["State"] == "settled" or None, what="settled")
+
+        seen = {}
+
+        def roam_source():
+            r = w.dev(chronyc, "-h", "/run/roam-chrony/chronyd.sock", "-n", "-c", "sources",
+                      check=False)
+            seen["out"] = r.stdout + r.stderr
+            rows = [l.split(",") for l in r.stdout.splitlines() if ",ROAM," in l]
+            return rows[0] if rows and int(rows[0][5], 8) != 0 else None
+        try:
+            row = wait_for(roam_source, timeout=20, interval=0.5,
+                           what="chronyd's ROAM source reached")
+        except TimeoutError:
+            log = [x for x in w.roamd_log().splitlines() if "chrony" in x or "Time" in x]
+            raise AssertionError("chronyc said: %r; roamd: %s" % (seen.get("out"), log[-8:]))
+        assert abs(float(row[8])) < 3, row  # the offset roamd said: the clock is right
+        assert "feeding chronyd's reference clock at /run/chrony.roam.sock" in w.roamd_log()
+    finally:
+        p.terminate()
+        p.wait()

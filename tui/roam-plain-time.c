@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "roam-bus.h"
+#include "roam-verdict.h"
+#include "roam-log.h"
+#include "roam-plain-time.h"
+#include "roam-time-cli.h"
+#include "roam-util.h"
+
+struct PlainTime {
+        RoamLive *live;
+        sd_bus *bus;
+        sd_bus_slot *match, *call;
+        char *state, *gate; /* what was said last; NULL before the first answer */
+        bool asked;         /* a "time" command waits for the answer */
+};
+
+const char plain_time_help[] =
+    "  time           the time as roamd's sources agree on it: state, bound, gate, and each\n"
+    "                 source's interval and verdict\n";
+
+static void stamp(void)
+{
+        char clock[16];
+
+        roam_format_clock(roam_now(), clock, sizeof(clock));
+        printf("%s ", clock);
+}
+
+static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        PlainTime *pt = userdata;
+        RoamTimeView v = {};
+        bool asked = pt->asked;
+        char head[128];
+
+        pt->call = sd_bus_slot_unref(pt->call);
+        pt->asked = false;
+        if (sd_bus_message_is_method_error(m, NULL) || roam_time_view_read(m, &v) < 0) {
+                if (asked)
+                        puts("roamd has no time to tell (no org.roam1.Time).");
+                roam_time_view_done(&v);
+                return 0;
+        }
+        if (asked)
+                roam_time_print_text(&v);
+        else if (pt->state) {
+                /* only changes: the first answer is what the status already implies */
+                if (!streq(pt->state, v.state)) {
+                        roam_time_headline(&v, head, sizeof(head));
+                        stamp();
+                        printf("%s%s%s.\n", head, v.reasons && v.reasons[0] ? ": " : "",
+                               v.reasons && v.reasons[0] ? v.reasons[0] : "");
+                }
+                if (!streq_ptr(pt->gate, v.gate)) {
+                        stamp();
+                        printf("Time gate: %s.\n", roam_time_gate_words(v.gate));
+                }
+        }
+        if (free_and_strdup(&pt->state, v.state) < 0 || free_and_strdup(&pt->gate, v.gate) < 0)
+                log_oom();
+        fflush(stdout);
+        roam_time_view_done(&v);
+        return 0;
+}
+
+static void load(PlainTime *pt)
+{
+        int r;
+
+        if (!pt->bus)
+                return;
+        pt->call = sd_bus_slot_unref(pt->call);
+        r = sd_bus_call_method_async(pt->bus, &pt->call, ROAM_BUS_NAME, ROAM_TIME_PATH,
+                                     "org.freedesktop.DBus.Properties", "GetAll", on_reply, pt, "s",
+                                     ROAM_TIME_INTERFACE);
+        if (r < 0 && pt->asked) {
+                pt->asked = false;
+                printf("Cannot ask roamd for the time: %s\n", strerror(-r));
+        }
+}
+
+static int on_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        load(userdata);
+        return 0;
+}
+
+void plain_time_watch(PlainTime *pt)
+{
+        sd_bus *bus = roam_live_get_bus(pt->live);
+
+        if (bus != pt->bus) {
+                pt->match = sd_bus_slot_unref(pt->match);
+                pt->call = sd_bus_slot_unref(pt->call);
+                pt->bus = sd_bus_unref(pt->bus);
+                free(pt->state);
+                free(pt->gate);
+                pt->state = pt->gate = NULL;
+                pt->bus = sd_bus_ref(bus);
+                if (bus)
+                        (void)sd_bus_match_signal_async(bus, &pt->match, ROAM_BUS_NAME,
+                                                        ROAM_TIME_PATH,
+                                                        "org.freedesktop.DBus.Properties",
+                                                        "PropertiesChanged", on_changed, NULL, pt);
+        }
+        load(pt);
+}
+
+int plain_time_command(PlainTime *pt, char **words)
+{
+        if (!streq(words[0], "time"))
+                return 0;
+        if (words[1]) {
+                puts("time takes no arguments.");
+                return 1;
+        }
+        pt->asked = true;
+        if (!pt->bus) {
+                pt->asked = false;
+                puts("roamd is not there yet.");
+                return 1;
+        }
+        load(pt);
+        return 1;
+}
+
+int plain_time_new(RoamLive *live, PlainTime **ret)
+{
+        PlainTime *pt = calloc(1, sizeof(*pt));
+
+        if (!pt)
+                return -ENOMEM;
+        pt->live = live;
+        *ret = pt;
+        return 0;
+}
+
+PlainTime *plain_time_free(PlainTime *pt)
+{
+        if (!pt)
+                return NULL;
+        sd_bus_slot_unref(pt->match);
+        sd_bus_slot_unref(pt->call);
+        sd_bus_unref(pt->bus);
+        free(pt->state);
+        free(pt->gate);
+        free(pt);
+        return NULL;
+}

@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NCURSES_WIDECHAR 1
+#include <curses.h>
+
+#include "roam-bus.h"
+#include "roam-screens.h"
+#include "roam-time-cli.h"
+#include "roam-util.h"
+
+/* The time (org.roam1.Time, docs/time.md), key t on the overview: the state, the agreed
+ * time and the gate in words, then the sources as a small timeline: each interval a bar on
+ * one axis around the agreed time, the agreed span highlighted, every verdict in words
+ * (never colour alone) and why. Read when the screen opens, on r and on every
+ * PropertiesChanged of the time; the calls are asynchronous. */
+
+typedef struct TimeData {
+        Tui *tui;
+        RoamTimeView view;
+        bool loaded;
+        char error[256];
+        int selected, scroll;
+        bool moved; /* the person selected a source: on a small terminal its details show
+                     * only then (they would push the time itself out of view) */
+        sd_bus_slot *call, *match;
+} TimeData;
+
+static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        TimeData *d = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+        RoamTimeView v = {};
+        int r;
+
+        d->call = sd_bus_slot_unref(d->call);
+        d->loaded = true;
+        if (e) {
+                snprintf(d->error, sizeof(d->error), "%s", e->message ? e->message : e->name);
+                tui_request_redraw(d->tui);
+                return 0;
+        }
+        r = roam_time_view_read(m, &v);
+        if (r < 0) {
+                snprintf(d->error, sizeof(d->error), "cannot read roamd's answer: %s",
+                         strerror(-r));
+                roam_time_view_done(&v);
+        } else {
+                d->error[0] = 0;
+                roam_time_view_done(&d->view);
+                d->view = v;
+                if (d->selected >= (int)d->view.n_sources)
+                        d->selected = d->view.n_sources > 0 ? (int)d->view.n_sources - 1 : 0;
+        }
+        tui_request_redraw(d->tui);
+        return 0;
+}
+
+static void load(TimeData *d)
+{
+        sd_bus *bus = tui_bus(d->tui);
+
+        if (!bus)
+                return;
+        d->call = sd_bus_slot_unref(d->call);
+        (void)sd_bus_call_method_async(bus, &d->call, ROAM_BUS_NAME, ROAM_TIME_PATH,
+                                       "org.freedesktop.DBus.Properties", "GetAll", on_reply, d,
+                                       "s", ROAM_TIME_INTERFACE);
+}
+
+static int on_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        load(userdata);
+        return 0;
+}
+
+static int time_enter(Tui *t, Screen *s)
+{
+        TimeData *d = s->data;
+        sd_bus *bus = tui_bus(t);
+
+        d->tui = t;
+        if (!bus)
+                return 0;
+        if (!d->match)
+                (void)sd_bus_match_signal_async(bus, &d->match, ROAM_BUS_NAME, ROAM_TIME_PATH,
+                                                "org.freedesktop.DBus.Properties",
+                                                "PropertiesChanged", on_changed, NULL, d);
+        load(d);
+        return 0;
+}
+
+static void time_leave(Tui *t, Screen *s)
+{
+        TimeData *d = s->data;
+
+        d->match = sd_bus_slot_unref(d->match);
+        d->call = sd_bus_slot_unref(d->call);
+        roam_time_view_done(&d->view);
+        d->view = (RoamTimeView){};
+        d->loaded = false;
+}
+
+static ThemeRole state_role(const char *state)
+{
+        return streq_ptr(state, "settled")    ? THEME_OK
+               : streq_ptr(state, "disputed") ? THEME_ERROR
+                                              : THEME_WARNING;
+}
+
+static ThemeRole verdict_role(const char *verdict)
+{
+        return streq_ptr(verdict, "truechimer")    ? THEME_OK
+               : streq_ptr(verdict, "falseticker") ? THEME_ERROR
+                                                   : THEME_MUTED;
+}
+
+/* The axis: a centre and the half-width it shows, in µs. Around the agreed time when there
+ * is one, else the middle of the sources; wide enough for every source that is believed
+ * (falsetickers far away are drawn at the edge, pointing where they are). */
+static void axis(const RoamTimeView *v, uint64_t *ret_centre, uint64_t *ret_half)
+{
+        uint64_t centre = v->realtime, half = v->error;
+        size_t n = 0;
+
+        if (!centre) {
+                uint64_t lo = UINT64_MAX, hi = 0;
+                for (size_t i = 0; i < v->n_sources; i++) {
+                        lo = MIN(lo, v->sources[i].realtime);
+                        hi = MAX(hi, v->sources[i].realtime);
+                }
+                centre = v->n_sources ? lo + (hi - lo) / 2 : 0;
+        }
+        for (size_t i = 0; i < v->n_sources; i++) {
+                const RoamTimeSource *s = &v->sources[i];
+                uint64_t off = s->realtime > centre ? s->realtime - centre : centre - s->realtime;
+                if (v->realtime && streq(s->verdict, "falseticker"))
+                        continue;
+                half = MAX(half, off + s->error);
+                n++;
+        }
+        *ret_centre = centre;
+        *ret_half = MAX(half + half / 5, (uint64_t)1000000);
+}
+
+/* One bar of width cells: the interval [mid - err, mid + err] on the axis; a lower bound
+ * (open_right) reaches to the right end. */
+static int span_interval(Tui *t, TuiDoc *doc, int width, uint64_t centre, uint64_t half,
+                         uint64_t mid, uint64_t err, bool open_right, ThemeRole role)
+{
+        const char *full = tui_utf8(t) ? "\u2588" : "#", *empty = tui_utf8(t) ? "\u00b7" : ".";
+        double lo_at = ((double)mid - (double)err - ((double)centre - (double)half)) /
+                       (2.0 * (double)half) * width,
+               hi_at = ((double)mid + (double)err - ((double)centre - (double)half)) /
+                       (2.0 * (double)half) * width;
+        char bar[512] = "";
+        int lo = lo_at < -1 ? -1 : (int)lo_at, hi = open_right ? width : (int)hi_at;
+
+        for (int i = 0; i < width; i++) {
+                const char *c = empty;
+                if (hi < 0 && i == 0)
+                        c = "<";
+                else if (lo >= width && i == width - 1)
+                        c = ">";
+                else if (i >= lo && i <= hi)
+                        c = full;
+                strncat(bar, c, sizeof(bar) - strlen(bar) - 1);
+        }
+        return tui_doc_span(doc, role, width, bar);
+}
+
+static int build(Tui *t, TimeData *d, TuiDoc *doc)
+{
+        const RoamTimeView *v = &d->view;
+        bool narrow = COLS < 60;
+        int name_w = narrow ? 0 : 14, verdict_w = 12, bar_w;
+        uint64_t centre, half;
+        char head[128], ends[64];
+        int r;
+
+        r = tui_doc_line(doc, -1, 0);
+        if (!d->loaded)
+                return r < 0 ? r
+                             : tui_doc_span(doc, THEME_MUTED, 0, "Reading the time from roamd...");
+        if (d->error[0])
+                return r < 0 ? r
+                             : tui_doc_spanf(doc, THEME_ERROR, 0, "No time to show: %s", d->error);
+
+        roam_time_headline(v, head, sizeof(head));
+        if (r >= 0)
+                r = tui_doc_span(doc, state_role(v->state), 0, head);
+        if (r >= 0 && v->reasons && v->reasons[0])
+                r = tui_doc_field(doc, -1, 6, "Why:", THEME_NORMAL, v->reasons[0]);
+        if (r >= 0)
+                r = tui_doc_field(doc, -1, 6,
+                                  "Gate:", streq_ptr(v->gate, "open") ? THEME_OK : THEME_WARNING,
+                                  roam_time_gate_words(v->gate));
+        if (r >= 0)
+                r = tui_doc_line(doc, -1, 0);
+        if (r >= 0)
+                r = tui_doc_line(doc, -1, 0);
+        if (r >= 0 && v->n_sources == 0)
+                return tui_doc_span(doc, THEME_MUTED, 0, "No source has said the time yet.");
+
+        axis(v, &centre, &half);
+        bar_w = COLS - 4 - (narrow ? 0 : name_w + 1 + verdict_w + 1);
+        if (bar_w < 10)
+                bar_w = 10;
+        if (r >= 0)
+                r = tui_doc_span(doc, THEME_TITLE, narrow ? 0 : name_w + 1, "Sources");
+        /* the axis' ends, relative to its centre */
+        snprintf(ends, sizeof(ends), "-%.1f s .. +%.1f s", half / 1e6, half / 1e6);
+        if (r >= 0 && !narrow)
+                r = tui_doc_spanf(doc, THEME_MUTED, 0, "%s", ends);
+        if (r >= 0 && v->realtime) {
+                /* the agreed span, highlighted on the same axis */
+                r = tui_doc_line(doc, -1, 2);
+                if (r >= 0 && !narrow)
+                        r = tui_doc_span(doc, THEME_NORMAL, name_w + 1, "agreed");
+                if (r >= 0)
+                        r = span_interval(t, doc, bar_w, centre, half, v->realtime, v->error, false,
+                                          THEME_SELECTED);
+                if (r >= 0 && !narrow)
+                        r = tui_doc_span(doc, THEME_NORMAL, 0, " bound");
+        }
+        for (size_t i = 0; i < v->n_sources && r >= 0; i++) {
+                const RoamTimeSource *s = &v->sources[i];
+                ThemeRole role = verdict_role(s->verdict);
+
+                r = tui_doc_line(doc, (int)i, 4);
+                if (r >= 0 && narrow) {
+                        /* the whole witness and the verdict on a line, the bar under it */
+                        r = tui_doc_spanf(doc, THEME_NORMAL, 0, "%s: ", s->witness);
+                        if (r >= 0)
+                                r = tui_doc_span(doc, role, 0, s->verdict);
+                        if (r >= 0)
+                                r = tui_doc_line(doc, (int)i, 4);
+                        if (r >= 0)
+                                r = span_interval(t, doc, bar_w, centre, half, s->realtime,
+                                                  s->error, streq(s->verdict, "lower-bound"), role);
+                } else if (r >= 0) {
+                        r = tui_doc_span(doc, THEME_NORMAL, name_w + 1, s->witness);
+                        if (r >= 0)
+                                r = span_interval(t, doc, bar_w, centre, half, s->realtime,
+                                                  s->error, streq(s->verdict, "lower-bound"), role);
+                        if (r >= 0)
+                                r = tui_doc_span(doc, THEME_NORMAL, 1, " ");
+                        if (r >= 0)
+                                r = tui_doc_span(doc, role, 0, s->verdict);
+                }
+                /* the selected source in full: where it comes from and why */
+                if (r >= 0 && (int)i == d->selected && (d->moved || !narrow)) {
+                        r = tui_doc_line(doc, (int)i, 6);
+                        if (r >= 0)
+                                r = tui_doc_spanf(doc, THEME_MUTED, 0, "    %s from %s", s->kind,
+                                                  s->origin);
+                        if (r >= 0 && *s->reason) {
+                                r = tui_doc_line(doc, (int)i, 6);
+                                if (r >= 0)
+                                        r = tui_doc_spanf(doc, THEME_NORMAL, 0, "    why: %s",
+                                                          s->reason);
+                        }
+                }
+        }
+        return r;
+}
+
+static void time_draw(Tui *t, Screen *s, int top, int height)
+{
+        TimeData *d = s->data;
+        _cleanup_(tui_doc_freep) TuiDoc *doc = NULL;
+
+        d->tui = t;
+        if (tui_doc_new(&doc) < 0 || build(t, d, doc) < 0)
+                return;
+        tui_doc_draw(t, doc, top, height,
+                     d->view.n_sources && (d->moved || COLS >= 60) ? d->selected : -1, &d->scroll);
+}
+
+static int time_key(Tui *t, Screen *s, int key)
+{
+        TimeData *d = s->data;
+        bool handled;
+        int i;
+
+        if (key == 'r') {
+                load(d);
+                tui_message(t, THEME_NORMAL, "Reading the time again.");
+                return REACTION_REDRAW;
+        }
+        i = tui_list_key(key, d->selected, (int)d->view.n_sources, &handled);
+        if (!handled)
+                return REACTION_UNHANDLED;
+        if (i >= 0)
+                d->selected = i;
+        d->moved = true;
+        return REACTION_REDRAW;
+}
+
+static int time_click(Tui *t, Screen *s, int item)
+{
+        TimeData *d = s->data;
+
+        if (item < 0 || item >= (int)d->view.n_sources)
+                return REACTION_NONE;
+        d->selected = item;
+        d->moved = true;
+        return REACTION_REDRAW;
+}
+
+static void time_done(Tui *t, Screen *s)
+{
+        time_leave(t, s);
+}
+
+static const KeyHelp time_keys[] = {
+    {"r", "refresh", "Read the time from roamd again"},
+    {"Up/Down", NULL, "Select the previous or next source: its origin and why (also k and j)"},
+    {"Esc", NULL, "Back to the overview"},
+    {},
+};
+
+const ScreenVTable time_screen_vtable = {
+    .name = "time",
+    .title = "Time",
+    .number = 0,
+    .data_size = sizeof(TimeData),
+    .enter = time_enter,
+    .leave = time_leave,
+    .draw = time_draw,
+    .key = time_key,
+    .click = time_click,
+    .done = time_done,
+    .keys = time_keys,
+    .about = "The time as roamd's sources agree on it (t on the overview): settled, settling, "
+             "disputed or unknown, the agreed time with its error and whether apps were told "
+             "\"online\". Each source is a bar on one axis around the agreed time (the agreed "
+             "span first), with its verdict in words: truechimer, falseticker, lower-bound or "
+             "expired. A source far off the axis points there with < or >. roamd never sets "
+             "the clock.",
+};
