@@ -12,9 +12,9 @@ fi
 ninja -C "$build" tests/fuzz/fuzz-config tests/fuzz/fuzz-dhcp-lease tests/fuzz/fuzz-capport \
         tests/fuzz/fuzz-cgroup-path tests/fuzz/fuzz-http-answer tests/fuzz/fuzz-app-policy \
         tests/fuzz/fuzz-stats-history tests/fuzz/fuzz-wispr tests/fuzz/fuzz-wpa \
-        tests/fuzz/fuzz-ndef tests/fuzz/fuzz-firewall tests/fuzz/fuzz-ndopt >/dev/null
+        tests/fuzz/fuzz-ndef tests/fuzz/fuzz-firewall tests/fuzz/fuzz-ndopt tests/fuzz/fuzz-nitz >/dev/null
 for t in config dhcp-lease capport cgroup-path http-answer app-policy stats-history wispr wpa ndef firewall \
-        ndopt; do
+        ndopt nitz; do
         work=$(mktemp -d)
         cp -r "$top/tests/fuzz/corpus/$t/." "$work/"
         echo "fuzz-$t: ${secs}s"
