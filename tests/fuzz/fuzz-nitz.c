@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             .timezone = b,
             .has_dst = true,
             .dst = (uint32_t)(size % 5),
-            .mcc = size > 10 ? s + size - 3 : NULL,
+            .mcc = len > 10 ? s + len - 3 : NULL,
         };
         r = nitz_parse_ofono(&t, &n, &reason);
         if (r < 0 && !reason)
