@@ -289,6 +289,14 @@ static int load_zones(TzDb *db)
         return 0;
 }
 
+int tzdb_load(TzDb *db)
+{
+        int r = load_mccs(db);
+        if (r < 0)
+                return r;
+        return load_zones(db);
+}
+
 int tzdb_mcc_countries(TzDb *db, const char *mcc, char ***ret)
 {
         _cleanup_strv_free_ char **l = NULL;
@@ -351,27 +359,16 @@ bool tzdb_zone_name_valid(const char *s)
         return true;
 }
 
-/* glibc computes the offset from the zone's TZif file, its POSIX TZ footer included (the rule
- * for times after the last transition): that is what tzfile(5) readers must implement in full,
- * and glibc already does it correctly. TZ is process-wide state: roamd runs one thread, and TZ
- * is restored before returning, so nothing else sees the change. */
-int tzdb_zone_offset(TzDb *db, const char *zone, usec_t utc, int *ret_offset_min, bool *ret_dst)
+/* TZ is process-wide state: roamd runs one thread, and TZ is restored before returning, so
+ * nothing else sees the change. */
+static int offset_with_tz(const char *tz, usec_t utc, int *ret_offset_min, bool *ret_dst)
 {
-        _cleanup_free_ char *path = NULL, *tz = NULL, *saved = NULL;
+        _cleanup_free_ char *saved = NULL;
         const char *old = getenv("TZ");
         time_t t = (time_t)(utc / USEC_PER_SEC);
         struct tm tm;
         bool ok;
 
-        if (!tzdb_zone_name_valid(zone))
-                return -EINVAL;
-        if (asprintf(&path, "%s/%s", db->zoneinfo_dir, zone) < 0)
-                return -ENOMEM;
-        /* glibc falls back to UTC for a zone without a file: check first */
-        if (access(path, R_OK) < 0)
-                return -errno;
-        if (asprintf(&tz, ":%s", path) < 0)
-                return -ENOMEM;
         if (old && !(saved = strdup(old)))
                 return -ENOMEM;
         if (setenv("TZ", tz, 1) < 0)
@@ -390,6 +387,59 @@ int tzdb_zone_offset(TzDb *db, const char *zone, usec_t utc, int *ret_offset_min
         *ret_offset_min = (int)(tm.tm_gmtoff / 60);
         *ret_dst = tm.tm_isdst > 0;
         return 0;
+}
+
+/* glibc computes the offset from the zone's TZif file, its POSIX TZ footer included (the rule
+ * for times after the last transition): that is what tzfile(5) readers must implement in full,
+ * and glibc already does it correctly. */
+int tzdb_zone_offset(TzDb *db, const char *zone, usec_t utc, int *ret_offset_min, bool *ret_dst)
+{
+        _cleanup_free_ char *path = NULL, *tz = NULL;
+
+        if (!tzdb_zone_name_valid(zone))
+                return -EINVAL;
+        if (asprintf(&path, "%s/%s", db->zoneinfo_dir, zone) < 0)
+                return -ENOMEM;
+        /* glibc falls back to UTC for a zone without a file: check first */
+        if (access(path, R_OK) < 0)
+                return -errno;
+        if (asprintf(&tz, ":%s", path) < 0)
+                return -ENOMEM;
+        return offset_with_tz(tz, utc, ret_offset_min, ret_dst);
+}
+
+static bool is_alpha(char c)
+{
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
+int tzdb_posix_offset(const char *tz, usec_t utc, int *ret_offset_min, bool *ret_dst)
+{
+        const char *p = tz;
+        size_t n = 0;
+
+        /* glibc takes a malformed string for UTC: refuse what does not look like one */
+        if (!tz || strlen(tz) > 255 || *tz == ':')
+                return -EINVAL;
+        if (*p == '<') {
+                for (p++; *p && *p != '>'; p++, n++)
+                        if (!is_alpha(*p) && !(*p >= '0' && *p <= '9') && *p != '+' && *p != '-')
+                                return -EINVAL;
+                if (*p++ != '>')
+                        return -EINVAL;
+        } else
+                for (; is_alpha(*p); p++)
+                        n++;
+        if (n < 3)
+                return -EINVAL;
+        if (*p == '+' || *p == '-')
+                p++;
+        if (*p < '0' || *p > '9')
+                return -EINVAL;
+        for (const char *c = tz; *c; c++)
+                if (!is_alpha(*c) && !(*c >= '0' && *c <= '9') && !strchr("<>+-:,./", *c))
+                        return -EINVAL;
+        return offset_with_tz(tz, utc, ret_offset_min, ret_dst);
 }
 
 static int cmp_str(const void *a, const void *b)

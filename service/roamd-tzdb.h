@@ -21,6 +21,10 @@ typedef struct TzDb TzDb;
 int tzdb_new(const char *providers_xml, const char *zoneinfo_dir, TzDb **ret);
 TzDb *tzdb_free(TzDb *db);
 
+/* Reads both files now (they are kept): errors as below, logged with the path. The zone
+ * decision calls it first, so that a missing file is not taken for an unknown MCC. */
+int tzdb_load(TzDb *db);
+
 /* Countries (ISO 3166 alpha-2, upper case, NULL-terminated, the caller frees) the MCC belongs
  * to. -ENOENT: unknown MCC; -EINVAL: not an MCC; other errors: a file could not be read (logged
  * with its path). */
@@ -41,3 +45,8 @@ bool tzdb_zone_name_valid(const char *s);
  * (hours, as NITZ says it), whose DST state agrees (dst > 0 <=> DST in force). Sorted,
  * NULL-terminated; an empty list (not an error) when no zone matches. */
 int tzdb_candidates(TzDb *db, const char *mcc, int offset_min, int dst, usec_t utc, char ***ret);
+
+/* The UTC offset and DST state a POSIX TZ string ("CET-1CEST,M3.5.0,M10.5.0/3") gives at
+ * `utc`; -EINVAL when the string does not start like one (a name of 3+ letters or <...>, then
+ * an hour offset). */
+int tzdb_posix_offset(const char *tz, usec_t utc, int *ret_offset_min, bool *ret_dst);
