@@ -16,7 +16,7 @@ struct TimedatedClient {
         sd_bus *bus;
         TimedatedZoneFn on_zone;
         void *userdata;
-        sd_bus_slot *match_props, *get, *set;
+        sd_bus_slot *match_props, *match_owner, *get, *set;
         TimedatedSetFn set_done;
         void *set_userdata;
         char zone[64];
@@ -27,6 +27,7 @@ TimedatedClient *timedated_client_free(TimedatedClient *c)
         if (!c)
                 return NULL;
         sd_bus_slot_unref(c->match_props);
+        sd_bus_slot_unref(c->match_owner);
         sd_bus_slot_unref(c->get);
         sd_bus_slot_unref(c->set);
         sd_bus_unref(c->bus);
@@ -106,6 +107,21 @@ static int on_props(sd_bus_message *m, void *userdata, sd_bus_error *err)
         return 0;
 }
 
+/* timedated exits when idle and is activated again: a new owner is asked afresh */
+static int on_owner(sd_bus_message *m, void *userdata, sd_bus_error *err)
+{
+        TimedatedClient *c = userdata;
+        const char *name, *old, *new;
+
+        (void)err;
+        if (sd_bus_message_read(m, "sss", &name, &old, &new) < 0 ||
+            !streq(name, TIMEDATED_BUS_NAME))
+                return 0;
+        if (*new)
+                (void)get_zone(c);
+        return 0;
+}
+
 int timedated_client_new(sd_bus *bus, TimedatedZoneFn on_zone, void *userdata,
                          TimedatedClient **ret)
 {
@@ -119,6 +135,12 @@ int timedated_client_new(sd_bus *bus, TimedatedZoneFn on_zone, void *userdata,
         c->userdata = userdata;
         r = sd_bus_match_signal_async(bus, &c->match_props, TIMEDATED_BUS_NAME, TIMEDATED_PATH,
                                       PROPERTIES_IFACE, "PropertiesChanged", on_props, NULL, c);
+        if (r >= 0)
+                r = sd_bus_add_match_async(bus, &c->match_owner,
+                                           "type='signal',sender='org.freedesktop.DBus',"
+                                           "interface='org.freedesktop.DBus',member='"
+                                           "NameOwnerChanged',arg0='" TIMEDATED_BUS_NAME "'",
+                                           on_owner, NULL, c);
         if (r >= 0)
                 r = get_zone(c);
         if (r < 0) {

@@ -22,6 +22,8 @@ typedef struct Bt Bt;
 typedef struct Firewall Firewall;
 typedef struct Reconcile Reconcile;
 
+typedef struct ZoneService ZoneService;
+
 struct Manager {
         sd_event *event;
         sd_bus *bus;
@@ -44,6 +46,7 @@ struct Manager {
         /* NULL with [Firewall] Enable=no */
         Firewall *firewall;
         Reconcile *reconcile; /* passes over kernel state; apps, stats, firewall are parts */
+        ZoneService *zone;    /* the time zone from the modems; NULL when it could not start */
 
         Links *links; /* the link table, best link and global state */
 

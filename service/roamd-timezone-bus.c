@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "roam-bus.h"
+#include "roam-log.h"
+#include "roam-macro.h"
+#include "roam-util.h"
+#include "roamd-manager.h"
+#include "roamd-timezone-bus.h"
+#include "roamd-timezone.h"
+
+#ifndef ROAM_TIME_PATH
+#define ROAM_TIME_PATH "/org/roam1/time"
+#endif
+#ifndef ROAM_TIME_INTERFACE
+#define ROAM_TIME_INTERFACE "org.roam1.Time"
+#endif
+
+struct ZoneService {
+        Manager *manager;
+        Timezone *tz;
+        MMClient *mm;
+        unsigned mm_watch, tz_watch;
+        sd_bus_slot *slot;
+        char zone[64]; /* last announced */
+};
+
+MMClient *zone_service_mm(ZoneService *z)
+{
+        return z ? z->mm : NULL;
+}
+
+ZoneService *zone_service_free(ZoneService *z)
+{
+        if (!z)
+                return NULL;
+        sd_bus_slot_unref(z->slot);
+        mm_client_time_watch_remove(z->mm, z->mm_watch);
+        mm_client_free(z->mm);
+        timezone_free(z->tz);
+        free(z);
+        return NULL;
+}
+
+static int property_zone(sd_bus *bus, const char *path, const char *interface, const char *property,
+                         sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        ZoneService *z = userdata;
+        return sd_bus_message_append(reply, "s", timezone_zone(z->tz));
+}
+
+static int property_candidates(sd_bus *bus, const char *path, const char *interface,
+                               const char *property, sd_bus_message *reply, void *userdata,
+                               sd_bus_error *error)
+{
+        ZoneService *z = userdata;
+        char **l = timezone_candidates(z->tz);
+        return sd_bus_message_append_strv(reply, l ? l : (char *[]){NULL});
+}
+
+static int property_state(sd_bus *bus, const char *path, const char *interface,
+                          const char *property, sd_bus_message *reply, void *userdata,
+                          sd_bus_error *error)
+{
+        ZoneService *z = userdata;
+        return sd_bus_message_append(reply, "s", zone_state_to_string(timezone_state(z->tz)));
+}
+
+static int property_reason(sd_bus *bus, const char *path, const char *interface,
+                           const char *property, sd_bus_message *reply, void *userdata,
+                           sd_bus_error *error)
+{
+        ZoneService *z = userdata;
+        return sd_bus_message_append(reply, "s", timezone_reason(z->tz));
+}
+
+static int method_set_zone(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        ZoneService *z = userdata;
+        const char *zone;
+        int r;
+
+        r = sd_bus_message_read(msg, "s", &zone);
+        if (r < 0)
+                return r;
+        r = manager_bus_check_authorized(msg, "org.roam1.set-timezone", error);
+        if (r != 0) /* refused, or polkit asked: answered later */
+                return r;
+        r = timezone_set_manual(z->tz, zone);
+        if (r == -EINVAL)
+                return sd_bus_error_set(error, ROAM_ERROR_INVALID_ARGS,
+                                        "Not a time zone of this system's tzdata.");
+        if (r < 0)
+                return r;
+        log_info("Time zone: the user chose it");
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+static const sd_bus_vtable zone_vtable[] = {
+    SD_BUS_VTABLE_START(0),
+    SD_BUS_PROPERTY("Zone", "s", property_zone, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("ZoneCandidates", "as", property_candidates, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("ZoneState", "s", property_state, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("ZoneReason", "s", property_reason, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_METHOD_WITH_ARGS("SetZone", SD_BUS_ARGS("s", zone), SD_BUS_NO_RESULT, method_set_zone,
+                            SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_SIGNAL_WITH_ARGS("ZoneChanged", SD_BUS_ARGS("s", zone), 0),
+    SD_BUS_VTABLE_END,
+};
+
+static void on_timezone(Timezone *tz, void *userdata)
+{
+        ZoneService *z = userdata;
+        sd_bus *bus = z->manager->bus;
+        const char *zone = timezone_zone(tz);
+
+        (void)sd_bus_emit_properties_changed(bus, ROAM_TIME_PATH, ROAM_TIME_INTERFACE, "Zone",
+                                             "ZoneCandidates", "ZoneState", "ZoneReason", NULL);
+        if (streq(zone, z->zone))
+                return;
+        snprintf(z->zone, sizeof(z->zone), "%s", zone);
+        if (*zone)
+                (void)sd_bus_emit_signal(bus, ROAM_TIME_PATH, ROAM_TIME_INTERFACE, "ZoneChanged",
+                                         "s", zone);
+}
+
+static void on_mm_time(MMClient *c, const MMTimeEvent *ev, void *userdata)
+{
+        ZoneService *z = userdata;
+
+        switch (ev->type) {
+        case MM_TIME_EVENT_HINT:
+                (void)timezone_add_hint(z->tz, ev->hint);
+                break;
+        case MM_TIME_EVENT_GONE:
+                (void)timezone_drop_witness(z->tz, ev->witness);
+                break;
+        case MM_TIME_EVENT_SAMPLE:
+                log_debug("NITZ from %s: %llu µs ± %llu µs", ev->witness,
+                          (unsigned long long)ev->sample->realtime,
+                          (unsigned long long)ev->sample->error);
+                break;
+        case _MM_TIME_EVENT_MAX:
+        case _MM_TIME_EVENT_INVALID:
+                break;
+        }
+}
+
+static void on_mm_change(MMClient *c, void *userdata)
+{
+        /* roaming is the usage statistics' business (roamd-stats.c) */
+}
+
+int zone_service_new(Manager *m, ZoneService **ret)
+{
+        _cleanup_(zone_service_freep) ZoneService *z = calloc(1, sizeof(*z));
+        TzDb *db = NULL;
+        int r;
+
+        if (!z)
+                return log_oom();
+        z->manager = m;
+        r = tzdb_new(NULL, NULL, &db);
+        if (r < 0)
+                return log_oom();
+        r = timezone_new(m->bus, db, &z->tz);
+        if (r < 0) {
+                tzdb_free(db);
+                return r;
+        }
+        z->tz_watch = timezone_watch_add(z->tz, on_timezone, z, NULL);
+        r = mm_client_new(m->bus, on_mm_change, z, &z->mm);
+        if (r < 0)
+                return log_error_errno(r, "Cannot watch ModemManager for the time zone: %m");
+        z->mm_watch = mm_client_time_watch_add(z->mm, on_mm_time, z, NULL);
+        if (!z->tz_watch || !z->mm_watch)
+                return log_oom();
+        r = sd_bus_add_object_vtable(m->bus, &z->slot, ROAM_TIME_PATH, ROAM_TIME_INTERFACE,
+                                     zone_vtable, z);
+        if (r < 0)
+                return log_error_errno(r, "Cannot publish the time zone on the bus: %m");
+        *ret = TAKE_PTR(z);
+        return 0;
+}
