@@ -1,0 +1,177 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The time zone from the cellular network, in the world: a fake ModemManager (a dbusmock
+template written from ModemManager's documented API, tests/dbusmock/modemmanager.py) reports
+NITZ for another country; python3-dbusmock's timedated template stands in for timedated on the
+world's own bus, so SetTimezone is intercepted and the host's zone is never touched. The zone
+changes only when a second source agrees; otherwise SetTimezone is not called and
+ZoneCandidates lists the choices. Garbage and a modem flapping its time are refused."""
+import datetime
+import os
+import re
+import subprocess
+import zoneinfo
+
+import pytest
+
+from roamworld import PROPS_IFACE, wait_for
+
+WORLD = "ttimezone"
+MM = "org.freedesktop.ModemManager1"
+MM_PATH = "/org/freedesktop/ModemManager1"
+MOCK_IFACE = "org.freedesktop.DBus.Mock"
+TIMEDATED = "org.freedesktop.timedate1"
+TIMEDATED_PATH = "/org/freedesktop/timedate1"
+TIME_PATH = "/org/roam1/time"
+TIME_IFACE = "org.roam1.Time"
+MM_TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dbusmock",
+                           "modemmanager.py")
+UNKNOWN = 2147483647  # NetworkTimezone without "offset"
+
+
+def start_mock(w, template, name):
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=w.address)
+    mock = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
+                             template], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    wait_for(lambda: w.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
+                            "s", [name], dest="org.freedesktop.DBus"), 10, what=name + " mock")
+    return mock
+
+
+@pytest.fixture
+def mocks(w):
+    """ModemManager and timedated (zone Etc/UTC) on the world's bus; gone after the test, so
+    that roamd forgets the modems."""
+    td = start_mock(w, "timedated", TIMEDATED)
+    mm = start_mock(w, MM_TEMPLATE, MM)
+    # roamd has asked the new timedated for its zone
+    wait_for(lambda: zone(w)["Zone"] == "Etc/Utc", 10, what="roamd knows timedated's zone")
+    try:
+        yield w
+    finally:
+        for p in (mm, td):
+            p.terminate()
+            p.wait(10)
+        wait_for(lambda: zone(w)["ZoneState"] in ("unknown", "settled"), 10,
+                 what="roamd forgets the modems")
+
+
+def zone(w):
+    props = w.call(TIME_PATH, PROPS_IFACE, "GetAll", "s", (TIME_IFACE,))
+    return {k: (list(v) if k == "ZoneCandidates" else str(v)) for k, v in props.items()}
+
+
+def local_time(tz):
+    now = datetime.datetime.now(zoneinfo.ZoneInfo(tz))
+    off = int(now.utcoffset().total_seconds() // 60)
+    dst = int(now.dst().total_seconds() // 60)
+    sign = "+" if off >= 0 else "-"
+    text = now.strftime("%Y-%m-%dT%H:%M:%S") + "%s%02d:%02d" % (sign, abs(off) // 60,
+                                                               abs(off) % 60)
+    return text, off, dst
+
+
+def add_modem(w, ifname, operator, tz, offset=None, dst=None, time=None):
+    text, off, d = local_time(tz)
+    return w.call(MM_PATH, MOCK_IFACE, "AddTimeModem", "sssii",
+                  [ifname, operator, text if time is None else time,
+                   off if offset is None else offset, d if dst is None else dst], dest=MM)
+
+
+def set_timezone_calls(w):
+    calls = w.call(TIMEDATED_PATH, MOCK_IFACE, "GetCalls", dest=TIMEDATED)
+    return [[str(a) for a in c[2]] for c in calls if str(c[1]) == "SetTimezone"]
+
+
+def timedated_zone(w):
+    return str(w.call(TIMEDATED_PATH, PROPS_IFACE, "Get", "ss", (TIMEDATED, "Timezone"),
+                      dest=TIMEDATED))
+
+
+def test_one_nitz_for_another_country_asks_the_user(mocks):
+    """Japan's network (MCC 440, UTC+9) on one modem: one witness; the user is asked."""
+    w = mocks
+    add_modem(w, "cell0", "44010", "Asia/Tokyo")
+    wait_for(lambda: zone(w)["ZoneReason"] == "single-witness", 10,
+             what="the zone decision waits for a second witness")
+    z = zone(w)
+    assert z["ZoneState"] == "choose"
+    assert z["ZoneCandidates"] == ["Asia/Tokyo"]
+    assert z["Zone"] == "Etc/Utc"
+    assert set_timezone_calls(w) == []
+    assert timedated_zone(w) == "Etc/Utc"
+
+
+def test_a_second_modem_agrees_and_the_zone_changes(mocks):
+    """A second modem on Japan's networks is an independent witness: timedated is asked to set
+    Asia/Tokyo (not interactively), roamd's Zone follows and ZoneChanged is sent."""
+    w = mocks
+    add_modem(w, "cell0", "44010", "Asia/Tokyo")
+    wait_for(lambda: zone(w)["ZoneReason"] == "single-witness", 10, what="one witness")
+    add_modem(w, "cell1", "44020", "Asia/Tokyo")
+    wait_for(lambda: timedated_zone(w) == "Asia/Tokyo", 10, what="SetTimezone(Asia/Tokyo)")
+    assert set_timezone_calls(w) == [["Asia/Tokyo", "False"]]
+    wait_for(lambda: zone(w)["Zone"] == "Asia/Tokyo", 10, what="roamd's Zone follows")
+    z = zone(w)
+    assert (z["ZoneState"], z["ZoneReason"]) == ("settled", "current-zone-fits")
+    assert re.search(r"Time zone: changing Etc/Utc -> Asia/Tokyo \(agreed\)", w.roamd_log())
+
+
+def test_modems_that_disagree_change_nothing(mocks):
+    """Japan on one modem, Germany on the other: disputed, both zones offered, no change."""
+    w = mocks
+    add_modem(w, "cell0", "44010", "Asia/Tokyo")
+    add_modem(w, "cell1", "26201", "Europe/Berlin")
+    wait_for(lambda: zone(w)["ZoneReason"] == "witnesses-disagree", 10, what="disputed")
+    z = zone(w)
+    assert z["ZoneState"] == "disputed"
+    assert sorted(z["ZoneCandidates"]) == ["Asia/Tokyo", "Europe/Berlin"]
+    assert set_timezone_calls(w) == []
+
+
+def test_nitz_garbage_is_refused(mocks):
+    """A zone of "GMT+34", a time that is not ISO 8601: refused with their reasons; a second
+    modem with the garbage zone is no witness, so one good modem stays one witness."""
+    w = mocks
+    add_modem(w, "cell0", "44010", "Asia/Tokyo")
+    bad = add_modem(w, "cell1", "44020", "Asia/Tokyo", offset=34 * 60, dst=0,
+                    time="24/07/01,12:00:00+34")
+    wait_for(lambda: re.search(r"ModemManager: %s: time zone refused \(offset-out-of-range\)"
+                               % re.escape(bad), w.roamd_log()), 10, what="zone refused")
+    wait_for(lambda: re.search(r"ModemManager: %s: network time refused \(garbage\)"
+                               % re.escape(bad), w.roamd_log()), 10, what="time refused")
+    assert zone(w)["ZoneReason"] == "single-witness"
+    assert set_timezone_calls(w) == []
+
+
+def test_a_modem_flapping_its_time_is_refused(mocks):
+    """Answers that jump back and forth against the elapsed time: one jump passes, the second
+    within ten minutes marks the modem flapping and its time is refused."""
+    w = mocks
+    text, off, dst = local_time("Asia/Tokyo")
+    modem = add_modem(w, "cell0", "44010", "Asia/Tokyo")
+    wait_for(lambda: zone(w)["ZoneReason"] == "single-witness", 10, what="the modem is seen")
+    later = (datetime.datetime.fromisoformat(text) + datetime.timedelta(hours=5)).isoformat()
+    w.call(MM_PATH, MOCK_IFACE, "EmitNetworkTime", "os", [modem, later], dest=MM)
+    wait_for(lambda: re.search(r"%s: network time jumped" % re.escape(modem), w.roamd_log()),
+             10, what="one jump")
+    w.call(MM_PATH, MOCK_IFACE, "EmitNetworkTime", "os", [modem, text], dest=MM)
+    wait_for(lambda: re.search(r"%s: network time refused \(flapping\)" % re.escape(modem),
+                               w.roamd_log()), 10, what="flapping")
+
+
+def test_set_zone_is_the_users_choice(mocks):
+    """SetZone as root: timedated is asked; a name that is no zone is refused; an unprivileged
+    caller is refused (no polkit in the world, not in group netdev)."""
+    w = mocks
+    add_modem(w, "cell0", "44010", "Asia/Tokyo")
+    wait_for(lambda: zone(w)["ZoneReason"] == "single-witness", 10, what="one witness")
+    ok, err, out = w.call_as(65534, TIME_PATH, TIME_IFACE, "SetZone", "string:Asia/Tokyo")
+    assert not ok and "AccessDenied" in (err or "") + out
+    ok, err, out = w.call_as(0, TIME_PATH, TIME_IFACE, "SetZone", "string:../../etc/shadow")
+    assert not ok and "InvalidArguments" in (err or "") + out
+    assert set_timezone_calls(w) == []
+    w.call(TIME_PATH, TIME_IFACE, "SetZone", "s", ["Asia/Tokyo"])
+    wait_for(lambda: timedated_zone(w) == "Asia/Tokyo", 10, what="SetTimezone(Asia/Tokyo)")
+    assert set_timezone_calls(w) == [["Asia/Tokyo", "False"]]
+    wait_for(lambda: zone(w)["ZoneReason"] == "manual", 10, what="manual")
