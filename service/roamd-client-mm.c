@@ -370,7 +370,7 @@ static int add_modem(MMClient *c, const char *path, MMModem **ret)
         return 0;
 }
 
-unsigned mm_client_time_watch_add(MMClient *c, MMTimeWatchFn fn, void *userdata,
+unsigned mm_client_time_watch_add(MMClient *c, TimeEventFn fn, void *userdata,
                                   WatchDestroyFn destroy)
 {
         return watch_list_add(&c->time_watches, (void *)fn, userdata, destroy);
@@ -382,21 +382,14 @@ void mm_client_time_watch_remove(MMClient *c, unsigned id)
                 (void)watch_list_remove(&c->time_watches, id);
 }
 
-typedef struct TimeDispatch {
-        MMClient *client;
-        const MMTimeEvent *event;
-} TimeDispatch;
-
 static void time_dispatch(void *callback, void *userdata, void *ctx)
 {
-        const TimeDispatch *d = ctx;
-        ((MMTimeWatchFn)callback)(d->client, d->event, userdata);
+        ((TimeEventFn)callback)(ctx, userdata);
 }
 
-static void time_notify(MMClient *c, const MMTimeEvent *ev)
+static void time_notify(MMClient *c, const TimeEvent *ev)
 {
-        TimeDispatch d = {.client = c, .event = ev};
-        watch_list_notify(&c->time_watches, time_dispatch, &d);
+        watch_list_notify(&c->time_watches, time_dispatch, (void *)ev);
 }
 
 static void witness_of(const char *path, char *buf, size_t size)
@@ -452,7 +445,7 @@ static void modem_hint(MMClient *c, MMModem *md, const NitzTime *from_time)
         snprintf(origin, sizeof(origin), "NITZ from modem %s", md->path);
         if (nitz_to_hint(&n, witness, origin, clock_now_usec(CLOCK_BOOTTIME), &h) < 0)
                 return;
-        time_notify(c, &(MMTimeEvent){.type = MM_TIME_EVENT_HINT, .hint = &h, .witness = witness});
+        time_notify(c, &(TimeEvent){.type = TIME_EVENT_HINT, .hint = &h, .witness = witness});
 }
 
 /* One answer of GetNetworkTime or NetworkTimeChanged. */
@@ -492,9 +485,9 @@ static void modem_time(MMClient *c, const char *path, const char *s)
         witness_of(path, witness, sizeof(witness));
         snprintf(origin, sizeof(origin), "NITZ from modem %s", path);
         if (nitz_to_sample(&n, witness, origin, boot, &sample) >= 0)
-                time_notify(c, &(MMTimeEvent){.type = MM_TIME_EVENT_SAMPLE,
-                                              .sample = &sample,
-                                              .witness = witness});
+                time_notify(
+                    c,
+                    &(TimeEvent){.type = TIME_EVENT_SAMPLE, .sample = &sample, .witness = witness});
         if (!md->tz_has_offset)
                 modem_hint(c, md, &n);
 }
@@ -545,7 +538,7 @@ static void time_remove(MMClient *c, size_t i)
         time_free(&c->times[i]);
         memmove(&c->times[i], &c->times[i + 1], (c->n_times - i - 1) * sizeof(MMTime));
         c->n_times--;
-        time_notify(c, &(MMTimeEvent){.type = MM_TIME_EVENT_GONE, .witness = witness});
+        time_notify(c, &(TimeEvent){.type = TIME_EVENT_GONE, .witness = witness});
 }
 
 /* After the modem table was rebuilt: modems with Modem.Time are asked for the time (when they

@@ -16,7 +16,7 @@
 #include <systemd/sd-bus.h>
 
 #include "roam-watch.h"
-#include "roamd-time-sample.h"
+#include "roamd-time-event.h"
 
 typedef struct MMClient MMClient;
 typedef void (*MMClientChangeFn)(MMClient *c, void *userdata);
@@ -30,24 +30,7 @@ MMClient *mm_client_free(MMClient *c);
 /* 1 roaming, 0 home, -ENOENT when no modem's bearer is on ifname (or not registered). */
 int mm_client_roaming(MMClient *c, const char *ifname);
 
-typedef enum MMTimeEventType {
-        MM_TIME_EVENT_SAMPLE, /* sample: a checked NITZ time */
-        MM_TIME_EVENT_HINT,   /* hint: the zone the modem's network says */
-        MM_TIME_EVENT_GONE,   /* witness: the modem (or its Modem.Time) went away */
-        _MM_TIME_EVENT_MAX,
-        _MM_TIME_EVENT_INVALID = -EINVAL,
-} MMTimeEventType;
-
-typedef struct MMTimeEvent {
-        MMTimeEventType type;
-        const TimeSample *sample;
-        const TimeZoneHint *hint;
-        const char *witness;
-} MMTimeEvent;
-
-typedef void (*MMTimeWatchFn)(MMClient *c, const MMTimeEvent *ev, void *userdata);
-
-unsigned mm_client_time_watch_add(MMClient *c, MMTimeWatchFn fn, void *userdata,
+unsigned mm_client_time_watch_add(MMClient *c, TimeEventFn fn, void *userdata,
                                   WatchDestroyFn destroy);
 void mm_client_time_watch_remove(MMClient *c, unsigned id);
 

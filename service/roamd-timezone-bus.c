@@ -9,6 +9,7 @@
 #include "roam-macro.h"
 #include "roam-util.h"
 #include "roamd-manager.h"
+#include "roamd-client-ofono.h"
 #include "roamd-timezone-bus.h"
 #include "roamd-timezone.h"
 
@@ -23,7 +24,8 @@ struct ZoneService {
         Manager *manager;
         Timezone *tz;
         MMClient *mm;
-        unsigned mm_watch, tz_watch;
+        OfonoClient *ofono;
+        unsigned mm_watch, ofono_watch, tz_watch;
         sd_bus_slot *slot;
         char zone[64]; /* last announced */
 };
@@ -33,6 +35,11 @@ MMClient *zone_service_mm(ZoneService *z)
         return z ? z->mm : NULL;
 }
 
+OfonoClient *zone_service_ofono(ZoneService *z)
+{
+        return z ? z->ofono : NULL;
+}
+
 ZoneService *zone_service_free(ZoneService *z)
 {
         if (!z)
@@ -40,6 +47,8 @@ ZoneService *zone_service_free(ZoneService *z)
         sd_bus_slot_unref(z->slot);
         mm_client_time_watch_remove(z->mm, z->mm_watch);
         mm_client_free(z->mm);
+        ofono_client_time_watch_remove(z->ofono, z->ofono_watch);
+        ofono_client_free(z->ofono);
         timezone_free(z->tz);
         free(z);
         return NULL;
@@ -128,31 +137,35 @@ static void on_timezone(Timezone *tz, void *userdata)
                                          "s", zone);
 }
 
-static void on_mm_time(MMClient *c, const MMTimeEvent *ev, void *userdata)
+static void on_time_event(const TimeEvent *ev, void *userdata)
 {
         ZoneService *z = userdata;
 
         switch (ev->type) {
-        case MM_TIME_EVENT_HINT:
+        case TIME_EVENT_HINT:
                 (void)timezone_add_hint(z->tz, ev->hint);
                 break;
-        case MM_TIME_EVENT_GONE:
+        case TIME_EVENT_GONE:
                 (void)timezone_drop_witness(z->tz, ev->witness);
                 break;
-        case MM_TIME_EVENT_SAMPLE:
+        case TIME_EVENT_SAMPLE:
                 log_debug("NITZ from %s: %llu µs ± %llu µs", ev->witness,
                           (unsigned long long)ev->sample->realtime,
                           (unsigned long long)ev->sample->error);
                 break;
-        case _MM_TIME_EVENT_MAX:
-        case _MM_TIME_EVENT_INVALID:
+        case _TIME_EVENT_TYPE_MAX:
+        case _TIME_EVENT_TYPE_INVALID:
                 break;
         }
 }
 
+/* roaming is the usage statistics' business (roamd-stats.c) */
 static void on_mm_change(MMClient *c, void *userdata)
 {
-        /* roaming is the usage statistics' business (roamd-stats.c) */
+}
+
+static void on_ofono_change(OfonoClient *c, void *userdata)
+{
 }
 
 int zone_service_new(Manager *m, ZoneService **ret)
@@ -176,8 +189,12 @@ int zone_service_new(Manager *m, ZoneService **ret)
         r = mm_client_new(m->bus, on_mm_change, z, &z->mm);
         if (r < 0)
                 return log_error_errno(r, "Cannot watch ModemManager for the time zone: %m");
-        z->mm_watch = mm_client_time_watch_add(z->mm, on_mm_time, z, NULL);
-        if (!z->tz_watch || !z->mm_watch)
+        z->mm_watch = mm_client_time_watch_add(z->mm, on_time_event, z, NULL);
+        r = ofono_client_new(m->bus, on_ofono_change, z, &z->ofono);
+        if (r < 0)
+                return log_error_errno(r, "Cannot watch oFono for the time zone: %m");
+        z->ofono_watch = ofono_client_time_watch_add(z->ofono, on_time_event, z, NULL);
+        if (!z->tz_watch || !z->mm_watch || !z->ofono_watch)
                 return log_oom();
         r = sd_bus_add_object_vtable(m->bus, &z->slot, ROAM_TIME_PATH, ROAM_TIME_INTERFACE,
                                      zone_vtable, z);

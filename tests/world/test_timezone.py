@@ -11,6 +11,7 @@ import re
 import subprocess
 import zoneinfo
 
+import dbus
 import pytest
 
 from roamworld import PROPS_IFACE, wait_for
@@ -158,6 +159,44 @@ def test_a_modem_flapping_its_time_is_refused(mocks):
     w.call(MM_PATH, MOCK_IFACE, "EmitNetworkTime", "os", [modem, text], dest=MM)
     wait_for(lambda: re.search(r"%s: network time refused \(flapping\)" % re.escape(modem),
                                w.roamd_log()), 10, what="flapping")
+
+
+OFONO = "org.ofono"
+
+
+def ofono_nettime(utc, tz_seconds, dst, mcc, mnc):
+    return ('ret = dbus.Dictionary({"UTC": dbus.Int64(%d), "Timezone": dbus.Int32(%d), '
+            '"DST": dbus.UInt32(%d), "MobileCountryCode": dbus.String("%s"), '
+            '"MobileNetworkCode": dbus.String("%s")}, signature="sv")'
+            % (utc, tz_seconds, dst, mcc, mnc))
+
+
+def test_an_ofono_modem_is_a_second_witness(mocks):
+    """oFono (python3-dbusmock's template; its modem given org.ofono.NetworkTime's
+    GetNetworkTime) says Japan too: with the ModemManager modem, two witnesses agree. Its
+    "GMT+34" NetworkTimeChanged afterwards is refused."""
+    w = mocks
+    add_modem(w, "cell0", "44010", "Asia/Tokyo")
+    wait_for(lambda: zone(w)["ZoneReason"] == "single-witness", 10, what="one witness")
+    ofono = start_mock(w, "ofono", OFONO)
+    try:
+        now = int(datetime.datetime.now(datetime.timezone.utc).timestamp())
+        w.call("/ril_0", MOCK_IFACE, "AddMethod", "sssss",
+               ["org.ofono.NetworkTime", "GetNetworkTime", "", "a{sv}",
+                ofono_nettime(now, 9 * 3600, 0, "440", "10")], dest=OFONO)
+        # a second modem appears: roamd reads every modem again, network time included
+        w.call("/", MOCK_IFACE, "AddModem", "sa{sv}", ["ril_1", {}], dest=OFONO)
+        wait_for(lambda: timedated_zone(w) == "Asia/Tokyo", 10, what="SetTimezone(Asia/Tokyo)")
+        assert set_timezone_calls(w) == [["Asia/Tokyo", "False"]]
+        w.call("/ril_0", MOCK_IFACE, "EmitSignal", "sssav",
+               ["org.ofono.NetworkTime", "NetworkTimeChanged", "a{sv}",
+                [dbus.Dictionary({"UTC": dbus.Int64(now), "Timezone": dbus.Int32(34 * 3600)},
+                                 signature="sv")]], dest=OFONO)
+        wait_for(lambda: re.search(r"oFono: /ril_0: network time refused \(offset-out-of-range\)",
+                                   w.roamd_log()), 10, what="GMT+34 refused")
+    finally:
+        ofono.terminate()
+        ofono.wait(10)
 
 
 def test_set_zone_is_the_users_choice(mocks):
