@@ -407,6 +407,13 @@ int timezone_add_hint(Timezone *tz, const TimeZoneHint *h)
         for (i = 0; i < tz->n_hints; i++)
                 if (streq(tz->hints[i].witness, h->witness))
                         break;
+        if (i < tz->n_hints && tz->hints[i].kind == h->kind &&
+            tz->hints[i].utc_offset_min == h->utc_offset_min && tz->hints[i].dst == h->dst &&
+            streq(tz->hints[i].mcc, h->mcc) && streq(tz->hints[i].zone, h->zone)) {
+                /* the same again (a lease on every sync): nothing to decide anew */
+                tz->hints[i].taken = h->taken;
+                return 0;
+        }
         if (i == tz->n_hints) {
                 TimeZoneHint *n = realloc(tz->hints, (tz->n_hints + 1) * sizeof(*n));
                 if (!n)

@@ -3,11 +3,13 @@
 template written from ModemManager's documented API, tests/dbusmock/modemmanager.py) reports
 NITZ for another country; python3-dbusmock's timedated template stands in for timedated on the
 world's own bus, so SetTimezone is intercepted and the host's zone is never touched. The zone
-changes only when a second source agrees; otherwise SetTimezone is not called and
-ZoneCandidates lists the choices. Garbage and a modem flapping its time are refused."""
+changes only when a second source agrees (a second modem, an oFono modem, the network's DHCP
+option 101); otherwise SetTimezone is not called and ZoneCandidates lists the choices.
+Garbage and a modem flapping its time are refused."""
 import datetime
 import os
 import re
+import signal
 import subprocess
 import zoneinfo
 
@@ -41,8 +43,8 @@ def start_mock(w, template, name):
 
 @pytest.fixture
 def mocks(w):
-    """ModemManager and timedated (zone Etc/UTC) on the world's bus; gone after the test, so
-    that roamd forgets the modems."""
+    """ModemManager and timedated (zone Etc/Utc) on the world's bus; gone after the test, so
+    that roamd forgets the modems. The test that makes a choice with SetZone runs last."""
     td = start_mock(w, "timedated", TIMEDATED)
     mm = start_mock(w, MM_TEMPLATE, MM)
     # roamd has asked the new timedated for its zone
@@ -53,8 +55,9 @@ def mocks(w):
         for p in (mm, td):
             p.terminate()
             p.wait(10)
-        wait_for(lambda: zone(w)["ZoneState"] in ("unknown", "settled"), 10,
-                 what="roamd forgets the modems")
+        # no witness left (the user's choice, once made, stays)
+        wait_for(lambda: zone(w)["ZoneReason"] in ("no-witness", "manual"), 20,
+                 what="roamd forgets the modems and leases")
 
 
 def zone(w):
@@ -197,6 +200,31 @@ def test_an_ofono_modem_is_a_second_witness(mocks):
     finally:
         ofono.terminate()
         ofono.wait(10)
+
+
+def lease_zone(w, opts):
+    """The living network's (cell0's) dnsmasq sends these DHCP options from now on; dhcpcd
+    asks again."""
+    w.path("living-dhcp-opts").write_text(opts)
+    os.kill(int(w.path("living-dnsmasq.pid").read_text().split()[0]), signal.SIGHUP)
+    w.dhcpcd_restart()
+
+
+def test_the_lease_of_the_network_is_a_second_witness(mocks):
+    """cell0's network names its zone in DHCP option 101 (RFC 4833): with a modem saying Japan
+    too, two witnesses agree."""
+    w = mocks
+    try:
+        lease_zone(w, '101,"Asia/Tokyo"\n')
+        wait_for(lambda: zone(w)["ZoneReason"] == "single-witness", 20,
+                 what="the lease alone is one witness")
+        assert zone(w)["ZoneCandidates"] == ["Asia/Tokyo"]
+        assert set_timezone_calls(w) == []
+        add_modem(w, "cell0", "44010", "Asia/Tokyo")
+        wait_for(lambda: timedated_zone(w) == "Asia/Tokyo", 10, what="SetTimezone(Asia/Tokyo)")
+        assert set_timezone_calls(w) == [["Asia/Tokyo", "False"]]
+    finally:
+        lease_zone(w, "")
 
 
 def test_set_zone_is_the_users_choice(mocks):
