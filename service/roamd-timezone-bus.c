@@ -139,10 +139,14 @@ static void on_timezone(Timezone *tz, void *userdata)
                                              "ZoneCandidates", "ZoneState", "ZoneReason", NULL);
         if (streq(zone, z->zone))
                 return;
+        /* learning the zone at start (or from a new timedated) is no change of zone */
+        bool changed = *z->zone && *zone;
         snprintf(z->zone, sizeof(z->zone), "%s", zone);
-        if (*zone)
+        if (changed) {
+                log_info("Time zone: ZoneChanged(%s)", zone);
                 (void)sd_bus_emit_signal(bus, ROAM_TIME_PATH, ROAM_TIME_INTERFACE, "ZoneChanged",
                                          "s", zone);
+        }
 }
 
 static void on_time_event(const TimeEvent *ev, void *userdata)

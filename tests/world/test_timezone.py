@@ -112,10 +112,16 @@ def test_a_second_modem_agrees_and_the_zone_changes(mocks):
     w = mocks
     add_modem(w, "cell0", "44010", "Asia/Tokyo")
     wait_for(lambda: zone(w)["ZoneReason"] == "single-witness", 10, what="one witness")
-    add_modem(w, "cell1", "44020", "Asia/Tokyo")
-    wait_for(lambda: timedated_zone(w) == "Asia/Tokyo", 10, what="SetTimezone(Asia/Tokyo)")
-    assert set_timezone_calls(w) == [["Asia/Tokyo", "False"]]
-    wait_for(lambda: zone(w)["Zone"] == "Asia/Tokyo", 10, what="roamd's Zone follows")
+    with w.monitor() as mon:
+        add_modem(w, "cell1", "44020", "Asia/Tokyo")
+        wait_for(lambda: timedated_zone(w) == "Asia/Tokyo", 10, what="SetTimezone(Asia/Tokyo)")
+        assert set_timezone_calls(w) == [["Asia/Tokyo", "False"]]
+        _, sig = mon.wait_signal(lambda m: m["member"] == "ZoneChanged")
+        assert (sig["path"], sig["interface"], sig["payload"]["data"]) == \
+            (TIME_PATH, TIME_IFACE, ["Asia/Tokyo"])
+    # sent once (learning timedated's zone at the start was no change)
+    assert len(re.findall(r"Time zone: ZoneChanged\(", w.roamd_log())) == 1
+    assert zone(w)["Zone"] == "Asia/Tokyo"
     z = zone(w)
     assert (z["ZoneState"], z["ZoneReason"]) == ("settled", "current-zone-fits")
     assert re.search(r"Time zone: changing Etc/Utc -> Asia/Tokyo \(agreed\)", w.roamd_log())
