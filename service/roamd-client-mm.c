@@ -3,14 +3,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <limits.h>
+#include <stdio.h>
+
 #include "roam-log.h"
 #include "roam-macro.h"
+#include "roam-util.h"
 #include "roamd-client-mm.h"
+#include "roamd-nitz.h"
 
 #define MM_PATH          "/org/freedesktop/ModemManager1"
 #define MM_MODEM_IFACE   "org.freedesktop.ModemManager1.Modem"
 #define MM_3GPP_IFACE    "org.freedesktop.ModemManager1.Modem.Modem3gpp"
 #define MM_BEARER_IFACE  "org.freedesktop.ModemManager1.Bearer"
+#define MM_TIME_IFACE    "org.freedesktop.ModemManager1.Modem.Time"
 #define OM_IFACE         "org.freedesktop.DBus.ObjectManager"
 #define PROPERTIES_IFACE "org.freedesktop.DBus.Properties"
 
@@ -18,7 +24,20 @@ typedef struct MMModem {
         char *path;
         uint32_t reg;
         char **bearers;
+        /* Modem.Time and what a zone hint needs */
+        bool has_time;
+        bool tz_has_offset, tz_has_dst;
+        int32_t tz_offset, tz_dst; /* NetworkTimezone "offset", "dst-offset" (minutes) */
+        char operator_code[8];     /* Modem3gpp.OperatorCode: MCC + MNC */
 } MMModem;
+
+/* A modem's network time, kept across GetManagedObjects refreshes (which rebuild the modem
+ * table): its GetNetworkTime in flight and its answers so far. */
+typedef struct MMTime {
+        char *path;
+        sd_bus_slot *get;
+        NitzTracker tracker;
+} MMTime;
 
 typedef struct MMBearer {
         char *path;
@@ -30,12 +49,15 @@ struct MMClient {
         sd_bus *bus;
         MMClientChangeFn before_change;
         void *userdata;
-        sd_bus_slot *match_added, *match_removed, *match_props, *match_owner;
+        sd_bus_slot *match_added, *match_removed, *match_props, *match_owner, *match_time;
         sd_bus_slot *refresh;
         MMModem *modems;
         size_t n_modems;
         MMBearer *bearers;
         size_t n_bearers;
+        MMTime *times;
+        size_t n_times;
+        WatchList time_watches;
 };
 
 /* MM_MODEM_3GPP_REGISTRATION_STATE_*: HOME 1, ROAMING 5, HOME_SMS_ONLY 6, ROAMING_SMS_ONLY 7,
@@ -86,10 +108,21 @@ static void bearers_clear(MMClient *c)
         c->n_bearers = 0;
 }
 
+static void time_free(MMTime *t)
+{
+        free(t->path);
+        sd_bus_slot_unref(t->get);
+}
+
 MMClient *mm_client_free(MMClient *c)
 {
         if (!c)
                 return NULL;
+        watch_list_clear(&c->time_watches);
+        for (size_t i = 0; i < c->n_times; i++)
+                time_free(&c->times[i]);
+        free(c->times);
+        sd_bus_slot_unref(c->match_time);
         sd_bus_slot_unref(c->match_added);
         sd_bus_slot_unref(c->match_removed);
         sd_bus_slot_unref(c->match_props);
@@ -212,7 +245,50 @@ static int bearer_track(MMClient *c, const char *path)
         return r;
 }
 
-/* One modem's interfaces (a{sa{sv}}): registration state and bearer list. */
+/* Modem.Time.NetworkTimezone and Modem3gpp.OperatorCode: 1 when the property was one of them
+ * (and was read), 0 when not (nothing read). */
+static int read_time_prop(MMModem *md, const char *iface, const char *name, sd_bus_message *m)
+{
+        int r;
+
+        if (streq(iface, MM_3GPP_IFACE) && streq(name, "OperatorCode")) {
+                const char *code;
+                r = sd_bus_message_read(m, "v", "s", &code);
+                if (r < 0)
+                        return r;
+                snprintf(md->operator_code, sizeof(md->operator_code), "%s", code);
+                return 1;
+        }
+        if (!streq(iface, MM_TIME_IFACE) || !streq(name, "NetworkTimezone"))
+                return 0;
+        md->tz_has_offset = md->tz_has_dst = false;
+        r = sd_bus_message_enter_container(m, 'v', "a{sv}");
+        if (r >= 0)
+                r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                const char *key;
+                r = sd_bus_message_read(m, "s", &key);
+                if (r < 0)
+                        break;
+                if (streq(key, "offset")) {
+                        r = sd_bus_message_read(m, "v", "i", &md->tz_offset);
+                        md->tz_has_offset = r >= 0;
+                } else if (streq(key, "dst-offset")) {
+                        r = sd_bus_message_read(m, "v", "i", &md->tz_dst);
+                        md->tz_has_dst = r >= 0;
+                } else
+                        r = sd_bus_message_skip(m, "v");
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
+        return r < 0 ? r : 1;
+}
+
+/* One modem's interfaces (a{sa{sv}}): registration state, bearer list, network time. */
 static int read_modem(MMClient *c, MMModem *md, sd_bus_message *m)
 {
         int r;
@@ -225,6 +301,8 @@ static int read_modem(MMClient *c, MMModem *md, sd_bus_message *m)
                 r = sd_bus_message_read(m, "s", &iface);
                 if (r < 0)
                         return r;
+                if (streq(iface, MM_TIME_IFACE))
+                        md->has_time = true;
                 r = sd_bus_message_enter_container(m, 'a', "{sv}");
                 if (r < 0)
                         return r;
@@ -233,7 +311,12 @@ static int read_modem(MMClient *c, MMModem *md, sd_bus_message *m)
                         r = sd_bus_message_read(m, "s", &name);
                         if (r < 0)
                                 return r;
-                        if (streq(iface, MM_3GPP_IFACE) && streq(name, "RegistrationState"))
+                        r = read_time_prop(md, iface, name, m);
+                        if (r < 0)
+                                return r;
+                        if (r > 0)
+                                r = 0;
+                        else if (streq(iface, MM_3GPP_IFACE) && streq(name, "RegistrationState"))
                                 r = sd_bus_message_read(m, "v", "u", &md->reg);
                         else if (streq(iface, MM_MODEM_IFACE) && streq(name, "Bearers")) {
                                 char **l = NULL;
@@ -287,6 +370,216 @@ static int add_modem(MMClient *c, const char *path, MMModem **ret)
         return 0;
 }
 
+unsigned mm_client_time_watch_add(MMClient *c, TimeEventFn fn, void *userdata,
+                                  WatchDestroyFn destroy)
+{
+        return watch_list_add(&c->time_watches, (void *)fn, userdata, destroy);
+}
+
+void mm_client_time_watch_remove(MMClient *c, unsigned id)
+{
+        if (c)
+                (void)watch_list_remove(&c->time_watches, id);
+}
+
+static void time_dispatch(void *callback, void *userdata, void *ctx)
+{
+        ((TimeEventFn)callback)(ctx, userdata);
+}
+
+static void time_notify(MMClient *c, const TimeEvent *ev)
+{
+        watch_list_notify(&c->time_watches, time_dispatch, (void *)ev);
+}
+
+static void witness_of(const char *path, char *buf, size_t size)
+{
+        snprintf(buf, size, "modem:%s", path);
+}
+
+static MMTime *time_find(MMClient *c, const char *path)
+{
+        for (size_t i = 0; i < c->n_times; i++)
+                if (streq(c->times[i].path, path))
+                        return &c->times[i];
+        return NULL;
+}
+
+/* The serving network's MCC from OperatorCode ("26201"): "" when it is not MCC + MNC. */
+static void modem_mcc(const MMModem *md, char mcc[static 4])
+{
+        size_t n = strlen(md->operator_code);
+
+        mcc[0] = 0;
+        if (n < 5 || n > 6)
+                return;
+        for (size_t i = 0; i < n; i++)
+                if (md->operator_code[i] < '0' || md->operator_code[i] > '9')
+                        return;
+        memcpy(mcc, md->operator_code, 3);
+        mcc[3] = 0;
+        if (nitz_check_mcc(mcc, NULL) < 0)
+                mcc[0] = 0;
+}
+
+/* The zone hint from NetworkTimezone (or, without it, the offset of the last time string). */
+static void modem_hint(MMClient *c, MMModem *md, const NitzTime *from_time)
+{
+        char witness[64], origin[128];
+        const char *reason = NULL;
+        TimeZoneHint h;
+        NitzTime n;
+        int r;
+
+        r = nitz_parse_mm_zone(md->tz_has_offset, md->tz_offset, md->tz_has_dst, md->tz_dst, &n,
+                               &reason);
+        if (r == -ENODATA && from_time)
+                n = *from_time, r = 0;
+        if (r < 0) {
+                if (r != -ENODATA)
+                        log_info("ModemManager: %s: time zone refused (%s)", md->path, reason);
+                return;
+        }
+        modem_mcc(md, n.mcc);
+        witness_of(md->path, witness, sizeof(witness));
+        snprintf(origin, sizeof(origin), "NITZ from modem %s", md->path);
+        if (nitz_to_hint(&n, witness, origin, clock_now_usec(CLOCK_BOOTTIME), &h) < 0)
+                return;
+        time_notify(c, &(TimeEvent){.type = TIME_EVENT_HINT, .hint = &h, .witness = witness});
+}
+
+/* One answer of GetNetworkTime or NetworkTimeChanged. */
+static void modem_time(MMClient *c, const char *path, const char *s)
+{
+        MMModem *md = modem_find(c, path);
+        MMTime *t = time_find(c, path);
+        char witness[64], origin[128];
+        const char *reason = NULL;
+        usec_t boot = clock_now_usec(CLOCK_BOOTTIME);
+        NitzTime n;
+        TimeSample sample;
+        int r;
+
+        if (!md || !t)
+                return;
+        r = nitz_parse_mm_time(s, md->tz_has_offset ? md->tz_offset : INT_MIN, &n, &reason);
+        if (r == -ENODATA)
+                return; /* the modem does not know the time: nothing to say */
+        if (r < 0) {
+                log_info("ModemManager: %s: network time refused (%s)", path, reason);
+                return;
+        }
+        switch (nitz_track_feed(&t->tracker, n.utc, boot)) {
+        case NITZ_TRACK_OK:
+                break;
+        case NITZ_TRACK_JUMP:
+                log_info("ModemManager: %s: network time jumped against the elapsed time", path);
+                break;
+        case NITZ_TRACK_FLAPPING:
+                log_info("ModemManager: %s: network time refused (flapping)", path);
+                return;
+        case _NITZ_TRACK_VERDICT_MAX:
+        case _NITZ_TRACK_VERDICT_INVALID:
+                return;
+        }
+        witness_of(path, witness, sizeof(witness));
+        snprintf(origin, sizeof(origin), "NITZ from modem %s", path);
+        if (nitz_to_sample(&n, witness, origin, boot, &sample) >= 0)
+                time_notify(
+                    c,
+                    &(TimeEvent){.type = TIME_EVENT_SAMPLE, .sample = &sample, .witness = witness});
+        if (!md->tz_has_offset)
+                modem_hint(c, md, &n);
+}
+
+static int on_network_time(sd_bus_message *m, void *userdata, sd_bus_error *err)
+{
+        MMClient *c = userdata;
+        MMTime *t = NULL;
+        const char *s;
+
+        for (size_t i = 0; i < c->n_times; i++)
+                if (c->times[i].get == sd_bus_get_current_slot(c->bus))
+                        t = &c->times[i];
+        if (!t)
+                return 0;
+        t->get = sd_bus_slot_unref(t->get);
+        if (sd_bus_message_is_method_error(m, NULL)) {
+                log_debug("ModemManager: %s: GetNetworkTime: %s", t->path,
+                          sd_bus_message_get_error(m)->message);
+                return 0;
+        }
+        if (sd_bus_message_read(m, "s", &s) < 0) {
+                log_info("ModemManager: %s: network time refused (garbage)", t->path);
+                return 0;
+        }
+        _cleanup_free_ char *path = strdup(t->path);
+        if (path)
+                modem_time(c, path, s);
+        return 0;
+}
+
+static int on_network_time_changed(sd_bus_message *m, void *userdata, sd_bus_error *err)
+{
+        MMClient *c = userdata;
+        const char *s;
+
+        if (sd_bus_message_read(m, "s", &s) < 0)
+                return 0;
+        modem_time(c, sd_bus_message_get_path(m), s);
+        return 0;
+}
+
+static void time_remove(MMClient *c, size_t i)
+{
+        char witness[64];
+
+        witness_of(c->times[i].path, witness, sizeof(witness));
+        time_free(&c->times[i]);
+        memmove(&c->times[i], &c->times[i + 1], (c->n_times - i - 1) * sizeof(MMTime));
+        c->n_times--;
+        time_notify(c, &(TimeEvent){.type = TIME_EVENT_GONE, .witness = witness});
+}
+
+/* After the modem table was rebuilt: modems with Modem.Time are asked for the time (when they
+ * are new), their zone is handed on; those gone are said to be gone. */
+static void time_sync(MMClient *c)
+{
+        for (size_t i = c->n_times; i > 0; i--) {
+                MMModem *md = modem_find(c, c->times[i - 1].path);
+                if (!md || !md->has_time)
+                        time_remove(c, i - 1);
+        }
+        for (size_t i = 0; i < c->n_modems; i++) {
+                MMModem *md = &c->modems[i];
+                MMTime *t;
+                if (!md->has_time)
+                        continue;
+                t = time_find(c, md->path);
+                if (!t) {
+                        MMTime *n = realloc(c->times, (c->n_times + 1) * sizeof(MMTime));
+                        if (!n) {
+                                log_oom();
+                                return;
+                        }
+                        c->times = n;
+                        t = &c->times[c->n_times];
+                        *t = (MMTime){.path = strdup(md->path)};
+                        if (!t->path) {
+                                log_oom();
+                                return;
+                        }
+                        c->n_times++;
+                        if (sd_bus_call_method_async(c->bus, &t->get, MM_BUS_NAME, md->path,
+                                                     MM_TIME_IFACE, "GetNetworkTime",
+                                                     on_network_time, c, NULL) < 0)
+                                log_warning("ModemManager: %s: cannot ask the network time",
+                                            md->path);
+                }
+                modem_hint(c, md, NULL);
+        }
+}
+
 static int on_managed_objects(sd_bus_message *m, void *userdata, sd_bus_error *err)
 {
         MMClient *c = userdata;
@@ -314,6 +607,7 @@ static int on_managed_objects(sd_bus_message *m, void *userdata, sd_bus_error *e
         }
         if (r < 0)
                 log_warning_errno(r, "ModemManager: malformed GetManagedObjects answer: %m");
+        time_sync(c);
         return 0;
 }
 
@@ -343,6 +637,7 @@ static int on_owner(sd_bus_message *m, void *userdata, sd_bus_error *err)
         c->before_change(c, c->userdata);
         modems_clear(c);
         bearers_clear(c);
+        time_sync(c);
         return 0;
 }
 
@@ -353,6 +648,7 @@ static int on_props(sd_bus_message *m, void *userdata, sd_bus_error *err)
         const char *path = sd_bus_message_get_path(m), *iface;
         MMModem *md = modem_find(c, path);
         MMBearer *b = bearer_find(c, path);
+        bool zone_changed = false;
         int r;
 
         if ((!md && !b) || sd_bus_message_read(m, "s", &iface) < 0)
@@ -363,7 +659,8 @@ static int on_props(sd_bus_message *m, void *userdata, sd_bus_error *err)
                         log_warning("ModemManager: bearer %s: malformed change ignored", path);
                 return 0;
         }
-        if (!md || (!streq(iface, MM_3GPP_IFACE) && !streq(iface, MM_MODEM_IFACE)))
+        if (!md || (!streq(iface, MM_3GPP_IFACE) && !streq(iface, MM_MODEM_IFACE) &&
+                    !streq(iface, MM_TIME_IFACE)))
                 return 0;
         /* reuse the modem reader: wrap the one interface as a{sa{sv}} by hand */
         r = sd_bus_message_enter_container(m, 'a', "{sv}");
@@ -374,7 +671,12 @@ static int on_props(sd_bus_message *m, void *userdata, sd_bus_error *err)
                 const char *name;
                 if (sd_bus_message_read(m, "s", &name) < 0)
                         break;
-                if (streq(iface, MM_3GPP_IFACE) && streq(name, "RegistrationState")) {
+                r = read_time_prop(md, iface, name, m);
+                if (r < 0)
+                        break;
+                if (r > 0)
+                        zone_changed = true;
+                else if (streq(iface, MM_3GPP_IFACE) && streq(name, "RegistrationState")) {
                         uint32_t reg;
                         if (sd_bus_message_read(m, "v", "u", &reg) < 0)
                                 break;
@@ -399,6 +701,8 @@ static int on_props(sd_bus_message *m, void *userdata, sd_bus_error *err)
                 if (sd_bus_message_exit_container(m) < 0)
                         break;
         }
+        if (zone_changed && md->has_time)
+                modem_hint(c, md, NULL);
         return 0;
 }
 
@@ -430,6 +734,12 @@ int mm_client_new(sd_bus *bus, MMClientChangeFn before_change, void *userdata, M
                                            "interface='org.freedesktop.DBus',member='"
                                            "NameOwnerChanged',arg0='" MM_BUS_NAME "'",
                                            on_owner, NULL, c);
+        if (r >= 0)
+                r = sd_bus_add_match_async(
+                    bus, &c->match_time,
+                    "type='signal',sender='" MM_BUS_NAME "',interface='" MM_TIME_IFACE
+                    "',member='NetworkTimeChanged',path_namespace='" MM_PATH "'",
+                    on_network_time_changed, NULL, c);
         if (r >= 0)
                 r = refresh(c);
         if (r < 0) {

@@ -3,21 +3,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdio.h>
+
 #include "roam-log.h"
 #include "roam-macro.h"
+#include "roam-util.h"
 #include "roamd-client-ofono.h"
+#include "roamd-nitz.h"
 
 #define MANAGER_IFACE "org.ofono.Manager"
 #define NETREG_IFACE  "org.ofono.NetworkRegistration"
 #define CONNMAN_IFACE "org.ofono.ConnectionManager"
 #define CONTEXT_IFACE "org.ofono.ConnectionContext"
+#define NETTIME_IFACE "org.ofono.NetworkTime"
 
 typedef struct OfonoModem {
         OfonoClient *client;
         char *path;
         char *status;  /* NetworkRegistration Status */
         char **ifaces; /* Settings.Interface of its contexts */
-        sd_bus_slot *netreg_slot, *contexts_slot;
+        sd_bus_slot *netreg_slot, *contexts_slot, *nettime_slot;
+        /* its answers so far (a GetModems refresh starts afresh); a witness once it spoke */
+        NitzTracker tracker;
+        bool witness;
 } OfonoModem;
 
 struct OfonoClient {
@@ -25,8 +33,9 @@ struct OfonoClient {
         OfonoClientChangeFn before_change;
         void *userdata;
         sd_bus_slot *match_manager, *match_props, *match_contexts, *match_context_props,
-            *match_owner;
+            *match_owner, *match_nettime;
         sd_bus_slot *refresh;
+        WatchList time_watches;
         OfonoModem **modems;
         size_t n_modems;
 };
@@ -44,6 +53,7 @@ static OfonoModem *modem_free(OfonoModem *md)
                 return NULL;
         sd_bus_slot_unref(md->netreg_slot);
         sd_bus_slot_unref(md->contexts_slot);
+        sd_bus_slot_unref(md->nettime_slot);
         free(md->path);
         free(md->status);
         strv_free_(md->ifaces);
@@ -51,10 +61,38 @@ static OfonoModem *modem_free(OfonoModem *md)
         return NULL;
 }
 
+static void time_dispatch(void *callback, void *userdata, void *ctx)
+{
+        ((TimeEventFn)callback)(ctx, userdata);
+}
+
+static void time_notify(OfonoClient *c, const TimeEvent *ev)
+{
+        watch_list_notify(&c->time_watches, time_dispatch, (void *)ev);
+}
+
+unsigned ofono_client_time_watch_add(OfonoClient *c, TimeEventFn fn, void *userdata,
+                                     WatchDestroyFn destroy)
+{
+        return watch_list_add(&c->time_watches, (void *)fn, userdata, destroy);
+}
+
+void ofono_client_time_watch_remove(OfonoClient *c, unsigned id)
+{
+        if (c)
+                (void)watch_list_remove(&c->time_watches, id);
+}
+
 static void modems_clear(OfonoClient *c)
 {
-        for (size_t i = 0; i < c->n_modems; i++)
+        for (size_t i = 0; i < c->n_modems; i++) {
+                if (c->modems[i]->witness) {
+                        char witness[64];
+                        snprintf(witness, sizeof(witness), "modem:%s", c->modems[i]->path);
+                        time_notify(c, &(TimeEvent){.type = TIME_EVENT_GONE, .witness = witness});
+                }
                 modem_free(c->modems[i]);
+        }
         free(c->modems);
         c->modems = NULL;
         c->n_modems = 0;
@@ -64,6 +102,8 @@ OfonoClient *ofono_client_free(OfonoClient *c)
 {
         if (!c)
                 return NULL;
+        watch_list_clear(&c->time_watches);
+        sd_bus_slot_unref(c->match_nettime);
         sd_bus_slot_unref(c->match_manager);
         sd_bus_slot_unref(c->match_props);
         sd_bus_slot_unref(c->match_contexts);
@@ -232,6 +272,133 @@ static int on_contexts(sd_bus_message *m, void *userdata, sd_bus_error *err)
         return 0;
 }
 
+/* The NetworkTime dict; the message is left after it. Wrong types are garbage. */
+static int read_nettime(sd_bus_message *m, OfonoNetworkTime *t)
+{
+        int r;
+
+        *t = (OfonoNetworkTime){};
+        r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                const char *key;
+                r = sd_bus_message_read(m, "s", &key);
+                if (r < 0)
+                        break;
+                if (streq(key, "UTC")) {
+                        r = sd_bus_message_read(m, "v", "x", &t->utc);
+                        t->has_utc = true;
+                } else if (streq(key, "Timezone")) {
+                        r = sd_bus_message_read(m, "v", "i", &t->timezone);
+                        t->has_timezone = true;
+                } else if (streq(key, "DST")) {
+                        r = sd_bus_message_read(m, "v", "u", &t->dst);
+                        t->has_dst = true;
+                } else if (streq(key, "Received")) {
+                        r = sd_bus_message_read(m, "v", "x", &t->received);
+                        t->has_received = true;
+                } else if (streq(key, "MobileCountryCode"))
+                        r = sd_bus_message_read(m, "v", "s", &t->mcc);
+                else if (streq(key, "MobileNetworkCode"))
+                        r = sd_bus_message_read(m, "v", "s", &t->mnc);
+                else
+                        r = sd_bus_message_skip(m, "v");
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
+        return r;
+}
+
+/* One NetworkTime dict of a modem: a sample and a zone hint, or a refusal with its reason. */
+static void modem_time(OfonoModem *md, sd_bus_message *m)
+{
+        OfonoClient *c = md->client;
+        usec_t boot = clock_now_usec(CLOCK_BOOTTIME);
+        const char *reason = NULL;
+        char witness[64], origin[128];
+        OfonoNetworkTime t;
+        TimeZoneHint hint;
+        TimeSample sample;
+        NitzTime n;
+        int r;
+
+        if (read_nettime(m, &t) < 0) {
+                log_info("oFono: %s: network time refused (garbage)", md->path);
+                return;
+        }
+        r = nitz_parse_ofono(&t, &n, &reason);
+        if (r == -ENODATA)
+                return;
+        if (r < 0) {
+                log_info("oFono: %s: network time refused (%s)", md->path, reason);
+                return;
+        }
+        /* UTC is the network's time when it was received (CLOCK_MONOTONIC seconds): aged to
+         * now, so the sample is taken now */
+        if (n.utc && t.has_received) {
+                int64_t age =
+                    (int64_t)(clock_now_usec(CLOCK_MONOTONIC) / USEC_PER_SEC) - t.received;
+                if (age < 0 || age > 86400) {
+                        log_info("oFono: %s: network time refused (bad-received)", md->path);
+                        return;
+                }
+                n.utc += (usec_t)age * USEC_PER_SEC;
+        }
+        snprintf(witness, sizeof(witness), "modem:%s", md->path);
+        snprintf(origin, sizeof(origin), "NITZ from oFono modem %s", md->path);
+        if (n.utc) {
+                switch (nitz_track_feed(&md->tracker, n.utc, boot)) {
+                case NITZ_TRACK_OK:
+                        break;
+                case NITZ_TRACK_JUMP:
+                        log_info("oFono: %s: network time jumped against the elapsed time",
+                                 md->path);
+                        break;
+                case NITZ_TRACK_FLAPPING:
+                        log_info("oFono: %s: network time refused (flapping)", md->path);
+                        n.utc = 0;
+                        break;
+                case _NITZ_TRACK_VERDICT_MAX:
+                case _NITZ_TRACK_VERDICT_INVALID:
+                        return;
+                }
+        }
+        md->witness = true;
+        if (nitz_to_sample(&n, witness, origin, boot, &sample) >= 0)
+                time_notify(
+                    c,
+                    &(TimeEvent){.type = TIME_EVENT_SAMPLE, .sample = &sample, .witness = witness});
+        if (nitz_to_hint(&n, witness, origin, boot, &hint) >= 0)
+                time_notify(
+                    c, &(TimeEvent){.type = TIME_EVENT_HINT, .hint = &hint, .witness = witness});
+}
+
+static int on_nettime(sd_bus_message *m, void *userdata, sd_bus_error *err)
+{
+        OfonoModem *md = userdata;
+
+        md->nettime_slot = sd_bus_slot_unref(md->nettime_slot);
+        if (sd_bus_message_is_method_error(m, NULL)) {
+                /* no NetworkTime on this modem (or no time yet): no witness */
+                log_debug("oFono: %s: GetNetworkTime: %s", md->path,
+                          sd_bus_message_get_error(m)->message);
+                return 0;
+        }
+        modem_time(md, m);
+        return 0;
+}
+
+static int on_nettime_changed(sd_bus_message *m, void *userdata, sd_bus_error *err)
+{
+        OfonoClient *c = userdata;
+        OfonoModem *md = modem_find(c, sd_bus_message_get_path(m));
+
+        if (md)
+                modem_time(md, m);
+        return 0;
+}
+
 static int modem_load(OfonoModem *md)
 {
         OfonoClient *c = md->client;
@@ -244,6 +411,9 @@ static int modem_load(OfonoModem *md)
         if (r >= 0)
                 r = sd_bus_call_method_async(c->bus, &md->contexts_slot, OFONO_BUS_NAME, md->path,
                                              CONNMAN_IFACE, "GetContexts", on_contexts, md, NULL);
+        if (r >= 0 && !md->nettime_slot)
+                r = sd_bus_call_method_async(c->bus, &md->nettime_slot, OFONO_BUS_NAME, md->path,
+                                             NETTIME_IFACE, "GetNetworkTime", on_nettime, md, NULL);
         return r;
 }
 
@@ -395,6 +565,12 @@ int ofono_client_new(sd_bus *bus, OfonoClientChangeFn before_change, void *userd
                                            "interface='org.freedesktop.DBus',member='"
                                            "NameOwnerChanged',arg0='" OFONO_BUS_NAME "'",
                                            on_owner, NULL, c);
+        if (r >= 0)
+                r = sd_bus_add_match_async(bus, &c->match_nettime,
+                                           "type='signal',sender='" OFONO_BUS_NAME
+                                           "',interface='" NETTIME_IFACE
+                                           "',member='NetworkTimeChanged'",
+                                           on_nettime_changed, NULL, c);
         if (r >= 0)
                 r = refresh(c);
         if (r < 0) {

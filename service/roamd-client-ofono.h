@@ -5,9 +5,18 @@
  * NetworkRegistration Status ("registered" home, "roaming") is matched to a link through the
  * Interface in the Settings of the modem's connection contexts (ConnectionManager.GetContexts).
  * Changes arrive as PropertyChanged, ModemAdded/Removed and ContextAdded/Removed; before any
- * change is applied the owner's callback runs. */
+ * change is applied the owner's callback runs.
+ *
+ * Each modem with org.ofono.NetworkTime is also a witness of time ("modem:PATH"):
+ * GetNetworkTime when the modem is seen and the NetworkTimeChanged signal after (a dict: UTC,
+ * Timezone, DST, MobileCountryCode, MobileNetworkCode, Received), checked by roamd-nitz.c and
+ * handed to the time watchers as TimeSamples and TimeZoneHints. A modem without the interface
+ * answers GetNetworkTime with an error and is no witness. */
 
 #include <systemd/sd-bus.h>
+
+#include "roam-watch.h"
+#include "roamd-time-event.h"
 
 typedef struct OfonoClient OfonoClient;
 typedef void (*OfonoClientChangeFn)(OfonoClient *c, void *userdata);
@@ -17,6 +26,10 @@ typedef void (*OfonoClientChangeFn)(OfonoClient *c, void *userdata);
 int ofono_client_new(sd_bus *bus, OfonoClientChangeFn before_change, void *userdata,
                      OfonoClient **ret);
 OfonoClient *ofono_client_free(OfonoClient *c);
+
+unsigned ofono_client_time_watch_add(OfonoClient *c, TimeEventFn fn, void *userdata,
+                                     WatchDestroyFn destroy);
+void ofono_client_time_watch_remove(OfonoClient *c, unsigned id);
 
 /* 1 roaming, 0 home, -ENOENT when no modem's context is on ifname or it is not registered. */
 int ofono_client_roaming(OfonoClient *c, const char *ifname);

@@ -16,6 +16,8 @@ enum {
         DHCP4_OPT_DNS = 6,
         DHCP4_OPT_DOMAIN = 15,
         DHCP4_OPT_SERVER_ID = 54,
+        DHCP4_OPT_TZ_POSIX = 100,
+        DHCP4_OPT_TZ_NAME = 101,
         DHCP4_OPT_CAPTIVE = 114,
         DHCP4_OPT_SEARCH = 119,
         DHCP4_OPT_END = 255,
@@ -23,6 +25,8 @@ enum {
         DHCP6_OPT_IAADDR = 5,
         DHCP6_OPT_DNS = 23,
         DHCP6_OPT_DOMAINS = 24,
+        DHCP6_OPT_TZ_POSIX = 41,
+        DHCP6_OPT_TZ_NAME = 42,
         DHCP6_OPT_CAPTIVE = 103,
         DHCP6_REPLY = 7,
         DHCP6_ADVERTISE = 2,
@@ -48,6 +52,21 @@ static int copy_string(const uint8_t *p, size_t n, char *dst, size_t size)
         memcpy(dst, p, n);
         dst[n] = 0;
         return 0;
+}
+
+/* RFC 4833 options: a malformed one is dropped (the string stays ""), not the lease. The
+ * characters are those of tzdb names and POSIX TZ strings; roamd-timezone.c checks more. */
+static void copy_tz(const uint8_t *p, size_t n, char *dst, size_t size)
+{
+        dst[0] = 0;
+        if (copy_string(p, n, dst, size) < 0)
+                return;
+        for (const char *c = dst; *c; c++)
+                if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
+                      (*c >= '0' && *c <= '9') || strchr("_+-/:,.<>", *c))) {
+                        dst[0] = 0;
+                        return;
+                }
 }
 
 static void add_addr(IpAddr *arr, size_t *n, size_t max, int family, const uint8_t *raw)
@@ -120,6 +139,12 @@ int dhcp_lease_parse_v4(const uint8_t *buf, size_t len, DhcpLease *ret)
                 case DHCP4_OPT_CAPTIVE:
                         if (copy_string(o, olen, l.captive_portal, sizeof(l.captive_portal)) < 0)
                                 return -EBADMSG;
+                        break;
+                case DHCP4_OPT_TZ_NAME:
+                        copy_tz(o, olen, l.tz_name, sizeof(l.tz_name));
+                        break;
+                case DHCP4_OPT_TZ_POSIX:
+                        copy_tz(o, olen, l.tz_posix, sizeof(l.tz_posix));
                         break;
                 case DHCP4_OPT_SERVER_ID:
                         if (olen != 4)
@@ -227,6 +252,12 @@ int dhcp_lease_parse_v6(const uint8_t *buf, size_t len, DhcpLease *ret)
                         break;
                 case DHCP6_OPT_CAPTIVE:
                         r = copy_string(o, olen, l.captive_portal, sizeof(l.captive_portal));
+                        break;
+                case DHCP6_OPT_TZ_NAME:
+                        copy_tz(o, olen, l.tz_name, sizeof(l.tz_name));
+                        break;
+                case DHCP6_OPT_TZ_POSIX:
+                        copy_tz(o, olen, l.tz_posix, sizeof(l.tz_posix));
                         break;
                 default:
                         break;

@@ -16,6 +16,7 @@
 #define DHCP_LEASE_MAX_DOMAINS 8
 #define DHCP_LEASE_DOMAIN_MAX  256
 #define DHCP_LEASE_URL_MAX     1024
+#define DHCP_LEASE_TZ_MAX      256
 
 typedef struct DhcpLease {
         int family;
@@ -33,6 +34,11 @@ typedef struct DhcpLease {
         /* DHCPv4 option 3: the network has a router. Until the link's gateway route is in
          * place, the network is not known by its router yet (roamd-firewall.c waits). */
         bool has_router;
+        /* RFC 4833 time zone of the network, "" when absent or malformed (a bad option is
+         * dropped, the lease is kept): the IANA tzdb name (DHCPv4 option 101, DHCPv6 option
+         * 42) and the POSIX TZ string (DHCPv4 option 100, DHCPv6 option 41). */
+        char tz_name[64];
+        char tz_posix[DHCP_LEASE_TZ_MAX];
 } DhcpLease;
 
 int dhcp_lease_parse_v4(const uint8_t *buf, size_t len, DhcpLease *ret);

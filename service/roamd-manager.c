@@ -22,6 +22,7 @@
 #include "roamd-p2p.h"
 #include "roamd-probe.h"
 #include "roamd-reconcile.h"
+#include "roamd-timezone-bus.h"
 #include "roamd-wpa.h"
 #include "roamd-firewall.h"
 
@@ -141,6 +142,7 @@ Manager *manager_free(Manager *m)
         if (!m)
                 return NULL;
         m->stats = stats_free(m->stats); /* a last save while the apps still exist */
+        m->zone = zone_service_free(m->zone);
         apps_free(m->apps);
         m->firewall = firewall_free(m->firewall); /* its chains stay: fail closed */
         m->portal = portal_free(m->portal);
@@ -407,6 +409,10 @@ int manager_start(Manager *m)
                 if (r < 0)
                         return r;
         }
+
+        /* The time zone from the modems: roamd runs on without it. */
+        if (zone_service_new(m, &m->zone) < 0)
+                log_warning("The time zone is not followed (see above).");
 
         r = sd_bus_request_name(m->bus, ROAM_BUS_NAME, 0);
         if (r < 0)

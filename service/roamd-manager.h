@@ -23,6 +23,8 @@ typedef struct Firewall Firewall;
 typedef struct Reconcile Reconcile;
 typedef struct TimeFeed TimeFeed;
 
+typedef struct ZoneService ZoneService;
+
 struct Manager {
         sd_event *event;
         sd_bus *bus;
@@ -45,6 +47,7 @@ struct Manager {
         /* NULL with [Firewall] Enable=no */
         Firewall *firewall;
         Reconcile *reconcile; /* passes over kernel state; apps, stats, firewall are parts */
+        ZoneService *zone;    /* the time zone from the modems; NULL when it could not start */
 
         Links *links;   /* the link table, best link and global state */
         TimeFeed *time; /* the time consensus and the online gate (docs/time.md) */

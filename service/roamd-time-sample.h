@@ -20,6 +20,7 @@ typedef enum TimeSourceKind {
         TIME_SOURCE_GNSS,       /* gpsd */
         TIME_SOURCE_SAVED,      /* the last known good time on disk: a lower bound only */
         TIME_SOURCE_MANUAL,     /* set by an authorized user */
+        TIME_SOURCE_DHCP,       /* a lease's time zone (RFC 4833): zone hints only */
         _TIME_SOURCE_KIND_MAX,
         _TIME_SOURCE_KIND_INVALID = -EINVAL,
 } TimeSourceKind;

@@ -8,6 +8,12 @@ Test methods on the manager object (interface org.freedesktop.DBus.Mock):
   AddModem(ifname, registration_state) -> modem path: a registered modem with one connected
       bearer whose Interface is ifname;
   SetRegistrationState(modem path, state): PropertiesChanged on Modem.Modem3gpp.
+  AddTimeModem(ifname, operator_code, time, offset, dst_offset) -> modem path: a registered
+      modem (as AddModem) on the network operator_code ("MCC" + "MNC", Modem3gpp.OperatorCode)
+      with Modem.Time: GetNetworkTime answers `time` (ISO 8601 local time with its offset, as
+      ModemManager formats it; "" unknown) and NetworkTimezone is {"offset": offset,
+      "dst-offset": dst_offset} (minutes; an offset of 2147483647 leaves the key out);
+  EmitNetworkTime(modem path, time): the next GetNetworkTime answer, and NetworkTimeChanged.
 Registration states (MMModem3gppRegistrationState): 1 home, 5 roaming, 6/9 home variants,
 7/10 roaming variants, 0 idle, 2 searching, 3 denied, 4 unknown.
 """
@@ -23,6 +29,7 @@ IS_OBJECT_MANAGER = True
 
 MODEM_IFACE = "org.freedesktop.ModemManager1.Modem"
 GPP_IFACE = "org.freedesktop.ModemManager1.Modem.Modem3gpp"
+TIME_IFACE = "org.freedesktop.ModemManager1.Modem.Time"
 BEARER_IFACE = "org.freedesktop.ModemManager1.Bearer"
 MOCK_IFACE = "org.freedesktop.DBus.Mock"
 
@@ -38,6 +45,12 @@ def load(mock, parameters):
 
 @dbus.service.method(MOCK_IFACE, in_signature="su", out_signature="o")
 def AddModem(self, ifname, registration_state):
+    modem = add_modem(self, ifname, registration_state)
+    self.object_manager_emit_added(modem)
+    return dbus.ObjectPath(modem)
+
+
+def add_modem(self, ifname, registration_state):
     n = self.n_modems
     self.n_modems += 1
     modem = "/org/freedesktop/ModemManager1/Modem/%d" % n
@@ -66,8 +79,30 @@ def AddModem(self, ifname, registration_state):
         "OperatorName": dbus.String("Test Network"),
         "Imei": dbus.String("00000000000000%d" % n),
     })
+    return modem
+
+
+@dbus.service.method(MOCK_IFACE, in_signature="sssii", out_signature="o")
+def AddTimeModem(self, ifname, operator_code, time, offset, dst_offset):
+    modem = add_modem(self, ifname, 1)
+    obj = mockobject.objects[modem]
+    obj.UpdateProperties(GPP_IFACE, {"OperatorCode": dbus.String(operator_code)})
+    zone = {}
+    if offset != 2147483647:
+        zone["offset"] = dbus.Int32(offset)
+        zone["dst-offset"] = dbus.Int32(dst_offset)
+    obj.network_time = str(time)
+    obj.AddProperties(TIME_IFACE, {"NetworkTimezone": dbus.Dictionary(zone, signature="sv")})
+    obj.AddMethods(TIME_IFACE, [("GetNetworkTime", "", "s", "ret = self.network_time")])
     self.object_manager_emit_added(modem)
     return dbus.ObjectPath(modem)
+
+
+@dbus.service.method(MOCK_IFACE, in_signature="os", out_signature="")
+def EmitNetworkTime(self, modem, time):
+    obj = mockobject.objects[modem]
+    obj.network_time = str(time)
+    obj.EmitSignal(TIME_IFACE, "NetworkTimeChanged", "s", [dbus.String(time)])
 
 
 @dbus.service.method(MOCK_IFACE, in_signature="ou", out_signature="")

@@ -136,3 +136,39 @@ TEST(lease_v6_malformed)
                 if (dhcp_lease_parse_v6(bad[i].msg, bad[i].n, &l) != -EBADMSG)
                         TEST_FAIL("malformed v6 case %zu accepted", i);
 }
+
+/* RFC 4833: option 101 (tzdb name) and 100 (POSIX TZ string); a bad one is dropped, the lease
+ * kept. */
+TEST(lease_v4_timezone)
+{
+        static const uint8_t opts[] = {
+            53,  1,   5,   101, 13,  'E', 'u', 'r', 'o', 'p', 'e', '/', 'B', 'e', 'r', 'l',
+            'i', 'n', 100, 27,  'C', 'E', 'T', '-', '1', 'C', 'E', 'S', 'T', ',', 'M', '3',
+            '.', '5', '.', '0', ',', 'M', '1', '0', '.', '5', '.', '0', '/', '3', 0,   255,
+        };
+        static const uint8_t bad[] = {
+            53, 1, 5, 101, 6, 'a', '"', ';', 'r', 'm', 'x', 6, 4, 192, 0, 2, 1, 255,
+        };
+        uint8_t buf[512];
+        DhcpLease l;
+
+        ASSERT_OK(dhcp_lease_parse_v4(buf, bootp(buf, opts, sizeof(opts)), &l));
+        ASSERT_STREQ(l.tz_name, "Europe/Berlin");
+        ASSERT_STREQ(l.tz_posix, "CET-1CEST,M3.5.0,M10.5.0/3");
+        ASSERT_OK(dhcp_lease_parse_v4(buf, bootp(buf, bad, sizeof(bad)), &l));
+        ASSERT_STREQ(l.tz_name, "");
+        ASSERT_EQ(l.n_dns, 1);
+}
+
+TEST(lease_v6_timezone)
+{
+        static const uint8_t m[] = {
+            7,   0xaa, 0xbb, 0xcc, 0,   42,  0,   15,  'A', 'm', 'e', 'r',
+            'i', 'c',  'a',  '/',  'P', 'h', 'o', 'e', 'n', 'i', 'x',
+        };
+        DhcpLease l;
+
+        ASSERT_OK(dhcp_lease_parse_v6(m, sizeof(m), &l));
+        ASSERT_STREQ(l.tz_name, "America/Phoenix");
+        ASSERT_STREQ(l.tz_posix, "");
+}

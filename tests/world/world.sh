@@ -267,6 +267,8 @@ require dhcp_server_identifier
 define 114 string captive_portal_uri
 define6 103 request string captive_portal_uri
 option captive_portal_uri
+# RFC 4833 time zone (roamd's zone decision takes a lease's zone as a witness).
+option posix_timezone, tzdb_timezone
 # Keep hooks away from the host's hostname, NTP and timezone.
 nohook hostname, ntp, chrony, timesyncd, openntpd, wpa_supplicant, timezone, yp, lookup-hostname
 # Route metrics (IPv4 and IPv6 routes alike), lowest wins: ethernet, then WiFi, then
@@ -412,8 +414,11 @@ mk_wan() {
 start_dnsmasq() { # NET V4RANGE ROUTER DNS4 DNS6 V6RANGE DOMAIN EXTRA...
         local net=$1 range4=$2 router=$3 dns4=$4 dns6=$5 range6=$6 domain=$7; shift 7
         local ns=roam-$NAME-$net
+        # options a test adds (re-read on SIGHUP), e.g. an RFC 4833 time zone
+        : >"$W/$net-dhcp-opts"
         run_in_cg "$net" nsenter --net=/run/netns/"$ns" -- dnsmasq \
                 --conf-file=/dev/null --user=root --group=root \
+                --dhcp-optsfile="$W/$net-dhcp-opts" \
                 --no-resolv --no-hosts --no-ping --bind-interfaces --interface=br0 \
                 --dhcp-authoritative --dhcp-rapid-commit \
                 --dhcp-leasefile="$W/$net-dnsmasq.leases" \
