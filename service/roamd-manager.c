@@ -23,6 +23,7 @@
 #include "roamd-reconcile.h"
 #include "roamd-wpa.h"
 #include "roamd-firewall.h"
+#include "roamd-wake-run.h"
 
 static bool in_initial_netns(void)
 {
@@ -123,6 +124,7 @@ Manager *manager_free(Manager *m)
 {
         if (!m)
                 return NULL;
+        m->wake = wake_run_free(m->wake); /* it reads the apps and the stats */
         m->stats = stats_free(m->stats); /* a last save while the apps still exist */
         apps_free(m->apps);
         m->firewall = firewall_free(m->firewall); /* its chains stay: fail closed */
@@ -257,6 +259,7 @@ int manager_reload(Manager *m)
         /* a broken firewall file is refused: the rules in force stay (FirewallError) */
         (void)firewall_reload(m->firewall);
         (void)stats_budgets_changed(m->stats); /* [Stats] Budget= lines */
+        wake_run_reload(m->wake);
         links_schedule_sync(m->links);
         (void)sd_notify(false, "READY=1");
         return 0;
@@ -373,6 +376,13 @@ int manager_start(Manager *m)
                         return r;
         } else
                 log_notice("[Apps] Enforce=no: no per-app policy; table inet roam left alone.");
+
+        /* The ordered wake-up: its gate is a part of the apps' table. */
+        if (m->apps) {
+                r = wake_run_new(m, &m->wake);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to set up the wake queue: %m");
+        }
 
         /* Bluetooth: BlueZ's objects and the pairing agent follow BlueZ on the bus. */
         if (m->config->bluetooth.enable) {

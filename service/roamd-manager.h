@@ -21,6 +21,7 @@ typedef struct P2p P2p;
 typedef struct Bt Bt;
 typedef struct Firewall Firewall;
 typedef struct Reconcile Reconcile;
+typedef struct WakeRun WakeRun;
 
 struct Manager {
         sd_event *event;
@@ -44,6 +45,7 @@ struct Manager {
         /* NULL with [Firewall] Enable=no */
         Firewall *firewall;
         Reconcile *reconcile; /* passes over kernel state; apps, stats, firewall are parts */
+        WakeRun *wake;        /* the ordered wake-up; NULL without apps */
 
         Links *links; /* the link table, best link and global state */
 

@@ -332,6 +332,8 @@ void wake_set_time_gate(Wake *w, bool open, const char *why)
         free(w->time_why);
         w->time_why = s;
         w->time_open = open;
+        if (w->ops->gate_changed)
+                w->ops->gate_changed(w->userdata);
         wake_run(w);
 }
 

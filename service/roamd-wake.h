@@ -68,6 +68,8 @@ typedef struct WakeOps {
                             WakeReason why, uint64_t generation);
         /* The queue's state changed (wait-online). */
         void (*queue_changed)(void *userdata, WakeQueueState old, WakeQueueState new);
+        /* The time gate opened or closed, or its reason changed. */
+        void (*gate_changed)(void *userdata);
 } WakeOps;
 
 typedef struct WakeConfig {
