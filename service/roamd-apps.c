@@ -232,7 +232,7 @@ static void app_compute_effective(Apps *a, App *app)
         }
         app_policy_layer(&app->own, &app->config);
         app_policy_layer(&app->own, &app->runtime);
-        app->own.set = APP_KEY_ALL;
+        app->own.set |= APP_KEY_ALL; /* the wake keys stay unset unless a layer set them */
         app->effective = app->own;
         if (!app->special)
                 app_cap_by_users(a, app, &app->effective);

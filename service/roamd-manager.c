@@ -365,24 +365,22 @@ int manager_start(Manager *m)
                 r = apps_new(m, &m->apps);
                 if (r < 0)
                         return log_oom();
+                /* The ordered wake-up: its gate set is a part of the start's transaction. */
+                r = wake_run_new(m, &m->wake);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to set up the wake queue: %m");
                 r = apps_start(m->apps);
                 if (r == -ENOMEDIUM) {
                         /* Nothing could be enforced without cgroup2: say so loudly, but keep
                          * managing connections. The app methods answer Failed. */
                         log_error("No cgroup v2 hierarchy is mounted: apps are NOT governed.");
+                        m->wake = wake_run_free(m->wake);
                         m->stats = stats_free(m->stats);
                         m->apps = apps_free(m->apps);
                 } else if (r < 0)
                         return r;
         } else
                 log_notice("[Apps] Enforce=no: no per-app policy; table inet roam left alone.");
-
-        /* The ordered wake-up: its gate is a part of the apps' table. */
-        if (m->apps) {
-                r = wake_run_new(m, &m->wake);
-                if (r < 0)
-                        return log_error_errno(r, "Failed to set up the wake queue: %m");
-        }
 
         /* Bluetooth: BlueZ's objects and the pairing agent follow BlueZ on the bus. */
         if (m->config->bluetooth.enable) {
