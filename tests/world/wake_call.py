@@ -3,7 +3,7 @@
 or another's). Prints one line per call: "ok" or "error NAME MESSAGE"; exits 0 either way.
 
 usage: wake_call.py APP_ID register [MAX_DELAY_USEC] | done | register-twice |
-                                    register-bad-priority | register-hold SECONDS"""
+                                    register-bad-priority | register-hold SECONDS [MAX_DELAY_USEC]"""
 import os
 import sys
 import time
@@ -27,6 +27,8 @@ def main():
     opts = dbus.Dictionary({}, signature="sv")
     if what == "register" and len(sys.argv) > 3:
         opts["MaxDelayUSec"] = dbus.UInt64(int(sys.argv[3]))
+    if what == "register-hold" and len(sys.argv) > 4:
+        opts["MaxDelayUSec"] = dbus.UInt64(int(sys.argv[4]))
     if what == "register-bad-priority":
         opts["Priority"] = dbus.Byte(100)
     if what in ("register", "register-bad-priority", "register-hold"):
