@@ -66,7 +66,7 @@ typedef struct AppsConfig {
 
 /* [Wake]: the ordered wake-up (docs/wake.md). */
 typedef struct WakeConfigSection {
-        uint32_t at_once;                 /* apps awake at once, default 1 */
+        uint32_t at_once;                     /* apps awake at once, default 1 */
         uint32_t at_once_bearer[_BEARER_MAX]; /* per bearer of the best link; 0: at_once */
         uint64_t settle_usec, restart_usec, quiet_usec, max_delay_usec;
 } WakeConfigSection;

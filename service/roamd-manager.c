@@ -125,7 +125,7 @@ Manager *manager_free(Manager *m)
         if (!m)
                 return NULL;
         m->wake = wake_run_free(m->wake); /* it reads the apps and the stats */
-        m->stats = stats_free(m->stats); /* a last save while the apps still exist */
+        m->stats = stats_free(m->stats);  /* a last save while the apps still exist */
         apps_free(m->apps);
         m->firewall = firewall_free(m->firewall); /* its chains stay: fail closed */
         m->portal = portal_free(m->portal);

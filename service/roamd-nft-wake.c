@@ -18,13 +18,13 @@
 #include "roamd-nft-wake.h"
 #include "roamd-nft.h"
 
-#define WAKE_SET   "wake_gate"
-#define WAKE_CHAIN "wake_gate"
+#define WAKE_SET    "wake_gate"
+#define WAKE_CHAIN  "wake_gate"
 #define WAKE_REFUSE "wake_refuse"
 /* Before the class chains (-150): a gated app is refused whatever its class would do. */
-#define WAKE_PRIO (-160)
+#define WAKE_PRIO         (-160)
 #define NFT_TYPE_CGROUPV2 46
-#define LOOPBACK_IFINDEX 1
+#define LOOPBACK_IFINDEX  1
 
 static int chain_new(NftTxn *t, const char *name, bool base)
 {
@@ -222,8 +222,7 @@ int nft_wake_gate_elem(NftTxn *t, uint64_t cgroup_id, bool add)
         }
         nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, &cgroup_id, sizeof(cgroup_id));
         nftnl_set_elem_add(s, e);
-        nlh = nft_txn_msg(t, add ? NFT_MSG_NEWSETELEM : NFT_MSG_DELSETELEM,
-                          add ? NLM_F_CREATE : 0);
+        nlh = nft_txn_msg(t, add ? NFT_MSG_NEWSETELEM : NFT_MSG_DELSETELEM, add ? NLM_F_CREATE : 0);
         nftnl_set_elems_nlmsg_build_payload(nlh, s);
         nftnl_set_free(s);
         nft_txn_msg_end(t);

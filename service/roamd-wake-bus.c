@@ -211,8 +211,8 @@ static int method_register(sd_bus_message *msg, void *userdata, sd_bus_error *er
                                          "App %s is not wake-listed (its policy has no wake=).",
                                          app->id);
         if (reg_find(w, app->id))
-                return sd_bus_error_setf(error, ROAM_ERROR_FAILED,
-                                         "App %s is registered already.", app->id);
+                return sd_bus_error_setf(error, ROAM_ERROR_FAILED, "App %s is registered already.",
+                                         app->id);
 
         g = calloc(1, sizeof(*g));
         if (!g)
@@ -236,8 +236,7 @@ static int method_register(sd_bus_message *msg, void *userdata, sd_bus_error *er
                 return sd_bus_error_setf(error, ROAM_ERROR_FAILED, "Cannot register %s: %s.",
                                          app->id, strerror(-r));
         }
-        log_info("wake: %s: registered (max delay %" PRIu64 " ms, %" PRIu64
-                 " bytes estimated, %s)",
+        log_info("wake: %s: registered (max delay %" PRIu64 " ms, %" PRIu64 " bytes estimated, %s)",
                  app->id, max_delay / 1000, bytes, needs_time ? "needs time" : "time not needed");
         return sd_bus_reply_method_return(msg, NULL);
 }
@@ -255,19 +254,18 @@ static int method_done(sd_bus_message *msg, void *userdata, sd_bus_error *error)
                 return r;
         r = wake_app_done(w->queue, app->id);
         if (r == -ENOENT)
-                return sd_bus_error_setf(error, ROAM_ERROR_FAILED,
-                                         "App %s is not wake-listed.", app->id);
+                return sd_bus_error_setf(error, ROAM_ERROR_FAILED, "App %s is not wake-listed.",
+                                         app->id);
         if (r == -ESTALE)
-                return sd_bus_error_setf(error, ROAM_ERROR_FAILED,
-                                         "App %s has no turn running.", app->id);
+                return sd_bus_error_setf(error, ROAM_ERROR_FAILED, "App %s has no turn running.",
+                                         app->id);
         if (r < 0)
                 return r;
         return sd_bus_reply_method_return(msg, NULL);
 }
 
-static int app_property(sd_bus *bus, const char *path, const char *interface,
-                        const char *property, sd_bus_message *reply, void *userdata,
-                        sd_bus_error *error)
+static int app_property(sd_bus *bus, const char *path, const char *interface, const char *property,
+                        sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
         App *app = userdata;
         WakeRun *w = apps_manager(app->apps)->wake;
@@ -325,8 +323,8 @@ static int manager_property(sd_bus *bus, const char *path, const char *interface
         bool open = wake_time_gate_open(w->queue, &why);
 
         if (streq(property, "WakeQueue"))
-                return sd_bus_message_append(reply, "s",
-                                             wake_queue_state_to_string(wake_queue_state(w->queue)));
+                return sd_bus_message_append(
+                    reply, "s", wake_queue_state_to_string(wake_queue_state(w->queue)));
         if (streq(property, "WakePeriod"))
                 return sd_bus_message_append(reply, "t", wake_generation(w->queue));
         if (streq(property, "TimeGate"))
@@ -346,8 +344,8 @@ static int method_wake_now(sd_bus_message *msg, void *userdata, sd_bus_error *er
         if (!app_policy_id_is_valid(id))
                 return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS, "Invalid app ID.");
         if (wake_app_state(w->queue, id, NULL, NULL) < 0)
-                return sd_bus_error_setf(error, ROAM_ERROR_NO_SUCH_APP,
-                                         "No wake-listed app %s.", id);
+                return sd_bus_error_setf(error, ROAM_ERROR_NO_SUCH_APP, "No wake-listed app %s.",
+                                         id);
         r = manager_bus_check_authorized(msg, "org.roam1.change-app-policy", error);
         if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
@@ -407,8 +405,7 @@ void wake_bus_app_changed(WakeRun *w, const char *id, WakeAppState new, WakeReas
 void wake_bus_queue_changed(WakeRun *w)
 {
         if (w->manager->bus && w->manager_slot)
-                (void)sd_bus_emit_properties_changed(w->manager->bus, ROAM_MANAGER_PATH,
-                                                     ROAM_MANAGER_INTERFACE, "WakeQueue",
-                                                     "WakePeriod", "TimeGate", "TimeGateReason",
-                                                     NULL);
+                (void)sd_bus_emit_properties_changed(
+                    w->manager->bus, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE, "WakeQueue",
+                    "WakePeriod", "TimeGate", "TimeGateReason", NULL);
 }

@@ -50,8 +50,7 @@ int roam_wait_parse_timeout(const char *s, uint64_t *ret)
         return 0;
 }
 
-static int get_string(WaitCtx *c, const char *path, const char *iface, const char *prop,
-                      char **ret)
+static int get_string(WaitCtx *c, const char *path, const char *iface, const char *prop, char **ret)
 {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
 
@@ -64,13 +63,24 @@ static int check(WaitCtx *c)
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_free_ char *state = NULL, *wake = NULL;
-        const char *path;
+        const char *path = NULL;
         int r;
 
         r = get_string(c, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE, "State", &state);
         if (r < 0) {
                 snprintf(c->why, sizeof(c->why), "roamd is not running");
                 return 0; /* roamd may come: its name appearing wakes us */
+        }
+        if (c->app) {
+                r = sd_bus_call_method(c->bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
+                                       ROAM_MANAGER_INTERFACE, "GetApp", &e, &reply, "s", c->app);
+                if (r < 0) {
+                        snprintf(c->why, sizeof(c->why), "%s", e.message ?: strerror(-r));
+                        return sd_bus_error_has_name(&e, ROAM_ERROR_NO_SUCH_APP) ? -ENOENT : 0;
+                }
+                r = sd_bus_message_read(reply, "o", &path);
+                if (r < 0)
+                        return r;
         }
         if (!streq(state, "online")) {
                 snprintf(c->why, sizeof(c->why), "the state is %s", state);
@@ -80,8 +90,7 @@ static int check(WaitCtx *c)
                 int open = 0;
 
                 r = sd_bus_get_property_trivial(c->bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
-                                                ROAM_MANAGER_INTERFACE, "TimeGate", &e, 'b',
-                                                &open);
+                                                ROAM_MANAGER_INTERFACE, "TimeGate", &e, 'b', &open);
                 if (r < 0) {
                         snprintf(c->why, sizeof(c->why), "roamd tells no time gate");
                         return -EOPNOTSUPP;
@@ -97,16 +106,6 @@ static int check(WaitCtx *c)
         }
         if (!c->app)
                 return 1;
-        sd_bus_error_free(&e);
-        r = sd_bus_call_method(c->bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
-                               "GetApp", &e, &reply, "s", c->app);
-        if (r < 0) {
-                snprintf(c->why, sizeof(c->why), "%s", e.message ?: strerror(-r));
-                return sd_bus_error_has_name(&e, ROAM_ERROR_NO_SUCH_APP) ? -ENOENT : 0;
-        }
-        r = sd_bus_message_read(reply, "o", &path);
-        if (r < 0)
-                return r;
         r = get_string(c, path, ROAM_APP_INTERFACE, "WakeState", &wake);
         if (r < 0)
                 return 0;
@@ -127,7 +126,6 @@ static void recheck(WaitCtx *c)
         c->result = r > 0 ? ROAM_WAIT_ONLINE : ROAM_WAIT_ERROR;
         if (r < 0 && r != -ENOENT && r != -EOPNOTSUPP)
                 snprintf(c->why, sizeof(c->why), "%s", strerror(-r));
-        (void)sd_event_exit(c->event, 0);
 }
 
 static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
@@ -141,7 +139,7 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
         WaitCtx *c = userdata;
 
         c->result = ROAM_WAIT_NOT_IN_TIME;
-        return sd_event_exit(c->event, 0);
+        return 0;
 }
 
 static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -150,7 +148,7 @@ static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *
 
         c->result = ROAM_WAIT_ERROR;
         snprintf(c->why, sizeof(c->why), "interrupted");
-        return sd_event_exit(c->event, 0);
+        return 0;
 }
 
 /* The wait itself: signals (PropertiesChanged, Wake, roamd's name) wake a re-check; no
@@ -200,9 +198,11 @@ static int wait_for_turn(WaitCtx *c, uint64_t timeout_usec)
                 return ROAM_WAIT_ERROR;
         }
         /* The matches are in place: what happens from here on wakes us. */
+        /* Iterations, not sd_event_loop(): its exit would close the bus, and with it the
+         * registration when-online's command runs under. */
         recheck(c);
-        if (c->result < 0) {
-                r = sd_event_loop(c->event);
+        while (c->result < 0) {
+                r = sd_event_run(c->event, UINT64_MAX);
                 if (r < 0) {
                         log_error_errno(r, "Cannot wait for roamd: %m");
                         return ROAM_WAIT_ERROR;
@@ -281,8 +281,8 @@ int roam_when_online_run(const char *app, uint64_t timeout_usec, bool require_ti
 
         /* The app's turn ends with its command (not an error when it ended before). */
         sd_bus_error_free(&e);
-        if (!path || sd_bus_call_method(c.bus, ROAM_BUS_NAME, path, ROAM_APP_INTERFACE, "Done",
-                                        &e, NULL, NULL) < 0)
+        if (!path || sd_bus_call_method(c.bus, ROAM_BUS_NAME, path, ROAM_APP_INTERFACE, "Done", &e,
+                                        NULL, NULL) < 0)
                 log_debug("Done %s: %s", app, e.message ?: "not wake-listed");
         if (WIFEXITED(status))
                 return WEXITSTATUS(status);
