@@ -42,18 +42,19 @@ static const struct {
     {"wait-online",
      "Usage: roam wait-online [--app ID] [--timeout S] [--require-time]\n"
      "\n"
-     "Wait until roamd says the internet is reached (the state online), with\n"
-     "--require-time also the time verified, with --app until that app's turn in the\n"
-     "ordered wake-up came (an app that is not wake-listed: online is enough). Woken by\n"
-     "roamd's signals; waits for roamd to start. --timeout: 30 s by default, 0 no limit.\n"
-     "Exits 0 online, 1 not in time, 2 error (as nm-online).\n"},
+     "Wait until roamd says the internet is reached (the state online); with\n"
+     "--require-time also until the time is verified; with --app until that app's\n"
+     "turn in the ordered wake-up came (an app that is not wake-listed: online is\n"
+     "enough). Woken by roamd's signals; waits for roamd to start. --timeout: 30 s\n"
+     "by default, 0 no limit. Exits 0 online, 1 not in time, 2 error (as nm-online).\n"},
     {"when-online",
-     "Usage: roam when-online --app ID [--timeout S] [--require-time] [--] CMD [ARGS...]\n"
+     "Usage: roam when-online --app ID [--timeout S] [--require-time]\n"
+     "                        [--] CMD [ARGS...]\n"
      "\n"
      "Wait as wait-online --app ID, run CMD, and tell roamd the app is done when CMD\n"
-     "exits, so the next app's turn starts. Run it as a process of the app (in its unit,\n"
-     "or under roam run --app ID). Exits as CMD does; 1 not in time, 2 error, 127 when\n"
-     "CMD cannot be started.\n"},
+     "exits, so the next app's turn starts. Run it as a process of the app (in its\n"
+     "unit, or under roam run --app ID). Exits as CMD does; 1 not in time, 2 error,\n"
+     "127 when CMD cannot be started.\n"},
     {"stats", "Usage: roam stats [--app ID] [--user UID|all] [--link NAME] [--since 7d|@EPOCH]\n"
               "                  [--json]\n"
               "\n"
