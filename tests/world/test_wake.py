@@ -4,12 +4,13 @@ turns in priority order, never more than the cap at once; a turn is cut at its s
 waiting app's connects are refused at once by the gate (nft set wake_gate); Done only from a
 process of the app; max delay; a link flap wakes no one twice; bad input."""
 import os
+import subprocess
 import time
 
 import pytest
 
-from roamworld import (MANAGER_IFACE, MANAGER_PATH, PROPS_IFACE, ROAM, WHOAMI, DBusCallError,
-                       wait_for)
+from roamworld import (MANAGER_IFACE, MANAGER_PATH, PROPS_IFACE, ROAM, WHOAMI, WORLD_SH,
+                       DBusCallError, wait_for)
 
 WORLD = "twake"
 APP_IFACE = "org.roam1.App"
@@ -231,3 +232,49 @@ def test_flap_wakes_no_one_twice(wk):
     paths = [p for _, p, _ in wakes(mon)]
     assert len(paths) == 3 and len(set(paths)) == 3, wakes(mon)
     assert w.call(MANAGER_PATH, PROPS_IFACE, "Get", "ss", [MANAGER_IFACE, "WakePeriod"]) == 1
+
+
+def test_fetches_over_a_slow_uplink_in_order(wk, tmp_path):
+    """Five apps, each `roam when-online --app ID -- curl` of a fixed size from the internet
+    over a tbf-limited uplink: they fetch in priority order, one at a time, each turn ended
+    by its own Done (when-online, from the app's cgroup), every fetch succeeds."""
+    w = wk
+    blob = tmp_path / "blob"
+    blob.write_bytes(os.urandom(256 * 1024))
+    srv = subprocess.Popen([str(WORLD_SH), "exec", w.name, "inet", PY, "-m", "http.server",
+                            "--bind", WHOAMI["inet"][4], "--directory", str(tmp_path), "8099"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # the home router's port toward wifi0: 4 Mbit/s down to the device
+    w.exec("home", "tc", "qdisc", "replace", "dev", "up-wifi0", "root", "tbf", "rate",
+           "4mbit", "burst", "16kb", "latency", "200ms")
+    prios = (20, 80, 50, 95, 65)
+    procs = []
+    try:
+        wait_for(lambda: w.exec("inet", "ss", "-ltn").stdout.count(":8099") > 0, 10,
+                 what="the blob server")
+        start_with(w, [("org.test.G%d" % p, p, "30s") for p in prios])
+        for p in prios:
+            app = "org.test.G%d" % p
+            procs.append((p, w.dev_popen(
+                [str(ROAM), "when-online", "--app", app, "--timeout", "60", "--", "curl",
+                 "-sS", "-o", "/dev/null", "-w", "%{size_download}\n",
+                 "http://%s:8099/blob" % WHOAMI["inet"][4]],
+                cgroup=rel(app), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
+        for p, proc in procs:
+            out, err = proc.communicate(timeout=60)
+            assert proc.returncode == 0, (p, out, err)
+            assert out.strip() == str(256 * 1024), (p, out, err)
+        turns = [line.split(" wake: ", 1)[1].split(":", 1)[0]
+                 for line in w.roamd_log().rsplit("=== roamd-start ", 1)[-1].splitlines()
+                 if " wake: " in line and "waiting -> awake" in line]
+        assert turns == ["org.test.G%d" % p for p in sorted(prios, reverse=True)], turns
+        assert max_awake(w) == 1
+        for p in prios:
+            assert app_props(w, "org.test.G%d" % p)["WakeReason"] == "done"
+    finally:
+        for _, proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+        w.exec("home", "tc", "qdisc", "del", "dev", "up-wifi0", "root", check=False)
+        srv.terminate()
+        srv.wait()
