@@ -5,6 +5,7 @@
 #include "roam-log.h"
 #include "roam-macro.h"
 #include "roam-util.h"
+#include "roam-words.h"
 #include "roamd-wake.h"
 
 static const char *const wake_queue_state_table[_WAKE_QUEUE_MAX] = {
@@ -14,11 +15,13 @@ static const char *const wake_queue_state_table[_WAKE_QUEUE_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP(wake_queue_state, WakeQueueState)
 
-static const char *const wake_app_state_table[_WAKE_APP_MAX] = {
-    [WAKE_APP_WAITING] = "waiting",
-    [WAKE_APP_AWAKE] = "awake",
-    [WAKE_APP_DONE] = "done",
-};
+/* The words are the shared table's (shared/roam-words.c): roam reads WakeState. */
+_Static_assert((int)_WAKE_APP_MAX == (int)_ROAM_WAKE_MAX &&
+                   (int)WAKE_APP_WAITING == (int)ROAM_WAKE_WAITING &&
+                   (int)WAKE_APP_AWAKE == (int)ROAM_WAKE_AWAKE &&
+                   (int)WAKE_APP_DONE == (int)ROAM_WAKE_DONE,
+               "wake states and their shared words differ");
+#define wake_app_state_table roam_wake_table
 DEFINE_STRING_TABLE_LOOKUP(wake_app_state, WakeAppState)
 
 static const char *const wake_reason_table[_WAKE_REASON_MAX] = {

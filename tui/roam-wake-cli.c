@@ -16,6 +16,7 @@
 #include "roam-macro.h"
 #include "roam-util.h"
 #include "roam-wake-cli.h"
+#include "roam-words.h"
 
 typedef struct WaitCtx {
         sd_bus *bus;
@@ -110,7 +111,7 @@ static int check(WaitCtx *c)
         if (r < 0)
                 return 0;
         /* Not wake-listed (""): online is its turn. Done: its turn came in this period. */
-        if (streq(wake, "waiting")) {
+        if (roam_wake_from_string(wake) == ROAM_WAKE_WAITING) {
                 snprintf(c->why, sizeof(c->why), "online, %s waits for its turn", c->app);
                 return 0;
         }

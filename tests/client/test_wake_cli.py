@@ -92,3 +92,24 @@ def test_when_online_runs_then_done(bus, roamd, tmp_path):
                         "/nonexistent/cmd"], env=bus.env, capture_output=True, text=True,
                        timeout=20)
     assert r.returncode == 127, r.stderr
+
+
+def test_plain_says_each_turn_and_apps_show_it(bus, roamd, roam):
+    """One line per turn in plain mode; `roam apps` says where an app is in words."""
+    import test_plain
+    fake = roamd(scenario())
+    r = roam("app", "org.example.Mail")
+    assert "wake: waiting for its turn" in r.out, r.out
+    p = test_plain.Plain(bus.env)
+    try:
+        p.expect(r"app org\.example\.Mail: online; wake: waiting for its turn; .*")
+        fake.send(op="app", id="org.example.Mail", props={"WakeState": "awake"})
+        p.expect(test_plain.CLOCK + r"app org\.example\.Mail: online; wake: waiting for its "
+                 r"turn -> online; wake: its turn")
+        fake.send(op="app", id="org.example.Mail", props={"WakeState": "done"})
+        p.expect(test_plain.CLOCK + r"app org\.example\.Mail: online; wake: its turn -> "
+                 r"online; wake: its turn is over")
+    finally:
+        p.close()
+    # an app that is not wake-listed says nothing of it
+    assert "wake" not in roam("app", "org.example.Plain").out
