@@ -37,9 +37,10 @@ _roam()
                 cword=$COMP_CWORD
         fi
 
-        local commands="status apps app run stats portal time p2p bt nfc network firewall"
+        local commands="status apps app run wait-online when-online stats portal time p2p bt nfc
+                network firewall"
         local options="-h --help --version --json --plain --theme --no-mouse --app --online-for
-                --user --link --since"
+                --user --link --since --timeout --require-time"
         local durations="90s 10m 30m 1h 1h30m 24h until-released"
 
         case $prev in

@@ -34,12 +34,14 @@ function __roam_args_are --argument-names cmd n
     test (count $words) -ge 1; and test "$words[1]" = $cmd; and test (count $words) -eq (math $n + 1)
 end
 
-set -l commands status apps app run stats portal time p2p bt nfc network firewall
+set -l commands status apps app run wait-online when-online stats portal time p2p bt nfc network firewall
 complete -c roam -f
 complete -c roam -n "not __fish_seen_subcommand_from $commands" -a status -d 'Show the global state and every link'
 complete -c roam -n "not __fish_seen_subcommand_from $commands" -a apps -d 'Show every app and its policy'
 complete -c roam -n "not __fish_seen_subcommand_from $commands" -a app -d 'Show or change one app'
 complete -c roam -n "not __fish_seen_subcommand_from $commands" -a run -d 'Run a command inside an app'
+complete -c roam -n "not __fish_seen_subcommand_from $commands" -a wait-online -d 'Wait until the internet is reached'
+complete -c roam -n "not __fish_seen_subcommand_from $commands" -a when-online -d 'Run a command when an app\'s turn comes'
 complete -c roam -n "not __fish_seen_subcommand_from $commands" -a stats -d 'Traffic per app, user and link'
 complete -c roam -n "not __fish_seen_subcommand_from $commands" -a time -d 'The time as the sources agree on it'
 complete -c roam -n "not __fish_seen_subcommand_from $commands" -a portal -d 'Captive portals'
@@ -55,7 +57,9 @@ complete -c roam -l json -d 'Print as JSON'
 complete -c roam -l plain -d 'Line mode for screen readers'
 complete -c roam -l theme -x -a 'default high-contrast light monochrome' -d 'Colours of the interface'
 complete -c roam -l no-mouse -d 'Leave the mouse to the terminal'
-complete -c roam -l app -x -a '(__roam_apps)' -d 'The app (run, stats, firewall check)'
+complete -c roam -l app -x -a '(__roam_apps)' -d 'The app (run, stats, firewall check, wait-online, when-online)'
+complete -c roam -l timeout -x -d 'With wait-online, when-online: seconds'
+complete -c roam -l require-time -d 'With wait-online, when-online: the time verified too'
 complete -c roam -l online-for -x -a '90s 10m 30m 1h 1h30m 24h until-released' -d 'With run: online that long'
 complete -c roam -l user -x -a 'all' -d 'With stats: a user ID or all'
 complete -c roam -l link -x -a '(__roam_links)' -d 'With stats: a link'

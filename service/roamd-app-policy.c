@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <sys/stat.h>
@@ -31,9 +32,11 @@ static const char *const app_policy_source_table[_APP_POLICY_SOURCE_MAX] = {
 DEFINE_STRING_TABLE_LOOKUP(app_policy_source, AppPolicySource)
 
 /* The keys, indexed by bit number: as given over D-Bus, and as written in files. */
-enum { N_APP_KEYS = 4 };
-static const char *const app_key_table[N_APP_KEYS] = {"access", "bearers", "vpn", "handover"};
-static const char *const app_key_file_table[N_APP_KEYS] = {"Access", "Bearers", "VPN", "Handover"};
+enum { N_APP_KEYS = 7 };
+static const char *const app_key_table[N_APP_KEYS] = {
+    "access", "bearers", "vpn", "handover", "wake", "wake-slice", "wake-bytes"};
+static const char *const app_key_file_table[N_APP_KEYS] = {
+    "Access", "Bearers", "VPN", "Handover", "Wake", "WakeSlice", "WakeBytes"};
 
 /* Values shown in messages: at most this many bytes of the original. */
 #define QUOTE_MAX 64
@@ -125,7 +128,28 @@ void app_policy_layer(AppPolicy *base, const AppPolicy *over)
                 base->vpn = over->vpn;
         if (over->set & APP_KEY_HANDOVER)
                 base->handover = over->handover;
-        base->set |= over->set & APP_KEY_ALL;
+        if (over->set & APP_KEY_WAKE)
+                base->wake = over->wake;
+        if (over->set & APP_KEY_WAKE_SLICE)
+                base->wake_slice_usec = over->wake_slice_usec;
+        if (over->set & APP_KEY_WAKE_BYTES)
+                base->wake_bytes = over->wake_bytes;
+        base->set |= over->set & APP_KEY_VALID;
+}
+
+int app_policy_wake_priority(const AppPolicy *p)
+{
+        return p->set & APP_KEY_WAKE ? p->wake : APP_WAKE_NONE;
+}
+
+uint64_t app_policy_wake_slice(const AppPolicy *p)
+{
+        return p->set & APP_KEY_WAKE_SLICE ? p->wake_slice_usec : APP_WAKE_SLICE_DEFAULT;
+}
+
+uint64_t app_policy_wake_bytes(const AppPolicy *p)
+{
+        return p->set & APP_KEY_WAKE_BYTES ? p->wake_bytes : 0;
 }
 
 bool app_policy_equal(const AppPolicy *a, const AppPolicy *b)
@@ -139,6 +163,12 @@ bool app_policy_equal(const AppPolicy *a, const AppPolicy *b)
         if ((a->set & APP_KEY_VPN) && a->vpn != b->vpn)
                 return false;
         if ((a->set & APP_KEY_HANDOVER) && a->handover != b->handover)
+                return false;
+        if ((a->set & APP_KEY_WAKE) && a->wake != b->wake)
+                return false;
+        if ((a->set & APP_KEY_WAKE_SLICE) && a->wake_slice_usec != b->wake_slice_usec)
+                return false;
+        if ((a->set & APP_KEY_WAKE_BYTES) && a->wake_bytes != b->wake_bytes)
                 return false;
         return true;
 }
@@ -155,7 +185,14 @@ bool app_policy_allows_bearer(const AppPolicy *p, Bearer b)
 /* Whether every key set holds a value that can be written out and read back. */
 static bool app_policy_is_valid(const AppPolicy *p)
 {
-        if (p->set & ~(unsigned)APP_KEY_ALL)
+        if (p->set & ~(unsigned)APP_KEY_VALID)
+                return false;
+        if ((p->set & APP_KEY_WAKE) && (p->wake < APP_WAKE_NONE || p->wake > APP_WAKE_PRIORITY_MAX))
+                return false;
+        if ((p->set & APP_KEY_WAKE_SLICE) &&
+            (p->wake_slice_usec < APP_WAKE_SLICE_MIN || p->wake_slice_usec > APP_WAKE_SLICE_MAX))
+                return false;
+        if ((p->set & APP_KEY_WAKE_BYTES) && p->wake_bytes > APP_WAKE_BYTES_MAX)
                 return false;
         if ((p->set & APP_KEY_ACCESS) && !app_access_to_string(p->access))
                 return false;
@@ -199,6 +236,96 @@ static int parse_bearers(const char *name, const char *value, uint32_t *ret, cha
         }
         *ret = mask;
         return 0;
+}
+
+/* Digits only (no sign, no spaces), then the rest in *ret_rest. -ERANGE past UINT64_MAX. */
+static int parse_digits(const char *v, uint64_t *ret, const char **ret_rest)
+{
+        uint64_t n = 0;
+
+        if (*v < '0' || *v > '9')
+                return -EINVAL;
+        for (; *v >= '0' && *v <= '9'; v++) {
+                if (n > (UINT64_MAX - (uint64_t)(*v - '0')) / 10)
+                        return -ERANGE;
+                n = n * 10 + (uint64_t)(*v - '0');
+        }
+        *ret = n;
+        *ret_rest = v;
+        return 0;
+}
+
+static int parse_wake(const char *name, const char *value, int *ret, char **ret_error)
+{
+        char q[QUOTE_MAX * 4 + 4];
+        const char *rest;
+        uint64_t n;
+
+        if (streq(value, "no")) {
+                *ret = APP_WAKE_NONE;
+                return 0;
+        }
+        if (parse_digits(value, &n, &rest) < 0 || *rest)
+                return fail(ret_error, "invalid value '%s' for %s (no, or a priority 0-100)",
+                            quote(value, q), name);
+        if (n > APP_WAKE_PRIORITY_MAX)
+                return fail(ret_error, "priority '%s' out of range for %s (0-100)", quote(value, q),
+                            name);
+        *ret = (int)n;
+        return 0;
+}
+
+/* 10s, 500ms, 2min, 1h; a bare number is seconds. */
+static int parse_wake_slice(const char *name, const char *value, uint64_t *ret, char **ret_error)
+{
+        static const struct {
+                const char *unit;
+                uint64_t usec;
+        } units[] = {
+            {"", 1000000}, {"s", 1000000}, {"ms", 1000}, {"min", 60000000}, {"h", 3600000000ULL}};
+        char q[QUOTE_MAX * 4 + 4];
+        const char *rest;
+        uint64_t n;
+
+        if (parse_digits(value, &n, &rest) >= 0)
+                for (size_t i = 0; i < ELEMENTSOF(units); i++) {
+                        if (!streq(rest, units[i].unit))
+                                continue;
+                        if (n > APP_WAKE_SLICE_MAX / units[i].usec ||
+                            n * units[i].usec < APP_WAKE_SLICE_MIN ||
+                            n * units[i].usec > APP_WAKE_SLICE_MAX)
+                                return fail(ret_error, "%s '%s' out of range (100ms to 1h)", name,
+                                            quote(value, q));
+                        *ret = n * units[i].usec;
+                        return 0;
+                }
+        return fail(ret_error, "invalid value '%s' for %s (a duration: 10s, 500ms, 2min)",
+                    quote(value, q), name);
+}
+
+/* 500K, 2M, 1G (IEC: K is 1024); a bare number is bytes. */
+static int parse_wake_bytes(const char *name, const char *value, uint64_t *ret, char **ret_error)
+{
+        static const struct {
+                const char *unit;
+                uint64_t mul;
+        } units[] = {{"", 1}, {"K", 1ULL << 10}, {"M", 1ULL << 20}, {"G", 1ULL << 30}};
+        char q[QUOTE_MAX * 4 + 4];
+        const char *rest;
+        uint64_t n;
+
+        if (parse_digits(value, &n, &rest) >= 0)
+                for (size_t i = 0; i < ELEMENTSOF(units); i++) {
+                        if (!streq(rest, units[i].unit))
+                                continue;
+                        if (n > APP_WAKE_BYTES_MAX / units[i].mul)
+                                return fail(ret_error, "%s '%s' out of range (at most 1024G)", name,
+                                            quote(value, q));
+                        *ret = n * units[i].mul;
+                        return 0;
+                }
+        return fail(ret_error, "invalid value '%s' for %s (a size: 500K, 2M, 1G)", quote(value, q),
+                    name);
 }
 
 /* Parses value for the key with index k (bit 1 << k) into p. name is the key as the user wrote
@@ -247,6 +374,33 @@ static int policy_set_key(AppPolicy *p, unsigned k, const char *name, const char
                                                values, sizeof(values)));
                 p->handover = v;
                 break;
+        case APP_KEY_WAKE: {
+                int w = 0;
+
+                v = parse_wake(name, value, &w, ret_error);
+                if (v < 0)
+                        return v;
+                p->wake = w;
+                break;
+        }
+        case APP_KEY_WAKE_SLICE: {
+                uint64_t u = 0;
+
+                v = parse_wake_slice(name, value, &u, ret_error);
+                if (v < 0)
+                        return v;
+                p->wake_slice_usec = u;
+                break;
+        }
+        case APP_KEY_WAKE_BYTES: {
+                uint64_t u = 0;
+
+                v = parse_wake_bytes(name, value, &u, ret_error);
+                if (v < 0)
+                        return v;
+                p->wake_bytes = u;
+                break;
+        }
         default:
                 return -EINVAL;
         }
@@ -256,7 +410,7 @@ static int policy_set_key(AppPolicy *p, unsigned k, const char *name, const char
 
 int app_policy_assign(AppPolicy *p, const char *key, const char *value, char **ret_error)
 {
-        char q[QUOTE_MAX * 4 + 4], keys[64];
+        char q[QUOTE_MAX * 4 + 4], keys[128];
         AppPolicy t = *p;
         int k, r;
 
@@ -315,6 +469,7 @@ static int policy_write(const AppPolicy *p, bool file_style, FILE *f)
         for (unsigned k = 0; k < N_APP_KEYS; k++) {
                 _cleanup_free_ char *bearers = NULL;
                 const char *v = NULL;
+                char num[32];
 
                 switch (1u << k) {
                 case APP_KEY_ACCESS:
@@ -334,6 +489,27 @@ static int policy_write(const AppPolicy *p, bool file_style, FILE *f)
                         break;
                 case APP_KEY_HANDOVER:
                         v = app_handover_to_string(p->handover);
+                        break;
+                case APP_KEY_WAKE:
+                        if (p->wake == APP_WAKE_NONE)
+                                v = "no";
+                        else {
+                                snprintf(num, sizeof(num), "%d", p->wake);
+                                v = num;
+                        }
+                        break;
+                case APP_KEY_WAKE_SLICE:
+                        if (p->wake_slice_usec % 1000000 == 0)
+                                snprintf(num, sizeof(num), "%" PRIu64 "s",
+                                         p->wake_slice_usec / 1000000);
+                        else
+                                snprintf(num, sizeof(num), "%" PRIu64 "ms",
+                                         p->wake_slice_usec / 1000);
+                        v = num;
+                        break;
+                case APP_KEY_WAKE_BYTES:
+                        snprintf(num, sizeof(num), "%" PRIu64, p->wake_bytes);
+                        v = num;
                         break;
                 default:
                         return -EINVAL;
@@ -588,7 +764,7 @@ static int dropin_assign(const char *file, unsigned line, const char *section, c
 
         k = string_table_lookup(app_key_file_table, N_APP_KEYS, key);
         if (k < 0) {
-                char keys[64];
+                char keys[128];
 
                 return conf_log_error(
                     file, line, "Unknown key %s= in section [App] (known: ID, %s).", key,

@@ -62,8 +62,22 @@ enum {
         APP_KEY_BEARERS = 1u << 1,
         APP_KEY_VPN = 1u << 2,
         APP_KEY_HANDOVER = 1u << 3,
-        APP_KEY_ALL = 0xf,
+        APP_KEY_ALL = 0xf, /* the routing keys: the builtin policy sets each */
+        /* Ordered wake-up (docs/wake.md): unset in the builtin policy, so an app is wake-listed
+         * only when apps.d or a runtime change says so. */
+        APP_KEY_WAKE = 1u << 4,
+        APP_KEY_WAKE_SLICE = 1u << 5,
+        APP_KEY_WAKE_BYTES = 1u << 6,
+        APP_KEY_WAKE_ALL = 0x70,
+        APP_KEY_VALID = APP_KEY_ALL | APP_KEY_WAKE_ALL,
 };
+
+#define APP_WAKE_NONE          (-1)
+#define APP_WAKE_PRIORITY_MAX  100
+#define APP_WAKE_SLICE_DEFAULT (10 * 1000000ULL) /* µs */
+#define APP_WAKE_SLICE_MIN     (100 * 1000ULL)
+#define APP_WAKE_SLICE_MAX     (3600 * 1000000ULL)
+#define APP_WAKE_BYTES_MAX     (1ULL << 40)
 
 typedef struct AppPolicy {
         unsigned set; /* which APP_KEY_* are present (for layering) */
@@ -71,7 +85,15 @@ typedef struct AppPolicy {
         uint32_t bearers; /* bitmask of 1u << Bearer; 0 means every bearer */
         AppVpn vpn;
         AppHandover handover;
+        int wake;                 /* APP_WAKE_NONE (not wake-listed), or 0-100: higher first */
+        uint64_t wake_slice_usec; /* how long a turn lasts at most */
+        uint64_t wake_bytes;      /* estimate of what a turn fetches, 0 unknown */
 } AppPolicy;
+
+/* The wake keys with their defaults where unset. */
+int app_policy_wake_priority(const AppPolicy *p);
+uint64_t app_policy_wake_slice(const AppPolicy *p);
+uint64_t app_policy_wake_bytes(const AppPolicy *p);
 
 /* The bearers a policy may name: every Bearer but virtual (virtual links never carry an app's
  * traffic out). */
@@ -89,12 +111,13 @@ bool app_policy_equal(const AppPolicy *a, const AppPolicy *b);
 bool app_policy_allows_bearer(const AppPolicy *p, Bearer b);
 
 /* One key=value as given over D-Bus or on the command line: keys access, bearers, vpn,
- * handover (lowercase). bearers: names separated by commas and/or spaces, or "all"; no
- * duplicates, not empty. On success sets the key's value and bit. On a bad key or value:
- * -EINVAL, p unchanged, and *ret_error (when ret_error is not NULL) a malloc'd message naming
- * the key and value, e.g. "unknown key 'foo' (known: access, bearers, vpn, handover)" or
- * "invalid value 'x' for access (allow, lan, deny)". Non-printable bytes in the value are
- * shown as \xNN and long values are cut. -ENOMEM leaves *ret_error alone. */
+ * handover, wake (no, or a priority 0-100), wake-slice (a duration: 10s, 500ms, 2min;
+ * 100ms-1h), wake-bytes (a size: 500K, 2M, 1G; IEC units) (lowercase). bearers: names separated by
+ * commas and/or spaces, or "all"; no duplicates, not empty. On success sets the key's value and
+ * bit. On a bad key or value: -EINVAL, p unchanged, and *ret_error (when ret_error is not NULL) a
+ * malloc'd message naming the key and value, e.g. "unknown key 'foo' (known: access, bearers, vpn,
+ * handover)" or "invalid value 'x' for access (allow, lan, deny)". Non-printable bytes in the value
+ * are shown as \xNN and long values are cut. -ENOMEM leaves *ret_error alone. */
 int app_policy_assign(AppPolicy *p, const char *key, const char *value, char **ret_error);
 /* "ethernet,wifi" (names joined by sep, in Bearer enum order), or "all" when bearers is 0.
  * -EINVAL for bits that are no valid bearer. */
@@ -133,6 +156,7 @@ int app_policy_set_remove(AppPolicySet *s, const char *id);
  *   Bearers=wifi ethernet      (space and/or comma separated, or "all")
  *   VPN=required
  *   Handover=move
+ *   Wake=80                   (no, or 0-100; WakeSlice=10s, WakeBytes=2M)
  * Several [App] sections per file. ID must appear in every section (any position) and pass
  * app_id_is_valid() ("default" and "system" configure the default and system policies); the
  * same ID twice in one file is an error; a key twice in a section: the later wins. Unknown

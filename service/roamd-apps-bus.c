@@ -356,7 +356,8 @@ int apps_bus_method_set_policy(sd_bus_message *msg, void *userdata, sd_bus_error
                 return r;
         if (changes.set == 0)
                 return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
-                                         "No settings given (access, bearers, vpn, handover).");
+                                         "No settings given (access, bearers, vpn, handover, wake, "
+                                         "wake-slice, wake-bytes).");
         if (streq(id, APP_ID_SYSTEM) && (changes.set & ~APP_KEY_ACCESS))
                 return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
                                          "The system policy has only an access; its traffic is "

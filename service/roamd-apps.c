@@ -232,7 +232,7 @@ static void app_compute_effective(Apps *a, App *app)
         }
         app_policy_layer(&app->own, &app->config);
         app_policy_layer(&app->own, &app->runtime);
-        app->own.set = APP_KEY_ALL;
+        app->own.set |= APP_KEY_ALL; /* the wake keys stay unset unless a layer set them */
         app->effective = app->own;
         if (!app->special)
                 app_cap_by_users(a, app, &app->effective);
@@ -1430,6 +1430,7 @@ int apps_set_policy(Apps *a, const char *id, const AppPolicy *changes, App **ret
                 return r;
         }
         log_info("app %s: policy changed at runtime", id);
+        reconcile_schedule(a->reconcile); /* who else follows policy (the wake queue) */
         return 0;
 }
 
@@ -1439,6 +1440,7 @@ int apps_reset_policy(Apps *a, App *app)
 
         (void)app_policy_set_remove(&a->runtime_set, app->id);
         (void)state_save(a);
+        reconcile_schedule(a->reconcile);
         if (r < 0) {
                 _cleanup_free_ char *what = NULL;
                 if (asprintf(&what, "policy of app %s", app->id) < 0)

@@ -115,6 +115,11 @@ static int config_new(const char *name, Config **ret)
         c->apps.table_base = 29000;
         c->apps.rule_priority = 29000;
         c->apps.prefer_online = false;
+        c->wake.at_once = 1;
+        c->wake.settle_usec = 1 * USEC_PER_SEC;
+        c->wake.restart_usec = 30 * USEC_PER_SEC;
+        c->wake.quiet_usec = 2 * USEC_PER_SEC;
+        c->wake.max_delay_usec = 300 * USEC_PER_SEC;
         c->bluetooth.enable = true;
         c->bluetooth.question_timeout_usec = 30 * USEC_PER_SEC;
         c->bluetooth.nfc_discovery_usec = 20 * USEC_PER_SEC;
@@ -513,6 +518,40 @@ static int parse_apps(Config *c, const char *file, unsigned line, const char *ke
         return conf_log_error(file, line, "Unknown key %s= in section [Apps].", key);
 }
 
+static int parse_wake(Config *c, const char *file, unsigned line, const char *key,
+                      const char *value)
+{
+        uint64_t *dur = NULL;
+
+        if (streq(key, "AtOnce"))
+                return parse_u32(file, line, key, value, 1, 64, &c->wake.at_once);
+        if (strncmp(key, "AtOnce.", strlen("AtOnce.")) == 0) {
+                Bearer b = bearer_from_string(key + strlen("AtOnce."));
+
+                if (b < 0)
+                        return conf_log_error(file, line,
+                                              "Unknown bearer in %s= (AtOnce.ethernet=, "
+                                              "AtOnce.wifi=, ...).",
+                                              key);
+                return parse_u32(file, line, key, value, 1, 64, &c->wake.at_once_bearer[b]);
+        }
+        if (streq(key, "SettleSec"))
+                dur = &c->wake.settle_usec;
+        else if (streq(key, "RestartSec"))
+                dur = &c->wake.restart_usec;
+        else if (streq(key, "QuietSec"))
+                dur = &c->wake.quiet_usec;
+        else if (streq(key, "MaxDelaySec"))
+                dur = &c->wake.max_delay_usec;
+        else
+                return conf_log_error(file, line, "Unknown key %s= in section [Wake].", key);
+        if (parse_duration(value, dur) < 0)
+                return conf_log_error(file, line,
+                                      "%s= must be a duration (seconds, or with ms/s), got \"%s\".",
+                                      key, value);
+        return 0;
+}
+
 static int parse_routing(Config *c, const char *file, unsigned line, const char *key,
                          const char *value)
 {
@@ -891,6 +930,8 @@ static int config_assign(const char *file, unsigned line, const char *section, c
                 return parse_firewall(c, file, line, key, value);
         if (streq(section, "Time"))
                 return parse_time(c, file, line, key, value);
+        if (streq(section, "Wake"))
+                return parse_wake(c, file, line, key, value);
         return conf_log_error(file, line, "Unknown section [%s].", section);
 }
 

@@ -64,6 +64,13 @@ typedef struct AppsConfig {
         bool prefer_online;         /* steer main's traffic off a link that is not online */
 } AppsConfig;
 
+/* [Wake]: the ordered wake-up (docs/wake.md). */
+typedef struct WakeConfigSection {
+        uint32_t at_once;                     /* apps awake at once, default 1 */
+        uint32_t at_once_bearer[_BEARER_MAX]; /* per bearer of the best link; 0: at_once */
+        uint64_t settle_usec, restart_usec, quiet_usec, max_delay_usec;
+} WakeConfigSection;
+
 /* [Roaming]: NAME_OR_GLOB=yes|no fixes whether traffic on a link counts as roaming. */
 typedef struct RoamingOverride {
         char *pattern;
@@ -156,6 +163,7 @@ typedef struct Config {
         BluetoothConfig bluetooth;
         FirewallConfig firewall;
         TimeConfig time;
+        WakeConfigSection wake;
 } Config;
 
 Config *config_free(Config *c);

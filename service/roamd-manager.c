@@ -25,6 +25,7 @@
 #include "roamd-timezone-bus.h"
 #include "roamd-wpa.h"
 #include "roamd-firewall.h"
+#include "roamd-wake-run.h"
 
 static bool in_initial_netns(void)
 {
@@ -141,7 +142,8 @@ Manager *manager_free(Manager *m)
 {
         if (!m)
                 return NULL;
-        m->stats = stats_free(m->stats); /* a last save while the apps still exist */
+        m->wake = wake_run_free(m->wake); /* it reads the apps and the stats */
+        m->stats = stats_free(m->stats);  /* a last save while the apps still exist */
         m->zone = zone_service_free(m->zone);
         apps_free(m->apps);
         m->firewall = firewall_free(m->firewall); /* its chains stay: fail closed */
@@ -277,6 +279,7 @@ int manager_reload(Manager *m)
         /* a broken firewall file is refused: the rules in force stay (FirewallError) */
         (void)firewall_reload(m->firewall);
         (void)stats_budgets_changed(m->stats); /* [Stats] Budget= lines */
+        wake_run_reload(m->wake);
         links_schedule_sync(m->links);
         (void)sd_notify(false, "READY=1");
         return 0;
@@ -388,11 +391,16 @@ int manager_start(Manager *m)
                 r = apps_new(m, &m->apps);
                 if (r < 0)
                         return log_oom();
+                /* The ordered wake-up: its gate set is a part of the start's transaction. */
+                r = wake_run_new(m, &m->wake);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to set up the wake queue: %m");
                 r = apps_start(m->apps);
                 if (r == -ENOMEDIUM) {
                         /* Nothing could be enforced without cgroup2: say so loudly, but keep
                          * managing connections. The app methods answer Failed. */
                         log_error("No cgroup v2 hierarchy is mounted: apps are NOT governed.");
+                        m->wake = wake_run_free(m->wake);
                         m->stats = stats_free(m->stats);
                         m->apps = apps_free(m->apps);
                 } else if (r < 0)

@@ -24,6 +24,7 @@ typedef struct Reconcile Reconcile;
 typedef struct TimeFeed TimeFeed;
 
 typedef struct ZoneService ZoneService;
+typedef struct WakeRun WakeRun;
 
 struct Manager {
         sd_event *event;
@@ -48,6 +49,7 @@ struct Manager {
         Firewall *firewall;
         Reconcile *reconcile; /* passes over kernel state; apps, stats, firewall are parts */
         ZoneService *zone;    /* the time zone from the modems; NULL when it could not start */
+        WakeRun *wake;        /* the ordered wake-up; NULL without apps */
 
         Links *links;   /* the link table, best link and global state */
         TimeFeed *time; /* the time consensus and the online gate (docs/time.md) */

@@ -79,6 +79,13 @@ const char *const roam_handover_table[_ROAM_HANDOVER_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP(roam_handover, RoamHandover)
 
+const char *const roam_wake_table[_ROAM_WAKE_MAX] = {
+    [ROAM_WAKE_WAITING] = "waiting",
+    [ROAM_WAKE_AWAKE] = "awake",
+    [ROAM_WAKE_DONE] = "done",
+};
+DEFINE_STRING_TABLE_LOOKUP(roam_wake, RoamWake)
+
 const char *const roam_location_table[_ROAM_LOCATION_MAX] = {
     [ROAM_LOCATION_HOME] = "home",
     [ROAM_LOCATION_WORK] = "work",
@@ -238,6 +245,19 @@ const char *roam_vpn_words(const char *vpn)
         RoamVpnRule v = roam_vpn_from_string(vpn);
 
         return v < 0 ? vpn : vpn_words_table[v];
+}
+
+static const char *const wake_words_table[_ROAM_WAKE_MAX] = {
+    [ROAM_WAKE_WAITING] = "waiting for its turn",
+    [ROAM_WAKE_AWAKE] = "its turn",
+    [ROAM_WAKE_DONE] = "its turn is over",
+};
+
+const char *roam_wake_words(const char *wake)
+{
+        RoamWake w = roam_wake_from_string(wake);
+
+        return w < 0 ? wake : wake_words_table[w];
 }
 
 const char *roam_handover_words(const char *handover)

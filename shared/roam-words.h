@@ -78,6 +78,15 @@ typedef enum RoamTimeGate {
         _ROAM_TIME_GATE_INVALID = -EINVAL,
 } RoamTimeGate;
 
+/* An app's state in the ordered wake-up (docs/wake.md; App.WakeState). */
+typedef enum RoamWake {
+        ROAM_WAKE_WAITING,
+        ROAM_WAKE_AWAKE,
+        ROAM_WAKE_DONE,
+        _ROAM_WAKE_MAX,
+        _ROAM_WAKE_INVALID = -EINVAL,
+} RoamWake;
+
 typedef enum RoamHandover {
         ROAM_HANDOVER_STICKY,
         ROAM_HANDOVER_MOVE,
@@ -153,6 +162,7 @@ extern const char *const roam_access_table[_ROAM_ACCESS_MAX];
 extern const char *const roam_vpn_table[_ROAM_VPN_MAX];
 extern const char *const roam_handover_table[_ROAM_HANDOVER_MAX];
 extern const char *const roam_time_gate_table[_ROAM_TIME_GATE_MAX];
+extern const char *const roam_wake_table[_ROAM_WAKE_MAX];
 extern const char *const roam_location_table[_ROAM_LOCATION_MAX];
 extern const char *const roam_location_source_table[_ROAM_LOCATION_SOURCE_MAX];
 extern const char *const roam_fw_direction_table[_ROAM_FW_DIRECTION_MAX];
@@ -175,6 +185,8 @@ const char *roam_vpn_to_string(RoamVpnRule v);
 RoamVpnRule roam_vpn_from_string(const char *s);
 const char *roam_handover_to_string(RoamHandover h);
 RoamHandover roam_handover_from_string(const char *s);
+const char *roam_wake_to_string(RoamWake w);
+RoamWake roam_wake_from_string(const char *s);
 const char *roam_location_to_string(RoamLocation l);
 RoamLocation roam_location_from_string(const char *s);
 const char *roam_location_source_to_string(RoamLocationSource s);
@@ -195,6 +207,8 @@ const char *roam_reason_long(const char *reason);
 const char *roam_access_words(const char *access);
 const char *roam_vpn_words(const char *vpn);
 const char *roam_handover_words(const char *handover);
+/* "waiting for its turn", "its turn", "its turn is over"; other words as they are. */
+const char *roam_wake_words(const char *wake);
 
 /* What a location, a location's source, a rule's direction and action mean, in words
  * ("a network you trust: your devices may reach this one", "set by you"); a location that

@@ -8,6 +8,7 @@
 #include "roam-app.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
+#include "roam-words.h"
 
 typedef struct Words {
         const char *value;
@@ -216,11 +217,13 @@ char *roam_app_state_text(const RoamApp *a)
         roam_app_until_text(a, until, sizeof(until));
         /* "blocked: VPN down until 15:58" would read as blocked until then: the time belongs to
          * the grant, which a VPN rule may still hold back. */
-        if (asprintf(&s, "%s%s%s", *a->state ? a->state : "unknown",
+        /* A wake-listed app: where it is in the ordered wake-up, in words (docs/wake.md). */
+        if (asprintf(&s, "%s%s%s%s%s", *a->state ? a->state : "unknown",
                      !*until                                ? ""
                      : streq(a->state, "online for a task") ? " "
                                                             : "; online for a task ",
-                     until) < 0)
+                     until, *a->wake_state ? "; wake: " : "",
+                     *a->wake_state ? roam_wake_words(a->wake_state) : "") < 0)
                 return NULL;
         return s;
 }

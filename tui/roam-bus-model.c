@@ -111,6 +111,9 @@ static const PropertyInfo app_properties[] = {
     APP_FIELD("State", "s", PROPERTY_STRING, state),
     APP_FIELD("OnlineUntil", "t", PROPERTY_UINT64, online_until),
     APP_FIELD("Cgroups", "as", PROPERTY_STRV, cgroups),
+    APP_FIELD("Wake", "i", PROPERTY_INT32, wake),
+    APP_FIELD("WakeState", "s", PROPERTY_STRING, wake_state),
+    APP_FIELD("WakeReason", "s", PROPERTY_STRING, wake_reason),
 };
 
 static const PropertyInfo manager_properties[] = {
@@ -339,9 +342,10 @@ int roam_app_new(const char *path, RoamApp **ret)
                 return -ENOMEM;
 
         char **const strings[] = {
-            &a->id,     &a->access, &a->vpn,    &a->handover,
-            &a->source, &a->route4, &a->route6, &a->state,
+            &a->id,     &a->access, &a->vpn,   &a->handover,   &a->source,
+            &a->route4, &a->route6, &a->state, &a->wake_state, &a->wake_reason,
         };
+        a->wake = -1;
         r = fill_empty_strings(strings, ELEMENTSOF(strings));
         if (r < 0)
                 return r;
@@ -365,6 +369,8 @@ RoamApp *roam_app_free(RoamApp *a)
         free(a->route6);
         free(a->state);
         strv_free(a->cgroups);
+        free(a->wake_state);
+        free(a->wake_reason);
         free(a);
         return NULL;
 }

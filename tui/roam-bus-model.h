@@ -142,6 +142,9 @@ typedef struct RoamApp {
         char *state;           /* in words, as roamd sent it */
         uint64_t online_until; /* µs CLOCK_REALTIME, UINT64_MAX until released, 0: no grant */
         char **cgroups;        /* NULL-terminated, never NULL */
+        int wake;              /* wake priority, -1 when not wake-listed (or an older roamd) */
+        char *wake_state;      /* waiting, awake, done; "" when not wake-listed */
+        char *wake_reason;
 } RoamApp;
 
 typedef struct RoamModel {

@@ -39,6 +39,22 @@ static const struct {
             "packet follows the app's policy. ID must be an app roamd knows (roam apps; roam\n"
             "app ID set ... creates one). CMD does not run when roamd refuses. Exits as CMD\n"
             "does, 127 when CMD cannot be started.\n"},
+    {"wait-online",
+     "Usage: roam wait-online [--app ID] [--timeout S] [--require-time]\n"
+     "\n"
+     "Wait until roamd says the internet is reached (the state online); with\n"
+     "--require-time also until the time is verified; with --app until that app's\n"
+     "turn in the ordered wake-up came (an app that is not wake-listed: online is\n"
+     "enough). Woken by roamd's signals; waits for roamd to start. --timeout: 30 s\n"
+     "by default, 0 no limit. Exits 0 online, 1 not in time, 2 error (as nm-online).\n"},
+    {"when-online",
+     "Usage: roam when-online --app ID [--timeout S] [--require-time]\n"
+     "                        [--] CMD [ARGS...]\n"
+     "\n"
+     "Wait as wait-online --app ID, run CMD, and tell roamd the app is done when CMD\n"
+     "exits, so the next app's turn starts. Run it as a process of the app (in its\n"
+     "unit, or under roam run --app ID). Exits as CMD does; 1 not in time, 2 error,\n"
+     "127 when CMD cannot be started.\n"},
     {"stats", "Usage: roam stats [--app ID] [--user UID|all] [--link NAME] [--since 7d|@EPOCH]\n"
               "                  [--json]\n"
               "\n"

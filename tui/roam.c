@@ -28,6 +28,7 @@
 #include "roam-status.h"
 #include "roam-tui.h"
 #include "roam-util.h"
+#include "roam-wake-cli.h"
 
 /* Exit statuses, documented in --help. */
 enum {
@@ -57,6 +58,9 @@ static uint64_t arg_online_for_usec = 0;
 static RoamStatsQuery arg_stats = {};
 static const char *arg_since = NULL;
 static const char *arg_fw_app = NULL; /* --app of `roam firewall check` */
+static const char *arg_timeout = NULL;
+static uint64_t arg_timeout_usec = ROAM_WAIT_TIMEOUT_DEFAULT;
+static bool arg_require_time = false;
 static const Verb *arg_verb = NULL;
 static char **arg_args = NULL; /* the verb's arguments, NULL-terminated */
 
@@ -123,6 +127,16 @@ static int verb_run(char **args)
         return roam_run_app(arg_app, arg_online_for_usec, args);
 }
 
+static int verb_wait_online(char **args)
+{
+        return roam_wait_online_run(arg_app, arg_timeout_usec, arg_require_time);
+}
+
+static int verb_when_online(char **args)
+{
+        return roam_when_online_run(arg_app, arg_timeout_usec, arg_require_time, args);
+}
+
 static int verb_portal(char **args)
 {
         return roam_portal_run(args, arg_json);
@@ -182,6 +196,9 @@ static const Verb verbs[] = {
     {"apps", 0, true, false, verb_apps},
     {"app", UINT_MAX, true, false, verb_app},
     {"run", UINT_MAX, false, true, verb_run},
+    /* The ordered wake-up: roam-wake-cli.c */
+    {"wait-online", 0, false, false, verb_wait_online},
+    {"when-online", UINT_MAX, false, true, verb_when_online},
     {"stats", 0, true, false, verb_stats},
     {"portal", UINT_MAX, true, true, verb_portal},
     {"time", 0, true, false, verb_time},
@@ -227,6 +244,14 @@ static void help(void)
                "                     Run CMD inside the app: roamd moves roam into the app\n"
                "                     first, so CMD's first packet follows the app's policy.\n"
                "                     CMD does not run when roamd refuses.\n"
+               "  wait-online [--app ID] [--timeout S] [--require-time]\n"
+               "                     Wait until the internet is reached (validated), with\n"
+               "                     --require-time also the time verified, with --app until\n"
+               "                     that app's turn in the ordered wake-up came; exits 0\n"
+               "                     online, 1 not in time (default 30 s; 0: no limit), 2 error\n"
+               "  when-online --app ID [--timeout S] [--require-time] [--] CMD [ARGS...]\n"
+               "                     Run CMD when the app's turn comes, then tell roamd the\n"
+               "                     app is done (run it as a process of the app)\n"
                "  stats [--app ID] [--user UID|all] [--link NAME] [--since 7d|@EPOCH]\n"
                "                     Show the traffic counted per app, user and link, home\n"
                "                     and roaming (your own; others' needs authorization)\n"
@@ -300,7 +325,9 @@ static void help(void)
                "  2  Invalid command line\n"
                "  3  roamd is not running (no owner of %s on the system bus,\n"
                "     or no system bus)\n"
-               "  127  run: CMD could not be started (otherwise run exits as CMD does)\n"
+               "  127  run, when-online: CMD could not be started (otherwise they exit as\n"
+               "     CMD does)\n"
+               "wait-online exits as nm-online: 0 online, 1 not in time, 2 error.\n"
                "\n"
                "The system bus is the one named by DBUS_SYSTEM_BUS_ADDRESS when it is set.\n",
                ROAM_BUS_NAME);
@@ -344,6 +371,8 @@ static int parse_options(int argc, char *argv[], bool in_order)
                 ARG_USER,
                 ARG_LINK,
                 ARG_SINCE,
+                ARG_TIMEOUT,
+                ARG_REQUIRE_TIME,
         };
         static const struct option options[] = {
             {"help", no_argument, NULL, 'h'},
@@ -357,6 +386,8 @@ static int parse_options(int argc, char *argv[], bool in_order)
             {"user", required_argument, NULL, ARG_USER},
             {"link", required_argument, NULL, ARG_LINK},
             {"since", required_argument, NULL, ARG_SINCE},
+            {"timeout", required_argument, NULL, ARG_TIMEOUT},
+            {"require-time", no_argument, NULL, ARG_REQUIRE_TIME},
             {},
         };
         int c;
@@ -401,6 +432,12 @@ static int parse_options(int argc, char *argv[], bool in_order)
                         break;
                 case ARG_SINCE:
                         arg_since = optarg;
+                        break;
+                case ARG_TIMEOUT:
+                        arg_timeout = optarg;
+                        break;
+                case ARG_REQUIRE_TIME:
+                        arg_require_time = true;
                         break;
                 case ':':
                         return usage_error("option '%s' needs an argument.", argv[optind - 1]);
@@ -490,7 +527,8 @@ static int parse_argv(int argc, char *argv[])
                 /* --help anywhere in a command's own words (`portal approve --help`, `nfc
                  * import --help`) is a question, not an argument; run's CMD has its own
                  * options, so there only before CMD (getopt stops there). */
-                if (!streq(arg_verb->name, "run") && roam_args_want_help(argv + optind + 1))
+                if (!streq(arg_verb->name, "run") && !streq(arg_verb->name, "when-online") &&
+                    roam_args_want_help(argv + optind + 1))
                         return roam_command_help(arg_verb->name) < 0 ? -EINVAL : 0;
 
                 sub = argv + optind;
@@ -524,7 +562,25 @@ static int parse_argv(int argc, char *argv[])
                 arg_fw_app = arg_app; /* the app a checked packet is for */
                 arg_app = NULL;
         }
-        if ((arg_app || arg_online_for) && !streq(arg_verb->name, "run"))
+        if (streq(arg_verb->name, "wait-online") || streq(arg_verb->name, "when-online")) {
+                bool when = streq(arg_verb->name, "when-online");
+
+                if (arg_online_for)
+                        return usage_error("--online-for goes with 'roam run'.");
+                if (arg_timeout && roam_wait_parse_timeout(arg_timeout, &arg_timeout_usec) < 0)
+                        return usage_error("--timeout takes seconds (30, 30s, 2m, 500ms; 0: no "
+                                           "limit), got '%s'.",
+                                           arg_timeout);
+                if (when && !arg_app)
+                        return usage_error("'when-online' needs --app ID.");
+                if (when && n_args < 1)
+                        return usage_error("'when-online' needs a command to run: roam "
+                                           "when-online --app %s -- CMD [ARGS...].",
+                                           arg_app);
+        } else if (arg_timeout || arg_require_time)
+                return usage_error("--timeout and --require-time go with 'roam wait-online' and "
+                                   "'roam when-online'.");
+        else if ((arg_app || arg_online_for) && !streq(arg_verb->name, "run"))
                 return usage_error("--app and --online-for go with 'roam run'.");
         if (n_args > arg_verb->max_args) {
                 if (arg_verb->max_args == 0)

@@ -14,7 +14,8 @@ The scenario is JSON, properties named as on the bus:
               ...}]}
 Apps are listed under "apps": [{"Id": "org.example.Mail", "Access": "deny", ...}]; `default`
 and `system` are added when the scenario leaves them out. The app methods (GetApp,
-SetAppPolicy, ResetAppPolicy, RunApp, App.OnlineFor, App.Release) check their arguments as
+SetAppPolicy, ResetAppPolicy, RunApp, App.OnlineFor, App.Release; App.Register and App.Done
+of the ordered wake-up, which need WakeState "awake" for Done) check their arguments as
 the contract says, in roamd's order and with roamd's messages (service/roamd-apps-bus.c:
 arguments first, then authorization), and change the objects with PropertiesChanged / InterfacesAdded /
 InterfacesRemoved; the State they derive is simple (a grant: "online for a task", deny:
@@ -153,6 +154,10 @@ MANAGER_PROPERTIES = {
     "DegradedSince": ("t", 0),
     "MarkConflicts": ("as", []),
     "FirewallMaskSuggestion": ("s", ""),
+    "WakeQueue": ("s", "finished"),
+    "WakePeriod": ("t", 1),
+    "TimeGate": ("b", True),
+    "TimeGateReason": ("s", "time not required"),
 }
 
 LINK_PROPERTIES = {
@@ -207,6 +212,10 @@ APP_PROPERTIES = {
     "State": ("s", "online"),
     "OnlineUntil": ("t", 0),
     "Cgroups": ("as", []),
+    "Wake": ("i", -1),
+    "WakeSlice": ("t", 10_000_000),
+    "WakeState": ("s", ""),
+    "WakeReason": ("s", ""),
 }
 APP_STATES = ("online", "online for a task", "local networks only", "blocked: access denied",
               "blocked: VPN down", "blocked: no allowed link")
@@ -523,6 +532,20 @@ class App(PropertiesObject):
         self.manager.check_change(sender)
         until = UNTIL_RELEASED if usec == UNTIL_RELEASED else self.manager.now() + int(usec)
         self.change({"OnlineUntil": until})
+
+    @dbus.service.method(APP_IFACE, in_signature="a{sv}", sender_keyword="sender")
+    def Register(self, options, sender=None):
+        self.manager.record("Register", self.id, sorted(str(k) for k in options))
+        if self.values.get("WakeState", "") == "":
+            raise fake_error("Failed", f"App {self.id} is not wake-listed (its policy has no "
+                             "wake=).")
+
+    @dbus.service.method(APP_IFACE, sender_keyword="sender")
+    def Done(self, sender=None):
+        self.manager.record("Done", self.id, None)
+        if self.values.get("WakeState") != "awake":
+            raise fake_error("Failed", f"App {self.id} has no turn running.")
+        self.update({"WakeState": "done", "WakeReason": "done"})
 
     @dbus.service.method(APP_IFACE, sender_keyword="sender")
     def Release(self, sender=None):

@@ -24,15 +24,15 @@ def commands():
     """The commands the global help lists, in its order."""
     text = global_help().split("\nCommands:\n", 1)[1].split("\n\n", 1)[0]
     names = []
-    for m in re.finditer(r"^  ([a-z0-9]+)", text, re.M):
+    for m in re.finditer(r"^  ([a-z0-9-]+)", text, re.M):
         if m.group(1) not in names:
             names.append(m.group(1))
     return names
 
 
 def test_global_help_lists_the_commands():
-    assert commands() == ["status", "apps", "app", "run", "stats", "portal", "time", "p2p", "bt", "nfc",
-                          "network", "firewall", "help"]
+    assert commands() == ["status", "apps", "app", "run", "wait-online", "when-online", "stats",
+                          "portal", "time", "p2p", "bt", "nfc", "network", "firewall", "help"]
 
 
 def check_own_help(r, command):

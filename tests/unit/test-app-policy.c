@@ -151,7 +151,7 @@ TEST(app_policy_layering)
              {.set = APP_KEY_BEARERS, .bearers = 0},
              {.set = APP_KEY_BEARERS, .bearers = 0}},
             /* Stray bits beyond APP_KEY_ALL are not copied. */
-            {{.set = 0}, {.set = 0x30}, {.set = 0}},
+            {{.set = 0}, {.set = 0x180}, {.set = 0}},
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
@@ -282,7 +282,7 @@ TEST(app_policy_to_string)
                 ASSERT_EQ(app_policy_to_string(&p, &s), -EINVAL);
                 p = policy(APP_KEY_BEARERS, 0, B(VIRTUAL), 0, 0);
                 ASSERT_EQ(app_policy_to_string(&p, &s), -EINVAL);
-                p = policy(APP_KEY_ALL | 0x10, 0, 0, 0, 0);
+                p = policy(APP_KEY_VALID | 0x80, 0, 0, 0, 0);
                 ASSERT_EQ(app_policy_to_string(&p, &s), -EINVAL);
                 ASSERT_TRUE(s == NULL);
         }
@@ -307,16 +307,31 @@ static const struct {
     {"vpn", "forbidden", "vpn=forbidden"},
     {"handover", "sticky", "handover=sticky"},
     {"handover", "move", "handover=move"},
+    {"wake", "0", "wake=0"},
+    {"wake", "100", "wake=100"},
+    {"wake", "no", "wake=no"},
+    {"wake-slice", "10s", "wake-slice=10s"},
+    {"wake-slice", "30", "wake-slice=30s"},
+    {"wake-slice", "500ms", "wake-slice=500ms"},
+    {"wake-slice", "2min", "wake-slice=120s"},
+    {"wake-slice", "1h", "wake-slice=3600s"},
+    {"wake-bytes", "0", "wake-bytes=0"},
+    {"wake-bytes", "2M", "wake-bytes=2097152"},
+    {"wake-bytes", "500K", "wake-bytes=512000"},
 };
 
 /* Bad assignments and their exact messages. */
 static const struct {
         const char *key, *value, *message;
 } assign_bad[] = {
-    {"foo", "x", "unknown key 'foo' (known: access, bearers, vpn, handover)"},
-    {"Access", "lan", "unknown key 'Access' (known: access, bearers, vpn, handover)"},
-    {"", "lan", "unknown key '' (known: access, bearers, vpn, handover)"},
-    {"access ", "lan", "unknown key 'access ' (known: access, bearers, vpn, handover)"},
+    {"foo", "x",
+     "unknown key 'foo' (known: access, bearers, vpn, handover, wake, wake-slice, wake-bytes)"},
+    {"Access", "lan",
+     "unknown key 'Access' (known: access, bearers, vpn, handover, wake, wake-slice, wake-bytes)"},
+    {"", "lan",
+     "unknown key '' (known: access, bearers, vpn, handover, wake, wake-slice, wake-bytes)"},
+    {"access ", "lan",
+     "unknown key 'access ' (known: access, bearers, vpn, handover, wake, wake-slice, wake-bytes)"},
     {"access", "", "invalid value '' for access (allow, lan, deny)"},
     {"access", "Allow", "invalid value 'Allow' for access (allow, lan, deny)"},
     {"access", " lan", "invalid value ' lan' for access (allow, lan, deny)"},
@@ -346,6 +361,22 @@ static const struct {
     {"bearers", "all,wifi", "'all' cannot be combined with other bearers in bearers"},
     {"bearers", "wifi all", "'all' cannot be combined with other bearers in bearers"},
     {"bearers", "all all", "'all' cannot be combined with other bearers in bearers"},
+    {"wake", "101", "priority '101' out of range for wake (0-100)"},
+    {"wake", "99999999999999999999999",
+     "invalid value '99999999999999999999999' for wake (no, or "
+     "a priority 0-100)"},
+    {"wake", "-1", "invalid value '-1' for wake (no, or a priority 0-100)"},
+    {"wake", "", "invalid value '' for wake (no, or a priority 0-100)"},
+    {"wake", "5 ", "invalid value '5 ' for wake (no, or a priority 0-100)"},
+    {"wake", "high", "invalid value 'high' for wake (no, or a priority 0-100)"},
+    {"wake-slice", "0", "wake-slice '0' out of range (100ms to 1h)"},
+    {"wake-slice", "99ms", "wake-slice '99ms' out of range (100ms to 1h)"},
+    {"wake-slice", "2h", "wake-slice '2h' out of range (100ms to 1h)"},
+    {"wake-slice", "10 s", "invalid value '10 s' for wake-slice (a duration: 10s, 500ms, 2min)"},
+    {"wake-slice", "soon", "invalid value 'soon' for wake-slice (a duration: 10s, 500ms, 2min)"},
+    {"wake-bytes", "2T", "invalid value '2T' for wake-bytes (a size: 500K, 2M, 1G)"},
+    {"wake-bytes", "1025G", "wake-bytes '1025G' out of range (at most 1024G)"},
+    {"wake-bytes", "-5", "invalid value '-5' for wake-bytes (a size: 500K, 2M, 1G)"},
 };
 
 TEST(app_policy_assign_good)
@@ -576,12 +607,13 @@ static const struct {
      "apps.conf:3: Unknown section [Network] (expected [App]).\n"},
     {"[App]\nID=a\nColour=red\n", 1,
      "apps.conf:3: Unknown key Colour= in section [App] (known: ID, Access, Bearers, VPN, "
-     "Handover).\n"},
+     "Handover, Wake, WakeSlice, WakeBytes).\n"},
     {"[App]\nID=a\naccess=lan\n", 1,
      "apps.conf:3: Unknown key access= in section [App] (known: ID, Access, Bearers, VPN, "
-     "Handover).\n"},
+     "Handover, Wake, WakeSlice, WakeBytes).\n"},
     {"[App]\nId=a\n", 2,
-     "apps.conf:2: Unknown key Id= in section [App] (known: ID, Access, Bearers, VPN, Handover).\n"
+     "apps.conf:2: Unknown key Id= in section [App] (known: ID, Access, Bearers, VPN, Handover, "
+     "Wake, WakeSlice, WakeBytes).\n"
      "apps.conf:1: [App] section without ID=.\n"},
     {"[App]\nID=a\nAccess=open\n", 1,
      "apps.conf:3: Invalid value 'open' for Access= (allow, lan, deny).\n"},
@@ -617,7 +649,37 @@ static const struct {
      "apps.conf:8: Invalid value 'z' for Handover= (sticky, move).\n"
      "apps.conf:7: [App] section without ID=.\n"
      "apps.conf:10: ID=a is already configured in this file, at line 1.\n"},
+    {"[App]\nID=a\nWake=101\nWakeSlice=1d\n", 2,
+     "apps.conf:3: Priority '101' out of range for Wake= (0-100).\n"
+     "apps.conf:4: Invalid value '1d' for WakeSlice= (a duration: 10s, 500ms, 2min).\n"},
 };
+
+TEST(app_policy_wake_keys)
+{
+        AppPolicySet s = {};
+        AppPolicy p;
+
+        /* Not wake-listed unless a layer says so; the slice defaults to 10 s. */
+        app_policy_init_builtin(&p);
+        ASSERT_EQ(app_policy_wake_priority(&p), APP_WAKE_NONE);
+        ASSERT_EQ(app_policy_wake_slice(&p), 10 * 1000000ULL);
+        ASSERT_EQ(app_policy_wake_bytes(&p), 0);
+        assert_policy_string(&p, "access=allow bearers=all vpn=any handover=sticky");
+
+        ASSERT_OK(parse("[App]\nID=a\nWake=80\nWakeSlice=3s\nWakeBytes=1M\n", &s, NULL));
+        ASSERT_EQ(s.n, 1);
+        app_policy_layer(&p, &s.entries[0].policy);
+        ASSERT_EQ(app_policy_wake_priority(&p), 80);
+        ASSERT_EQ(app_policy_wake_slice(&p), 3 * 1000000ULL);
+        ASSERT_EQ(app_policy_wake_bytes(&p), 1ULL << 20);
+        assert_policy_string(
+            &p, "access=allow bearers=all vpn=any handover=sticky wake=80 wake-slice=3s "
+                "wake-bytes=1048576");
+        /* A runtime "wake=no" takes the app off the list again. */
+        ASSERT_OK(app_policy_assign(&p, "wake", "no", NULL));
+        ASSERT_EQ(app_policy_wake_priority(&p), APP_WAKE_NONE);
+        app_policy_set_done(&s);
+}
 
 TEST(app_policy_dropin_errors)
 {

@@ -48,7 +48,7 @@ static const ClassWorld SILENT = W(LINKS_SILENT, 5, 5, 0, false, false);
 
 #define P(acc, b, v, h)                                                                            \
         {                                                                                          \
-                APP_KEY_ALL, APP_ACCESS_##acc, b, APP_VPN_##v, APP_HANDOVER_##h                    \
+                APP_KEY_ALL, APP_ACCESS_##acc, b, APP_VPN_##v, APP_HANDOVER_##h, 0, 0, 0           \
         }
 #define B(x) (1u << BEARER_##x)
 

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <libmnl/libmnl.h>
+#include <libnftnl/chain.h>
+#include <libnftnl/expr.h>
+#include <libnftnl/rule.h>
+#include <libnftnl/set.h>
+#include <libnftnl/udata.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_conntrack_common.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "roam-macro.h"
+#include "roamd-nft-wake.h"
+#include "roamd-nft.h"
+
+#define WAKE_SET    "wake_gate"
+#define WAKE_CHAIN  "wake_gate"
+#define WAKE_REFUSE "wake_refuse"
+/* Before the class chains (-150): a gated app is refused whatever its class would do. */
+#define WAKE_PRIO         (-160)
+#define NFT_TYPE_CGROUPV2 46
+#define LOOPBACK_IFINDEX  1
+
+static int chain_new(NftTxn *t, const char *name, bool base)
+{
+        struct nftnl_chain *c = nftnl_chain_alloc();
+        struct nlmsghdr *nlh;
+
+        if (!c)
+                return -ENOMEM;
+        nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, NFPROTO_INET);
+        nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, NFT_TABLE_NAME);
+        nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name);
+        if (base) {
+                nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, "filter");
+                nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, NF_INET_LOCAL_OUT);
+                nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, WAKE_PRIO);
+                nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, NF_ACCEPT);
+        }
+        nlh = nft_txn_msg(t, NFT_MSG_NEWCHAIN, NLM_F_CREATE | NLM_F_EXCL);
+        nftnl_chain_nlmsg_build_payload(nlh, c);
+        nftnl_chain_free(c);
+        nft_txn_msg_end(t);
+        return 0;
+}
+
+static struct nftnl_set *set_new(void)
+{
+        struct nftnl_set *s = nftnl_set_alloc();
+
+        if (!s)
+                return NULL;
+        nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_INET);
+        nftnl_set_set_str(s, NFTNL_SET_TABLE, NFT_TABLE_NAME);
+        nftnl_set_set_str(s, NFTNL_SET_NAME, WAKE_SET);
+        return s;
+}
+
+static int gate_set_new(NftTxn *t)
+{
+        struct nftnl_set *s = set_new();
+        struct nftnl_udata_buf *u = nftnl_udata_buf_alloc(64);
+        static uint32_t set_id = 0x7e000000;
+        struct nlmsghdr *nlh;
+
+        if (!s || !u) {
+                nftnl_set_free(s);
+                nftnl_udata_buf_free(u);
+                return -ENOMEM;
+        }
+        nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, NFT_TYPE_CGROUPV2);
+        nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, sizeof(uint64_t));
+        nftnl_set_set_u32(s, NFTNL_SET_ID, set_id++);
+        nftnl_set_set_u32(s, NFTNL_SET_FLAGS, 0);
+        nftnl_udata_put_u32(u, NFTNL_UDATA_SET_KEYBYTEORDER, 1 /* host endian */);
+        nftnl_set_set_data(s, NFTNL_SET_USERDATA, nftnl_udata_buf_data(u), nftnl_udata_buf_len(u));
+        nftnl_udata_buf_free(u);
+        nlh = nft_txn_msg(t, NFT_MSG_NEWSET, NLM_F_CREATE | NLM_F_EXCL);
+        nftnl_set_nlmsg_build_payload(nlh, s);
+        nftnl_set_free(s);
+        nft_txn_msg_end(t);
+        return 0;
+}
+
+static int e_cmp(struct nftnl_rule *r, uint32_t op, const void *data, uint32_t len)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("cmp");
+
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, op);
+        nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, data, len);
+        return nft_rule_add_expr(r, e);
+}
+
+static int e_reject(struct nftnl_rule *r, uint32_t type, uint8_t code)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("reject");
+
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_REJECT_TYPE, type);
+        nftnl_expr_set_u8(e, NFTNL_EXPR_REJECT_CODE, code);
+        return nft_rule_add_expr(r, e);
+}
+
+static int e_jump(struct nftnl_rule *r, const char *chain)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("immediate");
+
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, NFT_JUMP);
+        nftnl_expr_set_str(e, NFTNL_EXPR_IMM_CHAIN, chain);
+        return nft_rule_add_expr(r, e);
+}
+
+/* TCP gets a reset (connect() fails at once with ECONNREFUSED), the rest an ICMP
+ * administratively-prohibited (EHOSTUNREACH/EACCES), so nothing waits for a timeout. */
+static int refuse_rules(NftTxn *t)
+{
+        for (int tcp = 1; tcp >= 0; tcp--) {
+                struct nftnl_rule *r = nft_rule_new_in(NFT_TABLE_NAME, WAKE_REFUSE);
+                uint8_t proto = IPPROTO_TCP;
+                int k = 0;
+
+                if (!r)
+                        return -ENOMEM;
+                if (tcp) {
+                        k |= nft_expr_meta(r, NFT_META_L4PROTO, NFT_REG_1);
+                        k |= e_cmp(r, NFT_CMP_EQ, &proto, sizeof(proto));
+                        k |= e_reject(r, NFT_REJECT_TCP_RST, 0);
+                } else
+                        k |= e_reject(r, NFT_REJECT_ICMPX_UNREACH,
+                                      NFT_REJECT_ICMPX_ADMIN_PROHIBITED);
+                if (nft_txn_add_rule(t, r, k) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+int nft_wake_gate_install(NftTxn *t)
+{
+        struct nftnl_rule *r;
+        int k = 0;
+
+        if (gate_set_new(t) < 0 || chain_new(t, WAKE_REFUSE, false) < 0 ||
+            chain_new(t, WAKE_CHAIN, true) < 0 || refuse_rules(t) < 0)
+                return -ENOMEM;
+
+        /* Loopback stays open (a local resolver, the app's own IPC). */
+        r = nft_rule_new_in(NFT_TABLE_NAME, WAKE_CHAIN);
+        if (!r)
+                return -ENOMEM;
+        k |= nft_expr_meta(r, NFT_META_OIF, NFT_REG_1);
+        k |= nft_expr_cmp_eq_u32(r, NFT_REG_1, LOOPBACK_IFINDEX);
+        k |= nft_expr_verdict(r, NF_ACCEPT);
+        if (nft_txn_add_rule(t, r, k) < 0)
+                return -ENOMEM;
+
+        /* Only new connections: an app keeps what it had (the gate closes again at a new
+         * period while its flows may still run). */
+        r = nft_rule_new_in(NFT_TABLE_NAME, WAKE_CHAIN);
+        if (!r)
+                return -ENOMEM;
+        {
+                struct nftnl_expr *e = nftnl_expr_alloc("ct");
+                uint32_t st = NF_CT_STATE_BIT(IP_CT_NEW);
+
+                if (e) {
+                        nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_STATE);
+                        nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
+                }
+                k = nft_rule_add_expr(r, e);
+                k |= nft_expr_and_u32(r, NFT_REG_1, st);
+                k |= nft_expr_cmp_eq_u32(r, NFT_REG_1, 0);
+                k |= nft_expr_verdict(r, NF_ACCEPT);
+                if (nft_txn_add_rule(t, r, k) < 0)
+                        return -ENOMEM;
+        }
+
+        /* An app's cgroup may sit at any depth: one lookup per level, the set is the same.
+         * (socket cgroupv2 level N ends the rule for a socket in a shallower cgroup.) */
+        for (uint32_t l = 1; l < NFT_LEVEL_MAX; l++) {
+                struct nftnl_expr *e = nftnl_expr_alloc("socket");
+
+                r = nft_rule_new_in(NFT_TABLE_NAME, WAKE_CHAIN);
+                if (!r || !e) {
+                        nftnl_expr_free(e);
+                        nftnl_rule_free(r);
+                        return -ENOMEM;
+                }
+                nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_KEY, NFT_SOCKET_CGROUPV2);
+                nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_DREG, NFT_REG_1);
+                nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_LEVEL, l);
+                k = nft_rule_add_expr(r, e);
+                k |= nft_expr_lookup_in(r, NFT_REG_1, WAKE_SET);
+                k |= e_jump(r, WAKE_REFUSE);
+                if (nft_txn_add_rule(t, r, k) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+int nft_wake_gate_elem(NftTxn *t, uint64_t cgroup_id, bool add)
+{
+        struct nftnl_set *s = set_new();
+        struct nftnl_set_elem *e = nftnl_set_elem_alloc();
+        struct nlmsghdr *nlh;
+
+        if (!s || !e) {
+                nftnl_set_free(s);
+                nftnl_set_elem_free(e);
+                return -ENOMEM;
+        }
+        nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, &cgroup_id, sizeof(cgroup_id));
+        nftnl_set_elem_add(s, e);
+        nlh = nft_txn_msg(t, add ? NFT_MSG_NEWSETELEM : NFT_MSG_DELSETELEM, add ? NLM_F_CREATE : 0);
+        nftnl_set_elems_nlmsg_build_payload(nlh, s);
+        nftnl_set_free(s);
+        nft_txn_msg_end(t);
+        return 0;
+}

@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdlib.h>
+
+#include "roam-bus.h"
+#include "roam-log.h"
+#include "roam-util.h"
+#include "roamd-app-id.h"
+#include "roamd-apps.h"
+#include "roamd-manager.h"
+#include "roamd-wake-run.h"
+
+/* A Register()ed app: its client is followed, and its registration ends with it. */
+struct WakeReg {
+        WakeRun *w;
+        char *id;
+        sd_bus_track *track;
+};
+
+static WakeReg *reg_free(WakeReg *g)
+{
+        if (!g)
+                return NULL;
+        sd_bus_track_unref(g->track);
+        free(g->id);
+        free(g);
+        return NULL;
+}
+
+void wake_regs_free(WakeRun *w)
+{
+        for (size_t i = 0; i < w->n_regs; i++)
+                reg_free(w->regs[i]);
+        free(w->regs);
+        w->regs = NULL;
+        w->n_regs = 0;
+}
+
+static WakeReg *reg_find(WakeRun *w, const char *id)
+{
+        for (size_t i = 0; i < w->n_regs; i++)
+                if (streq(w->regs[i]->id, id))
+                        return w->regs[i];
+        return NULL;
+}
+
+static void reg_remove(WakeRun *w, WakeReg *g)
+{
+        for (size_t i = 0; i < w->n_regs; i++)
+                if (w->regs[i] == g) {
+                        memmove(&w->regs[i], &w->regs[i + 1],
+                                (w->n_regs - i - 1) * sizeof(WakeReg *));
+                        w->n_regs--;
+                        break;
+                }
+        reg_free(g);
+}
+
+/* The app left the list: its registration goes with it. */
+int wake_reg_drop(WakeRun *w, const char *id)
+{
+        WakeReg *g = reg_find(w, id);
+
+        if (!g)
+                return -ENOENT;
+        reg_remove(w, g);
+        return 0;
+}
+
+static int on_client_gone(sd_bus_track *track, void *userdata)
+{
+        WakeReg *g = userdata;
+        WakeRun *w = g->w;
+        _cleanup_free_ char *id = strdup(g->id);
+
+        if (!id)
+                return log_oom();
+        log_info("wake: %s: the client that registered it went away", id);
+        reg_remove(w, g);
+        (void)wake_app_unregister(w->queue, id);
+        return 0;
+}
+
+static WakeRun *manager_wake(Manager *m, sd_bus_error *error)
+{
+        if (!m->wake)
+                sd_bus_error_set(error, ROAM_ERROR_FAILED,
+                                 "Apps are not governed here ([Apps] Enforce=no, or no cgroup v2; "
+                                 "see roamd's log).");
+        return m->wake;
+}
+
+/* Whether the caller is a process of app: its cgroup is one of the app's, or below one. */
+static int caller_is_app(sd_bus_message *msg, App *app)
+{
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        _cleanup_free_ char *text = NULL;
+        char path[64];
+        const char *cg = NULL;
+        size_t size;
+        pid_t pid;
+        int r;
+
+        r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_PID | SD_BUS_CREDS_AUGMENT, &creds);
+        if (r < 0 || sd_bus_creds_get_pid(creds, &pid) < 0)
+                return -ESRCH;
+        snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+        r = read_full_file(path, 64 * 1024, &text, &size);
+        if (r < 0)
+                return r;
+        /* cgroup v2: the line "0::/path" */
+        for (char *l = text; l && *l;) {
+                char *nl = strchr(l, '\n');
+
+                if (nl)
+                        *nl = 0;
+                if (strncmp(l, "0::", 3) == 0)
+                        cg = l + 3;
+                l = nl ? nl + 1 : NULL;
+        }
+        if (!cg)
+                return -ENOMEDIUM;
+        for (size_t i = 0; i < app->n_cgroups; i++) {
+                const char *p = app->cgroups[i].path;
+                size_t n = strlen(p);
+
+                if (strncmp(cg, p, n) == 0 && (cg[n] == 0 || cg[n] == '/'))
+                        return 1;
+        }
+        return 0;
+}
+
+static int check_caller(sd_bus_message *msg, App *app, const char *what, sd_bus_error *error)
+{
+        int r = caller_is_app(msg, app);
+
+        if (r > 0)
+                return 0;
+        if (r < 0)
+                return sd_bus_error_setf(error, ROAM_ERROR_ACCESS_DENIED,
+                                         "%s: cannot tell the caller's cgroup (%s).", what,
+                                         strerror(-r));
+        return sd_bus_error_setf(error, ROAM_ERROR_ACCESS_DENIED,
+                                 "%s is for a process of app %s; the caller is not one.", what,
+                                 app->id);
+}
+
+/* ---- org.roam1.App: Register, Done, Wake ---- */
+
+static int method_register(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        App *app = userdata;
+        WakeRun *w = manager_wake(apps_manager(app->apps), error);
+        uint64_t max_delay = 0, bytes = 0;
+        bool needs_time = true;
+        const char *key;
+        WakeReg *g, **l;
+        int r;
+
+        if (!w)
+                return -EOPNOTSUPP;
+        r = sd_bus_message_enter_container(msg, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        /* Everything is read before anything changes: bad input is refused as a whole. */
+        while ((r = sd_bus_message_enter_container(msg, 'e', "sv")) > 0) {
+                r = sd_bus_message_read(msg, "s", &key);
+                if (r < 0)
+                        return r;
+                if (streq(key, "Class")) {
+                        const char *v;
+                        r = sd_bus_message_read(msg, "v", "s", &v);
+                } else if (streq(key, "EstimatedBytes"))
+                        r = sd_bus_message_read(msg, "v", "t", &bytes);
+                else if (streq(key, "MaxDelayUSec")) {
+                        r = sd_bus_message_read(msg, "v", "t", &max_delay);
+                        if (r >= 0 && (max_delay == 0 || max_delay > 24ULL * 3600 * USEC_PER_SEC))
+                                return sd_bus_error_set(error, ROAM_ERROR_INVALID_ARGS,
+                                                        "MaxDelayUSec must be more than 0 and at "
+                                                        "most a day.");
+                } else if (streq(key, "NeedsTime")) {
+                        int b;
+                        r = sd_bus_message_read(msg, "v", "b", &b);
+                        needs_time = b;
+                } else if (streq(key, "Priority") || streq(key, "Wake"))
+                        return sd_bus_error_set(error, ROAM_ERROR_INVALID_ARGS,
+                                                "An app's rank comes from its policy (wake=), "
+                                                "never from the app.");
+                else
+                        return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
+                                                 "Unknown option \"%.64s\" (Class, EstimatedBytes, "
+                                                 "MaxDelayUSec, NeedsTime).",
+                                                 key);
+                if (r < 0)
+                        return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
+                                                 "Option %s has the wrong type.", key);
+                r = sd_bus_message_exit_container(msg);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(msg);
+        if (r < 0)
+                return r;
+
+        r = check_caller(msg, app, "Register", error);
+        if (r < 0)
+                return r;
+        if (wake_app_state(w->queue, app->id, NULL, NULL) < 0)
+                return sd_bus_error_setf(error, ROAM_ERROR_FAILED,
+                                         "App %s is not wake-listed (its policy has no wake=).",
+                                         app->id);
+        if (reg_find(w, app->id))
+                return sd_bus_error_setf(error, ROAM_ERROR_FAILED, "App %s is registered already.",
+                                         app->id);
+
+        g = calloc(1, sizeof(*g));
+        if (!g)
+                return -ENOMEM;
+        g->w = w;
+        g->id = strdup(app->id);
+        r = g->id ? sd_bus_track_new(sd_bus_message_get_bus(msg), &g->track, on_client_gone, g)
+                  : -ENOMEM;
+        if (r >= 0)
+                r = sd_bus_track_add_sender(g->track, msg);
+        l = r >= 0 ? reallocarray(w->regs, w->n_regs + 1, sizeof(WakeReg *)) : NULL;
+        if (!l) {
+                reg_free(g);
+                return r < 0 ? r : -ENOMEM;
+        }
+        w->regs = l;
+        w->regs[w->n_regs++] = g;
+        r = wake_app_register(w->queue, app->id, max_delay, needs_time);
+        if (r < 0) {
+                reg_remove(w, g);
+                return sd_bus_error_setf(error, ROAM_ERROR_FAILED, "Cannot register %s: %s.",
+                                         app->id, strerror(-r));
+        }
+        log_info("wake: %s: registered (max delay %" PRIu64 " ms, %" PRIu64 " bytes estimated, %s)",
+                 app->id, max_delay / 1000, bytes, needs_time ? "needs time" : "time not needed");
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_done(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        App *app = userdata;
+        WakeRun *w = manager_wake(apps_manager(app->apps), error);
+        int r;
+
+        if (!w)
+                return -EOPNOTSUPP;
+        r = check_caller(msg, app, "Done", error);
+        if (r < 0)
+                return r;
+        r = wake_app_done(w->queue, app->id);
+        if (r == -ENOENT)
+                return sd_bus_error_setf(error, ROAM_ERROR_FAILED, "App %s is not wake-listed.",
+                                         app->id);
+        if (r == -ESTALE)
+                return sd_bus_error_setf(error, ROAM_ERROR_FAILED, "App %s has no turn running.",
+                                         app->id);
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int app_property(sd_bus *bus, const char *path, const char *interface, const char *property,
+                        sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        App *app = userdata;
+        WakeRun *w = apps_manager(app->apps)->wake;
+        WakeAppState st = _WAKE_APP_INVALID;
+        WakeReason why = _WAKE_REASON_INVALID;
+        bool listed = w && wake_app_state(w->queue, app->id, &st, &why) >= 0;
+
+        if (streq(property, "Wake"))
+                return sd_bus_message_append(reply, "i", app_policy_wake_priority(&app->effective));
+        if (streq(property, "WakeSlice"))
+                return sd_bus_message_append(reply, "t", app_policy_wake_slice(&app->effective));
+        if (streq(property, "WakeState"))
+                return sd_bus_message_append(reply, "s",
+                                             listed ? wake_app_state_to_string(st) : "");
+        return sd_bus_message_append(reply, "s", listed ? wake_reason_to_string(why) : "");
+}
+
+static const sd_bus_vtable wake_app_vtable[] = {
+    SD_BUS_VTABLE_START(0),
+    SD_BUS_PROPERTY("Wake", "i", app_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("WakeSlice", "t", app_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("WakeState", "s", app_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("WakeReason", "s", app_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_METHOD_WITH_ARGS("Register", SD_BUS_ARGS("a{sv}", options), SD_BUS_NO_RESULT,
+                            method_register, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD("Done", NULL, NULL, method_done, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_SIGNAL_WITH_ARGS("Wake", SD_BUS_ARGS("t", period, "s", reason), 0),
+    SD_BUS_VTABLE_END,
+};
+
+static int wake_app_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
+                         void **found, sd_bus_error *error)
+{
+        WakeRun *w = userdata;
+        _cleanup_free_ char *id = NULL;
+        App *app;
+
+        if (!w->manager->apps || sd_bus_path_decode(path, ROAM_APP_PATH_PREFIX, &id) <= 0)
+                return 0;
+        app = apps_get(w->manager->apps, id);
+        if (!app)
+                return 0;
+        *found = app;
+        return 1;
+}
+
+/* ---- org.roam1.Manager: the queue, the time gate, WakeNow ---- */
+
+static int manager_property(sd_bus *bus, const char *path, const char *interface,
+                            const char *property, sd_bus_message *reply, void *userdata,
+                            sd_bus_error *error)
+{
+        WakeRun *w = userdata;
+        const char *why = NULL;
+        bool open = wake_time_gate_open(w->queue, &why);
+
+        if (streq(property, "WakeQueue"))
+                return sd_bus_message_append(
+                    reply, "s", wake_queue_state_to_string(wake_queue_state(w->queue)));
+        if (streq(property, "WakePeriod"))
+                return sd_bus_message_append(reply, "t", wake_generation(w->queue));
+        if (streq(property, "TimeGate"))
+                return sd_bus_message_append(reply, "b", open);
+        return sd_bus_message_append(reply, "s", strempty(why));
+}
+
+static int method_wake_now(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        WakeRun *w = userdata;
+        const char *id;
+        int r;
+
+        r = sd_bus_message_read(msg, "s", &id);
+        if (r < 0)
+                return r;
+        if (!app_policy_id_is_valid(id))
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS, "Invalid app ID.");
+        if (wake_app_state(w->queue, id, NULL, NULL) < 0)
+                return sd_bus_error_setf(error, ROAM_ERROR_NO_SUCH_APP, "No wake-listed app %s.",
+                                         id);
+        r = manager_bus_check_authorized(msg, "org.roam1.change-app-policy", error);
+        if (r != 0) /* refused, or polkit asked: answered later */
+                return r;
+        r = wake_app_now(w->queue, id);
+        if (r < 0)
+                return sd_bus_error_setf(error, ROAM_ERROR_FAILED, "Cannot wake %s: %s.", id,
+                                         strerror(-r));
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+static const sd_bus_vtable wake_manager_vtable[] = {
+    SD_BUS_VTABLE_START(0),
+    SD_BUS_PROPERTY("WakeQueue", "s", manager_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("WakePeriod", "t", manager_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("TimeGate", "b", manager_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("TimeGateReason", "s", manager_property, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_METHOD_WITH_ARGS("WakeNow", SD_BUS_ARGS("s", id), SD_BUS_NO_RESULT, method_wake_now,
+                            SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_VTABLE_END,
+};
+
+int wake_bus_setup(WakeRun *w)
+{
+        sd_bus *bus = w->manager->bus;
+        int r;
+
+        if (!bus)
+                return 0;
+        r = sd_bus_add_object_vtable(bus, &w->manager_slot, ROAM_MANAGER_PATH,
+                                     ROAM_MANAGER_INTERFACE, wake_manager_vtable, w);
+        if (r < 0)
+                return r;
+        return sd_bus_add_fallback_vtable(bus, &w->app_slot, ROAM_APP_PATH_PREFIX,
+                                          ROAM_APP_INTERFACE, wake_app_vtable, wake_app_find, w);
+}
+
+void wake_bus_app_changed(WakeRun *w, const char *id, WakeAppState new, WakeReason why,
+                          uint64_t generation)
+{
+        sd_bus *bus = w->manager->bus;
+        App *app = w->manager->apps ? apps_get(w->manager->apps, id) : NULL;
+        int r;
+
+        if (!bus || !app || !w->manager_slot)
+                return;
+        (void)sd_bus_emit_properties_changed(bus, app->path, ROAM_APP_INTERFACE, "WakeState",
+                                             "WakeReason", NULL);
+        if (new != WAKE_APP_AWAKE)
+                return;
+        r = sd_bus_emit_signal(bus, app->path, ROAM_APP_INTERFACE, "Wake", "ts", generation,
+                               wake_reason_to_string(why));
+        if (r < 0)
+                log_warning_errno(r, "wake: %s: cannot send Wake: %m", id);
+}
+
+void wake_bus_queue_changed(WakeRun *w)
+{
+        if (w->manager->bus && w->manager_slot)
+                (void)sd_bus_emit_properties_changed(
+                    w->manager->bus, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE, "WakeQueue",
+                    "WakePeriod", "TimeGate", "TimeGateReason", NULL);
+}

@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdlib.h>
+#include <time.h>
+
+#include "roam-log.h"
+#include "roam-macro.h"
+#include "roam-util.h"
+#include "roamd-apps.h"
+#include "roamd-manager.h"
+#include "roamd-nft-wake.h"
+#include "roamd-reconcile.h"
+#include "roamd-stats-history.h"
+#include "roamd-stats.h"
+#include "roamd-wake-run.h"
+
+static uint64_t mono_now(void *userdata)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        WakeRun *w = userdata;
+
+        wake_tick(w->queue);
+        return 0;
+}
+
+static void arm(void *userdata, uint64_t when)
+{
+        WakeRun *w = userdata;
+        int r;
+
+        if (when == UINT64_MAX) {
+                if (w->timer)
+                        (void)sd_event_source_set_enabled(w->timer, SD_EVENT_OFF);
+                return;
+        }
+        if (!w->timer) {
+                r = sd_event_add_time(w->manager->event, &w->timer, CLOCK_MONOTONIC, when, 0,
+                                      on_timer, w);
+                if (r < 0) {
+                        log_error_errno(r, "wake: cannot arm the timer: %m");
+                        return;
+                }
+                (void)sd_event_source_set_description(w->timer, "wake");
+                return;
+        }
+        (void)sd_event_source_set_time(w->timer, when);
+        (void)sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT);
+}
+
+/* What the app sent and received so far, read from the kernel's counters now. */
+static uint64_t app_bytes(void *userdata, const char *id)
+{
+        WakeRun *w = userdata;
+        Stats *s = w->manager->stats;
+        StatsCount c;
+
+        if (!s || stats_read(s) < 0)
+                return UINT64_MAX;
+        c = stats_history_sum(stats_history(s), id, NULL, -1, 0);
+        return c.bytes_in + c.bytes_out;
+}
+
+static void app_changed(void *userdata, const char *id, WakeAppState old, WakeAppState new,
+                        WakeReason why, uint64_t generation)
+{
+        WakeRun *w = userdata;
+
+        /* The gate follows in the next pass. */
+        if (old == WAKE_APP_WAITING || new == WAKE_APP_WAITING)
+                reconcile_schedule(w->manager->reconcile);
+        wake_bus_app_changed(w, id, new, why, generation);
+}
+
+static void queue_changed(void *userdata, WakeQueueState old, WakeQueueState new)
+{
+        wake_bus_queue_changed(userdata);
+}
+
+static void gate_changed(void *userdata)
+{
+        wake_bus_queue_changed(userdata);
+}
+
+static const WakeOps wake_ops = {
+    .now = mono_now,
+    .arm = arm,
+    .bytes = app_bytes,
+    .app_changed = app_changed,
+    .queue_changed = queue_changed,
+    .gate_changed = gate_changed,
+};
+
+static unsigned cap_for(WakeRun *w)
+{
+        const WakeConfigSection *c = &w->manager->config->wake;
+        Link *best = w->manager->links->best;
+
+        if (best && best->bearer >= 0 && best->bearer < _BEARER_MAX &&
+            c->at_once_bearer[best->bearer] > 0)
+                return c->at_once_bearer[best->bearer];
+        return c->at_once;
+}
+
+static void on_links(Links *links, const LinksEvent *ev, void *userdata)
+{
+        WakeRun *w = userdata;
+
+        if (ev->type != LINKS_EVENT_BEST)
+                return;
+        wake_set_cap(w->queue, cap_for(w));
+        if (ev->mask & LINKS_BEST_STATE)
+                wake_set_online(w->queue, streq(links->state, "online"));
+}
+
+static void config_from(WakeRun *w, WakeConfig *c)
+{
+        const WakeConfigSection *s = &w->manager->config->wake;
+
+        *c = (WakeConfig){
+            .settle_usec = s->settle_usec,
+            .restart_usec = s->restart_usec,
+            .quiet_usec = s->quiet_usec,
+            .max_delay_usec = s->max_delay_usec,
+            .cap = cap_for(w),
+        };
+}
+
+/* ---- the gate: a part of the reconciler's pass ---- */
+
+/* The queue follows the apps' policies: listed, ranked, or off the list. */
+static void sync_apps(WakeRun *w)
+{
+        Apps *a = w->manager->apps;
+        _cleanup_strv_free_ char **gone = NULL;
+        size_t n_gone = 0;
+
+        for (size_t i = 0; i < apps_count(a); i++) {
+                App *app = apps_nth(a, i);
+
+                if (app->special)
+                        continue;
+                (void)wake_app_put(w->queue, app->id, app_policy_wake_priority(&app->effective),
+                                   app_policy_wake_slice(&app->effective));
+        }
+        for (size_t i = 0; i < wake_count(w->queue); i++) {
+                const char *id = wake_nth(w->queue, i, NULL, NULL, NULL);
+                App *app = apps_get(a, id);
+                char **l;
+
+                if (app && app_policy_wake_priority(&app->effective) >= 0)
+                        continue;
+                l = reallocarray(gone, n_gone + 2, sizeof(char *));
+                if (!l)
+                        return;
+                gone = l;
+                gone[n_gone] = strdup(id);
+                gone[++n_gone] = NULL;
+        }
+        STRV_FOREACH (id, gone) {
+                (void)wake_reg_drop(w, *id);
+                (void)wake_app_put(w->queue, *id, APP_WAKE_NONE, 0);
+        }
+}
+
+/* The cgroup IDs whose new connections the gate refuses now. */
+static int gated_cgroups(WakeRun *w, uint64_t **ret, size_t *ret_n)
+{
+        Apps *a = w->manager->apps;
+        uint64_t *l = NULL;
+        size_t n = 0;
+
+        for (size_t i = 0; i < wake_count(w->queue); i++) {
+                const char *id = wake_nth(w->queue, i, NULL, NULL, NULL);
+                App *app = apps_get(a, id);
+
+                if (!app || !wake_app_gated(w->queue, id))
+                        continue;
+                for (size_t k = 0; k < app->n_cgroups; k++) {
+                        uint64_t *nl = reallocarray(l, n + 1, sizeof(uint64_t));
+                        if (!nl) {
+                                free(l);
+                                return -ENOMEM;
+                        }
+                        l = nl;
+                        l[n++] = app->cgroups[k].id;
+                }
+        }
+        *ret = l;
+        *ret_n = n;
+        return 0;
+}
+
+static bool contains(const uint64_t *l, size_t n, uint64_t v)
+{
+        for (size_t i = 0; i < n; i++)
+                if (l[i] == v)
+                        return true;
+        return false;
+}
+
+static void part_prepare(void *userdata, Reconcile *rc)
+{
+        WakeRun *w = userdata;
+
+        sync_apps(w);
+        free(w->pending);
+        w->pending = NULL;
+        w->n_pending = 0;
+        w->pending_valid = gated_cgroups(w, &w->pending, &w->n_pending) >= 0;
+        if (!w->pending_valid)
+                reconcile_failed(rc, "wake gate", -ENOMEM);
+}
+
+static int part_install(void *userdata, NftTxn *t)
+{
+        WakeRun *w = userdata;
+        int r;
+
+        r = nft_wake_gate_install(t);
+        if (r < 0)
+                return r;
+        if (!w->pending_valid) {
+                free(w->pending);
+                w->pending = NULL;
+                w->n_pending = 0;
+                w->pending_valid = gated_cgroups(w, &w->pending, &w->n_pending) >= 0;
+                if (!w->pending_valid)
+                        return -ENOMEM;
+        }
+        for (size_t i = 0; i < w->n_pending; i++) {
+                r = nft_wake_gate_elem(t, w->pending[i], true);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int part_sync(void *userdata, NftTxn *t)
+{
+        WakeRun *w = userdata;
+        int r;
+
+        if (!w->pending_valid)
+                return 0;
+        for (size_t i = 0; i < w->n_pending; i++)
+                if (!contains(w->installed, w->n_installed, w->pending[i])) {
+                        r = nft_wake_gate_elem(t, w->pending[i], true);
+                        if (r < 0)
+                                return r;
+                }
+        for (size_t i = 0; i < w->n_installed; i++)
+                if (!contains(w->pending, w->n_pending, w->installed[i])) {
+                        r = nft_wake_gate_elem(t, w->installed[i], false);
+                        if (r < 0)
+                                return r;
+                }
+        return 0;
+}
+
+static void part_done(void *userdata, Reconcile *rc, int result, bool full)
+{
+        WakeRun *w = userdata;
+
+        if (result < 0 || !w->pending_valid) {
+                if (full) {
+                        /* the table was not replaced: what was in force stays */
+                }
+                return;
+        }
+        free(w->installed);
+        w->installed = TAKE_PTR(w->pending);
+        w->n_installed = w->n_pending;
+        w->n_pending = 0;
+        w->pending_valid = false;
+}
+
+static const ReconcilePart wake_part = {
+    .prepare = part_prepare,
+    .install = part_install,
+    .sync = part_sync,
+    .done = part_done,
+};
+
+int wake_run_new(Manager *m, WakeRun **ret)
+{
+        _cleanup_free_ WakeRun *w = NULL;
+        WakeConfig c;
+        int r;
+
+        w = calloc(1, sizeof(*w));
+        if (!w)
+                return -ENOMEM;
+        w->manager = m;
+        config_from(w, &c);
+        r = wake_new(&wake_ops, w, &c, &w->queue);
+        if (r < 0)
+                return r;
+        w->links_watch = links_watch_add(m->links, on_links, w, NULL);
+        if (w->links_watch == 0) {
+                wake_free(w->queue);
+                return -ENOMEM;
+        }
+        r = reconcile_add_part(m->reconcile, RECONCILE_PART_WAKE, &wake_part, w);
+        if (r < 0) {
+                links_watch_remove(m->links, w->links_watch);
+                wake_free(w->queue);
+                return r;
+        }
+        sync_apps(w);
+        wake_set_online(w->queue, streq(m->links->state, "online"));
+        r = wake_bus_setup(w);
+        if (r < 0)
+                log_warning_errno(r, "wake: no bus API: %m");
+        reconcile_schedule(m->reconcile);
+        *ret = TAKE_PTR(w);
+        return 0;
+}
+
+WakeRun *wake_run_free(WakeRun *w)
+{
+        if (!w)
+                return NULL;
+        reconcile_remove_part(w->manager->reconcile, RECONCILE_PART_WAKE);
+        links_watch_remove(w->manager->links, w->links_watch);
+        sd_event_source_disable_unref(w->timer);
+        sd_bus_slot_unref(w->manager_slot);
+        sd_bus_slot_unref(w->app_slot);
+        wake_regs_free(w);
+        /* (the queue's callbacks must not reach the bus or the reconciler any more) */
+        w->timer = NULL;
+        wake_free(w->queue);
+        free(w->installed);
+        free(w->pending);
+        free(w);
+        return NULL;
+}
+
+void wake_run_reload(WakeRun *w)
+{
+        WakeConfig c;
+
+        if (!w)
+                return;
+        config_from(w, &c);
+        wake_set_config(w->queue, &c);
+        wake_set_cap(w->queue, c.cap);
+        reconcile_schedule(w->manager->reconcile);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The ordered wake-up in roamd (docs/wake.md): the queue (roamd-wake.c) fed by the global
+ * state (links), the apps' wake policy and counters, its gate in table inet roam as a part of
+ * the reconciler's pass, and its slice of the bus (roamd-wake-bus.c). */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "roamd-wake.h"
+
+typedef struct Manager Manager;
+typedef struct WakeReg WakeReg;
+
+typedef struct WakeRun {
+        Manager *manager;
+        Wake *queue;
+        sd_event_source *timer;
+        unsigned links_watch;
+        uint64_t *installed; /* cgroup IDs in set wake_gate */
+        size_t n_installed;
+        uint64_t *pending; /* what the pass's transaction puts there */
+        size_t n_pending;
+        bool pending_valid;
+        WakeReg **regs; /* Register()ed apps, each followed by sd_bus_track */
+        size_t n_regs;
+        sd_bus_slot *manager_slot, *app_slot;
+} WakeRun;
+
+/* After apps_start(): registers with the links, the reconciler and the bus. */
+int wake_run_new(Manager *m, WakeRun **ret);
+WakeRun *wake_run_free(WakeRun *w);
+/* [Wake] changed. */
+void wake_run_reload(WakeRun *w);
+
+/* roamd-wake-bus.c */
+int wake_bus_setup(WakeRun *w);
+void wake_bus_app_changed(WakeRun *w, const char *id, WakeAppState new, WakeReason why,
+                          uint64_t generation);
+void wake_bus_queue_changed(WakeRun *w);
+int wake_reg_drop(WakeRun *w, const char *id);
+void wake_regs_free(WakeRun *w);

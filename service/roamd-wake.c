@@ -1,0 +1,568 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "roam-log.h"
+#include "roam-macro.h"
+#include "roam-util.h"
+#include "roam-words.h"
+#include "roamd-wake.h"
+
+static const char *const wake_queue_state_table[_WAKE_QUEUE_MAX] = {
+    [WAKE_QUEUE_OFFLINE] = "offline",   [WAKE_QUEUE_SETTLING] = "settling",
+    [WAKE_QUEUE_TIME] = "time",         [WAKE_QUEUE_RUNNING] = "running",
+    [WAKE_QUEUE_FINISHED] = "finished",
+};
+DEFINE_STRING_TABLE_LOOKUP(wake_queue_state, WakeQueueState)
+
+/* The words are the shared table's (shared/roam-words.c): roam reads WakeState. */
+_Static_assert((int)_WAKE_APP_MAX == (int)_ROAM_WAKE_MAX &&
+                   (int)WAKE_APP_WAITING == (int)ROAM_WAKE_WAITING &&
+                   (int)WAKE_APP_AWAKE == (int)ROAM_WAKE_AWAKE &&
+                   (int)WAKE_APP_DONE == (int)ROAM_WAKE_DONE,
+               "wake states and their shared words differ");
+#define wake_app_state_table roam_wake_table
+DEFINE_STRING_TABLE_LOOKUP(wake_app_state, WakeAppState)
+
+static const char *const wake_reason_table[_WAKE_REASON_MAX] = {
+    [WAKE_REASON_TURN] = "turn", [WAKE_REASON_OVERDUE] = "overdue", [WAKE_REASON_USER] = "user",
+    [WAKE_REASON_DONE] = "done", [WAKE_REASON_SLICE] = "slice",     [WAKE_REASON_QUIET] = "quiet",
+    [WAKE_REASON_LEFT] = "left", [WAKE_REASON_RESTART] = "restart",
+};
+DEFINE_STRING_TABLE_LOOKUP(wake_reason, WakeReason)
+
+typedef struct WakeApp {
+        char *id;
+        int priority;
+        uint64_t slice_usec;
+        uint64_t max_delay_usec; /* 0: the config's */
+        bool needs_time;
+        bool registered;
+        bool jump;          /* WakeNow while it could not be woken: first when it can */
+        uint64_t seq;       /* order it was listed in: ties of priority */
+        WakeAppState state; /* changed only by app_set_state() */
+        WakeReason reason;
+        uint64_t since;
+        uint64_t bytes_last, bytes_at; /* quiet detection */
+} WakeApp;
+
+struct Wake {
+        const WakeOps *ops;
+        void *userdata;
+        WakeConfig config;
+        WakeApp **apps;
+        size_t n_apps;
+        uint64_t seq;
+
+        WakeQueueState state; /* changed only by queue_set_state() */
+        uint64_t generation;  /* periods begun */
+        uint64_t online_at;   /* this online stretch began */
+        uint64_t period_at;   /* this period began (max delays count from here) */
+        uint64_t offline_at;
+        bool ever_online;
+        bool time_open;
+        char *time_why;
+        bool in_run; /* re-entry from a callback is folded into the running pass */
+        bool rerun;
+        uint64_t armed;
+};
+
+void wake_config_init(WakeConfig *c)
+{
+        *c = (WakeConfig){
+            .settle_usec = WAKE_SETTLE_DEFAULT,
+            .restart_usec = WAKE_RESTART_DEFAULT,
+            .quiet_usec = WAKE_QUIET_DEFAULT,
+            .max_delay_usec = WAKE_MAX_DELAY_DEFAULT,
+            .cap = 1,
+        };
+}
+
+static uint64_t now(Wake *w)
+{
+        return w->ops->now(w->userdata);
+}
+
+static void wake_run(Wake *w);
+
+int wake_new(const WakeOps *ops, void *userdata, const WakeConfig *config, Wake **ret)
+{
+        _cleanup_free_ Wake *w = NULL;
+
+        w = calloc(1, sizeof(*w));
+        if (!w)
+                return -ENOMEM;
+        w->ops = ops;
+        w->userdata = userdata;
+        if (config)
+                w->config = *config;
+        else
+                wake_config_init(&w->config);
+        w->config.cap = MIN(MAX(w->config.cap, 1u), (unsigned)WAKE_CAP_MAX);
+        w->time_open = true;
+        w->time_why = strdup("time not required");
+        if (!w->time_why)
+                return -ENOMEM;
+        w->state = WAKE_QUEUE_OFFLINE;
+        w->armed = UINT64_MAX;
+        *ret = TAKE_PTR(w);
+        return 0;
+}
+
+static void app_free(WakeApp *a)
+{
+        if (!a)
+                return;
+        free(a->id);
+        free(a);
+}
+
+Wake *wake_free(Wake *w)
+{
+        if (!w)
+                return NULL;
+        for (size_t i = 0; i < w->n_apps; i++)
+                app_free(w->apps[i]);
+        free(w->apps);
+        free(w->time_why);
+        free(w);
+        return NULL;
+}
+
+static WakeApp *find(Wake *w, const char *id)
+{
+        if (!id)
+                return NULL;
+        for (size_t i = 0; i < w->n_apps; i++)
+                if (streq(w->apps[i]->id, id))
+                        return w->apps[i];
+        return NULL;
+}
+
+/* The one place an app's state changes. */
+static void app_set_state(Wake *w, WakeApp *a, WakeAppState state, WakeReason why)
+{
+        WakeAppState old = a->state;
+
+        a->reason = why;
+        if (old == state)
+                return;
+        a->state = state;
+        a->since = now(w);
+        if (state == WAKE_APP_AWAKE) {
+                a->jump = false;
+                a->bytes_last = w->ops->bytes ? w->ops->bytes(w->userdata, a->id) : UINT64_MAX;
+                a->bytes_at = a->since;
+        }
+        log_info("wake: %s: %s -> %s (%s, period %" PRIu64 ")", a->id,
+                 wake_app_state_to_string(old), wake_app_state_to_string(state),
+                 wake_reason_to_string(why), w->generation);
+        if (w->ops->app_changed)
+                w->ops->app_changed(w->userdata, a->id, old, state, why, w->generation);
+}
+
+/* The one place the queue's state changes. */
+static void queue_set_state(Wake *w, WakeQueueState state)
+{
+        WakeQueueState old = w->state;
+
+        if (old == state)
+                return;
+        w->state = state;
+        log_info("wake: queue %s -> %s (period %" PRIu64 ")", wake_queue_state_to_string(old),
+                 wake_queue_state_to_string(state), w->generation);
+        if (w->ops->queue_changed)
+                w->ops->queue_changed(w->userdata, old, state);
+}
+
+void wake_set_config(Wake *w, const WakeConfig *config)
+{
+        unsigned cap = w->config.cap;
+
+        w->config = *config;
+        w->config.cap = cap; /* the cap follows the best link: wake_set_cap() */
+        wake_run(w);
+}
+
+void wake_set_cap(Wake *w, unsigned cap)
+{
+        cap = MIN(MAX(cap, 1u), (unsigned)WAKE_CAP_MAX);
+        if (cap == w->config.cap)
+                return;
+        log_info("wake: %u at once (was %u)", cap, w->config.cap);
+        w->config.cap = cap;
+        wake_run(w);
+}
+
+static void app_remove(Wake *w, WakeApp *a)
+{
+        for (size_t i = 0; i < w->n_apps; i++)
+                if (w->apps[i] == a) {
+                        memmove(&w->apps[i], &w->apps[i + 1],
+                                (w->n_apps - i - 1) * sizeof(WakeApp *));
+                        w->n_apps--;
+                        break;
+                }
+        app_free(a);
+}
+
+int wake_app_put(Wake *w, const char *id, int priority, uint64_t slice_usec)
+{
+        WakeApp *a = find(w, id), **l;
+
+        if (priority < 0) {
+                if (!a)
+                        return 0;
+                /* Off the list: its gate opens (an app's state is DONE for its watchers). */
+                log_info("wake: %s: off the list", a->id);
+                if (a->state != WAKE_APP_DONE)
+                        app_set_state(w, a, WAKE_APP_DONE, WAKE_REASON_LEFT);
+                app_remove(w, a);
+                wake_run(w);
+                return 0;
+        }
+        if (priority > 100 || slice_usec == 0)
+                return -EINVAL;
+        if (a) {
+                a->priority = priority;
+                a->slice_usec = slice_usec;
+                wake_run(w);
+                return 0;
+        }
+        a = calloc(1, sizeof(*a));
+        if (!a)
+                return -ENOMEM;
+        a->id = strdup(id);
+        l = reallocarray(w->apps, w->n_apps + 1, sizeof(WakeApp *));
+        if (!a->id || !l) {
+                if (l)
+                        w->apps = l;
+                app_free(a);
+                return -ENOMEM;
+        }
+        w->apps = l;
+        a->priority = priority;
+        a->slice_usec = slice_usec;
+        a->needs_time = true;
+        a->seq = w->seq++;
+        /* Listed while the queue has given its turns (or runs): it waits for its turn like the
+         * others; it was never woken in this period. */
+        a->state = WAKE_APP_WAITING;
+        a->reason = WAKE_REASON_TURN;
+        a->since = now(w);
+        w->apps[w->n_apps++] = a;
+        log_info("wake: %s: listed, priority %d", a->id, priority);
+        wake_run(w);
+        return 0;
+}
+
+int wake_app_register(Wake *w, const char *id, uint64_t max_delay_usec, bool needs_time)
+{
+        WakeApp *a = find(w, id);
+
+        if (!a)
+                return -ENOENT;
+        if (a->registered)
+                return -EEXIST;
+        a->registered = true;
+        a->max_delay_usec = max_delay_usec;
+        a->needs_time = needs_time;
+        wake_run(w);
+        return 0;
+}
+
+int wake_app_unregister(Wake *w, const char *id)
+{
+        WakeApp *a = find(w, id);
+
+        if (!a || !a->registered)
+                return -ENOENT;
+        a->registered = false;
+        a->max_delay_usec = 0;
+        a->needs_time = true;
+        if (a->state == WAKE_APP_AWAKE)
+                app_set_state(w, a, WAKE_APP_DONE, WAKE_REASON_LEFT);
+        wake_run(w);
+        return 0;
+}
+
+bool wake_app_registered(Wake *w, const char *id)
+{
+        WakeApp *a = find(w, id);
+
+        return a && a->registered;
+}
+
+void wake_set_online(Wake *w, bool online)
+{
+        uint64_t t = now(w);
+
+        if (!online) {
+                if (w->state == WAKE_QUEUE_OFFLINE)
+                        return;
+                w->offline_at = t;
+                queue_set_state(w, WAKE_QUEUE_OFFLINE);
+                wake_run(w);
+                return;
+        }
+        if (w->state != WAKE_QUEUE_OFFLINE)
+                return;
+        w->online_at = t;
+        if (!w->ever_online || t - w->offline_at >= w->config.restart_usec) {
+                /* A new period: everyone waits for a turn again; turns of the last one are
+                 * over. A flap shorter than the restart time resumes the same period. */
+                w->generation++;
+                w->period_at = t;
+                w->ever_online = true;
+                for (size_t i = 0; i < w->n_apps; i++)
+                        app_set_state(w, w->apps[i], WAKE_APP_WAITING, WAKE_REASON_RESTART);
+        }
+        queue_set_state(w, WAKE_QUEUE_SETTLING);
+        wake_run(w);
+}
+
+void wake_set_time_gate(Wake *w, bool open, const char *why)
+{
+        char *s = strdup(why ?: (open ? "time settled" : "time not settled"));
+
+        if (!s) {
+                log_oom();
+                return;
+        }
+        if (open != w->time_open)
+                log_info("wake: time gate %s -> %s (%s)", w->time_open ? "open" : "closed",
+                         open ? "open" : "closed", s);
+        free(w->time_why);
+        w->time_why = s;
+        w->time_open = open;
+        if (w->ops->gate_changed)
+                w->ops->gate_changed(w->userdata);
+        wake_run(w);
+}
+
+bool wake_time_gate_open(Wake *w, const char **ret_why)
+{
+        if (ret_why)
+                *ret_why = w->time_why;
+        return w->time_open;
+}
+
+int wake_app_done(Wake *w, const char *id)
+{
+        WakeApp *a = find(w, id);
+
+        if (!a)
+                return -ENOENT;
+        if (a->state != WAKE_APP_AWAKE)
+                return -ESTALE;
+        app_set_state(w, a, WAKE_APP_DONE, WAKE_REASON_DONE);
+        wake_run(w);
+        return 0;
+}
+
+int wake_app_now(Wake *w, const char *id)
+{
+        WakeApp *a = find(w, id);
+
+        if (!a)
+                return -ENOENT;
+        if (a->state == WAKE_APP_AWAKE)
+                return 0;
+        if (w->state == WAKE_QUEUE_OFFLINE) {
+                a->jump = true; /* first when the network is back */
+                return 0;
+        }
+        app_set_state(w, a, WAKE_APP_AWAKE, WAKE_REASON_USER);
+        wake_run(w);
+        return 0;
+}
+
+static uint64_t max_delay(Wake *w, WakeApp *a)
+{
+        return a->max_delay_usec > 0 ? a->max_delay_usec : w->config.max_delay_usec;
+}
+
+static bool settled(Wake *w, uint64_t t)
+{
+        return w->state != WAKE_QUEUE_OFFLINE && t >= w->online_at + w->config.settle_usec;
+}
+
+/* Queue order: a WakeNow first, then the higher priority, then the one listed first. */
+static bool before(const WakeApp *a, const WakeApp *b)
+{
+        if (a->jump != b->jump)
+                return a->jump;
+        if (a->priority != b->priority)
+                return a->priority > b->priority;
+        return a->seq < b->seq;
+}
+
+static void wake_run(Wake *w)
+{
+        uint64_t t, next = UINT64_MAX;
+        unsigned awake = 0;
+        bool waiting = false;
+
+        if (w->in_run) {
+                w->rerun = true;
+                return;
+        }
+        w->in_run = true;
+again:
+        w->rerun = false;
+        t = now(w);
+        next = UINT64_MAX;
+        awake = 0;
+        waiting = false;
+
+        /* Turns that end. */
+        for (size_t i = 0; i < w->n_apps; i++) {
+                WakeApp *a = w->apps[i];
+
+                if (a->state != WAKE_APP_AWAKE)
+                        continue;
+                if (t >= a->since + a->slice_usec) {
+                        app_set_state(w, a, WAKE_APP_DONE, WAKE_REASON_SLICE);
+                        continue;
+                }
+                if (w->ops->bytes && w->config.quiet_usec > 0) {
+                        uint64_t b = w->ops->bytes(w->userdata, a->id);
+
+                        if (b != UINT64_MAX && b != a->bytes_last) {
+                                a->bytes_last = b;
+                                a->bytes_at = t;
+                        }
+                        if (b != UINT64_MAX && t >= a->bytes_at + w->config.quiet_usec) {
+                                app_set_state(w, a, WAKE_APP_DONE, WAKE_REASON_QUIET);
+                                continue;
+                        }
+                        if (b != UINT64_MAX)
+                                next = MIN(next, a->bytes_at + w->config.quiet_usec);
+                }
+                next = MIN(next, a->since + a->slice_usec);
+                awake++;
+        }
+
+        if (w->state != WAKE_QUEUE_OFFLINE) {
+                bool is_settled = settled(w, t);
+
+                /* The starvation bound: past its max delay an app is woken over the cap and
+                 * without waiting for the settle time or the time gate. */
+                for (size_t i = 0; i < w->n_apps; i++) {
+                        WakeApp *a = w->apps[i];
+                        uint64_t due = w->period_at + max_delay(w, a);
+
+                        if (a->state != WAKE_APP_WAITING)
+                                continue;
+                        if (t >= due) {
+                                app_set_state(w, a, WAKE_APP_AWAKE, WAKE_REASON_OVERDUE);
+                                next = MIN(next, t + a->slice_usec);
+                                awake++;
+                        } else
+                                next = MIN(next, due);
+                }
+
+                /* The next turns, up to the cap. */
+                while (is_settled && awake < w->config.cap) {
+                        WakeApp *best = NULL;
+
+                        for (size_t i = 0; i < w->n_apps; i++) {
+                                WakeApp *a = w->apps[i];
+
+                                if (a->state != WAKE_APP_WAITING)
+                                        continue;
+                                if (a->needs_time && !w->time_open)
+                                        continue;
+                                if (!best || before(a, best))
+                                        best = a;
+                        }
+                        if (!best)
+                                break;
+                        app_set_state(w, best, WAKE_APP_AWAKE,
+                                      best->jump ? WAKE_REASON_USER : WAKE_REASON_TURN);
+                        next = MIN(next, t + best->slice_usec);
+                        if (best->bytes_last != UINT64_MAX && w->config.quiet_usec > 0)
+                                next = MIN(next, t + w->config.quiet_usec);
+                        awake++;
+                }
+                for (size_t i = 0; i < w->n_apps; i++)
+                        if (w->apps[i]->state == WAKE_APP_WAITING)
+                                waiting = true;
+
+                if (!is_settled) {
+                        queue_set_state(w, WAKE_QUEUE_SETTLING);
+                        next = MIN(next, w->online_at + w->config.settle_usec);
+                } else if (!w->time_open && waiting)
+                        queue_set_state(w, WAKE_QUEUE_TIME);
+                else if (waiting || awake > 0)
+                        queue_set_state(w, WAKE_QUEUE_RUNNING);
+                else
+                        queue_set_state(w, WAKE_QUEUE_FINISHED);
+        }
+        if (w->rerun)
+                goto again;
+        w->in_run = false;
+        if (next != w->armed) {
+                w->armed = next;
+                if (w->ops->arm)
+                        w->ops->arm(w->userdata, next);
+        }
+}
+
+void wake_tick(Wake *w)
+{
+        w->armed = UINT64_MAX; /* it fired */
+        wake_run(w);
+}
+
+WakeQueueState wake_queue_state(Wake *w)
+{
+        return w->state;
+}
+
+uint64_t wake_generation(Wake *w)
+{
+        return w->generation;
+}
+
+int wake_app_state(Wake *w, const char *id, WakeAppState *ret_state, WakeReason *ret_reason)
+{
+        WakeApp *a = find(w, id);
+
+        if (!a)
+                return -ENOENT;
+        if (ret_state)
+                *ret_state = a->state;
+        if (ret_reason)
+                *ret_reason = a->reason;
+        return 0;
+}
+
+bool wake_app_gated(Wake *w, const char *id)
+{
+        WakeApp *a = find(w, id);
+
+        return a && a->state == WAKE_APP_WAITING;
+}
+
+size_t wake_count(Wake *w)
+{
+        return w->n_apps;
+}
+
+const char *wake_nth(Wake *w, size_t i, int *ret_priority, WakeAppState *ret_state,
+                     uint64_t *ret_since)
+{
+        WakeApp *a;
+
+        if (i >= w->n_apps)
+                return NULL;
+        a = w->apps[i];
+        if (ret_priority)
+                *ret_priority = a->priority;
+        if (ret_state)
+                *ret_state = a->state;
+        if (ret_since)
+                *ret_since = a->since;
+        return a->id;
+}

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdio.h>
+
+#include "roam-macro.h"
+#include "roam-util.h"
+#include "roamd-wake.h"
+#include "test.h"
+
+#define S(x) ((uint64_t)(x)*1000000ULL)
+
+/* A fake clock and a log of what the queue told. */
+static uint64_t clock_now, armed;
+static char told[8192];
+static uint64_t counters[16];
+static bool counters_known;
+
+static uint64_t fake_now(void *u)
+{
+        return clock_now;
+}
+
+static void fake_arm(void *u, uint64_t when)
+{
+        armed = when;
+}
+
+static uint64_t fake_bytes(void *u, const char *id)
+{
+        if (!counters_known)
+                return UINT64_MAX;
+        return counters[id[0] - 'a'];
+}
+
+static void fake_app_changed(void *u, const char *id, WakeAppState old, WakeAppState new,
+                             WakeReason why, uint64_t gen)
+{
+        size_t n = strlen(told);
+
+        snprintf(told + n, sizeof(told) - n, "%s:%s:%s ", id, wake_app_state_to_string(new),
+                 wake_reason_to_string(why));
+}
+
+static const WakeOps ops = {
+    .now = fake_now,
+    .arm = fake_arm,
+    .bytes = fake_bytes,
+    .app_changed = fake_app_changed,
+};
+
+static Wake *setup(unsigned cap)
+{
+        WakeConfig c;
+        Wake *w = NULL;
+
+        clock_now = S(1000);
+        armed = UINT64_MAX;
+        told[0] = 0;
+        counters_known = false;
+        memset(counters, 0, sizeof(counters));
+        wake_config_init(&c);
+        c.cap = cap;
+        ASSERT_OK(wake_new(&ops, NULL, &c, &w));
+        return w;
+}
+
+/* Runs the clock to the armed time, as the event loop would. */
+static void advance_to_armed(Wake *w)
+{
+        ASSERT_TRUE(armed != UINT64_MAX);
+        if (armed > clock_now)
+                clock_now = armed;
+        wake_tick(w);
+}
+
+static WakeAppState st(Wake *w, const char *id)
+{
+        WakeAppState s = _WAKE_APP_INVALID;
+
+        ASSERT_OK(wake_app_state(w, id, &s, NULL));
+        return s;
+}
+
+TEST(wake_priority_order_one_at_a_time)
+{
+        Wake *w = setup(1);
+
+        ASSERT_OK(wake_app_put(w, "a", 10, S(10)));
+        ASSERT_OK(wake_app_put(w, "b", 90, S(10)));
+        ASSERT_OK(wake_app_put(w, "c", 50, S(10)));
+        ASSERT_OK(wake_app_put(w, "d", 50, S(10)));
+        /* Gated while offline. */
+        ASSERT_TRUE(wake_app_gated(w, "a"));
+        ASSERT_EQ(wake_queue_state(w), WAKE_QUEUE_OFFLINE);
+
+        wake_set_online(w, true);
+        ASSERT_EQ(wake_queue_state(w), WAKE_QUEUE_SETTLING);
+        ASSERT_EQ(armed, S(1001)); /* the settle time */
+        ASSERT_STREQ(told, "");
+        advance_to_armed(w);
+        ASSERT_EQ(wake_queue_state(w), WAKE_QUEUE_RUNNING);
+        ASSERT_STREQ(told, "b:awake:turn ");
+        ASSERT_TRUE(!wake_app_gated(w, "b"));
+        ASSERT_EQ(wake_app_done(w, "b"), 0);
+        /* Equal priorities: the one listed first. */
+        ASSERT_STREQ(told, "b:awake:turn b:done:done c:awake:turn ");
+        ASSERT_EQ(wake_app_done(w, "b"), -ESTALE);
+        ASSERT_EQ(wake_app_done(w, "a"), -ESTALE);
+        ASSERT_EQ(wake_app_done(w, "zz"), -ENOENT);
+        ASSERT_OK(wake_app_done(w, "c"));
+        ASSERT_OK(wake_app_done(w, "d"));
+        ASSERT_OK(wake_app_done(w, "a"));
+        ASSERT_STREQ(told, "b:awake:turn b:done:done c:awake:turn c:done:done d:awake:turn "
+                           "d:done:done a:awake:turn a:done:done ");
+        ASSERT_EQ(wake_queue_state(w), WAKE_QUEUE_FINISHED);
+        ASSERT_EQ(armed, UINT64_MAX);
+        wake_free(w);
+}
+
+TEST(wake_cap_and_slice)
+{
+        Wake *w = setup(2);
+
+        ASSERT_OK(wake_app_put(w, "a", 30, S(5)));
+        ASSERT_OK(wake_app_put(w, "b", 20, S(10)));
+        ASSERT_OK(wake_app_put(w, "c", 10, S(10)));
+        wake_set_online(w, true);
+        advance_to_armed(w);
+        ASSERT_STREQ(told, "a:awake:turn b:awake:turn ");
+        ASSERT_EQ(st(w, "c"), WAKE_APP_WAITING);
+        /* a never says Done: its slice ends it at 5 s, and c starts. */
+        ASSERT_EQ(armed, S(1001) + S(5));
+        advance_to_armed(w);
+        ASSERT_STREQ(told, "a:awake:turn b:awake:turn a:done:slice c:awake:turn ");
+        wake_set_cap(w, 1);
+        ASSERT_EQ(st(w, "b"), WAKE_APP_AWAKE); /* a lower cap ends no turn */
+        wake_free(w);
+}
+
+TEST(wake_quiet_ends_a_turn)
+{
+        Wake *w = setup(1);
+
+        counters_known = true;
+        ASSERT_OK(wake_app_put(w, "a", 30, S(60)));
+        ASSERT_OK(wake_app_put(w, "b", 20, S(60)));
+        wake_set_online(w, true);
+        advance_to_armed(w);
+        ASSERT_STREQ(told, "a:awake:turn ");
+        ASSERT_EQ(armed, S(1001) + WAKE_QUIET_DEFAULT);
+        counters[0] = 5000; /* traffic: the turn goes on */
+        advance_to_armed(w);
+        ASSERT_EQ(st(w, "a"), WAKE_APP_AWAKE);
+        ASSERT_EQ(armed, S(1001) + 2 * WAKE_QUIET_DEFAULT);
+        advance_to_armed(w); /* nothing since: quiet */
+        ASSERT_STREQ(told, "a:awake:turn a:done:quiet b:awake:turn ");
+        wake_free(w);
+}
+
+TEST(wake_flap_wakes_no_one_twice)
+{
+        Wake *w = setup(1);
+
+        ASSERT_OK(wake_app_put(w, "a", 30, S(10)));
+        ASSERT_OK(wake_app_put(w, "b", 20, S(10)));
+        ASSERT_OK(wake_app_put(w, "c", 10, S(10)));
+        wake_set_online(w, true);
+        advance_to_armed(w);
+        ASSERT_OK(wake_app_done(w, "a"));
+        ASSERT_EQ(wake_generation(w), 1);
+        /* A flap mid-queue, shorter than the restart time: the same period resumes. */
+        clock_now += S(1);
+        wake_set_online(w, false);
+        ASSERT_EQ(wake_queue_state(w), WAKE_QUEUE_OFFLINE);
+        clock_now += S(3);
+        wake_set_online(w, true);
+        ASSERT_EQ(wake_queue_state(w), WAKE_QUEUE_SETTLING);
+        advance_to_armed(w);
+        ASSERT_OK(wake_app_done(w, "b"));
+        ASSERT_OK(wake_app_done(w, "c"));
+        ASSERT_EQ(wake_generation(w), 1);
+        ASSERT_STREQ(told, "a:awake:turn a:done:done b:awake:turn b:done:done c:awake:turn "
+                           "c:done:done ");
+        /* A long outage: one new period, everyone once more, in order. */
+        told[0] = 0;
+        wake_set_online(w, false);
+        clock_now += WAKE_RESTART_DEFAULT;
+        wake_set_online(w, true);
+        ASSERT_EQ(wake_generation(w), 2);
+        ASSERT_TRUE(wake_app_gated(w, "a"));
+        advance_to_armed(w);
+        ASSERT_STREQ(told, "a:waiting:restart b:waiting:restart c:waiting:restart a:awake:turn ");
+        wake_free(w);
+}
+
+TEST(wake_max_delay_and_time_gate)
+{
+        Wake *w = setup(1);
+
+        wake_set_time_gate(w, false, "time unverified");
+        ASSERT_OK(wake_app_put(w, "a", 90, S(100)));
+        ASSERT_OK(wake_app_put(w, "b", 10, S(100)));
+        ASSERT_OK(wake_app_put(w, "c", 50, S(100)));
+        ASSERT_EQ(wake_app_register(w, "b", S(20), true), 0);
+        ASSERT_EQ(wake_app_register(w, "b", S(20), true), -EEXIST);
+        ASSERT_EQ(wake_app_register(w, "x", S(20), true), -ENOENT);
+        ASSERT_EQ(wake_app_register(w, "c", 0, false), 0);
+        wake_set_online(w, true);
+        advance_to_armed(w);
+        /* Settled, time closed: only c, which does not need the time, runs. */
+        ASSERT_STREQ(told, "c:awake:turn ");
+        ASSERT_EQ(wake_queue_state(w), WAKE_QUEUE_TIME);
+        wake_set_time_gate(w, true, "time settled");
+        ASSERT_EQ(st(w, "a"), WAKE_APP_WAITING); /* the cap: c still runs */
+        /* b's max delay (20 s from the period's start) passes while c runs: over the cap. */
+        ASSERT_EQ(armed, S(1020));
+        advance_to_armed(w);
+        ASSERT_STREQ(told, "c:awake:turn b:awake:overdue ");
+        /* b's client goes away: its turn ends, and the registration with it. */
+        ASSERT_OK(wake_app_unregister(w, "b"));
+        ASSERT_TRUE(!wake_app_registered(w, "b"));
+        ASSERT_EQ(st(w, "b"), WAKE_APP_DONE);
+        wake_free(w);
+}
+
+TEST(wake_now_jumps_the_queue)
+{
+        Wake *w = setup(1);
+
+        ASSERT_OK(wake_app_put(w, "a", 90, S(100)));
+        ASSERT_OK(wake_app_put(w, "b", 10, S(100)));
+        ASSERT_OK(wake_app_put(w, "c", 20, S(100)));
+        /* Asked while offline: first once the network is back. */
+        ASSERT_OK(wake_app_now(w, "b"));
+        ASSERT_EQ(wake_app_now(w, "nope"), -ENOENT);
+        wake_set_online(w, true);
+        advance_to_armed(w);
+        ASSERT_STREQ(told, "b:awake:user ");
+        /* Asked while the queue runs: now, over the cap. */
+        ASSERT_OK(wake_app_now(w, "c"));
+        ASSERT_STREQ(told, "b:awake:user c:awake:user ");
+        ASSERT_EQ(st(w, "a"), WAKE_APP_WAITING);
+        /* Off the list: its gate opens, it is no longer known. */
+        ASSERT_OK(wake_app_put(w, "a", -1, 0));
+        ASSERT_TRUE(!wake_app_gated(w, "a"));
+        ASSERT_EQ(wake_app_state(w, "a", NULL, NULL), -ENOENT);
+        ASSERT_EQ(wake_app_put(w, "d", 101, S(1)), -EINVAL);
+        wake_free(w);
+}
+
+TEST(wake_words)
+{
+        for (WakeQueueState s = 0; s < _WAKE_QUEUE_MAX; s++)
+                ASSERT_EQ(wake_queue_state_from_string(wake_queue_state_to_string(s)), s);
+        for (WakeAppState s = 0; s < _WAKE_APP_MAX; s++)
+                ASSERT_EQ(wake_app_state_from_string(wake_app_state_to_string(s)), s);
+        for (WakeReason s = 0; s < _WAKE_REASON_MAX; s++)
+                ASSERT_EQ(wake_reason_from_string(wake_reason_to_string(s)), s);
+}

@@ -1,0 +1,280 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The ordered wake-up against the real kernel (docs/wake.md): wake-listed apps get their
+turns in priority order, never more than the cap at once; a turn is cut at its slice; a
+waiting app's connects are refused at once by the gate (nft set wake_gate); Done only from a
+process of the app; max delay; a link flap wakes no one twice; bad input."""
+import os
+import subprocess
+import time
+
+import pytest
+
+from roamworld import (MANAGER_IFACE, MANAGER_PATH, PROPS_IFACE, ROAM, WHOAMI, WORLD_SH,
+                       DBusCallError, wait_for)
+
+WORLD = "twake"
+APP_IFACE = "org.roam1.App"
+ROAM_SLICE = "system.slice/roamd.service/roam.slice"
+HERE = os.path.dirname(os.path.abspath(__file__))
+WAKE_CALL = os.path.join(HERE, "wake_call.py")
+PY = "/usr/bin/python3"
+REFUSED = ("ECONNREFUSED", "EHOSTUNREACH", "EACCES", "EPERM")
+REFUSED_WITHIN = 1.0  # refused at once, not after the client's 5 s timeout
+
+
+def rel(app_id):
+    return "%s/app-%s.scope" % (ROAM_SLICE, app_id)
+
+
+def app_path(w, app_id):
+    return w.call(MANAGER_PATH, MANAGER_IFACE, "GetApp", "s", [app_id])
+
+
+def app_props(w, app_id):
+    return w.call(app_path(w, app_id), PROPS_IFACE, "GetAll", "s", [APP_IFACE])
+
+
+def wake_state(w, app_id):
+    return app_props(w, app_id)["WakeState"]
+
+
+def start_with(w, apps, conf=""):
+    """roamd afresh with apps [(id, priority, slice)] wake-listed and their cgroups made;
+    returns a Monitor started before roamd."""
+    w.roamd_stop()
+    d = w.path("etc-roam", "apps.d")
+    d.mkdir(exist_ok=True)
+    (d / "50-wake.conf").write_text("".join(
+        "[App]\nID=%s\nWake=%d\nWakeSlice=%s\n" % a for a in apps))
+    w.write_config(w.default_config + "\n[Wake]\nSettleSec=0.2\nQuietSec=0\n" + conf)
+    for a in apps:
+        (w.cgroup / rel(a[0])).mkdir(parents=True, exist_ok=True)
+    mon = w.monitor()
+    w.roamd_start()
+    return mon
+
+
+def wakes(mon, since=0.0):
+    """[(t, app path, reason)] of the Wake signals seen."""
+    return [(t, m["path"], m["payload"]["data"][1]) for t, m in mon.signals(since)
+            if m["member"] == "Wake" and m["interface"] == APP_IFACE]
+
+
+def remove_cgroup(w, r):
+    p = w.cgroup / r
+    if p.exists():
+        (p / "cgroup.kill").write_text("1")
+        wait_for(lambda: _rmdir(p), 5, what="rmdir %s" % p)
+
+
+def _rmdir(p):
+    try:
+        p.rmdir()
+    except FileNotFoundError:
+        pass
+    return True
+
+
+@pytest.fixture
+def wk(w):
+    yield w
+    w.roamd_stop()
+    d = w.path("etc-roam", "apps.d")
+    for f in d.iterdir() if d.exists() else ():
+        f.unlink()
+    state = w.path("var-lib-roam", "apps.state")
+    if state.exists():
+        state.unlink()
+    base = w.cgroup / ROAM_SLICE
+    if base.exists():
+        for p in sorted(base.iterdir()):
+            if p.is_dir():
+                remove_cgroup(w, "%s/%s" % (ROAM_SLICE, p.name))
+    w.restore()
+
+
+def max_awake(w):
+    """The most apps awake at once, from roamd's log of each app's state changes (the order
+    in which roamd made them, not when a test heard of them)."""
+    awake, most = set(), 0
+    log = w.roamd_log().rsplit("=== roamd-start ", 1)[-1]  # this roamd's only
+    for line in log.splitlines():
+        if " wake: " not in line or " -> " not in line or "queue" in line:
+            continue
+        app, change = line.split(" wake: ", 1)[1].split(": ", 1)
+        old, new = change.split(" (")[0].split(" -> ")
+        if new == "awake":
+            awake.add(app)
+        elif old == "awake":
+            awake.discard(app)
+        most = max(most, len(awake))
+    return most
+
+
+def gated(w, app_id):
+    """Whether the app's cgroup is in set wake_gate (nft names it by path, or by id)."""
+    listing = w.dev("nft", "list", "set", "inet", "roam", "wake_gate", check=False).stdout
+    keys = ('"roam-world-%s/%s"' % (w.name, rel(app_id)),
+            str((w.cgroup / rel(app_id)).stat().st_ino))
+    return any(k in listing for k in keys)
+
+
+def wake_call(w, app_id, what, *args, cgroup=None):
+    r = w.dev_run([PY, WAKE_CALL, app_id, what] + [str(a) for a in args],
+                  cgroup=cgroup if cgroup is not None else rel(app_id))
+    return r.stdout.strip().splitlines()
+
+
+def test_priority_order_cap_slice_and_gate(wk):
+    w = wk
+    apps = [("org.test.W%d" % p, p, "1s") for p in (10, 90, 30, 70, 50)]
+    mon = start_with(w, apps)
+    # The lowest waits for four turns: its connects are refused at once meanwhile.
+    wait_for(lambda: wake_state(w, "org.test.W10") == "waiting", 10, what="W10 waiting")
+    wait_for(lambda: gated(w, "org.test.W10"), 10, what="W10's cgroup in set wake_gate")
+    r = w.whoami(4, cgroup=rel("org.test.W10"))
+    assert not r.ok and r.error in REFUSED and r.elapsed < REFUSED_WITHIN, r
+    r = w.whoami(6, proto="udp", cgroup=rel("org.test.W10"), timeout=3)
+    assert not r.ok and r.elapsed < REFUSED_WITHIN, r  # ICMP admin-prohibited, not a timeout
+    # An app that is not wake-listed is not gated.
+    assert w.whoami(4, cgroup=rel("org.test.Other")).ok
+    # Every turn, in priority order, one at a time, each cut at its 1 s slice.
+    wait_for(lambda: len(wakes(mon)) >= 5, 15, what="five turns")
+    seen = wakes(mon)
+    order = [p.rsplit("/", 1)[1] for _, p, _ in seen]
+    assert order == [app_path(w, "org.test.W%d" % p).rsplit("/", 1)[1]
+                     for p in (90, 70, 50, 30, 10)], seen
+    assert all(reason == "turn" for _, _, reason in seen), seen
+    assert max_awake(w) == 1  # never two at once
+    wait_for(lambda: app_props(w, "org.test.W90")["WakeReason"] == "slice", 5,
+             what="W90's turn cut at its slice")
+    # Its turn came: out of the set, W10 connects.
+    wait_for(lambda: wake_state(w, "org.test.W10") != "waiting", 5, what="W10's turn")
+    wait_for(lambda: not gated(w, "org.test.W10"), 5, what="W10 out of set wake_gate")
+    assert w.whoami(4, cgroup=rel("org.test.W10")).ok
+    assert w.call(MANAGER_PATH, PROPS_IFACE, "Get", "ss", [MANAGER_IFACE, "WakePeriod"]) == 1
+
+
+def test_done_register_and_bad_input(wk):
+    w = wk
+    mon = start_with(w, [("org.test.A", 80, "30s"), ("org.test.B", 40, "30s")])
+    wait_for(lambda: wake_state(w, "org.test.A") == "awake", 10, what="A's turn")
+    # Done for another app is refused, from B's cgroup or from one of no app.
+    out = wake_call(w, "org.test.A", "done", cgroup=rel("org.test.B"))
+    assert out[0].startswith("error org.roam1.Error.AccessDenied"), out
+    out = wake_call(w, "org.test.A", "done", cgroup="roam-test/elsewhere")
+    assert out[0].startswith("error org.roam1.Error.AccessDenied"), out
+    assert wake_state(w, "org.test.A") == "awake"
+    # B has no turn to end; the rank never comes from the app; registering twice is refused.
+    assert wake_call(w, "org.test.B", "done")[0].startswith("error"), "B has no turn"
+    out = wake_call(w, "org.test.B", "register-bad-priority")
+    assert out[0].startswith("error org.roam1.Error.InvalidArguments") and \
+        "policy" in out[0], out
+    out = wake_call(w, "org.test.B", "register-twice")
+    assert out[0] == "ok" and out[1].startswith("error") and "already" in out[1], out
+    # A's own Done ends its turn: B's starts.
+    t0 = time.monotonic()
+    assert wake_call(w, "org.test.A", "done") == ["ok"]
+    _, m = mon.wait_signal(lambda m: m["member"] == "Wake" and
+                           m["path"] == app_path(w, "org.test.B"), since=t0)
+    assert app_props(w, "org.test.A")["WakeReason"] == "done"
+    # Priority out of range: refused with the range, nothing changes.
+    for value in ("101", "-1", "high"):
+        with pytest.raises(DBusCallError) as e:
+            w.call(MANAGER_PATH, MANAGER_IFACE, "SetAppPolicy", "sa{ss}",
+                   ["org.test.B", {"wake": value}])
+        assert e.value.name == "org.roam1.Error.InvalidArguments" and "wake" in e.value.message
+    assert app_props(w, "org.test.B")["Wake"] == 40
+    # A client that registers and goes away during its turn: the turn ends ("left").
+    # (B's registration of register-twice above went with that client: B registers anew.)
+    assert wake_state(w, "org.test.B") == "awake"
+    assert wake_call(w, "org.test.B", "register") == ["ok"]
+    wait_for(lambda: app_props(w, "org.test.B")["WakeReason"] == "left", 10,
+             what="B's turn ends when its registered client goes")
+
+
+def test_max_delay_and_wake_now(wk):
+    w = wk
+    mon = start_with(w, [("org.test.Top", 90, "1h"), ("org.test.Low", 10, "1h"),
+                         ("org.test.Mid", 50, "1h")])
+    wait_for(lambda: wake_state(w, "org.test.Top") == "awake", 10, what="Top's turn")
+    # Low registers with a 3 s max delay (from the period's start): woken over the cap.
+    p = w.dev_popen([PY, WAKE_CALL, "org.test.Low", "register-hold", "30", "3000000"],
+                    cgroup=rel("org.test.Low"))
+    try:
+        wait_for(lambda: p.poll() is None, 2)
+        t, m = mon.wait_signal(lambda m: m["member"] == "Wake" and
+                               m["path"] == app_path(w, "org.test.Low"))
+        assert m["payload"]["data"][1] == "overdue", m
+        assert wake_state(w, "org.test.Top") == "awake"  # Top's turn goes on
+        assert wake_state(w, "org.test.Mid") == "waiting"
+        # The user's "online for a task" jumps the queue.
+        w.call(MANAGER_PATH, MANAGER_IFACE, "WakeNow", "s", ["org.test.Mid"])
+        _, m = mon.wait_signal(lambda m: m["member"] == "Wake" and
+                               m["path"] == app_path(w, "org.test.Mid"))
+        assert m["payload"]["data"][1] == "user"
+    finally:
+        p.kill()
+        p.wait()
+
+
+def test_flap_wakes_no_one_twice(wk):
+    w = wk
+    mon = start_with(w, [("org.test.F%d" % p, p, "2s") for p in (90, 60, 30)],
+                     conf="RestartSec=60\n")
+    wait_for(lambda: wake_state(w, "org.test.F90") != "waiting", 10, what="F90's turn")
+    w.carrier("wifi0", False)
+    w.wait(lambda: w.manager()["State"] != "online", what="offline after the carrier drop")
+    w.carrier("wifi0", True)
+    w.wait(lambda: w.manager()["State"] == "online", timeout=20, what="online again")
+    wait_for(lambda: all(wake_state(w, "org.test.F%d" % p) == "done" for p in (90, 60, 30)),
+             20, what="every turn given")
+    paths = [p for _, p, _ in wakes(mon)]
+    assert len(paths) == 3 and len(set(paths)) == 3, wakes(mon)
+    assert w.call(MANAGER_PATH, PROPS_IFACE, "Get", "ss", [MANAGER_IFACE, "WakePeriod"]) == 1
+
+
+def test_fetches_over_a_slow_uplink_in_order(wk, tmp_path):
+    """Five apps, each `roam when-online --app ID -- curl` of a fixed size from the internet
+    over a tbf-limited uplink: they fetch in priority order, one at a time, each turn ended
+    by its own Done (when-online, from the app's cgroup), every fetch succeeds."""
+    w = wk
+    blob = tmp_path / "blob"
+    blob.write_bytes(os.urandom(256 * 1024))
+    srv = subprocess.Popen([str(WORLD_SH), "exec", w.name, "inet", PY, "-m", "http.server",
+                            "--bind", WHOAMI["inet"][4], "--directory", str(tmp_path), "8099"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # the home router's port toward wifi0: 4 Mbit/s down to the device
+    w.exec("home", "tc", "qdisc", "replace", "dev", "up-wifi0", "root", "tbf", "rate",
+           "4mbit", "burst", "16kb", "latency", "200ms")
+    prios = (20, 80, 50, 95, 65)
+    procs = []
+    try:
+        wait_for(lambda: w.exec("inet", "ss", "-ltn").stdout.count(":8099") > 0, 10,
+                 what="the blob server")
+        start_with(w, [("org.test.G%d" % p, p, "30s") for p in prios])
+        for p in prios:
+            app = "org.test.G%d" % p
+            procs.append((p, w.dev_popen(
+                [str(ROAM), "when-online", "--app", app, "--timeout", "60", "--", "curl",
+                 "-sS", "-o", "/dev/null", "-w", "%{size_download}\n",
+                 "http://%s:8099/blob" % WHOAMI["inet"][4]],
+                cgroup=rel(app), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
+        for p, proc in procs:
+            out, err = proc.communicate(timeout=60)
+            assert proc.returncode == 0, (p, out, err)
+            assert out.strip() == str(256 * 1024), (p, out, err)
+        turns = [line.split(" wake: ", 1)[1].split(":", 1)[0]
+                 for line in w.roamd_log().rsplit("=== roamd-start ", 1)[-1].splitlines()
+                 if " wake: " in line and "waiting -> awake" in line]
+        assert turns == ["org.test.G%d" % p for p in sorted(prios, reverse=True)], turns
+        assert max_awake(w) == 1
+        for p in prios:
+            assert app_props(w, "org.test.G%d" % p)["WakeReason"] == "done"
+    finally:
+        for _, proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+        w.exec("home", "tc", "qdisc", "del", "dev", "up-wifi0", "root", check=False)
+        srv.terminate()
+        srv.wait()
