@@ -49,6 +49,7 @@ Config *config_free(Config *c)
         free(c->dns_pins);
         free(c->probe.http_url);
         free(c->probe.https_url);
+        free(c->probe.garden_url);
         free(c->probe.expect_body);
         free(c->probe.expect_addrs);
         free(c->probe.ca_file);
@@ -321,6 +322,18 @@ static bool valid_url(const char *v, const char *scheme)
         return true;
 }
 
+/* An http:// URL whose only "*" may be the whole first label of its host: a random name per
+ * probe, under a domain whose DNS answers every name. */
+static bool valid_garden_url(const char *v)
+{
+        const char *star = strchr(v, '*');
+
+        if (!valid_url(v, "http"))
+                return false;
+        return !star || (star == v + strlen("http://") && star[1] == '.' && star[2] &&
+                         !strchr(star + 1, '*'));
+}
+
 /* Seconds, with an optional fraction ("1.5") and an optional "s" or "ms" suffix. */
 static int parse_duration(const char *v, uint64_t *ret)
 {
@@ -380,6 +393,21 @@ static int parse_probe(Config *c, const char *file, unsigned line, const char *k
                         return conf_log_error(file, line, "%s= must be an %s:// URL, got \"%s\".",
                                               key, https ? "https" : "http", value);
                 if (free_and_strdup(https ? &p->https_url : &p->http_url, value) < 0)
+                        return log_oom();
+                return 0;
+        }
+        if (streq(key, "GardenURL")) {
+                if (!*value) {
+                        free(p->garden_url);
+                        p->garden_url = NULL;
+                        return 0;
+                }
+                if (!valid_garden_url(value))
+                        return conf_log_error(file, line,
+                                              "GardenURL= must be an http:// URL (its host may "
+                                              "begin with \"*.\"), got \"%s\".",
+                                              value);
+                if (free_and_strdup(&p->garden_url, value) < 0)
                         return log_oom();
                 return 0;
         }

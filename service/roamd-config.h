@@ -33,6 +33,9 @@ typedef struct DnsPin {
 typedef struct ProbeConfig {
         char *http_url;
         char *https_url;
+        /* A destination a walled garden would not let through, expected to give the check's
+         * answer too; a leading "*." is a random name per probe. NULL: not probed. */
+        char *garden_url;
         long expect_status;
         char *expect_body;    /* NULL: any body */
         IpAddr *expect_addrs; /* answers outside this set mean a lying DNS; none: not checked */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <curl/curl.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -34,6 +35,7 @@ typedef struct Body {
 typedef enum FetchKind {
         FETCH_HTTP,
         FETCH_HTTPS,
+        FETCH_GARDEN, /* plain HTTP to a destination outside the check host */
         FETCH_CAPPORT,
         _FETCH_KIND_MAX,
 } FetchKind;
@@ -60,6 +62,7 @@ typedef struct Fetch {
         bool transfer_done;    /* the transfer ended; its outcome waits for DNS */
         bool shares_lookup;    /* the HTTPS probe waits for the HTTP probe's lookup */
         bool running, done;
+        char error[CURL_ERROR_SIZE];
 } Fetch;
 
 struct ProbeFamily {
@@ -67,12 +70,12 @@ struct ProbeFamily {
         int family;
         bool active;    /* a round runs for this family */
         bool settled;   /* its facts are complete */
-        Fetch fetch[2]; /* FETCH_HTTP, FETCH_HTTPS */
+        Fetch fetch[3]; /* FETCH_HTTP, FETCH_HTTPS, FETCH_GARDEN */
         Ping *ping;
         sd_event_source *grace; /* HTTP answered: how long HTTPS may still take */
         bool partial;           /* partial was published while HTTPS still ran */
         unsigned round;         /* counts the rounds started */
-        IpAddr known[2];        /* per fetch kind: where the link's DNS sent it last round */
+        IpAddr known[3];        /* per fetch kind: where the link's DNS sent it last round */
         ProbeFacts facts;
         ReconcileWait *pass;  /* a VPN's probes wait for the pass that routes its slot */
         bool opening;         /* family_open() ran, family_start_rest() has yet to; */
@@ -116,7 +119,7 @@ static bool answer_can_match(Fetch *f, const char *ptr, size_t n)
         long status = 0;
         size_t want;
 
-        if (f->kind != FETCH_HTTP)
+        if (f->kind != FETCH_HTTP && f->kind != FETCH_GARDEN)
                 return true;
         (void)curl_easy_getinfo(f->easy, CURLINFO_RESPONSE_CODE, &status);
         if (status != c->expect_status)
@@ -214,6 +217,7 @@ static void family_cancel(ProbeFamily *pf)
 {
         fetch_cancel(&pf->fetch[FETCH_HTTP]);
         fetch_cancel(&pf->fetch[FETCH_HTTPS]);
+        fetch_cancel(&pf->fetch[FETCH_GARDEN]);
         pf->ping = ping_free(pf->ping);
         pf->grace = sd_event_source_disable_unref(pf->grace);
         pf->pass = reconcile_wait_free(pf->pass);
@@ -400,6 +404,23 @@ static void fetch_record_date(Fetch *f, CURL *easy)
                  family_name(f->family->family));
 }
 
+/* The HTTP probe asks caches not to answer (Cache-Control: no-cache, a query of its own):
+ * an answer that still carries an Age header (RFC 9111 5.1: its presence implies a cache)
+ * came from a cache that ignored that, not from the check server. */
+static bool answer_from_cache(Fetch *f)
+{
+        struct curl_header *h = NULL;
+
+        if (f->kind != FETCH_HTTP && f->kind != FETCH_GARDEN)
+                return false;
+        if (curl_easy_header(f->easy, "Age", 0, CURLH_HEADER, -1, &h) != CURLHE_OK)
+                return false;
+        log_info("%s: %s probe %s was answered from a cache (Age: %s)",
+                 strempty(f->prober->link->info.name), family_name(f->family->family), f->url,
+                 h->value);
+        return true;
+}
+
 static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
 {
         Fetch *f = userdata;
@@ -445,13 +466,28 @@ static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
                             .url = f->url,
                         };
                         HttpExpect e = {.status = c->expect_status, .body = c->expect_body};
-                        f->outcome = http_answer_classify(&a, &e, &f->portal_url);
+                        /* A proxy on the way that could not reach the check server (RFC 9110
+                         * 15.6.3, 15.6.5; a cache asked not to answer from its store whose
+                         * upstream is gone): the probe failed, no portal spoke. */
+                        if (f->kind != FETCH_HTTPS && (status == 502 || status == 504))
+                                f->outcome = HTTP_OUTCOME_FAILED;
+                        else
+                                f->outcome = http_answer_classify(&a, &e, &f->portal_url);
+                        if (f->outcome == HTTP_OUTCOME_OK && answer_from_cache(f))
+                                f->outcome = HTTP_OUTCOME_CACHED;
                         if (f->kind == FETCH_HTTPS && f->outcome == HTTP_OUTCOME_OK)
                                 fetch_record_date(f, easy);
                 }
         } else if (result == CURLE_OPERATION_TIMEDOUT)
                 f->outcome = HTTP_OUTCOME_TIMEOUT;
-        else
+        else if (result == CURLE_PEER_FAILED_VERIFICATION && f->kind == FETCH_HTTPS) {
+                /* Someone answered for the check host without its certificate: evidence of
+                 * an intercepting portal, not a failure of the probe. */
+                f->outcome = HTTP_OUTCOME_CERTIFICATE;
+                log_info("%s: %s HTTPS probe %s: the certificate does not validate (%s)",
+                         strempty(f->prober->link->info.name), family_name(f->family->family),
+                         f->url, f->error[0] ? f->error : curl_easy_strerror(result));
+        } else
                 f->outcome = HTTP_OUTCOME_FAILED;
         if (f->kind == FETCH_HTTP) {
                 curl_off_t t = 0;
@@ -473,6 +509,15 @@ static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
         fetch_finished(f);
 }
 
+static uint64_t probe_nonce(void)
+{
+        uint64_t v;
+
+        if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != sizeof(v))
+                v = clock_now_usec(CLOCK_MONOTONIC) ^ ((uint64_t)getpid() << 40);
+        return v;
+}
+
 static int fetch_start_transfer(Fetch *f, const IpAddr *addr)
 {
         Link *l = f->prober->link;
@@ -489,8 +534,30 @@ static int fetch_start_transfer(Fetch *f, const IpAddr *addr)
                                  &f->connect_to);
         if (r < 0)
                 return r;
-        curl_easy_setopt(f->easy, CURLOPT_URL, f->url);
+        f->error[0] = 0;
+        curl_easy_setopt(f->easy, CURLOPT_ERRORBUFFER, f->error);
         curl_easy_setopt(f->easy, CURLOPT_USERAGENT, "roamd/" ROAM_VERSION);
+        if ((f->kind == FETCH_HTTP || f->kind == FETCH_GARDEN) && !strchr(f->url, '#')) {
+                /* Plain HTTP passes transparent caches: ask them not to answer, with a query
+                 * no cache has seen (the URL the answer is judged against stays the
+                 * configured one). */
+                _cleanup_free_ char *url = NULL;
+                uint64_t nonce = probe_nonce();
+                struct curl_slist *h;
+
+                if (asprintf(&url, "%s%croam-nonce=%016" PRIx64, f->url,
+                             strchr(f->url, '?') ? '&' : '?', nonce) < 0)
+                        return -ENOMEM;
+                curl_easy_setopt(f->easy, CURLOPT_URL, url); /* curl copies it */
+                f->headers = curl_slist_append(NULL, "Cache-Control: no-cache");
+                if (!f->headers)
+                        return -ENOMEM;
+                h = curl_slist_append(f->headers, "Pragma: no-cache");
+                if (!h)
+                        return -ENOMEM; /* (f->headers goes with the fetch) */
+                curl_easy_setopt(f->easy, CURLOPT_HTTPHEADER, f->headers);
+        } else
+                curl_easy_setopt(f->easy, CURLOPT_URL, f->url);
         curl_easy_setopt(f->easy, CURLOPT_WRITEFUNCTION, body_write);
         curl_easy_setopt(f->easy, CURLOPT_WRITEDATA, f);
         if (f->kind == FETCH_CAPPORT) {
@@ -516,7 +583,8 @@ static void fetch_resolved(Fetch *f, DnsOutcome outcome, const IpAddr *addrs, si
 
         /* addrs lives in the Resolve: take what is needed before freeing it. */
         f->dns = outcome;
-        if (outcome == DNS_OUTCOME_OK && f->kind != FETCH_CAPPORT && !addr_expected(c, addrs, n))
+        if (outcome == DNS_OUTCOME_OK && (f->kind == FETCH_HTTP || f->kind == FETCH_HTTPS) &&
+            !addr_expected(c, addrs, n))
                 f->dns = DNS_OUTCOME_LIED;
         if (n > 0)
                 first = addrs[0];
@@ -708,12 +776,13 @@ static void on_ping(Ping *ping, bool answered, void *userdata)
 
 static void family_after_fetches(ProbeFamily *pf)
 {
-        Fetch *http = &pf->fetch[FETCH_HTTP], *https = &pf->fetch[FETCH_HTTPS];
+        Fetch *http = &pf->fetch[FETCH_HTTP], *https = &pf->fetch[FETCH_HTTPS],
+              *garden = &pf->fetch[FETCH_GARDEN];
         Link *l = pf->prober->link;
         const IpAddr *gw;
         DnsOutcome d;
 
-        if (!http->done || !https->done) {
+        if (!http->done || !https->done || garden->running) {
                 family_progress(pf);
                 return;
         }
@@ -726,10 +795,15 @@ static void family_after_fetches(ProbeFamily *pf)
         pf->facts.dns = d;
         pf->facts.http = http->outcome;
         pf->facts.https = https->outcome;
+        /* A name the garden's DNS does not give out is as telling as a blocked connection. */
+        pf->facts.garden = !garden->done                   ? HTTP_OUTCOME_NOT_RUN
+                           : garden->dns == DNS_OUTCOME_OK ? garden->outcome
+                                                           : HTTP_OUTCOME_FAILED;
 
         /* Only when nothing out there answered does it matter whether the gateway does. */
         if (http->outcome == HTTP_OUTCOME_OK || https->outcome == HTTP_OUTCOME_OK ||
             http->outcome == HTTP_OUTCOME_REDIRECT || http->outcome == HTTP_OUTCOME_WRONG ||
+            http->outcome == HTTP_OUTCOME_CACHED || https->outcome == HTTP_OUTCOME_CERTIFICATE ||
             d == DNS_OUTCOME_LIED) {
                 pf->facts.gateway_answers = true;
                 family_settle(pf);
@@ -787,6 +861,8 @@ static void family_publish(ProbeFamily *pf, VerdictResult v)
 
         if (v.reason == REASON_CAPPORT)
                 portal = l->capport.user_portal_url;
+        else if (v.reason == REASON_WALLED_GARDEN)
+                portal = pf->fetch[FETCH_GARDEN].portal_url;
         else if (v.verdict == VERDICT_PORTAL)
                 portal = pf->fetch[FETCH_HTTP].portal_url;
         link_set_verdict(l, pf->family, v, portal);
@@ -802,7 +878,10 @@ static int on_grace(sd_event_source *s, uint64_t usec, void *userdata)
         log_info("%s: %s HTTPS probe has not answered in time; partial while it still runs",
                  strempty(pf->prober->link->info.name), family_name(pf->family));
         pf->partial = true;
-        family_publish(pf, (VerdictResult){VERDICT_PARTIAL, REASON_HTTPS_FAILED});
+        family_publish(pf, (VerdictResult){VERDICT_PARTIAL,
+                                           pf->fetch[FETCH_HTTP].outcome == HTTP_OUTCOME_CACHED
+                                               ? REASON_HTTP_CACHED
+                                               : REASON_HTTPS_FAILED});
         return 0;
 }
 
@@ -829,7 +908,8 @@ static void family_progress(ProbeFamily *pf)
                 family_publish(pf, v);
                 return;
         }
-        if (f.http != HTTP_OUTCOME_OK || pf->grace || pf->partial)
+        if ((f.http != HTTP_OUTCOME_OK && f.http != HTTP_OUTCOME_CACHED) || pf->grace ||
+            pf->partial)
                 return;
         /* HTTPS needs one or two round trips more than HTTP (the TLS handshake): four times
          * the measured TCP handshake is plenty, within the configured bounds. */
@@ -987,13 +1067,45 @@ static void family_fail(ProbeFamily *pf, int r)
 
 static void on_pass_done(Reconcile *rc, int result, void *userdata);
 
+/* The garden probe's URL: a leading "*." of its host becomes a random name, one no garden
+ * can have on its list (the domain's DNS answers every name). */
+static char *garden_url(const char *url)
+{
+        const char *star = strchr(url, '*');
+        char *u;
+
+        if (!star)
+                return strdup(url);
+        if (asprintf(&u, "%.*sr%012" PRIx64 "%s", (int)(star - url), url,
+                     probe_nonce() & UINT64_C(0xffffffffffff), star + 1) < 0)
+                return NULL;
+        return u;
+}
+
+static void family_open_fetches(ProbeFamily *pf)
+{
+        Prober *p = pf->prober;
+        const ProbeConfig *c = &p->link->manager->config->probe;
+        _cleanup_free_ char *garden = NULL;
+
+        fetch_open(p, &pf->fetch[FETCH_HTTP], pf, FETCH_HTTP, c->http_url, pf->family);
+        fetch_open(p, &pf->fetch[FETCH_HTTPS], pf, FETCH_HTTPS, c->https_url, pf->family);
+        if (!c->garden_url)
+                return;
+        garden = garden_url(c->garden_url);
+        if (!garden) {
+                log_oom();
+                return;
+        }
+        fetch_open(p, &pf->fetch[FETCH_GARDEN], pf, FETCH_GARDEN, garden, pf->family);
+}
+
 /* The first half of a family's round start: its probes' transfers to the last round's
  * addresses. Returns whether one was opened (a request may be ready to go). */
 static bool family_open(ProbeFamily *pf, bool facts_changed)
 {
         Prober *p = pf->prober;
         Link *l = p->link;
-        const Config *c = l->manager->config;
         const VerdictResult *cur = pf->family == AF_INET6 ? &l->verdict6 : &l->verdict4;
 
         family_cancel(pf);
@@ -1021,9 +1133,9 @@ static bool family_open(ProbeFamily *pf, bool facts_changed)
                 log_warning_errno(r, "%s: cannot wait for the routing pass: %m",
                                   strempty(l->info.name));
         }
-        fetch_open(p, &pf->fetch[FETCH_HTTP], pf, FETCH_HTTP, c->probe.http_url, pf->family);
-        fetch_open(p, &pf->fetch[FETCH_HTTPS], pf, FETCH_HTTPS, c->probe.https_url, pf->family);
-        return pf->fetch[FETCH_HTTP].speculative || pf->fetch[FETCH_HTTPS].speculative;
+        family_open_fetches(pf);
+        return pf->fetch[FETCH_HTTP].speculative || pf->fetch[FETCH_HTTPS].speculative ||
+               pf->fetch[FETCH_GARDEN].speculative;
 }
 
 /* The second half: the lookups, then `checking` (unless starting already decided
@@ -1040,6 +1152,8 @@ static void family_start_rest(ProbeFamily *pf)
         r = fetch_lookup(&pf->fetch[FETCH_HTTP]);
         if (r >= 0)
                 r = fetch_lookup(&pf->fetch[FETCH_HTTPS]);
+        if (r >= 0)
+                r = fetch_lookup(&pf->fetch[FETCH_GARDEN]);
         if (r < 0) {
                 family_fail(pf, r);
                 return;
@@ -1055,12 +1169,9 @@ static void on_pass_done(Reconcile *rc, int result, void *userdata)
 {
         ProbeFamily *pf = userdata;
         Prober *p = pf->prober;
-        Link *l = p->link;
-        const Config *c = l->manager->config;
 
         pf->pass = reconcile_wait_free(pf->pass);
-        fetch_open(p, &pf->fetch[FETCH_HTTP], pf, FETCH_HTTP, c->probe.http_url, pf->family);
-        fetch_open(p, &pf->fetch[FETCH_HTTPS], pf, FETCH_HTTPS, c->probe.https_url, pf->family);
+        family_open_fetches(pf);
         family_start_rest(pf);
         prober_maybe_finish(p);
 }
@@ -1210,6 +1321,7 @@ int prober_new(Link *l, Prober **ret)
         for (int i = 0; i < 2; i++) {
                 p->fam[i].fetch[FETCH_HTTP].prober = p;
                 p->fam[i].fetch[FETCH_HTTPS].prober = p;
+                p->fam[i].fetch[FETCH_GARDEN].prober = p;
         }
         p->capport.prober = p;
         r = sd_event_add_time_relative(l->manager->event, &p->timer, CLOCK_MONOTONIC, 0, 0,

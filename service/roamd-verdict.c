@@ -42,6 +42,7 @@ static const char *const http_outcome_table[_HTTP_OUTCOME_MAX] = {
     [HTTP_OUTCOME_NOT_RUN] = "not-run",   [HTTP_OUTCOME_OK] = "ok",
     [HTTP_OUTCOME_REDIRECT] = "redirect", [HTTP_OUTCOME_WRONG] = "wrong",
     [HTTP_OUTCOME_TIMEOUT] = "timeout",   [HTTP_OUTCOME_FAILED] = "failed",
+    [HTTP_OUTCOME_CACHED] = "cached",     [HTTP_OUTCOME_CERTIFICATE] = "certificate",
 };
 DEFINE_STRING_TABLE_LOOKUP(http_outcome, HttpOutcome)
 
@@ -57,6 +58,28 @@ static VerdictResult unreachable(const ProbeFacts *f, VerdictReason local_reason
         if (f->gateway_answers)
                 return result(VERDICT_LOCAL, local_reason);
         return result(VERDICT_OFFLINE, REASON_GATEWAY_UNREACHABLE);
+}
+
+/* The check server answered as expected. Online, unless the probe of a destination outside
+ * it ([Probe] GardenURL=) did not get the same answer: a walled garden that lets the check
+ * hosts through and nothing else. */
+static VerdictResult reached(const ProbeFacts *f)
+{
+        switch (f->garden) {
+        case HTTP_OUTCOME_NOT_RUN:
+        case HTTP_OUTCOME_OK:
+                return result(VERDICT_ONLINE, REASON_OK);
+        case HTTP_OUTCOME_REDIRECT:
+        case HTTP_OUTCOME_WRONG:
+        case HTTP_OUTCOME_TIMEOUT:
+        case HTTP_OUTCOME_FAILED:
+        case HTTP_OUTCOME_CACHED:
+        case HTTP_OUTCOME_CERTIFICATE:
+        case _HTTP_OUTCOME_MAX:
+        case _HTTP_OUTCOME_INVALID:
+                break;
+        }
+        return result(VERDICT_PORTAL, REASON_WALLED_GARDEN);
 }
 
 bool verdict_needs_probe(const ProbeFacts *f)
@@ -88,18 +111,31 @@ VerdictResult verdict_decide(const ProbeFacts *f)
                  * says it is not captive and a certificate-checked HTTPS answer agrees (a
                  * transparent proxy rewriting HTTP, not a portal). */
                 if (f->capport == CAPPORT_OUTCOME_NOT_CAPTIVE && f->https == HTTP_OUTCOME_OK)
-                        return result(VERDICT_ONLINE, REASON_OK);
+                        return reached(f);
+                /* ... and HTTPS answered by someone without the check host's certificate: the
+                 * portal intercepts TLS too (the certificate is the stronger evidence). */
+                if (f->https == HTTP_OUTCOME_CERTIFICATE)
+                        return result(VERDICT_PORTAL, REASON_PORTAL_CERTIFICATE);
                 return result(VERDICT_PORTAL, f->http == HTTP_OUTCOME_REDIRECT
                                                   ? REASON_PORTAL_REDIRECT
                                                   : REASON_PORTAL_CONTENT);
         }
 
         if (f->http == HTTP_OUTCOME_OK)
-                return f->https == HTTP_OUTCOME_OK ? result(VERDICT_ONLINE, REASON_OK)
+                return f->https == HTTP_OUTCOME_OK ? reached(f)
                                                    : result(VERDICT_PARTIAL, REASON_HTTPS_FAILED);
         /* Plain HTTP may be blocked on purpose; a verified HTTPS answer is the stronger proof. */
         if (f->https == HTTP_OUTCOME_OK)
-                return result(VERDICT_ONLINE, REASON_OK);
+                return reached(f);
+        /* A cache answered for the check server, which HTTPS does not reach: not online, and
+         * not "HTTP reaches the check server" either. */
+        if (f->http == HTTP_OUTCOME_CACHED)
+                return result(VERDICT_PARTIAL, REASON_HTTP_CACHED);
+        /* Nothing answered plain HTTP as the check server, and something answered HTTPS in its
+         * place without its certificate: an intercepting portal (or a middlebox that wants to
+         * be let through first). */
+        if (f->https == HTTP_OUTCOME_CERTIFICATE)
+                return result(VERDICT_PORTAL, REASON_PORTAL_CERTIFICATE);
 
         if (f->dns == DNS_OUTCOME_FAILED || f->dns == DNS_OUTCOME_TIMEOUT)
                 return unreachable(f, REASON_DNS_FAILED);
@@ -112,6 +148,8 @@ VerdictResult verdict_decide(const ProbeFacts *f)
         case HTTP_OUTCOME_FAILED:
         case HTTP_OUTCOME_REDIRECT:
         case HTTP_OUTCOME_WRONG:
+        case HTTP_OUTCOME_CACHED:
+        case HTTP_OUTCOME_CERTIFICATE:
                 /* Only reached for HTTPS (HTTP's are decided above): a server answered, but
                  * not the check server's answer. */
                 return unreachable(f, REASON_HTTP_FAILED);

@@ -33,6 +33,9 @@ typedef enum VerdictReason {
         REASON_PORTAL_DNS,          /* DNS answered with addresses other than the expected ones */
         REASON_CAPPORT,             /* the RFC 8908 API says the link is captive */
         REASON_HTTPS_FAILED,        /* HTTP works, HTTPS does not */
+        REASON_PORTAL_CERTIFICATE,  /* HTTPS answered with a certificate that does not validate */
+        REASON_HTTP_CACHED,         /* only a cache answered the HTTP probe, HTTPS does not work */
+        REASON_WALLED_GARDEN,       /* the check answers, a destination outside it does not */
         REASON_OK,                  /* online */
         _REASON_MAX,
         _REASON_INVALID = -EINVAL,
@@ -59,7 +62,9 @@ typedef enum HttpOutcome {
         HTTP_OUTCOME_REDIRECT, /* a 3xx with a Location */
         HTTP_OUTCOME_WRONG,    /* another status, or another body, or a body cut at the limit */
         HTTP_OUTCOME_TIMEOUT,
-        HTTP_OUTCOME_FAILED, /* connection refused/reset/unreachable, TLS failure, etc. */
+        HTTP_OUTCOME_FAILED,      /* connection refused/reset/unreachable, TLS failure, etc. */
+        HTTP_OUTCOME_CACHED,      /* the expected answer, from a cache that ignored no-cache */
+        HTTP_OUTCOME_CERTIFICATE, /* TLS answered with a certificate that does not validate */
         _HTTP_OUTCOME_MAX,
         _HTTP_OUTCOME_INVALID = -EINVAL,
 } HttpOutcome;
@@ -87,6 +92,7 @@ typedef struct ProbeFacts {
         DnsOutcome dns;
         HttpOutcome http;
         HttpOutcome https;
+        HttpOutcome garden; /* the probe outside the check host ([Probe] GardenURL=) */
         CapportOutcome capport;
 } ProbeFacts;
 

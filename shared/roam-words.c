@@ -29,6 +29,9 @@ const char *const roam_reason_table[_ROAM_REASON_MAX] = {
     [ROAM_REASON_PORTAL_DNS] = "portal-dns",
     [ROAM_REASON_CAPPORT] = "capport",
     [ROAM_REASON_HTTPS_FAILED] = "https-failed",
+    [ROAM_REASON_PORTAL_CERTIFICATE] = "portal-certificate",
+    [ROAM_REASON_HTTP_CACHED] = "http-cached",
+    [ROAM_REASON_WALLED_GARDEN] = "walled-garden",
     [ROAM_REASON_OK] = "ok",
 };
 DEFINE_STRING_TABLE_LOOKUP(roam_reason, RoamReason)
@@ -176,6 +179,9 @@ static const char *const reason_short_table[_ROAM_REASON_MAX] = {
     [ROAM_REASON_PORTAL_DNS] = "DNS answers are rewritten",
     [ROAM_REASON_CAPPORT] = "network says: portal",
     [ROAM_REASON_HTTPS_FAILED] = "HTTPS check failed",
+    [ROAM_REASON_PORTAL_CERTIFICATE] = "HTTPS intercepted by a portal",
+    [ROAM_REASON_HTTP_CACHED] = "only a cache answered",
+    [ROAM_REASON_WALLED_GARDEN] = "only the check site answers",
     [ROAM_REASON_OK] = "checks answered",
 };
 
@@ -195,6 +201,12 @@ static const char *const reason_long_table[_ROAM_REASON_MAX] = {
     [ROAM_REASON_PORTAL_DNS] = "DNS answered with unexpected addresses",
     [ROAM_REASON_CAPPORT] = "the network's captive portal API says captive",
     [ROAM_REASON_HTTPS_FAILED] = "plain HTTP works, HTTPS does not",
+    [ROAM_REASON_PORTAL_CERTIFICATE] = ("the HTTP check was not answered by the check server and "
+                                        "HTTPS came with a certificate that does not validate"),
+    [ROAM_REASON_HTTP_CACHED] = ("the HTTP check was answered from a cache, not by the check "
+                                 "server, and HTTPS does not get through"),
+    [ROAM_REASON_WALLED_GARDEN] = ("the check server answers, a destination outside it "
+                                   "(GardenURL) is redirected or blocked"),
     [ROAM_REASON_OK] = "the HTTPS check got the expected answer",
 };
 

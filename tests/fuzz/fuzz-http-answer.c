@@ -80,6 +80,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case HTTP_OUTCOME_NOT_RUN:
         case HTTP_OUTCOME_TIMEOUT:
         case HTTP_OUTCOME_FAILED:
+        case HTTP_OUTCOME_CACHED:      /* (headers decide it, in roamd-probe.c) */
+        case HTTP_OUTCOME_CERTIFICATE: /* (the TLS handshake decides it) */
         case _HTTP_OUTCOME_MAX:
         case _HTTP_OUTCOME_INVALID:
                 abort();

@@ -53,7 +53,9 @@ class Handler(BaseHTTPRequestHandler):
         if a.mode == "portal" and a.capport_path and self.path == a.capport_path:
             return self.capport()
         if a.mode == "probe":
-            if self.path == "/roam-probe":
+            # like a static file server (nmcheck.gnome.org), the query is not looked at:
+            # roamd's HTTP probe adds one against caches (docs/connectivity.md)
+            if self.path.split("?", 1)[0] == "/roam-probe":
                 return self.send_body(200, PROBE_BODY)
             return self.send_body(404, b"not here\n")
         if a.mode == "portal":

@@ -9,6 +9,7 @@
 #define DNS(x)     .dns = DNS_OUTCOME_##x
 #define HTTP(x)    .http = HTTP_OUTCOME_##x
 #define HTTPS(x)   .https = HTTP_OUTCOME_##x
+#define GARDEN(x)  .garden = HTTP_OUTCOME_##x
 #define CAPPORT(x) .capport = CAPPORT_OUTCOME_##x
 #define V(v, r)    VERDICT_##v, REASON_##r
 
@@ -63,6 +64,27 @@ static const struct {
     {{UP, DNS(OK), HTTP(OK), HTTPS(NOT_RUN)}, V(PARTIAL, HTTPS_FAILED)},
     {{UP, CAPPORT(NOT_CAPTIVE), HTTP(OK), HTTPS(FAILED)}, V(PARTIAL, HTTPS_FAILED)},
     {{UP, DNS(FAILED), HTTP(OK), HTTPS(FAILED)}, V(PARTIAL, HTTPS_FAILED)},
+    /* 5a. A cache answered HTTP: HTTPS decides, and without it nothing reached the server. */
+    {{UP, DNS(OK), HTTP(CACHED), HTTPS(OK)}, V(ONLINE, OK)},
+    {{UP, DNS(OK), HTTP(CACHED), HTTPS(FAILED)}, V(PARTIAL, HTTP_CACHED)},
+    {{UP, DNS(OK), HTTP(CACHED), HTTPS(TIMEOUT), GW}, V(PARTIAL, HTTP_CACHED)},
+    {{UP, DNS(OK), HTTP(CACHED), HTTPS(CERTIFICATE)}, V(PARTIAL, HTTP_CACHED)},
+    /* 5b. HTTPS answered without the check host's certificate: a portal intercepts it,
+     * unless plain HTTP reached the check server (then HTTPS alone is broken). */
+    {{UP, DNS(OK), HTTP(REDIRECT), HTTPS(CERTIFICATE)}, V(PORTAL, PORTAL_CERTIFICATE)},
+    {{UP, DNS(OK), HTTP(WRONG), HTTPS(CERTIFICATE)}, V(PORTAL, PORTAL_CERTIFICATE)},
+    {{UP, DNS(OK), HTTP(FAILED), HTTPS(CERTIFICATE), GW}, V(PORTAL, PORTAL_CERTIFICATE)},
+    {{UP, DNS(OK), HTTP(TIMEOUT), HTTPS(CERTIFICATE)}, V(PORTAL, PORTAL_CERTIFICATE)},
+    {{UP, DNS(OK), HTTP(OK), HTTPS(CERTIFICATE)}, V(PARTIAL, HTTPS_FAILED)},
+    {{UP, DNS(LIED), HTTP(REDIRECT), HTTPS(CERTIFICATE)}, V(PORTAL, PORTAL_DNS)},
+    /* 5c. The check answers, the garden probe does not: never online. */
+    {{UP, DNS(OK), HTTP(OK), HTTPS(OK), GARDEN(OK)}, V(ONLINE, OK)},
+    {{UP, DNS(OK), HTTP(OK), HTTPS(OK), GARDEN(REDIRECT)}, V(PORTAL, WALLED_GARDEN)},
+    {{UP, DNS(OK), HTTP(OK), HTTPS(OK), GARDEN(WRONG)}, V(PORTAL, WALLED_GARDEN)},
+    {{UP, DNS(OK), HTTP(OK), HTTPS(OK), GARDEN(FAILED)}, V(PORTAL, WALLED_GARDEN)},
+    {{UP, DNS(OK), HTTP(OK), HTTPS(OK), GARDEN(TIMEOUT)}, V(PORTAL, WALLED_GARDEN)},
+    {{UP, DNS(OK), HTTP(FAILED), HTTPS(OK), GARDEN(TIMEOUT)}, V(PORTAL, WALLED_GARDEN)},
+    {{UP, DNS(OK), HTTP(OK), HTTPS(FAILED), GARDEN(FAILED)}, V(PARTIAL, HTTPS_FAILED)},
     /* 6. HTTPS fine while HTTP is blocked or did not run. */
     {{UP, DNS(OK), HTTP(TIMEOUT), HTTPS(OK)}, V(ONLINE, OK)},
     {{UP, DNS(OK), HTTP(FAILED), HTTPS(OK)}, V(ONLINE, OK)},
@@ -132,8 +154,11 @@ static Verdict verdict_of_reason(VerdictReason r)
         case REASON_PORTAL_CONTENT:
         case REASON_PORTAL_DNS:
         case REASON_CAPPORT:
+        case REASON_PORTAL_CERTIFICATE:
+        case REASON_WALLED_GARDEN:
                 return VERDICT_PORTAL;
         case REASON_HTTPS_FAILED:
+        case REASON_HTTP_CACHED:
                 return VERDICT_PARTIAL;
         case REASON_OK:
                 return VERDICT_ONLINE;
@@ -154,32 +179,42 @@ TEST(verdict_every_combination)
                 for (int d = 0; d < _DNS_OUTCOME_MAX; d++)
                         for (int h = 0; h < _HTTP_OUTCOME_MAX; h++)
                                 for (int s = 0; s < _HTTP_OUTCOME_MAX; s++)
-                                        for (int c = 0; c < _CAPPORT_OUTCOME_MAX; c++) {
-                                                ProbeFacts f = {
-                                                    .carrier = bits & 1,
-                                                    .has_address = bits & 2,
-                                                    .has_usable = bits & 4,
-                                                    .has_route = bits & 8,
-                                                    .gateway_answers = bits & 16,
-                                                    .dns = d,
-                                                    .http = h,
-                                                    .https = s,
-                                                    .capport = c,
-                                                };
-                                                VerdictResult v = verdict_decide(&f);
-                                                bool link_reason = v.reason >= REASON_NO_CARRIER &&
-                                                                   v.reason <= REASON_NO_ROUTE;
+                                        for (int c = 0; c < _CAPPORT_OUTCOME_MAX; c++)
+                                                for (int g = 0; g < _HTTP_OUTCOME_MAX; g++) {
+                                                        ProbeFacts f = {
+                                                            .carrier = bits & 1,
+                                                            .has_address = bits & 2,
+                                                            .has_usable = bits & 4,
+                                                            .has_route = bits & 8,
+                                                            .gateway_answers = bits & 16,
+                                                            .dns = d,
+                                                            .http = h,
+                                                            .https = s,
+                                                            .capport = c,
+                                                            .garden = g,
+                                                        };
+                                                        VerdictResult v = verdict_decide(&f);
+                                                        bool link_reason =
+                                                            v.reason >= REASON_NO_CARRIER &&
+                                                            v.reason <= REASON_NO_ROUTE;
 
-                                                ASSERT_TRUE(v.verdict >= 0 &&
-                                                            v.verdict < _VERDICT_MAX);
-                                                ASSERT_EQ(verdict_of_reason(v.reason), v.verdict);
-                                                ASSERT_EQ(verdict_needs_probe(&f), !link_reason);
-                                                /* Online needs a good HTTPS answer. */
-                                                if (v.verdict == VERDICT_ONLINE)
-                                                        ASSERT_EQ(f.https, HTTP_OUTCOME_OK);
-                                                n++;
-                                        }
-        ASSERT_EQ(n, 32 * 5 * 6 * 6 * 3);
+                                                        ASSERT_TRUE(v.verdict >= 0 &&
+                                                                    v.verdict < _VERDICT_MAX);
+                                                        ASSERT_EQ(verdict_of_reason(v.reason),
+                                                                  v.verdict);
+                                                        ASSERT_EQ(verdict_needs_probe(&f),
+                                                                  !link_reason);
+                                                        /* Online needs a good HTTPS answer. */
+                                                        if (v.verdict == VERDICT_ONLINE) {
+                                                                ASSERT_EQ(f.https, HTTP_OUTCOME_OK);
+                                                                ASSERT_TRUE(
+                                                                    f.garden == HTTP_OUTCOME_OK ||
+                                                                    f.garden ==
+                                                                        HTTP_OUTCOME_NOT_RUN);
+                                                        }
+                                                        n++;
+                                                }
+        ASSERT_EQ(n, 32 * 5 * 8 * 8 * 3 * 8);
 }
 
 TEST(verdict_needs_probe)
@@ -264,7 +299,11 @@ TEST(verdict_decide_early)
                                         e.https = s;
                                         full = verdict_decide(&e);
                                         ASSERT_EQ(full.verdict, VERDICT_PORTAL);
-                                        ASSERT_EQ(full.reason, v.reason);
+                                        /* (an HTTPS answer without the certificate refines
+                                         * the HTTP probe's reason) */
+                                        ASSERT_TRUE(full.reason == v.reason ||
+                                                    (s == HTTP_OUTCOME_CERTIFICATE &&
+                                                     full.reason == REASON_PORTAL_CERTIFICATE));
                                 }
 }
 
@@ -277,11 +316,12 @@ TEST(verdict_strings)
             "link-local-only", "no-route",       "gateway-unreachable",
             "dns-failed",      "http-timeout",   "http-failed",
             "portal-redirect", "portal-content", "portal-dns",
-            "capport",         "https-failed",   "ok",
+            "capport",         "https-failed",   "portal-certificate",
+            "http-cached",     "walled-garden",  "ok",
         };
         static const char *const dns[] = {"not-run", "ok", "lied", "failed", "timeout"};
-        static const char *const http[] = {"not-run", "ok",      "redirect",
-                                           "wrong",   "timeout", "failed"};
+        static const char *const http[] = {"not-run", "ok",     "redirect", "wrong",
+                                           "timeout", "failed", "cached",   "certificate"};
 
         ASSERT_EQ(ELEMENTSOF(verdicts), _VERDICT_MAX);
         for (int i = 0; i < _VERDICT_MAX; i++) {

@@ -12,6 +12,12 @@ With --tls-port, --cert and --key it also serves the same routes over HTTPS.
 The cafe's captive portal adds: --html-route (a page served as text/html), --redirect URL
 (every other path answers 302 to URL instead of 404) and --capport PATH=FILE (an RFC 8908
 API: FILE, read at every request, served as application/captive+json).
+
+Middleboxes of tests/world/test_connectivity.py: --header NAME:VALUE adds a header to every
+answer (a cache that ignores no-cache: "Age: 3600"), --allow-host HOST serves the routes only
+to requests for that Host (a walled garden's proxy; the others get --redirect), and
+--log-header NAME adds that request header's value to each log line, --fail-status N answers
+every request with status N (a proxy whose upstream is gone: 504).
 """
 import argparse
 import http.server
@@ -41,6 +47,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
     routes = {}       # path -> (content type, body)
     capport = {}      # path -> file
     redirect = None
+    extra_headers = []  # (name, value) added to every answer
+    allow_hosts = None
+    log_headers = []
+    fail_status = None
     server_version = "roam-world-httpd/1"
     sys_version = ""
     protocol_version = "HTTP/1.1"
@@ -55,7 +65,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-cache")
-        for k, v in extra:
+        for k, v in list(self.extra_headers) + list(extra):
             self.send_header(k, v)
         self.end_headers()
         if not head_only:
@@ -63,6 +73,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def _answer(self, head_only):
         path = self.path.split("?", 1)[0]
+        host = self.headers.get("Host") or ""
+        if host.count(":") == 1:
+            host = host.split(":")[0]
+        if self.fail_status:
+            return self._send(self.fail_status, "text/plain", b"upstream unreachable\n",
+                              head_only)
+        if self.allow_hosts is not None and host not in self.allow_hosts:
+            return self._send(302, "text/plain", b"", head_only, [("Location", self.redirect)])
         if path in self.capport:
             try:
                 with open(self.capport[path], "rb") as f:
@@ -91,7 +109,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self._answer(False)
 
     def log_message(self, fmt, *args):
-        sys.stderr.write("%s %s\n" % (self.client_address[0], fmt % args))
+        extra = "".join(" %s=%s" % (h, self.headers.get(h, "-")) for h in self.log_headers
+                        if hasattr(self, "headers"))
+        sys.stderr.write("%s %s%s\n" % (self.client_address[0], fmt % args, extra))
         sys.stderr.flush()
 
 
@@ -118,7 +138,15 @@ def main():
     ap.add_argument("--cert")
     ap.add_argument("--key")
     ap.add_argument("--date-offset", type=float, default=0.0)
+    ap.add_argument("--header", action="append", default=[])
+    ap.add_argument("--allow-host", action="append")
+    ap.add_argument("--log-header", action="append", default=[])
+    ap.add_argument("--fail-status", type=int)
     a = ap.parse_args()
+    Handler.extra_headers = [tuple(x.strip() for x in h.split(":", 1)) for h in a.header]
+    Handler.allow_hosts = a.allow_host
+    Handler.log_headers = a.log_header
+    Handler.fail_status = a.fail_status
     Handler.routes = {p: ("text/plain", b) for p, b in a.route}
     Handler.routes.update({p: ("text/html; charset=utf-8", b) for p, b in a.html_route})
     Handler.capport = dict(a.capport)

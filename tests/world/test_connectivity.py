@@ -336,3 +336,133 @@ def test_other_network_same_addressing_reprobes(w, tmp_path):
         w.dev("ping", "-n", "-c", "1", "-W", "2", "-I", "wifi0", "192.0.2.1", check=False)
     # home again: probed again too
     wait_verdict(w, "wifi0", ONLINE, timeout=WAIT)
+
+
+# ---- networks that fool a single check (issue 31; docs/connectivity.md, "Networks that
+# lie") ----
+# The home router turned into a middlebox: the LAN's HTTP (and, with tls, HTTPS) to anywhere
+# is sent (nft DNAT) to an httpd.py of its own on ports 8031 / 8431.
+MIDDLEBOX_NFT = """
+table inet middlebox {
+        chain lan {
+                type nat hook prerouting priority dstnat; policy accept;
+                iifname "br0" meta nfproto ipv4 tcp dport 80 dnat ip to 192.0.2.1:8031
+                iifname "br0" meta nfproto ipv6 tcp dport 80 dnat ip6 to [2001:db8:1::1]:8031
+%s        }
+}
+"""
+MIDDLEBOX_TLS = """\
+                iifname "br0" meta nfproto ipv4 tcp dport 443 dnat ip to 192.0.2.1:8431
+                iifname "br0" meta nfproto ipv6 tcp dport 443 dnat ip6 to [2001:db8:1::1]:8431
+"""
+HOME_LOGIN = "http://login.home.test/"
+
+
+class Middlebox:
+    """httpd.py ARGS in the home router's namespace, the LAN's port 80 (and 443 with tls)
+    sent to it; its request log in .log."""
+
+    def __init__(self, w, tmp_path, args, tls=False):
+        self.w = w
+        self.log = tmp_path / "middlebox.log"
+        pidfile = tmp_path / "middlebox.pid"
+        extra = []
+        if tls:
+            # the cafe's certificate, from the world's CA: valid, but not for probe.roam.test
+            extra = ["--tls-port", "8431", "--cert", str(w.path("ca", "cafe.pem")),
+                     "--key", str(w.path("ca", "cafe.key"))]
+        self.proc = subprocess.Popen(
+            ["nsenter", "--net=/run/netns/roam-%s-home" % w.name, "--", "/usr/bin/python3",
+             str(Path(__file__).parent / "httpd.py"), "--port", "8031", "--pidfile",
+             str(pidfile), *extra, *args], stderr=open(self.log, "w"))
+        wait_for(pidfile.exists, what="the middlebox's HTTP server")
+        w.exec("home", "nft", "-f", "-", input=MIDDLEBOX_NFT % (MIDDLEBOX_TLS if tls else ""))
+
+    def requests(self, path="/roam-probe"):
+        return [l for l in self.log.read_text().splitlines() if '"GET %s' % path in l]
+
+    def close(self):
+        self.w.exec("home", "nft", "delete", "table", "inet", "middlebox", check=False)
+        self.proc.kill()
+        self.proc.wait()
+
+
+@pytest.fixture
+def middlebox(w, tmp_path):
+    boxes = []
+
+    def start(args, tls=False):
+        boxes.append(Middlebox(w, tmp_path, args, tls))
+        return boxes[-1]
+    try:
+        yield start
+    finally:
+        for b in boxes:
+            b.close()
+
+
+def test_caching_proxy_is_not_online(w, middlebox):
+    """A transparent proxy answers the check page from its cache (ignoring no-cache) while the
+    internet is gone: HTTP "works", nothing else does. partial, reason http-cached; and a cache
+    that obeys no-cache answers 504 (its upstream is gone): local, not a portal."""
+    wait_verdict(w, "wifi0", ONLINE)
+    box = middlebox(["--route", "/roam-probe=roam-online\\n", "--header", "Age: 3600",
+                     "--log-header", "Cache-Control", "--log-header", "Pragma"])
+    w.internet(False)
+    reprobe(w, "wifi0")
+    wait_verdict(w, "wifi0", ("partial", "http-cached"), timeout=WAIT)
+    reprobe(w, "wifi0")
+    wait_for(lambda: len(box.requests()) >= 4, what="a second round through the cache")
+    wait_verdict(w, "wifi0", ("partial", "http-cached"), timeout=WAIT)
+    # the probes asked caches not to answer, each with a query no cache has seen
+    reqs = box.requests()
+    assert all("Cache-Control=no-cache Pragma=no-cache" in r for r in reqs), reqs
+    nonces = [re.search(r"\?roam-nonce=([0-9a-f]{16}) ", r).group(1) for r in reqs]
+    assert len(set(nonces)) == len(nonces), reqs
+
+    box.close()
+    middlebox(["--fail-status", "504"])
+    reprobe(w, "wifi0")
+    wait_verdict(w, "wifi0", ("local", "http-failed"), timeout=WAIT)
+
+
+def test_tls_intercepting_portal(w, middlebox):
+    """A portal that redirects HTTP and answers HTTPS itself, with a certificate that is not
+    the check host's: portal, and the certificate is the reason (not "partial", not a failed
+    probe)."""
+    wait_verdict(w, "wifi0", ONLINE)
+    middlebox(["--redirect", HOME_LOGIN], tls=True)
+    reprobe(w, "wifi0")
+    wifi = wait_verdict(w, "wifi0", ("portal", "portal-certificate"), timeout=WAIT)
+    assert wifi["PortalURL"] == HOME_LOGIN
+    # what the network does, seen with curl: the certificate does not validate
+    rc, _ = curl(w, "wifi0", "--cacert", str(w.path("ca", "ca.pem")),
+                 "https://probe.roam.test/roam-probe")
+    assert rc == 60
+
+
+GARDEN_URL = "http://*.probe.roam.test/roam-probe"
+
+
+def test_walled_garden(w, middlebox):
+    """A walled garden lets the check host through (HTTP by name, HTTPS by address) and
+    redirects every other name: one fixed check says online; with GardenURL= (a random name
+    per probe under the check's domain) roamd says portal, reason walled-garden."""
+    wait_verdict(w, "wifi0", ONLINE)
+    box = middlebox(["--route", "/roam-probe=roam-online\\n", "--allow-host", "probe.roam.test",
+                     "--redirect", HOME_LOGIN, "--log-header", "Host"])
+    reprobe(w, "wifi0")
+    wait_for(lambda: len(box.requests()) >= 2, what="a round through the garden")
+    # the classic check is fooled
+    wait_verdict(w, "wifi0", ONLINE, timeout=WAIT)
+    w.write_config(w.default_config.replace("[Probe]\n", "[Probe]\nGardenURL=%s\n" % GARDEN_URL))
+    w.roamd_restart()
+    wifi = wait_verdict(w, "wifi0", ("portal", "walled-garden"), timeout=WAIT)
+    assert wifi["PortalURL"] == HOME_LOGIN
+    hosts = re.findall(r" Host=(\S+)", "\n".join(box.requests()))
+    garden = [h for h in hosts if h != "probe.roam.test"]
+    assert garden and all(re.fullmatch(r"r[0-9a-f]{12}\.probe\.roam\.test", h) for h in garden)
+    # no garden: the random name reaches the check server too, online
+    box.close()
+    reprobe(w, "wifi0")
+    wait_verdict(w, "wifi0", ONLINE, timeout=WAIT)
