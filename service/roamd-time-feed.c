@@ -144,30 +144,30 @@ static void chrony_follow(TimeFeed *f)
         (void)sd_event_source_set_enabled(f->chrony, SD_EVENT_ONESHOT);
 }
 
-static void on_time(Time *t, TimeEventType ev, void *userdata)
+static void on_time(Time *t, TimeChange ev, void *userdata)
 {
         TimeFeed *f = userdata;
 
         switch (ev) {
-        case TIME_EVENT_STATE:
+        case TIME_CHANGE_STATE:
                 if (t->state == TIME_STATE_SETTLED)
                         feed_save(f);
                 chrony_follow(f);
                 time_bus_emit_changed(f, "State", "Bound", "Reasons", "Gate", NULL);
                 manager_time_gate_changed(f->manager); /* unverified may be verified now */
                 break;
-        case TIME_EVENT_SOURCES:
+        case TIME_CHANGE_SOURCES:
                 feed_arm(&f->expiry, f, time_next_expiry(t), on_expiry);
                 time_bus_emit_changed(f, "Bound", "Sources", "Reasons", NULL);
                 break;
-        case TIME_EVENT_GATE:
+        case TIME_CHANGE_GATE:
                 if (f->gate)
                         (void)sd_event_source_set_enabled(f->gate, SD_EVENT_OFF);
                 time_bus_emit_changed(f, "Gate", NULL);
                 manager_time_gate_changed(f->manager);
                 break;
-        case _TIME_EVENT_MAX:
-        case _TIME_EVENT_INVALID:
+        case _TIME_CHANGE_MAX:
+        case _TIME_CHANGE_INVALID:
                 break;
         }
 }

@@ -72,7 +72,7 @@ void time_watch_remove(Time *t, unsigned id)
 
 typedef struct TimeNotify {
         Time *time;
-        TimeEventType type;
+        TimeChange type;
 } TimeNotify;
 
 static void time_call(void *callback, void *userdata, void *ctx)
@@ -82,7 +82,7 @@ static void time_call(void *callback, void *userdata, void *ctx)
         ((TimeWatchFn)callback)(n->time, n->type, userdata);
 }
 
-static void time_notify(Time *t, TimeEventType type)
+static void time_notify(Time *t, TimeChange type)
 {
         watch_list_notify(&t->watches, time_call, &(TimeNotify){t, type});
 }
@@ -129,11 +129,11 @@ static void time_set_state(Time *t, TimeState s, const char *reason)
         t->state = s;
         snprintf(t->reason, sizeof(t->reason), "%s", reason);
         if (changed)
-                time_notify(t, TIME_EVENT_STATE);
+                time_notify(t, TIME_CHANGE_STATE);
         if (s == TIME_STATE_SETTLED && !t->gate_open) {
                 t->gate_open = true;
                 log_info("Time gate open: the time is settled");
-                time_notify(t, TIME_EVENT_GATE);
+                time_notify(t, TIME_CHANGE_GATE);
         }
 }
 
@@ -170,7 +170,7 @@ int time_add_sample(Time *t, const TimeSample *s, usec_t now)
         }
         t->sources[i] = (TimeSource){.sample = *s};
         time_evaluate(t, now);
-        time_notify(t, TIME_EVENT_SOURCES);
+        time_notify(t, TIME_CHANGE_SOURCES);
         return 0;
 }
 
@@ -186,7 +186,7 @@ static size_t time_remove_if(Time *t, bool (*match)(const TimeSample *s, const v
         t->n_sources = j;
         if (removed > 0) {
                 time_evaluate(t, now);
-                time_notify(t, TIME_EVENT_SOURCES);
+                time_notify(t, TIME_CHANGE_SOURCES);
         }
         return removed;
 }
@@ -469,7 +469,7 @@ void time_gate_tick(Time *t, usec_t now)
         t->gate_timed_out = true;
         log_info("Time gate open after %" PRIu64 " ms: the time is %s (%s)",
                  t->gate_wait / TIME_USEC_PER_MSEC, time_state_to_string(t->state), t->reason);
-        time_notify(t, TIME_EVENT_GATE);
+        time_notify(t, TIME_CHANGE_GATE);
 }
 
 bool time_gate_open(const Time *t)

@@ -63,16 +63,16 @@ typedef struct TimeSource {
         usec_t lo, hi;
 } TimeSource;
 
-typedef enum TimeEventType {
-        TIME_EVENT_STATE,   /* the state changed */
-        TIME_EVENT_SOURCES, /* the sources or the bound changed */
-        TIME_EVENT_GATE,    /* the gate opened (time_gate_open() is now true) */
-        _TIME_EVENT_MAX,
-        _TIME_EVENT_INVALID = -EINVAL,
-} TimeEventType;
+typedef enum TimeChange {
+        TIME_CHANGE_STATE,   /* the state changed */
+        TIME_CHANGE_SOURCES, /* the sources or the bound changed */
+        TIME_CHANGE_GATE,    /* the gate opened (time_gate_open() is now true) */
+        _TIME_CHANGE_MAX,
+        _TIME_CHANGE_INVALID = -EINVAL,
+} TimeChange;
 
 typedef struct Time Time;
-typedef void (*TimeWatchFn)(Time *t, TimeEventType ev, void *userdata);
+typedef void (*TimeWatchFn)(Time *t, TimeChange ev, void *userdata);
 
 struct Time {
         TimeState state;

@@ -295,23 +295,23 @@ typedef struct Seen {
         TimeState last;
 } Seen;
 
-static void on_time(Time *t, TimeEventType ev, void *userdata)
+static void on_time(Time *t, TimeChange ev, void *userdata)
 {
         Seen *s = userdata;
 
         switch (ev) {
-        case TIME_EVENT_STATE:
+        case TIME_CHANGE_STATE:
                 s->state++;
                 s->last = t->state;
                 break;
-        case TIME_EVENT_SOURCES:
+        case TIME_CHANGE_SOURCES:
                 s->sources++;
                 break;
-        case TIME_EVENT_GATE:
+        case TIME_CHANGE_GATE:
                 s->gate++;
                 break;
-        case _TIME_EVENT_MAX:
-        case _TIME_EVENT_INVALID:
+        case _TIME_CHANGE_MAX:
+        case _TIME_CHANGE_INVALID:
                 break;
         }
 }

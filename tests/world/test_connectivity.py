@@ -466,3 +466,49 @@ def test_walled_garden(w, middlebox):
     box.close()
     reprobe(w, "wifi0")
     wait_verdict(w, "wifi0", ONLINE, timeout=WAIT)
+
+
+def check_requests(w, since):
+    """The check server's requests after byte offset `since` of its log: [(client, line)]."""
+    with open(w.path("inet-httpd.log"), "rb") as f:
+        f.seek(since)
+        text = f.read().decode(errors="replace")
+    out = []
+    for line in text.splitlines():
+        client, _, rest = line.partition(" ")
+        if "/roam-probe" in rest:
+            out.append((client.removeprefix("::ffff:"), rest))
+    return out
+
+
+def link_addrs(l):
+    return {a[1] for a in l["Addresses"] if a[3] == "global"} if l else set()
+
+
+@pytest.mark.parametrize("uplink,network", [("eth0", "home"), ("wifi0", "mobile")])
+def test_one_dhcp_exchange_is_one_probe_round(w, uplink, network):
+    """A new lease is a burst of changes (lease file, address, route, per family) and may
+    follow a carrier cut that leaves the last network's addresses in place for a moment:
+    the check server sees one probe round per family for it, an HTTP and an HTTPS request
+    each, not one per step of the burst. eth0: a first lease on a link that had none;
+    wifi0: another network's lease replacing the home one."""
+    if uplink == "wifi0":
+        wait_verdict(w, uplink, ONLINE, network="home")
+    else:
+        wait_verdict(w, uplink, ("offline", "no-address"), ("offline", "link-local-only"))
+    since = w.path("inet-httpd.log").stat().st_size
+    w.move(uplink, network)
+    l = wait_verdict(w, uplink, ONLINE, network=network)
+    mine = link_addrs(l)
+    assert any(":" in a for a in mine) and any("." in a for a in mine), l["Addresses"]
+
+    def from_link():
+        return [r for r in check_requests(w, since) if r[0] in mine]
+    # the server logs a request after answering it: wait for both families' pairs
+    wait_for(lambda: sum(1 for c, _ in from_link() if ":" in c) >= 2 and
+             sum(1 for c, _ in from_link() if "." in c) >= 2,
+             what="both families' probe requests at the check server")
+    reqs = from_link()
+    v4 = [r for r in reqs if "." in r[0]]
+    v6 = [r for r in reqs if ":" in r[0]]
+    assert len(v4) == 2 and len(v6) == 2, reqs
