@@ -135,8 +135,6 @@ static const sd_bus_vtable time_vtable[] = {
     SD_BUS_METHOD_WITH_ARGS("SetManual", SD_BUS_ARGS("t", realtime, "t", error), SD_BUS_NO_RESULT,
                             method_set_manual, SD_BUS_VTABLE_UNPRIVILEGED),
     /* roamd does not step the clock yet; declared for the clients (docs/time.md) */
-    SD_BUS_SIGNAL_WITH_ARGS("ClockStepped", SD_BUS_ARGS("x", offset, "s", reason), 0),
-    SD_BUS_SIGNAL_WITH_ARGS("ZoneChanged", SD_BUS_ARGS("s", zone, "s", reason), 0),
     SD_BUS_VTABLE_END,
 };
 
