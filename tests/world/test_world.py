@@ -243,7 +243,8 @@ def test_interrupted_up_cleans_up(world):
              30, interval=0.01, what="up started")
     p.terminate()
     p.wait(120)  # its trap runs `down`: as long as World.down allows
-    assert _leftovers(name) == ([], False)
+    err = p.stderr.read()
+    assert _leftovers(name) == ([], False), (p.returncode, err)
 
 
 def test_host_untouched(world):
