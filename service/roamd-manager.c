@@ -90,9 +90,30 @@ static void manager_notify_status(Manager *m)
                          links->best ? links->best->info.name : "");
 }
 
-void manager_time_gate_changed(Manager *m)
+/* The time gate is an input of the wake queue and of the status line: the composition root
+ * hands it over (the time feed knows neither). */
+static void manager_follow_time(Manager *m)
 {
+        char why[256];
+
         manager_notify_status(m);
+        if (m->wake && m->time)
+                wake_set_time_gate(m->wake->queue, time_feed_gate(m->time) != ROAM_TIME_GATE_CLOSED,
+                                   time_feed_gate_reason(m->time, why, sizeof(why)));
+}
+
+static void on_time(Time *t, TimeChange ev, void *userdata)
+{
+        switch (ev) {
+        case TIME_CHANGE_STATE: /* unverified may be verified now */
+        case TIME_CHANGE_GATE:
+                manager_follow_time(userdata);
+                break;
+        case TIME_CHANGE_SOURCES:
+        case _TIME_CHANGE_MAX:
+        case _TIME_CHANGE_INVALID:
+                break;
+        }
 }
 
 /* The manager's own share of link events: the bus properties and systemd's status line. */
@@ -144,11 +165,11 @@ Manager *manager_free(Manager *m)
                 return NULL;
         m->wake = wake_run_free(m->wake); /* it reads the apps and the stats */
         m->stats = stats_free(m->stats);  /* a last save while the apps still exist */
-        m->zone = zone_service_free(m->zone);
         apps_free(m->apps);
         m->firewall = firewall_free(m->firewall); /* its chains stay: fail closed */
         m->portal = portal_free(m->portal);
-        m->time = time_feed_free(m->time); /* saves the time */
+        m->time = time_feed_free(m->time);    /* saves the time */
+        m->zone = zone_service_free(m->zone); /* after the time: it watches the modems */
         p2p_free(m->p2p);
         wpa_free(m->wpa);
         bt_free(m->bt);
@@ -343,6 +364,8 @@ int manager_start(Manager *m)
         r = time_bus_setup(m->time);
         if (r < 0)
                 return r;
+        if (time_watch_add(m->time->time, on_time, m, NULL) == 0)
+                return log_oom();
 
         /* The first state is complete before the name is taken: no client sees a half one. */
         r = links_sync(m->links);
@@ -420,7 +443,12 @@ int manager_start(Manager *m)
 
         /* The time zone from the modems: roamd runs on without it. */
         if (zone_service_new(m, &m->zone) < 0)
-                log_warning("The time zone is not followed (see above).");
+                log_warning("The time zone and the modems' network time are not followed (see "
+                            "above).");
+        else if (time_feed_follow_modems(m->time, zone_service_mm(m->zone),
+                                         zone_service_ofono(m->zone)) < 0)
+                return log_oom();
+        manager_follow_time(m); /* the wake queue's first time gate */
 
         r = sd_bus_request_name(m->bus, ROAM_BUS_NAME, 0);
         if (r < 0)

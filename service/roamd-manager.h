@@ -75,7 +75,6 @@ int manager_reload(Manager *m);
 
 /* The online gate opened, or its words changed ("online, time unverified"): systemd's
  * status line. */
-void manager_time_gate_changed(Manager *m);
 
 /* Free heap pages go back to the kernel when the loop is next idle. */
 void manager_schedule_trim(Manager *m);

@@ -154,8 +154,7 @@ static void on_time(Time *t, TimeChange ev, void *userdata)
                         feed_save(f);
                 chrony_follow(f);
                 time_bus_emit_changed(f, "State", "Bound", "Reasons", "Gate", NULL);
-                manager_time_gate_changed(f->manager); /* unverified may be verified now */
-                break;
+                                break;
         case TIME_CHANGE_SOURCES:
                 feed_arm(&f->expiry, f, time_next_expiry(t), on_expiry);
                 time_bus_emit_changed(f, "Bound", "Sources", "Reasons", NULL);
@@ -164,7 +163,6 @@ static void on_time(Time *t, TimeChange ev, void *userdata)
                 if (f->gate)
                         (void)sd_event_source_set_enabled(f->gate, SD_EVENT_OFF);
                 time_bus_emit_changed(f, "Gate", NULL);
-                manager_time_gate_changed(f->manager);
                 break;
         case _TIME_CHANGE_MAX:
         case _TIME_CHANGE_INVALID:
@@ -191,6 +189,51 @@ static void feed_link(TimeFeed *f, Link *l)
                         log_debug_errno(r, "%s: ignoring a Date sample: %m",
                                         strempty(l->info.name));
         }
+}
+
+/* A modem's NITZ: a sample of its own witness ("modem:PATH"); a modem gone takes its samples. */
+static void on_modem_time(const TimeEvent *ev, void *userdata)
+{
+        TimeFeed *f = userdata;
+        int r;
+
+        switch (ev->type) {
+        case TIME_EVENT_SAMPLE:
+                r = time_add_sample(f->time, ev->sample, boottime());
+                if (r < 0)
+                        log_debug_errno(r, "Ignoring a network time sample of %s: %m",
+                                        ev->witness);
+                break;
+        case TIME_EVENT_GONE:
+                (void)time_remove_witness(f->time, ev->witness, boottime());
+                break;
+        case TIME_EVENT_HINT: /* the zone service's */
+        case _TIME_EVENT_TYPE_MAX:
+        case _TIME_EVENT_TYPE_INVALID:
+                break;
+        }
+}
+
+int time_feed_follow_modems(TimeFeed *f, MMClient *mm, OfonoClient *ofono)
+{
+        if (f->mm_watch)
+                mm_client_time_watch_remove(f->mm, f->mm_watch);
+        if (f->ofono_watch)
+                ofono_client_time_watch_remove(f->ofono, f->ofono_watch);
+        f->mm_watch = f->ofono_watch = 0;
+        f->mm = mm;
+        f->ofono = ofono;
+        if (mm) {
+                f->mm_watch = mm_client_time_watch_add(mm, on_modem_time, f, NULL);
+                if (f->mm_watch == 0)
+                        return -ENOMEM;
+        }
+        if (ofono) {
+                f->ofono_watch = ofono_client_time_watch_add(ofono, on_modem_time, f, NULL);
+                if (f->ofono_watch == 0)
+                        return -ENOMEM;
+        }
+        return 0;
 }
 
 static void on_links(Links *links, const LinksEvent *ev, void *userdata)
@@ -262,6 +305,7 @@ TimeFeed *time_feed_free(TimeFeed *f)
         if (!f)
                 return NULL;
         feed_save(f);
+        (void)time_feed_follow_modems(f, NULL, NULL);
         if (f->links_watch)
                 links_watch_remove(f->manager->links, f->links_watch);
         sd_event_source_disable_unref(f->expiry);
@@ -281,6 +325,27 @@ RoamTimeGate time_feed_gate(const TimeFeed *f)
         return f->time->gate_timed_out && f->time->state != TIME_STATE_SETTLED
                    ? ROAM_TIME_GATE_UNVERIFIED
                    : ROAM_TIME_GATE_OPEN;
+}
+
+const char *time_feed_gate_reason(const TimeFeed *f, char *buf, size_t size)
+{
+        switch (time_feed_gate(f)) {
+        case ROAM_TIME_GATE_OPEN:
+                snprintf(buf, size, "time settled: %s", f->time->reason);
+                break;
+        case ROAM_TIME_GATE_UNVERIFIED:
+                snprintf(buf, size, "time unverified: %s, the wait of %" PRIu64 " ms ended",
+                         f->time->reason, f->time->gate_wait / USEC_PER_MSEC);
+                break;
+        case ROAM_TIME_GATE_CLOSED:
+                snprintf(buf, size, "waiting for the time: %s", f->time->reason);
+                break;
+        case _ROAM_TIME_GATE_MAX:
+        case _ROAM_TIME_GATE_INVALID:
+                snprintf(buf, size, "time gate unknown");
+                break;
+        }
+        return buf;
 }
 
 int time_feed_set_manual(TimeFeed *f, uint64_t realtime, uint64_t error, const char *who)

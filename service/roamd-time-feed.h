@@ -11,6 +11,8 @@
 #include <systemd/sd-event.h>
 
 #include "roam-words.h"
+#include "roamd-client-mm.h"
+#include "roamd-client-ofono.h"
 #include "roamd-time.h"
 
 typedef struct Manager Manager;
@@ -19,6 +21,10 @@ typedef struct TimeFeed {
         Manager *manager;
         Time *time;
         unsigned links_watch;
+        /* the modems' NITZ samples; the clients belong to the zone service */
+        MMClient *mm;
+        OfonoClient *ofono;
+        unsigned mm_watch, ofono_watch;
         sd_event_source *expiry; /* the next sample's expiry (CLOCK_BOOTTIME) */
         sd_event_source *gate;   /* the gate's bounded wait (CLOCK_BOOTTIME) */
         sd_event_source *chrony; /* while settled: a sample to chronyd's SOCK refclock */
@@ -31,6 +37,11 @@ int time_feed_new(Manager *m, TimeFeed **ret);
 TimeFeed *time_feed_free(TimeFeed *f);
 
 RoamTimeGate time_feed_gate(const TimeFeed *f);
+/* The gate in words for the wake queue and the status line: why it is open or closed. */
+const char *time_feed_gate_reason(const TimeFeed *f, char *buf, size_t size);
+/* Takes the modems' NITZ samples (ModemManager's and oFono's clients, which must outlive
+ * the feed or be dropped first with time_feed_follow_modems(f, NULL, NULL)). */
+int time_feed_follow_modems(TimeFeed *f, MMClient *mm, OfonoClient *ofono);
 /* A manual setting (replacing the previous one): realtime ± error, now. */
 int time_feed_set_manual(TimeFeed *f, uint64_t realtime, uint64_t error, const char *who);
 

@@ -160,10 +160,7 @@ static void on_time_event(const TimeEvent *ev, void *userdata)
         case TIME_EVENT_GONE:
                 (void)timezone_drop_witness(z->tz, ev->witness);
                 break;
-        case TIME_EVENT_SAMPLE:
-                log_debug("NITZ from %s: %llu µs ± %llu µs", ev->witness,
-                          (unsigned long long)ev->sample->realtime,
-                          (unsigned long long)ev->sample->error);
+        case TIME_EVENT_SAMPLE: /* the time feed's (time_feed_follow_modems()) */
                 break;
         case _TIME_EVENT_TYPE_MAX:
         case _TIME_EVENT_TYPE_INVALID:

@@ -80,6 +80,10 @@ def test_one_witness_settles_nothing_and_the_gate_opens_unverified(w):
     r = w.dev(str(ROAM), "time", check=False)
     assert r.returncode == 0, r.stderr
     assert "Gate: open after the wait: time unverified" in r.stdout, r.stdout
+    # the wake queue's time gate is the same gate (roamd hands it over)
+    m = w.manager()
+    assert m["TimeGate"] is True or m["TimeGate"] == 1, m
+    assert str(m["TimeGateReason"]).startswith("time unverified: 1 source so far"), m
 
 
 def test_liar_is_named_and_the_bound_comes_from_the_others(w, liar):

@@ -127,6 +127,26 @@ def test_a_second_modem_agrees_and_the_zone_changes(mocks):
     assert re.search(r"Time zone: changing Etc/Utc -> Asia/Tokyo \(agreed\)", w.roamd_log())
 
 
+def time_sources(w):
+    return [tuple(str(x) for x in s[:3]) for s in
+            w.call(TIME_PATH, PROPS_IFACE, "Get", "ss", (TIME_IFACE, "Sources"))]
+
+
+def test_a_modems_network_time_is_a_time_witness(mocks):
+    """The modem's NITZ (the real time, told in Tokyo's offset) is a sample of the time
+    consensus, a witness of its own: with wifi0's HTTPS Date the time settles on two."""
+    w = mocks
+    modem = add_modem(w, "cell0", "44010", "Asia/Tokyo")
+    witness = "modem:" + str(modem)
+    wait_for(lambda: any(s[0] == "nitz" for s in time_sources(w)), 10,
+             what="the NITZ sample among the time's sources")
+    nitz = [s for s in time_sources(w) if s[0] == "nitz"]
+    assert len(nitz) == 1 and nitz[0][1] == witness and modem in nitz[0][2], nitz
+    wait_for(lambda: zone(w)["State"] == "settled", 20, what="the time settled on two witnesses")
+    kinds = {(s[0], s[1]) for s in time_sources(w)}
+    assert ("https-date", "link:wifi0") in kinds and ("nitz", witness) in kinds, kinds
+
+
 def test_modems_that_disagree_change_nothing(mocks):
     """Japan on one modem, Germany on the other: disputed, both zones offered, no change."""
     w = mocks

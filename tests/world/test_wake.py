@@ -4,6 +4,7 @@ turns in priority order, never more than the cap at once; a turn is cut at its s
 waiting app's connects are refused at once by the gate (nft set wake_gate); Done only from a
 process of the app; max delay; a link flap wakes no one twice; bad input."""
 import os
+import re
 import subprocess
 import time
 
@@ -99,10 +100,11 @@ def max_awake(w):
     awake, most = set(), 0
     log = w.roamd_log().rsplit("=== roamd-start ", 1)[-1]  # this roamd's only
     for line in log.splitlines():
-        if " wake: " not in line or " -> " not in line or "queue" in line:
+        # "wake: APP: OLD -> NEW (why, period N)"; the queue's and the time gate's lines differ
+        m = re.search(r" wake: ([\w.-]+): (\w+) -> (\w+) \(", line)
+        if not m:
             continue
-        app, change = line.split(" wake: ", 1)[1].split(": ", 1)
-        old, new = change.split(" (")[0].split(" -> ")
+        app, old, new = m.groups()
         if new == "awake":
             awake.add(app)
         elif old == "awake":
@@ -278,3 +280,20 @@ def test_fetches_over_a_slow_uplink_in_order(wk, tmp_path):
         w.exec("home", "tc", "qdisc", "del", "dev", "up-wifi0", "root", check=False)
         srv.terminate()
         srv.wait()
+
+
+def test_turns_wait_for_the_time_gate(wk):
+    """The time consensus's gate is the wake queue's: while it is closed (the time not settled,
+    [Time] GateTimeout= not over), an app that needs the time waits and the queue reads
+    `time`; the turn comes once the gate opens, and TimeGateReason says why it opened."""
+    w = wk
+    start_with(w, [("org.test.T90", 90, "30s")], conf="\n[Time]\nGateTimeout=3s\n")
+    wait_for(lambda: wake_state(w, "org.test.T90") != "waiting", 15, what="T90's turn")
+    log = w.roamd_log().rsplit("=== roamd-start ", 1)[-1]
+    closed = log.index("wake: time gate open -> closed (waiting for the time: ")
+    queue = log.index("wake: queue settling -> time")
+    opened = log.index("wake: time gate closed -> open (time ")
+    turn = log.index("wake: org.test.T90: waiting -> awake")
+    assert closed < queue < opened < turn, log[closed:turn + 200]
+    m = w.manager()
+    assert m["TimeGate"] and re.match(r"time (settled|unverified): ", str(m["TimeGateReason"])), m
