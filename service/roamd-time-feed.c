@@ -154,7 +154,7 @@ static void on_time(Time *t, TimeChange ev, void *userdata)
                         feed_save(f);
                 chrony_follow(f);
                 time_bus_emit_changed(f, "State", "Bound", "Reasons", "Gate", NULL);
-                                break;
+                break;
         case TIME_CHANGE_SOURCES:
                 feed_arm(&f->expiry, f, time_next_expiry(t), on_expiry);
                 time_bus_emit_changed(f, "Bound", "Sources", "Reasons", NULL);
@@ -201,8 +201,7 @@ static void on_modem_time(const TimeEvent *ev, void *userdata)
         case TIME_EVENT_SAMPLE:
                 r = time_add_sample(f->time, ev->sample, boottime());
                 if (r < 0)
-                        log_debug_errno(r, "Ignoring a network time sample of %s: %m",
-                                        ev->witness);
+                        log_debug_errno(r, "Ignoring a network time sample of %s: %m", ev->witness);
                 break;
         case TIME_EVENT_GONE:
                 (void)time_remove_witness(f->time, ev->witness, boottime());
