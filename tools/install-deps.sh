@@ -20,6 +20,10 @@ packages=(
         libglib2.0-bin
         # screenshot tests of the TUI (a virtual terminal)
         python3-pyte
+        # the libraries of Debian's chronyd and chronyc, which tools/fetch-chronyd.sh unpacks
+        # for the time tests and bench_time.py (the chrony package itself is never installed:
+        # it would start a clock daemon on the host)
+        libc6 libcap2 libedit2 libgnutls30 libnettle8 libseccomp2
         # the captive portal's login browser (tests/world/test_portal.py)
         w3m
         # the firewall's coexistence test: iptables-nft rules next to table inet roam
