@@ -145,6 +145,7 @@ typedef struct RoamApp {
         int wake;              /* wake priority, -1 when not wake-listed (or an older roamd) */
         char *wake_state;      /* waiting, awake, done; "" when not wake-listed */
         char *wake_reason;
+        uint64_t wake_since; /* µs CLOCK_REALTIME when wake_state last changed, 0 unknown */
 } RoamApp;
 
 typedef struct RoamModel {
@@ -158,6 +159,11 @@ typedef struct RoamModel {
         uint64_t degraded_since; /* CLOCK_REALTIME µs, 0 while not degraded */
         char **mark_conflicts;   /* others' mark bits inside roamd's mask, NULL none */
         char *mask_suggestion;   /* a free FirewallMask, "" none */
+        /* The ordered wake-up (docs/wake.md): "" from a roamd without one. */
+        char *wake_queue; /* offline, settling, time, running, finished */
+        uint64_t wake_period;
+        bool time_gate;
+        char *time_gate_reason;
 
         RoamLink **links; /* sorted by index */
         size_t n_links;

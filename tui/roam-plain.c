@@ -67,6 +67,7 @@ typedef struct Plain {
         PlainUsage *usage;   /* usage and data budgets (roam-plain-usage.c) */
         PlainTime *time;     /* the time consensus (roam-plain-time.c) */
         char *notes;         /* the enforcement warnings last said, one a line ("" none) */
+        char *wake_queue;    /* Manager.WakeQueue last said (or seen at start), NULL none */
 } Plain;
 
 static const char help_text[] =
@@ -708,6 +709,30 @@ static int on_state_wait(sd_event_source *s, uint64_t usec, void *userdata)
         return sd_event_exit(p->event, p->exit_code);
 }
 
+/* One line per change of the ordered wake-up's queue (docs/wake.md); the state found at start
+ * is only remembered: the status says the rest. */
+static void wake_queue_changed(Plain *p, const RoamModel *m, bool say)
+{
+        char *copy;
+
+        if (streq_ptr(p->wake_queue, m->wake_queue))
+                return;
+        copy = strdup(m->wake_queue);
+        if (!copy) {
+                log_oom();
+                return;
+        }
+        free(p->wake_queue);
+        p->wake_queue = copy;
+        if (!say || !*m->wake_queue)
+                return;
+        stamp();
+        printf("Wake queue: %s (period %" PRIu64 ").\n", roam_wake_queue_words(m->wake_queue),
+               m->wake_period);
+        if (streq(m->wake_queue, "time") && *m->time_gate_reason)
+                printf("  The time gate holds it: %s\n", m->time_gate_reason);
+}
+
 static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdata)
 {
         Plain *p = userdata;
@@ -724,6 +749,8 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                 if (ev->verdict_changed)
                         pending_add(p, "manager", "", ev->old_verdict, NULL);
                 pending_add(p, "enforcement", "", NULL, NULL);
+                wake_queue_changed(p, m, true);
+                fflush(stdout);
                 return;
         case ROAM_LIVE_EVENT_LINK_CHANGED:
                 if (ev->verdict_changed || !streq(ev->old_reason, ev->link->connectivity_reason))
@@ -743,6 +770,7 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
         case ROAM_LIVE_EVENT_APP_ADDED:
         case ROAM_LIVE_EVENT_APP_REMOVED:
         case ROAM_LIVE_EVENT_APP_CALL:
+        case ROAM_LIVE_EVENT_APP_WAKE:
         case _ROAM_LIVE_EVENT_TYPE_MAX:
         case _ROAM_LIVE_EVENT_TYPE_INVALID:
                 pending_flush(p);
@@ -758,6 +786,7 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                                 puts("roamd is back.");
                         }
                         print_status(p);
+                        wake_queue_changed(p, m, false);
                         p->announced = p->was_ready = true;
                         start_reading(p);
                         if (p->p2p)
@@ -834,6 +863,11 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                 else
                         printf("Cannot change %s (%s): %s\n", ev->app_id, ev->action,
                                ev->error->message ? ev->error->message : ev->error->name);
+                break;
+        case ROAM_LIVE_EVENT_APP_WAKE:
+                stamp();
+                printf("Wake: %s's turn (%s), period %" PRIu64 ".\n", ev->app->id,
+                       roam_wake_reason_words(ev->wake_reason), ev->wake_period);
                 break;
         case ROAM_LIVE_EVENT_MANAGER:
         case ROAM_LIVE_EVENT_LINK_CHANGED:
@@ -928,6 +962,7 @@ int plain_run(void)
         p.usage = plain_usage_free(p.usage);
         p.time = plain_time_free(p.time);
         free(p.notes);
+        free(p.wake_queue);
         if (p.exit_code < 0)
                 return p.exit_code; /* said by on_state_wait() */
         if (r < 0)
