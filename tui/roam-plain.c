@@ -407,6 +407,7 @@ static int app_command(Plain *p, char **words)
 }
 
 static void pending_flush(Plain *p);
+static void wake_queue_changed(Plain *p, const RoamModel *m, bool say);
 
 static int command(Plain *p, char *line)
 {
@@ -648,6 +649,8 @@ static void pending_flush(Plain *p)
         }
         if (pending_find(p, "enforcement"))
                 print_enforcement(p, true);
+        if (pending_find(p, "wake"))
+                wake_queue_changed(p, m, true);
         for (size_t i = 0; i < m->n_apps; i++)
                 if ((was = pending_find(p, m->apps[i]->path)))
                         print_app_change(m->apps[i], was);
@@ -709,8 +712,8 @@ static int on_state_wait(sd_event_source *s, uint64_t usec, void *userdata)
         return sd_event_exit(p->event, p->exit_code);
 }
 
-/* One line per change of the ordered wake-up's queue (docs/wake.md); the state found at start
- * is only remembered: the status says the rest. */
+/* One line per change of the ordered wake-up's queue (docs/wake.md), in a burst after the
+ * global state that caused it; the state found at start is only remembered. */
 static void wake_queue_changed(Plain *p, const RoamModel *m, bool say)
 {
         char *copy;
@@ -749,8 +752,7 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                 if (ev->verdict_changed)
                         pending_add(p, "manager", "", ev->old_verdict, NULL);
                 pending_add(p, "enforcement", "", NULL, NULL);
-                wake_queue_changed(p, m, true);
-                fflush(stdout);
+                pending_add(p, "wake", "", NULL, NULL);
                 return;
         case ROAM_LIVE_EVENT_LINK_CHANGED:
                 if (ev->verdict_changed || !streq(ev->old_reason, ev->link->connectivity_reason))
