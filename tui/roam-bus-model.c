@@ -1104,3 +1104,30 @@ int roam_model_load(sd_bus *bus, RoamModel **ret)
         *ret = TAKE_PTR(m);
         return 0;
 }
+
+static int compare_turn(const void *a, const void *b)
+{
+        const RoamApp *x = *(const RoamApp *const *)a, *y = *(const RoamApp *const *)b;
+
+        /* Higher first; roamd breaks ties by the order the apps were listed, which the bus
+         * does not say: by ID here (the model's order), so the list is stable. */
+        if (x->wake != y->wake)
+                return x->wake > y->wake ? -1 : 1;
+        return strcmp(x->id, y->id);
+}
+
+const RoamApp **roam_model_wake_order(const RoamModel *m, size_t *ret_n)
+{
+        const RoamApp **v = calloc(m->n_apps + 1, sizeof(*v));
+        size_t n = 0;
+
+        *ret_n = 0;
+        if (!v)
+                return NULL;
+        for (size_t i = 0; i < m->n_apps; i++)
+                if (m->apps[i]->wake >= 0 && *m->apps[i]->wake_state)
+                        v[n++] = m->apps[i];
+        qsort(v, n, sizeof(*v), compare_turn);
+        *ret_n = n;
+        return v;
+}

@@ -234,6 +234,9 @@ RoamApp *roam_model_find_app_by_id(const RoamModel *m, const char *id);
 /* A Route4/Route6 value as a link name: the docs say "the link", taken as its name, and an
  * object path of a known link is shown as that link's name too. Anything else as sent. */
 const char *roam_model_route_name(const RoamModel *m, const char *route);
+/* The wake-listed apps in turn order (priority, higher first; ties by ID, as roamd's own tie
+ * order is not on the bus); malloc'd array, NULL on OOM (*ret_n 0 then). */
+const RoamApp **roam_model_wake_order(const RoamModel *m, size_t *ret_n);
 /* The link BestLink names, or NULL when it is "/" or not (yet) among the links. */
 RoamLink *roam_model_best_link(const RoamModel *m);
 

@@ -80,11 +80,13 @@ static const char help_text[] =
     "  app ID         one app in full\n"
     "  app ID set KEY=VALUE...   change its policy (access=allow|lan|deny,\n"
     "                 bearers=all|wifi,cellular,..., vpn=any|required|forbidden,\n"
-    "                 handover=sticky|move)\n"
+    "                 handover=sticky|move, wake=no|0-100)\n"
     "  app ID reset   the configured policy again\n"
     "  app ID online-for DURATION   online for a while: 90s, 10m, 1h30m (at most\n"
     "                 24h) or until-released\n"
     "  app ID release end that grant\n"
+    "  wake           the ordered wake-up: the queue and its apps in turn order\n"
+    "  app ID wake-now   its turn in the ordered wake-up now (online for a task)\n"
     "  bt yes [PIN or passkey], bt no   answer a Bluetooth pairing question\n"
     "  nfc yes, nfc no   use the NFC tag just touched, or not\n"
     "  help           this list\n"
@@ -181,6 +183,50 @@ static void print_apps(Plain *p)
                      "Enforce=no).");
         for (size_t i = 0; i < m->n_apps; i++)
                 print_app_line(m, m->apps[i]);
+}
+
+/* The ordered wake-up (docs/wake.md): the queue, then one line per listed app in turn order,
+ * as the TUI's wake queue screen shows them. */
+static void print_wake(Plain *p)
+{
+        const RoamModel *m = roam_live_get_model(p->live);
+        _cleanup_free_ const RoamApp **v = NULL;
+        uint64_t now = roam_now();
+        size_t n;
+
+        if (!*m->wake_queue) {
+                puts("This roamd has no ordered wake-up.");
+                return;
+        }
+        printf("Wake queue: %s (period %" PRIu64 ").\n", roam_wake_queue_words(m->wake_queue),
+               m->wake_period);
+        if (streq(m->wake_queue, "time") && *m->time_gate_reason)
+                printf("  The time gate holds it: %s\n", m->time_gate_reason);
+        v = roam_model_wake_order(m, &n);
+        if (!v) {
+                log_oom();
+                return;
+        }
+        if (n == 0)
+                puts("No app is wake-listed. Give one a priority: app ID set wake=80.");
+        for (size_t i = 0; i < n; i++) {
+                const RoamApp *a = v[i];
+                char age[32] = "";
+
+                if (a->wake_since) {
+                        size_t len;
+
+                        roam_format_age(a->wake_since, now, age, sizeof(age), NULL);
+                        len = strlen(age);
+                        /* waiting 1m, awake 12s; done 3m ago */
+                        if (!streq(a->wake_state, "done") && len > 4 &&
+                            streq(age + len - 4, " ago"))
+                                age[len - 4] = 0;
+                }
+                printf("%zu. %s, priority %d: %s%s%s%s%s\n", i + 1, a->id, a->wake, a->wake_state,
+                       *age ? " " : "", age, *a->wake_reason ? "; " : "",
+                       *a->wake_reason ? roam_wake_reason_words(a->wake_reason) : "");
+        }
 }
 
 static void print_app_detail(const RoamModel *m, const RoamApp *a)
@@ -386,6 +432,10 @@ static int app_command(Plain *p, char **words)
                 app_call_started(id, roam_live_app_release(p->live, id, "grant released"));
                 return 0;
         }
+        if (streq(action, "wake-now") && !words[3]) {
+                app_call_started(id, roam_live_wake_now(p->live, id, "online now (its turn)"));
+                return 0;
+        }
         if (streq(action, "online-for") && words[3] && !words[4]) {
                 r = roam_app_parse_duration(words[3], &usec);
                 if (r < 0) {
@@ -400,9 +450,9 @@ static int app_command(Plain *p, char **words)
                 app_call_started(id, roam_live_app_online_for(p->live, id, usec, what));
                 return 0;
         }
-        printf("Say: app %s set KEY=VALUE..., app %s reset, app %s online-for DURATION or app "
-               "%s release. Type help for more.\n",
-               id, id, id, id);
+        printf("Say: app %s set KEY=VALUE..., app %s reset, app %s online-for DURATION, app "
+               "%s release or app %s wake-now. Type help for more.\n",
+               id, id, id, id, id);
         return 0;
 }
 
@@ -445,6 +495,11 @@ static int command(Plain *p, char *line)
         if (streq(words[0], "links") && !words[1]) {
                 if (require_ready(p))
                         print_links(p);
+                return 0;
+        }
+        if (streq(words[0], "wake") && !words[1]) {
+                if (require_ready(p))
+                        print_wake(p);
                 return 0;
         }
         if (streq(words[0], "apps") && !words[1]) {

@@ -31,34 +31,6 @@ typedef struct WakeData {
 #define COL_STATE 9
 #define COL_FOR   8
 
-static int compare_turn(const void *a, const void *b)
-{
-        const RoamApp *x = *(const RoamApp *const *)a, *y = *(const RoamApp *const *)b;
-
-        /* Higher first; roamd breaks ties by the order the apps were listed, which the bus
-         * does not say: by ID here (the model's order), so the list is stable. */
-        if (x->wake != y->wake)
-                return x->wake > y->wake ? -1 : 1;
-        return strcmp(x->id, y->id);
-}
-
-/* The wake-listed apps in turn order; malloc'd, NULL on OOM (n 0 then). */
-static const RoamApp **queue_apps(const RoamModel *m, size_t *ret_n)
-{
-        const RoamApp **v = calloc(m->n_apps + 1, sizeof(*v));
-        size_t n = 0;
-
-        *ret_n = 0;
-        if (!v)
-                return NULL;
-        for (size_t i = 0; i < m->n_apps; i++)
-                if (m->apps[i]->wake >= 0 && *m->apps[i]->wake_state)
-                        v[n++] = m->apps[i];
-        qsort(v, n, sizeof(*v), compare_turn);
-        *ret_n = n;
-        return v;
-}
-
 static int selected_index(const WakeData *d, const RoamApp **v, size_t n)
 {
         for (size_t i = 0; i < n; i++)
@@ -239,7 +211,7 @@ static void wake_draw(Tui *t, Screen *s, int top, int height)
         _cleanup_free_ const RoamApp **v = NULL;
         size_t n;
 
-        v = queue_apps(tui_model(t), &n);
+        v = roam_model_wake_order(tui_model(t), &n);
         if (tui_doc_new(&doc) < 0 || build(t, d, doc, v, n) < 0)
                 return;
         tui_doc_draw(t, doc, top, height, selected_index(d, v, n), &d->scroll);
@@ -306,7 +278,7 @@ static int wake_key(Tui *t, Screen *s, int key)
         size_t n;
         int i;
 
-        v = queue_apps(tui_model(t), &n);
+        v = roam_model_wake_order(tui_model(t), &n);
         if (!v)
                 return -ENOMEM;
         i = tui_list_key(key, selected_index(d, v, n), (int)n, &handled);
@@ -342,7 +314,7 @@ static int wake_click(Tui *t, Screen *s, int item)
         _cleanup_free_ const RoamApp **v = NULL;
         size_t n;
 
-        v = queue_apps(tui_model(t), &n);
+        v = roam_model_wake_order(tui_model(t), &n);
         if (!v || item < 0 || (size_t)item >= n)
                 return REACTION_NONE;
         return select_app(s->data, v[item]) < 0 ? -ENOMEM : REACTION_REDRAW;

@@ -1,7 +1,11 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """`roam --plain` and the ordered wake-up (docs/wake.md): one line per turn (App.Wake) and one
 per change of the queue's state, with the time gate's reason when it holds the queue."""
+import time
+
 from test_plain import CLOCK, plain  # noqa: F401 (the fixture)
+
+NOW = int(time.time()) * 1_000_000
 
 WLAN0 = {"Index": 3, "Name": "wlan0", "Bearer": "wifi", "Connectivity": "online",
          "ConnectivityReason": "ok"}
@@ -43,3 +47,25 @@ def test_plain_wake_lines(roamd, plain):
     fake.send(op="manager", props={"WakeQueue": "finished"})
     p.expect(CLOCK + r"Wake queue: finished: every listed app had its turn \(period 1\)\.")
     assert sum("Wake queue:" in line for line in p.lines) == 3, p.lines
+
+
+def test_plain_wake_command_and_wake_now(roamd, plain):
+    """`wake` says the queue and its apps in turn order; `app ID wake-now` calls WakeNow and
+    says what came of it."""
+    fake = roamd(dict(QUEUE, manager=dict(QUEUE["manager"], WakeQueue="running"), _now=NOW))
+    fake.send(op="app", id="org.example.Mail", props={"WakeSince": NOW - 95_000_000})
+    p = plain()
+    p.expect(r"State: Online via wlan0 \(wifi\)")
+    p.send("wake")
+    p.expect(r"Wake queue: running: turns are given, the highest priority first \(period 1\)\.")
+    p.expect(r"1\. org\.example\.Mail, priority 80: waiting \d+m; a new period began")
+    p.expect(r"2\. org\.example\.Chat, priority 20: waiting; a new period began")
+    p.send("app org.example.Chat wake-now")
+    p.expect(CLOCK + r"Wake: org\.example\.Chat's turn \(online for a task: asked by a user\), "
+             r"period 1\.")
+    p.expect(CLOCK + r"Done: org\.example\.Chat online now \(its turn\)\.")
+    assert fake.send(op="calls")[-1] == ["WakeNow", "org.example.Chat", None]
+    fake.send(op="deny", uids=[0])
+    p.send("app org.example.Mail wake-now")
+    p.expect(CLOCK + r"Not allowed to change org\.example\.Mail: needs root, group netdev or "
+             r"polkit authorization \(AccessDenied\)\.")
