@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <stdlib.h>
+#include <time.h>
 
 #include "roam-bus.h"
 #include "roam-log.h"
@@ -264,6 +265,25 @@ static int method_done(sd_bus_message *msg, void *userdata, sd_bus_error *error)
         return sd_bus_reply_method_return(msg, NULL);
 }
 
+static uint64_t clock_usec(clockid_t clock)
+{
+        struct timespec ts;
+
+        clock_gettime(clock, &ts);
+        return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* The queue keeps CLOCK_MONOTONIC (steps of the clock do not move turns); clients show how
+ * long an app waited or was awake from CLOCK_REALTIME, like every other time on the bus. */
+static uint64_t since_realtime(uint64_t since)
+{
+        uint64_t mono = clock_usec(CLOCK_MONOTONIC), real = clock_usec(CLOCK_REALTIME);
+
+        if (since == 0)
+                return 0;
+        return since >= mono ? real : real > mono - since ? real - (mono - since) : 1;
+}
+
 static int app_property(sd_bus *bus, const char *path, const char *interface, const char *property,
                         sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
@@ -280,6 +300,9 @@ static int app_property(sd_bus *bus, const char *path, const char *interface, co
         if (streq(property, "WakeState"))
                 return sd_bus_message_append(reply, "s",
                                              listed ? wake_app_state_to_string(st) : "");
+        if (streq(property, "WakeSince"))
+                return sd_bus_message_append(
+                    reply, "t", listed ? since_realtime(wake_app_since(w->queue, app->id)) : 0);
         return sd_bus_message_append(reply, "s", listed ? wake_reason_to_string(why) : "");
 }
 
@@ -289,6 +312,7 @@ static const sd_bus_vtable wake_app_vtable[] = {
     SD_BUS_PROPERTY("WakeSlice", "t", app_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("WakeState", "s", app_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("WakeReason", "s", app_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("WakeSince", "t", app_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_METHOD_WITH_ARGS("Register", SD_BUS_ARGS("a{sv}", options), SD_BUS_NO_RESULT,
                             method_register, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("Done", NULL, NULL, method_done, SD_BUS_VTABLE_UNPRIVILEGED),
@@ -393,7 +417,7 @@ void wake_bus_app_changed(WakeRun *w, const char *id, WakeAppState new, WakeReas
         if (!bus || !app || !w->manager_slot)
                 return;
         (void)sd_bus_emit_properties_changed(bus, app->path, ROAM_APP_INTERFACE, "WakeState",
-                                             "WakeReason", NULL);
+                                             "WakeReason", "WakeSince", NULL);
         if (new != WAKE_APP_AWAKE)
                 return;
         r = sd_bus_emit_signal(bus, app->path, ROAM_APP_INTERFACE, "Wake", "ts", generation,

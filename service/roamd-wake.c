@@ -538,6 +538,13 @@ int wake_app_state(Wake *w, const char *id, WakeAppState *ret_state, WakeReason 
         return 0;
 }
 
+uint64_t wake_app_since(Wake *w, const char *id)
+{
+        WakeApp *a = find(w, id);
+
+        return a ? a->since : 0;
+}
+
 bool wake_app_gated(Wake *w, const char *id)
 {
         WakeApp *a = find(w, id);

@@ -123,6 +123,8 @@ WakeQueueState wake_queue_state(Wake *w);
 uint64_t wake_generation(Wake *w);
 /* -ENOENT when not listed. */
 int wake_app_state(Wake *w, const char *id, WakeAppState *ret_state, WakeReason *ret_reason);
+/* When its state last changed (CLOCK_MONOTONIC µs, as WakeOps.now); 0 when not listed. */
+uint64_t wake_app_since(Wake *w, const char *id);
 /* Whether the app's new connections are refused now: listed and waiting. */
 bool wake_app_gated(Wake *w, const char *id);
 /* The queue for views: apps in queue order. */

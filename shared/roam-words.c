@@ -272,6 +272,43 @@ const char *roam_wake_words(const char *wake)
         return w < 0 ? wake : wake_words_table[w];
 }
 
+/* Keyed by the bus words: roamd's enums (service/roamd-wake.c) are its own; these are what a
+ * person reads. */
+static const char *words_lookup(const char *const table[][2], size_t n, const char *key)
+{
+        for (size_t i = 0; i < n; i++)
+                if (streq_ptr(table[i][0], key))
+                        return table[i][1];
+        return key;
+}
+
+const char *roam_wake_queue_words(const char *queue)
+{
+        static const char *const table[][2] = {
+            {"offline", "offline: every listed app waits for the network"},
+            {"settling", "settling: online, waiting a moment before the first turn"},
+            {"time", "waiting for the time: only apps that do not need it get turns"},
+            {"running", "running: turns are given, the highest priority first"},
+            {"finished", "finished: every listed app had its turn"},
+        };
+        return words_lookup(table, ELEMENTSOF(table), queue);
+}
+
+const char *roam_wake_reason_words(const char *reason)
+{
+        static const char *const table[][2] = {
+            {"turn", "its turn by priority"},
+            {"overdue", "overdue: waited its longest delay"},
+            {"user", "online for a task: asked by a user"},
+            {"done", "the app said it is done"},
+            {"slice", "its time slice ended"},
+            {"quiet", "its traffic went quiet"},
+            {"left", "its client went away or it left the list"},
+            {"restart", "a new period began"},
+        };
+        return words_lookup(table, ELEMENTSOF(table), reason);
+}
+
 const char *roam_handover_words(const char *handover)
 {
         RoamHandover h = roam_handover_from_string(handover);

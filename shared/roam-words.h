@@ -212,6 +212,10 @@ const char *roam_vpn_words(const char *vpn);
 const char *roam_handover_words(const char *handover);
 /* "waiting for its turn", "its turn", "its turn is over"; other words as they are. */
 const char *roam_wake_words(const char *wake);
+/* Manager.WakeQueue and App.WakeReason in words ("running: turns are given, ...", "overdue:
+ * waited its longest delay"); an unknown word (a newer roamd) as it is. */
+const char *roam_wake_queue_words(const char *queue);
+const char *roam_wake_reason_words(const char *reason);
 
 /* What a location, a location's source, a rule's direction and action mean, in words
  * ("a network you trust: your devices may reach this one", "set by you"); a location that

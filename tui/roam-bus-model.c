@@ -114,6 +114,7 @@ static const PropertyInfo app_properties[] = {
     APP_FIELD("Wake", "i", PROPERTY_INT32, wake),
     APP_FIELD("WakeState", "s", PROPERTY_STRING, wake_state),
     APP_FIELD("WakeReason", "s", PROPERTY_STRING, wake_reason),
+    APP_FIELD("WakeSince", "t", PROPERTY_UINT64, wake_since),
 };
 
 static const PropertyInfo manager_properties[] = {
@@ -127,6 +128,10 @@ static const PropertyInfo manager_properties[] = {
     {"DegradedSince", "t", PROPERTY_UINT64, offsetof(RoamModel, degraded_since), 0},
     {"MarkConflicts", "as", PROPERTY_STRV, offsetof(RoamModel, mark_conflicts), 0},
     MANAGER_FIELD("FirewallMaskSuggestion", "s", mask_suggestion),
+    MANAGER_FIELD("WakeQueue", "s", wake_queue),
+    {"WakePeriod", "t", PROPERTY_UINT64, offsetof(RoamModel, wake_period), 0},
+    {"TimeGate", "b", PROPERTY_BOOL, offsetof(RoamModel, time_gate), 0},
+    MANAGER_FIELD("TimeGateReason", "s", time_gate_reason),
 };
 
 static void addresses_free(RoamAddress *a, size_t n)
@@ -411,8 +416,9 @@ int roam_model_new(RoamModel **ret)
         if (!m->best_link_path || !m->locations)
                 return -ENOMEM;
 
-        char **const strings[] = {&m->version,        &m->state,    &m->config_file,
-                                  &m->firewall_error, &m->degraded, &m->mask_suggestion};
+        char **const strings[] = {&m->version,        &m->state,           &m->config_file,
+                                  &m->firewall_error, &m->degraded,        &m->mask_suggestion,
+                                  &m->wake_queue,     &m->time_gate_reason};
         r = fill_empty_strings(strings, ELEMENTSOF(strings));
         if (r < 0)
                 return r;
@@ -434,6 +440,8 @@ RoamModel *roam_model_free(RoamModel *m)
         free(m->degraded);
         strv_free(m->mark_conflicts);
         free(m->mask_suggestion);
+        free(m->wake_queue);
+        free(m->time_gate_reason);
         model_clear_links(m);
         model_clear_apps(m);
         free(m);
@@ -1095,4 +1103,31 @@ int roam_model_load(sd_bus *bus, RoamModel **ret)
 
         *ret = TAKE_PTR(m);
         return 0;
+}
+
+static int compare_turn(const void *a, const void *b)
+{
+        const RoamApp *x = *(const RoamApp *const *)a, *y = *(const RoamApp *const *)b;
+
+        /* Higher first; roamd breaks ties by the order the apps were listed, which the bus
+         * does not say: by ID here (the model's order), so the list is stable. */
+        if (x->wake != y->wake)
+                return x->wake > y->wake ? -1 : 1;
+        return strcmp(x->id, y->id);
+}
+
+const RoamApp **roam_model_wake_order(const RoamModel *m, size_t *ret_n)
+{
+        const RoamApp **v = calloc(m->n_apps + 1, sizeof(*v));
+        size_t n = 0;
+
+        *ret_n = 0;
+        if (!v)
+                return NULL;
+        for (size_t i = 0; i < m->n_apps; i++)
+                if (m->apps[i]->wake >= 0 && *m->apps[i]->wake_state)
+                        v[n++] = m->apps[i];
+        qsort(v, n, sizeof(*v), compare_turn);
+        *ret_n = n;
+        return v;
 }

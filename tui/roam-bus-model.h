@@ -145,6 +145,7 @@ typedef struct RoamApp {
         int wake;              /* wake priority, -1 when not wake-listed (or an older roamd) */
         char *wake_state;      /* waiting, awake, done; "" when not wake-listed */
         char *wake_reason;
+        uint64_t wake_since; /* µs CLOCK_REALTIME when wake_state last changed, 0 unknown */
 } RoamApp;
 
 typedef struct RoamModel {
@@ -158,6 +159,11 @@ typedef struct RoamModel {
         uint64_t degraded_since; /* CLOCK_REALTIME µs, 0 while not degraded */
         char **mark_conflicts;   /* others' mark bits inside roamd's mask, NULL none */
         char *mask_suggestion;   /* a free FirewallMask, "" none */
+        /* The ordered wake-up (docs/wake.md): "" from a roamd without one. */
+        char *wake_queue; /* offline, settling, time, running, finished */
+        uint64_t wake_period;
+        bool time_gate;
+        char *time_gate_reason;
 
         RoamLink **links; /* sorted by index */
         size_t n_links;
@@ -228,6 +234,9 @@ RoamApp *roam_model_find_app_by_id(const RoamModel *m, const char *id);
 /* A Route4/Route6 value as a link name: the docs say "the link", taken as its name, and an
  * object path of a known link is shown as that link's name too. Anything else as sent. */
 const char *roam_model_route_name(const RoamModel *m, const char *route);
+/* The wake-listed apps in turn order (priority, higher first; ties by ID, as roamd's own tie
+ * order is not on the bus); malloc'd array, NULL on OOM (*ret_n 0 then). */
+const RoamApp **roam_model_wake_order(const RoamModel *m, size_t *ret_n);
 /* The link BestLink names, or NULL when it is "/" or not (yet) among the links. */
 RoamLink *roam_model_best_link(const RoamModel *m);
 

@@ -455,6 +455,29 @@ static int on_interfaces_removed(sd_bus_message *m, void *userdata, sd_bus_error
         return 0;
 }
 
+/* App.Wake(t period, s reason): an app's turn began (docs/wake.md). Its WakeState change comes
+ * as PropertiesChanged too; this says that a turn began, and why, once per turn. */
+static int on_wake(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        RoamLive *live = userdata;
+        const char *path = sd_bus_message_get_path(m), *reason;
+        uint64_t period;
+        RoamApp *a;
+
+        if (live->state != ROAM_LIVE_READY || !path ||
+            !(a = roam_model_find_app(live->model, path)))
+                return 0;
+        if (sd_bus_message_read(m, "ts", &period, &reason) < 0)
+                return 0;
+        emit(live, &(RoamLiveEvent){
+                       .type = ROAM_LIVE_EVENT_APP_WAKE,
+                       .app = a,
+                       .wake_period = period,
+                       .wake_reason = reason,
+                   });
+        return 0;
+}
+
 static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
         RoamLive *live = userdata;
@@ -516,6 +539,9 @@ static int connect_bus(RoamLive *live)
                 r = sd_bus_match_signal_async(bus, NULL, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
                                               OBJECT_MANAGER_INTERFACE, "InterfacesRemoved",
                                               on_interfaces_removed, NULL, live);
+        if (r >= 0)
+                r = sd_bus_match_signal_async(bus, NULL, ROAM_BUS_NAME, NULL, ROAM_APP_INTERFACE,
+                                              "Wake", on_wake, NULL, live);
         if (r >= 0)
                 r = sd_bus_add_match_async(bus, NULL,
                                            "type='signal',sender='org.freedesktop.DBus',"
@@ -814,6 +840,19 @@ int roam_live_app_release(RoamLive *live, const char *id, const char *action)
         int r;
 
         r = new_app_call(live, &m, id, true, "Release");
+        if (r < 0)
+                return r;
+        return send_app_call(live, m, id, action);
+}
+
+int roam_live_wake_now(RoamLive *live, const char *id, const char *action)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
+
+        r = new_app_call(live, &m, id, false, "WakeNow");
+        if (r >= 0)
+                r = sd_bus_message_append(m, "s", id);
         if (r < 0)
                 return r;
         return send_app_call(live, m, id, action);

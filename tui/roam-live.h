@@ -41,6 +41,8 @@ typedef enum RoamLiveEventType {
         ROAM_LIVE_EVENT_APP_CHANGED,  /* app; old_app_state / old_app_policy before the change */
         ROAM_LIVE_EVENT_APP_CALL,     /* a call that changes an app answered: app_id, action,
                                        * error (NULL: done) */
+        ROAM_LIVE_EVENT_APP_WAKE,     /* app's turn in the ordered wake-up began (App.Wake):
+                                       * app, wake_period, wake_reason */
         _ROAM_LIVE_EVENT_TYPE_MAX,
         _ROAM_LIVE_EVENT_TYPE_INVALID = -EINVAL,
 } RoamLiveEventType;
@@ -59,6 +61,8 @@ typedef struct RoamLiveEvent {
         const char *old_app_policy; /* roam_app_policy_text() before the change */
         const char *app_id;
         const char *action; /* what the call was to do, in words, as the caller gave it */
+        uint64_t wake_period;
+        const char *wake_reason; /* turn, overdue, user */
 } RoamLiveEvent;
 
 typedef void (*RoamLiveHandler)(RoamLive *live, const RoamLiveEvent *ev, void *userdata);
@@ -94,3 +98,5 @@ int roam_live_set_app_policy(RoamLive *live, const char *id, char *const *settin
 int roam_live_reset_app_policy(RoamLive *live, const char *id, const char *action);
 int roam_live_app_online_for(RoamLive *live, const char *id, uint64_t usec, const char *action);
 int roam_live_app_release(RoamLive *live, const char *id, const char *action);
+/* Manager.WakeNow: the app's turn in the ordered wake-up now ("online for a task"). */
+int roam_live_wake_now(RoamLive *live, const char *id, const char *action);

@@ -67,6 +67,7 @@ typedef struct Plain {
         PlainUsage *usage;   /* usage and data budgets (roam-plain-usage.c) */
         PlainTime *time;     /* the time consensus (roam-plain-time.c) */
         char *notes;         /* the enforcement warnings last said, one a line ("" none) */
+        char *wake_queue;    /* Manager.WakeQueue last said (or seen at start), NULL none */
 } Plain;
 
 static const char help_text[] =
@@ -79,11 +80,13 @@ static const char help_text[] =
     "  app ID         one app in full\n"
     "  app ID set KEY=VALUE...   change its policy (access=allow|lan|deny,\n"
     "                 bearers=all|wifi,cellular,..., vpn=any|required|forbidden,\n"
-    "                 handover=sticky|move)\n"
+    "                 handover=sticky|move, wake=no|0-100)\n"
     "  app ID reset   the configured policy again\n"
     "  app ID online-for DURATION   online for a while: 90s, 10m, 1h30m (at most\n"
     "                 24h) or until-released\n"
     "  app ID release end that grant\n"
+    "  wake           the ordered wake-up: the queue and its apps in turn order\n"
+    "  app ID wake-now   its turn in the ordered wake-up now (online for a task)\n"
     "  bt yes [PIN or passkey], bt no   answer a Bluetooth pairing question\n"
     "  nfc yes, nfc no   use the NFC tag just touched, or not\n"
     "  help           this list\n"
@@ -180,6 +183,50 @@ static void print_apps(Plain *p)
                      "Enforce=no).");
         for (size_t i = 0; i < m->n_apps; i++)
                 print_app_line(m, m->apps[i]);
+}
+
+/* The ordered wake-up (docs/wake.md): the queue, then one line per listed app in turn order,
+ * as the TUI's wake queue screen shows them. */
+static void print_wake(Plain *p)
+{
+        const RoamModel *m = roam_live_get_model(p->live);
+        _cleanup_free_ const RoamApp **v = NULL;
+        uint64_t now = roam_now();
+        size_t n;
+
+        if (!*m->wake_queue) {
+                puts("This roamd has no ordered wake-up.");
+                return;
+        }
+        printf("Wake queue: %s (period %" PRIu64 ").\n", roam_wake_queue_words(m->wake_queue),
+               m->wake_period);
+        if (streq(m->wake_queue, "time") && *m->time_gate_reason)
+                printf("  The time gate holds it: %s\n", m->time_gate_reason);
+        v = roam_model_wake_order(m, &n);
+        if (!v) {
+                log_oom();
+                return;
+        }
+        if (n == 0)
+                puts("No app is wake-listed. Give one a priority: app ID set wake=80.");
+        for (size_t i = 0; i < n; i++) {
+                const RoamApp *a = v[i];
+                char age[32] = "";
+
+                if (a->wake_since) {
+                        size_t len;
+
+                        roam_format_age(a->wake_since, now, age, sizeof(age), NULL);
+                        len = strlen(age);
+                        /* waiting 1m, awake 12s; done 3m ago */
+                        if (!streq(a->wake_state, "done") && len > 4 &&
+                            streq(age + len - 4, " ago"))
+                                age[len - 4] = 0;
+                }
+                printf("%zu. %s, priority %d: %s%s%s%s%s\n", i + 1, a->id, a->wake, a->wake_state,
+                       *age ? " " : "", age, *a->wake_reason ? "; " : "",
+                       *a->wake_reason ? roam_wake_reason_words(a->wake_reason) : "");
+        }
 }
 
 static void print_app_detail(const RoamModel *m, const RoamApp *a)
@@ -385,6 +432,10 @@ static int app_command(Plain *p, char **words)
                 app_call_started(id, roam_live_app_release(p->live, id, "grant released"));
                 return 0;
         }
+        if (streq(action, "wake-now") && !words[3]) {
+                app_call_started(id, roam_live_wake_now(p->live, id, "online now (its turn)"));
+                return 0;
+        }
         if (streq(action, "online-for") && words[3] && !words[4]) {
                 r = roam_app_parse_duration(words[3], &usec);
                 if (r < 0) {
@@ -399,13 +450,14 @@ static int app_command(Plain *p, char **words)
                 app_call_started(id, roam_live_app_online_for(p->live, id, usec, what));
                 return 0;
         }
-        printf("Say: app %s set KEY=VALUE..., app %s reset, app %s online-for DURATION or app "
-               "%s release. Type help for more.\n",
-               id, id, id, id);
+        printf("Say: app %s set KEY=VALUE..., app %s reset, app %s online-for DURATION, app "
+               "%s release or app %s wake-now. Type help for more.\n",
+               id, id, id, id, id);
         return 0;
 }
 
 static void pending_flush(Plain *p);
+static void wake_queue_changed(Plain *p, const RoamModel *m, bool say);
 
 static int command(Plain *p, char *line)
 {
@@ -443,6 +495,11 @@ static int command(Plain *p, char *line)
         if (streq(words[0], "links") && !words[1]) {
                 if (require_ready(p))
                         print_links(p);
+                return 0;
+        }
+        if (streq(words[0], "wake") && !words[1]) {
+                if (require_ready(p))
+                        print_wake(p);
                 return 0;
         }
         if (streq(words[0], "apps") && !words[1]) {
@@ -647,6 +704,8 @@ static void pending_flush(Plain *p)
         }
         if (pending_find(p, "enforcement"))
                 print_enforcement(p, true);
+        if (pending_find(p, "wake"))
+                wake_queue_changed(p, m, true);
         for (size_t i = 0; i < m->n_apps; i++)
                 if ((was = pending_find(p, m->apps[i]->path)))
                         print_app_change(m->apps[i], was);
@@ -708,6 +767,30 @@ static int on_state_wait(sd_event_source *s, uint64_t usec, void *userdata)
         return sd_event_exit(p->event, p->exit_code);
 }
 
+/* One line per change of the ordered wake-up's queue (docs/wake.md), in a burst after the
+ * global state that caused it; the state found at start is only remembered. */
+static void wake_queue_changed(Plain *p, const RoamModel *m, bool say)
+{
+        char *copy;
+
+        if (streq_ptr(p->wake_queue, m->wake_queue))
+                return;
+        copy = strdup(m->wake_queue);
+        if (!copy) {
+                log_oom();
+                return;
+        }
+        free(p->wake_queue);
+        p->wake_queue = copy;
+        if (!say || !*m->wake_queue)
+                return;
+        stamp();
+        printf("Wake queue: %s (period %" PRIu64 ").\n", roam_wake_queue_words(m->wake_queue),
+               m->wake_period);
+        if (streq(m->wake_queue, "time") && *m->time_gate_reason)
+                printf("  The time gate holds it: %s\n", m->time_gate_reason);
+}
+
 static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdata)
 {
         Plain *p = userdata;
@@ -724,6 +807,7 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                 if (ev->verdict_changed)
                         pending_add(p, "manager", "", ev->old_verdict, NULL);
                 pending_add(p, "enforcement", "", NULL, NULL);
+                pending_add(p, "wake", "", NULL, NULL);
                 return;
         case ROAM_LIVE_EVENT_LINK_CHANGED:
                 if (ev->verdict_changed || !streq(ev->old_reason, ev->link->connectivity_reason))
@@ -743,6 +827,7 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
         case ROAM_LIVE_EVENT_APP_ADDED:
         case ROAM_LIVE_EVENT_APP_REMOVED:
         case ROAM_LIVE_EVENT_APP_CALL:
+        case ROAM_LIVE_EVENT_APP_WAKE:
         case _ROAM_LIVE_EVENT_TYPE_MAX:
         case _ROAM_LIVE_EVENT_TYPE_INVALID:
                 pending_flush(p);
@@ -758,6 +843,7 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                                 puts("roamd is back.");
                         }
                         print_status(p);
+                        wake_queue_changed(p, m, false);
                         p->announced = p->was_ready = true;
                         start_reading(p);
                         if (p->p2p)
@@ -834,6 +920,11 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                 else
                         printf("Cannot change %s (%s): %s\n", ev->app_id, ev->action,
                                ev->error->message ? ev->error->message : ev->error->name);
+                break;
+        case ROAM_LIVE_EVENT_APP_WAKE:
+                stamp();
+                printf("Wake: %s's turn (%s), period %" PRIu64 ".\n", ev->app->id,
+                       roam_wake_reason_words(ev->wake_reason), ev->wake_period);
                 break;
         case ROAM_LIVE_EVENT_MANAGER:
         case ROAM_LIVE_EVENT_LINK_CHANGED:
@@ -928,6 +1019,7 @@ int plain_run(void)
         p.usage = plain_usage_free(p.usage);
         p.time = plain_time_free(p.time);
         free(p.notes);
+        free(p.wake_queue);
         if (p.exit_code < 0)
                 return p.exit_code; /* said by on_state_wait() */
         if (r < 0)

@@ -1087,6 +1087,7 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
         case ROAM_LIVE_EVENT_APP_ADDED:
         case ROAM_LIVE_EVENT_APP_REMOVED:
         case ROAM_LIVE_EVENT_APP_CHANGED:
+        case ROAM_LIVE_EVENT_APP_WAKE:
                 break;
         case _ROAM_LIVE_EVENT_TYPE_MAX:
         case _ROAM_LIVE_EVENT_TYPE_INVALID:

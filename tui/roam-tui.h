@@ -101,6 +101,7 @@ extern const ScreenVTable bluetooth_screen_vtable;
 extern const ScreenVTable firewall_screen_vtable;
 extern const ScreenVTable help_screen_vtable;
 extern const ScreenVTable time_screen_vtable; /* no tab: t on the overview */
+extern const ScreenVTable wake_screen_vtable; /* no tab: w on the overview */
 
 /* At most this many screens have a number key (1-9). */
 #define TUI_TABS 9

@@ -818,6 +818,7 @@ static int firewall_model_changed(Tui *t, Screen *s, const RoamLiveEvent *ev)
         case ROAM_LIVE_EVENT_APP_REMOVED:
         case ROAM_LIVE_EVENT_APP_CHANGED:
         case ROAM_LIVE_EVENT_APP_CALL:
+        case ROAM_LIVE_EVENT_APP_WAKE:
         case _ROAM_LIVE_EVENT_TYPE_MAX:
         case _ROAM_LIVE_EVENT_TYPE_INVALID:
                 break;

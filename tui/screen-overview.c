@@ -436,6 +436,9 @@ static int overview_key(Tui *t, Screen *s, int key)
         case 't':
                 (void)tui_show(t, &time_screen_vtable);
                 return REACTION_REDRAW;
+        case 'w':
+                (void)tui_show(t, &wake_screen_vtable);
+                return REACTION_REDRAW;
         default:
                 return REACTION_UNHANDLED;
         }
@@ -514,6 +517,7 @@ static const KeyHelp overview_keys[] = {
      "filter)"},
     {"s", "sort", "Sort by interface index, name, state (the best first) or bearer, in turn"},
     {"t", NULL, "The time as roamd's sources agree on it, and whom it does not believe"},
+    {"w", NULL, "The wake queue: which app's turn it is to go online, who waits, how long and why"},
     {"Up/Down", NULL, "Select the previous or next link (also k and j)"},
     {"Tab", NULL, "Select the next link, wrapping around (Shift-Tab: previous)"},
     {"PgUp/PgDn", NULL, "Move five links up or down"},

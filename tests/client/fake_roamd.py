@@ -15,7 +15,8 @@ The scenario is JSON, properties named as on the bus:
 Apps are listed under "apps": [{"Id": "org.example.Mail", "Access": "deny", ...}]; `default`
 and `system` are added when the scenario leaves them out. The app methods (GetApp,
 SetAppPolicy, ResetAppPolicy, RunApp, App.OnlineFor, App.Release; App.Register and App.Done
-of the ordered wake-up, which need WakeState "awake" for Done) check their arguments as
+of the ordered wake-up, which need WakeState "awake" for Done; Manager.WakeNow, which needs
+a wake-listed app; SetAppPolicy's wake=, no or 0-100) check their arguments as
 the contract says, in roamd's order and with roamd's messages (service/roamd-apps-bus.c:
 arguments first, then authorization), and change the objects with PropertiesChanged / InterfacesAdded /
 InterfacesRemoved; the State they derive is simple (a grant: "online for a task", deny:
@@ -43,6 +44,8 @@ the state while it runs through stdin, one JSON command a line, each answered by
   {"op": "app", "id": "x", "props": {...}}   change app properties (PropertiesChanged)
   {"op": "add_app", "app": {...}}            a new app (InterfacesAdded)
   {"op": "remove_app", "id": "x"}            an app vanishes (InterfacesRemoved)
+  {"op": "wake", "id": "x", "reason": "turn", "period": 1, "props": {...}}
+                                             an app's turn: its properties, then App.Wake
   {"op": "deny", "uids": [0]}                these uids get AccessDenied from now on
   {"op": "fail", "message": "..."}           the next app method that changes something
                                              answers org.roam1.Error.Failed with it
@@ -216,6 +219,7 @@ APP_PROPERTIES = {
     "WakeSlice": ("t", 10_000_000),
     "WakeState": ("s", ""),
     "WakeReason": ("s", ""),
+    "WakeSince": ("t", 0),
 }
 APP_STATES = ("online", "online for a task", "local networks only", "blocked: access denied",
               "blocked: VPN down", "blocked: no allowed link")
@@ -224,6 +228,7 @@ APP_SETTINGS = {
     "vpn": ("VPN", ("any", "required", "forbidden")),
     "handover": ("Handover", ("sticky", "move")),
     "bearers": ("Bearers", None),
+    "wake": ("Wake", None),
 }
 APP_BEARERS = ("ethernet", "wifi", "cellular", "bluetooth", "wifi-direct", "vpn", "lowpan")
 UNTIL_RELEASED = 2**64 - 1
@@ -547,6 +552,10 @@ class App(PropertiesObject):
             raise fake_error("Failed", f"App {self.id} has no turn running.")
         self.update({"WakeState": "done", "WakeReason": "done"})
 
+    @dbus.service.signal(APP_IFACE, signature="ts")
+    def Wake(self, period, reason):
+        pass
+
     @dbus.service.method(APP_IFACE, sender_keyword="sender")
     def Release(self, sender=None):
         self.manager.record("Release", self.id, None)
@@ -726,6 +735,12 @@ class Manager(PropertiesObject):
             if not app:
                 raise ValueError(f"no app {cmd['id']!r}")
             app.update(cmd["props"])
+        elif op == "wake":
+            app = self.find_app(cmd["id"])
+            if not app:
+                raise ValueError(f"no app {cmd['id']!r}")
+            app.update(cmd.get("props", {}))
+            app.Wake(dbus.UInt64(cmd.get("period", 1)), cmd["reason"])
         elif op == "add_app":
             self.add_app(cmd["app"])
         elif op == "remove_app":
@@ -830,6 +845,8 @@ class Manager(PropertiesObject):
             prop, allowed = APP_SETTINGS[key]
             if key == "bearers":
                 changes[prop] = parse_bearers(str(value))
+            elif key == "wake":
+                changes.update(self.wake_setting(app_id, str(value)))
             else:
                 if value not in allowed:
                     raise fake_error("InvalidArguments",
@@ -849,6 +866,30 @@ class Manager(PropertiesObject):
         else:
             app = self.new_app(str(app_id), "runtime", changes)
         return dbus.ObjectPath(app.path)
+
+    def wake_setting(self, app_id, value):
+        """wake=no or 0-100 as roamd parses it; a newly listed app waits for its turn."""
+        if value == "no":
+            return {"Wake": -1, "WakeState": "", "WakeReason": "", "WakeSince": 0}
+        if not value.isdigit() or int(value) > 100:
+            raise fake_error("InvalidArguments",
+                             f"priority '{value}' out of range for wake (0-100)")
+        app = self.find_app(app_id)
+        if app and app.values.get("WakeState"):
+            return {"Wake": int(value)}
+        return {"Wake": int(value), "WakeState": "waiting", "WakeReason": "restart",
+                "WakeSince": self.now()}
+
+    @dbus.service.method(MANAGER_IFACE, in_signature="s", sender_keyword="sender")
+    def WakeNow(self, app_id, sender=None):
+        self.record("WakeNow", str(app_id), None)
+        self.check_app_id(app_id)
+        app = self.find_app(app_id)
+        if not app or not app.values.get("WakeState"):
+            raise fake_error("NoSuchApp", f"App {app_id} is not wake-listed.")
+        self.check_change(sender)
+        app.update({"WakeState": "awake", "WakeReason": "user", "WakeSince": self.now()})
+        app.Wake(dbus.UInt64(self.values.get("WakePeriod", 1)), "user")
 
     @dbus.service.method(MANAGER_IFACE, in_signature="s", sender_keyword="sender")
     def ResetAppPolicy(self, app_id, sender=None):

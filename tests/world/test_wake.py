@@ -176,10 +176,16 @@ def test_done_register_and_bad_input(wk):
     assert out[0] == "ok" and out[1].startswith("error") and "already" in out[1], out
     # A's own Done ends its turn: B's starts.
     t0 = time.monotonic()
+    wall0 = int(time.time() * 1_000_000)
     assert wake_call(w, "org.test.A", "done") == ["ok"]
     _, m = mon.wait_signal(lambda m: m["member"] == "Wake" and
                            m["path"] == app_path(w, "org.test.B"), since=t0)
-    assert app_props(w, "org.test.A")["WakeReason"] == "done"
+    a = app_props(w, "org.test.A")
+    assert a["WakeReason"] == "done"
+    # WakeSince: when the state changed, on the wall clock (µs), for "done 3s ago" in views.
+    wall1 = int(time.time() * 1_000_000)
+    for props in (a, app_props(w, "org.test.B")):
+        assert wall0 - 50_000 <= props["WakeSince"] <= wall1 + 50_000, (wall0, props, wall1)
     # Priority out of range: refused with the range, nothing changes.
     for value in ("101", "-1", "high"):
         with pytest.raises(DBusCallError) as e:
