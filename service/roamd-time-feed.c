@@ -289,6 +289,11 @@ int time_feed_new(Manager *m, TimeFeed **ret)
                 time_feed_free(f);
                 return -ENOMEM;
         }
+        r = time_clock_new(f, &f->clock);
+        if (r < 0) {
+                time_feed_free(f);
+                return r;
+        }
         feed_load(f);
         f->links_watch = links_watch_add(m->links, on_links, f, NULL);
         if (f->links_watch == 0) {
@@ -304,6 +309,7 @@ TimeFeed *time_feed_free(TimeFeed *f)
         if (!f)
                 return NULL;
         feed_save(f);
+        f->clock = time_clock_free(f->clock);
         (void)time_feed_follow_modems(f, NULL, NULL);
         if (f->links_watch)
                 links_watch_remove(f->manager->links, f->links_watch);

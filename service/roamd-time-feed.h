@@ -5,7 +5,7 @@
  * from the links on their verdict and probe events: the probes never call up), the saved
  * last known good time and the manual setting; runs its timers (samples' expiry, the gate's
  * bounded wait from the first online verdict); saves the time when it settles and at exit;
- * org.roam1.Time (roamd-time-bus.c). roamd never sets the clock here. */
+ * org.roam1.Time (roamd-time-bus.c). The clock is set by its own watcher (roamd-time-clock.c). */
 
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
@@ -13,6 +13,7 @@
 #include "roam-words.h"
 #include "roamd-client-mm.h"
 #include "roamd-client-ofono.h"
+#include "roamd-time-clock.h"
 #include "roamd-time.h"
 
 typedef struct Manager Manager;
@@ -29,6 +30,7 @@ typedef struct TimeFeed {
         sd_event_source *gate;   /* the gate's bounded wait (CLOCK_BOOTTIME) */
         sd_event_source *chrony; /* while settled: a sample to chronyd's SOCK refclock */
         int chrony_error;        /* the last send's, said once; 1 before the first */
+        TimeClock *clock;        /* sets the clock through timedated without a clock daemon */
         sd_bus_slot *slot;
 } TimeFeed;
 

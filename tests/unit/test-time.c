@@ -5,6 +5,7 @@
 
 #include "roam-macro.h"
 #include "roamd-time-saved.h"
+#include "roamd-time-step.h"
 #include "roamd-time.h"
 #include "test.h"
 
@@ -373,6 +374,50 @@ TEST(words)
         ASSERT_STREQ(time_source_kind_to_string(TIME_SOURCE_HTTPS_DATE), "https-date");
         ASSERT_STREQ(time_format_utc(T0 + 250 * MSEC, buf, sizeof(buf)),
                      "2025-12-06 05:46:40.250 UTC");
+}
+
+/* Setting the clock: a step only when settled, beyond the bound's error + 1 s, never before
+ * the lower bound. */
+TEST(clock_decide)
+{
+        static const struct {
+                bool settled;
+                usec_t bound, error, clock, lower;
+                TimeClockState want;
+                const char *reason;
+        } steps[] = {
+            {false, T0, SEC, T0 - 3600 * SEC, 0, TIME_CLOCK_UNSETTLED, "the time is not settled"},
+            /* within the error + 1 s, either way: left alone */
+            {true, T0, 2 * SEC, T0 + 3 * SEC, 0, TIME_CLOCK_AGREES,
+             "the clock is +3.000 s from the agreed time, within its ± 2.000 s and 1 s"},
+            {true, T0, 2 * SEC, T0 - 3 * SEC, 0, TIME_CLOCK_AGREES,
+             "the clock is -3.000 s from the agreed time, within its ± 2.000 s and 1 s"},
+            {true, T0, 2 * SEC, T0 - 3 * SEC - 1, 0, TIME_CLOCK_PENDING,
+             "the clock is -3.000 s from the agreed time, beyond its ± 2.000 s and 1 s"},
+            /* an hour late or early: stepped, backwards too */
+            {true, T0, 2 * SEC, T0 - 3600 * SEC, 0, TIME_CLOCK_PENDING,
+             "the clock is -60 min from the agreed time, beyond its ± 2.000 s and 1 s"},
+            {true, T0, 2 * SEC, T0 + 3600 * SEC, T0 - SEC, TIME_CLOCK_PENDING,
+             "the clock is +60 min from the agreed time, beyond its ± 2.000 s and 1 s"},
+            /* never before the saved lower bound */
+            {true, T0, 2 * SEC, T0 + 3600 * SEC, T0 + 60 * SEC, TIME_CLOCK_LOWER_BOUND,
+             "the agreed time is 60.000 s earlier than the last known good time 2025-12-06 "
+             "05:47:40.000 UTC"},
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
+                char reason[256];
+                usec_t target = 0;
+                TimeClockState s = time_clock_decide(steps[i].settled, steps[i].bound,
+                                                     steps[i].error, steps[i].clock, steps[i].lower,
+                                                     &target, reason, sizeof(reason));
+
+                ASSERT_EQ(s, steps[i].want);
+                ASSERT_STREQ(reason, steps[i].reason);
+                ASSERT_EQ(target, s == TIME_CLOCK_PENDING ? steps[i].bound : 0);
+        }
+        ASSERT_STREQ(time_clock_state_to_string(TIME_CLOCK_DAEMON), "clock-daemon");
+        ASSERT_EQ(time_clock_state_from_string("no-timedated"), TIME_CLOCK_NO_TIMEDATED);
 }
 
 TEST(saved_file)
