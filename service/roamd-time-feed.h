@@ -13,6 +13,7 @@
 #include "roam-words.h"
 #include "roamd-client-mm.h"
 #include "roamd-client-ofono.h"
+#include "roamd-client-timesyncd.h"
 #include "roamd-time-clock.h"
 #include "roamd-time.h"
 
@@ -26,11 +27,12 @@ typedef struct TimeFeed {
         MMClient *mm;
         OfonoClient *ofono;
         unsigned mm_watch, ofono_watch;
-        sd_event_source *expiry; /* the next sample's expiry (CLOCK_BOOTTIME) */
-        sd_event_source *gate;   /* the gate's bounded wait (CLOCK_BOOTTIME) */
-        sd_event_source *chrony; /* while settled: a sample to chronyd's SOCK refclock */
-        int chrony_error;        /* the last send's, said once; 1 before the first */
-        TimeClock *clock;        /* sets the clock through timedated without a clock daemon */
+        sd_event_source *expiry;    /* the next sample's expiry (CLOCK_BOOTTIME) */
+        sd_event_source *gate;      /* the gate's bounded wait (CLOCK_BOOTTIME) */
+        sd_event_source *chrony;    /* while settled: a sample to chronyd's SOCK refclock */
+        int chrony_error;           /* the last send's, said once; 1 before the first */
+        TimesyncdClient *timesyncd; /* the NTP state of systemd-timesyncd, when it runs */
+        TimeClock *clock;           /* sets the clock through timedated without a clock daemon */
         sd_bus_slot *slot;
 } TimeFeed;
 

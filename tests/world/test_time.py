@@ -336,3 +336,49 @@ def test_without_a_clock_daemon_roamd_steps_the_clock_through_timedated(w, no_da
                else None, what="the manual time refused")
     assert any("earlier than the last known good time" in r for r in t["Reasons"]), t
     assert t["ClockReason"] == "the time is disputed: no source is left that can be believed", t
+
+
+TIMESYNCD = "org.freedesktop.timesync1"
+TIMESYNCD_PATH = "/org/freedesktop/timesync1"
+TIMESYNCD_TEMPLATE = str(Path(__file__).parent.parent / "dbusmock" / "timesyncd.py")
+
+
+def ntp_sources(w):
+    return [s for s in time_props(w)["Sources"] if s[0] == "ntp"]
+
+
+def test_timesyncds_ntp_state_is_a_witness(w):
+    """systemd-timesyncd's last NTP packet (a dbusmock template written from its documented
+    API, tests/dbusmock/timesyncd.py: it never touches the clock) is a sample of kind ntp,
+    witness ntp; a spike is refused with its reason; timesyncd gone, the witness is."""
+    w.wait_link("wifi0", online, what="wifi0 online")
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=w.address)
+    mock = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
+                             TIMESYNCD_TEMPLATE], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: w.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
+                                "s", [TIMESYNCD], dest="org.freedesktop.DBus"),
+                 what="the timesyncd mock")
+        # no packet yet: no sample
+        w.call(TIMESYNCD_PATH, PROPS_IFACE, "GetAll", "s", (TIMESYNCD + ".Manager",),
+               dest=TIMESYNCD)
+        assert ntp_sources(w) == []
+        # a packet from a server 200 ms ahead, 20 ms round trip: timesyncd slews
+        w.call(TIMESYNCD_PATH, MOCK_IFACE, "ReceivePacket", "xtuub",
+               (200_000, 20_000, 2, 0, False), dest=TIMESYNCD)
+        s = w.wait(lambda: ntp_sources(w) or None, what="the NTP sample")[0]
+        assert s[1] == "ntp" and s[2] == "systemd-timesyncd, server ntp.roam.test", s
+        # its interval: the real time + 200 ms, ± root distance + jitter + the slew's 200 ms
+        assert abs(s[3] - (time.time() * 1e6 + 200_000)) < 2e6, s
+        assert 200_000 < s[4] < 400_000, s
+        assert s[5] == "truechimer", s
+        # a spike is refused, with its reason
+        w.call(TIMESYNCD_PATH, MOCK_IFACE, "ReceivePacket", "xtuub",
+               (200_000, 20_000, 2, 0, True), dest=TIMESYNCD)
+        wait_for(lambda: "its last NTP packet is refused: timesyncd called the packet a spike"
+                 in w.roamd_log(), what="the spike refused")
+    finally:
+        mock.terminate()
+        mock.wait(10)
+    w.wait(lambda: not ntp_sources(w) or None, what="timesyncd gone, its witness too")
