@@ -140,10 +140,12 @@ static int on_query(sd_bus_message *m, void *userdata, sd_bus_error *err)
         r = sd_bus_message_enter_container(m, 'a', "{sv}");
         while (r > 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
                 const char *name;
-                bool ok = true;
+                bool ok;
 
-                if (sd_bus_message_read(m, "s", &name) < 0)
+                if (sd_bus_message_read(m, "s", &name) < 0) {
+                        r = -EBADMSG;
                         break;
+                }
                 if (streq(name, "NTP"))
                         ok = read_bool(m, &ntp);
                 else if (streq(name, "NTPSynchronized"))
