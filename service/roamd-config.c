@@ -17,6 +17,13 @@ static const char *const dns_source_table[_DNS_SOURCE_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP(dns_source, DnsSource)
 
+static const char *const time_set_clock_table[_TIME_SET_CLOCK_MAX] = {
+    [TIME_SET_CLOCK_NO] = "no",
+    [TIME_SET_CLOCK_YES] = "yes",
+    [TIME_SET_CLOCK_AUTO] = "auto",
+};
+DEFINE_STRING_TABLE_LOOKUP(time_set_clock, TimeSetClock)
+
 int ip_addr_parse(const char *s, IpAddr *ret)
 {
         unsigned char buf[sizeof(struct in6_addr)];
@@ -140,6 +147,7 @@ static int config_new(const char *name, Config **ret)
         c->time.gate_timeout_usec = 5 * USEC_PER_SEC;
         c->time.state_file = strdup(ROAM_LOCALSTATEDIR "/lib/roam/time.state");
         c->time.chrony_socket = strdup("/run/chrony.roam.sock");
+        c->time.set_clock = TIME_SET_CLOCK_AUTO;
         if (!c->time.state_file || !c->time.chrony_socket)
                 return -ENOMEM;
         c->firewall.enable = true;
@@ -891,6 +899,14 @@ static int parse_time(Config *c, const char *file, unsigned line, const char *ke
                         return conf_log_error(file, line,
                                               "ChronySocket= is longer than a socket path may be.");
                 return parse_path(file, line, key, value, &c->time.chrony_socket);
+        }
+        if (streq(key, "SetClock")) {
+                TimeSetClock v = time_set_clock_from_string(value);
+                if (v < 0)
+                        return conf_log_error(
+                            file, line, "SetClock= must be yes, no or auto, got \"%s\".", value);
+                c->time.set_clock = v;
+                return 0;
         }
         return conf_log_error(file, line, "Unknown key %s= in section [Time].", key);
 }

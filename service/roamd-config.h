@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <errno.h>
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -120,12 +121,25 @@ typedef struct BluetoothConfig {
         uint64_t nfc_offer_usec;        /* a tag from neard unanswered this long is dropped */
 } BluetoothConfig;
 
+/* [Time] SetClock=: whether roamd sets the clock itself through timedated (docs/time.md). */
+typedef enum TimeSetClock {
+        TIME_SET_CLOCK_NO,
+        TIME_SET_CLOCK_YES,  /* also when a clock daemon keeps the clock */
+        TIME_SET_CLOCK_AUTO, /* only when no clock daemon keeps it */
+        _TIME_SET_CLOCK_MAX,
+        _TIME_SET_CLOCK_INVALID = -EINVAL,
+} TimeSetClock;
+
+const char *time_set_clock_to_string(TimeSetClock v);
+TimeSetClock time_set_clock_from_string(const char *s);
+
 /* [Time]: the time consensus and the online gate (docs/time.md). */
 typedef struct TimeConfig {
         uint64_t gate_timeout_usec; /* apps hear "online" at most this long after the first
                                      * online verdict, settled or not */
         char *state_file;           /* the last known good time, /var/lib/roam/time.state */
         char *chrony_socket;        /* chronyd's SOCK refclock, /run/chrony.roam.sock; NULL off */
+        TimeSetClock set_clock;     /* roamd steps the clock through timedated: default auto */
 } TimeConfig;
 
 /* [Firewall]: the personal firewall that follows the network (docs/firewall.md). */

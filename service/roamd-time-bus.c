@@ -92,6 +92,24 @@ static int property_reasons(sd_bus *bus, const char *path, const char *interface
         return sd_bus_message_close_container(reply);
 }
 
+static int property_clock_state(sd_bus *bus, const char *path, const char *interface,
+                                const char *property, sd_bus_message *reply, void *userdata,
+                                sd_bus_error *error)
+{
+        TimeFeed *f = userdata;
+
+        return sd_bus_message_append(reply, "s", time_clock_state_to_string(f->clock->state));
+}
+
+static int property_clock_reason(sd_bus *bus, const char *path, const char *interface,
+                                 const char *property, sd_bus_message *reply, void *userdata,
+                                 sd_bus_error *error)
+{
+        TimeFeed *f = userdata;
+
+        return sd_bus_message_append(reply, "s", f->clock->reason);
+}
+
 static int method_set_manual(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
         TimeFeed *f = userdata;
@@ -134,7 +152,11 @@ static const sd_bus_vtable time_vtable[] = {
     SD_BUS_PROPERTY("Reasons", "as", property_reasons, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_METHOD_WITH_ARGS("SetManual", SD_BUS_ARGS("t", realtime, "t", error), SD_BUS_NO_RESULT,
                             method_set_manual, SD_BUS_VTABLE_UNPRIVILEGED),
-    /* roamd does not step the clock yet; declared for the clients (docs/time.md) */
+    SD_BUS_PROPERTY("ClockState", "s", property_clock_state, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("ClockReason", "s", property_clock_reason, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_SIGNAL_WITH_ARGS("ClockStepped", SD_BUS_ARGS("x", offset_usec, "s", reason), 0),
     SD_BUS_VTABLE_END,
 };
 

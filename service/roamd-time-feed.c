@@ -191,7 +191,8 @@ static void feed_link(TimeFeed *f, Link *l)
         }
 }
 
-/* A modem's NITZ: a sample of its own witness ("modem:PATH"); a modem gone takes its samples. */
+/* A modem's NITZ: a sample of its own witness ("modem:PATH"); a modem gone takes its samples.
+ * timesyncd's last NTP packet likewise (witness "ntp"). */
 static void on_modem_time(const TimeEvent *ev, void *userdata)
 {
         TimeFeed *f = userdata;
@@ -289,7 +290,15 @@ int time_feed_new(Manager *m, TimeFeed **ret)
                 time_feed_free(f);
                 return -ENOMEM;
         }
+        r = time_clock_new(f, &f->clock);
+        if (r < 0) {
+                time_feed_free(f);
+                return r;
+        }
         feed_load(f);
+        /* roamd runs on without timesyncd's NTP state */
+        if (m->bus && timesyncd_client_new(m->bus, on_modem_time, f, &f->timesyncd) < 0)
+                log_warning("systemd-timesyncd's NTP state is not followed");
         f->links_watch = links_watch_add(m->links, on_links, f, NULL);
         if (f->links_watch == 0) {
                 time_feed_free(f);
@@ -304,6 +313,8 @@ TimeFeed *time_feed_free(TimeFeed *f)
         if (!f)
                 return NULL;
         feed_save(f);
+        f->clock = time_clock_free(f->clock);
+        f->timesyncd = timesyncd_client_free(f->timesyncd);
         (void)time_feed_follow_modems(f, NULL, NULL);
         if (f->links_watch)
                 links_watch_remove(f->manager->links, f->links_watch);

@@ -5,7 +5,7 @@
  * from the links on their verdict and probe events: the probes never call up), the saved
  * last known good time and the manual setting; runs its timers (samples' expiry, the gate's
  * bounded wait from the first online verdict); saves the time when it settles and at exit;
- * org.roam1.Time (roamd-time-bus.c). roamd never sets the clock here. */
+ * org.roam1.Time (roamd-time-bus.c). The clock is set by its own watcher (roamd-time-clock.c). */
 
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
@@ -13,6 +13,8 @@
 #include "roam-words.h"
 #include "roamd-client-mm.h"
 #include "roamd-client-ofono.h"
+#include "roamd-client-timesyncd.h"
+#include "roamd-time-clock.h"
 #include "roamd-time.h"
 
 typedef struct Manager Manager;
@@ -25,10 +27,12 @@ typedef struct TimeFeed {
         MMClient *mm;
         OfonoClient *ofono;
         unsigned mm_watch, ofono_watch;
-        sd_event_source *expiry; /* the next sample's expiry (CLOCK_BOOTTIME) */
-        sd_event_source *gate;   /* the gate's bounded wait (CLOCK_BOOTTIME) */
-        sd_event_source *chrony; /* while settled: a sample to chronyd's SOCK refclock */
-        int chrony_error;        /* the last send's, said once; 1 before the first */
+        sd_event_source *expiry;    /* the next sample's expiry (CLOCK_BOOTTIME) */
+        sd_event_source *gate;      /* the gate's bounded wait (CLOCK_BOOTTIME) */
+        sd_event_source *chrony;    /* while settled: a sample to chronyd's SOCK refclock */
+        int chrony_error;           /* the last send's, said once; 1 before the first */
+        TimesyncdClient *timesyncd; /* the NTP state of systemd-timesyncd, when it runs */
+        TimeClock *clock;           /* sets the clock through timedated without a clock daemon */
         sd_bus_slot *slot;
 } TimeFeed;
 

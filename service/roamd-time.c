@@ -104,7 +104,7 @@ const char *time_format_utc(usec_t realtime, char *buf, size_t size)
 }
 
 /* "1.250 s", "3 min", "2.0 h": a span said to the user. */
-static const char *span_words(usec_t d, char *buf, size_t size)
+const char *time_span_words(usec_t d, char *buf, size_t size)
 {
         if (d < 100 * TIME_USEC_PER_SEC)
                 snprintf(buf, size, "%" PRIu64 ".%03" PRIu64 " s", d / TIME_USEC_PER_SEC,
@@ -289,7 +289,7 @@ void time_evaluate(Time *t, usec_t now)
                 } else if (kind_expires(s->sample.kind) && age > TIME_SAMPLE_MAX_AGE_USEC) {
                         s->verdict = TIME_VERDICT_EXPIRED;
                         snprintf(s->reason, sizeof(s->reason), "measured %s ago",
-                                 span_words(age, a, sizeof(a)));
+                                 time_span_words(age, a, sizeof(a)));
                 }
         }
 
@@ -320,7 +320,7 @@ void time_evaluate(Time *t, usec_t now)
                 } else if (have_lb && w[k].hi < lb) {
                         w[k].bad = true;
                         snprintf(reason, sizeof(reason), "%s earlier than the last known good time",
-                                 span_words(lb - w[k].hi, a, sizeof(a)));
+                                 time_span_words(lb - w[k].hi, a, sizeof(a)));
                         source_mark(t, w[k].name, TIME_VERDICT_FALSETICKER, reason);
                 } else {
                         e[n_e++] = (Edge){w[k].lo, +1};
@@ -380,7 +380,7 @@ void time_evaluate(Time *t, usec_t now)
                         usec_t off = w[k].hi < lo ? lo - w[k].hi : w[k].lo - hi;
                         snprintf(reason, sizeof(reason),
                                  "%s %s the time %d of %zu sources agree on",
-                                 span_words(off, a, sizeof(a)),
+                                 time_span_words(off, a, sizeof(a)),
                                  w[k].hi < lo ? "earlier than" : "later than", best, n_live);
                         source_mark(t, w[k].name, TIME_VERDICT_FALSETICKER, reason);
                 } else {
@@ -395,7 +395,7 @@ void time_evaluate(Time *t, usec_t now)
                         snprintf(reason, sizeof(reason),
                                  "the sources agree on a time %s earlier than the last known good "
                                  "time",
-                                 span_words(lb - hi, a, sizeof(a)));
+                                 time_span_words(lb - hi, a, sizeof(a)));
                         time_set_state(t, TIME_STATE_DISPUTED, reason);
                         return;
                 }

@@ -120,5 +120,7 @@ bool time_gate_open(const Time *t);
 unsigned time_watch_add(Time *t, TimeWatchFn fn, void *userdata, WatchDestroyFn destroy);
 void time_watch_remove(Time *t, unsigned id);
 
+/* A span of time in words: "1.250 s", "12 min", "3.5 h". */
+const char *time_span_words(usec_t d, char *buf, size_t size);
 /* A time as "2026-12-06 00:12:03.250 UTC" (buf: at least 40 bytes). */
 const char *time_format_utc(usec_t realtime, char *buf, size_t size);

@@ -93,6 +93,8 @@ static const struct {
     {"[Time]\nGateTimeout=soon\n", "test.conf:2: GateTimeout= must be a duration from 0 to 600s"},
     {"[Time]\nGateTimeout=601\n", "test.conf:2: GateTimeout= must be a duration from 0 to 600s"},
     {"[Time]\nStateFile=time.state\n", "test.conf:2: StateFile= must be an absolute path"},
+    {"[Time]\nSetClock=sometimes\n",
+     "test.conf:2: SetClock= must be yes, no or auto, got \"sometimes\"."},
     {"[Routing]\nFirewallMask=0x50000000\n",
      "test.conf:2: FirewallMask= must be 3 to 7 contiguous"},
     {"[Routing]\nFirewallMask=0x3\n", "test.conf:2: FirewallMask= must be 3 to 7 contiguous"},
@@ -356,11 +358,20 @@ TEST(config_time)
         ASSERT_EQ(c->time.gate_timeout_usec, 5 * USEC_PER_SEC);
         ASSERT_STREQ(c->time.state_file, "/var/lib/roam/time.state");
         ASSERT_STREQ(c->time.chrony_socket, "/run/chrony.roam.sock");
+        ASSERT_EQ(c->time.set_clock, TIME_SET_CLOCK_AUTO);
         config_free(c);
         c = NULL;
         ASSERT_OK(parse("[Time]\nGateTimeout=1500ms\nStateFile=/tmp/t.state\n", &c));
         ASSERT_EQ(c->time.gate_timeout_usec, 1500 * USEC_PER_MSEC);
         ASSERT_STREQ(c->time.state_file, "/tmp/t.state");
+        config_free(c);
+        c = NULL;
+        ASSERT_OK(parse("[Time]\nSetClock=no\n", &c));
+        ASSERT_EQ(c->time.set_clock, TIME_SET_CLOCK_NO);
+        config_free(c);
+        c = NULL;
+        ASSERT_OK(parse("[Time]\nSetClock=yes\n", &c));
+        ASSERT_EQ(c->time.set_clock, TIME_SET_CLOCK_YES);
         config_free(c);
         c = NULL;
         ASSERT_OK(parse("[Time]\nChronySocket=\n", &c));

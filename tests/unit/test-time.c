@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include "roam-macro.h"
+#include "roamd-ntp-message.h"
 #include "roamd-time-saved.h"
+#include "roamd-time-step.h"
 #include "roamd-time.h"
 #include "test.h"
 
@@ -373,6 +375,134 @@ TEST(words)
         ASSERT_STREQ(time_source_kind_to_string(TIME_SOURCE_HTTPS_DATE), "https-date");
         ASSERT_STREQ(time_format_utc(T0 + 250 * MSEC, buf, sizeof(buf)),
                      "2025-12-06 05:46:40.250 UTC");
+}
+
+/* Setting the clock: a step only when settled, beyond the bound's error + 1 s, never before
+ * the lower bound. */
+TEST(clock_decide)
+{
+        static const struct {
+                bool settled;
+                usec_t bound, error, clock, lower;
+                TimeClockState want;
+                const char *reason;
+        } steps[] = {
+            {false, T0, SEC, T0 - 3600 * SEC, 0, TIME_CLOCK_UNSETTLED, "the time is not settled"},
+            /* within the error + 1 s, either way: left alone */
+            {true, T0, 2 * SEC, T0 + 3 * SEC, 0, TIME_CLOCK_AGREES,
+             "the clock is +3.000 s from the agreed time, within its ± 2.000 s and 1 s"},
+            {true, T0, 2 * SEC, T0 - 3 * SEC, 0, TIME_CLOCK_AGREES,
+             "the clock is -3.000 s from the agreed time, within its ± 2.000 s and 1 s"},
+            {true, T0, 2 * SEC, T0 - 3 * SEC - 1, 0, TIME_CLOCK_PENDING,
+             "the clock is -3.000 s from the agreed time, beyond its ± 2.000 s and 1 s"},
+            /* an hour late or early: stepped, backwards too */
+            {true, T0, 2 * SEC, T0 - 3600 * SEC, 0, TIME_CLOCK_PENDING,
+             "the clock is -60 min from the agreed time, beyond its ± 2.000 s and 1 s"},
+            {true, T0, 2 * SEC, T0 + 3600 * SEC, T0 - SEC, TIME_CLOCK_PENDING,
+             "the clock is +60 min from the agreed time, beyond its ± 2.000 s and 1 s"},
+            /* never before the saved lower bound */
+            {true, T0, 2 * SEC, T0 + 3600 * SEC, T0 + 60 * SEC, TIME_CLOCK_LOWER_BOUND,
+             "the agreed time is 60.000 s earlier than the last known good time 2025-12-06 "
+             "05:47:40.000 UTC"},
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
+                char reason[256];
+                usec_t target = 0;
+                TimeClockState s = time_clock_decide(steps[i].settled, steps[i].bound,
+                                                     steps[i].error, steps[i].clock, steps[i].lower,
+                                                     &target, reason, sizeof(reason));
+
+                ASSERT_EQ(s, steps[i].want);
+                ASSERT_STREQ(reason, steps[i].reason);
+                ASSERT_EQ(target, s == TIME_CLOCK_PENDING ? steps[i].bound : 0);
+        }
+        ASSERT_STREQ(time_clock_state_to_string(TIME_CLOCK_DAEMON), "clock-daemon");
+        ASSERT_EQ(time_clock_state_from_string("no-timedated"), TIME_CLOCK_NO_TIMEDATED);
+}
+
+/* timesyncd's last packet as a sample: T4 + θ at the CLOCK_BOOTTIME it came, ± the root
+ * distance, precision, jitter and (while timesyncd slews) θ. */
+static NtpMessage packet(int64_t offset, usec_t delay, usec_t at)
+{
+        return (NtpMessage){
+            .leap = 0,
+            .version = 4,
+            .mode = 4,
+            .stratum = 2,
+            .precision = -20, /* 0.95 µs: 0 after the shift */
+            .root_delay = 10 * MSEC,
+            .root_dispersion = 20 * MSEC,
+            .origin = at - delay,
+            .receive = at - delay + delay / 2 + offset,
+            .transmit = at - delay + delay / 2 + offset,
+            .destination = at,
+            .packet_count = 1,
+            .jitter = 1 * MSEC,
+        };
+}
+
+TEST(ntp_message)
+{
+        char reason[160];
+        TimeSample s;
+        NtpMessage m;
+
+        /* an hour ahead, stepped by timesyncd: the true time at receipt, taken 5 s ago */
+        m = packet(3600 * SEC, 100 * MSEC, T0);
+        ASSERT_OK(ntp_message_to_sample(&m, 5 * SEC, T0 + 3600 * SEC + 5 * SEC, BOOT, &s, reason,
+                                        sizeof(reason)));
+        ASSERT_EQ(s.kind, TIME_SOURCE_NTP);
+        ASSERT_STREQ(s.witness, "ntp");
+        ASSERT_EQ(s.realtime, T0 + 3600 * SEC);
+        ASSERT_EQ(s.taken, BOOT - 5 * SEC);
+        /* root delay/2 + dispersion + round trip/2 + precision + jitter */
+        ASSERT_EQ(s.error, 5 * MSEC + 20 * MSEC + 50 * MSEC + 0 + 1 * MSEC);
+        /* 100 ms, slewed: the clock now may or may not carry θ yet */
+        m = packet(100 * MSEC, 0, T0);
+        ASSERT_OK(
+            ntp_message_to_sample(&m, 5 * SEC, T0 + 2 * SEC, BOOT, &s, reason, sizeof(reason)));
+        ASSERT_EQ(s.realtime, T0 + 100 * MSEC);
+        ASSERT_EQ(s.taken, BOOT - 2 * SEC + 100 * MSEC);
+        ASSERT_EQ(s.error, 25 * MSEC + 1 * MSEC + 100 * MSEC);
+        m = packet(100 * MSEC, 0, T0);
+        ASSERT_OK(
+            ntp_message_to_sample(&m, 5 * SEC, T0 + 50 * MSEC, BOOT, &s, reason, sizeof(reason)));
+        ASSERT_EQ(s.taken, BOOT);
+
+        /* no packet yet */
+        m = (NtpMessage){0};
+        ASSERT_EQ(ntp_message_to_sample(&m, 5 * SEC, T0, BOOT, &s, reason, sizeof(reason)),
+                  -ENODATA);
+        /* refused, each with its reason */
+        m = packet(0, 0, T0);
+        m.leap = 3;
+        ASSERT_EQ(ntp_message_to_sample(&m, 5 * SEC, T0, BOOT, &s, reason, sizeof(reason)),
+                  -EINVAL);
+        ASSERT_STREQ(reason, "the server's clock is not synchronised (leap 3)");
+        m = packet(0, 0, T0);
+        m.stratum = 16;
+        ASSERT_EQ(ntp_message_to_sample(&m, 5 * SEC, T0, BOOT, &s, reason, sizeof(reason)),
+                  -EINVAL);
+        ASSERT_STREQ(reason, "the server's stratum is not 1 to 15");
+        m = packet(0, 0, T0);
+        m.spike = true;
+        ASSERT_EQ(ntp_message_to_sample(&m, 5 * SEC, T0, BOOT, &s, reason, sizeof(reason)),
+                  -EINVAL);
+        ASSERT_STREQ(reason, "timesyncd called the packet a spike");
+        m = packet(0, 12 * SEC, T0);
+        ASSERT_EQ(ntp_message_to_sample(&m, 5 * SEC, T0, BOOT, &s, reason, sizeof(reason)),
+                  -EINVAL);
+        ASSERT_STREQ(reason, "its root distance is beyond timesyncd's maximum");
+        m = packet(0, 0, T0);
+        m.destination = m.origin - 1;
+        ASSERT_EQ(ntp_message_to_sample(&m, 5 * SEC, T0, BOOT, &s, reason, sizeof(reason)),
+                  -EINVAL);
+        ASSERT_STREQ(reason, "its timestamps are out of order");
+        m = packet(3600 * SEC, 0, T0);
+        ASSERT_EQ(ntp_message_to_sample(&m, 5 * SEC, T0, BOOT, &s, reason, sizeof(reason)),
+                  -EINVAL);
+        ASSERT_STREQ(reason, "the packet is from the future of the clock");
 }
 
 TEST(saved_file)

@@ -5,6 +5,7 @@ roamd names that link a falseticker, takes the bound from the other two (within 
 the real time) and settles; the time is saved as the last known good one. The host's clock
 is never touched: roamd only reads it."""
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -246,3 +247,151 @@ def test_chronyd_hears_the_agreed_time_on_its_sock_refclock(w, tmp_path):
     finally:
         p.terminate()
         p.wait()
+
+
+TIMEDATED = "org.freedesktop.timedate1"
+TIMEDATED_PATH = "/org/freedesktop/timedate1"
+MOCK_IFACE = "org.freedesktop.DBus.Mock"
+HOUR = 3600 * 10**6
+
+
+@pytest.fixture
+def no_dates(w):
+    """roamd without HTTPS Date samples (its HTTPS check asks for a page the check server does
+    not have, so no answer is the expected one), started afresh: only the manual setting and
+    the saved time speak. Afterwards the saved time (a wrong one, on purpose) is forgotten."""
+    state = w.path("var-lib-roam", "time.state")
+    w.write_config(w.default_config.replace("/roam-probe", "/roam-no-date"))
+    w.roamd_restart()
+    try:
+        yield w
+    finally:
+        w.roamd_stop()
+        state.unlink(missing_ok=True)
+        w.write_config()
+        w.roamd_start()
+
+
+@pytest.fixture
+def timedated(w):
+    """python3-dbusmock's timedated on the world's own bus with NTP off: its SetTime is only
+    recorded; the host's clock (CLOCK_REALTIME cannot be namespaced) is never set."""
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=w.address)
+    mock = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
+                             "timedated", "--parameters", '{"NTP": false}'], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: w.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
+                                "s", [TIMEDATED], dest="org.freedesktop.DBus"),
+                 what="the timedated mock")
+        yield mock
+    finally:
+        mock.terminate()
+        mock.wait(10)
+
+
+def set_time_calls(w):
+    calls = w.call(TIMEDATED_PATH, MOCK_IFACE, "GetCalls", dest=TIMEDATED)
+    return [list(c[2]) for c in calls if str(c[1]) == "SetTime"]
+
+
+def clock_is(w, state):
+    t = time_props(w)
+    return t if t["ClockState"] == state else None
+
+
+def test_without_a_clock_daemon_roamd_steps_the_clock_through_timedated(w, no_dates, timedated):
+    """The agreed time (a manual setting an hour ahead) is far from the clock and timedated
+    says no clock daemon runs: roamd calls SetTime(agreed, false, false) and says
+    ClockStepped with the offset. With NTP on, timedated gone, or a manual time before the
+    saved lower bound, nothing is set, and ClockState/ClockReason say why."""
+    host_before = time.time()
+    assert time_props(w)["ClockState"] == "unsettled"
+    with w.monitor() as mon:
+        ahead = int(time.time() * 1e6) + HOUR
+        w.call(TIME_PATH, TIME_IFACE, "SetManual", "tt", (ahead, 2_000_000))
+        _, sig = mon.wait_signal(lambda m: m["member"] == "ClockStepped")
+    assert (sig["path"], sig["interface"]) == (TIME_PATH, TIME_IFACE)
+    offset, reason = sig["payload"]["data"]
+    assert abs(offset - HOUR) < 10 * 10**6, sig
+    assert "1 of 1 sources agree" in reason, reason
+    calls = set_time_calls(w)
+    assert len(calls) == 1, calls
+    usec, relative, interactive = calls[0]
+    assert abs(usec - (time.time() * 1e6 + HOUR)) < 10 * 10**6, calls
+    assert (bool(relative), bool(interactive)) == (False, False)
+    t = time_props(w)
+    assert t["ClockState"] == "stepped" and "stepped" in t["ClockReason"], t["ClockReason"]
+    assert re.search(r"Time: clock stepped \S+ \S+ UTC -> \S+ \S+ UTC \(the clock was -(59|60) min "
+                     r"off the agreed time \(1 of 1 sources agree", w.roamd_log())
+    # the host's clock was not touched (the mock sets nothing)
+    assert abs(time.time() - host_before) < 60
+
+    # a clock daemon keeps the clock: refused, and said so
+    w.call(TIMEDATED_PATH, TIMEDATED, "SetNTP", "bb", (True, False), dest=TIMEDATED)
+    w.call(TIME_PATH, TIME_IFACE, "SetManual", "tt", (ahead + 5 * 10**6, 2_000_000))
+    t = w.wait(lambda: clock_is(w, "clock-daemon"), what="refused: a clock daemon")
+    assert "a clock daemon keeps the clock (timedated: NTP yes" in t["ClockReason"], t
+    assert len(set_time_calls(w)) == 1
+
+    # timedated not there: refused, and said so
+    timedated.terminate()
+    timedated.wait(10)
+    w.call(TIME_PATH, TIME_IFACE, "SetManual", "tt", (ahead + 10 * 10**6, 2_000_000))
+    t = w.wait(lambda: clock_is(w, "no-timedated"), what="refused: no timedated")
+    assert t["ClockReason"].startswith("timedated did not answer"), t
+
+    # roamd saved the hour-ahead time (a lower bound after a restart); a manual time now is
+    # before it: the consensus refuses it, and the clock is left alone
+    w.roamd_restart()
+    w.call(TIME_PATH, TIME_IFACE, "SetManual", "tt", (int(time.time() * 1e6), 2_000_000))
+    t = w.wait(lambda: clock_is(w, "unsettled") if time_props(w)["State"] == "disputed"
+               else None, what="the manual time refused")
+    assert any("earlier than the last known good time" in r for r in t["Reasons"]), t
+    assert t["ClockReason"] == "the time is disputed: no source is left that can be believed", t
+
+
+TIMESYNCD = "org.freedesktop.timesync1"
+TIMESYNCD_PATH = "/org/freedesktop/timesync1"
+TIMESYNCD_TEMPLATE = str(Path(__file__).parent.parent / "dbusmock" / "timesyncd.py")
+
+
+def ntp_sources(w):
+    return [s for s in time_props(w)["Sources"] if s[0] == "ntp"]
+
+
+def test_timesyncds_ntp_state_is_a_witness(w):
+    """systemd-timesyncd's last NTP packet (a dbusmock template written from its documented
+    API, tests/dbusmock/timesyncd.py: it never touches the clock) is a sample of kind ntp,
+    witness ntp; a spike is refused with its reason; timesyncd gone, the witness is."""
+    w.wait_link("wifi0", online, what="wifi0 online")
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=w.address)
+    mock = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
+                             TIMESYNCD_TEMPLATE], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: w.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
+                                "s", [TIMESYNCD], dest="org.freedesktop.DBus"),
+                 what="the timesyncd mock")
+        # no packet yet: no sample
+        w.call(TIMESYNCD_PATH, PROPS_IFACE, "GetAll", "s", (TIMESYNCD + ".Manager",),
+               dest=TIMESYNCD)
+        assert ntp_sources(w) == []
+        # a packet from a server 200 ms ahead, 20 ms round trip: timesyncd slews
+        w.call(TIMESYNCD_PATH, MOCK_IFACE, "ReceivePacket", "xtuub",
+               (200_000, 20_000, 2, 0, False), dest=TIMESYNCD)
+        s = w.wait(lambda: ntp_sources(w) or None, what="the NTP sample")[0]
+        assert s[1] == "ntp" and s[2] == "systemd-timesyncd, server ntp.roam.test", s
+        # its interval: the real time + 200 ms, ± root distance + jitter + the slew's 200 ms
+        assert abs(s[3] - (time.time() * 1e6 + 200_000)) < 2e6, s
+        assert 200_000 < s[4] < 400_000, s
+        assert s[5] == "truechimer", s
+        # a spike is refused, with its reason
+        w.call(TIMESYNCD_PATH, MOCK_IFACE, "ReceivePacket", "xtuub",
+               (200_000, 20_000, 2, 0, True), dest=TIMESYNCD)
+        wait_for(lambda: "its last NTP packet is refused: timesyncd called the packet a spike"
+                 in w.roamd_log(), what="the spike refused")
+    finally:
+        mock.terminate()
+        mock.wait(10)
+    w.wait(lambda: not ntp_sources(w) or None, what="timesyncd gone, its witness too")
