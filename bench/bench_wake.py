@@ -102,14 +102,34 @@ def run(w, ids, listed, size, settle, gate):
     threads = [threading.Thread(target=waiter, args=(i, p)) for i, p in enumerate(procs)]
     for t in threads:
         t.start()
-    t0 = time.monotonic()
+    t0, t0_real = time.monotonic(), time.time()
     w.carrier("wifi0", True)
     for t in threads:
         t.join(900)
     bad = [(ids[i], o) for i, o in enumerate(outs) if o is None or o[0] != 0 or o[1] != str(size)]
     if bad:
         raise RuntimeError("fetches failed: %s" % bad[:5])
-    return [d - t0 for d in done]
+    times = [d - t0 for d in done]
+    return times, marks(w, ids[0], t0_real)
+
+
+def marks(w, top, t0_real):
+    """From roamd's log (its lines stamped, ROAM_LOG_TIME=1): seconds from carrier-up to the
+    state online and to the top app's turn (None when it had none: not listed)."""
+    online = turn = None
+    for line in w.roamd_log().rsplit("=== roamd-start ", 1)[-1].splitlines():
+        stamp, _, rest = line.partition(" ")
+        try:
+            t = float(stamp) - t0_real
+        except ValueError:
+            continue
+        if t < 0:
+            continue
+        if online is None and "State: " in rest and rest.endswith("-> online"):
+            online = t
+        if turn is None and (" wake: %s: waiting -> awake" % top) in rest:
+            turn = t
+    return online, turn
 
 
 def main():
@@ -124,6 +144,7 @@ def main():
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench_wake.py needs root (network namespaces, cgroups)")
+    os.environ["ROAM_LOG_TIME"] = "1"  # roamd's lines stamped: where the top app's time went
     ids = app_ids(args.apps)
     w = World(args.world)
     blobdir = tempfile.mkdtemp(prefix="roam-bench-wake-")
@@ -131,6 +152,7 @@ def main():
         f.write(os.urandom(args.size))
     srv = None
     results = {"alone": [], "listed": [], "herd": [], "ordered": []}
+    steps = {name: [] for name in results}  # (carrier-up -> online, -> the top app's turn)
     try:
         w.up()
         w.roamd_start()
@@ -145,10 +167,11 @@ def main():
                args.rate, "burst", "32kb", "latency", "400ms")
         for r in range(args.rounds):
             k = (args.size, args.settle, args.gate_timeout)
-            results["alone"].append(run(w, ids[:1], False, *k))
-            results["listed"].append(run(w, ids[:1], True, *k))
-            results["herd"].append(run(w, ids, False, *k))
-            results["ordered"].append(run(w, ids, True, *k))
+            for name, n, listed in (("alone", 1, False), ("listed", 1, True),
+                                    ("herd", len(ids), False), ("ordered", len(ids), True)):
+                times, mk = run(w, ids[:n], listed, *k)
+                results[name].append(times)
+                steps[name].append(mk)
             print("round %d: alone %.2f s, alone listed %.2f s, herd top %.2f s, ordered top "
                   "%.2f s" % (r + 1, results["alone"][-1][0], results["listed"][-1][0],
                               results["herd"][-1][0], results["ordered"][-1][0]), flush=True)
@@ -193,6 +216,13 @@ def main():
         gaps = [statistics.median(b - a for a, b in zip(t, t[1:])) for t in results["ordered"]]
         print("ordered: median time between turns' ends %.2f s (the fetch alone at line rate "
               "%.2f s)" % (statistics.median(gaps), ideal))
+    print("the top app's time, from carrier-up: online, its turn, its fetch done (medians):")
+    for name in ("alone", "listed", "herd", "ordered"):
+        on = [m[0] for m in steps[name] if m[0] is not None]
+        tu = [m[1] for m in steps[name] if m[1] is not None]
+        print("  %-8s online %s  turn %s  done %.2f" % (
+            name, "%.2f" % statistics.median(on) if on else "-",
+            "%.2f" % statistics.median(tu) if tu else "-", med(name, lambda t: t[0])))
     print("ordered top / alone listed: %.2f (goal <= 1.1: ratio to goal %.2f); / alone "
           "unlisted: %.2f" % (row["ordered"][0] / listed, row["ordered"][0] / listed / 1.1,
                               row["ordered"][0] / alone))
