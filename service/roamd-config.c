@@ -128,6 +128,7 @@ static int config_new(const char *name, Config **ret)
         c->wake.restart_usec = 30 * USEC_PER_SEC;
         c->wake.quiet_usec = 2 * USEC_PER_SEC;
         c->wake.max_delay_usec = 300 * USEC_PER_SEC;
+        c->wake.slow_rtt_usec = 300 * USEC_PER_MSEC;
         c->bluetooth.enable = true;
         c->bluetooth.question_timeout_usec = 30 * USEC_PER_SEC;
         c->bluetooth.nfc_discovery_usec = 20 * USEC_PER_SEC;
@@ -579,6 +580,8 @@ static int parse_wake(Config *c, const char *file, unsigned line, const char *ke
                 dur = &c->wake.quiet_usec;
         else if (streq(key, "MaxDelaySec"))
                 dur = &c->wake.max_delay_usec;
+        else if (streq(key, "SlowRTTSec"))
+                dur = &c->wake.slow_rtt_usec;
         else
                 return conf_log_error(file, line, "Unknown key %s= in section [Wake].", key);
         if (parse_duration(value, dur) < 0)

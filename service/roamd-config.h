@@ -73,6 +73,7 @@ typedef struct WakeConfigSection {
         uint32_t at_once;                     /* apps awake at once, default 1 */
         uint32_t at_once_bearer[_BEARER_MAX]; /* per bearer of the best link; 0: at_once */
         uint64_t settle_usec, restart_usec, quiet_usec, max_delay_usec;
+        uint64_t slow_rtt_usec; /* the best link's probe RTT from here on: cap 1; 0 never */
 } WakeConfigSection;
 
 /* [Roaming]: NAME_OR_GLOB=yes|no fixes whether traffic on a link counts as roaming. */

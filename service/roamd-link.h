@@ -88,6 +88,9 @@ typedef struct Link {
         char *portal_url;         /* where the user logs in, when behind a portal */
         uint64_t last_probe_usec; /* CLOCK_REALTIME of the last finished probe round */
         uint64_t probe_duration_usec;
+        /* The TCP handshake of the last HTTP probe that connected (curl's connect time): one
+         * round trip to the check host; 0 unknown. The wake-up's slow-link rule reads it. */
+        uint64_t probe_rtt_usec;
         CapportInfo capport; /* RFC 8908 data; capport_valid says whether there is any */
         bool capport_valid;
         char *capport_error; /* why the announced API could not be used, else NULL */

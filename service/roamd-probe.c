@@ -491,8 +491,12 @@ static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
                 f->outcome = HTTP_OUTCOME_FAILED;
         if (f->kind == FETCH_HTTP) {
                 curl_off_t t = 0;
-                if (curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &t) == CURLE_OK && t > 0)
+                if (curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &t) == CURLE_OK && t > 0) {
                         f->connect_usec = (uint64_t)t;
+                        /* set before the verdict it leads to is published: whoever reacts
+                         * to the link going online sees this round's measure */
+                        f->prober->link->probe_rtt_usec = f->connect_usec;
+                }
         }
 
         /* Everything the transfer needed goes now, not at the next round: with ten links

@@ -353,6 +353,14 @@ static int manager_property(sd_bus *bus, const char *path, const char *interface
                 return sd_bus_message_append(reply, "t", wake_generation(w->queue));
         if (streq(property, "TimeGate"))
                 return sd_bus_message_append(reply, "b", open);
+        if (streq(property, "WakeCap"))
+                return sd_bus_message_append(reply, "u", wake_cap(w->queue, NULL));
+        if (streq(property, "WakeCapReason")) {
+                const char *slow = NULL;
+
+                (void)wake_cap(w->queue, &slow);
+                return sd_bus_message_append(reply, "s", strempty(slow));
+        }
         return sd_bus_message_append(reply, "s", strempty(why));
 }
 
@@ -387,6 +395,8 @@ static const sd_bus_vtable wake_manager_vtable[] = {
     SD_BUS_PROPERTY("TimeGate", "b", manager_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("TimeGateReason", "s", manager_property, 0,
                     SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("WakeCap", "u", manager_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("WakeCapReason", "s", manager_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_METHOD_WITH_ARGS("WakeNow", SD_BUS_ARGS("s", id), SD_BUS_NO_RESULT, method_wake_now,
                             SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_VTABLE_END,
@@ -432,4 +442,12 @@ void wake_bus_queue_changed(WakeRun *w)
                 (void)sd_bus_emit_properties_changed(
                     w->manager->bus, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE, "WakeQueue",
                     "WakePeriod", "TimeGate", "TimeGateReason", NULL);
+}
+
+void wake_bus_cap_changed(WakeRun *w)
+{
+        if (w->manager->bus && w->manager_slot)
+                (void)sd_bus_emit_properties_changed(w->manager->bus, ROAM_MANAGER_PATH,
+                                                     ROAM_MANAGER_INTERFACE, "WakeCap",
+                                                     "WakeCapReason", NULL);
 }

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -87,6 +89,11 @@ static void gate_changed(void *userdata)
         wake_bus_queue_changed(userdata);
 }
 
+static void cap_changed(void *userdata)
+{
+        wake_bus_cap_changed(userdata);
+}
+
 static const WakeOps wake_ops = {
     .now = mono_now,
     .arm = arm,
@@ -94,6 +101,7 @@ static const WakeOps wake_ops = {
     .app_changed = app_changed,
     .queue_changed = queue_changed,
     .gate_changed = gate_changed,
+    .cap_changed = cap_changed,
 };
 
 static unsigned cap_for(WakeRun *w)
@@ -107,12 +115,40 @@ static unsigned cap_for(WakeRun *w)
         return c->at_once;
 }
 
+/* The slow-link rule (docs/wake.md): the best link's last probe RTT at or above
+ * [Wake] SlowRTTSec= makes the cap 1; unmeasured is not slow. A fact for the queue. */
+static void slow_update(WakeRun *w)
+{
+        uint64_t limit = w->manager->config->wake.slow_rtt_usec;
+        Link *best = w->manager->links->best;
+        char why[128];
+        bool slow;
+
+        if (!best || best->probe_rtt_usec == 0 || limit == 0) {
+                (void)wake_set_slow(w->queue, false, NULL);
+                return;
+        }
+        slow = best->probe_rtt_usec >= limit;
+        (void)snprintf(why, sizeof(why), "%s's probe RTT %" PRIu64 " ms %s %" PRIu64 " ms",
+                       strempty(best->info.name), best->probe_rtt_usec / USEC_PER_MSEC,
+                       slow ? ">=" : "<", limit / USEC_PER_MSEC);
+        if (wake_set_slow(w->queue, slow, why) < 0)
+                log_oom();
+}
+
 static void on_links(Links *links, const LinksEvent *ev, void *userdata)
 {
         WakeRun *w = userdata;
 
+        if (ev->type == LINKS_EVENT_PROBED) {
+                if (ev->link == links->best)
+                        slow_update(w);
+                return;
+        }
         if (ev->type != LINKS_EVENT_BEST)
                 return;
+        /* before the state: a link that just went online brings its measure */
+        slow_update(w);
         wake_set_cap(w->queue, cap_for(w));
         if (ev->mask & LINKS_BEST_STATE)
                 wake_set_online(w->queue, streq(links->state, "online"));
@@ -313,6 +349,7 @@ int wake_run_new(Manager *m, WakeRun **ret)
                 return r;
         }
         sync_apps(w);
+        slow_update(w);
         wake_set_online(w->queue, streq(m->links->state, "online"));
         r = wake_bus_setup(w);
         if (r < 0)
@@ -349,6 +386,7 @@ void wake_run_reload(WakeRun *w)
                 return;
         config_from(w, &c);
         wake_set_config(w->queue, &c);
+        slow_update(w);
         wake_set_cap(w->queue, c.cap);
         reconcile_schedule(w->manager->reconcile);
 }

@@ -41,5 +41,6 @@ int wake_bus_setup(WakeRun *w);
 void wake_bus_app_changed(WakeRun *w, const char *id, WakeAppState new, WakeReason why,
                           uint64_t generation);
 void wake_bus_queue_changed(WakeRun *w);
+void wake_bus_cap_changed(WakeRun *w);
 int wake_reg_drop(WakeRun *w, const char *id);
 void wake_regs_free(WakeRun *w);

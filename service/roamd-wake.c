@@ -62,7 +62,9 @@ struct Wake {
         bool ever_online;
         bool time_open;
         char *time_why;
-        bool in_run; /* re-entry from a callback is folded into the running pass */
+        bool slow;      /* the best link is slow: the cap in force is 1 */
+        char *slow_why; /* what was measured; NULL: nothing */
+        bool in_run;    /* re-entry from a callback is folded into the running pass */
         bool rerun;
         uint64_t armed;
 };
@@ -125,6 +127,7 @@ Wake *wake_free(Wake *w)
                 app_free(w->apps[i]);
         free(w->apps);
         free(w->time_why);
+        free(w->slow_why);
         free(w);
         return NULL;
 }
@@ -184,14 +187,51 @@ void wake_set_config(Wake *w, const WakeConfig *config)
         wake_run(w);
 }
 
+unsigned wake_cap(Wake *w, const char **ret_why)
+{
+        if (ret_why)
+                *ret_why = w->slow ? w->slow_why : NULL;
+        return w->slow ? 1 : w->config.cap;
+}
+
+/* The one place the cap in force changes (the configured one, or the slow-link fact). */
+static void cap_set(Wake *w, unsigned cap, bool slow, char *why)
+{
+        unsigned old = wake_cap(w, NULL);
+        bool was_slow = w->slow;
+
+        w->config.cap = cap;
+        w->slow = slow;
+        free(w->slow_why);
+        w->slow_why = why;
+        if (wake_cap(w, NULL) == old && slow == was_slow)
+                return;
+        log_info("wake: cap %u -> %u (%s%s%s)", old, wake_cap(w, NULL),
+                 slow       ? "slow link"
+                 : was_slow ? "not slow any more"
+                            : "configured for the best link",
+                 why ? ": " : "", strempty(why));
+        if (w->ops->cap_changed)
+                w->ops->cap_changed(w->userdata);
+        wake_run(w);
+}
+
 void wake_set_cap(Wake *w, unsigned cap)
 {
-        cap = MIN(MAX(cap, 1u), (unsigned)WAKE_CAP_MAX);
-        if (cap == w->config.cap)
-                return;
-        log_info("wake: %u at once (was %u)", cap, w->config.cap);
-        w->config.cap = cap;
-        wake_run(w);
+        cap_set(w, MIN(MAX(cap, 1u), (unsigned)WAKE_CAP_MAX), w->slow, TAKE_PTR(w->slow_why));
+}
+
+int wake_set_slow(Wake *w, bool slow, const char *why)
+{
+        char *d = NULL;
+
+        if (why) {
+                d = strdup(why);
+                if (!d)
+                        return -ENOMEM;
+        }
+        cap_set(w, w->config.cap, slow, d);
+        return 0;
 }
 
 static void app_remove(Wake *w, WakeApp *a)
@@ -463,7 +503,7 @@ again:
                 }
 
                 /* The next turns, up to the cap. */
-                while (is_settled && awake < w->config.cap) {
+                while (is_settled && awake < wake_cap(w, NULL)) {
                         WakeApp *best = NULL;
 
                         for (size_t i = 0; i < w->n_apps; i++) {

@@ -70,6 +70,8 @@ typedef struct WakeOps {
         void (*queue_changed)(void *userdata, WakeQueueState old, WakeQueueState new);
         /* The time gate opened or closed, or its reason changed. */
         void (*gate_changed)(void *userdata);
+        /* The cap in force changed (wake_cap()). */
+        void (*cap_changed)(void *userdata);
 } WakeOps;
 
 typedef struct WakeConfig {
@@ -92,8 +94,13 @@ int wake_new(const WakeOps *ops, void *userdata, const WakeConfig *config, Wake 
 Wake *wake_free(Wake *w);
 
 void wake_set_config(Wake *w, const WakeConfig *config);
-/* The cap for the best link's bearer (config per bearer; 1 on slow links). */
+/* The cap for the best link's bearer (config per bearer). */
 void wake_set_cap(Wake *w, unsigned cap);
+/* Whether the best link is slow (its measured probe RTT): then the cap in force is 1
+ * whatever wake_set_cap() said. why says what was measured, either way. */
+int wake_set_slow(Wake *w, bool slow, const char *why);
+/* The cap in force, and why (NULL: as configured). */
+unsigned wake_cap(Wake *w, const char **ret_why);
 
 /* From policy: the app is wake-listed with priority 0-100 and its slice; priority
  * APP_WAKE_NONE (-1) takes it off the list (its turn ends, its gate opens). */

@@ -391,10 +391,11 @@ TEST(config_wake)
         ASSERT_EQ(c->wake.restart_usec, 30000000);
         ASSERT_EQ(c->wake.quiet_usec, 2000000);
         ASSERT_EQ(c->wake.max_delay_usec, 300000000);
+        ASSERT_EQ(c->wake.slow_rtt_usec, 300000);
         config_free(c);
         c = NULL;
         ASSERT_OK(parse("[Wake]\nAtOnce=2\nAtOnce.ethernet=4\nSettleSec=500ms\nQuietSec=0\n"
-                        "MaxDelaySec=60\nRestartSec=10s\n",
+                        "MaxDelaySec=60\nRestartSec=10s\nSlowRTTSec=0\n",
                         &c));
         ASSERT_EQ(c->wake.at_once, 2);
         ASSERT_EQ(c->wake.at_once_bearer[BEARER_ETHERNET], 4);
@@ -403,11 +404,13 @@ TEST(config_wake)
         ASSERT_EQ(c->wake.quiet_usec, 0);
         ASSERT_EQ(c->wake.max_delay_usec, 60000000);
         ASSERT_EQ(c->wake.restart_usec, 10000000);
+        ASSERT_EQ(c->wake.slow_rtt_usec, 0);
         config_free(c);
         c = NULL;
         ASSERT_EQ(parse("[Wake]\nAtOnce=0\n", &c), -EINVAL);
         ASSERT_STREQ(captured, "test.conf:2: AtOnce= must be a number from 1 to 64, got \"0\".\n");
         ASSERT_EQ(parse("[Wake]\nAtOnce.modem=2\n", &c), -EINVAL);
         ASSERT_EQ(parse("[Wake]\nSettleSec=soon\n", &c), -EINVAL);
+        ASSERT_EQ(parse("[Wake]\nSlowRTTSec=slow\n", &c), -EINVAL);
         ASSERT_EQ(parse("[Wake]\nPriority=5\n", &c), -EINVAL);
 }

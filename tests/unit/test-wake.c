@@ -136,6 +136,42 @@ TEST(wake_cap_and_slice)
         wake_free(w);
 }
 
+TEST(wake_slow_link_caps_at_one)
+{
+        Wake *w = setup(3);
+        const char *why = NULL;
+
+        ASSERT_OK(wake_app_put(w, "a", 50, S(10)));
+        ASSERT_OK(wake_app_put(w, "b", 40, S(10)));
+        ASSERT_OK(wake_app_put(w, "c", 30, S(10)));
+        ASSERT_OK(wake_app_put(w, "d", 20, S(10)));
+        ASSERT_OK(wake_app_put(w, "e", 10, S(10)));
+        /* Measured slow before the first turn: one at a time, whatever the configured cap. */
+        ASSERT_OK(wake_set_slow(w, true, "wifi0's probe RTT 400 ms >= 300 ms"));
+        ASSERT_EQ(wake_cap(w, &why), 1u);
+        ASSERT_STREQ(why, "wifi0's probe RTT 400 ms >= 300 ms");
+        wake_set_online(w, true);
+        advance_to_armed(w);
+        ASSERT_STREQ(told, "a:awake:turn ");
+        /* The bearer's cap changes while slow: still one. */
+        wake_set_cap(w, 4);
+        ASSERT_EQ(wake_cap(w, NULL), 1u);
+        ASSERT_EQ(st(w, "b"), WAKE_APP_WAITING);
+        ASSERT_OK(wake_app_done(w, "a"));
+        ASSERT_STREQ(told, "a:awake:turn a:done:done b:awake:turn ");
+        /* Fast again: the configured cap, at once. */
+        ASSERT_OK(wake_set_slow(w, false, "wifi0's probe RTT 20 ms < 300 ms"));
+        ASSERT_EQ(wake_cap(w, &why), 4u);
+        ASSERT_TRUE(why == NULL);
+        ASSERT_STREQ(told, "a:awake:turn a:done:done b:awake:turn c:awake:turn d:awake:turn "
+                           "e:awake:turn ");
+        /* Slow once more: the turns running go on (a lower cap ends no turn). */
+        ASSERT_OK(wake_set_slow(w, true, "wifi0's probe RTT 900 ms >= 300 ms"));
+        ASSERT_EQ(wake_cap(w, NULL), 1u);
+        ASSERT_EQ(st(w, "e"), WAKE_APP_AWAKE);
+        wake_free(w);
+}
+
 TEST(wake_quiet_ends_a_turn)
 {
         Wake *w = setup(1);

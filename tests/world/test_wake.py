@@ -303,3 +303,31 @@ def test_turns_wait_for_the_time_gate(wk):
     assert closed < queue < opened < turn, log[closed:turn + 200]
     m = w.manager()
     assert m["TimeGate"] and re.match(r"time (settled|unverified): ", str(m["TimeGateReason"])), m
+
+
+def test_slow_link_wakes_one_at_a_time(wk):
+    """[Wake] AtOnce=3, but the best link's probe RTT is at or above SlowRTTSec= (300 ms: a
+    delay line of 200 ms each way on wifi0): never more than one app awake, and WakeCap says
+    1 and why. Without the delay line, the same apps get three turns at once."""
+    w = wk
+    apps = [("org.test.S%d" % p, p, "2s") for p in (90, 70, 50, 30, 10)]
+    ids = [a[0] for a in apps]
+    w.delay("wifi0", 200)
+    try:
+        start_with(w, apps, conf="AtOnce=3\n")
+        wait_for(lambda: all(wake_state(w, a) == "done" for a in ids), 40,
+                 what="every slow turn given")
+        assert max_awake(w) == 1
+        m = w.manager()
+        assert m["WakeCap"] == 1, m
+        assert re.match(r"wifi0's probe RTT \d+ ms >= 300 ms", m["WakeCapReason"]), m
+        assert re.search(r" wake: cap 3 -> 1 \(slow link: wifi0's probe RTT \d+ ms >= 300 ms\)",
+                         w.roamd_log().rsplit("=== roamd-start ", 1)[-1])
+    finally:
+        w.delay("wifi0", 0)
+    start_with(w, apps, conf="AtOnce=3\n")
+    wait_for(lambda: all(wake_state(w, a) == "done" for a in ids), 30,
+             what="every fast turn given")
+    assert max_awake(w) == 3
+    m = w.manager()
+    assert m["WakeCap"] == 3 and m["WakeCapReason"] == "", m
