@@ -40,8 +40,7 @@ struct RunRequest {
 bool apps_systemd_running(Apps *a)
 {
         /* sd_booted()'s test, then the manager on the bus we were given. */
-        return access("/run/systemd/system", F_OK) == 0 &&
-               manager_bus_name_has_owner(apps_manager(a)->bus, SD_BUS_DEST);
+        return access("/run/systemd/system", F_OK) == 0 && apps_systemd_on_bus(a);
 }
 
 static RunRequest *run_request_free(RunRequest *q)
