@@ -33,14 +33,14 @@ struct RunRequest {
         int pidfd;
         pid_t pid;
         sd_bus_slot *match_slot, *start_slot;
+        sd_bus_slot *query_slot; /* GetUnit, then the scope's ControlGroup */
         sd_event_source *timeout;
 };
 
 bool apps_systemd_running(Apps *a)
 {
         /* sd_booted()'s test, then the manager on the bus we were given. */
-        return access("/run/systemd/system", F_OK) == 0 &&
-               manager_bus_name_has_owner(apps_manager(a)->bus, SD_BUS_DEST);
+        return access("/run/systemd/system", F_OK) == 0 && apps_systemd_on_bus(a);
 }
 
 static RunRequest *run_request_free(RunRequest *q)
@@ -49,6 +49,7 @@ static RunRequest *run_request_free(RunRequest *q)
                 return NULL;
         sd_bus_slot_unref(q->match_slot);
         sd_bus_slot_unref(q->start_slot);
+        sd_bus_slot_unref(q->query_slot);
         sd_event_source_disable_unref(q->timeout);
         sd_bus_message_unref(q->call);
         if (q->pidfd >= 0)
@@ -101,31 +102,13 @@ static void run_fail(RunRequest *q, const char *name, const char *fmt, ...)
         run_request_done(q);
 }
 
-static int run_finish(RunRequest *q)
+/* The scope's cgroup is known: govern it, check the caller is in it, answer. */
+static int run_adopt(RunRequest *q, const char *cgroup)
 {
-        _cleanup_(sd_bus_error_free) sd_bus_error err = SD_BUS_ERROR_NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        _cleanup_free_ char *cgroup = NULL, *want = NULL, *line = NULL, *procfile = NULL;
-        Manager *m = apps_manager(q->apps);
-        const char *unit_path;
+        _cleanup_free_ char *want = NULL, *line = NULL, *procfile = NULL;
         const CgroupNode *n = NULL;
         int r;
 
-        r = sd_bus_call_method(m->bus, SD_BUS_DEST, SD_BUS_PATH, SD_BUS_MANAGER, "GetUnit", &err,
-                               &reply, "s", q->unit);
-        if (r < 0 || sd_bus_message_read(reply, "o", &unit_path) < 0) {
-                run_fail(q, ROAM_ERROR_FAILED, "systemd does not know the scope: %s",
-                         err.message ? err.message : "GetUnit failed");
-                return 0;
-        }
-        r = sd_bus_get_property_string(m->bus, SD_BUS_DEST, unit_path,
-                                       "org.freedesktop.systemd1.Scope", "ControlGroup", &err,
-                                       &cgroup);
-        if (r < 0 || !cgroup || cgroup[0] != '/') {
-                run_fail(q, ROAM_ERROR_FAILED, "no cgroup for the scope: %s",
-                         err.message ? err.message : "ControlGroup missing");
-                return 0;
-        }
         /* The element first (ADDED commits it), then check the caller really is in there. */
         r = apps_adopt_cgroup(q->apps, q->app_id, cgroup, &n);
         if (r < 0) {
@@ -156,6 +139,62 @@ static int run_finish(RunRequest *q)
                  q->unit);
         (void)sd_bus_reply_method_return(q->call, "s", cgroup);
         run_request_done(q);
+        return 0;
+}
+
+static int on_control_group(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+{
+        RunRequest *q = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+        const char *cgroup = NULL;
+
+        q->query_slot = sd_bus_slot_unref(q->query_slot);
+        if (e || sd_bus_message_enter_container(reply, 'v', "s") < 0 ||
+            sd_bus_message_read(reply, "s", &cgroup) < 0 || !cgroup || cgroup[0] != '/') {
+                run_fail(q, ROAM_ERROR_FAILED, "no cgroup for the scope: %s",
+                         e && e->message ? e->message : "ControlGroup missing");
+                return 0;
+        }
+        return run_adopt(q, cgroup);
+}
+
+static int on_get_unit(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+{
+        RunRequest *q = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+        Manager *m = apps_manager(q->apps);
+        const char *unit_path;
+        int r;
+
+        q->query_slot = sd_bus_slot_unref(q->query_slot);
+        if (e || sd_bus_message_read(reply, "o", &unit_path) < 0) {
+                run_fail(q, ROAM_ERROR_FAILED, "systemd does not know the scope: %s",
+                         e && e->message ? e->message : "GetUnit failed");
+                return 0;
+        }
+        r = sd_bus_call_method_async(m->bus, &q->query_slot, SD_BUS_DEST, unit_path,
+                                     "org.freedesktop.DBus.Properties", "Get", on_control_group, q,
+                                     "ss", "org.freedesktop.systemd1.Scope", "ControlGroup");
+        if (r < 0)
+                run_fail(q, ROAM_ERROR_FAILED, "cannot ask systemd for the scope's cgroup: %s",
+                         strerror(-r));
+        return 0;
+}
+
+/* The scope's job is done: its unit object, then its cgroup, asked without blocking the loop
+ * (systemd may be slow: PID 1 under load answers in seconds). */
+static int run_finish(RunRequest *q)
+{
+        Manager *m = apps_manager(q->apps);
+        int r;
+
+        if (q->query_slot) /* asked already */
+                return 0;
+        r = sd_bus_call_method_async(m->bus, &q->query_slot, SD_BUS_DEST, SD_BUS_PATH,
+                                     SD_BUS_MANAGER, "GetUnit", on_get_unit, q, "s", q->unit);
+        if (r < 0)
+                run_fail(q, ROAM_ERROR_FAILED, "cannot ask systemd for the scope: %s",
+                         strerror(-r));
         return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "roamd-app-id.h"
 #include "roamd-apps-internal.h"
 #include "roamd-apps.h"
+#include "roamd-bus-name.h"
 #include "roamd-cgroup.h"
 #include "roamd-class.h"
 #include "roamd-coexist.h"
@@ -66,6 +67,7 @@ struct Apps {
         AppPolicySet config_set, runtime_set;
         char *installed_sets;     /* text form of lan, vpn ifaces, vpn dns as last installed */
         RunRequest *runs;         /* `roam run` calls waiting for systemd */
+        BusNameWatch *systemd;    /* whether systemd's manager is on the bus */
         Reconcile *reconcile;     /* the manager's: passes, retries, the Degraded reason */
         struct ApplyPass *pass;   /* between the pass's sync and done */
         CoexistReport coexist;    /* others' mark bits inside our mask */
@@ -75,6 +77,11 @@ struct Apps {
 };
 
 static const AppPolicy NO_KEYS = {.set = 0};
+
+bool apps_systemd_on_bus(Apps *a)
+{
+        return bus_name_watch_has_owner(a->systemd);
+}
 
 RunRequest **apps_runs(Apps *a)
 {
@@ -1587,6 +1594,12 @@ int apps_start(Apps *a)
         int r, r_routes;
 
         a->reconcile = a->manager->reconcile;
+        /* `roam run` asks systemd for a scope when its manager is on the bus */
+        r = a->manager->bus
+                ? bus_name_watch_new(a->manager->bus, "org.freedesktop.systemd1", &a->systemd)
+                : 0;
+        if (r < 0)
+                return log_error_errno(r, "Failed to follow systemd on the bus: %m");
         r = nft_engine_new(&nc, &a->nft);
         if (r < 0)
                 return r;
@@ -1711,6 +1724,7 @@ Apps *apps_free(Apps *a)
         if (!a)
                 return NULL;
         apps_systemd_free_all(a);
+        a->systemd = bus_name_watch_free(a->systemd);
         sd_bus_slot_unref(a->app_slot);
         sd_bus_slot_unref(a->app_enum_slot);
         cgroup_tree_free(a->cgroups);

@@ -92,6 +92,7 @@ bool apps_systemd_running(Apps *a);
 int apps_systemd_run(Apps *a, const char *app_id, sd_bus_message *call, int pidfd, pid_t pid);
 void apps_systemd_free_all(Apps *a);
 RunRequest **apps_runs(Apps *a);
+bool apps_systemd_on_bus(Apps *a);
 
 Manager *apps_manager(Apps *a);
 /* For roamd-stats.c: the engine and the routing slots (NULL before apps_start). */

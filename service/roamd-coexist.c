@@ -195,7 +195,8 @@ static int scan_nft(Scan *s)
 
         if (!nl)
                 return negative_errno();
-        if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+        if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0 ||
+            socket_bound_recv(mnl_socket_get_fd(nl), NFT_DUMP_WAIT_USEC) < 0) {
                 r = negative_errno();
                 mnl_socket_close(nl);
                 return r;

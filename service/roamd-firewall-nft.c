@@ -20,6 +20,7 @@
 
 #include "roam-log.h"
 #include "roam-macro.h"
+#include "roam-util.h"
 #include "roamd-firewall-nft.h"
 
 #define FW_PRIO          0
@@ -618,7 +619,8 @@ int fw_nft_counters(FwNftCounter **ret, size_t *ret_n)
         nl = mnl_socket_open(NETLINK_NETFILTER);
         if (!nl)
                 return -errno;
-        if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+        if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0 ||
+            socket_bound_recv(mnl_socket_get_fd(nl), NFT_DUMP_WAIT_USEC) < 0) {
                 r = -errno;
                 mnl_socket_close(nl);
                 return r;

@@ -67,20 +67,6 @@ static int property_get_best_link(sd_bus *bus, const char *path, const char *int
         return sd_bus_message_append(reply, "o", m->links->best ? m->links->best->path : "/");
 }
 
-bool manager_bus_name_has_owner(sd_bus *bus, const char *name)
-{
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        int has = 0;
-
-        if (!bus ||
-            sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                               "org.freedesktop.DBus", "NameHasOwner", NULL, &reply, "s",
-                               name) < 0 ||
-            sd_bus_message_read(reply, "b", &has) < 0)
-                return false;
-        return has;
-}
-
 int manager_bus_check_authorized(sd_bus_message *msg, const char *action, sd_bus_error *error)
 {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;

@@ -87,4 +87,3 @@ int manager_bus_setup(Manager *m);
 int manager_bus_check_authorized(sd_bus_message *msg, const char *action, sd_bus_error *error);
 void manager_bus_emit_changed(Manager *m, const char *first, ...);
 /* Whether name is owned on bus (a synchronous call to the bus daemon). */
-bool manager_bus_name_has_owner(sd_bus *bus, const char *name);

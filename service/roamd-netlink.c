@@ -151,7 +151,9 @@ int netlink_new(sd_event *event, LinkChangedFn changed, void *userdata, Netlink 
         }
 
         n->resync_sock = nl_socket_alloc();
-        if (!n->resync_sock || nl_connect(n->resync_sock, NETLINK_ROUTE) < 0) {
+        /* the refill after an overflow is synchronous: bound each read */
+        if (!n->resync_sock || nl_connect(n->resync_sock, NETLINK_ROUTE) < 0 ||
+            socket_bound_recv(nl_socket_get_fd(n->resync_sock), 2 * USEC_PER_SEC) < 0) {
                 netlink_free(n);
                 return log_error_errno(EIO, "Failed to open netlink socket.");
         }

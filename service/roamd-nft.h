@@ -17,6 +17,8 @@
 #define NFT_TABLE_NAME     "roam"
 #define NFT_LEVEL_MAX      32
 #define NFT_CLASS_NAME_MAX 32
+/* A synchronous dump (GETRULE) waits this long for the kernel at most (socket_bound_recv). */
+#define NFT_DUMP_WAIT_USEC (2 * USEC_PER_SEC)
 
 typedef struct NftEngine NftEngine;
 typedef struct NftTxn NftTxn;

@@ -4,6 +4,7 @@
 #include "roam-util.h"
 
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 int free_and_strdup(char **p, const char *s)
@@ -56,6 +57,16 @@ int read_one_line_file(const char *path, char **ret)
         while (l > 0 && (line[l - 1] == '\n' || line[l - 1] == '\r'))
                 line[--l] = 0;
         *ret = TAKE_PTR(line);
+        return 0;
+}
+
+int socket_bound_recv(int fd, uint64_t usec)
+{
+        struct timeval tv = {.tv_sec = (time_t)(usec / 1000000),
+                             .tv_usec = (suseconds_t)(usec % 1000000)};
+
+        if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
+                return -errno;
         return 0;
 }
 

@@ -11,6 +11,10 @@
 /* The time on clock (CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME) in microseconds. */
 uint64_t clock_now_usec(clockid_t clock);
 
+/* A blocking socket's reads wait at most `usec` (SO_RCVTIMEO), then fail with EAGAIN: a
+ * synchronous netlink dump on the event loop never waits for ever. */
+int socket_bound_recv(int fd, uint64_t usec);
+
 int read_one_line_file(const char *path, char **ret);
 /* Reads a whole file, refusing files larger than max bytes (-EFBIG). NUL-terminated. */
 int read_full_file(const char *path, size_t max, char **ret, size_t *ret_size);

@@ -5,7 +5,10 @@ scope with Slice and PIDs, GetUnit, JobNew/JobRemoved) and the Scope's ControlGr
 systemd, it creates the scope's cgroup and moves the listed processes into it before the job
 ends. Its hierarchy root is a subtree of the real one (the world's cgroup).
 
-usage: fake_systemd.py CGROUP2_MOUNT ROOT   (ROOT: e.g. /roam-world-NAME)"""
+usage: fake_systemd.py CGROUP2_MOUNT ROOT [GETUNIT_DELAY_SECONDS]   (ROOT: e.g. /roam-world-NAME)
+
+With a delay, GetUnit answers that late (a PID 1 under load), and says "GetUnit NAME" on
+stdout when asked."""
 import os
 import sys
 
@@ -48,9 +51,10 @@ class Unit(dbus.service.Object):
 
 
 class Manager(dbus.service.Object):
-    def __init__(self, bus, mount, root):
+    def __init__(self, bus, mount, root, delay=0.0):
         super().__init__(bus, PATH)
         self.bus, self.mount, self.root = bus, mount, root.rstrip("/")
+        self.delay = delay
         self.units = {}
         self.job = 0
 
@@ -87,13 +91,19 @@ class Manager(dbus.service.Object):
         self.JobRemoved(dbus.UInt32(jid), job, name, "done")
         return False
 
-    @dbus.service.method(MANAGER, in_signature="s", out_signature="o")
-    def GetUnit(self, name):
+    @dbus.service.method(MANAGER, in_signature="s", out_signature="o",
+                         async_callbacks=("reply", "error"))
+    def GetUnit(self, name, reply, error):
         u = self.units.get(str(name))
         if not u:
-            raise dbus.exceptions.DBusException("no unit %s" % name,
-                                                name="org.freedesktop.systemd1.NoSuchUnit")
-        return dbus.ObjectPath(u.path)
+            error(dbus.exceptions.DBusException("no unit %s" % name,
+                                                name="org.freedesktop.systemd1.NoSuchUnit"))
+            return
+        if not self.delay:
+            reply(dbus.ObjectPath(u.path))
+            return
+        print("GetUnit %s" % name, flush=True)
+        GLib.timeout_add(int(self.delay * 1000), lambda: reply(dbus.ObjectPath(u.path)) and False)
 
     @dbus.service.signal(MANAGER, signature="uos")
     def JobNew(self, jid, job, unit):
@@ -106,9 +116,10 @@ class Manager(dbus.service.Object):
 
 def main():
     mount, root = sys.argv[1], sys.argv[2]
+    delay = float(sys.argv[3]) if len(sys.argv) > 3 else 0.0
     dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
     bus = dbus.bus.BusConnection(os.environ["DBUS_SYSTEM_BUS_ADDRESS"])
-    Manager(bus, mount, root)
+    Manager(bus, mount, root, delay)
     name = dbus.service.BusName(BUS_NAME, bus)
     print("ready", flush=True)
     GLib.MainLoop().run()

@@ -249,6 +249,43 @@ def test_roam_run_through_systemd(apps, roam_client):
         remove_cgroups(w, "app.slice")
 
 
+def test_a_slow_systemd_does_not_stall_roamd(apps):
+    """systemd's GetUnit answering 6 s late (PID 1 under load) while `roam run` waits for its
+    scope: roamd asks without blocking, so a property read answers meanwhile, and the run
+    still completes once systemd answers."""
+    w = apps
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=w.address)
+    sd = subprocess.Popen(["/usr/bin/python3", os.path.join(here, "fake_systemd.py"),
+                           str(w.cgroup.parent), "/roam-world-%s" % w.name, "6"],
+                          env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    run = None
+    try:
+        assert sd.stdout.readline().strip() == "ready"
+        w.dev("mkdir", "-p", "/run/systemd/system")
+        set_policy(w, "org.test.Slow-sd", access="allow")
+        run = w.dev_popen([str(ROAM), "run", "--app", "org.test.Slow-sd", "--", "true"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = sd.stdout.readline()  # started ...
+        while line and not line.startswith("GetUnit "):
+            line = sd.stdout.readline()
+        assert line.startswith("GetUnit app-roam-org.test.Slow"), line
+        # systemd has not answered yet: roamd does, at once (a blocked loop would not within
+        # 3 s; systemd answers after 6)
+        assert w.call(MANAGER_PATH, PROPS_IFACE, "Get", "ss", (MANAGER_IFACE, "State"),
+                      timeout=3)
+        assert run.poll() is None
+        out, err = run.communicate(timeout=20)
+        assert run.returncode == 0, (out, err)
+    finally:
+        if run and run.poll() is None:
+            run.kill()
+        w.dev("rm", "-rf", "/run/systemd", check=False)
+        sd.terminate()
+        sd.wait(10)
+        remove_cgroups(w, "app.slice")
+
+
 def test_desktop_app_scope_and_default_deny(apps):
     """A systemd/XDG app scope is recognised by its name; processes in no app follow the
     default policy, and so do apps without keys of their own (deny by default)."""

@@ -698,6 +698,35 @@ has_lease() { # has_lease IF: global v4 + v6 addresses and v4 + v6 default route
                 indev ip -6 route show default dev "$ifn" | grep -q .
 }
 
+# up_build NOWAIT: the world, then (unless NOWAIT) the device's leases.
+up_build() {
+        local nowait=$1
+        WORLD_PIDS=()
+        build_world
+        if [ -z "$nowait" ]; then
+                log "waiting for leases on wifi0 and cell0"
+                if ! wait_event 40 "--netns $NS_DEV" has_lease wifi0 ||
+                        ! wait_event 20 "--netns $NS_DEV" has_lease cell0; then
+                        indev ip addr >&2 || true
+                        indev ip route >&2 || true
+                        indev ip -6 route >&2 || true
+                        tail -n 40 "$W/dhcpcd.log" >&2 || true
+                        die "the device got no leases (see $W/dhcpcd.log)"
+                fi
+        fi
+}
+
+# up_abort: stop the build (its whole process group, so no step of it runs after `down`),
+# then tear down what it built.
+up_abort() {
+        echo "world.sh: up $NAME failed, tearing it down" >&2
+        if [ -n "$UP_PID" ]; then
+                kill -KILL -- "-$UP_PID" 2>/dev/null || true
+                wait "$UP_PID" 2>/dev/null || true
+        fi
+        WORLD_QUIET=1 do_down || true
+}
+
 cmd_up() {
         local name=${1:-}
         check_name "$name"; shift
@@ -722,22 +751,23 @@ cmd_up() {
         for t in ip nsenter unshare dnsmasq dhcpcd dbus-daemon ethtool busctl openssl "$PY"; do
                 command -v "$t" >/dev/null || die "missing $t"
         done
-        WORLD_PIDS=()
         UP_DONE=
-        trap 'rc=$?; if [ -z "$UP_DONE" ]; then echo "world.sh: up $NAME failed, tearing it down" >&2; WORLD_QUIET=1 do_down || true; fi; exit $rc' EXIT
+        UP_PID=
+        trap 'rc=$?; if [ -z "$UP_DONE" ]; then up_abort; fi; exit $rc' EXIT
         trap 'exit 130' INT TERM
-        build_world
-        if [ -z "$nowait" ]; then
-                log "waiting for leases on wifi0 and cell0"
-                if ! wait_event 40 "--netns $NS_DEV" has_lease wifi0 ||
-                        ! wait_event 20 "--netns $NS_DEV" has_lease cell0; then
-                        indev ip addr >&2 || true
-                        indev ip route >&2 || true
-                        indev ip -6 route >&2 || true
-                        tail -n 40 "$W/dhcpcd.log" >&2 || true
-                        die "the device got no leases (see $W/dhcpcd.log)"
-                fi
-        fi
+        # The build runs in a child of its own process group while this shell only waits: a
+        # signal interrupts `wait` at once and its trap always runs (CI saw an interrupted `up`
+        # leave a half-built world behind, and a SIGTERM during the build's command
+        # substitutions once ended this shell without its trap here), and the abort stops all
+        # of the build before `down`.
+        set -m
+        (
+                trap - EXIT INT TERM
+                up_build "$nowait"
+        ) </dev/null &
+        UP_PID=$!
+        set +m
+        wait "$UP_PID"
         UP_DONE=1
         log "world $NAME is up (bus: $BUS)"
 }
