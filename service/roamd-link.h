@@ -96,6 +96,10 @@ typedef struct Link {
          * it (docs/time.md). */
         TimeSample https_date[2];
         Prober *prober;
+        /* CLOCK_MONOTONIC of the last round apps' stalled connections started
+         * (roamd-stall.c); 0: none */
+        uint64_t stall_probe_usec;
+
         bool seen;      /* marked during a sync; unseen links are gone */
         bool announced; /* InterfacesAdded sent, visible on the bus */
 } Link;
