@@ -501,6 +501,58 @@ def test_rfc8908_expiry_back_to_portal(w, cafe, mon):
     wait_link_verdict(w, mon, "portal", timeout=15)
 
 
+# An app that keeps calling whoami (by address) through one link, as a mail client or a
+# chat does: each try waits 3 s for the TCP handshake; it prints one line per try.
+RETRY_APP_PY = r"""
+import socket, sys, time
+dev = sys.argv[1].encode()
+while True:
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, dev)
+    s.settimeout(3)
+    try:
+        s.connect(("203.0.113.10", 7000))
+        print("ok", s.makefile().readline().split()[0], flush=True)
+    except OSError as e:
+        print("fail", e, flush=True)
+    finally:
+        s.close()
+    time.sleep(0.2)
+"""
+
+
+def test_session_expiry_seen_by_apps_stalled_connections(w, cafe, mon):
+    """The cafe's session runs out while eth0 stays up and nothing announces it (RFC 8908
+    says 3600 s left; the next re-check is RecheckInterval, 300 s, away): an app's
+    connections through eth0 stop being answered, and roamd, which looks at such
+    connections every StallInterval (2 s), probes eth0 at once and finds the portal
+    (docs/connectivity.md, "Between re-checks")."""
+    assert "RecheckInterval" not in w.default_config  # 300 s: far beyond the bound below
+    to_cafe(w, mon)
+    login(w, save=False)
+    wait_link_verdict(w, mon, "online")
+    app = w.dev_popen(["/usr/bin/python3", "-c", RETRY_APP_PY, "eth0"], stdout=subprocess.PIPE,
+                      stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert app.stdout.readline().startswith("ok "), "the app does not get through"
+        log_before = len(w.roamd_log())
+        t0 = time.monotonic()
+        w.cafe_logout()
+        wait_link_verdict(w, mon, "portal", timeout=15)
+        took = time.monotonic() - t0
+    finally:
+        app.terminate()
+        app.wait(10)
+    # 2 s interval + 1 s until TCP sends the SYN again + the round, on a loaded machine
+    assert took < 10, took
+    log = w.roamd_log()[log_before:]
+    assert "eth0: 1 connection(s) of apps get no answer (SYN to 203.0.113.10:7000" in log, \
+        log[-3000:]
+    assert "probing now instead of at the next re-check" in log
+    # the session follows the verdict, as after any round
+    wait_session(w, mon, lambda s: s["State"] not in ("open", "discovering"))
+
+
 # ---- the login browser (docs/portal.md, "Logging in with a browser") ----
 
 MANAGER_PATH = "/org/roam1"
