@@ -96,8 +96,9 @@ typedef struct Link {
          * it (docs/time.md). */
         TimeSample https_date[2];
         Prober *prober;
-        /* CLOCK_MONOTONIC of the last round apps' stalled connections started
-         * (roamd-stall.c); 0: none */
+        /* The rounds apps' stalled connections started since the link was last not online,
+         * and when the last of them started (CLOCK_MONOTONIC; roamd-stall.c) */
+        unsigned stall_rounds;
         uint64_t stall_probe_usec;
 
         bool seen;      /* marked during a sync; unseen links are gone */

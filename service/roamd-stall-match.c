@@ -40,6 +40,17 @@ static bool not_routed(const Bin *a)
                IN6_IS_ADDR_MULTICAST((const struct in6_addr *)a->b);
 }
 
+uint64_t stall_wait_usec(uint64_t min, uint64_t recheck, unsigned rounds)
+{
+        uint64_t cap = MAX(min, recheck), w = min;
+
+        if (rounds == 0)
+                return 0;
+        for (unsigned i = 1; i < rounds && w < cap; i++)
+                w *= 2;
+        return MIN(w, cap);
+}
+
 bool stall_off_link(const LinkAddress *addrs, size_t n, const IpAddr *src, const IpAddr *dst)
 {
         Bin s, d;

@@ -130,7 +130,7 @@ static void stalled_act(StallWatch *s, const Stalled *st)
 {
         const ProbeConfig *c = &s->m->config->probe;
         Link *l = st->link;
-        uint64_t now = clock_now_usec(CLOCK_MONOTONIC);
+        uint64_t now = clock_now_usec(CLOCK_MONOTONIC), wait;
         unsigned n = 0;
 
         for (int i = 0; i < 2; i++)
@@ -139,13 +139,16 @@ static void stalled_act(StallWatch *s, const Stalled *st)
         /* Only an online family can have lost its way out; a round in flight answers it. */
         if (n == 0 || !l->prober || prober_round_running(l->prober))
                 return;
-        if (l->stall_probe_usec && now - l->stall_probe_usec < c->stall_reprobe_min_usec) {
+        wait = stall_wait_usec(c->stall_reprobe_min_usec, c->recheck_usec, l->stall_rounds);
+        if (l->stall_rounds > 0 && now - l->stall_probe_usec < wait) {
                 log_debug("%s: %u connection(s) of apps get no answer; probed for that %.0f s "
-                          "ago",
-                          strempty(l->info.name), n, (double)(now - l->stall_probe_usec) / 1e6);
+                          "ago, next in %.0f s at the earliest",
+                          strempty(l->info.name), n, (double)(now - l->stall_probe_usec) / 1e6,
+                          (double)(wait - (now - l->stall_probe_usec)) / 1e6);
                 return;
         }
         l->stall_probe_usec = now;
+        l->stall_rounds++;
         log_notice("%s: %u connection(s) of apps get no answer (SYN to %s sent again %u "
                    "times): the way out may have closed (a portal's session ended?), probing "
                    "now instead of at the next re-check",
@@ -230,6 +233,12 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
 {
         switch (ev->type) {
         case LINKS_EVENT_VERDICT:
+                /* Not online (found closed, or anything else): the next time it is online,
+                 * the first stall is probed at once again. */
+                if (ev->link && ev->link->verdict.verdict != VERDICT_ONLINE)
+                        ev->link->stall_rounds = 0;
+                stall_arm(userdata);
+                break;
         case LINKS_EVENT_GONE:
         case LINKS_EVENT_SYNCED:
                 stall_arm(userdata);

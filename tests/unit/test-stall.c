@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "roam-macro.h"
 #include "roamd-stall-match.h"
 #include "test.h"
 
@@ -8,6 +9,20 @@ static IpAddr A(const char *s)
 
         ASSERT_OK(ip_addr_parse(s, &a));
         return a;
+}
+
+TEST(stall_wait)
+{
+        uint64_t s = USEC_PER_SEC;
+
+        ASSERT_EQ(stall_wait_usec(30 * s, 300 * s, 0), 0);
+        ASSERT_EQ(stall_wait_usec(30 * s, 300 * s, 1), 30 * s);
+        ASSERT_EQ(stall_wait_usec(30 * s, 300 * s, 2), 60 * s);
+        ASSERT_EQ(stall_wait_usec(30 * s, 300 * s, 4), 240 * s);
+        ASSERT_EQ(stall_wait_usec(30 * s, 300 * s, 5), 300 * s);
+        ASSERT_EQ(stall_wait_usec(30 * s, 300 * s, 1000), 300 * s);
+        /* a re-check shorter than the minimum: the minimum holds */
+        ASSERT_EQ(stall_wait_usec(30 * s, 10 * s, 3), 30 * s);
 }
 
 TEST(stall_off_link)
