@@ -8,8 +8,8 @@
  * still waiting for the answer to their SYN (one sock_diag dump per family, asking the kernel
  * for that state only) and, where a SYN through a link had to be sent again (TCP's first
  * retransmission comes a second after it), probes that link at once instead of at its next
- * re-check; at most once per StallReprobeMin= per link, so a lossy link or a dead server does
- * not make a probe storm. */
+ * re-check; at most once per StallReprobeMin= per link, doubling while those rounds find the
+ * link online, so a lossy link or a dead server does not make a probe storm. */
 
 typedef struct Manager Manager;
 typedef struct StallWatch StallWatch;
