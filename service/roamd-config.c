@@ -115,6 +115,8 @@ static int config_new(const char *name, Config **ret)
         c->probe.https_grace_min_usec = 1 * USEC_PER_SEC;
         c->probe.https_grace_max_usec = 5 * USEC_PER_SEC;
         c->probe.max_body = 64 * 1024;
+        c->probe.stall_interval_usec = 2 * USEC_PER_SEC;
+        c->probe.stall_reprobe_min_usec = 30 * USEC_PER_SEC;
         c->apps.enforce = true;
         c->apps.policy_dir = strdup(ROAM_SYSCONFDIR "/roam/apps.d");
         c->apps.state_file = strdup(ROAM_LOCALSTATEDIR "/lib/roam/apps.state");
@@ -351,7 +353,7 @@ static int parse_duration(const char *v, uint64_t *ret)
 
         errno = 0;
         d = strtod(v, &end);
-        if (errno || end == v || d < 0 || d > 86400)
+        if (errno || end == v || !(d >= 0 && d <= 86400)) /* (NaN too) */
                 return -EINVAL;
         if (streq(end, "ms"))
                 d /= 1000;
@@ -477,6 +479,18 @@ static int parse_probe(Config *c, const char *file, unsigned line, const char *k
                 p->max_body = (size_t)v;
                 return 0;
         }
+        if (streq(key, "StallInterval")) {
+                uint64_t v;
+                /* 0 turns the watch off; more than a minute is no faster than a re-check */
+                if (parse_duration(value, &v) < 0 || (v > 0 && v < USEC_PER_SEC / 2) ||
+                    v > 60 * USEC_PER_SEC)
+                        return conf_log_error(file, line,
+                                              "StallInterval= must be 0 (off) or a duration from "
+                                              "0.5 to 60 seconds, got \"%s\".",
+                                              value);
+                p->stall_interval_usec = v;
+                return 0;
+        }
         if (streq(key, "Timeout"))
                 dur = &p->timeout_usec;
         else if (streq(key, "DNSTimeout"))
@@ -493,6 +507,8 @@ static int parse_probe(Config *c, const char *file, unsigned line, const char *k
                 dur = &p->https_grace_min_usec;
         else if (streq(key, "HttpsGraceMax"))
                 dur = &p->https_grace_max_usec;
+        else if (streq(key, "StallReprobeMin"))
+                dur = &p->stall_reprobe_min_usec;
         if (dur) {
                 uint64_t v;
                 if (parse_duration(value, &v) < 0 || v == 0)

@@ -53,6 +53,11 @@ typedef struct ProbeConfig {
         uint64_t https_grace_min_usec;
         uint64_t https_grace_max_usec;
         size_t max_body;
+        /* Between re-checks: how often apps' connections through online links are looked at
+         * for SYNs that get no answer (0: never), and the least time between two rounds that
+         * signal starts on one link (docs/connectivity.md, "Between re-checks"). */
+        uint64_t stall_interval_usec;
+        uint64_t stall_reprobe_min_usec;
 } ProbeConfig;
 
 /* [Apps] and [Routing]: per-app enforcement (docs/apps.md). */

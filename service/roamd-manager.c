@@ -13,6 +13,7 @@
 #include "roamd-apps.h"
 #include "roamd-stats.h"
 #include "roamd-portal.h"
+#include "roamd-stall.h"
 #include "roamd-bt.h"
 #include "roamd-manager.h"
 #include "roamd-time-feed.h"
@@ -168,6 +169,7 @@ Manager *manager_free(Manager *m)
         apps_free(m->apps);
         m->firewall = firewall_free(m->firewall); /* its chains stay: fail closed */
         m->portal = portal_free(m->portal);
+        m->stall = stall_watch_free(m->stall);
         m->time = time_feed_free(m->time);    /* saves the time */
         m->zone = zone_service_free(m->zone); /* after the time: it watches the modems */
         p2p_free(m->p2p);
@@ -358,6 +360,9 @@ int manager_start(Manager *m)
         r = portal_bus_setup(m->portal);
         if (r < 0)
                 return r;
+        r = stall_watch_new(m, &m->stall);
+        if (r < 0)
+                return log_oom();
         r = time_feed_new(m, &m->time);
         if (r < 0)
                 return log_oom();

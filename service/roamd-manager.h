@@ -16,6 +16,7 @@ typedef struct CurlGlue CurlGlue;
 typedef struct Apps Apps;
 typedef struct Stats Stats;
 typedef struct Portal Portal;
+typedef struct StallWatch StallWatch;
 typedef struct Wpa Wpa;
 typedef struct P2p P2p;
 typedef struct Bt Bt;
@@ -50,6 +51,7 @@ struct Manager {
         Reconcile *reconcile; /* passes over kernel state; apps, stats, firewall are parts */
         ZoneService *zone;    /* the time zone from the modems; NULL when it could not start */
         WakeRun *wake;        /* the ordered wake-up; NULL without apps */
+        StallWatch *stall;    /* apps' stalled connections start probe rounds */
 
         Links *links;   /* the link table, best link and global state */
         TimeFeed *time; /* the time consensus and the online gate (docs/time.md) */

@@ -83,6 +83,13 @@ static const struct {
     {"[Daemon] x\n", "test.conf:1: Malformed section header: [Daemon] x"},
     {"[Dae mon]\n", "test.conf:1: Invalid section name: [Dae mon]"},
     {"[]\n", "test.conf:1: Invalid section name: []"},
+    {"[Probe]\nStallInterval=0.1\n",
+     "test.conf:2: StallInterval= must be 0 (off) or a duration from 0.5 to 60 seconds, got "
+     "\"0.1\"."},
+    {"[Probe]\nStallInterval=90\n", "test.conf:2: StallInterval= must be 0 (off)"},
+    {"[Probe]\nStallInterval=nan\n", "test.conf:2: StallInterval= must be 0 (off)"},
+    {"[Probe]\nStallReprobeMin=0\n", "test.conf:2: StallReprobeMin= must be a positive duration"},
+    {"[Probe]\nRecheckInterval=nan\n", "test.conf:2: RecheckInterval= must be a positive"},
     {"[Nope]\nA=b\n", "test.conf:2: Unknown section [Nope]."},
     {"[Apps]\nEnforce=sometimes\n", "test.conf:2: Enforce= must be a boolean"},
     {"[Apps]\nStateFile=relative\n", "test.conf:2: StateFile= must be an absolute path"},
@@ -210,6 +217,16 @@ TEST(config_probe)
         ASSERT_OK(parse("", &c));
         ASSERT_STREQ(c->probe.expect_body, "NetworkManager is online\n");
         ASSERT_EQ(c->probe.timeout_usec, 10 * USEC_PER_SEC);
+        ASSERT_EQ(c->probe.stall_interval_usec, 2 * USEC_PER_SEC);
+        ASSERT_EQ(c->probe.stall_reprobe_min_usec, 30 * USEC_PER_SEC);
+        config_free(c);
+
+        ASSERT_OK(parse("[Probe]\nStallInterval=0\nStallReprobeMin=5s\n", &c));
+        ASSERT_EQ(c->probe.stall_interval_usec, 0);
+        ASSERT_EQ(c->probe.stall_reprobe_min_usec, 5 * USEC_PER_SEC);
+        config_free(c);
+        ASSERT_OK(parse("[Probe]\nStallInterval=500ms\n", &c));
+        ASSERT_EQ(c->probe.stall_interval_usec, 500 * USEC_PER_MSEC);
         config_free(c);
 
         ASSERT_OK(parse("[Probe]\n"

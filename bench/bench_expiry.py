@@ -1,0 +1,143 @@
+#!/usr/bin/python3
+"""A portal session that expires between re-checks (docs/connectivity.md, "Between
+re-checks"). See bench/README.md.
+
+In tests/world's world, eth0 is moved to the cafe and logged in (`world.sh cafe-login`); once
+roamd says eth0 is online, an app in the device keeps calling whoami (203.0.113.10:7000)
+through eth0, each try waiting 3 s for its handshake, and the cafe closes its gate
+(`world.sh cafe-logout`: the session ran out; eth0 keeps its carrier and address, nothing
+announces it). Measured: from the moment world.sh is started until roamd's eth0
+`Connectivity` reads `portal` on D-Bus (as a client sees it), BENCH_REPS (5) times; the
+cafe is logged in again between repetitions. roamd runs with the world's configuration,
+RecheckInterval 300 s (the default) and StallReprobeMin=1 (so repetitions a few seconds
+apart are not held back by the 30 s default, which only limits how often one link may be
+probed for this; the first detection on a link is not delayed by it).
+
+NetworkManager is not run here: it has no signal between its connectivity checks, which come
+every `interval` seconds while the state is FULL (`[connectivity] interval`, 300 by default
+and in bench_verdict.py's configuration). A session that ends at a random moment is seen
+after interval/2 on average and after interval at worst: its number here is that, from its
+configuration, not a measurement. roamd's row also shows what it would be without the apps'
+signal (its own re-check, RecheckInterval).
+
+Prints a table, then one JSON line. Needs root."""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "../tests/world"))
+
+from roamworld import World, WorldBusy  # noqa: E402
+
+REPS = int(os.environ.get("BENCH_REPS", "5"))
+NM_INTERVAL = 300  # NetworkManager's default [connectivity] interval (bench_verdict.py's too)
+RECHECK = 300  # roamd's RecheckInterval default (the world sets none)
+
+APP_PY = r"""
+import socket, sys, time
+while True:
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, b"eth0")
+    s.settimeout(3)
+    try:
+        s.connect(("203.0.113.10", 7000))
+        print("ok", flush=True)
+    except OSError as e:
+        print("fail", e, flush=True)
+    finally:
+        s.close()
+    time.sleep(0.2)
+"""
+
+
+def wait_verdict(w, mon, verdict, timeout):
+    """Until eth0's Connectivity is verdict, on PropertiesChanged; returns the monotonic time
+    the signal that said so was received (or now, when it already was)."""
+    deadline = time.monotonic() + timeout
+    since = 0.0
+    while True:
+        link = w.link("eth0")
+        if link and link["Connectivity"] == verdict:
+            return time.monotonic()
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("eth0: wanted %s, have %s" % (verdict,
+                                                            link and link["Connectivity"]))
+        try:
+            t, _ = mon.wait_signal(lambda m: m.get("member") == "PropertiesChanged" and
+                                   m.get("path") == link["_path"], left, since)
+            since = t + 1e-9
+        except TimeoutError:
+            pass
+
+
+def reprobe(w):
+    w.call(w.link("eth0")["_path"], "org.roam1.Link", "Reprobe")
+
+
+def main():
+    if os.geteuid() != 0:
+        sys.exit("bench_expiry.py needs root")
+    for name in ["bexpiry"] + ["bexpiry_%d" % i for i in range(1, 10)]:
+        try:
+            w = World(name).lock()
+            break
+        except WorldBusy:
+            continue
+    else:
+        sys.exit("no free world name")
+    took = []
+    try:
+        w.up()
+        w.write_config(w.default_config + "\n[Probe]\nStallReprobeMin=1\n")
+        w.roamd_start()
+        w.wait_default_state()
+        mon = w.monitor()
+        try:
+            w.move("eth0", "cafe")
+            wait_verdict(w, mon, "portal", 30)
+            for _ in range(REPS):
+                w.cafe_login()
+                reprobe(w)
+                wait_verdict(w, mon, "online", 30)
+                app = w.dev_popen(["/usr/bin/python3", "-c", APP_PY], stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True)
+                try:
+                    if not app.stdout.readline().startswith("ok"):
+                        raise RuntimeError("the app does not get through the open cafe")
+                    t0 = time.monotonic()
+                    w.cafe_logout()
+                    t1 = wait_verdict(w, mon, "portal", 60)
+                finally:
+                    app.terminate()
+                    app.wait(10)
+                took.append(t1 - t0)
+        finally:
+            mon.stop()
+        log = w.roamd_log()
+        signalled = log.count("connection(s) of apps get no answer")
+    finally:
+        w.down()
+
+    med = statistics.median(took)
+    print("Portal session expiry, logout -> eth0 `portal` (%d repetitions)" % REPS)
+    print("  %-44s %8s %8s %8s" % ("", "median", "min", "max"))
+    print("  %-44s %7.2fs %7.2fs %7.2fs" % ("roamd (apps' stalled SYNs, StallInterval 2 s)",
+                                            med, min(took), max(took)))
+    print("  %-44s %7.0fs %7.0fs %7.0fs" % ("roamd without that signal (RecheckInterval)",
+                                            RECHECK / 2, 0, RECHECK))
+    print("  %-44s %7.0fs %7.0fs %7.0fs" % ("NetworkManager (interval=%d, not measured)"
+                                            % NM_INTERVAL, NM_INTERVAL / 2, 0, NM_INTERVAL))
+    print("  ratio roamd / NetworkManager (median / interval/2): %.3f" % (med / (NM_INTERVAL / 2)))
+    print("  rounds the signal started: %d" % signalled)
+    print(json.dumps({"bench": "expiry", "roamd_s": took, "roamd_median_s": med,
+                      "nm_interval_s": NM_INTERVAL, "nm_expected_s": NM_INTERVAL / 2,
+                      "ratio": med / (NM_INTERVAL / 2), "signal_rounds": signalled}))
+
+
+if __name__ == "__main__":
+    main()
