@@ -58,6 +58,7 @@ def test_ipv6_only_is_online_without_waiting_for_ipv4(w):
     assert fam(l, 4) == ONLINE or fam(l, 6) == ONLINE
 
     only6, l, seen4, log = carrier_to_online(w, "eth0", "v6only")
+    print("carrier-up to online: dual stack %.2f s, IPv6 only %.2f s" % (dual, only6))
     assert fam(l, 6) == ONLINE and fam(l, 4) == NO_V4
     assert (l["Connectivity"], l["ConnectivityReason"]) == ONLINE
     # IPv4 never had a probe round: no `checking`, nothing to time out.
