@@ -45,6 +45,7 @@ Config *config_free(Config *c)
         free(c->path);
         free(c->sysfs_path);
         free(c->dhcpcd_lease_dir);
+        free(c->dhcpcd_ra_dir);
         free(c->resolv_conf);
         for (size_t i = 0; i < c->n_bearers; i++)
                 free(c->bearers[i].pattern);
@@ -100,6 +101,7 @@ static int config_new(const char *name, Config **ret)
         c->path = strdup(name);
         c->sysfs_path = strdup("/sys");
         c->dhcpcd_lease_dir = strdup("/var/lib/dhcpcd");
+        c->dhcpcd_ra_dir = strdup("/run/dhcpcd/hook-state/resolv.conf");
         c->resolv_conf = strdup("/etc/resolv.conf");
         /* GNOME's check server, the same NetworkManager uses by default. */
         c->probe.http_url = strdup("http://nmcheck.gnome.org/check_network_status.txt");
@@ -168,8 +170,8 @@ static int config_new(const char *name, Config **ret)
         c->wifi.ping_interval_usec = 30 * USEC_PER_SEC;
         if (!c->wifi.control_dir || !c->wifi.client_dir)
                 return -ENOMEM;
-        if (!c->path || !c->sysfs_path || !c->dhcpcd_lease_dir || !c->resolv_conf ||
-            !c->probe.http_url || !c->probe.https_url || !c->probe.expect_body)
+        if (!c->path || !c->sysfs_path || !c->dhcpcd_lease_dir || !c->dhcpcd_ra_dir ||
+            !c->resolv_conf || !c->probe.http_url || !c->probe.https_url || !c->probe.expect_body)
                 return -ENOMEM;
         c->dns_sources[c->n_dns_sources++] = DNS_SOURCE_RESOLVED;
         c->dns_sources[c->n_dns_sources++] = DNS_SOURCE_NETWORKMANAGER;
@@ -247,6 +249,8 @@ static int parse_dns(Config *c, const char *file, unsigned line, const char *key
         }
         if (streq(key, "DhcpcdLeaseDir"))
                 return parse_path(file, line, key, value, &c->dhcpcd_lease_dir);
+        if (streq(key, "DhcpcdRADir"))
+                return parse_path(file, line, key, value, &c->dhcpcd_ra_dir);
         if (streq(key, "ResolvConf"))
                 return parse_path(file, line, key, value, &c->resolv_conf);
         return conf_log_error(file, line, "Unknown key %s= in section [DNS].", key);

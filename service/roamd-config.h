@@ -173,6 +173,7 @@ typedef struct Config {
         DnsSource dns_sources[_DNS_SOURCE_MAX];
         size_t n_dns_sources;
         char *dhcpcd_lease_dir;
+        char *dhcpcd_ra_dir; /* dhcpcd's resolv.conf hook: IFNAME.ra from RAs' RDNSS */
         char *resolv_conf;
         BearerOverride *bearers;
         size_t n_bearers;

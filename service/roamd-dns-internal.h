@@ -30,7 +30,8 @@ struct Dns {
         LinkChangedFn changed;
         void *userdata;
         sd_event_source *inotify_source;
-        int lease_wd, resolv_wd;
+        int lease_wd, resolv_wd, ra_wd; /* ra_wd: dhcpcd_ra_dir, once it exists */
+        int inotify_fd;
         char *resolv_dir, *resolv_name;
         IpAddr *resolv_servers;
         size_t n_resolv_servers;

@@ -53,6 +53,8 @@ static int property_get_string(sd_bus *bus, const char *path, const char *interf
                 v = verdict_reason_to_string(l->verdict6.reason);
         else if (streq(property, "PortalURL"))
                 v = l->portal_url;
+        else if (streq(property, "Nat64Prefix"))
+                v = l->nat64_prefix;
         return sd_bus_message_append(reply, "s", strempty(v));
 }
 
@@ -261,6 +263,7 @@ const sd_bus_vtable link_vtable[] = {
     SD_BUS_PROPERTY("Connectivity6", "s", property_get_string, 0, EC),
     SD_BUS_PROPERTY("ConnectivityReason6", "s", property_get_string, 0, EC),
     SD_BUS_PROPERTY("PortalURL", "s", property_get_string, 0, EC),
+    SD_BUS_PROPERTY("Nat64Prefix", "s", property_get_string, 0, EC),
     SD_BUS_PROPERTY("LastProbe", "t", property_get_usec, 0, EC),
     SD_BUS_PROPERTY("ProbeDuration", "t", property_get_usec, 0, EC),
     SD_BUS_PROPERTY("CaptivePortal", "a{sv}", property_get_capport, 0, EC),

@@ -69,6 +69,7 @@ Link *link_free(Link *l)
         link_info_done(&l->info);
         capport_info_done(&l->capport);
         free(l->capport_error);
+        free(l->nat64_prefix);
         free(l->portal_url);
         free(l->path);
         free(l);
@@ -380,6 +381,19 @@ void link_probe_finished(Link *l)
 {
         link_bus_emit_changed(l, "LastProbe", "ProbeDuration", NULL);
         links_link_probed(l->links, l);
+}
+
+void link_set_nat64_prefix(Link *l, const char *prefix)
+{
+        if (streq_ptr(l->nat64_prefix, prefix))
+                return;
+        log_info("%s: NAT64 prefix %s -> %s", strempty(l->info.name), l->nat64_prefix ?: "none",
+                 prefix ?: "none");
+        if (free_and_strdup(&l->nat64_prefix, prefix) < 0) {
+                log_oom();
+                return;
+        }
+        link_bus_emit_changed(l, "Nat64Prefix", NULL);
 }
 
 void link_set_capport(Link *l, const CapportInfo *info, const char *error)

@@ -94,6 +94,7 @@ typedef struct Link {
         CapportInfo capport; /* RFC 8908 data; capport_valid says whether there is any */
         bool capport_valid;
         char *capport_error; /* why the announced API could not be used, else NULL */
+        char *nat64_prefix;  /* RFC 7050: what ipv4only.arpa says, "prefix/plen"; else NULL */
         /* The Date of the last HTTPS probe answer per family (0 IPv4, 1 IPv6) whose TLS was
          * validated and which was the expected answer; realtime 0: none. The time module reads
          * it (docs/time.md). */
@@ -141,6 +142,10 @@ bool link_capport_url_rejected(const Link *l);
 
 /* A probe round ended: emits LastProbe and ProbeDuration. */
 void link_probe_finished(Link *l);
+
+/* Records the NAT64 prefix the link's DNS64 revealed (NULL: none): logs old -> new and
+ * emits PropertiesChanged. */
+void link_set_nat64_prefix(Link *l, const char *prefix);
 
 /* Records the RFC 8908 state of the link (info NULL: none), or why it is unusable. */
 void link_set_capport(Link *l, const CapportInfo *info, const char *error);

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <strings.h>
 #include <sys/random.h>
@@ -13,6 +14,7 @@
 #include "roamd-http-answer.h"
 #include "roamd-http-date.h"
 #include "roamd-manager.h"
+#include "roamd-nat64-parse.h"
 #include "roamd-nft.h"
 #include "roamd-ping.h"
 #include "roamd-probe.h"
@@ -94,6 +96,7 @@ struct Prober {
         bool probed;          /* this round sent probes (else LastProbe stays) */
         sd_event_source *timer;
         sd_event_source *rest; /* prober_start_rest() */
+        Resolve *nat64;        /* RFC 7050: ipv4only.arpa AAAA, beside the IPv6 round */
         unsigned failures;
         uint64_t round_start;
         /* While one family is online and the other is not, the timer's rounds probe only the
@@ -237,6 +240,7 @@ Prober *prober_free(Prober *p)
         if (!p)
                 return NULL;
         prober_cancel(p);
+        resolve_free(p->nat64);
         sd_event_source_disable_unref(p->timer);
         sd_event_source_disable_unref(p->rest);
         free(p);
@@ -1086,6 +1090,57 @@ static char *garden_url(const char *url)
         return u;
 }
 
+/* RFC 7050 NAT64 prefix discovery: a fact of the link, not part of the verdict. It runs
+ * beside each IPv6 round through the link's DNS servers and holds nothing up; a timeout keeps
+ * what the last answer said, any other answer replaces it. */
+static void on_nat64_resolved(Resolve *res, DnsOutcome outcome, const IpAddr *addrs, size_t n,
+                              void *userdata)
+{
+        Prober *p = userdata;
+        Link *l = p->link;
+        struct in6_addr a[RESOLVE_MAX_ADDRS];
+        char buf[NAT64_PREFIX_STRLEN];
+        const char *why = NULL;
+        Nat64Prefix prefix;
+        size_t k = 0;
+
+        for (size_t i = 0; i < n && k < ELEMENTSOF(a); i++)
+                if (addrs[i].family == AF_INET6 && inet_pton(AF_INET6, addrs[i].text, &a[k]) == 1)
+                        k++;
+        p->nat64 = resolve_free(p->nat64); /* addrs goes with it: copied above */
+        if (outcome == DNS_OUTCOME_TIMEOUT)
+                return;
+        if (nat64_prefix_find(a, k, &prefix, &why) < 0) {
+                if (why)
+                        log_warning("%s: ignoring the NAT64 prefix of ipv4only.arpa's answer: %s",
+                                    strempty(l->info.name), why);
+                link_set_nat64_prefix(l, NULL);
+                return;
+        }
+        link_set_nat64_prefix(l, nat64_prefix_to_string(&prefix, buf));
+}
+
+static void nat64_start(Prober *p)
+{
+        Link *l = p->link;
+        int r;
+
+        p->nat64 = resolve_free(p->nat64);
+        r = resolve_start(l->manager->event, l->info.name, l->info.dns, l->info.n_dns,
+                          "ipv4only.arpa", AF_INET6, probe_mark(l, AF_INET6),
+                          l->manager->config->probe.dns_timeout_usec, on_nat64_resolved, p,
+                          &p->nat64);
+        if (r < 0)
+                log_debug_errno(r, "%s: cannot look for a NAT64 prefix: %m",
+                                strempty(l->info.name));
+}
+
+static void nat64_stop(Prober *p)
+{
+        p->nat64 = resolve_free(p->nat64);
+        link_set_nat64_prefix(p->link, NULL);
+}
+
 static void family_open_fetches(ProbeFamily *pf)
 {
         Prober *p = pf->prober;
@@ -1119,6 +1174,8 @@ static bool family_open(ProbeFamily *pf, bool facts_changed)
         if (!verdict_needs_probe(&pf->facts)) {
                 /* The link's own state decides: no waiting for any probe. */
                 pf->settled = true;
+                if (pf->family == AF_INET6)
+                        nat64_stop(p);
                 return false;
         }
         p->probed = true;
@@ -1162,6 +1219,8 @@ static void family_start_rest(ProbeFamily *pf)
                 family_fail(pf, r);
                 return;
         }
+        if (pf->family == AF_INET6)
+                nat64_start(pf->prober);
         if (pf->checking && cur->verdict == pf->before.verdict && cur->reason == pf->before.reason)
                 link_set_verdict(l, pf->family,
                                  (VerdictResult){VERDICT_CHECKING, REASON_NOT_PROBED}, NULL);

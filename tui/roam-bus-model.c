@@ -85,6 +85,7 @@ static const PropertyInfo link_properties[] = {
     LINK_FIELD("Connectivity6", "s", PROPERTY_STRING, connectivity6),
     LINK_FIELD("ConnectivityReason6", "s", PROPERTY_STRING, connectivity_reason6),
     LINK_FIELD("PortalURL", "s", PROPERTY_STRING, portal_url),
+    LINK_FIELD("Nat64Prefix", "s", PROPERTY_STRING, nat64_prefix),
     LINK_FIELD("LastProbe", "t", PROPERTY_UINT64, last_probe),
     LINK_FIELD("ProbeDuration", "t", PROPERTY_UINT64, probe_duration),
     LINK_FIELD("CaptivePortal", "a{sv}", PROPERTY_CAPPORT, capport),
@@ -196,7 +197,7 @@ int roam_link_new(const char *path, RoamLink **ret)
             &l->connectivity4, &l->connectivity_reason4,
             &l->connectivity6, &l->connectivity_reason6,
             &l->portal_url,    &l->wifi_state,
-            &l->wifi_ssid,
+            &l->wifi_ssid,     &l->nat64_prefix,
         };
         char **const firewall_strings[] = {&l->network_id, &l->location, &l->location_source,
                                            &l->location_reason};
@@ -239,6 +240,7 @@ RoamLink *roam_link_free(RoamLink *l)
         free(l->connectivity6);
         free(l->connectivity_reason6);
         free(l->portal_url);
+        free(l->nat64_prefix);
         capport_clear(&l->capport);
         free(l->network_id);
         strv_free(l->network_identity);

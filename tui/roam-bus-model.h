@@ -104,6 +104,7 @@ typedef struct RoamLink {
         char *connectivity6;
         char *connectivity_reason6;
         char *portal_url;
+        char *nat64_prefix;      /* RFC 7050, "prefix/plen"; "" when none was found */
         uint64_t last_probe;     /* µs, CLOCK_REALTIME; 0 before the first round */
         uint64_t probe_duration; /* µs */
         RoamCapport capport;

@@ -367,6 +367,12 @@ static int print_link(const RoamModel *m, const RoamLink *l, FILE *f)
         if (l->domains[0])
                 print_wrapped(f, "Search domains:", l->domains, NULL);
 
+        /* RFC 7050: IPv4-only destinations are reached through this prefix (DNS64). */
+        if (*l->nat64_prefix) {
+                print_label(f, "NAT64 prefix:");
+                fprintf(f, "%s (announced by the network's DNS64)\n", l->nat64_prefix);
+        }
+
         if (*l->captive_portal_url) {
                 print_label(f, "Captive portal:");
                 fprintf(f, "API at %s\n", l->captive_portal_url);
@@ -511,6 +517,8 @@ static int link_to_json(const RoamLink *l, json_object **ret)
                 r = json_add_string(o, "connectivity_reason6", l->connectivity_reason6);
         if (r >= 0)
                 r = json_add_string(o, "portal_url", l->portal_url);
+        if (r >= 0)
+                r = json_add_string(o, "nat64_prefix", l->nat64_prefix);
         if (r >= 0)
                 r = l->last_probe ? json_add_int(o, "last_probe_usec", (int64_t)l->last_probe)
                                   : json_add_null(o, "last_probe_usec");

@@ -189,6 +189,7 @@ LINK_PROPERTIES = {
     "Connectivity6": ("s", "offline"),
     "ConnectivityReason6": ("s", "not-probed"),
     "PortalURL": ("s", ""),
+    "Nat64Prefix": ("s", ""),
     "LastProbe": ("t", 0),
     "ProbeDuration": ("t", 0),
     "CaptivePortal": ("a{sv}", {}),

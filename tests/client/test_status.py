@@ -57,7 +57,7 @@ LINK_KEYS = ["name", "index", "bearer", "bearer_source", "kind", "driver", "hard
              "mtu", "admin_up", "carrier", "oper_state", "state", "addresses", "gateways", "dns",
              "dns_source", "domains", "captive_portal_url", "connectivity", "connectivity_reason",
              "connectivity4", "connectivity_reason4", "connectivity6", "connectivity_reason6",
-             "portal_url", "last_probe_usec", "probe_duration_usec", "wifi_state", "wifi_ssid",
+             "portal_url", "nat64_prefix", "last_probe_usec", "probe_duration_usec", "wifi_state", "wifi_ssid",
              "wifi_signal_dbm", "wifi_link_speed_mbit", "network_id", "location",
              "location_source", "location_reason", "location_text"]
 
@@ -172,7 +172,8 @@ def test_status_json(roamd, roam):
         "connectivity": "portal", "connectivity_reason": "portal-redirect",
         "connectivity4": "portal", "connectivity_reason4": "portal-redirect",
         "connectivity6": "offline", "connectivity_reason6": "not-probed",
-        "portal_url": "http://portal.example/login", "last_probe_usec": 1_700_000_000_000_000,
+        "portal_url": "http://portal.example/login", "nat64_prefix": "",
+        "last_probe_usec": 1_700_000_000_000_000,
         "probe_duration_usec": 250_000, "wifi_state": "COMPLETED", "wifi_ssid": "Cafe",
         "wifi_signal_dbm": -58, "wifi_link_speed_mbit": 144, "network_id": "",
         "location": "", "location_source": "", "location_reason": "", "location_text": "no network",
@@ -330,3 +331,25 @@ def test_status_location(roamd, roam):
     assert field(links["eth1"], "Location") == ["public, set by you"]
     assert json.loads(roam("status", "--json").out)["links"][2]["location_text"] == \
         "public, set by you"
+
+
+def test_status_nat64_prefix(roamd, roam):
+    """An IPv6-only link: IPv4 offline (no address), IPv6 online, and the NAT64 prefix the
+    network's DNS64 revealed (RFC 7050) in the text and in --json; a link without one has no
+    such line."""
+    v6only = dict(WIFI0, Addresses=[[6, "2001:db8:7::10", 64, "global"]],
+                  Gateways=[[6, "fe80::1"]], DNS=[[6, "2001:db8:7::1"]], CaptivePortalURL="",
+                  Connectivity="online", ConnectivityReason="ok", Connectivity4="offline",
+                  ConnectivityReason4="no-address", Connectivity6="online",
+                  ConnectivityReason6="ok", PortalURL="", Nat64Prefix="2001:db8:64::/96")
+    roamd({"manager": dict(ROUTABLE["manager"]), "links": [ETH0, v6only]})
+    _, links = blocks(roam("status").out)
+    assert field(links["wifi0"], "NAT64 prefix") == [
+        "2001:db8:64::/96 (announced by the network's DNS64)"]
+    assert field(links["eth0"], "NAT64 prefix") is None
+    doc = {link["name"]: link for link in json.loads(roam("status", "--json").out)["links"]}
+    assert doc["wifi0"]["nat64_prefix"] == "2001:db8:64::/96"
+    assert (doc["wifi0"]["connectivity4"], doc["wifi0"]["connectivity_reason4"]) == \
+        ("offline", "no-address")
+    assert doc["wifi0"]["connectivity6"] == "online"
+    assert doc["eth0"]["nat64_prefix"] == ""

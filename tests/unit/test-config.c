@@ -30,6 +30,7 @@ TEST(config_defaults)
         ASSERT_EQ(c->log_level, LOG_INFO);
         ASSERT_STREQ(c->sysfs_path, "/sys");
         ASSERT_STREQ(c->dhcpcd_lease_dir, "/var/lib/dhcpcd");
+        ASSERT_STREQ(c->dhcpcd_ra_dir, "/run/dhcpcd/hook-state/resolv.conf");
         ASSERT_STREQ(c->resolv_conf, "/etc/resolv.conf");
         ASSERT_EQ(c->n_dns_sources, 4);
         ASSERT_EQ(c->dns_sources[0], DNS_SOURCE_RESOLVED);
@@ -49,6 +50,7 @@ TEST(config_full)
                            "[DNS]\n"
                            "Sources=dhcpcd, resolv.conf\n"
                            "DhcpcdLeaseDir=/run/leases\n"
+                           "DhcpcdRADir=/run/ra\n"
                            "ResolvConf=/run/resolv.conf\n"
                            "[Bearers]\n"
                            "wifi0=wifi\n"
@@ -63,6 +65,7 @@ TEST(config_full)
         ASSERT_EQ(c->dns_sources[0], DNS_SOURCE_DHCPCD);
         ASSERT_EQ(c->dns_sources[1], DNS_SOURCE_RESOLV_CONF);
         ASSERT_STREQ(c->dhcpcd_lease_dir, "/run/leases");
+        ASSERT_STREQ(c->dhcpcd_ra_dir, "/run/ra");
         ASSERT_EQ(config_bearer_override(c, "wifi0"), BEARER_WIFI);
         ASSERT_EQ(config_bearer_override(c, "wwan3"), BEARER_CELLULAR);
         ASSERT_EQ(config_bearer_override(c, "eth0"), _BEARER_INVALID);

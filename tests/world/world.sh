@@ -21,8 +21,8 @@ HERE=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 PY=/usr/bin/python3
 BASE=/run/roam-world
-SUFFIXES="dev tv inet home living dead cafe silent httpsblocked mobile delay"
-NETWORKS="home living dead cafe silent httpsblocked mobile"
+SUFFIXES="dev tv inet home living dead cafe silent httpsblocked mobile v6only delay"
+NETWORKS="home living dead cafe silent httpsblocked mobile v6only"
 UPLINKS="wifi0 cell0 eth0"
 DEFAULT_NETS="wifi0=home cell0=living eth0=dead"
 # The device's route metrics (dhcpcd.conf): ethernet wins, then WiFi, then cellular.
@@ -64,11 +64,13 @@ usage: world.sh COMMAND ...
   roamd-signal NAME SIGNAL     send a signal to roamd, do not wait
   roamd-pid NAME               print roamd's pid (exit 1 when not running)
   move NAME UPLINK NETWORK     re-attach UPLINK (wifi0|cell0|eth0|extra link) to
-                               home|living|dead|cafe|silent|httpsblocked|mobile
+                               home|living|dead|cafe|silent|httpsblocked|mobile|v6only
   carrier NAME UPLINK on|off   restore/cut the carrier of UPLINK
   delay NAME UPLINK MS         put a delay line of MS ms each way between UPLINK and its
                                network (0: take it out again)
   uplink NAME UPLINK           print where UPLINK is: NETWORK on|off DELAY_MS
+  dns64 NAME on|off            the IPv6-only network's DNS answers ipv4only.arpa (RFC 7050,
+                               prefix 2001:db8:64::/96) or does not
   internet NAME on|off         connect/cut the home network's way to the internet
   cafe-login NAME              open the cafe: it forwards to the internet, its DNS tells the
                                truth, its RFC 8908 API says captive false
@@ -116,6 +118,7 @@ setvars() {
         NS_SILENT=roam-$NAME-silent
         NS_HTTPSBLOCKED=roam-$NAME-httpsblocked
         NS_MOBILE=roam-$NAME-mobile
+        NS_V6ONLY=roam-$NAME-v6only
         NS_DELAY=roam-$NAME-delay
         CG2=$(cgroup2_mount)
         CGW=${CG2:+$CG2/roam-world-$NAME}
@@ -334,6 +337,7 @@ router_mac() { # router_mac NETWORK
         silent) echo 02:72:6d:00:05:01 ;;
         httpsblocked) echo 02:72:6d:00:06:01 ;;
         mobile) echo 02:72:6d:00:07:01 ;;
+        v6only) echo 02:72:6d:00:08:01 ;;
         *) die "no router MAC for network '$1'" ;;
         esac
 }
@@ -553,6 +557,20 @@ NFT
         mk_wan "$NS_MOBILE" isp3 198.51.100.13 198.51.100.14 2001:db8:106::1 2001:db8:106::2 \
                 198.51.100.64/26 2001:db8:6::/64
 
+        log "IPv6-only"
+        # No IPv4 on the LAN at all: RAs (SLAAC, RDNSS, DNSSL), no DHCPv4, no DHCPv6; an
+        # IPv6-only way to the internet. Its DNS64 part (world.sh dns64) is one record.
+        mk_router "$NS_V6ONLY" v6only "" 2001:db8:7::1/64
+        innet "$NS_V6ONLY" ip link add wan0 type veth peer name isp4 netns "$NS_INET"
+        innet "$NS_INET" ip addr add 2001:db8:107::2/64 dev isp4 nodad
+        innet "$NS_INET" ip link set isp4 up
+        nooffload "$NS_INET" isp4
+        innet "$NS_V6ONLY" ip addr add 2001:db8:107::1/64 dev wan0 nodad
+        innet "$NS_V6ONLY" ip link set wan0 up
+        nooffload "$NS_V6ONLY" wan0
+        innet "$NS_INET" ip -6 route add 2001:db8:7::/64 via 2001:db8:107::1
+        innet "$NS_V6ONLY" ip -6 route add default via 2001:db8:107::2
+
         log "delay lines"
         # Only the delay lines' veth ends live here: they must not speak themselves.
         sysctl_ns "$NS_DELAY" net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
@@ -597,6 +615,20 @@ NFT
                 blocked.test
         start_dnsmasq mobile 198.51.100.80,198.51.100.120,255.255.255.192,5m 198.51.100.65 \
                 198.51.100.65 2001:db8:6::1 2001:db8:6::100,2001:db8:6::1ff,64,1h mobile.test
+
+        : >"$W/v6only-dns64.hosts"
+        run_in_cg v6only nsenter --net=/run/netns/"$NS_V6ONLY" -- dnsmasq \
+                --conf-file=/dev/null --user=root --group=root \
+                --no-resolv --no-hosts --bind-interfaces --interface=br0 \
+                --pid-file="$W/v6only-dnsmasq.pid" \
+                --log-facility="$W/v6only-dnsmasq.log" --log-queries \
+                --dhcp-range=2001:db8:7::,ra-only,64 \
+                --enable-ra --ra-param=br0,10,1800 \
+                --dhcp-option=option6:dns-server,"[2001:db8:7::1]" \
+                --domain=v6only.test --dhcp-option=option6:domain-search,v6only.test \
+                --addn-hosts="$W/v6only-dns64.hosts" \
+                --address=/probe.roam.test/2001:db8:ff::10 --local=/test/ \
+                >>"$W/v6only-dnsmasq.out" 2>&1
 
         log "device mount namespace"
         : >"$W/mnt"
@@ -1224,10 +1256,29 @@ cmd_reset() {
                 cmd_internet "$NAME" on
                 echo "internet: on"
         fi
+        if [ -s "$W/v6only-dns64.hosts" ]; then
+                cmd_dns64 "$NAME" off
+                echo "dns64: off"
+        fi
         if [ "$(cat "$W/cafe-state" 2>/dev/null)" != captive ]; then
                 cafe_state captive
                 echo "cafe: captive"
         fi
+}
+
+# dns64 NAME on|off: the IPv6-only network's DNS answers ipv4only.arpa with the AAAA records
+# a DNS64 synthesizes from its two A records (RFC 7050) in the network-specific prefix
+# 2001:db8:64::/96, or not at all (no upstream: refused). dnsmasq re-reads them on SIGHUP.
+cmd_dns64() {
+        need_world "${1:-}"
+        case ${2:-} in
+        on) printf '%s ipv4only.arpa\n' 2001:db8:64::c000:aa 2001:db8:64::c000:ab \
+                >"$W/v6only-dns64.hosts.tmp" ;;
+        off) : >"$W/v6only-dns64.hosts.tmp" ;;
+        *) die "dns64: on or off" ;;
+        esac
+        mv "$W/v6only-dns64.hosts.tmp" "$W/v6only-dns64.hosts"
+        kill -HUP "$(cat "$W/v6only-dnsmasq.pid")"
 }
 
 cmd_internet() { # the home router's way to the internet: on or off (unreachable)
@@ -1430,6 +1481,7 @@ uplink) cmd_uplink "$@" ;;
 cafe-login) cmd_cafe "${1:-}" login ;;
 cafe-logout) cmd_cafe "${1:-}" logout ;;
 reset) cmd_reset "$@" ;;
+dns64) cmd_dns64 "$@" ;;
 internet) cmd_internet "$@" ;;
 vpn) cmd_vpn "$@" ;;
 sshd) cmd_sshd "$@" ;;
