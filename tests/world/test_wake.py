@@ -242,20 +242,23 @@ def test_flap_wakes_no_one_twice(wk):
     assert w.call(MANAGER_PATH, PROPS_IFACE, "Get", "ss", [MANAGER_IFACE, "WakePeriod"]) == 1
 
 
+SIZE = 128 * 1024  # per app: a third of a second at the tbf's rate
+
+
 def test_fetches_over_a_slow_uplink_in_order(wk, tmp_path):
-    """Five apps, each `roam when-online --app ID -- curl` of a fixed size from the internet
+    """Ten apps, each `roam when-online --app ID -- curl` of a fixed size from the internet
     over a tbf-limited uplink: they fetch in priority order, one at a time, each turn ended
     by its own Done (when-online, from the app's cgroup), every fetch succeeds."""
     w = wk
     blob = tmp_path / "blob"
-    blob.write_bytes(os.urandom(256 * 1024))
+    blob.write_bytes(os.urandom(SIZE))
     srv = subprocess.Popen([str(WORLD_SH), "exec", w.name, "inet", PY, "-m", "http.server",
                             "--bind", WHOAMI["inet"][4], "--directory", str(tmp_path), "8099"],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     # the home router's port toward wifi0: 4 Mbit/s down to the device
     w.exec("home", "tc", "qdisc", "replace", "dev", "up-wifi0", "root", "tbf", "rate",
            "4mbit", "burst", "16kb", "latency", "200ms")
-    prios = (20, 80, 50, 95, 65)
+    prios = (20, 80, 50, 95, 65, 10, 35, 90, 5, 70)
     procs = []
     try:
         wait_for(lambda: w.exec("inet", "ss", "-ltn").stdout.count(":8099") > 0, 10,
@@ -271,7 +274,7 @@ def test_fetches_over_a_slow_uplink_in_order(wk, tmp_path):
         for p, proc in procs:
             out, err = proc.communicate(timeout=60)
             assert proc.returncode == 0, (p, out, err)
-            assert out.strip() == str(256 * 1024), (p, out, err)
+            assert out.strip() == str(SIZE), (p, out, err)
         turns = [line.split(" wake: ", 1)[1].split(":", 1)[0]
                  for line in w.roamd_log().rsplit("=== roamd-start ", 1)[-1].splitlines()
                  if " wake: " in line and "waiting -> awake" in line]
