@@ -192,7 +192,7 @@ static void feed_link(TimeFeed *f, Link *l)
 }
 
 /* A modem's NITZ: a sample of its own witness ("modem:PATH"); a modem gone takes its samples.
- * timesyncd's last NTP packet likewise (witness "ntp"). */
+ * timesyncd's last NTP packet likewise (witness "ntp"), and gpsd's fix time ("gnss"). */
 static void on_modem_time(const TimeEvent *ev, void *userdata)
 {
         TimeFeed *f = userdata;
@@ -299,6 +299,9 @@ int time_feed_new(Manager *m, TimeFeed **ret)
         /* roamd runs on without timesyncd's NTP state */
         if (m->bus && timesyncd_client_new(m->bus, on_modem_time, f, &f->timesyncd) < 0)
                 log_warning("systemd-timesyncd's NTP state is not followed");
+        if (m->config->time.gpsd_address &&
+            gpsd_client_new(m->event, m->config->time.gpsd_address, on_modem_time, f, &f->gpsd) < 0)
+                log_warning("gpsd's GNSS time is not followed");
         f->links_watch = links_watch_add(m->links, on_links, f, NULL);
         if (f->links_watch == 0) {
                 time_feed_free(f);
@@ -315,6 +318,7 @@ TimeFeed *time_feed_free(TimeFeed *f)
         feed_save(f);
         f->clock = time_clock_free(f->clock);
         f->timesyncd = timesyncd_client_free(f->timesyncd);
+        f->gpsd = gpsd_client_free(f->gpsd);
         (void)time_feed_follow_modems(f, NULL, NULL);
         if (f->links_watch)
                 links_watch_remove(f->manager->links, f->links_watch);

@@ -13,6 +13,7 @@
 #include "roam-words.h"
 #include "roamd-client-mm.h"
 #include "roamd-client-ofono.h"
+#include "roamd-client-gpsd.h"
 #include "roamd-client-timesyncd.h"
 #include "roamd-time-clock.h"
 #include "roamd-time.h"
@@ -32,6 +33,7 @@ typedef struct TimeFeed {
         sd_event_source *chrony;    /* while settled: a sample to chronyd's SOCK refclock */
         int chrony_error;           /* the last send's, said once; 1 before the first */
         TimesyncdClient *timesyncd; /* the NTP state of systemd-timesyncd, when it runs */
+        GpsdClient *gpsd;           /* gpsd's fix time, when it runs and is configured */
         TimeClock *clock;           /* sets the clock through timedated without a clock daemon */
         sd_bus_slot *slot;
 } TimeFeed;
