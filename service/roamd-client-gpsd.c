@@ -53,6 +53,11 @@ GpsdClient *gpsd_client_free(GpsdClient *c)
         return NULL;
 }
 
+const char *gpsd_client_address(const GpsdClient *c)
+{
+        return c ? c->address : NULL;
+}
+
 static void gone(GpsdClient *c)
 {
         TimeEvent ev = {.type = TIME_EVENT_GONE, .witness = GPSD_WITNESS};

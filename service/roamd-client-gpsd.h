@@ -16,3 +16,4 @@ typedef struct GpsdClient GpsdClient;
 int gpsd_client_new(sd_event *event, const char *address, TimeEventFn on_time, void *userdata,
                     GpsdClient **ret);
 GpsdClient *gpsd_client_free(GpsdClient *c);
+const char *gpsd_client_address(const GpsdClient *c);

@@ -8,6 +8,7 @@
 #include "roamd-link.h"
 #include "roamd-links.h"
 #include "roamd-manager.h"
+#include "roamd-gpsd.h"
 #include "roamd-time-feed.h"
 #include "roamd-time-chrony.h"
 #include "roamd-time-saved.h"
@@ -299,9 +300,7 @@ int time_feed_new(Manager *m, TimeFeed **ret)
         /* roamd runs on without timesyncd's NTP state */
         if (m->bus && timesyncd_client_new(m->bus, on_modem_time, f, &f->timesyncd) < 0)
                 log_warning("systemd-timesyncd's NTP state is not followed");
-        if (m->config->time.gpsd_address &&
-            gpsd_client_new(m->event, m->config->time.gpsd_address, on_modem_time, f, &f->gpsd) < 0)
-                log_warning("gpsd's GNSS time is not followed");
+        time_feed_reload(f);
         f->links_watch = links_watch_add(m->links, on_links, f, NULL);
         if (f->links_watch == 0) {
                 time_feed_free(f);
@@ -309,6 +308,25 @@ int time_feed_new(Manager *m, TimeFeed **ret)
         }
         *ret = f;
         return 0;
+}
+
+void time_feed_reload(TimeFeed *f)
+{
+        const char *want, *have;
+
+        if (!f)
+                return;
+        want = f->manager->config->time.gpsd_address;
+        have = gpsd_client_address(f->gpsd);
+        if ((!want && !have) || (want && have && streq(want, have)))
+                return;
+        if (f->gpsd) {
+                f->gpsd = gpsd_client_free(f->gpsd);
+                (void)time_remove_witness(f->time, GPSD_WITNESS, boottime());
+        }
+        /* roamd runs on without gpsd's time */
+        if (want && gpsd_client_new(f->manager->event, want, on_modem_time, f, &f->gpsd) < 0)
+                log_warning("gpsd's GNSS time is not followed");
 }
 
 TimeFeed *time_feed_free(TimeFeed *f)

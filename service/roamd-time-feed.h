@@ -41,6 +41,8 @@ typedef struct TimeFeed {
 int time_feed_new(Manager *m, TimeFeed **ret);
 /* Saves the time when settled. Accepts NULL. */
 TimeFeed *time_feed_free(TimeFeed *f);
+/* The configuration was reloaded: follows a changed [Time] GpsdAddress=. */
+void time_feed_reload(TimeFeed *f);
 
 RoamTimeGate time_feed_gate(const TimeFeed *f);
 /* The gate in words for the wake queue and the status line: why it is open or closed. */
