@@ -13,6 +13,9 @@
 #include "roamd-gpsd.h"
 
 #define GPSD_RETRY_USEC (30 * USEC_PER_SEC)
+/* gpsd reports once a second; the consensus (and its watchers on the bus) hears a fix at
+ * most this often: a 16 s old sample's error has grown by 8 ms (TIME_DRIFT_PPM) */
+#define GPSD_SAMPLE_INTERVAL_USEC (16 * USEC_PER_SEC)
 
 struct GpsdClient {
         sd_event *event;
@@ -28,7 +31,8 @@ struct GpsdClient {
         size_t len;
         bool skipping; /* inside a line too long to read: dropped up to its newline */
         bool have_sample;
-        char refused[160]; /* the last refusal, said once */
+        usec_t last_sample; /* CLOCK_BOOTTIME of the last sample handed over */
+        char refused[160];  /* the last refusal, said once */
 };
 
 static void close_connection(GpsdClient *c)
@@ -115,6 +119,9 @@ static void take_line(GpsdClient *c, const char *line, size_t n)
                 return;
         }
         c->refused[0] = 0;
+        if (c->have_sample && s.taken < c->last_sample + GPSD_SAMPLE_INTERVAL_USEC)
+                return;
+        c->last_sample = s.taken;
         snprintf(s.origin, sizeof(s.origin), "gpsd at %s", c->address);
         if (!c->have_sample)
                 log_info("gpsd at %s: a GNSS fix gives the time", c->address);
