@@ -8,6 +8,7 @@
 #include "roam-log.h"
 #include "roam-util.h"
 #include "roamd-config.h"
+#include "roamd-gpsd.h"
 #include "roamd-nft.h"
 
 static const char *const dns_source_table[_DNS_SOURCE_MAX] = {
@@ -70,6 +71,7 @@ Config *config_free(Config *c)
         free(c->stats.directory);
         free(c->time.state_file);
         free(c->time.chrony_socket);
+        free(c->time.gpsd_address);
         free(c->stats.prometheus_file);
         for (size_t i = 0; i < c->stats.n_roaming; i++)
                 free(c->stats.roaming[i].pattern);
@@ -152,8 +154,9 @@ static int config_new(const char *name, Config **ret)
         c->time.gate_timeout_usec = 5 * USEC_PER_SEC;
         c->time.state_file = strdup(ROAM_LOCALSTATEDIR "/lib/roam/time.state");
         c->time.chrony_socket = strdup("/run/chrony.roam.sock");
+        c->time.gpsd_address = strdup("127.0.0.1:2947");
         c->time.set_clock = TIME_SET_CLOCK_AUTO;
-        if (!c->time.state_file || !c->time.chrony_socket)
+        if (!c->time.state_file || !c->time.chrony_socket || !c->time.gpsd_address)
                 return -ENOMEM;
         c->firewall.enable = true;
         c->firewall.networks_dir = strdup(ROAM_SYSCONFDIR "/roam/networks.d");
@@ -922,6 +925,26 @@ static int parse_time(Config *c, const char *file, unsigned line, const char *ke
                         return conf_log_error(file, line,
                                               "ChronySocket= is longer than a socket path may be.");
                 return parse_path(file, line, key, value, &c->time.chrony_socket);
+        }
+        if (streq(key, "GpsdAddress")) {
+                struct sockaddr_storage sa;
+                socklen_t len;
+                char *v = NULL;
+
+                if (*value) { /* empty: off */
+                        if (gpsd_address_parse(value, &sa, &len) < 0)
+                                return conf_log_error(file, line,
+                                                      "GpsdAddress= must be a numeric "
+                                                      "address:port such as 127.0.0.1:2947 or "
+                                                      "[::1]:2947, got \"%s\".",
+                                                      value);
+                        v = strdup(value);
+                        if (!v)
+                                return -ENOMEM;
+                }
+                free(c->time.gpsd_address);
+                c->time.gpsd_address = v;
+                return 0;
         }
         if (streq(key, "SetClock")) {
                 TimeSetClock v = time_set_clock_from_string(value);

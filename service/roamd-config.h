@@ -145,6 +145,7 @@ typedef struct TimeConfig {
                                      * online verdict, settled or not */
         char *state_file;           /* the last known good time, /var/lib/roam/time.state */
         char *chrony_socket;        /* chronyd's SOCK refclock, /run/chrony.roam.sock; NULL off */
+        char *gpsd_address;         /* gpsd's JSON port, 127.0.0.1:2947; NULL off */
         TimeSetClock set_clock;     /* roamd steps the clock through timedated: default auto */
 } TimeConfig;
 

@@ -8,6 +8,7 @@
 #include "roamd-link.h"
 #include "roamd-links.h"
 #include "roamd-manager.h"
+#include "roamd-gpsd.h"
 #include "roamd-time-feed.h"
 #include "roamd-time-chrony.h"
 #include "roamd-time-saved.h"
@@ -192,7 +193,7 @@ static void feed_link(TimeFeed *f, Link *l)
 }
 
 /* A modem's NITZ: a sample of its own witness ("modem:PATH"); a modem gone takes its samples.
- * timesyncd's last NTP packet likewise (witness "ntp"). */
+ * timesyncd's last NTP packet likewise (witness "ntp"), and gpsd's fix time ("gnss"). */
 static void on_modem_time(const TimeEvent *ev, void *userdata)
 {
         TimeFeed *f = userdata;
@@ -299,6 +300,7 @@ int time_feed_new(Manager *m, TimeFeed **ret)
         /* roamd runs on without timesyncd's NTP state */
         if (m->bus && timesyncd_client_new(m->bus, on_modem_time, f, &f->timesyncd) < 0)
                 log_warning("systemd-timesyncd's NTP state is not followed");
+        time_feed_reload(f);
         f->links_watch = links_watch_add(m->links, on_links, f, NULL);
         if (f->links_watch == 0) {
                 time_feed_free(f);
@@ -308,6 +310,25 @@ int time_feed_new(Manager *m, TimeFeed **ret)
         return 0;
 }
 
+void time_feed_reload(TimeFeed *f)
+{
+        const char *want, *have;
+
+        if (!f)
+                return;
+        want = f->manager->config->time.gpsd_address;
+        have = gpsd_client_address(f->gpsd);
+        if ((!want && !have) || (want && have && streq(want, have)))
+                return;
+        if (f->gpsd) {
+                f->gpsd = gpsd_client_free(f->gpsd);
+                (void)time_remove_witness(f->time, GPSD_WITNESS, boottime());
+        }
+        /* roamd runs on without gpsd's time */
+        if (want && gpsd_client_new(f->manager->event, want, on_modem_time, f, &f->gpsd) < 0)
+                log_warning("gpsd's GNSS time is not followed");
+}
+
 TimeFeed *time_feed_free(TimeFeed *f)
 {
         if (!f)
@@ -315,6 +336,7 @@ TimeFeed *time_feed_free(TimeFeed *f)
         feed_save(f);
         f->clock = time_clock_free(f->clock);
         f->timesyncd = timesyncd_client_free(f->timesyncd);
+        f->gpsd = gpsd_client_free(f->gpsd);
         (void)time_feed_follow_modems(f, NULL, NULL);
         if (f->links_watch)
                 links_watch_remove(f->manager->links, f->links_watch);

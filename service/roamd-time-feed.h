@@ -13,6 +13,7 @@
 #include "roam-words.h"
 #include "roamd-client-mm.h"
 #include "roamd-client-ofono.h"
+#include "roamd-client-gpsd.h"
 #include "roamd-client-timesyncd.h"
 #include "roamd-time-clock.h"
 #include "roamd-time.h"
@@ -32,6 +33,7 @@ typedef struct TimeFeed {
         sd_event_source *chrony;    /* while settled: a sample to chronyd's SOCK refclock */
         int chrony_error;           /* the last send's, said once; 1 before the first */
         TimesyncdClient *timesyncd; /* the NTP state of systemd-timesyncd, when it runs */
+        GpsdClient *gpsd;           /* gpsd's fix time, when it runs and is configured */
         TimeClock *clock;           /* sets the clock through timedated without a clock daemon */
         sd_bus_slot *slot;
 } TimeFeed;
@@ -39,6 +41,8 @@ typedef struct TimeFeed {
 int time_feed_new(Manager *m, TimeFeed **ret);
 /* Saves the time when settled. Accepts NULL. */
 TimeFeed *time_feed_free(TimeFeed *f);
+/* The configuration was reloaded: follows a changed [Time] GpsdAddress=. */
+void time_feed_reload(TimeFeed *f);
 
 RoamTimeGate time_feed_gate(const TimeFeed *f);
 /* The gate in words for the wake queue and the status line: why it is open or closed. */

@@ -395,3 +395,47 @@ def test_timesyncds_ntp_state_is_a_witness(w):
         mock.terminate()
         mock.wait(10)
     w.wait(lambda: not ntp_sources(w) or None, what="timesyncd gone, its witness too")
+
+
+GPSD_PORT = 29470
+GPSD_DOUBLE = str(Path(__file__).parent / "gpsd.py")
+TPV = '{"class":"TPV","device":"/dev/ttyACM0","mode":%d,"time":"{now}","ept":0.005}'
+
+
+def gnss_sources(w):
+    return [s for s in time_props(w)["Sources"] if s[0] == "gnss"]
+
+
+def test_gpsds_fix_time_is_a_witness(w, tmp_path):
+    """A gpsd double in the device (tests/world/gpsd.py, its JSON protocol: VERSION, DEVICES
+    and WATCH, then TPV reports with the real time) at [Time] GpsdAddress=: a TPV without a
+    fix gives no sample, garbage is refused with its reason, a 3D fix is a sample of kind gnss,
+    witness gnss; gpsd gone, the witness is."""
+    w.wait_link("wifi0", online, what="wifi0 online")
+    tmp_path.chmod(0o755)
+    script = tmp_path / "gpsd.script"
+    pidfile = tmp_path / "gpsd.pid"
+    # no fix yet, then a line that is not JSON: the refusal says the no-fix TPV was read too
+    script.write_text(TPV % 1 + "\n" + "$GPGGA,garbage\n")
+    p = w.dev_popen(["/usr/bin/python3", GPSD_DOUBLE, "--port", str(GPSD_PORT), "--script",
+                     str(script), "--pidfile", str(pidfile)],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(pidfile.exists, what="the gpsd double")
+        w.write_config(w.default_config + "\n[Time]\nGpsdAddress=127.0.0.1:%d\n" % GPSD_PORT)
+        w.roamd_signal("HUP")  # a reload follows the new address
+        wait_for(lambda: "gpsd at 127.0.0.1:%d: a line is refused: not JSON" % GPSD_PORT
+                 in w.roamd_log(), what="the garbage refused")
+        assert gnss_sources(w) == []
+        # a 3D fix: the real time ± ept + the latency
+        tmp = script.with_name("gpsd.script.tmp")
+        tmp.write_text(TPV % 3 + "\n")
+        os.rename(tmp, script)
+        s = w.wait(lambda: gnss_sources(w) or None, what="the GNSS sample")[0]
+        assert s[1] == "gnss" and s[2] == "gpsd at 127.0.0.1:%d" % GPSD_PORT, s
+        assert abs(s[3] - time.time() * 1e6) < 3e6, s
+        assert s[4] == 505_000, s
+    finally:
+        p.kill()
+        p.wait(10)
+    w.wait(lambda: not gnss_sources(w) or None, what="gpsd gone, its witness too")
