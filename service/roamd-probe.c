@@ -23,10 +23,11 @@
 
 /* What the large transfer must bring: a few full-size packets of any link's MTU. */
 #define PROBE_LARGE_BYTES 8192
-/* Below this much answer body the large transfer brought no full-size segment: a black hole
- * lets through at most the headers and a short first segment, while a working path, even a
- * lossy one (TCP sends lost segments again), brings full ones within the budget below. */
-#define PROBE_LARGE_SEGMENT 1500
+/* Below this much answer body the large transfer brought no full-size segment (which on any
+ * link with an MTU of at least 1280, IPv6's minimum, carries 1220 bytes or more): a black hole
+ * lets through at most the headers and a short first write, while a working path, even a
+ * lossy one (TCP sends lost segments again), brings a full one within the budget below. */
+#define PROBE_LARGE_SEGMENT 1200
 /* How long the large transfer may stay silent once the small probes answered: a lost
  * full-size segment is sent again within a second (RTO), several times in this. */
 #define PROBE_LARGE_SILENCE_USEC (3 * USEC_PER_SEC)
