@@ -59,6 +59,7 @@ Config *config_free(Config *c)
         free(c->probe.http_url);
         free(c->probe.https_url);
         free(c->probe.garden_url);
+        free(c->probe.large_url);
         free(c->probe.expect_body);
         free(c->probe.expect_addrs);
         free(c->probe.ca_file);
@@ -426,6 +427,21 @@ static int parse_probe(Config *c, const char *file, unsigned line, const char *k
                                               "begin with \"*.\"), got \"%s\".",
                                               value);
                 if (free_and_strdup(&p->garden_url, value) < 0)
+                        return log_oom();
+                return 0;
+        }
+        if (streq(key, "LargeURL")) {
+                if (!*value) {
+                        free(p->large_url);
+                        p->large_url = NULL;
+                        return 0;
+                }
+                if (!valid_url(value, "http") && !valid_url(value, "https"))
+                        return conf_log_error(file, line,
+                                              "LargeURL= must be an http:// or https:// URL, "
+                                              "got \"%s\".",
+                                              value);
+                if (free_and_strdup(&p->large_url, value) < 0)
                         return log_oom();
                 return 0;
         }

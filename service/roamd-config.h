@@ -37,6 +37,9 @@ typedef struct ProbeConfig {
         /* A destination a walled garden would not let through, expected to give the check's
          * answer too; a leading "*." is a random name per probe. NULL: not probed. */
         char *garden_url;
+        /* A URL whose answer is at least PROBE_LARGE_BYTES (several full-size packets), to
+         * find path MTU black holes. NULL: not probed. */
+        char *large_url;
         long expect_status;
         char *expect_body;    /* NULL: any body */
         IpAddr *expect_addrs; /* answers outside this set mean a lying DNS; none: not checked */

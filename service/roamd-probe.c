@@ -21,6 +21,17 @@
 #include "roamd-reconcile.h"
 #include "roamd-resolve.h"
 
+/* What the large transfer must bring: a few full-size packets of any link's MTU. */
+#define PROBE_LARGE_BYTES 8192
+/* Below this much answer body the large transfer brought no full-size segment (which on any
+ * link with an MTU of at least 1280, IPv6's minimum, carries 1220 bytes or more): a black hole
+ * lets through at most the headers and a short first write, while a working path, even a
+ * lossy one (TCP sends lost segments again), brings a full one within the budget below. */
+#define PROBE_LARGE_SEGMENT 1200
+/* How long the large transfer may stay silent once the small probes answered: a lost
+ * full-size segment is sent again within a second (RTO), several times in this. */
+#define PROBE_LARGE_SILENCE_USEC (3 * USEC_PER_SEC)
+
 typedef struct Prober Prober;
 typedef struct ProbeFamily ProbeFamily;
 
@@ -38,6 +49,7 @@ typedef enum FetchKind {
         FETCH_HTTP,
         FETCH_HTTPS,
         FETCH_GARDEN, /* plain HTTP to a destination outside the check host */
+        FETCH_LARGE,  /* a full-size transfer (path MTU black holes) */
         FETCH_CAPPORT,
         _FETCH_KIND_MAX,
 } FetchKind;
@@ -72,12 +84,14 @@ struct ProbeFamily {
         int family;
         bool active;    /* a round runs for this family */
         bool settled;   /* its facts are complete */
-        Fetch fetch[3]; /* FETCH_HTTP, FETCH_HTTPS, FETCH_GARDEN */
+        Fetch fetch[4]; /* FETCH_HTTP, FETCH_HTTPS, FETCH_GARDEN, FETCH_LARGE */
         Ping *ping;
         sd_event_source *grace; /* HTTP answered: how long HTTPS may still take */
         bool partial;           /* partial was published while HTTPS still ran */
         unsigned round;         /* counts the rounds started */
-        IpAddr known[3];        /* per fetch kind: where the link's DNS sent it last round */
+        IpAddr known[4];        /* per fetch kind: where the link's DNS sent it last round */
+        sd_event_source *stall; /* the small probes answered: how long the large one may be
+                                 * silent */
         ProbeFacts facts;
         ReconcileWait *pass;  /* a VPN's probes wait for the pass that routes its slot */
         bool opening;         /* family_open() ran, family_start_rest() has yet to; */
@@ -144,6 +158,14 @@ static size_t body_write(char *ptr, size_t size, size_t nmemb, void *userdata)
         size_t n = size * nmemb, room = b->max - b->size;
         char *nd;
 
+        /* The large transfer only counts bytes: enough of them is the answer. */
+        if (f->kind == FETCH_LARGE) {
+                b->size += n;
+                if (b->size < PROBE_LARGE_BYTES)
+                        return n;
+                b->decided = true;
+                return 0;
+        }
         if (!answer_can_match(f, ptr, n)) {
                 b->decided = true;
                 return 0; /* aborts the transfer: the answer is decided */
@@ -221,6 +243,8 @@ static void family_cancel(ProbeFamily *pf)
         fetch_cancel(&pf->fetch[FETCH_HTTP]);
         fetch_cancel(&pf->fetch[FETCH_HTTPS]);
         fetch_cancel(&pf->fetch[FETCH_GARDEN]);
+        fetch_cancel(&pf->fetch[FETCH_LARGE]);
+        pf->stall = sd_event_source_disable_unref(pf->stall);
         pf->ping = ping_free(pf->ping);
         pf->grace = sd_event_source_disable_unref(pf->grace);
         pf->pass = reconcile_wait_free(pf->pass);
@@ -292,6 +316,7 @@ static int on_sockopt(void *userdata, curl_socket_t fd, curlsocktype purpose)
         return CURL_SOCKOPT_OK;
 }
 static void family_after_fetches(ProbeFamily *pf);
+static void large_wait(ProbeFamily *pf);
 static void family_progress(ProbeFamily *pf);
 
 static bool addr_expected(const ProbeConfig *c, const IpAddr *addrs, size_t n)
@@ -425,6 +450,15 @@ static bool answer_from_cache(Fetch *f)
         return true;
 }
 
+/* Connected, and not one full-size segment of the answer came (see large_stop()). */
+static bool large_stalled(const Fetch *f, CURL *easy)
+{
+        curl_off_t connected = 0;
+
+        (void)curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &connected);
+        return connected > 0 && f->body.size < PROBE_LARGE_SEGMENT;
+}
+
 static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
 {
         Fetch *f = userdata;
@@ -459,6 +493,10 @@ static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
             (result == CURLE_WRITE_ERROR && (f->body.truncated || f->body.decided))) {
                 if (f->kind == FETCH_CAPPORT)
                         capport_classify(f, status);
+                else if (f->kind == FETCH_LARGE)
+                        f->outcome = status == 200 && f->body.size >= PROBE_LARGE_BYTES
+                                         ? HTTP_OUTCOME_OK
+                                         : HTTP_OUTCOME_WRONG;
                 else {
                         HttpAnswer a = {
                             .status = status,
@@ -482,9 +520,12 @@ static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
                         if (f->kind == FETCH_HTTPS && f->outcome == HTTP_OUTCOME_OK)
                                 fetch_record_date(f, easy);
                 }
-        } else if (result == CURLE_OPERATION_TIMEDOUT)
+        } else if (result == CURLE_OPERATION_TIMEDOUT) {
                 f->outcome = HTTP_OUTCOME_TIMEOUT;
-        else if (result == CURLE_PEER_FAILED_VERIFICATION && f->kind == FETCH_HTTPS) {
+                /* the whole probe timeout ran out before the stall timer (large_wait()) */
+                if (f->kind == FETCH_LARGE && f->family)
+                        f->family->facts.large_stalled = large_stalled(f, easy);
+        } else if (result == CURLE_PEER_FAILED_VERIFICATION && f->kind == FETCH_HTTPS) {
                 /* Someone answered for the check host without its certificate: evidence of
                  * an intercepting portal, not a failure of the probe. */
                 f->outcome = HTTP_OUTCOME_CERTIFICATE;
@@ -545,7 +586,8 @@ static int fetch_start_transfer(Fetch *f, const IpAddr *addr)
         f->error[0] = 0;
         curl_easy_setopt(f->easy, CURLOPT_ERRORBUFFER, f->error);
         curl_easy_setopt(f->easy, CURLOPT_USERAGENT, "roamd/" ROAM_VERSION);
-        if ((f->kind == FETCH_HTTP || f->kind == FETCH_GARDEN) && !strchr(f->url, '#')) {
+        if ((f->kind == FETCH_HTTP || f->kind == FETCH_GARDEN || f->kind == FETCH_LARGE) &&
+            !strchr(f->url, '#')) {
                 /* Plain HTTP passes transparent caches: ask them not to answer, with a query
                  * no cache has seen (the URL the answer is judged against stays the
                  * configured one). */
@@ -785,7 +827,7 @@ static void on_ping(Ping *ping, bool answered, void *userdata)
 static void family_after_fetches(ProbeFamily *pf)
 {
         Fetch *http = &pf->fetch[FETCH_HTTP], *https = &pf->fetch[FETCH_HTTPS],
-              *garden = &pf->fetch[FETCH_GARDEN];
+              *garden = &pf->fetch[FETCH_GARDEN], *large = &pf->fetch[FETCH_LARGE];
         Link *l = pf->prober->link;
         const IpAddr *gw;
         DnsOutcome d;
@@ -795,6 +837,11 @@ static void family_after_fetches(ProbeFamily *pf)
                 return;
         }
         pf->grace = sd_event_source_disable_unref(pf->grace);
+        if (large->running) {
+                large_wait(pf);
+                return;
+        }
+        pf->stall = sd_event_source_disable_unref(pf->stall);
 
         d = http->dns;
         if (d != DNS_OUTCOME_OK && d != DNS_OUTCOME_LIED &&
@@ -824,6 +871,58 @@ static void family_after_fetches(ProbeFamily *pf)
                 pf->facts.gateway_answers = d == DNS_OUTCOME_FAILED;
                 family_settle(pf);
         }
+}
+
+/* The large transfer ends now: stuck without one full-size segment of its answer on a
+ * connection that was made is an MTU black hole; anything else (slow, lossy, refused) is
+ * not. The headers may have come: servers send them in a short segment of their own. */
+static void large_stop(ProbeFamily *pf)
+{
+        Fetch *f = &pf->fetch[FETCH_LARGE];
+        Link *l = pf->prober->link;
+
+        pf->stall = sd_event_source_disable_unref(pf->stall);
+        if (!f->running)
+                return;
+        if (f->easy && !f->speculative)
+                pf->facts.large_stalled = large_stalled(f, f->easy);
+        log_info("%s: %s large transfer %s: %s", strempty(l->info.name), family_name(pf->family),
+                 f->url,
+                 pf->facts.large_stalled ? "no full-size segment came: full-size packets vanish"
+                                         : "still running, not waited for");
+        f->resolve = resolve_free(f->resolve);
+        fetch_abort_transfer(f);
+        f->outcome = HTTP_OUTCOME_TIMEOUT;
+        fetch_finished(f); /* (goes on in family_after_fetches()) */
+}
+
+static int on_stall(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        large_stop(userdata);
+        return 0;
+}
+
+/* The small probes are in, the large transfer still runs. Only when the check answered does
+ * it matter (a link that fails anyway is not held up): it gets a while to bring its first
+ * bytes, then it is judged on what it got. */
+static void large_wait(ProbeFamily *pf)
+{
+        Link *l = pf->prober->link;
+        const Fetch *http = &pf->fetch[FETCH_HTTP], *https = &pf->fetch[FETCH_HTTPS];
+        uint64_t budget = MAX(PROBE_LARGE_SILENCE_USEC, 8 * http->connect_usec);
+
+        if (pf->stall)
+                return;
+        if (http->outcome != HTTP_OUTCOME_OK && https->outcome != HTTP_OUTCOME_OK) {
+                large_stop(pf);
+                return;
+        }
+        if (sd_event_add_time_relative(l->manager->event, &pf->stall, CLOCK_MONOTONIC, budget,
+                                       USEC_PER_MSEC, on_stall, pf) < 0) {
+                large_stop(pf);
+                return;
+        }
+        (void)sd_event_source_set_description(pf->stall, "probe-large");
 }
 
 static void base_facts(const Link *l, int family, ProbeFacts *f)
@@ -1149,6 +1248,8 @@ static void family_open_fetches(ProbeFamily *pf)
 
         fetch_open(p, &pf->fetch[FETCH_HTTP], pf, FETCH_HTTP, c->http_url, pf->family);
         fetch_open(p, &pf->fetch[FETCH_HTTPS], pf, FETCH_HTTPS, c->https_url, pf->family);
+        if (c->large_url)
+                fetch_open(p, &pf->fetch[FETCH_LARGE], pf, FETCH_LARGE, c->large_url, pf->family);
         if (!c->garden_url)
                 return;
         garden = garden_url(c->garden_url);
@@ -1196,7 +1297,7 @@ static bool family_open(ProbeFamily *pf, bool facts_changed)
         }
         family_open_fetches(pf);
         return pf->fetch[FETCH_HTTP].speculative || pf->fetch[FETCH_HTTPS].speculative ||
-               pf->fetch[FETCH_GARDEN].speculative;
+               pf->fetch[FETCH_GARDEN].speculative || pf->fetch[FETCH_LARGE].speculative;
 }
 
 /* The second half: the lookups, then `checking` (unless starting already decided
@@ -1215,6 +1316,8 @@ static void family_start_rest(ProbeFamily *pf)
                 r = fetch_lookup(&pf->fetch[FETCH_HTTPS]);
         if (r >= 0)
                 r = fetch_lookup(&pf->fetch[FETCH_GARDEN]);
+        if (r >= 0)
+                r = fetch_lookup(&pf->fetch[FETCH_LARGE]);
         if (r < 0) {
                 family_fail(pf, r);
                 return;
@@ -1385,6 +1488,7 @@ int prober_new(Link *l, Prober **ret)
                 p->fam[i].fetch[FETCH_HTTP].prober = p;
                 p->fam[i].fetch[FETCH_HTTPS].prober = p;
                 p->fam[i].fetch[FETCH_GARDEN].prober = p;
+                p->fam[i].fetch[FETCH_LARGE].prober = p;
         }
         p->capport.prober = p;
         r = sd_event_add_time_relative(l->manager->event, &p->timer, CLOCK_MONOTONIC, 0, 0,

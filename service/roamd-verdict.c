@@ -61,14 +61,16 @@ static VerdictResult unreachable(const ProbeFacts *f, VerdictReason local_reason
 }
 
 /* The check server answered as expected. Online, unless the probe of a destination outside
- * it ([Probe] GardenURL=) did not get the same answer: a walled garden that lets the check
- * hosts through and nothing else. */
+ * it ([Probe] GardenURL=) did not get the same answer (a walled garden that lets the check
+ * hosts through and nothing else), or the full-size transfer got nothing (an MTU black
+ * hole). */
 static VerdictResult reached(const ProbeFacts *f)
 {
         switch (f->garden) {
         case HTTP_OUTCOME_NOT_RUN:
         case HTTP_OUTCOME_OK:
-                return result(VERDICT_ONLINE, REASON_OK);
+                return f->large_stalled ? result(VERDICT_PARTIAL, REASON_MTU)
+                                        : result(VERDICT_ONLINE, REASON_OK);
         case HTTP_OUTCOME_REDIRECT:
         case HTTP_OUTCOME_WRONG:
         case HTTP_OUTCOME_TIMEOUT:
@@ -121,8 +123,10 @@ VerdictResult verdict_decide(const ProbeFacts *f)
                                                   : REASON_PORTAL_CONTENT);
         }
 
+        /* (a TLS handshake with a large certificate chain falls into an MTU black hole too) */
         if (f->http == HTTP_OUTCOME_OK)
                 return f->https == HTTP_OUTCOME_OK ? reached(f)
+                       : f->large_stalled          ? result(VERDICT_PARTIAL, REASON_MTU)
                                                    : result(VERDICT_PARTIAL, REASON_HTTPS_FAILED);
         /* Plain HTTP may be blocked on purpose; a verified HTTPS answer is the stronger proof. */
         if (f->https == HTTP_OUTCOME_OK)

@@ -36,6 +36,7 @@ typedef enum VerdictReason {
         REASON_PORTAL_CERTIFICATE,  /* HTTPS answered with a certificate that does not validate */
         REASON_HTTP_CACHED,         /* only a cache answered the HTTP probe, HTTPS does not work */
         REASON_WALLED_GARDEN,       /* the check answers, a destination outside it does not */
+        REASON_MTU,                 /* small answers pass, a full-size transfer vanishes */
         REASON_OK,                  /* online */
         _REASON_MAX,
         _REASON_INVALID = -EINVAL,
@@ -93,6 +94,7 @@ typedef struct ProbeFacts {
         HttpOutcome http;
         HttpOutcome https;
         HttpOutcome garden; /* the probe outside the check host ([Probe] GardenURL=) */
+        bool large_stalled; /* the full-size transfer ([Probe] LargeURL=) got not one byte */
         CapportOutcome capport;
 } ProbeFacts;
 

@@ -32,6 +32,7 @@ const char *const roam_reason_table[_ROAM_REASON_MAX] = {
     [ROAM_REASON_PORTAL_CERTIFICATE] = "portal-certificate",
     [ROAM_REASON_HTTP_CACHED] = "http-cached",
     [ROAM_REASON_WALLED_GARDEN] = "walled-garden",
+    [ROAM_REASON_MTU] = "mtu",
     [ROAM_REASON_OK] = "ok",
 };
 DEFINE_STRING_TABLE_LOOKUP(roam_reason, RoamReason)
@@ -182,6 +183,7 @@ static const char *const reason_short_table[_ROAM_REASON_MAX] = {
     [ROAM_REASON_PORTAL_CERTIFICATE] = "HTTPS intercepted by a portal",
     [ROAM_REASON_HTTP_CACHED] = "only a cache answered",
     [ROAM_REASON_WALLED_GARDEN] = "only the check site answers",
+    [ROAM_REASON_MTU] = "large packets vanish (MTU)",
     [ROAM_REASON_OK] = "checks answered",
 };
 
@@ -207,6 +209,8 @@ static const char *const reason_long_table[_ROAM_REASON_MAX] = {
                                  "server, and HTTPS does not get through"),
     [ROAM_REASON_WALLED_GARDEN] = ("the check server answers, a destination outside it "
                                    "(GardenURL) is redirected or blocked"),
+    [ROAM_REASON_MTU] = ("small answers get through, full-size packets vanish (a path MTU "
+                         "black hole): downloads stall"),
     [ROAM_REASON_OK] = "the HTTPS check got the expected answer",
 };
 

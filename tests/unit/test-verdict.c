@@ -85,6 +85,13 @@ static const struct {
     {{UP, DNS(OK), HTTP(OK), HTTPS(OK), GARDEN(TIMEOUT)}, V(PORTAL, WALLED_GARDEN)},
     {{UP, DNS(OK), HTTP(FAILED), HTTPS(OK), GARDEN(TIMEOUT)}, V(PORTAL, WALLED_GARDEN)},
     {{UP, DNS(OK), HTTP(OK), HTTPS(FAILED), GARDEN(FAILED)}, V(PARTIAL, HTTPS_FAILED)},
+    /* 5d. The full-size transfer got nothing: partial (mtu), never online. */
+    {{UP, DNS(OK), HTTP(OK), HTTPS(OK), .large_stalled = true}, V(PARTIAL, MTU)},
+    {{UP, DNS(OK), HTTP(OK), HTTPS(TIMEOUT), .large_stalled = true}, V(PARTIAL, MTU)},
+    {{UP, DNS(OK), HTTP(FAILED), HTTPS(OK), .large_stalled = true}, V(PARTIAL, MTU)},
+    {{UP, DNS(OK), HTTP(OK), HTTPS(OK), GARDEN(REDIRECT), .large_stalled = true},
+     V(PORTAL, WALLED_GARDEN)},
+    {{UP, DNS(OK), HTTP(REDIRECT), .large_stalled = true}, V(PORTAL, PORTAL_REDIRECT)},
     /* 6. HTTPS fine while HTTP is blocked or did not run. */
     {{UP, DNS(OK), HTTP(TIMEOUT), HTTPS(OK)}, V(ONLINE, OK)},
     {{UP, DNS(OK), HTTP(FAILED), HTTPS(OK)}, V(ONLINE, OK)},
@@ -159,6 +166,7 @@ static Verdict verdict_of_reason(VerdictReason r)
                 return VERDICT_PORTAL;
         case REASON_HTTPS_FAILED:
         case REASON_HTTP_CACHED:
+        case REASON_MTU:
                 return VERDICT_PARTIAL;
         case REASON_OK:
                 return VERDICT_ONLINE;
@@ -312,12 +320,25 @@ TEST(verdict_strings)
         static const char *const verdicts[] = {"offline", "checking", "local",
                                                "portal",  "partial",  "online"};
         static const char *const reasons[] = {
-            "not-probed",      "no-carrier",     "no-address",
-            "link-local-only", "no-route",       "gateway-unreachable",
-            "dns-failed",      "http-timeout",   "http-failed",
-            "portal-redirect", "portal-content", "portal-dns",
-            "capport",         "https-failed",   "portal-certificate",
-            "http-cached",     "walled-garden",  "ok",
+            "not-probed",
+            "no-carrier",
+            "no-address",
+            "link-local-only",
+            "no-route",
+            "gateway-unreachable",
+            "dns-failed",
+            "http-timeout",
+            "http-failed",
+            "portal-redirect",
+            "portal-content",
+            "portal-dns",
+            "capport",
+            "https-failed",
+            "portal-certificate",
+            "http-cached",
+            "walled-garden",
+            "mtu",
+            "ok",
         };
         static const char *const dns[] = {"not-run", "ok", "lied", "failed", "timeout"};
         static const char *const http[] = {"not-run", "ok",     "redirect", "wrong",

@@ -512,3 +512,81 @@ def test_one_dhcp_exchange_is_one_probe_round(w, uplink, network):
     v4 = [r for r in reqs if "." in r[0]]
     v6 = [r for r in reqs if ":" in r[0]]
     assert len(v4) == 2 and len(v6) == 2, reqs
+
+
+# Full-size packets towards the home LAN vanish, without an ICMP error: a path MTU black hole.
+MTU_HOLE_NFT = """
+table inet mtuhole {
+        chain bigpackets {
+                type filter hook forward priority filter - 1; policy accept;
+                oifname "br0" meta length > 1400 %sdrop
+        }
+}
+"""
+LARGE_URL = "http://probe.roam.test:8032/roam-large"
+
+
+@pytest.fixture
+def large_server(w, tmp_path):
+    """A 16 KiB answer at LARGE_URL (a second httpd.py in the internet namespace)."""
+    pidfile = tmp_path / "large.pid"
+    large = subprocess.Popen(
+        ["nsenter", "--net=/run/netns/roam-%s-inet" % w.name, "--", "/usr/bin/python3",
+         str(Path(__file__).parent / "httpd.py"), "--port", "8032", "--pidfile", str(pidfile),
+         "--route", "/roam-large=" + "x" * 16384], stderr=subprocess.DEVNULL)
+    try:
+        wait_for(pidfile.exists, what="the large answer's HTTP server")
+        yield
+    finally:
+        w.exec("home", "nft", "delete", "table", "inet", "mtuhole", check=False)
+        large.kill()
+        large.wait()
+
+
+def with_large_url(w):
+    w.write_config(w.default_config.replace("[Probe]\n", "[Probe]\nLargeURL=%s\n" % LARGE_URL))
+    w.roamd_restart()
+
+
+def test_path_mtu_black_hole(w, large_server):
+    """Small packets pass, full-size ones vanish: the check page is small, so the classic
+    check says online while every download stalls. With LargeURL= (a 16 KiB answer) roamd
+    says partial, reason mtu; without the hole, online again."""
+    wait_verdict(w, "wifi0", ONLINE)
+    w.exec("home", "nft", "-f", "-", input=MTU_HOLE_NFT % "")
+    # the hole, seen with curl: the check page comes, the large answer does not
+    assert curl(w, "wifi0", "http://probe.roam.test/roam-probe") == (0, "roam-online\n")
+    rc, _ = curl(w, "wifi0", "-m", "2", "-o", "/dev/null", LARGE_URL)
+    assert rc == 28
+    # the classic check is fooled
+    before = w.link("wifi0")["LastProbe"]
+    reprobe(w, "wifi0")
+    w.wait_link("wifi0", lambda l: l["LastProbe"] > before and verdicts(l) == ONLINE * 2,
+                what="a round on wifi0 through the hole")
+    with_large_url(w)
+    wait_verdict(w, "wifi0", ("partial", "mtu"), timeout=WAIT + 5)
+    assert "full-size packets vanish" in w.roamd_log()
+    # no hole: the large answer comes, online
+    w.exec("home", "nft", "delete", "table", "inet", "mtuhole")
+    reprobe(w, "wifi0")
+    wait_verdict(w, "wifi0", ONLINE, timeout=WAIT)
+
+
+def test_path_mtu_lossy_is_not_a_hole(w, large_server):
+    """A lossy link is no black hole: with a tenth of the full-size packets dropped, TCP
+    sends them again and every round stays online, never mtu."""
+    with_large_url(w)
+    wait_verdict(w, "wifi0", ONLINE)
+    w.exec("home", "nft", "-f", "-", input=MTU_HOLE_NFT % "numgen random mod 10 == 0 counter ")
+    seen, log_at = [], len(w.roamd_log())
+    for _ in range(3):
+        before = w.link("wifi0")["LastProbe"]
+        reprobe(w, "wifi0")
+        l = w.wait_link("wifi0", lambda l: l["LastProbe"] > before and
+                        "checking" not in verdicts(l), what="a round on wifi0 with loss")
+        seen.append(verdicts(l))
+    assert seen == [ONLINE * 2] * 3, seen
+    assert "full-size packets vanish" not in w.roamd_log()[log_at:]
+    # and the loss was real: full-size packets were dropped
+    rules = w.exec("home", "nft", "list", "table", "inet", "mtuhole").stdout
+    assert int(re.search(r"counter packets (\d+)", rules).group(1)) > 0, rules
