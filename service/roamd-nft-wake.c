@@ -87,41 +87,6 @@ static int gate_set_new(NftTxn *t)
         return 0;
 }
 
-static int e_cmp(struct nftnl_rule *r, uint32_t op, const void *data, uint32_t len)
-{
-        struct nftnl_expr *e = nftnl_expr_alloc("cmp");
-
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, op);
-        nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, data, len);
-        return nft_rule_add_expr(r, e);
-}
-
-static int e_reject(struct nftnl_rule *r, uint32_t type, uint8_t code)
-{
-        struct nftnl_expr *e = nftnl_expr_alloc("reject");
-
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_REJECT_TYPE, type);
-        nftnl_expr_set_u8(e, NFTNL_EXPR_REJECT_CODE, code);
-        return nft_rule_add_expr(r, e);
-}
-
-static int e_jump(struct nftnl_rule *r, const char *chain)
-{
-        struct nftnl_expr *e = nftnl_expr_alloc("immediate");
-
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, NFT_JUMP);
-        nftnl_expr_set_str(e, NFTNL_EXPR_IMM_CHAIN, chain);
-        return nft_rule_add_expr(r, e);
-}
-
 /* TCP gets a reset (connect() fails at once with ECONNREFUSED), the rest an ICMP
  * administratively-prohibited (EHOSTUNREACH/EACCES), so nothing waits for a timeout. */
 static int refuse_rules(NftTxn *t)
@@ -135,11 +100,11 @@ static int refuse_rules(NftTxn *t)
                         return -ENOMEM;
                 if (tcp) {
                         k |= nft_expr_meta(r, NFT_META_L4PROTO, NFT_REG_1);
-                        k |= e_cmp(r, NFT_CMP_EQ, &proto, sizeof(proto));
-                        k |= e_reject(r, NFT_REJECT_TCP_RST, 0);
+                        k |= nft_expr_cmp_eq(r, NFT_REG_1, &proto, sizeof(proto));
+                        k |= nft_expr_reject(r, NFT_REJECT_TCP_RST, 0);
                 } else
-                        k |= e_reject(r, NFT_REJECT_ICMPX_UNREACH,
-                                      NFT_REJECT_ICMPX_ADMIN_PROHIBITED);
+                        k |= nft_expr_reject(r, NFT_REJECT_ICMPX_UNREACH,
+                                             NFT_REJECT_ICMPX_ADMIN_PROHIBITED);
                 if (nft_txn_add_rule(t, r, k) < 0)
                         return -ENOMEM;
         }
@@ -170,39 +135,22 @@ int nft_wake_gate_install(NftTxn *t)
         r = nft_rule_new_in(NFT_TABLE_NAME, WAKE_CHAIN);
         if (!r)
                 return -ENOMEM;
-        {
-                struct nftnl_expr *e = nftnl_expr_alloc("ct");
-                uint32_t st = NF_CT_STATE_BIT(IP_CT_NEW);
-
-                if (e) {
-                        nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_STATE);
-                        nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
-                }
-                k = nft_rule_add_expr(r, e);
-                k |= nft_expr_and_u32(r, NFT_REG_1, st);
-                k |= nft_expr_cmp_eq_u32(r, NFT_REG_1, 0);
-                k |= nft_expr_verdict(r, NF_ACCEPT);
-                if (nft_txn_add_rule(t, r, k) < 0)
-                        return -ENOMEM;
-        }
+        k = nft_expr_ct_load(r, NFT_CT_STATE);
+        k |= nft_expr_and_u32(r, NFT_REG_1, NF_CT_STATE_BIT(IP_CT_NEW));
+        k |= nft_expr_cmp_eq_u32(r, NFT_REG_1, 0);
+        k |= nft_expr_verdict(r, NF_ACCEPT);
+        if (nft_txn_add_rule(t, r, k) < 0)
+                return -ENOMEM;
 
         /* An app's cgroup may sit at any depth: one lookup per level, the set is the same.
          * (socket cgroupv2 level N ends the rule for a socket in a shallower cgroup.) */
         for (uint32_t l = 1; l < NFT_LEVEL_MAX; l++) {
-                struct nftnl_expr *e = nftnl_expr_alloc("socket");
-
                 r = nft_rule_new_in(NFT_TABLE_NAME, WAKE_CHAIN);
-                if (!r || !e) {
-                        nftnl_expr_free(e);
-                        nftnl_rule_free(r);
+                if (!r)
                         return -ENOMEM;
-                }
-                nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_KEY, NFT_SOCKET_CGROUPV2);
-                nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_DREG, NFT_REG_1);
-                nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_LEVEL, l);
-                k = nft_rule_add_expr(r, e);
+                k = nft_expr_socket_cgroup(r, l, NFT_REG_1);
                 k |= nft_expr_lookup_in(r, NFT_REG_1, WAKE_SET);
-                k |= e_jump(r, WAKE_REFUSE);
+                k |= nft_expr_jump(r, WAKE_REFUSE);
                 if (nft_txn_add_rule(t, r, k) < 0)
                         return -ENOMEM;
         }

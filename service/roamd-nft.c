@@ -893,24 +893,17 @@ int nft_txn_del_class(NftTxn *t, const char *name)
 static int level_lookup_rule(NftTxn *t, unsigned l, bool user_socket)
 {
         struct nftnl_rule *r = rule_new("output");
-        struct nftnl_expr *e = nftnl_expr_alloc("socket");
         char map[16];
         int k = 0;
 
-        if (!r || !e) {
-                nftnl_expr_free(e);
-                nftnl_rule_free(r);
+        if (!r)
                 return -ENOMEM;
-        }
         if (user_socket) {
                 k |= e_meta_load(r, NFT_META_SKUID);
                 k |= e_cmp_u32(r, NFT_CMP_GTE, 0);
         }
         snprintf(map, sizeof(map), "app_l%u", l);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_KEY, NFT_SOCKET_CGROUPV2);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_DREG, NFT_REG_1);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_LEVEL, l);
-        nftnl_rule_add_expr(r, e);
+        k |= nft_expr_socket_cgroup(r, l, NFT_REG_1);
         k |= e_lookup(r, map, true, false);
         return txn_add_rule(t, r, k);
 }
@@ -1581,14 +1574,45 @@ int nft_expr_verdict(struct nftnl_rule *r, int verdict)
         return e_verdict(r, verdict, NULL);
 }
 
-int nft_expr_cmp_eq_u32(struct nftnl_rule *r, uint32_t sreg, uint32_t v)
+int nft_expr_cmp_eq(struct nftnl_rule *r, uint32_t sreg, const void *data, uint32_t len)
 {
         struct nftnl_expr *e = nftnl_expr_alloc("cmp");
         if (!e)
                 return -ENOMEM;
         nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, sreg);
         nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, NFT_CMP_EQ);
-        nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, &v, sizeof(v));
+        nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, data, len);
+        return add_expr(r, e);
+}
+
+int nft_expr_cmp_eq_u32(struct nftnl_rule *r, uint32_t sreg, uint32_t v)
+{
+        return nft_expr_cmp_eq(r, sreg, &v, sizeof(v));
+}
+
+int nft_expr_ct_load(struct nftnl_rule *r, uint32_t key)
+{
+        return e_ct_load(r, key);
+}
+
+int nft_expr_reject(struct nftnl_rule *r, uint32_t type, uint8_t code)
+{
+        return e_reject(r, type, code);
+}
+
+int nft_expr_jump(struct nftnl_rule *r, const char *chain)
+{
+        return e_verdict(r, NFT_JUMP, chain);
+}
+
+int nft_expr_socket_cgroup(struct nftnl_rule *r, uint32_t level, uint32_t dreg)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("socket");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_KEY, NFT_SOCKET_CGROUPV2);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_DREG, dreg);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_LEVEL, level);
         return add_expr(r, e);
 }
 

@@ -141,6 +141,12 @@ int nft_rule_add_expr(struct nftnl_rule *r, struct nftnl_expr *e); /* e NULL: -E
 int nft_expr_meta(struct nftnl_rule *r, uint32_t key, uint32_t dreg);
 int nft_expr_imm(struct nftnl_rule *r, uint32_t dreg, const void *data, uint32_t len);
 int nft_expr_verdict(struct nftnl_rule *r, int verdict);
+int nft_expr_cmp_eq(struct nftnl_rule *r, uint32_t sreg, const void *data, uint32_t len);
 int nft_expr_cmp_eq_u32(struct nftnl_rule *r, uint32_t sreg, uint32_t v);
+int nft_expr_ct_load(struct nftnl_rule *r, uint32_t key); /* into register 1 */
+int nft_expr_reject(struct nftnl_rule *r, uint32_t type, uint8_t code);
+int nft_expr_jump(struct nftnl_rule *r, const char *chain);
+/* the socket's cgroup v2 ancestor id at `level` */
+int nft_expr_socket_cgroup(struct nftnl_rule *r, uint32_t level, uint32_t dreg);
 int nft_expr_and_u32(struct nftnl_rule *r, uint32_t reg, uint32_t mask); /* reg &= mask */
 int nft_expr_lookup_in(struct nftnl_rule *r, uint32_t sreg, const char *set);
