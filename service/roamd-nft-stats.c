@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "roam-log.h"
+#include "roam-util.h"
 #include "roam-macro.h"
 #include "roamd-fault.h"
 #include "roamd-nft-stats.h"
@@ -686,9 +687,7 @@ static int socket_open(NftStats *s)
         if (!s->nl)
                 return -errno;
         if (mnl_socket_bind(s->nl, 0, MNL_SOCKET_AUTOPID) < 0 ||
-            setsockopt(mnl_socket_get_fd(s->nl), SOL_SOCKET, SO_RCVTIMEO,
-                       &(struct timeval){.tv_sec = NFT_STATS_WAIT_SEC},
-                       sizeof(struct timeval)) < 0) {
+            socket_bound_recv(mnl_socket_get_fd(s->nl), NFT_STATS_WAIT_SEC * USEC_PER_SEC) < 0) {
                 r = -errno;
                 socket_close(s);
                 return r;
