@@ -5,30 +5,7 @@
 #include "roam-util.h"
 #include "roamd-timezone.h"
 #include "test.h"
-
-#define S         USEC_PER_SEC
-#define JULY_2024 ((usec_t)1719835200 * S) /* 2024-07-01T12:00:00Z */
-
-static TzDb *fixture(void)
-{
-        char path[4096];
-        TzDb *db = NULL;
-
-        snprintf(path, sizeof(path), "%s/tz/serviceproviders.xml", test_fixture_dir);
-        if (tzdb_new(path, NULL, &db) < 0)
-                abort();
-        return db;
-}
-
-static char *joined(char **l)
-{
-        static char buf[2048];
-        size_t o = 0;
-        buf[0] = 0;
-        STRV_FOREACH (s, l)
-                o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%s", o ? " " : "", *s);
-        return buf;
-}
+#include "tz-fixture.h"
 
 /* Hints as the sources make them. */
 #define NITZ(w, mcc_, off, dst_)                                                                   \
