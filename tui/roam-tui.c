@@ -1020,6 +1020,25 @@ static void select_neighbour(Tui *t, const RoamLink *gone)
                 }
 }
 
+/* Tells every screen that roamd appeared or went away; the shown screen's reaction. */
+static int roamd_hooks(Tui *t, bool appeared)
+{
+        int reaction = REACTION_NONE;
+
+        for (size_t i = 0; i < t->n_screens; i++) {
+                Screen *s = &t->screens[i];
+                int (*hook)(Tui *, Screen *) =
+                    appeared ? s->vtable->roamd_appeared : s->vtable->roamd_gone;
+                int r = hook ? hook(t, s) : REACTION_NONE;
+
+                if (r < 0)
+                        log_debug_errno(r, "Screen %s: %m", s->vtable->name);
+                else if (s == t->current)
+                        reaction = r;
+        }
+        return reaction;
+}
+
 static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdata)
 {
         Tui *t = userdata;
@@ -1037,14 +1056,13 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                                                    : m->n_links > 0 ? m->links[0]->path
                                                                     : NULL);
                         }
+                        r |= roamd_hooks(t, true);
                         /* The "went away" message must not outlive the return. */
-                        for (size_t i = 0; i < t->n_screens; i++)
-                                if (t->screens[i].vtable->roamd_ready)
-                                        t->screens[i].vtable->roamd_ready(t, &t->screens[i]);
                         if (t->roamd_lost)
                                 tui_message(t, THEME_OK, "roamd is back.");
                         t->roamd_lost = false;
                 } else if (ev->old_state == ROAM_LIVE_READY) {
+                        r |= roamd_hooks(t, false);
                         tui_message(t, THEME_ERROR, "roamd went away; waiting for it to return");
                         t->roamd_lost = true;
                 }

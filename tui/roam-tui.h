@@ -70,9 +70,13 @@ typedef struct ScreenVTable {
         const char *(*available)(Tui *t, Screen *s, char *why, size_t size);
         /* Shown while roamd is not there too (the overview says so; the help). */
         bool without_roamd;
-        /* roamd appeared (at start or after a restart): what the screen follows beyond the
-         * model (WiFi Direct peers, Bluetooth) is watched from now on. NULL: nothing. */
-        void (*roamd_ready)(Tui *t, Screen *s);
+        /* roamd appeared (at start or after a restart) or went away: what the screen follows
+         * beyond the model (WiFi Direct peers, Bluetooth, the portal's sessions) is watched
+         * again or dropped, a dialog on roamd's objects is closed. Called on every screen,
+         * shown or not (tui_current_screen() says which is); a reaction, whose
+         * REACTION_BACK counts for the screen shown. NULL: nothing. */
+        int (*roamd_appeared)(Tui *t, Screen *s);
+        int (*roamd_gone)(Tui *t, Screen *s);
         /* Frees what the screen holds besides data (bus calls, lists); NULL: nothing. */
         void (*done)(Tui *t, Screen *s);
         /* A question over whatever screen is shown (the firewall's first-join question): drawn

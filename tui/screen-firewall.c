@@ -793,6 +793,23 @@ static int firewall_key(Tui *t, Screen *s, int key)
         return REACTION_UNHANDLED;
 }
 
+static int firewall_roamd_appeared(Tui *t, Screen *s)
+{
+        FirewallData *d = s->data;
+
+        if (!d->open)
+                return REACTION_NONE;
+        (void)load_rules(d);
+        return REACTION_REDRAW;
+}
+
+static int firewall_roamd_gone(Tui *t, Screen *s)
+{
+        FirewallData *d = s->data;
+
+        return d->open ? REACTION_BACK : REACTION_NONE;
+}
+
 static int firewall_model_changed(Tui *t, Screen *s, const RoamLiveEvent *ev)
 {
         FirewallData *d = s->data;
@@ -800,11 +817,7 @@ static int firewall_model_changed(Tui *t, Screen *s, const RoamLiveEvent *ev)
         if (!d->open)
                 return REACTION_NONE;
         switch (ev->type) {
-        case ROAM_LIVE_EVENT_STATE:
-                if (roam_live_get_state(tui_live(t)) == ROAM_LIVE_READY)
-                        (void)load_rules(d);
-                else
-                        return REACTION_BACK;
+        case ROAM_LIVE_EVENT_STATE: /* firewall_roamd_appeared() and _gone() */
                 break;
         case ROAM_LIVE_EVENT_MANAGER:
         case ROAM_LIVE_EVENT_LINK_ADDED:
@@ -866,6 +879,8 @@ const ScreenVTable firewall_screen_vtable = {
     .draw = firewall_draw,
     .key = firewall_key,
     .model_changed = firewall_model_changed,
+    .roamd_appeared = firewall_roamd_appeared,
+    .roamd_gone = firewall_roamd_gone,
     .keys = firewall_keys,
     .click = firewall_click,
     .about = "The personal firewall: each link's location (home, work, public, untrusted, or "
