@@ -9,6 +9,7 @@
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
 
+#include "roam-format.h"
 #include "roam-screens.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
