@@ -118,6 +118,10 @@ typedef struct TuiOptions {
         const ScreenVTable *const *screens;
         size_t n_screens;
         const ScreenVTable *help;
+        /* Quitting ends more than roam (roam-demo tears its world down): q asks first, "Quit?
+         * " and this sentence (y/N), and needs a deliberate y (typed-ahead keys are ignored
+         * for the grace of a question). NULL: q quits at once. */
+        const char *quit_consequence;
 } TuiOptions;
 
 /* Runs the TUI on the terminal until the user quits. Returns 0 or a negative errno (logged). */
@@ -174,6 +178,11 @@ void tui_grace_end(Tui *t);
 typedef int (*TuiConfirmFn)(Tui *t, void *userdata, const char *subject);
 int tui_confirm(Tui *t, const char *subject, TuiConfirmFn yes, void *userdata, const char *question,
                 const char *not_done);
+/* The same for a question whose y must be typed on purpose (quitting the demo): keys are
+ * ignored for its grace period, as for a question that came by itself
+ * (tui_question_settling()), and q and ? answer no without quitting or opening the help. */
+int tui_confirm_deliberate(Tui *t, const char *subject, TuiConfirmFn yes, void *userdata,
+                           const char *question, const char *not_done);
 
 /* A one-line message in the status line until the next key. */
 void tui_message(Tui *t, ThemeRole role, const char *fmt, ...) _printf_(3, 4);
