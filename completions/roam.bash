@@ -39,7 +39,7 @@ _roam()
 
         local commands="status apps app run wait-online when-online stats portal time p2p bt nfc
                 network firewall"
-        local options="-h --help --version --json --plain --theme --no-mouse --app --online-for
+        local options="-h --help --version --json --plain --theme --no-mouse --confirm-quit --app --online-for
                 --user --link --since --timeout --require-time"
         local durations="90s 10m 30m 1h 1h30m 24h until-released"
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "roam-app.h"
+#include "roam-format.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
 #include "roam-words.h"

@@ -8,6 +8,7 @@
 #include "roam-cli.h"
 #include "roam-client-bus.h"
 #include "roam-firewall-cli.h"
+#include "roam-format.h"
 #include "roam-json.h"
 #include "roam-log.h"
 #include "roam-output.h"
@@ -119,22 +120,18 @@ const char *roam_fw_identity_label(const char *key)
         return key;
 }
 
-void roam_fw_format_bytes(uint64_t bytes, char *buf, size_t size)
+int roam_fw_identity_text(const RoamLink *l, char *buf, size_t size)
 {
-        static const char *const units[] = {"kB", "MB", "GB", "TB", "PB"};
-        double v = (double)bytes;
-        size_t u = 0;
+        size_t n = 0;
 
-        if (bytes < 1000) {
-                snprintf(buf, size, "%" PRIu64 " B", bytes);
-                return;
+        buf[0] = 0;
+        for (char **p = l->network_identity; p[0] && p[1]; p += 2) {
+                if (streq(p[0], "interface") || streq(p[0], "bearer"))
+                        continue;
+                n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%s %s",
+                                      n > 0 ? ", " : "", roam_fw_identity_label(p[0]), p[1]);
         }
-        v /= 1000;
-        while (v >= 1000 && u + 1 < ELEMENTSOF(units)) {
-                v /= 1000;
-                u++;
-        }
-        snprintf(buf, size, "%.1f %s", v, units[u]);
+        return (int)n;
 }
 
 void roam_fw_location_text(const RoamLink *l, char *buf, size_t size)
@@ -497,7 +494,7 @@ static int print_rules_text(const RoamModel *m, const RoamFwRule *rules, size_t 
                         printf("  %-4s%-8s%-34s%9s%11s  %s\n", "Dir", "Action", "Match", "Packets",
                                "Bytes", "From");
                 }
-                roam_fw_format_bytes(f->bytes, bytes, sizeof(bytes));
+                roam_format_bytes(f->bytes, bytes, sizeof(bytes));
                 roam_fw_rule_origin(f, origin, sizeof(origin));
                 printf("  %-4s%-8s%-34s%9" PRIu64 "%11s  %s\n", f->direction, f->action, f->match,
                        f->packets, bytes, origin);

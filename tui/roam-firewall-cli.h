@@ -31,8 +31,9 @@ void roam_fw_rule_origin(const RoamFwRule *f, char *buf, size_t size);
 
 /* A NetworkIdentity key as people read it: "gateway-mac" -> "Gateway MAC"; unknown: as is. */
 const char *roam_fw_identity_label(const char *key);
-/* "1.2 kB", "512 B". */
-void roam_fw_format_bytes(uint64_t bytes, char *buf, size_t size);
+/* The facts of the link's network identity that name it, in words: "SSID HomeNet, Gateway MAC
+ * 02:..., DHCP server 192.0.2.1" (interface and bearer left out); returns its length. */
+int roam_fw_identity_text(const RoamLink *l, char *buf, size_t size);
 /* The link's location in a few words: "home, set by you", "untrusted until you choose",
  * "no network". */
 void roam_fw_location_text(const RoamLink *l, char *buf, size_t size);

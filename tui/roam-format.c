@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <langinfo.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <wchar.h>
 
 #include "roam-format.h"
@@ -103,4 +106,115 @@ int roam_text_cut_middle(const char *s, size_t width, bool utf8, char **ret)
         strcat(out, s + tail_start);
         *ret = out;
         return 0;
+}
+
+void roam_format_age(uint64_t usec, uint64_t now, char *buf, size_t size, uint64_t *ret_next)
+{
+        static const struct {
+                uint64_t unit;
+                char suffix;
+                uint64_t limit; /* in units: the next unit takes over from here */
+        } steps[] = {
+            {USEC_PER_SEC, 's', 60},
+            {60 * USEC_PER_SEC, 'm', 60},
+            {3600 * USEC_PER_SEC, 'h', 24},
+            {86400 * USEC_PER_SEC, 'd', UINT64_MAX},
+        };
+        uint64_t age;
+
+        if (ret_next)
+                *ret_next = UINT64_MAX;
+        if (usec == 0) {
+                snprintf(buf, size, "never");
+                return;
+        }
+        if (usec > now) {
+                /* A clock step: the probe "happened in the future". Say so rather than lie. */
+                snprintf(buf, size, "just now");
+                if (ret_next)
+                        *ret_next = usec - now + USEC_PER_SEC;
+                return;
+        }
+        age = now - usec;
+        for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
+                uint64_t n = age / steps[i].unit;
+
+                if (n >= steps[i].limit)
+                        continue;
+                snprintf(buf, size, "%" PRIu64 "%c ago", n, steps[i].suffix);
+                if (ret_next)
+                        *ret_next = (n + 1) * steps[i].unit - age;
+                return;
+        }
+}
+
+void roam_format_duration(uint64_t usec, char *buf, size_t size)
+{
+        if (usec < USEC_PER_SEC)
+                snprintf(buf, size, "%" PRIu64 " ms", (usec + USEC_PER_MSEC / 2) / USEC_PER_MSEC);
+        else
+                snprintf(buf, size, "%" PRIu64 ".%" PRIu64 " s", usec / USEC_PER_SEC,
+                         usec % USEC_PER_SEC / (USEC_PER_SEC / 10));
+}
+
+void roam_format_clock(uint64_t usec, char *buf, size_t size)
+{
+        time_t t = (time_t)(usec / USEC_PER_SEC);
+        struct tm tm;
+
+        if (!localtime_r(&t, &tm) || strftime(buf, size, "%H:%M:%S", &tm) == 0)
+                snprintf(buf, size, "??:??:??");
+}
+
+uint64_t roam_now(void)
+{
+        const char *e = getenv("ROAM_TEST_NOW");
+        struct timespec ts;
+
+        if (e && *e) {
+                char *end;
+                unsigned long long v;
+
+                errno = 0;
+                v = strtoull(e, &end, 10);
+                if (errno == 0 && end != e && !*end)
+                        return v;
+        }
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
+}
+
+void roam_format_bytes(uint64_t bytes, char *buf, size_t size)
+{
+        static const char *const units[] = {"kB", "MB", "GB", "TB", "PB"};
+        double v = (double)bytes;
+        size_t u = 0;
+
+        if (bytes < 1000) {
+                snprintf(buf, size, "%" PRIu64 " B", bytes);
+                return;
+        }
+        v /= 1000;
+        while (v >= 1000 && u + 1 < ELEMENTSOF(units)) {
+                v /= 1000;
+                u++;
+        }
+        snprintf(buf, size, "%.1f %s", v, units[u]);
+}
+
+void roam_format_utc_minute(uint64_t sec, char *buf, size_t size)
+{
+        time_t t = (time_t)sec;
+        struct tm tm;
+
+        if (!gmtime_r(&t, &tm) || strftime(buf, size, "%Y-%m-%d %H:%M", &tm) == 0)
+                snprintf(buf, size, "@%" PRIu64, sec);
+}
+
+void roam_print_stamp(void)
+{
+        char clock[16];
+
+        roam_format_clock(roam_now(), clock, sizeof(clock));
+        printf("%s ", clock);
 }

@@ -5,6 +5,7 @@
 
 #include "roam-app.h"
 #include "roam-bus.h"
+#include "roam-format.h"
 #include "roam-live.h"
 #include "roam-log.h"
 #include "roam-util.h"

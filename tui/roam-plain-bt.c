@@ -7,6 +7,7 @@
 
 #include "roam-bt-cli.h"
 #include "roam-bus.h"
+#include "roam-format.h"
 #include "roam-plain-bt.h"
 #include "roam-util.h"
 
@@ -30,17 +31,6 @@ PlainBt *plain_bt_free(PlainBt *pb)
         return NULL;
 }
 
-static void stamp(void)
-{
-        char clock[16];
-        time_t now = time(NULL);
-        struct tm tm;
-
-        /* As the rest of plain mode: every announcement starts with the time. */
-        if (localtime_r(&now, &tm) && strftime(clock, sizeof(clock), "%H:%M:%S", &tm) > 0)
-                printf("%s ", clock);
-}
-
 static void announce_question(PlainBt *pb, const BtQuestion *q)
 {
         _cleanup_free_ char *secret = NULL;
@@ -59,7 +49,7 @@ static void announce_question(PlainBt *pb, const BtQuestion *q)
             roam_bt_question_secret(pb->bus, q, &secret) >= 0)
                 shown.value = secret;
         roam_bt_question_sentence(&shown, s, sizeof(s));
-        stamp();
+        roam_print_stamp();
         if (streq(q->kind, "show-pin") || streq(q->kind, "show-passkey"))
                 printf("Bluetooth: %s.\n", s);
         else if (streq(q->kind, "enter-pin") || streq(q->kind, "enter-passkey"))
@@ -76,7 +66,7 @@ static void announce_nfc(PlainBt *pb, uint32_t id, const char *text)
         pb->nfc = id;
         if (id == 0)
                 return;
-        stamp();
+        roam_print_stamp();
         printf("NFC tag %u asks: %s Say: nfc yes, or nfc no.\n", id, text);
         fflush(stdout);
 }
@@ -109,7 +99,7 @@ static int read_props(PlainBt *pb, sd_bus_message *m, bool initial)
                         if (r >= 0 && *last && !streq_ptr(last, pb->last)) {
                                 (void)free_and_strdup(&pb->last, last);
                                 if (!initial) {
-                                        stamp();
+                                        roam_print_stamp();
                                         printf("Bluetooth: %s\n", last);
                                         fflush(stdout);
                                 }

@@ -7,6 +7,7 @@
 
 #include "roam-bus.h"
 #include "roam-firewall-cli.h"
+#include "roam-format.h"
 #include "roam-log.h"
 #include "roam-plain-firewall.h"
 #include "roam-util.h"
@@ -44,14 +45,6 @@ struct PlainFw {
         sd_bus_slot *rules; /* GetFirewallRules in flight (a newer one replaces it) */
         char rules_link[64];
 };
-
-static void stamp(void)
-{
-        char clock[16];
-
-        roam_format_clock(roam_now(), clock, sizeof(clock));
-        printf("%s ", clock);
-}
 
 static void question_clear(Question *q)
 {
@@ -97,19 +90,6 @@ int plain_fw_new(RoamLive *live, PlainFw **ret)
         return 0;
 }
 
-static void identity_words(const RoamLink *l, char *buf, size_t size)
-{
-        size_t n = 0;
-
-        buf[0] = 0;
-        for (char **p = l->network_identity; p[0] && p[1]; p += 2) {
-                if (streq(p[0], "interface") || streq(p[0], "bearer"))
-                        continue;
-                n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%s %s",
-                                      n > 0 ? ", " : "", roam_fw_identity_label(p[0]), p[1]);
-        }
-}
-
 static void ask(PlainFw *pf, const RoamLink *l)
 {
         Question *q;
@@ -135,8 +115,8 @@ static void ask(PlainFw *pf, const RoamLink *l)
         }
         pf->n_questions++;
         pf->next_number++;
-        identity_words(l, facts, sizeof(facts));
-        stamp();
+        (void)roam_fw_identity_text(l, facts, sizeof(facts));
+        roam_print_stamp();
         printf("Question %u: %s joined a network roam has not seen (%s%s%s). %s It is untrusted "
                "until you answer: home %u, work %u, public %u, or untrusted %u for this "
                "session.\n",
@@ -181,7 +161,7 @@ static void note_location(PlainFw *pf, const RoamLink *l)
                 return;
         else if (*l->network_id && !roam_link_needs_location(l)) {
                 roam_fw_location_text(l, where, sizeof(where));
-                stamp();
+                roam_print_stamp();
                 printf("%s: location now %s.\n", l->name, where);
         }
         if (free_and_strdup(&s->path, l->path) < 0 ||
@@ -221,7 +201,7 @@ static void on_set_location(const char *link, const char *location, bool first_j
 {
         char what[96], buf[512];
 
-        stamp();
+        roam_print_stamp();
         if (!e)
                 printf("%s: this network is now %s; its rules are in force.\n", link, location);
         else {
@@ -268,7 +248,7 @@ static int on_rules(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
                 if (*pf->rules_link && !streq(f->link, pf->rules_link))
                         continue;
                 shown++;
-                roam_fw_format_bytes(f->bytes, bytes, sizeof(bytes));
+                roam_format_bytes(f->bytes, bytes, sizeof(bytes));
                 roam_fw_rule_origin(f, buf, sizeof(buf));
                 printf("%s (%s): %s %s %s; %" PRIu64 " packets, %s; %s\n",
                        *f->link ? f->link : "every link", f->location, f->direction, f->action,
@@ -299,7 +279,7 @@ static void print_network(PlainFw *pf)
                 if (*l->location_reason)
                         printf("; %s", l->location_reason);
                 if (*l->network_id) {
-                        identity_words(l, facts, sizeof(facts));
+                        (void)roam_fw_identity_text(l, facts, sizeof(facts));
                         printf("; network %s%s%s%s", l->network_id, *facts ? " (" : "", facts,
                                *facts ? ")" : "");
                 }

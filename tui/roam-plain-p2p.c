@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "roam-bus.h"
+#include "roam-format.h"
 #include "roam-peers.h"
 #include "roam-plain-p2p.h"
 #include "roam-util.h"
@@ -36,14 +37,6 @@ const char plain_p2p_help[] =
     "  reject NAME    reject it\n"
     "  disconnect NAME   disconnect from a device\n";
 
-static void stamp(void)
-{
-        char clock[16];
-
-        roam_format_clock(roam_now(), clock, sizeof(clock));
-        printf("%s ", clock);
-}
-
 static const P2pPeer *find(const P2pList *l, const char *path)
 {
         for (size_t i = 0; i < l->n; i++)
@@ -64,7 +57,7 @@ static void announce(const P2pPeer *old, const P2pPeer *p)
         char pin[16];
 
         if (!old) {
-                stamp();
+                roam_print_stamp();
                 printf("WiFi Direct: found %s (%s).\n", name, strempty(p->type));
         }
         /* A state seen between two readings may be missed; where it ended is not. */
@@ -72,7 +65,7 @@ static void announce(const P2pPeer *old, const P2pPeer *p)
             streq_ptr(old->reason, p->reason))
                 return;
         if (streq_ptr(p->state, "request")) {
-                stamp();
+                roam_print_stamp();
                 if (streq_ptr(p->method, "display") && p->pin && *p->pin) {
                         say_pin(p->pin, pin, sizeof(pin));
                         printf("%s asks to connect: type %s on it. Say: accept %s, or reject "
@@ -87,19 +80,19 @@ static void announce(const P2pPeer *old, const P2pPeer *p)
                                name);
         } else if (streq_ptr(p->state, "connecting") && p->pin && *p->pin) {
                 say_pin(p->pin, pin, sizeof(pin));
-                stamp();
+                roam_print_stamp();
                 printf("Type this PIN on %s: %s.\n", name, pin);
         } else if (streq_ptr(p->state, "connecting") && old) {
-                stamp();
+                roam_print_stamp();
                 printf("Connecting to %s%s.\n", name,
                        streq_ptr(p->method, "push-button")
                            ? ": press its WiFi Direct (WPS) button or accept on its screen"
                            : "");
         } else if (streq_ptr(p->state, "connected")) {
-                stamp();
+                roam_print_stamp();
                 printf("Connected to %s (%s).\n", name, strempty(p->group));
         } else if (streq_ptr(p->state, "available") && old) {
-                stamp();
+                roam_print_stamp();
                 printf("Not connected to %s: %s.\n", name, p2p_reason_text(p) ?: "it ended");
         }
 }
@@ -110,7 +103,7 @@ static void compare(PlainP2p *pp, P2pList *now)
                 announce(find(&pp->list, now->peers[i].path), &now->peers[i]);
         for (size_t i = 0; i < pp->list.n; i++)
                 if (!find(now, pp->list.peers[i].path)) {
-                        stamp();
+                        roam_print_stamp();
                         printf("WiFi Direct: %s is gone.\n", p2p_peer_label(&pp->list.peers[i]));
                 }
 }
@@ -128,7 +121,7 @@ static int on_objects(sd_bus_message *m, void *userdata, sd_bus_error *error)
                 if (pp->loaded)
                         compare(pp, &l);
                 else if (l.n > 0) {
-                        stamp();
+                        roam_print_stamp();
                         printf("WiFi Direct: %zu device%s known (say peers).\n", l.n,
                                l.n == 1 ? "" : "s");
                 }
@@ -166,7 +159,7 @@ static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
         if (sd_bus_message_is_signal(m, ROAM_MANAGER_INTERFACE, "P2PConnectionFailed") &&
             sd_bus_message_read(m, "sss", &address, &name, &reason) >= 0 &&
             roam_p2p_reason_from_string(reason) == ROAM_P2P_REASON_PEER_LOST) {
-                stamp();
+                roam_print_stamp();
                 printf("Could not connect to %s: %s.\n", *name ? name : address,
                        roam_p2p_reason_words(reason));
         }
@@ -227,7 +220,7 @@ static int on_call(sd_bus_message *m, void *userdata, sd_bus_error *error)
         const sd_bus_error *e = sd_bus_message_get_error(m);
 
         pp->call_slot = sd_bus_slot_unref(pp->call_slot);
-        stamp();
+        roam_print_stamp();
         if (e && sd_bus_error_has_name(e, ROAM_ERROR_ACCESS_DENIED))
                 printf("Not allowed to %s (needs root, group netdev or polkit).\n", pp->what);
         else if (e)

@@ -12,6 +12,7 @@
 
 #include "roam-apps-cli.h"
 #include "roam-bus.h"
+#include "roam-format.h"
 #include "roam-plain-portal.h"
 #include "roam-portal-browser.h"
 #include "roam-portal-cli.h"
@@ -54,25 +55,6 @@ const char plain_portal_help[] =
     "                 the login browser\n"
     "  portal decline|logoff|forget LINK   send nothing; log off; forget the saved login\n";
 
-static void stamp(void)
-{
-        char clock[16];
-
-        roam_format_clock(roam_now(), clock, sizeof(clock));
-        printf("%s ", clock);
-}
-
-static uint64_t realtime_now(void)
-{
-        struct timespec ts;
-        const char *frozen = getenv("ROAM_TEST_NOW");
-
-        if (frozen)
-                return strtoull(frozen, NULL, 10);
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /* What to type next, for s (NULL: nothing to do). */
 static void say_next(const RoamPortalSession *s)
 {
@@ -98,7 +80,7 @@ static void say_next(const RoamPortalSession *s)
 
 static void announce(const RoamPortalSession *s)
 {
-        stamp();
+        roam_print_stamp();
         printf("captive portal on %s: %s", s->link, roam_portal_state_words(s->state));
         if (s->message && *s->message && !streq(s->message, roam_portal_state_words(s->state)))
                 printf(" (%s)", s->message);
@@ -128,8 +110,8 @@ static void compare(PlainPortal *pp, RoamPortalSession *now, size_t n)
                         announce(s);
                 if (s->expiry_warning && (!was || !was->expiry_warning)) {
                         char left[64];
-                        roam_portal_time_left(s, realtime_now(), left, sizeof(left));
-                        stamp();
+                        roam_portal_time_left(s, roam_now(), left, sizeof(left));
+                        roam_print_stamp();
                         printf("captive portal on %s: the session ends soon (%s).", s->link, left);
                         if (s->can_extend)
                                 printf(" The network lets you extend it: say portal extend %s.",
@@ -142,7 +124,7 @@ static void compare(PlainPortal *pp, RoamPortalSession *now, size_t n)
                         browse(pp, s, s->user_portal_url);
                 }
                 if (s->expired && (!was || !was->expired)) {
-                        stamp();
+                        roam_print_stamp();
                         printf("captive portal on %s: the session's time is over; checking the "
                                "network again.\n",
                                s->link);
@@ -150,7 +132,7 @@ static void compare(PlainPortal *pp, RoamPortalSession *now, size_t n)
         }
         for (size_t i = 0; i < pp->n_sessions; i++)
                 if (!find(now, n, pp->sessions[i].link)) {
-                        stamp();
+                        roam_print_stamp();
                         printf("%s is no longer behind a captive portal.\n", pp->sessions[i].link);
                 }
 }
@@ -228,7 +210,7 @@ static int on_call_done(sd_bus_message *m, void *userdata, sd_bus_error *ret_err
         const sd_bus_error *e = sd_bus_message_get_error(m);
 
         pp->call_slot = sd_bus_slot_unref(pp->call_slot);
-        stamp();
+        roam_print_stamp();
         if (!e)
                 printf("Done: %s.\n", pp->what);
         else if (sd_bus_error_has_name(e, ROAM_ERROR_ACCESS_DENIED))
@@ -260,7 +242,7 @@ static void print_sessions(PlainPortal *pp)
         for (size_t i = 0; i < pp->n_sessions; i++) {
                 const RoamPortalSession *s = &pp->sessions[i];
                 printf("%s: captive portal, %s\n", s->link, roam_portal_state_words(s->state));
-                roam_portal_fields(s, realtime_now(), false, print_field, NULL);
+                roam_portal_fields(s, roam_now(), false, print_field, NULL);
         }
 }
 
@@ -352,7 +334,7 @@ static int on_browser_exit(sd_event_source *es, int fd, uint32_t revents, void *
                 ;
         if (r == 0)
                 return 0;
-        stamp();
+        roam_print_stamp();
         if (r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == ROAM_RUN_EXEC_FAILED)
                 printf("The login browser did not start (see above).\n");
         else if (r > 0 && portal_browser_end_words(status, words, sizeof(words)))

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "roam-bus.h"
+#include "roam-format.h"
 #include "roam-verdict.h"
 #include "roam-log.h"
 #include "roam-plain-time.h"
@@ -21,14 +22,6 @@ struct PlainTime {
 const char plain_time_help[] =
     "  time           the time as roamd's sources agree on it: state, bound, gate, and each\n"
     "                 source's interval and verdict\n";
-
-static void stamp(void)
-{
-        char clock[16];
-
-        roam_format_clock(roam_now(), clock, sizeof(clock));
-        printf("%s ", clock);
-}
 
 static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
@@ -51,12 +44,12 @@ static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
                 /* only changes: the first answer is what the status already implies */
                 if (!streq(pt->state, v.state)) {
                         roam_time_headline(&v, head, sizeof(head));
-                        stamp();
+                        roam_print_stamp();
                         printf("%s%s%s.\n", head, v.reasons && v.reasons[0] ? ": " : "",
                                v.reasons && v.reasons[0] ? v.reasons[0] : "");
                 }
                 if (!streq_ptr(pt->gate, v.gate)) {
-                        stamp();
+                        roam_print_stamp();
                         printf("Time gate: %s.\n", roam_time_gate_words(v.gate));
                 }
         }

@@ -8,6 +8,7 @@
 
 #include "roam-bus.h"
 #include "roam-firewall-cli.h"
+#include "roam-format.h"
 #include "roam-plain-usage.h"
 #include "roam-stats-cli.h"
 #include "roam-util.h"
@@ -40,14 +41,6 @@ const char plain_usage_help[] =
     "                 budgets (of APP only)\n"
     "  usage --all [APP]   the same for everyone: every user's apps and processes,\n"
     "                 system services and the rest (needs authorization)\n";
-
-static void stamp(void)
-{
-        char clock[16];
-
-        roam_format_clock(roam_now(), clock, sizeof(clock));
-        printf("%s ", clock);
-}
 
 static void budgets_free(PlainBudget *b, size_t n)
 {
@@ -85,9 +78,9 @@ static void announce(const PlainBudget *b)
         char until[48], used[32], limit[32];
 
         format_until(b->end, until, sizeof(until));
-        roam_fw_format_bytes(b->used, used, sizeof(used));
-        roam_fw_format_bytes(b->limit, limit, sizeof(limit));
-        stamp();
+        roam_format_bytes(b->used, used, sizeof(used));
+        roam_format_bytes(b->limit, limit, sizeof(limit));
+        roam_print_stamp();
         if (streq(b->state, "over"))
                 printf("%s: over budget on %s: blocked until %s.\n", b->app, b->links, until);
         else if (streq(b->state, "warning"))
@@ -257,14 +250,14 @@ static void print_totals(const char *who, const uint64_t in[2], const uint64_t o
 {
         char a[32], b[32];
 
-        roam_fw_format_bytes(in[0], a, sizeof(a));
-        roam_fw_format_bytes(out[0], b, sizeof(b));
+        roam_format_bytes(in[0], a, sizeof(a));
+        roam_format_bytes(out[0], b, sizeof(b));
         printf("%s: at home %s received, %s sent; ", who, a, b);
         if (in[1] == 0 && out[1] == 0)
                 puts("roaming nothing.");
         else {
-                roam_fw_format_bytes(in[1], a, sizeof(a));
-                roam_fw_format_bytes(out[1], b, sizeof(b));
+                roam_format_bytes(in[1], a, sizeof(a));
+                roam_format_bytes(out[1], b, sizeof(b));
                 printf("roaming %s received, %s sent.\n", a, b);
         }
 }
@@ -287,8 +280,8 @@ static int on_command_budgets(sd_bus_message *m, void *userdata, sd_bus_error *r
 
                 if (pu->app && !streq(b[i].app, pu->app))
                         continue;
-                roam_fw_format_bytes(b[i].used, used, sizeof(used));
-                roam_fw_format_bytes(b[i].limit, limit, sizeof(limit));
+                roam_format_bytes(b[i].used, used, sizeof(used));
+                roam_format_bytes(b[i].limit, limit, sizeof(limit));
                 format_until(b[i].end, until, sizeof(until));
                 if (b[i].limit == 0)
                         printf("Budget: %s on %s: nothing allowed, %s, until %s.\n", b[i].app,

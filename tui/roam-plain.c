@@ -14,6 +14,7 @@
 #include "roam-app.h"
 #include "roam-bus.h"
 #include "roam-client-bus.h"
+#include "roam-format.h"
 #include "roam-live.h"
 #include "roam-plain-bt.h"
 #include "roam-plain-firewall.h"
@@ -92,14 +93,6 @@ static const char help_text[] =
     "  help           this list\n"
     "  quit           end (also exit, q, or end of input on a terminal)\n"
     "Changes are printed as they happen, one line each, with the time.\n";
-
-static void stamp(void)
-{
-        char clock[16];
-
-        roam_format_clock(roam_now(), clock, sizeof(clock));
-        printf("%s ", clock);
-}
 
 static const char *name_of(const RoamLink *l)
 {
@@ -295,7 +288,7 @@ static void print_enforcement(Plain *p, bool changes_only)
                 return;
         }
         if (changes_only) {
-                stamp();
+                roam_print_stamp();
                 if (*text)
                         fputs("enforcement:\n", stdout);
                 else
@@ -649,7 +642,7 @@ static const Pending *pending_find(Plain *p, const char *key)
 static void print_link_change(const RoamLink *l, const Pending *was)
 {
         if (!streq(was->before, l->connectivity)) {
-                stamp();
+                roam_print_stamp();
                 printf("%s: %s -> %s (%s)", name_of(l), roam_verdict_word(was->before),
                        roam_verdict_word(l->connectivity),
                        roam_reason_short(l->connectivity_reason));
@@ -657,7 +650,7 @@ static void print_link_change(const RoamLink *l, const Pending *was)
                         printf("; log in at %s", l->portal_url);
                 fputc('\n', stdout);
         } else if (!streq(was->before2, l->connectivity_reason)) {
-                stamp();
+                roam_print_stamp();
                 printf("%s: still %s, now because: %s\n", name_of(l),
                        roam_verdict_word(l->connectivity),
                        roam_reason_short(l->connectivity_reason));
@@ -674,11 +667,11 @@ static void print_app_change(const RoamApp *a, const Pending *was)
                 return;
         }
         if (!streq(policy, was->before2)) {
-                stamp();
+                roam_print_stamp();
                 printf("app %s: policy now %s\n", a->id, policy);
         }
         if (!streq(state, was->before)) {
-                stamp();
+                roam_print_stamp();
                 printf("app %s: %s -> %s\n", a->id, was->before, state);
         }
 }
@@ -698,7 +691,7 @@ static void pending_flush(Plain *p)
         if ((was = pending_find(p, "manager")) && !streq(was->before, m->state)) {
                 _cleanup_free_ char *sentence = roam_global_sentence(m);
 
-                stamp();
+                roam_print_stamp();
                 printf("state: %s -> %s: %s\n", roam_verdict_word(was->before),
                        roam_verdict_word(m->state), sentence ? sentence : "");
         }
@@ -784,7 +777,7 @@ static void wake_queue_changed(Plain *p, const RoamModel *m, bool say)
         p->wake_queue = copy;
         if (!say || !*m->wake_queue)
                 return;
-        stamp();
+        roam_print_stamp();
         printf("Wake queue: %s (period %" PRIu64 ").\n", roam_wake_queue_words(m->wake_queue),
                m->wake_period);
         if (streq(m->wake_queue, "time") && *m->time_gate_reason)
@@ -839,7 +832,7 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                 switch (roam_live_get_state(live)) {
                 case ROAM_LIVE_READY:
                         if (p->announced) {
-                                stamp();
+                                roam_print_stamp();
                                 puts("roamd is back.");
                         }
                         print_status(p);
@@ -858,7 +851,7 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                         break;
                 case ROAM_LIVE_NOT_RUNNING:
                         if (p->announced)
-                                stamp();
+                                roam_print_stamp();
                         puts(p->was_ready ? "roamd went away; waiting for it to return."
                                           : "roamd is not running; waiting for it.");
                         p->announced = true;
@@ -867,7 +860,7 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                 case ROAM_LIVE_NO_BUS:
                 case ROAM_LIVE_FAILED:
                         if (p->announced)
-                                stamp();
+                                roam_print_stamp();
                         printf("No answer from roamd: %s; trying again.\n",
                                roam_live_get_problem(live));
                         p->announced = true;
@@ -880,16 +873,16 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                 }
                 break;
         case ROAM_LIVE_EVENT_LINK_ADDED:
-                stamp();
+                roam_print_stamp();
                 printf("%s appeared: ", name_of(ev->link));
                 print_link_line(ev->link, roam_now());
                 break;
         case ROAM_LIVE_EVENT_LINK_REMOVED:
-                stamp();
+                roam_print_stamp();
                 printf("%s vanished.\n", name_of(ev->link));
                 break;
         case ROAM_LIVE_EVENT_REPROBE:
-                stamp();
+                roam_print_stamp();
                 if (!ev->error)
                         printf("roamd is probing %s again.\n", ev->link_name);
                 else if (sd_bus_error_has_name(ev->error, ROAM_ERROR_ACCESS_DENIED))
@@ -901,16 +894,16 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                                ev->error->message ? ev->error->message : ev->error->name);
                 break;
         case ROAM_LIVE_EVENT_APP_ADDED:
-                stamp();
+                roam_print_stamp();
                 fputs("appeared: ", stdout);
                 print_app_line(m, ev->app);
                 break;
         case ROAM_LIVE_EVENT_APP_REMOVED:
-                stamp();
+                roam_print_stamp();
                 printf("app %s vanished.\n", ev->app->id);
                 break;
         case ROAM_LIVE_EVENT_APP_CALL:
-                stamp();
+                roam_print_stamp();
                 if (!ev->error)
                         printf("Done: %s %s.\n", ev->app_id, ev->action);
                 else if (sd_bus_error_has_name(ev->error, ROAM_ERROR_ACCESS_DENIED))
@@ -922,7 +915,7 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                                ev->error->message ? ev->error->message : ev->error->name);
                 break;
         case ROAM_LIVE_EVENT_APP_WAKE:
-                stamp();
+                roam_print_stamp();
                 printf("Wake: %s's turn (%s), period %" PRIu64 ".\n", ev->app->id,
                        roam_wake_reason_words(ev->wake_reason), ev->wake_period);
                 break;

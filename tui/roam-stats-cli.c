@@ -9,6 +9,7 @@
 #include "roam-bus.h"
 #include "roam-cli.h"
 #include "roam-client-bus.h"
+#include "roam-format.h"
 #include "roam-json.h"
 #include "roam-log.h"
 #include "roam-stats-cli.h"
@@ -46,17 +47,6 @@ int roam_stats_parse_since(const char *s, uint64_t now, uint64_t *ret)
                         return 0;
                 }
         return -EINVAL;
-}
-
-static int human(uint64_t b, char *buf, size_t n)
-{
-        static const char *const u[] = {"B", "kB", "MB", "GB", "TB"};
-        double v = (double)b;
-        size_t i = 0;
-
-        while (v >= 1000 && i + 1 < ELEMENTSOF(u))
-                v /= 1000, i++;
-        return snprintf(buf, n, i == 0 ? "%.0f %s" : "%.1f %s", v, u[i]);
 }
 
 static int parse_user(const char *s, uint32_t *ret)
@@ -143,8 +133,6 @@ static int print_budgets(sd_bus *bus, const RoamStatsQuery *q, json_object *arr)
         while (r >= 0 && (r = sd_bus_message_read(reply, "(ssttttts)", &app, &links, &limit, &used,
                                                   &start, &end, &warn, &state)) > 0) {
                 char u[32], l[32], until[32], words[64];
-                time_t t = (time_t)end;
-                struct tm tm;
 
                 if (q->app && !streq(q->app, app))
                         continue;
@@ -159,11 +147,10 @@ static int print_budgets(sd_bus *bus, const RoamStatsQuery *q, json_object *arr)
                                "UNTIL (UTC)", "STATE");
                         header = true;
                 }
-                human(used, u, sizeof(u));
-                human(limit, l, sizeof(l));
+                roam_format_bytes(used, u, sizeof(u));
+                roam_format_bytes(limit, l, sizeof(l));
                 snprintf(words, sizeof(words), "%s of %s", u, l);
-                gmtime_r(&t, &tm);
-                strftime(until, sizeof(until), "%Y-%m-%d %H:%M", &tm);
+                roam_format_utc_minute(end, until, sizeof(until));
                 printf("%-36s %-10s %21s  %-16s %s\n", app, links, words, until,
                        roam_budget_state_words(state));
         }
@@ -275,8 +262,8 @@ int roam_stats_run(const RoamStatsQuery *q, bool json)
                         }
                 } else {
                         char a[32], b[32];
-                        human(bi, a, sizeof(a));
-                        human(bo, b, sizeof(b));
+                        roam_format_bytes(bi, a, sizeof(a));
+                        roam_format_bytes(bo, b, sizeof(b));
                         printf("%-36s %-10s %-8s %12s %12s\n", owner, link,
                                roaming ? "roaming" : "home", a, b);
                 }
@@ -298,8 +285,8 @@ int roam_stats_run(const RoamStatsQuery *q, bool json)
                 return json_print(doc, stdout);
         }
         char a[32], b[32];
-        human(tin, a, sizeof(a));
-        human(tout, b, sizeof(b));
+        roam_format_bytes(tin, a, sizeof(a));
+        roam_format_bytes(tout, b, sizeof(b));
         printf("%-36s %-10s %-8s %12s %12s\n", "total", "", "", a, b);
         return print_budgets(bus, q, NULL);
 }

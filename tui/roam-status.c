@@ -8,6 +8,7 @@
 
 #include "roam-client-bus.h"
 #include "roam-firewall-cli.h"
+#include "roam-format.h"
 #include "roam-json.h"
 #include "roam-log.h"
 #include "roam-status.h"

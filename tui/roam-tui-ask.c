@@ -91,7 +91,9 @@ static void confirm_close(TuiAsk *a)
         free(a->confirm_question);
         free(a->confirm_subject);
         free(a->confirm_not_done);
+        free(a->confirm_grace_id);
         a->confirm_question = a->confirm_subject = a->confirm_not_done = NULL;
+        a->confirm_grace_id = NULL;
         a->confirm_yes = NULL;
         a->confirm_userdata = NULL;
 }
@@ -118,6 +120,35 @@ int tui_confirm(Tui *t, const char *subject, TuiConfirmFn yes, void *userdata, c
         return REACTION_REDRAW;
 }
 
+int tui_confirm_deliberate(Tui *t, const char *subject, TuiConfirmFn yes, void *userdata,
+                           const char *question, const char *not_done)
+{
+        TuiAsk *a = tui_ask(t);
+        int r;
+
+        r = tui_confirm(t, subject, yes, userdata, question, not_done);
+        if (r < 0)
+                return r;
+        if (asprintf(&a->confirm_grace_id, "confirm:%u", ++a->confirm_count) < 0) {
+                confirm_close(a);
+                return -ENOMEM;
+        }
+        (void)tui_question_settling(t, a->confirm_grace_id); /* its grace starts now */
+        return r;
+}
+
+bool tui_confirm_is_deliberate(Tui *t)
+{
+        return tui_ask(t)->confirm_grace_id;
+}
+
+bool tui_confirm_settling(Tui *t)
+{
+        TuiAsk *a = tui_ask(t);
+
+        return a->confirm_grace_id && tui_question_settling(t, a->confirm_grace_id);
+}
+
 const char *tui_confirm_question(Tui *t)
 {
         return tui_ask(t)->confirm_question;
@@ -140,19 +171,27 @@ int tui_confirm_key(Tui *t, int key)
         _cleanup_free_ char *subject = NULL, *not_done = NULL;
         TuiConfirmFn yes = a->confirm_yes;
         void *userdata = a->confirm_userdata;
+        bool deliberate;
 
         if (!a->confirm_question)
                 return REACTION_UNHANDLED;
         /* Resizes and redraws are the terminal's, not an answer. */
         if (key == TUI_KEY(KEY_RESIZE) || key == 12 /* Ctrl-L */)
                 return REACTION_UNHANDLED;
+        /* A key typed ahead of a deliberate question answers nothing, not even no. */
+        if (tui_confirm_settling(t))
+                return REACTION_NONE;
+        deliberate = a->confirm_grace_id;
         subject = TAKE_PTR(a->confirm_subject);
         not_done = TAKE_PTR(a->confirm_not_done);
         confirm_close(a);
         if (key == 'y' || key == 'Y')
                 return yes(t, userdata, subject);
         tui_message(t, THEME_STATUS, "%s", not_done);
-        /* The hint bar keeps "? help" and "q quit": they answer no and still do their part. */
+        /* The hint bar keeps "? help" and "q quit": they answer no and still do their part;
+         * a deliberate question (quitting) offers neither: they answer no, and that is all. */
+        if (deliberate)
+                return REACTION_REDRAW;
         if (key == 'q' || key == 'Q' || key == '?' || key == TUI_KEY(KEY_F(1)) ||
             key == TUI_KEY(KEY_F(10)))
                 return REACTION_UNHANDLED;

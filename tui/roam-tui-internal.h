@@ -36,6 +36,10 @@ typedef struct TuiAsk {
         char *confirm_not_done;
         TuiConfirmFn confirm_yes;
         void *confirm_userdata;
+        /* tui_confirm_deliberate(): the question's id for its grace period ("confirm:N",
+         * counted so that each opening gets a grace), NULL: an ordinary y/N question. */
+        char *confirm_grace_id;
+        unsigned confirm_count;
 } TuiAsk;
 
 /* The open y/N question: it takes every key first (a reaction; REACTION_UNHANDLED when none is
@@ -44,6 +48,10 @@ typedef struct TuiAsk {
 int tui_confirm_key(Tui *t, int key);
 const char *tui_confirm_question(Tui *t);
 const KeyHelp *tui_confirm_keys(Tui *t);
+/* Whether the open question is a deliberate one (its keys alone in the hint bar: no "q quit"),
+ * and, drawn in a frame, whether its keys are still ignored. */
+bool tui_confirm_is_deliberate(Tui *t);
+bool tui_confirm_settling(Tui *t);
 
 TuiAsk *tui_ask(Tui *t);
 bool tui_clock_frozen(Tui *t);

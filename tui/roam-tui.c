@@ -52,7 +52,8 @@ struct Tui {
         Screen *home, *help;
         Screen *current, *previous;
         char *selected_link;
-        bool roamd_lost; /* roamd went away while we showed it */
+        bool roamd_lost;        /* roamd went away while we showed it */
+        char *quit_consequence; /* TuiOptions.quit_consequence */
 
         TuiAsk ask;
         char *message;
@@ -476,6 +477,7 @@ static void status_text(Tui *t, char *buf, size_t size, ThemeRole *role)
         if (tui_confirm_question(t)) {
                 snprintf(buf, size, "%s", tui_confirm_question(t));
                 *role = THEME_WARNING;
+                (void)tui_confirm_settling(t); /* the frame says whether it takes keys yet */
                 return;
         }
         if (t->message) {
@@ -581,7 +583,10 @@ static void draw_hints(Tui *t)
                                 x = draw_hint(t, x, by_priority[i], gap);
                 return;
         }
-        by_priority[n++] = &global_hint_help;
+        /* A deliberate question (quitting the demo) offers its own keys alone. */
+        bool deliberate = tui_confirm_is_deliberate(t);
+        if (!deliberate)
+                by_priority[n++] = &global_hint_help;
         /* The first-join question's keys, while it is open, instead of the screen's. */
         const KeyHelp *prompt_keys = tui_confirm_keys(t);
         if (!prompt_keys)
@@ -596,7 +601,8 @@ static void draw_hints(Tui *t)
                         if (k->hint && (!t->current->vtable->key_active ||
                                         t->current->vtable->key_active(t, t->current, k)))
                                 by_priority[n++] = k;
-        by_priority[n++] = &global_hint_quit;
+        if (!deliberate)
+                by_priority[n++] = &global_hint_quit;
 
         /* One-space gaps only when they make every hint fit; otherwise two, and the least
          * important hints are left out (the help screen has them all). */
@@ -822,12 +828,25 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
         return 0;
 }
 
+static int confirmed_quit(Tui *t, void *userdata, const char *subject)
+{
+        return REACTION_QUIT;
+}
+
 static int global_key(Tui *t, int key)
 {
         switch (key) {
         case 'q':
         case 'Q':
         case TUI_KEY(KEY_F(10)):
+                if (t->quit_consequence) {
+                        _cleanup_free_ char *q = NULL;
+
+                        if (asprintf(&q, "Quit roam? %s", t->quit_consequence) < 0)
+                                return -ENOMEM;
+                        return tui_confirm_deliberate(t, "quit", confirmed_quit, NULL, q,
+                                                      "Not quit: roam goes on.");
+                }
                 return REACTION_QUIT;
         case '?':
         case TUI_KEY(KEY_F(1)):
@@ -1020,6 +1039,25 @@ static void select_neighbour(Tui *t, const RoamLink *gone)
                 }
 }
 
+/* Tells every screen that roamd appeared or went away; the shown screen's reaction. */
+static int roamd_hooks(Tui *t, bool appeared)
+{
+        int reaction = REACTION_NONE;
+
+        for (size_t i = 0; i < t->n_screens; i++) {
+                Screen *s = &t->screens[i];
+                int (*hook)(Tui *, Screen *) =
+                    appeared ? s->vtable->roamd_appeared : s->vtable->roamd_gone;
+                int r = hook ? hook(t, s) : REACTION_NONE;
+
+                if (r < 0)
+                        log_debug_errno(r, "Screen %s: %m", s->vtable->name);
+                else if (s == t->current)
+                        reaction = r;
+        }
+        return reaction;
+}
+
 static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdata)
 {
         Tui *t = userdata;
@@ -1037,14 +1075,13 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                                                    : m->n_links > 0 ? m->links[0]->path
                                                                     : NULL);
                         }
+                        r |= roamd_hooks(t, true);
                         /* The "went away" message must not outlive the return. */
-                        for (size_t i = 0; i < t->n_screens; i++)
-                                if (t->screens[i].vtable->roamd_ready)
-                                        t->screens[i].vtable->roamd_ready(t, &t->screens[i]);
                         if (t->roamd_lost)
                                 tui_message(t, THEME_OK, "roamd is back.");
                         t->roamd_lost = false;
                 } else if (ev->old_state == ROAM_LIVE_READY) {
+                        r |= roamd_hooks(t, false);
                         tui_message(t, THEME_ERROR, "roamd went away; waiting for it to return");
                         t->roamd_lost = true;
                 }
@@ -1240,6 +1277,7 @@ static void tui_done(Tui *t)
         free(t->selected_link);
         free(t->row_items);
         free(t->message);
+        free(t->quit_consequence);
         strv_free(t->startup_messages);
         *t = (Tui){};
 }
@@ -1280,6 +1318,11 @@ int tui_run(const TuiOptions *opts)
         t.test_frames = getenv("ROAM_TEST_FRAMES") != NULL;
         t.hyperlinks = tui_term_has_hyperlinks();
         t.frozen_clock = getenv("ROAM_TEST_NOW") != NULL;
+        if (opts->quit_consequence) {
+                t.quit_consequence = strdup(opts->quit_consequence);
+                if (!t.quit_consequence)
+                        return log_oom();
+        }
 
         /* Theme and config problems are shown on the first frame (and in the help). */
         log_set_sink(log_sink, &t);

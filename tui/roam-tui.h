@@ -70,9 +70,13 @@ typedef struct ScreenVTable {
         const char *(*available)(Tui *t, Screen *s, char *why, size_t size);
         /* Shown while roamd is not there too (the overview says so; the help). */
         bool without_roamd;
-        /* roamd appeared (at start or after a restart): what the screen follows beyond the
-         * model (WiFi Direct peers, Bluetooth) is watched from now on. NULL: nothing. */
-        void (*roamd_ready)(Tui *t, Screen *s);
+        /* roamd appeared (at start or after a restart) or went away: what the screen follows
+         * beyond the model (WiFi Direct peers, Bluetooth, the portal's sessions) is watched
+         * again or dropped, a dialog on roamd's objects is closed. Called on every screen,
+         * shown or not (tui_current_screen() says which is); a reaction, whose
+         * REACTION_BACK counts for the screen shown. NULL: nothing. */
+        int (*roamd_appeared)(Tui *t, Screen *s);
+        int (*roamd_gone)(Tui *t, Screen *s);
         /* Frees what the screen holds besides data (bus calls, lists); NULL: nothing. */
         void (*done)(Tui *t, Screen *s);
         /* A question over whatever screen is shown (the firewall's first-join question): drawn
@@ -114,6 +118,10 @@ typedef struct TuiOptions {
         const ScreenVTable *const *screens;
         size_t n_screens;
         const ScreenVTable *help;
+        /* Quitting ends more than roam (roam-demo tears its world down): q asks first, "Quit?
+         * " and this sentence (y/N), and needs a deliberate y (typed-ahead keys are ignored
+         * for the grace of a question). NULL: q quits at once. */
+        const char *quit_consequence;
 } TuiOptions;
 
 /* Runs the TUI on the terminal until the user quits. Returns 0 or a negative errno (logged). */
@@ -170,6 +178,11 @@ void tui_grace_end(Tui *t);
 typedef int (*TuiConfirmFn)(Tui *t, void *userdata, const char *subject);
 int tui_confirm(Tui *t, const char *subject, TuiConfirmFn yes, void *userdata, const char *question,
                 const char *not_done);
+/* The same for a question whose y must be typed on purpose (quitting the demo): keys are
+ * ignored for its grace period, as for a question that came by itself
+ * (tui_question_settling()), and q and ? answer no without quitting or opening the help. */
+int tui_confirm_deliberate(Tui *t, const char *subject, TuiConfirmFn yes, void *userdata,
+                           const char *question, const char *not_done);
 
 /* A one-line message in the status line until the next key. */
 void tui_message(Tui *t, ThemeRole role, const char *fmt, ...) _printf_(3, 4);

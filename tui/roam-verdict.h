@@ -20,16 +20,3 @@ const char *roam_verdict_word(const char *verdict);
 /* The global verdict in one sentence ("Online via wlan0 (wifi)", "Behind a captive portal on
  * eth1: log in at http://..."). Returns a malloc'd string or NULL on OOM. */
 char *roam_global_sentence(const RoamModel *m);
-
-/* How long ago: "3s ago", "5m ago", "2h ago", "4d ago"; "never" when usec is 0. Also returns
- * (in *ret_next, when given) the µs from now at which the text changes next. */
-void roam_format_age(uint64_t usec, uint64_t now, char *buf, size_t size, uint64_t *ret_next);
-
-/* A duration of a probe round: "120 ms", "2.5 s". */
-void roam_format_duration(uint64_t usec, char *buf, size_t size);
-
-/* Wall clock time of day "14:02:11" in the local time zone. */
-void roam_format_clock(uint64_t usec, char *buf, size_t size);
-
-/* CLOCK_REALTIME in µs; $ROAM_TEST_NOW (µs) overrides it so screenshot tests are stable. */
-uint64_t roam_now(void);

@@ -52,6 +52,7 @@ static bool arg_json = false;
 static bool arg_plain = false;
 static const char *arg_theme = NULL;
 static bool arg_no_mouse = false;
+static const char *arg_confirm_quit = NULL;
 static const char *arg_app = NULL;
 static const char *arg_online_for = NULL;
 static uint64_t arg_online_for_usec = 0;
@@ -93,6 +94,7 @@ static int verb_default(char **args)
                     .screens = tui_screens,
                     .n_screens = ELEMENTSOF(tui_screens),
                     .help = &help_screen_vtable,
+                    .quit_consequence = arg_confirm_quit,
                 });
         return roam_status_run(arg_json);
 }
@@ -313,6 +315,9 @@ static void help(void)
                "     --no-mouse      Leave the mouse to the terminal (to select text); by\n"
                "                     default a click selects, the wheel scrolls and a\n"
                "                     click on a key hint runs it\n"
+               "     --confirm-quit=TEXT\n"
+               "                     q in the full-screen interface asks first, saying\n"
+               "                     TEXT (what quitting ends too; roam-demo uses it)\n"
                "     --app ID        With run: the app to run CMD in; with firewall check:\n"
                "                     the app whose socket the packet is for\n"
                "     --online-for DURATION\n"
@@ -369,6 +374,7 @@ static int parse_options(int argc, char *argv[], bool in_order)
                 ARG_APP,
                 ARG_ONLINE_FOR,
                 ARG_NO_MOUSE,
+                ARG_CONFIRM_QUIT,
                 ARG_USER,
                 ARG_LINK,
                 ARG_SINCE,
@@ -384,6 +390,7 @@ static int parse_options(int argc, char *argv[], bool in_order)
             {"app", required_argument, NULL, ARG_APP},
             {"online-for", required_argument, NULL, ARG_ONLINE_FOR},
             {"no-mouse", no_argument, NULL, ARG_NO_MOUSE},
+            {"confirm-quit", required_argument, NULL, ARG_CONFIRM_QUIT},
             {"user", required_argument, NULL, ARG_USER},
             {"link", required_argument, NULL, ARG_LINK},
             {"since", required_argument, NULL, ARG_SINCE},
@@ -424,6 +431,11 @@ static int parse_options(int argc, char *argv[], bool in_order)
                         break;
                 case ARG_NO_MOUSE:
                         arg_no_mouse = true;
+                        break;
+                case ARG_CONFIRM_QUIT:
+                        if (!*optarg)
+                                return usage_error("--confirm-quit needs a sentence.");
+                        arg_confirm_quit = optarg;
                         break;
                 case ARG_USER:
                         arg_stats.user = optarg;

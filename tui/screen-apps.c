@@ -731,16 +731,19 @@ static int apps_click(Tui *t, Screen *s, int item)
         return REACTION_REDRAW;
 }
 
+static int apps_roamd_gone(Tui *t, Screen *s)
+{
+        AppsData *d = s->data;
+
+        d->dialog_app[0] = 0;
+        return REACTION_BACK;
+}
+
 static int apps_model_changed(Tui *t, Screen *s, const RoamLiveEvent *ev)
 {
         AppsData *d = s->data;
         const RoamModel *m = tui_model(t);
 
-        if (ev->type == ROAM_LIVE_EVENT_STATE &&
-            roam_live_get_state(tui_live(t)) != ROAM_LIVE_READY) {
-                d->dialog_app[0] = 0;
-                return REACTION_BACK;
-        }
         if (ev->type == ROAM_LIVE_EVENT_APP_REMOVED) {
                 if (streq(ev->app->path, d->dialog_app)) {
                         d->dialog_app[0] = 0;
@@ -828,6 +831,7 @@ const ScreenVTable apps_screen_vtable = {
     .draw = apps_draw,
     .key = apps_key,
     .model_changed = apps_model_changed,
+    .roamd_gone = apps_roamd_gone,
     .keys = apps_keys,
     .key_active = apps_key_active,
     .click = apps_click,

@@ -276,9 +276,10 @@ static int bt_watch(Tui *t, BtData *b)
         return r;
 }
 
-static void bt_roamd_ready(Tui *t, Screen *s)
+static int bt_roamd_appeared(Tui *t, Screen *s)
 {
         (void)bt_watch(t, s->data);
+        return REACTION_REDRAW;
 }
 
 static void bt_done(Tui *t, Screen *s)
@@ -784,6 +785,6 @@ const ScreenVTable bluetooth_screen_vtable = {
              "them after a while. A tag touched to the NFC reader asks here before its "
              "device is paired or its WiFi network added.",
     .available = bt_available,
-    .roamd_ready = bt_roamd_ready,
+    .roamd_appeared = bt_roamd_appeared,
     .done = bt_done,
 };

@@ -235,9 +235,22 @@ static void devices_done(Tui *t, Screen *s)
         *d = (DevicesData){};
 }
 
-static void devices_roamd_ready(Tui *t, Screen *s)
+/* roamd came: its WiFi Direct peers are followed anew. */
+static int devices_roamd_appeared(Tui *t, Screen *s)
 {
         devices_watch(t, s->data);
+        return REACTION_REDRAW;
+}
+
+/* roamd went: the list shown says so (its load fails). */
+static int devices_roamd_gone(Tui *t, Screen *s)
+{
+        DevicesData *d = s->data;
+
+        if (!d->shown)
+                return REACTION_NONE;
+        devices_watch(t, d);
+        return REACTION_REDRAW;
 }
 
 static int devices_enter(Tui *t, Screen *s)
@@ -261,12 +274,8 @@ static int devices_model_changed(Tui *t, Screen *s, const RoamLiveEvent *ev)
 {
         DevicesData *d = s->data;
 
-        if (ev->type != ROAM_LIVE_EVENT_STATE)
-                /* A group's link and the apps routed over it are said under a connected
-                 * device. */
-                return d->shown ? REACTION_REDRAW : REACTION_NONE;
-        devices_watch(t, d);
-        return REACTION_REDRAW;
+        /* A group's link and the apps routed over it are said under a connected device. */
+        return d->shown ? REACTION_REDRAW : REACTION_NONE;
 }
 
 /* Calls: one at a time; the answer is said on the status line. */
@@ -784,6 +793,7 @@ const ScreenVTable devices_screen_vtable = {
              "group netdev or polkit authorization; the status line says what roamd "
              "answered.",
     .available = devices_available,
-    .roamd_ready = devices_roamd_ready,
+    .roamd_appeared = devices_roamd_appeared,
+    .roamd_gone = devices_roamd_gone,
     .done = devices_done,
 };

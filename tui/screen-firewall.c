@@ -10,6 +10,7 @@
 
 #include "roam-bus.h"
 #include "roam-firewall-cli.h"
+#include "roam-format.h"
 #include "roam-log.h"
 #include "roam-screens.h"
 #include "roam-util.h"
@@ -206,20 +207,6 @@ static size_t choices(Tui *t, const char **ret, size_t max)
         return n;
 }
 
-static int identity_text(const RoamLink *l, char *buf, size_t size)
-{
-        size_t n = 0;
-
-        buf[0] = 0;
-        for (char **p = l->network_identity; p[0] && p[1]; p += 2) {
-                if (streq(p[0], "interface") || streq(p[0], "bearer"))
-                        continue;
-                n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%s %s",
-                                      n > 0 ? ", " : "", roam_fw_identity_label(p[0]), p[1]);
-        }
-        return (int)n;
-}
-
 static int build_dialog(Tui *t, FirewallData *d, const RoamLink *l, bool first_join, TuiDoc *doc)
 {
         /* Narrow: the choices alone, so all of them fit on 40x12. */
@@ -256,7 +243,7 @@ static int build_dialog(Tui *t, FirewallData *d, const RoamLink *l, bool first_j
                         r = tui_doc_spanf(doc, THEME_NORMAL, 0, "%s%s%s", opts[i], wide ? ": " : "",
                                           wide ? roam_location_words(opts[i]) : "");
         }
-        if (r >= 0 && identity_text(l, facts, sizeof(facts)) > 0) {
+        if (r >= 0 && roam_fw_identity_text(l, facts, sizeof(facts)) > 0) {
                 r = tui_doc_line(doc, -1, 0);
                 if (r >= 0)
                         r = tui_doc_line(doc, -1, 2);
@@ -536,7 +523,7 @@ int screen_network_text(const RoamLink *l, char **ret)
 {
         char facts[512];
 
-        if (identity_text(l, facts, sizeof(facts)) > 0) {
+        if (roam_fw_identity_text(l, facts, sizeof(facts)) > 0) {
                 if (asprintf(ret, "%s (%s)", l->network_id, facts) < 0)
                         return -ENOMEM;
         } else if (!(*ret = strdup(l->network_id)))
@@ -636,7 +623,7 @@ static int add_rules(Tui *t, FirewallData *d, const RoamLink *l, TuiDoc *doc)
                 if (!rule_shown(f, l))
                         continue;
                 shown++;
-                roam_fw_format_bytes(f->bytes, bytes, sizeof(bytes));
+                roam_format_bytes(f->bytes, bytes, sizeof(bytes));
                 roam_fw_rule_origin(f, origin, sizeof(origin));
                 if (wide) {
                         r = tui_doc_line(doc, item, COL_DIR + COL_ACTION);
@@ -793,6 +780,23 @@ static int firewall_key(Tui *t, Screen *s, int key)
         return REACTION_UNHANDLED;
 }
 
+static int firewall_roamd_appeared(Tui *t, Screen *s)
+{
+        FirewallData *d = s->data;
+
+        if (!d->open)
+                return REACTION_NONE;
+        (void)load_rules(d);
+        return REACTION_REDRAW;
+}
+
+static int firewall_roamd_gone(Tui *t, Screen *s)
+{
+        FirewallData *d = s->data;
+
+        return d->open ? REACTION_BACK : REACTION_NONE;
+}
+
 static int firewall_model_changed(Tui *t, Screen *s, const RoamLiveEvent *ev)
 {
         FirewallData *d = s->data;
@@ -800,11 +804,7 @@ static int firewall_model_changed(Tui *t, Screen *s, const RoamLiveEvent *ev)
         if (!d->open)
                 return REACTION_NONE;
         switch (ev->type) {
-        case ROAM_LIVE_EVENT_STATE:
-                if (roam_live_get_state(tui_live(t)) == ROAM_LIVE_READY)
-                        (void)load_rules(d);
-                else
-                        return REACTION_BACK;
+        case ROAM_LIVE_EVENT_STATE: /* firewall_roamd_appeared() and _gone() */
                 break;
         case ROAM_LIVE_EVENT_MANAGER:
         case ROAM_LIVE_EVENT_LINK_ADDED:
@@ -866,6 +866,8 @@ const ScreenVTable firewall_screen_vtable = {
     .draw = firewall_draw,
     .key = firewall_key,
     .model_changed = firewall_model_changed,
+    .roamd_appeared = firewall_roamd_appeared,
+    .roamd_gone = firewall_roamd_gone,
     .keys = firewall_keys,
     .click = firewall_click,
     .about = "The personal firewall: each link's location (home, work, public, untrusted, or "

@@ -9,6 +9,7 @@
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
 
+#include "roam-format.h"
 #include "roam-screens.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
@@ -387,10 +388,12 @@ static int link_model_changed(Tui *t, Screen *s, const RoamLiveEvent *ev)
                 tui_message(t, THEME_WARNING, "%s vanished.", ev->link->name);
                 return REACTION_BACK;
         }
-        if (ev->type == ROAM_LIVE_EVENT_STATE &&
-            roam_live_get_state(tui_live(t)) != ROAM_LIVE_READY)
-                return REACTION_BACK;
         return REACTION_REDRAW;
+}
+
+static int link_roamd_gone(Tui *t, Screen *s)
+{
+        return REACTION_BACK;
 }
 
 static const KeyHelp link_keys[] = {
@@ -424,6 +427,7 @@ const ScreenVTable link_screen_vtable = {
     .draw = link_draw,
     .key = link_key,
     .model_changed = link_model_changed,
+    .roamd_gone = link_roamd_gone,
     .keys = link_keys,
     .key_active = link_key_active,
     .click = link_click,

@@ -8,6 +8,7 @@
 #include <curses.h>
 
 #include "roam-firewall-cli.h"
+#include "roam-format.h"
 #include "roam-screens.h"
 #include "roam-status.h"
 #include "roam-tui-filter.h"

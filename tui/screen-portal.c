@@ -612,19 +612,21 @@ static int portal_key(Tui *t, Screen *s, int key)
         return REACTION_REDRAW;
 }
 
-static int portal_model_changed(Tui *t, Screen *s, const RoamLiveEvent *ev)
+static int portal_roamd_gone(Tui *t, Screen *s)
+{
+        form_close(s->data);
+        return REACTION_BACK;
+}
+
+static int portal_roamd_appeared(Tui *t, Screen *s)
 {
         PortalData *d = s->data;
 
-        if (ev->type == ROAM_LIVE_EVENT_STATE) {
-                if (roam_live_get_state(tui_live(t)) != ROAM_LIVE_READY) {
-                        form_close(d);
-                        return REACTION_BACK;
-                }
-                /* roamd came back: a new connection, so new matches. */
-                d->match = sd_bus_slot_unref(d->match);
-                (void)portal_enter(t, s);
-        }
+        if (tui_current_screen(t) != s->vtable)
+                return REACTION_NONE;
+        /* roamd came back: a new connection, so new matches. */
+        d->match = sd_bus_slot_unref(d->match);
+        (void)portal_enter(t, s);
         return REACTION_REDRAW;
 }
 
@@ -696,7 +698,8 @@ const ScreenVTable portal_screen_vtable = {
     .leave = portal_leave,
     .draw = portal_draw,
     .key = portal_key,
-    .model_changed = portal_model_changed,
+    .roamd_appeared = portal_roamd_appeared,
+    .roamd_gone = portal_roamd_gone,
     .keys = portal_keys,
     .key_active = portal_key_active,
     .about = "Links behind a captive portal: the portal's page, whether it offers automatic "

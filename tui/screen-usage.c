@@ -10,6 +10,7 @@
 #include <curses.h>
 
 #include "roam-bus.h"
+#include "roam-format.h"
 #include "roam-screens.h"
 #include "roam-stats-cli.h"
 #include "roam-util.h"
@@ -257,17 +258,6 @@ static void usage_leave(Tui *t, Screen *s)
         d->loaded = false;
 }
 
-static void human(uint64_t b, char *buf, size_t n)
-{
-        static const char *const u[] = {"B", "kB", "MB", "GB", "TB"};
-        double v = (double)b;
-        size_t i = 0;
-
-        while (v >= 1000 && i + 1 < ELEMENTSOF(u))
-                v /= 1000, i++;
-        snprintf(buf, n, i == 0 ? "%.0f %s" : "%.1f %s", v, u[i]);
-}
-
 static int row_cmp(const void *x, const void *y, void *userdata)
 {
         const UsageRow *a = x, *b = y;
@@ -303,7 +293,7 @@ static int span_bar(Tui *t, TuiDoc *doc, int width, uint64_t v, uint64_t max, Th
 
         for (int i = 0; i < width; i++)
                 strncat(bar, i < fill ? full : empty, sizeof(bar) - strlen(bar) - 1);
-        human(v, num, sizeof(num));
+        roam_format_bytes(v, num, sizeof(num));
         r = tui_doc_span(doc, role, width, bar);
         if (r >= 0)
                 r = tui_doc_spanf(doc, THEME_NORMAL, 10, " %9s", num);
@@ -341,10 +331,10 @@ static int build(Tui *t, UsageData *d, TuiDoc *doc)
         /* totals in words */
         if (r >= 0)
                 r = tui_doc_line(doc, -1, 2);
-        human(home, buf, sizeof(buf));
+        roam_format_bytes(home, buf, sizeof(buf));
         if (r >= 0)
                 r = tui_doc_spanf(doc, THEME_NORMAL, 0, "Home %s", buf);
-        human(roaming, buf, sizeof(buf));
+        roam_format_bytes(roaming, buf, sizeof(buf));
         if (r >= 0)
                 r = tui_doc_spanf(doc, roaming ? THEME_WARNING : THEME_NORMAL, 0, ", roaming %s",
                                   buf);
@@ -367,7 +357,7 @@ static int build(Tui *t, UsageData *d, TuiDoc *doc)
                     (time_t)((roam_now() / 1000000 / 3600 - (HOURS - 1) + peak_hour) * 3600);
                 struct tm tm;
                 gmtime_r(&at, &tm);
-                human(peak, buf, sizeof(buf));
+                roam_format_bytes(peak, buf, sizeof(buf));
                 r = tui_doc_spanf(doc, THEME_NORMAL, 0, " peak %s at %02d:00 UTC", buf, tm.tm_hour);
         } else if (r >= 0)
                 r = tui_doc_span(doc, THEME_MUTED, 0, " nothing in the last day");
@@ -398,8 +388,8 @@ static int build(Tui *t, UsageData *d, TuiDoc *doc)
                 if (r >= 0 && narrow) {
                         /* the whole name on its line, the numbers in words under it */
                         char a[32], b[32];
-                        human(row->home, a, sizeof(a));
-                        human(row->roaming, b, sizeof(b));
+                        roam_format_bytes(row->home, a, sizeof(a));
+                        roam_format_bytes(row->roaming, b, sizeof(b));
                         r = tui_doc_span(doc, THEME_NORMAL, 0, row->owner);
                         if (r >= 0)
                                 r = tui_doc_line(doc, (int)i, 4);
@@ -428,14 +418,11 @@ static int build(Tui *t, UsageData *d, TuiDoc *doc)
         for (size_t i = 0; i < d->n_budgets && r >= 0; i++) {
                 const UsageBudget *b = &d->budgets[i];
                 char used[32], limit[32], until[32];
-                time_t e = (time_t)b->end;
-                struct tm tm;
                 bool over = streq_ptr(b->state, "over"), warn = streq_ptr(b->state, "warning");
 
-                human(b->used, used, sizeof(used));
-                human(b->limit, limit, sizeof(limit));
-                gmtime_r(&e, &tm);
-                strftime(until, sizeof(until), "%Y-%m-%d %H:%M", &tm);
+                roam_format_bytes(b->used, used, sizeof(used));
+                roam_format_bytes(b->limit, limit, sizeof(limit));
+                roam_format_utc_minute(b->end, until, sizeof(until));
                 r = tui_doc_line(doc, -1, 4);
                 if (r >= 0 && b->limit == 0)
                         r = tui_doc_spanf(doc, THEME_NORMAL, 0, "%s on %s: nothing allowed, ",

@@ -2,9 +2,15 @@
 sequences of the terminal's special keys, mouse reports, UTF-8) interleaved with resizes
 between 40x12 and 200x60, from a fixed seed. After every burst the TUI must answer a query (a
 redraw on Ctrl-L at the size just set) and at the end go back to the overview and quit cleanly.
-It never crashes, never spins and never stops reading keys."""
+It never crashes, never spins and never stops reading keys.
+
+roam runs as roam-demo runs it (--confirm-quit): q and F10 ask "Quit roam?", and the monkey
+types them, the answers that are no (n, Esc, Enter, any key) and the end of the question's
+grace period (SIGUSR1, as the frozen clock's stand-in) between bursts; only y, which would end
+the run, is left out until the end."""
 import random
 import re
+import signal
 
 from scenarios import APPS
 from tuidriver import MARKER, _terminfo
@@ -13,11 +19,13 @@ SEED = 11
 ROUNDS = 60
 KEYS_PER_ROUND = 100
 
-# Keys that end the program or the terminal's job control (SIGINT, SIGQUIT, SIGTSTP) are left
-# out: the monkey must keep the TUI alive to test it.
-QUIT = set(b"qQ\x03\x1a\x1c")
+# Keys that would end the program (y answering the quit question) or the terminal's job
+# control (SIGINT, SIGQUIT, SIGTSTP) are left out: the monkey must keep the TUI alive to test
+# it. q, Q and F10 stay: they only ask.
+QUIT = set(b"yY\x03\x1a\x1c")
 SPECIAL = ["kcuu1", "kcud1", "kcub1", "kcuf1", "kpp", "knp", "khome", "kend", "kcbt", "kf1",
-           "kbs", "kdch1", "kich1"]
+           "kbs", "kdch1", "kich1", "kf10"]
+DEMO = "--confirm-quit=The demo world is torn down."
 
 
 def random_keys(rng, term):
@@ -27,7 +35,7 @@ def random_keys(rng, term):
         kind = rng.random()
         if kind < 0.55:
             c = rng.randrange(0x20, 0x7f)
-            out.append(bytes([c]) if c not in QUIT else b"j")
+            out.append(bytes([c]) if c not in QUIT else b"q")
         elif kind < 0.7:
             out.append(rng.choice(specials))
         elif kind < 0.8:
@@ -79,7 +87,7 @@ def query(t, cols, rows):
 def test_monkey(roamd, tui):
     rng = random.Random(SEED)
     roamd(APPS)
-    t = tui(cols=80, rows=24)
+    t = tui(cols=80, rows=24, args=[DEMO])
     t.wait_for(screen="overview", text="wlan0")
     for _ in range(ROUNDS):
         cols, rows = rng.randrange(40, 201), rng.randrange(12, 61)
@@ -88,12 +96,17 @@ def test_monkey(roamd, tui):
         for k in keys[:half]:
             t.key(k)
             drain(t)
+        # A quit question typed into stays open through its grace period, then takes keys.
+        t.proc.send_signal(signal.SIGUSR1)
         t.resize(cols, rows)
         for k in keys[half:]:
             t.key(k)
             drain(t)
         query(t, cols, rows)
-    # Whatever screen or dialog the monkey left open, Esc leads back and 1 shows the overview.
+    # Whatever screen or dialog the monkey left open, Esc leads back and 1 shows the overview
+    # (a quit question takes one Esc as its no, once its grace is over).
+    t.settle()
+    t.key(b"\x1b")
     t.key(b"\x1b")
     t.key(b"\x1b")
     t.key(b"\x1b")
@@ -101,4 +114,7 @@ def test_monkey(roamd, tui):
     t.wait(lambda t: t.frame.screen == "overview" and re.search(r"wlan0", t.text()),
            what="the overview after the monkey")
     t.key(b"q")
+    t.wait(lambda t: "Quit roam?" in t.text(), what="the quit question")
+    t.settle()
+    t.key(b"y")
     assert t.proc.wait(timeout=10) == 0

@@ -73,3 +73,31 @@ TEST(characters_are_never_split)
                   4);
         ASSERT_CUT("\xff\xff\xff\xff\xff\xff", 5, true, "\xff\xff\u2026\xff\xff");
 }
+
+TEST(bytes_in_si_units)
+{
+        char buf[32];
+
+        roam_format_bytes(0, buf, sizeof(buf));
+        ASSERT_STREQ(buf, "0 B");
+        roam_format_bytes(999, buf, sizeof(buf));
+        ASSERT_STREQ(buf, "999 B");
+        roam_format_bytes(1234, buf, sizeof(buf));
+        ASSERT_STREQ(buf, "1.2 kB");
+        roam_format_bytes(3400000000ULL, buf, sizeof(buf));
+        ASSERT_STREQ(buf, "3.4 GB");
+}
+
+TEST(durations_and_utc_minutes)
+{
+        char buf[32];
+
+        roam_format_duration(120 * 1000, buf, sizeof(buf));
+        ASSERT_STREQ(buf, "120 ms");
+        roam_format_duration(2500 * 1000, buf, sizeof(buf));
+        ASSERT_STREQ(buf, "2.5 s");
+        roam_format_utc_minute(1796587500, buf, sizeof(buf)); /* 2026-12-06 20:05 UTC */
+        ASSERT_STREQ(buf, "2026-12-06 20:05");
+        roam_format_age(0, 5, buf, sizeof(buf), NULL);
+        ASSERT_STREQ(buf, "never");
+}

@@ -698,6 +698,10 @@ class World:
         net, carrier, ms = self.sh("uplink", self.name, uplink).stdout.split()
         return net, carrier == "on", int(ms)
 
+    def wifi(self, on):
+        """wpa_supplicant for wifi0 (world.sh wifi): each network's SSID and BSSID."""
+        self.sh("wifi", self.name, "on" if on else "off")
+
     def cafe_login(self):
         self.sh("cafe-login", self.name)
 

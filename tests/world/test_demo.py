@@ -97,6 +97,7 @@ class DemoTui(Tui):
         os.close(slave)
         self.log = []
         self.prompted = threading.Event()
+        self.tearing_down = threading.Event()
         threading.Thread(target=self._read_log, daemon=True).start()
 
     def _read_log(self):
@@ -104,6 +105,8 @@ class DemoTui(Tui):
             self.log.append(line.decode(errors="replace"))
             if b"Press Enter to start the interface" in line:
                 self.prompted.set()
+            if b"Tearing the demo world down" in line:
+                self.tearing_down.set()
 
 
 def answer_questions(t, until):
@@ -136,9 +139,11 @@ def press_until(t, key, until):
 
 def test_demo_in_a_pipe_runs_the_interface_and_its_browser_reaches_the_portal():
     """`./roam-demo | cat` on a terminal: interactive (the interface draws on the terminal,
-    the world stays up after Enter); with wifi0 in the cafe, b on the Portal tab starts the
-    login browser where roam runs, in the device: the cafe's name resolves and its page
-    arrives."""
+    the world stays up after Enter); wifi0's networks are told apart by their SSIDs (the
+    demo's wpa_supplicant); with wifi0 in the cafe, b on the Portal tab starts the login
+    browser where roam runs, in the device: the cafe's name resolves and its page arrives.
+    q asks before it tears the world down (a y typed at once answers nothing), and y after
+    the question's grace period ends the demo and its world (issue 32, items 5, 8, 19)."""
     if os.geteuid() != 0:
         pytest.skip("the demo needs root")
     base = (os.environ.get("ROAM_WORLD_PREFIX", "") + "tdemo")[:16]
@@ -166,7 +171,12 @@ def test_demo_in_a_pipe_runs_the_interface_and_its_browser_reaches_the_portal():
         assert "interactive mode (standard input is a terminal)" in log, log
         t.key("\r")
         t.wait_for(screen="overview", live="ready", text="wifi0", timeout=20)
+        world.wait_link("wifi0", lambda l: l["NetworkIdentity"].get("ssid") == "roam home",
+                        what="wifi0 at home by its SSID")
         world.move("wifi0", "cafe")
+        world.wait_link("wifi0", lambda l: l["NetworkIdentity"].get("ssid") == "Cafe Libre"
+                        and l["NetworkId"].startswith("wifi:Cafe Libre:"), timeout=30,
+                        what="wifi0 in the cafe by its SSID")
         answer_questions(t, lambda t: "Behind a captive portal on wifi0" in t.text())
         press_until(t, "4", lambda t: t.frame.screen == "portal" and "b browser" in t.text())
         t.key("b")
@@ -179,6 +189,17 @@ def test_demo_in_a_pipe_runs_the_interface_and_its_browser_reaches_the_portal():
         assert url.startswith(("http://cafe.test/", "https://cafe.test/")), url
         assert os.path.exists(os.path.join(d, "page")), open(os.path.join(d, "err")).read()
         assert "Welcome to the cafe" in open(os.path.join(d, "page")).read()
+        # Quitting the demo tears its world down: q asks, and the y typed right after it
+        # (within the question's grace period) answers nothing.
+        t.key("qy")  # one write: roam reads both keys at once
+        t.wait(lambda t: "Quit roam? The demo world is torn down." in " ".join(t.text().split())
+               and t.frame.fields.get("settling") == "0", timeout=10,
+               what="the quit question, its grace period over")
+        assert t.proc.poll() is None, "".join(t.log)
+        t.key("y")
+        # roam quits, and the demo's exit tears the world down
+        assert t.tearing_down.wait(30), "".join(t.log)
+        assert t.proc.wait(timeout=300) == 0, "".join(t.log)  # teardown, not a functional wait
     finally:
         t.close()
         world.down()

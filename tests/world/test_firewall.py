@@ -379,6 +379,43 @@ def test_location_follows_the_network_not_the_link(w):
             reload(w)
 
 
+def test_wifi_networks_differ_by_ssid(w):
+    """With wpa_supplicant for wifi0 (world.sh wifi on, as in roam-demo) each network is its
+    own access point: at home roamd reads the home SSID and names the network wifi:SSID:BSSID;
+    moved to the cafe, the SSID, the BSSID and with them the id change, so home's location
+    stays behind (the cafe is unknown and asked about) and comes back with wifi0 (issue 32,
+    item 5)."""
+    try:
+        w.wifi(True)
+        l = w.wait_link("wifi0", lambda l: l["NetworkIdentity"].get("ssid") == "roam home"
+                        and l["NetworkId"].startswith("wifi:roam home:"),
+                        what="wifi0 at home by its SSID")
+        home_id, home_ident = l["NetworkId"], l["NetworkIdentity"]
+        assert home_ident["bssid"] == "02:72:6d:00:01:02", home_ident
+        assert home_id == "wifi:roam home:02:72:6d:00:01:02", home_id
+        manager(w, "SetLocation", "ss", ("wifi0", "home"))
+        w.wait_link("wifi0", lambda l: (l["Location"], l["LocationSource"]) == ("home", "user"))
+        w.move("wifi0", "cafe")
+        l = w.wait_link("wifi0", lambda l: l["NetworkIdentity"].get("ssid") == "Cafe Libre"
+                        and l["NetworkId"] != "", timeout=30, what="wifi0's SSID in the cafe")
+        assert l["NetworkId"] == "wifi:Cafe Libre:02:72:6d:00:04:02", l
+        assert (l["Location"], l["LocationSource"]) == ("untrusted", "default"), l
+        assert "unknown network" in l["LocationReason"], l
+        w.move("wifi0", "home")
+        w.wait_link("wifi0", lambda l: l["NetworkId"] == home_id and
+                    (l["Location"], l["LocationSource"]) == ("home", "user"), timeout=30,
+                    what="wifi0 back home, home again")
+        # Without wpa_supplicant the SSID goes; the gateway names the network again.
+        w.wifi(False)
+        w.wait_link("wifi0", lambda l: "ssid" not in l["NetworkIdentity"] and
+                    l["NetworkId"].startswith("wifi:gw="), what="wifi0 without wpa_supplicant")
+    finally:
+        w.wifi(False)
+        w.dev("rm", "-f", "/var/lib/roam/locations.state")
+        if w.roamd_running():
+            reload(w)
+
+
 def test_per_app_inbound(home):
     """A port opened for app A is open to A's sockets only: app B on a port without a rule is
     unreachable, and B on A's port after A exited stays unreachable."""

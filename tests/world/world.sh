@@ -44,6 +44,7 @@ CG_DHCPCD=system.slice/dhcpcd.service
 CG_BUS=system.slice/dbus.service
 CG_VPN=system.slice/roam-vpn.service
 CG_SSHD=system.slice/sshd.service
+CG_WPA=system.slice/wpa_supplicant.service
 CAFE_API=https://cafe.test/capport
 CAFE_PAGE='<!DOCTYPE html><html><head><title>Cafe WiFi</title></head><body><h1>Welcome to the cafe</h1><form method="post" action="/login"><label>Room or table <input name="table"></label><button>Log in</button></form></body></html>\n'
 PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
@@ -76,13 +77,16 @@ usage: world.sh COMMAND ...
                                truth, its RFC 8908 API says captive false
   cafe-logout NAME             close the cafe again (captive portal)
   reset NAME                   uplinks back to home/living/dead, carrier on, no delay,
-                               internet on, cafe closed, VPN down, sshd stopped; prints
+                               internet on, cafe closed, VPN down, sshd and wifi off; prints
                                what it changed
   vpn NAME up [4|6]            start the VPN client in the device (tun vpn0, transport over
                                IPv4 or IPv6 to the endpoint), wait until it pings through
   vpn NAME down                stop it (vpn0 disappears)
   vpn NAME status              print "up PID" or "down"
   sshd NAME start|stop         a TCP line echo on port 22 of the device (SSH-like banner)
+  wifi NAME on|off             wpa_supplicant for wifi0 (its control-socket double): a
+                               station associated with each network's own SSID and BSSID,
+                               following move and carrier; off: no wpa_supplicant
   dhcpcd-restart NAME          restart the device's dhcpcd from scratch, wait for leases
   add-link NAME IFNAME         add a veth IFNAME to the device (peer in the dead network)
   del-link NAME IFNAME         remove it again
@@ -340,6 +344,29 @@ router_mac() { # router_mac NETWORK
         v6only) echo 02:72:6d:00:08:01 ;;
         *) die "no router MAC for network '$1'" ;;
         esac
+}
+
+# ... and, for wifi0 with `wifi NAME on`, an access point of its own: an SSID (spaces and
+# all, as SSIDs have) and a BSSID next to the router's MAC. Moving wifi0 then changes the
+# network's identity as on a laptop: roamd names it wifi:SSID:BSSID.
+wifi_ssid() { # wifi_ssid NETWORK
+        case $1 in
+        home) echo "roam home" ;;
+        living) echo "roam living room" ;;
+        dead) echo "roam dead end" ;;
+        cafe) echo "Cafe Libre" ;;
+        silent) echo "roam silent" ;;
+        httpsblocked) echo "roam no https" ;;
+        mobile) echo "roam hotspot" ;;
+        v6only) echo "roam v6only" ;;
+        *) die "no SSID for network '$1'" ;;
+        esac
+}
+
+wifi_bssid() { # wifi_bssid NETWORK
+        local mac
+        mac=$(router_mac "$1")
+        echo "${mac%:*}:02"
 }
 
 mk_router_bridge() { # NS NETWORK V4/PLEN V6/PLEN (either may be empty)
@@ -1079,6 +1106,7 @@ cmd_move() {
         [ "$NET" != "$net" ] || return 0
         cns=roam-$NAME-$NET
         [ "$DELAYED" = 0 ] || cns=$NS_DELAY
+        if [ "$up" = wifi0 ]; then wifi_tell disassociate; fi
         if is_up "$cns" "$PEER"; then
                 was_up=1
                 carrier_down "$up" "$cns"
@@ -1090,6 +1118,9 @@ cmd_move() {
                 [ "$was_up" = 1 ] || innet "roam-$NAME-$net" ip link set "$PEER" down
         elif [ "$was_up" = 1 ]; then
                 innet "$NS_DELAY" ip link set "$PEER" up
+        fi
+        if [ "$up" = wifi0 ] && [ "$was_up" = 1 ]; then
+                wifi_tell "associate $(wifi_bssid "$net") $(wifi_ssid "$net")"
         fi
 }
 
@@ -1104,8 +1135,15 @@ cmd_carrier() {
         local up=${2:?uplink} how=${3:?on|off} ns
         ns=$(peer_ns "$up")
         case $how in
-        on) innet "$ns" ip link set "$(peer_of "$up")" up ;;
-        off) innet "$ns" ip link set "$(peer_of "$up")" down ;;
+        on)
+                innet "$ns" ip link set "$(peer_of "$up")" up
+                if [ "$up" = wifi0 ]; then
+                        uplink_port wifi0
+                        wifi_tell "associate $(wifi_bssid "$NET") $(wifi_ssid "$NET")"
+                fi ;;
+        off)
+                if [ "$up" = wifi0 ]; then wifi_tell disassociate; fi
+                innet "$ns" ip link set "$(peer_of "$up")" down ;;
         *) die "carrier: on or off, not $how" ;;
         esac
 }
@@ -1220,6 +1258,10 @@ cmd_reset() {
         if pid_of "$W/sshd.pid" >/dev/null; then
                 stop_service "$W/sshd.pid" "$CG_SSHD"
                 echo "sshd: stopped"
+        fi
+        if pid_of "$W/wpa.pid" >/dev/null; then
+                cmd_wifi "$NAME" off
+                echo "wifi: wpa_supplicant stopped"
         fi
         # delay lines of links that are gone (deleted without del-link)
         for f in "$W"/delay-*.pid; do
@@ -1411,6 +1453,43 @@ cmd_sshd() {
         esac
 }
 
+# wifi NAME on|off: the world's wpa_supplicant for wifi0, a station double
+# (tests/world/wifi_station.py) with its control socket where roamd looks
+# (/run/wpa_supplicant/wifi0 in the device), associated with the network wifi0 is in.
+cmd_wifi() {
+        need_world "${1:-}"
+        local pid
+        case ${2:-} in
+        on)
+                ! pid_of "$W/wpa.pid" >/dev/null || return 0
+                uplink_port wifi0
+                rm -f "$W/wpa.fifo" "$W/wpa.ready"
+                mkfifo -m 0600 "$W/wpa.fifo"
+                : >"$W/wpa.log"
+                pid=$(spawn_dev "$CG_WPA" "$W/wpa.log" "$PY" "$REPO/tests/world/wifi_station.py" \
+                        /run/wpa_supplicant wifi0 "$W/wpa.fifo" "$W/wpa.ready" \
+                        "$(wifi_bssid "$NET")" "$(wifi_ssid "$NET")")
+                echo "$pid" >"$W/wpa.pid"
+                wait_event 10 "--file $W/wpa.ready" test -s "$W/wpa.ready" || {
+                        cat "$W/wpa.log" >&2
+                        stop_service "$W/wpa.pid" "$CG_WPA"
+                        die "the wpa_supplicant double did not start"
+                } ;;
+        off)
+                stop_service "$W/wpa.pid" "$CG_WPA"
+                rm -f "$W/wpa.fifo" "$W/wpa.ready" ;;
+        *) die "wifi: on or off" ;;
+        esac
+}
+
+wifi_tell() { # wifi_tell LINE: to the wpa_supplicant double, when it runs
+        pid_of "$W/wpa.pid" >/dev/null || return 0
+        # the double holds the FIFO open for reading, so this does not block; a double that
+        # died meanwhile must not hang the world
+        timeout 5 sh -c 'printf "%s\n" "$1" >"$2"' sh "$1" "$W/wpa.fifo" ||
+                log "wifi: the wpa_supplicant double did not take '$1'"
+}
+
 cmd_add_link() {
         need_world "${1:-}"
         local ifn=${2:?ifname} peer
@@ -1484,6 +1563,7 @@ dns64) cmd_dns64 "$@" ;;
 internet) cmd_internet "$@" ;;
 vpn) cmd_vpn "$@" ;;
 sshd) cmd_sshd "$@" ;;
+wifi) cmd_wifi "$@" ;;
 dhcpcd-restart) cmd_dhcpcd_restart "$@" ;;
 add-link) cmd_add_link "$@" ;;
 del-link) cmd_del_link "$@" ;;
