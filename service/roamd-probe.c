@@ -17,17 +17,12 @@
 #include "roamd-nat64-parse.h"
 #include "roamd-nft.h"
 #include "roamd-ping.h"
+#include "roamd-probe-answer.h"
 #include "roamd-probe.h"
 #include "roamd-reconcile.h"
 #include "roamd-resolve.h"
 
-/* What the large transfer must bring: a few full-size packets of any link's MTU. */
-#define PROBE_LARGE_BYTES 8192
-/* Below this much answer body the large transfer brought no full-size segment (which on any
- * link with an MTU of at least 1280, IPv6's minimum, carries 1220 bytes or more): a black hole
- * lets through at most the headers and a short first write, while a working path, even a
- * lossy one (TCP sends lost segments again), brings a full one within the budget below. */
-#define PROBE_LARGE_SEGMENT 1200
+/* (PROBE_LARGE_BYTES and PROBE_LARGE_SEGMENT: roamd-probe-answer.h) */
 /* How long the large transfer may stay silent once the small probes answered: a lost
  * full-size segment is sent again within a second (RTO), several times in this. */
 #define PROBE_LARGE_SILENCE_USEC (3 * USEC_PER_SEC)
@@ -44,15 +39,6 @@ typedef struct Body {
         bool truncated;
         bool decided; /* cut once it could no longer be the expected answer */
 } Body;
-
-typedef enum FetchKind {
-        FETCH_HTTP,
-        FETCH_HTTPS,
-        FETCH_GARDEN, /* plain HTTP to a destination outside the check host */
-        FETCH_LARGE,  /* a full-size transfer (path MTU black holes) */
-        FETCH_CAPPORT,
-        _FETCH_KIND_MAX,
-} FetchKind;
 
 /* One URL fetched through the link: resolve its host with the link's DNS, then GET it. */
 typedef struct Fetch {
@@ -319,18 +305,6 @@ static void family_after_fetches(ProbeFamily *pf);
 static void large_wait(ProbeFamily *pf);
 static void family_progress(ProbeFamily *pf);
 
-static bool addr_expected(const ProbeConfig *c, const IpAddr *addrs, size_t n)
-{
-        if (c->n_expect_addrs == 0)
-                return true;
-        for (size_t i = 0; i < n; i++)
-                for (size_t k = 0; k < c->n_expect_addrs; k++)
-                        if (addrs[i].family == c->expect_addrs[k].family &&
-                            streq(addrs[i].text, c->expect_addrs[k].text))
-                                return true;
-        return false;
-}
-
 static void fetch_finished(Fetch *f)
 {
         Prober *p = f->prober;
@@ -433,30 +407,13 @@ static void fetch_record_date(Fetch *f, CURL *easy)
                  family_name(f->family->family));
 }
 
-/* The HTTP probe asks caches not to answer (Cache-Control: no-cache, a query of its own):
- * an answer that still carries an Age header (RFC 9111 5.1: its presence implies a cache)
- * came from a cache that ignored that, not from the check server. */
-static bool answer_from_cache(Fetch *f)
-{
-        struct curl_header *h = NULL;
-
-        if (f->kind != FETCH_HTTP && f->kind != FETCH_GARDEN)
-                return false;
-        if (curl_easy_header(f->easy, "Age", 0, CURLH_HEADER, -1, &h) != CURLHE_OK)
-                return false;
-        log_info("%s: %s probe %s was answered from a cache (Age: %s)",
-                 strempty(f->prober->link->info.name), family_name(f->family->family), f->url,
-                 h->value);
-        return true;
-}
-
 /* Connected, and not one full-size segment of the answer came (see large_stop()). */
 static bool large_stalled(const Fetch *f, CURL *easy)
 {
         curl_off_t connected = 0;
 
         (void)curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &connected);
-        return connected > 0 && f->body.size < PROBE_LARGE_SEGMENT;
+        return probe_large_stalled(connected > 0, f->body.size);
 }
 
 static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
@@ -489,16 +446,24 @@ static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
                     t[0], t[1], t[2], t[3]);
         }
 
-        if (result == CURLE_OK ||
-            (result == CURLE_WRITE_ERROR && (f->body.truncated || f->body.decided))) {
-                if (f->kind == FETCH_CAPPORT)
-                        capport_classify(f, status);
-                else if (f->kind == FETCH_LARGE)
-                        f->outcome = status == 200 && f->body.size >= PROBE_LARGE_BYTES
-                                         ? HTTP_OUTCOME_OK
-                                         : HTTP_OUTCOME_WRONG;
-                else {
-                        HttpAnswer a = {
+        if (f->kind == FETCH_CAPPORT &&
+            (result == CURLE_OK ||
+             (result == CURLE_WRITE_ERROR && (f->body.truncated || f->body.decided))))
+                capport_classify(f, status);
+        else if (f->kind != FETCH_CAPPORT) {
+                struct curl_header *age = NULL;
+                char *portal_url = NULL;
+                ProbeAnswer a = {
+                    .kind = f->kind,
+                    .transfer = result == CURLE_OK || (result == CURLE_WRITE_ERROR &&
+                                                       (f->body.truncated || f->body.decided))
+                                    ? PROBE_TRANSFER_ANSWERED
+                                : result == CURLE_OPERATION_TIMEDOUT ? PROBE_TRANSFER_TIMEOUT
+                                : result == CURLE_PEER_FAILED_VERIFICATION
+                                    ? PROBE_TRANSFER_CERTIFICATE
+                                    : PROBE_TRANSFER_FAILED,
+                    .http =
+                        {
                             .status = status,
                             .location = redirect,
                             .body = f->body.data ? f->body.data : "",
@@ -506,33 +471,35 @@ static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
                             /* a body cut early is never the expected one */
                             .truncated = f->body.truncated || f->body.decided,
                             .url = f->url,
-                        };
-                        HttpExpect e = {.status = c->expect_status, .body = c->expect_body};
-                        /* A proxy on the way that could not reach the check server (RFC 9110
-                         * 15.6.3, 15.6.5; a cache asked not to answer from its store whose
-                         * upstream is gone): the probe failed, no portal spoke. */
-                        if (f->kind != FETCH_HTTPS && (status == 502 || status == 504))
-                                f->outcome = HTTP_OUTCOME_FAILED;
-                        else
-                                f->outcome = http_answer_classify(&a, &e, &f->portal_url);
-                        if (f->outcome == HTTP_OUTCOME_OK && answer_from_cache(f))
-                                f->outcome = HTTP_OUTCOME_CACHED;
-                        if (f->kind == FETCH_HTTPS && f->outcome == HTTP_OUTCOME_OK)
-                                fetch_record_date(f, easy);
+                        },
+                };
+                HttpExpect e = {.status = c->expect_status, .body = c->expect_body};
+
+                if (a.transfer == PROBE_TRANSFER_ANSWERED)
+                        a.age_header =
+                            curl_easy_header(easy, "Age", 0, CURLH_HEADER, -1, &age) == CURLHE_OK;
+                f->outcome = probe_answer_outcome(&a, &e, &portal_url);
+                if (portal_url) {
+                        free(f->portal_url);
+                        f->portal_url = portal_url;
                 }
-        } else if (result == CURLE_OPERATION_TIMEDOUT) {
-                f->outcome = HTTP_OUTCOME_TIMEOUT;
+                if (f->outcome == HTTP_OUTCOME_CACHED)
+                        log_info("%s: %s probe %s was answered from a cache (Age: %s)",
+                                 strempty(f->prober->link->info.name),
+                                 family_name(f->family->family), f->url, age->value);
+                else if (f->outcome == HTTP_OUTCOME_CERTIFICATE)
+                        log_info("%s: %s HTTPS probe %s: the certificate does not validate (%s)",
+                                 strempty(f->prober->link->info.name),
+                                 family_name(f->family->family), f->url,
+                                 f->error[0] ? f->error : curl_easy_strerror(result));
+                else if (f->outcome == HTTP_OUTCOME_OK && f->kind == FETCH_HTTPS)
+                        fetch_record_date(f, easy);
                 /* the whole probe timeout ran out before the stall timer (large_wait()) */
-                if (f->kind == FETCH_LARGE && f->family)
+                if (f->kind == FETCH_LARGE && f->family && a.transfer == PROBE_TRANSFER_TIMEOUT)
                         f->family->facts.large_stalled = large_stalled(f, easy);
-        } else if (result == CURLE_PEER_FAILED_VERIFICATION && f->kind == FETCH_HTTPS) {
-                /* Someone answered for the check host without its certificate: evidence of
-                 * an intercepting portal, not a failure of the probe. */
-                f->outcome = HTTP_OUTCOME_CERTIFICATE;
-                log_info("%s: %s HTTPS probe %s: the certificate does not validate (%s)",
-                         strempty(f->prober->link->info.name), family_name(f->family->family),
-                         f->url, f->error[0] ? f->error : curl_easy_strerror(result));
-        } else
+        } else if (result == CURLE_OPERATION_TIMEDOUT)
+                f->outcome = HTTP_OUTCOME_TIMEOUT;
+        else
                 f->outcome = HTTP_OUTCOME_FAILED;
         if (f->kind == FETCH_HTTP) {
                 curl_off_t t = 0;
@@ -632,10 +599,7 @@ static void fetch_resolved(Fetch *f, DnsOutcome outcome, const IpAddr *addrs, si
         int r;
 
         /* addrs lives in the Resolve: take what is needed before freeing it. */
-        f->dns = outcome;
-        if (outcome == DNS_OUTCOME_OK && (f->kind == FETCH_HTTP || f->kind == FETCH_HTTPS) &&
-            !addr_expected(c, addrs, n))
-                f->dns = DNS_OUTCOME_LIED;
+        f->dns = probe_dns_outcome(c, f->kind, outcome, addrs, n);
         if (n > 0)
                 first = addrs[0];
         log_debug("%s: %s DNS for %s: %s%s%s", strempty(f->prober->link->info.name),
@@ -817,8 +781,7 @@ static void on_ping(Ping *ping, bool answered, void *userdata)
         ProbeFamily *pf = userdata;
 
         pf->ping = ping_free(pf->ping);
-        /* A DNS server that answered (even NXDOMAIN) is a neighbour that answers too. */
-        pf->facts.gateway_answers = answered || pf->facts.dns == DNS_OUTCOME_FAILED;
+        pf->facts.gateway_answers = probe_gateway_answers(&pf->facts, answered);
         log_debug("%s: %s gateway %s", strempty(pf->prober->link->info.name),
                   family_name(pf->family), answered ? "answers" : "is silent");
         family_settle(pf);
@@ -829,8 +792,8 @@ static void family_after_fetches(ProbeFamily *pf)
         Fetch *http = &pf->fetch[FETCH_HTTP], *https = &pf->fetch[FETCH_HTTPS],
               *garden = &pf->fetch[FETCH_GARDEN], *large = &pf->fetch[FETCH_LARGE];
         Link *l = pf->prober->link;
+        ProbeFetchResult r[FETCH_CAPPORT];
         const IpAddr *gw;
-        DnsOutcome d;
 
         if (!http->done || !https->done || garden->running) {
                 family_progress(pf);
@@ -843,23 +806,16 @@ static void family_after_fetches(ProbeFamily *pf)
         }
         pf->stall = sd_event_source_disable_unref(pf->stall);
 
-        d = http->dns;
-        if (d != DNS_OUTCOME_OK && d != DNS_OUTCOME_LIED &&
-            (https->dns == DNS_OUTCOME_OK || https->dns == DNS_OUTCOME_LIED))
-                d = https->dns;
-        pf->facts.dns = d;
-        pf->facts.http = http->outcome;
-        pf->facts.https = https->outcome;
-        /* A name the garden's DNS does not give out is as telling as a blocked connection. */
-        pf->facts.garden = !garden->done                   ? HTTP_OUTCOME_NOT_RUN
-                           : garden->dns == DNS_OUTCOME_OK ? garden->outcome
-                                                           : HTTP_OUTCOME_FAILED;
+        for (int k = 0; k < FETCH_CAPPORT; k++)
+                r[k] = (ProbeFetchResult){
+                    .done = pf->fetch[k].done,
+                    .dns = pf->fetch[k].dns,
+                    .outcome = pf->fetch[k].outcome,
+                };
+        probe_facts_from_fetches(&pf->facts, r);
 
         /* Only when nothing out there answered does it matter whether the gateway does. */
-        if (http->outcome == HTTP_OUTCOME_OK || https->outcome == HTTP_OUTCOME_OK ||
-            http->outcome == HTTP_OUTCOME_REDIRECT || http->outcome == HTTP_OUTCOME_WRONG ||
-            http->outcome == HTTP_OUTCOME_CACHED || https->outcome == HTTP_OUTCOME_CERTIFICATE ||
-            d == DNS_OUTCOME_LIED) {
+        if (probe_facts_answered(&pf->facts)) {
                 pf->facts.gateway_answers = true;
                 family_settle(pf);
                 return;
@@ -868,7 +824,7 @@ static void family_after_fetches(ProbeFamily *pf)
         if (!gw ||
             ping_start(l->manager->event, l->info.name, l->ifindex, gw,
                        l->manager->config->probe.ping_timeout_usec, on_ping, pf, &pf->ping) < 0) {
-                pf->facts.gateway_answers = d == DNS_OUTCOME_FAILED;
+                pf->facts.gateway_answers = probe_gateway_answers(&pf->facts, false);
                 family_settle(pf);
         }
 }
@@ -953,12 +909,7 @@ static CapportOutcome capport_outcome(const Link *l)
 
 static DnsOutcome family_dns(const ProbeFamily *pf)
 {
-        const Fetch *http = &pf->fetch[FETCH_HTTP], *https = &pf->fetch[FETCH_HTTPS];
-
-        if (http->dns != DNS_OUTCOME_OK && http->dns != DNS_OUTCOME_LIED &&
-            (https->dns == DNS_OUTCOME_OK || https->dns == DNS_OUTCOME_LIED))
-                return https->dns;
-        return http->dns;
+        return probe_family_dns(pf->fetch[FETCH_HTTP].dns, pf->fetch[FETCH_HTTPS].dns);
 }
 
 static void family_publish(ProbeFamily *pf, VerdictResult v)
