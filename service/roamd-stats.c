@@ -25,12 +25,7 @@
 
 #define HISTORY_FILE "usage.history"
 
-typedef struct Pending {
-        uint64_t cgroup;
-        char *link;
-        uint32_t hour;
-        StatsCount c;
-} Pending;
+typedef StatsPending Pending;
 
 typedef struct Owner {
         uint64_t id;
@@ -230,20 +225,6 @@ static bool link_metered(Stats *s, const Link *l)
         return r >= 0 ? r > 0 : l->bearer == BEARER_CELLULAR;
 }
 
-static int entry_cmp(const void *x, const void *y)
-{
-        const StatsBaselineEntry *a = x, *b = y;
-        if (a->dir != b->dir)
-                return a->dir < b->dir ? -1 : 1;
-        if (a->cgroup != b->cgroup)
-                return a->cgroup < b->cgroup ? -1 : 1;
-        if (a->ifindex != b->ifindex)
-                return a->ifindex < b->ifindex ? -1 : 1;
-        if (a->mark != b->mark)
-                return a->mark < b->mark ? -1 : 1;
-        return 0;
-}
-
 static void check_clock(Stats *s, uint64_t real, uint64_t boot)
 {
         int64_t jump = stats_clock_observe(&s->clock, real, boot);
@@ -255,39 +236,45 @@ static void check_clock(Stats *s, uint64_t real, uint64_t boot)
                             jump / (int64_t)USEC_PER_SEC);
 }
 
-typedef struct Delta {
-        const char *owner, *link; /* in the new baseline */
-        char *pending_link;       /* a pending count's own copy */
-        uint64_t cgroup;
-        StatsCount c;
-} Delta;
-
-static void baseline_free(StatsBaselineEntry *e, size_t n)
+static const char *account_owner(void *userdata, uint64_t cgroup)
 {
-        for (size_t i = 0; e && i < n; i++) {
-                free(e[i].owner);
-                free(e[i].link);
-        }
-        free(e);
+        Owner *o = owner_find(userdata, cgroup, NULL);
+        return o ? o->owner : NULL;
 }
 
-/* One dump: the differences against the baseline go to the current hour; the dump becomes the
- * new baseline. All of it in one step: everything that can fail (copies, the history's new
- * series and buckets) is done first, then the counts are added and the baseline replaced,
- * which cannot fail. A dump accounted halfway would be accounted again from the old baseline,
- * counting its first half twice. */
+static bool account_link_exists(void *userdata, uint32_t ifindex)
+{
+        Stats *s = userdata;
+        return links_get(s->manager->links, (int)ifindex) != NULL;
+}
+
+static const char *account_link_name(void *userdata, uint32_t ifindex, uint32_t mark,
+                                     char buf[static 16])
+{
+        return link_name(userdata, ifindex, mark, buf);
+}
+
+static bool account_roaming(void *userdata, const char *link)
+{
+        return link_roaming(userdata, link);
+}
+
+static const StatsAccountOps account_ops = {
+    .owner = account_owner,
+    .link_exists = account_link_exists,
+    .link_name = account_link_name,
+    .roaming = account_roaming,
+};
+
+/* One dump, accounted by stats_account() (all or nothing). */
 static int read_counters(Stats *s, bool quiet_missing)
 {
         _cleanup_free_ NftStatsEntry *e = NULL;
-        _cleanup_free_ Delta *d = NULL;
         _cleanup_free_ char *epoch = NULL;
-        _cleanup_free_ char(*names)[16] = NULL;
-        StatsBaselineEntry *nb = NULL;
         uint64_t handle, real = clock_now_usec(CLOCK_REALTIME);
         uint32_t hour = (uint32_t)(real / USEC_PER_SEC / 3600);
-        size_t n, n_d = 0, n_pend = 0;
-        bool same;
-        int r = 0;
+        size_t n;
+        int r;
 
         check_clock(s, real, clock_now_usec(CLOCK_BOOTTIME));
         r = nft_stats_read(s->nft, &handle, &e, &n);
@@ -297,106 +284,13 @@ static int read_counters(Stats *s, bool quiet_missing)
                 return log_warning_errno(r, "Stats: cannot read the kernel's counters: %m");
         if (asprintf(&epoch, "%s:%" PRIu64, s->boot_id, handle) < 0)
                 return -ENOMEM;
-        same = s->hist.epoch && streq(s->hist.epoch, epoch);
-        nb = calloc(n + 1, sizeof(*nb));
-        d = calloc(n + 1, sizeof(*d));
-        names = calloc(n + 1, sizeof(*names));
-        if (!nb || !d || !names) {
-                r = -ENOMEM;
-                goto out;
-        }
-        for (size_t i = 0; i < n; i++) {
-                StatsBaselineEntry key = {.dir = e[i].dir,
-                                          .cgroup = e[i].cgroup,
-                                          .ifindex = e[i].ifindex,
-                                          .mark = e[i].mark};
-                const StatsBaselineEntry *b =
-                    same ? bsearch(&key, s->hist.base, s->hist.n_base, sizeof(key), entry_cmp)
-                         : NULL;
-                Owner *o = owner_find(s, e[i].cgroup, NULL);
-                uint64_t db = e[i].bytes, dp = e[i].packets;
-
-                /* a counter below its baseline was made anew (element deleted and re-added):
-                 * all of it is new */
-                if (b && b->bytes <= e[i].bytes && b->packets <= e[i].packets) {
-                        db -= b->bytes;
-                        dp -= b->packets;
-                }
-                key.bytes = e[i].bytes;
-                key.packets = e[i].packets;
-                key.owner = strdup(o                  ? o->owner
-                                   : b                ? b->owner
-                                   : e[i].cgroup == 0 ? "other"
-                                                      : "gone");
-                key.link = strdup(b && !links_get(s->manager->links, (int)e[i].ifindex)
-                                      ? b->link
-                                      : link_name(s, e[i].ifindex, e[i].mark, names[i]));
-                nb[i] = key;
-                if (!key.owner || !key.link) {
-                        r = -ENOMEM;
-                        goto out;
-                }
-                if (db == 0 && dp == 0)
-                        continue;
-                Delta *x = &d[n_d++];
-                *x = (Delta){.owner = key.owner, .link = key.link, .cgroup = e[i].cgroup};
-                if (e[i].dir == NFT_STATS_OUT)
-                        x->c.bytes_out = db, x->c.packets_out = dp;
-                else
-                        x->c.bytes_in = db, x->c.packets_in = dp;
-                if (!o && !b && e[i].cgroup != 0 && !s->engine) {
-                        /* at start, a cgroup the last save did not know yet: its owner is
-                         * known once the cgroup tree is scanned (stats_installed()) */
-                        x->pending_link = strdup(key.link);
-                        if (!x->pending_link) {
-                                r = -ENOMEM;
-                                goto out;
-                        }
-                        n_pend++;
-                        continue;
-                }
-                r = stats_history_reserve(&s->hist, key.owner, key.link, link_roaming(s, key.link),
-                                          hour);
-                if (r < 0)
-                        goto out;
-        }
-        if (n_pend > 0) {
-                Pending *np = realloc(s->pending, sizeof(Pending) * (s->n_pending + n_pend));
-                if (!np) {
-                        r = -ENOMEM;
-                        goto out;
-                }
-                s->pending = np;
-        }
-
-        if (n_d > 0 && fault_check(FAULT_STATS_APPLY) < 0) {
-                r = -ENOMEM; /* what the fault stands for */
-                goto out;
-        }
-
-        /* from here on nothing fails */
-        for (size_t i = 0; i < n_d; i++) {
-                if (d[i].pending_link) {
-                        s->pending[s->n_pending++] = (Pending){.cgroup = d[i].cgroup,
-                                                               .link = TAKE_PTR(d[i].pending_link),
-                                                               .hour = hour,
-                                                               .c = d[i].c};
-                        continue;
-                }
-                r = stats_history_add(&s->hist, d[i].owner, d[i].link, link_roaming(s, d[i].link),
-                                      hour, &d[i].c);
-                assert(r >= 0);
-        }
-        qsort(nb, n, sizeof(*nb), entry_cmp);
-        stats_history_baseline_take(&s->hist, TAKE_PTR(epoch), TAKE_PTR(nb), n);
-        r = 0;
-out:
+        /* at start, a cgroup the last save did not know yet: its owner is known once the
+         * cgroup tree is scanned (stats_installed()) */
+        r = stats_account(&s->hist, epoch, e, n, hour, !s->engine, &account_ops, s, &s->pending,
+                          &s->n_pending);
         if (r < 0)
                 log_warning_errno(r, "Stats: cannot account the kernel's counters, "
                                      "trying again at the next read: %m");
-        for (size_t i = 0; d && i < n_d; i++)
-                free(d[i].pending_link);
-        baseline_free(nb, n);
         return r;
 }
 
@@ -536,7 +430,7 @@ int stats_start(Stats *s)
         } else if (r != -ENOENT)
                 log_warning_errno(r, "Stats: cannot read %s: %m", s->path);
         if (s->hist.base)
-                qsort(s->hist.base, s->hist.n_base, sizeof(*s->hist.base), entry_cmp);
+                qsort(s->hist.base, s->hist.n_base, sizeof(*s->hist.base), stats_baseline_cmp);
 
         /* What the counters counted since the last save of an earlier roamd (a kill -9
          * included) is added now. Members are not known yet: the baseline's owners attribute
@@ -663,12 +557,9 @@ int stats_budgets_read(Stats *s)
                 return log_warning_errno(r, "Stats: cannot read the budgets' quotas: %m");
         for (size_t i = 0; i < s->n_budgets; i++) {
                 Budget *b = &s->budgets[i];
-                for (size_t j = 0; j < n; j++)
-                        if (streq(q[j].name, b->quota))
-                                b->used = q[j].consumed;
                 budget_set_state(s, b,
-                                 stats_budget_state(&b->spec, b->used,
-                                                    s->manager->config->stats.budget_warn_percent));
+                                 stats_budget_apply_quotas(
+                                     b, q, n, s->manager->config->stats.budget_warn_percent));
         }
         return 0;
 }

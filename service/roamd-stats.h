@@ -12,6 +12,7 @@
 
 #include "roamd-cgroup.h"
 #include "roamd-nft.h"
+#include "roamd-stats-account.h"
 #include "roamd-stats-budget.h"
 #include "roamd-stats-history.h"
 
@@ -43,13 +44,7 @@ int stats_save(Stats *s);
 const StatsHistory *stats_history(Stats *s);
 
 /* Data budgets (docs/stats.md). */
-typedef struct StatsBudgetInfo {
-        StatsBudget spec;
-        uint64_t period, start, end; /* the current period (µs since the epoch) */
-        uint64_t used;               /* bytes its quota saw this period, as last read */
-        StatsBudgetState state;
-        char quota[64]; /* the quota object's name in table inet budget_by_roamd */
-} StatsBudgetInfo;
+/* (StatsBudgetInfo: roamd-stats-account.h) */
 
 /* The budgets, their use read from the kernel first. */
 size_t stats_budgets(Stats *s, const StatsBudgetInfo **ret);
