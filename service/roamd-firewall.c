@@ -13,6 +13,7 @@
 #include "roamd-apps.h"
 #include "roamd-dhcp-lease.h"
 #include "roamd-lease-cache.h"
+#include "roamd-firewall-chain.h"
 #include "roamd-firewall-nft.h"
 #include "roamd-firewall.h"
 #include "roamd-link-bus.h"
@@ -21,14 +22,8 @@
 #include "roamd-reconcile.h"
 #include "roamd-wpa.h"
 
-/* What one chain of a link holds: compared with what the kernel has to change only what
- * differs. */
-typedef struct FwChain {
-        FwNftRule *rules;
-        size_t n;
-        FwAction final;
-        char final_id[FW_NFT_ID_MAX];
-} FwChain;
+/* (FwChain, what one chain of a link holds, compared with what the kernel has to change only
+ * what differs: roamd-firewall-chain.h) */
 
 typedef struct FwLink {
         int ifindex;
@@ -64,12 +59,6 @@ struct Firewall {
         LeaseCache *leases; /* dhcpcd's lease files, read again only after they change */
 };
 
-static void chain_done(FwChain *c)
-{
-        free(c->rules);
-        *c = (FwChain){};
-}
-
 static FwLink *fw_link_free(FwLink *l)
 {
         if (!l)
@@ -80,8 +69,8 @@ static FwLink *fw_link_free(FwLink *l)
         free(l->location);
         free(l->reason);
         for (int d = 0; d < 2; d++) {
-                chain_done(&l->chain[d]);
-                chain_done(&l->pending[d]);
+                fw_chain_done(&l->chain[d]);
+                fw_chain_done(&l->pending[d]);
         }
         free(l);
         return NULL;
@@ -610,97 +599,27 @@ bool firewall_names_app(Firewall *fw, const char *app_id)
 
 static bool ssh_open(Firewall *fw, const char *location)
 {
-        switch (fw->manager->config->firewall.ssh) {
-        case FIREWALL_SSH_ALWAYS:
-                return true;
-        case FIREWALL_SSH_TRUSTED:
-                return streq(location, FW_LOCATION_HOME) || streq(location, FW_LOCATION_WORK);
-        case FIREWALL_SSH_NEVER:
-        case _FIREWALL_SSH_MAX:
-        case _FIREWALL_SSH_INVALID:
-                return false;
-        }
-        return false;
+        return fw_ssh_open(fw->manager->config->firewall.ssh, location);
 }
 
-static int chain_push(FwChain *c, const FwNftRule *r)
+static bool app_cgroup(void *userdata, const char *app_id, size_t k, unsigned *ret_level,
+                       uint64_t *ret_id)
 {
-        FwNftRule *n = realloc(c->rules, sizeof(FwNftRule) * (c->n + 1));
-        if (!n)
-                return -ENOMEM;
-        c->rules = n;
-        c->rules[c->n++] = *r;
-        return 0;
+        Apps *apps = userdata;
+        App *app = apps ? apps_get(apps, app_id) : NULL;
+
+        if (!app || k >= app->n_cgroups)
+                return false;
+        *ret_level = app->cgroups[k].level;
+        *ret_id = app->cgroups[k].id;
+        return true;
 }
 
 /* What link fl's chain of direction dir must hold now. */
 static int chain_build(Firewall *fw, FwLink *fl, FwDirection dir, FwChain *ret)
 {
-        Apps *apps = fw->manager->apps;
-        FwChain c = {};
-        int r;
-
-        for (size_t i = 0; i < fw->model.n_rules; i++) {
-                const FwRule *fr = &fw->model.rules[i];
-                FwNftRule nr;
-
-                if (fr->direction != dir ||
-                    !fw_rule_applies(fr, fl->location, fl->name, fl->bearer))
-                        continue;
-                memset(&nr, 0, sizeof(nr)); /* compared with memcmp */
-                snprintf(nr.id, sizeof(nr.id), "%s", fr->id);
-                nr.action = fr->action;
-                nr.proto = fr->proto;
-                nr.port_min = fr->port_min;
-                nr.port_max = fr->port_max;
-                nr.family = fr->family;
-                nr.has_addr = fr->has_addr;
-                if (fr->has_addr)
-                        nr.addr = fr->addr;
-                if (!fr->app) {
-                        r = chain_push(&c, &nr);
-                        if (r < 0)
-                                goto fail;
-                        continue;
-                }
-                /* an app's rule matches its sockets only: one rule per cgroup of the app
-                 * (none while it does not run: nothing can match) */
-                App *app = apps ? apps_get(apps, fr->app) : NULL;
-                for (size_t k = 0; app && k < app->n_cgroups; k++) {
-                        nr.has_cgroup = true;
-                        nr.cgroup_level = app->cgroups[k].level;
-                        nr.cgroup_id = app->cgroups[k].id;
-                        r = chain_push(&c, &nr);
-                        if (r < 0)
-                                goto fail;
-                }
-        }
-        if (dir == FW_DIRECTION_IN && ssh_open(fw, fl->location)) {
-                FwNftRule nr;
-                memset(&nr, 0, sizeof(nr));
-                snprintf(nr.id, sizeof(nr.id), "built-in:ssh");
-                nr.action = FW_ACTION_ACCEPT;
-                nr.proto = FW_PROTO_TCP;
-                nr.port_min = nr.port_max = 22;
-                nr.family = AF_UNSPEC;
-                r = chain_push(&c, &nr);
-                if (r < 0)
-                        goto fail;
-        }
-        c.final = dir == FW_DIRECTION_IN ? fw_model_inbound_default(&fw->model, fl->location)
-                                         : FW_ACTION_ACCEPT;
-        snprintf(c.final_id, sizeof(c.final_id), "built-in:default");
-        *ret = c;
-        return 0;
-fail:
-        chain_done(&c);
-        return r;
-}
-
-static bool chain_equal(const FwChain *a, const FwChain *b)
-{
-        return a->n == b->n && a->final == b->final && streq(a->final_id, b->final_id) &&
-               (a->n == 0 || memcmp(a->rules, b->rules, sizeof(FwNftRule) * a->n) == 0);
+        return fw_chain_build(&fw->model, fl->location, fl->name, fl->bearer,
+                              ssh_open(fw, fl->location), dir, app_cgroup, fw->manager->apps, ret);
 }
 
 static int put_link(NftTxn *t, FwLink *fl, bool exists)
@@ -720,7 +639,7 @@ static int put_link(NftTxn *t, FwLink *fl, bool exists)
 static void pending_clear(FwLink *fl)
 {
         for (int d = 0; d < 2; d++)
-                chain_done(&fl->pending[d]);
+                fw_chain_done(&fl->pending[d]);
         fl->pending_valid = false;
 }
 
@@ -765,8 +684,8 @@ static int sync_links(Firewall *fw, NftTxn *t, bool fresh)
                 }
                 fl->pending_valid = true;
                 fl->pending_installed = true;
-                if (installed && chain_equal(&fl->pending[0], &fl->chain[0]) &&
-                    chain_equal(&fl->pending[1], &fl->chain[1])) {
+                if (installed && fw_chain_equal(&fl->pending[0], &fl->chain[0]) &&
+                    fw_chain_equal(&fl->pending[1], &fl->chain[1])) {
                         pending_clear(fl);
                         continue;
                 }
@@ -808,7 +727,7 @@ void firewall_txn_done(Firewall *fw, bool committed)
                         continue;
                 if (committed) {
                         for (int d = 0; d < 2; d++) {
-                                chain_done(&fl->chain[d]);
+                                fw_chain_done(&fl->chain[d]);
                                 fl->chain[d] = fl->pending[d];
                                 fl->pending[d] = (FwChain){};
                         }
