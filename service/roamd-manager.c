@@ -355,7 +355,7 @@ int manager_start(Manager *m)
         if (r < 0)
                 return r;
         links_attach(m->links, m->netlink, m->ndopt, m->dns);
-        r = portal_new(m, &m->portal);
+        r = portal_new(m, &portal_transport_curl, &m->portal);
         if (r < 0)
                 return log_oom();
         r = portal_bus_setup(m->portal);

@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <curl/curl.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,13 +10,11 @@
 #include "roam-log.h"
 #include "roam-util.h"
 #include "roamd-apps.h"
-#include "roamd-curl.h"
 #include "roamd-http-answer.h"
 #include "roamd-link.h"
 #include "roamd-manager.h"
 #include "roamd-portal.h"
 #include "roamd-reconcile.h"
-#include "roamd-resolve.h"
 #include "roamd-wpa.h"
 
 static const char *const state_table[_PORTAL_STATE_MAX] = {
@@ -53,46 +48,54 @@ PortalState portal_state_from_string(const char *s)
 
 /* ---- one HTTP exchange through the captive link ---- */
 
-typedef enum FetchKind {
-        FETCH_DISCOVER, /* GET: the probe URL, then where it redirects */
-        FETCH_LOGIN,    /* POST credentials to the LoginURL */
-        FETCH_RESULTS,  /* GET LoginResultsURL */
-        FETCH_LOGOFF,   /* GET LogoffURL */
-} FetchKind;
+typedef PortalFetchKind FetchKind;
 
+/* One exchange; how it reaches the portal is the transport's (roamd-portal-curl.c). */
 struct PortalFetch {
         PortalSession *session;
         FetchKind kind;
         char *url;
-        char *host;
-        long port;
-        Resolve *resolve;
-        CURL *easy;
-        struct curl_slist *connect_to;
-        char *post; /* the form; holds the password: wiped when freed */
-        char *pin;  /* a saved login's pin: the login host's public key must match it */
-        char *body;
-        size_t body_size;
-        bool truncated;
+        char *post;      /* the form; holds the password: wiped when freed */
+        char *pin;       /* a saved login's pin: the login host's public key must match it */
+        void *transport; /* the transport's state of this exchange */
 };
 
 static PortalFetch *fetch_free(PortalFetch *f)
 {
         if (!f)
                 return NULL;
-        resolve_free(f->resolve);
-        if (f->easy) {
-                curl_glue_remove(f->session->portal->manager->curl, f->easy);
-                curl_easy_cleanup(f->easy);
-        }
-        curl_slist_free_all(f->connect_to);
+        if (f->transport)
+                f->session->portal->transport->stop(f->transport);
         portal_secret_free(f->post);
         free(f->pin);
-        free(f->body);
         free(f->url);
-        free(f->host);
         free(f);
         return NULL;
+}
+
+PortalFetchKind portal_fetch_kind(const PortalFetch *f)
+{
+        return f->kind;
+}
+
+const char *portal_fetch_url(const PortalFetch *f)
+{
+        return f->url;
+}
+
+const char *portal_fetch_form(const PortalFetch *f)
+{
+        return f->post;
+}
+
+const char *portal_fetch_pin(const PortalFetch *f)
+{
+        return f->pin;
+}
+
+PortalSession *portal_fetch_session(const PortalFetch *f)
+{
+        return f->session;
 }
 
 static Link *session_link(PortalSession *s)
@@ -137,151 +140,34 @@ static void session_wipe_pending(PortalSession *s)
         s->pending_save = s->pending_always = false;
 }
 
-static size_t body_write(char *ptr, size_t size, size_t nmemb, void *userdata)
-{
-        PortalFetch *f = userdata;
-        size_t n = size * nmemb;
-        char *nb;
-
-        /* Debian's curl ignores CURLOPT_MAXFILESIZE for chunked bodies: cut here. */
-        if (f->body_size + n > WISPR_BODY_MAX) {
-                f->truncated = true;
-                return 0;
-        }
-        nb = realloc(f->body, f->body_size + n + 1);
-        if (!nb)
-                return 0;
-        f->body = nb;
-        memcpy(f->body + f->body_size, ptr, n);
-        f->body_size += n;
-        f->body[f->body_size] = 0;
-        return n;
-}
-
-static void on_fetch_finished(PortalSession *s, PortalFetch *f, CURLcode result);
+static void on_fetch_finished(PortalSession *s, PortalFetch *f, const PortalAnswer *a);
 static void session_fail(PortalSession *s, const char *fmt, ...) _printf_(2, 3);
 
-static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
+void portal_fetch_answered(PortalFetch *f, const PortalAnswer *a)
 {
-        PortalFetch *f = userdata;
         PortalSession *s = f->session;
 
         /* The handler may start the next fetch; this one is ours alone from here. */
         s->fetch = NULL;
-        on_fetch_finished(s, f, result);
+        on_fetch_finished(s, f, a);
         fetch_free(f);
 }
 
-static int fetch_start_transfer(PortalFetch *f, const IpAddr *addr)
+void portal_fetch_refused(PortalFetch *f, const char *message)
 {
         PortalSession *s = f->session;
-        Manager *m = s->portal->manager;
-        const ProbeConfig *c = &m->config->probe;
-        int r;
 
-        f->easy = curl_easy_init();
-        if (!f->easy)
-                return -ENOMEM;
-        /* As the prober does: our resolver's address, the URL's host for Host and TLS, bound
-         * to the captive link (nothing leaves through another one); redirects are followed by
-         * us, one at a time, so every host is checked. */
-        r = curl_easy_link_setup(f->easy, f->host, f->port, addr->family, addr->text, s->ifname,
-                                 s->ifindex, (long)(c->timeout_usec / USEC_PER_MSEC), c->ca_file,
-                                 &f->connect_to);
-        if (r < 0)
-                return r;
-        curl_easy_setopt(f->easy, CURLOPT_URL, f->url);
-        /* WISPr clients identify themselves in the user agent. */
-        curl_easy_setopt(f->easy, CURLOPT_USERAGENT, "roamd/" ROAM_VERSION " WISPr");
-        curl_easy_setopt(f->easy, CURLOPT_WRITEFUNCTION, body_write);
-        curl_easy_setopt(f->easy, CURLOPT_WRITEDATA, f);
-        if (f->post) {
-                curl_easy_setopt(f->easy, CURLOPT_POSTFIELDS, f->post);
-                curl_easy_setopt(f->easy, CURLOPT_POSTFIELDSIZE, (long)strlen(f->post));
-        }
-        if (f->kind == FETCH_LOGIN) {
-                /* the certificate the password goes to is seen (and pinned when saved): a full
-                 * handshake, not a resumed session without it */
-                curl_easy_setopt(f->easy, CURLOPT_CERTINFO, 1L);
-                curl_easy_setopt(f->easy, CURLOPT_SSL_SESSIONID_CACHE, 0L);
-                if (f->pin)
-                        curl_easy_setopt(f->easy, CURLOPT_PINNEDPUBLICKEY, f->pin);
-        }
-        return curl_glue_add(m->curl, f->easy, on_fetch_done, f);
-}
-
-static void on_fetch_resolved(Resolve *res, DnsOutcome outcome, const IpAddr *addrs, size_t n,
-                              void *userdata)
-{
-        PortalFetch *f = userdata;
-        PortalSession *s = f->session;
-        IpAddr first = {};
-        const char *why;
-        int r;
-
-        if (n > 0)
-                first = addrs[0];
-        f->resolve = resolve_free(f->resolve);
-        if (outcome != DNS_OUTCOME_OK || n == 0) {
-                s->fetch = NULL;
-                log_info("%s: captive portal: %s did not resolve (%s)", s->ifname, f->host,
-                         dns_outcome_to_string(outcome));
-                on_fetch_finished(s, f, CURLE_COULDNT_RESOLVE_HOST);
-                fetch_free(f);
-                return;
-        }
-        why = curl_glue_target_refusal(s->portal->manager->curl, first.family, first.text);
-        if (why) {
-                /* The network named it; roamd runs as root and sits past the firewall. */
-                s->fetch = NULL;
-                session_fail(s,
-                             "refused to open %s: %s is at %s, %s (a network's address must not "
-                             "lead roamd to this machine's own services)",
-                             f->url, f->host, first.text, why);
-                fetch_free(f);
-                return;
-        }
-        r = fetch_start_transfer(f, &first);
-        if (r < 0) {
-                s->fetch = NULL;
-                on_fetch_finished(s, f, CURLE_FAILED_INIT);
-                fetch_free(f);
-        }
-}
-
-static int url_host_port(const char *url, char **ret_host, long *ret_port)
-{
-        CURLU *u = curl_url();
-        char *host = NULL, *port = NULL;
-        int r = -EINVAL;
-
-        if (!u)
-                return -ENOMEM;
-        if (curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
-            curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
-            curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
-                size_t n = strlen(host);
-                if (n > 2 && host[0] == '[' && host[n - 1] == ']') {
-                        memmove(host, host + 1, n - 2);
-                        host[n - 2] = 0;
-                }
-                *ret_host = strdup(host);
-                *ret_port = strtol(port, NULL, 10);
-                r = *ret_host ? 0 : -ENOMEM;
-        }
-        curl_free(host);
-        curl_free(port);
-        curl_url_cleanup(u);
-        return r;
+        s->fetch = NULL;
+        session_fail(s, "%s", message);
+        fetch_free(f);
 }
 
 /* Starts one exchange; post (taken over) makes it a POST. */
 static int session_fetch(PortalSession *s, FetchKind kind, const char *url, char *post,
                          const char *pin)
 {
-        Link *l = session_link(s);
         PortalFetch *f;
-        int r, family = AF_INET;
+        int r;
 
         s->fetch = fetch_free(s->fetch);
         f = calloc(1, sizeof(*f));
@@ -293,21 +179,11 @@ static int session_fetch(PortalSession *s, FetchKind kind, const char *url, char
         f->kind = kind;
         f->post = post;
         f->url = strdup(url);
-        if (!f->url || !l || (pin && !(f->pin = strdup(pin)))) {
+        if (!f->url || (pin && !(f->pin = strdup(pin)))) {
                 fetch_free(f);
                 return -ENOMEM;
         }
-        r = url_host_port(url, &f->host, &f->port);
-        if (r < 0) {
-                fetch_free(f);
-                return r;
-        }
-        /* The family that saw the portal, IPv4 first. */
-        if (l->verdict4.verdict != VERDICT_PORTAL && l->verdict6.verdict == VERDICT_PORTAL)
-                family = AF_INET6;
-        r = resolve_start(l->manager->event, l->info.name, l->info.dns, l->info.n_dns, f->host,
-                          family, 0, l->manager->config->probe.dns_timeout_usec, on_fetch_resolved,
-                          f, &f->resolve);
+        r = s->portal->transport->start(f, &f->transport);
         if (r < 0) {
                 fetch_free(f);
                 return r;
@@ -423,7 +299,7 @@ static void session_send_login(PortalSession *s, const char *user, const char *p
                 return;
         }
         portal_secret_free(p);
-        r = session_fetch(s, FETCH_LOGIN, url, post, pin);
+        r = session_fetch(s, PORTAL_FETCH_LOGIN, url, post, pin);
         if (r < 0) {
                 session_fail(s, "cannot send the login: %s", strerror(-r));
                 return;
@@ -546,7 +422,7 @@ static void session_handle(PortalSession *s, FetchKind kind, WisprMessage *m)
 {
         switch (m->outcome) {
         case WISPR_OUTCOME_LOGIN_OFFERED:
-                if (kind != FETCH_DISCOVER)
+                if (kind != PORTAL_FETCH_DISCOVER)
                         return session_fail(s, "the portal answered the login with a new "
                                                "login page (WISPr redirect)");
                 s->wispr = true;
@@ -557,7 +433,7 @@ static void session_handle(PortalSession *s, FetchKind kind, WisprMessage *m)
                 session_next(s);
                 return;
         case WISPR_OUTCOME_FOLLOW_PROXY:
-                if (kind != FETCH_DISCOVER || ++s->proxies > PORTAL_PROXY_MAX)
+                if (kind != PORTAL_FETCH_DISCOVER || ++s->proxies > PORTAL_PROXY_MAX)
                         return session_fail(s,
                                             "the portal sent more than %d proxy "
                                             "notifications",
@@ -568,7 +444,7 @@ static void session_handle(PortalSession *s, FetchKind kind, WisprMessage *m)
                         return session_fail(s, "out of memory");
                 return;
         case WISPR_OUTCOME_LOGGED_IN:
-                if (kind != FETCH_LOGIN && kind != FETCH_RESULTS)
+                if (kind != PORTAL_FETCH_LOGIN && kind != PORTAL_FETCH_RESULTS)
                         return session_fail(s, "the portal said \"logged in\" before any login");
                 session_logged_in(s, m);
                 return;
@@ -582,7 +458,7 @@ static void session_handle(PortalSession *s, FetchKind kind, WisprMessage *m)
                                   m->reply_message ? "\")" : "");
                 return;
         case WISPR_OUTCOME_PENDING:
-                if (kind != FETCH_LOGIN && kind != FETCH_RESULTS)
+                if (kind != PORTAL_FETCH_LOGIN && kind != PORTAL_FETCH_RESULTS)
                         return session_fail(s, "the portal said \"pending\" before any login");
                 if (++s->polls > PORTAL_POLLS_MAX)
                         return session_fail(s,
@@ -623,50 +499,14 @@ static int on_rediscover(sd_event_source *es, uint64_t usec, void *userdata)
         return 0;
 }
 
-/* "sha256//BASE64" of the public key of the certificate the login went to (what
- * CURLOPT_PINNEDPUBLICKEY compares), or NULL (plain HTTP, no certificate seen). */
-static char *login_pin_of(CURL *easy)
-{
-        struct curl_certinfo *ci = NULL;
-        const char *pem = NULL;
-        unsigned char *der = NULL, md[EVP_MAX_MD_SIZE];
-        unsigned char b64[4 * ((EVP_MAX_MD_SIZE + 2) / 3) + 1];
-        unsigned md_len = 0;
-        char *ret = NULL;
-        EVP_PKEY *key;
-        X509 *x = NULL;
-        BIO *bio;
-        int n;
-
-        if (curl_easy_getinfo(easy, CURLINFO_CERTINFO, &ci) != CURLE_OK || !ci ||
-            ci->num_of_certs < 1)
-                return NULL;
-        for (struct curl_slist *l = ci->certinfo[0]; l; l = l->next)
-                if (strncmp(l->data, "Cert:", 5) == 0)
-                        pem = l->data + 5;
-        if (!pem || !(bio = BIO_new_mem_buf(pem, -1)))
-                return NULL;
-        x = PEM_read_bio_X509(bio, NULL, NULL, NULL);
-        BIO_free(bio);
-        key = x ? X509_get0_pubkey(x) : NULL;
-        n = key ? i2d_PUBKEY(key, &der) : -1;
-        if (n > 0 && EVP_Digest(der, (size_t)n, md, &md_len, EVP_sha256(), NULL) == 1 &&
-            EVP_EncodeBlock(b64, md, (int)md_len) > 0 &&
-            asprintf(&ret, "sha256//%s", (const char *)b64) < 0)
-                ret = NULL;
-        OPENSSL_free(der);
-        X509_free(x);
-        return ret;
-}
-
-static void on_fetch_finished(PortalSession *s, PortalFetch *f, CURLcode result)
+static void on_fetch_finished(PortalSession *s, PortalFetch *f, const PortalAnswer *a)
 {
         WisprMessage m = {};
-        long status = 0;
-        char *redirect = NULL;
+        long status = a->status;
+        const char *redirect = a->redirect;
         int r;
 
-        if (f->kind == FETCH_LOGIN && result == CURLE_SSL_PINNEDPUBKEYNOTMATCH) {
+        if (a->result == PORTAL_ANSWER_PIN_MISMATCH) {
                 session_cancel(s);
                 session_wipe_pending(s);
                 session_set_state(s, PORTAL_STATE_NEED_CREDENTIALS,
@@ -675,15 +515,13 @@ static void on_fetch_finished(PortalSession *s, PortalFetch *f, CURLcode result)
                                   "to log in here");
                 return;
         }
-        if (f->kind == FETCH_LOGIN && result == CURLE_OK) {
-                _cleanup_free_ char *pin = login_pin_of(f->easy);
-                (void)free_and_strdup(&s->login_pin, pin);
-        }
-        if (result != CURLE_OK) {
-                if (f->truncated)
+        if (f->kind == PORTAL_FETCH_LOGIN && a->result == PORTAL_ANSWER_OK)
+                (void)free_and_strdup(&s->login_pin, a->pin);
+        if (a->result != PORTAL_ANSWER_OK) {
+                if (a->result == PORTAL_ANSWER_TOO_LARGE)
                         return session_fail(s, "the portal's page at %s is larger than %u KiB",
                                             f->url, WISPR_BODY_MAX / 1024);
-                if (f->kind == FETCH_DISCOVER && s->redirects == 0) {
+                if (f->kind == PORTAL_FETCH_DISCOVER && s->redirects == 0) {
                         Link *l = session_link(s);
 
                         /* Still captive: the portal did not answer (a busy box, a lost
@@ -696,11 +534,11 @@ static void on_fetch_finished(PortalSession *s, PortalFetch *f, CURLcode result)
                                                                on_rediscover, s) >= 0) {
                                         log_info("%s: the portal's page did not come (%s): "
                                                  "asking again",
-                                                 s->ifname, curl_easy_strerror(result));
+                                                 s->ifname, strempty(a->error));
                                         return;
                                 }
                                 return session_fail(s, "cannot read the portal's page at %s: %s",
-                                                    f->url, curl_easy_strerror(result));
+                                                    f->url, strempty(a->error));
                         }
                         /* The portal is gone (the link turned online meanwhile). */
                         s->state = PORTAL_STATE_WAITING;
@@ -708,14 +546,11 @@ static void on_fetch_finished(PortalSession *s, PortalFetch *f, CURLcode result)
                         session_next(s);
                         return;
                 }
-                return session_fail(s, "cannot reach %s: %s", f->url, curl_easy_strerror(result));
+                return session_fail(s, "cannot reach %s: %s", f->url, strempty(a->error));
         }
-        if (f->kind == FETCH_DISCOVER)
+        if (f->kind == PORTAL_FETCH_DISCOVER)
                 s->discover_tries = 0;
-        (void)curl_easy_getinfo(f->easy, CURLINFO_RESPONSE_CODE, &status);
-        (void)curl_easy_getinfo(f->easy, CURLINFO_REDIRECT_URL, &redirect);
-
-        r = wispr_parse(f->body ? f->body : "", f->body_size, &m);
+        r = wispr_parse(a->body ? a->body : "", a->body_size, &m);
         if (r >= 0) {
                 session_handle(s, f->kind, &m);
                 wispr_message_done(&m);
@@ -725,7 +560,7 @@ static void on_fetch_finished(PortalSession *s, PortalFetch *f, CURLcode result)
                 return session_fail(s, "%s (%s)", wispr_error_to_string(r), f->url);
 
         switch (f->kind) {
-        case FETCH_DISCOVER:
+        case PORTAL_FETCH_DISCOVER:
                 if (status >= 300 && status < 400 && redirect) {
                         if (++s->redirects > PORTAL_REDIRECTS_MAX)
                                 return session_fail(s,
@@ -735,7 +570,7 @@ static void on_fetch_finished(PortalSession *s, PortalFetch *f, CURLcode result)
                         if (!http_url_ok(redirect, false) || add_host(s, redirect) < 0)
                                 return session_fail(s, "the portal redirects to an unusable "
                                                        "address");
-                        r = session_fetch(s, FETCH_DISCOVER, redirect, NULL, NULL);
+                        r = session_fetch(s, PORTAL_FETCH_DISCOVER, redirect, NULL, NULL);
                         if (r < 0)
                                 return session_fail(s, "cannot follow the portal's redirect: %s",
                                                     strerror(-r));
@@ -746,17 +581,20 @@ static void on_fetch_finished(PortalSession *s, PortalFetch *f, CURLcode result)
                 s->state = PORTAL_STATE_WAITING;
                 session_next(s);
                 return;
-        case FETCH_LOGIN:
-        case FETCH_RESULTS:
+        case PORTAL_FETCH_LOGIN:
+        case PORTAL_FETCH_RESULTS:
                 return session_fail(s,
                                     "the portal answered the login without a WISPr reply "
                                     "(HTTP %ld)",
                                     status);
-        case FETCH_LOGOFF:
+        case PORTAL_FETCH_LOGOFF:
                 session_set_state(s, PORTAL_STATE_LOGGED_OFF,
                                   "logged off (the portal did not confirm it)");
                 session_reprobe_soon(s);
                 return;
+        case _PORTAL_FETCH_KIND_MAX:
+        case _PORTAL_FETCH_KIND_INVALID:
+                break;
         }
 }
 
@@ -767,9 +605,9 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
 
         s->timer = sd_event_source_disable_unref(s->timer);
         if (s->state == PORTAL_STATE_POLLING && s->offer.login_results_url)
-                r = session_fetch(s, FETCH_RESULTS, s->offer.login_results_url, NULL, NULL);
+                r = session_fetch(s, PORTAL_FETCH_RESULTS, s->offer.login_results_url, NULL, NULL);
         else if (s->offer.next_url)
-                r = session_fetch(s, FETCH_DISCOVER, s->offer.next_url, NULL, NULL);
+                r = session_fetch(s, PORTAL_FETCH_DISCOVER, s->offer.next_url, NULL, NULL);
         if (r < 0)
                 session_fail(s, "cannot reach the portal: %s", strerror(-r));
         return 0;
@@ -792,7 +630,7 @@ static void session_discover(PortalSession *s)
                 (void)add_host(s, l->portal_url);
         s->state = PORTAL_STATE_DISCOVERING;
         /* The same plain GET the prober makes; the portal intercepts it. */
-        r = session_fetch(s, FETCH_DISCOVER, start, NULL, NULL);
+        r = session_fetch(s, PORTAL_FETCH_DISCOVER, start, NULL, NULL);
         if (r < 0)
                 return session_fail(s, "cannot read the portal's page: %s", strerror(-r));
         session_set_state(s, PORTAL_STATE_DISCOVERING, "reading the portal's page");
@@ -1243,7 +1081,7 @@ int portal_session_logoff(PortalSession *s, const char **ret_error)
                 *ret_error = "the network gave no address to log off at";
                 return -EOPNOTSUPP;
         }
-        r = session_fetch(s, FETCH_LOGOFF, s->logoff_url, NULL, NULL);
+        r = session_fetch(s, PORTAL_FETCH_LOGOFF, s->logoff_url, NULL, NULL);
         if (r < 0) {
                 *ret_error = "cannot reach the portal";
                 return r;
@@ -1313,7 +1151,7 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
         }
 }
 
-int portal_new(Manager *m, Portal **ret)
+int portal_new(Manager *m, const PortalTransport *transport, Portal **ret)
 {
         Portal *p;
         int r;
@@ -1322,6 +1160,7 @@ int portal_new(Manager *m, Portal **ret)
         if (!p)
                 return -ENOMEM;
         p->manager = m;
+        p->transport = transport;
         r = portal_store_load(m->config->portal.credentials_file, &p->store);
         if (r < 0) {
                 /* Refused or broken: left as it is on disk; nothing is saved over it. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <systemd/sd-bus.h>
@@ -85,8 +86,60 @@ struct PortalSession {
         sd_event_source *reprobe_timer;
 };
 
+/* ---- how a session's exchanges reach the portal ---- */
+
+typedef enum PortalFetchKind {
+        PORTAL_FETCH_DISCOVER, /* GET: the probe URL, then where it redirects */
+        PORTAL_FETCH_LOGIN,    /* POST credentials to the LoginURL */
+        PORTAL_FETCH_RESULTS,  /* GET LoginResultsURL */
+        PORTAL_FETCH_LOGOFF,   /* GET LogoffURL */
+        _PORTAL_FETCH_KIND_MAX,
+        _PORTAL_FETCH_KIND_INVALID = -EINVAL,
+} PortalFetchKind;
+
+typedef enum PortalAnswerResult {
+        PORTAL_ANSWER_OK,           /* an answer: status, Location, body */
+        PORTAL_ANSWER_FAILED,       /* none came (error says why) */
+        PORTAL_ANSWER_TOO_LARGE,    /* its body outgrew WISPR_BODY_MAX */
+        PORTAL_ANSWER_PIN_MISMATCH, /* a login whose host's public key is not the saved one:
+                                     * nothing was sent */
+        _PORTAL_ANSWER_RESULT_MAX,
+        _PORTAL_ANSWER_RESULT_INVALID = -EINVAL,
+} PortalAnswerResult;
+
+typedef struct PortalAnswer {
+        PortalAnswerResult result;
+        const char *error; /* FAILED: why, in words */
+        long status;
+        const char *redirect; /* the Location of a 3xx, absolute */
+        const char *body;
+        size_t body_size;
+        const char *pin; /* a login's: the public key it went to ("sha256//..."), NULL none */
+} PortalAnswer;
+
+/* The transport (roamd-portal-curl.c: the link's DNS, then curl bound to the link; a fake in
+ * tests/unit/test-portal.c): start() sends f on its way and keeps its state in *ret_data;
+ * the answer comes later, from the event loop, through portal_fetch_answered() (or
+ * portal_fetch_refused()), which frees f; stop() ends what runs for a fetch freed first. */
+typedef struct PortalTransport {
+        int (*start)(PortalFetch *f, void **ret_data);
+        void (*stop)(void *data);
+} PortalTransport;
+
+extern const PortalTransport portal_transport_curl;
+
+PortalFetchKind portal_fetch_kind(const PortalFetch *f);
+const char *portal_fetch_url(const PortalFetch *f);
+const char *portal_fetch_form(const PortalFetch *f); /* the POSTed form; NULL: a GET */
+const char *portal_fetch_pin(const PortalFetch *f);  /* the public key a login must go to */
+PortalSession *portal_fetch_session(const PortalFetch *f);
+void portal_fetch_answered(PortalFetch *f, const PortalAnswer *a);
+/* The transport would not open f's address: the session fails with message. */
+void portal_fetch_refused(PortalFetch *f, const char *message);
+
 struct Portal {
         Manager *manager;
+        const PortalTransport *transport;
         unsigned links_watch; /* links_watch_add() id */
         PortalStore *store;
         PortalSession **sessions;
@@ -98,7 +151,8 @@ struct Portal {
         sd_event_source *login_defer;
 };
 
-int portal_new(Manager *m, Portal **ret);
+/* transport: &portal_transport_curl (a fake in tests). */
+int portal_new(Manager *m, const PortalTransport *transport, Portal **ret);
 Portal *portal_free(Portal *p);
 
 /* Hooks: a link's verdict or RFC 8908 data changed, or links went away. NULL p allowed. */
