@@ -37,6 +37,15 @@ static bool starts(const char *s, const char *prefix)
         return s && strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+#define PENDING                                                                                    \
+        WISPR(                                                                                     \
+            "<AuthenticationReply><MessageType>120</MessageType><ResponseCode>201</ResponseCode>"  \
+            "<LoginResultsURL>https://portal.example/results</LoginResultsURL>"                    \
+            "<Delay>1</Delay></AuthenticationReply>")
+#define POLL_OK                                                                                    \
+        WISPR("<AuthenticationPollReply><MessageType>140</MessageType>"                            \
+              "<ResponseCode>50</ResponseCode></AuthenticationPollReply>")
+
 /* ---- the fake transport ---- */
 
 typedef struct Exchange {
@@ -182,6 +191,39 @@ TEST(portal_detect_approve_login_ok)
         run_loop();
         ASSERT_EQ(fake_links.reprobes, 1);
         ASSERT_TRUE(fake_links.bus_changes > 0);
+        teardown();
+}
+
+/* Waits on the loop (its timers are the session's: at most 10 s) until the session asks for
+ * an exchange. */
+static PortalFetch *wait_for_exchange(void)
+{
+        for (int i = 0; i < 100 && !pending(); i++)
+                ASSERT_OK(sd_event_run(event, 100 * USEC_PER_MSEC));
+        return pending();
+}
+
+TEST(portal_login_pending_then_polled)
+{
+        const char *error = NULL;
+        PortalSession *s;
+
+        setup();
+        s = detect();
+        ASSERT_OK(portal_session_login(s, "carol", strdup("pw"), false, false, &error));
+        answer(200, NULL, PENDING);
+        ASSERT_EQ(s->state, PORTAL_STATE_POLLING);
+        ASSERT_STREQ(s->message, "authentication pending, checking again (1 of 10)");
+        /* nothing is asked before the portal's delay */
+        ASSERT_TRUE(!pending());
+        ASSERT_TRUE(wait_for_exchange());
+        ASSERT_EQ(portal_fetch_kind(pending()), PORTAL_FETCH_RESULTS);
+        ASSERT_STREQ(portal_fetch_url(pending()), "https://portal.example/results");
+        ASSERT_TRUE(!portal_fetch_form(pending()));
+        answer(200, NULL, POLL_OK);
+        ASSERT_EQ(s->state, PORTAL_STATE_LOGGED_IN);
+        /* not asked to save: nothing kept */
+        ASSERT_TRUE(!portal_store_get(portal->store, s->identity));
         teardown();
 }
 
