@@ -127,7 +127,7 @@ def marks(w, top, t0_real):
             continue
         if online is None and "State: " in rest and rest.endswith("-> online"):
             online = t
-        if turn is None and (" wake: %s: waiting -> awake" % top) in rest:
+        if turn is None and (" wake: %s: opening -> awake" % top) in rest:
             turn = t
     return online, turn
 

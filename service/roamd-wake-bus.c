@@ -417,8 +417,8 @@ int wake_bus_setup(WakeRun *w)
                                           ROAM_APP_INTERFACE, wake_app_vtable, wake_app_find, w);
 }
 
-void wake_bus_app_changed(WakeRun *w, const char *id, WakeAppState new, WakeReason why,
-                          uint64_t generation)
+void wake_bus_app_changed(WakeRun *w, const char *id, WakeAppState old, WakeAppState new,
+                          WakeReason why, uint64_t generation)
 {
         sd_bus *bus = w->manager->bus;
         App *app = w->manager->apps ? apps_get(w->manager->apps, id) : NULL;
@@ -428,7 +428,8 @@ void wake_bus_app_changed(WakeRun *w, const char *id, WakeAppState new, WakeReas
                 return;
         (void)sd_bus_emit_properties_changed(bus, app->path, ROAM_APP_INTERFACE, "WakeState",
                                              "WakeReason", "WakeSince", NULL);
-        if (new != WAKE_APP_AWAKE)
+        /* Wake: only once its gate is open in the kernel (opening -> awake) */
+        if (new != WAKE_APP_AWAKE || old == WAKE_APP_AWAKE)
                 return;
         r = sd_bus_emit_signal(bus, app->path, ROAM_APP_INTERFACE, "Wake", "ts", generation,
                                wake_reason_to_string(why));

@@ -18,6 +18,7 @@ DEFINE_STRING_TABLE_LOOKUP(wake_queue_state, WakeQueueState)
 /* The words are the shared table's (shared/roam-words.c): roam reads WakeState. */
 _Static_assert((int)_WAKE_APP_MAX == (int)_ROAM_WAKE_MAX &&
                    (int)WAKE_APP_WAITING == (int)ROAM_WAKE_WAITING &&
+                   (int)WAKE_APP_OPENING == (int)ROAM_WAKE_OPENING &&
                    (int)WAKE_APP_AWAKE == (int)ROAM_WAKE_AWAKE &&
                    (int)WAKE_APP_DONE == (int)ROAM_WAKE_DONE,
                "wake states and their shared words differ");
@@ -27,7 +28,7 @@ DEFINE_STRING_TABLE_LOOKUP(wake_app_state, WakeAppState)
 static const char *const wake_reason_table[_WAKE_REASON_MAX] = {
     [WAKE_REASON_TURN] = "turn", [WAKE_REASON_OVERDUE] = "overdue", [WAKE_REASON_USER] = "user",
     [WAKE_REASON_DONE] = "done", [WAKE_REASON_SLICE] = "slice",     [WAKE_REASON_QUIET] = "quiet",
-    [WAKE_REASON_LEFT] = "left", [WAKE_REASON_RESTART] = "restart",
+    [WAKE_REASON_LEFT] = "left", [WAKE_REASON_RESTART] = "restart", [WAKE_REASON_GATE] = "gate",
 };
 DEFINE_STRING_TABLE_LOOKUP(wake_reason, WakeReason)
 
@@ -42,6 +43,7 @@ typedef struct WakeApp {
         uint64_t seq;       /* order it was listed in: ties of priority */
         WakeAppState state; /* changed only by app_set_state() */
         WakeReason reason;
+        WakeReason turn_reason; /* why its turn began (opening: the reason it will be told) */
         uint64_t since;
         uint64_t bytes_last, bytes_at; /* quiet detection */
 } WakeApp;
@@ -146,10 +148,20 @@ static WakeApp *find(Wake *w, const char *id)
 static void app_set_state(Wake *w, WakeApp *a, WakeAppState state, WakeReason why)
 {
         WakeAppState old = a->state;
+        WakeReason old_why = a->reason;
 
         a->reason = why;
-        if (old == state)
+        if (old == state) {
+                /* An opening app's reason is what it waits for: told when it changes. */
+                if (state != WAKE_APP_OPENING || why == old_why)
+                        return;
+                log_info("wake: %s: %s (%s, period %" PRIu64 ")", a->id,
+                         wake_app_state_to_string(state), wake_reason_to_string(why),
+                         w->generation);
+                if (w->ops->app_changed)
+                        w->ops->app_changed(w->userdata, a->id, old, state, why, w->generation);
                 return;
+        }
         a->state = state;
         a->since = now(w);
         if (state == WAKE_APP_AWAKE) {
@@ -232,6 +244,23 @@ int wake_set_slow(Wake *w, bool slow, const char *why)
         }
         cap_set(w, w->config.cap, slow, d);
         return 0;
+}
+
+/* Its turn came: it is told once its gate is open (WakeOps.open), at once when there is none. */
+static void turn_begin(Wake *w, WakeApp *a, WakeReason why)
+{
+        a->turn_reason = why;
+        if (!w->ops->open) {
+                app_set_state(w, a, WAKE_APP_AWAKE, why);
+                return;
+        }
+        app_set_state(w, a, WAKE_APP_OPENING, why);
+        w->ops->open(w->userdata, a->id, w->generation);
+}
+
+static bool has_turn(const WakeApp *a)
+{
+        return a->state == WAKE_APP_OPENING || a->state == WAKE_APP_AWAKE;
 }
 
 static void app_remove(Wake *w, WakeApp *a)
@@ -320,7 +349,7 @@ int wake_app_unregister(Wake *w, const char *id)
         a->registered = false;
         a->max_delay_usec = 0;
         a->needs_time = true;
-        if (a->state == WAKE_APP_AWAKE)
+        if (has_turn(a))
                 app_set_state(w, a, WAKE_APP_DONE, WAKE_REASON_LEFT);
         wake_run(w);
         return 0;
@@ -406,14 +435,50 @@ int wake_app_now(Wake *w, const char *id)
 
         if (!a)
                 return -ENOENT;
-        if (a->state == WAKE_APP_AWAKE)
+        if (has_turn(a))
                 return 0;
         if (w->state == WAKE_QUEUE_OFFLINE) {
                 a->jump = true; /* first when the network is back */
                 return 0;
         }
-        app_set_state(w, a, WAKE_APP_AWAKE, WAKE_REASON_USER);
+        turn_begin(w, a, WAKE_REASON_USER);
         wake_run(w);
+        return 0;
+}
+
+/* The app is opening in this period: 0; else -ENOENT (not listed) or -ESTALE. */
+static WakeApp *find_opening(Wake *w, const char *id, uint64_t generation, int *ret)
+{
+        WakeApp *a = find(w, id);
+
+        *ret = 0;
+        if (!a)
+                *ret = -ENOENT;
+        else if (a->state != WAKE_APP_OPENING || generation != w->generation)
+                *ret = -ESTALE;
+        return *ret < 0 ? NULL : a;
+}
+
+int wake_app_opened(Wake *w, const char *id, uint64_t generation)
+{
+        int r;
+        WakeApp *a = find_opening(w, id, generation, &r);
+
+        if (!a)
+                return r;
+        app_set_state(w, a, WAKE_APP_AWAKE, a->turn_reason);
+        wake_run(w);
+        return 0;
+}
+
+int wake_app_open_failed(Wake *w, const char *id, uint64_t generation)
+{
+        int r;
+        WakeApp *a = find_opening(w, id, generation, &r);
+
+        if (!a)
+                return r;
+        app_set_state(w, a, WAKE_APP_OPENING, WAKE_REASON_GATE);
         return 0;
 }
 
@@ -455,10 +520,13 @@ again:
         awake = 0;
         waiting = false;
 
-        /* Turns that end. */
+        /* Turns that end. An opening one counts toward the cap; its slice begins when it is
+         * told. */
         for (size_t i = 0; i < w->n_apps; i++) {
                 WakeApp *a = w->apps[i];
 
+                if (a->state == WAKE_APP_OPENING)
+                        awake++;
                 if (a->state != WAKE_APP_AWAKE)
                         continue;
                 if (t >= a->since + a->slice_usec) {
@@ -495,7 +563,7 @@ again:
                         if (a->state != WAKE_APP_WAITING)
                                 continue;
                         if (t >= due) {
-                                app_set_state(w, a, WAKE_APP_AWAKE, WAKE_REASON_OVERDUE);
+                                turn_begin(w, a, WAKE_REASON_OVERDUE);
                                 next = MIN(next, t + a->slice_usec);
                                 awake++;
                         } else
@@ -518,8 +586,7 @@ again:
                         }
                         if (!best)
                                 break;
-                        app_set_state(w, best, WAKE_APP_AWAKE,
-                                      best->jump ? WAKE_REASON_USER : WAKE_REASON_TURN);
+                        turn_begin(w, best, best->jump ? WAKE_REASON_USER : WAKE_REASON_TURN);
                         next = MIN(next, t + best->slice_usec);
                         if (best->bytes_last != UINT64_MAX && w->config.quiet_usec > 0)
                                 next = MIN(next, t + w->config.quiet_usec);

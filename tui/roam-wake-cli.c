@@ -110,10 +110,20 @@ static int check(WaitCtx *c)
         r = get_string(c, path, ROAM_APP_INTERFACE, "WakeState", &wake);
         if (r < 0)
                 return 0;
-        /* Not wake-listed (""): online is its turn. Done: its turn came in this period. */
-        if (roam_wake_from_string(wake) == ROAM_WAKE_WAITING) {
+        /* Not wake-listed (""): online is its turn. Done: its turn came in this period.
+         * Opening: its turn came, but its gate is not open in the kernel yet. */
+        switch (roam_wake_from_string(wake)) {
+        case ROAM_WAKE_WAITING:
                 snprintf(c->why, sizeof(c->why), "online, %s waits for its turn", c->app);
                 return 0;
+        case ROAM_WAKE_OPENING:
+                snprintf(c->why, sizeof(c->why), "online, %s's gate is opening", c->app);
+                return 0;
+        case ROAM_WAKE_AWAKE:
+        case ROAM_WAKE_DONE:
+        case _ROAM_WAKE_MAX:
+        case _ROAM_WAKE_INVALID:
+                break;
         }
         return 1;
 }

@@ -283,6 +283,74 @@ TEST(wake_now_jumps_the_queue)
         wake_free(w);
 }
 
+/* With a gate to open (WakeOps.open), an app whose turn came is told (AWAKE, its Wake) only
+ * once roamd says the gate is open in the kernel; a failed opening keeps it untold, with
+ * reason gate; an older period's opening is void. */
+static char opening[256];
+
+static void fake_open(void *u, const char *id, uint64_t gen)
+{
+        size_t n = strlen(opening);
+
+        snprintf(opening + n, sizeof(opening) - n, "%s@%llu ", id, (unsigned long long)gen);
+}
+
+static const WakeOps gate_ops = {
+    .now = fake_now,
+    .arm = fake_arm,
+    .bytes = fake_bytes,
+    .app_changed = fake_app_changed,
+    .open = fake_open,
+};
+
+TEST(wake_told_only_once_its_gate_is_open)
+{
+        WakeConfig c;
+        Wake *w = NULL;
+        WakeReason why;
+        WakeAppState s;
+
+        clock_now = S(1000);
+        armed = UINT64_MAX;
+        told[0] = opening[0] = 0;
+        counters_known = false;
+        wake_config_init(&c);
+        ASSERT_OK(wake_new(&gate_ops, NULL, &c, &w));
+        ASSERT_OK(wake_app_put(w, "a", 90, S(10)));
+        ASSERT_OK(wake_app_put(w, "b", 50, S(10)));
+        wake_set_online(w, true);
+        advance_to_armed(w);
+        ASSERT_STREQ(told, "a:opening:turn ");
+        ASSERT_STREQ(opening, "a@1 ");
+        ASSERT_TRUE(!wake_app_gated(w, "a"));      /* out of the set in the next pass */
+        ASSERT_EQ(wake_app_done(w, "a"), -ESTALE); /* no turn it was told of */
+        ASSERT_EQ(st(w, "b"), WAKE_APP_WAITING);   /* the opening one holds the cap */
+        /* The pass failed: not told, and why. */
+        ASSERT_OK(wake_app_open_failed(w, "a", 1));
+        ASSERT_STREQ(told, "a:opening:turn a:opening:gate ");
+        ASSERT_OK(wake_app_state(w, "a", &s, &why));
+        ASSERT_EQ(s, WAKE_APP_OPENING);
+        ASSERT_EQ(why, WAKE_REASON_GATE);
+        ASSERT_EQ(wake_app_opened(w, "a", 0), -ESTALE);
+        ASSERT_EQ(wake_app_opened(w, "b", 1), -ESTALE);
+        ASSERT_EQ(wake_app_opened(w, "zz", 1), -ENOENT);
+        /* The retry committed: told, with the reason its turn began. */
+        ASSERT_OK(wake_app_opened(w, "a", 1));
+        ASSERT_STREQ(told, "a:opening:turn a:opening:gate a:awake:turn ");
+        ASSERT_OK(wake_app_done(w, "a"));
+        ASSERT_STREQ(told, "a:opening:turn a:opening:gate a:awake:turn a:done:done "
+                           "b:opening:turn ");
+        /* A new period while b's gate opens: that opening is void. */
+        told[0] = 0;
+        wake_set_online(w, false);
+        clock_now += WAKE_RESTART_DEFAULT;
+        wake_set_online(w, true);
+        ASSERT_STREQ(told, "a:waiting:restart b:waiting:restart ");
+        ASSERT_EQ(wake_app_opened(w, "b", 1), -ESTALE);
+        ASSERT_TRUE(wake_app_gated(w, "b"));
+        wake_free(w);
+}
+
 TEST(wake_words)
 {
         for (WakeQueueState s = 0; s < _WAKE_QUEUE_MAX; s++)
