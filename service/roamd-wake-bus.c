@@ -237,6 +237,7 @@ static int method_register(sd_bus_message *msg, void *userdata, sd_bus_error *er
                 return sd_bus_error_setf(error, ROAM_ERROR_FAILED, "Cannot register %s: %s.",
                                          app->id, strerror(-r));
         }
+        (void)wake_app_set_bytes(w->queue, app->id, app_policy_wake_bytes(&app->effective), bytes);
         log_info("wake: %s: registered (max delay %" PRIu64 " ms, %" PRIu64 " bytes estimated, %s)",
                  app->id, max_delay / 1000, bytes, needs_time ? "needs time" : "time not needed");
         return sd_bus_reply_method_return(msg, NULL);

@@ -297,6 +297,8 @@ static void sync_apps(WakeRun *w)
                         continue;
                 (void)wake_app_put(w->queue, app->id, app_policy_wake_priority(&app->effective),
                                    app_policy_wake_slice(&app->effective));
+                (void)wake_app_set_bytes(w->queue, app->id, app_policy_wake_bytes(&app->effective),
+                                         UINT64_MAX);
         }
         for (size_t i = 0; i < wake_count(w->queue); i++) {
                 const char *id = wake_nth(w->queue, i, NULL, NULL, NULL);

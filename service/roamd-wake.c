@@ -45,7 +45,11 @@ typedef struct WakeApp {
         WakeReason reason;
         WakeReason turn_reason; /* why its turn began (opening: the reason it will be told) */
         uint64_t since;
-        uint64_t bytes_last, bytes_at; /* quiet detection */
+        uint64_t bytes_last, bytes_at;    /* quiet detection */
+        uint64_t policy_bytes, reg_bytes; /* what a turn fetches (WakeBytes=, Register) */
+        uint64_t bytes_start;             /* its counters when told */
+        uint64_t first_at, bytes_first;   /* its first bytes in this turn, 0: none yet */
+        bool handed;                      /* its successor started: ending, off the cap */
 } WakeApp;
 
 struct Wake {
@@ -69,7 +73,14 @@ struct Wake {
         bool in_run;    /* re-entry from a callback is folded into the running pass */
         bool rerun;
         uint64_t armed;
+        uint64_t lead; /* apps' time from their Wake to their first byte (measured) */
 };
+
+/* Pipelining: the counters are read this often while a turn with an estimate runs and an app
+ * waits; the lead is at most LEAD_MAX. */
+#define SAMPLE_FIRST_USEC (25 * USEC_PER_MSEC)
+#define SAMPLE_USEC       (100 * USEC_PER_MSEC)
+#define LEAD_MAX_USEC     (1 * USEC_PER_SEC)
 
 void wake_config_init(WakeConfig *c)
 {
@@ -168,6 +179,9 @@ static void app_set_state(Wake *w, WakeApp *a, WakeAppState state, WakeReason wh
                 a->jump = false;
                 a->bytes_last = w->ops->bytes ? w->ops->bytes(w->userdata, a->id) : UINT64_MAX;
                 a->bytes_at = a->since;
+                a->bytes_start = a->bytes_last;
+                a->first_at = 0;
+                a->handed = false;
         }
         log_info("wake: %s: %s -> %s (%s, period %" PRIu64 ")", a->id,
                  wake_app_state_to_string(old), wake_app_state_to_string(state),
@@ -325,6 +339,18 @@ int wake_app_put(Wake *w, const char *id, int priority, uint64_t slice_usec)
         return 0;
 }
 
+int wake_app_set_bytes(Wake *w, const char *id, uint64_t policy_bytes, uint64_t reg_bytes)
+{
+        WakeApp *a = find(w, id);
+
+        if (!a)
+                return -ENOENT;
+        a->policy_bytes = policy_bytes;
+        if (reg_bytes != UINT64_MAX)
+                a->reg_bytes = reg_bytes;
+        return 0;
+}
+
 int wake_app_register(Wake *w, const char *id, uint64_t max_delay_usec, bool needs_time)
 {
         WakeApp *a = find(w, id);
@@ -347,6 +373,7 @@ int wake_app_unregister(Wake *w, const char *id)
         if (!a || !a->registered)
                 return -ENOENT;
         a->registered = false;
+        a->reg_bytes = 0;
         a->max_delay_usec = 0;
         a->needs_time = true;
         if (has_turn(a))
@@ -502,6 +529,52 @@ static bool before(const WakeApp *a, const WakeApp *b)
         return a->seq < b->seq;
 }
 
+/* Pipelining (docs/wake.md): an awake app with an estimate (WakeBytes=) whose fetch will end
+ * within the lead, the time apps took from their Wake to their first byte, holds its place
+ * under the cap no longer: the next app starts so that its first byte comes about when this
+ * one's last does, and the link does not idle through every handover. b: its counters now. */
+static bool ending(Wake *w, WakeApp *a, uint64_t t, uint64_t b, uint64_t *next)
+{
+        uint64_t est = a->policy_bytes ?: a->reg_bytes, got, startup, remaining;
+        double rate;
+
+        if (a->handed)
+                return true;
+        if (est == 0 || b == UINT64_MAX || a->bytes_start == UINT64_MAX || b < a->bytes_start)
+                return false;
+        got = b - a->bytes_start;
+        if (a->first_at == 0) {
+                if (got == 0) {
+                        *next = MIN(*next, t + SAMPLE_FIRST_USEC);
+                        return false;
+                }
+                a->first_at = t;
+                a->bytes_first = b;
+                startup = MIN(t - a->since, (uint64_t)LEAD_MAX_USEC);
+                w->lead = w->lead ? (w->lead + startup) / 2 : startup;
+                log_debug("wake: %s: first bytes %" PRIu64 " ms after its Wake; lead %" PRIu64
+                          " ms",
+                          a->id, (t - a->since) / USEC_PER_MSEC, w->lead / USEC_PER_MSEC);
+                *next = MIN(*next, t + SAMPLE_USEC);
+                return false;
+        }
+        if (t < a->first_at + SAMPLE_USEC || b <= a->bytes_first) {
+                *next = MIN(*next, MAX(t + SAMPLE_FIRST_USEC, a->first_at + SAMPLE_USEC));
+                return false;
+        }
+        rate = (double)(b - a->bytes_first) / (double)(t - a->first_at); /* bytes per µs */
+        remaining = got >= est ? 0 : (uint64_t)((double)(est - got) / rate);
+        if (remaining > w->lead) {
+                *next = MIN(*next, t + MIN(remaining - w->lead, (uint64_t)SAMPLE_USEC));
+                return false;
+        }
+        a->handed = true;
+        log_info("wake: %s: ends in about %" PRIu64 " ms (%" PRIu64 " of %" PRIu64
+                 " bytes): the next turn begins",
+                 a->id, remaining / USEC_PER_MSEC, got, est);
+        return true;
+}
+
 static void wake_run(Wake *w)
 {
         uint64_t t, next = UINT64_MAX;
@@ -520,10 +593,15 @@ again:
         awake = 0;
         waiting = false;
 
+        for (size_t i = 0; i < w->n_apps; i++)
+                if (w->apps[i]->state == WAKE_APP_WAITING)
+                        waiting = true;
+
         /* Turns that end. An opening one counts toward the cap; its slice begins when it is
          * told. */
         for (size_t i = 0; i < w->n_apps; i++) {
                 WakeApp *a = w->apps[i];
+                uint64_t b = UINT64_MAX;
 
                 if (a->state == WAKE_APP_OPENING)
                         awake++;
@@ -533,9 +611,10 @@ again:
                         app_set_state(w, a, WAKE_APP_DONE, WAKE_REASON_SLICE);
                         continue;
                 }
-                if (w->ops->bytes && w->config.quiet_usec > 0) {
-                        uint64_t b = w->ops->bytes(w->userdata, a->id);
-
+                if (w->ops->bytes &&
+                    (w->config.quiet_usec > 0 || (waiting && (a->policy_bytes || a->reg_bytes))))
+                        b = w->ops->bytes(w->userdata, a->id);
+                if (w->config.quiet_usec > 0) {
                         if (b != UINT64_MAX && b != a->bytes_last) {
                                 a->bytes_last = b;
                                 a->bytes_at = t;
@@ -548,8 +627,11 @@ again:
                                 next = MIN(next, a->bytes_at + w->config.quiet_usec);
                 }
                 next = MIN(next, a->since + a->slice_usec);
-                awake++;
+                /* (only while someone waits: it is how the next one starts early) */
+                if (!waiting || !ending(w, a, t, b, &next))
+                        awake++;
         }
+        waiting = false;
 
         if (w->state != WAKE_QUEUE_OFFLINE) {
                 bool is_settled = settled(w, t);

@@ -111,6 +111,10 @@ unsigned wake_cap(Wake *w, const char **ret_why);
 /* From policy: the app is wake-listed with priority 0-100 and its slice; priority
  * APP_WAKE_NONE (-1) takes it off the list (its turn ends, its gate opens). */
 int wake_app_put(Wake *w, const char *id, int priority, uint64_t slice_usec);
+/* What a turn of the app fetches: policy's WakeBytes= (0: none; it wins) and Register()'s
+ * EstimatedBytes (UINT64_MAX: unchanged). A turn with an estimate is pipelined (ending()).
+ * -ENOENT when not listed. */
+int wake_app_set_bytes(Wake *w, const char *id, uint64_t policy_bytes, uint64_t reg_bytes);
 /* From Register(): max delay (0: the default) and whether its turn waits for the time gate.
  * -ENOENT when the app is not wake-listed; -EEXIST when a client registered it already. */
 int wake_app_register(Wake *w, const char *id, uint64_t max_delay_usec, bool needs_time);

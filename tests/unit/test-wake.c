@@ -351,6 +351,56 @@ TEST(wake_told_only_once_its_gate_is_open)
         wake_free(w);
 }
 
+/* Pipelining: a turn with an estimate (WakeBytes=) lets the next app start once its counters
+ * say it ends within the lead (the time the app took from its Wake to its first byte), so
+ * the next one's first byte comes as its last does; without an estimate, one at a time. */
+#define MS(x) ((uint64_t)(x)*1000ULL)
+TEST(wake_pipelines_a_turn_that_ends_within_the_lead)
+{
+        Wake *w = setup(1);
+
+        ASSERT_OK(wake_app_put(w, "a", 90, S(60)));
+        ASSERT_OK(wake_app_put(w, "b", 50, S(60)));
+        ASSERT_OK(wake_app_put(w, "c", 10, S(60)));
+        ASSERT_OK(wake_app_set_bytes(w, "a", 1000, UINT64_MAX));
+        ASSERT_EQ(wake_app_set_bytes(w, "zz", 1, 0), -ENOENT);
+        counters_known = true;
+        wake_set_online(w, true);
+        advance_to_armed(w);
+        ASSERT_STREQ(told, "a:awake:turn ");
+        /* its first bytes 100 ms after its Wake: the lead */
+        clock_now += MS(100);
+        counters[0] = 10;
+        wake_tick(w);
+        /* 100 bytes in 100 ms: 890 ms to go, more than the lead */
+        clock_now += MS(100);
+        counters[0] = 110;
+        wake_tick(w);
+        ASSERT_STREQ(told, "a:awake:turn ");
+        ASSERT_TRUE(armed <= clock_now + MS(100));
+        clock_now += MS(700);
+        counters[0] = 810;
+        wake_tick(w);
+        ASSERT_STREQ(told, "a:awake:turn ");
+        /* 90 ms to go: b starts while a ends; c waits (b holds the cap, a is ending) */
+        clock_now += MS(100);
+        counters[0] = 910;
+        wake_tick(w);
+        ASSERT_STREQ(told, "a:awake:turn b:awake:turn ");
+        ASSERT_EQ(st(w, "a"), WAKE_APP_AWAKE);
+        ASSERT_EQ(st(w, "c"), WAKE_APP_WAITING);
+        ASSERT_OK(wake_app_done(w, "a"));
+        ASSERT_EQ(st(w, "c"), WAKE_APP_WAITING);
+        /* b has no estimate: c starts when b's turn ends */
+        clock_now += MS(500);
+        counters[1] = 5000;
+        wake_tick(w);
+        ASSERT_EQ(st(w, "c"), WAKE_APP_WAITING);
+        ASSERT_OK(wake_app_done(w, "b"));
+        ASSERT_STREQ(told, "a:awake:turn b:awake:turn a:done:done b:done:done c:awake:turn ");
+        wake_free(w);
+}
+
 TEST(wake_words)
 {
         for (WakeQueueState s = 0; s < _WAKE_QUEUE_MAX; s++)
