@@ -64,7 +64,7 @@ static uint64_t app_bytes(void *userdata, const char *id)
 
         if (!s || stats_read(s) < 0)
                 return UINT64_MAX;
-        c = stats_history_sum(stats_history(s), id, NULL, -1, 0);
+        c = stats_history_sum_app(stats_history(s), id); /* owners "app:ID", "user:U/app:ID" */
         return c.bytes_in + c.bytes_out;
 }
 
