@@ -32,6 +32,8 @@ static const char *const wake_reason_table[_WAKE_REASON_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP(wake_reason, WakeReason)
 
+#define LEAD_SAMPLES 4
+
 typedef struct WakeApp {
         char *id;
         int priority;
@@ -44,6 +46,7 @@ typedef struct WakeApp {
         WakeAppState state; /* changed only by app_set_state() */
         WakeReason reason;
         WakeReason turn_reason; /* why its turn began (opening: the reason it will be told) */
+        uint64_t turn_at;       /* its turn began (opening) */
         uint64_t since;
         uint64_t bytes_last, bytes_at;    /* quiet detection */
         uint64_t policy_bytes, reg_bytes; /* what a turn fetches (WakeBytes=, Register) */
@@ -73,7 +76,9 @@ struct Wake {
         bool in_run;    /* re-entry from a callback is folded into the running pass */
         bool rerun;
         uint64_t armed;
-        uint64_t lead; /* apps' time from their Wake to their first byte (measured) */
+        uint64_t lead;                   /* the lead in force: the least of startups[] */
+        uint64_t startups[LEAD_SAMPLES]; /* the last turns' time to their first byte */
+        size_t n_startups;
 };
 
 /* Pipelining: the counters are read this often while a turn with an estimate runs and an app
@@ -264,6 +269,7 @@ int wake_set_slow(Wake *w, bool slow, const char *why)
 static void turn_begin(Wake *w, WakeApp *a, WakeReason why)
 {
         a->turn_reason = why;
+        a->turn_at = now(w);
         if (!w->ops->open) {
                 app_set_state(w, a, WAKE_APP_AWAKE, why);
                 return;
@@ -550,11 +556,17 @@ static bool ending(Wake *w, WakeApp *a, uint64_t t, uint64_t b, uint64_t *next)
                 }
                 a->first_at = t;
                 a->bytes_first = b;
-                startup = MIN(t - a->since, (uint64_t)LEAD_MAX_USEC);
-                w->lead = w->lead ? (w->lead + startup) / 2 : startup;
-                log_debug("wake: %s: first bytes %" PRIu64 " ms after its Wake; lead %" PRIu64
+                /* from its turn's start (the gate's pass too), the least of the last few:
+                 * a successor that starts too early slows the ending app down, one that
+                 * starts a little late only leaves the link idle for that little */
+                startup = MIN(t - (a->turn_at ?: a->since), (uint64_t)LEAD_MAX_USEC);
+                w->startups[w->n_startups++ % LEAD_SAMPLES] = startup;
+                w->lead = UINT64_MAX;
+                for (size_t i = 0; i < MIN(w->n_startups, (size_t)LEAD_SAMPLES); i++)
+                        w->lead = MIN(w->lead, w->startups[i]);
+                log_debug("wake: %s: first bytes %" PRIu64 " ms after its turn began; lead %" PRIu64
                           " ms",
-                          a->id, (t - a->since) / USEC_PER_MSEC, w->lead / USEC_PER_MSEC);
+                          a->id, startup / USEC_PER_MSEC, w->lead / USEC_PER_MSEC);
                 *next = MIN(*next, t + SAMPLE_USEC);
                 return false;
         }
