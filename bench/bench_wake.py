@@ -54,8 +54,9 @@ def app_ids(n):
     return ["org.bench.A%02d" % i for i in range(n)]  # rank order: A00 first
 
 
-def start_roamd(w, ids, listed, settle, gate):
-    """roamd afresh; the apps wake-listed (ranked by their order) or not."""
+def start_roamd(w, ids, listed, settle, gate, size):
+    """roamd afresh; the apps wake-listed (ranked by their order, WakeBytes= what they fetch)
+    or not."""
     w.roamd_stop()
     d = w.path("etc-roam", "apps.d")
     d.mkdir(exist_ok=True)
@@ -64,7 +65,8 @@ def start_roamd(w, ids, listed, settle, gate):
     if listed:
         # priorities 100 down to 1 in rank order (ties would go by listing order anyway)
         (d / "50-bench-wake.conf").write_text("".join(
-            "[App]\nID=%s\nWake=%d\nWakeSlice=60s\n" % (a, max(100 - i * 99 // max(len(ids) - 1, 1), 1))
+            "[App]\nID=%s\nWake=%d\nWakeSlice=60s\nWakeBytes=%d\n"
+            % (a, max(100 - i * 99 // max(len(ids) - 1, 1), 1), size)
             for i, a in enumerate(ids)))
     w.write_config(w.default_config + "\n[Wake]\nSettleSec=%s\n\n[Time]\nGateTimeout=%s\n"
                    % (settle, gate))
@@ -78,7 +80,7 @@ def run(w, ids, listed, size, settle, gate):
     fetch done] in rank order."""
     # offline before roamd starts: no turn may be given before the apps run
     w.carrier("wifi0", False)
-    start_roamd(w, ids, listed, settle, gate)
+    start_roamd(w, ids, listed, settle, gate, size)
     wait_for(lambda: w.manager()["State"] != "online", 20, what="offline")
     url = "http://%s:%d/blob" % (WHOAMI["inet"][4], PORT)
     curl = ["curl", "-sS", "-o", "/dev/null", "-w", "%{size_download}\\n", "--max-time", "600",
@@ -110,6 +112,13 @@ def run(w, ids, listed, size, settle, gate):
     if bad:
         raise RuntimeError("fetches failed: %s" % bad[:5])
     times = [d - t0 for d in done]
+    if os.environ.get("BENCH_WAKE_LOG") and len(ids) > 1:
+        # roamd's stamped log of the run, and the apps' done times (wall clock) beside it
+        with open("%s.%s.log" % (os.environ["BENCH_WAKE_LOG"], "ordered" if listed else "herd"),
+                  "w") as f:
+            f.write(w.roamd_log().rsplit("=== roamd-start ", 1)[-1])
+            for a, t in zip(ids, times):
+                f.write("%.6f bench: %s fetch done\n" % (t0_real + t, a))
     return times, marks(w, ids[0], t0_real)
 
 
@@ -127,7 +136,7 @@ def marks(w, top, t0_real):
             continue
         if online is None and "State: " in rest and rest.endswith("-> online"):
             online = t
-        if turn is None and (" wake: %s: waiting -> awake" % top) in rest:
+        if turn is None and (" wake: %s: opening -> awake" % top) in rest:
             turn = t
     return online, turn
 
@@ -181,6 +190,9 @@ def main():
             srv.wait()
         try:
             w.down()
+        except Exception as e:  # a loaded machine: the results stand, the world may linger
+            print("warning: world %s not taken down (%s); `tests/world/world.sh down %s`"
+                  % (w.name, e, w.name), file=sys.stderr)
         finally:
             os.unlink(os.path.join(blobdir, "blob"))
             os.rmdir(blobdir)

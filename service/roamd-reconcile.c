@@ -240,16 +240,12 @@ void reconcile_schedule(Reconcile *rc)
         (void)sd_event_source_set_enabled(rc->defer, SD_EVENT_ONESHOT);
 }
 
-int reconcile_wait(Reconcile *rc, reconcile_done_t done, void *userdata,
-                   reconcile_destroy_t destroy, ReconcileWait **ret)
+static int wait_add(Reconcile *rc, reconcile_done_t done, void *userdata,
+                    reconcile_destroy_t destroy, ReconcileWait **ret)
 {
         ReconcileWait *w;
-        int r;
 
         assert(rc && done);
-        r = sd_event_source_set_enabled(rc->defer, SD_EVENT_ONESHOT);
-        if (r < 0)
-                return r;
         w = calloc(1, sizeof(*w));
         if (!w)
                 return -ENOMEM;
@@ -259,6 +255,24 @@ int reconcile_wait(Reconcile *rc, reconcile_done_t done, void *userdata,
         if (ret)
                 *ret = w;
         return 0;
+}
+
+int reconcile_wait(Reconcile *rc, reconcile_done_t done, void *userdata,
+                   reconcile_destroy_t destroy, ReconcileWait **ret)
+{
+        int r;
+
+        assert(rc && done);
+        r = sd_event_source_set_enabled(rc->defer, SD_EVENT_ONESHOT);
+        if (r < 0)
+                return r;
+        return wait_add(rc, done, userdata, destroy, ret);
+}
+
+int reconcile_wait_next(Reconcile *rc, reconcile_done_t done, void *userdata,
+                        reconcile_destroy_t destroy, ReconcileWait **ret)
+{
+        return wait_add(rc, done, userdata, destroy, ret);
 }
 
 /* One pass: every part's prepare, one transaction with every part's sync, the commit, every

@@ -85,6 +85,11 @@ void reconcile_schedule(Reconcile *rc);
  * owns it and frees it with reconcile_wait_free() (which cancels it). */
 int reconcile_wait(Reconcile *rc, reconcile_done_t done, void *userdata,
                    reconcile_destroy_t destroy, ReconcileWait **ret);
+/* Like reconcile_wait(), without scheduling a pass: answered by whichever pass runs next (the
+ * retry after a failure, or one another change scheduled), so a waiter that must see a change
+ * in force does not hurry a failing reconciler past its backoff. */
+int reconcile_wait_next(Reconcile *rc, reconcile_done_t done, void *userdata,
+                        reconcile_destroy_t destroy, ReconcileWait **ret);
 ReconcileWait *reconcile_wait_free(ReconcileWait *w);
 
 /* Every part's install in one transaction replacing the table, now (start; the rebuild). */

@@ -212,6 +212,26 @@ StatsCount stats_history_sum(const StatsHistory *h, const char *owner, const cha
         return sum;
 }
 
+static bool owner_is_app(const char *owner, const char *app_id)
+{
+        const char *slash = strchr(owner, '/');
+
+        if (strncmp(owner, "user:", 5) == 0 && slash)
+                owner = slash + 1;
+        return strncmp(owner, "app:", 4) == 0 && streq(owner + 4, app_id);
+}
+
+StatsCount stats_history_sum_app(const StatsHistory *h, const char *app_id)
+{
+        StatsCount sum = {};
+
+        for (size_t i = 0; i < h->n_series; i++)
+                if (owner_is_app(h->series[i].owner, app_id))
+                        for (size_t j = 0; j < h->series[i].n; j++)
+                                stats_count_add(&sum, &h->series[i].buckets[j].c);
+        return sum;
+}
+
 int stats_history_set_baseline(StatsHistory *h, const char *epoch, const StatsBaselineEntry *e,
                                size_t n)
 {

@@ -83,6 +83,9 @@ size_t stats_history_prune(StatsHistory *h, uint32_t min_hour);
 StatsCount stats_history_sum(const StatsHistory *h, const char *owner, const char *link,
                              int roaming, uint32_t since);
 
+/* Sums every bucket of app_id's series: owner "app:ID" and each user's "user:U/app:ID". */
+StatsCount stats_history_sum_app(const StatsHistory *h, const char *app_id);
+
 /* The baseline: replaced as a whole. Entries are copied. */
 /* Takes epoch and e (their strings too): cannot fail. */
 void stats_history_baseline_take(StatsHistory *h, char *epoch, StatsBaselineEntry *e, size_t n);

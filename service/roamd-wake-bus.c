@@ -237,6 +237,7 @@ static int method_register(sd_bus_message *msg, void *userdata, sd_bus_error *er
                 return sd_bus_error_setf(error, ROAM_ERROR_FAILED, "Cannot register %s: %s.",
                                          app->id, strerror(-r));
         }
+        (void)wake_app_set_bytes(w->queue, app->id, app_policy_wake_bytes(&app->effective), bytes);
         log_info("wake: %s: registered (max delay %" PRIu64 " ms, %" PRIu64 " bytes estimated, %s)",
                  app->id, max_delay / 1000, bytes, needs_time ? "needs time" : "time not needed");
         return sd_bus_reply_method_return(msg, NULL);
@@ -417,8 +418,8 @@ int wake_bus_setup(WakeRun *w)
                                           ROAM_APP_INTERFACE, wake_app_vtable, wake_app_find, w);
 }
 
-void wake_bus_app_changed(WakeRun *w, const char *id, WakeAppState new, WakeReason why,
-                          uint64_t generation)
+void wake_bus_app_changed(WakeRun *w, const char *id, WakeAppState old, WakeAppState new,
+                          WakeReason why, uint64_t generation)
 {
         sd_bus *bus = w->manager->bus;
         App *app = w->manager->apps ? apps_get(w->manager->apps, id) : NULL;
@@ -428,7 +429,8 @@ void wake_bus_app_changed(WakeRun *w, const char *id, WakeAppState new, WakeReas
                 return;
         (void)sd_bus_emit_properties_changed(bus, app->path, ROAM_APP_INTERFACE, "WakeState",
                                              "WakeReason", "WakeSince", NULL);
-        if (new != WAKE_APP_AWAKE)
+        /* Wake: only once its gate is open in the kernel (opening -> awake) */
+        if (new != WAKE_APP_AWAKE || old == WAKE_APP_AWAKE)
                 return;
         r = sd_bus_emit_signal(bus, app->path, ROAM_APP_INTERFACE, "Wake", "ts", generation,
                                wake_reason_to_string(why));

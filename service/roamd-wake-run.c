@@ -64,8 +64,119 @@ static uint64_t app_bytes(void *userdata, const char *id)
 
         if (!s || stats_read(s) < 0)
                 return UINT64_MAX;
-        c = stats_history_sum(stats_history(s), id, NULL, -1, 0);
+        c = stats_history_sum_app(stats_history(s), id); /* owners "app:ID", "user:U/app:ID" */
         return c.bytes_in + c.bytes_out;
+}
+
+/* An opening app (roamd-wake.h): its turn came; it is told once the pass that takes its
+ * cgroups out of set wake_gate committed, never before (an app that connects the moment it
+ * hears Wake must find its gate open). */
+struct WakeOpen {
+        WakeRun *w;
+        char *id;
+        uint64_t generation;
+        ReconcileWait *wait;
+};
+
+static WakeOpen *open_free(WakeOpen *o)
+{
+        if (!o)
+                return NULL;
+        reconcile_wait_free(o->wait);
+        free(o->id);
+        free(o);
+        return NULL;
+}
+
+static void opens_free(WakeRun *w)
+{
+        for (size_t i = 0; i < w->n_opens; i++)
+                open_free(w->opens[i]);
+        free(w->opens);
+        w->opens = NULL;
+        w->n_opens = 0;
+}
+
+/* The app is not opening any more (told, ended, a new period): its wait goes. */
+static void open_drop(WakeRun *w, const char *id)
+{
+        for (size_t i = 0; i < w->n_opens; i++)
+                if (streq(w->opens[i]->id, id)) {
+                        open_free(w->opens[i]);
+                        memmove(&w->opens[i], &w->opens[i + 1],
+                                (w->n_opens - i - 1) * sizeof(WakeOpen *));
+                        w->n_opens--;
+                        return;
+                }
+}
+
+static bool contains(const uint64_t *l, size_t n, uint64_t v);
+
+/* Whether none of the app's cgroups is in set wake_gate as the kernel holds it (w->installed:
+ * what the last committed pass put there). */
+static bool gate_open(WakeRun *w, const char *id)
+{
+        App *app = apps_get(w->manager->apps, id);
+
+        for (size_t k = 0; app && k < app->n_cgroups; k++)
+                if (contains(w->installed, w->n_installed, app->cgroups[k].id))
+                        return false;
+        return true;
+}
+
+static void on_open_pass(Reconcile *rc, int result, void *userdata)
+{
+        WakeOpen *o = userdata;
+        WakeRun *w = o->w;
+        uint64_t generation = o->generation;
+        _cleanup_free_ char *id = NULL;
+        int r;
+
+        o->wait = reconcile_wait_free(o->wait);
+        /* (-ENOMEDIUM: nothing is enforced here, so nothing is gated) */
+        if (result == -ENOMEDIUM || gate_open(w, o->id)) {
+                id = strdup(o->id);
+                if (!id) {
+                        log_oom();
+                        return;
+                }
+                (void)wake_app_opened(w->queue, id, generation); /* frees o (open_drop) */
+                return;
+        }
+        log_warning("wake: %s: its gate did not open (%s); it is told once a retry commits", o->id,
+                    result < 0 ? strerror(-result) : "still in set wake_gate");
+        /* the reconciler retries with its backoff: the next pass answers */
+        r = reconcile_wait_next(rc, on_open_pass, o, NULL, &o->wait);
+        if (r < 0)
+                log_error_errno(r, "wake: %s: cannot wait for the reconciler's retry: %m", o->id);
+        (void)wake_app_open_failed(w->queue, o->id, generation);
+}
+
+static void open_gate(void *userdata, const char *id, uint64_t generation)
+{
+        WakeRun *w = userdata;
+        WakeOpen *o, **l;
+        int r;
+
+        open_drop(w, id);
+        o = calloc(1, sizeof(*o));
+        l = o ? reallocarray(w->opens, w->n_opens + 1, sizeof(WakeOpen *)) : NULL;
+        if (l)
+                w->opens = l;
+        if (!l || !(o->id = strdup(id))) {
+                free(o);
+                log_oom();
+                return;
+        }
+        o->w = w;
+        o->generation = generation;
+        w->opens[w->n_opens++] = o;
+        /* the pass that carries the change: the app left the waiting ones, its cgroups leave
+         * the set (part_prepare) */
+        r = reconcile_wait(w->manager->reconcile, on_open_pass, o, NULL, &o->wait);
+        if (r < 0)
+                log_error_errno(r, "wake: %s: cannot wait for the pass that opens its gate: %m",
+                                id);
 }
 
 static void app_changed(void *userdata, const char *id, WakeAppState old, WakeAppState new,
@@ -73,10 +184,12 @@ static void app_changed(void *userdata, const char *id, WakeAppState old, WakeAp
 {
         WakeRun *w = userdata;
 
+        if (old == WAKE_APP_OPENING && new != WAKE_APP_OPENING)
+                open_drop(w, id);
         /* The gate follows in the next pass. */
         if (old == WAKE_APP_WAITING || new == WAKE_APP_WAITING)
                 reconcile_schedule(w->manager->reconcile);
-        wake_bus_app_changed(w, id, new, why, generation);
+        wake_bus_app_changed(w, id, old, new, why, generation);
 }
 
 static void queue_changed(void *userdata, WakeQueueState old, WakeQueueState new)
@@ -99,6 +212,7 @@ static const WakeOps wake_ops = {
     .arm = arm,
     .bytes = app_bytes,
     .app_changed = app_changed,
+    .open = open_gate,
     .queue_changed = queue_changed,
     .gate_changed = gate_changed,
     .cap_changed = cap_changed,
@@ -183,6 +297,8 @@ static void sync_apps(WakeRun *w)
                         continue;
                 (void)wake_app_put(w->queue, app->id, app_policy_wake_priority(&app->effective),
                                    app_policy_wake_slice(&app->effective));
+                (void)wake_app_set_bytes(w->queue, app->id, app_policy_wake_bytes(&app->effective),
+                                         UINT64_MAX);
         }
         for (size_t i = 0; i < wake_count(w->queue); i++) {
                 const char *id = wake_nth(w->queue, i, NULL, NULL, NULL);
@@ -369,6 +485,7 @@ WakeRun *wake_run_free(WakeRun *w)
         sd_bus_slot_unref(w->manager_slot);
         sd_bus_slot_unref(w->app_slot);
         wake_regs_free(w);
+        opens_free(w);
         /* (the queue's callbacks must not reach the bus or the reconciler any more) */
         w->timer = NULL;
         wake_free(w->queue);

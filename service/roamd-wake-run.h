@@ -14,6 +14,7 @@
 
 typedef struct Manager Manager;
 typedef struct WakeReg WakeReg;
+typedef struct WakeOpen WakeOpen;
 
 typedef struct WakeRun {
         Manager *manager;
@@ -25,6 +26,8 @@ typedef struct WakeRun {
         uint64_t *pending; /* what the pass's transaction puts there */
         size_t n_pending;
         bool pending_valid;
+        WakeOpen **opens; /* opening apps, each waiting for the pass that opens its gate */
+        size_t n_opens;
         WakeReg **regs; /* Register()ed apps, each followed by sd_bus_track */
         size_t n_regs;
         sd_bus_slot *manager_slot, *app_slot;
@@ -38,8 +41,8 @@ void wake_run_reload(WakeRun *w);
 
 /* roamd-wake-bus.c */
 int wake_bus_setup(WakeRun *w);
-void wake_bus_app_changed(WakeRun *w, const char *id, WakeAppState new, WakeReason why,
-                          uint64_t generation);
+void wake_bus_app_changed(WakeRun *w, const char *id, WakeAppState old, WakeAppState new,
+                          WakeReason why, uint64_t generation);
 void wake_bus_queue_changed(WakeRun *w);
 void wake_bus_cap_changed(WakeRun *w);
 int wake_reg_drop(WakeRun *w, const char *id);

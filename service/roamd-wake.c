@@ -18,6 +18,7 @@ DEFINE_STRING_TABLE_LOOKUP(wake_queue_state, WakeQueueState)
 /* The words are the shared table's (shared/roam-words.c): roam reads WakeState. */
 _Static_assert((int)_WAKE_APP_MAX == (int)_ROAM_WAKE_MAX &&
                    (int)WAKE_APP_WAITING == (int)ROAM_WAKE_WAITING &&
+                   (int)WAKE_APP_OPENING == (int)ROAM_WAKE_OPENING &&
                    (int)WAKE_APP_AWAKE == (int)ROAM_WAKE_AWAKE &&
                    (int)WAKE_APP_DONE == (int)ROAM_WAKE_DONE,
                "wake states and their shared words differ");
@@ -27,9 +28,11 @@ DEFINE_STRING_TABLE_LOOKUP(wake_app_state, WakeAppState)
 static const char *const wake_reason_table[_WAKE_REASON_MAX] = {
     [WAKE_REASON_TURN] = "turn", [WAKE_REASON_OVERDUE] = "overdue", [WAKE_REASON_USER] = "user",
     [WAKE_REASON_DONE] = "done", [WAKE_REASON_SLICE] = "slice",     [WAKE_REASON_QUIET] = "quiet",
-    [WAKE_REASON_LEFT] = "left", [WAKE_REASON_RESTART] = "restart",
+    [WAKE_REASON_LEFT] = "left", [WAKE_REASON_RESTART] = "restart", [WAKE_REASON_GATE] = "gate",
 };
 DEFINE_STRING_TABLE_LOOKUP(wake_reason, WakeReason)
+
+#define LEAD_SAMPLES 4
 
 typedef struct WakeApp {
         char *id;
@@ -42,8 +45,14 @@ typedef struct WakeApp {
         uint64_t seq;       /* order it was listed in: ties of priority */
         WakeAppState state; /* changed only by app_set_state() */
         WakeReason reason;
+        WakeReason turn_reason; /* why its turn began (opening: the reason it will be told) */
+        uint64_t turn_at;       /* its turn began (opening) */
         uint64_t since;
-        uint64_t bytes_last, bytes_at; /* quiet detection */
+        uint64_t bytes_last, bytes_at;    /* quiet detection */
+        uint64_t policy_bytes, reg_bytes; /* what a turn fetches (WakeBytes=, Register) */
+        uint64_t bytes_start;             /* its counters when told */
+        uint64_t first_at, bytes_first;   /* its first bytes in this turn, 0: none yet */
+        bool handed;                      /* its successor started: ending, off the cap */
 } WakeApp;
 
 struct Wake {
@@ -67,7 +76,16 @@ struct Wake {
         bool in_run;    /* re-entry from a callback is folded into the running pass */
         bool rerun;
         uint64_t armed;
+        uint64_t lead;                   /* the lead in force: the least of startups[] */
+        uint64_t startups[LEAD_SAMPLES]; /* the last turns' time to their first byte */
+        size_t n_startups;
 };
+
+/* Pipelining: the counters are read this often while a turn with an estimate runs and an app
+ * waits; the lead is at most LEAD_MAX. */
+#define SAMPLE_FIRST_USEC (25 * USEC_PER_MSEC)
+#define SAMPLE_USEC       (100 * USEC_PER_MSEC)
+#define LEAD_MAX_USEC     (1 * USEC_PER_SEC)
 
 void wake_config_init(WakeConfig *c)
 {
@@ -146,16 +164,29 @@ static WakeApp *find(Wake *w, const char *id)
 static void app_set_state(Wake *w, WakeApp *a, WakeAppState state, WakeReason why)
 {
         WakeAppState old = a->state;
+        WakeReason old_why = a->reason;
 
         a->reason = why;
-        if (old == state)
+        if (old == state) {
+                /* An opening app's reason is what it waits for: told when it changes. */
+                if (state != WAKE_APP_OPENING || why == old_why)
+                        return;
+                log_info("wake: %s: %s (%s, period %" PRIu64 ")", a->id,
+                         wake_app_state_to_string(state), wake_reason_to_string(why),
+                         w->generation);
+                if (w->ops->app_changed)
+                        w->ops->app_changed(w->userdata, a->id, old, state, why, w->generation);
                 return;
+        }
         a->state = state;
         a->since = now(w);
         if (state == WAKE_APP_AWAKE) {
                 a->jump = false;
                 a->bytes_last = w->ops->bytes ? w->ops->bytes(w->userdata, a->id) : UINT64_MAX;
                 a->bytes_at = a->since;
+                a->bytes_start = a->bytes_last;
+                a->first_at = 0;
+                a->handed = false;
         }
         log_info("wake: %s: %s -> %s (%s, period %" PRIu64 ")", a->id,
                  wake_app_state_to_string(old), wake_app_state_to_string(state),
@@ -234,6 +265,24 @@ int wake_set_slow(Wake *w, bool slow, const char *why)
         return 0;
 }
 
+/* Its turn came: it is told once its gate is open (WakeOps.open), at once when there is none. */
+static void turn_begin(Wake *w, WakeApp *a, WakeReason why)
+{
+        a->turn_reason = why;
+        a->turn_at = now(w);
+        if (!w->ops->open) {
+                app_set_state(w, a, WAKE_APP_AWAKE, why);
+                return;
+        }
+        app_set_state(w, a, WAKE_APP_OPENING, why);
+        w->ops->open(w->userdata, a->id, w->generation);
+}
+
+static bool has_turn(const WakeApp *a)
+{
+        return a->state == WAKE_APP_OPENING || a->state == WAKE_APP_AWAKE;
+}
+
 static void app_remove(Wake *w, WakeApp *a)
 {
         for (size_t i = 0; i < w->n_apps; i++)
@@ -296,6 +345,18 @@ int wake_app_put(Wake *w, const char *id, int priority, uint64_t slice_usec)
         return 0;
 }
 
+int wake_app_set_bytes(Wake *w, const char *id, uint64_t policy_bytes, uint64_t reg_bytes)
+{
+        WakeApp *a = find(w, id);
+
+        if (!a)
+                return -ENOENT;
+        a->policy_bytes = policy_bytes;
+        if (reg_bytes != UINT64_MAX)
+                a->reg_bytes = reg_bytes;
+        return 0;
+}
+
 int wake_app_register(Wake *w, const char *id, uint64_t max_delay_usec, bool needs_time)
 {
         WakeApp *a = find(w, id);
@@ -318,9 +379,10 @@ int wake_app_unregister(Wake *w, const char *id)
         if (!a || !a->registered)
                 return -ENOENT;
         a->registered = false;
+        a->reg_bytes = 0;
         a->max_delay_usec = 0;
         a->needs_time = true;
-        if (a->state == WAKE_APP_AWAKE)
+        if (has_turn(a))
                 app_set_state(w, a, WAKE_APP_DONE, WAKE_REASON_LEFT);
         wake_run(w);
         return 0;
@@ -406,14 +468,50 @@ int wake_app_now(Wake *w, const char *id)
 
         if (!a)
                 return -ENOENT;
-        if (a->state == WAKE_APP_AWAKE)
+        if (has_turn(a))
                 return 0;
         if (w->state == WAKE_QUEUE_OFFLINE) {
                 a->jump = true; /* first when the network is back */
                 return 0;
         }
-        app_set_state(w, a, WAKE_APP_AWAKE, WAKE_REASON_USER);
+        turn_begin(w, a, WAKE_REASON_USER);
         wake_run(w);
+        return 0;
+}
+
+/* The app is opening in this period: 0; else -ENOENT (not listed) or -ESTALE. */
+static WakeApp *find_opening(Wake *w, const char *id, uint64_t generation, int *ret)
+{
+        WakeApp *a = find(w, id);
+
+        *ret = 0;
+        if (!a)
+                *ret = -ENOENT;
+        else if (a->state != WAKE_APP_OPENING || generation != w->generation)
+                *ret = -ESTALE;
+        return *ret < 0 ? NULL : a;
+}
+
+int wake_app_opened(Wake *w, const char *id, uint64_t generation)
+{
+        int r;
+        WakeApp *a = find_opening(w, id, generation, &r);
+
+        if (!a)
+                return r;
+        app_set_state(w, a, WAKE_APP_AWAKE, a->turn_reason);
+        wake_run(w);
+        return 0;
+}
+
+int wake_app_open_failed(Wake *w, const char *id, uint64_t generation)
+{
+        int r;
+        WakeApp *a = find_opening(w, id, generation, &r);
+
+        if (!a)
+                return r;
+        app_set_state(w, a, WAKE_APP_OPENING, WAKE_REASON_GATE);
         return 0;
 }
 
@@ -437,6 +535,58 @@ static bool before(const WakeApp *a, const WakeApp *b)
         return a->seq < b->seq;
 }
 
+/* Pipelining (docs/wake.md): an awake app with an estimate (WakeBytes=) whose fetch will end
+ * within the lead, the time apps took from their Wake to their first byte, holds its place
+ * under the cap no longer: the next app starts so that its first byte comes about when this
+ * one's last does, and the link does not idle through every handover. b: its counters now. */
+static bool ending(Wake *w, WakeApp *a, uint64_t t, uint64_t b, uint64_t *next)
+{
+        uint64_t est = a->policy_bytes ?: a->reg_bytes, got, startup, remaining;
+        double rate;
+
+        if (a->handed)
+                return true;
+        if (est == 0 || b == UINT64_MAX || a->bytes_start == UINT64_MAX || b < a->bytes_start)
+                return false;
+        got = b - a->bytes_start;
+        if (a->first_at == 0) {
+                if (got == 0) {
+                        *next = MIN(*next, t + SAMPLE_FIRST_USEC);
+                        return false;
+                }
+                a->first_at = t;
+                a->bytes_first = b;
+                /* from its turn's start (the gate's pass too), the least of the last few:
+                 * a successor that starts too early slows the ending app down, one that
+                 * starts a little late only leaves the link idle for that little */
+                startup = MIN(t - (a->turn_at ?: a->since), (uint64_t)LEAD_MAX_USEC);
+                w->startups[w->n_startups++ % LEAD_SAMPLES] = startup;
+                w->lead = UINT64_MAX;
+                for (size_t i = 0; i < MIN(w->n_startups, (size_t)LEAD_SAMPLES); i++)
+                        w->lead = MIN(w->lead, w->startups[i]);
+                log_debug("wake: %s: first bytes %" PRIu64 " ms after its turn began; lead %" PRIu64
+                          " ms",
+                          a->id, startup / USEC_PER_MSEC, w->lead / USEC_PER_MSEC);
+                *next = MIN(*next, t + SAMPLE_USEC);
+                return false;
+        }
+        if (t < a->first_at + SAMPLE_USEC || b <= a->bytes_first) {
+                *next = MIN(*next, MAX(t + SAMPLE_FIRST_USEC, a->first_at + SAMPLE_USEC));
+                return false;
+        }
+        rate = (double)(b - a->bytes_first) / (double)(t - a->first_at); /* bytes per µs */
+        remaining = got >= est ? 0 : (uint64_t)((double)(est - got) / rate);
+        if (remaining > w->lead) {
+                *next = MIN(*next, t + MIN(remaining - w->lead, (uint64_t)SAMPLE_USEC));
+                return false;
+        }
+        a->handed = true;
+        log_info("wake: %s: ends in about %" PRIu64 " ms (%" PRIu64 " of %" PRIu64
+                 " bytes): the next turn begins",
+                 a->id, remaining / USEC_PER_MSEC, got, est);
+        return true;
+}
+
 static void wake_run(Wake *w)
 {
         uint64_t t, next = UINT64_MAX;
@@ -455,19 +605,28 @@ again:
         awake = 0;
         waiting = false;
 
-        /* Turns that end. */
+        for (size_t i = 0; i < w->n_apps; i++)
+                if (w->apps[i]->state == WAKE_APP_WAITING)
+                        waiting = true;
+
+        /* Turns that end. An opening one counts toward the cap; its slice begins when it is
+         * told. */
         for (size_t i = 0; i < w->n_apps; i++) {
                 WakeApp *a = w->apps[i];
+                uint64_t b = UINT64_MAX;
 
+                if (a->state == WAKE_APP_OPENING)
+                        awake++;
                 if (a->state != WAKE_APP_AWAKE)
                         continue;
                 if (t >= a->since + a->slice_usec) {
                         app_set_state(w, a, WAKE_APP_DONE, WAKE_REASON_SLICE);
                         continue;
                 }
-                if (w->ops->bytes && w->config.quiet_usec > 0) {
-                        uint64_t b = w->ops->bytes(w->userdata, a->id);
-
+                if (w->ops->bytes &&
+                    (w->config.quiet_usec > 0 || (waiting && (a->policy_bytes || a->reg_bytes))))
+                        b = w->ops->bytes(w->userdata, a->id);
+                if (w->config.quiet_usec > 0) {
                         if (b != UINT64_MAX && b != a->bytes_last) {
                                 a->bytes_last = b;
                                 a->bytes_at = t;
@@ -480,8 +639,11 @@ again:
                                 next = MIN(next, a->bytes_at + w->config.quiet_usec);
                 }
                 next = MIN(next, a->since + a->slice_usec);
-                awake++;
+                /* (only while someone waits: it is how the next one starts early) */
+                if (!waiting || !ending(w, a, t, b, &next))
+                        awake++;
         }
+        waiting = false;
 
         if (w->state != WAKE_QUEUE_OFFLINE) {
                 bool is_settled = settled(w, t);
@@ -495,7 +657,7 @@ again:
                         if (a->state != WAKE_APP_WAITING)
                                 continue;
                         if (t >= due) {
-                                app_set_state(w, a, WAKE_APP_AWAKE, WAKE_REASON_OVERDUE);
+                                turn_begin(w, a, WAKE_REASON_OVERDUE);
                                 next = MIN(next, t + a->slice_usec);
                                 awake++;
                         } else
@@ -518,8 +680,7 @@ again:
                         }
                         if (!best)
                                 break;
-                        app_set_state(w, best, WAKE_APP_AWAKE,
-                                      best->jump ? WAKE_REASON_USER : WAKE_REASON_TURN);
+                        turn_begin(w, best, best->jump ? WAKE_REASON_USER : WAKE_REASON_TURN);
                         next = MIN(next, t + best->slice_usec);
                         if (best->bytes_last != UINT64_MAX && w->config.quiet_usec > 0)
                                 next = MIN(next, t + w->config.quiet_usec);

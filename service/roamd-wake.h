@@ -28,7 +28,8 @@ typedef enum WakeQueueState {
 
 typedef enum WakeAppState {
         WAKE_APP_WAITING, /* gated: its new connections are refused */
-        WAKE_APP_AWAKE,   /* its turn */
+        WAKE_APP_OPENING, /* its turn came; its gate opens (WakeOps.open), it is not told yet */
+        WAKE_APP_AWAKE,   /* its turn: the gate is open, it was told */
         WAKE_APP_DONE,    /* its turn ended in this period */
         _WAKE_APP_MAX,
         _WAKE_APP_INVALID = -EINVAL,
@@ -44,6 +45,7 @@ typedef enum WakeReason {
         WAKE_REASON_QUIET,   /* its traffic went quiet */
         WAKE_REASON_LEFT,    /* it left the list, or its registered client went away */
         WAKE_REASON_RESTART, /* a new period began */
+        WAKE_REASON_GATE,    /* opening: the pass that should open its gate failed */
         _WAKE_REASON_MAX,
         _WAKE_REASON_INVALID = -EINVAL,
 } WakeReason;
@@ -66,6 +68,10 @@ typedef struct WakeOps {
         /* An app's state changed (its gate, its Wake signal). */
         void (*app_changed)(void *userdata, const char *id, WakeAppState old, WakeAppState new,
                             WakeReason why, uint64_t generation);
+        /* The app's turn came: open its gate, then wake_app_opened() once the kernel has it
+         * open (the app is told only then), or wake_app_open_failed(). NULL: nothing to
+         * open, a turn begins at once. */
+        void (*open)(void *userdata, const char *id, uint64_t generation);
         /* The queue's state changed (wait-online). */
         void (*queue_changed)(void *userdata, WakeQueueState old, WakeQueueState new);
         /* The time gate opened or closed, or its reason changed. */
@@ -105,6 +111,10 @@ unsigned wake_cap(Wake *w, const char **ret_why);
 /* From policy: the app is wake-listed with priority 0-100 and its slice; priority
  * APP_WAKE_NONE (-1) takes it off the list (its turn ends, its gate opens). */
 int wake_app_put(Wake *w, const char *id, int priority, uint64_t slice_usec);
+/* What a turn of the app fetches: policy's WakeBytes= (0: none; it wins) and Register()'s
+ * EstimatedBytes (UINT64_MAX: unchanged). A turn with an estimate is pipelined (ending()).
+ * -ENOENT when not listed. */
+int wake_app_set_bytes(Wake *w, const char *id, uint64_t policy_bytes, uint64_t reg_bytes);
 /* From Register(): max delay (0: the default) and whether its turn waits for the time gate.
  * -ENOENT when the app is not wake-listed; -EEXIST when a client registered it already. */
 int wake_app_register(Wake *w, const char *id, uint64_t max_delay_usec, bool needs_time);
@@ -117,6 +127,12 @@ void wake_set_online(Wake *w, bool online);
 /* The time gate (issue 28's consensus; open with "time not required" until told). */
 void wake_set_time_gate(Wake *w, bool open, const char *why);
 bool wake_time_gate_open(Wake *w, const char **ret_why);
+
+/* The gate of an opening app is open in the kernel (the pass that opened it committed): its
+ * turn begins. -ENOENT not listed; -ESTALE not opening in that period. */
+int wake_app_opened(Wake *w, const char *id, uint64_t generation);
+/* That pass failed: the app stays opening, untold, with reason gate (until opened). */
+int wake_app_open_failed(Wake *w, const char *id, uint64_t generation);
 
 /* -ENOENT not listed; -ESTALE not awake (an older period's turn, or none). */
 int wake_app_done(Wake *w, const char *id);

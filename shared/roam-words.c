@@ -85,6 +85,7 @@ DEFINE_STRING_TABLE_LOOKUP(roam_handover, RoamHandover)
 
 const char *const roam_wake_table[_ROAM_WAKE_MAX] = {
     [ROAM_WAKE_WAITING] = "waiting",
+    [ROAM_WAKE_OPENING] = "opening",
     [ROAM_WAKE_AWAKE] = "awake",
     [ROAM_WAKE_DONE] = "done",
 };
@@ -265,6 +266,7 @@ const char *roam_vpn_words(const char *vpn)
 
 static const char *const wake_words_table[_ROAM_WAKE_MAX] = {
     [ROAM_WAKE_WAITING] = "waiting for its turn",
+    [ROAM_WAKE_OPENING] = "its turn: its gate is opening",
     [ROAM_WAKE_AWAKE] = "its turn",
     [ROAM_WAKE_DONE] = "its turn is over",
 };
@@ -309,6 +311,7 @@ const char *roam_wake_reason_words(const char *reason)
             {"quiet", "its traffic went quiet"},
             {"left", "its client went away or it left the list"},
             {"restart", "a new period began"},
+            {"gate", "its gate did not open yet: roamd retries"},
         };
         return words_lookup(table, ELEMENTSOF(table), reason);
 }

@@ -85,6 +85,7 @@ typedef enum RoamTimeGate {
 /* An app's state in the ordered wake-up (docs/wake.md; App.WakeState). */
 typedef enum RoamWake {
         ROAM_WAKE_WAITING,
+        ROAM_WAKE_OPENING, /* its turn came; told once its gate is open in the kernel */
         ROAM_WAKE_AWAKE,
         ROAM_WAKE_DONE,
         _ROAM_WAKE_MAX,

@@ -23,7 +23,8 @@ typedef struct WaitCtx {
         sd_event *event;
         const char *app;
         bool require_time;
-        int result; /* -1 while waiting */
+        sd_bus_slot *app_props, *app_wake; /* the app's own signals, once its path is known */
+        int result;                        /* -1 while waiting */
         char why[256];
 } WaitCtx;
 
@@ -49,6 +50,26 @@ int roam_wait_parse_timeout(const char *s, uint64_t *ret)
                 return -ERANGE;
         *ret = v * mul;
         return 0;
+}
+
+static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error);
+
+/* The app's own PropertiesChanged and Wake, not every app's: fifty waiting wrappers would
+ * otherwise each ask roamd again at every other app's turn. Added before its state is read,
+ * so no change between is missed. */
+static int follow_app(WaitCtx *c, const char *path)
+{
+        int r;
+
+        if (c->app_props)
+                return 0;
+        r = sd_bus_match_signal(c->bus, &c->app_props, ROAM_BUS_NAME, path,
+                                "org.freedesktop.DBus.Properties", "PropertiesChanged", on_signal,
+                                c);
+        if (r >= 0)
+                r = sd_bus_match_signal(c->bus, &c->app_wake, ROAM_BUS_NAME, path,
+                                        ROAM_APP_INTERFACE, "Wake", on_signal, c);
+        return r;
 }
 
 static int get_string(WaitCtx *c, const char *path, const char *iface, const char *prop, char **ret)
@@ -80,6 +101,8 @@ static int check(WaitCtx *c)
                         return sd_bus_error_has_name(&e, ROAM_ERROR_NO_SUCH_APP) ? -ENOENT : 0;
                 }
                 r = sd_bus_message_read(reply, "o", &path);
+                if (r >= 0 && c->event)
+                        r = follow_app(c, path);
                 if (r < 0)
                         return r;
         }
@@ -110,10 +133,20 @@ static int check(WaitCtx *c)
         r = get_string(c, path, ROAM_APP_INTERFACE, "WakeState", &wake);
         if (r < 0)
                 return 0;
-        /* Not wake-listed (""): online is its turn. Done: its turn came in this period. */
-        if (roam_wake_from_string(wake) == ROAM_WAKE_WAITING) {
+        /* Not wake-listed (""): online is its turn. Done: its turn came in this period.
+         * Opening: its turn came, but its gate is not open in the kernel yet. */
+        switch (roam_wake_from_string(wake)) {
+        case ROAM_WAKE_WAITING:
                 snprintf(c->why, sizeof(c->why), "online, %s waits for its turn", c->app);
                 return 0;
+        case ROAM_WAKE_OPENING:
+                snprintf(c->why, sizeof(c->why), "online, %s's gate is opening", c->app);
+                return 0;
+        case ROAM_WAKE_AWAKE:
+        case ROAM_WAKE_DONE:
+        case _ROAM_WAKE_MAX:
+        case _ROAM_WAKE_INVALID:
+                break;
         }
         return 1;
 }
@@ -170,13 +203,11 @@ static int wait_for_turn(WaitCtx *c, uint64_t timeout_usec)
         r = sd_event_default(&c->event);
         if (r >= 0)
                 r = sd_bus_attach_event(c->bus, c->event, SD_EVENT_PRIORITY_NORMAL);
+        /* the manager's changes (State, TimeGate); the app's: follow_app() */
         if (r >= 0)
-                r = sd_bus_match_signal(c->bus, NULL, ROAM_BUS_NAME, NULL,
+                r = sd_bus_match_signal(c->bus, NULL, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
                                         "org.freedesktop.DBus.Properties", "PropertiesChanged",
                                         on_signal, c);
-        if (r >= 0)
-                r = sd_bus_match_signal(c->bus, NULL, ROAM_BUS_NAME, NULL, ROAM_APP_INTERFACE,
-                                        "Wake", on_signal, c);
         if (r >= 0)
                 r = sd_bus_match_signal(c->bus, NULL, "org.freedesktop.DBus",
                                         "/org/freedesktop/DBus", "org.freedesktop.DBus",
@@ -220,6 +251,8 @@ static int wait_for_turn(WaitCtx *c, uint64_t timeout_usec)
 
 static void ctx_done(WaitCtx *c)
 {
+        sd_bus_slot_unref(c->app_props);
+        sd_bus_slot_unref(c->app_wake);
         sd_bus_flush_close_unref(c->bus);
         sd_event_unref(c->event);
 }

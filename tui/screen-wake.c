@@ -56,6 +56,7 @@ static ThemeRole state_role(const char *state)
         case ROAM_WAKE_AWAKE:
                 return THEME_OK;
         case ROAM_WAKE_WAITING:
+        case ROAM_WAKE_OPENING:
                 return THEME_WARNING;
         case ROAM_WAKE_DONE:
         case _ROAM_WAKE_MAX:

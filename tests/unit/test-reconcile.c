@@ -204,6 +204,34 @@ TEST(reconcile_failed_commit_is_the_waits_answer_and_degraded)
         fake_done(&f);
 }
 
+/* A waiter that must see its change in force after a failed pass waits for the reconciler's
+ * own retry: reconcile_wait_next() never schedules a pass (no hurrying past the backoff). */
+TEST(reconcile_wait_next_schedules_nothing_and_is_answered_by_the_retry)
+{
+        Fake f;
+
+        fake_setup(&f);
+        ASSERT_OK(reconcile_wait_next(f.rc, on_answer, &f, NULL, NULL));
+        loop_settle(&f);
+        ASSERT_EQ(f.passes, 0); /* nothing scheduled a pass */
+        ASSERT_EQ(f.answers, 0);
+        f.commit_result = -EIO;
+        reconcile_schedule(f.rc);
+        loop_settle(&f);
+        ASSERT_EQ(f.passes, 1);
+        ASSERT_EQ(f.answers, 1);
+        ASSERT_EQ(f.answer, -EIO);
+        ASSERT_OK(reconcile_wait_next(f.rc, on_answer, &f, NULL, NULL));
+        loop_settle(&f);
+        ASSERT_EQ(f.passes, 1); /* the retry waits for its backoff */
+        f.commit_result = 0;
+        ASSERT_EQ(sd_event_run(f.event, UINT64_MAX), 1); /* the retry's timer */
+        ASSERT_EQ(f.passes, 2);
+        ASSERT_EQ(f.answers, 2);
+        ASSERT_EQ(f.answer, 0);
+        fake_done(&f);
+}
+
 TEST(reconcile_nothing_enforced_answers_enomedium)
 {
         Fake f;

@@ -63,6 +63,25 @@ TEST(history_add_sum_prune)
         stats_history_done(&h);
 }
 
+/* An app's own bytes, whoever runs it: "app:ID" and "user:U/app:ID", not another ID. */
+TEST(history_sum_app)
+{
+        StatsHistory h = {};
+        StatsCount c = {.bytes_in = 10, .bytes_out = 1};
+        StatsCount s;
+
+        ASSERT_OK(stats_history_add(&h, "app:org.a", "wifi0", false, 500000, &c));
+        ASSERT_OK(stats_history_add(&h, "user:1000/app:org.a", "cell0", true, 500001, &c));
+        ASSERT_OK(stats_history_add(&h, "app:org.ab", "wifi0", false, 500000, &c));
+        ASSERT_OK(stats_history_add(&h, "user:1000", "wifi0", false, 500000, &c));
+        s = stats_history_sum_app(&h, "org.a");
+        ASSERT_EQ(s.bytes_in, 20);
+        ASSERT_EQ(s.bytes_out, 2);
+        s = stats_history_sum_app(&h, "org.b");
+        ASSERT_EQ(s.bytes_in, 0);
+        stats_history_done(&h);
+}
+
 TEST(history_roundtrip)
 {
         StatsHistory h = {}, g = {};

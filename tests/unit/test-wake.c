@@ -283,6 +283,124 @@ TEST(wake_now_jumps_the_queue)
         wake_free(w);
 }
 
+/* With a gate to open (WakeOps.open), an app whose turn came is told (AWAKE, its Wake) only
+ * once roamd says the gate is open in the kernel; a failed opening keeps it untold, with
+ * reason gate; an older period's opening is void. */
+static char opening[256];
+
+static void fake_open(void *u, const char *id, uint64_t gen)
+{
+        size_t n = strlen(opening);
+
+        snprintf(opening + n, sizeof(opening) - n, "%s@%llu ", id, (unsigned long long)gen);
+}
+
+static const WakeOps gate_ops = {
+    .now = fake_now,
+    .arm = fake_arm,
+    .bytes = fake_bytes,
+    .app_changed = fake_app_changed,
+    .open = fake_open,
+};
+
+TEST(wake_told_only_once_its_gate_is_open)
+{
+        WakeConfig c;
+        Wake *w = NULL;
+        WakeReason why;
+        WakeAppState s;
+
+        clock_now = S(1000);
+        armed = UINT64_MAX;
+        told[0] = opening[0] = 0;
+        counters_known = false;
+        wake_config_init(&c);
+        ASSERT_OK(wake_new(&gate_ops, NULL, &c, &w));
+        ASSERT_OK(wake_app_put(w, "a", 90, S(10)));
+        ASSERT_OK(wake_app_put(w, "b", 50, S(10)));
+        wake_set_online(w, true);
+        advance_to_armed(w);
+        ASSERT_STREQ(told, "a:opening:turn ");
+        ASSERT_STREQ(opening, "a@1 ");
+        ASSERT_TRUE(!wake_app_gated(w, "a"));      /* out of the set in the next pass */
+        ASSERT_EQ(wake_app_done(w, "a"), -ESTALE); /* no turn it was told of */
+        ASSERT_EQ(st(w, "b"), WAKE_APP_WAITING);   /* the opening one holds the cap */
+        /* The pass failed: not told, and why. */
+        ASSERT_OK(wake_app_open_failed(w, "a", 1));
+        ASSERT_STREQ(told, "a:opening:turn a:opening:gate ");
+        ASSERT_OK(wake_app_state(w, "a", &s, &why));
+        ASSERT_EQ(s, WAKE_APP_OPENING);
+        ASSERT_EQ(why, WAKE_REASON_GATE);
+        ASSERT_EQ(wake_app_opened(w, "a", 0), -ESTALE);
+        ASSERT_EQ(wake_app_opened(w, "b", 1), -ESTALE);
+        ASSERT_EQ(wake_app_opened(w, "zz", 1), -ENOENT);
+        /* The retry committed: told, with the reason its turn began. */
+        ASSERT_OK(wake_app_opened(w, "a", 1));
+        ASSERT_STREQ(told, "a:opening:turn a:opening:gate a:awake:turn ");
+        ASSERT_OK(wake_app_done(w, "a"));
+        ASSERT_STREQ(told, "a:opening:turn a:opening:gate a:awake:turn a:done:done "
+                           "b:opening:turn ");
+        /* A new period while b's gate opens: that opening is void. */
+        told[0] = 0;
+        wake_set_online(w, false);
+        clock_now += WAKE_RESTART_DEFAULT;
+        wake_set_online(w, true);
+        ASSERT_STREQ(told, "a:waiting:restart b:waiting:restart ");
+        ASSERT_EQ(wake_app_opened(w, "b", 1), -ESTALE);
+        ASSERT_TRUE(wake_app_gated(w, "b"));
+        wake_free(w);
+}
+
+/* Pipelining: a turn with an estimate (WakeBytes=) lets the next app start once its counters
+ * say it ends within the lead (the time the app took from its Wake to its first byte), so
+ * the next one's first byte comes as its last does; without an estimate, one at a time. */
+#define MS(x) ((uint64_t)(x)*1000ULL)
+TEST(wake_pipelines_a_turn_that_ends_within_the_lead)
+{
+        Wake *w = setup(1);
+
+        ASSERT_OK(wake_app_put(w, "a", 90, S(60)));
+        ASSERT_OK(wake_app_put(w, "b", 50, S(60)));
+        ASSERT_OK(wake_app_put(w, "c", 10, S(60)));
+        ASSERT_OK(wake_app_set_bytes(w, "a", 1000, UINT64_MAX));
+        ASSERT_EQ(wake_app_set_bytes(w, "zz", 1, 0), -ENOENT);
+        counters_known = true;
+        wake_set_online(w, true);
+        advance_to_armed(w);
+        ASSERT_STREQ(told, "a:awake:turn ");
+        /* its first bytes 100 ms after its Wake: the lead */
+        clock_now += MS(100);
+        counters[0] = 10;
+        wake_tick(w);
+        /* 100 bytes in 100 ms: 890 ms to go, more than the lead */
+        clock_now += MS(100);
+        counters[0] = 110;
+        wake_tick(w);
+        ASSERT_STREQ(told, "a:awake:turn ");
+        ASSERT_TRUE(armed <= clock_now + MS(100));
+        clock_now += MS(700);
+        counters[0] = 810;
+        wake_tick(w);
+        ASSERT_STREQ(told, "a:awake:turn ");
+        /* 90 ms to go: b starts while a ends; c waits (b holds the cap, a is ending) */
+        clock_now += MS(100);
+        counters[0] = 910;
+        wake_tick(w);
+        ASSERT_STREQ(told, "a:awake:turn b:awake:turn ");
+        ASSERT_EQ(st(w, "a"), WAKE_APP_AWAKE);
+        ASSERT_EQ(st(w, "c"), WAKE_APP_WAITING);
+        ASSERT_OK(wake_app_done(w, "a"));
+        ASSERT_EQ(st(w, "c"), WAKE_APP_WAITING);
+        /* b has no estimate: c starts when b's turn ends */
+        clock_now += MS(500);
+        counters[1] = 5000;
+        wake_tick(w);
+        ASSERT_EQ(st(w, "c"), WAKE_APP_WAITING);
+        ASSERT_OK(wake_app_done(w, "b"));
+        ASSERT_STREQ(told, "a:awake:turn b:awake:turn a:done:done b:done:done c:awake:turn ");
+        wake_free(w);
+}
+
 TEST(wake_words)
 {
         for (WakeQueueState s = 0; s < _WAKE_QUEUE_MAX; s++)

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from roamworld import (MANAGER_IFACE, MANAGER_PATH, PROPS_IFACE, ROAM, WHOAMI, WORLD_SH,
-                       DBusCallError, wait_for)
+from roamworld import (MANAGER_IFACE, MANAGER_PATH, PROPS_IFACE, ROAM, WHOAMI, WHOAMI_PORT,
+                       WORLD_SH, DBusCallError, wait_for)
 
 WORLD = "twake"
 APP_IFACE = "org.roam1.App"
@@ -277,7 +277,7 @@ def test_fetches_over_a_slow_uplink_in_order(wk, tmp_path):
             assert out.strip() == str(SIZE), (p, out, err)
         turns = [line.split(" wake: ", 1)[1].split(":", 1)[0]
                  for line in w.roamd_log().rsplit("=== roamd-start ", 1)[-1].splitlines()
-                 if " wake: " in line and "waiting -> awake" in line]
+                 if " wake: " in line and "opening -> awake" in line]
         assert turns == ["org.test.G%d" % p for p in sorted(prios, reverse=True)], turns
         assert max_awake(w) == 1
         for p in prios:
@@ -302,7 +302,7 @@ def test_turns_wait_for_the_time_gate(wk):
     closed = log.index("wake: time gate open -> closed (waiting for the time: ")
     queue = log.index("wake: queue settling -> time")
     opened = log.index("wake: time gate closed -> open (time ")
-    turn = log.index("wake: org.test.T90: waiting -> awake")
+    turn = log.index("wake: org.test.T90: opening -> awake")
     assert closed < queue < opened < turn, log[closed:turn + 200]
     m = w.manager()
     assert m["TimeGate"] and re.match(r"time (settled|unverified): ", str(m["TimeGateReason"])), m
@@ -334,3 +334,81 @@ def test_slow_link_wakes_one_at_a_time(wk):
     assert max_awake(w) == 3
     m = w.manager()
     assert m["WakeCap"] == 3 and m["WakeCapReason"] == "", m
+
+
+def connect_on_wake(w, app_id):
+    p = w.dev_popen([PY, WAKE_CALL, app_id, "connect-on-wake", WHOAMI["inet"][4], WHOAMI_PORT],
+                    cgroup=rel(app_id), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "ready", p.stderr.read()
+    return p
+
+
+def test_told_only_once_the_gate_is_open(wk):
+    """The Wake signal comes only once the pass that takes the app's cgroup out of set
+    wake_gate committed: ten apps in a row, each connecting once (no retry) the instant it
+    hears Wake, all connect. Each turn goes waiting -> opening -> awake."""
+    w = wk
+    ids = ["org.test.C%d" % p for p in (90, 80, 70, 60, 50, 40, 30, 20, 15, 10)]
+    w.carrier("wifi0", False)
+    procs = []
+    try:
+        start_with(w, [(a, int(a[10:]), "30s") for a in ids])
+        wait_for(lambda: w.manager()["State"] != "online", 20, what="offline")
+        procs = [(a, connect_on_wake(w, a)) for a in ids]  # each listens before any turn
+        w.carrier("wifi0", True)
+        for a, p in procs:
+            out, err = p.communicate(timeout=30)
+            assert out.split() == ["connected", "ok"], (a, out, err)
+        log = w.roamd_log().rsplit("=== roamd-start ", 1)[-1]
+        for a in ids:
+            assert log.index(" wake: %s: waiting -> opening (turn" % a) < \
+                log.index(" wake: %s: opening -> awake (turn" % a), a
+        assert max_awake(w) == 1
+    finally:
+        for _, p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+
+def test_not_told_while_the_gate_cannot_open(wk):
+    """The kernel refuses the commit that would open the gate: the app stays `opening` with
+    reason `gate`, untold (no Wake) and still gated; once a retry commits it is told, and
+    its one connect succeeds."""
+    w = wk
+    faults = w.path("faults")
+    faults.write_text("")
+    w.carrier("wifi0", False)
+    p = None
+    try:
+        w.roamd_stop()
+        d = w.path("etc-roam", "apps.d")
+        d.mkdir(exist_ok=True)
+        (d / "50-wake.conf").write_text("[App]\nID=org.test.K\nWake=50\nWakeSlice=30s\n")
+        w.write_config(w.default_config + "\n[Wake]\nSettleSec=0.2\nQuietSec=0\n")
+        (w.cgroup / rel("org.test.K")).mkdir(parents=True, exist_ok=True)
+        mon = w.monitor()
+        w.roamd_start("--test-faults=%s" % faults)
+        wait_for(lambda: w.manager()["State"] != "online", 20, what="offline")
+        wait_for(lambda: gated(w, "org.test.K"), 10, what="K's cgroup in set wake_gate")
+        p = connect_on_wake(w, "org.test.K")
+        faults.write_text("nft-commit:100000")
+        w.carrier("wifi0", True)
+        # its turn comes while every commit fails: it must not hear Wake (it would connect,
+        # once, into its closed gate and print "refused")
+        wait_for(lambda: app_props(w, "org.test.K")["WakeReason"] == "gate" or
+                 p.poll() is not None, 20, what="K's turn while its gate cannot open")
+        assert p.poll() is None, p.communicate()
+        assert not wakes(mon)
+        k = app_props(w, "org.test.K")
+        assert k["WakeState"] == "opening", k
+        assert gated(w, "org.test.K")  # the kernel still refuses its connections
+        faults.write_text("")
+        out, err = p.communicate(timeout=30)
+        assert out.split() == ["connected", "ok"], (out, err)
+        assert [r for _, _, r in wakes(mon)] == ["turn"]
+    finally:
+        faults.write_text("")
+        if p and p.poll() is None:
+            p.kill()
+            p.wait()

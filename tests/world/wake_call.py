@@ -3,8 +3,14 @@
 or another's). Prints one line per call: "ok" or "error NAME MESSAGE"; exits 0 either way.
 
 usage: wake_call.py APP_ID register [MAX_DELAY_USEC] | done | register-twice |
-                                    register-bad-priority | register-hold SECONDS [MAX_DELAY_USEC]"""
+                                    register-bad-priority | register-hold SECONDS [MAX_DELAY_USEC]
+                                    | connect-on-wake HOST PORT
+
+connect-on-wake: prints "ready" once it listens for the app's Wake signal; at the signal,
+one TCP connect to HOST:PORT, no retry ("connected" or "refused ERRNO"), then Done."""
+import errno
 import os
+import socket
 import sys
 import time
 
@@ -19,8 +25,44 @@ def call(bus, path, method, sig="", args=()):
         print("error", e.get_dbus_name(), e.get_dbus_message(), flush=True)
 
 
+def connect_on_wake(app_id, host, port):
+    """The app that connects the instant it hears Wake: one attempt, no retry."""
+    import dbus.mainloop.glib
+    from gi.repository import GLib
+
+    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+    bus = dbus.bus.BusConnection(os.environ["DBUS_SYSTEM_BUS_ADDRESS"])
+    path = bus.call_blocking("org.roam1", "/org/roam1", "org.roam1.Manager", "GetApp", "s",
+                             (app_id,))
+    loop = GLib.MainLoop()
+
+    def on_wake(period, reason):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.settimeout(5)
+        try:
+            s.connect((host, port))
+            print("connected", flush=True)
+        except OSError as e:
+            print("refused", errno.errorcode.get(e.errno, str(e)), flush=True)
+        finally:
+            s.close()
+        call(bus, path, "Done")
+        loop.quit()
+
+    bus.add_signal_receiver(on_wake, signal_name="Wake", dbus_interface="org.roam1.App",
+                            bus_name="org.roam1", path=path)
+    # the match is in place once a round trip through the bus returned
+    bus.call_blocking("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                      "GetId", "", ())
+    print("ready", flush=True)
+    loop.run()
+    return 0
+
+
 def main():
     app_id, what = sys.argv[1], sys.argv[2]
+    if what == "connect-on-wake":
+        return connect_on_wake(app_id, sys.argv[3], int(sys.argv[4]))
     bus = dbus.bus.BusConnection(os.environ["DBUS_SYSTEM_BUS_ADDRESS"])
     path = bus.call_blocking("org.roam1", "/org/roam1", "org.roam1.Manager", "GetApp", "s",
                              (app_id,))
