@@ -554,6 +554,34 @@ def test_session_expiry_seen_by_apps_stalled_connections(w, cafe, mon):
     wait_session(w, mon, lambda s: s["State"] not in ("open", "discovering"))
 
 
+def settle_online(w, mon, link="eth0"):
+    """A round of its own on the online link, waited for to its end (LastProbe moves): the
+    rounds the login started are over, and nothing but a signal probes the link again for
+    RecheckInterval (300 s)."""
+    before = w.link(link)["LastProbe"]
+    w.call(w.link(link)["_path"], "org.roam1.Link", "Reprobe")
+    wait_for_link(w, mon, lambda l: l["LastProbe"] != before and l["Connectivity"] == "online",
+                  link)
+
+
+def wait_for_link(w, mon, pred, link="eth0", timeout=AFTER_MOVE):
+    deadline = time.monotonic() + timeout
+    since = 0.0
+    while True:
+        l = w.link(link)
+        if l and pred(l):
+            return l
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("%s: %s" % (link, l))
+        try:
+            t, _ = mon.wait_signal(lambda m: m.get("member") == "PropertiesChanged" and
+                                   m.get("path") == l["_path"], left, since)
+            since = t + 1e-9
+        except TimeoutError:
+            pass
+
+
 def test_session_expiry_seen_by_refused_connections(w, cafe, mon):
     """The cafe's session runs out and its portal now refuses every connection of the
     device with a TCP reset (world.sh cafe-logout-reset: DNS stays truthful, HTTP goes to the
@@ -564,6 +592,7 @@ def test_session_expiry_seen_by_refused_connections(w, cafe, mon):
     to_cafe(w, mon)
     login(w, save=False)
     wait_link_verdict(w, mon, "online")
+    settle_online(w, mon)
     app = w.dev_popen(["/usr/bin/python3", "-c", RETRY_APP_PY, "eth0"], stdout=subprocess.PIPE,
                       stderr=subprocess.DEVNULL, text=True)
     try:
@@ -608,6 +637,7 @@ def test_session_expiry_seen_by_dns_answer(w, cafe, mon):
     to_cafe(w, mon)
     login(w, save=False)
     wait_link_verdict(w, mon, "online")
+    settle_online(w, mon)
     log_before = len(w.roamd_log())
     w.cafe_logout()
     link = wait_link_verdict(w, mon, "portal", timeout=15)
