@@ -31,6 +31,11 @@ struct StallWatch {
         NftRefusedCount *refused_seen;
         size_t n_refused_seen;
         bool refused_primed;
+        /* the links online at the last look: only a count that grew while its link was
+         * online from one look to the next is news (roamd's own probes of a portal are
+         * refused too, and an app's attempts while the link was a portal are no sign) */
+        int *online_seen;
+        size_t n_online_seen;
         bool part; /* the reconciler installs the counting chain */
         StallDns *dns;
 };
@@ -205,7 +210,32 @@ static uint64_t refused_before(const StallWatch *s, uint32_t ifindex)
         return 0;
 }
 
-/* Apps' connection attempts refused with a reset since the last look, per online link. */
+static bool was_online(const StallWatch *s, int ifindex)
+{
+        for (size_t i = 0; i < s->n_online_seen; i++)
+                if (s->online_seen[i] == ifindex)
+                        return true;
+        return false;
+}
+
+static int online_note(StallWatch *s)
+{
+        const Links *links = s->m->links;
+        int *n = reallocarray(NULL, MAX(links->n_links, (size_t)1), sizeof(int));
+
+        if (!n)
+                return -ENOMEM;
+        free(s->online_seen);
+        s->online_seen = n;
+        s->n_online_seen = 0;
+        for (size_t i = 0; i < links->n_links; i++)
+                if (links->links[i]->verdict.verdict == VERDICT_ONLINE)
+                        n[s->n_online_seen++] = links->links[i]->ifindex;
+        return 0;
+}
+
+/* Apps' connection attempts refused with a reset since the last look, per link online at
+ * both looks. */
 static int refused_look(StallWatch *s)
 {
         _cleanup_free_ NftRefusedCount *now = NULL;
@@ -231,7 +261,8 @@ static int refused_look(StallWatch *s)
 
                 /* fewer than before: the table was made again, counting from zero */
                 d = now[i].packets >= before ? now[i].packets - before : now[i].packets;
-                if (d == 0 || !l || l->verdict.verdict != VERDICT_ONLINE)
+                if (d == 0 || !l || l->verdict.verdict != VERDICT_ONLINE ||
+                    !was_online(s, l->ifindex))
                         continue;
                 snprintf(what, sizeof(what),
                          "%" PRIu64 " connection attempt(s) of apps refused with a reset", d);
@@ -241,7 +272,7 @@ static int refused_look(StallWatch *s)
         s->refused_seen = TAKE_PTR(now);
         s->n_refused_seen = n;
         s->refused_primed = true;
-        return 0;
+        return online_note(s);
 }
 
 static int stall_look(StallWatch *s)
@@ -449,6 +480,7 @@ StallWatch *stall_watch_free(StallWatch *s)
         stall_dns_free(s->dns);
         nft_refused_free(s->refused);
         free(s->refused_seen);
+        free(s->online_seen);
         sd_event_source_disable_unref(s->timer);
         if (s->nl)
                 mnl_socket_close(s->nl);
