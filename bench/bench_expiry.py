@@ -6,7 +6,7 @@ In tests/world's world, eth0 is moved to the cafe and logged in (`world.sh cafe-
 roamd says eth0 is online, an app in the device keeps calling whoami (203.0.113.10:7000)
 through eth0, each try waiting 3 s for its handshake, and the cafe closes its gate
 (`world.sh cafe-logout`: the session ran out; eth0 keeps its carrier and address, nothing
-announces it). Measured: from the moment world.sh is started until roamd's eth0
+announces it). Measured (kind "syn"): from the moment world.sh is started until roamd's eth0
 `Connectivity` reads `portal` on D-Bus (as a client sees it), BENCH_REPS (5) times; the
 cafe is logged in again between repetitions. roamd runs with the world's configuration,
 RecheckInterval 300 s (the default) and StallReprobeMin=1 (so repetitions a few seconds
@@ -19,6 +19,15 @@ and in bench_verdict.py's configuration). A session that ends at a random moment
 after interval/2 on average and after interval at worst: its number here is that, from its
 configuration, not a measurement. roamd's row also shows what it would be without the apps'
 signal (its own re-check, RecheckInterval).
+
+Two more ways the same expiry shows (docs/connectivity.md, "Between re-checks"), each alone:
+- reset: the cafe closes as a portal that refuses connections with TCP resets
+  (`world.sh cafe-logout-reset`: DNS stays truthful, HTTP goes to the portal), the same app
+  calling; roamd sees the resets counted per link in table inet roam at its next look
+  (StallInterval, 2 s).
+- dns: the cafe closes as usual (its DNS answers every name with its router) while no app
+  runs; roamd sees the check host's name resolve to an on-link address at its next look
+  (DNSWatchInterval, 30 s by default: the bound is that plus a round).
 
 Prints a table, then one JSON line. Needs root."""
 import json
@@ -55,17 +64,21 @@ while True:
 
 
 def wait_verdict(w, mon, verdict, timeout):
-    """Until eth0's Connectivity is verdict, on PropertiesChanged; returns the monotonic time
-    the signal that said so was received (or now, when it already was)."""
+    return wait_link(w, mon, lambda l: l["Connectivity"] == verdict, timeout, verdict)
+
+
+def wait_link(w, mon, pred, timeout, what="the condition"):
+    """Until pred(eth0's properties), on PropertiesChanged; returns the monotonic time the
+    signal that made it true was received (or now, when it already was)."""
     deadline = time.monotonic() + timeout
     since = 0.0
     while True:
         link = w.link("eth0")
-        if link and link["Connectivity"] == verdict:
+        if link and pred(link):
             return time.monotonic()
         left = deadline - time.monotonic()
         if left <= 0:
-            raise TimeoutError("eth0: wanted %s, have %s" % (verdict,
+            raise TimeoutError("eth0: wanted %s, have %s" % (what,
                                                             link and link["Connectivity"]))
         try:
             t, _ = mon.wait_signal(lambda m: m.get("member") == "PropertiesChanged" and
@@ -79,6 +92,38 @@ def reprobe(w):
     w.call(w.link("eth0")["_path"], "org.roam1.Link", "Reprobe")
 
 
+def measure(w, mon, kind):
+    """One expiry of kind syn, reset or dns: seconds from the logout to `portal`."""
+    w.cafe_login()
+    before = w.link("eth0")["LastProbe"]
+    reprobe(w)
+    wait_verdict(w, mon, "online", 30)
+    # that round to its end: one still running would find the portal itself
+    wait_link(w, mon, lambda l: l["LastProbe"] != before and l["Connectivity"] == "online", 30)
+    app = None
+    if kind != "dns":
+        app = w.dev_popen(["/usr/bin/python3", "-c", APP_PY], stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, text=True)
+    try:
+        if app and not app.stdout.readline().startswith("ok"):
+            raise RuntimeError("the app does not get through the open cafe")
+        t0 = time.monotonic()
+        w.cafe_logout(reset=(kind == "reset"))
+        t1 = wait_verdict(w, mon, "portal", 90)
+    finally:
+        if app:
+            app.terminate()
+            app.wait(10)
+    return t1 - t0
+
+
+# dns after syn: both close the cafe the same way (a resetting portal just before would leave
+# roamd's own refused probes in the counts around the login)
+KINDS = [("syn", "apps' stalled SYNs, StallInterval 2 s", "(signal unanswered-syn)"),
+         ("dns", "check host's DNS, DNSWatchInterval 30 s", "(signal dns-private)"),
+         ("reset", "apps' refused connects, StallInterval 2 s", "(signal reset)")]
+
+
 def main():
     if os.geteuid() != 0:
         sys.exit("bench_expiry.py needs root")
@@ -90,7 +135,8 @@ def main():
             continue
     else:
         sys.exit("no free world name")
-    took = []
+    took = {k: [] for k, _, _ in KINDS}
+    rounds = {}
     try:
         w.up()
         w.write_config(w.default_config + "\n[Probe]\nStallReprobeMin=1\n")
@@ -100,43 +146,37 @@ def main():
         try:
             w.move("eth0", "cafe")
             wait_verdict(w, mon, "portal", 30)
+            # the kinds alternate, so a slow moment of the machine does not fall on one
             for _ in range(REPS):
-                w.cafe_login()
-                reprobe(w)
-                wait_verdict(w, mon, "online", 30)
-                app = w.dev_popen(["/usr/bin/python3", "-c", APP_PY], stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True)
-                try:
-                    if not app.stdout.readline().startswith("ok"):
-                        raise RuntimeError("the app does not get through the open cafe")
-                    t0 = time.monotonic()
-                    w.cafe_logout()
-                    t1 = wait_verdict(w, mon, "portal", 60)
-                finally:
-                    app.terminate()
-                    app.wait(10)
-                took.append(t1 - t0)
+                for kind, _, _ in KINDS:
+                    took[kind].append(measure(w, mon, kind))
         finally:
             mon.stop()
         log = w.roamd_log()
-        signalled = log.count("connection(s) of apps get no answer")
+        rounds = {k: log.count(sig) for k, _, sig in KINDS}
     finally:
         w.down()
 
-    med = statistics.median(took)
     print("Portal session expiry, logout -> eth0 `portal` (%d repetitions)" % REPS)
-    print("  %-44s %8s %8s %8s" % ("", "median", "min", "max"))
-    print("  %-44s %7.2fs %7.2fs %7.2fs" % ("roamd (apps' stalled SYNs, StallInterval 2 s)",
-                                            med, min(took), max(took)))
-    print("  %-44s %7.0fs %7.0fs %7.0fs" % ("roamd without that signal (RecheckInterval)",
+    print("  %-50s %8s %8s %8s" % ("", "median", "min", "max"))
+    for kind, words, _ in KINDS:
+        t = took[kind]
+        print("  %-50s %7.2fs %7.2fs %7.2fs" % ("roamd (%s)" % words, statistics.median(t),
+                                                min(t), max(t)))
+    print("  %-50s %7.0fs %7.0fs %7.0fs" % ("roamd without those signals (RecheckInterval)",
                                             RECHECK / 2, 0, RECHECK))
-    print("  %-44s %7.0fs %7.0fs %7.0fs" % ("NetworkManager (interval=%d, not measured)"
+    print("  %-50s %7.0fs %7.0fs %7.0fs" % ("NetworkManager (interval=%d, not measured)"
                                             % NM_INTERVAL, NM_INTERVAL / 2, 0, NM_INTERVAL))
-    print("  ratio roamd / NetworkManager (median / interval/2): %.3f" % (med / (NM_INTERVAL / 2)))
-    print("  rounds the signal started: %d" % signalled)
-    print(json.dumps({"bench": "expiry", "roamd_s": took, "roamd_median_s": med,
+    ratios = {k: statistics.median(took[k]) / (NM_INTERVAL / 2) for k, _, _ in KINDS}
+    for kind, _, _ in KINDS:
+        print("  ratio roamd (%s) / NetworkManager (median / interval/2): %.3f"
+              % (kind, ratios[kind]))
+    print("  rounds each signal started: %s" % ", ".join("%s %d" % (k, rounds[k])
+                                                          for k, _, _ in KINDS))
+    print(json.dumps({"bench": "expiry", "roamd_s": took,
+                      "roamd_median_s": {k: statistics.median(took[k]) for k in took},
                       "nm_interval_s": NM_INTERVAL, "nm_expected_s": NM_INTERVAL / 2,
-                      "ratio": med / (NM_INTERVAL / 2), "signal_rounds": signalled}))
+                      "ratio": ratios, "signal_rounds": rounds}))
 
 
 if __name__ == "__main__":

@@ -122,6 +122,7 @@ static int config_new(const char *name, Config **ret)
         c->probe.max_body = 64 * 1024;
         c->probe.stall_interval_usec = 2 * USEC_PER_SEC;
         c->probe.stall_reprobe_min_usec = 30 * USEC_PER_SEC;
+        c->probe.dns_watch_interval_usec = 30 * USEC_PER_SEC;
         c->apps.enforce = true;
         c->apps.policy_dir = strdup(ROAM_SYSCONFDIR "/roam/apps.d");
         c->apps.state_file = strdup(ROAM_LOCALSTATEDIR "/lib/roam/apps.state");
@@ -512,6 +513,18 @@ static int parse_probe(Config *c, const char *file, unsigned line, const char *k
                                               "0.5 to 60 seconds, got \"%s\".",
                                               value);
                 p->stall_interval_usec = v;
+                return 0;
+        }
+        if (streq(key, "DNSWatchInterval")) {
+                uint64_t v;
+                /* 0 turns the look off; under a second would be a query stream, not a look */
+                if (parse_duration(value, &v) < 0 || (v > 0 && v < USEC_PER_SEC) ||
+                    v > 3600 * USEC_PER_SEC)
+                        return conf_log_error(file, line,
+                                              "DNSWatchInterval= must be 0 (off) or a duration "
+                                              "from 1 to 3600 seconds, got \"%s\".",
+                                              value);
+                p->dns_watch_interval_usec = v;
                 return 0;
         }
         if (streq(key, "Timeout"))

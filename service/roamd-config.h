@@ -61,6 +61,9 @@ typedef struct ProbeConfig {
          * signal starts on one link (docs/connectivity.md, "Between re-checks"). */
         uint64_t stall_interval_usec;
         uint64_t stall_reprobe_min_usec;
+        /* How often the HTTP check host is looked up through each online link, to see a DNS
+         * that starts answering a private address (0: never; same section). */
+        uint64_t dns_watch_interval_usec;
 } ProbeConfig;
 
 /* [Apps] and [Routing]: per-app enforcement (docs/apps.md). */

@@ -303,7 +303,8 @@ int manager_reload(Manager *m)
         (void)firewall_reload(m->firewall);
         (void)stats_budgets_changed(m->stats); /* [Stats] Budget= lines */
         wake_run_reload(m->wake);
-        time_feed_reload(m->time); /* [Time] GpsdAddress= */
+        time_feed_reload(m->time);    /* [Time] GpsdAddress= */
+        stall_watch_reload(m->stall); /* [Probe] StallInterval=, DNSWatchInterval= */
         links_schedule_sync(m->links);
         (void)sd_notify(false, "READY=1");
         return 0;

@@ -274,7 +274,7 @@ static bool has_global(const Link *l, int family)
  * slot's table (docs/apps.md), which holds a default route into the VPN in use (the first
  * usable VPN link) for each family it has an address of. Probes of that link carry the slot's
  * mark, so they take the same table as the apps. 0: the main table decides. */
-static uint32_t probe_mark(const Link *l, int family)
+uint32_t probe_mark(const Link *l, int family)
 {
         const Manager *m = l->manager;
         uint32_t mask = m->config->apps.mark_mask;
@@ -1092,6 +1092,19 @@ static void prober_maybe_finish(Prober *p)
 static bool reason_is_link_state(VerdictReason r)
 {
         return r >= REASON_NOT_PROBED && r <= REASON_NO_ROUTE;
+}
+
+int prober_known_http(const Prober *p, int family, IpAddr *ret)
+{
+        const IpAddr *a;
+
+        if (!p || (family != AF_INET && family != AF_INET6))
+                return -EINVAL;
+        a = &p->fam[family == AF_INET6].known[FETCH_HTTP];
+        if (a->family != family)
+                return -ENOENT;
+        *ret = *a;
+        return 0;
 }
 
 bool prober_round_running(const Prober *p)

@@ -26,6 +26,13 @@ void prober_trigger(Prober *p);
  * saying `checking` until their first answer. The other family's round runs on. */
 void prober_restart(Prober *p, unsigned families);
 
+/* Where the link's DNS sent the HTTP check host in the family's last answered lookup
+ * (-ENOENT: none yet). */
+int prober_known_http(const Prober *p, int family, IpAddr *ret);
+
+/* The packet mark of the link's probe sockets in a family (a VPN's slot; 0: none). */
+uint32_t probe_mark(const Link *l, int family);
+
 /* A round runs (or is being started) for either family. */
 bool prober_round_running(const Prober *p);
 

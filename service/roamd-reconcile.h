@@ -23,7 +23,8 @@ typedef enum ReconcilePartId {
         RECONCILE_PART_APPS,
         RECONCILE_PART_STATS,
         RECONCILE_PART_FIREWALL,
-        RECONCILE_PART_WAKE, /* the wake gate's set (roamd-wake-run.c) */
+        RECONCILE_PART_WAKE,  /* the wake gate's set (roamd-wake-run.c) */
+        RECONCILE_PART_STALL, /* the count of refused connection attempts (roamd-stall.c) */
         _RECONCILE_PART_MAX,
         _RECONCILE_PART_INVALID = -EINVAL,
 } ReconcilePartId;

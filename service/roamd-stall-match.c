@@ -78,3 +78,28 @@ bool stall_off_link(const LinkAddress *addrs, size_t n, const IpAddr *src, const
         }
         return true;
 }
+
+bool stall_dns_private(const LinkAddress *addrs, size_t n, const IpAddr *a)
+{
+        Bin b;
+
+        if (!to_bin(a, &b))
+                return false;
+        if (b.family == AF_INET) {
+                if (b.b[0] == 10 || b.b[0] == 127 || b.b[0] == 0 ||
+                    (b.b[0] == 172 && (b.b[1] & 0xf0) == 16) || (b.b[0] == 192 && b.b[1] == 168) ||
+                    (b.b[0] == 169 && b.b[1] == 254) || (b.b[0] == 100 && (b.b[1] & 0xc0) == 64))
+                        return true;
+        } else if ((b.b[0] & 0xfe) == 0xfc || IN6_IS_ADDR_LOOPBACK((const struct in6_addr *)b.b) ||
+                   IN6_IS_ADDR_UNSPECIFIED((const struct in6_addr *)b.b) ||
+                   IN6_IS_ADDR_LINKLOCAL((const struct in6_addr *)b.b))
+                return true;
+        /* the link's own LAN: a portal's DNS answers the router's address */
+        for (size_t i = 0; i < n; i++) {
+                Bin l;
+
+                if (to_bin(&addrs[i].addr, &l) && prefix_has(&l, addrs[i].prefixlen, &b))
+                        return true;
+        }
+        return false;
+}

@@ -20,3 +20,8 @@
 uint64_t stall_wait_usec(uint64_t min, uint64_t recheck, unsigned rounds);
 
 bool stall_off_link(const LinkAddress *addrs, size_t n, const IpAddr *src, const IpAddr *dst);
+
+/* Whether an answer for the check host points where no check server can be: a private
+ * (RFC 1918, RFC 6598 shared, ULA), link-local, loopback or unspecified address, or one in a
+ * prefix of the link itself (a portal's DNS sends every name to its router). */
+bool stall_dns_private(const LinkAddress *addrs, size_t n, const IpAddr *a);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <arpa/inet.h>
+#include <inttypes.h>
 #include <libmnl/libmnl.h>
 #include <linux/inet_diag.h>
 #include <linux/sock_diag.h>
@@ -11,9 +12,12 @@
 #include "roam-util.h"
 #include "roamd-links.h"
 #include "roamd-manager.h"
+#include "roamd-nft-refused.h"
 #include "roamd-probe.h"
-#include "roamd-stall.h"
+#include "roamd-reconcile.h"
+#include "roamd-stall-dns.h"
 #include "roamd-stall-match.h"
+#include "roamd-stall.h"
 
 struct StallWatch {
         Manager *m;
@@ -21,7 +25,61 @@ struct StallWatch {
         sd_event_source *timer;
         unsigned links_watch;
         uint32_t seq;
+        /* refused connection attempts per link: the counts of the last look (primed: there
+         * was one since the watch started, so a count not seen then is new) */
+        NftRefused *refused;
+        NftRefusedCount *refused_seen;
+        size_t n_refused_seen;
+        bool refused_primed;
+        /* the links online at the last look: only a count that grew while its link was
+         * online from one look to the next is news (roamd's own probes of a portal are
+         * refused too, and an app's attempts while the link was a portal are no sign) */
+        int *online_seen;
+        size_t n_online_seen;
+        bool part; /* the reconciler installs the counting chain */
+        StallDns *dns;
 };
+
+static const char *const stall_signal_table[_STALL_SIGNAL_MAX] = {
+    [STALL_SIGNAL_SYN] = "unanswered-syn",
+    [STALL_SIGNAL_RESET] = "reset",
+    [STALL_SIGNAL_DNS] = "dns-private",
+};
+
+const char *stall_signal_to_string(StallSignal s)
+{
+        return s >= 0 && s < _STALL_SIGNAL_MAX ? stall_signal_table[s] : NULL;
+}
+
+/* Every signal ends here: a round on l now, unless a round runs (it answers the question
+ * too) or the backoff shared by all signals holds it back (a false alarm, from any of them,
+ * doubles the wait). what: the log's words for what was seen; detail: more of it, for the
+ * line that starts a round. Returns whether a round was started. */
+static bool stall_signal(StallWatch *s, Link *l, StallSignal sig, const char *what,
+                         const char *detail)
+{
+        const ProbeConfig *c = &s->m->config->probe;
+        uint64_t now = clock_now_usec(CLOCK_MONOTONIC), wait;
+
+        if (!l->prober || prober_round_running(l->prober))
+                return false;
+        wait = stall_wait_usec(c->stall_reprobe_min_usec, c->recheck_usec, l->stall_rounds);
+        if (l->stall_rounds > 0 && now - l->stall_probe_usec < wait) {
+                log_debug("%s: %s; probed for that %.0f s ago, next in %.0f s at the earliest",
+                          strempty(l->info.name), what, (double)(now - l->stall_probe_usec) / 1e6,
+                          (double)(wait - (now - l->stall_probe_usec)) / 1e6);
+                return false;
+        }
+        l->stall_probe_usec = now;
+        l->stall_rounds++;
+        l->stall_signal = sig;
+        l->stall_round_open = true;
+        log_notice("%s: %s%s: the way out may have closed (a portal's session ended?), probing "
+                   "now instead of at the next re-check (signal %s)",
+                   strempty(l->info.name), what, strempty(detail), stall_signal_to_string(sig));
+        (void)link_reprobe(l);
+        return true;
+}
 
 /* What one look found on a link: connections whose SYN was sent again, per family. */
 typedef struct Stalled {
@@ -128,32 +186,93 @@ static bool family_online(const Link *l, int i)
 
 static void stalled_act(StallWatch *s, const Stalled *st)
 {
-        const ProbeConfig *c = &s->m->config->probe;
         Link *l = st->link;
-        uint64_t now = clock_now_usec(CLOCK_MONOTONIC), wait;
+        char what[64], detail[INET6_ADDRSTRLEN + 64];
         unsigned n = 0;
 
         for (int i = 0; i < 2; i++)
                 if (family_online(l, i))
                         n += st->n[i];
-        /* Only an online family can have lost its way out; a round in flight answers it. */
-        if (n == 0 || !l->prober || prober_round_running(l->prober))
+        /* Only an online family can have lost its way out. */
+        if (n == 0)
                 return;
-        wait = stall_wait_usec(c->stall_reprobe_min_usec, c->recheck_usec, l->stall_rounds);
-        if (l->stall_rounds > 0 && now - l->stall_probe_usec < wait) {
-                log_debug("%s: %u connection(s) of apps get no answer; probed for that %.0f s "
-                          "ago, next in %.0f s at the earliest",
-                          strempty(l->info.name), n, (double)(now - l->stall_probe_usec) / 1e6,
-                          (double)(wait - (now - l->stall_probe_usec)) / 1e6);
-                return;
+        snprintf(what, sizeof(what), "%u connection(s) of apps get no answer", n);
+        snprintf(detail, sizeof(detail), " (SYN to %s sent again %u times)", st->example,
+                 st->retrans);
+        (void)stall_signal(s, l, STALL_SIGNAL_SYN, what, detail);
+}
+
+static uint64_t refused_before(const StallWatch *s, uint32_t ifindex)
+{
+        for (size_t i = 0; i < s->n_refused_seen; i++)
+                if (s->refused_seen[i].ifindex == ifindex)
+                        return s->refused_seen[i].packets;
+        return 0;
+}
+
+static bool was_online(const StallWatch *s, int ifindex)
+{
+        for (size_t i = 0; i < s->n_online_seen; i++)
+                if (s->online_seen[i] == ifindex)
+                        return true;
+        return false;
+}
+
+static int online_note(StallWatch *s)
+{
+        const Links *links = s->m->links;
+        int *n = reallocarray(NULL, MAX(links->n_links, (size_t)1), sizeof(int));
+
+        if (!n)
+                return -ENOMEM;
+        free(s->online_seen);
+        s->online_seen = n;
+        s->n_online_seen = 0;
+        for (size_t i = 0; i < links->n_links; i++)
+                if (links->links[i]->verdict.verdict == VERDICT_ONLINE)
+                        n[s->n_online_seen++] = links->links[i]->ifindex;
+        return 0;
+}
+
+/* Apps' connection attempts refused with a reset since the last look, per link online at
+ * both looks. */
+static int refused_look(StallWatch *s)
+{
+        _cleanup_free_ NftRefusedCount *now = NULL;
+        size_t n = 0;
+        int r;
+
+        if (!s->part || !reconcile_enforcing(s->m->reconcile))
+                return 0; /* no table inet roam: nothing counts */
+        if (!s->refused) {
+                r = nft_refused_new(&s->refused);
+                if (r < 0)
+                        return r;
         }
-        l->stall_probe_usec = now;
-        l->stall_rounds++;
-        log_notice("%s: %u connection(s) of apps get no answer (SYN to %s sent again %u "
-                   "times): the way out may have closed (a portal's session ended?), probing "
-                   "now instead of at the next re-check",
-                   strempty(l->info.name), n, st->example, st->retrans);
-        (void)link_reprobe(l);
+        r = nft_refused_read(s->refused, &now, &n);
+        if (r == -ENOENT)
+                return 0; /* not installed (yet) */
+        if (r < 0)
+                return r;
+        for (size_t i = 0; s->refused_primed && i < n; i++) {
+                uint64_t before = refused_before(s, now[i].ifindex), d;
+                Link *l = links_get(s->m->links, (int)now[i].ifindex);
+                char what[96];
+
+                /* fewer than before: the table was made again, counting from zero */
+                d = now[i].packets >= before ? now[i].packets - before : now[i].packets;
+                if (d == 0 || !l || l->verdict.verdict != VERDICT_ONLINE ||
+                    !was_online(s, l->ifindex))
+                        continue;
+                snprintf(what, sizeof(what),
+                         "%" PRIu64 " connection attempt(s) of apps refused with a reset", d);
+                (void)stall_signal(s, l, STALL_SIGNAL_RESET, what, NULL);
+        }
+        free(s->refused_seen);
+        s->refused_seen = TAKE_PTR(now);
+        s->n_refused_seen = n;
+        s->refused_primed = true;
+        return online_note(s);
 }
 
 static int stall_look(StallWatch *s)
@@ -185,6 +304,9 @@ static int stall_look(StallWatch *s)
         }
         for (size_t i = 0; i < k.n_stalled; i++)
                 stalled_act(s, &stalled[i]);
+        r = refused_look(s);
+        if (r < 0)
+                log_warning_errno(r, "Cannot read the count of refused connection attempts: %m");
         return 0;
 }
 
@@ -205,8 +327,12 @@ static void stall_arm(StallWatch *s)
         uint64_t interval = s->m->config->probe.stall_interval_usec;
         int enabled = SD_EVENT_OFF;
 
+        stall_dns_arm(s->dns);
         if (interval == 0 || !any_online(s)) {
                 (void)sd_event_source_set_enabled(s->timer, SD_EVENT_OFF);
+                /* resets counted while the watch rests are not news: the first look after
+                 * it takes the counts as they are */
+                s->refused_primed = false;
                 return;
         }
         if (sd_event_source_get_enabled(s->timer, &enabled) >= 0 && enabled != SD_EVENT_OFF)
@@ -231,15 +357,33 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
 
 static void on_links(Links *links, const LinksEvent *ev, void *userdata)
 {
+        StallWatch *s = userdata;
+
         switch (ev->type) {
         case LINKS_EVENT_VERDICT:
                 /* Not online (found closed, or anything else): the next time it is online,
-                 * the first stall is probed at once again. */
-                if (ev->link && ev->link->verdict.verdict != VERDICT_ONLINE)
+                 * the first stall is probed at once again, and its DNS answers start over. */
+                if (ev->link && ev->link->verdict.verdict != VERDICT_ONLINE) {
+                        if (ev->link->stall_round_open)
+                                log_info("%s: %s after a round signal %s started",
+                                         strempty(ev->link->info.name),
+                                         verdict_to_string(ev->link->verdict.verdict),
+                                         stall_signal_to_string(ev->link->stall_signal));
                         ev->link->stall_rounds = 0;
-                stall_arm(userdata);
+                        ev->link->stall_round_open = false;
+                        stall_dns_forget(s->dns, ev->link);
+                }
+                stall_arm(s);
                 break;
         case LINKS_EVENT_GONE:
+                if (ev->link)
+                        stall_dns_forget(s->dns, ev->link);
+                stall_arm(s);
+                break;
+        case LINKS_EVENT_PROBED:
+                if (ev->link)
+                        ev->link->stall_round_open = false;
+                break;
         case LINKS_EVENT_SYNCED:
                 stall_arm(userdata);
                 break;
@@ -248,12 +392,39 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
         case LINKS_EVENT_CAPPORT:
         case LINKS_EVENT_NETWORK:
         case LINKS_EVENT_BEST:
-        case LINKS_EVENT_PROBED:
         case _LINKS_EVENT_MAX:
         case _LINKS_EVENT_INVALID:
                 break;
         }
 }
+
+static bool on_dns_moved(Link *l, const IpAddr *was, const IpAddr *now, void *userdata)
+{
+        char what[2 * INET6_ADDRSTRLEN + 64];
+
+        snprintf(what, sizeof(what), "the check host's name resolves to %s, not %s", now->text,
+                 was->text);
+        return stall_signal(userdata, l, STALL_SIGNAL_DNS, what, NULL);
+}
+
+static int part_install(void *userdata, NftTxn *t)
+{
+        return nft_refused_install(t);
+}
+
+static void part_done(void *userdata, Reconcile *rc, int result, bool full)
+{
+        StallWatch *s = userdata;
+
+        /* a new table counts from zero: the next look takes the counts as they are */
+        if (full && result >= 0)
+                s->refused_primed = false;
+}
+
+static const ReconcilePart stall_part = {
+    .install = part_install,
+    .done = part_done,
+};
 
 int stall_watch_new(Manager *m, StallWatch **ret)
 {
@@ -274,13 +445,28 @@ int stall_watch_new(Manager *m, StallWatch **ret)
         }
         (void)sd_event_source_set_enabled(s->timer, SD_EVENT_OFF);
         (void)sd_event_source_set_description(s->timer, "stall-watch");
+        r = stall_dns_new(m, on_dns_moved, s, &s->dns);
+        if (r < 0) {
+                stall_watch_free(s);
+                return r;
+        }
         s->links_watch = links_watch_add(m->links, on_links, s, NULL);
         if (s->links_watch == 0) {
                 stall_watch_free(s);
                 return -ENOMEM;
         }
+        s->part = reconcile_add_part(m->reconcile, RECONCILE_PART_STALL, &stall_part, s) >= 0;
         *ret = s;
         return 0;
+}
+
+void stall_watch_reload(StallWatch *s)
+{
+        if (!s)
+                return;
+        (void)sd_event_source_set_enabled(s->timer, SD_EVENT_OFF);
+        stall_dns_rearm(s->dns);
+        stall_arm(s);
 }
 
 StallWatch *stall_watch_free(StallWatch *s)
@@ -289,6 +475,12 @@ StallWatch *stall_watch_free(StallWatch *s)
                 return NULL;
         if (s->links_watch)
                 links_watch_remove(s->m->links, s->links_watch);
+        if (s->part)
+                reconcile_remove_part(s->m->reconcile, RECONCILE_PART_STALL);
+        stall_dns_free(s->dns);
+        nft_refused_free(s->refused);
+        free(s->refused_seen);
+        free(s->online_seen);
         sd_event_source_disable_unref(s->timer);
         if (s->nl)
                 mnl_socket_close(s->nl);

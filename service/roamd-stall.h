@@ -11,8 +11,28 @@
  * re-check; at most once per StallReprobeMin= per link, doubling while those rounds find the
  * link online, so a lossy link or a dead server does not make a probe storm. */
 
+/* The same trigger serves every sign that the way out closed: also apps' connection
+ * attempts refused with a TCP reset through an online link (counted in the kernel by
+ * roamd-nft-refused.c, read at the same look), and the check host's name resolving to a
+ * private address where it resolved to a public one (roamd-stall-dns.c). The backoff is
+ * per link and shared: a false alarm of one signal holds the others back as well. */
+
+#include <errno.h>
+
+typedef enum StallSignal {
+        STALL_SIGNAL_SYN,   /* apps' SYNs sent again without an answer */
+        STALL_SIGNAL_RESET, /* apps' connection attempts refused with a reset */
+        STALL_SIGNAL_DNS,   /* the check host's name now resolves to a private address */
+        _STALL_SIGNAL_MAX,
+        _STALL_SIGNAL_INVALID = -EINVAL,
+} StallSignal;
+
+const char *stall_signal_to_string(StallSignal s);
+
 typedef struct Manager Manager;
 typedef struct StallWatch StallWatch;
 
 int stall_watch_new(Manager *m, StallWatch **ret);
 StallWatch *stall_watch_free(StallWatch *s);
+/* The intervals may have changed: the looks are scheduled afresh with them. */
+void stall_watch_reload(StallWatch *s);

@@ -92,6 +92,10 @@ static const struct {
     {"[Probe]\nStallInterval=90\n", "test.conf:2: StallInterval= must be 0 (off)"},
     {"[Probe]\nStallInterval=nan\n", "test.conf:2: StallInterval= must be 0 (off)"},
     {"[Probe]\nStallReprobeMin=0\n", "test.conf:2: StallReprobeMin= must be a positive duration"},
+    {"[Probe]\nDNSWatchInterval=0.5\n",
+     "test.conf:2: DNSWatchInterval= must be 0 (off) or a duration from 1 to 3600 seconds, got "
+     "\"0.5\"."},
+    {"[Probe]\nDNSWatchInterval=7200\n", "test.conf:2: DNSWatchInterval= must be 0 (off)"},
     {"[Probe]\nRecheckInterval=nan\n", "test.conf:2: RecheckInterval= must be a positive"},
     {"[Nope]\nA=b\n", "test.conf:2: Unknown section [Nope]."},
     {"[Apps]\nEnforce=sometimes\n", "test.conf:2: Enforce= must be a boolean"},
@@ -230,6 +234,13 @@ TEST(config_probe)
         config_free(c);
         ASSERT_OK(parse("[Probe]\nStallInterval=500ms\n", &c));
         ASSERT_EQ(c->probe.stall_interval_usec, 500 * USEC_PER_MSEC);
+        ASSERT_EQ(c->probe.dns_watch_interval_usec, 30 * USEC_PER_SEC);
+        config_free(c);
+        ASSERT_OK(parse("[Probe]\nDNSWatchInterval=0\n", &c));
+        ASSERT_EQ(c->probe.dns_watch_interval_usec, 0);
+        config_free(c);
+        ASSERT_OK(parse("[Probe]\nDNSWatchInterval=5\n", &c));
+        ASSERT_EQ(c->probe.dns_watch_interval_usec, 5 * USEC_PER_SEC);
         config_free(c);
 
         ASSERT_OK(parse("[Probe]\n"

@@ -60,3 +60,35 @@ TEST(stall_off_link)
         /* no addresses */
         ASSERT_TRUE(!stall_off_link(NULL, 0, &src4, &inet4));
 }
+
+TEST(stall_dns_private)
+{
+        LinkAddress addrs[] = {
+            {.addr = A("192.0.2.150"), .prefixlen = 26, .scope = ADDR_SCOPE_GLOBAL},
+            {.addr = A("2001:db8:3::150"), .prefixlen = 64, .scope = ADDR_SCOPE_GLOBAL},
+        };
+        size_t n = sizeof(addrs) / sizeof(addrs[0]);
+        const char *private[] = {
+            "10.1.2.3",     "172.16.0.1", "172.31.255.254", "192.168.1.1", "100.64.0.1",
+            "169.254.9.9",  "127.0.0.1",  "0.0.0.0",        "fd00::1",     "fe80::1",
+            "::1",          "::",         "192.0.2.129", /* the cafe's router: on the link's /26 */
+            "2001:db8:3::1"};
+        const char *public[] = {"203.0.113.10",
+                                "2001:db8:ff::10",
+                                "172.32.0.1",
+                                "100.128.0.1",
+                                "192.0.2.192" /* just past the /26 */,
+                                "8.8.8.8"};
+
+        for (size_t i = 0; i < ELEMENTSOF(private); i++) {
+                IpAddr a = A(private[i]);
+                ASSERT_TRUE(stall_dns_private(addrs, n, &a));
+        }
+        for (size_t i = 0; i < ELEMENTSOF(public); i++) {
+                IpAddr a = A(public[i]);
+                ASSERT_TRUE(!stall_dns_private(addrs, n, &a));
+        }
+        /* without the link's addresses, its LAN is not known */
+        IpAddr router = A("192.0.2.129");
+        ASSERT_TRUE(!stall_dns_private(NULL, 0, &router));
+}

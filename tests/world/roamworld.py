@@ -705,8 +705,10 @@ class World:
     def cafe_login(self):
         self.sh("cafe-login", self.name)
 
-    def cafe_logout(self):
-        self.sh("cafe-logout", self.name)
+    def cafe_logout(self, reset=False):
+        """Close the cafe (the session ran out); reset: as a portal that refuses apps'
+        connections with TCP resets and keeps its DNS truthful (world.sh)."""
+        self.sh("cafe-logout-reset" if reset else "cafe-logout", self.name)
 
     def reset(self):
         """The network side of the default world (world.sh reset); returns what changed."""

@@ -554,6 +554,102 @@ def test_session_expiry_seen_by_apps_stalled_connections(w, cafe, mon):
     wait_session(w, mon, lambda s: s["State"] not in ("open", "discovering"))
 
 
+def settle_online(w, mon, link="eth0"):
+    """A round of its own on the online link, waited for to its end (LastProbe moves): the
+    rounds the login started are over, and nothing but a signal probes the link again for
+    RecheckInterval (300 s)."""
+    before = w.link(link)["LastProbe"]
+    w.call(w.link(link)["_path"], "org.roam1.Link", "Reprobe")
+    wait_for_link(w, mon, lambda l: l["LastProbe"] != before and l["Connectivity"] == "online",
+                  link)
+
+
+def wait_for_link(w, mon, pred, link="eth0", timeout=AFTER_MOVE):
+    deadline = time.monotonic() + timeout
+    since = 0.0
+    while True:
+        l = w.link(link)
+        if l and pred(l):
+            return l
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("%s: %s" % (link, l))
+        try:
+            t, _ = mon.wait_signal(lambda m: m.get("member") == "PropertiesChanged" and
+                                   m.get("path") == l["_path"], left, since)
+            since = t + 1e-9
+        except TimeoutError:
+            pass
+
+
+def test_session_expiry_seen_by_refused_connections(w, cafe, mon):
+    """The cafe's session runs out and its portal now refuses every connection of the
+    device with a TCP reset (world.sh cafe-logout-reset: DNS stays truthful, HTTP goes to the
+    portal): an app's connections fail at once, so no SYN is ever sent again and its DNS
+    answers do not change. roamd counts inbound resets that answer a SYN per link in table
+    inet roam, sees them jump on eth0, which is online, and probes it at once
+    (docs/connectivity.md, "Between re-checks")."""
+    to_cafe(w, mon)
+    login(w, save=False)
+    wait_link_verdict(w, mon, "online")
+    settle_online(w, mon)
+    app = w.dev_popen(["/usr/bin/python3", "-c", RETRY_APP_PY, "eth0"], stdout=subprocess.PIPE,
+                      stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert app.stdout.readline().startswith("ok "), "the app does not get through"
+        log_before = len(w.roamd_log())
+        w.cafe_logout(reset=True)
+        link = wait_link_verdict(w, mon, "portal", timeout=15)
+        # the app saw the resets (ECONNREFUSED), not a silence
+        # (its lines from before the logout come first)
+        line = app.stdout.readline()
+        while line.startswith("ok "):
+            line = app.stdout.readline()
+        assert "Connection refused" in line, line
+    finally:
+        app.terminate()
+        app.wait(10)
+    # whichever proof comes first: the portal's redirect or its RFC 8908 API (captive)
+    assert link["ConnectivityReason"] in ("portal-redirect", "capport"), link
+    log = w.roamd_log()[log_before:]
+    assert "eth0: portal after a round signal reset started" in log, log[-3000:]
+    assert "connection attempt(s) of apps refused with a reset: the way out may have closed" \
+        in log
+    assert "(signal reset)" in log
+    # only that signal: no unanswered SYN, no DNS answer moved
+    assert "(signal unanswered-syn)" not in log and "(signal dns-private)" not in log
+    counted = w.dev("nft", "list", "set", "inet", "roam", "refused").stdout
+    assert "counter packets" in counted, counted
+
+
+def test_session_expiry_seen_by_dns_answer(w, cafe, mon):
+    """The cafe's session runs out while no app uses eth0: no connection stalls or is refused,
+    but the cafe's DNS now answers every name with its router's address (192.0.2.129, on
+    eth0's own /26). roamd, which looks the check host up through each online link every
+    DNSWatchInterval, sees the answer move there from 203.0.113.10 and probes eth0 at once."""
+    conf = w.default_config.replace("[Probe]\n", "[Probe]\nDNSWatchInterval=1\n")
+    assert conf != w.default_config
+    log_before = len(w.roamd_log())
+    w.write_config(conf)
+    w.roamd_signal("HUP")
+    wait_for(lambda: "Reloading configuration" in w.roamd_log()[log_before:], 10,
+             what="roamd reloads")
+    to_cafe(w, mon)
+    login(w, save=False)
+    wait_link_verdict(w, mon, "online")
+    settle_online(w, mon)
+    log_before = len(w.roamd_log())
+    w.cafe_logout()
+    link = wait_link_verdict(w, mon, "portal", timeout=15)
+    # whichever proof comes first: the lying DNS or the RFC 8908 API (captive)
+    assert link["ConnectivityReason"] in ("portal-dns", "capport"), link
+    log = w.roamd_log()[log_before:]
+    assert "eth0: portal after a round signal dns-private started" in log, log[-3000:]
+    assert "eth0: the check host's name resolves to 192.0.2.129, not 203.0.113.10: the way " \
+        "out may have closed" in log
+    assert "(signal unanswered-syn)" not in log and "(signal reset)" not in log
+
+
 def test_stalled_app_on_a_working_network_does_not_probe_storm(w, mon):
     """An app that keeps calling a server that silently drops it (the home router drops its
     port), through wifi0, which is online: its SYNs go unanswered like the cafe's, roamd

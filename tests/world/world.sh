@@ -76,6 +76,8 @@ usage: world.sh COMMAND ...
   cafe-login NAME              open the cafe: it forwards to the internet, its DNS tells the
                                truth, its RFC 8908 API says captive false
   cafe-logout NAME             close the cafe again (captive portal)
+  cafe-logout-reset NAME       close it as a portal that refuses connections with TCP resets
+                               (DNS truthful, HTTP taken to the portal, other TCP reset)
   reset NAME                   uplinks back to home/living/dead, carrier on, no delay,
                                internet on, cafe closed, VPN down, sshd and wifi off; prints
                                what it changed
@@ -388,9 +390,12 @@ attach_port() { # attach_port NS PORT: enslave PORT to NS's br0 and set it up
         nooffload "$ns" "$port"
 }
 
-# cafe_state captive|open: the cafe's portal. Captive: DNS from the LAN goes to the liar on
-# port 5300 (every name is the router), nothing is forwarded, the RFC 8908 API says captive.
-# Open: the truth, forwarding, and "captive": false. One nft transaction either way.
+# cafe_state captive|captive-reset|open: the cafe's portal. Captive: DNS from the LAN goes to
+# the liar on port 5300 (every name is the router), nothing is forwarded, the RFC 8908 API says
+# captive. Captive-reset, a portal of another make: DNS tells the truth, HTTP to anywhere is
+# taken to the portal's own server (which redirects to the login page), every other TCP
+# connection is refused with a reset, the rest dropped. Open: the truth, forwarding, and
+# "captive": false. One nft transaction either way.
 cafe_state() {
         local how=$1 json
         {
@@ -403,9 +408,14 @@ cafe_state() {
                         echo 'add rule inet cafe lan_dns iifname "br0" meta nfproto ipv4 meta l4proto { tcp, udp } th dport 53 dnat ip to 192.0.2.129:5300'
                         echo 'add rule inet cafe lan_dns iifname "br0" meta nfproto ipv6 meta l4proto { tcp, udp } th dport 53 dnat ip6 to [2001:db8:3::1]:5300'
                         echo 'add rule inet cafe lan_out iifname "br0" oifname != "br0" counter drop'
+                elif [ "$how" = captive-reset ]; then
+                        echo 'add rule inet cafe lan_dns iifname "br0" meta nfproto ipv4 ip daddr != 192.0.2.128/26 tcp dport 80 dnat ip to 192.0.2.129:80'
+                        echo 'add rule inet cafe lan_dns iifname "br0" meta nfproto ipv6 ip6 daddr != 2001:db8:3::/64 tcp dport 80 dnat ip6 to [2001:db8:3::1]:80'
+                        echo 'add rule inet cafe lan_out iifname "br0" oifname != "br0" meta l4proto tcp counter reject with tcp reset'
+                        echo 'add rule inet cafe lan_out iifname "br0" oifname != "br0" counter drop'
                 fi
         } | innet "$NS_CAFE" nft -f -
-        if [ "$how" = captive ]; then
+        if [ "$how" != open ]; then
                 json='{"captive": true, "user-portal-url": "https://cafe.test/portal", "venue-info-url": "https://cafe.test/venue"}'
         else
                 json='{"captive": false, "user-portal-url": "https://cafe.test/portal", "venue-info-url": "https://cafe.test/venue", "seconds-remaining": 3600, "can-extend-session": true}'
@@ -1243,7 +1253,8 @@ cmd_cafe() { # cafe NAME login|logout
         case ${2:-} in
         login) cafe_state open ;;
         logout) cafe_state captive ;;
-        *) die "cafe: login or logout" ;;
+        logout-reset) cafe_state captive-reset ;;
+        *) die "cafe: login, logout or logout-reset" ;;
         esac
 }
 
@@ -1558,6 +1569,7 @@ delay) cmd_delay "$@" ;;
 uplink) cmd_uplink "$@" ;;
 cafe-login) cmd_cafe "${1:-}" login ;;
 cafe-logout) cmd_cafe "${1:-}" logout ;;
+cafe-logout-reset) cmd_cafe "${1:-}" logout-reset ;;
 reset) cmd_reset "$@" ;;
 dns64) cmd_dns64 "$@" ;;
 internet) cmd_internet "$@" ;;

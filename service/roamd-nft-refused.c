@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <libmnl/libmnl.h>
+#include <libnftnl/chain.h>
+#include <libnftnl/expr.h>
+#include <libnftnl/rule.h>
+#include <libnftnl/set.h>
+#include <libnftnl/udata.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "roam-macro.h"
+#include "roam-util.h"
+#include "roamd-nft-refused.h"
+#include "roamd-nft.h"
+
+#define REFUSED_SET   "refused"
+#define REFUSED_CHAIN "refused"
+/* Before the usual filter tables (0) and the firewall's chains: a reset counts even when a
+ * later chain drops it. */
+#define REFUSED_PRIO     (-160)
+#define REFUSED_SET_SIZE 1024
+#define NFT_TYPE_IFINDEX 20
+#define TCP_FLAGS_OFFSET 13
+#define TCP_SEQ_OFFSET   4
+#define TH_SYN           0x02
+#define TH_RST           0x04
+#define TH_ACK           0x10
+
+struct NftRefused {
+        struct mnl_socket *nl;
+        uint32_t seq;
+};
+
+static int chain_new(NftTxn *t)
+{
+        struct nftnl_chain *c = nftnl_chain_alloc();
+        struct nlmsghdr *nlh;
+
+        if (!c)
+                return -ENOMEM;
+        nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, NFPROTO_INET);
+        nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, NFT_TABLE_NAME);
+        nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, REFUSED_CHAIN);
+        nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, "filter");
+        nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, NF_INET_LOCAL_IN);
+        nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, REFUSED_PRIO);
+        nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, NF_ACCEPT);
+        nlh = nft_txn_msg(t, NFT_MSG_NEWCHAIN, NLM_F_CREATE | NLM_F_EXCL);
+        nftnl_chain_nlmsg_build_payload(nlh, c);
+        nftnl_chain_free(c);
+        nft_txn_msg_end(t);
+        return 0;
+}
+
+static int set_new(NftTxn *t)
+{
+        struct nftnl_set *s = nftnl_set_alloc();
+        struct nftnl_udata_buf *u = nftnl_udata_buf_alloc(64);
+        struct nftnl_expr *e = nftnl_expr_alloc("counter");
+        struct nlmsghdr *nlh;
+
+        if (!s || !u || !e) {
+                nftnl_set_free(s);
+                nftnl_udata_buf_free(u);
+                nftnl_expr_free(e);
+                return -ENOMEM;
+        }
+        nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_INET);
+        nftnl_set_set_str(s, NFTNL_SET_TABLE, NFT_TABLE_NAME);
+        nftnl_set_set_str(s, NFTNL_SET_NAME, REFUSED_SET);
+        nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, NFT_TYPE_IFINDEX);
+        nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, sizeof(uint32_t));
+        nftnl_set_set_u32(s, NFTNL_SET_ID, 0x7e0f0001);
+        /* filled from the packet path (dynset), each element with a counter */
+        nftnl_set_set_u32(s, NFTNL_SET_FLAGS, NFT_SET_EVAL);
+        nftnl_set_set_u32(s, NFTNL_SET_DESC_SIZE, REFUSED_SET_SIZE);
+        nftnl_set_set_data(s, NFTNL_SET_EXPR, e, 0);
+        nftnl_udata_put_u32(u, NFTNL_UDATA_SET_KEYBYTEORDER, 1 /* host endian */);
+        nftnl_set_set_data(s, NFTNL_SET_USERDATA, nftnl_udata_buf_data(u), nftnl_udata_buf_len(u));
+        nftnl_udata_buf_free(u);
+        nlh = nft_txn_msg(t, NFT_MSG_NEWSET, NLM_F_CREATE | NLM_F_EXCL);
+        nftnl_set_nlmsg_build_payload(nlh, s);
+        nftnl_set_free(s);
+        nft_txn_msg_end(t);
+        return 0;
+}
+
+static int e_payload(struct nftnl_rule *r, uint32_t base, uint32_t offset, uint32_t len)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("payload");
+
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, NFT_REG_1);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE, base);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, offset);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, len);
+        return nft_rule_add_expr(r, e);
+}
+
+static int e_and_u8(struct nftnl_rule *r, uint8_t mask)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("bitwise");
+        uint8_t xor = 0;
+
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, 1);
+        nftnl_expr_set_data(e, NFTNL_EXPR_BITWISE_MASK, &mask, 1);
+        nftnl_expr_set_data(e, NFTNL_EXPR_BITWISE_XOR, &xor, 1);
+        return nft_rule_add_expr(r, e);
+}
+
+static int e_not_in(struct nftnl_rule *r, const char *set)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("lookup");
+
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, NFT_REG_1);
+        nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, set);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_FLAGS, NFT_LOOKUP_F_INV);
+        return nft_rule_add_expr(r, e);
+}
+
+static int e_count(struct nftnl_rule *r)
+{
+        struct nftnl_expr *e;
+        int k = nft_expr_meta(r, NFT_META_IIF, NFT_REG_1);
+
+        e = nftnl_expr_alloc("dynset");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_DYNSET_SREG_KEY, NFT_REG_1);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_DYNSET_OP, NFT_DYNSET_OP_UPDATE);
+        nftnl_expr_set_str(e, NFTNL_EXPR_DYNSET_SET_NAME, REFUSED_SET);
+        return k | nft_rule_add_expr(r, e);
+}
+
+/* One rule per family: TCP, RST|ACK without SYN, sequence 0, source off the LAN sets. */
+static int refused_rule(NftTxn *t, int family)
+{
+        struct nftnl_rule *r = nft_rule_new_in(NFT_TABLE_NAME, REFUSED_CHAIN);
+        uint8_t nfproto = family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6, tcp = IPPROTO_TCP,
+                flags = TH_RST | TH_ACK;
+        uint32_t zero = 0;
+        int k = 0;
+
+        if (!r)
+                return -ENOMEM;
+        k |= nft_expr_meta(r, NFT_META_NFPROTO, NFT_REG_1);
+        k |= nft_expr_cmp_eq(r, NFT_REG_1, &nfproto, sizeof(nfproto));
+        k |= nft_expr_meta(r, NFT_META_L4PROTO, NFT_REG_1);
+        k |= nft_expr_cmp_eq(r, NFT_REG_1, &tcp, sizeof(tcp));
+        k |= e_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, TCP_FLAGS_OFFSET, 1);
+        k |= e_and_u8(r, TH_RST | TH_SYN | TH_ACK);
+        k |= nft_expr_cmp_eq(r, NFT_REG_1, &flags, sizeof(flags));
+        k |= e_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, TCP_SEQ_OFFSET, 4);
+        k |= nft_expr_cmp_eq(r, NFT_REG_1, &zero, sizeof(zero));
+        if (family == AF_INET)
+                k |= e_payload(r, NFT_PAYLOAD_NETWORK_HEADER, 12, 4); /* ip saddr */
+        else
+                k |= e_payload(r, NFT_PAYLOAD_NETWORK_HEADER, 8, 16); /* ip6 saddr */
+        k |= e_not_in(r, family == AF_INET ? "lan4" : "lan6");
+        k |= e_count(r);
+        return nft_txn_add_rule(t, r, k);
+}
+
+int nft_refused_install(NftTxn *t)
+{
+        int r;
+
+        r = set_new(t);
+        if (r >= 0)
+                r = chain_new(t);
+        if (r >= 0)
+                r = refused_rule(t, AF_INET);
+        if (r >= 0)
+                r = refused_rule(t, AF_INET6);
+        return r;
+}
+
+int nft_refused_new(NftRefused **ret)
+{
+        NftRefused *r = calloc(1, sizeof(*r));
+
+        if (!r)
+                return -ENOMEM;
+        r->seq = (uint32_t)time(NULL);
+        *ret = r;
+        return 0;
+}
+
+static void socket_close(NftRefused *r)
+{
+        if (r->nl)
+                mnl_socket_close(r->nl);
+        r->nl = NULL;
+}
+
+NftRefused *nft_refused_free(NftRefused *r)
+{
+        if (!r)
+                return NULL;
+        socket_close(r);
+        free(r);
+        return NULL;
+}
+
+typedef struct Dump {
+        NftRefusedCount *counts;
+        size_t n;
+        int error;
+} Dump;
+
+static int on_elem(struct nftnl_expr *e, void *userdata)
+{
+        uint64_t *packets = userdata;
+        const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
+
+        if (name && streq(name, "counter"))
+                *packets = nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_PACKETS);
+        return 0;
+}
+
+static int on_elems_msg(const struct nlmsghdr *nlh, void *userdata)
+{
+        Dump *d = userdata;
+        struct nftnl_set *s = nftnl_set_alloc();
+        struct nftnl_set_elems_iter *it;
+        struct nftnl_set_elem *el;
+
+        if (!s) {
+                d->error = -ENOMEM;
+                return MNL_CB_ERROR;
+        }
+        if (nftnl_set_elems_nlmsg_parse(nlh, s) < 0) {
+                nftnl_set_free(s);
+                d->error = -EBADMSG;
+                return MNL_CB_ERROR;
+        }
+        it = nftnl_set_elems_iter_create(s);
+        for (el = it ? nftnl_set_elems_iter_next(it) : NULL; el;
+             el = nftnl_set_elems_iter_next(it)) {
+                uint32_t len = 0;
+                const void *key = nftnl_set_elem_get(el, NFTNL_SET_ELEM_KEY, &len);
+                NftRefusedCount *n, c = {};
+
+                if (!key || len != sizeof(uint32_t))
+                        continue;
+                memcpy(&c.ifindex, key, sizeof(c.ifindex));
+                (void)nftnl_set_elem_expr_foreach(el, on_elem, &c.packets);
+                n = reallocarray(d->counts, d->n + 1, sizeof(*n));
+                if (!n) {
+                        d->error = -ENOMEM;
+                        break;
+                }
+                d->counts = n;
+                n[d->n++] = c;
+        }
+        nftnl_set_elems_iter_destroy(it);
+        nftnl_set_free(s);
+        return d->error < 0 ? MNL_CB_ERROR : MNL_CB_OK;
+}
+
+static int request(NftRefused *r, struct nlmsghdr *nlh, Dump *d)
+{
+        char buf[MNL_SOCKET_BUFFER_SIZE];
+        uint32_t seq = nlh->nlmsg_seq;
+
+        if (mnl_socket_sendto(r->nl, nlh, nlh->nlmsg_len) < 0)
+                return -errno;
+        for (;;) {
+                ssize_t n = mnl_socket_recvfrom(r->nl, buf, sizeof(buf));
+                int k;
+
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return errno == EAGAIN ? -ETIMEDOUT : -errno;
+                }
+                k = mnl_cb_run(buf, (size_t)n, seq, mnl_socket_get_portid(r->nl), on_elems_msg, d);
+                if (k < 0)
+                        return d->error < 0 ? d->error : -errno;
+                if (k == MNL_CB_STOP)
+                        return 0;
+        }
+}
+
+int nft_refused_read(NftRefused *r, NftRefusedCount **ret, size_t *ret_n)
+{
+        char hdr[MNL_SOCKET_BUFFER_SIZE];
+        struct nlmsghdr *nlh;
+        struct nftnl_set *s;
+        Dump d = {};
+        int k;
+
+        if (!r->nl) {
+                r->nl = mnl_socket_open(NETLINK_NETFILTER);
+                if (!r->nl)
+                        return -errno;
+                if (mnl_socket_bind(r->nl, 0, MNL_SOCKET_AUTOPID) < 0 ||
+                    socket_bound_recv(mnl_socket_get_fd(r->nl), NFT_DUMP_WAIT_USEC) < 0) {
+                        k = -errno;
+                        socket_close(r);
+                        return k;
+                }
+        }
+        s = nftnl_set_alloc();
+        if (!s)
+                return -ENOMEM;
+        nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_INET);
+        nftnl_set_set_str(s, NFTNL_SET_TABLE, NFT_TABLE_NAME);
+        nftnl_set_set_str(s, NFTNL_SET_NAME, REFUSED_SET);
+        nlh = nftnl_nlmsg_build_hdr(hdr, NFT_MSG_GETSETELEM, NFPROTO_INET, NLM_F_DUMP, ++r->seq);
+        nftnl_set_elems_nlmsg_build_payload(nlh, s);
+        nftnl_set_free(s);
+        k = request(r, nlh, &d);
+        if (k < 0) {
+                /* the rest of a failed dump may still be queued: a fresh socket next time */
+                socket_close(r);
+                free(d.counts);
+                return k;
+        }
+        *ret = d.counts;
+        *ret_n = d.n;
+        return 0;
+}

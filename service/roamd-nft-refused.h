@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Refused connection attempts per link, counted in table inet roam (docs/connectivity.md,
+ * "Between re-checks"): chain `refused` (input) adds every inbound TCP reset that answers a
+ * SYN (flags RST|ACK, sequence number 0, as RFC 9293 3.10.7.1 makes such a reset) from
+ * outside the LAN sets to the dynamic set `refused`, keyed by the incoming interface, each
+ * element with a counter. A portal whose session ran out often answers apps' connections
+ * this way; a reset of an established connection (sequence not 0) is not counted. */
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct NftTxn NftTxn;
+typedef struct NftRefused NftRefused;
+
+typedef struct NftRefusedCount {
+        uint32_t ifindex;
+        uint64_t packets;
+} NftRefusedCount;
+
+/* The set and the chain, into a transaction that replaced the table. */
+int nft_refused_install(NftTxn *t);
+
+int nft_refused_new(NftRefused **ret);
+NftRefused *nft_refused_free(NftRefused *r);
+/* One dump of the set: a count per link that was ever refused since the table was made
+ * (-ENOENT: no table or set, e.g. [Apps] Enforce=no). */
+int nft_refused_read(NftRefused *r, NftRefusedCount **ret, size_t *ret_n);
