@@ -956,6 +956,7 @@ static void family_publish(ProbeFamily *pf, VerdictResult v)
 static int on_grace(sd_event_source *s, uint64_t usec, void *userdata)
 {
         ProbeFamily *pf = userdata;
+        const Link *l = pf->prober->link;
 
         pf->grace = sd_event_source_disable_unref(pf->grace);
         if (!pf->active || pf->settled || pf->fetch[FETCH_HTTPS].done)
@@ -963,6 +964,10 @@ static int on_grace(sd_event_source *s, uint64_t usec, void *userdata)
         log_info("%s: %s HTTPS probe has not answered in time; partial while it still runs",
                  strempty(pf->prober->link->info.name), family_name(pf->family));
         pf->partial = true;
+        /* Already partial (behind a black hole HTTPS's certificate vanishes too): its reason
+         * stands until the round ends, or it would flap mtu -> https-failed -> mtu. */
+        if ((pf->family == AF_INET6 ? &l->verdict6 : &l->verdict4)->verdict == VERDICT_PARTIAL)
+                return 0;
         family_publish(pf, (VerdictResult){VERDICT_PARTIAL,
                                            pf->fetch[FETCH_HTTP].outcome == HTTP_OUTCOME_CACHED
                                                ? REASON_HTTP_CACHED
