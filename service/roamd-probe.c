@@ -1106,23 +1106,27 @@ static void family_follow_mtu(ProbeFamily *pf, VerdictResult v)
             !large->url || !large->host)
                 return;
         pf->pmtu_searched = true;
-        r = pmtu_search_start(l->manager->curl,
-                              &(PmtuTarget){
-                                  .url = large->url,
-                                  .host = large->host,
-                                  .port = large->port,
-                                  .addr = pf->known[FETCH_LARGE],
-                                  .ifname = strempty(l->info.name),
-                                  .ifindex = l->ifindex,
-                                  .mark = large->mark,
-                                  .link_mtu = l->info.mtu,
-                                  /* a lost segment is sent again within this (RTO) */
-                                  .attempt_usec = MIN(MAX(PROBE_LARGE_SILENCE_USEC / 2,
-                                                          8 * pf->fetch[FETCH_HTTP].connect_usec),
-                                                      l->manager->config->probe.timeout_usec),
-                                  .ca_file = l->manager->config->probe.ca_file,
-                              },
-                              on_pmtu_done, pf, &pf->pmtu);
+        r = pmtu_search_start(
+            l->manager->curl,
+            &(PmtuTarget){
+                .url = large->url,
+                .host = large->host,
+                .port = large->port,
+                .addr = pf->known[FETCH_LARGE],
+                .ifname = strempty(l->info.name),
+                .ifindex = l->ifindex,
+                .mark = large->mark,
+                .link_mtu = l->info.mtu,
+                /* a lost segment is sent again within this (RTO);
+                 * the first handshake after carrier-up may have waited
+                 * for the neighbour: at most the large one's silence */
+                .attempt_usec = MIN(
+                    MIN(MAX(PROBE_LARGE_SILENCE_USEC / 2, 8 * pf->fetch[FETCH_HTTP].connect_usec),
+                        PROBE_LARGE_SILENCE_USEC),
+                    l->manager->config->probe.timeout_usec),
+                .ca_file = l->manager->config->probe.ca_file,
+            },
+            on_pmtu_done, pf, &pf->pmtu);
         if (r < 0)
                 log_debug_errno(r, "%s: %s path MTU not searched: %m", strempty(l->info.name),
                                 family_name(pf->family));
