@@ -17,6 +17,14 @@
    1 (rapid commit, or dhcpcd's INIT-REBOOT request of its lease). Round trips are counted
    against the nominal RTT (2 x the one-way delay); the ping column shows what the delay
    line gives under the machine's load. NetworkManager checks plain HTTP only.
+   Issue 31's networks that fool other managers, NetworkManager's verdict recorded right or
+   wrong ('!'): class 1, IPv6 only (no IPv4 address or route on either side, the check host
+   known by its IPv6 address only; timed in IPv6 on both sides), without and with a DNS64
+   (RFC 7050's ipv4only.arpa answered: roamd's Nat64Prefix, and when it had it); class 6, a
+   path MTU black hole (the open network where packets over 1400 bytes towards the device
+   vanish, no ICMP; roamd with LargeURL=, a 16 KiB answer: partial, reason mtu, then its
+   working MTU, and when it had it). Class 4 (a portal session that expires) is
+   bench_expiry.py's.
    Both daemons are timed from their own logs' stamps (roamd with ROAM_LOG_TIME=1), i.e. when
    each decided: NetworkManager's D-Bus connectivity keeps a stale FULL, and timing roamd at
    a bus client alone would charge it dbus-daemon's hop (~1 ms here) that NetworkManager is
@@ -62,6 +70,7 @@ from minienv import unit_environment, wait_for  # noqa: E402
 from probenet import GW_V4, GW_V6, PROBE_V4, PROBE_V6, ProbeNet  # noqa: E402
 
 PROBE = [("probe.roam.test", PROBE_V4), ("probe.roam.test", PROBE_V6)]
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPS = int(os.environ.get("BENCH_REPS", "5"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "1"))
 MEM_ROUNDS = int(os.environ.get("BENCH_MEM_ROUNDS", "1000"))
@@ -77,7 +86,20 @@ NETWORKS = [
     ("open, 150 ms one-way", "open", 150, "online", NM_FULL),
     ("open, 300 ms one-way", "open", 300, "online", NM_FULL),
     ("DHCP + RFC 8908 cafe", "capport", 0, "portal", NM_PORTAL),
+    # issue 31's networks that fool other managers: NetworkManager's verdict is recorded
+    # whether it is right or not (the "NM" column says which)
+    ("1 IPv6 only, no NAT64", "v6only", 0, "online", NM_FULL),
+    ("1 IPv6 only, NAT64/DNS64", "v6nat64", 0, "online", NM_FULL),
+    ("6 MTU black hole (1400)", "mtuhole", 0, "partial", NM_FULL),
 ]
+# The family a network's verdict is timed in (else IPv4), and the reason roamd must give.
+FAMILY = {"v6only": 6, "v6nat64": 6}
+REASON = {"mtuhole": "mtu"}
+# The path MTU black hole: packets over HOLE_MTU bytes towards the device vanish, no ICMP.
+HOLE_MTU = 1400
+LARGE_PORT = 8032
+LARGE_URL = f"http://probe.roam.test:{LARGE_PORT}/roam-large"
+NAT64_PREFIX = "64:ff9b::/96"
 CAPPORT_API = f"https://{GW_V4}:8443/capport"
 DHCP_RANGE = "192.0.2.100,192.0.2.150,255.255.255.0,5m"
 
@@ -88,7 +110,52 @@ def drop_https(net):
     net.innet("nft add rule inet nohttps in tcp dport 443 drop")
 
 
+def setup_v6only(net, nat64):
+    """No IPv4 on the link: the device's and the gateway's IPv4 addresses and route go, the
+    DNS (on the gateway's IPv6 address) knows the check host by its IPv6 address only, and,
+    with nat64, answers ipv4only.arpa as a DNS64 does (RFC 7050: 64:ff9b::/96; no
+    translation behind it, as no check goes to IPv4)."""
+    net.internet()
+    records = [("probe.roam.test", PROBE_V6)]
+    if nat64:
+        records.append(("ipv4only.arpa", "64:ff9b::c000:aa,64:ff9b::c000:ab"))
+    net.dns(*records)
+    net.server(f"[{PROBE_V6}]:80")
+    net.server(f"[{PROBE_V6}]:443", tls="probe")
+    net.netns("ip -4 route flush dev d0")
+    net.netns("ip -4 addr flush dev d0")
+    net.innet("ip -4 addr flush dev n0")
+
+
+def setup_mtuhole(net):
+    """The open network, plus a large answer (16 KiB at LARGE_URL) and a path MTU black hole
+    on the way to the device: packets over HOLE_MTU bytes vanish without an ICMP error."""
+    setup(net, "open")
+    net.procs.append(subprocess.Popen(
+        ["ip", "netns", "exec", net.net, "/usr/bin/python3",
+         os.path.join(TOP, "tests/world/httpd.py"), "--port", str(LARGE_PORT),
+         "--pidfile", f"{net.dir}/large.pid", "--route", "/roam-large=" + "x" * 16384],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    poll(lambda: os.path.exists(f"{net.dir}/large.pid"), 10, "the large answer's server")
+    # On the device's way in: there the packets are as on the wire (n0 has no checksum
+    # offload, so they were cut to segments when n0 sent them); the server's own output
+    # hook would see its TCP's GSO super-packets whole.
+    net.netns("nft -f " + net.write("mtuhole.nft", f"""table inet mtuhole {{
+        chain bigpackets {{
+                type filter hook prerouting priority raw; policy accept;
+                iifname "d0" meta length > {HOLE_MTU} drop
+        }}
+}}
+"""))
+
+
 def setup(net, kind):
+    if kind in ("v6only", "v6nat64"):
+        setup_v6only(net, kind == "v6nat64")
+        return
+    if kind == "mtuhole":
+        setup_mtuhole(net)
+        return
     if kind in ("open", "nohttps"):
         net.internet()
         net.dns(*PROBE)
@@ -185,8 +252,8 @@ def stop_dhcpcd(net, p):
     net.netns("ip addr flush dev d0 scope global")
 
 
-def rtt_ms(net):
-    r = net.netns(f"ping -c 5 -i 0.2 -q {GW_V4}")
+def rtt_ms(net, fam=4):
+    r = net.netns(f"ping -c 5 -i 0.2 -q {GW_V6 if fam == 6 else GW_V4}")
     line = [x for x in r.stdout.splitlines() if "min/avg" in x][0]
     return float(line.split("=")[1].split("/")[1])
 
@@ -335,31 +402,36 @@ def cpu_ms(pid):
     return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
-def run_roamd(net, ev, verdict, dhcp=False):
+def run_roamd(net, ev, verdict, dhcp=False, kind=""):
     """Carrier-up to verdict times, and the CPU roamd used per carrier cycle (what the
     machine's load cannot change). dhcp: dhcpcd configures d0, and roamd reads its lease
     (DNS servers, the captive portal API) instead of a pinned DNS server."""
     conf = roamd_config(net)
+    if FAMILY.get(kind) == 6:
+        conf = conf.replace(f"d0={GW_V4} {GW_V6}\n", f"d0={GW_V6}\n")
+    if kind == "mtuhole":
+        conf = conf.replace("[Probe]\n", f"[Probe]\nLargeURL={LARGE_URL}\n")
     dhcpcd = None
     if dhcp:
         dhcpcd, d = start_dhcpcd(net)
         conf = (conf.replace(f"[LinkDNS]\nd0={GW_V4} {GW_V6}\n", "")
                 .replace(f"DhcpcdLeaseDir={net.dir}/leases", f"DhcpcdLeaseDir={d}"))
     try:
-        return run_roamd_timed(net, ev, verdict, conf, dhcp)
+        return run_roamd_timed(net, ev, verdict, conf, dhcp, kind)
     finally:
         if dhcpcd:
             stop_dhcpcd(net, dhcpcd)
 
 
-def roamd_log_stamp(net, t0, verdict):
+def roamd_log_stamp(net, t0, verdict, fam=4, reason="", what=None):
     """The stamp (ROAM_LOG_TIME) of roamd's first log line at or after t0 that puts d0's IPv4
-    connectivity at this verdict: when roamd decided, as NetworkManager's own log says when
-    it did."""
-    needle = f"-> {verdict} ("
+    (fam 6: IPv6) connectivity at this verdict (and reason, if given): when roamd decided, as
+    NetworkManager's own log says when it did. what: another line of d0's to look for."""
+    needle = f"-> {verdict} ({reason}"
+    subject = what or f"d0: IPv{fam} connectivity "
     for line in net.log().splitlines():
         stamp, _, text = line.partition(" ")
-        if "d0: IPv4 connectivity " not in text or needle not in text:
+        if subject not in text or (not what and needle not in text):
             continue
         try:
             t = float(stamp)
@@ -370,7 +442,7 @@ def roamd_log_stamp(net, t0, verdict):
     return None
 
 
-def run_roamd_timed(net, ev, verdict, conf, dhcp):
+def run_roamd_timed(net, ev, verdict, conf, dhcp, kind=""):
     """Each cycle: carrier-up -> the verdict and carrier cut -> offline, both from roamd's own
     log stamps (as NetworkManager is timed from its log), and carrier-up -> the verdict's
     PropertiesChanged as a client receives it (through dbus-daemon), for reference."""
@@ -380,20 +452,32 @@ def run_roamd_timed(net, ev, verdict, conf, dhcp):
     finally:
         net.env.pop("ROAM_LOG_TIME", None)
     path = net.link_path("d0")
-    wait_for(lambda: net.link_prop("d0", "Connectivity4") == verdict, timeout=30,
+    fam, reason = FAMILY.get(kind, 4), REASON.get(kind, "")
+    key = f"Connectivity{fam}"
+    wait_for(lambda: net.link_prop("d0", key) == verdict, timeout=30,
              what=f"roamd: {verdict}")
-    times = []
+    times, facts = [], []
     cpu0 = cpu_ms(net.roamd.pid)
     for _ in range(REPS):
         t, cut, t0 = carrier_to_verdict(
-            net, ev, lambda: net.link_prop("d0", "Connectivity4") == "offline", path,
-            "org.roam1.Link", "Connectivity4", verdict,
-            from_log=lambda t0: roamd_log_stamp(net, t0, verdict),
-            cut=lambda tc: roamd_log_stamp(net, tc, "offline"))
-        tb = poll(lambda: ev.first_signal_after(t0, path, "org.roam1.Link", "Connectivity4",
+            net, ev, lambda: net.link_prop("d0", key) == "offline", path,
+            "org.roam1.Link", key, verdict,
+            from_log=lambda t0: roamd_log_stamp(net, t0, verdict, fam, reason),
+            cut=lambda tc: roamd_log_stamp(net, tc, "offline", fam))
+        tb = poll(lambda: ev.first_signal_after(t0, path, "org.roam1.Link", key,
                                                 verdict), 10, f"the {verdict} signal")
         times.append((t, cut, (tb - t0) * 1000))
+        # the fact of the link the class also asks for: when roamd had it, and what it was
+        fact = {"mtuhole": ("d0: IPv4 working path MTU 0 -> ", "WorkingMTU4"),
+                "v6nat64": (f"d0: NAT64 prefix none -> {NAT64_PREFIX}", "Nat64Prefix")}.get(kind)
+        if fact:
+            tf = poll(lambda: roamd_log_stamp(net, t0, "", what=fact[0]), 30, fact[1])
+            facts.append(((tf - t0) * 1000, net.link_prop("d0", fact[1])))
     cpu = (cpu_ms(net.roamd.pid) - cpu0) / REPS
+    if facts:
+        print(f"  (roamd: carrier-up -> {fact[1]} {facts[-1][1]}: median "
+              f"{statistics.median(f[0] for f in facts):.1f} ms of {len(facts)}; "
+              f"reason {net.link_prop('d0', f'ConnectivityReason{fam}')})", flush=True)
     if dhcp:
         # the lease did reach roamd, and its API was read (not only the HTTP probe's portal)
         wait_for(lambda: net.link_prop("d0", "CaptivePortalURL") == CAPPORT_API and
@@ -471,23 +555,35 @@ NM_DEVICE_UNAVAILABLE = 20  # NMDeviceState
 NM_WORDS = {NM_FULL: "FULL", NM_PORTAL: "PORTAL"}
 
 
-def nm_check_after(logpath, t0, connectivity):
+def nm_check_after(logpath, t0, connectivity, fam=4):
     """The CLOCK_REALTIME stamp of NetworkManager's first IPv4 check of d0 that started after
     t0 and completed with this result. (Its D-Bus connectivity properties keep a stale FULL
     while the device is unavailable, so a new check does not always show there; a check
     started before the carrier came back may complete after it and must not count.)"""
     want = f"check completed: {NM_WORDS[connectivity]};"
     started = set()
+    # (a check NetworkManager starts on its own carrier event may carry a stamp a fraction of
+    # a millisecond before ip's stamp of that event on a loaded machine: it counts from its
+    # own "link connected" line of this carrier-up)
+    since = t0
     with open(logpath, errors="replace") as f:
         for line in f:
-            if "(d0,IPv4," not in line:
+            if "(d0): carrier: link connected" in line:
+                try:
+                    t = float(line.split("[", 1)[1].split("]", 1)[0])
+                except (IndexError, ValueError):
+                    continue
+                if t0 - 0.05 <= t < since:
+                    since = t
+                continue
+            if f"(d0,IPv{fam}," not in line:
                 continue
             try:
                 t = float(line.split("[", 1)[1].split("]", 1)[0])
-                check = line.split("(d0,IPv4,", 1)[1].split(")", 1)[0]
+                check = line.split(f"(d0,IPv{fam},", 1)[1].split(")", 1)[0]
             except (IndexError, ValueError):
                 continue
-            if t >= t0 and "start request" in line:
+            if t >= since and "start request" in line:
                 started.add(check)
             elif check in started and want in line:
                 return t
@@ -528,7 +624,21 @@ method=ignore
 """
 
 
-def run_nm(net, ev, connectivity, dhcp=False):
+NM_PROFILE_V6 = f"""[connection]
+id=d0
+type=ethernet
+interface-name=d0
+autoconnect=true
+[ipv4]
+method=disabled
+[ipv6]
+method=manual
+address1=2001:db8:1::2/64,{GW_V6}
+dns={GW_V6};
+"""
+
+
+def run_nm(net, ev, connectivity, dhcp=False, kind=""):
     d = os.path.join(net.dir, "nm")
     for sub in ("etc/system-connections", "etc/conf.d", "etc/sysconf.d", "lib"):
         os.makedirs(os.path.join(d, sub), exist_ok=True)
@@ -536,10 +646,11 @@ def run_nm(net, ev, connectivity, dhcp=False):
         f.write(NM_CONF.format(d=d))
     profile = os.path.join(d, "etc/system-connections/d0.nmconnection")
     with open(profile, "w") as f:
-        f.write(NM_PROFILE_DHCP if dhcp else NM_PROFILE)
+        f.write(NM_PROFILE_DHCP if dhcp else NM_PROFILE_V6 if FAMILY.get(kind) == 6
+                else NM_PROFILE)
     os.chmod(profile, 0o600)
     with open(os.path.join(d, "resolv.conf"), "w") as f:
-        f.write(f"nameserver {GW_V4}\n")
+        f.write(f"nameserver {GW_V6 if FAMILY.get(kind) == 6 else GW_V4}\n")
     logpath = os.path.join(d, "nm.log")
     log = open(logpath, "w")
     nm = subprocess.Popen(["ip", "netns", "exec", net.name, "unshare", "-m", "sh", "-c",
@@ -547,14 +658,15 @@ def run_nm(net, ev, connectivity, dhcp=False):
                           env=net.env, stdout=log, stderr=subprocess.STDOUT)
     try:
         dev = poll(lambda: nm_device(net, "d0"), 30, "NetworkManager's d0")
-        poll(lambda: nm_prop(net, "Ip4Connectivity", dev) == connectivity, 60,
-             f"NetworkManager: d0 IPv4 connectivity {connectivity}")
+        fam = FAMILY.get(kind, 4)
+        poll(lambda: nm_prop(net, f"Ip{fam}Connectivity", dev) == connectivity, 60,
+             f"NetworkManager: d0 IPv{fam} connectivity {connectivity}")
         times = []
         cpu0 = cpu_ms(nm.pid)  # `ip netns exec`, unshare and sh exec into NetworkManager
         for _ in range(REPS):
             times.append(carrier_to_verdict(
                 net, ev, lambda: nm_prop(net, "State", dev) == NM_DEVICE_UNAVAILABLE,
-                None, None, None, None, lambda t: nm_check_after(logpath, t, connectivity),
+                None, None, None, None, lambda t: nm_check_after(logpath, t, connectivity, fam),
                 cut=lambda tc: nm_unavailable_after(logpath, tc)))
         return times, (cpu_ms(nm.pid) - cpu0) / REPS
     finally:
@@ -575,7 +687,10 @@ def latency():
     print(f"  {'network':29} {'ping':>7} {'roamd':>16} {'NetworkManager':>22} {'roamd/NM':>9}"
           f" {'RTTs roamd/NM (bound)':>22}  CPU/cycle roamd/NM  roamd on the bus")
     print("  (each daemon timed from its own log's stamp of the verdict, as it decided; the last "
-          "column: roamd's\n   PropertiesChanged as a client receives it, through dbus-daemon)")
+          "column: roamd's\n   PropertiesChanged as a client receives it, through dbus-daemon; "
+          "'!' after NetworkManager's\n   verdict: wrong, the network is not what it says. "
+          "Rows 1 and 6: issue 31's classes; the\n   IPv6-only rows are timed in IPv6, "
+          "NetworkManager's IPv6 check)")
     only = os.environ.get("BENCH_ONLY")
     cuts = {}
     for name, kind, delay, verdict, nm_conn in NETWORKS:
@@ -585,7 +700,7 @@ def latency():
         ev = None
         try:
             setup(net, kind)
-            rtt = rtt_ms(net)
+            rtt = rtt_ms(net, FAMILY.get(kind, 4))
             ev = Events(net)
             dhcp = kind == "capport"
             rt, nt, rcpus, ncpus, r_route, n_route = [], [], [], [], [], []
@@ -594,11 +709,11 @@ def latency():
             for i in range(ROUNDS):
                 for who in ("roamd", "nm")[::1 if i % 2 == 0 else -1]:
                     if who == "roamd":
-                        t, c = run_roamd(net, ev, verdict, dhcp)
+                        t, c = run_roamd(net, ev, verdict, dhcp, kind)
                         rt, r_route = rt + t, r_route + ev.route_times
                         rcpus.append(c)
                     elif have_nm:
-                        t, c = run_nm(net, ev, nm_conn, dhcp)
+                        t, c = run_nm(net, ev, nm_conn, dhcp, kind)
                         nt, n_route = nt + t, n_route + ev.route_times
                         ncpus.append(c)
                     ev.route_times = []
@@ -612,8 +727,11 @@ def latency():
             bound = (4 if verdict == "portal" else 5) + (1 if dhcp else 0)
             rtt_nominal = 2 * delay
             nm_word = {NM_FULL: "full", NM_PORTAL: "portal"}[nm_conn]
+            # NetworkManager's word against the truth (roamd's: the network is built so)
+            nm_right = {"online": "full", "portal": "portal"}.get(verdict) == nm_word
             print(f"  {name:29} {rtt:6.1f}ms {verdict:>7} {r:7.1f} ms"
-                  + (f" {nm_word:>7} {n:9.1f} ms {r / n:9.2f}" if n else f" {'-':>22} {'-':>9}")
+                  + (f" {nm_word:>7}{' ' if nm_right else '!'}{n:8.1f} ms {r / n:9.2f}"
+                     if n else f" {'-':>22} {'-':>9}")
                   + (f" {r / rtt_nominal:5.1f}/{n / rtt_nominal if n else 0:3.1f} ({bound} RTT)"
                      if delay else f" {'-':>9} ({bound} RTT)")
                   + f"  {rcpu:4.0f}/{ncpu:.0f} ms  {bus:7.1f} ms", flush=True)

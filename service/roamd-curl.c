@@ -383,3 +383,30 @@ int curl_easy_link_setup(CURL *easy, const char *host, long port, int family, co
         *ret_connect_to = list;
         return 0;
 }
+
+int curl_url_host_port(const char *url, char **ret_host, long *ret_port)
+{
+        CURLU *u = curl_url();
+        char *host = NULL, *port = NULL;
+        int r = -EINVAL;
+
+        if (!u)
+                return -ENOMEM;
+        if (curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+            curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+            curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
+                size_t n = strlen(host);
+                /* Bracketed IPv6 literals lose their brackets for the resolver. */
+                if (n > 2 && host[0] == '[' && host[n - 1] == ']') {
+                        memmove(host, host + 1, n - 2);
+                        host[n - 2] = 0;
+                }
+                *ret_host = strdup(host);
+                *ret_port = strtol(port, NULL, 10);
+                r = *ret_host ? 0 : -ENOMEM;
+        }
+        curl_free(host);
+        curl_free(port);
+        curl_url_cleanup(u);
+        return r;
+}

@@ -45,3 +45,7 @@ void curl_glue_remove(CurlGlue *g, CURL *easy);
 int curl_easy_link_setup(CURL *easy, const char *host, long port, int family, const char *addr_text,
                          const char *ifname, int ifindex, long timeout_ms, const char *ca_file,
                          struct curl_slist **ret_connect_to);
+
+/* The host (an IPv6 literal without its brackets) and port (the scheme's default if none) of
+ * url. */
+int curl_url_host_port(const char *url, char **ret_host, long *ret_port);

@@ -86,6 +86,15 @@ static int property_get_mtu(sd_bus *bus, const char *path, const char *interface
         return sd_bus_message_append(reply, "u", (uint32_t)l->info.mtu);
 }
 
+static int property_get_working_mtu(sd_bus *bus, const char *path, const char *interface,
+                                    const char *property, sd_bus_message *reply, void *userdata,
+                                    sd_bus_error *error)
+{
+        Link *l = userdata;
+
+        return sd_bus_message_append(reply, "u", l->working_mtu[streq(property, "WorkingMTU6")]);
+}
+
 static int family_number(int family)
 {
         return family == AF_INET6 ? 6 : 4;
@@ -264,6 +273,8 @@ const sd_bus_vtable link_vtable[] = {
     SD_BUS_PROPERTY("ConnectivityReason6", "s", property_get_string, 0, EC),
     SD_BUS_PROPERTY("PortalURL", "s", property_get_string, 0, EC),
     SD_BUS_PROPERTY("Nat64Prefix", "s", property_get_string, 0, EC),
+    SD_BUS_PROPERTY("WorkingMTU4", "u", property_get_working_mtu, 0, EC),
+    SD_BUS_PROPERTY("WorkingMTU6", "u", property_get_working_mtu, 0, EC),
     SD_BUS_PROPERTY("LastProbe", "t", property_get_usec, 0, EC),
     SD_BUS_PROPERTY("ProbeDuration", "t", property_get_usec, 0, EC),
     SD_BUS_PROPERTY("CaptivePortal", "a{sv}", property_get_capport, 0, EC),

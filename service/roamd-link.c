@@ -396,6 +396,18 @@ void link_set_nat64_prefix(Link *l, const char *prefix)
         link_bus_emit_changed(l, "Nat64Prefix", NULL);
 }
 
+void link_set_working_mtu(Link *l, int family, uint32_t mtu)
+{
+        uint32_t *v = &l->working_mtu[family == AF_INET6];
+
+        if (*v == mtu)
+                return;
+        log_info("%s: %s working path MTU %" PRIu32 " -> %" PRIu32 " (0: unknown)",
+                 strempty(l->info.name), family == AF_INET6 ? "IPv6" : "IPv4", *v, mtu);
+        *v = mtu;
+        link_bus_emit_changed(l, family == AF_INET6 ? "WorkingMTU6" : "WorkingMTU4", NULL);
+}
+
 void link_set_capport(Link *l, const CapportInfo *info, const char *error)
 {
         bool changed = false;

@@ -95,6 +95,9 @@ typedef struct Link {
         bool capport_valid;
         char *capport_error; /* why the announced API could not be used, else NULL */
         char *nat64_prefix;  /* RFC 7050: what ipv4only.arpa says, "prefix/plen"; else NULL */
+        /* Per family (0 IPv4, 1 IPv6): the path MTU found behind a black hole (verdict
+         * partial, reason mtu; roamd-pmtu.c); 0 unknown or no black hole. */
+        uint32_t working_mtu[2];
         /* The Date of the last HTTPS probe answer per family (0 IPv4, 1 IPv6) whose TLS was
          * validated and which was the expected answer; realtime 0: none. The time module reads
          * it (docs/time.md). */
@@ -148,6 +151,10 @@ void link_probe_finished(Link *l);
 /* Records the NAT64 prefix the link's DNS64 revealed (NULL: none): logs old -> new and
  * emits PropertiesChanged. */
 void link_set_nat64_prefix(Link *l, const char *prefix);
+
+/* Records the working path MTU of a family (0: unknown): logs old -> new and emits
+ * PropertiesChanged. */
+void link_set_working_mtu(Link *l, int family, uint32_t mtu);
 
 /* Records the RFC 8908 state of the link (info NULL: none), or why it is unusable. */
 void link_set_capport(Link *l, const CapportInfo *info, const char *error);

@@ -17,6 +17,7 @@
 #include "roamd-nat64-parse.h"
 #include "roamd-nft.h"
 #include "roamd-ping.h"
+#include "roamd-pmtu.h"
 #include "roamd-probe-answer.h"
 #include "roamd-probe.h"
 #include "roamd-reconcile.h"
@@ -78,6 +79,8 @@ struct ProbeFamily {
         IpAddr known[4];        /* per fetch kind: where the link's DNS sent it last round */
         sd_event_source *stall; /* the small probes answered: how long the large one may be
                                  * silent */
+        PmtuSearch *pmtu;       /* behind a black hole: the working MTU searched (not a round's) */
+        bool pmtu_searched;     /* since the verdict became mtu */
         ProbeFacts facts;
         ReconcileWait *pass;  /* a VPN's probes wait for the pass that routes its slot */
         bool opening;         /* family_open() ran, family_start_rest() has yet to; */
@@ -250,6 +253,8 @@ Prober *prober_free(Prober *p)
         if (!p)
                 return NULL;
         prober_cancel(p);
+        pmtu_search_free(p->fam[0].pmtu);
+        pmtu_search_free(p->fam[1].pmtu);
         resolve_free(p->nat64);
         sd_event_source_disable_unref(p->timer);
         sd_event_source_disable_unref(p->rest);
@@ -681,33 +686,6 @@ static void on_fetch_resolved(Resolve *res, DnsOutcome outcome, const IpAddr *ad
         }
 }
 
-static int url_host_port(const char *url, char **ret_host, long *ret_port)
-{
-        CURLU *u = curl_url();
-        char *host = NULL, *port = NULL;
-        int r = -EINVAL;
-
-        if (!u)
-                return -ENOMEM;
-        if (curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
-            curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
-            curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
-                size_t n = strlen(host);
-                /* Bracketed IPv6 literals lose their brackets for the resolver. */
-                if (n > 2 && host[0] == '[' && host[n - 1] == ']') {
-                        memmove(host, host + 1, n - 2);
-                        host[n - 2] = 0;
-                }
-                *ret_host = strdup(host);
-                *ret_port = strtol(port, NULL, 10);
-                r = *ret_host ? 0 : -ENOMEM;
-        }
-        curl_free(host);
-        curl_free(port);
-        curl_url_cleanup(u);
-        return r;
-}
-
 /* Sets the fetch up and, where the last round knew the check host's address, opens its
  * transfer to it: that SYN goes out before anything else of the round. The lookup follows
  * in fetch_lookup(). */
@@ -723,7 +701,7 @@ static void fetch_open(Prober *p, Fetch *f, ProbeFamily *pf, FetchKind kind, con
         f->mark = pf ? probe_mark(l, family) : 0;
         f->running = true;
         f->url = strdup(url);
-        if (!f->url || url_host_port(url, &f->host, &f->port) < 0) {
+        if (!f->url || curl_url_host_port(url, &f->host, &f->port) < 0) {
                 f->outcome = HTTP_OUTCOME_FAILED;
                 fetch_finished(f);
                 return;
@@ -929,6 +907,7 @@ static void family_publish(ProbeFamily *pf, VerdictResult v)
 static int on_grace(sd_event_source *s, uint64_t usec, void *userdata)
 {
         ProbeFamily *pf = userdata;
+        const Link *l = pf->prober->link;
 
         pf->grace = sd_event_source_disable_unref(pf->grace);
         if (!pf->active || pf->settled || pf->fetch[FETCH_HTTPS].done)
@@ -936,6 +915,10 @@ static int on_grace(sd_event_source *s, uint64_t usec, void *userdata)
         log_info("%s: %s HTTPS probe has not answered in time; partial while it still runs",
                  strempty(pf->prober->link->info.name), family_name(pf->family));
         pf->partial = true;
+        /* Already partial (behind a black hole HTTPS's certificate vanishes too): its reason
+         * stands until the round ends, or it would flap mtu -> https-failed -> mtu. */
+        if ((pf->family == AF_INET6 ? &l->verdict6 : &l->verdict4)->verdict == VERDICT_PARTIAL)
+                return 0;
         family_publish(pf, (VerdictResult){VERDICT_PARTIAL,
                                            pf->fetch[FETCH_HTTP].outcome == HTTP_OUTCOME_CACHED
                                                ? REASON_HTTP_CACHED
@@ -1047,6 +1030,59 @@ static void prober_schedule_next(Prober *p)
         prober_schedule(p, d);
 }
 
+static void on_pmtu_done(PmtuSearch *s, uint32_t mtu, void *userdata)
+{
+        ProbeFamily *pf = userdata;
+
+        pf->pmtu = pmtu_search_free(pf->pmtu);
+        link_set_working_mtu(pf->prober->link, pf->family, mtu);
+}
+
+/* Behind a black hole, the size that still passes is searched once while the verdict stays
+ * mtu (a partial link's rounds come every few seconds; its path does not change with them).
+ * Any other verdict ends the search and forgets what it found. */
+static void family_follow_mtu(ProbeFamily *pf, VerdictResult v)
+{
+        Link *l = pf->prober->link;
+        const Fetch *large = &pf->fetch[FETCH_LARGE];
+        int r;
+
+        if (v.reason != REASON_MTU) {
+                pf->pmtu = pmtu_search_free(pf->pmtu);
+                pf->pmtu_searched = false;
+                link_set_working_mtu(l, pf->family, 0);
+                return;
+        }
+        if (pf->pmtu || pf->pmtu_searched || pf->known[FETCH_LARGE].family != pf->family ||
+            !large->url || !large->host)
+                return;
+        pf->pmtu_searched = true;
+        r = pmtu_search_start(
+            l->manager->curl,
+            &(PmtuTarget){
+                .url = large->url,
+                .host = large->host,
+                .port = large->port,
+                .addr = pf->known[FETCH_LARGE],
+                .ifname = strempty(l->info.name),
+                .ifindex = l->ifindex,
+                .mark = large->mark,
+                .link_mtu = l->info.mtu,
+                /* a lost segment is sent again within this (RTO);
+                 * the first handshake after carrier-up may have waited
+                 * for the neighbour: at most the large one's silence */
+                .attempt_usec = MIN(
+                    MIN(MAX(PROBE_LARGE_SILENCE_USEC / 2, 8 * pf->fetch[FETCH_HTTP].connect_usec),
+                        PROBE_LARGE_SILENCE_USEC),
+                    l->manager->config->probe.timeout_usec),
+                .ca_file = l->manager->config->probe.ca_file,
+            },
+            on_pmtu_done, pf, &pf->pmtu);
+        if (r < 0)
+                log_debug_errno(r, "%s: %s path MTU not searched: %m", strempty(l->info.name),
+                                family_name(pf->family));
+}
+
 /* Each family's verdict is set as soon as its own facts are in (IPv6 may wait a second for
  * neighbour discovery while IPv4 is long done); the round ends with the last of them. */
 static void prober_maybe_finish(Prober *p)
@@ -1069,6 +1105,7 @@ static void prober_maybe_finish(Prober *p)
                         log_info("%s: %s HTTPS probe answered late: online", strempty(l->info.name),
                                  family_name(pf->family));
                 family_publish(pf, v);
+                family_follow_mtu(pf, v);
                 pf->active = false;
                 decided = true;
         }

@@ -86,6 +86,8 @@ static const PropertyInfo link_properties[] = {
     LINK_FIELD("ConnectivityReason6", "s", PROPERTY_STRING, connectivity_reason6),
     LINK_FIELD("PortalURL", "s", PROPERTY_STRING, portal_url),
     LINK_FIELD("Nat64Prefix", "s", PROPERTY_STRING, nat64_prefix),
+    LINK_FIELD("WorkingMTU4", "u", PROPERTY_UINT32, working_mtu4),
+    LINK_FIELD("WorkingMTU6", "u", PROPERTY_UINT32, working_mtu6),
     LINK_FIELD("LastProbe", "t", PROPERTY_UINT64, last_probe),
     LINK_FIELD("ProbeDuration", "t", PROPERTY_UINT64, probe_duration),
     LINK_FIELD("CaptivePortal", "a{sv}", PROPERTY_CAPPORT, capport),
@@ -284,6 +286,27 @@ void roam_link_wifi_text(const RoamLink *l, char *buf, size_t size)
         roam_signal_text(l->wifi_signal, l->wifi_link_speed, signal, sizeof(signal));
         snprintf(buf, size, "%s, signal %s", *l->wifi_ssid ? l->wifi_ssid : "hidden network",
                  *signal ? signal : "not reported");
+}
+
+void roam_link_working_mtu_text(const RoamLink *l, char *buf, size_t size)
+{
+        const uint32_t mtu[2] = {l->working_mtu4, l->working_mtu6};
+        const char *reason[2] = {l->connectivity_reason4, l->connectivity_reason6};
+        size_t n = 0;
+
+        snprintf(buf, size, "%s", "");
+        for (size_t i = 0; i < 2 && n < size; i++) {
+                bool hole = streq(reason[i], "mtu");
+                int k;
+
+                if (!mtu[i] && !hole)
+                        continue;
+                k = mtu[i] ? snprintf(buf + n, size - n, "%sIPv%c %" PRIu32 " bytes", n ? ", " : "",
+                                      i ? '6' : '4', mtu[i])
+                           : snprintf(buf + n, size - n, "%sIPv%c not known", n ? ", " : "",
+                                      i ? '6' : '4');
+                n += k > 0 ? (size_t)k : 0;
+        }
 }
 
 const RoamHistoryEntry *roam_link_history_get(const RoamLink *l, size_t i)

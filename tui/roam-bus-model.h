@@ -104,7 +104,9 @@ typedef struct RoamLink {
         char *connectivity6;
         char *connectivity_reason6;
         char *portal_url;
-        char *nat64_prefix;      /* RFC 7050, "prefix/plen"; "" when none was found */
+        char *nat64_prefix;    /* RFC 7050, "prefix/plen"; "" when none was found */
+        uint32_t working_mtu4; /* the path MTU found behind a black hole; 0 unknown */
+        uint32_t working_mtu6;
         uint64_t last_probe;     /* µs, CLOCK_REALTIME; 0 before the first round */
         uint64_t probe_duration; /* µs */
         RoamCapport capport;
@@ -188,6 +190,9 @@ bool roam_link_is_virtual(const RoamLink *l);
 /* wpa_supplicant's view of the link in words: "Home, signal good, -58 dBm, 866 Mbit/s",
  * "Home, signal not reported", "not associated (SCANNING)"; "" when it does not run the link. */
 void roam_link_wifi_text(const RoamLink *l, char *buf, size_t size);
+/* The working path MTU per family behind a black hole ("IPv4 1400 bytes, IPv6 not known"),
+ * "" when neither family has one or the reason mtu. */
+void roam_link_working_mtu_text(const RoamLink *l, char *buf, size_t size);
 
 /* The history, newest first: entry i (0 = newest), NULL past the end. */
 const RoamHistoryEntry *roam_link_history_get(const RoamLink *l, size_t i);

@@ -374,6 +374,14 @@ static int print_link(const RoamModel *m, const RoamLink *l, FILE *f)
                 fprintf(f, "%s (announced by the network's DNS64)\n", l->nat64_prefix);
         }
 
+        /* Behind a path MTU black hole (reason mtu): what still passes. */
+        {
+                char mtu[80];
+                roam_link_working_mtu_text(l, mtu, sizeof(mtu));
+                if (*mtu)
+                        print_field(f, "Path MTU:", mtu);
+        }
+
         if (*l->captive_portal_url) {
                 print_label(f, "Captive portal:");
                 fprintf(f, "API at %s\n", l->captive_portal_url);
@@ -520,6 +528,10 @@ static int link_to_json(const RoamLink *l, json_object **ret)
                 r = json_add_string(o, "portal_url", l->portal_url);
         if (r >= 0)
                 r = json_add_string(o, "nat64_prefix", l->nat64_prefix);
+        if (r >= 0)
+                r = json_add_int(o, "working_mtu4", l->working_mtu4);
+        if (r >= 0)
+                r = json_add_int(o, "working_mtu6", l->working_mtu6);
         if (r >= 0)
                 r = l->last_probe ? json_add_int(o, "last_probe_usec", (int64_t)l->last_probe)
                                   : json_add_null(o, "last_probe_usec");

@@ -194,6 +194,12 @@ static int build(Tui *t, const RoamLink *l, TuiDoc *doc, int *ret_items)
         family_verdict(&b, "IPv6", l->connectivity6, l->connectivity_reason6);
         if (url)
                 field(&b, "Log in at", THEME_PORTAL, url);
+        {
+                char mtu[80];
+                roam_link_working_mtu_text(l, mtu, sizeof(mtu));
+                if (*mtu)
+                        field(&b, "Path MTU", THEME_NORMAL, mtu);
+        }
         if (l->last_probe) {
                 roam_format_age(l->last_probe, roam_now(), age, sizeof(age), &next);
                 tui_refresh_in(t, next);

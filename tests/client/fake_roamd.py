@@ -190,6 +190,8 @@ LINK_PROPERTIES = {
     "ConnectivityReason6": ("s", "not-probed"),
     "PortalURL": ("s", ""),
     "Nat64Prefix": ("s", ""),
+    "WorkingMTU4": ("u", 0),
+    "WorkingMTU6": ("u", 0),
     "LastProbe": ("t", 0),
     "ProbeDuration": ("t", 0),
     "CaptivePortal": ("a{sv}", {}),
@@ -243,7 +245,8 @@ CAPPORT_MEMBERS = {
 VERDICTS = ("offline", "local", "portal", "partial", "online")
 REASONS = ("not-probed", "no-carrier", "no-address", "link-local-only", "no-route",
            "gateway-unreachable", "dns-failed", "http-timeout", "http-failed", "portal-redirect",
-           "portal-content", "portal-dns", "capport", "https-failed", "ok")
+           "portal-content", "portal-dns", "capport", "https-failed", "portal-certificate",
+           "http-cached", "walled-garden", "mtu", "ok")
 
 LINK_STATES = ("no-carrier", "no-address", "link-local", "addressed", "routable")
 BEARERS = ("ethernet", "wifi", "cellular", "bluetooth", "wifi-direct", "vpn", "lowpan", "virtual")

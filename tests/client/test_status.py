@@ -57,7 +57,7 @@ LINK_KEYS = ["name", "index", "bearer", "bearer_source", "kind", "driver", "hard
              "mtu", "admin_up", "carrier", "oper_state", "state", "addresses", "gateways", "dns",
              "dns_source", "domains", "captive_portal_url", "connectivity", "connectivity_reason",
              "connectivity4", "connectivity_reason4", "connectivity6", "connectivity_reason6",
-             "portal_url", "nat64_prefix", "last_probe_usec", "probe_duration_usec", "wifi_state", "wifi_ssid",
+             "portal_url", "nat64_prefix", "working_mtu4", "working_mtu6", "last_probe_usec", "probe_duration_usec", "wifi_state", "wifi_ssid",
              "wifi_signal_dbm", "wifi_link_speed_mbit", "network_id", "location",
              "location_source", "location_reason", "location_text"]
 
@@ -173,6 +173,7 @@ def test_status_json(roamd, roam):
         "connectivity4": "portal", "connectivity_reason4": "portal-redirect",
         "connectivity6": "offline", "connectivity_reason6": "not-probed",
         "portal_url": "http://portal.example/login", "nat64_prefix": "",
+        "working_mtu4": 0, "working_mtu6": 0,
         "last_probe_usec": 1_700_000_000_000_000,
         "probe_duration_usec": 250_000, "wifi_state": "COMPLETED", "wifi_ssid": "Cafe",
         "wifi_signal_dbm": -58, "wifi_link_speed_mbit": 144, "network_id": "",
@@ -353,3 +354,18 @@ def test_status_nat64_prefix(roamd, roam):
         ("offline", "no-address")
     assert doc["wifi0"]["connectivity6"] == "online"
     assert doc["eth0"]["nat64_prefix"] == ""
+
+
+def test_status_working_mtu(roamd, roam):
+    """Behind a path MTU black hole (reason mtu): the working MTU roamd found per family, or
+    "not known" for a family still being searched; a link without a hole has no such line."""
+    hole = dict(WIFI0, Connectivity="partial", ConnectivityReason="mtu", Connectivity4="partial",
+                ConnectivityReason4="mtu", Connectivity6="partial", ConnectivityReason6="mtu",
+                PortalURL="", WorkingMTU4=1400)
+    roamd({"manager": dict(ROUTABLE["manager"]), "links": [ETH0, hole]})
+    _, links = blocks(roam("status").out)
+    assert field(links["wifi0"], "Path MTU") == ["IPv4 1400 bytes, IPv6 not known"]
+    assert field(links["eth0"], "Path MTU") is None
+    doc = {link["name"]: link for link in json.loads(roam("status", "--json").out)["links"]}
+    assert (doc["wifi0"]["working_mtu4"], doc["wifi0"]["working_mtu6"]) == (1400, 0)
+    assert doc["eth0"]["working_mtu4"] == 0

@@ -84,6 +84,41 @@ def test_link_wifi_signal(roamd, tui, golden):
     t.wait_for(screen="link", text="not associated (SCANNING)")
 
 
+def test_link_working_mtu(roamd, tui, golden):
+    """Behind a path MTU black hole (reason mtu) the link screen says what still passes per
+    family, "not known" while roamd searches; the line goes when the hole does."""
+    wlan = link(3, "wlan0", "wifi", "partial", "mtu", 5,
+                Addresses=[[4, "192.0.2.10", 24, "global"], [6, "2001:db8::10", 64, "global"]],
+                Gateways=[[4, "192.0.2.1"], [6, "fe80::1"]], MTU=1500,
+                Connectivity6="partial", ConnectivityReason6="mtu", WorkingMTU4=1396)
+    fake = roamd({"manager": manager("partial", wlan), "links": [wlan]})
+    t = tui()
+    t.wait_for(screen="overview", text="wlan0")
+    t.key("\r")
+    t.wait_for(screen="link", text="IPv4 1396 bytes, IPv6 not known")
+    golden("link-working-mtu", t)
+    fake.send(op="set", link=3, props={"WorkingMTU6": 1392})
+    t.wait_for(screen="link", text="IPv4 1396 bytes, IPv6 1392 bytes")
+    fake.send(op="set", link=3, props={
+        "Connectivity": "online", "ConnectivityReason": "ok", "Connectivity4": "online",
+        "ConnectivityReason4": "ok", "Connectivity6": "online", "ConnectivityReason6": "ok",
+        "WorkingMTU4": 0, "WorkingMTU6": 0})
+    t.wait_for(screen="link", text="wlan0 (wifi): online")
+    assert "Path MTU" not in t.text()
+    t.close()
+    fake.close()
+    roamd({"manager": manager("partial", wlan), "links": [wlan]})
+    t = tui(cols=40, rows=12)
+    t.wait_for(screen="overview", text="wlan0")
+    t.key("\r")
+    t.wait_for(screen="link", text="wlan0 (wifi)")
+    # (the reasons wrap at 40 columns: the line is below them)
+    for _ in range(5):
+        t.press("kcud1")
+    t.wait_cursor("> Path MTU", screen="link")
+    golden("small-link-working-mtu", t)
+
+
 def test_link_history_and_live_change(roamd, tui, golden):
     fake = roamd(verdict_scenario("portal"))
     t = tui()

@@ -515,14 +515,17 @@ def test_one_dhcp_exchange_is_one_probe_round(w, uplink, network):
 
 
 # Full-size packets towards the home LAN vanish, without an ICMP error: a path MTU black hole.
+# The largest packet through the hole, and how close roamd's search gets (PMTU_STEP).
+HOLE_MTU = 1400
+MTU_STEP = 8
 MTU_HOLE_NFT = """
 table inet mtuhole {
         chain bigpackets {
                 type filter hook forward priority filter - 1; policy accept;
-                oifname "br0" meta length > 1400 %sdrop
+                oifname "br0" meta length > %d %%sdrop
         }
 }
-"""
+""" % HOLE_MTU
 LARGE_URL = "http://probe.roam.test:8032/roam-large"
 
 
@@ -566,10 +569,23 @@ def test_path_mtu_black_hole(w, large_server):
     with_large_url(w)
     wait_verdict(w, "wifi0", ("partial", "mtu"), timeout=WAIT + 5)
     assert "full-size packets vanish" in w.roamd_log()
-    # no hole: the large answer comes, online
+    # the working MTU, searched with a clamped TCP MSS: packets of HOLE_MTU bytes pass, one
+    # search step more vanish (and no family's search may report what vanishes)
+    l = w.wait_link("wifi0", lambda l: l["WorkingMTU4"] and l["WorkingMTU6"],
+                    what="the working MTU of both families")
+    assert HOLE_MTU - MTU_STEP <= l["WorkingMTU4"] <= HOLE_MTU, l["WorkingMTU4"]
+    assert HOLE_MTU - MTU_STEP <= l["WorkingMTU6"] <= HOLE_MTU, l["WorkingMTU6"]
+    assert verdicts(l) == ("partial", "mtu") * 2
+    # the rounds meanwhile (HTTPS's certificate vanishes in the hole too) kept the reason
+    assert "(mtu) -> partial (https-failed)" not in w.roamd_log()
+    status = w.status().stdout
+    assert re.search(r"Path MTU: +IPv4 %d bytes, IPv6 %d bytes\n" % (
+        l["WorkingMTU4"], l["WorkingMTU6"]), status), status
+    # no hole: the large answer comes, online, and no working MTU is reported any more
     w.exec("home", "nft", "delete", "table", "inet", "mtuhole")
     reprobe(w, "wifi0")
-    wait_verdict(w, "wifi0", ONLINE, timeout=WAIT)
+    l = wait_verdict(w, "wifi0", ONLINE, timeout=WAIT)
+    assert (l["WorkingMTU4"], l["WorkingMTU6"]) == (0, 0)
 
 
 def test_path_mtu_lossy_is_not_a_hole(w, large_server):
