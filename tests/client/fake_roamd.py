@@ -181,6 +181,7 @@ LINK_PROPERTIES = {
     "DNS": ("a(is)", []),
     "DNSSource": ("s", "none"),
     "Domains": ("as", []),
+    "NTPServers": ("as", []),
     "CaptivePortalURL": ("s", ""),
     "Connectivity": ("s", "offline"),
     "ConnectivityReason": ("s", "not-probed"),
