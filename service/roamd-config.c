@@ -72,6 +72,8 @@ Config *config_free(Config *c)
         free(c->stats.directory);
         free(c->time.state_file);
         free(c->time.chrony_socket);
+        free(c->time.chrony_source_dir);
+        free(c->time.chrony_command_socket);
         free(c->time.gpsd_address);
         free(c->stats.prometheus_file);
         for (size_t i = 0; i < c->stats.n_roaming; i++)
@@ -156,9 +158,12 @@ static int config_new(const char *name, Config **ret)
         c->time.gate_timeout_usec = 5 * USEC_PER_SEC;
         c->time.state_file = strdup(ROAM_LOCALSTATEDIR "/lib/roam/time.state");
         c->time.chrony_socket = strdup("/run/chrony.roam.sock");
+        c->time.chrony_source_dir = strdup("/run/chrony-dhcp");
+        c->time.chrony_command_socket = strdup("/run/chrony/chronyd.sock");
         c->time.gpsd_address = strdup("127.0.0.1:2947");
         c->time.set_clock = TIME_SET_CLOCK_AUTO;
-        if (!c->time.state_file || !c->time.chrony_socket || !c->time.gpsd_address)
+        if (!c->time.state_file || !c->time.chrony_socket || !c->time.gpsd_address ||
+            !c->time.chrony_source_dir || !c->time.chrony_command_socket)
                 return -ENOMEM;
         c->firewall.enable = true;
         c->firewall.networks_dir = strdup(ROAM_SYSCONFDIR "/roam/networks.d");
@@ -954,6 +959,21 @@ static int parse_time(Config *c, const char *file, unsigned line, const char *ke
                         return conf_log_error(file, line,
                                               "ChronySocket= is longer than a socket path may be.");
                 return parse_path(file, line, key, value, &c->time.chrony_socket);
+        }
+        if (streq(key, "ChronySourceDir") || streq(key, "ChronyCommandSocket")) {
+                char **v = streq(key, "ChronySourceDir") ? &c->time.chrony_source_dir
+                                                         : &c->time.chrony_command_socket;
+                if (!*value) { /* off */
+                        free(*v);
+                        *v = NULL;
+                        return 0;
+                }
+                /* the command socket: our own socket's path beside it is ~20 bytes longer */
+                if (v == &c->time.chrony_command_socket && strlen(value) >= 108 - 24)
+                        return conf_log_error(file, line,
+                                              "ChronyCommandSocket= is longer than a socket path "
+                                              "beside it may be.");
+                return parse_path(file, line, key, value, v);
         }
         if (streq(key, "GpsdAddress")) {
                 struct sockaddr_storage sa;

@@ -147,12 +147,14 @@ TimeSetClock time_set_clock_from_string(const char *s);
 
 /* [Time]: the time consensus and the online gate (docs/time.md). */
 typedef struct TimeConfig {
-        uint64_t gate_timeout_usec; /* apps hear "online" at most this long after the first
-                                     * online verdict, settled or not */
-        char *state_file;           /* the last known good time, /var/lib/roam/time.state */
-        char *chrony_socket;        /* chronyd's SOCK refclock, /run/chrony.roam.sock; NULL off */
-        char *gpsd_address;         /* gpsd's JSON port, 127.0.0.1:2947; NULL off */
-        TimeSetClock set_clock;     /* roamd steps the clock through timedated: default auto */
+        uint64_t gate_timeout_usec;  /* apps hear "online" at most this long after the first
+                                      * online verdict, settled or not */
+        char *state_file;            /* the last known good time, /var/lib/roam/time.state */
+        char *chrony_socket;         /* chronyd's SOCK refclock, /run/chrony.roam.sock; NULL off */
+        char *chrony_source_dir;     /* DHCP's NTP servers as IFNAME.sources, /run/chrony-dhcp */
+        char *chrony_command_socket; /* chronyd's cmdmon socket, /run/chrony/chronyd.sock */
+        char *gpsd_address;          /* gpsd's JSON port, 127.0.0.1:2947; NULL off */
+        TimeSetClock set_clock;      /* roamd steps the clock through timedated: default auto */
 } TimeConfig;
 
 /* [Firewall]: the personal firewall that follows the network (docs/firewall.md). */

@@ -15,6 +15,7 @@ enum {
         DHCP4_OPT_ROUTER = 3,
         DHCP4_OPT_DNS = 6,
         DHCP4_OPT_DOMAIN = 15,
+        DHCP4_OPT_NTP = 42,
         DHCP4_OPT_SERVER_ID = 54,
         DHCP4_OPT_TZ_POSIX = 100,
         DHCP4_OPT_TZ_NAME = 101,
@@ -25,8 +26,13 @@ enum {
         DHCP6_OPT_IAADDR = 5,
         DHCP6_OPT_DNS = 23,
         DHCP6_OPT_DOMAINS = 24,
+        DHCP6_OPT_SNTP = 31,
         DHCP6_OPT_TZ_POSIX = 41,
         DHCP6_OPT_TZ_NAME = 42,
+        DHCP6_OPT_NTP = 56,
+        NTP_SUBOPT_SRV_ADDR = 1,
+        NTP_SUBOPT_MC_ADDR = 2,
+        NTP_SUBOPT_SRV_FQDN = 3,
         DHCP6_OPT_CAPTIVE = 103,
         DHCP6_REPLY = 7,
         DHCP6_ADVERTISE = 2,
@@ -88,6 +94,31 @@ static void add_domain(DhcpLease *l, const char *d)
         snprintf(l->domains[l->n_domains++], DHCP_LEASE_DOMAIN_MAX, "%s", d);
 }
 
+static void add_ntp(DhcpLease *l, const char *s)
+{
+        if (l->n_ntp >= DHCP_LEASE_MAX_NTP)
+                return;
+        for (size_t i = 0; i < l->n_ntp; i++)
+                if (streq(l->ntp[i], s))
+                        return;
+        snprintf(l->ntp[l->n_ntp++], DHCP_LEASE_DOMAIN_MAX, "%s", s);
+}
+
+/* A list of addresses of one family (DHCPv4 option 42, DHCPv6 option 31): the whole option or
+ * nothing. */
+static int add_ntp_addrs(DhcpLease *l, int family, const uint8_t *o, size_t n)
+{
+        size_t w = family == AF_INET ? 4 : 16;
+        char text[INET6_ADDRSTRLEN];
+
+        if (n == 0 || n % w != 0)
+                return -EBADMSG;
+        for (size_t k = 0; k < n; k += w)
+                if (inet_ntop(family, o + k, text, sizeof(text)))
+                        add_ntp(l, text);
+        return 0;
+}
+
 int dhcp_lease_parse_v4(const uint8_t *buf, size_t len, DhcpLease *ret)
 {
         DhcpLease l = {.family = AF_INET};
@@ -146,6 +177,9 @@ int dhcp_lease_parse_v4(const uint8_t *buf, size_t len, DhcpLease *ret)
                 case DHCP4_OPT_TZ_POSIX:
                         copy_tz(o, olen, l.tz_posix, sizeof(l.tz_posix));
                         break;
+                case DHCP4_OPT_NTP:
+                        (void)add_ntp_addrs(&l, AF_INET, o, olen);
+                        break;
                 case DHCP4_OPT_SERVER_ID:
                         if (olen != 4)
                                 return -EBADMSG;
@@ -160,37 +194,89 @@ int dhcp_lease_parse_v4(const uint8_t *buf, size_t len, DhcpLease *ret)
         return 0;
 }
 
-/* RFC 1035 wire-format names without compression (RFC 8415 section 10). */
+/* One RFC 1035 wire-format name without compression (RFC 8415 section 10) at p[*i]. */
+static int parse_name(const uint8_t *p, size_t n, size_t *i,
+                      char name[static DHCP_LEASE_DOMAIN_MAX])
+{
+        size_t pos = 0;
+
+        for (;;) {
+                uint8_t lab;
+
+                if (*i >= n)
+                        return -EBADMSG;
+                lab = p[(*i)++];
+                if (lab == 0)
+                        break;
+                if (lab > 63 || *i + lab > n || pos + lab + 2 > DHCP_LEASE_DOMAIN_MAX ||
+                    !printable(p + *i, lab))
+                        return -EBADMSG;
+                if (pos > 0)
+                        name[pos++] = '.';
+                memcpy(name + pos, p + *i, lab);
+                pos += lab;
+                *i += lab;
+        }
+        if (pos == 0)
+                return -EBADMSG;
+        name[pos] = 0;
+        return 0;
+}
+
 static int parse_domain_list(const uint8_t *p, size_t n, DhcpLease *l)
 {
         size_t i = 0;
 
         while (i < n) {
                 char name[DHCP_LEASE_DOMAIN_MAX];
-                size_t pos = 0;
 
-                for (;;) {
-                        uint8_t lab;
-
-                        if (i >= n)
-                                return -EBADMSG;
-                        lab = p[i++];
-                        if (lab == 0)
-                                break;
-                        if (lab > 63 || i + lab > n || pos + lab + 2 > sizeof(name) ||
-                            !printable(p + i, lab))
-                                return -EBADMSG;
-                        if (pos > 0)
-                                name[pos++] = '.';
-                        memcpy(name + pos, p + i, lab);
-                        pos += lab;
-                        i += lab;
-                }
-                if (pos == 0)
+                if (parse_name(p, n, &i, name) < 0)
                         return -EBADMSG;
-                name[pos] = 0;
                 add_domain(l, name);
         }
+        return 0;
+}
+
+/* RFC 5908: suboptions, each a server address, a multicast address (not a server: left out)
+ * or a server's FQDN; others are skipped. The whole option or nothing. */
+static int parse_ntp_v6(const uint8_t *p, size_t n, DhcpLease *l)
+{
+        DhcpLease t = {};
+
+        if (n == 0)
+                return -EBADMSG;
+        for (size_t i = 0; i < n;) {
+                uint16_t code, olen;
+                size_t k = 0;
+                char name[DHCP_LEASE_DOMAIN_MAX];
+
+                if (i + 4 > n)
+                        return -EBADMSG;
+                code = (uint16_t)(p[i] << 8 | p[i + 1]);
+                olen = (uint16_t)(p[i + 2] << 8 | p[i + 3]);
+                if (i + 4 + olen > n)
+                        return -EBADMSG;
+                switch (code) {
+                case NTP_SUBOPT_SRV_ADDR:
+                        if (olen != 16 || add_ntp_addrs(&t, AF_INET6, p + i + 4, olen) < 0)
+                                return -EBADMSG;
+                        break;
+                case NTP_SUBOPT_MC_ADDR:
+                        if (olen != 16)
+                                return -EBADMSG;
+                        break;
+                case NTP_SUBOPT_SRV_FQDN:
+                        if (parse_name(p + i + 4, olen, &k, name) < 0 || k != olen)
+                                return -EBADMSG;
+                        add_ntp(&t, name);
+                        break;
+                default: /* a suboption of later RFCs: not ours */
+                        break;
+                }
+                i += 4u + olen;
+        }
+        for (size_t i = 0; i < t.n_ntp; i++)
+                add_ntp(l, t.ntp[i]);
         return 0;
 }
 
@@ -258,6 +344,12 @@ int dhcp_lease_parse_v6(const uint8_t *buf, size_t len, DhcpLease *ret)
                         break;
                 case DHCP6_OPT_TZ_POSIX:
                         copy_tz(o, olen, l.tz_posix, sizeof(l.tz_posix));
+                        break;
+                case DHCP6_OPT_NTP:
+                        (void)parse_ntp_v6(o, olen, &l);
+                        break;
+                case DHCP6_OPT_SNTP:
+                        (void)add_ntp_addrs(&l, AF_INET6, o, olen);
                         break;
                 default:
                         break;

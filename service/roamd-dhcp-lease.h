@@ -17,6 +17,7 @@
 #define DHCP_LEASE_DOMAIN_MAX  256
 #define DHCP_LEASE_URL_MAX     1024
 #define DHCP_LEASE_TZ_MAX      256
+#define DHCP_LEASE_MAX_NTP     8
 
 typedef struct DhcpLease {
         int family;
@@ -39,6 +40,12 @@ typedef struct DhcpLease {
          * 42) and the POSIX TZ string (DHCPv4 option 100, DHCPv6 option 41). */
         char tz_name[64];
         char tz_posix[DHCP_LEASE_TZ_MAX];
+        /* NTP servers, addresses as text or host names: DHCPv4 option 42 (RFC 2132), DHCPv6
+         * option 56's server address and FQDN suboptions (RFC 5908) and option 31 (SNTP, RFC
+         * 4075). A malformed option is dropped, the lease kept; multicast addresses are left
+         * out (a client is told of servers). */
+        char ntp[DHCP_LEASE_MAX_NTP][DHCP_LEASE_DOMAIN_MAX];
+        size_t n_ntp;
 } DhcpLease;
 
 int dhcp_lease_parse_v4(const uint8_t *buf, size_t len, DhcpLease *ret);

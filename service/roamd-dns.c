@@ -307,8 +307,17 @@ static int fill_from_dhcpcd(Dns *d, LinkInfo *info, bool want_servers)
                 if (!info->captive_portal_url)
                         return -ENOMEM;
         }
-        if (!want_servers)
+        if (!want_servers) {
+                /* NTP servers: the DHCPv4 lease's first, then the DHCPv6 one's */
+                for (int k = 0; k < 2; k++) {
+                        const DhcpLease *l = k == 0 ? (h4 ? &v4 : NULL) : (h6 ? &v6 : NULL);
+                        for (size_t i = 0; l && i < l->n_ntp; i++)
+                                if (!strv_contains(info->ntp_servers, l->ntp[i]) &&
+                                    strv_extend(&info->ntp_servers, l->ntp[i]) < 0)
+                                        return -ENOMEM;
+                }
                 return 0;
+        }
 
         /* The RAs' servers count while the link has a global IPv6 address (from them). */
         if (has_global6(info)) {
@@ -355,7 +364,8 @@ int dns_fill(Dns *d, int ifindex, LinkInfo *info)
 
         info->dns_source = DNS_SOURCE_NONE;
 
-        /* The captive portal URL comes from the lease whatever source gives the servers. */
+        /* The captive portal URL and the NTP servers come from the leases whatever source gives
+         * the DNS servers. */
         r = fill_from_dhcpcd(d, info, false);
         if (r < 0)
                 return r;

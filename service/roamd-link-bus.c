@@ -152,6 +152,16 @@ static int property_get_domains(sd_bus *bus, const char *path, const char *inter
         return sd_bus_message_append_strv(reply, l->info.domains ? l->info.domains : empty);
 }
 
+static int property_get_ntp_servers(sd_bus *bus, const char *path, const char *interface,
+                                    const char *property, sd_bus_message *reply, void *userdata,
+                                    sd_bus_error *error)
+{
+        Link *l = userdata;
+        char *empty[] = {NULL};
+
+        return sd_bus_message_append_strv(reply, l->info.ntp_servers ? l->info.ntp_servers : empty);
+}
+
 static int property_get_usec(sd_bus *bus, const char *path, const char *interface,
                              const char *property, sd_bus_message *reply, void *userdata,
                              sd_bus_error *error)
@@ -263,6 +273,7 @@ const sd_bus_vtable link_vtable[] = {
     SD_BUS_PROPERTY("DNS", "a(is)", property_get_ip_list, 0, EC),
     SD_BUS_PROPERTY("DNSSource", "s", property_get_string, 0, EC),
     SD_BUS_PROPERTY("Domains", "as", property_get_domains, 0, EC),
+    SD_BUS_PROPERTY("NTPServers", "as", property_get_ntp_servers, 0, EC),
     SD_BUS_PROPERTY("CaptivePortalURL", "s", property_get_string, 0, EC),
     SD_BUS_PROPERTY("CaptivePortalURLRejected", "s", property_get_string, 0, EC),
     SD_BUS_PROPERTY("Connectivity", "s", property_get_string, 0, EC),

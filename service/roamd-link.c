@@ -36,6 +36,7 @@ void link_info_done(LinkInfo *i)
         free(i->gateways);
         free(i->dns);
         strv_free(i->domains);
+        strv_free(i->ntp_servers);
         free(i->captive_portal_url);
         *i = (LinkInfo){};
 }
@@ -259,6 +260,8 @@ int link_update(Link *l, LinkInfo *info, bool force_classify)
         CHANGED_STR(captive_portal_url, "CaptivePortalURL");
         if (!streq_ptr(old->captive_portal_url, info->captive_portal_url))
                 names[n++] = "CaptivePortalURLRejected";
+        if (!strv_equal(old->ntp_servers, info->ntp_servers))
+                names[n++] = "NTPServers";
 
         if (renamed && old->name)
                 log_info("%s: renamed to %s", old->name, info->name);

@@ -70,6 +70,9 @@ typedef struct LinkInfo {
         DnsSource dns_source;
         char **domains;
         char *captive_portal_url;
+        /* NTP servers of the link's dhcpcd leases (addresses or host names), whatever source
+         * gives the DNS servers; NULL: none. */
+        char **ntp_servers;
 } LinkInfo;
 
 void link_info_done(LinkInfo *i);

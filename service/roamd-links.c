@@ -191,6 +191,8 @@ static unsigned change_mask(const LinkInfo *old, const LinkInfo *new)
             old->dns_source != new->dns_source || !strv_equal(old->domains, new->domains) ||
             !streq_ptr(old->captive_portal_url, new->captive_portal_url))
                 m |= LINK_CHANGE_DNS;
+        if (!strv_equal(old->ntp_servers, new->ntp_servers))
+                m |= LINK_CHANGE_NTP;
         return m;
 }
 

@@ -44,6 +44,7 @@ enum {
         LINK_CHANGE_DNS = 1 << 4, /* servers, domains, their source, the RFC 8910 URL */
         LINK_CHANGE_STATE = 1 << 5,
         LINK_CHANGE_OTHER = 1 << 6, /* kind, driver, MTU, bearer, ... */
+        LINK_CHANGE_NTP = 1 << 7,   /* the leases' NTP servers */
 };
 
 /* LINKS_EVENT_BEST's mask */

@@ -19,6 +19,7 @@
 #include "roamd-time-feed.h"
 #include "roamd-polkit.h"
 #include "roamd-ndopt.h"
+#include "roamd-ntp-dhcp.h"
 #include "roamd-netlink.h"
 #include "roamd-p2p.h"
 #include "roamd-probe.h"
@@ -170,7 +171,8 @@ Manager *manager_free(Manager *m)
         m->firewall = firewall_free(m->firewall); /* its chains stay: fail closed */
         m->portal = portal_free(m->portal);
         m->stall = stall_watch_free(m->stall);
-        m->time = time_feed_free(m->time);    /* saves the time */
+        m->time = time_feed_free(m->time); /* saves the time */
+        m->ntp_dhcp = ntp_dhcp_free(m->ntp_dhcp);
         m->zone = zone_service_free(m->zone); /* after the time: it watches the modems */
         p2p_free(m->p2p);
         wpa_free(m->wpa);
@@ -372,6 +374,9 @@ int manager_start(Manager *m)
         if (r < 0)
                 return r;
         if (time_watch_add(m->time->time, on_time, m, NULL) == 0)
+                return log_oom();
+        r = ntp_dhcp_new(m, &m->ntp_dhcp);
+        if (r < 0)
                 return log_oom();
 
         /* The first state is complete before the name is taken: no client sees a half one. */

@@ -25,6 +25,7 @@ typedef struct Reconcile Reconcile;
 typedef struct TimeFeed TimeFeed;
 
 typedef struct ZoneService ZoneService;
+typedef struct NtpDhcp NtpDhcp;
 typedef struct WakeRun WakeRun;
 
 struct Manager {
@@ -53,8 +54,9 @@ struct Manager {
         WakeRun *wake;        /* the ordered wake-up; NULL without apps */
         StallWatch *stall;    /* apps' stalled connections start probe rounds */
 
-        Links *links;   /* the link table, best link and global state */
-        TimeFeed *time; /* the time consensus and the online gate (docs/time.md) */
+        Links *links;      /* the link table, best link and global state */
+        TimeFeed *time;    /* the time consensus and the online gate (docs/time.md) */
+        NtpDhcp *ntp_dhcp; /* the leases' NTP servers handed to chronyd */
 
         sd_event_source *trim_source; /* malloc_trim() once the loop is idle */
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;

@@ -5,14 +5,17 @@
 #include "roam-macro.h"
 #include "roamd-time-step.h"
 
-static const char *const time_clock_state_table[_TIME_CLOCK_STATE_MAX] = {
-    [TIME_CLOCK_STEPPED] = "stepped",           [TIME_CLOCK_OFF] = "off",
-    [TIME_CLOCK_UNSETTLED] = "unsettled",       [TIME_CLOCK_AGREES] = "agrees",
-    [TIME_CLOCK_LOWER_BOUND] = "lower-bound",   [TIME_CLOCK_DAEMON] = "clock-daemon",
-    [TIME_CLOCK_NO_TIMEDATED] = "no-timedated", [TIME_CLOCK_REFUSED] = "timedated-refused",
-    [TIME_CLOCK_PENDING] = "pending",
-};
-DEFINE_STRING_TABLE_LOOKUP(time_clock_state, TimeClockState)
+const char *time_clock_state_to_string(TimeClockState s)
+{
+        return s == TIME_CLOCK_PENDING ? "pending" : roam_clock_state_to_string((RoamClockState)s);
+}
+
+TimeClockState time_clock_state_from_string(const char *s)
+{
+        if (s && streq(s, "pending"))
+                return TIME_CLOCK_PENDING;
+        return (TimeClockState)roam_clock_state_from_string(s);
+}
 
 const char *time_signed_span_words(int64_t d, char *buf, size_t size)
 {

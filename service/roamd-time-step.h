@@ -9,21 +9,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "roam-words.h"
 #include "roamd-time.h"
 
 /* The clock is left alone while it lies within the bound's error plus this. */
 #define TIME_CLOCK_SLACK_USEC (1 * TIME_USEC_PER_SEC)
 
+/* The states said on the bus are the shared words' (roam-words.h, RoamClockState); PENDING is
+ * roamd's own. */
 typedef enum TimeClockState {
-        TIME_CLOCK_STEPPED,      /* the clock was stepped to the agreed time */
-        TIME_CLOCK_OFF,          /* SetClock=no */
-        TIME_CLOCK_UNSETTLED,    /* the time is not settled */
-        TIME_CLOCK_AGREES,       /* the clock lies within the threshold */
-        TIME_CLOCK_LOWER_BOUND,  /* the step would go before the saved lower bound */
-        TIME_CLOCK_DAEMON,       /* a clock daemon keeps the clock */
-        TIME_CLOCK_NO_TIMEDATED, /* timedated is not there (or no system bus) */
-        TIME_CLOCK_REFUSED,      /* timedated refused SetTime */
-        TIME_CLOCK_PENDING,      /* the decision: step (never the state said on the bus) */
+        TIME_CLOCK_STEPPED = ROAM_CLOCK_STEPPED,
+        TIME_CLOCK_OFF = ROAM_CLOCK_OFF,
+        TIME_CLOCK_UNSETTLED = ROAM_CLOCK_UNSETTLED,
+        TIME_CLOCK_AGREES = ROAM_CLOCK_AGREES,
+        TIME_CLOCK_LOWER_BOUND = ROAM_CLOCK_LOWER_BOUND,
+        TIME_CLOCK_DAEMON = ROAM_CLOCK_DAEMON,
+        TIME_CLOCK_NO_TIMEDATED = ROAM_CLOCK_NO_TIMEDATED,
+        TIME_CLOCK_REFUSED = ROAM_CLOCK_REFUSED,
+        TIME_CLOCK_PENDING = _ROAM_CLOCK_STATE_MAX, /* the decision: step (never on the bus) */
         _TIME_CLOCK_STATE_MAX,
         _TIME_CLOCK_STATE_INVALID = -EINVAL,
 } TimeClockState;

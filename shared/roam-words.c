@@ -77,6 +77,30 @@ const char *roam_time_gate_online_words(RoamTimeGate g)
         return g >= 0 && g < _ROAM_TIME_GATE_MAX ? time_gate_online_table[g] : NULL;
 }
 
+const char *const roam_clock_state_table[_ROAM_CLOCK_STATE_MAX] = {
+    [ROAM_CLOCK_STEPPED] = "stepped",           [ROAM_CLOCK_OFF] = "off",
+    [ROAM_CLOCK_UNSETTLED] = "unsettled",       [ROAM_CLOCK_AGREES] = "agrees",
+    [ROAM_CLOCK_LOWER_BOUND] = "lower-bound",   [ROAM_CLOCK_DAEMON] = "clock-daemon",
+    [ROAM_CLOCK_NO_TIMEDATED] = "no-timedated", [ROAM_CLOCK_REFUSED] = "timedated-refused",
+};
+DEFINE_STRING_TABLE_LOOKUP(roam_clock_state, RoamClockState)
+
+static const char *const clock_state_words_table[_ROAM_CLOCK_STATE_MAX] = {
+    [ROAM_CLOCK_STEPPED] = "stepped to the agreed time",
+    [ROAM_CLOCK_OFF] = "left alone: roamd does not set it (SetClock=no)",
+    [ROAM_CLOCK_UNSETTLED] = "left alone: the time is not settled",
+    [ROAM_CLOCK_AGREES] = "agrees with the agreed time",
+    [ROAM_CLOCK_LOWER_BOUND] = "left alone: the step would go before the last known good time",
+    [ROAM_CLOCK_DAEMON] = "left alone: a clock daemon keeps it",
+    [ROAM_CLOCK_NO_TIMEDATED] = "left alone: timedated does not answer",
+    [ROAM_CLOCK_REFUSED] = "left alone: timedated refused to set it",
+};
+
+const char *roam_clock_state_words(RoamClockState s)
+{
+        return s >= 0 && s < _ROAM_CLOCK_STATE_MAX ? clock_state_words_table[s] : NULL;
+}
+
 const char *const roam_handover_table[_ROAM_HANDOVER_MAX] = {
     [ROAM_HANDOVER_STICKY] = "sticky",
     [ROAM_HANDOVER_MOVE] = "move",

@@ -82,6 +82,20 @@ typedef enum RoamTimeGate {
         _ROAM_TIME_GATE_INVALID = -EINVAL,
 } RoamTimeGate;
 
+/* What roamd did with the clock (docs/time.md "Setting the clock"; Time.ClockState). */
+typedef enum RoamClockState {
+        ROAM_CLOCK_STEPPED,      /* the clock was stepped to the agreed time */
+        ROAM_CLOCK_OFF,          /* SetClock=no */
+        ROAM_CLOCK_UNSETTLED,    /* the time is not settled */
+        ROAM_CLOCK_AGREES,       /* the clock lies within the threshold */
+        ROAM_CLOCK_LOWER_BOUND,  /* the step would go before the saved lower bound */
+        ROAM_CLOCK_DAEMON,       /* a clock daemon keeps the clock */
+        ROAM_CLOCK_NO_TIMEDATED, /* timedated is not there (or no system bus) */
+        ROAM_CLOCK_REFUSED,      /* timedated refused SetTime */
+        _ROAM_CLOCK_STATE_MAX,
+        _ROAM_CLOCK_STATE_INVALID = -EINVAL,
+} RoamClockState;
+
 /* An app's state in the ordered wake-up (docs/wake.md; App.WakeState). */
 typedef enum RoamWake {
         ROAM_WAKE_WAITING,
@@ -168,6 +182,7 @@ extern const char *const roam_vpn_table[_ROAM_VPN_MAX];
 extern const char *const roam_handover_table[_ROAM_HANDOVER_MAX];
 extern const char *const roam_time_gate_table[_ROAM_TIME_GATE_MAX];
 extern const char *const roam_wake_table[_ROAM_WAKE_MAX];
+extern const char *const roam_clock_state_table[_ROAM_CLOCK_STATE_MAX];
 extern const char *const roam_location_table[_ROAM_LOCATION_MAX];
 extern const char *const roam_location_source_table[_ROAM_LOCATION_SOURCE_MAX];
 extern const char *const roam_fw_direction_table[_ROAM_FW_DIRECTION_MAX];
@@ -179,6 +194,10 @@ const char *roam_time_gate_to_string(RoamTimeGate g);
 RoamTimeGate roam_time_gate_from_string(const char *s);
 /* The global state "online" with the gate's words: "online, time unverified". */
 const char *roam_time_gate_online_words(RoamTimeGate g);
+const char *roam_clock_state_to_string(RoamClockState s);
+RoamClockState roam_clock_state_from_string(const char *s);
+/* The clock's state in words for people: "left alone: a clock daemon keeps it". */
+const char *roam_clock_state_words(RoamClockState s);
 RoamVerdict roam_verdict_from_string(const char *s);
 const char *roam_reason_to_string(RoamReason r);
 RoamReason roam_reason_from_string(const char *s);

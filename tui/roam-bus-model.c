@@ -77,6 +77,7 @@ static const PropertyInfo link_properties[] = {
     LINK_ARRAY("DNS", "a(is)", PROPERTY_SERVERS, dns, n_dns),
     LINK_FIELD("DNSSource", "s", PROPERTY_STRING, dns_source),
     LINK_FIELD("Domains", "as", PROPERTY_STRV, domains),
+    LINK_FIELD("NTPServers", "as", PROPERTY_STRV, ntp_servers),
     LINK_FIELD("CaptivePortalURL", "s", PROPERTY_STRING, captive_portal_url),
     LINK_FIELD("Connectivity", "s", PROPERTY_STRING, connectivity),
     LINK_FIELD("ConnectivityReason", "s", PROPERTY_STRING, connectivity_reason),
@@ -185,8 +186,9 @@ int roam_link_new(const char *path, RoamLink **ret)
         l->state_enum = _ROAM_LINK_STATE_INVALID;
         l->path = strdup(path);
         l->domains = calloc(1, sizeof(char *));
+        l->ntp_servers = calloc(1, sizeof(char *));
         l->network_identity = calloc(1, sizeof(char *));
-        if (!l->path || !l->domains || !l->network_identity)
+        if (!l->path || !l->domains || !l->ntp_servers || !l->network_identity)
                 return -ENOMEM;
 
         char **const strings[] = {
@@ -232,6 +234,7 @@ RoamLink *roam_link_free(RoamLink *l)
         servers_free(l->dns, l->n_dns);
         free(l->dns_source);
         strv_free(l->domains);
+        strv_free(l->ntp_servers);
         free(l->captive_portal_url);
         free(l->wifi_state);
         free(l->wifi_ssid);

@@ -93,7 +93,8 @@ typedef struct RoamLink {
         RoamServer *dns;
         size_t n_dns;
         char *dns_source;
-        char **domains; /* NULL-terminated, never NULL */
+        char **domains;     /* NULL-terminated, never NULL */
+        char **ntp_servers; /* the leases' NTP servers: NULL-terminated, never NULL */
         char *captive_portal_url;
 
         /* Connectivity (docs/connectivity.md): verdicts and reasons as roamd sent them. */

@@ -15,20 +15,20 @@ struct PlainTime {
         RoamLive *live;
         sd_bus *bus;
         sd_bus_slot *match, *call;
-        char *state, *gate; /* what was said last; NULL before the first answer */
-        bool asked;         /* a "time" command waits for the answer */
+        char *state, *gate, *clock; /* what was said last; NULL before the first answer */
+        bool asked;                 /* a "time" command waits for the answer */
 };
 
 const char plain_time_help[] =
-    "  time           the time as roamd's sources agree on it: state, bound, gate, and each\n"
-    "                 source's interval and verdict\n";
+    "  time           the time as roamd's sources agree on it: state, bound, gate, the\n"
+    "                 clock, and each source's interval and verdict\n";
 
 static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
         PlainTime *pt = userdata;
         RoamTimeView v = {};
         bool asked = pt->asked;
-        char head[128];
+        char head[128], clock[512];
 
         pt->call = sd_bus_slot_unref(pt->call);
         pt->asked = false;
@@ -52,8 +52,14 @@ static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
                         roam_print_stamp();
                         printf("Time gate: %s.\n", roam_time_gate_words(v.gate));
                 }
+                roam_time_clock_words(&v, clock, sizeof(clock));
+                if (*clock && !streq_ptr(pt->clock, v.clock_state)) {
+                        roam_print_stamp();
+                        printf("Clock: %s.\n", clock);
+                }
         }
-        if (free_and_strdup(&pt->state, v.state) < 0 || free_and_strdup(&pt->gate, v.gate) < 0)
+        if (free_and_strdup(&pt->state, v.state) < 0 || free_and_strdup(&pt->gate, v.gate) < 0 ||
+            free_and_strdup(&pt->clock, v.clock_state) < 0)
                 log_oom();
         fflush(stdout);
         roam_time_view_done(&v);
@@ -92,7 +98,8 @@ void plain_time_watch(PlainTime *pt)
                 pt->bus = sd_bus_unref(pt->bus);
                 free(pt->state);
                 free(pt->gate);
-                pt->state = pt->gate = NULL;
+                free(pt->clock);
+                pt->state = pt->gate = pt->clock = NULL;
                 pt->bus = sd_bus_ref(bus);
                 if (bus)
                         (void)sd_bus_match_signal_async(bus, &pt->match, ROAM_BUS_NAME,
@@ -141,6 +148,7 @@ PlainTime *plain_time_free(PlainTime *pt)
         sd_bus_unref(pt->bus);
         free(pt->state);
         free(pt->gate);
+        free(pt->clock);
         free(pt);
         return NULL;
 }

@@ -367,6 +367,8 @@ static int print_link(const RoamModel *m, const RoamLink *l, FILE *f)
 
         if (l->domains[0])
                 print_wrapped(f, "Search domains:", l->domains, NULL);
+        if (l->ntp_servers[0])
+                print_wrapped(f, "NTP servers:", l->ntp_servers, "(from DHCP)");
 
         /* RFC 7050: IPv4-only destinations are reached through this prefix (DNS64). */
         if (*l->nat64_prefix) {
@@ -470,7 +472,7 @@ static int addresses_to_json(const RoamLink *l, json_object **ret)
 static int link_to_json(const RoamLink *l, json_object **ret)
 {
         _cleanup_(json_object_putp) json_object *o = NULL;
-        json_object *addresses = NULL, *gateways = NULL, *dns = NULL, *domains = NULL;
+        json_object *addresses = NULL, *gateways = NULL, *dns = NULL, *domains = NULL, *ntp = NULL;
         int r;
 
         o = json_object_new_object();
@@ -561,6 +563,11 @@ static int link_to_json(const RoamLink *l, json_object **ret)
                 roam_fw_location_text(l, where, sizeof(where));
                 r = json_add_string(o, "location_text", where);
         }
+        /* after the older keys: scripts that index them still work */
+        if (r >= 0)
+                r = strv_to_json(l->ntp_servers, &ntp);
+        if (r >= 0)
+                r = json_add(o, "ntp_servers", ntp);
         if (r < 0)
                 return r;
 

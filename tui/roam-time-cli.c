@@ -19,6 +19,8 @@ void roam_time_view_done(RoamTimeView *v)
 {
         free(v->state);
         free(v->gate);
+        free(v->clock_state);
+        free(v->clock_reason);
         strv_free(v->reasons);
         for (size_t i = 0; i < v->n_sources; i++) {
                 RoamTimeSource *s = &v->sources[i];
@@ -71,10 +73,14 @@ int roam_time_view_read(sd_bus_message *reply, RoamTimeView *v)
                 r = sd_bus_message_read(reply, "s", &name);
                 if (r < 0)
                         return r;
-                if (streq(name, "State") || streq(name, "Gate")) {
+                if (streq(name, "State") || streq(name, "Gate") || streq(name, "ClockState") ||
+                    streq(name, "ClockReason")) {
+                        char **dst = streq(name, "State")        ? &v->state
+                                     : streq(name, "Gate")       ? &v->gate
+                                     : streq(name, "ClockState") ? &v->clock_state
+                                                                 : &v->clock_reason;
                         r = sd_bus_message_read(reply, "v", "s", &s);
-                        if (r >= 0 &&
-                            free_and_strdup(streq(name, "State") ? &v->state : &v->gate, s) < 0)
+                        if (r >= 0 && free_and_strdup(dst, s) < 0)
                                 r = -ENOMEM;
                 } else if (streq(name, "Bound"))
                         r = sd_bus_message_read(reply, "v", "(tt)", &v->realtime, &v->error);
@@ -165,6 +171,23 @@ const char *roam_time_gate_words(const char *gate)
         return gate ? gate : "unknown";
 }
 
+void roam_time_clock_words(const RoamTimeView *v, char *buf, size_t size)
+{
+        const char *words;
+
+        if (!v->clock_state) {
+                buf[0] = 0;
+                return;
+        }
+        words = roam_clock_state_words(roam_clock_state_from_string(v->clock_state));
+        if (!words)
+                words = v->clock_state; /* a newer roamd's state: its own word */
+        if (v->clock_reason && *v->clock_reason)
+                snprintf(buf, size, "%s (%s)", words, v->clock_reason);
+        else
+                snprintf(buf, size, "%s", words);
+}
+
 void roam_time_headline(const RoamTimeView *v, char *buf, size_t size)
 {
         char a[48], b[32];
@@ -178,13 +201,16 @@ void roam_time_headline(const RoamTimeView *v, char *buf, size_t size)
 
 void roam_time_print_text(const RoamTimeView *v)
 {
-        char a[48], b[32], head[128];
+        char a[48], b[32], head[128], clock[512];
 
         roam_time_headline(v, head, sizeof(head));
         puts(head);
         if (v->reasons && v->reasons[0])
                 printf("Why: %s\n", v->reasons[0]);
         printf("Gate: %s\n", roam_time_gate_words(v->gate));
+        roam_time_clock_words(v, clock, sizeof(clock));
+        if (*clock)
+                printf("Clock: %s\n", clock);
         if (v->n_sources == 0) {
                 puts("Sources: none yet");
                 return;
@@ -214,6 +240,12 @@ static int print_json(const RoamTimeView *v)
                 return log_oom();
         if (json_add_string(doc, "state", v->state) < 0 ||
             json_add_string(doc, "gate", v->gate ? v->gate : "closed") < 0)
+                return log_oom();
+        /* null from a roamd without them */
+        if ((v->clock_state ? json_add_string(doc, "clock_state", v->clock_state)
+                            : json_add_null(doc, "clock_state")) < 0 ||
+            (v->clock_reason ? json_add_string(doc, "clock_reason", v->clock_reason)
+                             : json_add_null(doc, "clock_reason")) < 0)
                 return log_oom();
         if (v->realtime) {
                 bound = json_object_new_object();

@@ -18,7 +18,8 @@ typedef struct RoamTimeSource {
 
 typedef struct RoamTimeView {
         char *state, *gate;
-        uint64_t realtime, error; /* 0: no bound */
+        char *clock_state, *clock_reason; /* NULL from a roamd without them */
+        uint64_t realtime, error;         /* 0: no bound */
         char **reasons;
         RoamTimeSource *sources;
         size_t n_sources;
@@ -30,4 +31,8 @@ int roam_time_view_read(sd_bus_message *reply, RoamTimeView *v);
 /* "Time: settled, 2026-12-06 00:12:03.250 UTC ± 512 ms" (without the newline) */
 void roam_time_headline(const RoamTimeView *v, char *buf, size_t size);
 const char *roam_time_gate_words(const char *gate);
+/* What roamd did with the clock (ClockState) in words, and why (ClockReason): "left alone: a
+ * clock daemon keeps it (a clock daemon keeps the clock (timedated: ...))"; "" from a roamd
+ * without ClockState. */
+void roam_time_clock_words(const RoamTimeView *v, char *buf, size_t size);
 void roam_time_print_text(const RoamTimeView *v);

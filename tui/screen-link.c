@@ -253,6 +253,8 @@ static int build(Tui *t, const RoamLink *l, TuiDoc *doc, int *ret_items)
                 STRV_FOREACH (d, l->domains)
                         field(&b, d == l->domains ? "Domains" : "", THEME_NORMAL, *d);
         }
+        STRV_FOREACH (s, l->ntp_servers)
+                field(&b, s == l->ntp_servers ? "NTP (DHCP)" : "", THEME_NORMAL, *s);
 
         capport(&b, l);
         history(&b, l);

@@ -12,6 +12,7 @@
 #include "roam-screens.h"
 #include "roam-time-cli.h"
 #include "roam-util.h"
+#include "roam-words.h"
 
 /* The time (org.roam1.Time, docs/time.md), key t on the overview: the state, the agreed
  * time and the gate in words, then the sources as a small timeline: each interval a bar on
@@ -29,6 +30,12 @@ typedef struct TimeData {
                      * only then (they would push the time itself out of view) */
         sd_bus_slot *call, *match;
 } TimeData;
+
+/* The selectable items: the sources, and on a small terminal the clock after them. */
+static int n_items(const TimeData *d)
+{
+        return (int)d->view.n_sources + (COLS < 60 && d->view.clock_state ? 1 : 0);
+}
 
 static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
@@ -53,8 +60,8 @@ static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
                 d->error[0] = 0;
                 roam_time_view_done(&d->view);
                 d->view = v;
-                if (d->selected >= (int)d->view.n_sources)
-                        d->selected = d->view.n_sources > 0 ? (int)d->view.n_sources - 1 : 0;
+                if (d->selected >= n_items(d))
+                        d->selected = n_items(d) > 0 ? n_items(d) - 1 : 0;
         }
         tui_request_redraw(d->tui);
         return 0;
@@ -110,6 +117,26 @@ static ThemeRole state_role(const char *state)
         return streq_ptr(state, "settled")    ? THEME_OK
                : streq_ptr(state, "disputed") ? THEME_ERROR
                                               : THEME_WARNING;
+}
+
+static ThemeRole clock_role(const char *clock_state)
+{
+        switch (roam_clock_state_from_string(clock_state)) {
+        case ROAM_CLOCK_STEPPED:
+        case ROAM_CLOCK_AGREES:
+                return THEME_OK;
+        case ROAM_CLOCK_NO_TIMEDATED:
+        case ROAM_CLOCK_REFUSED:
+        case ROAM_CLOCK_LOWER_BOUND:
+                return THEME_WARNING;
+        case ROAM_CLOCK_OFF:
+        case ROAM_CLOCK_UNSETTLED:
+        case ROAM_CLOCK_DAEMON:
+        case _ROAM_CLOCK_STATE_MAX:
+        case _ROAM_CLOCK_STATE_INVALID:
+                break;
+        }
+        return THEME_NORMAL;
 }
 
 static ThemeRole verdict_role(const char *verdict)
@@ -179,7 +206,7 @@ static int build(Tui *t, TimeData *d, TuiDoc *doc)
         bool narrow = COLS < 60;
         int name_w = narrow ? 0 : 14, verdict_w = 12, bar_w;
         uint64_t centre, half;
-        char head[128], ends[64];
+        char head[128], ends[64], clock[512];
         int r;
 
         r = tui_doc_line(doc, -1, 0);
@@ -199,6 +226,11 @@ static int build(Tui *t, TimeData *d, TuiDoc *doc)
                 r = tui_doc_field(doc, -1, 6,
                                   "Gate:", streq_ptr(v->gate, "open") ? THEME_OK : THEME_WARNING,
                                   roam_time_gate_words(v->gate));
+        /* the clock under the time; on a small terminal after the sources, with the last one
+         * (it would push them out of view) */
+        roam_time_clock_words(v, clock, sizeof(clock));
+        if (r >= 0 && *clock && (!narrow || v->n_sources == 0))
+                r = tui_doc_field(doc, -1, 6, "Clock:", clock_role(v->clock_state), clock);
         if (r >= 0)
                 r = tui_doc_line(doc, -1, 0);
         if (r >= 0)
@@ -266,6 +298,14 @@ static int build(Tui *t, TimeData *d, TuiDoc *doc)
                         }
                 }
         }
+        if (r >= 0 && *clock && narrow) {
+                /* an item of its own after the sources: selected, it scrolls into view */
+                int item = (int)v->n_sources;
+                r = tui_doc_line(doc, -1, 0);
+                if (r >= 0)
+                        r = tui_doc_field(doc, item, 6, "Clock:", clock_role(v->clock_state),
+                                          clock);
+        }
         return r;
 }
 
@@ -277,8 +317,8 @@ static void time_draw(Tui *t, Screen *s, int top, int height)
         d->tui = t;
         if (tui_doc_new(&doc) < 0 || build(t, d, doc) < 0)
                 return;
-        tui_doc_draw(t, doc, top, height,
-                     d->view.n_sources && (d->moved || COLS >= 60) ? d->selected : -1, &d->scroll);
+        tui_doc_draw(t, doc, top, height, n_items(d) && (d->moved || COLS >= 60) ? d->selected : -1,
+                     &d->scroll);
 }
 
 static int time_key(Tui *t, Screen *s, int key)
@@ -292,7 +332,7 @@ static int time_key(Tui *t, Screen *s, int key)
                 tui_message(t, THEME_NORMAL, "Reading the time again.");
                 return REACTION_REDRAW;
         }
-        i = tui_list_key(key, d->selected, (int)d->view.n_sources, &handled);
+        i = tui_list_key(key, d->selected, n_items(d), &handled);
         if (!handled)
                 return REACTION_UNHANDLED;
         if (i >= 0)
@@ -305,7 +345,7 @@ static int time_click(Tui *t, Screen *s, int item)
 {
         TimeData *d = s->data;
 
-        if (item < 0 || item >= (int)d->view.n_sources)
+        if (item < 0 || item >= n_items(d))
                 return REACTION_NONE;
         d->selected = item;
         d->moved = true;
@@ -340,6 +380,7 @@ const ScreenVTable time_screen_vtable = {
              "disputed or unknown, the agreed time with its error and whether apps were told "
              "\"online\". Each source is a bar on one axis around the agreed time (the agreed "
              "span first), with its verdict in words: truechimer, falseticker, lower-bound or "
-             "expired. A source far off the axis points there with < or >. roamd never sets "
-             "the clock.",
+             "expired. A source far off the axis points there with < or >. Clock: what roamd did "
+             "with the clock and why (it steps it through timedated only when no clock daemon "
+             "keeps it).",
 };

@@ -58,8 +58,8 @@ the state while it runs through stdin, one JSON command a line, each answered by
   {"op": "time", "props": {...}}             change org.roam1.Time's properties
 The scenario's "portal_sessions" (a list of session dictionaries, keys as on the bus) makes
 /org/roam1/portal (org.roam1.Portal) exist. Its "time" ({"State", "Gate", "Bound": [t, e],
-"Sources": [[kind, witness, origin, t, e, verdict, reason]], "Reasons": [...]}) makes
-/org/roam1/time (org.roam1.Time) exist.
+"Sources": [[kind, witness, origin, t, e, verdict, reason]], "Reasons": [...], and, when given,
+"ClockState", "ClockReason"}) makes /org/roam1/time (org.roam1.Time) exist.
 The firewall (FIREWALL-API.md, docs/firewall.md): links carry NetworkId, NetworkIdentity,
 Location, LocationSource and LocationReason; the manager FirewallError and Locations. The
 scenario's "firewall_rules" lists the rules GetFirewallRules() returns, each
@@ -181,6 +181,7 @@ LINK_PROPERTIES = {
     "DNS": ("a(is)", []),
     "DNSSource": ("s", "none"),
     "Domains": ("as", []),
+    "NTPServers": ("as", []),
     "CaptivePortalURL": ("s", ""),
     "Connectivity": ("s", "offline"),
     "ConnectivityReason": ("s", "not-probed"),
@@ -1058,6 +1059,7 @@ def time_properties(v):
                                for k, w, o, t, e, vd, r in v.get("Sources", [])],
                               signature="(sssttss)"),
         "Reasons": dbus.Array(v.get("Reasons", []), signature="s"),
+        **{k: dbus.String(v[k]) for k in ("ClockState", "ClockReason") if k in v},
     }
 
 

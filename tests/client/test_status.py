@@ -24,6 +24,7 @@ WIFI0 = {
     "DNS": [[4, "192.0.2.53"], [6, "2001:db8::53"]],
     "DNSSource": "dhcpcd",
     "Domains": ["home.example", "example.org"],
+    "NTPServers": ["192.0.2.123", "ntp.home.example"],
     "CaptivePortalURL": "https://portal.example/api/v1?session=abc",
     "Connectivity": "portal", "ConnectivityReason": "portal-redirect",
     "Connectivity4": "portal", "ConnectivityReason4": "portal-redirect",
@@ -59,7 +60,7 @@ LINK_KEYS = ["name", "index", "bearer", "bearer_source", "kind", "driver", "hard
              "connectivity4", "connectivity_reason4", "connectivity6", "connectivity_reason6",
              "portal_url", "nat64_prefix", "working_mtu4", "working_mtu6", "last_probe_usec", "probe_duration_usec", "wifi_state", "wifi_ssid",
              "wifi_signal_dbm", "wifi_link_speed_mbit", "network_id", "location",
-             "location_source", "location_reason", "location_text"]
+             "location_source", "location_reason", "location_text", "ntp_servers"]
 
 
 def blocks(text):
@@ -103,6 +104,7 @@ def test_status_text(roamd, roam):
     assert field(eth0, "Gateways") == ["none"]
     assert field(eth0, "DNS servers") == ["none"]
     assert field(eth0, "Search domains") is None
+    assert field(eth0, "NTP servers") is None
     assert field(eth0, "Captive portal") is None
     assert field(eth0, "Location") is None  # roamd sent no network and no location
 
@@ -126,6 +128,7 @@ def test_status_text(roamd, roam):
     assert field(wifi, "Gateways") == ["192.0.2.1", "fe80::1"]
     assert field(wifi, "DNS servers") == ["192.0.2.53, 2001:db8::53 (from dhcpcd)"]
     assert field(wifi, "Search domains") == ["home.example, example.org"]
+    assert field(wifi, "NTP servers") == ["192.0.2.123, ntp.home.example (from DHCP)"]
     assert field(wifi, "Captive portal") == [
         "API at https://portal.example/api/v1?session=abc"]
 
@@ -178,6 +181,7 @@ def test_status_json(roamd, roam):
         "probe_duration_usec": 250_000, "wifi_state": "COMPLETED", "wifi_ssid": "Cafe",
         "wifi_signal_dbm": -58, "wifi_link_speed_mbit": 144, "network_id": "",
         "location": "", "location_source": "", "location_reason": "", "location_text": "no network",
+        "ntp_servers": ["192.0.2.123", "ntp.home.example"],
     }
     eth0 = doc["links"][0]
     assert eth0["carrier"] is False and eth0["admin_up"] is True
@@ -319,7 +323,7 @@ def test_status_location(roamd, roam):
     assert field(links["eth1"], "Location") == ["untrusted until you choose"]
     assert field(links["eth0"], "Location") is None
     doc = {link["name"]: link for link in json.loads(roam("status", "--json").out)["links"]}
-    assert {k: doc["wlan0"][k] for k in LINK_KEYS[-5:]} == {
+    assert {k: doc["wlan0"][k] for k in LINK_KEYS[-6:-1]} == {
         "network_id": HOME_ID, "location": "home", "location_source": "config",
         "location_reason": FIREWALL["links"][1]["LocationReason"],
         "location_text": "home, from networks.d"}

@@ -21,6 +21,8 @@ SETTLED = {
         ["saved", "saved", "/var/lib/roam/time.state", T - 60_000_000, 0, "lower-bound",
          "the time is not earlier than this"],
     ],
+    "ClockState": "clock-daemon",
+    "ClockReason": "a clock daemon keeps the clock (timedated: NTP yes, synchronized no)",
 }
 
 
@@ -32,7 +34,9 @@ def test_time_text(roamd, roam):
     assert lines[0] == "Time: settled, 2025-12-06 05:46:40.250 UTC ± 512 ms"
     assert lines[1] == "Why: 2 of 3 sources agree within ± 512 ms; 1 falseticker"
     assert lines[2] == "Gate: open: the time is verified"
-    assert lines[3] == "Sources:"
+    assert lines[3] == ("Clock: left alone: a clock daemon keeps it (a clock daemon keeps the "
+                        "clock (timedated: NTP yes, synchronized no))")
+    assert lines[4] == "Sources:"
     assert "  link:cell0: falseticker, https-date, 2025-12-06 03:46:40.250 UTC ± 750 ms" in lines
     assert "    why: 119 min earlier than the time 2 of 3 sources agree on" in lines
     assert "    from https://probe.example/ via wifi0 (IPv4)" in lines
@@ -41,13 +45,43 @@ def test_time_text(roamd, roam):
 
 def test_time_unverified_and_empty(roamd, roam):
     roamd({"time": {"State": "settling", "Gate": "unverified",
-                    "Reasons": ["1 source so far; 2 must agree"]}})
+                    "Reasons": ["1 source so far; 2 must agree"], "ClockState": "unsettled",
+                    "ClockReason": "the time is settling: 1 source so far; 2 must agree"}})
     r = roam("time")
     assert r.rc == 0, r.err
     assert r.out == ("Time: settling\n"
                      "Why: 1 source so far; 2 must agree\n"
                      "Gate: open after the wait: time unverified\n"
+                     "Clock: left alone: the time is not settled (the time is settling: 1 "
+                     "source so far; 2 must agree)\n"
                      "Sources: none yet\n")
+
+
+def test_time_clock_states_in_words(roamd, roam):
+    """Every ClockState in words; a state this roam does not know is said as it is; a roamd
+    without ClockState has no Clock line."""
+    words = {
+        "stepped": "stepped to the agreed time",
+        "off": "left alone: roamd does not set it (SetClock=no)",
+        "unsettled": "left alone: the time is not settled",
+        "agrees": "agrees with the agreed time",
+        "lower-bound": "left alone: the step would go before the last known good time",
+        "clock-daemon": "left alone: a clock daemon keeps it",
+        "no-timedated": "left alone: timedated does not answer",
+        "timedated-refused": "left alone: timedated refused to set it",
+        "future-state": "future-state",
+    }
+    fake = roamd({"time": {"State": "settled", "ClockState": "off", "ClockReason": ""}})
+    for state, said in words.items():
+        fake.send(op="time", props={"ClockState": state, "ClockReason": ""})
+        r = roam("time")
+        assert r.rc == 0, r.err
+        assert "Clock: %s\n" % said in r.out, (state, r.out)
+    fake.close()
+    roamd({"time": {"State": "settled"}})
+    r = roam("time")
+    assert "Clock:" not in r.out, r.out
+    assert json.loads(roam("time", "--json").out)["clock_state"] is None
 
 
 def test_time_json(roamd, roam):
@@ -56,6 +90,8 @@ def test_time_json(roamd, roam):
     assert r.rc == 0, r.err
     doc = json.loads(r.out)
     assert doc["state"] == "settled" and doc["gate"] == "open"
+    assert doc["clock_state"] == "clock-daemon"
+    assert doc["clock_reason"] == SETTLED["ClockReason"]
     assert doc["bound"] == {"realtime_usec": T, "error_usec": 512_000}
     assert doc["reasons"] == SETTLED["Reasons"]
     assert [s["verdict"] for s in doc["sources"]] == ["truechimer", "falseticker", "lower-bound"]
@@ -93,8 +129,7 @@ def test_plain_time(roamd, plain):  # noqa: F811
     p = plain()
     p.expect(r"State: .*")
     p.send("help")
-    p.expect(r"  time           the time as roamd's sources agree on it: state, bound, gate, "
-             r"and each")
+    p.expect(r"  time           the time as roamd's sources agree on it: state, bound, gate, the")
     p.send("time")
     p.expect(r"Time: settling")
     p.expect(r"Why: 1 source so far; 2 must agree")
@@ -107,4 +142,10 @@ def test_plain_time(roamd, plain):  # noqa: F811
     p.expect(CLOCK + r"Time: settled, 2025-12-06 05:46:40\.250 UTC ± 512 ms: 2 of 3 sources "
              r"agree within ± 512 ms; 1 falseticker\.")
     p.expect(CLOCK + r"Time gate: open: the time is verified\.")
+    p.expect(CLOCK + r"Clock: left alone: a clock daemon keeps it \(a clock daemon keeps the "
+             r"clock \(timedated: NTP yes, synchronized no\)\)\.")
+    fake.send(op="time", props={"ClockState": "stepped",
+                                "ClockReason": "the clock was -60 min off the agreed time"})
+    p.expect(CLOCK + r"Clock: stepped to the agreed time \(the clock was -60 min off the agreed "
+             r"time\)\.")
     assert sum(line.endswith("time unverified.") for line in p.lines) == 1, p.lines

@@ -22,6 +22,8 @@ SETTLED = {
         ["saved", "saved", "/var/lib/roam/time.state", T - 2_000_000, 0, "lower-bound",
          "the time is not earlier than this"],
     ],
+    "ClockState": "clock-daemon",
+    "ClockReason": "a clock daemon keeps the clock (timedated: NTP yes)",
 }
 
 
@@ -42,6 +44,7 @@ def test_time_screen(roamd, tui, golden):
     text = t.text()
     assert "Why:   2 of 3 sources agree within ± 400 ms; 1 falseticker" in text
     assert "Gate:  open: the time is verified" in text
+    assert "Clock: left alone: a clock daemon keeps it (a clock daemon keeps the clock" in text
     assert "falseticker" in text and "truechimer" in text and "lower-bound" in text
     # the first source selected: its origin in full
     assert "https-date from https://probe.example/ via wlan0 (IPv4)" in text
@@ -58,6 +61,11 @@ def test_time_screen(roamd, tui, golden):
     fake.send(op="time", props={"State": "disputed", "Gate": "unverified", "Bound": [0, 0],
                                 "Reasons": ["no majority: at most 1 of 2 sources agree"]})
     t.wait_for(screen="time", text=["Time: disputed", "open after the wait: time unverified"])
+    # the clock: what roamd did with it, read on the signal too
+    fake.send(op="time", props={"ClockState": "no-timedated",
+                                "ClockReason": "timedated did not answer"})
+    t.wait_for(screen="time",
+               text="Clock: left alone: timedated does not answer (timedated did not answer)")
     t.key("\x1b")
     t.wait_for(screen="overview")
 
@@ -71,6 +79,11 @@ def test_time_screen_small_terminal(roamd, tui, golden):
     t.key("jj")
     t.wait_for(screen="time", text=["link:wwan0: falseticker", "why: 119 min earlier"])
     golden("time-small-falseticker", t)
+    # the clock comes after the sources here (it would push them out of view), an item of its
+    # own: selected, it scrolls into view in full
+    t.key("jj")
+    t.wait_for(screen="time", text=["Clock: left alone: a clock daemon", "NTP yes))"])
+    golden("time-small-clock", t)
 
 
 def test_time_screen_ascii_and_empty(roamd, tui, golden):
@@ -86,3 +99,4 @@ def test_time_screen_nothing_yet(roamd, tui):
     t = tui()
     open_time(t, "Time: unknown", "No source has said the time yet.")
     assert "Gate:  closed: apps wait for the time to settle" in t.text()
+    assert "Clock:" not in t.text()  # a roamd without ClockState

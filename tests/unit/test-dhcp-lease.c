@@ -172,3 +172,68 @@ TEST(lease_v6_timezone)
         ASSERT_STREQ(l.tz_name, "America/Phoenix");
         ASSERT_STREQ(l.tz_posix, "");
 }
+
+/* NTP servers: DHCPv4 option 42; a malformed one is dropped, the lease kept. */
+TEST(lease_v4_ntp)
+{
+        static const uint8_t opts[] = {
+            53, 1, 5, 42, 8, 192, 0, 2, 1, 198, 51, 100, 123, 42, 4, 192, 0, 2, 1, 255,
+        };
+        static const uint8_t bad[] = {53, 1, 5, 42, 5, 192, 0, 2, 1, 7, 6, 4, 192, 0, 2, 1, 255};
+        static const uint8_t empty[] = {42, 0, 255};
+        uint8_t buf[512];
+        DhcpLease l;
+
+        ASSERT_OK(dhcp_lease_parse_v4(buf, bootp(buf, opts, sizeof(opts)), &l));
+        ASSERT_EQ(l.n_ntp, 2); /* the repeated option adds no duplicate */
+        ASSERT_STREQ(l.ntp[0], "192.0.2.1");
+        ASSERT_STREQ(l.ntp[1], "198.51.100.123");
+        ASSERT_OK(dhcp_lease_parse_v4(buf, bootp(buf, bad, sizeof(bad)), &l));
+        ASSERT_EQ(l.n_ntp, 0);
+        ASSERT_EQ(l.n_dns, 1);
+        ASSERT_OK(dhcp_lease_parse_v4(buf, bootp(buf, empty, sizeof(empty)), &l));
+        ASSERT_EQ(l.n_ntp, 0);
+}
+
+/* DHCPv6 option 56 (server address, multicast address left out, FQDN, an unknown suboption
+ * skipped) and option 31 (SNTP). */
+TEST(lease_v6_ntp)
+{
+        /* clang-format off */
+        static const uint8_t m[] = {
+            7, 0xaa, 0xbb, 0xcc,
+            0, 56, 0, 63, /* NTP server: */
+            0, 1, 0, 16, 0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+            0, 2, 0, 16, 0xff, 0x05, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1,
+            0, 3, 0, 15, 3, 'n', 't', 'p', 4, 'h', 'o', 'm', 'e', 4, 't', 'e', 's', 't', 0,
+            0, 9, 0, 0, /* an unknown suboption */
+            0, 31, 0, 32, /* SNTP: two */
+            0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+            0x20, 0x01, 0x0d, 0xb8, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x7b,
+        };
+        /* clang-format on */
+        static const struct {
+                uint8_t msg[32];
+                size_t n;
+        } bad[] = {
+            {{7, 0, 0, 0, 0, 56, 0, 0}, 8},                                 /* empty */
+            {{7, 0, 0, 0, 0, 56, 0, 6, 0, 1, 0, 2, 1, 2}, 14},              /* address of 2 */
+            {{7, 0, 0, 0, 0, 56, 0, 7, 0, 3, 0, 3, 2, 'a', 'b'}, 15},       /* no end of name */
+            {{7, 0, 0, 0, 0, 56, 0, 9, 0, 3, 0, 5, 1, 'a', 0, 1, 'b'}, 17}, /* bytes after name */
+            {{7, 0, 0, 0, 0, 56, 0, 7, 0, 3, 0, 3, 1, 0x1b, 0}, 15},        /* control char */
+            {{7, 0, 0, 0, 0, 56, 0, 3, 0, 1, 0}, 11},                       /* cut suboption */
+            {{7, 0, 0, 0, 0, 31, 0, 4, 1, 2, 3, 4}, 12}, /* SNTP not 16 bytes a server */
+        };
+        DhcpLease l;
+
+        ASSERT_OK(dhcp_lease_parse_v6(m, sizeof(m), &l));
+        ASSERT_EQ(l.n_ntp, 3);
+        ASSERT_STREQ(l.ntp[0], "2001:db8:1::1");
+        ASSERT_STREQ(l.ntp[1], "ntp.home.test");
+        ASSERT_STREQ(l.ntp[2], "2001:db8:2::7b");
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                ASSERT_OK(dhcp_lease_parse_v6(bad[i].msg, bad[i].n, &l));
+                if (l.n_ntp != 0)
+                        TEST_FAIL("malformed NTP option %zu taken", i);
+        }
+}

@@ -7,6 +7,7 @@ is never touched: roamd only reads it."""
 import os
 import re
 import shutil
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -439,3 +440,104 @@ def test_gpsds_fix_time_is_a_witness(w, tmp_path):
         p.kill()
         p.wait(10)
     w.wait(lambda: not gnss_sources(w) or None, what="gpsd gone, its witness too")
+
+
+NTP_CMD_SOCKET = "/run/roam-chrony/chronyd.sock"
+
+
+def chronyc_binary(chronyd):
+    chronyc = os.path.join(os.path.dirname(os.path.dirname(chronyd)), "bin", "chronyc")
+    if not os.access(chronyc, os.X_OK):
+        chronyc = shutil.which("chronyc") or "/usr/bin/chronyc"
+    return chronyc
+
+
+def renew_leases(w):
+    """home's dnsmasq reads its options again; dhcpcd asks afresh (without its DHCPv6 lease,
+    which it would only confirm: dnsmasq's answer to a Confirm has no NTP option)."""
+    os.kill(int(w.path("home-dnsmasq.pid").read_text().split()[0]), signal.SIGHUP)
+    w.path("var-lib-dhcpcd", "wifi0.lease6").unlink(missing_ok=True)
+    w.dhcpcd_restart()
+
+
+def test_dhcp_ntp_servers_reach_chronyd_through_its_sourcedir(w, tmp_path):
+    """The home network's DHCP names an NTP server (option 42 and DHCPv6 option 56: the home
+    router, where a real chronyd serves time): roamd shows it as wifi0's NTPServers, writes
+    wifi0.sources into chronyd's sourcedir and asks the device's real chronyd (-x) to reload
+    its sources over its command socket; chronyd then polls the server. The lease loses the
+    option: the file goes and chronyd drops the server."""
+    chronyd = chronyd_binary()
+    if not chronyd:
+        pytest.skip("no chronyd (tools/fetch-chronyd.sh unpacks Debian's; ROAM_CHRONYD=PATH)")
+    chronyc = chronyc_binary(chronyd)
+    tmp_path.chmod(0o755)
+    srcdir = tmp_path / "chrony-dhcp"
+    # the NTP server: chronyd on the home router (its own network namespace only), serving
+    # its own clock, never setting it, with no command socket
+    server_conf = tmp_path / "server.conf"
+    server_conf.write_text("local stratum 8\nallow all\nbindcmdaddress /\ncmdport 0\n"
+                           "pidfile %s\n" % (tmp_path / "server.pid"))
+    server = subprocess.Popen(["nsenter", "--net=/run/netns/roam-%s-home" % w.name, "--",
+                               chronyd, "-x", "-d", "-u", "root", "-f", str(server_conf)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # the device's chronyd: Debian's way of taking DHCP's servers (a sourcedir), nothing else
+    client_conf = tmp_path / "client.conf"
+    client_conf.write_text("sourcedir %s\nbindcmdaddress %s\ncmdport 0\npidfile %s\n"
+                           % (srcdir, NTP_CMD_SOCKET, tmp_path / "client.pid"))
+    w.dev("mkdir", "-p", "-m", "0750", os.path.dirname(NTP_CMD_SOCKET))
+    client = w.dev_popen([chronyd, "-x", "-d", "-u", "root", "-f", str(client_conf)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seen = {}
+
+    def sources():
+        r = w.dev(chronyc, "-h", NTP_CMD_SOCKET, "-n", "-c", "sources", check=False)
+        seen["out"] = r.stdout + r.stderr
+        return {l.split(",")[2]: l.split(",") for l in r.stdout.splitlines()
+                if l.count(",") >= 8} if r.returncode == 0 else None
+
+    def ntp_link(servers):
+        return lambda l: sorted(l["NTPServers"]) == sorted(servers)
+
+    try:
+        wait_for(lambda: sources() == {}, interval=0.2, what="chronyd without sources")
+        w.write_config(w.default_config + "\n[Time]\nChronySourceDir=%s\n"
+                       "ChronyCommandSocket=%s\n" % (srcdir, NTP_CMD_SOCKET))
+        w.roamd_signal("HUP")
+        w.path("home-dhcp-opts").write_text(
+            "option:ntp-server,192.0.2.1\noption6:ntp-server,[2001:db8:1::1]\n")
+        renew_leases(w)
+        w.wait_link("wifi0", ntp_link(["192.0.2.1", "2001:db8:1::1"]), timeout=20,
+                    what="wifi0's NTP servers from its leases")
+        r = w.dev(str(ROAM), "status", check=False)
+        assert "NTP servers:" in r.stdout and "192.0.2.1" in r.stdout, r.stdout
+        f = srcdir / "wifi0.sources"
+        wait_for(f.exists, what="wifi0.sources")
+        lines = f.read_text().splitlines()
+        assert lines[0].startswith("# roamd:"), lines
+        assert sorted(lines[1:]) == ["server 192.0.2.1 iburst",
+                                     "server 2001:db8:1::1 iburst"], lines
+        # chronyd reloaded (roamd read its answer) and polls the home router's chronyd
+        wait_for(lambda: "chronyd at %s reloads its sources" % NTP_CMD_SOCKET in w.roamd_log(),
+                 what="chronyd's answer to reload sources")
+        try:
+            row = wait_for(lambda: (lambda s: s.get("192.0.2.1") if s and int(
+                s.get("192.0.2.1", [0] * 6)[5], 8) != 0 else None)(sources()),
+                timeout=20, interval=0.5, what="chronyd reached the DHCP server")
+        except TimeoutError:
+            raise AssertionError("chronyc said: %r" % seen.get("out"))
+        assert row[0] == "^", row  # a server, as Debian's hooks make it
+        assert "2001:db8:1::1" in sources(), seen
+
+        # the lease loses the option: the file goes, chronyd drops the servers
+        w.path("home-dhcp-opts").write_text("")
+        renew_leases(w)
+        w.wait_link("wifi0", ntp_link([]), timeout=20, what="wifi0 without NTP servers")
+        wait_for(lambda: not f.exists(), what="wifi0.sources removed")
+        wait_for(lambda: sources() == {}, timeout=10, interval=0.2,
+                 what="chronyd without the DHCP servers")
+    finally:
+        w.path("home-dhcp-opts").write_text("")
+        os.kill(int(w.path("home-dnsmasq.pid").read_text().split()[0]), signal.SIGHUP)
+        for p in (client, server):
+            p.terminate()
+            p.wait()

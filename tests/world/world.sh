@@ -278,6 +278,10 @@ define6 103 request string captive_portal_uri
 option captive_portal_uri
 # RFC 4833 time zone (roamd's zone decision takes a lease's zone as a witness).
 option posix_timezone, tzdb_timezone
+# NTP servers (DHCPv4 option 42, DHCPv6 56 and 31): roamd hands them to chronyd.
+option ntp_servers
+option dhcp6_ntp_server
+option dhcp6_sntp_servers
 # Keep hooks away from the host's hostname, NTP and timezone.
 nohook hostname, ntp, chrony, timesyncd, openntpd, wpa_supplicant, timezone, yp, lookup-hostname
 # Route metrics (IPv4 and IPv6 routes alike), lowest wins: ethernet, then WiFi, then
