@@ -341,9 +341,20 @@ static void easy_set_ca(CURL *easy, const char *ca_file)
         curl_easy_setopt(easy, CURLOPT_CAPATH, v->capath);
 }
 
-int curl_easy_link_setup(CURL *easy, const char *host, long port, int family, const char *addr_text,
-                         const char *ifname, int ifindex, long timeout_ms, const char *ca_file,
-                         struct curl_slist **ret_connect_to)
+static int on_sockopt_mark(void *userdata, curl_socket_t fd, curlsocktype purpose)
+{
+        uint32_t mark = (uint32_t)(uintptr_t)userdata;
+
+        if (setsockopt(fd, SOL_SOCKET, SO_MARK, &mark, sizeof(mark)) < 0) {
+                log_warning_errno(errno, "Cannot mark a probe socket: %m");
+                return CURL_SOCKOPT_ERROR;
+        }
+        return CURL_SOCKOPT_OK;
+}
+
+static int easy_link_setup(CURL *easy, const char *host, long port, int family,
+                           const char *addr_text, const char *ifname, int ifindex, long timeout_ms,
+                           const char *ca_file, struct curl_slist **ret_connect_to)
 {
         char *connect_to = NULL, *iface = NULL;
         struct curl_slist *list;
@@ -382,4 +393,57 @@ int curl_easy_link_setup(CURL *easy, const char *host, long port, int family, co
         easy_set_ca(easy, ca_file);
         *ret_connect_to = list;
         return 0;
+}
+
+int curl_easy_link_new(const CurlLinkFetch *f, CURL **ret, struct curl_slist **ret_connect_to)
+{
+        CURL *easy = curl_easy_init();
+        int r;
+
+        if (!easy)
+                return -ENOMEM;
+        r = easy_link_setup(easy, f->host, f->port, f->family, f->addr_text, f->ifname, f->ifindex,
+                            f->timeout_ms, f->ca_file, ret_connect_to);
+        if (r < 0) {
+                curl_easy_cleanup(easy);
+                return r;
+        }
+        curl_easy_setopt(easy, CURLOPT_URL, f->url);
+        curl_easy_setopt(easy, CURLOPT_USERAGENT, f->user_agent);
+        curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, f->write);
+        curl_easy_setopt(easy, CURLOPT_WRITEDATA, f->write_data);
+        if (f->mark) {
+                /* the value itself rides in the pointer: nothing to outlive the transfer */
+                curl_easy_setopt(easy, CURLOPT_SOCKOPTFUNCTION, on_sockopt_mark);
+                curl_easy_setopt(easy, CURLOPT_SOCKOPTDATA, (void *)(uintptr_t)f->mark);
+        }
+        *ret = easy;
+        return 0;
+}
+
+int curl_url_host_port(const char *url, char **ret_host, long *ret_port)
+{
+        CURLU *u = curl_url();
+        char *host = NULL, *port = NULL;
+        int r = -EINVAL;
+
+        if (!u)
+                return -ENOMEM;
+        if (curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+            curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+            curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
+                size_t n = strlen(host);
+                /* Bracketed IPv6 literals lose their brackets for the resolver. */
+                if (n > 2 && host[0] == '[' && host[n - 1] == ']') {
+                        memmove(host, host + 1, n - 2);
+                        host[n - 2] = 0;
+                }
+                *ret_host = strdup(host);
+                *ret_port = strtol(port, NULL, 10);
+                r = *ret_host ? 0 : -ENOMEM;
+        }
+        curl_free(host);
+        curl_free(port);
+        curl_url_cleanup(u);
+        return r;
 }

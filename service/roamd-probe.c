@@ -291,16 +291,6 @@ static uint32_t probe_mark(const Link *l, int family)
         return 0;
 }
 
-static int on_sockopt(void *userdata, curl_socket_t fd, curlsocktype purpose)
-{
-        Fetch *f = userdata;
-
-        if (f->mark && setsockopt(fd, SOL_SOCKET, SO_MARK, &f->mark, sizeof(f->mark)) < 0) {
-                log_warning_errno(errno, "Cannot mark a probe socket: %m");
-                return CURL_SOCKOPT_ERROR;
-        }
-        return CURL_SOCKOPT_OK;
-}
 static void family_after_fetches(ProbeFamily *pf);
 static void large_wait(ProbeFamily *pf);
 static void family_progress(ProbeFamily *pf);
@@ -539,33 +529,39 @@ static int fetch_start_transfer(Fetch *f, const IpAddr *addr)
         Link *l = f->prober->link;
         Manager *m = l->manager;
         const ProbeConfig *c = &m->config->probe;
+        /* Plain HTTP passes transparent caches: ask them not to answer, with a query no cache
+         * has seen (the URL the answer is judged against stays the configured one). */
+        bool bust = (f->kind == FETCH_HTTP || f->kind == FETCH_GARDEN || f->kind == FETCH_LARGE) &&
+                    !strchr(f->url, '#');
+        _cleanup_free_ char *nonced = NULL;
         int r;
 
-        f->easy = curl_easy_init();
-        if (!f->easy)
+        if (bust && asprintf(&nonced, "%s%croam-nonce=%016" PRIx64, f->url,
+                             strchr(f->url, '?') ? '&' : '?', probe_nonce()) < 0)
                 return -ENOMEM;
         f->body.max = c->max_body;
-        r = curl_easy_link_setup(f->easy, f->host, f->port, addr->family, addr->text, l->info.name,
-                                 l->ifindex, (long)(c->timeout_usec / USEC_PER_MSEC), c->ca_file,
-                                 &f->connect_to);
+        r = curl_easy_link_new(
+            &(const CurlLinkFetch){.url = nonced ?: f->url,
+                                   .host = f->host,
+                                   .port = f->port,
+                                   .family = addr->family,
+                                   .addr_text = addr->text,
+                                   .ifname = l->info.name,
+                                   .ifindex = l->ifindex,
+                                   .timeout_ms = (long)(c->timeout_usec / USEC_PER_MSEC),
+                                   .ca_file = c->ca_file,
+                                   .user_agent = "roamd/" ROAM_VERSION,
+                                   .write = body_write,
+                                   .write_data = f,
+                                   .mark = f->mark},
+            &f->easy, &f->connect_to);
         if (r < 0)
                 return r;
         f->error[0] = 0;
         curl_easy_setopt(f->easy, CURLOPT_ERRORBUFFER, f->error);
-        curl_easy_setopt(f->easy, CURLOPT_USERAGENT, "roamd/" ROAM_VERSION);
-        if ((f->kind == FETCH_HTTP || f->kind == FETCH_GARDEN || f->kind == FETCH_LARGE) &&
-            !strchr(f->url, '#')) {
-                /* Plain HTTP passes transparent caches: ask them not to answer, with a query
-                 * no cache has seen (the URL the answer is judged against stays the
-                 * configured one). */
-                _cleanup_free_ char *url = NULL;
-                uint64_t nonce = probe_nonce();
+        if (bust) {
                 struct curl_slist *h;
 
-                if (asprintf(&url, "%s%croam-nonce=%016" PRIx64, f->url,
-                             strchr(f->url, '?') ? '&' : '?', nonce) < 0)
-                        return -ENOMEM;
-                curl_easy_setopt(f->easy, CURLOPT_URL, url); /* curl copies it */
                 f->headers = curl_slist_append(NULL, "Cache-Control: no-cache");
                 if (!f->headers)
                         return -ENOMEM;
@@ -573,17 +569,10 @@ static int fetch_start_transfer(Fetch *f, const IpAddr *addr)
                 if (!h)
                         return -ENOMEM; /* (f->headers goes with the fetch) */
                 curl_easy_setopt(f->easy, CURLOPT_HTTPHEADER, f->headers);
-        } else
-                curl_easy_setopt(f->easy, CURLOPT_URL, f->url);
-        curl_easy_setopt(f->easy, CURLOPT_WRITEFUNCTION, body_write);
-        curl_easy_setopt(f->easy, CURLOPT_WRITEDATA, f);
+        }
         if (f->kind == FETCH_CAPPORT) {
                 f->headers = curl_slist_append(NULL, "Accept: application/captive+json");
                 curl_easy_setopt(f->easy, CURLOPT_HTTPHEADER, f->headers);
-        }
-        if (f->mark) {
-                curl_easy_setopt(f->easy, CURLOPT_SOCKOPTFUNCTION, on_sockopt);
-                curl_easy_setopt(f->easy, CURLOPT_SOCKOPTDATA, f);
         }
         r = curl_glue_add(m->curl, f->easy, on_fetch_done, f);
         if (r < 0)
@@ -681,33 +670,6 @@ static void on_fetch_resolved(Resolve *res, DnsOutcome outcome, const IpAddr *ad
         }
 }
 
-static int url_host_port(const char *url, char **ret_host, long *ret_port)
-{
-        CURLU *u = curl_url();
-        char *host = NULL, *port = NULL;
-        int r = -EINVAL;
-
-        if (!u)
-                return -ENOMEM;
-        if (curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
-            curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
-            curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
-                size_t n = strlen(host);
-                /* Bracketed IPv6 literals lose their brackets for the resolver. */
-                if (n > 2 && host[0] == '[' && host[n - 1] == ']') {
-                        memmove(host, host + 1, n - 2);
-                        host[n - 2] = 0;
-                }
-                *ret_host = strdup(host);
-                *ret_port = strtol(port, NULL, 10);
-                r = *ret_host ? 0 : -ENOMEM;
-        }
-        curl_free(host);
-        curl_free(port);
-        curl_url_cleanup(u);
-        return r;
-}
-
 /* Sets the fetch up and, where the last round knew the check host's address, opens its
  * transfer to it: that SYN goes out before anything else of the round. The lookup follows
  * in fetch_lookup(). */
@@ -723,7 +685,7 @@ static void fetch_open(Prober *p, Fetch *f, ProbeFamily *pf, FetchKind kind, con
         f->mark = pf ? probe_mark(l, family) : 0;
         f->running = true;
         f->url = strdup(url);
-        if (!f->url || url_host_port(url, &f->host, &f->port) < 0) {
+        if (!f->url || curl_url_host_port(url, &f->host, &f->port) < 0) {
                 f->outcome = HTTP_OUTCOME_FAILED;
                 fetch_finished(f);
                 return;
