@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdio.h>
 
+#include "roam-bus-map.h"
 #include "roam-log.h"
 #include "roam-macro.h"
 #include "roam-util.h"
@@ -164,37 +165,28 @@ int mm_client_roaming(MMClient *c, const char *ifname)
         return -ENOENT;
 }
 
+static int set_bearer_iface(sd_bus_message *m, const char *key, void *field)
+{
+        MMBearer *b = field;
+        const char *s;
+        int r = sd_bus_message_read_basic(m, 's', &s);
+
+        if (r < 0)
+                return r;
+        free(b->iface);
+        b->iface = *s ? strdup(s) : NULL;
+        return 0;
+}
+
+static const BusMapEntry bearer_map[] = {
+    {"Interface", "s", set_bearer_iface, 0},
+    {},
+};
+
 /* Reads the bearer properties it knows from an a{sv}; the message is left after it. */
 static int read_bearer_props(MMBearer *b, sd_bus_message *m)
 {
-        int r;
-
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                const char *name, *s;
-                r = sd_bus_message_read(m, "s", &name);
-                if (r < 0)
-                        return r;
-                if (streq(name, "Interface")) {
-                        r = sd_bus_message_read(m, "v", "s", &s);
-                        if (r < 0)
-                                return r;
-                        free(b->iface);
-                        b->iface = *s ? strdup(s) : NULL;
-                } else {
-                        r = sd_bus_message_skip(m, "v");
-                        if (r < 0)
-                                return r;
-                }
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(m);
+        return bus_map_read(m, bearer_map, b);
 }
 
 static int on_bearer_props(sd_bus_message *m, void *userdata, sd_bus_error *err)

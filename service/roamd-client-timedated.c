@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "roam-bus-map.h"
 #include "roam-log.h"
 #include "roam-macro.h"
 #include "roamd-client-timedated.h"
@@ -77,31 +78,31 @@ static int get_zone(TimedatedClient *c)
                                         "Timezone");
 }
 
+static int set_zone(sd_bus_message *m, const char *key, void *field)
+{
+        const char *zone;
+        int r = sd_bus_message_read_basic(m, 's', &zone);
+
+        if (r >= 0)
+                zone_update(field, zone);
+        return r;
+}
+
+static const BusMapEntry props_map[] = {
+    {"Timezone", "s", set_zone, 0},
+    {},
+};
+
 static int on_props(sd_bus_message *m, void *userdata, sd_bus_error *err)
 {
         TimedatedClient *c = userdata;
         const char *iface;
-        int r;
 
         (void)err;
         if (sd_bus_message_read(m, "s", &iface) < 0 || !streq(iface, TIMEDATED_IFACE))
                 return 0;
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        if (r < 0)
+        if (bus_map_read(m, props_map, c) < 0)
                 return 0;
-        while (sd_bus_message_enter_container(m, 'e', "sv") > 0) {
-                const char *name, *zone;
-                if (sd_bus_message_read(m, "s", &name) < 0)
-                        return 0;
-                if (streq(name, "Timezone")) {
-                        if (sd_bus_message_read(m, "v", "s", &zone) < 0)
-                                return 0;
-                        zone_update(c, zone);
-                } else if (sd_bus_message_skip(m, "v") < 0)
-                        return 0;
-                if (sd_bus_message_exit_container(m) < 0)
-                        return 0;
-        }
         /* timedated announces Timezone as changed without a value: ask */
         (void)get_zone(c);
         return 0;

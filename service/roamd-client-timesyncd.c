@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "roam-bus-map.h"
 #include "roam-log.h"
 #include "roam-macro.h"
 #include "roam-util.h"
@@ -115,46 +116,56 @@ static void message_update(TimesyncdClient *c, const NtpMessage *msg)
         c->on_time(&ev, c->userdata);
 }
 
+typedef struct PropsRead {
+        TimesyncdClient *client;
+        NtpMessage msg;
+        bool have_msg;
+} PropsRead;
+
+static int set_message(sd_bus_message *m, const char *key, void *field)
+{
+        PropsRead *p = field;
+        int r = read_message(m, &p->msg);
+
+        p->have_msg = r >= 0;
+        return r;
+}
+
+static int set_server(sd_bus_message *m, const char *key, void *field)
+{
+        PropsRead *p = field;
+        const char *s;
+        int r = sd_bus_message_read_basic(m, 's', &s);
+
+        if (r >= 0)
+                server_update(p->client, s);
+        return r;
+}
+
+static int set_root_distance_max(sd_bus_message *m, const char *key, void *field)
+{
+        PropsRead *p = field;
+
+        return sd_bus_message_read_basic(m, 't', &p->client->root_distance_max);
+}
+
+static const BusMapEntry props_map[] = {
+    {"NTPMessage", NULL, set_message, 0}, /* read_message() checks the variant itself */
+    {"ServerName", "s", set_server, 0},
+    {"RootDistanceMaxUSec", "t", set_root_distance_max, 0},
+    {},
+};
+
 /* The properties of a GetAll answer or a PropertiesChanged signal (a{sv}). */
 static int read_props(TimesyncdClient *c, sd_bus_message *m)
 {
-        NtpMessage msg;
-        bool have_msg = false;
-        int r;
+        PropsRead p = {.client = c};
+        int r = bus_map_read(m, props_map, &p);
 
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
         if (r < 0)
                 return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                const char *name, *s;
-                uint64_t t;
-
-                r = sd_bus_message_read(m, "s", &name);
-                if (r < 0)
-                        return r;
-                if (streq(name, "NTPMessage")) {
-                        r = read_message(m, &msg);
-                        have_msg = r >= 0;
-                } else if (streq(name, "ServerName")) {
-                        r = sd_bus_message_read(m, "v", "s", &s);
-                        if (r >= 0)
-                                server_update(c, s);
-                } else if (streq(name, "RootDistanceMaxUSec")) {
-                        r = sd_bus_message_read(m, "v", "t", &t);
-                        if (r >= 0)
-                                c->root_distance_max = t;
-                } else
-                        r = sd_bus_message_skip(m, "v");
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        if (have_msg)
-                message_update(c, &msg);
+        if (p.have_msg)
+                message_update(c, &p.msg);
         return 0;
 }
 
