@@ -10,6 +10,7 @@
 #include "roam-log.h"
 #include "roam-macro.h"
 #include "roam-util.h"
+#include "roamd-bus-name.h"
 #include "roamd-client-mm.h"
 #include "roamd-nitz.h"
 
@@ -50,7 +51,8 @@ struct MMClient {
         sd_bus *bus;
         MMClientChangeFn before_change;
         void *userdata;
-        sd_bus_slot *match_added, *match_removed, *match_props, *match_owner, *match_time;
+        sd_bus_slot *match_added, *match_removed, *match_props, *match_time;
+        BusNameWatch *owner;
         sd_bus_slot *refresh;
         MMModem *modems;
         size_t n_modems;
@@ -127,7 +129,7 @@ MMClient *mm_client_free(MMClient *c)
         sd_bus_slot_unref(c->match_added);
         sd_bus_slot_unref(c->match_removed);
         sd_bus_slot_unref(c->match_props);
-        sd_bus_slot_unref(c->match_owner);
+        bus_name_watch_free(c->owner);
         sd_bus_slot_unref(c->refresh);
         modems_clear(c);
         bearers_clear(c);
@@ -616,13 +618,9 @@ static int on_objects_changed(sd_bus_message *m, void *userdata, sd_bus_error *e
         return 0;
 }
 
-static int on_owner(sd_bus_message *m, void *userdata, sd_bus_error *err)
+static int on_owner(BusNameWatch *w, const char *new, void *userdata)
 {
         MMClient *c = userdata;
-        const char *name, *old, *new;
-
-        if (sd_bus_message_read(m, "sss", &name, &old, &new) < 0 || !streq(name, MM_BUS_NAME))
-                return 0;
         if (new &&*new)
                 return refresh(c);
         /* gone: nothing is known about its modems any more */
@@ -721,11 +719,7 @@ int mm_client_new(sd_bus *bus, MMClientChangeFn before_change, void *userdata, M
                     "',member='PropertiesChanged',path_namespace='" MM_PATH "'",
                     on_props, NULL, c);
         if (r >= 0)
-                r = sd_bus_add_match_async(bus, &c->match_owner,
-                                           "type='signal',sender='org.freedesktop.DBus',"
-                                           "interface='org.freedesktop.DBus',member='"
-                                           "NameOwnerChanged',arg0='" MM_BUS_NAME "'",
-                                           on_owner, NULL, c);
+                r = bus_name_watch_new(bus, MM_BUS_NAME, on_owner, c, &c->owner);
         if (r >= 0)
                 r = sd_bus_add_match_async(
                     bus, &c->match_time,

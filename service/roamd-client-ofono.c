@@ -9,6 +9,7 @@
 #include "roam-log.h"
 #include "roam-macro.h"
 #include "roam-util.h"
+#include "roamd-bus-name.h"
 #include "roamd-client-ofono.h"
 #include "roamd-nitz.h"
 
@@ -34,7 +35,8 @@ struct OfonoClient {
         OfonoClientChangeFn before_change;
         void *userdata;
         sd_bus_slot *match_manager, *match_props, *match_contexts, *match_context_props,
-            *match_owner, *match_nettime;
+            *match_nettime;
+        BusNameWatch *owner;
         sd_bus_slot *refresh;
         WatchList time_watches;
         OfonoModem **modems;
@@ -109,7 +111,7 @@ OfonoClient *ofono_client_free(OfonoClient *c)
         sd_bus_slot_unref(c->match_props);
         sd_bus_slot_unref(c->match_contexts);
         sd_bus_slot_unref(c->match_context_props);
-        sd_bus_slot_unref(c->match_owner);
+        bus_name_watch_free(c->owner);
         sd_bus_slot_unref(c->refresh);
         modems_clear(c);
         sd_bus_unref(c->bus);
@@ -532,13 +534,9 @@ static int on_netreg_changed(sd_bus_message *m, void *userdata, sd_bus_error *er
         return 0;
 }
 
-static int on_owner(sd_bus_message *m, void *userdata, sd_bus_error *err)
+static int on_owner(BusNameWatch *w, const char *new, void *userdata)
 {
         OfonoClient *c = userdata;
-        const char *name, *old, *new;
-
-        if (sd_bus_message_read(m, "sss", &name, &old, &new) < 0 || !streq(name, OFONO_BUS_NAME))
-                return 0;
         if (new &&*new)
                 return refresh(c);
         c->before_change(c, c->userdata);
@@ -579,11 +577,7 @@ int ofono_client_new(sd_bus *bus, OfonoClientChangeFn before_change, void *userd
                                            "',member='PropertyChanged'",
                                            on_contexts_changed, NULL, c);
         if (r >= 0)
-                r = sd_bus_add_match_async(bus, &c->match_owner,
-                                           "type='signal',sender='org.freedesktop.DBus',"
-                                           "interface='org.freedesktop.DBus',member='"
-                                           "NameOwnerChanged',arg0='" OFONO_BUS_NAME "'",
-                                           on_owner, NULL, c);
+                r = bus_name_watch_new(bus, OFONO_BUS_NAME, on_owner, c, &c->owner);
         if (r >= 0)
                 r = sd_bus_add_match_async(bus, &c->match_nettime,
                                            "type='signal',sender='" OFONO_BUS_NAME

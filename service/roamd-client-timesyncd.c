@@ -8,6 +8,7 @@
 #include "roam-log.h"
 #include "roam-macro.h"
 #include "roam-util.h"
+#include "roamd-bus-name.h"
 #include "roamd-client-timesyncd.h"
 #include "roamd-ntp-message.h"
 
@@ -20,7 +21,8 @@ struct TimesyncdClient {
         sd_bus *bus;
         TimeEventFn on_time;
         void *userdata;
-        sd_bus_slot *match_props, *match_owner, *get;
+        sd_bus_slot *match_props, *get;
+        BusNameWatch *owner;
         char server[64];          /* ServerName, when it is plain text */
         usec_t root_distance_max; /* RootDistanceMaxUSec: timesyncd's own limit */
         bool have_sample;
@@ -32,7 +34,7 @@ TimesyncdClient *timesyncd_client_free(TimesyncdClient *c)
         if (!c)
                 return NULL;
         sd_bus_slot_unref(c->match_props);
-        sd_bus_slot_unref(c->match_owner);
+        bus_name_watch_free(c->owner);
         sd_bus_slot_unref(c->get);
         sd_bus_unref(c->bus);
         free(c);
@@ -215,15 +217,9 @@ static int on_props(sd_bus_message *m, void *userdata, sd_bus_error *err)
         return 0;
 }
 
-static int on_owner(sd_bus_message *m, void *userdata, sd_bus_error *err)
+static int on_owner(BusNameWatch *w, const char *new, void *userdata)
 {
         TimesyncdClient *c = userdata;
-        const char *name, *old, *new;
-
-        (void)err;
-        if (sd_bus_message_read(m, "sss", &name, &old, &new) < 0 ||
-            !streq(name, TIMESYNCD_BUS_NAME))
-                return 0;
         if (*new)
                 (void)get_all(c);
         else {
@@ -246,11 +242,7 @@ int timesyncd_client_new(sd_bus *bus, TimeEventFn on_time, void *userdata, Times
         r = sd_bus_match_signal_async(bus, &c->match_props, TIMESYNCD_BUS_NAME, TIMESYNCD_PATH,
                                       PROPERTIES_IFACE, "PropertiesChanged", on_props, NULL, c);
         if (r >= 0)
-                r = sd_bus_add_match_async(bus, &c->match_owner,
-                                           "type='signal',sender='org.freedesktop.DBus',"
-                                           "interface='org.freedesktop.DBus',member='"
-                                           "NameOwnerChanged',arg0='" TIMESYNCD_BUS_NAME "'",
-                                           on_owner, NULL, c);
+                r = bus_name_watch_new(bus, TIMESYNCD_BUS_NAME, on_owner, c, &c->owner);
         if (r >= 0)
                 r = get_all(c);
         if (r < 0) {
