@@ -1595,9 +1595,9 @@ int apps_start(Apps *a)
 
         a->reconcile = a->manager->reconcile;
         /* `roam run` asks systemd for a scope when its manager is on the bus */
-        r = a->manager->bus
-                ? bus_name_watch_new(a->manager->bus, "org.freedesktop.systemd1", &a->systemd)
-                : 0;
+        r = a->manager->bus ? bus_name_watch_new(a->manager->bus, "org.freedesktop.systemd1", NULL,
+                                                 NULL, &a->systemd)
+                            : 0;
         if (r < 0)
                 return log_error_errno(r, "Failed to follow systemd on the bus: %m");
         r = nft_engine_new(&nc, &a->nft);

@@ -12,6 +12,8 @@ struct BusNameWatch {
         bool has_owner;
         bool changed; /* a NameOwnerChanged came: it is newer than GetNameOwner's answer */
         sd_bus_slot *match, *query;
+        BusNameWatchFn fn;
+        void *userdata;
 };
 
 static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
@@ -25,7 +27,7 @@ static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret
         if (w->has_owner != (new[0] != '\0'))
                 log_debug("bus name %s: %s", w->name, new[0] ? "owned" : "gone");
         w->has_owner = new[0] != '\0';
-        return 0;
+        return w->fn ? w->fn(w, new, w->userdata) : 0;
 }
 
 static int on_get_owner(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
@@ -38,7 +40,8 @@ static int on_get_owner(sd_bus_message *m, void *userdata, sd_bus_error *ret_err
         return 0;
 }
 
-int bus_name_watch_new(sd_bus *bus, const char *name, BusNameWatch **ret)
+int bus_name_watch_new(sd_bus *bus, const char *name, BusNameWatchFn fn, void *userdata,
+                       BusNameWatch **ret)
 {
         _cleanup_free_ BusNameWatch *w = calloc(1, sizeof(*w));
         int r;
@@ -48,6 +51,8 @@ int bus_name_watch_new(sd_bus *bus, const char *name, BusNameWatch **ret)
         w->name = strdup(name);
         if (!w->name)
                 return -ENOMEM;
+        w->fn = fn;
+        w->userdata = userdata;
         /* The match first: a change after the query's answer is never missed. */
         _cleanup_free_ char *match = NULL;
 

@@ -9,7 +9,14 @@
 
 typedef struct BusNameWatch BusNameWatch;
 
-int bus_name_watch_new(sd_bus *bus, const char *name, BusNameWatch **ret);
+/* A NameOwnerChanged of the name: owner is the new one, "" when the name went away. What it
+ * returns goes back to sd-bus as the signal handler's. */
+typedef int (*BusNameWatchFn)(BusNameWatch *w, const char *owner, void *userdata);
+
+/* fn (may be NULL) is told every change the bus daemon signals, not GetNameOwner's first
+ * answer: a client that wants the peer at once asks it (a call activates it, if it can be). */
+int bus_name_watch_new(sd_bus *bus, const char *name, BusNameWatchFn fn, void *userdata,
+                       BusNameWatch **ret);
 /* Accepts NULL. */
 BusNameWatch *bus_name_watch_free(BusNameWatch *w);
 /* False for NULL and until the bus daemon has said. */

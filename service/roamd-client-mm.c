@@ -6,9 +6,11 @@
 #include <limits.h>
 #include <stdio.h>
 
+#include "roam-bus-map.h"
 #include "roam-log.h"
 #include "roam-macro.h"
 #include "roam-util.h"
+#include "roamd-bus-name.h"
 #include "roamd-client-mm.h"
 #include "roamd-nitz.h"
 
@@ -49,7 +51,8 @@ struct MMClient {
         sd_bus *bus;
         MMClientChangeFn before_change;
         void *userdata;
-        sd_bus_slot *match_added, *match_removed, *match_props, *match_owner, *match_time;
+        sd_bus_slot *match_added, *match_removed, *match_props, *match_time;
+        BusNameWatch *owner;
         sd_bus_slot *refresh;
         MMModem *modems;
         size_t n_modems;
@@ -126,7 +129,7 @@ MMClient *mm_client_free(MMClient *c)
         sd_bus_slot_unref(c->match_added);
         sd_bus_slot_unref(c->match_removed);
         sd_bus_slot_unref(c->match_props);
-        sd_bus_slot_unref(c->match_owner);
+        bus_name_watch_free(c->owner);
         sd_bus_slot_unref(c->refresh);
         modems_clear(c);
         bearers_clear(c);
@@ -164,37 +167,28 @@ int mm_client_roaming(MMClient *c, const char *ifname)
         return -ENOENT;
 }
 
+static int set_bearer_iface(sd_bus_message *m, const char *key, void *field)
+{
+        MMBearer *b = field;
+        const char *s;
+        int r = sd_bus_message_read_basic(m, 's', &s);
+
+        if (r < 0)
+                return r;
+        free(b->iface);
+        b->iface = *s ? strdup(s) : NULL;
+        return 0;
+}
+
+static const BusMapEntry bearer_map[] = {
+    {"Interface", "s", set_bearer_iface, 0},
+    {},
+};
+
 /* Reads the bearer properties it knows from an a{sv}; the message is left after it. */
 static int read_bearer_props(MMBearer *b, sd_bus_message *m)
 {
-        int r;
-
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                const char *name, *s;
-                r = sd_bus_message_read(m, "s", &name);
-                if (r < 0)
-                        return r;
-                if (streq(name, "Interface")) {
-                        r = sd_bus_message_read(m, "v", "s", &s);
-                        if (r < 0)
-                                return r;
-                        free(b->iface);
-                        b->iface = *s ? strdup(s) : NULL;
-                } else {
-                        r = sd_bus_message_skip(m, "v");
-                        if (r < 0)
-                                return r;
-                }
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(m);
+        return bus_map_read(m, bearer_map, b);
 }
 
 static int on_bearer_props(sd_bus_message *m, void *userdata, sd_bus_error *err)
@@ -624,13 +618,9 @@ static int on_objects_changed(sd_bus_message *m, void *userdata, sd_bus_error *e
         return 0;
 }
 
-static int on_owner(sd_bus_message *m, void *userdata, sd_bus_error *err)
+static int on_owner(BusNameWatch *w, const char *new, void *userdata)
 {
         MMClient *c = userdata;
-        const char *name, *old, *new;
-
-        if (sd_bus_message_read(m, "sss", &name, &old, &new) < 0 || !streq(name, MM_BUS_NAME))
-                return 0;
         if (new &&*new)
                 return refresh(c);
         /* gone: nothing is known about its modems any more */
@@ -729,11 +719,7 @@ int mm_client_new(sd_bus *bus, MMClientChangeFn before_change, void *userdata, M
                     "',member='PropertiesChanged',path_namespace='" MM_PATH "'",
                     on_props, NULL, c);
         if (r >= 0)
-                r = sd_bus_add_match_async(bus, &c->match_owner,
-                                           "type='signal',sender='org.freedesktop.DBus',"
-                                           "interface='org.freedesktop.DBus',member='"
-                                           "NameOwnerChanged',arg0='" MM_BUS_NAME "'",
-                                           on_owner, NULL, c);
+                r = bus_name_watch_new(bus, MM_BUS_NAME, on_owner, c, &c->owner);
         if (r >= 0)
                 r = sd_bus_add_match_async(
                     bus, &c->match_time,

@@ -5,9 +5,11 @@
 
 #include <stdio.h>
 
+#include "roam-bus-map.h"
 #include "roam-log.h"
 #include "roam-macro.h"
 #include "roam-util.h"
+#include "roamd-bus-name.h"
 #include "roamd-client-ofono.h"
 #include "roamd-nitz.h"
 
@@ -33,7 +35,8 @@ struct OfonoClient {
         OfonoClientChangeFn before_change;
         void *userdata;
         sd_bus_slot *match_manager, *match_props, *match_contexts, *match_context_props,
-            *match_owner, *match_nettime;
+            *match_nettime;
+        BusNameWatch *owner;
         sd_bus_slot *refresh;
         WatchList time_watches;
         OfonoModem **modems;
@@ -108,7 +111,7 @@ OfonoClient *ofono_client_free(OfonoClient *c)
         sd_bus_slot_unref(c->match_props);
         sd_bus_slot_unref(c->match_contexts);
         sd_bus_slot_unref(c->match_context_props);
-        sd_bus_slot_unref(c->match_owner);
+        bus_name_watch_free(c->owner);
         sd_bus_slot_unref(c->refresh);
         modems_clear(c);
         sd_bus_unref(c->bus);
@@ -154,6 +157,19 @@ static int set_status(OfonoModem *md, const char *status)
         return 0;
 }
 
+static int set_netreg_status(sd_bus_message *m, const char *key, void *field)
+{
+        const char *s;
+        int r = sd_bus_message_read_basic(m, 's', &s);
+
+        return r < 0 ? r : set_status(field, s);
+}
+
+static const BusMapEntry netreg_map[] = {
+    {"Status", "s", set_netreg_status, 0},
+    {},
+};
+
 /* NetworkRegistration.GetProperties: a{sv} */
 static int on_netreg(sd_bus_message *m, void *userdata, sd_bus_error *err)
 {
@@ -165,19 +181,7 @@ static int on_netreg(sd_bus_message *m, void *userdata, sd_bus_error *err)
         if (sd_bus_message_is_method_error(m, NULL))
                 return 0;
         c->before_change(c, c->userdata);
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                const char *name, *s;
-                r = sd_bus_message_read(m, "s", &name);
-                if (r >= 0 && streq(name, "Status")) {
-                        r = sd_bus_message_read(m, "v", "s", &s);
-                        if (r >= 0)
-                                r = set_status(md, s);
-                } else if (r >= 0)
-                        r = sd_bus_message_skip(m, "v");
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(m);
-        }
+        r = bus_map_read(m, netreg_map, md);
         if (r < 0)
                 log_warning_errno(r, "oFono: %s: malformed registration properties: %m", md->path);
         return 0;
@@ -272,42 +276,59 @@ static int on_contexts(sd_bus_message *m, void *userdata, sd_bus_error *err)
         return 0;
 }
 
+static int set_utc(sd_bus_message *m, const char *key, void *field)
+{
+        OfonoNetworkTime *t = field;
+
+        t->has_utc = true;
+        return sd_bus_message_read_basic(m, 'x', &t->utc);
+}
+
+static int set_timezone(sd_bus_message *m, const char *key, void *field)
+{
+        OfonoNetworkTime *t = field;
+
+        t->has_timezone = true;
+        return sd_bus_message_read_basic(m, 'i', &t->timezone);
+}
+
+static int set_dst(sd_bus_message *m, const char *key, void *field)
+{
+        OfonoNetworkTime *t = field;
+
+        t->has_dst = true;
+        return sd_bus_message_read_basic(m, 'u', &t->dst);
+}
+
+static int set_received(sd_bus_message *m, const char *key, void *field)
+{
+        OfonoNetworkTime *t = field;
+
+        t->has_received = true;
+        return sd_bus_message_read_basic(m, 'x', &t->received);
+}
+
+/* (the string stays the message's) */
+static int set_code(sd_bus_message *m, const char *key, void *field)
+{
+        return sd_bus_message_read_basic(m, 's', field);
+}
+
+static const BusMapEntry nettime_map[] = {
+    {"UTC", "x", set_utc, 0},
+    {"Timezone", "i", set_timezone, 0},
+    {"DST", "u", set_dst, 0},
+    {"Received", "x", set_received, 0},
+    {"MobileCountryCode", "s", set_code, offsetof(OfonoNetworkTime, mcc)},
+    {"MobileNetworkCode", "s", set_code, offsetof(OfonoNetworkTime, mnc)},
+    {},
+};
+
 /* The NetworkTime dict; the message is left after it. Wrong types are garbage. */
 static int read_nettime(sd_bus_message *m, OfonoNetworkTime *t)
 {
-        int r;
-
         *t = (OfonoNetworkTime){};
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                const char *key;
-                r = sd_bus_message_read(m, "s", &key);
-                if (r < 0)
-                        break;
-                if (streq(key, "UTC")) {
-                        r = sd_bus_message_read(m, "v", "x", &t->utc);
-                        t->has_utc = true;
-                } else if (streq(key, "Timezone")) {
-                        r = sd_bus_message_read(m, "v", "i", &t->timezone);
-                        t->has_timezone = true;
-                } else if (streq(key, "DST")) {
-                        r = sd_bus_message_read(m, "v", "u", &t->dst);
-                        t->has_dst = true;
-                } else if (streq(key, "Received")) {
-                        r = sd_bus_message_read(m, "v", "x", &t->received);
-                        t->has_received = true;
-                } else if (streq(key, "MobileCountryCode"))
-                        r = sd_bus_message_read(m, "v", "s", &t->mcc);
-                else if (streq(key, "MobileNetworkCode"))
-                        r = sd_bus_message_read(m, "v", "s", &t->mnc);
-                else
-                        r = sd_bus_message_skip(m, "v");
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(m);
-        }
-        if (r >= 0)
-                r = sd_bus_message_exit_container(m);
-        return r;
+        return bus_map_read(m, nettime_map, t);
 }
 
 /* One NetworkTime dict of a modem: a sample and a zone hint, or a refusal with its reason. */
@@ -513,13 +534,9 @@ static int on_netreg_changed(sd_bus_message *m, void *userdata, sd_bus_error *er
         return 0;
 }
 
-static int on_owner(sd_bus_message *m, void *userdata, sd_bus_error *err)
+static int on_owner(BusNameWatch *w, const char *new, void *userdata)
 {
         OfonoClient *c = userdata;
-        const char *name, *old, *new;
-
-        if (sd_bus_message_read(m, "sss", &name, &old, &new) < 0 || !streq(name, OFONO_BUS_NAME))
-                return 0;
         if (new &&*new)
                 return refresh(c);
         c->before_change(c, c->userdata);
@@ -560,11 +577,7 @@ int ofono_client_new(sd_bus *bus, OfonoClientChangeFn before_change, void *userd
                                            "',member='PropertyChanged'",
                                            on_contexts_changed, NULL, c);
         if (r >= 0)
-                r = sd_bus_add_match_async(bus, &c->match_owner,
-                                           "type='signal',sender='org.freedesktop.DBus',"
-                                           "interface='org.freedesktop.DBus',member='"
-                                           "NameOwnerChanged',arg0='" OFONO_BUS_NAME "'",
-                                           on_owner, NULL, c);
+                r = bus_name_watch_new(bus, OFONO_BUS_NAME, on_owner, c, &c->owner);
         if (r >= 0)
                 r = sd_bus_add_match_async(bus, &c->match_nettime,
                                            "type='signal',sender='" OFONO_BUS_NAME

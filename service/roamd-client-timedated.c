@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "roam-bus-map.h"
 #include "roam-log.h"
 #include "roam-macro.h"
+#include "roamd-bus-name.h"
 #include "roamd-client-timedated.h"
 
 #define TIMEDATED_PATH   "/org/freedesktop/timedate1"
@@ -16,7 +18,8 @@ struct TimedatedClient {
         sd_bus *bus;
         TimedatedZoneFn on_zone;
         void *userdata;
-        sd_bus_slot *match_props, *match_owner, *get, *set;
+        sd_bus_slot *match_props, *get, *set;
+        BusNameWatch *owner;
         TimedatedSetFn set_done;
         void *set_userdata;
         char zone[64];
@@ -27,7 +30,7 @@ TimedatedClient *timedated_client_free(TimedatedClient *c)
         if (!c)
                 return NULL;
         sd_bus_slot_unref(c->match_props);
-        sd_bus_slot_unref(c->match_owner);
+        bus_name_watch_free(c->owner);
         sd_bus_slot_unref(c->get);
         sd_bus_slot_unref(c->set);
         sd_bus_unref(c->bus);
@@ -77,46 +80,40 @@ static int get_zone(TimedatedClient *c)
                                         "Timezone");
 }
 
+static int set_zone(sd_bus_message *m, const char *key, void *field)
+{
+        const char *zone;
+        int r = sd_bus_message_read_basic(m, 's', &zone);
+
+        if (r >= 0)
+                zone_update(field, zone);
+        return r;
+}
+
+static const BusMapEntry props_map[] = {
+    {"Timezone", "s", set_zone, 0},
+    {},
+};
+
 static int on_props(sd_bus_message *m, void *userdata, sd_bus_error *err)
 {
         TimedatedClient *c = userdata;
         const char *iface;
-        int r;
 
         (void)err;
         if (sd_bus_message_read(m, "s", &iface) < 0 || !streq(iface, TIMEDATED_IFACE))
                 return 0;
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        if (r < 0)
+        if (bus_map_read(m, props_map, c) < 0)
                 return 0;
-        while (sd_bus_message_enter_container(m, 'e', "sv") > 0) {
-                const char *name, *zone;
-                if (sd_bus_message_read(m, "s", &name) < 0)
-                        return 0;
-                if (streq(name, "Timezone")) {
-                        if (sd_bus_message_read(m, "v", "s", &zone) < 0)
-                                return 0;
-                        zone_update(c, zone);
-                } else if (sd_bus_message_skip(m, "v") < 0)
-                        return 0;
-                if (sd_bus_message_exit_container(m) < 0)
-                        return 0;
-        }
         /* timedated announces Timezone as changed without a value: ask */
         (void)get_zone(c);
         return 0;
 }
 
 /* timedated exits when idle and is activated again: a new owner is asked afresh */
-static int on_owner(sd_bus_message *m, void *userdata, sd_bus_error *err)
+static int on_owner(BusNameWatch *w, const char *new, void *userdata)
 {
         TimedatedClient *c = userdata;
-        const char *name, *old, *new;
-
-        (void)err;
-        if (sd_bus_message_read(m, "sss", &name, &old, &new) < 0 ||
-            !streq(name, TIMEDATED_BUS_NAME))
-                return 0;
         if (*new)
                 (void)get_zone(c);
         return 0;
@@ -136,11 +133,7 @@ int timedated_client_new(sd_bus *bus, TimedatedZoneFn on_zone, void *userdata,
         r = sd_bus_match_signal_async(bus, &c->match_props, TIMEDATED_BUS_NAME, TIMEDATED_PATH,
                                       PROPERTIES_IFACE, "PropertiesChanged", on_props, NULL, c);
         if (r >= 0)
-                r = sd_bus_add_match_async(bus, &c->match_owner,
-                                           "type='signal',sender='org.freedesktop.DBus',"
-                                           "interface='org.freedesktop.DBus',member='"
-                                           "NameOwnerChanged',arg0='" TIMEDATED_BUS_NAME "'",
-                                           on_owner, NULL, c);
+                r = bus_name_watch_new(bus, TIMEDATED_BUS_NAME, on_owner, c, &c->owner);
         if (r >= 0)
                 r = get_zone(c);
         if (r < 0) {

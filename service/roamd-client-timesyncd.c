@@ -4,9 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "roam-bus-map.h"
 #include "roam-log.h"
 #include "roam-macro.h"
 #include "roam-util.h"
+#include "roamd-bus-name.h"
 #include "roamd-client-timesyncd.h"
 #include "roamd-ntp-message.h"
 
@@ -19,7 +21,8 @@ struct TimesyncdClient {
         sd_bus *bus;
         TimeEventFn on_time;
         void *userdata;
-        sd_bus_slot *match_props, *match_owner, *get;
+        sd_bus_slot *match_props, *get;
+        BusNameWatch *owner;
         char server[64];          /* ServerName, when it is plain text */
         usec_t root_distance_max; /* RootDistanceMaxUSec: timesyncd's own limit */
         bool have_sample;
@@ -31,7 +34,7 @@ TimesyncdClient *timesyncd_client_free(TimesyncdClient *c)
         if (!c)
                 return NULL;
         sd_bus_slot_unref(c->match_props);
-        sd_bus_slot_unref(c->match_owner);
+        bus_name_watch_free(c->owner);
         sd_bus_slot_unref(c->get);
         sd_bus_unref(c->bus);
         free(c);
@@ -115,46 +118,56 @@ static void message_update(TimesyncdClient *c, const NtpMessage *msg)
         c->on_time(&ev, c->userdata);
 }
 
+typedef struct PropsRead {
+        TimesyncdClient *client;
+        NtpMessage msg;
+        bool have_msg;
+} PropsRead;
+
+static int set_message(sd_bus_message *m, const char *key, void *field)
+{
+        PropsRead *p = field;
+        int r = read_message(m, &p->msg);
+
+        p->have_msg = r >= 0;
+        return r;
+}
+
+static int set_server(sd_bus_message *m, const char *key, void *field)
+{
+        PropsRead *p = field;
+        const char *s;
+        int r = sd_bus_message_read_basic(m, 's', &s);
+
+        if (r >= 0)
+                server_update(p->client, s);
+        return r;
+}
+
+static int set_root_distance_max(sd_bus_message *m, const char *key, void *field)
+{
+        PropsRead *p = field;
+
+        return sd_bus_message_read_basic(m, 't', &p->client->root_distance_max);
+}
+
+static const BusMapEntry props_map[] = {
+    {"NTPMessage", NULL, set_message, 0}, /* read_message() checks the variant itself */
+    {"ServerName", "s", set_server, 0},
+    {"RootDistanceMaxUSec", "t", set_root_distance_max, 0},
+    {},
+};
+
 /* The properties of a GetAll answer or a PropertiesChanged signal (a{sv}). */
 static int read_props(TimesyncdClient *c, sd_bus_message *m)
 {
-        NtpMessage msg;
-        bool have_msg = false;
-        int r;
+        PropsRead p = {.client = c};
+        int r = bus_map_read(m, props_map, &p);
 
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
         if (r < 0)
                 return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                const char *name, *s;
-                uint64_t t;
-
-                r = sd_bus_message_read(m, "s", &name);
-                if (r < 0)
-                        return r;
-                if (streq(name, "NTPMessage")) {
-                        r = read_message(m, &msg);
-                        have_msg = r >= 0;
-                } else if (streq(name, "ServerName")) {
-                        r = sd_bus_message_read(m, "v", "s", &s);
-                        if (r >= 0)
-                                server_update(c, s);
-                } else if (streq(name, "RootDistanceMaxUSec")) {
-                        r = sd_bus_message_read(m, "v", "t", &t);
-                        if (r >= 0)
-                                c->root_distance_max = t;
-                } else
-                        r = sd_bus_message_skip(m, "v");
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        if (have_msg)
-                message_update(c, &msg);
+        if (p.have_msg)
+                message_update(c, &p.msg);
         return 0;
 }
 
@@ -204,15 +217,9 @@ static int on_props(sd_bus_message *m, void *userdata, sd_bus_error *err)
         return 0;
 }
 
-static int on_owner(sd_bus_message *m, void *userdata, sd_bus_error *err)
+static int on_owner(BusNameWatch *w, const char *new, void *userdata)
 {
         TimesyncdClient *c = userdata;
-        const char *name, *old, *new;
-
-        (void)err;
-        if (sd_bus_message_read(m, "sss", &name, &old, &new) < 0 ||
-            !streq(name, TIMESYNCD_BUS_NAME))
-                return 0;
         if (*new)
                 (void)get_all(c);
         else {
@@ -235,11 +242,7 @@ int timesyncd_client_new(sd_bus *bus, TimeEventFn on_time, void *userdata, Times
         r = sd_bus_match_signal_async(bus, &c->match_props, TIMESYNCD_BUS_NAME, TIMESYNCD_PATH,
                                       PROPERTIES_IFACE, "PropertiesChanged", on_props, NULL, c);
         if (r >= 0)
-                r = sd_bus_add_match_async(bus, &c->match_owner,
-                                           "type='signal',sender='org.freedesktop.DBus',"
-                                           "interface='org.freedesktop.DBus',member='"
-                                           "NameOwnerChanged',arg0='" TIMESYNCD_BUS_NAME "'",
-                                           on_owner, NULL, c);
+                r = bus_name_watch_new(bus, TIMESYNCD_BUS_NAME, on_owner, c, &c->owner);
         if (r >= 0)
                 r = get_all(c);
         if (r < 0) {

@@ -341,6 +341,17 @@ static void easy_set_ca(CURL *easy, const char *ca_file)
         curl_easy_setopt(easy, CURLOPT_CAPATH, v->capath);
 }
 
+static int on_sockopt_mark(void *userdata, curl_socket_t fd, curlsocktype purpose)
+{
+        uint32_t mark = (uint32_t)(uintptr_t)userdata;
+
+        if (setsockopt(fd, SOL_SOCKET, SO_MARK, &mark, sizeof(mark)) < 0) {
+                log_warning_errno(errno, "Cannot mark a probe socket: %m");
+                return CURL_SOCKOPT_ERROR;
+        }
+        return CURL_SOCKOPT_OK;
+}
+
 int curl_easy_link_setup(CURL *easy, const char *host, long port, int family, const char *addr_text,
                          const char *ifname, int ifindex, long timeout_ms, const char *ca_file,
                          struct curl_slist **ret_connect_to)
@@ -381,6 +392,32 @@ int curl_easy_link_setup(CURL *easy, const char *host, long port, int family, co
         curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, NULL);
         easy_set_ca(easy, ca_file);
         *ret_connect_to = list;
+        return 0;
+}
+
+int curl_easy_link_new(const CurlLinkFetch *f, CURL **ret, struct curl_slist **ret_connect_to)
+{
+        CURL *easy = curl_easy_init();
+        int r;
+
+        if (!easy)
+                return -ENOMEM;
+        r = curl_easy_link_setup(easy, f->host, f->port, f->family, f->addr_text, f->ifname,
+                                 f->ifindex, f->timeout_ms, f->ca_file, ret_connect_to);
+        if (r < 0) {
+                curl_easy_cleanup(easy);
+                return r;
+        }
+        curl_easy_setopt(easy, CURLOPT_URL, f->url);
+        curl_easy_setopt(easy, CURLOPT_USERAGENT, f->user_agent);
+        curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, f->write);
+        curl_easy_setopt(easy, CURLOPT_WRITEDATA, f->write_data);
+        if (f->mark) {
+                /* the value itself rides in the pointer: nothing to outlive the transfer */
+                curl_easy_setopt(easy, CURLOPT_SOCKOPTFUNCTION, on_sockopt_mark);
+                curl_easy_setopt(easy, CURLOPT_SOCKOPTDATA, (void *)(uintptr_t)f->mark);
+        }
+        *ret = easy;
         return 0;
 }
 

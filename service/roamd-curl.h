@@ -3,6 +3,7 @@
 
 #include <curl/curl.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <systemd/sd-event.h>
 
 /* libcurl's multi interface driven by sd-event: curl's sockets become io sources and its
@@ -46,6 +47,29 @@ int curl_easy_link_setup(CURL *easy, const char *host, long port, int family, co
                          const char *ifname, int ifindex, long timeout_ms, const char *ca_file,
                          struct curl_slist **ret_connect_to);
 
-/* The host (an IPv6 literal without its brackets) and port (the scheme's default if none) of
- * url. */
+/* One transfer roamd makes on one link's behalf (probes, captive portal fetches). */
+typedef struct CurlLinkFetch {
+        const char *url;  /* curl copies it */
+        const char *host; /* the URL's host: for Host, SNI and the certificate check */
+        long port;
+        int family; /* of addr_text, our resolver's answer: what is connected to */
+        const char *addr_text;
+        const char *ifname; /* the link the transfer is bound to */
+        int ifindex;
+        long timeout_ms;     /* for connect and whole */
+        const char *ca_file; /* NULL: the system's CA directory, see roamd-curl.c */
+        const char *user_agent;
+        curl_write_callback write;
+        void *write_data;
+        uint32_t mark; /* SO_MARK of its socket; 0: none */
+} CurlLinkFetch;
+
+/* A new easy handle for the fetch: connected to addr_text keeping host, bound to the link,
+ * one fresh connection that is never reused, no redirects followed (the caller checks every
+ * host), http and https only. The handle is the caller's until curl_glue_add();
+ * *ret_connect_to must outlive the transfer, the caller frees it with curl_slist_free_all(). */
+int curl_easy_link_new(const CurlLinkFetch *f, CURL **ret, struct curl_slist **ret_connect_to);
+
+/* The host of url (an IPv6 literal without its brackets, as the resolver wants it) and its
+ * port (the scheme's when the URL names none). -EINVAL: not a URL curl can parse. */
 int curl_url_host_port(const char *url, char **ret_host, long *ret_port);

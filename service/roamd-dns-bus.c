@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <arpa/inet.h>
 
+#include "roam-bus-map.h"
 #include "roam-log.h"
 #include "roam-text.h"
 #include "roam-util.h"
@@ -29,8 +30,9 @@ static bool entries_equal(const DnsBusEntry *a, size_t na, const DnsBusEntry *b,
 }
 
 /* a(iiay): ifindex, family, raw address. */
-static int parse_resolved_dns(sd_bus_message *m, DnsBusSource *s)
+static int parse_resolved_dns(sd_bus_message *m, const char *key, void *field)
 {
+        DnsBusSource *s = field;
         int r, ifindex, family;
 
         r = sd_bus_message_enter_container(m, 'a', "(iiay)");
@@ -67,8 +69,9 @@ static int parse_resolved_dns(sd_bus_message *m, DnsBusSource *s)
 }
 
 /* a(isb): ifindex, domain, route-only. Route-only domains are not search domains. */
-static int parse_resolved_domains(sd_bus_message *m, DnsBusSource *s)
+static int parse_resolved_domains(sd_bus_message *m, const char *key, void *field)
 {
+        DnsBusSource *s = field;
         const char *domain;
         int r, ifindex, route_only;
 
@@ -93,57 +96,57 @@ static int parse_resolved_domains(sd_bus_message *m, DnsBusSource *s)
         return sd_bus_message_exit_container(m);
 }
 
-static int read_strv_variant(sd_bus_message *m, char ***ret)
-{
-        int r = sd_bus_message_enter_container(m, 'v', "as");
+/* One interface's entry of NetworkManager's Configuration; a list named twice: the first. */
+typedef struct NmEntry {
+        char **servers, **domains;
+        char ifname[64];
+} NmEntry;
 
-        if (r < 0)
-                return r;
-        r = sd_bus_message_read_strv(m, ret);
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(m);
+static int set_first_strv(sd_bus_message *m, const char *key, void *field)
+{
+        char ***l = field;
+
+        if (*l)
+                return sd_bus_message_skip(m, "as");
+        return sd_bus_message_read_strv(m, l);
 }
 
-/* GetAll reply of DnsManager: Configuration is aa{sv} with nameservers, domains, interface. */
-static int parse_nm_config(sd_bus_message *m, DnsBusSource *s)
+static int set_ifname(sd_bus_message *m, const char *key, void *field)
 {
+        const char *v;
+        int r = sd_bus_message_read_basic(m, 's', &v);
+
+        if (r >= 0)
+                snprintf(field, sizeof(((NmEntry *)NULL)->ifname), "%s", v);
+        return r;
+}
+
+static const BusMapEntry nm_entry_map[] = {
+    {"nameservers", "as", set_first_strv, offsetof(NmEntry, servers)},
+    {"domains", "as", set_first_strv, offsetof(NmEntry, domains)},
+    {"interface", "s", set_ifname, offsetof(NmEntry, ifname)},
+    {},
+};
+
+/* GetAll reply of DnsManager: Configuration is aa{sv} with nameservers, domains, interface. */
+static int parse_nm_config(sd_bus_message *m, const char *key, void *field)
+{
+        DnsBusSource *s = field;
         int r;
 
         r = sd_bus_message_enter_container(m, 'a', "a{sv}");
         if (r < 0)
                 return r;
-        while ((r = sd_bus_message_enter_container(m, 'a', "{sv}")) > 0) {
+        for (;;) {
                 _cleanup_strv_free_ char **servers = NULL, **domains = NULL;
-                char ifname[64] = "";
-                const char *key;
+                NmEntry ne = {};
+                const char *ifname = ne.ifname;
 
-                while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                        r = sd_bus_message_read(m, "s", &key);
-                        if (r < 0)
-                                return r;
-                        if (streq(key, "nameservers") && !servers)
-                                r = read_strv_variant(m, &servers);
-                        else if (streq(key, "domains") && !domains)
-                                r = read_strv_variant(m, &domains);
-                        else if (streq(key, "interface")) {
-                                const char *v;
-                                r = sd_bus_message_read(m, "v", "s", &v);
-                                if (r >= 0)
-                                        snprintf(ifname, sizeof(ifname), "%s", v);
-                        } else
-                                r = sd_bus_message_skip(m, "v");
-                        if (r < 0)
-                                return r;
-                        r = sd_bus_message_exit_container(m);
-                        if (r < 0)
-                                return r;
-                }
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
+                r = bus_map_read(m, nm_entry_map, &ne);
+                servers = ne.servers;
+                domains = ne.domains;
+                if (r <= 0)
+                        break;
                 if (!ifname[0])
                         continue;
                 STRV_FOREACH (v, servers) {
@@ -172,57 +175,16 @@ static int parse_nm_config(sd_bus_message *m, DnsBusSource *s)
 }
 
 /* The members of a GetAll reply that a source reads; the rest are skipped. */
-typedef struct PropertyParser {
-        const char *name;
-        const char *signature;
-        int (*parse)(sd_bus_message *m, DnsBusSource *s);
-} PropertyParser;
-
-static const PropertyParser resolved_properties[] = {
-    {"DNS", "a(iiay)", parse_resolved_dns},
-    {"Domains", "a(isb)", parse_resolved_domains},
+static const BusMapEntry resolved_properties[] = {
+    {"DNS", "a(iiay)", parse_resolved_dns, 0},
+    {"Domains", "a(isb)", parse_resolved_domains, 0},
+    {},
 };
 
-static const PropertyParser nm_properties[] = {
-    {"Configuration", "aa{sv}", parse_nm_config},
+static const BusMapEntry nm_properties[] = {
+    {"Configuration", "aa{sv}", parse_nm_config, 0},
+    {},
 };
-
-static int parse_properties(sd_bus_message *m, DnsBusSource *s, const PropertyParser *table,
-                            size_t n)
-{
-        const char *name;
-        int r;
-
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                const PropertyParser *p = NULL;
-
-                r = sd_bus_message_read(m, "s", &name);
-                if (r < 0)
-                        return r;
-                for (size_t i = 0; i < n; i++)
-                        if (streq(name, table[i].name))
-                                p = &table[i];
-                if (p) {
-                        r = sd_bus_message_enter_container(m, 'v', p->signature);
-                        if (r >= 0)
-                                r = p->parse(m, s);
-                        if (r >= 0)
-                                r = sd_bus_message_exit_container(m);
-                } else
-                        r = sd_bus_message_skip(m, "v");
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(m);
-}
 
 static void source_refresh(DnsBusSource *s);
 
@@ -241,10 +203,9 @@ static int on_getall_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
                 log_debug("%s not available: %s", s->name,
                           sd_bus_message_get_error(reply)->message);
         else {
-                r = s->source == DNS_SOURCE_RESOLVED
-                        ? parse_properties(reply, s, resolved_properties,
-                                           ELEMENTSOF(resolved_properties))
-                        : parse_properties(reply, s, nm_properties, ELEMENTSOF(nm_properties));
+                r = bus_map_read(
+                    reply, s->source == DNS_SOURCE_RESOLVED ? resolved_properties : nm_properties,
+                    s);
                 if (r < 0) {
                         log_warning_errno(r, "Malformed DNS data from %s, ignoring it: %m",
                                           s->name);

@@ -27,35 +27,16 @@
 #define NFT_TYPE_IFINDEX 20
 #define LOOPBACK_IFINDEX 1
 
-/* ---- expressions (reg 1, like roamd-nft.c) ---- */
-
-static int add(struct nftnl_rule *r, struct nftnl_expr *e)
-{
-        if (!e)
-                return -ENOMEM;
-        nftnl_rule_add_expr(r, e);
-        return 0;
-}
+/* ---- matches built from roamd-nft.c's expressions, through register 1 ---- */
 
 static int e_meta(struct nftnl_rule *r, uint32_t key)
 {
-        struct nftnl_expr *e = nftnl_expr_alloc("meta");
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_META_DREG, NFT_REG_1);
-        return add(r, e);
+        return nft_expr_meta(r, key, NFT_REG_1);
 }
 
 static int e_cmp(struct nftnl_rule *r, uint32_t op, const void *data, uint32_t len)
 {
-        struct nftnl_expr *e = nftnl_expr_alloc("cmp");
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, op);
-        nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, data, len);
-        return add(r, e);
+        return nft_expr_cmp(r, NFT_REG_1, op, data, len);
 }
 
 static int e_cmp_u8(struct nftnl_rule *r, uint8_t v)
@@ -63,56 +44,17 @@ static int e_cmp_u8(struct nftnl_rule *r, uint8_t v)
         return e_cmp(r, NFT_CMP_EQ, &v, 1);
 }
 
-static int e_cmp_u32(struct nftnl_rule *r, uint32_t op, uint32_t v)
-{
-        return e_cmp(r, op, &v, 4);
-}
-
-static int e_bitwise(struct nftnl_rule *r, const void *mask, uint32_t len)
-{
-        static const uint8_t zero[16] = {};
-        struct nftnl_expr *e = nftnl_expr_alloc("bitwise");
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, len);
-        nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, mask, len);
-        nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, zero, len);
-        return add(r, e);
-}
-
 static int e_payload(struct nftnl_rule *r, uint32_t base, uint32_t offset, uint32_t len)
 {
-        struct nftnl_expr *e = nftnl_expr_alloc("payload");
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE, base);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, offset);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, len);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, NFT_REG_1);
-        return add(r, e);
+        return nft_expr_payload(r, base, offset, len, NFT_REG_1);
 }
 
 static int e_ct_state(struct nftnl_rule *r, uint32_t bits)
 {
-        struct nftnl_expr *e = nftnl_expr_alloc("ct");
         uint32_t zero = 0;
-        int k;
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_STATE);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
-        k = add(r, e);
-        k |= e_bitwise(r, &bits, 4);
-        k |= e_cmp(r, NFT_CMP_NEQ, &zero, 4);
-        return k;
-}
 
-static int e_nfproto(struct nftnl_rule *r, int family)
-{
-        return e_meta(r, NFT_META_NFPROTO) |
-               e_cmp_u8(r, family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6);
+        return nft_expr_ct_load(r, NFT_CT_STATE) | nft_expr_and_u32(r, NFT_REG_1, bits) |
+               e_cmp(r, NFT_CMP_NEQ, &zero, 4);
 }
 
 static int e_l4proto(struct nftnl_rule *r, uint8_t proto)
@@ -131,52 +73,16 @@ static int e_port(struct nftnl_rule *r, uint32_t offset, uint16_t lo, uint16_t h
         return k | e_cmp(r, NFT_CMP_GTE, &nlo, 2) | e_cmp(r, NFT_CMP_LTE, &nhi, 2);
 }
 
-static int e_counter(struct nftnl_rule *r)
-{
-        return add(r, nftnl_expr_alloc("counter"));
-}
-
-static int e_verdict(struct nftnl_rule *r, int verdict)
-{
-        struct nftnl_expr *e = nftnl_expr_alloc("immediate");
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, verdict);
-        return add(r, e);
-}
-
 static int e_reject(struct nftnl_rule *r, bool tcp)
 {
-        struct nftnl_expr *e = nftnl_expr_alloc("reject");
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_REJECT_TYPE,
-                           tcp ? NFT_REJECT_TCP_RST : NFT_REJECT_ICMPX_UNREACH);
-        nftnl_expr_set_u8(e, NFTNL_EXPR_REJECT_CODE, tcp ? 0 : NFT_REJECT_ICMPX_PORT_UNREACH);
-        return add(r, e);
+        return nft_expr_reject(r, tcp ? NFT_REJECT_TCP_RST : NFT_REJECT_ICMPX_UNREACH,
+                               tcp ? 0 : NFT_REJECT_ICMPX_PORT_UNREACH);
 }
 
 static int e_cgroup(struct nftnl_rule *r, unsigned level, uint64_t id)
 {
-        struct nftnl_expr *e = nftnl_expr_alloc("socket");
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_KEY, NFT_SOCKET_CGROUPV2);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_DREG, NFT_REG_1);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_LEVEL, level);
-        return add(r, e) | e_cmp(r, NFT_CMP_EQ, &id, sizeof(id));
-}
-
-static int e_lookup_vmap(struct nftnl_rule *r, const char *map)
-{
-        struct nftnl_expr *e = nftnl_expr_alloc("lookup");
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, NFT_REG_1);
-        nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, map);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_DREG, NFT_REG_VERDICT);
-        return add(r, e);
+        return nft_expr_socket_cgroup(r, level, NFT_REG_1) |
+               nft_expr_cmp_eq(r, NFT_REG_1, &id, sizeof(id));
 }
 
 /* ---- objects ---- */
@@ -289,15 +195,15 @@ static int builtin(NftTxn *t, const char *chain, const char *id, int verdict,
         if (!r)
                 return -ENOMEM;
         k = fn(r, arg);
-        k |= e_counter(r);
-        k |= e_verdict(r, verdict);
+        k |= nft_expr_counter(r);
+        k |= nft_expr_verdict(r, verdict);
         return nft_txn_add_rule(t, r, k);
 }
 
 static int m_loopback(struct nftnl_rule *r, const void *arg)
 {
         return e_meta(r, *(const bool *)arg ? NFT_META_OIF : NFT_META_IIF) |
-               e_cmp_u32(r, NFT_CMP_EQ, LOOPBACK_IFINDEX);
+               nft_expr_cmp_eq_u32(r, NFT_REG_1, LOOPBACK_IFINDEX);
 }
 
 static int m_ct(struct nftnl_rule *r, const void *arg)
@@ -313,7 +219,7 @@ typedef struct IcmpMatch {
 static int m_icmp(struct nftnl_rule *r, const void *arg)
 {
         const IcmpMatch *m = arg;
-        return e_nfproto(r, m->family) |
+        return nft_expr_nfproto(r, m->family) |
                e_l4proto(r, m->family == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6) |
                e_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1) | e_cmp_u8(r, m->type);
 }
@@ -322,7 +228,7 @@ static int m_dhcp(struct nftnl_rule *r, const void *arg)
 {
         int family = *(const int *)arg;
         bool v4 = family == AF_INET;
-        return e_nfproto(r, family) | e_l4proto(r, IPPROTO_UDP) |
+        return nft_expr_nfproto(r, family) | e_l4proto(r, IPPROTO_UDP) |
                e_port(r, 0, v4 ? 67 : 547, v4 ? 67 : 547) |
                e_port(r, 2, v4 ? 68 : 546, v4 ? 68 : 546);
 }
@@ -340,7 +246,7 @@ static int vmap_rule(NftTxn *t, const char *chain, bool out)
         if (!r)
                 return -ENOMEM;
         k = e_meta(r, out ? NFT_META_OIF : NFT_META_IIF);
-        k |= e_lookup_vmap(r, out ? "fw_out" : "fw_in");
+        k |= nft_expr_lookup_vmap(r, out ? "fw_out" : "fw_in");
         return nft_txn_add_rule(t, r, k);
 }
 
@@ -395,7 +301,7 @@ static int rule_exprs(struct nftnl_rule *r, const FwNftRule *fr, bool out, int f
         int k = 0;
 
         if (family != AF_UNSPEC)
-                k |= e_nfproto(r, family);
+                k |= nft_expr_nfproto(r, family);
         if (fr->has_addr) {
                 bool v4 = fr->addr.family == AF_INET;
                 uint32_t len = v4 ? 4 : 16;
@@ -406,7 +312,7 @@ static int rule_exprs(struct nftnl_rule *r, const FwNftRule *fr, bool out, int f
                 k |= e_payload(r, NFT_PAYLOAD_NETWORK_HEADER, v4 ? (out ? 16 : 12) : (out ? 24 : 8),
                                len);
                 if (fr->addr.prefixlen < len * 8)
-                        k |= e_bitwise(r, mask, len);
+                        k |= nft_expr_and(r, NFT_REG_1, mask, len);
                 k |= e_cmp(r, NFT_CMP_EQ, net, len);
         }
         switch (fr->proto) {
@@ -434,7 +340,7 @@ static int rule_exprs(struct nftnl_rule *r, const FwNftRule *fr, bool out, int f
                 k |= e_port(r, 2, fr->port_min, fr->port_max);
         if (fr->has_cgroup)
                 k |= e_cgroup(r, fr->cgroup_level, fr->cgroup_id);
-        k |= e_counter(r);
+        k |= nft_expr_counter(r);
         return k;
 }
 
@@ -454,10 +360,10 @@ static int put_rule(NftTxn *t, const char *chain, const FwNftRule *fr, bool out)
                 k = rule_exprs(rl, fr, out, fr->family, pass == 0);
                 switch (fr->action) {
                 case FW_ACTION_ACCEPT:
-                        k |= e_verdict(rl, NF_ACCEPT);
+                        k |= nft_expr_verdict(rl, NF_ACCEPT);
                         break;
                 case FW_ACTION_DROP:
-                        k |= e_verdict(rl, NF_DROP);
+                        k |= nft_expr_verdict(rl, NF_DROP);
                         break;
                 case FW_ACTION_REJECT:
                         k |= e_reject(rl, pass == 0 || fr->proto == FW_PROTO_TCP);

@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "roam-bus-map.h"
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roamd-bt-class.h"
@@ -354,34 +355,41 @@ static int ndef_agent_check(Bt *bt, sd_bus_message *msg, sd_bus_error *error)
         return 0;
 }
 
+/* The tag's bytes in GetNDEF's a{sv}: they stay the message's. */
+typedef struct NdefData {
+        const void *ndef;
+        size_t size;
+} NdefData;
+
+static int set_ndef(sd_bus_message *m, const char *key, void *field)
+{
+        NdefData *d = field;
+
+        return sd_bus_message_read_array(m, 'y', &d->ndef, &d->size);
+}
+
+static const BusMapEntry ndef_map[] = {
+    {"NDEF", "ay", set_ndef, 0},
+    {},
+};
+
 static int ndef_agent_get(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
         _cleanup_(sd_bus_error_free) sd_bus_error parse_error = SD_BUS_ERROR_NULL;
         Bt *bt = userdata;
-        const void *ndef = NULL;
-        size_t size = 0;
-        const char *key;
+        NdefData d = {};
+        const void *ndef;
+        size_t size;
         int r;
 
         r = ndef_agent_check(bt, msg, error);
         if (r < 0)
                 return r;
-        r = sd_bus_message_enter_container(msg, 'a', "{sv}");
-        while (r >= 0 && (r = sd_bus_message_enter_container(msg, 'e', "sv")) > 0) {
-                r = sd_bus_message_read(msg, "s", &key);
-                if (r >= 0 && streq(key, "NDEF")) {
-                        r = sd_bus_message_enter_container(msg, 'v', "ay");
-                        if (r > 0)
-                                r = sd_bus_message_read_array(msg, 'y', &ndef, &size);
-                        if (r >= 0)
-                                r = sd_bus_message_exit_container(msg);
-                } else if (r >= 0)
-                        r = sd_bus_message_skip(msg, "v");
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(msg);
-        }
+        r = bus_map_read(msg, ndef_map, &d);
         if (r < 0)
                 return r;
+        ndef = d.ndef;
+        size = d.size;
         if (!ndef || size == 0)
                 return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
                                         "GetNDEF without NDEF data.");

@@ -87,17 +87,6 @@ void nft_stats_set_installed(NftStats *s, bool installed)
 
 /* ---- building ---- */
 
-static int e_socket_cgroup(struct nftnl_rule *r, unsigned level)
-{
-        struct nftnl_expr *e = nftnl_expr_alloc("socket");
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_KEY, NFT_SOCKET_CGROUPV2);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_DREG, NFT_REG32_00);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_LEVEL, level);
-        return nft_rule_add_expr(r, e);
-}
-
 /* link, mark and direction into the registers after the cgroup, then update @stats */
 static int e_count(struct nftnl_rule *r, NftStatsDir dir, uint32_t mask)
 {
@@ -191,7 +180,7 @@ static int chain_rules(NftStats *s, NftTxn *t, NftStatsDir dir)
                 k = 0;
                 r = rule_new(chain);
                 if (r) {
-                        k |= e_socket_cgroup(r, l);
+                        k |= nft_expr_socket_cgroup(r, l, NFT_REG32_00);
                         k |= nft_expr_lookup_in(r, NFT_REG32_00, NFT_STATS_MEMBERS);
                         k |= e_count(r, dir, s->mask);
                         k |= nft_expr_verdict(r, NF_ACCEPT);
@@ -841,7 +830,7 @@ static int budget_rule(NftTxn *t, const char *chain, size_t i, const NftBudget *
         snprintf(links, sizeof(links), "b%zu_if", i);
         snprintf(marks, sizeof(marks), "b%zu_mk", i);
         if (r) {
-                k |= e_socket_cgroup(r, level);
+                k |= nft_expr_socket_cgroup(r, level, NFT_REG32_00);
                 k |= nft_expr_lookup_in(r, NFT_REG32_00, cg);
                 switch (match) {
                 case MATCH_ANY:

@@ -326,24 +326,12 @@ static int e_key(struct nftnl_rule *r, bool ct, uint32_t key, bool set)
 
 static int e_cmp(struct nftnl_rule *r, uint32_t op, const void *data, uint32_t len)
 {
-        struct nftnl_expr *e = nftnl_expr_alloc("cmp");
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, op);
-        nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, data, len);
-        return add_expr(r, e);
+        return nft_expr_cmp(r, NFT_REG_1, op, data, len);
 }
 
 static int e_cmp_u8(struct nftnl_rule *r, uint32_t op, uint8_t v)
 {
         return e_cmp(r, op, &v, sizeof(v));
-}
-
-static int e_nfproto(struct nftnl_rule *r, int family)
-{
-        return e_meta_load(r, NFT_META_NFPROTO) |
-               e_cmp_u8(r, NFT_CMP_EQ, family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6);
 }
 
 static int e_cmp_u32(struct nftnl_rule *r, uint32_t op, uint32_t v)
@@ -403,14 +391,7 @@ static int e_reject(struct nftnl_rule *r, uint32_t type, uint8_t code)
 
 static int e_payload(struct nftnl_rule *r, uint32_t base, uint32_t offset, uint32_t len)
 {
-        struct nftnl_expr *e = nftnl_expr_alloc("payload");
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE, base);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, offset);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, len);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, NFT_REG_1);
-        return add_expr(r, e);
+        return nft_expr_payload(r, base, offset, len, NFT_REG_1);
 }
 
 /* ---- objects ---- */
@@ -592,7 +573,7 @@ static int rule_reject(NftTxn *t, const char *chain, int family, const char *lan
                 if (!r)
                         return -ENOMEM;
                 if (family != AF_UNSPEC)
-                        k |= e_nfproto(r, family);
+                        k |= nft_expr_nfproto(r, family);
                 if (lan_set) {
                         k |= e_payload(r, NFT_PAYLOAD_NETWORK_HEADER, family == AF_INET ? 16 : 24,
                                        family == AF_INET ? 4 : 16);
@@ -651,7 +632,7 @@ static int rule_mark(NftTxn *t, const char *chain, int family, uint32_t oif, con
                 r = rule_new(chain);
                 if (!r)
                         return -ENOMEM;
-                k |= e_nfproto(r, family);
+                k |= nft_expr_nfproto(r, family);
                 if (oif) {
                         k |= e_meta_load(r, NFT_META_OIF);
                         k |= e_cmp_u32(r, NFT_CMP_EQ, oif);
@@ -1251,7 +1232,7 @@ int nft_txn_set_vpn_dns(NftTxn *t, const struct in_addr *v4, const struct in6_ad
 
                         if (!rl)
                                 return -ENOMEM;
-                        k |= e_nfproto(rl, f == 0 ? AF_INET : AF_INET6);
+                        k |= nft_expr_nfproto(rl, f == 0 ? AF_INET : AF_INET6);
                         k |= e_meta_load(rl, NFT_META_MARK);
                         k |= e_bitwise(rl, t->engine->mask, 0);
                         k |= e_cmp_u32(rl, NFT_CMP_EQ, vpn_mark);
@@ -1574,15 +1555,20 @@ int nft_expr_verdict(struct nftnl_rule *r, int verdict)
         return e_verdict(r, verdict, NULL);
 }
 
-int nft_expr_cmp_eq(struct nftnl_rule *r, uint32_t sreg, const void *data, uint32_t len)
+int nft_expr_cmp(struct nftnl_rule *r, uint32_t sreg, uint32_t op, const void *data, uint32_t len)
 {
         struct nftnl_expr *e = nftnl_expr_alloc("cmp");
         if (!e)
                 return -ENOMEM;
         nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, sreg);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, NFT_CMP_EQ);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, op);
         nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, data, len);
         return add_expr(r, e);
+}
+
+int nft_expr_cmp_eq(struct nftnl_rule *r, uint32_t sreg, const void *data, uint32_t len)
+{
+        return nft_expr_cmp(r, sreg, NFT_CMP_EQ, data, len);
 }
 
 int nft_expr_cmp_eq_u32(struct nftnl_rule *r, uint32_t sreg, uint32_t v)
@@ -1616,18 +1602,56 @@ int nft_expr_socket_cgroup(struct nftnl_rule *r, uint32_t level, uint32_t dreg)
         return add_expr(r, e);
 }
 
-int nft_expr_and_u32(struct nftnl_rule *r, uint32_t reg, uint32_t mask)
+int nft_expr_and(struct nftnl_rule *r, uint32_t reg, const void *mask, uint32_t len)
 {
-        struct nftnl_expr *e = nftnl_expr_alloc("bitwise");
-        uint32_t zero = 0;
+        static const uint8_t zero[16] = {};
+        struct nftnl_expr *e;
+
+        if (len > sizeof(zero))
+                return -EINVAL;
+        e = nftnl_expr_alloc("bitwise");
         if (!e)
                 return -ENOMEM;
         nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, reg);
         nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, reg);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, sizeof(uint32_t));
-        nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, &mask, sizeof(mask));
-        nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, &zero, sizeof(zero));
+        nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, len);
+        nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, mask, len);
+        nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, zero, len);
         return add_expr(r, e);
+}
+
+int nft_expr_and_u32(struct nftnl_rule *r, uint32_t reg, uint32_t mask)
+{
+        return nft_expr_and(r, reg, &mask, sizeof(mask));
+}
+
+int nft_expr_payload(struct nftnl_rule *r, uint32_t base, uint32_t offset, uint32_t len,
+                     uint32_t dreg)
+{
+        struct nftnl_expr *e = nftnl_expr_alloc("payload");
+        if (!e)
+                return -ENOMEM;
+        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE, base);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, offset);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, len);
+        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, dreg);
+        return add_expr(r, e);
+}
+
+int nft_expr_nfproto(struct nftnl_rule *r, int family)
+{
+        return e_meta_load(r, NFT_META_NFPROTO) |
+               e_cmp_u8(r, NFT_CMP_EQ, family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6);
+}
+
+int nft_expr_counter(struct nftnl_rule *r)
+{
+        return add_expr(r, nftnl_expr_alloc("counter"));
+}
+
+int nft_expr_lookup_vmap(struct nftnl_rule *r, const char *map)
+{
+        return e_lookup(r, map, true, false);
 }
 
 int nft_expr_lookup_in(struct nftnl_rule *r, uint32_t sreg, const char *set)

@@ -141,6 +141,7 @@ int nft_rule_add_expr(struct nftnl_rule *r, struct nftnl_expr *e); /* e NULL: -E
 int nft_expr_meta(struct nftnl_rule *r, uint32_t key, uint32_t dreg);
 int nft_expr_imm(struct nftnl_rule *r, uint32_t dreg, const void *data, uint32_t len);
 int nft_expr_verdict(struct nftnl_rule *r, int verdict);
+int nft_expr_cmp(struct nftnl_rule *r, uint32_t sreg, uint32_t op, const void *data, uint32_t len);
 int nft_expr_cmp_eq(struct nftnl_rule *r, uint32_t sreg, const void *data, uint32_t len);
 int nft_expr_cmp_eq_u32(struct nftnl_rule *r, uint32_t sreg, uint32_t v);
 int nft_expr_ct_load(struct nftnl_rule *r, uint32_t key); /* into register 1 */
@@ -149,4 +150,12 @@ int nft_expr_jump(struct nftnl_rule *r, const char *chain);
 /* the socket's cgroup v2 ancestor id at `level` */
 int nft_expr_socket_cgroup(struct nftnl_rule *r, uint32_t level, uint32_t dreg);
 int nft_expr_and_u32(struct nftnl_rule *r, uint32_t reg, uint32_t mask); /* reg &= mask */
+int nft_expr_and(struct nftnl_rule *r, uint32_t reg, const void *mask, uint32_t len); /* <= 16 */
+int nft_expr_payload(struct nftnl_rule *r, uint32_t base, uint32_t offset, uint32_t len,
+                     uint32_t dreg);
+/* through register 1: meta nfproto is family's (AF_INET or AF_INET6) */
+int nft_expr_nfproto(struct nftnl_rule *r, int family);
+int nft_expr_counter(struct nftnl_rule *r);
+/* the verdict map's element for the key in register 1 */
+int nft_expr_lookup_vmap(struct nftnl_rule *r, const char *map);
 int nft_expr_lookup_in(struct nftnl_rule *r, uint32_t sreg, const char *set);

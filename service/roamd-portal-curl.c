@@ -153,22 +153,26 @@ static int fetch_start_transfer(Exchange *x, const IpAddr *addr)
         const char *post = portal_fetch_form(f);
         int r;
 
-        x->easy = curl_easy_init();
-        if (!x->easy)
-                return -ENOMEM;
         /* As the prober does: our resolver's address, the URL's host for Host and TLS, bound
          * to the captive link (nothing leaves through another one); redirects are followed by
-         * us, one at a time, so every host is checked. */
-        r = curl_easy_link_setup(x->easy, x->host, x->port, addr->family, addr->text, s->ifname,
-                                 s->ifindex, (long)(c->timeout_usec / USEC_PER_MSEC), c->ca_file,
-                                 &x->connect_to);
+         * us, one at a time, so every host is checked. WISPr clients identify themselves in
+         * the user agent. */
+        r = curl_easy_link_new(
+            &(const CurlLinkFetch){.url = portal_fetch_url(f),
+                                   .host = x->host,
+                                   .port = x->port,
+                                   .family = addr->family,
+                                   .addr_text = addr->text,
+                                   .ifname = s->ifname,
+                                   .ifindex = s->ifindex,
+                                   .timeout_ms = (long)(c->timeout_usec / USEC_PER_MSEC),
+                                   .ca_file = c->ca_file,
+                                   .user_agent = "roamd/" ROAM_VERSION " WISPr",
+                                   .write = body_write,
+                                   .write_data = x},
+            &x->easy, &x->connect_to);
         if (r < 0)
                 return r;
-        curl_easy_setopt(x->easy, CURLOPT_URL, portal_fetch_url(f));
-        /* WISPr clients identify themselves in the user agent. */
-        curl_easy_setopt(x->easy, CURLOPT_USERAGENT, "roamd/" ROAM_VERSION " WISPr");
-        curl_easy_setopt(x->easy, CURLOPT_WRITEFUNCTION, body_write);
-        curl_easy_setopt(x->easy, CURLOPT_WRITEDATA, x);
         if (post) {
                 curl_easy_setopt(x->easy, CURLOPT_POSTFIELDS, post);
                 curl_easy_setopt(x->easy, CURLOPT_POSTFIELDSIZE, (long)strlen(post));
@@ -219,32 +223,6 @@ static void on_fetch_resolved(Resolve *res, DnsOutcome outcome, const IpAddr *ad
         if (r < 0)
                 exchange_failed(x, CURLE_FAILED_INIT);
 }
-static int url_host_port(const char *url, char **ret_host, long *ret_port)
-{
-        CURLU *u = curl_url();
-        char *host = NULL, *port = NULL;
-        int r = -EINVAL;
-
-        if (!u)
-                return -ENOMEM;
-        if (curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
-            curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
-            curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
-                size_t n = strlen(host);
-                if (n > 2 && host[0] == '[' && host[n - 1] == ']') {
-                        memmove(host, host + 1, n - 2);
-                        host[n - 2] = 0;
-                }
-                *ret_host = strdup(host);
-                *ret_port = strtol(port, NULL, 10);
-                r = *ret_host ? 0 : -ENOMEM;
-        }
-        curl_free(host);
-        curl_free(port);
-        curl_url_cleanup(u);
-        return r;
-}
-
 static int exchange_start(PortalFetch *f, void **ret_data)
 {
         PortalSession *s = portal_fetch_session(f);
@@ -260,7 +238,7 @@ static int exchange_start(PortalFetch *f, void **ret_data)
                 return -ENOMEM;
         x->fetch = f;
         x->curl = m->curl;
-        r = url_host_port(portal_fetch_url(f), &x->host, &x->port);
+        r = curl_url_host_port(portal_fetch_url(f), &x->host, &x->port);
         if (r < 0) {
                 exchange_stop(x);
                 return r;

@@ -296,16 +296,6 @@ uint32_t probe_mark(const Link *l, int family)
         return 0;
 }
 
-static int on_sockopt(void *userdata, curl_socket_t fd, curlsocktype purpose)
-{
-        Fetch *f = userdata;
-
-        if (f->mark && setsockopt(fd, SOL_SOCKET, SO_MARK, &f->mark, sizeof(f->mark)) < 0) {
-                log_warning_errno(errno, "Cannot mark a probe socket: %m");
-                return CURL_SOCKOPT_ERROR;
-        }
-        return CURL_SOCKOPT_OK;
-}
 static void family_after_fetches(ProbeFamily *pf);
 static void large_wait(ProbeFamily *pf);
 static void family_progress(ProbeFamily *pf);
@@ -544,33 +534,39 @@ static int fetch_start_transfer(Fetch *f, const IpAddr *addr)
         Link *l = f->prober->link;
         Manager *m = l->manager;
         const ProbeConfig *c = &m->config->probe;
+        /* Plain HTTP passes transparent caches: ask them not to answer, with a query no cache
+         * has seen (the URL the answer is judged against stays the configured one). */
+        bool bust = (f->kind == FETCH_HTTP || f->kind == FETCH_GARDEN || f->kind == FETCH_LARGE) &&
+                    !strchr(f->url, '#');
+        _cleanup_free_ char *nonced = NULL;
         int r;
 
-        f->easy = curl_easy_init();
-        if (!f->easy)
+        if (bust && asprintf(&nonced, "%s%croam-nonce=%016" PRIx64, f->url,
+                             strchr(f->url, '?') ? '&' : '?', probe_nonce()) < 0)
                 return -ENOMEM;
         f->body.max = c->max_body;
-        r = curl_easy_link_setup(f->easy, f->host, f->port, addr->family, addr->text, l->info.name,
-                                 l->ifindex, (long)(c->timeout_usec / USEC_PER_MSEC), c->ca_file,
-                                 &f->connect_to);
+        r = curl_easy_link_new(
+            &(const CurlLinkFetch){.url = nonced ?: f->url,
+                                   .host = f->host,
+                                   .port = f->port,
+                                   .family = addr->family,
+                                   .addr_text = addr->text,
+                                   .ifname = l->info.name,
+                                   .ifindex = l->ifindex,
+                                   .timeout_ms = (long)(c->timeout_usec / USEC_PER_MSEC),
+                                   .ca_file = c->ca_file,
+                                   .user_agent = "roamd/" ROAM_VERSION,
+                                   .write = body_write,
+                                   .write_data = f,
+                                   .mark = f->mark},
+            &f->easy, &f->connect_to);
         if (r < 0)
                 return r;
         f->error[0] = 0;
         curl_easy_setopt(f->easy, CURLOPT_ERRORBUFFER, f->error);
-        curl_easy_setopt(f->easy, CURLOPT_USERAGENT, "roamd/" ROAM_VERSION);
-        if ((f->kind == FETCH_HTTP || f->kind == FETCH_GARDEN || f->kind == FETCH_LARGE) &&
-            !strchr(f->url, '#')) {
-                /* Plain HTTP passes transparent caches: ask them not to answer, with a query
-                 * no cache has seen (the URL the answer is judged against stays the
-                 * configured one). */
-                _cleanup_free_ char *url = NULL;
-                uint64_t nonce = probe_nonce();
+        if (bust) {
                 struct curl_slist *h;
 
-                if (asprintf(&url, "%s%croam-nonce=%016" PRIx64, f->url,
-                             strchr(f->url, '?') ? '&' : '?', nonce) < 0)
-                        return -ENOMEM;
-                curl_easy_setopt(f->easy, CURLOPT_URL, url); /* curl copies it */
                 f->headers = curl_slist_append(NULL, "Cache-Control: no-cache");
                 if (!f->headers)
                         return -ENOMEM;
@@ -578,17 +574,10 @@ static int fetch_start_transfer(Fetch *f, const IpAddr *addr)
                 if (!h)
                         return -ENOMEM; /* (f->headers goes with the fetch) */
                 curl_easy_setopt(f->easy, CURLOPT_HTTPHEADER, f->headers);
-        } else
-                curl_easy_setopt(f->easy, CURLOPT_URL, f->url);
-        curl_easy_setopt(f->easy, CURLOPT_WRITEFUNCTION, body_write);
-        curl_easy_setopt(f->easy, CURLOPT_WRITEDATA, f);
+        }
         if (f->kind == FETCH_CAPPORT) {
                 f->headers = curl_slist_append(NULL, "Accept: application/captive+json");
                 curl_easy_setopt(f->easy, CURLOPT_HTTPHEADER, f->headers);
-        }
-        if (f->mark) {
-                curl_easy_setopt(f->easy, CURLOPT_SOCKOPTFUNCTION, on_sockopt);
-                curl_easy_setopt(f->easy, CURLOPT_SOCKOPTDATA, f);
         }
         r = curl_glue_add(m->curl, f->easy, on_fetch_done, f);
         if (r < 0)

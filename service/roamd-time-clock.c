@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "roam-bus-map.h"
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-macro.h"
@@ -110,15 +111,15 @@ static int on_set_time(sd_bus_message *m, void *userdata, sd_bus_error *err)
         return 0;
 }
 
-static bool read_bool(sd_bus_message *m, bool *ret)
-{
-        int b;
+typedef struct TimedatedFlags {
+        bool ntp, synced;
+} TimedatedFlags;
 
-        if (sd_bus_message_read(m, "v", "b", &b) < 0)
-                return false;
-        *ret = b;
-        return true;
-}
+static const BusMapEntry timedated_map[] = {
+    {"NTP", "b", bus_map_bool, offsetof(TimedatedFlags, ntp)},
+    {"NTPSynchronized", "b", bus_map_bool, offsetof(TimedatedFlags, synced)},
+    {},
+};
 
 /* timedated's answer: whether a clock daemon keeps the clock; if not, the step. */
 static int on_query(sd_bus_message *m, void *userdata, sd_bus_error *err)
@@ -137,26 +138,10 @@ static int on_query(sd_bus_message *m, void *userdata, sd_bus_error *err)
                           e->message ? e->message : e->name);
                 goto done;
         }
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        while (r > 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                const char *name;
-                bool ok;
-
-                if (sd_bus_message_read(m, "s", &name) < 0) {
-                        r = -EBADMSG;
-                        break;
-                }
-                if (streq(name, "NTP"))
-                        ok = read_bool(m, &ntp);
-                else if (streq(name, "NTPSynchronized"))
-                        ok = read_bool(m, &synced);
-                else
-                        ok = sd_bus_message_skip(m, "v") >= 0;
-                if (!ok || sd_bus_message_exit_container(m) < 0) {
-                        r = -EBADMSG;
-                        break;
-                }
-        }
+        TimedatedFlags flags = {};
+        r = bus_map_read(m, timedated_map, &flags);
+        ntp = flags.ntp;
+        synced = flags.synced;
         if (r < 0) {
                 clock_set(c, TIME_CLOCK_NO_TIMEDATED, "timedated's properties are malformed");
                 goto done;

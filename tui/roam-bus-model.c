@@ -413,23 +413,8 @@ bool roam_app_is_special(const RoamApp *a)
         return streq(a->id, "default") || streq(a->id, "system");
 }
 
-static void model_clear_links(RoamModel *m)
-{
-        for (size_t i = 0; i < m->n_links; i++)
-                roam_link_free(m->links[i]);
-        free(m->links);
-        m->links = NULL;
-        m->n_links = 0;
-}
-
-static void model_clear_apps(RoamModel *m)
-{
-        for (size_t i = 0; i < m->n_apps; i++)
-                roam_app_free(m->apps[i]);
-        free(m->apps);
-        m->apps = NULL;
-        m->n_apps = 0;
-}
+static void model_clear_links(RoamModel *m);
+static void model_clear_apps(RoamModel *m);
 
 int roam_model_new(RoamModel **ret)
 {
@@ -862,53 +847,11 @@ static int link_compare(const void *a, const void *b)
         return strcmp(x->path, y->path);
 }
 
-void roam_model_sort_links(RoamModel *m)
-{
-        if (m->n_links > 1)
-                qsort(m->links, m->n_links, sizeof(RoamLink *), link_compare);
-}
-
-RoamLink *roam_model_find_link(const RoamModel *m, const char *path)
-{
-        for (size_t i = 0; i < m->n_links; i++)
-                if (streq(m->links[i]->path, path))
-                        return m->links[i];
-        return NULL;
-}
-
 RoamLink *roam_model_best_link(const RoamModel *m)
 {
         if (streq(m->best_link_path, "/"))
                 return NULL;
         return roam_model_find_link(m, m->best_link_path);
-}
-
-int roam_model_add_link(RoamModel *m, RoamLink *l)
-{
-        RoamLink **links;
-
-        (void)roam_model_remove_link(m, l->path);
-
-        links = reallocarray(m->links, m->n_links + 1, sizeof(RoamLink *));
-        if (!links)
-                return -ENOMEM;
-        m->links = links;
-        m->links[m->n_links++] = l;
-        roam_model_sort_links(m);
-        return 0;
-}
-
-int roam_model_remove_link(RoamModel *m, const char *path)
-{
-        for (size_t i = 0; i < m->n_links; i++) {
-                if (!streq(m->links[i]->path, path))
-                        continue;
-                roam_link_free(m->links[i]);
-                memmove(m->links + i, m->links + i + 1, (m->n_links - i - 1) * sizeof(RoamLink *));
-                m->n_links--;
-                return 1;
-        }
-        return 0;
 }
 
 /* "default" and "system" go last, in that order; apps by ID before them. */
@@ -928,20 +871,6 @@ static int app_compare(const void *a, const void *b)
         return c != 0 ? c : strcmp(x->path, y->path);
 }
 
-void roam_model_sort_apps(RoamModel *m)
-{
-        if (m->n_apps > 1)
-                qsort(m->apps, m->n_apps, sizeof(RoamApp *), app_compare);
-}
-
-RoamApp *roam_model_find_app(const RoamModel *m, const char *path)
-{
-        for (size_t i = 0; i < m->n_apps; i++)
-                if (streq(m->apps[i]->path, path))
-                        return m->apps[i];
-        return NULL;
-}
-
 RoamApp *roam_model_find_app_by_id(const RoamModel *m, const char *id)
 {
         for (size_t i = 0; i < m->n_apps; i++)
@@ -950,33 +879,62 @@ RoamApp *roam_model_find_app_by_id(const RoamModel *m, const char *id)
         return NULL;
 }
 
-int roam_model_add_app(RoamModel *m, RoamApp *a)
-{
-        RoamApp **apps;
-
-        (void)roam_model_remove_app(m, a->path);
-
-        apps = reallocarray(m->apps, m->n_apps + 1, sizeof(RoamApp *));
-        if (!apps)
-                return -ENOMEM;
-        m->apps = apps;
-        m->apps[m->n_apps++] = a;
-        roam_model_sort_apps(m);
-        return 0;
-}
-
-int roam_model_remove_app(RoamModel *m, const char *path)
-{
-        for (size_t i = 0; i < m->n_apps; i++) {
-                if (!streq(m->apps[i]->path, path))
-                        continue;
-                roam_app_free(m->apps[i]);
-                memmove(m->apps + i, m->apps + i + 1, (m->n_apps - i - 1) * sizeof(RoamApp *));
-                m->n_apps--;
-                return 1;
+/* The link list and the app list: objects owned by the model, found by object path, kept in
+ * their order (compare) as they come and go. */
+#define DEFINE_MODEL_LIST(name, type, items, n_items, free_fn, compare)                            \
+        static void model_clear_##items(RoamModel *m)                                              \
+        {                                                                                          \
+                for (size_t i = 0; i < m->n_items; i++)                                            \
+                        free_fn(m->items[i]);                                                      \
+                free(m->items);                                                                    \
+                m->items = NULL;                                                                   \
+                m->n_items = 0;                                                                    \
+        }                                                                                          \
+                                                                                                   \
+        void roam_model_sort_##items(RoamModel *m)                                                 \
+        {                                                                                          \
+                if (m->n_items > 1)                                                                \
+                        qsort(m->items, m->n_items, sizeof(type *), compare);                      \
+        }                                                                                          \
+                                                                                                   \
+        type *roam_model_find_##name(const RoamModel *m, const char *path)                         \
+        {                                                                                          \
+                for (size_t i = 0; i < m->n_items; i++)                                            \
+                        if (streq(m->items[i]->path, path))                                        \
+                                return m->items[i];                                                \
+                return NULL;                                                                       \
+        }                                                                                          \
+                                                                                                   \
+        int roam_model_remove_##name(RoamModel *m, const char *path)                               \
+        {                                                                                          \
+                for (size_t i = 0; i < m->n_items; i++) {                                          \
+                        if (!streq(m->items[i]->path, path))                                       \
+                                continue;                                                          \
+                        free_fn(m->items[i]);                                                      \
+                        memmove(m->items + i, m->items + i + 1,                                    \
+                                (m->n_items - i - 1) * sizeof(type *));                            \
+                        m->n_items--;                                                              \
+                        return 1;                                                                  \
+                }                                                                                  \
+                return 0;                                                                          \
+        }                                                                                          \
+                                                                                                   \
+        int roam_model_add_##name(RoamModel *m, type *x)                                           \
+        {                                                                                          \
+                type **v;                                                                          \
+                                                                                                   \
+                (void)roam_model_remove_##name(m, x->path);                                        \
+                v = reallocarray(m->items, m->n_items + 1, sizeof(type *));                        \
+                if (!v)                                                                            \
+                        return -ENOMEM;                                                            \
+                m->items = v;                                                                      \
+                m->items[m->n_items++] = x;                                                        \
+                roam_model_sort_##items(m);                                                        \
+                return 0;                                                                          \
         }
-        return 0;
-}
+
+DEFINE_MODEL_LIST(link, RoamLink, links, n_links, roam_link_free, link_compare)
+DEFINE_MODEL_LIST(app, RoamApp, apps, n_apps, roam_app_free, app_compare)
 
 const char *roam_model_route_name(const RoamModel *m, const char *route)
 {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "roam-bus-map.h"
 #include "roam-bus.h"
 #include "roam-peers.h"
 #include "roam-util.h"
@@ -32,57 +33,24 @@ void p2p_list_done(P2pList *l)
         *l = (P2pList){};
 }
 
+static const BusMapEntry peer_map[] = {
+    {"ConfigMethods", "as", bus_map_strv, offsetof(P2pPeer, methods)},
+    {"Incoming", "b", bus_map_bool, offsetof(P2pPeer, incoming)},
+    {"Address", "s", bus_map_string, offsetof(P2pPeer, address)},
+    {"Name", "s", bus_map_string, offsetof(P2pPeer, name)},
+    {"DeviceType", "s", bus_map_string, offsetof(P2pPeer, type)},
+    {"State", "s", bus_map_string, offsetof(P2pPeer, state)},
+    {"Method", "s", bus_map_string, offsetof(P2pPeer, method)},
+    {"PIN", "s", bus_map_string, offsetof(P2pPeer, pin)},
+    {"GroupInterface", "s", bus_map_string, offsetof(P2pPeer, group)},
+    {"Reason", "s", bus_map_string, offsetof(P2pPeer, reason)},
+    {},
+};
+
 /* Reads one org.roam1.Peer a{sv}. */
 int p2p_read_peer(sd_bus_message *m, P2pPeer *p)
 {
-        int r;
-
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                const char *key, *s;
-                char **dst = NULL;
-
-                r = sd_bus_message_read(m, "s", &key);
-                if (r < 0)
-                        return r;
-                if (streq(key, "ConfigMethods")) {
-                        r = sd_bus_message_enter_container(m, 'v', "as");
-                        if (r >= 0)
-                                r = sd_bus_message_read_strv(m, &p->methods);
-                        if (r >= 0)
-                                r = sd_bus_message_exit_container(m);
-                } else if (streq(key, "Incoming")) {
-                        int b;
-                        r = sd_bus_message_read(m, "v", "b", &b);
-                        p->incoming = b;
-                } else {
-                        dst = streq(key, "Address")          ? &p->address
-                              : streq(key, "Name")           ? &p->name
-                              : streq(key, "DeviceType")     ? &p->type
-                              : streq(key, "State")          ? &p->state
-                              : streq(key, "Method")         ? &p->method
-                              : streq(key, "PIN")            ? &p->pin
-                              : streq(key, "GroupInterface") ? &p->group
-                              : streq(key, "Reason")         ? &p->reason
-                                                             : NULL;
-                        if (dst) {
-                                r = sd_bus_message_read(m, "v", "s", &s);
-                                if (r >= 0 && free_and_strdup(dst, s) < 0)
-                                        r = -ENOMEM;
-                        } else
-                                r = sd_bus_message_skip(m, "v");
-                }
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(m);
+        return bus_map_read(m, peer_map, p);
 }
 
 int p2p_list_fetch_pins(sd_bus *bus, P2pList *l)

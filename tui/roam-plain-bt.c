@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "roam-bt-cli.h"
+#include "roam-bus-map.h"
 #include "roam-bus.h"
 #include "roam-format.h"
 #include "roam-plain-bt.h"
@@ -71,45 +72,63 @@ static void announce_nfc(PlainBt *pb, uint32_t id, const char *text)
         fflush(stdout);
 }
 
+typedef struct PropsRead {
+        PlainBt *pb;
+        bool initial;
+} PropsRead;
+
+static int set_question(sd_bus_message *m, const char *key, void *field)
+{
+        PropsRead *p = field;
+        BtQuestion q;
+        int r = sd_bus_message_read(m, "(ussss)", &q.id, &q.kind, &q.address, &q.name, &q.value);
+
+        if (r >= 0)
+                announce_question(p->pb, &q);
+        return r;
+}
+
+static int set_nfc_offer(sd_bus_message *m, const char *key, void *field)
+{
+        PropsRead *p = field;
+        const char *text;
+        uint32_t id;
+        int r = sd_bus_message_read(m, "(us)", &id, &text);
+
+        if (r >= 0)
+                announce_nfc(p->pb, id, text);
+        return r;
+}
+
+static int set_last_event(sd_bus_message *m, const char *key, void *field)
+{
+        PropsRead *p = field;
+        const char *last;
+        int r = sd_bus_message_read_basic(m, 's', &last);
+
+        if (r >= 0 && *last && !streq_ptr(last, p->pb->last)) {
+                (void)free_and_strdup(&p->pb->last, last);
+                if (!p->initial) {
+                        roam_print_stamp();
+                        printf("Bluetooth: %s\n", last);
+                        fflush(stdout);
+                }
+        }
+        return r;
+}
+
+static const BusMapEntry props_map[] = {
+    {"Question", "(ussss)", set_question, 0},
+    {"NfcOffer", "(us)", set_nfc_offer, 0},
+    {"LastEvent", "s", set_last_event, 0},
+    {},
+};
+
 /* Properties (a{sv}) from a PropertiesChanged or the first GetAll: questions and tags are
  * announced once each; the last outcome only as it happens (initial: it is old news). */
 static int read_props(PlainBt *pb, sd_bus_message *m, bool initial)
 {
-        const char *name, *last;
-        BtQuestion q;
-        int r;
-
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                r = sd_bus_message_read(m, "s", &name);
-                if (r >= 0 && streq(name, "Question")) {
-                        r = sd_bus_message_read(m, "v", "(ussss)", &q.id, &q.kind, &q.address,
-                                                &q.name, &q.value);
-                        if (r >= 0)
-                                announce_question(pb, &q);
-                } else if (r >= 0 && streq(name, "NfcOffer")) {
-                        uint32_t id;
-                        const char *text;
-
-                        r = sd_bus_message_read(m, "v", "(us)", &id, &text);
-                        if (r >= 0)
-                                announce_nfc(pb, id, text);
-                } else if (r >= 0 && streq(name, "LastEvent")) {
-                        r = sd_bus_message_read(m, "v", "s", &last);
-                        if (r >= 0 && *last && !streq_ptr(last, pb->last)) {
-                                (void)free_and_strdup(&pb->last, last);
-                                if (!initial) {
-                                        roam_print_stamp();
-                                        printf("Bluetooth: %s\n", last);
-                                        fflush(stdout);
-                                }
-                        }
-                } else if (r >= 0)
-                        r = sd_bus_message_skip(m, "v");
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(m);
-        }
-        return r;
+        return bus_map_read(m, props_map, &(PropsRead){pb, initial});
 }
 
 static int on_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)

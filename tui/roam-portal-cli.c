@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "roam-bus-map.h"
 #include "roam-bus.h"
 #include "roam-cli.h"
 #include "roam-client-bus.h"
@@ -38,92 +39,53 @@ void roam_portal_sessions_free(RoamPortalSession *s, size_t n)
         free(s);
 }
 
+static int set_expires(sd_bus_message *m, const char *key, void *field)
+{
+        RoamPortalSession *s = field;
+
+        s->has_expires = true;
+        return sd_bus_message_read_basic(m, 't', &s->expires_at_usec);
+}
+
+static int set_bytes(sd_bus_message *m, const char *key, void *field)
+{
+        RoamPortalSession *s = field;
+
+        s->has_bytes = true;
+        return sd_bus_message_read_basic(m, 't', &s->bytes_remaining);
+}
+
+static const BusMapEntry session_map[] = {
+    {"Link", "s", bus_map_string, offsetof(RoamPortalSession, link)},
+    {"State", "s", bus_map_string, offsetof(RoamPortalSession, state)},
+    {"Message", "s", bus_map_string, offsetof(RoamPortalSession, message)},
+    {"Identity", "s", bus_map_string, offsetof(RoamPortalSession, identity)},
+    {"IdentitySource", "s", bus_map_string, offsetof(RoamPortalSession, identity_source)},
+    {"PortalURL", "s", bus_map_string, offsetof(RoamPortalSession, portal_url)},
+    {"LoginURL", "s", bus_map_string, offsetof(RoamPortalSession, login_url)},
+    {"LocationName", "s", bus_map_string, offsetof(RoamPortalSession, location_name)},
+    {"VenueInfoURL", "s", bus_map_string, offsetof(RoamPortalSession, venue_info_url)},
+    {"UserPortalURL", "s", bus_map_string, offsetof(RoamPortalSession, user_portal_url)},
+    {"WISPr", "b", bus_map_bool, offsetof(RoamPortalSession, wispr)},
+    {"Approved", "b", bus_map_bool, offsetof(RoamPortalSession, approved)},
+    {"CanLogoff", "b", bus_map_bool, offsetof(RoamPortalSession, can_logoff)},
+    {"HasSavedLogin", "b", bus_map_bool, offsetof(RoamPortalSession, has_saved_login)},
+    {"AlwaysLogIn", "b", bus_map_bool, offsetof(RoamPortalSession, always)},
+    {"ExpiryWarning", "b", bus_map_bool, offsetof(RoamPortalSession, expiry_warning)},
+    {"Expired", "b", bus_map_bool, offsetof(RoamPortalSession, expired)},
+    {"CanExtendSession", "b", bus_map_bool, offsetof(RoamPortalSession, can_extend)},
+    {"BrowserLogin", "b", bus_map_bool, offsetof(RoamPortalSession, browser_login)},
+    {"ExpiresAt", "t", set_expires, 0},
+    {"BytesRemaining", "t", set_bytes, 0},
+    {},
+};
+
+/* 0: the end of the session list */
 static int read_session(sd_bus_message *m, RoamPortalSession *s)
 {
-        int r;
+        int r = bus_map_read(m, session_map, s);
 
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
         if (r <= 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                static const struct {
-                        const char *key;
-                        size_t off;
-                } strs[] = {
-                    {"Link", offsetof(RoamPortalSession, link)},
-                    {"State", offsetof(RoamPortalSession, state)},
-                    {"Message", offsetof(RoamPortalSession, message)},
-                    {"Identity", offsetof(RoamPortalSession, identity)},
-                    {"IdentitySource", offsetof(RoamPortalSession, identity_source)},
-                    {"PortalURL", offsetof(RoamPortalSession, portal_url)},
-                    {"LoginURL", offsetof(RoamPortalSession, login_url)},
-                    {"LocationName", offsetof(RoamPortalSession, location_name)},
-                    {"VenueInfoURL", offsetof(RoamPortalSession, venue_info_url)},
-                    {"UserPortalURL", offsetof(RoamPortalSession, user_portal_url)},
-                };
-                static const struct {
-                        const char *key;
-                        size_t off;
-                } bools[] = {
-                    {"WISPr", offsetof(RoamPortalSession, wispr)},
-                    {"Approved", offsetof(RoamPortalSession, approved)},
-                    {"CanLogoff", offsetof(RoamPortalSession, can_logoff)},
-                    {"HasSavedLogin", offsetof(RoamPortalSession, has_saved_login)},
-                    {"AlwaysLogIn", offsetof(RoamPortalSession, always)},
-                    {"ExpiryWarning", offsetof(RoamPortalSession, expiry_warning)},
-                    {"Expired", offsetof(RoamPortalSession, expired)},
-                    {"CanExtendSession", offsetof(RoamPortalSession, can_extend)},
-                    {"BrowserLogin", offsetof(RoamPortalSession, browser_login)},
-                };
-                const char *key;
-                bool done = false;
-
-                r = sd_bus_message_read(m, "s", &key);
-                if (r < 0)
-                        return r;
-                for (size_t i = 0; !done && i < ELEMENTSOF(strs); i++)
-                        if (streq(key, strs[i].key)) {
-                                const char *v;
-                                char **dst = (char **)((char *)s + strs[i].off);
-                                r = sd_bus_message_read(m, "v", "s", &v);
-                                if (r < 0)
-                                        return r;
-                                free(*dst);
-                                *dst = strdup(v);
-                                if (!*dst)
-                                        return -ENOMEM;
-                                done = true;
-                        }
-                for (size_t i = 0; !done && i < ELEMENTSOF(bools); i++)
-                        if (streq(key, bools[i].key)) {
-                                int b;
-                                r = sd_bus_message_read(m, "v", "b", &b);
-                                if (r < 0)
-                                        return r;
-                                *(bool *)((char *)s + bools[i].off) = b;
-                                done = true;
-                        }
-                if (!done && streq(key, "ExpiresAt")) {
-                        r = sd_bus_message_read(m, "v", "t", &s->expires_at_usec);
-                        s->has_expires = true;
-                        done = true;
-                } else if (!done && streq(key, "BytesRemaining")) {
-                        r = sd_bus_message_read(m, "v", "t", &s->bytes_remaining);
-                        s->has_bytes = true;
-                        done = true;
-                }
-                if (!done)
-                        r = sd_bus_message_skip(m, "v");
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        r = sd_bus_message_exit_container(m);
-        if (r < 0)
                 return r;
         return s->link && s->state ? 1 : -EBADMSG;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "roam-bus-map.h"
 #include "roam-bus.h"
 #include "roam-client-bus.h"
 #include "roam-json.h"
@@ -61,49 +62,34 @@ static int read_sources(sd_bus_message *m, RoamTimeView *v)
         return sd_bus_message_exit_container(m);
 }
 
+static int set_bound(sd_bus_message *m, const char *key, void *field)
+{
+        RoamTimeView *v = field;
+
+        return sd_bus_message_read(m, "(tt)", &v->realtime, &v->error);
+}
+
+static int set_sources(sd_bus_message *m, const char *key, void *field)
+{
+        return read_sources(m, field);
+}
+
+/* Keys a newer roamd adds (the zone's, say) are skipped. */
+static const BusMapEntry time_map[] = {
+    {"State", "s", bus_map_string, offsetof(RoamTimeView, state)},
+    {"Gate", "s", bus_map_string, offsetof(RoamTimeView, gate)},
+    {"ClockState", "s", bus_map_string, offsetof(RoamTimeView, clock_state)},
+    {"ClockReason", "s", bus_map_string, offsetof(RoamTimeView, clock_reason)},
+    {"Bound", "(tt)", set_bound, 0},
+    {"Reasons", "as", bus_map_strv, offsetof(RoamTimeView, reasons)},
+    {"Sources", "a(sssttss)", set_sources, 0},
+    {},
+};
+
 int roam_time_view_read(sd_bus_message *reply, RoamTimeView *v)
 {
-        const char *name, *s;
-        int r;
+        int r = bus_map_read(reply, time_map, v);
 
-        r = sd_bus_message_enter_container(reply, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
-                r = sd_bus_message_read(reply, "s", &name);
-                if (r < 0)
-                        return r;
-                if (streq(name, "State") || streq(name, "Gate") || streq(name, "ClockState") ||
-                    streq(name, "ClockReason")) {
-                        char **dst = streq(name, "State")        ? &v->state
-                                     : streq(name, "Gate")       ? &v->gate
-                                     : streq(name, "ClockState") ? &v->clock_state
-                                                                 : &v->clock_reason;
-                        r = sd_bus_message_read(reply, "v", "s", &s);
-                        if (r >= 0 && free_and_strdup(dst, s) < 0)
-                                r = -ENOMEM;
-                } else if (streq(name, "Bound"))
-                        r = sd_bus_message_read(reply, "v", "(tt)", &v->realtime, &v->error);
-                else if (streq(name, "Reasons")) {
-                        r = sd_bus_message_enter_container(reply, 'v', "as");
-                        if (r >= 0)
-                                r = sd_bus_message_read_strv(reply, &v->reasons);
-                        if (r >= 0)
-                                r = sd_bus_message_exit_container(reply);
-                } else if (streq(name, "Sources")) {
-                        r = sd_bus_message_enter_container(reply, 'v', "a(sssttss)");
-                        if (r >= 0)
-                                r = read_sources(reply, v);
-                        if (r >= 0)
-                                r = sd_bus_message_exit_container(reply);
-                } else /* a newer roamd's property (the zone's, say) */
-                        r = sd_bus_message_skip(reply, "v");
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(reply);
-                if (r < 0)
-                        return r;
-        }
         if (r < 0)
                 return r;
         return v->state ? 0 : -EBADMSG;

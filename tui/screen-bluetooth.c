@@ -10,6 +10,7 @@
 #include <curses.h>
 
 #include "roam-bt-cli.h"
+#include "roam-bus-map.h"
 #include "roam-bus.h"
 #include "roam-screens.h"
 #include "roam-util.h"
@@ -121,71 +122,71 @@ static int read_adapters(BtData *b, sd_bus_message *m)
         return sd_bus_message_exit_container(m);
 }
 
-static int read_all(BtData *b, sd_bus_message *m)
+static int set_question(sd_bus_message *m, const char *key, void *field)
 {
-        const char *name, *s, *kind, *address, *qname, *value;
+        const char *kind, *address, *qname, *value;
+        BtData *b = field;
         uint32_t id;
-        int v, r;
+        int r;
 
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                r = sd_bus_message_read(m, "s", &name);
-                if (r < 0)
-                        break;
-                if (streq(name, "Available") || streq(name, "AgentRegistered")) {
-                        r = sd_bus_message_read(m, "v", "b", &v);
-                        if (streq(name, "Available"))
-                                b->available = v;
-                        else
-                                b->agent = v;
-                } else if (streq(name, "LastEvent")) {
-                        r = sd_bus_message_read(m, "v", "s", &s);
-                        if (r >= 0 && free_and_strdup(&b->last, s) < 0)
-                                r = -ENOMEM;
-                } else if (streq(name, "Question")) {
-                        r = sd_bus_message_read(m, "v", "(ussss)", &id, &kind, &address, &qname,
-                                                &value);
-                        if (r >= 0 && id != b->q_id)
-                                b->entry[0] = 0;
-                        if (r >= 0) {
-                                b->q_id = id;
-                                snprintf(b->q_kind, sizeof(b->q_kind), "%s", kind);
-                                snprintf(b->q_address, sizeof(b->q_address), "%s", address);
-                                snprintf(b->q_name, sizeof(b->q_name), "%s", qname);
-                                snprintf(b->q_value, sizeof(b->q_value), "%s", value);
-                                /* the passkey or PIN is not in the property: asked for */
-                                if (roam_bt_question_is_secret(kind)) {
-                                        _cleanup_free_ char *secret = NULL;
-                                        BtQuestion bq = {id, kind, address, qname, value};
-                                        if (roam_bt_question_secret(b->bus, &bq, &secret) >= 0)
-                                                snprintf(b->q_value, sizeof(b->q_value), "%s",
-                                                         secret);
-                                }
-                        }
-                } else if (streq(name, "NfcOffer")) {
-                        r = sd_bus_message_read(m, "v", "(us)", &id, &s);
-                        if (r >= 0) {
-                                b->nfc_id = id;
-                                snprintf(b->nfc_text, sizeof(b->nfc_text), "%s", s);
-                        }
-                } else if (streq(name, "Adapters")) {
-                        r = sd_bus_message_enter_container(m, 'v', "a(sssbbbb)");
-                        if (r >= 0)
-                                r = read_adapters(b, m);
-                        if (r >= 0)
-                                r = sd_bus_message_exit_container(m);
-                } else if (streq(name, "Devices")) {
-                        r = sd_bus_message_enter_container(m, 'v', "a(ssssnbbbiss)");
-                        if (r >= 0)
-                                r = read_devices(b, m);
-                        if (r >= 0)
-                                r = sd_bus_message_exit_container(m);
-                } else
-                        r = sd_bus_message_skip(m, "v");
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(m);
+        r = sd_bus_message_read(m, "(ussss)", &id, &kind, &address, &qname, &value);
+        if (r < 0)
+                return r;
+        if (id != b->q_id)
+                b->entry[0] = 0;
+        b->q_id = id;
+        snprintf(b->q_kind, sizeof(b->q_kind), "%s", kind);
+        snprintf(b->q_address, sizeof(b->q_address), "%s", address);
+        snprintf(b->q_name, sizeof(b->q_name), "%s", qname);
+        snprintf(b->q_value, sizeof(b->q_value), "%s", value);
+        /* the passkey or PIN is not in the property: asked for */
+        if (roam_bt_question_is_secret(kind)) {
+                _cleanup_free_ char *secret = NULL;
+                BtQuestion bq = {id, kind, address, qname, value};
+                if (roam_bt_question_secret(b->bus, &bq, &secret) >= 0)
+                        snprintf(b->q_value, sizeof(b->q_value), "%s", secret);
+        }
+        return 0;
+}
+
+static int set_nfc_offer(sd_bus_message *m, const char *key, void *field)
+{
+        BtData *b = field;
+        const char *s;
+        uint32_t id;
+        int r = sd_bus_message_read(m, "(us)", &id, &s);
+
+        if (r >= 0) {
+                b->nfc_id = id;
+                snprintf(b->nfc_text, sizeof(b->nfc_text), "%s", s);
         }
         return r;
+}
+
+static int set_adapters(sd_bus_message *m, const char *key, void *field)
+{
+        return read_adapters(field, m);
+}
+
+static int set_devices(sd_bus_message *m, const char *key, void *field)
+{
+        return read_devices(field, m);
+}
+
+static const BusMapEntry bt_map[] = {
+    {"Available", "b", bus_map_bool, offsetof(BtData, available)},
+    {"AgentRegistered", "b", bus_map_bool, offsetof(BtData, agent)},
+    {"LastEvent", "s", bus_map_string, offsetof(BtData, last)},
+    {"Question", "(ussss)", set_question, 0},
+    {"NfcOffer", "(us)", set_nfc_offer, 0},
+    {"Adapters", "a(sssbbbb)", set_adapters, 0},
+    {"Devices", "a(ssssnbbbiss)", set_devices, 0},
+    {},
+};
+
+static int read_all(BtData *b, sd_bus_message *m)
+{
+        return bus_map_read(m, bt_map, b);
 }
 
 static int load(BtData *b);

@@ -17,25 +17,12 @@ from fakewpa import FakeWpa
 from minienv import MiniEnv
 from realwpa import RealWpa
 from wpactl import WpaCtl
+import wpaenv
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ROAM = os.environ.get("ROAM", os.path.join(TOP, "build/tui/roam"))
 NDEF = os.path.join(TOP, "tests/unit/ndef")
 BT, BT_PATH = "org.roam1.Bluetooth", "/org/roam1/bluetooth"
-
-CONFIG = """[Daemon]
-LogLevel=debug
-[Apps]
-Enforce=no
-[Probe]
-HttpURL=http://192.0.2.1/
-HttpsURL=https://192.0.2.1/
-Timeout=1
-[WiFi]
-ControlDirectory={ctrl}
-ClientDirectory={client}
-RequestTimeout={timeout}
-"""
 
 
 def tag(name):
@@ -59,8 +46,7 @@ class Env:
                                update_config=True).start()
         else:
             self.fake = FakeWpa(ctrl, ifname="wlan0", p2p=False).start()
-        self.env.start_roamd(CONFIG.format(ctrl=ctrl, client=os.path.join(self.env.dir, "c"),
-                                           timeout=timeout))
+        wpaenv.start_roamd(self.env, ctrl, RequestTimeout=timeout)
         self.bus = RoamBus(self.env.address)
         self.bus.wait(lambda: self.bus.link_prop("wlan0", "WiFiState") != "",
                       what="roamd attached to wpa_supplicant on wlan0")
@@ -78,8 +64,7 @@ class Env:
 
     def close(self):
         try:
-            rc = self.env.stop_roamd()
-            assert rc in (None, 0), f"roamd exited with {rc}:\n{self.env.log()[-4000:]}"
+            wpaenv.stop_roamd(self.env)
             # No key in roamd's log, whatever happened.
             assert "correct horse battery" not in self.env.log()
         finally:

@@ -12,20 +12,7 @@ import pytest
 from busutil import MANAGER, PEER, RoamBus
 from fakewpa import FakeWpa, Peer, wps_pin_checksum
 from minienv import MiniEnv
-
-CONFIG = """[Daemon]
-LogLevel=debug
-[Apps]
-Enforce=no
-[Probe]
-HttpURL=http://192.0.2.1/
-HttpsURL=https://192.0.2.1/
-Timeout=1
-[WiFi]
-ControlDirectory={ctrl}
-ClientDirectory={client}
-RequestTimeout={timeout}
-"""
+import wpaenv
 
 TV = Peer("02:00:00:00:01:00", "Living Room TV", "7-0050F204-1", 0x188)
 PHONE = Peer("02:00:00:00:02:00", "Ana's phone", "10-0050F204-5", 0x80)
@@ -73,8 +60,7 @@ def make_env(name, timeout="10"):
     env.netns("ip link add wlan0 type veth peer name wlan0-peer")
     ctrl = os.path.join(env.dir, "ctrl")
     fake = FakeWpa(ctrl).start()
-    env.start_roamd(CONFIG.format(ctrl=ctrl, client=os.path.join(env.dir, "client"),
-                                  timeout=timeout))
+    wpaenv.start_roamd(env, ctrl, RequestTimeout=timeout)
     fake.wait_attached()
     bus = RoamBus(env.address)
     p = P2PEnv(env, fake, bus)
@@ -84,8 +70,7 @@ def make_env(name, timeout="10"):
 
 def close_env(p):
     try:
-        rc = p.env.stop_roamd()
-        assert rc in (None, 0), f"roamd exited with {rc}:\n{p.env.log()[-4000:]}"
+        wpaenv.stop_roamd(p.env)
     finally:
         p.fake.close()
         p.env.close()
@@ -140,8 +125,7 @@ def test_peers_known_before_roamd():
     fake.start()
     p = P2PEnv(env, fake, None)
     try:
-        env.start_roamd(CONFIG.format(ctrl=ctrl, client=os.path.join(env.dir, "client"),
-                                      timeout="10"))
+        wpaenv.start_roamd(env, ctrl, RequestTimeout="10")
         p.bus = RoamBus(env.address)
         p.bus.wait(lambda: len(p.bus.peers()) == 2, what="both peers listed")
         assert fake.wait_request("P2P_PEER FIRST")
@@ -443,8 +427,7 @@ def test_sockets_of_other_namespaces_are_ignored():
     fake = FakeWpa(ctrl).start()
     p = P2PEnv(env, fake, None)
     try:
-        env.start_roamd(CONFIG.format(ctrl=ctrl, client=os.path.join(env.dir, "client"),
-                                      timeout="10"))
+        wpaenv.start_roamd(env, ctrl, RequestTimeout="10")
         p.bus = RoamBus(env.address)
         fake.wait_attached()
         p.wait_p2p("idle")
@@ -511,8 +494,7 @@ def test_detach_when_roamd_stops():
     """roamd says DETACH before it goes, so wpa_supplicant stops sending to its socket."""
     p = make_env("p2p-detach")
     try:
-        rc = p.env.stop_roamd()
-        assert rc in (None, 0), f"roamd exited with {rc}:\n{p.env.log()[-4000:]}"
+        wpaenv.stop_roamd(p.env)
         assert p.fake.wait_request("DETACH") == "DETACH"
         assert p.fake.attached == set()
     finally:
@@ -531,9 +513,8 @@ def test_p2p_on_the_global_control_interface():
     fake.start()
     p = P2PEnv(env, fake, None)
     try:
-        env.start_roamd(CONFIG.format(ctrl=os.path.join(env.dir, "ctrl"),
-                                      client=os.path.join(env.dir, "client"), timeout="10")
-                        + f"GlobalControl={glob}\n")
+        wpaenv.start_roamd(env, os.path.join(env.dir, "ctrl"), RequestTimeout="10",
+                           GlobalControl=glob)
         p.bus = RoamBus(env.address)
         p.wait_p2p("idle")
         assert fake.wait_request("INTERFACES") == "INTERFACES"

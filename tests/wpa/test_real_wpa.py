@@ -10,20 +10,7 @@ from busutil import RoamBus
 from minienv import MiniEnv
 from realwpa import RealWpa
 from wpactl import WpaCtl
-
-CONFIG = """[Daemon]
-LogLevel=debug
-[Apps]
-Enforce=no
-[Probe]
-HttpURL=http://192.0.2.1/
-HttpsURL=https://192.0.2.1/
-Timeout=1
-[WiFi]
-ControlDirectory={ctrl}
-ClientDirectory={client}
-{extra}
-"""
+import wpaenv
 
 
 @pytest.fixture
@@ -37,8 +24,7 @@ def env():
         e.client = os.path.join(e.dir, "client")
         e.wpa = None
         yield e
-        rc = e.stop_roamd()
-        assert rc in (None, 0), f"roamd exited with {rc}:\n{e.log()[-4000:]}"
+        wpaenv.stop_roamd(e)
         # roamd removes its own sockets.
         assert os.listdir(e.client) == []
     finally:
@@ -47,9 +33,9 @@ def env():
         e.close()
 
 
-def start(env, extra="", global_path=None):
+def start(env, global_path=None, **wifi):
     env.wpa = RealWpa(env.name, "wtest0", env.ctrl, global_path=global_path).start()
-    env.start_roamd(CONFIG.format(ctrl=env.ctrl, client=env.client, extra=extra))
+    env.start_roamd(wpaenv.config(env.ctrl, env.client, **wifi))
     return RoamBus(env.address)
 
 
@@ -102,7 +88,7 @@ def test_restart_while_roamd_runs(env):
 def test_global_control_interface(env):
     glob = os.path.join(env.dir, "global", "wpa-global")
     os.makedirs(os.path.dirname(glob))
-    bus = start(env, extra=f"GlobalControl={glob}", global_path=glob)
+    bus = start(env, global_path=glob, GlobalControl=glob)
     bus.wait(lambda: bus.link_prop("wtest0", "WiFiState") != "",
              what="IFNAME=wtest0 STATUS through the global socket")
     ctl = WpaCtl(glob)
@@ -123,7 +109,7 @@ def test_hung_daemon_is_noticed_by_ping(env):
     """A wpa_supplicant that stops answering while its socket stays (SIGSTOP: hung) is noticed
     by roamd's PING ([WiFi] PingInterval=): the interface's facts go; once it runs again roamd
     attaches anew and the facts come back."""
-    bus = start(env, extra="PingInterval=1s\nRequestTimeout=1s")
+    bus = start(env, PingInterval="1s", RequestTimeout="1s")
     bus.wait(lambda: bus.link_prop("wtest0", "WiFiState") != "", what="STATUS after ATTACH")
     env.wpa.proc.send_signal(signal.SIGSTOP)
     try:

@@ -10,20 +10,8 @@ import pytest
 from busutil import RoamBus
 from fakewpa import FakeWpa
 from minienv import MiniEnv
+import wpaenv
 
-CONFIG = """[Daemon]
-LogLevel=debug
-[Apps]
-Enforce=no
-[Probe]
-HttpURL=http://192.0.2.1/
-HttpsURL=https://192.0.2.1/
-Timeout=1
-[WiFi]
-ControlDirectory={ctrl}
-ClientDirectory={client}
-SignalInterval=1
-"""
 AP = "02:00:00:00:0a:01"
 
 
@@ -35,14 +23,13 @@ def env():
         e.netns("ip link add wlan0 type veth peer name wlan0-peer")
         ctrl = os.path.join(e.dir, "ctrl")
         fake = FakeWpa(ctrl, ifname="wlan0", p2p=False).start()
-        e.start_roamd(CONFIG.format(ctrl=ctrl, client=os.path.join(e.dir, "c")))
+        wpaenv.start_roamd(e, ctrl, SignalInterval=1)
         fake.wait_attached()
         bus = RoamBus(e.address)
         bus.wait(lambda: bus.link_prop("wlan0", "WiFiState") == "DISCONNECTED",
                  what="STATUS after ATTACH")
         yield e, fake, bus
-        rc = e.stop_roamd()
-        assert rc in (None, 0), f"roamd exited with {rc}:\n{e.log()[-4000:]}"
+        wpaenv.stop_roamd(e)
     finally:
         if fake:
             fake.close()

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* One reader for D-Bus property maps (a{sv}: GetAll answers, PropertiesChanged, option
+ * dictionaries) on both sides of the bus: a table names the keys, the type each one's variant
+ * must hold and what takes its value; the rest is skipped. */
+
+#include <stddef.h>
+#include <systemd/sd-bus.h>
+
+/* Reads one value: m is inside the variant (entered with the entry's signature), or, for an
+ * entry without a signature, at the variant itself (the setter reads it whole, any type).
+ * field is the reader's userdata plus the entry's offset. Negative errno stops the read. */
+typedef int (*BusMapSetFn)(sd_bus_message *m, const char *key, void *field);
+
+typedef struct BusMapEntry {
+        const char *key;
+        const char *signature; /* the variant's contents; NULL: the setter takes any */
+        BusMapSetFn set;
+        size_t offset;
+} BusMapEntry;
+
+/* Reads the a{sv} m is at, through map (ended by an entry with key NULL), and leaves m after
+ * it: 1. 0: m is at the end of an enclosing array (of maps), nothing read. A key in map whose
+ * variant holds another type: -EBADMSG, the values before it taken. */
+int bus_map_read(sd_bus_message *m, const BusMapEntry *map, void *userdata);
+
+/* Setters for a field of the variant's own type: char * (strdup, the old one freed; "s", "o"
+ * or "g"), bool ("b"), uint32_t ("u"), int32_t ("i"), uint64_t ("t"), int64_t ("x"), char **
+ * (the old one freed; "as" or "ao"). */
+int bus_map_string(sd_bus_message *m, const char *key, void *field);
+int bus_map_bool(sd_bus_message *m, const char *key, void *field);
+int bus_map_u32(sd_bus_message *m, const char *key, void *field);
+int bus_map_i32(sd_bus_message *m, const char *key, void *field);
+int bus_map_u64(sd_bus_message *m, const char *key, void *field);
+int bus_map_i64(sd_bus_message *m, const char *key, void *field);
+int bus_map_strv(sd_bus_message *m, const char *key, void *field);
