@@ -92,46 +92,6 @@ static int set_new(NftTxn *t)
         return 0;
 }
 
-static int e_payload(struct nftnl_rule *r, uint32_t base, uint32_t offset, uint32_t len)
-{
-        struct nftnl_expr *e = nftnl_expr_alloc("payload");
-
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, NFT_REG_1);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE, base);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, offset);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, len);
-        return nft_rule_add_expr(r, e);
-}
-
-static int e_and_u8(struct nftnl_rule *r, uint8_t mask)
-{
-        struct nftnl_expr *e = nftnl_expr_alloc("bitwise");
-        uint8_t xor = 0;
-
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, 1);
-        nftnl_expr_set_data(e, NFTNL_EXPR_BITWISE_MASK, &mask, 1);
-        nftnl_expr_set_data(e, NFTNL_EXPR_BITWISE_XOR, &xor, 1);
-        return nft_rule_add_expr(r, e);
-}
-
-static int e_not_in(struct nftnl_rule *r, const char *set)
-{
-        struct nftnl_expr *e = nftnl_expr_alloc("lookup");
-
-        if (!e)
-                return -ENOMEM;
-        nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, NFT_REG_1);
-        nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, set);
-        nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_FLAGS, NFT_LOOKUP_F_INV);
-        return nft_rule_add_expr(r, e);
-}
-
 static int e_count(struct nftnl_rule *r)
 {
         struct nftnl_expr *e;
@@ -150,27 +110,27 @@ static int e_count(struct nftnl_rule *r)
 static int refused_rule(NftTxn *t, int family)
 {
         struct nftnl_rule *r = nft_rule_new_in(NFT_TABLE_NAME, REFUSED_CHAIN);
-        uint8_t nfproto = family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6, tcp = IPPROTO_TCP,
-                flags = TH_RST | TH_ACK;
+        uint8_t tcp = IPPROTO_TCP, flags = TH_RST | TH_ACK, mask = TH_RST | TH_SYN | TH_ACK;
         uint32_t zero = 0;
         int k = 0;
 
         if (!r)
                 return -ENOMEM;
-        k |= nft_expr_meta(r, NFT_META_NFPROTO, NFT_REG_1);
-        k |= nft_expr_cmp_eq(r, NFT_REG_1, &nfproto, sizeof(nfproto));
+        k |= nft_expr_nfproto(r, family);
         k |= nft_expr_meta(r, NFT_META_L4PROTO, NFT_REG_1);
         k |= nft_expr_cmp_eq(r, NFT_REG_1, &tcp, sizeof(tcp));
-        k |= e_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, TCP_FLAGS_OFFSET, 1);
-        k |= e_and_u8(r, TH_RST | TH_SYN | TH_ACK);
+        k |= nft_expr_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, TCP_FLAGS_OFFSET, 1, NFT_REG_1);
+        k |= nft_expr_and(r, NFT_REG_1, &mask, sizeof(mask));
         k |= nft_expr_cmp_eq(r, NFT_REG_1, &flags, sizeof(flags));
-        k |= e_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, TCP_SEQ_OFFSET, 4);
+        k |= nft_expr_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, TCP_SEQ_OFFSET, 4, NFT_REG_1);
         k |= nft_expr_cmp_eq(r, NFT_REG_1, &zero, sizeof(zero));
         if (family == AF_INET)
-                k |= e_payload(r, NFT_PAYLOAD_NETWORK_HEADER, 12, 4); /* ip saddr */
+                k |= nft_expr_payload(r, NFT_PAYLOAD_NETWORK_HEADER, 12, 4,
+                                      NFT_REG_1); /* ip saddr */
         else
-                k |= e_payload(r, NFT_PAYLOAD_NETWORK_HEADER, 8, 16); /* ip6 saddr */
-        k |= e_not_in(r, family == AF_INET ? "lan4" : "lan6");
+                k |= nft_expr_payload(r, NFT_PAYLOAD_NETWORK_HEADER, 8, 16,
+                                      NFT_REG_1); /* ip6 saddr */
+        k |= nft_expr_lookup_not_in(r, NFT_REG_1, family == AF_INET ? "lan4" : "lan6");
         k |= e_count(r);
         return nft_txn_add_rule(t, r, k);
 }

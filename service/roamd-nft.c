@@ -1654,14 +1654,26 @@ int nft_expr_lookup_vmap(struct nftnl_rule *r, const char *map)
         return e_lookup(r, map, true, false);
 }
 
-int nft_expr_lookup_in(struct nftnl_rule *r, uint32_t sreg, const char *set)
+static int lookup_in(struct nftnl_rule *r, uint32_t sreg, const char *set, bool invert)
 {
         struct nftnl_expr *e = nftnl_expr_alloc("lookup");
         if (!e)
                 return -ENOMEM;
         nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, sreg);
         nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, set);
+        if (invert)
+                nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_FLAGS, NFT_LOOKUP_F_INV);
         return add_expr(r, e);
+}
+
+int nft_expr_lookup_in(struct nftnl_rule *r, uint32_t sreg, const char *set)
+{
+        return lookup_in(r, sreg, set, false);
+}
+
+int nft_expr_lookup_not_in(struct nftnl_rule *r, uint32_t sreg, const char *set)
+{
+        return lookup_in(r, sreg, set, true);
 }
 
 int nft_rule_add_expr(struct nftnl_rule *r, struct nftnl_expr *e)

@@ -159,3 +159,4 @@ int nft_expr_counter(struct nftnl_rule *r);
 /* the verdict map's element for the key in register 1 */
 int nft_expr_lookup_vmap(struct nftnl_rule *r, const char *map);
 int nft_expr_lookup_in(struct nftnl_rule *r, uint32_t sreg, const char *set);
+int nft_expr_lookup_not_in(struct nftnl_rule *r, uint32_t sreg, const char *set);
