@@ -5,6 +5,7 @@
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-util.h"
+#include "roamd-bus-auth.h"
 #include "roamd-app-id.h"
 #include "roamd-apps.h"
 #include "roamd-cgroup.h"
@@ -136,7 +137,7 @@ static int method_online_for(sd_bus_message *msg, void *userdata, sd_bus_error *
                 return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
                                          "The duration must be more than 0 and at most a day "
                                          "(or UINT64_MAX: until released).");
-        r = manager_bus_check_authorized(msg, "org.roam1.change-app-policy", error);
+        r = bus_check_authorized(msg, "org.roam1.change-app-policy", error);
         if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = apps_online_for(app->apps, app, usec);
@@ -150,7 +151,7 @@ static int method_release(sd_bus_message *msg, void *userdata, sd_bus_error *err
         App *app = userdata;
         int r;
 
-        r = manager_bus_check_authorized(msg, "org.roam1.change-app-policy", error);
+        r = bus_check_authorized(msg, "org.roam1.change-app-policy", error);
         if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = apps_release(app->apps, app);
@@ -362,7 +363,7 @@ int apps_bus_method_set_policy(sd_bus_message *msg, void *userdata, sd_bus_error
                 return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
                                          "The system policy has only an access; its traffic is "
                                          "routed by the main table.");
-        r = manager_bus_check_authorized(msg, "org.roam1.change-app-policy", error);
+        r = bus_check_authorized(msg, "org.roam1.change-app-policy", error);
         if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = apps_set_policy(a, id, &changes, &app);
@@ -379,7 +380,7 @@ int apps_bus_method_reset_policy(sd_bus_message *msg, void *userdata, sd_bus_err
         r = read_app(msg, userdata, error, &app);
         if (r < 0)
                 return r;
-        r = manager_bus_check_authorized(msg, "org.roam1.change-app-policy", error);
+        r = bus_check_authorized(msg, "org.roam1.change-app-policy", error);
         if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = apps_reset_policy(app->apps, app);
@@ -411,12 +412,12 @@ int apps_bus_method_run(sd_bus_message *msg, void *userdata, sd_bus_error *error
         if (online_for > ONLINE_FOR_MAX_USEC && online_for != UINT64_MAX)
                 return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
                                          "online_for_usec must be at most a day (or UINT64_MAX).");
-        r = manager_bus_check_authorized(msg, "org.roam1.run-app", error);
+        r = bus_check_authorized(msg, "org.roam1.run-app", error);
         if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         /* A grant is a policy change: running does not include it. */
         if (online_for > 0) {
-                r = manager_bus_check_authorized(msg, "org.roam1.change-app-policy", error);
+                r = bus_check_authorized(msg, "org.roam1.change-app-policy", error);
                 if (r != 0) /* refused, or polkit asked: answered later */
                         return r;
         }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "roam-bus.h"
 #include "roam-log.h"
+#include "roamd-bus-auth.h"
 #include "roamd-bt-class.h"
 #include "roamd-bt.h"
 #include "roamd-manager.h"
@@ -120,7 +121,7 @@ static int method_get_question_value(sd_bus_message *msg, void *userdata, sd_bus
         uint32_t id;
         int r;
 
-        r = manager_bus_check_authorized(msg, BT_ACTION, error);
+        r = bus_check_authorized(msg, BT_ACTION, error);
         if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = sd_bus_message_read(msg, "u", &id);
@@ -146,7 +147,7 @@ static int get_device(Bt *bt, sd_bus_message *msg, BluezDevice **ret, sd_bus_err
         const char *address;
         int r;
 
-        r = manager_bus_check_authorized(msg, BT_ACTION, error);
+        r = bus_check_authorized(msg, BT_ACTION, error);
         if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = sd_bus_message_read(msg, "s", &address);
@@ -240,7 +241,7 @@ static int get_adapter(Bt *bt, sd_bus_message *msg, BluezAdapter **ret, sd_bus_e
         const char *id;
         int r;
 
-        r = manager_bus_check_authorized(msg, BT_ACTION, error);
+        r = bus_check_authorized(msg, BT_ACTION, error);
         if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = sd_bus_message_read(msg, "s", &id);
@@ -310,7 +311,7 @@ static int method_answer(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         int accept, r;
         const char *value;
 
-        r = manager_bus_check_authorized(msg, BT_ACTION, error);
+        r = bus_check_authorized(msg, BT_ACTION, error);
         if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = sd_bus_message_read(msg, "ubs", &id, &accept, &value);
@@ -329,7 +330,7 @@ static int method_import_ndef(sd_bus_message *msg, void *userdata, sd_bus_error 
         size_t size;
         int apply, r;
 
-        r = manager_bus_check_authorized(msg, BT_ACTION, error);
+        r = bus_check_authorized(msg, BT_ACTION, error);
         if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = sd_bus_message_read_array(msg, 'y', &data, &size);
@@ -347,7 +348,7 @@ static int method_answer_nfc(sd_bus_message *msg, void *userdata, sd_bus_error *
         uint32_t id;
         int accept, r;
 
-        r = manager_bus_check_authorized(msg, BT_ACTION, error);
+        r = bus_check_authorized(msg, BT_ACTION, error);
         if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = sd_bus_message_read(msg, "ub", &id, &accept);

@@ -7,6 +7,7 @@
 #include "roam-log.h"
 #include "roam-macro.h"
 #include "roam-util.h"
+#include "roamd-bus-auth.h"
 #include "roamd-firewall.h"
 #include "roamd-manager.h"
 #include "roamd-reconcile.h"
@@ -68,7 +69,7 @@ int firewall_bus_method_set_location(sd_bus_message *msg, void *userdata, sd_bus
         r = sd_bus_message_read(msg, "ss", &name, &location);
         if (r < 0)
                 return r;
-        r = manager_bus_check_authorized(msg, "org.roam1.set-location", error);
+        r = bus_check_authorized(msg, "org.roam1.set-location", error);
         if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         if (!m->firewall)

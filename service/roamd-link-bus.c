@@ -5,6 +5,7 @@
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-util.h"
+#include "roamd-bus-auth.h"
 #include "roamd-link-bus.h"
 #include "roamd-firewall.h"
 #include "roamd-manager.h"
@@ -243,7 +244,7 @@ static int method_reprobe(sd_bus_message *msg, void *userdata, sd_bus_error *err
         Link *l = userdata;
         int r;
 
-        r = manager_bus_check_authorized(msg, "org.roam1.manage", error);
+        r = bus_check_authorized(msg, "org.roam1.manage", error);
         if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = link_reprobe(l);

@@ -7,6 +7,7 @@
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-util.h"
+#include "roamd-bus-auth.h"
 #include "roamd-apps.h"
 #include "roamd-firewall.h"
 #include "roamd-link-bus.h"
@@ -67,51 +68,6 @@ static int property_get_best_link(sd_bus *bus, const char *path, const char *int
         return sd_bus_message_append(reply, "o", m->links->best ? m->links->best->path : "/");
 }
 
-int manager_bus_check_authorized(sd_bus_message *msg, const char *action, sd_bus_error *error)
-{
-        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
-        const gid_t *gids = NULL;
-        struct group *g;
-        uid_t uid;
-        gid_t gid;
-        int r, n;
-
-        r = sd_bus_query_sender_creds(msg,
-                                      SD_BUS_CREDS_EUID | SD_BUS_CREDS_EGID |
-                                          SD_BUS_CREDS_SUPPLEMENTARY_GIDS | SD_BUS_CREDS_AUGMENT,
-                                      &creds);
-        if (r < 0)
-                return sd_bus_error_set(error, ROAM_ERROR_ACCESS_DENIED,
-                                        "Cannot determine the caller's identity.");
-        if (sd_bus_creds_get_euid(creds, &uid) >= 0 && uid == 0)
-                return 0;
-        r = polkit_check(msg, action);
-        if (r == -EINPROGRESS)
-                return 1; /* polkit was asked: the handler runs again with its answer */
-        if (r == -EBUSY)
-                return sd_bus_error_set(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
-                                        "Too many of this caller's requests are waiting for "
-                                        "polkit; try again once they are answered.");
-        if (r > 0)
-                return 0;
-        if (r == 0)
-                return sd_bus_error_setf(error, ROAM_ERROR_ACCESS_DENIED,
-                                         "Not authorized by polkit for %s.", action);
-        if (r != -ENOENT)
-                return sd_bus_error_set_errnof(error, -r, "Cannot ask polkit: %m");
-        g = getgrnam("netdev");
-        if (g) {
-                if (sd_bus_creds_get_egid(creds, &gid) >= 0 && gid == g->gr_gid)
-                        return 0;
-                n = sd_bus_creds_get_supplementary_gids(creds, &gids);
-                for (int i = 0; i < n; i++)
-                        if (gids[i] == g->gr_gid)
-                                return 0;
-        }
-        return sd_bus_error_set(error, ROAM_ERROR_ACCESS_DENIED,
-                                "Only root or members of group netdev may do this.");
-}
-
 static int method_get_link_by_name(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
         Manager *m = userdata;
@@ -155,7 +111,7 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         Manager *m = userdata;
         int r;
 
-        r = manager_bus_check_authorized(msg, "org.roam1.manage", error);
+        r = bus_check_authorized(msg, "org.roam1.manage", error);
         if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = manager_reload(m);

@@ -84,10 +84,5 @@ int manager_reload(Manager *m);
 void manager_schedule_trim(Manager *m);
 
 int manager_bus_setup(Manager *m);
-/* Changes need authorization: uid 0 always; otherwise polkit's answer for action when
- * polkit is on the bus, else membership of group netdev. 0 authorized; <0 refused
- * (AccessDenied set); 1 while polkit is asked (roamd-polkit.h): the method handler returns it
- * as is and runs again, from the start, once polkit answered. */
-int manager_bus_check_authorized(sd_bus_message *msg, const char *action, sd_bus_error *error);
 void manager_bus_emit_changed(Manager *m, const char *first, ...);
 /* Whether name is owned on bus (a synchronous call to the bus daemon). */

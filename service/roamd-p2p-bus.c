@@ -5,6 +5,7 @@
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-util.h"
+#include "roamd-bus-auth.h"
 #include "roamd-manager.h"
 #include "roamd-p2p.h"
 
@@ -73,7 +74,7 @@ static int peer_get_methods(sd_bus *bus, const char *path, const char *interface
 
 static int authorize(sd_bus_message *msg, sd_bus_error *error)
 {
-        return manager_bus_check_authorized(msg, P2P_ACTION, error);
+        return bus_check_authorized(msg, P2P_ACTION, error);
 }
 
 static int method_connect(sd_bus_message *msg, void *userdata, sd_bus_error *error)

@@ -6,6 +6,7 @@
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-util.h"
+#include "roamd-bus-auth.h"
 #include "roamd-link.h"
 #include "roamd-manager.h"
 #include "roamd-portal.h"
@@ -88,7 +89,7 @@ static int property_get_sessions(sd_bus *bus, const char *path, const char *inte
 
 static int check_saved_login(sd_bus_message *msg, sd_bus_error *error)
 {
-        return manager_bus_check_authorized(msg, SAVED_LOGIN_ACTION, error);
+        return bus_check_authorized(msg, SAVED_LOGIN_ACTION, error);
 }
 
 /* Reads the link argument, checks authorization and finds the session. */
@@ -100,7 +101,7 @@ static int get_session(sd_bus_message *msg, Portal *p, sd_bus_error *error, Port
         r = sd_bus_message_read(msg, "s", &name);
         if (r < 0)
                 return r;
-        r = manager_bus_check_authorized(msg, "org.roam1.manage", error);
+        r = bus_check_authorized(msg, "org.roam1.manage", error);
         if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         *ret = portal_get_session(p, name);

@@ -10,6 +10,7 @@
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-macro.h"
+#include "roamd-bus-auth.h"
 #include "roamd-app-id.h"
 #include "roamd-manager.h"
 #include "roamd-stats.h"
@@ -112,7 +113,7 @@ static int authorize(sd_bus_message *m, Filter *f, sd_bus_error *error)
         }
         if (uid == 0 || (f->has_user && f->user == uid && !f->all))
                 return 0;
-        return manager_bus_check_authorized(m, READ_ACTION, error);
+        return bus_check_authorized(m, READ_ACTION, error);
 }
 
 /* owner "app:ID", "user:U", "user:U/app:ID", "system", "other" against the filter */

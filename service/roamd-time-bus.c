@@ -6,6 +6,7 @@
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-util.h"
+#include "roamd-bus-auth.h"
 #include "roamd-manager.h"
 #include "roamd-time-feed.h"
 
@@ -127,7 +128,7 @@ static int method_set_manual(sd_bus_message *msg, void *userdata, sd_bus_error *
         if (err > MANUAL_MAX_ERROR_USEC)
                 return sd_bus_error_set(error, ROAM_ERROR_INVALID_ARGS,
                                         "The error must be at most a day.");
-        r = manager_bus_check_authorized(msg, "org.roam1.set-time", error);
+        r = bus_check_authorized(msg, "org.roam1.set-time", error);
         if (r != 0)
                 return r;
         {

@@ -8,6 +8,7 @@
 #include "roam-log.h"
 #include "roam-macro.h"
 #include "roam-util.h"
+#include "roamd-bus-auth.h"
 #include "roamd-manager.h"
 #include "roamd-client-ofono.h"
 #include "roamd-config.h"
@@ -103,7 +104,7 @@ static int method_set_zone(sd_bus_message *msg, void *userdata, sd_bus_error *er
         r = sd_bus_message_read(msg, "s", &zone);
         if (r < 0)
                 return r;
-        r = manager_bus_check_authorized(msg, "org.roam1.set-timezone", error);
+        r = bus_check_authorized(msg, "org.roam1.set-timezone", error);
         if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = timezone_set_manual(z->tz, zone);

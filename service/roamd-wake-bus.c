@@ -5,6 +5,7 @@
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-util.h"
+#include "roamd-bus-auth.h"
 #include "roamd-app-id.h"
 #include "roamd-apps.h"
 #include "roamd-manager.h"
@@ -379,7 +380,7 @@ static int method_wake_now(sd_bus_message *msg, void *userdata, sd_bus_error *er
         if (wake_app_state(w->queue, id, NULL, NULL) < 0)
                 return sd_bus_error_setf(error, ROAM_ERROR_NO_SUCH_APP, "No wake-listed app %s.",
                                          id);
-        r = manager_bus_check_authorized(msg, "org.roam1.change-app-policy", error);
+        r = bus_check_authorized(msg, "org.roam1.change-app-policy", error);
         if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
         r = wake_app_now(w->queue, id);
