@@ -221,13 +221,13 @@ int apps_bus_setup(Apps *a)
         Manager *m = apps_manager(a);
         int r;
 
-        if (!m->bus)
+        if (!m->core.bus)
                 return 0;
-        r = sd_bus_add_fallback_vtable(m->bus, apps_slot(a, false), ROAM_APP_PATH_PREFIX,
+        r = sd_bus_add_fallback_vtable(m->core.bus, apps_slot(a, false), ROAM_APP_PATH_PREFIX,
                                        ROAM_APP_INTERFACE, app_vtable, app_bus_find, a);
         if (r < 0)
                 return log_error_errno(r, "Failed to add app objects: %m");
-        r = sd_bus_add_node_enumerator(m->bus, apps_slot(a, true), ROAM_APP_PATH_PREFIX,
+        r = sd_bus_add_node_enumerator(m->core.bus, apps_slot(a, true), ROAM_APP_PATH_PREFIX,
                                        app_bus_enumerate, a);
         if (r < 0)
                 return log_error_errno(r, "Failed to add app enumerator: %m");
@@ -241,9 +241,9 @@ int apps_bus_announce(App *app)
         Manager *m = apps_manager(app->apps);
         int r;
 
-        if (!m->bus)
+        if (!m->core.bus)
                 return 0;
-        r = sd_bus_emit_interfaces_added(m->bus, app->path, ROAM_APP_INTERFACE, NULL);
+        r = sd_bus_emit_interfaces_added(m->core.bus, app->path, ROAM_APP_INTERFACE, NULL);
         if (r < 0)
                 return log_warning_errno(r, "app %s: failed to emit InterfacesAdded: %m", app->id);
         return 0;
@@ -254,9 +254,9 @@ int apps_bus_retract(App *app)
         Manager *m = apps_manager(app->apps);
         int r;
 
-        if (!m->bus)
+        if (!m->core.bus)
                 return 0;
-        r = sd_bus_emit_interfaces_removed(m->bus, app->path, ROAM_APP_INTERFACE, NULL);
+        r = sd_bus_emit_interfaces_removed(m->core.bus, app->path, ROAM_APP_INTERFACE, NULL);
         if (r < 0)
                 return log_warning_errno(r, "app %s: failed to emit InterfacesRemoved: %m",
                                          app->id);
@@ -271,14 +271,14 @@ void apps_bus_emit_changed(App *app, const char *first, ...)
         va_list ap;
         int r;
 
-        if (!m->bus || !first)
+        if (!m->core.bus || !first)
                 return;
         va_start(ap, first);
         for (const char *p = first; p && n < ELEMENTSOF(names) - 1; p = va_arg(ap, const char *))
                 names[n++] = p;
         va_end(ap);
         names[n] = NULL;
-        r = sd_bus_emit_properties_changed_strv(m->bus, app->path, ROAM_APP_INTERFACE,
+        r = sd_bus_emit_properties_changed_strv(m->core.bus, app->path, ROAM_APP_INTERFACE,
                                                 (char **)names);
         if (r < 0)
                 log_warning_errno(r, "app %s: failed to emit PropertiesChanged: %m", app->id);

@@ -389,12 +389,12 @@ static bool link_has_global(const Link *l, int family)
 static int class_world_build(Apps *a, ClassWorld *w, ClassLink **ret_links)
 {
         Manager *m = a->manager;
-        ClassLink *links = calloc(m->links->n_links + 1, sizeof(ClassLink));
+        ClassLink *links = calloc(m->core.links->n_links + 1, sizeof(ClassLink));
 
         if (!links)
                 return -ENOMEM;
-        for (size_t i = 0; i < m->links->n_links; i++) {
-                Link *l = m->links->links[i];
+        for (size_t i = 0; i < m->core.links->n_links; i++) {
+                Link *l = m->core.links->links[i];
                 links[i] = (ClassLink){
                     .ifindex = l->ifindex,
                     .bearer = l->bearer,
@@ -406,7 +406,7 @@ static int class_world_build(Apps *a, ClassWorld *w, ClassLink **ret_links)
         }
         *w = (ClassWorld){
             .links = links,
-            .n_links = m->links->n_links,
+            .n_links = m->core.links->n_links,
             .main_default = {route_tables_main_default(a->routes, AF_INET),
                              route_tables_main_default(a->routes, AF_INET6)},
             .vpn_link = route_tables_vpn_link(a->routes),
@@ -414,7 +414,7 @@ static int class_world_build(Apps *a, ClassWorld *w, ClassLink **ret_links)
                             route_tables_vpn_carries(a->routes, AF_INET6)},
             .vpn_slot = nft_slot_vpn(nft_engine_mask(a->nft)),
             .portal_link = portal_login_link(m->portal),
-            .prefer_online = m->config->apps.prefer_online,
+            .prefer_online = m->core.config->apps.prefer_online,
         };
         *ret_links = links;
         return 0;
@@ -503,7 +503,7 @@ void app_refresh(App *app, bool emit)
 
         for (int f = 0; f < 2; f++) {
                 Link *l = app->cls && app->cls->route[f]
-                              ? links_get(a->manager->links, app->cls->route[f])
+                              ? links_get(a->manager->core.links, app->cls->route[f])
                               : NULL;
                 const char *name = l ? l->info.name : NULL;
                 if (!streq(strempty(name), strempty(app->route[f]))) {
@@ -520,7 +520,7 @@ void app_refresh(App *app, bool emit)
         text = app_state_to_string(state);
         if (state == APP_STATE_VIA_NOT_ONLINE) {
                 /* the link and its verdict, as the words table says them */
-                Link *l = links_get(a->manager->links, app->cls->state_link);
+                Link *l = links_get(a->manager->core.links, app->cls->state_link);
                 via = roam_app_state_via((RoamVerdict)app->cls->state_verdict,
                                          l ? l->info.name : NULL);
                 if (via)
@@ -625,7 +625,7 @@ static bool app_over_user_cap(Apps *a, const char *id, uid_t uid)
 {
         if (uid == UID_INVALID || apps_get(a, id) || app_has_policy(a, id))
                 return false;
-        return apps_of_user(a, uid) >= a->manager->config->apps.max_apps_per_user;
+        return apps_of_user(a, uid) >= a->manager->core.config->apps.max_apps_per_user;
 }
 
 static void warn_over_cap(Apps *a, const CgroupNode *n)
@@ -640,7 +640,7 @@ static void warn_over_cap(Apps *a, const CgroupNode *n)
         log_warning("cgroup %s: user %u already has %u apps without a policy of their own "
                     "([Apps] MaxAppsPerUser=); app %s gets no object and meets the user's "
                     "policy (%u similar messages suppressed).",
-                    n->path, (unsigned)n->cls.uid, a->manager->config->apps.max_apps_per_user,
+                    n->path, (unsigned)n->cls.uid, a->manager->core.config->apps.max_apps_per_user,
                     n->cls.app_id, a->cap_suppressed);
         a->cap_warned_usec = now;
         a->cap_suppressed = 0;
@@ -882,8 +882,8 @@ static int sets_text(Apps *a, char **ret)
         f = open_memstream(&buf, &size);
         if (!f)
                 return -ENOMEM;
-        for (size_t i = 0; i < m->links->n_links; i++) {
-                Link *l = m->links->links[i];
+        for (size_t i = 0; i < m->core.links->n_links; i++) {
+                Link *l = m->core.links->links[i];
                 if (l->bearer == BEARER_VPN)
                         fprintf(f, "vpnif=%d;", l->ifindex);
                 for (size_t k = 0; l->ifindex == vpn && k < l->info.n_dns; k++)
@@ -921,7 +921,7 @@ static int add_sets(Apps *a, NftTxn *t)
         int r;
 
         pfx = calloc(cap, sizeof(NftPrefix));
-        vpnifs = calloc(m->links->n_links + 1, sizeof(uint32_t));
+        vpnifs = calloc(m->core.links->n_links + 1, sizeof(uint32_t));
         if (!pfx || !vpnifs)
                 return -ENOMEM;
         for (size_t i = 0; i < ELEMENTSOF(fixed); i++) {
@@ -934,9 +934,9 @@ static int add_sets(Apps *a, NftTxn *t)
                 inet_pton(pfx[n_pfx].family, buf, &pfx[n_pfx].addr);
                 n_pfx++;
         }
-        for (size_t i = 0; i < m->links->n_links; i++)
-                if (m->links->links[i]->bearer == BEARER_VPN)
-                        vpnifs[n_vpn++] = (uint32_t)m->links->links[i]->ifindex;
+        for (size_t i = 0; i < m->core.links->n_links; i++)
+                if (m->core.links->links[i]->bearer == BEARER_VPN)
+                        vpnifs[n_vpn++] = (uint32_t)m->core.links->links[i]->ifindex;
         /* Local networks: the on-link prefixes of the main table (a VPN's are remote). */
         size_t n_on;
         const NftPrefix *on = route_tables_onlink(a->routes, &n_on);
@@ -947,7 +947,7 @@ static int add_sets(Apps *a, NftTxn *t)
         memcpy(&pfx[n_pfx], on, sizeof(NftPrefix) * n_on);
         n_pfx += n_on;
         int vpn = route_tables_vpn_link(a->routes);
-        Link *vl = vpn ? links_get(m->links, vpn) : NULL;
+        Link *vl = vpn ? links_get(m->core.links, vpn) : NULL;
         for (size_t k = 0; vl && k < vl->info.n_dns; k++) {
                 if (vl->info.dns[k].family == AF_INET && !have4)
                         have4 = inet_pton(AF_INET, vl->info.dns[k].text, &dns4) == 1;
@@ -968,12 +968,13 @@ static int add_sets(Apps *a, NftTxn *t)
 static int route_sync(Apps *a)
 {
         Manager *m = a->manager;
-        _cleanup_free_ RouteLinkInput *in = calloc(m->links->n_links + 1, sizeof(RouteLinkInput));
+        _cleanup_free_ RouteLinkInput *in =
+            calloc(m->core.links->n_links + 1, sizeof(RouteLinkInput));
 
         if (!in)
                 return -ENOMEM;
-        for (size_t i = 0; i < m->links->n_links; i++) {
-                Link *l = m->links->links[i];
+        for (size_t i = 0; i < m->core.links->n_links; i++) {
+                Link *l = m->core.links->links[i];
                 in[i].ifindex = l->ifindex;
                 in[i].usable = l->bearer != BEARER_VIRTUAL && l->info.carrier &&
                                (link_has_global(l, AF_INET) || link_has_global(l, AF_INET6));
@@ -981,7 +982,7 @@ static int route_sync(Apps *a)
                 in[i].global4 = link_has_global(l, AF_INET);
                 in[i].global6 = link_has_global(l, AF_INET6);
         }
-        return route_tables_sync(a->routes, in, m->links->n_links);
+        return route_tables_sync(a->routes, in, m->core.links->n_links);
 }
 
 /* Refs the kernel does not have yet (a failed add): their elements, with their apps'
@@ -1192,11 +1193,11 @@ static void part_done(void *userdata, Reconcile *rc, int result, bool full)
 /* Reads everybody else's use of the packet mark and reports what overlaps ours. */
 static void coexist_check(Apps *a)
 {
-        uint32_t mask = a->manager->config->apps.mark_mask;
+        uint32_t mask = a->manager->core.config->apps.mark_mask;
         CoexistReport rep;
         int r;
 
-        r = coexist_scan(mask, a->manager->config->apps.rule_priority, &rep);
+        r = coexist_scan(mask, a->manager->core.config->apps.rule_priority, &rep);
         if (r < 0) {
                 log_warning_errno(r, "Cannot read the ruleset and ip rules for mark conflicts: %m");
                 return;
@@ -1333,10 +1334,10 @@ int app_reclass(Apps *a, App *app)
 
 static int state_save(Apps *a)
 {
-        int r = app_policy_state_save(a->manager->config->apps.state_file, &a->runtime_set);
+        int r = app_policy_state_save(a->manager->core.config->apps.state_file, &a->runtime_set);
         if (r < 0)
                 log_error_errno(r, "Cannot save app policies to %s: %m",
-                                a->manager->config->apps.state_file);
+                                a->manager->core.config->apps.state_file);
         return r;
 }
 
@@ -1462,7 +1463,7 @@ int apps_reset_policy(Apps *a, App *app)
 static int load_policies(Apps *a, AppPolicySet *config, AppPolicySet *runtime)
 {
         _cleanup_(app_policy_state_damage_done) AppPolicyStateDamage damage = {};
-        const AppsConfig *c = &a->manager->config->apps;
+        const AppsConfig *c = &a->manager->core.config->apps;
         unsigned errors = 0;
         int r;
 
@@ -1584,7 +1585,7 @@ static const ReconcilePart apps_part = {
 
 int apps_start(Apps *a)
 {
-        const AppsConfig *c = &a->manager->config->apps;
+        const AppsConfig *c = &a->manager->core.config->apps;
         NftConfig nc = {.mark_mask = c->mark_mask};
         RouteConfig rc = {.mark_mask = c->mark_mask,
                           .table_base = c->table_base,
@@ -1593,18 +1594,19 @@ int apps_start(Apps *a)
         App *app;
         int r, r_routes;
 
-        a->reconcile = a->manager->reconcile;
+        a->reconcile = a->manager->core.reconcile;
         /* `roam run` asks systemd for a scope when its manager is on the bus */
-        r = a->manager->bus ? bus_name_watch_new(a->manager->bus, "org.freedesktop.systemd1", NULL,
-                                                 NULL, &a->systemd)
-                            : 0;
+        r = a->manager->core.bus
+                ? bus_name_watch_new(a->manager->core.bus, "org.freedesktop.systemd1", NULL, NULL,
+                                     &a->systemd)
+                : 0;
         if (r < 0)
                 return log_error_errno(r, "Failed to follow systemd on the bus: %m");
         r = nft_engine_new(&nc, &a->nft);
         if (r < 0)
                 return r;
         nft_engine_set_resync(a->nft, apps_resync, a);
-        r = route_tables_new(&rc, netlink_route_cache(a->manager->netlink), &a->routes);
+        r = route_tables_new(&rc, netlink_route_cache(a->manager->core.netlink), &a->routes);
         if (r < 0)
                 return r;
         r = load_policies(a, &a->config_set, &a->runtime_set);
@@ -1621,7 +1623,7 @@ int apps_start(Apps *a)
                 if (app_get_or_create(a, a->runtime_set.entries[i].id, &app) < 0)
                         return log_oom();
 
-        r = cgroup_tree_new(a->manager->event, c->system_cgroups, on_cgroup, a, &a->cgroups);
+        r = cgroup_tree_new(a->manager->core.event, c->system_cgroups, on_cgroup, a, &a->cgroups);
         if (r < 0)
                 return log_error_errno(r, "Cannot watch the cgroup v2 hierarchy: %m");
         if (stat(cgroup_tree_mount(a->cgroups), &st) < 0)
@@ -1676,7 +1678,7 @@ int apps_reload(Apps *a)
 
         if (!a || !a->started)
                 return 0;
-        r = app_policy_load_dir(a->manager->config->apps.policy_dir, &config, &errors);
+        r = app_policy_load_dir(a->manager->core.config->apps.policy_dir, &config, &errors);
         if (r < 0 && r != -EINVAL)
                 return r;
         app_policy_set_done(&a->config_set);

@@ -411,7 +411,7 @@ int bt_bus_setup(Bt *bt)
 {
         int r;
 
-        r = sd_bus_add_object_vtable(bt->manager->bus, &bt->vtable_slot, ROAM_BLUETOOTH_PATH,
+        r = sd_bus_add_object_vtable(bt->manager->core.bus, &bt->vtable_slot, ROAM_BLUETOOTH_PATH,
                                      ROAM_BLUETOOTH_INTERFACE, bt_vtable, bt);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the Bluetooth object: %m");

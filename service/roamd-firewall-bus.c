@@ -15,7 +15,7 @@
 /* "" means the link with the default route (the best link). */
 static Link *link_arg(Manager *m, const char *name, sd_bus_error *error)
 {
-        Link *l = *name ? links_get_by_name(m->links, name) : m->links->best;
+        Link *l = *name ? links_get_by_name(m->core.links, name) : m->core.links->best;
 
         if (!l || !l->announced) {
                 if (*name)
@@ -75,7 +75,7 @@ int firewall_bus_method_set_location(sd_bus_message *msg, void *userdata, sd_bus
         if (!m->firewall)
                 return no_firewall(error);
         /* with nothing in force a location would be a promise roamd cannot keep */
-        if (!reconcile_enforcing(m->reconcile))
+        if (!reconcile_enforcing(m->core.reconcile))
                 return sd_bus_error_set(error, ROAM_ERROR_FAILED,
                                         "The firewall is not enforced here ([Apps] "
                                         "Enforce=no, or no cgroup v2; see roamd's log): nothing "
@@ -99,8 +99,8 @@ int firewall_bus_method_set_location(sd_bus_message *msg, void *userdata, sd_bus
                 return sd_bus_error_set_errnof(error, -r, "Cannot set the location: %m");
         /* the answer is the kernel's, once the pass that carries the new location's rules
          * committed: the call stays open until then */
-        r = reconcile_wait(m->reconcile, on_location_pass, sd_bus_message_ref(msg), message_unref,
-                           NULL);
+        r = reconcile_wait(m->core.reconcile, on_location_pass, sd_bus_message_ref(msg),
+                           message_unref, NULL);
         if (r < 0) {
                 sd_bus_message_unref(msg);
                 return sd_bus_error_set_errnof(error, -r, "Cannot apply the location: %m");

@@ -120,13 +120,13 @@ int firewall_new(Manager *m, Firewall **ret)
                 firewall_free(fw);
                 return -ENOMEM;
         }
-        fw->links_watch = links_watch_add(m->links, on_links, fw, NULL);
+        fw->links_watch = links_watch_add(m->core.links, on_links, fw, NULL);
         if (fw->links_watch == 0) {
                 firewall_free(fw);
                 return -ENOMEM;
         }
         /* its chains go into the reconciler's transactions (apps' first, then stats') */
-        (void)reconcile_add_part(m->reconcile, RECONCILE_PART_FIREWALL, &firewall_part, fw);
+        (void)reconcile_add_part(m->core.reconcile, RECONCILE_PART_FIREWALL, &firewall_part, fw);
         *ret = fw;
         return 0;
 }
@@ -135,9 +135,9 @@ Firewall *firewall_free(Firewall *fw)
 {
         if (!fw)
                 return NULL;
-        links_watch_remove(fw->manager->links, fw->links_watch);
+        links_watch_remove(fw->manager->core.links, fw->links_watch);
         /* the chains stay in the kernel: roamd exiting must not open the firewall */
-        reconcile_remove_part(fw->manager->reconcile, RECONCILE_PART_FIREWALL);
+        reconcile_remove_part(fw->manager->core.reconcile, RECONCILE_PART_FIREWALL);
         fw_model_done(&fw->model);
         free(fw->error);
         fw_choices_free(fw->choices, fw->n_choices);
@@ -188,7 +188,7 @@ static FwLink *link_find(Firewall *fw, int ifindex)
 
 static int load_choices(Firewall *fw)
 {
-        const char *path = fw->manager->config->firewall.state_file;
+        const char *path = fw->manager->core.config->firewall.state_file;
         _cleanup_free_ char *text = NULL;
         size_t size;
         int r;
@@ -207,7 +207,7 @@ static int load_choices(Firewall *fw)
 
 static int save_choices(Firewall *fw)
 {
-        const char *path = fw->manager->config->firewall.state_file;
+        const char *path = fw->manager->core.config->firewall.state_file;
         _cleanup_free_ char *text = NULL, *dir = strdup(path);
         int r;
 
@@ -236,7 +236,7 @@ static void set_error(Firewall *fw, char *error)
 
 static int load_model(Firewall *fw, FwModel *ret)
 {
-        const FirewallConfig *c = &fw->manager->config->firewall;
+        const FirewallConfig *c = &fw->manager->core.config->firewall;
         _cleanup_free_ char *first = NULL;
         int r;
 
@@ -307,7 +307,7 @@ static void read_lease(Firewall *fw, const Link *l, char **server, char **domain
 {
         DhcpLease lease;
 
-        if (!l->info.name || lease_cache_get(fw->leases, fw->manager->config->dhcpcd_lease_dir,
+        if (!l->info.name || lease_cache_get(fw->leases, fw->manager->core.config->dhcpcd_lease_dir,
                                              l->info.name, AF_INET, &lease) < 0)
                 return;
         /* a stale lease (dhcpcd keeps them) must not name a new network: its address must be
@@ -352,8 +352,8 @@ static void gather(Firewall *fw, const Link *l, char *facts[_NETID_FACT_MAX], Ne
                         char mac[32];
                         if (!gw->text[0] || gw->family != (pass == 0 ? AF_INET : AF_INET6))
                                 continue;
-                        if (netlink_neigh_lladdr(m->netlink, l->ifindex, gw, mac, sizeof(mac)) >=
-                            0) {
+                        if (netlink_neigh_lladdr(m->core.netlink, l->ifindex, gw, mac,
+                                                 sizeof(mac)) >= 0) {
                                 facts[NETID_GATEWAY_MAC] = strdup(mac);
                                 break;
                         }
@@ -495,7 +495,7 @@ static void link_sync(Firewall *fw, Link *l)
         /* The same addressing on another network (home -> a captive café on the same /24):
          * the verdict was about the old one. */
         if (other_network)
-                links_link_network_changed(fw->manager->links, l);
+                links_link_network_changed(fw->manager->core.links, l);
 }
 
 void firewall_links_synced(Firewall *fw)
@@ -508,8 +508,8 @@ void firewall_links_synced(Firewall *fw)
         m = fw->manager;
         for (size_t i = 0; i < fw->n_links; i++)
                 fw->links[i]->seen = false;
-        for (size_t i = 0; i < m->links->n_links; i++)
-                link_sync(fw, m->links->links[i]);
+        for (size_t i = 0; i < m->core.links->n_links; i++)
+                link_sync(fw, m->core.links->links[i]);
         /* links that are gone stay until their chains are gone from the kernel */
         for (size_t i = 0; i < fw->n_links; i++) {
                 FwLink *fl = fw->links[i];
@@ -599,7 +599,7 @@ bool firewall_names_app(Firewall *fw, const char *app_id)
 
 static bool ssh_open(Firewall *fw, const char *location)
 {
-        return fw_ssh_open(fw->manager->config->firewall.ssh, location);
+        return fw_ssh_open(fw->manager->core.config->firewall.ssh, location);
 }
 
 static bool app_cgroup(void *userdata, const char *app_id, size_t k, unsigned *ret_level,

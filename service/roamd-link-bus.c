@@ -321,7 +321,7 @@ int link_bus_find(sd_bus *bus, const char *path, const char *interface, void *us
         idx = strtol(e, &end, 10);
         if (end == e || *end || idx <= 0 || idx > INT32_MAX)
                 return 0;
-        l = links_get(m->links, (int)idx);
+        l = links_get(m->core.links, (int)idx);
         if (!l || !l->announced)
                 return 0;
         *found = l;
@@ -337,10 +337,10 @@ int link_bus_enumerate(sd_bus *bus, const char *path, void *userdata, char ***no
         l = calloc(1, sizeof(char *));
         if (!l)
                 return -ENOMEM;
-        for (size_t i = 0; i < m->links->n_links; i++) {
-                if (!m->links->links[i]->announced)
+        for (size_t i = 0; i < m->core.links->n_links; i++) {
+                if (!m->core.links->links[i]->announced)
                         continue;
-                if (strv_extend(&l, m->links->links[i]->path) < 0)
+                if (strv_extend(&l, m->core.links->links[i]->path) < 0)
                         return -ENOMEM;
         }
         *nodes = TAKE_PTR(l);
@@ -351,9 +351,9 @@ void link_bus_emit_changed_strv(Link *l, char **names)
 {
         int r;
 
-        if (!l->announced || !l->manager->bus)
+        if (!l->announced || !l->manager->core.bus)
                 return;
-        r = sd_bus_emit_properties_changed_strv(l->manager->bus, l->path, ROAM_LINK_INTERFACE,
+        r = sd_bus_emit_properties_changed_strv(l->manager->core.bus, l->path, ROAM_LINK_INTERFACE,
                                                 names);
         if (r < 0)
                 log_warning_errno(r, "%s: failed to emit PropertiesChanged: %m",
@@ -381,9 +381,9 @@ int link_bus_announce(Link *l)
         if (l->announced)
                 return 0;
         l->announced = true;
-        if (!l->manager->bus)
+        if (!l->manager->core.bus)
                 return 0;
-        r = sd_bus_emit_interfaces_added(l->manager->bus, l->path, ROAM_LINK_INTERFACE, NULL);
+        r = sd_bus_emit_interfaces_added(l->manager->core.bus, l->path, ROAM_LINK_INTERFACE, NULL);
         if (r < 0)
                 return log_warning_errno(r, "%s: failed to emit InterfacesAdded: %m",
                                          strempty(l->info.name));
@@ -397,9 +397,10 @@ int link_bus_withdraw(Link *l)
         if (!l->announced)
                 return 0;
         l->announced = false;
-        if (!l->manager->bus)
+        if (!l->manager->core.bus)
                 return 0;
-        r = sd_bus_emit_interfaces_removed(l->manager->bus, l->path, ROAM_LINK_INTERFACE, NULL);
+        r = sd_bus_emit_interfaces_removed(l->manager->core.bus, l->path, ROAM_LINK_INTERFACE,
+                                           NULL);
         if (r < 0)
                 return log_warning_errno(r, "failed to emit InterfacesRemoved for %s: %m", l->path);
         return 0;

@@ -87,15 +87,16 @@ int link_classify(Link *l, const char **names, size_t *n)
 
         if (!l->info.name)
                 return 0;
-        b = config_bearer_override(m->config, l->info.name);
+        b = config_bearer_override(m->core.config, l->info.name);
         if (b < 0) {
                 BearerInput in = {
                     .sysfs_dir = dir,
                     .ifname = l->info.name,
                     .kind = l->info.kind,
-                    .initial_netns = m->initial_netns,
+                    .initial_netns = m->core.initial_netns,
                 };
-                snprintf(dir, sizeof(dir), "%s/class/net/%s", m->config->sysfs_path, l->info.name);
+                snprintf(dir, sizeof(dir), "%s/class/net/%s", m->core.config->sysfs_path,
+                         l->info.name);
                 r = bearer_classify(&in, &b);
                 if (r < 0)
                         b = BEARER_VIRTUAL;

@@ -26,11 +26,11 @@ static int property_get_string(sd_bus *bus, const char *path, const char *interf
         if (streq(property, "Version"))
                 v = ROAM_VERSION;
         else if (streq(property, "State"))
-                v = m->links->state;
+                v = m->core.links->state;
         else if (streq(property, "ConfigFile"))
                 v = m->config_path;
         else if (streq(property, "Degraded"))
-                v = reconcile_degraded(m->reconcile);
+                v = reconcile_degraded(m->core.reconcile);
         return sd_bus_message_append(reply, "s", v);
 }
 
@@ -56,7 +56,7 @@ static int property_get_degraded_since(sd_bus *bus, const char *path, const char
 {
         Manager *m = userdata;
 
-        return sd_bus_message_append(reply, "t", reconcile_degraded_since(m->reconcile));
+        return sd_bus_message_append(reply, "t", reconcile_degraded_since(m->core.reconcile));
 }
 
 static int property_get_best_link(sd_bus *bus, const char *path, const char *interface,
@@ -65,7 +65,8 @@ static int property_get_best_link(sd_bus *bus, const char *path, const char *int
 {
         Manager *m = userdata;
 
-        return sd_bus_message_append(reply, "o", m->links->best ? m->links->best->path : "/");
+        return sd_bus_message_append(reply, "o",
+                                     m->core.links->best ? m->core.links->best->path : "/");
 }
 
 static int method_get_link_by_name(sd_bus_message *msg, void *userdata, sd_bus_error *error)
@@ -80,7 +81,7 @@ static int method_get_link_by_name(sd_bus_message *msg, void *userdata, sd_bus_e
                 return r;
         if (!*name || strlen(name) >= IFNAMSIZ || strpbrk(name, "/ \t\n:"))
                 return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS, "Invalid interface name.");
-        l = links_get_by_name(m->links, name);
+        l = links_get_by_name(m->core.links, name);
         if (!l || !l->announced)
                 return sd_bus_error_setf(error, ROAM_ERROR_NO_SUCH_LINK, "No link named %s.", name);
         return sd_bus_reply_method_return(msg, "o", l->path);
@@ -99,7 +100,7 @@ static int method_get_link_by_index(sd_bus_message *msg, void *userdata, sd_bus_
         if (idx <= 0)
                 return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
                                          "Interface index must be positive.");
-        l = links_get(m->links, idx);
+        l = links_get(m->core.links, idx);
         if (!l || !l->announced)
                 return sd_bus_error_setf(error, ROAM_ERROR_NO_SUCH_LINK, "No link with index %d.",
                                          idx);
@@ -181,18 +182,18 @@ int manager_bus_setup(Manager *m)
 {
         int r;
 
-        r = sd_bus_add_object_vtable(m->bus, &m->manager_slot, ROAM_MANAGER_PATH,
+        r = sd_bus_add_object_vtable(m->core.bus, &m->manager_slot, ROAM_MANAGER_PATH,
                                      ROAM_MANAGER_INTERFACE, manager_vtable, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to add manager object: %m");
-        r = sd_bus_add_object_manager(m->bus, &m->object_manager_slot, ROAM_MANAGER_PATH);
+        r = sd_bus_add_object_manager(m->core.bus, &m->object_manager_slot, ROAM_MANAGER_PATH);
         if (r < 0)
                 return log_error_errno(r, "Failed to add object manager: %m");
-        r = sd_bus_add_fallback_vtable(m->bus, &m->link_slot, ROAM_LINK_PATH_PREFIX,
+        r = sd_bus_add_fallback_vtable(m->core.bus, &m->link_slot, ROAM_LINK_PATH_PREFIX,
                                        ROAM_LINK_INTERFACE, link_vtable, link_bus_find, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to add link objects: %m");
-        r = sd_bus_add_node_enumerator(m->bus, &m->link_enum_slot, ROAM_LINK_PATH_PREFIX,
+        r = sd_bus_add_node_enumerator(m->core.bus, &m->link_enum_slot, ROAM_LINK_PATH_PREFIX,
                                        link_bus_enumerate, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to add link enumerator: %m");
@@ -209,15 +210,15 @@ void manager_bus_emit_changed(Manager *m, const char *first, ...)
         va_list ap;
         int r;
 
-        if (!m->bus)
+        if (!m->core.bus)
                 return;
         va_start(ap, first);
         for (const char *p = first; p && n < ELEMENTSOF(names) - 1; p = va_arg(ap, const char *))
                 names[n++] = p;
         va_end(ap);
         names[n] = NULL;
-        r = sd_bus_emit_properties_changed_strv(m->bus, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
-                                                (char **)names);
+        r = sd_bus_emit_properties_changed_strv(m->core.bus, ROAM_MANAGER_PATH,
+                                                ROAM_MANAGER_INTERFACE, (char **)names);
         if (r < 0)
                 log_warning_errno(r, "Failed to emit PropertiesChanged: %m");
 }

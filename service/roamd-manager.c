@@ -49,7 +49,7 @@ static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si,
 
         log_info("Received %s, shutting down.", strsignal((int)si->ssi_signo));
         (void)sd_notify(false, "STOPPING=1");
-        return sd_event_exit(m->event, 0);
+        return sd_event_exit(m->core.event, 0);
 }
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -74,8 +74,8 @@ static bool links_await_first_answer(void *userdata)
 {
         Manager *m = userdata;
 
-        for (size_t i = 0; i < m->links->n_links; i++)
-                if (link_awaits_first_answer(m->links->links[i]))
+        for (size_t i = 0; i < m->core.links->n_links; i++)
+                if (link_awaits_first_answer(m->core.links->links[i]))
                         return true;
         return false;
 }
@@ -83,7 +83,7 @@ static bool links_await_first_answer(void *userdata)
 /* systemd's status line: the global state, "online" in the time gate's words. */
 static void manager_notify_status(Manager *m)
 {
-        Links *links = m->links;
+        Links *links = m->core.links;
         const char *state = links->state;
 
         if (streq(state, "online") && m->time)
@@ -136,7 +136,7 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
                 /* Links went away: give the freed heap back instead of keeping the peak of a
                  * burst. */
                 if (ev->n_gone > 0)
-                        manager_schedule_trim(m);
+                        core_schedule_trim(&m->core);
                 break;
         case LINKS_EVENT_NEW:
         case LINKS_EVENT_CHANGED:
@@ -158,7 +158,7 @@ static void on_links_for_reconcile(Links *links, const LinksEvent *ev, void *use
         Manager *m = userdata;
 
         if (ev->type == LINKS_EVENT_SYNCED || ev->type == LINKS_EVENT_VERDICT)
-                reconcile_schedule(m->reconcile);
+                reconcile_schedule(m->core.reconcile);
 }
 
 Manager *manager_free(Manager *m)
@@ -179,11 +179,11 @@ Manager *manager_free(Manager *m)
         bt_free(m->bt);
         dns_free(m->dns);
         ndopt_free(m->ndopt);
-        netlink_free(m->netlink);
-        m->reconcile = reconcile_free(m->reconcile); /* after its parts' owners */
-        m->links = links_free(m->links);             /* after the features: they watch it */
-        curl_glue_free(m->curl); /* after the links: their probes hold handles */
-        sd_event_source_disable_unref(m->trim_source);
+        netlink_free(m->core.netlink);
+        m->core.reconcile = reconcile_free(m->core.reconcile); /* after its parts' owners */
+        m->core.links = links_free(m->core.links); /* after the features: they watch it */
+        curl_glue_free(m->core.curl);              /* after the links: their probes hold handles */
+        sd_event_source_disable_unref(m->core.trim_source);
         sd_event_source_disable_unref(m->sigterm_source);
         sd_event_source_disable_unref(m->sigint_source);
         sd_event_source_disable_unref(m->sighup_source);
@@ -194,9 +194,9 @@ Manager *manager_free(Manager *m)
         sd_bus_slot_unref(m->peer_slot);
         sd_bus_slot_unref(m->peer_enum_slot);
         polkit_flush();
-        sd_bus_flush_close_unref(m->bus);
-        sd_event_unref(m->event);
-        config_free(m->config);
+        sd_bus_flush_close_unref(m->core.bus);
+        sd_event_unref(m->core.event);
+        config_free(m->core.config);
         free(m->config_path);
         free(m);
         return NULL;
@@ -216,14 +216,14 @@ int manager_new(const char *config_path, bool config_missing_ok, Manager **ret)
         if (!m->config_path)
                 return log_oom();
 
-        r = config_load(m->config_path, config_missing_ok, &m->config);
+        r = config_load(m->config_path, config_missing_ok, &m->core.config);
         if (r < 0)
                 return log_error_errno(r, "%s: invalid configuration, refusing to start.",
                                        m->config_path);
-        log_set_max_level(m->config->log_level);
-        m->initial_netns = in_initial_netns();
+        log_set_max_level(m->core.config->log_level);
+        m->core.initial_netns = in_initial_netns();
 
-        r = sd_event_default(&m->event);
+        r = sd_event_default(&m->core.event);
         if (r < 0)
                 return log_error_errno(r, "Failed to allocate event loop: %m");
 
@@ -233,42 +233,37 @@ int manager_new(const char *config_path, bool config_missing_ok, Manager **ret)
         sigaddset(&mask, SIGHUP);
         if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
                 return log_error_errno(errno, "Failed to block signals: %m");
-        if ((r = sd_event_add_signal(m->event, &m->sigterm_source, SIGTERM, on_exit_signal, m)) <
+        if ((r = sd_event_add_signal(m->core.event, &m->sigterm_source, SIGTERM, on_exit_signal,
+                                     m)) < 0 ||
+            (r = sd_event_add_signal(m->core.event, &m->sigint_source, SIGINT, on_exit_signal, m)) <
                 0 ||
-            (r = sd_event_add_signal(m->event, &m->sigint_source, SIGINT, on_exit_signal, m)) < 0 ||
-            (r = sd_event_add_signal(m->event, &m->sighup_source, SIGHUP, on_sighup, m)) < 0)
+            (r = sd_event_add_signal(m->core.event, &m->sighup_source, SIGHUP, on_sighup, m)) < 0)
                 return log_error_errno(r, "Failed to watch signals: %m");
 
-        r = links_new(m, m->event, &m->links);
+        r = links_new(m, m->core.event, &m->core.links);
         if (r < 0)
                 return r;
         /* The first watcher: the bus and systemd hear of the best link before any feature. */
-        if (links_watch_add(m->links, on_links, m, NULL) == 0 ||
-            links_watch_add(m->links, on_links_for_reconcile, m, NULL) == 0)
+        if (links_watch_add(m->core.links, on_links, m, NULL) == 0 ||
+            links_watch_add(m->core.links, on_links_for_reconcile, m, NULL) == 0)
                 return log_oom();
         /* Kernel state (routes, rules, table inet roam): passes, once the parts register. */
-        r = reconcile_new(m->event, on_degraded_changed, m, &m->reconcile);
+        r = reconcile_new(m->core.event, on_degraded_changed, m, &m->core.reconcile);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the reconciler: %m");
-        reconcile_set_hold(m->reconcile, links_await_first_answer, m);
+        reconcile_set_hold(m->core.reconcile, links_await_first_answer, m);
 
         /* Giving the heap's free pages back takes ~1 ms after a round with TLS: when nothing
          * else is pending, never ahead of a verdict, an answer or a carrier change. */
-        r = sd_event_add_defer(m->event, &m->trim_source, on_trim, m);
+        r = sd_event_add_defer(m->core.event, &m->core.trim_source, on_trim, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to allocate trim source: %m");
-        (void)sd_event_source_set_enabled(m->trim_source, SD_EVENT_OFF);
-        (void)sd_event_source_set_priority(m->trim_source, SD_EVENT_PRIORITY_IDLE);
-        (void)sd_event_source_set_description(m->trim_source, "trim");
+        (void)sd_event_source_set_enabled(m->core.trim_source, SD_EVENT_OFF);
+        (void)sd_event_source_set_priority(m->core.trim_source, SD_EVENT_PRIORITY_IDLE);
+        (void)sd_event_source_set_description(m->core.trim_source, "trim");
 
         *ret = TAKE_PTR(m);
         return 0;
-}
-
-void manager_schedule_trim(Manager *m)
-{
-        if (m->trim_source)
-                (void)sd_event_source_set_enabled(m->trim_source, SD_EVENT_ONESHOT);
 }
 
 int manager_reload(Manager *m)
@@ -284,13 +279,13 @@ int manager_reload(Manager *m)
                 return log_error_errno(r, "%s: invalid configuration, keeping the old one.",
                                        m->config_path);
         }
-        config_free(m->config);
-        m->config = c;
+        config_free(m->core.config);
+        m->core.config = c;
         log_set_max_level(c->log_level);
         (void)dns_reconfigure(m->dns);
 
-        for (size_t i = 0; i < m->links->n_links; i++) {
-                Link *l = m->links->links[i];
+        for (size_t i = 0; i < m->core.links->n_links; i++) {
+                Link *l = m->core.links->links[i];
                 const char *names[3];
                 size_t n = 0;
 
@@ -307,7 +302,7 @@ int manager_reload(Manager *m)
         wake_run_reload(m->wake);
         time_feed_reload(m->time);    /* [Time] GpsdAddress= */
         stall_watch_reload(m->stall); /* [Probe] StallInterval=, DNSWatchInterval= */
-        links_schedule_sync(m->links);
+        links_schedule_sync(m->core.links);
         (void)sd_notify(false, "READY=1");
         return 0;
 }
@@ -316,7 +311,7 @@ static bool manager_address_is_local(int family, const void *addr, void *userdat
 {
         Manager *m = userdata;
 
-        return netlink_address_is_local(m->netlink, family, addr);
+        return netlink_address_is_local(m->core.netlink, family, addr);
 }
 
 static void on_p2p_device(WpaClient *client, const char *prefix, const char *ifname, void *userdata)
@@ -330,10 +325,10 @@ int manager_start(Manager *m)
 {
         int r;
 
-        r = sd_bus_open_system(&m->bus);
+        r = sd_bus_open_system(&m->core.bus);
         if (r < 0)
                 return log_error_errno(r, "Failed to connect to the system bus: %m");
-        r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+        r = sd_bus_attach_event(m->core.bus, m->core.event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
                 return log_error_errno(r, "Failed to attach bus to event loop: %m");
         r = p2p_new(m, &m->p2p);
@@ -343,21 +338,22 @@ int manager_start(Manager *m)
         if (r < 0)
                 return r;
 
-        r = curl_glue_new(m->event, &m->curl);
+        r = curl_glue_new(m->core.event, &m->core.curl);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up libcurl: %m");
         /* The kernel adapters only say "changed" (a sync of the links follows). */
-        r = netlink_new(m->event, links_changed, m->links, &m->netlink);
+        r = netlink_new(m->core.event, links_changed, m->core.links, &m->core.netlink);
         if (r < 0)
                 return r;
-        curl_glue_set_is_local(m->curl, manager_address_is_local, m);
-        r = ndopt_new(m->event, links_changed, m->links, &m->ndopt);
+        curl_glue_set_is_local(m->core.curl, manager_address_is_local, m);
+        r = ndopt_new(m->core.event, links_changed, m->core.links, &m->ndopt);
         if (r < 0)
                 return r;
-        r = dns_new(m->event, m->bus, &m->config, links_changed, m->links, &m->dns);
+        r = dns_new(m->core.event, m->core.bus, &m->core.config, links_changed, m->core.links,
+                    &m->dns);
         if (r < 0)
                 return r;
-        links_attach(m->links, m->netlink, m->ndopt, m->dns);
+        links_attach(m->core.links, m->core.netlink, m->ndopt, m->dns);
         r = portal_new(m, &portal_transport_curl, &m->portal);
         if (r < 0)
                 return log_oom();
@@ -380,17 +376,17 @@ int manager_start(Manager *m)
                 return log_oom();
 
         /* The first state is complete before the name is taken: no client sees a half one. */
-        r = links_sync(m->links);
+        r = links_sync(m->core.links);
         if (r < 0)
                 return r;
         /* wpa_supplicant, once the links are known (whose sockets are ours); sockets found now
          * are attached asynchronously. */
-        if (m->config->wifi.enable) {
+        if (m->core.config->wifi.enable) {
                 static const WpaHooks hooks = {links_changed, on_p2p_device};
 
-                /* (m->links as userdata: on_p2p_device finds the manager through it) */
-                r = wpa_new(m->event, &m->config, m->links, m->initial_netns, &hooks, m->links,
-                            &m->wpa);
+                /* (m->core.links as userdata: on_p2p_device finds the manager through it) */
+                r = wpa_new(m->core.event, &m->core.config, m->core.links, m->core.initial_netns,
+                            &hooks, m->core.links, &m->wpa);
                 if (r < 0)
                         return log_oom();
                 r = wpa_start(m->wpa);
@@ -399,7 +395,7 @@ int manager_start(Manager *m)
         }
 
         /* Apps: the table replaces any left by an earlier roamd in one transaction. */
-        if (m->config->apps.enforce && m->config->stats.enable) {
+        if (m->core.config->apps.enforce && m->core.config->stats.enable) {
                 /* before the table is replaced: takes over what the old one counted */
                 r = stats_new(m, &m->stats);
                 if (r >= 0)
@@ -409,20 +405,20 @@ int manager_start(Manager *m)
                         m->stats = stats_free(m->stats);
                 }
         }
-        (void)stats_register(m->stats, m->reconcile);
+        (void)stats_register(m->stats, m->core.reconcile);
         /* The firewall's model first: the apps' start transaction carries its chains. */
-        if (m->config->firewall.enable) {
+        if (m->core.config->firewall.enable) {
                 r = firewall_new(m, &m->firewall);
                 if (r < 0)
                         return log_oom();
                 r = firewall_start(m->firewall);
                 if (r < 0)
                         return r;
-                if (!m->config->apps.enforce)
+                if (!m->core.config->apps.enforce)
                         log_warning("[Apps] Enforce=no: the firewall's rules are not installed "
                                     "(they live in table inet roam).");
         }
-        if (m->config->apps.enforce) {
+        if (m->core.config->apps.enforce) {
                 r = apps_new(m, &m->apps);
                 if (r < 0)
                         return log_oom();
@@ -444,7 +440,7 @@ int manager_start(Manager *m)
                 log_notice("[Apps] Enforce=no: no per-app policy; table inet roam left alone.");
 
         /* Bluetooth: BlueZ's objects and the pairing agent follow BlueZ on the bus. */
-        if (m->config->bluetooth.enable) {
+        if (m->core.config->bluetooth.enable) {
                 r = bt_new(m, &m->bt);
                 if (r < 0)
                         return log_oom();
@@ -462,18 +458,18 @@ int manager_start(Manager *m)
                 return log_oom();
         manager_follow_time(m); /* the wake queue's first time gate */
 
-        r = sd_bus_request_name(m->bus, ROAM_BUS_NAME, 0);
+        r = sd_bus_request_name(m->core.bus, ROAM_BUS_NAME, 0);
         if (r < 0)
                 return log_error_errno(r,
                                        "Failed to acquire bus name %s (is another roamd "
                                        "running?): %m",
                                        ROAM_BUS_NAME);
-        log_info("roamd %s running, %zu links", ROAM_VERSION, m->links->n_links);
+        log_info("roamd %s running, %zu links", ROAM_VERSION, m->core.links->n_links);
         (void)sd_notify(false, "READY=1");
         return 0;
 }
 
 int manager_run(Manager *m)
 {
-        return sd_event_loop(m->event);
+        return sd_event_loop(m->core.event);
 }

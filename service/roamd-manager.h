@@ -6,6 +6,7 @@
 #include <systemd/sd-event.h>
 
 #include "roamd-config.h"
+#include "roamd-core.h"
 #include "roamd-link.h"
 #include "roamd-links.h"
 
@@ -29,17 +30,12 @@ typedef struct NtpDhcp NtpDhcp;
 typedef struct WakeRun WakeRun;
 
 struct Manager {
-        sd_event *event;
-        sd_bus *bus;
-        Config *config;
+        Core core; /* what the features get */
         char *config_path;
         bool config_missing_ok;
-        bool initial_netns;
 
-        Netlink *netlink;
         NdOpt *ndopt; /* RA option 37 (RFC 8910) */
         Dns *dns;
-        CurlGlue *curl;
         Apps *apps; /* NULL with [Apps] Enforce=no */
         /* NULL with [Stats] Enable=no or without apps */
         Stats *stats;
@@ -49,16 +45,13 @@ struct Manager {
         Bt *bt; /* NULL with [Bluetooth] Enable=no */
         /* NULL with [Firewall] Enable=no */
         Firewall *firewall;
-        Reconcile *reconcile; /* passes over kernel state; apps, stats, firewall are parts */
-        ZoneService *zone;    /* the time zone from the modems; NULL when it could not start */
-        WakeRun *wake;        /* the ordered wake-up; NULL without apps */
-        StallWatch *stall;    /* apps' stalled connections start probe rounds */
+        ZoneService *zone; /* the time zone from the modems; NULL when it could not start */
+        WakeRun *wake;     /* the ordered wake-up; NULL without apps */
+        StallWatch *stall; /* apps' stalled connections start probe rounds */
 
-        Links *links;      /* the link table, best link and global state */
         TimeFeed *time;    /* the time consensus and the online gate (docs/time.md) */
         NtpDhcp *ntp_dhcp; /* the leases' NTP servers handed to chronyd */
 
-        sd_event_source *trim_source; /* malloc_trim() once the loop is idle */
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
         sd_bus_slot *manager_slot, *object_manager_slot, *link_slot, *link_enum_slot;
         sd_bus_slot *peer_slot, *peer_enum_slot;
@@ -79,9 +72,6 @@ int manager_reload(Manager *m);
 
 /* The online gate opened, or its words changed ("online, time unverified"): systemd's
  * status line. */
-
-/* Free heap pages go back to the kernel when the loop is next idle. */
-void manager_schedule_trim(Manager *m);
 
 int manager_bus_setup(Manager *m);
 void manager_bus_emit_changed(Manager *m, const char *first, ...);

@@ -198,11 +198,11 @@ int p2p_bus_setup(P2p *p)
         Manager *m = p2p_manager(p);
         int r;
 
-        r = sd_bus_add_fallback_vtable(m->bus, &m->peer_slot, ROAM_PEER_PATH_PREFIX,
+        r = sd_bus_add_fallback_vtable(m->core.bus, &m->peer_slot, ROAM_PEER_PATH_PREFIX,
                                        ROAM_PEER_INTERFACE, peer_vtable, peer_find, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to add peer objects: %m");
-        r = sd_bus_add_node_enumerator(m->bus, &m->peer_enum_slot, ROAM_PEER_PATH_PREFIX,
+        r = sd_bus_add_node_enumerator(m->core.bus, &m->peer_enum_slot, ROAM_PEER_PATH_PREFIX,
                                        peer_enumerate, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to add peer enumerator: %m");
@@ -211,7 +211,7 @@ int p2p_bus_setup(P2p *p)
 
 void peer_bus_emit_changed(Peer *peer, const char *first, ...)
 {
-        sd_bus *bus = p2p_manager(peer->p2p)->bus;
+        sd_bus *bus = p2p_manager(peer->p2p)->core.bus;
         const char *names[16];
         size_t n = 0;
         va_list ap;
@@ -232,7 +232,7 @@ void peer_bus_emit_changed(Peer *peer, const char *first, ...)
 
 void peer_bus_announce(Peer *peer)
 {
-        sd_bus *bus = p2p_manager(peer->p2p)->bus;
+        sd_bus *bus = p2p_manager(peer->p2p)->core.bus;
         int r;
 
         if (peer->announced)
@@ -249,7 +249,7 @@ void peer_bus_announce(Peer *peer)
 
 void peer_bus_withdraw(Peer *peer)
 {
-        sd_bus *bus = p2p_manager(peer->p2p)->bus;
+        sd_bus *bus = p2p_manager(peer->p2p)->core.bus;
         int r;
 
         if (!peer->announced)
@@ -271,8 +271,8 @@ void p2p_bus_emit_failed(P2p *p, const Peer *peer, const char *reason)
 {
         Manager *m = p2p_manager(p);
 
-        if (m->bus)
-                (void)sd_bus_emit_signal(m->bus, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
+        if (m->core.bus)
+                (void)sd_bus_emit_signal(m->core.bus, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
                                          "P2PConnectionFailed", "sss", peer->addr,
                                          strempty(peer->name), reason);
 }
@@ -281,8 +281,8 @@ void p2p_bus_emit_group_removed(P2p *p, const char *ifname, const Peer *peer, co
 {
         Manager *m = p2p_manager(p);
 
-        if (m->bus)
-                (void)sd_bus_emit_signal(m->bus, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
+        if (m->core.bus)
+                (void)sd_bus_emit_signal(m->core.bus, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
                                          "P2PGroupRemoved", "sss", ifname, peer ? peer->addr : "",
                                          reason);
 }

@@ -663,7 +663,7 @@ void p2p_set_device(P2p *p, WpaClient *client, const char *prefix, const char *i
                         log_oom();
                         p2p_drop_device(p);
                 } else {
-                        name = p->manager->config->wifi.p2p_device_name;
+                        name = p->manager->core.config->wifi.p2p_device_name;
                         if (name)
                                 (void)p2p_call(p, CALL_SET, NULL, NULL, NULL, "SET device_name %s",
                                                name);

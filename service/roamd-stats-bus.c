@@ -258,7 +258,7 @@ static int method_get_budgets(sd_bus_message *m, void *userdata, sd_bus_error *e
                     stats_budget_links_to_string(b[i].spec.links), b[i].spec.limit,
                     MIN(b[i].used, b[i].spec.limit), b[i].start / USEC_PER_SEC,
                     b[i].end / USEC_PER_SEC,
-                    (uint64_t)((Manager *)userdata)->config->stats.budget_warn_percent,
+                    (uint64_t)((Manager *)userdata)->core.config->stats.budget_warn_percent,
                     stats_budget_state_to_string(b[i].state));
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
@@ -269,10 +269,10 @@ static int method_get_budgets(sd_bus_message *m, void *userdata, sd_bus_error *e
 
 void stats_bus_emit_budget(Manager *m, const char *app_id, const char *links, const char *state)
 {
-        if (!m->bus)
+        if (!m->core.bus)
                 return;
-        (void)sd_bus_emit_signal(m->bus, ROAM_MANAGER_PATH, USAGE_INTERFACE, "BudgetChanged", "sss",
-                                 app_id, links, state);
+        (void)sd_bus_emit_signal(m->core.bus, ROAM_MANAGER_PATH, USAGE_INTERFACE, "BudgetChanged",
+                                 "sss", app_id, links, state);
 }
 
 static const sd_bus_vtable usage_vtable[] = {
@@ -291,6 +291,6 @@ static const sd_bus_vtable usage_vtable[] = {
 
 int stats_bus_setup(Manager *m, sd_bus_slot **ret)
 {
-        return sd_bus_add_object_vtable(m->bus, ret, ROAM_MANAGER_PATH, USAGE_INTERFACE,
+        return sd_bus_add_object_vtable(m->core.bus, ret, ROAM_MANAGER_PATH, USAGE_INTERFACE,
                                         usage_vtable, m);
 }

@@ -122,8 +122,8 @@ int stats_new(Manager *m, Stats **ret)
         if (!s)
                 return -ENOMEM;
         s->manager = m;
-        r = nft_stats_new(m->config->apps.mark_mask, &s->nft);
-        if (r >= 0 && asprintf(&s->path, "%s/" HISTORY_FILE, m->config->stats.directory) < 0)
+        r = nft_stats_new(m->core.config->apps.mark_mask, &s->nft);
+        if (r >= 0 && asprintf(&s->path, "%s/" HISTORY_FILE, m->core.config->stats.directory) < 0)
                 r = -ENOMEM;
         if (r < 0) {
                 stats_free(s);
@@ -151,7 +151,7 @@ Stats *stats_free(Stats *s)
 {
         if (!s)
                 return NULL;
-        reconcile_remove_part(s->manager->reconcile, RECONCILE_PART_STATS);
+        reconcile_remove_part(s->manager->core.reconcile, RECONCILE_PART_STATS);
         if (s->engine)
                 (void)stats_save(s);
         sd_event_source_disable_unref(s->timer);
@@ -185,7 +185,7 @@ const StatsHistory *stats_history(Stats *s)
  * mark's slot after the hook that counted it. */
 static const char *link_name(Stats *s, uint32_t ifindex, uint32_t mark, char buf[static 16])
 {
-        uint32_t mask = s->manager->config->apps.mark_mask;
+        uint32_t mask = s->manager->core.config->apps.mark_mask;
         Apps *a = s->manager->apps;
         Link *l;
 
@@ -198,7 +198,7 @@ static const char *link_name(Stats *s, uint32_t ifindex, uint32_t mark, char buf
                 else if (slot < n && slots[slot] != 0)
                         ifindex = slots[slot];
         }
-        l = links_get(s->manager->links, (int)ifindex);
+        l = links_get(s->manager->core.links, (int)ifindex);
         if (l && l->info.name)
                 return l->info.name;
         snprintf(buf, 16, "if%" PRIu32, ifindex);
@@ -209,7 +209,7 @@ static const char *link_name(Stats *s, uint32_t ifindex, uint32_t mark, char buf
  * otherwise home. */
 static bool link_roaming(Stats *s, const char *name)
 {
-        int r = config_roaming_override(s->manager->config, name);
+        int r = config_roaming_override(s->manager->core.config, name);
         if (r < 0)
                 r = mm_client_roaming(s->mm, name);
         if (r < 0)
@@ -220,7 +220,8 @@ static bool link_roaming(Stats *s, const char *name)
 /* Configuration first ([Metered]), otherwise cellular links are metered. */
 static bool link_metered(Stats *s, const Link *l)
 {
-        int r = l->info.name ? config_metered_override(s->manager->config, l->info.name) : -ENOENT;
+        int r =
+            l->info.name ? config_metered_override(s->manager->core.config, l->info.name) : -ENOENT;
 
         return r >= 0 ? r > 0 : l->bearer == BEARER_CELLULAR;
 }
@@ -245,7 +246,7 @@ static const char *account_owner(void *userdata, uint64_t cgroup)
 static bool account_link_exists(void *userdata, uint32_t ifindex)
 {
         Stats *s = userdata;
-        return links_get(s->manager->links, (int)ifindex) != NULL;
+        return links_get(s->manager->core.links, (int)ifindex) != NULL;
 }
 
 static const char *account_link_name(void *userdata, uint32_t ifindex, uint32_t mark,
@@ -307,7 +308,7 @@ int stats_read(Stats *s)
         /* called right before links change: the budgets follow once the change is made */
         if (s->n_budgets > 0) {
                 if (!s->budget_defer)
-                        (void)sd_event_add_defer(s->manager->event, &s->budget_defer,
+                        (void)sd_event_add_defer(s->manager->core.event, &s->budget_defer,
                                                  on_budget_defer, s);
                 else
                         (void)sd_event_source_set_enabled(s->budget_defer, SD_EVENT_ONESHOT);
@@ -338,7 +339,7 @@ int stats_save(Stats *s)
 
         if (!s || !s->engine)
                 return 0;
-        c = &s->manager->config->stats;
+        c = &s->manager->core.config->stats;
         if (read_counters(s, false) >= 0)
                 forget_dead(s);
         (void)stats_history_prune(&s->hist,
@@ -376,7 +377,7 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
         (void)stats_save(s); /* reads the budgets' quotas too */
         /* links and routing slots change without telling: the budgets follow at every flush */
         (void)stats_budgets_sync(s, false);
-        (void)sd_event_source_set_time(es, usec + s->manager->config->stats.flush_usec);
+        (void)sd_event_source_set_time(es, usec + s->manager->core.config->stats.flush_usec);
         return sd_event_source_set_enabled(es, SD_EVENT_ONESHOT);
 }
 
@@ -439,19 +440,19 @@ int stats_start(Stats *s)
         r = read_counters(s, true);
         if (r < 0)
                 return r;
-        if (s->manager->bus) {
+        if (s->manager->core.bus) {
                 r = stats_bus_setup(s->manager, &s->bus_slot);
                 if (r < 0)
                         return log_error_errno(r, "Stats: cannot export org.roam1.Usage: %m");
-                r = mm_client_new(s->manager->bus, on_mm_change, s, &s->mm);
+                r = mm_client_new(s->manager->core.bus, on_mm_change, s, &s->mm);
                 if (r < 0)
                         log_warning_errno(r, "Stats: cannot watch ModemManager: %m");
-                r = ofono_client_new(s->manager->bus, on_ofono_change, s, &s->ofono);
+                r = ofono_client_new(s->manager->core.bus, on_ofono_change, s, &s->ofono);
                 if (r < 0)
                         log_warning_errno(r, "Stats: cannot watch oFono: %m");
         }
-        r = sd_event_add_time_relative(s->manager->event, &s->timer, CLOCK_MONOTONIC,
-                                       s->manager->config->stats.flush_usec, USEC_PER_SEC / 10,
+        r = sd_event_add_time_relative(s->manager->core.event, &s->timer, CLOCK_MONOTONIC,
+                                       s->manager->core.config->stats.flush_usec, USEC_PER_SEC / 10,
                                        on_timer, s);
         if (r < 0)
                 return log_error_errno(r, "Stats: cannot start the flush timer: %m");
@@ -471,7 +472,7 @@ static bool budgets_name(Stats *s, const char *app_id)
 /* The budgets of the configuration in force: kept (with what they used) when unchanged. */
 static int budgets_from_config(Stats *s)
 {
-        const StatsConfig *c = &s->manager->config->stats;
+        const StatsConfig *c = &s->manager->core.config->stats;
         Budget *nb = calloc(c->n_budgets + 1, sizeof(Budget));
 
         if (!nb)
@@ -559,7 +560,7 @@ int stats_budgets_read(Stats *s)
                 Budget *b = &s->budgets[i];
                 budget_set_state(s, b,
                                  stats_budget_apply_quotas(
-                                     b, q, n, s->manager->config->stats.budget_warn_percent));
+                                     b, q, n, s->manager->core.config->stats.budget_warn_percent));
         }
         return 0;
 }
@@ -602,7 +603,7 @@ static int budgets_keep(Stats *s)
  * for the current period only. */
 static void budgets_seed(Stats *s)
 {
-        const unsigned warn = s->manager->config->stats.budget_warn_percent;
+        const unsigned warn = s->manager->core.config->stats.budget_warn_percent;
         _cleanup_free_ NftQuotaUse *q = NULL;
         uint64_t real = clock_now_usec(CLOCK_REALTIME);
         size_t n = 0;
@@ -648,9 +649,9 @@ static int on_budget_timer(sd_event_source *es, uint64_t usec, void *userdata)
 static int budget_links(Stats *s, const Budget *b, uint32_t **ret_if, size_t *ret_nif,
                         uint32_t **ret_mk, size_t *ret_nmk)
 {
-        uint32_t mask = s->manager->config->apps.mark_mask;
+        uint32_t mask = s->manager->core.config->apps.mark_mask;
         Manager *m = s->manager;
-        _cleanup_free_ uint32_t *ifs = calloc(m->links->n_links + 1, sizeof(uint32_t));
+        _cleanup_free_ uint32_t *ifs = calloc(m->core.links->n_links + 1, sizeof(uint32_t));
         _cleanup_free_ uint32_t *mks = NULL;
         size_t nif = 0, nmk = 0, n_slots = 0;
         const uint32_t *slots = NULL;
@@ -658,8 +659,8 @@ static int budget_links(Stats *s, const Budget *b, uint32_t **ret_if, size_t *re
 
         if (!ifs)
                 return -ENOMEM;
-        for (size_t i = 0; i < m->links->n_links; i++) {
-                Link *l = m->links->links[i];
+        for (size_t i = 0; i < m->core.links->n_links; i++) {
+                Link *l = m->core.links->links[i];
                 bool match;
                 if (b->spec.links == STATS_BUDGET_ROAMING)
                         match = l->info.name && link_roaming(s, l->info.name);
@@ -695,7 +696,7 @@ static int budget_links(Stats *s, const Budget *b, uint32_t **ret_if, size_t *re
  * links: rebuilt as a whole when any of these changed (rare), the quotas carried over. */
 static int stats_budgets_sync(Stats *s, bool force)
 {
-        const unsigned warn = s->manager->config->stats.budget_warn_percent;
+        const unsigned warn = s->manager->core.config->stats.budget_warn_percent;
         _cleanup_(nft_txn_freep) NftTxn *t = NULL;
         _cleanup_free_ NftBudget *nb = NULL;
         _cleanup_free_ char *sig = NULL;
@@ -778,8 +779,9 @@ static int stats_budgets_sync(Stats *s, bool force)
 
         if (next_end != UINT64_MAX) {
                 if (!s->budget_timer)
-                        r = sd_event_add_time(s->manager->event, &s->budget_timer, CLOCK_REALTIME,
-                                              next_end, USEC_PER_SEC / 100, on_budget_timer, s);
+                        r = sd_event_add_time(s->manager->core.event, &s->budget_timer,
+                                              CLOCK_REALTIME, next_end, USEC_PER_SEC / 100,
+                                              on_budget_timer, s);
                 else {
                         r = sd_event_source_set_time(s->budget_timer, next_end);
                         if (r >= 0)
@@ -798,7 +800,8 @@ static int stats_budgets_sync(Stats *s, bool force)
                 nb[i].consumed = s->budgets[i].used;
         r = nft_txn_new(s->engine, &t);
         if (r >= 0)
-                r = nft_budget_txn_replace(t, s->manager->config->apps.mark_mask, nb, s->n_budgets);
+                r = nft_budget_txn_replace(t, s->manager->core.config->apps.mark_mask, nb,
+                                           s->n_budgets);
         if (r >= 0)
                 r = nft_txn_commit(t);
         if (r < 0) {

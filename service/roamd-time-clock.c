@@ -101,7 +101,7 @@ static int on_set_time(sd_bus_message *m, void *userdata, sd_bus_error *err)
                          time_format_utc(c->from, from, sizeof(from)),
                          time_format_utc(c->to, to, sizeof(to)), reason);
                 clock_set(c, TIME_CLOCK_STEPPED, "stepped %s -> %s: %s", from, to, reason);
-                r = sd_bus_emit_signal(mgr->bus, ROAM_TIME_PATH, ROAM_TIME_INTERFACE,
+                r = sd_bus_emit_signal(mgr->core.bus, ROAM_TIME_PATH, ROAM_TIME_INTERFACE,
                                        "ClockStepped", "xs", c->offset, reason);
                 if (r < 0)
                         log_debug_errno(r, "Failed to emit ClockStepped: %m");
@@ -146,7 +146,7 @@ static int on_query(sd_bus_message *m, void *userdata, sd_bus_error *err)
                 clock_set(c, TIME_CLOCK_NO_TIMEDATED, "timedated's properties are malformed");
                 goto done;
         }
-        if (mgr->config->time.set_clock == TIME_SET_CLOCK_AUTO && (ntp || synced)) {
+        if (mgr->core.config->time.set_clock == TIME_SET_CLOCK_AUTO && (ntp || synced)) {
                 clock_set(c, TIME_CLOCK_DAEMON,
                           "a clock daemon keeps the clock (timedated: NTP %s, NTPSynchronized %s)",
                           ntp ? "yes" : "no", synced ? "yes" : "no");
@@ -160,7 +160,7 @@ static int on_query(sd_bus_message *m, void *userdata, sd_bus_error *err)
         c->to = target;
         c->again = false;
         /* relative false: the agreed time itself; interactive false: no user to ask */
-        r = sd_bus_call_method_async(mgr->bus, &c->set, TIMEDATED_BUS_NAME, TIMEDATED_PATH,
+        r = sd_bus_call_method_async(mgr->core.bus, &c->set, TIMEDATED_BUS_NAME, TIMEDATED_PATH,
                                      TIMEDATED_IFACE, "SetTime", on_set_time, c, "xbb",
                                      (int64_t)target, 0, 0);
         if (r < 0)
@@ -184,17 +184,17 @@ static void clock_decide(TimeClock *c)
                 return;
         }
         c->again = false;
-        if (m->config->time.set_clock == TIME_SET_CLOCK_NO) {
+        if (m->core.config->time.set_clock == TIME_SET_CLOCK_NO) {
                 clock_set(c, TIME_CLOCK_OFF, "SetClock=no");
                 return;
         }
         if (clock_target(c, &target, &clock) != TIME_CLOCK_PENDING)
                 return;
-        if (!m->bus) {
+        if (!m->core.bus) {
                 clock_set(c, TIME_CLOCK_NO_TIMEDATED, "no system bus");
                 return;
         }
-        r = sd_bus_call_method_async(m->bus, &c->query, TIMEDATED_BUS_NAME, TIMEDATED_PATH,
+        r = sd_bus_call_method_async(m->core.bus, &c->query, TIMEDATED_BUS_NAME, TIMEDATED_PATH,
                                      "org.freedesktop.DBus.Properties", "GetAll", on_query, c, "s",
                                      TIMEDATED_IFACE);
         if (r < 0)

@@ -406,7 +406,7 @@ static const sd_bus_vtable wake_manager_vtable[] = {
 
 int wake_bus_setup(WakeRun *w)
 {
-        sd_bus *bus = w->manager->bus;
+        sd_bus *bus = w->manager->core.bus;
         int r;
 
         if (!bus)
@@ -422,7 +422,7 @@ int wake_bus_setup(WakeRun *w)
 void wake_bus_app_changed(WakeRun *w, const char *id, WakeAppState old, WakeAppState new,
                           WakeReason why, uint64_t generation)
 {
-        sd_bus *bus = w->manager->bus;
+        sd_bus *bus = w->manager->core.bus;
         App *app = w->manager->apps ? apps_get(w->manager->apps, id) : NULL;
         int r;
 
@@ -441,16 +441,16 @@ void wake_bus_app_changed(WakeRun *w, const char *id, WakeAppState old, WakeAppS
 
 void wake_bus_queue_changed(WakeRun *w)
 {
-        if (w->manager->bus && w->manager_slot)
+        if (w->manager->core.bus && w->manager_slot)
                 (void)sd_bus_emit_properties_changed(
-                    w->manager->bus, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE, "WakeQueue",
+                    w->manager->core.bus, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE, "WakeQueue",
                     "WakePeriod", "TimeGate", "TimeGateReason", NULL);
 }
 
 void wake_bus_cap_changed(WakeRun *w)
 {
-        if (w->manager->bus && w->manager_slot)
-                (void)sd_bus_emit_properties_changed(w->manager->bus, ROAM_MANAGER_PATH,
+        if (w->manager->core.bus && w->manager_slot)
+                (void)sd_bus_emit_properties_changed(w->manager->core.bus, ROAM_MANAGER_PATH,
                                                      ROAM_MANAGER_INTERFACE, "WakeCap",
                                                      "WakeCapReason", NULL);
 }

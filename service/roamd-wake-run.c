@@ -42,7 +42,7 @@ static void arm(void *userdata, uint64_t when)
                 return;
         }
         if (!w->timer) {
-                r = sd_event_add_time(w->manager->event, &w->timer, CLOCK_MONOTONIC, when, 0,
+                r = sd_event_add_time(w->manager->core.event, &w->timer, CLOCK_MONOTONIC, when, 0,
                                       on_timer, w);
                 if (r < 0) {
                         log_error_errno(r, "wake: cannot arm the timer: %m");
@@ -173,7 +173,7 @@ static void open_gate(void *userdata, const char *id, uint64_t generation)
         w->opens[w->n_opens++] = o;
         /* the pass that carries the change: the app left the waiting ones, its cgroups leave
          * the set (part_prepare) */
-        r = reconcile_wait(w->manager->reconcile, on_open_pass, o, NULL, &o->wait);
+        r = reconcile_wait(w->manager->core.reconcile, on_open_pass, o, NULL, &o->wait);
         if (r < 0)
                 log_error_errno(r, "wake: %s: cannot wait for the pass that opens its gate: %m",
                                 id);
@@ -188,7 +188,7 @@ static void app_changed(void *userdata, const char *id, WakeAppState old, WakeAp
                 open_drop(w, id);
         /* The gate follows in the next pass. */
         if (old == WAKE_APP_WAITING || new == WAKE_APP_WAITING)
-                reconcile_schedule(w->manager->reconcile);
+                reconcile_schedule(w->manager->core.reconcile);
         wake_bus_app_changed(w, id, old, new, why, generation);
 }
 
@@ -220,8 +220,8 @@ static const WakeOps wake_ops = {
 
 static unsigned cap_for(WakeRun *w)
 {
-        const WakeConfigSection *c = &w->manager->config->wake;
-        Link *best = w->manager->links->best;
+        const WakeConfigSection *c = &w->manager->core.config->wake;
+        Link *best = w->manager->core.links->best;
 
         if (best && best->bearer >= 0 && best->bearer < _BEARER_MAX &&
             c->at_once_bearer[best->bearer] > 0)
@@ -233,8 +233,8 @@ static unsigned cap_for(WakeRun *w)
  * [Wake] SlowRTTSec= makes the cap 1; unmeasured is not slow. A fact for the queue. */
 static void slow_update(WakeRun *w)
 {
-        uint64_t limit = w->manager->config->wake.slow_rtt_usec;
-        Link *best = w->manager->links->best;
+        uint64_t limit = w->manager->core.config->wake.slow_rtt_usec;
+        Link *best = w->manager->core.links->best;
         char why[128];
         bool slow;
 
@@ -270,7 +270,7 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
 
 static void config_from(WakeRun *w, WakeConfig *c)
 {
-        const WakeConfigSection *s = &w->manager->config->wake;
+        const WakeConfigSection *s = &w->manager->core.config->wake;
 
         *c = (WakeConfig){
             .settle_usec = s->settle_usec,
@@ -453,24 +453,24 @@ int wake_run_new(Manager *m, WakeRun **ret)
         r = wake_new(&wake_ops, w, &c, &w->queue);
         if (r < 0)
                 return r;
-        w->links_watch = links_watch_add(m->links, on_links, w, NULL);
+        w->links_watch = links_watch_add(m->core.links, on_links, w, NULL);
         if (w->links_watch == 0) {
                 wake_free(w->queue);
                 return -ENOMEM;
         }
-        r = reconcile_add_part(m->reconcile, RECONCILE_PART_WAKE, &wake_part, w);
+        r = reconcile_add_part(m->core.reconcile, RECONCILE_PART_WAKE, &wake_part, w);
         if (r < 0) {
-                links_watch_remove(m->links, w->links_watch);
+                links_watch_remove(m->core.links, w->links_watch);
                 wake_free(w->queue);
                 return r;
         }
         sync_apps(w);
         slow_update(w);
-        wake_set_online(w->queue, streq(m->links->state, "online"));
+        wake_set_online(w->queue, streq(m->core.links->state, "online"));
         r = wake_bus_setup(w);
         if (r < 0)
                 log_warning_errno(r, "wake: no bus API: %m");
-        reconcile_schedule(m->reconcile);
+        reconcile_schedule(m->core.reconcile);
         *ret = TAKE_PTR(w);
         return 0;
 }
@@ -479,8 +479,8 @@ WakeRun *wake_run_free(WakeRun *w)
 {
         if (!w)
                 return NULL;
-        reconcile_remove_part(w->manager->reconcile, RECONCILE_PART_WAKE);
-        links_watch_remove(w->manager->links, w->links_watch);
+        reconcile_remove_part(w->manager->core.reconcile, RECONCILE_PART_WAKE);
+        links_watch_remove(w->manager->core.links, w->links_watch);
         sd_event_source_disable_unref(w->timer);
         sd_bus_slot_unref(w->manager_slot);
         sd_bus_slot_unref(w->app_slot);
@@ -505,5 +505,5 @@ void wake_run_reload(WakeRun *w)
         wake_set_config(w->queue, &c);
         slow_update(w);
         wake_set_cap(w->queue, c.cap);
-        reconcile_schedule(w->manager->reconcile);
+        reconcile_schedule(w->manager->core.reconcile);
 }

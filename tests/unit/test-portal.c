@@ -112,7 +112,7 @@ static void setup(void)
         config->portal.credentials_file = NULL;
         free(config->probe.http_url);
         config->probe.http_url = strdup(CHECK_URL);
-        manager = (Manager){.event = event, .config = config};
+        manager = (Manager){.core = {.event = event, .config = config}};
         fake_links_add(&wlan, &manager, 7, "wlan0", VERDICT_PORTAL, "http://portal.example/login");
         ASSERT_OK(portal_new(&manager, &fake_transport, &portal));
         ASSERT_EQ(fake_links.watches, 1);
