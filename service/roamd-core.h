@@ -10,6 +10,7 @@ typedef struct Links Links;
 typedef struct Reconcile Reconcile;
 typedef struct CurlGlue CurlGlue;
 typedef struct Netlink Netlink;
+typedef struct Wpa Wpa;
 
 /* What every feature may use: the loop, the bus, the configuration, the links registry, the
  * reconciler and the curl glue. The manager (the composition root) owns it and hands a
@@ -26,6 +27,9 @@ typedef struct Core {
         Reconcile *reconcile; /* passes over kernel state */
         CurlGlue *curl;
         Netlink *netlink; /* the kernel's links, addresses and routes */
+        Wpa *wpa;         /* wpa_supplicant's interfaces; NULL with [WiFi] Enable=no */
+        /* The apps' slots and their routing tables exist: probes of a VPN carry its mark. */
+        bool apps_enforced;
 
         sd_event_source *trim_source; /* malloc_trim() once the loop is idle */
 } Core;

@@ -146,7 +146,7 @@ int firewall_bus_method_check_inbound(sd_bus_message *msg, void *userdata, sd_bu
         bool accepted;
         FwProto p;
         Link *l;
-        FwLinkView v;
+        LinkIdentityView v;
         int r;
 
         r = sd_bus_message_read(msg, "sqss", &proto, &port, &app, &name);
@@ -182,31 +182,4 @@ int firewall_bus_property_get(sd_bus *bus, const char *path, const char *interfa
                 return sd_bus_message_append(reply, "s", firewall_error(m->firewall));
         return sd_bus_message_append_strv(reply, m->firewall ? firewall_locations(m->firewall)
                                                              : (char **)builtin);
-}
-
-int firewall_bus_link_property_get(sd_bus *bus, const char *path, const char *interface,
-                                   const char *property, sd_bus_message *reply, void *userdata,
-                                   sd_bus_error *error)
-{
-        Link *l = userdata;
-        FwLinkView v;
-        int r;
-
-        firewall_link_view(l->manager->firewall, l->ifindex, &v);
-        if (streq(property, "NetworkId"))
-                return sd_bus_message_append(reply, "s", v.network_id);
-        if (streq(property, "Location"))
-                return sd_bus_message_append(reply, "s", v.location);
-        if (streq(property, "LocationSource"))
-                return sd_bus_message_append(reply, "s", v.source);
-        if (streq(property, "LocationReason"))
-                return sd_bus_message_append(reply, "s", v.reason);
-        r = sd_bus_message_open_container(reply, 'a', "{ss}");
-        for (int k = 0; r >= 0 && v.facts && k < _NETID_FACT_MAX; k++)
-                if (v.facts[k] && v.facts[k][0])
-                        r = sd_bus_message_append(reply, "{ss}", netid_fact_to_string(k),
-                                                  v.facts[k]);
-        if (r < 0)
-                return r;
-        return sd_bus_message_close_container(reply);
 }

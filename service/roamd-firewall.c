@@ -327,7 +327,7 @@ static void read_lease(Firewall *fw, const Link *l, char **server, char **domain
 static void gather(Firewall *fw, const Link *l, char *facts[_NETID_FACT_MAX], NetIdFacts *f)
 {
         Manager *m = fw->manager;
-        const WpaStation *st = wpa_station(m->wpa, l->info.name);
+        const WpaStation *st = wpa_station(m->core.wpa, l->info.name);
         bool have_gw = l->info.n_gateways > 0, lease_router = false, own_addr = false;
 
         for (size_t i = 0; i < l->info.n_addrs; i++)
@@ -526,11 +526,11 @@ void firewall_links_synced(Firewall *fw)
         fw->n_links = k;
 }
 
-void firewall_link_view(Firewall *fw, int ifindex, FwLinkView *ret)
+void firewall_link_view(Firewall *fw, int ifindex, LinkIdentityView *ret)
 {
         FwLink *fl = fw ? link_find(fw, ifindex) : NULL;
 
-        *ret = (FwLinkView){"", NULL, "", "", ""};
+        *ret = (LinkIdentityView){"", NULL, "", "", ""};
         if (!fl)
                 return;
         ret->network_id = fl->network_id;

@@ -10,20 +10,13 @@
 #include <systemd/sd-bus.h>
 
 #include "roamd-firewall-conf.h"
+#include "roamd-link.h"
 #include "roamd-netid.h"
 
 typedef struct Manager Manager;
 typedef struct Link Link;
 typedef struct NftTxn NftTxn;
 typedef struct Firewall Firewall;
-
-typedef struct FwLinkView {
-        const char *network_id;   /* "" no network */
-        const char *const *facts; /* [_NETID_FACT_MAX], NULL unknown */
-        const char *location;     /* "" none */
-        const char *source;       /* "config", "user", "default", "" none */
-        const char *reason;
-} FwLinkView;
 
 int firewall_new(Manager *m, Firewall **ret);
 Firewall *firewall_free(Firewall *fw);
@@ -45,7 +38,7 @@ void firewall_txn_done(Firewall *fw, bool committed);
 /* Whether a rule names app id (its cgroups coming and going change the rules). */
 bool firewall_names_app(Firewall *fw, const char *app_id);
 
-void firewall_link_view(Firewall *fw, int ifindex, FwLinkView *ret);
+void firewall_link_view(Firewall *fw, int ifindex, LinkIdentityView *ret);
 const char *firewall_error(Firewall *fw);
 char **firewall_locations(Firewall *fw);
 
@@ -56,10 +49,6 @@ int firewall_bus_method_check_inbound(sd_bus_message *msg, void *userdata, sd_bu
 int firewall_bus_property_get(sd_bus *bus, const char *path, const char *interface,
                               const char *property, sd_bus_message *reply, void *userdata,
                               sd_bus_error *error);
-int firewall_bus_link_property_get(sd_bus *bus, const char *path, const char *interface,
-                                   const char *property, sd_bus_message *reply, void *userdata,
-                                   sd_bus_error *error);
-
 /* For the bus glue */
 int firewall_set_location(Firewall *fw, Link *l, const char *location);
 typedef struct FwRuleRow {

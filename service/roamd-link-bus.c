@@ -7,8 +7,9 @@
 #include "roam-util.h"
 #include "roamd-bus-auth.h"
 #include "roamd-link-bus.h"
-#include "roamd-firewall.h"
-#include "roamd-manager.h"
+#include "roamd-core.h"
+#include "roamd-links.h"
+#include "roamd-netid.h"
 #include "roamd-wpa.h"
 
 static int property_get_string(sd_bus *bus, const char *path, const char *interface,
@@ -217,7 +218,7 @@ static int property_get_wifi(sd_bus *bus, const char *path, const char *interfac
                              sd_bus_error *error)
 {
         Link *l = userdata;
-        const WpaStation *st = wpa_station(l->manager->wpa, l->info.name);
+        const WpaStation *st = wpa_station(l->core->wpa, l->info.name);
         const char *v = NULL;
 
         if (streq(property, "WiFiFrequency"))
@@ -254,6 +255,35 @@ static int method_reprobe(sd_bus_message *msg, void *userdata, sd_bus_error *err
 }
 
 #define EC SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
+
+static int property_get_identity(sd_bus *bus, const char *path, const char *interface,
+                                 const char *property, sd_bus_message *reply, void *userdata,
+                                 sd_bus_error *error)
+{
+        Link *l = userdata;
+        LinkIdentityView v = {"", NULL, "", "", ""};
+        Links *links = l->core->links;
+        int r;
+
+        if (links->identity)
+                links->identity(l->ifindex, &v, links->identity_userdata);
+        if (streq(property, "NetworkId"))
+                return sd_bus_message_append(reply, "s", v.network_id);
+        if (streq(property, "Location"))
+                return sd_bus_message_append(reply, "s", v.location);
+        if (streq(property, "LocationSource"))
+                return sd_bus_message_append(reply, "s", v.source);
+        if (streq(property, "LocationReason"))
+                return sd_bus_message_append(reply, "s", v.reason);
+        r = sd_bus_message_open_container(reply, 'a', "{ss}");
+        for (int k = 0; r >= 0 && v.facts && k < _NETID_FACT_MAX; k++)
+                if (v.facts[k] && v.facts[k][0])
+                        r = sd_bus_message_append(reply, "{ss}", netid_fact_to_string(k),
+                                                  v.facts[k]);
+        if (r < 0)
+                return r;
+        return sd_bus_message_close_container(reply);
+}
 
 const sd_bus_vtable link_vtable[] = {
     SD_BUS_VTABLE_START(0),
@@ -297,11 +327,11 @@ const sd_bus_vtable link_vtable[] = {
     SD_BUS_PROPERTY("WiFiFrequency", "u", property_get_wifi, 0, EC),
     SD_BUS_PROPERTY("WiFiSignal", "i", property_get_wifi, 0, EC),
     SD_BUS_PROPERTY("WiFiLinkSpeed", "u", property_get_wifi, 0, EC),
-    SD_BUS_PROPERTY("NetworkId", "s", firewall_bus_link_property_get, 0, EC),
-    SD_BUS_PROPERTY("NetworkIdentity", "a{ss}", firewall_bus_link_property_get, 0, EC),
-    SD_BUS_PROPERTY("Location", "s", firewall_bus_link_property_get, 0, EC),
-    SD_BUS_PROPERTY("LocationSource", "s", firewall_bus_link_property_get, 0, EC),
-    SD_BUS_PROPERTY("LocationReason", "s", firewall_bus_link_property_get, 0, EC),
+    SD_BUS_PROPERTY("NetworkId", "s", property_get_identity, 0, EC),
+    SD_BUS_PROPERTY("NetworkIdentity", "a{ss}", property_get_identity, 0, EC),
+    SD_BUS_PROPERTY("Location", "s", property_get_identity, 0, EC),
+    SD_BUS_PROPERTY("LocationSource", "s", property_get_identity, 0, EC),
+    SD_BUS_PROPERTY("LocationReason", "s", property_get_identity, 0, EC),
     SD_BUS_METHOD("Reprobe", NULL, NULL, method_reprobe, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_VTABLE_END,
 };
@@ -309,7 +339,7 @@ const sd_bus_vtable link_vtable[] = {
 int link_bus_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
                   void **found, sd_bus_error *error)
 {
-        Manager *m = userdata;
+        Links *links = userdata;
         const char *e = path + strlen(ROAM_LINK_PATH_PREFIX);
         char *end;
         long idx;
@@ -321,7 +351,7 @@ int link_bus_find(sd_bus *bus, const char *path, const char *interface, void *us
         idx = strtol(e, &end, 10);
         if (end == e || *end || idx <= 0 || idx > INT32_MAX)
                 return 0;
-        l = links_get(m->core.links, (int)idx);
+        l = links_get(links, (int)idx);
         if (!l || !l->announced)
                 return 0;
         *found = l;
@@ -331,16 +361,16 @@ int link_bus_find(sd_bus *bus, const char *path, const char *interface, void *us
 int link_bus_enumerate(sd_bus *bus, const char *path, void *userdata, char ***nodes,
                        sd_bus_error *error)
 {
-        Manager *m = userdata;
+        Links *links = userdata;
         _cleanup_strv_free_ char **l = NULL;
 
         l = calloc(1, sizeof(char *));
         if (!l)
                 return -ENOMEM;
-        for (size_t i = 0; i < m->core.links->n_links; i++) {
-                if (!m->core.links->links[i]->announced)
+        for (size_t i = 0; i < links->n_links; i++) {
+                if (!links->links[i]->announced)
                         continue;
-                if (strv_extend(&l, m->core.links->links[i]->path) < 0)
+                if (strv_extend(&l, links->links[i]->path) < 0)
                         return -ENOMEM;
         }
         *nodes = TAKE_PTR(l);
@@ -351,10 +381,9 @@ void link_bus_emit_changed_strv(Link *l, char **names)
 {
         int r;
 
-        if (!l->announced || !l->manager->core.bus)
+        if (!l->announced || !l->core->bus)
                 return;
-        r = sd_bus_emit_properties_changed_strv(l->manager->core.bus, l->path, ROAM_LINK_INTERFACE,
-                                                names);
+        r = sd_bus_emit_properties_changed_strv(l->core->bus, l->path, ROAM_LINK_INTERFACE, names);
         if (r < 0)
                 log_warning_errno(r, "%s: failed to emit PropertiesChanged: %m",
                                   strempty(l->info.name));
@@ -381,9 +410,9 @@ int link_bus_announce(Link *l)
         if (l->announced)
                 return 0;
         l->announced = true;
-        if (!l->manager->core.bus)
+        if (!l->core->bus)
                 return 0;
-        r = sd_bus_emit_interfaces_added(l->manager->core.bus, l->path, ROAM_LINK_INTERFACE, NULL);
+        r = sd_bus_emit_interfaces_added(l->core->bus, l->path, ROAM_LINK_INTERFACE, NULL);
         if (r < 0)
                 return log_warning_errno(r, "%s: failed to emit InterfacesAdded: %m",
                                          strempty(l->info.name));
@@ -397,10 +426,9 @@ int link_bus_withdraw(Link *l)
         if (!l->announced)
                 return 0;
         l->announced = false;
-        if (!l->manager->core.bus)
+        if (!l->core->bus)
                 return 0;
-        r = sd_bus_emit_interfaces_removed(l->manager->core.bus, l->path, ROAM_LINK_INTERFACE,
-                                           NULL);
+        r = sd_bus_emit_interfaces_removed(l->core->bus, l->path, ROAM_LINK_INTERFACE, NULL);
         if (r < 0)
                 return log_warning_errno(r, "failed to emit InterfacesRemoved for %s: %m", l->path);
         return 0;

@@ -7,7 +7,8 @@
 #include "roam-util.h"
 #include "roamd-link-bus.h"
 #include "roamd-link.h"
-#include "roamd-manager.h"
+#include "roamd-core.h"
+#include "roamd-links.h"
 #include "roamd-probe.h"
 
 static const char *const link_state_table[_LINK_STATE_MAX] = {
@@ -41,14 +42,14 @@ void link_info_done(LinkInfo *i)
         *i = (LinkInfo){};
 }
 
-int link_new(Manager *m, int ifindex, Link **ret)
+int link_new(Core *core, int ifindex, Link **ret)
 {
         Link *l;
 
         l = calloc(1, sizeof(*l));
         if (!l)
                 return -ENOMEM;
-        l->manager = m;
+        l->core = core;
         l->ifindex = ifindex;
         l->bearer = BEARER_VIRTUAL;
         l->state = LINK_STATE_NO_CARRIER;
@@ -79,7 +80,7 @@ Link *link_free(Link *l)
 
 int link_classify(Link *l, const char **names, size_t *n)
 {
-        Manager *m = l->manager;
+        Core *m = l->core;
         char dir[PATH_MAX];
         Bearer b;
         bool from_config = true;
@@ -87,16 +88,15 @@ int link_classify(Link *l, const char **names, size_t *n)
 
         if (!l->info.name)
                 return 0;
-        b = config_bearer_override(m->core.config, l->info.name);
+        b = config_bearer_override(m->config, l->info.name);
         if (b < 0) {
                 BearerInput in = {
                     .sysfs_dir = dir,
                     .ifname = l->info.name,
                     .kind = l->info.kind,
-                    .initial_netns = m->core.initial_netns,
+                    .initial_netns = m->initial_netns,
                 };
-                snprintf(dir, sizeof(dir), "%s/class/net/%s", m->core.config->sysfs_path,
-                         l->info.name);
+                snprintf(dir, sizeof(dir), "%s/class/net/%s", m->config->sysfs_path, l->info.name);
                 r = bearer_classify(&in, &b);
                 if (r < 0)
                         b = BEARER_VIRTUAL;

@@ -11,13 +11,24 @@
 #include "roamd-time-sample.h"
 #include "roamd-verdict.h"
 
-typedef struct Manager Manager;
+typedef struct Core Core;
 typedef struct Links Links;
 typedef struct Prober Prober;
 
 /* A kernel adapter (netlink, ndopt, dns, wpa) says that something a sync reads changed; it is
  * given this callback and its userdata at construction and knows nothing above itself. */
 typedef void (*LinkChangedFn)(void *userdata);
+
+/* A link's network identity and location as the firewall decided them (Link.NetworkId,
+ * Location...): the firewall above fills it in through the hook the manager registers. */
+typedef struct LinkIdentityView {
+        const char *network_id;   /* "" no network */
+        const char *const *facts; /* [_NETID_FACT_MAX], NULL unknown */
+        const char *location;     /* "" none */
+        const char *source;       /* "config", "user", "default", "" none */
+        const char *reason;
+} LinkIdentityView;
+typedef void (*LinkIdentityFn)(int ifindex, LinkIdentityView *ret, void *userdata);
 
 typedef enum LinkState {
         LINK_STATE_NO_CARRIER,
@@ -78,7 +89,7 @@ typedef struct LinkInfo {
 void link_info_done(LinkInfo *i);
 
 typedef struct Link {
-        Manager *manager;
+        Core *core;
         Links *links; /* the registry it is in: told of its verdict, RFC 8908 data, network */
         int ifindex;
         char *path;
@@ -117,7 +128,7 @@ typedef struct Link {
         bool announced; /* InterfacesAdded sent, visible on the bus */
 } Link;
 
-int link_new(Manager *m, int ifindex, Link **ret);
+int link_new(Core *core, int ifindex, Link **ret);
 Link *link_free(Link *l);
 
 /* Applies a freshly gathered LinkInfo (taking ownership of its contents), reclassifying the

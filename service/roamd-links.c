@@ -57,14 +57,14 @@ static int on_sync(sd_event_source *s, void *userdata)
         return 0;
 }
 
-int links_new(Manager *m, sd_event *event, Links **ret)
+int links_new(Core *core, sd_event *event, Links **ret)
 {
         _cleanup_free_ Links *l = calloc(1, sizeof(Links));
         int r;
 
         if (!l)
                 return log_oom();
-        l->manager = m;
+        l->core = core;
         l->event = event;
         l->state = "offline";
         r = sd_event_add_defer(event, &l->sync_source, on_sync, l);
@@ -148,7 +148,7 @@ static int links_add(Links *l, int ifindex, Link **ret)
         size_t pos = link_position(l, ifindex, &found);
         int r;
 
-        r = link_new(l->manager, ifindex, &link);
+        r = link_new(l->core, ifindex, &link);
         if (r < 0)
                 return r;
         link->links = l;

@@ -14,7 +14,7 @@
 #include "roam-watch.h"
 #include "roamd-link.h"
 
-typedef struct Manager Manager;
+typedef struct Core Core;
 typedef struct Netlink Netlink;
 typedef struct NdOpt NdOpt;
 typedef struct Dns Dns;
@@ -66,12 +66,15 @@ typedef struct Links Links;
 typedef void (*LinksWatchFn)(Links *links, const LinksEvent *ev, void *userdata);
 
 struct Links {
-        Manager *manager; /* handed to each new Link (its prober reaches the curl glue) */
+        Core *core; /* handed to each new Link (its prober reaches the curl glue) */
         sd_event *event;
         /* the adapters a sync reads, attached once they exist */
         Netlink *netlink;
         NdOpt *ndopt;
         Dns *dns;
+        /* Link.NetworkId, Location...: filled in by the firewall when it runs */
+        LinkIdentityFn identity;
+        void *identity_userdata;
 
         Link **links; /* sorted by ifindex */
         size_t n_links;
@@ -83,7 +86,7 @@ struct Links {
         bool addresses_changed; /* during a sync */
 };
 
-int links_new(Manager *m, sd_event *event, Links **ret);
+int links_new(Core *core, sd_event *event, Links **ret);
 Links *links_free(Links *l);
 void links_attach(Links *l, Netlink *netlink, NdOpt *ndopt, Dns *dns);
 

@@ -190,11 +190,12 @@ int manager_bus_setup(Manager *m)
         if (r < 0)
                 return log_error_errno(r, "Failed to add object manager: %m");
         r = sd_bus_add_fallback_vtable(m->core.bus, &m->link_slot, ROAM_LINK_PATH_PREFIX,
-                                       ROAM_LINK_INTERFACE, link_vtable, link_bus_find, m);
+                                       ROAM_LINK_INTERFACE, link_vtable, link_bus_find,
+                                       m->core.links);
         if (r < 0)
                 return log_error_errno(r, "Failed to add link objects: %m");
         r = sd_bus_add_node_enumerator(m->core.bus, &m->link_enum_slot, ROAM_LINK_PATH_PREFIX,
-                                       link_bus_enumerate, m);
+                                       link_bus_enumerate, m->core.links);
         if (r < 0)
                 return log_error_errno(r, "Failed to add link enumerator: %m");
         r = p2p_bus_setup(m->p2p);

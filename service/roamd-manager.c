@@ -175,7 +175,7 @@ Manager *manager_free(Manager *m)
         m->ntp_dhcp = ntp_dhcp_free(m->ntp_dhcp);
         m->zone = zone_service_free(m->zone); /* after the time: it watches the modems */
         p2p_free(m->p2p);
-        wpa_free(m->wpa);
+        wpa_free(m->core.wpa);
         bt_free(m->bt);
         dns_free(m->dns);
         ndopt_free(m->ndopt);
@@ -240,7 +240,7 @@ int manager_new(const char *config_path, bool config_missing_ok, Manager **ret)
             (r = sd_event_add_signal(m->core.event, &m->sighup_source, SIGHUP, on_sighup, m)) < 0)
                 return log_error_errno(r, "Failed to watch signals: %m");
 
-        r = links_new(m, m->core.event, &m->core.links);
+        r = links_new(&m->core, m->core.event, &m->core.links);
         if (r < 0)
                 return r;
         /* The first watcher: the bus and systemd hear of the best link before any feature. */
@@ -314,11 +314,26 @@ static bool manager_address_is_local(int family, const void *addr, void *userdat
         return netlink_address_is_local(m->core.netlink, family, addr);
 }
 
+static void on_wpa_changed(void *userdata)
+{
+        Manager *m = userdata;
+
+        links_changed(m->core.links);
+}
+
 static void on_p2p_device(WpaClient *client, const char *prefix, const char *ifname, void *userdata)
 {
-        Links *links = userdata;
+        Manager *m = userdata;
 
-        p2p_set_device(links->manager->p2p, client, prefix, ifname);
+        p2p_set_device(m->p2p, client, prefix, ifname);
+}
+
+/* Link.NetworkId, Location...: the firewall's view of a link, for the links' bus objects. */
+static void link_identity(int ifindex, LinkIdentityView *ret, void *userdata)
+{
+        Manager *m = userdata;
+
+        firewall_link_view(m->firewall, ifindex, ret);
 }
 
 int manager_start(Manager *m)
@@ -354,7 +369,9 @@ int manager_start(Manager *m)
         if (r < 0)
                 return r;
         links_attach(m->core.links, m->core.netlink, m->ndopt, m->dns);
-        r = portal_new(m, &portal_transport_curl, &m->portal);
+        m->core.links->identity = link_identity; /* m->firewall, NULL: no identities */
+        m->core.links->identity_userdata = m;
+        r = portal_new(&m->core, &portal_transport_curl, &m->portal);
         if (r < 0)
                 return log_oom();
         r = portal_bus_setup(m->portal);
@@ -382,14 +399,13 @@ int manager_start(Manager *m)
         /* wpa_supplicant, once the links are known (whose sockets are ours); sockets found now
          * are attached asynchronously. */
         if (m->core.config->wifi.enable) {
-                static const WpaHooks hooks = {links_changed, on_p2p_device};
+                static const WpaHooks hooks = {on_wpa_changed, on_p2p_device};
 
-                /* (m->core.links as userdata: on_p2p_device finds the manager through it) */
                 r = wpa_new(m->core.event, &m->core.config, m->core.links, m->core.initial_netns,
-                            &hooks, m->core.links, &m->wpa);
+                            &hooks, m, &m->core.wpa);
                 if (r < 0)
                         return log_oom();
-                r = wpa_start(m->wpa);
+                r = wpa_start(m->core.wpa);
                 if (r < 0)
                         return r;
         }
@@ -438,6 +454,8 @@ int manager_start(Manager *m)
                         return r;
         } else
                 log_notice("[Apps] Enforce=no: no per-app policy; table inet roam left alone.");
+
+        m->core.apps_enforced = m->apps != NULL;
 
         /* Bluetooth: BlueZ's objects and the pairing agent follow BlueZ on the bus. */
         if (m->core.config->bluetooth.enable) {

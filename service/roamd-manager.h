@@ -10,6 +10,7 @@
 #include "roamd-link.h"
 #include "roamd-links.h"
 
+typedef struct Manager Manager;
 typedef struct Netlink Netlink;
 typedef struct NdOpt NdOpt;
 typedef struct Dns Dns;
@@ -40,7 +41,6 @@ struct Manager {
         /* NULL with [Stats] Enable=no or without apps */
         Stats *stats;
         Portal *portal;
-        Wpa *wpa; /* NULL with [WiFi] Enable=no */
         P2p *p2p;
         Bt *bt; /* NULL with [Bluetooth] Enable=no */
         /* NULL with [Firewall] Enable=no */

@@ -508,7 +508,7 @@ static void nfc_wifi_send(NfcWifi *w)
 {
         _cleanup_free_ char *cmd = NULL;
         const char *prefix = NULL;
-        WpaClient *client = wpa_client_for(w->bt->manager->wpa, w->ifname, &prefix);
+        WpaClient *client = wpa_client_for(w->bt->manager->core.wpa, w->ifname, &prefix);
         NfcCred *c = w->cur < w->n_creds ? &w->creds[w->cur] : NULL;
         int r = 0;
 
@@ -574,7 +574,7 @@ static void nfc_wifi_send(NfcWifi *w)
 int nfc_wifi_start(Bt *bt, NdefHandover *h, sd_bus_message *call, sd_bus_error *error)
 {
         NfcWifi *w;
-        const char *ifname = wpa_station_ifname(bt->manager->wpa);
+        const char *ifname = wpa_station_ifname(bt->manager->core.wpa);
         char err[NFC_SENTENCE] = "";
         size_t todo = 0;
         int r;

@@ -8,7 +8,9 @@
 #include "roam-util.h"
 #include "roamd-bus-auth.h"
 #include "roamd-link.h"
-#include "roamd-manager.h"
+#include "roamd-config.h"
+#include "roamd-core.h"
+#include "roamd-links.h"
 #include "roamd-portal.h"
 
 static int append_str(sd_bus_message *reply, const char *key, const char *v)
@@ -21,7 +23,7 @@ static int append_str(sd_bus_message *reply, const char *key, const char *v)
 static int append_session(sd_bus_message *reply, PortalSession *s)
 {
         const PortalEntry *e = portal_store_get(s->portal->store, s->identity);
-        Link *l = links_get(s->portal->manager->core.links, s->ifindex);
+        Link *l = links_get(s->portal->core->links, s->ifindex);
         int r;
 
         r = sd_bus_message_open_container(reply, 'a', "{sv}");
@@ -285,9 +287,9 @@ int portal_bus_setup(Portal *p)
 {
         int r;
 
-        if (!p->manager->core.bus)
+        if (!p->core->bus)
                 return 0;
-        r = sd_bus_add_object_vtable(p->manager->core.bus, &p->slot, ROAM_PORTAL_PATH,
+        r = sd_bus_add_object_vtable(p->core->bus, &p->slot, ROAM_PORTAL_PATH,
                                      ROAM_PORTAL_INTERFACE, portal_vtable, p);
         if (r < 0)
                 return log_error_errno(r, "Failed to add portal object: %m");
@@ -298,10 +300,10 @@ void portal_bus_emit_changed(Portal *p)
 {
         int r;
 
-        if (!p || !p->manager->core.bus || !p->slot)
+        if (!p || !p->core->bus || !p->slot)
                 return;
-        r = sd_bus_emit_properties_changed(p->manager->core.bus, ROAM_PORTAL_PATH,
-                                           ROAM_PORTAL_INTERFACE, "Sessions", NULL);
+        r = sd_bus_emit_properties_changed(p->core->bus, ROAM_PORTAL_PATH, ROAM_PORTAL_INTERFACE,
+                                           "Sessions", NULL);
         if (r < 0)
                 log_debug_errno(r, "Failed to emit portal PropertiesChanged: %m");
 }

@@ -14,7 +14,9 @@
 #include "roam-macro.h"
 #include "roamd-curl.h"
 #include "roamd-link.h"
-#include "roamd-manager.h"
+#include "roamd-config.h"
+#include "roamd-core.h"
+#include "roamd-links.h"
 #include "roamd-portal.h"
 #include "roamd-resolve.h"
 
@@ -149,7 +151,7 @@ static int fetch_start_transfer(Exchange *x, const IpAddr *addr)
 {
         PortalFetch *f = x->fetch;
         PortalSession *s = portal_fetch_session(f);
-        const ProbeConfig *c = &s->portal->manager->core.config->probe;
+        const ProbeConfig *c = &s->portal->core->config->probe;
         const char *post = portal_fetch_form(f);
         int r;
 
@@ -226,8 +228,8 @@ static void on_fetch_resolved(Resolve *res, DnsOutcome outcome, const IpAddr *ad
 static int exchange_start(PortalFetch *f, void **ret_data)
 {
         PortalSession *s = portal_fetch_session(f);
-        Manager *m = s->portal->manager;
-        Link *l = links_get(m->core.links, s->ifindex);
+        Core *m = s->portal->core;
+        Link *l = links_get(m->links, s->ifindex);
         Exchange *x;
         int r, family = AF_INET;
 
@@ -237,7 +239,7 @@ static int exchange_start(PortalFetch *f, void **ret_data)
         if (!x)
                 return -ENOMEM;
         x->fetch = f;
-        x->curl = m->core.curl;
+        x->curl = m->curl;
         r = curl_url_host_port(portal_fetch_url(f), &x->host, &x->port);
         if (r < 0) {
                 exchange_stop(x);
@@ -246,9 +248,8 @@ static int exchange_start(PortalFetch *f, void **ret_data)
         /* The family that saw the portal, IPv4 first. */
         if (l->verdict4.verdict != VERDICT_PORTAL && l->verdict6.verdict == VERDICT_PORTAL)
                 family = AF_INET6;
-        r = resolve_start(m->core.event, l->info.name, l->info.dns, l->info.n_dns, x->host, family,
-                          0, m->core.config->probe.dns_timeout_usec, on_fetch_resolved, x,
-                          &x->resolve);
+        r = resolve_start(m->event, l->info.name, l->info.dns, l->info.n_dns, x->host, family, 0,
+                          m->config->probe.dns_timeout_usec, on_fetch_resolved, x, &x->resolve);
         if (r < 0) {
                 exchange_stop(x);
                 return r;

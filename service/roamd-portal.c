@@ -9,10 +9,11 @@
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-util.h"
-#include "roamd-apps.h"
 #include "roamd-http-answer.h"
 #include "roamd-link.h"
-#include "roamd-manager.h"
+#include "roamd-config.h"
+#include "roamd-core.h"
+#include "roamd-links.h"
 #include "roamd-portal.h"
 #include "roamd-reconcile.h"
 #include "roamd-wpa.h"
@@ -100,7 +101,7 @@ PortalSession *portal_fetch_session(const PortalFetch *f)
 
 static Link *session_link(PortalSession *s)
 {
-        return links_get(s->portal->manager->core.links, s->ifindex);
+        return links_get(s->portal->core->links, s->ifindex);
 }
 
 static void session_set_state(PortalSession *s, PortalState state, const char *fmt, ...)
@@ -226,8 +227,8 @@ static void session_reprobe_soon(PortalSession *s)
 {
         if (s->reprobe_timer)
                 return;
-        if (sd_event_add_time_relative(s->portal->manager->core.event, &s->reprobe_timer,
-                                       CLOCK_MONOTONIC, 0, 0, on_reprobe, s) < 0)
+        if (sd_event_add_time_relative(s->portal->core->event, &s->reprobe_timer, CLOCK_MONOTONIC,
+                                       0, 0, on_reprobe, s) < 0)
                 log_warning("%s: cannot schedule a probe round", s->ifname);
 }
 
@@ -264,7 +265,7 @@ static char *form_escape(const char *v)
 static void session_send_login(PortalSession *s, const char *user, const char *password,
                                const char *pin)
 {
-        const PortalConfig *c = &s->portal->manager->core.config->portal;
+        const PortalConfig *c = &s->portal->core->config->portal;
         const char *url = s->offer.login_url;
         _cleanup_free_ char *host = wispr_url_host(url), *u = NULL, *origin = NULL;
         char *p = NULL, *post = NULL;
@@ -290,7 +291,7 @@ static void session_send_login(PortalSession *s, const char *user, const char *p
         }
         u = form_escape(user);
         p = form_escape(password);
-        origin = form_escape(s->portal->manager->core.config->probe.http_url);
+        origin = form_escape(s->portal->core->config->probe.http_url);
         if (!u || !p || !origin ||
             asprintf(&post, "UserName=%s&Password=%s&button=Login&FNAME=0&OriginatingServer=%s", u,
                      p, origin) < 0) {
@@ -388,8 +389,8 @@ static int session_after(PortalSession *s, unsigned delay_sec)
         /* Bounded: a portal cannot park us for an hour, nor make us spin. */
         delay_sec = MAX(1u, MIN(delay_sec, 10u));
         s->timer = sd_event_source_disable_unref(s->timer);
-        (void)sd_event_now(s->portal->manager->core.event, CLOCK_MONOTONIC, &now);
-        return sd_event_add_time(s->portal->manager->core.event, &s->timer, CLOCK_MONOTONIC,
+        (void)sd_event_now(s->portal->core->event, CLOCK_MONOTONIC, &now);
+        return sd_event_add_time(s->portal->core->event, &s->timer, CLOCK_MONOTONIC,
                                  now + delay_sec * USEC_PER_SEC, 0, on_timer, s);
 }
 
@@ -529,9 +530,9 @@ static void on_fetch_finished(PortalSession *s, PortalFetch *f, const PortalAnsw
                          * portal without automatic login. */
                         if (l && l->verdict.verdict == VERDICT_PORTAL) {
                                 if (s->discover_tries++ < PORTAL_DISCOVER_RETRIES &&
-                                    sd_event_add_time_relative(
-                                        s->portal->manager->core.event, &s->timer, CLOCK_MONOTONIC,
-                                        USEC_PER_SEC, 0, on_rediscover, s) >= 0) {
+                                    sd_event_add_time_relative(s->portal->core->event, &s->timer,
+                                                               CLOCK_MONOTONIC, USEC_PER_SEC, 0,
+                                                               on_rediscover, s) >= 0) {
                                         log_info("%s: the portal's page did not come (%s): "
                                                  "asking again",
                                                  s->ifname, strempty(a->error));
@@ -616,7 +617,7 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
 static void session_discover(PortalSession *s)
 {
         Link *l = session_link(s);
-        const char *start = s->portal->manager->core.config->probe.http_url;
+        const char *start = s->portal->core->config->probe.http_url;
         int r;
 
         session_cancel(s);
@@ -667,7 +668,7 @@ static int on_warn(sd_event_source *es, uint64_t usec, void *userdata)
 
 static void session_update_expiry(PortalSession *s, const Link *l)
 {
-        sd_event *e = s->portal->manager->core.event;
+        sd_event *e = s->portal->core->event;
         uint64_t now_mono, now_real, left, expires;
 
         if (s->extending &&
@@ -738,7 +739,7 @@ static PortalSession *session_free(PortalSession *s)
  * whose routers share an address and a MAC vendor default are still told apart. */
 static int identity_add_wifi(const Link *l, char **id, const char **ret_source)
 {
-        const WpaStation *st = l->manager->wpa ? wpa_station(l->manager->wpa, l->info.name) : NULL;
+        const WpaStation *st = l->core->wpa ? wpa_station(l->core->wpa, l->info.name) : NULL;
         char *n = NULL;
 
         if (!st || !streq_ptr(st->wpa_state, "COMPLETED") || !st->ssid || !st->bssid)
@@ -870,7 +871,7 @@ static int on_login_defer(sd_event_source *es, void *userdata)
 
         p->login_defer = sd_event_source_disable_unref(p->login_defer);
         /* The portal-login app's class follows: one reconciler pass. */
-        reconcile_schedule(p->manager->core.reconcile);
+        reconcile_schedule(p->core->reconcile);
         return 0;
 }
 
@@ -889,7 +890,7 @@ static void portal_check_login_link(Portal *p)
                  now ? "may reach " : "no link", name);
         p->login_ifindex = now;
         if (!p->login_defer &&
-            sd_event_add_defer(p->manager->core.event, &p->login_defer, on_login_defer, p) < 0)
+            sd_event_add_defer(p->core->event, &p->login_defer, on_login_defer, p) < 0)
                 log_warning("Cannot schedule the portal-login app's change");
 }
 
@@ -966,7 +967,7 @@ void portal_link_changed(Portal *p, Link *l)
 void portal_links_changed(Portal *p)
 {
         for (size_t i = 0; p && i < p->n_sessions;) {
-                if (!links_get(p->manager->core.links, p->sessions[i]->ifindex))
+                if (!links_get(p->core->links, p->sessions[i]->ifindex))
                         portal_remove_session(p, i);
                 else
                         i++;
@@ -1151,7 +1152,7 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
         }
 }
 
-int portal_new(Manager *m, const PortalTransport *transport, Portal **ret)
+int portal_new(Core *core, const PortalTransport *transport, Portal **ret)
 {
         Portal *p;
         int r;
@@ -1159,22 +1160,22 @@ int portal_new(Manager *m, const PortalTransport *transport, Portal **ret)
         p = calloc(1, sizeof(*p));
         if (!p)
                 return -ENOMEM;
-        p->manager = m;
+        p->core = core;
         p->transport = transport;
-        r = portal_store_load(m->core.config->portal.credentials_file, &p->store);
+        r = portal_store_load(core->config->portal.credentials_file, &p->store);
         if (r < 0) {
                 /* Refused or broken: left as it is on disk; nothing is saved over it. */
                 log_warning_errno(r,
                                   "Cannot use the saved portal logins in %s (%m): it must be a "
                                   "JSON file owned by root with mode 0600; starting without",
-                                  m->core.config->portal.credentials_file);
+                                  core->config->portal.credentials_file);
                 r = portal_store_load(NULL, &p->store);
         }
         if (r < 0) {
                 free(p);
                 return r;
         }
-        p->links_watch = links_watch_add(m->core.links, on_links, p, NULL);
+        p->links_watch = links_watch_add(core->links, on_links, p, NULL);
         if (p->links_watch == 0) {
                 portal_free(p);
                 return -ENOMEM;
@@ -1187,7 +1188,7 @@ Portal *portal_free(Portal *p)
 {
         if (!p)
                 return NULL;
-        links_watch_remove(p->manager->core.links, p->links_watch);
+        links_watch_remove(p->core->links, p->links_watch);
         for (size_t i = 0; i < p->n_sessions; i++)
                 session_free(p->sessions[i]);
         free(p->sessions);

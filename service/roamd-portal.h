@@ -10,7 +10,7 @@
 #include "roamd-portal-store.h"
 #include "roamd-wispr.h"
 
-typedef struct Manager Manager;
+typedef struct Core Core;
 typedef struct Link Link;
 typedef struct Portal Portal;
 typedef struct PortalSession PortalSession;
@@ -138,7 +138,7 @@ void portal_fetch_answered(PortalFetch *f, const PortalAnswer *a);
 void portal_fetch_refused(PortalFetch *f, const char *message);
 
 struct Portal {
-        Manager *manager;
+        Core *core;
         const PortalTransport *transport;
         unsigned links_watch; /* links_watch_add() id */
         PortalStore *store;
@@ -152,7 +152,7 @@ struct Portal {
 };
 
 /* transport: &portal_transport_curl (a fake in tests). */
-int portal_new(Manager *m, const PortalTransport *transport, Portal **ret);
+int portal_new(Core *core, const PortalTransport *transport, Portal **ret);
 Portal *portal_free(Portal *p);
 
 /* Hooks: a link's verdict or RFC 8908 data changed, or links went away. NULL p allowed. */

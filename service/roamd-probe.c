@@ -13,7 +13,9 @@
 #include "roamd-curl.h"
 #include "roamd-http-answer.h"
 #include "roamd-http-date.h"
-#include "roamd-manager.h"
+#include "roamd-config.h"
+#include "roamd-core.h"
+#include "roamd-links.h"
 #include "roamd-nat64-parse.h"
 #include "roamd-nft.h"
 #include "roamd-ping.h"
@@ -120,7 +122,7 @@ static const char *family_name(int family)
  * a login page served in place of the check body may be large and the link slow. */
 static bool answer_can_match(Fetch *f, const char *ptr, size_t n)
 {
-        const ProbeConfig *c = &f->prober->link->manager->core.config->probe;
+        const ProbeConfig *c = &f->prober->link->core->config->probe;
         curl_off_t length = -1;
         long status = 0;
         size_t want;
@@ -191,7 +193,7 @@ static void fetch_release_transfer(Fetch *f)
 static void fetch_abort_transfer(Fetch *f)
 {
         if (f->easy)
-                curl_glue_remove(f->prober->link->manager->core.curl, f->easy);
+                curl_glue_remove(f->prober->link->core->curl, f->easy);
         fetch_release_transfer(f);
         free(f->portal_url);
         f->portal_url = NULL;
@@ -202,11 +204,11 @@ static void fetch_abort_transfer(Fetch *f)
 
 static void fetch_cancel(Fetch *f)
 {
-        Manager *m = f->prober->link->manager;
+        Core *m = f->prober->link->core;
 
         f->resolve = resolve_free(f->resolve);
         if (f->easy) {
-                curl_glue_remove(m->core.curl, f->easy);
+                curl_glue_remove(m->curl, f->easy);
                 curl_easy_cleanup(f->easy);
                 f->easy = NULL;
         }
@@ -281,13 +283,13 @@ static bool has_global(const Link *l, int family)
  * mark, so they take the same table as the apps. 0: the main table decides. */
 uint32_t probe_mark(const Link *l, int family)
 {
-        const Manager *m = l->manager;
-        uint32_t mask = m->core.config->apps.mark_mask;
+        const Core *m = l->core;
+        uint32_t mask = m->config->apps.mark_mask;
 
-        if (!m->apps || l->bearer != BEARER_VPN || !mask || !has_global(l, family))
+        if (!m->apps_enforced || l->bearer != BEARER_VPN || !mask || !has_global(l, family))
                 return 0;
-        for (size_t i = 0; i < m->core.links->n_links; i++) {
-                const Link *k = m->core.links->links[i];
+        for (size_t i = 0; i < m->links->n_links; i++) {
+                const Link *k = m->links->links[i];
                 if (k->bearer != BEARER_VPN || !k->info.carrier ||
                     (!has_global(k, AF_INET) && !has_global(k, AF_INET6)))
                         continue;
@@ -414,7 +416,7 @@ static bool large_stalled(const Fetch *f, CURL *easy)
 static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
 {
         Fetch *f = userdata;
-        const ProbeConfig *c = &f->prober->link->manager->core.config->probe;
+        const ProbeConfig *c = &f->prober->link->core->config->probe;
         long status = 0;
         char *redirect = NULL;
 
@@ -532,8 +534,8 @@ static uint64_t probe_nonce(void)
 static int fetch_start_transfer(Fetch *f, const IpAddr *addr)
 {
         Link *l = f->prober->link;
-        Manager *m = l->manager;
-        const ProbeConfig *c = &m->core.config->probe;
+        Core *m = l->core;
+        const ProbeConfig *c = &m->config->probe;
         /* Plain HTTP passes transparent caches: ask them not to answer, with a query no cache
          * has seen (the URL the answer is judged against stays the configured one). */
         bool bust = (f->kind == FETCH_HTTP || f->kind == FETCH_GARDEN || f->kind == FETCH_LARGE) &&
@@ -579,7 +581,7 @@ static int fetch_start_transfer(Fetch *f, const IpAddr *addr)
                 f->headers = curl_slist_append(NULL, "Accept: application/captive+json");
                 curl_easy_setopt(f->easy, CURLOPT_HTTPHEADER, f->headers);
         }
-        r = curl_glue_add(m->core.curl, f->easy, on_fetch_done, f);
+        r = curl_glue_add(m->curl, f->easy, on_fetch_done, f);
         if (r < 0)
                 return r;
         return 0;
@@ -587,7 +589,7 @@ static int fetch_start_transfer(Fetch *f, const IpAddr *addr)
 
 static void fetch_resolved(Fetch *f, DnsOutcome outcome, const IpAddr *addrs, size_t n)
 {
-        const ProbeConfig *c = &f->prober->link->manager->core.config->probe;
+        const ProbeConfig *c = &f->prober->link->core->config->probe;
         IpAddr first = {};
         bool confirmed = false;
         int r;
@@ -623,8 +625,8 @@ static void fetch_resolved(Fetch *f, DnsOutcome outcome, const IpAddr *addrs, si
         }
         /* The API's URL comes from the network (DHCP, RA): never this machine's own. */
         if (f->kind == FETCH_CAPPORT) {
-                const char *why = curl_glue_target_refusal(f->prober->link->manager->core.curl,
-                                                           first.family, first.text);
+                const char *why =
+                    curl_glue_target_refusal(f->prober->link->core->curl, first.family, first.text);
                 if (why) {
                         _cleanup_free_ char *msg = NULL;
                         log_warning("%s: refused to open the captive portal API %s: %s is at %s, "
@@ -712,7 +714,7 @@ static void fetch_open(Prober *p, Fetch *f, ProbeFamily *pf, FetchKind kind, con
 static int fetch_lookup(Fetch *f)
 {
         Link *l = f->prober->link;
-        const Config *c = l->manager->core.config;
+        const Config *c = l->core->config;
         ProbeFamily *pf = f->family;
         int family = pf ? pf->family : AF_UNSPEC;
 
@@ -724,9 +726,9 @@ static int fetch_lookup(Fetch *f)
                 f->shares_lookup = true;
                 return 0;
         }
-        return resolve_start(l->manager->core.event, l->info.name, l->info.dns, l->info.n_dns,
-                             f->host, family, f->mark, c->probe.dns_timeout_usec, on_fetch_resolved,
-                             f, &f->resolve);
+        return resolve_start(l->core->event, l->info.name, l->info.dns, l->info.n_dns, f->host,
+                             family, f->mark, c->probe.dns_timeout_usec, on_fetch_resolved, f,
+                             &f->resolve);
 }
 
 static const IpAddr *first_gateway(const Link *l, int family)
@@ -788,9 +790,9 @@ static void family_after_fetches(ProbeFamily *pf)
                 return;
         }
         gw = first_gateway(l, pf->family);
-        if (!gw || ping_start(l->manager->core.event, l->info.name, l->ifindex, gw,
-                              l->manager->core.config->probe.ping_timeout_usec, on_ping, pf,
-                              &pf->ping) < 0) {
+        if (!gw ||
+            ping_start(l->core->event, l->info.name, l->ifindex, gw,
+                       l->core->config->probe.ping_timeout_usec, on_ping, pf, &pf->ping) < 0) {
                 pf->facts.gateway_answers = probe_gateway_answers(&pf->facts, false);
                 family_settle(pf);
         }
@@ -840,7 +842,7 @@ static void large_wait(ProbeFamily *pf)
                 large_stop(pf);
                 return;
         }
-        if (sd_event_add_time_relative(l->manager->core.event, &pf->stall, CLOCK_MONOTONIC, budget,
+        if (sd_event_add_time_relative(l->core->event, &pf->stall, CLOCK_MONOTONIC, budget,
                                        USEC_PER_MSEC, on_stall, pf) < 0) {
                 large_stop(pf);
                 return;
@@ -920,7 +922,7 @@ static int on_grace(sd_event_source *s, uint64_t usec, void *userdata)
 static void family_progress(ProbeFamily *pf)
 {
         Link *l = pf->prober->link;
-        const ProbeConfig *c = &l->manager->core.config->probe;
+        const ProbeConfig *c = &l->core->config->probe;
         Fetch *http = &pf->fetch[FETCH_HTTP], *https = &pf->fetch[FETCH_HTTPS];
         ProbeFacts f = pf->facts;
         VerdictResult v;
@@ -947,7 +949,7 @@ static void family_progress(ProbeFamily *pf)
         log_debug("%s: %s HTTP answered (TCP handshake %.1f ms); HTTPS has %.0f ms more",
                   strempty(l->info.name), family_name(pf->family), (double)http->connect_usec / 1e3,
                   (double)budget / 1e3);
-        if (sd_event_add_time_relative(l->manager->core.event, &pf->grace, CLOCK_MONOTONIC, budget,
+        if (sd_event_add_time_relative(l->core->event, &pf->grace, CLOCK_MONOTONIC, budget,
                                        USEC_PER_MSEC, on_grace, pf) < 0) {
                 log_warning("%s: cannot time the HTTPS probe.", strempty(l->info.name));
                 return;
@@ -983,7 +985,7 @@ static void probe_needs(const Link *l, unsigned *ret_needing, unsigned *ret_fail
 static void prober_schedule_next(Prober *p)
 {
         Link *l = p->link;
-        const ProbeConfig *c = &l->manager->core.config->probe;
+        const ProbeConfig *c = &l->core->config->probe;
         uint64_t now = clock_now_usec(CLOCK_MONOTONIC), d = c->backoff_min_usec;
         unsigned needing, failing;
 
@@ -1047,7 +1049,7 @@ static void family_follow_mtu(ProbeFamily *pf, VerdictResult v)
                 return;
         pf->pmtu_searched = true;
         r = pmtu_search_start(
-            l->manager->core.curl,
+            l->core->curl,
             &(PmtuTarget){
                 .url = large->url,
                 .host = large->host,
@@ -1063,8 +1065,8 @@ static void family_follow_mtu(ProbeFamily *pf, VerdictResult v)
                 .attempt_usec = MIN(
                     MIN(MAX(PROBE_LARGE_SILENCE_USEC / 2, 8 * pf->fetch[FETCH_HTTP].connect_usec),
                         PROBE_LARGE_SILENCE_USEC),
-                    l->manager->core.config->probe.timeout_usec),
-                .ca_file = l->manager->core.config->probe.ca_file,
+                    l->core->config->probe.timeout_usec),
+                .ca_file = l->core->config->probe.ca_file,
             },
             on_pmtu_done, pf, &pf->pmtu);
         if (r < 0)
@@ -1108,7 +1110,7 @@ static void prober_maybe_finish(Prober *p)
                 link_probe_finished(l);
                 /* A round's TLS handshakes leave freed chunks all over the heap: give those
                  * pages back, so what stays resident is what roamd keeps. */
-                core_schedule_trim(&l->manager->core);
+                core_schedule_trim(l->core);
         }
 
         prober_schedule_next(p);
@@ -1215,10 +1217,9 @@ static void nat64_start(Prober *p)
         int r;
 
         p->nat64 = resolve_free(p->nat64);
-        r = resolve_start(l->manager->core.event, l->info.name, l->info.dns, l->info.n_dns,
-                          "ipv4only.arpa", AF_INET6, probe_mark(l, AF_INET6),
-                          l->manager->core.config->probe.dns_timeout_usec, on_nat64_resolved, p,
-                          &p->nat64);
+        r = resolve_start(l->core->event, l->info.name, l->info.dns, l->info.n_dns, "ipv4only.arpa",
+                          AF_INET6, probe_mark(l, AF_INET6),
+                          l->core->config->probe.dns_timeout_usec, on_nat64_resolved, p, &p->nat64);
         if (r < 0)
                 log_debug_errno(r, "%s: cannot look for a NAT64 prefix: %m",
                                 strempty(l->info.name));
@@ -1233,7 +1234,7 @@ static void nat64_stop(Prober *p)
 static void family_open_fetches(ProbeFamily *pf)
 {
         Prober *p = pf->prober;
-        const ProbeConfig *c = &p->link->manager->core.config->probe;
+        const ProbeConfig *c = &p->link->core->config->probe;
         _cleanup_free_ char *garden = NULL;
 
         fetch_open(p, &pf->fetch[FETCH_HTTP], pf, FETCH_HTTP, c->http_url, pf->family);
@@ -1279,8 +1280,7 @@ static bool family_open(ProbeFamily *pf, bool facts_changed)
          * the VPN's routes there (scheduled: a round starts inside a sync, whose link list is
          * only half updated, and a pass never runs there). */
         if (probe_mark(l, pf->family)) {
-                int r =
-                    reconcile_wait(l->manager->core.reconcile, on_pass_done, pf, NULL, &pf->pass);
+                int r = reconcile_wait(l->core->reconcile, on_pass_done, pf, NULL, &pf->pass);
                 if (r >= 0)
                         return false;
                 log_warning_errno(r, "%s: cannot wait for the routing pass: %m",
@@ -1482,15 +1482,15 @@ int prober_new(Link *l, Prober **ret)
                 p->fam[i].fetch[FETCH_LARGE].prober = p;
         }
         p->capport.prober = p;
-        r = sd_event_add_time_relative(l->manager->core.event, &p->timer, CLOCK_MONOTONIC, 0, 0,
-                                       on_timer, p);
+        r = sd_event_add_time_relative(l->core->event, &p->timer, CLOCK_MONOTONIC, 0, 0, on_timer,
+                                       p);
         if (r < 0) {
                 free(p);
                 return r;
         }
         (void)sd_event_source_set_enabled(p->timer, SD_EVENT_OFF);
         (void)sd_event_source_set_description(p->timer, "probe");
-        r = sd_event_add_defer(l->manager->core.event, &p->rest, on_rest, p);
+        r = sd_event_add_defer(l->core->event, &p->rest, on_rest, p);
         if (r < 0) {
                 prober_free(p);
                 return r;

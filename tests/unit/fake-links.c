@@ -10,10 +10,10 @@
 
 FakeLinks fake_links;
 
-void fake_links_add(Link *l, Manager *m, int ifindex, const char *name, Verdict v,
+void fake_links_add(Link *l, Core *core, int ifindex, const char *name, Verdict v,
                     const char *portal_url)
 {
-        *l = (Link){.manager = m, .ifindex = ifindex};
+        *l = (Link){.core = core, .ifindex = ifindex};
         l->info.name = (char *)name;
         l->verdict = l->verdict4 =
             (VerdictResult){v, v == VERDICT_PORTAL ? REASON_PORTAL_REDIRECT : REASON_OK};

@@ -7,6 +7,7 @@
  * station. They replace roamd-links.c, roamd-link.c, roamd-reconcile.c, roamd-wpa.c and
  * roamd-portal-bus.c at link time in the unit tests that use them. */
 
+#include "roamd-core.h"
 #include "roamd-link.h"
 
 typedef struct FakeLinks {
@@ -21,6 +22,6 @@ typedef struct FakeLinks {
 extern FakeLinks fake_links;
 
 /* A link in the registry: ifindex, name, its verdict (both families) and portal URL. */
-void fake_links_add(Link *l, Manager *m, int ifindex, const char *name, Verdict v,
+void fake_links_add(Link *l, Core *core, int ifindex, const char *name, Verdict v,
                     const char *portal_url);
 void fake_links_reset(void);

@@ -10,7 +10,7 @@
 #include "fake-links.h"
 #include "roam-macro.h"
 #include "roam-util.h"
-#include "roamd-manager.h"
+#include "roamd-core.h"
 #include "roamd-portal.h"
 #include "test.h"
 
@@ -96,7 +96,7 @@ static void answer(long status, const char *redirect, const char *body)
 
 static sd_event *event;
 static Config *config;
-static Manager manager;
+static Core core;
 static Link wlan;
 static Portal *portal;
 
@@ -112,9 +112,9 @@ static void setup(void)
         config->portal.credentials_file = NULL;
         free(config->probe.http_url);
         config->probe.http_url = strdup(CHECK_URL);
-        manager = (Manager){.core = {.event = event, .config = config}};
-        fake_links_add(&wlan, &manager, 7, "wlan0", VERDICT_PORTAL, "http://portal.example/login");
-        ASSERT_OK(portal_new(&manager, &fake_transport, &portal));
+        core = (Core){.event = event, .config = config};
+        fake_links_add(&wlan, &core, 7, "wlan0", VERDICT_PORTAL, "http://portal.example/login");
+        ASSERT_OK(portal_new(&core, &fake_transport, &portal));
         ASSERT_EQ(fake_links.watches, 1);
 }
 
