@@ -4,7 +4,9 @@
 #include "roamd-bus-auth.h"
 #include "roamd-bt-class.h"
 #include "roamd-bt.h"
-#include "roamd-manager.h"
+#include "roamd-config.h"
+#include "roamd-core.h"
+#include "roamd-links.h"
 
 /* org.roam1.Bluetooth at /org/roam1/bluetooth (docs/dbus-api.md). Every method changes
  * something (a radio, a pairing, a network), so every one is authorized like app changes. */
@@ -411,7 +413,7 @@ int bt_bus_setup(Bt *bt)
 {
         int r;
 
-        r = sd_bus_add_object_vtable(bt->manager->core.bus, &bt->vtable_slot, ROAM_BLUETOOTH_PATH,
+        r = sd_bus_add_object_vtable(bt->core->bus, &bt->vtable_slot, ROAM_BLUETOOTH_PATH,
                                      ROAM_BLUETOOTH_INTERFACE, bt_vtable, bt);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the Bluetooth object: %m");

@@ -5,7 +5,9 @@
 #include "roam-log.h"
 #include "roam-text.h"
 #include "roamd-bt.h"
-#include "roamd-manager.h"
+#include "roamd-config.h"
+#include "roamd-core.h"
+#include "roamd-links.h"
 
 #define AGENT_IFACE      "org.bluez.Agent1"
 #define AGENT_MGR_IFACE  "org.bluez.AgentManager1"
@@ -39,7 +41,7 @@ void bt_emit_changed(Bt *bt, const char *first, ...)
         const char *names[8];
         size_t n = 0;
         va_list ap;
-        sd_bus *bus = bt->manager->core.bus;
+        sd_bus *bus = bt->core->bus;
 
         if (!bus)
                 return;
@@ -143,10 +145,9 @@ static int question_open(Bt *bt, sd_bus_message *msg, BtQuestionKind kind, const
                 r = sd_bus_reply_method_return(msg, NULL);
         } else {
                 q->call = sd_bus_message_ref(msg);
-                r = sd_event_add_time_relative(
-                    bt->manager->core.event, &q->timeout, CLOCK_MONOTONIC,
-                    bt->manager->core.config->bluetooth.question_timeout_usec, 0,
-                    on_question_timeout, bt);
+                r = sd_event_add_time_relative(bt->core->event, &q->timeout, CLOCK_MONOTONIC,
+                                               bt->core->config->bluetooth.question_timeout_usec, 0,
+                                               on_question_timeout, bt);
         }
         log_info("Bluetooth: question %u (%s) from %s", q->id, bt_question_kind_to_string(kind),
                  q->name);
@@ -426,13 +427,13 @@ static void on_bluez_changed(Bluez *b, void *userdata)
         if (bt->changed_timer && sd_event_source_get_enabled(bt->changed_timer, &enabled) >= 0 &&
             enabled != SD_EVENT_OFF)
                 return; /* already announced for this burst */
-        r = sd_event_now(bt->manager->core.event, CLOCK_MONOTONIC, &now);
+        r = sd_event_now(bt->core->event, CLOCK_MONOTONIC, &now);
         if (r < 0)
                 goto now;
         when = MAX(now, bt->changed_last + BT_CHANGED_INTERVAL_USEC);
         if (!bt->changed_timer) {
-                r = sd_event_add_time(bt->manager->core.event, &bt->changed_timer, CLOCK_MONOTONIC,
-                                      when, 0, on_changed_timer, bt);
+                r = sd_event_add_time(bt->core->event, &bt->changed_timer, CLOCK_MONOTONIC, when, 0,
+                                      on_changed_timer, bt);
                 if (r >= 0)
                         r = sd_event_source_set_priority(bt->changed_timer, SD_EVENT_PRIORITY_IDLE);
         } else {
@@ -531,12 +532,12 @@ static int forward_v(Bt *bt, sd_bus_message *request, const char *what, const ch
         }
         op->returns_string = returns_string;
         op->is_pair = streq(method, "Pair");
-        r = sd_bus_message_new_method_call(bt->manager->core.bus, &call, BLUEZ_SERVICE, path,
-                                           interface, method);
+        r = sd_bus_message_new_method_call(bt->core->bus, &call, BLUEZ_SERVICE, path, interface,
+                                           method);
         if (r >= 0 && types)
                 r = sd_bus_message_appendv(call, types, ap);
         if (r >= 0)
-                r = sd_bus_call_async(bt->manager->core.bus, &op->slot, call, on_op_reply, op,
+                r = sd_bus_call_async(bt->core->bus, &op->slot, call, on_op_reply, op,
                                       op->is_pair ? PAIR_TIMEOUT : 0);
         if (r < 0) {
                 op_free(op);
@@ -635,15 +636,15 @@ int bt_pair(Bt *bt, const char *address, sd_bus_message *request, sd_bus_error *
                 return sd_bus_error_set(error, ROAM_ERROR_FAILED, "There is no Bluetooth adapter.");
         snprintf(bt->nfc_address, sizeof(bt->nfc_address), "%s", address);
         bt->nfc_timeout = sd_event_source_disable_unref(bt->nfc_timeout);
-        r = sd_event_add_time_relative(bt->manager->core.event, &bt->nfc_timeout, CLOCK_MONOTONIC,
-                                       bt->manager->core.config->bluetooth.nfc_discovery_usec, 0,
+        r = sd_event_add_time_relative(bt->core->event, &bt->nfc_timeout, CLOCK_MONOTONIC,
+                                       bt->core->config->bluetooth.nfc_discovery_usec, 0,
                                        on_nfc_timeout, bt);
         if (r < 0)
                 return r;
         bt_event(bt, "Looking for %s to pair with it", address);
         if (!a->discovering)
-                (void)bt_start_discovery(
-                    bt, a, bt->manager->core.config->bluetooth.nfc_discovery_usec, NULL);
+                (void)bt_start_discovery(bt, a, bt->core->config->bluetooth.nfc_discovery_usec,
+                                         NULL);
         return 1;
 }
 
@@ -663,8 +664,8 @@ int bt_start_discovery(Bt *bt, BluezAdapter *a, uint64_t usec, sd_bus_message *r
         if (free_and_strdup(&bt->discovery_adapter, a->id) < 0)
                 return -ENOMEM;
         bt->discovery_timeout = sd_event_source_disable_unref(bt->discovery_timeout);
-        return sd_event_add_time_relative(bt->manager->core.event, &bt->discovery_timeout,
-                                          CLOCK_MONOTONIC, usec, 0, on_discovery_timeout, bt);
+        return sd_event_add_time_relative(bt->core->event, &bt->discovery_timeout, CLOCK_MONOTONIC,
+                                          usec, 0, on_discovery_timeout, bt);
 }
 
 Bt *bt_free(Bt *bt)
@@ -689,15 +690,15 @@ Bt *bt_free(Bt *bt)
         return NULL;
 }
 
-int bt_new(Manager *m, Bt **ret)
+int bt_new(Core *m, Bt **ret)
 {
         Bt *bt = calloc(1, sizeof(*bt));
         int r;
 
         if (!bt)
                 return -ENOMEM;
-        bt->manager = m;
-        r = bluez_new(m->core.bus, &bt->bluez);
+        bt->core = m;
+        r = bluez_new(m->bus, &bt->bluez);
         if (r < 0) {
                 bt_free(bt);
                 return r;
@@ -715,8 +716,8 @@ int bt_start(Bt *bt)
 {
         int r;
 
-        r = sd_bus_add_object_vtable(bt->manager->core.bus, &bt->agent_slot,
-                                     ROAM_BLUETOOTH_AGENT_PATH, AGENT_IFACE, agent_vtable, bt);
+        r = sd_bus_add_object_vtable(bt->core->bus, &bt->agent_slot, ROAM_BLUETOOTH_AGENT_PATH,
+                                     AGENT_IFACE, agent_vtable, bt);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the pairing agent: %m");
         r = bt_bus_setup(bt);

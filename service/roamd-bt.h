@@ -10,7 +10,7 @@
 #include "roamd-client-bluez.h"
 #include "roamd-ndef.h"
 
-typedef struct Manager Manager;
+typedef struct Core Core;
 
 /* Bluetooth in roamd: BlueZ's adapters and devices on roamd's bus (org.roam1.Bluetooth), the
  * pairing agent (org.bluez.Agent1) whose questions clients answer, actions forwarded to
@@ -47,7 +47,7 @@ typedef struct BtOp BtOp;
 typedef struct Bt Bt;
 
 struct Bt {
-        Manager *manager;
+        Core *core;
         Bluez *bluez;
         BtQuestion question;
         uint32_t next_question_id;
@@ -83,7 +83,7 @@ struct Bt {
         struct NfcWifi *nfc_wifi;
 };
 
-int bt_new(Manager *m, Bt **ret);
+int bt_new(Core *core, Bt **ret);
 Bt *bt_free(Bt *bt);
 int bt_start(Bt *bt);
 

@@ -377,10 +377,10 @@ int manager_start(Manager *m)
         r = portal_bus_setup(m->portal);
         if (r < 0)
                 return r;
-        r = stall_watch_new(m, &m->stall);
+        r = stall_watch_new(&m->core, &m->stall);
         if (r < 0)
                 return log_oom();
-        r = time_feed_new(m, &m->time);
+        r = time_feed_new(&m->core, &m->time);
         if (r < 0)
                 return log_oom();
         r = time_bus_setup(m->time);
@@ -459,7 +459,7 @@ int manager_start(Manager *m)
 
         /* Bluetooth: BlueZ's objects and the pairing agent follow BlueZ on the bus. */
         if (m->core.config->bluetooth.enable) {
-                r = bt_new(m, &m->bt);
+                r = bt_new(&m->core, &m->bt);
                 if (r < 0)
                         return log_oom();
                 r = bt_start(m->bt);
@@ -468,7 +468,7 @@ int manager_start(Manager *m)
         }
 
         /* The time zone from the modems: roamd runs on without it. */
-        if (zone_service_new(m, &m->zone) < 0)
+        if (zone_service_new(&m->core, &m->zone) < 0)
                 log_warning("The time zone and the modems' network time are not followed (see "
                             "above).");
         else if (time_feed_follow_modems(m->time, zone_service_mm(m->zone),

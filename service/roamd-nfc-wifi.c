@@ -6,7 +6,9 @@
 #include "roam-log.h"
 #include "roamd-bt.h"
 #include "roamd-client-wpa.h"
-#include "roamd-manager.h"
+#include "roamd-config.h"
+#include "roamd-core.h"
+#include "roamd-links.h"
 #include "roamd-nfc.h"
 #include "roamd-wpa.h"
 
@@ -508,7 +510,7 @@ static void nfc_wifi_send(NfcWifi *w)
 {
         _cleanup_free_ char *cmd = NULL;
         const char *prefix = NULL;
-        WpaClient *client = wpa_client_for(w->bt->manager->core.wpa, w->ifname, &prefix);
+        WpaClient *client = wpa_client_for(w->bt->core->wpa, w->ifname, &prefix);
         NfcCred *c = w->cur < w->n_creds ? &w->creds[w->cur] : NULL;
         int r = 0;
 
@@ -574,7 +576,7 @@ static void nfc_wifi_send(NfcWifi *w)
 int nfc_wifi_start(Bt *bt, NdefHandover *h, sd_bus_message *call, sd_bus_error *error)
 {
         NfcWifi *w;
-        const char *ifname = wpa_station_ifname(bt->manager->core.wpa);
+        const char *ifname = wpa_station_ifname(bt->core->wpa);
         char err[NFC_SENTENCE] = "";
         size_t todo = 0;
         int r;

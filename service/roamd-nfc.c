@@ -7,7 +7,9 @@
 #include "roam-log.h"
 #include "roamd-bt-class.h"
 #include "roamd-bt.h"
-#include "roamd-manager.h"
+#include "roamd-config.h"
+#include "roamd-core.h"
+#include "roamd-links.h"
 #include "roamd-nfc.h"
 
 /* An NFC tag or handover message given by a client (roam nfc import): what it holds, and with
@@ -303,9 +305,9 @@ static int offer_open(Bt *bt, const uint8_t *data, size_t size, sd_bus_error *er
                 goto fail;
         }
         bt->nfc_offer_size = size;
-        r = sd_event_add_time_relative(
-            bt->manager->core.event, &bt->nfc_offer_timeout, CLOCK_MONOTONIC,
-            bt->manager->core.config->bluetooth.nfc_offer_usec, 0, on_offer_timeout, bt);
+        r = sd_event_add_time_relative(bt->core->event, &bt->nfc_offer_timeout, CLOCK_MONOTONIC,
+                                       bt->core->config->bluetooth.nfc_offer_usec, 0,
+                                       on_offer_timeout, bt);
         if (r < 0)
                 goto fail;
         bt->nfc_offer_id = ++bt->next_nfc_offer_id;
@@ -452,8 +454,8 @@ static void neard_owner_changed(Bt *bt, const char *owner)
         if (!bt->neard_owner)
                 return;
         for (size_t i = 0; i < ELEMENTSOF(ndef_agent_types); i++)
-                if (sd_bus_call_method_async(bt->manager->core.bus, &bt->neard_slots[i],
-                                             "org.neard", "/org/neard", "org.neard.AgentManager",
+                if (sd_bus_call_method_async(bt->core->bus, &bt->neard_slots[i], "org.neard",
+                                             "/org/neard", "org.neard.AgentManager",
                                              "RegisterNDEFAgent", on_ndef_registered, bt, "os",
                                              ROAM_NFC_AGENT_PATH, ndef_agent_types[i]) < 0)
                         log_warning("Cannot register roamd's NDEF agent with neard");
@@ -481,16 +483,15 @@ int bt_nfc_start(Bt *bt)
 {
         int r;
 
-        r = sd_bus_add_object_vtable(bt->manager->core.bus, &bt->ndef_agent_slot,
-                                     ROAM_NFC_AGENT_PATH, "org.neard.NDEFAgent", ndef_agent_vtable,
-                                     bt);
+        r = sd_bus_add_object_vtable(bt->core->bus, &bt->ndef_agent_slot, ROAM_NFC_AGENT_PATH,
+                                     "org.neard.NDEFAgent", ndef_agent_vtable, bt);
         if (r >= 0)
-                r = sd_bus_match_signal_async(bt->manager->core.bus, &bt->neard_match,
+                r = sd_bus_match_signal_async(bt->core->bus, &bt->neard_match,
                                               "org.freedesktop.DBus", "/org/freedesktop/DBus",
                                               "org.freedesktop.DBus", "NameOwnerChanged",
                                               on_neard_owner, NULL, bt);
         if (r >= 0)
-                r = sd_bus_call_method_async(bt->manager->core.bus, &bt->neard_owner_slot,
+                r = sd_bus_call_method_async(bt->core->bus, &bt->neard_owner_slot,
                                              "org.freedesktop.DBus", "/org/freedesktop/DBus",
                                              "org.freedesktop.DBus", "GetNameOwner",
                                              on_neard_get_owner, bt, "s", "org.neard");

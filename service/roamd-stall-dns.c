@@ -7,7 +7,8 @@
 #include "roam-log.h"
 #include "roam-util.h"
 #include "roamd-links.h"
-#include "roamd-manager.h"
+#include "roamd-config.h"
+#include "roamd-core.h"
 #include "roamd-probe.h"
 #include "roamd-resolve.h"
 #include "roamd-stall-dns.h"
@@ -24,7 +25,7 @@ typedef struct DnsLook {
 } DnsLook;
 
 struct StallDns {
-        Manager *m;
+        Core *m;
         stall_dns_moved_t moved;
         void *userdata;
         sd_event_source *timer;
@@ -87,7 +88,7 @@ static void on_resolved(Resolve *res, DnsOutcome outcome, const IpAddr *addrs, s
 {
         DnsLook *k = userdata;
         StallDns *d = k->d;
-        Link *l = links_get(d->m->core.links, k->ifindex);
+        Link *l = links_get(d->m->links, k->ifindex);
         bool private = n > 0;
 
         k->resolve = resolve_free(k->resolve);
@@ -133,16 +134,16 @@ static void look_start(StallDns *d, Link *l, const char *host)
                         k->was = (IpAddr){};
         }
         k->family = family;
-        r = resolve_start(d->m->core.event, l->info.name, l->info.dns, l->info.n_dns, host, family,
-                          probe_mark(l, family), d->m->core.config->probe.dns_timeout_usec,
-                          on_resolved, k, &k->resolve);
+        r = resolve_start(d->m->event, l->info.name, l->info.dns, l->info.n_dns, host, family,
+                          probe_mark(l, family), d->m->config->probe.dns_timeout_usec, on_resolved,
+                          k, &k->resolve);
         if (r < 0)
                 log_debug_errno(r, "%s: cannot look the check host up: %m", strempty(l->info.name));
 }
 
 static bool any_online(const StallDns *d)
 {
-        const Links *links = d->m->core.links;
+        const Links *links = d->m->links;
 
         for (size_t i = 0; i < links->n_links; i++)
                 if (links->links[i]->verdict.verdict == VERDICT_ONLINE)
@@ -152,7 +153,7 @@ static bool any_online(const StallDns *d)
 
 void stall_dns_arm(StallDns *d)
 {
-        uint64_t interval = d->m->core.config->probe.dns_watch_interval_usec;
+        uint64_t interval = d->m->config->probe.dns_watch_interval_usec;
         int enabled = SD_EVENT_OFF;
 
         if (interval == 0 || !any_online(d)) {
@@ -177,8 +178,8 @@ void stall_dns_rearm(StallDns *d)
 static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
 {
         StallDns *d = userdata;
-        _cleanup_free_ char *host = check_host(d->m->core.config);
-        Links *links = d->m->core.links;
+        _cleanup_free_ char *host = check_host(d->m->config);
+        Links *links = d->m->links;
 
         for (size_t i = 0; host && i < links->n_links; i++) {
                 Link *l = links->links[i];
@@ -190,7 +191,7 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
         return 0;
 }
 
-int stall_dns_new(Manager *m, stall_dns_moved_t moved, void *userdata, StallDns **ret)
+int stall_dns_new(Core *m, stall_dns_moved_t moved, void *userdata, StallDns **ret)
 {
         StallDns *d;
         int r;
@@ -199,7 +200,7 @@ int stall_dns_new(Manager *m, stall_dns_moved_t moved, void *userdata, StallDns 
         if (!d)
                 return -ENOMEM;
         *d = (StallDns){.m = m, .moved = moved, .userdata = userdata};
-        r = sd_event_add_time_relative(m->core.event, &d->timer, CLOCK_MONOTONIC, 0, USEC_PER_SEC,
+        r = sd_event_add_time_relative(m->event, &d->timer, CLOCK_MONOTONIC, 0, USEC_PER_SEC,
                                        on_timer, d);
         if (r < 0) {
                 free(d);

@@ -13,7 +13,7 @@
 
 #include "roamd-link.h"
 
-typedef struct Manager Manager;
+typedef struct Core Core;
 typedef struct StallDns StallDns;
 
 /* The answer moved from was (public) to now (private). Returns true when a round was
@@ -21,7 +21,7 @@ typedef struct StallDns StallDns;
  * a public one came in between; false keeps it a news for the next look. */
 typedef bool (*stall_dns_moved_t)(Link *l, const IpAddr *was, const IpAddr *now, void *userdata);
 
-int stall_dns_new(Manager *m, stall_dns_moved_t moved, void *userdata, StallDns **ret);
+int stall_dns_new(Core *core, stall_dns_moved_t moved, void *userdata, StallDns **ret);
 StallDns *stall_dns_free(StallDns *d);
 /* Runs while a link is online and the interval is not 0 (call after verdicts, syncs). */
 void stall_dns_arm(StallDns *d);

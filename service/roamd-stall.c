@@ -11,7 +11,8 @@
 #include "roam-log.h"
 #include "roam-util.h"
 #include "roamd-links.h"
-#include "roamd-manager.h"
+#include "roamd-config.h"
+#include "roamd-core.h"
 #include "roamd-nft-refused.h"
 #include "roamd-probe.h"
 #include "roamd-reconcile.h"
@@ -20,7 +21,7 @@
 #include "roamd-stall.h"
 
 struct StallWatch {
-        Manager *m;
+        Core *m;
         struct mnl_socket *nl; /* NETLINK_SOCK_DIAG, opened on the first look */
         sd_event_source *timer;
         unsigned links_watch;
@@ -58,7 +59,7 @@ const char *stall_signal_to_string(StallSignal s)
 static bool stall_signal(StallWatch *s, Link *l, StallSignal sig, const char *what,
                          const char *detail)
 {
-        const ProbeConfig *c = &s->m->core.config->probe;
+        const ProbeConfig *c = &s->m->config->probe;
         uint64_t now = clock_now_usec(CLOCK_MONOTONIC), wait;
 
         if (!l->prober || prober_round_running(l->prober))
@@ -115,7 +116,7 @@ static int on_sock(const struct nlmsghdr *nlh, void *userdata)
 {
         Look *k = userdata;
         const struct inet_diag_msg *d = mnl_nlmsg_get_payload(nlh);
-        Links *links = k->s->m->core.links;
+        Links *links = k->s->m->links;
         IpAddr src = {.family = d->idiag_family}, dst = {.family = d->idiag_family};
 
         if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY || mnl_nlmsg_get_payload_len(nlh) < sizeof(*d))
@@ -220,7 +221,7 @@ static bool was_online(const StallWatch *s, int ifindex)
 
 static int online_note(StallWatch *s)
 {
-        const Links *links = s->m->core.links;
+        const Links *links = s->m->links;
         int *n = reallocarray(NULL, MAX(links->n_links, (size_t)1), sizeof(int));
 
         if (!n)
@@ -242,7 +243,7 @@ static int refused_look(StallWatch *s)
         size_t n = 0;
         int r;
 
-        if (!s->part || !reconcile_enforcing(s->m->core.reconcile))
+        if (!s->part || !reconcile_enforcing(s->m->reconcile))
                 return 0; /* no table inet roam: nothing counts */
         if (!s->refused) {
                 r = nft_refused_new(&s->refused);
@@ -256,7 +257,7 @@ static int refused_look(StallWatch *s)
                 return r;
         for (size_t i = 0; s->refused_primed && i < n; i++) {
                 uint64_t before = refused_before(s, now[i].ifindex), d;
-                Link *l = links_get(s->m->core.links, (int)now[i].ifindex);
+                Link *l = links_get(s->m->links, (int)now[i].ifindex);
                 char what[96];
 
                 /* fewer than before: the table was made again, counting from zero */
@@ -312,7 +313,7 @@ static int stall_look(StallWatch *s)
 
 static bool any_online(const StallWatch *s)
 {
-        const Links *links = s->m->core.links;
+        const Links *links = s->m->links;
 
         for (size_t i = 0; i < links->n_links; i++)
                 if (links->links[i]->verdict.verdict == VERDICT_ONLINE)
@@ -324,7 +325,7 @@ static bool any_online(const StallWatch *s)
  * and not at all with StallInterval=0. */
 static void stall_arm(StallWatch *s)
 {
-        uint64_t interval = s->m->core.config->probe.stall_interval_usec;
+        uint64_t interval = s->m->config->probe.stall_interval_usec;
         int enabled = SD_EVENT_OFF;
 
         stall_dns_arm(s->dns);
@@ -426,7 +427,7 @@ static const ReconcilePart stall_part = {
     .done = part_done,
 };
 
-int stall_watch_new(Manager *m, StallWatch **ret)
+int stall_watch_new(Core *m, StallWatch **ret)
 {
         StallWatch *s;
         int r;
@@ -437,8 +438,8 @@ int stall_watch_new(Manager *m, StallWatch **ret)
         s->m = m;
         s->seq = (uint32_t)time(NULL);
         /* A look every few seconds need not be punctual: let the loop batch its wake-ups. */
-        r = sd_event_add_time_relative(m->core.event, &s->timer, CLOCK_MONOTONIC, 0,
-                                       USEC_PER_SEC / 2, on_timer, s);
+        r = sd_event_add_time_relative(m->event, &s->timer, CLOCK_MONOTONIC, 0, USEC_PER_SEC / 2,
+                                       on_timer, s);
         if (r < 0) {
                 free(s);
                 return r;
@@ -450,12 +451,12 @@ int stall_watch_new(Manager *m, StallWatch **ret)
                 stall_watch_free(s);
                 return r;
         }
-        s->links_watch = links_watch_add(m->core.links, on_links, s, NULL);
+        s->links_watch = links_watch_add(m->links, on_links, s, NULL);
         if (s->links_watch == 0) {
                 stall_watch_free(s);
                 return -ENOMEM;
         }
-        s->part = reconcile_add_part(m->core.reconcile, RECONCILE_PART_STALL, &stall_part, s) >= 0;
+        s->part = reconcile_add_part(m->reconcile, RECONCILE_PART_STALL, &stall_part, s) >= 0;
         *ret = s;
         return 0;
 }
@@ -474,9 +475,9 @@ StallWatch *stall_watch_free(StallWatch *s)
         if (!s)
                 return NULL;
         if (s->links_watch)
-                links_watch_remove(s->m->core.links, s->links_watch);
+                links_watch_remove(s->m->links, s->links_watch);
         if (s->part)
-                reconcile_remove_part(s->m->core.reconcile, RECONCILE_PART_STALL);
+                reconcile_remove_part(s->m->reconcile, RECONCILE_PART_STALL);
         stall_dns_free(s->dns);
         nft_refused_free(s->refused);
         free(s->refused_seen);

@@ -29,10 +29,10 @@ typedef enum StallSignal {
 
 const char *stall_signal_to_string(StallSignal s);
 
-typedef struct Manager Manager;
+typedef struct Core Core;
 typedef struct StallWatch StallWatch;
 
-int stall_watch_new(Manager *m, StallWatch **ret);
+int stall_watch_new(Core *core, StallWatch **ret);
 StallWatch *stall_watch_free(StallWatch *s);
 /* The intervals may have changed: the looks are scheduled afresh with them. */
 void stall_watch_reload(StallWatch *s);

@@ -7,7 +7,9 @@
 #include "roam-log.h"
 #include "roam-util.h"
 #include "roamd-bus-auth.h"
-#include "roamd-manager.h"
+#include "roamd-config.h"
+#include "roamd-core.h"
+#include "roamd-links.h"
 #include "roamd-time-feed.h"
 
 /* A manual setting further than this from the epoch's sane range is refused. */
@@ -165,10 +167,10 @@ int time_bus_setup(TimeFeed *f)
 {
         int r;
 
-        if (!f->manager->core.bus)
+        if (!f->core->bus)
                 return 0;
-        r = sd_bus_add_object_vtable(f->manager->core.bus, &f->slot, ROAM_TIME_PATH,
-                                     ROAM_TIME_INTERFACE, time_vtable, f);
+        r = sd_bus_add_object_vtable(f->core->bus, &f->slot, ROAM_TIME_PATH, ROAM_TIME_INTERFACE,
+                                     time_vtable, f);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the time object: %m");
         return 0;
@@ -181,15 +183,15 @@ void time_bus_emit_changed(TimeFeed *f, const char *first, ...)
         va_list ap;
         int r;
 
-        if (!f || !f->manager->core.bus || !f->slot)
+        if (!f || !f->core->bus || !f->slot)
                 return;
         va_start(ap, first);
         for (const char *s = first; s && n < ELEMENTSOF(names) - 1; s = va_arg(ap, const char *))
                 names[n++] = s;
         va_end(ap);
         names[n] = NULL;
-        r = sd_bus_emit_properties_changed_strv(f->manager->core.bus, ROAM_TIME_PATH,
-                                                ROAM_TIME_INTERFACE, (char **)names);
+        r = sd_bus_emit_properties_changed_strv(f->core->bus, ROAM_TIME_PATH, ROAM_TIME_INTERFACE,
+                                                (char **)names);
         if (r < 0)
                 log_debug_errno(r, "Failed to emit time PropertiesChanged: %m");
 }

@@ -11,7 +11,9 @@
 #include "roam-macro.h"
 #include "roam-util.h"
 #include "roamd-client-timedated.h"
-#include "roamd-manager.h"
+#include "roamd-config.h"
+#include "roamd-core.h"
+#include "roamd-links.h"
 #include "roamd-time-clock.h"
 #include "roamd-time-feed.h"
 #include "roamd-time-step.h"
@@ -85,7 +87,7 @@ static int on_set_time(sd_bus_message *m, void *userdata, sd_bus_error *err)
         TimeClock *c = userdata;
         const sd_bus_error *e = sd_bus_message_get_error(m);
         char from[40], to[40], off[32], reason[sizeof(c->reason)];
-        Manager *mgr = c->feed->manager;
+        Core *mgr = c->feed->core;
         int r;
 
         (void)err;
@@ -101,7 +103,7 @@ static int on_set_time(sd_bus_message *m, void *userdata, sd_bus_error *err)
                          time_format_utc(c->from, from, sizeof(from)),
                          time_format_utc(c->to, to, sizeof(to)), reason);
                 clock_set(c, TIME_CLOCK_STEPPED, "stepped %s -> %s: %s", from, to, reason);
-                r = sd_bus_emit_signal(mgr->core.bus, ROAM_TIME_PATH, ROAM_TIME_INTERFACE,
+                r = sd_bus_emit_signal(mgr->bus, ROAM_TIME_PATH, ROAM_TIME_INTERFACE,
                                        "ClockStepped", "xs", c->offset, reason);
                 if (r < 0)
                         log_debug_errno(r, "Failed to emit ClockStepped: %m");
@@ -127,7 +129,7 @@ static int on_query(sd_bus_message *m, void *userdata, sd_bus_error *err)
         TimeClock *c = userdata;
         const sd_bus_error *e = sd_bus_message_get_error(m);
         bool ntp = false, synced = false;
-        Manager *mgr = c->feed->manager;
+        Core *mgr = c->feed->core;
         usec_t target, clock;
         int r;
 
@@ -146,7 +148,7 @@ static int on_query(sd_bus_message *m, void *userdata, sd_bus_error *err)
                 clock_set(c, TIME_CLOCK_NO_TIMEDATED, "timedated's properties are malformed");
                 goto done;
         }
-        if (mgr->core.config->time.set_clock == TIME_SET_CLOCK_AUTO && (ntp || synced)) {
+        if (mgr->config->time.set_clock == TIME_SET_CLOCK_AUTO && (ntp || synced)) {
                 clock_set(c, TIME_CLOCK_DAEMON,
                           "a clock daemon keeps the clock (timedated: NTP %s, NTPSynchronized %s)",
                           ntp ? "yes" : "no", synced ? "yes" : "no");
@@ -160,7 +162,7 @@ static int on_query(sd_bus_message *m, void *userdata, sd_bus_error *err)
         c->to = target;
         c->again = false;
         /* relative false: the agreed time itself; interactive false: no user to ask */
-        r = sd_bus_call_method_async(mgr->core.bus, &c->set, TIMEDATED_BUS_NAME, TIMEDATED_PATH,
+        r = sd_bus_call_method_async(mgr->bus, &c->set, TIMEDATED_BUS_NAME, TIMEDATED_PATH,
                                      TIMEDATED_IFACE, "SetTime", on_set_time, c, "xbb",
                                      (int64_t)target, 0, 0);
         if (r < 0)
@@ -175,7 +177,7 @@ done:
 
 static void clock_decide(TimeClock *c)
 {
-        Manager *m = c->feed->manager;
+        Core *m = c->feed->core;
         usec_t target, clock;
         int r;
 
@@ -184,17 +186,17 @@ static void clock_decide(TimeClock *c)
                 return;
         }
         c->again = false;
-        if (m->core.config->time.set_clock == TIME_SET_CLOCK_NO) {
+        if (m->config->time.set_clock == TIME_SET_CLOCK_NO) {
                 clock_set(c, TIME_CLOCK_OFF, "SetClock=no");
                 return;
         }
         if (clock_target(c, &target, &clock) != TIME_CLOCK_PENDING)
                 return;
-        if (!m->core.bus) {
+        if (!m->bus) {
                 clock_set(c, TIME_CLOCK_NO_TIMEDATED, "no system bus");
                 return;
         }
-        r = sd_bus_call_method_async(m->core.bus, &c->query, TIMEDATED_BUS_NAME, TIMEDATED_PATH,
+        r = sd_bus_call_method_async(m->bus, &c->query, TIMEDATED_BUS_NAME, TIMEDATED_PATH,
                                      "org.freedesktop.DBus.Properties", "GetAll", on_query, c, "s",
                                      TIMEDATED_IFACE);
         if (r < 0)

@@ -7,7 +7,9 @@
 #include "roam-util.h"
 #include "roamd-link.h"
 #include "roamd-links.h"
-#include "roamd-manager.h"
+#include "roamd-config.h"
+#include "roamd-core.h"
+#include "roamd-links.h"
 #include "roamd-gpsd.h"
 #include "roamd-time-feed.h"
 #include "roamd-time-chrony.h"
@@ -21,7 +23,7 @@ static usec_t boottime(void)
 /* The lower edge of the agreed bound is safe to keep: the time is not earlier. */
 static void feed_save(TimeFeed *f)
 {
-        const char *path = f->manager->core.config->time.state_file;
+        const char *path = f->core->config->time.state_file;
         usec_t rt, err;
         int r;
 
@@ -36,7 +38,7 @@ static void feed_save(TimeFeed *f)
 
 static void feed_load(TimeFeed *f)
 {
-        const char *path = f->manager->core.config->time.state_file;
+        const char *path = f->core->config->time.state_file;
         TimeSample s = {.kind = TIME_SOURCE_SAVED, .lower_bound = true};
         uint64_t v;
         int r;
@@ -82,7 +84,7 @@ static void feed_arm(sd_event_source **s, TimeFeed *f, usec_t at, sd_event_time_
                 if (r >= 0)
                         r = sd_event_source_set_enabled(*s, SD_EVENT_ONESHOT);
         } else
-                r = sd_event_add_time(f->manager->core.event, s, CLOCK_BOOTTIME, at, 0, fn, f);
+                r = sd_event_add_time(f->core->event, s, CLOCK_BOOTTIME, at, 0, fn, f);
         if (r < 0)
                 log_warning_errno(r, "Failed to arm a time timer: %m");
 }
@@ -101,7 +103,7 @@ static int on_gate(sd_event_source *s, uint64_t usec, void *userdata)
 static int on_chrony(sd_event_source *s, uint64_t usec, void *userdata)
 {
         TimeFeed *f = userdata;
-        const char *path = f->manager->core.config->time.chrony_socket;
+        const char *path = f->core->config->time.chrony_socket;
         usec_t rt, err, real;
         int r;
 
@@ -129,14 +131,14 @@ static void chrony_follow(TimeFeed *f)
 {
         int r;
 
-        if (f->time->state != TIME_STATE_SETTLED || !f->manager->core.config->time.chrony_socket) {
+        if (f->time->state != TIME_STATE_SETTLED || !f->core->config->time.chrony_socket) {
                 if (f->chrony)
                         (void)sd_event_source_set_enabled(f->chrony, SD_EVENT_OFF);
                 return;
         }
         if (!f->chrony) {
-                r = sd_event_add_time(f->manager->core.event, &f->chrony, CLOCK_BOOTTIME, 0, 0,
-                                      on_chrony, f);
+                r = sd_event_add_time(f->core->event, &f->chrony, CLOCK_BOOTTIME, 0, 0, on_chrony,
+                                      f);
                 if (r < 0)
                         log_warning_errno(r, "Failed to add the chrony timer: %m");
                 return;
@@ -256,7 +258,7 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
                 if ((ev->mask & LINKS_BEST_STATE) && streq(links->state, "online") &&
                     f->time->gate_deadline == 0) {
                         /* the configuration in force now (a reload may have changed it) */
-                        f->time->gate_wait = f->manager->core.config->time.gate_timeout_usec;
+                        f->time->gate_wait = f->core->config->time.gate_timeout_usec;
                         time_gate_online(f->time, boottime());
                         if (!time_gate_open(f->time))
                                 feed_arm(&f->gate, f, f->time->gate_deadline, on_gate);
@@ -273,16 +275,16 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
         }
 }
 
-int time_feed_new(Manager *m, TimeFeed **ret)
+int time_feed_new(Core *m, TimeFeed **ret)
 {
         TimeFeed *f = calloc(1, sizeof(*f));
         int r;
 
         if (!f)
                 return -ENOMEM;
-        f->manager = m;
+        f->core = m;
         f->chrony_error = 1; /* nothing sent yet: the first answer is said */
-        r = time_new(m->core.config->time.gate_timeout_usec, &f->time);
+        r = time_new(m->config->time.gate_timeout_usec, &f->time);
         if (r < 0) {
                 free(f);
                 return r;
@@ -298,10 +300,10 @@ int time_feed_new(Manager *m, TimeFeed **ret)
         }
         feed_load(f);
         /* roamd runs on without timesyncd's NTP state */
-        if (m->core.bus && timesyncd_client_new(m->core.bus, on_modem_time, f, &f->timesyncd) < 0)
+        if (m->bus && timesyncd_client_new(m->bus, on_modem_time, f, &f->timesyncd) < 0)
                 log_warning("systemd-timesyncd's NTP state is not followed");
         time_feed_reload(f);
-        f->links_watch = links_watch_add(m->core.links, on_links, f, NULL);
+        f->links_watch = links_watch_add(m->links, on_links, f, NULL);
         if (f->links_watch == 0) {
                 time_feed_free(f);
                 return -ENOMEM;
@@ -316,7 +318,7 @@ void time_feed_reload(TimeFeed *f)
 
         if (!f)
                 return;
-        want = f->manager->core.config->time.gpsd_address;
+        want = f->core->config->time.gpsd_address;
         have = gpsd_client_address(f->gpsd);
         if ((!want && !have) || (want && have && streq(want, have)))
                 return;
@@ -325,7 +327,7 @@ void time_feed_reload(TimeFeed *f)
                 (void)time_remove_witness(f->time, GPSD_WITNESS, boottime());
         }
         /* roamd runs on without gpsd's time */
-        if (want && gpsd_client_new(f->manager->core.event, want, on_modem_time, f, &f->gpsd) < 0)
+        if (want && gpsd_client_new(f->core->event, want, on_modem_time, f, &f->gpsd) < 0)
                 log_warning("gpsd's GNSS time is not followed");
 }
 
@@ -339,7 +341,7 @@ TimeFeed *time_feed_free(TimeFeed *f)
         f->gpsd = gpsd_client_free(f->gpsd);
         (void)time_feed_follow_modems(f, NULL, NULL);
         if (f->links_watch)
-                links_watch_remove(f->manager->core.links, f->links_watch);
+                links_watch_remove(f->core->links, f->links_watch);
         sd_event_source_disable_unref(f->expiry);
         sd_event_source_disable_unref(f->gate);
         sd_event_source_disable_unref(f->chrony);

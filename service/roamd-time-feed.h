@@ -18,10 +18,10 @@
 #include "roamd-time-clock.h"
 #include "roamd-time.h"
 
-typedef struct Manager Manager;
+typedef struct Core Core;
 
 typedef struct TimeFeed {
-        Manager *manager;
+        Core *core;
         Time *time;
         unsigned links_watch;
         /* the modems' NITZ samples; the clients belong to the zone service */
@@ -38,7 +38,7 @@ typedef struct TimeFeed {
         sd_bus_slot *slot;
 } TimeFeed;
 
-int time_feed_new(Manager *m, TimeFeed **ret);
+int time_feed_new(Core *core, TimeFeed **ret);
 /* Saves the time when settled. Accepts NULL. */
 TimeFeed *time_feed_free(TimeFeed *f);
 /* The configuration was reloaded: follows a changed [Time] GpsdAddress=. */

@@ -9,7 +9,9 @@
 #include "roam-macro.h"
 #include "roam-util.h"
 #include "roamd-bus-auth.h"
-#include "roamd-manager.h"
+#include "roamd-config.h"
+#include "roamd-core.h"
+#include "roamd-links.h"
 #include "roamd-client-ofono.h"
 #include "roamd-config.h"
 #include "roamd-lease-cache.h"
@@ -25,7 +27,7 @@
 #endif
 
 struct ZoneService {
-        Manager *manager;
+        Core *core;
         Timezone *tz;
         MMClient *mm;
         OfonoClient *ofono;
@@ -51,7 +53,7 @@ ZoneService *zone_service_free(ZoneService *z)
         if (!z)
                 return NULL;
         sd_bus_slot_unref(z->slot);
-        links_watch_remove(z->manager->core.links, z->links_watch);
+        links_watch_remove(z->core->links, z->links_watch);
         lease_cache_free(z->leases);
         strv_free(z->lease_witnesses);
         mm_client_time_watch_remove(z->mm, z->mm_watch);
@@ -133,7 +135,7 @@ static const sd_bus_vtable zone_vtable[] = {
 static void on_timezone(Timezone *tz, void *userdata)
 {
         ZoneService *z = userdata;
-        sd_bus *bus = z->manager->core.bus;
+        sd_bus *bus = z->core->bus;
         const char *zone = timezone_zone(tz);
 
         (void)sd_bus_emit_properties_changed(bus, ROAM_TIME_PATH, ROAM_TIME_INTERFACE, "Zone",
@@ -188,8 +190,8 @@ static int link_lease_hint(ZoneService *z, Link *l, TimeZoneHint *ret)
         for (size_t f = 0; f < ELEMENTSOF(families); f++) {
                 DhcpLease lease;
                 bool current = false;
-                if (lease_cache_get(z->leases, z->manager->core.config->dhcpcd_lease_dir,
-                                    l->info.name, families[f], &lease) < 0)
+                if (lease_cache_get(z->leases, z->core->config->dhcpcd_lease_dir, l->info.name,
+                                    families[f], &lease) < 0)
                         continue;
                 for (size_t i = 0; i < lease.n_addrs && !current; i++)
                         current = link_has_address(&l->info, &lease.addrs[i]);
@@ -235,7 +237,7 @@ static void on_ofono_change(OfonoClient *c, void *userdata)
 {
 }
 
-int zone_service_new(Manager *m, ZoneService **ret)
+int zone_service_new(Core *m, ZoneService **ret)
 {
         _cleanup_(zone_service_freep) ZoneService *z = calloc(1, sizeof(*z));
         TzDb *db = NULL;
@@ -243,31 +245,31 @@ int zone_service_new(Manager *m, ZoneService **ret)
 
         if (!z)
                 return log_oom();
-        z->manager = m;
+        z->core = m;
         r = tzdb_new(NULL, NULL, &db);
         if (r < 0)
                 return log_oom();
-        r = timezone_new(m->core.bus, db, &z->tz);
+        r = timezone_new(m->bus, db, &z->tz);
         if (r < 0) {
                 tzdb_free(db);
                 return r;
         }
         z->tz_watch = timezone_watch_add(z->tz, on_timezone, z, NULL);
-        r = mm_client_new(m->core.bus, on_mm_change, z, &z->mm);
+        r = mm_client_new(m->bus, on_mm_change, z, &z->mm);
         if (r < 0)
                 return log_error_errno(r, "Cannot watch ModemManager for the time zone: %m");
         z->mm_watch = mm_client_time_watch_add(z->mm, on_time_event, z, NULL);
-        r = ofono_client_new(m->core.bus, on_ofono_change, z, &z->ofono);
+        r = ofono_client_new(m->bus, on_ofono_change, z, &z->ofono);
         if (r < 0)
                 return log_error_errno(r, "Cannot watch oFono for the time zone: %m");
         z->ofono_watch = ofono_client_time_watch_add(z->ofono, on_time_event, z, NULL);
         r = lease_cache_new(&z->leases);
         if (r < 0)
                 return log_oom();
-        z->links_watch = links_watch_add(m->core.links, on_links, z, NULL);
+        z->links_watch = links_watch_add(m->links, on_links, z, NULL);
         if (!z->tz_watch || !z->mm_watch || !z->ofono_watch || !z->links_watch)
                 return log_oom();
-        r = sd_bus_add_object_vtable(m->core.bus, &z->slot, ROAM_TIME_PATH, ROAM_TIME_INTERFACE,
+        r = sd_bus_add_object_vtable(m->bus, &z->slot, ROAM_TIME_PATH, ROAM_TIME_INTERFACE,
                                      zone_vtable, z);
         if (r < 0)
                 return log_error_errno(r, "Cannot publish the time zone on the bus: %m");

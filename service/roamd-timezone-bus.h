@@ -8,10 +8,10 @@
 #include "roamd-client-mm.h"
 #include "roamd-client-ofono.h"
 
-typedef struct Manager Manager;
+typedef struct Core Core;
 typedef struct ZoneService ZoneService;
 
-int zone_service_new(Manager *m, ZoneService **ret);
+int zone_service_new(Core *core, ZoneService **ret);
 ZoneService *zone_service_free(ZoneService *z);
 static inline void zone_service_freep(ZoneService **z)
 {
