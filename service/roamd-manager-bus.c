@@ -150,15 +150,6 @@ static const sd_bus_vtable manager_vtable[] = {
                             SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("ResetAppPolicy", SD_BUS_ARGS("s", id), SD_BUS_NO_RESULT,
                             apps_bus_method_reset_policy, SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_PROPERTY("P2PState", "s", p2p_bus_property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("P2PDevice", "s", p2p_bus_property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_METHOD_WITH_ARGS("P2PFind", SD_BUS_ARGS("u", timeout_sec), SD_BUS_NO_RESULT,
-                            p2p_bus_method_find, SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD("P2PStopFind", NULL, NULL, p2p_bus_method_stop_find, SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_SIGNAL_WITH_ARGS("P2PConnectionFailed",
-                            SD_BUS_ARGS("s", address, "s", name, "s", reason), 0),
-    SD_BUS_SIGNAL_WITH_ARGS("P2PGroupRemoved", SD_BUS_ARGS("s", ifname, "s", address, "s", reason),
-                            0),
     SD_BUS_PROPERTY("FirewallError", "s", firewall_bus_property_get, 0,
                     SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("Locations", "as", firewall_bus_property_get, 0,
@@ -198,7 +189,7 @@ int manager_bus_setup(Manager *m)
                                        link_bus_enumerate, m->core.links);
         if (r < 0)
                 return log_error_errno(r, "Failed to add link enumerator: %m");
-        r = p2p_bus_setup(m->p2p);
+        r = p2p_bus_setup(m->p2p, &m->p2p_slot, &m->peer_slot, &m->peer_enum_slot);
         if (r < 0)
                 return r;
         return 0;

@@ -191,6 +191,7 @@ Manager *manager_free(Manager *m)
         sd_bus_slot_unref(m->object_manager_slot);
         sd_bus_slot_unref(m->link_slot);
         sd_bus_slot_unref(m->link_enum_slot);
+        sd_bus_slot_unref(m->p2p_slot);
         sd_bus_slot_unref(m->peer_slot);
         sd_bus_slot_unref(m->peer_enum_slot);
         polkit_flush();
@@ -346,7 +347,7 @@ int manager_start(Manager *m)
         r = sd_bus_attach_event(m->core.bus, m->core.event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
                 return log_error_errno(r, "Failed to attach bus to event loop: %m");
-        r = p2p_new(m, &m->p2p);
+        r = p2p_new(&m->core, &m->p2p);
         if (r < 0)
                 return log_oom();
         r = manager_bus_setup(m);

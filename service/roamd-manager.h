@@ -54,7 +54,7 @@ struct Manager {
 
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
         sd_bus_slot *manager_slot, *object_manager_slot, *link_slot, *link_enum_slot;
-        sd_bus_slot *peer_slot, *peer_enum_slot;
+        sd_bus_slot *p2p_slot, *peer_slot, *peer_enum_slot;
 };
 
 int manager_new(const char *config_path, bool config_missing_ok, Manager **ret);

@@ -6,7 +6,7 @@
 #include "roam-log.h"
 #include "roam-util.h"
 #include "roamd-bus-auth.h"
-#include "roamd-manager.h"
+#include "roamd-core.h"
 #include "roamd-p2p.h"
 
 #define P2P_ACTION "org.roam1.wifi-direct"
@@ -166,8 +166,8 @@ static const sd_bus_vtable peer_vtable[] = {
 static int peer_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
                      void **found, sd_bus_error *error)
 {
-        Manager *m = userdata;
-        Peer *p = p2p_get_peer_by_path(m->p2p, path);
+        P2p *p2p = userdata;
+        Peer *p = p2p_get_peer_by_path(p2p, path);
 
         if (!p || !p->announced)
                 return 0;
@@ -178,14 +178,14 @@ static int peer_find(sd_bus *bus, const char *path, const char *interface, void 
 static int peer_enumerate(sd_bus *bus, const char *path, void *userdata, char ***nodes,
                           sd_bus_error *error)
 {
-        Manager *m = userdata;
+        P2p *p2p = userdata;
         _cleanup_strv_free_ char **l = NULL;
 
         l = calloc(1, sizeof(char *));
         if (!l)
                 return -ENOMEM;
-        for (size_t i = 0; i < p2p_n_peers(m->p2p); i++) {
-                Peer *p = p2p_peer_at(m->p2p, i);
+        for (size_t i = 0; i < p2p_n_peers(p2p); i++) {
+                Peer *p = p2p_peer_at(p2p, i);
                 if (p->announced && strv_extend(&l, p->path) < 0)
                         return -ENOMEM;
         }
@@ -193,25 +193,9 @@ static int peer_enumerate(sd_bus *bus, const char *path, void *userdata, char **
         return 1;
 }
 
-int p2p_bus_setup(P2p *p)
-{
-        Manager *m = p2p_manager(p);
-        int r;
-
-        r = sd_bus_add_fallback_vtable(m->core.bus, &m->peer_slot, ROAM_PEER_PATH_PREFIX,
-                                       ROAM_PEER_INTERFACE, peer_vtable, peer_find, m);
-        if (r < 0)
-                return log_error_errno(r, "Failed to add peer objects: %m");
-        r = sd_bus_add_node_enumerator(m->core.bus, &m->peer_enum_slot, ROAM_PEER_PATH_PREFIX,
-                                       peer_enumerate, m);
-        if (r < 0)
-                return log_error_errno(r, "Failed to add peer enumerator: %m");
-        return 0;
-}
-
 void peer_bus_emit_changed(Peer *peer, const char *first, ...)
 {
-        sd_bus *bus = p2p_manager(peer->p2p)->core.bus;
+        sd_bus *bus = p2p_core(peer->p2p)->bus;
         const char *names[16];
         size_t n = 0;
         va_list ap;
@@ -232,7 +216,7 @@ void peer_bus_emit_changed(Peer *peer, const char *first, ...)
 
 void peer_bus_announce(Peer *peer)
 {
-        sd_bus *bus = p2p_manager(peer->p2p)->core.bus;
+        sd_bus *bus = p2p_core(peer->p2p)->bus;
         int r;
 
         if (peer->announced)
@@ -249,7 +233,7 @@ void peer_bus_announce(Peer *peer)
 
 void peer_bus_withdraw(Peer *peer)
 {
-        sd_bus *bus = p2p_manager(peer->p2p)->core.bus;
+        sd_bus *bus = p2p_core(peer->p2p)->bus;
         int r;
 
         if (!peer->announced)
@@ -264,32 +248,40 @@ void peer_bus_withdraw(Peer *peer)
 
 void p2p_bus_emit_state(P2p *p)
 {
-        manager_bus_emit_changed(p2p_manager(p), "P2PState", "P2PDevice", NULL);
+        sd_bus *bus = p2p_core(p)->bus;
+        int r;
+
+        if (!bus)
+                return;
+        r = sd_bus_emit_properties_changed(bus, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
+                                           "P2PState", "P2PDevice", NULL);
+        if (r < 0)
+                log_warning_errno(r, "Failed to emit PropertiesChanged: %m");
 }
 
 void p2p_bus_emit_failed(P2p *p, const Peer *peer, const char *reason)
 {
-        Manager *m = p2p_manager(p);
+        sd_bus *bus = p2p_core(p)->bus;
 
-        if (m->core.bus)
-                (void)sd_bus_emit_signal(m->core.bus, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
+        if (bus)
+                (void)sd_bus_emit_signal(bus, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
                                          "P2PConnectionFailed", "sss", peer->addr,
                                          strempty(peer->name), reason);
 }
 
 void p2p_bus_emit_group_removed(P2p *p, const char *ifname, const Peer *peer, const char *reason)
 {
-        Manager *m = p2p_manager(p);
+        sd_bus *bus = p2p_core(p)->bus;
 
-        if (m->core.bus)
-                (void)sd_bus_emit_signal(m->core.bus, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
+        if (bus)
+                (void)sd_bus_emit_signal(bus, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
                                          "P2PGroupRemoved", "sss", ifname, peer ? peer->addr : "",
                                          reason);
 }
 
-int p2p_bus_method_find(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+static int method_find(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
-        Manager *m = userdata;
+        P2p *p2p = userdata;
         uint32_t timeout;
         int r;
 
@@ -302,33 +294,68 @@ int p2p_bus_method_find(sd_bus_message *msg, void *userdata, sd_bus_error *error
         if (timeout > 3600)
                 return sd_bus_error_set(error, ROAM_ERROR_INVALID_ARGS,
                                         "Search for at most 3600 seconds.");
-        r = p2p_find(m->p2p, timeout == 0 ? 30 : timeout, msg);
+        r = p2p_find(p2p, timeout == 0 ? 30 : timeout, msg);
         if (r < 0)
                 return sd_bus_error_set(error, ROAM_ERROR_FAILED,
                                         "No WiFi Direct device: wpa_supplicant does not run one.");
         return 1;
 }
 
-int p2p_bus_method_stop_find(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+static int method_stop_find(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
-        Manager *m = userdata;
+        P2p *p2p = userdata;
         int r;
 
         r = authorize(msg, error);
         if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
-        r = p2p_stop_find(m->p2p, msg);
+        r = p2p_stop_find(p2p, msg);
         if (r < 0)
                 return sd_bus_error_set(error, ROAM_ERROR_FAILED,
                                         "No WiFi Direct device: wpa_supplicant does not run one.");
         return 1;
 }
 
-int p2p_bus_property_get(sd_bus *bus, const char *path, const char *interface, const char *property,
-                         sd_bus_message *reply, void *userdata, sd_bus_error *error)
+static int property_get(sd_bus *bus, const char *path, const char *interface, const char *property,
+                        sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
-        Manager *m = userdata;
+        P2p *p2p = userdata;
 
         return sd_bus_message_append(
-            reply, "s", streq(property, "P2PState") ? p2p_state(m->p2p) : p2p_device(m->p2p));
+            reply, "s", streq(property, "P2PState") ? p2p_state(p2p) : p2p_device(p2p));
+}
+
+static const sd_bus_vtable p2p_manager_vtable[] = {
+    SD_BUS_VTABLE_START(0),
+    SD_BUS_PROPERTY("P2PState", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("P2PDevice", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_METHOD_WITH_ARGS("P2PFind", SD_BUS_ARGS("u", timeout_sec), SD_BUS_NO_RESULT, method_find,
+                            SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD("P2PStopFind", NULL, NULL, method_stop_find, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_SIGNAL_WITH_ARGS("P2PConnectionFailed",
+                            SD_BUS_ARGS("s", address, "s", name, "s", reason), 0),
+    SD_BUS_SIGNAL_WITH_ARGS("P2PGroupRemoved", SD_BUS_ARGS("s", ifname, "s", address, "s", reason),
+                            0),
+    SD_BUS_VTABLE_END,
+};
+
+int p2p_bus_setup(P2p *p, sd_bus_slot **ret_manager, sd_bus_slot **ret_peers,
+                  sd_bus_slot **ret_enum)
+{
+        sd_bus *bus = p2p_core(p)->bus;
+        int r;
+
+        /* The P2P members of org.roam1.Manager: this slice of the interface is ours. */
+        r = sd_bus_add_object_vtable(bus, ret_manager, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
+                                     p2p_manager_vtable, p);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add the manager's P2P members: %m");
+        r = sd_bus_add_fallback_vtable(bus, ret_peers, ROAM_PEER_PATH_PREFIX, ROAM_PEER_INTERFACE,
+                                       peer_vtable, peer_find, p);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add peer objects: %m");
+        r = sd_bus_add_node_enumerator(bus, ret_enum, ROAM_PEER_PATH_PREFIX, peer_enumerate, p);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add peer enumerator: %m");
+        return 0;
 }

@@ -7,7 +7,8 @@
 #include "roam-log.h"
 #include "roam-util.h"
 #include "roam-words.h"
-#include "roamd-manager.h"
+#include "roamd-config.h"
+#include "roamd-core.h"
 #include "roamd-p2p.h"
 
 /* Reasons come from the table roam shares (shared/roam-words.c), which says them in words. */
@@ -54,7 +55,7 @@ typedef struct P2pCall {
 } P2pCall;
 
 struct P2p {
-        Manager *manager;
+        Core *core;
         WpaClient *client;
         char *prefix;
         char *ifname;
@@ -65,9 +66,9 @@ struct P2p {
         P2pCall *calls;
 };
 
-Manager *p2p_manager(const P2p *p)
+Core *p2p_core(const P2p *p)
 {
-        return p->manager;
+        return p->core;
 }
 
 const char *p2p_state(const P2p *p)
@@ -663,7 +664,7 @@ void p2p_set_device(P2p *p, WpaClient *client, const char *prefix, const char *i
                         log_oom();
                         p2p_drop_device(p);
                 } else {
-                        name = p->manager->core.config->wifi.p2p_device_name;
+                        name = p->core->config->wifi.p2p_device_name;
                         if (name)
                                 (void)p2p_call(p, CALL_SET, NULL, NULL, NULL, "SET device_name %s",
                                                name);
@@ -673,13 +674,13 @@ void p2p_set_device(P2p *p, WpaClient *client, const char *prefix, const char *i
         p2p_bus_emit_state(p);
 }
 
-int p2p_new(Manager *m, P2p **ret)
+int p2p_new(Core *core, P2p **ret)
 {
         P2p *p = calloc(1, sizeof(*p));
 
         if (!p)
                 return -ENOMEM;
-        p->manager = m;
+        p->core = core;
         *ret = p;
         return 0;
 }

@@ -12,7 +12,7 @@
 
 #include "roamd-client-wpa.h"
 
-typedef struct Manager Manager;
+typedef struct Core Core;
 typedef struct P2p P2p;
 
 typedef enum PeerState {
@@ -64,8 +64,8 @@ typedef struct Peer {
         bool announced;
 } Peer;
 
-int p2p_new(Manager *m, P2p **ret);
-Manager *p2p_manager(const P2p *p);
+int p2p_new(Core *core, P2p **ret);
+Core *p2p_core(const P2p *p);
 P2p *p2p_free(P2p *p);
 
 /* The interface wpa_supplicant runs P2P on (client NULL: none). prefix is the IFNAME= of the
@@ -91,14 +91,12 @@ int peer_reject(Peer *peer, sd_bus_message *msg, sd_bus_error *error);
 int peer_disconnect(Peer *peer, sd_bus_message *msg, sd_bus_error *error);
 
 /* roamd-p2p-bus.c */
-int p2p_bus_setup(P2p *p);
+/* Its slice of org.roam1.Manager (P2P*), the org.roam1.Peer objects and their enumerator. */
+int p2p_bus_setup(P2p *p, sd_bus_slot **ret_manager, sd_bus_slot **ret_peers,
+                  sd_bus_slot **ret_enum);
 void peer_bus_emit_changed(Peer *peer, const char *first, ...);
 void peer_bus_announce(Peer *peer);
 void peer_bus_withdraw(Peer *peer);
 void p2p_bus_emit_state(P2p *p);
 void p2p_bus_emit_failed(P2p *p, const Peer *peer, const char *reason);
 void p2p_bus_emit_group_removed(P2p *p, const char *ifname, const Peer *peer, const char *reason);
-int p2p_bus_method_find(sd_bus_message *msg, void *userdata, sd_bus_error *error);
-int p2p_bus_method_stop_find(sd_bus_message *msg, void *userdata, sd_bus_error *error);
-int p2p_bus_property_get(sd_bus *bus, const char *path, const char *interface, const char *property,
-                         sd_bus_message *reply, void *userdata, sd_bus_error *error);
