@@ -8,7 +8,6 @@
 #include "roamd-link-bus.h"
 #include "roamd-link.h"
 #include "roamd-core.h"
-#include "roamd-links.h"
 #include "roamd-probe.h"
 
 static const char *const link_state_table[_LINK_STATE_MAX] = {
@@ -40,6 +39,12 @@ void link_info_done(LinkInfo *i)
         strv_free(i->ntp_servers);
         free(i->captive_portal_url);
         *i = (LinkInfo){};
+}
+
+static void link_note(Link *l, LinkNote note)
+{
+        if (l->note)
+                l->note(l, note, l->note_userdata);
 }
 
 int link_new(Core *core, int ifindex, Link **ret)
@@ -377,14 +382,14 @@ void link_set_verdict(Link *l, int family, VerdictResult v, const char *portal_u
         names[n] = NULL;
         if (n > 0) {
                 link_bus_emit_changed_strv(l, (char **)names);
-                links_link_verdict_changed(l->links, l);
+                link_note(l, LINK_NOTE_VERDICT);
         }
 }
 
 void link_probe_finished(Link *l)
 {
         link_bus_emit_changed(l, "LastProbe", "ProbeDuration", NULL);
-        links_link_probed(l->links, l);
+        link_note(l, LINK_NOTE_PROBED);
 }
 
 void link_set_nat64_prefix(Link *l, const char *prefix)
@@ -437,6 +442,6 @@ void link_set_capport(Link *l, const CapportInfo *info, const char *error)
         }
         if (changed) {
                 link_bus_emit_changed(l, "CaptivePortal", NULL);
-                links_link_capport_changed(l->links, l);
+                link_note(l, LINK_NOTE_CAPPORT);
         }
 }

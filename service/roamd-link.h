@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -18,6 +19,17 @@ typedef struct Prober Prober;
 /* A kernel adapter (netlink, ndopt, dns, wpa) says that something a sync reads changed; it is
  * given this callback and its userdata at construction and knows nothing above itself. */
 typedef void (*LinkChangedFn)(void *userdata);
+
+typedef struct Link Link;
+/* What a link tells the registry it is in. */
+typedef enum LinkNote {
+        LINK_NOTE_VERDICT, /* its verdict (or portal URL) changed */
+        LINK_NOTE_PROBED,  /* a probe round ended, the verdict maybe unchanged */
+        LINK_NOTE_CAPPORT, /* its RFC 8908 data changed */
+        _LINK_NOTE_MAX,
+        _LINK_NOTE_INVALID = -EINVAL,
+} LinkNote;
+typedef void (*LinkNoteFn)(Link *l, LinkNote note, void *userdata);
 
 /* A link's network identity and location as the firewall decided them (Link.NetworkId,
  * Location...): the firewall above fills it in through the hook the manager registers. */
@@ -90,7 +102,10 @@ void link_info_done(LinkInfo *i);
 
 typedef struct Link {
         Core *core;
-        Links *links; /* the registry it is in: told of its verdict, RFC 8908 data, network */
+        /* The registry it is in, told of the link's verdict, probe rounds and RFC 8908 data
+         * through this hook (a link includes nothing above itself). */
+        LinkNoteFn note;
+        void *note_userdata;
         int ifindex;
         char *path;
         Bearer bearer;

@@ -141,6 +141,8 @@ Link *links_get_by_name(Links *l, const char *name)
         return NULL;
 }
 
+static void on_link_note(Link *link, LinkNote note, void *userdata);
+
 static int links_add(Links *l, int ifindex, Link **ret)
 {
         Link **nl, *link;
@@ -151,7 +153,8 @@ static int links_add(Links *l, int ifindex, Link **ret)
         r = link_new(l->core, ifindex, &link);
         if (r < 0)
                 return r;
-        link->links = l;
+        link->note = on_link_note;
+        link->note_userdata = l;
         nl = realloc(l->links, sizeof(Link *) * (l->n_links + 1));
         if (!nl) {
                 link_free(link);
@@ -283,7 +286,7 @@ static void links_update_best(Links *l)
                 links_notify(l, &(LinksEvent){.type = LINKS_EVENT_BEST, .mask = mask});
 }
 
-void links_link_verdict_changed(Links *l, Link *link)
+static void links_link_verdict_changed(Links *l, Link *link)
 {
         if (!l)
                 return;
@@ -291,16 +294,36 @@ void links_link_verdict_changed(Links *l, Link *link)
         links_notify(l, &(LinksEvent){.type = LINKS_EVENT_VERDICT, .link = link});
 }
 
-void links_link_probed(Links *l, Link *link)
+static void links_link_probed(Links *l, Link *link)
 {
         if (l)
                 links_notify(l, &(LinksEvent){.type = LINKS_EVENT_PROBED, .link = link});
 }
 
-void links_link_capport_changed(Links *l, Link *link)
+static void links_link_capport_changed(Links *l, Link *link)
 {
         if (l)
                 links_notify(l, &(LinksEvent){.type = LINKS_EVENT_CAPPORT, .link = link});
+}
+
+static void on_link_note(Link *link, LinkNote note, void *userdata)
+{
+        Links *l = userdata;
+
+        switch (note) {
+        case LINK_NOTE_VERDICT:
+                links_link_verdict_changed(l, link);
+                break;
+        case LINK_NOTE_PROBED:
+                links_link_probed(l, link);
+                break;
+        case LINK_NOTE_CAPPORT:
+                links_link_capport_changed(l, link);
+                break;
+        case _LINK_NOTE_MAX:
+        case _LINK_NOTE_INVALID:
+                break;
+        }
 }
 
 void links_link_network_changed(Links *l, Link *link)

@@ -102,8 +102,5 @@ int links_sync(Links *l);
 Link *links_get(Links *l, int ifindex);
 Link *links_get_by_name(Links *l, const char *name);
 
-/* From a link itself: its verdict / RFC 8908 data / network identity changed. */
-void links_link_verdict_changed(Links *l, Link *link);
-void links_link_capport_changed(Links *l, Link *link);
+/* The firewall found the link on another network (its identity changed). */
 void links_link_network_changed(Links *l, Link *link);
-void links_link_probed(Links *l, Link *link);

@@ -322,6 +322,11 @@ static void on_wpa_changed(void *userdata)
         links_changed(m->core.links);
 }
 
+static void on_wpa_station(Link *l, char **names, void *userdata)
+{
+        link_bus_emit_changed_strv(l, names);
+}
+
 static void on_p2p_device(WpaClient *client, const char *prefix, const char *ifname, void *userdata)
 {
         Manager *m = userdata;
@@ -400,7 +405,7 @@ int manager_start(Manager *m)
         /* wpa_supplicant, once the links are known (whose sockets are ours); sockets found now
          * are attached asynchronously. */
         if (m->core.config->wifi.enable) {
-                static const WpaHooks hooks = {on_wpa_changed, on_p2p_device};
+                static const WpaHooks hooks = {on_wpa_changed, on_wpa_station, on_p2p_device};
 
                 r = wpa_new(m->core.event, &m->core.config, m->core.links, m->core.initial_netns,
                             &hooks, m, &m->core.wpa);

@@ -7,7 +7,6 @@
 #include "roam-text.h"
 #include "roam-util.h"
 #include "roamd-client-wpa.h"
-#include "roamd-link-bus.h"
 #include "roamd-wpa.h"
 
 typedef struct WpaIface {
@@ -100,6 +99,12 @@ static void wpa_pick_p2p(Wpa *w)
 
 static void iface_poll_signal(WpaIface *i);
 
+static void wpa_station_changed(Wpa *w, Link *l, const char *const *names)
+{
+        if (w->hooks.station)
+                w->hooks.station(l, (char **)names, w->userdata);
+}
+
 static bool station_associated(const WpaStation *st)
 {
         return streq_ptr(st->wpa_state, "COMPLETED");
@@ -115,7 +120,8 @@ static void iface_set_signal(WpaIface *i, int32_t dbm, uint32_t speed)
         i->st.link_speed = speed;
         l = iface_link(i);
         if (l)
-                link_bus_emit_changed(l, "WiFiSignal", "WiFiLinkSpeed", NULL);
+                wpa_station_changed(i->wpa, l,
+                                    (const char *const[]){"WiFiSignal", "WiFiLinkSpeed", NULL});
 }
 
 static void iface_stop_signal(WpaIface *i)
@@ -232,8 +238,9 @@ static void iface_set_station(WpaIface *i, WpaStation *st)
         }
         l = iface_link(i);
         if (changed && l)
-                link_bus_emit_changed(l, "WiFiState", "WiFiSSID", "WiFiBSSID", "WiFiKeyMgmt",
-                                      "WiFiFrequency", NULL);
+                wpa_station_changed(i->wpa, l,
+                                    (const char *const[]){"WiFiState", "WiFiSSID", "WiFiBSSID",
+                                                          "WiFiKeyMgmt", "WiFiFrequency", NULL});
         if (changed) /* the SSID is part of the network's identity (roamd-firewall.c) */
                 i->wpa->hooks.changed(i->wpa->userdata);
         if (p2p_changed)
@@ -387,8 +394,10 @@ static void wpa_remove(Wpa *w, const char *name)
         l = iface_link(i);
         iface_free(i);
         if (l)
-                link_bus_emit_changed(l, "WiFiState", "WiFiSSID", "WiFiBSSID", "WiFiKeyMgmt",
-                                      "WiFiFrequency", "WiFiSignal", "WiFiLinkSpeed", NULL);
+                wpa_station_changed(w, l,
+                                    (const char *const[]){"WiFiState", "WiFiSSID", "WiFiBSSID",
+                                                          "WiFiKeyMgmt", "WiFiFrequency",
+                                                          "WiFiSignal", "WiFiLinkSpeed", NULL});
         w->hooks.changed(w->userdata);
         wpa_pick_p2p(w);
 }

@@ -22,6 +22,9 @@ typedef struct WpaClient WpaClient;
 typedef struct WpaHooks {
         /* station facts changed, or an interface came or went: a sync reads them */
         LinkChangedFn changed;
+        /* a link's station facts changed (names: its Link properties, NULL-terminated): the
+         * bus glue above emits them */
+        void (*station)(Link *l, char **names, void *userdata);
         /* the interface that carries P2P (NULLs: none) */
         void (*p2p_device)(WpaClient *client, const char *prefix, const char *ifname,
                            void *userdata);
