@@ -15,7 +15,7 @@
 #include "roamd-core.h"
 #include "roamd-links.h"
 #include "roamd-time-clock.h"
-#include "roamd-time-feed.h"
+#include "roamd-time.h"
 #include "roamd-time-step.h"
 
 #define TIMEDATED_PATH  "/org/freedesktop/timedate1"
@@ -42,7 +42,7 @@ static void clock_set(TimeClock *c, TimeClockState s, const char *fmt, ...)
                 log_debug("Time: clock %s (%s)", time_clock_state_to_string(s), reason);
         c->state = s;
         snprintf(c->reason, sizeof(c->reason), "%s", reason);
-        time_bus_emit_changed(c->feed, "ClockState", "ClockReason", NULL);
+        c->changed(c->userdata);
 }
 
 /* The saved last known good time as the last evaluation aged it (its drift only lowers it). */
@@ -59,7 +59,7 @@ static usec_t lower_bound(const Time *t)
 /* TIME_CLOCK_PENDING with the target and the clock now, or the refusal (set). */
 static TimeClockState clock_target(TimeClock *c, usec_t *ret_target, usec_t *ret_clock)
 {
-        Time *t = c->feed->time;
+        Time *t = c->time;
         usec_t rt = 0, err = 0, clock;
         bool settled = t->state == TIME_STATE_SETTLED &&
                        time_bound_at(t, clock_now_usec(CLOCK_BOOTTIME), &rt, &err) >= 0;
@@ -87,7 +87,7 @@ static int on_set_time(sd_bus_message *m, void *userdata, sd_bus_error *err)
         TimeClock *c = userdata;
         const sd_bus_error *e = sd_bus_message_get_error(m);
         char from[40], to[40], off[32], reason[sizeof(c->reason)];
-        Core *mgr = c->feed->core;
+        Core *mgr = c->core;
         int r;
 
         (void)err;
@@ -97,8 +97,7 @@ static int on_set_time(sd_bus_message *m, void *userdata, sd_bus_error *err)
                           e->message ? e->message : e->name);
         else {
                 snprintf(reason, sizeof(reason), "the clock was %s off the agreed time (%s)",
-                         time_signed_span_words(-c->offset, off, sizeof(off)),
-                         c->feed->time->reason);
+                         time_signed_span_words(-c->offset, off, sizeof(off)), c->time->reason);
                 log_info("Time: clock stepped %s -> %s (%s)",
                          time_format_utc(c->from, from, sizeof(from)),
                          time_format_utc(c->to, to, sizeof(to)), reason);
@@ -129,7 +128,7 @@ static int on_query(sd_bus_message *m, void *userdata, sd_bus_error *err)
         TimeClock *c = userdata;
         const sd_bus_error *e = sd_bus_message_get_error(m);
         bool ntp = false, synced = false;
-        Core *mgr = c->feed->core;
+        Core *mgr = c->core;
         usec_t target, clock;
         int r;
 
@@ -177,7 +176,7 @@ done:
 
 static void clock_decide(TimeClock *c)
 {
-        Core *m = c->feed->core;
+        Core *m = c->core;
         usec_t target, clock;
         int r;
 
@@ -219,16 +218,20 @@ static void on_time(Time *t, TimeChange ev, void *userdata)
         }
 }
 
-int time_clock_new(TimeFeed *f, TimeClock **ret)
+int time_clock_new(Core *core, Time *time, void (*changed)(void *userdata), void *userdata,
+                   TimeClock **ret)
 {
         TimeClock *c = calloc(1, sizeof(*c));
 
         if (!c)
                 return -ENOMEM;
-        c->feed = f;
+        c->core = core;
+        c->time = time;
+        c->changed = changed;
+        c->userdata = userdata;
         c->state = TIME_CLOCK_UNSETTLED;
         snprintf(c->reason, sizeof(c->reason), "the time is not settled");
-        c->watch = time_watch_add(f->time, on_time, c, NULL);
+        c->watch = time_watch_add(time, on_time, c, NULL);
         if (c->watch == 0) {
                 free(c);
                 return -ENOMEM;
@@ -242,7 +245,7 @@ TimeClock *time_clock_free(TimeClock *c)
         if (!c)
                 return NULL;
         if (c->watch)
-                time_watch_remove(c->feed->time, c->watch);
+                time_watch_remove(c->time, c->watch);
         sd_bus_slot_unref(c->query);
         sd_bus_slot_unref(c->set);
         free(c);

@@ -14,10 +14,15 @@
 
 #include "roamd-time-step.h"
 
-typedef struct TimeFeed TimeFeed;
+typedef struct Core Core;
+typedef struct Time Time;
 
 typedef struct TimeClock {
-        TimeFeed *feed;
+        Core *core;
+        Time *time; /* the consensus it follows */
+        /* ClockState or ClockReason changed: the owner's bus glue says so */
+        void (*changed)(void *userdata);
+        void *userdata;
         unsigned watch;
         sd_bus_slot *query; /* GetAll on timedated: does a clock daemon keep the clock? */
         sd_bus_slot *set;   /* SetTime */
@@ -28,6 +33,7 @@ typedef struct TimeClock {
         char reason[256];
 } TimeClock;
 
-int time_clock_new(TimeFeed *f, TimeClock **ret);
+int time_clock_new(Core *core, Time *time, void (*changed)(void *userdata), void *userdata,
+                   TimeClock **ret);
 /* Cancels a call in flight. Accepts NULL. */
 TimeClock *time_clock_free(TimeClock *c);

@@ -275,6 +275,11 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
         }
 }
 
+static void on_clock_changed(void *userdata)
+{
+        time_bus_emit_changed(userdata, "ClockState", "ClockReason", NULL);
+}
+
 int time_feed_new(Core *m, TimeFeed **ret)
 {
         TimeFeed *f = calloc(1, sizeof(*f));
@@ -293,7 +298,7 @@ int time_feed_new(Core *m, TimeFeed **ret)
                 time_feed_free(f);
                 return -ENOMEM;
         }
-        r = time_clock_new(f, &f->clock);
+        r = time_clock_new(f->core, f->time, on_clock_changed, f, &f->clock);
         if (r < 0) {
                 time_feed_free(f);
                 return r;
