@@ -394,7 +394,7 @@ int manager_start(Manager *m)
                 return r;
         if (time_watch_add(m->time->time, on_time, m, NULL) == 0)
                 return log_oom();
-        r = ntp_dhcp_new(m, &m->ntp_dhcp);
+        r = ntp_dhcp_new(&m->core, &m->ntp_dhcp);
         if (r < 0)
                 return log_oom();
 

@@ -13,7 +13,8 @@
 #include "roamd-client-chrony.h"
 #include "roamd-link.h"
 #include "roamd-links.h"
-#include "roamd-manager.h"
+#include "roamd-config.h"
+#include "roamd-core.h"
 #include "roamd-ntp-dhcp.h"
 #include "roamd-ntp-sources.h"
 
@@ -26,7 +27,7 @@ typedef struct NtpDhcpEntry {
 } NtpDhcpEntry;
 
 struct NtpDhcp {
-        Manager *manager;
+        Core *core;
         unsigned links_watch;
         ChronyClient *chrony;
         NtpDhcpEntry *entries;
@@ -47,7 +48,7 @@ NtpDhcp *ntp_dhcp_free(NtpDhcp *d)
         if (!d)
                 return NULL;
         if (d->links_watch)
-                links_watch_remove(d->manager->core.links, d->links_watch);
+                links_watch_remove(d->core->links, d->links_watch);
         chrony_client_free(d->chrony);
         for (size_t i = 0; i < d->n_entries; i++)
                 entry_done(&d->entries[i]);
@@ -96,7 +97,7 @@ static int entry_set(NtpDhcp *d, NtpDhcpEntry *e, const char *name, char *path, 
         if (!p)
                 return 1;
         /* made when first needed, as Debian's hooks do */
-        dir = d->manager->core.config->time.chrony_source_dir;
+        dir = d->core->config->time.chrony_source_dir;
         if (dir && mkdir(dir, 0755) < 0 && errno != EEXIST && -errno != d->dir_error) {
                 d->dir_error = -errno;
                 log_warning_errno(errno, "Time: cannot make %s: %m", dir);
@@ -175,9 +176,9 @@ static int sweep(NtpDhcp *d, const char *dir)
 
 static void update(NtpDhcp *d, const LinksEvent *ev)
 {
-        const Config *c = d->manager->core.config;
+        const Config *c = d->core->config;
         const char *dir = c->time.chrony_source_dir;
-        Links *links = d->manager->core.links;
+        Links *links = d->core->links;
         int changed = 0, r;
 
         /* a link that went: its file goes */
@@ -233,17 +234,17 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
         }
 }
 
-int ntp_dhcp_new(Manager *m, NtpDhcp **ret)
+int ntp_dhcp_new(Core *core, NtpDhcp **ret)
 {
         NtpDhcp *d = calloc(1, sizeof(*d));
         int r;
 
         if (!d)
                 return -ENOMEM;
-        d->manager = m;
-        r = chrony_client_new(m->core.event, &d->chrony);
+        d->core = core;
+        r = chrony_client_new(core->event, &d->chrony);
         if (r >= 0) {
-                d->links_watch = links_watch_add(m->core.links, on_links, d, NULL);
+                d->links_watch = links_watch_add(core->links, on_links, d, NULL);
                 if (!d->links_watch)
                         r = -ENOMEM;
         }

@@ -10,9 +10,9 @@
  * link wants are removed at the first sync. Watches the links registry (lower layers never
  * call up); the manager owns it. */
 
-typedef struct Manager Manager;
+typedef struct Core Core;
 typedef struct NtpDhcp NtpDhcp;
 
-int ntp_dhcp_new(Manager *m, NtpDhcp **ret);
+int ntp_dhcp_new(Core *core, NtpDhcp **ret);
 /* Leaves the files (their servers were right); cancels a reload under way. Accepts NULL. */
 NtpDhcp *ntp_dhcp_free(NtpDhcp *d);
