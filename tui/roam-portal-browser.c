@@ -28,7 +28,8 @@
  * round that checks the link after the browser. */
 #define WAIT_USEC (15 * USEC_PER_SEC)
 
-static const char *const FALLBACKS[] = {"w3m", "lynx", "elinks", "links"};
+/* lynx first: the one that can be told to open no file: URL (docs/portal.md) */
+static const char *const FALLBACKS[] = {"lynx", "w3m", "elinks", "links"};
 
 /* Whether name runs: a path that is executable, or a name found on PATH. */
 static bool runnable(const char *name)
@@ -98,7 +99,7 @@ int portal_browser_argv(const char *given, const char *url, char ***ret)
                                                    "editor,disk_save,download"
                                                  : FALLBACKS[i]);
                 if (!cmd) {
-                        log_error("No text browser found: install w3m or lynx, or name one with "
+                        log_error("No text browser found: install lynx or w3m, or name one with "
                                   "--browser CMD or $ROAM_PORTAL_BROWSER.");
                         return -ENOENT;
                 }
