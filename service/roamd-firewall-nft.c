@@ -129,23 +129,7 @@ static int txn_chain(NftTxn *t, uint16_t type, const char *name, int hook)
                 nft_txn_msg_end(t);
                 return 0;
         }
-        struct nftnl_chain *c = nftnl_chain_alloc();
-        if (!c)
-                return -ENOMEM;
-        nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, NFPROTO_INET);
-        nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, NFT_TABLE_NAME);
-        nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name);
-        if (hook >= 0) {
-                nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, "filter");
-                nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, (uint32_t)hook);
-                nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, FW_PRIO);
-                nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, NF_ACCEPT);
-        }
-        nlh = nft_txn_msg(t, type, type == NFT_MSG_NEWCHAIN ? NLM_F_CREATE | NLM_F_EXCL : 0);
-        nftnl_chain_nlmsg_build_payload(nlh, c);
-        nftnl_chain_free(c);
-        nft_txn_msg_end(t);
-        return 0;
+        return nft_txn_chain(t, type, name, hook >= 0 ? "filter" : NULL, hook, FW_PRIO);
 }
 
 static int txn_map(NftTxn *t, const char *name)

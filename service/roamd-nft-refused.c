@@ -38,27 +38,6 @@ struct NftRefused {
         uint32_t seq;
 };
 
-static int chain_new(NftTxn *t)
-{
-        struct nftnl_chain *c = nftnl_chain_alloc();
-        struct nlmsghdr *nlh;
-
-        if (!c)
-                return -ENOMEM;
-        nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, NFPROTO_INET);
-        nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, NFT_TABLE_NAME);
-        nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, REFUSED_CHAIN);
-        nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, "filter");
-        nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, NF_INET_LOCAL_IN);
-        nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, REFUSED_PRIO);
-        nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, NF_ACCEPT);
-        nlh = nft_txn_msg(t, NFT_MSG_NEWCHAIN, NLM_F_CREATE | NLM_F_EXCL);
-        nftnl_chain_nlmsg_build_payload(nlh, c);
-        nftnl_chain_free(c);
-        nft_txn_msg_end(t);
-        return 0;
-}
-
 static int set_new(NftTxn *t)
 {
         struct nftnl_set *s = nftnl_set_alloc();
@@ -141,7 +120,8 @@ int nft_refused_install(NftTxn *t)
 
         r = set_new(t);
         if (r >= 0)
-                r = chain_new(t);
+                r = nft_txn_chain(t, NFT_MSG_NEWCHAIN, REFUSED_CHAIN, "filter", NF_INET_LOCAL_IN,
+                                  REFUSED_PRIO);
         if (r >= 0)
                 r = refused_rule(t, AF_INET);
         if (r >= 0)

@@ -26,29 +26,6 @@
 #define NFT_TYPE_CGROUPV2 46
 #define LOOPBACK_IFINDEX  1
 
-static int chain_new(NftTxn *t, const char *name, bool base)
-{
-        struct nftnl_chain *c = nftnl_chain_alloc();
-        struct nlmsghdr *nlh;
-
-        if (!c)
-                return -ENOMEM;
-        nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, NFPROTO_INET);
-        nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, NFT_TABLE_NAME);
-        nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name);
-        if (base) {
-                nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, "filter");
-                nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, NF_INET_LOCAL_OUT);
-                nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, WAKE_PRIO);
-                nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, NF_ACCEPT);
-        }
-        nlh = nft_txn_msg(t, NFT_MSG_NEWCHAIN, NLM_F_CREATE | NLM_F_EXCL);
-        nftnl_chain_nlmsg_build_payload(nlh, c);
-        nftnl_chain_free(c);
-        nft_txn_msg_end(t);
-        return 0;
-}
-
 static struct nftnl_set *set_new(void)
 {
         struct nftnl_set *s = nftnl_set_alloc();
@@ -116,8 +93,11 @@ int nft_wake_gate_install(NftTxn *t)
         struct nftnl_rule *r;
         int k = 0;
 
-        if (gate_set_new(t) < 0 || chain_new(t, WAKE_REFUSE, false) < 0 ||
-            chain_new(t, WAKE_CHAIN, true) < 0 || refuse_rules(t) < 0)
+        if (gate_set_new(t) < 0 ||
+            nft_txn_chain(t, NFT_MSG_NEWCHAIN, WAKE_REFUSE, NULL, 0, 0) < 0 ||
+            nft_txn_chain(t, NFT_MSG_NEWCHAIN, WAKE_CHAIN, "filter", NF_INET_LOCAL_OUT, WAKE_PRIO) <
+                0 ||
+            refuse_rules(t) < 0)
                 return -ENOMEM;
 
         /* Loopback stays open (a local resolver, the app's own IPC). */

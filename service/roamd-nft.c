@@ -438,8 +438,7 @@ static int txn_flush_chain(NftTxn *t, const char *chain)
         return 0;
 }
 
-static int txn_chain(NftTxn *t, uint16_t type, const char *name, const char *ctype, int hook,
-                     int prio)
+int nft_txn_chain(NftTxn *t, uint16_t type, const char *name, const char *ctype, int hook, int prio)
 {
         struct nftnl_chain *c = nftnl_chain_alloc();
         struct nlmsghdr *nlh;
@@ -858,7 +857,7 @@ int nft_txn_put_class(NftTxn *t, const char *name, const NftClass *c, bool exist
         if (exists)
                 r = txn_flush_chain(t, name);
         else
-                r = txn_chain(t, NFT_MSG_NEWCHAIN, name, NULL, 0, 0);
+                r = nft_txn_chain(t, NFT_MSG_NEWCHAIN, name, NULL, 0, 0);
         if (r < 0)
                 return r;
         return class_rules(t, name, c);
@@ -866,7 +865,7 @@ int nft_txn_put_class(NftTxn *t, const char *name, const NftClass *c, bool exist
 
 int nft_txn_del_class(NftTxn *t, const char *name)
 {
-        return txn_chain(t, NFT_MSG_DELCHAIN, name, NULL, 0, 0);
+        return nft_txn_chain(t, NFT_MSG_DELCHAIN, name, NULL, 0, 0);
 }
 
 /* socket cgroupv2 level l vmap @app_l<l>; with user_socket only for packets of a socket
@@ -1194,7 +1193,7 @@ int nft_txn_set_slots(NftTxn *t, const uint32_t *slot_oif, size_t n_slots)
                         if (r >= 0)
                                 r = restore_chain_rules(t, chain, i, want);
                 } else if (want) {
-                        r = txn_chain(t, NFT_MSG_NEWCHAIN, chain, NULL, 0, 0);
+                        r = nft_txn_chain(t, NFT_MSG_NEWCHAIN, chain, NULL, 0, 0);
                         if (r >= 0)
                                 r = restore_chain_rules(t, chain, i, want);
                         if (r >= 0)
@@ -1202,7 +1201,7 @@ int nft_txn_set_slots(NftTxn *t, const uint32_t *slot_oif, size_t n_slots)
                 } else {
                         r = restore_elem(t, i, false);
                         if (r >= 0)
-                                r = txn_chain(t, NFT_MSG_DELCHAIN, chain, NULL, 0, 0);
+                                r = nft_txn_chain(t, NFT_MSG_DELCHAIN, chain, NULL, 0, 0);
                 }
                 if (r < 0)
                         return r;
@@ -1290,7 +1289,7 @@ int nft_txn_replace_table(NftTxn *t)
 
         /* route hook, mangle priority: conntrack (-200) has run, so ct state/mark are known;
          * a changed mark makes the kernel route the packet again. */
-        r = txn_chain(t, NFT_MSG_NEWCHAIN, "output", "route", NF_INET_LOCAL_OUT, -150);
+        r = nft_txn_chain(t, NFT_MSG_NEWCHAIN, "output", "route", NF_INET_LOCAL_OUT, -150);
         if (r < 0)
                 return r;
         r = output_chain_rules(t, none);
@@ -1298,14 +1297,14 @@ int nft_txn_replace_table(NftTxn *t)
                 return r;
 
         /* DNS of vpn=required apps to the VPN's servers (nat output, after the mark is set). */
-        r = txn_chain(t, NFT_MSG_NEWCHAIN, "vpn_dns", "nat", NF_INET_LOCAL_OUT, -100);
+        r = nft_txn_chain(t, NFT_MSG_NEWCHAIN, "vpn_dns", "nat", NF_INET_LOCAL_OUT, -100);
         if (r < 0)
                 return r;
 
         /* A socket picks its source address before the output chain reroutes it: flows that
          * roamd marked leave with the address of the link they really take. (socket cgroupv2
          * is not available here: the mark carries the decision.) */
-        r = txn_chain(t, NFT_MSG_NEWCHAIN, "postrouting", "nat", NF_INET_POST_ROUTING, 100);
+        r = nft_txn_chain(t, NFT_MSG_NEWCHAIN, "postrouting", "nat", NF_INET_POST_ROUTING, 100);
         if (r < 0)
                 return r;
         rl = rule_new("postrouting");

@@ -137,6 +137,10 @@ struct nftnl_rule;
 struct nftnl_expr;
 struct nftnl_rule *nft_rule_new_in(const char *table, const char *chain);
 int nft_txn_add_rule(NftTxn *t, struct nftnl_rule *r, int error);
+/* A chain of table inet roam: type NFT_MSG_NEWCHAIN (created, an error if it exists) or
+ * NFT_MSG_DELCHAIN; with ctype (e.g. "filter") a base chain on hook at prio, policy accept. */
+int nft_txn_chain(NftTxn *t, uint16_t type, const char *name, const char *ctype, int hook,
+                  int prio);
 int nft_rule_add_expr(struct nftnl_rule *r, struct nftnl_expr *e); /* e NULL: -ENOMEM */
 int nft_expr_meta(struct nftnl_rule *r, uint32_t key, uint32_t dreg);
 int nft_expr_imm(struct nftnl_rule *r, uint32_t dreg, const void *data, uint32_t len);
