@@ -84,24 +84,25 @@ static void add_addr(IpAddr *arr, size_t *n, size_t max, int family, const uint8
                 (*n)++;
 }
 
+/* s appended to a list of names (search domains, NTP servers) unless there or the list full */
+static void add_name(char (*list)[DHCP_LEASE_DOMAIN_MAX], size_t *n, size_t max, const char *s)
+{
+        if (*n >= max)
+                return;
+        for (size_t i = 0; i < *n; i++)
+                if (streq(list[i], s))
+                        return;
+        snprintf(list[(*n)++], DHCP_LEASE_DOMAIN_MAX, "%s", s);
+}
+
 static void add_domain(DhcpLease *l, const char *d)
 {
-        if (l->n_domains >= DHCP_LEASE_MAX_DOMAINS)
-                return;
-        for (size_t i = 0; i < l->n_domains; i++)
-                if (streq(l->domains[i], d))
-                        return;
-        snprintf(l->domains[l->n_domains++], DHCP_LEASE_DOMAIN_MAX, "%s", d);
+        add_name(l->domains, &l->n_domains, DHCP_LEASE_MAX_DOMAINS, d);
 }
 
 static void add_ntp(DhcpLease *l, const char *s)
 {
-        if (l->n_ntp >= DHCP_LEASE_MAX_NTP)
-                return;
-        for (size_t i = 0; i < l->n_ntp; i++)
-                if (streq(l->ntp[i], s))
-                        return;
-        snprintf(l->ntp[l->n_ntp++], DHCP_LEASE_DOMAIN_MAX, "%s", s);
+        add_name(l->ntp, &l->n_ntp, DHCP_LEASE_MAX_NTP, s);
 }
 
 /* A list of addresses of one family (DHCPv4 option 42, DHCPv6 option 31): the whole option or
