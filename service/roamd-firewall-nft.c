@@ -132,37 +132,6 @@ static int txn_chain(NftTxn *t, uint16_t type, const char *name, int hook)
         return nft_txn_chain(t, type, name, hook >= 0 ? "filter" : NULL, hook, FW_PRIO);
 }
 
-static int txn_map(NftTxn *t, const char *name)
-{
-        struct nftnl_set *s = nftnl_set_alloc();
-        struct nftnl_udata_buf *u = nftnl_udata_buf_alloc(64);
-        struct nlmsghdr *nlh;
-        static uint32_t set_id = 0x7f000000;
-
-        if (!s || !u) {
-                nftnl_set_free(s);
-                nftnl_udata_buf_free(u);
-                return -ENOMEM;
-        }
-        nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_INET);
-        nftnl_set_set_str(s, NFTNL_SET_TABLE, NFT_TABLE_NAME);
-        nftnl_set_set_str(s, NFTNL_SET_NAME, name);
-        nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, NFT_TYPE_IFINDEX);
-        nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, 4);
-        nftnl_set_set_u32(s, NFTNL_SET_ID, set_id++);
-        nftnl_set_set_u32(s, NFTNL_SET_FLAGS, NFT_SET_MAP);
-        nftnl_set_set_u32(s, NFTNL_SET_DATA_TYPE, NFT_DATA_VERDICT);
-        nftnl_set_set_u32(s, NFTNL_SET_DATA_LEN, 0);
-        nftnl_udata_put_u32(u, NFTNL_UDATA_SET_KEYBYTEORDER, 1 /* host endian */);
-        nftnl_set_set_data(s, NFTNL_SET_USERDATA, nftnl_udata_buf_data(u), nftnl_udata_buf_len(u));
-        nftnl_udata_buf_free(u);
-        nlh = nft_txn_msg(t, NFT_MSG_NEWSET, NLM_F_CREATE | NLM_F_EXCL);
-        nftnl_set_nlmsg_build_payload(nlh, s);
-        nftnl_set_free(s);
-        nft_txn_msg_end(t);
-        return 0;
-}
-
 static const char *link_chain(int ifindex, FwDirection dir, char buf[static 32])
 {
         snprintf(buf, 32, "%s_%d", dir == FW_DIRECTION_IN ? "fwi" : "fwo", ifindex);
@@ -247,7 +216,8 @@ int fw_nft_install(NftTxn *t)
         bool no = false, yes = true;
         int f4 = AF_INET, f6 = AF_INET6, r;
 
-        if ((r = txn_map(t, "fw_in")) < 0 || (r = txn_map(t, "fw_out")) < 0 ||
+        if ((r = nft_txn_new_set(t, "fw_in", NFT_TYPE_IFINDEX, 4, 0, 0, true, false)) < 0 ||
+            (r = nft_txn_new_set(t, "fw_out", NFT_TYPE_IFINDEX, 4, 0, 0, true, false)) < 0 ||
             (r = txn_chain(t, NFT_MSG_NEWCHAIN, "fw_input", NF_INET_LOCAL_IN)) < 0 ||
             (r = builtin(t, "fw_input", "built-in:loopback", NF_ACCEPT, m_loopback, &no)) < 0 ||
             (r = builtin(t, "fw_input", "built-in:established", NF_ACCEPT, m_ct, &est)) < 0 ||

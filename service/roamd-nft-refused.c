@@ -38,39 +38,6 @@ struct NftRefused {
         uint32_t seq;
 };
 
-static int set_new(NftTxn *t)
-{
-        struct nftnl_set *s = nftnl_set_alloc();
-        struct nftnl_udata_buf *u = nftnl_udata_buf_alloc(64);
-        struct nftnl_expr *e = nftnl_expr_alloc("counter");
-        struct nlmsghdr *nlh;
-
-        if (!s || !u || !e) {
-                nftnl_set_free(s);
-                nftnl_udata_buf_free(u);
-                nftnl_expr_free(e);
-                return -ENOMEM;
-        }
-        nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_INET);
-        nftnl_set_set_str(s, NFTNL_SET_TABLE, NFT_TABLE_NAME);
-        nftnl_set_set_str(s, NFTNL_SET_NAME, REFUSED_SET);
-        nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, NFT_TYPE_IFINDEX);
-        nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, sizeof(uint32_t));
-        nftnl_set_set_u32(s, NFTNL_SET_ID, 0x7e0f0001);
-        /* filled from the packet path (dynset), each element with a counter */
-        nftnl_set_set_u32(s, NFTNL_SET_FLAGS, NFT_SET_EVAL);
-        nftnl_set_set_u32(s, NFTNL_SET_DESC_SIZE, REFUSED_SET_SIZE);
-        nftnl_set_set_data(s, NFTNL_SET_EXPR, e, 0);
-        nftnl_udata_put_u32(u, NFTNL_UDATA_SET_KEYBYTEORDER, 1 /* host endian */);
-        nftnl_set_set_data(s, NFTNL_SET_USERDATA, nftnl_udata_buf_data(u), nftnl_udata_buf_len(u));
-        nftnl_udata_buf_free(u);
-        nlh = nft_txn_msg(t, NFT_MSG_NEWSET, NLM_F_CREATE | NLM_F_EXCL);
-        nftnl_set_nlmsg_build_payload(nlh, s);
-        nftnl_set_free(s);
-        nft_txn_msg_end(t);
-        return 0;
-}
-
 static int e_count(struct nftnl_rule *r)
 {
         struct nftnl_expr *e;
@@ -118,7 +85,9 @@ int nft_refused_install(NftTxn *t)
 {
         int r;
 
-        r = set_new(t);
+        /* filled from the packet path (dynset), each element with a counter */
+        r = nft_txn_new_set(t, REFUSED_SET, NFT_TYPE_IFINDEX, sizeof(uint32_t), NFT_SET_EVAL,
+                            REFUSED_SET_SIZE, false, true);
         if (r >= 0)
                 r = nft_txn_chain(t, NFT_MSG_NEWCHAIN, REFUSED_CHAIN, "filter", NF_INET_LOCAL_IN,
                                   REFUSED_PRIO);

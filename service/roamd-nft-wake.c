@@ -38,32 +38,6 @@ static struct nftnl_set *set_new(void)
         return s;
 }
 
-static int gate_set_new(NftTxn *t)
-{
-        struct nftnl_set *s = set_new();
-        struct nftnl_udata_buf *u = nftnl_udata_buf_alloc(64);
-        static uint32_t set_id = 0x7e000000;
-        struct nlmsghdr *nlh;
-
-        if (!s || !u) {
-                nftnl_set_free(s);
-                nftnl_udata_buf_free(u);
-                return -ENOMEM;
-        }
-        nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, NFT_TYPE_CGROUPV2);
-        nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, sizeof(uint64_t));
-        nftnl_set_set_u32(s, NFTNL_SET_ID, set_id++);
-        nftnl_set_set_u32(s, NFTNL_SET_FLAGS, 0);
-        nftnl_udata_put_u32(u, NFTNL_UDATA_SET_KEYBYTEORDER, 1 /* host endian */);
-        nftnl_set_set_data(s, NFTNL_SET_USERDATA, nftnl_udata_buf_data(u), nftnl_udata_buf_len(u));
-        nftnl_udata_buf_free(u);
-        nlh = nft_txn_msg(t, NFT_MSG_NEWSET, NLM_F_CREATE | NLM_F_EXCL);
-        nftnl_set_nlmsg_build_payload(nlh, s);
-        nftnl_set_free(s);
-        nft_txn_msg_end(t);
-        return 0;
-}
-
 /* TCP gets a reset (connect() fails at once with ECONNREFUSED), the rest an ICMP
  * administratively-prohibited (EHOSTUNREACH/EACCES), so nothing waits for a timeout. */
 static int refuse_rules(NftTxn *t)
@@ -93,7 +67,8 @@ int nft_wake_gate_install(NftTxn *t)
         struct nftnl_rule *r;
         int k = 0;
 
-        if (gate_set_new(t) < 0 ||
+        if (nft_txn_new_set(t, WAKE_SET, NFT_TYPE_CGROUPV2, sizeof(uint64_t), 0, 0, false, false) <
+                0 ||
             nft_txn_chain(t, NFT_MSG_NEWCHAIN, WAKE_REFUSE, NULL, 0, 0) < 0 ||
             nft_txn_chain(t, NFT_MSG_NEWCHAIN, WAKE_CHAIN, "filter", NF_INET_LOCAL_OUT, WAKE_PRIO) <
                 0 ||

@@ -472,8 +472,8 @@ static struct nftnl_set *set_new(const char *name)
         return s;
 }
 
-static int txn_new_set(NftTxn *t, const char *name, uint32_t key_type, uint32_t key_len,
-                       uint32_t flags, bool vmap, bool counter)
+int nft_txn_new_set(NftTxn *t, const char *name, uint32_t key_type, uint32_t key_len,
+                    uint32_t flags, uint32_t size, bool vmap, bool counter)
 {
         struct nftnl_set *s = set_new(name);
         struct nlmsghdr *nlh;
@@ -489,6 +489,8 @@ static int txn_new_set(NftTxn *t, const char *name, uint32_t key_type, uint32_t 
                 nftnl_set_set_u32(s, NFTNL_SET_DATA_LEN, 0);
         }
         nftnl_set_set_u32(s, NFTNL_SET_FLAGS, flags);
+        if (size)
+                nftnl_set_set_u32(s, NFTNL_SET_DESC_SIZE, size);
         if (key_type != NFT_TYPE_IPADDR && key_type != NFT_TYPE_IP6ADDR) {
                 /* Keys in host byte order: tell nft, so `nft list` prints them right. */
                 struct nftnl_udata_buf *u = nftnl_udata_buf_alloc(64);
@@ -514,6 +516,12 @@ static int txn_new_set(NftTxn *t, const char *name, uint32_t key_type, uint32_t 
         nftnl_set_free(s);
         txn_next(t);
         return 0;
+}
+
+static int txn_new_set(NftTxn *t, const char *name, uint32_t key_type, uint32_t key_len,
+                       uint32_t flags, bool vmap, bool counter)
+{
+        return nft_txn_new_set(t, name, key_type, key_len, flags, 0, vmap, counter);
 }
 
 static int txn_del_set(NftTxn *t, const char *name)

@@ -141,6 +141,10 @@ int nft_txn_add_rule(NftTxn *t, struct nftnl_rule *r, int error);
  * NFT_MSG_DELCHAIN; with ctype (e.g. "filter") a base chain on hook at prio, policy accept. */
 int nft_txn_chain(NftTxn *t, uint16_t type, const char *name, const char *ctype, int hook,
                   int prio);
+/* A new set (vmap: a verdict map) of table inet roam; size 0: no size hint; counter: each
+ * element with a counter. Keys other than addresses are in host byte order. */
+int nft_txn_new_set(NftTxn *t, const char *name, uint32_t key_type, uint32_t key_len,
+                    uint32_t flags, uint32_t size, bool vmap, bool counter);
 int nft_rule_add_expr(struct nftnl_rule *r, struct nftnl_expr *e); /* e NULL: -ENOMEM */
 int nft_expr_meta(struct nftnl_rule *r, uint32_t key, uint32_t dreg);
 int nft_expr_imm(struct nftnl_rule *r, uint32_t dreg, const void *data, uint32_t len);
