@@ -529,6 +529,15 @@ def test_session_expiry_seen_by_apps_stalled_connections(w, cafe, mon):
     connections every StallInterval (2 s), probes eth0 at once and finds the portal
     (docs/connectivity.md, "Between re-checks")."""
     assert "RecheckInterval" not in w.default_config  # 300 s: far beyond the bound below
+    # the café's logout also turns its DNS private: the DNS look (test below) is off here, so
+    # that the signal this test is about is the one that starts the round
+    conf = w.default_config.replace("[Probe]\n", "[Probe]\nDNSWatchInterval=0\n")
+    assert conf != w.default_config
+    log_before = len(w.roamd_log())
+    w.write_config(conf)
+    w.roamd_signal("HUP")
+    wait_for(lambda: "Reloading configuration" in w.roamd_log()[log_before:], 10,
+             what="roamd reloads")
     to_cafe(w, mon)
     login(w, save=False)
     wait_link_verdict(w, mon, "online")
