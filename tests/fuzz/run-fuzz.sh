@@ -1,5 +1,8 @@
 #!/bin/bash
 # Runs every libFuzzer target for a while (default 30 s each) from its seed corpus.
+# Every directory under corpus/ is one target, fuzz-NAME (tests/fuzz/meson.build builds the
+# same list): a new target cannot be forgotten here. They run as many at a time as there are
+# CPUs, each output kept apart and printed whole when it ends.
 # Usage: tests/fuzz/run-fuzz.sh [SECONDS]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -9,17 +12,26 @@ if [ ! -d "$build" ]; then
         CC=clang meson setup "$build" "$top" -Dfuzz=true -Db_sanitize=address,undefined \
                 -Db_lundef=false >/dev/null
 fi
-ninja -C "$build" tests/fuzz/fuzz-config tests/fuzz/fuzz-dhcp-lease tests/fuzz/fuzz-capport \
-        tests/fuzz/fuzz-cgroup-path tests/fuzz/fuzz-http-answer tests/fuzz/fuzz-app-policy \
-        tests/fuzz/fuzz-stats-history tests/fuzz/fuzz-wispr tests/fuzz/fuzz-wpa \
-        tests/fuzz/fuzz-ndef tests/fuzz/fuzz-firewall tests/fuzz/fuzz-ndopt tests/fuzz/fuzz-http-date \
-        tests/fuzz/fuzz-nitz tests/fuzz/fuzz-gpsd-tpv >/dev/null
-for t in config dhcp-lease capport cgroup-path http-answer app-policy stats-history wispr wpa ndef firewall \
-        ndopt http-date nitz gpsd-tpv; do
-        work=$(mktemp -d)
-        cp -r "$top/tests/fuzz/corpus/$t/." "$work/"
-        echo "fuzz-$t: ${secs}s"
-        "$build/tests/fuzz/fuzz-$t" -max_total_time="$secs" -max_len=8192 \
-                -artifact_prefix="$top/tests/fuzz/artifacts-" "$work" 2>&1 | tail -n 2
-        rm -rf "$work"
+targets=()
+for d in "$top"/tests/fuzz/corpus/*/; do
+        targets+=("$(basename "$d")")
 done
+ninja -C "$build" "${targets[@]/#/tests/fuzz/fuzz-}" >/dev/null
+
+run_one() {
+        local t=$1 work out r=0
+        work=$(mktemp -d)
+        out=$(mktemp)
+        cp -r "$top/tests/fuzz/corpus/$t/." "$work/"
+        "$build/tests/fuzz/fuzz-$t" -max_total_time="$secs" -max_len=8192 \
+                -artifact_prefix="$top/tests/fuzz/artifacts-" "$work" >"$out" 2>&1 || r=$?
+        echo "fuzz-$t: ${secs}s, exit $r"
+        tail -n 2 "$out"
+        # A crash: its whole report, not the last two lines.
+        [ $r = 0 ] || cat "$out"
+        rm -rf "$work" "$out"
+        return $r
+}
+export -f run_one
+export top build secs
+printf '%s\n' "${targets[@]}" | xargs -P "$(nproc)" -I{} bash -c 'run_one "$1"' _ {}
