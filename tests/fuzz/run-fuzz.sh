@@ -13,9 +13,9 @@ ninja -C "$build" tests/fuzz/fuzz-config tests/fuzz/fuzz-dhcp-lease tests/fuzz/f
         tests/fuzz/fuzz-cgroup-path tests/fuzz/fuzz-http-answer tests/fuzz/fuzz-app-policy \
         tests/fuzz/fuzz-stats-history tests/fuzz/fuzz-wispr tests/fuzz/fuzz-wpa \
         tests/fuzz/fuzz-ndef tests/fuzz/fuzz-firewall tests/fuzz/fuzz-ndopt tests/fuzz/fuzz-http-date \
-        tests/fuzz/fuzz-nitz tests/fuzz/fuzz-gpsd-tpv >/dev/null
+        tests/fuzz/fuzz-nitz tests/fuzz/fuzz-gpsd-tpv tests/fuzz/fuzz-chrony-reply >/dev/null
 for t in config dhcp-lease capport cgroup-path http-answer app-policy stats-history wispr wpa ndef firewall \
-        ndopt http-date nitz gpsd-tpv; do
+        ndopt http-date nitz gpsd-tpv chrony-reply; do
         work=$(mktemp -d)
         cp -r "$top/tests/fuzz/corpus/$t/." "$work/"
         echo "fuzz-$t: ${secs}s"
