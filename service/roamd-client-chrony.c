@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,20 +13,37 @@
 #include "roam-macro.h"
 #include "roam-util.h"
 #include "roamd-chrony-cmd.h"
+#include "roamd-chrony-tracking.h"
 #include "roamd-client-chrony.h"
 
 /* chronyc waits a second, then tries again; one reload is never urgent */
 #define CHRONY_REPLY_TIMEOUT_USEC (2 * USEC_PER_SEC)
+#define WITNESS                   "ntp"
+
+typedef enum ChronyExchange {
+        CHRONY_EXCHANGE_RELOAD,
+        CHRONY_EXCHANGE_TRACKING,
+        _CHRONY_EXCHANGE_MAX,
+        _CHRONY_EXCHANGE_INVALID = -EINVAL,
+} ChronyExchange;
 
 struct ChronyClient {
         sd_event *event;
-        sd_event_source *io, *timeout;
+        TimeEventFn on_time;
+        void *userdata;
+        sd_event_source *io, *timeout, *poll;
         int fd;
         char local[sizeof(((struct sockaddr_un *)NULL)->sun_path)]; /* our socket, "" none */
-        char *path;  /* chronyd's socket of the exchange under way */
-        char *again; /* a reload asked while one was under way: its socket path */
+        char *path;              /* chronyd's socket of the exchange under way */
+        ChronyExchange exchange; /* what is under way */
+        usec_t sent;             /* CLOCK_REALTIME when the request went */
+        char *again;             /* a reload asked while one was under way: its socket path */
+        char *follow;            /* the socket whose tracking is read; NULL: none */
+        bool tracking_due;       /* asked while another exchange was under way */
         uint32_t sequence;
-        int last_error; /* said once; 1 before the first exchange */
+        int last_error;          /* the reload's, said once; 1 before the first exchange */
+        char tracking_said[256]; /* the tracking's last news, said once */
+        char origin[128];        /* of the sample handed on; "" none: the witness is gone */
 };
 
 static void exchange_end(ChronyClient *c)
@@ -47,26 +65,30 @@ ChronyClient *chrony_client_free(ChronyClient *c)
         if (!c)
                 return NULL;
         exchange_end(c);
+        c->poll = sd_event_source_disable_unref(c->poll);
         free(c->again);
+        free(c->follow);
         sd_event_unref(c->event);
         free(c);
         return NULL;
 }
 
-int chrony_client_new(sd_event *event, ChronyClient **ret)
+int chrony_client_new(sd_event *event, TimeEventFn on_time, void *userdata, ChronyClient **ret)
 {
         ChronyClient *c = calloc(1, sizeof(*c));
 
         if (!c)
                 return -ENOMEM;
         c->event = sd_event_ref(event);
+        c->on_time = on_time;
+        c->userdata = userdata;
         c->fd = -EBADF;
         c->last_error = 1;
         *ret = c;
         return 0;
 }
 
-/* What happened, said when it differs from the last time. */
+/* What happened to a reload, said when it differs from the last time. */
 static void said(ChronyClient *c, int r, const char *path, const char *words)
 {
         if (r == c->last_error)
@@ -82,6 +104,72 @@ static void said(ChronyClient *c, int r, const char *path, const char *words)
                 log_warning_errno(r, "Time: chronyd at %s did not reload its sources: %m", path);
 }
 
+/* The tracking's news, logged when it differs from the last. */
+static void tracking_say(ChronyClient *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void tracking_say(ChronyClient *c, const char *fmt, ...)
+{
+        char buf[sizeof(c->tracking_said)];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(buf, sizeof(buf), fmt, ap);
+        va_end(ap);
+        if (streq(buf, c->tracking_said))
+                return;
+        memcpy(c->tracking_said, buf, sizeof(buf));
+        log_info("Time: %s", buf);
+}
+
+static void tracking_gone(ChronyClient *c)
+{
+        TimeEvent ev = {.type = TIME_EVENT_GONE, .witness = WITNESS};
+
+        if (!c->origin[0])
+                return;
+        c->origin[0] = 0;
+        c->on_time(&ev, c->userdata);
+}
+
+static void tracking_failed(ChronyClient *c, int r, const char *path, const char *words)
+{
+        if (r == -ENOENT || r == -ECONNREFUSED)
+                tracking_say(c, "no chronyd listens at %s: its time is not read", path);
+        else if (words)
+                tracking_say(c, "chronyd at %s does not say what it tracks: %s", path, words);
+        else
+                tracking_say(c, "chronyd at %s does not say what it tracks: %s", path,
+                             strerror(-r));
+        tracking_gone(c);
+}
+
+static void tracking_read(ChronyClient *c, const ChronyTracking *t)
+{
+        TimeSample s;
+        TimeEvent ev = {.type = TIME_EVENT_SAMPLE, .sample = &s, .witness = WITNESS};
+        char reason[160], ref[96];
+        int r;
+
+        r = chrony_tracking_to_sample(t, c->sent, clock_now_usec(CLOCK_REALTIME),
+                                      clock_now_usec(CLOCK_BOOTTIME), &s, reason, sizeof(reason));
+        if (r < 0) {
+                tracking_say(c, "chronyd's time is refused: %s", reason);
+                tracking_gone(c);
+                return;
+        }
+        snprintf(s.origin, sizeof(s.origin), "chronyd, reference %s",
+                 chrony_tracking_reference(t, ref, sizeof(ref)));
+        tracking_say(c, "chronyd at %s follows %s: its time is a sample", c->path, ref);
+        /* another reference: the sample replaces the last, not beside it */
+        if (!streq(s.origin, c->origin))
+                tracking_gone(c);
+        memcpy(c->origin, s.origin, sizeof(c->origin));
+        c->on_time(&ev, c->userdata);
+}
+
+static int exchange_start(ChronyClient *c, const char *path, ChronyExchange what);
+
 static void exchange_done(ChronyClient *c)
 {
         _cleanup_free_ char *again = TAKE_PTR(c->again);
@@ -89,35 +177,76 @@ static void exchange_done(ChronyClient *c)
         exchange_end(c);
         if (again)
                 (void)chrony_client_reload_sources(c, again);
+        else if (c->tracking_due && c->follow) {
+                int r;
+
+                c->tracking_due = false;
+                r = exchange_start(c, c->follow, CHRONY_EXCHANGE_TRACKING);
+                if (r < 0) {
+                        tracking_failed(c, r, c->follow, NULL);
+                        exchange_end(c);
+                }
+        }
+}
+
+/* One datagram: 1 when it was the answer, 0 when it was not ours. */
+static int reply_read(ChronyClient *c, const uint8_t *buf, size_t n)
+{
+        const char *peer = c->path;
+        ChronyTracking t;
+        ChronyCmdStatus st;
+        int r;
+
+        switch (c->exchange) {
+        case CHRONY_EXCHANGE_RELOAD:
+                r = chrony_cmd_parse_reply(buf, n, c->sequence, &st);
+                if (r == -EBADMSG)
+                        return 0;
+                if (r == 0 && st == CHRONY_CMD_SUCCESS) {
+                        said(c, 0, peer, NULL);
+                        /* the sources changed: what chronyd tracks may too */
+                        c->tracking_due = true;
+                } else
+                        said(c, -EPROTO, peer, chrony_cmd_status_to_string(st));
+                return 1;
+        case CHRONY_EXCHANGE_TRACKING:
+                r = chrony_cmd_parse_tracking(buf, n, c->sequence, &st, &t);
+                if (r == -EBADMSG)
+                        return 0;
+                if (r == 0 && st == CHRONY_CMD_SUCCESS)
+                        tracking_read(c, &t);
+                else
+                        tracking_failed(c, -EPROTO, peer, chrony_cmd_status_to_string(st));
+                return 1;
+        case _CHRONY_EXCHANGE_MAX:
+        case _CHRONY_EXCHANGE_INVALID:
+                break;
+        }
+        return 1;
 }
 
 static int on_reply(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         ChronyClient *c = userdata;
         uint8_t buf[512];
-        const char *peer = c->path;
-        ChronyCmdStatus st;
         ssize_t n;
-        int r;
 
         for (;;) {
                 n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
                 if (n < 0) {
                         if (errno == EAGAIN || errno == EINTR)
                                 return 0; /* a stray datagram was all: wait on */
-                        said(c, -errno, peer, NULL);
+                        if (c->exchange == CHRONY_EXCHANGE_RELOAD)
+                                said(c, -errno, c->path, NULL);
+                        else
+                                tracking_failed(c, -errno, c->path, NULL);
                         exchange_done(c);
                         return 0;
                 }
-                r = chrony_cmd_parse_reply(buf, (size_t)n, c->sequence, &st);
-                if (r == -EBADMSG)
-                        continue; /* not the answer to our request */
-                if (r == 0 && st == CHRONY_CMD_SUCCESS)
-                        said(c, 0, peer, NULL);
-                else
-                        said(c, -EPROTO, peer, chrony_cmd_status_to_string(st));
-                exchange_done(c);
-                return 0;
+                if (reply_read(c, buf, (size_t)n)) {
+                        exchange_done(c);
+                        return 0;
+                }
         }
 }
 
@@ -125,16 +254,20 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 {
         ChronyClient *c = userdata;
 
-        said(c, -ETIMEDOUT, c->path, "no answer");
+        if (c->exchange == CHRONY_EXCHANGE_RELOAD)
+                said(c, -ETIMEDOUT, c->path, "no answer");
+        else
+                tracking_failed(c, -ETIMEDOUT, c->path, "no answer");
         exchange_done(c);
         return 0;
 }
 
-static int exchange_start(ChronyClient *c, const char *path)
+static int exchange_start(ChronyClient *c, const char *path, ChronyExchange what)
 {
         struct sockaddr_un remote = {.sun_family = AF_UNIX}, local = {.sun_family = AF_UNIX};
         _cleanup_free_ char *dir = NULL;
-        uint8_t req[CHRONY_CMD_REQUEST_SIZE];
+        uint8_t req[CHRONY_CMD_TRACKING_SIZE];
+        size_t len;
         const char *slash;
         int r;
 
@@ -144,6 +277,7 @@ static int exchange_start(ChronyClient *c, const char *path)
         c->path = strdup(path);
         if (!c->path)
                 return -ENOMEM;
+        c->exchange = what;
         /* our socket beside chronyd's, as chronyc does */
         slash = strrchr(path, '/');
         dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
@@ -165,8 +299,15 @@ static int exchange_start(ChronyClient *c, const char *path)
                 return -errno;
         if (connect(c->fd, (struct sockaddr *)&remote, sizeof(remote)) < 0)
                 return -errno;
-        chrony_cmd_reload_sources(++c->sequence, 0, req);
-        if (send(c->fd, req, sizeof(req), MSG_DONTWAIT) < 0)
+        if (what == CHRONY_EXCHANGE_RELOAD) {
+                chrony_cmd_reload_sources(++c->sequence, 0, req);
+                len = CHRONY_CMD_REQUEST_SIZE;
+        } else {
+                chrony_cmd_tracking(++c->sequence, 0, req);
+                len = CHRONY_CMD_TRACKING_SIZE;
+        }
+        c->sent = clock_now_usec(CLOCK_REALTIME);
+        if (send(c->fd, req, len, MSG_DONTWAIT) < 0)
                 return -errno;
         r = sd_event_add_io(c->event, &c->io, c->fd, EPOLLIN, on_reply, c);
         if (r >= 0)
@@ -187,11 +328,61 @@ int chrony_client_reload_sources(ChronyClient *c, const char *socket_path)
                 c->again = p;
                 return 0;
         }
-        r = exchange_start(c, socket_path);
+        r = exchange_start(c, socket_path, CHRONY_EXCHANGE_RELOAD);
         if (r < 0) {
                 /* ENOENT also when chronyd's directory is not there: no chronyd either */
                 said(c, r, socket_path, NULL);
                 exchange_end(c);
+                /* the reload that went nowhere leaves a tracking read queued behind it */
+                exchange_done(c);
         }
         return r;
+}
+
+/* Asks for the tracking now, or after the exchange under way. */
+static void tracking_ask(ChronyClient *c)
+{
+        c->tracking_due = true;
+        if (c->fd < 0)
+                exchange_done(c);
+}
+
+static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        ChronyClient *c = userdata;
+
+        tracking_ask(c);
+        (void)sd_event_source_set_time(s, usec + CHRONY_TRACKING_INTERVAL_USEC);
+        (void)sd_event_source_set_enabled(s, SD_EVENT_ON);
+        return 0;
+}
+
+int chrony_client_follow(ChronyClient *c, const char *socket_path)
+{
+        char *p = NULL;
+        int r;
+
+        if (socket_path) {
+                p = strdup(socket_path);
+                if (!p)
+                        return -ENOMEM;
+        }
+        free(c->follow);
+        c->follow = p;
+        if (!p) {
+                c->poll = sd_event_source_disable_unref(c->poll);
+                c->tracking_due = false;
+                c->tracking_said[0] = 0;
+                tracking_gone(c);
+                return 0;
+        }
+        if (!c->poll) {
+                r = sd_event_add_time_relative(c->event, &c->poll, CLOCK_BOOTTIME,
+                                               CHRONY_TRACKING_INTERVAL_USEC, 0, on_poll, c);
+                if (r < 0)
+                        return r;
+                (void)sd_event_source_set_enabled(c->poll, SD_EVENT_ON);
+        }
+        tracking_ask(c);
+        return 0;
 }

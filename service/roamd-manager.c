@@ -171,9 +171,9 @@ Manager *manager_free(Manager *m)
         m->firewall = firewall_free(m->firewall); /* its chains stay: fail closed */
         m->portal = portal_free(m->portal);
         m->stall = stall_watch_free(m->stall);
-        m->time = time_feed_free(m->time); /* saves the time */
-        m->ntp_dhcp = ntp_dhcp_free(m->ntp_dhcp);
-        m->zone = zone_service_free(m->zone); /* after the time: it watches the modems */
+        m->ntp_dhcp = ntp_dhcp_free(m->ntp_dhcp); /* before the time: it borrows its chronyd */
+        m->time = time_feed_free(m->time);        /* saves the time */
+        m->zone = zone_service_free(m->zone);     /* after the time: it watches the modems */
         p2p_free(m->p2p);
         wpa_free(m->core.wpa);
         bt_free(m->bt);
@@ -301,7 +301,7 @@ int manager_reload(Manager *m)
         (void)firewall_reload(m->firewall);
         (void)stats_budgets_changed(m->stats); /* [Stats] Budget= lines */
         wake_run_reload(m->wake);
-        time_feed_reload(m->time);    /* [Time] GpsdAddress= */
+        time_feed_reload(m->time);    /* [Time] GpsdAddress=, chronyd's tracking read anew */
         stall_watch_reload(m->stall); /* [Probe] StallInterval=, DNSWatchInterval= */
         links_schedule_sync(m->core.links);
         (void)sd_notify(false, "READY=1");
@@ -394,7 +394,7 @@ int manager_start(Manager *m)
                 return r;
         if (time_watch_add(m->time->time, on_time, m, NULL) == 0)
                 return log_oom();
-        r = ntp_dhcp_new(&m->core, &m->ntp_dhcp);
+        r = ntp_dhcp_new(&m->core, m->time->cmdmon, &m->ntp_dhcp);
         if (r < 0)
                 return log_oom();
 

@@ -29,7 +29,7 @@ typedef struct NtpDhcpEntry {
 struct NtpDhcp {
         Core *core;
         unsigned links_watch;
-        ChronyClient *chrony;
+        ChronyClient *chrony; /* not ours: the time feed's */
         NtpDhcpEntry *entries;
         size_t n_entries;
         bool swept;    /* an earlier roamd's files were looked at */
@@ -49,7 +49,6 @@ NtpDhcp *ntp_dhcp_free(NtpDhcp *d)
                 return NULL;
         if (d->links_watch)
                 links_watch_remove(d->core->links, d->links_watch);
-        chrony_client_free(d->chrony);
         for (size_t i = 0; i < d->n_entries; i++)
                 entry_done(&d->entries[i]);
         free(d->entries);
@@ -234,23 +233,18 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
         }
 }
 
-int ntp_dhcp_new(Core *core, NtpDhcp **ret)
+int ntp_dhcp_new(Core *core, ChronyClient *chrony, NtpDhcp **ret)
 {
         NtpDhcp *d = calloc(1, sizeof(*d));
-        int r;
 
         if (!d)
                 return -ENOMEM;
         d->core = core;
-        r = chrony_client_new(core->event, &d->chrony);
-        if (r >= 0) {
-                d->links_watch = links_watch_add(core->links, on_links, d, NULL);
-                if (!d->links_watch)
-                        r = -ENOMEM;
-        }
-        if (r < 0) {
+        d->chrony = chrony;
+        d->links_watch = links_watch_add(core->links, on_links, d, NULL);
+        if (!d->links_watch) {
                 ntp_dhcp_free(d);
-                return r;
+                return -ENOMEM;
         }
         *ret = d;
         return 0;

@@ -10,9 +10,12 @@
  * link wants are removed at the first sync. Watches the links registry (lower layers never
  * call up); the manager owns it. */
 
+typedef struct ChronyClient ChronyClient;
 typedef struct Core Core;
 typedef struct NtpDhcp NtpDhcp;
 
-int ntp_dhcp_new(Core *core, NtpDhcp **ret);
-/* Leaves the files (their servers were right); cancels a reload under way. Accepts NULL. */
+/* chrony: the command socket's client (the time feed's, which reads chronyd's tracking over
+ * it too); it must outlive the NtpDhcp. */
+int ntp_dhcp_new(Core *core, ChronyClient *chrony, NtpDhcp **ret);
+/* Leaves the files (their servers were right). Accepts NULL. */
 NtpDhcp *ntp_dhcp_free(NtpDhcp *d);

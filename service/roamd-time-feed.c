@@ -217,6 +217,19 @@ static void on_modem_time(const TimeEvent *ev, void *userdata)
         }
 }
 
+/* chronyd's tracking: its sample replaces the last; chronyd silent or refused, it goes
+ * (only chronyd's: timesyncd's samples share the witness "ntp", both being the NTP servers). */
+static void on_chrony_time(const TimeEvent *ev, void *userdata)
+{
+        TimeFeed *f = userdata;
+
+        if (ev->type == TIME_EVENT_GONE) {
+                (void)time_remove_kind(f->time, TIME_SOURCE_CHRONY, boottime());
+                return;
+        }
+        on_modem_time(ev, userdata);
+}
+
 int time_feed_follow_modems(TimeFeed *f, MMClient *mm, OfonoClient *ofono)
 {
         if (f->mm_watch)
@@ -307,6 +320,11 @@ int time_feed_new(Core *m, TimeFeed **ret)
         /* roamd runs on without timesyncd's NTP state */
         if (m->bus && timesyncd_client_new(m->bus, on_modem_time, f, &f->timesyncd) < 0)
                 log_warning("systemd-timesyncd's NTP state is not followed");
+        r = chrony_client_new(m->event, on_chrony_time, f, &f->cmdmon);
+        if (r < 0) {
+                time_feed_free(f);
+                return r;
+        }
         time_feed_reload(f);
         f->links_watch = links_watch_add(m->links, on_links, f, NULL);
         if (f->links_watch == 0) {
@@ -323,6 +341,8 @@ void time_feed_reload(TimeFeed *f)
 
         if (!f)
                 return;
+        if (chrony_client_follow(f->cmdmon, f->core->config->time.chrony_command_socket) < 0)
+                log_warning("chronyd's tracking is not read");
         want = f->core->config->time.gpsd_address;
         have = gpsd_client_address(f->gpsd);
         if ((!want && !have) || (want && have && streq(want, have)))
@@ -344,6 +364,7 @@ TimeFeed *time_feed_free(TimeFeed *f)
         f->clock = time_clock_free(f->clock);
         f->timesyncd = timesyncd_client_free(f->timesyncd);
         f->gpsd = gpsd_client_free(f->gpsd);
+        f->cmdmon = chrony_client_free(f->cmdmon);
         (void)time_feed_follow_modems(f, NULL, NULL);
         if (f->links_watch)
                 links_watch_remove(f->core->links, f->links_watch);

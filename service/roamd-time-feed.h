@@ -11,6 +11,7 @@
 #include <systemd/sd-event.h>
 
 #include "roam-words.h"
+#include "roamd-client-chrony.h"
 #include "roamd-client-mm.h"
 #include "roamd-client-ofono.h"
 #include "roamd-client-gpsd.h"
@@ -33,6 +34,7 @@ typedef struct TimeFeed {
         sd_event_source *chrony;    /* while settled: a sample to chronyd's SOCK refclock */
         int chrony_error;           /* the last send's, said once; 1 before the first */
         TimesyncdClient *timesyncd; /* the NTP state of systemd-timesyncd, when it runs */
+        ChronyClient *cmdmon;       /* chronyd's command socket: its tracking, its reloads */
         GpsdClient *gpsd;           /* gpsd's fix time, when it runs and is configured */
         TimeClock *clock;           /* sets the clock through timedated without a clock daemon */
         sd_bus_slot *slot;
@@ -41,7 +43,8 @@ typedef struct TimeFeed {
 int time_feed_new(Core *core, TimeFeed **ret);
 /* Saves the time when settled. Accepts NULL. */
 TimeFeed *time_feed_free(TimeFeed *f);
-/* The configuration was reloaded: follows a changed [Time] GpsdAddress=. */
+/* The configuration was reloaded: follows a changed [Time] GpsdAddress=, reads chronyd's
+ * tracking at [Time] ChronyCommandSocket= at once. */
 void time_feed_reload(TimeFeed *f);
 
 RoamTimeGate time_feed_gate(const TimeFeed *f);

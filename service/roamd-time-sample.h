@@ -15,12 +15,13 @@ typedef uint64_t usec_t;
 
 typedef enum TimeSourceKind {
         TIME_SOURCE_HTTPS_DATE, /* the Date header of an HTTPS probe answer (TLS-authenticated) */
-        TIME_SOURCE_NTP,        /* the running clock daemon (chrony, systemd-timesyncd) */
+        TIME_SOURCE_NTP,        /* systemd-timesyncd's last NTP packet */
         TIME_SOURCE_NITZ,       /* cellular network time (ModemManager, oFono) */
         TIME_SOURCE_GNSS,       /* gpsd */
         TIME_SOURCE_SAVED,      /* the last known good time on disk: a lower bound only */
         TIME_SOURCE_MANUAL,     /* set by an authorized user */
         TIME_SOURCE_DHCP,       /* a lease's time zone (RFC 4833): zone hints only */
+        TIME_SOURCE_CHRONY,     /* chronyd's tracking: the NTP servers it follows */
         _TIME_SOURCE_KIND_MAX,
         _TIME_SOURCE_KIND_INVALID = -EINVAL,
 } TimeSourceKind;

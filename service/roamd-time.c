@@ -35,6 +35,7 @@ static const char *const time_source_kind_table[_TIME_SOURCE_KIND_MAX] = {
     [TIME_SOURCE_SAVED] = "saved",
     [TIME_SOURCE_MANUAL] = "manual",
     [TIME_SOURCE_DHCP] = "dhcp",
+    [TIME_SOURCE_CHRONY] = "chrony",
 };
 DEFINE_STRING_TABLE_LOOKUP(time_source_kind, TimeSourceKind)
 

@@ -20,6 +20,8 @@ SETTLED = {
          "119 min earlier than the time 2 of 3 sources agree on"],
         ["saved", "saved", "/var/lib/roam/time.state", T - 60_000_000, 0, "lower-bound",
          "the time is not earlier than this"],
+        ["chrony", "ntp", "chronyd, reference 192.0.2.1, stratum 3", T + 12_500, 450_000,
+         "truechimer", ""],
     ],
     "ClockState": "clock-daemon",
     "ClockReason": "a clock daemon keeps the clock (timedated: NTP yes, synchronized no)",
@@ -41,6 +43,9 @@ def test_time_text(roamd, roam):
     assert "    why: 119 min earlier than the time 2 of 3 sources agree on" in lines
     assert "    from https://probe.example/ via wifi0 (IPv4)" in lines
     assert "  saved: lower-bound, saved, 2025-12-06 05:45:40.250 UTC ± 0 ms" in lines
+    # chronyd's tracking (docs/time.md): the NTP servers' witness
+    assert "  ntp: truechimer, chrony, 2025-12-06 05:46:40.262 UTC ± 450 ms" in lines
+    assert "    from chronyd, reference 192.0.2.1, stratum 3" in lines
 
 
 def test_time_unverified_and_empty(roamd, roam):
@@ -94,7 +99,9 @@ def test_time_json(roamd, roam):
     assert doc["clock_reason"] == SETTLED["ClockReason"]
     assert doc["bound"] == {"realtime_usec": T, "error_usec": 512_000}
     assert doc["reasons"] == SETTLED["Reasons"]
-    assert [s["verdict"] for s in doc["sources"]] == ["truechimer", "falseticker", "lower-bound"]
+    assert [s["verdict"] for s in doc["sources"]] == ["truechimer", "falseticker", "lower-bound",
+                                                     "truechimer"]
+    assert doc["sources"][3]["kind"] == "chrony" and doc["sources"][3]["witness"] == "ntp"
     assert doc["sources"][1] == {
         "kind": "https-date", "witness": "link:cell0",
         "origin": "https://probe.example/ via cell0 (IPv4)",

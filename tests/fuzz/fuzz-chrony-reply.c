@@ -2,20 +2,43 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "roamd-chrony-cmd.h"
+#include "roamd-chrony-tracking.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* A datagram on roamd's socket beside chronyd's: any bytes, for the request of sequence 7. */
+/* A datagram on roamd's socket beside chronyd's: any bytes, as the answer to the "reload
+ * sources" and to the "tracking" request of sequence 7; a tracking report read is turned into
+ * a time sample, as roamd does. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         ChronyCmdStatus st = _CHRONY_CMD_STATUS_INVALID;
+        ChronyTracking t;
+        TimeSample s;
+        char reason[160], ref[96];
         int r = chrony_cmd_parse_reply(data, size, 7, &st);
 
         if (r >= 0 && !chrony_cmd_status_to_string(st))
                 abort(); /* every answer is said in words */
         if (r != 0 && r != -EBADMSG && r != -EPROTO)
+                abort();
+
+        st = _CHRONY_CMD_STATUS_INVALID;
+        r = chrony_cmd_parse_tracking(data, size, 7, &st, &t);
+        if (r != 0 && r != -EBADMSG && r != -EPROTO)
+                abort();
+        if (r < 0 || st != CHRONY_CMD_SUCCESS)
+                return 0;
+        (void)chrony_tracking_reference(&t, ref, sizeof(ref));
+        if (strlen(ref) >= sizeof(ref))
+                abort();
+        r = chrony_tracking_to_sample(&t, 1765000000000000ULL, 1765000000001000ULL, 5000000, &s,
+                                      reason, sizeof(reason));
+        if (r == 0 && (s.kind != TIME_SOURCE_CHRONY || s.taken != 5000000 || s.error < 1000))
+                abort();
+        if (r != 0 && (r != -EINVAL || !reason[0]))
                 abort();
         return 0;
 }

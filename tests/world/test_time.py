@@ -250,6 +250,88 @@ def test_chronyd_hears_the_agreed_time_on_its_sock_refclock(w, tmp_path):
         p.wait()
 
 
+def chrony_sources(w):
+    return [s for s in time_props(w)["Sources"] if s[0] == "chrony"]
+
+
+def test_chronyd_tracking_is_a_witness_unless_it_echoes_roamd(w, tmp_path):
+    """roamd reads back what the device's real chronyd (-x) tracks over its command socket:
+    synchronised to an NTP server (a chronyd on the home router), chronyd's time is a sample
+    of kind chrony, witness ntp, whose interval holds the real time; chronyd gone, the witness
+    goes; chronyd following only roamd's own ROAM refclock is refused with its reason (it
+    would echo roamd's time back)."""
+    chronyd = chronyd_binary()
+    if not chronyd:
+        pytest.skip("no chronyd (tools/fetch-chronyd.sh unpacks Debian's; ROAM_CHRONYD=PATH)")
+    chronyc = chronyc_binary(chronyd)
+    tmp_path.chmod(0o755)
+    log_at = len(w.roamd_log())
+
+    def log():
+        return w.roamd_log()[log_at:]
+
+    def tracking():
+        r = w.dev(chronyc, "-h", NTP_CMD_SOCKET, "-n", "-c", "tracking", check=False)
+        return r.stdout.strip().split(",") if r.returncode == 0 else None
+
+    def start_device_chronyd(text):
+        conf = tmp_path / "device.conf"
+        conf.write_text(text + "bindcmdaddress %s\ncmdport 0\npidfile %s\n"
+                        % (NTP_CMD_SOCKET, tmp_path / "device.pid"))
+        return w.dev_popen([chronyd, "-x", "-d", "-u", "root", "-f", str(conf)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    server_conf = tmp_path / "server.conf"
+    server_conf.write_text("local stratum 8\nallow all\nbindcmdaddress /\ncmdport 0\n"
+                           "pidfile %s\n" % (tmp_path / "server.pid"))
+    server = subprocess.Popen(["nsenter", "--net=/run/netns/roam-%s-home" % w.name, "--",
+                               chronyd, "-x", "-d", "-u", "root", "-f", str(server_conf)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    w.dev("mkdir", "-p", "-m", "0750", os.path.dirname(NTP_CMD_SOCKET))
+    device = start_device_chronyd("server 192.0.2.1 iburst minpoll -2 maxpoll -2\n")
+    try:
+        w.wait_link("wifi0", online, what="wifi0 online")
+        # chronyd synchronised to the home router's server (stratum 8 + 1)
+        wait_for(lambda: (lambda t: t and t[1] == "192.0.2.1" and t[2] == "9"
+                          and t[-1] == "Normal")(tracking()),
+                 timeout=20, interval=0.5, what="chronyd synchronised to 192.0.2.1")
+        w.write_config(w.default_config + "\n[Time]\nChronyCommandSocket=%s\n" % NTP_CMD_SOCKET)
+        w.roamd_signal("HUP")  # a reload reads chronyd's tracking at once
+        s = w.wait(lambda: chrony_sources(w) or None, what="chronyd's sample")[0]
+        assert s[1] == "ntp", s
+        assert s[2] == "chronyd, reference 192.0.2.1, stratum 9", s
+        # the host's clock is the server's: the real time lies within the interval
+        assert 0 < s[4] < 1_000_000, s
+        assert abs(s[3] - time.time() * 1e6) < s[4] + 1_000_000, s
+        assert "chronyd at %s follows 192.0.2.1, stratum 9: its time is a sample" \
+            % NTP_CMD_SOCKET in log()
+
+        # chronyd gone: its witness goes
+        device.terminate()
+        device.wait()
+        w.roamd_signal("HUP")
+        w.wait(lambda: not chrony_sources(w) or None, what="chronyd gone, its witness too")
+        assert re.search("no chronyd listens at %s: its time is not read|chronyd at %s does "
+                         "not say what it tracks" % (NTP_CMD_SOCKET, NTP_CMD_SOCKET), log())
+
+        # chronyd following roamd's own reference clock: refused, never fed back
+        device = start_device_chronyd(
+            "refclock SOCK /run/chrony.roam.sock refid ROAM poll 1 filter 2\n")
+        w.call(TIME_PATH, TIME_IFACE, "SetManual", "tt", (int(time.time() * 1e6), 2_000_000))
+        w.wait(lambda: time_props(w)["State"] == "settled" or None, what="settled")
+        wait_for(lambda: (lambda t: t and t[0] == "524F414D" and t[-1] == "Normal")(tracking()),
+                 timeout=30, interval=0.5, what="chronyd synchronised to roamd's ROAM refclock")
+        w.roamd_signal("HUP")
+        wait_for(lambda: "chronyd's time is refused: chronyd follows roamd's own reference "
+                 "clock (refid ROAM): it would echo roamd's time" in log(),
+                 what="the echo refused")
+        assert chrony_sources(w) == [], time_props(w)["Sources"]
+    finally:
+        for p in (device, server):
+            p.terminate()
+            p.wait()
+
+
 TIMEDATED = "org.freedesktop.timedate1"
 TIMEDATED_PATH = "/org/freedesktop/timedate1"
 MOCK_IFACE = "org.freedesktop.DBus.Mock"
