@@ -269,6 +269,17 @@ bool roam_link_needs_location(const RoamLink *l)
         return *l->network_id && streq(l->location_source, "default");
 }
 
+const char *roam_link_portal_url(const RoamLink *l)
+{
+        if (!streq(l->connectivity, "portal"))
+                return NULL;
+        if (*l->portal_url)
+                return l->portal_url;
+        if (l->capport.user_portal_url && *l->capport.user_portal_url)
+                return l->capport.user_portal_url;
+        return NULL;
+}
+
 bool roam_link_is_virtual(const RoamLink *l)
 {
         return streq(l->bearer, "virtual");

@@ -186,6 +186,9 @@ const char *roam_link_identity(const RoamLink *l, const char *key);
  * roamd fell back to untrusted because nobody chose (LocationSource "default"). */
 bool roam_link_needs_location(const RoamLink *l);
 
+/* Where to log in when the link is behind a portal, else NULL. */
+const char *roam_link_portal_url(const RoamLink *l);
+
 /* True for the "virtual" bearer: shown, but never counted for the global state. */
 bool roam_link_is_virtual(const RoamLink *l);
 /* wpa_supplicant's view of the link in words: "Home, signal good, -58 dBm, 866 Mbit/s",
