@@ -224,6 +224,15 @@ int roam_link_update_properties(RoamLink *l, sd_bus_message *m);
 int roam_app_update_properties(RoamApp *a, sd_bus_message *m);
 int roam_model_update_manager_properties(RoamModel *m, sd_bus_message *msg);
 
+/* Reads one object's interfaces and their properties at m (the a{sa{sv}} of GetManagedObjects
+ * and of InterfacesAdded), the object at path: *ret_link and *ret_app are a new link and app when
+ * it is one (else NULL); manager, when given, takes the manager's properties should the object
+ * be the manager; other interfaces are skipped. On failure nothing is returned, and
+ * *ret_refused names what roamd sent wrong ("link", "app", "manager"), NULL when the failure was
+ * not about properties (memory, the message's shape). */
+int roam_model_read_object(sd_bus_message *m, const char *path, RoamModel *manager,
+                           RoamLink **ret_link, RoamApp **ret_app, const char **ret_refused);
+
 /* Reads a GetManagedObjects reply (a{oa{sa{sv}}}) into m, replacing its links and apps (and
  * reading the manager's properties too, should a reply ever list /org/roam1 itself). */
 int roam_model_read_managed_objects(RoamModel *m, sd_bus_message *reply);
