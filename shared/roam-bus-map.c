@@ -17,10 +17,11 @@ static const BusMapEntry *map_find(const BusMapEntry *map, const char *key)
         return NULL;
 }
 
-static int read_value(sd_bus_message *m, const BusMapEntry *e, const char *key, void *field)
+static int read_value(sd_bus_message *m, const BusMapEntry *e, const char *key, void *field,
+                      BusMapMismatch *mismatch)
 {
-        const char *contents;
-        char type;
+        const char *contents = NULL;
+        char type = 0;
         int r;
 
         if (!e->signature)
@@ -28,8 +29,10 @@ static int read_value(sd_bus_message *m, const BusMapEntry *e, const char *key, 
         r = sd_bus_message_peek_type(m, &type, &contents);
         if (r < 0)
                 return r;
-        if (r == 0 || type != SD_BUS_TYPE_VARIANT || !streq(contents, e->signature))
+        if (r == 0 || type != SD_BUS_TYPE_VARIANT || !streq_ptr(contents, e->signature)) {
+                *mismatch = (BusMapMismatch){e->key, e->signature, contents};
                 return -EBADMSG;
+        }
         r = sd_bus_message_enter_container(m, SD_BUS_TYPE_VARIANT, e->signature);
         if (r < 0)
                 return r;
@@ -41,8 +44,17 @@ static int read_value(sd_bus_message *m, const BusMapEntry *e, const char *key, 
 
 int bus_map_read(sd_bus_message *m, const BusMapEntry *map, void *userdata)
 {
+        return bus_map_read_full(m, map, userdata, NULL);
+}
+
+int bus_map_read_full(sd_bus_message *m, const BusMapEntry *map, void *userdata,
+                      BusMapMismatch *ret_mismatch)
+{
+        BusMapMismatch mismatch = {};
         int r;
 
+        if (ret_mismatch)
+                *ret_mismatch = mismatch;
         r = sd_bus_message_enter_container(m, SD_BUS_TYPE_ARRAY, "{sv}");
         if (r <= 0)
                 return r;
@@ -55,11 +67,14 @@ int bus_map_read(sd_bus_message *m, const BusMapEntry *map, void *userdata)
                         return r;
                 e = map_find(map, key);
                 if (e)
-                        r = read_value(m, e, key, (uint8_t *)userdata + e->offset);
+                        r = read_value(m, e, key, (uint8_t *)userdata + e->offset, &mismatch);
                 else
                         r = sd_bus_message_skip(m, "v");
-                if (r < 0)
+                if (r < 0) {
+                        if (ret_mismatch)
+                                *ret_mismatch = mismatch;
                         return r;
+                }
                 r = sd_bus_message_exit_container(m);
                 if (r < 0)
                         return r;

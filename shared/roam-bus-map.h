@@ -25,6 +25,18 @@ typedef struct BusMapEntry {
  * variant holds another type: -EBADMSG, the values before it taken. */
 int bus_map_read(sd_bus_message *m, const BusMapEntry *map, void *userdata);
 
+/* Which value bus_map_read_full() refused for its type, for a message that names it. */
+typedef struct BusMapMismatch {
+        const char *key;       /* the entry's key */
+        const char *signature; /* the entry's signature */
+        const char *contents;  /* what the variant held instead; valid while m is */
+} BusMapMismatch;
+
+/* bus_map_read(), and on -EBADMSG for a value of another type, *ret_mismatch says which (else
+ * it is zeroed). */
+int bus_map_read_full(sd_bus_message *m, const BusMapEntry *map, void *userdata,
+                      BusMapMismatch *ret_mismatch);
+
 /* Setters for a field of the variant's own type: char * (strdup, the old one freed; "s", "o"
  * or "g"), bool ("b"), uint32_t ("u"), int32_t ("i"), uint64_t ("t"), int64_t ("x"), char **
  * (the old one freed; "as" or "ao"). */

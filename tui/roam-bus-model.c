@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "roam-bus-map.h"
 #include "roam-bus-model.h"
 #include "roam-words.h"
 #include "roam-bus.h"
@@ -20,122 +21,108 @@ static const char *const roam_link_state_table[_ROAM_LINK_STATE_MAX] = {
 
 DEFINE_STRING_TABLE_LOOKUP(roam_link_state, RoamLinkState);
 
-/* How a property is stored in the model. */
-typedef enum PropertyKind {
-        PROPERTY_STRING, /* s or o, into char * */
-        PROPERTY_INT32,  /* i, into int */
-        PROPERTY_UINT32, /* u, into uint32_t */
-        PROPERTY_UINT64, /* t, into uint64_t */
-        PROPERTY_BOOL,   /* b, into bool */
-        PROPERTY_STRV,   /* as, into char ** */
-        PROPERTY_ADDRESSES,
-        PROPERTY_SERVERS, /* a(is), into RoamServer * and the size_t at offset_n */
-        PROPERTY_CAPPORT, /* a{sv}, into RoamCapport */
-        PROPERTY_STRMAP,  /* a{ss}, into char ** of key, value pairs */
-} PropertyKind;
+/* The properties' tables for the shared a{sv} reader (roam-bus-map.h); the setters below
+ * keep what the model promises: arrays never NULL, the captive portal's data replaced whole. */
+static int set_strv(sd_bus_message *m, const char *key, void *field);
+static int set_addresses(sd_bus_message *m, const char *key, void *field);
+static int set_gateways(sd_bus_message *m, const char *key, void *field);
+static int set_dns(sd_bus_message *m, const char *key, void *field);
+static int set_capport(sd_bus_message *m, const char *key, void *field);
+static int set_strmap(sd_bus_message *m, const char *key, void *field);
 
-typedef struct PropertyInfo {
-        const char *name;
-        const char *signature;
-        PropertyKind kind;
-        size_t offset;
-        size_t offset_n;
-} PropertyInfo;
-
-#define LINK_FIELD(name, sig, kind, field)                                                         \
+#define LINK_STRING(name, field)                                                                   \
         {                                                                                          \
-                name, sig, kind, offsetof(RoamLink, field), 0                                      \
+                name, "s", bus_map_string, offsetof(RoamLink, field)                               \
         }
-#define LINK_ARRAY(name, sig, kind, field, n_field)                                                \
+#define APP_STRING(name, field)                                                                    \
         {                                                                                          \
-                name, sig, kind, offsetof(RoamLink, field), offsetof(RoamLink, n_field)            \
+                name, "s", bus_map_string, offsetof(RoamApp, field)                                \
         }
-#define APP_FIELD(name, sig, kind, field)                                                          \
+#define MODEL_FIELD(name, sig, set, field)                                                         \
         {                                                                                          \
-                name, sig, kind, offsetof(RoamApp, field), 0                                       \
-        }
-#define MANAGER_FIELD(name, sig, field)                                                            \
-        {                                                                                          \
-                name, sig, PROPERTY_STRING, offsetof(RoamModel, field), 0                          \
+                name, sig, set, offsetof(RoamModel, field)                                         \
         }
 
-static const PropertyInfo link_properties[] = {
-    LINK_FIELD("Index", "i", PROPERTY_INT32, index),
-    LINK_FIELD("Name", "s", PROPERTY_STRING, name),
-    LINK_FIELD("Bearer", "s", PROPERTY_STRING, bearer),
-    LINK_FIELD("BearerSource", "s", PROPERTY_STRING, bearer_source),
-    LINK_FIELD("Kind", "s", PROPERTY_STRING, kind),
-    LINK_FIELD("Driver", "s", PROPERTY_STRING, driver),
-    LINK_FIELD("HardwareAddress", "s", PROPERTY_STRING, hwaddr),
-    LINK_FIELD("MTU", "u", PROPERTY_UINT32, mtu),
-    LINK_FIELD("AdminUp", "b", PROPERTY_BOOL, admin_up),
-    LINK_FIELD("Carrier", "b", PROPERTY_BOOL, carrier),
-    LINK_FIELD("OperState", "s", PROPERTY_STRING, oper_state),
-    LINK_FIELD("State", "s", PROPERTY_STRING, state),
-    LINK_ARRAY("Addresses", "a(isus)", PROPERTY_ADDRESSES, addresses, n_addresses),
-    LINK_ARRAY("Gateways", "a(is)", PROPERTY_SERVERS, gateways, n_gateways),
-    LINK_ARRAY("DNS", "a(is)", PROPERTY_SERVERS, dns, n_dns),
-    LINK_FIELD("DNSSource", "s", PROPERTY_STRING, dns_source),
-    LINK_FIELD("Domains", "as", PROPERTY_STRV, domains),
-    LINK_FIELD("NTPServers", "as", PROPERTY_STRV, ntp_servers),
-    LINK_FIELD("CaptivePortalURL", "s", PROPERTY_STRING, captive_portal_url),
-    LINK_FIELD("Connectivity", "s", PROPERTY_STRING, connectivity),
-    LINK_FIELD("ConnectivityReason", "s", PROPERTY_STRING, connectivity_reason),
-    LINK_FIELD("Connectivity4", "s", PROPERTY_STRING, connectivity4),
-    LINK_FIELD("ConnectivityReason4", "s", PROPERTY_STRING, connectivity_reason4),
-    LINK_FIELD("Connectivity6", "s", PROPERTY_STRING, connectivity6),
-    LINK_FIELD("ConnectivityReason6", "s", PROPERTY_STRING, connectivity_reason6),
-    LINK_FIELD("PortalURL", "s", PROPERTY_STRING, portal_url),
-    LINK_FIELD("Nat64Prefix", "s", PROPERTY_STRING, nat64_prefix),
-    LINK_FIELD("WorkingMTU4", "u", PROPERTY_UINT32, working_mtu4),
-    LINK_FIELD("WorkingMTU6", "u", PROPERTY_UINT32, working_mtu6),
-    LINK_FIELD("LastProbe", "t", PROPERTY_UINT64, last_probe),
-    LINK_FIELD("ProbeDuration", "t", PROPERTY_UINT64, probe_duration),
-    LINK_FIELD("CaptivePortal", "a{sv}", PROPERTY_CAPPORT, capport),
-    LINK_FIELD("WiFiState", "s", PROPERTY_STRING, wifi_state),
-    LINK_FIELD("WiFiSSID", "s", PROPERTY_STRING, wifi_ssid),
-    LINK_FIELD("WiFiSignal", "i", PROPERTY_INT32, wifi_signal),
-    LINK_FIELD("WiFiLinkSpeed", "u", PROPERTY_UINT32, wifi_link_speed),
-    LINK_FIELD("NetworkId", "s", PROPERTY_STRING, network_id),
-    LINK_FIELD("NetworkIdentity", "a{ss}", PROPERTY_STRMAP, network_identity),
-    LINK_FIELD("Location", "s", PROPERTY_STRING, location),
-    LINK_FIELD("LocationSource", "s", PROPERTY_STRING, location_source),
-    LINK_FIELD("LocationReason", "s", PROPERTY_STRING, location_reason),
+static const BusMapEntry link_properties[] = {
+    {"Index", "i", bus_map_i32, offsetof(RoamLink, index)},
+    LINK_STRING("Name", name),
+    LINK_STRING("Bearer", bearer),
+    LINK_STRING("BearerSource", bearer_source),
+    LINK_STRING("Kind", kind),
+    LINK_STRING("Driver", driver),
+    LINK_STRING("HardwareAddress", hwaddr),
+    {"MTU", "u", bus_map_u32, offsetof(RoamLink, mtu)},
+    {"AdminUp", "b", bus_map_bool, offsetof(RoamLink, admin_up)},
+    {"Carrier", "b", bus_map_bool, offsetof(RoamLink, carrier)},
+    LINK_STRING("OperState", oper_state),
+    LINK_STRING("State", state),
+    {"Addresses", "a(isus)", set_addresses, 0},
+    {"Gateways", "a(is)", set_gateways, 0},
+    {"DNS", "a(is)", set_dns, 0},
+    LINK_STRING("DNSSource", dns_source),
+    {"Domains", "as", set_strv, offsetof(RoamLink, domains)},
+    {"NTPServers", "as", set_strv, offsetof(RoamLink, ntp_servers)},
+    LINK_STRING("CaptivePortalURL", captive_portal_url),
+    LINK_STRING("Connectivity", connectivity),
+    LINK_STRING("ConnectivityReason", connectivity_reason),
+    LINK_STRING("Connectivity4", connectivity4),
+    LINK_STRING("ConnectivityReason4", connectivity_reason4),
+    LINK_STRING("Connectivity6", connectivity6),
+    LINK_STRING("ConnectivityReason6", connectivity_reason6),
+    LINK_STRING("PortalURL", portal_url),
+    LINK_STRING("Nat64Prefix", nat64_prefix),
+    {"WorkingMTU4", "u", bus_map_u32, offsetof(RoamLink, working_mtu4)},
+    {"WorkingMTU6", "u", bus_map_u32, offsetof(RoamLink, working_mtu6)},
+    {"LastProbe", "t", bus_map_u64, offsetof(RoamLink, last_probe)},
+    {"ProbeDuration", "t", bus_map_u64, offsetof(RoamLink, probe_duration)},
+    {"CaptivePortal", "a{sv}", set_capport, offsetof(RoamLink, capport)},
+    LINK_STRING("WiFiState", wifi_state),
+    LINK_STRING("WiFiSSID", wifi_ssid),
+    {"WiFiSignal", "i", bus_map_i32, offsetof(RoamLink, wifi_signal)},
+    {"WiFiLinkSpeed", "u", bus_map_u32, offsetof(RoamLink, wifi_link_speed)},
+    LINK_STRING("NetworkId", network_id),
+    {"NetworkIdentity", "a{ss}", set_strmap, offsetof(RoamLink, network_identity)},
+    LINK_STRING("Location", location),
+    LINK_STRING("LocationSource", location_source),
+    LINK_STRING("LocationReason", location_reason),
+    {},
 };
 
-static const PropertyInfo app_properties[] = {
-    APP_FIELD("Id", "s", PROPERTY_STRING, id),
-    APP_FIELD("Access", "s", PROPERTY_STRING, access),
-    APP_FIELD("Bearers", "as", PROPERTY_STRV, bearers),
-    APP_FIELD("VPN", "s", PROPERTY_STRING, vpn),
-    APP_FIELD("Handover", "s", PROPERTY_STRING, handover),
-    APP_FIELD("Source", "s", PROPERTY_STRING, source),
-    APP_FIELD("Route4", "s", PROPERTY_STRING, route4),
-    APP_FIELD("Route6", "s", PROPERTY_STRING, route6),
-    APP_FIELD("State", "s", PROPERTY_STRING, state),
-    APP_FIELD("OnlineUntil", "t", PROPERTY_UINT64, online_until),
-    APP_FIELD("Cgroups", "as", PROPERTY_STRV, cgroups),
-    APP_FIELD("Wake", "i", PROPERTY_INT32, wake),
-    APP_FIELD("WakeState", "s", PROPERTY_STRING, wake_state),
-    APP_FIELD("WakeReason", "s", PROPERTY_STRING, wake_reason),
-    APP_FIELD("WakeSince", "t", PROPERTY_UINT64, wake_since),
+static const BusMapEntry app_properties[] = {
+    APP_STRING("Id", id),
+    APP_STRING("Access", access),
+    {"Bearers", "as", set_strv, offsetof(RoamApp, bearers)},
+    APP_STRING("VPN", vpn),
+    APP_STRING("Handover", handover),
+    APP_STRING("Source", source),
+    APP_STRING("Route4", route4),
+    APP_STRING("Route6", route6),
+    APP_STRING("State", state),
+    {"OnlineUntil", "t", bus_map_u64, offsetof(RoamApp, online_until)},
+    {"Cgroups", "as", set_strv, offsetof(RoamApp, cgroups)},
+    {"Wake", "i", bus_map_i32, offsetof(RoamApp, wake)},
+    APP_STRING("WakeState", wake_state),
+    APP_STRING("WakeReason", wake_reason),
+    {"WakeSince", "t", bus_map_u64, offsetof(RoamApp, wake_since)},
+    {},
 };
 
-static const PropertyInfo manager_properties[] = {
-    MANAGER_FIELD("Version", "s", version),
-    MANAGER_FIELD("State", "s", state),
-    MANAGER_FIELD("BestLink", "o", best_link_path),
-    MANAGER_FIELD("ConfigFile", "s", config_file),
-    MANAGER_FIELD("FirewallError", "s", firewall_error),
-    {"Locations", "as", PROPERTY_STRV, offsetof(RoamModel, locations), 0},
-    MANAGER_FIELD("Degraded", "s", degraded),
-    {"DegradedSince", "t", PROPERTY_UINT64, offsetof(RoamModel, degraded_since), 0},
-    {"MarkConflicts", "as", PROPERTY_STRV, offsetof(RoamModel, mark_conflicts), 0},
-    MANAGER_FIELD("FirewallMaskSuggestion", "s", mask_suggestion),
-    MANAGER_FIELD("WakeQueue", "s", wake_queue),
-    {"WakePeriod", "t", PROPERTY_UINT64, offsetof(RoamModel, wake_period), 0},
-    {"TimeGate", "b", PROPERTY_BOOL, offsetof(RoamModel, time_gate), 0},
-    MANAGER_FIELD("TimeGateReason", "s", time_gate_reason),
+static const BusMapEntry manager_properties[] = {
+    MODEL_FIELD("Version", "s", bus_map_string, version),
+    MODEL_FIELD("State", "s", bus_map_string, state),
+    MODEL_FIELD("BestLink", "o", bus_map_string, best_link_path),
+    MODEL_FIELD("ConfigFile", "s", bus_map_string, config_file),
+    MODEL_FIELD("FirewallError", "s", bus_map_string, firewall_error),
+    MODEL_FIELD("Locations", "as", set_strv, locations),
+    MODEL_FIELD("Degraded", "s", bus_map_string, degraded),
+    MODEL_FIELD("DegradedSince", "t", bus_map_u64, degraded_since),
+    MODEL_FIELD("MarkConflicts", "as", set_strv, mark_conflicts),
+    MODEL_FIELD("FirewallMaskSuggestion", "s", bus_map_string, mask_suggestion),
+    MODEL_FIELD("WakeQueue", "s", bus_map_string, wake_queue),
+    MODEL_FIELD("WakePeriod", "t", bus_map_u64, wake_period),
+    MODEL_FIELD("TimeGate", "b", bus_map_bool, time_gate),
+    MODEL_FIELD("TimeGateReason", "s", bus_map_string, time_gate_reason),
+    {},
 };
 
 static void addresses_free(RoamAddress *a, size_t n)
@@ -267,6 +254,17 @@ const char *roam_link_identity(const RoamLink *l, const char *key)
 bool roam_link_needs_location(const RoamLink *l)
 {
         return *l->network_id && streq(l->location_source, "default");
+}
+
+const char *roam_link_portal_url(const RoamLink *l)
+{
+        if (!streq(l->connectivity, "portal"))
+                return NULL;
+        if (*l->portal_url)
+                return l->portal_url;
+        if (l->capport.user_portal_url && *l->capport.user_portal_url)
+                return l->capport.user_portal_url;
+        return NULL;
 }
 
 bool roam_link_is_virtual(const RoamLink *l)
@@ -553,8 +551,9 @@ static int read_servers(sd_bus_message *m, RoamServer **array, size_t *n_array)
         return 0;
 }
 
-static int read_strv(sd_bus_message *m, char ***field)
+static int set_strv(sd_bus_message *m, const char *key, void *ret)
 {
+        char ***field = ret;
         _cleanup_strv_free_ char **l = NULL;
         int r;
 
@@ -573,8 +572,9 @@ static int read_strv(sd_bus_message *m, char ***field)
 }
 
 /* Reads an a{ss} into a vector of key, value pairs. */
-static int read_strmap(sd_bus_message *m, char ***field)
+static int set_strmap(sd_bus_message *m, const char *key, void *ret)
 {
+        char ***field = ret;
         _cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
         const char *k, *v;
         int r;
@@ -601,227 +601,121 @@ static int read_strmap(sd_bus_message *m, char ***field)
         return 0;
 }
 
-/* Reads the a{sv} of Link.CaptivePortal. Members are typed by the API; a member with another type
- * is refused like a wrong property type, unknown members are skipped (a newer roamd). */
-static int read_capport(sd_bus_message *m, RoamCapport *ret)
+static int set_flag(sd_bus_message *m, bool *value, bool *has)
 {
-        RoamCapport c = {};
-        int r;
+        int r = bus_map_bool(m, NULL, value);
 
-        r = sd_bus_message_enter_container(m, SD_BUS_TYPE_ARRAY, "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(m, SD_BUS_TYPE_DICT_ENTRY, "sv")) > 0) {
-                const char *name, *contents, *s;
-                char **target = NULL;
-                uint64_t *number = NULL;
-                bool *flag = NULL, *has = NULL;
-                char want;
-
-                r = sd_bus_message_read_basic(m, 's', &name);
-                if (r < 0)
-                        goto fail;
-                if (streq(name, "Captive"))
-                        flag = &c.captive, has = &c.has_captive, want = 'b';
-                else if (streq(name, "CanExtendSession"))
-                        flag = &c.can_extend_session, has = &c.has_can_extend_session, want = 'b';
-                else if (streq(name, "SecondsRemaining"))
-                        number = &c.seconds_remaining, has = &c.has_seconds_remaining, want = 't';
-                else if (streq(name, "BytesRemaining"))
-                        number = &c.bytes_remaining, has = &c.has_bytes_remaining, want = 't';
-                else if (streq(name, "UserPortalURL"))
-                        target = &c.user_portal_url, want = 's';
-                else if (streq(name, "VenueInfoURL"))
-                        target = &c.venue_info_url, want = 's';
-                else if (streq(name, "Error"))
-                        target = &c.error, want = 's';
-                else
-                        want = 0;
-
-                if (want == 0)
-                        r = sd_bus_message_skip(m, "v");
-                else {
-                        char sig[2] = {want, 0};
-
-                        r = sd_bus_message_peek_type(m, NULL, &contents);
-                        if (r < 0)
-                                goto fail;
-                        if (!streq_ptr(contents, sig)) {
-                                r = log_error_errno(EBADMSG,
-                                                    "roamd sent CaptivePortal member %s of type "
-                                                    "'%s', not '%s'.",
-                                                    name, strempty(contents), sig);
-                                goto fail;
-                        }
-                        r = sd_bus_message_enter_container(m, SD_BUS_TYPE_VARIANT, sig);
-                        if (r < 0)
-                                goto fail;
-                        if (target) {
-                                r = sd_bus_message_read_basic(m, 's', &s);
-                                if (r >= 0)
-                                        r = free_and_strdup(target, s);
-                        } else if (number)
-                                r = sd_bus_message_read_basic(m, 't', number);
-                        else {
-                                int v;
-
-                                r = sd_bus_message_read_basic(m, 'b', &v);
-                                if (r >= 0)
-                                        *flag = v;
-                        }
-                        if (r >= 0)
-                                r = sd_bus_message_exit_container(m);
-                        if (r >= 0 && has)
-                                *has = true;
-                }
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        goto fail;
-        }
         if (r >= 0)
-                r = sd_bus_message_exit_container(m);
-        if (r < 0)
-                goto fail;
-
-        capport_clear(ret);
-        *ret = c;
-        return 0;
-fail:
-        capport_clear(&c);
+                *has = true;
         return r;
 }
 
-/* Reads the variant of one property into base (a RoamLink or a RoamModel). */
-static int read_property(sd_bus_message *m, const PropertyInfo *p, void *base)
+static int set_number(sd_bus_message *m, uint64_t *value, bool *has)
 {
-        uint8_t *field = (uint8_t *)base + p->offset;
-        const char *contents;
-        char type;
-        int r;
+        int r = bus_map_u64(m, NULL, value);
 
-        r = sd_bus_message_peek_type(m, &type, &contents);
-        if (r < 0)
-                return r;
-        if (type != SD_BUS_TYPE_VARIANT || !streq(contents, p->signature))
-                return log_error_errno(EBADMSG, "roamd sent property %s of type '%s', not '%s'.",
-                                       p->name, strempty(contents), p->signature);
-
-        r = sd_bus_message_enter_container(m, SD_BUS_TYPE_VARIANT, contents);
-        if (r < 0)
-                return r;
-
-        switch (p->kind) {
-        case PROPERTY_STRING: {
-                const char *s;
-
-                r = sd_bus_message_read_basic(m, p->signature[0], &s);
-                if (r < 0)
-                        return r;
-                r = free_and_strdup((char **)field, s);
-                break;
-        }
-        case PROPERTY_INT32: {
-                int32_t v;
-
-                r = sd_bus_message_read_basic(m, 'i', &v);
-                if (r >= 0)
-                        *(int *)field = v;
-                break;
-        }
-        case PROPERTY_UINT32: {
-                uint32_t v;
-
-                r = sd_bus_message_read_basic(m, 'u', &v);
-                if (r >= 0)
-                        *(uint32_t *)field = v;
-                break;
-        }
-        case PROPERTY_UINT64: {
-                uint64_t v;
-
-                r = sd_bus_message_read_basic(m, 't', &v);
-                if (r >= 0)
-                        *(uint64_t *)field = v;
-                break;
-        }
-        case PROPERTY_BOOL: {
-                int v;
-
-                r = sd_bus_message_read_basic(m, 'b', &v);
-                if (r >= 0)
-                        *(bool *)field = v;
-                break;
-        }
-        case PROPERTY_STRV:
-                r = read_strv(m, (char ***)field);
-                break;
-        case PROPERTY_ADDRESSES:
-                r = read_addresses(m, (RoamAddress **)field,
-                                   (size_t *)((uint8_t *)base + p->offset_n));
-                break;
-        case PROPERTY_SERVERS:
-                r = read_servers(m, (RoamServer **)field,
-                                 (size_t *)((uint8_t *)base + p->offset_n));
-                break;
-        case PROPERTY_CAPPORT:
-                r = read_capport(m, (RoamCapport *)field);
-                break;
-        case PROPERTY_STRMAP:
-                r = read_strmap(m, (char ***)field);
-                break;
-        }
-        if (r < 0)
-                return r;
-
-        return sd_bus_message_exit_container(m);
+        if (r >= 0)
+                *has = true;
+        return r;
 }
 
-/* Reads an a{sv} of properties described by table into base. */
-static int read_properties(sd_bus_message *m, const PropertyInfo *table, size_t n, void *base)
+static int set_captive(sd_bus_message *m, const char *key, void *field)
 {
+        RoamCapport *c = field;
+        return set_flag(m, &c->captive, &c->has_captive);
+}
+
+static int set_can_extend(sd_bus_message *m, const char *key, void *field)
+{
+        RoamCapport *c = field;
+        return set_flag(m, &c->can_extend_session, &c->has_can_extend_session);
+}
+
+static int set_seconds(sd_bus_message *m, const char *key, void *field)
+{
+        RoamCapport *c = field;
+        return set_number(m, &c->seconds_remaining, &c->has_seconds_remaining);
+}
+
+static int set_bytes(sd_bus_message *m, const char *key, void *field)
+{
+        RoamCapport *c = field;
+        return set_number(m, &c->bytes_remaining, &c->has_bytes_remaining);
+}
+
+/* Link.CaptivePortal's members are typed by the API; a member with another type is refused
+ * like a wrong property type, unknown members are skipped (a newer roamd). */
+static const BusMapEntry capport_members[] = {
+    {"Captive", "b", set_captive, 0},
+    {"CanExtendSession", "b", set_can_extend, 0},
+    {"SecondsRemaining", "t", set_seconds, 0},
+    {"BytesRemaining", "t", set_bytes, 0},
+    {"UserPortalURL", "s", bus_map_string, offsetof(RoamCapport, user_portal_url)},
+    {"VenueInfoURL", "s", bus_map_string, offsetof(RoamCapport, venue_info_url)},
+    {"Error", "s", bus_map_string, offsetof(RoamCapport, error)},
+    {},
+};
+
+/* The whole of it replaces what the link had: a member roamd no longer sends goes. */
+static int set_capport(sd_bus_message *m, const char *key, void *field)
+{
+        RoamCapport c = {}, *ret = field;
+        BusMapMismatch mm;
         int r;
 
-        r = sd_bus_message_enter_container(m, SD_BUS_TYPE_ARRAY, "{sv}");
-        if (r < 0)
+        r = bus_map_read_full(m, capport_members, &c, &mm);
+        if (r < 0) {
+                capport_clear(&c);
+                if (mm.key)
+                        return log_error_errno(EBADMSG,
+                                               "roamd sent CaptivePortal member %s of type '%s', "
+                                               "not '%s'.",
+                                               mm.key, strempty(mm.contents), mm.signature);
                 return r;
-
-        while ((r = sd_bus_message_enter_container(m, SD_BUS_TYPE_DICT_ENTRY, "sv")) > 0) {
-                const PropertyInfo *p = NULL;
-                const char *name;
-
-                r = sd_bus_message_read_basic(m, 's', &name);
-                if (r < 0)
-                        return r;
-
-                for (size_t i = 0; i < n; i++)
-                        if (streq(table[i].name, name)) {
-                                p = &table[i];
-                                break;
-                        }
-
-                if (p)
-                        r = read_property(m, p, base);
-                else
-                        r = sd_bus_message_skip(m, "v"); /* added by a newer roamd */
-                if (r < 0)
-                        return r;
-
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
         }
-        if (r < 0)
-                return r;
+        capport_clear(ret);
+        *ret = c;
+        return 0;
+}
 
-        return sd_bus_message_exit_container(m);
+static int set_addresses(sd_bus_message *m, const char *key, void *field)
+{
+        RoamLink *l = field;
+        return read_addresses(m, &l->addresses, &l->n_addresses);
+}
+
+static int set_gateways(sd_bus_message *m, const char *key, void *field)
+{
+        RoamLink *l = field;
+        return read_servers(m, &l->gateways, &l->n_gateways);
+}
+
+static int set_dns(sd_bus_message *m, const char *key, void *field)
+{
+        RoamLink *l = field;
+        return read_servers(m, &l->dns, &l->n_dns);
+}
+
+/* Reads an a{sv} of properties through table into base; a property of another type than the
+ * API's is refused (the values before it taken), one this roam does not know is skipped (a
+ * newer roamd). */
+static int read_properties(sd_bus_message *m, const BusMapEntry *table, void *base)
+{
+        BusMapMismatch mm;
+        int r;
+
+        r = bus_map_read_full(m, table, base, &mm);
+        if (r < 0 && mm.key)
+                return log_error_errno(EBADMSG, "roamd sent property %s of type '%s', not '%s'.",
+                                       mm.key, strempty(mm.contents), mm.signature);
+        return r < 0 ? r : 0;
 }
 
 int roam_link_update_properties(RoamLink *l, sd_bus_message *m)
 {
         int r;
 
-        r = read_properties(m, link_properties, ELEMENTSOF(link_properties), l);
+        r = read_properties(m, link_properties, l);
         if (r < 0)
                 return r;
         l->state_enum = roam_link_state_from_string(l->state);
@@ -830,12 +724,12 @@ int roam_link_update_properties(RoamLink *l, sd_bus_message *m)
 
 int roam_app_update_properties(RoamApp *a, sd_bus_message *m)
 {
-        return read_properties(m, app_properties, ELEMENTSOF(app_properties), a);
+        return read_properties(m, app_properties, a);
 }
 
 int roam_model_update_manager_properties(RoamModel *m, sd_bus_message *msg)
 {
-        return read_properties(msg, manager_properties, ELEMENTSOF(manager_properties), m);
+        return read_properties(msg, manager_properties, m);
 }
 
 static int link_compare(const void *a, const void *b)
@@ -946,55 +840,60 @@ const char *roam_model_route_name(const RoamModel *m, const char *route)
         return l && *l->name ? l->name : route;
 }
 
-/* Reads the a{sa{sv}} of one object. *ret_link or *ret_app is set when the object is a link or
- * an app. */
-static int read_object(RoamModel *m, sd_bus_message *reply, const char *path, RoamLink **ret_link,
-                       RoamApp **ret_app)
+int roam_model_read_object(sd_bus_message *m, const char *path, RoamModel *manager,
+                           RoamLink **ret_link, RoamApp **ret_app, const char **ret_refused)
 {
         _cleanup_(roam_link_freep) RoamLink *link = NULL;
         _cleanup_(roam_app_freep) RoamApp *app = NULL;
         int r;
 
-        r = sd_bus_message_enter_container(reply, SD_BUS_TYPE_ARRAY, "{sa{sv}}");
+        *ret_refused = NULL;
+        r = sd_bus_message_enter_container(m, SD_BUS_TYPE_ARRAY, "{sa{sv}}");
         if (r < 0)
                 return r;
 
-        while ((r = sd_bus_message_enter_container(reply, SD_BUS_TYPE_DICT_ENTRY, "sa{sv}")) > 0) {
-                const char *interface;
+        while ((r = sd_bus_message_enter_container(m, SD_BUS_TYPE_DICT_ENTRY, "sa{sv}")) > 0) {
+                const char *interface, *kind = NULL;
 
-                r = sd_bus_message_read_basic(reply, 's', &interface);
+                r = sd_bus_message_read_basic(m, 's', &interface);
                 if (r < 0)
                         return r;
 
-                if (streq(interface, ROAM_MANAGER_INTERFACE) && streq(path, ROAM_MANAGER_PATH))
-                        r = roam_model_update_manager_properties(m, reply);
-                else if (streq(interface, ROAM_LINK_INTERFACE)) {
+                if (manager && streq(interface, ROAM_MANAGER_INTERFACE) &&
+                    streq(path, ROAM_MANAGER_PATH)) {
+                        kind = "manager";
+                        r = roam_model_update_manager_properties(manager, m);
+                } else if (streq(interface, ROAM_LINK_INTERFACE)) {
                         if (!link) {
                                 r = roam_link_new(path, &link);
                                 if (r < 0)
                                         return r;
                         }
-                        r = roam_link_update_properties(link, reply);
+                        kind = "link";
+                        r = roam_link_update_properties(link, m);
                 } else if (streq(interface, ROAM_APP_INTERFACE)) {
                         if (!app) {
                                 r = roam_app_new(path, &app);
                                 if (r < 0)
                                         return r;
                         }
-                        r = roam_app_update_properties(app, reply);
+                        kind = "app";
+                        r = roam_app_update_properties(app, m);
                 } else
-                        r = sd_bus_message_skip(reply, "a{sv}");
-                if (r < 0)
+                        r = sd_bus_message_skip(m, "a{sv}");
+                if (r < 0) {
+                        *ret_refused = kind;
                         return r;
+                }
 
-                r = sd_bus_message_exit_container(reply);
+                r = sd_bus_message_exit_container(m);
                 if (r < 0)
                         return r;
         }
         if (r < 0)
                 return r;
 
-        r = sd_bus_message_exit_container(reply);
+        r = sd_bus_message_exit_container(m);
         if (r < 0)
                 return r;
 
@@ -1016,15 +915,15 @@ int roam_model_read_managed_objects(RoamModel *m, sd_bus_message *reply)
 
         while ((r = sd_bus_message_enter_container(reply, SD_BUS_TYPE_DICT_ENTRY, "oa{sa{sv}}")) >
                0) {
+                const char *path, *refused;
                 RoamLink *link = NULL;
                 RoamApp *app = NULL;
-                const char *path;
 
                 r = sd_bus_message_read_basic(reply, 'o', &path);
                 if (r < 0)
                         return r;
 
-                r = read_object(m, reply, path, &link, &app);
+                r = roam_model_read_object(reply, path, m, &link, &app, &refused);
                 if (r < 0)
                         return r;
                 if (link) {

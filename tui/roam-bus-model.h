@@ -186,6 +186,9 @@ const char *roam_link_identity(const RoamLink *l, const char *key);
  * roamd fell back to untrusted because nobody chose (LocationSource "default"). */
 bool roam_link_needs_location(const RoamLink *l);
 
+/* Where to log in when the link is behind a portal, else NULL. */
+const char *roam_link_portal_url(const RoamLink *l);
+
 /* True for the "virtual" bearer: shown, but never counted for the global state. */
 bool roam_link_is_virtual(const RoamLink *l);
 /* wpa_supplicant's view of the link in words: "Home, signal good, -58 dBm, 866 Mbit/s",
@@ -220,6 +223,15 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(RoamModel *, roam_model_free);
 int roam_link_update_properties(RoamLink *l, sd_bus_message *m);
 int roam_app_update_properties(RoamApp *a, sd_bus_message *m);
 int roam_model_update_manager_properties(RoamModel *m, sd_bus_message *msg);
+
+/* Reads one object's interfaces and their properties at m (the a{sa{sv}} of GetManagedObjects
+ * and of InterfacesAdded), the object at path: *ret_link and *ret_app are a new link and app when
+ * it is one (else NULL); manager, when given, takes the manager's properties should the object
+ * be the manager; other interfaces are skipped. On failure nothing is returned, and
+ * *ret_refused names what roamd sent wrong ("link", "app", "manager"), NULL when the failure was
+ * not about properties (memory, the message's shape). */
+int roam_model_read_object(sd_bus_message *m, const char *path, RoamModel *manager,
+                           RoamLink **ret_link, RoamApp **ret_app, const char **ret_refused);
 
 /* Reads a GetManagedObjects reply (a{oa{sa{sv}}}) into m, replacing its links and apps (and
  * reading the manager's properties too, should a reply ever list /org/roam1 itself). */

@@ -380,7 +380,7 @@ static int on_interfaces_added(sd_bus_message *m, void *userdata, sd_bus_error *
         RoamLive *live = userdata;
         _cleanup_(roam_link_freep) RoamLink *link = NULL;
         _cleanup_(roam_app_freep) RoamApp *app = NULL;
-        const char *path;
+        const char *path, *refused;
         int r;
 
         if (live->state != ROAM_LIVE_READY)
@@ -389,37 +389,15 @@ static int on_interfaces_added(sd_bus_message *m, void *userdata, sd_bus_error *
         if (r < 0)
                 return 0;
 
-        r = sd_bus_message_enter_container(m, SD_BUS_TYPE_ARRAY, "{sa{sv}}");
+        r = roam_model_read_object(m, path, NULL, &link, &app, &refused);
+        if (r < 0 && refused) {
+                log_warning_errno(r, "Ignored the new %s %s: %m", refused, path);
+                return 0;
+        }
+        if (r == -ENOMEM)
+                return log_oom();
         if (r < 0)
                 return 0;
-        while ((r = sd_bus_message_enter_container(m, SD_BUS_TYPE_DICT_ENTRY, "sa{sv}")) > 0) {
-                const char *interface;
-
-                r = sd_bus_message_read_basic(m, 's', &interface);
-                if (r < 0)
-                        return 0;
-                if (streq(interface, ROAM_LINK_INTERFACE)) {
-                        r = roam_link_new(path, &link);
-                        if (r < 0)
-                                return log_oom();
-                        r = roam_link_update_properties(link, m);
-                        if (r < 0) {
-                                log_warning_errno(r, "Ignored the new link %s: %m", path);
-                                return 0;
-                        }
-                } else if (streq(interface, ROAM_APP_INTERFACE)) {
-                        r = roam_app_new(path, &app);
-                        if (r < 0)
-                                return log_oom();
-                        r = roam_app_update_properties(app, m);
-                        if (r < 0) {
-                                log_warning_errno(r, "Ignored the new app %s: %m", path);
-                                return 0;
-                        }
-                } else
-                        (void)sd_bus_message_skip(m, "a{sv}");
-                (void)sd_bus_message_exit_container(m);
-        }
         if (link)
                 add_link(live, TAKE_PTR(link));
         if (app)

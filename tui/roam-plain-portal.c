@@ -15,7 +15,7 @@
 #include "roam-format.h"
 #include "roam-plain-portal.h"
 #include "roam-portal-browser.h"
-#include "roam-portal-cli.h"
+#include "roam-portal-session.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
 

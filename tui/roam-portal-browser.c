@@ -19,8 +19,9 @@
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-portal-browser.h"
-#include "roam-portal-cli.h"
+#include "roam-portal-session.h"
 #include "roam-text.h"
+#include "roam-tui.h"
 #include "roam-util.h"
 
 #define ARGS_MAX 64

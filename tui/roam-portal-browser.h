@@ -5,7 +5,7 @@
 #include <sys/types.h>
 #include <systemd/sd-bus.h>
 
-#include "roam-tui.h"
+#include "roam-tui-types.h"
 
 /* The login browser of a captive portal (docs/portal.md): a text browser in the user's own
  * terminal, run as the portal-login app (ROAM_APP_PORTAL_LOGIN), which roamd lets reach the

@@ -3,12 +3,23 @@
 
 #include "roam-tui.h"
 
+/* The screens (screen-*.c): roam.c hands them to tui_run(); the core names none of them. */
+extern const ScreenVTable overview_screen_vtable;
+extern const ScreenVTable link_screen_vtable;
+extern const ScreenVTable apps_screen_vtable;
+extern const ScreenVTable portal_screen_vtable;
+extern const ScreenVTable usage_screen_vtable;
+extern const ScreenVTable devices_screen_vtable;
+extern const ScreenVTable bluetooth_screen_vtable;
+extern const ScreenVTable firewall_screen_vtable;
+extern const ScreenVTable help_screen_vtable;
+extern const ScreenVTable time_screen_vtable; /* no tab: t on the overview */
+extern const ScreenVTable wake_screen_vtable; /* no tab: w on the overview */
+
 /* Helpers the screens share. */
 
 /* A link's addresses as "192.0.2.10/24, 2001:db8::10/64"; all: link-local ones too. */
 int screen_addresses_text(const RoamLink *l, bool all, char **ret);
-/* Where to log in when the link is behind a portal, else NULL. */
-const char *screen_portal_url(const RoamLink *l);
 /* Copies the link's portal URL to the terminal's clipboard (OSC 52), said on the status line;
  * a reaction. */
 int screen_copy_url(Tui *t, const char *path);

@@ -9,6 +9,7 @@
 
 #include "roam-log.h"
 #include "roam-tui-internal.h"
+#include "roam-tui.h"
 #include "roam-util.h"
 
 /* A question that comes by itself (the first-join question, a Bluetooth pairing, an NFC tag)

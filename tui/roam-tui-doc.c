@@ -7,6 +7,7 @@
 #include <wchar.h>
 
 #include "roam-tui-internal.h"
+#include "roam-tui.h"
 #include "roam-util.h"
 
 /* Documents: what the screens build every frame and tui_doc_draw() lays out. Building anew per

@@ -6,7 +6,8 @@
 
 #include <systemd/sd-event.h>
 
-#include "roam-tui.h"
+#include "roam-theme.h"
+#include "roam-tui-types.h"
 
 /* Between the framework (roam-tui.c) and its document layout (roam-tui-doc.c). */
 
@@ -57,8 +58,10 @@ TuiAsk *tui_ask(Tui *t);
 bool tui_clock_frozen(Tui *t);
 void tui_ask_done(TuiAsk *a);
 
-/* The tabs (roam-tui-tabs.c): the screens with a number key, in order. */
+/* The tabs (roam-tui-tabs.c): the screens with a number key, in order; the help screen
+ * (TuiOptions.help). */
 size_t tui_tab_screens(Tui *t, const ScreenVTable *ret[TUI_TABS]);
+const ScreenVTable *tui_help_screen(Tui *t);
 Screen *tui_screen_of(Tui *t, const ScreenVTable *vtable);
 void tui_note_tab(Tui *t, int x0, int x1, const ScreenVTable *v);
 void tui_draw_header(Tui *t);

@@ -21,10 +21,10 @@
 #include "roam-bus.h"
 #include "roam-format.h"
 #include "roam-log.h"
-#include "roam-screens.h"
 #include "roam-text.h"
 #include "roam-term.h"
 #include "roam-tui-internal.h"
+#include "roam-tui.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
 
@@ -125,7 +125,7 @@ static size_t screen_urls(const RoamModel *m, const char **urls, size_t max)
 
         for (size_t i = 0; i < m->n_links; i++) {
                 const RoamLink *l = m->links[i];
-                const char *c[] = {screen_portal_url(l), l->capport.user_portal_url,
+                const char *c[] = {roam_link_portal_url(l), l->capport.user_portal_url,
                                    l->capport.venue_info_url, l->captive_portal_url};
 
                 for (size_t k = 0; k < ELEMENTSOF(c) && n < max; k++)

@@ -6,6 +6,7 @@
 #include <curses.h>
 
 #include "roam-tui-internal.h"
+#include "roam-tui.h"
 #include "roam-util.h"
 
 /* The header: every screen's tab, so every screen can be found; those with nothing to show
@@ -112,7 +113,7 @@ void tui_draw_header(Tui *t)
 {
         const ScreenVTable *tabs[TUI_TABS];
         const char *off[TUI_TABS];
-        bool in_help = tui_current_screen(t) == &help_screen_vtable;
+        bool in_help = tui_current_screen(t) == tui_help_screen(t);
         const ScreenVTable *active = in_help ? tui_previous_screen(t) : tui_current_screen(t);
         size_t n = tui_tab_screens(t, tabs), shown = n;
         int level, x, cols = tui_columns(t), help_width;

@@ -21,10 +21,10 @@
 #include "roam-bus.h"
 #include "roam-format.h"
 #include "roam-log.h"
-#include "roam-screens.h"
 #include "roam-text.h"
 #include "roam-term.h"
 #include "roam-tui-internal.h"
+#include "roam-tui.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
 
@@ -379,6 +379,11 @@ int tui_print(Tui *t, int y, int x, int width, ThemeRole role, const char *s)
                 used += cw;
         }
         return used;
+}
+
+const ScreenVTable *tui_help_screen(Tui *t)
+{
+        return t->help ? t->help->vtable : NULL;
 }
 
 Screen *tui_screen_of(Tui *t, const ScreenVTable *vtable)

@@ -22,6 +22,7 @@
 #include "roam-output.h"
 #include "roam-p2p-cli.h"
 #include "roam-plain.h"
+#include "roam-screens.h"
 #include "roam-stats-cli.h"
 #include "roam-time-cli.h"
 #include "roam-portal-cli.h"

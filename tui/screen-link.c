@@ -172,7 +172,7 @@ static void history(Builder *b, const RoamLink *l)
 static int build(Tui *t, const RoamLink *l, TuiDoc *doc, int *ret_items)
 {
         _cleanup_free_ char *addresses = NULL, *title = NULL;
-        const char *url = screen_portal_url(l);
+        const char *url = roam_link_portal_url(l);
         Builder b = {
             .t = t,
             .doc = doc,
@@ -376,7 +376,7 @@ static bool link_key_active(Tui *t, Screen *s, const KeyHelp *k)
         const RoamLink *l = d->path ? roam_model_find_link(tui_model(t), d->path) : NULL;
 
         if (streq(k->keys, "c"))
-                return l && screen_portal_url(l);
+                return l && roam_link_portal_url(l);
         return true;
 }
 

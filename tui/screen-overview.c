@@ -133,21 +133,10 @@ int screen_addresses_text(const RoamLink *l, bool all, char **ret)
         return *ret ? 0 : -ENOMEM;
 }
 
-const char *screen_portal_url(const RoamLink *l)
-{
-        if (!streq(l->connectivity, "portal"))
-                return NULL;
-        if (*l->portal_url)
-                return l->portal_url;
-        if (l->capport.user_portal_url && *l->capport.user_portal_url)
-                return l->capport.user_portal_url;
-        return NULL;
-}
-
 static int add_link(Tui *t, TuiDoc *d, const RoamLink *l, int item, bool table, uint64_t now)
 {
         _cleanup_free_ char *addresses = NULL;
-        const char *name = *l->name ? l->name : l->path, *url = screen_portal_url(l);
+        const char *name = *l->name ? l->name : l->path, *url = roam_link_portal_url(l);
         ThemeRole role = tui_verdict_role(l->connectivity);
         char age[32];
         uint64_t next;
@@ -459,7 +448,7 @@ static int overview_click(Tui *t, Screen *s, int item)
 int screen_copy_url(Tui *t, const char *path)
 {
         const RoamLink *l = path ? roam_model_find_link(tui_model(t), path) : NULL;
-        const char *url = l ? screen_portal_url(l) : NULL;
+        const char *url = l ? roam_link_portal_url(l) : NULL;
         int r;
 
         if (!url) {
@@ -483,7 +472,7 @@ static bool overview_key_active(Tui *t, Screen *s, const KeyHelp *k)
         const RoamLink *l = path ? roam_model_find_link(tui_model(t), path) : NULL;
 
         if (streq(k->keys, "c"))
-                return l && screen_portal_url(l);
+                return l && roam_link_portal_url(l);
         return true;
 }
 

@@ -12,7 +12,7 @@
 
 #include "roam-bus.h"
 #include "roam-portal-browser.h"
-#include "roam-portal-cli.h"
+#include "roam-portal-session.h"
 #include "roam-screens.h"
 #include "roam-util.h"
 

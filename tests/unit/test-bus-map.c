@@ -116,6 +116,31 @@ TEST(wrong_type_is_ebadmsg_after_earlier_values)
         sd_bus_message_unref(m);
 }
 
+TEST(mismatch_names_the_key_and_both_types)
+{
+        sd_bus_message *m = new_message();
+        BusMapMismatch mm = {.key = "stale"};
+        Props p = {};
+
+        ASSERT_TRUE(sd_bus_message_append(m, "a{sv}", 2, "Up", "b", 1, "Count", "s", "seven") >= 0);
+        seal(m);
+        ASSERT_EQ(bus_map_read_full(m, map, &p, &mm), -EBADMSG);
+        ASSERT_STREQ(mm.key, "Count");
+        ASSERT_STREQ(mm.signature, "u");
+        ASSERT_STREQ(mm.contents, "s");
+        sd_bus_message_unref(m);
+
+        /* A read that succeeds says no mismatch. */
+        m = new_message();
+        ASSERT_TRUE(sd_bus_message_append(m, "a{sv}", 1, "Up", "b", 0) >= 0);
+        seal(m);
+        ASSERT_EQ(bus_map_read_full(m, map, &p, &mm), 1);
+        ASSERT_TRUE(!mm.key);
+        ASSERT_TRUE(!p.up);
+        props_done(&p);
+        sd_bus_message_unref(m);
+}
+
 TEST(empty_map_and_not_a_map)
 {
         sd_bus_message *m = new_message();
