@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* chronyd's command protocol (cmdmon, version 6: chrony 4.x), the two requests roamd makes:
+/* chronyd's command protocol (cmdmon, version 6: chrony 4.x), the requests roamd makes:
  * "reload sources" (REQ_RELOAD_SOURCES, chrony 4.0 and later), which makes chronyd read its
  * sourcedir files again, and "tracking" (REQ_TRACKING, what `chronyc tracking` prints): the
  * reference chronyd follows and how far the system clock is off it. Written from the layout
@@ -17,9 +17,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CHRONY_CMD_REQUEST_SIZE  28
-#define CHRONY_CMD_REPLY_MIN     28
-#define CHRONY_CMD_TRACKING_SIZE 104 /* the tracking request and its reply (RPY_Tracking) */
+#define CHRONY_CMD_REQUEST_SIZE     28
+#define CHRONY_CMD_REPLY_MIN        28
+#define CHRONY_CMD_TRACKING_SIZE    104 /* the tracking request and its reply (RPY_Tracking) */
+#define CHRONY_CMD_N_SOURCES_SIZE   32  /* the request and its reply (RPY_N_Sources) */
+#define CHRONY_CMD_SOURCE_DATA_SIZE 76  /* the request and its reply (RPY_Source_Data) */
 
 /* chronyd's answer (its STT_* status codes that roamd names). */
 typedef enum ChronyCmdStatus {
@@ -29,7 +31,8 @@ typedef enum ChronyCmdStatus {
         CHRONY_CMD_INVALID, /* a chronyd without the command: older than 4.0 */
         CHRONY_CMD_BAD_VERSION,
         CHRONY_CMD_BAD_LENGTH,
-        CHRONY_CMD_OTHER, /* a status code roamd does not know */
+        CHRONY_CMD_NO_SUCH_SOURCE, /* a source index beyond chronyd's sources */
+        CHRONY_CMD_OTHER,          /* a status code roamd does not know */
         _CHRONY_CMD_STATUS_MAX,
         _CHRONY_CMD_STATUS_INVALID = -EINVAL,
 } ChronyCmdStatus;
@@ -76,3 +79,61 @@ void chrony_cmd_tracking(uint32_t sequence, uint16_t attempt,
  * RPY_Tracking: -EBADMSG otherwise). */
 int chrony_cmd_parse_tracking(const uint8_t *buf, size_t len, uint32_t sequence,
                               ChronyCmdStatus *st, ChronyTracking *ret);
+
+/* A source's state in chronyd's selection (RPY_SD_ST_*, chronyc's second column). */
+typedef enum ChronySourceState {
+        CHRONY_SOURCE_SELECTED,      /* '*': the reference */
+        CHRONY_SOURCE_NONSELECTABLE, /* '?': unusable (unreachable, noselect, no samples) */
+        CHRONY_SOURCE_FALSETICKER,   /* 'x' */
+        CHRONY_SOURCE_JITTERY,       /* '~' */
+        CHRONY_SOURCE_COMBINED,      /* '+': RPY_SD_ST_UNSELECTED, combined with the reference */
+        CHRONY_SOURCE_NOT_COMBINED,  /* '-': RPY_SD_ST_SELECTABLE, selectable but left out */
+        _CHRONY_SOURCE_STATE_MAX,
+        _CHRONY_SOURCE_STATE_INVALID = -EINVAL, /* a state roamd does not know */
+} ChronySourceState;
+
+const char *chrony_source_state_to_string(ChronySourceState s);
+
+/* A source's mode (RPY_SD_MD_*, chronyc's first column). */
+typedef enum ChronySourceMode {
+        CHRONY_SOURCE_CLIENT,   /* '^': an NTP server */
+        CHRONY_SOURCE_PEER,     /* '=': an NTP peer */
+        CHRONY_SOURCE_REFCLOCK, /* '#': a reference clock */
+        _CHRONY_SOURCE_MODE_MAX,
+        _CHRONY_SOURCE_MODE_INVALID = -EINVAL,
+} ChronySourceMode;
+
+/* RPY_Source_Data, in host order. A reference clock's address is its refid as an IPv4
+ * address (chrony's RCL_ReportSource); an NTP source whose name is not resolved yet has an
+ * id (IPADDR_ID): family AF_UNSPEC, the id in ref_id. */
+typedef struct ChronySource {
+        int family;       /* of addr: AF_INET, AF_INET6 or AF_UNSPEC */
+        uint8_t addr[16]; /* network order */
+        uint32_t ref_id;  /* the first 4 bytes of addr (a refclock's refid), or the id */
+        int16_t poll;
+        uint16_t stratum;
+        ChronySourceState state;
+        ChronySourceMode mode;
+        uint16_t flags, reachability;
+        uint32_t since_sample;
+        double orig_latest_meas, latest_meas, latest_meas_err; /* seconds */
+} ChronySource;
+
+/* Writes the "how many sources" request (CHRONY_CMD_N_SOURCES_SIZE bytes). */
+void chrony_cmd_n_sources(uint32_t sequence, uint16_t attempt,
+                          uint8_t buf[static CHRONY_CMD_N_SOURCES_SIZE]);
+
+/* Reads its reply, like chrony_cmd_parse_reply(); with *st CHRONY_CMD_SUCCESS, *ret is the
+ * number of sources. */
+int chrony_cmd_parse_n_sources(const uint8_t *buf, size_t len, uint32_t sequence,
+                               ChronyCmdStatus *st, uint32_t *ret);
+
+/* Writes the request for the source of this index (CHRONY_CMD_SOURCE_DATA_SIZE bytes). */
+void chrony_cmd_source_data(uint32_t sequence, uint16_t attempt, uint32_t index,
+                            uint8_t buf[static CHRONY_CMD_SOURCE_DATA_SIZE]);
+
+/* Reads its reply, like chrony_cmd_parse_reply(); with *st CHRONY_CMD_SUCCESS, *ret is the
+ * source. -ENODATA: chronyd answered the empty reply (it had no report for that source, as
+ * its cmdmon.c does for a source that went meanwhile): nothing to read, not an error. */
+int chrony_cmd_parse_source_data(const uint8_t *buf, size_t len, uint32_t sequence,
+                                 ChronyCmdStatus *st, ChronySource *ret);

@@ -112,3 +112,51 @@ int chrony_tracking_to_sample(const ChronyTracking *t, usec_t sent_realtime, use
         snprintf(ret->witness, sizeof(ret->witness), "ntp");
         return 0;
 }
+
+void chrony_sources_add(ChronySources *s, const ChronySource *src)
+{
+        switch (src->mode) {
+        case CHRONY_SOURCE_CLIENT:
+        case CHRONY_SOURCE_PEER:
+                s->ntp++;
+                if (src->state == CHRONY_SOURCE_SELECTED || src->state == CHRONY_SOURCE_COMBINED)
+                        s->ntp_used++;
+                break;
+        case CHRONY_SOURCE_REFCLOCK:
+                /* a refclock's address is its refid; two ROAM refclocks: the one used counts */
+                if (src->family == AF_INET && src->ref_id == CHRONY_REFID_ROAM &&
+                    (s->roam < 0 || src->state == CHRONY_SOURCE_SELECTED ||
+                     src->state == CHRONY_SOURCE_COMBINED))
+                        s->roam = src->state;
+                break;
+        case _CHRONY_SOURCE_MODE_MAX:
+        case _CHRONY_SOURCE_MODE_INVALID:
+                break;
+        }
+}
+
+int chrony_sources_check(const ChronySources *s, char *reason, size_t size)
+{
+        /* Combined, roamd's refclock weighs in chronyd's offset beside the NTP sources: the
+         * tracking is in part roamd's agreed time echoed back, so it cannot confirm or
+         * dispute that time. Any other state leaves it out of chronyd's time. */
+        if (s->roam == CHRONY_SOURCE_SELECTED)
+                return refuse(reason, size,
+                              "chronyd selects roamd's own reference clock (refid ROAM): "
+                              "it would echo roamd's time");
+        if (s->roam == CHRONY_SOURCE_COMBINED)
+                return refuse(reason, size,
+                              "chronyd combines roamd's own reference clock (refid ROAM) with "
+                              "its NTP sources: its time is partly roamd's, echoed back");
+        return 0;
+}
+
+const char *chrony_sources_to_string(const ChronySources *s, char *buf, size_t size)
+{
+        if (s->ntp_used == s->ntp)
+                snprintf(buf, size, "%u NTP source%s", s->ntp, s->ntp == 1 ? "" : "s");
+        else
+                snprintf(buf, size, "%u NTP source%s, %u used", s->ntp, s->ntp == 1 ? "" : "s",
+                         s->ntp_used);
+        return buf;
+}

@@ -27,3 +27,23 @@ int chrony_tracking_to_sample(const ChronyTracking *t, usec_t sent_realtime, use
 
 /* The reference in words for the user: "192.0.2.1, stratum 3" or "GPS, stratum 1". */
 const char *chrony_tracking_reference(const ChronyTracking *t, char *buf, size_t size);
+
+/* What roamd learns from chronyd's sources (REQ_SOURCE_DATA, one by one): how its own
+ * reference clock (refid ROAM) takes part in chronyd's time, and the NTP sources. */
+typedef struct ChronySources {
+        ChronySourceState roam; /* roamd's refclock; _CHRONY_SOURCE_STATE_INVALID: none */
+        unsigned ntp;           /* NTP servers and peers */
+        unsigned ntp_used;      /* of them selected or combined */
+} ChronySources;
+
+#define CHRONY_SOURCES_NONE ((ChronySources){.roam = _CHRONY_SOURCE_STATE_INVALID})
+
+/* Adds one source to what is known. */
+void chrony_sources_add(ChronySources *s, const ChronySource *src);
+
+/* Whether chronyd's tracking is a witness beside roamd, given its sources: -EINVAL with the
+ * reason in words when roamd's own reference clock is selected or combined (docs/time.md). */
+int chrony_sources_check(const ChronySources *s, char *reason, size_t size);
+
+/* The sources in words for the sample's origin: "1 NTP source" or "3 NTP sources, 2 used". */
+const char *chrony_sources_to_string(const ChronySources *s, char *buf, size_t size);
