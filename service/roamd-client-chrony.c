@@ -19,10 +19,14 @@
 /* chronyc waits a second, then tries again; one reload is never urgent */
 #define CHRONY_REPLY_TIMEOUT_USEC (2 * USEC_PER_SEC)
 #define WITNESS                   "ntp"
+/* chronyd's sources read beside its tracking at most; more: the tracking is refused */
+#define CHRONY_MAX_SOURCES 256
 
 typedef enum ChronyExchange {
         CHRONY_EXCHANGE_RELOAD,
         CHRONY_EXCHANGE_TRACKING,
+        CHRONY_EXCHANGE_N_SOURCES,   /* after a tracking report that is a sample */
+        CHRONY_EXCHANGE_SOURCE_DATA, /* one by one, up to n_sources */
         _CHRONY_EXCHANGE_MAX,
         _CHRONY_EXCHANGE_INVALID = -EINVAL,
 } ChronyExchange;
@@ -44,6 +48,12 @@ struct ChronyClient {
         int last_error;          /* the reload's, said once; 1 before the first exchange */
         char tracking_said[256]; /* the tracking's last news, said once */
         char origin[128];        /* of the sample handed on; "" none: the witness is gone */
+        /* the tracking's sample, held while chronyd's sources are read */
+        TimeSample pending;
+        char pending_ref[96];
+        ChronySources sources;
+        uint32_t n_sources, index;
+        bool next; /* the answer read, the exchange's next request went */
 };
 
 static void exchange_end(ChronyClient *c)
@@ -144,11 +154,13 @@ static void tracking_failed(ChronyClient *c, int r, const char *path, const char
         tracking_gone(c);
 }
 
+static int exchange_next(ChronyClient *c, ChronyExchange what);
+
+/* A tracking report: refused, or held while chronyd's sources are read. */
 static void tracking_read(ChronyClient *c, const ChronyTracking *t)
 {
         TimeSample s;
-        TimeEvent ev = {.type = TIME_EVENT_SAMPLE, .sample = &s, .witness = WITNESS};
-        char reason[160], ref[96];
+        char reason[160];
         int r;
 
         r = chrony_tracking_to_sample(t, c->sent, clock_now_usec(CLOCK_REALTIME),
@@ -158,13 +170,34 @@ static void tracking_read(ChronyClient *c, const ChronyTracking *t)
                 tracking_gone(c);
                 return;
         }
-        snprintf(s.origin, sizeof(s.origin), "chronyd, reference %s",
-                 chrony_tracking_reference(t, ref, sizeof(ref)));
-        tracking_say(c, "chronyd at %s follows %s: its time is a sample", c->path, ref);
-        /* another reference: the sample replaces the last, not beside it */
-        if (!streq(s.origin, c->origin))
+        /* held until chronyd's sources say whether roamd's own refclock is in it */
+        c->pending = s;
+        (void)chrony_tracking_reference(t, c->pending_ref, sizeof(c->pending_ref));
+        c->sources = CHRONY_SOURCES_NONE;
+        c->n_sources = c->index = 0;
+        r = exchange_next(c, CHRONY_EXCHANGE_N_SOURCES);
+        if (r < 0)
+                tracking_failed(c, r, c->path, NULL);
+}
+
+/* All of chronyd's sources read: the held sample goes on, or is refused. */
+static void sources_read(ChronyClient *c)
+{
+        TimeEvent ev = {.type = TIME_EVENT_SAMPLE, .sample = &c->pending, .witness = WITNESS};
+        char reason[160], words[64];
+
+        if (chrony_sources_check(&c->sources, reason, sizeof(reason)) < 0) {
+                tracking_say(c, "chronyd's time is refused: %s", reason);
                 tracking_gone(c);
-        memcpy(c->origin, s.origin, sizeof(c->origin));
+                return;
+        }
+        snprintf(c->pending.origin, sizeof(c->pending.origin), "chronyd, reference %s, %s",
+                 c->pending_ref, chrony_sources_to_string(&c->sources, words, sizeof(words)));
+        tracking_say(c, "chronyd at %s follows %s: its time is a sample", c->path, c->pending_ref);
+        /* another reference: the sample replaces the last, not beside it */
+        if (!streq(c->pending.origin, c->origin))
+                tracking_gone(c);
+        memcpy(c->origin, c->pending.origin, sizeof(c->origin));
         c->on_time(&ev, c->userdata);
 }
 
@@ -189,13 +222,45 @@ static void exchange_done(ChronyClient *c)
         }
 }
 
-/* One datagram: 1 when it was the answer, 0 when it was not ours. */
+/* A reply about chronyd's sources: the next request went, or the sample is decided. */
+static void sources_reply(ChronyClient *c, int r, ChronyCmdStatus st, const ChronySource *src)
+{
+        const char *status;
+        char words[96];
+
+        if (r == -ENODATA)
+                r = 0, st = CHRONY_CMD_SUCCESS, src = NULL; /* a source gone meanwhile */
+        if (r < 0 || st != CHRONY_CMD_SUCCESS) {
+                status = chrony_cmd_status_to_string(st);
+                snprintf(words, sizeof(words), "its sources: %s", status ?: "unreadable");
+                tracking_failed(c, -EPROTO, c->path, words);
+                return;
+        }
+        if (c->exchange == CHRONY_EXCHANGE_SOURCE_DATA) {
+                if (src)
+                        chrony_sources_add(&c->sources, src);
+                c->index++;
+        }
+        if (c->index >= c->n_sources) {
+                sources_read(c);
+                return;
+        }
+        r = exchange_next(c, CHRONY_EXCHANGE_SOURCE_DATA);
+        if (r < 0)
+                tracking_failed(c, r, c->path, NULL);
+}
+
+/* One datagram: 1 when it was the answer and the exchange is over, 2 when it goes on (the
+ * next request went), 0 when it was not ours. */
 static int reply_read(ChronyClient *c, const uint8_t *buf, size_t n)
 {
         const char *peer = c->path;
         ChronyTracking t;
-        ChronyCmdStatus st;
+        ChronySource src;
+        ChronyCmdStatus st = _CHRONY_CMD_STATUS_INVALID;
         int r;
+
+        c->next = false;
 
         switch (c->exchange) {
         case CHRONY_EXCHANGE_RELOAD:
@@ -217,7 +282,27 @@ static int reply_read(ChronyClient *c, const uint8_t *buf, size_t n)
                         tracking_read(c, &t);
                 else
                         tracking_failed(c, -EPROTO, peer, chrony_cmd_status_to_string(st));
-                return 1;
+                return c->next ? 2 : 1;
+        case CHRONY_EXCHANGE_N_SOURCES:
+                r = chrony_cmd_parse_n_sources(buf, n, c->sequence, &st, &c->n_sources);
+                if (r == -EBADMSG)
+                        return 0;
+                if (r == 0 && st == CHRONY_CMD_SUCCESS && c->n_sources > CHRONY_MAX_SOURCES) {
+                        tracking_say(c,
+                                     "chronyd's time is refused: it has %u sources, more than "
+                                     "roamd reads (%u)",
+                                     (unsigned)c->n_sources, CHRONY_MAX_SOURCES);
+                        tracking_gone(c);
+                        return 1;
+                }
+                sources_reply(c, r, st, NULL);
+                return c->next ? 2 : 1;
+        case CHRONY_EXCHANGE_SOURCE_DATA:
+                r = chrony_cmd_parse_source_data(buf, n, c->sequence, &st, &src);
+                if (r == -EBADMSG)
+                        return 0;
+                sources_reply(c, r, st, &src);
+                return c->next ? 2 : 1;
         case _CHRONY_EXCHANGE_MAX:
         case _CHRONY_EXCHANGE_INVALID:
                 break;
@@ -230,6 +315,7 @@ static int on_reply(sd_event_source *s, int fd, uint32_t revents, void *userdata
         ChronyClient *c = userdata;
         uint8_t buf[512];
         ssize_t n;
+        int r;
 
         for (;;) {
                 n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
@@ -243,10 +329,13 @@ static int on_reply(sd_event_source *s, int fd, uint32_t revents, void *userdata
                         exchange_done(c);
                         return 0;
                 }
-                if (reply_read(c, buf, (size_t)n)) {
+                r = reply_read(c, buf, (size_t)n);
+                if (r == 1) {
                         exchange_done(c);
                         return 0;
                 }
+                if (r == 2)
+                        return 0; /* the next request is under way */
         }
 }
 
@@ -266,8 +355,6 @@ static int exchange_start(ChronyClient *c, const char *path, ChronyExchange what
 {
         struct sockaddr_un remote = {.sun_family = AF_UNIX}, local = {.sun_family = AF_UNIX};
         _cleanup_free_ char *dir = NULL;
-        uint8_t req[CHRONY_CMD_TRACKING_SIZE];
-        size_t len;
         const char *slash;
         int r;
 
@@ -299,21 +386,53 @@ static int exchange_start(ChronyClient *c, const char *path, ChronyExchange what
                 return -errno;
         if (connect(c->fd, (struct sockaddr *)&remote, sizeof(remote)) < 0)
                 return -errno;
-        if (what == CHRONY_EXCHANGE_RELOAD) {
+        r = sd_event_add_io(c->event, &c->io, c->fd, EPOLLIN, on_reply, c);
+        if (r < 0)
+                return r;
+        return exchange_next(c, what);
+}
+
+/* Sends the request of this exchange on the socket of the one under way (the first, or the
+ * next after an answer), and waits for its answer at most CHRONY_REPLY_TIMEOUT_USEC. */
+static int exchange_next(ChronyClient *c, ChronyExchange what)
+{
+        uint8_t req[CHRONY_CMD_TRACKING_SIZE];
+        size_t len = 0;
+        int r;
+
+        c->exchange = what;
+        switch (what) {
+        case CHRONY_EXCHANGE_RELOAD:
                 chrony_cmd_reload_sources(++c->sequence, 0, req);
                 len = CHRONY_CMD_REQUEST_SIZE;
-        } else {
+                break;
+        case CHRONY_EXCHANGE_TRACKING:
                 chrony_cmd_tracking(++c->sequence, 0, req);
                 len = CHRONY_CMD_TRACKING_SIZE;
+                break;
+        case CHRONY_EXCHANGE_N_SOURCES:
+                chrony_cmd_n_sources(++c->sequence, 0, req);
+                len = CHRONY_CMD_N_SOURCES_SIZE;
+                break;
+        case CHRONY_EXCHANGE_SOURCE_DATA:
+                chrony_cmd_source_data(++c->sequence, 0, c->index, req);
+                len = CHRONY_CMD_SOURCE_DATA_SIZE;
+                break;
+        case _CHRONY_EXCHANGE_MAX:
+        case _CHRONY_EXCHANGE_INVALID:
+                return -EINVAL;
         }
-        c->sent = clock_now_usec(CLOCK_REALTIME);
+        if (what != CHRONY_EXCHANGE_N_SOURCES && what != CHRONY_EXCHANGE_SOURCE_DATA)
+                c->sent = clock_now_usec(CLOCK_REALTIME);
         if (send(c->fd, req, len, MSG_DONTWAIT) < 0)
                 return -errno;
-        r = sd_event_add_io(c->event, &c->io, c->fd, EPOLLIN, on_reply, c);
-        if (r >= 0)
-                r = sd_event_add_time_relative(c->event, &c->timeout, CLOCK_BOOTTIME,
-                                               CHRONY_REPLY_TIMEOUT_USEC, 0, on_timeout, c);
-        return r;
+        c->timeout = sd_event_source_disable_unref(c->timeout);
+        r = sd_event_add_time_relative(c->event, &c->timeout, CLOCK_BOOTTIME,
+                                       CHRONY_REPLY_TIMEOUT_USEC, 0, on_timeout, c);
+        if (r < 0)
+                return r;
+        c->next = true;
+        return 0;
 }
 
 int chrony_client_reload_sources(ChronyClient *c, const char *socket_path)

@@ -20,8 +20,8 @@ SETTLED = {
          "119 min earlier than the time 2 of 3 sources agree on"],
         ["saved", "saved", "/var/lib/roam/time.state", T - 60_000_000, 0, "lower-bound",
          "the time is not earlier than this"],
-        ["chrony", "ntp", "chronyd, reference 192.0.2.1, stratum 3", T + 12_500, 450_000,
-         "truechimer", ""],
+        ["chrony", "ntp", "chronyd, reference 192.0.2.1, stratum 3, 2 NTP sources", T + 12_500,
+         450_000, "truechimer", ""],
     ],
     "ClockState": "clock-daemon",
     "ClockReason": "a clock daemon keeps the clock (timedated: NTP yes, synchronized no)",
@@ -45,7 +45,7 @@ def test_time_text(roamd, roam):
     assert "  saved: lower-bound, saved, 2025-12-06 05:45:40.250 UTC ± 0 ms" in lines
     # chronyd's tracking (docs/time.md): the NTP servers' witness
     assert "  ntp: truechimer, chrony, 2025-12-06 05:46:40.262 UTC ± 450 ms" in lines
-    assert "    from chronyd, reference 192.0.2.1, stratum 3" in lines
+    assert "    from chronyd, reference 192.0.2.1, stratum 3, 2 NTP sources" in lines
 
 
 def test_time_unverified_and_empty(roamd, roam):

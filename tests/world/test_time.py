@@ -259,7 +259,9 @@ def test_chronyd_tracking_is_a_witness_unless_it_echoes_roamd(w, tmp_path):
     synchronised to an NTP server (a chronyd on the home router), chronyd's time is a sample
     of kind chrony, witness ntp, whose interval holds the real time; chronyd gone, the witness
     goes; chronyd following only roamd's own ROAM refclock is refused with its reason (it
-    would echo roamd's time back)."""
+    would echo roamd's time back); so is chronyd combining the ROAM refclock beside the NTP
+    server (chronyc's '+': its time is partly roamd's), read from chronyd's sources; with
+    noselect on the refclock chronyd's time is a sample again."""
     chronyd = chronyd_binary()
     if not chronyd:
         pytest.skip("no chronyd (tools/fetch-chronyd.sh unpacks Debian's; ROAM_CHRONYD=PATH)")
@@ -299,7 +301,7 @@ def test_chronyd_tracking_is_a_witness_unless_it_echoes_roamd(w, tmp_path):
         w.roamd_signal("HUP")  # a reload reads chronyd's tracking at once
         s = w.wait(lambda: chrony_sources(w) or None, what="chronyd's sample")[0]
         assert s[1] == "ntp", s
-        assert s[2] == "chronyd, reference 192.0.2.1, stratum 9", s
+        assert s[2] == "chronyd, reference 192.0.2.1, stratum 9, 1 NTP source", s
         # the host's clock is the server's: the real time lies within the interval
         assert 0 < s[4] < 1_000_000, s
         assert abs(s[3] - time.time() * 1e6) < s[4] + 1_000_000, s
@@ -326,6 +328,45 @@ def test_chronyd_tracking_is_a_witness_unless_it_echoes_roamd(w, tmp_path):
                  "clock (refid ROAM): it would echo roamd's time" in log(),
                  what="the echo refused")
         assert chrony_sources(w) == [], time_props(w)["Sources"]
+
+        def sources():
+            r = w.dev(chronyc, "-h", NTP_CMD_SOCKET, "-n", "-c", "sources", check=False)
+            return {f[2]: f[:2] for f in (line.split(",") for line in r.stdout.splitlines())
+                    if len(f) > 2} if r.returncode == 0 else {}
+
+        # the server and roamd's refclock, combined: the server is selected (the refclock's
+        # precision of 1 s, as wide as roamd's agreed interval may be off in this world with
+        # its HTTPS Date samples, weighs it down), the refclock combined beside it
+        # (combinelimit lets its distance in). chronyd combines a source only once it has a
+        # few updates: the wait is chronyd's filter at roamd's 2 s feed, not a timing.
+        refclock = ("refclock SOCK /run/chrony.roam.sock refid ROAM poll 1 filter 2 "
+                    "stratum 13 precision 1")
+        device.terminate()
+        device.wait()
+        device = start_device_chronyd("server 192.0.2.1 iburst minpoll -2 maxpoll -2\n%s\n"
+                                      "combinelimit 100000\n" % refclock)
+        wait_for(lambda: (lambda s: s.get("192.0.2.1") == ["^", "*"]
+                          and s.get("ROAM") == ["#", "+"])(sources()),
+                 timeout=60, interval=0.5, what="chronyd combines ROAM beside 192.0.2.1")
+        at = len(log())
+        w.roamd_signal("HUP")
+        wait_for(lambda: "chronyd's time is refused: chronyd combines roamd's own reference "
+                 "clock (refid ROAM) with its NTP sources: its time is partly roamd's, echoed "
+                 "back" in log()[at:], what="the combined echo refused")
+        assert chrony_sources(w) == [], time_props(w)["Sources"]
+
+        # noselect: chronyd measures the refclock but leaves it out: its time is a witness
+        device.terminate()
+        device.wait()
+        device = start_device_chronyd("server 192.0.2.1 iburst minpoll -2 maxpoll -2\n"
+                                      "%s noselect\ncombinelimit 100000\n" % refclock)
+        wait_for(lambda: (lambda s: s.get("192.0.2.1") == ["^", "*"]
+                          and s.get("ROAM") == ["#", "?"])(sources()),
+                 timeout=30, interval=0.5, what="chronyd selects 192.0.2.1, ROAM noselect")
+        w.roamd_signal("HUP")
+        s = w.wait(lambda: chrony_sources(w) or None, what="chronyd's sample again")[0]
+        assert s[2] == "chronyd, reference 192.0.2.1, stratum 9, 1 NTP source", s
+        assert abs(s[3] - time.time() * 1e6) < s[4] + 1_000_000, s
     finally:
         for p in (device, server):
             p.terminate()
