@@ -660,9 +660,12 @@ def run_roamd_timed(net, ev, verdict, conf, dhcp, kind=""):
             "org.roam1.Link", key, verdict,
             from_log=lambda t0: roamd_log_stamp(net, t0, verdict, fam, reason, what),
             cut=lambda tc: roamd_log_stamp(net, tc, "offline", fam), between=BETWEEN.get(kind))
-        tb = poll(lambda: ev.first_signal_after(t0, path, "org.roam1.Link", key,
-                                                verdict), 10, f"the {verdict} signal")
-        times.append((t, cut, (tb - t0) * 1000))
+        # (a session's state is no Link property: no bus time for it; the link's portal
+        # signal, ~50 ms before it, may even come before ip monitor stamps the carrier-up on
+        # a loaded machine)
+        tb = None if what else poll(lambda: ev.first_signal_after(
+            t0, path, "org.roam1.Link", key, verdict), 10, f"the {verdict} signal")
+        times.append((t, cut, (tb - t0) * 1000 if tb else None))
         if kind == "wispr":
             # when the portal said yes to the saved login (the online verdict follows it)
             tl = roamd_log_stamp(net, t0, "", what="d0: captive portal logging-in -> logged-in")
@@ -935,7 +938,8 @@ def latency():
             ncpu = statistics.mean(ncpus) if ncpus else 0
             r = statistics.median(x[0] for x in rt)
             n = statistics.median(x[0] for x in nt) if nt else None
-            bus = statistics.median(x[2] for x in rt)
+            bus = [x[2] for x in rt if x[2] is not None]
+            bus = f"{statistics.median(bus):7.1f} ms" if bus else f"{'-':>7}"
             cuts[name] = (statistics.median(x[1] for x in rt),
                           statistics.median(x[1] for x in nt) if nt else None)
             bound = (4 if verdict == "portal" else 5) + (1 if dhcp else 0)
@@ -949,7 +953,7 @@ def latency():
                      if n else f" {'-':>22} {'-':>9}")
                   + (f" {r / rtt_nominal:5.1f}/{n / rtt_nominal if n else 0:3.1f} ({bound} RTT)"
                      if delay else f" {'-':>9} ({bound} RTT)")
-                  + f"  {rcpu:4.0f}/{ncpu:.0f} ms  {bus:7.1f} ms", flush=True)
+                  + f"  {rcpu:4.0f}/{ncpu:.0f} ms  {bus}", flush=True)
             if dhcp and r_route and n_route:
                 print(f"  {'':29} of which carrier-up -> default route (the DHCP client): "
                       f"dhcpcd {statistics.median(r_route):.1f} ms, NetworkManager "
