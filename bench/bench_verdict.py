@@ -23,8 +23,18 @@
    (RFC 7050's ipv4only.arpa answered: roamd's Nat64Prefix, and when it had it); class 6, a
    path MTU black hole (the open network where packets over 1400 bytes towards the device
    vanish, no ICMP; roamd with LargeURL=, a 16 KiB answer: partial, reason mtu, then its
-   working MTU, and when it had it). Class 4 (a portal session that expires) is
-   bench_expiry.py's.
+   working MTU, and when it had it); class 2, a walled garden (tests/world/httpd.py on the
+   gateway as test_connectivity.py's middlebox: the device's HTTP goes to it, it answers the
+   check host and redirects every other name; HTTPS passes by address; roamd with
+   GardenURL=: portal, walled-garden); class 3, a TLS-intercepting portal (the middlebox
+   redirects HTTP and answers HTTPS with the cafe's certificate: portal, portal-certificate);
+   class 5, a cache answering the check page with Age, 443 dropped (partial, http-cached);
+   class 7, tests/servers/wispr_cafe.py in front of the check server, roamd with a login
+   saved with --always (online after its login, timed to online; the portal's yes is shown
+   too) and with that login's password no longer accepted (timed to the session's
+   `rejected`, with the portal's reply; the verdict stays portal). NetworkManager has no
+   WISPr login: it says portal and stays there ('*'). Class 4 (a portal session that
+   expires) is bench_expiry.py's.
    Both daemons are timed from their own logs' stamps (roamd with ROAM_LOG_TIME=1), i.e. when
    each decided: NetworkManager's D-Bus connectivity keeps a stale FULL, and timing roamd at
    a bus client alone would charge it dbus-daemon's hop (~1 ms here) that NetworkManager is
@@ -90,11 +100,29 @@ NETWORKS = [
     # whether it is right or not (the "NM" column says which)
     ("1 IPv6 only, no NAT64", "v6only", 0, "online", NM_FULL),
     ("1 IPv6 only, NAT64/DNS64", "v6nat64", 0, "online", NM_FULL),
+    ("2 walled garden", "garden", 0, "portal", NM_FULL),
+    ("3 TLS-intercepting portal", "tlsportal", 0, "portal", NM_PORTAL),
+    ("5 caching proxy, 443 dropped", "cache", 0, "partial", NM_FULL),
     ("6 MTU black hole (1400)", "mtuhole", 0, "partial", NM_FULL),
+    ("7 WISPr, saved login", "wispr", 0, "online", NM_PORTAL),
+    ("7 WISPr, password now wrong", "wisprwrong", 0, "portal", NM_PORTAL),
 ]
 # The family a network's verdict is timed in (else IPv4), and the reason roamd must give.
 FAMILY = {"v6only": 6, "v6nat64": 6}
-REASON = {"mtuhole": "mtu"}
+REASON = {"mtuhole": "mtu", "garden": "walled-garden", "tlsportal": "portal-certificate",
+          "cache": "http-cached"}
+# Rows whose NetworkManager verdict is neither right nor wrong: it has no WISPr login, so it
+# says portal (true for it: nobody logs in) for ever while roamd logs in.
+NM_NOTE = {"wispr": "*"}
+# Middleboxes of classes 2, 3 and 5: tests/world/httpd.py (as tests/world/test_connectivity.py
+# runs it) on the gateway, the device's HTTP (and for class 3 HTTPS) to anywhere sent there.
+BOX_PORT, BOX_TLS_PORT = 8031, 8431
+GARDEN_URL = "http://*.probe.roam.test/roam-probe"
+BOX_LOGIN = f"http://{GW_V4}/login"
+# Class 7: tests/servers/wispr_cafe.py (test_portal.py's WISPr portal) on the gateway.
+WISPR = os.path.join(TOP, "tests/servers/wispr_cafe.py")
+WISPR_USER, WISPR_PASSWORD = "traveller", "p&ss w=rd"
+ROAM = os.environ.get("ROAM", os.path.join(TOP, "build/tui/roam"))
 # The path MTU black hole: packets over HOLE_MTU bytes towards the device vanish, no ICMP.
 HOLE_MTU = 1400
 LARGE_PORT = 8032
@@ -127,16 +155,118 @@ def setup_v6only(net, nat64):
     net.innet("ip -4 addr flush dev n0")
 
 
+def world_httpd(net, name, port, *args):
+    """tests/world/httpd.py on the gateway, started and listening (its pid file written)."""
+    pidfile = f"{net.dir}/{name}.pid"
+    net.procs.append(subprocess.Popen(
+        ["ip", "netns", "exec", net.net, "/usr/bin/python3",
+         os.path.join(TOP, "tests/world/httpd.py"), "--port", str(port), "--pidfile", pidfile,
+         *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    poll(lambda: os.path.exists(pidfile), 10, f"the {name} server")
+
+
+def setup_middlebox(net, tls, *args, dns=PROBE, dns_extra=()):
+    """A middlebox on the gateway (httpd.py ARGS on BOX_PORT; with tls, also over HTTPS on
+    BOX_TLS_PORT with the cafe's certificate, valid but not for probe.roam.test): the device's
+    HTTP to anywhere (and with tls its HTTPS) goes to it. The DNS tells the truth."""
+    net.internet()
+    net.dns(*dns, extra=dns_extra)
+    extra = ["--tls-port", str(BOX_TLS_PORT), "--cert", f"{net.certs}/cafe.pem",
+             "--key", f"{net.certs}/cafe.key"] if tls else []
+    world_httpd(net, "middlebox", BOX_PORT, *extra, *args)
+    rules = [f"tcp dport 80 dnat ip to {GW_V4}:{BOX_PORT}"]
+    if tls:
+        rules.append(f"tcp dport 443 dnat ip to {GW_V4}:{BOX_TLS_PORT}")
+    rules = [f'iifname "n0" meta nfproto ipv4 {r}' for r in rules] + \
+        [f'iifname "n0" meta nfproto ipv6 {r.replace("dnat ip to", "dnat ip6 to")}'
+         .replace(f"{GW_V4}:", f"[{GW_V6}]:") for r in rules]
+    net.innet("nft -f " + net.write("middlebox.nft", "table inet middlebox {\n"
+                                    "  chain lan {\n"
+                                    "    type nat hook prerouting priority dstnat;\n"
+                                    + "".join(f"    {r}\n" for r in rules) + "  }\n}\n"))
+
+
+def setup_garden(net):
+    """Class 2, a walled garden: the check host is let through (HTTP by name, in the
+    middlebox; HTTPS by address, to the check server), every other name is redirected to
+    the login page. The DNS answers every name under probe.roam.test (roamd's GardenURL asks
+    a random one)."""
+    setup_middlebox(net, False, "--route", "/roam-probe=roam-online\\n",
+                    "--allow-host", "probe.roam.test", "--redirect", BOX_LOGIN, dns=(),
+                    dns_extra=[f"--address=/probe.roam.test/{PROBE_V4}",
+                               f"--address=/probe.roam.test/{PROBE_V6}"])
+    net.server(f"{PROBE_V4}:443,[{PROBE_V6}]:443", tls="probe")
+
+
+def wispr_gate(net, closed):
+    """Class 7's gate: closed, the device's HTTP to the check server goes to the WISPr
+    portal and its HTTPS there is dropped; the portal's login (--on-login) deletes the table."""
+    net.innet("nft delete table inet gate", check=False)
+    if closed:
+        net.innet("nft -f " + net.write("gate.nft", f"""table inet gate {{
+  chain pre {{
+    type nat hook prerouting priority dstnat;
+    iifname "n0" ip daddr {PROBE_V4} tcp dport 80 dnat ip to {GW_V4}:8080
+    iifname "n0" ip6 daddr {PROBE_V6} tcp dport 80 dnat ip6 to [{GW_V6}]:8080
+  }}
+  chain in {{
+    type filter hook input priority 0;
+    iifname "n0" ip daddr {PROBE_V4} tcp dport 443 drop
+    iifname "n0" ip6 daddr {PROBE_V6} tcp dport 443 drop
+  }}
+}}
+"""))
+
+
+def setup_wispr(net):
+    """Class 7: tests/servers/wispr_cafe.py on the gateway (ports 8080/8443; the gateway's own
+    80/443, cafe.test in the DNS, are redirected there), in front of the check server, its
+    gate closed. A right login opens the gate (nft delete table inet gate)."""
+    net.internet()
+    net.dns(*PROBE, ("cafe.test", GW_V4), ("cafe.test", GW_V6))
+    net.server(f"{PROBE_V4}:80,[{PROBE_V6}]:80")
+    net.server(f"{PROBE_V4}:443,[{PROBE_V6}]:443", tls="probe")
+    ready = f"{net.dir}/wispr.ready"
+    net.procs.append(subprocess.Popen(
+        ["ip", "netns", "exec", net.net, "/usr/bin/python3", WISPR, "--port", "8080",
+         "--tls-port", "8443", "--cert", f"{net.certs}/cafe.pem", "--key",
+         f"{net.certs}/cafe.key", "--log", f"{net.dir}/wispr.log", "--ready", ready,
+         "--user", WISPR_USER, "--password", WISPR_PASSWORD,
+         "--on-login", "nft delete table inet gate"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    poll(lambda: os.path.exists(ready), 10, "the WISPr portal")
+    net.innet("nft -f " + net.write("wisprcafe.nft", f"""table inet wisprcafe {{
+  chain pre {{
+    type nat hook prerouting priority dstnat - 1;
+    iifname "n0" ip daddr {GW_V4} tcp dport 80 redirect to :8080
+    iifname "n0" ip daddr {GW_V4} tcp dport 443 redirect to :8443
+    iifname "n0" ip6 daddr {GW_V6} tcp dport 80 redirect to :8080
+    iifname "n0" ip6 daddr {GW_V6} tcp dport 443 redirect to :8443
+  }}
+}}
+"""))
+    wispr_gate(net, True)
+
+
+def wispr_posts(net):
+    try:
+        with open(f"{net.dir}/wispr.log") as f:
+            return [json.loads(x) for x in f if '"POST"' in x]
+    except OSError:
+        return []
+
+
+# What happens to a network between the carrier cut and the carrier coming back (the next
+# cycle meets the same network): class 7's session ends, its gate closes again.
+BETWEEN = {"wispr": lambda net: wispr_gate(net, True),
+           "wisprwrong": lambda net: wispr_gate(net, True)}
+
+
 def setup_mtuhole(net):
     """The open network, plus a large answer (16 KiB at LARGE_URL) and a path MTU black hole
     on the way to the device: packets over HOLE_MTU bytes vanish without an ICMP error."""
     setup(net, "open")
-    net.procs.append(subprocess.Popen(
-        ["ip", "netns", "exec", net.net, "/usr/bin/python3",
-         os.path.join(TOP, "tests/world/httpd.py"), "--port", str(LARGE_PORT),
-         "--pidfile", f"{net.dir}/large.pid", "--route", "/roam-large=" + "x" * 16384],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-    poll(lambda: os.path.exists(f"{net.dir}/large.pid"), 10, "the large answer's server")
+    world_httpd(net, "large", LARGE_PORT, "--route", "/roam-large=" + "x" * 16384)
     # On the device's way in: there the packets are as on the wire (n0 has no checksum
     # offload, so they were cut to segments when n0 sent them); the server's own output
     # hook would see its TCP's GSO super-packets whole.
@@ -155,6 +285,23 @@ def setup(net, kind):
         return
     if kind == "mtuhole":
         setup_mtuhole(net)
+        return
+    if kind == "garden":
+        setup_garden(net)
+        return
+    if kind == "tlsportal":
+        # Class 3: HTTP redirected to the login page, HTTPS answered by the portal itself
+        setup_middlebox(net, True, "--redirect", BOX_LOGIN)
+        return
+    if kind == "cache":
+        # Class 5: a cache answers the check page (ignoring no-cache, with Age), nothing else
+        # gets through (443 dropped silently)
+        setup_middlebox(net, False, "--route", "/roam-probe=roam-online\\n",
+                        "--header", "Age: 3600")
+        drop_https(net)
+        return
+    if kind in ("wispr", "wisprwrong"):
+        setup_wispr(net)
         return
     if kind in ("open", "nohttps"):
         net.internet()
@@ -362,11 +509,12 @@ def poll(pred, timeout, what, interval=0.002):
 
 
 def carrier_to_verdict(net, ev, down, path, iface, key, value, from_log=None, timeout=30,
-                       cut=None):
+                       cut=None, between=None):
     """Carrier off until `down()` holds, then on: ms from the kernel's carrier-up event to the
     first signal saying key = value (or, with from_log, to the CLOCK_REALTIME stamp
     from_log(carrier-up) finds in a log), ms from the carrier-cut event to the stamp
-    cut() finds (the daemon saying offline), and the carrier-up stamp."""
+    cut() finds (the daemon saying offline), and the carrier-up stamp. between(net), if
+    given, runs while the carrier is off."""
     # The cut is timed from ip's stamp of the event; the daemon's answer may come before ip
     # got to print it (a loaded machine): then the time is negative, i.e. at once.
     t_req = time.time()
@@ -374,6 +522,8 @@ def carrier_to_verdict(net, ev, down, path, iface, key, value, from_log=None, ti
     poll(down, 60, "the daemon sees the carrier gone", 0.02)
     tc = poll(lambda: ev.first_carrier_after(t_req, up=False), 10, "the carrier-cut event")
     tc1 = poll(lambda: cut(t_req), 10, "the daemon's offline after the cut", 0.01)
+    if between:
+        between(net)
     t_req = time.time()
     net.carrier(True)
     t0 = poll(lambda: ev.first_carrier_after(t_req), 10, "the kernel's carrier-up event")
@@ -411,6 +561,11 @@ def run_roamd(net, ev, verdict, dhcp=False, kind=""):
         conf = conf.replace(f"d0={GW_V4} {GW_V6}\n", f"d0={GW_V6}\n")
     if kind == "mtuhole":
         conf = conf.replace("[Probe]\n", f"[Probe]\nLargeURL={LARGE_URL}\n")
+    if kind == "garden":
+        conf = conf.replace("[Probe]\n", f"[Probe]\nGardenURL={GARDEN_URL}\n")
+    if kind in ("wispr", "wisprwrong"):
+        conf += f"[Portal]\nCredentialsFile={net.dir}/portal.credentials\n"
+        wispr_save_login(net, conf, kind == "wisprwrong")
     dhcpcd = None
     if dhcp:
         dhcpcd, d = start_dhcpcd(net)
@@ -421,6 +576,43 @@ def run_roamd(net, ev, verdict, dhcp=False, kind=""):
     finally:
         if dhcpcd:
             stop_dhcpcd(net, dhcpcd)
+
+
+def portal_session(net, link="d0"):
+    """roamd's captive portal session of the link (`roam portal --json`), or None."""
+    r = subprocess.run([ROAM, "portal", "--json"], env=net.env, capture_output=True, text=True)
+    return next((x for x in json.loads(r.stdout or "[]") if x.get("link") == link), None) \
+        if r.returncode == 0 else None
+
+
+def wispr_save_login(net, conf, wrong):
+    """Class 7's saved login: roamd meets the portal, `roam portal login --always` logs in
+    (the gate opens) and saves the login for this network; roamd stops. wrong: the portal
+    has changed the password since (the saved one, edited in the file, is refused)."""
+    wispr_gate(net, True)
+    net.start_roamd(conf)
+    try:
+        wait_for(lambda: net.link_prop("d0", "Connectivity4") == "portal", timeout=30,
+                 what="roamd: portal")
+        poll(lambda: (portal_session(net) or {}).get("state") == "waiting", 30,
+             "roamd's portal session waiting", 0.1)
+        r = subprocess.run([ROAM, "portal", "login", "--user", WISPR_USER, "--password-file",
+                            "-", "--always", "d0"], env=net.env, input=WISPR_PASSWORD + "\n",
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stdout + r.stderr
+        wait_for(lambda: net.link_prop("d0", "Connectivity4") == "online", timeout=30,
+                 what="roamd: online after the login")
+        poll(lambda: os.path.exists(f"{net.dir}/portal.credentials"), 10, "the saved login")
+    finally:
+        net.stop_roamd()
+    wispr_gate(net, True)
+    if wrong:
+        path = f"{net.dir}/portal.credentials"
+        with open(path) as f:
+            saved = json.load(f)
+        saved["networks"][0]["password"] = "not " + WISPR_PASSWORD
+        with open(path, "w") as f:
+            json.dump(saved, f)
 
 
 def roamd_log_stamp(net, t0, verdict, fam=4, reason="", what=None):
@@ -456,17 +648,29 @@ def run_roamd_timed(net, ev, verdict, conf, dhcp, kind=""):
     key = f"Connectivity{fam}"
     wait_for(lambda: net.link_prop("d0", key) == verdict, timeout=30,
              what=f"roamd: {verdict}")
-    times, facts = [], []
+    # class 7 with a password the portal refuses: the right verdict is portal with the
+    # portal's reply, i.e. the session's `rejected` (the portal verdict came before it)
+    what = "d0: captive portal logging-in -> rejected" if kind == "wisprwrong" else None
+    posts = len(wispr_posts(net))
+    times, facts, logins = [], [], []
     cpu0 = cpu_ms(net.roamd.pid)
     for _ in range(REPS):
         t, cut, t0 = carrier_to_verdict(
             net, ev, lambda: net.link_prop("d0", key) == "offline", path,
             "org.roam1.Link", key, verdict,
-            from_log=lambda t0: roamd_log_stamp(net, t0, verdict, fam, reason),
-            cut=lambda tc: roamd_log_stamp(net, tc, "offline", fam))
-        tb = poll(lambda: ev.first_signal_after(t0, path, "org.roam1.Link", key,
-                                                verdict), 10, f"the {verdict} signal")
-        times.append((t, cut, (tb - t0) * 1000))
+            from_log=lambda t0: roamd_log_stamp(net, t0, verdict, fam, reason, what),
+            cut=lambda tc: roamd_log_stamp(net, tc, "offline", fam), between=BETWEEN.get(kind))
+        # (a session's state is no Link property: no bus time for it; the link's portal
+        # signal, ~50 ms before it, may even come before ip monitor stamps the carrier-up on
+        # a loaded machine)
+        tb = None if what else poll(lambda: ev.first_signal_after(
+            t0, path, "org.roam1.Link", key, verdict), 10, f"the {verdict} signal")
+        times.append((t, cut, (tb - t0) * 1000 if tb else None))
+        if kind == "wispr":
+            # when the portal said yes to the saved login (the online verdict follows it)
+            tl = roamd_log_stamp(net, t0, "", what="d0: captive portal logging-in -> logged-in")
+            if tl:
+                logins.append((tl - t0) * 1000)
         # the fact of the link the class also asks for: when roamd had it, and what it was
         fact = {"mtuhole": ("d0: IPv4 working path MTU 0 -> ", "WorkingMTU4"),
                 "v6nat64": (f"d0: NAT64 prefix none -> {NAT64_PREFIX}", "Nat64Prefix")}.get(kind)
@@ -478,6 +682,15 @@ def run_roamd_timed(net, ev, verdict, conf, dhcp, kind=""):
         print(f"  (roamd: carrier-up -> {fact[1]} {facts[-1][1]}: median "
               f"{statistics.median(f[0] for f in facts):.1f} ms of {len(facts)}; "
               f"reason {net.link_prop('d0', f'ConnectivityReason{fam}')})", flush=True)
+    if kind in ("wispr", "wisprwrong"):
+        # every cycle logged in with the saved login, once; the session says how it ended
+        session = poll(lambda: portal_session(net), 10, "roamd's portal session")
+        print(f"  (roamd: {len(wispr_posts(net)) - posts} WISPr logins in {REPS} cycles, the "
+              f"saved one; session after the last: {session.get('state')}"
+              + (f", \"{session.get('message')}\"" if session.get("message") else "")
+              + f"; d0 {net.link_prop('d0', 'Connectivity4')}"
+              + (f"; carrier-up -> the portal's yes: median {statistics.median(logins):.1f} ms"
+                 if logins else "") + ")", flush=True)
     if dhcp:
         # the lease did reach roamd, and its API was read (not only the HTTP probe's portal)
         wait_for(lambda: net.link_prop("d0", "CaptivePortalURL") == CAPPORT_API and
@@ -651,6 +864,8 @@ def run_nm(net, ev, connectivity, dhcp=False, kind=""):
     os.chmod(profile, 0o600)
     with open(os.path.join(d, "resolv.conf"), "w") as f:
         f.write(f"nameserver {GW_V6 if FAMILY.get(kind) == 6 else GW_V4}\n")
+    if kind in BETWEEN:
+        BETWEEN[kind](net)  # the network as the carrier cycles leave it (a closed gate)
     logpath = os.path.join(d, "nm.log")
     log = open(logpath, "w")
     nm = subprocess.Popen(["ip", "netns", "exec", net.name, "unshare", "-m", "sh", "-c",
@@ -667,7 +882,7 @@ def run_nm(net, ev, connectivity, dhcp=False, kind=""):
             times.append(carrier_to_verdict(
                 net, ev, lambda: nm_prop(net, "State", dev) == NM_DEVICE_UNAVAILABLE,
                 None, None, None, None, lambda t: nm_check_after(logpath, t, connectivity, fam),
-                cut=lambda tc: nm_unavailable_after(logpath, tc)))
+                cut=lambda tc: nm_unavailable_after(logpath, tc), between=BETWEEN.get(kind)))
         return times, (cpu_ms(nm.pid) - cpu0) / REPS
     finally:
         nm.terminate()
@@ -688,9 +903,11 @@ def latency():
           f" {'RTTs roamd/NM (bound)':>22}  CPU/cycle roamd/NM  roamd on the bus")
     print("  (each daemon timed from its own log's stamp of the verdict, as it decided; the last "
           "column: roamd's\n   PropertiesChanged as a client receives it, through dbus-daemon; "
-          "'!' after NetworkManager's\n   verdict: wrong, the network is not what it says. "
-          "Rows 1 and 6: issue 31's classes; the\n   IPv6-only rows are timed in IPv6, "
-          "NetworkManager's IPv6 check)")
+          "'!' after NetworkManager's\n   verdict: wrong, the network is not what it says; "
+          "'*': it has no WISPr login and stays portal.\n   Rows 1-7: issue 31's classes, "
+          "roamd timed to its verdict with the class's reason (7 with\n   a refused "
+          "password: to the session's `rejected`); the IPv6-only rows are timed in IPv6,\n"
+          "   NetworkManager's IPv6 check)")
     only = os.environ.get("BENCH_ONLY")
     cuts = {}
     for name, kind, delay, verdict, nm_conn in NETWORKS:
@@ -721,7 +938,8 @@ def latency():
             ncpu = statistics.mean(ncpus) if ncpus else 0
             r = statistics.median(x[0] for x in rt)
             n = statistics.median(x[0] for x in nt) if nt else None
-            bus = statistics.median(x[2] for x in rt)
+            bus = [x[2] for x in rt if x[2] is not None]
+            bus = f"{statistics.median(bus):7.1f} ms" if bus else f"{'-':>7}"
             cuts[name] = (statistics.median(x[1] for x in rt),
                           statistics.median(x[1] for x in nt) if nt else None)
             bound = (4 if verdict == "portal" else 5) + (1 if dhcp else 0)
@@ -729,12 +947,13 @@ def latency():
             nm_word = {NM_FULL: "full", NM_PORTAL: "portal"}[nm_conn]
             # NetworkManager's word against the truth (roamd's: the network is built so)
             nm_right = {"online": "full", "portal": "portal"}.get(verdict) == nm_word
+            mark = NM_NOTE.get(kind, " " if nm_right else "!")
             print(f"  {name:29} {rtt:6.1f}ms {verdict:>7} {r:7.1f} ms"
-                  + (f" {nm_word:>7}{' ' if nm_right else '!'}{n:8.1f} ms {r / n:9.2f}"
+                  + (f" {nm_word:>7}{mark}{n:8.1f} ms {r / n:9.2f}"
                      if n else f" {'-':>22} {'-':>9}")
                   + (f" {r / rtt_nominal:5.1f}/{n / rtt_nominal if n else 0:3.1f} ({bound} RTT)"
                      if delay else f" {'-':>9} ({bound} RTT)")
-                  + f"  {rcpu:4.0f}/{ncpu:.0f} ms  {bus:7.1f} ms", flush=True)
+                  + f"  {rcpu:4.0f}/{ncpu:.0f} ms  {bus}", flush=True)
             if dhcp and r_route and n_route:
                 print(f"  {'':29} of which carrier-up -> default route (the DHCP client): "
                       f"dhcpcd {statistics.median(r_route):.1f} ms, NetworkManager "

@@ -32,9 +32,10 @@ struct StallWatch {
         NftRefusedCount *refused_seen;
         size_t n_refused_seen;
         bool refused_primed;
-        /* the links online at the last look: only a count that grew while its link was
-         * online from one look to the next is news (roamd's own probes of a portal are
-         * refused too, and an app's attempts while the link was a portal are no sign) */
+        /* the links online since the last look (dropped when their verdict leaves online):
+         * only a count that grew while its link stayed online from one look to the next is
+         * news (roamd's own probes of a portal are refused too, and an app's attempts while
+         * the link was a portal are no sign, also when it is online again by the next look) */
         int *online_seen;
         size_t n_online_seen;
         bool part; /* the reconciler installs the counting chain */
@@ -219,6 +220,19 @@ static bool was_online(const StallWatch *s, int ifindex)
         return false;
 }
 
+/* A link that leaves online between two looks: what was counted for it until the next look
+ * came (at least partly) while it was not online. The round a reset signal starts meets the
+ * resetting portal too, and its refused probes are counted; a login right after can bring the
+ * link back online before the next look, which then saw it online at both ends. */
+static void online_forget(StallWatch *s, int ifindex)
+{
+        for (size_t i = 0; i < s->n_online_seen; i++)
+                if (s->online_seen[i] == ifindex) {
+                        s->online_seen[i] = s->online_seen[--s->n_online_seen];
+                        return;
+                }
+}
+
 static int online_note(StallWatch *s)
 {
         const Links *links = s->m->links;
@@ -235,8 +249,8 @@ static int online_note(StallWatch *s)
         return 0;
 }
 
-/* Apps' connection attempts refused with a reset since the last look, per link online at
- * both looks. */
+/* Apps' connection attempts refused with a reset since the last look, per link online since
+ * the last look. */
 static int refused_look(StallWatch *s)
 {
         _cleanup_free_ NftRefusedCount *now = NULL;
@@ -262,9 +276,15 @@ static int refused_look(StallWatch *s)
 
                 /* fewer than before: the table was made again, counting from zero */
                 d = now[i].packets >= before ? now[i].packets - before : now[i].packets;
-                if (d == 0 || !l || l->verdict.verdict != VERDICT_ONLINE ||
-                    !was_online(s, l->ifindex))
+                if (d == 0 || !l)
                         continue;
+                if (l->verdict.verdict != VERDICT_ONLINE || !was_online(s, l->ifindex)) {
+                        log_debug("%s: %" PRIu64 " connection attempt(s) refused with a reset "
+                                  "while it was not online throughout since the last look "
+                                  "(roamd's own probes of a portal, apps' tries): no sign",
+                                  strempty(l->info.name), d);
+                        continue;
+                }
                 snprintf(what, sizeof(what),
                          "%" PRIu64 " connection attempt(s) of apps refused with a reset", d);
                 (void)stall_signal(s, l, STALL_SIGNAL_RESET, what, NULL);
@@ -373,12 +393,15 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
                         ev->link->stall_rounds = 0;
                         ev->link->stall_round_open = false;
                         stall_dns_forget(s->dns, ev->link);
+                        online_forget(s, ev->link->ifindex);
                 }
                 stall_arm(s);
                 break;
         case LINKS_EVENT_GONE:
-                if (ev->link)
+                if (ev->link) {
                         stall_dns_forget(s->dns, ev->link);
+                        online_forget(s, ev->link->ifindex);
+                }
                 stall_arm(s);
                 break;
         case LINKS_EVENT_PROBED:

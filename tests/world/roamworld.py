@@ -961,6 +961,23 @@ class World:
     def link(self, name):
         return self.links().get(name)
 
+    def check_log_size(self):
+        """Where the internet's check server's request log ends now (for check_requests)."""
+        return self.path("inet-httpd.log").stat().st_size
+
+    def check_requests(self, since):
+        """The check server's probe requests after byte offset `since` of its log:
+        [(client, line)]."""
+        with open(self.path("inet-httpd.log"), "rb") as f:
+            f.seek(since)
+            text = f.read().decode(errors="replace")
+        out = []
+        for line in text.splitlines():
+            client, _, rest = line.partition(" ")
+            if "/roam-probe" in rest:
+                out.append((client.removeprefix("::ffff:"), rest))
+        return out
+
     def wait(self, predicate, timeout=WAIT, what=None):
         """Wait until predicate() (a condition on roamd's state, read over the bus) is true;
         re-checked only when roamd sends a signal or its name changes owner. Exceptions
@@ -1071,6 +1088,11 @@ def default_state_problems(links):
 
 def addrs(link, family, scope="global"):
     return [a[1] for a in link["Addresses"] if a[0] == family and a[3] == scope]
+
+
+def link_addrs(link):
+    """The link's global addresses (of both families), as a set."""
+    return {a[1] for a in link["Addresses"] if a[3] == "global"} if link else set()
 
 
 def gateways(link, family):

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from roamworld import (CAFE_API_URL, CAFE_LOGIN_URL, CAFE_PORTAL_URL, LINK_IFACE, WAIT,
-                       Monitor, dns_query, lease_matches, wait_for)
+                       Monitor, dns_query, lease_matches, link_addrs, wait_for)
 
 WORLD = "wconn"
 
@@ -470,23 +470,6 @@ def test_walled_garden(w, middlebox):
     wait_verdict(w, "wifi0", ONLINE, timeout=WAIT)
 
 
-def check_requests(w, since):
-    """The check server's requests after byte offset `since` of its log: [(client, line)]."""
-    with open(w.path("inet-httpd.log"), "rb") as f:
-        f.seek(since)
-        text = f.read().decode(errors="replace")
-    out = []
-    for line in text.splitlines():
-        client, _, rest = line.partition(" ")
-        if "/roam-probe" in rest:
-            out.append((client.removeprefix("::ffff:"), rest))
-    return out
-
-
-def link_addrs(l):
-    return {a[1] for a in l["Addresses"] if a[3] == "global"} if l else set()
-
-
 @pytest.mark.parametrize("uplink,network", [("eth0", "home"), ("wifi0", "mobile")])
 def test_one_dhcp_exchange_is_one_probe_round(w, uplink, network):
     """A new lease is a burst of changes (lease file, address, route, per family) and may
@@ -498,14 +481,14 @@ def test_one_dhcp_exchange_is_one_probe_round(w, uplink, network):
         wait_verdict(w, uplink, ONLINE, network="home")
     else:
         wait_verdict(w, uplink, ("offline", "no-address"), ("offline", "link-local-only"))
-    since = w.path("inet-httpd.log").stat().st_size
+    since = w.check_log_size()
     w.move(uplink, network)
     l = wait_verdict(w, uplink, ONLINE, network=network)
     mine = link_addrs(l)
     assert any(":" in a for a in mine) and any("." in a for a in mine), l["Addresses"]
 
     def from_link():
-        return [r for r in check_requests(w, since) if r[0] in mine]
+        return [r for r in w.check_requests(since) if r[0] in mine]
     # the server logs a request after answering it: wait for both families' pairs
     wait_for(lambda: sum(1 for c, _ in from_link() if ":" in c) >= 2 and
              sum(1 for c, _ in from_link() if "." in c) >= 2,
