@@ -33,9 +33,23 @@ typedef struct FwLink {
         char network_id[NETID_MAX];
         /* the last id that was not "" (a gateway being resolved again is no other network) */
         char known_id[NETID_MAX];
-        char *location; /* NULL: no network */
+        /* the location of the network now (NULL: no network), and why */
+        char *location;
         FwSource source;
         char *reason;
+        /* the location whose rules the kernel holds (NULL: none), as of the last commit; it
+         * differs from location while a pass has not taken the new one (the kernel refused
+         * it): what is reported is what is in force */
+        char *in_force;
+        FwSource in_force_source;
+        char *in_force_reason;
+        /* the location the pass being committed carries */
+        bool committing_valid;
+        char *committing;
+        FwSource committing_source;
+        char *committing_reason;
+        /* LocationWanted changed since PropertiesChanged last said it */
+        bool wanted_unsaid;
         bool seen;
         /* the kernel: chains and map elements as last committed, and as being committed */
         bool installed;
@@ -68,6 +82,10 @@ static FwLink *fw_link_free(FwLink *l)
                 free(l->facts[k]);
         free(l->location);
         free(l->reason);
+        free(l->in_force);
+        free(l->in_force_reason);
+        free(l->committing);
+        free(l->committing_reason);
         for (int d = 0; d < 2; d++) {
                 fw_chain_done(&l->chain[d]);
                 fw_chain_done(&l->pending[d]);
@@ -423,7 +441,7 @@ static void link_sync(Firewall *fw, Link *l)
         size_t n = 0;
         NetIdFacts f;
         FwSource source;
-        bool facts_changed = false, other_network = false;
+        bool facts_changed = false, other_network = false, enforced;
 
         if (!fl) {
                 FwLink **nl = realloc(fw->links, sizeof(FwLink *) * (fw->n_links + 1));
@@ -436,7 +454,7 @@ static void link_sync(Firewall *fw, Link *l)
                 if (!fl)
                         return (void)log_oom();
                 fl->ifindex = l->ifindex;
-                fl->source = _FW_SOURCE_INVALID;
+                fl->source = fl->in_force_source = fl->committing_source = _FW_SOURCE_INVALID;
                 pos = link_position(fw, l->ifindex, &found);
                 memmove(&nl[pos + 1], &nl[pos], sizeof(FwLink *) * (fw->n_links - pos));
                 nl[pos] = fl;
@@ -474,18 +492,27 @@ static void link_sync(Firewall *fw, Link *l)
                 snprintf(fl->known_id, sizeof(fl->known_id), "%s", id);
         }
         locate(fw, fl, &f, &location, &source, &reason);
+        /* Enforced, Location and its source and reason say what is in force, and the new
+         * location is said with the pass that carries it (firewall_txn_done): a client never
+         * sees it "not in force" for the instant before that pass. */
+        enforced = reconcile_enforcing(fw->manager->core.reconcile);
         if (!streq_ptr(location, fl->location)) {
                 log_info("%s: location %s -> %s (%s)", strempty(l->info.name),
                          fl->location ? fl->location : "none", location ? location : "none",
                          reason ? reason : "no network");
-                names[n++] = "Location";
+                if (enforced)
+                        fl->wanted_unsaid = true;
+                else {
+                        names[n++] = "LocationWanted";
+                        names[n++] = "Location";
+                }
         }
         free(fl->location);
         fl->location = location;
-        if (source != fl->source)
+        if (source != fl->source && !enforced)
                 names[n++] = "LocationSource";
         fl->source = source;
-        if (!streq_ptr(reason, fl->reason))
+        if (!streq_ptr(reason, fl->reason) && !enforced)
                 names[n++] = "LocationReason";
         free(fl->reason);
         fl->reason = reason;
@@ -530,14 +557,23 @@ void firewall_link_view(Firewall *fw, int ifindex, LinkIdentityView *ret)
 {
         FwLink *fl = fw ? link_find(fw, ifindex) : NULL;
 
-        *ret = (LinkIdentityView){"", NULL, "", "", ""};
+        *ret = (LinkIdentityView){"", NULL, "", "", "", ""};
         if (!fl)
                 return;
         ret->network_id = fl->network_id;
         ret->facts = (const char *const *)fl->facts;
-        ret->location = strempty(fl->location);
-        ret->source = fl->location ? strempty(fw_source_to_string(fl->source)) : "";
-        ret->reason = fl->location ? strempty(fl->reason) : "";
+        ret->wanted = strempty(fl->location);
+        /* Nothing of table inet roam is enforced (Enforce=no): there is no kernel to wait for,
+         * the location is the network's. */
+        if (!reconcile_enforcing(fw->manager->core.reconcile)) {
+                ret->location = strempty(fl->location);
+                ret->source = fl->location ? strempty(fw_source_to_string(fl->source)) : "";
+                ret->reason = fl->location ? strempty(fl->reason) : "";
+                return;
+        }
+        ret->location = strempty(fl->in_force);
+        ret->source = fl->in_force ? strempty(fw_source_to_string(fl->in_force_source)) : "";
+        ret->reason = fl->in_force ? strempty(fl->in_force_reason) : "";
 }
 
 int firewall_set_location(Firewall *fw, Link *l, const char *location)
@@ -643,6 +679,69 @@ static void pending_clear(FwLink *fl)
         fl->pending_valid = false;
 }
 
+static void committing_clear(FwLink *fl)
+{
+        free(fl->committing);
+        free(fl->committing_reason);
+        fl->committing = fl->committing_reason = NULL;
+        fl->committing_source = _FW_SOURCE_INVALID;
+        fl->committing_valid = false;
+}
+
+/* The location this pass carries for link fl: in force once the pass commits. */
+static int committing_set(FwLink *fl)
+{
+        committing_clear(fl);
+        if (fl->location) {
+                fl->committing = strdup(fl->location);
+                fl->committing_reason = fl->reason ? strdup(fl->reason) : NULL;
+                if (!fl->committing || (fl->reason && !fl->committing_reason))
+                        return -ENOMEM;
+                fl->committing_source = fl->source;
+        }
+        fl->committing_valid = true;
+        return 0;
+}
+
+/* The commit took link fl's pass: its location is in force (Location, LocationSource,
+ * LocationReason follow). */
+static void in_force_set(Firewall *fw, FwLink *fl)
+{
+        static const char *const names[] = {"Location", "LocationSource", "LocationReason",
+                                            "LocationWanted", NULL};
+        bool changed = !streq_ptr(fl->in_force, fl->committing) ||
+                       fl->in_force_source != fl->committing_source ||
+                       !streq_ptr(fl->in_force_reason, fl->committing_reason);
+        Link *l;
+
+        if (!changed)
+                return committing_clear(fl);
+        log_info("%s: location in force %s -> %s", strempty(fl->name),
+                 fl->in_force ? fl->in_force : "none", fl->committing ? fl->committing : "none");
+        free(fl->in_force);
+        fl->in_force = TAKE_PTR(fl->committing);
+        free(fl->in_force_reason);
+        fl->in_force_reason = TAKE_PTR(fl->committing_reason);
+        fl->in_force_source = fl->committing_source;
+        committing_clear(fl);
+        l = links_get(fw->manager->core.links, fl->ifindex);
+        fl->wanted_unsaid = false;
+        if (l)
+                link_bus_emit_changed_strv(l, (char **)names);
+}
+
+/* A pass ended without taking link fl's new location (the kernel refused it): now it is
+ * wanted and not in force. */
+static void wanted_say(Firewall *fw, FwLink *fl)
+{
+        static const char *const names[] = {"LocationWanted", NULL};
+        Link *l = links_get(fw->manager->core.links, fl->ifindex);
+
+        fl->wanted_unsaid = false;
+        if (l)
+                link_bus_emit_changed_strv(l, (char **)names);
+}
+
 static int sync_links(Firewall *fw, NftTxn *t, bool fresh)
 {
         int r, n = 0;
@@ -655,6 +754,9 @@ static int sync_links(Firewall *fw, NftTxn *t, bool fresh)
                 bool installed = fresh ? false : fl->installed;
 
                 pending_clear(fl);
+                r = committing_set(fl);
+                if (r < 0)
+                        return r;
                 if (!fl->location) {
                         if (!installed)
                                 continue;
@@ -734,6 +836,15 @@ void firewall_txn_done(Firewall *fw, bool committed)
                         fl->installed = fl->pending_installed;
                 }
                 pending_clear(fl);
+        }
+        for (size_t i = 0; i < fw->n_links; i++) {
+                FwLink *fl = fw->links[i];
+                if (committed && fl->committing_valid)
+                        in_force_set(fw, fl);
+                else
+                        committing_clear(fl);
+                if (fl->wanted_unsaid)
+                        wanted_say(fw, fl);
         }
         /* links gone from the system whose chains are gone too */
         for (size_t i = 0; i < fw->n_links; i++) {
@@ -839,7 +950,7 @@ int firewall_rules(Firewall *fw, FwRuleRow **ret, size_t *ret_n)
                         char chain[32];
                         const char *last = NULL;
 
-                        if (!fl->installed || !fl->location)
+                        if (!fl->installed || !fl->in_force)
                                 continue;
                         snprintf(chain, sizeof(chain), "%s_%d", d == 0 ? "fwi" : "fwo",
                                  fl->ifindex);
@@ -848,7 +959,7 @@ int firewall_rules(Firewall *fw, FwRuleRow **ret, size_t *ret_n)
                                 const char *id = nr ? nr->id : ch->final_id;
                                 const FwRule *mr = nr ? model_rule(fw, id) : NULL;
                                 FwRuleRow row = {.link = fl->name ? fl->name : "",
-                                                 .location = fl->location,
+                                                 .location = fl->in_force,
                                                  .direction = d == 0 ? "in" : "out",
                                                  .id = id};
                                 if (last && streq(last, id))
@@ -890,12 +1001,15 @@ int firewall_check_inbound(Firewall *fw, Link *l, FwProto proto, uint16_t port, 
                            bool *ret_accepted, char **ret_rule_id, char **ret_reason)
 {
         FwLink *fl = link_find(fw, l->ifindex);
-        const char *location = fl ? fl->location : NULL;
-        const char *name = strempty(l->info.name);
+        LinkIdentityView v;
+        const char *location, *name = strempty(l->info.name);
         _cleanup_free_ char *desc = NULL;
         FwCheck c;
         int r;
 
+        /* the location in force (the one whose rules the kernel holds) */
+        firewall_link_view(fw, l->ifindex, &v);
+        location = fl && *v.location ? v.location : NULL;
         r = fw_model_check_inbound(&fw->model, location, name, l->bearer,
                                    location && ssh_open(fw, location), proto, port, app, &c);
         if (r < 0)

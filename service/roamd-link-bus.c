@@ -261,7 +261,7 @@ static int property_get_identity(sd_bus *bus, const char *path, const char *inte
                                  sd_bus_error *error)
 {
         Link *l = userdata;
-        LinkIdentityView v = {"", NULL, "", "", ""};
+        LinkIdentityView v = {"", NULL, "", "", "", ""};
         Links *links = l->core->links;
         int r;
 
@@ -275,6 +275,8 @@ static int property_get_identity(sd_bus *bus, const char *path, const char *inte
                 return sd_bus_message_append(reply, "s", v.source);
         if (streq(property, "LocationReason"))
                 return sd_bus_message_append(reply, "s", v.reason);
+        if (streq(property, "LocationWanted"))
+                return sd_bus_message_append(reply, "s", strempty(v.wanted));
         r = sd_bus_message_open_container(reply, 'a', "{ss}");
         for (int k = 0; r >= 0 && v.facts && k < _NETID_FACT_MAX; k++)
                 if (v.facts[k] && v.facts[k][0])
@@ -332,6 +334,7 @@ const sd_bus_vtable link_vtable[] = {
     SD_BUS_PROPERTY("Location", "s", property_get_identity, 0, EC),
     SD_BUS_PROPERTY("LocationSource", "s", property_get_identity, 0, EC),
     SD_BUS_PROPERTY("LocationReason", "s", property_get_identity, 0, EC),
+    SD_BUS_PROPERTY("LocationWanted", "s", property_get_identity, 0, EC),
     SD_BUS_METHOD("Reprobe", NULL, NULL, method_reprobe, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_VTABLE_END,
 };

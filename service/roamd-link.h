@@ -38,7 +38,10 @@ typedef struct LinkIdentityView {
         const char *const *facts; /* [_NETID_FACT_MAX], NULL unknown */
         const char *location;     /* "" none */
         const char *source;       /* "config", "user", "default", "" none */
-        const char *reason;
+        const char *reason;       /* of location */
+        /* the network's location now: differs from location (the one in force) while the
+         * kernel has not taken it, "" no network */
+        const char *wanted;
 } LinkIdentityView;
 typedef void (*LinkIdentityFn)(int ifindex, LinkIdentityView *ret, void *userdata);
 

@@ -253,6 +253,9 @@ const char *roam_p2p_reason_words(const char *reason);
 
 /* The first-join question, the same in the TUI and plain mode. */
 #define ROAM_LOCATION_QUESTION "Is this a home, work or public network?"
+/* Link.LocationWanted while it differs from Location (the kernel has not taken it): the
+ * location, then these words */
+#define ROAM_LOCATION_NOT_IN_FORCE "wanted, not in force yet (see Degraded)"
 
 /* The global state in one sentence, the same everywhere: "Online via wlan0 (wifi)",
  * "Behind a captive portal on wifi0: log in at http://...", "Offline: no usable link".

@@ -85,6 +85,7 @@ static const BusMapEntry link_properties[] = {
     LINK_STRING("Location", location),
     LINK_STRING("LocationSource", location_source),
     LINK_STRING("LocationReason", location_reason),
+    LINK_STRING("LocationWanted", location_wanted),
     {},
 };
 
@@ -191,7 +192,7 @@ int roam_link_new(const char *path, RoamLink **ret)
             &l->wifi_ssid,     &l->nat64_prefix,
         };
         char **const firewall_strings[] = {&l->network_id, &l->location, &l->location_source,
-                                           &l->location_reason};
+                                           &l->location_reason, &l->location_wanted};
         r = fill_empty_strings(firewall_strings, ELEMENTSOF(firewall_strings));
         if (r < 0)
                 return r;
@@ -239,6 +240,7 @@ RoamLink *roam_link_free(RoamLink *l)
         free(l->location);
         free(l->location_source);
         free(l->location_reason);
+        free(l->location_wanted);
         free(l);
         return NULL;
 }

@@ -124,6 +124,9 @@ typedef struct RoamLink {
         char *location;
         char *location_source; /* config, user, default */
         char *location_reason;
+        /* the network's location when the kernel has not taken it yet: differs from location
+         * (the one in force) then; "" from an older roamd */
+        char *location_wanted;
 
         /* Client-side only: a ring of the newest verdicts, see roam_link_history_*(). */
         RoamHistoryEntry history[ROAM_HISTORY_MAX];

@@ -134,18 +134,30 @@ int roam_fw_identity_text(const RoamLink *l, char *buf, size_t size)
         return (int)n;
 }
 
+bool roam_fw_location_pending(const RoamLink *l)
+{
+        return *l->location_wanted && !streq(l->location_wanted, l->location);
+}
+
 void roam_fw_location_text(const RoamLink *l, char *buf, size_t size)
 {
-        if (!*l->network_id)
-                snprintf(buf, size, "no network");
+        int n;
+
+        if (!*l->network_id && !*l->location)
+                n = snprintf(buf, size, "no network");
+        else if (!*l->location)
+                n = snprintf(buf, size, "no location in force");
         else if (roam_link_needs_location(l))
-                snprintf(buf, size, "%s until you choose",
-                         *l->location ? l->location : "untrusted");
+                n = snprintf(buf, size, "%s until you choose", l->location);
         else if (*l->location_source)
-                snprintf(buf, size, "%s, %s", l->location,
-                         roam_location_source_words(l->location_source));
+                n = snprintf(buf, size, "%s, %s", l->location,
+                             roam_location_source_words(l->location_source));
         else
-                snprintf(buf, size, "%s", l->location);
+                n = snprintf(buf, size, "%s", l->location);
+        /* the kernel refused the new location's rules: the old ones (above) are in force */
+        if (roam_fw_location_pending(l) && n >= 0 && (size_t)n < size)
+                (void)snprintf(buf + n, size - (size_t)n, "; %s %s", l->location_wanted,
+                               ROAM_LOCATION_NOT_IN_FORCE);
 }
 
 bool roam_fw_error_is_denied(const sd_bus_error *e)

@@ -34,9 +34,12 @@ const char *roam_fw_identity_label(const char *key);
 /* The facts of the link's network identity that name it, in words: "SSID HomeNet, Gateway MAC
  * 02:..., DHCP server 192.0.2.1" (interface and bearer left out); returns its length. */
 int roam_fw_identity_text(const RoamLink *l, char *buf, size_t size);
-/* The link's location in a few words: "home, set by you", "untrusted until you choose",
- * "no network". */
+/* The link's location in force in a few words: "home, set by you", "untrusted until you
+ * choose", "no network"; then a location wanted but not in force yet: "; public wanted, not
+ * in force yet (see Degraded)". */
 void roam_fw_location_text(const RoamLink *l, char *buf, size_t size);
+/* Whether roamd wants another location than the one in force (Link.LocationWanted). */
+bool roam_fw_location_pending(const RoamLink *l);
 
 /* Why SetLocation (or another firewall call) failed, in words, for the link named (NULL or
  * "": the default-route link). */

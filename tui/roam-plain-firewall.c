@@ -30,7 +30,7 @@ typedef struct Question {
 
 /* What a link's location was when last seen, to announce changes. */
 typedef struct Seen {
-        char *path, *network_id, *location, *source;
+        char *path, *network_id, *location, *source, *wanted;
 } Seen;
 
 struct PlainFw {
@@ -59,6 +59,7 @@ static void seen_clear(Seen *s)
         free(s->network_id);
         free(s->location);
         free(s->source);
+        free(s->wanted);
 }
 
 PlainFw *plain_fw_free(PlainFw *pf)
@@ -140,7 +141,8 @@ static Seen *seen_find(PlainFw *pf, const char *path)
         return NULL;
 }
 
-/* Says "eth1: location now home (set by you)" when it changed since it was last seen. */
+/* Says "eth1: location now home (set by you)" when it changed since it was last seen, and
+ * when a location is wanted but not in force ("...; public wanted, not in force yet"). */
 static void note_location(PlainFw *pf, const RoamLink *l)
 {
         Seen *s = seen_find(pf, l->path);
@@ -157,7 +159,8 @@ static void note_location(PlainFw *pf, const RoamLink *l)
                 s = &pf->seen[pf->n_seen++];
                 *s = (Seen){};
         } else if (streq_ptr(s->network_id, l->network_id) && streq_ptr(s->location, l->location) &&
-                   streq_ptr(s->source, l->location_source))
+                   streq_ptr(s->source, l->location_source) &&
+                   streq_ptr(s->wanted, l->location_wanted))
                 return;
         else if (*l->network_id && !roam_link_needs_location(l)) {
                 roam_fw_location_text(l, where, sizeof(where));
@@ -167,7 +170,8 @@ static void note_location(PlainFw *pf, const RoamLink *l)
         if (free_and_strdup(&s->path, l->path) < 0 ||
             free_and_strdup(&s->network_id, l->network_id) < 0 ||
             free_and_strdup(&s->location, l->location) < 0 ||
-            free_and_strdup(&s->source, l->location_source) < 0)
+            free_and_strdup(&s->source, l->location_source) < 0 ||
+            free_and_strdup(&s->wanted, l->location_wanted) < 0)
                 log_oom();
 }
 

@@ -535,7 +535,7 @@ static ThemeRole location_role(const RoamLink *l)
 {
         if (!*l->network_id)
                 return THEME_MUTED;
-        if (roam_link_needs_location(l))
+        if (roam_link_needs_location(l) || roam_fw_location_pending(l))
                 return THEME_WARNING;
         return THEME_NORMAL;
 }

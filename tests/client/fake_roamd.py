@@ -61,7 +61,8 @@ The scenario's "portal_sessions" (a list of session dictionaries, keys as on the
 "Sources": [[kind, witness, origin, t, e, verdict, reason]], "Reasons": [...], and, when given,
 "ClockState", "ClockReason"}) makes /org/roam1/time (org.roam1.Time) exist.
 The firewall (FIREWALL-API.md, docs/firewall.md): links carry NetworkId, NetworkIdentity,
-Location, LocationSource and LocationReason; the manager FirewallError and Locations. The
+Location, LocationSource, LocationReason and LocationWanted ("" unless given: as from a roamd
+without it); the manager FirewallError and Locations. The
 scenario's "firewall_rules" lists the rules GetFirewallRules() returns, each
 [link, location, direction, action, match, app, source, id, packets, bytes]. SetLocation
 checks its arguments, then who asks (AccessDenied for "_deny_uids"), then moves the link to
@@ -205,6 +206,7 @@ LINK_PROPERTIES = {
     "Location": ("s", ""),
     "LocationSource": ("s", ""),
     "LocationReason": ("s", ""),
+    "LocationWanted": ("s", ""),
 }
 
 APP_PROPERTIES = {
@@ -1008,7 +1010,8 @@ class Manager(PropertiesObject):
         self.rules = [r for r in self.rules if r[0] != name] + [
             [name, str(location)] + list(r) for r in self.profiles.get(str(location), [])]
         link.update({"Location": str(location), "LocationSource": "user",
-                     "LocationReason": f"you chose {location} for {network}"})
+                     "LocationReason": f"you chose {location} for {network}",
+                     "LocationWanted": str(location)})
 
     @dbus.service.method(MANAGER_IFACE, out_signature="a(sssssssstt)")
     def GetFirewallRules(self):

@@ -237,3 +237,24 @@ def test_firewall_disabled(roamd, roam):
         res = roam(*args)
         assert (res.rc, res.out) == (1, ""), args
         assert res.err == f"roam: Cannot {what}: The firewall is off ([Firewall] Enable=no).\n"
+
+
+def test_location_not_in_force(roamd, roam):
+    """The kernel refused the new location's rules (LocationWanted differs from Location):
+    the location in force, and the wanted one in words, in roam network and roam firewall."""
+    fake = roamd(FIREWALL)
+    fake.send(op="set", link=3, props={"LocationWanted": "public"})
+    pending = "home, from networks.d; public wanted, not in force yet (see Degraded)"
+    res = roam("network")
+    assert res.rc == 0, res.err
+    block = res.out.split("\n\n")[1]
+    assert block.startswith(f"wlan0 (wifi): {pending}\n"
+                            f"  Network:      {HOME_ID}\n"
+                            "  Location:     home\n"), block
+    res = roam("firewall")
+    assert res.rc == 0, res.err
+    assert f"\nwlan0: {pending}\n" in res.out, res.out
+    # Taken: nothing pending any more.
+    fake.send(op="set", link=3, props={"Location": "public", "LocationSource": "user"})
+    res = roam("network")
+    assert res.out.split("\n\n")[1].startswith("wlan0 (wifi): public, set by you\n"), res.out

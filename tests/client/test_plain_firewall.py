@@ -84,3 +84,16 @@ def test_plain_firewall_rules(roamd, plain):  # noqa: F811
              r"/etc/roam/firewall\.d/home\.conf:4")
     p.send("firewall eth9")
     p.expect(r"No firewall rules in force on eth9\.")
+
+
+def test_plain_location_not_in_force(roamd, plain):  # noqa: F811
+    """A location roamd wants but the kernel has not taken is announced as such, then the
+    location once it is in force."""
+    fake = roamd(FIREWALL)
+    p = plain()
+    p.expect(QUESTION)
+    fake.send(op="set", link=3, props={"LocationWanted": "public"})
+    p.expect(CLOCK + r"wlan0: location now home, from networks\.d; public wanted, not in force "
+             r"yet \(see Degraded\)\.")
+    fake.send(op="set", link=3, props={"Location": "public", "LocationSource": "user"})
+    p.expect(CLOCK + r"wlan0: location now public, set by you\.")

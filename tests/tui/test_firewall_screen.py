@@ -148,6 +148,27 @@ def test_firewall_screen_small_and_monochrome(roamd, tui, golden):
     golden("firewall-theme-high-contrast", t3, theme="high-contrast")
 
 
+def test_firewall_screen_location_not_in_force(roamd, tui, golden):
+    """The kernel refused the new location's rules: the screen names the location in force
+    (its rules listed) and the wanted one as not in force yet, on 80x24 and 40x12."""
+    links = [FIREWALL["links"][0], dict(FIREWALL["links"][1], LocationWanted="public")]  # eth0, wlan0
+    roamd(dict(FIREWALL, links=links))
+    pending = "home, from networks.d; public wanted, not in force yet (see Degraded)"
+    t = tui()
+    t.wait_for(screen="overview", text="wlan0")
+    t.key("8")
+    t.wait_for(screen="firewall", text=["Rules in force on wlan0 (home)",
+                                        "tcp 22000 app org.syncthing"])
+    assert pending in " ".join(t.text().split()), t.text()
+    golden("firewall-not-in-force", t)
+    t2 = tui(cols=40, rows=12)
+    t2.wait_for(screen="overview", text="wlan0")
+    t2.key("8")
+    t2.wait_cursor("> wlan0", screen="firewall")
+    assert "public wanted, not in force yet" in " ".join(t2.text().split()), t2.text()
+    golden("firewall-not-in-force-small", t2)
+
+
 def test_link_screen_says_the_location(roamd, tui):
     roamd(FIREWALL)
     t = tui(rows=40)

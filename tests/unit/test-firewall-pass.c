@@ -2,8 +2,9 @@
 /* The firewall's kernel side (roamd-firewall.c) through the real reconciler
  * (roamd-reconcile.c) into a fake kernel (fake-kernel.c, in place of roamd-firewall-nft.c):
  * a link's rules count as installed only once a commit took them, a refused commit leaves the
- * last good rules in force, listed by GetRules and said by Manager.Degraded, and the retry
- * (its timer fired by the test, fake-timers.c) brings the kernel to what is wanted. */
+ * last good rules in force, listed by GetRules with the location in force (Link.Location; the
+ * new one is Link.LocationWanted until then) and said by Manager.Degraded, and the retry (its
+ * timer fired by the test, fake-timers.c) brings the kernel to what is wanted. */
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -25,6 +26,8 @@
 /* ---- the firewall's neighbours, counted ---- */
 
 static unsigned watches, network_changes, bus_changes, degraded_changes;
+/* the names of the links' last PropertiesChanged, space-separated */
+static char link_changed[256];
 
 unsigned links_watch_add(Links *l, LinksWatchFn fn, void *userdata, WatchDestroyFn destroy)
 {
@@ -44,7 +47,21 @@ void links_link_network_changed(Links *l, Link *link)
 
 void link_bus_emit_changed_strv(Link *l, char **names)
 {
+        size_t n = 0;
+
         bus_changes++;
+        link_changed[0] = 0;
+        for (char **p = names; *p; p++)
+                n += (size_t)snprintf(link_changed + n, sizeof(link_changed) - n, "%s%s",
+                                      n > 0 ? " " : "", *p);
+}
+
+Link *links_get(Links *l, int ifindex)
+{
+        for (size_t i = 0; i < l->n_links; i++)
+                if (l->links[i]->ifindex == ifindex)
+                        return l->links[i];
+        return NULL;
 }
 
 void manager_bus_emit_changed(Manager *m, const char *first, ...)
@@ -87,10 +104,10 @@ static char dir[] = DIR_TEMPLATE;
  * default */
 #define HOME_IN "10-home.conf:3:accept built-in:ssh:accept built-in:default:reject"
 #define HOME_ROWS                                                                                  \
-        "in 10-home.conf:3 accept\n"                                                               \
-        "in built-in:ssh accept\n"                                                                 \
-        "in built-in:default reject\n"                                                             \
-        "out built-in:default accept\n"
+        "home in 10-home.conf:3 accept\n"                                                          \
+        "home in built-in:ssh accept\n"                                                            \
+        "home in built-in:default reject\n"                                                        \
+        "home out built-in:default accept\n"
 /* and in public (Inbound=drop) */
 #define PUBLIC_IN "built-in:ssh:accept built-in:default:drop"
 #define PUBLIC_ROWS                                                                                \
@@ -151,6 +168,7 @@ static void setup(void)
         _cleanup_free_ char *conf = NULL;
 
         watches = network_changes = bus_changes = degraded_changes = 0;
+        link_changed[0] = 0;
         kernel = (FakeKernel){.fail_error = -ENOBUFS};
         fake_timers_reset();
         if (streq(dir, DIR_TEMPLATE) && atexit(remove_dir) != 0)
@@ -198,8 +216,8 @@ static void teardown(void)
         remove_dir();
 }
 
-/* GetRules' rows of link eth0 as "[LOCATION ]DIRECTION ID ACTION" lines, "" none. */
-static char *rules_of_eth0(bool with_location)
+/* GetRules' rows of link eth0 as "LOCATION DIRECTION ID ACTION" lines, "" none. */
+static char *rules_of_eth0(void)
 {
         FwRuleRow *rows = NULL;
         size_t n = 0, size = 0;
@@ -211,20 +229,29 @@ static char *rules_of_eth0(bool with_location)
         ASSERT_TRUE(f);
         for (size_t i = 0; i < n; i++)
                 if (streq(rows[i].link, "eth0"))
-                        fprintf(f, "%s%s%s %s %s\n", with_location ? rows[i].location : "",
-                                with_location ? " " : "", rows[i].direction, rows[i].id,
+                        fprintf(f, "%s %s %s %s\n", rows[i].location, rows[i].direction, rows[i].id,
                                 rows[i].action);
         ASSERT_TRUE(fclose(f) == 0);
         firewall_rules_free(rows, n);
         return s;
 }
 
+/* Link.Location: the location in force */
 static const char *location_of_eth0(void)
 {
         LinkIdentityView v;
 
         firewall_link_view(fw, eth.ifindex, &v);
         return v.location;
+}
+
+/* Link.LocationWanted: the network's location, in force or not */
+static const char *wanted_of_eth0(void)
+{
+        LinkIdentityView v;
+
+        firewall_link_view(fw, eth.ifindex, &v);
+        return v.wanted;
 }
 
 /* Nothing counts as installed before a commit took it; the start's install commits the
@@ -237,8 +264,9 @@ TEST(firewall_installed_only_once_committed)
 
         setup();
         ASSERT_OK(firewall_start(fw));
-        ASSERT_STREQ(location_of_eth0(), "home");
-        before = rules_of_eth0(false);
+        ASSERT_STREQ(wanted_of_eth0(), "home");
+        ASSERT_STREQ(location_of_eth0(), ""); /* nothing in force yet */
+        before = rules_of_eth0();
         ASSERT_STREQ(before, ""); /* located, but nothing in the kernel yet */
         ASSERT_TRUE(!fake_kernel_chain(&kernel, 3, FW_DIRECTION_IN, NULL));
 
@@ -249,8 +277,9 @@ TEST(firewall_installed_only_once_committed)
         ASSERT_EQ(kernel.commits, 0);
         ASSERT_STREQ(reconcile_degraded(rc), "");
         free(before);
-        before = rules_of_eth0(false);
+        before = rules_of_eth0();
         ASSERT_STREQ(before, "");
+        ASSERT_STREQ(location_of_eth0(), "");
 
         ASSERT_OK(reconcile_install(rc));
         ASSERT_EQ(kernel.commits, 1);
@@ -260,8 +289,10 @@ TEST(firewall_installed_only_once_committed)
         ASSERT_TRUE(fake_kernel_chain(&kernel, 3, FW_DIRECTION_OUT, &elem) && elem);
         ASSERT_STREQ(fake_kernel_chain(&kernel, 3, FW_DIRECTION_OUT, NULL),
                      "built-in:default:accept");
-        after = rules_of_eth0(false);
+        after = rules_of_eth0();
         ASSERT_STREQ(after, HOME_ROWS);
+        ASSERT_STREQ(location_of_eth0(), "home");
+        ASSERT_STREQ(wanted_of_eth0(), "home");
         teardown();
 }
 
@@ -281,21 +312,28 @@ TEST(firewall_refused_pass_keeps_last_good_rules)
         ASSERT_STREQ(reconcile_degraded(rc), "");
 
         kernel.fail_next = 1;
+        link_changed[0] = 0;
         ASSERT_OK(firewall_set_location(fw, &eth, "public"));
-        ASSERT_STREQ(location_of_eth0(), "public"); /* what the user asked for */
+        ASSERT_STREQ(wanted_of_eth0(), "public"); /* what the user asked for */
+        ASSERT_STREQ(location_of_eth0(), "home"); /* not in force before a commit took it */
+        ASSERT_STREQ(link_changed, "");           /* said with the pass that carries it */
         reconcile_schedule(rc);
         fake_loop_run(event);
+        ASSERT_STREQ(link_changed, "LocationWanted");
         ASSERT_EQ(kernel.refused, 1);
         ASSERT_EQ(kernel.commits, 1);
         ASSERT_STREQ(reconcile_degraded(rc),
                      "nftables transaction: No buffer space available; retrying");
         ASSERT_TRUE(reconcile_degraded_since(rc) > 0);
         ASSERT_EQ(degraded_changes, 1);
-        /* in force: home's rules, in the kernel and in GetRules */
+        /* in force: home's rules, in the kernel and in GetRules, labelled home; public is
+         * wanted, not in force */
         ASSERT_STREQ(fake_kernel_chain(&kernel, 3, FW_DIRECTION_IN, &elem), HOME_IN);
         ASSERT_TRUE(elem);
-        kept = rules_of_eth0(false);
+        kept = rules_of_eth0();
         ASSERT_STREQ(kept, HOME_ROWS);
+        ASSERT_STREQ(location_of_eth0(), "home");
+        ASSERT_STREQ(wanted_of_eth0(), "public");
 
         /* the retry, 250 ms later by the reconciler's clock */
         retry = fake_timer_of(rc);
@@ -310,8 +348,11 @@ TEST(firewall_refused_pass_keeps_last_good_rules)
         /* rewritten in place (a chain created again would have kept home's rules) */
         ASSERT_STREQ(fake_kernel_chain(&kernel, 3, FW_DIRECTION_IN, &elem), PUBLIC_IN);
         ASSERT_TRUE(elem);
-        now = rules_of_eth0(true);
+        now = rules_of_eth0();
         ASSERT_STREQ(now, PUBLIC_ROWS);
+        ASSERT_STREQ(link_changed, "Location LocationSource LocationReason LocationWanted");
+        ASSERT_STREQ(location_of_eth0(), "public");
+        ASSERT_STREQ(wanted_of_eth0(), "public");
         teardown();
 }
 

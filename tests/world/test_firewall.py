@@ -209,7 +209,9 @@ def home(w):
 def test_identity_and_default_location(w):
     """Each link names its network from what it sees; an unknown network is untrusted until
     the user decides, and the same network keeps its id across a reconnect."""
-    l = w.wait_link("wifi0", lambda l: l["NetworkId"].startswith("wifi:gw="))
+    # (Location is the location in force: it comes with the pass that installs its rules)
+    l = w.wait_link("wifi0", lambda l: l["NetworkId"].startswith("wifi:gw=") and
+                    l["Location"] == l["LocationWanted"] != "")
     ident = l["NetworkIdentity"]
     assert ident["interface"] == "wifi0" and ident["bearer"] == "wifi", ident
     assert ident["dhcp-server"] == "192.0.2.1" and ident["domain"] == "home.test", ident
@@ -355,8 +357,9 @@ def test_location_follows_the_network_not_the_link(w):
         w.wait_link("wifi0", lambda l: (l["Location"], l["LocationSource"]) == ("home", "user"))
         w.move("wifi0", "cafe")
         l = w.wait_link("wifi0", lambda l: l["NetworkIdentity"].get("dhcp-server") ==
-                        "192.0.2.129" and l["NetworkId"].startswith("wifi:gw="),
-                        timeout=30, what="wifi0's identity in the cafe")
+                        "192.0.2.129" and l["NetworkId"].startswith("wifi:gw=") and
+                        l["Location"] == l["LocationWanted"] != "", timeout=30,
+                        what="wifi0's identity in the cafe, its location in force")
         ident = l["NetworkIdentity"]
         assert ident["gateway-mac"] != home_ident["gateway-mac"], (ident, home_ident)
         assert l["NetworkId"] != home_id, l
@@ -397,7 +400,9 @@ def test_wifi_networks_differ_by_ssid(w):
         w.wait_link("wifi0", lambda l: (l["Location"], l["LocationSource"]) == ("home", "user"))
         w.move("wifi0", "cafe")
         l = w.wait_link("wifi0", lambda l: l["NetworkIdentity"].get("ssid") == "Cafe Libre"
-                        and l["NetworkId"] != "", timeout=30, what="wifi0's SSID in the cafe")
+                        and l["NetworkId"] != "" and l["Location"] == l["LocationWanted"] != "",
+                        timeout=30,
+                        what="wifi0's SSID in the cafe, its location in force")
         assert l["NetworkId"] == "wifi:Cafe Libre:02:72:6d:00:04:02", l
         assert (l["Location"], l["LocationSource"]) == ("untrusted", "default"), l
         assert "unknown network" in l["LocationReason"], l
@@ -755,7 +760,8 @@ def degraded(w):
 def test_set_location_answers_with_the_kernels_word(home):
     """SetLocation answers after the nftables commit and with its error: while the kernel
     refuses commits the caller gets Failed naming the cause, Degraded says it, the old
-    location's rules stay in force; once the kernel accepts, the retry applies the new one.
+    location's rules stay in force and Location and GetFirewallRules name the old location
+    (LocationWanted the new one); once the kernel accepts, the retry applies the new one.
     With [Apps] Enforce=no no rule is in force, and SetLocation says so (nothing changes)."""
     w = home
     faults = w.path("faults")
@@ -772,10 +778,20 @@ def test_set_location_answers_with_the_kernels_word(home):
         assert "The kernel refused the change (Input/output error)" in str(e.value), e.value
         assert degraded(w).startswith("nftables transaction: Input/output error"), degraded(w)
         assert reach(w, "home", "wifi0", PORT).ok  # home's rules: still in force
+        # and said so: Location, GetFirewallRules' location column are home's, public is
+        # wanted but not in force
+        l = w.link("wifi0")
+        assert (l["Location"], l["LocationWanted"]) == ("home", "public"), l
+        held = {row[1] for row in rules(w) if row[0] == "wifi0"}
+        assert held == {"home"}, held
         faults.write_text("")
         wait_for(lambda: degraded(w) == "", 10, what="the retry applies the change")
         r = reach(w, "home", "wifi0", PORT, timeout=1.0)
         assert not r.ok and r.error in DROPPED, r
+        l = w.link("wifi0")
+        assert (l["Location"], l["LocationWanted"]) == ("public", "public"), l
+        held = {row[1] for row in rules(w) if row[0] == "wifi0"}
+        assert held == {"public"}, held
         manager(w, "SetLocation", "ss", ("wifi0", "home"))
         assert reach(w, "home", "wifi0", PORT).ok
 
