@@ -17,6 +17,7 @@ static const BusMapEntry *map_find(const BusMapEntry *map, const char *key)
         return NULL;
 }
 
+/* m is at the entry's variant: 1 read, 0 another type (*mismatch says which; nothing read). */
 static int read_value(sd_bus_message *m, const BusMapEntry *e, const char *key, void *field,
                       BusMapMismatch *mismatch)
 {
@@ -24,14 +25,16 @@ static int read_value(sd_bus_message *m, const BusMapEntry *e, const char *key, 
         char type = 0;
         int r;
 
-        if (!e->signature)
-                return e->set(m, key, field);
+        if (!e->signature) {
+                r = e->set(m, key, field);
+                return r < 0 ? r : 1;
+        }
         r = sd_bus_message_peek_type(m, &type, &contents);
         if (r < 0)
                 return r;
         if (r == 0 || type != SD_BUS_TYPE_VARIANT || !streq_ptr(contents, e->signature)) {
                 *mismatch = (BusMapMismatch){e->key, e->signature, contents};
-                return -EBADMSG;
+                return 0;
         }
         r = sd_bus_message_enter_container(m, SD_BUS_TYPE_VARIANT, e->signature);
         if (r < 0)
@@ -39,38 +42,58 @@ static int read_value(sd_bus_message *m, const BusMapEntry *e, const char *key, 
         r = e->set(m, key, field);
         if (r < 0)
                 return r;
-        return sd_bus_message_exit_container(m);
+        r = sd_bus_message_exit_container(m);
+        return r < 0 ? r : 1;
 }
 
-int bus_map_read(sd_bus_message *m, const BusMapEntry *map, void *userdata)
+/* One entry's value. *ret_key: the key, when the read stops at it; *mismatch: set when its
+ * value had another type. */
+static int read_entry(sd_bus_message *m, const BusMapEntry *map, BusMapFlags flags, void *userdata,
+                      const char **ret_key, BusMapMismatch *mismatch)
 {
-        return bus_map_read_full(m, map, userdata, NULL);
-}
-
-int bus_map_read_full(sd_bus_message *m, const BusMapEntry *map, void *userdata,
-                      BusMapMismatch *ret_mismatch)
-{
-        BusMapMismatch mismatch = {};
+        const BusMapEntry *e;
+        const char *key;
         int r;
 
+        r = sd_bus_message_read(m, "s", &key);
+        if (r < 0)
+                return r;
+        e = map_find(map, key);
+        if (!e && (flags & BUS_MAP_REFUSE_UNKNOWN))
+                r = -ENOKEY;
+        else if (e) {
+                r = read_value(m, e, key, (uint8_t *)userdata + e->offset, mismatch);
+                if (r == 0 && (flags & BUS_MAP_SKIP_WRONG_TYPE)) {
+                        *mismatch = (BusMapMismatch){};
+                        r = sd_bus_message_skip(m, "v");
+                } else if (r == 0)
+                        r = -EBADMSG;
+        } else
+                r = sd_bus_message_skip(m, "v");
+        if (r < 0)
+                *ret_key = key;
+        return r;
+}
+
+static int read_map(sd_bus_message *m, const BusMapEntry *map, BusMapFlags flags, void *userdata,
+                    const char **ret_key, BusMapMismatch *ret_mismatch)
+{
+        BusMapMismatch mismatch = {};
+        const char *key = NULL;
+        int r;
+
+        if (ret_key)
+                *ret_key = NULL;
         if (ret_mismatch)
                 *ret_mismatch = mismatch;
         r = sd_bus_message_enter_container(m, SD_BUS_TYPE_ARRAY, "{sv}");
         if (r <= 0)
                 return r;
         while ((r = sd_bus_message_enter_container(m, SD_BUS_TYPE_DICT_ENTRY, "sv")) > 0) {
-                const BusMapEntry *e;
-                const char *key;
-
-                r = sd_bus_message_read(m, "s", &key);
-                if (r < 0)
-                        return r;
-                e = map_find(map, key);
-                if (e)
-                        r = read_value(m, e, key, (uint8_t *)userdata + e->offset, &mismatch);
-                else
-                        r = sd_bus_message_skip(m, "v");
+                r = read_entry(m, map, flags, userdata, &key, &mismatch);
                 if (r < 0) {
+                        if (ret_key)
+                                *ret_key = key;
                         if (ret_mismatch)
                                 *ret_mismatch = mismatch;
                         return r;
@@ -83,6 +106,23 @@ int bus_map_read_full(sd_bus_message *m, const BusMapEntry *map, void *userdata,
                 return r;
         r = sd_bus_message_exit_container(m);
         return r < 0 ? r : 1;
+}
+
+int bus_map_read(sd_bus_message *m, const BusMapEntry *map, void *userdata)
+{
+        return read_map(m, map, 0, userdata, NULL, NULL);
+}
+
+int bus_map_read_full(sd_bus_message *m, const BusMapEntry *map, void *userdata,
+                      BusMapMismatch *ret_mismatch)
+{
+        return read_map(m, map, 0, userdata, NULL, ret_mismatch);
+}
+
+int bus_map_read_flags(sd_bus_message *m, const BusMapEntry *map, BusMapFlags flags, void *userdata,
+                       const char **ret_key)
+{
+        return read_map(m, map, flags, userdata, ret_key, NULL);
 }
 
 int bus_map_string(sd_bus_message *m, const char *key, void *field)
@@ -109,6 +149,16 @@ int bus_map_bool(sd_bus_message *m, const char *key, void *field)
                 return r;
         *(bool *)field = b;
         return 0;
+}
+
+int bus_map_u16(sd_bus_message *m, const char *key, void *field)
+{
+        return sd_bus_message_read_basic(m, SD_BUS_TYPE_UINT16, field);
+}
+
+int bus_map_i16(sd_bus_message *m, const char *key, void *field)
+{
+        return sd_bus_message_read_basic(m, SD_BUS_TYPE_INT16, field);
 }
 
 int bus_map_u32(sd_bus_message *m, const char *key, void *field)
@@ -142,4 +192,10 @@ int bus_map_strv(sd_bus_message *m, const char *key, void *field)
         strv_free(*p);
         *p = l;
         return 0;
+}
+
+int bus_map_ignore(sd_bus_message *m, const char *key, void *field)
+{
+        /* NULL: exactly the one value m is at */
+        return sd_bus_message_skip(m, NULL);
 }

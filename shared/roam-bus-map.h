@@ -22,7 +22,9 @@ typedef struct BusMapEntry {
 
 /* Reads the a{sv} m is at, through map (ended by an entry with key NULL), and leaves m after
  * it: 1. 0: m is at the end of an enclosing array (of maps), nothing read. A key in map whose
- * variant holds another type: -EBADMSG, the values before it taken. */
+ * variant holds another type: -EBADMSG, the values before it taken. Keys not in map are
+ * skipped. A nested map (a variant holding a{sv}) is an entry of signature "a{sv}" whose
+ * setter calls bus_map_read() with the inner map. */
 int bus_map_read(sd_bus_message *m, const BusMapEntry *map, void *userdata);
 
 /* Which value bus_map_read_full() refused for its type, for a message that names it. */
@@ -37,13 +39,35 @@ typedef struct BusMapMismatch {
 int bus_map_read_full(sd_bus_message *m, const BusMapEntry *map, void *userdata,
                       BusMapMismatch *ret_mismatch);
 
+typedef enum BusMapFlags {
+        /* A key not in map stops the read: -ENOKEY (options from a caller, where a misspelt
+         * key must not pass unnoticed). */
+        BUS_MAP_REFUSE_UNKNOWN = 1 << 0,
+        /* A key in map whose variant holds another type is skipped, not -EBADMSG (a peer's
+         * properties: one odd value must not cost the others). */
+        BUS_MAP_SKIP_WRONG_TYPE = 1 << 1,
+} BusMapFlags;
+
+/* bus_map_read() with flags. When the read stops at a key (unknown: -ENOKEY, another type:
+ * -EBADMSG, or the error its setter returned, e.g. a value out of range), *ret_key (may be
+ * NULL) is that key, valid as long as m; NULL when it stopped elsewhere or did not stop. A
+ * setter refusing a value returns an errno of its own choosing (not -ENOKEY or -EBADMSG), so
+ * the caller can tell which reason to give. */
+int bus_map_read_flags(sd_bus_message *m, const BusMapEntry *map, BusMapFlags flags, void *userdata,
+                       const char **ret_key);
+
 /* Setters for a field of the variant's own type: char * (strdup, the old one freed; "s", "o"
- * or "g"), bool ("b"), uint32_t ("u"), int32_t ("i"), uint64_t ("t"), int64_t ("x"), char **
- * (the old one freed; "as" or "ao"). */
+ * or "g"), bool ("b"), uint16_t ("q"), int16_t ("n"), uint32_t ("u"), int32_t ("i"),
+ * uint64_t ("t"), int64_t ("x"), char ** (the old one freed; "as" or "ao"). bus_map_ignore
+ * takes any value of the entry's signature and keeps nothing (a key that is accepted, its
+ * type checked, and not used). */
 int bus_map_string(sd_bus_message *m, const char *key, void *field);
 int bus_map_bool(sd_bus_message *m, const char *key, void *field);
+int bus_map_u16(sd_bus_message *m, const char *key, void *field);
+int bus_map_i16(sd_bus_message *m, const char *key, void *field);
 int bus_map_u32(sd_bus_message *m, const char *key, void *field);
 int bus_map_i32(sd_bus_message *m, const char *key, void *field);
 int bus_map_u64(sd_bus_message *m, const char *key, void *field);
 int bus_map_i64(sd_bus_message *m, const char *key, void *field);
 int bus_map_strv(sd_bus_message *m, const char *key, void *field);
+int bus_map_ignore(sd_bus_message *m, const char *key, void *field);

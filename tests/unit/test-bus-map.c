@@ -190,3 +190,128 @@ TEST(object_path_into_a_string)
         free(path);
         sd_bus_message_unref(m);
 }
+TEST(refuse_unknown_names_the_key)
+{
+        sd_bus_message *m = new_message();
+        Props p = {};
+        const char *key = "x";
+
+        ASSERT_TRUE(sd_bus_message_append(m, "a{sv}", 3, "Up", "b", 1, "Spelt", "u", 1, "Count",
+                                          "u", 9) >= 0);
+        seal(m);
+        ASSERT_EQ(bus_map_read_flags(m, map, BUS_MAP_REFUSE_UNKNOWN, &p, &key), -ENOKEY);
+        ASSERT_TRUE(key && streq(key, "Spelt"));
+        ASSERT_TRUE(p.up);
+        ASSERT_EQ(p.count, 0);
+        sd_bus_message_unref(m);
+}
+
+TEST(wrong_type_names_the_key_or_is_skipped)
+{
+        sd_bus_message *m = new_message();
+        Props p = {};
+        const char *key = NULL;
+
+        ASSERT_TRUE(sd_bus_message_append(m, "a{sv}", 2, "Count", "s", "seven", "Up", "b", 1) >= 0);
+        seal(m);
+        ASSERT_EQ(bus_map_read_flags(m, map, BUS_MAP_REFUSE_UNKNOWN, &p, &key), -EBADMSG);
+        ASSERT_TRUE(key && streq(key, "Count"));
+        ASSERT_TRUE(!p.up);
+        sd_bus_message_unref(m);
+
+        /* a peer's map: the odd value is skipped, the rest taken, the map read to its end */
+        m = new_message();
+        ASSERT_TRUE(sd_bus_message_append(m, "a{sv}", 3, "Count", "s", "seven", "Up", "b", 1,
+                                          "Unknown", "u", 1) >= 0);
+        seal(m);
+        ASSERT_EQ(bus_map_read_flags(m, map, BUS_MAP_SKIP_WRONG_TYPE, &p, &key), 1);
+        ASSERT_TRUE(!key);
+        ASSERT_EQ(p.count, 0);
+        ASSERT_TRUE(p.up);
+        sd_bus_message_unref(m);
+}
+
+static int set_small(sd_bus_message *m, const char *key, void *field)
+{
+        int r = bus_map_u32(m, key, field);
+
+        return r < 0 ? r : *(uint32_t *)field > 10 ? -ERANGE : 0;
+}
+
+TEST(setter_refusal_names_the_key)
+{
+        static const BusMapEntry small[] = {
+            {"Count", "u", set_small, offsetof(Props, count)},
+            {"Up", "b", bus_map_bool, offsetof(Props, up)},
+            {},
+        };
+        sd_bus_message *m = new_message();
+        Props p = {};
+        const char *key = NULL;
+
+        ASSERT_TRUE(sd_bus_message_append(m, "a{sv}", 2, "Count", "u", 11, "Up", "b", 1) >= 0);
+        seal(m);
+        ASSERT_EQ(bus_map_read_flags(m, small, 0, &p, &key), -ERANGE);
+        ASSERT_TRUE(key && streq(key, "Count"));
+        ASSERT_TRUE(!p.up);
+        sd_bus_message_unref(m);
+}
+
+typedef struct Outer {
+        char *iface;
+        uint16_t q;
+        int16_t n;
+} Outer;
+
+static const BusMapEntry inner_map[] = {
+    {"Interface", "s", bus_map_string, 0},
+    {},
+};
+
+static int set_settings(sd_bus_message *m, const char *key, void *field)
+{
+        return bus_map_read(m, inner_map, field);
+}
+
+TEST(nested_map_small_ints_and_ignored_values)
+{
+        static const BusMapEntry outer_map[] = {
+            {"Settings", "a{sv}", set_settings, offsetof(Outer, iface)},
+            {"Q", "q", bus_map_u16, offsetof(Outer, q)},
+            {"N", "n", bus_map_i16, offsetof(Outer, n)},
+            {"Class", "s", bus_map_ignore, 0},
+            {"Blob", "a(ss)", bus_map_ignore, 0},
+            {},
+        };
+        sd_bus_message *m = new_message();
+        Outer o = {};
+        const char *after, *key = NULL;
+
+        ASSERT_TRUE(sd_bus_message_append(m, "a{sv}", 5, "Class", "s", "bulk", "Settings", "a{sv}",
+                                          2, "Method", "s", "dhcp", "Interface", "s", "wwan0",
+                                          "Blob", "a(ss)", 1, "a", "b", "Q", "q", 65535, "N", "n",
+                                          -70) >= 0);
+        ASSERT_TRUE(sd_bus_message_append(m, "a{sv}", 1, "Class", "u", 1) >= 0);
+        seal(m);
+        ASSERT_EQ(bus_map_read_flags(m, outer_map, BUS_MAP_REFUSE_UNKNOWN, &o, &key), 1);
+        ASSERT_TRUE(o.iface && streq(o.iface, "wwan0"));
+        ASSERT_EQ(o.q, 65535);
+        ASSERT_EQ(o.n, -70);
+        /* an ignored key's type is still checked */
+        ASSERT_EQ(bus_map_read_flags(m, outer_map, 0, &o, &key), -EBADMSG);
+        ASSERT_TRUE(key && streq(key, "Class"));
+        free(o.iface);
+        sd_bus_message_unref(m);
+
+        /* with the ignored values skipped whole, the message is left after the map */
+        m = new_message();
+        o = (Outer){};
+        ASSERT_TRUE(sd_bus_message_append(m, "a{sv}", 1, "Blob", "a(ss)", 2, "a", "b", "c", "d") >=
+                    0);
+        ASSERT_TRUE(sd_bus_message_append(m, "s", "after") >= 0);
+        seal(m);
+        ASSERT_EQ(bus_map_read(m, outer_map, &o), 1);
+        ASSERT_TRUE(sd_bus_message_read(m, "s", &after) > 0);
+        ASSERT_TRUE(streq(after, "after"));
+        sd_bus_message_unref(m);
+}
