@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "roam-bus-map.h"
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-macro.h"
@@ -32,65 +33,72 @@ static void filter_done(Filter *f)
         free(f->link);
 }
 
+/* The app and link filters keep a refused value, so the error can name it. */
+static int set_filter_app(sd_bus_message *m, const char *key, void *field)
+{
+        int r = bus_map_string(m, key, field);
+
+        return r < 0 ? r : app_id_is_valid(*(char **)field) ? 0 : -EINVAL;
+}
+
+static int set_filter_link(sd_bus_message *m, const char *key, void *field)
+{
+        const char *s;
+        int r = bus_map_string(m, key, field);
+
+        if (r < 0)
+                return r;
+        s = *(char **)field;
+        return !*s || strlen(s) > 15 || strchr(s, '/') ? -EINVAL : 0;
+}
+
+static int set_filter_user(sd_bus_message *m, const char *key, void *field)
+{
+        Filter *f = field;
+
+        f->has_user = true;
+        return bus_map_u32(m, key, &f->user);
+}
+
+static const BusMapEntry filter_map[] = {
+    {"app", "s", set_filter_app, offsetof(Filter, app)},
+    {"user", "u", set_filter_user, 0},
+    {"link", "s", set_filter_link, offsetof(Filter, link)},
+    {"since", "t", bus_map_u64, offsetof(Filter, since)},
+    {"all", "b", bus_map_bool, offsetof(Filter, all)},
+    {},
+};
+
 static int read_filter(sd_bus_message *m, Filter *f, sd_bus_error *error)
 {
+        const char *key;
         int r;
 
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        if (r < 0)
+        r = bus_map_read_flags(m, filter_map, BUS_MAP_REFUSE_UNKNOWN, f, &key);
+        if (r >= 0 || !key)
                 return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                const char *key, *s;
-                r = sd_bus_message_read(m, "s", &key);
-                if (r < 0)
-                        return r;
-                if (streq(key, "app") || streq(key, "link")) {
-                        r = sd_bus_message_read(m, "v", "s", &s);
-                        if (r < 0)
-                                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
-                                                         "Filter %s takes a string.", key);
-                        if (streq(key, "app") && !app_id_is_valid(s))
-                                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
-                                                         "Invalid app ID \"%s\".", s);
-                        if (streq(key, "link") && (!*s || strlen(s) > 15 || strchr(s, '/')))
-                                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
-                                                         "Invalid link name \"%s\".", s);
-                        char **dst = streq(key, "app") ? &f->app : &f->link;
-                        free(*dst);
-                        *dst = strdup(s);
-                        if (!*dst)
-                                return -ENOMEM;
-                } else if (streq(key, "user")) {
-                        r = sd_bus_message_read(m, "v", "u", &f->user);
-                        if (r < 0)
-                                return sd_bus_error_set(error, ROAM_ERROR_INVALID_ARGS,
-                                                        "Filter user takes a uid (u).");
-                        f->has_user = true;
-                } else if (streq(key, "since")) {
-                        r = sd_bus_message_read(m, "v", "t", &f->since);
-                        if (r < 0)
-                                return sd_bus_error_set(error, ROAM_ERROR_INVALID_ARGS,
-                                                        "Filter since takes seconds since the "
-                                                        "epoch (t).");
-                } else if (streq(key, "all")) {
-                        int b;
-                        r = sd_bus_message_read(m, "v", "b", &b);
-                        if (r < 0)
-                                return sd_bus_error_set(error, ROAM_ERROR_INVALID_ARGS,
-                                                        "Filter all takes a boolean.");
-                        f->all = b;
-                } else
-                        return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
-                                                 "Unknown filter \"%s\" (app, user, link, "
-                                                 "since, all).",
-                                                 key);
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
+        if (r == -ENOKEY)
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
+                                         "Unknown filter \"%s\" (app, user, link, since, all).",
+                                         key);
+        if (r == -EINVAL && streq(key, "app"))
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS, "Invalid app ID \"%s\".",
+                                         f->app);
+        if (r == -EINVAL && streq(key, "link"))
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
+                                         "Invalid link name \"%s\".", f->link);
+        if (r != -EBADMSG)
                 return r;
-        return sd_bus_message_exit_container(m);
+        if (streq(key, "user"))
+                return sd_bus_error_set(error, ROAM_ERROR_INVALID_ARGS,
+                                        "Filter user takes a uid (u).");
+        if (streq(key, "since"))
+                return sd_bus_error_set(error, ROAM_ERROR_INVALID_ARGS,
+                                        "Filter since takes seconds since the epoch (t).");
+        if (streq(key, "all"))
+                return sd_bus_error_set(error, ROAM_ERROR_INVALID_ARGS,
+                                        "Filter all takes a boolean.");
+        return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS, "Filter %s takes a string.", key);
 }
 
 /* Whose rows the caller may see: its own user's unless it is root or authorized. Without a

@@ -423,6 +423,44 @@ def test_two_users_counted_apart(stats):
                     sub.rmdir()
 
 
+BAD_FILTER_PY = r"""
+import json, os, dbus
+bus = dbus.bus.BusConnection(os.environ["DBUS_SYSTEM_BUS_ADDRESS"])
+cases = [{"colour": dbus.String("red")}, {"app": dbus.UInt32(1)},
+         {"user": dbus.String("1000")}, {"since": dbus.Int32(5)}, {"all": dbus.String("yes")},
+         {"link": dbus.String("a/b")}, {"app": dbus.String("../etc")},
+         {"since": dbus.UInt64(0), "app": dbus.String("../etc"), "colour": dbus.String("x")}]
+out = []
+for c in cases:
+    try:
+        bus.call_blocking("org.roam1", "/org/roam1", "org.roam1.Usage", "GetUsage", "a{sv}",
+                          (dbus.Dictionary(c, signature="sv"),))
+        out.append(["ok", ""])
+    except dbus.exceptions.DBusException as e:
+        out.append([e.get_dbus_name(), e.get_dbus_message()])
+print(json.dumps(out))
+"""
+
+
+def test_bad_filters_are_refused_with_their_reason(stats):
+    """An unprivileged caller's filter with an unknown key, a wrong type or a bad value gets
+    InvalidArguments naming what is wrong (the first fault), never rows."""
+    w = stats
+    r = w.dev_run(["/usr/bin/python3", "-c", BAD_FILTER_PY], user=1000)
+    got = json.loads(r.stdout)
+    invalid = "org.roam1.Error.InvalidArguments"
+    assert got == [
+        [invalid, 'Unknown filter "colour" (app, user, link, since, all).'],
+        [invalid, "Filter app takes a string."],
+        [invalid, "Filter user takes a uid (u)."],
+        [invalid, "Filter since takes seconds since the epoch (t)."],
+        [invalid, "Filter all takes a boolean."],
+        [invalid, 'Invalid link name "a/b".'],
+        [invalid, 'Invalid app ID "../etc".'],
+        [invalid, 'Invalid app ID "../etc".'],
+    ], got
+
+
 def test_damaged_history_is_reported_and_the_rest_kept(stats):
     """A damaged block of the history file (one series) is skipped and reported at start; the
     file is kept as usage.history.damaged and every other series survives."""
