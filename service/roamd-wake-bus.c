@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "roam-bus-map.h"
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-util.h"
@@ -148,60 +149,66 @@ static int check_caller(sd_bus_message *msg, App *app, const char *what, sd_bus_
 
 /* ---- org.roam1.App: Register, Done, Wake ---- */
 
+typedef struct RegisterOptions {
+        uint64_t max_delay, bytes;
+        bool needs_time;
+} RegisterOptions;
+
+static int set_max_delay(sd_bus_message *m, const char *key, void *field)
+{
+        uint64_t *v = field;
+        int r = bus_map_u64(m, key, v);
+
+        return r < 0 ? r : *v == 0 || *v > 24ULL * 3600 * USEC_PER_SEC ? -ERANGE : 0;
+}
+
+/* Class is accepted (its type checked) and not used. */
+static const BusMapEntry register_map[] = {
+    {"Class", "s", bus_map_ignore, 0},
+    {"EstimatedBytes", "t", bus_map_u64, offsetof(RegisterOptions, bytes)},
+    {"MaxDelayUSec", "t", set_max_delay, offsetof(RegisterOptions, max_delay)},
+    {"NeedsTime", "b", bus_map_bool, offsetof(RegisterOptions, needs_time)},
+    {},
+};
+
+/* Everything is read before anything changes: bad input is refused as a whole. */
+static int read_register_options(sd_bus_message *msg, RegisterOptions *o, sd_bus_error *error)
+{
+        const char *key;
+        int r;
+
+        r = bus_map_read_flags(msg, register_map, BUS_MAP_REFUSE_UNKNOWN, o, &key);
+        if (r >= 0 || !key)
+                return r;
+        if (r == -ERANGE)
+                return sd_bus_error_set(error, ROAM_ERROR_INVALID_ARGS,
+                                        "MaxDelayUSec must be more than 0 and at most a day.");
+        if (r == -ENOKEY && (streq(key, "Priority") || streq(key, "Wake")))
+                return sd_bus_error_set(error, ROAM_ERROR_INVALID_ARGS,
+                                        "An app's rank comes from its policy (wake=), never "
+                                        "from the app.");
+        if (r == -ENOKEY)
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
+                                         "Unknown option \"%.64s\" (Class, EstimatedBytes, "
+                                         "MaxDelayUSec, NeedsTime).",
+                                         key);
+        if (r == -EBADMSG)
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
+                                         "Option %s has the wrong type.", key);
+        return r;
+}
+
 static int method_register(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
         App *app = userdata;
         WakeRun *w = manager_wake(apps_manager(app->apps), error);
-        uint64_t max_delay = 0, bytes = 0;
-        bool needs_time = true;
-        const char *key;
+        RegisterOptions o = {.needs_time = true};
         WakeReg *g, **l;
         int r;
 
         if (!w)
                 return -EOPNOTSUPP;
-        r = sd_bus_message_enter_container(msg, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        /* Everything is read before anything changes: bad input is refused as a whole. */
-        while ((r = sd_bus_message_enter_container(msg, 'e', "sv")) > 0) {
-                r = sd_bus_message_read(msg, "s", &key);
-                if (r < 0)
-                        return r;
-                if (streq(key, "Class")) {
-                        const char *v;
-                        r = sd_bus_message_read(msg, "v", "s", &v);
-                } else if (streq(key, "EstimatedBytes"))
-                        r = sd_bus_message_read(msg, "v", "t", &bytes);
-                else if (streq(key, "MaxDelayUSec")) {
-                        r = sd_bus_message_read(msg, "v", "t", &max_delay);
-                        if (r >= 0 && (max_delay == 0 || max_delay > 24ULL * 3600 * USEC_PER_SEC))
-                                return sd_bus_error_set(error, ROAM_ERROR_INVALID_ARGS,
-                                                        "MaxDelayUSec must be more than 0 and at "
-                                                        "most a day.");
-                } else if (streq(key, "NeedsTime")) {
-                        int b;
-                        r = sd_bus_message_read(msg, "v", "b", &b);
-                        needs_time = b;
-                } else if (streq(key, "Priority") || streq(key, "Wake"))
-                        return sd_bus_error_set(error, ROAM_ERROR_INVALID_ARGS,
-                                                "An app's rank comes from its policy (wake=), "
-                                                "never from the app.");
-                else
-                        return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
-                                                 "Unknown option \"%.64s\" (Class, EstimatedBytes, "
-                                                 "MaxDelayUSec, NeedsTime).",
-                                                 key);
-                if (r < 0)
-                        return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
-                                                 "Option %s has the wrong type.", key);
-                r = sd_bus_message_exit_container(msg);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        r = sd_bus_message_exit_container(msg);
+        r = read_register_options(msg, &o, error);
         if (r < 0)
                 return r;
 
@@ -232,15 +239,17 @@ static int method_register(sd_bus_message *msg, void *userdata, sd_bus_error *er
         }
         w->regs = l;
         w->regs[w->n_regs++] = g;
-        r = wake_app_register(w->queue, app->id, max_delay, needs_time);
+        r = wake_app_register(w->queue, app->id, o.max_delay, o.needs_time);
         if (r < 0) {
                 reg_remove(w, g);
                 return sd_bus_error_setf(error, ROAM_ERROR_FAILED, "Cannot register %s: %s.",
                                          app->id, strerror(-r));
         }
-        (void)wake_app_set_bytes(w->queue, app->id, app_policy_wake_bytes(&app->effective), bytes);
+        (void)wake_app_set_bytes(w->queue, app->id, app_policy_wake_bytes(&app->effective),
+                                 o.bytes);
         log_info("wake: %s: registered (max delay %" PRIu64 " ms, %" PRIu64 " bytes estimated, %s)",
-                 app->id, max_delay / 1000, bytes, needs_time ? "needs time" : "time not needed");
+                 app->id, o.max_delay / 1000, o.bytes,
+                 o.needs_time ? "needs time" : "time not needed");
         return sd_bus_reply_method_return(msg, NULL);
 }
 

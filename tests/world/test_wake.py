@@ -172,6 +172,17 @@ def test_done_register_and_bad_input(wk):
     out = wake_call(w, "org.test.B", "register-bad-priority")
     assert out[0].startswith("error org.roam1.Error.InvalidArguments") and \
         "policy" in out[0], out
+    # Bad options are refused as a whole, each with its reason (the first of several).
+    bad = "error org.roam1.Error.InvalidArguments "
+    assert wake_call(w, "org.test.B", "register-bad-options") == [
+        bad + 'Unknown option "Colour" (Class, EstimatedBytes, MaxDelayUSec, NeedsTime).',
+        bad + "Option Class has the wrong type.",
+        bad + "Option NeedsTime has the wrong type.",
+        bad + "Option EstimatedBytes has the wrong type.",
+        bad + "MaxDelayUSec must be more than 0 and at most a day.",
+        bad + "MaxDelayUSec must be more than 0 and at most a day.",
+        bad + "An app's rank comes from its policy (wake=), never from the app.",
+    ]
     out = wake_call(w, "org.test.B", "register-twice")
     assert out[0] == "ok" and out[1].startswith("error") and "already" in out[1], out
     # A's own Done ends its turn: B's starts.

@@ -3,8 +3,12 @@
 or another's). Prints one line per call: "ok" or "error NAME MESSAGE"; exits 0 either way.
 
 usage: wake_call.py APP_ID register [MAX_DELAY_USEC] | done | register-twice |
-                                    register-bad-priority | register-hold SECONDS [MAX_DELAY_USEC]
+                                    register-bad-priority | register-bad-options |
+                                    register-hold SECONDS [MAX_DELAY_USEC]
                                     | connect-on-wake HOST PORT
+
+register-bad-options: one Register per bad option set (an unknown key, wrong types, a delay
+out of range; the first fault of several), a line each.
 
 connect-on-wake: prints "ready" once it listens for the app's Wake signal; at the signal,
 one TCP connect to HOST:PORT, no retry ("connected" or "refused ERRNO"), then Done."""
@@ -73,6 +77,14 @@ def main():
         opts["MaxDelayUSec"] = dbus.UInt64(int(sys.argv[4]))
     if what == "register-bad-priority":
         opts["Priority"] = dbus.Byte(100)
+    if what == "register-bad-options":
+        for bad in ({"Colour": dbus.String("red")}, {"Class": dbus.UInt32(1)},
+                    {"NeedsTime": dbus.String("yes")}, {"EstimatedBytes": dbus.Int64(5)},
+                    {"MaxDelayUSec": dbus.UInt64(0)},
+                    {"MaxDelayUSec": dbus.UInt64(24 * 3600 * 1000000 + 1),
+                     "Colour": dbus.String("red")},
+                    {"Wake": dbus.UInt32(1)}):
+            call(bus, path, "Register", "a{sv}", (dbus.Dictionary(bad, signature="sv"),))
     if what in ("register", "register-bad-priority", "register-hold"):
         call(bus, path, "Register", "a{sv}", (opts,))
     elif what == "register-twice":
