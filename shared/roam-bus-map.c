@@ -125,6 +125,52 @@ int bus_map_read_flags(sd_bus_message *m, const BusMapEntry *map, BusMapFlags fl
         return read_map(m, map, flags, userdata, ret_key, NULL);
 }
 
+int bus_map_read_interfaces(sd_bus_message *m, const char *path, BusInterfaceFn fn, void *userdata)
+{
+        int r;
+
+        r = sd_bus_message_enter_container(m, SD_BUS_TYPE_ARRAY, "{sa{sv}}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(m, SD_BUS_TYPE_DICT_ENTRY, "sa{sv}")) > 0) {
+                const char *interface;
+
+                r = sd_bus_message_read(m, "s", &interface);
+                if (r >= 0)
+                        r = fn(m, path, interface, userdata);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(m);
+}
+
+int bus_map_read_objects(sd_bus_message *m, BusInterfaceFn fn, void *userdata)
+{
+        int r;
+
+        r = sd_bus_message_enter_container(m, SD_BUS_TYPE_ARRAY, "{oa{sa{sv}}}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(m, SD_BUS_TYPE_DICT_ENTRY, "oa{sa{sv}}")) > 0) {
+                const char *path;
+
+                r = sd_bus_message_read(m, "o", &path);
+                if (r >= 0)
+                        r = bus_map_read_interfaces(m, path, fn, userdata);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(m);
+}
+
 int bus_map_string(sd_bus_message *m, const char *key, void *field)
 {
         const char *s;

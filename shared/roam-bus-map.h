@@ -56,6 +56,17 @@ typedef enum BusMapFlags {
 int bus_map_read_flags(sd_bus_message *m, const BusMapEntry *map, BusMapFlags flags, void *userdata,
                        const char **ret_key);
 
+/* One interface of an object in an ObjectManager's answer (GetManagedObjects, InterfacesAdded):
+ * m is at its a{sv} of properties, which fn reads (bus_map_read()) or skips whole. */
+typedef int (*BusInterfaceFn)(sd_bus_message *m, const char *path, const char *interface,
+                              void *userdata);
+
+/* One object's interfaces (a{sa{sv}}: InterfacesAdded after its path), fn for each; m is left
+ * after them. Negative errno (fn's, or a malformed message's) stops the read. */
+int bus_map_read_interfaces(sd_bus_message *m, const char *path, BusInterfaceFn fn, void *userdata);
+/* GetManagedObjects' answer (a{oa{sa{sv}}}): fn for each interface of each object, in order. */
+int bus_map_read_objects(sd_bus_message *m, BusInterfaceFn fn, void *userdata);
+
 /* Setters for a field of the variant's own type: char * (strdup, the old one freed; "s", "o"
  * or "g"), bool ("b"), uint16_t ("q"), int16_t ("n"), uint32_t ("u"), int32_t ("i"),
  * uint64_t ("t"), int64_t ("x"), char ** (the old one freed; "as" or "ao"). bus_map_ignore

@@ -315,3 +315,83 @@ TEST(nested_map_small_ints_and_ignored_values)
         ASSERT_TRUE(streq(after, "after"));
         sd_bus_message_unref(m);
 }
+
+typedef struct Seen {
+        char log[256];
+        int stop_at; /* fn fails at this call (1-based); 0 never */
+        int calls;
+} Seen;
+
+static int on_interface(sd_bus_message *m, const char *path, const char *interface, void *userdata)
+{
+        Seen *s = userdata;
+        Props p = {};
+        int r;
+
+        if (++s->calls == s->stop_at)
+                return -EIO;
+        if (!streq(interface, "t.Named"))
+                return sd_bus_message_skip(m, "a{sv}");
+        r = bus_map_read(m, map, &p);
+        if (r >= 0)
+                snprintf(s->log + strlen(s->log), sizeof(s->log) - strlen(s->log), "%s=%s;", path,
+                         p.name ? p.name : "?");
+        props_done(&p);
+        return r;
+}
+
+static void append_objects(sd_bus_message *m)
+{
+        ASSERT_TRUE(sd_bus_message_open_container(m, 'a', "{oa{sa{sv}}}") >= 0);
+        ASSERT_TRUE(sd_bus_message_append(m, "{oa{sa{sv}}}", "/o/1", 2, "t.Other", 1, "Name", "s",
+                                          "no", "t.Named", 2, "Name", "s", "one", "Up", "b",
+                                          1) >= 0);
+        ASSERT_TRUE(sd_bus_message_append(m, "{oa{sa{sv}}}", "/o/2", 0) >= 0);
+        ASSERT_TRUE(sd_bus_message_append(m, "{oa{sa{sv}}}", "/o/3", 1, "t.Named", 1, "Name", "s",
+                                          "three") >= 0);
+        ASSERT_TRUE(sd_bus_message_close_container(m) >= 0);
+}
+
+TEST(objects_walked_interface_by_interface)
+{
+        sd_bus_message *m = new_message();
+        Seen s = {};
+        const char *after;
+
+        append_objects(m);
+        ASSERT_TRUE(sd_bus_message_append(m, "oa{sa{sv}}", "/o/4", 1, "t.Named", 1, "Name", "s",
+                                          "four") >= 0);
+        ASSERT_TRUE(sd_bus_message_append(m, "s", "after") >= 0);
+        seal(m);
+        ASSERT_TRUE(bus_map_read_objects(m, on_interface, &s) >= 0);
+        ASSERT_TRUE(streq(s.log, "/o/1=one;/o/3=three;"));
+        ASSERT_EQ(s.calls, 3);
+        /* InterfacesAdded: the path, then one object's interfaces */
+        ASSERT_TRUE(sd_bus_message_read(m, "o", &after) > 0);
+        ASSERT_TRUE(bus_map_read_interfaces(m, after, on_interface, &s) >= 0);
+        ASSERT_TRUE(streq(s.log, "/o/1=one;/o/3=three;/o/4=four;"));
+        ASSERT_TRUE(sd_bus_message_read(m, "s", &after) > 0);
+        ASSERT_TRUE(streq(after, "after"));
+        sd_bus_message_unref(m);
+}
+
+TEST(objects_walk_stops_at_an_error)
+{
+        sd_bus_message *m = new_message();
+        Seen s = {.stop_at = 3};
+
+        append_objects(m);
+        seal(m);
+        ASSERT_EQ(bus_map_read_objects(m, on_interface, &s), -EIO);
+        ASSERT_TRUE(streq(s.log, "/o/1=one;"));
+        sd_bus_message_unref(m);
+
+        /* not an ObjectManager's answer */
+        m = new_message();
+        s = (Seen){};
+        ASSERT_TRUE(sd_bus_message_append(m, "a{sv}", 1, "Name", "s", "x") >= 0);
+        seal(m);
+        ASSERT_TRUE(bus_map_read_objects(m, on_interface, &s) < 0);
+        ASSERT_EQ(s.calls, 0);
+        sd_bus_message_unref(m);
+}
