@@ -81,18 +81,11 @@ int mm_registration_roaming(uint32_t state)
         }
 }
 
-static void strv_free_(char **l)
-{
-        for (size_t i = 0; l && l[i]; i++)
-                free(l[i]);
-        free(l);
-}
-
 static void modems_clear(MMClient *c)
 {
         for (size_t i = 0; i < c->n_modems; i++) {
                 free(c->modems[i].path);
-                strv_free_(c->modems[i].bearers);
+                strv_free(c->modems[i].bearers);
         }
         free(c->modems);
         c->modems = NULL;
@@ -239,115 +232,115 @@ static int bearer_track(MMClient *c, const char *path)
         return r;
 }
 
-/* Modem.Time.NetworkTimezone and Modem3gpp.OperatorCode: 1 when the property was one of them
- * (and was read), 0 when not (nothing read). */
-static int read_time_prop(MMModem *md, const char *iface, const char *name, sd_bus_message *m)
-{
-        int r;
+/* What a modem's property maps are read into. A change (PropertiesChanged) is logged, its
+ * new bearers are followed at once, and a changed zone is handed on again. */
+typedef struct ModemRead {
+        MMClient *c;
+        MMModem *md;
+        bool change;
+        bool zone_changed; /* NetworkTimezone or OperatorCode read */
+} ModemRead;
 
-        if (streq(iface, MM_3GPP_IFACE) && streq(name, "OperatorCode")) {
-                const char *code;
-                r = sd_bus_message_read(m, "v", "s", &code);
-                if (r < 0)
-                        return r;
-                snprintf(md->operator_code, sizeof(md->operator_code), "%s", code);
-                return 1;
-        }
-        if (!streq(iface, MM_TIME_IFACE) || !streq(name, "NetworkTimezone"))
-                return 0;
-        md->tz_has_offset = md->tz_has_dst = false;
-        r = sd_bus_message_enter_container(m, 'v', "a{sv}");
-        if (r >= 0)
-                r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                const char *key;
-                r = sd_bus_message_read(m, "s", &key);
-                if (r < 0)
-                        break;
-                if (streq(key, "offset")) {
-                        r = sd_bus_message_read(m, "v", "i", &md->tz_offset);
-                        md->tz_has_offset = r >= 0;
-                } else if (streq(key, "dst-offset")) {
-                        r = sd_bus_message_read(m, "v", "i", &md->tz_dst);
-                        md->tz_has_dst = r >= 0;
-                } else
-                        r = sd_bus_message_skip(m, "v");
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(m);
-        }
-        if (r >= 0)
-                r = sd_bus_message_exit_container(m);
-        if (r >= 0)
-                r = sd_bus_message_exit_container(m);
-        return r < 0 ? r : 1;
+static int set_registration(sd_bus_message *m, const char *key, void *field)
+{
+        ModemRead *rd = field;
+        uint32_t reg;
+        int r = sd_bus_message_read_basic(m, 'u', &reg);
+
+        if (r < 0)
+                return r;
+        if (rd->change && mm_registration_roaming(reg) != mm_registration_roaming(rd->md->reg))
+                log_info("ModemManager: %s registration %u -> %u", rd->md->path, rd->md->reg, reg);
+        rd->md->reg = reg;
+        return 0;
 }
 
-/* One modem's interfaces (a{sa{sv}}): registration state, bearer list, network time. */
-static int read_modem(MMClient *c, MMModem *md, sd_bus_message *m)
+static int set_operator_code(sd_bus_message *m, const char *key, void *field)
 {
+        ModemRead *rd = field;
+        const char *code;
+        int r = sd_bus_message_read_basic(m, 's', &code);
+
+        if (r < 0)
+                return r;
+        snprintf(rd->md->operator_code, sizeof(rd->md->operator_code), "%s", code);
+        rd->zone_changed = true;
+        return 0;
+}
+
+static int set_bearers(sd_bus_message *m, const char *key, void *field)
+{
+        ModemRead *rd = field;
+        int r = bus_map_strv(m, key, &rd->md->bearers);
+
+        for (size_t i = 0; r >= 0 && rd->change && rd->md->bearers && rd->md->bearers[i]; i++)
+                (void)bearer_track(rd->c, rd->md->bearers[i]);
+        return r;
+}
+
+static int set_tz_offset(sd_bus_message *m, const char *key, void *field)
+{
+        MMModem *md = field;
+        int r = bus_map_i32(m, key, &md->tz_offset);
+
+        md->tz_has_offset = r >= 0;
+        return r;
+}
+
+static int set_tz_dst(sd_bus_message *m, const char *key, void *field)
+{
+        MMModem *md = field;
+        int r = bus_map_i32(m, key, &md->tz_dst);
+
+        md->tz_has_dst = r >= 0;
+        return r;
+}
+
+static const BusMapEntry timezone_map[] = {
+    {"offset", "i", set_tz_offset, 0},
+    {"dst-offset", "i", set_tz_dst, 0},
+    {},
+};
+
+/* Modem.Time.NetworkTimezone: a map of its own; what it lacks is not known any more. */
+static int set_network_timezone(sd_bus_message *m, const char *key, void *field)
+{
+        ModemRead *rd = field;
         int r;
 
-        r = sd_bus_message_enter_container(m, 'a', "{sa{sv}}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sa{sv}")) > 0) {
-                const char *iface;
-                r = sd_bus_message_read(m, "s", &iface);
-                if (r < 0)
-                        return r;
-                if (streq(iface, MM_TIME_IFACE))
-                        md->has_time = true;
-                r = sd_bus_message_enter_container(m, 'a', "{sv}");
-                if (r < 0)
-                        return r;
-                while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                        const char *name;
-                        r = sd_bus_message_read(m, "s", &name);
-                        if (r < 0)
-                                return r;
-                        r = read_time_prop(md, iface, name, m);
-                        if (r < 0)
-                                return r;
-                        if (r > 0)
-                                r = 0;
-                        else if (streq(iface, MM_3GPP_IFACE) && streq(name, "RegistrationState"))
-                                r = sd_bus_message_read(m, "v", "u", &md->reg);
-                        else if (streq(iface, MM_MODEM_IFACE) && streq(name, "Bearers")) {
-                                char **l = NULL;
-                                r = sd_bus_message_enter_container(m, 'v', "ao");
-                                if (r >= 0)
-                                        r = sd_bus_message_read_strv(m, &l);
-                                if (r >= 0)
-                                        r = sd_bus_message_exit_container(m);
-                                if (r >= 0) {
-                                        strv_free_(md->bearers);
-                                        md->bearers = l;
-                                } else
-                                        strv_free_(l);
-                        } else
-                                r = sd_bus_message_skip(m, "v");
-                        if (r < 0)
-                                return r;
-                        r = sd_bus_message_exit_container(m);
-                        if (r < 0)
-                                return r;
-                }
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(m);
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        for (size_t i = 0; md->bearers && md->bearers[i]; i++) {
-                r = bearer_track(c, md->bearers[i]);
-                if (r < 0)
-                        return r;
-        }
-        return sd_bus_message_exit_container(m);
+        rd->md->tz_has_offset = rd->md->tz_has_dst = false;
+        r = bus_map_read(m, timezone_map, rd->md);
+        if (r >= 0)
+                rd->zone_changed = true;
+        return r;
+}
+
+static const BusMapEntry modem_map[] = {
+    {"Bearers", "ao", set_bearers, 0},
+    {},
+};
+
+static const BusMapEntry modem_3gpp_map[] = {
+    {"RegistrationState", "u", set_registration, 0},
+    {"OperatorCode", "s", set_operator_code, 0},
+    {},
+};
+
+static const BusMapEntry modem_time_map[] = {
+    {"NetworkTimezone", "a{sv}", set_network_timezone, 0},
+    {},
+};
+
+/* The properties read of a modem's interface; NULL: none. */
+static const BusMapEntry *modem_iface_map(const char *iface)
+{
+        if (streq(iface, MM_MODEM_IFACE))
+                return modem_map;
+        if (streq(iface, MM_3GPP_IFACE))
+                return modem_3gpp_map;
+        if (streq(iface, MM_TIME_IFACE))
+                return modem_time_map;
+        return NULL;
 }
 
 static int add_modem(MMClient *c, const char *path, MMModem **ret)
@@ -364,6 +357,28 @@ static int add_modem(MMClient *c, const char *path, MMModem **ret)
         return 0;
 }
 
+/* One interface of a modem in GetManagedObjects' answer: registration state, bearer list,
+ * network time. */
+static int on_modem_interface(sd_bus_message *m, const char *path, const char *iface,
+                              void *userdata)
+{
+        MMClient *c = userdata;
+        const BusMapEntry *map = modem_iface_map(iface);
+        MMModem *md = modem_find(c, path);
+        int r;
+
+        if (!md) {
+                r = add_modem(c, path, &md);
+                if (r < 0)
+                        return r;
+        }
+        if (streq(iface, MM_TIME_IFACE))
+                md->has_time = true;
+        if (!map)
+                return sd_bus_message_skip(m, "a{sv}");
+        return bus_map_read(m, map, &(ModemRead){.c = c, .md = md});
+}
+
 unsigned mm_client_time_watch_add(MMClient *c, TimeEventFn fn, void *userdata,
                                   WatchDestroyFn destroy)
 {
@@ -376,19 +391,9 @@ void mm_client_time_watch_remove(MMClient *c, unsigned id)
                 (void)watch_list_remove(&c->time_watches, id);
 }
 
-static void time_dispatch(void *callback, void *userdata, void *ctx)
-{
-        ((TimeEventFn)callback)(ctx, userdata);
-}
-
 static void time_notify(MMClient *c, const TimeEvent *ev)
 {
-        watch_list_notify(&c->time_watches, time_dispatch, (void *)ev);
-}
-
-static void witness_of(const char *path, char *buf, size_t size)
-{
-        snprintf(buf, size, "modem:%s", path);
+        time_event_notify(&c->time_watches, ev);
 }
 
 static MMTime *time_find(MMClient *c, const char *path)
@@ -435,7 +440,7 @@ static void modem_hint(MMClient *c, MMModem *md, const NitzTime *from_time)
                 return;
         }
         modem_mcc(md, n.mcc);
-        witness_of(md->path, witness, sizeof(witness));
+        time_event_modem_witness(md->path, witness, sizeof(witness));
         snprintf(origin, sizeof(origin), "NITZ from modem %s", md->path);
         if (nitz_to_hint(&n, witness, origin, clock_now_usec(CLOCK_BOOTTIME), &h) < 0)
                 return;
@@ -476,7 +481,7 @@ static void modem_time(MMClient *c, const char *path, const char *s)
         case _NITZ_TRACK_VERDICT_INVALID:
                 return;
         }
-        witness_of(path, witness, sizeof(witness));
+        time_event_modem_witness(path, witness, sizeof(witness));
         snprintf(origin, sizeof(origin), "NITZ from modem %s", path);
         if (nitz_to_sample(&n, witness, origin, boot, &sample) >= 0)
                 time_notify(
@@ -528,7 +533,7 @@ static void time_remove(MMClient *c, size_t i)
 {
         char witness[64];
 
-        witness_of(c->times[i].path, witness, sizeof(witness));
+        time_event_modem_witness(c->times[i].path, witness, sizeof(witness));
         time_free(&c->times[i]);
         memmove(&c->times[i], &c->times[i + 1], (c->n_times - i - 1) * sizeof(MMTime));
         c->n_times--;
@@ -587,20 +592,17 @@ static int on_managed_objects(sd_bus_message *m, void *userdata, sd_bus_error *e
         c->before_change(c, c->userdata);
         modems_clear(c);
         bearers_clear(c);
-        r = sd_bus_message_enter_container(m, 'a', "{oa{sa{sv}}}");
-        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "oa{sa{sv}}")) > 0) {
-                const char *path;
-                MMModem *md;
-                r = sd_bus_message_read(m, "o", &path);
-                if (r >= 0)
-                        r = add_modem(c, path, &md);
-                if (r >= 0)
-                        r = read_modem(c, md, m);
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(m);
-        }
+        r = bus_map_read_objects(m, on_modem_interface, c);
         if (r < 0)
                 log_warning_errno(r, "ModemManager: malformed GetManagedObjects answer: %m");
+        /* the bearers of the modems read (before a malformed part too) */
+        for (size_t i = 0; i < c->n_modems; i++)
+                for (size_t j = 0; c->modems[i].bearers && c->modems[i].bearers[j]; j++) {
+                        r = bearer_track(c, c->modems[i].bearers[j]);
+                        if (r < 0)
+                                log_warning_errno(r, "ModemManager: bearer %s not followed: %m",
+                                                  c->modems[i].bearers[j]);
+                }
         time_sync(c);
         return 0;
 }
@@ -638,8 +640,8 @@ static int on_props(sd_bus_message *m, void *userdata, sd_bus_error *err)
         const char *path = sd_bus_message_get_path(m), *iface;
         MMModem *md = modem_find(c, path);
         MMBearer *b = bearer_find(c, path);
-        bool zone_changed = false;
-        int r;
+        const BusMapEntry *map;
+        ModemRead rd;
 
         if ((!md && !b) || sd_bus_message_read(m, "s", &iface) < 0)
                 return 0;
@@ -649,49 +651,14 @@ static int on_props(sd_bus_message *m, void *userdata, sd_bus_error *err)
                         log_warning("ModemManager: bearer %s: malformed change ignored", path);
                 return 0;
         }
-        if (!md || (!streq(iface, MM_3GPP_IFACE) && !streq(iface, MM_MODEM_IFACE) &&
-                    !streq(iface, MM_TIME_IFACE)))
-                return 0;
-        /* reuse the modem reader: wrap the one interface as a{sa{sv}} by hand */
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        if (r < 0)
+        map = md ? modem_iface_map(iface) : NULL;
+        if (!map)
                 return 0;
         c->before_change(c, c->userdata);
-        while (sd_bus_message_enter_container(m, 'e', "sv") > 0) {
-                const char *name;
-                if (sd_bus_message_read(m, "s", &name) < 0)
-                        break;
-                r = read_time_prop(md, iface, name, m);
-                if (r < 0)
-                        break;
-                if (r > 0)
-                        zone_changed = true;
-                else if (streq(iface, MM_3GPP_IFACE) && streq(name, "RegistrationState")) {
-                        uint32_t reg;
-                        if (sd_bus_message_read(m, "v", "u", &reg) < 0)
-                                break;
-                        if (mm_registration_roaming(reg) != mm_registration_roaming(md->reg))
-                                log_info("ModemManager: %s registration %u -> %u", path, md->reg,
-                                         reg);
-                        md->reg = reg;
-                } else if (streq(iface, MM_MODEM_IFACE) && streq(name, "Bearers")) {
-                        char **l = NULL;
-                        if (sd_bus_message_enter_container(m, 'v', "ao") < 0 ||
-                            sd_bus_message_read_strv(m, &l) < 0 ||
-                            sd_bus_message_exit_container(m) < 0) {
-                                strv_free_(l);
-                                break;
-                        }
-                        strv_free_(md->bearers);
-                        md->bearers = l;
-                        for (size_t i = 0; l && l[i]; i++)
-                                (void)bearer_track(c, l[i]);
-                } else if (sd_bus_message_skip(m, "v") < 0)
-                        break;
-                if (sd_bus_message_exit_container(m) < 0)
-                        break;
-        }
-        if (zone_changed && md->has_time)
+        rd = (ModemRead){.c = c, .md = md, .change = true};
+        if (bus_map_read(m, map, &rd) < 0)
+                log_debug("ModemManager: %s: malformed change, the rest ignored", path);
+        if (rd.zone_changed && md->has_time)
                 modem_hint(c, md, NULL);
         return 0;
 }

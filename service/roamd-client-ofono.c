@@ -43,13 +43,6 @@ struct OfonoClient {
         size_t n_modems;
 };
 
-static void strv_free_(char **l)
-{
-        for (size_t i = 0; l && l[i]; i++)
-                free(l[i]);
-        free(l);
-}
-
 static OfonoModem *modem_free(OfonoModem *md)
 {
         if (!md)
@@ -59,19 +52,14 @@ static OfonoModem *modem_free(OfonoModem *md)
         sd_bus_slot_unref(md->nettime_slot);
         free(md->path);
         free(md->status);
-        strv_free_(md->ifaces);
+        strv_free(md->ifaces);
         free(md);
         return NULL;
 }
 
-static void time_dispatch(void *callback, void *userdata, void *ctx)
-{
-        ((TimeEventFn)callback)(ctx, userdata);
-}
-
 static void time_notify(OfonoClient *c, const TimeEvent *ev)
 {
-        watch_list_notify(&c->time_watches, time_dispatch, (void *)ev);
+        time_event_notify(&c->time_watches, ev);
 }
 
 unsigned ofono_client_time_watch_add(OfonoClient *c, TimeEventFn fn, void *userdata,
@@ -91,7 +79,7 @@ static void modems_clear(OfonoClient *c)
         for (size_t i = 0; i < c->n_modems; i++) {
                 if (c->modems[i]->witness) {
                         char witness[64];
-                        snprintf(witness, sizeof(witness), "modem:%s", c->modems[i]->path);
+                        time_event_modem_witness(c->modems[i]->path, witness, sizeof(witness));
                         time_notify(c, &(TimeEvent){.type = TIME_EVENT_GONE, .witness = witness});
                 }
                 modem_free(c->modems[i]);
@@ -187,46 +175,38 @@ static int on_netreg(sd_bus_message *m, void *userdata, sd_bus_error *err)
         return 0;
 }
 
+/* A context's Settings.Interface: the first one that is not empty. */
+static int set_context_iface(sd_bus_message *m, const char *key, void *field)
+{
+        char **iface = field;
+        const char *s;
+        int r = sd_bus_message_read_basic(m, 's', &s);
+
+        if (r < 0 || !*s || *iface)
+                return r < 0 ? r : 0;
+        *iface = strdup(s);
+        return *iface ? 0 : -ENOMEM;
+}
+
+static const BusMapEntry context_settings_map[] = {
+    {"Interface", "s", set_context_iface, 0},
+    {},
+};
+
+static int set_context_settings(sd_bus_message *m, const char *key, void *field)
+{
+        return bus_map_read(m, context_settings_map, field);
+}
+
+static const BusMapEntry context_map[] = {
+    {"Settings", "a{sv}", set_context_settings, 0},
+    {},
+};
+
 /* The Interface inside a context's Settings (a{sv}); the message is left after them. */
 static int read_context(sd_bus_message *m, char **ret_iface)
 {
-        int r;
-
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                const char *name;
-                r = sd_bus_message_read(m, "s", &name);
-                if (r >= 0 && streq(name, "Settings")) {
-                        r = sd_bus_message_enter_container(m, 'v', "a{sv}");
-                        if (r >= 0)
-                                r = sd_bus_message_enter_container(m, 'a', "{sv}");
-                        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                                const char *key, *s;
-                                r = sd_bus_message_read(m, "s", &key);
-                                if (r >= 0 && streq(key, "Interface")) {
-                                        r = sd_bus_message_read(m, "v", "s", &s);
-                                        if (r >= 0 && *s && !*ret_iface) {
-                                                *ret_iface = strdup(s);
-                                                if (!*ret_iface)
-                                                        r = -ENOMEM;
-                                        }
-                                } else if (r >= 0)
-                                        r = sd_bus_message_skip(m, "v");
-                                if (r >= 0)
-                                        r = sd_bus_message_exit_container(m);
-                        }
-                        if (r >= 0)
-                                r = sd_bus_message_exit_container(m);
-                        if (r >= 0)
-                                r = sd_bus_message_exit_container(m);
-                } else if (r >= 0)
-                        r = sd_bus_message_skip(m, "v");
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(m);
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(m);
+        return bus_map_read(m, context_map, ret_iface);
 }
 
 /* ConnectionManager.GetContexts: a(oa{sv}) */
@@ -264,12 +244,12 @@ static int on_contexts(sd_bus_message *m, void *userdata, sd_bus_error *err)
                         free(iface);
         }
         if (r < 0) {
-                strv_free_(l);
+                strv_free(l);
                 log_warning_errno(r, "oFono: %s: malformed contexts: %m", md->path);
                 return 0;
         }
         c->before_change(c, c->userdata);
-        strv_free_(md->ifaces);
+        strv_free(md->ifaces);
         md->ifaces = l;
         for (size_t i = 0; l && l[i]; i++)
                 log_info("oFono: %s has a context on %s", md->path, l[i]);
@@ -366,7 +346,7 @@ static void modem_time(OfonoModem *md, sd_bus_message *m)
                 }
                 n.utc += (usec_t)age * USEC_PER_SEC;
         }
-        snprintf(witness, sizeof(witness), "modem:%s", md->path);
+        time_event_modem_witness(md->path, witness, sizeof(witness));
         snprintf(origin, sizeof(origin), "NITZ from oFono modem %s", md->path);
         if (n.utc) {
                 switch (nitz_track_feed(&md->tracker, n.utc, boot)) {

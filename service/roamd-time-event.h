@@ -5,7 +5,9 @@
  * sample, a zone hint, or that a witness went away. */
 
 #include <errno.h>
+#include <stdio.h>
 
+#include "roam-watch.h"
 #include "roamd-time-sample.h"
 
 typedef enum TimeEventType {
@@ -24,3 +26,20 @@ typedef struct TimeEvent {
 } TimeEvent;
 
 typedef void (*TimeEventFn)(const TimeEvent *ev, void *userdata);
+
+static inline void time_event_dispatch_(void *callback, void *userdata, void *ctx)
+{
+        ((TimeEventFn)callback)(ctx, userdata);
+}
+
+/* Tells every TimeEventFn in l (a time source client's watch list) about ev. */
+static inline void time_event_notify(WatchList *l, const TimeEvent *ev)
+{
+        watch_list_notify(l, time_event_dispatch_, (void *)ev);
+}
+
+/* A modem's witness of time: "modem:PATH" (ModemManager's and oFono's paths never meet). */
+static inline void time_event_modem_witness(const char *path, char *buf, size_t size)
+{
+        snprintf(buf, size, "modem:%s", path);
+}
