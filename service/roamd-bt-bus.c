@@ -20,7 +20,7 @@ static int property_get_available(sd_bus *bus, const char *path, const char *int
         Bt *bt = userdata;
 
         if (streq(property, "Available"))
-                return sd_bus_message_append(reply, "b", bt->bluez->owner != NULL);
+                return sd_bus_message_append(reply, "b", bluez_owner(bt->bluez) != NULL);
         return sd_bus_message_append(reply, "b", bt->agent_registered);
 }
 
@@ -155,7 +155,7 @@ static int get_device(Bt *bt, sd_bus_message *msg, BluezDevice **ret, sd_bus_err
         r = sd_bus_message_read(msg, "s", &address);
         if (r < 0)
                 return r;
-        if (!bt->bluez->owner)
+        if (!bluez_owner(bt->bluez))
                 return sd_bus_error_set(error, ROAM_ERROR_FAILED, "BlueZ is not running.");
         if (!bluez_address_valid(address))
                 return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,

@@ -218,7 +218,8 @@ int bt_answer(Bt *bt, uint32_t id, bool accept, const char *value, sd_bus_error 
 /* org.bluez.Agent1, called by BlueZ only. */
 static int agent_check(Bt *bt, sd_bus_message *msg, sd_bus_error *error)
 {
-        if (!bt->bluez->owner || !streq_ptr(sd_bus_message_get_sender(msg), bt->bluez->owner))
+        if (!bluez_owner(bt->bluez) ||
+            !streq_ptr(sd_bus_message_get_sender(msg), bluez_owner(bt->bluez)))
                 return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED,
                                         "Only BlueZ talks to this agent.");
         return 0;
@@ -519,7 +520,7 @@ static int forward_v(Bt *bt, sd_bus_message *request, const char *what, const ch
         BtOp *op;
         int r;
 
-        if (!bt->bluez->owner)
+        if (!bluez_owner(bt->bluez))
                 return -EHOSTDOWN;
         op = calloc(1, sizeof(*op));
         if (!op)

@@ -69,9 +69,9 @@ struct Bt {
         sd_bus_slot *vtable_slot, *agent_slot, *register_slot;
 
         /* neard, when it runs: roamd's NDEF agent (roamd-nfc.c). */
-        char *neard_owner;
+        BusNameWatch *neard;
         unsigned neard_registered;
-        sd_bus_slot *ndef_agent_slot, *neard_match, *neard_owner_slot, *neard_slots[3];
+        sd_bus_slot *ndef_agent_slot, *neard_slots[3];
         /* The tag neard read last, waiting for the user's yes or no (roamd-nfc.c): its raw
          * NDEF, the question in words (never a key), dropped after NfcOfferTimeout=. */
         uint32_t nfc_offer_id, next_nfc_offer_id;

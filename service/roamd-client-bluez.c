@@ -2,9 +2,11 @@
 #include <ctype.h>
 #include <stdarg.h>
 
+#include "roam-bus-map.h"
 #include "roam-log.h"
 #include "roam-macro.h"
 #include "roam-text.h"
+#include "roamd-bus-name.h"
 #include "roamd-client-bluez.h"
 
 #define ADAPTER_IFACE  "org.bluez.Adapter1"
@@ -70,14 +72,12 @@ Bluez *bluez_free(Bluez *b)
 {
         if (!b)
                 return NULL;
-        sd_bus_slot_unref(b->owner_slot);
+        bus_name_watch_free(b->name);
         sd_bus_slot_unref(b->added_slot);
         sd_bus_slot_unref(b->removed_slot);
         sd_bus_slot_unref(b->props_slot);
         sd_bus_slot_unref(b->objects_slot);
-        sd_bus_slot_unref(b->get_owner_slot);
         bluez_clear(b);
-        free(b->owner);
         sd_bus_unref(b->bus);
         free(b);
         return NULL;
@@ -196,10 +196,15 @@ static void device_drop(Bluez *b, BluezDevice *d)
         device_free(d);
 }
 
+const char *bluez_owner(const Bluez *b)
+{
+        return bus_name_watch_owner(b->name);
+}
+
 static bool from_bluez(Bluez *b, sd_bus_message *m)
 {
         /* Only BlueZ's current owner speaks for org.bluez. */
-        return b->owner && streq_ptr(sd_bus_message_get_sender(m), b->owner);
+        return bluez_owner(b) && streq_ptr(sd_bus_message_get_sender(m), bluez_owner(b));
 }
 
 static void notify(Bluez *b)
@@ -208,51 +213,65 @@ static void notify(Bluez *b)
                 b->on_changed(b, b->userdata);
 }
 
-/* Reads one variant of the given basic type into *ret; skips it if it has another type. */
-static int read_variant(sd_bus_message *m, char type, void *ret)
-{
-        char s[2] = {type, 0};
-        int r = sd_bus_message_enter_container(m, 'v', s);
-
-        if (r <= 0)
-                return r == 0 ? 0 : sd_bus_message_skip(m, "v");
-        r = sd_bus_message_read_basic(m, type, ret);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_exit_container(m);
-        return r < 0 ? r : 1;
-}
-
-static int read_variant_bool(sd_bus_message *m, bool *ret)
-{
-        int v, r = read_variant(m, 'b', &v);
-
-        if (r > 0)
-                *ret = v;
-        return r;
-}
-
 /* Names and aliases are whatever a device in radio range calls itself: cleaned (controls,
  * bidi and zero-width characters dropped, roam-text.c) before they reach our bus and terminals. */
-static int read_variant_str(sd_bus_message *m, char **ret)
+static int set_clean_str(sd_bus_message *m, const char *key, void *field)
 {
         _cleanup_free_ char *clean = NULL;
         const char *v;
-        int r = read_variant(m, 's', &v);
+        int r = sd_bus_message_read_basic(m, 's', &v);
 
-        if (r > 0 && (roam_text_clean_str(v, 0, &clean) < 0 || free_and_strdup(ret, clean) < 0))
+        if (r < 0)
+                return r;
+        if (roam_text_clean_str(v, 0, &clean) < 0 || free_and_strdup(field, clean) < 0)
                 return -ENOMEM;
+        return 0;
+}
+
+/* Name only until an Alias came (BlueZ's Alias falls back to the address, Name to nothing). */
+static int set_name(sd_bus_message *m, const char *key, void *field)
+{
+        return *(char **)field ? sd_bus_message_skip(m, "s") : set_clean_str(m, key, field);
+}
+
+/* into a char[18] */
+static int set_address(sd_bus_message *m, const char *key, void *field)
+{
+        const char *v;
+        int r = sd_bus_message_read_basic(m, 's', &v);
+
+        if (r >= 0)
+                snprintf(field, sizeof(((BluezDevice *)NULL)->address), "%s", v);
         return r;
 }
 
-static int read_uuids(sd_bus_message *m, BluezDevice *d)
+static int set_rssi(sd_bus_message *m, const char *key, void *field)
 {
-        const char *u;
-        int r = sd_bus_message_enter_container(m, 'v', "as");
+        BluezDevice *d = field;
+        int r = bus_map_i16(m, key, &d->rssi);
 
-        if (r <= 0)
-                return r == 0 ? 0 : sd_bus_message_skip(m, "v");
-        r = sd_bus_message_enter_container(m, 'a', "s");
+        if (r >= 0)
+                d->has_rssi = true;
+        return r;
+}
+
+static int set_battery(sd_bus_message *m, const char *key, void *field)
+{
+        BluezDevice *d = field;
+        uint8_t v;
+        int r = sd_bus_message_read_basic(m, 'y', &v);
+
+        if (r >= 0)
+                d->battery = v <= 100 ? v : -1;
+        return r;
+}
+
+static int set_uuids(sd_bus_message *m, const char *key, void *field)
+{
+        BluezDevice *d = field;
+        const char *u;
+        int r = sd_bus_message_enter_container(m, 'a', "s");
+
         if (r < 0)
                 return r;
         d->nap = false;
@@ -261,102 +280,54 @@ static int read_uuids(sd_bus_message *m, BluezDevice *d)
                         d->nap = true;
         if (r < 0)
                 return r;
-        r = sd_bus_message_exit_container(m);
-        if (r < 0)
-                return r;
         return sd_bus_message_exit_container(m);
 }
 
-static int adapter_prop(BluezAdapter *a, sd_bus_message *m, const char *name)
-{
-        if (streq(name, "Address")) {
-                const char *v;
-                int r = read_variant(m, 's', &v);
-                if (r > 0)
-                        snprintf(a->address, sizeof(a->address), "%s", v);
-                return r;
-        }
-        if (streq(name, "Alias"))
-                return read_variant_str(m, &a->alias);
-        if (streq(name, "Powered"))
-                return read_variant_bool(m, &a->powered);
-        if (streq(name, "Discoverable"))
-                return read_variant_bool(m, &a->discoverable);
-        if (streq(name, "Pairable"))
-                return read_variant_bool(m, &a->pairable);
-        if (streq(name, "Discovering"))
-                return read_variant_bool(m, &a->discovering);
-        return sd_bus_message_skip(m, "v");
-}
+static const BusMapEntry adapter_map[] = {
+    {"Address", "s", set_address, offsetof(BluezAdapter, address)},
+    {"Alias", "s", set_clean_str, offsetof(BluezAdapter, alias)},
+    {"Powered", "b", bus_map_bool, offsetof(BluezAdapter, powered)},
+    {"Discoverable", "b", bus_map_bool, offsetof(BluezAdapter, discoverable)},
+    {"Pairable", "b", bus_map_bool, offsetof(BluezAdapter, pairable)},
+    {"Discovering", "b", bus_map_bool, offsetof(BluezAdapter, discovering)},
+    {},
+};
 
-static int device_prop(BluezDevice *d, const char *iface, sd_bus_message *m, const char *name)
-{
-        int r;
+static const BusMapEntry device_map[] = {
+    {"Address", "s", set_address, offsetof(BluezDevice, address)},
+    {"Alias", "s", set_clean_str, offsetof(BluezDevice, name)},
+    {"Name", "s", set_name, offsetof(BluezDevice, name)},
+    {"Adapter", "o", bus_map_string, offsetof(BluezDevice, adapter)},
+    {"Class", "u", bus_map_u32, offsetof(BluezDevice, device_class)},
+    {"Appearance", "q", bus_map_u16, offsetof(BluezDevice, appearance)},
+    {"RSSI", "n", set_rssi, 0},
+    {"Paired", "b", bus_map_bool, offsetof(BluezDevice, paired)},
+    {"Trusted", "b", bus_map_bool, offsetof(BluezDevice, trusted)},
+    {"Connected", "b", bus_map_bool, offsetof(BluezDevice, connected)},
+    {"Blocked", "b", bus_map_bool, offsetof(BluezDevice, blocked)},
+    {"LegacyPairing", "b", bus_map_bool, offsetof(BluezDevice, legacy_pairing)},
+    {"UUIDs", "as", set_uuids, 0},
+    {},
+};
 
-        if (streq(iface, BATTERY_IFACE) && streq(name, "Percentage")) {
-                uint8_t v;
-                r = read_variant(m, 'y', &v);
-                if (r > 0)
-                        d->battery = v <= 100 ? v : -1;
-                return r;
-        }
-        if (streq(iface, NETWORK_IFACE)) {
-                if (streq(name, "Connected"))
-                        return read_variant_bool(m, &d->network_connected);
-                if (streq(name, "Interface"))
-                        return read_variant_str(m, &d->network_interface);
-                return sd_bus_message_skip(m, "v");
-        }
-        if (!streq(iface, DEVICE_IFACE))
-                return sd_bus_message_skip(m, "v");
-        if (streq(name, "Address")) {
-                const char *v;
-                r = read_variant(m, 's', &v);
-                if (r > 0)
-                        snprintf(d->address, sizeof(d->address), "%s", v);
-                return r;
-        }
-        if (streq(name, "Alias") || (streq(name, "Name") && !d->name))
-                return read_variant_str(m, &d->name);
-        if (streq(name, "Adapter")) {
-                const char *v;
-                r = read_variant(m, 'o', &v);
-                if (r > 0 && free_and_strdup(&d->adapter, v) < 0)
-                        return -ENOMEM;
-                return r;
-        }
-        if (streq(name, "Class"))
-                return read_variant(m, 'u', &d->device_class);
-        if (streq(name, "Appearance"))
-                return read_variant(m, 'q', &d->appearance);
-        if (streq(name, "RSSI")) {
-                r = read_variant(m, 'n', &d->rssi);
-                if (r > 0)
-                        d->has_rssi = true;
-                return r;
-        }
-        if (streq(name, "Paired"))
-                return read_variant_bool(m, &d->paired);
-        if (streq(name, "Trusted"))
-                return read_variant_bool(m, &d->trusted);
-        if (streq(name, "Connected"))
-                return read_variant_bool(m, &d->connected);
-        if (streq(name, "Blocked"))
-                return read_variant_bool(m, &d->blocked);
-        if (streq(name, "LegacyPairing"))
-                return read_variant_bool(m, &d->legacy_pairing);
-        if (streq(name, "UUIDs"))
-                return read_uuids(m, d);
-        return sd_bus_message_skip(m, "v");
-}
+static const BusMapEntry battery_map[] = {
+    {"Percentage", "y", set_battery, 0},
+    {},
+};
+
+static const BusMapEntry network_map[] = {
+    {"Connected", "b", bus_map_bool, offsetof(BluezDevice, network_connected)},
+    {"Interface", "s", set_clean_str, offsetof(BluezDevice, network_interface)},
+    {},
+};
 
 /* Reads an a{sv} of iface into the object at path (created for Adapter1/Device1). */
 static int read_props(Bluez *b, const char *path, const char *iface, sd_bus_message *m)
 {
         BluezAdapter *a = NULL;
         BluezDevice *d = NULL;
+        const BusMapEntry *map;
         bool created = false;
-        const char *name;
         int r;
 
         if (streq(iface, ADAPTER_IFACE)) {
@@ -390,23 +361,16 @@ static int read_props(Bluez *b, const char *path, const char *iface, sd_bus_mess
         if (!a && !d)
                 return sd_bus_message_skip(m, "a{sv}");
 
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                r = sd_bus_message_read(m, "s", &name);
-                if (r < 0)
-                        return r;
-                r = a ? adapter_prop(a, m, name) : device_prop(d, iface, m, name);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        r = sd_bus_message_exit_container(m);
+        if (a)
+                map = adapter_map;
+        else if (streq(iface, BATTERY_IFACE))
+                map = battery_map;
+        else if (streq(iface, NETWORK_IFACE))
+                map = network_map;
+        else
+                map = device_map;
+        /* a value of another type than BlueZ documents is skipped, the others taken */
+        r = bus_map_read_flags(m, map, BUS_MAP_SKIP_WRONG_TYPE, a ? (void *)a : (void *)d, NULL);
         if (r < 0)
                 return r;
         if (created && b->n_devices > BLUEZ_DEVICES_MAX && !d->paired && !d->trusted &&
@@ -422,31 +386,12 @@ static int read_props(Bluez *b, const char *path, const char *iface, sd_bus_mess
         return r;
 }
 
-/* One object of an ObjectManager answer or InterfacesAdded: a{sa{sv}}. */
-static int read_interfaces(Bluez *b, const char *path, sd_bus_message *m)
+/* One interface of an object in an ObjectManager answer or InterfacesAdded. Device1 first
+ * would be nicer, but BlueZ sends Device1 before Battery1/Network1 in practice; a Battery1
+ * seen before its Device1 is simply skipped. */
+static int on_interface(sd_bus_message *m, const char *path, const char *iface, void *userdata)
 {
-        const char *iface;
-        int r;
-
-        r = sd_bus_message_enter_container(m, 'a', "{sa{sv}}");
-        if (r < 0)
-                return r;
-        /* Device1 first would be nicer, but BlueZ sends Device1 before Battery1/Network1 in
-         * practice; a Battery1 seen before its Device1 is simply skipped. */
-        while ((r = sd_bus_message_enter_container(m, 'e', "sa{sv}")) > 0) {
-                r = sd_bus_message_read(m, "s", &iface);
-                if (r < 0)
-                        return r;
-                r = read_props(b, path, iface, m);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(m);
+        return read_props(userdata, path, iface, m);
 }
 
 static void remove_object(Bluez *b, const char *path, const char *iface)
@@ -479,7 +424,6 @@ static void remove_object(Bluez *b, const char *path, const char *iface)
 static int on_objects(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
         Bluez *b = userdata;
-        const char *path;
         int r;
 
         b->objects_slot = sd_bus_slot_unref(b->objects_slot);
@@ -489,14 +433,7 @@ static int on_objects(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
                 return 0;
         }
         bluez_clear(b);
-        r = sd_bus_message_enter_container(m, 'a', "{oa{sa{sv}}}");
-        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "oa{sa{sv}}")) > 0) {
-                r = sd_bus_message_read(m, "o", &path);
-                if (r >= 0)
-                        r = read_interfaces(b, path, m);
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(m);
-        }
+        r = bus_map_read_objects(m, on_interface, b);
         if (r < 0)
                 log_warning_errno(r, "Malformed object list from BlueZ: %m");
         log_info("BlueZ: %zu adapters, %zu devices", b->n_adapters, b->n_devices);
@@ -506,53 +443,28 @@ static int on_objects(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
         return 0;
 }
 
-static void owner_changed(Bluez *b, const char *owner)
+/* BlueZ's owner, told by the name watch (its first answer too): the objects of the one before
+ * are dropped, the new one's read. */
+static int on_owner(BusNameWatch *w, const char *owner, void *userdata)
 {
-        if (streq_ptr(owner, b->owner))
-                return;
-        if (b->owner) {
+        Bluez *b = userdata;
+
+        if (b->following) {
                 log_info("BlueZ left the bus");
-                b->owner = mfree(b->owner);
+                b->following = false;
                 b->objects_slot = sd_bus_slot_unref(b->objects_slot);
                 bluez_clear(b);
                 if (b->on_vanished)
                         b->on_vanished(b, b->userdata);
                 notify(b);
-        }
-        if (!owner || !*owner)
-                return;
-        b->owner = strdup(owner);
-        if (!b->owner) {
-                log_oom();
-                return;
-        }
+        } else if (!*owner)
+                log_info("BlueZ is not on the bus; Bluetooth follows when it comes");
+        if (!*owner)
+                return 0;
+        b->following = true;
         if (sd_bus_call_method_async(b->bus, &b->objects_slot, BLUEZ_SERVICE, "/", OBJMGR_IFACE,
                                      "GetManagedObjects", on_objects, b, NULL) < 0)
                 log_warning("Cannot ask BlueZ for its objects");
-}
-
-static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
-{
-        const char *name, *old, *new;
-
-        if (sd_bus_message_read(m, "sss", &name, &old, &new) < 0 || !streq(name, BLUEZ_SERVICE))
-                return 0;
-        owner_changed(userdata, new);
-        return 0;
-}
-
-static int on_get_owner(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
-{
-        Bluez *b = userdata;
-        const char *owner;
-
-        b->get_owner_slot = sd_bus_slot_unref(b->get_owner_slot);
-        if (sd_bus_message_is_method_error(m, NULL)) {
-                log_info("BlueZ is not on the bus; Bluetooth follows when it comes");
-                return 0;
-        }
-        if (sd_bus_message_read(m, "s", &owner) >= 0)
-                owner_changed(b, owner);
         return 0;
 }
 
@@ -563,7 +475,8 @@ static int on_interfaces_added(sd_bus_message *m, void *userdata, sd_bus_error *
 
         if (!from_bluez(b, m) || b->objects_slot)
                 return 0;
-        if (sd_bus_message_read(m, "o", &path) < 0 || read_interfaces(b, path, m) < 0) {
+        if (sd_bus_message_read(m, "o", &path) < 0 ||
+            bus_map_read_interfaces(m, path, on_interface, b) < 0) {
                 log_warning("Malformed InterfacesAdded from BlueZ");
                 return 0;
         }
@@ -621,13 +534,8 @@ int bluez_start(Bluez *b)
 {
         int r;
 
-        r = sd_bus_match_signal_async(b->bus, &b->owner_slot, "org.freedesktop.DBus",
-                                      "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                      "NameOwnerChanged", on_name_owner_changed, NULL, b);
-        if (r >= 0)
-                r = sd_bus_match_signal_async(b->bus, &b->added_slot, BLUEZ_SERVICE, "/",
-                                              OBJMGR_IFACE, "InterfacesAdded", on_interfaces_added,
-                                              NULL, b);
+        r = sd_bus_match_signal_async(b->bus, &b->added_slot, BLUEZ_SERVICE, "/", OBJMGR_IFACE,
+                                      "InterfacesAdded", on_interfaces_added, NULL, b);
         if (r >= 0)
                 r = sd_bus_match_signal_async(b->bus, &b->removed_slot, BLUEZ_SERVICE, "/",
                                               OBJMGR_IFACE, "InterfacesRemoved",
@@ -640,9 +548,9 @@ int bluez_start(Bluez *b)
                     on_properties_changed, NULL, b);
         if (r < 0)
                 return log_error_errno(r, "Failed to follow BlueZ signals: %m");
-        r = sd_bus_call_method_async(b->bus, &b->get_owner_slot, "org.freedesktop.DBus",
-                                     "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                     "GetNameOwner", on_get_owner, b, "s", BLUEZ_SERVICE);
+        /* its first answer too: BlueZ is not activated, and its unique name checks senders */
+        r = bus_name_watch_new_full(b->bus, BLUEZ_SERVICE, BUS_NAME_WATCH_TELL_FIRST, on_owner, b,
+                                    &b->name);
         if (r < 0)
                 return log_error_errno(r, "Failed to look for BlueZ: %m");
         return 0;
@@ -656,7 +564,7 @@ int bluez_call(Bluez *b, sd_bus_slot **ret_slot, const char *path, const char *i
         va_list ap;
         int r;
 
-        if (!b->owner)
+        if (!bluez_owner(b))
                 return -EHOSTDOWN;
         r = sd_bus_message_new_method_call(b->bus, &call, BLUEZ_SERVICE, path, interface, method);
         if (r < 0)

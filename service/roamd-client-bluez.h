@@ -8,7 +8,7 @@
 /* A client of BlueZ (org.bluez on the system bus): its ObjectManager's adapters (Adapter1),
  * devices (Device1, with Battery1 and Network1 when present), followed through
  * InterfacesAdded/Removed and PropertiesChanged, and calls on them. BlueZ coming and going is
- * followed through NameOwnerChanged: when it leaves, every object is dropped. */
+ * followed by its bus name (roamd-bus-name.c): when it leaves, every object is dropped. */
 
 #define BLUEZ_SERVICE "org.bluez"
 
@@ -44,11 +44,13 @@ typedef struct BluezDevice {
 #define BLUEZ_DEVICES_MAX 256
 
 typedef struct Bluez Bluez;
+typedef struct BusNameWatch BusNameWatch;
 typedef void (*bluez_changed_t)(Bluez *b, void *userdata);
 
 struct Bluez {
         sd_bus *bus;
-        char *owner; /* unique name of org.bluez, NULL while it is not on the bus */
+        BusNameWatch *name; /* org.bluez's owner (bluez_owner()) */
+        bool following;     /* its objects are read (or asked) for the current owner */
         BluezAdapter **adapters;
         size_t n_adapters;
         BluezDevice **devices; /* in the order BlueZ showed them */
@@ -62,14 +64,16 @@ struct Bluez {
         void (*on_device_removed)(Bluez *b, const char *path, void *userdata);
         void *userdata;
 
-        sd_bus_slot *owner_slot, *added_slot, *removed_slot, *props_slot, *objects_slot,
-            *get_owner_slot;
+        sd_bus_slot *added_slot, *removed_slot, *props_slot, *objects_slot;
 };
 
 int bluez_new(sd_bus *bus, Bluez **ret);
 Bluez *bluez_free(Bluez *b);
 /* Starts following BlueZ: the matches, then the owner and its objects (asynchronously). */
 int bluez_start(Bluez *b);
+
+/* The unique name of org.bluez, NULL while it is not on the bus. */
+const char *bluez_owner(const Bluez *b);
 
 BluezAdapter *bluez_get_adapter(Bluez *b, const char *id_or_path);
 /* The first powered adapter, else the first one. */

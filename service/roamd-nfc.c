@@ -7,6 +7,7 @@
 #include "roam-log.h"
 #include "roamd-bt-class.h"
 #include "roamd-bt.h"
+#include "roamd-bus-name.h"
 #include "roamd-config.h"
 #include "roamd-core.h"
 #include "roamd-links.h"
@@ -58,7 +59,7 @@ static int append_bt(Bt *bt, sd_bus_message *reply, const NdefCarrier *c, bool a
         if (apply) {
                 if (c->power == CARRIER_POWER_INACTIVE)
                         action = "not paired: the device says its Bluetooth is off";
-                else if (!bt->bluez->owner)
+                else if (!bluez_owner(bt->bluez))
                         action = "not paired: BlueZ is not running";
                 else if (d && d->paired)
                         action = "already paired";
@@ -351,7 +352,9 @@ static const char *const ndef_agent_types[] = {"application/vnd.bluetooth.ep.oob
 
 static int ndef_agent_check(Bt *bt, sd_bus_message *msg, sd_bus_error *error)
 {
-        if (!bt->neard_owner || !streq_ptr(sd_bus_message_get_sender(msg), bt->neard_owner))
+        const char *neard = bus_name_watch_owner(bt->neard);
+
+        if (!neard || !streq_ptr(sd_bus_message_get_sender(msg), neard))
                 return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED,
                                         "Only neard talks to this agent.");
         return 0;
@@ -439,43 +442,23 @@ static int on_ndef_registered(sd_bus_message *m, void *userdata, sd_bus_error *r
         return 0;
 }
 
-static void neard_owner_changed(Bt *bt, const char *owner)
+/* neard's owner, told by the name watch (its first answer too): the agent is registered with
+ * each new one. */
+static int on_neard_owner(BusNameWatch *w, const char *owner, void *userdata)
 {
-        if (streq_ptr(owner, bt->neard_owner))
-                return;
-        free(bt->neard_owner);
-        bt->neard_owner = NULL;
+        Bt *bt = userdata;
+
         bt->neard_registered = 0;
         for (size_t i = 0; i < ELEMENTSOF(bt->neard_slots); i++)
                 bt->neard_slots[i] = sd_bus_slot_unref(bt->neard_slots[i]);
-        if (!owner || !*owner)
-                return;
-        bt->neard_owner = strdup(owner);
-        if (!bt->neard_owner)
-                return;
+        if (!*owner)
+                return 0;
         for (size_t i = 0; i < ELEMENTSOF(ndef_agent_types); i++)
                 if (sd_bus_call_method_async(bt->core->bus, &bt->neard_slots[i], "org.neard",
                                              "/org/neard", "org.neard.AgentManager",
                                              "RegisterNDEFAgent", on_ndef_registered, bt, "os",
                                              ROAM_NFC_AGENT_PATH, ndef_agent_types[i]) < 0)
                         log_warning("Cannot register roamd's NDEF agent with neard");
-}
-
-static int on_neard_owner(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
-{
-        const char *name, *old, *new;
-
-        if (sd_bus_message_read(m, "sss", &name, &old, &new) >= 0 && streq(name, "org.neard"))
-                neard_owner_changed(userdata, new);
-        return 0;
-}
-
-static int on_neard_get_owner(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
-{
-        const char *owner;
-
-        if (!sd_bus_message_is_method_error(m, NULL) && sd_bus_message_read(m, "s", &owner) >= 0)
-                neard_owner_changed(userdata, owner);
         return 0;
 }
 
@@ -485,16 +468,11 @@ int bt_nfc_start(Bt *bt)
 
         r = sd_bus_add_object_vtable(bt->core->bus, &bt->ndef_agent_slot, ROAM_NFC_AGENT_PATH,
                                      "org.neard.NDEFAgent", ndef_agent_vtable, bt);
+        /* its first answer too: neard is not activated, and its unique name checks the agent's
+         * callers */
         if (r >= 0)
-                r = sd_bus_match_signal_async(bt->core->bus, &bt->neard_match,
-                                              "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                              "org.freedesktop.DBus", "NameOwnerChanged",
-                                              on_neard_owner, NULL, bt);
-        if (r >= 0)
-                r = sd_bus_call_method_async(bt->core->bus, &bt->neard_owner_slot,
-                                             "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                             "org.freedesktop.DBus", "GetNameOwner",
-                                             on_neard_get_owner, bt, "s", "org.neard");
+                r = bus_name_watch_new_full(bt->core->bus, "org.neard", BUS_NAME_WATCH_TELL_FIRST,
+                                            on_neard_owner, bt, &bt->neard);
         if (r < 0)
                 return log_error_errno(r, "Failed to follow neard: %m");
         return 0;
@@ -506,9 +484,6 @@ void bt_nfc_stop(Bt *bt)
         nfc_wifi_free_all(bt);
         for (size_t i = 0; i < ELEMENTSOF(bt->neard_slots); i++)
                 bt->neard_slots[i] = sd_bus_slot_unref(bt->neard_slots[i]);
-        bt->neard_match = sd_bus_slot_unref(bt->neard_match);
-        bt->neard_owner_slot = sd_bus_slot_unref(bt->neard_owner_slot);
+        bt->neard = bus_name_watch_free(bt->neard);
         bt->ndef_agent_slot = sd_bus_slot_unref(bt->ndef_agent_slot);
-        free(bt->neard_owner);
-        bt->neard_owner = NULL;
 }
