@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* tui/roam-bus-model.c: roamd's objects (a{sa{sv}}) read into the client's model through the
+/* tui/model/roam-bus-model.c: roamd's objects (a{sa{sv}}) read into the client's model through the
  * shared a{sv} reader, on messages built by sd-bus itself. */
 #include <errno.h>
 #include <stdbool.h>

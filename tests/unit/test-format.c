@@ -5,7 +5,7 @@
 #include "roam-macro.h"
 #include "test.h"
 
-/* tui/roam-format.c: text cut in the middle to fit a column. */
+/* tui/model/roam-format.c: text cut in the middle to fit a column. */
 
 static char *cut(const char *s, size_t width, bool utf8)
 {
