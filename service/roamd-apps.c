@@ -374,16 +374,6 @@ static void class_drop(Apps *a, AppClass *c)
                 }
 }
 
-static bool link_has_global(const Link *l, int family)
-{
-        for (size_t i = 0; i < l->info.n_addrs; i++)
-                if (l->info.addrs[i].addr.family == family &&
-                    (l->info.addrs[i].scope == ADDR_SCOPE_GLOBAL ||
-                     l->info.addrs[i].scope == ADDR_SCOPE_SITE))
-                        return true;
-        return false;
-}
-
 /* The snapshot the class compiler works on: every link with its bearer, verdicts, ready
  * routing slot and default metrics. */
 static int class_world_build(Apps *a, ClassWorld *w, ClassLink **ret_links)

@@ -5,7 +5,7 @@
 #include <systemd/sd-event.h>
 
 #include "roamd-config.h"
-#include "roamd-link.h"
+#include "roamd-link-info.h"
 
 /* Per-link DNS servers, search domains and the captive portal API URL, from the first source
  * (in the configured order) that knows the link: a pin in the config, systemd-resolved or

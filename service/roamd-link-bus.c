@@ -5,12 +5,9 @@
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-util.h"
-#include "roamd-bus-auth.h"
 #include "roamd-link-bus.h"
 #include "roamd-core.h"
-#include "roamd-links.h"
 #include "roamd-netid.h"
-#include "roamd-wpa.h"
 
 static int property_get_string(sd_bus *bus, const char *path, const char *interface,
                                const char *property, sd_bus_message *reply, void *userdata,
@@ -218,7 +215,9 @@ static int property_get_wifi(sd_bus *bus, const char *path, const char *interfac
                              sd_bus_error *error)
 {
         Link *l = userdata;
-        const WpaStation *st = wpa_station(l->core->wpa, l->info.name);
+        const LinkViews *w = l->views;
+        const WpaStation *st =
+            w && w->station ? w->station(l->info.name, w->station_userdata) : NULL;
         const char *v = NULL;
 
         if (streq(property, "WiFiFrequency"))
@@ -240,20 +239,6 @@ static int property_get_wifi(sd_bus *bus, const char *path, const char *interfac
         return sd_bus_message_append(reply, "s", strempty(v));
 }
 
-static int method_reprobe(sd_bus_message *msg, void *userdata, sd_bus_error *error)
-{
-        Link *l = userdata;
-        int r;
-
-        r = bus_check_authorized(msg, "org.roam1.manage", error);
-        if (r != 0) /* refused, or polkit asked: answered later */
-                return r;
-        r = link_reprobe(l);
-        if (r < 0)
-                return r;
-        return sd_bus_reply_method_return(msg, NULL);
-}
-
 #define EC SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
 
 static int property_get_identity(sd_bus *bus, const char *path, const char *interface,
@@ -262,11 +247,11 @@ static int property_get_identity(sd_bus *bus, const char *path, const char *inte
 {
         Link *l = userdata;
         LinkIdentityView v = {"", NULL, "", "", "", ""};
-        Links *links = l->core->links;
+        const LinkViews *w = l->views;
         int r;
 
-        if (links->identity)
-                links->identity(l->ifindex, &v, links->identity_userdata);
+        if (w && w->identity)
+                w->identity(l->ifindex, &v, w->identity_userdata);
         if (streq(property, "NetworkId"))
                 return sd_bus_message_append(reply, "s", v.network_id);
         if (streq(property, "Location"))
@@ -335,50 +320,8 @@ const sd_bus_vtable link_vtable[] = {
     SD_BUS_PROPERTY("LocationSource", "s", property_get_identity, 0, EC),
     SD_BUS_PROPERTY("LocationReason", "s", property_get_identity, 0, EC),
     SD_BUS_PROPERTY("LocationWanted", "s", property_get_identity, 0, EC),
-    SD_BUS_METHOD("Reprobe", NULL, NULL, method_reprobe, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_VTABLE_END,
 };
-
-int link_bus_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
-                  void **found, sd_bus_error *error)
-{
-        Links *links = userdata;
-        const char *e = path + strlen(ROAM_LINK_PATH_PREFIX);
-        char *end;
-        long idx;
-        Link *l;
-
-        if (strncmp(path, ROAM_LINK_PATH_PREFIX "/", strlen(ROAM_LINK_PATH_PREFIX) + 1) != 0)
-                return 0;
-        e++;
-        idx = strtol(e, &end, 10);
-        if (end == e || *end || idx <= 0 || idx > INT32_MAX)
-                return 0;
-        l = links_get(links, (int)idx);
-        if (!l || !l->announced)
-                return 0;
-        *found = l;
-        return 1;
-}
-
-int link_bus_enumerate(sd_bus *bus, const char *path, void *userdata, char ***nodes,
-                       sd_bus_error *error)
-{
-        Links *links = userdata;
-        _cleanup_strv_free_ char **l = NULL;
-
-        l = calloc(1, sizeof(char *));
-        if (!l)
-                return -ENOMEM;
-        for (size_t i = 0; i < links->n_links; i++) {
-                if (!links->links[i]->announced)
-                        continue;
-                if (strv_extend(&l, links->links[i]->path) < 0)
-                        return -ENOMEM;
-        }
-        *nodes = TAKE_PTR(l);
-        return 1;
-}
 
 void link_bus_emit_changed_strv(Link *l, char **names)
 {

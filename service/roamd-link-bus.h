@@ -5,12 +5,9 @@
 
 #include "roamd-link.h"
 
+/* org.roam1.Link's properties; found and enumerated by the registry (roamd-links-bus.c), its
+ * Reprobe method is the prober's (roamd-probe-bus.c). */
 extern const sd_bus_vtable link_vtable[];
-
-int link_bus_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
-                  void **found, sd_bus_error *error);
-int link_bus_enumerate(sd_bus *bus, const char *path, void *userdata, char ***nodes,
-                       sd_bus_error *error);
 
 /* No-ops until the link is announced, so a link's first sync emits nothing but
  * InterfacesAdded. */

@@ -8,7 +8,6 @@
 #include "roamd-link-bus.h"
 #include "roamd-link.h"
 #include "roamd-core.h"
-#include "roamd-probe.h"
 
 static const char *const link_state_table[_LINK_STATE_MAX] = {
     [LINK_STATE_NO_CARRIER] = "no-carrier", [LINK_STATE_NO_ADDRESS] = "no-address",
@@ -16,30 +15,6 @@ static const char *const link_state_table[_LINK_STATE_MAX] = {
     [LINK_STATE_ROUTABLE] = "routable",
 };
 DEFINE_STRING_TABLE_LOOKUP(link_state, LinkState)
-
-static const char *const addr_scope_table[_ADDR_SCOPE_MAX] = {
-    [ADDR_SCOPE_GLOBAL] = "global",
-    [ADDR_SCOPE_SITE] = "site",
-    [ADDR_SCOPE_LINK] = "link",
-    [ADDR_SCOPE_HOST] = "host",
-};
-DEFINE_STRING_TABLE_LOOKUP(addr_scope, AddrScope)
-
-void link_info_done(LinkInfo *i)
-{
-        free(i->name);
-        free(i->kind);
-        free(i->driver);
-        free(i->hwaddr);
-        free(i->oper_state);
-        free(i->addrs);
-        free(i->gateways);
-        free(i->dns);
-        strv_free(i->domains);
-        strv_free(i->ntp_servers);
-        free(i->captive_portal_url);
-        *i = (LinkInfo){};
-}
 
 static void link_note(Link *l, LinkNote note)
 {
@@ -72,7 +47,6 @@ Link *link_free(Link *l)
 {
         if (!l)
                 return NULL;
-        prober_free(l->prober);
         link_info_done(&l->info);
         capport_info_done(&l->capport);
         free(l->capport_error);
@@ -124,6 +98,16 @@ int link_classify(Link *l, const char **names, size_t *n)
 bool link_is_usable(const Link *l)
 {
         return l->state >= LINK_STATE_ADDRESSED;
+}
+
+bool link_has_global(const Link *l, int family)
+{
+        for (size_t i = 0; i < l->info.n_addrs; i++)
+                if (l->info.addrs[i].addr.family == family &&
+                    (l->info.addrs[i].scope == ADDR_SCOPE_GLOBAL ||
+                     l->info.addrs[i].scope == ADDR_SCOPE_SITE))
+                        return true;
+        return false;
 }
 
 static LinkState link_compute_state(const LinkInfo *i)
@@ -241,7 +225,7 @@ static unsigned probe_families_changed(const LinkInfo *old, const LinkInfo *new)
         return f;
 }
 
-int link_update(Link *l, LinkInfo *info, bool force_classify)
+int link_update(Link *l, LinkInfo *info, bool force_classify, unsigned *ret_families)
 {
         LinkInfo *old = &l->info;
         const char *names[24];
@@ -284,13 +268,12 @@ int link_update(Link *l, LinkInfo *info, bool force_classify)
                 link_bus_emit_changed_strv(l, (char **)names);
         link_set_state(l, link_compute_state(&l->info));
 
-        /* What the verdict of a family depends on changed: probe that family again now. A
+        /* What the verdict of a family depends on changed: that family is probed again. A
          * new bearer (a virtual link renamed into a real one) starts both. */
         for (size_t i = 0; i < n; i++)
                 if (streq(names[i], "Bearer"))
                         families = PROBE_IPV4 | PROBE_IPV6;
-        if (families)
-                link_reprobe_families(l, families);
+        *ret_families = families;
         return (int)n;
 }
 
@@ -299,37 +282,6 @@ bool link_capport_url_rejected(const Link *l)
         const char *u = l->info.captive_portal_url;
 
         return u && !streq(u, "urn:ietf:params:capport:unrestricted") && !capport_api_url_ok(u);
-}
-
-int link_reprobe_families(Link *l, unsigned families)
-{
-        if (l->bearer == BEARER_VIRTUAL || !l->prober)
-                return link_reprobe(l);
-        prober_restart(l->prober, families);
-        return 0;
-}
-
-int link_reprobe(Link *l)
-{
-        int r;
-
-        /* Virtual links never count for connectivity: they are not probed. */
-        if (l->bearer == BEARER_VIRTUAL) {
-                l->prober = prober_free(l->prober);
-                link_set_verdict(l, AF_INET, (VerdictResult){VERDICT_OFFLINE, REASON_NOT_PROBED},
-                                 NULL);
-                link_set_verdict(l, AF_INET6, (VerdictResult){VERDICT_OFFLINE, REASON_NOT_PROBED},
-                                 NULL);
-                return 0;
-        }
-        if (!l->prober) {
-                r = prober_new(l, &l->prober);
-                if (r < 0)
-                        return log_warning_errno(r, "%s: cannot create prober: %m",
-                                                 strempty(l->info.name));
-        }
-        prober_trigger(l->prober);
-        return 0;
 }
 
 static VerdictResult overall(const Link *l)

@@ -8,17 +8,18 @@
 #include "roamd-bearer.h"
 #include "roamd-config.h"
 #include "roamd-capport.h"
-#include "roamd-dns-source.h"
+#include "roamd-link-info.h"
 #include "roamd-time-sample.h"
 #include "roamd-verdict.h"
+#include "roamd-wpa-station.h"
 
 typedef struct Core Core;
 typedef struct Links Links;
 typedef struct Prober Prober;
 
-/* A kernel adapter (netlink, ndopt, dns, wpa) says that something a sync reads changed; it is
- * given this callback and its userdata at construction and knows nothing above itself. */
-typedef void (*LinkChangedFn)(void *userdata);
+/* The address families of a probe round */
+#define PROBE_IPV4 1u
+#define PROBE_IPV6 2u
 
 typedef struct Link Link;
 /* What a link tells the registry it is in. */
@@ -44,6 +45,21 @@ typedef struct LinkIdentityView {
         const char *wanted;
 } LinkIdentityView;
 typedef void (*LinkIdentityFn)(int ifindex, LinkIdentityView *ret, void *userdata);
+/* wpa_supplicant's station facts of an interface (NULL: it does not run it) */
+typedef const WpaStation *(*LinkStationFn)(const char *ifname, void *userdata);
+
+/* What a link's layer (its bus glue, its prober) asks of those above it: the registry holds
+ * these hooks for all its links, whoever knows the answer fills one in (NULL: no answer). */
+typedef struct LinkViews {
+        LinkIdentityFn identity; /* Link.NetworkId, Location...: the firewall's view */
+        void *identity_userdata;
+        LinkStationFn station; /* Link.WiFi*: wpa_supplicant's */
+        void *station_userdata;
+        /* The VPN link the apps' VPN slot routes into now (the first usable one; NULL:
+         * none): its probes carry the slot's mark. */
+        Link *(*vpn)(void *userdata);
+        void *vpn_userdata;
+} LinkViews;
 
 typedef enum LinkState {
         LINK_STATE_NO_CARRIER,
@@ -58,57 +74,13 @@ typedef enum LinkState {
 const char *link_state_to_string(LinkState s);
 LinkState link_state_from_string(const char *s);
 
-typedef enum AddrScope {
-        ADDR_SCOPE_GLOBAL,
-        ADDR_SCOPE_SITE,
-        ADDR_SCOPE_LINK,
-        ADDR_SCOPE_HOST,
-        _ADDR_SCOPE_MAX,
-        _ADDR_SCOPE_INVALID = -EINVAL,
-} AddrScope;
-
-const char *addr_scope_to_string(AddrScope s);
-AddrScope addr_scope_from_string(const char *s);
-
-typedef struct LinkAddress {
-        IpAddr addr;
-        unsigned prefixlen;
-        AddrScope scope;
-} LinkAddress;
-
-/* Everything roamd knows about a link, as gathered by one sync; compared field by field
- * with the previous one to emit exactly the properties that changed. */
-typedef struct LinkInfo {
-        char *name;
-        char *kind;
-        char *driver;
-        char *hwaddr;
-        char *oper_state;
-        unsigned mtu;
-        bool admin_up;
-        bool carrier;
-        LinkAddress *addrs;
-        size_t n_addrs;
-        IpAddr *gateways; /* text "" for a device route without gateway */
-        size_t n_gateways;
-        IpAddr *dns;
-        size_t n_dns;
-        DnsSource dns_source;
-        char **domains;
-        char *captive_portal_url;
-        /* NTP servers of the link's dhcpcd leases (addresses or host names), whatever source
-         * gives the DNS servers; NULL: none. */
-        char **ntp_servers;
-} LinkInfo;
-
-void link_info_done(LinkInfo *i);
-
 typedef struct Link {
         Core *core;
         /* The registry it is in, told of the link's verdict, probe rounds and RFC 8908 data
          * through this hook (a link includes nothing above itself). */
         LinkNoteFn note;
         void *note_userdata;
+        const LinkViews *views; /* the registry's, NULL outside one */
         int ifindex;
         char *path;
         Bearer bearer;
@@ -150,8 +122,10 @@ int link_new(Core *core, int ifindex, Link **ret);
 Link *link_free(Link *l);
 
 /* Applies a freshly gathered LinkInfo (taking ownership of its contents), reclassifying the
- * bearer when the name changed, and emits PropertiesChanged for what differs. */
-int link_update(Link *l, LinkInfo *info, bool force_classify);
+ * bearer when the name changed, and emits PropertiesChanged for what differs. ret_families:
+ * the families (PROBE_IPV4 | PROBE_IPV6) whose verdict depends on what changed; the registry
+ * has them probed again (a link knows nothing of its prober). */
+int link_update(Link *l, LinkInfo *info, bool force_classify, unsigned *ret_families);
 
 /* Re-runs bearer classification (config override first, then sysfs). Returns 1 if changed,
  * appending the changed property names ("Bearer", "BearerSource") to names[*n]. */
@@ -162,17 +136,13 @@ void link_set_state(Link *l, LinkState s);
 
 bool link_is_usable(const Link *l);
 
+/* The link has a global (or site) address of the family (AF_INET, AF_INET6). */
+bool link_has_global(const Link *l, int family);
+
 /* The one place a link's connectivity changes: logs old -> new with the reason, emits
  * PropertiesChanged and lets the manager re-pick the best link. family is AF_INET or
  * AF_INET6. portal_url may be NULL. */
 void link_set_verdict(Link *l, int family, VerdictResult v, const char *portal_url);
-
-/* Starts a probe round now (or, for a virtual link, clears its verdict). */
-int link_reprobe(Link *l);
-
-/* What a family's verdict depends on changed (PROBE_IPV4 | PROBE_IPV6 in families): restart
- * that family's round only. */
-int link_reprobe_families(Link *l, unsigned families);
 
 /* The API URL the link announced (RFC 8910) is one roamd refuses to fetch (not https...). */
 bool link_capport_url_rejected(const Link *l);

@@ -57,6 +57,32 @@ static int on_sync(sd_event_source *s, void *userdata)
         return 0;
 }
 
+/* A VPN has no default route in the main table: roamd routes apps into it through the VPN
+ * slot's table (docs/apps.md), which holds a default route into the VPN in use (the first
+ * usable VPN link) for each family it has an address of. */
+static Link *links_vpn(void *userdata)
+{
+        Links *l = userdata;
+
+        for (size_t i = 0; i < l->n_links; i++) {
+                Link *k = l->links[i];
+                if (k->bearer != BEARER_VPN || !k->info.carrier ||
+                    (!link_has_global(k, AF_INET) && !link_has_global(k, AF_INET6)))
+                        continue;
+                return k;
+        }
+        return NULL;
+}
+
+/* The prober is above the link: its owner frees it first. */
+static Link *links_link_free(Link *link)
+{
+        if (!link)
+                return NULL;
+        link->prober = prober_free(link->prober);
+        return link_free(link);
+}
+
 int links_new(Core *core, sd_event *event, Links **ret)
 {
         _cleanup_free_ Links *l = calloc(1, sizeof(Links));
@@ -67,6 +93,8 @@ int links_new(Core *core, sd_event *event, Links **ret)
         l->core = core;
         l->event = event;
         l->state = "offline";
+        l->views.vpn = links_vpn;
+        l->views.vpn_userdata = l;
         r = sd_event_add_defer(event, &l->sync_source, on_sync, l);
         if (r < 0)
                 return log_error_errno(r, "Failed to allocate sync source: %m");
@@ -81,7 +109,7 @@ Links *links_free(Links *l)
         if (!l)
                 return NULL;
         for (size_t i = 0; i < l->n_links; i++)
-                link_free(l->links[i]);
+                links_link_free(l->links[i]);
         free(l->links);
         watch_list_clear(&l->watches);
         sd_event_source_disable_unref(l->sync_source);
@@ -155,6 +183,7 @@ static int links_add(Links *l, int ifindex, Link **ret)
                 return r;
         link->note = on_link_note;
         link->note_userdata = l;
+        link->views = &l->views;
         nl = realloc(l->links, sizeof(Link *) * (l->n_links + 1));
         if (!nl) {
                 link_free(link);
@@ -205,7 +234,7 @@ static int sync_one(void *userdata, int ifindex, LinkInfo *info)
         Link *link = links_get(l, ifindex);
         bool is_new = !link;
         LinkState state;
-        unsigned mask;
+        unsigned mask, families;
         int r, n;
 
         if (!link) {
@@ -226,7 +255,9 @@ static int sync_one(void *userdata, int ifindex, LinkInfo *info)
                 l->addresses_changed = true;
 
         state = link->state;
-        n = link_update(link, info, is_new);
+        n = link_update(link, info, is_new, &families);
+        if (families)
+                (void)link_reprobe_families(link, families);
         if (link->state != state)
                 mask |= LINK_CHANGE_STATE;
         if (n > 0 && mask == 0)
@@ -381,7 +412,7 @@ int links_sync(Links *l)
                 (void)link_bus_withdraw(link);
                 ndopt_forget(l->ndopt, link->ifindex);
                 links_notify(l, &(LinksEvent){.type = LINKS_EVENT_GONE, .link = link});
-                link_free(link);
+                links_link_free(link);
         }
 
         links_update_best(l);

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
 #include "roam-watch.h"
@@ -72,9 +73,9 @@ struct Links {
         Netlink *netlink;
         NdOpt *ndopt;
         Dns *dns;
-        /* Link.NetworkId, Location...: filled in by the firewall when it runs */
-        LinkIdentityFn identity;
-        void *identity_userdata;
+        /* what its links ask above themselves (each link points here): the identity and
+         * station hooks are filled in by the manager, the VPN in use by the registry */
+        LinkViews views;
 
         Link **links; /* sorted by ifindex */
         size_t n_links;
@@ -101,6 +102,13 @@ int links_sync(Links *l);
 
 Link *links_get(Links *l, int ifindex);
 Link *links_get_by_name(Links *l, const char *name);
+
+/* org.roam1.Link objects (userdata: the Links), in roamd-links-bus.c: an announced link by
+ * its path, and the paths of all of them. */
+int links_bus_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
+                   void **found, sd_bus_error *error);
+int links_bus_enumerate(sd_bus *bus, const char *path, void *userdata, char ***nodes,
+                        sd_bus_error *error);
 
 /* The firewall found the link on another network (its identity changed). */
 void links_link_network_changed(Links *l, Link *link);

@@ -12,6 +12,7 @@
 #include "roamd-firewall.h"
 #include "roamd-link-bus.h"
 #include "roamd-manager.h"
+#include "roamd-probe.h"
 #include "roamd-reconcile.h"
 #include "roamd-p2p.h"
 #include "roamd-polkit.h"
@@ -181,12 +182,16 @@ int manager_bus_setup(Manager *m)
         if (r < 0)
                 return log_error_errno(r, "Failed to add object manager: %m");
         r = sd_bus_add_fallback_vtable(m->core.bus, &m->link_slot, ROAM_LINK_PATH_PREFIX,
-                                       ROAM_LINK_INTERFACE, link_vtable, link_bus_find,
+                                       ROAM_LINK_INTERFACE, link_vtable, links_bus_find,
                                        m->core.links);
+        if (r >= 0)
+                r = sd_bus_add_fallback_vtable(m->core.bus, &m->link_probe_slot,
+                                               ROAM_LINK_PATH_PREFIX, ROAM_LINK_INTERFACE,
+                                               probe_link_vtable, links_bus_find, m->core.links);
         if (r < 0)
                 return log_error_errno(r, "Failed to add link objects: %m");
         r = sd_bus_add_node_enumerator(m->core.bus, &m->link_enum_slot, ROAM_LINK_PATH_PREFIX,
-                                       link_bus_enumerate, m->core.links);
+                                       links_bus_enumerate, m->core.links);
         if (r < 0)
                 return log_error_errno(r, "Failed to add link enumerator: %m");
         r = p2p_bus_setup(m->p2p, &m->p2p_slot, &m->peer_slot, &m->peer_enum_slot);

@@ -190,6 +190,7 @@ Manager *manager_free(Manager *m)
         sd_bus_slot_unref(m->manager_slot);
         sd_bus_slot_unref(m->object_manager_slot);
         sd_bus_slot_unref(m->link_slot);
+        sd_bus_slot_unref(m->link_probe_slot);
         sd_bus_slot_unref(m->link_enum_slot);
         sd_bus_slot_unref(m->p2p_slot);
         sd_bus_slot_unref(m->peer_slot);
@@ -322,9 +323,28 @@ static void on_wpa_changed(void *userdata)
         links_changed(m->core.links);
 }
 
-static void on_wpa_station(Link *l, char **names, void *userdata)
+static void on_wpa_station(const char *ifname, char **names, void *userdata)
 {
-        link_bus_emit_changed_strv(l, names);
+        Manager *m = userdata;
+        Link *l = links_get_by_name(m->core.links, ifname);
+
+        if (l)
+                link_bus_emit_changed_strv(l, names);
+}
+
+static bool wpa_has_link(const char *ifname, void *userdata)
+{
+        Manager *m = userdata;
+
+        return links_get_by_name(m->core.links, ifname) != NULL;
+}
+
+/* Link.WiFi*: wpa_supplicant's station facts, for the links' bus objects. */
+static const WpaStation *link_station(const char *ifname, void *userdata)
+{
+        Manager *m = userdata;
+
+        return wpa_station(m->core.wpa, ifname);
 }
 
 static void on_p2p_device(WpaClient *client, const char *prefix, const char *ifname, void *userdata)
@@ -375,8 +395,10 @@ int manager_start(Manager *m)
         if (r < 0)
                 return r;
         links_attach(m->core.links, m->core.netlink, m->ndopt, m->dns);
-        m->core.links->identity = link_identity; /* m->firewall, NULL: no identities */
-        m->core.links->identity_userdata = m;
+        m->core.links->views.identity = link_identity; /* m->firewall, NULL: no identities */
+        m->core.links->views.identity_userdata = m;
+        m->core.links->views.station = link_station; /* m->core.wpa, NULL: none */
+        m->core.links->views.station_userdata = m;
         r = portal_new(&m->core, &portal_transport_curl, &m->portal);
         if (r < 0)
                 return log_oom();
@@ -405,10 +427,11 @@ int manager_start(Manager *m)
         /* wpa_supplicant, once the links are known (whose sockets are ours); sockets found now
          * are attached asynchronously. */
         if (m->core.config->wifi.enable) {
-                static const WpaHooks hooks = {on_wpa_changed, on_wpa_station, on_p2p_device};
+                static const WpaHooks hooks = {on_wpa_changed, on_wpa_station, wpa_has_link,
+                                               on_p2p_device};
 
-                r = wpa_new(m->core.event, &m->core.config, m->core.links, m->core.initial_netns,
-                            &hooks, m, &m->core.wpa);
+                r = wpa_new(m->core.event, &m->core.config, m->core.initial_netns, &hooks, m,
+                            &m->core.wpa);
                 if (r < 0)
                         return log_oom();
                 r = wpa_start(m->core.wpa);

@@ -53,7 +53,8 @@ struct Manager {
         NtpDhcp *ntp_dhcp; /* the leases' NTP servers handed to chronyd */
 
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
-        sd_bus_slot *manager_slot, *object_manager_slot, *link_slot, *link_enum_slot;
+        sd_bus_slot *manager_slot, *object_manager_slot, *link_slot, *link_probe_slot,
+            *link_enum_slot;
         sd_bus_slot *p2p_slot, *peer_slot, *peer_enum_slot;
 };
 

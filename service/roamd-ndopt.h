@@ -3,7 +3,7 @@
 
 #include <systemd/sd-event.h>
 
-#include "roamd-link.h"
+#include "roamd-link-info.h"
 
 /* The captive portal API URI of RFC 8910 option 37 in IPv6 Router Advertisements, as the
  * kernel passes it on (RTM_NEWNDUSEROPT, rtnetlink group RTNLGRP_ND_USEROPT) when it

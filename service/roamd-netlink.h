@@ -3,7 +3,7 @@
 
 #include <systemd/sd-event.h>
 
-#include "roamd-link.h"
+#include "roamd-link-info.h"
 
 /* rtnetlink through libnl-route caches with change notifications on sd-event. A change only
  * calls the changed callback (a sync is scheduled); the sync reads the caches. */

@@ -16,6 +16,7 @@
 #include "roamd-links.h"
 #include "roamd-portal.h"
 #include "roamd-reconcile.h"
+#include "roamd-probe.h"
 #include "roamd-wpa.h"
 
 static const char *const state_table[_PORTAL_STATE_MAX] = {

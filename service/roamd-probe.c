@@ -15,7 +15,6 @@
 #include "roamd-http-date.h"
 #include "roamd-config.h"
 #include "roamd-core.h"
-#include "roamd-links.h"
 #include "roamd-nat64-parse.h"
 #include "roamd-nft.h"
 #include "roamd-ping.h"
@@ -267,16 +266,6 @@ Prober *prober_free(Prober *p)
 static void prober_schedule(Prober *p, uint64_t usec);
 static void prober_maybe_finish(Prober *p);
 
-static bool has_global(const Link *l, int family)
-{
-        for (size_t i = 0; i < l->info.n_addrs; i++)
-                if (l->info.addrs[i].addr.family == family &&
-                    (l->info.addrs[i].scope == ADDR_SCOPE_GLOBAL ||
-                     l->info.addrs[i].scope == ADDR_SCOPE_SITE))
-                        return true;
-        return false;
-}
-
 /* A VPN has no default route in the main table: roamd routes apps into it through the VPN
  * slot's table (docs/apps.md), which holds a default route into the VPN in use (the first
  * usable VPN link) for each family it has an address of. Probes of that link carry the slot's
@@ -285,17 +274,13 @@ uint32_t probe_mark(const Link *l, int family)
 {
         const Core *m = l->core;
         uint32_t mask = m->config->apps.mark_mask;
+        const LinkViews *v = l->views;
 
-        if (!m->apps_enforced || l->bearer != BEARER_VPN || !mask || !has_global(l, family))
+        if (!m->apps_enforced || l->bearer != BEARER_VPN || !mask || !link_has_global(l, family))
                 return 0;
-        for (size_t i = 0; i < m->links->n_links; i++) {
-                const Link *k = m->links->links[i];
-                if (k->bearer != BEARER_VPN || !k->info.carrier ||
-                    (!has_global(k, AF_INET) && !has_global(k, AF_INET6)))
-                        continue;
-                return k == l ? nft_slot_mark(mask, nft_slot_vpn(mask)) : 0;
-        }
-        return 0;
+        if (!v || !v->vpn || v->vpn(v->vpn_userdata) != l)
+                return 0;
+        return nft_slot_mark(mask, nft_slot_vpn(mask));
 }
 
 static void family_after_fetches(ProbeFamily *pf);
@@ -1498,5 +1483,36 @@ int prober_new(Link *l, Prober **ret)
         (void)sd_event_source_set_enabled(p->rest, SD_EVENT_OFF);
         (void)sd_event_source_set_description(p->rest, "probe-start");
         *ret = p;
+        return 0;
+}
+
+int link_reprobe_families(Link *l, unsigned families)
+{
+        if (l->bearer == BEARER_VIRTUAL || !l->prober)
+                return link_reprobe(l);
+        prober_restart(l->prober, families);
+        return 0;
+}
+
+int link_reprobe(Link *l)
+{
+        int r;
+
+        /* Virtual links never count for connectivity: they are not probed. */
+        if (l->bearer == BEARER_VIRTUAL) {
+                l->prober = prober_free(l->prober);
+                link_set_verdict(l, AF_INET, (VerdictResult){VERDICT_OFFLINE, REASON_NOT_PROBED},
+                                 NULL);
+                link_set_verdict(l, AF_INET6, (VerdictResult){VERDICT_OFFLINE, REASON_NOT_PROBED},
+                                 NULL);
+                return 0;
+        }
+        if (!l->prober) {
+                r = prober_new(l, &l->prober);
+                if (r < 0)
+                        return log_warning_errno(r, "%s: cannot create prober: %m",
+                                                 strempty(l->info.name));
+        }
+        prober_trigger(l->prober);
         return 0;
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <systemd/sd-bus.h>
+
 #include "roamd-link.h"
 
 /* The connectivity prober of one link: per address family, DNS through the link's own
@@ -12,10 +14,8 @@
 
 typedef struct Prober Prober;
 
-#define PROBE_IPV4 1u
-#define PROBE_IPV6 2u
-
 int prober_new(Link *l, Prober **ret);
+/* The registry frees a link's prober before the link (link->prober). */
 Prober *prober_free(Prober *p);
 
 /* Something relevant changed (carrier, addresses, routes, DNS) or a user asked: cancel what
@@ -39,3 +39,15 @@ bool prober_round_running(const Prober *p);
 /* A probe round runs on the link and none of its families has an answer yet (a family
  * that is offline for the link's own reasons, no route say, is no answer). */
 bool link_awaits_first_answer(const Link *l);
+
+/* Starts a probe round of the link now (its prober made on first use), or, for a virtual
+ * link, drops its prober and clears its verdict. */
+int link_reprobe(Link *l);
+
+/* What a family's verdict depends on changed (PROBE_IPV4 | PROBE_IPV6 in families): restart
+ * that family's round only. */
+int link_reprobe_families(Link *l, unsigned families);
+
+/* org.roam1.Link's Reprobe() (roamd-probe-bus.c): registered beside link_vtable on the same
+ * objects. */
+extern const sd_bus_vtable probe_link_vtable[];

@@ -26,7 +26,6 @@ typedef struct WpaIface {
 struct Wpa {
         sd_event *event;
         Config *const *config;
-        Links *links;
         bool initial_netns;
         WpaHooks hooks;
         void *userdata;
@@ -57,11 +56,6 @@ static WpaClient *iface_client(WpaIface *i)
 static const char *iface_prefix(WpaIface *i)
 {
         return i->client ? NULL : i->name;
-}
-
-static Link *iface_link(WpaIface *i)
-{
-        return links_get_by_name(i->wpa->links, i->name);
 }
 
 static bool name_is_group(const char *n)
@@ -99,10 +93,10 @@ static void wpa_pick_p2p(Wpa *w)
 
 static void iface_poll_signal(WpaIface *i);
 
-static void wpa_station_changed(Wpa *w, Link *l, const char *const *names)
+static void wpa_station_changed(Wpa *w, const char *ifname, const char *const *names)
 {
         if (w->hooks.station)
-                w->hooks.station(l, (char **)names, w->userdata);
+                w->hooks.station(ifname, (char **)names, w->userdata);
 }
 
 static bool station_associated(const WpaStation *st)
@@ -112,16 +106,12 @@ static bool station_associated(const WpaStation *st)
 
 static void iface_set_signal(WpaIface *i, int32_t dbm, uint32_t speed)
 {
-        Link *l;
-
         if (i->st.signal_dbm == dbm && i->st.link_speed == speed)
                 return;
         i->st.signal_dbm = dbm;
         i->st.link_speed = speed;
-        l = iface_link(i);
-        if (l)
-                wpa_station_changed(i->wpa, l,
-                                    (const char *const[]){"WiFiSignal", "WiFiLinkSpeed", NULL});
+        wpa_station_changed(i->wpa, i->name,
+                            (const char *const[]){"WiFiSignal", "WiFiLinkSpeed", NULL});
 }
 
 static void iface_stop_signal(WpaIface *i)
@@ -210,7 +200,6 @@ static void iface_set_station(WpaIface *i, WpaStation *st)
                        !streq_ptr(i->st.ssid, st->ssid) || !streq_ptr(i->st.bssid, st->bssid) ||
                        !streq_ptr(i->st.key_mgmt, st->key_mgmt) || i->st.freq != st->freq;
         bool p2p_changed = !streq_ptr(i->st.p2p_device_address, st->p2p_device_address);
-        Link *l;
 
         if (changed)
                 log_info("%s: wpa_supplicant %s -> %s%s%s", i->name, strempty(i->st.wpa_state),
@@ -236,9 +225,8 @@ static void iface_set_station(WpaIface *i, WpaStation *st)
                 if (station_associated(&i->st))
                         iface_poll_signal(i);
         }
-        l = iface_link(i);
-        if (changed && l)
-                wpa_station_changed(i->wpa, l,
+        if (changed)
+                wpa_station_changed(i->wpa, i->name,
                                     (const char *const[]){"WiFiState", "WiFiSSID", "WiFiBSSID",
                                                           "WiFiKeyMgmt", "WiFiFrequency", NULL});
         if (changed) /* the SSID is part of the network's identity (roamd-firewall.c) */
@@ -384,20 +372,18 @@ static void wpa_remove(Wpa *w, const char *name)
 {
         size_t k;
         WpaIface *i = wpa_find(w, name, &k);
-        Link *l;
 
         if (!i)
                 return;
         log_info("%s: wpa_supplicant no longer runs it.", name);
         memmove(w->ifaces + k, w->ifaces + k + 1, sizeof(WpaIface *) * (w->n_ifaces - k - 1));
         w->n_ifaces--;
-        l = iface_link(i);
+        /* out of the table already: the link's properties read "none" */
+        wpa_station_changed(w, i->name,
+                            (const char *const[]){"WiFiState", "WiFiSSID", "WiFiBSSID",
+                                                  "WiFiKeyMgmt", "WiFiFrequency", "WiFiSignal",
+                                                  "WiFiLinkSpeed", NULL});
         iface_free(i);
-        if (l)
-                wpa_station_changed(w, l,
-                                    (const char *const[]){"WiFiState", "WiFiSSID", "WiFiBSSID",
-                                                          "WiFiKeyMgmt", "WiFiFrequency",
-                                                          "WiFiSignal", "WiFiLinkSpeed", NULL});
         w->hooks.changed(w->userdata);
         wpa_pick_p2p(w);
 }
@@ -466,7 +452,7 @@ static bool iface_is_ours(Wpa *w, const char *name)
                 return true;
         if (strncmp(name, "p2p-dev-", 8) == 0)
                 name += 8;
-        return links_get_by_name(w->links, name) != NULL;
+        return w->hooks.has_link && w->hooks.has_link(name, w->userdata);
 }
 
 static void on_dir(WpaDir *d, const char *name, bool present, void *userdata)
@@ -560,8 +546,8 @@ static void on_global_dir(WpaDir *d, const char *name, bool present, void *userd
                 wpa_client_disconnect(w->global);
 }
 
-int wpa_new(sd_event *event, Config *const *config, Links *links, bool initial_netns,
-            const WpaHooks *hooks, void *userdata, Wpa **ret)
+int wpa_new(sd_event *event, Config *const *config, bool initial_netns, const WpaHooks *hooks,
+            void *userdata, Wpa **ret)
 {
         Wpa *w = calloc(1, sizeof(*w));
 
@@ -569,7 +555,6 @@ int wpa_new(sd_event *event, Config *const *config, Links *links, bool initial_n
                 return -ENOMEM;
         w->event = event;
         w->config = config;
-        w->links = links;
         w->initial_netns = initial_netns;
         w->hooks = *hooks;
         w->userdata = userdata;

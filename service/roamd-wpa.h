@@ -13,7 +13,8 @@
 #include <systemd/sd-event.h>
 
 #include "roamd-config.h"
-#include "roamd-links.h"
+#include "roamd-link-info.h"
+#include "roamd-wpa-station.h"
 
 typedef struct Wpa Wpa;
 typedef struct WpaClient WpaClient;
@@ -22,31 +23,20 @@ typedef struct WpaClient WpaClient;
 typedef struct WpaHooks {
         /* station facts changed, or an interface came or went: a sync reads them */
         LinkChangedFn changed;
-        /* a link's station facts changed (names: its Link properties, NULL-terminated): the
-         * bus glue above emits them */
-        void (*station)(Link *l, char **names, void *userdata);
+        /* the station facts of interface ifname changed (names: its Link properties,
+         * NULL-terminated): the bus glue above emits them on its link */
+        void (*station)(const char *ifname, char **names, void *userdata);
+        /* whether a link of this name exists here (outside the initial namespace, which
+         * sockets are ours) */
+        bool (*has_link)(const char *ifname, void *userdata);
         /* the interface that carries P2P (NULLs: none) */
         void (*p2p_device)(WpaClient *client, const char *prefix, const char *ifname,
                            void *userdata);
 } WpaHooks;
 
-typedef struct WpaStation {
-        char *wpa_state; /* "COMPLETED", "DISCONNECTED", ... */
-        char *ssid;
-        char *bssid;
-        char *key_mgmt;
-        uint32_t freq;
-        char *p2p_device_address;
-        /* SIGNAL_POLL while associated: 0 when unknown (not associated, or a driver that
-         * reports no signal, like the wired one). */
-        int32_t signal_dbm;
-        uint32_t link_speed; /* Mbit/s */
-} WpaStation;
-
-/* *config is read at each use (a reload replaces it); links names the links wpa_supplicant
- * runs (their WiFi properties; outside the initial namespace, which sockets are ours). */
-int wpa_new(sd_event *event, Config *const *config, Links *links, bool initial_netns,
-            const WpaHooks *hooks, void *userdata, Wpa **ret);
+/* *config is read at each use (a reload replaces it). */
+int wpa_new(sd_event *event, Config *const *config, bool initial_netns, const WpaHooks *hooks,
+            void *userdata, Wpa **ret);
 int wpa_start(Wpa *w);
 Wpa *wpa_free(Wpa *w);
 

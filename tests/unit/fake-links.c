@@ -6,6 +6,7 @@
 #include "roamd-links.h"
 #include "roamd-portal.h"
 #include "roamd-reconcile.h"
+#include "roamd-probe.h"
 #include "roamd-wpa.h"
 
 FakeLinks fake_links;

@@ -43,6 +43,7 @@ static void setup(const char *probe_conf)
 
 static void teardown(void)
 {
+        eth->prober = prober_free(eth->prober); /* the registry's, before the link */
         eth = link_free(eth);
         fake_fetch_reset();
         fake_timers_reset();
@@ -55,6 +56,7 @@ static void teardown(void)
 static void update6(const char *addr, const char *addr6, bool carrier)
 {
         size_t n = addr6 ? 2 : 1;
+        unsigned families;
         LinkInfo i = {.name = strdup("eth0"),
                       .oper_state = strdup(carrier ? "up" : "down"),
                       .mtu = 1500,
@@ -80,7 +82,9 @@ static void update6(const char *addr, const char *addr6, bool carrier)
                 i.gateways[1] = (IpAddr){AF_INET6, "fe80::1"};
                 i.n_addrs = i.n_gateways = 2;
         }
-        ASSERT_OK(link_update(eth, &i, false));
+        ASSERT_OK(link_update(eth, &i, false, &families));
+        if (families) /* what the registry does with them */
+                ASSERT_OK(link_reprobe_families(eth, families));
         fake_loop_run(event);
 }
 

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The registry's share of org.roam1.Link: which object a path names, and the list of them
+ * (what a link's own bus glue cannot know: the table). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "roam-bus.h"
+#include "roam-util.h"
+#include "roamd-links.h"
+
+int links_bus_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
+                   void **found, sd_bus_error *error)
+{
+        Links *links = userdata;
+        const char *e = path + strlen(ROAM_LINK_PATH_PREFIX);
+        char *end;
+        long idx;
+        Link *l;
+
+        if (strncmp(path, ROAM_LINK_PATH_PREFIX "/", strlen(ROAM_LINK_PATH_PREFIX) + 1) != 0)
+                return 0;
+        e++;
+        idx = strtol(e, &end, 10);
+        if (end == e || *end || idx <= 0 || idx > INT32_MAX)
+                return 0;
+        l = links_get(links, (int)idx);
+        if (!l || !l->announced)
+                return 0;
+        *found = l;
+        return 1;
+}
+
+int links_bus_enumerate(sd_bus *bus, const char *path, void *userdata, char ***nodes,
+                        sd_bus_error *error)
+{
+        Links *links = userdata;
+        _cleanup_strv_free_ char **l = NULL;
+
+        l = calloc(1, sizeof(char *));
+        if (!l)
+                return -ENOMEM;
+        for (size_t i = 0; i < links->n_links; i++) {
+                if (!links->links[i]->announced)
+                        continue;
+                if (strv_extend(&l, links->links[i]->path) < 0)
+                        return -ENOMEM;
+        }
+        *nodes = TAKE_PTR(l);
+        return 1;
+}
