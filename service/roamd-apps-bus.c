@@ -9,17 +9,19 @@
 #include "roamd-app-id.h"
 #include "roamd-apps.h"
 #include "roamd-cgroup.h"
-#include "roamd-manager.h"
+#include "roamd-core.h"
 
 #define ONLINE_FOR_MAX_USEC (24ULL * 3600 * USEC_PER_SEC)
 
-static Apps *manager_apps(Manager *m, sd_bus_error *error)
+/* The manager's app methods are answered here with its Apps, NULL when apps are not
+ * governed. */
+static Apps *governed(Apps *a, sd_bus_error *error)
 {
-        if (!m->apps)
+        if (!a)
                 sd_bus_error_set(error, ROAM_ERROR_FAILED,
                                  "Apps are not governed here ([Apps] Enforce=no, or no cgroup v2; "
                                  "see roamd's log).");
-        return m->apps;
+        return a;
 }
 
 /* A change the kernel (nftables, routing) did not take: it was applied as a whole or not. */
@@ -218,16 +220,16 @@ static int app_bus_enumerate(sd_bus *bus, const char *prefix, void *userdata, ch
 
 int apps_bus_setup(Apps *a)
 {
-        Manager *m = apps_manager(a);
+        Core *c = apps_core(a);
         int r;
 
-        if (!m->core.bus)
+        if (!c->bus)
                 return 0;
-        r = sd_bus_add_fallback_vtable(m->core.bus, apps_slot(a, false), ROAM_APP_PATH_PREFIX,
+        r = sd_bus_add_fallback_vtable(c->bus, apps_slot(a, false), ROAM_APP_PATH_PREFIX,
                                        ROAM_APP_INTERFACE, app_vtable, app_bus_find, a);
         if (r < 0)
                 return log_error_errno(r, "Failed to add app objects: %m");
-        r = sd_bus_add_node_enumerator(m->core.bus, apps_slot(a, true), ROAM_APP_PATH_PREFIX,
+        r = sd_bus_add_node_enumerator(c->bus, apps_slot(a, true), ROAM_APP_PATH_PREFIX,
                                        app_bus_enumerate, a);
         if (r < 0)
                 return log_error_errno(r, "Failed to add app enumerator: %m");
@@ -238,12 +240,12 @@ int apps_bus_setup(Apps *a)
 
 int apps_bus_announce(App *app)
 {
-        Manager *m = apps_manager(app->apps);
+        Core *c = apps_core(app->apps);
         int r;
 
-        if (!m->core.bus)
+        if (!c->bus)
                 return 0;
-        r = sd_bus_emit_interfaces_added(m->core.bus, app->path, ROAM_APP_INTERFACE, NULL);
+        r = sd_bus_emit_interfaces_added(c->bus, app->path, ROAM_APP_INTERFACE, NULL);
         if (r < 0)
                 return log_warning_errno(r, "app %s: failed to emit InterfacesAdded: %m", app->id);
         return 0;
@@ -251,12 +253,12 @@ int apps_bus_announce(App *app)
 
 int apps_bus_retract(App *app)
 {
-        Manager *m = apps_manager(app->apps);
+        Core *c = apps_core(app->apps);
         int r;
 
-        if (!m->core.bus)
+        if (!c->bus)
                 return 0;
-        r = sd_bus_emit_interfaces_removed(m->core.bus, app->path, ROAM_APP_INTERFACE, NULL);
+        r = sd_bus_emit_interfaces_removed(c->bus, app->path, ROAM_APP_INTERFACE, NULL);
         if (r < 0)
                 return log_warning_errno(r, "app %s: failed to emit InterfacesRemoved: %m",
                                          app->id);
@@ -265,20 +267,20 @@ int apps_bus_retract(App *app)
 
 void apps_bus_emit_changed(App *app, const char *first, ...)
 {
-        Manager *m = apps_manager(app->apps);
+        Core *c = apps_core(app->apps);
         const char *names[16];
         size_t n = 0;
         va_list ap;
         int r;
 
-        if (!m->core.bus || !first)
+        if (!c->bus || !first)
                 return;
         va_start(ap, first);
         for (const char *p = first; p && n < ELEMENTSOF(names) - 1; p = va_arg(ap, const char *))
                 names[n++] = p;
         va_end(ap);
         names[n] = NULL;
-        r = sd_bus_emit_properties_changed_strv(m->core.bus, app->path, ROAM_APP_INTERFACE,
+        r = sd_bus_emit_properties_changed_strv(c->bus, app->path, ROAM_APP_INTERFACE,
                                                 (char **)names);
         if (r < 0)
                 log_warning_errno(r, "app %s: failed to emit PropertiesChanged: %m", app->id);
@@ -299,9 +301,9 @@ static int read_id(sd_bus_message *msg, const char **ret, sd_bus_error *error)
 }
 
 /* The app a method names by ID: InvalidArguments or NoSuchApp otherwise. */
-static int read_app(sd_bus_message *msg, Manager *m, sd_bus_error *error, App **ret)
+static int read_app(sd_bus_message *msg, Apps *apps, sd_bus_error *error, App **ret)
 {
-        Apps *a = manager_apps(m, error);
+        Apps *a = governed(apps, error);
         const char *id;
         int r;
 
@@ -316,20 +318,20 @@ static int read_app(sd_bus_message *msg, Manager *m, sd_bus_error *error, App **
         return 0;
 }
 
-int apps_bus_method_get_app(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+int apps_bus_method_get_app(sd_bus_message *msg, Apps *apps, sd_bus_error *error)
 {
         App *app;
         int r;
 
-        r = read_app(msg, userdata, error, &app);
+        r = read_app(msg, apps, error, &app);
         if (r < 0)
                 return r;
         return sd_bus_reply_method_return(msg, "o", app->path);
 }
 
-int apps_bus_method_set_policy(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+int apps_bus_method_set_policy(sd_bus_message *msg, Apps *apps, sd_bus_error *error)
 {
-        Apps *a = manager_apps(userdata, error);
+        Apps *a = governed(apps, error);
         AppPolicy changes = {};
         const char *id, *key, *value;
         App *app;
@@ -372,12 +374,12 @@ int apps_bus_method_set_policy(sd_bus_message *msg, void *userdata, sd_bus_error
         return sd_bus_reply_method_return(msg, "o", app->path);
 }
 
-int apps_bus_method_reset_policy(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+int apps_bus_method_reset_policy(sd_bus_message *msg, Apps *apps, sd_bus_error *error)
 {
         App *app;
         int r;
 
-        r = read_app(msg, userdata, error, &app);
+        r = read_app(msg, apps, error, &app);
         if (r < 0)
                 return r;
         r = bus_check_authorized(msg, "org.roam1.change-app-policy", error);
@@ -389,10 +391,10 @@ int apps_bus_method_reset_policy(sd_bus_message *msg, void *userdata, sd_bus_err
         return sd_bus_reply_method_return(msg, NULL);
 }
 
-int apps_bus_method_run(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+int apps_bus_method_run(sd_bus_message *msg, Apps *apps, sd_bus_error *error)
 {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
-        Apps *a = manager_apps(userdata, error);
+        Apps *a = governed(apps, error);
         const char *id, *cgroup = NULL;
         uint64_t online_for;
         pid_t pid;

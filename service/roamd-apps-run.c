@@ -11,7 +11,7 @@
 #include "roamd-apps-internal.h"
 #include "roamd-apps.h"
 #include "roamd-cgroup.h"
-#include "roamd-manager.h"
+#include "roamd-core.h"
 
 static uint64_t now(clockid_t clock)
 {
@@ -46,7 +46,7 @@ int apps_online_for(Apps *a, App *app, uint64_t usec)
         }
         app->grant_timer = sd_event_source_disable_unref(app->grant_timer);
         if (usec != UINT64_MAX) {
-                r = sd_event_add_time_relative(apps_manager(a)->core.event, &app->grant_timer,
+                r = sd_event_add_time_relative(apps_core(a)->event, &app->grant_timer,
                                                CLOCK_MONOTONIC, usec, USEC_PER_SEC / 10,
                                                on_grant_end, app);
                 if (r < 0)

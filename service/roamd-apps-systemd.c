@@ -17,7 +17,7 @@
 #include "roamd-apps-internal.h"
 #include "roamd-apps.h"
 #include "roamd-cgroup.h"
-#include "roamd-manager.h"
+#include "roamd-core.h"
 
 #define SD_BUS_DEST      "org.freedesktop.systemd1"
 #define SD_BUS_PATH      "/org/freedesktop/systemd1"
@@ -162,7 +162,7 @@ static int on_get_unit(sd_bus_message *reply, void *userdata, sd_bus_error *ret_
 {
         RunRequest *q = userdata;
         const sd_bus_error *e = sd_bus_message_get_error(reply);
-        Manager *m = apps_manager(q->apps);
+        Core *c = apps_core(q->apps);
         const char *unit_path;
         int r;
 
@@ -172,7 +172,7 @@ static int on_get_unit(sd_bus_message *reply, void *userdata, sd_bus_error *ret_
                          e && e->message ? e->message : "GetUnit failed");
                 return 0;
         }
-        r = sd_bus_call_method_async(m->core.bus, &q->query_slot, SD_BUS_DEST, unit_path,
+        r = sd_bus_call_method_async(c->bus, &q->query_slot, SD_BUS_DEST, unit_path,
                                      "org.freedesktop.DBus.Properties", "Get", on_control_group, q,
                                      "ss", "org.freedesktop.systemd1.Scope", "ControlGroup");
         if (r < 0)
@@ -185,12 +185,12 @@ static int on_get_unit(sd_bus_message *reply, void *userdata, sd_bus_error *ret_
  * (systemd may be slow: PID 1 under load answers in seconds). */
 static int run_finish(RunRequest *q)
 {
-        Manager *m = apps_manager(q->apps);
+        Core *c = apps_core(q->apps);
         int r;
 
         if (q->query_slot) /* asked already */
                 return 0;
-        r = sd_bus_call_method_async(m->core.bus, &q->query_slot, SD_BUS_DEST, SD_BUS_PATH,
+        r = sd_bus_call_method_async(c->bus, &q->query_slot, SD_BUS_DEST, SD_BUS_PATH,
                                      SD_BUS_MANAGER, "GetUnit", on_get_unit, q, "s", q->unit);
         if (r < 0)
                 run_fail(q, ROAM_ERROR_FAILED, "cannot ask systemd for the scope: %s",
@@ -252,7 +252,7 @@ int apps_systemd_run(Apps *a, const char *app_id, sd_bus_message *call, int pidf
 {
         static unsigned counter;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
-        Manager *mgr = apps_manager(a);
+        Core *core = apps_core(a);
         RunRequest *q;
         int r;
 
@@ -270,12 +270,12 @@ int apps_systemd_run(Apps *a, const char *app_id, sd_bus_message *call, int pidf
                 return -ENOMEM;
         }
         /* systemd sends job signals to subscribers only. */
-        (void)sd_bus_call_method_async(mgr->core.bus, NULL, SD_BUS_DEST, SD_BUS_PATH,
-                                       SD_BUS_MANAGER, "Subscribe", NULL, NULL, NULL);
-        r = sd_bus_match_signal_async(mgr->core.bus, &q->match_slot, SD_BUS_DEST, SD_BUS_PATH,
+        (void)sd_bus_call_method_async(core->bus, NULL, SD_BUS_DEST, SD_BUS_PATH, SD_BUS_MANAGER,
+                                       "Subscribe", NULL, NULL, NULL);
+        r = sd_bus_match_signal_async(core->bus, &q->match_slot, SD_BUS_DEST, SD_BUS_PATH,
                                       SD_BUS_MANAGER, "JobRemoved", on_job_removed, NULL, q);
         if (r >= 0)
-                r = sd_bus_message_new_method_call(mgr->core.bus, &m, SD_BUS_DEST, SD_BUS_PATH,
+                r = sd_bus_message_new_method_call(core->bus, &m, SD_BUS_DEST, SD_BUS_PATH,
                                                    SD_BUS_MANAGER, "StartTransientUnit");
         if (r >= 0)
                 r = sd_bus_message_append(m, "ss", q->unit, "fail");
@@ -286,10 +286,10 @@ int apps_systemd_run(Apps *a, const char *app_id, sd_bus_message *call, int pidf
         if (r >= 0)
                 r = sd_bus_message_append(m, "a(sa(sv))", 0);
         if (r >= 0)
-                r = sd_bus_call_async(mgr->core.bus, &q->start_slot, m, on_start_reply, q,
+                r = sd_bus_call_async(core->bus, &q->start_slot, m, on_start_reply, q,
                                       RUN_TIMEOUT_USEC);
         if (r >= 0)
-                r = sd_event_add_time_relative(mgr->core.event, &q->timeout, CLOCK_MONOTONIC,
+                r = sd_event_add_time_relative(core->event, &q->timeout, CLOCK_MONOTONIC,
                                                RUN_TIMEOUT_USEC, 0, on_timeout, q);
         if (r < 0) {
                 run_request_free(q);

@@ -17,14 +17,13 @@
 #include "roamd-cgroup.h"
 #include "roamd-class.h"
 #include "roamd-coexist.h"
-#include "roamd-firewall.h"
-#include "roamd-manager.h"
+#include "roamd-core.h"
+#include "roamd-links.h"
 #include "roamd-netlink.h"
 #include "roamd-nft.h"
 #include "roamd-portal.h"
 #include "roamd-reconcile.h"
 #include "roamd-route.h"
-#include "roamd-stats.h"
 
 struct AppClass {
         char name[NFT_CLASS_NAME_MAX];
@@ -47,7 +46,9 @@ typedef struct CgroupRef {
 } CgroupRef;
 
 struct Apps {
-        Manager *manager;
+        Core *core;
+        Portal *portal;           /* its login link's traffic gets a class of its own */
+        WatchList cgroup_watches; /* told of each cgroup event first */
         NftEngine *nft;
         RouteTables *routes;
         CgroupTree *cgroups;
@@ -93,9 +94,27 @@ sd_bus_slot **apps_slot(Apps *a, bool enumerator)
         return enumerator ? &a->app_enum_slot : &a->app_slot;
 }
 
-Manager *apps_manager(Apps *a)
+Core *apps_core(Apps *a)
 {
-        return a->manager;
+        return a->core;
+}
+
+unsigned apps_cgroup_watch_add(Apps *a, AppsCgroupFn fn, void *userdata)
+{
+        return watch_list_add(&a->cgroup_watches, (void *)fn, userdata, NULL);
+}
+
+void apps_cgroup_watch_remove(Apps *a, unsigned id)
+{
+        if (a)
+                (void)watch_list_remove(&a->cgroup_watches, id);
+}
+
+static void call_cgroup_watch(void *callback, void *userdata, void *ctx)
+{
+        const AppsCgroupEvent *ev = ctx;
+
+        ((AppsCgroupFn)callback)(ev->apps, ev, userdata);
 }
 
 /* ---- apps ---- */
@@ -378,13 +397,13 @@ static void class_drop(Apps *a, AppClass *c)
  * routing slot and default metrics. */
 static int class_world_build(Apps *a, ClassWorld *w, ClassLink **ret_links)
 {
-        Manager *m = a->manager;
-        ClassLink *links = calloc(m->core.links->n_links + 1, sizeof(ClassLink));
+        Core *c = a->core;
+        ClassLink *links = calloc(c->links->n_links + 1, sizeof(ClassLink));
 
         if (!links)
                 return -ENOMEM;
-        for (size_t i = 0; i < m->core.links->n_links; i++) {
-                Link *l = m->core.links->links[i];
+        for (size_t i = 0; i < c->links->n_links; i++) {
+                Link *l = c->links->links[i];
                 links[i] = (ClassLink){
                     .ifindex = l->ifindex,
                     .bearer = l->bearer,
@@ -396,15 +415,15 @@ static int class_world_build(Apps *a, ClassWorld *w, ClassLink **ret_links)
         }
         *w = (ClassWorld){
             .links = links,
-            .n_links = m->core.links->n_links,
+            .n_links = c->links->n_links,
             .main_default = {route_tables_main_default(a->routes, AF_INET),
                              route_tables_main_default(a->routes, AF_INET6)},
             .vpn_link = route_tables_vpn_link(a->routes),
             .vpn_carries = {route_tables_vpn_carries(a->routes, AF_INET),
                             route_tables_vpn_carries(a->routes, AF_INET6)},
             .vpn_slot = nft_slot_vpn(nft_engine_mask(a->nft)),
-            .portal_link = portal_login_link(m->portal),
-            .prefer_online = m->core.config->apps.prefer_online,
+            .portal_link = portal_login_link(a->portal),
+            .prefer_online = c->config->apps.prefer_online,
         };
         *ret_links = links;
         return 0;
@@ -493,7 +512,7 @@ void app_refresh(App *app, bool emit)
 
         for (int f = 0; f < 2; f++) {
                 Link *l = app->cls && app->cls->route[f]
-                              ? links_get(a->manager->core.links, app->cls->route[f])
+                              ? links_get(a->core->links, app->cls->route[f])
                               : NULL;
                 const char *name = l ? l->info.name : NULL;
                 if (!streq(strempty(name), strempty(app->route[f]))) {
@@ -510,7 +529,7 @@ void app_refresh(App *app, bool emit)
         text = app_state_to_string(state);
         if (state == APP_STATE_VIA_NOT_ONLINE) {
                 /* the link and its verdict, as the words table says them */
-                Link *l = links_get(a->manager->core.links, app->cls->state_link);
+                Link *l = links_get(a->core->links, app->cls->state_link);
                 via = roam_app_state_via((RoamVerdict)app->cls->state_verdict,
                                          l ? l->info.name : NULL);
                 if (via)
@@ -615,7 +634,7 @@ static bool app_over_user_cap(Apps *a, const char *id, uid_t uid)
 {
         if (uid == UID_INVALID || apps_get(a, id) || app_has_policy(a, id))
                 return false;
-        return apps_of_user(a, uid) >= a->manager->core.config->apps.max_apps_per_user;
+        return apps_of_user(a, uid) >= a->core->config->apps.max_apps_per_user;
 }
 
 static void warn_over_cap(Apps *a, const CgroupNode *n)
@@ -630,7 +649,7 @@ static void warn_over_cap(Apps *a, const CgroupNode *n)
         log_warning("cgroup %s: user %u already has %u apps without a policy of their own "
                     "([Apps] MaxAppsPerUser=); app %s gets no object and meets the user's "
                     "policy (%u similar messages suppressed).",
-                    n->path, (unsigned)n->cls.uid, a->manager->core.config->apps.max_apps_per_user,
+                    n->path, (unsigned)n->cls.uid, a->core->config->apps.max_apps_per_user,
                     n->cls.app_id, a->cap_suppressed);
         a->cap_warned_usec = now;
         a->cap_suppressed = 0;
@@ -836,7 +855,11 @@ static void on_cgroup(CgroupTree *t, CgroupEvent ev, const CgroupNode *n, void *
 {
         Apps *a = userdata;
 
-        stats_on_cgroup(a->manager->stats, a->nft, ev, n);
+        /* the usage counters first: a removed cgroup's last bytes are read before it goes */
+        watch_list_notify(
+            &a->cgroup_watches, call_cgroup_watch,
+            &(AppsCgroupEvent){
+                .apps = a, .event = ev, .node = n, .nft = a->nft, .started = a->started});
 
         switch (ev) {
         case CGROUP_EVENT_ADDED:
@@ -849,10 +872,6 @@ static void on_cgroup(CgroupTree *t, CgroupEvent ev, const CgroupNode *n, void *
         case _CGROUP_EVENT_INVALID:
                 break;
         }
-        /* a firewall rule of this app follows its cgroups */
-        if (a->started && n->cls.kind == CGROUP_KIND_APP &&
-            firewall_names_app(a->manager->firewall, n->cls.app_id))
-                reconcile_schedule(a->reconcile);
 }
 
 /* ---- links: routing tables, sets, class chains ---- */
@@ -861,7 +880,7 @@ static void on_cgroup(CgroupTree *t, CgroupEvent ev, const CgroupNode *n, void *
  * changes. Built in one pass (this runs on every sync). */
 static int sets_text(Apps *a, char **ret)
 {
-        Manager *m = a->manager;
+        Core *c = a->core;
         int vpn = route_tables_vpn_link(a->routes);
         const NftPrefix *on;
         const uint32_t *slots;
@@ -872,8 +891,8 @@ static int sets_text(Apps *a, char **ret)
         f = open_memstream(&buf, &size);
         if (!f)
                 return -ENOMEM;
-        for (size_t i = 0; i < m->core.links->n_links; i++) {
-                Link *l = m->core.links->links[i];
+        for (size_t i = 0; i < c->links->n_links; i++) {
+                Link *l = c->links->links[i];
                 if (l->bearer == BEARER_VPN)
                         fprintf(f, "vpnif=%d;", l->ifindex);
                 for (size_t k = 0; l->ifindex == vpn && k < l->info.n_dns; k++)
@@ -899,7 +918,7 @@ static int sets_text(Apps *a, char **ret)
 
 static int add_sets(Apps *a, NftTxn *t)
 {
-        Manager *m = a->manager;
+        Core *c = a->core;
         _cleanup_free_ NftPrefix *pfx = NULL;
         _cleanup_free_ uint32_t *vpnifs = NULL;
         size_t n_pfx = 0, n_vpn = 0, cap = 8;
@@ -911,7 +930,7 @@ static int add_sets(Apps *a, NftTxn *t)
         int r;
 
         pfx = calloc(cap, sizeof(NftPrefix));
-        vpnifs = calloc(m->core.links->n_links + 1, sizeof(uint32_t));
+        vpnifs = calloc(c->links->n_links + 1, sizeof(uint32_t));
         if (!pfx || !vpnifs)
                 return -ENOMEM;
         for (size_t i = 0; i < ELEMENTSOF(fixed); i++) {
@@ -924,9 +943,9 @@ static int add_sets(Apps *a, NftTxn *t)
                 inet_pton(pfx[n_pfx].family, buf, &pfx[n_pfx].addr);
                 n_pfx++;
         }
-        for (size_t i = 0; i < m->core.links->n_links; i++)
-                if (m->core.links->links[i]->bearer == BEARER_VPN)
-                        vpnifs[n_vpn++] = (uint32_t)m->core.links->links[i]->ifindex;
+        for (size_t i = 0; i < c->links->n_links; i++)
+                if (c->links->links[i]->bearer == BEARER_VPN)
+                        vpnifs[n_vpn++] = (uint32_t)c->links->links[i]->ifindex;
         /* Local networks: the on-link prefixes of the main table (a VPN's are remote). */
         size_t n_on;
         const NftPrefix *on = route_tables_onlink(a->routes, &n_on);
@@ -937,7 +956,7 @@ static int add_sets(Apps *a, NftTxn *t)
         memcpy(&pfx[n_pfx], on, sizeof(NftPrefix) * n_on);
         n_pfx += n_on;
         int vpn = route_tables_vpn_link(a->routes);
-        Link *vl = vpn ? links_get(m->core.links, vpn) : NULL;
+        Link *vl = vpn ? links_get(c->links, vpn) : NULL;
         for (size_t k = 0; vl && k < vl->info.n_dns; k++) {
                 if (vl->info.dns[k].family == AF_INET && !have4)
                         have4 = inet_pton(AF_INET, vl->info.dns[k].text, &dns4) == 1;
@@ -957,14 +976,13 @@ static int add_sets(Apps *a, NftTxn *t)
 
 static int route_sync(Apps *a)
 {
-        Manager *m = a->manager;
-        _cleanup_free_ RouteLinkInput *in =
-            calloc(m->core.links->n_links + 1, sizeof(RouteLinkInput));
+        Core *c = a->core;
+        _cleanup_free_ RouteLinkInput *in = calloc(c->links->n_links + 1, sizeof(RouteLinkInput));
 
         if (!in)
                 return -ENOMEM;
-        for (size_t i = 0; i < m->core.links->n_links; i++) {
-                Link *l = m->core.links->links[i];
+        for (size_t i = 0; i < c->links->n_links; i++) {
+                Link *l = c->links->links[i];
                 in[i].ifindex = l->ifindex;
                 in[i].usable = l->bearer != BEARER_VIRTUAL && l->info.carrier &&
                                (link_has_global(l, AF_INET) || link_has_global(l, AF_INET6));
@@ -972,7 +990,7 @@ static int route_sync(Apps *a)
                 in[i].global4 = link_has_global(l, AF_INET);
                 in[i].global6 = link_has_global(l, AF_INET6);
         }
-        return route_tables_sync(a->routes, in, m->core.links->n_links);
+        return route_tables_sync(a->routes, in, c->links->n_links);
 }
 
 /* Refs the kernel does not have yet (a failed add): their elements, with their apps'
@@ -1183,11 +1201,11 @@ static void part_done(void *userdata, Reconcile *rc, int result, bool full)
 /* Reads everybody else's use of the packet mark and reports what overlaps ours. */
 static void coexist_check(Apps *a)
 {
-        uint32_t mask = a->manager->core.config->apps.mark_mask;
+        uint32_t mask = a->core->config->apps.mark_mask;
         CoexistReport rep;
         int r;
 
-        r = coexist_scan(mask, a->manager->core.config->apps.rule_priority, &rep);
+        r = coexist_scan(mask, a->core->config->apps.rule_priority, &rep);
         if (r < 0) {
                 log_warning_errno(r, "Cannot read the ruleset and ip rules for mark conflicts: %m");
                 return;
@@ -1205,8 +1223,7 @@ static void coexist_check(Apps *a)
         coexist_report_done(&a->coexist);
         a->coexist = rep;
         if (changed && a->started)
-                manager_bus_emit_changed(a->manager, "MarkConflicts", "FirewallMaskSuggestion",
-                                         NULL);
+                core_emit_manager_changed(a->core, "MarkConflicts", "FirewallMaskSuggestion", NULL);
 }
 
 char **apps_mark_conflicts(Apps *a)
@@ -1324,10 +1341,10 @@ int app_reclass(Apps *a, App *app)
 
 static int state_save(Apps *a)
 {
-        int r = app_policy_state_save(a->manager->core.config->apps.state_file, &a->runtime_set);
+        int r = app_policy_state_save(a->core->config->apps.state_file, &a->runtime_set);
         if (r < 0)
                 log_error_errno(r, "Cannot save app policies to %s: %m",
-                                a->manager->core.config->apps.state_file);
+                                a->core->config->apps.state_file);
         return r;
 }
 
@@ -1453,7 +1470,7 @@ int apps_reset_policy(Apps *a, App *app)
 static int load_policies(Apps *a, AppPolicySet *config, AppPolicySet *runtime)
 {
         _cleanup_(app_policy_state_damage_done) AppPolicyStateDamage damage = {};
-        const AppsConfig *c = &a->manager->core.config->apps;
+        const AppsConfig *c = &a->core->config->apps;
         unsigned errors = 0;
         int r;
 
@@ -1575,7 +1592,7 @@ static const ReconcilePart apps_part = {
 
 int apps_start(Apps *a)
 {
-        const AppsConfig *c = &a->manager->core.config->apps;
+        const AppsConfig *c = &a->core->config->apps;
         NftConfig nc = {.mark_mask = c->mark_mask};
         RouteConfig rc = {.mark_mask = c->mark_mask,
                           .table_base = c->table_base,
@@ -1584,19 +1601,18 @@ int apps_start(Apps *a)
         App *app;
         int r, r_routes;
 
-        a->reconcile = a->manager->core.reconcile;
+        a->reconcile = a->core->reconcile;
         /* `roam run` asks systemd for a scope when its manager is on the bus */
-        r = a->manager->core.bus
-                ? bus_name_watch_new(a->manager->core.bus, "org.freedesktop.systemd1", NULL, NULL,
-                                     &a->systemd)
-                : 0;
+        r = a->core->bus ? bus_name_watch_new(a->core->bus, "org.freedesktop.systemd1", NULL, NULL,
+                                              &a->systemd)
+                         : 0;
         if (r < 0)
                 return log_error_errno(r, "Failed to follow systemd on the bus: %m");
         r = nft_engine_new(&nc, &a->nft);
         if (r < 0)
                 return r;
         nft_engine_set_resync(a->nft, apps_resync, a);
-        r = route_tables_new(&rc, netlink_route_cache(a->manager->core.netlink), &a->routes);
+        r = route_tables_new(&rc, netlink_route_cache(a->core->netlink), &a->routes);
         if (r < 0)
                 return r;
         r = load_policies(a, &a->config_set, &a->runtime_set);
@@ -1613,7 +1629,7 @@ int apps_start(Apps *a)
                 if (app_get_or_create(a, a->runtime_set.entries[i].id, &app) < 0)
                         return log_oom();
 
-        r = cgroup_tree_new(a->manager->core.event, c->system_cgroups, on_cgroup, a, &a->cgroups);
+        r = cgroup_tree_new(a->core->event, c->system_cgroups, on_cgroup, a, &a->cgroups);
         if (r < 0)
                 return log_error_errno(r, "Cannot watch the cgroup v2 hierarchy: %m");
         if (stat(cgroup_tree_mount(a->cgroups), &st) < 0)
@@ -1668,7 +1684,7 @@ int apps_reload(Apps *a)
 
         if (!a || !a->started)
                 return 0;
-        r = app_policy_load_dir(a->manager->core.config->apps.policy_dir, &config, &errors);
+        r = app_policy_load_dir(a->core->config->apps.policy_dir, &config, &errors);
         if (r < 0 && r != -EINVAL)
                 return r;
         app_policy_set_done(&a->config_set);
@@ -1700,13 +1716,14 @@ RouteTables *apps_routes(Apps *a)
         return a->routes;
 }
 
-int apps_new(Manager *m, Apps **ret)
+int apps_new(Core *core, Portal *portal, Apps **ret)
 {
         Apps *a = calloc(1, sizeof(*a));
 
         if (!a)
                 return -ENOMEM;
-        a->manager = m;
+        a->core = core;
+        a->portal = portal;
         *ret = a;
         return 0;
 }
@@ -1738,6 +1755,7 @@ Apps *apps_free(Apps *a)
         apply_pass_free(a->pass);
         coexist_report_done(&a->coexist);
         nft_engine_free(a->nft); /* the table stays: fail closed */
+        watch_list_clear(&a->cgroup_watches);
         free(a);
         return NULL;
 }

@@ -10,11 +10,13 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "roam-watch.h"
 #include "roamd-app-policy.h"
 #include "roamd-cgroup.h"
 #include "roamd-class.h"
 
-typedef struct Manager Manager;
+typedef struct Core Core;
+typedef struct Portal Portal;
 typedef struct Apps Apps;
 typedef struct AppClass AppClass;
 typedef struct RunRequest RunRequest;
@@ -51,7 +53,8 @@ typedef struct App {
                                * for: the last good class stays, the reconciler retries */
 } App;
 
-int apps_new(Manager *m, Apps **ret);
+/* portal: whose login link's traffic the apps class apart (NULL: none). */
+int apps_new(Core *core, Portal *portal, Apps **ret);
 Apps *apps_free(Apps *a);
 
 /* Loads policies, scans cgroups, and replaces table inet roam in one transaction. */
@@ -94,7 +97,22 @@ void apps_systemd_free_all(Apps *a);
 RunRequest **apps_runs(Apps *a);
 bool apps_systemd_on_bus(Apps *a);
 
-Manager *apps_manager(Apps *a);
+Core *apps_core(Apps *a);
+
+/* What the apps' cgroup tree told them, passed on to watchers before the apps' own
+ * bookkeeping (the usage counters read a leaving cgroup's last bytes; the firewall's per-app
+ * rules follow an app's cgroups). */
+typedef struct AppsCgroupEvent {
+        Apps *apps;
+        CgroupEvent event;
+        const CgroupNode *node;
+        NftEngine *nft; /* the apps' engine */
+        bool started;   /* apps_start() is done */
+} AppsCgroupEvent;
+typedef void (*AppsCgroupFn)(Apps *a, const AppsCgroupEvent *ev, void *userdata);
+/* Returns the watcher's id (> 0), or 0 when out of memory. */
+unsigned apps_cgroup_watch_add(Apps *a, AppsCgroupFn fn, void *userdata);
+void apps_cgroup_watch_remove(Apps *a, unsigned id);
 /* For roamd-stats.c: the engine and the routing slots (NULL before apps_start). */
 NftEngine *apps_nft(Apps *a);
 RouteTables *apps_routes(Apps *a);
@@ -106,7 +124,7 @@ int apps_bus_setup(Apps *a);
 int apps_bus_announce(App *app);
 int apps_bus_retract(App *app);
 void apps_bus_emit_changed(App *app, const char *first, ...);
-int apps_bus_method_get_app(sd_bus_message *msg, void *userdata, sd_bus_error *error);
-int apps_bus_method_set_policy(sd_bus_message *msg, void *userdata, sd_bus_error *error);
-int apps_bus_method_reset_policy(sd_bus_message *msg, void *userdata, sd_bus_error *error);
-int apps_bus_method_run(sd_bus_message *msg, void *userdata, sd_bus_error *error);
+int apps_bus_method_get_app(sd_bus_message *msg, Apps *apps, sd_bus_error *error);
+int apps_bus_method_set_policy(sd_bus_message *msg, Apps *apps, sd_bus_error *error);
+int apps_bus_method_reset_policy(sd_bus_message *msg, Apps *apps, sd_bus_error *error);
+int apps_bus_method_run(sd_bus_message *msg, Apps *apps, sd_bus_error *error);

@@ -36,3 +36,7 @@ typedef struct Core {
 
 /* Free heap pages go back to the kernel when the loop is next idle. */
 void core_schedule_trim(Core *c);
+
+/* PropertiesChanged of org.roam1.Manager for these names (NULL-terminated): a feature whose
+ * share of the manager's properties changed says so here, not to the manager. */
+void core_emit_manager_changed(Core *c, const char *first, ...);

@@ -9,13 +9,15 @@
 #include "roam-util.h"
 #include "roamd-bus-auth.h"
 #include "roamd-firewall.h"
-#include "roamd-manager.h"
+#include "roamd-core.h"
+#include "roamd-links.h"
 #include "roamd-reconcile.h"
 
 /* "" means the link with the default route (the best link). */
-static Link *link_arg(Manager *m, const char *name, sd_bus_error *error)
+static Link *link_arg(Firewall *fw, const char *name, sd_bus_error *error)
 {
-        Link *l = *name ? links_get_by_name(m->core.links, name) : m->core.links->best;
+        Links *links = firewall_core(fw)->links;
+        Link *l = *name ? links_get_by_name(links, name) : links->best;
 
         if (!l || !l->announced) {
                 if (*name)
@@ -59,9 +61,8 @@ static void message_unref(void *userdata)
         sd_bus_message_unref(userdata);
 }
 
-int firewall_bus_method_set_location(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+int firewall_bus_method_set_location(sd_bus_message *msg, Firewall *fw, sd_bus_error *error)
 {
-        Manager *m = userdata;
         const char *name, *location;
         Link *l;
         int r;
@@ -72,18 +73,18 @@ int firewall_bus_method_set_location(sd_bus_message *msg, void *userdata, sd_bus
         r = bus_check_authorized(msg, "org.roam1.set-location", error);
         if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
-        if (!m->firewall)
+        if (!fw)
                 return no_firewall(error);
         /* with nothing in force a location would be a promise roamd cannot keep */
-        if (!reconcile_enforcing(m->core.reconcile))
+        if (!reconcile_enforcing(firewall_core(fw)->reconcile))
                 return sd_bus_error_set(error, ROAM_ERROR_FAILED,
                                         "The firewall is not enforced here ([Apps] "
                                         "Enforce=no, or no cgroup v2; see roamd's log): nothing "
                                         "changed.");
-        l = link_arg(m, name, error);
+        l = link_arg(fw, name, error);
         if (!l)
                 return -ENOENT;
-        r = firewall_set_location(m->firewall, l, location);
+        r = firewall_set_location(fw, l, location);
         if (r == -EINVAL)
                 return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
                                          "Unknown location \"%s\": one of home, work, public, "
@@ -99,7 +100,7 @@ int firewall_bus_method_set_location(sd_bus_message *msg, void *userdata, sd_bus
                 return sd_bus_error_set_errnof(error, -r, "Cannot set the location: %m");
         /* the answer is the kernel's, once the pass that carries the new location's rules
          * committed: the call stays open until then */
-        r = reconcile_wait(m->core.reconcile, on_location_pass, sd_bus_message_ref(msg),
+        r = reconcile_wait(firewall_core(fw)->reconcile, on_location_pass, sd_bus_message_ref(msg),
                            message_unref, NULL);
         if (r < 0) {
                 sd_bus_message_unref(msg);
@@ -108,17 +109,16 @@ int firewall_bus_method_set_location(sd_bus_message *msg, void *userdata, sd_bus
         return 1;
 }
 
-int firewall_bus_method_get_rules(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+int firewall_bus_method_get_rules(sd_bus_message *msg, Firewall *fw, sd_bus_error *error)
 {
-        Manager *m = userdata;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         FwRuleRow *rows = NULL;
         size_t n = 0;
         int r;
 
-        if (!m->firewall)
+        if (!fw)
                 return no_firewall(error);
-        r = firewall_rules(m->firewall, &rows, &n);
+        r = firewall_rules(fw, &rows, &n);
         if (r < 0)
                 return r;
         r = sd_bus_message_new_method_return(msg, &reply);
@@ -137,9 +137,8 @@ int firewall_bus_method_get_rules(sd_bus_message *msg, void *userdata, sd_bus_er
         return sd_bus_send(NULL, reply, NULL);
 }
 
-int firewall_bus_method_check_inbound(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+int firewall_bus_method_check_inbound(sd_bus_message *msg, Firewall *fw, sd_bus_error *error)
 {
-        Manager *m = userdata;
         _cleanup_free_ char *rule = NULL, *reason = NULL;
         const char *proto, *app, *name;
         uint16_t port;
@@ -152,7 +151,7 @@ int firewall_bus_method_check_inbound(sd_bus_message *msg, void *userdata, sd_bu
         r = sd_bus_message_read(msg, "sqss", &proto, &port, &app, &name);
         if (r < 0)
                 return r;
-        if (!m->firewall)
+        if (!fw)
                 return no_firewall(error);
         p = fw_proto_from_string(proto);
         if (p != FW_PROTO_TCP && p != FW_PROTO_UDP)
@@ -160,26 +159,22 @@ int firewall_bus_method_check_inbound(sd_bus_message *msg, void *userdata, sd_bu
                                          "Protocol \"%s\": tcp or udp.", proto);
         if (port == 0)
                 return sd_bus_error_set(error, ROAM_ERROR_INVALID_ARGS, "Port 0 is not a port.");
-        l = link_arg(m, name, error);
+        l = link_arg(fw, name, error);
         if (!l)
                 return -ENOENT;
-        r = firewall_check_inbound(m->firewall, l, p, port, app, &accepted, &rule, &reason);
+        r = firewall_check_inbound(fw, l, p, port, app, &accepted, &rule, &reason);
         if (r < 0)
                 return r;
-        firewall_link_view(m->firewall, l->ifindex, &v);
+        firewall_link_view(fw, l->ifindex, &v);
         return sd_bus_reply_method_return(msg, "bssss", accepted, strempty(l->info.name),
                                           v.location, rule, reason);
 }
 
-int firewall_bus_property_get(sd_bus *bus, const char *path, const char *interface,
-                              const char *property, sd_bus_message *reply, void *userdata,
-                              sd_bus_error *error)
+int firewall_bus_property_get(Firewall *fw, const char *property, sd_bus_message *reply)
 {
         static const char *const builtin[] = {"home", "work", "public", "untrusted", NULL};
-        Manager *m = userdata;
 
         if (streq(property, "FirewallError"))
-                return sd_bus_message_append(reply, "s", firewall_error(m->firewall));
-        return sd_bus_message_append_strv(reply, m->firewall ? firewall_locations(m->firewall)
-                                                             : (char **)builtin);
+                return sd_bus_message_append(reply, "s", firewall_error(fw));
+        return sd_bus_message_append_strv(reply, fw ? firewall_locations(fw) : (char **)builtin);
 }

@@ -17,7 +17,8 @@
 #include "roamd-firewall-nft.h"
 #include "roamd-firewall.h"
 #include "roamd-link-bus.h"
-#include "roamd-manager.h"
+#include "roamd-core.h"
+#include "roamd-links.h"
 #include "roamd-netlink.h"
 #include "roamd-reconcile.h"
 #include "roamd-wpa.h"
@@ -59,8 +60,10 @@ typedef struct FwLink {
 } FwLink;
 
 struct Firewall {
-        Manager *manager;
+        Core *core;
         unsigned links_watch; /* links_watch_add() id */
+        Apps *apps;           /* whose cgroups per-app rules name; NULL without apps */
+        unsigned apps_watch;  /* apps_cgroup_watch_add() id */
         FwModel model;
         char *error; /* Manager.FirewallError, NULL none */
         FwChoice *choices;
@@ -123,13 +126,13 @@ static const ReconcilePart firewall_part = {
     .done = part_done,
 };
 
-int firewall_new(Manager *m, Firewall **ret)
+int firewall_new(Core *core, Firewall **ret)
 {
         Firewall *fw = calloc(1, sizeof(*fw));
 
         if (!fw)
                 return -ENOMEM;
-        fw->manager = m;
+        fw->core = core;
         if (fw_model_init(&fw->model) < 0) {
                 free(fw);
                 return -ENOMEM;
@@ -138,13 +141,13 @@ int firewall_new(Manager *m, Firewall **ret)
                 firewall_free(fw);
                 return -ENOMEM;
         }
-        fw->links_watch = links_watch_add(m->core.links, on_links, fw, NULL);
+        fw->links_watch = links_watch_add(core->links, on_links, fw, NULL);
         if (fw->links_watch == 0) {
                 firewall_free(fw);
                 return -ENOMEM;
         }
         /* its chains go into the reconciler's transactions (apps' first, then stats') */
-        (void)reconcile_add_part(m->core.reconcile, RECONCILE_PART_FIREWALL, &firewall_part, fw);
+        (void)reconcile_add_part(core->reconcile, RECONCILE_PART_FIREWALL, &firewall_part, fw);
         *ret = fw;
         return 0;
 }
@@ -153,9 +156,10 @@ Firewall *firewall_free(Firewall *fw)
 {
         if (!fw)
                 return NULL;
-        links_watch_remove(fw->manager->core.links, fw->links_watch);
+        firewall_set_apps(fw, NULL);
+        links_watch_remove(fw->core->links, fw->links_watch);
         /* the chains stay in the kernel: roamd exiting must not open the firewall */
-        reconcile_remove_part(fw->manager->core.reconcile, RECONCILE_PART_FIREWALL);
+        reconcile_remove_part(fw->core->reconcile, RECONCILE_PART_FIREWALL);
         fw_model_done(&fw->model);
         free(fw->error);
         fw_choices_free(fw->choices, fw->n_choices);
@@ -206,7 +210,7 @@ static FwLink *link_find(Firewall *fw, int ifindex)
 
 static int load_choices(Firewall *fw)
 {
-        const char *path = fw->manager->core.config->firewall.state_file;
+        const char *path = fw->core->config->firewall.state_file;
         _cleanup_free_ char *text = NULL;
         size_t size;
         int r;
@@ -225,7 +229,7 @@ static int load_choices(Firewall *fw)
 
 static int save_choices(Firewall *fw)
 {
-        const char *path = fw->manager->core.config->firewall.state_file;
+        const char *path = fw->core->config->firewall.state_file;
         _cleanup_free_ char *text = NULL, *dir = strdup(path);
         int r;
 
@@ -249,12 +253,12 @@ static void set_error(Firewall *fw, char *error)
         }
         free(fw->error);
         fw->error = error;
-        manager_bus_emit_changed(fw->manager, "FirewallError", NULL);
+        core_emit_manager_changed(fw->core, "FirewallError", NULL);
 }
 
 static int load_model(Firewall *fw, FwModel *ret)
 {
-        const FirewallConfig *c = &fw->manager->core.config->firewall;
+        const FirewallConfig *c = &fw->core->config->firewall;
         _cleanup_free_ char *first = NULL;
         int r;
 
@@ -304,7 +308,7 @@ int firewall_reload(Firewall *fw)
         (void)load_choices(fw);
         fw_model_done(&fw->model);
         fw->model = m;
-        manager_bus_emit_changed(fw->manager, "Locations", NULL);
+        core_emit_manager_changed(fw->core, "Locations", NULL);
         firewall_links_synced(fw);
         return 0;
 }
@@ -325,7 +329,7 @@ static void read_lease(Firewall *fw, const Link *l, char **server, char **domain
 {
         DhcpLease lease;
 
-        if (!l->info.name || lease_cache_get(fw->leases, fw->manager->core.config->dhcpcd_lease_dir,
+        if (!l->info.name || lease_cache_get(fw->leases, fw->core->config->dhcpcd_lease_dir,
                                              l->info.name, AF_INET, &lease) < 0)
                 return;
         /* a stale lease (dhcpcd keeps them) must not name a new network: its address must be
@@ -344,8 +348,7 @@ static void read_lease(Firewall *fw, const Link *l, char **server, char **domain
 
 static void gather(Firewall *fw, const Link *l, char *facts[_NETID_FACT_MAX], NetIdFacts *f)
 {
-        Manager *m = fw->manager;
-        const WpaStation *st = wpa_station(m->core.wpa, l->info.name);
+        const WpaStation *st = wpa_station(fw->core->wpa, l->info.name);
         bool have_gw = l->info.n_gateways > 0, lease_router = false, own_addr = false;
 
         for (size_t i = 0; i < l->info.n_addrs; i++)
@@ -370,7 +373,7 @@ static void gather(Firewall *fw, const Link *l, char *facts[_NETID_FACT_MAX], Ne
                         char mac[32];
                         if (!gw->text[0] || gw->family != (pass == 0 ? AF_INET : AF_INET6))
                                 continue;
-                        if (netlink_neigh_lladdr(m->core.netlink, l->ifindex, gw, mac,
+                        if (netlink_neigh_lladdr(fw->core->netlink, l->ifindex, gw, mac,
                                                  sizeof(mac)) >= 0) {
                                 facts[NETID_GATEWAY_MAC] = strdup(mac);
                                 break;
@@ -495,7 +498,7 @@ static void link_sync(Firewall *fw, Link *l)
         /* Enforced, Location and its source and reason say what is in force, and the new
          * location is said with the pass that carries it (firewall_txn_done): a client never
          * sees it "not in force" for the instant before that pass. */
-        enforced = reconcile_enforcing(fw->manager->core.reconcile);
+        enforced = reconcile_enforcing(fw->core->reconcile);
         if (!streq_ptr(location, fl->location)) {
                 log_info("%s: location %s -> %s (%s)", strempty(l->info.name),
                          fl->location ? fl->location : "none", location ? location : "none",
@@ -522,21 +525,21 @@ static void link_sync(Firewall *fw, Link *l)
         /* The same addressing on another network (home -> a captive café on the same /24):
          * the verdict was about the old one. */
         if (other_network)
-                links_link_network_changed(fw->manager->core.links, l);
+                links_link_network_changed(fw->core->links, l);
 }
 
 void firewall_links_synced(Firewall *fw)
 {
-        Manager *m;
+        Links *links;
         size_t k = 0;
 
         if (!fw)
                 return;
-        m = fw->manager;
+        links = fw->core->links;
         for (size_t i = 0; i < fw->n_links; i++)
                 fw->links[i]->seen = false;
-        for (size_t i = 0; i < m->core.links->n_links; i++)
-                link_sync(fw, m->core.links->links[i]);
+        for (size_t i = 0; i < links->n_links; i++)
+                link_sync(fw, links->links[i]);
         /* links that are gone stay until their chains are gone from the kernel */
         for (size_t i = 0; i < fw->n_links; i++) {
                 FwLink *fl = fw->links[i];
@@ -565,7 +568,7 @@ void firewall_link_view(Firewall *fw, int ifindex, LinkIdentityView *ret)
         ret->wanted = strempty(fl->location);
         /* Nothing of table inet roam is enforced (Enforce=no): there is no kernel to wait for,
          * the location is the network's. */
-        if (!reconcile_enforcing(fw->manager->core.reconcile)) {
+        if (!reconcile_enforcing(fw->core->reconcile)) {
                 ret->location = strempty(fl->location);
                 ret->source = fl->location ? strempty(fw_source_to_string(fl->source)) : "";
                 ret->reason = fl->location ? strempty(fl->reason) : "";
@@ -625,7 +628,7 @@ int firewall_set_location(Firewall *fw, Link *l, const char *location)
 
 /* ---- the kernel ---- */
 
-bool firewall_names_app(Firewall *fw, const char *app_id)
+static bool firewall_names_app(Firewall *fw, const char *app_id)
 {
         for (size_t i = 0; fw && app_id && i < fw->model.n_rules; i++)
                 if (streq_ptr(fw->model.rules[i].app, app_id))
@@ -633,9 +636,39 @@ bool firewall_names_app(Firewall *fw, const char *app_id)
         return false;
 }
 
+/* A rule of this app follows its cgroups: a pass puts them in or takes them out. */
+static void on_apps_cgroup(Apps *a, const AppsCgroupEvent *ev, void *userdata)
+{
+        Firewall *fw = userdata;
+
+        if (ev->started && ev->node->cls.kind == CGROUP_KIND_APP &&
+            firewall_names_app(fw, ev->node->cls.app_id))
+                reconcile_schedule(fw->core->reconcile);
+}
+
+Core *firewall_core(Firewall *fw)
+{
+        return fw->core;
+}
+
+int firewall_set_apps(Firewall *fw, Apps *apps)
+{
+        if (!fw)
+                return 0;
+        apps_cgroup_watch_remove(fw->apps, fw->apps_watch);
+        fw->apps_watch = 0;
+        fw->apps = apps;
+        if (apps) {
+                fw->apps_watch = apps_cgroup_watch_add(apps, on_apps_cgroup, fw);
+                if (fw->apps_watch == 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
 static bool ssh_open(Firewall *fw, const char *location)
 {
-        return fw_ssh_open(fw->manager->core.config->firewall.ssh, location);
+        return fw_ssh_open(fw->core->config->firewall.ssh, location);
 }
 
 static bool app_cgroup(void *userdata, const char *app_id, size_t k, unsigned *ret_level,
@@ -655,7 +688,7 @@ static bool app_cgroup(void *userdata, const char *app_id, size_t k, unsigned *r
 static int chain_build(Firewall *fw, FwLink *fl, FwDirection dir, FwChain *ret)
 {
         return fw_chain_build(&fw->model, fl->location, fl->name, fl->bearer,
-                              ssh_open(fw, fl->location), dir, app_cgroup, fw->manager->apps, ret);
+                              ssh_open(fw, fl->location), dir, app_cgroup, fw->apps, ret);
 }
 
 static int put_link(NftTxn *t, FwLink *fl, bool exists)
@@ -724,7 +757,7 @@ static void in_force_set(Firewall *fw, FwLink *fl)
         fl->in_force_reason = TAKE_PTR(fl->committing_reason);
         fl->in_force_source = fl->committing_source;
         committing_clear(fl);
-        l = links_get(fw->manager->core.links, fl->ifindex);
+        l = links_get(fw->core->links, fl->ifindex);
         fl->wanted_unsaid = false;
         if (l)
                 link_bus_emit_changed_strv(l, (char **)names);
@@ -735,7 +768,7 @@ static void in_force_set(Firewall *fw, FwLink *fl)
 static void wanted_say(Firewall *fw, FwLink *fl)
 {
         static const char *const names[] = {"LocationWanted", NULL};
-        Link *l = links_get(fw->manager->core.links, fl->ifindex);
+        Link *l = links_get(fw->core->links, fl->ifindex);
 
         fl->wanted_unsaid = false;
         if (l)

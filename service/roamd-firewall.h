@@ -13,12 +13,15 @@
 #include "roamd-link.h"
 #include "roamd-netid.h"
 
-typedef struct Manager Manager;
+typedef struct Apps Apps;
+typedef struct Core Core;
 typedef struct Link Link;
 typedef struct NftTxn NftTxn;
 typedef struct Firewall Firewall;
 
-int firewall_new(Manager *m, Firewall **ret);
+int firewall_new(Core *core, Firewall **ret);
+/* The apps, once they exist (NULL: gone): per-app rules name their cgroups, and follow them. */
+int firewall_set_apps(Firewall *fw, Apps *apps);
 Firewall *firewall_free(Firewall *fw);
 /* Loads networks.d, firewall.d and the remembered choices (a broken file: FirewallError, only
  * the built-in rules apply until it is fixed). */
@@ -35,21 +38,19 @@ void firewall_links_synced(Firewall *fw);
 int firewall_txn_install(Firewall *fw, NftTxn *t);
 int firewall_txn_sync(Firewall *fw, NftTxn *t);
 void firewall_txn_done(Firewall *fw, bool committed);
-/* Whether a rule names app id (its cgroups coming and going change the rules). */
-bool firewall_names_app(Firewall *fw, const char *app_id);
 
 void firewall_link_view(Firewall *fw, int ifindex, LinkIdentityView *ret);
 const char *firewall_error(Firewall *fw);
 char **firewall_locations(Firewall *fw);
 
-/* D-Bus (roamd-firewall-bus.c) */
-int firewall_bus_method_set_location(sd_bus_message *msg, void *userdata, sd_bus_error *error);
-int firewall_bus_method_get_rules(sd_bus_message *msg, void *userdata, sd_bus_error *error);
-int firewall_bus_method_check_inbound(sd_bus_message *msg, void *userdata, sd_bus_error *error);
-int firewall_bus_property_get(sd_bus *bus, const char *path, const char *interface,
-                              const char *property, sd_bus_message *reply, void *userdata,
-                              sd_bus_error *error);
+/* D-Bus (roamd-firewall-bus.c): the firewall's members of org.roam1.Manager, answered with
+ * the firewall (NULL: it is off) by the manager's vtable. */
+int firewall_bus_method_set_location(sd_bus_message *msg, Firewall *fw, sd_bus_error *error);
+int firewall_bus_method_get_rules(sd_bus_message *msg, Firewall *fw, sd_bus_error *error);
+int firewall_bus_method_check_inbound(sd_bus_message *msg, Firewall *fw, sd_bus_error *error);
+int firewall_bus_property_get(Firewall *fw, const char *property, sd_bus_message *reply);
 /* For the bus glue */
+Core *firewall_core(Firewall *fw);
 int firewall_set_location(Firewall *fw, Link *l, const char *location);
 typedef struct FwRuleRow {
         const char *link, *location, *direction, *action, *app, *source, *id;

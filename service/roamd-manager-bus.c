@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <grp.h>
 #include <net/if.h>
-#include <stdarg.h>
 
 #include "roam-bus.h"
 #include "roam-log.h"
@@ -125,6 +124,50 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         return sd_bus_reply_method_return(msg, NULL);
 }
 
+/* The apps' and the firewall's members of org.roam1.Manager: their bus glue answers with the
+ * feature, NULL when it is off (apps not governed, [Firewall] Enable=no). */
+static int method_get_app(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        return apps_bus_method_get_app(msg, ((Manager *)userdata)->apps, error);
+}
+
+static int method_set_app_policy(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        return apps_bus_method_set_policy(msg, ((Manager *)userdata)->apps, error);
+}
+
+static int method_reset_app_policy(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        return apps_bus_method_reset_policy(msg, ((Manager *)userdata)->apps, error);
+}
+
+static int method_run_app(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        return apps_bus_method_run(msg, ((Manager *)userdata)->apps, error);
+}
+
+static int method_set_location(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        return firewall_bus_method_set_location(msg, ((Manager *)userdata)->firewall, error);
+}
+
+static int method_get_firewall_rules(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        return firewall_bus_method_get_rules(msg, ((Manager *)userdata)->firewall, error);
+}
+
+static int method_check_inbound(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        return firewall_bus_method_check_inbound(msg, ((Manager *)userdata)->firewall, error);
+}
+
+static int property_get_firewall(sd_bus *bus, const char *path, const char *interface,
+                                 const char *property, sd_bus_message *reply, void *userdata,
+                                 sd_bus_error *error)
+{
+        return firewall_bus_property_get(((Manager *)userdata)->firewall, property, reply);
+}
+
 static const sd_bus_vtable manager_vtable[] = {
     SD_BUS_VTABLE_START(0),
     SD_BUS_PROPERTY("Version", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
@@ -144,29 +187,28 @@ static const sd_bus_vtable manager_vtable[] = {
     SD_BUS_METHOD_WITH_ARGS("GetLinkByIndex", SD_BUS_ARGS("i", ifindex), SD_BUS_RESULT("o", link),
                             method_get_link_by_index, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("Reload", NULL, NULL, method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD_WITH_ARGS("GetApp", SD_BUS_ARGS("s", id), SD_BUS_RESULT("o", app),
-                            apps_bus_method_get_app, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS("GetApp", SD_BUS_ARGS("s", id), SD_BUS_RESULT("o", app), method_get_app,
+                            SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("SetAppPolicy", SD_BUS_ARGS("s", id, "a{ss}", settings),
-                            SD_BUS_RESULT("o", app), apps_bus_method_set_policy,
+                            SD_BUS_RESULT("o", app), method_set_app_policy,
                             SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("ResetAppPolicy", SD_BUS_ARGS("s", id), SD_BUS_NO_RESULT,
-                            apps_bus_method_reset_policy, SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_PROPERTY("FirewallError", "s", firewall_bus_property_get, 0,
+                            method_reset_app_policy, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_PROPERTY("FirewallError", "s", property_get_firewall, 0,
                     SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("Locations", "as", firewall_bus_property_get, 0,
+    SD_BUS_PROPERTY("Locations", "as", property_get_firewall, 0,
                     SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_METHOD_WITH_ARGS("SetLocation", SD_BUS_ARGS("s", link, "s", location), SD_BUS_NO_RESULT,
-                            firewall_bus_method_set_location, SD_BUS_VTABLE_UNPRIVILEGED),
+                            method_set_location, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("GetFirewallRules", SD_BUS_NO_ARGS,
-                            SD_BUS_RESULT("a(sssssssstt)", rules), firewall_bus_method_get_rules,
+                            SD_BUS_RESULT("a(sssssssstt)", rules), method_get_firewall_rules,
                             SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS(
         "CheckInbound", SD_BUS_ARGS("s", proto, "q", port, "s", app, "s", link),
         SD_BUS_RESULT("b", accepted, "s", link, "s", location, "s", rule_id, "s", reason),
-        firewall_bus_method_check_inbound, SD_BUS_VTABLE_UNPRIVILEGED),
+        method_check_inbound, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("RunApp", SD_BUS_ARGS("s", id, "h", pidfd, "t", online_for_usec),
-                            SD_BUS_RESULT("s", cgroup), apps_bus_method_run,
-                            SD_BUS_VTABLE_UNPRIVILEGED),
+                            SD_BUS_RESULT("s", cgroup), method_run_app, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_VTABLE_END,
 };
 
@@ -198,24 +240,4 @@ int manager_bus_setup(Manager *m)
         if (r < 0)
                 return r;
         return 0;
-}
-
-void manager_bus_emit_changed(Manager *m, const char *first, ...)
-{
-        const char *names[8];
-        size_t n = 0;
-        va_list ap;
-        int r;
-
-        if (!m->core.bus)
-                return;
-        va_start(ap, first);
-        for (const char *p = first; p && n < ELEMENTSOF(names) - 1; p = va_arg(ap, const char *))
-                names[n++] = p;
-        va_end(ap);
-        names[n] = NULL;
-        r = sd_bus_emit_properties_changed_strv(m->core.bus, ROAM_MANAGER_PATH,
-                                                ROAM_MANAGER_INTERFACE, (char **)names);
-        if (r < 0)
-                log_warning_errno(r, "Failed to emit PropertiesChanged: %m");
 }

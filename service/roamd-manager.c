@@ -66,7 +66,9 @@ static int on_trim(sd_event_source *s, void *userdata)
 
 static void on_degraded_changed(void *userdata)
 {
-        manager_bus_emit_changed(userdata, "Degraded", "DegradedSince", NULL);
+        Manager *m = userdata;
+
+        core_emit_manager_changed(&m->core, "Degraded", "DegradedSince", NULL);
 }
 
 /* A pass waits (20 ms at most) while a new link's first probe answer is due. */
@@ -126,9 +128,9 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
         switch (ev->type) {
         case LINKS_EVENT_BEST:
                 if (ev->mask & LINKS_BEST_LINK)
-                        manager_bus_emit_changed(m, "BestLink", NULL);
+                        core_emit_manager_changed(&m->core, "BestLink", NULL);
                 if (ev->mask & LINKS_BEST_STATE) {
-                        manager_bus_emit_changed(m, "State", NULL);
+                        core_emit_manager_changed(&m->core, "State", NULL);
                         manager_notify_status(m);
                 }
                 break;
@@ -167,7 +169,8 @@ Manager *manager_free(Manager *m)
                 return NULL;
         m->wake = wake_run_free(m->wake); /* it reads the apps and the stats */
         m->stats = stats_free(m->stats);  /* a last save while the apps still exist */
-        apps_free(m->apps);
+        (void)firewall_set_apps(m->firewall, NULL);
+        m->apps = apps_free(m->apps);
         m->firewall = firewall_free(m->firewall); /* its chains stay: fail closed */
         m->portal = portal_free(m->portal);
         m->stall = stall_watch_free(m->stall);
@@ -442,7 +445,7 @@ int manager_start(Manager *m)
         /* Apps: the table replaces any left by an earlier roamd in one transaction. */
         if (m->core.config->apps.enforce && m->core.config->stats.enable) {
                 /* before the table is replaced: takes over what the old one counted */
-                r = stats_new(m, &m->stats);
+                r = stats_new(&m->core, &m->stats);
                 if (r >= 0)
                         r = stats_start(m->stats);
                 if (r < 0) {
@@ -453,7 +456,7 @@ int manager_start(Manager *m)
         (void)stats_register(m->stats, m->core.reconcile);
         /* The firewall's model first: the apps' start transaction carries its chains. */
         if (m->core.config->firewall.enable) {
-                r = firewall_new(m, &m->firewall);
+                r = firewall_new(&m->core, &m->firewall);
                 if (r < 0)
                         return log_oom();
                 r = firewall_start(m->firewall);
@@ -464,11 +467,15 @@ int manager_start(Manager *m)
                                     "(they live in table inet roam).");
         }
         if (m->core.config->apps.enforce) {
-                r = apps_new(m, &m->apps);
+                r = apps_new(&m->core, m->portal, &m->apps);
                 if (r < 0)
                         return log_oom();
+                /* the usage and the firewall follow the apps' cgroups from the first scan */
+                if (stats_set_apps(m->stats, m->apps) < 0 ||
+                    firewall_set_apps(m->firewall, m->apps) < 0)
+                        return log_oom();
                 /* The ordered wake-up: its gate set is a part of the start's transaction. */
-                r = wake_run_new(m, &m->wake);
+                r = wake_run_new(&m->core, m->apps, m->stats, &m->wake);
                 if (r < 0)
                         return log_error_errno(r, "Failed to set up the wake queue: %m");
                 r = apps_start(m->apps);
@@ -478,6 +485,7 @@ int manager_start(Manager *m)
                         log_error("No cgroup v2 hierarchy is mounted: apps are NOT governed.");
                         m->wake = wake_run_free(m->wake);
                         m->stats = stats_free(m->stats);
+                        (void)firewall_set_apps(m->firewall, NULL);
                         m->apps = apps_free(m->apps);
                 } else if (r < 0)
                         return r;

@@ -71,9 +71,6 @@ int manager_run(Manager *m);
 /* Re-reads the configuration; a broken one is refused and the old one stays (-EINVAL). */
 int manager_reload(Manager *m);
 
-/* The online gate opened, or its words changed ("online, time unverified"): systemd's
- * status line. */
-
+/* org.roam1.Manager (its own members and those of the features it composes), the
+ * ObjectManager, the links' objects (roamd-manager-bus.c). */
 int manager_bus_setup(Manager *m);
-void manager_bus_emit_changed(Manager *m, const char *first, ...);
-/* Whether name is owned on bus (a synchronous call to the bus daemon). */

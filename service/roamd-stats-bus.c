@@ -13,7 +13,8 @@
 #include "roam-macro.h"
 #include "roamd-bus-auth.h"
 #include "roamd-app-id.h"
-#include "roamd-manager.h"
+#include "roamd-config.h"
+#include "roamd-core.h"
 #include "roamd-stats.h"
 
 #define USAGE_INTERFACE "org.roam1.Usage"
@@ -146,20 +147,21 @@ static bool series_matches(const Filter *f, const StatsSeries *s)
         return owner_matches(f, s->owner) && (!f->link || streq(f->link, s->link));
 }
 
-static Stats *manager_stats(Manager *m, sd_bus_error *error)
+/* The vtable is the Stats' own (its slot goes with it): it is there whenever this runs. */
+static Stats *counting(Stats *s, sd_bus_error *error)
 {
-        if (!m->stats)
+        if (!s)
                 sd_bus_error_set(error, ROAM_ERROR_FAILED,
                                  "Usage is not counted here ([Stats] Enable=no, or apps are not "
                                  "governed; see roamd's log).");
-        return m->stats;
+        return s;
 }
 
 static int method_get_usage(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(filter_done) Filter f = {};
-        Stats *s = manager_stats(userdata, error);
+        Stats *s = counting(userdata, error);
         const StatsHistory *h;
         int r;
 
@@ -201,7 +203,7 @@ static int method_get_usage_history(sd_bus_message *m, void *userdata, sd_bus_er
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(filter_done) Filter f = {};
         _cleanup_(stats_history_done) StatsHistory sum = {};
-        Stats *s = manager_stats(userdata, error);
+        Stats *s = counting(userdata, error);
         const StatsHistory *h;
         int r;
 
@@ -249,7 +251,7 @@ static int method_get_usage_history(sd_bus_message *m, void *userdata, sd_bus_er
 static int method_get_budgets(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        Stats *s = manager_stats(userdata, error);
+        Stats *s = counting(userdata, error);
         const StatsBudgetInfo *b;
         size_t n;
         int r;
@@ -266,7 +268,7 @@ static int method_get_budgets(sd_bus_message *m, void *userdata, sd_bus_error *e
                     stats_budget_links_to_string(b[i].spec.links), b[i].spec.limit,
                     MIN(b[i].used, b[i].spec.limit), b[i].start / USEC_PER_SEC,
                     b[i].end / USEC_PER_SEC,
-                    (uint64_t)((Manager *)userdata)->core.config->stats.budget_warn_percent,
+                    (uint64_t)stats_core(s)->config->stats.budget_warn_percent,
                     stats_budget_state_to_string(b[i].state));
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
@@ -275,12 +277,14 @@ static int method_get_budgets(sd_bus_message *m, void *userdata, sd_bus_error *e
         return sd_bus_send(NULL, reply, NULL);
 }
 
-void stats_bus_emit_budget(Manager *m, const char *app_id, const char *links, const char *state)
+void stats_bus_emit_budget(Stats *s, const char *app_id, const char *links, const char *state)
 {
-        if (!m->core.bus)
+        sd_bus *bus = stats_core(s)->bus;
+
+        if (!bus)
                 return;
-        (void)sd_bus_emit_signal(m->core.bus, ROAM_MANAGER_PATH, USAGE_INTERFACE, "BudgetChanged",
-                                 "sss", app_id, links, state);
+        (void)sd_bus_emit_signal(bus, ROAM_MANAGER_PATH, USAGE_INTERFACE, "BudgetChanged", "sss",
+                                 app_id, links, state);
 }
 
 static const sd_bus_vtable usage_vtable[] = {
@@ -297,8 +301,8 @@ static const sd_bus_vtable usage_vtable[] = {
     SD_BUS_VTABLE_END,
 };
 
-int stats_bus_setup(Manager *m, sd_bus_slot **ret)
+int stats_bus_setup(Stats *s, sd_bus_slot **ret)
 {
-        return sd_bus_add_object_vtable(m->core.bus, ret, ROAM_MANAGER_PATH, USAGE_INTERFACE,
-                                        usage_vtable, m);
+        return sd_bus_add_object_vtable(stats_core(s)->bus, ret, ROAM_MANAGER_PATH, USAGE_INTERFACE,
+                                        usage_vtable, s);
 }

@@ -17,7 +17,8 @@
 #include "roamd-client-ofono.h"
 #include "roamd-fault.h"
 #include "roamd-link.h"
-#include "roamd-manager.h"
+#include "roamd-core.h"
+#include "roamd-links.h"
 #include "roamd-nft-stats.h"
 #include "roamd-reconcile.h"
 #include "roamd-route.h"
@@ -37,7 +38,9 @@ typedef struct Owner {
 typedef StatsBudgetInfo Budget;
 
 struct Stats {
-        Manager *manager;
+        Core *core;
+        Apps *apps;          /* NULL until they exist: owners and slots come from them */
+        unsigned apps_watch; /* apps_cgroup_watch_add() id */
         NftStats *nft;
         NftEngine *engine;
         StatsHistory hist;
@@ -112,7 +115,7 @@ static Owner *owner_find(Stats *s, uint64_t id, size_t *ret_pos)
         return lo < s->n_owners && s->owners[lo].id == id ? &s->owners[lo] : NULL;
 }
 
-int stats_new(Manager *m, Stats **ret)
+int stats_new(Core *core, Stats **ret)
 {
         _cleanup_free_ char *boot = NULL;
         Stats *s;
@@ -121,9 +124,9 @@ int stats_new(Manager *m, Stats **ret)
         s = calloc(1, sizeof(*s));
         if (!s)
                 return -ENOMEM;
-        s->manager = m;
-        r = nft_stats_new(m->core.config->apps.mark_mask, &s->nft);
-        if (r >= 0 && asprintf(&s->path, "%s/" HISTORY_FILE, m->core.config->stats.directory) < 0)
+        s->core = core;
+        r = nft_stats_new(core->config->apps.mark_mask, &s->nft);
+        if (r >= 0 && asprintf(&s->path, "%s/" HISTORY_FILE, core->config->stats.directory) < 0)
                 r = -ENOMEM;
         if (r < 0) {
                 stats_free(s);
@@ -151,9 +154,10 @@ Stats *stats_free(Stats *s)
 {
         if (!s)
                 return NULL;
-        reconcile_remove_part(s->manager->core.reconcile, RECONCILE_PART_STATS);
+        reconcile_remove_part(s->core->reconcile, RECONCILE_PART_STATS);
         if (s->engine)
                 (void)stats_save(s);
+        apps_cgroup_watch_remove(s->apps, s->apps_watch);
         sd_event_source_disable_unref(s->timer);
         mm_client_free(s->mm);
         ofono_client_free(s->ofono);
@@ -185,8 +189,8 @@ const StatsHistory *stats_history(Stats *s)
  * mark's slot after the hook that counted it. */
 static const char *link_name(Stats *s, uint32_t ifindex, uint32_t mark, char buf[static 16])
 {
-        uint32_t mask = s->manager->core.config->apps.mark_mask;
-        Apps *a = s->manager->apps;
+        uint32_t mask = s->core->config->apps.mark_mask;
+        Apps *a = s->apps;
         Link *l;
 
         if (mark != 0 && a && apps_routes(a)) {
@@ -198,7 +202,7 @@ static const char *link_name(Stats *s, uint32_t ifindex, uint32_t mark, char buf
                 else if (slot < n && slots[slot] != 0)
                         ifindex = slots[slot];
         }
-        l = links_get(s->manager->core.links, (int)ifindex);
+        l = links_get(s->core->links, (int)ifindex);
         if (l && l->info.name)
                 return l->info.name;
         snprintf(buf, 16, "if%" PRIu32, ifindex);
@@ -209,7 +213,7 @@ static const char *link_name(Stats *s, uint32_t ifindex, uint32_t mark, char buf
  * otherwise home. */
 static bool link_roaming(Stats *s, const char *name)
 {
-        int r = config_roaming_override(s->manager->core.config, name);
+        int r = config_roaming_override(s->core->config, name);
         if (r < 0)
                 r = mm_client_roaming(s->mm, name);
         if (r < 0)
@@ -220,8 +224,7 @@ static bool link_roaming(Stats *s, const char *name)
 /* Configuration first ([Metered]), otherwise cellular links are metered. */
 static bool link_metered(Stats *s, const Link *l)
 {
-        int r =
-            l->info.name ? config_metered_override(s->manager->core.config, l->info.name) : -ENOENT;
+        int r = l->info.name ? config_metered_override(s->core->config, l->info.name) : -ENOENT;
 
         return r >= 0 ? r > 0 : l->bearer == BEARER_CELLULAR;
 }
@@ -246,7 +249,7 @@ static const char *account_owner(void *userdata, uint64_t cgroup)
 static bool account_link_exists(void *userdata, uint32_t ifindex)
 {
         Stats *s = userdata;
-        return links_get(s->manager->core.links, (int)ifindex) != NULL;
+        return links_get(s->core->links, (int)ifindex) != NULL;
 }
 
 static const char *account_link_name(void *userdata, uint32_t ifindex, uint32_t mark,
@@ -308,8 +311,8 @@ int stats_read(Stats *s)
         /* called right before links change: the budgets follow once the change is made */
         if (s->n_budgets > 0) {
                 if (!s->budget_defer)
-                        (void)sd_event_add_defer(s->manager->core.event, &s->budget_defer,
-                                                 on_budget_defer, s);
+                        (void)sd_event_add_defer(s->core->event, &s->budget_defer, on_budget_defer,
+                                                 s);
                 else
                         (void)sd_event_source_set_enabled(s->budget_defer, SD_EVENT_ONESHOT);
         }
@@ -339,7 +342,7 @@ int stats_save(Stats *s)
 
         if (!s || !s->engine)
                 return 0;
-        c = &s->manager->core.config->stats;
+        c = &s->core->config->stats;
         if (read_counters(s, false) >= 0)
                 forget_dead(s);
         (void)stats_history_prune(&s->hist,
@@ -377,7 +380,7 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
         (void)stats_save(s); /* reads the budgets' quotas too */
         /* links and routing slots change without telling: the budgets follow at every flush */
         (void)stats_budgets_sync(s, false);
-        (void)sd_event_source_set_time(es, usec + s->manager->core.config->stats.flush_usec);
+        (void)sd_event_source_set_time(es, usec + s->core->config->stats.flush_usec);
         return sd_event_source_set_enabled(es, SD_EVENT_ONESHOT);
 }
 
@@ -440,19 +443,19 @@ int stats_start(Stats *s)
         r = read_counters(s, true);
         if (r < 0)
                 return r;
-        if (s->manager->core.bus) {
-                r = stats_bus_setup(s->manager, &s->bus_slot);
+        if (s->core->bus) {
+                r = stats_bus_setup(s, &s->bus_slot);
                 if (r < 0)
                         return log_error_errno(r, "Stats: cannot export org.roam1.Usage: %m");
-                r = mm_client_new(s->manager->core.bus, on_mm_change, s, &s->mm);
+                r = mm_client_new(s->core->bus, on_mm_change, s, &s->mm);
                 if (r < 0)
                         log_warning_errno(r, "Stats: cannot watch ModemManager: %m");
-                r = ofono_client_new(s->manager->core.bus, on_ofono_change, s, &s->ofono);
+                r = ofono_client_new(s->core->bus, on_ofono_change, s, &s->ofono);
                 if (r < 0)
                         log_warning_errno(r, "Stats: cannot watch oFono: %m");
         }
-        r = sd_event_add_time_relative(s->manager->core.event, &s->timer, CLOCK_MONOTONIC,
-                                       s->manager->core.config->stats.flush_usec, USEC_PER_SEC / 10,
+        r = sd_event_add_time_relative(s->core->event, &s->timer, CLOCK_MONOTONIC,
+                                       s->core->config->stats.flush_usec, USEC_PER_SEC / 10,
                                        on_timer, s);
         if (r < 0)
                 return log_error_errno(r, "Stats: cannot start the flush timer: %m");
@@ -472,7 +475,7 @@ static bool budgets_name(Stats *s, const char *app_id)
 /* The budgets of the configuration in force: kept (with what they used) when unchanged. */
 static int budgets_from_config(Stats *s)
 {
-        const StatsConfig *c = &s->manager->core.config->stats;
+        const StatsConfig *c = &s->core->config->stats;
         Budget *nb = calloc(c->n_budgets + 1, sizeof(Budget));
 
         if (!nb)
@@ -539,7 +542,7 @@ static void budget_set_state(Stats *s, Budget *b, StatsBudgetState st)
                 return;
         }
         b->state = st;
-        stats_bus_emit_budget(s->manager, b->spec.app_id, links, stats_budget_state_to_string(st));
+        stats_bus_emit_budget(s, b->spec.app_id, links, stats_budget_state_to_string(st));
 }
 
 /* One dump of the quotas: what each budget used so far this period. */
@@ -558,9 +561,9 @@ int stats_budgets_read(Stats *s)
                 return log_warning_errno(r, "Stats: cannot read the budgets' quotas: %m");
         for (size_t i = 0; i < s->n_budgets; i++) {
                 Budget *b = &s->budgets[i];
-                budget_set_state(s, b,
-                                 stats_budget_apply_quotas(
-                                     b, q, n, s->manager->core.config->stats.budget_warn_percent));
+                budget_set_state(
+                    s, b,
+                    stats_budget_apply_quotas(b, q, n, s->core->config->stats.budget_warn_percent));
         }
         return 0;
 }
@@ -603,7 +606,7 @@ static int budgets_keep(Stats *s)
  * for the current period only. */
 static void budgets_seed(Stats *s)
 {
-        const unsigned warn = s->manager->core.config->stats.budget_warn_percent;
+        const unsigned warn = s->core->config->stats.budget_warn_percent;
         _cleanup_free_ NftQuotaUse *q = NULL;
         uint64_t real = clock_now_usec(CLOCK_REALTIME);
         size_t n = 0;
@@ -649,9 +652,9 @@ static int on_budget_timer(sd_event_source *es, uint64_t usec, void *userdata)
 static int budget_links(Stats *s, const Budget *b, uint32_t **ret_if, size_t *ret_nif,
                         uint32_t **ret_mk, size_t *ret_nmk)
 {
-        uint32_t mask = s->manager->core.config->apps.mark_mask;
-        Manager *m = s->manager;
-        _cleanup_free_ uint32_t *ifs = calloc(m->core.links->n_links + 1, sizeof(uint32_t));
+        uint32_t mask = s->core->config->apps.mark_mask;
+        Core *c = s->core;
+        _cleanup_free_ uint32_t *ifs = calloc(c->links->n_links + 1, sizeof(uint32_t));
         _cleanup_free_ uint32_t *mks = NULL;
         size_t nif = 0, nmk = 0, n_slots = 0;
         const uint32_t *slots = NULL;
@@ -659,8 +662,8 @@ static int budget_links(Stats *s, const Budget *b, uint32_t **ret_if, size_t *re
 
         if (!ifs)
                 return -ENOMEM;
-        for (size_t i = 0; i < m->core.links->n_links; i++) {
-                Link *l = m->core.links->links[i];
+        for (size_t i = 0; i < c->links->n_links; i++) {
+                Link *l = c->links->links[i];
                 bool match;
                 if (b->spec.links == STATS_BUDGET_ROAMING)
                         match = l->info.name && link_roaming(s, l->info.name);
@@ -671,9 +674,9 @@ static int budget_links(Stats *s, const Budget *b, uint32_t **ret_if, size_t *re
                 if (match)
                         ifs[nif++] = (uint32_t)l->ifindex;
         }
-        if (s->manager->apps && apps_routes(s->manager->apps)) {
-                slots = route_tables_slots(apps_routes(s->manager->apps), &n_slots);
-                vpn = route_tables_vpn_link(apps_routes(s->manager->apps));
+        if (s->apps && apps_routes(s->apps)) {
+                slots = route_tables_slots(apps_routes(s->apps), &n_slots);
+                vpn = route_tables_vpn_link(apps_routes(s->apps));
         }
         mks = calloc(n_slots + 2, sizeof(uint32_t));
         if (!mks)
@@ -696,7 +699,7 @@ static int budget_links(Stats *s, const Budget *b, uint32_t **ret_if, size_t *re
  * links: rebuilt as a whole when any of these changed (rare), the quotas carried over. */
 static int stats_budgets_sync(Stats *s, bool force)
 {
-        const unsigned warn = s->manager->core.config->stats.budget_warn_percent;
+        const unsigned warn = s->core->config->stats.budget_warn_percent;
         _cleanup_(nft_txn_freep) NftTxn *t = NULL;
         _cleanup_free_ NftBudget *nb = NULL;
         _cleanup_free_ char *sig = NULL;
@@ -779,9 +782,8 @@ static int stats_budgets_sync(Stats *s, bool force)
 
         if (next_end != UINT64_MAX) {
                 if (!s->budget_timer)
-                        r = sd_event_add_time(s->manager->core.event, &s->budget_timer,
-                                              CLOCK_REALTIME, next_end, USEC_PER_SEC / 100,
-                                              on_budget_timer, s);
+                        r = sd_event_add_time(s->core->event, &s->budget_timer, CLOCK_REALTIME,
+                                              next_end, USEC_PER_SEC / 100, on_budget_timer, s);
                 else {
                         r = sd_event_source_set_time(s->budget_timer, next_end);
                         if (r >= 0)
@@ -800,8 +802,7 @@ static int stats_budgets_sync(Stats *s, bool force)
                 nb[i].consumed = s->budgets[i].used;
         r = nft_txn_new(s->engine, &t);
         if (r >= 0)
-                r = nft_budget_txn_replace(t, s->manager->core.config->apps.mark_mask, nb,
-                                           s->n_budgets);
+                r = nft_budget_txn_replace(t, s->core->config->apps.mark_mask, nb, s->n_budgets);
         if (r >= 0)
                 r = nft_txn_commit(t);
         if (r < 0) {
@@ -874,7 +875,7 @@ static void forget_cgroup(Stats *s, uint64_t id)
                                   id);
 }
 
-void stats_on_cgroup(Stats *s, NftEngine *e, CgroupEvent ev, const CgroupNode *n)
+static void stats_on_cgroup(Stats *s, NftEngine *e, CgroupEvent ev, const CgroupNode *n)
 {
         _cleanup_free_ char *owner = NULL;
         size_t pos;
@@ -991,7 +992,7 @@ void stats_installed(Stats *s)
 {
         if (!s)
                 return;
-        s->engine = s->manager->apps ? apps_nft(s->manager->apps) : NULL;
+        s->engine = s->apps ? apps_nft(s->apps) : NULL;
         nft_stats_set_installed(s->nft, true);
         /* the cgroup tree has been scanned: owners of what the old table counted */
         for (size_t i = 0; i < s->n_pending; i++) {
@@ -1043,4 +1044,29 @@ static const ReconcilePart stats_part = {
 int stats_register(Stats *s, Reconcile *rc)
 {
         return reconcile_add_part(rc, RECONCILE_PART_STATS, &stats_part, s);
+}
+
+static void on_apps_cgroup(Apps *a, const AppsCgroupEvent *ev, void *userdata)
+{
+        stats_on_cgroup(userdata, ev->nft, ev->event, ev->node);
+}
+
+int stats_set_apps(Stats *s, Apps *apps)
+{
+        if (!s)
+                return 0;
+        apps_cgroup_watch_remove(s->apps, s->apps_watch);
+        s->apps_watch = 0;
+        s->apps = apps;
+        if (apps) {
+                s->apps_watch = apps_cgroup_watch_add(apps, on_apps_cgroup, s);
+                if (s->apps_watch == 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+Core *stats_core(Stats *s)
+{
+        return s->core;
 }

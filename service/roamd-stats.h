@@ -16,10 +16,11 @@
 #include "roamd-stats-budget.h"
 #include "roamd-stats-history.h"
 
-typedef struct Manager Manager;
+typedef struct Apps Apps;
+typedef struct Core Core;
 typedef struct Stats Stats;
 
-int stats_new(Manager *m, Stats **ret);
+int stats_new(Core *core, Stats **ret);
 /* Saves a last time (counters read first). NULL-safe. */
 Stats *stats_free(Stats *s);
 
@@ -27,8 +28,11 @@ Stats *stats_free(Stats *s);
  * the tables are installed). */
 int stats_start(Stats *s);
 
-/* Hooks for roamd-apps.c (all NULL-safe for s): */
-void stats_on_cgroup(Stats *s, NftEngine *e, CgroupEvent ev, const CgroupNode *n);
+/* The apps, once they exist (NULL: gone): the owners of cgroups (followed through their
+ * cgroup watch) and the routing slots. NULL-safe for s. */
+int stats_set_apps(Stats *s, Apps *apps);
+
+/* The reconciler's side (NULL-safe for s): */
 int stats_txn_install(Stats *s, NftTxn *t);
 void stats_installed(Stats *s);
 
@@ -53,9 +57,11 @@ int stats_budgets_read(Stats *s);
 /* The configuration was reloaded. */
 int stats_budgets_changed(Stats *s);
 /* roamd-stats-bus.c: signal BudgetChanged(app, links, state). */
-void stats_bus_emit_budget(Manager *m, const char *app_id, const char *links, const char *state);
+void stats_bus_emit_budget(Stats *s, const char *app_id, const char *links, const char *state);
 /* roamd-stats-bus.c: org.roam1.Usage on the manager's path. */
-int stats_bus_setup(Manager *m, sd_bus_slot **ret);
+int stats_bus_setup(Stats *s, sd_bus_slot **ret);
+/* For the bus glue */
+Core *stats_core(Stats *s);
 
 /* The owner word of a cgroup ("app:ID", "user:UID/app:ID", "user:UID", "system"). */
 int stats_owner_of(const CgroupNode *n, char **ret);

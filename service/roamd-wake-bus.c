@@ -9,7 +9,7 @@
 #include "roamd-bus-auth.h"
 #include "roamd-app-id.h"
 #include "roamd-apps.h"
-#include "roamd-manager.h"
+#include "roamd-core.h"
 #include "roamd-wake-run.h"
 
 /* A Register()ed app: its client is followed, and its registration ends with it. */
@@ -83,13 +83,24 @@ static int on_client_gone(sd_bus_track *track, void *userdata)
         return 0;
 }
 
-static WakeRun *manager_wake(Manager *m, sd_bus_error *error)
+/* The App objects' wake members are a vtable of the WakeRun's own: the object found is the
+ * App, the WakeRun is the userdata of the slot that runs (sd_bus_get_current_slot()). */
+static WakeRun *current_wake(sd_bus *bus)
 {
-        if (!m->wake)
+        sd_bus_slot *slot = sd_bus_get_current_slot(bus);
+
+        return slot ? sd_bus_slot_get_userdata(slot) : NULL;
+}
+
+static WakeRun *app_wake(sd_bus_message *msg, sd_bus_error *error)
+{
+        WakeRun *w = current_wake(sd_bus_message_get_bus(msg));
+
+        if (!w)
                 sd_bus_error_set(error, ROAM_ERROR_FAILED,
                                  "Apps are not governed here ([Apps] Enforce=no, or no cgroup v2; "
                                  "see roamd's log).");
-        return m->wake;
+        return w;
 }
 
 /* Whether the caller is a process of app: its cgroup is one of the app's, or below one. */
@@ -201,7 +212,7 @@ static int read_register_options(sd_bus_message *msg, RegisterOptions *o, sd_bus
 static int method_register(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
         App *app = userdata;
-        WakeRun *w = manager_wake(apps_manager(app->apps), error);
+        WakeRun *w = app_wake(msg, error);
         RegisterOptions o = {.needs_time = true};
         WakeReg *g, **l;
         int r;
@@ -256,7 +267,7 @@ static int method_register(sd_bus_message *msg, void *userdata, sd_bus_error *er
 static int method_done(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
         App *app = userdata;
-        WakeRun *w = manager_wake(apps_manager(app->apps), error);
+        WakeRun *w = app_wake(msg, error);
         int r;
 
         if (!w)
@@ -299,7 +310,7 @@ static int app_property(sd_bus *bus, const char *path, const char *interface, co
                         sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
         App *app = userdata;
-        WakeRun *w = apps_manager(app->apps)->wake;
+        WakeRun *w = current_wake(bus);
         WakeAppState st = _WAKE_APP_INVALID;
         WakeReason why = _WAKE_REASON_INVALID;
         bool listed = w && wake_app_state(w->queue, app->id, &st, &why) >= 0;
@@ -338,9 +349,9 @@ static int wake_app_find(sd_bus *bus, const char *path, const char *interface, v
         _cleanup_free_ char *id = NULL;
         App *app;
 
-        if (!w->manager->apps || sd_bus_path_decode(path, ROAM_APP_PATH_PREFIX, &id) <= 0)
+        if (!w->apps || sd_bus_path_decode(path, ROAM_APP_PATH_PREFIX, &id) <= 0)
                 return 0;
-        app = apps_get(w->manager->apps, id);
+        app = apps_get(w->apps, id);
         if (!app)
                 return 0;
         *found = app;
@@ -415,7 +426,7 @@ static const sd_bus_vtable wake_manager_vtable[] = {
 
 int wake_bus_setup(WakeRun *w)
 {
-        sd_bus *bus = w->manager->core.bus;
+        sd_bus *bus = w->core->bus;
         int r;
 
         if (!bus)
@@ -431,8 +442,8 @@ int wake_bus_setup(WakeRun *w)
 void wake_bus_app_changed(WakeRun *w, const char *id, WakeAppState old, WakeAppState new,
                           WakeReason why, uint64_t generation)
 {
-        sd_bus *bus = w->manager->core.bus;
-        App *app = w->manager->apps ? apps_get(w->manager->apps, id) : NULL;
+        sd_bus *bus = w->core->bus;
+        App *app = w->apps ? apps_get(w->apps, id) : NULL;
         int r;
 
         if (!bus || !app || !w->manager_slot)
@@ -450,16 +461,16 @@ void wake_bus_app_changed(WakeRun *w, const char *id, WakeAppState old, WakeAppS
 
 void wake_bus_queue_changed(WakeRun *w)
 {
-        if (w->manager->core.bus && w->manager_slot)
+        if (w->core->bus && w->manager_slot)
                 (void)sd_bus_emit_properties_changed(
-                    w->manager->core.bus, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE, "WakeQueue",
+                    w->core->bus, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE, "WakeQueue",
                     "WakePeriod", "TimeGate", "TimeGateReason", NULL);
 }
 
 void wake_bus_cap_changed(WakeRun *w)
 {
-        if (w->manager->core.bus && w->manager_slot)
-                (void)sd_bus_emit_properties_changed(w->manager->core.bus, ROAM_MANAGER_PATH,
+        if (w->core->bus && w->manager_slot)
+                (void)sd_bus_emit_properties_changed(w->core->bus, ROAM_MANAGER_PATH,
                                                      ROAM_MANAGER_INTERFACE, "WakeCap",
                                                      "WakeCapReason", NULL);
 }

@@ -8,7 +8,8 @@
 #include "roam-macro.h"
 #include "roam-util.h"
 #include "roamd-apps.h"
-#include "roamd-manager.h"
+#include "roamd-core.h"
+#include "roamd-links.h"
 #include "roamd-nft-wake.h"
 #include "roamd-reconcile.h"
 #include "roamd-stats-history.h"
@@ -42,8 +43,8 @@ static void arm(void *userdata, uint64_t when)
                 return;
         }
         if (!w->timer) {
-                r = sd_event_add_time(w->manager->core.event, &w->timer, CLOCK_MONOTONIC, when, 0,
-                                      on_timer, w);
+                r = sd_event_add_time(w->core->event, &w->timer, CLOCK_MONOTONIC, when, 0, on_timer,
+                                      w);
                 if (r < 0) {
                         log_error_errno(r, "wake: cannot arm the timer: %m");
                         return;
@@ -59,7 +60,7 @@ static void arm(void *userdata, uint64_t when)
 static uint64_t app_bytes(void *userdata, const char *id)
 {
         WakeRun *w = userdata;
-        Stats *s = w->manager->stats;
+        Stats *s = w->stats;
         StatsCount c;
 
         if (!s || stats_read(s) < 0)
@@ -116,7 +117,7 @@ static bool contains(const uint64_t *l, size_t n, uint64_t v);
  * what the last committed pass put there). */
 static bool gate_open(WakeRun *w, const char *id)
 {
-        App *app = apps_get(w->manager->apps, id);
+        App *app = apps_get(w->apps, id);
 
         for (size_t k = 0; app && k < app->n_cgroups; k++)
                 if (contains(w->installed, w->n_installed, app->cgroups[k].id))
@@ -173,7 +174,7 @@ static void open_gate(void *userdata, const char *id, uint64_t generation)
         w->opens[w->n_opens++] = o;
         /* the pass that carries the change: the app left the waiting ones, its cgroups leave
          * the set (part_prepare) */
-        r = reconcile_wait(w->manager->core.reconcile, on_open_pass, o, NULL, &o->wait);
+        r = reconcile_wait(w->core->reconcile, on_open_pass, o, NULL, &o->wait);
         if (r < 0)
                 log_error_errno(r, "wake: %s: cannot wait for the pass that opens its gate: %m",
                                 id);
@@ -188,7 +189,7 @@ static void app_changed(void *userdata, const char *id, WakeAppState old, WakeAp
                 open_drop(w, id);
         /* The gate follows in the next pass. */
         if (old == WAKE_APP_WAITING || new == WAKE_APP_WAITING)
-                reconcile_schedule(w->manager->core.reconcile);
+                reconcile_schedule(w->core->reconcile);
         wake_bus_app_changed(w, id, old, new, why, generation);
 }
 
@@ -220,8 +221,8 @@ static const WakeOps wake_ops = {
 
 static unsigned cap_for(WakeRun *w)
 {
-        const WakeConfigSection *c = &w->manager->core.config->wake;
-        Link *best = w->manager->core.links->best;
+        const WakeConfigSection *c = &w->core->config->wake;
+        Link *best = w->core->links->best;
 
         if (best && best->bearer >= 0 && best->bearer < _BEARER_MAX &&
             c->at_once_bearer[best->bearer] > 0)
@@ -233,8 +234,8 @@ static unsigned cap_for(WakeRun *w)
  * [Wake] SlowRTTSec= makes the cap 1; unmeasured is not slow. A fact for the queue. */
 static void slow_update(WakeRun *w)
 {
-        uint64_t limit = w->manager->core.config->wake.slow_rtt_usec;
-        Link *best = w->manager->core.links->best;
+        uint64_t limit = w->core->config->wake.slow_rtt_usec;
+        Link *best = w->core->links->best;
         char why[128];
         bool slow;
 
@@ -270,7 +271,7 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
 
 static void config_from(WakeRun *w, WakeConfig *c)
 {
-        const WakeConfigSection *s = &w->manager->core.config->wake;
+        const WakeConfigSection *s = &w->core->config->wake;
 
         *c = (WakeConfig){
             .settle_usec = s->settle_usec,
@@ -286,7 +287,7 @@ static void config_from(WakeRun *w, WakeConfig *c)
 /* The queue follows the apps' policies: listed, ranked, or off the list. */
 static void sync_apps(WakeRun *w)
 {
-        Apps *a = w->manager->apps;
+        Apps *a = w->apps;
         _cleanup_strv_free_ char **gone = NULL;
         size_t n_gone = 0;
 
@@ -323,7 +324,7 @@ static void sync_apps(WakeRun *w)
 /* The cgroup IDs whose new connections the gate refuses now. */
 static int gated_cgroups(WakeRun *w, uint64_t **ret, size_t *ret_n)
 {
-        Apps *a = w->manager->apps;
+        Apps *a = w->apps;
         uint64_t *l = NULL;
         size_t n = 0;
 
@@ -439,7 +440,7 @@ static const ReconcilePart wake_part = {
     .done = part_done,
 };
 
-int wake_run_new(Manager *m, WakeRun **ret)
+int wake_run_new(Core *core, Apps *apps, Stats *stats, WakeRun **ret)
 {
         _cleanup_free_ WakeRun *w = NULL;
         WakeConfig c;
@@ -448,29 +449,31 @@ int wake_run_new(Manager *m, WakeRun **ret)
         w = calloc(1, sizeof(*w));
         if (!w)
                 return -ENOMEM;
-        w->manager = m;
+        w->core = core;
+        w->apps = apps;
+        w->stats = stats;
         config_from(w, &c);
         r = wake_new(&wake_ops, w, &c, &w->queue);
         if (r < 0)
                 return r;
-        w->links_watch = links_watch_add(m->core.links, on_links, w, NULL);
+        w->links_watch = links_watch_add(core->links, on_links, w, NULL);
         if (w->links_watch == 0) {
                 wake_free(w->queue);
                 return -ENOMEM;
         }
-        r = reconcile_add_part(m->core.reconcile, RECONCILE_PART_WAKE, &wake_part, w);
+        r = reconcile_add_part(core->reconcile, RECONCILE_PART_WAKE, &wake_part, w);
         if (r < 0) {
-                links_watch_remove(m->core.links, w->links_watch);
+                links_watch_remove(core->links, w->links_watch);
                 wake_free(w->queue);
                 return r;
         }
         sync_apps(w);
         slow_update(w);
-        wake_set_online(w->queue, streq(m->core.links->state, "online"));
+        wake_set_online(w->queue, streq(core->links->state, "online"));
         r = wake_bus_setup(w);
         if (r < 0)
                 log_warning_errno(r, "wake: no bus API: %m");
-        reconcile_schedule(m->core.reconcile);
+        reconcile_schedule(core->reconcile);
         *ret = TAKE_PTR(w);
         return 0;
 }
@@ -479,8 +482,8 @@ WakeRun *wake_run_free(WakeRun *w)
 {
         if (!w)
                 return NULL;
-        reconcile_remove_part(w->manager->core.reconcile, RECONCILE_PART_WAKE);
-        links_watch_remove(w->manager->core.links, w->links_watch);
+        reconcile_remove_part(w->core->reconcile, RECONCILE_PART_WAKE);
+        links_watch_remove(w->core->links, w->links_watch);
         sd_event_source_disable_unref(w->timer);
         sd_bus_slot_unref(w->manager_slot);
         sd_bus_slot_unref(w->app_slot);
@@ -505,5 +508,5 @@ void wake_run_reload(WakeRun *w)
         wake_set_config(w->queue, &c);
         slow_update(w);
         wake_set_cap(w->queue, c.cap);
-        reconcile_schedule(w->manager->core.reconcile);
+        reconcile_schedule(w->core->reconcile);
 }

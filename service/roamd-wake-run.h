@@ -12,12 +12,16 @@
 
 #include "roamd-wake.h"
 
-typedef struct Manager Manager;
+typedef struct Apps Apps;
+typedef struct Core Core;
+typedef struct Stats Stats;
 typedef struct WakeReg WakeReg;
 typedef struct WakeOpen WakeOpen;
 
 typedef struct WakeRun {
-        Manager *manager;
+        Core *core;
+        Apps *apps;   /* their wake policy, cgroups and bus objects */
+        Stats *stats; /* their counters; NULL without usage counting */
         Wake *queue;
         sd_event_source *timer;
         unsigned links_watch;
@@ -34,7 +38,7 @@ typedef struct WakeRun {
 } WakeRun;
 
 /* After apps_start(): registers with the links, the reconciler and the bus. */
-int wake_run_new(Manager *m, WakeRun **ret);
+int wake_run_new(Core *core, Apps *apps, Stats *stats, WakeRun **ret);
 WakeRun *wake_run_free(WakeRun *w);
 /* [Wake] changed. */
 void wake_run_reload(WakeRun *w);

@@ -18,7 +18,7 @@
 #include "roamd-firewall.h"
 #include "roamd-link-bus.h"
 #include "roamd-links.h"
-#include "roamd-manager.h"
+#include "roamd-core.h"
 #include "roamd-netlink.h"
 #include "roamd-wpa.h"
 #include "test.h"
@@ -64,7 +64,7 @@ Link *links_get(Links *l, int ifindex)
         return NULL;
 }
 
-void manager_bus_emit_changed(Manager *m, const char *first, ...)
+void core_emit_manager_changed(Core *c, const char *first, ...)
 {
         bus_changes++;
 }
@@ -82,6 +82,15 @@ int netlink_neigh_lladdr(Netlink *n, int ifindex, const IpAddr *addr, char *buf,
 App *apps_get(Apps *a, const char *id)
 {
         return NULL;
+}
+
+unsigned apps_cgroup_watch_add(Apps *a, AppsCgroupFn fn, void *userdata)
+{
+        return 1;
+}
+
+void apps_cgroup_watch_remove(Apps *a, unsigned id)
+{
 }
 
 /* ---- the world: one wired link at home, its files in a directory of the test's own ---- */
@@ -123,7 +132,7 @@ static Link *link_table[1];
 static Link eth;
 static LinkAddress eth_addr = {.addr = {AF_INET, "192.0.2.5"}, .prefixlen = 24};
 static char *eth_domains[] = {(char *)"home.example", NULL};
-static Manager manager;
+static Core core;
 static Firewall *fw;
 static FakeKernel kernel;
 
@@ -198,9 +207,8 @@ static void setup(void)
                               .domains = eth_domains};
         link_table[0] = &eth;
         links = (Links){.links = link_table, .n_links = 1};
-        manager =
-            (Manager){.core = {.event = event, .config = config, .links = &links, .reconcile = rc}};
-        ASSERT_OK(firewall_new(&manager, &fw));
+        core = (Core){.event = event, .config = config, .links = &links, .reconcile = rc};
+        ASSERT_OK(firewall_new(&core, &fw));
         ASSERT_EQ(watches, 1);
 }
 

@@ -18,7 +18,7 @@
 #include "roamd-client-mm.h"
 #include "roamd-client-ofono.h"
 #include "roamd-links.h"
-#include "roamd-manager.h"
+#include "roamd-core.h"
 #include "roamd-route.h"
 #include "roamd-stats.h"
 #include "test.h"
@@ -67,6 +67,23 @@ NftEngine *apps_nft(Apps *a)
 RouteTables *apps_routes(Apps *a)
 {
         return (RouteTables *)&routes_token;
+}
+
+/* The apps' cgroup watch list: usage's watcher, called by cgroup() below. */
+static AppsCgroupFn cgroup_watch;
+static void *cgroup_watch_userdata;
+
+unsigned apps_cgroup_watch_add(Apps *a, AppsCgroupFn fn, void *userdata)
+{
+        cgroup_watch = fn;
+        cgroup_watch_userdata = userdata;
+        return 1;
+}
+
+void apps_cgroup_watch_remove(Apps *a, unsigned id)
+{
+        if (id != 0)
+                cgroup_watch = NULL;
 }
 
 const uint32_t *route_tables_slots(RouteTables *rt, size_t *n)
@@ -122,7 +139,7 @@ int ofono_client_roaming(OfonoClient *c, const char *ifname)
         return -ENOENT;
 }
 
-int stats_bus_setup(Manager *m, sd_bus_slot **ret)
+int stats_bus_setup(Stats *s, sd_bus_slot **ret)
 {
         *ret = NULL;
         return 0;
@@ -131,8 +148,7 @@ int stats_bus_setup(Manager *m, sd_bus_slot **ret)
 /* BudgetChanged, as the bus would carry it: "APP LINKS STATE" lines. */
 static char signals[1024];
 
-void stats_bus_emit_budget(Manager *m, const char *app_id, const char *links_word,
-                           const char *state)
+void stats_bus_emit_budget(Stats *s, const char *app_id, const char *links_word, const char *state)
 {
         size_t pos = strlen(signals);
 
@@ -146,7 +162,7 @@ static char dir[] = DIR_TEMPLATE;
 static sd_event *event;
 static Config *config;
 static Reconcile *rc;
-static Manager manager;
+static Core core;
 static Stats *stats;
 
 static void remove_dir(void)
@@ -173,7 +189,9 @@ static void start(void)
 {
         stats = NULL;
         mm_changed = NULL;
-        ASSERT_OK(stats_new(&manager, &stats));
+        ASSERT_OK(stats_new(&core, &stats));
+        ASSERT_OK(stats_set_apps(stats, (Apps *)&engine_token));
+        ASSERT_TRUE(cgroup_watch);
         ASSERT_OK(stats_start(stats));
         ASSERT_TRUE(mm_changed);
         ASSERT_OK(stats_register(stats, rc));
@@ -215,12 +233,11 @@ static void setup(void)
         world.slots[2] = 5;
         world.slots[3] = 3;
         links_from_world();
-        manager = (Manager){.core = {.event = event,
-                                     .bus = (sd_bus *)&bus_token, /* (only the fakes see it) */
-                                     .config = config,
-                                     .links = &links,
-                                     .reconcile = rc},
-                            .apps = (Apps *)&engine_token};
+        core = (Core){.event = event,
+                      .bus = (sd_bus *)&bus_token, /* (only the fakes see it) */
+                      .config = config,
+                      .links = &links,
+                      .reconcile = rc};
         start();
 }
 
@@ -245,7 +262,14 @@ static void cgroup(CgroupEvent ev, uint64_t id, const char *app_id)
                                 .app_id = (char *)app_id,
                                 .uid = 1000}};
 
-        stats_on_cgroup(stats, apps_nft(NULL), ev, &n);
+        ASSERT_TRUE(cgroup_watch);
+        cgroup_watch((Apps *)&engine_token,
+                     &(AppsCgroupEvent){.apps = (Apps *)&engine_token,
+                                        .event = ev,
+                                        .node = &n,
+                                        .nft = apps_nft(NULL),
+                                        .started = true},
+                     cgroup_watch_userdata);
         fake_loop_run(event);
 }
 
