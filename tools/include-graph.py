@@ -1,0 +1,207 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The include graph of service/ and tui/ keeps its layers (docs/ARCHITECTURE.md).
+
+A file X.c and its header X.h are one node X; an edge is an `#include "Y.h"` of a file of the
+tree. Two rules:
+
+1. No include cycle, except a file with its own bus glue: X <-> X-bus, and an X-internal.h
+   shared by those two (a strongly connected component inside {X, X-bus, X-internal}). A
+   cycle means two files that each need the other: one of them is calling up.
+2. The kernel adapters (KERNEL below) include nothing above themselves: only shared/, each
+   other and the pure data types and parsers in BELOW_KERNEL, never the links layer, the
+   core, a feature or the manager. They tell their owner through callbacks given at
+   construction.
+3. Only the composition root (roamd.c, roamd-manager*.c) includes roamd-manager.h: the
+   features get the Core (roamd-core.h) and what the manager hands them.
+
+Usage: include-graph.py SOURCE_ROOT [-v]. Exits 1 and says which files break a rule.
+"""
+
+import os
+import re
+import sys
+
+DIRS = ("service", "shared", "tui")
+
+# Cycles allowed for now, each with its reason: a set of node names that must be exactly one
+# strongly connected component. An entry that no longer matches fails too, so the list only
+# ever shrinks. Empty: every cycle is a file and its own bus glue.
+ALLOWED_CYCLES = []
+
+# The kernel/adapter layer of roamd: talks to the kernel or a local daemon and says
+# "changed" through the callbacks its owner hands it.
+KERNEL = {
+    "roamd-netlink",  # rtnetlink links, addresses, routes (libnl-route)
+    "roamd-ndopt",  # RA option 37 from RTM_NEWNDUSEROPT
+    "roamd-dns",  # per-link DNS: pins, leases, resolv.conf
+    "roamd-dns-bus",  # ... from resolved and NetworkManager
+    "roamd-dns-internal",
+    "roamd-lease-cache",  # dhcpcd's lease files
+    "roamd-wpa",  # wpa_supplicant's interfaces and station facts
+    "roamd-client-wpa",  # its control sockets
+    "roamd-nft",  # table inet roam (libnftnl)
+    "roamd-nft-stats",  # the usage and budget tables
+    "roamd-nft-wake",  # the wake gate's set and chain
+    "roamd-nft-refused",  # the refused-resets' chain and set
+    "roamd-route",  # policy routing (libnl-route)
+    "roamd-coexist",  # others' mark writes
+    "roamd-cgroup",  # the cgroup v2 tree
+    "roamd-resolve",  # one DNS lookup through a link (c-ares)
+    "roamd-ping",  # ICMP echo on a link
+    "roamd-curl",  # libcurl on sd-event
+}
+
+# Pure data types and parsers below the adapters (they include no roamd state).
+BELOW_KERNEL = {
+    "roamd-config",
+    "roamd-fault",
+    "roamd-link-info",
+    "roamd-wpa-station",
+    "roamd-dns-source",
+    "roamd-dhcp-lease",
+    "roamd-ndopt-parse",
+    "roamd-client-wpa-parse",
+    "roamd-cgroup-path",
+    "roamd-app-id",
+    "roamd-verdict",
+    "roamd-http-answer",
+    "roamd-nft-mark",
+}
+
+
+MANAGER_USERS = {"roamd", "roamd-manager", "roamd-manager-bus"}
+
+
+def read_graph(root):
+    nodes = {}
+    for d in DIRS:
+        for top, dirs, files in os.walk(os.path.join(root, d)):
+            dirs.sort()
+            for f in sorted(files):
+                if f.endswith((".c", ".h")):
+                    path = os.path.relpath(os.path.join(top, f), root)
+                    nodes.setdefault(f[:-2], []).append(path)
+    edges = {n: set() for n in nodes}
+    where = {}
+    for n, files in nodes.items():
+        for path in files:
+            with open(os.path.join(root, path), errors="replace") as fh:
+                for line in fh:
+                    m = re.match(r'\s*#\s*include\s+"([^"]+)\.h"', line)
+                    if not m:
+                        continue
+                    t = os.path.basename(m.group(1))
+                    if t != n and t in nodes:
+                        edges[n].add(t)
+                        where.setdefault((n, t), path)
+    return nodes, edges, where
+
+
+def components(edges):
+    """Strongly connected components of more than one node (Tarjan, iterative)."""
+    index, low, on, stack, out = {}, {}, set(), [], []
+    counter = 0
+    for start in sorted(edges):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(edges[start])))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on.add(start)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(edges[w]))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = set()
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.add(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    out.append(comp)
+    return out
+
+
+def bus_glue(comp):
+    """{X, X-bus} or {X, X-bus, X-internal} (or X with only one of the two)."""
+    for x in comp:
+        if x + "-bus" in comp or x + "-internal" in comp:
+            if comp <= {x, x + "-bus", x + "-internal"}:
+                return True
+    return False
+
+
+def main():
+    root = sys.argv[1]
+    verbose = "-v" in sys.argv[2:]
+    nodes, edges, where = read_graph(root)
+    errors = []
+
+    comps = components(edges)
+    for comp in comps:
+        if bus_glue(comp) or comp in ALLOWED_CYCLES:
+            continue
+        lines = [
+            f"    {a} -> {b} ({where[(a, b)]})"
+            for a in sorted(comp)
+            for b in sorted(edges[a] & comp)
+        ]
+        errors.append(
+            f"include cycle of {len(comp)}: {', '.join(sorted(comp))}\n" + "\n".join(lines)
+        )
+    for allowed in ALLOWED_CYCLES:
+        if allowed not in comps:
+            errors.append(
+                f"allowed cycle {', '.join(sorted(allowed))} is gone or changed: "
+                "update ALLOWED_CYCLES in tools/include-graph.py"
+            )
+
+    for k in sorted(KERNEL):
+        if k not in nodes:
+            errors.append(f"kernel file {k} no longer exists: update KERNEL")
+            continue
+        for t in sorted(edges[k]):
+            if t.startswith("roamd-") and t not in KERNEL and t not in BELOW_KERNEL:
+                errors.append(
+                    f"{where[(k, t)]} (kernel/adapter layer) includes {t}.h from above it: "
+                    "hand it a callback at construction instead"
+                )
+
+    for n in sorted(nodes):
+        if "roamd-manager" in edges[n] and n not in MANAGER_USERS:
+            errors.append(
+                f"{where[(n, 'roamd-manager')]} includes roamd-manager.h: a feature gets the "
+                "Core and what the manager hands it, never the manager"
+            )
+
+    if verbose:
+        for comp in comps:
+            print(f"{len(comp)} {sorted(comp)}")
+    for e in errors:
+        print(e, file=sys.stderr)
+    if errors:
+        return 1
+    print(f"{len(nodes)} files, {len(comps)} cycles, all of them allowed; the kernel layer "
+          "includes nothing above itself; only the composition root includes the manager")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
