@@ -8,7 +8,6 @@
 #include "roam-log.h"
 #include "roam-util.h"
 #include "roamd-app-id.h"
-#include "roamd-apps-internal.h"
 #include "roamd-apps.h"
 #include "roamd-cgroup.h"
 #include "roamd-core.h"

@@ -14,7 +14,6 @@
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-util.h"
-#include "roamd-apps-internal.h"
 #include "roamd-apps.h"
 #include "roamd-cgroup.h"
 #include "roamd-core.h"

@@ -11,7 +11,6 @@
 #include "roam-util.h"
 #include "roam-words.h"
 #include "roamd-app-id.h"
-#include "roamd-apps-internal.h"
 #include "roamd-apps.h"
 #include "roamd-bus-name.h"
 #include "roamd-cgroup.h"

@@ -140,12 +140,8 @@ def components(edges):
 
 
 def bus_glue(comp):
-    """{X, X-bus} or {X, X-bus, X-internal} (or X with only one of the two)."""
-    for x in comp:
-        if x + "-bus" in comp or x + "-internal" in comp:
-            if comp <= {x, x + "-bus", x + "-internal"}:
-                return True
-    return False
+    """{X, X-bus} or {X, X-bus, X-internal}: a file and its own bus glue."""
+    return any(x + "-bus" in comp and comp <= {x, x + "-bus", x + "-internal"} for x in comp)
 
 
 def main():
