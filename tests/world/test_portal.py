@@ -642,10 +642,10 @@ def test_login_after_a_resetting_portal_is_no_reset_signal(w, cafe, mon):
     back online before roamd's next look, so eth0 reads online at both looks; but those resets
     came while it was a portal, and are no sign: no round follows the login (there was one,
     a false alarm, after each such login: bench_expiry.py counted 8 reset rounds for 5
-    closings). StallInterval is 15 s here, so that the portal, the login and the round after it
-    fall between two looks even on a loaded machine (they take about 2 s)."""
+    closings). StallInterval is 8 s here, so that the portal, the login and the round after it
+    fall between two looks."""
     reload_config(w, w.default_config.replace(
-        "[Probe]\n", "[Probe]\nStallInterval=15\nStallReprobeMin=1\nDNSWatchInterval=0\n"))
+        "[Probe]\n", "[Probe]\nStallInterval=8\nStallReprobeMin=1\nDNSWatchInterval=0\n"))
     to_cafe(w, mon)
     login(w, save=False)
     wait_link_verdict(w, mon, "online")
@@ -674,7 +674,7 @@ def test_login_after_a_resetting_portal_is_no_reset_signal(w, cafe, mon):
     # and says what it made of them
     no_sign = "refused with a reset while it was not online throughout"
     wait_for(lambda: any(x in w.roamd_log()[signal_at + 1:] for x in ("(signal reset)", no_sign)),
-             30, what="roamd's next look at the refused connection attempts")
+             20, what="roamd's next look at the refused connection attempts")
     log = w.roamd_log()
     assert "(signal reset)" not in log[signal_at + 1:], log[signal_at:][-3000:]
     assert log.index(no_sign, signal_at) > online_at, \
