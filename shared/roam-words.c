@@ -302,8 +302,8 @@ const char *roam_wake_words(const char *wake)
         return w < 0 ? wake : wake_words_table[w];
 }
 
-/* Keyed by the bus words: roamd's enums (service/roamd-wake.c) are its own; these are what a
- * person reads. */
+/* Keyed by the bus words: roamd's enums (service/features/wake/roamd-wake.c) are its own; these are
+ * what a person reads. */
 static const char *words_lookup(const char *const table[][2], size_t n, const char *key)
 {
         for (size_t i = 0; i < n; i++)

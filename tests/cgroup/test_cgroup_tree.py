@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""The live cgroup tree (service/roamd-cgroup.c) against the kernel, through its test program
+"""The live cgroup tree (service/kernel/roamd-cgroup.c) against the kernel, through its test program
 run inside a private subtree <mount>/roam-cgtest-PID-N/system.slice/roamd.service."""
 import os
 import shutil

@@ -17,7 +17,7 @@ and `system` are added when the scenario leaves them out. The app methods (GetAp
 SetAppPolicy, ResetAppPolicy, RunApp, App.OnlineFor, App.Release; App.Register and App.Done
 of the ordered wake-up, which need WakeState "awake" for Done; Manager.WakeNow, which needs
 a wake-listed app; SetAppPolicy's wake=, no or 0-100) check their arguments as
-the contract says, in roamd's order and with roamd's messages (service/roamd-apps-bus.c:
+the contract says, in roamd's order and with roamd's messages (service/features/apps/roamd-apps-bus.c:
 arguments first, then authorization), and change the objects with PropertiesChanged / InterfacesAdded /
 InterfacesRemoved; the State they derive is simple (a grant: "online for a task", deny:
 "blocked: access denied", lan: "local networks only", vpn=required without an online vpn
@@ -448,7 +448,7 @@ def path_encode(prefix, s):
 
 
 def app_id_valid(app_id):
-    """service/roamd-app-id.c: 1-255 of [A-Za-z0-9._-], starting alphanumeric, no '..'."""
+    """service/data/roamd-app-id.c: 1-255 of [A-Za-z0-9._-], starting alphanumeric, no '..'."""
     if not app_id or len(app_id) > 255 or not app_id[0].isascii() or not app_id[0].isalnum():
         return False
     if ".." in app_id:
@@ -474,7 +474,7 @@ def derive_state(v, configured, manager):
 
 def parse_bearers(value):
     """bearers=: names separated by commas and/or spaces, or "all"; roamd's messages
-    (service/roamd-app-policy.c). The list comes back in roamd's bearer order."""
+    (service/features/apps/roamd-app-policy.c). The list comes back in roamd's bearer order."""
     names = [n for n in value.replace(",", " ").replace("\t", " ").split(" ") if n]
     known = ", ".join(APP_BEARERS)
     if not names:
@@ -625,7 +625,7 @@ class Manager(PropertiesObject):
         rows = self.usage.get(key, [])
         if key == "history":
             return rows
-        # the link and app filters as roamd applies them (service/roamd-stats-bus.c)
+        # the link and app filters as roamd applies them (service/features/stats/roamd-stats-bus.c)
         if flt.get("link"):
             rows = [r for r in rows if r[1] == flt["link"]]
         if flt.get("app"):

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Every roam command, its literal words and options (from `roam --help`) and every roamd.conf
-section and key (from service/roamd-config.c's parser) have an entry in the man pages, every
+section and key (from service/data/roamd-config.c's parser) have an entry in the man pages, every
 key is shown in the installed data/roamd.conf, and every command is offered by each shell
 completion.
 
@@ -107,7 +107,7 @@ def main():
                 missing.append(f"the {shell} completion does not offer `roam {cmd}`")
 
     conf = scd_sections(f"{top}/man/roamd.conf.5.scd")
-    for section, keys in sorted(config_keys(f"{top}/service/roamd-config.c").items()):
+    for section, keys in sorted(config_keys(f"{top}/service/data/roamd-config.c").items()):
         text = conf.get(f"[{section}]")
         if text is None:
             missing.append(f"roamd.conf(5) has no section [{section}]")
@@ -126,7 +126,7 @@ def main():
         m = re.match(r"^#?(\w+)=", line)
         if m and section:
             sample[section].add(m.group(1))
-    for section, keys in sorted(config_keys(f"{top}/service/roamd-config.c").items()):
+    for section, keys in sorted(config_keys(f"{top}/service/data/roamd-config.c").items()):
         if section not in sample:
             missing.append(f"data/roamd.conf has no section [{section}]")
             continue

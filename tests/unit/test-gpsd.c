@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* gpsd's JSON protocol (service/roamd-gpsd.c): TPV reports as gnss samples, what is not a
+/* gpsd's JSON protocol (service/data/roamd-gpsd.c): TPV reports as gnss samples, what is not a
  * time, what is refused and why, and the address. */
 #include <arpa/inet.h>
 #include <string.h>

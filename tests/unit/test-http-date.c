@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The Date header's value (service/roamd-http-date.c): the three HTTP date forms, and
+/* The Date header's value (service/links/roamd-http-date.c): the three HTTP date forms, and
  * garbage that libcurl's curl_getdate() alone would take. */
 #include <errno.h>
 #include <stdint.h>

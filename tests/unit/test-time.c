@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The time consensus (service/roamd-time.c): Marzullo over witnesses, falsetickers with
- * reasons, ties, the lower bound, aging and expiry, the state machine, watchers, the gate. */
+/* The time consensus (service/features/time/roamd-time.c): Marzullo over witnesses, falsetickers
+ * with reasons, ties, the lower bound, aging and expiry, the state machine, watchers, the gate. */
 #include <unistd.h>
 
 #include "roam-macro.h"

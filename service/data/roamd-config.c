@@ -9,7 +9,7 @@
 #include "roam-util.h"
 #include "roamd-config.h"
 #include "roamd-gpsd.h"
-#include "roamd-nft.h"
+#include "roamd-nft-mark.h"
 
 static const char *const dns_source_table[_DNS_SOURCE_MAX] = {
     [DNS_SOURCE_NONE] = "none",         [DNS_SOURCE_CONFIG] = "config",

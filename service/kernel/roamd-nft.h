@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "roamd-nft-mark.h"
+
 #define NFT_TABLE_NAME     "roam"
 #define NFT_LEVEL_MAX      32
 #define NFT_CLASS_NAME_MAX 32
@@ -76,14 +78,6 @@ typedef struct NftPrefix {
 typedef struct NftConfig {
         uint32_t mark_mask; /* contiguous bits of the packet mark roamd owns */
 } NftConfig;
-
-/* Parses and checks a mark mask: contiguous, at least 3 bits. */
-int nft_mark_mask_valid(uint32_t mask);
-uint32_t nft_slot_max(uint32_t mask); /* largest link slot; the one above is the VPN slot */
-uint32_t nft_slot_vpn(uint32_t mask);
-uint32_t nft_slot_mark(uint32_t mask, uint32_t slot);
-/* The highest contiguous mask of width bits (a valid width: 3 to 7) outside used; 0 none. */
-uint32_t nft_free_mask(uint32_t used, unsigned width);
 
 int nft_engine_new(const NftConfig *cfg, NftEngine **ret);
 NftEngine *nft_engine_free(NftEngine *e);

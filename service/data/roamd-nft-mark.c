@@ -2,7 +2,7 @@
 /* The packet mark layout, apart from the engine so the configuration parser can check it. */
 #include <errno.h>
 
-#include "roamd-nft.h"
+#include "roamd-nft-mark.h"
 
 int nft_mark_mask_valid(uint32_t mask)
 {
