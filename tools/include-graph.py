@@ -8,10 +8,12 @@ tree. Two rules:
 1. No include cycle, except a file with its own bus glue: X <-> X-bus, and an X-internal.h
    shared by those two (a strongly connected component inside {X, X-bus, X-internal}). A
    cycle means two files that each need the other: one of them is calling up.
-2. The kernel adapters (KERNEL below) include nothing above themselves: only shared/, each
-   other and the pure data types and parsers in BELOW_KERNEL, never the links layer, the
-   core, a feature or the manager. They tell their owner through callbacks given at
-   construction.
+2. The folders of service/ are layers, from the bottom: data/ (pure types and parsers), kernel/
+   (the adapters: they talk to the kernel or a local daemon and say "changed" through the
+   callbacks their owner hands them), core/, links/, features/NAME/, and the composition root
+   (service/ itself: roamd.c, roamd-manager*). A file includes only its own layer and the
+   layers below; a feature includes only other features below it (the features' folders form
+   no cycle).
 3. Only the composition root (roamd.c, roamd-manager*.c) includes roamd-manager.h: the
    features get the Core (roamd-core.h) and what the manager hands them.
 
@@ -29,45 +31,19 @@ DIRS = ("service", "shared", "tui")
 # ever shrinks. Empty: every cycle is a file and its own bus glue.
 ALLOWED_CYCLES = []
 
-# The kernel/adapter layer of roamd: talks to the kernel or a local daemon and says
-# "changed" through the callbacks its owner hands it.
-KERNEL = {
-    "roamd-netlink",  # rtnetlink links, addresses, routes (libnl-route)
-    "roamd-ndopt",  # RA option 37 from RTM_NEWNDUSEROPT
-    "roamd-dns",  # per-link DNS: pins, leases, resolv.conf
-    "roamd-dns-bus",  # ... from resolved and NetworkManager
-    "roamd-dns-internal",
-    "roamd-lease-cache",  # dhcpcd's lease files
-    "roamd-wpa",  # wpa_supplicant's interfaces and station facts
-    "roamd-client-wpa",  # its control sockets
-    "roamd-nft",  # table inet roam (libnftnl)
-    "roamd-nft-stats",  # the usage and budget tables
-    "roamd-nft-wake",  # the wake gate's set and chain
-    "roamd-nft-refused",  # the refused-resets' chain and set
-    "roamd-route",  # policy routing (libnl-route)
-    "roamd-coexist",  # others' mark writes
-    "roamd-cgroup",  # the cgroup v2 tree
-    "roamd-resolve",  # one DNS lookup through a link (c-ares)
-    "roamd-ping",  # ICMP echo on a link
-    "roamd-curl",  # libcurl on sd-event
-}
+# service/'s layers, from the bottom; a folder under features/ is a feature of its own.
+LAYERS = ["service/data", "service/kernel", "service/core", "service/links", "service/features",
+          "service"]
 
-# Pure data types and parsers below the adapters (they include no roamd state).
-BELOW_KERNEL = {
-    "roamd-config",
-    "roamd-fault",
-    "roamd-link-info",
-    "roamd-wpa-station",
-    "roamd-dns-source",
-    "roamd-dhcp-lease",
-    "roamd-ndopt-parse",
-    "roamd-client-wpa-parse",
-    "roamd-cgroup-path",
-    "roamd-app-id",
-    "roamd-verdict",
-    "roamd-http-answer",
-    "roamd-nft-mark",
-}
+
+def layer_of(path):
+    """(layer index, feature name or None) of a file under service/, else None."""
+    d = os.path.dirname(path)
+    if not d.startswith("service"):
+        return None
+    if d.startswith("service/features/"):
+        return LAYERS.index("service/features"), d.split("/")[2]
+    return LAYERS.index(d), None
 
 
 MANAGER_USERS = {"roamd", "roamd-manager", "roamd-manager-bus"}
@@ -169,16 +145,30 @@ def main():
                 "update ALLOWED_CYCLES in tools/include-graph.py"
             )
 
-    for k in sorted(KERNEL):
-        if k not in nodes:
-            errors.append(f"kernel file {k} no longer exists: update KERNEL")
-            continue
-        for t in sorted(edges[k]):
-            if t.startswith("roamd-") and t not in KERNEL and t not in BELOW_KERNEL:
-                errors.append(
-                    f"{where[(k, t)]} (kernel/adapter layer) includes {t}.h from above it: "
-                    "hand it a callback at construction instead"
-                )
+    feature_edges = {}
+    for n in sorted(nodes):
+        for path in nodes[n]:
+            mine = layer_of(path)
+            if mine is None:
+                continue
+            for t in sorted(edges[n]):
+                theirs = layer_of(nodes[t][0])
+                if theirs is None or where[(n, t)] != path:
+                    continue
+                if theirs[0] > mine[0]:
+                    errors.append(
+                        f"{path} ({LAYERS[mine[0]]}) includes {t}.h from "
+                        f"{LAYERS[theirs[0]]}, a layer above it: hand it a callback or a hook "
+                        "at construction instead"
+                    )
+                elif mine[1] and theirs[1] and mine[1] != theirs[1]:
+                    feature_edges.setdefault(mine[1], set()).add(theirs[1])
+                    feature_edges.setdefault(theirs[1], set())
+    for comp in components(feature_edges):
+        errors.append(
+            "the features " + ", ".join(sorted(comp)) + " include each other: one of them "
+            "calls up"
+        )
 
     for n in sorted(nodes):
         if "roamd-manager" in edges[n] and n not in MANAGER_USERS:
@@ -194,8 +184,9 @@ def main():
         print(e, file=sys.stderr)
     if errors:
         return 1
-    print(f"{len(nodes)} files, {len(comps)} cycles, all of them allowed; the kernel layer "
-          "includes nothing above itself; only the composition root includes the manager")
+    print(f"{len(nodes)} files, {len(comps)} cycles, all of them allowed; every layer of "
+          "service/ includes only itself and those below; only the composition root includes "
+          "the manager")
     return 0
 
 
