@@ -318,3 +318,39 @@ void tui_doc_draw_box(Tui *t, const TuiDoc *d, int top, int left, int height, in
                 y += rows[i];
         }
 }
+
+void tui_doc_draw_dialog(Tui *t, const TuiDoc *d, int top, int height, int dialog_width,
+                         int selected, int *scroll)
+{
+        int width = MIN(dialog_width, tui_columns(t));
+        int rows = tui_doc_rows_in(t, d, width - 2), left, box_top, box_height;
+
+        if (tui_columns(t) >= dialog_width + 2 && height >= rows + 2) {
+                const char *h = tui_utf8(t) ? "\u2500" : "-", *v = tui_utf8(t) ? "\u2502" : "|";
+
+                left = (tui_columns(t) - width) / 2;
+                box_height = rows + 2;
+                box_top = top + (height - box_height) / 2;
+                /* The frame is decoration only: the title says what this is. */
+                for (int y = box_top; y < box_top + box_height; y++) {
+                        bool edge = y == box_top || y == box_top + box_height - 1;
+
+                        tui_fill(t, y, left, width, THEME_NORMAL);
+                        for (int x = left; x < left + width; x++)
+                                if (edge || x == left || x == left + width - 1)
+                                        tui_print(t, y, x, 1, THEME_MUTED,
+                                                  edge && x > left && x < left + width - 1 ? h
+                                                  : !edge                                  ? v
+                                                  : tui_utf8(t)
+                                                      ? (y == box_top
+                                                             ? (x == left ? "\u250c" : "\u2510")
+                                                             : (x == left ? "\u2514" : "\u2518"))
+                                                      : "+");
+                }
+                tui_doc_draw_box(t, d, box_top + 1, left + 1, rows, width - 2, selected, scroll);
+        } else {
+                for (int y = top; y < top + height; y++)
+                        tui_fill(t, y, 0, tui_columns(t), THEME_NORMAL);
+                tui_doc_draw(t, d, top, height, selected, scroll);
+        }
+}

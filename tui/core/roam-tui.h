@@ -144,5 +144,9 @@ void tui_doc_draw(Tui *t, const TuiDoc *d, int top, int height, int selected, in
 /* The same in a box of box_width columns from column left (a dialog). */
 void tui_doc_draw_box(Tui *t, const TuiDoc *d, int top, int left, int height, int box_width,
                       int selected, int *scroll);
+/* A dialog over the screen's rows [top, top + height): a framed box of dialog_width columns in
+ * the middle when there is room for it, else the whole width of those rows. */
+void tui_doc_draw_dialog(Tui *t, const TuiDoc *d, int top, int height, int dialog_width,
+                         int selected, int *scroll);
 /* The first item of the line after `item` whose first span has role THEME_TITLE (Tab). */
 int tui_doc_next_heading_item(const TuiDoc *d, int item, int direction);

@@ -279,8 +279,7 @@ static int add_headings(Tui *t, TuiDoc *h)
 static void draw_dialog(Tui *t, AppsData *d, const RoamApp *a, int top, int height)
 {
         _cleanup_(tui_doc_freep) TuiDoc *doc = NULL;
-        int r, rows, width, left, box_top, box_height, n_checked = 0;
-        bool box;
+        int r, n_checked = 0;
 
         if (tui_doc_new(&doc) < 0)
                 return;
@@ -312,38 +311,8 @@ static void draw_dialog(Tui *t, AppsData *d, const RoamApp *a, int top, int heig
         if (r < 0)
                 return;
 
-        width = MIN(DIALOG_WIDTH, tui_columns(t));
-        rows = tui_doc_rows_in(t, doc, width - 2);
-        box = tui_columns(t) >= DIALOG_WIDTH + 2 && height >= rows + 2;
-        if (box) {
-                const char *h = tui_utf8(t) ? "\u2500" : "-", *v = tui_utf8(t) ? "\u2502" : "|";
-
-                left = (tui_columns(t) - width) / 2;
-                box_height = rows + 2;
-                box_top = top + (height - box_height) / 2;
-                /* The frame is decoration only: the title says what this is. */
-                for (int y = box_top; y < box_top + box_height; y++) {
-                        bool edge = y == box_top || y == box_top + box_height - 1;
-
-                        tui_fill(t, y, left, width, THEME_NORMAL);
-                        for (int x = left; x < left + width; x++)
-                                if (edge || x == left || x == left + width - 1)
-                                        tui_print(t, y, x, 1, THEME_MUTED,
-                                                  edge && x > left && x < left + width - 1 ? h
-                                                  : !edge                                  ? v
-                                                  : tui_utf8(t)
-                                                      ? (y == box_top
-                                                             ? (x == left ? "\u250c" : "\u2510")
-                                                             : (x == left ? "\u2514" : "\u2518"))
-                                                      : "+");
-                }
-                tui_doc_draw_box(t, doc, box_top + 1, left + 1, rows, width - 2, d->dialog_selected,
-                                 &d->dialog_scroll);
-        } else {
-                for (int y = top; y < top + height; y++)
-                        tui_fill(t, y, 0, tui_columns(t), THEME_NORMAL);
-                tui_doc_draw(t, doc, top, height, d->dialog_selected, &d->dialog_scroll);
-        }
+        tui_doc_draw_dialog(t, doc, top, height, DIALOG_WIDTH, d->dialog_selected,
+                            &d->dialog_scroll);
 }
 
 static void apps_draw(Tui *t, Screen *s, int top, int height)
