@@ -22,8 +22,11 @@ def select(t, app_id):
     for _ in range(12):
         if t.cursor_line().startswith((f"> {app_id} ", f"> {app_id}:")):
             return
+        before = t.cursor_line()
         t.key("j")
-        t.wait(what="a frame after j")
+        # the frame that shows the move, not any frame: one drawn before the key was read
+        # would send a second j while the first is still on its way
+        t.wait(lambda t: t.cursor_line() != before, what="the selection to move after j")
     raise AssertionError(f"{app_id} never selected:\n{t.text()}")
 
 
