@@ -240,9 +240,6 @@ static int apps_start_feature(Manager *m)
 {
         if (apps_new(&m->core, m->portal, &m->apps) < 0)
                 return log_oom();
-        /* the firewall follows the apps' cgroups from the first scan */
-        if (firewall_set_apps(m->firewall, m->apps) < 0)
-                return log_oom();
         return 0;
 }
 
@@ -284,11 +281,12 @@ static void stats_stop(Manager *m)
 }
 
 /* The usage's part of the passes, also without usage (its install then removes the counting
- * tables); the usage follows the apps' cgroups from the first scan. */
-static int stats_wiring_start(Manager *m)
+ * tables); the usage and the firewall follow the apps' cgroups from the first scan. */
+static int apps_wiring_start(Manager *m)
 {
         (void)stats_register(m->stats, m->core.reconcile);
-        if (m->apps && stats_set_apps(m->stats, m->apps) < 0)
+        if (m->apps &&
+            (stats_set_apps(m->stats, m->apps) < 0 || firewall_set_apps(m->firewall, m->apps) < 0))
                 return log_oom();
         return 0;
 }
@@ -411,7 +409,7 @@ static const Feature features[] = {
      .off_level = LOG_ERR,
      .off_message = "Usage statistics are off",
      .off_errno = true},
-    {.name = "stats-wiring", .start = stats_wiring_start},
+    {.name = "apps-wiring", .start = apps_wiring_start},
     {.name = "wake",
      .enabled = apps_enabled,
      .start = wake_start,
