@@ -13,7 +13,6 @@
 #include "roamd-manager.h"
 #include "roamd-probe.h"
 #include "roamd-reconcile.h"
-#include "roamd-p2p.h"
 #include "roamd-polkit.h"
 
 static int property_get_string(sd_bus *bus, const char *path, const char *interface,
@@ -236,8 +235,5 @@ int manager_bus_setup(Manager *m)
                                        links_bus_enumerate, m->core.links);
         if (r < 0)
                 return log_error_errno(r, "Failed to add link enumerator: %m");
-        r = p2p_bus_setup(m->p2p, &m->p2p_slot, &m->peer_slot, &m->peer_enum_slot);
-        if (r < 0)
-                return r;
         return 0;
 }

@@ -9,25 +9,17 @@
 #include "roam-util.h"
 #include "roamd-curl.h"
 #include "roamd-dns.h"
+#include "roamd-firewall.h"
 #include "roamd-link-bus.h"
-#include "roamd-apps.h"
-#include "roamd-stats.h"
-#include "roamd-portal.h"
-#include "roamd-stall.h"
-#include "roamd-bt.h"
 #include "roamd-manager.h"
 #include "roamd-time-feed.h"
 #include "roamd-polkit.h"
 #include "roamd-ndopt.h"
-#include "roamd-ntp-dhcp.h"
 #include "roamd-netlink.h"
-#include "roamd-p2p.h"
 #include "roamd-probe.h"
 #include "roamd-reconcile.h"
-#include "roamd-timezone-bus.h"
-#include "roamd-wpa.h"
-#include "roamd-firewall.h"
 #include "roamd-wake-run.h"
+#include "roamd-wpa.h"
 
 static bool in_initial_netns(void)
 {
@@ -96,7 +88,7 @@ static void manager_notify_status(Manager *m)
 
 /* The time gate is an input of the wake queue and of the status line: the composition root
  * hands it over (the time feed knows neither). */
-static void manager_follow_time(Manager *m)
+void manager_follow_time(Manager *m)
 {
         char why[256];
 
@@ -104,20 +96,6 @@ static void manager_follow_time(Manager *m)
         if (m->wake && m->time)
                 wake_set_time_gate(m->wake->queue, time_feed_gate(m->time) != ROAM_TIME_GATE_CLOSED,
                                    time_feed_gate_reason(m->time, why, sizeof(why)));
-}
-
-static void on_time(Time *t, TimeChange ev, void *userdata)
-{
-        switch (ev) {
-        case TIME_CHANGE_STATE: /* unverified may be verified now */
-        case TIME_CHANGE_GATE:
-                manager_follow_time(userdata);
-                break;
-        case TIME_CHANGE_SOURCES:
-        case _TIME_CHANGE_MAX:
-        case _TIME_CHANGE_INVALID:
-                break;
-        }
 }
 
 /* The manager's own share of link events: the bus properties and systemd's status line. */
@@ -167,19 +145,7 @@ Manager *manager_free(Manager *m)
 {
         if (!m)
                 return NULL;
-        m->wake = wake_run_free(m->wake); /* it reads the apps and the stats */
-        m->stats = stats_free(m->stats);  /* a last save while the apps still exist */
-        (void)firewall_set_apps(m->firewall, NULL);
-        m->apps = apps_free(m->apps);
-        m->firewall = firewall_free(m->firewall); /* its chains stay: fail closed */
-        m->portal = portal_free(m->portal);
-        m->stall = stall_watch_free(m->stall);
-        m->ntp_dhcp = ntp_dhcp_free(m->ntp_dhcp); /* before the time: it borrows its chronyd */
-        m->time = time_feed_free(m->time);        /* saves the time */
-        m->zone = zone_service_free(m->zone);     /* after the time: it watches the modems */
-        p2p_free(m->p2p);
-        wpa_free(m->core.wpa);
-        bt_free(m->bt);
+        features_stop(m); /* the last started first (roamd-features.c) */
         dns_free(m->dns);
         ndopt_free(m->ndopt);
         netlink_free(m->core.netlink);
@@ -195,9 +161,6 @@ Manager *manager_free(Manager *m)
         sd_bus_slot_unref(m->link_slot);
         sd_bus_slot_unref(m->link_probe_slot);
         sd_bus_slot_unref(m->link_enum_slot);
-        sd_bus_slot_unref(m->p2p_slot);
-        sd_bus_slot_unref(m->peer_slot);
-        sd_bus_slot_unref(m->peer_enum_slot);
         polkit_flush();
         sd_bus_flush_close_unref(m->core.bus);
         sd_event_unref(m->core.event);
@@ -299,14 +262,7 @@ int manager_reload(Manager *m)
                         link_bus_emit_changed_strv(l, (char **)names);
                 }
         }
-        /* Malformed drop-ins are skipped and logged; the others apply. */
-        (void)apps_reload(m->apps);
-        /* a broken firewall file is refused: the rules in force stay (FirewallError) */
-        (void)firewall_reload(m->firewall);
-        (void)stats_budgets_changed(m->stats); /* [Stats] Budget= lines */
-        wake_run_reload(m->wake);
-        time_feed_reload(m->time);    /* [Time] GpsdAddress=, chronyd's tracking read anew */
-        stall_watch_reload(m->stall); /* [Probe] StallInterval=, DNSWatchInterval= */
+        features_reload(m);
         links_schedule_sync(m->core.links);
         (void)sd_notify(false, "READY=1");
         return 0;
@@ -319,42 +275,12 @@ static bool manager_address_is_local(int family, const void *addr, void *userdat
         return netlink_address_is_local(m->core.netlink, family, addr);
 }
 
-static void on_wpa_changed(void *userdata)
-{
-        Manager *m = userdata;
-
-        links_changed(m->core.links);
-}
-
-static void on_wpa_station(const char *ifname, char **names, void *userdata)
-{
-        Manager *m = userdata;
-        Link *l = links_get_by_name(m->core.links, ifname);
-
-        if (l)
-                link_bus_emit_changed_strv(l, names);
-}
-
-static bool wpa_has_link(const char *ifname, void *userdata)
-{
-        Manager *m = userdata;
-
-        return links_get_by_name(m->core.links, ifname) != NULL;
-}
-
 /* Link.WiFi*: wpa_supplicant's station facts, for the links' bus objects. */
 static const WpaStation *link_station(const char *ifname, void *userdata)
 {
         Manager *m = userdata;
 
         return wpa_station(m->core.wpa, ifname);
-}
-
-static void on_p2p_device(WpaClient *client, const char *prefix, const char *ifname, void *userdata)
-{
-        Manager *m = userdata;
-
-        p2p_set_device(m->p2p, client, prefix, ifname);
 }
 
 /* Link.NetworkId, Location...: the firewall's view of a link, for the links' bus objects. */
@@ -375,9 +301,6 @@ int manager_start(Manager *m)
         r = sd_bus_attach_event(m->core.bus, m->core.event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
                 return log_error_errno(r, "Failed to attach bus to event loop: %m");
-        r = p2p_new(&m->core, &m->p2p);
-        if (r < 0)
-                return log_oom();
         r = manager_bus_setup(m);
         if (r < 0)
                 return r;
@@ -402,115 +325,10 @@ int manager_start(Manager *m)
         m->core.links->views.identity_userdata = m;
         m->core.links->views.station = link_station; /* m->core.wpa, NULL: none */
         m->core.links->views.station_userdata = m;
-        r = portal_new(&m->core, &portal_transport_curl, &m->portal);
-        if (r < 0)
-                return log_oom();
-        r = portal_bus_setup(m->portal);
+        /* The features, in the order of the table (roamd-features.c). */
+        r = features_start(m);
         if (r < 0)
                 return r;
-        r = stall_watch_new(&m->core, &m->stall);
-        if (r < 0)
-                return log_oom();
-        r = time_feed_new(&m->core, &m->time);
-        if (r < 0)
-                return log_oom();
-        r = time_bus_setup(m->time);
-        if (r < 0)
-                return r;
-        if (time_watch_add(m->time->time, on_time, m, NULL) == 0)
-                return log_oom();
-        r = ntp_dhcp_new(&m->core, m->time->cmdmon, &m->ntp_dhcp);
-        if (r < 0)
-                return log_oom();
-
-        /* The first state is complete before the name is taken: no client sees a half one. */
-        r = links_sync(m->core.links);
-        if (r < 0)
-                return r;
-        /* wpa_supplicant, once the links are known (whose sockets are ours); sockets found now
-         * are attached asynchronously. */
-        if (m->core.config->wifi.enable) {
-                static const WpaHooks hooks = {on_wpa_changed, on_wpa_station, wpa_has_link,
-                                               on_p2p_device};
-
-                r = wpa_new(m->core.event, &m->core.config, m->core.initial_netns, &hooks, m,
-                            &m->core.wpa);
-                if (r < 0)
-                        return log_oom();
-                r = wpa_start(m->core.wpa);
-                if (r < 0)
-                        return r;
-        }
-
-        /* Apps: the table replaces any left by an earlier roamd in one transaction. */
-        if (m->core.config->apps.enforce && m->core.config->stats.enable) {
-                /* before the table is replaced: takes over what the old one counted */
-                r = stats_new(&m->core, &m->stats);
-                if (r >= 0)
-                        r = stats_start(m->stats);
-                if (r < 0) {
-                        log_error_errno(r, "Usage statistics are off: %m");
-                        m->stats = stats_free(m->stats);
-                }
-        }
-        (void)stats_register(m->stats, m->core.reconcile);
-        /* The firewall's model first: the apps' start transaction carries its chains. */
-        if (m->core.config->firewall.enable) {
-                r = firewall_new(&m->core, &m->firewall);
-                if (r < 0)
-                        return log_oom();
-                r = firewall_start(m->firewall);
-                if (r < 0)
-                        return r;
-                if (!m->core.config->apps.enforce)
-                        log_warning("[Apps] Enforce=no: the firewall's rules are not installed "
-                                    "(they live in table inet roam).");
-        }
-        if (m->core.config->apps.enforce) {
-                r = apps_new(&m->core, m->portal, &m->apps);
-                if (r < 0)
-                        return log_oom();
-                /* the usage and the firewall follow the apps' cgroups from the first scan */
-                if (stats_set_apps(m->stats, m->apps) < 0 ||
-                    firewall_set_apps(m->firewall, m->apps) < 0)
-                        return log_oom();
-                /* The ordered wake-up: its gate set is a part of the start's transaction. */
-                r = wake_run_new(&m->core, m->apps, m->stats, &m->wake);
-                if (r < 0)
-                        return log_error_errno(r, "Failed to set up the wake queue: %m");
-                r = apps_start(m->apps);
-                if (r == -ENOMEDIUM) {
-                        /* Nothing could be enforced without cgroup2: say so loudly, but keep
-                         * managing connections. The app methods answer Failed. */
-                        log_error("No cgroup v2 hierarchy is mounted: apps are NOT governed.");
-                        m->wake = wake_run_free(m->wake);
-                        m->stats = stats_free(m->stats);
-                        (void)firewall_set_apps(m->firewall, NULL);
-                        m->apps = apps_free(m->apps);
-                } else if (r < 0)
-                        return r;
-        } else
-                log_notice("[Apps] Enforce=no: no per-app policy; table inet roam left alone.");
-
-        m->core.apps_enforced = m->apps != NULL;
-
-        /* Bluetooth: BlueZ's objects and the pairing agent follow BlueZ on the bus. */
-        if (m->core.config->bluetooth.enable) {
-                r = bt_new(&m->core, &m->bt);
-                if (r < 0)
-                        return log_oom();
-                r = bt_start(m->bt);
-                if (r < 0)
-                        return r;
-        }
-
-        /* The time zone from the modems: roamd runs on without it. */
-        if (zone_service_new(&m->core, &m->zone) < 0)
-                log_warning("The time zone and the modems' network time are not followed (see "
-                            "above).");
-        else if (time_feed_follow_modems(m->time, zone_service_mm(m->zone),
-                                         zone_service_ofono(m->zone)) < 0)
-                return log_oom();
         manager_follow_time(m); /* the wake queue's first time gate */
 
         r = sd_bus_request_name(m->core.bus, ROAM_BUS_NAME, 0);

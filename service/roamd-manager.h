@@ -71,6 +71,19 @@ int manager_run(Manager *m);
 /* Re-reads the configuration; a broken one is refused and the old one stays (-EINVAL). */
 int manager_reload(Manager *m);
 
+/* The time gate handed to the wake queue and systemd's status line (the time feed's watch). */
+void manager_follow_time(Manager *m);
+
 /* org.roam1.Manager (its own members and those of the features it composes), the
  * ObjectManager, the links' objects (roamd-manager-bus.c). */
 int manager_bus_setup(Manager *m);
+
+/* The features, one table (roamd-features.c): started in its order (a feature after those it
+ * is built from), reloaded in its order, stopped in the reverse order. A fatal feature's
+ * failure is returned (the caller frees the manager, which stops what started); an optional
+ * one's is logged and roamd runs on without it. */
+int features_start(Manager *m);
+/* Each feature re-reads the configuration (m->core.config, already replaced). */
+void features_reload(Manager *m);
+/* Every feature, the last started first; safe after a partial start. */
+void features_stop(Manager *m);

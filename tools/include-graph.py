@@ -11,11 +11,11 @@ tree. Two rules:
 2. The folders of service/ are layers, from the bottom: data/ (pure types and parsers), kernel/
    (the adapters: they talk to the kernel or a local daemon and say "changed" through the
    callbacks their owner hands them), core/, links/, features/NAME/, and the composition root
-   (service/ itself: roamd.c, roamd-manager*). A file includes only its own layer and the
-   layers below; a feature includes only other features below it (the features' folders form
-   no cycle).
-3. Only the composition root (roamd.c, roamd-manager*.c) includes roamd-manager.h: the
-   features get the Core (roamd-core.h) and what the manager hands them.
+   (service/ itself: roamd.c, roamd-manager*, roamd-features). A file includes only its own
+   layer and the layers below; a feature includes only other features below it (the
+   features' folders form no cycle).
+3. Only the composition root (roamd.c, roamd-manager*.c, roamd-features.c) includes
+   roamd-manager.h: the features get the Core (roamd-core.h) and what the manager hands them.
 
 Usage: include-graph.py SOURCE_ROOT [-v]. Exits 1 and says which files break a rule.
 """
@@ -46,7 +46,7 @@ def layer_of(path):
     return LAYERS.index(d), None
 
 
-MANAGER_USERS = {"roamd", "roamd-manager", "roamd-manager-bus"}
+MANAGER_USERS = {"roamd", "roamd-manager", "roamd-manager-bus", "roamd-features"}
 
 
 def read_graph(root):
