@@ -128,8 +128,12 @@ def test_firewall_screen_small_and_monochrome(roamd, tui, golden):
     t = tui(cols=40, rows=12)
     t.wait_for(screen="overview", text="wlan0")
     t.key("8")
-    t.wait_for(screen="firewall", text="Where each link's")
-    t.wait_cursor("> wlan0", screen="firewall")  # the overview's selection: the best link
+    # one wait, not two, for the frame with the rules read (the keys below walk them): that
+    # frame may already have the cursor on the overview's selection (the best link), and then
+    # no other frame comes
+    t.wait(lambda t: t.frame.screen == "firewall" and t.frame.fields.get("loading") == "0" and
+           "Where each link's" in t.text() and t.cursor_line().startswith("> wlan0"),
+           what="the firewall screen with its rules read and wlan0 focused")
     golden("firewall-small", t)
     # Below the links, the cursor walks wlan0's rules: every rule is reachable on 40x12.
     for _ in range(3):

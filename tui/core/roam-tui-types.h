@@ -86,6 +86,10 @@ typedef struct ScreenVTable {
         int (*overlay_key)(Tui *t, Screen *s, int key);
         const KeyHelp *(*overlay_keys)(Tui *t, Screen *s);
         int (*overlay_click)(Tui *t, Screen *s, int item);
+        /* Whether what the screen shows still waits for an answer of roamd's (the firewall's
+         * rules); the screenshot tests' frame marker says so (loading=1), so that they wait
+         * for the answer, not for a number of frames. NULL: never. */
+        bool (*loading)(Tui *t, Screen *s);
 } ScreenVTable;
 
 struct Screen {

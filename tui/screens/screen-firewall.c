@@ -826,6 +826,13 @@ static const char *firewall_available(Tui *t, Screen *s, char *why, size_t size)
         return "off";
 }
 
+static bool firewall_loading(Tui *t, Screen *s)
+{
+        FirewallData *d = s->data;
+
+        return roam_live_get_state(tui_live(t)) == ROAM_LIVE_READY && !d->loaded;
+}
+
 const ScreenVTable firewall_screen_vtable = {
     .name = "firewall",
     .title = "Firewall",
@@ -840,6 +847,7 @@ const ScreenVTable firewall_screen_vtable = {
     .roamd_gone = firewall_roamd_gone,
     .keys = firewall_keys,
     .click = firewall_click,
+    .loading = firewall_loading,
     .about = "The personal firewall: each link's location (home, work, public, untrusted, or "
              "one networks.d defines), the facts that chose it, and the rules in force on the "
              "selected link in the order they are evaluated, with their packet and byte "
