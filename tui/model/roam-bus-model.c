@@ -842,65 +842,62 @@ const char *roam_model_route_name(const RoamModel *m, const char *route)
         return l && *l->name ? l->name : route;
 }
 
+typedef struct ObjectRead {
+        RoamModel *manager;
+        RoamLink *link;
+        RoamApp *app;
+        const char *refused;
+} ObjectRead;
+
+static int read_interface(sd_bus_message *m, const char *path, const char *interface,
+                          void *userdata)
+{
+        ObjectRead *o = userdata;
+        const char *kind = NULL;
+        int r;
+
+        if (o->manager && streq(interface, ROAM_MANAGER_INTERFACE) &&
+            streq(path, ROAM_MANAGER_PATH)) {
+                kind = "manager";
+                r = roam_model_update_manager_properties(o->manager, m);
+        } else if (streq(interface, ROAM_LINK_INTERFACE)) {
+                if (!o->link) {
+                        r = roam_link_new(path, &o->link);
+                        if (r < 0)
+                                return r;
+                }
+                kind = "link";
+                r = roam_link_update_properties(o->link, m);
+        } else if (streq(interface, ROAM_APP_INTERFACE)) {
+                if (!o->app) {
+                        r = roam_app_new(path, &o->app);
+                        if (r < 0)
+                                return r;
+                }
+                kind = "app";
+                r = roam_app_update_properties(o->app, m);
+        } else
+                r = sd_bus_message_skip(m, "a{sv}");
+        if (r < 0)
+                o->refused = kind;
+        return r;
+}
+
 int roam_model_read_object(sd_bus_message *m, const char *path, RoamModel *manager,
                            RoamLink **ret_link, RoamApp **ret_app, const char **ret_refused)
 {
-        _cleanup_(roam_link_freep) RoamLink *link = NULL;
-        _cleanup_(roam_app_freep) RoamApp *app = NULL;
+        ObjectRead o = {.manager = manager};
         int r;
 
-        *ret_refused = NULL;
-        r = sd_bus_message_enter_container(m, SD_BUS_TYPE_ARRAY, "{sa{sv}}");
-        if (r < 0)
+        r = bus_map_read_interfaces(m, path, read_interface, &o);
+        *ret_refused = o.refused;
+        if (r < 0) {
+                roam_link_free(o.link);
+                roam_app_free(o.app);
                 return r;
-
-        while ((r = sd_bus_message_enter_container(m, SD_BUS_TYPE_DICT_ENTRY, "sa{sv}")) > 0) {
-                const char *interface, *kind = NULL;
-
-                r = sd_bus_message_read_basic(m, 's', &interface);
-                if (r < 0)
-                        return r;
-
-                if (manager && streq(interface, ROAM_MANAGER_INTERFACE) &&
-                    streq(path, ROAM_MANAGER_PATH)) {
-                        kind = "manager";
-                        r = roam_model_update_manager_properties(manager, m);
-                } else if (streq(interface, ROAM_LINK_INTERFACE)) {
-                        if (!link) {
-                                r = roam_link_new(path, &link);
-                                if (r < 0)
-                                        return r;
-                        }
-                        kind = "link";
-                        r = roam_link_update_properties(link, m);
-                } else if (streq(interface, ROAM_APP_INTERFACE)) {
-                        if (!app) {
-                                r = roam_app_new(path, &app);
-                                if (r < 0)
-                                        return r;
-                        }
-                        kind = "app";
-                        r = roam_app_update_properties(app, m);
-                } else
-                        r = sd_bus_message_skip(m, "a{sv}");
-                if (r < 0) {
-                        *ret_refused = kind;
-                        return r;
-                }
-
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
         }
-        if (r < 0)
-                return r;
-
-        r = sd_bus_message_exit_container(m);
-        if (r < 0)
-                return r;
-
-        *ret_link = TAKE_PTR(link);
-        *ret_app = TAKE_PTR(app);
+        *ret_link = o.link;
+        *ret_app = o.app;
         return 0;
 }
 
