@@ -27,9 +27,12 @@ typedef enum FeatureFailure {
 typedef struct Feature {
         const char *name;
         bool (*enabled)(const Config *c); /* NULL: always */
-        int (*start)(Manager *m);         /* builds it from the core and the features above */
-        void (*reload)(Manager *m);       /* NULL: nothing to re-read */
-        void (*stop)(Manager *m);         /* NULL: nothing to undo; safe when never started */
+        /* NULL: none. Its members of org.roam1.Manager, from manager_bus_setup() on, also while
+         * it is off or not yet started (they then answer that it is off). */
+        int (*bus)(Manager *m);
+        int (*start)(Manager *m);   /* builds it from the core and the features above */
+        void (*reload)(Manager *m); /* NULL: nothing to re-read */
+        void (*stop)(Manager *m);   /* NULL: nothing to undo; safe when never started */
         FeatureFailure failure;
         int off_level;
         const char *off_message; /* ": %m" follows when off_errno */
@@ -203,6 +206,11 @@ static bool firewall_enabled(const Config *c)
         return c->firewall.enable;
 }
 
+static int firewall_bus(Manager *m)
+{
+        return firewall_bus_manager_setup(m->core.bus, &m->firewall, &m->firewall_bus_slot);
+}
+
 static int firewall_start_feature(Manager *m)
 {
         int r;
@@ -234,6 +242,11 @@ static void firewall_stop(Manager *m)
 static bool apps_enabled(const Config *c)
 {
         return c->apps.enforce;
+}
+
+static int apps_bus(Manager *m)
+{
+        return apps_bus_manager_setup(m->core.bus, &m->apps, &m->apps_bus_slot);
 }
 
 static int apps_start_feature(Manager *m)
@@ -392,11 +405,13 @@ static const Feature features[] = {
     {.name = "wifi", .enabled = wifi_enabled, .start = wifi_start, .stop = wifi_stop},
     {.name = "firewall",
      .enabled = firewall_enabled,
+     .bus = firewall_bus,
      .start = firewall_start_feature,
      .reload = firewall_reload_feature,
      .stop = firewall_stop},
     {.name = "apps",
      .enabled = apps_enabled,
+     .bus = apps_bus,
      .start = apps_start_feature,
      .reload = apps_reload_feature,
      .stop = apps_stop},
@@ -425,6 +440,16 @@ static const Feature features[] = {
      .off_message = "The time zone and the modems' network time are not followed (see above)."},
     {.name = "time-modems", .start = time_modems_start, .stop = time_modems_stop},
 };
+
+int features_bus_setup(Manager *m)
+{
+        for (size_t i = 0; i < ELEMENTSOF(features); i++) {
+                int r = features[i].bus ? features[i].bus(m) : 0;
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
 
 int features_start(Manager *m)
 {

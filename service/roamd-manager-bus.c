@@ -7,8 +7,6 @@
 #include "roam-log.h"
 #include "roam-util.h"
 #include "roamd-bus-auth.h"
-#include "roamd-apps.h"
-#include "roamd-firewall.h"
 #include "roamd-link-bus.h"
 #include "roamd-manager.h"
 #include "roamd-probe.h"
@@ -31,22 +29,6 @@ static int property_get_string(sd_bus *bus, const char *path, const char *interf
         else if (streq(property, "Degraded"))
                 v = reconcile_degraded(m->core.reconcile);
         return sd_bus_message_append(reply, "s", v);
-}
-
-static int property_get_mark_conflicts(sd_bus *bus, const char *path, const char *interface,
-                                       const char *property, sd_bus_message *reply, void *userdata,
-                                       sd_bus_error *error)
-{
-        Manager *m = userdata;
-
-        if (streq(property, "FirewallMaskSuggestion")) {
-                uint32_t v = apps_mask_suggestion(m->apps);
-                char buf[16] = "";
-                if (v)
-                        snprintf(buf, sizeof(buf), "0x%08x", v);
-                return sd_bus_message_append(reply, "s", buf);
-        }
-        return sd_bus_message_append_strv(reply, apps_mark_conflicts(m->apps));
 }
 
 static int property_get_degraded_since(sd_bus *bus, const char *path, const char *interface,
@@ -123,50 +105,6 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         return sd_bus_reply_method_return(msg, NULL);
 }
 
-/* The apps' and the firewall's members of org.roam1.Manager: their bus glue answers with the
- * feature, NULL when it is off (apps not governed, [Firewall] Enable=no). */
-static int method_get_app(sd_bus_message *msg, void *userdata, sd_bus_error *error)
-{
-        return apps_bus_method_get_app(msg, ((Manager *)userdata)->apps, error);
-}
-
-static int method_set_app_policy(sd_bus_message *msg, void *userdata, sd_bus_error *error)
-{
-        return apps_bus_method_set_policy(msg, ((Manager *)userdata)->apps, error);
-}
-
-static int method_reset_app_policy(sd_bus_message *msg, void *userdata, sd_bus_error *error)
-{
-        return apps_bus_method_reset_policy(msg, ((Manager *)userdata)->apps, error);
-}
-
-static int method_run_app(sd_bus_message *msg, void *userdata, sd_bus_error *error)
-{
-        return apps_bus_method_run(msg, ((Manager *)userdata)->apps, error);
-}
-
-static int method_set_location(sd_bus_message *msg, void *userdata, sd_bus_error *error)
-{
-        return firewall_bus_method_set_location(msg, ((Manager *)userdata)->firewall, error);
-}
-
-static int method_get_firewall_rules(sd_bus_message *msg, void *userdata, sd_bus_error *error)
-{
-        return firewall_bus_method_get_rules(msg, ((Manager *)userdata)->firewall, error);
-}
-
-static int method_check_inbound(sd_bus_message *msg, void *userdata, sd_bus_error *error)
-{
-        return firewall_bus_method_check_inbound(msg, ((Manager *)userdata)->firewall, error);
-}
-
-static int property_get_firewall(sd_bus *bus, const char *path, const char *interface,
-                                 const char *property, sd_bus_message *reply, void *userdata,
-                                 sd_bus_error *error)
-{
-        return firewall_bus_property_get(((Manager *)userdata)->firewall, property, reply);
-}
-
 static const sd_bus_vtable manager_vtable[] = {
     SD_BUS_VTABLE_START(0),
     SD_BUS_PROPERTY("Version", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
@@ -177,37 +115,11 @@ static const sd_bus_vtable manager_vtable[] = {
     SD_BUS_PROPERTY("Degraded", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("DegradedSince", "t", property_get_degraded_since, 0,
                     SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("MarkConflicts", "as", property_get_mark_conflicts, 0,
-                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("FirewallMaskSuggestion", "s", property_get_mark_conflicts, 0,
-                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_METHOD_WITH_ARGS("GetLinkByName", SD_BUS_ARGS("s", name), SD_BUS_RESULT("o", link),
                             method_get_link_by_name, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("GetLinkByIndex", SD_BUS_ARGS("i", ifindex), SD_BUS_RESULT("o", link),
                             method_get_link_by_index, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("Reload", NULL, NULL, method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD_WITH_ARGS("GetApp", SD_BUS_ARGS("s", id), SD_BUS_RESULT("o", app), method_get_app,
-                            SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD_WITH_ARGS("SetAppPolicy", SD_BUS_ARGS("s", id, "a{ss}", settings),
-                            SD_BUS_RESULT("o", app), method_set_app_policy,
-                            SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD_WITH_ARGS("ResetAppPolicy", SD_BUS_ARGS("s", id), SD_BUS_NO_RESULT,
-                            method_reset_app_policy, SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_PROPERTY("FirewallError", "s", property_get_firewall, 0,
-                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("Locations", "as", property_get_firewall, 0,
-                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_METHOD_WITH_ARGS("SetLocation", SD_BUS_ARGS("s", link, "s", location), SD_BUS_NO_RESULT,
-                            method_set_location, SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD_WITH_ARGS("GetFirewallRules", SD_BUS_NO_ARGS,
-                            SD_BUS_RESULT("a(sssssssstt)", rules), method_get_firewall_rules,
-                            SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD_WITH_ARGS(
-        "CheckInbound", SD_BUS_ARGS("s", proto, "q", port, "s", app, "s", link),
-        SD_BUS_RESULT("b", accepted, "s", link, "s", location, "s", rule_id, "s", reason),
-        method_check_inbound, SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD_WITH_ARGS("RunApp", SD_BUS_ARGS("s", id, "h", pidfd, "t", online_for_usec),
-                            SD_BUS_RESULT("s", cgroup), method_run_app, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_VTABLE_END,
 };
 
@@ -219,6 +131,9 @@ int manager_bus_setup(Manager *m)
                                      ROAM_MANAGER_INTERFACE, manager_vtable, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to add manager object: %m");
+        r = features_bus_setup(m);
+        if (r < 0)
+                return r;
         r = sd_bus_add_object_manager(m->core.bus, &m->object_manager_slot, ROAM_MANAGER_PATH);
         if (r < 0)
                 return log_error_errno(r, "Failed to add object manager: %m");

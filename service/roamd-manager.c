@@ -161,6 +161,8 @@ Manager *manager_free(Manager *m)
         sd_bus_slot_unref(m->link_slot);
         sd_bus_slot_unref(m->link_probe_slot);
         sd_bus_slot_unref(m->link_enum_slot);
+        sd_bus_slot_unref(m->apps_bus_slot);
+        sd_bus_slot_unref(m->firewall_bus_slot);
         polkit_flush();
         sd_bus_flush_close_unref(m->core.bus);
         sd_event_unref(m->core.event);

@@ -56,6 +56,7 @@ struct Manager {
         sd_bus_slot *manager_slot, *object_manager_slot, *link_slot, *link_probe_slot,
             *link_enum_slot;
         sd_bus_slot *p2p_slot, *peer_slot, *peer_enum_slot;
+        sd_bus_slot *apps_bus_slot, *firewall_bus_slot; /* their members of org.roam1.Manager */
 };
 
 int manager_new(const char *config_path, bool config_missing_ok, Manager **ret);
@@ -74,8 +75,8 @@ int manager_reload(Manager *m);
 /* The time gate handed to the wake queue and systemd's status line (the time feed's watch). */
 void manager_follow_time(Manager *m);
 
-/* org.roam1.Manager (its own members and those of the features it composes), the
- * ObjectManager, the links' objects (roamd-manager-bus.c). */
+/* org.roam1.Manager's own members (those of the features are theirs: features_bus_setup()),
+ * the ObjectManager, the links' objects (roamd-manager-bus.c). */
 int manager_bus_setup(Manager *m);
 
 /* The features, one table (roamd-features.c): started in its order (a feature after those it
@@ -83,6 +84,8 @@ int manager_bus_setup(Manager *m);
  * failure is returned (the caller frees the manager, which stops what started); an optional
  * one's is logged and roamd runs on without it. */
 int features_start(Manager *m);
+/* Each feature's members of org.roam1.Manager (sd-bus merges the vtables of one interface). */
+int features_bus_setup(Manager *m);
 /* Each feature re-reads the configuration (m->core.config, already replaced). */
 void features_reload(Manager *m);
 /* Every feature, the last started first; safe after a partial start. */

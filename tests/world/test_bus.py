@@ -2,7 +2,10 @@
 """roamd's D-Bus API against bad input and unprivileged callers, and the `roam status`
 client inside the world."""
 import json
+import pathlib
+import re
 import subprocess
+import xml.etree.ElementTree as ET
 
 import pytest
 
@@ -90,6 +93,62 @@ def test_unknown_objects_and_members(w):
     assert err(w, path, PROPS_IFACE, "Set", "ssv", (LINK_IFACE, "Name", "evil0")) in (
         "org.freedesktop.DBus.Error.PropertyReadOnly", "org.freedesktop.DBus.Error.AccessDenied")
     assert w.link("wifi0")["Name"] == "wifi0"
+
+
+def documented_manager_members():
+    """The names in docs/dbus-api.md's tables under "## org.roam1.Manager"."""
+    doc = (pathlib.Path(__file__).parents[2] / "docs" / "dbus-api.md").read_text()
+    section = doc.split("\n## org.roam1.Manager\n", 1)[1].split("\n## ", 1)[0]
+    return set(re.findall(r"^\| `([A-Za-z0-9]+)", section, re.M))
+
+
+def introspect_manager(w):
+    r = subprocess.run(["busctl", "--address=" + w.address, "introspect", "--xml-interface",
+                        "org.roam1", MANAGER_PATH], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    ifaces = [i for i in ET.fromstring(r.stdout).findall("interface")
+              if i.get("name") == MANAGER_IFACE]
+    return ifaces
+
+
+def test_manager_interface_is_the_documented_one(w):
+    """The features' members of org.roam1.Manager are vtables of their own on the manager's
+    path: one interface as introspected, exactly the members docs/dbus-api.md lists."""
+    ifaces = introspect_manager(w)
+    assert len(ifaces) == 1, "org.roam1.Manager introspected %d times" % len(ifaces)
+    have = {m.get("name") for m in ifaces[0] if m.tag in ("method", "property", "signal")}
+    documented = documented_manager_members()
+    assert {"GetApp", "SetLocation", "MarkConflicts", "WakeQueue"} <= documented, documented
+    assert have == documented, (sorted(have - documented), sorted(documented - have))
+
+
+def test_off_features_answer_that_they_are_off(w):
+    """With [Apps] Enforce=no and [Firewall] Enable=no, their members are still there and say
+    why they cannot act, instead of UnknownMethod."""
+    w.write_config(w.default_config + "[Apps]\nEnforce=no\n[Firewall]\nEnable=no\n")
+    w.roamd_restart()
+    try:
+        w.wait_default_state()
+        for method, sig, args, words in [
+                ("GetApp", "s", ("firefox",), "Apps are not governed here"),
+                ("SetAppPolicy", "sa{ss}", ("firefox", {"access": "none"}),
+                 "Apps are not governed here"),
+                ("ResetAppPolicy", "s", ("firefox",), "Apps are not governed here"),
+                ("GetFirewallRules", "", (), "The firewall is off"),
+                ("SetLocation", "ss", ("wifi0", "home"), "The firewall is off"),
+                ("CheckInbound", "sqss", ("tcp", 22, "", ""), "The firewall is off")]:
+            with pytest.raises(DBusCallError) as e:
+                w.call(MANAGER_PATH, MANAGER_IFACE, method, sig, args)
+            assert e.value.name == E + "Failed" and words in str(e.value), (method, e.value)
+        props = w.call(MANAGER_PATH, PROPS_IFACE, "GetAll", "s", (MANAGER_IFACE,))
+        assert props["Locations"] == ["home", "work", "public", "untrusted"], props
+        assert (props["FirewallError"], props["MarkConflicts"],
+                props["FirewallMaskSuggestion"]) == ("", [], ""), props
+        assert len(introspect_manager(w)) == 1
+    finally:
+        w.write_config(w.default_config)
+        w.roamd_restart()
+        w.wait_default_state()
 
 
 def test_unprivileged_caller(w):

@@ -318,8 +318,9 @@ static int read_app(sd_bus_message *msg, Apps *apps, sd_bus_error *error, App **
         return 0;
 }
 
-int apps_bus_method_get_app(sd_bus_message *msg, Apps *apps, sd_bus_error *error)
+static int method_get_app(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
+        Apps *apps = *(Apps *const *)userdata;
         App *app;
         int r;
 
@@ -329,8 +330,9 @@ int apps_bus_method_get_app(sd_bus_message *msg, Apps *apps, sd_bus_error *error
         return sd_bus_reply_method_return(msg, "o", app->path);
 }
 
-int apps_bus_method_set_policy(sd_bus_message *msg, Apps *apps, sd_bus_error *error)
+static int method_set_policy(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
+        Apps *apps = *(Apps *const *)userdata;
         Apps *a = governed(apps, error);
         AppPolicy changes = {};
         const char *id, *key, *value;
@@ -374,8 +376,9 @@ int apps_bus_method_set_policy(sd_bus_message *msg, Apps *apps, sd_bus_error *er
         return sd_bus_reply_method_return(msg, "o", app->path);
 }
 
-int apps_bus_method_reset_policy(sd_bus_message *msg, Apps *apps, sd_bus_error *error)
+static int method_reset_policy(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
+        Apps *apps = *(Apps *const *)userdata;
         App *app;
         int r;
 
@@ -391,8 +394,9 @@ int apps_bus_method_reset_policy(sd_bus_message *msg, Apps *apps, sd_bus_error *
         return sd_bus_reply_method_return(msg, NULL);
 }
 
-int apps_bus_method_run(sd_bus_message *msg, Apps *apps, sd_bus_error *error)
+static int method_run(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
+        Apps *apps = *(Apps *const *)userdata;
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
         Apps *a = governed(apps, error);
         const char *id, *cgroup = NULL;
@@ -452,4 +456,50 @@ int apps_bus_method_run(sd_bus_message *msg, Apps *apps, sd_bus_error *error)
                 return sd_bus_error_setf(error, ROAM_ERROR_FAILED, "Cannot run under %s: %s.", id,
                                          strerror(-r));
         return sd_bus_reply_method_return(msg, "s", cgroup);
+}
+
+static int property_get_marks(sd_bus *bus, const char *path, const char *interface,
+                              const char *property, sd_bus_message *reply, void *userdata,
+                              sd_bus_error *error)
+{
+        Apps *a = *(Apps *const *)userdata;
+
+        if (streq(property, "FirewallMaskSuggestion")) {
+                uint32_t v = apps_mask_suggestion(a);
+                char buf[16] = "";
+                if (v)
+                        snprintf(buf, sizeof(buf), "0x%08x", v);
+                return sd_bus_message_append(reply, "s", buf);
+        }
+        return sd_bus_message_append_strv(reply, apps_mark_conflicts(a));
+}
+
+/* The apps' members of org.roam1.Manager: a vtable of their own beside the manager's (sd-bus
+ * merges the vtables of one interface on one path). */
+static const sd_bus_vtable apps_manager_vtable[] = {
+    SD_BUS_VTABLE_START(0),
+    SD_BUS_PROPERTY("MarkConflicts", "as", property_get_marks, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("FirewallMaskSuggestion", "s", property_get_marks, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_METHOD_WITH_ARGS("GetApp", SD_BUS_ARGS("s", id), SD_BUS_RESULT("o", app), method_get_app,
+                            SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS("SetAppPolicy", SD_BUS_ARGS("s", id, "a{ss}", settings),
+                            SD_BUS_RESULT("o", app), method_set_policy, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS("ResetAppPolicy", SD_BUS_ARGS("s", id), SD_BUS_NO_RESULT,
+                            method_reset_policy, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS("RunApp", SD_BUS_ARGS("s", id, "h", pidfd, "t", online_for_usec),
+                            SD_BUS_RESULT("s", cgroup), method_run, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_VTABLE_END,
+};
+
+int apps_bus_manager_setup(sd_bus *bus, Apps *const *apps, sd_bus_slot **ret)
+{
+        int r;
+
+        r = sd_bus_add_object_vtable(bus, ret, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
+                                     apps_manager_vtable, (void *)apps);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add the apps' manager members: %m");
+        return 0;
 }

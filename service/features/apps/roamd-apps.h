@@ -140,7 +140,7 @@ int apps_bus_setup(Apps *a);
 int apps_bus_announce(App *app);
 int apps_bus_retract(App *app);
 void apps_bus_emit_changed(App *app, const char *first, ...);
-int apps_bus_method_get_app(sd_bus_message *msg, Apps *apps, sd_bus_error *error);
-int apps_bus_method_set_policy(sd_bus_message *msg, Apps *apps, sd_bus_error *error);
-int apps_bus_method_reset_policy(sd_bus_message *msg, Apps *apps, sd_bus_error *error);
-int apps_bus_method_run(sd_bus_message *msg, Apps *apps, sd_bus_error *error);
+/* The apps' members of org.roam1.Manager (GetApp, SetAppPolicy, ResetAppPolicy, RunApp,
+ * MarkConflicts, FirewallMaskSuggestion), registered also when apps are not governed: *apps is
+ * read at each call, and NULL answers that they are not. */
+int apps_bus_manager_setup(sd_bus *bus, Apps *const *apps, sd_bus_slot **ret);

@@ -61,8 +61,9 @@ static void message_unref(void *userdata)
         sd_bus_message_unref(userdata);
 }
 
-int firewall_bus_method_set_location(sd_bus_message *msg, Firewall *fw, sd_bus_error *error)
+static int method_set_location(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
+        Firewall *fw = *(Firewall *const *)userdata;
         const char *name, *location;
         Link *l;
         int r;
@@ -109,8 +110,9 @@ int firewall_bus_method_set_location(sd_bus_message *msg, Firewall *fw, sd_bus_e
         return 1;
 }
 
-int firewall_bus_method_get_rules(sd_bus_message *msg, Firewall *fw, sd_bus_error *error)
+static int method_get_rules(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
+        Firewall *fw = *(Firewall *const *)userdata;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         FwRuleRow *rows = NULL;
         size_t n = 0;
@@ -137,8 +139,9 @@ int firewall_bus_method_get_rules(sd_bus_message *msg, Firewall *fw, sd_bus_erro
         return sd_bus_send(NULL, reply, NULL);
 }
 
-int firewall_bus_method_check_inbound(sd_bus_message *msg, Firewall *fw, sd_bus_error *error)
+static int method_check_inbound(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
+        Firewall *fw = *(Firewall *const *)userdata;
         _cleanup_free_ char *rule = NULL, *reason = NULL;
         const char *proto, *app, *name;
         uint16_t port;
@@ -170,11 +173,41 @@ int firewall_bus_method_check_inbound(sd_bus_message *msg, Firewall *fw, sd_bus_
                                           v.location, rule, reason);
 }
 
-int firewall_bus_property_get(Firewall *fw, const char *property, sd_bus_message *reply)
+static int property_get(sd_bus *bus, const char *path, const char *interface, const char *property,
+                        sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
+        Firewall *fw = *(Firewall *const *)userdata;
         static const char *const builtin[] = {"home", "work", "public", "untrusted", NULL};
 
         if (streq(property, "FirewallError"))
                 return sd_bus_message_append(reply, "s", firewall_error(fw));
         return sd_bus_message_append_strv(reply, fw ? firewall_locations(fw) : (char **)builtin);
+}
+
+/* The firewall's members of org.roam1.Manager: a vtable of their own beside the manager's. */
+static const sd_bus_vtable firewall_manager_vtable[] = {
+    SD_BUS_VTABLE_START(0),
+    SD_BUS_PROPERTY("FirewallError", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("Locations", "as", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_METHOD_WITH_ARGS("SetLocation", SD_BUS_ARGS("s", link, "s", location), SD_BUS_NO_RESULT,
+                            method_set_location, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS("GetFirewallRules", SD_BUS_NO_ARGS,
+                            SD_BUS_RESULT("a(sssssssstt)", rules), method_get_rules,
+                            SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS(
+        "CheckInbound", SD_BUS_ARGS("s", proto, "q", port, "s", app, "s", link),
+        SD_BUS_RESULT("b", accepted, "s", link, "s", location, "s", rule_id, "s", reason),
+        method_check_inbound, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_VTABLE_END,
+};
+
+int firewall_bus_manager_setup(sd_bus *bus, Firewall *const *fw, sd_bus_slot **ret)
+{
+        int r;
+
+        r = sd_bus_add_object_vtable(bus, ret, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
+                                     firewall_manager_vtable, (void *)fw);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add the firewall's manager members: %m");
+        return 0;
 }

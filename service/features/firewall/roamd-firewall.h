@@ -43,12 +43,10 @@ void firewall_link_view(Firewall *fw, int ifindex, LinkIdentityView *ret);
 const char *firewall_error(Firewall *fw);
 char **firewall_locations(Firewall *fw);
 
-/* D-Bus (roamd-firewall-bus.c): the firewall's members of org.roam1.Manager, answered with
- * the firewall (NULL: it is off) by the manager's vtable. */
-int firewall_bus_method_set_location(sd_bus_message *msg, Firewall *fw, sd_bus_error *error);
-int firewall_bus_method_get_rules(sd_bus_message *msg, Firewall *fw, sd_bus_error *error);
-int firewall_bus_method_check_inbound(sd_bus_message *msg, Firewall *fw, sd_bus_error *error);
-int firewall_bus_property_get(Firewall *fw, const char *property, sd_bus_message *reply);
+/* D-Bus (roamd-firewall-bus.c): the firewall's members of org.roam1.Manager (SetLocation,
+ * GetFirewallRules, CheckInbound, FirewallError, Locations), registered also when it is off:
+ * *fw is read at each call, and NULL answers that it is off. */
+int firewall_bus_manager_setup(sd_bus *bus, Firewall *const *fw, sd_bus_slot **ret);
 /* For the bus glue */
 Core *firewall_core(Firewall *fw);
 int firewall_set_location(Firewall *fw, Link *l, const char *location);
