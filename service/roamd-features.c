@@ -181,6 +181,12 @@ static void on_p2p_device(WpaClient *client, const char *prefix, const char *ifn
         p2p_set_device(m->p2p, client, prefix, ifname);
 }
 
+/* Link.WiFi*: wpa_supplicant's station facts, for the links' bus objects. */
+static const WpaStation *link_station(const char *ifname, void *userdata)
+{
+        return wpa_station(userdata, ifname);
+}
+
 static int wifi_start(Manager *m)
 {
         static const WpaHooks hooks = {on_wpa_changed, on_wpa_station, wpa_has_link, on_p2p_device};
@@ -189,6 +195,8 @@ static int wifi_start(Manager *m)
         if (wpa_new(m->core.event, &m->core.config, m->core.initial_netns, &hooks, m,
                     &m->core.wpa) < 0)
                 return log_oom();
+        m->core.links->views.station = link_station;
+        m->core.links->views.station_userdata = m->core.wpa;
         return wpa_start(m->core.wpa);
 }
 
@@ -196,6 +204,7 @@ static void wifi_stop(Manager *m)
 {
         /* WiFi Direct lets go of the P2P device's client first: it is wpa's */
         p2p_set_device(m->p2p, NULL, NULL, NULL);
+        m->core.links->views.station = NULL;
         m->core.wpa = wpa_free(m->core.wpa);
 }
 
@@ -211,12 +220,20 @@ static int firewall_bus(Manager *m)
         return firewall_bus_manager_setup(m->core.bus, &m->firewall, &m->firewall_bus_slot);
 }
 
+/* Link.NetworkId, Location...: the firewall's view of a link, for the links' bus objects. */
+static void link_identity(int ifindex, LinkIdentityView *ret, void *userdata)
+{
+        firewall_link_view(userdata, ifindex, ret);
+}
+
 static int firewall_start_feature(Manager *m)
 {
         int r;
 
         if (firewall_new(&m->core, &m->firewall) < 0)
                 return log_oom();
+        m->core.links->views.identity = link_identity;
+        m->core.links->views.identity_userdata = m->firewall;
         r = firewall_start(m->firewall);
         if (r < 0)
                 return r;
@@ -234,6 +251,7 @@ static void firewall_reload_feature(Manager *m)
 
 static void firewall_stop(Manager *m)
 {
+        m->core.links->views.identity = NULL;
         m->firewall = firewall_free(m->firewall); /* its chains stay: fail closed */
 }
 

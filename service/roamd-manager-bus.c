@@ -7,9 +7,7 @@
 #include "roam-log.h"
 #include "roam-util.h"
 #include "roamd-bus-auth.h"
-#include "roamd-link-bus.h"
 #include "roamd-manager.h"
-#include "roamd-probe.h"
 #include "roamd-reconcile.h"
 #include "roamd-polkit.h"
 
@@ -137,18 +135,5 @@ int manager_bus_setup(Manager *m)
         r = sd_bus_add_object_manager(m->core.bus, &m->object_manager_slot, ROAM_MANAGER_PATH);
         if (r < 0)
                 return log_error_errno(r, "Failed to add object manager: %m");
-        r = sd_bus_add_fallback_vtable(m->core.bus, &m->link_slot, ROAM_LINK_PATH_PREFIX,
-                                       ROAM_LINK_INTERFACE, link_vtable, links_bus_find,
-                                       m->core.links);
-        if (r >= 0)
-                r = sd_bus_add_fallback_vtable(m->core.bus, &m->link_probe_slot,
-                                               ROAM_LINK_PATH_PREFIX, ROAM_LINK_INTERFACE,
-                                               probe_link_vtable, links_bus_find, m->core.links);
-        if (r < 0)
-                return log_error_errno(r, "Failed to add link objects: %m");
-        r = sd_bus_add_node_enumerator(m->core.bus, &m->link_enum_slot, ROAM_LINK_PATH_PREFIX,
-                                       links_bus_enumerate, m->core.links);
-        if (r < 0)
-                return log_error_errno(r, "Failed to add link enumerator: %m");
-        return 0;
+        return links_bus_setup(m->core.links, m->core.bus);
 }

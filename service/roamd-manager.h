@@ -52,9 +52,7 @@ struct Manager {
         TimeFeed *time;    /* the time consensus and the online gate (docs/time.md) */
         NtpDhcp *ntp_dhcp; /* the leases' NTP servers handed to chronyd */
 
-        sd_event_source *sigterm_source, *sigint_source, *sighup_source;
-        sd_bus_slot *manager_slot, *object_manager_slot, *link_slot, *link_probe_slot,
-            *link_enum_slot;
+        sd_bus_slot *manager_slot, *object_manager_slot;
         sd_bus_slot *p2p_slot, *peer_slot, *peer_enum_slot;
         sd_bus_slot *apps_bus_slot, *firewall_bus_slot; /* their members of org.roam1.Manager */
 };
@@ -66,13 +64,19 @@ static inline void manager_freep(Manager **m)
         manager_free(*m);
 }
 
+/* Connects to the bus, starts the adapters and the features, takes the name. The caller
+ * runs the loop (m->core.event) and watches the signals (roamd.c). */
 int manager_start(Manager *m);
-int manager_run(Manager *m);
 
 /* Re-reads the configuration; a broken one is refused and the old one stays (-EINVAL). */
 int manager_reload(Manager *m);
 
-/* The time gate handed to the wake queue and systemd's status line (the time feed's watch). */
+/* roamd-manager-status.c: the manager's own PropertiesChanged and systemd's status line. The
+ * links watch (State, BestLink, the status line); the reconciler's Degraded (userdata: the
+ * manager); the time gate handed to the wake queue and the status line (the time feed's
+ * watch). */
+int manager_status_setup(Manager *m);
+void manager_degraded_changed(void *userdata);
 void manager_follow_time(Manager *m);
 
 /* org.roam1.Manager's own members (those of the features are theirs: features_bus_setup()),

@@ -1,13 +1,53 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <getopt.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <systemd/sd-daemon.h>
 
 #include "roam-log.h"
 #include "roamd-fault.h"
 #include "roamd-manager.h"
+
+static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        log_info("Received %s, shutting down.", strsignal((int)si->ssi_signo));
+        (void)sd_notify(false, "STOPPING=1");
+        return sd_event_exit(sd_event_source_get_event(s), 0);
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        (void)manager_reload(userdata);
+        return 0;
+}
+
+/* SIGTERM and SIGINT stop the loop, SIGHUP reloads (the sources are the caller's). */
+static int watch_signals(Manager *m, sd_event_source *ret[3])
+{
+        sigset_t mask;
+        int r;
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+                return log_error_errno(errno, "Failed to block signals: %m");
+        if ((r = sd_event_add_signal(m->core.event, &ret[0], SIGTERM, on_exit_signal, m)) < 0 ||
+            (r = sd_event_add_signal(m->core.event, &ret[1], SIGINT, on_exit_signal, m)) < 0 ||
+            (r = sd_event_add_signal(m->core.event, &ret[2], SIGHUP, on_sighup, m)) < 0)
+                return log_error_errno(r, "Failed to watch signals: %m");
+        return 0;
+}
+
+static void signal_sources_free(sd_event_source *(*s)[3])
+{
+        for (size_t i = 0; i < 3; i++)
+                sd_event_source_disable_unref((*s)[i]);
+}
 
 static void help(void)
 {
@@ -35,6 +75,7 @@ int main(int argc, char **argv)
             {},
         };
         _cleanup_(manager_freep) Manager *m = NULL;
+        _cleanup_(signal_sources_free) sd_event_source *signals[3] = {};
         const char *config = ROAMD_CONFIG_DEFAULT;
         bool explicit_config = false, check_only = false;
         int c, r;
@@ -86,10 +127,13 @@ int main(int argc, char **argv)
         r = manager_new(config, !explicit_config, &m);
         if (r < 0)
                 return 1;
+        r = watch_signals(m, signals);
+        if (r < 0)
+                return 1;
         r = manager_start(m);
         if (r < 0)
                 return 1;
-        r = manager_run(m);
+        r = sd_event_loop(m->core.event);
         if (r < 0) {
                 log_error_errno(r, "Event loop failed: %m");
                 return 1;

@@ -46,7 +46,7 @@ def layer_of(path):
     return LAYERS.index(d), None
 
 
-MANAGER_USERS = {"roamd", "roamd-manager", "roamd-manager-bus", "roamd-features"}
+MANAGER_USERS = {"roamd", "roamd-manager", "roamd-manager-bus", "roamd-manager-status", "roamd-features"}
 
 
 def read_graph(root):

@@ -34,7 +34,9 @@ typedef struct Core {
         sd_event_source *trim_source; /* malloc_trim() once the loop is idle */
 } Core;
 
-/* Free heap pages go back to the kernel when the loop is next idle. */
+/* Free heap pages go back to the kernel when the loop is next idle (c->trim_source, made by
+ * core_trim_setup(), unreferenced by the owner of the Core). */
+int core_trim_setup(Core *c);
 void core_schedule_trim(Core *c);
 
 /* PropertiesChanged of org.roam1.Manager for these names (NULL-terminated): a feature whose

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <sys/stat.h>
 #include <arpa/inet.h>
 #include <linux/rtnetlink.h>
 #include <linux/if.h>
@@ -439,8 +440,9 @@ static void match_local_addr(struct nl_object *obj, void *userdata)
                 m->found = true;
 }
 
-bool netlink_address_is_local(Netlink *n, int family, const void *addr)
+bool netlink_address_is_local(int family, const void *addr, void *userdata)
 {
+        Netlink *n = userdata;
         LocalMatch m = {};
 
         if (!n)
@@ -459,4 +461,18 @@ bool netlink_address_is_local(Netlink *n, int family, const void *addr)
 struct nl_cache *netlink_route_cache(Netlink *n)
 {
         return n->routes;
+}
+
+bool netns_is_initial(void)
+{
+        /* The kernel gives the initial network namespace a fixed inode (PROC_NET_INIT_INO). */
+        const ino_t init_net_ino = 0xEFFFFFF9;
+        struct stat a, b;
+
+        if (stat("/proc/self/ns/net", &a) < 0)
+                return true;
+        if (stat("/proc/1/ns/net", &b) >= 0)
+                return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+        /* pid 1 hidden from us (a locked-down init): fall back to the well-known inode. */
+        return a.st_ino == init_net_ino;
 }

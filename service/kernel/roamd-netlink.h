@@ -20,7 +20,11 @@ int netlink_collect(Netlink *n, NetlinkLinkFn fn, void *userdata);
 
 /* Whether addr (in_addr / in6_addr of family) is this machine's: a local or broadcast route
  * of the kernel's local table covers it, or a link has it. */
-bool netlink_address_is_local(Netlink *n, int family, const void *addr);
+/* userdata: the Netlink (a CurlIsLocalFn). */
+bool netlink_address_is_local(int family, const void *addr, void *userdata);
+/* Whether roamd runs in the initial network namespace (outside it, veths and macvlans may be
+ * the uplinks). */
+bool netns_is_initial(void);
 /* The route cache (every table), for the policy routing mirror. */
 struct nl_cache *netlink_route_cache(Netlink *n);
 /* The link-layer address of neighbour addr on ifindex ("02:00:..", lowercase) when the

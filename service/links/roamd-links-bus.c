@@ -6,7 +6,10 @@
 
 #include "roam-bus.h"
 #include "roam-util.h"
+#include "roam-log.h"
+#include "roamd-link-bus.h"
 #include "roamd-links.h"
+#include "roamd-probe.h"
 
 int links_bus_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
                    void **found, sd_bus_error *error)
@@ -47,4 +50,23 @@ int links_bus_enumerate(sd_bus *bus, const char *path, void *userdata, char ***n
         }
         *nodes = TAKE_PTR(l);
         return 1;
+}
+
+int links_bus_setup(Links *l, sd_bus *bus)
+{
+        int r;
+
+        r = sd_bus_add_fallback_vtable(bus, &l->bus_slot, ROAM_LINK_PATH_PREFIX,
+                                       ROAM_LINK_INTERFACE, link_vtable, links_bus_find, l);
+        if (r >= 0)
+                r = sd_bus_add_fallback_vtable(bus, &l->probe_bus_slot, ROAM_LINK_PATH_PREFIX,
+                                               ROAM_LINK_INTERFACE, probe_link_vtable,
+                                               links_bus_find, l);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add link objects: %m");
+        r = sd_bus_add_node_enumerator(bus, &l->enum_slot, ROAM_LINK_PATH_PREFIX,
+                                       links_bus_enumerate, l);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add link enumerator: %m");
+        return 0;
 }

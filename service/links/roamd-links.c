@@ -113,6 +113,9 @@ Links *links_free(Links *l)
         free(l->links);
         watch_list_clear(&l->watches);
         sd_event_source_disable_unref(l->sync_source);
+        sd_bus_slot_unref(l->bus_slot);
+        sd_bus_slot_unref(l->probe_bus_slot);
+        sd_bus_slot_unref(l->enum_slot);
         free(l);
         return NULL;
 }
@@ -133,6 +136,31 @@ void links_schedule_sync(Links *l)
 void links_changed(void *userdata)
 {
         links_schedule_sync(userdata);
+}
+
+void links_reload(Links *l)
+{
+        for (size_t i = 0; i < l->n_links; i++) {
+                Link *link = l->links[i];
+                const char *names[3];
+                size_t n = 0;
+
+                if (link_classify(link, names, &n) > 0) {
+                        names[n] = NULL;
+                        link_bus_emit_changed_strv(link, (char **)names);
+                }
+        }
+        links_schedule_sync(l);
+}
+
+bool links_await_first_answer(void *userdata)
+{
+        Links *l = userdata;
+
+        for (size_t i = 0; i < l->n_links; i++)
+                if (link_awaits_first_answer(l->links[i]))
+                        return true;
+        return false;
 }
 
 static size_t link_position(Links *l, int ifindex, bool *found)

@@ -83,6 +83,7 @@ struct Links {
         const char *state; /* global state word */
 
         sd_event_source *sync_source;
+        sd_bus_slot *bus_slot, *probe_bus_slot, *enum_slot; /* org.roam1.Link objects */
         WatchList watches;
         bool addresses_changed; /* during a sync */
 };
@@ -99,6 +100,11 @@ void links_watch_remove(Links *l, unsigned id);
 void links_changed(void *userdata);
 void links_schedule_sync(Links *l);
 int links_sync(Links *l);
+/* The configuration was replaced: each link's bearer override and pinned DNS are read anew
+ * (PropertiesChanged of what moved), then a sync. */
+void links_reload(Links *l);
+/* The reconciler's hold (userdata: the Links): a new link's first probe answer is due. */
+bool links_await_first_answer(void *userdata);
 
 Link *links_get(Links *l, int ifindex);
 Link *links_get_by_name(Links *l, const char *name);
@@ -109,6 +115,8 @@ int links_bus_find(sd_bus *bus, const char *path, const char *interface, void *u
                    void **found, sd_bus_error *error);
 int links_bus_enumerate(sd_bus *bus, const char *path, void *userdata, char ***nodes,
                         sd_bus_error *error);
+/* The objects (org.roam1.Link and the prober's Reprobe beside it) and their enumerator. */
+int links_bus_setup(Links *l, sd_bus *bus);
 
 /* The firewall found the link on another network (its identity changed). */
 void links_link_network_changed(Links *l, Link *link);
