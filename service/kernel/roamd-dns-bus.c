@@ -229,7 +229,7 @@ static void source_refresh(DnsBusSource *s)
         sd_bus *bus = s->dns->bus;
         int r;
 
-        if (!bus || !s->present)
+        if (!bus || !bus_name_watch_has_owner(s->owner))
                 return;
         if (s->call_slot) {
                 s->pending_again = true;
@@ -242,14 +242,15 @@ static void source_refresh(DnsBusSource *s)
                 log_debug_errno(r, "Failed to ask %s for DNS data: %m", s->name);
 }
 
-static void source_set_present(DnsBusSource *s, bool present)
+/* GetNameOwner's first answer and every change: a new owner is read (never activated: a source
+ * that does not run has nothing to say), a gone one takes its entries along. */
+static int on_owner(BusNameWatch *w, const char *owner, void *userdata)
 {
-        if (present != s->present)
-                log_debug("%s %s", s->name, present ? "appeared" : "vanished");
-        s->present = present;
-        if (present) {
+        DnsBusSource *s = userdata;
+
+        if (*owner) {
                 source_refresh(s);
-                return;
+                return 0;
         }
         s->call_slot = sd_bus_slot_unref(s->call_slot);
         s->pending_again = false;
@@ -257,24 +258,6 @@ static void source_set_present(DnsBusSource *s, bool present)
                 source_clear(s);
                 s->dns->changed(s->dns->userdata);
         }
-}
-
-static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
-{
-        const char *name, *old_owner, *new_owner;
-
-        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0)
-                return 0;
-        source_set_present(userdata, new_owner[0] != 0);
-        return 0;
-}
-
-static int on_get_name_owner(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
-{
-        DnsBusSource *s = userdata;
-
-        s->call_slot = sd_bus_slot_unref(s->call_slot);
-        source_set_present(s, !sd_bus_message_is_method_error(reply, NULL));
         return 0;
 }
 
@@ -288,7 +271,6 @@ static int source_init(Dns *d, DnsBusSource *s, DnsSource source, const char *na
                        const char *path, const char *interface)
 {
         sd_bus *bus = d->bus;
-        _cleanup_free_ char *match = NULL;
         int r;
 
         s->dns = d;
@@ -299,31 +281,20 @@ static int source_init(Dns *d, DnsBusSource *s, DnsSource source, const char *na
         if (!bus)
                 return 0;
 
-        if (asprintf(&match,
-                     "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                     "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='%s'",
-                     name) < 0)
-                return -ENOMEM;
-        r = sd_bus_add_match_async(bus, &s->owner_slot, match, on_name_owner_changed, NULL, s);
-        if (r < 0)
-                return log_error_errno(r, "Failed to watch %s: %m", name);
         r = sd_bus_match_signal_async(bus, &s->changed_slot, name, path,
                                       "org.freedesktop.DBus.Properties", "PropertiesChanged",
                                       on_properties_changed, NULL, s);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch %s: %m", name);
-        /* Ask once whether it runs; from then on NameOwnerChanged tells. */
-        r = sd_bus_call_method_async(bus, &s->call_slot, "org.freedesktop.DBus",
-                                     "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                     "GetNameOwner", on_get_name_owner, s, "s", name);
+        r = bus_name_watch_new_full(bus, name, BUS_NAME_WATCH_TELL_FIRST, on_owner, s, &s->owner);
         if (r < 0)
-                return log_error_errno(r, "Failed to ask for %s: %m", name);
+                return log_error_errno(r, "Failed to follow %s: %m", name);
         return 0;
 }
 
 static void source_done(DnsBusSource *s)
 {
-        s->owner_slot = sd_bus_slot_unref(s->owner_slot);
+        s->owner = bus_name_watch_free(s->owner);
         s->changed_slot = sd_bus_slot_unref(s->changed_slot);
         s->call_slot = sd_bus_slot_unref(s->call_slot);
         source_clear(s);

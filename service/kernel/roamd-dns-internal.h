@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include "roam-bus-name.h"
 #include "roamd-dns.h"
 #include "roamd-lease-cache.h"
 
@@ -16,11 +17,11 @@ typedef struct DnsBusSource {
         Dns *dns;
         DnsSource source;
         const char *name, *path, *interface;
-        sd_bus_slot *owner_slot, *changed_slot, *call_slot;
+        BusNameWatch *owner; /* only while the name has an owner is it asked */
+        sd_bus_slot *changed_slot, *call_slot;
         DnsBusEntry *entries;
         size_t n_entries;
         bool pending_again; /* a refresh was asked while a call was in flight */
-        bool present;       /* the name has an owner: only then is it asked */
 } DnsBusSource;
 
 struct Dns {

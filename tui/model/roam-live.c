@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "roam-app.h"
+#include "roam-bus-name.h"
 #include "roam-bus.h"
 #include "roam-format.h"
 #include "roam-live.h"
@@ -33,6 +34,7 @@ DEFINE_STRING_TABLE_LOOKUP(roam_live_state, RoamLiveState);
 struct RoamLive {
         sd_event *event;
         sd_bus *bus;
+        BusNameWatch *roamd; /* org.roam1's owner, while there is a bus */
         sd_event_source *retry;
         uint64_t retry_usec;
 
@@ -102,6 +104,7 @@ static void schedule_retry(RoamLive *live);
 static void drop_bus(RoamLive *live, const char *why)
 {
         clear_model(live);
+        live->roamd = bus_name_watch_free(live->roamd);
         live->bus = sd_bus_flush_close_unref(live->bus);
         set_state(live, ROAM_LIVE_NO_BUS, why);
         schedule_retry(live);
@@ -457,15 +460,11 @@ static int on_wake(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         return 0;
 }
 
-static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+/* Every change of org.roam1's owner, not the first answer: load() asks roamd at once, and a
+ * roamd that is not there says so in the error of that call. */
+static int on_roamd_owner(BusNameWatch *w, const char *new_owner, void *userdata)
 {
         RoamLive *live = userdata;
-        const char *name, *old_owner, *new_owner;
-        int r;
-
-        r = sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner);
-        if (r < 0 || !streq(name, ROAM_BUS_NAME))
-                return 0;
 
         if (isempty(new_owner)) {
                 clear_model(live);
@@ -488,6 +487,7 @@ static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
 static int connect_bus(RoamLive *live)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        BusNameWatch *roamd = NULL;
         char buf[512];
         int r;
 
@@ -522,18 +522,14 @@ static int connect_bus(RoamLive *live)
                 r = sd_bus_match_signal_async(bus, NULL, ROAM_BUS_NAME, NULL, ROAM_APP_INTERFACE,
                                               "Wake", on_wake, NULL, live);
         if (r >= 0)
-                r = sd_bus_add_match_async(bus, NULL,
-                                           "type='signal',sender='org.freedesktop.DBus',"
-                                           "path='/org/freedesktop/DBus',"
-                                           "interface='org.freedesktop.DBus',"
-                                           "member='NameOwnerChanged',arg0='" ROAM_BUS_NAME "'",
-                                           on_name_owner_changed, NULL, live);
+                r = bus_name_watch_new(bus, ROAM_BUS_NAME, on_roamd_owner, live, &roamd);
         if (r < 0) {
                 snprintf(buf, sizeof(buf), "cannot subscribe to roamd's signals: %s", strerror(-r));
                 set_state(live, ROAM_LIVE_NO_BUS, buf);
                 return r;
         }
         live->bus = TAKE_PTR(bus);
+        live->roamd = roamd;
         live->retry_usec = 0;
         load(live);
         return 0;
@@ -597,6 +593,7 @@ RoamLive *roam_live_free(RoamLive *live)
                 return NULL;
         live->handler = NULL; /* no events from the teardown */
         sd_bus_slot_unref(live->load_slot);
+        bus_name_watch_free(live->roamd);
         sd_bus_flush_close_unref(live->bus);
         sd_event_source_disable_unref(live->retry);
         sd_event_unref(live->event);

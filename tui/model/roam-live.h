@@ -9,10 +9,9 @@
 #include "roam-bus-model.h"
 
 /* The live model: the bus attached to an sd-event loop, the model (links and apps) kept up to
- * date from
- * PropertiesChanged / InterfacesAdded / InterfacesRemoved, and roamd followed through
- * NameOwnerChanged (it may be absent at start, stop, and come back). Whoever owns it (the TUI,
- * plain mode) learns about every change through one handler. */
+ * date from PropertiesChanged / InterfacesAdded / InterfacesRemoved, and roamd followed by its
+ * bus name (shared/roam-bus-name.c: it may be absent at start, stop, and come back). Whoever
+ * owns it (the TUI, plain mode) learns about every change through one handler. */
 
 typedef struct RoamLive RoamLive;
 

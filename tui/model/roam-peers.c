@@ -73,38 +73,29 @@ int p2p_list_fetch_pins(sd_bus *bus, P2pList *l)
         return 0;
 }
 
+/* One interface of one object: a peer is appended, every other interface skipped. */
+static int read_peer_interface(sd_bus_message *m, const char *path, const char *interface,
+                               void *userdata)
+{
+        P2pList *l = userdata;
+        P2pPeer *n;
+
+        if (!streq(interface, ROAM_PEER_INTERFACE))
+                return sd_bus_message_skip(m, "a{sv}");
+        n = realloc(l->peers, sizeof(*n) * (l->n + 1));
+        if (!n)
+                return -ENOMEM;
+        l->peers = n;
+        n[l->n] = (P2pPeer){.path = strdup(path)};
+        if (!n[l->n].path)
+                return -ENOMEM;
+        return p2p_read_peer(m, &n[l->n++]);
+}
+
 int p2p_list_parse_objects(sd_bus_message *reply, P2pList *l)
 {
-        int r;
+        int r = bus_map_read_objects(reply, read_peer_interface, l);
 
-        r = sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}");
-        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "oa{sa{sv}}")) > 0) {
-                const char *path;
-
-                r = sd_bus_message_read(reply, "o", &path);
-                if (r >= 0)
-                        r = sd_bus_message_enter_container(reply, 'a', "{sa{sv}}");
-                while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "sa{sv}")) > 0) {
-                        const char *iface;
-
-                        r = sd_bus_message_read(reply, "s", &iface);
-                        if (r >= 0 && streq(iface, ROAM_PEER_INTERFACE)) {
-                                P2pPeer *n = realloc(l->peers, sizeof(*n) * (l->n + 1));
-                                if (!n)
-                                        return -ENOMEM;
-                                l->peers = n;
-                                n[l->n] = (P2pPeer){.path = strdup(path)};
-                                r = p2p_read_peer(reply, &n[l->n++]);
-                        } else if (r >= 0)
-                                r = sd_bus_message_skip(reply, "a{sv}");
-                        if (r >= 0)
-                                r = sd_bus_message_exit_container(reply);
-                }
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(reply);
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(reply);
-        }
         return r < 0 ? r : 0;
 }
 

@@ -6,13 +6,13 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "roam-bus-name.h"
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-util.h"
 #include "roam-words.h"
 #include "roamd-app-id.h"
 #include "roamd-apps.h"
-#include "roamd-bus-name.h"
 #include "roamd-cgroup.h"
 #include "roamd-class.h"
 #include "roamd-coexist.h"

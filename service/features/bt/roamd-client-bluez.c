@@ -3,10 +3,10 @@
 #include <stdarg.h>
 
 #include "roam-bus-map.h"
+#include "roam-bus-name.h"
 #include "roam-log.h"
 #include "roam-macro.h"
 #include "roam-text.h"
-#include "roamd-bus-name.h"
 #include "roamd-client-bluez.h"
 
 #define ADAPTER_IFACE  "org.bluez.Adapter1"

@@ -8,7 +8,7 @@
 /* A client of BlueZ (org.bluez on the system bus): its ObjectManager's adapters (Adapter1),
  * devices (Device1, with Battery1 and Network1 when present), followed through
  * InterfacesAdded/Removed and PropertiesChanged, and calls on them. BlueZ coming and going is
- * followed by its bus name (roamd-bus-name.c): when it leaves, every object is dropped. */
+ * followed by its bus name (shared/roam-bus-name.c): when it leaves, every object is dropped. */
 
 #define BLUEZ_SERVICE "org.bluez"
 

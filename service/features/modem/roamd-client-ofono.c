@@ -6,10 +6,10 @@
 #include <stdio.h>
 
 #include "roam-bus-map.h"
+#include "roam-bus-name.h"
 #include "roam-log.h"
 #include "roam-macro.h"
 #include "roam-util.h"
-#include "roamd-bus-name.h"
 #include "roamd-client-ofono.h"
 #include "roamd-nitz.h"
 

@@ -3,11 +3,11 @@
 #include <string.h>
 
 #include "roam-bus-map.h"
+#include "roam-bus-name.h"
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roamd-bt-class.h"
 #include "roamd-bt.h"
-#include "roamd-bus-name.h"
 #include "roamd-config.h"
 #include "roamd-core.h"
 #include "roamd-links.h"

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "roam-bus-map.h"
+#include "roam-bus-name.h"
 #include "roam-log.h"
 #include "roam-macro.h"
-#include "roamd-bus-name.h"
 #include "roamd-client-timedated.h"
 
 #define TIMEDATED_PATH   "/org/freedesktop/timedate1"

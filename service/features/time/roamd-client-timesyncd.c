@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "roam-bus-map.h"
+#include "roam-bus-name.h"
 #include "roam-log.h"
 #include "roam-macro.h"
 #include "roam-util.h"
-#include "roamd-bus-name.h"
 #include "roamd-client-timesyncd.h"
 #include "roamd-ntp-message.h"
 

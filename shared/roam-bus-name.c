@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "roam-bus-name.h"
 #include "roam-log.h"
 #include "roam-macro.h"
 #include "roam-util.h"
-#include "roamd-bus-name.h"
 
 struct BusNameWatch {
         char *name;

@@ -15,8 +15,8 @@ typedef int (*BusNameWatchFn)(BusNameWatch *w, const char *owner, void *userdata
 
 typedef enum BusNameWatchFlags {
         /* fn is told GetNameOwner's first answer too ("" when the name has no owner): for a
-         * client that must know the peer's unique name before it talks to it (it checks who
-         * sends the peer's signals and calls), and that must not activate it. */
+         * client that must not activate its peer (it asks only a running one), or must know the
+         * peer's unique name before it talks to it (it checks who sends the signals and calls). */
         BUS_NAME_WATCH_TELL_FIRST = 1 << 0,
 } BusNameWatchFlags;
 
