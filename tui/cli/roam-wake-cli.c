@@ -209,9 +209,13 @@ static int wait_for_turn(WaitCtx *c, uint64_t timeout_usec)
                                         "org.freedesktop.DBus.Properties", "PropertiesChanged",
                                         on_signal, c);
         if (r >= 0)
-                r = sd_bus_match_signal(c->bus, NULL, "org.freedesktop.DBus",
-                                        "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                        "NameOwnerChanged", on_signal, c);
+                /* roamd's name only: not a check at every name change on the bus */
+                r = sd_bus_add_match(
+                    c->bus, NULL,
+                    "type='signal',sender='org.freedesktop.DBus',"
+                    "path='/org/freedesktop/DBus',interface='org.freedesktop.DBus',"
+                    "member='NameOwnerChanged',arg0='" ROAM_BUS_NAME "'",
+                    on_signal, c);
         if (r >= 0 && timeout_usec > 0)
                 r = sd_event_add_time_relative(c->event, &timer, CLOCK_MONOTONIC, timeout_usec, 0,
                                                on_timeout, c);
