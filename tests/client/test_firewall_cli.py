@@ -55,7 +55,8 @@ def test_network_json(roamd, roam):
         "name": "wlan0", "bearer": "wifi", "network_id": HOME_ID,
         "identity": FIREWALL["links"][1]["NetworkIdentity"], "location": "home",
         "location_source": "config",
-        "location_reason": FIREWALL["links"][1]["LocationReason"], "needs_choice": False,
+        "location_reason": FIREWALL["links"][1]["LocationReason"], "location_wanted": "",
+        "needs_choice": False,
     }
     assert doc["links"][2]["needs_choice"] is True
     assert doc["links"][0]["network_id"] == "" and doc["links"][0]["identity"] == {}
@@ -254,6 +255,11 @@ def test_location_not_in_force(roamd, roam):
     res = roam("firewall")
     assert res.rc == 0, res.err
     assert f"\nwlan0: {pending}\n" in res.out, res.out
+    for verb, links in (("network", lambda d: d["links"]), ("status", lambda d: d["links"])):
+        res = roam(verb, "--json")
+        assert res.rc == 0, res.err
+        wlan0 = [l for l in links(json.loads(res.out)) if l["name"] == "wlan0"][0]
+        assert (wlan0["location"], wlan0["location_wanted"]) == ("home", "public"), (verb, wlan0)
     # Taken: nothing pending any more.
     fake.send(op="set", link=3, props={"Location": "public", "LocationSource": "user"})
     res = roam("network")

@@ -60,7 +60,8 @@ LINK_KEYS = ["name", "index", "bearer", "bearer_source", "kind", "driver", "hard
              "connectivity4", "connectivity_reason4", "connectivity6", "connectivity_reason6",
              "portal_url", "nat64_prefix", "working_mtu4", "working_mtu6", "last_probe_usec", "probe_duration_usec", "wifi_state", "wifi_ssid",
              "wifi_signal_dbm", "wifi_link_speed_mbit", "network_id", "location",
-             "location_source", "location_reason", "location_text", "ntp_servers"]
+             "location_source", "location_reason", "location_wanted", "location_text",
+             "ntp_servers"]
 
 
 def blocks(text):
@@ -180,7 +181,8 @@ def test_status_json(roamd, roam):
         "last_probe_usec": 1_700_000_000_000_000,
         "probe_duration_usec": 250_000, "wifi_state": "COMPLETED", "wifi_ssid": "Cafe",
         "wifi_signal_dbm": -58, "wifi_link_speed_mbit": 144, "network_id": "",
-        "location": "", "location_source": "", "location_reason": "", "location_text": "no network",
+        "location": "", "location_source": "", "location_reason": "", "location_wanted": "",
+        "location_text": "no network",
         "ntp_servers": ["192.0.2.123", "ntp.home.example"],
     }
     eth0 = doc["links"][0]
@@ -323,9 +325,9 @@ def test_status_location(roamd, roam):
     assert field(links["eth1"], "Location") == ["untrusted until you choose"]
     assert field(links["eth0"], "Location") is None
     doc = {link["name"]: link for link in json.loads(roam("status", "--json").out)["links"]}
-    assert {k: doc["wlan0"][k] for k in LINK_KEYS[-6:-1]} == {
+    assert {k: doc["wlan0"][k] for k in LINK_KEYS[-7:-1]} == {
         "network_id": HOME_ID, "location": "home", "location_source": "config",
-        "location_reason": FIREWALL["links"][1]["LocationReason"],
+        "location_reason": FIREWALL["links"][1]["LocationReason"], "location_wanted": "",
         "location_text": "home, from networks.d"}
     assert (doc["eth1"]["network_id"], doc["eth1"]["location_source"],
             doc["eth1"]["location_text"]) == (CAFE_ID, "default", "untrusted until you choose")

@@ -375,6 +375,8 @@ static int print_network_json(const RoamModel *m)
                 if (r >= 0)
                         r = json_add_string(o, "location_reason", l->location_reason);
                 if (r >= 0)
+                        r = json_add_string(o, "location_wanted", l->location_wanted);
+                if (r >= 0)
                         r = json_add_bool(o, "needs_choice", roam_link_needs_location(l));
         }
         if (r < 0)

@@ -557,6 +557,8 @@ static int link_to_json(const RoamLink *l, json_object **ret)
                 r = json_add_string(o, "location_source", l->location_source);
         if (r >= 0)
                 r = json_add_string(o, "location_reason", l->location_reason);
+        if (r >= 0)
+                r = json_add_string(o, "location_wanted", l->location_wanted);
         if (r >= 0) {
                 char where[160];
 
