@@ -189,9 +189,10 @@ static void update(NtpDhcp *d, const LinksEvent *ev)
                         *e = d->entries[--d->n_entries];
                 }
         }
-        for (size_t i = 0; i < links->n_links; i++) {
+        /* a verdict changes its link's file alone; a sync may change any link's leases */
+        for (size_t i = 0; ev->type != LINKS_EVENT_GONE && i < links->n_links; i++) {
                 Link *l = links->links[i];
-                if (ev->type == LINKS_EVENT_GONE && l == ev->link)
+                if (ev->type == LINKS_EVENT_VERDICT && l != ev->link)
                         continue;
                 r = update_link(d, l, dir);
                 if (r < 0) {
