@@ -139,6 +139,21 @@ bool roam_fw_location_pending(const RoamLink *l)
         return *l->location_wanted && !streq(l->location_wanted, l->location);
 }
 
+int roam_fw_location_json(const RoamLink *l, json_object *o)
+{
+        int r = json_add_string(o, "network_id", l->network_id);
+
+        if (r >= 0)
+                r = json_add_string(o, "location", l->location);
+        if (r >= 0)
+                r = json_add_string(o, "location_source", l->location_source);
+        if (r >= 0)
+                r = json_add_string(o, "location_reason", l->location_reason);
+        if (r >= 0)
+                r = json_add_string(o, "location_wanted", l->location_wanted);
+        return r;
+}
+
 void roam_fw_location_text(const RoamLink *l, char *buf, size_t size)
 {
         int n;
@@ -363,19 +378,11 @@ static int print_network_json(const RoamModel *m)
                 if (r >= 0)
                         r = json_add_string(o, "bearer", l->bearer);
                 if (r >= 0)
-                        r = json_add_string(o, "network_id", l->network_id);
+                        r = roam_fw_location_json(l, o);
                 if (r >= 0)
                         r = strmap_to_json(l->network_identity, &v);
                 if (r >= 0)
                         r = json_add(o, "identity", v);
-                if (r >= 0)
-                        r = json_add_string(o, "location", l->location);
-                if (r >= 0)
-                        r = json_add_string(o, "location_source", l->location_source);
-                if (r >= 0)
-                        r = json_add_string(o, "location_reason", l->location_reason);
-                if (r >= 0)
-                        r = json_add_string(o, "location_wanted", l->location_wanted);
                 if (r >= 0)
                         r = json_add_bool(o, "needs_choice", roam_link_needs_location(l));
         }

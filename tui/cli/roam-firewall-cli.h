@@ -8,6 +8,7 @@
 #include <systemd/sd-bus.h>
 
 #include "roam-bus-model.h"
+#include "roam-json.h"
 
 /* The personal firewall from the client's side (docs/firewall.md): `roam network`, `roam
  * network trust`, `roam firewall` and `roam firewall check`, and what the TUI and plain mode
@@ -40,6 +41,9 @@ int roam_fw_identity_text(const RoamLink *l, char *buf, size_t size);
 void roam_fw_location_text(const RoamLink *l, char *buf, size_t size);
 /* Whether roamd wants another location than the one in force (Link.LocationWanted). */
 bool roam_fw_location_pending(const RoamLink *l);
+/* The link's network and location keys of --json (roam status, roam network): network_id,
+ * location, location_source, location_reason, location_wanted. */
+int roam_fw_location_json(const RoamLink *l, json_object *o);
 
 /* Why SetLocation (or another firewall call) failed, in words, for the link named (NULL or
  * "": the default-route link). */

@@ -550,15 +550,7 @@ static int link_to_json(const RoamLink *l, json_object **ret)
                 r = l->wifi_link_speed ? json_add_int(o, "wifi_link_speed_mbit", l->wifi_link_speed)
                                        : json_add_null(o, "wifi_link_speed_mbit");
         if (r >= 0)
-                r = json_add_string(o, "network_id", l->network_id);
-        if (r >= 0)
-                r = json_add_string(o, "location", l->location);
-        if (r >= 0)
-                r = json_add_string(o, "location_source", l->location_source);
-        if (r >= 0)
-                r = json_add_string(o, "location_reason", l->location_reason);
-        if (r >= 0)
-                r = json_add_string(o, "location_wanted", l->location_wanted);
+                r = roam_fw_location_json(l, o);
         if (r >= 0) {
                 char where[160];
 
