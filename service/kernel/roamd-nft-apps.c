@@ -37,29 +37,29 @@ static int rule_reject(NftTxn *t, const char *chain, int family, const char *lan
                        const char *oif_set)
 {
         for (int tcp = 1; tcp >= 0; tcp--) {
-                struct nftnl_rule *r = rule_new(chain);
+                struct nftnl_rule *r = nft_rule_new(chain);
                 int k = 0;
                 if (!r)
                         return -ENOMEM;
                 if (family != AF_UNSPEC)
                         k |= nft_expr_nfproto(r, family);
                 if (lan_set) {
-                        k |= e_payload(r, NFT_PAYLOAD_NETWORK_HEADER, family == AF_INET ? 16 : 24,
-                                       family == AF_INET ? 4 : 16);
-                        k |= e_lookup(r, lan_set, false, true);
+                        k |= nft_e_payload(r, NFT_PAYLOAD_NETWORK_HEADER,
+                                           family == AF_INET ? 16 : 24, family == AF_INET ? 4 : 16);
+                        k |= nft_e_lookup(r, lan_set, false, true);
                 }
                 if (oif_set) {
                         k |= e_meta_load(r, NFT_META_OIF);
-                        k |= e_lookup(r, oif_set, false, false);
+                        k |= nft_e_lookup(r, oif_set, false, false);
                 }
                 if (tcp) {
                         k |= e_meta_load(r, NFT_META_L4PROTO);
-                        k |= e_cmp_u8(r, NFT_CMP_EQ, IPPROTO_TCP);
-                        k |= e_reject(r, NFT_REJECT_TCP_RST, 0);
+                        k |= nft_e_cmp_u8(r, NFT_CMP_EQ, IPPROTO_TCP);
+                        k |= nft_e_reject(r, NFT_REJECT_TCP_RST, 0);
                 } else
-                        k |= e_reject(r, NFT_REJECT_ICMPX_UNREACH,
-                                      NFT_REJECT_ICMPX_ADMIN_PROHIBITED);
-                if (txn_add_rule(t, r, k) < 0)
+                        k |= nft_e_reject(r, NFT_REJECT_ICMPX_UNREACH,
+                                          NFT_REJECT_ICMPX_ADMIN_PROHIBITED);
+                if (nft_txn_add_rule(t, r, k) < 0)
                         return -ENOMEM;
         }
         return 0;
@@ -68,9 +68,9 @@ static int rule_reject(NftTxn *t, const char *chain, int family, const char *lan
 /* meta mark (ct false) or ct mark: our bits = value, the others' bits kept. */
 static int exprs_assign_mark(NftTxn *t, struct nftnl_rule *r, bool ct, uint32_t value)
 {
-        return e_key(r, ct, ct ? NFT_CT_MARK : NFT_META_MARK, false) |
-               e_bitwise(r, ~t->engine->mask, value) |
-               e_key(r, ct, ct ? NFT_CT_MARK : NFT_META_MARK, true);
+        return nft_e_key(r, ct, ct ? NFT_CT_MARK : NFT_META_MARK, false) |
+               nft_e_bitwise(r, ~t->engine->mask, value) |
+               nft_e_key(r, ct, ct ? NFT_CT_MARK : NFT_META_MARK, true);
 }
 
 /* meta mark, and with save the flow's ct mark too */
@@ -98,31 +98,31 @@ static int rule_mark(NftTxn *t, const char *chain, int family, uint32_t oif, con
 
                 if (!reroute && (!slot_oif || !save || (oif && oif != slot_oif) || oif_set))
                         continue; /* those packets cannot be on the slot's link already */
-                r = rule_new(chain);
+                r = nft_rule_new(chain);
                 if (!r)
                         return -ENOMEM;
                 k |= nft_expr_nfproto(r, family);
                 if (oif) {
                         k |= e_meta_load(r, NFT_META_OIF);
-                        k |= e_cmp_u32(r, NFT_CMP_EQ, oif);
+                        k |= nft_e_cmp_u32(r, NFT_CMP_EQ, oif);
                 } else if (slot_oif && save) {
                         k |= e_meta_load(r, NFT_META_OIF);
-                        k |= e_cmp_u32(r, reroute ? NFT_CMP_NEQ : NFT_CMP_EQ, slot_oif);
+                        k |= nft_e_cmp_u32(r, reroute ? NFT_CMP_NEQ : NFT_CMP_EQ, slot_oif);
                 }
                 if (oif_set) {
                         k |= e_meta_load(r, NFT_META_OIF);
-                        k |= e_lookup(r, oif_set, false, false);
+                        k |= nft_e_lookup(r, oif_set, false, false);
                 }
                 if (lan_set) {
-                        k |= e_payload(r, NFT_PAYLOAD_NETWORK_HEADER, family == AF_INET ? 16 : 24,
-                                       family == AF_INET ? 4 : 16);
-                        k |= e_lookup(r, lan_set, false, true);
+                        k |= nft_e_payload(r, NFT_PAYLOAD_NETWORK_HEADER,
+                                           family == AF_INET ? 16 : 24, family == AF_INET ? 4 : 16);
+                        k |= nft_e_lookup(r, lan_set, false, true);
                 }
                 if (reroute)
                         k |= exprs_set_mark(t, r, mark, save);
                 else
                         k |= exprs_assign_mark(t, r, true, mark);
-                if (txn_add_rule(t, r, k) < 0)
+                if (nft_txn_add_rule(t, r, k) < 0)
                         return -ENOMEM;
                 if (!reroute && oif)
                         break; /* oif == slot_oif: every packet of this rule is on its link */
@@ -132,9 +132,9 @@ static int rule_mark(NftTxn *t, const char *chain, int family, uint32_t oif, con
 
 static int rule_verdict(NftTxn *t, const char *chain, int verdict)
 {
-        struct nftnl_rule *r = rule_new(chain);
+        struct nftnl_rule *r = nft_rule_new(chain);
 
-        return txn_add_rule(t, r, r ? e_verdict(r, verdict, NULL) : -ENOMEM);
+        return nft_txn_add_rule(t, r, r ? nft_e_verdict(r, verdict, NULL) : -ENOMEM);
 }
 
 /* Families the VPN does not carry are refused; everything else goes into the VPN's table,
@@ -153,8 +153,8 @@ static int rules_vpn_required(NftTxn *t, const char *name, const NftClass *c)
                         if (r < 0)
                                 return r;
                 }
-        rl = rule_new(name);
-        return txn_add_rule(t, rl, rl ? exprs_set_mark(t, rl, vpn, false) : -ENOMEM);
+        rl = nft_rule_new(name);
+        return nft_txn_add_rule(t, rl, rl ? exprs_set_mark(t, rl, vpn, false) : -ENOMEM);
 }
 
 /* oif lo [l4proto proto] [th dport (!=|==) 53] <verdict>; verdict NF_DROP means refused
@@ -162,28 +162,28 @@ static int rules_vpn_required(NftTxn *t, const char *name, const NftClass *c)
 static int rule_loopback(NftTxn *t, const char *name, uint8_t proto, int dns_op, int verdict)
 {
         const uint16_t dns_port = htons(53);
-        struct nftnl_rule *rl = rule_new(name);
+        struct nftnl_rule *rl = nft_rule_new(name);
         int k = 0;
 
         if (!rl)
                 return -ENOMEM;
         k |= e_meta_load(rl, NFT_META_OIF);
-        k |= e_cmp_u32(rl, NFT_CMP_EQ, 1 /* LOOPBACK_IFINDEX */);
+        k |= nft_e_cmp_u32(rl, NFT_CMP_EQ, 1 /* LOOPBACK_IFINDEX */);
         if (proto) {
                 k |= e_meta_load(rl, NFT_META_L4PROTO);
-                k |= e_cmp_u8(rl, NFT_CMP_EQ, proto);
+                k |= nft_e_cmp_u8(rl, NFT_CMP_EQ, proto);
         }
         if (dns_op >= 0) {
-                k |= e_payload(rl, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2);
-                k |= e_cmp(rl, (uint32_t)dns_op, &dns_port, sizeof(dns_port));
+                k |= nft_e_payload(rl, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2);
+                k |= nft_e_cmp(rl, (uint32_t)dns_op, &dns_port, sizeof(dns_port));
         }
         if (verdict == NF_ACCEPT)
-                k |= e_verdict(rl, NF_ACCEPT, NULL);
+                k |= nft_e_verdict(rl, NF_ACCEPT, NULL);
         else if (proto == IPPROTO_TCP)
-                k |= e_reject(rl, NFT_REJECT_TCP_RST, 0);
+                k |= nft_e_reject(rl, NFT_REJECT_TCP_RST, 0);
         else
-                k |= e_reject(rl, NFT_REJECT_ICMPX_UNREACH, NFT_REJECT_ICMPX_ADMIN_PROHIBITED);
-        return txn_add_rule(t, rl, k) < 0 ? -ENOMEM : 0;
+                k |= nft_e_reject(rl, NFT_REJECT_ICMPX_UNREACH, NFT_REJECT_ICMPX_ADMIN_PROHIBITED);
+        return nft_txn_add_rule(t, rl, k) < 0 ? -ENOMEM : 0;
 }
 
 /* Loopback first in every class chain, before marks and the LAN sets (the host's own
@@ -216,16 +216,16 @@ static int class_loopback_rules(NftTxn *t, const char *name, const NftClass *c)
         if (!refuse_dns)
                 return rule_loopback(t, name, 0, -1, NF_ACCEPT);
         /* not TCP or UDP, or not to port 53: not DNS */
-        rl = rule_new(name);
+        rl = nft_rule_new(name);
         if (!rl)
                 return -ENOMEM;
         k |= e_meta_load(rl, NFT_META_OIF);
-        k |= e_cmp_u32(rl, NFT_CMP_EQ, 1 /* LOOPBACK_IFINDEX */);
+        k |= nft_e_cmp_u32(rl, NFT_CMP_EQ, 1 /* LOOPBACK_IFINDEX */);
         k |= e_meta_load(rl, NFT_META_L4PROTO);
-        k |= e_cmp_u8(rl, NFT_CMP_NEQ, IPPROTO_TCP);
-        k |= e_cmp_u8(rl, NFT_CMP_NEQ, IPPROTO_UDP);
-        k |= e_verdict(rl, NF_ACCEPT, NULL);
-        r = txn_add_rule(t, rl, k) < 0 ? -ENOMEM : 0;
+        k |= nft_e_cmp_u8(rl, NFT_CMP_NEQ, IPPROTO_TCP);
+        k |= nft_e_cmp_u8(rl, NFT_CMP_NEQ, IPPROTO_UDP);
+        k |= nft_e_verdict(rl, NF_ACCEPT, NULL);
+        r = nft_txn_add_rule(t, rl, k) < 0 ? -ENOMEM : 0;
         if (r >= 0)
                 r = rule_loopback(t, name, 0, NFT_CMP_NEQ, NF_ACCEPT);
         if (r < 0 || c->kind == NFT_CLASS_REJECT)
@@ -271,19 +271,19 @@ static int class_rules(NftTxn *t, const char *name, const NftClass *c)
                 }
                 if (c->sticky) {
                         /* Existing flows keep the link they started on. */
-                        struct nftnl_rule *rl = rule_new(name);
+                        struct nftnl_rule *rl = nft_rule_new(name);
                         int k = 0;
                         uint32_t st =
                             NF_CT_STATE_BIT(IP_CT_ESTABLISHED) | NF_CT_STATE_BIT(IP_CT_RELATED);
                         if (!rl)
                                 return -ENOMEM;
                         k |= e_ct_load(rl, NFT_CT_STATE);
-                        k |= e_bitwise(rl, st, 0);
-                        k |= e_cmp_u32(rl, NFT_CMP_NEQ, 0);
+                        k |= nft_e_bitwise(rl, st, 0);
+                        k |= nft_e_cmp_u32(rl, NFT_CMP_NEQ, 0);
                         k |= e_ct_load(rl, NFT_CT_MARK);
-                        k |= e_bitwise(rl, t->engine->mask, 0);
-                        k |= e_lookup(rl, "restore", true, false);
-                        if (txn_add_rule(t, rl, k) < 0)
+                        k |= nft_e_bitwise(rl, t->engine->mask, 0);
+                        k |= nft_e_lookup(rl, "restore", true, false);
+                        if (nft_txn_add_rule(t, rl, k) < 0)
                                 return -ENOMEM;
                 }
                 for (int f = 0; f < 2; f++) {
@@ -325,7 +325,7 @@ int nft_txn_put_class(NftTxn *t, const char *name, const NftClass *c, bool exist
         int r;
 
         if (exists)
-                r = txn_flush_chain(t, name);
+                r = nft_txn_flush_chain(t, name);
         else
                 r = nft_txn_chain(t, NFT_MSG_NEWCHAIN, name, NULL, 0, 0);
         if (r < 0)
@@ -342,7 +342,7 @@ int nft_txn_del_class(NftTxn *t, const char *name)
  * with a file (a process's, not the kernel's). */
 static int level_lookup_rule(NftTxn *t, unsigned l, bool user_socket)
 {
-        struct nftnl_rule *r = rule_new("output");
+        struct nftnl_rule *r = nft_rule_new("output");
         char map[16];
         int k = 0;
 
@@ -350,12 +350,12 @@ static int level_lookup_rule(NftTxn *t, unsigned l, bool user_socket)
                 return -ENOMEM;
         if (user_socket) {
                 k |= e_meta_load(r, NFT_META_SKUID);
-                k |= e_cmp_u32(r, NFT_CMP_GTE, 0);
+                k |= nft_e_cmp_u32(r, NFT_CMP_GTE, 0);
         }
         snprintf(map, sizeof(map), "app_l%u", l);
         k |= nft_expr_socket_cgroup(r, l, NFT_REG_1);
-        k |= e_lookup(r, map, true, false);
-        return txn_add_rule(t, r, k);
+        k |= nft_e_lookup(r, map, true, false);
+        return nft_txn_add_rule(t, r, k);
 }
 
 static int output_chain_rules(NftTxn *t, const bool levels[NFT_LEVEL_MAX])
@@ -381,13 +381,13 @@ static int output_chain_rules(NftTxn *t, const bool levels[NFT_LEVEL_MAX])
                                                          IPPROTO_IGMP};
                         for (size_t i = 0; i < ELEMENTSOF(protos); i++) {
                                 int kk = 0;
-                                r = rule_new("output");
+                                r = nft_rule_new("output");
                                 if (!r)
                                         return -ENOMEM;
                                 kk |= e_meta_load(r, NFT_META_L4PROTO);
-                                kk |= e_cmp_u8(r, NFT_CMP_EQ, protos[i]);
-                                kk |= e_verdict(r, NF_ACCEPT, NULL);
-                                if (txn_add_rule(t, r, kk) < 0)
+                                kk |= nft_e_cmp_u8(r, NFT_CMP_EQ, protos[i]);
+                                kk |= nft_e_verdict(r, NF_ACCEPT, NULL);
+                                if (nft_txn_add_rule(t, r, kk) < 0)
                                         return -ENOMEM;
                         }
                 }
@@ -419,7 +419,7 @@ int nft_txn_set_levels(NftTxn *t, const bool levels[NFT_LEVEL_MAX])
         if (!changed)
                 return 0;
         /* Rewrite the output chain in the same transaction, then drop maps no rule uses. */
-        r = txn_flush_chain(t, "output");
+        r = nft_txn_flush_chain(t, "output");
         if (r < 0)
                 return r;
         r = output_chain_rules(t, levels);
@@ -429,7 +429,7 @@ int nft_txn_set_levels(NftTxn *t, const bool levels[NFT_LEVEL_MAX])
                 char map[16];
                 if (t->levels[l] && !levels[l]) {
                         snprintf(map, sizeof(map), "app_l%d", l);
-                        r = txn_del_set(t, map);
+                        r = nft_txn_del_set(t, map);
                         if (r < 0)
                                 return r;
                 }
@@ -448,7 +448,7 @@ int nft_txn_elem(NftTxn *t, unsigned level, uint64_t cgroup_id, const char *clas
         if (level >= NFT_LEVEL_MAX || !t->levels[level])
                 return -EINVAL;
         snprintf(map, sizeof(map), "app_l%u", level);
-        s = set_new(map);
+        s = nft_set_new(map);
         e = nftnl_set_elem_alloc();
         if (!s || !e) {
                 nftnl_set_free(s);
@@ -461,7 +461,7 @@ int nft_txn_elem(NftTxn *t, unsigned level, uint64_t cgroup_id, const char *clas
                 nftnl_set_elem_set_str(e, NFTNL_SET_ELEM_CHAIN, class_name);
         }
         nftnl_set_elem_add(s, e);
-        txn_elems(t, s, add ? NFT_MSG_NEWSETELEM : NFT_MSG_DELSETELEM);
+        nft_txn_elems(t, s, add ? NFT_MSG_NEWSETELEM : NFT_MSG_DELSETELEM);
         nftnl_set_free(s);
         return 0;
 }
@@ -528,18 +528,18 @@ int nft_txn_set_lan(NftTxn *t, int family, const NftPrefix *p, size_t n)
                 rg[k++] = rg[i];
         }
 
-        s = set_new(name);
+        s = nft_set_new(name);
         if (!s)
                 return -ENOMEM;
-        txn_elems(t, s, NFT_MSG_DELSETELEM); /* flush, then the new contents: one transaction */
+        nft_txn_elems(t, s, NFT_MSG_DELSETELEM); /* flush, then the new contents: one transaction */
         for (size_t i = 0, in_msg = 0; i < k; i++) {
                 struct nftnl_set_elem *e;
 
                 if (in_msg + 2 > ELEMS_PER_MSG) {
                         /* one message holds a page at most: send these, start the next */
-                        txn_elems(t, s, NFT_MSG_NEWSETELEM);
+                        nft_txn_elems(t, s, NFT_MSG_NEWSETELEM);
                         nftnl_set_free(s);
-                        s = set_new(name);
+                        s = nft_set_new(name);
                         if (!s)
                                 return -ENOMEM;
                         in_msg = 0;
@@ -564,25 +564,25 @@ int nft_txn_set_lan(NftTxn *t, int family, const NftPrefix *p, size_t n)
                 }
         }
         if (k > 0)
-                txn_elems(t, s, NFT_MSG_NEWSETELEM);
+                nft_txn_elems(t, s, NFT_MSG_NEWSETELEM);
         nftnl_set_free(s);
         return 0;
 }
 
 int nft_txn_set_vpn_ifaces(NftTxn *t, const uint32_t *ifindex, size_t n)
 {
-        struct nftnl_set *s = set_new("vpnifs");
+        struct nftnl_set *s = nft_set_new("vpnifs");
 
         if (!s)
                 return -ENOMEM;
-        txn_elems(t, s, NFT_MSG_DELSETELEM);
+        nft_txn_elems(t, s, NFT_MSG_DELSETELEM);
         for (size_t i = 0; i < n; i++) {
                 struct nftnl_set_elem *e;
 
                 if (i > 0 && i % ELEMS_PER_MSG == 0) {
-                        txn_elems(t, s, NFT_MSG_NEWSETELEM);
+                        nft_txn_elems(t, s, NFT_MSG_NEWSETELEM);
                         nftnl_set_free(s);
-                        s = set_new("vpnifs");
+                        s = nft_set_new("vpnifs");
                         if (!s)
                                 return -ENOMEM;
                 }
@@ -595,14 +595,14 @@ int nft_txn_set_vpn_ifaces(NftTxn *t, const uint32_t *ifindex, size_t n)
                 nftnl_set_elem_add(s, e);
         }
         if (n > 0)
-                txn_elems(t, s, NFT_MSG_NEWSETELEM);
+                nft_txn_elems(t, s, NFT_MSG_NEWSETELEM);
         nftnl_set_free(s);
         return 0;
 }
 
 static int restore_elem(NftTxn *t, uint32_t slot, bool add)
 {
-        struct nftnl_set *s = set_new("restore");
+        struct nftnl_set *s = nft_set_new("restore");
         struct nftnl_set_elem *e = nftnl_set_elem_alloc();
         uint32_t key = nft_slot_mark(t->engine->mask, slot);
         char chain[16];
@@ -619,7 +619,7 @@ static int restore_elem(NftTxn *t, uint32_t slot, bool add)
                 nftnl_set_elem_set_str(e, NFTNL_SET_ELEM_CHAIN, chain);
         }
         nftnl_set_elem_add(s, e);
-        txn_elems(t, s, add ? NFT_MSG_NEWSETELEM : NFT_MSG_DELSETELEM);
+        nft_txn_elems(t, s, add ? NFT_MSG_NEWSETELEM : NFT_MSG_DELSETELEM);
         nftnl_set_free(s);
         return 0;
 }
@@ -630,20 +630,20 @@ static int restore_chain_rules(NftTxn *t, const char *chain, uint32_t slot, uint
         int k = 0;
 
         /* A flow the main table still sends out of its link needs no second route lookup. */
-        rl = rule_new(chain);
+        rl = nft_rule_new(chain);
         if (!rl)
                 return -ENOMEM;
         k |= e_meta_load(rl, NFT_META_OIF);
-        k |= e_cmp_u32(rl, NFT_CMP_EQ, oif);
-        k |= e_verdict(rl, NF_ACCEPT, NULL);
-        if (txn_add_rule(t, rl, k) < 0)
+        k |= nft_e_cmp_u32(rl, NFT_CMP_EQ, oif);
+        k |= nft_e_verdict(rl, NF_ACCEPT, NULL);
+        if (nft_txn_add_rule(t, rl, k) < 0)
                 return -ENOMEM;
-        rl = rule_new(chain);
+        rl = nft_rule_new(chain);
         if (!rl)
                 return -ENOMEM;
         k = exprs_set_mark(t, rl, nft_slot_mark(t->engine->mask, slot), false);
-        k |= e_verdict(rl, NF_ACCEPT, NULL);
-        return txn_add_rule(t, rl, k);
+        k |= nft_e_verdict(rl, NF_ACCEPT, NULL);
+        return nft_txn_add_rule(t, rl, k);
 }
 
 int nft_txn_set_slots(NftTxn *t, const uint32_t *slot_oif, size_t n_slots)
@@ -659,7 +659,7 @@ int nft_txn_set_slots(NftTxn *t, const uint32_t *slot_oif, size_t n_slots)
                 snprintf(chain, sizeof(chain), "restore_%u", i);
                 if (want && t->slots[i]) {
                         /* the slot passed to another link: rewrite its chain */
-                        r = txn_flush_chain(t, chain);
+                        r = nft_txn_flush_chain(t, chain);
                         if (r >= 0)
                                 r = restore_chain_rules(t, chain, i, want);
                 } else if (want) {
@@ -686,7 +686,7 @@ int nft_txn_set_vpn_dns(NftTxn *t, const struct in_addr *v4, const struct in6_ad
         uint32_t vpn_mark = nft_slot_mark(t->engine->mask, nft_slot_vpn(t->engine->mask));
         int r;
 
-        r = txn_flush_chain(t, "vpn_dns");
+        r = nft_txn_flush_chain(t, "vpn_dns");
         if (r < 0)
                 return r;
         for (int f = 0; f < 2; f++) {
@@ -694,7 +694,7 @@ int nft_txn_set_vpn_dns(NftTxn *t, const struct in_addr *v4, const struct in6_ad
                 if (!addr)
                         continue;
                 for (int tcp = 0; tcp < 2; tcp++) {
-                        struct nftnl_rule *rl = rule_new("vpn_dns");
+                        struct nftnl_rule *rl = nft_rule_new("vpn_dns");
                         struct nftnl_expr *imm, *nat;
                         uint16_t port = htons(53);
                         int k = 0;
@@ -703,12 +703,12 @@ int nft_txn_set_vpn_dns(NftTxn *t, const struct in_addr *v4, const struct in6_ad
                                 return -ENOMEM;
                         k |= nft_expr_nfproto(rl, f == 0 ? AF_INET : AF_INET6);
                         k |= e_meta_load(rl, NFT_META_MARK);
-                        k |= e_bitwise(rl, t->engine->mask, 0);
-                        k |= e_cmp_u32(rl, NFT_CMP_EQ, vpn_mark);
+                        k |= nft_e_bitwise(rl, t->engine->mask, 0);
+                        k |= nft_e_cmp_u32(rl, NFT_CMP_EQ, vpn_mark);
                         k |= e_meta_load(rl, NFT_META_L4PROTO);
-                        k |= e_cmp_u8(rl, NFT_CMP_EQ, tcp ? IPPROTO_TCP : IPPROTO_UDP);
-                        k |= e_payload(rl, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2);
-                        k |= e_cmp(rl, NFT_CMP_EQ, &port, sizeof(port));
+                        k |= nft_e_cmp_u8(rl, NFT_CMP_EQ, tcp ? IPPROTO_TCP : IPPROTO_UDP);
+                        k |= nft_e_payload(rl, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2);
+                        k |= nft_e_cmp(rl, NFT_CMP_EQ, &port, sizeof(port));
                         imm = nftnl_expr_alloc("immediate");
                         nat = nftnl_expr_alloc("nat");
                         if (k < 0 || !imm || !nat) {
@@ -725,7 +725,7 @@ int nft_txn_set_vpn_dns(NftTxn *t, const struct in_addr *v4, const struct in6_ad
                                            f == 0 ? NFPROTO_IPV4 : NFPROTO_IPV6);
                         nftnl_expr_set_u32(nat, NFTNL_EXPR_NAT_REG_ADDR_MIN, NFT_REG_1);
                         nftnl_rule_add_expr(rl, nat);
-                        if (txn_add_rule(t, rl, 0) < 0)
+                        if (nft_txn_add_rule(t, rl, 0) < 0)
                                 return -ENOMEM;
                 }
         }
@@ -740,11 +740,11 @@ int nft_txn_replace_table(NftTxn *t)
 
         /* add + delete + add in one transaction: the old table (maybe left by a roamd that
          * crashed) stays in force until the new one replaces it at commit. */
-        r = txn_table(t, NFT_MSG_NEWTABLE);
+        r = nft_txn_table(t, NFT_MSG_NEWTABLE);
         if (r >= 0)
-                r = txn_table(t, NFT_MSG_DELTABLE);
+                r = nft_txn_table(t, NFT_MSG_DELTABLE);
         if (r >= 0)
-                r = txn_table(t, NFT_MSG_NEWTABLE);
+                r = nft_txn_table(t, NFT_MSG_NEWTABLE);
         if (r < 0)
                 return r;
         memset(t->levels, 0, sizeof(t->levels));
@@ -777,14 +777,14 @@ int nft_txn_replace_table(NftTxn *t)
         r = nft_txn_chain(t, NFT_MSG_NEWCHAIN, "postrouting", "nat", NF_INET_POST_ROUTING, 100);
         if (r < 0)
                 return r;
-        rl = rule_new("postrouting");
+        rl = nft_rule_new("postrouting");
         if (!rl)
                 return -ENOMEM;
         k |= e_meta_load(rl, NFT_META_MARK);
-        k |= e_bitwise(rl, t->engine->mask, 0);
-        k |= e_cmp_u32(rl, NFT_CMP_NEQ, 0);
-        k |= add_expr(rl, nftnl_expr_alloc("masq"));
-        if (txn_add_rule(t, rl, k) < 0)
+        k |= nft_e_bitwise(rl, t->engine->mask, 0);
+        k |= nft_e_cmp_u32(rl, NFT_CMP_NEQ, 0);
+        k |= nft_add_expr(rl, nftnl_expr_alloc("masq"));
+        if (nft_txn_add_rule(t, rl, k) < 0)
                 return -ENOMEM;
 
         t->set_levels = t->set_slots = true;

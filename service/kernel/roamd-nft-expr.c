@@ -14,7 +14,7 @@
  * (roamd-nft-apps.c), and the building blocks with explicit registers for the modules with
  * rules of their own (roamd-nft-stats.c, roamd-nft-wake.c, the firewall's). */
 
-int add_expr(struct nftnl_rule *r, struct nftnl_expr *e)
+int nft_add_expr(struct nftnl_rule *r, struct nftnl_expr *e)
 {
         if (!e)
                 return -ENOMEM;
@@ -23,7 +23,7 @@ int add_expr(struct nftnl_rule *r, struct nftnl_expr *e)
 }
 
 /* meta or ct key: loaded into register 1, or set from it */
-int e_key(struct nftnl_rule *r, bool ct, uint32_t key, bool set)
+int nft_e_key(struct nftnl_rule *r, bool ct, uint32_t key, bool set)
 {
         struct nftnl_expr *e = nftnl_expr_alloc(ct ? "ct" : "meta");
         if (!e)
@@ -33,26 +33,26 @@ int e_key(struct nftnl_rule *r, bool ct, uint32_t key, bool set)
                 nftnl_expr_set_u32(e, set ? NFTNL_EXPR_CT_SREG : NFTNL_EXPR_CT_DREG, NFT_REG_1);
         else
                 nftnl_expr_set_u32(e, set ? NFTNL_EXPR_META_SREG : NFTNL_EXPR_META_DREG, NFT_REG_1);
-        return add_expr(r, e);
+        return nft_add_expr(r, e);
 }
 
-int e_cmp(struct nftnl_rule *r, uint32_t op, const void *data, uint32_t len)
+int nft_e_cmp(struct nftnl_rule *r, uint32_t op, const void *data, uint32_t len)
 {
         return nft_expr_cmp(r, NFT_REG_1, op, data, len);
 }
 
-int e_cmp_u8(struct nftnl_rule *r, uint32_t op, uint8_t v)
+int nft_e_cmp_u8(struct nftnl_rule *r, uint32_t op, uint8_t v)
 {
-        return e_cmp(r, op, &v, sizeof(v));
+        return nft_e_cmp(r, op, &v, sizeof(v));
 }
 
-int e_cmp_u32(struct nftnl_rule *r, uint32_t op, uint32_t v)
+int nft_e_cmp_u32(struct nftnl_rule *r, uint32_t op, uint32_t v)
 {
-        return e_cmp(r, op, &v, sizeof(v));
+        return nft_e_cmp(r, op, &v, sizeof(v));
 }
 
 /* reg1 = (reg1 & mask) ^ xor, 4 bytes */
-int e_bitwise(struct nftnl_rule *r, uint32_t mask, uint32_t xor)
+int nft_e_bitwise(struct nftnl_rule *r, uint32_t mask, uint32_t xor)
 {
         struct nftnl_expr *e = nftnl_expr_alloc("bitwise");
         if (!e)
@@ -62,10 +62,10 @@ int e_bitwise(struct nftnl_rule *r, uint32_t mask, uint32_t xor)
         nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, sizeof(uint32_t));
         nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, &mask, sizeof(mask));
         nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, &xor, sizeof(xor));
-        return add_expr(r, e);
+        return nft_add_expr(r, e);
 }
 
-int e_lookup(struct nftnl_rule *r, const char *set, bool vmap, bool invert)
+int nft_e_lookup(struct nftnl_rule *r, const char *set, bool vmap, bool invert)
 {
         struct nftnl_expr *e = nftnl_expr_alloc("lookup");
         if (!e)
@@ -76,10 +76,10 @@ int e_lookup(struct nftnl_rule *r, const char *set, bool vmap, bool invert)
                 nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_DREG, NFT_REG_VERDICT);
         if (invert)
                 nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_FLAGS, NFT_LOOKUP_F_INV);
-        return add_expr(r, e);
+        return nft_add_expr(r, e);
 }
 
-int e_verdict(struct nftnl_rule *r, int verdict, const char *chain)
+int nft_e_verdict(struct nftnl_rule *r, int verdict, const char *chain)
 {
         struct nftnl_expr *e = nftnl_expr_alloc("immediate");
         if (!e)
@@ -88,20 +88,20 @@ int e_verdict(struct nftnl_rule *r, int verdict, const char *chain)
         nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, verdict);
         if (chain)
                 nftnl_expr_set_str(e, NFTNL_EXPR_IMM_CHAIN, chain);
-        return add_expr(r, e);
+        return nft_add_expr(r, e);
 }
 
-int e_reject(struct nftnl_rule *r, uint32_t type, uint8_t code)
+int nft_e_reject(struct nftnl_rule *r, uint32_t type, uint8_t code)
 {
         struct nftnl_expr *e = nftnl_expr_alloc("reject");
         if (!e)
                 return -ENOMEM;
         nftnl_expr_set_u32(e, NFTNL_EXPR_REJECT_TYPE, type);
         nftnl_expr_set_u8(e, NFTNL_EXPR_REJECT_CODE, code);
-        return add_expr(r, e);
+        return nft_add_expr(r, e);
 }
 
-int e_payload(struct nftnl_rule *r, uint32_t base, uint32_t offset, uint32_t len)
+int nft_e_payload(struct nftnl_rule *r, uint32_t base, uint32_t offset, uint32_t len)
 {
         return nft_expr_payload(r, base, offset, len, NFT_REG_1);
 }
@@ -115,7 +115,7 @@ int nft_expr_meta(struct nftnl_rule *r, uint32_t key, uint32_t dreg)
                 return -ENOMEM;
         nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
         nftnl_expr_set_u32(e, NFTNL_EXPR_META_DREG, dreg);
-        return add_expr(r, e);
+        return nft_add_expr(r, e);
 }
 
 int nft_expr_imm(struct nftnl_rule *r, uint32_t dreg, const void *data, uint32_t len)
@@ -125,12 +125,12 @@ int nft_expr_imm(struct nftnl_rule *r, uint32_t dreg, const void *data, uint32_t
                 return -ENOMEM;
         nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, dreg);
         nftnl_expr_set(e, NFTNL_EXPR_IMM_DATA, data, len);
-        return add_expr(r, e);
+        return nft_add_expr(r, e);
 }
 
 int nft_expr_verdict(struct nftnl_rule *r, int verdict)
 {
-        return e_verdict(r, verdict, NULL);
+        return nft_e_verdict(r, verdict, NULL);
 }
 
 int nft_expr_cmp(struct nftnl_rule *r, uint32_t sreg, uint32_t op, const void *data, uint32_t len)
@@ -141,7 +141,7 @@ int nft_expr_cmp(struct nftnl_rule *r, uint32_t sreg, uint32_t op, const void *d
         nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, sreg);
         nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, op);
         nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, data, len);
-        return add_expr(r, e);
+        return nft_add_expr(r, e);
 }
 
 int nft_expr_cmp_eq(struct nftnl_rule *r, uint32_t sreg, const void *data, uint32_t len)
@@ -161,12 +161,12 @@ int nft_expr_ct_load(struct nftnl_rule *r, uint32_t key)
 
 int nft_expr_reject(struct nftnl_rule *r, uint32_t type, uint8_t code)
 {
-        return e_reject(r, type, code);
+        return nft_e_reject(r, type, code);
 }
 
 int nft_expr_jump(struct nftnl_rule *r, const char *chain)
 {
-        return e_verdict(r, NFT_JUMP, chain);
+        return nft_e_verdict(r, NFT_JUMP, chain);
 }
 
 int nft_expr_socket_cgroup(struct nftnl_rule *r, uint32_t level, uint32_t dreg)
@@ -177,7 +177,7 @@ int nft_expr_socket_cgroup(struct nftnl_rule *r, uint32_t level, uint32_t dreg)
         nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_KEY, NFT_SOCKET_CGROUPV2);
         nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_DREG, dreg);
         nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_LEVEL, level);
-        return add_expr(r, e);
+        return nft_add_expr(r, e);
 }
 
 int nft_expr_and(struct nftnl_rule *r, uint32_t reg, const void *mask, uint32_t len)
@@ -195,7 +195,7 @@ int nft_expr_and(struct nftnl_rule *r, uint32_t reg, const void *mask, uint32_t 
         nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, len);
         nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, mask, len);
         nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, zero, len);
-        return add_expr(r, e);
+        return nft_add_expr(r, e);
 }
 
 int nft_expr_and_u32(struct nftnl_rule *r, uint32_t reg, uint32_t mask)
@@ -213,23 +213,23 @@ int nft_expr_payload(struct nftnl_rule *r, uint32_t base, uint32_t offset, uint3
         nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, offset);
         nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, len);
         nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, dreg);
-        return add_expr(r, e);
+        return nft_add_expr(r, e);
 }
 
 int nft_expr_nfproto(struct nftnl_rule *r, int family)
 {
         return e_meta_load(r, NFT_META_NFPROTO) |
-               e_cmp_u8(r, NFT_CMP_EQ, family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6);
+               nft_e_cmp_u8(r, NFT_CMP_EQ, family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6);
 }
 
 int nft_expr_counter(struct nftnl_rule *r)
 {
-        return add_expr(r, nftnl_expr_alloc("counter"));
+        return nft_add_expr(r, nftnl_expr_alloc("counter"));
 }
 
 int nft_expr_lookup_vmap(struct nftnl_rule *r, const char *map)
 {
-        return e_lookup(r, map, true, false);
+        return nft_e_lookup(r, map, true, false);
 }
 
 static int lookup_in(struct nftnl_rule *r, uint32_t sreg, const char *set, bool invert)
@@ -241,7 +241,7 @@ static int lookup_in(struct nftnl_rule *r, uint32_t sreg, const char *set, bool 
         nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, set);
         if (invert)
                 nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_FLAGS, NFT_LOOKUP_F_INV);
-        return add_expr(r, e);
+        return nft_add_expr(r, e);
 }
 
 int nft_expr_lookup_in(struct nftnl_rule *r, uint32_t sreg, const char *set)
@@ -256,5 +256,5 @@ int nft_expr_lookup_not_in(struct nftnl_rule *r, uint32_t sreg, const char *set)
 
 int nft_rule_add_expr(struct nftnl_rule *r, struct nftnl_expr *e)
 {
-        return add_expr(r, e);
+        return nft_add_expr(r, e);
 }

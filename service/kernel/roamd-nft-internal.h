@@ -59,26 +59,25 @@ struct NftTxn {
 };
 
 /* roamd-nft.c: objects of table inet roam, queued into t */
-struct nftnl_rule *rule_new(const char *chain);
-int txn_add_rule(NftTxn *t, struct nftnl_rule *r, int error);
-int txn_flush_chain(NftTxn *t, const char *chain);
-struct nftnl_set *set_new(const char *name);
-int txn_del_set(NftTxn *t, const char *name);
-int txn_elems(NftTxn *t, struct nftnl_set *s, uint16_t type);
-int txn_table(NftTxn *t, uint16_t type);
+struct nftnl_rule *nft_rule_new(const char *chain);
+int nft_txn_flush_chain(NftTxn *t, const char *chain);
+struct nftnl_set *nft_set_new(const char *name);
+int nft_txn_del_set(NftTxn *t, const char *name);
+int nft_txn_elems(NftTxn *t, struct nftnl_set *s, uint16_t type);
+int nft_txn_table(NftTxn *t, uint16_t type);
 
 /* roamd-nft-expr.c: expressions on register 1 */
-int add_expr(struct nftnl_rule *r, struct nftnl_expr *e);
-int e_key(struct nftnl_rule *r, bool ct, uint32_t key, bool set);
-#define e_meta_load(r, key) e_key(r, false, key, false)
-#define e_meta_set(r, key)  e_key(r, false, key, true)
-#define e_ct_load(r, key)   e_key(r, true, key, false)
-#define e_ct_set(r, key)    e_key(r, true, key, true)
-int e_cmp(struct nftnl_rule *r, uint32_t op, const void *data, uint32_t len);
-int e_cmp_u8(struct nftnl_rule *r, uint32_t op, uint8_t v);
-int e_cmp_u32(struct nftnl_rule *r, uint32_t op, uint32_t v);
-int e_bitwise(struct nftnl_rule *r, uint32_t mask, uint32_t xor);
-int e_lookup(struct nftnl_rule *r, const char *set, bool vmap, bool invert);
-int e_verdict(struct nftnl_rule *r, int verdict, const char *chain);
-int e_reject(struct nftnl_rule *r, uint32_t type, uint8_t code);
-int e_payload(struct nftnl_rule *r, uint32_t base, uint32_t offset, uint32_t len);
+int nft_add_expr(struct nftnl_rule *r, struct nftnl_expr *e);
+int nft_e_key(struct nftnl_rule *r, bool ct, uint32_t key, bool set);
+#define e_meta_load(r, key) nft_e_key(r, false, key, false)
+#define e_meta_set(r, key)  nft_e_key(r, false, key, true)
+#define e_ct_load(r, key)   nft_e_key(r, true, key, false)
+#define e_ct_set(r, key)    nft_e_key(r, true, key, true)
+int nft_e_cmp(struct nftnl_rule *r, uint32_t op, const void *data, uint32_t len);
+int nft_e_cmp_u8(struct nftnl_rule *r, uint32_t op, uint8_t v);
+int nft_e_cmp_u32(struct nftnl_rule *r, uint32_t op, uint32_t v);
+int nft_e_bitwise(struct nftnl_rule *r, uint32_t mask, uint32_t xor);
+int nft_e_lookup(struct nftnl_rule *r, const char *set, bool vmap, bool invert);
+int nft_e_verdict(struct nftnl_rule *r, int verdict, const char *chain);
+int nft_e_reject(struct nftnl_rule *r, uint32_t type, uint8_t code);
+int nft_e_payload(struct nftnl_rule *r, uint32_t base, uint32_t offset, uint32_t len);

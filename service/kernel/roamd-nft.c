@@ -256,7 +256,7 @@ void nft_txn_msg_end(NftTxn *t)
 
 /* ---- objects ---- */
 
-struct nftnl_rule *rule_new(const char *chain)
+struct nftnl_rule *nft_rule_new(const char *chain)
 {
         struct nftnl_rule *r = nftnl_rule_alloc();
         if (!r)
@@ -269,7 +269,7 @@ struct nftnl_rule *rule_new(const char *chain)
 
 /* Queues rule r (freed here); error: what building it returned, so a failed build is
  * dropped instead of sent. */
-int txn_add_rule(NftTxn *t, struct nftnl_rule *r, int error)
+int nft_txn_add_rule(NftTxn *t, struct nftnl_rule *r, int error)
 {
         struct nlmsghdr *nlh;
 
@@ -284,9 +284,9 @@ int txn_add_rule(NftTxn *t, struct nftnl_rule *r, int error)
         return 0;
 }
 
-int txn_flush_chain(NftTxn *t, const char *chain)
+int nft_txn_flush_chain(NftTxn *t, const char *chain)
 {
-        struct nftnl_rule *r = rule_new(chain);
+        struct nftnl_rule *r = nft_rule_new(chain);
         struct nlmsghdr *nlh;
 
         if (!r)
@@ -321,7 +321,7 @@ int nft_txn_chain(NftTxn *t, uint16_t type, const char *name, const char *ctype,
         return 0;
 }
 
-struct nftnl_set *set_new(const char *name)
+struct nftnl_set *nft_set_new(const char *name)
 {
         struct nftnl_set *s = nftnl_set_alloc();
         if (!s)
@@ -335,7 +335,7 @@ struct nftnl_set *set_new(const char *name)
 int nft_txn_new_set(NftTxn *t, const char *name, uint32_t key_type, uint32_t key_len,
                     uint32_t flags, uint32_t size, bool vmap, bool counter)
 {
-        struct nftnl_set *s = set_new(name);
+        struct nftnl_set *s = nft_set_new(name);
         struct nlmsghdr *nlh;
 
         if (!s)
@@ -378,9 +378,9 @@ int nft_txn_new_set(NftTxn *t, const char *name, uint32_t key_type, uint32_t key
         return 0;
 }
 
-int txn_del_set(NftTxn *t, const char *name)
+int nft_txn_del_set(NftTxn *t, const char *name)
 {
-        struct nftnl_set *s = set_new(name);
+        struct nftnl_set *s = nft_set_new(name);
         struct nlmsghdr *nlh;
 
         if (!s)
@@ -393,7 +393,7 @@ int txn_del_set(NftTxn *t, const char *name)
 }
 
 /* Sends the elements of s (added or deleted); an empty DELSETELEM flushes the set. */
-int txn_elems(NftTxn *t, struct nftnl_set *s, uint16_t type)
+int nft_txn_elems(NftTxn *t, struct nftnl_set *s, uint16_t type)
 {
         struct nlmsghdr *nlh;
 
@@ -403,7 +403,7 @@ int txn_elems(NftTxn *t, struct nftnl_set *s, uint16_t type)
         return 0;
 }
 
-int txn_table(NftTxn *t, uint16_t type)
+int nft_txn_table(NftTxn *t, uint16_t type)
 {
         struct nftnl_table *tb = nftnl_table_alloc();
         struct nlmsghdr *nlh;
@@ -620,9 +620,4 @@ struct nftnl_rule *nft_rule_new_in(const char *table, const char *chain)
         nftnl_rule_set_str(r, NFTNL_RULE_TABLE, table);
         nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, chain);
         return r;
-}
-
-int nft_txn_add_rule(NftTxn *t, struct nftnl_rule *r, int error)
-{
-        return txn_add_rule(t, r, error);
 }

@@ -35,7 +35,7 @@ static void call_cgroup_watch(void *callback, void *userdata, void *ctx)
 
 /* ---- cgroups ---- */
 
-CgroupRef *ref_find(Apps *a, uint64_t id, size_t *pos)
+CgroupRef *apps_cgroup_ref_find(Apps *a, uint64_t id, size_t *pos)
 {
         size_t lo = 0, hi = a->n_refs;
 
@@ -236,7 +236,7 @@ static void on_cgroup_added(Apps *a, const CgroupNode *n)
         case _CGROUP_KIND_INVALID:
                 return;
         }
-        if (ref_find(a, n->id, &pos))
+        if (apps_cgroup_ref_find(a, n->id, &pos))
                 return;
         nr = realloc(a->refs, sizeof(CgroupRef) * (a->n_refs + 1));
         if (!nr)
@@ -262,7 +262,7 @@ static void on_cgroup_added(Apps *a, const CgroupNode *n)
                 app_compute_effective(a, app);
                 r = app_reclass(a, app);
                 if (!app_policy_equal(&before, &app->effective))
-                        emit_policy(app);
+                        app_emit_policy(app);
                 if (r < 0) {
                         /* no element: it meets the user's own policy until the retry */
                         note_refused(a, "cgroup element", r);
@@ -291,7 +291,7 @@ static void on_cgroup_added(Apps *a, const CgroupNode *n)
                 return;
         }
         a->level_refs[n->level]++;
-        ref_find(a, n->id, NULL)->installed = true;
+        apps_cgroup_ref_find(a, n->id, NULL)->installed = true;
         apps_bus_emit_changed(app, "Cgroups", NULL);
 }
 
@@ -300,7 +300,7 @@ static void on_cgroup_removed(Apps *a, const CgroupNode *n)
         _cleanup_(nft_txn_freep) NftTxn *t = NULL;
         bool levels[NFT_LEVEL_MAX];
         size_t pos;
-        CgroupRef *ref = ref_find(a, n->id, &pos);
+        CgroupRef *ref = apps_cgroup_ref_find(a, n->id, &pos);
         App *app;
         int r = 0;
 
@@ -332,7 +332,7 @@ static void on_cgroup_removed(Apps *a, const CgroupNode *n)
                 AppPolicy before = app->effective;
                 app_compute_effective(a, app);
                 if (!app_policy_equal(&before, &app->effective))
-                        emit_policy(app);
+                        app_emit_policy(app);
                 r = app_reclass(a, app);
                 if (r < 0)
                         note_refused(a, "policy of an app whose user's cgroup ended", r);
@@ -340,7 +340,7 @@ static void on_cgroup_removed(Apps *a, const CgroupNode *n)
         app_forget_if_unused(a, app);
 }
 
-void on_cgroup(CgroupTree *t, CgroupEvent ev, const CgroupNode *n, void *userdata)
+void apps_on_cgroup(CgroupTree *t, CgroupEvent ev, const CgroupNode *n, void *userdata)
 {
         Apps *a = userdata;
 
@@ -370,7 +370,7 @@ CgroupTree *apps_cgroups(Apps *a)
 
 bool apps_cgroup_installed(Apps *a, uint64_t id)
 {
-        CgroupRef *ref = ref_find(a, id, NULL);
+        CgroupRef *ref = apps_cgroup_ref_find(a, id, NULL);
 
         return ref && ref->installed;
 }

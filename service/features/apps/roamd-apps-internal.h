@@ -72,21 +72,21 @@ App *app_free(App *app);
 
 /* roamd-apps-policy.c */
 void app_compute_effective(Apps *a, App *app);
-int class_ensure(Apps *a, App *app, NftTxn *t, AppClass **ret);
-int class_world_build(Apps *a, ClassWorld *w, ClassLink **ret_links);
-void class_compute(const ClassWorld *w, AppClass *c, NftClass *ret);
-void class_drop(Apps *a, AppClass *c);
+int app_class_ensure(Apps *a, App *app, NftTxn *t, AppClass **ret);
+int app_class_world_build(Apps *a, ClassWorld *w, ClassLink **ret_links);
+void app_class_compute(const ClassWorld *w, AppClass *c, NftClass *ret);
+void app_class_drop(Apps *a, AppClass *c);
 int apps_reclass(Apps *a, App **apps, size_t n);
-int reclass_all(Apps *a);
-void emit_policy(App *app);
+int apps_reclass_all(Apps *a);
+void app_emit_policy(App *app);
 
 /* roamd-apps-cgroup.c */
-CgroupRef *ref_find(Apps *a, uint64_t id, size_t *pos);
-void on_cgroup(CgroupTree *t, CgroupEvent ev, const CgroupNode *n, void *userdata);
+CgroupRef *apps_cgroup_ref_find(Apps *a, uint64_t id, size_t *pos);
+void apps_on_cgroup(CgroupTree *t, CgroupEvent ev, const CgroupNode *n, void *userdata);
 
 /* roamd-apps-reconcile.c */
-int route_sync(Apps *a);
+int apps_route_sync(Apps *a);
 int apps_resync(void *userdata);
-struct ApplyPass *apply_pass_free(struct ApplyPass *p);
+struct ApplyPass *apps_apply_pass_free(struct ApplyPass *p);
 extern const ReconcileTxnOps apps_txn_ops;
 extern const ReconcilePart apps_part;

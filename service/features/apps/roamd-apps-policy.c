@@ -189,7 +189,7 @@ static int class_new(Apps *a, const AppPolicy *key, bool system, bool portal, Ap
         return 0;
 }
 
-void class_drop(Apps *a, AppClass *c)
+void app_class_drop(Apps *a, AppClass *c)
 {
         for (size_t i = 0; i < a->n_classes; i++)
                 if (a->classes[i] == c) {
@@ -201,7 +201,7 @@ void class_drop(Apps *a, AppClass *c)
 
 /* The snapshot the class compiler works on: every link with its bearer, verdicts, ready
  * routing slot and default metrics. */
-int class_world_build(Apps *a, ClassWorld *w, ClassLink **ret_links)
+int app_class_world_build(Apps *a, ClassWorld *w, ClassLink **ret_links)
 {
         Core *c = a->core;
         ClassLink *links = calloc(c->links->n_links + 1, sizeof(ClassLink));
@@ -235,7 +235,7 @@ int class_world_build(Apps *a, ClassWorld *w, ClassLink **ret_links)
         return 0;
 }
 
-void class_compute(const ClassWorld *w, AppClass *c, NftClass *ret)
+void app_class_compute(const ClassWorld *w, AppClass *c, NftClass *ret)
 {
         ClassResult res;
 
@@ -251,7 +251,7 @@ void class_compute(const ClassWorld *w, AppClass *c, NftClass *ret)
         c->state_verdict = res.state_verdict;
 }
 
-int class_ensure(Apps *a, App *app, NftTxn *t, AppClass **ret)
+int app_class_ensure(Apps *a, App *app, NftTxn *t, AppClass **ret)
 {
         AppPolicy key;
         bool system;
@@ -269,16 +269,16 @@ int class_ensure(Apps *a, App *app, NftTxn *t, AppClass **ret)
                 return r;
         ClassWorld w;
         _cleanup_free_ ClassLink *links = NULL;
-        r = class_world_build(a, &w, &links);
+        r = app_class_world_build(a, &w, &links);
         if (r < 0) {
-                class_drop(a, c);
+                app_class_drop(a, c);
                 return r;
         }
-        class_compute(&w, c, &c->spec);
+        app_class_compute(&w, c, &c->spec);
         if (t) {
                 r = nft_txn_put_class(t, c->name, &c->spec, false);
                 if (r < 0) {
-                        class_drop(a, c);
+                        app_class_drop(a, c);
                         return r;
                 }
         }
@@ -312,7 +312,7 @@ int apps_reclass(Apps *a, App **apps, size_t n)
         for (size_t i = 0; i < n && r >= 0; i++) {
                 App *app = apps[i];
                 AppClass *c = NULL;
-                int k = class_ensure(a, app, t, &c);
+                int k = app_class_ensure(a, app, t, &c);
 
                 if (k < 0) {
                         r = k;
@@ -324,7 +324,7 @@ int apps_reclass(Apps *a, App **apps, size_t n)
                         continue;
                 moves[n_moves++] = (Move){app, c};
                 for (size_t j = 0; j < app->n_cgroups && r >= 0; j++) {
-                        CgroupRef *ref = ref_find(a, app->cgroups[j].id, NULL);
+                        CgroupRef *ref = apps_cgroup_ref_find(a, app->cgroups[j].id, NULL);
                         /* a cgroup the kernel does not have yet gets its element from the
                          * reconciler, with the class the app has then */
                         if (!ref || !ref->installed)
@@ -354,7 +354,7 @@ int apps_reclass(Apps *a, App **apps, size_t n)
                 r = nft_txn_commit(t);
         if (r < 0) {
                 for (size_t i = 0; i < n_created; i++)
-                        class_drop(a, created[i]);
+                        app_class_drop(a, created[i]);
                 /* each keeps its class; the reconciler moves them when the kernel accepts */
                 for (size_t i = 0; i < n; i++)
                         apps[i]->reclass_pending = true;
@@ -374,7 +374,7 @@ int apps_reclass(Apps *a, App **apps, size_t n)
         for (size_t i = 0; i < a->n_classes;) {
                 AppClass *c = a->classes[i];
                 if (c->refs == 0 && c->installed) {
-                        class_drop(a, c); /* swaps the last into i */
+                        app_class_drop(a, c); /* swaps the last into i */
                         continue;
                 }
                 i++;
@@ -398,7 +398,7 @@ static int state_save(Apps *a)
         return r;
 }
 
-void emit_policy(App *app)
+void app_emit_policy(App *app)
 {
         apps_bus_emit_changed(app, "Access", "Bearers", "VPN", "Handover", "Source", NULL);
 }
@@ -418,7 +418,7 @@ void note_refused(Apps *a, const char *what, int error)
  * default itself included, all in one transaction. When the kernel refuses, the new
  * effective policies stay what roamd wants (apps keep their classes until a retry moves
  * them). */
-int reclass_all(Apps *a)
+int apps_reclass_all(Apps *a)
 {
         _cleanup_free_ App **changed = calloc(a->n_apps + 1, sizeof(App *));
         _cleanup_free_ AppPolicy *before = calloc(a->n_apps + 1, sizeof(AppPolicy));
@@ -443,7 +443,7 @@ int reclass_all(Apps *a)
         r = apps_reclass(a, changed, n);
         for (size_t i = 0; i < a->n_apps; i++)
                 if (!app_policy_equal(&before[i], &a->apps[i]->effective))
-                        emit_policy(a->apps[i]);
+                        app_emit_policy(a->apps[i]);
         return r;
 }
 
@@ -456,12 +456,12 @@ static int app_set_runtime(Apps *a, App *app, const AppPolicy *runtime)
 
         app->runtime = *runtime;
         if (app->special && app != a->app_system)
-                r = reclass_all(a); /* default, user, user:UID: others follow their keys */
+                r = apps_reclass_all(a); /* default, user, user:UID: others follow their keys */
         else {
                 app_compute_effective(a, app);
                 r = app_reclass(a, app);
         }
-        emit_policy(app);
+        app_emit_policy(app);
         return r;
 }
 

@@ -118,7 +118,7 @@ static int add_sets(Apps *a, NftTxn *t)
         return 0;
 }
 
-int route_sync(Apps *a)
+int apps_route_sync(Apps *a)
 {
         Core *c = a->core;
         _cleanup_free_ RouteLinkInput *in = calloc(c->links->n_links + 1, sizeof(RouteLinkInput));
@@ -198,7 +198,7 @@ typedef struct ApplyPass {
         int n_pending;
 } ApplyPass;
 
-ApplyPass *apply_pass_free(ApplyPass *p)
+ApplyPass *apps_apply_pass_free(ApplyPass *p)
 {
         if (!p)
                 return NULL;
@@ -208,7 +208,7 @@ ApplyPass *apply_pass_free(ApplyPass *p)
         free(p);
         return NULL;
 }
-DEFINE_TRIVIAL_CLEANUP_FUNC(ApplyPass *, apply_pass_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(ApplyPass *, apps_apply_pass_free);
 
 /* The apps' part of a pass (the reconciler runs it: roamd-reconcile.c). Before the
  * transaction: apps whose class could not be made earlier get one, apps whose move the
@@ -225,7 +225,7 @@ static void part_prepare(void *userdata, Reconcile *rc)
         r = reclass_pending(a, &what);
         if (r < 0)
                 reconcile_failed(rc, what ?: "app class", r);
-        r = route_sync(a);
+        r = apps_route_sync(a);
         if (r < 0)
                 reconcile_failed(rc, "routes and ip rules", r);
 }
@@ -243,7 +243,7 @@ static int part_sync(void *userdata, NftTxn *t)
 
         if (!a->started)
                 return 0;
-        a->pass = apply_pass_free(a->pass);
+        a->pass = apps_apply_pass_free(a->pass);
         p = a->pass = calloc(1, sizeof(ApplyPass));
         if (!p)
                 return -ENOMEM;
@@ -259,7 +259,7 @@ static int part_sync(void *userdata, NftTxn *t)
         p->saved = calloc(a->n_classes + 1, sizeof(ClassSaved));
         if (!p->specs || !p->saved)
                 return -ENOMEM;
-        r = class_world_build(a, &world, &world_links);
+        r = app_class_world_build(a, &world, &world_links);
         if (r < 0)
                 return r;
         p->n_classes = a->n_classes;
@@ -273,7 +273,7 @@ static int part_sync(void *userdata, NftTxn *t)
                                 r = nft_txn_del_class(t, c->name);
                         continue;
                 }
-                class_compute(&world, c, &p->specs[i]);
+                app_class_compute(&world, c, &p->specs[i]);
                 if (r >= 0 && memcmp(&p->specs[i], &c->spec, sizeof(NftClass)) != 0)
                         r = nft_txn_put_class(t, c->name, &p->specs[i], c->installed);
         }
@@ -291,7 +291,7 @@ static void installed_full(Apps *a);
 static void part_done(void *userdata, Reconcile *rc, int result, bool full)
 {
         Apps *a = userdata;
-        _cleanup_(apply_pass_freep) ApplyPass *p = TAKE_PTR(a->pass);
+        _cleanup_(apps_apply_pass_freep) ApplyPass *p = TAKE_PTR(a->pass);
         int r;
 
         if (full) {
@@ -317,7 +317,7 @@ static void part_done(void *userdata, Reconcile *rc, int result, bool full)
         }
         for (size_t i = 0; i < a->n_classes;)
                 if (a->classes[i]->refs == 0)
-                        class_drop(a, a->classes[i]); /* swaps the last into i */
+                        app_class_drop(a, a->classes[i]); /* swaps the last into i */
                 else
                         i++;
         if (p->n_pending > 0)
@@ -353,11 +353,11 @@ static int part_install(void *userdata, NftTxn *t)
         r = nft_txn_replace_table(t);
         if (r < 0)
                 return r;
-        r = class_world_build(a, &w, &links);
+        r = app_class_world_build(a, &w, &links);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < a->n_classes; i++) {
-                class_compute(&w, a->classes[i], &a->classes[i]->spec);
+                app_class_compute(&w, a->classes[i], &a->classes[i]->spec);
                 r = nft_txn_put_class(t, a->classes[i]->name, &a->classes[i]->spec, false);
                 if (r < 0)
                         return r;

@@ -304,7 +304,7 @@ int apps_start(Apps *a)
                 if (app_get_or_create(a, a->runtime_set.entries[i].id, &app) < 0)
                         return log_oom();
 
-        r = cgroup_tree_new(a->core->event, c->system_cgroups, on_cgroup, a, &a->cgroups);
+        r = cgroup_tree_new(a->core->event, c->system_cgroups, apps_on_cgroup, a, &a->cgroups);
         if (r < 0)
                 return log_error_errno(r, "Cannot watch the cgroup v2 hierarchy: %m");
         if (stat(cgroup_tree_mount(a->cgroups), &st) < 0)
@@ -319,12 +319,12 @@ int apps_start(Apps *a)
         for (size_t i = 0; i < a->n_apps; i++)
                 app_compute_effective(a, a->apps[i]);
         for (size_t i = 0; i < a->n_apps; i++) {
-                r = class_ensure(a, a->apps[i], NULL, &a->apps[i]->cls);
+                r = app_class_ensure(a, a->apps[i], NULL, &a->apps[i]->cls);
                 if (r < 0)
                         return log_oom();
                 a->apps[i]->cls->refs++;
         }
-        r_routes = route_sync(a);
+        r_routes = apps_route_sync(a);
         /* the one transaction of every part (stats, firewall) replaces the table */
         r = reconcile_add_part(a->reconcile, RECONCILE_PART_APPS, &apps_part, a);
         if (r < 0)
@@ -375,7 +375,7 @@ int apps_reload(Apps *a)
         }
         coexist_check(a);
         /* every app whose policy the new drop-ins change, in one transaction */
-        r = reclass_all(a);
+        r = apps_reclass_all(a);
         if (r < 0)
                 note_refused(a, "new drop-ins", r);
         return errors > 0 ? -EINVAL : r;
@@ -427,7 +427,7 @@ Apps *apps_free(Apps *a)
                 reconcile_set_txn(a->reconcile, NULL, NULL);
                 reconcile_remove_part(a->reconcile, RECONCILE_PART_APPS);
         }
-        apply_pass_free(a->pass);
+        apps_apply_pass_free(a->pass);
         coexist_report_done(&a->coexist);
         nft_engine_free(a->nft); /* the table stays: fail closed */
         watch_list_clear(&a->cgroup_watches);
