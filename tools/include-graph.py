@@ -5,9 +5,10 @@
 A file X.c and its header X.h are one node X; an edge is an `#include "Y.h"` of a file of the
 tree. Two rules:
 
-1. No include cycle, except a file with its own bus glue: X <-> X-bus, and an X-internal.h
-   shared by those two (a strongly connected component inside {X, X-bus, X-internal}). A
-   cycle means two files that each need the other: one of them is calling up.
+1. No include cycle, except a file with its own bus glue and its private header: X <-> X-bus,
+   and an X-internal.h shared by X's parts, which includes X.h (a strongly connected
+   component inside {X, X-bus, X-internal}). A cycle means two files that each need the
+   other: one of them is calling up.
 2. The folders of service/ are layers, from the bottom: data/ (pure types and parsers), kernel/
    (the adapters: they talk to the kernel or a local daemon and say "changed" through the
    callbacks their owner hands them), core/, links/, features/NAME/, and the composition root
@@ -116,8 +117,8 @@ def components(edges):
 
 
 def bus_glue(comp):
-    """{X, X-bus} or {X, X-bus, X-internal}: a file and its own bus glue."""
-    return any(x + "-bus" in comp and comp <= {x, x + "-bus", x + "-internal"} for x in comp)
+    """Inside {X, X-bus, X-internal}: a file, its own bus glue and its private header."""
+    return any(comp <= {x, x + "-bus", x + "-internal"} for x in comp)
 
 
 def main():

@@ -99,8 +99,8 @@ bool apps_systemd_on_bus(Apps *a);
 
 Core *apps_core(Apps *a);
 
-/* What roamd-apps.c shares with its other parts (roamd-apps-run.c, roamd-apps-systemd.c),
- * not for other modules: */
+/* What the apps (roamd-apps*.c) share with their other parts (roamd-apps-run.c,
+ * roamd-apps-systemd.c), not for other modules: */
 /* The app with this ID, made (and announced, and classed) when new: 1 made, 0 known. */
 int app_get_or_create(Apps *a, const char *id, App **ret);
 /* Moves app to the class its policy and grant call for (one transaction). */

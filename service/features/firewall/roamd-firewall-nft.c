@@ -27,7 +27,7 @@
 #define NFT_TYPE_IFINDEX 20
 #define LOOPBACK_IFINDEX 1
 
-/* ---- matches built from roamd-nft.c's expressions, through register 1 ---- */
+/* ---- matches built from roamd-nft-expr.c's expressions, through register 1 ---- */
 
 static int e_meta(struct nftnl_rule *r, uint32_t key)
 {

@@ -3,7 +3,7 @@
 
 /* The personal firewall that follows the network (docs/firewall.md): each link's network
  * identity and location, the rules of that location in the link's own chains of table inet
- * roam, changed only through the reconciler's transactions (roamd-apps.c), so a location
+ * roam, changed only through the reconciler's transactions (roamd-reconcile.c), so a location
  * change, a profile edit or a link change is one nfnetlink transaction. */
 
 #include <stdbool.h>
@@ -33,7 +33,7 @@ int firewall_reload(Firewall *fw);
 /* After every sync of the links: identities and locations, PropertiesChanged. */
 void firewall_links_synced(Firewall *fw);
 
-/* The reconciler's side (roamd-apps.c): install everything into a transaction that replaced
+/* The reconciler's side (roamd-reconcile.c): install everything into a transaction that replaced
  * the table; or add what changed since the last commit; then report whether it committed. */
 int firewall_txn_install(Firewall *fw, NftTxn *t);
 int firewall_txn_sync(Firewall *fw, NftTxn *t);

@@ -1,0 +1,516 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The policy in force: an app's own layers capped by its users' (effective), the class that
+ * calls for (shared by every app with the same key), moving apps between classes in one
+ * transaction, and the changes at runtime that move them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "roam-bus.h"
+#include "roam-log.h"
+#include "roam-util.h"
+#include "roamd-app-id.h"
+#include "roamd-apps-internal.h"
+#include "roamd-apps.h"
+#include "roamd-class.h"
+#include "roamd-config.h"
+#include "roamd-core.h"
+#include "roamd-links.h"
+#include "roamd-nft.h"
+#include "roamd-portal.h"
+#include "roamd-reconcile.h"
+#include "roamd-route.h"
+
+/* The login browser of a captive portal (docs/portal.md): a class of its own. */
+static bool app_is_portal_login(const App *app)
+{
+        return streq(app->id, ROAM_APP_PORTAL_LOGIN);
+}
+
+/* The cap of uid's processes: built-in, then the keys of "user", then of "user:UID". Read
+ * from the policy sets, so it is known whether or not an object exists for it. */
+static void user_cap(Apps *a, uid_t uid, AppPolicy *ret)
+{
+        char id[32];
+        int k;
+
+        app_policy_init_builtin(ret);
+        snprintf(id, sizeof(id), APP_ID_USER_PREFIX "%u", (unsigned)uid);
+        const AppPolicySet *sets[] = {&a->config_set, &a->runtime_set};
+        const char *ids[] = {APP_ID_USER, id};
+
+        for (size_t i = 0; i < ELEMENTSOF(ids); i++) {
+                /* the object's keys are the current ones (a change reclasses before it is
+                 * saved to the set) */
+                const App *x = apps_get(a, ids[i]);
+                if (x) {
+                        app_policy_layer(ret, &x->config);
+                        app_policy_layer(ret, &x->runtime);
+                        continue;
+                }
+                for (size_t j = 0; j < ELEMENTSOF(sets); j++) {
+                        k = app_policy_set_find(sets[j], ids[i]);
+                        if (k >= 0)
+                                app_policy_layer(ret, &sets[j]->entries[k].policy);
+                }
+        }
+        ret->set = APP_KEY_ALL;
+}
+
+/* p, never looser than cap: the stricter access, VPN and bearers of the two. Where the two
+ * cannot both hold (bearers with nothing in common, vpn required and forbidden), nothing is
+ * allowed. */
+static void policy_cap(AppPolicy *p, const AppPolicy *cap)
+{
+        if (cap->access == APP_ACCESS_DENY ||
+            (cap->access == APP_ACCESS_LAN && p->access == APP_ACCESS_ALLOW))
+                p->access = cap->access;
+        if (cap->bearers != 0) {
+                uint32_t b = p->bearers != 0 ? p->bearers & cap->bearers : cap->bearers;
+                if (b == 0)
+                        p->access = APP_ACCESS_DENY;
+                else
+                        p->bearers = b;
+        }
+        if (cap->vpn != APP_VPN_ANY) {
+                if (p->vpn != APP_VPN_ANY && p->vpn != cap->vpn)
+                        p->access = APP_ACCESS_DENY;
+                else
+                        p->vpn = cap->vpn;
+        }
+}
+
+/* p capped by every user whose subtree holds a cgroup of app (a scope name there is the
+ * user's choice, so it is honoured only as far as the user's policy allows). */
+static void app_cap_by_users(Apps *a, const App *app, AppPolicy *p)
+{
+        for (size_t i = 0; i < app->n_cgroups; i++) {
+                uid_t uid = app->cgroups[i].uid;
+                bool seen = false;
+                AppPolicy cap;
+
+                if (uid == UID_INVALID)
+                        continue;
+                for (size_t j = 0; j < i && !seen; j++)
+                        seen = app->cgroups[j].uid == uid;
+                if (seen)
+                        continue;
+                user_cap(a, uid, &cap);
+                policy_cap(p, &cap);
+        }
+}
+
+void app_compute_effective(Apps *a, App *app)
+{
+        app_policy_init_builtin(&app->own);
+        /* Apps without a rule of their own follow the default policy's keys, so a strict
+         * default also covers apps nobody configured yet. The login browser is roam's own
+         * app, let out by the user's approval of a portal: only its own keys apply (a deny
+         * of its own still refuses it), or a strict default would leave no way to log in. */
+        if (!app->special && a->app_default && !app_is_portal_login(app)) {
+                app_policy_layer(&app->own, &a->app_default->config);
+                app_policy_layer(&app->own, &a->app_default->runtime);
+        }
+        /* one user's policy layers over the one for every user */
+        if (app_id_user_uid(app->id, NULL) && a->app_user) {
+                app_policy_layer(&app->own, &a->app_user->config);
+                app_policy_layer(&app->own, &a->app_user->runtime);
+        }
+        app_policy_layer(&app->own, &app->config);
+        app_policy_layer(&app->own, &app->runtime);
+        app->own.set |= APP_KEY_ALL; /* the wake keys stay unset unless a layer set them */
+        app->effective = app->own;
+        if (!app->special)
+                app_cap_by_users(a, app, &app->effective);
+}
+
+/* ---- classes ---- */
+
+static void app_class_key(App *app, AppPolicy *key, bool *system)
+{
+        Apps *a = app->apps;
+
+        *key = app->own;
+        if (app->online_until != 0)
+                key->access = APP_ACCESS_ALLOW; /* online for a task; the VPN rule stays */
+        /* never looser than its users' policies, a grant included */
+        if (!app->special)
+                app_cap_by_users(a, app, key);
+        /* A user's processes in no app: the default policy, capped by the user's. */
+        if (app_id_user_uid(app->id, NULL) && a->app_default) {
+                AppPolicy cap = *key;
+                *key = a->app_default->effective;
+                policy_cap(key, &cap);
+        }
+        *system = app == app->apps->app_system;
+        if (*system) {
+                /* The system policy has only an access: its traffic is routed by main. */
+                key->bearers = 0;
+                key->vpn = APP_VPN_ANY;
+                key->handover = APP_HANDOVER_STICKY;
+        }
+}
+
+static bool class_key_equal(const AppClass *c, const AppPolicy *key, bool system, bool portal)
+{
+        return c->system == system && c->portal == portal && c->key.access == key->access &&
+               c->key.bearers == key->bearers && c->key.vpn == key->vpn &&
+               c->key.handover == key->handover;
+}
+
+static AppClass *class_find(Apps *a, const AppPolicy *key, bool system, bool portal)
+{
+        for (size_t i = 0; i < a->n_classes; i++)
+                if (class_key_equal(a->classes[i], key, system, portal))
+                        return a->classes[i];
+        return NULL;
+}
+
+static int class_new(Apps *a, const AppPolicy *key, bool system, bool portal, AppClass **ret)
+{
+        AppClass *c, **n;
+
+        c = calloc(1, sizeof(*c));
+        if (!c)
+                return -ENOMEM;
+        n = realloc(a->classes, sizeof(AppClass *) * (a->n_classes + 1));
+        if (!n) {
+                free(c);
+                return -ENOMEM;
+        }
+        a->classes = n;
+        c->key = *key;
+        c->system = system;
+        c->portal = portal;
+        snprintf(c->name, sizeof(c->name), "%s%u", system ? "system_" : "class_",
+                 ++a->class_counter);
+        a->classes[a->n_classes++] = c;
+        *ret = c;
+        return 0;
+}
+
+void app_class_drop(Apps *a, AppClass *c)
+{
+        for (size_t i = 0; i < a->n_classes; i++)
+                if (a->classes[i] == c) {
+                        a->classes[i] = a->classes[--a->n_classes];
+                        free(c);
+                        return;
+                }
+}
+
+/* The snapshot the class compiler works on: every link with its bearer, verdicts, ready
+ * routing slot and default metrics. */
+int app_class_world_build(Apps *a, ClassWorld *w, ClassLink **ret_links)
+{
+        Core *c = a->core;
+        ClassLink *links = calloc(c->links->n_links + 1, sizeof(ClassLink));
+
+        if (!links)
+                return -ENOMEM;
+        for (size_t i = 0; i < c->links->n_links; i++) {
+                Link *l = c->links->links[i];
+                links[i] = (ClassLink){
+                    .ifindex = l->ifindex,
+                    .bearer = l->bearer,
+                    .verdict = {(int)l->verdict4.verdict, (int)l->verdict6.verdict},
+                    .slot = route_tables_slot(a->routes, l->ifindex),
+                    .metric = {route_tables_default_metric(a->routes, l->ifindex, AF_INET),
+                               route_tables_default_metric(a->routes, l->ifindex, AF_INET6)},
+                };
+        }
+        *w = (ClassWorld){
+            .links = links,
+            .n_links = c->links->n_links,
+            .main_default = {route_tables_main_default(a->routes, AF_INET),
+                             route_tables_main_default(a->routes, AF_INET6)},
+            .vpn_link = route_tables_vpn_link(a->routes),
+            .vpn_carries = {route_tables_vpn_carries(a->routes, AF_INET),
+                            route_tables_vpn_carries(a->routes, AF_INET6)},
+            .vpn_slot = nft_slot_vpn(nft_engine_mask(a->nft)),
+            .portal_link = portal_login_link(a->portal),
+            .prefer_online = c->config->apps.prefer_online,
+        };
+        *ret_links = links;
+        return 0;
+}
+
+void app_class_compute(const ClassWorld *w, AppClass *c, NftClass *ret)
+{
+        ClassResult res;
+
+        if (c->portal)
+                class_compile_portal_login(&c->key, w, &res);
+        else
+                class_compile(&c->key, c->system, w, &res);
+        *ret = res.spec;
+        c->route[0] = res.route[0];
+        c->route[1] = res.route[1];
+        c->state = res.state;
+        c->state_link = res.state_link;
+        c->state_verdict = res.state_verdict;
+}
+
+int app_class_ensure(Apps *a, App *app, NftTxn *t, AppClass **ret)
+{
+        AppPolicy key;
+        bool system;
+        AppClass *c;
+        int r;
+
+        app_class_key(app, &key, &system);
+        c = class_find(a, &key, system, app_is_portal_login(app));
+        if (c) {
+                *ret = c;
+                return 0;
+        }
+        r = class_new(a, &key, system, app_is_portal_login(app), &c);
+        if (r < 0)
+                return r;
+        ClassWorld w;
+        _cleanup_free_ ClassLink *links = NULL;
+        r = app_class_world_build(a, &w, &links);
+        if (r < 0) {
+                app_class_drop(a, c);
+                return r;
+        }
+        app_class_compute(&w, c, &c->spec);
+        if (t) {
+                r = nft_txn_put_class(t, c->name, &c->spec, false);
+                if (r < 0) {
+                        app_class_drop(a, c);
+                        return r;
+                }
+        }
+        *ret = c;
+        return 1;
+}
+
+/* ---- policy changes ---- */
+
+typedef struct Move {
+        App *app;
+        AppClass *to;
+} Move;
+
+/* Moves every app of apps[] to the class its current effective policy and grant call for, in
+ * ONE transaction (a change of the default policy moves many apps at once). On failure
+ * nothing changed in the kernel and every app keeps its class. */
+int apps_reclass(Apps *a, App **apps, size_t n)
+{
+        _cleanup_(nft_txn_freep) NftTxn *t = NULL;
+        _cleanup_free_ Move *moves = calloc(n + 1, sizeof(Move));
+        _cleanup_free_ AppClass **created = calloc(n + 1, sizeof(AppClass *));
+        size_t n_moves = 0, n_created = 0;
+        int r;
+
+        if (!moves || !created)
+                return -ENOMEM;
+        r = nft_txn_new(a->nft, &t);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                App *app = apps[i];
+                AppClass *c = NULL;
+                int k = app_class_ensure(a, app, t, &c);
+
+                if (k < 0) {
+                        r = k;
+                        break;
+                }
+                if (k > 0)
+                        created[n_created++] = c;
+                if (c == app->cls)
+                        continue;
+                moves[n_moves++] = (Move){app, c};
+                for (size_t j = 0; j < app->n_cgroups && r >= 0; j++) {
+                        CgroupRef *ref = apps_cgroup_ref_find(a, app->cgroups[j].id, NULL);
+                        /* a cgroup the kernel does not have yet gets its element from the
+                         * reconciler, with the class the app has then */
+                        if (!ref || !ref->installed)
+                                continue;
+                        r = nft_txn_elem(t, app->cgroups[j].level, app->cgroups[j].id, NULL, false);
+                        if (r >= 0)
+                                r = nft_txn_elem(t, app->cgroups[j].level, app->cgroups[j].id,
+                                                 c->name, true);
+                }
+                if (r >= 0 && app == a->app_default) {
+                        r = nft_txn_elem(t, 0, a->root_id, NULL, false);
+                        if (r >= 0)
+                                r = nft_txn_elem(t, 0, a->root_id, c->name, true);
+                }
+        }
+        /* Class chains no app uses any more go in the same transaction, after their
+         * elements moved away. */
+        for (size_t i = 0; i < a->n_classes && r >= 0; i++) {
+                AppClass *c = a->classes[i];
+                long refs = c->refs;
+                for (size_t m = 0; m < n_moves; m++)
+                        refs += (moves[m].to == c) - (moves[m].app->cls == c);
+                if (refs == 0 && c->installed)
+                        r = nft_txn_del_class(t, c->name);
+        }
+        if (r >= 0)
+                r = nft_txn_commit(t);
+        if (r < 0) {
+                for (size_t i = 0; i < n_created; i++)
+                        app_class_drop(a, created[i]);
+                /* each keeps its class; the reconciler moves them when the kernel accepts */
+                for (size_t i = 0; i < n; i++)
+                        apps[i]->reclass_pending = true;
+                return r;
+        }
+        for (size_t i = 0; i < n; i++)
+                apps[i]->reclass_pending = false;
+        for (size_t i = 0; i < n_created; i++)
+                created[i]->installed = true;
+        for (size_t m = 0; m < n_moves; m++) {
+                AppClass *old = moves[m].app->cls;
+                moves[m].to->refs++;
+                moves[m].app->cls = moves[m].to;
+                if (old)
+                        old->refs--;
+        }
+        for (size_t i = 0; i < a->n_classes;) {
+                AppClass *c = a->classes[i];
+                if (c->refs == 0 && c->installed) {
+                        app_class_drop(a, c); /* swaps the last into i */
+                        continue;
+                }
+                i++;
+        }
+        for (size_t m = 0; m < n_moves; m++)
+                app_refresh(moves[m].app, true);
+        return 0;
+}
+
+int app_reclass(Apps *a, App *app)
+{
+        return apps_reclass(a, &app, 1);
+}
+
+static int state_save(Apps *a)
+{
+        int r = app_policy_state_save(a->core->config->apps.state_file, &a->runtime_set);
+        if (r < 0)
+                log_error_errno(r, "Cannot save app policies to %s: %m",
+                                a->core->config->apps.state_file);
+        return r;
+}
+
+void app_emit_policy(App *app)
+{
+        apps_bus_emit_changed(app, "Access", "Bearers", "VPN", "Handover", "Source", NULL);
+}
+
+/* The kernel refused a move roamd wants: the last good state stays in force, Degraded says
+ * what was refused (what: "policy of app org.x"), and the reconciler retries with backoff. */
+void note_refused(Apps *a, const char *what, int error)
+{
+        log_warning_errno(error,
+                          "%s: the kernel refused it; the last good state stays in force, "
+                          "retrying: %m",
+                          what);
+        reconcile_note_failed(a->reconcile, what, error);
+}
+
+/* The default policy changed (its runtime or config keys): every app follows them, the
+ * default itself included, all in one transaction. When the kernel refuses, the new
+ * effective policies stay what roamd wants (apps keep their classes until a retry moves
+ * them). */
+int apps_reclass_all(Apps *a)
+{
+        _cleanup_free_ App **changed = calloc(a->n_apps + 1, sizeof(App *));
+        _cleanup_free_ AppPolicy *before = calloc(a->n_apps + 1, sizeof(AppPolicy));
+        size_t n = 0;
+        int r;
+
+        if (!changed || !before)
+                return -ENOMEM;
+        for (size_t i = 0; i < a->n_apps; i++)
+                before[i] = a->apps[i]->effective;
+        /* the default and "user" first: the others layer their keys */
+        app_compute_effective(a, a->app_default);
+        if (a->app_user)
+                app_compute_effective(a, a->app_user);
+        /* every app: a class key also follows the caps of its users (and a user's class the
+         * default policy) when its own policy is unchanged; apps whose class stays are
+         * skipped by apps_reclass() */
+        for (size_t i = 0; i < a->n_apps; i++) {
+                app_compute_effective(a, a->apps[i]);
+                changed[n++] = a->apps[i];
+        }
+        r = apps_reclass(a, changed, n);
+        for (size_t i = 0; i < a->n_apps; i++)
+                if (!app_policy_equal(&before[i], &a->apps[i]->effective))
+                        app_emit_policy(a->apps[i]);
+        return r;
+}
+
+/* Gives app a new runtime policy and moves what follows from it (the app, or for the default
+ * policy every app following it) in one transaction. On failure the policy stays what roamd
+ * wants and the apps keep their classes (reclass_pending). */
+static int app_set_runtime(Apps *a, App *app, const AppPolicy *runtime)
+{
+        int r;
+
+        app->runtime = *runtime;
+        if (app->special && app != a->app_system)
+                r = apps_reclass_all(a); /* default, user, user:UID: others follow their keys */
+        else {
+                app_compute_effective(a, app);
+                r = app_reclass(a, app);
+        }
+        app_emit_policy(app);
+        return r;
+}
+
+int apps_set_policy(Apps *a, const char *id, const AppPolicy *changes, App **ret)
+{
+        AppPolicy runtime;
+        App *app;
+        int r, k;
+
+        if (streq(id, APP_ID_SYSTEM) && (changes->set & ~APP_KEY_ACCESS))
+                return -EDOM; /* the system policy has only an access */
+        r = app_get_or_create(a, id, &app);
+        if (r < 0)
+                return r;
+        if (!app->cls)
+                return -EBUSY; /* the reconciler makes it first */
+        runtime = app->runtime;
+        app_policy_layer(&runtime, changes);
+        r = app_set_runtime(a, app, &runtime);
+        k = app_policy_set_put(&a->runtime_set, id, changes);
+        if (k >= 0)
+                k = state_save(a);
+        if (k < 0)
+                log_warning_errno(k, "%s: the change could not be saved: %m", id);
+        *ret = app;
+        if (r < 0) {
+                _cleanup_free_ char *what = NULL;
+                if (asprintf(&what, "policy of app %s", id) < 0)
+                        return log_oom();
+                note_refused(a, what, r);
+                return r;
+        }
+        log_info("app %s: policy changed at runtime", id);
+        reconcile_schedule(a->reconcile); /* who else follows policy (the wake queue) */
+        return 0;
+}
+
+int apps_reset_policy(Apps *a, App *app)
+{
+        int r = app_set_runtime(a, app, &NO_KEYS);
+
+        (void)app_policy_set_remove(&a->runtime_set, app->id);
+        (void)state_save(a);
+        reconcile_schedule(a->reconcile);
+        if (r < 0) {
+                _cleanup_free_ char *what = NULL;
+                if (asprintf(&what, "policy of app %s", app->id) < 0)
+                        return log_oom();
+                note_refused(a, what, r);
+        }
+        return r;
+}
