@@ -3,7 +3,6 @@ import os
 import pathlib
 import shutil
 import tempfile
-import time
 
 import pytest
 
@@ -425,19 +424,16 @@ def test_escape_and_quit(roamd, tui):
     t = tui()
     t.wait_for(screen="overview", text="wlan0")
 
-    def back(key):
+    # Esc goes back, as "1" does ...
+    for key in ("1", ESC):
         t.key("2")
         t.wait_for(screen="link")
-        t0 = time.monotonic()
         t.key(key)
         t.wait_for(screen="overview")  # a functional wait (10 s)
-        return time.monotonic() - t0
-    # No second-long Esc delay (curses waits ESCDELAY, 1 s by default, for the rest of an
-    # escape sequence). Not a bound on the machine's speed: the best of three Esc presses is
-    # compared with the best of three "1" presses doing the same, so load slows both alike.
-    by_key = min(back("1") for _ in range(3))
-    by_esc = min(back(ESC) for _ in range(3))
-    assert by_esc - by_key < 0.5, f"Esc took {by_esc:.3f} s, the key '1' {by_key:.3f} s"
+    # ... without the second-long wait curses makes by default (ESCDELAY, 1000 ms) for the
+    # rest of an escape sequence: the delay in force, as roam's frames report it, is one a
+    # person does not notice (a terminal sends a sequence's bytes together)
+    assert int(t.frame.fields["escdelay"]) <= 50, t.frame.fields
     t.key("q")
     assert t.proc.wait(timeout=10) == 0
 

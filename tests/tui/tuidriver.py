@@ -3,7 +3,7 @@ terminal: text, an attribute layer per cell (colours, bold, reverse, underline, 
 theme roles they match) and the cursor.
 
 roam, started with ROAM_TEST_FRAMES=1, sets the terminal title to
-"roam-frame N screen=NAME live=STATE size=WxH" after every frame it draws. The driver splits
+"roam-frame N screen=NAME live=STATE size=WxH ..." after every frame it draws. The driver splits
 the output at those markers, so a screen is only ever judged whole, and waits for a frame that
 satisfies a condition (polling the pty with a timeout; never a fixed sleep).
 ROAM_TEST_NOW freezes roam's clock so "probed 3s ago" and the history's times are stable."""
@@ -170,6 +170,7 @@ class Tui:
         env.pop("NO_COLOR", None)
         env.pop("COLUMNS", None)
         env.pop("LINES", None)
+        env.pop("ESCDELAY", None)  # curses takes it over the delay roam sets
         env.update(extra_env or {})
         self.master, slave = os.openpty()
         _set_size(slave, cols, rows)

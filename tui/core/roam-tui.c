@@ -680,12 +680,15 @@ static void write_frame_marker(Tui *t)
         char buf[160];
         int n;
 
+        /* escdelay: how long curses waits after Esc (the value in force, $ESCDELAY included) */
         n = snprintf(buf, sizeof(buf),
-                     "\033]2;roam-frame %u screen=%s live=%s size=%dx%d settling=%d loading=%d\007",
+                     "\033]2;roam-frame %u screen=%s live=%s size=%dx%d settling=%d loading=%d "
+                     "escdelay=%d\007",
                      ++t->frames, t->current->vtable->name,
                      roam_live_state_to_string(roam_live_get_state(t->live)), COLS, LINES,
                      t->ask.frame_settling,
-                     t->current->vtable->loading && t->current->vtable->loading(t, t->current));
+                     t->current->vtable->loading && t->current->vtable->loading(t, t->current),
+                     get_escdelay());
         if (n > 0 && write(STDOUT_FILENO, buf, (size_t)MIN((size_t)n, sizeof(buf) - 1)) < 0)
                 t->test_frames = false;
 }
