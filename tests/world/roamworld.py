@@ -256,11 +256,11 @@ def _check_cgroup(rel):
 
 # A TCP or UDP client, run in a namespace: prints one JSON object (see ConnectResult).
 CLIENT_PY = r'''
-import errno, json, socket, sys, time
+import errno, json, socket, sys
 a = json.loads(sys.argv[1])
 fam = socket.AF_INET6 if ":" in a["host"] else socket.AF_INET
-res = {"ok": False, "reply": "", "error": None, "echo": []}
-t0 = time.monotonic()
+res = {"ok": False, "reply": "", "error": None, "echo": [], "proto": a["proto"],
+       "family": 6 if fam == socket.AF_INET6 else 4}
 try:
     s = socket.socket(fam, socket.SOCK_STREAM if a["proto"] == "tcp" else socket.SOCK_DGRAM)
     if a.get("bind_dev"):
@@ -288,7 +288,6 @@ except socket.timeout:
     res["error"] = "timeout"
 except OSError as e:
     res["error"] = errno.errorcode.get(e.errno, str(e)) if e.errno else str(e)
-res["elapsed"] = time.monotonic() - t0
 print(json.dumps(res))
 '''
 
@@ -297,14 +296,29 @@ print(json.dumps(res))
 class ConnectResult:
     """What a client saw: ok, the peer address and port the server reported (whoami), the
     error (an errno name such as "ECONNREFUSED", "ENETUNREACH", "EPERM", or "timeout"), the
-    seconds until success or error, the server's first line, the echoes of lines sent."""
+    server's first line, the echoes of lines sent; the protocol and family it used."""
     ok: bool
     addr: str = None
     port: int = None
     error: str = None
-    elapsed: float = 0.0
     reply: str = ""
     echo: list = field(default_factory=list)
+    proto: str = "tcp"
+    family: int = 4
+
+    # What a reject rule (nft "reject": a TCP reset, else ICMP administratively prohibited)
+    # makes connect(), send() or recv() fail with; a drop on the way is a "timeout" instead,
+    # nothing answers. TCP hears the reset. UDP: a reject in this machine's output path also
+    # drops the datagram there, and send() fails at once with EPERM; one further on answers
+    # with the ICMP error, which a connected UDP socket (no IP_RECVERR) hears only when it is
+    # a hard one such as administratively prohibited, never a neighbour that did not answer.
+    REJECTED = {("tcp", 4): ("ECONNREFUSED",), ("tcp", 6): ("ECONNREFUSED",),
+                ("udp", 4): ("EPERM", "EHOSTUNREACH"), ("udp", 6): ("EPERM", "EACCES")}
+
+    @property
+    def rejected(self):
+        """Whether the attempt met a reject's answer (not a timeout, not a success)."""
+        return not self.ok and self.error in self.REJECTED[self.proto, self.family]
 
     @classmethod
     def from_json(cls, text):
@@ -312,8 +326,8 @@ class ConnectResult:
             d = json.loads(text.strip().splitlines()[-1])
         except (ValueError, IndexError):
             raise WorldError("client printed no result: %r" % text) from None
-        r = cls(ok=d["ok"], error=d["error"], elapsed=d["elapsed"], reply=d["reply"],
-                echo=d["echo"])
+        r = cls(ok=d["ok"], error=d["error"], reply=d["reply"], echo=d["echo"],
+                proto=d["proto"], family=d["family"])
         m = re.fullmatch(r"(\S+) (\d+)", r.reply)
         if r.ok and m:
             r.addr, r.port = m.group(1), int(m.group(2))
@@ -815,7 +829,8 @@ class World:
         """A TCP connection (read the greeting, send each line of `send`, read its echo) or a
         UDP request/answer from the device, in `cgroup`; SO_BINDTODEVICE bind_dev, bound to
         address `source`, SO_MARK `mark` when given. Returns a ConnectResult: with whoami,
-        addr/port are what the server saw; on failure the errno name and how long it took."""
+        addr/port are what the server saw; on failure the errno name ("timeout" when nothing
+        answered within `timeout`)."""
         args = self._client_args(host, port, proto, bind_dev, source, mark, timeout, send)
         r = self.dev_run(["/usr/bin/python3", "-c", CLIENT_PY, args], cgroup=cgroup,
                          user=user, timeout=timeout + 30)

@@ -118,9 +118,10 @@ def test_whoami_tcp_udp_and_stream(world):
             assert r.ok and r.addr == cell, (fam, proto, r)
         r = world.whoami(fam, send=["hello", "second line"])
         assert r.echo == ["hello", "second line"], r
-        # nothing listens on another port: refused, not left to the client's 5 s timeout
+        # nothing listens on another port: refused (the reset), not left to the client's 5 s
+        # timeout (which shows as error "timeout")
         r = world.dev_connect(WHOAMI["inet"][fam], 7001)
-        assert r.error == "ECONNREFUSED" and r.elapsed < 3, r
+        assert r.error == "ECONNREFUSED", r
     # a long stream: ticks every 100 ms until the client goes
     with world.whoami_stream(6) as st:
         assert st.wait_connected()[0] == world.dev_addr("wifi0", 6)
