@@ -18,9 +18,6 @@ WORLD = "tapps"
 APP_IFACE = "org.roam1.App"
 ROAM_SLICE = "system.slice/roamd.service/roam.slice"
 REFUSED = ("ECONNREFUSED", "EHOSTUNREACH", "EACCES", "EPERM", "ENETUNREACH", "ECONNRESET")
-# Refused quickly rather than left hanging (a dropped connect would wait for the client's
-# 5 s timeout): a bound of a few seconds, not a latency figure.
-REFUSED_WITHIN = 3.0
 
 
 # ---- helpers ----
@@ -153,11 +150,11 @@ def test_access_allow_deny_lan_at_once(apps):
             r = w.whoami(fam, proto, cgroup=cg["A"])
             assert r.ok and r.addr == wifi, (fam, proto, r)
             r = w.whoami(fam, proto, cgroup=cg["B"])
-            assert not r.ok and r.error in REFUSED and r.elapsed < REFUSED_WITHIN, (fam, proto, r)
+            assert r.rejected, (fam, proto, r)
             r = w.whoami(fam, proto, server="tv", cgroup=cg["B"])
-            assert not r.ok and r.error in REFUSED and r.elapsed < REFUSED_WITHIN, (fam, proto, r)
+            assert r.rejected, (fam, proto, r)
             r = w.whoami(fam, proto, cgroup=cg["C"])
-            assert not r.ok and r.error in REFUSED and r.elapsed < REFUSED_WITHIN, (fam, proto, r)
+            assert r.rejected, (fam, proto, r)
             r = w.whoami(fam, proto, server="tv", cgroup=cg["C"])
             assert r.ok and r.addr == w.dev_addr("cell0", fam), (fam, proto, r)
         # loopback stays open even for a denied app
@@ -176,12 +173,11 @@ def test_access_allow_deny_lan_at_once(apps):
     with w.whoami_stream(4, cgroup=cg["A"]) as st:
         assert st.wait_connected()[0] == w.dev_addr("wifi0", 4)
         st.wait_ticks(3)
-        t0 = time.monotonic()
         set_policy(w, "org.test.A", access="deny")
+        # cut by roamd: the stream has no read timeout of its own, so a stream left hanging
+        # (its packets dropped, not cut) fails this wait instead of ending
         st.wait(lambda s: s.end is not None, 10, "the stream to end")
         assert st.end in ("ECONNRESET", "EOF", "ECONNABORTED"), st.end
-        # cut by roamd, not by the stream's own 5 s read timeout
-        assert time.monotonic() - t0 < 4
     r = w.whoami(6, cgroup=cg["A"])
     assert not r.ok and r.error in REFUSED, r
 
@@ -539,7 +535,7 @@ def test_bearer_choice(apps):
     wait_app_route(w, "org.test.Cell", "", "")
     assert app_props(w, "org.test.Cell")["State"] == "blocked: no allowed link"
     r = w.whoami(4, cgroup=cc)
-    assert not r.ok and r.error in REFUSED and r.elapsed < REFUSED_WITHIN, r
+    assert r.rejected, r
     assert w.whoami(4, cgroup=cw).ok
 
 
@@ -632,7 +628,7 @@ def test_vpn_required_and_forbidden(apps):
     cv, cn = app_cgroup(w, "org.test.Vpn"), app_cgroup(w, "org.test.NoVpn")
     assert app_props(w, "org.test.Vpn")["State"] == "blocked: VPN down"
     r = w.whoami(4, cgroup=cv)
-    assert not r.ok and r.error in REFUSED and r.elapsed < REFUSED_WITHIN, r
+    assert r.rejected, r
     w.vpn_up()
     wait_app_route(w, "org.test.Vpn", "vpn0", "vpn0")
     for fam in (4, 6):
@@ -669,7 +665,7 @@ def test_vpn_required_and_forbidden(apps):
             for fam in (4, 6):
                 for proto in ("tcp", "udp"):
                     r = w.whoami(fam, proto, cgroup=cv)
-                    assert not r.ok and r.error in REFUSED and r.elapsed < REFUSED_WITHIN, (fam, proto, r)
+                    assert r.rejected, (fam, proto, r)
             assert dns_from(w, cv, "192.0.2.1", VPN_ONLY_NAME, "A")[0] is None
             time.sleep(0.5)
     finally:
