@@ -498,11 +498,14 @@ def test_rfc8908_expiry_back_to_portal(w, cafe, mon):
     tmp = caps.with_name(caps.name + ".tmp")
     tmp.write_text(json.dumps({"captive": False, "user-portal-url": "https://cafe.test/portal",
                                "seconds-remaining": 4, "bytes-remaining": 1000000}))
+    before = time.time_ns() // 1000
     os.rename(tmp, caps)
     w.call(w.link("eth0")["_path"], "org.roam1.Link", "Reprobe")
     s = wait_session(w, mon, lambda s: s.get("BytesRemaining") == 1000000 and "ExpiresAt" in s)
-    left = s["ExpiresAt"] / 1e6 - time.time()
-    assert 0 < left <= 4.5, left
+    after = time.time_ns() // 1000
+    # 4 s from when roamd read it (the wall clock, as the network means it), which was after
+    # the file changed and before the session said so: bounds on roamd's value, not on speed
+    assert before + 4_000_000 <= s["ExpiresAt"] <= after + 4_000_000, (before, s, after)
     assert s["ExpiryWarning"] is True  # less than a minute left
     # ... the gate closes without telling anyone; at expiry roamd checks on its own (the
     # next scheduled round is minutes away).
@@ -551,15 +554,13 @@ def test_session_expiry_seen_by_apps_stalled_connections(w, cafe, mon):
     try:
         assert app.stdout.readline().startswith("ok "), "the app does not get through"
         log_before = len(w.roamd_log())
-        t0 = time.monotonic()
         w.cafe_logout()
+        # found by the stall (2 s interval + 1 s until TCP sends the SYN again + the round),
+        # within a wait far shorter than the 300 s until the next re-check would find it
         wait_link_verdict(w, mon, "portal", timeout=15)
-        took = time.monotonic() - t0
     finally:
         app.terminate()
         app.wait(10)
-    # 2 s interval + 1 s until TCP sends the SYN again + the round, on a loaded machine
-    assert took < 10, took
     log = w.roamd_log()[log_before:]
     assert "eth0: 1 connection(s) of apps get no answer (SYN to 203.0.113.10:7000" in log, \
         log[-3000:]
@@ -911,20 +912,21 @@ def test_login_browser_is_not_root(w, cafe, mon):
 
 
 # The login browser tries this machine: TCP to a loopback listener and to each own address
-# (PORT), and DNS to a loopback stub (NAME); what happened and how long it took go to OUT.
+# (PORT), and DNS to a loopback stub (NAME); what happened goes to OUT.
 LOOPBACK_PY = r"""
-import json, socket, struct, sys, time
+import json, socket, struct, sys
 out, port, name = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 own = [a for a in sys.argv[4:] if "://" not in a]  # roam adds the portal's URL
 res = {"cgroup": open("/proc/self/cgroup").read().strip(), "tcp": {}}
 for addr in ["127.0.0.1", "::1"] + own:
-    t = time.monotonic()
     try:
         socket.create_connection((addr, port), timeout=5).close()
         r = "connected"
+    except socket.timeout:
+        r = "timeout"
     except OSError as e:
         r = "error %s" % e.errno
-    res["tcp"][addr] = [r, time.monotonic() - t]
+    res["tcp"][addr] = r
 q = struct.pack(">HHHHHH", 0x4242, 0x0100, 1, 0, 0, 0)
 q += b"".join(bytes([len(p)]) + p.encode() for p in name.split(".")) + b"\0"
 q += struct.pack(">HH", 1, 1)
@@ -996,7 +998,7 @@ def test_login_browser_is_kept_off_this_machine(w, cafe, mon):
         r = w.dev_run(["/usr/bin/python3", script, out + ".outside", str(port), name, *own],
                       cgroup="system.slice/loop-client.service")
         res = json.load(open(out + ".outside"))
-        assert all(v[0] == "connected" for v in res["tcp"].values()), res
+        assert all(v == "connected" for v in res["tcp"].values()), res
         assert res["dns"] == "198.51.100.7", res
         r = roam(w, "portal", "browse", "--browser",
                  "/usr/bin/python3 %s %s %d %s %s" % (script, out, port, name, " ".join(own)),
@@ -1005,8 +1007,8 @@ def test_login_browser_is_kept_off_this_machine(w, cafe, mon):
         res = json.load(open(out))
         assert "/roam.slice/app-portal-login.scope" in res["cgroup"], res["cgroup"]
         # in it: every address of this machine refused at once (a reset, not a timeout) ...
-        for addr, (what, took) in res["tcp"].items():
-            assert what == "error 111" and took < 2, (addr, res)
+        for addr, what in res["tcp"].items():
+            assert what == "error 111", (addr, res)  # ECONNREFUSED
         # ... but the local stub answers its DNS
         assert res["dns"] == "198.51.100.7", res
     finally:
