@@ -156,7 +156,8 @@ def test_probe_duration_is_the_rounds_own(w):
                           timeout=10, what="a new probe round on eth0")
         ends.append((eth["LastProbe"], eth["ProbeDuration"]))
     for (end0, _), (end1, took) in zip(ends, ends[1:]):
-        # a round that began after the last one ended took less than the time between ends
+        # a round that began after the last one ended took less than the time between ends:
+        # roamd's own figures compared with each other, not the test's clock
         assert 0 < took < end1 - end0, ends
 
 
@@ -226,13 +227,13 @@ print("\n".join(out))
 def test_carrier_cut_is_offline_and_recovers(w):
     wifi = wait_verdict(w, "wifi0", ONLINE)
     with w.monitor() as mon:
+        cut = time.monotonic()  # orders the signals, times nothing
         w.carrier("wifi0", False)
-        t0 = time.monotonic()
+        # from the carrier event (the reason says so), within a wait far shorter than the
+        # next re-check, and announced: a signal after the cut says offline
         wait_verdict(w, "wifi0", ("offline", "no-carrier"), timeout=WITHIN)
-        t, _ = mon.wait_signal(
-            lambda m: (Monitor.properties_changed(m, wifi["_path"]) or {})
-            .get("Connectivity") == "offline", WITHIN, since=t0 - 0.5)
-        assert t - t0 <= WITHIN
+        mon.wait_signal(lambda m: (Monitor.properties_changed(m, wifi["_path"]) or {})
+                        .get("Connectivity") == "offline", WITHIN, since=cut)
     w.carrier("wifi0", True)
     wait_verdict(w, "wifi0", ONLINE, network="home")
 
