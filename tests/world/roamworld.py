@@ -425,12 +425,6 @@ class WhoamiStream:
         self.wait(lambda s: len(s.ticks) >= want or s.end is not None, timeout, "%d ticks" % n)
         return self.ticks[-1] if self.ticks else None
 
-    def max_gap(self, since=0.0):
-        """The longest time between two ticks read at or after `since` (0 with fewer)."""
-        with self._cond:
-            t = [x for x, _ in self.ticks if x >= since]
-        return max((b - a for a, b in zip(t, t[1:])), default=0.0)
-
     def stop(self):
         if self.proc.poll() is None:
             self.proc.terminate()

@@ -758,7 +758,6 @@ def test_handover_sticky_and_move(apps):
         w.carrier("wifi0", True)
         wait_default_route(w, "wifi0", (4,))
         wait_app_route(w, "org.test.Sticky", route4="wifi0")
-        t_switch = time.monotonic()
         with w.capture(["wifi0", "cell0"]) as cap:
             st.wait_ticks(10)
             r = w.whoami(4, cgroup=cs)
@@ -766,7 +765,12 @@ def test_handover_sticky_and_move(apps):
             r = w.whoami(4, cgroup=cm)
             assert r.ok and r.addr == w.dev_addr("wifi0", 4), r
         assert st.end is None, st.end
-        assert st.max_gap(t_switch) < 1.0, st.max_gap(t_switch)
+        # never interrupted: the server did not have to send anything again (a drop on the
+        # way, however short, shows as a retransmission on its side)
+        port = st.peer[1]
+        out = w.exec("inet", "ss", "-tinH", "state", "established",
+                     "( sport = :7000 and dport = :%d )" % port).stdout
+        assert str(port) in out and "retrans:" not in out, out
         ticks = {p.iface for p in cap.packets if p.sport == 7000 and p.dst == cell}
         assert ticks == {"cell0"}, ticks
 

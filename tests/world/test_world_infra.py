@@ -126,9 +126,10 @@ def test_whoami_tcp_udp_and_stream(world):
     with world.whoami_stream(6) as st:
         assert st.wait_connected()[0] == world.dev_addr("wifi0", 6)
         st.wait_ticks(8)
+        # each tick as it comes, in order, while the stream still runs
+        assert st.end is None, st.end
         ns = [n for _, n in st.ticks]
         assert ns == list(range(1, len(ns) + 1)), ns
-        assert 0.05 < st.max_gap() < 0.5, st.max_gap()
     assert st.end is not None
 
 
