@@ -908,7 +908,6 @@ int nft_budget_txn_replace(NftTxn *t, uint32_t mark_mask, const NftBudget *b, si
                 return r;
         r = txn_table_in(t, NFT_BUDGET_TABLE, NFT_MSG_NEWTABLE);
         for (size_t i = 0; i < n && r >= 0; i++) {
-                _cleanup_free_ uint32_t *marks = NULL;
                 char name[32];
 
                 snprintf(name, sizeof(name), "b%zu_cg", i);

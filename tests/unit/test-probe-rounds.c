@@ -68,7 +68,8 @@ static void update6(const char *addr, const char *addr6, bool carrier)
         i.gateways = calloc(n, sizeof(IpAddr));
         i.dns = calloc(1, sizeof(IpAddr));
         ASSERT_TRUE(i.addrs && i.gateways && i.dns);
-        i.addrs[0] = (LinkAddress){.addr = {AF_INET}, .prefixlen = 24, .scope = ADDR_SCOPE_GLOBAL};
+        i.addrs[0] =
+            (LinkAddress){.addr = {.family = AF_INET}, .prefixlen = 24, .scope = ADDR_SCOPE_GLOBAL};
         snprintf(i.addrs[0].addr.text, sizeof(i.addrs[0].addr.text), "%s", addr);
         i.n_addrs = 1;
         i.gateways[0] = (IpAddr){AF_INET, "192.0.2.1"};
@@ -76,8 +77,8 @@ static void update6(const char *addr, const char *addr6, bool carrier)
         i.dns[0] = (IpAddr){AF_INET, "192.0.2.53"};
         i.n_dns = 1;
         if (addr6) {
-                i.addrs[1] =
-                    (LinkAddress){.addr = {AF_INET6}, .prefixlen = 64, .scope = ADDR_SCOPE_GLOBAL};
+                i.addrs[1] = (LinkAddress){
+                    .addr = {.family = AF_INET6}, .prefixlen = 64, .scope = ADDR_SCOPE_GLOBAL};
                 snprintf(i.addrs[1].addr.text, sizeof(i.addrs[1].addr.text), "%s", addr6);
                 i.gateways[1] = (IpAddr){AF_INET6, "fe80::1"};
                 i.n_addrs = i.n_gateways = 2;

@@ -788,7 +788,6 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
 {
         Plain *p = userdata;
         const RoamModel *m = roam_live_get_model(live);
-        _cleanup_free_ char *sentence = NULL;
 
         /* A link on a new network is asked about at once (roam-plain-firewall.c). */
         if (ev->type == ROAM_LIVE_EVENT_LINK_CHANGED)

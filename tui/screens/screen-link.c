@@ -57,7 +57,10 @@ static void field(Builder *b, const char *label, ThemeRole role, const char *val
         if (b->r < 0)
                 return;
         /* A field's further lines (more addresses, servers) have no label at all. */
-        snprintf(l, sizeof(l), *label ? "%s:" : "", label);
+        if (*label)
+                snprintf(l, sizeof(l), "%s:", label);
+        else
+                l[0] = 0;
         b->r = tui_doc_field(b->doc, b->item++, b->label_width, l, role, value);
 }
 
@@ -171,7 +174,7 @@ static void history(Builder *b, const RoamLink *l)
 
 static int build(Tui *t, const RoamLink *l, TuiDoc *doc, int *ret_items)
 {
-        _cleanup_free_ char *addresses = NULL, *title = NULL;
+        _cleanup_free_ char *title = NULL;
         const char *url = roam_link_portal_url(l);
         Builder b = {
             .t = t,

@@ -22,6 +22,7 @@
 #define TIMEDATED_IFACE "org.freedesktop.timedate1"
 
 /* The one place the clock's state changes: logs old -> new with the reason. */
+static void clock_set(TimeClock *c, TimeClockState s, const char *fmt, ...) _printf_(3, 4);
 static void clock_set(TimeClock *c, TimeClockState s, const char *fmt, ...)
 {
         char reason[sizeof(c->reason)];
