@@ -2,16 +2,15 @@
 # Runs every libFuzzer target for a while (default 30 s each) from its seed corpus.
 # Every directory under corpus/ is one target, fuzz-NAME (tests/fuzz/meson.build builds the
 # same list): a new target cannot be forgotten here. They run as many at a time as there are
-# CPUs, each output kept apart and printed whole when it ends.
+# CPUs, each output kept apart and printed whole when it ends. The targets are those of the
+# sanitizer build, build-asan (clang, ASan and UBSan; tools/setup-build-asan.sh sets it up
+# when it is missing): the build run-tests runs the unit tests and roamd under.
 # Usage: tests/fuzz/run-fuzz.sh [SECONDS]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-30}
-build="$top/build-fuzz"
-if [ ! -d "$build" ]; then
-        CC=clang meson setup "$build" "$top" -Dfuzz=true -Db_sanitize=address,undefined \
-                -Db_lundef=false >/dev/null
-fi
+build="$top/build-asan"
+"$top/tools/setup-build-asan.sh"
 targets=()
 for d in "$top"/tests/fuzz/corpus/*/; do
         targets+=("$(basename "$d")")
