@@ -1,8 +1,11 @@
 """Two namespaces for connectivity tests: the device (roamd, private bus) and a network with
 a gateway, a DNS server (dnsmasq) and check servers, joined by a veth pair. Addresses are
 static (DHCP is the world's business); each test reshapes the network to one situation."""
+import atexit
 import os
+import shutil
 import subprocess
+import tempfile
 
 from minienv import WAIT, MiniEnv, wait_until
 
@@ -14,6 +17,22 @@ PROBE_V4 = "203.0.113.10"
 PROBE_V6 = "2001:db8:ff::10"
 GW_V4 = "192.0.2.1"
 GW_V6 = "2001:db8:1::1"
+
+_certs = None
+
+
+def shared_certs():
+    """The throw-away CA and the servers' certificates (tests/servers/mkcerts.sh), made once
+    per test process: three RSA keys cost about a second of CPU, and every test needs them."""
+    global _certs
+    if _certs is None:
+        d = tempfile.mkdtemp(prefix="roam-it-certs-")
+        atexit.register(shutil.rmtree, d, True)
+        subprocess.run([MKCERTS, d, "probe", "DNS:probe.roam.test",
+                        f"IP:{PROBE_V4}", f"IP:{PROBE_V6}"], check=True)
+        subprocess.run([MKCERTS, d, "cafe", "DNS:cafe.test", f"IP:{GW_V4}"], check=True)
+        _certs = d
+    return _certs
 
 
 class ProbeNet(MiniEnv):
@@ -45,10 +64,7 @@ class ProbeNet(MiniEnv):
             self.netns(f"ip route add default via {GW_V4} dev d0")
             self.netns(f"ip -6 route add default via {GW_V6} dev d0")
             self.certs = os.path.join(self.dir, "certs")
-            subprocess.run([MKCERTS, self.certs, "probe", "DNS:probe.roam.test",
-                            f"IP:{PROBE_V4}", f"IP:{PROBE_V6}"], check=True)
-            subprocess.run([MKCERTS, self.certs, "cafe", "DNS:cafe.test", f"IP:{GW_V4}"],
-                           check=True)
+            shutil.copytree(shared_certs(), self.certs)
         except Exception:
             self.close()
             raise
