@@ -15,7 +15,7 @@ targets=()
 for d in "$top"/tests/fuzz/corpus/*/; do
         targets+=("$(basename "$d")")
 done
-ninja -C "$build" "${targets[@]/#/tests/fuzz/fuzz-}" >/dev/null
+ninja -C "$build" --quiet "${targets[@]/#/tests/fuzz/fuzz-}"
 
 run_one() {
         local t=$1 work out r=0
