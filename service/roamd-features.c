@@ -204,7 +204,8 @@ static void wifi_stop(Manager *m)
 {
         /* WiFi Direct lets go of the P2P device's client first: it is wpa's */
         p2p_set_device(m->p2p, NULL, NULL, NULL);
-        m->core.links->views.station = NULL;
+        if (m->core.wpa) /* started: the links exist and hold its view */
+                m->core.links->views.station = NULL;
         m->core.wpa = wpa_free(m->core.wpa);
 }
 
@@ -251,7 +252,8 @@ static void firewall_reload_feature(Manager *m)
 
 static void firewall_stop(Manager *m)
 {
-        m->core.links->views.identity = NULL;
+        if (m->firewall) /* started: the links exist and hold its view */
+                m->core.links->views.identity = NULL;
         m->firewall = firewall_free(m->firewall); /* its chains stay: fail closed */
 }
 

@@ -109,8 +109,8 @@ int manager_reload(Manager *m)
         m->core.config = c;
         log_set_max_level(c->log_level);
         (void)dns_reconfigure(m->dns);
+        links_reload(m->core.links); /* the bearers first (the sync it schedules comes later) */
         features_reload(m);
-        links_reload(m->core.links);
         (void)sd_notify(false, "READY=1");
         return 0;
 }
