@@ -578,6 +578,12 @@ def chronyc_binary(chronyd):
     return chronyc
 
 
+def set_location(w, link, location):
+    w.call("/org/roam1", "org.roam1.Manager", "SetLocation", "ss", (link, location))
+    w.wait_link(link, lambda l: l["Location"] == location, timeout=10,
+                what="%s at location %s" % (link, location))
+
+
 def renew_leases(w):
     """home's dnsmasq reads its options again; dhcpcd asks afresh (without its DHCPv6 lease,
     which it would only confirm: dnsmasq's answer to a Confirm has no NTP option)."""
@@ -629,6 +635,8 @@ def test_dhcp_ntp_servers_reach_chronyd_through_its_sourcedir(w, tmp_path):
         w.write_config(w.default_config + "\n[Time]\nChronySourceDir=%s\n"
                        "ChronyCommandSocket=%s\n" % (srcdir, NTP_CMD_SOCKET))
         w.roamd_signal("HUP")
+        # a network the user trusts: DHCP's NTP servers count only there (issue 40 item 8)
+        set_location(w, "wifi0", "home")
         w.path("home-dhcp-opts").write_text(
             "option:ntp-server,192.0.2.1\noption6:ntp-server,[2001:db8:1::1]\n")
         renew_leases(w)
@@ -667,3 +675,37 @@ def test_dhcp_ntp_servers_reach_chronyd_through_its_sourcedir(w, tmp_path):
         for p in (client, server):
             p.terminate()
             p.wait()
+
+
+def test_dhcp_ntp_servers_only_at_locations_the_user_trusts(w, tmp_path):
+    """Any host on a public or untrusted network can answer DHCP: its NTP servers do not go
+    to chronyd there. The same lease at home (or work) does: wifi0.sources appears when the
+    user makes the network home, and goes when it is made untrusted again."""
+    tmp_path.chmod(0o755)
+    srcdir = tmp_path / "chrony-dhcp"
+    f = srcdir / "wifi0.sources"
+    try:
+        w.write_config(w.default_config + "\n[Time]\nChronySourceDir=%s\n" % srcdir)
+        w.roamd_signal("HUP")
+        set_location(w, "wifi0", "public")
+        w.path("home-dhcp-opts").write_text("option:ntp-server,192.0.2.1\n")
+        renew_leases(w)
+        # the sync that brings the servers to the link is the one that decides the file
+        w.wait_link("wifi0", lambda l: l["NTPServers"] == ["192.0.2.1"], timeout=20,
+                    what="wifi0's NTP server from its lease")
+        assert not f.exists(), f.read_text()
+        set_location(w, "wifi0", "home")
+        wait_for(f.exists, what="wifi0.sources at home")
+        assert "server 192.0.2.1 iburst" in f.read_text().splitlines(), f.read_text()
+        set_location(w, "wifi0", "untrusted")
+        wait_for(lambda: not f.exists(), what="wifi0.sources withdrawn on an untrusted network")
+        assert "wifi0's NTP servers from DHCP withdrawn from chronyd (the link's location is " \
+            "not home or work)" in w.roamd_log()
+    finally:
+        w.path("home-dhcp-opts").write_text("")
+        renew_leases(w)
+        w.write_config(w.default_config)
+        w.roamd_stop()
+        w.path("var-lib-roam", "locations.state").unlink(missing_ok=True)
+        w.roamd_start()
+

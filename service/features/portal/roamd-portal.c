@@ -1187,6 +1187,7 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
         case LINKS_EVENT_GONE:
         case LINKS_EVENT_BEST:
         case LINKS_EVENT_PROBED:
+        case LINKS_EVENT_LOCATION:
         case _LINKS_EVENT_MAX:
         case _LINKS_EVENT_INVALID:
                 break;
