@@ -40,7 +40,7 @@ _roam()
         local commands="status apps app run wait-online when-online stats portal time p2p bt nfc
                 network firewall"
         local options="-h --help --version --json --plain --theme --no-mouse --confirm-quit --app --online-for
-                --user --link --since --timeout --require-time"
+                --user --link --since --timeout --require-time --pin-file"
         local durations="90s 10m 30m 1h 1h30m 24h until-released"
 
         case $prev in
@@ -68,7 +68,7 @@ _roam()
                 COMPREPLY=($(compgen -W "1h 1d 7d 30d" -- "$cur"))
                 return
                 ;;
-        --password-file)
+        --password-file | --pin-file)
                 COMPREPLY=($(compgen -f -- "$cur"))
                 return
                 ;;
@@ -82,7 +82,7 @@ _roam()
         local i cmd="" cmdi=0 args=()
         for ((i = 1; i < cword; i++)); do
                 case ${words[i]} in
-                --theme | --app | --online-for | --user | --link | --since | --password-file | --browser)
+                --theme | --app | --online-for | --user | --link | --since | --password-file | --pin-file | --browser)
                         ((i++))
                         ;;
                 --)

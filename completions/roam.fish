@@ -61,6 +61,7 @@ complete -c roam -l confirm-quit -r -d 'Ask before quitting the full-screen inte
 complete -c roam -l app -x -a '(__roam_apps)' -d 'The app (run, stats, firewall check, wait-online, when-online)'
 complete -c roam -l timeout -x -d 'With wait-online, when-online: seconds'
 complete -c roam -l require-time -d 'With wait-online, when-online: the time verified too'
+complete -c roam -n '__fish_seen_subcommand_from p2p' -l pin-file -r -F -d 'With p2p connect, accept: the PIN from this file'
 complete -c roam -l online-for -x -a '90s 10m 30m 1h 1h30m 24h until-released' -d 'With run: online that long'
 complete -c roam -l user -x -a 'all' -d 'With stats: a user ID or all'
 complete -c roam -l link -x -a '(__roam_links)' -d 'With stats: a link'

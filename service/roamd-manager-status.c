@@ -66,6 +66,7 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
         case LINKS_EVENT_NETWORK:
         case LINKS_EVENT_GONE:
         case LINKS_EVENT_PROBED:
+        case LINKS_EVENT_LOCATION:
         case _LINKS_EVENT_MAX:
         case _LINKS_EVENT_INVALID:
                 break;

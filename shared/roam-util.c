@@ -143,6 +143,11 @@ static int fsync_directory_of(const char *path)
 
 int write_file_atomic_mode(const char *path, const char *data, size_t size, mode_t mode)
 {
+        return write_file_atomic_owned(path, data, size, mode, (gid_t)-1);
+}
+
+int write_file_atomic_owned(const char *path, const char *data, size_t size, mode_t mode, gid_t gid)
+{
         _cleanup_free_ char *tmp = NULL;
         _cleanup_close_ int fd = -EBADF;
         int r;
@@ -162,8 +167,10 @@ int write_file_atomic_mode(const char *path, const char *data, size_t size, mode
                 }
                 done += (size_t)k;
         }
-        /* mkostemp made it 0600: a wider mode is only ever given on purpose */
-        if (fchmod(fd, mode) < 0 || fsync(fd) < 0 || rename(tmp, path) < 0) {
+        /* mkostemp made it 0600: a wider mode is only ever given on purpose, and the group
+         * is set before it, on the file not yet in place */
+        if ((gid != (gid_t)-1 && fchown(fd, (uid_t)-1, gid) < 0) || fchmod(fd, mode) < 0 ||
+            fsync(fd) < 0 || rename(tmp, path) < 0) {
                 r = negative_errno();
                 goto fail;
         }

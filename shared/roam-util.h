@@ -23,8 +23,11 @@ int read_full_file(const char *path, size_t max, char **ret, size_t *ret_size);
  * (usage, app policies, locations) is for root and what the bus authorizes, not for every
  * local user. */
 int write_file_atomic(const char *path, const char *data, size_t size);
-/* The same with an explicit mode, for exports meant to be read by others (Prometheus). */
+/* The same with an explicit mode, for files meant to be read by others. */
 int write_file_atomic_mode(const char *path, const char *data, size_t size, mode_t mode);
+/* The same, the file's group gid ((gid_t)-1: the writer's). */
+int write_file_atomic_owned(const char *path, const char *data, size_t size, mode_t mode,
+                            gid_t gid);
 /* A state file written by an older roamd may still be readable by others: takes away the
  * group's and others' bits of the regular file at path (symlinks are not followed).
  * Returns 1 when the mode was changed (ret_old_mode: the mode it had), 0 when it was

@@ -63,6 +63,7 @@ static const char *arg_fw_app = NULL; /* --app of `roam firewall check` */
 static const char *arg_timeout = NULL;
 static uint64_t arg_timeout_usec = ROAM_WAIT_TIMEOUT_DEFAULT;
 static bool arg_require_time = false;
+static const char *arg_pin_file = NULL; /* `roam p2p connect|accept`'s PIN, never in argv */
 static const Verb *arg_verb = NULL;
 static char **arg_args = NULL; /* the verb's arguments, NULL-terminated */
 
@@ -158,7 +159,7 @@ static int verb_time(char **args)
 
 static int verb_p2p(char **args)
 {
-        return roam_p2p_run(args, arg_json);
+        return roam_p2p_run(args, arg_json, arg_pin_file);
 }
 
 static int verb_bt(char **args)
@@ -266,7 +267,7 @@ static void help(void)
                "                     Log in with WISPr (FILE - : standard input); the login\n"
                "                     is saved for this network once it works\n"
                "  portal browse [--browser CMD] [LINK]\n"
-               "                     Approve and log in with a text browser (w3m, lynx,\n"
+               "                     Approve and log in with a text browser (lynx, w3m,\n"
                "                     $BROWSER) that reaches the captive link only\n"
                "  portal extend [--browser CMD] [LINK]\n"
                "                     Extend the session when the network offers it (RFC 8908)\n"
@@ -280,7 +281,7 @@ static void help(void)
                "                     power|discoverable|pairable on|off [ADAPTER],\n"
                "                     scan [SECONDS] [ADAPTER], pair|trust|untrust|connect|\n"
                "                     disconnect|remove|join|leave ADDRESS,\n"
-               "                     answer ID yes|no [PIN or passkey]\n"
+               "                     answer ID yes|no (a PIN or passkey: stdin)\n"
                "  nfc import FILE|- [--yes]\n"
                "                     What an NFC tag (NDEF, raw or hex) holds; --yes pairs\n"
                "                     its Bluetooth device, adds its WiFi network\n"
@@ -324,6 +325,8 @@ static void help(void)
                "     --online-for DURATION\n"
                "                     With run: the app may use the network that long (as\n"
                "                     above)\n"
+               "     --pin-file FILE With p2p connect PEER pin and p2p accept: the PIN the\n"
+               "                     device shows, read from FILE (- or none: stdin)\n"
                "\n"
                "Exit status:\n"
                "  0  Success\n"
@@ -381,6 +384,7 @@ static int parse_options(int argc, char *argv[], bool in_order)
                 ARG_SINCE,
                 ARG_TIMEOUT,
                 ARG_REQUIRE_TIME,
+                ARG_PIN_FILE,
         };
         static const struct option options[] = {
             {"help", no_argument, NULL, 'h'},
@@ -397,6 +401,7 @@ static int parse_options(int argc, char *argv[], bool in_order)
             {"since", required_argument, NULL, ARG_SINCE},
             {"timeout", required_argument, NULL, ARG_TIMEOUT},
             {"require-time", no_argument, NULL, ARG_REQUIRE_TIME},
+            {"pin-file", required_argument, NULL, ARG_PIN_FILE},
             {},
         };
         int c;
@@ -452,6 +457,9 @@ static int parse_options(int argc, char *argv[], bool in_order)
                         break;
                 case ARG_REQUIRE_TIME:
                         arg_require_time = true;
+                        break;
+                case ARG_PIN_FILE:
+                        arg_pin_file = optarg;
                         break;
                 case ':':
                         return usage_error("option '%s' needs an argument.", argv[optind - 1]);
@@ -559,6 +567,9 @@ static int parse_argv(int argc, char *argv[])
 
         if (arg_json && !arg_verb->json)
                 return usage_error("'%s' prints no JSON.", arg_verb->name);
+        if (arg_pin_file && !streq(arg_verb->name, "p2p"))
+                return usage_error("--pin-file goes with 'roam p2p connect PEER pin' and 'roam "
+                                   "p2p accept PEER'.");
         if (streq(arg_verb->name, "stats")) {
                 /* --app filters the usage; --since is a duration back or @EPOCH */
                 arg_stats.app = arg_app;

@@ -202,6 +202,22 @@ static int on_ares_socket(ares_socket_t fd, int type, void *userdata)
         return 0;
 }
 
+/* host's family when it is an IPv4 or IPv6 address (ret: it, in its canonical text), else
+ * AF_UNSPEC. */
+static int ip_literal_family(const char *host, IpAddr *ret)
+{
+        static const int families[] = {AF_INET, AF_INET6};
+        unsigned char raw[sizeof(struct in6_addr)];
+
+        for (size_t i = 0; i < ELEMENTSOF(families); i++)
+                if (inet_pton(families[i], host, raw) == 1 &&
+                    inet_ntop(families[i], raw, ret->text, sizeof(ret->text))) {
+                        ret->family = families[i];
+                        return families[i];
+                }
+        return AF_UNSPEC;
+}
+
 int resolve_start(sd_event *event, const char *ifname, const IpAddr *servers, size_t n_servers,
                   const char *host, int family, uint32_t mark, uint64_t timeout_usec,
                   ResolveDoneFn done, void *userdata, Resolve **ret)
@@ -226,6 +242,18 @@ int resolve_start(sd_event *event, const char *ifname, const IpAddr *servers, si
         r->done = done;
         r->userdata = userdata;
         *ret = r;
+
+        /* An address, not a name (a URL's host "[2001:db8::1]", its brackets gone): it is
+         * what it says, whatever the network's DNS would answer for it as a name. Of the
+         * other family than the one asked: no address. */
+        if (ip_literal_family(host, &r->addrs[0]) != AF_UNSPEC) {
+                if (family == AF_UNSPEC || family == r->addrs[0].family) {
+                        r->n_addrs = 1;
+                        resolve_complete(r, DNS_OUTCOME_OK);
+                } else
+                        resolve_complete(r, DNS_OUTCOME_FAILED);
+                return 0;
+        }
 
         if (n_servers == 0) {
                 resolve_complete(r, DNS_OUTCOME_FAILED);

@@ -18,7 +18,7 @@ static const char *const links_event_type_table[_LINKS_EVENT_MAX] = {
     [LINKS_EVENT_VERDICT] = "verdict", [LINKS_EVENT_CAPPORT] = "capport",
     [LINKS_EVENT_NETWORK] = "network", [LINKS_EVENT_GONE] = "gone",
     [LINKS_EVENT_BEST] = "best",       [LINKS_EVENT_SYNCED] = "synced",
-    [LINKS_EVENT_PROBED] = "probed",
+    [LINKS_EVENT_PROBED] = "probed",   [LINKS_EVENT_LOCATION] = "location",
 };
 
 const char *links_event_type_to_string(LinksEventType t)
@@ -397,6 +397,12 @@ void links_link_network_changed(Links *l, Link *link)
                 (void)link_reprobe_families(link, PROBE_IPV4 | PROBE_IPV6);
         }
         links_notify(l, &(LinksEvent){.type = LINKS_EVENT_NETWORK, .link = link});
+}
+
+void links_link_location_changed(Links *l, Link *link)
+{
+        if (l)
+                links_notify(l, &(LinksEvent){.type = LINKS_EVENT_LOCATION, .link = link});
 }
 
 int links_sync(Links *l)

@@ -21,15 +21,16 @@ typedef struct NdOpt NdOpt;
 typedef struct Dns Dns;
 
 typedef enum LinksEventType {
-        LINKS_EVENT_NEW,     /* a link appeared (already announced on the bus) */
-        LINKS_EVENT_CHANGED, /* a sync changed a link: mask says what */
-        LINKS_EVENT_VERDICT, /* a link's connectivity changed */
-        LINKS_EVENT_CAPPORT, /* a link's RFC 8908 data changed */
-        LINKS_EVENT_NETWORK, /* a link's network identity changed (another network) */
-        LINKS_EVENT_GONE,    /* a link went away; freed after the watchers return */
-        LINKS_EVENT_BEST,    /* the best link or the global state changed: mask says which */
-        LINKS_EVENT_SYNCED,  /* a sync finished: the table is complete and consistent */
-        LINKS_EVENT_PROBED,  /* a link's probe round ended (its verdict may be unchanged) */
+        LINKS_EVENT_NEW,      /* a link appeared (already announced on the bus) */
+        LINKS_EVENT_CHANGED,  /* a sync changed a link: mask says what */
+        LINKS_EVENT_VERDICT,  /* a link's connectivity changed */
+        LINKS_EVENT_CAPPORT,  /* a link's RFC 8908 data changed */
+        LINKS_EVENT_NETWORK,  /* a link's network identity changed (another network) */
+        LINKS_EVENT_GONE,     /* a link went away; freed after the watchers return */
+        LINKS_EVENT_BEST,     /* the best link or the global state changed: mask says which */
+        LINKS_EVENT_SYNCED,   /* a sync finished: the table is complete and consistent */
+        LINKS_EVENT_PROBED,   /* a link's probe round ended (its verdict may be unchanged) */
+        LINKS_EVENT_LOCATION, /* the location in force on a link changed (views.identity) */
         _LINKS_EVENT_MAX,
         _LINKS_EVENT_INVALID = -EINVAL,
 } LinksEventType;
@@ -120,3 +121,5 @@ int links_bus_setup(Links *l, sd_bus *bus);
 
 /* The firewall found the link on another network (its identity changed). */
 void links_link_network_changed(Links *l, Link *link);
+/* The firewall put another location in force on the link (what views.identity says). */
+void links_link_location_changed(Links *l, Link *link);

@@ -56,6 +56,13 @@ BAD = [
     ("p2p", "connect", "tv", "pin", "1234", "5678"),
     ("p2p", "connect", "tv", "push-button", "extra"),
     ("p2p", "accept", "tv", "1234", "5678"),
+    # a PIN in argv: every local user reads it (issue 40 item 9)
+    ("p2p", "connect", "tv", "pin", "12345670"),
+    ("p2p", "accept", "tv", "12345670"),
+    ("p2p", "connect", "tv", "push-button", "--pin-file", "-"),
+    ("p2p", "peers", "--pin-file", "-"),
+    ("status", "--pin-file", "-"),
+    ("bt", "answer", "1", "yes", "0000"),
     ("p2p", "reject"),
     ("p2p", "disconnect", "tv", "extra"),
     ("bt", "frob"),

@@ -104,3 +104,29 @@ def test_run_passes_help_to_its_command(roamd, roam):
     assert (r.rc, r.out) == (0, "--help\n"), r.err
     r = roam("run", "--app", "org.example.Mail", "--", "sh", "-c", "echo $1", "sh", "-h")
     assert (r.rc, r.out) == (0, "-h\n"), r.err
+
+
+def test_portal_browser_prefers_lynx(tmp_path):
+    """lynx first, in the help as in the choice (it can be told to open no file: URL; w3m
+    follows a portal's redirect to file:, docs/portal.md), and the package suggests lynx."""
+    r = run_roam(env(tmp_path), "portal", "--help")
+    assert r.rc == 0, r.err
+    assert "(lynx, w3m, $BROWSER)" in r.out, r.out
+    r = run_roam(env(tmp_path), "--help")
+    assert "(lynx, w3m," in r.out and "(w3m" not in r.out, r.out
+    control = os.path.join(os.path.dirname(__file__), "..", "..", "debian", "control")
+    with open(control) as f:
+        suggests = [line for line in f if line.startswith("Suggests:")]
+    assert suggests and all("w3m" not in line for line in suggests), suggests
+    assert any(line.split()[1].startswith("lynx") for line in suggests), suggests
+
+
+@pytest.mark.parametrize("command", ["p2p", "bt"])
+def test_no_pin_in_argv_in_the_usage(tmp_path, command):
+    """The usage shows no PIN argument: PINs and passkeys come on standard input or from
+    --pin-file (argv is readable by every local user)."""
+    r = run_roam(env(tmp_path), command, "--help")
+    assert r.rc == 0, r.err
+    assert "PIN]" not in r.out and "pin PIN" not in r.out and "passkey]" not in r.out, r.out
+    r = run_roam(env(tmp_path), "--help")
+    assert "[PIN or passkey]" not in r.out and "--pin-file FILE" in r.out, r.out

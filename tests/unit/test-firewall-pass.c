@@ -45,6 +45,10 @@ void links_link_network_changed(Links *l, Link *link)
         network_changes++;
 }
 
+void links_link_location_changed(Links *l, Link *link)
+{
+}
+
 void link_bus_emit_changed_strv(Link *l, char **names)
 {
         size_t n = 0;

@@ -489,6 +489,40 @@ def test_portal_redirect_to_this_machine_is_refused(w, cafe, mon):
     assert "connection" not in out, out
 
 
+def test_portal_url_with_an_ipv6_literal_host(w, cafe, mon):
+    """A portal URL whose host is an IPv6 address in brackets is that address, not a name for
+    the network's DNS: the device's loopback and own IPv6 address written so are refused like
+    their IPv4 forms, nothing connecting to the listener there, and the cafe's own
+    [2001:db8:3::1] is fetched (its WISPr page read)."""
+    own6 = w.dev_addr("wifi0", 6)
+    listener = w.dev_popen(["/usr/bin/python3", "-c", LISTEN_PY, "::1", own6],
+                           stdout=subprocess.PIPE, text=True)
+    try:
+        assert listener.stdout.readline().strip() == "ready"
+        cases = [("http://[::1]/admin", "::1, a loopback address"),
+                 ("http://[%s]:80/admin" % own6, "%s, an address of this machine" % own6)]
+        cafe.mode("redirect=" + cases[0][0])
+        to_cafe(w, mon)
+        for url, words in cases:
+            cafe.mode("redirect=" + url)
+            w.call(PORTAL_PATH, PORTAL_IFACE, "Approve", "sb", ("eth0", False))
+            s = wait_session(w, mon, lambda s: s["State"] == "failed" and
+                             url in (s.get("Message") or ""))
+            assert "refused to open %s" % url in s["Message"] and words in s["Message"], s
+            assert w.roamd_running()
+    finally:
+        listener.kill()
+        out = listener.communicate(timeout=10)[0]
+    assert "connection" not in out, out
+    # the portal's IPv6 address, reached over the link's IPv6 once it has an address
+    wait_for(lambda: w.dev_addr("eth0", 6), 15, what="eth0's IPv6 address at the cafe")
+    cafe.mode("redirect=http://[2001:db8:3::1]/wispr/portal")
+    w.call(PORTAL_PATH, PORTAL_IFACE, "Approve", "sb", ("eth0", False))
+    s = wait_session(w, mon, lambda s: s["State"] not in ("discovering", "failed") and
+                     s.get("LoginURL"))
+    assert s["WISPr"] is True and s["LoginURL"] == "https://cafe.test/wispr/login", s
+
+
 def test_rfc8908_expiry_back_to_portal(w, cafe, mon):
     to_cafe(w, mon)
     login(w, save=False)
@@ -510,6 +544,52 @@ def test_rfc8908_expiry_back_to_portal(w, cafe, mon):
     # ... the gate closes without telling anyone; at expiry roamd checks on its own (the
     # next scheduled round is minutes away).
     w.cafe_logout()
+    wait_link_verdict(w, mon, "portal", timeout=15)
+
+
+def test_rfc8908_api_saying_time_is_over_again_and_again_is_asked_seldom(w, cafe, mon):
+    """An RFC 8908 API (any LAN neighbour can announce one in a Router Advertisement) that
+    answers {"captive": false, "seconds-remaining": 0} every time: the session's time is over
+    at each round, and each ending used to start the next round at once, about four a second,
+    a TLS fetch and a log line each. Now the rounds it starts are spaced (5 s, then doubling):
+    in 12 s the API server sees a handful of requests, roamd's log says it twice; a session
+    with time is heard again at once."""
+    to_cafe(w, mon)
+    login(w, save=False)
+    wait_link_verdict(w, mon, "online")
+    caps = w.path("cafe-capport.json")
+    tmp = caps.with_name(caps.name + ".tmp")
+
+    def api_requests():
+        return sum(1 for r in cafe.requests() if r["path"] == "/capport")
+
+    def over_lines():
+        return w.roamd_log().count("the captive portal session's time is over") + \
+            w.roamd_log().count("the captive portal API says again")
+
+    tmp.write_text(json.dumps({"captive": False, "user-portal-url": "https://cafe.test/portal",
+                               "seconds-remaining": 0}))
+    n0, lines0 = api_requests(), over_lines()
+    os.rename(tmp, caps)
+    w.call(w.link("eth0")["_path"], "org.roam1.Link", "Reprobe")
+    # the round that reads "0 s left", and the one its ending starts
+    wait_for(lambda: api_requests() >= n0 + 2, 10, what="the API asked twice")
+    time.sleep(12)  # the window in which the server counts (an upper bound: speed cannot pass)
+    n = api_requests() - n0
+    assert n <= 6, "the API was asked %d times in about 12 s" % n
+    assert over_lines() - lines0 <= 2, w.roamd_log().splitlines()[-20:]
+    assert w.roamd_running()
+    # A session with time again: heard on the next round, as before.
+    tmp.write_text(json.dumps({"captive": False, "user-portal-url": "https://cafe.test/portal",
+                               "seconds-remaining": 3600}))
+    before = time.time_ns() // 1000
+    os.rename(tmp, caps)
+    w.call(w.link("eth0")["_path"], "org.roam1.Link", "Reprobe")
+    s = wait_session(w, mon, lambda s: s.get("ExpiresAt", 0) >= before + 3500_000_000)
+    assert s["ExpiryWarning"] is False, s
+    # back to captive for the next test: an hour is left, so roamd is asked to look
+    w.cafe_logout()
+    w.call(w.link("eth0")["_path"], "org.roam1.Link", "Reprobe")
     wait_link_verdict(w, mon, "portal", timeout=15)
 
 

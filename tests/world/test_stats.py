@@ -795,7 +795,8 @@ def test_budget_use_survives_a_reboot(w):
 def test_state_files_are_private_and_old_ones_made_private(stats):
     """usage.history, apps.state and locations.state are written 0600 (the bus's read-usage
     decides who sees usage, not the file mode); files an older roamd left 0644 are made
-    private at start, with a line in the log. The Prometheus export stays 0644."""
+    private at start, with a line in the log. The Prometheus export (every user's usage too)
+    is no more readable by every user: 0600 while there is no prometheus group (this one)."""
     w = stats
     lib = w.path("var-lib-roam")
     files = ("usage.history", "apps.state", "locations.state")
@@ -807,7 +808,8 @@ def test_state_files_are_private_and_old_ones_made_private(stats):
                  10, what="the state files written")
         for f in files:
             assert (lib / f).stat().st_mode & 0o777 == 0o600, (f, oct((lib / f).stat().st_mode))
-        assert (lib / PROM[0]).stat().st_mode & 0o777 == 0o644
+        st = (lib / PROM[0]).stat()
+        assert (st.st_mode & 0o777, st.st_uid, st.st_gid) == (0o600, 0, 0), st
         w.roamd_stop()
         for f in files:
             os.chmod(lib / f, 0o644)
@@ -827,3 +829,29 @@ def test_state_files_are_private_and_old_ones_made_private(stats):
             if (lib / f).exists():
                 (lib / f).unlink()
         w.roamd_start()
+
+
+def test_prometheus_export_readable_by_the_prometheus_group_only(stats):
+    """The device gets a prometheus group (the one Debian's prometheus-node-exporter runs
+    as): the export, rewritten at every flush, becomes 0640 root:prometheus, never readable
+    by every user; the group gone, 0600 root:root again."""
+    w = stats
+    path = w.path("var-lib-roam", *PROM)
+    gid = 4242
+
+    def mode_owner():
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            return None
+        return (st.st_mode & 0o777, st.st_uid, st.st_gid)
+
+    wait_for(lambda: mode_owner() == (0o600, 0, 0), 10, what="the export, root's only")
+    # the device's /etc is its own (an overlay): the host's groups stay as they are
+    w.dev("sh", "-c", "echo prometheus:x:%d: >>/etc/group" % gid)
+    try:
+        wait_for(lambda: mode_owner() == (0o640, 0, gid), 10,
+                 what="the export, 0640 root:prometheus")
+    finally:
+        w.dev("sed", "-i", "/^prometheus:x:%d:$/d" % gid, "/etc/group")
+    wait_for(lambda: mode_owner() == (0o600, 0, 0), 10, what="the export, root's only again")

@@ -5,10 +5,12 @@ roamd names that link a falseticker, takes the bound from the other two (within 
 the real time) and settles; the time is saved as the last known good one. The host's clock
 is never touched: roamd only reads it."""
 import os
+import pwd
 import re
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -578,6 +580,12 @@ def chronyc_binary(chronyd):
     return chronyc
 
 
+def set_location(w, link, location):
+    w.call("/org/roam1", "org.roam1.Manager", "SetLocation", "ss", (link, location))
+    w.wait_link(link, lambda l: l["Location"] == location, timeout=10,
+                what="%s at location %s" % (link, location))
+
+
 def renew_leases(w):
     """home's dnsmasq reads its options again; dhcpcd asks afresh (without its DHCPv6 lease,
     which it would only confirm: dnsmasq's answer to a Confirm has no NTP option)."""
@@ -629,6 +637,8 @@ def test_dhcp_ntp_servers_reach_chronyd_through_its_sourcedir(w, tmp_path):
         w.write_config(w.default_config + "\n[Time]\nChronySourceDir=%s\n"
                        "ChronyCommandSocket=%s\n" % (srcdir, NTP_CMD_SOCKET))
         w.roamd_signal("HUP")
+        # a network the user trusts: DHCP's NTP servers count only there (issue 40 item 8)
+        set_location(w, "wifi0", "home")
         w.path("home-dhcp-opts").write_text(
             "option:ntp-server,192.0.2.1\noption6:ntp-server,[2001:db8:1::1]\n")
         renew_leases(w)
@@ -667,3 +677,87 @@ def test_dhcp_ntp_servers_reach_chronyd_through_its_sourcedir(w, tmp_path):
         for p in (client, server):
             p.terminate()
             p.wait()
+
+
+def test_dhcp_ntp_servers_only_at_locations_the_user_trusts(w, tmp_path):
+    """Any host on a public or untrusted network can answer DHCP: its NTP servers do not go
+    to chronyd there. The same lease at home (or work) does: wifi0.sources appears when the
+    user makes the network home, and goes when it is made untrusted again."""
+    tmp_path.chmod(0o755)
+    srcdir = tmp_path / "chrony-dhcp"
+    f = srcdir / "wifi0.sources"
+    try:
+        w.write_config(w.default_config + "\n[Time]\nChronySourceDir=%s\n" % srcdir)
+        w.roamd_signal("HUP")
+        set_location(w, "wifi0", "public")
+        w.path("home-dhcp-opts").write_text("option:ntp-server,192.0.2.1\n")
+        renew_leases(w)
+        # the sync that brings the servers to the link is the one that decides the file
+        w.wait_link("wifi0", lambda l: l["NTPServers"] == ["192.0.2.1"], timeout=20,
+                    what="wifi0's NTP server from its lease")
+        assert not f.exists(), f.read_text()
+        set_location(w, "wifi0", "home")
+        wait_for(f.exists, what="wifi0.sources at home")
+        assert "server 192.0.2.1 iburst" in f.read_text().splitlines(), f.read_text()
+        set_location(w, "wifi0", "untrusted")
+        wait_for(lambda: not f.exists(), what="wifi0.sources withdrawn on an untrusted network")
+        assert "wifi0's NTP servers from DHCP withdrawn from chronyd (the link's location is " \
+            "not home or work)" in w.roamd_log()
+    finally:
+        w.path("home-dhcp-opts").write_text("")
+        renew_leases(w)
+        w.write_config(w.default_config)
+        w.roamd_stop()
+        w.path("var-lib-roam", "locations.state").unlink(missing_ok=True)
+        w.roamd_start()
+
+
+
+def test_gpsd_address_held_by_an_unprivileged_user_is_no_witness(w):
+    """While gpsd does not run, any local user may listen at its address and send made-up
+    fixes. roamd trusts a gpsd only when the socket listening there is root's or the gpsd
+    user's (sock_diag): the double started as nobody, with a 3D fix, is no witness (logged once
+    with its uid); the same double started as root is."""
+    w.wait_link("wifi0", online, what="wifi0 online")
+    nobody = pwd.getpwnam("nobody").pw_uid
+    # pytest's tmp_path is below a directory only root may enter: one nobody can use
+    run = Path(tempfile.mkdtemp(prefix="roam-gpsd-"))
+    run.chmod(0o777)
+    script = run / "gpsd.script"
+    script.write_text(TPV % 3 + "\n")
+    script.chmod(0o644)
+    port = GPSD_PORT + 1
+
+    def double(uid, pidfile):
+        p = w.dev_popen(["/usr/bin/python3", GPSD_DOUBLE, "--port", str(port), "--script",
+                         str(script), "--pidfile", str(pidfile)], user=uid,
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for(pidfile.exists, what="the gpsd double")
+        return p
+
+    p = double(nobody, run / "nobody.pid")
+    try:
+        w.write_config(w.default_config + "\n[Time]\nGpsdAddress=127.0.0.1:%d\n" % port)
+        w.roamd_signal("HUP")
+        said = ("gpsd at 127.0.0.1:%d: its listening socket belongs to uid %d, not root or "
+                "gpsd: not trusted as a time witness" % (port, nobody))
+        wait_for(lambda: said in w.roamd_log(), what="the nobody's gpsd refused")
+        assert gnss_sources(w) == []
+    finally:
+        p.kill()
+        p.wait(10)
+    # root's, at another port (a new address: roamd connects at once, not in 30 s)
+    port = GPSD_PORT + 2
+    p = double(None, run / "root.pid")
+    try:
+        w.write_config(w.default_config + "\n[Time]\nGpsdAddress=127.0.0.1:%d\n" % port)
+        w.roamd_signal("HUP")
+        s = w.wait(lambda: gnss_sources(w) or None, what="the GNSS sample of root's gpsd")[0]
+        assert s[2] == "gpsd at 127.0.0.1:%d" % port, s
+        assert w.roamd_log().count(said) == 1
+    finally:
+        p.kill()
+        p.wait(10)
+        shutil.rmtree(run, ignore_errors=True)
+        w.write_config(w.default_config)
+        w.roamd_signal("HUP")

@@ -2,6 +2,7 @@
 import json
 import os
 import subprocess
+import tempfile
 
 import pytest
 
@@ -171,8 +172,8 @@ def test_json_answers_say_the_outcome(p2p):
 
 def test_pins_come_on_stdin_not_argv(p2p):
     """`roam p2p connect NAME pin` and `roam p2p accept NAME` read the PIN the device shows
-    on standard input: argv is readable by every local user. A PIN in argv still works, with
-    a warning that it is deprecated."""
+    on standard input, or from --pin-file FILE: argv is readable by every local user, and a
+    PIN there is refused before anything is asked of roamd."""
     p2p.found(TV)
     proc = subprocess.Popen([ROAM, "p2p", "connect", "Living Room TV", "pin"], env=p2p.env.env,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -199,3 +200,28 @@ def test_pins_come_on_stdin_not_argv(p2p):
         err = proc.stderr.read()
         proc.wait()
     assert "visible to every local user" not in err
+    # a PIN in argv: refused, nothing sent
+    r = subprocess.run([ROAM, "p2p", "connect", "Living Room TV", "pin", "12345670"],
+                       env=p2p.env.env, stdin=subprocess.DEVNULL, capture_output=True,
+                       text=True, timeout=30)
+    assert r.returncode == 2 and "visible to every local user" in r.stderr, r
+
+
+def test_pin_file(p2p):
+    """`roam p2p connect NAME pin --pin-file FILE`: the PIN is the file's first line."""
+    p2p.found(TV)
+    with tempfile.NamedTemporaryFile("w", suffix=".pin") as f:
+        f.write("87654325\n")
+        f.flush()
+        proc = subprocess.Popen([ROAM, "p2p", "connect", "Living Room TV", "pin", "--pin-file",
+                                 f.name], env=p2p.env.env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert p2p.fake.wait_request("P2P_CONNECT") == \
+                f"P2P_CONNECT {TV.addr} 87654325 keypad"
+        except AssertionError:
+            proc.kill()
+            raise AssertionError(proc.communicate()[1])
+        finally:
+            proc.kill()
+            proc.wait()

@@ -505,13 +505,16 @@ int roam_bt_run(char **args, bool json)
                         return roam_usage_error("bt", "'roam bt scan' takes one adapter.");
         } else if (streq_ptr(verb, "answer")) {
                 if (!a1 || !a2 || parse_bool_word(a2, &b) < 0)
-                        return roam_usage_error(
-                            "bt", "'roam bt answer' needs ID yes|no [PIN or passkey].");
+                        return roam_usage_error("bt", "'roam bt answer' needs ID yes|no.");
                 n = strtoul(a1, &end, 10);
                 if (*end || end == a1 || n == 0 || n > UINT32_MAX)
                         return roam_usage_error("bt", "'%s' is not a question number.", a1);
-                if (args[3] && args[4])
-                        return roam_usage_error("bt", "'roam bt answer' takes one PIN or passkey.");
+                /* argv is readable by every local user (ps, /proc/PID/cmdline) */
+                if (args[3])
+                        return roam_usage_error("bt",
+                                                "'roam bt answer' reads a PIN or passkey from "
+                                                "standard input, not from the command line "
+                                                "(every local user can read that).");
         } else if (device) {
                 if (!a1)
                         return roam_usage_error(
@@ -539,16 +542,8 @@ int roam_bt_run(char **args, bool json)
         }
         if (streq(verb, "scan"))
                 return call(bus, "scan", "StartDiscovery", 0, "su", strempty(a2), (uint32_t)n);
-        if (streq(verb, "answer")) {
-                if (args[3]) {
-                        /* argv is readable by every local user (ps, /proc/PID/cmdline) */
-                        log_warning("A PIN or passkey on the command line is visible to every "
-                                    "local user; give it on standard input instead "
-                                    "(deprecated).");
-                        return call(bus, "answer", "Answer", 0, "ubs", (uint32_t)n, b, args[3]);
-                }
+        if (streq(verb, "answer"))
                 return answer_with_code(bus, (uint32_t)n, b);
-        }
         if (streq(verb, "pair"))
                 return pair(bus, a1);
         if (streq(verb, "trust") || streq(verb, "untrust"))

@@ -371,30 +371,40 @@ static int peer_call(sd_bus *bus, const P2pPeer *p, const char *method, const ch
         return 0;
 }
 
-/* The PIN the peer shows, for command: from the command line (deprecated: every local user
- * reads argv, through ps or /proc/PID/cmdline) or read on standard input into code. */
-static int peer_shown_pin(const P2pPeer *p, const char *arg, const char *command, char *code,
+/* The PIN the peer shows, for command: one line of pin_file, or of standard input (NULL or
+ * "-"; on a terminal without echo) into code. Never from argv: every local user reads that
+ * (ps, /proc/PID/cmdline). */
+static int peer_shown_pin(const P2pPeer *p, const char *pin_file, const char *command, char *code,
                           size_t size, const char **ret)
 {
+        _cleanup_fclose_ FILE *f = NULL;
         char prompt[300];
 
-        if (arg) {
-                log_warning("A PIN on the command line is visible to every local user; give it "
-                            "on standard input instead (deprecated).");
-                *ret = arg;
+        if (pin_file && !streq(pin_file, "-")) {
+                f = fopen(pin_file, "re");
+                if (!f)
+                        return log_error_errno(errno, "Cannot open %s: %m", pin_file);
+                if (!fgets(code, (int)size, f))
+                        code[0] = 0;
+                code[strcspn(code, "\r\n")] = 0;
+                if (!*code)
+                        return log_error("%s must hold the PIN %s shows on its first line.",
+                                         pin_file, p2p_peer_label(p)),
+                               -EINVAL;
+                *ret = code;
                 return 0;
         }
         snprintf(prompt, sizeof(prompt), "The PIN %s shows", p2p_peer_label(p));
         if (roam_read_code(prompt, code, size) < 0)
-                return log_error("%s shows a PIN: '%s' reads it on standard input, and none "
-                                 "came.",
+                return log_error("%s shows a PIN: '%s' reads it on standard input (or "
+                                 "--pin-file FILE), and none came.",
                                  p2p_peer_label(p), command),
                        -EINVAL;
         *ret = code;
         return 0;
 }
 
-static int p2p_connect(sd_bus *bus, P2pPeer *p, char **args, bool json)
+static int p2p_connect(sd_bus *bus, P2pPeer *p, char **args, bool json, const char *pin_file)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         const char *method = "push-button", *pin = "", *shown = NULL;
@@ -404,7 +414,7 @@ static int p2p_connect(sd_bus *bus, P2pPeer *p, char **args, bool json)
         /* The words were checked by check_connect_args(). */
         if (args[0] && streq(args[0], "pin")) {
                 method = "keypad";
-                r = peer_shown_pin(p, args[1], "roam p2p connect PEER pin", code, sizeof(code),
+                r = peer_shown_pin(p, pin_file, "roam p2p connect PEER pin", code, sizeof(code),
                                    &pin);
                 if (r < 0)
                         return r;
@@ -415,8 +425,9 @@ static int p2p_connect(sd_bus *bus, P2pPeer *p, char **args, bool json)
                 /* No button on the peer: it has a keypad (we show a PIN) or shows one. */
                 method = strv_contains(p->methods, "display") ? "display" : "keypad";
         if (streq(method, "keypad") && !*pin)
-                return log_error("%s shows a PIN: roam p2p connect '%s' pin PIN", p2p_peer_label(p),
-                                 p2p_peer_label(p)),
+                return log_error("%s shows a PIN: roam p2p connect '%s' pin (the PIN on "
+                                 "standard input or --pin-file FILE)",
+                                 p2p_peer_label(p), p2p_peer_label(p)),
                        -EINVAL;
 
         snprintf(what, sizeof(what), "connect to %s", p2p_peer_label(p));
@@ -442,7 +453,7 @@ static int p2p_connect(sd_bus *bus, P2pPeer *p, char **args, bool json)
         return wait_connected(bus, p->path, p2p_peer_label(p), json);
 }
 
-static int p2p_accept(sd_bus *bus, P2pPeer *p, char **args, bool json)
+static int p2p_accept(sd_bus *bus, P2pPeer *p, bool json, const char *pin_file)
 {
         char what[256], code[64] = "";
         const char *pin = "";
@@ -450,8 +461,8 @@ static int p2p_accept(sd_bus *bus, P2pPeer *p, char **args, bool json)
 
         if (!streq_ptr(p->state, "request"))
                 return log_error("%s has not asked to connect", p2p_peer_label(p)), -EINVAL;
-        if (args[0] || streq_ptr(p->method, "keypad")) {
-                r = peer_shown_pin(p, args[0], "roam p2p accept PEER", code, sizeof(code), &pin);
+        if (pin_file || streq_ptr(p->method, "keypad")) {
+                r = peer_shown_pin(p, pin_file, "roam p2p accept PEER", code, sizeof(code), &pin);
                 if (r < 0)
                         return r;
         }
@@ -467,34 +478,40 @@ static int p2p_accept(sd_bus *bus, P2pPeer *p, char **args, bool json)
 }
 
 /* The words after `roam p2p connect|accept PEER`, checked before asking roamd. */
-static int check_peer_args(const char *verb, char **args)
+static int check_peer_args(const char *verb, char **args, const char *pin_file)
 {
+        static const char *const argv_pin = "a PIN on the command line is visible to every local "
+                                            "user: give it on standard input or with --pin-file "
+                                            "FILE.";
+
         if (streq(verb, "accept")) {
-                if (args[0] && args[1])
-                        return roam_usage_error("p2p",
-                                                "'roam p2p accept PEER [PIN]' takes one PIN.");
+                if (args[0])
+                        return roam_usage_error("p2p", "%s", argv_pin);
                 return 0;
+        }
+        if (!args[0] || !streq(args[0], "pin")) {
+                if (pin_file)
+                        return roam_usage_error("p2p", "--pin-file goes with 'roam p2p connect "
+                                                       "PEER pin' and 'roam p2p accept PEER'.");
         }
         if (!args[0])
                 return 0;
         if (streq(args[0], "pin")) {
-                /* without a PIN here it is read on standard input */
-                if (args[1] && args[2])
-                        return roam_usage_error("p2p",
-                                                "too many arguments for 'roam p2p connect'.");
+                if (args[1])
+                        return roam_usage_error("p2p", "%s", argv_pin);
                 return 0;
         }
         if (!streq(args[0], "show-pin") && !streq(args[0], "push-button"))
                 return roam_usage_error("p2p",
                                         "unknown way to connect '%s': push-button, show-pin or "
-                                        "pin [PIN].",
+                                        "pin.",
                                         args[0]);
         if (args[1])
                 return roam_usage_error("p2p", "too many arguments for 'roam p2p connect'.");
         return 0;
 }
 
-int roam_p2p_run(char **args, bool json)
+int roam_p2p_run(char **args, bool json, const char *pin_file)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(p2p_list_done) P2pList l = {};
@@ -514,6 +531,9 @@ int roam_p2p_run(char **args, bool json)
                                         "unknown command 'p2p %s': find, peers, connect, accept, "
                                         "reject or disconnect.",
                                         verb);
+        if (pin_file && !streq(verb, "connect") && !streq(verb, "accept"))
+                return roam_usage_error("p2p", "--pin-file goes with 'roam p2p connect PEER pin' "
+                                               "and 'roam p2p accept PEER'.");
         if (streq(verb, "find")) {
                 unsigned long secs = 30;
                 char *end;
@@ -543,7 +563,7 @@ int roam_p2p_run(char **args, bool json)
                                         verb);
         if ((streq(verb, "reject") || streq(verb, "disconnect")) && args[2])
                 return roam_usage_error("p2p", "'roam p2p %s' takes one device.", verb);
-        r = check_peer_args(verb, args + 2);
+        r = check_peer_args(verb, args + 2, pin_file);
         if (r < 0)
                 return r;
         r = roam_bus_connect(&bus);
@@ -554,9 +574,9 @@ int roam_p2p_run(char **args, bool json)
         if (r < 0)
                 return r;
         if (streq(verb, "connect"))
-                return p2p_connect(bus, p, args + 2, json);
+                return p2p_connect(bus, p, args + 2, json, pin_file);
         if (streq(verb, "accept"))
-                return p2p_accept(bus, p, args + 2, json);
+                return p2p_accept(bus, p, json, pin_file);
         snprintf(what, sizeof(what), "%s %s", verb, p2p_peer_label(p));
         r = peer_call(bus, p, streq(verb, "reject") ? "Reject" : "Disconnect", what, NULL, NULL);
         if (r < 0)

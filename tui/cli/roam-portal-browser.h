@@ -12,7 +12,7 @@
  * captive link only, and only while the user's approval of a browser login stands. */
 
 /* The command: given (--browser), else $ROAM_PORTAL_BROWSER, else the first entry of $BROWSER
- * (colon separated) found on PATH, else the first of w3m, lynx, elinks, links found on PATH.
+ * (colon separated) found on PATH, else the first of lynx, w3m, elinks, links found on PATH.
  * Split at blanks (no shell); a "%s" word stands for the URL, else the URL goes last.
  * -ENOENT (logged) when there is none. */
 int portal_browser_argv(const char *given, const char *url, char ***ret);

@@ -88,7 +88,7 @@ static void start_browser(PortalData *d, const RoamPortalSession *s, const char 
         r = portal_browser_tui(d->tui, s->link, url);
         if (r == -ENOENT)
                 tui_message(d->tui, THEME_ERROR,
-                            "No text browser found: install w3m or lynx, or set "
+                            "No text browser found: install lynx or w3m, or set "
                             "$ROAM_PORTAL_BROWSER.");
         else if (r < 0)
                 tui_message(d->tui, THEME_ERROR, "Cannot start the login browser: %s.",
@@ -635,7 +635,7 @@ static const KeyHelp portal_keys[] = {
     {"A", NULL, "Approve, and always log in on this network from now on"},
     {"l", "log in", "Log in with a user name and password (WISPr); the password is masked"},
     {"b", "browser",
-     "Log in with a text browser in this terminal (w3m, lynx, $BROWSER; $ROAM_PORTAL_BROWSER "
+     "Log in with a text browser in this terminal (lynx, w3m, $BROWSER; $ROAM_PORTAL_BROWSER "
      "names one) that reaches this link only; roam comes back when you quit it"},
     {"d", "decline", "Decline: roam sends nothing to this portal"},
     {"e", "extend",

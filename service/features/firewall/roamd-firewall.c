@@ -444,7 +444,7 @@ static void link_sync(Firewall *fw, Link *l)
         size_t n = 0;
         NetIdFacts f;
         FwSource source;
-        bool facts_changed = false, other_network = false, enforced;
+        bool facts_changed = false, other_network = false, location_said = false, enforced;
 
         if (!fl) {
                 FwLink **nl = realloc(fw->links, sizeof(FwLink *) * (fw->n_links + 1));
@@ -508,6 +508,7 @@ static void link_sync(Firewall *fw, Link *l)
                 else {
                         names[n++] = "LocationWanted";
                         names[n++] = "Location";
+                        location_said = true;
                 }
         }
         free(fl->location);
@@ -522,6 +523,8 @@ static void link_sync(Firewall *fw, Link *l)
         names[n] = NULL;
         if (n > 0)
                 link_bus_emit_changed_strv(l, (char **)names);
+        if (location_said)
+                links_link_location_changed(fw->core->links, l);
         /* The same addressing on another network (home -> a captive café on the same /24):
          * the verdict was about the old one. */
         if (other_network)
@@ -759,8 +762,10 @@ static void in_force_set(Firewall *fw, FwLink *fl)
         committing_clear(fl);
         l = links_get(fw->core->links, fl->ifindex);
         fl->wanted_unsaid = false;
-        if (l)
+        if (l) {
                 link_bus_emit_changed_strv(l, (char **)names);
+                links_link_location_changed(fw->core->links, l);
+        }
 }
 
 /* A pass ended without taking link fl's new location (the kernel refused it): now it is

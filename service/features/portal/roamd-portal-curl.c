@@ -2,6 +2,7 @@
 /* The captive portal's exchanges as roamd makes them (the transport of roamd-portal.c): the
  * host resolved by the link's own DNS servers, then one HTTP exchange through curl bound to
  * the captive link, redirects left to the session (every host is checked). */
+#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -248,6 +249,11 @@ static int exchange_start(PortalFetch *f, void **ret_data)
         /* The family that saw the portal, IPv4 first. */
         if (l->verdict4.verdict != VERDICT_PORTAL && l->verdict6.verdict == VERDICT_PORTAL)
                 family = AF_INET6;
+        /* An address as the URL's host ("[2001:db8::1]"): its own family, whichever saw the
+         * portal (resolve_start() takes it as it is, and the checks below still apply). */
+        if (inet_pton(AF_INET, x->host, &(struct in_addr){}) == 1 ||
+            inet_pton(AF_INET6, x->host, &(struct in6_addr){}) == 1)
+                family = AF_UNSPEC;
         r = resolve_start(m->event, l->info.name, l->info.dns, l->info.n_dns, x->host, family, 0,
                           m->config->probe.dns_timeout_usec, on_fetch_resolved, x, &x->resolve);
         if (r < 0) {

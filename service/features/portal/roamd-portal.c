@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <curl/curl.h>
+#include <inttypes.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
@@ -224,13 +225,25 @@ static int on_reprobe(sd_event_source *es, uint64_t usec, void *userdata)
 
 /* Asks for a probe round from the event loop: a verdict that changes at once calls back
  * into portal_link_changed(), which must not run inside our own handlers. */
+static void session_reprobe_in(PortalSession *s, uint64_t delay_usec)
+{
+        uint64_t now, due;
+
+        if (s->reprobe_timer) {
+                /* one already due: sooner if asked for sooner */
+                (void)sd_event_now(s->portal->core->event, CLOCK_MONOTONIC, &now);
+                if (sd_event_source_get_time(s->reprobe_timer, &due) >= 0 && due > now + delay_usec)
+                        (void)sd_event_source_set_time(s->reprobe_timer, now + delay_usec);
+                return;
+        }
+        if (sd_event_add_time_relative(s->portal->core->event, &s->reprobe_timer, CLOCK_MONOTONIC,
+                                       delay_usec, 0, on_reprobe, s) < 0)
+                log_warning("%s: cannot schedule a probe round", s->ifname);
+}
+
 static void session_reprobe_soon(PortalSession *s)
 {
-        if (s->reprobe_timer)
-                return;
-        if (sd_event_add_time_relative(s->portal->core->event, &s->reprobe_timer, CLOCK_MONOTONIC,
-                                       0, 0, on_reprobe, s) < 0)
-                log_warning("%s: cannot schedule a probe round", s->ifname);
+        session_reprobe_in(s, 0);
 }
 
 /* ---- the steps of a login ---- */
@@ -644,14 +657,37 @@ static int on_expiry(sd_event_source *es, uint64_t usec, void *userdata)
 {
         PortalSession *s = userdata;
 
+        uint64_t now, delay = 0;
+
         s->expiry_timer = sd_event_source_disable_unref(s->expiry_timer);
-        log_notice("%s: the captive portal session's time is over: checking the link now",
-                   s->ifname);
+        (void)sd_event_now(s->portal->core->event, CLOCK_MONOTONIC, &now);
+        /* The API's word starts a round at once (the next scheduled one is minutes away), but
+         * an API that keeps saying the time is over, each round again ("seconds-remaining":
+         * 0; any LAN neighbour can announce such an API), would have roamd probe without
+         * end, a TLS fetch each: the rounds it starts are spaced, the space doubling while
+         * it keeps saying so, back to none when a session with time comes. */
+        if (s->api_backoff_usec > 0 && s->api_reprobe_usec + s->api_backoff_usec > now)
+                delay = s->api_reprobe_usec + s->api_backoff_usec - now;
+        if (s->api_backoff_usec == 0)
+                log_notice("%s: the captive portal session's time is over: checking the link now",
+                           s->ifname);
+        else if (s->api_backoff_usec == PORTAL_API_REPROBE_MIN_USEC)
+                log_notice("%s: the captive portal API says again that the session's time is "
+                           "over: checking the link at most every %d s from now on, less often "
+                           "while it keeps saying so",
+                           s->ifname, (int)(PORTAL_API_REPROBE_MIN_USEC / USEC_PER_SEC));
+        else
+                log_debug("%s: next probe round in %" PRIu64 " s (the portal API's session "
+                          "time still over)",
+                          s->ifname, delay / USEC_PER_SEC);
+        s->api_reprobe_usec = now + delay;
+        s->api_backoff_usec = s->api_backoff_usec == 0
+                                  ? PORTAL_API_REPROBE_MIN_USEC
+                                  : MIN(2 * s->api_backoff_usec, PORTAL_API_REPROBE_MAX_USEC);
         s->expires_realtime_usec = 0;
         s->expired = true;
         portal_bus_emit_changed(s->portal);
-        /* Do not wait for the next scheduled re-check (minutes away). */
-        session_reprobe_soon(s);
+        session_reprobe_in(s, delay);
         return 0;
 }
 
@@ -690,6 +726,9 @@ static void session_update_expiry(PortalSession *s, const Link *l)
         (void)sd_event_now(e, CLOCK_MONOTONIC, &now_mono);
         (void)sd_event_now(e, CLOCK_REALTIME, &now_real);
         left = MIN(l->capport.seconds_remaining, (uint64_t)365 * 24 * 3600) * USEC_PER_SEC;
+        /* A session with time: a real one again, the API's next "over" is heard at once. */
+        if (left >= PORTAL_API_REPROBE_MIN_USEC)
+                s->api_backoff_usec = 0;
         expires = now_real + left;
         /* Same expiry within a second: a refresh that changes nothing. */
         if (s->expires_realtime_usec && expires + USEC_PER_SEC > s->expires_realtime_usec &&
@@ -935,6 +974,7 @@ void portal_link_changed(Portal *p, Link *l)
                 s->auto_login_tried = false;
                 s->expired = false;
                 s->discover_tries = 0;
+                s->api_backoff_usec = 0;
                 session_discover(s);
         } else if (!captive && (l->verdict.verdict == VERDICT_ONLINE ||
                                 (l->capport_valid && !l->capport.captive))) {
@@ -1147,6 +1187,7 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
         case LINKS_EVENT_GONE:
         case LINKS_EVENT_BEST:
         case LINKS_EVENT_PROBED:
+        case LINKS_EVENT_LOCATION:
         case _LINKS_EVENT_MAX:
         case _LINKS_EVENT_INVALID:
                 break;

@@ -51,6 +51,10 @@ PortalState portal_state_from_string(const char *s);
 #define PORTAL_POLLS_MAX        10
 /* Warn this long before an RFC 8908 session ends. */
 #define PORTAL_WARN_USEC (60 * USEC_PER_SEC)
+/* Rounds started by an RFC 8908 API saying the session's time is over, when it says so again
+ * at once: at least this far apart, the space doubling up to the maximum. */
+#define PORTAL_API_REPROBE_MIN_USEC (5 * USEC_PER_SEC)
+#define PORTAL_API_REPROBE_MAX_USEC (15 * 60 * USEC_PER_SEC)
 
 struct PortalSession {
         Portal *portal;
@@ -84,6 +88,9 @@ struct PortalSession {
          * browser may reach the link until the session's end moves or the offer goes. */
         bool extending;
         sd_event_source *reprobe_timer;
+        /* The rounds the API's "time is over" started (see on_expiry()): when the last one
+         * went (CLOCK_MONOTONIC), the space before the next; 0: none, the next goes at once. */
+        uint64_t api_reprobe_usec, api_backoff_usec;
 };
 
 /* ---- how a session's exchanges reach the portal ---- */

@@ -416,6 +416,7 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
         case LINKS_EVENT_CAPPORT:
         case LINKS_EVENT_NETWORK:
         case LINKS_EVENT_BEST:
+        case LINKS_EVENT_LOCATION:
         case _LINKS_EVENT_MAX:
         case _LINKS_EVENT_INVALID:
                 break;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <assert.h>
 #include <errno.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -25,6 +26,8 @@
 #include "roamd-stats.h"
 
 #define HISTORY_FILE "usage.history"
+/* The group that may read PrometheusFile= (docs/stats.md) */
+#define STATS_PROMETHEUS_GROUP "prometheus"
 
 typedef StatsPending Pending;
 
@@ -322,14 +325,20 @@ int stats_read(Stats *s)
 static int write_prometheus(Stats *s, const char *path)
 {
         _cleanup_free_ char *text = NULL;
+        struct group *g;
         size_t size;
         int r;
 
         r = stats_history_prometheus(&s->hist, &text, &size);
         if (r < 0)
                 return r;
-        /* an export for a scraper the administrator configured: readable by others */
-        return write_file_atomic_mode(path, text, size, 0644);
+        /* It holds every user's usage (what the read-usage action guards): readable by the
+         * exporter's group when there is one (Debian's prometheus-node-exporter runs as
+         * prometheus), else by root only; never by every user. */
+        g = getgrnam(STATS_PROMETHEUS_GROUP);
+        if (g)
+                return write_file_atomic_owned(path, text, size, 0640, g->gr_gid);
+        return write_file_atomic_owned(path, text, size, 0600, (gid_t)-1);
 }
 
 int stats_save(Stats *s)

@@ -356,6 +356,7 @@ static int exchange_start(ChronyClient *c, const char *path, ChronyExchange what
         struct sockaddr_un remote = {.sun_family = AF_UNIX}, local = {.sun_family = AF_UNIX};
         _cleanup_free_ char *dir = NULL;
         const char *slash;
+        mode_t old_umask;
         int r;
 
         if (strlen(path) >= sizeof(remote.sun_path))
@@ -378,12 +379,15 @@ static int exchange_start(ChronyClient *c, const char *path, ChronyExchange what
         if (c->fd < 0)
                 return -errno;
         (void)unlink(local.sun_path); /* a leftover of an earlier roamd of this pid */
-        if (bind(c->fd, (struct sockaddr *)&local, sizeof(local)) < 0)
-                return -errno;
+        /* chronyd runs as its own user: it must be able to answer, so the socket is made
+         * 0666 by the umask as bind() creates it. Not chmod() after: the directory is
+         * chronyd's user's, who could swap the new socket for a symlink in between. */
+        old_umask = umask(0111);
+        r = bind(c->fd, (struct sockaddr *)&local, sizeof(local)) < 0 ? -errno : 0;
+        (void)umask(old_umask);
+        if (r < 0)
+                return r;
         strcpy(c->local, local.sun_path);
-        /* chronyd runs as its own user: it must be able to answer */
-        if (chmod(c->local, 0666) < 0)
-                return -errno;
         if (connect(c->fd, (struct sockaddr *)&remote, sizeof(remote)) < 0)
                 return -errno;
         r = sd_event_add_io(c->event, &c->io, c->fd, EPOLLIN, on_reply, c);

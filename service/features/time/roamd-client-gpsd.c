@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "roam-util.h"
 #include "roamd-client-gpsd.h"
 #include "roamd-gpsd.h"
+#include "roamd-sock-owner.h"
 
 #define GPSD_RETRY_USEC (30 * USEC_PER_SEC)
 /* gpsd reports once a second; the consensus (and its watchers on the bus) hears a fix at
@@ -31,8 +33,9 @@ struct GpsdClient {
         size_t len;
         bool skipping; /* inside a line too long to read: dropped up to its newline */
         bool have_sample;
-        usec_t last_sample; /* CLOCK_BOOTTIME of the last sample handed over */
-        char refused[160];  /* the last refusal, said once */
+        usec_t last_sample;  /* CLOCK_BOOTTIME of the last sample handed over */
+        char refused[160];   /* the last refusal, said once */
+        char untrusted[160]; /* why the listener was not trusted, said once; "" trusted */
 };
 
 static void close_connection(GpsdClient *c)
@@ -160,9 +163,43 @@ static void take_lines(GpsdClient *c)
         }
 }
 
+/* Whether the sockets listening at gpsd's address are root's or the gpsd user's (systemd's
+ * gpsd.socket is root's; gpsd itself runs as gpsd). While gpsd does not run, any local user
+ * may bind 127.0.0.1:2947, and its made-up fixes would be a time witness. why: the refusal. */
+static bool listener_trusted(GpsdClient *c, char *why, size_t size)
+{
+        uid_t uids[8];
+        size_t n = 0;
+        struct passwd *pw;
+        int r;
+
+        r = tcp_listener_uids((struct sockaddr *)&c->sa, c->sa_len, uids, ELEMENTSOF(uids), &n);
+        if (r < 0) {
+                snprintf(why, size, "cannot tell who listens there (%s): not trusted",
+                         strerror(-r));
+                return false;
+        }
+        if (n == 0 || n > ELEMENTSOF(uids)) {
+                snprintf(why, size, "%s: not trusted",
+                         n == 0 ? "no socket found listening there" : "too many listeners");
+                return false;
+        }
+        pw = getpwnam("gpsd");
+        for (size_t i = 0; i < n; i++)
+                if (uids[i] != 0 && !(pw && uids[i] == pw->pw_uid)) {
+                        snprintf(why, size,
+                                 "its listening socket belongs to uid %u, not root or gpsd: "
+                                 "not trusted as a time witness",
+                                 (unsigned)uids[i]);
+                        return false;
+                }
+        return true;
+}
+
 static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         GpsdClient *c = userdata;
+        char why[160];
         ssize_t n;
         int err = 0;
         socklen_t elen = sizeof(err);
@@ -176,6 +213,15 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                         lost(c, strerror(err));
                         return 0;
                 }
+                if (!listener_trusted(c, why, sizeof(why))) {
+                        /* said once per reason: it is tried again every 30 s */
+                        if (!streq(why, c->untrusted))
+                                log_warning("gpsd at %s: %s", c->address, why);
+                        snprintf(c->untrusted, sizeof(c->untrusted), "%s", why);
+                        lost(c, "its listener is not trusted");
+                        return 0;
+                }
+                c->untrusted[0] = 0;
                 /* a fresh socket's buffer takes these few bytes at once */
                 n = send(fd, GPSD_WATCH, strlen(GPSD_WATCH), MSG_NOSIGNAL | MSG_DONTWAIT);
                 if (n != (ssize_t)strlen(GPSD_WATCH)) {

@@ -115,6 +115,21 @@ static int entry_set(NtpDhcp *d, NtpDhcpEntry *e, const char *name, char *path, 
         return 1;
 }
 
+/* Whether the link's network is one the user trusts with the device's time: its location in
+ * force (the firewall's, through the links' view) is home or work. Any host on a café's or an
+ * untrusted network can answer DHCP: its NTP servers would become one more voice chronyd
+ * listens to. No firewall, no location: not trusted either. */
+static bool location_trusted(NtpDhcp *d, const Link *l)
+{
+        const LinkViews *v = &d->core->links->views;
+        LinkIdentityView view;
+
+        if (!v->identity)
+                return false;
+        v->identity(l->ifindex, &view, v->identity_userdata);
+        return streq_ptr(view.location, "home") || streq_ptr(view.location, "work");
+}
+
 /* What one link's file should say now. */
 static int update_link(NtpDhcp *d, Link *l, const char *dir)
 {
@@ -130,6 +145,8 @@ static int update_link(NtpDhcp *d, Link *l, const char *dir)
                 why = "[Time] ChronySourceDir= is off";
         else if (!ntp_sources_ifname_ok(l->info.name))
                 why = "a link name that is no file name";
+        else if (!location_trusted(d, l))
+                why = "the link's location is not home or work";
         else if (!e->allowed)
                 why = l->verdict.verdict == VERDICT_PORTAL ? "the link is behind a portal"
                                                            : "the link is offline";
@@ -189,10 +206,12 @@ static void update(NtpDhcp *d, const LinksEvent *ev)
                         *e = d->entries[--d->n_entries];
                 }
         }
-        /* a verdict changes its link's file alone; a sync may change any link's leases */
+        /* a verdict or a location changes its link's file alone; a sync may change any link's
+         * leases */
         for (size_t i = 0; ev->type != LINKS_EVENT_GONE && i < links->n_links; i++) {
                 Link *l = links->links[i];
-                if (ev->type == LINKS_EVENT_VERDICT && l != ev->link)
+                if ((ev->type == LINKS_EVENT_VERDICT || ev->type == LINKS_EVENT_LOCATION) &&
+                    l != ev->link)
                         continue;
                 r = update_link(d, l, dir);
                 if (r < 0) {
@@ -219,6 +238,7 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
         switch (ev->type) {
         case LINKS_EVENT_SYNCED:
         case LINKS_EVENT_VERDICT:
+        case LINKS_EVENT_LOCATION:
         case LINKS_EVENT_GONE:
                 update(userdata, ev);
                 break;
