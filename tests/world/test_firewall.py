@@ -527,7 +527,9 @@ def test_malformed_profile_keeps_rules(home, bad, where):
     try:
         before = [x[:8] for x in rules(w)]
         write_file(w, "firewall.d/bad.conf", bad)
-        reload(w)
+        with pytest.raises(DBusCallError) as e:  # the reload's caller hears it too
+            reload(w)
+        assert e.value.name == "org.roam1.Error.ConfigInvalid" and where in e.value.message
         err = w.wait(lambda: w.manager()["FirewallError"] or None, what="FirewallError")
         assert where in err and err.endswith("the rules in force stay"), err
         assert [x[:8] for x in rules(w)] == before

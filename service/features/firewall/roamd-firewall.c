@@ -276,6 +276,18 @@ static int load_model(Firewall *fw, FwModel *ret)
         return 0;
 }
 
+void firewall_refused(Firewall *fw, const char *first_error)
+{
+        char *msg = NULL;
+
+        if (!fw)
+                return;
+        if (asprintf(&msg, "%s; the rules in force stay",
+                     first_error ? first_error : "cannot read the firewall's files") < 0)
+                msg = NULL;
+        set_error(fw, msg);
+}
+
 int firewall_start(Firewall *fw)
 {
         FwModel m;
