@@ -944,6 +944,16 @@ static const FwRule *model_rule(Firewall *fw, const char *id)
         return NULL;
 }
 
+static const char *service_words(const char *location, const char *id)
+{
+        const FwService *s;
+
+        for (size_t k = 0; (s = fw_location_service(location, k)); k++)
+                if (streq(s->id, id))
+                        return s->words;
+        return NULL;
+}
+
 int firewall_rules(Firewall *fw, FwRuleRow **ret, size_t *ret_n)
 {
         static const struct {
@@ -1018,10 +1028,12 @@ int firewall_rules(Firewall *fw, FwRuleRow **ret, size_t *ret_n)
                                         row.source = mr->source;
                                         row.match = fw_rule_describe(mr);
                                 } else if (nr) {
+                                        const char *svc = service_words(fl->in_force, id);
                                         row.action = "accept";
                                         row.app = "";
                                         row.source = "built-in";
-                                        row.match = strdup("tcp 22 (ssh, [Firewall] SSH=)");
+                                        row.match =
+                                            strdup(svc ? svc : "tcp 22 (ssh, [Firewall] SSH=)");
                                 } else {
                                         row.action = fw_action_to_string(ch->final);
                                         row.app = "";
