@@ -20,6 +20,7 @@ def test_network_text(roamd, roam):
         f"  Network:      {HOME_ID}\n"
         "  Location:     home\n"
         "  Means:        a network you trust, like your own\n"
+        "  Lets in:      mDNS (udp 5353), Samba browsing (udp 137, 138), DHCPv6 (udp 546)\n"
         '  Why:          ssid "HomeNet" and gateway 02:00:00:00:01:fe matched '
         "/etc/roam/networks.d/home.conf:3\n"
         "  Interface:    wlan0\n"
@@ -33,6 +34,7 @@ def test_network_text(roamd, roam):
         f"  Network:      {CAFE_ID}\n"
         "  Location:     untrusted\n"
         "  Means:        not trusted at all, the strictest rules\n"
+        "  Lets in:      nothing new (ICMP essentials and DHCP replies only)\n"
         "  Why:          unknown network: untrusted until you choose\n"
         "  Interface:    eth1\n"
         "  Bearer:       ethernet\n"

@@ -324,6 +324,7 @@ static int print_network_text(const RoamModel *m)
                 field("Network", l->network_id);
                 field("Location", l->location);
                 field("Means", roam_location_words(l->location));
+                field("Lets in", roam_location_lets_in(l->location));
                 field("Why", l->location_reason);
                 for (char **p = l->network_identity; p[0] && p[1]; p += 2)
                         field(roam_fw_identity_label(p[0]), p[1]);

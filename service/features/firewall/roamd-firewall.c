@@ -10,6 +10,7 @@
 #include "roam-log.h"
 #include "roam-macro.h"
 #include "roam-util.h"
+#include "roam-words.h"
 #include "roamd-apps.h"
 #include "roamd-dhcp-lease.h"
 #include "roamd-lease-cache.h"
@@ -276,6 +277,28 @@ static int load_model(Firewall *fw, FwModel *ret)
         return 0;
 }
 
+/* Once at start, what the firewall does and how to change it: installing roamd changes what
+ * comes in, and the journal is where an administrator looks first. */
+static void log_firewall_summary(Firewall *fw)
+{
+        static const char *const ssh[_FIREWALL_SSH_MAX] = {
+            [FIREWALL_SSH_ALWAYS] = "open in every location",
+            [FIREWALL_SSH_TRUSTED] = "open at home and work only",
+            [FIREWALL_SSH_NEVER] = "closed unless a profile opens it",
+        };
+        FirewallSsh s = fw->core->config->firewall.ssh;
+
+        log_notice("Firewall: inbound traffic on each link follows its network's location. home "
+                   "lets in %s; work and public %s; an unknown network is untrusted: %s. SSH "
+                   "(TCP 22) is %s ([Firewall] SSH=). Choose a network's location with 'roam "
+                   "network trust', open ports in %s (docs/firewall.md, roam-networks.d(5)).",
+                   roam_location_lets_in(FW_LOCATION_HOME),
+                   roam_location_lets_in(FW_LOCATION_PUBLIC),
+                   roam_location_lets_in(FW_LOCATION_UNTRUSTED),
+                   s >= 0 && s < _FIREWALL_SSH_MAX ? ssh[s] : "open",
+                   fw->core->config->firewall.profiles_dir);
+}
+
 void firewall_refused(Firewall *fw, const char *first_error)
 {
         char *msg = NULL;
@@ -299,6 +322,7 @@ int firewall_start(Firewall *fw)
         }
         log_info("Firewall: %zu networks, %zu rules, %zu locations known.", fw->model.n_nets,
                  fw->model.n_rules, strv_length(fw->model.locations));
+        log_firewall_summary(fw);
         firewall_links_synced(fw);
         return 0;
 }
