@@ -376,6 +376,7 @@ def test_chronyd_tracking_is_a_witness_unless_it_echoes_roamd(w, tmp_path):
 
 
 TIMEDATED = "org.freedesktop.timedate1"
+TIMEDATED_TEMPLATE = str(Path(__file__).parent.parent / "dbusmock" / "timedated.py")
 TIMEDATED_PATH = "/org/freedesktop/timedate1"
 MOCK_IFACE = "org.freedesktop.DBus.Mock"
 HOUR = 3600 * 10**6
@@ -400,11 +401,12 @@ def no_dates(w):
 
 @pytest.fixture
 def timedated(w):
-    """python3-dbusmock's timedated on the world's own bus with NTP off: its SetTime is only
-    recorded; the host's clock (CLOCK_REALTIME cannot be namespaced) is never set."""
+    """The timedated double (tests/dbusmock/timedated.py: as strict as systemd's) on the
+    world's own bus with NTP off: its SetTime is only recorded; the host's clock
+    (CLOCK_REALTIME cannot be namespaced) is never set."""
     env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=w.address)
     mock = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
-                             "timedated", "--parameters", '{"NTP": false}'], env=env,
+                             TIMEDATED_TEMPLATE, "--parameters", '{"NTP": false}'], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_for(lambda: w.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
