@@ -282,6 +282,26 @@ def test_timedated_double_refuses_what_timedated_refuses(mocks):
     assert timedated_zone(w) == "Etc/UTC"
 
 
+def test_modemmanager_double_refuses_what_modemmanager_refuses(mocks):
+    """issue 39: the ModemManager double answers GetNetworkTime as ModemManager does: a modem
+    that is not registered refuses (Core.WrongState) and its State says searching; registered
+    again, the time comes back."""
+    w = mocks
+    modem = add_modem(w, "cell0", "44010", "Asia/Tokyo")
+    call = lambda: w.call(str(modem), "org.freedesktop.ModemManager1.Modem.Time",  # noqa: E731
+                          "GetNetworkTime", dest=MM)
+    assert datetime.datetime.fromisoformat(str(call())).utcoffset().total_seconds() == 9 * 3600
+    w.call(MM_PATH, MOCK_IFACE, "SetRegistrationState", "ou", [modem, 2], dest=MM)
+    with pytest.raises(DBusCallError) as e:
+        call()
+    assert e.value.name == "org.freedesktop.ModemManager1.Error.Core.WrongState", e.value
+    state = w.call(str(modem), PROPS_IFACE, "Get", "ss",
+                   ("org.freedesktop.ModemManager1.Modem", "State"), dest=MM)
+    assert int(state) == 7  # MM_MODEM_STATE_SEARCHING
+    w.call(MM_PATH, MOCK_IFACE, "SetRegistrationState", "ou", [modem, 1], dest=MM)
+    assert datetime.datetime.fromisoformat(str(call())).utcoffset().total_seconds() == 9 * 3600
+
+
 def test_set_zone_is_the_users_choice(mocks):
     """SetZone as root: timedated is asked; a name that is no zone is refused; an unprivileged
     caller is refused (no polkit in the world, not in group netdev)."""
