@@ -69,6 +69,23 @@ KEY_MGMT = frozenset(("WPA-PSK", "WPA-EAP", "IEEE8021X", "NONE", "WPA-NONE", "FT
 PROTO = frozenset(("WPA", "RSN", "WPA2", "OSEN"))
 AUTH_ALG = frozenset(("OPEN", "SHARED", "LEAP"))
 MAX_WEP_KEY_LEN = 16  # src/common/defs.h
+REPLY_SIZE = 4096  # ctrl_iface.c wpa_supplicant_ctrl_iface_process(): the reply buffer
+
+
+def printf_encode(data):
+    """src/utils/common.c printf_encode(): how LIST_NETWORKS shows an SSID (wpa_ssid_txt())."""
+    special = {0x22: '\\"', 0x5c: "\\\\", 0x1b: "\\e", 0x0a: "\\n", 0x0d: "\\r",
+               0x09: "\\t"}
+    return "".join(special.get(b) or (chr(b) if 32 <= b <= 126 else "\\x%02x" % b)
+                   for b in data)
+
+
+def config_write_string(data):
+    """config.c wpa_config_write_string(): quoted when every byte is printable ASCII, else
+    lowercase hex without quotes (GET_NETWORK ssid)."""
+    if any(b < 32 or b >= 127 for b in data):
+        return data.hex()
+    return '"%s"' % data.decode()
 
 
 def wps_pin_checksum(pin7):
@@ -496,10 +513,24 @@ class FakeWpa:
             nets[i] = {"disabled": "1"}
             return f"{i}\n"
         if w == "LIST_NETWORKS":
+            # wpa_supplicant_ctrl_iface_list_networks(): whole lines while they fit in the
+            # reply buffer (the rest is left out, LAST_ID=N pages on)
             out = "network id / ssid / bssid / flags\n"
+            last = -1
+            if len(words) > 1 and words[1].startswith("LAST_ID="):
+                try:
+                    last = int(words[1][8:])
+                except ValueError:
+                    last = 0  # atoi()
             for i, n in sorted(nets.items()):
+                if last != -1 and i <= last:
+                    continue
                 flags = "[DISABLED]" if n["disabled"] == "1" else ""
-                out += f"{i}\t{n.get('ssid', '')}\tany\t{flags}\n"
+                ssid = printf_encode(n.get("ssid", "").encode(errors="surrogateescape"))
+                line = f"{i}\t{ssid}\tany\t{flags}\n"
+                if len((out + line).encode(errors="surrogateescape")) > REPLY_SIZE - 1:
+                    break
+                out += line
             return out
         if w == "SAVE_CONFIG":
             if not self.update_config:
@@ -526,7 +557,7 @@ class FakeWpa:
             if words[2] in ("psk", "wep_key0"):
                 return "*" if words[2] in n else fail
             if words[2] == "ssid" and "ssid" in n:
-                return f'"{n["ssid"]}"'
+                return config_write_string(n["ssid"].encode(errors="surrogateescape"))
             return n.get(words[2], fail)
         if w == "SET_NETWORK" and len(words) == 4:
             field, value = words[2], words[3]
@@ -535,7 +566,7 @@ class FakeWpa:
                 text = quoted_or_hex(value)
                 if text is None or len(text) > 32:
                     return fail
-                n["ssid"] = text.decode(errors="replace")
+                n["ssid"] = text.decode(errors="surrogateescape")
             elif field == "psk":
                 text = value[1:-1] if value.startswith('"') and value.endswith('"') else None
                 if text is not None and 8 <= len(text.encode()) <= 63:

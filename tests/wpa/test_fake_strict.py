@@ -5,11 +5,11 @@ must get the same bytes back; an over-long request gets no answer from either. W
 fake's own checks of P2P_CONNECT and SET as ctrl_iface.c words them."""
 import os
 import socket
+import subprocess
 
 import pytest
 
 from fakewpa import CTRL_IFACE_MAX_LEN, FakeWpa, Peer
-from minienv import MiniEnv
 from realwpa import RealWpa
 from wpactl import WpaCtl
 
@@ -47,19 +47,21 @@ COMMANDS = [
 
 
 @pytest.fixture
-def real():
-    e = MiniEnv("wpastrict")
+def real(tmp_path):
+    """The real daemon on a veth pair in a network namespace of the test's own (no bus)."""
+    ns = "roam-wpastrict-%d" % os.getpid()
+    subprocess.run(["ip", "netns", "add", ns], check=True)
     w = None
     try:
-        e.netns("ip link add wtest0 type veth peer name wtest1")
-        e.netns("ip link set wtest1 up")
-        e.netns("ip link set wtest0 up")
-        w = RealWpa(e.name, "wtest0", os.path.join(e.dir, "ctrl"), ssid=None).start()
+        for cmd in ("link add wtest0 type veth peer name wtest1", "link set wtest1 up",
+                    "link set wtest0 up"):
+            subprocess.run(["ip", "-n", ns, *cmd.split()], check=True)
+        w = RealWpa(ns, "wtest0", str(tmp_path / "ctrl"), ssid=None).start()
         yield w
     finally:
         if w:
             w.close()
-        e.close()
+        subprocess.run(["ip", "netns", "del", ns], check=False)
 
 
 def answers(path, commands):
@@ -124,3 +126,25 @@ def test_p2p_fake_checks_connect_and_set(tmp_path):
         "SET device_name roam": "OK\n",
         "P2P_NO_SUCH_COMMAND": "UNKNOWN COMMAND\n",
     }
+
+
+def test_network_list_is_cut_and_encoded_like_the_real_daemon(real, tmp_path):
+    """LIST_NETWORKS holds whole lines that fit the 4096-byte reply (LAST_ID=N pages on), SSIDs
+    shown as printf_encode() writes them; GET_NETWORK ssid is quoted text or, with a byte
+    that is not printable ASCII, hex: the same bytes from the double as from the daemon."""
+    odd = [b'say "hi"', b"back\\slash", b"tab\there", b"\x01\xffbin", b"esc\x1bnl\n"]
+    commands = []
+    for i in range(150):
+        ssid = odd[i] if i < len(odd) else ("net-%03d-" % i).encode() + b"x" * 24
+        commands += ["ADD_NETWORK", "SET_NETWORK %d ssid %s" % (i, ssid.hex())]
+    commands += ["LIST_NETWORKS", "LIST_NETWORKS LAST_ID=100", "LIST_NETWORKS LAST_ID=x"]
+    commands += ["GET_NETWORK %d ssid" % i for i in range(len(odd) + 1)]
+    got_real = answers(real.socket, commands)
+    fake = FakeWpa(str(tmp_path), ifname="wtest0", p2p=False).start()
+    try:
+        got_fake = answers(fake.path, commands)
+    finally:
+        fake.close()
+    assert got_fake == got_real
+    listing = dict(got_real)["LIST_NETWORKS"]
+    assert len(listing) < 4096 and listing.count("\n") < 151  # cut: not every network
