@@ -75,7 +75,7 @@ static void help(void)
 static int reload_running(void)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         int r;
 
         r = sd_bus_open_system(&bus);
@@ -88,7 +88,6 @@ static int reload_running(void)
         if (r < 0) {
                 fprintf(stderr, "roamd: reload refused: %s\n",
                         error.message ? error.message : strerror(-r));
-                sd_bus_error_free(&error);
                 return 1;
         }
         return 0;
