@@ -179,7 +179,7 @@ static const char *const location_lets_in_table[_ROAM_LOCATION_MAX] = {
     [ROAM_LOCATION_HOME] = "mDNS (udp 5353), Samba browsing (udp 137, 138), DHCPv6 (udp 546)",
     [ROAM_LOCATION_WORK] = "DHCPv6 (udp 546)",
     [ROAM_LOCATION_PUBLIC] = "DHCPv6 (udp 546)",
-    [ROAM_LOCATION_UNTRUSTED] = "nothing new (ICMP essentials and DHCP replies only)",
+    [ROAM_LOCATION_UNTRUSTED] = "no service of its own",
 };
 
 static const char *const location_source_words_table[_ROAM_LOCATION_SOURCE_MAX] = {
@@ -372,7 +372,7 @@ const char *roam_location_lets_in(const char *location)
 
         if (l >= 0)
                 return location_lets_in_table[l];
-        return *location ? "what firewall.d opens there, nothing else" : "nothing new";
+        return *location ? "what firewall.d opens there" : "nothing new";
 }
 
 const char *roam_location_source_words(const char *source)

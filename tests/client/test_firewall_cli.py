@@ -20,7 +20,8 @@ def test_network_text(roamd, roam):
         f"  Network:      {HOME_ID}\n"
         "  Location:     home\n"
         "  Means:        a network you trust, like your own\n"
-        "  Lets in:      mDNS (udp 5353), Samba browsing (udp 137, 138), DHCPv6 (udp 546)\n"
+        "  Lets in:      mDNS (udp 5353), Samba browsing (udp 137, 138), DHCPv6 (udp 546); "
+        "SSH (tcp 22) as [Firewall] SSH= says\n"
         '  Why:          ssid "HomeNet" and gateway 02:00:00:00:01:fe matched '
         "/etc/roam/networks.d/home.conf:3\n"
         "  Interface:    wlan0\n"
@@ -34,7 +35,7 @@ def test_network_text(roamd, roam):
         f"  Network:      {CAFE_ID}\n"
         "  Location:     untrusted\n"
         "  Means:        not trusted at all, the strictest rules\n"
-        "  Lets in:      nothing new (ICMP essentials and DHCP replies only)\n"
+        "  Lets in:      no service of its own; SSH (tcp 22) as [Firewall] SSH= says\n"
         "  Why:          unknown network: untrusted until you choose\n"
         "  Interface:    eth1\n"
         "  Bearer:       ethernet\n"

@@ -251,7 +251,7 @@ def test_locations_let_in_what_firewalld_zones_do(home):
     # said once at start, where an administrator looks first
     assert ("Firewall: inbound traffic on each link follows its network's location. home lets "
             "in mDNS (udp 5353), Samba browsing (udp 137, 138), DHCPv6 (udp 546); work and "
-            "public DHCPv6 (udp 546); an unknown network is untrusted: nothing new") \
+            "public DHCPv6 (udp 546); an unknown network is untrusted: no service of its own") \
         in w.roamd_log()
     recv = w.dev_popen(["/usr/bin/python3", "-c", SERVICE_RECV_PY, "wifi0"],
                        stdout=subprocess.PIPE, bufsize=0)

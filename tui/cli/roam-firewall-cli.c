@@ -324,7 +324,10 @@ static int print_network_text(const RoamModel *m)
                 field("Network", l->network_id);
                 field("Location", l->location);
                 field("Means", roam_location_words(l->location));
-                field("Lets in", roam_location_lets_in(l->location));
+                /* SSH is roamd.conf's choice, which the client cannot see: said as such */
+                snprintf(buf, sizeof(buf), "%s; SSH (tcp 22) as [Firewall] SSH= says",
+                         roam_location_lets_in(l->location));
+                field("Lets in", buf);
                 field("Why", l->location_reason);
                 for (char **p = l->network_identity; p[0] && p[1]; p += 2)
                         field(roam_fw_identity_label(p[0]), p[1]);
