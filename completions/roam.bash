@@ -21,6 +21,12 @@ _roam_apps()
                 printf '%s\n' default system
         } | sort -u
 }
+# What `roam run --app` takes: apps, not the policies default, system, user and user:UID
+# (roamd refuses to run a program under a policy).
+_roam_run_apps()
+{
+        _roam_values id apps | grep -v -x -e default -e system -e user -e 'user:[0-9]*'
+}
 _roam_links() { _roam_values name status; }
 _roam_peers() { _roam_values address p2p peers; }
 _roam_bt_addresses() { _roam_values address bt; }
@@ -49,7 +55,17 @@ _roam()
                 return
                 ;;
         --app)
-                COMPREPLY=($(compgen -W "$(_roam_apps)" -- "$cur"))
+                # the command so far: run takes apps only
+                local w run=""
+                for w in "${words[@]:1:cword-1}"; do
+                        [[ $w == run ]] && run=1
+                        [[ $w != -* ]] && break
+                done
+                if [[ -n $run ]]; then
+                        COMPREPLY=($(compgen -W "$(_roam_run_apps)" -- "$cur"))
+                else
+                        COMPREPLY=($(compgen -W "$(_roam_apps)" -- "$cur"))
+                fi
                 return
                 ;;
         --link)

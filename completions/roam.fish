@@ -16,6 +16,12 @@ function __roam_apps
     end | sort -u
 end
 
+# What `roam run --app` takes: apps, not the policies default, system, user and user:UID
+# (roamd refuses to run a program under a policy).
+function __roam_run_apps
+    __roam_values id apps | string match -v -r '^(default|system|user|user:[0-9]+)$'
+end
+
 function __roam_links
     __roam_values name status
 end
@@ -58,7 +64,8 @@ complete -c roam -l plain -d 'Line mode for screen readers'
 complete -c roam -l theme -x -a 'default high-contrast light monochrome' -d 'Colours of the interface'
 complete -c roam -l no-mouse -d 'Leave the mouse to the terminal'
 complete -c roam -l confirm-quit -r -d 'Ask before quitting the full-screen interface'
-complete -c roam -l app -x -a '(__roam_apps)' -d 'The app (run, stats, firewall check, wait-online, when-online)'
+complete -c roam -n 'not __fish_seen_subcommand_from run' -l app -x -a '(__roam_apps)' -d 'The app (run, stats, firewall check, wait-online, when-online)'
+complete -c roam -n '__fish_seen_subcommand_from run' -l app -x -a '(__roam_run_apps)' -d 'The app to run the command in'
 complete -c roam -l timeout -x -d 'With wait-online, when-online: seconds'
 complete -c roam -l require-time -d 'With wait-online, when-online: the time verified too'
 complete -c roam -n '__fish_seen_subcommand_from p2p' -l pin-file -r -F -d 'With p2p connect, accept: the PIN from this file'

@@ -88,18 +88,19 @@ static int method_get_link_by_index(sd_bus_message *msg, void *userdata, sd_bus_
 
 static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
+        _cleanup_free_ char *why = NULL;
         Manager *m = userdata;
         int r;
 
         r = bus_check_authorized(msg, "org.roam1.manage", error);
         if (r != 0) /* refused, or polkit asked: answered later */
                 return r;
-        r = manager_reload(m);
+        r = manager_reload(m, &why);
         if (r < 0)
                 return sd_bus_error_setf(error, ROAM_ERROR_CONFIG_INVALID,
-                                         "%s has errors; the previous configuration stays in "
-                                         "force (see roamd's log for file:line).",
-                                         m->config_path);
+                                         "%s; the previous configuration stays in force (roamd's "
+                                         "log lists every error).",
+                                         why ? why : m->config_path);
         return sd_bus_reply_method_return(msg, NULL);
 }
 

@@ -6,8 +6,10 @@
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-util.h"
+#include "roamd-config-check.h"
 #include "roamd-curl.h"
 #include "roamd-dns.h"
+#include "roamd-firewall.h"
 #include "roamd-manager.h"
 #include "roamd-ndopt.h"
 #include "roamd-netlink.h"
@@ -92,18 +94,26 @@ int manager_new(const char *config_path, bool config_missing_ok, Manager **ret)
         return 0;
 }
 
-int manager_reload(Manager *m)
+int manager_reload(Manager *m, char **ret_error)
 {
+        _cleanup_free_ char *error = NULL;
+        ConfigPart part;
         Config *c = NULL;
         int r;
 
         (void)sd_notify(false, "RELOADING=1");
         log_info("Reloading configuration from %s", m->config_path);
-        r = config_load(m->config_path, m->config_missing_ok, &c);
+        /* every file first: a reload applies all of them or none */
+        r = config_check_all(m->config_path, m->config_missing_ok, &c, &error, &part);
         if (r < 0) {
+                if (part == CONFIG_PART_FIREWALL)
+                        firewall_refused(m->firewall, error);
                 (void)sd_notify(false, "READY=1");
-                return log_error_errno(r, "%s: invalid configuration, keeping the old one.",
-                                       m->config_path);
+                log_error("%s; the configuration in force stays.",
+                          error ? error : "invalid configuration");
+                if (ret_error)
+                        *ret_error = TAKE_PTR(error);
+                return r;
         }
         config_free(m->core.config);
         m->core.config = c;

@@ -68,8 +68,10 @@ static inline void manager_freep(Manager **m)
  * runs the loop (m->core.event) and watches the signals (roamd.c). */
 int manager_start(Manager *m);
 
-/* Re-reads the configuration; a broken one is refused and the old one stays (-EINVAL). */
-int manager_reload(Manager *m);
+/* Re-reads the configuration (every file of it: roamd-config-check.h). A broken one is refused
+ * as a whole and the old one stays: -EINVAL, and *ret_error (may be NULL) the first
+ * "FILE:LINE: message". */
+int manager_reload(Manager *m, char **ret_error);
 
 /* roamd-manager-status.c: the manager's own PropertiesChanged and systemd's status line. The
  * links watch (State, BestLink, the status line); the reconciler's Degraded (userdata: the

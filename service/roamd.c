@@ -7,7 +7,9 @@
 #include <string.h>
 #include <systemd/sd-daemon.h>
 
+#include "roam-bus.h"
 #include "roam-log.h"
+#include "roamd-config-check.h"
 #include "roamd-fault.h"
 #include "roamd-manager.h"
 
@@ -20,7 +22,7 @@ static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si,
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
-        (void)manager_reload(userdata);
+        (void)manager_reload(userdata, NULL); /* refused: logged with file:line */
         return 0;
 }
 
@@ -54,21 +56,50 @@ static void help(void)
         printf("Usage: roamd [OPTIONS]\n\n"
                "The roam connection manager service.\n\n"
                "  -c, --config=PATH   configuration file (default: %s)\n"
-               "      --check-config  parse the configuration, report errors, and exit\n"
+               "      --check-config  check the configuration and every file it names\n"
+               "                      (apps.d, networks.d, firewall.d), report errors, exit\n"
+               "      --reload        make the running roamd re-read its configuration and\n"
+               "                      wait for its answer: exits 1 when it was refused\n"
                "  -h, --help          show this help\n"
-               "      --version       show the version\n"
-               "      --test-faults=FILE  make kernel operations named in FILE fail (tests)\n\n"
-               "Signals: SIGHUP reloads the configuration (a broken one is refused),\n"
-               "SIGTERM and SIGINT stop the service.\n",
+               "      --version       show the version\n",
                ROAMD_CONFIG_DEFAULT);
+        /* a test-only option: not in the help of a build without it (the packages) */
+        if (fault_injection_built())
+                printf("      --test-faults=FILE  make kernel operations named in FILE fail "
+                       "(tests)\n");
+        printf("\nSignals: SIGHUP reloads the configuration (a broken one is refused),\n"
+               "SIGTERM and SIGINT stop the service.\n");
+}
+
+/* systemctl reload's ExecReload: a signal cannot say "refused", a bus call can. */
+static int reload_running(void)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        r = sd_bus_open_system(&bus);
+        if (r < 0) {
+                fprintf(stderr, "roamd: cannot connect to the system bus: %s\n", strerror(-r));
+                return 1;
+        }
+        r = sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
+                               "Reload", &error, NULL, NULL);
+        if (r < 0) {
+                fprintf(stderr, "roamd: reload refused: %s\n",
+                        error.message ? error.message : strerror(-r));
+                return 1;
+        }
+        return 0;
 }
 
 int main(int argc, char **argv)
 {
-        enum { ARG_VERSION = 0x100, ARG_CHECK, ARG_TEST_FAULTS };
+        enum { ARG_VERSION = 0x100, ARG_CHECK, ARG_RELOAD, ARG_TEST_FAULTS };
         static const struct option options[] = {
             {"config", required_argument, NULL, 'c'},
             {"check-config", no_argument, NULL, ARG_CHECK},
+            {"reload", no_argument, NULL, ARG_RELOAD},
             {"help", no_argument, NULL, 'h'},
             {"version", no_argument, NULL, ARG_VERSION},
             {"test-faults", required_argument, NULL, ARG_TEST_FAULTS},
@@ -77,7 +108,7 @@ int main(int argc, char **argv)
         _cleanup_(manager_freep) Manager *m = NULL;
         _cleanup_(signal_sources_free) sd_event_source *signals[3] = {};
         const char *config = ROAMD_CONFIG_DEFAULT;
-        bool explicit_config = false, check_only = false;
+        bool explicit_config = false, check_only = false, reload = false;
         int c, r;
 
         log_set_ident("roamd");
@@ -89,6 +120,9 @@ int main(int argc, char **argv)
                         break;
                 case ARG_CHECK:
                         check_only = true;
+                        break;
+                case ARG_RELOAD:
+                        reload = true;
                         break;
                 case 'h':
                         help();
@@ -114,12 +148,24 @@ int main(int argc, char **argv)
                 return 2;
         }
 
+        if (reload)
+                return reload_running();
         if (check_only) {
+                _cleanup_free_ char *error = NULL;
                 Config *cfg = NULL;
-                r = config_load(config, !explicit_config, &cfg);
-                config_free(cfg);
-                if (r >= 0)
+                ConfigPart part;
+
+                /* every error is logged (stderr) as FILE:LINE as it is found */
+                r = config_check_all(config, !explicit_config, &cfg, &error, &part);
+                if (r >= 0) {
                         printf("%s: OK\n", config);
+                        if (cfg->apps.enforce)
+                                printf("%s: OK\n", cfg->apps.policy_dir);
+                        if (cfg->firewall.enable)
+                                printf("%s: OK\n%s: OK\n", cfg->firewall.networks_dir,
+                                       cfg->firewall.profiles_dir);
+                }
+                config_free(cfg);
                 return r < 0 ? 1 : 0;
         }
 

@@ -172,6 +172,16 @@ static const char *const location_words_table[_ROAM_LOCATION_MAX] = {
     [ROAM_LOCATION_UNTRUSTED] = "not trusted at all, the strictest rules",
 };
 
+/* What each built-in location lets in besides the replies to one's own connections and its
+ * profiles' rules (roamd-firewall-conf.c: firewalld's zones of the same names); SSH is
+ * [Firewall] SSH='s. roamd logs them at start, roam network shows them. */
+static const char *const location_lets_in_table[_ROAM_LOCATION_MAX] = {
+    [ROAM_LOCATION_HOME] = "mDNS (udp 5353), Samba browsing (udp 137, 138), DHCPv6 (udp 546)",
+    [ROAM_LOCATION_WORK] = "DHCPv6 (udp 546)",
+    [ROAM_LOCATION_PUBLIC] = "DHCPv6 (udp 546)",
+    [ROAM_LOCATION_UNTRUSTED] = "no service of its own",
+};
+
 static const char *const location_source_words_table[_ROAM_LOCATION_SOURCE_MAX] = {
     [ROAM_LOCATION_SOURCE_CONFIG] = "from networks.d",
     [ROAM_LOCATION_SOURCE_USER] = "set by you",
@@ -354,6 +364,15 @@ const char *roam_location_words(const char *location)
         if (l >= 0)
                 return location_words_table[l];
         return *location ? "a location that networks.d defines" : "no network";
+}
+
+const char *roam_location_lets_in(const char *location)
+{
+        RoamLocation l = roam_location_from_string(location);
+
+        if (l >= 0)
+                return location_lets_in_table[l];
+        return *location ? "what firewall.d opens there" : "nothing new";
 }
 
 const char *roam_location_source_words(const char *source)

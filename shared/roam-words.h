@@ -243,6 +243,9 @@ const char *roam_wake_reason_words(const char *reason);
  * networks.d names is "a location that networks.d defines", "" is "no network"; any other
  * unknown word as is. */
 const char *roam_location_words(const char *location);
+/* What a location lets in by itself, in words ("mDNS (udp 5353), ..."): besides the replies
+ * to one's own connections, SSH as [Firewall] SSH= says, and firewall.d's rules. */
+const char *roam_location_lets_in(const char *location);
 const char *roam_location_source_words(const char *source);
 const char *roam_fw_direction_words(const char *direction);
 const char *roam_fw_action_words(const char *action);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <stdbool.h>
+
 /* Fault injection for tests: `roamd --test-faults=FILE` makes the next N kernel operations of
  * a kind fail, so every failure path of the reconciler runs in CI. FILE holds words
  * `KIND:N` (nft-commit, route-add, rule-add; nft-commit-lost and nft-commit-unsent: a commit
@@ -27,5 +29,7 @@ FaultPoint fault_point_from_string(const char *s);
 
 /* -EOPNOTSUPP when built without fault injection. */
 int fault_setup(const char *file);
+/* Whether this roamd was built with fault injection (-Dfault_injection=true, tests only). */
+bool fault_injection_built(void);
 /* 0, or -EIO when this operation is to fail. */
 int fault_check(FaultPoint p);

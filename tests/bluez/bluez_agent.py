@@ -1,8 +1,13 @@
 """python3-dbusmock template: Debian's bluez5 template, extended where roam's tests need BlueZ to
 behave like bluetoothd does and the stock template does not:
 
-- RegisterAgent remembers the caller's bus name, and Device1.Pair asks the registered agent
-  (the default one) the question BlueZ would ask for the device's pairing method, answering
+- AgentManager1 as src/agent.c has it: one agent per bus name (a second RegisterAgent from
+  the same name is AlreadyExists, whatever the path), capabilities as parse_io_capability()
+  takes them ("" is KeyboardDisplay), UnregisterAgent and RequestDefaultAgent only for the
+  caller's own agent and path (DoesNotExist otherwise), no default agent until one asks, and
+  an agent whose owner leaves the bus is dropped (g_dbus_add_disconnect_watch), default or
+  not. Device1.Pair asks the caller's own agent, else the default one (agent_get()), the
+  question BlueZ would ask for the device's pairing method, answering
   the Pair call only when the agent has answered (asynchronously, like bluetoothd), with
   BlueZ's error names: AuthenticationRejected, AuthenticationCanceled, AuthenticationFailed,
   ConnectionAttemptFailed.
@@ -52,19 +57,73 @@ def _error(name, message):
     return dbus.exceptions.DBusException(message, name="org.bluez.Error." + name)
 
 
+# src/agent.c parse_io_capability(); src/error.c's messages
+IO_CAPABILITIES = ("", "DisplayOnly", "DisplayYesNo", "KeyboardOnly", "NoInputNoOutput",
+                   "KeyboardDisplay")
+
+
+def _agents():
+    """owner bus name -> agent path (src/agent.c agent_list), and the default agents' owners,
+    the current default first (default_agents)."""
+    manager = mockobject.objects["/org/bluez"]
+    return manager.agents, manager.default_agents
+
+
+def _agent_gone(owner):
+    agents, defaults = _agents()
+    agents.pop(owner, None)
+    if owner in defaults:
+        defaults.remove(owner)
+
+
 @dbus.service.method(AGENT_MANAGER_IFACE, in_signature="os", out_signature="",
                      sender_keyword="sender")
 def RegisterAgent(manager, agent_path, capability, sender=None):
-    bluez5.RegisterAgent(manager, agent_path, capability)
-    manager.agent_owners[str(agent_path)] = str(sender)
+    agents, _ = _agents()
+    if str(sender) in agents:
+        raise _error("AlreadyExists", "Already Exists")
+    if str(capability) not in IO_CAPABILITIES:
+        raise _error("InvalidArguments", "Invalid arguments in method call")
+    owner = str(sender)
+    agents[owner] = str(agent_path)
+    # agent_create(): g_dbus_add_disconnect_watch(owner, agent_disconnect)
+    watch = []
+
+    def on_owner(new_owner):
+        if not new_owner and agents.get(owner) is not None:
+            _agent_gone(owner)
+            if watch:
+                watch[0].cancel()
+    watch.append(manager.connection.watch_name_owner(owner, on_owner))
 
 
-def _agent(device):
-    manager = mockobject.objects["/org/bluez"]
-    path = manager.default_agent
-    if not path:
+@dbus.service.method(AGENT_MANAGER_IFACE, in_signature="o", out_signature="",
+                     sender_keyword="sender")
+def UnregisterAgent(manager, agent_path, sender=None):
+    agents, _ = _agents()
+    if agents.get(str(sender)) != str(agent_path):
+        raise _error("DoesNotExist", "Does Not Exist")
+    _agent_gone(str(sender))
+
+
+@dbus.service.method(AGENT_MANAGER_IFACE, in_signature="o", out_signature="",
+                     sender_keyword="sender")
+def RequestDefaultAgent(manager, agent_path, sender=None):
+    agents, defaults = _agents()
+    if agents.get(str(sender)) != str(agent_path):
+        raise _error("DoesNotExist", "Does Not Exist")
+    if str(sender) in defaults:
+        defaults.remove(str(sender))
+    defaults.insert(0, str(sender))
+
+
+def _agent(device, caller=None):
+    """agent_get(): the caller's own agent, else the default one; (owner, path) or None."""
+    agents, defaults = _agents()
+    owner = caller if caller in agents else (defaults[0] if defaults else None)
+    if owner is None:
         return None
-    return manager.agent_owners.get(str(path)), str(path)
+    return owner, agents[owner]
 
 
 def _set_paired(device):
@@ -86,7 +145,7 @@ def _finish(device, error=None):
 
 
 def _ask(device, method, signature, args, on_reply):
-    agent = _agent(device)
+    agent = _agent(device, getattr(device, "pair_caller", None))
     if agent is None:
         _finish(device, _error("AuthenticationFailed", "No agent is registered"))
         return
@@ -107,8 +166,8 @@ def _ask(device, method, signature, args, on_reply):
 
 
 @dbus.service.method(DEVICE_IFACE, in_signature="", out_signature="",
-                     async_callbacks=("ok", "err"))
-def Pair(device, ok, err):
+                     async_callbacks=("ok", "err"), sender_keyword="sender")
+def Pair(device, ok, err, sender=None):
     if device.paired:
         err(_error("AlreadyExists", "Already Exists"))
         return
@@ -116,6 +175,7 @@ def Pair(device, ok, err):
         err(_error("InProgress", "In Progress"))
         return
     device.pending_pair = (ok, err)
+    device.pair_caller = str(sender) if sender else None
     method, value = getattr(device, "pair_method", ("just-works", ""))
     path = dbus.ObjectPath(device.__dbus_object_path__)
     mockobject.objects["/"].log(f"Pair {path} by {method}")
@@ -164,9 +224,10 @@ def FinishPairing(self, path, success):
 def RemoteCancel(self, path):
     """The remote side gave up: bluetoothd cancels the agent request and fails Pair."""
     device = _device(path)
-    owner, agent_path = _agent(device)
-    device.connection.call_async(owner, agent_path, AGENT_IFACE, "Cancel", "", (),
-                                 lambda *a: None, lambda e: None)
+    agent = _agent(device, getattr(device, "pair_caller", None))
+    if agent:
+        device.connection.call_async(agent[0], agent[1], AGENT_IFACE, "Cancel", "", (),
+                                     lambda *a: None, lambda e: None)
     _finish(device, _error("AuthenticationCanceled", "Authentication Canceled"))
 
 
@@ -184,7 +245,11 @@ def LoseDevice(self, path):
 def IncomingService(self, path, uuid, ok, err):
     """A paired device connects a profile: bluetoothd asks the agent's AuthorizeService."""
     device = _device(path)
-    owner, agent_path = _agent(device)
+    agent = _agent(device)  # a remote's request: the default agent (agent_get(NULL))
+    if agent is None:
+        ok("org.bluez.Error.Rejected")  # nobody to ask: bluetoothd refuses the service
+        return
+    owner, agent_path = agent
     device.connection.call_async(owner, agent_path, AGENT_IFACE, "AuthorizeService", "os",
                                  (dbus.ObjectPath(path), uuid), lambda *a: ok("accepted"),
                                  lambda e: ok(e.get_dbus_name()), timeout=AGENT_TIMEOUT)
@@ -308,6 +373,9 @@ def load(mock, parameters):
     PARAMS.update(parameters or {})
     bluez5.load(mock, parameters)
     manager = mockobject.objects["/org/bluez"]
-    manager.agent_owners = {}
-    manager.methods[AGENT_MANAGER_IFACE]["RegisterAgent"] = ("os", "", RegisterAgent,
-                                                             RegisterAgent)
+    manager.agents = {}
+    manager.default_agents = []
+    for name, sig, fn in (("RegisterAgent", "os", RegisterAgent),
+                          ("UnregisterAgent", "o", UnregisterAgent),
+                          ("RequestDefaultAgent", "o", RequestDefaultAgent)):
+        manager.methods[AGENT_MANAGER_IFACE][name] = (sig, "", fn, fn)

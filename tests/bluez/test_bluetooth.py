@@ -187,6 +187,60 @@ def test_authorize_service(env):
     assert result["r"] == "accepted"
 
 
+def _incoming_service(env):
+    """A paired device asks for a service: what the default agent answered."""
+    result = {}
+
+    def done(r):
+        result["r"] = str(r)
+        env.changed = True
+    env.bus.get_object("org.bluez", "/").IncomingService(
+        env.dev, "0000110b-0000-1000-8000-00805f9b34fb", dbus_interface="org.bluez.Mock",
+        reply_handler=done, error_handler=done, timeout=30)
+    return result
+
+
+def test_bluez_double_keeps_bluetoothd_agent_rules(env):
+    """issue 39: the BlueZ double refuses what src/agent.c refuses: one agent per bus name
+    (AlreadyExists for a second), capabilities parse_io_capability() knows, Unregister and
+    RequestDefaultAgent only for the caller's own agent (DoesNotExist); and it drops an agent
+    whose owner leaves the bus, so requests go to the next default agent (roamd's)."""
+    env.wait(lambda: env.prop("AgentRegistered"), what="roamd's agent")
+    env.mock_call("SetPairing", env.dev, "just-works", "")
+    env.bt().Pair(HEADSET)
+    other = dbus.bus.BusConnection(env.address)
+    mgr = dbus.Interface(other.get_object("org.bluez", "/org/bluez"), "org.bluez.AgentManager1")
+
+    def refused(name, call, *args):
+        with pytest.raises(dbus.DBusException) as e:
+            call(*args)
+        assert e.value.get_dbus_name() == "org.bluez.Error." + name, (call, args, e.value)
+    roamd_agent = dbus.ObjectPath("/org/roam1/bluetooth/agent")
+    refused("DoesNotExist", mgr.RequestDefaultAgent, roamd_agent)  # not the caller's
+    refused("DoesNotExist", mgr.UnregisterAgent, roamd_agent)
+    refused("InvalidArguments", mgr.RegisterAgent, "/test/agent", "Telepathy")
+    mgr.RegisterAgent("/test/agent", "")  # "" is KeyboardDisplay
+    refused("AlreadyExists", mgr.RegisterAgent, "/test/agent2", "KeyboardDisplay")
+    refused("DoesNotExist", mgr.RequestDefaultAgent, "/test/agent2")
+    mgr.RequestDefaultAgent("/test/agent")
+    # the test's agent is the default now: it has no object, so the request fails there
+    # and roamd is not asked
+    result = _incoming_service(env)
+    env.wait(lambda: result, what="the test agent's answer")
+    assert result["r"].startswith("org.freedesktop.DBus.Error.Unknown"), result
+    assert env.question()["kind"] == "none"
+    # its owner leaves the bus: bluetoothd forgets the agent, roamd's is the default again
+    name = other.get_unique_name()
+    other.close()
+    env.wait(lambda: not env.has_name(name), what="the test connection gone")
+    result = _incoming_service(env)
+    q = env.wait(lambda: (q := env.question())["kind"] == "authorize-service" and q,
+                 what="roamd asked")
+    env.bt().Answer(dbus.UInt32(q["id"]), True, "")
+    env.wait(lambda: result, what="service authorized")
+    assert result["r"] == "accepted"
+
+
 def test_only_bluez_may_call_the_agent(env):
     agent = env.bus.get_object("org.roam1", "/org/roam1/bluetooth/agent")
     with pytest.raises(dbus.DBusException, match="Only BlueZ"):

@@ -13,6 +13,7 @@ from fakebus import ROAM
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BASH = os.path.join(TOP, "completions", "roam.bash")
 FISH = os.path.join(TOP, "completions", "roam.fish")
+ZSH = os.path.join(TOP, "completions", "_roam")
 
 SCENARIO = {
     "manager": {"State": "online", "BestLink": "/org/roam1/link/3"},
@@ -30,6 +31,7 @@ SCENARIO = {
         {"Id": "system", "Source": "builtin", "State": "online"},
     ],
 }
+RUNNABLE = ["org.example.Chat", "org.example.Mail"]
 
 
 def shell_env(env):
@@ -57,6 +59,32 @@ def test_bash_app_ids_from_roamd(bus, roamd):
     assert offered == ["default", "org.example.Chat", "org.example.Mail", "system"]
     assert err == ""
     assert bash_complete(bus.env, "roam run --app org.example.M")[0] == ["org.example.Mail"]
+
+
+def test_run_offers_apps_not_policies(bus, roamd, tmp_path):
+    """issue 39: `roam run --app` takes an app; roamd refuses to run a program under the
+    policies default, system, user:UID, so the completion does not offer them (other
+    commands' --app, and `roam app`, still do)."""
+    roamd(SCENARIO)
+    assert bash_complete(bus.env, "roam run --app ")[0] == RUNNABLE
+    assert bash_complete(bus.env, "roam --json run --app ")[0] == RUNNABLE
+    assert bash_complete(bus.env, "roam run ")[0] == ["--", "--app", "--online-for"]
+    assert "system" in bash_complete(bus.env, "roam stats --app ")[0]
+    if shutil.which("fish"):
+        env = dict(shell_env(bus.env), HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path))
+        p = subprocess.run(["fish", "--no-config", "-c", f"source {shlex.quote(FISH)}; "
+                            "complete -C 'roam run --app '"], env=env,
+                           capture_output=True, text=True, timeout=30)
+        assert p.returncode == 0 and p.stderr == "", p.stderr
+        assert sorted(l.split("\t")[0] for l in p.stdout.split("\n") if l) == RUNNABLE
+    if shutil.which("zsh"):
+        # _roam_run_apps as zsh runs it, _describe replaced by a printer of its candidates
+        script = (f"source {shlex.quote(ZSH)} 2>/dev/null\n"
+                  "_describe() { print -l -- ${(P)4}; }\n"
+                  "_roam_run_apps\n")
+        p = subprocess.run(["zsh", "-f", "-c", "autoload -Uz compinit; " + script],
+                           env=shell_env(bus.env), capture_output=True, text=True, timeout=30)
+        assert sorted(w for w in p.stdout.split("\n") if w) == RUNNABLE, (p.stdout, p.stderr)
 
 
 def test_bash_links_from_roamd(bus, roamd):

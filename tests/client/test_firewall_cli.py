@@ -20,6 +20,8 @@ def test_network_text(roamd, roam):
         f"  Network:      {HOME_ID}\n"
         "  Location:     home\n"
         "  Means:        a network you trust, like your own\n"
+        "  Lets in:      mDNS (udp 5353), Samba browsing (udp 137, 138), DHCPv6 (udp 546); "
+        "SSH (tcp 22) as [Firewall] SSH= says\n"
         '  Why:          ssid "HomeNet" and gateway 02:00:00:00:01:fe matched '
         "/etc/roam/networks.d/home.conf:3\n"
         "  Interface:    wlan0\n"
@@ -33,6 +35,7 @@ def test_network_text(roamd, roam):
         f"  Network:      {CAFE_ID}\n"
         "  Location:     untrusted\n"
         "  Means:        not trusted at all, the strictest rules\n"
+        "  Lets in:      no service of its own; SSH (tcp 22) as [Firewall] SSH= says\n"
         "  Why:          unknown network: untrusted until you choose\n"
         "  Interface:    eth1\n"
         "  Bearer:       ethernet\n"
@@ -147,6 +150,42 @@ def test_firewall_text(roamd, roam):
         "built-in:established\n"
         "  in  accept  tcp 22                                    0        0 B  built-in:ssh\n"
         "  in  drop    any                                       9      540 B  built-in:default\n")
+
+
+def test_firewall_columns_stay_aligned(roamd, roam):
+    """issue 39: roamd's own words for a match are longer than the Match column was wide
+    (34): every column still starts where its header does, whatever the match's length or
+    the counters' size."""
+    rows = [
+        ["", "", "in", "accept", "icmpv6 essentials (errors, echo request, ND, RA, MLD)", "",
+         "built-in", "built-in:icmpv6", 12_345_678_901, 9_876_543_210_123],
+        ["", "", "in", "accept", "udp 68 from 67, udp 546 from 547 (DHCP, DHCPv6)", "",
+         "built-in", "built-in:dhcp", 3, 1_000],
+        ["wlan0", "home", "in", "accept",
+         "mdns: udp 5353 to 224.0.0.251, ff02::fb (printers, shares, Avahi, Bonjour)", "",
+         "built-in", "built-in:mdns", 7, 700],
+        ["wlan0", "home", "in", "accept", "tcp 22 caf\u00e9", "", "built-in", "built-in:ssh",
+         0, 0],
+    ]
+    roamd(dict(FIREWALL, firewall_rules=rows))
+    res = roam("firewall")
+    assert res.rc == 0, res.err
+    lines = [l for l in res.out.split("\n") if l.startswith("  ")]
+    heads = [l for l in lines if l.startswith("  Dir ")]
+    assert len(heads) == 2 and heads[0] == heads[1], lines
+    head = heads[0]
+    cols = [head.index(w) for w in ("Action", "Match")]
+    packets_end = head.index("Packets") + len("Packets")
+    bytes_end = head.index("Bytes") + len("Bytes")
+    from_col = head.index("From")
+    for line in lines:
+        if line in heads:
+            continue
+        assert line[cols[0] - 1] == " " and line[cols[0]] != " ", (line, head)
+        assert line[cols[1] - 1] == " " and line[cols[1]] != " ", (line, head)
+        assert line[packets_end - 1].isdigit() and line[packets_end] == " ", (line, head)
+        assert line[bytes_end - 1] == "B" and line[bytes_end] == " ", (line, head)
+        assert line[from_col - 1] == " " and line[from_col:].startswith("built-in"), (line, head)
 
 
 def test_firewall_json(roamd, roam):

@@ -7,7 +7,9 @@ ObjectManager, read with Properties.GetAll, as ModemManager exports them.
 Test methods on the manager object (interface org.freedesktop.DBus.Mock):
   AddModem(ifname, registration_state) -> modem path: a registered modem with one connected
       bearer whose Interface is ifname;
-  SetRegistrationState(modem path, state): PropertiesChanged on Modem.Modem3gpp.
+  SetRegistrationState(modem path, state): PropertiesChanged on Modem.Modem3gpp, and the
+      modem's State follows as ModemManager's does (connected while registered, its bearer
+      being connected; searching while searching; enabled otherwise).
   AddTimeModem(ifname, operator_code, time, offset, dst_offset) -> modem path: a registered
       modem (as AddModem) on the network operator_code ("MCC" + "MNC", Modem3gpp.OperatorCode)
       with Modem.Time: GetNetworkTime answers `time` (ISO 8601 local time with its offset, as
@@ -16,6 +18,12 @@ Test methods on the manager object (interface org.freedesktop.DBus.Mock):
   EmitNetworkTime(modem path, time): the next GetNetworkTime answer, and NetworkTimeChanged.
 Registration states (MMModem3gppRegistrationState): 1 home, 5 roaming, 6/9 home variants,
 7/10 roaming variants, 0 idle, 2 searching, 3 denied, 4 unknown.
+
+As strict as ModemManager (issue 39): Modem.Time.GetNetworkTime of a modem that is not
+registered (State below registered) fails with org.freedesktop.ModemManager1.Error.Core.
+WrongState "Cannot load network time: not registered yet" (mm-iface-modem-time.c
+handle_get_network_time_auth_ready()), and a time the modem does not know fails (Core.Failed)
+rather than answer "".
 """
 import dbus
 
@@ -33,7 +41,32 @@ TIME_IFACE = "org.freedesktop.ModemManager1.Modem.Time"
 BEARER_IFACE = "org.freedesktop.ModemManager1.Bearer"
 MOCK_IFACE = "org.freedesktop.DBus.Mock"
 
+MM_MODEM_STATE_ENABLED = 6
+MM_MODEM_STATE_SEARCHING = 7
+MM_MODEM_STATE_REGISTERED = 8
 MM_MODEM_STATE_CONNECTED = 11
+REGISTERED_STATES = (1, 5, 6, 7, 9, 10)  # home, roaming and their SMS-only/CSFB variants
+SEARCHING = 2
+WRONG_STATE = "org.freedesktop.ModemManager1.Error.Core.WrongState"
+CORE_FAILED = "org.freedesktop.ModemManager1.Error.Core.Failed"
+
+
+def modem_state(registration_state):
+    if registration_state in REGISTERED_STATES:
+        return MM_MODEM_STATE_CONNECTED  # its bearer is connected
+    if registration_state == SEARCHING:
+        return MM_MODEM_STATE_SEARCHING
+    return MM_MODEM_STATE_ENABLED
+
+
+def get_network_time(modem):
+    """mm-iface-modem-time.c handle_get_network_time_auth_ready()."""
+    if modem.Get(MODEM_IFACE, "State") < MM_MODEM_STATE_REGISTERED:
+        raise dbus.exceptions.DBusException("Cannot load network time: not registered yet",
+                                            name=WRONG_STATE)
+    if not modem.network_time:
+        raise dbus.exceptions.DBusException("Couldn't load network time", name=CORE_FAILED)
+    return dbus.String(modem.network_time)
 
 
 def load(mock, parameters):
@@ -66,7 +99,7 @@ def add_modem(self, ifname, registration_state):
     }, [])
     self.AddObject(modem, MODEM_IFACE, {
         "Bearers": dbus.Array([dbus.ObjectPath(bearer)], signature="o"),
-        "State": dbus.Int32(MM_MODEM_STATE_CONNECTED),
+        "State": dbus.Int32(modem_state(registration_state)),
         "PrimaryPort": dbus.String("cdc-wdm%d" % n),
         "Manufacturer": dbus.String("roam test"),
         "Model": dbus.String("mock modem"),
@@ -93,7 +126,8 @@ def AddTimeModem(self, ifname, operator_code, time, offset, dst_offset):
         zone["dst-offset"] = dbus.Int32(dst_offset)
     obj.network_time = str(time)
     obj.AddProperties(TIME_IFACE, {"NetworkTimezone": dbus.Dictionary(zone, signature="sv")})
-    obj.AddMethods(TIME_IFACE, [("GetNetworkTime", "", "s", "ret = self.network_time")])
+    obj.get_network_time = get_network_time
+    obj.AddMethods(TIME_IFACE, [("GetNetworkTime", "", "s", "ret = self.get_network_time(self)")])
     self.object_manager_emit_added(modem)
     return dbus.ObjectPath(modem)
 
@@ -107,4 +141,6 @@ def EmitNetworkTime(self, modem, time):
 
 @dbus.service.method(MOCK_IFACE, in_signature="ou", out_signature="")
 def SetRegistrationState(self, modem, state):
-    mockobject.objects[modem].UpdateProperties(GPP_IFACE, {"RegistrationState": dbus.UInt32(state)})
+    obj = mockobject.objects[modem]
+    obj.UpdateProperties(GPP_IFACE, {"RegistrationState": dbus.UInt32(state)})
+    obj.UpdateProperties(MODEM_IFACE, {"State": dbus.Int32(modem_state(state))})

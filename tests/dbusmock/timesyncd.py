@@ -6,12 +6,20 @@ mode, stratum, precision, root delay and dispersion in µs, the reference id, th
 receive, transmit and destination timestamps in µs since the epoch, the spike flag, the
 packet count and the jitter in µs) and SetRuntimeNTPServers. It never touches the clock.
 
+As strict as timesyncd-bus.c (systemd 252, issue 39): SetRuntimeNTPServers refuses a name
+that is neither an address nor a valid DNS name (dns_name_is_valid_or_address(): labels of 1
+to 63 bytes, at most 253 in all) with org.freedesktop.DBus.Error.InvalidArgs "Invalid NTP
+server name or address, refusing: NAME", and a caller without CAP_SYS_TIME (no polkit here)
+with AccessDenied; RuntimeNTPServers, like every property but NTPMessage, changes without
+PropertiesChanged (timesyncd's vtable marks only NTPMessage EMITS_CHANGE).
+
 Test method on the manager object (interface org.freedesktop.DBus.Mock):
   ReceivePacket(offset_usec, delay_usec, stratum, leap, spike): as if timesyncd had just
       received an answer from a server whose clock is offset_usec ahead of this one, after a
       round trip of delay_usec (half each way): NTPMessage changes (PropertiesChanged) and
       ServerName is "ntp.roam.test".
 """
+import ipaddress
 import time
 
 import dbus
@@ -33,12 +41,37 @@ def ntp_message(leap=0, stratum=0, root_delay=0, root_dispersion=0, origin=0, re
                         dbus.UInt64(jitter)), signature="uuuuittayttttbtt")
 
 
+def name_is_valid_or_address(name):
+    """shared/dns-domain.c dns_name_is_valid_or_address(), for names without escapes."""
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        pass
+    text = name[:-1] if name.endswith(".") else name
+    if not text:
+        return True  # the root domain is a valid name
+    if len(text.encode()) > 253 or "\\" in text:
+        return False
+    return all(0 < len(label.encode()) <= 63 and all(0x20 < ord(c) < 0x7f for c in label)
+               for label in text.split("."))
+
+
+@dbus.service.method(MAIN_IFACE, in_signature="as", out_signature="", sender_keyword="sender")
+def SetRuntimeNTPServers(mock, servers, sender=None):
+    for name in servers:
+        if not name_is_valid_or_address(str(name)):
+            raise dbus.exceptions.DBusException(
+                "Invalid NTP server name or address, refusing: %s" % name,
+                name="org.freedesktop.DBus.Error.InvalidArgs")
+    bus = mock.connection.get_object("org.freedesktop.DBus", "/org/freedesktop/DBus")
+    if bus.GetConnectionUnixUser(sender, dbus_interface="org.freedesktop.DBus") != 0:
+        raise dbus.exceptions.DBusException("Access denied",
+                                            name="org.freedesktop.DBus.Error.AccessDenied")
+    mock.props[MAIN_IFACE]["RuntimeNTPServers"] = dbus.Array(servers, signature="s")
+
+
 def load(mock, parameters):
-    mock.AddMethods(MAIN_IFACE, [
-        ("SetRuntimeNTPServers", "as", "",
-         'self.UpdateProperties("%s", {"RuntimeNTPServers": dbus.Array(args[0], signature="s")})'
-         % MAIN_IFACE),
-    ])
     mock.AddProperties(MAIN_IFACE, dbus.Dictionary({
         "LinkNTPServers": dbus.Array([], signature="s"),
         "SystemNTPServers": dbus.Array([], signature="s"),

@@ -68,6 +68,9 @@ roamd --check-config >/dev/null || fail "roamd --check-config of the installed /
 if roamd --test-faults=/dev/null --check-config >/dev/null 2>&1; then
         fail "the packaged roamd accepts --test-faults"
 fi
+if roamd --help | grep -q -e --test-faults; then
+        fail "the packaged roamd's --help lists the test-only --test-faults"
+fi
 ok "roam --help, roamd --check-config; no --test-faults"
 
 systemd-analyze verify /lib/systemd/system/roamd.service >/tmp/verify.log 2>&1 ||

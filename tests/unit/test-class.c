@@ -103,6 +103,9 @@ static const struct {
      2, 1, 1, false, false, true, APP_STATE_ONLINE},
     {"system: main's routes, never steered, and says so", P(ALLOW, 0, ANY, STICKY), true, &SILENT,
      NFT_CLASS_ACCEPT, 5, 5, 0, 0, false, false, false, APP_STATE_VIA_NOT_ONLINE},
+    {"issue 39: system without main's default routes (no link up yet): offline, not online",
+     P(ALLOW, 0, ANY, STICKY), true, &NO_DEFAULT, NFT_CLASS_ACCEPT, 0, 0, 0, 0, false, false, false,
+     APP_STATE_OFFLINE_NO_LINK},
     {"system lan never goes into the VPN", P(LAN, 0, REQUIRED, STICKY), true, &HOME, NFT_CLASS_LAN,
      0, 0, 0, 0, false, false, false, APP_STATE_LAN_ONLY},
 };

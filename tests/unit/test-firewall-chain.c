@@ -3,6 +3,7 @@
  * reconciler's transaction for each link): which rules a link gets at home, at work, in public
  * and on an untrusted network, with per-app inbound ports keyed by the app's cgroups from the
  * fake core. */
+#include <arpa/inet.h>
 #include <sys/socket.h>
 
 #include "fake-core.h"
@@ -63,6 +64,11 @@ static char *render(const char *location, FwDirection dir, FirewallSsh ssh)
                         fw_proto_to_string(r->proto), r->port_min);
                 if (r->has_cgroup)
                         fprintf(f, ":cg%u/%llu", r->cgroup_level, (unsigned long long)r->cgroup_id);
+                if (r->has_local) {
+                        char a[INET6_ADDRSTRLEN];
+                        ASSERT_TRUE(inet_ntop(r->local.family, &r->local.addr, a, sizeof(a)));
+                        fprintf(f, ":to%s/%u", a, r->local.prefixlen);
+                }
                 fputc(' ', f);
         }
         fprintf(f, "=> %s", fw_action_to_string(c.final));
@@ -76,20 +82,31 @@ static char *render(const char *location, FwDirection dir, FirewallSsh ssh)
                 ASSERT_STREQ(_got, want);                                                          \
         } while (0)
 
+/* What firewalld's zones let in (roamd-firewall-conf.c): home mDNS, Samba browsing and DHCPv6,
+ * work and public DHCPv6 alone, untrusted none. */
+#define HOME_SVC                                                                                   \
+        "built-in:mdns:accept:udp:5353:to224.0.0.251/32 "                                          \
+        "built-in:mdns:accept:udp:5353:toff02::fb/128 "                                            \
+        "built-in:samba-client:accept:udp:137 built-in:samba-client:accept:udp:138 "               \
+        "built-in:dhcpv6-client:accept:udp:546:tofe80::/64 "
+#define PUBLIC_SVC "built-in:dhcpv6-client:accept:udp:546:tofe80::/64 "
+
 TEST(firewall_location_to_rules)
 {
         setup();
         /* syncthing does not run: its rule matches nothing and is not there */
         CHECK("home", FW_DIRECTION_IN, FIREWALL_SSH_TRUSTED,
-              "10-home.conf:7:accept:udp:5353 built-in:ssh:accept:tcp:22 => reject");
+              "10-home.conf:7:accept:udp:5353 " HOME_SVC "built-in:ssh:accept:tcp:22 => reject");
         CHECK("work", FW_DIRECTION_IN, FIREWALL_SSH_TRUSTED,
-              "10-home.conf:7:accept:udp:5353 built-in:ssh:accept:tcp:22 => reject");
-        CHECK("public", FW_DIRECTION_IN, FIREWALL_SSH_TRUSTED, "=> reject");
+              "10-home.conf:7:accept:udp:5353 " PUBLIC_SVC "built-in:ssh:accept:tcp:22 => reject");
+        CHECK("public", FW_DIRECTION_IN, FIREWALL_SSH_TRUSTED, PUBLIC_SVC "=> reject");
         CHECK("untrusted", FW_DIRECTION_IN, FIREWALL_SSH_TRUSTED, "=> drop");
         CHECK("untrusted", FW_DIRECTION_IN, FIREWALL_SSH_ALWAYS,
               "built-in:ssh:accept:tcp:22 => drop");
         CHECK("home", FW_DIRECTION_IN, FIREWALL_SSH_NEVER,
-              "10-home.conf:7:accept:udp:5353 => reject");
+              "10-home.conf:7:accept:udp:5353 " HOME_SVC "=> reject");
+        /* a location of one's own is as strict as untrusted */
+        CHECK("lab", FW_DIRECTION_IN, FIREWALL_SSH_NEVER, "=> drop");
         /* outbound: only public drops mail submission; everything else leaves */
         CHECK("public", FW_DIRECTION_OUT, FIREWALL_SSH_ALWAYS,
               "20-public.conf:4:drop:tcp:25 => accept");
@@ -106,9 +123,9 @@ TEST(firewall_app_inbound_ports_follow_cgroups)
         fake_cgroup_add(&core, 502, 3, "user:1001/app:org.syncthing", "org.syncthing");
         CHECK("home", FW_DIRECTION_IN, FIREWALL_SSH_NEVER,
               "10-home.conf:3:accept:tcp:22000:cg3/501 10-home.conf:3:accept:tcp:22000:cg3/502 "
-              "10-home.conf:7:accept:udp:5353 => reject");
+              "10-home.conf:7:accept:udp:5353 " HOME_SVC "=> reject");
         /* not in public: the profile does not name it */
-        CHECK("public", FW_DIRECTION_IN, FIREWALL_SSH_NEVER, "=> reject");
+        CHECK("public", FW_DIRECTION_IN, FIREWALL_SSH_NEVER, PUBLIC_SVC "=> reject");
         ASSERT_TRUE(core.questions > 0);
 }
 

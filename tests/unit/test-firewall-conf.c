@@ -176,6 +176,24 @@ TEST(profile_rules_and_check)
                                          FW_PROTO_UDP, 68, "", &c));
         ASSERT_TRUE(c.accepted);
         ASSERT_STREQ(c.builtin, "built-in:dhcp");
+        /* what firewalld's zones let in: mDNS and Samba browsing at home only */
+        ASSERT_OK(fw_model_check_inbound(&m, "home", "wifi0", BEARER_WIFI, false, FW_PROTO_UDP,
+                                         5353, "", &c));
+        ASSERT_TRUE(c.accepted && c.rule == NULL);
+        ASSERT_STREQ(c.builtin, "built-in:mdns");
+        ASSERT_OK(fw_model_check_inbound(&m, "home", "wifi0", BEARER_WIFI, false, FW_PROTO_UDP, 138,
+                                         "", &c));
+        ASSERT_TRUE(c.accepted);
+        ASSERT_STREQ(c.builtin, "built-in:samba-client");
+        ASSERT_OK(fw_model_check_inbound(&m, "public", "wifi0", BEARER_WIFI, false, FW_PROTO_UDP,
+                                         5353, "", &c));
+        ASSERT_TRUE(!c.accepted);
+        ASSERT_OK(fw_model_check_inbound(&m, "work", "wifi0", BEARER_WIFI, false, FW_PROTO_UDP, 137,
+                                         "", &c));
+        ASSERT_TRUE(!c.accepted);
+        ASSERT_OK(fw_model_check_inbound(&m, "home", "wifi0", BEARER_WIFI, false, FW_PROTO_TCP,
+                                         5353, "", &c));
+        ASSERT_TRUE(!c.accepted);
         ASSERT_EQ(fw_model_check_inbound(&m, "home", "wifi0", BEARER_WIFI, true, FW_PROTO_ICMP, 1,
                                          "", &c),
                   -EINVAL);

@@ -113,17 +113,24 @@ static const char public[] = "[Profile]\n"
 
 #define DIR_TEMPLATE "/tmp/roam-fw-pass.XXXXXX"
 static char dir[] = DIR_TEMPLATE;
-/* link 3's inbound chain at home: the profile's rule (file:line), ssh (SSH=trusted), home's
- * default */
-#define HOME_IN "10-home.conf:3:accept built-in:ssh:accept built-in:default:reject"
+/* link 3's inbound chain at home: the profile's rule (file:line), what firewalld's home zone
+ * lets in (mDNS and Samba browsing two rules each, DHCPv6), ssh (SSH=trusted), home's default */
+#define HOME_IN                                                                                    \
+        "10-home.conf:3:accept built-in:mdns:accept built-in:mdns:accept "                         \
+        "built-in:samba-client:accept built-in:samba-client:accept "                               \
+        "built-in:dhcpv6-client:accept built-in:ssh:accept built-in:default:reject"
 #define HOME_ROWS                                                                                  \
         "home in 10-home.conf:3 accept\n"                                                          \
+        "home in built-in:mdns accept\n"                                                           \
+        "home in built-in:samba-client accept\n"                                                   \
+        "home in built-in:dhcpv6-client accept\n"                                                  \
         "home in built-in:ssh accept\n"                                                            \
         "home in built-in:default reject\n"                                                        \
         "home out built-in:default accept\n"
 /* and in public (Inbound=drop) */
-#define PUBLIC_IN "built-in:ssh:accept built-in:default:drop"
+#define PUBLIC_IN "built-in:dhcpv6-client:accept built-in:ssh:accept built-in:default:drop"
 #define PUBLIC_ROWS                                                                                \
+        "public in built-in:dhcpv6-client accept\n"                                                \
         "public in built-in:ssh accept\n"                                                          \
         "public in built-in:default drop\n"                                                        \
         "public out built-in:default accept\n"

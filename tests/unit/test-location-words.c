@@ -29,6 +29,9 @@ TEST(location_words)
         /* A location networks.d names, and no network at all. */
         ASSERT_STREQ(roam_location_words("cafe"), "a location that networks.d defines");
         ASSERT_STREQ(roam_location_words(""), "no network");
+        ASSERT_STREQ(roam_location_lets_in("work"), "DHCPv6 (udp 546)");
+        ASSERT_STREQ(roam_location_lets_in("cafe"), "what firewall.d opens there");
+        ASSERT_STREQ(roam_location_lets_in("untrusted"), "no service of its own");
         ASSERT_STREQ(roam_location_source_words("user"), "set by you");
         ASSERT_STREQ(roam_location_source_words("later"), "later"); /* a newer roamd's word */
         ASSERT_STREQ(roam_fw_direction_words("in"), "inbound");

@@ -1044,12 +1044,18 @@ def test_bad_input(apps, roam_client):
     assert r.returncode != 0 and "ran" not in r.stdout
     r = w.dev_run([str(ROAM), "app", "org.test.Nobody", "online-for", "10m"], check=False)
     assert r.returncode != 0
-    # a malformed drop-in: file:line in the log, the good ones still load
+    # a malformed drop-in: a reload is refused as a whole, its caller told file:line
     d = w.path("etc-roam", "apps.d")
     d.mkdir(exist_ok=True)
     (d / "10-good.conf").write_text("[App]\nID=org.test.Good\nAccess=deny\n")
     (d / "20-bad.conf").write_text("[App]\nID=org.test.Broken\nAccess=maybe\n")
-    w.call(MANAGER_PATH, MANAGER_IFACE, "Reload")
+    with pytest.raises(DBusCallError) as e:
+        w.call(MANAGER_PATH, MANAGER_IFACE, "Reload")
+    assert e.value.name == "org.roam1.Error.ConfigInvalid" and "20-bad.conf:3" in e.value.message
+    with pytest.raises(DBusCallError):
+        app_path(w, "org.test.Good")  # nothing of the refused reload applied
+    # at start it cannot be refused: file:line in the log, the good ones still load
+    w.roamd_restart()
     wait_for(lambda: "20-bad.conf:3" in w.roamd_log(), 5, what="file:line in the log")
     assert app_props(w, "org.test.Good")["Access"] == "deny"
     assert app_props(w, "org.test.Good")["Source"] == "config"

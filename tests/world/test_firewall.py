@@ -5,6 +5,7 @@ coexistence with other tables, malformed files refused, unprivileged callers ref
 Outcomes are what a peer on the LAN gets: a connection answered, or nothing."""
 import json
 import os
+import select
 import subprocess
 import time
 
@@ -123,6 +124,155 @@ while time.monotonic() < end:
     drain()
 print(json.dumps({"sent": sent, "answered": sorted(answered)}), flush=True)
 """
+
+
+# What firewalld's zones let in (docs/firewall.md, "What each location lets in"), proved by
+# packets: the device's raw sockets see a datagram only once the input hook let it through
+# (raw delivery comes after netfilter's LOCAL_IN), so binding the ports is not needed (dhcpcd
+# holds 546). The receiver joins the mDNS groups on wifi0 (no member, no delivery) and prints
+# each probe it sees, then "marker" for an ICMP echo carrying the round's token: echo requests
+# are let in everywhere, and the sender sends it after the probes of the round.
+SERVICE_RECV_PY = r"""
+import select, socket, struct, sys
+ifname = sys.argv[1]
+idx = socket.if_nametoindex(ifname)
+u4 = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP)
+u6 = socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_UDP)
+i4 = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+for s in (u4, u6, i4):
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, ifname.encode())
+u4.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
+              struct.pack("4sii", socket.inet_aton("224.0.0.251"), 0, idx))
+u6.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_JOIN_GROUP,
+              socket.inet_pton(socket.AF_INET6, "ff02::fb") + struct.pack("@I", idx))
+print("ready", flush=True)
+while True:
+    for s in select.select([u4, u6, i4], [], [])[0]:
+        data = s.recv(65535)
+        if s is u6:  # no IP header on an IPv6 raw socket
+            udp = data
+        else:
+            udp = data[(data[0] & 15) * 4:]
+        if s is i4:
+            if udp[0] == 8 and udp[8:].startswith(b"roam-svc-"):
+                print("marker " + udp[8:].decode(), flush=True)
+            continue
+        if udp[8:].startswith(b"roam-svc-"):
+            print("%s %d %s" % ("6" if s is u6 else "4", struct.unpack("!H", udp[2:4])[0],
+                                udp[8:].decode()), flush=True)
+"""
+
+# The LAN's side (the home router, on br0): the probes given as FAMILY:ADDR:PORT, each from
+# source port 40000 with the payload TOKEN-FAMILY-PORT, then the marker to the device's IPv4
+# address.
+SERVICE_SEND_PY = r"""
+import socket, struct, sys
+token, ifname, marker_dst = sys.argv[1], sys.argv[2], sys.argv[3]
+idx = socket.if_nametoindex(ifname)
+
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    n = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    n = (n >> 16) + (n & 0xFFFF)
+    n += n >> 16
+    return ~n & 0xFFFF
+
+for probe in sys.argv[4:]:
+    fam, rest = probe.split(":", 1)
+    addr, port = rest.rsplit(":", 1)
+    af = socket.AF_INET6 if fam == "6" else socket.AF_INET
+    s = socket.socket(af, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, ifname.encode())
+    s.bind(("::" if af == socket.AF_INET6 else "0.0.0.0", 40000))
+    payload = ("%s-%s-%s" % (token, fam, port)).encode()
+    if af == socket.AF_INET6:
+        s.sendto(payload, (addr, int(port), 0, idx))
+    else:
+        s.sendto(payload, (addr, int(port)))
+    s.close()
+i = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+body = struct.pack("!BBHHH", 8, 0, 0, 7, 1) + token.encode()
+i.sendto(body[:2] + struct.pack("!H", csum(body)) + body[4:], (marker_dst, 0))
+"""
+
+SERVICE_PROBES = {"mdns4": ("4", "224.0.0.251", 5353), "mdns6": ("6", "ff02::fb", 5353),
+                  "samba137": ("4", None, 137), "samba138": ("4", None, 138),
+                  "dhcpv6": ("6", "link-local", 546), "other": ("4", None, 5354)}
+
+
+class LineReader:
+    """A process's stdout line by line, read unbuffered: select() sees what a buffer would
+    hide."""
+
+    def __init__(self, proc):
+        self.proc, self.fd, self.buf = proc, proc.stdout.fileno(), b""
+
+    def line(self, deadline, what):
+        while b"\n" not in self.buf:
+            r, _, _ = select.select([self.fd], [], [], max(0.0, deadline - time.monotonic()))
+            assert r, "no %s within 10 s" % what
+            chunk = os.read(self.fd, 65536)
+            assert chunk, "the receiver exited before %s" % what
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line.decode()
+
+
+def service_round(w, recv, token):
+    """Sends every SERVICE_PROBES probe from the home LAN to wifi0; the names that came in."""
+    v4 = w.dev_addr("wifi0", 4)
+    ll = [a["local"] for l in json.loads(w.dev("ip", "-j", "-6", "addr", "show", "dev", "wifi0",
+                                               "scope", "link").stdout)
+          for a in l.get("addr_info", []) if "local" in a]
+    probes = []
+    for fam, addr, port in SERVICE_PROBES.values():
+        addr = {None: v4, "link-local": ll[0]}.get(addr, addr)
+        probes.append("%s:%s:%d" % (fam, addr, port))
+    w.exec("home", "/usr/bin/python3", "-c", SERVICE_SEND_PY, token, "br0", v4, *probes)
+    seen = set()
+    deadline = time.monotonic() + 10
+    while True:
+        line = recv.line(deadline, "the marker %s" % token).split()
+        if line[:2] == ["marker", token]:
+            break
+        if len(line) == 3 and line[2].startswith(token + "-"):
+            seen.add((line[0], int(line[1])))
+    return {name for name, (fam, _, port) in SERVICE_PROBES.items() if (fam, port) in seen}
+
+
+def test_locations_let_in_what_firewalld_zones_do(home):
+    """issue 39: home lets in mDNS (to its groups), Samba browsing (udp 137, 138) and DHCPv6
+    (udp 546 to link-local) like firewalld's home zone; work and public DHCPv6 only; untrusted
+    none of them. Other ports stay closed everywhere. CheckInbound and GetFirewallRules say the
+    same."""
+    w = home
+    # said once at start, where an administrator looks first
+    assert ("Firewall: inbound traffic on each link follows its network's location. home lets "
+            "in mDNS (udp 5353), Samba browsing (udp 137, 138), DHCPv6 (udp 546); work and "
+            "public DHCPv6 (udp 546); an unknown network is untrusted: no service of its own") \
+        in w.roamd_log()
+    recv = w.dev_popen(["/usr/bin/python3", "-c", SERVICE_RECV_PY, "wifi0"],
+                       stdout=subprocess.PIPE, bufsize=0)
+    lines = LineReader(recv)
+    try:
+        assert lines.line(time.monotonic() + 10, "ready") == "ready"
+        want = {"home": {"mdns4", "mdns6", "samba137", "samba138", "dhcpv6"},
+                "work": {"dhcpv6"}, "public": {"dhcpv6"}, "untrusted": set()}
+        for n, loc in enumerate(("home", "public", "work", "untrusted", "home")):
+            if loc != "home" or n:
+                manager(w, "SetLocation", "ss", ("wifi0", loc))
+            assert service_round(w, lines, "roam-svc-%d" % n) == want[loc], loc
+            r = manager(w, "CheckInbound", "sqss", ("udp", 5353, "", "wifi0"))
+            assert r[0] == (loc == "home") and r[2] == loc, (loc, r)
+            mdns = [x for x in rules(w) if x[0] == "wifi0" and x[7] == "built-in:mdns"]
+            assert bool(mdns) == (loc == "home"), (loc, mdns)
+        assert r[3] == "built-in:mdns" and "is let in" in r[4], r
+        assert mdns[0][3] == "accept" and mdns[0][4].startswith("mdns: udp 5353"), mdns
+        assert mdns[0][8] >= 2, mdns  # this round's two, counted by the kernel
+    finally:
+        stop(recv)
 
 
 # ---- helpers ----
@@ -527,7 +677,9 @@ def test_malformed_profile_keeps_rules(home, bad, where):
     try:
         before = [x[:8] for x in rules(w)]
         write_file(w, "firewall.d/bad.conf", bad)
-        reload(w)
+        with pytest.raises(DBusCallError) as e:  # the reload's caller hears it too
+            reload(w)
+        assert e.value.name == "org.roam1.Error.ConfigInvalid" and where in e.value.message
         err = w.wait(lambda: w.manager()["FirewallError"] or None, what="FirewallError")
         assert where in err and err.endswith("the rules in force stay"), err
         assert [x[:8] for x in rules(w)] == before

@@ -190,6 +190,63 @@ def test_check_config(w):
     assert "/etc/roam/broken.conf:%d" % lineno in r.stderr
 
 
+# A broken drop-in of each kind roamd reads, and the line its error names.
+BROKEN_DROPINS = [
+    ("apps.d", "[App]\nID=org.test.Broken\nAccess=sometimes\n", 3),
+    ("networks.d", "[Network]\nLocation=home\nSSID=x\nColour=blue\n", 4),
+    ("firewall.d", "[Profile]\nLocation=home\n[Rule]\nProtocol=tcp\nPort=70000\n", 5),
+]
+
+
+def _remove_dropin(w, d):
+    try:
+        w.path("etc-roam", d, "bad.conf").unlink()
+    except FileNotFoundError:
+        pass
+
+
+@pytest.mark.parametrize("d,text,lineno", BROKEN_DROPINS, ids=[b[0] for b in BROKEN_DROPINS])
+def test_check_config_reads_dropins(w, d, text, lineno):
+    """issue 39: --check-config checks every file roamd reads, not roamd.conf alone."""
+    w.path("etc-roam", d).mkdir(exist_ok=True)
+    try:
+        w.write_config(text, name="%s/bad.conf" % d)
+        r = w.dev(w.roamd, "--check-config", "--config", "/etc/roam/roamd.conf", check=False)
+        assert r.returncode == 1, (r.stdout, r.stderr)
+        assert "/etc/roam/%s/bad.conf:%d" % (d, lineno) in r.stderr, r.stderr
+        assert "OK" not in r.stdout, r.stdout
+    finally:
+        _remove_dropin(w, d)
+    r = w.dev(w.roamd, "--check-config", "--config", "/etc/roam/roamd.conf", check=False)
+    assert r.returncode == 0, r.stderr
+    assert "/etc/roam/%s: OK" % d in r.stdout, r.stdout
+
+
+@pytest.mark.parametrize("d,text,lineno", BROKEN_DROPINS, ids=[b[0] for b in BROKEN_DROPINS])
+def test_refused_reload_fails_the_caller(w, d, text, lineno):
+    """issue 39: `roamd --reload` (systemctl reload's ExecReload) fails with roamd's reason when
+    a drop-in is broken, and nothing of the new configuration applies: roamd.conf's change
+    waits too. Fixed, the same command succeeds and the change applies."""
+    w.path("etc-roam", d).mkdir(exist_ok=True)
+    where = "/etc/roam/%s/bad.conf:%d" % (d, lineno)
+    try:
+        w.write_config(w.default_config.replace("eth0=ethernet", "eth0=cellular"))
+        w.write_config(text, name="%s/bad.conf" % d)
+        r = w.dev(w.roamd, "--reload", check=False)
+        assert r.returncode == 1, (r.stdout, r.stderr)
+        assert "reload refused: " + where in r.stderr, r.stderr
+        with pytest.raises(DBusCallError) as e:
+            w.call(MANAGER_PATH, MANAGER_IFACE, "Reload")
+        assert e.value.name == "org.roam1.Error.ConfigInvalid"
+        assert where in str(e.value), str(e.value)
+        assert w.link("eth0")["Bearer"] == "ethernet", "a refused reload applied roamd.conf"
+    finally:
+        _remove_dropin(w, d)
+    r = w.dev(w.roamd, "--reload", check=False)
+    assert r.returncode == 0, r.stderr
+    w.wait_link("eth0", lambda l: l["Bearer"] == "cellular", timeout=WITHIN)
+
+
 def test_stop_with_world_changing(w):
     """Stopping roamd while links come and go does not hang or crash it."""
     w.add_link("churn0")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from roamworld import PROPS_IFACE, ROAM, WAIT, wait_for
+from roamworld import PROPS_IFACE, ROAM, WAIT, DBusCallError, wait_for
 
 WORLD = "wtime"
 TIME_PATH = "/org/roam1/time"
@@ -378,6 +378,7 @@ def test_chronyd_tracking_is_a_witness_unless_it_echoes_roamd(w, tmp_path):
 
 
 TIMEDATED = "org.freedesktop.timedate1"
+TIMEDATED_TEMPLATE = str(Path(__file__).parent.parent / "dbusmock" / "timedated.py")
 TIMEDATED_PATH = "/org/freedesktop/timedate1"
 MOCK_IFACE = "org.freedesktop.DBus.Mock"
 HOUR = 3600 * 10**6
@@ -402,11 +403,12 @@ def no_dates(w):
 
 @pytest.fixture
 def timedated(w):
-    """python3-dbusmock's timedated on the world's own bus with NTP off: its SetTime is only
-    recorded; the host's clock (CLOCK_REALTIME cannot be namespaced) is never set."""
+    """The timedated double (tests/dbusmock/timedated.py: as strict as systemd's) on the
+    world's own bus with NTP off: its SetTime is only recorded; the host's clock
+    (CLOCK_REALTIME cannot be namespaced) is never set."""
     env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=w.address)
     mock = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
-                             "timedated", "--parameters", '{"NTP": false}'], env=env,
+                             TIMEDATED_TEMPLATE, "--parameters", '{"NTP": false}'], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_for(lambda: w.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
@@ -520,6 +522,24 @@ def test_timesyncds_ntp_state_is_a_witness(w):
                (200_000, 20_000, 2, 0, True), dest=TIMESYNCD)
         wait_for(lambda: "its last NTP packet is refused: timesyncd called the packet a spike"
                  in w.roamd_log(), what="the spike refused")
+        # issue 39: the double refuses what timesyncd refuses
+        manager = TIMESYNCD + ".Manager"
+        for bad in (["ntp..roam.test"], ["x" * 64 + ".test"],
+                    ["ok.test", ".".join(["x" * 63] * 4) + ".test"]):
+            with pytest.raises(DBusCallError) as e:
+                w.call(TIMESYNCD_PATH, manager, "SetRuntimeNTPServers", "as", (bad,),
+                       dest=TIMESYNCD)
+            assert e.value.name == "org.freedesktop.DBus.Error.InvalidArgs", (bad, e.value)
+        r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                            "--", "dbus-send", "--bus=" + w.address, "--print-reply",
+                            "--dest=" + TIMESYNCD, TIMESYNCD_PATH,
+                            manager + ".SetRuntimeNTPServers", "array:string:ntp.roam.test"],
+                           capture_output=True, text=True, timeout=30)
+        assert r.returncode != 0 and "org.freedesktop.DBus.Error.AccessDenied" in r.stderr, r
+        w.call(TIMESYNCD_PATH, manager, "SetRuntimeNTPServers", "as",
+               (["ntp.roam.test", "192.0.2.1", "2001:db8::1"],), dest=TIMESYNCD)
+        assert w.call(TIMESYNCD_PATH, PROPS_IFACE, "Get", "ss", (manager, "RuntimeNTPServers"),
+                      dest=TIMESYNCD) == ["ntp.roam.test", "192.0.2.1", "2001:db8::1"]
     finally:
         mock.terminate()
         mock.wait(10)

@@ -16,13 +16,15 @@ import zoneinfo
 import dbus
 import pytest
 
-from roamworld import PROPS_IFACE, wait_for
+from roamworld import PROPS_IFACE, DBusCallError, wait_for
 
 WORLD = "ttimezone"
 MM = "org.freedesktop.ModemManager1"
 MM_PATH = "/org/freedesktop/ModemManager1"
 MOCK_IFACE = "org.freedesktop.DBus.Mock"
 TIMEDATED = "org.freedesktop.timedate1"
+TIMEDATED_TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dbusmock",
+                                  "timedated.py")
 TIMEDATED_PATH = "/org/freedesktop/timedate1"
 TIME_PATH = "/org/roam1/time"
 TIME_IFACE = "org.roam1.Time"
@@ -43,12 +45,12 @@ def start_mock(w, template, name):
 
 @pytest.fixture
 def mocks(w):
-    """ModemManager and timedated (zone Etc/Utc) on the world's bus; gone after the test, so
+    """ModemManager and timedated (zone Etc/UTC) on the world's bus; gone after the test, so
     that roamd forgets the modems. The test that makes a choice with SetZone runs last."""
-    td = start_mock(w, "timedated", TIMEDATED)
+    td = start_mock(w, TIMEDATED_TEMPLATE, TIMEDATED)
     mm = start_mock(w, MM_TEMPLATE, MM)
     # roamd has asked the new timedated for its zone
-    wait_for(lambda: zone(w)["Zone"] == "Etc/Utc", 10, what="roamd knows timedated's zone")
+    wait_for(lambda: zone(w)["Zone"] == "Etc/UTC", 10, what="roamd knows timedated's zone")
     try:
         yield w
     finally:
@@ -101,9 +103,9 @@ def test_one_nitz_for_another_country_asks_the_user(mocks):
     z = zone(w)
     assert z["ZoneState"] == "choose"
     assert z["ZoneCandidates"] == ["Asia/Tokyo"]
-    assert z["Zone"] == "Etc/Utc"
+    assert z["Zone"] == "Etc/UTC"
     assert set_timezone_calls(w) == []
-    assert timedated_zone(w) == "Etc/Utc"
+    assert timedated_zone(w) == "Etc/UTC"
 
 
 def test_a_second_modem_agrees_and_the_zone_changes(mocks):
@@ -124,7 +126,7 @@ def test_a_second_modem_agrees_and_the_zone_changes(mocks):
     assert zone(w)["Zone"] == "Asia/Tokyo"
     z = zone(w)
     assert (z["ZoneState"], z["ZoneReason"]) == ("settled", "current-zone-fits")
-    assert re.search(r"Time zone: changing Etc/Utc -> Asia/Tokyo \(agreed\)", w.roamd_log())
+    assert re.search(r"Time zone: changing Etc/UTC -> Asia/Tokyo \(agreed\)", w.roamd_log())
 
 
 def time_sources(w):
@@ -251,6 +253,53 @@ def test_the_lease_of_the_network_is_a_second_witness(mocks):
         assert set_timezone_calls(w) == [["Asia/Tokyo", "False"]]
     finally:
         lease_zone(w, "")
+
+
+def test_timedated_double_refuses_what_timedated_refuses(mocks):
+    """issue 39: the timedated double is as strict as systemd's timedated.c: a zone that
+    timezone_is_valid() refuses, SetTime while NTP is on, and a caller without CAP_SYS_TIME
+    (no polkit here) are refused with timedated's errors; the zone stays."""
+    w = mocks
+
+    def refused(name, method, sig, args):
+        with pytest.raises(DBusCallError) as e:
+            w.call(TIMEDATED_PATH, TIMEDATED, method, sig, args, dest=TIMEDATED)
+        assert e.value.name == name, (method, args, e.value)
+    for bad in ("Asia/Tokio", "Etc/Utc", "Asia//Tokyo", "/usr/share/zoneinfo/Asia/Tokyo",
+                "Asia/Tokyo/", "../zoneinfo/Asia/Tokyo", "Asia", "posixrules.d", ""):
+        refused("org.freedesktop.DBus.Error.InvalidArgs", "SetTimezone", "sb", (bad, False))
+    refused("org.freedesktop.timedate1.AutomaticTimeSyncEnabled", "SetTime", "xbb",
+            (1_700_000_000_000_000, False, False))
+    r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
+                        "dbus-send", "--bus=" + w.address, "--print-reply",
+                        "--dest=" + TIMEDATED, TIMEDATED_PATH, TIMEDATED + ".SetTimezone",
+                        "string:Asia/Tokyo", "boolean:false"], capture_output=True, text=True,
+                       timeout=30)
+    assert r.returncode != 0 and "org.freedesktop.DBus.Error.AccessDenied" in r.stderr, r
+    assert timedated_zone(w) == "Etc/UTC"
+    # the zone in force, and "UTC", pass
+    w.call(TIMEDATED_PATH, TIMEDATED, "SetTimezone", "sb", ("Etc/UTC", False), dest=TIMEDATED)
+    assert timedated_zone(w) == "Etc/UTC"
+
+
+def test_modemmanager_double_refuses_what_modemmanager_refuses(mocks):
+    """issue 39: the ModemManager double answers GetNetworkTime as ModemManager does: a modem
+    that is not registered refuses (Core.WrongState) and its State says searching; registered
+    again, the time comes back."""
+    w = mocks
+    modem = add_modem(w, "cell0", "44010", "Asia/Tokyo")
+    call = lambda: w.call(str(modem), "org.freedesktop.ModemManager1.Modem.Time",  # noqa: E731
+                          "GetNetworkTime", dest=MM)
+    assert datetime.datetime.fromisoformat(str(call())).utcoffset().total_seconds() == 9 * 3600
+    w.call(MM_PATH, MOCK_IFACE, "SetRegistrationState", "ou", [modem, 2], dest=MM)
+    with pytest.raises(DBusCallError) as e:
+        call()
+    assert e.value.name == "org.freedesktop.ModemManager1.Error.Core.WrongState", e.value
+    state = w.call(str(modem), PROPS_IFACE, "Get", "ss",
+                   ("org.freedesktop.ModemManager1.Modem", "State"), dest=MM)
+    assert int(state) == 7  # MM_MODEM_STATE_SEARCHING
+    w.call(MM_PATH, MOCK_IFACE, "SetRegistrationState", "ou", [modem, 1], dest=MM)
+    assert datetime.datetime.fromisoformat(str(call())).utcoffset().total_seconds() == 9 * 3600
 
 
 def test_set_zone_is_the_users_choice(mocks):

@@ -42,6 +42,50 @@ import threading
 import time
 
 MSG_INFO = 3  # src/utils/wpa_debug.h
+CTRL_IFACE_MAX_LEN = 8192  # wpa_supplicant/ctrl_iface.h: a longer request gets no reply at all
+WPS_DEV_NAME_MAX_LEN = 32  # src/wps/wps_defs.h: SET device_name's limit (config.c STR_RANGE)
+# ctrl_iface.c wpa_supplicant_ctrl_iface_process(): the P2P_* words 2.10 knows; any other
+# word falls through to "UNKNOWN COMMAND"
+P2P_COMMANDS = frozenset((
+    "P2P_FIND", "P2P_STOP_FIND", "P2P_ASP_PROVISION", "P2P_ASP_PROVISION_RESP", "P2P_CONNECT",
+    "P2P_LISTEN", "P2P_GROUP_REMOVE", "P2P_GROUP_ADD", "P2P_GROUP_MEMBER", "P2P_PROV_DISC",
+    "P2P_GET_PASSPHRASE", "P2P_SERV_DISC_REQ", "P2P_SERV_DISC_CANCEL_REQ", "P2P_SERV_DISC_RESP",
+    "P2P_SERVICE_UPDATE", "P2P_SERV_DISC_EXTERNAL", "P2P_SERVICE_FLUSH", "P2P_SERVICE_ADD",
+    "P2P_SERVICE_REP", "P2P_SERVICE_DEL", "P2P_REJECT", "P2P_INVITE", "P2P_PEER", "P2P_SET",
+    "P2P_FLUSH", "P2P_UNAUTHORIZE", "P2P_CANCEL", "P2P_PRESENCE_REQ", "P2P_EXT_LISTEN",
+    "P2P_REMOVE_CLIENT", "P2P_LO_START", "P2P_LO_STOP"))
+# The global parameters SET takes that roamd or the tests use (config.c global_fields[]); any
+# other name is refused as unknown, as wpa_config_process_global() refuses one it lacks.
+SET_GLOBALS = {"device_name": WPS_DEV_NAME_MAX_LEN, "manufacturer": 64, "model_name": 32,
+               "model_number": 32, "serial_number": 32, "device_type": None,
+               "config_methods": None, "p2p_go_intent": None, "persistent_reconnect": None,
+               "update_config": None, "p2p_listen_reg_class": None, "p2p_listen_channel": None}
+# config.c wpa_config_parse_key_mgmt(), _proto(), _auth_alg(): space separated lists of these
+KEY_MGMT = frozenset(("WPA-PSK", "WPA-EAP", "IEEE8021X", "NONE", "WPA-NONE", "FT-PSK", "FT-EAP",
+                      "FT-EAP-SHA384", "WPA-EAP-SHA384", "WPA-PSK-SHA256", "WPA-EAP-SHA256",
+                      "WPS", "SAE", "FT-SAE", "WPA-EAP-SUITE-B", "WPA-EAP-SUITE-B-192",
+                      "FILS-SHA256", "FILS-SHA384", "FT-FILS-SHA256", "FT-FILS-SHA384", "OWE",
+                      "DPP"))
+PROTO = frozenset(("WPA", "RSN", "WPA2", "OSEN"))
+AUTH_ALG = frozenset(("OPEN", "SHARED", "LEAP"))
+MAX_WEP_KEY_LEN = 16  # src/common/defs.h
+REPLY_SIZE = 4096  # ctrl_iface.c wpa_supplicant_ctrl_iface_process(): the reply buffer
+
+
+def printf_encode(data):
+    """src/utils/common.c printf_encode(): how LIST_NETWORKS shows an SSID (wpa_ssid_txt())."""
+    special = {0x22: '\\"', 0x5c: "\\\\", 0x1b: "\\e", 0x0a: "\\n", 0x0d: "\\r",
+               0x09: "\\t"}
+    return "".join(special.get(b) or (chr(b) if 32 <= b <= 126 else "\\x%02x" % b)
+                   for b in data)
+
+
+def config_write_string(data):
+    """config.c wpa_config_write_string(): quoted when every byte is printable ASCII, else
+    lowercase hex without quotes (GET_NETWORK ssid)."""
+    if any(b < 32 or b >= 127 for b in data):
+        return data.hex()
+    return '"%s"' % data.decode()
 
 
 def wps_pin_checksum(pin7):
@@ -146,7 +190,14 @@ class FakeWpa:
                 os.read(self.wake_r, 64)
                 continue
             data, addr = self.sock.recvfrom(65536)
-            cmd = data.decode(errors="replace")
+            if len(data) > CTRL_IFACE_MAX_LEN:
+                # ctrl_iface_unix.c: "recvform(ctrl_iface): input truncated", no reply
+                with self.cond:
+                    self.requests.append("(dropped: %d bytes)" % len(data))
+                    self.cond.notify_all()
+                continue
+            # the request is a C string: it ends at its first NUL
+            cmd = data.split(b"\0", 1)[0].decode(errors="replace")
             with self.cond:
                 self.requests.append(cmd)
                 self.cond.notify_all()
@@ -361,7 +412,18 @@ class FakeWpa:
                         "CTRL-EVENT-DSCP-POLICY clear_all"]
         if w in ("DISCONNECT", "RECONNECT") and len(words) == 1:
             return ok, []
-        if w == "SET" and len(words) >= 3:
+        if w == "LEVEL" and len(words) == 2:  # ctrl_iface_unix.c, for attached clients
+            return (ok if addr in self.attached else fail), []
+        if w == "SET":
+            # wpa_supplicant_ctrl_iface_set(): "SET NAME VALUE" (the value may hold spaces),
+            # then wpa_config_process_global(): an unknown name, or a string over its
+            # STR_RANGE maximum or with a newline, is refused
+            name, _, value = cmd[4:].partition(" ")
+            if not _ or name not in SET_GLOBALS or "\n" in value:
+                return fail, []
+            limit = SET_GLOBALS[name]
+            if limit is not None and len(value.encode(errors="surrogateescape")) > limit:
+                return fail, []
             return ok, []
         if w == "P2P_STOP_FIND":
             # wpas_p2p_stop_find() answers OK even without P2P (the transcript shows it);
@@ -381,7 +443,7 @@ class FakeWpa:
                 return fail, []  # the wired driver has no signal_poll
             return "".join(f"{k}={self.signal[k]}\n" for k in
                            ("RSSI", "LINKSPEED", "NOISE", "FREQUENCY")), []
-        if not w.startswith("P2P_"):
+        if w not in P2P_COMMANDS:
             return "UNKNOWN COMMAND\n", []
         if not self.p2p:
             return fail, []  # !wpa_s->global->p2p: every other P2P_* command fails
@@ -400,8 +462,20 @@ class FakeWpa:
                 i = addrs.index(arg) if arg in addrs else len(addrs)
             return (self.peer_info(self.peers[addrs[i]]) if i < len(addrs) else fail), []
         if w == "P2P_CONNECT" and len(words) >= 3:
+            # p2p_ctrl_connect(): "<addr> <pbc|pin|PIN> [display|keypad] [go_intent=N] ..."
             peer = words[1]
+            if not is_mac(peer):
+                return fail, []
+            for opt in words[3:]:
+                if opt.startswith("go_intent=") and not (opt[10:].isdigit() and
+                                                         0 <= int(opt[10:]) <= 15):
+                    return fail, []
+            if words[2] not in ("pin", "pbc") and not (words[2].isdigit() and
+                                                       len(words[2]) in (4, 8)):
+                # wps_pin_str_valid(): 4 or 8 digits
+                return "FAIL-INVALID-PIN\n", []
             if peer not in self.peers:
+                # p2p_connect(): "Cannot connect to unknown P2P Device"
                 return fail, []
             self.pending = peer
             if words[2] == "pin":
@@ -439,15 +513,36 @@ class FakeWpa:
             nets[i] = {"disabled": "1"}
             return f"{i}\n"
         if w == "LIST_NETWORKS":
+            # wpa_supplicant_ctrl_iface_list_networks(): whole lines while they fit in the
+            # reply buffer (the rest is left out, LAST_ID=N pages on)
             out = "network id / ssid / bssid / flags\n"
+            last = -1
+            if len(words) > 1 and words[1].startswith("LAST_ID="):
+                try:
+                    last = int(words[1][8:])
+                except ValueError:
+                    last = 0  # atoi()
             for i, n in sorted(nets.items()):
+                if last != -1 and i <= last:
+                    continue
                 flags = "[DISABLED]" if n["disabled"] == "1" else ""
-                out += f"{i}\t{n.get('ssid', '')}\tany\t{flags}\n"
+                ssid = printf_encode(n.get("ssid", "").encode(errors="surrogateescape"))
+                line = f"{i}\t{ssid}\tany\t{flags}\n"
+                if len((out + line).encode(errors="surrogateescape")) > REPLY_SIZE - 1:
+                    break
+                out += line
             return out
         if w == "SAVE_CONFIG":
             if not self.update_config:
                 return fail
             self.saved = {i: dict(n) for i, n in nets.items()}
+            return ok
+        if w in ("ENABLE_NETWORK", "REMOVE_NETWORK") and words[1:] == ["all"]:
+            # wpa_supplicant_ctrl_iface_{enable,remove}_network(): "all" is every network
+            if w == "REMOVE_NETWORK":
+                nets.clear()
+            for n in nets.values():
+                n["disabled"] = "0"
             return ok
         if len(words) < 2 or not words[1].isdigit() or int(words[1]) not in nets:
             return fail
@@ -462,15 +557,16 @@ class FakeWpa:
             if words[2] in ("psk", "wep_key0"):
                 return "*" if words[2] in n else fail
             if words[2] == "ssid" and "ssid" in n:
-                return f'"{n["ssid"]}"'
+                return config_write_string(n["ssid"].encode(errors="surrogateescape"))
             return n.get(words[2], fail)
         if w == "SET_NETWORK" and len(words) == 4:
             field, value = words[2], words[3]
             if field == "ssid":
+                # STR_RANGE(ssid, 0, SSID_MAX_LEN): an empty SSID is taken too
                 text = quoted_or_hex(value)
-                if text is None or not 0 < len(text) <= 32:
+                if text is None or len(text) > 32:
                     return fail
-                n["ssid"] = text.decode(errors="replace")
+                n["ssid"] = text.decode(errors="surrogateescape")
             elif field == "psk":
                 text = value[1:-1] if value.startswith('"') and value.endswith('"') else None
                 if text is not None and 8 <= len(text.encode()) <= 63:
@@ -479,7 +575,17 @@ class FakeWpa:
                     n["psk"] = value
                 else:
                     return fail
-            elif field in ("key_mgmt", "proto", "auth_alg", "wep_key0"):
+            elif field in ("key_mgmt", "proto", "auth_alg"):
+                # every word must be one the parser knows, and at least one given
+                known = {"key_mgmt": KEY_MGMT, "proto": PROTO, "auth_alg": AUTH_ALG}[field]
+                if not value.split() or any(v not in known for v in value.split()):
+                    return fail
+                n[field] = value
+            elif field == "wep_key0":
+                # wpa_config_parse_wep_key(): a string, at most MAX_WEP_KEY_LEN bytes
+                key = quoted_or_hex(value)
+                if key is None or len(key) > MAX_WEP_KEY_LEN:
+                    return fail
                 n[field] = value
             else:
                 return fail
@@ -489,6 +595,13 @@ class FakeWpa:
 
 NETWORK_COMMANDS = ("ADD_NETWORK", "SET_NETWORK", "GET_NETWORK", "ENABLE_NETWORK",
                     "REMOVE_NETWORK", "LIST_NETWORKS", "SAVE_CONFIG")
+
+
+def is_mac(text):
+    """hwaddr_aton(): six colon-separated hex pairs."""
+    parts = text.split(":")
+    return len(parts) == 6 and all(len(x) == 2 and all(c in "0123456789abcdefABCDEF" for c in x)
+                                   for x in parts)
 
 
 def quoted_or_hex(value):

@@ -258,6 +258,20 @@ def test_same_ssid_is_replaced_not_added_beside(fake):
     assert sorted(fake.fake.saved) == [1, 3]
 
 
+def test_same_ssid_is_found_beyond_the_first_page(fake):
+    """wpa_supplicant's LIST_NETWORKS answers what fits in 4096 bytes (the double as the
+    real daemon, tests/wpa/test_fake_strict.py): with 150 networks the tag's SSID is on a
+    later page (LIST_NETWORKS LAST_ID=N), and it is still replaced, not added beside."""
+    for i in range(150):
+        fake.fake.networks[i] = {"disabled": "0", "ssid": "net-%03d-%s" % (i, "x" * 24)}
+    fake.fake.networks[145]["ssid"] = "roam-test-net"
+    _, cs = fake.import_ndef(PSK_TAG)
+    assert cs[0][1]["action"] == ("added to wpa_supplicant on wlan0 as network 150 in place of "
+                                  "network 145, saved")
+    assert "REMOVE_NETWORK 145" in sent(fake)
+    assert any(r.startswith("LIST_NETWORKS LAST_ID=") for r in fake.fake.requests)
+
+
 def test_failure_keeps_the_network_it_would_replace(fake):
     fake.fake.networks.update({0: {"disabled": "0", "ssid": "roam-test-net", "psk": "old"}})
     fake.fake.fail["SET_NETWORK psk"] = "FAIL\n"

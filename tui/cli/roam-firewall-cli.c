@@ -324,6 +324,10 @@ static int print_network_text(const RoamModel *m)
                 field("Network", l->network_id);
                 field("Location", l->location);
                 field("Means", roam_location_words(l->location));
+                /* SSH is roamd.conf's choice, which the client cannot see: said as such */
+                snprintf(buf, sizeof(buf), "%s; SSH (tcp 22) as [Firewall] SSH= says",
+                         roam_location_lets_in(l->location));
+                field("Lets in", buf);
                 field("Why", l->location_reason);
                 for (char **p = l->network_identity; p[0] && p[1]; p += 2)
                         field(roam_fw_identity_label(p[0]), p[1]);
@@ -487,15 +491,45 @@ static const RoamLink *link_by_name(const RoamModel *m, const char *name)
         return NULL;
 }
 
+/* Columns as wide as their widest cell (at least the header's old widths): roamd's own words
+ * for a match ("icmpv6 essentials (errors, echo request, ND, RA, MLD)") are longer than 34. */
+static size_t text_columns(const char *s)
+{
+        size_t n = 0;
+
+        for (; *s; s++)
+                n += ((unsigned char)*s & 0xc0) != 0x80; /* a UTF-8 lead byte or ASCII */
+        return n;
+}
+
+static void print_padded(const char *s, size_t width)
+{
+        size_t n = text_columns(s);
+
+        fputs(s, stdout);
+        for (; n < width; n++)
+                putchar(' ');
+}
+
 static int print_rules_text(const RoamModel *m, const RoamFwRule *rules, size_t n)
 {
         char bytes[32], where[256], origin[512];
+        size_t match_w = 34, packets_w = 9, bytes_w = 11;
 
         if (*m->firewall_error)
                 printf("Firewall files refused: %s\n\n", m->firewall_error);
         if (n == 0) {
                 puts("No firewall rules in force.");
                 return 0;
+        }
+        for (size_t i = 0; i < n; i++) {
+                char num[32];
+
+                match_w = MAX(match_w, text_columns(rules[i].match) + 1);
+                packets_w = MAX(packets_w,
+                                (size_t)snprintf(num, sizeof(num), "%" PRIu64, rules[i].packets));
+                roam_format_bytes(rules[i].bytes, bytes, sizeof(bytes));
+                bytes_w = MAX(bytes_w, strlen(bytes) + 2);
         }
         puts("Rules in force, in the order they are evaluated; counters since they were "
              "loaded.");
@@ -512,13 +546,17 @@ static int print_rules_text(const RoamModel *m, const RoamFwRule *rules, size_t 
                                 snprintf(where, sizeof(where), "%s", f->location);
                         printf("\n%s: %s\n", *f->link ? f->link : "every link",
                                *where ? where : "no location");
-                        printf("  %-4s%-8s%-34s%9s%11s  %s\n", "Dir", "Action", "Match", "Packets",
-                               "Bytes", "From");
+                        printf("  %-4s%-8s", "Dir", "Action");
+                        print_padded("Match", match_w);
+                        printf("%*s%*s  %s\n", (int)packets_w, "Packets", (int)bytes_w, "Bytes",
+                               "From");
                 }
                 roam_format_bytes(f->bytes, bytes, sizeof(bytes));
                 roam_fw_rule_origin(f, origin, sizeof(origin));
-                printf("  %-4s%-8s%-34s%9" PRIu64 "%11s  %s\n", f->direction, f->action, f->match,
-                       f->packets, bytes, origin);
+                printf("  %-4s%-8s", f->direction, f->action);
+                print_padded(f->match, match_w);
+                printf("%*" PRIu64 "%*s  %s\n", (int)packets_w, f->packets, (int)bytes_w, bytes,
+                       origin);
         }
         return 0;
 }

@@ -18,6 +18,7 @@ static const char *const app_state_table[_APP_STATE_MAX] = {
     [APP_STATE_BLOCKED_NO_PORTAL] = "blocked: no approved captive portal",
     /* the bus says which link and verdict: roam_app_state_via() */
     [APP_STATE_VIA_NOT_ONLINE] = "not online via its link",
+    [APP_STATE_OFFLINE_NO_LINK] = "offline: no link",
 };
 
 const char *app_state_to_string(AppState s)
@@ -181,7 +182,8 @@ void class_compile(const AppPolicy *key, bool system, const ClassWorld *w, Class
                 ret->spec.kind = NFT_CLASS_ACCEPT;
                 ret->route[0] = w->main_default[0];
                 ret->route[1] = w->main_default[1];
-                state_of_routes(w, APP_STATE_ONLINE, ret);
+                /* no default route in main (no link up yet): it goes nowhere, and says so */
+                state_of_routes(w, APP_STATE_OFFLINE_NO_LINK, ret);
                 return;
         }
         ret->spec.kind = NFT_CLASS_ROUTE;

@@ -27,6 +27,9 @@ typedef enum AppState {
         /* Allowed out, but the link its traffic really takes (ClassResult.state_link) is not
          * online: the bus says which link and its verdict ("local via cell0"). */
         APP_STATE_VIA_NOT_ONLINE,
+        /* The system policy while main has no default route (before any link is up): roamd
+         * blocks nothing of it, but nothing of it gets out either. */
+        APP_STATE_OFFLINE_NO_LINK,
         _APP_STATE_MAX,
         _APP_STATE_INVALID = -22,
 } AppState;

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,31 @@ int fw_chain_build(const FwModel *m, const char *location, const char *ifname, B
                         if (r < 0)
                                 goto fail;
                 }
+        }
+        for (size_t k = 0; dir == FW_DIRECTION_IN; k++) {
+                const FwService *s = fw_location_service(location, k);
+                FwNftRule nr;
+
+                if (!s)
+                        break;
+                memset(&nr, 0, sizeof(nr));
+                snprintf(nr.id, sizeof(nr.id), "%s", s->id);
+                nr.action = FW_ACTION_ACCEPT;
+                nr.proto = s->proto;
+                nr.port_min = nr.port_max = s->port;
+                nr.family = s->family;
+                if (s->local) {
+                        nr.has_local = true;
+                        nr.local.family = s->family;
+                        nr.local.prefixlen = s->local_prefixlen;
+                        if (inet_pton(s->family, s->local, &nr.local.addr) != 1) {
+                                r = -EINVAL;
+                                goto fail;
+                        }
+                }
+                r = chain_push(&c, &nr);
+                if (r < 0)
+                        goto fail;
         }
         if (dir == FW_DIRECTION_IN && ssh_open) {
                 FwNftRule nr;

@@ -820,6 +820,33 @@ char *fw_rule_describe(const FwRule *r)
         return buf;
 }
 
+/* firewalld's zones (config/zones/{home,work,public}.xml) and services (config/services/
+ * {mdns,netbios-ns,samba-client,dhcpv6-client}.xml): home lets in mDNS, Samba's browsing and
+ * DHCPv6; work and public DHCPv6 alone; untrusted (and a location of your own) nothing but the
+ * built-ins of every link. A profile's rule comes first and may close any of them. */
+#define SVC_MDNS  "mdns: udp 5353 to 224.0.0.251, ff02::fb (printers, shares, Avahi, Bonjour)"
+#define SVC_SAMBA "samba-client: udp 137, 138 (Windows/Samba network browsing)"
+#define SVC_DHCP6 "dhcpv6-client: udp 546 to fe80::/64 (DHCPv6 from any port)"
+static const FwService services_home[] = {
+    {"built-in:mdns", SVC_MDNS, FW_PROTO_UDP, 5353, AF_INET, "224.0.0.251", 32},
+    {"built-in:mdns", SVC_MDNS, FW_PROTO_UDP, 5353, AF_INET6, "ff02::fb", 128},
+    {"built-in:samba-client", SVC_SAMBA, FW_PROTO_UDP, 137, AF_UNSPEC, NULL, 0},
+    {"built-in:samba-client", SVC_SAMBA, FW_PROTO_UDP, 138, AF_UNSPEC, NULL, 0},
+    {"built-in:dhcpv6-client", SVC_DHCP6, FW_PROTO_UDP, 546, AF_INET6, "fe80::", 64},
+};
+static const FwService services_public[] = {
+    {"built-in:dhcpv6-client", SVC_DHCP6, FW_PROTO_UDP, 546, AF_INET6, "fe80::", 64},
+};
+
+const FwService *fw_location_service(const char *location, size_t k)
+{
+        if (streq_ptr(location, FW_LOCATION_HOME))
+                return k < ELEMENTSOF(services_home) ? &services_home[k] : NULL;
+        if (streq_ptr(location, FW_LOCATION_WORK) || streq_ptr(location, FW_LOCATION_PUBLIC))
+                return k < ELEMENTSOF(services_public) ? &services_public[k] : NULL;
+        return NULL;
+}
+
 int fw_model_check_inbound(const FwModel *m, const char *location, const char *ifname, Bearer b,
                            bool ssh_open, FwProto proto, uint16_t port, const char *app,
                            FwCheck *ret)
@@ -844,6 +871,15 @@ int fw_model_check_inbound(const FwModel *m, const char *location, const char *i
                         continue;
                 *ret = (FwCheck){r->action == FW_ACTION_ACCEPT, r, NULL, r->action};
                 return 0;
+        }
+        for (size_t k = 0; location; k++) {
+                const FwService *s = fw_location_service(location, k);
+                if (!s)
+                        break;
+                if (s->proto == proto && s->port == port) {
+                        *ret = (FwCheck){true, NULL, s->id, FW_ACTION_ACCEPT};
+                        return 0;
+                }
         }
         if (location && ssh_open && proto == FW_PROTO_TCP && port == 22) {
                 *ret = (FwCheck){true, NULL, "built-in:ssh", FW_ACTION_ACCEPT};

@@ -121,6 +121,22 @@ int fw_model_check(const FwModel *m, char **first_error);
 int fw_model_load(const char *networks_dir, const char *profiles_dir, FwModel *ret,
                   char **first_error);
 
+/* What a built-in location lets in besides its profiles' rules: what firewalld's zone of the
+ * same name lets in (its services mdns, samba-client, dhcpv6-client; its ssh is [Firewall]
+ * SSH=). One entry per kernel rule; the entries of one service share its id. */
+typedef struct FwService {
+        const char *id;    /* "built-in:mdns" */
+        const char *words; /* the service in words, for GetFirewallRules */
+        FwProto proto;     /* tcp or udp */
+        uint16_t port;
+        int family;        /* AF_UNSPEC: both */
+        const char *local; /* the destination address (the mDNS group, link-local), NULL: any */
+        unsigned local_prefixlen;
+} FwService;
+
+/* The k-th service location lets in (its order in the chain), NULL past the last. */
+const FwService *fw_location_service(const char *location, size_t k);
+
 /* The first networks.d entry whose facts all equal the link's, and the reason in words. */
 const FwNetwork *fw_model_match(const FwModel *m, const NetIdFacts *f, char **ret_reason);
 /* What a location does with inbound packets no rule matched. */

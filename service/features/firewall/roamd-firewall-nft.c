@@ -250,25 +250,34 @@ int fw_nft_install(NftTxn *t)
         return 0;
 }
 
+/* The packet's destination (dst) or source address is in prefix p. */
+static int e_prefix(struct nftnl_rule *r, const NftPrefix *p, bool dst)
+{
+        bool v4 = p->family == AF_INET;
+        uint32_t len = v4 ? 4 : 16;
+        uint8_t mask[16] = {}, net[16];
+        int k = 0;
+
+        memcpy(net, &p->addr, len);
+        for (unsigned b = 0; b < p->prefixlen; b++)
+                mask[b / 8] |= (uint8_t)(0x80 >> (b % 8));
+        k |= e_payload(r, NFT_PAYLOAD_NETWORK_HEADER, v4 ? (dst ? 16 : 12) : (dst ? 24 : 8), len);
+        if (p->prefixlen < len * 8)
+                k |= nft_expr_and(r, NFT_REG_1, mask, len);
+        k |= e_cmp(r, NFT_CMP_EQ, net, len);
+        return k;
+}
+
 static int rule_exprs(struct nftnl_rule *r, const FwNftRule *fr, bool out, int family, bool tcp)
 {
         int k = 0;
 
         if (family != AF_UNSPEC)
                 k |= nft_expr_nfproto(r, family);
-        if (fr->has_addr) {
-                bool v4 = fr->addr.family == AF_INET;
-                uint32_t len = v4 ? 4 : 16;
-                uint8_t mask[16] = {}, net[16];
-                memcpy(net, &fr->addr.addr, len);
-                for (unsigned b = 0; b < fr->addr.prefixlen; b++)
-                        mask[b / 8] |= (uint8_t)(0x80 >> (b % 8));
-                k |= e_payload(r, NFT_PAYLOAD_NETWORK_HEADER, v4 ? (out ? 16 : 12) : (out ? 24 : 8),
-                               len);
-                if (fr->addr.prefixlen < len * 8)
-                        k |= nft_expr_and(r, NFT_REG_1, mask, len);
-                k |= e_cmp(r, NFT_CMP_EQ, net, len);
-        }
+        if (fr->has_addr)
+                k |= e_prefix(r, &fr->addr, out);
+        if (fr->has_local)
+                k |= e_prefix(r, &fr->local, !out);
         switch (fr->proto) {
         case FW_PROTO_ANY:
                 if (tcp)

@@ -29,7 +29,9 @@ typedef struct FwNftRule {
         uint16_t port_min, port_max; /* 0: any */
         int family;                  /* AF_UNSPEC: both */
         bool has_addr;
-        NftPrefix addr;
+        NftPrefix addr; /* the remote end: source inbound, destination outbound */
+        bool has_local;
+        NftPrefix local; /* our end: destination inbound (a multicast group), source outbound */
         bool has_cgroup; /* only packets of sockets in this cgroup (socket cgroupv2) */
         unsigned cgroup_level;
         uint64_t cgroup_id;

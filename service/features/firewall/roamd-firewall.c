@@ -10,6 +10,7 @@
 #include "roam-log.h"
 #include "roam-macro.h"
 #include "roam-util.h"
+#include "roam-words.h"
 #include "roamd-apps.h"
 #include "roamd-dhcp-lease.h"
 #include "roamd-lease-cache.h"
@@ -276,6 +277,40 @@ static int load_model(Firewall *fw, FwModel *ret)
         return 0;
 }
 
+/* Once at start, what the firewall does and how to change it: installing roamd changes what
+ * comes in, and the journal is where an administrator looks first. */
+static void log_firewall_summary(Firewall *fw)
+{
+        static const char *const ssh[_FIREWALL_SSH_MAX] = {
+            [FIREWALL_SSH_ALWAYS] = "open in every location",
+            [FIREWALL_SSH_TRUSTED] = "open at home and work only",
+            [FIREWALL_SSH_NEVER] = "closed unless a profile opens it",
+        };
+        FirewallSsh s = fw->core->config->firewall.ssh;
+
+        log_notice("Firewall: inbound traffic on each link follows its network's location. home "
+                   "lets in %s; work and public %s; an unknown network is untrusted: %s. SSH "
+                   "(TCP 22) is %s ([Firewall] SSH=). Choose a network's location with 'roam "
+                   "network trust', open ports in %s (docs/firewall.md, roam-networks.d(5)).",
+                   roam_location_lets_in(FW_LOCATION_HOME),
+                   roam_location_lets_in(FW_LOCATION_PUBLIC),
+                   roam_location_lets_in(FW_LOCATION_UNTRUSTED),
+                   s >= 0 && s < _FIREWALL_SSH_MAX ? ssh[s] : "open",
+                   fw->core->config->firewall.profiles_dir);
+}
+
+void firewall_refused(Firewall *fw, const char *first_error)
+{
+        char *msg = NULL;
+
+        if (!fw)
+                return;
+        if (asprintf(&msg, "%s; the rules in force stay",
+                     first_error ? first_error : "cannot read the firewall's files") < 0)
+                msg = NULL;
+        set_error(fw, msg);
+}
+
 int firewall_start(Firewall *fw)
 {
         FwModel m;
@@ -287,6 +322,7 @@ int firewall_start(Firewall *fw)
         }
         log_info("Firewall: %zu networks, %zu rules, %zu locations known.", fw->model.n_nets,
                  fw->model.n_rules, strv_length(fw->model.locations));
+        log_firewall_summary(fw);
         firewall_links_synced(fw);
         return 0;
 }
@@ -937,6 +973,16 @@ static const FwRule *model_rule(Firewall *fw, const char *id)
         return NULL;
 }
 
+static const char *service_words(const char *location, const char *id)
+{
+        const FwService *s;
+
+        for (size_t k = 0; (s = fw_location_service(location, k)); k++)
+                if (streq(s->id, id))
+                        return s->words;
+        return NULL;
+}
+
 int firewall_rules(Firewall *fw, FwRuleRow **ret, size_t *ret_n)
 {
         static const struct {
@@ -1011,10 +1057,12 @@ int firewall_rules(Firewall *fw, FwRuleRow **ret, size_t *ret_n)
                                         row.source = mr->source;
                                         row.match = fw_rule_describe(mr);
                                 } else if (nr) {
+                                        const char *svc = service_words(fl->in_force, id);
                                         row.action = "accept";
                                         row.app = "";
                                         row.source = "built-in";
-                                        row.match = strdup("tcp 22 (ssh, [Firewall] SSH=)");
+                                        row.match =
+                                            strdup(svc ? svc : "tcp 22 (ssh, [Firewall] SSH=)");
                                 } else {
                                         row.action = fw_action_to_string(ch->final);
                                         row.app = "";

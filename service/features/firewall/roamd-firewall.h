@@ -29,6 +29,9 @@ int firewall_start(Firewall *fw);
 /* SIGHUP / Reload: new files apply in one transaction, or are refused and the rules in force
  * stay (FirewallError). */
 int firewall_reload(Firewall *fw);
+/* A reload refused before the firewall's turn because of its files (roamd-config-check.h):
+ * Manager.FirewallError says why, and the rules in force stay. */
+void firewall_refused(Firewall *fw, const char *first_error);
 
 /* After every sync of the links: identities and locations, PropertiesChanged. */
 void firewall_links_synced(Firewall *fw);

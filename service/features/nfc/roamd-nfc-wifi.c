@@ -61,9 +61,10 @@ struct NfcWifi {
         char *ifname;
         NfcCred creds[NFC_WIFI_MAX];
         size_t n_creds;
-        size_t cur; /* the credential being added, or removed while rolling back */
-        size_t set; /* its next SET_NETWORK */
-        size_t old; /* NFC_STEP_REPLACE: the next old network of creds[cur] */
+        size_t cur;    /* the credential being added, or removed while rolling back */
+        size_t set;    /* its next SET_NETWORK */
+        size_t old;    /* NFC_STEP_REPLACE: the next old network of creds[cur] */
+        int list_last; /* NFC_STEP_LIST: the last network id listed so far, -1 none */
         NfcStep step;
         WpaRequest *req;
         char failure[NFC_SENTENCE];
@@ -161,10 +162,12 @@ static void ssid_list_text(const WscCredential *cr, char *out, size_t size)
 }
 
 /* LIST_NETWORKS' answer: a header line, then "id TAB ssid TAB bssid TAB flags" per network.
- * Each network whose SSID is a credential's becomes that credential's old network. */
-static void find_old_networks(NfcWifi *w, const char *reply)
+ * Each network whose SSID is a credential's becomes that credential's old network. Returns
+ * the highest id listed (-1: none). */
+static int find_old_networks(NfcWifi *w, const char *reply)
 {
         const char *line = strchr(reply, '\n');
+        int last = -1;
 
         while (line && *++line) {
                 const char *tab = strchr(line, '\t'), *end = strchr(line, '\n');
@@ -175,6 +178,8 @@ static void find_old_networks(NfcWifi *w, const char *reply)
                         end = line + strlen(line);
                 if (tab && tab < end && idend == tab && id >= 0 && id <= INT32_MAX) {
                         const char *ssid = tab + 1, *ssid_end = strchr(ssid, '\t');
+
+                        last = MAX(last, (int)id);
                         size_t n = (ssid_end && ssid_end < end ? ssid_end : end) - ssid;
 
                         for (size_t i = 0; i < w->n_creds; i++) {
@@ -192,6 +197,7 @@ static void find_old_networks(NfcWifi *w, const char *reply)
                 }
                 line = *end ? end : NULL;
         }
+        return last;
 }
 
 static bool all_hex(const uint8_t *p, size_t n)
@@ -430,15 +436,24 @@ static void on_reply(WpaClient *client, int error, const char *reply, size_t len
         }
         reply_words(reply, words, sizeof(words));
         switch (w->step) {
-        case NFC_STEP_LIST:
+        case NFC_STEP_LIST: {
+                int last = -1;
+
                 /* Without a list the tag's networks are only added (as before there was one). */
                 if (strncmp(reply, "FAIL", 4) != 0 && strncmp(reply, "UNKNOWN COMMAND", 15) != 0)
-                        find_old_networks(w, reply);
+                        last = find_old_networks(w, reply);
                 else
                         log_info("NFC: wpa_supplicant on %s did not list its networks (%s)",
                                  w->ifname, words);
+                /* A reply holds the whole lines that fit in wpa_supplicant's 4096 bytes: the
+                 * next page starts after the last network listed, until a page lists none. */
+                if (last > w->list_last) {
+                        w->list_last = last;
+                        break;
+                }
                 w->step = NFC_STEP_ADD;
                 break;
+        }
         case NFC_STEP_ADD: {
                 char *end;
                 long id = strtol(reply, &end, 10);
@@ -540,7 +555,10 @@ static void nfc_wifi_send(NfcWifi *w)
         c = w->cur < w->n_creds ? &w->creds[w->cur] : NULL;
         switch (w->step) {
         case NFC_STEP_LIST:
-                cmd = strdup("LIST_NETWORKS");
+                if (w->list_last < 0)
+                        cmd = strdup("LIST_NETWORKS");
+                else
+                        r = asprintf(&cmd, "LIST_NETWORKS LAST_ID=%d", w->list_last);
                 break;
         case NFC_STEP_REPLACE:
                 r = asprintf(&cmd, "REMOVE_NETWORK %d", c->old[w->old]);
@@ -658,6 +676,7 @@ int nfc_wifi_start(Bt *bt, NdefHandover *h, sd_bus_message *call, sd_bus_error *
         log_info("NFC: adding %zu WiFi network%s from a tag to wpa_supplicant on %s", todo,
                  todo == 1 ? "" : "s", ifname);
         w->step = NFC_STEP_LIST;
+        w->list_last = -1;
         nfc_wifi_send(w);
         return 0;
 }
