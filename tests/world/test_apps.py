@@ -508,6 +508,57 @@ def test_apps_per_user_are_capped(apps):
     user_scopes(w, uid, "remove", 0, 25)
 
 
+# ---- names a user chooses are outside text ----
+
+HOSTILE_PY = r"""
+import os, sys
+base = os.fsencode(sys.argv[1])
+for name in (b"app-gnome-org.example.Other@1\xff.scope",          # not UTF-8
+             b"app-gnome-org.example.Other@2\x1b]0;pwned\x07.scope",  # OSC
+             b"app-gnome-org.example.Other@3\xe2\x80\xae.scope",   # U+202E, bidi override
+             b"x\xff.slice"):
+    os.mkdir(base + b"/" + name)
+os.makedirs(base + b"/x\xff.slice/app.slice/app-gnome-org.example.Other@4.scope")
+os.mkdir(base + b"/app-gnome-org.example.Other@5.scope")               # clean, made last
+"""
+
+
+def test_hostile_cgroup_names_keep_the_bus_up(apps, roam_client):
+    """Issue 40: a user's directory named like an app scope with a byte that is not UTF-8 was
+    exported in App.Cgroups, and sd-bus refused every reply carrying it: GetManagedObjects
+    failed for everyone. Paths that are not clean text (not UTF-8, controls, bidi) are not
+    adopted (the user's policy governs what runs there), roamd says so once, escaped, and
+    every client keeps working."""
+    w = apps
+    uid = 1000
+    home = user_home(w, uid)
+    base = "/sys/fs/cgroup/roam-world-%s/%s/app.slice" % (w.name, home)
+    w.dev_run(["/usr/bin/python3", "-c", HOSTILE_PY, base], user=uid)
+    good = "/roam-world-%s/%s/app.slice/app-gnome-org.example.Other@5.scope" % (w.name, home)
+    # inotify keeps the order: once the clean one is governed, the others were seen
+    wait_for(lambda: _has_cgroup(w, "org.example.Other", good), 10,
+             what="roamd governs the clean scope")
+    assert app_props(w, "org.example.Other")["Cgroups"] == [good]
+    objects = w.managed_objects()
+    for props in objects.values():
+        for c in props.get(APP_IFACE, {}).get("Cgroups", []):
+            assert "\x1b" not in c and "\u202e" not in c, c
+    ok, err, out = w.call_as(uid, MANAGER_PATH, "org.freedesktop.DBus.ObjectManager",
+                             "GetManagedObjects")
+    assert ok, out
+    for user in (None, uid):
+        r = w.status(user=user)
+        assert r.returncode == 0, (user, r.stdout, r.stderr)
+        r = w.dev(roam_client, "apps", check=False, user=user)
+        assert r.returncode == 0 and "org.example.Other" in r.stdout, (user, r.stdout, r.stderr)
+    # said once (the rest suppressed), escaped: no raw byte or ESC reaches the log
+    log = w.roamd_log()
+    assert log.count("is not UTF-8 text without controls") == 1, log
+    assert "app-gnome-org.example.Other@1\\xff.scope" in log, log
+    assert "\x1b]0;pwned" not in log and "\u202e" not in log
+    remove_cgroups(w, home + "/app.slice")
+
+
 # ---- bearers ----
 
 def test_bearer_choice(apps):
