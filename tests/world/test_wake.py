@@ -211,15 +211,22 @@ def test_done_register_and_bad_input(wk):
 
 
 def test_max_delay_and_wake_now(wk):
+    """The starvation bound ([Wake] MaxDelaySec=) wakes a waiting app over the cap; an app may
+    lengthen its own (Register MaxDelayUSec), never shorten it; the user's "online for a
+    task" (WakeNow) jumps the queue."""
     w = wk
+    w.carrier("wifi0", False)
     mon = start_with(w, [("org.test.Top", 90, "1h"), ("org.test.Low", 10, "1h"),
-                         ("org.test.Mid", 50, "1h")])
-    wait_for(lambda: wake_state(w, "org.test.Top") == "awake", 10, what="Top's turn")
-    # Low registers with a 3 s max delay (from the period's start): woken over the cap.
-    p = w.dev_popen([PY, WAKE_CALL, "org.test.Low", "register-hold", "30", "3000000"],
-                    cgroup=rel("org.test.Low"))
+                         ("org.test.Mid", 50, "1h")], conf="MaxDelaySec=3\n")
+    wait_for(lambda: w.manager()["State"] != "online", 20, what="offline")
+    # Mid asks for an hour before the period begins: it waits past the 3 s
+    p = w.dev_popen([PY, WAKE_CALL, "org.test.Mid", "register-hold", "30", "3600000000"],
+                    cgroup=rel("org.test.Mid"), stdout=subprocess.PIPE, text=True)
     try:
-        wait_for(lambda: p.poll() is None, 2)
+        assert p.stdout.readline().strip() == "ok"
+        w.carrier("wifi0", True)
+        wait_for(lambda: wake_state(w, "org.test.Top") == "awake", 20, what="Top's turn")
+        # Low waited 3 s since the period began: woken over the cap
         t, m = mon.wait_signal(lambda m: m["member"] == "Wake" and
                                m["path"] == app_path(w, "org.test.Low"))
         assert m["payload"]["data"][1] == "overdue", m
@@ -233,6 +240,74 @@ def test_max_delay_and_wake_now(wk):
     finally:
         p.kill()
         p.wait()
+
+
+def test_an_apps_own_max_delay_passes_no_one(wk):
+    """Issue 40: Register(MaxDelayUSec=1) made an app overdue at once, woken over the cap
+    while higher ranks waited. What an app says of itself may only make it wait longer."""
+    w = wk
+    start_with(w, [("org.test.Top", 90, "1h"), ("org.test.Mid", 50, "1h"),
+                   ("org.test.Low", 10, "1h")])
+    wait_for(lambda: wake_state(w, "org.test.Top") == "awake", 10, what="Top's turn")
+    # the queue runs as Register is handled: an overdue turn would have begun by its reply
+    assert wake_call(w, "org.test.Low", "register", 1) == ["ok"]
+    assert wake_state(w, "org.test.Low") == "waiting"
+    assert wake_state(w, "org.test.Mid") == "waiting"
+    assert "overdue" not in w.roamd_log().rsplit("=== roamd-start ", 1)[-1]
+
+
+def test_an_app_that_needs_no_time_goes_in_its_rank(wk):
+    """Issue 40: Register(NeedsTime=false) passed the closed time gate while higher ranks
+    waited for it. It goes through the gate only once no app that needs the time ranks
+    before it."""
+    w = wk
+    start_with(w, [("org.test.Hi", 90, "30s"), ("org.test.Lo", 10, "30s")],
+               conf="\n[Time]\nGateTimeout=600s\n")
+    w.wait(lambda: w.manager()["WakeQueue"] == "time", 20, what="the queue waits for the time")
+    p = w.dev_popen([PY, WAKE_CALL, "org.test.Lo", "register-no-time", "30"],
+                    cgroup=rel("org.test.Lo"), stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "ok"
+        assert wake_state(w, "org.test.Lo") == "waiting"
+        assert wake_state(w, "org.test.Hi") == "waiting"
+        # the higher rank leaves the list: Lo is first, and goes through the closed gate
+        w.call(MANAGER_PATH, MANAGER_IFACE, "SetAppPolicy", "sa{ss}",
+               ["org.test.Hi", {"wake": "no"}])
+        wait_for(lambda: wake_state(w, "org.test.Lo") != "waiting", 10, what="Lo's turn")
+        assert not w.manager()["TimeGate"]
+    finally:
+        p.kill()
+        p.wait()
+
+
+def test_an_apps_own_estimate_holds_its_place(wk):
+    """Issue 40: Register(EstimatedBytes=1) ended an app's turn under the cap at once (its
+    place freed for the next while it went on fetching). Only policy's WakeBytes= pipelines
+    a turn; an app's own estimate may only raise it."""
+    w = wk
+    w.carrier("wifi0", False)
+    p = None
+    try:
+        start_with(w, [("org.test.E90", 90, "30s"), ("org.test.E50", 50, "30s")])
+        wait_for(lambda: w.manager()["State"] != "online", 20, what="offline")
+        p = w.dev_popen([PY, WAKE_CALL, "org.test.E90", "stream-on-wake", WHOAMI["inet"][4],
+                         WHOAMI_PORT, 10, 1], cgroup=rel("org.test.E90"),
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert p.stdout.readline().strip() == "ok", p.stderr.read()
+        assert p.stdout.readline().strip() == "ready", p.stderr.read()
+        w.carrier("wifi0", True)
+        out, err = p.communicate(timeout=30)
+        assert out.split() == ["streamed", "ok"], (out, err)
+        wait_for(lambda: wake_state(w, "org.test.E50") != "waiting", 10, what="E50's turn")
+        log = w.roamd_log().rsplit("=== roamd-start ", 1)[-1]
+        assert "the next turn begins" not in log
+        assert log.index(" wake: org.test.E90: awake -> done (done") < \
+            log.index(" wake: org.test.E50: waiting -> opening (turn")
+        assert max_awake(w) == 1
+    finally:
+        if p and p.poll() is None:
+            p.kill()
+            p.wait()
 
 
 def test_flap_wakes_no_one_twice(wk):
