@@ -261,7 +261,7 @@ TEST(wake_max_delay_and_time_gate)
         ASSERT_EQ(st(w, "d"), WAKE_APP_WAITING);
         ASSERT_EQ(armed, S(1130)); /* their slices */
         /* b's client goes away: its turn ends, and the registration with it. */
-        ASSERT_OK(wake_app_unregister(w, "b"));
+        ASSERT_OK(wake_app_unregister(w, "b", true));
         ASSERT_TRUE(!wake_app_registered(w, "b"));
         ASSERT_EQ(st(w, "b"), WAKE_APP_DONE);
         wake_free(w);

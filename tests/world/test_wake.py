@@ -310,6 +310,63 @@ def test_an_apps_own_estimate_holds_its_place(wk):
             p.wait()
 
 
+NOBODY = 65534  # a second user the bus knows (the host's passwd has no 1001)
+
+
+def user_scope(uid, app_id, n=1):
+    return "user.slice/user-%d.slice/user@%d.service/app.slice/app-gnome-%s@%d.scope" % (
+        uid, uid, app_id, n)
+
+
+def test_a_user_acts_for_its_own_instance_only(wk):
+    """Issue 40: a scope a user names like a wake-listed app in its own subtree made its
+    processes pass as the app: they ended another user's running turn (Done) or registered
+    first (and ended the turn by leaving). A user's processes act for that user's instance
+    of the app only."""
+    w = wk
+    app = "org.test.Shared"
+    start_with(w, [(app, 80, "1h")])
+    remove_cgroup(w, rel(app))  # no system instance: only users run it here
+    mine, other = user_scope(1000, app), user_scope(NOBODY, app)
+    try:
+        # user 65534 alone runs the app: its instance is the whole app, it registers
+        (w.cgroup / other).mkdir(parents=True)
+        w.wait(lambda: app_props(w, app)["Cgroups"] == ["/roam-world-%s/%s" % (w.name, other)],
+               10, what="roamd governs nobody's scope, and only that")
+        wait_for(lambda: wake_state(w, app) == "awake", 10, what="the app's turn")
+        hold = w.dev_popen([PY, WAKE_CALL, app, "register-hold", "60"], cgroup=other,
+                           user=NOBODY, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+        line = hold.stdout.readline()
+        assert line.split() == ["ok"], line
+        # user 1000's instance starts: nobody's registration no longer speaks for the app,
+        # so its client leaving ends no turn
+        (w.cgroup / mine).mkdir(parents=True)
+        wait_for(lambda: "no longer speaks for the app" in w.roamd_log(), 10,
+                 what="the registration dropped")
+        hold.kill()
+        hold.wait()
+        # nobody cannot end 1000's turn, nor register for it
+        assert w.dev_run([PY, WAKE_CALL, app, "done"], cgroup=other, user=NOBODY
+                         ).stdout.split()[:2] == ["error", "org.roam1.Error.AccessDenied"]
+        assert w.dev_run([PY, WAKE_CALL, app, "register"], cgroup=other, user=NOBODY
+                         ).stdout.split()[:2] == ["error", "org.roam1.Error.AccessDenied"]
+        assert wake_state(w, app) == "awake"
+        # nobody's scope gone, 1000's instance is the app: its Done ends the turn it still has
+        remove_cgroup(w, other)
+        wait_for(lambda: len(app_props(w, app)["Cgroups"]) == 1, 10, what="nobody's scope gone")
+        assert w.dev_run([PY, WAKE_CALL, app, "done"], cgroup=mine, user=1000
+                         ).stdout.split() == ["ok"]
+        assert app_props(w, app)["WakeReason"] == "done"
+    finally:
+        for r in (mine, other):
+            remove_cgroup(w, r)
+        top = w.cgroup / "user.slice"
+        for d in sorted((p for p in top.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
+            _rmdir(d)
+        _rmdir(top)
+
+
 def test_flap_wakes_no_one_twice(wk):
     w = wk
     mon = start_with(w, [("org.test.F%d" % p, p, "2s") for p in (90, 60, 30)],

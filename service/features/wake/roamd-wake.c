@@ -372,7 +372,7 @@ int wake_app_register(Wake *w, const char *id, uint64_t max_delay_usec, bool nee
         return 0;
 }
 
-int wake_app_unregister(Wake *w, const char *id)
+int wake_app_unregister(Wake *w, const char *id, bool end_turn)
 {
         WakeApp *a = find(w, id);
 
@@ -382,7 +382,7 @@ int wake_app_unregister(Wake *w, const char *id)
         a->reg_bytes = 0;
         a->max_delay_usec = 0;
         a->needs_time = true;
-        if (has_turn(a))
+        if (end_turn && has_turn(a))
                 app_set_state(w, a, WAKE_APP_DONE, WAKE_REASON_LEFT);
         wake_run(w);
         return 0;

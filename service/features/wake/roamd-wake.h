@@ -121,8 +121,9 @@ int wake_app_set_bytes(Wake *w, const char *id, uint64_t policy_bytes, uint64_t 
  * never before a waiting app that needs the time). -ENOENT when the app is not wake-listed;
  * -EEXIST when a client registered it already. */
 int wake_app_register(Wake *w, const char *id, uint64_t max_delay_usec, bool needs_time);
-/* The registering client went away: the registration is dropped, a running turn ends. */
-int wake_app_unregister(Wake *w, const char *id);
+/* The registering client went away: the registration is dropped, a running turn ends
+ * (end_turn; false: the registration no longer speaks for the app, its turn goes on). */
+int wake_app_unregister(Wake *w, const char *id, bool end_turn);
 bool wake_app_registered(Wake *w, const char *id);
 
 /* The global state. */
