@@ -381,8 +381,10 @@ def test_user_policy_binds_a_users_own_cgroups(apps):
                 wait_for(lambda: any(c.endswith("app-gnome-org.test.Open@99.scope")
                                      for c in app_props(w, "org.test.Open")["Cgroups"]), 5,
                          what="roamd governs the new scope")))
-    # an allowed app with a cgroup in the user's subtree is capped by the user's policy
-    assert app_props(w, "org.test.Open")["Access"] == "lan"
+    # the user's cap binds the user's instance of the app only: the app shows its own
+    # policy, and its system instance (roam run's scope, root's) is not capped
+    assert app_props(w, "org.test.Open")["Access"] == "allow"
+    assert w.whoami(4, cgroup=app_cgroup(w, "org.test.Open")).ok
     # deny for the user: its processes in no app too
     set_policy(w, "user:%d" % uid, access="deny")
     assert not escape(w, shut, "escape2", uid)
@@ -391,14 +393,43 @@ def test_user_policy_binds_a_users_own_cgroups(apps):
     set_policy(w, "user", access="lan")
     assert app_props(w, "user:%d" % uid)["Access"] == "lan"
     assert not escape(w, shut, "escape3", uid)
-    # once the user's scope is gone, the app is its own again (roam run's cgroups are root's)
+    # once the user's scope is gone, the app is as it was (roam run's cgroups are root's)
     remove_cgroups(w, home + "/app.slice/app-gnome-org.test.Open@99.scope")
-    wait_for(lambda: app_props(w, "org.test.Open")["Access"] == "allow", 5, what="uncapped")
     assert w.whoami(4, cgroup=app_cgroup(w, "org.test.Open")).ok
     # the policies are not apps: nothing runs under them
     with pytest.raises(DBusCallError) as e:
         w.call(app_path(w, "user:%d" % uid), APP_IFACE, "OnlineFor", "t", [60000000])
     assert e.value.name == "org.roam1.Error.InvalidArguments"
+
+
+def test_a_users_policy_binds_its_own_instance_only(apps):
+    """Issue 40: a guest whose policy is deny made an empty scope named like another app in
+    its own subtree, and that app was denied for every user and for root's `roam run --app`.
+    A cgroup in user U's subtree restricts U's instance of the app only: one class per
+    instance in the per-level verdict maps, the app's policy capped by that user's."""
+    w = apps
+    guest, user = 65534, 1000
+    set_policy(w, "user:%d" % guest, access="deny")
+    scope = "user.slice/user-%d.slice/user@%d.service/app.slice/app-gnome-org.test.Other@1.scope"
+    theirs = app_cgroup(w, "org.test.Other", scope % (guest, guest))
+    mine = app_cgroup(w, "org.test.Other", scope % (user, user))
+    system = app_cgroup(w, "org.test.Other")  # roam run --app's scope, root's
+    assert w.whoami(4, cgroup=system).ok
+    assert w.whoami(4, cgroup=mine).ok
+    assert app_props(w, "org.test.Other")["Access"] == "allow"
+    r = w.whoami(4, cgroup=theirs)
+    assert not r.ok and r.error in REFUSED, r
+    # the app's own policy still binds every instance; a user's allow never loosens it
+    set_policy(w, "org.test.Other", access="lan")
+    for rel in (system, mine, theirs):
+        r = w.whoami(4, cgroup=rel)
+        assert not r.ok and r.error in REFUSED, (rel, r)
+    # the guest's scope gone, its instance's class goes with it
+    remove_cgroups(w, scope % (guest, guest))
+    wait_for(lambda: len(app_props(w, "org.test.Other")["Cgroups"]) == 2, 5,
+             what="the guest's scope gone")
+    set_policy(w, "org.test.Other", access="allow")
+    assert w.whoami(4, cgroup=mine).ok
 
 
 # ---- unused apps are forgotten, apps per user are capped ----
