@@ -23,15 +23,17 @@ int bus_check_authorized(sd_bus_message *msg, const char *action, sd_bus_error *
         if (r < 0)
                 return sd_bus_error_set(error, ROAM_ERROR_ACCESS_DENIED,
                                         "Cannot determine the caller's identity.");
-        if (sd_bus_creds_get_euid(creds, &uid) >= 0 && uid == 0)
+        if (sd_bus_creds_get_euid(creds, &uid) < 0)
+                uid = (uid_t)-1;
+        if (uid == 0)
                 return 0;
-        r = polkit_check(msg, action);
+        r = polkit_check(msg, action, uid);
         if (r == -EINPROGRESS)
                 return 1; /* polkit was asked: the handler runs again with its answer */
         if (r == -EBUSY)
                 return sd_bus_error_set(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
-                                        "Too many of this caller's requests are waiting for "
-                                        "polkit; try again once they are answered.");
+                                        "Too many of this caller's (or its user's) requests are "
+                                        "waiting for polkit; try again once they are answered.");
         if (r > 0)
                 return 0;
         if (r == 0)

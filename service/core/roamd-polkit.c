@@ -21,6 +21,7 @@ struct PolkitQuery {
         sd_bus_message *request;
         char *action;
         char *sender;
+        uid_t uid; /* the caller's: each user's checks count against its own share */
         sd_bus_slot *slot;
         int verdict; /* -EINPROGRESS while polkit is asked */
         uint64_t answered;
@@ -63,6 +64,10 @@ static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_err
                 if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN,
                                            SD_BUS_ERROR_NAME_HAS_NO_OWNER))
                         q->verdict = -ENOENT;
+                else if (sd_bus_error_has_name(e, SD_BUS_ERROR_LIMITS_EXCEEDED))
+                        /* the bus holds no more of our calls (its max_replies_per_connection):
+                         * a moment's limit, not polkit's no */
+                        q->verdict = -EBUSY;
                 else {
                         log_warning("polkit could not check %s: %s", q->action, e->message);
                         q->verdict = 0;
@@ -87,7 +92,7 @@ static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_err
         return 0;
 }
 
-static int ask(sd_bus_message *msg, const char *action, const char *sender)
+static int ask(sd_bus_message *msg, const char *action, const char *sender, uid_t uid)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
         sd_bus *bus = sd_bus_message_get_bus(msg);
@@ -112,6 +117,7 @@ static int ask(sd_bus_message *msg, const char *action, const char *sender)
         if (!q)
                 return -ENOMEM;
         q->verdict = -EINPROGRESS;
+        q->uid = uid;
         q->request = sd_bus_message_ref(msg);
         q->next = queries;
         if (queries)
@@ -131,11 +137,11 @@ static int ask(sd_bus_message *msg, const char *action, const char *sender)
         return -EINPROGRESS;
 }
 
-int polkit_check(sd_bus_message *msg, const char *action)
+int polkit_check(sd_bus_message *msg, const char *action, uid_t uid)
 {
         const char *sender = sd_bus_message_get_sender(msg);
         uint64_t now = clock_now_usec(CLOCK_MONOTONIC);
-        unsigned mine = 0, all = 0;
+        unsigned mine = 0, users = 0;
         PolkitQuery *next;
 
         if (!sender)
@@ -151,13 +157,14 @@ int polkit_check(sd_bus_message *msg, const char *action)
                         query_free(q);
                         continue;
                 }
-                if (q->verdict == -EINPROGRESS) {
-                        all++;
+                if (q->verdict == -EINPROGRESS && q->uid == uid) {
+                        users++;
                         if (streq(q->sender, sender))
                                 mine++;
                 }
         }
-        if (mine >= POLKIT_PENDING_PER_SENDER || all >= POLKIT_PENDING_MAX)
+        /* No cap over all users: one user's many connections would fill it for everyone. */
+        if (mine >= POLKIT_PENDING_PER_SENDER || users >= POLKIT_PENDING_PER_USER)
                 return -EBUSY;
-        return ask(msg, action, sender);
+        return ask(msg, action, sender, uid);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <sys/types.h>
 #include <systemd/sd-bus.h>
 
 /* polkit's CheckAuthorization without blocking the loop. A method handler asks; the first time
@@ -9,14 +10,18 @@
  * time gets the verdict. polkit may take seconds (or hang until its 25 s timeout): meanwhile
  * everyone else is served. */
 
-/* At most this many checks wait for polkit per caller (bus name), and in all: beyond that a
- * caller is refused at once rather than queued without bound. */
+/* At most this many checks wait for polkit per caller (bus name), and per user (uid, over all
+ * its connections): beyond that a caller is refused at once rather than queued without bound.
+ * There is no cap over all users, which one user could fill for everyone. The bus's own
+ * limit of roamd's calls waiting for replies (max_replies_per_connection) is shared by all:
+ * a user's share is kept small, and a call the bus refuses is LimitsExceeded, not a no. */
 #define POLKIT_PENDING_PER_SENDER 4
-#define POLKIT_PENDING_MAX        256
+#define POLKIT_PENDING_PER_USER   16
 
-/* 1 authorized, 0 not, -ENOENT when polkit is not on the bus, -EINPROGRESS when polkit was
- * asked (the handler returns 1 and runs again with the answer), -EBUSY when the caller has too
- * many checks waiting. */
-int polkit_check(sd_bus_message *msg, const char *action);
+/* uid: the caller's effective uid (UID_INVALID when unknown: such callers share one share).
+ * 1 authorized, 0 not, -ENOENT when polkit is not on the bus, -EINPROGRESS when polkit was
+ * asked (the handler returns 1 and runs again with the answer), -EBUSY when the caller or its
+ * user has too many checks waiting (or the bus holds no more of roamd's calls). */
+int polkit_check(sd_bus_message *msg, const char *action, uid_t uid);
 /* Drops every waiting check (roamd stops): their callers get no answer from us. */
 void polkit_flush(void);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "roam-macro.h"
+#include "roam-text.h"
 #include "roam-util.h"
 #include "roamd-app-id.h"
 #include "roamd-cgroup-path.h"
@@ -234,6 +235,12 @@ int cgroup_classify(const char *path, const char *roam_slice, char *const *syste
 
         if (!path || path[0] != '/' || !ret)
                 return -EINVAL;
+        /* A user names directories in its delegated subtree freely: a path that is not clean
+         * text (not UTF-8, controls, bidi) would fail every bus reply that carries it, or
+         * forge what other clients show. It is nothing to roamd: what runs there meets the
+         * policy of the cgroups above it. */
+        if (!roam_text_is_clean(path, 0))
+                goto done;
 
         p = path;
         while (next_comp(&p, &c))

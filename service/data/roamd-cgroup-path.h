@@ -48,6 +48,9 @@ void cgroup_class_done(CgroupClass *c);
  *   user@UID.service, and /init.scope                                 -> SYSTEM
  *   .../user-<UID>.slice, .../user@<UID>.service                      -> USER
  *   everything else                                                   -> OTHER
+ * A path that is not clean text (roam_text_is_clean(): valid UTF-8 without controls or format
+ * characters such as bidi overrides) is OTHER whatever it names, without a uid: systemd escapes
+ * such bytes in unit names, so only a directory a user made by hand carries them.
  * An app ID that fails app_id_is_valid() makes the path OTHER. uid is set whenever the path is
  * at or below user-UID.slice or user@UID.service (the deepest one counts).
  * Returns 0, -EINVAL for a path not starting with '/', -ENOMEM. */

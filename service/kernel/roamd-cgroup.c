@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 
 #include "roam-log.h"
+#include "roam-text.h"
 #include "roam-util.h"
 #include "roamd-app-id.h"
 #include "roamd-cgroup.h"
@@ -56,6 +57,8 @@ struct CgroupTree {
         void *by_id; /* tsearch trees of Entry*, all entries */
         void *by_wd; /* ... watched entries */
         unsigned long overflows;
+        uint64_t unclean_warned_usec; /* the last warning of a name that is not text */
+        unsigned unclean_suppressed;  /* warnings left out since */
 };
 
 static bool entry_is_node(const Entry *e)
@@ -245,6 +248,28 @@ static bool want_watch(CgroupTree *t, const char *path, const char *name, const 
 
 static int entry_reconcile(CgroupTree *t, Entry *dir, bool recursive);
 
+/* A directory whose path is not clean text is neither adopted nor descended into (everything
+ * below it carries the name too): said once per 10 s at most, escaped, as a user can make
+ * such names in a loop. */
+static void warn_unclean(CgroupTree *t, const char *path)
+{
+        _cleanup_free_ char *escaped = NULL;
+        uint64_t now = clock_now_usec(CLOCK_MONOTONIC);
+
+        if (t->unclean_warned_usec != 0 && now - t->unclean_warned_usec < 10 * USEC_PER_SEC) {
+                t->unclean_suppressed++;
+                return;
+        }
+        if (roam_text_escape(path, &escaped) < 0)
+                return (void)log_oom();
+        log_warning("cgroup %s: the name is not UTF-8 text without controls, ignoring it and "
+                    "what is below it: it meets the policy of the cgroups above it "
+                    "(%u similar messages suppressed).",
+                    escaped, t->unclean_suppressed);
+        t->unclean_warned_usec = now;
+        t->unclean_suppressed = 0;
+}
+
 /* Registers the directory name in dir when it is a node or to be watched; *ret is NULL when
  * it is neither (or already gone). Fires ADDED, then scans what is below. */
 static int entry_add(CgroupTree *t, Entry *dir, const char *name, Entry **ret)
@@ -261,6 +286,10 @@ static int entry_add(CgroupTree *t, Entry *dir, const char *name, Entry **ret)
         path = dir ? path_join(dir->node.path, name) : strdup(name);
         if (!path)
                 return -ENOMEM;
+        if (dir && !roam_text_is_clean(name, 0)) {
+                warn_unclean(t, path);
+                return 0;
+        }
         r = cgroup_classify(path, t->roam_slice, t->system_cgroups, &cls);
         if (r < 0)
                 return r;

@@ -112,6 +112,29 @@ def test_scan_then_watch(subtree, start):
     assert not p.bugs()
 
 
+def test_names_that_are_not_text_are_not_adopted(subtree, start):
+    """Issue 40: a directory a user makes in its subtree, named like an app scope but not
+    clean text (a byte that is not UTF-8, ESC, a bidi override), is no node, and nothing
+    below it is one either (its path carries the name): at the scan and when made later."""
+    sub = subtree
+    bad = [APPS + "/app-gnome-org.example.Other@1\udcff.scope",
+           APPS + "/app-gnome-org.example.Other@2\x1b]0;x\x07.scope",
+           APPS + "/app-gnome-org.example.Other@3\u202e.scope",
+           APPS + "/x\udcff.slice/app.slice/app-gnome-org.example.Deep@1.scope"]
+    sub.mkdir(bad[0])
+    sub.mkdir(bad[3])
+    p = start()
+    assert p.command("ping scan", "pong") == "pong scan"
+    for rel in bad[1:3]:
+        sub.mkdir(rel)
+    sub.mkdir(APPS + "/x\udcff.slice/app.slice/app-gnome-org.example.Deep@2.scope")
+    sub.mkdir(APPS + "/app-gnome-org.example.Other@4.scope")
+    p.barrier()
+    apps = [e["app"] for e in p.events("ADDED") if e["kind"] == "app"]
+    assert apps == ["org.example.Other"], p.events("ADDED")
+    assert not p.bugs()
+
+
 def test_make_app_move_remove(subtree, start):
     sub = subtree
     p = start()

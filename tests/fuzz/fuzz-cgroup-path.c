@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "roam-macro.h"
+#include "roam-text.h"
 #include "roamd-app-id.h"
 #include "roamd-cgroup-path.h"
 
@@ -56,6 +57,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if ((c.kind == CGROUP_KIND_APP) != (c.app_id != NULL))
                 abort();
         if (c.app_id && !app_id_is_valid(c.app_id))
+                abort();
+        /* A path that is not clean text is nothing, not even a user's. */
+        if (!roam_text_is_clean(lines[0], 0) &&
+            (c.kind != CGROUP_KIND_OTHER || c.uid != UID_INVALID))
                 abort();
         /* The root is only ever system (when listed) or other. */
         if (cgroup_path_level(lines[0]) == 0 && c.kind != CGROUP_KIND_OTHER &&

@@ -49,6 +49,14 @@ static const struct {
     {"/user.slice/user-42.slice/user@42.service/app.slice/app-kde-okular-9.scope",
      APP("okular", 42)},
     {"/app.slice/app-gnome-foo-1.scope", APP("foo", NOUID)},
+    /* Paths that are not clean text name nothing, whoever made them (issue 40: a byte that
+     * is not UTF-8 failed every bus reply carrying the path; ESC and bidi reached clients). */
+    {UAPP "app-gnome-org.example.Other@1\xff.scope", OTHER(NOUID)},
+    {UAPP "app-gnome-org.example.Other@1\x1b]0;x\x07.scope", OTHER(NOUID)},
+    {UAPP "app-gnome-org.example.Other@1\xe2\x80\xae.scope", OTHER(NOUID)}, /* U+202E */
+    {"/user.slice/user-1000.slice/user@1000.service/\xc3(/user-1000.slice", OTHER(NOUID)},
+    {"/system.slice/x\xff.service", OTHER(NOUID)},
+    {UAPP "app-gnome-org.example.Caf\xc3\xa9@1.scope", OTHER(1000)}, /* clean, no valid ID */
     /* ... and names that do not fit it. */
     {UAPP "app-foo.scope", OTHER(1000)},              /* a scope needs a random part */
     {UAPP "app-gnome-foo.scope", APP("gnome", 1000)}, /* so here "foo" is the random part */

@@ -231,30 +231,89 @@ TEST(wake_flap_wakes_no_one_twice)
 TEST(wake_max_delay_and_time_gate)
 {
         Wake *w = setup(1);
+        WakeConfig c;
 
+        wake_config_init(&c);
+        c.cap = 1;
+        c.max_delay_usec = S(30);
+        wake_set_config(w, &c);
         wake_set_time_gate(w, false, "time unverified");
         ASSERT_OK(wake_app_put(w, "a", 90, S(100)));
         ASSERT_OK(wake_app_put(w, "b", 10, S(100)));
         ASSERT_OK(wake_app_put(w, "c", 50, S(100)));
+        ASSERT_OK(wake_app_put(w, "d", 5, S(100)));
         ASSERT_EQ(wake_app_register(w, "b", S(20), true), 0);
         ASSERT_EQ(wake_app_register(w, "b", S(20), true), -EEXIST);
         ASSERT_EQ(wake_app_register(w, "x", S(20), true), -ENOENT);
         ASSERT_EQ(wake_app_register(w, "c", 0, false), 0);
+        ASSERT_EQ(wake_app_register(w, "d", S(3600), true), 0);
         wake_set_online(w, true);
         advance_to_armed(w);
-        /* Settled, time closed: only c, which does not need the time, runs. */
-        ASSERT_STREQ(told, "c:awake:turn ");
+        /* Settled, time closed: c does not need the time, but a (higher) waits for it, and
+         * an app's own word never passes a higher rank. */
+        ASSERT_STREQ(told, "");
         ASSERT_EQ(wake_queue_state(w), WAKE_QUEUE_TIME);
-        wake_set_time_gate(w, true, "time settled");
-        ASSERT_EQ(st(w, "a"), WAKE_APP_WAITING); /* the cap: c still runs */
-        /* b's max delay (20 s from the period's start) passes while c runs: over the cap. */
-        ASSERT_EQ(armed, S(1020));
+        /* b registered a 20 s bound, but only the configured 30 s counts (an app may only
+         * wait longer); d asked for an hour and gets it. */
+        ASSERT_EQ(armed, S(1030));
         advance_to_armed(w);
-        ASSERT_STREQ(told, "c:awake:turn b:awake:overdue ");
+        ASSERT_STREQ(told, "a:awake:overdue b:awake:overdue c:awake:overdue ");
+        ASSERT_EQ(st(w, "d"), WAKE_APP_WAITING);
+        ASSERT_EQ(armed, S(1130)); /* their slices */
         /* b's client goes away: its turn ends, and the registration with it. */
-        ASSERT_OK(wake_app_unregister(w, "b"));
+        ASSERT_OK(wake_app_unregister(w, "b", true));
         ASSERT_TRUE(!wake_app_registered(w, "b"));
         ASSERT_EQ(st(w, "b"), WAKE_APP_DONE);
+        wake_free(w);
+}
+
+/* NeedsTime=false goes through the closed time gate in its rank: once no app that needs the
+ * time ranks before it. */
+TEST(wake_no_time_needed_goes_in_its_rank)
+{
+        Wake *w = setup(1);
+
+        wake_set_time_gate(w, false, "time unverified");
+        ASSERT_OK(wake_app_put(w, "a", 90, S(100)));
+        ASSERT_OK(wake_app_put(w, "b", 50, S(100)));
+        ASSERT_OK(wake_app_put(w, "c", 10, S(100)));
+        ASSERT_OK(wake_app_register(w, "a", 0, false));
+        ASSERT_OK(wake_app_register(w, "c", 0, false));
+        wake_set_online(w, true);
+        advance_to_armed(w);
+        ASSERT_STREQ(told, "a:awake:turn ");
+        ASSERT_OK(wake_app_done(w, "a"));
+        /* b needs the time: c, below it, waits too */
+        ASSERT_STREQ(told, "a:awake:turn a:done:done ");
+        ASSERT_EQ(wake_queue_state(w), WAKE_QUEUE_TIME);
+        wake_set_time_gate(w, true, "time settled");
+        ASSERT_STREQ(told, "a:awake:turn a:done:done b:awake:turn ");
+        wake_free(w);
+}
+
+/* A registered estimate never makes a turn pipelined (its place freed while it fetches):
+ * only policy's WakeBytes= does, which a registered estimate may raise. */
+TEST(wake_registered_estimate_only_raises_policy)
+{
+        Wake *w = setup(1);
+
+        ASSERT_OK(wake_app_put(w, "a", 90, S(60)));
+        ASSERT_OK(wake_app_put(w, "b", 50, S(60)));
+        ASSERT_OK(wake_app_register(w, "a", 0, true));
+        ASSERT_OK(wake_app_set_bytes(w, "a", 0, 1));
+        counters_known = true;
+        wake_set_online(w, true);
+        advance_to_armed(w);
+        ASSERT_STREQ(told, "a:awake:turn ");
+        for (int i = 1; i <= 10; i++) {
+                clock_now += S(1) / 10;
+                counters[0] = 100 * i;
+                wake_tick(w);
+        }
+        ASSERT_STREQ(told, "a:awake:turn ");
+        ASSERT_EQ(st(w, "b"), WAKE_APP_WAITING);
+        ASSERT_OK(wake_app_done(w, "a"));
+        ASSERT_STREQ(told, "a:awake:turn a:done:done b:awake:turn ");
         wake_free(w);
 }
 

@@ -381,8 +381,10 @@ def test_user_policy_binds_a_users_own_cgroups(apps):
                 wait_for(lambda: any(c.endswith("app-gnome-org.test.Open@99.scope")
                                      for c in app_props(w, "org.test.Open")["Cgroups"]), 5,
                          what="roamd governs the new scope")))
-    # an allowed app with a cgroup in the user's subtree is capped by the user's policy
-    assert app_props(w, "org.test.Open")["Access"] == "lan"
+    # the user's cap binds the user's instance of the app only: the app shows its own
+    # policy, and its system instance (roam run's scope, root's) is not capped
+    assert app_props(w, "org.test.Open")["Access"] == "allow"
+    assert w.whoami(4, cgroup=app_cgroup(w, "org.test.Open")).ok
     # deny for the user: its processes in no app too
     set_policy(w, "user:%d" % uid, access="deny")
     assert not escape(w, shut, "escape2", uid)
@@ -391,14 +393,43 @@ def test_user_policy_binds_a_users_own_cgroups(apps):
     set_policy(w, "user", access="lan")
     assert app_props(w, "user:%d" % uid)["Access"] == "lan"
     assert not escape(w, shut, "escape3", uid)
-    # once the user's scope is gone, the app is its own again (roam run's cgroups are root's)
+    # once the user's scope is gone, the app is as it was (roam run's cgroups are root's)
     remove_cgroups(w, home + "/app.slice/app-gnome-org.test.Open@99.scope")
-    wait_for(lambda: app_props(w, "org.test.Open")["Access"] == "allow", 5, what="uncapped")
     assert w.whoami(4, cgroup=app_cgroup(w, "org.test.Open")).ok
     # the policies are not apps: nothing runs under them
     with pytest.raises(DBusCallError) as e:
         w.call(app_path(w, "user:%d" % uid), APP_IFACE, "OnlineFor", "t", [60000000])
     assert e.value.name == "org.roam1.Error.InvalidArguments"
+
+
+def test_a_users_policy_binds_its_own_instance_only(apps):
+    """Issue 40: a guest whose policy is deny made an empty scope named like another app in
+    its own subtree, and that app was denied for every user and for root's `roam run --app`.
+    A cgroup in user U's subtree restricts U's instance of the app only: one class per
+    instance in the per-level verdict maps, the app's policy capped by that user's."""
+    w = apps
+    guest, user = 65534, 1000
+    set_policy(w, "user:%d" % guest, access="deny")
+    scope = "user.slice/user-%d.slice/user@%d.service/app.slice/app-gnome-org.test.Other@1.scope"
+    theirs = app_cgroup(w, "org.test.Other", scope % (guest, guest))
+    mine = app_cgroup(w, "org.test.Other", scope % (user, user))
+    system = app_cgroup(w, "org.test.Other")  # roam run --app's scope, root's
+    assert w.whoami(4, cgroup=system).ok
+    assert w.whoami(4, cgroup=mine).ok
+    assert app_props(w, "org.test.Other")["Access"] == "allow"
+    r = w.whoami(4, cgroup=theirs)
+    assert not r.ok and r.error in REFUSED, r
+    # the app's own policy still binds every instance; a user's allow never loosens it
+    set_policy(w, "org.test.Other", access="lan")
+    for rel in (system, mine, theirs):
+        r = w.whoami(4, cgroup=rel)
+        assert not r.ok and r.error in REFUSED, (rel, r)
+    # the guest's scope gone, its instance's class goes with it
+    remove_cgroups(w, scope % (guest, guest))
+    wait_for(lambda: len(app_props(w, "org.test.Other")["Cgroups"]) == 2, 5,
+             what="the guest's scope gone")
+    set_policy(w, "org.test.Other", access="allow")
+    assert w.whoami(4, cgroup=mine).ok
 
 
 # ---- unused apps are forgotten, apps per user are capped ----
@@ -506,6 +537,57 @@ def test_apps_per_user_are_capped(apps):
              what="the 20 new scopes meet the user's policy")
     assert len(app_objects(w)) == baseline + 3
     user_scopes(w, uid, "remove", 0, 25)
+
+
+# ---- names a user chooses are outside text ----
+
+HOSTILE_PY = r"""
+import os, sys
+base = os.fsencode(sys.argv[1])
+for name in (b"app-gnome-org.example.Other@1\xff.scope",          # not UTF-8
+             b"app-gnome-org.example.Other@2\x1b]0;pwned\x07.scope",  # OSC
+             b"app-gnome-org.example.Other@3\xe2\x80\xae.scope",   # U+202E, bidi override
+             b"x\xff.slice"):
+    os.mkdir(base + b"/" + name)
+os.makedirs(base + b"/x\xff.slice/app.slice/app-gnome-org.example.Other@4.scope")
+os.mkdir(base + b"/app-gnome-org.example.Other@5.scope")               # clean, made last
+"""
+
+
+def test_hostile_cgroup_names_keep_the_bus_up(apps, roam_client):
+    """Issue 40: a user's directory named like an app scope with a byte that is not UTF-8 was
+    exported in App.Cgroups, and sd-bus refused every reply carrying it: GetManagedObjects
+    failed for everyone. Paths that are not clean text (not UTF-8, controls, bidi) are not
+    adopted (the user's policy governs what runs there), roamd says so once, escaped, and
+    every client keeps working."""
+    w = apps
+    uid = 1000
+    home = user_home(w, uid)
+    base = "/sys/fs/cgroup/roam-world-%s/%s/app.slice" % (w.name, home)
+    w.dev_run(["/usr/bin/python3", "-c", HOSTILE_PY, base], user=uid)
+    good = "/roam-world-%s/%s/app.slice/app-gnome-org.example.Other@5.scope" % (w.name, home)
+    # inotify keeps the order: once the clean one is governed, the others were seen
+    wait_for(lambda: _has_cgroup(w, "org.example.Other", good), 10,
+             what="roamd governs the clean scope")
+    assert app_props(w, "org.example.Other")["Cgroups"] == [good]
+    objects = w.managed_objects()
+    for props in objects.values():
+        for c in props.get(APP_IFACE, {}).get("Cgroups", []):
+            assert "\x1b" not in c and "\u202e" not in c, c
+    ok, err, out = w.call_as(uid, MANAGER_PATH, "org.freedesktop.DBus.ObjectManager",
+                             "GetManagedObjects")
+    assert ok, out
+    for user in (None, uid):
+        r = w.status(user=user)
+        assert r.returncode == 0, (user, r.stdout, r.stderr)
+        r = w.dev(roam_client, "apps", check=False, user=user)
+        assert r.returncode == 0 and "org.example.Other" in r.stdout, (user, r.stdout, r.stderr)
+    # said once (the rest suppressed), escaped: no raw byte or ESC reaches the log
+    log = w.roamd_log()
+    assert log.count("is not UTF-8 text without controls") == 1, log
+    assert "app-gnome-org.example.Other@1\\xff.scope" in log, log
+    assert "\x1b]0;pwned" not in log and "\u202e" not in log
+    remove_cgroups(w, home + "/app.slice")
 
 
 # ---- bearers ----

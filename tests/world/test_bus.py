@@ -251,6 +251,73 @@ def test_polkit_checks_per_caller_are_capped(w, slow_polkit):
     assert out[:2] == ["org.freedesktop.DBus.Error.LimitsExceeded"] * 2, out
 
 
+HOLD_CALLS_PY = r"""
+import sys
+import dbus, dbus.mainloop.glib
+from gi.repository import GLib
+dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+address, link, conns, per = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+loop, seen, pings = GLib.MainLoop(), {"ok": 0, "refused": 0}, [0]
+def done(what):
+    seen[what] = seen.get(what, 0) + 1
+    if sum(seen.values()) == conns * per and pings[0] == conns:
+        loop.quit()
+def pinged():
+    pings[0] += 1
+    if pings[0] == conns:
+        print("held", conns * per - sum(seen.values()), "refused", seen["refused"],
+              *sorted(k for k in seen if k not in ("ok", "refused")), flush=True)
+        if sum(seen.values()) == conns * per:
+            loop.quit()
+buses = [dbus.bus.BusConnection(address) for _ in range(conns)]
+for bus in buses:
+    for _ in range(per):  # not through a proxy: it sends after introspecting
+        bus.call_async("org.roam1", link, "org.roam1.Link", "Reprobe", "", (),
+                       lambda: done("ok"), lambda e: done("refused" if e.get_dbus_name(
+                           ).endswith("LimitsExceeded") else e.get_dbus_name()), timeout=120)
+    # answered after the calls before it on this connection (and dispatched after their
+    # answers): once every Ping is back, roamd has handled every call
+    bus.call_async("org.roam1", "/org/roam1", "org.freedesktop.DBus.Peer", "Ping", "", (),
+                   pinged, lambda e: sys.exit("ping: %s" % e))
+loop.run()
+print("ok", seen["ok"], "refused", seen["refused"],
+      *sorted(k for k in seen if k not in ("ok", "refused")), flush=True)
+"""
+
+
+def test_polkit_checks_per_user_are_capped(w):
+    """Issue 40: the cap of checks waiting for polkit was per connection and global, so one
+    user with 64 connections filled it and every other user got LimitsExceeded while polkit
+    was slow. It is per user: the one with many connections is refused past its share, another
+    user's check still waits for polkit's answer and is authorized."""
+    link = w.link("wifi0")["_path"]
+
+    def mock(method, signature="", args=()):
+        return w.call(POLKIT_PATH, "org.freedesktop.DBus.Mock", method, signature, args,
+                      dest=POLKIT_NAME)
+    with w.polkit(["org.roam1.manage"]):
+        mock("SimulateHang", "b", [True])
+        flood = nobody(w, "/usr/bin/python3", "-c", HOLD_CALLS_PY, w.address, link, "66", "4")
+        first = flood.stdout.readline().split()
+        assert first[0] == "held", (first, flood.communicate(timeout=10)[0])
+        # the hostile user's share, no more; the rest refused at once
+        assert first == ["held", "16", "refused", str(66 * 4 - 16)], first
+        other = subprocess.Popen(["setpriv", "--reuid=1000", "--regid=1000", "--clear-groups",
+                                  "--", "/usr/bin/python3", "-c", HOLD_CALLS_PY, w.address,
+                                  link, "1", "1"], stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True)
+        line = other.stdout.readline().split()
+        assert line == ["held", "1", "refused", "0"], (line, other.communicate(timeout=10)[0])
+
+        def released():
+            mock("ReleaseHangingCalls")
+            return other.poll() is not None and flood.poll() is not None
+        wait_for(released, 30, what="every caller answered once polkit answers")
+        assert other.communicate(timeout=10)[0].split() == ["ok", "1", "refused", "0"]
+        assert flood.communicate(timeout=10)[0].split() == ["ok", "16", "refused",
+                                                            str(66 * 4 - 16)]
+
+
 def test_roamd_survived(w):
     assert w.roamd_running()
     assert set(w.links()) == set(UPLINKS)

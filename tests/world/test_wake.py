@@ -211,15 +211,22 @@ def test_done_register_and_bad_input(wk):
 
 
 def test_max_delay_and_wake_now(wk):
+    """The starvation bound ([Wake] MaxDelaySec=) wakes a waiting app over the cap; an app may
+    lengthen its own (Register MaxDelayUSec), never shorten it; the user's "online for a
+    task" (WakeNow) jumps the queue."""
     w = wk
+    w.carrier("wifi0", False)
     mon = start_with(w, [("org.test.Top", 90, "1h"), ("org.test.Low", 10, "1h"),
-                         ("org.test.Mid", 50, "1h")])
-    wait_for(lambda: wake_state(w, "org.test.Top") == "awake", 10, what="Top's turn")
-    # Low registers with a 3 s max delay (from the period's start): woken over the cap.
-    p = w.dev_popen([PY, WAKE_CALL, "org.test.Low", "register-hold", "30", "3000000"],
-                    cgroup=rel("org.test.Low"))
+                         ("org.test.Mid", 50, "1h")], conf="MaxDelaySec=3\n")
+    wait_for(lambda: w.manager()["State"] != "online", 20, what="offline")
+    # Mid asks for an hour before the period begins: it waits past the 3 s
+    p = w.dev_popen([PY, WAKE_CALL, "org.test.Mid", "register-hold", "30", "3600000000"],
+                    cgroup=rel("org.test.Mid"), stdout=subprocess.PIPE, text=True)
     try:
-        wait_for(lambda: p.poll() is None, 2)
+        assert p.stdout.readline().strip() == "ok"
+        w.carrier("wifi0", True)
+        wait_for(lambda: wake_state(w, "org.test.Top") == "awake", 20, what="Top's turn")
+        # Low waited 3 s since the period began: woken over the cap
         t, m = mon.wait_signal(lambda m: m["member"] == "Wake" and
                                m["path"] == app_path(w, "org.test.Low"))
         assert m["payload"]["data"][1] == "overdue", m
@@ -233,6 +240,131 @@ def test_max_delay_and_wake_now(wk):
     finally:
         p.kill()
         p.wait()
+
+
+def test_an_apps_own_max_delay_passes_no_one(wk):
+    """Issue 40: Register(MaxDelayUSec=1) made an app overdue at once, woken over the cap
+    while higher ranks waited. What an app says of itself may only make it wait longer."""
+    w = wk
+    start_with(w, [("org.test.Top", 90, "1h"), ("org.test.Mid", 50, "1h"),
+                   ("org.test.Low", 10, "1h")])
+    wait_for(lambda: wake_state(w, "org.test.Top") == "awake", 10, what="Top's turn")
+    # the queue runs as Register is handled: an overdue turn would have begun by its reply
+    assert wake_call(w, "org.test.Low", "register", 1) == ["ok"]
+    assert wake_state(w, "org.test.Low") == "waiting"
+    assert wake_state(w, "org.test.Mid") == "waiting"
+    assert "overdue" not in w.roamd_log().rsplit("=== roamd-start ", 1)[-1]
+
+
+def test_an_app_that_needs_no_time_goes_in_its_rank(wk):
+    """Issue 40: Register(NeedsTime=false) passed the closed time gate while higher ranks
+    waited for it. It goes through the gate only once no app that needs the time ranks
+    before it."""
+    w = wk
+    start_with(w, [("org.test.Hi", 90, "30s"), ("org.test.Lo", 10, "30s")],
+               conf="\n[Time]\nGateTimeout=600s\n")
+    w.wait(lambda: w.manager()["WakeQueue"] == "time", 20, what="the queue waits for the time")
+    p = w.dev_popen([PY, WAKE_CALL, "org.test.Lo", "register-no-time", "30"],
+                    cgroup=rel("org.test.Lo"), stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "ok"
+        assert wake_state(w, "org.test.Lo") == "waiting"
+        assert wake_state(w, "org.test.Hi") == "waiting"
+        # the higher rank leaves the list: Lo is first, and goes through the closed gate
+        w.call(MANAGER_PATH, MANAGER_IFACE, "SetAppPolicy", "sa{ss}",
+               ["org.test.Hi", {"wake": "no"}])
+        wait_for(lambda: wake_state(w, "org.test.Lo") != "waiting", 10, what="Lo's turn")
+        assert not w.manager()["TimeGate"]
+    finally:
+        p.kill()
+        p.wait()
+
+
+def test_an_apps_own_estimate_holds_its_place(wk):
+    """Issue 40: Register(EstimatedBytes=1) ended an app's turn under the cap at once (its
+    place freed for the next while it went on fetching). Only policy's WakeBytes= pipelines
+    a turn; an app's own estimate may only raise it."""
+    w = wk
+    w.carrier("wifi0", False)
+    p = None
+    try:
+        start_with(w, [("org.test.E90", 90, "30s"), ("org.test.E50", 50, "30s")])
+        wait_for(lambda: w.manager()["State"] != "online", 20, what="offline")
+        p = w.dev_popen([PY, WAKE_CALL, "org.test.E90", "stream-on-wake", WHOAMI["inet"][4],
+                         WHOAMI_PORT, 10, 1], cgroup=rel("org.test.E90"),
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert p.stdout.readline().strip() == "ok", p.stderr.read()
+        assert p.stdout.readline().strip() == "ready", p.stderr.read()
+        w.carrier("wifi0", True)
+        out, err = p.communicate(timeout=30)
+        assert out.split() == ["streamed", "ok"], (out, err)
+        wait_for(lambda: wake_state(w, "org.test.E50") != "waiting", 10, what="E50's turn")
+        log = w.roamd_log().rsplit("=== roamd-start ", 1)[-1]
+        assert "the next turn begins" not in log
+        assert log.index(" wake: org.test.E90: awake -> done (done") < \
+            log.index(" wake: org.test.E50: waiting -> opening (turn")
+        assert max_awake(w) == 1
+    finally:
+        if p and p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+NOBODY = 65534  # a second user the bus knows (the host's passwd has no 1001)
+
+
+def user_scope(uid, app_id, n=1):
+    return "user.slice/user-%d.slice/user@%d.service/app.slice/app-gnome-%s@%d.scope" % (
+        uid, uid, app_id, n)
+
+
+def test_a_user_acts_for_its_own_instance_only(wk):
+    """Issue 40: a scope a user names like a wake-listed app in its own subtree made its
+    processes pass as the app: they ended another user's running turn (Done) or registered
+    first (and ended the turn by leaving). A user's processes act for that user's instance
+    of the app only."""
+    w = wk
+    app = "org.test.Shared"
+    start_with(w, [(app, 80, "1h")])
+    remove_cgroup(w, rel(app))  # no system instance: only users run it here
+    mine, other = user_scope(1000, app), user_scope(NOBODY, app)
+    try:
+        # user 65534 alone runs the app: its instance is the whole app, it registers
+        (w.cgroup / other).mkdir(parents=True)
+        w.wait(lambda: app_props(w, app)["Cgroups"] == ["/roam-world-%s/%s" % (w.name, other)],
+               10, what="roamd governs nobody's scope, and only that")
+        wait_for(lambda: wake_state(w, app) == "awake", 10, what="the app's turn")
+        hold = w.dev_popen([PY, WAKE_CALL, app, "register-hold", "60"], cgroup=other,
+                           user=NOBODY, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+        line = hold.stdout.readline()
+        assert line.split() == ["ok"], line
+        # user 1000's instance starts: nobody's registration no longer speaks for the app,
+        # so its client leaving ends no turn
+        (w.cgroup / mine).mkdir(parents=True)
+        wait_for(lambda: "no longer speaks for the app" in w.roamd_log(), 10,
+                 what="the registration dropped")
+        hold.kill()
+        hold.wait()
+        # nobody cannot end 1000's turn, nor register for it
+        assert w.dev_run([PY, WAKE_CALL, app, "done"], cgroup=other, user=NOBODY
+                         ).stdout.split()[:2] == ["error", "org.roam1.Error.AccessDenied"]
+        assert w.dev_run([PY, WAKE_CALL, app, "register"], cgroup=other, user=NOBODY
+                         ).stdout.split()[:2] == ["error", "org.roam1.Error.AccessDenied"]
+        assert wake_state(w, app) == "awake"
+        # nobody's scope gone, 1000's instance is the app: its Done ends the turn it still has
+        remove_cgroup(w, other)
+        wait_for(lambda: len(app_props(w, app)["Cgroups"]) == 1, 10, what="nobody's scope gone")
+        assert w.dev_run([PY, WAKE_CALL, app, "done"], cgroup=mine, user=1000
+                         ).stdout.split() == ["ok"]
+        assert app_props(w, app)["WakeReason"] == "done"
+    finally:
+        for r in (mine, other):
+            remove_cgroup(w, r)
+        top = w.cgroup / "user.slice"
+        for d in sorted((p for p in top.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
+            _rmdir(d)
+        _rmdir(top)
 
 
 def test_flap_wakes_no_one_twice(wk):

@@ -180,6 +180,7 @@ void app_forget_if_unused(Apps *a, App *app)
                 if (app->cls->refs == 0)
                         reconcile_schedule(a->reconcile); /* the pass removes its chain */
         }
+        app_user_classes_release(a, app);
         app_free(app);
 }
 
@@ -187,6 +188,7 @@ static void on_cgroup_added(Apps *a, const CgroupNode *n)
 {
         _cleanup_(nft_txn_freep) NftTxn *t = NULL;
         bool levels[NFT_LEVEL_MAX];
+        AppClass *cls;
         CgroupRef *nr;
         App *app = NULL;
         size_t pos;
@@ -243,7 +245,7 @@ static void on_cgroup_added(Apps *a, const CgroupNode *n)
                 return (void)log_oom();
         a->refs = nr;
         memmove(&a->refs[pos + 1], &a->refs[pos], sizeof(CgroupRef) * (a->n_refs - pos));
-        a->refs[pos] = (CgroupRef){.id = n->id, .app = app, .level = n->level};
+        a->refs[pos] = (CgroupRef){.id = n->id, .app = app, .level = n->level, .uid = n->cls.uid};
         a->n_refs++;
         if (app_add_cgroup_ref(app, n) < 0)
                 return (void)log_oom();
@@ -255,21 +257,19 @@ static void on_cgroup_added(Apps *a, const CgroupNode *n)
                 a->refs[pos].installed = true; /* the start transaction carries it */
                 return;
         }
-        /* A cgroup in a user's subtree may tighten the app's policy: that first, so its
-         * element never carries a looser class. */
+        /* A cgroup in a user's subtree is that user's instance of the app: the app's policy
+         * capped by the user's, a class that may be new. That first, so its element never
+         * carries a looser class; it binds this user's instance only. */
         if (!app->special && n->cls.uid != UID_INVALID && app->cls) {
-                AppPolicy before = app->effective;
-                app_compute_effective(a, app);
                 r = app_reclass(a, app);
-                if (!app_policy_equal(&before, &app->effective))
-                        app_emit_policy(app);
                 if (r < 0) {
                         /* no element: it meets the user's own policy until the retry */
                         note_refused(a, "cgroup element", r);
                         return;
                 }
         }
-        if (!app->cls) {
+        cls = app_ref_class(app, n->cls.uid);
+        if (!cls) {
                 /* its class could not be made: the reconciler makes it, then the element */
                 reconcile_note_failed(a->reconcile, "app class", -EIO);
                 return;
@@ -281,7 +281,7 @@ static void on_cgroup_added(Apps *a, const CgroupNode *n)
                 r = nft_txn_set_levels(t, levels);
         }
         if (r >= 0)
-                r = nft_txn_elem(t, n->level, n->id, app->cls->name, true);
+                r = nft_txn_elem(t, n->level, n->id, cls->name, true);
         if (r >= 0)
                 r = nft_txn_commit(t);
         if (r < 0) {
@@ -329,10 +329,7 @@ static void on_cgroup_removed(Apps *a, const CgroupNode *n)
         if (a->started)
                 apps_bus_emit_changed(app, "Cgroups", NULL);
         if (a->started && !app->special && n->cls.uid != UID_INVALID) {
-                AppPolicy before = app->effective;
-                app_compute_effective(a, app);
-                if (!app_policy_equal(&before, &app->effective))
-                        app_emit_policy(app);
+                /* the user's last cgroup of it: its instance's class goes */
                 r = app_reclass(a, app);
                 if (r < 0)
                         note_refused(a, "policy of an app whose user's cgroup ended", r);

@@ -30,6 +30,7 @@ typedef struct CgroupRef {
         uint64_t id;
         App *app;
         unsigned level;
+        uid_t uid; /* the user whose subtree holds it (its instance's class), or UID_INVALID */
         bool installed;
 } CgroupRef;
 
@@ -72,6 +73,15 @@ App *app_free(App *app);
 
 /* roamd-apps-policy.c */
 void app_compute_effective(Apps *a, App *app);
+/* The class of app's cgroups in uid's subtree (UID_INVALID: outside every user's, and every
+ * cgroup of a special policy): NULL while it is not made yet. */
+AppClass *app_ref_class(const App *app, uid_t uid);
+/* Whether a class of app (its own, or one of its users') is still to be made. */
+bool app_class_missing(const App *app);
+/* Makes the classes of app's users' instances without a transaction (at start). */
+int app_user_classes_start(Apps *a, App *app);
+/* Lets go of the classes of app's users' instances (the app is forgotten). */
+void app_user_classes_release(Apps *a, App *app);
 int app_class_ensure(Apps *a, App *app, NftTxn *t, AppClass **ret);
 int app_class_world_build(Apps *a, ClassWorld *w, ClassLink **ret_links);
 void app_class_compute(const ClassWorld *w, AppClass *c, NftClass *ret);

@@ -80,26 +80,6 @@ static void policy_cap(AppPolicy *p, const AppPolicy *cap)
         }
 }
 
-/* p capped by every user whose subtree holds a cgroup of app (a scope name there is the
- * user's choice, so it is honoured only as far as the user's policy allows). */
-static void app_cap_by_users(Apps *a, const App *app, AppPolicy *p)
-{
-        for (size_t i = 0; i < app->n_cgroups; i++) {
-                uid_t uid = app->cgroups[i].uid;
-                bool seen = false;
-                AppPolicy cap;
-
-                if (uid == UID_INVALID)
-                        continue;
-                for (size_t j = 0; j < i && !seen; j++)
-                        seen = app->cgroups[j].uid == uid;
-                if (seen)
-                        continue;
-                user_cap(a, uid, &cap);
-                policy_cap(p, &cap);
-        }
-}
-
 void app_compute_effective(Apps *a, App *app)
 {
         app_policy_init_builtin(&app->own);
@@ -119,23 +99,29 @@ void app_compute_effective(Apps *a, App *app)
         app_policy_layer(&app->own, &app->config);
         app_policy_layer(&app->own, &app->runtime);
         app->own.set |= APP_KEY_ALL; /* the wake keys stay unset unless a layer set them */
+        /* A user's cap binds that user's instance only (app_class_key()): a scope a user
+         * names like an app must not restrict the app elsewhere. */
         app->effective = app->own;
-        if (!app->special)
-                app_cap_by_users(a, app, &app->effective);
 }
 
 /* ---- classes ---- */
 
-static void app_class_key(App *app, AppPolicy *key, bool *system)
+/* uid: the key of user uid's instance of the app (UID_INVALID: the app's own). */
+static void app_class_key(App *app, uid_t uid, AppPolicy *key, bool *system)
 {
         Apps *a = app->apps;
 
         *key = app->own;
         if (app->online_until != 0)
                 key->access = APP_ACCESS_ALLOW; /* online for a task; the VPN rule stays */
-        /* never looser than its users' policies, a grant included */
-        if (!app->special)
-                app_cap_by_users(a, app, key);
+        /* a user's instance: never looser than the user's policy, a grant included (a scope
+         * name in a user's subtree is the user's choice, honoured only as far as the user's
+         * policy allows) */
+        if (!app->special && uid != UID_INVALID) {
+                AppPolicy cap;
+                user_cap(a, uid, &cap);
+                policy_cap(key, &cap);
+        }
         /* A user's processes in no app: the default policy, capped by the user's. */
         if (app_id_user_uid(app->id, NULL) && a->app_default) {
                 AppPolicy cap = *key;
@@ -251,14 +237,14 @@ void app_class_compute(const ClassWorld *w, AppClass *c, NftClass *ret)
         c->state_verdict = res.state_verdict;
 }
 
-int app_class_ensure(Apps *a, App *app, NftTxn *t, AppClass **ret)
+static int app_class_ensure_for(Apps *a, App *app, uid_t uid, NftTxn *t, AppClass **ret)
 {
         AppPolicy key;
         bool system;
         AppClass *c;
         int r;
 
-        app_class_key(app, &key, &system);
+        app_class_key(app, uid, &key, &system);
         c = class_find(a, &key, system, app_is_portal_login(app));
         if (c) {
                 *ret = c;
@@ -286,67 +272,224 @@ int app_class_ensure(Apps *a, App *app, NftTxn *t, AppClass **ret)
         return 1;
 }
 
+int app_class_ensure(Apps *a, App *app, NftTxn *t, AppClass **ret)
+{
+        return app_class_ensure_for(a, app, UID_INVALID, t, ret);
+}
+
+/* ---- users' instances ---- */
+
+static AppUserClass *user_slot(const App *app, uid_t uid)
+{
+        for (size_t i = 0; i < app->n_users; i++)
+                if (app->users[i].uid == uid)
+                        return &app->users[i];
+        return NULL;
+}
+
+AppClass *app_ref_class(const App *app, uid_t uid)
+{
+        const AppUserClass *u;
+
+        if (app->special || uid == UID_INVALID)
+                return app->cls;
+        u = user_slot(app, uid);
+        return u ? u->cls : NULL;
+}
+
+bool app_class_missing(const App *app)
+{
+        if (!app->cls)
+                return true;
+        for (size_t i = 0; i < app->n_users; i++)
+                if (!app->users[i].cls)
+                        return true;
+        return false;
+}
+
+/* Whether a user's subtree holds a cgroup of app (no instances for the special policies). */
+static bool app_has_user(const App *app, uid_t uid)
+{
+        if (app->special)
+                return false;
+        for (size_t i = 0; i < app->n_cgroups; i++)
+                if (app->cgroups[i].uid == uid)
+                        return true;
+        return false;
+}
+
+/* A slot, without a class yet, for each user whose subtree holds a cgroup of app. */
+static int user_slots_add(App *app)
+{
+        for (size_t i = 0; i < app->n_cgroups; i++) {
+                uid_t uid = app->cgroups[i].uid;
+                AppUserClass *n;
+
+                if (app->special || uid == UID_INVALID || user_slot(app, uid))
+                        continue;
+                n = reallocarray(app->users, app->n_users + 1, sizeof(AppUserClass));
+                if (!n)
+                        return -ENOMEM;
+                app->users = n;
+                n[app->n_users++] = (AppUserClass){.uid = uid};
+        }
+        return 0;
+}
+
+int app_user_classes_start(Apps *a, App *app)
+{
+        int r = user_slots_add(app);
+
+        for (size_t i = 0; r >= 0 && i < app->n_users; i++) {
+                AppUserClass *u = &app->users[i];
+                if (u->cls)
+                        continue;
+                r = app_class_ensure_for(a, app, u->uid, NULL, &u->cls);
+                if (r >= 0)
+                        u->cls->refs++;
+        }
+        return r < 0 ? r : 0;
+}
+
+void app_user_classes_release(Apps *a, App *app)
+{
+        for (size_t i = 0; i < app->n_users; i++) {
+                AppClass *c = app->users[i].cls;
+                if (!c)
+                        continue;
+                c->refs--;
+                if (c->refs == 0)
+                        reconcile_schedule(a->reconcile); /* the pass removes its chain */
+        }
+        free(app->users);
+        app->users = NULL;
+        app->n_users = 0;
+}
+
 /* ---- policy changes ---- */
 
+/* One class an app's cgroups move off (from) and onto (to): the app's own (uid
+ * UID_INVALID) or one user's instance's. from NULL: a new instance; to NULL: an instance
+ * that ended (no cgroup of the user left). */
 typedef struct Move {
         App *app;
-        AppClass *to;
+        uid_t uid;
+        AppClass *from, *to;
 } Move;
 
-/* Moves every app of apps[] to the class its current effective policy and grant call for, in
- * ONE transaction (a change of the default policy moves many apps at once). On failure
- * nothing changed in the kernel and every app keeps its class. */
+/* Whether the cgroup of app in ref_uid's subtree has the class of the instance uid. */
+static bool in_instance(const App *app, uid_t ref_uid, uid_t uid)
+{
+        if (app->special || ref_uid == UID_INVALID)
+                return uid == UID_INVALID;
+        return ref_uid == uid;
+}
+
+/* The elements of the instance's cgroups the kernel has, onto m->to. */
+static int move_elements(Apps *a, NftTxn *t, const Move *m)
+{
+        App *app = m->app;
+        int r = 0;
+
+        if (!m->from || !m->to)
+                return 0; /* a new instance's cgroups are not in the kernel yet; an ended one
+                           * has none */
+        for (size_t j = 0; j < app->n_cgroups && r >= 0; j++) {
+                CgroupRef *ref;
+
+                if (!in_instance(app, app->cgroups[j].uid, m->uid))
+                        continue;
+                ref = apps_cgroup_ref_find(a, app->cgroups[j].id, NULL);
+                /* a cgroup the kernel does not have yet gets its element from the
+                 * reconciler, with the class the app has then */
+                if (!ref || !ref->installed)
+                        continue;
+                r = nft_txn_elem(t, app->cgroups[j].level, app->cgroups[j].id, NULL, false);
+                if (r >= 0)
+                        r = nft_txn_elem(t, app->cgroups[j].level, app->cgroups[j].id, m->to->name,
+                                         true);
+        }
+        if (r >= 0 && app == a->app_default && m->uid == UID_INVALID) {
+                r = nft_txn_elem(t, 0, a->root_id, NULL, false);
+                if (r >= 0)
+                        r = nft_txn_elem(t, 0, a->root_id, m->to->name, true);
+        }
+        return r;
+}
+
+/* The most moves (and classes made) app_moves() may add for app. */
+static size_t moves_max(const App *app)
+{
+        return 1 + app->n_users + app->n_cgroups;
+}
+
+/* The moves app needs: its own class, and one per user's instance (new, changed, ended).
+ * Classes made for them are put in t and noted in created. */
+static int app_moves(Apps *a, App *app, NftTxn *t, Move *moves, size_t *n_moves, AppClass **created,
+                     size_t *n_created)
+{
+        AppClass *c = NULL;
+        int k;
+
+        k = app_class_ensure(a, app, t, &c);
+        if (k < 0)
+                return k;
+        if (k > 0)
+                created[(*n_created)++] = c;
+        if (c != app->cls)
+                moves[(*n_moves)++] = (Move){app, UID_INVALID, app->cls, c};
+        k = user_slots_add(app);
+        if (k < 0)
+                return k;
+        for (size_t i = 0; i < app->n_users; i++) {
+                AppUserClass *u = &app->users[i];
+
+                c = NULL;
+                if (app_has_user(app, u->uid)) {
+                        k = app_class_ensure_for(a, app, u->uid, t, &c);
+                        if (k < 0)
+                                return k;
+                        if (k > 0)
+                                created[(*n_created)++] = c;
+                }
+                if (c != u->cls)
+                        moves[(*n_moves)++] = (Move){app, u->uid, u->cls, c};
+        }
+        return 0;
+}
+
+/* Moves every app of apps[] (and each of its users' instances) to the class its current
+ * effective policy and grant call for, in ONE transaction (a change of the default policy
+ * moves many apps at once). On failure nothing changed in the kernel and every app keeps its
+ * classes. */
 int apps_reclass(Apps *a, App **apps, size_t n)
 {
         _cleanup_(nft_txn_freep) NftTxn *t = NULL;
-        _cleanup_free_ Move *moves = calloc(n + 1, sizeof(Move));
-        _cleanup_free_ AppClass **created = calloc(n + 1, sizeof(AppClass *));
-        size_t n_moves = 0, n_created = 0;
+        _cleanup_free_ Move *moves = NULL;
+        _cleanup_free_ AppClass **created = NULL;
+        size_t n_moves = 0, n_created = 0, most = 1;
         int r;
 
+        for (size_t i = 0; i < n; i++)
+                most += moves_max(apps[i]);
+        moves = calloc(most, sizeof(Move));
+        created = calloc(most, sizeof(AppClass *));
         if (!moves || !created)
                 return -ENOMEM;
         r = nft_txn_new(a->nft, &t);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < n && r >= 0; i++) {
-                App *app = apps[i];
-                AppClass *c = NULL;
-                int k = app_class_ensure(a, app, t, &c);
-
-                if (k < 0) {
-                        r = k;
-                        break;
-                }
-                if (k > 0)
-                        created[n_created++] = c;
-                if (c == app->cls)
-                        continue;
-                moves[n_moves++] = (Move){app, c};
-                for (size_t j = 0; j < app->n_cgroups && r >= 0; j++) {
-                        CgroupRef *ref = apps_cgroup_ref_find(a, app->cgroups[j].id, NULL);
-                        /* a cgroup the kernel does not have yet gets its element from the
-                         * reconciler, with the class the app has then */
-                        if (!ref || !ref->installed)
-                                continue;
-                        r = nft_txn_elem(t, app->cgroups[j].level, app->cgroups[j].id, NULL, false);
-                        if (r >= 0)
-                                r = nft_txn_elem(t, app->cgroups[j].level, app->cgroups[j].id,
-                                                 c->name, true);
-                }
-                if (r >= 0 && app == a->app_default) {
-                        r = nft_txn_elem(t, 0, a->root_id, NULL, false);
-                        if (r >= 0)
-                                r = nft_txn_elem(t, 0, a->root_id, c->name, true);
-                }
-        }
+        for (size_t i = 0; i < n && r >= 0; i++)
+                r = app_moves(a, apps[i], t, moves, &n_moves, created, &n_created);
+        for (size_t m = 0; m < n_moves && r >= 0; m++)
+                r = move_elements(a, t, &moves[m]);
         /* Class chains no app uses any more go in the same transaction, after their
          * elements moved away. */
         for (size_t i = 0; i < a->n_classes && r >= 0; i++) {
                 AppClass *c = a->classes[i];
                 long refs = c->refs;
                 for (size_t m = 0; m < n_moves; m++)
-                        refs += (moves[m].to == c) - (moves[m].app->cls == c);
+                        refs += (moves[m].to == c) - (moves[m].from == c);
                 if (refs == 0 && c->installed)
                         r = nft_txn_del_class(t, c->name);
         }
@@ -365,12 +508,28 @@ int apps_reclass(Apps *a, App **apps, size_t n)
         for (size_t i = 0; i < n_created; i++)
                 created[i]->installed = true;
         for (size_t m = 0; m < n_moves; m++) {
-                AppClass *old = moves[m].app->cls;
-                moves[m].to->refs++;
-                moves[m].app->cls = moves[m].to;
-                if (old)
-                        old->refs--;
+                Move *mv = &moves[m];
+                if (mv->to)
+                        mv->to->refs++;
+                if (mv->from)
+                        mv->from->refs--;
+                if (mv->uid == UID_INVALID) {
+                        mv->app->cls = mv->to;
+                        continue;
+                }
+                AppUserClass *u = user_slot(mv->app, mv->uid);
+                if (mv->to)
+                        u->cls = mv->to;
+                else /* the instance ended */
+                        *u = mv->app->users[--mv->app->n_users];
         }
+        /* instances that ended without a class (made while the kernel refused) */
+        for (size_t i = 0; i < n; i++)
+                for (size_t j = 0; j < apps[i]->n_users;)
+                        if (!apps[i]->users[j].cls && !app_has_user(apps[i], apps[i]->users[j].uid))
+                                apps[i]->users[j] = apps[i]->users[--apps[i]->n_users];
+                        else
+                                j++;
         for (size_t i = 0; i < a->n_classes;) {
                 AppClass *c = a->classes[i];
                 if (c->refs == 0 && c->installed) {
@@ -380,7 +539,8 @@ int apps_reclass(Apps *a, App **apps, size_t n)
                 i++;
         }
         for (size_t m = 0; m < n_moves; m++)
-                app_refresh(moves[m].app, true);
+                if (moves[m].uid == UID_INVALID)
+                        app_refresh(moves[m].app, true);
         return 0;
 }
 

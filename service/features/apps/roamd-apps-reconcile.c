@@ -145,17 +145,20 @@ static int add_pending_refs(Apps *a, NftTxn *t, bool levels[NFT_LEVEL_MAX])
 
         for (int l = 0; l < NFT_LEVEL_MAX; l++)
                 levels[l] = a->level_refs[l] > 0;
-        for (size_t i = 0; i < a->n_refs; i++)
-                if (!a->refs[i].installed && a->refs[i].app->cls && a->refs[i].app->cls->installed)
+        for (size_t i = 0; i < a->n_refs; i++) {
+                AppClass *c = app_ref_class(a->refs[i].app, a->refs[i].uid);
+                if (!a->refs[i].installed && c && c->installed)
                         levels[a->refs[i].level] = true;
+        }
         r = nft_txn_set_levels(t, levels);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < a->n_refs; i++) {
                 CgroupRef *ref = &a->refs[i];
-                if (ref->installed || !ref->app->cls || !ref->app->cls->installed)
+                AppClass *c = app_ref_class(ref->app, ref->uid);
+                if (ref->installed || !c || !c->installed)
                         continue;
-                r = nft_txn_elem(t, ref->level, ref->id, ref->app->cls->name, true);
+                r = nft_txn_elem(t, ref->level, ref->id, c->name, true);
                 if (r < 0)
                         return r;
                 n++;
@@ -175,7 +178,7 @@ static int reclass_pending(Apps *a, char **what)
         if (!pending)
                 return -ENOMEM;
         for (size_t i = 0; i < a->n_apps; i++)
-                if (!a->apps[i]->cls || a->apps[i]->reclass_pending)
+                if (app_class_missing(a->apps[i]) || a->apps[i]->reclass_pending)
                         pending[n++] = a->apps[i];
         r = n > 0 ? apps_reclass(a, pending, n) : 0;
         if (r < 0 && pending[0]->cls && asprintf(what, "policy of app %s", pending[0]->id) < 0)
@@ -323,7 +326,7 @@ static void part_done(void *userdata, Reconcile *rc, int result, bool full)
         if (p->n_pending > 0)
                 for (size_t i = 0; i < a->n_refs; i++) {
                         CgroupRef *ref = &a->refs[i];
-                        if (ref->installed || !ref->app->cls)
+                        if (ref->installed || !app_ref_class(ref->app, ref->uid))
                                 continue;
                         ref->installed = true;
                         a->level_refs[ref->level]++;
@@ -368,16 +371,16 @@ static int part_install(void *userdata, NftTxn *t)
         for (int l = 0; l < NFT_LEVEL_MAX; l++)
                 levels[l] = a->level_refs[l] > 0;
         for (size_t i = 0; i < a->n_refs; i++)
-                if (a->refs[i].app->cls)
+                if (app_ref_class(a->refs[i].app, a->refs[i].uid))
                         levels[a->refs[i].level] = true;
         r = nft_txn_set_levels(t, levels);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < a->n_refs; i++) {
-                if (!a->refs[i].app->cls)
+                AppClass *c = app_ref_class(a->refs[i].app, a->refs[i].uid);
+                if (!c)
                         continue; /* the reconciler adds it with the app's class */
-                r = nft_txn_elem(t, a->refs[i].level, a->refs[i].id, a->refs[i].app->cls->name,
-                                 true);
+                r = nft_txn_elem(t, a->refs[i].level, a->refs[i].id, c->name, true);
                 if (r < 0)
                         return r;
         }
@@ -391,7 +394,7 @@ static void installed_full(Apps *a)
                 a->classes[i]->installed = true;
         for (size_t i = 0; i < a->n_refs; i++) {
                 CgroupRef *ref = &a->refs[i];
-                if (ref->installed || !ref->app->cls)
+                if (ref->installed || !app_ref_class(ref->app, ref->uid))
                         continue;
                 ref->installed = true;
                 a->level_refs[ref->level]++;

@@ -77,6 +77,7 @@ App *app_free(App *app)
         for (size_t i = 0; i < app->n_cgroups; i++)
                 free(app->cgroups[i].path);
         free(app->cgroups);
+        free(app->users); /* their classes' refs are the caller's (app_forget_if_unused()) */
         free(app->route[0]);
         free(app->route[1]);
         free(app->state_text);
@@ -323,6 +324,10 @@ int apps_start(Apps *a)
                 if (r < 0)
                         return log_oom();
                 a->apps[i]->cls->refs++;
+                /* the cgroups scanned so far in users' subtrees: their instances' classes */
+                r = app_user_classes_start(a, a->apps[i]);
+                if (r < 0)
+                        return log_oom();
         }
         r_routes = apps_route_sync(a);
         /* the one transaction of every part (stats, firewall) replaces the table */

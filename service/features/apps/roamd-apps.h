@@ -30,6 +30,14 @@ typedef struct AppCgroup {
         uid_t uid; /* the user whose subtree holds it (user-UID.slice), or UID_INVALID */
 } AppCgroup;
 
+/* One user's instance of an app: its cgroups in that user's subtree, whose class is the
+ * app's policy capped by the user's (the same class as the app's when the cap changes
+ * nothing). A scope a user names like an app restricts that user's instance only. */
+typedef struct AppUserClass {
+        uid_t uid;
+        AppClass *cls; /* NULL until the kernel has it (its cgroups wait for the reconciler) */
+} AppUserClass;
+
 typedef struct App {
         Apps *apps;
         char *id;
@@ -39,11 +47,14 @@ typedef struct App {
         AppPolicy runtime;     /* keys changed over D-Bus, kept in the state file */
         AppPolicy own;         /* builtin, then default's keys (for apps; "user"'s for user:UID),
                                 * then config, runtime */
-        AppPolicy effective;   /* own, capped by the policy of each user whose subtree holds a
-                                * cgroup of the app: what is in force */
+        AppPolicy effective;   /* own, what is in force for its cgroups outside users'
+                                * subtrees; each user's instance is capped by that user's
+                                * policy too (users[]) */
         uint64_t online_until; /* CLOCK_REALTIME µs; UINT64_MAX until released; 0 none */
         sd_event_source *grant_timer;
         AppClass *cls;
+        AppUserClass *users; /* its users' instances (none for the special policies) */
+        size_t n_users;
         AppCgroup *cgroups;
         size_t n_cgroups;
         char *route[2];       /* link names new flows take, per family; NULL none */

@@ -16,6 +16,7 @@
 struct WakeReg {
         WakeRun *w;
         char *id;
+        uid_t uid; /* the user whose subtree it came from, UID_INVALID: none (the system's) */
         sd_bus_track *track;
 };
 
@@ -69,6 +70,22 @@ int wake_reg_drop(WakeRun *w, const char *id)
         return 0;
 }
 
+void wake_reg_cgroup_added(WakeRun *w, const char *id, uid_t uid)
+{
+        WakeReg *g = reg_find(w, id);
+
+        if (!g || g->uid == UID_INVALID || g->uid == uid)
+                return;
+        /* user U's processes speak for U's instance of the app only: now that another one
+         * exists, the registration is dropped (its client leaving would end the other's turn,
+         * its options would be the other's); the turn goes on */
+        log_info("wake: %s: a cgroup of it outside user %u's subtree appeared: the registration "
+                 "made from there no longer speaks for the app",
+                 id, (unsigned)g->uid);
+        reg_remove(w, g);
+        (void)wake_app_unregister(w->queue, id, false);
+}
+
 static int on_client_gone(sd_bus_track *track, void *userdata)
 {
         WakeReg *g = userdata;
@@ -79,7 +96,7 @@ static int on_client_gone(sd_bus_track *track, void *userdata)
                 return log_oom();
         log_info("wake: %s: the client that registered it went away", id);
         reg_remove(w, g);
-        (void)wake_app_unregister(w->queue, id);
+        (void)wake_app_unregister(w->queue, id, true);
         return 0;
 }
 
@@ -103,8 +120,9 @@ static WakeRun *app_wake(sd_bus_message *msg, sd_bus_error *error)
         return w;
 }
 
-/* Whether the caller is a process of app: its cgroup is one of the app's, or below one. */
-static int caller_is_app(sd_bus_message *msg, App *app)
+/* Whether the caller is a process of app: its cgroup is one of the app's, or below one;
+ * *ret_uid: the user whose subtree holds that cgroup (UID_INVALID: none). */
+static int caller_is_app(sd_bus_message *msg, App *app, uid_t *ret_uid)
 {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
         _cleanup_free_ char *text = NULL;
@@ -137,18 +155,42 @@ static int caller_is_app(sd_bus_message *msg, App *app)
                 const char *p = app->cgroups[i].path;
                 size_t n = strlen(p);
 
-                if (strncmp(cg, p, n) == 0 && (cg[n] == 0 || cg[n] == '/'))
+                if (strncmp(cg, p, n) == 0 && (cg[n] == 0 || cg[n] == '/')) {
+                        *ret_uid = app->cgroups[i].uid;
                         return 1;
+                }
         }
         return 0;
 }
 
-static int check_caller(sd_bus_message *msg, App *app, const char *what, sd_bus_error *error)
+/* Whether every cgroup of app is in uid's subtree: then user uid's processes speak for the
+ * whole app. A scope a user names like an app is that user's instance only. */
+static bool app_is_users(const App *app, uid_t uid)
 {
-        int r = caller_is_app(msg, app);
+        for (size_t i = 0; i < app->n_cgroups; i++)
+                if (app->cgroups[i].uid != uid)
+                        return false;
+        return true;
+}
 
-        if (r > 0)
+static int check_caller(sd_bus_message *msg, App *app, const char *what, uid_t *ret_uid,
+                        sd_bus_error *error)
+{
+        uid_t uid = UID_INVALID;
+        int r = caller_is_app(msg, app, &uid);
+
+        if (r > 0 && uid != UID_INVALID && !app_is_users(app, uid))
+                return sd_bus_error_setf(error, ROAM_ERROR_ACCESS_DENIED,
+                                         "%s: the caller's cgroup is in user %u's subtree, and "
+                                         "app %s runs elsewhere too (another user's or the "
+                                         "system's): a user's processes act for that user's "
+                                         "instance of an app only.",
+                                         what, (unsigned)uid, app->id);
+        if (r > 0) {
+                if (ret_uid)
+                        *ret_uid = uid;
                 return 0;
+        }
         if (r < 0)
                 return sd_bus_error_setf(error, ROAM_ERROR_ACCESS_DENIED,
                                          "%s: cannot tell the caller's cgroup (%s).", what,
@@ -214,6 +256,7 @@ static int method_register(sd_bus_message *msg, void *userdata, sd_bus_error *er
         App *app = userdata;
         WakeRun *w = app_wake(msg, error);
         RegisterOptions o = {.needs_time = true};
+        uid_t uid = UID_INVALID;
         WakeReg *g, **l;
         int r;
 
@@ -223,7 +266,7 @@ static int method_register(sd_bus_message *msg, void *userdata, sd_bus_error *er
         if (r < 0)
                 return r;
 
-        r = check_caller(msg, app, "Register", error);
+        r = check_caller(msg, app, "Register", &uid, error);
         if (r < 0)
                 return r;
         if (wake_app_state(w->queue, app->id, NULL, NULL) < 0)
@@ -238,6 +281,7 @@ static int method_register(sd_bus_message *msg, void *userdata, sd_bus_error *er
         if (!g)
                 return -ENOMEM;
         g->w = w;
+        g->uid = uid;
         g->id = strdup(app->id);
         r = g->id ? sd_bus_track_new(sd_bus_message_get_bus(msg), &g->track, on_client_gone, g)
                   : -ENOMEM;
@@ -272,7 +316,7 @@ static int method_done(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 
         if (!w)
                 return -EOPNOTSUPP;
-        r = check_caller(msg, app, "Done", error);
+        r = check_caller(msg, app, "Done", NULL, error);
         if (r < 0)
                 return r;
         r = wake_app_done(w->queue, app->id);

@@ -440,6 +440,14 @@ static const ReconcilePart wake_part = {
     .done = part_done,
 };
 
+static void on_apps_cgroup(Apps *a, const AppsCgroupEvent *ev, void *userdata)
+{
+        WakeRun *w = userdata;
+
+        if (ev->event == CGROUP_EVENT_ADDED && ev->node->cls.kind == CGROUP_KIND_APP)
+                wake_reg_cgroup_added(w, ev->node->cls.app_id, ev->node->cls.uid);
+}
+
 int wake_run_new(Core *core, Apps *apps, Stats *stats, WakeRun **ret)
 {
         _cleanup_free_ WakeRun *w = NULL;
@@ -461,8 +469,15 @@ int wake_run_new(Core *core, Apps *apps, Stats *stats, WakeRun **ret)
                 wake_free(w->queue);
                 return -ENOMEM;
         }
+        w->apps_watch = apps_cgroup_watch_add(apps, on_apps_cgroup, w);
+        if (w->apps_watch == 0) {
+                links_watch_remove(core->links, w->links_watch);
+                wake_free(w->queue);
+                return -ENOMEM;
+        }
         r = reconcile_add_part(core->reconcile, RECONCILE_PART_WAKE, &wake_part, w);
         if (r < 0) {
+                apps_cgroup_watch_remove(apps, w->apps_watch);
                 links_watch_remove(core->links, w->links_watch);
                 wake_free(w->queue);
                 return r;
@@ -484,6 +499,7 @@ WakeRun *wake_run_free(WakeRun *w)
                 return NULL;
         reconcile_remove_part(w->core->reconcile, RECONCILE_PART_WAKE);
         links_watch_remove(w->core->links, w->links_watch);
+        apps_cgroup_watch_remove(w->apps, w->apps_watch);
         sd_event_source_disable_unref(w->timer);
         sd_bus_slot_unref(w->manager_slot);
         sd_bus_slot_unref(w->app_slot);

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
@@ -25,6 +26,7 @@ typedef struct WakeRun {
         Wake *queue;
         sd_event_source *timer;
         unsigned links_watch;
+        unsigned apps_watch; /* apps_cgroup_watch_add(): a registration's app gains a cgroup */
         uint64_t *installed; /* cgroup IDs in set wake_gate */
         size_t n_installed;
         uint64_t *pending; /* what the pass's transaction puts there */
@@ -50,4 +52,7 @@ void wake_bus_app_changed(WakeRun *w, const char *id, WakeAppState old, WakeAppS
 void wake_bus_queue_changed(WakeRun *w);
 void wake_bus_cap_changed(WakeRun *w);
 int wake_reg_drop(WakeRun *w, const char *id);
+/* A cgroup of app id appeared in uid's subtree (UID_INVALID: outside every user's): a
+ * registration made from another user's subtree no longer speaks for the app. */
+void wake_reg_cgroup_added(WakeRun *w, const char *id, uid_t uid);
 void wake_regs_free(WakeRun *w);

@@ -38,7 +38,7 @@ typedef struct WakeApp {
         char *id;
         int priority;
         uint64_t slice_usec;
-        uint64_t max_delay_usec; /* 0: the config's */
+        uint64_t max_delay_usec; /* registered: only lengthens the config's */
         bool needs_time;
         bool registered;
         bool jump;          /* WakeNow while it could not be woken: first when it can */
@@ -372,7 +372,7 @@ int wake_app_register(Wake *w, const char *id, uint64_t max_delay_usec, bool nee
         return 0;
 }
 
-int wake_app_unregister(Wake *w, const char *id)
+int wake_app_unregister(Wake *w, const char *id, bool end_turn)
 {
         WakeApp *a = find(w, id);
 
@@ -382,7 +382,7 @@ int wake_app_unregister(Wake *w, const char *id)
         a->reg_bytes = 0;
         a->max_delay_usec = 0;
         a->needs_time = true;
-        if (has_turn(a))
+        if (end_turn && has_turn(a))
                 app_set_state(w, a, WAKE_APP_DONE, WAKE_REASON_LEFT);
         wake_run(w);
         return 0;
@@ -515,9 +515,19 @@ int wake_app_open_failed(Wake *w, const char *id, uint64_t generation)
         return 0;
 }
 
+/* What an app says of itself may only make it wait longer, never pass others: its registered
+ * bound only lengthens the configured one. */
 static uint64_t max_delay(Wake *w, WakeApp *a)
 {
-        return a->max_delay_usec > 0 ? a->max_delay_usec : w->config.max_delay_usec;
+        return MAX(a->max_delay_usec, w->config.max_delay_usec);
+}
+
+/* What a turn is expected to fetch: policy's (WakeBytes=) only. A registered estimate may
+ * raise it (the turn holds its place longer), never make one: a small one would free the
+ * app's place at once while it goes on fetching. */
+static uint64_t estimate(const WakeApp *a)
+{
+        return a->policy_bytes > 0 ? MAX(a->policy_bytes, a->reg_bytes) : 0;
 }
 
 static bool settled(Wake *w, uint64_t t)
@@ -541,7 +551,7 @@ static bool before(const WakeApp *a, const WakeApp *b)
  * one's last does, and the link does not idle through every handover. b: its counters now. */
 static bool ending(Wake *w, WakeApp *a, uint64_t t, uint64_t b, uint64_t *next)
 {
-        uint64_t est = a->policy_bytes ?: a->reg_bytes, got, startup, remaining;
+        uint64_t est = estimate(a), got, startup, remaining;
         double rate;
 
         if (a->handed)
@@ -623,8 +633,7 @@ again:
                         app_set_state(w, a, WAKE_APP_DONE, WAKE_REASON_SLICE);
                         continue;
                 }
-                if (w->ops->bytes &&
-                    (w->config.quiet_usec > 0 || (waiting && (a->policy_bytes || a->reg_bytes))))
+                if (w->ops->bytes && (w->config.quiet_usec > 0 || (waiting && estimate(a) > 0)))
                         b = w->ops->bytes(w->userdata, a->id);
                 if (w->config.quiet_usec > 0) {
                         if (b != UINT64_MAX && b != a->bytes_last) {
@@ -673,12 +682,13 @@ again:
 
                                 if (a->state != WAKE_APP_WAITING)
                                         continue;
-                                if (a->needs_time && !w->time_open)
-                                        continue;
                                 if (!best || before(a, best))
                                         best = a;
                         }
-                        if (!best)
+                        /* An app that does not need the time (NeedsTime=false, its own word)
+                         * goes through the closed time gate only in its rank: the first
+                         * waiting app that needs the time holds everyone after it. */
+                        if (!best || (best->needs_time && !w->time_open))
                                 break;
                         turn_begin(w, best, best->jump ? WAKE_REASON_USER : WAKE_REASON_TURN);
                         next = MIN(next, t + best->slice_usec);

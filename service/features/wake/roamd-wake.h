@@ -111,15 +111,19 @@ unsigned wake_cap(Wake *w, const char **ret_why);
 /* From policy: the app is wake-listed with priority 0-100 and its slice; priority
  * APP_WAKE_NONE (-1) takes it off the list (its turn ends, its gate opens). */
 int wake_app_put(Wake *w, const char *id, int priority, uint64_t slice_usec);
-/* What a turn of the app fetches: policy's WakeBytes= (0: none; it wins) and Register()'s
- * EstimatedBytes (UINT64_MAX: unchanged). A turn with an estimate is pipelined (ending()).
- * -ENOENT when not listed. */
+/* What a turn of the app fetches: policy's WakeBytes= (0: none) and Register()'s
+ * EstimatedBytes (UINT64_MAX: unchanged), which may only raise policy's, never make an
+ * estimate of its own. A turn with an estimate is pipelined (ending()). -ENOENT when not
+ * listed. */
 int wake_app_set_bytes(Wake *w, const char *id, uint64_t policy_bytes, uint64_t reg_bytes);
-/* From Register(): max delay (0: the default) and whether its turn waits for the time gate.
- * -ENOENT when the app is not wake-listed; -EEXIST when a client registered it already. */
+/* From Register(): max delay (it only lengthens the configured one) and whether its turn
+ * waits for the time gate (false: it goes through the closed gate, but only in its rank:
+ * never before a waiting app that needs the time). -ENOENT when the app is not wake-listed;
+ * -EEXIST when a client registered it already. */
 int wake_app_register(Wake *w, const char *id, uint64_t max_delay_usec, bool needs_time);
-/* The registering client went away: the registration is dropped, a running turn ends. */
-int wake_app_unregister(Wake *w, const char *id);
+/* The registering client went away: the registration is dropped, a running turn ends
+ * (end_turn; false: the registration no longer speaks for the app, its turn goes on). */
+int wake_app_unregister(Wake *w, const char *id, bool end_turn);
 bool wake_app_registered(Wake *w, const char *id);
 
 /* The global state. */
