@@ -135,6 +135,9 @@ _roam()
                         access=*) words_now="access=allow access=lan access=deny" ;;
                         vpn=*) words_now="vpn=any vpn=required vpn=forbidden" ;;
                         handover=*) words_now="handover=sticky handover=move" ;;
+                        wake=*) words_now="wake=no wake=0 wake=50 wake=80 wake=100" ;;
+                        wake-slice=*) words_now="wake-slice=10s wake-slice=30s wake-slice=2min" ;;
+                        wake-bytes=*) words_now="wake-bytes=500K wake-bytes=2M wake-bytes=1G" ;;
                         bearers=*)
                                 words_now="bearers=all bearers=ethernet bearers=wifi
                                         bearers=cellular bearers=bluetooth bearers=wifi-direct
@@ -142,7 +145,8 @@ _roam()
                                 ;;
                         *)
                                 compopt -o nospace 2>/dev/null
-                                words_now="access= bearers= vpn= handover="
+                                words_now="access= bearers= vpn= handover= wake= wake-slice=
+                                        wake-bytes="
                                 ;;
                         esac
                 elif [[ ${args[1]} == online-for && $n == 2 ]]; then

@@ -68,7 +68,7 @@ complete -c roam -l since -x -a '1h 1d 7d 30d' -d 'With stats: since when'
 
 complete -c roam -n '__roam_args_are app 0' -a '(__roam_apps)'
 complete -c roam -n '__roam_args_are app 1' -a 'set reset online-for release'
-complete -c roam -n '__fish_seen_subcommand_from set' -a 'access=allow access=lan access=deny bearers=all bearers=ethernet bearers=wifi bearers=cellular bearers=bluetooth bearers=wifi-direct bearers=vpn bearers=lowpan vpn=any vpn=required vpn=forbidden handover=sticky handover=move'
+complete -c roam -n '__fish_seen_subcommand_from set' -a 'access=allow access=lan access=deny bearers=all bearers=ethernet bearers=wifi bearers=cellular bearers=bluetooth bearers=wifi-direct bearers=vpn bearers=lowpan vpn=any vpn=required vpn=forbidden handover=sticky handover=move wake=no wake=0 wake=50 wake=80 wake=100 wake-slice=10s wake-slice=30s wake-slice=2min wake-bytes=500K wake-bytes=2M wake-bytes=1G'
 
 complete -c roam -n '__fish_seen_subcommand_from run' -F
 

@@ -107,6 +107,31 @@ const char *const roam_handover_table[_ROAM_HANDOVER_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP(roam_handover, RoamHandover)
 
+const char *const roam_app_key_table[_ROAM_APP_KEY_MAX] = {
+    [ROAM_APP_KEY_ACCESS] = "access",         [ROAM_APP_KEY_BEARERS] = "bearers",
+    [ROAM_APP_KEY_VPN] = "vpn",               [ROAM_APP_KEY_HANDOVER] = "handover",
+    [ROAM_APP_KEY_WAKE] = "wake",             [ROAM_APP_KEY_WAKE_SLICE] = "wake-slice",
+    [ROAM_APP_KEY_WAKE_BYTES] = "wake-bytes",
+};
+
+const char *const roam_app_key_property_table[_ROAM_APP_KEY_MAX] = {
+    [ROAM_APP_KEY_ACCESS] = "Access",         [ROAM_APP_KEY_BEARERS] = "Bearers",
+    [ROAM_APP_KEY_VPN] = "VPN",               [ROAM_APP_KEY_HANDOVER] = "Handover",
+    [ROAM_APP_KEY_WAKE] = "Wake",             [ROAM_APP_KEY_WAKE_SLICE] = "WakeSlice",
+    [ROAM_APP_KEY_WAKE_BYTES] = "WakeBytes",
+};
+
+const char *roam_app_keys_text(void)
+{
+        static char text[128];
+
+        if (!text[0])
+                for (size_t k = 0, len = 0; k < _ROAM_APP_KEY_MAX; k++)
+                        len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%s",
+                                                k > 0 ? ", " : "", roam_app_key_table[k]);
+        return text;
+}
+
 const char *const roam_wake_table[_ROAM_WAKE_MAX] = {
     [ROAM_WAKE_WAITING] = "waiting",
     [ROAM_WAKE_OPENING] = "opening",

@@ -237,7 +237,10 @@ static void help(void)
                "                     access=allow|lan|deny, bearers=all|LIST (comma\n"
                "                     separated: ethernet, wifi, cellular, bluetooth,\n"
                "                     wifi-direct, vpn, lowpan), vpn=any|required|forbidden,\n"
-               "                     handover=sticky|move\n"
+               "                     handover=sticky|move, and the ordered wake-up's\n"
+               "                     wake=no|0-100 (higher first), wake-slice=DURATION (a\n"
+               "                     turn's longest: 10s, 2min), wake-bytes=SIZE (what a\n"
+               "                     turn fetches: 500K, 2M)\n"
                "  app ID reset       Forget the changes: the configured policy applies again\n"
                "  app ID online-for DURATION\n"
                "                     Let the app use the network for a while even if its\n"
@@ -489,9 +492,8 @@ static int check_app_args(char **args, unsigned n)
                 return usage_error("--json goes with 'roam app ID' alone.");
         if (streq(action, "set")) {
                 if (n < 3)
-                        return usage_error(
-                            "'roam app %s set' needs KEY=VALUE (keys: " ROAM_APP_SETTINGS_KEYS ").",
-                            args[0]);
+                        return usage_error("'roam app %s set' needs KEY=VALUE (keys: %s).",
+                                           args[0], roam_app_settings_keys());
                 if (roam_app_check_settings(args + 2, why, sizeof(why)) < 0)
                         return usage_error("%s.", why);
                 return 0;

@@ -223,6 +223,7 @@ APP_PROPERTIES = {
     "Cgroups": ("as", []),
     "Wake": ("i", -1),
     "WakeSlice": ("t", 10_000_000),
+    "WakeBytes": ("t", 0),
     "WakeState": ("s", ""),
     "WakeReason": ("s", ""),
     "WakeSince": ("t", 0),
@@ -235,7 +236,20 @@ APP_SETTINGS = {
     "handover": ("Handover", ("sticky", "move")),
     "bearers": ("Bearers", None),
     "wake": ("Wake", None),
+    "wake-slice": ("WakeSlice", None),
+    "wake-bytes": ("WakeBytes", None),
 }
+APP_KEYS = "access, bearers, vpn, handover, wake, wake-slice, wake-bytes"
+SLICE_UNITS = {"": 1_000_000, "s": 1_000_000, "ms": 1000, "min": 60_000_000, "h": 3_600_000_000}
+BYTES_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+def parse_unit(key, value, units, what):
+    """wake-slice= and wake-bytes= as roamd parses them: digits, then one of the units."""
+    digits = value[:len(value) - len(value.lstrip("0123456789"))]
+    if not digits or value[len(digits):] not in units:
+        raise fake_error("InvalidArguments", f"invalid value '{value}' for {key} ({what})")
+    return int(digits) * units[value[len(digits):]]
 APP_BEARERS = ("ethernet", "wifi", "cellular", "bluetooth", "wifi-direct", "vpn", "lowpan")
 UNTIL_RELEASED = 2**64 - 1
 DAY_USEC = 86400 * 1_000_000
@@ -847,21 +861,31 @@ class Manager(PropertiesObject):
         changes = {}
         for key, value in settings.items():
             if key not in APP_SETTINGS:
-                raise fake_error("InvalidArguments",
-                                 f"unknown key '{key}' (known: access, bearers, vpn, handover)")
+                raise fake_error("InvalidArguments", f"unknown key '{key}' (known: {APP_KEYS})")
             prop, allowed = APP_SETTINGS[key]
             if key == "bearers":
                 changes[prop] = parse_bearers(str(value))
             elif key == "wake":
                 changes.update(self.wake_setting(app_id, str(value)))
+            elif key == "wake-slice":
+                usec = parse_unit(key, str(value), SLICE_UNITS, "a duration: 10s, 500ms, 2min")
+                if not 100_000 <= usec <= 3_600_000_000:
+                    raise fake_error("InvalidArguments",
+                                     f"wake-slice '{value}' out of range (100ms to 1h)")
+                changes[prop] = usec
+            elif key == "wake-bytes":
+                n = parse_unit(key, str(value), BYTES_UNITS, "a size: 500K, 2M, 1G")
+                if n > 1024 << 30:
+                    raise fake_error("InvalidArguments",
+                                     f"wake-bytes '{value}' out of range (at most 1024G)")
+                changes[prop] = n
             else:
                 if value not in allowed:
                     raise fake_error("InvalidArguments",
                                      f"invalid value '{value}' for {key} ({', '.join(allowed)})")
                 changes[prop] = str(value)
         if not changes:
-            raise fake_error("InvalidArguments",
-                             "No settings given (access, bearers, vpn, handover).")
+            raise fake_error("InvalidArguments", f"No settings given ({APP_KEYS}).")
         if app_id == "system" and set(changes) - {"Access"}:
             raise fake_error("InvalidArguments",
                              "The system policy has only an access; its traffic is routed by "

@@ -29,7 +29,11 @@ static const struct {
             "Show one app, or change its policy (all settings in one call). Keys:\n"
             "  access=allow|lan|deny, bearers=all|LIST (ethernet, wifi, cellular, bluetooth,\n"
             "  wifi-direct, vpn, lowpan; comma separated), vpn=any|required|forbidden,\n"
-            "  handover=sticky|move\n"
+            "  handover=sticky|move; the ordered wake-up's wake=no|0-100 (higher first),\n"
+            "  wake-slice=DURATION (a turn's longest: 10s, 2min) and wake-bytes=SIZE (what\n"
+            "  a turn fetches: 500K, 2M; see docs/wake.md)\n"
+            "The app's wake priority, slice and bytes and its place in the queue are shown\n"
+            "with the rest.\n"
             "set on an app roamd does not know yet creates it. reset forgets the changes;\n"
             "online-for lets the app use the network for a while even if its access denies\n"
             "it (90s, 10m, 1h30m, at most 24h, or until-released); release ends that now.\n"},
