@@ -108,16 +108,22 @@ const char *const roam_handover_table[_ROAM_HANDOVER_MAX] = {
 DEFINE_STRING_TABLE_LOOKUP(roam_handover, RoamHandover)
 
 const char *const roam_app_key_table[_ROAM_APP_KEY_MAX] = {
-    [ROAM_APP_KEY_ACCESS] = "access",         [ROAM_APP_KEY_BEARERS] = "bearers",
-    [ROAM_APP_KEY_VPN] = "vpn",               [ROAM_APP_KEY_HANDOVER] = "handover",
-    [ROAM_APP_KEY_WAKE] = "wake",             [ROAM_APP_KEY_WAKE_SLICE] = "wake-slice",
+    [ROAM_APP_KEY_ACCESS] = "access",
+    [ROAM_APP_KEY_BEARERS] = "bearers",
+    [ROAM_APP_KEY_VPN] = "vpn",
+    [ROAM_APP_KEY_HANDOVER] = "handover",
+    [ROAM_APP_KEY_WAKE] = "wake",
+    [ROAM_APP_KEY_WAKE_SLICE] = "wake-slice",
     [ROAM_APP_KEY_WAKE_BYTES] = "wake-bytes",
 };
 
 const char *const roam_app_key_property_table[_ROAM_APP_KEY_MAX] = {
-    [ROAM_APP_KEY_ACCESS] = "Access",         [ROAM_APP_KEY_BEARERS] = "Bearers",
-    [ROAM_APP_KEY_VPN] = "VPN",               [ROAM_APP_KEY_HANDOVER] = "Handover",
-    [ROAM_APP_KEY_WAKE] = "Wake",             [ROAM_APP_KEY_WAKE_SLICE] = "WakeSlice",
+    [ROAM_APP_KEY_ACCESS] = "Access",
+    [ROAM_APP_KEY_BEARERS] = "Bearers",
+    [ROAM_APP_KEY_VPN] = "VPN",
+    [ROAM_APP_KEY_HANDOVER] = "Handover",
+    [ROAM_APP_KEY_WAKE] = "Wake",
+    [ROAM_APP_KEY_WAKE_SLICE] = "WakeSlice",
     [ROAM_APP_KEY_WAKE_BYTES] = "WakeBytes",
 };
 

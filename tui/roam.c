@@ -492,8 +492,8 @@ static int check_app_args(char **args, unsigned n)
                 return usage_error("--json goes with 'roam app ID' alone.");
         if (streq(action, "set")) {
                 if (n < 3)
-                        return usage_error("'roam app %s set' needs KEY=VALUE (keys: %s).",
-                                           args[0], roam_app_settings_keys());
+                        return usage_error("'roam app %s set' needs KEY=VALUE (keys: %s).", args[0],
+                                           roam_app_settings_keys());
                 if (roam_app_check_settings(args + 2, why, sizeof(why)) < 0)
                         return usage_error("%s.", why);
                 return 0;

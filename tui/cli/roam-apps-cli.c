@@ -116,8 +116,10 @@ static int print_app_block(const RoamModel *m, const RoamApp *a, FILE *f)
         print_field(f, "Handover", a->handover, roam_app_handover_words(a->handover));
         print_field(f, "Route", route, NULL);
         print_field(f, "Policy from", roam_app_source_words(a->source), NULL);
+        /* an app that is not wake-listed says nothing of it (--json has null) */
         roam_app_wake_text(a, wake, sizeof(wake));
-        print_field(f, "Wake", wake, NULL);
+        if (a->wake >= 0)
+                print_field(f, "Wake", wake, NULL);
         if (*a->wake_state)
                 print_field(f, "Wake state", roam_wake_words(a->wake_state),
                             *a->wake_reason ? roam_wake_reason_words(a->wake_reason) : NULL);

@@ -273,10 +273,8 @@ int roam_app_check_settings(char *const *args, char *buf, size_t size)
                 const char *eq = strchr(args[i], '=');
 
                 if (!eq || eq == args[i]) {
-                        snprintf(
-                            buf, size,
-                            "'%s' is not a setting: give key=value (keys: %s)", args[i],
-                            roam_app_settings_keys());
+                        snprintf(buf, size, "'%s' is not a setting: give key=value (keys: %s)",
+                                 args[i], roam_app_settings_keys());
                         return -EINVAL;
                 }
                 for (size_t j = 0; j < i; j++)

@@ -386,8 +386,8 @@ static int method_set_policy(sd_bus_message *msg, void *userdata, sd_bus_error *
         if (r < 0)
                 return r;
         if (changes.set == 0)
-                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
-                                         "No settings given (%s).", roam_app_keys_text());
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS, "No settings given (%s).",
+                                         roam_app_keys_text());
         if (streq(id, APP_ID_SYSTEM) && (changes.set & ~APP_KEY_ACCESS))
                 return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
                                          "The system policy has only an access; its traffic is "
