@@ -104,3 +104,16 @@ def test_run_passes_help_to_its_command(roamd, roam):
     assert (r.rc, r.out) == (0, "--help\n"), r.err
     r = roam("run", "--app", "org.example.Mail", "--", "sh", "-c", "echo $1", "sh", "-h")
     assert (r.rc, r.out) == (0, "-h\n"), r.err
+
+
+def test_every_surface_says_roamd_sets_the_clock(tmp_path):
+    """issue 41 §5 (M3): roamd steps the clock through timedated when the sources agree and
+    no clock daemon keeps it (SetClock=auto, docs/time.md): `roam time --help`, roam(1) and
+    the TUI's help say so, none says it never sets it."""
+    text = " ".join(run_roam(env(tmp_path), "time", "--help").out.split())
+    assert "never sets the clock" not in text
+    assert "steps it through timedated when the sources agree and no clock daemon keeps it" \
+        in text and "SetClock=" in text
+    top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    for f in ("man/roam.1.scd", "tui/screens/screen-time.c", "man/roamd.8.scd"):
+        assert "never sets the clock" not in open(os.path.join(top, f)).read(), f

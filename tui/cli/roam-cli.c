@@ -47,7 +47,8 @@ static const struct {
      "Usage: roam wait-online [--app ID] [--timeout S] [--require-time]\n"
      "\n"
      "Wait until roamd says the internet is reached (the state online); with\n"
-     "--require-time also until the time is verified; with --app until that app's\n"
+     "--require-time also until the time is verified (settled: a gate opened after\n"
+     "GateTimeout=, \"time unverified\", is not enough); with --app until that app's\n"
      "turn in the ordered wake-up came (an app that is not wake-listed: online is\n"
      "enough). Woken by roamd's signals; waits for roamd to start. --timeout: 30 s\n"
      "by default, 0 no limit. Exits 0 online, 1 not in time, 2 error (as nm-online).\n"},
@@ -70,7 +71,9 @@ static const struct {
              "The time as roamd's sources agree on it (docs/time.md): settled, settling,\n"
              "disputed or unknown, the agreed time with its error, whether apps were told\n"
              "\"online\" (the gate), then each source: its interval, truechimer, falseticker,\n"
-             "lower-bound or expired, and why. roamd never sets the clock.\n"},
+             "lower-bound or expired, and why; what roamd did with the clock: it steps it\n"
+             "through timedated when the sources agree and no clock daemon keeps it\n"
+             "(roamd.conf(5), SetClock=).\n"},
     {"portal", "Usage: roam portal [--json] [LINK]\n"
                "       roam portal approve [--always] [LINK]\n"
                "       roam portal login --user NAME --password-file FILE [--no-save]\n"
