@@ -371,6 +371,35 @@ const char *roam_wake_reason_words(const char *reason)
         return words_lookup(table, ELEMENTSOF(table), reason);
 }
 
+const char *roam_zone_state_words(const char *state)
+{
+        static const char *const table[][2] = {
+            {"unknown", "unknown"},
+            {"settled", "settled"},
+            {"choose", "yours to choose"},
+            {"disputed", "disputed"},
+        };
+        return words_lookup(table, ELEMENTSOF(table), state);
+}
+
+const char *roam_zone_reason_words(const char *reason)
+{
+        static const char *const table[][2] = {
+            {"no-witness", "nothing has said where this machine is"},
+            {"no-zone-data", "the zone data cannot be read"},
+            {"manual", "you chose it"},
+            {"current-zone-fits", "the current zone fits what the networks say"},
+            {"agreed", "two or more networks agree on it"},
+            {"single-witness", "only one network says so"},
+            {"several-candidates", "several zones fit"},
+            {"no-country", "the networks give only an offset"},
+            {"witnesses-disagree", "the networks disagree"},
+            {"offset-fits-no-zone", "the offset fits none of the country's zones"},
+            {"timedated-refused", "timedated refused to set it"},
+        };
+        return words_lookup(table, ELEMENTSOF(table), reason);
+}
+
 const char *roam_handover_words(const char *handover)
 {
         RoamHandover h = roam_handover_from_string(handover);

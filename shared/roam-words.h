@@ -257,6 +257,11 @@ const char *roam_wake_words(const char *wake);
 const char *roam_wake_queue_words(const char *queue);
 const char *roam_wake_reason_words(const char *reason);
 
+/* The time zone's consensus (docs/time.md "Time zone": Time.ZoneState, Time.ZoneReason) in
+ * words: "yours to choose", "several zones fit"; an unknown word as is. */
+const char *roam_zone_state_words(const char *state);
+const char *roam_zone_reason_words(const char *reason);
+
 /* What a location, a location's source, a rule's direction and action mean, in words
  * ("a network you trust: your devices may reach this one", "set by you"); a location that
  * networks.d names is "a location that networks.d defines", "" is "no network"; any other

@@ -153,7 +153,7 @@ static int verb_stats(char **args)
 
 static int verb_time(char **args)
 {
-        return roam_time_run(arg_json);
+        return roam_time_run(args, arg_json);
 }
 
 static int verb_p2p(char **args)
@@ -205,7 +205,7 @@ static const Verb verbs[] = {
     {"when-online", UINT_MAX, false, true, verb_when_online},
     {"stats", 0, true, false, verb_stats},
     {"portal", UINT_MAX, true, true, verb_portal},
-    {"time", 0, true, false, verb_time},
+    {"time", 3, true, false, verb_time},
     {"p2p", UINT_MAX, true, false, verb_p2p},
     /* Bluetooth and NFC tags: roam-bt-cli.c */
     {"bt", UINT_MAX, true, true, verb_bt},
@@ -614,6 +614,12 @@ static int parse_argv(int argc, char *argv[])
                         return usage_error("'app' needs an app ID: roam app ID [set KEY=VALUE...|"
                                            "reset|online-for DURATION|release].");
                 return check_app_args(sub, n_args) < 0 ? -EINVAL : 1;
+        }
+        if (streq(arg_verb->name, "time") && n_args > 0) {
+                char why[256];
+
+                if (roam_time_check_args(sub, n_args, arg_json, why, sizeof(why)) < 0)
+                        return usage_error("%s", why);
         }
         if (streq(arg_verb->name, "run")) {
                 if (!arg_app)

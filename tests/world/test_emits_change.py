@@ -30,11 +30,19 @@ UNDRIVEN = {
 }
 # Properties whose value is computed at each read from a monotonic time (µs CLOCK_REALTIME of
 # a CLOCK_MONOTONIC instant): two reads may differ by the clocks' drift, not by a change.
-DRIFTING = {"WakeSince"}
+DRIFTING = {"WakeSince", "SourcesTaken", "SourcesAt"}
 # Time.Bound is the agreed time projected to the moment it is read (docs/dbus-api.md): it is
 # signalled when the agreement changes; between, it advances with the clock. Compared by its
 # offset from this machine's clock when it was signalled and when read.
 PROJECTED = {("org.roam1.Time", "Bound")}
+
+
+def drifted(v, n):
+    """The same instants read twice: within a second (a number, or a list of them)."""
+    if isinstance(v, int) and isinstance(n, int):
+        return abs(v - n) < 1_000_000
+    return isinstance(v, list) and isinstance(n, list) and len(v) == len(n) and \
+        all(drifted(a, b) for a, b in zip(v, n))
 
 
 def realtime_at(t_mono):
@@ -154,8 +162,7 @@ class Model:
                 continue
             for k, v in values.items():
                 n = norm(now.get(k))
-                if k in DRIFTING and isinstance(v, int) and isinstance(n, int) and \
-                        abs(v - n) < 1_000_000:
+                if k in DRIFTING and drifted(v, n):
                     continue
                 if (iface, k) in PROJECTED and \
                         same_projection(v, self.when[(path, iface, k)], n, t_now):
