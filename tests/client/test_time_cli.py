@@ -158,6 +158,11 @@ def test_plain_time(roamd, plain):  # noqa: F811
     p.expect(CLOCK + r"Clock: stepped to the agreed time \(the clock was -60 min off the agreed "
              r"time\)\.")
     assert sum(line.endswith("time unverified.") for line in p.lines) == 1, p.lines
+    # the zone: said when it changes (issue 41 §5)
+    fake.send(op="time", props={"Zone": "Europe/Berlin", "ZoneState": "choose",
+                                "ZoneReason": "single-witness",
+                                "ZoneCandidates": ["Europe/Berlin"]})
+    p.expect(CLOCK + r"Time zone: Europe/Berlin \(yours to choose: only one network says so\)\.")
 
 
 SEC = 1_000_000

@@ -16,19 +16,20 @@ struct PlainTime {
         sd_bus *bus;
         sd_bus_slot *match, *call;
         char *state, *gate, *clock; /* what was said last; NULL before the first answer */
+        char *zone;                 /* the zone in words, as said last */
         bool asked;                 /* a "time" command waits for the answer */
 };
 
 const char plain_time_help[] =
     "  time           the time as roamd's sources agree on it: state, bound, gate, the\n"
-    "                 clock, and each source's interval and verdict\n";
+    "                 clock, the time zone, and each source's interval, verdict and age\n";
 
 static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
         PlainTime *pt = userdata;
         RoamTimeView v = {};
         bool asked = pt->asked;
-        char head[128], clock[512];
+        char head[128], clock[512], zone[256];
 
         pt->call = sd_bus_slot_unref(pt->call);
         pt->asked = false;
@@ -58,8 +59,13 @@ static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
                         printf("Clock: %s.\n", clock);
                 }
         }
+        roam_time_zone_words(&v, zone, sizeof(zone));
+        if (!asked && pt->state && *zone && !streq_ptr(pt->zone, zone)) {
+                roam_print_stamp();
+                printf("Time zone: %s.\n", zone);
+        }
         if (free_and_strdup(&pt->state, v.state) < 0 || free_and_strdup(&pt->gate, v.gate) < 0 ||
-            free_and_strdup(&pt->clock, v.clock_state) < 0)
+            free_and_strdup(&pt->clock, v.clock_state) < 0 || free_and_strdup(&pt->zone, zone) < 0)
                 log_oom();
         fflush(stdout);
         roam_time_view_done(&v);
@@ -99,7 +105,8 @@ void plain_time_watch(PlainTime *pt)
                 free(pt->state);
                 free(pt->gate);
                 free(pt->clock);
-                pt->state = pt->gate = pt->clock = NULL;
+                free(pt->zone);
+                pt->state = pt->gate = pt->clock = pt->zone = NULL;
                 pt->bus = sd_bus_ref(bus);
                 if (bus)
                         (void)sd_bus_match_signal_async(bus, &pt->match, ROAM_BUS_NAME,
@@ -149,6 +156,7 @@ PlainTime *plain_time_free(PlainTime *pt)
         free(pt->state);
         free(pt->gate);
         free(pt->clock);
+        free(pt->zone);
         free(pt);
         return NULL;
 }
