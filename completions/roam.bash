@@ -24,6 +24,12 @@ _roam_apps()
 _roam_links() { _roam_values name status; }
 _roam_peers() { _roam_values address p2p peers; }
 _roam_bt_addresses() { _roam_values address bt; }
+# the zones roamd offers to choose from (roam time zone --json: "candidates")
+_roam_zones()
+{
+        timeout 2 roam time zone --json 2>/dev/null |
+                sed -n 's/^ *"\([A-Za-z][A-Za-z0-9_+-]*\/[^"\\]*\)",\{0,1\}$/\1/p'
+}
 
 _roam()
 {
@@ -155,6 +161,15 @@ _roam()
                 ;;
         run)
                 words_now="--app --online-for --"
+                ;;
+        time)
+                if ((n == 0)); then
+                        words_now="zone set"
+                elif ((n == 1)) && [[ ${args[0]} == zone ]]; then
+                        words_now=$(_roam_zones)
+                elif ((n == 2)) && [[ ${args[0]} == set ]]; then
+                        words_now="30s 1m 5m"
+                fi
                 ;;
         portal)
                 if ((n == 0)); then

@@ -72,6 +72,9 @@ complete -c roam -n '__fish_seen_subcommand_from set' -a 'access=allow access=la
 
 complete -c roam -n '__fish_seen_subcommand_from run' -F
 
+complete -c roam -n '__roam_args_are time 0' -a 'zone' -d 'Show the time zone, or choose one'
+complete -c roam -n '__roam_args_are time 0' -a 'set' -d 'Set the time by hand (UTC)'
+complete -c roam -n '__roam_args_are time 1; and __fish_seen_subcommand_from zone' -a '(timeout 2 roam time zone --json 2>/dev/null | sed -n \'s/^ *"\([A-Za-z][A-Za-z0-9_+-]*\/[^"\\\\]*\)",\{0,1\}$/\1/p\')'
 complete -c roam -n '__roam_args_are portal 0' -a 'approve login browse extend decline logoff forget'
 complete -c roam -n '__fish_seen_subcommand_from portal' -a '(__roam_links)'
 complete -c roam -n '__fish_seen_subcommand_from portal' -l always -d 'On this network from now on'

@@ -121,3 +121,17 @@ def test_every_policy_key_is_completed(bus):
     for k in keys:
         assert "'%s[" % k in zsh, k
         assert " %s=" % k in fish or "'%s=" % k in fish, k
+
+
+def test_time_zone_and_set_are_completed(bus, roamd):
+    """issue 41 §5: `roam time zone <TAB>` offers the zones roamd gives to choose from."""
+    roamd(dict(SCENARIO, time={"State": "settled", "Zone": "Europe/Berlin",
+                               "ZoneState": "choose", "ZoneReason": "several-candidates",
+                               "ZoneCandidates": ["America/Detroit", "America/New_York"]}))
+    assert bash_complete(bus.env, "roam time ")[0] == ["set", "zone"]
+    assert bash_complete(bus.env, "roam time zone ")[0] == ["America/Detroit",
+                                                            "America/New_York"]
+    zsh = open(os.path.join(TOP, "completions", "_roam")).read()
+    fish = open(FISH).read()
+    assert "'zone[" in zsh and "'set[" in zsh
+    assert "__roam_args_are time 0' -a 'zone'" in fish

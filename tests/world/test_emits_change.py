@@ -10,6 +10,8 @@ through every key of its policy, an online-for grant, a cgroup, the ordered wake
 reset, and moves an uplink; after each step a marker signal tells that every earlier signal
 has arrived, and every object's GetAll must equal the model. Each App property must have
 changed at least once; those a test cannot change are listed with the reason."""
+import os
+import re
 import time
 import xml.etree.ElementTree as ET
 
@@ -254,3 +256,32 @@ def test_every_emits_change_property_signals_its_changes(em):
         assert {"Wake", "WakeSlice", "WakeBytes"} <= changed
     finally:
         mon.stop()
+
+
+def test_roamd_8_names_every_member(w):
+    """issue 41 §5 (M2): roamd(8)'s D-BUS API names every object's interface and each of its
+    properties, methods and signals as introspection has them, and every polkit action."""
+    top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    man = open(os.path.join(top, "man", "roamd.8.scd")).read()
+    missing, todo = [], ["/org/roam1"]
+    while todo:
+        path = todo.pop()
+        node = introspect(w, path)
+        for iface in node.findall("interface"):
+            name = iface.get("name")
+            if name.startswith("org.freedesktop.DBus."):
+                continue
+            if name not in man:
+                missing.append(name)
+            if not name.startswith("org.roam1."):
+                continue  # BlueZ's and neard's agents: theirs, named as interfaces only
+            for m in iface:
+                if m.tag in ("property", "method", "signal") and \
+                        "*%s*" % m.get("name") not in man:
+                    missing.append("%s.%s" % (name, m.get("name")))
+        todo += [path.rstrip("/") + "/" + c.get("name") for c in node.findall("node")]
+    policy = open(os.path.join(top, "data", "org.roam1.policy")).read()
+    for action in re.findall(r'<action id="([^"]+)"', policy):
+        if "*%s*" % action not in man:
+            missing.append(action)
+    assert not missing, "roamd(8) does not name: %s" % sorted(set(missing))
