@@ -78,6 +78,10 @@ usage: world.sh COMMAND ...
   cafe-logout NAME             close the cafe again (captive portal)
   cafe-logout-reset NAME       close it as a portal that refuses connections with TCP resets
                                (DNS truthful, HTTP taken to the portal, other TCP reset)
+  cafe-portal NAME wispr [S]   the cafe's portal as the demo has it: its form ("Room or
+                               table") logs in, and WISPr 1.0 with user guest, password
+                               espresso; a login opens the cafe for S seconds (default
+                               3600; a login within extends it); plain: the page alone
   reset NAME                   uplinks back to home/living/dead, carrier on, no delay,
                                internet on, cafe closed, VPN down, sshd and wifi off; prints
                                what it changed
@@ -1262,6 +1266,56 @@ cmd_cafe() { # cafe NAME login|logout
         esac
 }
 
+# cafe-portal NAME wispr [SESSION_S] | plain: the cafe's portal as the demo shows it: a page
+# for people ("Room or table": its form logs in) that is a WISPr 1.0 portal too (user
+# CAFE_USER, password CAFE_PASSWORD), tests/servers/wispr_cafe.py on ports 8080/8443 of the
+# router, the LAN's HTTP/HTTPS to the router redirected there (nft table inet wisprcafe, as
+# test_portal.py does); a login opens the cafe (cafe-login) for SESSION_S seconds (default
+# 3600; a login within extends it), then it closes again (cafe-logout). plain: back to
+# httpd.py's page alone.
+CAFE_USER=guest
+CAFE_PASSWORD=espresso
+cmd_cafe_portal() {
+        need_world "${1:-}"
+        local pid session=${3:-3600}
+        case ${2:-} in
+        wispr)
+                [[ $session =~ ^[0-9]+$ ]] && [ "$session" -gt 0 ] || die "cafe-portal: bad session '$session'"
+                ! pid_of "$W/cafe-wispr.pid" >/dev/null || die "cafe-portal: wispr runs already"
+                rm -f "$W/cafe-wispr.ready"
+                : >"$W/cafe-wispr-requests.log"
+                pid=$(spawn cafe-wispr "$W/cafe-wispr.log" nsenter --net=/run/netns/"$NS_CAFE" -- \
+                        "$PY" "$REPO/tests/servers/wispr_cafe.py" --port 8080 --tls-port 8443 \
+                        --cert "$W/ca/cafe.pem" --key "$W/ca/cafe.key" \
+                        --log "$W/cafe-wispr-requests.log" --capport-file "$W/cafe-capport.json" \
+                        --user "$CAFE_USER" --password "$CAFE_PASSWORD" --people-form \
+                        --session "$session" --ready "$W/cafe-wispr.ready" \
+                        --on-login "$HERE/world.sh cafe-login $NAME" \
+                        --on-logoff "$HERE/world.sh cafe-logout $NAME")
+                echo "$pid" >"$W/cafe-wispr.pid"
+                wait_event 10 "--file $W/cafe-wispr.ready" test -e "$W/cafe-wispr.ready" || {
+                        cat "$W/cafe-wispr.log" >&2
+                        stop_service "$W/cafe-wispr.pid" cafe-wispr
+                        die "cafe-portal: the WISPr portal did not start"
+                }
+                innet "$NS_CAFE" nft -f - <<'NFT'
+add table inet wisprcafe
+add chain inet wisprcafe pre { type nat hook prerouting priority dstnat - 1; }
+flush chain inet wisprcafe pre
+add rule inet wisprcafe pre iifname "br0" ip daddr 192.0.2.129 tcp dport 80 redirect to :8080
+add rule inet wisprcafe pre iifname "br0" ip daddr 192.0.2.129 tcp dport 443 redirect to :8443
+add rule inet wisprcafe pre iifname "br0" ip6 daddr 2001:db8:3::1 tcp dport 80 redirect to :8080
+add rule inet wisprcafe pre iifname "br0" ip6 daddr 2001:db8:3::1 tcp dport 443 redirect to :8443
+NFT
+                ;;
+        plain)
+                innet "$NS_CAFE" nft delete table inet wisprcafe 2>/dev/null || true
+                stop_service "$W/cafe-wispr.pid" cafe-wispr
+                ;;
+        *) die "cafe-portal: wispr [SESSION_S] or plain" ;;
+        esac
+}
+
 # reset NAME: the network side of the default world; prints one line per change.
 cmd_reset() {
         need_world "${1:-}"
@@ -1574,6 +1628,7 @@ uplink) cmd_uplink "$@" ;;
 cafe-login) cmd_cafe "${1:-}" login ;;
 cafe-logout) cmd_cafe "${1:-}" logout ;;
 cafe-logout-reset) cmd_cafe "${1:-}" logout-reset ;;
+cafe-portal) cmd_cafe_portal "$@" ;;
 reset) cmd_reset "$@" ;;
 dns64) cmd_dns64 "$@" ;;
 internet) cmd_internet "$@" ;;
