@@ -22,7 +22,7 @@ struct PlainTime {
 
 const char plain_time_help[] =
     "  time           the time as roamd's sources agree on it: state, bound, gate, the\n"
-    "                 clock, the time zone, and each source's interval, verdict and age\n";
+    "                 clock, the time zone, each source's interval, verdict and age\n";
 
 static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
