@@ -163,6 +163,14 @@ def test_plain_time(roamd, plain):  # noqa: F811
                                 "ZoneReason": "single-witness",
                                 "ZoneCandidates": ["Europe/Berlin"]})
     p.expect(CLOCK + r"Time zone: Europe/Berlin \(yours to choose: only one network says so\)\.")
+    p.send("time zone Mars/Olympus")
+    p.expect(r"Cannot set the time zone to Mars/Olympus: Not a time zone of this system's "
+             r"tzdata\.")
+    p.send("time zone America/Detroit")
+    p.expect(r"Done: the time zone is now America/Detroit \(your choice\)\.")
+    p.expect(CLOCK + r"Time zone: America/Detroit \(settled: you chose it\)\.")
+    assert fake.send(op="time_calls") == [["SetZone", "Mars/Olympus"],
+                                          ["SetZone", "America/Detroit"]]
 
 
 SEC = 1_000_000
