@@ -423,5 +423,7 @@ const ScreenVTable time_screen_vtable = {
              "span first), with its verdict in words: truechimer, falseticker, lower-bound or "
              "expired. A source far off the axis points there with < or >. Clock: what roamd did "
              "with the clock and why (it steps it through timedated only when no clock daemon "
-             "keeps it).",
+             "keeps it). Zone: the time zone the networks agree on, or the zones to pick from "
+             "(roam time zone ZONE). The sources are aged to now as the agreed time is, and the "
+             "time moves on while the screen is shown.",
 };
