@@ -30,6 +30,12 @@ _roam_run_apps()
 _roam_links() { _roam_values name status; }
 _roam_peers() { _roam_values address p2p peers; }
 _roam_bt_addresses() { _roam_values address bt; }
+# the zones roamd offers to choose from (roam time zone --json: "candidates")
+_roam_zones()
+{
+        timeout 2 roam time zone --json 2>/dev/null |
+                sed -n 's/^ *"\([A-Za-z][A-Za-z0-9_+-]*\/[^"\\]*\)",\{0,1\}$/\1/p'
+}
 
 _roam()
 {
@@ -151,6 +157,9 @@ _roam()
                         access=*) words_now="access=allow access=lan access=deny" ;;
                         vpn=*) words_now="vpn=any vpn=required vpn=forbidden" ;;
                         handover=*) words_now="handover=sticky handover=move" ;;
+                        wake=*) words_now="wake=no wake=0 wake=50 wake=80 wake=100" ;;
+                        wake-slice=*) words_now="wake-slice=10s wake-slice=30s wake-slice=2min" ;;
+                        wake-bytes=*) words_now="wake-bytes=500K wake-bytes=2M wake-bytes=1G" ;;
                         bearers=*)
                                 words_now="bearers=all bearers=ethernet bearers=wifi
                                         bearers=cellular bearers=bluetooth bearers=wifi-direct
@@ -158,7 +167,8 @@ _roam()
                                 ;;
                         *)
                                 compopt -o nospace 2>/dev/null
-                                words_now="access= bearers= vpn= handover="
+                                words_now="access= bearers= vpn= handover= wake= wake-slice=
+                                        wake-bytes="
                                 ;;
                         esac
                 elif [[ ${args[1]} == online-for && $n == 2 ]]; then
@@ -167,6 +177,15 @@ _roam()
                 ;;
         run)
                 words_now="--app --online-for --"
+                ;;
+        time)
+                if ((n == 0)); then
+                        words_now="zone set"
+                elif ((n == 1)) && [[ ${args[0]} == zone ]]; then
+                        words_now=$(_roam_zones)
+                elif ((n == 2)) && [[ ${args[0]} == set ]]; then
+                        words_now="30s 1m 5m"
+                fi
                 ;;
         portal)
                 if ((n == 0)); then

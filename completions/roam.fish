@@ -76,10 +76,13 @@ complete -c roam -l since -x -a '1h 1d 7d 30d' -d 'With stats: since when'
 
 complete -c roam -n '__roam_args_are app 0' -a '(__roam_apps)'
 complete -c roam -n '__roam_args_are app 1' -a 'set reset online-for release'
-complete -c roam -n '__fish_seen_subcommand_from set' -a 'access=allow access=lan access=deny bearers=all bearers=ethernet bearers=wifi bearers=cellular bearers=bluetooth bearers=wifi-direct bearers=vpn bearers=lowpan vpn=any vpn=required vpn=forbidden handover=sticky handover=move'
+complete -c roam -n '__fish_seen_subcommand_from set' -a 'access=allow access=lan access=deny bearers=all bearers=ethernet bearers=wifi bearers=cellular bearers=bluetooth bearers=wifi-direct bearers=vpn bearers=lowpan vpn=any vpn=required vpn=forbidden handover=sticky handover=move wake=no wake=0 wake=50 wake=80 wake=100 wake-slice=10s wake-slice=30s wake-slice=2min wake-bytes=500K wake-bytes=2M wake-bytes=1G'
 
 complete -c roam -n '__fish_seen_subcommand_from run' -F
 
+complete -c roam -n '__roam_args_are time 0' -a 'zone' -d 'Show the time zone, or choose one'
+complete -c roam -n '__roam_args_are time 0' -a 'set' -d 'Set the time by hand (UTC)'
+complete -c roam -n '__roam_args_are time 1; and __fish_seen_subcommand_from zone' -a '(timeout 2 roam time zone --json 2>/dev/null | sed -n \'s/^ *"\([A-Za-z][A-Za-z0-9_+-]*\/[^"\\\\]*\)",\{0,1\}$/\1/p\')'
 complete -c roam -n '__roam_args_are portal 0' -a 'approve login browse extend decline logoff forget'
 complete -c roam -n '__fish_seen_subcommand_from portal' -a '(__roam_links)'
 complete -c roam -n '__fish_seen_subcommand_from portal' -l always -d 'On this network from now on'

@@ -107,6 +107,37 @@ const char *const roam_handover_table[_ROAM_HANDOVER_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP(roam_handover, RoamHandover)
 
+const char *const roam_app_key_table[_ROAM_APP_KEY_MAX] = {
+    [ROAM_APP_KEY_ACCESS] = "access",
+    [ROAM_APP_KEY_BEARERS] = "bearers",
+    [ROAM_APP_KEY_VPN] = "vpn",
+    [ROAM_APP_KEY_HANDOVER] = "handover",
+    [ROAM_APP_KEY_WAKE] = "wake",
+    [ROAM_APP_KEY_WAKE_SLICE] = "wake-slice",
+    [ROAM_APP_KEY_WAKE_BYTES] = "wake-bytes",
+};
+
+const char *const roam_app_key_property_table[_ROAM_APP_KEY_MAX] = {
+    [ROAM_APP_KEY_ACCESS] = "Access",
+    [ROAM_APP_KEY_BEARERS] = "Bearers",
+    [ROAM_APP_KEY_VPN] = "VPN",
+    [ROAM_APP_KEY_HANDOVER] = "Handover",
+    [ROAM_APP_KEY_WAKE] = "Wake",
+    [ROAM_APP_KEY_WAKE_SLICE] = "WakeSlice",
+    [ROAM_APP_KEY_WAKE_BYTES] = "WakeBytes",
+};
+
+const char *roam_app_keys_text(void)
+{
+        static char text[128];
+
+        if (!text[0])
+                for (size_t k = 0, len = 0; k < _ROAM_APP_KEY_MAX; k++)
+                        len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%s",
+                                                k > 0 ? ", " : "", roam_app_key_table[k]);
+        return text;
+}
+
 const char *const roam_wake_table[_ROAM_WAKE_MAX] = {
     [ROAM_WAKE_WAITING] = "waiting",
     [ROAM_WAKE_OPENING] = "opening",
@@ -346,6 +377,35 @@ const char *roam_wake_reason_words(const char *reason)
             {"left", "its client went away or it left the list"},
             {"restart", "a new period began"},
             {"gate", "its gate did not open yet: roamd retries"},
+        };
+        return words_lookup(table, ELEMENTSOF(table), reason);
+}
+
+const char *roam_zone_state_words(const char *state)
+{
+        static const char *const table[][2] = {
+            {"unknown", "unknown"},
+            {"settled", "settled"},
+            {"choose", "yours to choose"},
+            {"disputed", "disputed"},
+        };
+        return words_lookup(table, ELEMENTSOF(table), state);
+}
+
+const char *roam_zone_reason_words(const char *reason)
+{
+        static const char *const table[][2] = {
+            {"no-witness", "nothing has said where this machine is"},
+            {"no-zone-data", "the zone data cannot be read"},
+            {"manual", "you chose it"},
+            {"current-zone-fits", "the current zone fits what the networks say"},
+            {"agreed", "two or more networks agree on it"},
+            {"single-witness", "only one network says so"},
+            {"several-candidates", "several zones fit"},
+            {"no-country", "the networks give only an offset"},
+            {"witnesses-disagree", "the networks disagree"},
+            {"offset-fits-no-zone", "the offset fits none of the country's zones"},
+            {"timedated-refused", "timedated refused to set it"},
         };
         return words_lookup(table, ELEMENTSOF(table), reason);
 }

@@ -113,6 +113,21 @@ typedef enum RoamHandover {
         _ROAM_HANDOVER_INVALID = -EINVAL,
 } RoamHandover;
 
+/* An app's policy keys (docs/apps.md), in this order everywhere: as SetAppPolicy and `roam app
+ * ID set` take them (roam_app_key_table) and as apps.d files and the App object's properties
+ * name them (roam_app_key_property_table: a key changes the property of that name). */
+typedef enum RoamAppKey {
+        ROAM_APP_KEY_ACCESS,
+        ROAM_APP_KEY_BEARERS,
+        ROAM_APP_KEY_VPN,
+        ROAM_APP_KEY_HANDOVER,
+        ROAM_APP_KEY_WAKE,
+        ROAM_APP_KEY_WAKE_SLICE,
+        ROAM_APP_KEY_WAKE_BYTES,
+        _ROAM_APP_KEY_MAX,
+        _ROAM_APP_KEY_INVALID = -EINVAL,
+} RoamAppKey;
+
 /* The personal firewall (docs/firewall.md): where a link's network is, how that was decided,
  * and the rules' direction and action. A location may also be a name that networks.d defines:
  * roam_location_from_string() knows only the four built-in words. */
@@ -180,6 +195,8 @@ extern const char *const roam_bearer_table[_ROAM_BEARER_MAX];
 extern const char *const roam_access_table[_ROAM_ACCESS_MAX];
 extern const char *const roam_vpn_table[_ROAM_VPN_MAX];
 extern const char *const roam_handover_table[_ROAM_HANDOVER_MAX];
+extern const char *const roam_app_key_table[_ROAM_APP_KEY_MAX];
+extern const char *const roam_app_key_property_table[_ROAM_APP_KEY_MAX];
 extern const char *const roam_time_gate_table[_ROAM_TIME_GATE_MAX];
 extern const char *const roam_wake_table[_ROAM_WAKE_MAX];
 extern const char *const roam_clock_state_table[_ROAM_CLOCK_STATE_MAX];
@@ -209,6 +226,8 @@ const char *roam_vpn_to_string(RoamVpnRule v);
 RoamVpnRule roam_vpn_from_string(const char *s);
 const char *roam_handover_to_string(RoamHandover h);
 RoamHandover roam_handover_from_string(const char *s);
+/* "access, bearers, vpn, handover, wake, wake-slice, wake-bytes", for messages and help. */
+const char *roam_app_keys_text(void);
 const char *roam_wake_to_string(RoamWake w);
 RoamWake roam_wake_from_string(const char *s);
 const char *roam_location_to_string(RoamLocation l);
@@ -237,6 +256,11 @@ const char *roam_wake_words(const char *wake);
  * waited its longest delay"); an unknown word (a newer roamd) as it is. */
 const char *roam_wake_queue_words(const char *queue);
 const char *roam_wake_reason_words(const char *reason);
+
+/* The time zone's consensus (docs/time.md "Time zone": Time.ZoneState, Time.ZoneReason) in
+ * words: "yours to choose", "several zones fit"; an unknown word as is. */
+const char *roam_zone_state_words(const char *state);
+const char *roam_zone_reason_words(const char *reason);
 
 /* What a location, a location's source, a rule's direction and action mean, in words
  * ("a network you trust: your devices may reach this one", "set by you"); a location that

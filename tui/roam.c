@@ -154,7 +154,7 @@ static int verb_stats(char **args)
 
 static int verb_time(char **args)
 {
-        return roam_time_run(arg_json);
+        return roam_time_run(args, arg_json);
 }
 
 static int verb_p2p(char **args)
@@ -206,7 +206,7 @@ static const Verb verbs[] = {
     {"when-online", UINT_MAX, false, true, verb_when_online},
     {"stats", 0, true, false, verb_stats},
     {"portal", UINT_MAX, true, true, verb_portal},
-    {"time", 0, true, false, verb_time},
+    {"time", 3, true, false, verb_time},
     {"p2p", UINT_MAX, true, false, verb_p2p},
     /* Bluetooth and NFC tags: roam-bt-cli.c */
     {"bt", UINT_MAX, true, true, verb_bt},
@@ -238,7 +238,10 @@ static void help(void)
                "                     access=allow|lan|deny, bearers=all|LIST (comma\n"
                "                     separated: ethernet, wifi, cellular, bluetooth,\n"
                "                     wifi-direct, vpn, lowpan), vpn=any|required|forbidden,\n"
-               "                     handover=sticky|move\n"
+               "                     handover=sticky|move, and the ordered wake-up's\n"
+               "                     wake=no|0-100 (higher first), wake-slice=DURATION (a\n"
+               "                     turn's longest: 10s, 2min), wake-bytes=SIZE (what a\n"
+               "                     turn fetches: 500K, 2M)\n"
                "  app ID reset       Forget the changes: the configured policy applies again\n"
                "  app ID online-for DURATION\n"
                "                     Let the app use the network for a while even if its\n"
@@ -251,8 +254,9 @@ static void help(void)
                "                     CMD does not run when roamd refuses.\n"
                "  wait-online [--app ID] [--timeout S] [--require-time]\n"
                "                     Wait until the internet is reached (validated), with\n"
-               "                     --require-time also the time verified, with --app until\n"
-               "                     that app's turn in the ordered wake-up came; exits 0\n"
+               "                     --require-time also the time verified (settled), with\n"
+               "                     --app until that app's turn in the ordered wake-up\n"
+               "                     came; exits 0\n"
                "                     online, 1 not in time (default 30 s; 0: no limit), 2 error\n"
                "  when-online --app ID [--timeout S] [--require-time] [--] CMD [ARGS...]\n"
                "                     Run CMD when the app's turn comes, then tell roamd the\n"
@@ -274,7 +278,12 @@ static void help(void)
                "  portal decline|logoff|forget [LINK]\n"
                "                     Send nothing; log off; forget the saved login\n"
                "  time               The time as the sources agree on it: state, bound,\n"
-               "                     gate, each source's interval and verdict\n"
+               "                     gate, clock, zone, each source's interval, verdict and\n"
+               "                     age\n"
+               "  time zone [ZONE]   The time zone and the zones to choose from; choose one\n"
+               "  time set DATE [ERROR]\n"
+               "                     Give roamd the time by hand: 'YYYY-MM-DD HH:MM[:SS]'\n"
+               "                     (UTC) or @EPOCH, ± ERROR (30s, 5m; 1m by default)\n"
                "  p2p find|peers|connect|accept|reject|disconnect ...\n"
                "                     WiFi Direct devices (roam p2p --help)\n"
                "  bt [ACTION ...]    Bluetooth: adapters, devices, the pairing question;\n"
@@ -497,9 +506,8 @@ static int check_app_args(char **args, unsigned n)
                 return usage_error("--json goes with 'roam app ID' alone.");
         if (streq(action, "set")) {
                 if (n < 3)
-                        return usage_error(
-                            "'roam app %s set' needs KEY=VALUE (keys: " ROAM_APP_SETTINGS_KEYS ").",
-                            args[0]);
+                        return usage_error("'roam app %s set' needs KEY=VALUE (keys: %s).", args[0],
+                                           roam_app_settings_keys());
                 if (roam_app_check_settings(args + 2, why, sizeof(why)) < 0)
                         return usage_error("%s.", why);
                 return 0;
@@ -622,6 +630,12 @@ static int parse_argv(int argc, char *argv[])
                         return usage_error("'app' needs an app ID: roam app ID [set KEY=VALUE...|"
                                            "reset|online-for DURATION|release].");
                 return check_app_args(sub, n_args) < 0 ? -EINVAL : 1;
+        }
+        if (streq(arg_verb->name, "time") && n_args > 0) {
+                char why[256];
+
+                if (roam_time_check_args(sub, n_args, arg_json, why, sizeof(why)) < 0)
+                        return usage_error("%s", why);
         }
         if (streq(arg_verb->name, "run")) {
                 if (!arg_app)

@@ -223,6 +223,7 @@ APP_PROPERTIES = {
     "Cgroups": ("as", []),
     "Wake": ("i", -1),
     "WakeSlice": ("t", 10_000_000),
+    "WakeBytes": ("t", 0),
     "WakeState": ("s", ""),
     "WakeReason": ("s", ""),
     "WakeSince": ("t", 0),
@@ -235,7 +236,20 @@ APP_SETTINGS = {
     "handover": ("Handover", ("sticky", "move")),
     "bearers": ("Bearers", None),
     "wake": ("Wake", None),
+    "wake-slice": ("WakeSlice", None),
+    "wake-bytes": ("WakeBytes", None),
 }
+APP_KEYS = "access, bearers, vpn, handover, wake, wake-slice, wake-bytes"
+SLICE_UNITS = {"": 1_000_000, "s": 1_000_000, "ms": 1000, "min": 60_000_000, "h": 3_600_000_000}
+BYTES_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+def parse_unit(key, value, units, what):
+    """wake-slice= and wake-bytes= as roamd parses them: digits, then one of the units."""
+    digits = value[:len(value) - len(value.lstrip("0123456789"))]
+    if not digits or value[len(digits):] not in units:
+        raise fake_error("InvalidArguments", f"invalid value '{value}' for {key} ({what})")
+    return int(digits) * units[value[len(digits):]]
 APP_BEARERS = ("ethernet", "wifi", "cellular", "bluetooth", "wifi-direct", "vpn", "lowpan")
 UNTIL_RELEASED = 2**64 - 1
 DAY_USEC = 86400 * 1_000_000
@@ -763,6 +777,8 @@ class Manager(PropertiesObject):
             return "OK " + json.dumps(self.runs)
         elif op == "portal":
             self.portal.update(cmd["sessions"])
+        elif op == "time_calls":
+            return "OK " + json.dumps(self.time.calls)
         elif op == "portal_calls":
             return "OK " + json.dumps(self.portal.calls)
         elif op == "location_calls":
@@ -847,21 +863,31 @@ class Manager(PropertiesObject):
         changes = {}
         for key, value in settings.items():
             if key not in APP_SETTINGS:
-                raise fake_error("InvalidArguments",
-                                 f"unknown key '{key}' (known: access, bearers, vpn, handover)")
+                raise fake_error("InvalidArguments", f"unknown key '{key}' (known: {APP_KEYS})")
             prop, allowed = APP_SETTINGS[key]
             if key == "bearers":
                 changes[prop] = parse_bearers(str(value))
             elif key == "wake":
                 changes.update(self.wake_setting(app_id, str(value)))
+            elif key == "wake-slice":
+                usec = parse_unit(key, str(value), SLICE_UNITS, "a duration: 10s, 500ms, 2min")
+                if not 100_000 <= usec <= 3_600_000_000:
+                    raise fake_error("InvalidArguments",
+                                     f"wake-slice '{value}' out of range (100ms to 1h)")
+                changes[prop] = usec
+            elif key == "wake-bytes":
+                n = parse_unit(key, str(value), BYTES_UNITS, "a size: 500K, 2M, 1G")
+                if n > 1024 << 30:
+                    raise fake_error("InvalidArguments",
+                                     f"wake-bytes '{value}' out of range (at most 1024G)")
+                changes[prop] = n
             else:
                 if value not in allowed:
                     raise fake_error("InvalidArguments",
                                      f"invalid value '{value}' for {key} ({', '.join(allowed)})")
                 changes[prop] = str(value)
         if not changes:
-            raise fake_error("InvalidArguments",
-                             "No settings given (access, bearers, vpn, handover).")
+            raise fake_error("InvalidArguments", f"No settings given ({APP_KEYS}).")
         if app_id == "system" and set(changes) - {"Access"}:
             raise fake_error("InvalidArguments",
                              "The system policy has only an access; its traffic is routed by "
@@ -1062,8 +1088,52 @@ def time_properties(v):
                                for k, w, o, t, e, vd, r in v.get("Sources", [])],
                               signature="(sssttss)"),
         "Reasons": dbus.Array(v.get("Reasons", []), signature="s"),
-        **{k: dbus.String(v[k]) for k in ("ClockState", "ClockReason") if k in v},
+        **{k: dbus.String(v[k]) for k in ("ClockState", "ClockReason", "Zone", "ZoneState",
+                                          "ZoneReason") if k in v},
+        **({"SourcesTaken": dbus.Array([dbus.UInt64(t) for t in v["SourcesTaken"]],
+                                       signature="t")} if "SourcesTaken" in v else {}),
+        **({"SourcesAt": dbus.UInt64(v["SourcesAt"])} if "SourcesAt" in v else {}),
+        **({"ZoneCandidates": dbus.Array(v["ZoneCandidates"], signature="s")}
+           if "ZoneCandidates" in v else {}),
     }
+
+
+# What roamd's SetManual refuses (service/features/time/roamd-time-bus.c).
+MANUAL_MIN_USEC, MANUAL_MAX_USEC = 946684800 * 10**6, 4102444800 * 10**6
+MANUAL_MAX_ERROR_USEC = 86400 * 10**6
+
+
+class Time(PropertiesObject):
+    """org.roam1.Time: its properties as the scenario says; SetZone and SetManual check their
+    arguments, then who asks, as roamd does, and record the calls."""
+
+    def __init__(self, conn, props, zones):
+        super().__init__(conn, TIME_PATH, TIME_IFACE, props)
+        self.zones = zones  # the zones of "this system's tzdata"
+        self.calls = []
+
+    @dbus.service.method(TIME_IFACE, in_signature="s", sender_keyword="sender")
+    def SetZone(self, zone, sender=None):
+        self.calls.append(["SetZone", str(zone)])
+        if not authorized(self.connection, sender):
+            raise fake_error("AccessDenied", "Only root or members of group netdev may do this.")
+        if str(zone) not in self.zones:
+            raise fake_error("InvalidArguments", "Not a time zone of this system's tzdata.")
+        changed = {"Zone": dbus.String(zone), "ZoneState": dbus.String("settled"),
+                   "ZoneReason": dbus.String("manual"),
+                   "ZoneCandidates": dbus.Array([], signature="s")}
+        self.props.update(changed)
+        self.PropertiesChanged(TIME_IFACE, changed, [])
+
+    @dbus.service.method(TIME_IFACE, in_signature="tt", sender_keyword="sender")
+    def SetManual(self, realtime, error, sender=None):
+        self.calls.append(["SetManual", int(realtime), int(error)])
+        if not MANUAL_MIN_USEC <= realtime <= MANUAL_MAX_USEC:
+            raise fake_error("InvalidArguments", "The time must lie between 2000 and 2100.")
+        if error > MANUAL_MAX_ERROR_USEC:
+            raise fake_error("InvalidArguments", "The error must be at most a day.")
+        if not authorized(self.connection, sender):
+            raise fake_error("AccessDenied", "Only root or members of group netdev may do this.")
 
 
 PORTAL_PATH = "/org/roam1/portal"
@@ -1142,8 +1212,9 @@ def main():
     DENY_UIDS.update(scenario.get("_deny_uids", []))
     manager.portal = Portal(conn, scenario["portal_sessions"]) \
         if "portal_sessions" in scenario else None
-    manager.time = PropertiesObject(conn, TIME_PATH, TIME_IFACE,
-                                    time_properties(scenario["time"])) \
+    manager.time = Time(conn, time_properties(scenario["time"]),
+                        scenario["time"].get("_zones", ["Europe/Berlin", "America/New_York",
+                                                        "America/Detroit"])) \
         if "time" in scenario else None
     if "peers" in scenario:
         manager.props.update(build_properties(MANAGER_P2P_PROPERTIES, scenario.get("p2p", {})))

@@ -42,7 +42,9 @@ APPS = {
     "_now": NOW,
 }
 APP_KEYS = ["id", "path", "access", "bearers", "vpn", "handover", "source", "route4", "route6",
-            "state", "online_until_usec", "cgroups"]
+            "state", "online_until_usec", "cgroups", "wake", "wake_slice_usec", "wake_bytes",
+            "wake_state", "wake_reason", "wake_since_usec"]
+KEYS = "access, bearers, vpn, handover, wake, wake-slice, wake-bytes"
 
 
 @pytest.fixture
@@ -129,6 +131,8 @@ def test_apps_json(roamd, roam):
         "handover": "sticky", "source": "config", "route4": "tun0", "route6": "tun0",
         "state": "online", "online_until_usec": None,
         "cgroups": ["/user.slice/user-1000.slice/app.slice/app-gnome-org.example.Mail-1.scope"],
+        "wake": None, "wake_slice_usec": None, "wake_bytes": None, "wake_state": None,
+        "wake_reason": None, "wake_since_usec": None,
     }
     assert doc[0]["online_until_usec"] == NOW + 10 * MINUTE
     assert doc[0]["route6"] == ""
@@ -221,7 +225,7 @@ def test_app_set_refused_by_roamd(roamd, roam):
     assert r.rc == 1
     assert r.out == ""
     assert r.err == ("roam: cannot change org.x: unknown key 'foo' "
-                     "(known: access, bearers, vpn, handover)\n")
+                     "(known: %s)\n" % KEYS)
     r = roam("app", "org.example.Mail", "set", "access=maybe")
     assert r.rc == 1
     assert r.err == ("roam: cannot change org.example.Mail: invalid value 'maybe' for access "
@@ -248,13 +252,12 @@ def test_app_set_refused_locally(roamd, roam):
     fake = roamd(APPS)
     cases = {
         ("app", "org.x", "set", "access"):
-            "roam: 'access' is not a setting: give key=value (keys: access, bearers, vpn, "
-            "handover).",
+            "roam: 'access' is not a setting: give key=value (keys: %s)." % KEYS,
         ("app", "org.x", "set", "access=lan", "=deny"):
             "roam: '=deny' is not a setting",
         ("app", "org.x", "set", "access=lan", "access=deny"):
             "roam: 'access' is given twice.",
-        ("app", "org.x", "set"): "roam: 'roam app org.x set' needs KEY=VALUE",
+        ("app", "org.x", "set"): "roam: 'roam app org.x set' needs KEY=VALUE (keys: %s)." % KEYS,
     }
     for args, message in cases.items():
         r = roam(*args)
@@ -532,3 +535,27 @@ def test_help_lists_the_app_commands(tmp_path):
         assert words in r.stdout, words
     for line in r.stdout.split("\n"):
         assert len(line) <= 80, line
+
+
+def test_app_shows_what_set_wake_changed(roamd, roam):
+    """issue 41 §3: after `set wake=80 wake-slice=3s wake-bytes=2M` the CLI reads the values
+    back, in text and JSON (`roam app ID`, `--json`, `roam apps --json`)."""
+    roamd(APPS)
+    r = roam("app", "org.example.Mail", "set", "wake=80", "wake-slice=3s", "wake-bytes=2M")
+    assert r.rc == 0, r.err
+    r = roam("app", "org.example.Mail")
+    fields = block_fields(r.out)
+    assert fields["Wake"] == ["priority 80, turns of at most 3.0 s, fetching about 2.1 MB"], r.out
+    assert fields["Wake state"] == ["waiting for its turn (a new period began)"], r.out
+    doc = json.loads(roam("app", "org.example.Mail", "--json").out)
+    assert (doc["wake"], doc["wake_slice_usec"], doc["wake_bytes"]) == (80, 3_000_000, 2 << 20)
+    assert (doc["wake_state"], doc["wake_reason"]) == ("waiting", "restart")
+    assert doc["wake_since_usec"] > 0
+    apps = {a["id"]: a for a in json.loads(roam("apps", "--json").out)}
+    assert apps["org.example.Mail"]["wake"] == 80
+    assert apps["default"]["wake"] is None and apps["default"]["wake_state"] is None
+    # and off the list again
+    assert roam("app", "org.example.Mail", "set", "wake=no").rc == 0
+    doc = json.loads(roam("app", "org.example.Mail", "--json").out)
+    assert doc["wake"] is None and doc["wake_state"] is None
+    assert "Wake" not in block_fields(roam("app", "org.example.Mail").out)

@@ -125,3 +125,41 @@ def test_fish_app_ids_and_links_from_roamd(bus, roamd, tmp_path):
 
     assert fish("roam app ") == ["default", "org.example.Chat", "org.example.Mail", "system"]
     assert fish("roam network trust home ") == ["tun0", "wifi0"]
+
+
+def policy_keys(env):
+    """The keys of `roam app ID set`, as roam's usage error names them (the shared table)."""
+    p = subprocess.run([ROAM, "app", "x", "set"], env=env, capture_output=True, text=True,
+                       timeout=10)
+    assert p.returncode == 2
+    keys = p.stderr.split("(keys: ", 1)[1].split(")", 1)[0].split(", ")
+    assert "wake" in keys and "wake-bytes" in keys, p.stderr
+    return keys
+
+
+def test_every_policy_key_is_completed(bus):
+    """issue 41 §3: bash, zsh and fish offer every key roam takes, the wake keys included."""
+    keys = policy_keys(bus.env)
+    assert bash_complete(bus.env, "roam app org.example.Mail set ")[0] == sorted(
+        k + "=" for k in keys)
+    assert bash_complete(bus.env, "roam app org.example.Mail set wake=")[0] == [
+        "wake=0", "wake=100", "wake=50", "wake=80", "wake=no"]
+    zsh = open(os.path.join(TOP, "completions", "_roam")).read()
+    fish = open(FISH).read()
+    for k in keys:
+        assert "'%s[" % k in zsh, k
+        assert " %s=" % k in fish or "'%s=" % k in fish, k
+
+
+def test_time_zone_and_set_are_completed(bus, roamd):
+    """issue 41 §5: `roam time zone <TAB>` offers the zones roamd gives to choose from."""
+    roamd(dict(SCENARIO, time={"State": "settled", "Zone": "Europe/Berlin",
+                               "ZoneState": "choose", "ZoneReason": "several-candidates",
+                               "ZoneCandidates": ["America/Detroit", "America/New_York"]}))
+    assert bash_complete(bus.env, "roam time ")[0] == ["set", "zone"]
+    assert bash_complete(bus.env, "roam time zone ")[0] == ["America/Detroit",
+                                                            "America/New_York"]
+    zsh = open(os.path.join(TOP, "completions", "_roam")).read()
+    fish = open(FISH).read()
+    assert "'zone[" in zsh and "'set[" in zsh
+    assert "__roam_args_are time 0' -a 'zone'" in fish

@@ -130,3 +130,16 @@ def test_no_pin_in_argv_in_the_usage(tmp_path, command):
     assert "PIN]" not in r.out and "pin PIN" not in r.out and "passkey]" not in r.out, r.out
     r = run_roam(env(tmp_path), "--help")
     assert "[PIN or passkey]" not in r.out and "--pin-file FILE" in r.out, r.out
+
+
+def test_every_surface_says_roamd_sets_the_clock(tmp_path):
+    """issue 41 §5 (M3): roamd steps the clock through timedated when the sources agree and
+    no clock daemon keeps it (SetClock=auto, docs/time.md): `roam time --help`, roam(1) and
+    the TUI's help say so, none says it never sets it."""
+    text = " ".join(run_roam(env(tmp_path), "time", "--help").out.split())
+    assert "never sets the clock" not in text
+    assert "steps it through timedated when the sources agree and no clock daemon keeps it" \
+        in text and "SetClock=" in text
+    top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    for f in ("man/roam.1.scd", "tui/screens/screen-time.c", "man/roamd.8.scd"):
+        assert "never sets the clock" not in open(os.path.join(top, f)).read(), f

@@ -222,14 +222,15 @@ def test_plain_apps(roamd, plain):
 
     # Refused locally, by roamd, and for lack of rights: said in words.
     p.send("app org.example.Mail set vpn")
-    p.expect(r"'vpn' is not a setting: give key=value \(keys: access, bearers, vpn, handover\)\.")
+    p.expect(r"'vpn' is not a setting: give key=value \(keys: access, bearers, vpn, handover, wake, wake-slice, "
+             r"wake-bytes\)\.")
     p.send("app org.example.Mail online-for 2d")
     p.expect(r"'2d' is not a duration: .*")
     p.send("app org.example.Mail frob")
     p.expect(r"Say: app org\.example\.Mail set KEY=VALUE\.\.\., .*")
     p.send("app org.example.Mail set foo=bar")
     p.expect(CLOCK + r"Cannot change org\.example\.Mail \(set foo=bar\): unknown key 'foo' "
-             r"\(known: access, bearers, vpn, handover\)")
+             r"\(known: access, bearers, vpn, handover, wake, wake-slice, wake-bytes\)")
     fake.send(op="deny", uids=[0])
     p.send("app org.example.Mail set access=deny")
     p.expect(CLOCK + r"Not allowed to change org\.example\.Mail: needs root, group netdev or "

@@ -4,6 +4,7 @@ as JSON, against fake_roamd.py's org.roam1.Time."""
 import json
 
 from test_plain import CLOCK, PORTAL, plain  # noqa: F401 (the fixture)
+from fakebus import run_roam
 from test_status import NOT_RUNNING
 
 T = 1_765_000_000_250_000  # 2025-12-06 05:46:40.250 UTC
@@ -57,8 +58,8 @@ def test_time_unverified_and_empty(roamd, roam):
     assert r.out == ("Time: settling\n"
                      "Why: 1 source so far; 2 must agree\n"
                      "Gate: open after the wait: time unverified\n"
-                     "Clock: left alone: the time is not settled (the time is settling: 1 "
-                     "source so far; 2 must agree)\n"
+                     # L21: the clock's reason is Why's: not said twice
+                     "Clock: left alone: the time is not settled\n"
                      "Sources: none yet\n")
 
 
@@ -103,6 +104,7 @@ def test_time_json(roamd, roam):
                                                      "truechimer"]
     assert doc["sources"][3]["kind"] == "chrony" and doc["sources"][3]["witness"] == "ntp"
     assert doc["sources"][1] == {
+        "name": "link:cell0", "taken_usec": None,
         "kind": "https-date", "witness": "link:cell0",
         "origin": "https://probe.example/ via cell0 (IPv4)",
         "realtime_usec": T - 7_200_000_000, "error_usec": 750_000, "verdict": "falseticker",
@@ -156,3 +158,86 @@ def test_plain_time(roamd, plain):  # noqa: F811
     p.expect(CLOCK + r"Clock: stepped to the agreed time \(the clock was -60 min off the agreed "
              r"time\)\.")
     assert sum(line.endswith("time unverified.") for line in p.lines) == 1, p.lines
+    # the zone: said when it changes (issue 41 §5)
+    fake.send(op="time", props={"Zone": "Europe/Berlin", "ZoneState": "choose",
+                                "ZoneReason": "single-witness",
+                                "ZoneCandidates": ["Europe/Berlin"]})
+    p.expect(CLOCK + r"Time zone: Europe/Berlin \(yours to choose: only one network says so\)\.")
+    p.send("time zone Mars/Olympus")
+    p.expect(r"Cannot set the time zone to Mars/Olympus: Not a time zone of this system's "
+             r"tzdata\.")
+    p.send("time zone America/Detroit")
+    p.expect(r"Done: the time zone is now America/Detroit \(your choice\)\.")
+    p.expect(CLOCK + r"Time zone: America/Detroit \(settled: you chose it\)\.")
+    assert fake.send(op="time_calls") == [["SetZone", "Mars/Olympus"],
+                                          ["SetZone", "America/Detroit"]]
+
+
+SEC = 1_000_000
+
+
+def test_time_ages_samples_names_families_apart_and_shows_the_zone(bus, roamd):
+    """issue 41 §5 (M1, M2, L21): each source's interval is aged from when roamd evaluated it
+    (SourcesAt) to now, as the agreed time is, with "taken N s ago" (SourcesTaken); the IPv4
+    and IPv6 samples of one link are told apart; the zone, its state and why, and the zones
+    to choose from."""
+    t = dict(SETTLED, Sources=[
+        ["https-date", "link:wifi0", "https://probe.example/ via wifi0 (IPv4)", T - 20 * SEC,
+         750_000, "truechimer", ""],
+        ["https-date", "link:wifi0", "https://probe.example/ via wifi0 (IPv6)", T - 20 * SEC,
+         750_000, "truechimer", ""],
+    ], SourcesAt=T - 20 * SEC, SourcesTaken=[T - 35 * SEC, T - 21 * SEC],
+        Zone="Europe/Berlin", ZoneState="choose", ZoneReason="several-candidates",
+        ZoneCandidates=["America/Detroit", "America/New_York"])
+    # the client's now (ROAM_TEST_NOW) is T: the sources were evaluated 20 s ago
+    roamd({"time": t, "_now": T})
+    env = dict(bus.env, ROAM_TEST_NOW=str(T))
+    r = run_roam(env, "time")
+    assert r.rc == 0, r.err
+    lines = r.out.splitlines()
+    assert lines[0] == "Time: settled, 2025-12-06 05:46:40.250 UTC ± 512 ms"
+    assert "  link:wifi0 IPv4: truechimer, https-date, 2025-12-06 05:46:40.250 UTC ± 750 ms, " \
+        "taken 35 s ago" in lines, r.out
+    assert "  link:wifi0 IPv6: truechimer, https-date, 2025-12-06 05:46:40.250 UTC ± 750 ms, " \
+        "taken 21 s ago" in lines, r.out
+    assert "Zone: Europe/Berlin (yours to choose: several zones fit)" in lines
+    assert "Zones to choose from (roam time zone ZONE): America/Detroit America/New_York" \
+        in lines
+    doc = json.loads(run_roam(env, "time", "--json").out)
+    assert doc["zone"] == {"zone": "Europe/Berlin", "state": "choose",
+                           "reason": "several-candidates",
+                           "candidates": ["America/Detroit", "America/New_York"]}
+    assert [s["name"] for s in doc["sources"]] == ["link:wifi0 IPv4", "link:wifi0 IPv6"]
+    assert [s["taken_usec"] for s in doc["sources"]] == [T - 35 * SEC, T - 21 * SEC]
+    assert doc["sources_at_usec"] == T - 20 * SEC
+    r = run_roam(env, "time", "zone")
+    assert r.out == ("Zone: Europe/Berlin (yours to choose: several zones fit)\n"
+                     "Choose one with: roam time zone ZONE\n"
+                     "  America/Detroit\n  America/New_York\n"), r.out
+
+
+def test_time_zone_and_manual_time_are_set(roamd, roam):
+    fake = roamd({"time": dict(SETTLED, Zone="Europe/Berlin", ZoneState="choose",
+                               ZoneReason="single-witness", ZoneCandidates=["America/Detroit"])})
+    r = roam("time", "zone", "America/Detroit")
+    assert (r.rc, r.out) == (0, "The time zone is now America/Detroit (your choice).\n"), r.err
+    assert "Zone: America/Detroit (settled: you chose it)" in roam("time").out
+    r = roam("time", "zone", "Mars/Olympus")
+    assert r.rc == 1 and "Not a time zone of this system's tzdata." in r.err, r.err
+    r = roam("time", "set", "2026-12-07 14:05", "30s")
+    assert r.rc == 0, r.err
+    assert r.out == "roamd takes 2026-12-07 14:05:00.000 UTC ± 30.0 s as a source (manual).\n"
+    assert roam("time", "set", "@1796651100").rc == 0
+    r = roam("time", "set", "1999-01-01 00:00")
+    assert r.rc == 1 and "between 2000 and 2100" in r.err, r.err
+    calls = fake.send(op="time_calls")
+    assert calls == [["SetZone", "America/Detroit"], ["SetZone", "Mars/Olympus"],
+                     ["SetManual", 1796652300 * SEC, 30 * SEC],
+                     ["SetManual", 1796651100 * SEC, 60 * SEC],
+                     ["SetManual", 915148800 * SEC, 60 * SEC]]
+    # refused before roamd is asked: rc 2
+    for args in (("time", "set"), ("time", "set", "tomorrow"), ("time", "set", "@1", "forever"),
+                 ("time", "zone", "a", "b"), ("time", "frob"), ("time", "set", "--json", "@1")):
+        r = roam(*args)
+        assert r.rc == 2 and "Try 'roam time --help'" in r.err, (args, r.err)
+    assert len(fake.send(op="time_calls")) == 5

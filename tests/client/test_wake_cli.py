@@ -84,6 +84,24 @@ def test_time_gate_not_in_time(roamd, roam):
     assert roam("wait-online", "--timeout", "300ms").rc == 0  # without it: online
 
 
+def test_require_time_waits_for_verified_time(bus, roamd, roam):
+    """issue 41 §5 (M4): the gate opened after GateTimeout= lets apps out, yet `roam time`
+    says "time unverified": --require-time waits for the time to settle (Time.Gate open)."""
+    sc = scenario(TimeGate=True, TimeGateReason="time unverified: the wait of 5000 ms ended")
+    sc["time"] = {"State": "settling", "Gate": "unverified"}
+    fake = roamd(sc)
+    r = roam("wait-online", "--require-time", "--timeout", "300ms")
+    assert r.rc == 1, r.err
+    assert "time not verified (time unverified: the wait of 5000 ms ended)" in r.err, r.err
+    assert roam("wait-online", "--timeout", "300ms").rc == 0  # without it: online
+    p = start(bus, "wait-online", "--require-time", "--timeout", "20")
+    time.sleep(0.3)  # it waits (nothing to wait for to prove it is still waiting)
+    assert p.poll() is None
+    fake.send(op="time", props={"State": "settled", "Gate": "open"})
+    out, err = p.communicate(timeout=10)  # woken by the Time object's signal
+    assert p.returncode == 0, err
+
+
 def test_when_online_runs_then_done(bus, roamd, tmp_path):
     fake = roamd(scenario())
     mark = tmp_path / "ran"

@@ -24,8 +24,16 @@ pending, muteN (the first N interceptions a WISPr client asks for are closed una
 as a portal too busy to answer: counted per mode, each one logged with "muted"),
 redirect=URL (every interception redirects to URL, e.g. the client's own loopback); anything
 else: the normal portal.
+
+The demo's cafe (world.sh cafe-portal NAME wispr) adds --people-form: the login page's form is
+one for people, "Room or table" (POST /login with a table opens the cafe in every mode, as a
+browser submits it), beside the WISPr XML for clients; and --session SECONDS: a login opens the
+cafe for that long (the RFC 8908 API's seconds-remaining counts down, can-extend-session is
+true), a login during the session extends it to SECONDS from then, and at its end --on-logoff
+runs (the cafe is captive again).
 """
 import argparse
+import html
 import json
 import os
 import socket
@@ -33,6 +41,7 @@ import ssl
 import subprocess
 import sys
 import threading
+import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -50,12 +59,51 @@ def redirect_xml(login_url, code=0):
                    "</ResponseCode></Redirect>" % (login_url, code))
 
 
-def page(xml):
+PEOPLE_FORM = ('<form method="post" action="/login"><label>Room or table '
+               '<input name="table"></label><button>Log in</button></form>\n')
+
+
+def page(xml, people=False):
+    form = PEOPLE_FORM if people else (
+        '<form method="post" action="/wispr/login"><input name="UserName">'
+        '<input name="Password" type="password"><button>Log in</button></form>\n')
     return ("<!DOCTYPE html>\n<html><head><title>Cafe Roam WiFi</title></head><body>\n"
-            "<h1>Welcome to Cafe Roam</h1>\n<!--\n%s\n-->\n"
-            '<form method="post" action="/wispr/login"><input name="UserName">'
-            '<input name="Password" type="password"><button>Log in</button></form>\n'
-            "</body></html>\n" % xml)
+            "<h1>Welcome to Cafe Roam</h1>\n<!--\n%s\n-->\n%s"
+            "</body></html>\n" % (xml, form))
+
+
+class Session:
+    """--session: how long a login opens the cafe; a login within it extends it."""
+
+    def __init__(self, seconds, on_logoff):
+        self.seconds, self.on_logoff = seconds, on_logoff
+        self.lock = threading.Lock()
+        self.timer, self.ends = None, None
+
+    def login(self):
+        with self.lock:
+            if self.timer:
+                self.timer.cancel()
+            self.ends = time.monotonic() + self.seconds
+            self.timer = threading.Timer(self.seconds, self.expire)
+            self.timer.daemon = True
+            self.timer.start()
+
+    def expire(self):
+        with self.lock:
+            self.timer, self.ends = None, None
+        if self.on_logoff:
+            subprocess.run(self.on_logoff, shell=True, check=False, timeout=60)
+
+    def logoff(self):
+        with self.lock:
+            if self.timer:
+                self.timer.cancel()
+            self.timer, self.ends = None, None
+
+    def remaining(self):
+        with self.lock:
+            return None if self.ends is None else max(0, int(self.ends - time.monotonic()))
 
 
 LAUGHS = ('<?xml version="1.0"?>\n<!DOCTYPE lolz [\n<!ENTITY lol "lol">\n'
@@ -133,7 +181,25 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(200, "<!DOCTYPE html><html><body><p>Cafe Roam: your table number, "
                                   "please</p><form method=post action=/login><input name=table>"
                                   "</form></body></html>\n")
-        return self.send(200, page(redirect_xml("https://cafe.test/wispr/login")))
+        return self.send(200, page(redirect_xml("https://cafe.test/wispr/login"),
+                                   self.server.args.people_form))
+
+    def login(self):
+        """The cafe opens (and a session starts, or is extended)."""
+        self.run(self.server.args.on_login)
+        if self.server.session:
+            self.server.session.login()
+
+    def capport(self):
+        with open(self.server.args.capport_file, "rb") as f:
+            body = f.read()
+        left = self.server.session.remaining() if self.server.session else None
+        if left is not None:
+            doc = json.loads(body)
+            if doc.get("captive") is False:
+                doc.update({"seconds-remaining": left, "can-extend-session": True})
+                body = json.dumps(doc).encode()
+        return body
 
     def reply(self, element, mtype, code, extra=""):
         body = ROOT % ("<%s><MessageType>%d</MessageType><ResponseCode>%d</ResponseCode>%s</%s>"
@@ -146,17 +212,18 @@ class Handler(BaseHTTPRequestHandler):
         a = self.server.args
         if path == "/capport":
             try:
-                with open(a.capport_file, "rb") as f:
-                    return self.send(200, f.read(), "application/captive+json")
-            except OSError:
+                return self.send(200, self.capport(), "application/captive+json")
+            except (OSError, ValueError):
                 return self.send(503, "no capport state\n", "text/plain")
         if path == "/wispr/portal":
             return self.portal_page()
         if path == "/wispr/results":
-            self.run(a.on_login)
+            self.login()
             return self.reply("AuthenticationPollReply", 140, 50,
                               "<LogoffURL>https://cafe.test/wispr/logoff</LogoffURL>")
         if path == "/wispr/logoff":
+            if self.server.session:
+                self.server.session.logoff()
             self.run(a.on_logoff)
             return self.reply("LogoffReply", 130, 150)
         if self.mute():
@@ -193,12 +260,15 @@ class Handler(BaseHTTPRequestHandler):
         fields = dict(urllib.parse.parse_qsl(data, keep_blank_values=True))
         self.record(fields)
         a = self.server.args
-        if path == "/login" and self.mode() == "nowispr":
+        if path == "/login" and (self.mode() == "nowispr" or a.people_form):
             # the form of a portal for people: any table number opens the cafe
             if not fields.get("table"):
                 return self.send(200, "<html><body>Your table number, please</body></html>\n")
-            self.run(a.on_login)
-            return self.send(200, "<html><body>Welcome to Cafe Roam</body></html>\n")
+            self.login()
+            return self.send(200, "<html><body>Welcome to Cafe Roam, table %s: you are online"
+                                  "%s.</body></html>\n"
+                             % (html.escape(fields["table"][:32]),
+                                " for %d minutes" % (a.session // 60) if a.session else ""))
         if path != "/wispr/login":
             return self.send(404, "not found\n", "text/plain")
         if fields.get("UserName") != a.user or fields.get("Password") != a.password:
@@ -208,7 +278,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply("AuthenticationReply", 120, 201,
                               "<LoginResultsURL>https://cafe.test/wispr/results"
                               "</LoginResultsURL><Delay>1</Delay>")
-        self.run(a.on_login)
+        self.login()
         return self.reply("AuthenticationReply", 120, 50,
                           "<ReplyMessage>Welcome</ReplyMessage>"
                           "<LogoffURL>https://cafe.test/wispr/logoff</LogoffURL>")
@@ -238,7 +308,10 @@ def main():
     ap.add_argument("--on-login")
     ap.add_argument("--on-logoff")
     ap.add_argument("--ready")
+    ap.add_argument("--people-form", action="store_true")
+    ap.add_argument("--session", type=int, default=0)
     a = ap.parse_args()
+    session = Session(a.session, a.on_logoff) if a.session > 0 else None
     lock = threading.Lock()
     muted = {}
     plain = Server(("::", a.port), Handler)
@@ -247,7 +320,7 @@ def main():
     ctx.load_cert_chain(a.cert, a.key)
     tls.socket = ctx.wrap_socket(tls.socket, server_side=True, do_handshake_on_connect=False)
     for s, is_tls in ((plain, False), (tls, True)):
-        s.args, s.lock, s.tls, s.muted = a, lock, is_tls, muted
+        s.args, s.lock, s.tls, s.muted, s.session = a, lock, is_tls, muted, session
     threading.Thread(target=tls.serve_forever, daemon=True).start()
     if a.ready:
         with open(a.ready + ".tmp", "w") as f:

@@ -100,3 +100,51 @@ def test_time_screen_nothing_yet(roamd, tui):
     open_time(t, "Time: unknown", "No source has said the time yet.")
     assert "Gate:  closed: apps wait for the time to settle" in t.text()
     assert "Clock:" not in t.text()  # a roamd without ClockState
+
+
+def test_time_screen_ages_sources_and_shows_the_zone(roamd, tui, golden):
+    """issue 41 §5 (M1, M2, L21): sources evaluated 30 s ago (SourcesAt) are aged to now, so
+    the agreeing ones sit on the agreed span instead of 30 s left of it; the IPv4 and IPv6
+    samples of one link are named apart; the selected one says when it was taken; the zone
+    and the zones to choose from."""
+    aged = dict(SETTLED, Sources=[
+        ["https-date", "link:wlan0", "https://probe.example/ via wlan0 (IPv4)",
+         T - 30_000_000, 600_000, "truechimer", ""],
+        ["https-date", "link:wlan0", "https://probe.example/ via wlan0 (IPv6)",
+         T - 30_000_000, 600_000, "truechimer", ""],
+    ], SourcesAt=NOW - 30_000_000, SourcesTaken=[NOW - 42_000_000, NOW - 31_000_000],
+        Reasons=["2 of 2 sources agree within ± 400 ms"],
+        Zone="Europe/Berlin", ZoneState="choose", ZoneReason="several-candidates",
+        ZoneCandidates=["Europe/Berlin", "Europe/Zurich"])
+    roamd(scenario(aged))
+    t = tui()
+    open_time(t, "Time: settled", "link:wlan0 IPv6")
+    lines = t.text_lines()
+    agreed = next(l for l in lines if l.lstrip().startswith("agreed"))
+    for fam in ("IPv4", "IPv6"):
+        row = next(l for l in lines if "link:wlan0 " + fam in l)
+        # the bar's middle is the agreed span's: aged to the same now
+        bar, span = row, agreed  # the bars start at the same column
+        assert abs((bar.index("█") + bar.rindex("█")) - (span.index("█") + span.rindex("█"))) \
+            <= 2, (row, agreed)
+    assert "-1.0 s .. +1.0 s" in t.text()  # no axis stretched 30 s wide
+    assert "https-date from https://probe.example/ via wlan0 (IPv4), taken 42 s ago" in t.text()
+    assert "Zone:  Europe/Berlin (yours to choose: several zones fit)" in t.text()
+    assert "Pick:  Europe/Berlin, Europe/Zurich (roam time zone ZONE)" in t.text()
+    golden("time-aged-zone", t)
+
+
+def test_time_line_ticks_while_shown(roamd, tui):
+    """issue 41 §5: the agreed time moves on by itself while the screen is shown (a timer in
+    the TUI; roamd is not asked again: the fake counts no call)."""
+    import time as _time
+    now = int(_time.time() * 1_000_000)
+    fake = roamd(scenario(dict(SETTLED, Bound=[now, 400_000], Sources=[], SourcesAt=now)))
+    t = tui(extra_env={"ROAM_TEST_NOW": ""})  # the real clock
+    open_time(t, "Time: settled", "No source has said the time yet.")
+
+    def headline(t):
+        return next(l for l in t.text_lines() if "Time: settled" in l)
+    first = headline(t)
+    t.wait(lambda t: headline(t) != first, 10, "the Time line to tick")
+    assert fake.send(op="calls") == []

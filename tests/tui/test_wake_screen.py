@@ -181,3 +181,28 @@ def test_wake_queue_empty(roamd, tui):
     t.key("w")
     said(t, "No app is wake-listed. Give one a priority: roam app ID set wake=80.")
     assert "raise" not in t.text_lines()[-1]
+
+
+def test_wake_follows_set_from_the_cli_and_its_own_plus(roamd, bus, tui, golden):
+    """issue 41 §3 (H2): a priority set by another client (`roam app ID set wake=80`) shows on
+    the open screen without a key, and `+` shows the new value and order at once."""
+    import subprocess
+    from fakebus import ROAM
+    roamd(queue_scenario())
+    t = tui()
+    open_wake(t)
+    r = subprocess.run([ROAM, "app", "org.example.Printer", "set", "wake=80"], env=bus.env,
+                       capture_output=True, text=True, timeout=10)
+    assert r.returncode == 0, r.stderr
+    shows(t, lambda t: order(t) == ["org.example.Mail", "org.example.Printer",
+                                  "org.example.Chat", "org.example.Backup",
+                                  "org.example.Maps"], "Printer listed at 80")
+    assert "Period 2, 5 apps listed" in t.text()
+    golden("wake-after-set", t)
+    select(t, "org.example.Maps")
+    t.key("+")
+    said(t, "Done: org.example.Maps wake priority 41.")
+    shows(t, lambda t: order(t)[3:] == ["org.example.Maps", "org.example.Backup"] and
+          any(line[2:].split()[:2] == ["41", "org.example.Maps"] for line in t.text_lines()),
+          "Maps at 41 above Backup")
+    golden("wake-after-plus", t)

@@ -773,8 +773,11 @@ class World:
         if user is not None:
             cmd = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user, "--clear-groups",
                    "--", *cmd]
+        # a world up with --cgroupns: the device's cgroup namespace too (world.sh's CGNS)
+        cgns = (["--cgroup=%s" % self.path("cgroupns")]
+                if self.path("cgroupns.on").exists() else [])
         argv = ["nsenter", "--mount=%s" % self.path("mnt"), "--uts=%s" % self.path("uts"),
-                "--net=/run/netns/roam-%s-dev" % self.name, "--wd=/", "--",
+                *cgns, "--net=/run/netns/roam-%s-dev" % self.name, "--wd=/", "--",
                 "env", "DBUS_SYSTEM_BUS_ADDRESS=" + self.address, *cmd]
         if cgroup is not None:
             d = self.cgroup / _check_cgroup(cgroup)

@@ -84,6 +84,17 @@ def test_one_witness_settles_nothing_and_the_gate_opens_unverified(w):
     r = w.dev(str(ROAM), "time", check=False)
     assert r.returncode == 0, r.stderr
     assert "Gate: open after the wait: time unverified" in r.stdout, r.stdout
+    # issue 41 §5: the clock's reason is not Why's again (L21); the two samples of wifi0
+    # (IPv4, IPv6) are named apart and say when they were taken (M1)
+    assert "Clock: left alone: the time is not settled\n" in r.stdout, r.stdout
+    if len(t["Sources"]) > 1:
+        assert "  link:wifi0 IPv4: " in r.stdout and "  link:wifi0 IPv6: " in r.stdout, \
+            r.stdout
+    assert re.search(r"link:wifi0.*, taken \d+ s ago", r.stdout), r.stdout
+    # M4: the apps were let out, yet the time is unverified: --require-time waits on
+    r = w.dev(str(ROAM), "wait-online", "--require-time", "--timeout", "1", check=False)
+    assert r.returncode == 1 and "time not verified" in r.stderr, (r.returncode, r.stderr)
+    assert w.dev(str(ROAM), "wait-online", "--timeout", "5", check=False).returncode == 0
     # the wake queue's time gate is the same gate (roamd hands it over)
     m = w.manager()
     assert m["TimeGate"] is True or m["TimeGate"] == 1, m

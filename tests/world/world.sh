@@ -55,8 +55,10 @@ log() { [ -n "${WORLD_QUIET:-}" ] || echo "world: $*" >&2; }
 usage() {
         cat <<EOF
 usage: world.sh COMMAND ...
-  up NAME [--roamd PATH] [--roam PATH] [--no-wait]
-                               build world NAME (waits for wifi0/cell0 leases unless --no-wait)
+  up NAME [--roamd PATH] [--roam PATH] [--no-wait] [--cgroupns]
+                               build world NAME (waits for wifi0/cell0 leases unless --no-wait);
+                               --cgroupns: the device gets a cgroup namespace rooted at the
+                               world's cgroup (its roamd sees no other cgroup; the demo's)
   down NAME                    tear world NAME down (idempotent, works on half-built worlds)
   down-all                     tear every world down
   roamd-start NAME [ARGS...]   start roamd in the device, wait for org.roam1 on the bus
@@ -78,6 +80,10 @@ usage: world.sh COMMAND ...
   cafe-logout NAME             close the cafe again (captive portal)
   cafe-logout-reset NAME       close it as a portal that refuses connections with TCP resets
                                (DNS truthful, HTTP taken to the portal, other TCP reset)
+  cafe-portal NAME wispr [S]   the cafe's portal as the demo has it: its form ("Room or
+                               table") logs in, and WISPr 1.0 with user guest, password
+                               espresso; a login opens the cafe for S seconds (default
+                               3600; a login within extends it); plain: the page alone
   reset NAME                   uplinks back to home/living/dead, carrier on, no delay,
                                internet on, cafe closed, VPN down, sshd and wifi off; prints
                                what it changed
@@ -129,6 +135,9 @@ setvars() {
         CG2=$(cgroup2_mount)
         CGW=${CG2:+$CG2/roam-world-$NAME}
         BUS=unix:path=$W/bus
+        # up --cgroupns: the device's own cgroup namespace, rooted at the world's cgroup
+        CGNS=
+        if [ -e "$W/cgroupns.on" ]; then CGNS=$W/cgroupns; fi
 }
 
 innet() { # innet NS CMD...
@@ -139,7 +148,7 @@ innet() { # innet NS CMD...
 indev() { # indev CMD...: the device's mount, uts and net namespaces
         local wd=/
         [ -d "$PWD" ] && wd=$PWD
-        nsenter --mount="$W/mnt" --uts="$W/uts" --net=/run/netns/"$NS_DEV" --wd="$wd" -- \
+        nsenter --mount="$W/mnt" --uts="$W/uts" ${CGNS:+--cgroup="$CGNS"} --net=/run/netns/"$NS_DEV" --wd="$wd" -- \
                 env DBUS_SYSTEM_BUS_ADDRESS="$BUS" "$@"
 }
 
@@ -671,13 +680,28 @@ NFT
                 --address=/probe.roam.test/2001:db8:ff::10 --local=/test/ \
                 >>"$W/v6only-dnsmasq.out" 2>&1
 
+        if [ -n "${UP_CGROUPNS:-}" ]; then
+                # The device's cgroup namespace, rooted at the world's cgroup (made by a
+                # process in it): the device's cgroup2 mount and /proc/PID/cgroup show the
+                # world's subtree only, so the device's roamd governs no cgroup of the host's
+                # other sessions. Every process entering the device enters it (CGNS).
+                log "device cgroup namespace"
+                [ -n "$CGW" ] || die "up --cgroupns: no cgroup2 mount"
+                : >"$W/cgroupns"
+                (
+                        echo "$BASHPID" >"$CGW/cgroup.procs"
+                        exec unshare --cgroup="$W/cgroupns" true
+                ) || die "up --cgroupns: cannot make the cgroup namespace"
+                : >"$W/cgroupns.on"
+                CGNS=$W/cgroupns
+        fi
         log "device mount namespace"
         : >"$W/mnt"
         : >"$W/uts"
         unshare --mount="$W/mnt" --uts="$W/uts" --propagation private -- hostname "roam-${NAME//_/-}"
         # Mount a fresh sysfs from inside the device's network namespace (roamd classifies
         # links from /sys/class/net), cgroup2 below it, private /run, /etc, /var/lib.
-        nsenter --mount="$W/mnt" --uts="$W/uts" --net=/run/netns/"$NS_DEV" --wd=/ -- \
+        nsenter --mount="$W/mnt" --uts="$W/uts" ${CGNS:+--cgroup="$CGNS"} --net=/run/netns/"$NS_DEV" --wd=/ -- \
                 /bin/bash -euo pipefail -c '
 W=$1
 umount -n -R /sys
@@ -698,7 +722,7 @@ mount -n --bind "$W/var-lib-dhcpcd" /var/lib/dhcpcd
 ' world-devns "$W"
 
         log "bus"
-        run_in_cg "$CG_BUS" nsenter --mount="$W/mnt" --uts="$W/uts" --net=/run/netns/"$NS_DEV" --wd=/ -- \
+        run_in_cg "$CG_BUS" nsenter --mount="$W/mnt" --uts="$W/uts" ${CGNS:+--cgroup="$CGNS"} --net=/run/netns/"$NS_DEV" --wd=/ -- \
                 dbus-daemon --config-file="$W/bus.conf" >>"$W/dbus.log" 2>&1
         [ -S "$W/bus" ] || die "dbus-daemon did not create $W/bus"
 
@@ -733,7 +757,7 @@ mount -n --bind "$W/var-lib-dhcpcd" /var/lib/dhcpcd
 }
 
 start_dhcpcd() {
-        run_in_cg "$CG_DHCPCD" nsenter --mount="$W/mnt" --uts="$W/uts" --net=/run/netns/"$NS_DEV" --wd=/ -- \
+        run_in_cg "$CG_DHCPCD" nsenter --mount="$W/mnt" --uts="$W/uts" ${CGNS:+--cgroup="$CGNS"} --net=/run/netns/"$NS_DEV" --wd=/ -- \
                 dhcpcd --config "$W/dhcpcd.conf" --logfile "$W/dhcpcd.log" --debug -b -M \
                 >>"$W/dhcpcd.out" 2>&1
 }
@@ -814,6 +838,7 @@ cmd_up() {
                 --roam) ROAM=$(readlink -f "$2"); shift 2 ;;
                 --roam=*) ROAM=$(readlink -f "${1#*=}"); shift ;;
                 --no-wait) nowait=1; shift ;;
+                --cgroupns) UP_CGROUPNS=1; shift ;;
                 *) die "up: unknown option $1" ;;
                 esac
         done
@@ -895,7 +920,7 @@ do_down() {
                 wait_event 2 "$src" all_gone $pids
                 # zombies have no namespaces: they drop out of world_pids by themselves
         done
-        for f in "$W/mnt" "$W/uts"; do
+        for f in "$W/mnt" "$W/uts" "$W/cgroupns"; do
                 if mountpoint -q "$f" 2>/dev/null; then umount "$f" || umount -l "$f"; fi
         done
         for s in $SUFFIXES; do
@@ -991,7 +1016,7 @@ cmd_roamd_start() {
         if roamd_pid >/dev/null; then die "roamd already runs in world $NAME (pid $(roamd_pid))"; fi
         local wd=/ pid
         echo "=== roamd-start $(date '+%F %T.%N') ===" >>"$W/roamd.log"
-        pid=$(spawn "$CG_ROAMD" "$W/roamd.log" nsenter --mount="$W/mnt" --uts="$W/uts" \
+        pid=$(spawn "$CG_ROAMD" "$W/roamd.log" nsenter --mount="$W/mnt" --uts="$W/uts" ${CGNS:+--cgroup="$CGNS"} \
                 --net=/run/netns/"$NS_DEV" --wd="$wd" -- \
                 env DBUS_SYSTEM_BUS_ADDRESS="$BUS" $(unit_environment) "$ROAMD" \
                 --config /etc/roam/roamd.conf "$@")
@@ -1262,6 +1287,56 @@ cmd_cafe() { # cafe NAME login|logout
         esac
 }
 
+# cafe-portal NAME wispr [SESSION_S] | plain: the cafe's portal as the demo shows it: a page
+# for people ("Room or table": its form logs in) that is a WISPr 1.0 portal too (user
+# CAFE_USER, password CAFE_PASSWORD), tests/servers/wispr_cafe.py on ports 8080/8443 of the
+# router, the LAN's HTTP/HTTPS to the router redirected there (nft table inet wisprcafe, as
+# test_portal.py does); a login opens the cafe (cafe-login) for SESSION_S seconds (default
+# 3600; a login within extends it), then it closes again (cafe-logout). plain: back to
+# httpd.py's page alone.
+CAFE_USER=guest
+CAFE_PASSWORD=espresso
+cmd_cafe_portal() {
+        need_world "${1:-}"
+        local pid session=${3:-3600}
+        case ${2:-} in
+        wispr)
+                [[ $session =~ ^[0-9]+$ ]] && [ "$session" -gt 0 ] || die "cafe-portal: bad session '$session'"
+                ! pid_of "$W/cafe-wispr.pid" >/dev/null || die "cafe-portal: wispr runs already"
+                rm -f "$W/cafe-wispr.ready"
+                : >"$W/cafe-wispr-requests.log"
+                pid=$(spawn cafe-wispr "$W/cafe-wispr.log" nsenter --net=/run/netns/"$NS_CAFE" -- \
+                        "$PY" "$REPO/tests/servers/wispr_cafe.py" --port 8080 --tls-port 8443 \
+                        --cert "$W/ca/cafe.pem" --key "$W/ca/cafe.key" \
+                        --log "$W/cafe-wispr-requests.log" --capport-file "$W/cafe-capport.json" \
+                        --user "$CAFE_USER" --password "$CAFE_PASSWORD" --people-form \
+                        --session "$session" --ready "$W/cafe-wispr.ready" \
+                        --on-login "$HERE/world.sh cafe-login $NAME" \
+                        --on-logoff "$HERE/world.sh cafe-logout $NAME")
+                echo "$pid" >"$W/cafe-wispr.pid"
+                wait_event 10 "--file $W/cafe-wispr.ready" test -e "$W/cafe-wispr.ready" || {
+                        cat "$W/cafe-wispr.log" >&2
+                        stop_service "$W/cafe-wispr.pid" cafe-wispr
+                        die "cafe-portal: the WISPr portal did not start"
+                }
+                innet "$NS_CAFE" nft -f - <<'NFT'
+add table inet wisprcafe
+add chain inet wisprcafe pre { type nat hook prerouting priority dstnat - 1; }
+flush chain inet wisprcafe pre
+add rule inet wisprcafe pre iifname "br0" ip daddr 192.0.2.129 tcp dport 80 redirect to :8080
+add rule inet wisprcafe pre iifname "br0" ip daddr 192.0.2.129 tcp dport 443 redirect to :8443
+add rule inet wisprcafe pre iifname "br0" ip6 daddr 2001:db8:3::1 tcp dport 80 redirect to :8080
+add rule inet wisprcafe pre iifname "br0" ip6 daddr 2001:db8:3::1 tcp dport 443 redirect to :8443
+NFT
+                ;;
+        plain)
+                innet "$NS_CAFE" nft delete table inet wisprcafe 2>/dev/null || true
+                stop_service "$W/cafe-wispr.pid" cafe-wispr
+                ;;
+        *) die "cafe-portal: wispr [SESSION_S] or plain" ;;
+        esac
+}
+
 # reset NAME: the network side of the default world; prints one line per change.
 cmd_reset() {
         need_world "${1:-}"
@@ -1354,14 +1429,14 @@ cmd_internet() { # the home router's way to the internet: on or off (unreachable
 # namespaces), in cgroup roam-world-NAME/SUBCGROUP.
 indev_cg() {
         local sub=$1; shift
-        run_in_cg "$sub" nsenter --mount="$W/mnt" --uts="$W/uts" --net=/run/netns/"$NS_DEV" \
+        run_in_cg "$sub" nsenter --mount="$W/mnt" --uts="$W/uts" ${CGNS:+--cgroup="$CGNS"} --net=/run/netns/"$NS_DEV" \
                 --wd=/ -- env DBUS_SYSTEM_BUS_ADDRESS="$BUS" "$@"
 }
 
 # spawn_dev SUBCGROUP LOG CMD...: spawn CMD in the device in cgroup SUBCGROUP; prints the pid.
 spawn_dev() {
         local sub=$1 logf=$2; shift 2
-        spawn "$sub" "$logf" nsenter --mount="$W/mnt" --uts="$W/uts" \
+        spawn "$sub" "$logf" nsenter --mount="$W/mnt" --uts="$W/uts" ${CGNS:+--cgroup="$CGNS"} \
                 --net=/run/netns/"$NS_DEV" --wd=/ -- env DBUS_SYSTEM_BUS_ADDRESS="$BUS" "$@"
 }
 
@@ -1574,6 +1649,7 @@ uplink) cmd_uplink "$@" ;;
 cafe-login) cmd_cafe "${1:-}" login ;;
 cafe-logout) cmd_cafe "${1:-}" logout ;;
 cafe-logout-reset) cmd_cafe "${1:-}" logout-reset ;;
+cafe-portal) cmd_cafe_portal "$@" ;;
 reset) cmd_reset "$@" ;;
 dns64) cmd_dns64 "$@" ;;
 internet) cmd_internet "$@" ;;

@@ -104,6 +104,7 @@ static int print_app_block(const RoamModel *m, const RoamApp *a, FILE *f)
 {
         _cleanup_free_ char *state = roam_app_state_text(a), *route = roam_app_route_text(m, a),
                             *bearers = roam_app_bearers_text(a, ", ");
+        char wake[96];
 
         if (!state || !route || !bearers)
                 return -ENOMEM;
@@ -115,6 +116,13 @@ static int print_app_block(const RoamModel *m, const RoamApp *a, FILE *f)
         print_field(f, "Handover", a->handover, roam_app_handover_words(a->handover));
         print_field(f, "Route", route, NULL);
         print_field(f, "Policy from", roam_app_source_words(a->source), NULL);
+        /* an app that is not wake-listed says nothing of it (--json has null) */
+        roam_app_wake_text(a, wake, sizeof(wake));
+        if (a->wake >= 0)
+                print_field(f, "Wake", wake, NULL);
+        if (*a->wake_state)
+                print_field(f, "Wake state", roam_wake_words(a->wake_state),
+                            *a->wake_reason ? roam_wake_reason_words(a->wake_reason) : NULL);
         if (!a->cgroups[0])
                 print_field(f, "Cgroups", "none", NULL);
         STRV_FOREACH (c, a->cgroups)
@@ -251,6 +259,27 @@ int roam_app_to_json(const RoamApp *a, json_object **ret)
                 r = strv_to_json(a->cgroups, &cgroups);
         if (r >= 0)
                 r = json_add(o, "cgroups", cgroups);
+        if (r < 0)
+                return r;
+        /* The wake keys (null: not wake-listed) and where the app is in the queue (null: not
+         * in it). */
+        bool listed = a->wake >= 0, queued = *a->wake_state;
+        r = listed ? json_add_int(o, "wake", a->wake) : json_add_null(o, "wake");
+        if (r >= 0)
+                r = listed ? json_add_uint(o, "wake_slice_usec", a->wake_slice)
+                           : json_add_null(o, "wake_slice_usec");
+        if (r >= 0)
+                r = listed ? json_add_uint(o, "wake_bytes", a->wake_bytes)
+                           : json_add_null(o, "wake_bytes");
+        if (r >= 0)
+                r = queued ? json_add_string(o, "wake_state", a->wake_state)
+                           : json_add_null(o, "wake_state");
+        if (r >= 0)
+                r = queued ? json_add_string(o, "wake_reason", a->wake_reason)
+                           : json_add_null(o, "wake_reason");
+        if (r >= 0)
+                r = queued && a->wake_since ? json_add_uint(o, "wake_since_usec", a->wake_since)
+                                            : json_add_null(o, "wake_since_usec");
         if (r < 0)
                 return r;
 

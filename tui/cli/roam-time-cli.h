@@ -7,23 +7,49 @@
 #include <systemd/sd-bus.h>
 
 /* roam time [--json]: roamd's time consensus (org.roam1.Time, docs/time.md): the state, the
- * agreed bound, the gate, and every source with its interval and verdict, one per line. */
-int roam_time_run(bool json);
+ * agreed bound, the gate, the clock, the zone, and every source with its interval, verdict
+ * and age, one per line. roam time zone [ZONE]: the zone and its candidates, or choose one
+ * (SetZone); roam time set DATE [ERROR]: the time by hand (SetManual). */
+int roam_time_run(char **args, bool json);
+/* The arguments after "time", checked before anything is asked: writes why into buf and
+ * returns -EINVAL. */
+int roam_time_check_args(char **args, unsigned n, bool json, char *buf, size_t size);
+/* "@1796650000", "2026-12-07 14:05", "2026-12-07 14:05:30" (UTC) into µs since the epoch. */
+int roam_time_parse_date(const char *s, uint64_t *ret);
 
 /* What org.roam1.Time's GetAll says; shared with plain mode (roam-plain-time.c). */
 typedef struct RoamTimeSource {
         char *kind, *witness, *origin, *verdict, *reason;
-        uint64_t realtime, error;
+        uint64_t realtime, error; /* the interval at the view's sources_at */
+        uint64_t taken;           /* µs CLOCK_REALTIME when measured; 0 unknown */
 } RoamTimeSource;
 
 typedef struct RoamTimeView {
         char *state, *gate;
         char *clock_state, *clock_reason; /* NULL from a roamd without them */
-        uint64_t realtime, error;         /* 0: no bound */
+        uint64_t realtime, error;         /* 0: no bound; the bound at read_at */
+        uint64_t read_at;                 /* µs CLOCK_REALTIME when roamd's answer was read */
+        uint64_t sources_at;              /* when the sources' intervals hold; 0 unknown */
         char **reasons;
         RoamTimeSource *sources;
         size_t n_sources;
+        /* The time zone (NULL from a roamd without it) */
+        char *zone, *zone_state, *zone_reason;
+        char **zone_candidates;
 } RoamTimeView;
+
+/* The agreed time and a source's middle at now (µs CLOCK_REALTIME): aged from when they were
+ * read and when the sources were evaluated, so they tick and stay comparable. */
+uint64_t roam_time_bound_now(const RoamTimeView *v, uint64_t now);
+uint64_t roam_time_source_now(const RoamTimeView *v, const RoamTimeSource *s, uint64_t now);
+/* A source's name, told apart from another sample of the same witness by its family:
+ * "link:wifi0 IPv4", "link:wifi0 IPv6"; else its witness. */
+void roam_time_source_name(const RoamTimeView *v, size_t i, char *buf, size_t size);
+/* "Europe/Berlin (settled: the current zone fits what the networks say)"; "" from a roamd
+ * without the zone. */
+void roam_time_zone_words(const RoamTimeView *v, char *buf, size_t size);
+/* "taken 12 s ago", "" when unknown. */
+void roam_time_taken_words(const RoamTimeSource *s, uint64_t now, char *buf, size_t size);
 
 void roam_time_view_done(RoamTimeView *v);
 /* Reads a GetAll reply (a{sv}); unknown properties are skipped. Logs nothing. */

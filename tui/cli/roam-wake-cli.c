@@ -111,10 +111,20 @@ static int check(WaitCtx *c)
                 return 0;
         }
         if (c->require_time) {
+                _cleanup_free_ char *gate = NULL;
                 int open = 0;
 
-                r = sd_bus_get_property_trivial(c->bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
-                                                ROAM_MANAGER_INTERFACE, "TimeGate", &e, 'b', &open);
+                /* Verified means settled (Time.Gate "open"): a gate opened by GateTimeout=
+                 * ("unverified") lets apps out, yet the time is what `roam time` calls
+                 * unverified (docs/time.md, "The gate"). A roamd without a Time object:
+                 * its Manager.TimeGate. */
+                r = get_string(c, ROAM_TIME_PATH, ROAM_TIME_INTERFACE, "Gate", &gate);
+                if (r >= 0)
+                        open = roam_time_gate_from_string(gate) == ROAM_TIME_GATE_OPEN;
+                else
+                        r = sd_bus_get_property_trivial(c->bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
+                                                        ROAM_MANAGER_INTERFACE, "TimeGate", &e, 'b',
+                                                        &open);
                 if (r < 0) {
                         snprintf(c->why, sizeof(c->why), "roamd tells no time gate");
                         return -EOPNOTSUPP;
@@ -203,9 +213,14 @@ static int wait_for_turn(WaitCtx *c, uint64_t timeout_usec)
         r = sd_event_default(&c->event);
         if (r >= 0)
                 r = sd_bus_attach_event(c->bus, c->event, SD_EVENT_PRIORITY_NORMAL);
-        /* the manager's changes (State, TimeGate); the app's: follow_app() */
+        /* the manager's changes (State, TimeGate), the time's (Gate); the app's:
+         * follow_app() */
         if (r >= 0)
                 r = sd_bus_match_signal(c->bus, NULL, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
+                                        "org.freedesktop.DBus.Properties", "PropertiesChanged",
+                                        on_signal, c);
+        if (r >= 0 && c->require_time)
+                r = sd_bus_match_signal(c->bus, NULL, ROAM_BUS_NAME, ROAM_TIME_PATH,
                                         "org.freedesktop.DBus.Properties", "PropertiesChanged",
                                         on_signal, c);
         if (r >= 0)

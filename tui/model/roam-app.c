@@ -229,6 +229,22 @@ char *roam_app_state_text(const RoamApp *a)
         return s;
 }
 
+void roam_app_wake_text(const RoamApp *a, char *buf, size_t size)
+{
+        char slice[32] = "", bytes[32] = "";
+
+        if (a->wake < 0) {
+                snprintf(buf, size, "not wake-listed");
+                return;
+        }
+        if (a->wake_slice > 0)
+                roam_format_duration(a->wake_slice, slice, sizeof(slice));
+        if (a->wake_bytes > 0)
+                roam_format_bytes(a->wake_bytes, bytes, sizeof(bytes));
+        snprintf(buf, size, "priority %d%s%s%s%s", a->wake, *slice ? ", turns of at most " : "",
+                 slice, *bytes ? ", fetching about " : "", bytes);
+}
+
 char *roam_app_policy_text(const RoamApp *a)
 {
         _cleanup_free_ char *bearers = roam_app_bearers_text(a, ",");
@@ -257,11 +273,8 @@ int roam_app_check_settings(char *const *args, char *buf, size_t size)
                 const char *eq = strchr(args[i], '=');
 
                 if (!eq || eq == args[i]) {
-                        snprintf(
-                            buf, size,
-                            "'%s' is not a setting: give key=value (keys: " ROAM_APP_SETTINGS_KEYS
-                            ")",
-                            args[i]);
+                        snprintf(buf, size, "'%s' is not a setting: give key=value (keys: %s)",
+                                 args[i], roam_app_settings_keys());
                         return -EINVAL;
                 }
                 for (size_t j = 0; j < i; j++)

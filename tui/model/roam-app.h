@@ -22,8 +22,8 @@
 #define ROAM_APP_N_BEARERS ROAM_BEARER_VIRTUAL
 #define roam_app_bearers   roam_bearer_table
 
-/* The settings keys of SetAppPolicy, for messages. */
-#define ROAM_APP_SETTINGS_KEYS "access, bearers, vpn, handover"
+/* The settings keys of SetAppPolicy, for messages: the shared table's. */
+#define roam_app_settings_keys roam_app_keys_text
 
 /* Parses "90s", "10m", "1h", "1h30m" (numbers with units s, m, h, summed) or "until-released"
  * (UINT64_MAX). Returns -EINVAL for anything else, -EDOM for no time at all, -ERANGE for more
@@ -56,6 +56,10 @@ char *roam_app_route_text(const RoamModel *m, const RoamApp *a);
 void roam_app_until_text(const RoamApp *a, char *buf, size_t size);
 /* The state in words with the grant's end: "online for a task until 14:05:00". NULL on OOM. */
 char *roam_app_state_text(const RoamApp *a);
+
+/* The wake keys in words: "priority 80, turns of at most 10 s, fetching about 2.0 MB", or
+ * "not wake-listed" (docs/wake.md). */
+void roam_app_wake_text(const RoamApp *a, char *buf, size_t size);
 
 /* The policy in one phrase: "access allow, bearers all, VPN any, handover sticky". */
 char *roam_app_policy_text(const RoamApp *a);

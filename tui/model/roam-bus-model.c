@@ -102,6 +102,8 @@ static const BusMapEntry app_properties[] = {
     {"OnlineUntil", "t", bus_map_u64, offsetof(RoamApp, online_until)},
     {"Cgroups", "as", set_strv, offsetof(RoamApp, cgroups)},
     {"Wake", "i", bus_map_i32, offsetof(RoamApp, wake)},
+    {"WakeSlice", "t", bus_map_u64, offsetof(RoamApp, wake_slice)},
+    {"WakeBytes", "t", bus_map_u64, offsetof(RoamApp, wake_bytes)},
     APP_STRING("WakeState", wake_state),
     APP_STRING("WakeReason", wake_reason),
     {"WakeSince", "t", bus_map_u64, offsetof(RoamApp, wake_since)},

@@ -150,6 +150,8 @@ typedef struct RoamApp {
         uint64_t online_until; /* µs CLOCK_REALTIME, UINT64_MAX until released, 0: no grant */
         char **cgroups;        /* NULL-terminated, never NULL */
         int wake;              /* wake priority, -1 when not wake-listed (or an older roamd) */
+        uint64_t wake_slice;   /* µs a turn lasts at most (WakeSlice=), 0 unknown */
+        uint64_t wake_bytes;   /* what a turn fetches (WakeBytes=), 0 none given */
         char *wake_state;      /* waiting, awake, done; "" when not wake-listed */
         char *wake_reason;
         uint64_t wake_since; /* µs CLOCK_REALTIME when wake_state last changed, 0 unknown */

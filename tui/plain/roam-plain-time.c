@@ -15,20 +15,24 @@ struct PlainTime {
         RoamLive *live;
         sd_bus *bus;
         sd_bus_slot *match, *call;
+        sd_bus_slot *set_call; /* time zone ZONE: SetZone, answered on its reply */
+        char set_zone[128];
         char *state, *gate, *clock; /* what was said last; NULL before the first answer */
+        char *zone;                 /* the zone in words, as said last */
         bool asked;                 /* a "time" command waits for the answer */
 };
 
 const char plain_time_help[] =
     "  time           the time as roamd's sources agree on it: state, bound, gate, the\n"
-    "                 clock, and each source's interval and verdict\n";
+    "                 clock, the time zone, each source's interval, verdict and age\n"
+    "  time zone ZONE choose the time zone among those time lists\n";
 
 static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
         PlainTime *pt = userdata;
         RoamTimeView v = {};
         bool asked = pt->asked;
-        char head[128], clock[512];
+        char head[128], clock[512], zone[256];
 
         pt->call = sd_bus_slot_unref(pt->call);
         pt->asked = false;
@@ -58,8 +62,13 @@ static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
                         printf("Clock: %s.\n", clock);
                 }
         }
+        roam_time_zone_words(&v, zone, sizeof(zone));
+        if (!asked && pt->state && *zone && !streq_ptr(pt->zone, zone)) {
+                roam_print_stamp();
+                printf("Time zone: %s.\n", zone);
+        }
         if (free_and_strdup(&pt->state, v.state) < 0 || free_and_strdup(&pt->gate, v.gate) < 0 ||
-            free_and_strdup(&pt->clock, v.clock_state) < 0)
+            free_and_strdup(&pt->clock, v.clock_state) < 0 || free_and_strdup(&pt->zone, zone) < 0)
                 log_oom();
         fflush(stdout);
         roam_time_view_done(&v);
@@ -95,11 +104,13 @@ void plain_time_watch(PlainTime *pt)
         if (bus != pt->bus) {
                 pt->match = sd_bus_slot_unref(pt->match);
                 pt->call = sd_bus_slot_unref(pt->call);
+                pt->set_call = sd_bus_slot_unref(pt->set_call);
                 pt->bus = sd_bus_unref(pt->bus);
                 free(pt->state);
                 free(pt->gate);
                 free(pt->clock);
-                pt->state = pt->gate = pt->clock = NULL;
+                free(pt->zone);
+                pt->state = pt->gate = pt->clock = pt->zone = NULL;
                 pt->bus = sd_bus_ref(bus);
                 if (bus)
                         (void)sd_bus_match_signal_async(bus, &pt->match, ROAM_BUS_NAME,
@@ -110,12 +121,55 @@ void plain_time_watch(PlainTime *pt)
         load(pt);
 }
 
+static int on_set_zone(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        PlainTime *pt = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+
+        pt->set_call = sd_bus_slot_unref(pt->set_call);
+        if (e)
+                printf("Cannot set the time zone to %s: %s\n", pt->set_zone,
+                       e->message ? e->message : e->name);
+        else
+                printf("Done: the time zone is now %s (your choice).\n", pt->set_zone);
+        fflush(stdout);
+        return 0;
+}
+
+/* time zone ZONE: the user's choice among the candidates (Time.SetZone). */
+static int set_zone(PlainTime *pt, const char *zone)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
+
+        snprintf(pt->set_zone, sizeof(pt->set_zone), "%s", zone);
+        pt->set_call = sd_bus_slot_unref(pt->set_call);
+        r = sd_bus_message_new_method_call(pt->bus, &m, ROAM_BUS_NAME, ROAM_TIME_PATH,
+                                           ROAM_TIME_INTERFACE, "SetZone");
+        if (r >= 0)
+                r = sd_bus_message_set_allow_interactive_authorization(m, true);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "s", zone);
+        if (r >= 0)
+                r = sd_bus_call_async(pt->bus, &pt->set_call, m, on_set_zone, pt, 0);
+        if (r < 0)
+                printf("Cannot ask roamd: %s\n", strerror(-r));
+        return 1;
+}
+
 int plain_time_command(PlainTime *pt, char **words)
 {
         if (!streq(words[0], "time"))
                 return 0;
+        if (words[1] && streq(words[1], "zone") && words[2] && !words[3]) {
+                if (!pt->bus) {
+                        puts("roamd is not there yet.");
+                        return 1;
+                }
+                return set_zone(pt, words[2]);
+        }
         if (words[1]) {
-                puts("time takes no arguments.");
+                puts("Say: time, or time zone ZONE (one of the zones time lists).");
                 return 1;
         }
         pt->asked = true;
@@ -145,10 +199,12 @@ PlainTime *plain_time_free(PlainTime *pt)
                 return NULL;
         sd_bus_slot_unref(pt->match);
         sd_bus_slot_unref(pt->call);
+        sd_bus_slot_unref(pt->set_call);
         sd_bus_unref(pt->bus);
         free(pt->state);
         free(pt->gate);
         free(pt->clock);
+        free(pt->zone);
         free(pt);
         return NULL;
 }

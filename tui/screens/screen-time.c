@@ -9,6 +9,7 @@
 #include <curses.h>
 
 #include "roam-bus.h"
+#include "roam-format.h"
 #include "roam-screens.h"
 #include "roam-time-cli.h"
 #include "roam-util.h"
@@ -29,6 +30,7 @@ typedef struct TimeData {
         bool moved; /* the person selected a source: on a small terminal its details show
                      * only then (they would push the time itself out of view) */
         sd_bus_slot *call, *match;
+        sd_event_source *tick; /* while the screen is shown: the time moves on by itself */
 } TimeData;
 
 /* The selectable items: the sources, and on a small terminal the clock after them. */
@@ -85,12 +87,27 @@ static int on_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
         return 0;
 }
 
+/* Once a second, on the second: the agreed time and the sources' ages are projected from
+ * what roamd last said (roamd is not asked again). */
+static int on_tick(sd_event_source *es, uint64_t usec, void *userdata)
+{
+        TimeData *d = userdata;
+
+        (void)sd_event_source_set_time(es, usec + USEC_PER_SEC);
+        (void)sd_event_source_set_enabled(es, SD_EVENT_ONESHOT);
+        tui_request_redraw(d->tui);
+        return 0;
+}
+
 static int time_enter(Tui *t, Screen *s)
 {
         TimeData *d = s->data;
         sd_bus *bus = tui_bus(t);
 
         d->tui = t;
+        if (!d->tick && tui_event(t))
+                (void)sd_event_add_time_relative(tui_event(t), &d->tick, CLOCK_MONOTONIC,
+                                                 USEC_PER_SEC, 0, on_tick, d);
         if (!bus)
                 return 0;
         if (!d->match)
@@ -107,6 +124,7 @@ static void time_leave(Tui *t, Screen *s)
 
         d->match = sd_bus_slot_unref(d->match);
         d->call = sd_bus_slot_unref(d->call);
+        d->tick = sd_event_source_disable_unref(d->tick);
         roam_time_view_done(&d->view);
         d->view = (RoamTimeView){};
         d->loaded = false;
@@ -149,22 +167,23 @@ static ThemeRole verdict_role(const char *verdict)
 /* The axis: a centre and the half-width it shows, in µs. Around the agreed time when there
  * is one, else the middle of the sources; wide enough for every source that is believed
  * (falsetickers far away are drawn at the edge, pointing where they are). */
-static void axis(const RoamTimeView *v, uint64_t *ret_centre, uint64_t *ret_half)
+static void axis(const RoamTimeView *v, uint64_t now, uint64_t *ret_centre, uint64_t *ret_half)
 {
-        uint64_t centre = v->realtime, half = v->error;
+        uint64_t centre = roam_time_bound_now(v, now), half = v->error;
         size_t n = 0;
 
         if (!centre) {
                 uint64_t lo = UINT64_MAX, hi = 0;
                 for (size_t i = 0; i < v->n_sources; i++) {
-                        lo = MIN(lo, v->sources[i].realtime);
-                        hi = MAX(hi, v->sources[i].realtime);
+                        lo = MIN(lo, roam_time_source_now(v, &v->sources[i], now));
+                        hi = MAX(hi, roam_time_source_now(v, &v->sources[i], now));
                 }
                 centre = v->n_sources ? lo + (hi - lo) / 2 : 0;
         }
         for (size_t i = 0; i < v->n_sources; i++) {
                 const RoamTimeSource *s = &v->sources[i];
-                uint64_t off = s->realtime > centre ? s->realtime - centre : centre - s->realtime;
+                uint64_t mid = roam_time_source_now(v, s, now);
+                uint64_t off = mid > centre ? mid - centre : centre - mid;
                 if (v->realtime && streq(s->verdict, "falseticker"))
                         continue;
                 half = MAX(half, off + s->error);
@@ -204,9 +223,9 @@ static int build(Tui *t, TimeData *d, TuiDoc *doc)
 {
         const RoamTimeView *v = &d->view;
         bool narrow = COLS < 60;
-        int name_w = narrow ? 0 : 14, verdict_w = 12, bar_w;
-        uint64_t centre, half;
-        char head[128], ends[64], clock[512];
+        int name_w = narrow ? 0 : 16, verdict_w = 12, bar_w;
+        uint64_t centre, half, now = roam_now();
+        char head[128], ends[64], clock[512], zone[256], name[96], taken[64];
         int r;
 
         r = tui_doc_line(doc, -1, 0);
@@ -231,6 +250,25 @@ static int build(Tui *t, TimeData *d, TuiDoc *doc)
         roam_time_clock_words(v, clock, sizeof(clock));
         if (r >= 0 && *clock && (!narrow || v->n_sources == 0))
                 r = tui_doc_field(doc, -1, 6, "Clock:", clock_role(v->clock_state), clock);
+        /* the zone the networks agree on, or the ones to choose from (roam time zone ZONE) */
+        roam_time_zone_words(v, zone, sizeof(zone));
+        if (r >= 0 && *zone)
+                r = tui_doc_field(
+                    doc, -1, 6,
+                    "Zone:", streq_ptr(v->zone_state, "settled") ? THEME_NORMAL : THEME_WARNING,
+                    zone);
+        if (r >= 0 && v->zone_candidates && v->zone_candidates[0]) {
+                char list[512] = "";
+                size_t len = 0;
+
+                STRV_FOREACH (c, v->zone_candidates)
+                        len += (size_t)snprintf(list + len,
+                                                len < sizeof(list) ? sizeof(list) - len : 0, "%s%s",
+                                                c == v->zone_candidates ? "" : ", ", *c);
+                if (len < sizeof(list))
+                        snprintf(list + len, sizeof(list) - len, " (roam time zone ZONE)");
+                r = tui_doc_field(doc, -1, 6, "Pick:", THEME_NORMAL, list);
+        }
         if (r >= 0)
                 r = tui_doc_line(doc, -1, 0);
         if (r >= 0)
@@ -238,7 +276,7 @@ static int build(Tui *t, TimeData *d, TuiDoc *doc)
         if (r >= 0 && v->n_sources == 0)
                 return tui_doc_span(doc, THEME_MUTED, 0, "No source has said the time yet.");
 
-        axis(v, &centre, &half);
+        axis(v, now, &centre, &half);
         bar_w = COLS - 4 - (narrow ? 0 : name_w + 1 + verdict_w + 1);
         if (bar_w < 10)
                 bar_w = 10;
@@ -254,31 +292,33 @@ static int build(Tui *t, TimeData *d, TuiDoc *doc)
                 if (r >= 0 && !narrow)
                         r = tui_doc_span(doc, THEME_NORMAL, name_w + 1, "agreed");
                 if (r >= 0)
-                        r = span_interval(t, doc, bar_w, centre, half, v->realtime, v->error, false,
-                                          THEME_SELECTED);
+                        r = span_interval(t, doc, bar_w, centre, half, roam_time_bound_now(v, now),
+                                          v->error, false, THEME_SELECTED);
                 if (r >= 0 && !narrow)
                         r = tui_doc_span(doc, THEME_NORMAL, 0, " bound");
         }
         for (size_t i = 0; i < v->n_sources && r >= 0; i++) {
                 const RoamTimeSource *s = &v->sources[i];
                 ThemeRole role = verdict_role(s->verdict);
+                uint64_t mid = roam_time_source_now(v, s, now); /* aged as the bound is */
 
+                roam_time_source_name(v, i, name, sizeof(name));
                 r = tui_doc_line(doc, (int)i, 4);
                 if (r >= 0 && narrow) {
                         /* the whole witness and the verdict on a line, the bar under it */
-                        r = tui_doc_spanf(doc, THEME_NORMAL, 0, "%s: ", s->witness);
+                        r = tui_doc_spanf(doc, THEME_NORMAL, 0, "%s: ", name);
                         if (r >= 0)
                                 r = tui_doc_span(doc, role, 0, s->verdict);
                         if (r >= 0)
                                 r = tui_doc_line(doc, (int)i, 4);
                         if (r >= 0)
-                                r = span_interval(t, doc, bar_w, centre, half, s->realtime,
-                                                  s->error, streq(s->verdict, "lower-bound"), role);
+                                r = span_interval(t, doc, bar_w, centre, half, mid, s->error,
+                                                  streq(s->verdict, "lower-bound"), role);
                 } else if (r >= 0) {
-                        r = tui_doc_span(doc, THEME_NORMAL, name_w + 1, s->witness);
+                        r = tui_doc_span(doc, THEME_NORMAL, name_w + 1, name);
                         if (r >= 0)
-                                r = span_interval(t, doc, bar_w, centre, half, s->realtime,
-                                                  s->error, streq(s->verdict, "lower-bound"), role);
+                                r = span_interval(t, doc, bar_w, centre, half, mid, s->error,
+                                                  streq(s->verdict, "lower-bound"), role);
                         if (r >= 0)
                                 r = tui_doc_span(doc, THEME_NORMAL, 1, " ");
                         if (r >= 0)
@@ -287,9 +327,10 @@ static int build(Tui *t, TimeData *d, TuiDoc *doc)
                 /* the selected source in full: where it comes from and why */
                 if (r >= 0 && (int)i == d->selected && (d->moved || !narrow)) {
                         r = tui_doc_line(doc, (int)i, 6);
+                        roam_time_taken_words(s, now, taken, sizeof(taken));
                         if (r >= 0)
-                                r = tui_doc_spanf(doc, THEME_MUTED, 0, "    %s from %s", s->kind,
-                                                  s->origin);
+                                r = tui_doc_spanf(doc, THEME_MUTED, 0, "    %s from %s%s%s",
+                                                  s->kind, s->origin, *taken ? ", " : "", taken);
                         if (r >= 0 && *s->reason) {
                                 r = tui_doc_line(doc, (int)i, 6);
                                 if (r >= 0)
@@ -382,5 +423,7 @@ const ScreenVTable time_screen_vtable = {
              "span first), with its verdict in words: truechimer, falseticker, lower-bound or "
              "expired. A source far off the axis points there with < or >. Clock: what roamd did "
              "with the clock and why (it steps it through timedated only when no clock daemon "
-             "keeps it).",
+             "keeps it). Zone: the time zone the networks agree on, or the zones to pick from "
+             "(roam time zone ZONE). The sources are aged to now as the agreed time is, and the "
+             "time moves on while the screen is shown.",
 };

@@ -31,12 +31,17 @@ static const char *const app_policy_source_table[_APP_POLICY_SOURCE_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP(app_policy_source, AppPolicySource)
 
-/* The keys, indexed by bit number: as given over D-Bus, and as written in files. */
-enum { N_APP_KEYS = 7 };
-static const char *const app_key_table[N_APP_KEYS] = {
-    "access", "bearers", "vpn", "handover", "wake", "wake-slice", "wake-bytes"};
-static const char *const app_key_file_table[N_APP_KEYS] = {
-    "Access", "Bearers", "VPN", "Handover", "Wake", "WakeSlice", "WakeBytes"};
+/* The keys, indexed by bit number: as given over D-Bus, and as written in files (the shared
+ * table's, which roam uses too; the file names are the App object's property names). */
+enum { N_APP_KEYS = _ROAM_APP_KEY_MAX };
+#define app_key_table      roam_app_key_table
+#define app_key_file_table roam_app_key_property_table
+_Static_assert(APP_KEY_ACCESS == 1u << ROAM_APP_KEY_ACCESS &&
+                   APP_KEY_HANDOVER == 1u << ROAM_APP_KEY_HANDOVER &&
+                   APP_KEY_WAKE == 1u << ROAM_APP_KEY_WAKE &&
+                   APP_KEY_WAKE_BYTES == 1u << ROAM_APP_KEY_WAKE_BYTES &&
+                   APP_KEY_VALID == (1u << _ROAM_APP_KEY_MAX) - 1,
+               "the policy's key bits and the shared key table differ");
 
 /* Values shown in messages: at most this many bytes of the original. */
 #define QUOTE_MAX 64

@@ -5,6 +5,7 @@
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-util.h"
+#include "roam-words.h"
 #include "roamd-bus-auth.h"
 #include "roamd-app-id.h"
 #include "roamd-apps.h"
@@ -95,6 +96,21 @@ static int property_get_bearers(sd_bus *bus, const char *path, const char *inter
         return sd_bus_message_close_container(reply);
 }
 
+/* The wake keys of the policy (docs/wake.md): the App object has them with the other keys,
+ * whether or not the ordered wake-up runs, so a policy change emits them all in one signal. */
+static int property_get_wake(sd_bus *bus, const char *path, const char *interface,
+                             const char *property, sd_bus_message *reply, void *userdata,
+                             sd_bus_error *error)
+{
+        App *app = userdata;
+
+        if (streq(property, "Wake"))
+                return sd_bus_message_append(reply, "i", app_policy_wake_priority(&app->effective));
+        if (streq(property, "WakeSlice"))
+                return sd_bus_message_append(reply, "t", app_policy_wake_slice(&app->effective));
+        return sd_bus_message_append(reply, "t", app_policy_wake_bytes(&app->effective));
+}
+
 static int property_get_cgroups(sd_bus *bus, const char *path, const char *interface,
                                 const char *property, sd_bus_message *reply, void *userdata,
                                 sd_bus_error *error)
@@ -169,6 +185,9 @@ static const sd_bus_vtable app_vtable[] = {
     SD_BUS_PROPERTY("Bearers", "as", property_get_bearers, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("VPN", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("Handover", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("Wake", "i", property_get_wake, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("WakeSlice", "t", property_get_wake, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("WakeBytes", "t", property_get_wake, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("Source", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("Route4", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("Route6", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
@@ -265,25 +284,32 @@ int apps_bus_retract(App *app)
         return 0;
 }
 
-void apps_bus_emit_changed(App *app, const char *first, ...)
+void apps_bus_emit_changed_strv(App *app, char **names)
 {
         Core *c = apps_core(app->apps);
+        int r;
+
+        if (!c->bus || !names || !names[0])
+                return;
+        r = sd_bus_emit_properties_changed_strv(c->bus, app->path, ROAM_APP_INTERFACE, names);
+        if (r < 0)
+                log_warning_errno(r, "app %s: failed to emit PropertiesChanged: %m", app->id);
+}
+
+void apps_bus_emit_changed(App *app, const char *first, ...)
+{
         const char *names[16];
         size_t n = 0;
         va_list ap;
-        int r;
 
-        if (!c->bus || !first)
+        if (!first)
                 return;
         va_start(ap, first);
         for (const char *p = first; p && n < ELEMENTSOF(names) - 1; p = va_arg(ap, const char *))
                 names[n++] = p;
         va_end(ap);
         names[n] = NULL;
-        r = sd_bus_emit_properties_changed_strv(c->bus, app->path, ROAM_APP_INTERFACE,
-                                                (char **)names);
-        if (r < 0)
-                log_warning_errno(r, "app %s: failed to emit PropertiesChanged: %m", app->id);
+        apps_bus_emit_changed_strv(app, (char **)names);
 }
 
 static int read_id(sd_bus_message *msg, const char **ret, sd_bus_error *error)
@@ -360,9 +386,8 @@ static int method_set_policy(sd_bus_message *msg, void *userdata, sd_bus_error *
         if (r < 0)
                 return r;
         if (changes.set == 0)
-                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
-                                         "No settings given (access, bearers, vpn, handover, wake, "
-                                         "wake-slice, wake-bytes).");
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS, "No settings given (%s).",
+                                         roam_app_keys_text());
         if (streq(id, APP_ID_SYSTEM) && (changes.set & ~APP_KEY_ACCESS))
                 return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
                                          "The system policy has only an access; its traffic is "

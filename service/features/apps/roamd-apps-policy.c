@@ -9,6 +9,7 @@
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-util.h"
+#include "roam-words.h"
 #include "roamd-app-id.h"
 #include "roamd-apps-internal.h"
 #include "roamd-apps.h"
@@ -558,9 +559,18 @@ static int state_save(Apps *a)
         return r;
 }
 
+/* Every key of the policy is the App property of its name (the shared key table), and Source
+ * says where they come from: one signal for all of them, never a key left out. */
 void app_emit_policy(App *app)
 {
-        apps_bus_emit_changed(app, "Access", "Bearers", "VPN", "Handover", "Source", NULL);
+        const char *names[_ROAM_APP_KEY_MAX + 2];
+        size_t n = 0;
+
+        for (RoamAppKey k = 0; k < _ROAM_APP_KEY_MAX; k++)
+                names[n++] = roam_app_key_property_table[k];
+        names[n++] = "Source";
+        names[n] = NULL;
+        apps_bus_emit_changed_strv(app, (char **)names);
 }
 
 /* The kernel refused a move roamd wants: the last good state stays in force, Degraded says

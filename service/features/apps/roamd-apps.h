@@ -151,6 +151,7 @@ int apps_bus_setup(Apps *a);
 int apps_bus_announce(App *app);
 int apps_bus_retract(App *app);
 void apps_bus_emit_changed(App *app, const char *first, ...);
+void apps_bus_emit_changed_strv(App *app, char **names);
 /* The apps' members of org.roam1.Manager (GetApp, SetAppPolicy, ResetAppPolicy, RunApp,
  * MarkConflicts, FirewallMaskSuggestion), registered also when apps are not governed: *apps is
  * read at each call, and NULL answers that they are not. */

@@ -69,6 +69,42 @@ static int property_sources(sd_bus *bus, const char *path, const char *interface
         return sd_bus_message_close_container(reply);
 }
 
+/* A CLOCK_BOOTTIME instant on this machine's CLOCK_REALTIME, as every time on the bus (0: 0). */
+static uint64_t boottime_to_realtime(uint64_t at)
+{
+        uint64_t boot = clock_now_usec(CLOCK_BOOTTIME), real = clock_now_usec(CLOCK_REALTIME);
+
+        if (at == 0)
+                return 0;
+        return at >= boot ? real : real > boot - at ? real - (boot - at) : 1;
+}
+
+/* When each sample of Sources was taken, in its order: clients say "taken N s ago". */
+static int property_sources_taken(sd_bus *bus, const char *path, const char *interface,
+                                  const char *property, sd_bus_message *reply, void *userdata,
+                                  sd_bus_error *error)
+{
+        TimeFeed *f = userdata;
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "t");
+        for (size_t i = 0; r >= 0 && i < f->time->n_sources; i++)
+                r = sd_bus_message_append(reply, "t",
+                                          boottime_to_realtime(f->time->sources[i].sample.taken));
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+/* The moment Sources' intervals hold (the last evaluation): clients age them from there to
+ * draw them against Bound, which is projected to the moment it is read. */
+static int property_sources_at(sd_bus *bus, const char *path, const char *interface,
+                               const char *property, sd_bus_message *reply, void *userdata,
+                               sd_bus_error *error)
+{
+        TimeFeed *f = userdata;
+
+        return sd_bus_message_append(reply, "t", boottime_to_realtime(f->time->evaluated_at));
+}
+
 static int property_reasons(sd_bus *bus, const char *path, const char *interface,
                             const char *property, sd_bus_message *reply, void *userdata,
                             sd_bus_error *error)
@@ -152,6 +188,9 @@ static const sd_bus_vtable time_vtable[] = {
     SD_BUS_PROPERTY("Bound", "(tt)", property_bound, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("Sources", "a(sssttss)", property_sources, 0,
                     SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("SourcesTaken", "at", property_sources_taken, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("SourcesAt", "t", property_sources_at, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("Reasons", "as", property_reasons, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_METHOD_WITH_ARGS("SetManual", SD_BUS_ARGS("t", realtime, "t", error), SD_BUS_NO_RESULT,
                             method_set_manual, SD_BUS_VTABLE_UNPRIVILEGED),

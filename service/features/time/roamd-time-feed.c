@@ -66,7 +66,8 @@ static int on_expiry(sd_event_source *s, uint64_t usec, void *userdata)
         TimeFeed *f = userdata;
 
         time_evaluate(f->time, boottime());
-        time_bus_emit_changed(f, "State", "Bound", "Sources", "Reasons", NULL);
+        time_bus_emit_changed(f, "State", "Bound", "Sources", "SourcesTaken", "SourcesAt",
+                              "Reasons", NULL);
         return 0;
 }
 
@@ -160,7 +161,8 @@ static void on_time(Time *t, TimeChange ev, void *userdata)
                 break;
         case TIME_CHANGE_SOURCES:
                 feed_arm(&f->expiry, f, time_next_expiry(t), on_expiry);
-                time_bus_emit_changed(f, "Bound", "Sources", "Reasons", NULL);
+                time_bus_emit_changed(f, "Bound", "Sources", "SourcesTaken", "SourcesAt", "Reasons",
+                                      NULL);
                 break;
         case TIME_CHANGE_GATE:
                 if (f->gate)

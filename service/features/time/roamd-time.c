@@ -269,6 +269,7 @@ void time_evaluate(Time *t, usec_t now)
                 return;
         }
 
+        t->evaluated_at = now;
         /* Age every sample to now; expire the old; collect the lower bound. */
         for (size_t i = 0; i < t->n_sources; i++) {
                 TimeSource *s = &t->sources[i];

@@ -82,6 +82,7 @@ struct Time {
         /* the agreed interval at `bound_at` (CLOCK_BOOTTIME): realtime ± error */
         bool has_bound;
         usec_t bound_realtime, bound_error, bound_at;
+        usec_t evaluated_at; /* CLOCK_BOOTTIME of the last evaluation: the sources' lo, hi */
         /* the gate: opened when settled, or at gate_deadline (CLOCK_BOOTTIME) */
         usec_t gate_wait;     /* how long after the first online verdict */
         usec_t gate_deadline; /* 0: no online verdict yet */

@@ -200,7 +200,9 @@ static int check_caller(sd_bus_message *msg, App *app, const char *what, uid_t *
                                  app->id);
 }
 
-/* ---- org.roam1.App: Register, Done, Wake ---- */
+/* ---- org.roam1.App: the queue's state, Register, Done, Wake ---- */
+/* (the wake keys of the policy, Wake, WakeSlice and WakeBytes, are the App object's own:
+ * roamd-apps-bus.c) */
 
 typedef struct RegisterOptions {
         uint64_t max_delay, bytes;
@@ -359,10 +361,6 @@ static int app_property(sd_bus *bus, const char *path, const char *interface, co
         WakeReason why = _WAKE_REASON_INVALID;
         bool listed = w && wake_app_state(w->queue, app->id, &st, &why) >= 0;
 
-        if (streq(property, "Wake"))
-                return sd_bus_message_append(reply, "i", app_policy_wake_priority(&app->effective));
-        if (streq(property, "WakeSlice"))
-                return sd_bus_message_append(reply, "t", app_policy_wake_slice(&app->effective));
         if (streq(property, "WakeState"))
                 return sd_bus_message_append(reply, "s",
                                              listed ? wake_app_state_to_string(st) : "");
@@ -374,8 +372,6 @@ static int app_property(sd_bus *bus, const char *path, const char *interface, co
 
 static const sd_bus_vtable wake_app_vtable[] = {
     SD_BUS_VTABLE_START(0),
-    SD_BUS_PROPERTY("Wake", "i", app_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("WakeSlice", "t", app_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("WakeState", "s", app_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("WakeReason", "s", app_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("WakeSince", "t", app_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
@@ -501,6 +497,15 @@ void wake_bus_app_changed(WakeRun *w, const char *id, WakeAppState old, WakeAppS
                                wake_reason_to_string(why));
         if (r < 0)
                 log_warning_errno(r, "wake: %s: cannot send Wake: %m", id);
+}
+
+void wake_bus_app_listed(WakeRun *w, const char *id)
+{
+        App *app = w->apps ? apps_get(w->apps, id) : NULL;
+
+        if (w->core->bus && app && w->manager_slot)
+                (void)sd_bus_emit_properties_changed(w->core->bus, app->path, ROAM_APP_INTERFACE,
+                                                     "WakeState", "WakeReason", "WakeSince", NULL);
 }
 
 void wake_bus_queue_changed(WakeRun *w)

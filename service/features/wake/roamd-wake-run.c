@@ -294,12 +294,19 @@ static void sync_apps(WakeRun *w)
         for (size_t i = 0; i < apps_count(a); i++) {
                 App *app = apps_nth(a, i);
 
+                bool was;
+
                 if (app->special)
                         continue;
+                was = wake_app_state(w->queue, app->id, NULL, NULL) >= 0;
                 (void)wake_app_put(w->queue, app->id, app_policy_wake_priority(&app->effective),
                                    app_policy_wake_slice(&app->effective));
                 (void)wake_app_set_bytes(w->queue, app->id, app_policy_wake_bytes(&app->effective),
                                          UINT64_MAX);
+                /* On the list or off it: its state is no longer or again "" (the queue tells
+                 * only of changes of a listed app's state). */
+                if (was != (wake_app_state(w->queue, app->id, NULL, NULL) >= 0))
+                        wake_bus_app_listed(w, app->id);
         }
         for (size_t i = 0; i < wake_count(w->queue); i++) {
                 const char *id = wake_nth(w->queue, i, NULL, NULL, NULL);
@@ -318,6 +325,7 @@ static void sync_apps(WakeRun *w)
         STRV_FOREACH (id, gone) {
                 (void)wake_reg_drop(w, *id);
                 (void)wake_app_put(w->queue, *id, APP_WAKE_NONE, 0);
+                wake_bus_app_listed(w, *id); /* off the list: its state is "" again */
         }
 }
 

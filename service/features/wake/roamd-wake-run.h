@@ -49,6 +49,8 @@ void wake_run_reload(WakeRun *w);
 int wake_bus_setup(WakeRun *w);
 void wake_bus_app_changed(WakeRun *w, const char *id, WakeAppState old, WakeAppState new,
                           WakeReason why, uint64_t generation);
+/* The app came onto the list or left it (its WakeState, WakeReason, WakeSince). */
+void wake_bus_app_listed(WakeRun *w, const char *id);
 void wake_bus_queue_changed(WakeRun *w);
 void wake_bus_cap_changed(WakeRun *w);
 int wake_reg_drop(WakeRun *w, const char *id);
