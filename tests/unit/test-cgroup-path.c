@@ -49,6 +49,11 @@ static const struct {
     {"/user.slice/user-42.slice/user@42.service/app.slice/app-kde-okular-9.scope",
      APP("okular", 42)},
     {"/app.slice/app-gnome-foo-1.scope", APP("foo", NOUID)},
+    /* what roamd asks systemd for (`roam run`): app-roam-<escaped ID>-<random>.scope */
+    {"/app.slice/app-roam-org.test.Sd\\x2dapp-0123456789abcdef.scope",
+     APP("org.test.Sd-app", NOUID)},
+    {"/app.slice/app-roam-a\\x2db\\x2d-0123456789abcdef.scope", APP("a-b-", NOUID)},
+    {"/app.slice/app-roam-x.y_z-0123456789abcdef.scope", APP("x.y_z", NOUID)},
     /* ... and names that do not fit it. */
     {UAPP "app-foo.scope", OTHER(1000)},              /* a scope needs a random part */
     {UAPP "app-gnome-foo.scope", APP("gnome", 1000)}, /* so here "foo" is the random part */
