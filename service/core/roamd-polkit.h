@@ -14,9 +14,11 @@
 #define POLKIT_PENDING_PER_SENDER 4
 #define POLKIT_PENDING_MAX        256
 
-/* 1 authorized, 0 not, -ENOENT when polkit is not on the bus, -EINPROGRESS when polkit was
- * asked (the handler returns 1 and runs again with the answer), -EBUSY when the caller has too
- * many checks waiting. */
+/* 1 authorized, 0 not, POLKIT_CHALLENGE not unless the user authenticates (polkit's
+ * is_challenge: the call did not allow interaction, or no agent answered), -ENOENT when polkit is
+ * not on the bus, -EINPROGRESS when polkit was asked (the handler returns 1 and runs again with the
+ * answer), -EBUSY when the caller has too many checks waiting. */
+#define POLKIT_CHALLENGE 2
 int polkit_check(sd_bus_message *msg, const char *action);
 /* Drops every waiting check (roamd stops): their callers get no answer from us. */
 void polkit_flush(void);
