@@ -12,6 +12,7 @@
 #include "roam-apps-cli.h"
 #include "roam-bus.h"
 #include "roam-client-bus.h"
+#include "roam-polkit-agent.h"
 #include "roam-format.h"
 #include "roam-json.h"
 #include "roam-log.h"
@@ -494,7 +495,9 @@ int roam_run_app_full(const char *id, uint64_t online_for_usec, char *const *arg
                 return log_error_errno(r, "Failed to read roamd's answer: %m");
         log_debug("In cgroup %s of app %s.", cgroup, id);
 
-        /* Nothing of roam's may reach the program: the bus and the pidfd close first. */
+        /* Nothing of roam's may reach the program: the bus, the pidfd and polkit's agent go
+         * first. */
+        roam_polkit_agent_close();
         reply = sd_bus_message_unref(reply);
         bus = sd_bus_flush_close_unref(bus);
         close(TAKE_FD(pidfd));

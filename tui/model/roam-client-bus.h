@@ -10,7 +10,9 @@
 
 #define ROAM_ERR_NOT_RUNNING EHOSTDOWN
 
-/* Connects to the system bus (sd_bus_open_system: honours DBUS_SYSTEM_BUS_ADDRESS). */
+/* Connects to the system bus (sd_bus_open_system: honours DBUS_SYSTEM_BUS_ADDRESS). Its calls
+ * allow interactive authorization; when we are not root, stdin is a terminal and polkit is on
+ * the bus, polkit's text agent runs for us (roam-polkit-agent.h) and a call may wait 5 min. */
 int roam_bus_connect(sd_bus **ret);
 
 /* Logs why a call to roamd failed ("Failed to <what>: ...") and returns a negative errno:
