@@ -188,18 +188,13 @@ void roam_fw_call_error_text(const sd_bus_error *e, const char *what, const char
         char on[80];
 
         snprintf(on, sizeof(on), "%s%s", link && *link ? " on " : "", link && *link ? link : "");
-        if (sd_bus_error_has_name(e, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED))
-                snprintf(buf, size,
-                         "Not allowed to %s%s: polkit wants a password and no authentication "
-                         "agent answered (try sudo, or run pkttyagent)",
-                         what, on);
-        else if (roam_fw_error_is_denied(e))
-                snprintf(buf, size,
-                         "Not allowed to %s%s: needs root, group netdev or polkit "
-                         "authorization (AccessDenied)",
-                         what, on);
-        else if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN,
-                                        SD_BUS_ERROR_NAME_HAS_NO_OWNER))
+        if (roam_fw_error_is_denied(e)) {
+                char why[256];
+
+                snprintf(buf, size, "Not allowed to %s%s: %s", what, on,
+                         roam_bus_denied_reason(e, why, sizeof(why)));
+        } else if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN,
+                                          SD_BUS_ERROR_NAME_HAS_NO_OWNER))
                 snprintf(buf, size, "Cannot %s%s: roamd is not running", what, on);
         else if (sd_bus_error_has_names(e, SD_BUS_ERROR_UNKNOWN_METHOD))
                 snprintf(buf, size, "Cannot %s: this roamd has no firewall (an older version)",

@@ -18,6 +18,7 @@
 
 #include <systemd/sd-event.h>
 
+#include "roam-client-bus.h"
 #include "roam-bus.h"
 #include "roam-format.h"
 #include "roam-log.h"
@@ -1106,24 +1107,25 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
         case ROAM_LIVE_EVENT_REPROBE:
                 if (!ev->error)
                         tui_message(t, THEME_OK, "roamd is probing %s again.", ev->link_name);
-                else if (sd_bus_error_has_name(ev->error, ROAM_ERROR_ACCESS_DENIED))
-                        tui_message(t, THEME_ERROR,
-                                    "Not allowed to re-probe %s: only root and group netdev may "
-                                    "(AccessDenied).",
-                                    ev->link_name);
-                else
+                else if (roam_bus_error_is_denied(ev->error)) {
+                        char why[256];
+
+                        tui_message(t, THEME_ERROR, "Not allowed to re-probe %s: %s.",
+                                    ev->link_name,
+                                    roam_bus_denied_reason(ev->error, why, sizeof(why)));
+                } else
                         tui_message(t, THEME_ERROR, "Re-probe of %s failed: %s", ev->link_name,
                                     ev->error->message ? ev->error->message : ev->error->name);
                 break;
         case ROAM_LIVE_EVENT_APP_CALL:
                 if (!ev->error)
                         tui_message(t, THEME_OK, "Done: %s %s.", ev->app_id, ev->action);
-                else if (sd_bus_error_has_name(ev->error, ROAM_ERROR_ACCESS_DENIED))
-                        tui_message(t, THEME_ERROR,
-                                    "Not allowed to change %s: needs root, group netdev or polkit "
-                                    "authorization (AccessDenied).",
-                                    ev->app_id);
-                else
+                else if (roam_bus_error_is_denied(ev->error)) {
+                        char why[256];
+
+                        tui_message(t, THEME_ERROR, "Not allowed to change %s: %s.", ev->app_id,
+                                    roam_bus_denied_reason(ev->error, why, sizeof(why)));
+                } else
                         tui_message(t, THEME_ERROR, "Cannot change %s (%s): %s", ev->app_id,
                                     ev->action,
                                     ev->error->message ? ev->error->message : ev->error->name);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "roam-bus.h"
@@ -74,6 +76,30 @@ int roam_bus_connect(sd_bus **ret)
 
         *ret = TAKE_PTR(bus);
         return 0;
+}
+
+bool roam_bus_error_is_denied(const sd_bus_error *e)
+{
+        return sd_bus_error_has_names(e, ROAM_ERROR_ACCESS_DENIED, SD_BUS_ERROR_ACCESS_DENIED,
+                                      SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED);
+}
+
+const char *roam_bus_denied_reason(const sd_bus_error *e, char *buf, size_t size)
+{
+        size_t n;
+
+        if (sd_bus_error_has_name(e, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED))
+                snprintf(buf, size, "%s",
+                         "polkit wants a password and nothing could ask for it (run roam on a "
+                         "terminal, or start the desktop's authentication agent)");
+        else if (e && e->message && *e->message)
+                snprintf(buf, size, "%s", e->message);
+        else
+                snprintf(buf, size, "%s", "not authorized");
+        n = strlen(buf);
+        if (n > 0 && buf[n - 1] == '.')
+                buf[n - 1] = 0;
+        return buf;
 }
 
 int roam_bus_log_call_error(const sd_bus_error *error, int r, const char *what)

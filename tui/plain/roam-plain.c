@@ -884,11 +884,12 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                 roam_print_stamp();
                 if (!ev->error)
                         printf("roamd is probing %s again.\n", ev->link_name);
-                else if (sd_bus_error_has_name(ev->error, ROAM_ERROR_ACCESS_DENIED))
-                        printf("Not allowed to re-probe %s: only root and group netdev may "
-                               "(AccessDenied).\n",
-                               ev->link_name);
-                else
+                else if (roam_bus_error_is_denied(ev->error)) {
+                        char why[256];
+
+                        printf("Not allowed to re-probe %s: %s.\n", ev->link_name,
+                               roam_bus_denied_reason(ev->error, why, sizeof(why)));
+                } else
                         printf("Re-probe of %s failed: %s\n", ev->link_name,
                                ev->error->message ? ev->error->message : ev->error->name);
                 break;
@@ -905,11 +906,12 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                 roam_print_stamp();
                 if (!ev->error)
                         printf("Done: %s %s.\n", ev->app_id, ev->action);
-                else if (sd_bus_error_has_name(ev->error, ROAM_ERROR_ACCESS_DENIED))
-                        printf("Not allowed to change %s: needs root, group netdev or polkit "
-                               "authorization (AccessDenied).\n",
-                               ev->app_id);
-                else
+                else if (roam_bus_error_is_denied(ev->error)) {
+                        char why[256];
+
+                        printf("Not allowed to change %s: %s.\n", ev->app_id,
+                               roam_bus_denied_reason(ev->error, why, sizeof(why)));
+                } else
                         printf("Cannot change %s (%s): %s\n", ev->app_id, ev->action,
                                ev->error->message ? ev->error->message : ev->error->name);
                 break;

@@ -1,0 +1,145 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Authorization through polkit as a desktop user meets it: roam's calls allow interactive
+authorization, roamd passes that on to polkit (AllowUserInteraction), and on a terminal the
+real pkttyagent asks for the password. polkit is tests/dbusmock/polkitd.py (as strict as
+polkitd: implicit authorizations from data/org.roam1.policy, challenges only through a
+registered agent); the setuid polkit-agent-helper-1 (PAM) is tests/world/polkit_agent_helper.py,
+bind-mounted over it in the device's own mount namespace."""
+import os
+import pty
+import select
+import signal
+import termios
+import time
+
+import pytest
+
+from roamworld import MANAGER_IFACE, MANAGER_PATH, POLKIT_NAME, POLKIT_PATH, ROAM
+
+WORLD = "tpolkit"
+NOBODY = 65534
+HELPER = "/usr/lib/polkit-1/polkit-agent-helper-1"
+AGENT = "/usr/bin/pkttyagent"
+HERE = os.path.dirname(os.path.abspath(__file__))
+DENIED = ("org.roam1.Error.AccessDenied",
+          "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired")
+
+
+def mock(w, method, signature="", args=()):
+    return w.call(POLKIT_PATH, "org.freedesktop.DBus.Mock", method, signature, args,
+                  dest=POLKIT_NAME)
+
+
+def last_check(w, action):
+    checks = [c for c in mock(w, "GetChecks") if c[0] == action]
+    assert checks, "polkit was not asked for %s" % action
+    return checks[-1]
+
+
+@pytest.fixture
+def trust_back(w):
+    """wifi0's location as the world had it, afterwards."""
+    yield w
+    w.dev("rm", "-f", "/var/lib/roam/locations.state")
+    w.call(MANAGER_PATH, MANAGER_IFACE, "Reload")
+    w.wait_link("wifi0", lambda l: l["LocationSource"] != "user", what="wifi0's location back")
+
+
+@pytest.fixture
+def helper(w):
+    """The helper's stand-in over polkit-agent-helper-1, in the device only."""
+    if not os.access(AGENT, os.X_OK) or not os.path.exists(HELPER):
+        pytest.skip("pkttyagent and polkit-agent-helper-1 (package polkitd) are not installed")
+    w.dev("mount", "--bind", os.path.join(HERE, "polkit_agent_helper.py"), HELPER)
+    try:
+        yield w
+    finally:
+        w.dev("umount", HELPER)
+
+
+def on_terminal(w, cmd, user, answers, timeout=20):
+    """cmd in the device as user on a terminal of its own (a pty, its controlling terminal):
+    each time the terminal shows answers[i][0], types answers[i][1] once the program turned
+    the terminal's echo off (typing earlier would be flushed by its tcsetattr). Returns (exit
+    status, everything the terminal showed)."""
+    argv = w._dev_argv(cmd, user=user)
+    pid, fd = pty.fork()
+    if pid == 0:
+        try:
+            os.execvp(argv[0], argv)
+        finally:
+            os._exit(127)
+    out, pending = b"", list(answers)
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            assert left > 0, "no end on the terminal: %r" % out
+            r, _, _ = select.select([fd], [], [], left)
+            if not r:
+                continue
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:  # EIO: the terminal's last user is gone
+                break
+            if not chunk:
+                break
+            out += chunk
+            if pending and pending[0][0].encode() in out.rsplit(b"\n", 1)[-1]:
+                # no event says when the echo goes off: look every 10 ms, for 10 s at most
+                for _ in range(1000):
+                    if not termios.tcgetattr(fd)[3] & termios.ECHO:
+                        break
+                    time.sleep(0.01)
+                os.write(fd, pending.pop(0)[1].encode() + b"\n")
+    except BaseException:
+        os.killpg(pid, signal.SIGKILL)
+        raise
+    finally:
+        _, status = os.waitpid(pid, 0)
+        os.close(fd)
+    return os.waitstatus_to_exitcode(status), out.decode(errors="replace")
+
+
+def test_the_call_allows_interaction_and_roamd_says_so_to_polkit(w, trust_back):
+    """roam's calls carry ALLOW_INTERACTIVE_AUTHORIZATION; roamd asks polkit with
+    AllowUserInteraction=1 for those and 0 for the others. With no agent, polkit can only
+    challenge: a call that allowed interaction is refused saying no agent answered, one that
+    did not gets InteractiveAuthorizationRequired (as from systemd's daemons)."""
+    with w.polkit():
+        r = w.dev_run([str(ROAM), "network", "trust", "home", "wifi0"], user=NOBODY,
+                      check=False)
+        assert r.returncode != 0, (r.stdout, r.stderr)
+        assert last_check(w, "org.roam1.set-location") == ("org.roam1.set-location", 1)
+        assert "no authentication agent answered" in r.stderr, r.stderr
+        assert "netdev" not in r.stderr, r.stderr
+        ok, err, out = w.call_as(NOBODY, MANAGER_PATH, MANAGER_IFACE, "SetLocation",
+                                 "string:wifi0", "string:home")
+        assert not ok and err == "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired", out
+        assert last_check(w, "org.roam1.set-location") == ("org.roam1.set-location", 0)
+        assert w.link("wifi0")["LocationSource"] != "user"
+        # in an active local session the default answers at once: nobody is asked
+        mock(w, "SetActiveUids", "au", [[NOBODY]])
+        r = w.dev_run([str(ROAM), "network", "trust", "home", "wifi0"], user=NOBODY,
+                      check=False)
+        assert r.returncode == 0, (r.stdout, r.stderr)
+        assert w.link("wifi0")["LocationWanted"] == "home"
+
+
+def test_a_user_answers_through_the_agent(w, helper, trust_back):
+    """`roam network trust` by a user on a terminal: polkit asks for an administrator's
+    password through pkttyagent, which roam started for its own process; the right password
+    makes the change, a wrong one refuses it and changes nothing."""
+    with w.polkit():
+        mock(w, "SetPassword", "us", [0, "admin-secret"])
+        cmd = [str(ROAM), "network", "trust", "work", "wifi0"]
+        status, out = on_terminal(w, cmd, NOBODY, [("Password:", "wrong")])
+        assert status != 0, out
+        assert w.link("wifi0")["LocationSource"] != "user", out
+        status, out = on_terminal(w, cmd, NOBODY, [("Password:", "admin-secret")])
+        assert status == 0, out
+        assert "AUTHENTICATING FOR org.roam1.set-location" in out, out
+        assert "admin-secret" not in out and "wrong" not in out  # not echoed
+        assert last_check(w, "org.roam1.set-location")[1] == 1
+        w.wait_link("wifi0", lambda l: l["LocationWanted"] == "work" and
+                    l["LocationSource"] == "user", what="wifi0 at work")
