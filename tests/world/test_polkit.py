@@ -143,3 +143,81 @@ def test_a_user_answers_through_the_agent(w, helper, trust_back):
         assert last_check(w, "org.roam1.set-location")[1] == 1
         w.wait_link("wifi0", lambda l: l["LocationWanted"] == "work" and
                     l["LocationSource"] == "user", what="wifi0 at work")
+
+
+def test_the_tui_gives_the_terminal_to_the_agent_and_takes_it_back(w, helper, trust_back):
+    """The TUI's first-join question ("home, work or public?") answered by a user outside any
+    session (org.roam1.set-location is an administrator's there): roamd says polkit wants a
+    password, the TUI suspends its screen, starts pkttyagent and sends the answer again
+    allowing interaction; the agent asks on the terminal, and once answered the TUI's screen
+    is back and the answer in force."""
+    import pyte
+    screen = pyte.Screen(80, 24)
+    stream = pyte.ByteStream(screen)
+    argv = w._dev_argv(["env", "HOME=/nonexistent", str(ROAM)], user=NOBODY)
+    env = dict(os.environ, TERM="xterm", LINES="24", COLUMNS="80")
+    pid, fd = pty.fork()
+    if pid == 0:
+        try:
+            os.execvpe(argv[0], argv, env)
+        finally:
+            os._exit(127)
+    import fcntl
+    import struct
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+
+    def text():
+        return "\n".join(screen.display)
+
+    def until(pred, what, timeout=15):
+        deadline = time.monotonic() + timeout
+        while not pred():
+            left = deadline - time.monotonic()
+            assert left > 0, "%s; the screen:\n%s" % (what, text())
+            r, _, _ = select.select([fd], [], [], left)
+            if r:
+                try:
+                    stream.feed(os.read(fd, 65536))
+                except OSError:
+                    assert pred(), "%s; the screen:\n%s" % (what, text())
+                    return
+
+    try:
+        with w.polkit():
+            mock(w, "SetPassword", "us", [0, "admin-secret"])
+            until(lambda: "Is this a home, work or public network?" in text(),
+                  "the first-join question")
+            # a new question ignores keys for its first second (its grace, a timer with no
+            # sign outside): answer after it, again if the TUI says it was too early
+            for _ in range(5):
+                time.sleep(1.5)
+                os.write(fd, b"h")
+                until(lambda: "Password:" in text() or "keys wait a moment" in text(),
+                      "the answer taken or refused as too early")
+                if "Password:" in text():
+                    break
+            until(lambda: "Password:" in text(), "polkit's agent asks")
+            assert "polkit asks for a password to allow this change" in text(), text()
+            assert "AUTHENTICATING FOR org.roam1.set-location" in text(), text()
+            for _ in range(1000):  # the agent turns the echo off after its prompt
+                if not termios.tcgetattr(fd)[3] & termios.ECHO:
+                    break
+                time.sleep(0.01)
+            os.write(fd, b"admin-secret\n")
+            until(lambda: "Overview" in text() and
+                  "wifi0: this network is now home; its rules are in force." in text(),
+                  "the TUI back, the answer in force")
+            assert "admin-secret" not in text()
+            w.wait_link("wifi0", lambda l: l["LocationWanted"] == "home" and
+                        l["LocationSource"] == "user", what="wifi0 at home")
+            checks = [c for c in mock(w, "GetChecks") if c[0] == "org.roam1.set-location"]
+            assert [c[1] for c in checks] == [0, 1], checks  # first without, then with
+        os.write(fd, b"q")
+        until(lambda: False if os.waitpid(pid, os.WNOHANG)[0] == 0 else True, "roam ends")
+    finally:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        os.close(fd)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "roam-auth-call.h"
 #include "roam-bus.h"
 #include "roam-cli.h"
 #include "roam-client-bus.h"
@@ -239,6 +240,7 @@ int roam_fw_set_location_async(sd_bus *bus, RoamFwCall **list, const char *link,
                                const char *location, bool first_join, RoamFwCallDone done,
                                void *userdata)
 {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         RoamFwCall *c = calloc(1, sizeof(*c));
         int r;
 
@@ -252,9 +254,13 @@ int roam_fw_set_location_async(sd_bus *bus, RoamFwCall **list, const char *link,
         snprintf(c->link, sizeof(c->link), "%s", link);
         snprintf(c->location, sizeof(c->location), "%s", location);
         *list = c;
-        r = sd_bus_call_method_async(bus, &c->slot, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
-                                     ROAM_MANAGER_INTERFACE, "SetLocation", on_set_location, c,
-                                     "ss", link, location);
+        r = sd_bus_message_new_method_call(bus, &m, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
+                                           ROAM_MANAGER_INTERFACE, "SetLocation");
+        if (r >= 0)
+                r = sd_bus_message_append(m, "ss", link, location);
+        /* polkit may want a password for it (roam-auth-call.h) */
+        if (r >= 0)
+                r = roam_auth_call_async(bus, &c->slot, m, on_set_location, c, NULL);
         if (r < 0)
                 call_free(c);
         return r;

@@ -18,7 +18,9 @@
 
 #include <systemd/sd-event.h>
 
+#include "roam-auth-call.h"
 #include "roam-client-bus.h"
+#include "roam-polkit-agent.h"
 #include "roam-bus.h"
 #include "roam-format.h"
 #include "roam-log.h"
@@ -1260,8 +1262,37 @@ void tui_resume(Tui *t)
         handle_resize(t);
 }
 
+/* polkit wants a password for a change (roam-auth-call.h): the screen gives way to polkit's
+ * text agent on the terminal until that call is answered. */
+static int interaction_begin(void *userdata)
+{
+        Tui *t = userdata;
+        int r;
+
+        if (geteuid() == 0 || !isatty(STDIN_FILENO) || t->suspended)
+                return -EPERM;
+        r = tui_suspend(t);
+        if (r < 0)
+                return r;
+        printf("roam: polkit asks for a password to allow this change (Ctrl-C: no).\n");
+        fflush(stdout);
+        r = roam_polkit_agent_open();
+        if (r <= 0) {
+                tui_resume(t);
+                return r < 0 ? r : -ENOENT;
+        }
+        return 0;
+}
+
+static void interaction_end(void *userdata)
+{
+        roam_polkit_agent_close();
+        tui_resume(userdata);
+}
+
 static void tui_done(Tui *t)
 {
+        roam_auth_set_interaction(NULL);
         if (t->current && t->current->vtable->leave)
                 t->current->vtable->leave(t, t->current);
         if (t->term) {
@@ -1459,6 +1490,8 @@ int tui_run(const TuiOptions *opts)
         r = roam_live_new(t.event, on_live_event, &t, &t.live);
         if (r < 0)
                 return log_error_errno(r, "Cannot set up the bus: %m");
+        roam_auth_set_interaction(
+            &(RoamInteraction){.begin = interaction_begin, .end = interaction_end, .userdata = &t});
         t.current = t.home;
         if (t.home->vtable->enter)
                 (void)t.home->vtable->enter(&t, t.home);

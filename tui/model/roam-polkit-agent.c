@@ -42,9 +42,20 @@ static void exit_handler(void)
 /* The child: the notify fd as fd 3, nothing else of ours, output to the terminal. */
 static _noreturn_ void run_agent(int notify_fd, pid_t parent)
 {
+        struct sigaction dfl = {.sa_handler = SIG_DFL};
+        sigset_t none;
         char pid[32];
         int tty;
 
+        /* the signals as a new program expects them (the TUI blocks some for its event loop
+         * and ignores SIGQUIT while suspended; both would be inherited): as systemd's
+         * fork_agent() resets them */
+        for (int sig = 1; sig < _NSIG; sig++)
+                if (sig != SIGKILL && sig != SIGSTOP)
+                        (void)sigaction(sig, &dfl, NULL);
+        sigemptyset(&none);
+        if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+                _exit(EXIT_FAILURE);
         /* gone with us: an agent must not outlive the process it answers for */
         if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
                 _exit(EXIT_FAILURE);
