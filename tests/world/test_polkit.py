@@ -59,9 +59,10 @@ def helper(w):
 
 def on_terminal(w, cmd, user, answers, timeout=20):
     """cmd in the device as user on a terminal of its own (a pty, its controlling terminal):
-    each time the terminal shows answers[i][0], types answers[i][1] once the program turned
-    the terminal's echo off (typing earlier would be flushed by its tcsetattr). Returns (exit
-    status, everything the terminal showed)."""
+    each time the terminal shows answers[i][0] (after what matched before), types
+    answers[i][1]; a password (prompt "Password:") once the program turned the terminal's
+    echo off (typing earlier would be flushed by its tcsetattr). Returns (exit status,
+    everything the terminal showed)."""
     argv = w._dev_argv(cmd, user=user)
     pid, fd = pty.fork()
     if pid == 0:
@@ -69,7 +70,7 @@ def on_terminal(w, cmd, user, answers, timeout=20):
             os.execvp(argv[0], argv)
         finally:
             os._exit(127)
-    out, pending = b"", list(answers)
+    out, pending, seen = b"", list(answers), 0
     deadline = time.monotonic() + timeout
     try:
         while True:
@@ -85,13 +86,15 @@ def on_terminal(w, cmd, user, answers, timeout=20):
             if not chunk:
                 break
             out += chunk
-            if pending and pending[0][0].encode() in out.rsplit(b"\n", 1)[-1]:
+            while pending and pending[0][0].encode() in out[seen:]:
+                prompt, answer = pending.pop(0)
+                seen = out.index(prompt.encode(), seen) + len(prompt)
                 # no event says when the echo goes off: look every 10 ms, for 10 s at most
-                for _ in range(1000):
+                for _ in range(1000 if prompt == "Password:" else 0):
                     if not termios.tcgetattr(fd)[3] & termios.ECHO:
                         break
                     time.sleep(0.01)
-                os.write(fd, pending.pop(0)[1].encode() + b"\n")
+                os.write(fd, answer.encode() + b"\n")
     except BaseException:
         os.killpg(pid, signal.SIGKILL)
         raise
@@ -221,3 +224,21 @@ def test_the_tui_gives_the_terminal_to_the_agent_and_takes_it_back(w, helper, tr
         except (ProcessLookupError, ChildProcessError):
             pass
         os.close(fd)
+
+
+def test_plain_mode_lends_the_terminal_to_the_agent(w, helper, trust_back):
+    """Plain mode (screen readers) answers its first-join question as a user outside any
+    session: it stops reading commands, says polkit asks, and the agent asks on the same
+    terminal; the answer is in force afterwards and plain mode reads commands again."""
+    with w.polkit():
+        mock(w, "SetPassword", "us", [0, "admin-secret"])
+        status, out = on_terminal(
+            w, ["env", "HOME=/nonexistent", str(ROAM), "--plain"], NOBODY,
+            [("is untrusted until you answer", "home 1"), ("Password:", "admin-secret"),
+             ("its rules are in force.", "quit")], timeout=30)
+        assert status == 0, out
+        assert "polkit asks for a password to allow this change" in out, out
+        assert "AUTHENTICATING FOR org.roam1.set-location" in out, out
+        assert "admin-secret" not in out
+        w.wait_link("wifi0", lambda l: l["LocationWanted"] == "home" and
+                    l["LocationSource"] == "user", what="wifi0 at home")
