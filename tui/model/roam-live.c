@@ -715,7 +715,6 @@ static void app_call_free(void *p)
 /* Sends m; the answer is announced as ROAM_LIVE_EVENT_APP_CALL. */
 static int send_app_call(RoamLive *live, sd_bus_message *m, const char *id, const char *action)
 {
-        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
         AppCall *c;
         int r;
 
