@@ -34,6 +34,19 @@ int bus_check_authorized(sd_bus_message *msg, const char *action, sd_bus_error *
                 return sd_bus_error_set(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
                                         "Too many of this caller's (or its user's) requests are "
                                         "waiting for polkit; try again once they are answered.");
+        if (r == POLKIT_CHALLENGE && !sd_bus_message_get_allow_interactive_authorization(msg))
+                /* as systemd's daemons answer: the client may try again allowing interaction
+                 * (and with an authentication agent running) */
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED,
+                                         "polkit asks for authentication for %s; the call did "
+                                         "not allow interactive authorization.",
+                                         action);
+        if (r == POLKIT_CHALLENGE)
+                return sd_bus_error_setf(error, ROAM_ERROR_ACCESS_DENIED,
+                                         "polkit asks for authentication for %s, and no "
+                                         "authentication agent answered (run roam on a "
+                                         "terminal, or start the desktop's agent).",
+                                         action);
         if (r > 0)
                 return 0;
         if (r == 0)
@@ -51,5 +64,6 @@ int bus_check_authorized(sd_bus_message *msg, const char *action, sd_bus_error *
                                 return 0;
         }
         return sd_bus_error_set(error, ROAM_ERROR_ACCESS_DENIED,
-                                "Only root or members of group netdev may do this.");
+                                "Only root or members of group netdev may do this (polkit is "
+                                "not running).");
 }

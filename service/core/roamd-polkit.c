@@ -11,6 +11,9 @@
 #include "roamd-polkit.h"
 
 #define POLKIT_TIMEOUT_USEC (25 * USEC_PER_SEC)
+/* A check polkit may answer by asking the user (the caller allowed interactive authorization,
+ * as systemctl does): typing a password takes longer than a bus call's 25 s. */
+#define POLKIT_INTERACTIVE_TIMEOUT_USEC (5 * 60 * USEC_PER_SEC)
 /* An answer whose message never came back to its handler (the caller went away, the handler
  * failed before asking again) is dropped after this long. */
 #define POLKIT_ANSWER_KEEP_USEC (30 * USEC_PER_SEC)
@@ -76,7 +79,7 @@ static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_err
                 r = sd_bus_message_enter_container(reply, 'r', "bba{ss}");
                 if (r >= 0)
                         r = sd_bus_message_read(reply, "bb", &authorized, &challenge);
-                q->verdict = r >= 0 && authorized ? 1 : 0;
+                q->verdict = r < 0 ? 0 : authorized ? 1 : challenge ? POLKIT_CHALLENGE : 0;
         }
         q->answered = clock_now_usec(CLOCK_MONOTONIC);
         /* the handler runs again, from its first argument, and finds the verdict */
@@ -96,6 +99,10 @@ static int ask(sd_bus_message *msg, const char *action, const char *sender, uid_
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
         sd_bus *bus = sd_bus_message_get_bus(msg);
+        /* The caller said it can wait for a password (the message's ALLOW_INTERACTIVE_
+         * AUTHORIZATION flag): polkit may ask through the caller's agent. The check stays
+         * asynchronous, so the wait blocks nobody. */
+        bool interactive = sd_bus_message_get_allow_interactive_authorization(msg) > 0;
         PolkitQuery *q;
         int r;
 
@@ -108,9 +115,9 @@ static int ask(sd_bus_message *msg, const char *action, const char *sender, uid_
         r = sd_bus_message_set_auto_start(call, false);
         if (r < 0)
                 return r;
-        /* No interaction: a daemon cannot wait for a password dialog. */
+        /* flags: 1 is AllowUserInteraction */
         r = sd_bus_message_append(call, "(sa{sv})sa{ss}us", "system-bus-name", 1, "name", "s",
-                                  sender, action, 0, 0, "");
+                                  sender, action, 0, (uint32_t)(interactive ? 1 : 0), "");
         if (r < 0)
                 return r;
         q = calloc(1, sizeof(*q));
@@ -129,7 +136,8 @@ static int ask(sd_bus_message *msg, const char *action, const char *sender, uid_
                 query_free(q);
                 return -ENOMEM;
         }
-        r = sd_bus_call_async(bus, &q->slot, call, on_reply, q, POLKIT_TIMEOUT_USEC);
+        r = sd_bus_call_async(bus, &q->slot, call, on_reply, q,
+                              interactive ? POLKIT_INTERACTIVE_TIMEOUT_USEC : POLKIT_TIMEOUT_USEC);
         if (r < 0) {
                 query_free(q);
                 return r;

@@ -18,10 +18,13 @@
 #define POLKIT_PENDING_PER_SENDER 4
 #define POLKIT_PENDING_PER_USER   16
 
+/* POLKIT_CHALLENGE: polkit's is_challenge (not unless the user authenticates: the call did not
+ * allow interaction, or no agent answered). */
+#define POLKIT_CHALLENGE 2
 /* uid: the caller's effective uid (UID_INVALID when unknown: such callers share one share).
- * 1 authorized, 0 not, -ENOENT when polkit is not on the bus, -EINPROGRESS when polkit was
- * asked (the handler returns 1 and runs again with the answer), -EBUSY when the caller or its
- * user has too many checks waiting (or the bus holds no more of roamd's calls). */
+ * 1 authorized, 0 not, POLKIT_CHALLENGE, -ENOENT when polkit is not on the bus, -EINPROGRESS
+ * when polkit was asked (the handler returns 1 and runs again with the answer), -EBUSY when the
+ * caller or its user has too many checks waiting (or the bus holds no more of roamd's calls). */
 int polkit_check(sd_bus_message *msg, const char *action, uid_t uid);
 /* Drops every waiting check (roamd stops): their callers get no answer from us. */
 void polkit_flush(void);

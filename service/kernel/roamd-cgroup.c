@@ -947,8 +947,50 @@ static int pidfd_get_pid(int pidfd, pid_t *ret)
         return -EBADF;
 }
 
-int pidfd_check_caller(int pidfd, pid_t expected_pid)
+int pidfd_still(int pidfd, pid_t pid)
 {
+        pid_t now;
+        int r;
+
+        /* The pidfd holds its struct pid: while its fdinfo names the same number, that number
+         * has not been freed, so it is still that process (pids are reused only after the
+         * process was reaped). No signal: roamd's unit has no CAP_KILL. */
+        r = pidfd_get_pid(pidfd, &now);
+        if (r < 0)
+                return r;
+        return now == pid ? 0 : -ESRCH;
+}
+
+/* The real and saved uid of a process, from /proc/PID/status ("Uid:\treal\teff\tsaved\tfs"). */
+static int pid_get_uids(pid_t pid, uid_t *ret_real, uid_t *ret_saved)
+{
+        _cleanup_free_ char *status = NULL;
+        char path[64], *save = NULL;
+        int r;
+
+        snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+        r = read_full_file(path, 64 * 1024, &status, NULL);
+        if (r == -ENOENT)
+                return -ESRCH;
+        if (r < 0)
+                return r;
+        for (char *l = strtok_r(status, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+                unsigned long real, eff, saved;
+
+                if (strncmp(l, "Uid:", 4) != 0)
+                        continue;
+                if (sscanf(l + 4, "%lu %lu %lu", &real, &eff, &saved) != 3)
+                        return -EIO;
+                *ret_real = (uid_t)real;
+                *ret_saved = (uid_t)saved;
+                return 0;
+        }
+        return -EIO;
+}
+
+int pidfd_check_caller(int pidfd, pid_t expected_pid, uid_t caller_uid)
+{
+        uid_t real, saved;
         pid_t pid;
         int r;
 
@@ -960,14 +1002,23 @@ int pidfd_check_caller(int pidfd, pid_t expected_pid)
         if (pid != expected_pid)
                 return log_debug_errno(EPERM, "pidfd refers to pid %d, not to the caller %d.",
                                        (int)pid, (int)expected_pid);
-        /* Alive now, so the pid read above is still that process (pids are reused only after
-         * death). */
-        if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0)
-                return -errno;
+        /* Whose process it is, as kill(2) would decide for the caller (its uid against the
+         * target's real or saved uid; root may name any): read by pid, then the pidfd still
+         * naming that pid proves the uids were that process's. */
+        r = pid_get_uids(pid, &real, &saved);
+        if (r < 0)
+                return r;
+        r = pidfd_still(pidfd, pid);
+        if (r < 0)
+                return r;
+        if (caller_uid != 0 && caller_uid != real && caller_uid != saved)
+                return log_debug_errno(EPERM, "process %d is not the caller's (uid %u).", (int)pid,
+                                       (unsigned)caller_uid);
         return 0;
 }
 
-int cgroup_tree_move_pidfd(CgroupTree *t, const CgroupNode *n, int pidfd, pid_t expected_pid)
+int cgroup_tree_move_pidfd(CgroupTree *t, const CgroupNode *n, int pidfd, pid_t expected_pid,
+                           uid_t caller_uid)
 {
         _cleanup_free_ char *fs = NULL, *procs = NULL;
         _cleanup_close_ int fd = -EBADF;
@@ -978,7 +1029,7 @@ int cgroup_tree_move_pidfd(CgroupTree *t, const CgroupNode *n, int pidfd, pid_t 
 
         if (!t || !n || !n->path)
                 return -EINVAL;
-        r = pidfd_check_caller(pidfd, expected_pid);
+        r = pidfd_check_caller(pidfd, expected_pid, caller_uid);
         if (r < 0)
                 return r;
         pid = expected_pid;
@@ -996,9 +1047,7 @@ int cgroup_tree_move_pidfd(CgroupTree *t, const CgroupNode *n, int pidfd, pid_t 
                 return errno == ENODEV ? -ENOENT : -errno;
         if (w != k)
                 return -EIO;
-        /* The pid was that process as long as it is still alive now: a recycled pid can only
-         * exist after it died. */
-        if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0)
-                return -errno;
-        return 0;
+        /* The pid was that process as long as the pidfd still names it now: a recycled pid can
+         * only exist after it died. */
+        return pidfd_still(pidfd, pid);
 }

@@ -61,16 +61,21 @@ int cgroup_tree_foreach(CgroupTree *t, CgroupTreeFn fn, void *userdata);
  * reports the directory later. *ret (may be NULL) is valid until the node is REMOVED. */
 int cgroup_tree_make_app(CgroupTree *t, const char *app_id, const CgroupNode **ret);
 
-/* 0 when pidfd is a pidfd of the live process expected_pid (the D-Bus caller): -EBADF for no
- * pidfd, -EPERM for another process, -ESRCH once it exited. */
-int pidfd_check_caller(int pidfd, pid_t expected_pid);
+/* 0 when pidfd is a pidfd of the live process expected_pid (the D-Bus caller's, as the bus
+ * says) and that process is caller_uid's (its real or saved uid, as kill(2) would decide; any
+ * for root): -EBADF for no pidfd, -EPERM for another process or another user's, -ESRCH once
+ * it exited. Sends no signal (roamd's unit has no CAP_KILL). */
+int pidfd_check_caller(int pidfd, pid_t expected_pid, uid_t caller_uid);
+/* 0 while pidfd still names the live process pid, -ESRCH once it exited. */
+int pidfd_still(int pidfd, pid_t pid);
 
 /* Moves the process of pidfd into n (a live node of t): reads its pid from
  * /proc/self/fdinfo/<pidfd>, refuses with -EPERM when that is not expected_pid (the D-Bus
  * caller), writes it to cgroup.procs and then checks that the pidfd's process is still alive,
  * so that a recycled pid cannot have been moved instead (-ESRCH otherwise; also when it had
  * exited before). -EBADF when pidfd is no pidfd, -ENOENT when the cgroup was deleted. */
-int cgroup_tree_move_pidfd(CgroupTree *t, const CgroupNode *n, int pidfd, pid_t expected_pid);
+int cgroup_tree_move_pidfd(CgroupTree *t, const CgroupNode *n, int pidfd, pid_t expected_pid,
+                           uid_t caller_uid);
 
 /* Removes <roam slice>/app-<ID>.scope when it is empty: -EBUSY while it is populated, -ENOENT
  * when there is none, -EINVAL for an invalid ID. REMOVED is fired synchronously. */

@@ -122,7 +122,7 @@ static void on_foreach(CgroupTree *t, CgroupEvent ev, const CgroupNode *n, void 
         print_node("FOREACH", n);
 }
 
-static int move(CgroupTree *t, uint64_t id, pid_t pid, pid_t expected)
+static int move(CgroupTree *t, uint64_t id, pid_t pid, pid_t expected, uid_t caller_uid)
 {
         _cleanup_close_ int pidfd = -EBADF;
         const CgroupNode *n = cgroup_tree_get(t, id);
@@ -132,7 +132,7 @@ static int move(CgroupTree *t, uint64_t id, pid_t pid, pid_t expected)
         pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
         if (pidfd < 0)
                 return -errno;
-        return cgroup_tree_move_pidfd(t, n, pidfd, expected);
+        return cgroup_tree_move_pidfd(t, n, pidfd, expected, caller_uid);
 }
 
 static void command(CgroupTree *t, char *line)
@@ -140,6 +140,7 @@ static void command(CgroupTree *t, char *line)
         char arg[4096], fs[4096];
         uint64_t id;
         int pid, expected;
+        unsigned uid;
 
         line[strcspn(line, "\n")] = 0;
         if (sscanf(line, "make %4095s", arg) == 1) {
@@ -147,10 +148,12 @@ static void command(CgroupTree *t, char *line)
                 int r = cgroup_tree_make_app(t, arg, &n);
 
                 printf("make %s r=%s id=%" PRIu64 "\n", arg, errname(r), r >= 0 ? n->id : 0);
-        } else if (sscanf(line, "move %" SCNu64 " %d %d", &id, &pid, &expected) == 3)
-                printf("move r=%s\n", errname(move(t, id, pid, expected)));
+        } else if (sscanf(line, "move-as %u %" SCNu64 " %d %d", &uid, &id, &pid, &expected) == 4)
+                printf("move r=%s\n", errname(move(t, id, pid, expected, (uid_t)uid)));
+        else if (sscanf(line, "move %" SCNu64 " %d %d", &id, &pid, &expected) == 3)
+                printf("move r=%s\n", errname(move(t, id, pid, expected, 0)));
         else if (sscanf(line, "rmdir-move %" SCNu64 " %4095s %d", &id, fs, &pid) == 3) {
-                int r = rmdir(fs) < 0 ? -errno : move(t, id, pid, pid);
+                int r = rmdir(fs) < 0 ? -errno : move(t, id, pid, pid, 0);
 
                 printf("rmdir-move r=%s\n", errname(r));
         } else if (sscanf(line, "remove %4095s", arg) == 1)

@@ -156,6 +156,11 @@ def test_make_app_move_remove(subtree, start):
         # A pidfd whose process is not the caller is refused, and nothing moves.
         assert p.command("move %d %d %d" % (node, child.pid, child.pid + 1), "move") == "move r=-EPERM"
         assert open(sub.fs_of(scope) + "/cgroup.procs").read() == ""
+        # nor one of another user's processes (the caller's uid against the process's real
+        # and saved uid, as kill(2) decides; no signal is sent to find out)
+        assert p.command("move-as 65534 %d %d %d" % (node, child.pid, child.pid),
+                         "move") == "move r=-EPERM"
+        assert open(sub.fs_of(scope) + "/cgroup.procs").read() == ""
         assert p.command("move %d %d %d" % (node, child.pid, child.pid), "move") == "move r=0"
         with open("/proc/%d/cgroup" % child.pid) as f:
             assert "0::" + sub.ns_of(scope) + "\n" in f.read()

@@ -112,6 +112,8 @@ PROPS_IFACE = "org.freedesktop.DBus.Properties"
 OM_IFACE = "org.freedesktop.DBus.ObjectManager"
 USAGE_IFACE = "org.roam1.Usage"
 PEER_IFACE = "org.roam1.Peer"
+# what roamd answers a caller it refuses where polkit is not running (roamd-bus-auth.c)
+NO_POLKIT_DENIED = "Only root or members of group netdev may do this (polkit is not running)."
 PEER_PATH_PREFIX = "/org/roam1/peer"
 BLUETOOTH_IFACE = "org.roam1.Bluetooth"
 BLUETOOTH_PATH = "/org/roam1/bluetooth"
@@ -417,7 +419,7 @@ class Link(PropertiesObject):
     def Reprobe(self, sender=None):
         if not authorized(self.connection, sender):
             raise dbus.exceptions.DBusException(
-                "only root or group netdev may re-probe",
+                NO_POLKIT_DENIED,
                 name="org.roam1.Error.AccessDenied")
         self.manager.reprobes.append(self.index)
         changes = dict(self.values.get("_reprobe", {}))
@@ -621,7 +623,7 @@ class Manager(PropertiesObject):
     def check_change(self, sender):
         """Authorization and the injected failure of a method that changes something."""
         if not authorized(self.connection, sender):
-            raise fake_error("AccessDenied", "Only root or members of group netdev may do this.")
+            raise fake_error("AccessDenied", NO_POLKIT_DENIED)
         if self.fail_next is not None:
             message, self.fail_next = self.fail_next, None
             raise fake_error("Failed", message)
@@ -989,7 +991,7 @@ class Manager(PropertiesObject):
     def Reload(self, sender=None):
         uid = self.connection.get_unix_user(sender)
         if uid != 0:
-            raise self._error("AccessDenied", "only root or group netdev may reload")
+            raise self._error("AccessDenied", NO_POLKIT_DENIED)
 
 
     # The firewall (FIREWALL-API.md)
@@ -1030,9 +1032,8 @@ class Manager(PropertiesObject):
                 f"{name} is on no network now: nothing to remember.",
                 name="org.roam1.Error.InvalidArguments")
         if not authorized(self.connection, sender):
-            raise dbus.exceptions.DBusException(
-                "Setting a network's location needs authorization (org.roam1.set-location).",
-                name="org.roam1.Error.AccessDenied")
+            raise dbus.exceptions.DBusException(NO_POLKIT_DENIED,
+                                                name="org.roam1.Error.AccessDenied")
         self.rules = [r for r in self.rules if r[0] != name] + [
             [name, str(location)] + list(r) for r in self.profiles.get(str(location), [])]
         link.update({"Location": str(location), "LocationSource": "user",

@@ -10,8 +10,8 @@ import pytest
 from fakebus import ROAM, run_roam
 
 NOT_RUNNING = "roam: roamd is not running (no owner of org.roam1 on the system bus)"
-DENIED = ("roam: not allowed to change apps (needs root, group netdev or polkit "
-          "authorization)")
+DENIED = ("roam: not allowed to change apps: Only root or members of group netdev may do "
+          "this (polkit is not running)")
 UNTIL_RELEASED = 2**64 - 1
 NOW = 1_700_000_000_000_000  # 2023-11-14 22:13:20 UTC
 MINUTE = 60 * 1_000_000
@@ -440,8 +440,8 @@ def test_run_denied_does_not_run(roamd, roam, tmp_path):
     r = roam("run", "--app", "org.example.Mail", "--", "sh", "-c", f"echo ran; touch {marker}")
     assert r.rc == 1
     assert r.out == ""
-    assert r.err == ("roam: not allowed to run programs in apps (needs root, group netdev or "
-                     "polkit authorization)\n")
+    assert r.err == ("roam: not allowed to run programs in apps: Only root or members of "
+                     "group netdev may do this (polkit is not running)\n")
     assert not marker.exists()
     assert fake.send(op="runs") == []
 

@@ -89,8 +89,8 @@ def test_network_trust_refused(roamd, roam):
     res = roam("network", "trust", "home", "eth1")
     assert res.rc == 1
     assert res.out == ""
-    assert res.err == ("roam: Not allowed to make this network home on eth1: needs root, group "
-                       "netdev or polkit authorization (AccessDenied).\n")
+    assert res.err == ("roam: Not allowed to make this network home on eth1: Only root or "
+                       "members of group netdev may do this (polkit is not running).\n")
     assert json.loads(roam("network", "--json").out)["links"][2]["location"] == "untrusted"
     fake.send(op="deny", uids=[])
     for args, err in (

@@ -233,8 +233,8 @@ def test_plain_apps(roamd, plain):
              r"\(known: access, bearers, vpn, handover, wake, wake-slice, wake-bytes\)")
     fake.send(op="deny", uids=[0])
     p.send("app org.example.Mail set access=deny")
-    p.expect(CLOCK + r"Not allowed to change org\.example\.Mail: needs root, group netdev or "
-             r"polkit authorization \(AccessDenied\)\.")
+    p.expect(CLOCK + r"Not allowed to change org\.example\.Mail: Only root or members of group "
+             r"netdev may do this \(polkit is not running\)\.")
     p.send("quit")
     assert p.proc.wait(timeout=10) == 0
 

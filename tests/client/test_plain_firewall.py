@@ -51,8 +51,8 @@ def test_plain_question_refused(roamd, plain):  # noqa: F811
     p = plain()
     p.expect(QUESTION)
     p.send("home 1")
-    p.expect(CLOCK + r"Not allowed to make this network home on eth1: needs root, group netdev "
-             r"or polkit authorization \(AccessDenied\); it stays untrusted for now\.")
+    p.expect(CLOCK + r"Not allowed to make this network home on eth1: Only root or members of "
+             r"group netdev may do this \(polkit is not running\); it stays untrusted for now\.")
     p.send("work 7")
     p.expect(r"No question is open\.")
     assert fake.send(op="location_calls") == [["eth1", "home"]]

@@ -67,5 +67,5 @@ def test_plain_wake_command_and_wake_now(roamd, plain):
     assert fake.send(op="calls")[-1] == ["WakeNow", "org.example.Chat", None]
     fake.send(op="deny", uids=[0])
     p.send("app org.example.Mail wake-now")
-    p.expect(CLOCK + r"Not allowed to change org\.example\.Mail: needs root, group netdev or "
-             r"polkit authorization \(AccessDenied\)\.")
+    p.expect(CLOCK + r"Not allowed to change org\.example\.Mail: Only root or members of group "
+             r"netdev may do this \(polkit is not running\)\.")

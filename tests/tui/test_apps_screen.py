@@ -7,8 +7,8 @@ from tuidriver import NOW
 
 ESC = b"\x1b"
 MINUTE = 60_000_000
-DENIED = ("Not allowed to change org.example.Backup: needs root, group netdev or polkit "
-          "authorization (AccessDenied).")
+DENIED = ("Not allowed to change org.example.Backup: Only root or members of group netdev "
+          "may do this (polkit is not running).")
 
 
 def open_apps(t):

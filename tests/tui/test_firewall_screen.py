@@ -74,7 +74,7 @@ def test_first_join_refused(roamd, tui, golden):
     t.key("w")
     t.wait_for(screen="overview", text="Not allowed to make this network work on eth1")
     golden("firewall-prompt-refused", t)
-    assert "(AccessDenied); it stays untrusted for now" in " ".join(t.text().split())
+    assert "(polkit is not running); it stays untrusted for now" in " ".join(t.text().split())
     assert QUESTION not in t.text()
     assert fake.send(op="location_calls") == [["eth1", "work"]]
 

@@ -7,8 +7,8 @@ from scenarios import APPS, app
 from tuidriver import NOW
 
 SEC = 1_000_000
-DENIED = ("Not allowed to change org.example.Maps: needs root, group netdev or polkit "
-          "authorization (AccessDenied).")
+DENIED = ("Not allowed to change org.example.Maps: Only root or members of group netdev may "
+          "do this (polkit is not running).")
 
 
 def queue_scenario(**manager):

@@ -57,6 +57,11 @@ static const struct {
     {"/user.slice/user-1000.slice/user@1000.service/\xc3(/user-1000.slice", OTHER(NOUID)},
     {"/system.slice/x\xff.service", OTHER(NOUID)},
     {UAPP "app-gnome-org.example.Caf\xc3\xa9@1.scope", OTHER(1000)}, /* clean, no valid ID */
+    /* what roamd asks systemd for (`roam run`): app-roam-<escaped ID>-<random>.scope */
+    {"/app.slice/app-roam-org.test.Sd\\x2dapp-0123456789abcdef.scope",
+     APP("org.test.Sd-app", NOUID)},
+    {"/app.slice/app-roam-a\\x2db\\x2d-0123456789abcdef.scope", APP("a-b-", NOUID)},
+    {"/app.slice/app-roam-x.y_z-0123456789abcdef.scope", APP("x.y_z", NOUID)},
     /* ... and names that do not fit it. */
     {UAPP "app-foo.scope", OTHER(1000)},              /* a scope needs a random part */
     {UAPP "app-gnome-foo.scope", APP("gnome", 1000)}, /* so here "foo" is the random part */

@@ -930,12 +930,15 @@ class World:
 
     @contextlib.contextmanager
     def polkit(self, allowed=(), delay=None):
-        """polkit on the world's bus (python3-dbusmock's polkitd template) for the body of a
-        with block, allowing the actions in allowed (and answering after delay seconds);
-        yields a function that replaces the allowed actions."""
+        """polkit on the world's bus (tests/dbusmock/polkitd.py: as strict as polkitd, with
+        data/org.roam1.policy's implicit authorizations) for the body of a with block, a rule
+        granting the actions in allowed (and answering after delay seconds); yields a function
+        that replaces the granted actions."""
         env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=self.address)
+        template = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dbusmock",
+                                "polkitd.py")
         mock = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
-                                 "polkitd"], env=env, stdout=subprocess.DEVNULL,
+                                 template], env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
 
         def allow(actions):

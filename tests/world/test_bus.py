@@ -197,7 +197,7 @@ loop.run()
 
 @pytest.fixture
 def slow_polkit(w):
-    """polkit on the bus (python3-dbusmock's polkitd) answering each check after 2 s, one at a
+    """polkit on the bus (tests/dbusmock/polkitd.py) answering each check after 2 s, one at a
     time, allowing org.roam1.manage."""
     with w.polkit(["org.roam1.manage"], delay=2.0):
         yield

@@ -1010,6 +1010,19 @@ unit_environment() {
         sed -n 's/^Environment=//p' "$REPO/data/roamd.service.in"
 }
 
+# The unit's CapabilityBoundingSet= and NoNewPrivileges= as setpriv arguments: roamd runs
+# here with only the capabilities it has installed (no CAP_KILL, for one: it may not signal
+# another user's process).
+unit_privileges() {
+        local caps
+        caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$REPO/data/roamd.service.in" |
+                tr 'A-Z ' 'a-z\n' | sed -n 's/^cap_\(.*\)/+\1/p' | paste -sd, -)
+        [ -n "$caps" ] && echo "--bounding-set=-all,$caps"
+        if grep -q '^NoNewPrivileges=yes' "$REPO/data/roamd.service.in"; then
+                echo --no-new-privs
+        fi
+}
+
 cmd_roamd_start() {
         need_world "${1:-}"; shift
         [ -x "$ROAMD" ] || die "no roamd binary at $ROAMD (build it: ninja -C build)"
@@ -1018,6 +1031,7 @@ cmd_roamd_start() {
         echo "=== roamd-start $(date '+%F %T.%N') ===" >>"$W/roamd.log"
         pid=$(spawn "$CG_ROAMD" "$W/roamd.log" nsenter --mount="$W/mnt" --uts="$W/uts" ${CGNS:+--cgroup="$CGNS"} \
                 --net=/run/netns/"$NS_DEV" --wd="$wd" -- \
+                setpriv $(unit_privileges) -- \
                 env DBUS_SYSTEM_BUS_ADDRESS="$BUS" $(unit_environment) "$ROAMD" \
                 --config /etc/roam/roamd.conf "$@")
         echo "$pid" >"$W/roamd.pid"

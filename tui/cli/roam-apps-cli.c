@@ -12,6 +12,7 @@
 #include "roam-apps-cli.h"
 #include "roam-bus.h"
 #include "roam-client-bus.h"
+#include "roam-polkit-agent.h"
 #include "roam-format.h"
 #include "roam-json.h"
 #include "roam-log.h"
@@ -24,18 +25,18 @@
  * whole), so one long ID does not widen every row of the table. */
 #define ID_COLUMNS_MAX 40
 
-static const char denied_change[] =
-    "not allowed to change apps (needs root, group netdev or polkit authorization)";
-static const char denied_run[] =
-    "not allowed to run programs in apps (needs root, group netdev or polkit authorization)";
+static const char denied_change[] = "not allowed to change apps";
+static const char denied_run[] = "not allowed to run programs in apps";
 
 /* Logs why roamd refused a call about app id; what: "change", "show", ... Returns a negative
  * errno (-EHOSTDOWN when roamd is not running). */
 static int log_app_error(const sd_bus_error *error, int r, const char *id, const char *what,
                          const char *denied)
 {
-        if (sd_bus_error_has_name(error, ROAM_ERROR_ACCESS_DENIED)) {
-                log_error("%s", denied);
+        if (roam_bus_error_is_denied(error)) {
+                char why[256];
+
+                log_error("%s: %s", denied, roam_bus_denied_reason(error, why, sizeof(why)));
                 return -EACCES;
         }
         if (sd_bus_error_has_name(error, ROAM_ERROR_NO_SUCH_APP)) {
@@ -523,7 +524,9 @@ int roam_run_app_full(const char *id, uint64_t online_for_usec, char *const *arg
                 return log_error_errno(r, "Failed to read roamd's answer: %m");
         log_debug("In cgroup %s of app %s.", cgroup, id);
 
-        /* Nothing of roam's may reach the program: the bus and the pidfd close first. */
+        /* Nothing of roam's may reach the program: the bus, the pidfd and polkit's agent go
+         * first. */
+        roam_polkit_agent_close();
         reply = sd_bus_message_unref(reply);
         bus = sd_bus_flush_close_unref(bus);
         close(TAKE_FD(pidfd));

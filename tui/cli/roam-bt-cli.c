@@ -19,8 +19,7 @@
 #define NDEF_FILE_MAX (64 * 1024)
 #define PAIR_TIMEOUT  (100 * USEC_PER_SEC)
 
-static const char denied[] =
-    "not allowed to change Bluetooth (needs root, group netdev or polkit authorization)";
+static const char denied[] = "not allowed to change Bluetooth";
 
 typedef struct BtDevice {
         const char *address, *adapter, *name, *kind, *network, *interface;
@@ -31,8 +30,10 @@ typedef struct BtDevice {
 
 static int log_bt_error(const sd_bus_error *error, int r, const char *what)
 {
-        if (sd_bus_error_has_name(error, ROAM_ERROR_ACCESS_DENIED)) {
-                log_error("%s", denied);
+        if (roam_bus_error_is_denied(error)) {
+                char why[256];
+
+                log_error("%s: %s", denied, roam_bus_denied_reason(error, why, sizeof(why)));
                 return -EACCES;
         }
         if (sd_bus_error_has_names(error, ROAM_ERROR_INVALID_ARGS, ROAM_ERROR_FAILED) &&

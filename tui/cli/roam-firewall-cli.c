@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "roam-auth-call.h"
 #include "roam-bus.h"
 #include "roam-cli.h"
 #include "roam-client-bus.h"
@@ -188,18 +189,13 @@ void roam_fw_call_error_text(const sd_bus_error *e, const char *what, const char
         char on[80];
 
         snprintf(on, sizeof(on), "%s%s", link && *link ? " on " : "", link && *link ? link : "");
-        if (sd_bus_error_has_name(e, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED))
-                snprintf(buf, size,
-                         "Not allowed to %s%s: polkit wants a password and no authentication "
-                         "agent answered (try sudo, or run pkttyagent)",
-                         what, on);
-        else if (roam_fw_error_is_denied(e))
-                snprintf(buf, size,
-                         "Not allowed to %s%s: needs root, group netdev or polkit "
-                         "authorization (AccessDenied)",
-                         what, on);
-        else if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN,
-                                        SD_BUS_ERROR_NAME_HAS_NO_OWNER))
+        if (roam_fw_error_is_denied(e)) {
+                char why[256];
+
+                snprintf(buf, size, "Not allowed to %s%s: %s", what, on,
+                         roam_bus_denied_reason(e, why, sizeof(why)));
+        } else if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN,
+                                          SD_BUS_ERROR_NAME_HAS_NO_OWNER))
                 snprintf(buf, size, "Cannot %s%s: roamd is not running", what, on);
         else if (sd_bus_error_has_names(e, SD_BUS_ERROR_UNKNOWN_METHOD))
                 snprintf(buf, size, "Cannot %s: this roamd has no firewall (an older version)",
@@ -244,6 +240,7 @@ int roam_fw_set_location_async(sd_bus *bus, RoamFwCall **list, const char *link,
                                const char *location, bool first_join, RoamFwCallDone done,
                                void *userdata)
 {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         RoamFwCall *c = calloc(1, sizeof(*c));
         int r;
 
@@ -257,9 +254,13 @@ int roam_fw_set_location_async(sd_bus *bus, RoamFwCall **list, const char *link,
         snprintf(c->link, sizeof(c->link), "%s", link);
         snprintf(c->location, sizeof(c->location), "%s", location);
         *list = c;
-        r = sd_bus_call_method_async(bus, &c->slot, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
-                                     ROAM_MANAGER_INTERFACE, "SetLocation", on_set_location, c,
-                                     "ss", link, location);
+        r = sd_bus_message_new_method_call(bus, &m, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
+                                           ROAM_MANAGER_INTERFACE, "SetLocation");
+        if (r >= 0)
+                r = sd_bus_message_append(m, "ss", link, location);
+        /* polkit may want a password for it (roam-auth-call.h) */
+        if (r >= 0)
+                r = roam_auth_call_async(bus, &c->slot, m, on_set_location, c, NULL);
         if (r < 0)
                 call_free(c);
         return r;

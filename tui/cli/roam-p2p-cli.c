@@ -25,9 +25,11 @@
 
 static int log_call_error(const sd_bus_error *error, int r, const char *what)
 {
-        if (sd_bus_error_has_name(error, ROAM_ERROR_ACCESS_DENIED)) {
-                log_error("not allowed to %s (needs root, group netdev or polkit authorization)",
-                          what);
+        if (roam_bus_error_is_denied(error)) {
+                char why[256];
+
+                log_error("not allowed to %s: %s", what,
+                          roam_bus_denied_reason(error, why, sizeof(why)));
                 return -EACCES;
         }
         if (sd_bus_error_has_names(error, ROAM_ERROR_INVALID_ARGS, ROAM_ERROR_FAILED) &&

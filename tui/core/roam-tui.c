@@ -18,6 +18,9 @@
 
 #include <systemd/sd-event.h>
 
+#include "roam-auth-call.h"
+#include "roam-client-bus.h"
+#include "roam-polkit-agent.h"
 #include "roam-bus.h"
 #include "roam-format.h"
 #include "roam-log.h"
@@ -1106,24 +1109,25 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
         case ROAM_LIVE_EVENT_REPROBE:
                 if (!ev->error)
                         tui_message(t, THEME_OK, "roamd is probing %s again.", ev->link_name);
-                else if (sd_bus_error_has_name(ev->error, ROAM_ERROR_ACCESS_DENIED))
-                        tui_message(t, THEME_ERROR,
-                                    "Not allowed to re-probe %s: only root and group netdev may "
-                                    "(AccessDenied).",
-                                    ev->link_name);
-                else
+                else if (roam_bus_error_is_denied(ev->error)) {
+                        char why[256];
+
+                        tui_message(t, THEME_ERROR, "Not allowed to re-probe %s: %s.",
+                                    ev->link_name,
+                                    roam_bus_denied_reason(ev->error, why, sizeof(why)));
+                } else
                         tui_message(t, THEME_ERROR, "Re-probe of %s failed: %s", ev->link_name,
                                     ev->error->message ? ev->error->message : ev->error->name);
                 break;
         case ROAM_LIVE_EVENT_APP_CALL:
                 if (!ev->error)
                         tui_message(t, THEME_OK, "Done: %s %s.", ev->app_id, ev->action);
-                else if (sd_bus_error_has_name(ev->error, ROAM_ERROR_ACCESS_DENIED))
-                        tui_message(t, THEME_ERROR,
-                                    "Not allowed to change %s: needs root, group netdev or polkit "
-                                    "authorization (AccessDenied).",
-                                    ev->app_id);
-                else
+                else if (roam_bus_error_is_denied(ev->error)) {
+                        char why[256];
+
+                        tui_message(t, THEME_ERROR, "Not allowed to change %s: %s.", ev->app_id,
+                                    roam_bus_denied_reason(ev->error, why, sizeof(why)));
+                } else
                         tui_message(t, THEME_ERROR, "Cannot change %s (%s): %s", ev->app_id,
                                     ev->action,
                                     ev->error->message ? ev->error->message : ev->error->name);
@@ -1258,8 +1262,37 @@ void tui_resume(Tui *t)
         handle_resize(t);
 }
 
+/* polkit wants a password for a change (roam-auth-call.h): the screen gives way to polkit's
+ * text agent on the terminal until that call is answered. */
+static int interaction_begin(void *userdata)
+{
+        Tui *t = userdata;
+        int r;
+
+        if (geteuid() == 0 || !isatty(STDIN_FILENO) || t->suspended)
+                return -EPERM;
+        r = tui_suspend(t);
+        if (r < 0)
+                return r;
+        printf("roam: polkit asks for a password to allow this change (Ctrl-C: no).\n");
+        fflush(stdout);
+        r = roam_polkit_agent_open();
+        if (r <= 0) {
+                tui_resume(t);
+                return r < 0 ? r : -ENOENT;
+        }
+        return 0;
+}
+
+static void interaction_end(void *userdata)
+{
+        roam_polkit_agent_close();
+        tui_resume(userdata);
+}
+
 static void tui_done(Tui *t)
 {
+        roam_auth_set_interaction(NULL);
         if (t->current && t->current->vtable->leave)
                 t->current->vtable->leave(t, t->current);
         if (t->term) {
@@ -1457,6 +1490,8 @@ int tui_run(const TuiOptions *opts)
         r = roam_live_new(t.event, on_live_event, &t, &t.live);
         if (r < 0)
                 return log_error_errno(r, "Cannot set up the bus: %m");
+        roam_auth_set_interaction(
+            &(RoamInteraction){.begin = interaction_begin, .end = interaction_end, .userdata = &t});
         t.current = t.home;
         if (t.home->vtable->enter)
                 (void)t.home->vtable->enter(&t, t.home);

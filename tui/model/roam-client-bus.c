@@ -1,14 +1,52 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "roam-bus.h"
 #include "roam-client-bus.h"
 #include "roam-log.h"
 #include "roam-macro.h"
+#include "roam-polkit-agent.h"
 
 /* sd-bus's default when DBUS_SYSTEM_BUS_ADDRESS is not set. */
 #define DEFAULT_SYSTEM_BUS_ADDRESS "unix:path=/run/dbus/system_bus_socket"
+/* A call polkit may answer by asking for a password waits this long (roamd's own wait for
+ * such a check is 5 min): the 25 s default is too short to type one. */
+#define INTERACTIVE_CALL_TIMEOUT_USEC (5 * 60 * USEC_PER_SEC)
+
+static bool polkit_on_bus(sd_bus *bus)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int has = 0;
+
+        if (sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                               "org.freedesktop.DBus", "NameHasOwner", &error, &reply, "s",
+                               "org.freedesktop.PolicyKit1") < 0 ||
+            sd_bus_message_read(reply, "b", &has) < 0)
+                return false;
+        return has;
+}
+
+/* As systemctl does: every call allows interactive authorization, so polkit may ask for a
+ * password (through our agent on a terminal, or the desktop's) instead of saying no. */
+static int allow_interactive(sd_bus *bus)
+{
+        int r;
+
+        r = sd_bus_set_allow_interactive_authorization(bus, true);
+        if (r < 0)
+                return log_error_errno(r, "Cannot allow interactive authorization: %m");
+        if (geteuid() == 0 || !polkit_on_bus(bus))
+                return 0;
+        r = roam_polkit_agent_open();
+        if (r > 0)
+                r = sd_bus_set_method_call_timeout(bus, INTERACTIVE_CALL_TIMEOUT_USEC);
+        return r < 0 ? r : 0;
+}
 
 int roam_bus_connect(sd_bus **ret)
 {
@@ -32,9 +70,36 @@ int roam_bus_connect(sd_bus **ret)
                 }
                 return log_error_errno(r, "Failed to connect to the system bus at %s: %m", address);
         }
+        r = allow_interactive(bus);
+        if (r < 0)
+                return r;
 
         *ret = TAKE_PTR(bus);
         return 0;
+}
+
+bool roam_bus_error_is_denied(const sd_bus_error *e)
+{
+        return sd_bus_error_has_names(e, ROAM_ERROR_ACCESS_DENIED, SD_BUS_ERROR_ACCESS_DENIED,
+                                      SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED);
+}
+
+const char *roam_bus_denied_reason(const sd_bus_error *e, char *buf, size_t size)
+{
+        size_t n;
+
+        if (sd_bus_error_has_name(e, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED))
+                snprintf(buf, size, "%s",
+                         "polkit wants a password and nothing could ask for it (run roam on a "
+                         "terminal, or start the desktop's authentication agent)");
+        else if (e && e->message && *e->message)
+                snprintf(buf, size, "%s", e->message);
+        else
+                snprintf(buf, size, "%s", "not authorized");
+        n = strlen(buf);
+        if (n > 0 && buf[n - 1] == '.')
+                buf[n - 1] = 0;
+        return buf;
 }
 
 int roam_bus_log_call_error(const sd_bus_error *error, int r, const char *what)

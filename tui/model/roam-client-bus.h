@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <systemd/sd-bus.h>
 
 /* The client's side of the bus: connecting and telling "roamd is not running" apart from other
@@ -10,8 +12,17 @@
 
 #define ROAM_ERR_NOT_RUNNING EHOSTDOWN
 
-/* Connects to the system bus (sd_bus_open_system: honours DBUS_SYSTEM_BUS_ADDRESS). */
+/* Connects to the system bus (sd_bus_open_system: honours DBUS_SYSTEM_BUS_ADDRESS). Its calls
+ * allow interactive authorization; when we are not root, stdin is a terminal and polkit is on
+ * the bus, polkit's text agent runs for us (roam-polkit-agent.h) and a call may wait 5 min. */
 int roam_bus_connect(sd_bus **ret);
+
+/* roamd refused for want of authorization: its AccessDenied, or polkit wanting a password
+ * the call did not allow it to ask for (InteractiveAuthorizationRequired). */
+bool roam_bus_error_is_denied(const sd_bus_error *e);
+/* Why, in words, without a final period: roamd's own message, which says who decided
+ * (polkit, or, where polkit is not running, root and group netdev). */
+const char *roam_bus_denied_reason(const sd_bus_error *e, char *buf, size_t size);
 
 /* Logs why a call to roamd failed ("Failed to <what>: ...") and returns a negative errno:
  * -EHOSTDOWN when the error means that nobody owns org.roam1. */

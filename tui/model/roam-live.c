@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "roam-app.h"
+#include "roam-auth-call.h"
 #include "roam-bus-name.h"
 #include "roam-bus.h"
 #include "roam-format.h"
@@ -655,7 +656,7 @@ static void reprobe_call_free(void *p)
 
 int roam_live_reprobe(RoamLive *live, const char *path)
 {
-        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         ReprobeCall *c;
         RoamLink *l;
         int r;
@@ -676,16 +677,15 @@ int roam_live_reprobe(RoamLive *live, const char *path)
                 reprobe_call_free(c);
                 return -ENOMEM;
         }
-        r = call_async(live, &slot, path, ROAM_LINK_INTERFACE, "Reprobe", on_reprobe_reply, c,
-                       NULL);
-        if (r < 0) {
+        /* The call outlives this function and frees its data however it ends (answered, or
+         * dropped with the bus); polkit may want a password for it (roam-auth-call.h). */
+        r = new_call(live, &m, path, ROAM_LINK_INTERFACE, "Reprobe");
+        if (r >= 0)
+                r = roam_auth_call_async(live->bus, NULL, m, on_reprobe_reply, c,
+                                         reprobe_call_free);
+        if (r < 0)
                 reprobe_call_free(c);
-                return r;
-        }
-        /* The slot outlives this function and frees the call's data however it ends (answered,
-         * or dropped with the bus). */
-        (void)sd_bus_slot_set_destroy_callback(slot, reprobe_call_free);
-        return sd_bus_slot_set_floating(slot, 1);
+        return r;
 }
 
 static int on_app_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
@@ -715,7 +715,6 @@ static void app_call_free(void *p)
 /* Sends m; the answer is announced as ROAM_LIVE_EVENT_APP_CALL. */
 static int send_app_call(RoamLive *live, sd_bus_message *m, const char *id, const char *action)
 {
-        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
         AppCall *c;
         int r;
 
@@ -730,13 +729,11 @@ static int send_app_call(RoamLive *live, sd_bus_message *m, const char *id, cons
                 app_call_free(c);
                 return -ENOMEM;
         }
-        r = sd_bus_call_async(live->bus, &slot, m, on_app_reply, c, 0);
-        if (r < 0) {
+        /* a change polkit may want a password for (roam-auth-call.h) */
+        r = roam_auth_call_async(live->bus, NULL, m, on_app_reply, c, app_call_free);
+        if (r < 0)
                 app_call_free(c);
-                return r;
-        }
-        (void)sd_bus_slot_set_destroy_callback(slot, app_call_free);
-        return sd_bus_slot_set_floating(slot, 1);
+        return r;
 }
 
 static int new_app_call(RoamLive *live, sd_bus_message **ret, const char *id, bool on_object,

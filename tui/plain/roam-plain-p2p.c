@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "roam-client-bus.h"
 #include "roam-bus.h"
 #include "roam-format.h"
 #include "roam-peers.h"
@@ -221,9 +222,12 @@ static int on_call(sd_bus_message *m, void *userdata, sd_bus_error *error)
 
         pp->call_slot = sd_bus_slot_unref(pp->call_slot);
         roam_print_stamp();
-        if (e && sd_bus_error_has_name(e, ROAM_ERROR_ACCESS_DENIED))
-                printf("Not allowed to %s (needs root, group netdev or polkit).\n", pp->what);
-        else if (e)
+        if (e && roam_bus_error_is_denied(e)) {
+                char why[256];
+
+                printf("Not allowed to %s: %s.\n", pp->what,
+                       roam_bus_denied_reason(e, why, sizeof(why)));
+        } else if (e)
                 printf("Cannot %s: %s\n", pp->what, e->message ? e->message : e->name);
         else
                 printf("roamd will %s.\n", pp->what);

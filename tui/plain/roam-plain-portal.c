@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "roam-client-bus.h"
 #include "roam-apps-cli.h"
 #include "roam-bus.h"
 #include "roam-format.h"
@@ -213,11 +214,12 @@ static int on_call_done(sd_bus_message *m, void *userdata, sd_bus_error *ret_err
         roam_print_stamp();
         if (!e)
                 printf("Done: %s.\n", pp->what);
-        else if (sd_bus_error_has_name(e, ROAM_ERROR_ACCESS_DENIED))
-                printf("Not allowed to %s: needs root, group netdev or polkit authorization "
-                       "(AccessDenied).\n",
-                       pp->what);
-        else
+        else if (roam_bus_error_is_denied(e)) {
+                char why[256];
+
+                printf("Not allowed to %s: %s.\n", pp->what,
+                       roam_bus_denied_reason(e, why, sizeof(why)));
+        } else
                 printf("Cannot %s: %s\n", pp->what, e->message ? e->message : e->name);
         fflush(stdout);
         return 0;

@@ -13,7 +13,9 @@
 
 #include "roam-app.h"
 #include "roam-bus.h"
+#include "roam-auth-call.h"
 #include "roam-client-bus.h"
+#include "roam-polkit-agent.h"
 #include "roam-format.h"
 #include "roam-live.h"
 #include "roam-plain-bt.h"
@@ -50,6 +52,7 @@ typedef struct Pending {
 typedef struct Plain {
         sd_event *event;
         sd_event_source *input, *settle;
+        bool input_held;             /* polkit's agent reads the terminal (roam-auth-call.h) */
         sd_event_source *state_wait; /* until the first state: input is not read */
         int exit_code;               /* why plain mode gave up (logged), or 0 */
         RoamLive *live;
@@ -885,11 +888,12 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                 roam_print_stamp();
                 if (!ev->error)
                         printf("roamd is probing %s again.\n", ev->link_name);
-                else if (sd_bus_error_has_name(ev->error, ROAM_ERROR_ACCESS_DENIED))
-                        printf("Not allowed to re-probe %s: only root and group netdev may "
-                               "(AccessDenied).\n",
-                               ev->link_name);
-                else
+                else if (roam_bus_error_is_denied(ev->error)) {
+                        char why[256];
+
+                        printf("Not allowed to re-probe %s: %s.\n", ev->link_name,
+                               roam_bus_denied_reason(ev->error, why, sizeof(why)));
+                } else
                         printf("Re-probe of %s failed: %s\n", ev->link_name,
                                ev->error->message ? ev->error->message : ev->error->name);
                 break;
@@ -906,11 +910,12 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
                 roam_print_stamp();
                 if (!ev->error)
                         printf("Done: %s %s.\n", ev->app_id, ev->action);
-                else if (sd_bus_error_has_name(ev->error, ROAM_ERROR_ACCESS_DENIED))
-                        printf("Not allowed to change %s: needs root, group netdev or polkit "
-                               "authorization (AccessDenied).\n",
-                               ev->app_id);
-                else
+                else if (roam_bus_error_is_denied(ev->error)) {
+                        char why[256];
+
+                        printf("Not allowed to change %s: %s.\n", ev->app_id,
+                               roam_bus_denied_reason(ev->error, why, sizeof(why)));
+                } else
                         printf("Cannot change %s (%s): %s\n", ev->app_id, ev->action,
                                ev->error->message ? ev->error->message : ev->error->name);
                 break;
@@ -928,6 +933,42 @@ static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdat
         }
         plain_fw_model_changed(p->fw);
         fflush(stdout);
+}
+
+/* polkit wants a password for a change (roam-auth-call.h): the terminal is polkit's text
+ * agent's until that call is answered, so no command line is read meanwhile. */
+static int interaction_begin(void *userdata)
+{
+        Plain *p = userdata;
+        int r, on = 0;
+
+        if (geteuid() == 0 || !isatty(STDIN_FILENO))
+                return -EPERM;
+        if (p->input && sd_event_source_get_enabled(p->input, &on) >= 0 && on != SD_EVENT_OFF) {
+                (void)sd_event_source_set_enabled(p->input, SD_EVENT_OFF);
+                p->input_held = true;
+        }
+        roam_print_stamp();
+        printf("polkit asks for a password to allow this change (Ctrl-C ends roam).\n");
+        fflush(stdout);
+        r = roam_polkit_agent_open();
+        if (r <= 0) {
+                if (p->input_held)
+                        (void)sd_event_source_set_enabled(p->input, SD_EVENT_ON);
+                p->input_held = false;
+                return r < 0 ? r : -ENOENT;
+        }
+        return 0;
+}
+
+static void interaction_end(void *userdata)
+{
+        Plain *p = userdata;
+
+        roam_polkit_agent_close();
+        if (p->input_held)
+                (void)sd_event_source_set_enabled(p->input, SD_EVENT_ON);
+        p->input_held = false;
 }
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -986,6 +1027,8 @@ int plain_run(void)
         if (r < 0)
                 return log_error_errno(r, "Cannot set up the bus: %m");
         p.live = live;
+        roam_auth_set_interaction(
+            &(RoamInteraction){.begin = interaction_begin, .end = interaction_end, .userdata = &p});
         r = plain_p2p_new(live, &p.p2p);
         if (r >= 0)
                 r = plain_portal_new(live, input, &p.portal);
@@ -1002,6 +1045,7 @@ int plain_run(void)
         (void)roam_live_start(live);
 
         r = sd_event_loop(event);
+        roam_auth_set_interaction(NULL);
         pending_clear(&p);
         p.settle = sd_event_source_disable_unref(p.settle);
         p.state_wait = sd_event_source_disable_unref(p.state_wait);

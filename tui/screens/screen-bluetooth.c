@@ -9,6 +9,7 @@
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
 
+#include "roam-client-bus.h"
 #include "roam-bt-cli.h"
 #include "roam-bus-map.h"
 #include "roam-bus.h"
@@ -312,11 +313,13 @@ static int on_action_done(sd_bus_message *m, void *userdata, sd_bus_error *ret_e
         BtData *b = userdata;
         const sd_bus_error *e = sd_bus_message_get_error(m);
 
-        if (e)
-                tui_message(b->tui, THEME_ERROR, "%s",
-                            sd_bus_error_has_name(e, ROAM_ERROR_ACCESS_DENIED)
-                                ? "Not allowed to change Bluetooth (root, netdev or polkit)."
-                                : (e->message ? e->message : e->name));
+        if (e && roam_bus_error_is_denied(e)) {
+                char why[256];
+
+                tui_message(b->tui, THEME_ERROR, "Not allowed to change Bluetooth: %s.",
+                            roam_bus_denied_reason(e, why, sizeof(why)));
+        } else if (e)
+                tui_message(b->tui, THEME_ERROR, "%s", e->message ? e->message : e->name);
         /* roamd answers once the change is made: read the state again, so the screen never
          * waits on a PropertiesChanged that a reload in flight may have raced (an answered
          * NFC tag's question once stayed on screen after roamd had dropped it). */

@@ -8,6 +8,7 @@
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
 
+#include "roam-client-bus.h"
 #include "roam-bus.h"
 #include "roam-peers.h"
 #include "roam-screens.h"
@@ -294,11 +295,12 @@ static int on_call(sd_bus_message *m, void *userdata, sd_bus_error *error)
         const char *pin = NULL;
 
         d->call_slot = sd_bus_slot_unref(d->call_slot);
-        if (e && sd_bus_error_has_name(e, ROAM_ERROR_ACCESS_DENIED))
-                tui_message(d->tui, THEME_ERROR,
-                            "Not allowed to %s (needs root, group netdev or polkit).",
-                            call_info.what);
-        else if (e)
+        if (e && roam_bus_error_is_denied(e)) {
+                char why[256];
+
+                tui_message(d->tui, THEME_ERROR, "Not allowed to %s: %s.", call_info.what,
+                            roam_bus_denied_reason(e, why, sizeof(why)));
+        } else if (e)
                 tui_message(d->tui, THEME_ERROR, "Cannot %s: %s", call_info.what,
                             e->message ? e->message : e->name);
         else if (sd_bus_message_read(m, "s", &pin) > 0 && *pin)

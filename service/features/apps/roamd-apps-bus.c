@@ -427,6 +427,7 @@ static int method_run(sd_bus_message *msg, void *userdata, sd_bus_error *error)
         const char *id, *cgroup = NULL;
         uint64_t online_for;
         pid_t pid;
+        uid_t uid;
         int pidfd, r;
 
         if (!a)
@@ -452,18 +453,27 @@ static int method_run(sd_bus_message *msg, void *userdata, sd_bus_error *error)
                 if (r != 0) /* refused, or polkit asked: answered later */
                         return r;
         }
-        r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_PID | SD_BUS_CREDS_AUGMENT, &creds);
-        if (r < 0 || sd_bus_creds_get_pid(creds, &pid) < 0)
+        /* What the bus proves (its daemon took both from the connection's SO_PEERCRED), not
+         * what /proc says now: no AUGMENT. */
+        r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_PID | SD_BUS_CREDS_EUID, &creds);
+        if (r < 0 || sd_bus_creds_get_pid(creds, &pid) < 0 ||
+            sd_bus_creds_get_euid(creds, &uid) < 0)
                 return sd_bus_error_setf(error, ROAM_ERROR_ACCESS_DENIED,
                                          "Cannot determine the caller's process.");
         /* Before any app, cgroup or grant exists: a refused call leaves nothing behind. */
-        r = pidfd_check_caller(pidfd, pid);
+        r = pidfd_check_caller(pidfd, pid, uid);
         if (r < 0)
                 return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
                                          "The pidfd must be the calling process's own (%s).",
                                          strerror(-r));
         if (apps_systemd_running(a)) {
                 App *app;
+                if (!apps_systemd_id_fits(id))
+                        return sd_bus_error_setf(
+                            error, ROAM_ERROR_INVALID_ARGS,
+                            "%s is too long for a systemd scope's name (app-roam-ID-RANDOM.scope: "
+                            "at most 255 characters, each '-' of the ID counting 4).",
+                            id);
                 r = apps_run_prepare(a, id, online_for, &app);
                 if (r >= 0)
                         r = apps_systemd_run(a, id, msg, pidfd, pid);
@@ -472,7 +482,7 @@ static int method_run(sd_bus_message *msg, void *userdata, sd_bus_error *error)
                 return sd_bus_error_setf(error, ROAM_ERROR_FAILED, "Cannot run under %s: %s.", id,
                                          strerror(-r));
         }
-        r = apps_run(a, id, pidfd, pid, online_for, &cgroup);
+        r = apps_run(a, id, pidfd, pid, uid, online_for, &cgroup);
         if (r == -EPERM || r == -ESRCH || r == -EBADF || r == -EINVAL)
                 return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
                                          "The pidfd must be the calling process's own (%s).",

@@ -119,8 +119,8 @@ int apps_adopt_cgroup(Apps *a, const char *app_id, const char *path, const Cgrou
         return 0;
 }
 
-int apps_run(Apps *a, const char *id, int pidfd, pid_t caller, uint64_t online_for_usec,
-             const char **ret_cgroup)
+int apps_run(Apps *a, const char *id, int pidfd, pid_t caller, uid_t caller_uid,
+             uint64_t online_for_usec, const char **ret_cgroup)
 {
         const CgroupNode *n = NULL;
         App *app;
@@ -138,7 +138,7 @@ int apps_run(Apps *a, const char *id, int pidfd, pid_t caller, uint64_t online_f
         if (!apps_cgroup_installed(a, n->id))
                 return log_warning_errno(EIO, "app %s: its cgroup is not in nftables, not moving",
                                          id);
-        r = cgroup_tree_move_pidfd(apps_cgroups(a), n, pidfd, caller);
+        r = cgroup_tree_move_pidfd(apps_cgroups(a), n, pidfd, caller, caller_uid);
         if (r < 0)
                 return log_warning_errno(r, "app %s: cannot move process %d into %s: %m", id,
                                          (int)caller, n->path);

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* `roam run` when systemd manages the machine: the system manager creates a transient scope
- * app-roam-<ID>@<n>.scope in app.slice with the caller in it (StartTransientUnit), roamd
+ * app-roam-<ID>-<random>.scope in app.slice with the caller in it (StartTransientUnit), roamd
  * adopts its cgroup and installs the app's nftables element, and only then answers, so the
- * caller's exec after the reply already runs governed. */
+ * caller's exec after the reply already runs governed. The name is the XDG form
+ * (app-<launcher>-<ID>-<RANDOM>.scope): systemd allows no '@' (an instance) in a scope's
+ * name. */
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <sys/syscall.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "roam-bus.h"
@@ -22,6 +25,11 @@
 #define SD_BUS_PATH      "/org/freedesktop/systemd1"
 #define SD_BUS_MANAGER   "org.freedesktop.systemd1.Manager"
 #define RUN_TIMEOUT_USEC (15 * USEC_PER_SEC)
+/* systemd's UNIT_NAME_MAX is 256 with the NUL */
+#define UNIT_NAME_MAX_LEN 255
+#define SCOPE_PREFIX      "app-roam-"
+#define SCOPE_SUFFIX      ".scope"
+#define SCOPE_RANDOM_LEN  16
 
 struct RunRequest {
         Apps *apps;
@@ -115,8 +123,9 @@ static int run_adopt(RunRequest *q, const char *cgroup)
                          strerror(-r));
                 return 0;
         }
-        if (syscall(SYS_pidfd_send_signal, q->pidfd, 0, NULL, 0) < 0) {
-                run_fail(q, ROAM_ERROR_INVALID_ARGS, "the caller is gone: %s", strerror(errno));
+        r = pidfd_still(q->pidfd, q->pid);
+        if (r < 0) {
+                run_fail(q, ROAM_ERROR_INVALID_ARGS, "the caller is gone: %s", strerror(-r));
                 return 0;
         }
         if (asprintf(&procfile, "/proc/%d/cgroup", (int)q->pid) < 0 ||
@@ -230,26 +239,52 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
         return 0;
 }
 
-/* systemd escapes '-' inside a name component as \x2d, so "app-roam-<ID>@" stays parseable. */
-static char *unit_name(const char *id, unsigned n)
+/* The ID as it stands in a unit name: systemd's escaping of '-' (\x2d), the only character
+ * of the app ID alphabet that is not valid in a name component as it is (a '-' separates the
+ * launcher, the ID and the random part). */
+static size_t escaped_len(const char *id)
 {
-        size_t len = strlen(id);
-        char *esc = malloc(len * 4 + 1), *p = esc, *ret = NULL;
+        size_t n = 0;
 
-        if (!esc)
-                return NULL;
         for (const char *c = id; *c; c++)
-                p += *c == '-' ? sprintf(p, "\\x2d") : sprintf(p, "%c", *c);
-        *p = 0;
-        if (asprintf(&ret, "app-roam-%s@%u.scope", esc, n) < 0)
-                ret = NULL;
-        free(esc);
-        return ret;
+                n += *c == '-' ? 4 : 1;
+        return n;
+}
+
+bool apps_systemd_id_fits(const char *id)
+{
+        return strlen(SCOPE_PREFIX) + escaped_len(id) + 1 + SCOPE_RANDOM_LEN +
+                   strlen(SCOPE_SUFFIX) <=
+               UNIT_NAME_MAX_LEN;
+}
+
+/* app-roam-<escaped ID>-<16 random hex digits>.scope: unique without a counter that restarts
+ * with roamd (systemd refuses a name it still has loaded). */
+static int unit_name(const char *id, char **ret)
+{
+        uint64_t rnd;
+        char *p, *name;
+
+        if (!apps_systemd_id_fits(id))
+                return -ENAMETOOLONG;
+        if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+                return -errno;
+        name = malloc(UNIT_NAME_MAX_LEN + 1);
+        if (!name)
+                return -ENOMEM;
+        p = stpcpy(name, SCOPE_PREFIX);
+        for (const char *c = id; *c; c++)
+                if (*c == '-')
+                        p = stpcpy(p, "\\x2d");
+                else
+                        *p++ = *c;
+        sprintf(p, "-%016" PRIx64 SCOPE_SUFFIX, rnd);
+        *ret = name;
+        return 0;
 }
 
 int apps_systemd_run(Apps *a, const char *app_id, sd_bus_message *call, int pidfd, pid_t pid)
 {
-        static unsigned counter;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         Core *core = apps_core(a);
         RunRequest *q;
@@ -263,10 +298,14 @@ int apps_systemd_run(Apps *a, const char *app_id, sd_bus_message *call, int pidf
         q->pid = pid;
         q->call = sd_bus_message_ref(call);
         q->app_id = strdup(app_id);
-        q->unit = unit_name(app_id, ++counter);
-        if (q->pidfd < 0 || !q->app_id || !q->unit) {
+        if (q->pidfd < 0 || !q->app_id) {
                 run_request_free(q);
                 return -ENOMEM;
+        }
+        r = unit_name(app_id, &q->unit);
+        if (r < 0) {
+                run_request_free(q);
+                return r;
         }
         /* systemd sends job signals to subscribers only. */
         (void)sd_bus_call_method_async(core->bus, NULL, SD_BUS_DEST, SD_BUS_PATH, SD_BUS_MANAGER,

@@ -91,9 +91,9 @@ int apps_reset_policy(Apps *a, App *app);
 int apps_online_for(Apps *a, App *app, uint64_t usec);
 int apps_release(Apps *a, App *app);
 /* Creates the app's cgroup and its nftables entries, then moves the caller (pidfd, checked
- * against the D-Bus caller's pid) into it. */
-int apps_run(Apps *a, const char *id, int pidfd, pid_t caller, uint64_t online_for_usec,
-             const char **ret_cgroup);
+ * against the D-Bus caller's pid and uid) into it. */
+int apps_run(Apps *a, const char *id, int pidfd, pid_t caller, uid_t caller_uid,
+             uint64_t online_for_usec, const char **ret_cgroup);
 /* The app (made when new) and its grant, before its cgroup exists. */
 int apps_run_prepare(Apps *a, const char *id, uint64_t online_for_usec, App **ret);
 /* Governs a cgroup someone else made for app_id (systemd's transient scope): its nftables
@@ -105,6 +105,10 @@ bool apps_systemd_running(Apps *a);
 /* Answers call itself, once the scope exists and is governed (or with a named error). */
 int apps_systemd_run(Apps *a, const char *app_id, sd_bus_message *call, int pidfd, pid_t pid);
 void apps_systemd_free_all(Apps *a);
+/* Whether app_id fits in a scope's name (app-roam-<escaped ID>-<random>.scope, at most 255
+ * characters): a longer one is refused, never shortened (the name is how the cgroup is
+ * recognised as the app's). */
+bool apps_systemd_id_fits(const char *app_id);
 RunRequest **apps_runs(Apps *a);
 bool apps_systemd_on_bus(Apps *a);
 
