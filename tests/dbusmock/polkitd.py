@@ -99,6 +99,7 @@ def load(mock, _parameters):
     mock.cookies = {}      # cookie -> {"uids": allowed uids, "answered": uid or None}
     mock.kept = set()      # ((pid, start time), action): temporary authorizations
     mock.checks = []
+    mock.registrations = 0  # agents ever registered (the tests' view: who started one)
     mock.delay = 0
     mock.simulate_hang = False
     mock.hanging_actions = []
@@ -217,6 +218,7 @@ def _register(self, subject, object_path, sender):
     if proc in self.agents:
         _fail(ERR_FAILED, "An authentication agent already exists for the given subject")
     self.agents[proc] = (sender, str(object_path), caller_uid)
+    self.registrations += 1
 
 
 @dbus.service.method(MAIN_IFACE, in_signature="(sa{sv})ss", sender_keyword="sender")
@@ -292,6 +294,11 @@ def SetPassword(self, uid, password):
 def GetChecks(self):
     return dbus.Array([dbus.Struct((a, dbus.UInt32(f))) for a, f in self.checks],
                       signature="(su)")
+
+
+@dbus.service.method(MOCK_IFACE, out_signature="u")
+def GetRegistrations(self):
+    return dbus.UInt32(self.registrations)
 
 
 @dbus.service.method(MOCK_IFACE, in_signature="d")

@@ -148,6 +148,21 @@ def test_a_user_answers_through_the_agent(w, helper, trust_back):
                     l["LocationSource"] == "user", what="wifi0 at work")
 
 
+def test_reading_commands_start_no_agent(w, helper):
+    """As systemctl starts its agent only for verbs that change something: a user's `roam
+    status`, `roam apps` or `roam network` on a terminal starts no pkttyagent (no agent
+    registers with polkit); `roam network trust` does."""
+    with w.polkit():
+        for cmd in (["status"], ["apps"], ["network"], ["time"], ["portal"]):
+            status, out = on_terminal(w, [str(ROAM)] + cmd, NOBODY, [])
+            assert status == 0, (cmd, out)
+        assert mock(w, "GetRegistrations") == 0
+        status, out = on_terminal(w, [str(ROAM), "network", "trust", "work", "wifi0"], NOBODY,
+                                  [("Password:", "wrong")])
+        assert status != 0, out
+        assert mock(w, "GetRegistrations") == 1
+
+
 def test_the_tui_gives_the_terminal_to_the_agent_and_takes_it_back(w, helper, trust_back):
     """The TUI's first-join question ("home, work or public?") answered by a user outside any
     session (org.roam1.set-location is an administrator's there): roamd says polkit wants a

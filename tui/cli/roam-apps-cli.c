@@ -399,6 +399,8 @@ int roam_app_set_run(const char *id, char *const *settings)
         int r;
 
         r = roam_bus_connect(&bus);
+        if (r >= 0)
+                r = roam_bus_may_ask(bus);
         if (r < 0)
                 return r;
         r = new_call(bus, &m, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE, "SetAppPolicy");
@@ -434,6 +436,8 @@ int roam_app_reset_run(const char *id)
         int r;
 
         r = roam_bus_connect(&bus);
+        if (r >= 0)
+                r = roam_bus_may_ask(bus);
         if (r < 0)
                 return r;
         r = sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
@@ -453,6 +457,8 @@ static int call_on_app(const char *id, const char *member, const char *what, boo
         int r;
 
         r = roam_bus_connect(&bus);
+        if (r >= 0)
+                r = roam_bus_may_ask(bus);
         if (r < 0)
                 return r;
         r = get_app_path(bus, id, what, &path);
@@ -496,6 +502,8 @@ int roam_run_app_full(const char *id, uint64_t online_for_usec, char *const *arg
         int r;
 
         r = roam_bus_connect(&bus);
+        if (r >= 0)
+                r = roam_bus_may_ask(bus);
         if (r < 0)
                 return r;
         /* RunApp would make a new app of a typo: only apps roamd knows, new ones are made on

@@ -530,6 +530,8 @@ int roam_bt_run(char **args, bool json)
                                         verb);
 
         r = roam_bus_connect(&bus);
+        if (r >= 0 && verb)
+                r = roam_bus_may_ask(bus);
         if (r < 0)
                 return r;
         if (!verb)
@@ -746,6 +748,8 @@ int roam_nfc_run(char **args, bool json)
                                                         id);
                 }
                 r = roam_bus_connect(&bus);
+                if (r >= 0)
+                        r = roam_bus_may_ask(bus);
                 if (r < 0)
                         return r;
                 return nfc_answer(bus, streq(args[0], "accept"), (uint32_t)v, json);
@@ -771,6 +775,8 @@ int roam_nfc_run(char **args, bool json)
         if (r < 0)
                 return r;
         r = roam_bus_connect(&bus);
+        if (r >= 0 && yes)
+                r = roam_bus_may_ask(bus);
         if (r < 0)
                 return r;
         /* What the tag holds first; acting on it only when asked to (--yes). */

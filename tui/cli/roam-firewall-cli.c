@@ -455,6 +455,8 @@ int roam_network_run(char **args, bool json)
         if (r < 0)
                 return r;
         r = roam_bus_connect(&bus);
+        if (r >= 0 && n > 0)
+                r = roam_bus_may_ask(bus);
         if (r < 0)
                 return r;
         if (n > 0)

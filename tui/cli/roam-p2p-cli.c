@@ -546,6 +546,8 @@ int roam_p2p_run(char **args, bool json, const char *pin_file)
                                                                "of seconds from 1 to 3600.");
                 }
                 r = roam_bus_connect(&bus);
+                if (r >= 0)
+                        r = roam_bus_may_ask(bus);
                 return r < 0 ? r : p2p_find(bus, (unsigned)secs, json);
         }
         if (streq(verb, "peers")) {
@@ -569,6 +571,8 @@ int roam_p2p_run(char **args, bool json, const char *pin_file)
         if (r < 0)
                 return r;
         r = roam_bus_connect(&bus);
+        if (r >= 0)
+                r = roam_bus_may_ask(bus);
         if (r >= 0)
                 r = load(bus, &l);
         if (r >= 0)

@@ -229,6 +229,8 @@ int roam_portal_run(char **args, bool json)
                 return roam_usage_error("portal", "--json goes with 'roam portal' alone.");
 
         r = roam_bus_connect(&bus);
+        if (r >= 0 && action && !streq(action, "show"))
+                r = roam_bus_may_ask(bus);
         if (r < 0)
                 return r;
 

@@ -223,6 +223,8 @@ int roam_stats_run(const RoamStatsQuery *q, bool json)
                 return roam_usage_error("stats", "--user takes a uid or \"all\", got \"%s\".",
                                         q->user);
         r = roam_bus_connect(&bus);
+        if (r >= 0)
+                r = roam_bus_may_ask(bus);
         if (r < 0)
                 return r;
         r = get_usage(bus, q, &reply);

@@ -539,6 +539,9 @@ int roam_time_run(char **args, bool json)
         if (r < 0)
                 return r;
         r = roam_bus_connect(&bus);
+        if (r >= 0 && args && args[0] &&
+            (streq(args[0], "set") || (streq(args[0], "zone") && args[1])))
+                r = roam_bus_may_ask(bus);
         if (r < 0)
                 return r;
         if (args && args[0] && streq(args[0], "zone") && args[1]) {

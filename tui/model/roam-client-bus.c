@@ -31,15 +31,10 @@ static bool polkit_on_bus(sd_bus *bus)
         return has;
 }
 
-/* As systemctl does: every call allows interactive authorization, so polkit may ask for a
- * password (through our agent on a terminal, or the desktop's) instead of saying no. */
-static int allow_interactive(sd_bus *bus)
+int roam_bus_may_ask(sd_bus *bus)
 {
         int r;
 
-        r = sd_bus_set_allow_interactive_authorization(bus, true);
-        if (r < 0)
-                return log_error_errno(r, "Cannot allow interactive authorization: %m");
         if (geteuid() == 0 || !polkit_on_bus(bus))
                 return 0;
         r = roam_polkit_agent_open();
@@ -70,9 +65,12 @@ int roam_bus_connect(sd_bus **ret)
                 }
                 return log_error_errno(r, "Failed to connect to the system bus at %s: %m", address);
         }
-        r = allow_interactive(bus);
+        /* As systemctl does: every call allows interactive authorization, so polkit may ask
+         * for a password (through our agent on a terminal, or the desktop's) instead of saying
+         * no. */
+        r = sd_bus_set_allow_interactive_authorization(bus, true);
         if (r < 0)
-                return r;
+                return log_error_errno(r, "Cannot allow interactive authorization: %m");
 
         *ret = TAKE_PTR(bus);
         return 0;

@@ -13,9 +13,13 @@
 #define ROAM_ERR_NOT_RUNNING EHOSTDOWN
 
 /* Connects to the system bus (sd_bus_open_system: honours DBUS_SYSTEM_BUS_ADDRESS). Its calls
- * allow interactive authorization; when we are not root, stdin is a terminal and polkit is on
- * the bus, polkit's text agent runs for us (roam-polkit-agent.h) and a call may wait 5 min. */
+ * allow interactive authorization (as systemctl's do). */
 int roam_bus_connect(sd_bus **ret);
+/* Before a call that polkit may want a password for (a change, or reading every user's
+ * usage), as systemctl starts its agent for the verbs that change something only: when we are
+ * not root, stdin is a terminal and polkit is on the bus, polkit's text agent runs for us
+ * (roam-polkit-agent.h) and the bus's calls may wait 5 min. Reading commands start nothing. */
+int roam_bus_may_ask(sd_bus *bus);
 
 /* roamd refused for want of authorization: its AccessDenied, or polkit wanting a password
  * the call did not allow it to ask for (InteractiveAuthorizationRequired). */
