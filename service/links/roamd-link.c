@@ -173,6 +173,10 @@ static bool family_facts_differ(const LinkInfo *a, const LinkInfo *b, int family
                 any_b = any_b || b->addrs[j].addr.family == family;
         if (any_a != any_b)
                 return true;
+        /* A first DNS server (of either family: each answers both) ends a round's wait for
+         * one (roamd-probe.c). */
+        if ((a->n_dns == 0) != (b->n_dns == 0))
+                return true;
         /* The usable addresses of the family, in order. */
         for (;;) {
                 while (i < a->n_addrs &&

@@ -74,14 +74,15 @@ struct ProbeFamily {
         bool settled;   /* its facts are complete */
         Fetch fetch[4]; /* FETCH_HTTP, FETCH_HTTPS, FETCH_GARDEN, FETCH_LARGE */
         Ping *ping;
-        sd_event_source *grace; /* HTTP answered: how long HTTPS may still take */
-        bool partial;           /* partial was published while HTTPS still ran */
-        unsigned round;         /* counts the rounds started */
-        IpAddr known[4];        /* per fetch kind: where the link's DNS sent it last round */
-        sd_event_source *stall; /* the small probes answered: how long the large one may be
-                                 * silent */
-        PmtuSearch *pmtu;       /* behind a black hole: the working MTU searched (not a round's) */
-        bool pmtu_searched;     /* since the verdict became mtu */
+        sd_event_source *grace;    /* HTTP answered: how long HTTPS may still take */
+        sd_event_source *dns_wait; /* no DNS server known yet: how long the lookups wait */
+        bool partial;              /* partial was published while HTTPS still ran */
+        unsigned round;            /* counts the rounds started */
+        IpAddr known[4];           /* per fetch kind: where the link's DNS sent it last round */
+        sd_event_source *stall;    /* the small probes answered: how long the large one may be
+                                    * silent */
+        PmtuSearch *pmtu;   /* behind a black hole: the working MTU searched (not a round's) */
+        bool pmtu_searched; /* since the verdict became mtu */
         ProbeFacts facts;
         ReconcileWait *pass;  /* a VPN's probes wait for the pass that routes its slot */
         bool opening;         /* family_open() ran, family_start_rest() has yet to; */
@@ -108,6 +109,7 @@ struct Prober {
          * (CLOCK_MONOTONIC). retry 0: every family. */
         unsigned retry;
         uint64_t recheck_at;
+        unsigned round_families; /* the families the round (since idle) started */
 };
 
 static const char *family_name(int family)
@@ -237,6 +239,7 @@ static void family_cancel(ProbeFamily *pf)
         pf->stall = sd_event_source_disable_unref(pf->stall);
         pf->ping = ping_free(pf->ping);
         pf->grace = sd_event_source_disable_unref(pf->grace);
+        pf->dns_wait = sd_event_source_disable_unref(pf->dns_wait);
         pf->pass = reconcile_wait_free(pf->pass);
         pf->active = pf->settled = pf->partial = pf->opening = false;
 }
@@ -976,8 +979,10 @@ static void prober_schedule_next(Prober *p)
 
         probe_needs(l, &needing, &failing);
         if (needing && !failing) {
-                /* (after a retry of one family, the other's re-check stays when it was due) */
-                if (!p->retry || p->recheck_at <= now)
+                /* A round that left an online family alone (a retry of the other, or the
+                 * other's facts changed: a new link-local address) keeps that family's
+                 * re-check: the families' times are independent. */
+                if ((needing & ~p->round_families) == 0 || p->recheck_at <= now)
                         p->recheck_at = now + c->recheck_usec;
                 p->failures = 0;
                 p->retry = 0;
@@ -1118,6 +1123,11 @@ int prober_known_http(const Prober *p, int family, IpAddr *ret)
                 return -ENOENT;
         *ret = *a;
         return 0;
+}
+
+const void *prober_family(const Prober *p, int family)
+{
+        return &p->fam[family == AF_INET6];
 }
 
 bool prober_round_running(const Prober *p)
@@ -1276,17 +1286,11 @@ static bool family_open(ProbeFamily *pf, bool facts_changed)
                pf->fetch[FETCH_GARDEN].speculative || pf->fetch[FETCH_LARGE].speculative;
 }
 
-/* The second half: the lookups, then `checking` (unless starting already decided
- * something). */
-static void family_start_rest(ProbeFamily *pf)
+/* The probes' lookups (and NAT64's beside an IPv6 round). */
+static void family_lookups(ProbeFamily *pf)
 {
-        Link *l = pf->prober->link;
-        const VerdictResult *cur = pf->family == AF_INET6 ? &l->verdict6 : &l->verdict4;
         int r;
 
-        if (!pf->opening || pf->pass)
-                return; /* (waiting for the pass: on_pass_done() goes on) */
-        pf->opening = false;
         r = fetch_lookup(&pf->fetch[FETCH_HTTP]);
         if (r >= 0)
                 r = fetch_lookup(&pf->fetch[FETCH_HTTPS]);
@@ -1300,6 +1304,47 @@ static void family_start_rest(ProbeFamily *pf)
         }
         if (pf->family == AF_INET6)
                 nat64_start(pf->prober);
+}
+
+/* No DNS server came within a lookup's time: the lookups run now, and fail. */
+static int on_dns_wait(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        ProbeFamily *pf = userdata;
+        Prober *p = pf->prober;
+
+        pf->dns_wait = sd_event_source_disable_unref(pf->dns_wait);
+        log_debug("%s: %s: no DNS server known: the lookups fail", strempty(p->link->info.name),
+                  family_name(pf->family));
+        p->starting = true; /* (what failing at once decides is published once) */
+        family_lookups(pf);
+        p->starting = false;
+        prober_maybe_finish(p);
+        return 0;
+}
+
+/* The second half: the lookups, then `checking` (unless starting already decided
+ * something). */
+static void family_start_rest(ProbeFamily *pf)
+{
+        Link *l = pf->prober->link;
+        const VerdictResult *cur = pf->family == AF_INET6 ? &l->verdict6 : &l->verdict4;
+        uint64_t wait = l->core->config->probe.dns_timeout_usec;
+
+        if (!pf->opening || pf->pass)
+                return; /* (waiting for the pass: on_pass_done() goes on) */
+        pf->opening = false;
+        /* An RA's address and route come a moment before its DNS server (RDNSS) is known: a
+         * round that looked up through no server would publish `local (dns-failed)`, undone
+         * as soon as the server comes. It waits for a server as long as a lookup may take;
+         * the server's arrival starts a new round (the link's facts changed). */
+        if (l->info.n_dns == 0 && wait > 0 &&
+            sd_event_add_time_relative(l->core->event, &pf->dns_wait, CLOCK_MONOTONIC, wait, 0,
+                                       on_dns_wait, pf) >= 0) {
+                (void)sd_event_source_set_description(pf->dns_wait, "probe-dns-wait");
+                log_debug("%s: %s: no DNS server known yet: waiting for one",
+                          strempty(l->info.name), family_name(pf->family));
+        } else
+                family_lookups(pf);
         if (pf->checking && cur->verdict == pf->before.verdict && cur->reason == pf->before.reason)
                 link_set_verdict(l, pf->family,
                                  (VerdictResult){VERDICT_CHECKING, REASON_NOT_PROBED}, NULL);
@@ -1401,7 +1446,9 @@ static void prober_start(Prober *p, unsigned families, bool facts_changed)
         if (idle) {
                 p->round_start = clock_now_usec(CLOCK_MONOTONIC);
                 p->probed = false;
+                p->round_families = 0;
         }
+        p->round_families |= families;
         p->starting = true;
         if (families & PROBE_IPV4)
                 opened = family_open(&p->fam[0], facts_changed) || opened;

@@ -103,3 +103,30 @@ def test_dns64_prefix_is_a_fact_of_the_link(w):
     w.carrier("eth0", False)
     w.wait_link("eth0", lambda l: l["Nat64Prefix"] == "", timeout=10)
     assert "NAT64 prefix" not in w.status(check=True).stdout
+
+
+def test_no_verdict_before_a_dns_server_is_known(w):
+    """Issue 41 §2: on carrier-up in the IPv6-only network the RA's address and route come
+    before its DNS server; a round without a DNS server must not publish `local
+    (dns-failed)`. Every Connectivity6 and Connectivity the link published (the signals,
+    every change) from carrier-up to online: nothing but checking/offline before online."""
+    w.carrier("wifi0", False)
+    w.wait_link("wifi0", lambda l: l["Connectivity"] == "offline", timeout=10)
+    w.move("eth0", "v6only")
+    for attempt in range(3):
+        w.carrier("eth0", False)
+        l = w.wait_link("eth0", lambda l: not l["Carrier"] and l["Connectivity"] == "offline",
+                        timeout=10)
+        with w.monitor() as mon:
+            w.carrier("eth0", True)
+            w.wait_link("eth0", lambda l: fam(l, 6) == ONLINE, timeout=AFTER_MOVE)
+            seen = []
+            for _, msg in mon.signals():
+                ch = mon.properties_changed(msg, l["_path"])
+                for key in ("Connectivity6", "Connectivity"):
+                    if ch and key in ch:
+                        seen.append((key, ch[key], ch.get(key.replace("Connectivity",
+                                                                      "ConnectivityReason"))))
+        print("attempt %d: %s" % (attempt, seen))
+        before = [s for s in seen[:[s[1] for s in seen].index("online")]]
+        assert all(s[1] in ("checking", "offline") for s in before), seen
