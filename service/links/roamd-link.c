@@ -52,6 +52,7 @@ Link *link_free(Link *l)
         free(l->capport_error);
         free(l->nat64_prefix);
         free(l->portal_url);
+        strv_free(l->bus_pending);
         free(l->path);
         free(l);
         return NULL;
