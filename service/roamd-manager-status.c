@@ -39,15 +39,16 @@ static void manager_state_update(Manager *m)
         Links *links = m->core.links;
         const AppsDefaultRoute *d = m->apps ? apps_default_route(m->apps) : NULL;
         const char *state = links->state, *changed[4] = {};
-        Link *link = links->best;
+        Link *link = links->best, *best = links->best;
         _cleanup_free_ char *reason = NULL;
         size_t n = 0;
 
         if (d && d->known) {
                 Link *kernel = d->kernel ? links_get(links, d->kernel) : NULL;
-                Link *best = links->best;
 
-                link = d->link ? links_get(links, d->link) : NULL;
+                /* no link takes the default traffic (no default route): the best link says
+                 * why ("veth0, no default route") */
+                link = d->link ? links_get(links, d->link) : best;
                 state = verdict_to_string(d->verdict) ?: "offline";
                 if (link && kernel && kernel != link)
                         /* DefaultFollows=verdict took the default apps off the kernel's choice */
