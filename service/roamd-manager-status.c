@@ -61,7 +61,7 @@ static void manager_state_update(Manager *m)
                             link ? link->info.name : "no link", (RoamVerdict)d->verdict);
         }
         if (!streq(state, m->state)) {
-                log_info("State: %s -> %s", m->state, state);
+                log_info("State (the default route's): %s -> %s", m->state, state);
                 m->state = state;
                 changed[n++] = "State";
         }
