@@ -283,6 +283,7 @@ static void apps_reload_feature(Manager *m)
 
 static void apps_stop(Manager *m)
 {
+        manager_status_unfollow_apps(m);
         (void)firewall_set_apps(m->firewall, NULL);
         m->apps = apps_free(m->apps);
 }
@@ -365,7 +366,7 @@ static int apps_table_start(Manager *m)
         } else if (r < 0)
                 return r;
         m->core.apps_enforced = m->apps != NULL;
-        return 0;
+        return m->apps ? manager_status_follow_apps(m) : 0;
 }
 
 /* ---- bt: BlueZ's objects and the pairing agent follow BlueZ on the bus ---- */

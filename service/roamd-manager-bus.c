@@ -21,7 +21,9 @@ static int property_get_string(sd_bus *bus, const char *path, const char *interf
         if (streq(property, "Version"))
                 v = ROAM_VERSION;
         else if (streq(property, "State"))
-                v = m->core.links->state;
+                v = m->state;
+        else if (streq(property, "StateReason"))
+                v = strempty(m->state_reason);
         else if (streq(property, "ConfigFile"))
                 v = m->config_path;
         else if (streq(property, "Degraded"))
@@ -46,6 +48,16 @@ static int property_get_best_link(sd_bus *bus, const char *path, const char *int
 
         return sd_bus_message_append(reply, "o",
                                      m->core.links->best ? m->core.links->best->path : "/");
+}
+
+static int property_get_default_link(sd_bus *bus, const char *path, const char *interface,
+                                     const char *property, sd_bus_message *reply, void *userdata,
+                                     sd_bus_error *error)
+{
+        Manager *m = userdata;
+        Link *l = m->default_ifindex ? links_get(m->core.links, m->default_ifindex) : NULL;
+
+        return sd_bus_message_append(reply, "o", l ? l->path : "/");
 }
 
 static int method_get_link_by_name(sd_bus_message *msg, void *userdata, sd_bus_error *error)
@@ -109,6 +121,10 @@ static const sd_bus_vtable manager_vtable[] = {
     SD_BUS_PROPERTY("Version", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
     SD_BUS_PROPERTY("State", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("BestLink", "o", property_get_best_link, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("DefaultLink", "o", property_get_default_link, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("StateReason", "s", property_get_string, 0,
                     SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("ConfigFile", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
     SD_BUS_PROPERTY("Degraded", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),

@@ -36,7 +36,8 @@ Manager *manager_free(Manager *m)
         netlink_free(m->core.netlink);
         m->core.reconcile = reconcile_free(m->core.reconcile); /* after its parts' owners */
         m->core.links = links_free(m->core.links); /* after the features: they watch it */
-        curl_glue_free(m->core.curl);              /* after the links: their probes hold handles */
+        manager_status_done(m);
+        curl_glue_free(m->core.curl); /* after the links: their probes hold handles */
         sd_event_source_disable_unref(m->core.trim_source);
         sd_bus_slot_unref(m->manager_slot);
         sd_bus_slot_unref(m->object_manager_slot);

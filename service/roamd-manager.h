@@ -52,6 +52,14 @@ struct Manager {
         TimeFeed *time;    /* the time consensus and the online gate (docs/time.md) */
         NtpDhcp *ntp_dhcp; /* the leases' NTP servers handed to chronyd */
 
+        /* The global state as the bus says it (roamd-manager-status.c): the verdict of the
+         * route the default app takes, its link, and why it is not the best link's; changed
+         * only by manager_state_update(). */
+        const char *state;
+        int default_ifindex; /* 0: none */
+        char *state_reason;  /* "" when the default route's link is the best one */
+        unsigned apps_default_watch;
+
         sd_bus_slot *manager_slot, *object_manager_slot;
         sd_bus_slot *p2p_slot, *peer_slot, *peer_enum_slot;
         sd_bus_slot *apps_bus_slot, *firewall_bus_slot; /* their members of org.roam1.Manager */
@@ -78,6 +86,10 @@ int manager_reload(Manager *m, char **ret_error);
  * manager); the time gate handed to the wake queue and the status line (the time feed's
  * watch). */
 int manager_status_setup(Manager *m);
+void manager_status_done(Manager *m);
+/* The apps started (or stop): the global state follows the route of their default app. */
+int manager_status_follow_apps(Manager *m);
+void manager_status_unfollow_apps(Manager *m);
 void manager_degraded_changed(void *userdata);
 void manager_follow_time(Manager *m);
 

@@ -513,6 +513,70 @@ char *roam_app_state_via(RoamVerdict v, const char *link)
         return s;
 }
 
+static const char *const verdict_reaches_table[_ROAM_VERDICT_MAX] = {
+    [ROAM_VERDICT_OFFLINE] = "reaches nothing",
+    [ROAM_VERDICT_CHECKING] = "is still being checked",
+    [ROAM_VERDICT_LOCAL] = "reaches only its local network",
+    [ROAM_VERDICT_PORTAL] = "is behind a captive portal",
+    [ROAM_VERDICT_PARTIAL] = "lets no HTTPS through",
+    [ROAM_VERDICT_ONLINE] = "is online",
+};
+
+const char *roam_verdict_reaches(RoamVerdict v)
+{
+        return v >= 0 && v < _ROAM_VERDICT_MAX ? verdict_reaches_table[v] : NULL;
+}
+
+char *roam_state_reason_default_route(const char *best, RoamVerdict best_v, const char *route,
+                                      RoamVerdict route_v)
+{
+        const char *b = roam_verdict_reaches(best_v), *d = roam_verdict_reaches(route_v);
+        char *s;
+
+        if (!b || !d ||
+            asprintf(&s, "%s %s, but the default route goes through %s, which %s", best, b, route,
+                     d) < 0)
+                return NULL;
+        return s;
+}
+
+char *roam_state_reason_follows(const char *kernel, RoamVerdict kernel_v, const char *link)
+{
+        const char *k = roam_verdict_reaches(kernel_v);
+        char *s;
+
+        if (!k || asprintf(&s,
+                           "the default route goes through %s, which %s: apps go through %s "
+                           "instead",
+                           kernel, k, link) < 0)
+                return NULL;
+        return s;
+}
+
+/* The global state's word at the head of a sentence. */
+static const char *const state_head_table[_ROAM_VERDICT_MAX] = {
+    [ROAM_VERDICT_OFFLINE] = "Offline",          [ROAM_VERDICT_CHECKING] = "Checking",
+    [ROAM_VERDICT_LOCAL] = "Local network only", [ROAM_VERDICT_PORTAL] = "Behind a captive portal",
+    [ROAM_VERDICT_PARTIAL] = "HTTPS blocked",    [ROAM_VERDICT_ONLINE] = "Online",
+};
+
+char *roam_state_sentence_reason(const char *state, const char *sentence, const char *reason)
+{
+        RoamVerdict v = roam_verdict_from_string(state);
+        char *s;
+        int r;
+
+        if (!reason || !*reason)
+                return strdup(sentence);
+        if (v == ROAM_VERDICT_ONLINE)
+                r = asprintf(&s, "%s; %s", sentence, reason);
+        else if (v >= 0)
+                r = asprintf(&s, "%s: %s", state_head_table[v], reason);
+        else
+                r = asprintf(&s, "%s (%s)", sentence, reason);
+        return r < 0 ? NULL : s;
+}
+
 char *roam_state_sentence(const char *state, const char *link, const char *bearer,
                           const char *reason, const char *portal_url)
 {

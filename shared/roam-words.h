@@ -291,6 +291,26 @@ const char *roam_p2p_reason_words(const char *reason);
 char *roam_state_sentence(const char *state, const char *link, const char *bearer,
                           const char *reason, const char *portal_url);
 
+/* What a link reaches, after its name: "is online", "reaches nothing", "reaches only its
+ * local network", "is behind a captive portal"; NULL for an unknown verdict. */
+const char *roam_verdict_reaches(RoamVerdict v);
+
+/* Manager.StateReason, why the global state is not simply the best link's (the default
+ * route's link is another): "wifi0 is online, but the default route goes through eth0, which
+ * reaches nothing" (the default apps follow the kernel's default route), or, when roamd took
+ * them to the best validated link ([Apps] DefaultFollows=verdict), "the default route goes
+ * through eth0, which reaches nothing: apps go through wifi0 instead". Returns a malloc'd
+ * string, NULL on OOM or an unknown verdict. */
+char *roam_state_reason_default_route(const char *best, RoamVerdict best_v, const char *route,
+                                      RoamVerdict route_v);
+char *roam_state_reason_follows(const char *kernel, RoamVerdict kernel_v, const char *link);
+
+/* The global sentence with Manager.StateReason: "Offline: wifi0 is online, but the default
+ * route goes through eth0, which reaches nothing"; an online sentence keeps its link and adds
+ * the reason ("Online via wifi0 (wifi); the default route goes through eth0, ..."). sentence:
+ * roam_state_sentence()'s; reason "" or NULL returns a copy of it. NULL on OOM. */
+char *roam_state_sentence_reason(const char *state, const char *sentence, const char *reason);
+
 /* An app's state when the link its traffic really takes is not online, naming that link:
  * "offline: eth0 does not reach the internet", "local via cell0" (roamd's App.State; roam
  * prints it as it comes). v: that link's verdict for the family; ONLINE gives "online".

@@ -25,6 +25,12 @@ static const char *const time_set_clock_table[_TIME_SET_CLOCK_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP(time_set_clock, TimeSetClock)
 
+static const char *const default_follows_table[_DEFAULT_FOLLOWS_MAX] = {
+    [DEFAULT_FOLLOWS_KERNEL] = "kernel",
+    [DEFAULT_FOLLOWS_VERDICT] = "verdict",
+};
+DEFINE_STRING_TABLE_LOOKUP(default_follows, DefaultFollows)
+
 int ip_addr_parse(const char *s, IpAddr *ret)
 {
         unsigned char buf[sizeof(struct in6_addr)];
@@ -132,7 +138,7 @@ static int config_new(const char *name, Config **ret)
         c->apps.max_apps_per_user = 256;
         c->apps.table_base = 29000;
         c->apps.rule_priority = 29000;
-        c->apps.prefer_online = false;
+        c->apps.default_follows = DEFAULT_FOLLOWS_VERDICT;
         c->wake.at_once = 1;
         c->wake.settle_usec = 1 * USEC_PER_SEC;
         c->wake.restart_usec = 30 * USEC_PER_SEC;
@@ -592,6 +598,16 @@ static int parse_apps(Config *c, const char *file, unsigned line, const char *ke
                 return parse_path(file, line, key, value, &c->apps.state_file);
         if (streq(key, "MaxAppsPerUser"))
                 return parse_u32(file, line, key, value, 1, 65536, &c->apps.max_apps_per_user);
+        if (streq(key, "DefaultFollows")) {
+                DefaultFollows v = default_follows_from_string(value);
+                if (v < 0)
+                        return conf_log_error(file, line,
+                                              "DefaultFollows= must be verdict or kernel, got "
+                                              "\"%s\".",
+                                              value);
+                c->apps.default_follows = v;
+                return 0;
+        }
         if (streq(key, "SystemCgroups")) {
                 char **l = NULL;
                 if (strv_split(value, " \t", &l) < 0)
@@ -668,11 +684,15 @@ static int parse_routing(Config *c, const char *file, unsigned line, const char 
                 return parse_u32(file, line, key, value, 1, 0x7fffff00, &c->apps.table_base);
         if (streq(key, "RulePriority"))
                 return parse_u32(file, line, key, value, 1, 32000, &c->apps.rule_priority);
-        if (streq(key, "PreferOnline"))
-                return conf_parse_boolean(value, &c->apps.prefer_online) < 0
-                           ? conf_log_error(file, line,
-                                            "PreferOnline= must be a boolean, got \"%s\".", value)
-                           : 0;
+        if (streq(key, "PreferOnline")) {
+                /* the old spelling of [Apps] DefaultFollows=: yes is verdict, no kernel */
+                bool b;
+                if (conf_parse_boolean(value, &b) < 0)
+                        return conf_log_error(
+                            file, line, "PreferOnline= must be a boolean, got \"%s\".", value);
+                c->apps.default_follows = b ? DEFAULT_FOLLOWS_VERDICT : DEFAULT_FOLLOWS_KERNEL;
+                return 0;
+        }
         return conf_log_error(file, line, "Unknown key %s= in section [Routing].", key);
 }
 

@@ -67,16 +67,28 @@ typedef struct ProbeConfig {
 } ProbeConfig;
 
 /* [Apps] and [Routing]: per-app enforcement (docs/apps.md). */
+/* [Apps] DefaultFollows=: where apps that follow the main table go when its default link is
+ * known not to reach the internet (docs/connectivity.md). */
+typedef enum DefaultFollows {
+        DEFAULT_FOLLOWS_KERNEL,  /* the main table's choice stands */
+        DEFAULT_FOLLOWS_VERDICT, /* the best validated (online) link instead */
+        _DEFAULT_FOLLOWS_MAX,
+        _DEFAULT_FOLLOWS_INVALID = -EINVAL,
+} DefaultFollows;
+
+const char *default_follows_to_string(DefaultFollows v);
+DefaultFollows default_follows_from_string(const char *s);
+
 typedef struct AppsConfig {
         bool enforce;
-        char *policy_dir;           /* drop-ins, default /etc/roam/apps.d */
-        char *state_file;           /* runtime changes, default /var/lib/roam/apps.state */
-        char **system_cgroups;      /* extra cgroup paths under the system policy */
-        uint32_t max_apps_per_user; /* App objects for apps without a policy, per uid */
-        uint32_t mark_mask;         /* the packet mark bits roamd owns */
-        uint32_t table_base;        /* routing tables table_base+1 ... */
-        uint32_t rule_priority;     /* ip rules at this priority and the next */
-        bool prefer_online;         /* steer main's traffic off a link that is not online */
+        char *policy_dir;               /* drop-ins, default /etc/roam/apps.d */
+        char *state_file;               /* runtime changes, default /var/lib/roam/apps.state */
+        char **system_cgroups;          /* extra cgroup paths under the system policy */
+        uint32_t max_apps_per_user;     /* App objects for apps without a policy, per uid */
+        uint32_t mark_mask;             /* the packet mark bits roamd owns */
+        uint32_t table_base;            /* routing tables table_base+1 ... */
+        uint32_t rule_priority;         /* ip rules at this priority and the next */
+        DefaultFollows default_follows; /* steer main's traffic off a link that is not online */
 } AppsConfig;
 
 /* [Wake]: the ordered wake-up (docs/wake.md). */

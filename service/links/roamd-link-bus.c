@@ -329,6 +329,17 @@ void link_bus_emit_changed_strv(Link *l, char **names)
 
         if (!l->announced || !l->core->bus)
                 return;
+        if (l->bus_hold > 0) {
+                bool oom = false;
+
+                STRV_FOREACH (n, names)
+                        if (!strv_contains(l->bus_pending, *n) &&
+                            strv_extend(&l->bus_pending, *n) < 0)
+                                oom = true;
+                if (!oom)
+                        return;
+                log_oom(); /* better two signals than none */
+        }
         r = sd_bus_emit_properties_changed_strv(l->core->bus, l->path, ROAM_LINK_INTERFACE, names);
         if (r < 0)
                 log_warning_errno(r, "%s: failed to emit PropertiesChanged: %m",
@@ -347,6 +358,22 @@ void link_bus_emit_changed(Link *l, const char *first, ...)
         va_end(ap);
         names[n] = NULL;
         link_bus_emit_changed_strv(l, (char **)names);
+}
+
+void link_bus_hold(Link *l)
+{
+        l->bus_hold++;
+}
+
+void link_bus_release(Link *l)
+{
+        _cleanup_strv_free_ char **names = NULL;
+
+        if (l->bus_hold == 0 || --l->bus_hold > 0)
+                return;
+        names = TAKE_PTR(l->bus_pending);
+        if (names && *names)
+                link_bus_emit_changed_strv(l, names);
 }
 
 int link_bus_announce(Link *l)

@@ -13,5 +13,9 @@ extern const sd_bus_vtable link_vtable[];
  * InterfacesAdded. */
 void link_bus_emit_changed(Link *l, const char *first, ...);
 void link_bus_emit_changed_strv(Link *l, char **names);
+/* One PropertiesChanged per link per sync (docs/ARCHITECTURE.md): between hold and release
+ * the changed names are collected, the release sends them in one signal. Holds nest. */
+void link_bus_hold(Link *l);
+void link_bus_release(Link *l);
 int link_bus_announce(Link *l);
 int link_bus_withdraw(Link *l);

@@ -52,6 +52,7 @@ Link *link_free(Link *l)
         free(l->capport_error);
         free(l->nat64_prefix);
         free(l->portal_url);
+        strv_free(l->bus_pending);
         free(l->path);
         free(l);
         return NULL;
@@ -172,6 +173,10 @@ static bool family_facts_differ(const LinkInfo *a, const LinkInfo *b, int family
         for (size_t j = 0; j < b->n_addrs; j++)
                 any_b = any_b || b->addrs[j].addr.family == family;
         if (any_a != any_b)
+                return true;
+        /* A first DNS server (of either family: each answers both) ends a round's wait for
+         * one (roamd-probe.c). */
+        if ((a->n_dns == 0) != (b->n_dns == 0))
                 return true;
         /* The usable addresses of the family, in order. */
         for (;;) {

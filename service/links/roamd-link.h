@@ -83,6 +83,10 @@ typedef struct Link {
         const LinkViews *views; /* the registry's, NULL outside one */
         int ifindex;
         char *path;
+        /* While held (the registry's sync), the names of changed properties are collected and
+         * go out in one PropertiesChanged at the release (roamd-link-bus.c). */
+        unsigned bus_hold;
+        char **bus_pending;
         Bearer bearer;
         bool bearer_from_config;
         LinkState state;

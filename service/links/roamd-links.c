@@ -269,6 +269,7 @@ static int sync_one(void *userdata, int ifindex, LinkInfo *info)
                 r = links_add(l, ifindex, &link);
                 if (r < 0)
                         return log_oom();
+                link_bus_hold(link); /* released at the end of the sync, as the others */
                 log_info("%s: new link (index %d)", info->name, ifindex);
         }
         link->seen = true;
@@ -412,18 +413,24 @@ int links_sync(Links *l)
         int r;
 
         l->addresses_changed = false;
-        for (size_t i = 0; i < l->n_links; i++)
+        for (size_t i = 0; i < l->n_links; i++) {
                 l->links[i]->seen = false;
+                link_bus_hold(l->links[i]); /* one PropertiesChanged per link per sync */
+        }
 
         r = netlink_collect(l->netlink, sync_one, l);
-        if (r < 0)
+        if (r >= 0) {
+                /* The table is made whole first: a watcher told that a link is gone may look
+                 * others up. */
+                gone = calloc(l->n_links + 1, sizeof(Link *));
+                if (!gone)
+                        r = -ENOMEM;
+        }
+        if (r < 0) {
+                for (size_t i = 0; i < l->n_links; i++)
+                        link_bus_release(l->links[i]);
                 return log_error_errno(r, "Failed to read link state: %m");
-
-        /* The table is made whole first: a watcher told that a link is gone may look others
-         * up. */
-        gone = calloc(l->n_links + 1, sizeof(Link *));
-        if (!gone)
-                return log_oom();
+        }
         for (size_t i = 0; i < l->n_links; i++) {
                 Link *link = l->links[i];
 
@@ -455,5 +462,7 @@ int links_sync(Links *l)
         links_notify(l, &(LinksEvent){.type = LINKS_EVENT_SYNCED,
                                       .addresses_changed = l->addresses_changed,
                                       .n_gone = n_gone});
+        for (size_t i = 0; i < l->n_links; i++)
+                link_bus_release(l->links[i]);
         return 0;
 }

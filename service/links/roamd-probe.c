@@ -20,6 +20,7 @@
 #include "roamd-ping.h"
 #include "roamd-pmtu.h"
 #include "roamd-probe-answer.h"
+#include "roamd-probe-internal.h"
 #include "roamd-probe.h"
 #include "roamd-reconcile.h"
 #include "roamd-resolve.h"
@@ -28,87 +29,6 @@
 /* How long the large transfer may stay silent once the small probes answered: a lost
  * full-size segment is sent again within a second (RTO), several times in this. */
 #define PROBE_LARGE_SILENCE_USEC (3 * USEC_PER_SEC)
-
-typedef struct Prober Prober;
-typedef struct ProbeFamily ProbeFamily;
-
-/* A response body, cut at a limit in the write callback: Debian's curl (7.88) ignores
- * CURLOPT_MAXFILESIZE for bodies of unknown length, so a chunked 50 MB answer must be cut
- * here. */
-typedef struct Body {
-        char *data;
-        size_t size, max;
-        bool truncated;
-        bool decided; /* cut once it could no longer be the expected answer */
-} Body;
-
-/* One URL fetched through the link: resolve its host with the link's DNS, then GET it. */
-typedef struct Fetch {
-        Prober *prober;
-        ProbeFamily *family; /* NULL for the capport fetch */
-        FetchKind kind;
-        char *url;
-        char *host;
-        long port;
-        Resolve *resolve;
-        CURL *easy;
-        struct curl_slist *connect_to, *headers;
-        Body body;
-        DnsOutcome dns;
-        HttpOutcome outcome;
-        char *portal_url;
-        uint64_t connect_usec; /* the TCP handshake, measured by curl */
-        uint32_t mark;         /* SO_MARK of its sockets: the VPN slot's, else 0 */
-        IpAddr early;          /* the transfer started before DNS answered, to this address */
-        bool speculative;      /* ... and the link's DNS has yet to confirm it */
-        bool transfer_done;    /* the transfer ended; its outcome waits for DNS */
-        bool shares_lookup;    /* the HTTPS probe waits for the HTTP probe's lookup */
-        bool running, done;
-        char error[CURL_ERROR_SIZE];
-} Fetch;
-
-struct ProbeFamily {
-        Prober *prober;
-        int family;
-        bool active;    /* a round runs for this family */
-        bool settled;   /* its facts are complete */
-        Fetch fetch[4]; /* FETCH_HTTP, FETCH_HTTPS, FETCH_GARDEN, FETCH_LARGE */
-        Ping *ping;
-        sd_event_source *grace; /* HTTP answered: how long HTTPS may still take */
-        bool partial;           /* partial was published while HTTPS still ran */
-        unsigned round;         /* counts the rounds started */
-        IpAddr known[4];        /* per fetch kind: where the link's DNS sent it last round */
-        sd_event_source *stall; /* the small probes answered: how long the large one may be
-                                 * silent */
-        PmtuSearch *pmtu;       /* behind a black hole: the working MTU searched (not a round's) */
-        bool pmtu_searched;     /* since the verdict became mtu */
-        ProbeFacts facts;
-        ReconcileWait *pass;  /* a VPN's probes wait for the pass that routes its slot */
-        bool opening;         /* family_open() ran, family_start_rest() has yet to; */
-        bool checking;        /* then `checking` is published if the verdict is still */
-        VerdictResult before; /* this one */
-};
-
-struct Prober {
-        Link *link;
-        ProbeFamily fam[2];
-        Fetch capport;
-        bool capport_active;
-        bool capport_started; /* since the last full round: the API was looked at */
-        bool starting;        /* rounds are being started: do not finish yet */
-        bool rest_capport;    /* prober_start_rest() looks at the portal API */
-        bool probed;          /* this round sent probes (else LastProbe stays) */
-        sd_event_source *timer;
-        sd_event_source *rest; /* prober_start_rest() */
-        Resolve *nat64;        /* RFC 7050: ipv4only.arpa AAAA, beside the IPv6 round */
-        unsigned failures;
-        uint64_t round_start;
-        /* While one family is online and the other is not, the timer's rounds probe only the
-         * failing family (PROBE_IPV4/6); the online one waits for its re-check, due then
-         * (CLOCK_MONOTONIC). retry 0: every family. */
-        unsigned retry;
-        uint64_t recheck_at;
-};
 
 static const char *family_name(int family)
 {
@@ -237,6 +157,7 @@ static void family_cancel(ProbeFamily *pf)
         pf->stall = sd_event_source_disable_unref(pf->stall);
         pf->ping = ping_free(pf->ping);
         pf->grace = sd_event_source_disable_unref(pf->grace);
+        pf->dns_wait = sd_event_source_disable_unref(pf->dns_wait);
         pf->pass = reconcile_wait_free(pf->pass);
         pf->active = pf->settled = pf->partial = pf->opening = false;
 }
@@ -263,7 +184,6 @@ Prober *prober_free(Prober *p)
         return NULL;
 }
 
-static void prober_schedule(Prober *p, uint64_t usec);
 static void prober_maybe_finish(Prober *p);
 
 /* A VPN has no default route in the main table: roamd routes apps into it through the VPN
@@ -835,7 +755,7 @@ static void large_wait(ProbeFamily *pf)
         (void)sd_event_source_set_description(pf->stall, "probe-large");
 }
 
-static void base_facts(const Link *l, int family, ProbeFacts *f)
+void probe_base_facts(const Link *l, int family, ProbeFacts *f)
 {
         *f = (ProbeFacts){.carrier = l->info.admin_up && l->info.carrier};
         for (size_t i = 0; i < l->info.n_addrs; i++) {
@@ -940,70 +860,6 @@ static void family_progress(ProbeFamily *pf)
                 return;
         }
         (void)sd_event_source_set_description(pf->grace, "probe-https-grace");
-}
-
-/* The families whose verdict a probe decides (PROBE_IPV4/6), and of those the ones that
- * are not online. */
-static void probe_needs(const Link *l, unsigned *ret_needing, unsigned *ret_failing)
-{
-        unsigned needing = 0, failing = 0;
-        ProbeFacts f;
-
-        for (int i = 0; i < 2; i++) {
-                unsigned bit = i ? PROBE_IPV6 : PROBE_IPV4;
-
-                base_facts(l, i ? AF_INET6 : AF_INET, &f);
-                if (!verdict_needs_probe(&f))
-                        continue;
-                needing |= bit;
-                if ((i ? l->verdict6 : l->verdict4).verdict != VERDICT_ONLINE)
-                        failing |= bit;
-        }
-        *ret_needing = needing;
-        *ret_failing = failing;
-}
-
-/* Online everywhere it can be: the next round at the re-check interval. A family that is
- * not online is tried again with backoff, also while the other family is online (an IPv6
- * that failed once would otherwise wait for IPv4's re-check); those rounds leave the online
- * family alone until its own re-check is due. */
-static void prober_schedule_next(Prober *p)
-{
-        Link *l = p->link;
-        const ProbeConfig *c = &l->core->config->probe;
-        uint64_t now = clock_now_usec(CLOCK_MONOTONIC), d = c->backoff_min_usec;
-        unsigned needing, failing;
-
-        probe_needs(l, &needing, &failing);
-        if (needing && !failing) {
-                /* (after a retry of one family, the other's re-check stays when it was due) */
-                if (!p->retry || p->recheck_at <= now)
-                        p->recheck_at = now + c->recheck_usec;
-                p->failures = 0;
-                p->retry = 0;
-                prober_schedule(p, p->recheck_at - now);
-                return;
-        }
-        if (!needing && l->verdict.verdict == VERDICT_ONLINE) {
-                p->failures = 0;
-                p->retry = 0;
-                prober_schedule(p, c->recheck_usec);
-                return;
-        }
-        for (unsigned k = 0; k < p->failures && d < c->backoff_max_usec; k++)
-                d *= 2;
-        d = MIN(d, c->backoff_max_usec);
-        p->failures++;
-        p->retry = 0;
-        if (needing & ~failing) {
-                /* a family is online: its re-check is due a full interval after the round
-                 * that found it so (a retry of the other family alone leaves it as it is) */
-                if (p->recheck_at <= now)
-                        p->recheck_at = now + c->recheck_usec;
-                p->retry = failing;
-                d = MIN(d, p->recheck_at - now);
-        }
-        prober_schedule(p, d);
 }
 
 static void on_pmtu_done(PmtuSearch *s, uint32_t mtu, void *userdata)
@@ -1118,6 +974,11 @@ int prober_known_http(const Prober *p, int family, IpAddr *ret)
                 return -ENOENT;
         *ret = *a;
         return 0;
+}
+
+const void *prober_family(const Prober *p, int family)
+{
+        return &p->fam[family == AF_INET6];
 }
 
 bool prober_round_running(const Prober *p)
@@ -1246,7 +1107,7 @@ static bool family_open(ProbeFamily *pf, bool facts_changed)
 
         family_cancel(pf);
         pf->round++;
-        base_facts(l, pf->family, &pf->facts);
+        probe_base_facts(l, pf->family, &pf->facts);
         pf->active = true;
         if (!verdict_needs_probe(&pf->facts)) {
                 /* The link's own state decides: no waiting for any probe. */
@@ -1276,17 +1137,11 @@ static bool family_open(ProbeFamily *pf, bool facts_changed)
                pf->fetch[FETCH_GARDEN].speculative || pf->fetch[FETCH_LARGE].speculative;
 }
 
-/* The second half: the lookups, then `checking` (unless starting already decided
- * something). */
-static void family_start_rest(ProbeFamily *pf)
+/* The probes' lookups (and NAT64's beside an IPv6 round). */
+static void family_lookups(ProbeFamily *pf)
 {
-        Link *l = pf->prober->link;
-        const VerdictResult *cur = pf->family == AF_INET6 ? &l->verdict6 : &l->verdict4;
         int r;
 
-        if (!pf->opening || pf->pass)
-                return; /* (waiting for the pass: on_pass_done() goes on) */
-        pf->opening = false;
         r = fetch_lookup(&pf->fetch[FETCH_HTTP]);
         if (r >= 0)
                 r = fetch_lookup(&pf->fetch[FETCH_HTTPS]);
@@ -1300,6 +1155,47 @@ static void family_start_rest(ProbeFamily *pf)
         }
         if (pf->family == AF_INET6)
                 nat64_start(pf->prober);
+}
+
+/* No DNS server came within a lookup's time: the lookups run now, and fail. */
+static int on_dns_wait(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        ProbeFamily *pf = userdata;
+        Prober *p = pf->prober;
+
+        pf->dns_wait = sd_event_source_disable_unref(pf->dns_wait);
+        log_debug("%s: %s: no DNS server known: the lookups fail", strempty(p->link->info.name),
+                  family_name(pf->family));
+        p->starting = true; /* (what failing at once decides is published once) */
+        family_lookups(pf);
+        p->starting = false;
+        prober_maybe_finish(p);
+        return 0;
+}
+
+/* The second half: the lookups, then `checking` (unless starting already decided
+ * something). */
+static void family_start_rest(ProbeFamily *pf)
+{
+        Link *l = pf->prober->link;
+        const VerdictResult *cur = pf->family == AF_INET6 ? &l->verdict6 : &l->verdict4;
+        uint64_t wait = l->core->config->probe.dns_timeout_usec;
+
+        if (!pf->opening || pf->pass)
+                return; /* (waiting for the pass: on_pass_done() goes on) */
+        pf->opening = false;
+        /* An RA's address and route come a moment before its DNS server (RDNSS) is known: a
+         * round that looked up through no server would publish `local (dns-failed)`, undone
+         * as soon as the server comes. It waits for a server as long as a lookup may take;
+         * the server's arrival starts a new round (the link's facts changed). */
+        if (l->info.n_dns == 0 && wait > 0 &&
+            sd_event_add_time_relative(l->core->event, &pf->dns_wait, CLOCK_MONOTONIC, wait, 0,
+                                       on_dns_wait, pf) >= 0) {
+                (void)sd_event_source_set_description(pf->dns_wait, "probe-dns-wait");
+                log_debug("%s: %s: no DNS server known yet: waiting for one",
+                          strempty(l->info.name), family_name(pf->family));
+        } else
+                family_lookups(pf);
         if (pf->checking && cur->verdict == pf->before.verdict && cur->reason == pf->before.reason)
                 link_set_verdict(l, pf->family,
                                  (VerdictResult){VERDICT_CHECKING, REASON_NOT_PROBED}, NULL);
@@ -1316,14 +1212,6 @@ static void on_pass_done(Reconcile *rc, int result, void *userdata)
         family_open_fetches(pf);
         family_start_rest(pf);
         prober_maybe_finish(p);
-}
-
-static bool link_needs_probe(const Link *l)
-{
-        unsigned needing, failing;
-
-        probe_needs(l, &needing, &failing);
-        return needing != 0;
 }
 
 static void capport_start(Prober *p)
@@ -1388,7 +1276,7 @@ static int on_rest(sd_event_source *s, void *userdata)
  * start (lookups, the portal API, publishing `checking`) waits for the loop's next turn:
  * on a link that answers at once (a LAN, veth) the handshake is done by then and the
  * request goes first, not after ~2 ms of the other family's set-up and D-Bus signals. */
-static void prober_start(Prober *p, unsigned families, bool facts_changed)
+void prober_start(Prober *p, unsigned families, bool facts_changed)
 {
         /* capport_active stays set once its fetch is done (prober_maybe_finish() asks for
          * both): a done fetch is no running round, or every later round's clock would
@@ -1401,7 +1289,9 @@ static void prober_start(Prober *p, unsigned families, bool facts_changed)
         if (idle) {
                 p->round_start = clock_now_usec(CLOCK_MONOTONIC);
                 p->probed = false;
+                p->round_families = 0;
         }
+        p->round_families |= families;
         p->starting = true;
         if (families & PROBE_IPV4)
                 opened = family_open(&p->fam[0], facts_changed) || opened;
@@ -1412,41 +1302,6 @@ static void prober_start(Prober *p, unsigned families, bool facts_changed)
         if (opened && sd_event_source_set_enabled(p->rest, SD_EVENT_ONESHOT) >= 0)
                 return;
         prober_start_rest(p);
-}
-
-static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
-{
-        Prober *p = userdata;
-        unsigned families = PROBE_IPV4 | PROBE_IPV6;
-
-        if (p->retry && clock_now_usec(CLOCK_MONOTONIC) < p->recheck_at)
-                families = p->retry;
-        prober_start(p, families, false);
-        return 0;
-}
-
-static void prober_schedule(Prober *p, uint64_t usec)
-{
-        Link *l = p->link;
-
-        log_debug("%s: next probe in %.1f s", strempty(l->info.name), (double)usec / 1e6);
-        if (sd_event_source_set_time_relative(p->timer, usec) < 0 ||
-            sd_event_source_set_enabled(p->timer, SD_EVENT_ONESHOT) < 0)
-                log_warning("%s: cannot schedule the next probe.", strempty(l->info.name));
-}
-
-void prober_trigger(Prober *p)
-{
-        p->failures = 0;
-        prober_start(p, PROBE_IPV4 | PROBE_IPV6, false);
-}
-
-void prober_restart(Prober *p, unsigned families)
-{
-        if (families == 0)
-                return;
-        p->failures = 0;
-        prober_start(p, families, true);
 }
 
 int prober_new(Link *l, Prober **ret)
@@ -1467,8 +1322,8 @@ int prober_new(Link *l, Prober **ret)
                 p->fam[i].fetch[FETCH_LARGE].prober = p;
         }
         p->capport.prober = p;
-        r = sd_event_add_time_relative(l->core->event, &p->timer, CLOCK_MONOTONIC, 0, 0, on_timer,
-                                       p);
+        r = sd_event_add_time_relative(l->core->event, &p->timer, CLOCK_MONOTONIC, 0, 0,
+                                       prober_on_timer, p);
         if (r < 0) {
                 free(p);
                 return r;

@@ -35,6 +35,9 @@ uint32_t probe_mark(const Link *l, int family);
 
 /* A round runs (or is being started) for either family. */
 bool prober_round_running(const Prober *p);
+/* The object a family's own timers (AF_INET, AF_INET6: the wait for a DNS server) are made
+ * with: the unit tests find them by it. */
+const void *prober_family(const Prober *p, int family);
 
 /* A probe round runs on the link and none of its families has an answer yet (a family
  * that is offline for the link's own reasons, no route say, is no answer). */

@@ -153,6 +153,9 @@ MANAGER_PROPERTIES = {
     "Version": ("s", "0.1.0"),
     "State": ("s", "offline"),
     "BestLink": ("o", "/"),
+    # as roamd: the link State is about; BestLink's unless the scenario names another
+    "DefaultLink": ("o", None),
+    "StateReason": ("s", ""),
     "ConfigFile": ("s", "/etc/roam/roamd.conf"),
     "FirewallError": ("s", ""),
     "Locations": ("as", ["home", "work", "public", "untrusted"]),
@@ -348,6 +351,8 @@ def build_properties(table, values, only=None):
         if only is not None and name not in only:
             continue
         value = values.get(name, default)
+        if table is MANAGER_PROPERTIES and name == "DefaultLink" and value is None:
+            value = values.get("BestLink", "/")
         signature = types.get(name, signature)
         if signature == "s" and not isinstance(value, str):
             value = str(value)  # a deliberately wrong type
@@ -715,7 +720,10 @@ class Manager(PropertiesObject):
 
     def update(self, changes):
         self.values.update(changes)
-        changed = build_properties(MANAGER_PROPERTIES, self.values, only=set(changes))
+        only = set(changes)
+        if "BestLink" in only and self.values.get("DefaultLink") is None:
+            only.add("DefaultLink")  # (it follows BestLink, as roamd's does without a reason)
+        changed = build_properties(MANAGER_PROPERTIES, self.values, only=only)
         self.props.update(changed)
         self.PropertiesChanged(MANAGER_IFACE, changed, dbus.Array([], signature="s"))
 

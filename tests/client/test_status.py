@@ -149,10 +149,12 @@ def test_status_json(roamd, roam):
     r = roam("status", "--json")
     assert r.rc == 0, r.err
     doc = json.loads(r.out)
-    assert list(doc) == ["state", "best_link", "version", "degraded", "degraded_since_usec",
-                         "mark_conflicts", "firewall_mask_suggestion", "links"]
+    assert list(doc) == ["state", "best_link", "default_link", "state_reason", "version",
+                         "degraded", "degraded_since_usec", "mark_conflicts",
+                         "firewall_mask_suggestion", "links"]
     assert doc["state"] == "online"
-    assert doc["best_link"] == "wifi0"
+    assert doc["best_link"] == "wifi0" and doc["default_link"] == "wifi0"
+    assert doc["state_reason"] == ""
     assert doc["version"] == "0.1.0-test"
     assert [link["name"] for link in doc["links"]] == ["eth0", "wifi0", "br-virt", "tun0"]
     for link in doc["links"]:
@@ -213,7 +215,8 @@ def test_status_no_links(roamd, roam):
     assert r.rc == 0, r.err
     assert r.out == "State: Offline: no usable link\n\nNo links (loopback is never shown).\n"
     doc = json.loads(roam("status", "--json").out)
-    assert doc == {"state": "offline", "best_link": None, "version": "0.1.0", "degraded": "",
+    assert doc == {"state": "offline", "best_link": None, "default_link": None,
+                   "state_reason": "", "version": "0.1.0", "degraded": "",
                    "degraded_since_usec": None, "mark_conflicts": [],
                    "firewall_mask_suggestion": "", "links": []}
 

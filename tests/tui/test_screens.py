@@ -39,6 +39,27 @@ def test_overview_sentences(roamd, tui):
         fake.close()
 
 
+def default_route_scenario():
+    """eth0 holds the kernel's default route and reaches nothing; wlan0 is online: roamd
+    says the default route's verdict (issue 41 §1)."""
+    eth0 = link(2, "eth0", "ethernet", "offline", "gateway-unreachable", 20,
+                Addresses=[[4, "192.0.2.226", 26, "global"]], Gateways=[[4, "192.0.2.193"]])
+    m = manager("offline", WLAN0_ONLINE)
+    m["DefaultLink"] = "/org/roam1/link/2"
+    m["StateReason"] = ("wlan0 is online, but the default route goes through eth0, which "
+                        "reaches nothing")
+    return {"manager": m, "links": [eth0, WLAN0_ONLINE]}
+
+
+def test_overview_default_route_reaches_nothing(roamd, tui, golden):
+    roamd(default_route_scenario())
+    t = tui()
+    t.wait_for(screen="overview", text="wlan0")
+    assert ("Offline: wlan0 is online, but the default route goes through eth0, which "
+            "reaches nothing") in " ".join(t.text().split()), t.text()
+    golden("overview-default-route", t)
+
+
 def test_overview_several_links(roamd, tui, golden):
     roamd(SEVERAL)
     t = tui()

@@ -241,6 +241,18 @@ TEST(class_steers_main_traffic_to_an_online_link)
         class_compile(&key, false, &w, &r);
         ASSERT_TRUE(r.route[0] == 5 && r.state == APP_STATE_VIA_NOT_ONLINE &&
                     r.state_verdict == VERDICT_CHECKING);
+        /* Partial (plain HTTP gets through; curl --interface eth0 must keep working): kept.
+         * Local and a portal reach nothing beyond the link: steered. */
+        links[2].verdict[0] = links[2].verdict[1] = VERDICT_PARTIAL;
+        class_compile(&key, false, &w, &r);
+        ASSERT_TRUE(r.route[0] == 5 && r.route[1] == 5 && r.state == APP_STATE_VIA_NOT_ONLINE &&
+                    r.state_verdict == VERDICT_PARTIAL);
+        for (int v = VERDICT_LOCAL; v <= VERDICT_PORTAL; v++) {
+                links[2].verdict[0] = links[2].verdict[1] = v;
+                class_compile(&key, false, &w, &r);
+                ASSERT_TRUE(r.route[0] == 2 && r.route[1] == 2 && r.state == APP_STATE_ONLINE);
+        }
+        links[2].verdict[0] = links[2].verdict[1] = VERDICT_CHECKING;
         /* No online link anywhere: main's link stays; per family: IPv6 online on eth0 keeps
          * IPv6 there while IPv4 goes to wifi0, and the app is online. */
         links[2].verdict[0] = VERDICT_OFFLINE;

@@ -104,6 +104,8 @@ static const struct {
     {"[Apps]\nSystemCgroups=/a/../b\n", "test.conf:2: SystemCgroups= takes absolute"},
     {"[Apps]\nMaxAppsPerUser=0\n", "test.conf:2: MaxAppsPerUser="},
     {"[Apps]\nColour=1\n", "test.conf:2: Unknown key Colour= in section [Apps]."},
+    {"[Apps]\nDefaultFollows=best\n", "test.conf:2: DefaultFollows= must be verdict or kernel"},
+    {"[Routing]\nPreferOnline=maybe\n", "test.conf:2: PreferOnline= must be a boolean"},
     {"[Time]\nGateTimeout=soon\n", "test.conf:2: GateTimeout= must be a duration from 0 to 600s"},
     {"[Time]\nGateTimeout=601\n", "test.conf:2: GateTimeout= must be a duration from 0 to 600s"},
     {"[Time]\nStateFile=time.state\n", "test.conf:2: StateFile= must be an absolute path"},
@@ -198,6 +200,14 @@ TEST(config_apps_and_routing)
         ASSERT_EQ(c->apps.table_base, 29000u);
         ASSERT_EQ(c->apps.rule_priority, 29000u);
         ASSERT_EQ(c->apps.max_apps_per_user, 256u);
+        ASSERT_EQ(c->apps.default_follows, DEFAULT_FOLLOWS_VERDICT);
+        config_free(c);
+        ASSERT_OK(parse("[Apps]\nDefaultFollows=kernel\n", &c));
+        ASSERT_EQ(c->apps.default_follows, DEFAULT_FOLLOWS_KERNEL);
+        config_free(c);
+        /* the old spelling */
+        ASSERT_OK(parse("[Routing]\nPreferOnline=no\n", &c));
+        ASSERT_EQ(c->apps.default_follows, DEFAULT_FOLLOWS_KERNEL);
         config_free(c);
         ASSERT_OK(parse("[Apps]\nEnforce=no\nPolicyDirectory=/p\nStateFile=/s\nMaxAppsPerUser=8\n"
                         "SystemCgroups=/vpn.service /x/y.scope\n"

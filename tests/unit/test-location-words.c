@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdlib.h>
+
 #include "roam-words.h"
 #include "test.h"
 
@@ -37,4 +39,31 @@ TEST(location_words)
         ASSERT_STREQ(roam_fw_direction_words("in"), "inbound");
         ASSERT_STREQ(roam_fw_action_words("drop"), "dropped silently");
         ASSERT_STREQ(roam_fw_action_words("log"), "log");
+}
+
+/* The global state's words (issue 41): why the state is not the best link's. */
+TEST(state_reason_words)
+{
+        char *s;
+
+        s = roam_state_reason_default_route("wifi0", ROAM_VERDICT_ONLINE, "eth0",
+                                            ROAM_VERDICT_OFFLINE);
+        ASSERT_STREQ(s, "wifi0 is online, but the default route goes through eth0, which "
+                        "reaches nothing");
+        free(s);
+        s = roam_state_reason_follows("eth0", ROAM_VERDICT_PORTAL, "wifi0");
+        ASSERT_STREQ(s, "the default route goes through eth0, which is behind a captive portal: "
+                        "apps go through wifi0 instead");
+        free(s);
+        ASSERT_TRUE(!roam_state_reason_follows("eth0", _ROAM_VERDICT_MAX, "wifi0"));
+        s = roam_state_sentence_reason("offline", "Offline: eth0, nothing answers",
+                                       "wifi0 is online, but ...");
+        ASSERT_STREQ(s, "Offline: wifi0 is online, but ...");
+        free(s);
+        s = roam_state_sentence_reason("online", "Online via wifi0 (wifi)", "the default ...");
+        ASSERT_STREQ(s, "Online via wifi0 (wifi); the default ...");
+        free(s);
+        s = roam_state_sentence_reason("local", "Local network only on cell0: no Internet", "");
+        ASSERT_STREQ(s, "Local network only on cell0: no Internet");
+        free(s);
 }

@@ -24,6 +24,7 @@ static sd_event *event;
 static Config *config;
 static Core core;
 static Link *eth;
+static bool no_dns; /* the next updates carry no DNS server */
 
 static void setup(const char *probe_conf)
 {
@@ -53,7 +54,7 @@ static void teardown(void)
 
 /* What netlink would gather for eth0: carrier, an IPv4 address (and an IPv6 one), a gateway
  * of each family, a DNS server. */
-static void update6(const char *addr, const char *addr6, bool carrier)
+static void update6_scope(const char *addr, const char *addr6, int scope6, bool carrier)
 {
         size_t n = addr6 ? 2 : 1;
         unsigned families;
@@ -75,18 +76,26 @@ static void update6(const char *addr, const char *addr6, bool carrier)
         i.gateways[0] = (IpAddr){AF_INET, "192.0.2.1"};
         i.n_gateways = 1;
         i.dns[0] = (IpAddr){AF_INET, "192.0.2.53"};
-        i.n_dns = 1;
+        i.n_dns = no_dns ? 0 : 1;
         if (addr6) {
-                i.addrs[1] = (LinkAddress){
-                    .addr = {.family = AF_INET6}, .prefixlen = 64, .scope = ADDR_SCOPE_GLOBAL};
+                i.addrs[1] =
+                    (LinkAddress){.addr = {.family = AF_INET6}, .prefixlen = 64, .scope = scope6};
                 snprintf(i.addrs[1].addr.text, sizeof(i.addrs[1].addr.text), "%s", addr6);
-                i.gateways[1] = (IpAddr){AF_INET6, "fe80::1"};
-                i.n_addrs = i.n_gateways = 2;
+                i.n_addrs = 2;
+                if (scope6 == ADDR_SCOPE_GLOBAL) { /* (a link-local address comes alone) */
+                        i.gateways[1] = (IpAddr){AF_INET6, "fe80::1"};
+                        i.n_gateways = 2;
+                }
         }
         ASSERT_OK(link_update(eth, &i, false, &families));
         if (families) /* what the registry does with them */
                 ASSERT_OK(link_reprobe_families(eth, families));
         fake_loop_run(event);
+}
+
+static void update6(const char *addr, const char *addr6, bool carrier)
+{
+        update6_scope(addr, addr6, ADDR_SCOPE_GLOBAL, carrier);
 }
 
 static void update(const char *addr, bool carrier)
@@ -279,5 +288,63 @@ TEST(probe_ipv6_retries_keep_ipv4_recheck)
         ASSERT_EQ(fake_fetch_pending_lookups(AF_INET6), 2);
         ASSERT_EQ(fake_fetch_pending_lookups(AF_INET), 1);
         ASSERT_EQ(fake_fetch_pending_transfers(), 2);
+        teardown();
+}
+
+/* IPv4 online; then the link gets its IPv6 link-local address (IPv6's facts changed, so IPv6
+ * is looked at again): IPv4's re-check stays where it was, not a full interval later (issue
+ * 41 §2: the families' timers are independent). */
+TEST(probe_ipv6_link_local_keeps_ipv4_recheck)
+{
+        setup("RecheckInterval=10s\n");
+        update("192.0.2.5", true);
+        round_online();
+        ASSERT_EQ(fake_timer_delay(probe_timer()), 10 * USEC_PER_SEC);
+        fake_clock_advance(4 * USEC_PER_SEC);
+        update6_scope("192.0.2.5", "fe80::5", ADDR_SCOPE_LINK, true);
+        ASSERT_EQ(eth->verdict4.verdict, VERDICT_ONLINE);
+        ASSERT_TRUE(fake_timer_armed(probe_timer()));
+        ASSERT_EQ(fake_timer_delay(probe_timer()), 6 * USEC_PER_SEC);
+        /* then both families' round, as due */
+        fake_timer_fire(event, probe_timer());
+        ASSERT_EQ(fake_fetch_pending_lookups(AF_INET), 1);
+        teardown();
+}
+
+/* An address and a route before any DNS server (an RA's RDNSS comes a moment later): the
+ * round waits for a server instead of publishing `local (dns-failed)`; the server's arrival
+ * starts the round that decides. Without one, the lookups fail after DNSTimeout= (issue 41
+ * §2: a verdict only from a round that had what it needed). */
+TEST(probe_waits_for_a_dns_server)
+{
+        setup("DNSTimeout=5s\n");
+        no_dns = true;
+        update("192.0.2.5", true);
+        ASSERT_TRUE(prober_round_running(eth->prober));
+        ASSERT_EQ(fake_fetch_pending_lookups(AF_INET), 0);
+        ASSERT_EQ(eth->verdict4.verdict, VERDICT_CHECKING);
+        ASSERT_TRUE(fake_timer_armed(fake_timer_of(prober_family(eth->prober, AF_INET))));
+        ASSERT_EQ(fake_timer_delay(fake_timer_of(prober_family(eth->prober, AF_INET))),
+                  5 * USEC_PER_SEC);
+        no_dns = false;
+        update("192.0.2.5", true);
+        ASSERT_EQ(eth->verdict4.verdict, VERDICT_CHECKING);
+        round_online();
+
+        /* the server goes; a new round finds none and, after the wait, fails */
+        no_dns = true;
+        update("192.0.2.5", true);
+        ASSERT_EQ(fake_fetch_pending_lookups(AF_INET), 0);
+        ASSERT_TRUE(prober_round_running(eth->prober));
+        ASSERT_EQ(eth->verdict4.verdict, VERDICT_CHECKING);
+        fake_timer_fire(event, fake_timer_of(prober_family(eth->prober, AF_INET)));
+        /* (what c-ares answers a lookup through no server) */
+        ASSERT_EQ(fake_fetch_pending_lookups(AF_INET), 1);
+        fake_fetch_answer_dns(AF_INET, DNS_OUTCOME_FAILED, NULL);
+        fake_fetch_answer_ping(true);
+        ASSERT_TRUE(!prober_round_running(eth->prober));
+        ASSERT_EQ(eth->verdict4.verdict, VERDICT_LOCAL);
+        ASSERT_EQ(eth->verdict4.reason, REASON_DNS_FAILED);
+        no_dns = false;
         teardown();
 }

@@ -68,10 +68,18 @@ def networks_expectations(w):
     check("eth0 (silent gateway) is offline in both families: nothing answers", "eth0",
           lambda l: l["State"] == "routable" and both(l, "offline", ("gateway-unreachable",)))
     cell = links.get("cell0")
-    out.append(("roamd's overall state is partial, through cell0",
-                manager.get("State") == "partial" and cell is not None
-                and manager.get("BestLink") == cell["_path"],
-                "State=%s BestLink=%s" % (manager.get("State"), manager.get("BestLink"))))
+    eth0 = links.get("eth0")
+    # the best link is cell0 (partial), but apps go by the kernel's default route, eth0's,
+    # which reaches nothing, and no link is online to take them instead (issue 41 §1)
+    out.append(("roamd's overall state is offline, through eth0, and says cell0 is better",
+                manager.get("State") == "offline" and cell is not None and eth0 is not None
+                and manager.get("BestLink") == cell["_path"]
+                and manager.get("DefaultLink") == eth0["_path"]
+                and manager.get("StateReason") == "cell0 lets no HTTPS through, but the default "
+                "route goes through eth0, which reaches nothing",
+                "State=%s BestLink=%s DefaultLink=%s StateReason=%r"
+                % (manager.get("State"), manager.get("BestLink"), manager.get("DefaultLink"),
+                   manager.get("StateReason"))))
     return out
 
 

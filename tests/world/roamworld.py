@@ -193,6 +193,8 @@ class Monitor:
         self.messages.append((t, message_json(msg)))
 
     def start(self):
+        if self._rb is not None:
+            return self  # (w.monitor() started it; `with` starts it again: one connection)
         self._rb = roambus.RoamBus(self.address)
         self._rb.sync()  # the match rules are in place, nothing older is pending
         self._rb.listeners.append(self._on_signal)

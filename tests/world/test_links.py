@@ -253,3 +253,26 @@ def test_connectivity_follows_the_world(w):
         w.internet(True)
     w.call(w.link("wifi0")["_path"], "org.roam1.Link", "Reprobe")
     connectivity(w, "wifi0", "online", timeout=20)
+
+
+def test_one_properties_changed_per_link_per_sync(w):
+    """Issue 41 §2: a carrier loss is one sync for roamd; what it changes on the link (Carrier,
+    OperState, State, the verdicts of both families and the overall one) goes out in ONE
+    PropertiesChanged, as docs/ARCHITECTURE.md promises, not one per part (it was up to 5)."""
+    path = w.links()["cell0"]["_path"]
+    with w.monitor() as mon:
+        w.carrier("cell0", False)
+        w.wait_link("cell0", lambda l: not l["Carrier"] and l["State"] == "no-carrier" and
+                    l["Connectivity"] == "offline", timeout=10)
+        changes = [c for c in (Monitor.properties_changed(m, path) for _, m in mon.signals())
+                   if c]
+    print("PropertiesChanged of cell0:", [sorted(c) for c in changes])
+    with_carrier = [c for c in changes if "Carrier" in c]
+    assert len(with_carrier) == 1, changes
+    first = with_carrier[0]
+    assert {"Carrier", "OperState", "State", "Connectivity4", "Connectivity6",
+            "Connectivity"} <= set(first), changes
+    assert first["State"] == "no-carrier" and first["Connectivity"] == "offline", first
+    # nothing of it came again in a signal of its own
+    assert not [c for c in changes if c is not first and
+                {"State", "Connectivity4", "Connectivity6"} & set(c)], changes

@@ -10,6 +10,8 @@ import time
 
 import pytest
 
+from roamworld import MANAGER_IFACE, MANAGER_PATH, Monitor, wait_for
+
 WORLD = "wv6only"
 ONLINE = ("online", "ok")
 NO_V4 = ("offline", "no-address")
@@ -103,3 +105,58 @@ def test_dns64_prefix_is_a_fact_of_the_link(w):
     w.carrier("eth0", False)
     w.wait_link("eth0", lambda l: l["Nat64Prefix"] == "", timeout=10)
     assert "NAT64 prefix" not in w.status(check=True).stdout
+
+
+def test_no_verdict_before_a_dns_server_is_known(w):
+    """Issue 41 §2: on carrier-up in the IPv6-only network the RA's address and route come
+    before its DNS server; a round without a DNS server must not publish `local
+    (dns-failed)`. Every Connectivity6 and Connectivity the link published (the signals,
+    every change) from carrier-up to online: nothing but checking/offline before online."""
+    w.carrier("wifi0", False)
+    w.wait_link("wifi0", lambda l: l["Connectivity"] == "offline", timeout=10)
+    w.move("eth0", "v6only")
+    for attempt in range(3):
+        w.carrier("eth0", False)
+        l = w.wait_link("eth0", lambda l: not l["Carrier"] and l["Connectivity"] == "offline",
+                        timeout=10)
+        with w.monitor() as mon:
+            w.carrier("eth0", True)
+            w.wait_link("eth0", lambda l: fam(l, 6) == ONLINE, timeout=AFTER_MOVE)
+            seen = []
+            for _, msg in mon.signals():
+                ch = mon.properties_changed(msg, l["_path"])
+                for key in ("Connectivity6", "Connectivity"):
+                    if ch and key in ch:
+                        seen.append((key, ch[key], ch.get(key.replace("Connectivity",
+                                                                      "ConnectivityReason"))))
+        print("attempt %d: %s" % (attempt, seen))
+        before = [s for s in seen[:[s[1] for s in seen].index("online")]]
+        assert all(s[1] in ("checking", "offline") for s in before), seen
+
+
+def test_a_round_waits_for_the_first_dns_server(w):
+    """Issue 41 §2, made certain: roamd reads the RA's DNS servers from a directory the test
+    fills only once eth0's address and route are there (dhcpcd's file copied in), so the
+    first IPv6 round finds no DNS server. It waits (checking), never publishes `local
+    (dns-failed)`, and the server's arrival gives online."""
+    w.dev("mkdir", "-p", "/run/roam-test-ra")
+    w.dev("sh", "-c", "rm -f /run/roam-test-ra/*")
+    w.write_config(w.default_config +
+                   "[DNS]\nSources=dhcpcd\nDhcpcdRADir=/run/roam-test-ra\n")
+    w.call(MANAGER_PATH, MANAGER_IFACE, "Reload")
+    path = w.links()["eth0"]["_path"]
+    with w.monitor() as mon:
+        w.move("eth0", "v6only")
+        w.wait_link("eth0", lambda l: any(a[0] == 6 and a[3] == "global" for a in l["Addresses"])
+                    and l["Gateways"] and l["DNS"] == [], timeout=AFTER_MOVE)
+        src = "/run/dhcpcd/hook-state/resolv.conf/eth0.ra"
+        wait_for(lambda: w.dev("test", "-s", src, check=False).returncode == 0, 10,
+                 what="dhcpcd's RA servers of eth0")
+        w.dev("cp", src, "/run/roam-test-ra/eth0.ra")
+        w.wait_link("eth0", lambda l: fam(l, 6) == ONLINE, timeout=AFTER_MOVE)
+        seen = [(c.get("Connectivity6"), c.get("ConnectivityReason6"))
+                for c in (Monitor.properties_changed(m, path) for _, m in mon.signals())
+                if c and "Connectivity6" in c]
+    print("eth0's IPv6 verdicts:", seen)
+    assert seen[-1] == ONLINE, seen
+    assert all(v in ("checking", "offline") for v, _ in seen[:-1]), seen

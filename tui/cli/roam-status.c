@@ -572,7 +572,7 @@ static int link_to_json(const RoamLink *l, json_object **ret)
 int roam_status_to_json(const RoamModel *m, json_object **ret)
 {
         _cleanup_(json_object_putp) json_object *root = NULL, *links = NULL;
-        const RoamLink *best = roam_model_best_link(m);
+        const RoamLink *best = roam_model_best_link(m), *dflt = roam_model_default_link(m);
         int r;
 
         root = json_object_new_object();
@@ -584,6 +584,12 @@ int roam_status_to_json(const RoamModel *m, json_object **ret)
         if (r >= 0)
                 r = best ? json_add_string(root, "best_link", best->name)
                          : json_add_null(root, "best_link");
+        /* state is this link's verdict: the one the default app's traffic takes */
+        if (r >= 0)
+                r = dflt ? json_add_string(root, "default_link", dflt->name)
+                         : json_add_null(root, "default_link");
+        if (r >= 0)
+                r = json_add_string(root, "state_reason", strempty(m->state_reason));
         if (r >= 0)
                 r = json_add_string(root, "version", m->version);
         if (r >= 0)

@@ -114,6 +114,8 @@ static const BusMapEntry manager_properties[] = {
     MODEL_FIELD("Version", "s", bus_map_string, version),
     MODEL_FIELD("State", "s", bus_map_string, state),
     MODEL_FIELD("BestLink", "o", bus_map_string, best_link_path),
+    MODEL_FIELD("DefaultLink", "o", bus_map_string, default_link_path),
+    MODEL_FIELD("StateReason", "s", bus_map_string, state_reason),
     MODEL_FIELD("ConfigFile", "s", bus_map_string, config_file),
     MODEL_FIELD("FirewallError", "s", bus_map_string, firewall_error),
     MODEL_FIELD("Locations", "as", set_strv, locations),
@@ -431,9 +433,10 @@ int roam_model_new(RoamModel **ret)
         if (!m->best_link_path || !m->locations)
                 return -ENOMEM;
 
-        char **const strings[] = {&m->version,        &m->state,           &m->config_file,
-                                  &m->firewall_error, &m->degraded,        &m->mask_suggestion,
-                                  &m->wake_queue,     &m->time_gate_reason};
+        char **const strings[] = {
+            &m->version,     &m->state,           &m->config_file, &m->firewall_error,
+            &m->degraded,    &m->mask_suggestion, &m->wake_queue,  &m->time_gate_reason,
+            &m->state_reason};
         r = fill_empty_strings(strings, ELEMENTSOF(strings));
         if (r < 0)
                 return r;
@@ -449,6 +452,8 @@ RoamModel *roam_model_free(RoamModel *m)
         free(m->version);
         free(m->state);
         free(m->best_link_path);
+        free(m->default_link_path);
+        free(m->state_reason);
         free(m->config_file);
         free(m->firewall_error);
         strv_free(m->locations);
@@ -743,6 +748,15 @@ static int link_compare(const void *a, const void *b)
         if (x->index != y->index)
                 return x->index < y->index ? -1 : 1;
         return strcmp(x->path, y->path);
+}
+
+RoamLink *roam_model_default_link(const RoamModel *m)
+{
+        if (!m->default_link_path)
+                return roam_model_best_link(m); /* a roamd older than DefaultLink */
+        if (streq(m->default_link_path, "/"))
+                return NULL;
+        return roam_model_find_link(m, m->default_link_path);
 }
 
 RoamLink *roam_model_best_link(const RoamModel *m)

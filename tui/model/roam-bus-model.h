@@ -161,6 +161,10 @@ typedef struct RoamModel {
         char *version;
         char *state;
         char *best_link_path; /* "/" when there is none */
+        /* the link the default app's traffic takes, whose verdict State is ("/" none, NULL
+         * from a roamd without it); why that is not the best link's, "" none */
+        char *default_link_path;
+        char *state_reason;
         char *config_file;
         char *firewall_error;    /* "" when the firewall files in force loaded */
         char **locations;        /* the location words SetLocation takes; never NULL */
@@ -263,6 +267,8 @@ const char *roam_model_route_name(const RoamModel *m, const char *route);
 const RoamApp **roam_model_wake_order(const RoamModel *m, size_t *ret_n);
 /* The link BestLink names, or NULL when it is "/" or not (yet) among the links. */
 RoamLink *roam_model_best_link(const RoamModel *m);
+/* The link DefaultLink names (BestLink's from a roamd without it), NULL for "/". */
+RoamLink *roam_model_default_link(const RoamModel *m);
 
 /* Loads the whole model (manager GetAll, then GetManagedObjects). Errors are logged; returns
  * -EHOSTDOWN when roamd is not running (nobody owns its name), another negative errno on other

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "roam-macro.h"
 #include "roam-verdict.h"
 
 const char *roam_verdict_word(const char *verdict)
@@ -30,9 +31,13 @@ static const char *portal_login_url(const RoamLink *l)
 
 char *roam_global_sentence(const RoamModel *m)
 {
-        const RoamLink *best = roam_model_best_link(m);
+        /* State is the verdict of the link the default app's traffic takes: say that link */
+        const RoamLink *l = roam_model_default_link(m);
+        _cleanup_free_ char *s =
+            roam_state_sentence(m->state, l ? link_label(l) : NULL, l ? l->bearer : NULL,
+                                l ? l->connectivity_reason : NULL, l ? portal_login_url(l) : NULL);
 
-        return roam_state_sentence(
-            m->state, best ? link_label(best) : NULL, best ? best->bearer : NULL,
-            best ? best->connectivity_reason : NULL, best ? portal_login_url(best) : NULL);
+        if (!s)
+                return NULL;
+        return roam_state_sentence_reason(m->state, s, m->state_reason);
 }

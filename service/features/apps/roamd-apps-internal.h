@@ -36,8 +36,10 @@ typedef struct CgroupRef {
 
 struct Apps {
         Core *core;
-        Portal *portal;           /* its login link's traffic gets a class of its own */
-        WatchList cgroup_watches; /* told of each cgroup event first */
+        Portal *portal;            /* its login link's traffic gets a class of its own */
+        WatchList cgroup_watches;  /* told of each cgroup event first */
+        WatchList default_watches; /* told when default_route changed */
+        AppsDefaultRoute default_route;
         NftEngine *nft;
         RouteTables *routes;
         CgroupTree *cgroups;

@@ -216,7 +216,7 @@ int app_class_world_build(Apps *a, ClassWorld *w, ClassLink **ret_links)
                             route_tables_vpn_carries(a->routes, AF_INET6)},
             .vpn_slot = nft_slot_vpn(nft_engine_mask(a->nft)),
             .portal_link = portal_login_link(a->portal),
-            .prefer_online = c->config->apps.prefer_online,
+            .prefer_online = c->config->apps.default_follows == DEFAULT_FOLLOWS_VERDICT,
         };
         *ret_links = links;
         return 0;

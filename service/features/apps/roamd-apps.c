@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include "roam-bus-name.h"
@@ -21,6 +22,7 @@
 #include "roamd-nft.h"
 #include "roamd-reconcile.h"
 #include "roamd-route.h"
+#include "roamd-verdict.h"
 
 bool apps_systemd_on_bus(Apps *a)
 {
@@ -163,6 +165,74 @@ static bool app_set_state(App *app, AppState state, const char *text)
         return true;
 }
 
+const AppsDefaultRoute *apps_default_route(Apps *a)
+{
+        return &a->default_route;
+}
+
+unsigned apps_default_watch_add(Apps *a, AppsDefaultFn fn, void *userdata)
+{
+        return watch_list_add(&a->default_watches, (void *)fn, userdata, NULL);
+}
+
+void apps_default_watch_remove(Apps *a, unsigned id)
+{
+        if (a && id > 0)
+                (void)watch_list_remove(&a->default_watches, id);
+}
+
+static void call_default_watch(void *callback, void *userdata, void *ctx)
+{
+        ((AppsDefaultFn)callback)(ctx, userdata);
+}
+
+/* The default app's class says where an app with the default policy goes: no second route
+ * computation for the global state. */
+static void default_route_refresh(Apps *a)
+{
+        const AppClass *c = a->app_default ? a->app_default->cls : NULL;
+        AppsDefaultRoute d = {
+            .kernel = route_tables_main_default(a->routes, AF_INET)
+                          ?: route_tables_main_default(a->routes, AF_INET6),
+        };
+
+        if (c && a->started)
+                switch (c->state) {
+                case APP_STATE_ONLINE:
+                case APP_STATE_ONLINE_FOR_TASK:
+                        d = (AppsDefaultRoute){.known = true,
+                                               .link = c->route[0] ?: c->route[1],
+                                               .verdict = VERDICT_ONLINE,
+                                               .kernel = d.kernel};
+                        break;
+                case APP_STATE_VIA_NOT_ONLINE:
+                        d = (AppsDefaultRoute){.known = true,
+                                               .link = c->state_link,
+                                               .verdict = c->state_verdict,
+                                               .kernel = d.kernel};
+                        break;
+                case APP_STATE_BLOCKED_NO_LINK:
+                case APP_STATE_BLOCKED_VPN_DOWN:
+                        d = (AppsDefaultRoute){
+                            .known = true, .verdict = VERDICT_OFFLINE, .kernel = d.kernel};
+                        break;
+                case APP_STATE_LAN_ONLY:
+                case APP_STATE_LAN_THROUGH_VPN:
+                case APP_STATE_BLOCKED_DENIED:
+                case APP_STATE_PORTAL_LOGIN:
+                case APP_STATE_BLOCKED_NO_PORTAL:
+                case _APP_STATE_MAX:
+                case _APP_STATE_INVALID:
+                        /* the default policy keeps apps off the internet: the links judge */
+                        break;
+                }
+        if (d.known == a->default_route.known && d.link == a->default_route.link &&
+            d.verdict == a->default_route.verdict && d.kernel == a->default_route.kernel)
+                return;
+        a->default_route = d;
+        watch_list_notify(&a->default_watches, call_default_watch, a);
+}
+
 void app_refresh(App *app, bool emit)
 {
         Apps *a = app->apps;
@@ -201,6 +271,8 @@ void app_refresh(App *app, bool emit)
         if (emit && n > 0)
                 apps_bus_emit_changed(app, n > 0 ? changed[0] : NULL, n > 1 ? changed[1] : NULL,
                                       n > 2 ? changed[2] : NULL, NULL);
+        if (app == a->app_default)
+                default_route_refresh(a);
 }
 
 /* Reads everybody else's use of the packet mark and reports what overlaps ours. */
@@ -436,6 +508,7 @@ Apps *apps_free(Apps *a)
         coexist_report_done(&a->coexist);
         nft_engine_free(a->nft); /* the table stays: fail closed */
         watch_list_clear(&a->cgroup_watches);
+        watch_list_clear(&a->default_watches);
         free(a);
         return NULL;
 }

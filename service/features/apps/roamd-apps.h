@@ -81,6 +81,23 @@ App *apps_get(Apps *a, const char *id);
 size_t apps_count(Apps *a);
 App *apps_nth(Apps *a, size_t i);
 
+/* The route the default policy's traffic takes (the default app's class, as the reconciler's
+ * last pass computed it): what the global state is judged by (Manager.State, DefaultLink,
+ * StateReason in docs/dbus-api.md). */
+typedef struct AppsDefaultRoute {
+        bool known;  /* the default policy routes traffic (access=allow) and the apps started */
+        int link;    /* the link its traffic leaves by (the one its state names), 0 none */
+        int verdict; /* a Verdict: online when a family's link is online for it, else that
+                      * link's; offline when no link takes it */
+        int kernel;  /* the link of the kernel's default route (IPv4's, else IPv6's), 0 none */
+} AppsDefaultRoute;
+const AppsDefaultRoute *apps_default_route(Apps *a);
+/* Told after a pass or a policy change moved the default route's link, verdict or the
+ * kernel's default link. Returns the watcher's id (> 0), or 0 when out of memory. */
+typedef void (*AppsDefaultFn)(Apps *a, void *userdata);
+unsigned apps_default_watch_add(Apps *a, AppsDefaultFn fn, void *userdata);
+void apps_default_watch_remove(Apps *a, unsigned id);
+
 /* Layers changes (keys set in it) over the app's runtime policy, creating the app when new.
  * Bad input changes nothing. When the kernel refuses the move (an error is returned), the
  * new policy is kept and saved as what roamd wants, the last good state stays in force, the

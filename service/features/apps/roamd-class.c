@@ -58,12 +58,15 @@ static bool better(const ClassLink *l, const ClassLink *best, int f)
 }
 
 /* Whether traffic main sends out of link l is steered elsewhere: its verdict for the family
- * is known and not online. A link still being checked keeps its traffic (its round takes
- * milliseconds on a working network), and a VPN's traffic never leaves the tunnel. */
+ * is known to reach nothing beyond it (offline, local, a portal). A link still being checked
+ * keeps its traffic (its round takes milliseconds on a working network), and so does a
+ * partial one (plain HTTP gets through, and a socket bound to the link, curl --interface,
+ * would find no route while steered); a VPN's traffic never leaves the tunnel. */
 static bool steer_away(const ClassWorld *w, const ClassLink *l, int f)
 {
-        return w->prefer_online && l->bearer != BEARER_VPN && l->verdict[f] != VERDICT_ONLINE &&
-               l->verdict[f] != VERDICT_CHECKING;
+        return w->prefer_online && l->bearer != BEARER_VPN &&
+               (l->verdict[f] == VERDICT_OFFLINE || l->verdict[f] == VERDICT_LOCAL ||
+                l->verdict[f] == VERDICT_PORTAL);
 }
 
 /* The best online link allowed to the class (never a VPN: only vpn=required goes there). */
