@@ -212,6 +212,7 @@ static void default_route_refresh(Apps *a)
                                                .kernel = d.kernel};
                         break;
                 case APP_STATE_BLOCKED_NO_LINK:
+                case APP_STATE_OFFLINE_NO_LINK:
                 case APP_STATE_BLOCKED_VPN_DOWN:
                         d = (AppsDefaultRoute){
                             .known = true, .verdict = VERDICT_OFFLINE, .kernel = d.kernel};
