@@ -9,6 +9,7 @@
 
 #include "roam-log.h"
 #include "roamd-fault.h"
+#include "roamd-kernel-flush.h"
 #include "roamd-manager.h"
 
 static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -55,6 +56,8 @@ static void help(void)
                "The roam connection manager service.\n\n"
                "  -c, --config=PATH   configuration file (default: %s)\n"
                "      --check-config  parse the configuration, report errors, and exit\n"
+               "      --flush-kernel-state  remove the nftables tables, ip rules and routes a\n"
+               "                      stopped roamd leaves (its firewall), and exit\n"
                "  -h, --help          show this help\n"
                "      --version       show the version\n"
                "      --test-faults=FILE  make kernel operations named in FILE fail (tests)\n\n"
@@ -65,10 +68,11 @@ static void help(void)
 
 int main(int argc, char **argv)
 {
-        enum { ARG_VERSION = 0x100, ARG_CHECK, ARG_TEST_FAULTS };
+        enum { ARG_VERSION = 0x100, ARG_CHECK, ARG_FLUSH, ARG_TEST_FAULTS };
         static const struct option options[] = {
             {"config", required_argument, NULL, 'c'},
             {"check-config", no_argument, NULL, ARG_CHECK},
+            {"flush-kernel-state", no_argument, NULL, ARG_FLUSH},
             {"help", no_argument, NULL, 'h'},
             {"version", no_argument, NULL, ARG_VERSION},
             {"test-faults", required_argument, NULL, ARG_TEST_FAULTS},
@@ -77,7 +81,7 @@ int main(int argc, char **argv)
         _cleanup_(manager_freep) Manager *m = NULL;
         _cleanup_(signal_sources_free) sd_event_source *signals[3] = {};
         const char *config = ROAMD_CONFIG_DEFAULT;
-        bool explicit_config = false, check_only = false;
+        bool explicit_config = false, check_only = false, flush = false;
         int c, r;
 
         log_set_ident("roamd");
@@ -89,6 +93,9 @@ int main(int argc, char **argv)
                         break;
                 case ARG_CHECK:
                         check_only = true;
+                        break;
+                case ARG_FLUSH:
+                        flush = true;
                         break;
                 case 'h':
                         help();
@@ -120,6 +127,24 @@ int main(int argc, char **argv)
                 config_free(cfg);
                 if (r >= 0)
                         printf("%s: OK\n", config);
+                return r < 0 ? 1 : 0;
+        }
+
+        if (flush) {
+                Config *cfg = NULL;
+                /* A broken configuration must not keep the firewall in place at removal:
+                 * the defaults' tables and priorities are flushed then. */
+                r = config_load(config, !explicit_config, &cfg);
+                if (r < 0) {
+                        log_warning("%s is broken; flushing with the default table and rule "
+                                    "priorities.",
+                                    config);
+                        r = config_load("/dev/null", true, &cfg);
+                        if (r < 0)
+                                return 1;
+                }
+                r = kernel_state_flush(cfg);
+                config_free(cfg);
                 return r < 0 ? 1 : 0;
         }
 
