@@ -9,7 +9,7 @@
 
 #include "roam-log.h"
 #include "roamd-fault.h"
-#include "roamd-kernel-flush.h"
+#include "roamd-flush.h"
 #include "roamd-manager.h"
 
 static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)

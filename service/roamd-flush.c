@@ -8,7 +8,7 @@
 #include "roam-log.h"
 #include "roam-macro.h"
 #include "roamd-config.h"
-#include "roamd-kernel-flush.h"
+#include "roamd-flush.h"
 #include "roamd-nft-internal.h"
 #include "roamd-nft-stats.h"
 #include "roamd-nft.h"

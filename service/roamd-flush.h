@@ -6,7 +6,8 @@
  * inet budget_by_roamd), its ip rules and the routes in its routing tables, found with the
  * configured mark mask, table base and rule priority, and the chrony sources files it wrote.
  * Run by the package's prerm on removal, or by an admin who wants the firewall gone without
- * removing roam. roamd must not be running (it would put them back). */
+ * removing roam. roamd must not be running (it would put them back). Here, beside roamd.c, as
+ * it uses kernel/ and features/time/ alike (the composition root's place). */
 
 typedef struct Config Config;
 
