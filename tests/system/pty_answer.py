@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Runs CMD on a pseudo-terminal of its own, as a user at a terminal would, and answers the
 first prompt matching PROMPT (a regular expression) with ANSWER. Prints what CMD wrote and
-exits as CMD did; 3 when no prompt came before CMD ended, 4 when CMD did not end within
-TIMEOUT seconds (it is killed then).
+exits as CMD did; 3 when no prompt came before CMD ended (unless --optional: a CMD that was
+not asked is fine too), 4 when CMD did not end within TIMEOUT seconds (it is killed then).
 
-  pty_answer.py PROMPT ANSWER TIMEOUT -- CMD [ARGS...]
+  pty_answer.py [--optional] PROMPT ANSWER TIMEOUT -- CMD [ARGS...]
 """
 import os
 import pty
@@ -17,6 +17,9 @@ import time
 
 
 def main():
+    optional = len(sys.argv) > 1 and sys.argv[1] == "--optional"
+    if optional:
+        del sys.argv[1]
     if len(sys.argv) < 6 or sys.argv[4] != "--":
         sys.exit(__doc__)
     prompt = re.compile(sys.argv[1].encode())
@@ -58,7 +61,7 @@ def main():
     _, status = os.waitpid(pid, 0)
     sys.stdout.write(out.decode(errors="replace"))
     sys.stdout.flush()
-    if not answered:
+    if not answered and not optional:
         print("pty_answer: no prompt matching %r came" % sys.argv[1], file=sys.stderr)
         sys.exit(3)
     sys.exit(os.waitstatus_to_exitcode(status) & 0xFF)

@@ -510,7 +510,14 @@ ID=org.roam.SysRun
 Access=deny
 EOF2
 in_ct systemctl reload roamd || fail "systemctl reload roamd (org.roam.SysRun's policy)"
-run_check() { # WHO (as_alice or ct_run)
+# alice runs it on a terminal: polkit may ask for her password (pkttyagent, as in check 3).
+alice_pty() {
+        /usr/bin/python3 "$here/pty_answer.py" --optional "[Pp]assword" "$password" 60 -- \
+                nsenter -t "$leader" -a -- /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+                LANG=C.UTF-8 TERM=vt100 systemd-run --quiet --wait --pty --collect -p User=alice \
+                -p PAMName=roam-systest -E HOME=/home/alice -E TERM=vt100 "$@" | tr -d '\r'
+}
+run_check() { # WHO (alice_pty or ct_run)
         local who=$1 out cg before
         before=$(to99)
         if ! out=$($who -- roam run --app org.roam.SysRun -- sh -c \
@@ -532,7 +539,7 @@ run_check() { # WHO (as_alice or ct_run)
                 fail "roam run as $who: $(($(to99) - before)) pings of the denied app reached the world"
 }
 run_check ct_run
-run_check as_alice
+run_check alice_pty
 
 # Check 3: alice answers the trust question after polkit asks for her password through
 # pkttyagent (roam runs it on a terminal), and without a terminal is refused, clearly.
