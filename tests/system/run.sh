@@ -75,6 +75,12 @@ sweep() {
                 grep -o " $d[^ ]*" /proc/mounts | sort -r | xargs -r -n1 umount -l 2>/dev/null
                 rm -rf --one-file-system "$d"
         done
+        for f in "$cache"/.tmp-*.tar; do # a root filesystem being made when its run was killed
+                [ -e "$f" ] || continue
+                pid=${f##*.tmp-}
+                pid=${pid%.tar}
+                [ -d "/proc/$pid" ] || rm -rf "$f"
+        done
         for n in $(ip netns list | awk '{print $1}'); do
                 [[ $n =~ ^roam-sys-([0-9]+)(-world)?$ ]] || continue
                 [ -d "/proc/${BASH_REMATCH[1]}" ] && continue
@@ -123,9 +129,10 @@ if [ ! -s "$tarball" ]; then
         [ -n "${ROAM_SYSTEM_MIRROR:-}" ] && mirror=("$ROAM_SYSTEM_MIRROR")
         say "making the $suite root filesystem (mmdebstrap; cached as $tarball)"
         t0=$SECONDS
-        if ! mmdebstrap --variant=minbase --include="$(IFS=,; echo "${packages[*]}")" \
-                "$suite" "$tarball.tmp.$$" "${mirror[@]}" >"$work/mmdebstrap.log" 2>&1; then
-                rm -f "$tarball.tmp.$$"
+        tmp=$cache/.tmp-$$.tar
+        if ! mmdebstrap --variant=minbase --format=tar --include="$(IFS=,; echo "${packages[*]}")" \
+                "$suite" "$tmp" "${mirror[@]}" >"$work/mmdebstrap.log" 2>&1; then
+                rm -f "$tmp"
                 if grep -Eq "Failed to fetch|Could not resolve|Temporary failure resolving|Unable to connect|Could not connect|Network is unreachable|Connection timed out|Release file .* is not valid" \
                         "$work/mmdebstrap.log"; then
                         tail -5 "$work/mmdebstrap.log"
@@ -138,7 +145,7 @@ if [ ! -s "$tarball" ]; then
         fi
         # Only the newest package list's root is kept.
         find "$cache" -maxdepth 1 -name "rootfs-*.tar" ! -name "${tarball##*/}" -delete
-        mv "$tarball.tmp.$$" "$tarball"
+        mv "$tmp" "$tarball"
         say "root filesystem made in $((SECONDS - t0)) s"
 fi
 mkdir "$root"
