@@ -11,6 +11,7 @@
 #include "roam-log.h"
 #include "roamd-config-check.h"
 #include "roamd-fault.h"
+#include "roamd-flush.h"
 #include "roamd-manager.h"
 
 static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -60,6 +61,8 @@ static void help(void)
                "                      (apps.d, networks.d, firewall.d), report errors, exit\n"
                "      --reload        make the running roamd re-read its configuration and\n"
                "                      wait for its answer: exits 1 when it was refused\n"
+               "      --flush-kernel-state  remove the nftables tables, ip rules and routes a\n"
+               "                      stopped roamd leaves (its firewall), and exit\n"
                "  -h, --help          show this help\n"
                "      --version       show the version\n",
                ROAMD_CONFIG_DEFAULT);
@@ -95,11 +98,12 @@ static int reload_running(void)
 
 int main(int argc, char **argv)
 {
-        enum { ARG_VERSION = 0x100, ARG_CHECK, ARG_RELOAD, ARG_TEST_FAULTS };
+        enum { ARG_VERSION = 0x100, ARG_CHECK, ARG_RELOAD, ARG_FLUSH, ARG_TEST_FAULTS };
         static const struct option options[] = {
             {"config", required_argument, NULL, 'c'},
             {"check-config", no_argument, NULL, ARG_CHECK},
             {"reload", no_argument, NULL, ARG_RELOAD},
+            {"flush-kernel-state", no_argument, NULL, ARG_FLUSH},
             {"help", no_argument, NULL, 'h'},
             {"version", no_argument, NULL, ARG_VERSION},
             {"test-faults", required_argument, NULL, ARG_TEST_FAULTS},
@@ -108,7 +112,7 @@ int main(int argc, char **argv)
         _cleanup_(manager_freep) Manager *m = NULL;
         _cleanup_(signal_sources_free) sd_event_source *signals[3] = {};
         const char *config = ROAMD_CONFIG_DEFAULT;
-        bool explicit_config = false, check_only = false, reload = false;
+        bool explicit_config = false, check_only = false, reload = false, flush = false;
         int c, r;
 
         log_set_ident("roamd");
@@ -123,6 +127,9 @@ int main(int argc, char **argv)
                         break;
                 case ARG_RELOAD:
                         reload = true;
+                        break;
+                case ARG_FLUSH:
+                        flush = true;
                         break;
                 case 'h':
                         help();
@@ -165,6 +172,24 @@ int main(int argc, char **argv)
                                 printf("%s: OK\n%s: OK\n", cfg->firewall.networks_dir,
                                        cfg->firewall.profiles_dir);
                 }
+                config_free(cfg);
+                return r < 0 ? 1 : 0;
+        }
+
+        if (flush) {
+                Config *cfg = NULL;
+                /* A broken configuration must not keep the firewall in place at removal:
+                 * the defaults' tables and priorities are flushed then. */
+                r = config_load(config, !explicit_config, &cfg);
+                if (r < 0) {
+                        log_warning("%s is broken; flushing with the default table and rule "
+                                    "priorities.",
+                                    config);
+                        r = config_load("/dev/null", true, &cfg);
+                        if (r < 0)
+                                return 1;
+                }
+                r = kernel_state_flush(cfg);
                 config_free(cfg);
                 return r < 0 ? 1 : 0;
         }

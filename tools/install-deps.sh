@@ -30,6 +30,10 @@ packages=(
         iptables
         # man pages, the Debian packages and their install test (tests/packaging)
         scdoc debhelper dpkg-dev fakeroot lintian libxml2-utils man-db bash-completion zsh fish
+        # the system test (tests/system): a Debian 12 root made by mmdebstrap, booted by
+        # systemd-nspawn (--no-install-recommends, as everything here: systemd-container's
+        # recommended libnss-mymachines would edit the host's nsswitch.conf)
+        mmdebstrap systemd-container
 )
 
 missing=()

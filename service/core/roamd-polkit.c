@@ -111,8 +111,10 @@ static int ask(sd_bus_message *msg, const char *action, const char *sender, uid_
             "org.freedesktop.PolicyKit1.Authority", "CheckAuthorization");
         if (r < 0)
                 return r;
-        /* polkit not running means "no polkit here" (group netdev decides), not "start it" */
-        r = sd_bus_message_set_auto_start(call, false);
+        /* polkitd is started on demand by D-Bus activation (Debian's polkit.service is not
+         * running until first asked): only a polkit that is not installed (ServiceUnknown)
+         * means "no polkit here" (group netdev decides). */
+        r = sd_bus_message_set_auto_start(call, true);
         if (r < 0)
                 return r;
         /* flags: 1 is AllowUserInteraction */

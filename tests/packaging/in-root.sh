@@ -58,6 +58,12 @@ for l in /etc/systemd/system/multi-user.target.wants/roamd.service \
         [ -L "$l" ] || fail "$l: the unit was not enabled by the postinst"
 done
 ok "roamd.service enabled (postinst)"
+# roam-wait-online.service is opt-in: shipped, never enabled by the package (tests/system
+# checks on a booted system that it is never started either).
+[ -e /lib/systemd/system/roam-wait-online.service ] || fail "roam-wait-online.service is not shipped"
+[ -L /etc/systemd/system/network-online.target.wants/roam-wait-online.service ] &&
+        fail "the postinst enabled roam-wait-online.service (it is opt-in)"
+ok "roam-wait-online.service shipped, not enabled"
 
 roam --help >/tmp/roam-help.txt || fail "roam --help exits $?"
 grep -q '^Commands:' /tmp/roam-help.txt || fail "roam --help printed no commands"

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The Debian packages, built and installed as a user would: builds roam and roamd with
 # dpkg-buildpackage from a copy of the tree, runs lintian (no errors, no warnings), then
-# installs them in a throwaway root (an overlay over / in a mount namespace of its own: the
-# host's / stays untouched) and checks the files, the unit, the D-Bus policy, the polkit
-# actions, the man pages and the completions; removes and purges them and checks that
-# nothing is left. Needs root. Prints how long it took.
+# installs them in a throwaway root (an overlay over / in a mount namespace of its own, and
+# a network namespace of its own: the host's / and network stay untouched; the prerm's
+# roamd --flush-kernel-state meets an empty namespace) and checks the files, the unit, the
+# D-Bus policy, the polkit actions, the man pages and the completions; removes and purges
+# them and checks that nothing is left. Needs root. Prints how long it took.
 # Usage: tests/packaging/run.sh [--keep]   (--keep leaves the build and the overlay's upper dir)
 set -euo pipefail
 
@@ -28,27 +29,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# 1. Build out of a copy of the tree (committed and new files, as git sees them), so the
-# worktree gets no debian/ build litter.
+# 1. The .debs: built here (tests/packaging/build-debs.sh), or those of an earlier build.
 if [ -n "${ROAM_PKG_DEBS:-}" ]; then
-        # For working on this script: the .debs and .changes of an earlier build.
+        # run-tests builds them once for this test and tests/system; also for working on
+        # this script: the .debs and .changes of an earlier build.
         cp "$ROAM_PKG_DEBS"/roam*.deb "$ROAM_PKG_DEBS"/roam_*.changes "$ROAM_PKG_DEBS"/roam_*.buildinfo "$work/"
 else
-        mkdir "$work/roam"
-        git -C "$top" ls-files -z --cached --others --exclude-standard |
-                tar -C "$top" -cf - --null -T - | tar -xf - -C "$work/roam"
-        echo "packaging: dpkg-buildpackage -us -uc -b (log: $work/build.log)"
-        # nocheck: debian/rules runs the unit suite, which run-tests has run already.
-        if ! (cd "$work/roam" &&
-                DEB_BUILD_OPTIONS="nocheck noautodbgsym parallel=$(nproc)" dpkg-buildpackage -us -uc -b \
-                        >"$work/build.log" 2>&1); then
-                tail -40 "$work/build.log"
-                echo "packaging: dpkg-buildpackage failed" >&2
-                keep=1
-                exit 1
-        fi
-        built=$(date +%s)
-        echo "packaging: built in $((built - start)) s: $(cd "$work" && echo *.deb)"
+        "$top/tests/packaging/build-debs.sh" "$work" || { keep=1; exit 1; }
 fi
 
 # 2. lintian: no errors and no warnings (overrides, each with its reason, are in debian/).
@@ -67,7 +54,7 @@ fi
 mkdir "$layer/upper" "$layer/work" "$layer/root"
 cp "$work"/roam_*.deb "$work"/roamd_*.deb "$layer/"
 cp "$top/tests/packaging/in-root.sh" "$layer/"
-unshare --mount --propagation private /bin/bash -euo pipefail -c '
+unshare --mount --net --propagation private /bin/bash -euo pipefail -c '
         layer=$1
         root=$layer/root
         mount -t overlay overlay -o "lowerdir=/,upperdir=$layer/upper,workdir=$layer/work" "$root"

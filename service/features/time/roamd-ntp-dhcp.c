@@ -190,6 +190,13 @@ static int sweep(NtpDhcp *d, const char *dir)
         return changed;
 }
 
+int ntp_dhcp_remove_all(const char *dir)
+{
+        NtpDhcp none = {}; /* no link wants any: every marked file goes */
+
+        return sweep(&none, dir);
+}
+
 static void update(NtpDhcp *d, const LinksEvent *ev)
 {
         const Config *c = d->core->config;

@@ -19,3 +19,6 @@ typedef struct NtpDhcp NtpDhcp;
 int ntp_dhcp_new(Core *core, ChronyClient *chrony, NtpDhcp **ret);
 /* Leaves the files (their servers were right). Accepts NULL. */
 NtpDhcp *ntp_dhcp_free(NtpDhcp *d);
+/* Removes every DIR/IFNAME.sources that carries roamd's mark (roamd --flush-kernel-state,
+ * when roamd is removed): 1 when one went, 0 none, negative errno. */
+int ntp_dhcp_remove_all(const char *dir);
