@@ -17,18 +17,16 @@
  * such a check is 5 min): the 25 s default is too short to type one. */
 #define INTERACTIVE_CALL_TIMEOUT_USEC (5 * 60 * USEC_PER_SEC)
 
+/* polkitd on Debian is started by the bus when first asked (D-Bus activation): a Ping starts
+ * it where it is installed and idle, where NameHasOwner would say "no polkit" and leave the
+ * user with roamd's refusal. ServiceUnknown: polkit is not installed. */
 static bool polkit_on_bus(sd_bus *bus)
 {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        int has = 0;
 
-        if (sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                               "org.freedesktop.DBus", "NameHasOwner", &error, &reply, "s",
-                               "org.freedesktop.PolicyKit1") < 0 ||
-            sd_bus_message_read(reply, "b", &has) < 0)
-                return false;
-        return has;
+        return sd_bus_call_method(bus, "org.freedesktop.PolicyKit1",
+                                  "/org/freedesktop/PolicyKit1/Authority",
+                                  "org.freedesktop.DBus.Peer", "Ping", &error, NULL, NULL) >= 0;
 }
 
 int roam_bus_may_ask(sd_bus *bus)

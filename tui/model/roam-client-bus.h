@@ -17,8 +17,9 @@
 int roam_bus_connect(sd_bus **ret);
 /* Before a call that polkit may want a password for (a change, or reading every user's
  * usage), as systemctl starts its agent for the verbs that change something only: when we are
- * not root, stdin is a terminal and polkit is on the bus, polkit's text agent runs for us
- * (roam-polkit-agent.h) and the bus's calls may wait 5 min. Reading commands start nothing. */
+ * not root, stdin is a terminal and polkit is installed (the bus starts it), polkit's text agent
+ * runs for us (roam-polkit-agent.h) and the bus's calls may wait 5 min. Reading commands start
+ * nothing. */
 int roam_bus_may_ask(sd_bus *bus);
 
 /* roamd refused for want of authorization: its AccessDenied, or polkit wanting a password
