@@ -10,6 +10,7 @@
 
 #include "roam-macro.h"
 #include "roam-util.h"
+#include "roamd-sock-diag.h"
 #include "roamd-sock-owner.h"
 
 typedef struct Match {
@@ -55,36 +56,6 @@ static int on_sock(const struct nlmsghdr *nlh, void *userdata)
         return MNL_CB_OK;
 }
 
-static int dump_family(struct mnl_socket *nl, int family, Match *m)
-{
-        char buf[MNL_SOCKET_BUFFER_SIZE];
-        struct nlmsghdr *nlh;
-        struct inet_diag_req_v2 *req;
-        uint32_t seq = 1, portid = mnl_socket_get_portid(nl);
-        int r;
-
-        nlh = mnl_nlmsg_put_header(buf);
-        nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
-        nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-        nlh->nlmsg_seq = seq;
-        req = mnl_nlmsg_put_extra_header(nlh, sizeof(*req));
-        req->sdiag_family = (uint8_t)family;
-        req->sdiag_protocol = IPPROTO_TCP;
-        req->idiag_states = 1u << TCP_LISTEN;
-        if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
-                return negative_errno();
-        for (;;) {
-                ssize_t n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
-                if (n < 0)
-                        return negative_errno();
-                r = mnl_cb_run(buf, (size_t)n, seq, portid, on_sock, m);
-                if (r < 0)
-                        return errno > 0 ? -errno : -EIO;
-                if (r == MNL_CB_STOP)
-                        return 0;
-        }
-}
-
 int tcp_listener_uids(const struct sockaddr *sa, socklen_t len, uid_t *uids, size_t max,
                       size_t *ret_n)
 {
@@ -110,9 +81,9 @@ int tcp_listener_uids(const struct sockaddr *sa, socklen_t len, uid_t *uids, siz
                 mnl_socket_close(nl);
                 return r;
         }
-        r = dump_family(nl, AF_INET, &m);
+        r = sock_diag_dump_tcp(nl, 1, AF_INET, 1u << TCP_LISTEN, on_sock, &m);
         if (r >= 0)
-                r = dump_family(nl, AF_INET6, &m);
+                r = sock_diag_dump_tcp(nl, 2, AF_INET6, 1u << TCP_LISTEN, on_sock, &m);
         mnl_socket_close(nl);
         if (r < 0)
                 return r;

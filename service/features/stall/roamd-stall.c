@@ -16,6 +16,7 @@
 #include "roamd-nft-refused.h"
 #include "roamd-probe.h"
 #include "roamd-reconcile.h"
+#include "roamd-sock-diag.h"
 #include "roamd-stall-dns.h"
 #include "roamd-stall-match.h"
 #include "roamd-stall.h"
@@ -151,34 +152,9 @@ static int on_sock(const struct nlmsghdr *nlh, void *userdata)
 
 static int look_family(Look *k, int family)
 {
-        StallWatch *s = k->s;
-        char buf[MNL_SOCKET_BUFFER_SIZE];
-        struct nlmsghdr *nlh;
-        struct inet_diag_req_v2 *req;
-        uint32_t seq = ++s->seq, portid = mnl_socket_get_portid(s->nl);
-        int r;
-
-        nlh = mnl_nlmsg_put_header(buf);
-        nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
-        nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-        nlh->nlmsg_seq = seq;
-        req = mnl_nlmsg_put_extra_header(nlh, sizeof(*req));
-        req->sdiag_family = (uint8_t)family;
-        req->sdiag_protocol = IPPROTO_TCP;
-        req->idiag_states = 1u << TCP_SYN_SENT; /* the kernel filters: usually an empty dump */
         k->family = family;
-        if (mnl_socket_sendto(s->nl, nlh, nlh->nlmsg_len) < 0)
-                return negative_errno();
-        for (;;) {
-                ssize_t n = mnl_socket_recvfrom(s->nl, buf, sizeof(buf));
-                if (n < 0)
-                        return negative_errno();
-                r = mnl_cb_run(buf, (size_t)n, seq, portid, on_sock, k);
-                if (r < 0)
-                        return errno > 0 ? -errno : -EIO;
-                if (r == MNL_CB_STOP)
-                        return 0;
-        }
+        /* SYN_SENT only, filtered by the kernel: usually an empty dump */
+        return sock_diag_dump_tcp(k->s->nl, ++k->s->seq, family, 1u << TCP_SYN_SENT, on_sock, k);
 }
 
 static bool family_online(const Link *l, int i)
