@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -28,6 +29,7 @@ struct CurlGlue {
         sd_event_source *check; /* reads the transfers that ended while a transfer was added */
         CurlIsLocalFn is_local;
         void *is_local_userdata;
+        int io_fd; /* the socket on_io hands to curl; -1 once curl let it go meanwhile */
 };
 
 typedef struct Transfer {
@@ -69,6 +71,20 @@ void curl_glue_set_is_local(CurlGlue *g, CurlIsLocalFn fn, void *userdata)
         g->is_local_userdata = userdata;
 }
 
+/* Acknowledge what has arrived at once. A server that sends TLS 1.3 session tickets and then
+ * writes its answer in pieces without TCP_NODELAY holds the answer (Nagle) until the tickets
+ * are acknowledged, and Linux delays that ACK by 40 ms once the connection looks interactive
+ * (request sent after an answer). TCP_QUICKACK is not sticky: the kernel goes back to
+ * delaying, so it is armed on every wakeup before curl reads, and again after (what curl read
+ * meanwhile is acknowledged: no further wakeup would come for it); set while an ACK is
+ * pending it sends that ACK now. Not a TCP socket (curl's own wakeup pipe): nothing to do. */
+static void quickack(int fd)
+{
+        static const int one = 1;
+
+        (void)setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
+}
+
 /* curl's socket for a connect: the address it will really connect to, after CONNECT_TO and
  * everything else, is checked here once more. */
 static curl_socket_t on_open_socket(void *clientp, curlsocktype purpose,
@@ -96,7 +112,11 @@ static curl_socket_t on_open_socket(void *clientp, curlsocktype purpose,
                 return CURL_SOCKET_BAD;
         }
         fd = socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
-        return fd < 0 ? CURL_SOCKET_BAD : fd;
+        if (fd < 0)
+                return CURL_SOCKET_BAD;
+        if (address->socktype == SOCK_STREAM)
+                quickack(fd);
+        return fd;
 }
 
 static void check_done(CurlGlue *g)
@@ -135,7 +155,12 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                 action |= CURL_CSELECT_OUT;
         if (revents & EPOLLERR)
                 action |= CURL_CSELECT_ERR;
+        quickack(fd);
+        g->io_fd = fd;
         curl_multi_socket_action(g->multi, fd, action, &running);
+        if (g->io_fd == fd) /* not closed (and its number maybe reused) by curl meanwhile */
+                quickack(fd);
+        g->io_fd = -1;
         check_done(g);
         return 0;
 }
@@ -164,6 +189,8 @@ static int socket_cb(CURL *easy, curl_socket_t fd, int what, void *userdata, voi
         int r;
 
         if (what == CURL_POLL_REMOVE) {
+                if (fd == g->io_fd)
+                        g->io_fd = -1;
                 if (s) {
                         sd_event_source_disable_unref(s);
                         curl_multi_assign(g->multi, fd, NULL);
@@ -236,6 +263,7 @@ int curl_glue_new(sd_event *event, CurlGlue **ret)
         if (!g)
                 return -ENOMEM;
         g->event = sd_event_ref(event);
+        g->io_fd = -1;
         g->multi = curl_multi_init();
         if (!g->multi) {
                 curl_glue_free(g);

@@ -546,3 +546,28 @@ def test_apps_pass_waits_for_a_silent_network_only_briefly(net, known):
     left = [i for i, x in enumerate(after) if "IPv4 connectivity checking (not-probed) -> " in x]
     assert checking and checking[0] < app, "\n".join(after[-40:])
     assert not left or app < left[0], "\n".join(after[-40:])
+
+
+def delayed_acks(net):
+    """ACKs the device's kernel sent from its delayed-ACK timer (TcpExt DelayedACKs of the
+    namespace roamd probes from; nothing else there speaks TCP)."""
+    lines = net.netns("cat /proc/net/netstat").stdout.splitlines()
+    for names, values in zip(lines[::2], lines[1::2]):
+        if names.startswith("TcpExt:"):
+            return dict(zip(names.split()[1:], map(int, values.split()[1:])))["DelayedACKs"]
+    raise AssertionError("no TcpExt DelayedACKs in /proc/net/netstat")
+
+
+def test_answer_held_by_nagle_is_not_waiting_for_a_delayed_ack(net):
+    # The server sends TLS 1.3 session tickets, then the answer in two writes without
+    # TCP_NODELAY: Nagle holds each piece until the client acknowledges the last one. A client
+    # that delays that ACK (Linux does, 40 ms, once a connection looks interactive) gets its
+    # answer only when its delayed-ACK timer fires; roamd acknowledges at once (TCP_QUICKACK).
+    net.internet()
+    net.dns(*PROBE)
+    net.server(LISTEN, mode="tickets")
+    net.server(LISTEN_TLS, mode="tickets", tls="probe")
+    before = delayed_acks(net)
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("online", "ok", "online", "ok"))
+    assert delayed_acks(net) == before, "a probe's answer waited for a delayed ACK"
