@@ -571,3 +571,28 @@ def test_answer_held_by_nagle_is_not_waiting_for_a_delayed_ack(net):
     net.start_roamd(net.probe_config())
     net.wait_verdicts(("online", "ok", "online", "ok"))
     assert delayed_acks(net) == before, "a probe's answer waited for a delayed ACK"
+
+
+def tls_sessions(server):
+    """The next line the check server printed about a TLS session ('full' or 'resumed')."""
+    import select
+    r, _, _ = select.select([server.stdout], [], [], 10)
+    assert r, "no HTTPS request reached the check server"
+    return server.stdout.readline().split()[-1]
+
+
+def test_recheck_resumes_the_tls_session(net):
+    net.internet(v6=False)
+    net.dns(*PROBE)
+    net.server(f"{PROBE_V4}:80")
+    tls = net.server(f"{PROBE_V4}:443", tls="probe", extra=["--report-sessions"])
+    net.start_roamd(net.probe_config())
+    # IPv6 reaches no check server: only IPv4's probes come to it
+    wait_for(lambda: net.verdicts()[:2] == ("online", "ok"), what="IPv4 online")
+    assert tls_sessions(tls) == "full"
+    before = net.link_prop("d0", "LastProbe")
+    r = net.busctl("call", "org.roam1", net.link_path("d0"), "org.roam1.Link", "Reprobe",
+                   check=False)
+    assert r.returncode == 0, r.stderr
+    wait_for(lambda: net.link_prop("d0", "LastProbe") > before, what="a new probe round")
+    assert tls_sessions(tls) == "resumed"

@@ -54,6 +54,10 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         a = self.server.args
         self.close_connection = True
+        if a.report_sessions and isinstance(self.connection, ssl.SSLSocket):
+            # one line per request: did the client resume a TLS session?
+            print("tls " + ("resumed" if self.connection.session_reused else "full"),
+                  flush=True)
         if a.mode == "portal" and a.capport_path and self.path == a.capport_path:
             return self.capport()
         if a.mode == "probe":
@@ -184,6 +188,8 @@ def main():
     ap.add_argument("--capport-json")
     ap.add_argument("--capport-mode", default="good")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--report-sessions", action="store_true",
+                    help="print 'tls full' or 'tls resumed' for each HTTPS request")
     args = ap.parse_args()
 
     servers = []
