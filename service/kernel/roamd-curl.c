@@ -22,9 +22,6 @@
 struct CurlGlue {
         sd_event *event;
         CURLM *multi;
-        /* TLS sessions shared by every transfer (all links): a probe of a server another link
-         * already reached resumes its session instead of verifying the chain again. */
-        CURLSH *share;
         sd_event_source *timer;
         sd_event_source *check; /* reads the transfers that ended while a transfer was added */
         CurlIsLocalFn is_local;
@@ -269,12 +266,6 @@ int curl_glue_new(sd_event *event, CurlGlue **ret)
                 curl_glue_free(g);
                 return -ENOMEM;
         }
-        g->share = curl_share_init();
-        if (!g->share || curl_share_setopt(g->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) !=
-                             CURLSHE_OK) {
-                curl_glue_free(g);
-                return -ENOMEM;
-        }
         if (sd_event_add_defer(event, &g->check, on_check, g) < 0) {
                 curl_glue_free(g);
                 return -ENOMEM;
@@ -297,8 +288,6 @@ CurlGlue *curl_glue_free(CurlGlue *g)
         /* Transfers are owned by their probes, which remove them before this runs. */
         if (g->multi)
                 curl_multi_cleanup(g->multi);
-        if (g->share)
-                curl_share_cleanup(g->share);
         sd_event_source_disable_unref(g->timer);
         sd_event_source_disable_unref(g->check);
         sd_event_unref(g->event);
@@ -319,7 +308,6 @@ int curl_glue_add(CurlGlue *g, CURL *easy, CurlDoneFn done, void *userdata)
         curl_easy_setopt(easy, CURLOPT_PRIVATE, t);
         curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, on_open_socket);
         curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, t);
-        curl_easy_setopt(easy, CURLOPT_SHARE, g->share);
         if (curl_multi_add_handle(g->multi, easy) != CURLM_OK) {
                 curl_easy_setopt(easy, CURLOPT_PRIVATE, NULL);
                 curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, NULL);
@@ -440,6 +428,8 @@ int curl_easy_link_new(const CurlLinkFetch *f, CURL **ret, struct curl_slist **r
         curl_easy_setopt(easy, CURLOPT_USERAGENT, f->user_agent);
         curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, f->write);
         curl_easy_setopt(easy, CURLOPT_WRITEDATA, f->write_data);
+        if (f->share)
+                curl_easy_setopt(easy, CURLOPT_SHARE, f->share);
         if (f->mark) {
                 /* the value itself rides in the pointer: nothing to outlive the transfer */
                 curl_easy_setopt(easy, CURLOPT_SOCKOPTFUNCTION, on_sockopt_mark);
@@ -447,6 +437,17 @@ int curl_easy_link_new(const CurlLinkFetch *f, CURL **ret, struct curl_slist **r
         }
         *ret = easy;
         return 0;
+}
+
+CURLSH *curl_tls_share_new(void)
+{
+        CURLSH *s = curl_share_init();
+
+        if (s && curl_share_setopt(s, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK) {
+                curl_share_cleanup(s);
+                return NULL;
+        }
+        return s;
 }
 
 int curl_url_host_port(const char *url, char **ret_host, long *ret_port)

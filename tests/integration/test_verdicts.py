@@ -596,3 +596,24 @@ def test_recheck_resumes_the_tls_session(net):
     assert r.returncode == 0, r.stderr
     wait_for(lambda: net.link_prop("d0", "LastProbe") > before, what="a new probe round")
     assert tls_sessions(tls) == "resumed"
+
+
+def test_another_network_gets_no_session_of_the_last(net):
+    # The same addresses and check server behind another gateway (another NetworkId): a
+    # session resumed there would tell that server where this device was before.
+    net.internet(v6=False)
+    net.dns(*PROBE)
+    net.server(f"{PROBE_V4}:80")
+    tls = net.server(f"{PROBE_V4}:443", tls="probe", extra=["--report-sessions"])
+    net.start_roamd(net.probe_config())
+    wait_for(lambda: net.verdicts()[:2] == ("online", "ok"), what="IPv4 online")
+    assert tls_sessions(tls) == "full"
+    first = net.link_prop("d0", "NetworkId")
+    assert first
+    net.carrier(False)
+    wait_for(lambda: net.verdicts()[0] == "offline", what="IPv4 offline")
+    net.innet("ip link set n0 address 02:00:00:00:45:02")
+    net.carrier(True)
+    wait_for(lambda: net.verdicts()[:2] == ("online", "ok"), what="IPv4 online again")
+    assert tls_sessions(tls) == "full"
+    assert net.link_prop("d0", "NetworkId") not in ("", first)
