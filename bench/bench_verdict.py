@@ -90,6 +90,8 @@ NM_FULL, NM_PORTAL, NM_NONE = 4, 2, 1
 # name, setup, one-way delay, roamd's final verdict, NetworkManager's final connectivity
 NETWORKS = [
     ("open", "open", 0, "online", NM_FULL),
+    # issue 45: servers that send TLS 1.3 tickets, then answer in pieces without TCP_NODELAY
+    ("open, tickets + Nagle", "opentickets", 0, "online", NM_FULL),
     ("cafe 302, 443 dropped", "cafe302", 0, "portal", NM_PORTAL),
     ("200 login page, 443 dropped", "login200", 0, "portal", NM_PORTAL),
     ("HTTP ok, 443 dropped", "nohttps", 0, "partial", NM_FULL),
@@ -302,6 +304,12 @@ def setup(net, kind):
         return
     if kind in ("wispr", "wisprwrong"):
         setup_wispr(net)
+        return
+    if kind == "opentickets":
+        net.internet()
+        net.dns(*PROBE)
+        net.server(f"{PROBE_V4}:80,[{PROBE_V6}]:80", mode="tickets")
+        net.server(f"{PROBE_V4}:443,[{PROBE_V6}]:443", mode="tickets", tls="probe")
         return
     if kind in ("open", "nohttps"):
         net.internet()
@@ -1158,13 +1166,15 @@ def memory_floor(fetches=50):
 def ab(binaries, rounds):
     """Two roamd binaries on the open network, carrier-up to online: rounds of REPS cycles,
     the two alternating (which one first alternates too), in one world, so that the machine's
-    drift falls on both alike. For a change whose gain is smaller than that drift."""
+    drift falls on both alike. For a change whose gain is smaller than that drift.
+    BENCH_AB_NETWORK names another network's setup (say, opentickets)."""
     import minienv
+    kind = os.environ.get("BENCH_AB_NETWORK", "open")
     times = {b: [] for b in binaries}
     net = ProbeNet("bvab")
     ev = None
     try:
-        setup(net, "open")
+        setup(net, kind)
         ev = Events(net)
         for i in range(rounds):
             for b in (binaries if i % 2 == 0 else binaries[::-1]):
@@ -1176,7 +1186,7 @@ def ab(binaries, rounds):
             ev.close()
         net.close()
     a, b = (statistics.median(times[x]) for x in binaries)
-    print(f"carrier-up -> online, open network, {len(times[binaries[0]])} cycles each")
+    print(f"carrier-up -> online, {kind} network, {len(times[binaries[0]])} cycles each")
     for x, m in zip(binaries, (a, b)):
         print(f"  {x}: median {m:.2f} ms")
     print(f"  ratio second/first {b / a:.2f}")

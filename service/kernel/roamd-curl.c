@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -21,13 +22,11 @@
 struct CurlGlue {
         sd_event *event;
         CURLM *multi;
-        /* TLS sessions shared by every transfer (all links): a probe of a server another link
-         * already reached resumes its session instead of verifying the chain again. */
-        CURLSH *share;
         sd_event_source *timer;
         sd_event_source *check; /* reads the transfers that ended while a transfer was added */
         CurlIsLocalFn is_local;
         void *is_local_userdata;
+        int io_fd; /* the socket on_io hands to curl; -1 once curl let it go meanwhile */
 };
 
 typedef struct Transfer {
@@ -69,6 +68,20 @@ void curl_glue_set_is_local(CurlGlue *g, CurlIsLocalFn fn, void *userdata)
         g->is_local_userdata = userdata;
 }
 
+/* Acknowledge what has arrived at once. A server that sends TLS 1.3 session tickets and then
+ * writes its answer in pieces without TCP_NODELAY holds the answer (Nagle) until the tickets
+ * are acknowledged, and Linux delays that ACK by 40 ms once the connection looks interactive
+ * (request sent after an answer). TCP_QUICKACK is not sticky: the kernel goes back to
+ * delaying, so it is armed on every wakeup before curl reads, and again after (what curl read
+ * meanwhile is acknowledged: no further wakeup would come for it); set while an ACK is
+ * pending it sends that ACK now. Not a TCP socket (curl's own wakeup pipe): nothing to do. */
+static void quickack(int fd)
+{
+        static const int one = 1;
+
+        (void)setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
+}
+
 /* curl's socket for a connect: the address it will really connect to, after CONNECT_TO and
  * everything else, is checked here once more. */
 static curl_socket_t on_open_socket(void *clientp, curlsocktype purpose,
@@ -96,7 +109,11 @@ static curl_socket_t on_open_socket(void *clientp, curlsocktype purpose,
                 return CURL_SOCKET_BAD;
         }
         fd = socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
-        return fd < 0 ? CURL_SOCKET_BAD : fd;
+        if (fd < 0)
+                return CURL_SOCKET_BAD;
+        if (address->socktype == SOCK_STREAM)
+                quickack(fd);
+        return fd;
 }
 
 static void check_done(CurlGlue *g)
@@ -135,7 +152,12 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                 action |= CURL_CSELECT_OUT;
         if (revents & EPOLLERR)
                 action |= CURL_CSELECT_ERR;
+        quickack(fd);
+        g->io_fd = fd;
         curl_multi_socket_action(g->multi, fd, action, &running);
+        if (g->io_fd == fd) /* not closed (and its number maybe reused) by curl meanwhile */
+                quickack(fd);
+        g->io_fd = -1;
         check_done(g);
         return 0;
 }
@@ -164,6 +186,8 @@ static int socket_cb(CURL *easy, curl_socket_t fd, int what, void *userdata, voi
         int r;
 
         if (what == CURL_POLL_REMOVE) {
+                if (fd == g->io_fd)
+                        g->io_fd = -1;
                 if (s) {
                         sd_event_source_disable_unref(s);
                         curl_multi_assign(g->multi, fd, NULL);
@@ -236,14 +260,9 @@ int curl_glue_new(sd_event *event, CurlGlue **ret)
         if (!g)
                 return -ENOMEM;
         g->event = sd_event_ref(event);
+        g->io_fd = -1;
         g->multi = curl_multi_init();
         if (!g->multi) {
-                curl_glue_free(g);
-                return -ENOMEM;
-        }
-        g->share = curl_share_init();
-        if (!g->share || curl_share_setopt(g->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) !=
-                             CURLSHE_OK) {
                 curl_glue_free(g);
                 return -ENOMEM;
         }
@@ -269,8 +288,6 @@ CurlGlue *curl_glue_free(CurlGlue *g)
         /* Transfers are owned by their probes, which remove them before this runs. */
         if (g->multi)
                 curl_multi_cleanup(g->multi);
-        if (g->share)
-                curl_share_cleanup(g->share);
         sd_event_source_disable_unref(g->timer);
         sd_event_source_disable_unref(g->check);
         sd_event_unref(g->event);
@@ -291,7 +308,6 @@ int curl_glue_add(CurlGlue *g, CURL *easy, CurlDoneFn done, void *userdata)
         curl_easy_setopt(easy, CURLOPT_PRIVATE, t);
         curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, on_open_socket);
         curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, t);
-        curl_easy_setopt(easy, CURLOPT_SHARE, g->share);
         if (curl_multi_add_handle(g->multi, easy) != CURLM_OK) {
                 curl_easy_setopt(easy, CURLOPT_PRIVATE, NULL);
                 curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, NULL);
@@ -412,6 +428,8 @@ int curl_easy_link_new(const CurlLinkFetch *f, CURL **ret, struct curl_slist **r
         curl_easy_setopt(easy, CURLOPT_USERAGENT, f->user_agent);
         curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, f->write);
         curl_easy_setopt(easy, CURLOPT_WRITEDATA, f->write_data);
+        if (f->share)
+                curl_easy_setopt(easy, CURLOPT_SHARE, f->share);
         if (f->mark) {
                 /* the value itself rides in the pointer: nothing to outlive the transfer */
                 curl_easy_setopt(easy, CURLOPT_SOCKOPTFUNCTION, on_sockopt_mark);
@@ -419,6 +437,17 @@ int curl_easy_link_new(const CurlLinkFetch *f, CURL **ret, struct curl_slist **r
         }
         *ret = easy;
         return 0;
+}
+
+CURLSH *curl_tls_share_new(void)
+{
+        CURLSH *s = curl_share_init();
+
+        if (s && curl_share_setopt(s, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK) {
+                curl_share_cleanup(s);
+                return NULL;
+        }
+        return s;
 }
 
 int curl_url_host_port(const char *url, char **ret_host, long *ret_port)

@@ -62,6 +62,7 @@ typedef struct CurlLinkFetch {
         curl_write_callback write;
         void *write_data;
         uint32_t mark; /* SO_MARK of its socket; 0: none */
+        CURLSH *share; /* TLS sessions to resume and keep (one network's); NULL: none */
 } CurlLinkFetch;
 
 /* A new easy handle for the fetch: connected to addr_text keeping host, bound to the link,
@@ -69,6 +70,10 @@ typedef struct CurlLinkFetch {
  * host), http and https only. The handle is the caller's until curl_glue_add();
  * *ret_connect_to must outlive the transfer, the caller frees it with curl_slist_free_all(). */
 int curl_easy_link_new(const CurlLinkFetch *f, CURL **ret, struct curl_slist **ret_connect_to);
+
+/* A share of TLS sessions (curl's share interface), for one link on one network: a session
+ * resumed elsewhere would tell the server there that this device was here. */
+CURLSH *curl_tls_share_new(void);
 
 /* The host of url (an IPv6 literal without its brackets, as the resolver wants it) and its
  * port (the scheme's when the URL names none). -EINVAL: not a URL curl can parse. */

@@ -94,6 +94,10 @@ struct Prober {
         unsigned retry;
         uint64_t recheck_at;
         unsigned round_families; /* the families the round (since idle) started */
+        /* The link's TLS sessions, resumed by re-checks: on the network tls_network only. */
+        CURLSH *tls_share;
+        char *tls_network;
+        bool tls_stale; /* the carrier went: whatever network comes next, not this share */
 };
 
 /* roamd-probe.c */

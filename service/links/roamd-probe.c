@@ -180,8 +180,58 @@ Prober *prober_free(Prober *p)
         resolve_free(p->nat64);
         sd_event_source_disable_unref(p->timer);
         sd_event_source_disable_unref(p->rest);
+        if (p->tls_share)
+                curl_share_cleanup(p->tls_share); /* its transfers went with prober_cancel() */
+        free(p->tls_network);
         free(p);
         return NULL;
+}
+
+/* The share of TLS sessions for the link's network now (Link.NetworkId): a re-check resumes
+ * the first contact's session (no certificate chain, one round trip less), never one of
+ * another network (the server there would learn where this device was). NULL: none, the
+ * fetch does a full handshake. */
+static CURLSH *prober_tls_share(Prober *p)
+{
+        const Link *l = p->link;
+        LinkIdentityView v = {"", NULL, "", "", "", ""};
+        const char *id;
+
+        if (l->views && l->views->identity)
+                l->views->identity(l->ifindex, &v, l->views->identity_userdata);
+        id = v.network_id ?: "";
+        if (p->tls_share && !p->tls_stale && streq(p->tls_network, id))
+                return p->tls_share;
+        /* The first contact often runs before the network is known (its gateway's address
+         * not resolved yet): those sessions were made on the network that is known now, as
+         * a share is made anew whenever the network the link was known on changes. */
+        if (p->tls_share && !p->tls_stale && !p->tls_network[0]) {
+                char *t = strdup(id);
+
+                if (!t)
+                        return NULL;
+                free(p->tls_network);
+                p->tls_network = t;
+                return p->tls_share;
+        }
+        if (p->tls_share) {
+                /* in use by a transfer on the old network: this one goes without */
+                if (curl_share_cleanup(p->tls_share) != CURLSHE_OK)
+                        return NULL;
+                p->tls_share = NULL;
+                free(p->tls_network);
+                p->tls_network = NULL;
+        }
+        p->tls_stale = false;
+        p->tls_network = strdup(id);
+        if (!p->tls_network)
+                return NULL;
+        p->tls_share = curl_tls_share_new();
+        if (!p->tls_share) {
+                free(p->tls_network);
+                p->tls_network = NULL;
+        }
+        return p->tls_share;
 }
 
 static void prober_maybe_finish(Prober *p);
@@ -465,7 +515,8 @@ static int fetch_start_transfer(Fetch *f, const IpAddr *addr)
                                    .user_agent = "roamd/" ROAM_VERSION,
                                    .write = body_write,
                                    .write_data = f,
-                                   .mark = f->mark},
+                                   .mark = f->mark,
+                                   .share = prober_tls_share(f->prober)},
             &f->easy, &f->connect_to);
         if (r < 0)
                 return r;
@@ -1286,6 +1337,10 @@ void prober_start(Prober *p, unsigned families, bool facts_changed)
         bool opened = false;
 
         (void)sd_event_source_set_enabled(p->timer, SD_EVENT_OFF);
+        /* The network's identity is learned after the first packets (its gateway's address):
+         * the first contact after carrier-up must not take the last network's sessions. */
+        if (!(p->link->info.admin_up && p->link->info.carrier))
+                p->tls_stale = true;
         if (idle) {
                 p->round_start = clock_now_usec(CLOCK_MONOTONIC);
                 p->probed = false;

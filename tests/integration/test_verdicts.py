@@ -546,3 +546,74 @@ def test_apps_pass_waits_for_a_silent_network_only_briefly(net, known):
     left = [i for i, x in enumerate(after) if "IPv4 connectivity checking (not-probed) -> " in x]
     assert checking and checking[0] < app, "\n".join(after[-40:])
     assert not left or app < left[0], "\n".join(after[-40:])
+
+
+def delayed_acks(net):
+    """ACKs the device's kernel sent from its delayed-ACK timer (TcpExt DelayedACKs of the
+    namespace roamd probes from; nothing else there speaks TCP)."""
+    lines = net.netns("cat /proc/net/netstat").stdout.splitlines()
+    for names, values in zip(lines[::2], lines[1::2]):
+        if names.startswith("TcpExt:"):
+            return dict(zip(names.split()[1:], map(int, values.split()[1:])))["DelayedACKs"]
+    raise AssertionError("no TcpExt DelayedACKs in /proc/net/netstat")
+
+
+def test_answer_held_by_nagle_is_not_waiting_for_a_delayed_ack(net):
+    # The server sends TLS 1.3 session tickets, then the answer in two writes without
+    # TCP_NODELAY: Nagle holds each piece until the client acknowledges the last one. A client
+    # that delays that ACK (Linux does, 40 ms, once a connection looks interactive) gets its
+    # answer only when its delayed-ACK timer fires; roamd acknowledges at once (TCP_QUICKACK).
+    net.internet()
+    net.dns(*PROBE)
+    net.server(LISTEN, mode="tickets")
+    net.server(LISTEN_TLS, mode="tickets", tls="probe")
+    before = delayed_acks(net)
+    net.start_roamd(net.probe_config())
+    net.wait_verdicts(("online", "ok", "online", "ok"))
+    assert delayed_acks(net) == before, "a probe's answer waited for a delayed ACK"
+
+
+def tls_sessions(server):
+    """The next line the check server printed about a TLS session ('full' or 'resumed')."""
+    import select
+    r, _, _ = select.select([server.stdout], [], [], 10)
+    assert r, "no HTTPS request reached the check server"
+    return server.stdout.readline().split()[-1]
+
+
+def test_recheck_resumes_the_tls_session(net):
+    net.internet(v6=False)
+    net.dns(*PROBE)
+    net.server(f"{PROBE_V4}:80")
+    tls = net.server(f"{PROBE_V4}:443", tls="probe", extra=["--report-sessions"])
+    net.start_roamd(net.probe_config())
+    # IPv6 reaches no check server: only IPv4's probes come to it
+    wait_for(lambda: net.verdicts()[:2] == ("online", "ok"), what="IPv4 online")
+    assert tls_sessions(tls) == "full"
+    before = net.link_prop("d0", "LastProbe")
+    r = net.busctl("call", "org.roam1", net.link_path("d0"), "org.roam1.Link", "Reprobe",
+                   check=False)
+    assert r.returncode == 0, r.stderr
+    wait_for(lambda: net.link_prop("d0", "LastProbe") > before, what="a new probe round")
+    assert tls_sessions(tls) == "resumed"
+
+
+def test_another_network_gets_no_session_of_the_last(net):
+    # The same addresses and check server behind another gateway (another NetworkId): a
+    # session resumed there would tell that server where this device was before.
+    net.internet(v6=False)
+    net.dns(*PROBE)
+    net.server(f"{PROBE_V4}:80")
+    tls = net.server(f"{PROBE_V4}:443", tls="probe", extra=["--report-sessions"])
+    net.start_roamd(net.probe_config())
+    wait_for(lambda: net.verdicts()[:2] == ("online", "ok"), what="IPv4 online")
+    assert tls_sessions(tls) == "full"
+    first = net.link_prop("d0", "NetworkId")
+    assert first
+    net.carrier(False)
+    wait_for(lambda: net.verdicts()[0] == "offline", what="IPv4 offline")
+    net.innet("ip link set n0 address 02:00:00:00:45:02")
+    net.carrier(True)
+    wait_for(lambda: net.verdicts()[:2] == ("online", "ok"), what="IPv4 online again")
+    assert tls_sessions(tls) == "full"
+    assert net.link_prop("d0", "NetworkId") not in ("", first)

@@ -14,6 +14,10 @@ Modes:
   login     every request -> 200, the login page (a portal that answers in place)
   slowlogin every request -> 200, a 100 kB login page of which only the first part is sent;
             the rest never comes (the connection stays open until the client leaves)
+  tickets   the probe's answer as many servers send it: TLS 1.3 session tickets first (with
+            --tls), then the headers and the body in two writes, without TCP_NODELAY, and
+            the connection left open until the client leaves: Nagle holds the body until the
+            client acknowledges the headers (and the headers until it acknowledged tickets)
 The capport variants (--capport-mode): good, garbage, wrongtype.
 """
 import argparse
@@ -50,6 +54,10 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         a = self.server.args
         self.close_connection = True
+        if a.report_sessions and isinstance(self.connection, ssl.SSLSocket):
+            # one line per request: did the client resume a TLS session?
+            print("tls " + ("resumed" if self.connection.session_reused else "full"),
+                  flush=True)
         if a.mode == "portal" and a.capport_path and self.path == a.capport_path:
             return self.capport()
         if a.mode == "probe":
@@ -58,6 +66,8 @@ class Handler(BaseHTTPRequestHandler):
             if self.path.split("?", 1)[0] == "/roam-probe":
                 return self.send_body(200, PROBE_BODY)
             return self.send_body(404, b"not here\n")
+        if a.mode == "tickets":
+            return self.answer_in_pieces()
         if a.mode == "portal":
             if self.path.startswith("/login"):
                 return self.send_body(200, b"<html><body><form>Log in to the cafe WiFi"
@@ -116,6 +126,24 @@ class Handler(BaseHTTPRequestHandler):
             return
         return self.send_body(500, b"unknown mode\n")
 
+    def answer_in_pieces(self):
+        # Nagle (the kernel's default; asserted, as a test relies on it) holds a small write
+        # while an earlier small segment (the session tickets, the headers) is unacknowledged.
+        assert not self.connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+        ok = self.path.split("?", 1)[0] == "/roam-probe"
+        body = PROBE_BODY if ok else b"not here\n"
+        self.connection.sendall(b"HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\n"
+                                b"Content-Length: %d\r\nConnection: close\r\n\r\n"
+                                % (200 if ok else 404, b"OK" if ok else b"Not Found", len(body)))
+        self.connection.sendall(body)
+        # A server that keeps its connection open (keep-alive) does not push the held body
+        # out with its FIN: wait for the client, which has its Content-Length, to hang up.
+        try:
+            self.connection.settimeout(10)
+            self.connection.recv(1)
+        except OSError:
+            pass
+
     def capport(self):
         a = self.server.args
         if a.capport_mode == "garbage":
@@ -160,6 +188,8 @@ def main():
     ap.add_argument("--capport-json")
     ap.add_argument("--capport-mode", default="good")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--report-sessions", action="store_true",
+                    help="print 'tls full' or 'tls resumed' for each HTTPS request")
     args = ap.parse_args()
 
     servers = []
@@ -168,6 +198,9 @@ def main():
         if args.tls:
             ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             ctx.load_cert_chain(args.tls[0], args.tls[1])
+            if args.mode == "tickets":
+                ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+                ctx.num_tickets = 2  # OpenSSL's default, sent right after the handshake
             srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
         servers.append(srv)
         threading.Thread(target=srv.serve_forever, daemon=True).start()

@@ -121,6 +121,12 @@ void fake_fetch_answer_dns(int family, DnsOutcome outcome, const char *addr)
 
 /* ---- transfers (roamd-curl.c) ---- */
 
+/* no TLS here: nothing to share */
+CURLSH *curl_tls_share_new(void)
+{
+        return NULL;
+}
+
 int curl_easy_link_new(const CurlLinkFetch *f, CURL **ret, struct curl_slist **ret_connect_to)
 {
         for (size_t i = 0; i < FAKE_SLOTS; i++) {
