@@ -399,6 +399,13 @@ fi
 in_ct ip link set eth1 up
 in_ct systemd-run --quiet --unit=systest-dhcpcd -- dhcpcd -4 -B eth1 ||
         fail "dhcpcd on eth1 did not start"
+# A network's NTP servers go to chronyd only where the user trusts the network (home, work:
+# docs/time.md): the world's network is made home once eth1 has a network roamd knows.
+for i in $(seq 80); do
+        in_ct roam network trust home eth1 >/dev/null 2>&1 && break
+        sleep 0.25
+done
+in_ct roam network trust home eth1 >/dev/null || fail "roam network trust home eth1"
 sources=/run/chrony-dhcp/eth1.sources
 # roamd writes it once eth1's verdict is in; chronyd then lists the server.
 for i in $(seq 80); do
