@@ -35,6 +35,10 @@ typedef struct FwLink {
         char network_id[NETID_MAX];
         /* the last id that was not "" (a gateway being resolved again is no other network) */
         char known_id[NETID_MAX];
+        /* the carrier went since known_id: the rounds that start when it is back judge the
+         * network found then, so a new id then is no network swapped under the same
+         * addressing (the case a re-probe is for) */
+        bool carrier_lost;
         /* the location of the network now (NULL: no network), and why */
         char *location;
         FwSource source;
@@ -526,10 +530,17 @@ static void link_sync(Firewall *fw, Link *l)
                 snprintf(fl->network_id, sizeof(fl->network_id), "%s", id);
                 names[n++] = "NetworkId";
         }
+        if (!l->info.carrier)
+                fl->carrier_lost = true;
         if (id[0] && !streq(id, fl->known_id)) {
-                other_network = fl->known_id[0] != 0; /* a first id: the first probe runs */
+                /* a first id: the first probe runs; after a carrier loss, the round the
+                 * carrier's return started (a fast one may end before the gateway's MAC is
+                 * learned: probing again then was a second round for one network) */
+                other_network = fl->known_id[0] != 0 && !fl->carrier_lost;
                 snprintf(fl->known_id, sizeof(fl->known_id), "%s", id);
         }
+        if (id[0])
+                fl->carrier_lost = false;
         locate(fw, fl, &f, &location, &source, &reason);
         /* Enforced, Location and its source and reason say what is in force, and the new
          * location is said with the pass that carries it (firewall_txn_done): a client never
