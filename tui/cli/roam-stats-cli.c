@@ -170,8 +170,8 @@ static int get_usage(sd_bus *bus, const RoamStatsQuery *q, sd_bus_message **ret)
         if (r < 0)
                 return log_oom();
         r = append_filter(call, q);
-        if (r < 0)
-                return log_oom();
+        if (r < 0) /* -EINVAL: a filter sd-bus refuses (not UTF-8), not memory */
+                return log_error_errno(r, "Cannot ask roamd for the usage: %m");
         r = sd_bus_call(bus, call, 0, &error, ret);
         if (r < 0)
                 return roam_bus_log_call_error(&error, r, "read usage");
