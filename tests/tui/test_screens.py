@@ -178,6 +178,22 @@ def test_themes_without_an_install(roamd, tui, how):
     assert "At start:" not in text
 
 
+@pytest.mark.parametrize("theme", ["light", "high-contrast"])
+def test_theme_needing_256_colours_on_8(roamd, tui, theme):
+    """light and high-contrast read at 4.5:1 only with colours 16-255 (the first 16 differ
+    on every terminal: xterm's white is grey, Tango's greyer): on an 8-colour terminal roam
+    draws them as monochrome, on the terminal's own colours, and help says so."""
+    roamd(verdict_scenario("portal"))
+    t = tui(args=("--theme", theme), term="xterm")
+    t.wait_for(screen="overview", text="eth1")
+    colours = {t.cell_style(y, x)[:2] for y in range(t.rows) for x in range(t.cols)}
+    assert colours == {("default", "default")}
+    t = tui(args=("--theme", theme))  # 256 colours: its own
+    t.wait_for(screen="overview", text="eth1")
+    colours = {t.cell_style(y, x)[:2] for y in range(t.rows) for x in range(t.cols)}
+    assert ("default", "default") not in colours
+
+
 def test_theme_from_config_file(roamd, tui, tmp_path):
     roamd(verdict_scenario("online"))
     (tmp_path / "config" / "roam").mkdir(parents=True)

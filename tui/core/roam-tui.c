@@ -1429,9 +1429,11 @@ int tui_run(const TuiOptions *opts)
         t.colour = has_colors() && (!no_color || !*no_color);
         if (t.colour && start_color() != OK)
                 t.colour = false;
-        if (!t.colour && t.theme.uses_colour) {
+        if ((!t.colour || COLORS < t.theme.min_colours) && t.theme.uses_colour) {
                 /* Colour themes lean on colour to tell roles apart; the monochrome theme says
-                 * the same with attributes. */
+                 * the same with attributes. A theme whose contrast needs more colours than the
+                 * terminal has (the first 16 differ on every terminal) falls back the same way:
+                 * the terminal's own colours are the only ones known to read. */
                 Theme mono = {};
 
                 /* A monochrome.theme of the user's first, else the built-in copy: this
