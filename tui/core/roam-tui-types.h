@@ -38,7 +38,11 @@ typedef struct ScreenVTable {
         const char *name;  /* stable, for tests: "overview" */
         const char *title; /* for people: "Overview" */
         int number;        /* the key that jumps here (1-9), 0: none */
-        size_t data_size;  /* Screen.data, zeroed at start, kept while the TUI runs */
+        /* For a narrow header ("BT" for "Bluetooth"); NULL: the title. */
+        const char *short_title;
+        /* A screen without a tab: the letter that opens it from every screen ('t'), 0: none. */
+        int letter;
+        size_t data_size; /* Screen.data, zeroed at start, kept while the TUI runs */
         int (*enter)(Tui *t, Screen *s);
         void (*leave)(Tui *t, Screen *s);
         /* Draws rows [top, top + height) of the whole width. */
@@ -98,7 +102,7 @@ struct Screen {
 };
 
 /* At most this many screens have a number key (1-9). */
-#define TUI_TABS 9
+#define TUI_TABS 9 /* the tabs, and room for a screen without one */
 
 /* A y/N question's answer yes (tui_confirm()): acts on subject (copied when asked). */
 typedef int (*TuiConfirmFn)(Tui *t, void *userdata, const char *subject);

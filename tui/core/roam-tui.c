@@ -425,6 +425,16 @@ static void go_back(Tui *t)
                 (void)tui_show(t, t->previous->vtable);
 }
 
+size_t tui_n_screens(Tui *t)
+{
+        return t->n_screens;
+}
+
+const ScreenVTable *tui_screen_at(Tui *t, size_t i)
+{
+        return i < t->n_screens ? t->screens[i].vtable : NULL;
+}
+
 /* The screens that have a tab and a number key, in order. */
 size_t tui_tab_screens(Tui *t, const ScreenVTable *ret[TUI_TABS])
 {
@@ -876,6 +886,13 @@ static int global_key(Tui *t, int key)
                 handle_resize(t);
                 return REACTION_REDRAW;
         }
+        /* The screens without a tab (t Time, w Wake queue): from every screen that does not
+         * use the letter itself (Bluetooth's t trusts). */
+        for (size_t i = 0; i < t->n_screens; i++)
+                if (t->screens[i].vtable->letter && t->screens[i].vtable->letter == key) {
+                        (void)tui_show(t, t->screens[i].vtable);
+                        return REACTION_REDRAW;
+                }
         if (key >= '1' && key <= '9') {
                 const ScreenVTable *screens[TUI_TABS];
                 size_t n = tui_tab_screens(t, screens);
@@ -949,6 +966,8 @@ static void handle_mouse(Tui *t)
                         if (ev.x >= t->tab_spots[i].x0 && ev.x < t->tab_spots[i].x1) {
                                 if (!t->tab_spots[i].v)
                                         handle_key(t, '?');
+                                else if (t->tab_spots[i].v->number == 0)
+                                        handle_key(t, t->tab_spots[i].v->letter);
                                 else
                                         handle_key(t, '0' + t->tab_spots[i].v->number);
                                 return;

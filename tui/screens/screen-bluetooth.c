@@ -770,6 +770,7 @@ static const char *bt_available(Tui *t, Screen *s, char *why, size_t size)
 const ScreenVTable bluetooth_screen_vtable = {
     .name = "bluetooth",
     .title = "Bluetooth",
+    .short_title = "BT",
     .number = 7,
     .data_size = sizeof(BtData),
     .enter = bt_enter,

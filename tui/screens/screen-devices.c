@@ -778,6 +778,7 @@ static const char *devices_available(Tui *t, Screen *s, char *why, size_t size)
 const ScreenVTable devices_screen_vtable = {
     .name = "devices",
     .title = "Devices",
+    .short_title = "P2P",
     .number = 6,
     .data_size = sizeof(DevicesData),
     .enter = devices_enter,

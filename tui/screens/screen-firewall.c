@@ -836,6 +836,7 @@ static bool firewall_loading(Tui *t, Screen *s)
 const ScreenVTable firewall_screen_vtable = {
     .name = "firewall",
     .title = "Firewall",
+    .short_title = "FW",
     .number = 8,
     .data_size = sizeof(FirewallData),
     .enter = firewall_enter,

@@ -423,12 +423,6 @@ static int overview_key(Tui *t, Screen *s, int key)
                 return screen_reprobe(t, tui_selected_link(t));
         case 'c':
                 return screen_copy_url(t, tui_selected_link(t));
-        case 't':
-                (void)tui_show(t, &time_screen_vtable);
-                return REACTION_REDRAW;
-        case 'w':
-                (void)tui_show(t, &wake_screen_vtable);
-                return REACTION_REDRAW;
         default:
                 return REACTION_UNHANDLED;
         }
@@ -506,8 +500,12 @@ static const KeyHelp overview_keys[] = {
      "(Enter keeps it, Esc clears it, Ctrl-U clears the text typed; / again starts a new "
      "filter)"},
     {"s", "sort", "Sort by interface index, name, state (the best first) or bearer, in turn"},
-    {"t", NULL, "The time as roamd's sources agree on it, and whom it does not believe"},
-    {"w", NULL, "The wake queue: which app's turn it is to go online, who waits, how long and why"},
+    {"t", "time",
+     "The time as roamd's sources agree on it, and whom it does not believe (t from "
+     "every screen)"},
+    {"w", "wake",
+     "The wake queue: which app's turn it is to go online, who waits, how long and why (w from "
+     "every screen)"},
     {"Up/Down", NULL, "Select the previous or next link (also k and j)"},
     {"Tab", NULL, "Select the next link, wrapping around (Shift-Tab: previous)"},
     {"PgUp/PgDn", NULL, "Move five links up or down"},

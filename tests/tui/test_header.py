@@ -1,0 +1,44 @@
+"""The header (docs/tui.md): tab names fit where they can, abbreviated before they go (M10 of
+the new-user report: at 80 columns only the active tab kept its name), and the screens
+without a tab (t Time, w Wake queue) open from every screen and show in the header while
+they are shown (M9)."""
+from firewall_scenario import FIREWALL
+ESC = b"\x1b"
+
+
+def header(t):
+    return t.text_lines()[0]
+
+
+def test_names_abbreviated_before_dropped(roamd, tui):
+    roamd(FIREWALL)
+    t = tui(cols=76, rows=24)
+    t.wait_for(screen="overview", text="Connected to roamd")
+    # 8 Firewall is available here: "8 FW" leaves room for every other name
+    assert header(t).startswith("roam [1 Overview] 2 Link 3 Apps 4:none 5 Usage "), header(t)
+    assert " 8 FW " in header(t), header(t)
+    t = tui(cols=100, rows=24)
+    t.wait_for(screen="overview", text="Connected to roamd")
+    assert " 8 Firewall " in header(t), header(t)
+
+
+def test_time_and_wake_from_every_screen(roamd, tui):
+    roamd(FIREWALL)
+    t = tui(cols=100, rows=24)
+    t.wait_for(screen="overview", text="Connected to roamd")
+    t.settle()  # the first-join question's grace: keys typed before it wait
+    t.key(ESC)
+    t.key("5")
+    t.wait_for(screen="usage")
+    t.key("t")
+    t.wait_for(screen="time")
+    assert "[t Time]" in header(t), header(t)
+    t.key("8")
+    t.wait_for(screen="firewall")
+    t.key("w")
+    t.wait_for(screen="wake")
+    assert "[w Wake queue]" in header(t), header(t)
+    t.key("?")
+    t.wait_for(screen="help", text="Keys everywhere")
+    text = " ".join(t.text().split())
+    assert "t, w The Time and Wake queue screens" in text, text
