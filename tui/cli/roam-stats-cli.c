@@ -242,7 +242,9 @@ int roam_stats_run(const RoamStatsQuery *q, bool json)
                 if (!arr)
                         return log_oom();
         } else
-                printf("%-36s %-10s %-8s %12s %12s\n", "OWNER", "LINK", "NETWORK", "RECEIVED",
+                /* roaming in the carrier's sense (a visited network), not the firewall's home
+                 * location: yes or no, never "home" */
+                printf("%-36s %-10s %-8s %12s %12s\n", "OWNER", "LINK", "ROAMING", "RECEIVED",
                        "SENT");
         r = sd_bus_message_enter_container(reply, 'a', "(ssbtttt)");
         while (r >= 0 && (r = sd_bus_message_read(reply, "(ssbtttt)", &owner, &link, &roaming, &bi,
@@ -264,8 +266,8 @@ int roam_stats_run(const RoamStatsQuery *q, bool json)
                         char a[32], b[32];
                         roam_format_bytes(bi, a, sizeof(a));
                         roam_format_bytes(bo, b, sizeof(b));
-                        printf("%-36s %-10s %-8s %12s %12s\n", owner, link,
-                               roaming ? "roaming" : "home", a, b);
+                        printf("%-36s %-10s %-8s %12s %12s\n", owner, link, roaming ? "yes" : "no",
+                               a, b);
                 }
         }
         if (r < 0)
