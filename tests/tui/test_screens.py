@@ -126,11 +126,16 @@ def test_link_history_and_live_change(roamd, tui, golden):
     t.wait_for(screen="link", text="eth1 (ethernet): portal")
     fake.send(op="set", link=4, props={"Connectivity": "online", "ConnectivityReason": "ok",
                                        "Connectivity4": "online", "ConnectivityReason4": "ok",
-                                       "PortalURL": "", "CaptivePortal": {"Captive": False}})
+                                       "PortalURL": "", "CaptivePortal": {
+                                           "Captive": False,
+                                           "UserPortalURL": "https://cafe.test/portal"}})
     fake.send(op="set", link=4, props={"LastProbe": NOW - 1_000_000, "ProbeDuration": 80_000})
     t.key("G")
     t.wait_for(screen="link", text=["online   checks answered; probe took 80 ms",
                                     "Captive:        no: the session is open"])
+    # past the portal its page manages the session: no "Log in at" (M11 of the report)
+    assert "Session page:   https://cafe.test/portal" in t.text()
+    assert "Log in at" not in t.text()
     golden("link-history", t)
 
 

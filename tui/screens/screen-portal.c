@@ -683,7 +683,11 @@ static bool portal_key_active(Tui *t, Screen *s, const KeyHelp *k)
 
 static const char *portal_available(Tui *t, Screen *s, char *why, size_t size)
 {
-        if (tui_any_portal(t))
+        const PortalData *d = s ? s->data : NULL;
+
+        /* A session past its portal (logged in, time left, extend) is something to show too:
+         * the tab must not say "none" beside it. */
+        if (tui_any_portal(t) || (d && d->n_sessions > 0))
                 return NULL;
         snprintf(why, size, "no link is behind a captive portal");
         return "none";
