@@ -308,9 +308,9 @@ def check_values(values):
     for key in ("ConnectivityReason", "ConnectivityReason4", "ConnectivityReason6"):
         if key in values and values[key] not in REASONS:
             raise ValueError(f"{key} {values[key]!r} is not one of {REASONS}")
-    if values.get("LocationSource", "") not in ("", "config", "user", "default"):
-        raise ValueError(f"LocationSource {values['LocationSource']!r} is not config, user or "
-                         "default")
+    if values.get("LocationSource", "") not in ("", "config", "user", "default", "tunnel"):
+        raise ValueError(f"LocationSource {values['LocationSource']!r} is not config, user, "
+                         "default or tunnel")
 
 
 def build_properties(table, values, only=None):

@@ -296,3 +296,23 @@ def test_first_join_ignores_keys_typed_ahead(roamd, tui, golden):
     t.key("p")
     t.wait_for(screen="overview", text="eth1: this network is now public")
     assert fake.send(op="location_calls") == [["eth1", "public"]]
+
+
+def test_vpn_tunnel_is_not_asked(roamd, tui):
+    """A VPN tunnel that names no network of its own is untrusted by roamd's own rule
+    (LocationSource "tunnel"): no "home, work or public?" question about it (M8 of the
+    new-user report); the Firewall screen says why in words."""
+    fake = roamd(FIREWALL)
+    t = tui()
+    t.wait_for(screen="overview", text="eth1: a network roam has not seen")
+    t.settle()
+    fake.send(op="set", link=3, props={
+        "NetworkId": "vpn:if=wlan0", "Location": "untrusted", "LocationSource": "tunnel",
+        "LocationReason": "a VPN tunnel names no network of its own: untrusted, until "
+                          "networks.d names it or you choose"})
+    t.key("u")
+    t.wait_for(screen="overview", text="eth1 stays untrusted for this session")
+    assert QUESTION not in t.text()
+    assert "wlan0: a network roam has not seen" not in t.text()
+    t.key("8")
+    t.wait_for(screen="firewall", text="a VPN tunnel that names no network of its own")
