@@ -240,3 +240,18 @@ def test_remove_asks_first(env, screen):
     t.wait_for(screen="bluetooth", text=question)
     t.key("y")
     env.wait(lambda: not env.device(HEADSET), what="the headset removed")
+
+
+def test_without_bluez_no_key_is_offered(env, screen):
+    """BlueZ gone: the screen says so, and the hint bar offers none of the keys that would
+    only answer "No Bluetooth adapter" (L1 of the new-user report); with it, x and o are
+    offered like the rest (L11)."""
+    t = screen()
+    hints = t.text_lines()[-1]
+    assert "x remove" in hints and "o adapter" in hints, hints
+    env.mock.terminate()
+    env.mock.wait()
+    t.wait_for(screen="bluetooth", text="BlueZ is not running")
+    hints = t.text_lines()[-1]
+    for k in ("s scan", "p pair", "o adapter", "x remove"):
+        assert k not in hints, hints

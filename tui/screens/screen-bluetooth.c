@@ -703,6 +703,9 @@ static bool bt_key_active(Tui *t, Screen *s, const KeyHelp *k)
 
         if (b->q_id != 0 || b->nfc_id != 0)
                 return false;
+        /* Without BlueZ or an adapter no key but the arrows does anything: none is offered. */
+        if ((!b->available || !b->has_adapter) && k->keys[1] == 0 && strchr("sptcnxo", k->keys[0]))
+                return false;
         if (k->keys[0] && strchr("ptcnx", k->keys[0]) && k->keys[1] == 0)
                 return row;
         return true;
@@ -734,8 +737,8 @@ static const KeyHelp bt_keys[] = {
     {"c", "connect", "Connect or disconnect the selected device"},
     {"t", "trust", "Trust the device (it may connect without asking), or stop trusting it"},
     {"n", "net", "Join or leave the selected device's network (Bluetooth tethering)"},
-    {"x", NULL, "Remove the device: forget its pairing"},
-    {"o", NULL, "Switch the adapter on or off"},
+    {"x", "remove", "Remove the device: forget its pairing (asks first)"},
+    {"o", "adapter", "Switch the adapter on or off"},
     {"y / n", NULL,
      "A pairing question or an NFC tag: yes or no; PIN and passkey: type, then Enter"},
     {},
