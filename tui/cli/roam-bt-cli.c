@@ -8,6 +8,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "roam-format.h"
 #include "roam-bt-cli.h"
 #include "roam-bus.h"
 #include "roam-cli.h"
@@ -61,9 +62,16 @@ void roam_bt_question_sentence(const BtQuestion *q, char *buf, size_t size)
                 snprintf(buf, size, "%s shows passkey %s: is it the same? (yes/no)", who, q->value);
         else if (streq(q->kind, "authorize"))
                 snprintf(buf, size, "%s wants to pair without a code: allow? (yes/no)", who);
-        else if (streq(q->kind, "authorize-service"))
-                snprintf(buf, size, "%s wants to use service %s: allow? (yes/no)", who, q->value);
-        else if (streq(q->kind, "enter-pin"))
+        else if (streq(q->kind, "authorize-service")) {
+                const char *name = roam_format_bt_service(q->value);
+
+                if (name)
+                        snprintf(buf, size, "%s wants to use its %s service (%s): allow? (yes/no)",
+                                 who, name, q->value);
+                else
+                        snprintf(buf, size, "%s wants to use service %s: allow? (yes/no)", who,
+                                 q->value);
+        } else if (streq(q->kind, "enter-pin"))
                 snprintf(buf, size, "%s asks for its PIN (often 0000 or 1234; no: refuse)", who);
         else if (streq(q->kind, "enter-passkey"))
                 snprintf(buf, size, "%s asks for the 6-digit passkey it shows (no: refuse)", who);

@@ -9,6 +9,7 @@
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
 
+#include "roam-format.h"
 #include "roam-bt-cli.h"
 #include "roam-bus-map.h"
 #include "roam-bus.h"
@@ -371,9 +372,14 @@ static void question_text(const BtData *b, char *buf, size_t size)
                 snprintf(buf, size, "Does the device show passkey %s too?", b->q_value);
         else if (streq(b->q_kind, "authorize"))
                 snprintf(buf, size, "Pair without a code?");
-        else if (streq(b->q_kind, "authorize-service"))
-                snprintf(buf, size, "Allow it to use service %s?", b->q_value);
-        else if (streq(b->q_kind, "enter-pin"))
+        else if (streq(b->q_kind, "authorize-service")) {
+                const char *name = roam_format_bt_service(b->q_value);
+
+                if (name)
+                        snprintf(buf, size, "Allow it to use its %s service?", name);
+                else
+                        snprintf(buf, size, "Allow it to use service %s?", b->q_value);
+        } else if (streq(b->q_kind, "enter-pin"))
                 snprintf(buf, size, "Type its PIN (often 0000 or 1234).");
         else if (streq(b->q_kind, "enter-passkey"))
                 snprintf(buf, size, "Type the 6-digit passkey it shows.");
