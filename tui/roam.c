@@ -456,6 +456,11 @@ static int parse_options(int argc, char *argv[], bool in_order)
                 case ':':
                         return usage_error("option '%s' needs an argument.", argv[optind - 1]);
                 case '?':
+                        if (optopt >= '0' && optopt <= '9')
+                                /* "online-for -5m": a negative number, not an option */
+                                return usage_error("unknown option '-%c': durations, timeouts "
+                                                   "and counts are not negative.",
+                                                   optopt);
                         if (optopt)
                                 return usage_error("unknown option '-%c'.", optopt);
                         return usage_error("unknown option '%s'.", argv[optind - 1]);

@@ -66,3 +66,10 @@ def test_wait_for_a_bad_or_unknown_app_is_an_error(roamd, roam):
         assert "Invalid app ID" in r.err and "in time" not in r.err, r.err
     r = roam("wait-online", "--app", "nosuch.App", "--timeout", "5")
     assert (r.rc, r.err) == (2, "roam: Cannot wait: No app nosuch.App.\n")
+
+
+def test_negative_number_is_said_so(roam):
+    """`online-for -5m` is a negative duration, not an unknown option alone (L17)."""
+    r = roam("app", "org.example.Mail", "online-for", "-5m")
+    assert r.rc == 2, r.err
+    assert "are not negative" in r.err, r.err
