@@ -42,3 +42,16 @@ def test_time_and_wake_from_every_screen(roamd, tui):
     t.wait_for(screen="help", text="Keys everywhere")
     text = " ".join(t.text().split())
     assert "t, w The Time and Wake queue screens" in text, text
+
+
+def test_slash_says_where_it_filters(roamd, tui):
+    """/ on a screen without a filter says so (L8 of the new-user report: it did nothing)."""
+    roamd(FIREWALL)
+    t = tui(cols=100, rows=24)
+    t.wait_for(screen="overview", text="Connected to roamd")
+    t.settle()
+    t.key(ESC)
+    t.key("5")
+    t.wait_for(screen="usage")
+    t.key("/")
+    t.wait_for(screen="usage", text="The Usage screen has no filter: / filters the links on")

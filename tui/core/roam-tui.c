@@ -882,6 +882,13 @@ static int global_key(Tui *t, int key)
         case 12: /* Ctrl-L */
                 clearok(curscr, TRUE);
                 return REACTION_REDRAW;
+        case '/':
+                /* Only the long lists filter; elsewhere / says so rather than nothing. */
+                tui_message(t, THEME_STATUS,
+                            "The %s screen has no filter: / filters the links on 1 Overview "
+                            "and the apps on 3 Apps.",
+                            t->current->vtable->title);
+                return REACTION_REDRAW;
         case TUI_KEY(KEY_RESIZE):
                 handle_resize(t);
                 return REACTION_REDRAW;
