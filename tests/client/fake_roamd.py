@@ -75,6 +75,7 @@ methods answer org.roam1.Error.Failed with it, as roamd does with [Firewall] Ena
 commands:
   {"op": "location_calls"}                   the SetLocation calls: [link, location]
   {"op": "rules", "rules": [...]}            replace the rules in force
+  {"op": "usage_rows", "rows": [...]}        replace the usage rows (no signal, as roamd)
 The scenario's "usage" makes /org/roam1 answer
 org.roam1.Usage: {"rows": [[owner, link, roaming, bytes in, bytes out, packets in, packets
 out], ...], "history": [[hour start, roaming, bytes in, bytes out, packets in, packets out],
@@ -774,6 +775,9 @@ class Manager(PropertiesObject):
             changed = {k: full[k] for k in cmd["props"]}
             self.time.props.update(changed)
             self.time.PropertiesChanged(TIME_IFACE, changed, [])
+        elif op == "usage_rows":
+            # counted bytes change without a signal, as roamd's counters do
+            self.usage["rows"] = cmd["rows"]
         elif op == "budget":
             self.usage["budgets"] = cmd["budgets"]
             for b in cmd["budgets"]:

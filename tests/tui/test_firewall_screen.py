@@ -121,6 +121,13 @@ def test_firewall_screen(roamd, tui, golden):
     t.wait(lambda t: "Reading the rules and their counters again." in t.text() and
            any(" 90 " in line and "tcp 22000" in line for line in t.text_lines()),
            what="the new counter")
+    # ... and by themselves while the screen is shown (L7 of the new-user report): every 5 s,
+    # which for roam's frozen clock is the driver's SIGUSR1
+    rules[2][8] = 91
+    fake.send(op="rules", rules=rules)
+    t.settle()
+    t.wait(lambda t: any(" 91 " in line and "tcp 22000" in line for line in t.text_lines()),
+           what="the counter read again by itself")
 
 
 def test_firewall_screen_small_and_monochrome(roamd, tui, golden):

@@ -67,6 +67,14 @@ def test_usage_screen(roamd, tui, golden):
     fake.send(op="budget", budgets=[BUDGETS[0][:7] + ["over"], BUDGETS[1]])
     t.wait_for(screen="usage", text="org.example.Mail on cellular: 412.0 MB of 500.0 MB, over")
 
+    # bytes counted meanwhile (no signal): read again by itself while shown, every 5 s,
+    # which for roam's frozen clock is the driver's SIGUSR1 (L7 of the new-user report)
+    rows = [list(r) for r in ROWS]
+    rows[0][3] += 100 * MB
+    fake.send(op="usage_rows", rows=rows)
+    t.settle()
+    t.wait_for(screen="usage", text="Not roaming 280.0 MB")
+
 
 def test_usage_screen_small_terminal(roamd, tui, golden):
     roamd(scenario())

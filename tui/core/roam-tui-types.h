@@ -94,7 +94,13 @@ typedef struct ScreenVTable {
          * rules); the screenshot tests' frame marker says so (loading=1), so that they wait
          * for the answer, not for a number of frames. NULL: never. */
         bool (*loading)(Tui *t, Screen *s);
+        /* What the screen shows changes with no signal of its own (packet counters): called
+         * every TUI_TICK_USEC while the screen is shown, never while it is not (with a frozen
+         * clock, the screenshot tests', on SIGUSR1 instead); a reaction. NULL: no timer. */
+        int (*tick)(Tui *t, Screen *s);
 } ScreenVTable;
+
+#define TUI_TICK_USEC (5 * 1000000ULL)
 
 struct Screen {
         const ScreenVTable *vtable;

@@ -37,7 +37,7 @@
 
 struct Tui {
         sd_event *event;
-        sd_event_source *input, *redraw, *refresh;
+        sd_event_source *input, *redraw, *refresh, *tick;
         RoamLive *live;
         SCREEN *term;
 
@@ -394,6 +394,45 @@ Screen *tui_screen_of(Tui *t, const ScreenVTable *vtable)
         return NULL;
 }
 
+/* The shown screen's tick, only while a screen with one is shown: an idle roam on any other
+ * screen wakes for nothing. */
+static void arm_tick(Tui *t)
+{
+        bool on = !t->frozen_clock && t->current && t->current->vtable->tick;
+
+        if (!t->tick)
+                return;
+        if (!on) {
+                (void)sd_event_source_set_enabled(t->tick, SD_EVENT_OFF);
+                return;
+        }
+        if (sd_event_source_set_time_relative(t->tick, TUI_TICK_USEC) < 0 ||
+            sd_event_source_set_enabled(t->tick, SD_EVENT_ONESHOT) < 0)
+                log_debug("Cannot arm the screen's tick.");
+}
+
+static void run_tick(Tui *t)
+{
+        int r;
+
+        if (!t->current || !t->current->vtable->tick)
+                return;
+        r = t->current->vtable->tick(t, t->current);
+        if (r < 0)
+                tui_message(t, THEME_ERROR, "%s", strerror(-r));
+        if (r != REACTION_NONE)
+                request_redraw(t);
+}
+
+static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        Tui *t = userdata;
+
+        run_tick(t);
+        arm_tick(t);
+        return 0;
+}
+
 int tui_show(Tui *t, const ScreenVTable *vtable)
 {
         Screen *s = tui_screen_of(t, vtable);
@@ -415,6 +454,7 @@ int tui_show(Tui *t, const ScreenVTable *vtable)
         else
                 t->previous = t->current;
         t->current = s;
+        arm_tick(t);
         request_redraw(t);
         return 0;
 }
@@ -839,6 +879,7 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
                 /* Screenshot tests (frozen clock): the time a question's grace lasts has
                  * passed. */
                 tui_grace_end(t);
+                run_tick(t); /* and a tick's time */
                 request_redraw(t);
         } else if (si->ssi_signo == SIGINT && t->suspended)
                 return 0; /* the terminal's Ctrl-C, meant for the program in the foreground */
@@ -1301,6 +1342,7 @@ static void tui_done(Tui *t)
         sd_event_source_disable_unref(t->input);
         sd_event_source_disable_unref(t->redraw);
         sd_event_source_disable_unref(t->refresh);
+        sd_event_source_disable_unref(t->tick);
         t->event = sd_event_unref(t->event);
         theme_done(&t->theme);
         for (size_t i = 0; i < t->n_screens; i++) {
@@ -1418,6 +1460,11 @@ int tui_run(const TuiOptions *opts)
                                                0, on_refresh, &t);
         if (r >= 0)
                 r = sd_event_source_set_enabled(t.refresh, SD_EVENT_OFF);
+        if (r >= 0)
+                r = sd_event_add_time_relative(t.event, &t.tick, CLOCK_MONOTONIC, TUI_TICK_USEC, 0,
+                                               on_tick, &t);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(t.tick, SD_EVENT_OFF);
         if (r >= 0)
                 r = sd_event_add_io(t.event, &t.input, fileno(t.input_file), EPOLLIN, on_input, &t);
         if (r < 0)

@@ -750,6 +750,16 @@ static int firewall_key(Tui *t, Screen *s, int key)
         return REACTION_UNHANDLED;
 }
 
+/* Counters change with every packet and no signal says so: read again while shown. */
+static int firewall_tick(Tui *t, Screen *s)
+{
+        FirewallData *d = s->data;
+
+        if (d->open)
+                (void)load_rules(d);
+        return REACTION_NONE; /* the answer draws */
+}
+
 static int firewall_roamd_appeared(Tui *t, Screen *s)
 {
         FirewallData *d = s->data;
@@ -849,10 +859,12 @@ const ScreenVTable firewall_screen_vtable = {
     .keys = firewall_keys,
     .click = firewall_click,
     .loading = firewall_loading,
+    .tick = firewall_tick,
     .about = "The personal firewall: each link's location (home, work, public, untrusted, or "
              "one networks.d defines), the facts that chose it, and the rules in force on the "
              "selected link in the order they are evaluated, with their packet and byte "
-             "counters (r reads them again). A network roam has not seen is untrusted until "
+             "counters (read again every 5 s, r at once). A network roam has not seen is untrusted "
+             "until "
              "you answer the question that comes when a link joins it. Changing a location "
              "needs root, group netdev or polkit authorization; the status line says whether "
              "it was done.",

@@ -488,6 +488,13 @@ static const KeyHelp usage_keys[] = {
     {},
 };
 
+/* Bytes are counted all the time; only budgets send a signal: read again while shown. */
+static int usage_tick(Tui *t, Screen *s)
+{
+        load(s->data);
+        return REACTION_NONE; /* the answers draw */
+}
+
 const ScreenVTable usage_screen_vtable = {
     .name = "usage",
     .title = "Usage",
@@ -500,8 +507,10 @@ const ScreenVTable usage_screen_vtable = {
     .draw = usage_draw,
     .key = usage_key,
     .keys = usage_keys,
-    .about = "Data counted by roamd in the kernel, per app, user and the system: home and "
-             "roaming side by side, each with its number, the last 24 hours hour by hour, and "
+    .tick = usage_tick,
+    .about = "Data counted by roamd in the kernel, per app, user and the system: not roaming "
+             "and roaming side by side (read again every 5 s), each with its number, the last 24 "
+             "hours hour by hour, and "
              "the data budgets (over budget: the app's traffic on those links is blocked until "
              "the period ends). You see everyone's usage with root, group netdev or polkit "
              "authorization, otherwise your own.",
