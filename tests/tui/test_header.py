@@ -55,3 +55,13 @@ def test_slash_says_where_it_filters(roamd, tui):
     t.wait_for(screen="usage")
     t.key("/")
     t.wait_for(screen="usage", text="The Usage screen has no filter: / filters the links on")
+
+
+def test_why_column_stops_growing(roamd, tui):
+    """At 200 columns the Why column stays near its reasons; Probed does not go to the far
+    edge (L20 of the new-user report)."""
+    roamd(FIREWALL)
+    t = tui(cols=200, rows=50)
+    t.wait_for(screen="overview", text="Connected to roamd")
+    heading = next(line for line in t.text_lines() if line.lstrip().startswith("Link "))
+    assert heading.index("Probed") < 110, heading
