@@ -326,3 +326,21 @@ def test_vpn_tunnel_is_not_asked(roamd, tui):
     assert "wlan0: a network roam has not seen" not in t.text()
     t.key("8")
     t.wait_for(screen="firewall", text="a VPN tunnel that names no network of its own")
+
+
+def test_new_question_clears_the_stale_status(roamd, tui):
+    """A question that comes by itself drops what the status line said before it (L23 of the
+    new-user report: "eth1: this network is now home" stayed beside wlan0's question)."""
+    fake = roamd(FIREWALL)
+    t = tui()
+    t.wait_for(screen="overview", text="eth1: a network roam has not seen")
+    t.settle()
+    t.key("h")
+    t.wait_for(screen="overview", text="eth1: this network is now home")
+    fake.send(op="set", link=3, props={
+        "NetworkId": "wifi:Other:02:00:00:00:09:09", "Location": "untrusted",
+        "LocationSource": "default",
+        "LocationReason": "unknown network: untrusted until you choose"})
+    t.wait_for(screen="overview", text="wlan0: a network roam has not seen")
+    if "this network is now home" in t.text():
+        t.wait(lambda t: "this network is now home" not in t.text(), what="the stale message gone")

@@ -222,6 +222,15 @@ void tui_message(Tui *t, ThemeRole role, const char *fmt, ...)
         request_redraw(t);
 }
 
+void tui_message_clear(Tui *t)
+{
+        if (!t->message)
+                return;
+        free(t->message);
+        t->message = NULL;
+        request_redraw(t);
+}
+
 void tui_refresh_in(Tui *t, uint64_t usec)
 {
         if (usec < t->refresh_usec)

@@ -276,6 +276,9 @@ static void draw_dialog(Tui *t, FirewallData *d, const RoamLink *l, bool first_j
                  * screen below changes nothing. */
                 d->dialog_selected = first_join ? 3 : 0;
                 d->dialog_scroll = 0;
+                /* "wifi0: this network is now home" said before is not about this question */
+                if (first_join)
+                        tui_message_clear(t);
         }
         if (tui_doc_new(&doc) < 0 || build_dialog(t, d, l, first_join, doc) < 0)
                 return;
