@@ -65,3 +65,14 @@ def test_why_column_stops_growing(roamd, tui):
     t.wait_for(screen="overview", text="Connected to roamd")
     heading = next(line for line in t.text_lines() if line.lstrip().startswith("Link "))
     assert heading.index("Probed") < 110, heading
+
+
+def test_portal_without_roamd_says_so(tui):
+    """4 while roamd is not running: not "no link is behind one" (L1 of the new-user
+    report), which would be a claim about portals nobody read."""
+    t = tui()
+    t.wait_for(screen="overview", live="not-running", text="roamd is not running")
+    t.key("4")
+    t.wait(lambda t: "Captive portals unknown: roamd is not running." in t.text() or
+           "4 Portal: roamd is not running" in t.text(), what="the portal tab says why")
+    assert "no link is behind one" not in t.text()
