@@ -14,8 +14,7 @@ def test_plain_usage(roamd, plain):  # noqa: F811
     p = plain()
     p.expect(r"State: .*")
     p.send("help")
-    p.expect(r"  usage \[APP\]    your traffic counted per owner, not roaming and roaming, and the "
-             r"data")
+    p.expect(r"  usage \[APP\]    your traffic counted per owner, not roaming and roaming,")
     p.send("usage")
     # our own rows (uid 0), summed per owner over links, home and roaming apart
     p.expect(r"org\.example\.Mail \(user 0\): not roaming 2\.5 MB received, 400\.0 kB sent; "

@@ -20,8 +20,8 @@ struct PlainTime {
 };
 
 const char plain_time_help[] =
-    "  time           the time as roamd's sources agree on it: state, bound, gate, the\n"
-    "                 clock, and each source's interval and verdict\n";
+    "  time           the time as roamd's sources agree on it: state, bound, gate,\n"
+    "                 the clock, and each source's interval and verdict\n";
 
 static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {

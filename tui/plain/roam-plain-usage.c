@@ -37,8 +37,8 @@ struct PlainUsage {
 };
 
 const char plain_usage_help[] =
-    "  usage [APP]    your traffic counted per owner, not roaming and roaming, and the data\n"
-    "                 budgets (of APP only)\n"
+    "  usage [APP]    your traffic counted per owner, not roaming and roaming,\n"
+    "                 and the data budgets (of APP only)\n"
     "  usage --all [APP]   the same for everyone: every user's apps and processes,\n"
     "                 system services and the rest (needs authorization)\n";
 
