@@ -97,3 +97,13 @@ def test_plain_location_not_in_force(roamd, plain):  # noqa: F811
              r"yet \(see Degraded\)\.")
     fake.send(op="set", link=3, props={"Location": "public", "LocationSource": "user"})
     p.expect(CLOCK + r"wlan0: location now public, set by you\.")
+
+
+def test_plain_no_location_reads_as_a_sentence(roamd, plain):  # noqa: F811
+    """A link whose location goes (its rules withdrawn) is said in a sentence, not
+    "location now no location in force" (L5 of the new-user report)."""
+    fake = roamd(FIREWALL)
+    p = plain()
+    p.expect(QUESTION)
+    fake.send(op="set", link=3, props={"Location": "", "LocationSource": ""})
+    p.expect(CLOCK + r"wlan0: no location in force now\.")

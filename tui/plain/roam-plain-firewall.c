@@ -165,7 +165,11 @@ static void note_location(PlainFw *pf, const RoamLink *l)
         else if (*l->network_id && !roam_link_needs_location(l)) {
                 roam_fw_location_text(l, where, sizeof(where));
                 roam_print_stamp();
-                printf("%s: location now %s.\n", l->name, where);
+                /* "location now no location in force" reads badly: say it as a sentence */
+                if (!*l->location)
+                        printf("%s: no location in force now.\n", l->name);
+                else
+                        printf("%s: location now %s.\n", l->name, where);
         }
         if (free_and_strdup(&s->path, l->path) < 0 ||
             free_and_strdup(&s->network_id, l->network_id) < 0 ||
