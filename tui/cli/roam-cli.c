@@ -61,7 +61,7 @@ static const struct {
     {"stats", "Usage: roam stats [--app ID] [--user UID|all] [--link NAME] [--since 7d|@EPOCH]\n"
               "                  [--json]\n"
               "\n"
-              "The traffic counted per app, user and link, home and roaming, and the\n"
+              "The traffic counted per app, user and link, not roaming and roaming, and\n"
               "budgets. Your own by default; --user another or all needs authorization.\n"
               "--link names a link roamd has or has counted traffic on.\n"},
     {"time", "Usage: roam time [--json]\n"
