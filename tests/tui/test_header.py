@@ -76,3 +76,19 @@ def test_portal_without_roamd_says_so(tui):
     t.wait(lambda t: "Captive portals unknown: roamd is not running." in t.text() or
            "4 Portal: roamd is not running" in t.text(), what="the portal tab says why")
     assert "no link is behind one" not in t.text()
+
+
+def test_help_names_every_tab_word(roamd, tui):
+    """Help explains every word a greyed tab may carry, not three examples (L2 of the
+    new-user report: 7:off was shown while help said 7:down)."""
+    roamd(FIREWALL)
+    t = tui(cols=100, rows=60)
+    t.wait_for(screen="overview", text="Connected to roamd")
+    t.settle()
+    t.key(ESC)
+    t.key("?")
+    t.wait_for(screen="help", text="Screens")
+    flat = " ".join(t.text().split())
+    for word in ("none (nothing of that kind)", "off (switched off or not there)",
+                 "down (roamd is not running)", "wait (being read)", "error (roamd's"):
+        assert word in flat, word

@@ -83,9 +83,11 @@ static void help_draw(Tui *t, Screen *s, int top, int height)
         if (r >= 0)
                 r = tui_doc_span(d, THEME_NORMAL, 0,
                                  "A tab with nothing to show now is greyed and says why in "
-                                 "a word after its number (4:none, 6:off, 7:down); \"4-\" "
-                                 "where the header has no room for the word. Its key says "
-                                 "why in full.");
+                                 "a word after its number: none (nothing of that kind), off "
+                                 "(switched off or not there), down (roamd is not running), "
+                                 "wait (being read) or error (roamd's answer unreadable); "
+                                 "\"4-\" where the header has no room for the word. Its key "
+                                 "says why in full.");
         {
                 const ScreenVTable *tabs[TUI_TABS];
                 size_t n = tui_tab_screens(t, tabs);
