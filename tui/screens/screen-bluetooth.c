@@ -462,7 +462,9 @@ static void draw_question(Tui *t, BtData *b, int top, int height)
         question_text(b, text, sizeof(text));
         r = tui_doc_line(d, -1, 0);
         if (r >= 0)
-                r = tui_doc_spanf(d, THEME_TITLE, 0, "Pairing: %s", b->q_name);
+                r = tui_doc_spanf(d, THEME_TITLE, 0, "%s: %s",
+                                  streq(b->q_kind, "authorize-service") ? "Service" : "Pairing",
+                                  b->q_name);
         if (r >= 0)
                 r = tui_doc_line(d, -1, 0);
         if (r >= 0)
