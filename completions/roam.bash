@@ -29,7 +29,12 @@ _roam_run_apps()
 }
 _roam_links() { _roam_values name status; }
 _roam_peers() { _roam_values address p2p peers; }
-_roam_bt_addresses() { _roam_values address bt; }
+# The devices' addresses only: the adapters come first in `roam bt --json`, then "devices".
+_roam_bt_addresses()
+{
+        timeout 2 roam bt --json 2>/dev/null |
+                sed -n '/"devices":/,$ s/^ *"address": "\([^"\\]*\)",\{0,1\}$/\1/p' | sort -u
+}
 # the zones roamd offers to choose from (roam time zone --json: "candidates")
 _roam_zones()
 {
@@ -50,7 +55,7 @@ _roam()
         fi
 
         local commands="status apps app run wait-online when-online stats portal time p2p bt nfc
-                network firewall"
+                network firewall help"
         local options="-h --help --version --json --plain --theme --no-mouse --confirm-quit --app --online-for
                 --user --link --since --timeout --require-time --pin-file"
         local durations="90s 10m 30m 1h 1h30m 24h until-released"
@@ -147,6 +152,9 @@ _roam()
 
         local n=${#args[@]} words_now=""
         case $cmd in
+        help)
+                ((n == 0)) && words_now=$commands
+                ;;
         app)
                 if ((n == 0)); then
                         words_now=$(_roam_apps)

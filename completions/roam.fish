@@ -8,6 +8,11 @@ function __roam_values --argument-names field
     timeout 2 roam $argv[2..-1] --json 2>/dev/null | sed -n 's/^ *"'$field'": "\([^"\\\\]*\)",\{0,1\}$/\1/p'
 end
 
+# The Bluetooth devices' addresses: the adapters come first in `roam bt --json`, then "devices".
+function __roam_bt_devices
+    timeout 2 roam bt --json 2>/dev/null | sed -n '/"devices":/,$ s/^ *"address": "\([^"\\]*\)",\{0,1\}$/\1/p' | sort -u
+end
+
 # default and system are always there, also when roamd does not run.
 function __roam_apps
     begin
@@ -96,7 +101,7 @@ complete -c roam -n '__roam_args_are p2p 2; and __fish_seen_subcommand_from conn
 
 complete -c roam -n '__roam_args_are bt 0' -a 'power discoverable pairable scan pair trust untrust connect disconnect remove join leave answer'
 complete -c roam -n '__roam_args_are bt 1; and __fish_seen_subcommand_from power discoverable pairable' -a 'on off'
-complete -c roam -n '__roam_args_are bt 1; and __fish_seen_subcommand_from pair trust untrust connect disconnect remove join leave' -a '(__roam_values address bt)'
+complete -c roam -n '__roam_args_are bt 1; and __fish_seen_subcommand_from pair trust untrust connect disconnect remove join leave' -a '(__roam_bt_devices)'
 
 complete -c roam -n '__roam_args_are nfc 0' -a 'import accept reject'
 complete -c roam -n '__fish_seen_subcommand_from import' -F

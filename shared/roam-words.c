@@ -158,6 +158,7 @@ const char *const roam_location_source_table[_ROAM_LOCATION_SOURCE_MAX] = {
     [ROAM_LOCATION_SOURCE_CONFIG] = "config",
     [ROAM_LOCATION_SOURCE_USER] = "user",
     [ROAM_LOCATION_SOURCE_DEFAULT] = "default",
+    [ROAM_LOCATION_SOURCE_TUNNEL] = "tunnel",
 };
 DEFINE_STRING_TABLE_LOOKUP(roam_location_source, RoamLocationSource)
 
@@ -217,6 +218,7 @@ static const char *const location_source_words_table[_ROAM_LOCATION_SOURCE_MAX] 
     [ROAM_LOCATION_SOURCE_CONFIG] = "from networks.d",
     [ROAM_LOCATION_SOURCE_USER] = "set by you",
     [ROAM_LOCATION_SOURCE_DEFAULT] = "unknown network, not chosen yet",
+    [ROAM_LOCATION_SOURCE_TUNNEL] = "a VPN tunnel that names no network of its own",
 };
 
 static const char *const fw_direction_words_table[_ROAM_FW_DIRECTION_MAX] = {

@@ -144,6 +144,7 @@ typedef enum RoamLocationSource {
         ROAM_LOCATION_SOURCE_CONFIG,  /* a networks.d file matched */
         ROAM_LOCATION_SOURCE_USER,    /* set with SetLocation */
         ROAM_LOCATION_SOURCE_DEFAULT, /* unknown network: untrusted until the user decides */
+        ROAM_LOCATION_SOURCE_TUNNEL,  /* a VPN tunnel that names no network: untrusted, unasked */
         _ROAM_LOCATION_SOURCE_MAX,
         _ROAM_LOCATION_SOURCE_INVALID = -EINVAL,
 } RoamLocationSource;

@@ -474,6 +474,11 @@ static int parse_options(int argc, char *argv[], bool in_order)
                 case ':':
                         return usage_error("option '%s' needs an argument.", argv[optind - 1]);
                 case '?':
+                        if (optopt >= '0' && optopt <= '9')
+                                /* "online-for -5m": a negative number, not an option */
+                                return usage_error("unknown option '-%c': durations, timeouts "
+                                                   "and counts are not negative.",
+                                                   optopt);
                         if (optopt)
                                 return usage_error("unknown option '-%c'.", optopt);
                         return usage_error("unknown option '%s'.", argv[optind - 1]);
@@ -531,6 +536,26 @@ static int check_app_args(char **args, unsigned n)
                            action);
 }
 
+/* What goes to roamd is text (roam_args_check_utf8): every option's value and the command's
+ * words, but not a command to run (run, when-online) nor a file to read (nfc import FILE;
+ * portal checks its own words, its --password-file and --browser are local). */
+static int check_utf8(char *const *args, unsigned n)
+{
+        const char *cmd = *arg_verb->name ? arg_verb->name : NULL;
+        char *const values[] = {
+            (char *)arg_theme,        (char *)arg_app,        (char *)arg_online_for,
+            (char *)arg_confirm_quit, (char *)arg_stats.user, (char *)arg_stats.link,
+            (char *)arg_since,        (char *)arg_timeout,
+        };
+        int r;
+
+        r = roam_args_check_utf8(cmd, values, ELEMENTSOF(values));
+        if (r < 0 || streq(arg_verb->name, "run") || streq(arg_verb->name, "when-online") ||
+            streq(arg_verb->name, "portal") || streq(arg_verb->name, "nfc"))
+                return r;
+        return roam_args_check_utf8(cmd, args, n);
+}
+
 /* Returns 1 to go on with arg_verb, 0 to exit successfully, -EINVAL on a usage error (logged). */
 static int parse_argv(int argc, char *argv[])
 {
@@ -573,6 +598,8 @@ static int parse_argv(int argc, char *argv[])
                 sub += optind;
         }
         arg_args = sub;
+        if (check_utf8(sub, n_args) < 0)
+                return -EINVAL;
 
         if (arg_json && !arg_verb->json)
                 return usage_error("'%s' prints no JSON.", arg_verb->name);

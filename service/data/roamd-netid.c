@@ -28,7 +28,7 @@ NetIdFact netid_fact_from_string(const char *s)
         return _NETID_FACT_INVALID;
 }
 
-static bool known(const NetIdFacts *f, NetIdFact k)
+bool netid_fact_known(const NetIdFacts *f, NetIdFact k)
 {
         return f->fact[k] && f->fact[k][0];
 }
@@ -50,33 +50,33 @@ static size_t append_escaped(char *buf, size_t pos, const char *s)
 
 const char *netid_compose(const NetIdFacts *f, char buf[static NETID_MAX])
 {
-        const char *bearer = known(f, NETID_BEARER) ? f->fact[NETID_BEARER] : "link";
+        const char *bearer = netid_fact_known(f, NETID_BEARER) ? f->fact[NETID_BEARER] : "link";
         size_t pos;
 
         buf[0] = 0;
         if (!f->has_network)
                 return buf;
-        if (known(f, NETID_SSID)) {
+        if (netid_fact_known(f, NETID_SSID)) {
                 pos = append_escaped(buf, 0, "wifi:");
                 pos = append_escaped(buf, pos, f->fact[NETID_SSID]);
-                if (known(f, NETID_BSSID)) {
+                if (netid_fact_known(f, NETID_BSSID)) {
                         pos = append_escaped(buf, pos, ":");
                         (void)append_escaped(buf, pos, f->fact[NETID_BSSID]);
                 }
                 return buf;
         }
-        if (known(f, NETID_GATEWAY_MAC)) {
+        if (netid_fact_known(f, NETID_GATEWAY_MAC)) {
                 snprintf(buf, NETID_MAX, "%s:gw=%s", bearer, f->fact[NETID_GATEWAY_MAC]);
                 return buf;
         }
         /* A gateway not resolved yet: wait for its MAC rather than name the network twice. */
         if (f->gateway_pending)
                 return buf;
-        if (known(f, NETID_DHCP_SERVER)) {
+        if (netid_fact_known(f, NETID_DHCP_SERVER)) {
                 snprintf(buf, NETID_MAX, "%s:dhcp=%s", bearer, f->fact[NETID_DHCP_SERVER]);
                 return buf;
         }
-        if (known(f, NETID_INTERFACE))
+        if (netid_fact_known(f, NETID_INTERFACE))
                 snprintf(buf, NETID_MAX, "%s:if=%s", bearer, f->fact[NETID_INTERFACE]);
         return buf;
 }

@@ -35,6 +35,9 @@ typedef struct NetIdFacts {
         bool gateway_pending; /* the link has a gateway whose MAC is not known yet */
 } NetIdFacts;
 
+/* Whether fact k is known (set and not empty). */
+bool netid_fact_known(const NetIdFacts *f, NetIdFact k);
+
 /* The id, in buf (NETID_MAX bytes): "" when the link has no network or the facts that name it
  * are not known yet (a gateway not resolved), else, first that applies:
  *   wifi:SSID:BSSID         a WiFi station (wpa_supplicant's STATUS)

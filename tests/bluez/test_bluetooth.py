@@ -446,3 +446,20 @@ def test_hostile_device_names(env):
     assert f"{PHONE}  ]0;ownedEvil2Jenohp" in r.stdout
     for bad in ("\x1b", "\x07", "\u009b", "\u202e", "\u200b"):
         assert bad not in r.stdout and bad not in r.stderr and bad not in env.log()
+
+
+def test_completion_offers_devices_not_the_adapter(env):
+    """`roam bt pair <TAB>` offers the devices, not the adapter's own address (L6)."""
+    import shlex
+    bash = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "completions", "roam.bash")
+    script = (f"source {shlex.quote(bash)}\n"
+              "COMP_WORDS=(roam bt pair '')\nCOMP_CWORD=3\n_roam\n"
+              'printf "%s\\n" "${COMPREPLY[@]}"\n')
+    path = os.path.dirname(os.path.abspath(ROAM)) + ":/usr/sbin:/usr/bin:/bin"
+    p = subprocess.run(["bash", "--norc", "--noprofile", "-c", script],
+                       env=dict(env.env, PATH=path), capture_output=True, text=True, timeout=30)
+    offered = [w for w in p.stdout.split("\n") if w]
+    adapter = json.loads(env.roam("bt", "--json").stdout)["adapters"][0]["address"]
+    assert HEADSET in offered, (offered, p.stderr)
+    assert adapter not in offered, (adapter, offered)

@@ -122,6 +122,12 @@ def test_roam_nfc_import(env, tmp_path):
     r = env.roam("nfc", "import", "-", input=hexfile)
     assert r.returncode == 0, r.stderr
     assert "cafe open" in r.stdout and "open" in r.stdout
+    # in words, and only what the tag holds: a WiFi-only tag has no device to pair (L3)
+    assert "  WiFi network: power " in r.stdout and "; nothing done" in r.stdout, r.stdout
+    assert "Bluetooth" not in r.stdout and "=" not in r.stdout, r.stdout
+    assert "--yes' adds the WiFi network to wpa_supplicant." in r.stdout, r.stdout
+    r = env.roam("nfc", "import", str(path))
+    assert "--yes' pairs the Bluetooth device and adds the WiFi network" in r.stdout, r.stdout
     r = env.roam("nfc", "import", "-", input="d1 01 05 54 61")
     assert r.returncode != 0 and "runs past the end" in r.stderr
 
@@ -172,8 +178,8 @@ def test_tag_from_neard_waits_for_a_yes(env):
     assert offer(env)[0] == oid
     r = env.roam("nfc", "accept")
     assert r.returncode == 0, r.stderr
-    assert f"bluetooth: address={HEADSET} name=Headset kind=headset" in r.stdout
-    assert "action=pairing" in r.stdout
+    assert f"Bluetooth device: address {HEADSET}, name Headset, kind headset" in r.stdout
+    assert "; pairing" in r.stdout
     assert offer(env) == (0, "")
     q = env.wait(lambda: (q := env.question())["kind"] == "confirm" and q, what="question")
     assert q["value"] == "161803"

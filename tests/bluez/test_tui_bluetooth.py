@@ -240,3 +240,37 @@ def test_remove_asks_first(env, screen):
     t.wait_for(screen="bluetooth", text=question)
     t.key("y")
     env.wait(lambda: not env.device(HEADSET), what="the headset removed")
+
+
+def test_without_bluez_no_key_is_offered(env, screen):
+    """BlueZ gone: the screen says so, and the hint bar offers none of the keys that would
+    only answer "No Bluetooth adapter" (L1 of the new-user report); with it, x and o are
+    offered like the rest (L11)."""
+    t = screen()
+    hints = t.text_lines()[-1]
+    assert "x remove" in hints and "o adapter" in hints, hints
+    env.mock.terminate()
+    env.mock.wait()
+    t.wait_for(screen="bluetooth", text="BlueZ is not running")
+    hints = t.text_lines()[-1]
+    for k in ("s scan", "p pair", "o adapter", "x remove"):
+        assert k not in hints, hints
+
+
+def test_service_authorization_names_the_profile(env, screen):
+    """A paired device asking for a service: the dialog names the profile, not only its
+    UUID (L10 of the new-user report)."""
+    env.mock_call("SetPairing", env.dev, "just-works", "")
+    env.bt().Pair(HEADSET)
+    env.wait(lambda: env.device(HEADSET)["paired"], what="paired")
+    t = screen()
+    env.bus.get_object("org.bluez", "/").IncomingService(
+        env.dev, "0000110b-0000-1000-8000-00805f9b34fb", dbus_interface="org.bluez.Mock",
+        reply_handler=lambda *a: None, error_handler=lambda *a: None, timeout=30)
+    env.wait(lambda: env.question()["kind"] == "authorize-service", what="the question")
+    def named(t):
+        return "audio sink (A2DP) service?" in " ".join(t.text().split())
+    t.wait(lambda t: True, what="a frame")  # what arrived while env.wait ran
+    if not named(t):
+        t.wait(named, what="the profile named")
+    assert "Service: " in t.text(), t.text()

@@ -75,6 +75,7 @@ methods answer org.roam1.Error.Failed with it, as roamd does with [Firewall] Ena
 commands:
   {"op": "location_calls"}                   the SetLocation calls: [link, location]
   {"op": "rules", "rules": [...]}            replace the rules in force
+  {"op": "usage_rows", "rows": [...]}        replace the usage rows (no signal, as roamd)
 The scenario's "usage" makes /org/roam1 answer
 org.roam1.Usage: {"rows": [[owner, link, roaming, bytes in, bytes out, packets in, packets
 out], ...], "history": [[hour start, roaming, bytes in, bytes out, packets in, packets out],
@@ -327,9 +328,9 @@ def check_values(values):
     for key in ("ConnectivityReason", "ConnectivityReason4", "ConnectivityReason6"):
         if key in values and values[key] not in REASONS:
             raise ValueError(f"{key} {values[key]!r} is not one of {REASONS}")
-    if values.get("LocationSource", "") not in ("", "config", "user", "default"):
-        raise ValueError(f"LocationSource {values['LocationSource']!r} is not config, user or "
-                         "default")
+    if values.get("LocationSource", "") not in ("", "config", "user", "default", "tunnel"):
+        raise ValueError(f"LocationSource {values['LocationSource']!r} is not config, user, "
+                         "default or tunnel")
 
 
 def build_properties(table, values, only=None):
@@ -800,6 +801,9 @@ class Manager(PropertiesObject):
             changed = {k: full[k] for k in cmd["props"]}
             self.time.props.update(changed)
             self.time.PropertiesChanged(TIME_IFACE, changed, [])
+        elif op == "usage_rows":
+            # counted bytes change without a signal, as roamd's counters do
+            self.usage["rows"] = cmd["rows"]
         elif op == "budget":
             self.usage["budgets"] = cmd["budgets"]
             for b in cmd["budgets"]:

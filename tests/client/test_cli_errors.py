@@ -87,6 +87,7 @@ BAD = [
     ("stats", "--user", "bob"),
     ("stats", "--user", "-1"),
     ("stats", "--since", "yesterday"),
+    ("stats", "--since", "@99999999999"),
     ("stats", "--online-for", "1h"),
     ("app",),
     ("app", "org.example.Mail", "frob"),
@@ -139,6 +140,8 @@ UNKNOWN = {
         "roam: no app 'nosuch.App' (roam apps lists them; roam app ID set KEY=VALUE... makes "
         "one)",
     ("app", "nosuch.App"): "roam: no app 'nosuch.App' (roam apps lists them)",
+    ("stats", "--app", "nosuch.App"): "roam: no app 'nosuch.App': roamd has none and counted "
+                                      "no traffic for one (roam apps lists them)",
 }
 
 

@@ -109,6 +109,9 @@ def test_bash_commands_and_values(bus):
     assert bash_complete(bus.env, "roam app org.example.Mail set vpn=")[0] == [
         "vpn=any", "vpn=forbidden", "vpn=required"]
     assert bash_complete(bus.env, "roam firewall check ")[0] == ["tcp", "udp"]
+    # help is a command, and takes one (L6 of the new-user report)
+    assert bash_complete(bus.env, "roam he")[0] == ["help"]
+    assert bash_complete(bus.env, "roam help sta")[0] == ["stats", "status"]
 
 
 @pytest.mark.skipif(not shutil.which("fish"), reason="fish is not installed")

@@ -269,7 +269,7 @@ def test_plain_burst_settles_causes_first(roamd, plain):
     first = len(p.lines)
     p.expect(CLOCK + r"app org\.example\.Chat: blocked: access denied -> local networks only")
     p.send("help")
-    p.expect(r"Commands:")
+    p.expect(r"Changes are printed as they happen, .*")  # help's first line
     burst = [re.sub(CLOCK, "", line) for line in p.lines[first:-1]]
     assert burst == [
         "wlan0: online -> local (HTTP check timed out)",
@@ -298,3 +298,19 @@ def test_plain_grant_time_is_the_grants(roamd, plain):
     fake.send(op="app", id="org.example.Mail", props={"OnlineUntil": APPS["_now"] + 600_000_000})
     p.expect(CLOCK + r"app org\.example\.Mail: blocked: VPN down -> blocked: VPN down; online "
              r"for a task until 22:23:20")
+
+
+def test_plain_help_layout(roamd, bus):
+    """help says first how changes come, then the commands, every line within 80 columns
+    (L4 of the new-user report: the sentence was line 21 of 48, five lines were longer)."""
+    import subprocess
+    from fakebus import ROAM
+    roamd(PORTAL)
+    r = subprocess.run([ROAM, "--plain"], input="help\nquit\n", env=bus.env,
+                       capture_output=True, text=True, timeout=30)
+    lines = r.stdout.splitlines()
+    start = lines.index("Changes are printed as they happen, one line each, with the time.")
+    assert lines[start + 1] == "Commands:", lines[start:start + 3]
+    helps = lines[start:]
+    assert len(helps) > 30, helps
+    assert all(len(line) <= 80 for line in helps), [l for l in helps if len(l) > 80]

@@ -7,8 +7,8 @@ from test_plain import CLOCK, plain  # noqa: F401 (the fixture)
 
 QUESTION = (CLOCK + r"Question 1: eth1 joined a network roam has not seen \(" + re.escape(CAFE_ID)
             + r"; Gateway MAC 02:00:00:00:02:01, DHCP server 198\.51\.100\.1\)\. Is this a home, "
-            r"work or public network\? It is untrusted until you answer: home 1, work 1, "
-            r"public 1, or untrusted 1 for this session\.")
+            r"work or public network\? It is untrusted until you answer: type home 1, work 1 or "
+            r"public 1 \(untrusted 1: not now, untrusted for this session\)\.")
 
 
 def test_plain_question_answered(roamd, plain):  # noqa: F811
@@ -97,3 +97,23 @@ def test_plain_location_not_in_force(roamd, plain):  # noqa: F811
              r"yet \(see Degraded\)\.")
     fake.send(op="set", link=3, props={"Location": "public", "LocationSource": "user"})
     p.expect(CLOCK + r"wlan0: location now public, set by you\.")
+
+
+def test_plain_no_location_reads_as_a_sentence(roamd, plain):  # noqa: F811
+    """A link whose location goes (its rules withdrawn) is said in a sentence, not
+    "location now no location in force" (L5 of the new-user report)."""
+    fake = roamd(FIREWALL)
+    p = plain()
+    p.expect(QUESTION)
+    fake.send(op="set", link=3, props={"Location": "", "LocationSource": ""})
+    p.expect(CLOCK + r"wlan0: no location in force now\.")
+
+
+def test_plain_withdrawn_question_is_said(roamd, plain):  # noqa: F811
+    """A question whose link left that network is withdrawn out loud (L5 of the new-user
+    report: it stayed up, and 'home 1' later answered 'No open question 1')."""
+    fake = roamd(FIREWALL)
+    p = plain()
+    p.expect(QUESTION)
+    fake.send(op="set", link=4, props={"NetworkId": "", "Location": "", "LocationSource": ""})
+    p.expect(CLOCK + r"Question 1 withdrawn: eth1 left that network\.")

@@ -103,11 +103,11 @@ def test_plain_portal_extend(roamd, bus, tmp_path):
     fake = roamd(scenario([dict(open_, CanExtendSession=False, Message="online")]))
     p = Plain(dict(bus.env, ROAM_PORTAL_BROWSER=str(script)))
     try:
-        p.expect(CLOCK + r"captive portal on wlan0: open \(no portal in the way\) \(online\)\.")
+        p.expect(CLOCK + r"captive portal on wlan0: open: it lets this device through \(online\)\.")
         p.send("portal extend wlan0")
         p.expect(r"The network does not offer to extend the session on wlan0\.")
         fake.send(op="portal", sessions=[open_])
-        p.expect(CLOCK + r"captive portal on wlan0: open \(no portal in the way\) \(online: "
+        p.expect(CLOCK + r"captive portal on wlan0: open: it lets this device through \(online: "
                  r"more time on offer\)\.")
         p.send("portal")
         p.expect(r"  Extend: the network offers to extend the session: roam portal extend")
@@ -127,12 +127,12 @@ def test_plain_portal_open_says_nothing_to_do(roamd, plain):
     """Past the portal: `portal` lists it open, with no way to log in nor a next step."""
     roamd(scenario([dict(NO_WISPR, State="open", Message="online", Approved=False)]))
     p = plain()
-    p.expect(CLOCK + r"captive portal on wlan0: open \(no portal in the way\) \(online\)\.$")
+    p.expect(CLOCK + r"captive portal on wlan0: open: it lets this device through \(online\)\.$")
     p.send("portal")
-    p.expect(r"wlan0: captive portal, open \(no portal in the way\)")
+    p.expect(r"wlan0: captive portal, open: it lets this device through")
     p.expect(r"  Network: .*")
     p.send("portal")  # the first listing is whole once the second begins
-    p.expect(r"wlan0: captive portal, open .*")
+    p.expect(r"wlan0: captive portal, open: .*")
     text = "\n".join(p.lines)
     assert "Auto login" not in text and "log in with a web browser" not in text, text
     assert "Next:" not in text and "Say:" not in text, text

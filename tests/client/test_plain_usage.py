@@ -14,14 +14,13 @@ def test_plain_usage(roamd, plain):  # noqa: F811
     p = plain()
     p.expect(r"State: .*")
     p.send("help")
-    p.expect(r"  usage \[APP\]    your traffic counted per owner, at home and roaming, and the "
-             r"data")
+    p.expect(r"  usage \[APP\]    your traffic counted per owner, not roaming and roaming,")
     p.send("usage")
     # our own rows (uid 0), summed per owner over links, home and roaming apart
-    p.expect(r"org\.example\.Mail \(user 0\): at home 2\.5 MB received, 400\.0 kB sent; "
+    p.expect(r"org\.example\.Mail \(user 0\): not roaming 2\.5 MB received, 400\.0 kB sent; "
              r"roaming 1\.0 MB received, 0 B sent\.")
-    p.expect(r"user 0, in no app: at home 12\.0 kB received, 3\.0 kB sent; roaming nothing\.")
-    p.expect(r"Total: at home 2\.5 MB received, 403\.0 kB sent; roaming 1\.0 MB received, "
+    p.expect(r"user 0, in no app: not roaming 12\.0 kB received, 3\.0 kB sent; roaming nothing\.")
+    p.expect(r"Total: not roaming 2\.5 MB received, 403\.0 kB sent; roaming 1\.0 MB received, "
              r"0 B sent\.")
     p.expect(r"Budget: org\.example\.Mail on cellular: 412\.0 MB of 500\.0 MB, warning: nearly "
              r"used up, until 1 Jan\.")
@@ -40,7 +39,7 @@ def test_plain_usage(roamd, plain):  # noqa: F811
                     "blocked, until 1 Jan."), p.lines
     before = len(p.lines)
     p.send("usage " + MAIL)
-    p.expect(r"org\.example\.Mail \(user 0\): at home .*")
+    p.expect(r"org\.example\.Mail \(user 0\): not roaming .*")
     line = p.expect(r"Budget: .*")
     assert line.startswith("Budget: org.example.Mail on cellular"), line
     # only Mail's rows (one owner: no total) and only its budget
@@ -92,24 +91,24 @@ def test_plain_usage_all(roamd, plain):  # noqa: F811
     p.expect(r"Budget: org\.example\.Video on roaming: .*")
     said = p.lines[before:]
     for i, a in enumerate(many):
-        want = "%s (user 1000): at home %d B received, %d B sent; roaming nothing." % (
+        want = "%s (user 1000): not roaming %d B received, %d B sent; roaming nothing." % (
             a, 100 + i, i)
         assert want in said, (want, said)
-    for want in ("user 1000, in no app: at home 5 B received, 5 B sent; roaming nothing.",
-                 "user 0, in no app: at home 12.0 kB received, 3.0 kB sent; roaming nothing.",
-                 "system services: at home 7.0 kB received, 8.0 kB sent; roaming nothing.",
-                 "other (no app's socket): at home 60 B received, 0 B sent; roaming nothing."):
+    for want in ("user 1000, in no app: not roaming 5 B received, 5 B sent; roaming nothing.",
+                 "user 0, in no app: not roaming 12.0 kB received, 3.0 kB sent; roaming nothing.",
+                 "system services: not roaming 7.0 kB received, 8.0 kB sent; roaming nothing.",
+                 "other (no app's socket): not roaming 60 B received, 0 B sent; roaming nothing."):
         assert want in said, (want, said)
-    assert any(x.startswith("org.example.Mail (user 0): at home 2.5 MB") for x in said), said
+    assert any(x.startswith("org.example.Mail (user 0): not roaming 2.5 MB") for x in said), said
     # home: 2,522,500 bytes received, 411,440 sent
-    assert "Total: at home 2.5 MB received, 411.4 kB sent; roaming 1.0 MB received, 0 B sent." \
+    assert "Total: not roaming 2.5 MB received, 411.4 kB sent; roaming 1.0 MB received, 0 B sent." \
         in said, said
-    assert len([x for x in said if ": at home " in x]) == 36, said  # 35 owners and the total
+    assert len([x for x in said if ": not roaming " in x]) == 36, said  # 35 owners and the total
 
     # one app, of whichever user
     p.send("usage --all org.example.App07")
     p.expect(r"Everyone's usage of org\.example\.App07: 1 owner\.")
-    p.expect(r"org\.example\.App07 \(user 1000\): at home 107 B received, 7 B sent; "
+    p.expect(r"org\.example\.App07 \(user 1000\): not roaming 107 B received, 7 B sent; "
              r"roaming nothing\.")
     p.expect(r"No data budget for org\.example\.App07\.")
 

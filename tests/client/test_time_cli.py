@@ -138,7 +138,7 @@ def test_plain_time(roamd, plain):  # noqa: F811
     p = plain()
     p.expect(r"State: .*")
     p.send("help")
-    p.expect(r"  time           the time as roamd's sources agree on it: state, bound, gate, the")
+    p.expect(r"  time           the time as roamd's sources agree on it: state, bound, gate,")
     p.send("time")
     p.expect(r"Time: settling")
     p.expect(r"Why: 1 source so far; 2 must agree")

@@ -481,3 +481,15 @@ def test_apps_sort_by_bearer(roamd, tui, golden):
     golden("apps-sort-bearer", t)
     t.key("s")
     said(t, "Sorted by ID.")
+
+
+def test_wake_state_on_the_apps_screen(roamd, tui):
+    """A wake-listed app's place in the ordered wake-up, as `roam apps` says it (L22 of the
+    new-user report: the Apps screen left it out)."""
+    sc = dict(APPS, apps=APPS["apps"] + [app("org.example.Torrent", State="online",
+                                             Wake=31, WakeState="done", WakeReason="done")])
+    roamd(sc)
+    t = tui(cols=100, rows=40)
+    open_apps(t)
+    flat = " ".join(t.text().split())
+    assert "org.example.Torrent allow any online; wake: its turn is over" in flat, flat

@@ -134,7 +134,14 @@ def test_devices_search_connect_disconnect(p2p, screen, golden):
                                        "roamd is checking what it",
                                        "No app is routed over it now"])
     golden("devices-connected-checking", t)
+    # d asks first, as Bluetooth's remove does (L9 of the new-user report): n keeps it
     t.key("d")
+    t.wait_for(screen="devices", text="Disconnect from Living Room TV? Its connection ends.")
+    t.key("n")
+    t.wait_for(screen="devices", text="Not done: Living Room TV stays connected.")
+    t.key("d")
+    t.wait_for(screen="devices", text="Disconnect from Living Room TV?")
+    t.key("y")
     assert p2p.fake.wait_request("P2P_GROUP_REMOVE") == "P2P_GROUP_REMOVE p2p-wlan0-0"
     t.wait_for(screen="devices", text=["Not connected: disconnected from this computer.",
                                        "Started disconnecting from Living Room TV."])

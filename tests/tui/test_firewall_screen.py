@@ -121,6 +121,16 @@ def test_firewall_screen(roamd, tui, golden):
     t.wait(lambda t: "Reading the rules and their counters again." in t.text() and
            any(" 90 " in line and "tcp 22000" in line for line in t.text_lines()),
            what="the new counter")
+    # ... and by themselves while the screen is shown (L7 of the new-user report): every 5 s,
+    # which for roam's frozen clock is the driver's SIGUSR1
+    rules[2][8] = 91
+    fake.send(op="rules", rules=rules)
+    t.settle()
+
+    def counted(t):
+        return any(" 91 " in line and "tcp 22000" in line for line in t.text_lines())
+    if not counted(t):  # the frame settle() waited for may have it
+        t.wait(counted, what="the counter read again by itself")
 
 
 def test_firewall_screen_small_and_monochrome(roamd, tui, golden):
@@ -296,3 +306,41 @@ def test_first_join_ignores_keys_typed_ahead(roamd, tui, golden):
     t.key("p")
     t.wait_for(screen="overview", text="eth1: this network is now public")
     assert fake.send(op="location_calls") == [["eth1", "public"]]
+
+
+def test_vpn_tunnel_is_not_asked(roamd, tui):
+    """A VPN tunnel that names no network of its own is untrusted by roamd's own rule
+    (LocationSource "tunnel"): no "home, work or public?" question about it (M8 of the
+    new-user report); the Firewall screen says why in words."""
+    fake = roamd(FIREWALL)
+    t = tui()
+    t.wait_for(screen="overview", text="eth1: a network roam has not seen")
+    t.settle()
+    fake.send(op="set", link=3, props={
+        "NetworkId": "vpn:if=wlan0", "Location": "untrusted", "LocationSource": "tunnel",
+        "LocationReason": "a VPN tunnel names no network of its own: untrusted, until "
+                          "networks.d names it or you choose"})
+    t.key("u")
+    t.wait_for(screen="overview", text="eth1 stays untrusted for this session")
+    assert QUESTION not in t.text()
+    assert "wlan0: a network roam has not seen" not in t.text()
+    t.key("8")
+    t.wait_for(screen="firewall", text="a VPN tunnel that names no network of its own")
+
+
+def test_new_question_clears_the_stale_status(roamd, tui):
+    """A question that comes by itself drops what the status line said before it (L23 of the
+    new-user report: "eth1: this network is now home" stayed beside wlan0's question)."""
+    fake = roamd(FIREWALL)
+    t = tui()
+    t.wait_for(screen="overview", text="eth1: a network roam has not seen")
+    t.settle()
+    t.key("h")
+    t.wait_for(screen="overview", text="eth1: this network is now home")
+    fake.send(op="set", link=3, props={
+        "NetworkId": "wifi:Other:02:00:00:00:09:09", "Location": "untrusted",
+        "LocationSource": "default",
+        "LocationReason": "unknown network: untrusted until you choose"})
+    t.wait_for(screen="overview", text="wlan0: a network roam has not seen")
+    if "this network is now home" in t.text():
+        t.wait(lambda t: "this network is now home" not in t.text(), what="the stale message gone")

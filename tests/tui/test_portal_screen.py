@@ -118,7 +118,12 @@ def test_portal_login_browser_suspends_and_resumes(roamd, tui, tmp_path):
     # the probe round finds the link online
     fake.send(op="portal", sessions=[OPEN])
     t.wait_for(screen="portal", text="eth1 is online: the portal let you in")
-    assert "open (no portal in the way)" in t.text()
+    assert "open: it lets this device through" in t.text()
+    # the session past the portal is something to show: the tab does not say "none" beside
+    # it (M11 of the new-user report), and its time left says "left" once
+    assert ":none" not in t.text_lines()[0], t.text_lines()[0]
+    assert "left left" not in " ".join(t.text().split())
+    assert "Time left" not in t.text()
 
 
 def test_keys_typed_after_the_browser_key_are_not_roams(roamd, tui, tmp_path):
@@ -224,7 +229,7 @@ def test_portal_past_the_portal_offers_nothing_to_do(roamd, tui):
     t.wait_for(screen="portal", text="eth1 offers no automatic login: press b")
     assert "Log in on eth1" not in t.text()
     fake.send(op="portal", sessions=[OPEN])
-    t.wait_for(screen="portal", text="open (no portal in the way)")
+    t.wait_for(screen="portal", text="open: it lets this device through")
     text = t.text()
     for offered in ("a approve", "b browser", "d decline", "l log in",
                     "log in with a web browser"):

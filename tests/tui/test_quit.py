@@ -71,3 +71,17 @@ def test_quit_bad_option(roamd, tui):
     roamd(APPS)
     t = tui(args=["--confirm-quit="])
     assert t.proc.wait(timeout=10) == 2
+
+
+def test_quit_no_at_once(roamd, tui):
+    """n right after q (within the grace period) answers no: a no is never harmful (L15 of
+    the new-user report: it was dropped silently)."""
+    roamd(APPS)
+    t = tui(args=[DEMO])
+    t.wait_for(screen="overview", text="wlan0")
+    t.key("q")
+    shows(t, QUESTION)
+    t.key("n")  # roam's clock is frozen: still within the grace period
+    shows(t, "Not quit")
+    assert QUESTION not in " ".join(t.text().split())
+    assert t.proc.poll() is None

@@ -147,11 +147,16 @@ def test_link_history_and_live_change(roamd, tui, golden):
     t.wait_for(screen="link", text="eth1 (ethernet): portal")
     fake.send(op="set", link=4, props={"Connectivity": "online", "ConnectivityReason": "ok",
                                        "Connectivity4": "online", "ConnectivityReason4": "ok",
-                                       "PortalURL": "", "CaptivePortal": {"Captive": False}})
+                                       "PortalURL": "", "CaptivePortal": {
+                                           "Captive": False,
+                                           "UserPortalURL": "https://cafe.test/portal"}})
     fake.send(op="set", link=4, props={"LastProbe": NOW - 1_000_000, "ProbeDuration": 80_000})
     t.key("G")
     t.wait_for(screen="link", text=["online   checks answered; probe took 80 ms",
                                     "Captive:        no: the session is open"])
+    # past the portal its page manages the session: no "Log in at" (M11 of the report)
+    assert "Session page:   https://cafe.test/portal" in t.text()
+    assert "Log in at" not in t.text()
     golden("link-history", t)
 
 
@@ -197,6 +202,22 @@ def test_themes_without_an_install(roamd, tui, how):
     text = " ".join(t.text().split())
     assert f"Theme: {how if args else 'monochrome'} Theme file: built in" in text
     assert "At start:" not in text
+
+
+@pytest.mark.parametrize("theme", ["light", "high-contrast"])
+def test_theme_needing_256_colours_on_8(roamd, tui, theme):
+    """light and high-contrast read at 4.5:1 only with colours 16-255 (the first 16 differ
+    on every terminal: xterm's white is grey, Tango's greyer): on an 8-colour terminal roam
+    draws them as monochrome, on the terminal's own colours, and help says so."""
+    roamd(verdict_scenario("portal"))
+    t = tui(args=("--theme", theme), term="xterm")
+    t.wait_for(screen="overview", text="eth1")
+    colours = {t.cell_style(y, x)[:2] for y in range(t.rows) for x in range(t.cols)}
+    assert colours == {("default", "default")}
+    t = tui(args=("--theme", theme))  # 256 colours: its own
+    t.wait_for(screen="overview", text="eth1")
+    colours = {t.cell_style(y, x)[:2] for y in range(t.rows) for x in range(t.cols)}
+    assert ("default", "default") not in colours
 
 
 def test_theme_from_config_file(roamd, tui, tmp_path):

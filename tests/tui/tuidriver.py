@@ -384,7 +384,7 @@ def theme_roles(name):
             if not line or line.startswith("#") or "=" not in line:
                 continue
             role, value = (s.strip() for s in line.split("=", 1))
-            if role == "description":
+            if role in ("description", "colours"):
                 continue
             words = value.split()
             fg = bg = "default"

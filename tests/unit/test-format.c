@@ -101,3 +101,19 @@ TEST(durations_and_utc_minutes)
         roam_format_age(0, 5, buf, sizeof(buf), NULL);
         ASSERT_STREQ(buf, "never");
 }
+
+TEST(bt_service_names)
+{
+        /* the report's headset: A2DP sink, any case; the base UUID only */
+        ASSERT_STREQ(roam_format_bt_service("0000110b-0000-1000-8000-00805f9b34fb"),
+                     "audio sink (A2DP)");
+        ASSERT_STREQ(roam_format_bt_service("0000111E-0000-1000-8000-00805F9B34FB"),
+                     "hands-free (HFP)");
+        ASSERT_TRUE(!roam_format_bt_service("0000110b-0000-1000-8000-00805f9b34fc"));
+        ASSERT_TRUE(!roam_format_bt_service("1234110b-0000-1000-8000-00805f9b34fb"));
+        ASSERT_TRUE(!roam_format_bt_service("0000ffff-0000-1000-8000-00805f9b34fb"));
+        ASSERT_TRUE(!roam_format_bt_service("0000110g-0000-1000-8000-00805f9b34fb"));
+        ASSERT_TRUE(!roam_format_bt_service("0000110b"));
+        ASSERT_TRUE(!roam_format_bt_service(""));
+        ASSERT_TRUE(!roam_format_bt_service(NULL));
+}

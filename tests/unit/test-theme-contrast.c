@@ -17,22 +17,86 @@ typedef struct Rgb {
         unsigned char r, g, b;
 } Rgb;
 
-/* xterm's palette: the 16 ANSI colours from its resources (XTerm-col.ad, *color0..*color15: the
- * defaults in xterm's charproc.c), 16-231 the 6x6x6 cube with levels 0, 95, 135, 175, 215, 255
- * and 232-255 the grey ramp 8 + 10 * n (xterm's 256colres.pl, 256colres.h). The same values are
- * in tests/tui/golden2svg.py. */
-static const Rgb ansi16[16] = {
-    {0, 0, 0},     {205, 0, 0},     {0, 205, 0},     {205, 205, 0},   {0, 0, 238}, {205, 0, 205},
-    {0, 205, 205}, {229, 229, 229}, {127, 127, 127}, {255, 0, 0},     {0, 255, 0}, {255, 255, 0},
-    {92, 92, 255}, {255, 0, 255},   {0, 255, 255},   {255, 255, 255},
+/* The 16 ANSI colours differ from terminal to terminal, so a theme is checked on three common
+ * palettes:
+ * - xterm's, from its resources (XTerm-col.ad, *color0..*color15: the defaults in xterm's
+ *   charproc.c);
+ * - GNOME Terminal's "Tango" (its default palette; the same values as in gnome-terminal's
+ *   profile editor);
+ * - the Linux console's (default_red/grn/blu in the kernel's drivers/tty/vt/vt.c), which has
+ *   8 colours only (terminfo linux: colors#8).
+ * 16-231, the 6x6x6 cube with levels 0, 95, 135, 175, 215, 255, and 232-255, the grey ramp
+ * 8 + 10 * n, are the same in xterm's and GNOME's (xterm's 256colres.pl, 256colres.h).
+ * xterm's values are also in tests/tui/golden2svg.py. */
+typedef struct Palette {
+        const char *name;
+        Rgb ansi16[16];
+        int colours[2]; /* the colour counts it is used with; 0 ends */
+} Palette;
+
+static const Palette palettes[] = {
+    {"xterm",
+     {{0, 0, 0},
+      {205, 0, 0},
+      {0, 205, 0},
+      {205, 205, 0},
+      {0, 0, 238},
+      {205, 0, 205},
+      {0, 205, 205},
+      {229, 229, 229},
+      {127, 127, 127},
+      {255, 0, 0},
+      {0, 255, 0},
+      {255, 255, 0},
+      {92, 92, 255},
+      {255, 0, 255},
+      {0, 255, 255},
+      {255, 255, 255}},
+     {256, 8}},
+    {"GNOME Terminal (Tango)",
+     {{0x2e, 0x34, 0x36},
+      {0xcc, 0x00, 0x00},
+      {0x4e, 0x9a, 0x06},
+      {0xc4, 0xa0, 0x00},
+      {0x34, 0x65, 0xa4},
+      {0x75, 0x50, 0x7b},
+      {0x06, 0x98, 0x9a},
+      {0xd3, 0xd7, 0xcf},
+      {0x55, 0x57, 0x53},
+      {0xef, 0x29, 0x29},
+      {0x8a, 0xe2, 0x34},
+      {0xfc, 0xe9, 0x4f},
+      {0x72, 0x9f, 0xcf},
+      {0xad, 0x7f, 0xa8},
+      {0x34, 0xe2, 0xe2},
+      {0xee, 0xee, 0xec}},
+     {256, 8}},
+    {"the Linux console",
+     {{0x00, 0x00, 0x00},
+      {0xaa, 0x00, 0x00},
+      {0x00, 0xaa, 0x00},
+      {0xaa, 0x55, 0x00},
+      {0x00, 0x00, 0xaa},
+      {0xaa, 0x00, 0xaa},
+      {0x00, 0xaa, 0xaa},
+      {0xaa, 0xaa, 0xaa},
+      {0x55, 0x55, 0x55},
+      {0xff, 0x55, 0x55},
+      {0x55, 0xff, 0x55},
+      {0xff, 0xff, 0x55},
+      {0x55, 0x55, 0xff},
+      {0xff, 0x55, 0xff},
+      {0x55, 0xff, 0xff},
+      {0xff, 0xff, 0xff}},
+     {8, 0}},
 };
 
-static Rgb xterm_colour(short c)
+static Rgb palette_colour(const Palette *p, short c)
 {
         static const unsigned char level[6] = {0, 95, 135, 175, 215, 255};
 
         if (c < 16)
-                return ansi16[c];
+                return p->ansi16[c];
         if (c < 232) {
                 int i = c - 16;
 
@@ -40,6 +104,11 @@ static Rgb xterm_colour(short c)
         }
         return (Rgb){(unsigned char)(8 + 10 * (c - 232)), (unsigned char)(8 + 10 * (c - 232)),
                      (unsigned char)(8 + 10 * (c - 232))};
+}
+
+static Rgb xterm_colour(short c)
+{
+        return palette_colour(&palettes[0], c);
 }
 
 /* The terminal's own colours ("default") are unknown: a theme must read on a dark terminal
@@ -75,7 +144,10 @@ static double contrast(Rgb a, Rgb b)
 /* Failures of one theme, printed all at once; returns how many. */
 static unsigned theme_failures(const Theme *t, const char *file)
 {
-        static const int palettes[] = {256, 8};
+        /* The default theme is "eight colours on the terminal's own background": it follows
+         * the user's palette by design (Solarized, Tango, ...) and is checked on xterm's only;
+         * every other theme on all three. */
+        size_t n_palettes = streq(file, "default.theme") ? 1 : ELEMENTSOF(palettes);
         unsigned failures = 0;
 
         for (ThemeRole role = 0; role < _THEME_ROLE_MAX; role++) {
@@ -88,28 +160,37 @@ static unsigned theme_failures(const Theme *t, const char *file)
                                 file, theme_role_to_string(role));
                         failures++;
                 }
-                for (size_t p = 0; p < ELEMENTSOF(palettes); p++)
-                        for (size_t k = 0; k < ELEMENTSOF(terminals); k++) {
-                                short fg = theme_colour_fit(s->fg, palettes[p]),
-                                      bg = theme_colour_fit(s->bg, palettes[p]);
-                                Rgb f = fg < 0 ? terminals[k].fg : xterm_colour(fg),
-                                    b = bg < 0 ? terminals[k].bg : xterm_colour(bg);
-                                double ratio = contrast(f, b);
+                for (size_t p = 0; p < n_palettes; p++)
+                        for (size_t n = 0; n < 2 && palettes[p].colours[n]; n++)
+                                for (size_t k = 0; k < ELEMENTSOF(terminals); k++) {
+                                        int colours = palettes[p].colours[n];
 
-                                if (ratio >= 4.5) {
+                                        /* with fewer colours roam draws monochrome instead */
+                                        if (colours < t->min_colours)
+                                                break;
+                                        short fg = theme_colour_fit(s->fg, colours),
+                                              bg = theme_colour_fit(s->bg, colours);
+                                        Rgb f = fg < 0 ? terminals[k].fg
+                                                       : palette_colour(&palettes[p], fg),
+                                            b = bg < 0 ? terminals[k].bg
+                                                       : palette_colour(&palettes[p], bg);
+                                        double ratio = contrast(f, b);
+
+                                        if (ratio >= 4.5) {
+                                                if (fg >= 0 && bg >= 0)
+                                                        break; /* the terminal's colours: no part */
+                                                continue;
+                                        }
+                                        fprintf(stderr,
+                                                "  %s: %s is %d,%d,%d on %d,%d,%d: %.2f:1 < 4.5:1 "
+                                                "on %s (%s) with %d colours\n",
+                                                file, theme_role_to_string(role), f.r, f.g, f.b,
+                                                b.r, b.g, b.b, ratio, palettes[p].name,
+                                                terminals[k].name, colours);
+                                        failures++;
                                         if (fg >= 0 && bg >= 0)
-                                                break; /* the terminal's colours play no part */
-                                        continue;
+                                                break;
                                 }
-                                fprintf(stderr,
-                                        "  %s: %s is %d,%d,%d on %d,%d,%d: %.2f:1 < 4.5:1 on %s "
-                                        "with %d colours\n",
-                                        file, theme_role_to_string(role), f.r, f.g, f.b, b.r, b.g,
-                                        b.b, ratio, terminals[k].name, palettes[p]);
-                                failures++;
-                                if (fg >= 0 && bg >= 0)
-                                        break;
-                        }
         }
         return failures;
 }

@@ -399,6 +399,28 @@ def test_nothing_to_identify_and_no_passing_ids(w):
     assert ids and set(ids) == {"", final}, ids
 
 
+def test_vpn_tunnel_is_untrusted_without_a_question(w):
+    """A VPN tunnel shows nothing that names the network behind it (no gateway MAC, no DHCP
+    server): its id is only the interface's name. It is not an unknown network to ask about
+    ("default", which the clients ask "home, work or public?") but untrusted by its own rule
+    ("tunnel"); the user's choice still wins (M8 of the new-user report)."""
+    w.vpn_up()
+    try:
+        l = w.wait_link("vpn0", lambda l: l["NetworkId"] != "" and l["Location"] != "",
+                        timeout=20, what="vpn0 with a location")
+        assert l["NetworkId"] == "vpn:if=vpn0", l["NetworkId"]
+        assert (l["Location"], l["LocationSource"]) == ("untrusted", "tunnel"), l
+        assert "VPN tunnel" in l["LocationReason"], l["LocationReason"]
+        manager(w, "SetLocation", "ss", ("vpn0", "work"))
+        w.wait_link("vpn0", lambda l: (l["Location"], l["LocationSource"]) == ("work", "user"),
+                    what="vpn0 at work, as chosen")
+    finally:
+        w.vpn_down()
+        w.dev("rm", "-f", "/var/lib/roam/locations.state")
+        if w.roamd_running():
+            reload(w)
+
+
 def test_home_port_then_public_keeps_session(home):
     """A port open at home answers from the LAN; the location change closes it in the same
     transaction (closed when SetLocation returns) while an established session on that very

@@ -959,6 +959,17 @@ with open(sys.argv[1], "w") as f:
 """
 
 
+def test_login_browser_that_fails_is_a_failure(w, cafe, mon):
+    """A browser that fails (exit status 1) and leaves the link behind the portal makes `roam
+    portal browse` fail too (1), with the browser's end in words: scripts see it."""
+    cafe.mode("nowispr")
+    to_cafe(w, mon)
+    wait_session(w, mon, lambda s: s["State"] == "waiting" and s.get("PortalURL"))
+    r = roam(w, "portal", "browse", "--browser", "false", "eth0", check=False)
+    assert r.returncode == 1, (r.returncode, r.stdout, r.stderr)
+    assert "eth0: the login browser failed (exit status 1)." in r.stderr, r.stderr
+
+
 def test_login_browser_is_not_root(w, cafe, mon):
     """`sudo roam portal browse`: the browser runs as the user who ran sudo (SUDO_UID), with
     no capabilities and no_new_privs set (a setuid program it runs gains nothing), still in

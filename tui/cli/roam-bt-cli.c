@@ -8,6 +8,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "roam-format.h"
 #include "roam-bt-cli.h"
 #include "roam-bus.h"
 #include "roam-cli.h"
@@ -62,9 +63,16 @@ void roam_bt_question_sentence(const BtQuestion *q, char *buf, size_t size)
                 snprintf(buf, size, "%s shows passkey %s: is it the same? (yes/no)", who, q->value);
         else if (streq(q->kind, "authorize"))
                 snprintf(buf, size, "%s wants to pair without a code: allow? (yes/no)", who);
-        else if (streq(q->kind, "authorize-service"))
-                snprintf(buf, size, "%s wants to use service %s: allow? (yes/no)", who, q->value);
-        else if (streq(q->kind, "enter-pin"))
+        else if (streq(q->kind, "authorize-service")) {
+                const char *name = roam_format_bt_service(q->value);
+
+                if (name)
+                        snprintf(buf, size, "%s wants to use its %s service (%s): allow? (yes/no)",
+                                 who, name, q->value);
+                else
+                        snprintf(buf, size, "%s wants to use service %s: allow? (yes/no)", who,
+                                 q->value);
+        } else if (streq(q->kind, "enter-pin"))
                 snprintf(buf, size, "%s asks for its PIN (often 0000 or 1234; no: refuse)", who);
         else if (streq(q->kind, "enter-passkey"))
                 snprintf(buf, size, "%s asks for the 6-digit passkey it shows (no: refuse)", who);
@@ -615,8 +623,18 @@ static int read_ndef(const char *path, uint8_t **ret, size_t *ret_size)
         return 0;
 }
 
-static int print_carriers(sd_bus_message *reply, bool json)
+/* A carrier's type in words, for the text output. */
+static const char *carrier_words(const char *type)
 {
+        return streq(type, "wifi")        ? "WiFi network"
+               : streq(type, "bluetooth") ? "Bluetooth device"
+                                          : type;
+}
+
+/* Prints a tag's carriers; *ret_types gets which: 1 WiFi, 2 Bluetooth. */
+static int print_carriers(sd_bus_message *reply, bool json, unsigned *ret_types)
+{
+        unsigned types = 0;
         _cleanup_(json_object_putp) json_object *doc = NULL, *arr = NULL;
         const char *kind, *type, *key, *value;
         int r;
@@ -638,19 +656,25 @@ static int print_carriers(sd_bus_message *reply, bool json)
                 r = sd_bus_message_read(reply, "s", &type);
                 if (r < 0)
                         break;
+                types |= streq(type, "wifi") ? 1 : streq(type, "bluetooth") ? 2 : 0;
                 if (json) {
                         o = json_object_new_object();
                         if (!o || json_append(arr, o) < 0 || json_add_string(o, "type", type) < 0)
                                 return log_oom();
                 } else
-                        printf("  %s:", type);
+                        printf("  %s:", carrier_words(type));
                 r = sd_bus_message_enter_container(reply, 'a', "{ss}");
-                while (r >= 0 && (r = sd_bus_message_read(reply, "{ss}", &key, &value)) > 0) {
+                for (bool first = true;
+                     r >= 0 && (r = sd_bus_message_read(reply, "{ss}", &key, &value)) > 0;
+                     first = false) {
                         if (json) {
                                 if (json_add_string(o, key, value) < 0)
                                         return log_oom();
-                        } else
-                                printf(" %s=%s", key, *value ? value : "\"\"");
+                        } else if (streq(key, "action"))
+                                printf("%s %s", first ? "" : ";",
+                                       streq(value, "none") ? "nothing done" : value);
+                        else
+                                printf("%s %s %s", first ? "" : ",", key, *value ? value : "\"\"");
                 }
                 if (r >= 0)
                         r = sd_bus_message_exit_container(reply);
@@ -661,6 +685,8 @@ static int print_carriers(sd_bus_message *reply, bool json)
         }
         if (r < 0)
                 return log_error_errno(r, "Unexpected answer from roamd: %m");
+        if (ret_types)
+                *ret_types = types;
         if (json) {
                 if (json_add(doc, "carriers", TAKE_PTR(arr)) < 0)
                         return log_oom();
@@ -669,7 +695,8 @@ static int print_carriers(sd_bus_message *reply, bool json)
         return 0;
 }
 
-static int import_call(sd_bus *bus, const uint8_t *data, size_t size, bool apply, bool json)
+static int import_call(sd_bus *bus, const uint8_t *data, size_t size, bool apply, bool json,
+                       unsigned *ret_types)
 {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
@@ -686,7 +713,7 @@ static int import_call(sd_bus *bus, const uint8_t *data, size_t size, bool apply
         r = sd_bus_call(bus, m, 0, &error, &reply);
         if (r < 0)
                 return log_bt_error(&error, r, "read the NFC message");
-        return print_carriers(reply, json);
+        return print_carriers(reply, json, ret_types);
 }
 
 /* roam nfc accept|reject [ID]: the tag neard read (the one waiting now, or ID). */
@@ -713,7 +740,7 @@ static int nfc_answer(sd_bus *bus, bool accept, uint32_t id, bool json)
                 printf("NFC tag %u declined: nothing was done.\n", id);
                 return 0;
         }
-        return print_carriers(reply, json);
+        return print_carriers(reply, json, NULL);
 }
 
 int roam_nfc_run(char **args, bool json)
@@ -723,6 +750,7 @@ int roam_nfc_run(char **args, bool json)
         const char *file = NULL;
         bool yes = false;
         size_t size = 0;
+        unsigned types = 0;
         int r;
 
         if (args[0] && (streq(args[0], "accept") || streq(args[0], "reject"))) {
@@ -780,11 +808,15 @@ int roam_nfc_run(char **args, bool json)
         if (r < 0)
                 return r;
         /* What the tag holds first; acting on it only when asked to (--yes). */
-        r = import_call(bus, data, size, yes, json);
+        r = import_call(bus, data, size, yes, json, &types);
         if (r < 0 || yes || json)
                 return r;
-        printf("Nothing done: 'roam nfc import %s --yes' pairs the Bluetooth device and adds the "
-               "WiFi network to wpa_supplicant.\n",
-               file);
+        /* Only what the tag holds: a WiFi-only tag has no device to pair. */
+        if (types == 0)
+                printf("Nothing to do: the tag holds no WiFi network or Bluetooth device.\n");
+        else
+                printf("Nothing done: 'roam nfc import %s --yes' %s%s%s.\n", file,
+                       types & 2 ? "pairs the Bluetooth device" : "", types == 3 ? " and " : "",
+                       types & 1 ? "adds the WiFi network to wpa_supplicant" : "");
         return 0;
 }

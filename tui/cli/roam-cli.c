@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "roam-cli.h"
 #include "roam-log.h"
+#include "roam-text.h"
 #include "roam-util.h"
 
 /* Each command's usage, short enough for one screen; `roam --help` has them all. */
@@ -63,7 +66,7 @@ static const struct {
     {"stats", "Usage: roam stats [--app ID] [--user UID|all] [--link NAME] [--since 7d|@EPOCH]\n"
               "                  [--json]\n"
               "\n"
-              "The traffic counted per app, user and link, home and roaming, and the\n"
+              "The traffic counted per app, user and link, not roaming and roaming, and\n"
               "budgets. Your own by default; --user another or all needs authorization.\n"
               "--link names a link roamd has or has counted traffic on.\n"},
     {"time", "Usage: roam time [--json]\n"
@@ -164,6 +167,37 @@ int roam_command_help(const char *command)
                         return 0;
                 }
         return -ENOENT;
+}
+
+static bool is_utf8(const char *s)
+{
+        size_t n = strlen(s);
+
+        while (n > 0) {
+                uint32_t c;
+                int l = roam_utf8_decode(s, n, &c);
+
+                if (l <= 0)
+                        return false;
+                s += l;
+                n -= (size_t)l;
+        }
+        return true;
+}
+
+int roam_args_check_utf8(const char *command, char *const *args, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *shown = NULL;
+
+                if (!args[i] || is_utf8(args[i]))
+                        continue;
+                if (roam_text_escape(args[i], &shown) < 0)
+                        return log_oom();
+                return roam_usage_error(
+                    command, "'%s' is not valid UTF-8: IDs, names and values are text.", shown);
+        }
+        return 0;
 }
 
 bool roam_args_want_help(char *const *args)

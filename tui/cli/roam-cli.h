@@ -19,5 +19,11 @@ int roam_usage_error(const char *command, const char *fmt, ...) _printf_(2, 3);
 /* Prints the short help of command to stdout; -ENOENT when there is no such command. */
 int roam_command_help(const char *command);
 
+/* Every word roam hands to roamd (IDs, names, values) is text: sd-bus refuses a string that is
+ * not UTF-8, which would surface as a confusing "Invalid argument" or worse. Checks the n
+ * strings of args (NULL ones are skipped) at the command line's boundary: a usage error naming
+ * the first broken one (escaped), or 0. */
+int roam_args_check_utf8(const char *command, char *const *args, size_t n);
+
 /* Whether args (NULL-terminated) ask for help: -h or --help before a "--". */
 bool roam_args_want_help(char *const *args);

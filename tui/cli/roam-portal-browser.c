@@ -375,6 +375,7 @@ int portal_browser_run(sd_bus *bus, const char *link, const char *browser, bool 
         size_t n = 0;
         pid_t pid;
         int pidfd, status, r;
+        bool browser_failed = false;
         const char *p;
 
         r = sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
@@ -489,7 +490,8 @@ run:
                 return -ENOEXEC;
         {
                 char words[96];
-                if (portal_browser_end_words(status, words, sizeof(words)))
+                browser_failed = portal_browser_end_words(status, words, sizeof(words));
+                if (browser_failed)
                         log_error("%s: the login browser %s.", link, words);
         }
 
@@ -534,7 +536,8 @@ run:
         else
                 printf("%s: %s (not logged in yet: 'roam portal browse' opens the page again)\n",
                        link, verdict);
-        return 0;
+        /* A browser that failed is a failure (1), unless the link is online all the same. */
+        return browser_failed && !streq(verdict, "online") ? -ECHILD : 0;
 }
 
 /* ---- the TUI ---- */

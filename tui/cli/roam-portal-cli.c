@@ -227,6 +227,10 @@ int roam_portal_run(char **args, bool json)
         }
         if (json && action && !streq(action, "show"))
                 return roam_usage_error("portal", "--json goes with 'roam portal' alone.");
+        /* The words for roamd; the password file and the browser are this machine's own. */
+        r = roam_args_check_utf8("portal", (char *const[]){(char *)link, (char *)user}, 2);
+        if (r < 0)
+                return r;
 
         r = roam_bus_connect(&bus);
         if (r >= 0 && action && !streq(action, "show"))

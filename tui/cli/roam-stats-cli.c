@@ -33,6 +33,8 @@ int roam_stats_parse_since(const char *s, uint64_t now, uint64_t *ret)
                 v = strtoull(s + 1, &end, 10);
                 if (errno || end == s + 1 || *end)
                         return -EINVAL;
+                if (v > now) /* nothing was counted in the future: not zeros, a mistake */
+                        return -ERANGE;
                 *ret = v;
                 return 0;
         }
@@ -170,8 +172,8 @@ static int get_usage(sd_bus *bus, const RoamStatsQuery *q, sd_bus_message **ret)
         if (r < 0)
                 return log_oom();
         r = append_filter(call, q);
-        if (r < 0)
-                return log_oom();
+        if (r < 0) /* -EINVAL: a filter sd-bus refuses (not UTF-8), not memory */
+                return log_error_errno(r, "Cannot ask roamd for the usage: %m");
         r = sd_bus_call(bus, call, 0, &error, ret);
         if (r < 0)
                 return roam_bus_log_call_error(&error, r, "read usage");
@@ -208,6 +210,36 @@ static int check_link(sd_bus *bus, const RoamStatsQuery *q)
         return 0;
 }
 
+/* --app with no rows, the same: an app roamd has now, or one it counted traffic for in the
+ * past, shows an empty table; any other ID is a mistake (a typo), not zeros. */
+static int check_app(sd_bus *bus, const RoamStatsQuery *q)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        RoamStatsQuery ever = {.user = q->user, .app = q->app};
+        int r;
+
+        r = sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
+                               "GetApp", &error, NULL, "s", q->app);
+        if (r >= 0)
+                return 0;
+        if (!sd_bus_error_has_names(&error, ROAM_ERROR_NO_SUCH_APP, ROAM_ERROR_INVALID_ARGS))
+                return roam_bus_log_call_error(&error, r, "look the app up");
+        r = get_usage(bus, &ever, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_enter_container(reply, 'a', "(ssbtttt)");
+        if (r < 0)
+                return log_error_errno(r, "Unexpected answer from roamd: %m");
+        if (sd_bus_message_at_end(reply, false) > 0) {
+                log_error("no app '%s': roamd has none and counted no traffic for one (roam apps "
+                          "lists them)",
+                          q->app);
+                return -ENOENT;
+        }
+        return 0;
+}
+
 int roam_stats_run(const RoamStatsQuery *q, bool json)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
@@ -230,10 +262,12 @@ int roam_stats_run(const RoamStatsQuery *q, bool json)
         r = get_usage(bus, q, &reply);
         if (r < 0)
                 return r;
-        if (q->link) {
+        if (q->link || q->app) {
                 r = sd_bus_message_enter_container(reply, 'a', "(ssbtttt)");
-                if (r >= 0 && sd_bus_message_at_end(reply, false) > 0)
+                if (r >= 0 && sd_bus_message_at_end(reply, false) > 0 && q->link)
                         r = check_link(bus, q);
+                if (r >= 0 && sd_bus_message_at_end(reply, false) > 0 && q->app)
+                        r = check_app(bus, q);
                 if (r >= 0)
                         r = sd_bus_message_rewind(reply, true);
                 if (r < 0)
@@ -244,7 +278,9 @@ int roam_stats_run(const RoamStatsQuery *q, bool json)
                 if (!arr)
                         return log_oom();
         } else
-                printf("%-36s %-10s %-8s %12s %12s\n", "OWNER", "LINK", "NETWORK", "RECEIVED",
+                /* roaming in the carrier's sense (a visited network), not the firewall's home
+                 * location: yes or no, never "home" */
+                printf("%-36s %-10s %-8s %12s %12s\n", "OWNER", "LINK", "ROAMING", "RECEIVED",
                        "SENT");
         r = sd_bus_message_enter_container(reply, 'a', "(ssbtttt)");
         while (r >= 0 && (r = sd_bus_message_read(reply, "(ssbtttt)", &owner, &link, &roaming, &bi,
@@ -266,8 +302,8 @@ int roam_stats_run(const RoamStatsQuery *q, bool json)
                         char a[32], b[32];
                         roam_format_bytes(bi, a, sizeof(a));
                         roam_format_bytes(bo, b, sizeof(b));
-                        printf("%-36s %-10s %-8s %12s %12s\n", owner, link,
-                               roaming ? "roaming" : "home", a, b);
+                        printf("%-36s %-10s %-8s %12s %12s\n", owner, link, roaming ? "yes" : "no",
+                               a, b);
                 }
         }
         if (r < 0)

@@ -98,7 +98,11 @@ static int check(WaitCtx *c)
                                        ROAM_MANAGER_INTERFACE, "GetApp", &e, &reply, "s", c->app);
                 if (r < 0) {
                         snprintf(c->why, sizeof(c->why), "%s", e.message ?: strerror(-r));
-                        return sd_bus_error_has_name(&e, ROAM_ERROR_NO_SUCH_APP) ? -ENOENT : 0;
+                        /* No such app, or an ID roamd refuses: an error, not a wait (2). */
+                        if (sd_bus_error_has_names(&e, ROAM_ERROR_NO_SUCH_APP,
+                                                   ROAM_ERROR_INVALID_ARGS))
+                                return -ENOENT;
+                        return 0;
                 }
                 r = sd_bus_message_read(reply, "o", &path);
                 if (r >= 0 && c->event)
@@ -261,6 +265,9 @@ static int wait_for_turn(WaitCtx *c, uint64_t timeout_usec)
         }
         /* The signals go back to what they were for a command run afterwards. */
         (void)sigprocmask(SIG_UNBLOCK, &mask, NULL);
+        /* roamd's messages end in a period; ours add one */
+        for (size_t l = strlen(c->why); l > 0 && c->why[l - 1] == '.'; l--)
+                c->why[l - 1] = '\0';
         if (c->result == ROAM_WAIT_NOT_IN_TIME)
                 log_error("Not online in time: %s.", c->why[0] ? c->why : "no answer");
         else if (c->result == ROAM_WAIT_ERROR)

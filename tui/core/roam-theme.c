@@ -188,7 +188,7 @@ static int parse_style(const char *file, unsigned line, const char *role, const 
 typedef struct ThemeParse {
         Theme *theme;
         bool seen[_THEME_ROLE_MAX];
-        bool seen_description;
+        bool seen_description, seen_colours;
 } ThemeParse;
 
 static int theme_assign(const char *file, unsigned line, const char *key, const char *value,
@@ -205,6 +205,22 @@ static int theme_assign(const char *file, unsigned line, const char *key, const 
                 }
                 p->seen_description = true;
                 return free_and_strdup(&p->theme->description, value) < 0 ? log_oom() : 0;
+        }
+
+        if (streq(key, "colours")) {
+                if (p->seen_colours) {
+                        log_error("%s:%u: colours given twice.", file, line);
+                        return -EINVAL;
+                }
+                if (!streq(value, "8") && !streq(value, "16") && !streq(value, "88") &&
+                    !streq(value, "256")) {
+                        log_error("%s:%u: colours must be 8, 16, 88 or 256, not '%s'.", file, line,
+                                  value);
+                        return -EINVAL;
+                }
+                p->seen_colours = true;
+                p->theme->min_colours = atoi(value);
+                return 0;
         }
 
         role = theme_role_from_string(key);

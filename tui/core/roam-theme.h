@@ -62,6 +62,10 @@ typedef struct Theme {
         char *path; /* NULL for the built-in default */
         char *description;
         bool uses_colour;
+        /* The fewest colours its contrast holds with (`colours = 256`): on a terminal with
+         * fewer, roam draws the monochrome theme instead. 0: any. The first 16 colours look
+         * different on every terminal; only 16-255 are the same everywhere. */
+        int min_colours;
         ThemeStyle roles[_THEME_ROLE_MAX];
 } Theme;
 

@@ -179,8 +179,9 @@ int tui_confirm_key(Tui *t, int key)
         /* Resizes and redraws are the terminal's, not an answer. */
         if (key == TUI_KEY(KEY_RESIZE) || key == 12 /* Ctrl-L */)
                 return REACTION_UNHANDLED;
-        /* A key typed ahead of a deliberate question answers nothing, not even no. */
-        if (tui_confirm_settling(t))
+        /* A key typed ahead of a deliberate question answers nothing, but no: n or Esc is never
+         * harmful, and the user who just asked to quit may change their mind at once. */
+        if (tui_confirm_settling(t) && key != 'n' && key != 'N' && key != TUI_KEY_ESCAPE)
                 return REACTION_NONE;
         deliberate = a->confirm_grace_id;
         subject = TAKE_PTR(a->confirm_subject);

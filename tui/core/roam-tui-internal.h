@@ -63,6 +63,9 @@ void tui_ask_done(TuiAsk *a);
 size_t tui_tab_screens(Tui *t, const ScreenVTable *ret[TUI_TABS]);
 const ScreenVTable *tui_help_screen(Tui *t);
 Screen *tui_screen_of(Tui *t, const ScreenVTable *vtable);
+/* Every screen, in the order roam.c gives them. */
+size_t tui_n_screens(Tui *t);
+const ScreenVTable *tui_screen_at(Tui *t, size_t i);
 void tui_note_tab(Tui *t, int x0, int x1, const ScreenVTable *v);
 void tui_draw_header(Tui *t);
 

@@ -54,12 +54,14 @@ const char *tui_screen_unavailable(Tui *t, const ScreenVTable *v, char *why, siz
 }
 
 /* How much of the header to give up, from none: roomy gaps, single gaps, the unavailable
- * tabs' titles, every other tab's title, the unavailable tabs' reason words (a "-" stays),
- * the name "roam", then tabs from the right (never the active one). */
+ * tabs' titles, the long titles (short ones instead: "7 BT"), every other tab's title, the
+ * unavailable tabs' reason words (a "-" stays), the name "roam", then tabs from the right
+ * (never the active one). */
 enum {
         HEADER_ROOMY,
         HEADER_TIGHT,
         HEADER_OFF_NUMBERS,
+        HEADER_SHORT,
         HEADER_NUMBERS,
         HEADER_MARKS,
         HEADER_NAMELESS,
@@ -76,19 +78,21 @@ static int tab_label(const ScreenVTable *v, bool active, const char *off, int le
 {
         bool roomy = level == HEADER_ROOMY;
         bool title = level < HEADER_NUMBERS && (!off || level < HEADER_OFF_NUMBERS);
+        const char *name = level >= HEADER_SHORT && v->short_title ? v->short_title : v->title;
 
+        if (v->number == 0) /* a screen without a tab, shown while it is the active one */
+                return snprintf(buf, size, "[%c %s]", v->letter, name);
         if (active)
-                return snprintf(buf, size, "[%d %s]", v->number, v->title);
+                return snprintf(buf, size, "[%d %s]", v->number, name);
         if (off && level >= HEADER_MARKS)
                 return snprintf(buf, size, "%d-", v->number);
         if (off && title)
-                return snprintf(buf, size, roomy ? " %d %s:%s " : "%d %s:%s", v->number, v->title,
-                                off);
+                return snprintf(buf, size, roomy ? " %d %s:%s " : "%d %s:%s", v->number, name, off);
         if (off)
                 return snprintf(buf, size, "%d:%s", v->number, off);
         if (!title)
                 return snprintf(buf, size, "%d", v->number);
-        return snprintf(buf, size, roomy ? " %d %s " : "%d %s", v->number, v->title);
+        return snprintf(buf, size, roomy ? " %d %s " : "%d %s", v->number, name);
 }
 
 static const char *header_name(int level)
@@ -120,6 +124,10 @@ void tui_draw_header(Tui *t)
         const char *help;
         char buf[96];
 
+        /* A screen without a tab (t Time, w Wake queue) has one while it is shown. */
+        if (active && active->number == 0 && active->letter && n < TUI_TABS)
+                tabs[n++] = active;
+        shown = n;
         for (size_t i = 0; i < n; i++)
                 off[i] = tui_screen_unavailable(t, tabs[i], NULL, 0);
         for (level = HEADER_ROOMY; level < HEADER_DROP; level++) {

@@ -38,7 +38,11 @@ typedef struct ScreenVTable {
         const char *name;  /* stable, for tests: "overview" */
         const char *title; /* for people: "Overview" */
         int number;        /* the key that jumps here (1-9), 0: none */
-        size_t data_size;  /* Screen.data, zeroed at start, kept while the TUI runs */
+        /* For a narrow header ("BT" for "Bluetooth"); NULL: the title. */
+        const char *short_title;
+        /* A screen without a tab: the letter that opens it from every screen ('t'), 0: none. */
+        int letter;
+        size_t data_size; /* Screen.data, zeroed at start, kept while the TUI runs */
         int (*enter)(Tui *t, Screen *s);
         void (*leave)(Tui *t, Screen *s);
         /* Draws rows [top, top + height) of the whole width. */
@@ -90,7 +94,13 @@ typedef struct ScreenVTable {
          * rules); the screenshot tests' frame marker says so (loading=1), so that they wait
          * for the answer, not for a number of frames. NULL: never. */
         bool (*loading)(Tui *t, Screen *s);
+        /* What the screen shows changes with no signal of its own (packet counters): called
+         * every TUI_TICK_USEC while the screen is shown, never while it is not (with a frozen
+         * clock, the screenshot tests', on SIGUSR1 instead); a reaction. NULL: no timer. */
+        int (*tick)(Tui *t, Screen *s);
 } ScreenVTable;
+
+#define TUI_TICK_USEC (5 * 1000000ULL)
 
 struct Screen {
         const ScreenVTable *vtable;
@@ -98,7 +108,7 @@ struct Screen {
 };
 
 /* At most this many screens have a number key (1-9). */
-#define TUI_TABS 9
+#define TUI_TABS 9 /* the tabs, and room for a screen without one */
 
 /* A y/N question's answer yes (tui_confirm()): acts on subject (copied when asked). */
 typedef int (*TuiConfirmFn)(Tui *t, void *userdata, const char *subject);

@@ -40,7 +40,7 @@
 
 struct Tui {
         sd_event *event;
-        sd_event_source *input, *redraw, *refresh;
+        sd_event_source *input, *redraw, *refresh, *tick;
         RoamLive *live;
         SCREEN *term;
 
@@ -225,6 +225,15 @@ void tui_message(Tui *t, ThemeRole role, const char *fmt, ...)
         request_redraw(t);
 }
 
+void tui_message_clear(Tui *t)
+{
+        if (!t->message)
+                return;
+        free(t->message);
+        t->message = NULL;
+        request_redraw(t);
+}
+
 void tui_refresh_in(Tui *t, uint64_t usec)
 {
         if (usec < t->refresh_usec)
@@ -397,6 +406,45 @@ Screen *tui_screen_of(Tui *t, const ScreenVTable *vtable)
         return NULL;
 }
 
+/* The shown screen's tick, only while a screen with one is shown: an idle roam on any other
+ * screen wakes for nothing. */
+static void arm_tick(Tui *t)
+{
+        bool on = !t->frozen_clock && t->current && t->current->vtable->tick;
+
+        if (!t->tick)
+                return;
+        if (!on) {
+                (void)sd_event_source_set_enabled(t->tick, SD_EVENT_OFF);
+                return;
+        }
+        if (sd_event_source_set_time_relative(t->tick, TUI_TICK_USEC) < 0 ||
+            sd_event_source_set_enabled(t->tick, SD_EVENT_ONESHOT) < 0)
+                log_debug("Cannot arm the screen's tick.");
+}
+
+static void run_tick(Tui *t)
+{
+        int r;
+
+        if (!t->current || !t->current->vtable->tick)
+                return;
+        r = t->current->vtable->tick(t, t->current);
+        if (r < 0)
+                tui_message(t, THEME_ERROR, "%s", strerror(-r));
+        if (r != REACTION_NONE)
+                request_redraw(t);
+}
+
+static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        Tui *t = userdata;
+
+        run_tick(t);
+        arm_tick(t);
+        return 0;
+}
+
 int tui_show(Tui *t, const ScreenVTable *vtable)
 {
         Screen *s = tui_screen_of(t, vtable);
@@ -418,6 +466,7 @@ int tui_show(Tui *t, const ScreenVTable *vtable)
         else
                 t->previous = t->current;
         t->current = s;
+        arm_tick(t);
         request_redraw(t);
         return 0;
 }
@@ -426,6 +475,16 @@ static void go_back(Tui *t)
 {
         if (t->previous)
                 (void)tui_show(t, t->previous->vtable);
+}
+
+size_t tui_n_screens(Tui *t)
+{
+        return t->n_screens;
+}
+
+const ScreenVTable *tui_screen_at(Tui *t, size_t i)
+{
+        return i < t->n_screens ? t->screens[i].vtable : NULL;
 }
 
 /* The screens that have a tab and a number key, in order. */
@@ -832,6 +891,7 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
                 /* Screenshot tests (frozen clock): the time a question's grace lasts has
                  * passed. */
                 tui_grace_end(t);
+                run_tick(t); /* and a tick's time */
                 request_redraw(t);
         } else if (si->ssi_signo == SIGINT && t->suspended)
                 return 0; /* the terminal's Ctrl-C, meant for the program in the foreground */
@@ -875,10 +935,24 @@ static int global_key(Tui *t, int key)
         case 12: /* Ctrl-L */
                 clearok(curscr, TRUE);
                 return REACTION_REDRAW;
+        case '/':
+                /* Only the long lists filter; elsewhere / says so rather than nothing. */
+                tui_message(t, THEME_STATUS,
+                            "The %s screen has no filter: / filters the links on 1 Overview "
+                            "and the apps on 3 Apps.",
+                            t->current->vtable->title);
+                return REACTION_REDRAW;
         case TUI_KEY(KEY_RESIZE):
                 handle_resize(t);
                 return REACTION_REDRAW;
         }
+        /* The screens without a tab (t Time, w Wake queue): from every screen that does not
+         * use the letter itself (Bluetooth's t trusts). */
+        for (size_t i = 0; i < t->n_screens; i++)
+                if (t->screens[i].vtable->letter && t->screens[i].vtable->letter == key) {
+                        (void)tui_show(t, t->screens[i].vtable);
+                        return REACTION_REDRAW;
+                }
         if (key >= '1' && key <= '9') {
                 const ScreenVTable *screens[TUI_TABS];
                 size_t n = tui_tab_screens(t, screens);
@@ -952,6 +1026,8 @@ static void handle_mouse(Tui *t)
                         if (ev.x >= t->tab_spots[i].x0 && ev.x < t->tab_spots[i].x1) {
                                 if (!t->tab_spots[i].v)
                                         handle_key(t, '?');
+                                else if (t->tab_spots[i].v->number == 0)
+                                        handle_key(t, t->tab_spots[i].v->letter);
                                 else
                                         handle_key(t, '0' + t->tab_spots[i].v->number);
                                 return;
@@ -1308,6 +1384,7 @@ static void tui_done(Tui *t)
         sd_event_source_disable_unref(t->input);
         sd_event_source_disable_unref(t->redraw);
         sd_event_source_disable_unref(t->refresh);
+        sd_event_source_disable_unref(t->tick);
         t->event = sd_event_unref(t->event);
         theme_done(&t->theme);
         for (size_t i = 0; i < t->n_screens; i++) {
@@ -1426,6 +1503,11 @@ int tui_run(const TuiOptions *opts)
         if (r >= 0)
                 r = sd_event_source_set_enabled(t.refresh, SD_EVENT_OFF);
         if (r >= 0)
+                r = sd_event_add_time_relative(t.event, &t.tick, CLOCK_MONOTONIC, TUI_TICK_USEC, 0,
+                                               on_tick, &t);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(t.tick, SD_EVENT_OFF);
+        if (r >= 0)
                 r = sd_event_add_io(t.event, &t.input, fileno(t.input_file), EPOLLIN, on_input, &t);
         if (r < 0)
                 return log_error_errno(r, "Cannot set up the event loop: %m");
@@ -1462,9 +1544,11 @@ int tui_run(const TuiOptions *opts)
         t.colour = has_colors() && (!no_color || !*no_color);
         if (t.colour && start_color() != OK)
                 t.colour = false;
-        if (!t.colour && t.theme.uses_colour) {
+        if ((!t.colour || COLORS < t.theme.min_colours) && t.theme.uses_colour) {
                 /* Colour themes lean on colour to tell roles apart; the monochrome theme says
-                 * the same with attributes. */
+                 * the same with attributes. A theme whose contrast needs more colours than the
+                 * terminal has (the first 16 differ on every terminal) falls back the same way:
+                 * the terminal's own colours are the only ones known to read. */
                 Theme mono = {};
 
                 /* A monochrome.theme of the user's first, else the built-in copy: this

@@ -88,6 +88,8 @@ int tui_confirm_deliberate(Tui *t, const char *subject, TuiConfirmFn yes, void *
 
 /* A one-line message in the status line until the next key. */
 void tui_message(Tui *t, ThemeRole role, const char *fmt, ...) _printf_(3, 4);
+/* Drops the status line's message (a question came: what was said before is stale). */
+void tui_message_clear(Tui *t);
 /* Whether a link's verdict is portal (the portal screen's tab, the overview's hint). */
 bool tui_any_portal(Tui *t);
 /* A frame soon (a screen's own asynchronous data arrived). */

@@ -218,3 +218,56 @@ void roam_print_stamp(void)
         roam_format_clock(roam_now(), clock, sizeof(clock));
         printf("%s ", clock);
 }
+
+const char *roam_format_bt_service(const char *uuid)
+{
+        /* 16-bit UUIDs of the Bluetooth SIG's Assigned Numbers (service classes, profiles),
+         * the ones a phone, headset, keyboard or computer asks for. */
+        static const struct {
+                unsigned short id;
+                const char *name;
+        } names[] = {
+            {0x1101, "serial port (SPP)"},
+            {0x1103, "dial-up networking (DUN)"},
+            {0x1105, "file push (OBEX Object Push)"},
+            {0x1106, "file transfer (OBEX FTP)"},
+            {0x1108, "headset (HSP)"},
+            {0x110a, "audio source (A2DP)"},
+            {0x110b, "audio sink (A2DP)"},
+            {0x110c, "remote control target (AVRCP)"},
+            {0x110e, "remote control (AVRCP)"},
+            {0x1112, "headset audio gateway (HSP)"},
+            {0x1115, "network user (PAN)"},
+            {0x1116, "network access point (PAN NAP)"},
+            {0x1117, "group network (PAN GN)"},
+            {0x111e, "hands-free (HFP)"},
+            {0x111f, "hands-free audio gateway (HFP)"},
+            {0x1124, "keyboard, mouse or other input (HID)"},
+            {0x112f, "phone book (PBAP)"},
+            {0x1132, "messages (MAP)"},
+            {0x1200, "device identification (PnP)"},
+            {0x180a, "device information"},
+            {0x180f, "battery level"},
+            {0x1812, "keyboard, mouse or other input (HID over GATT)"},
+        };
+        static const char base[] = "-0000-1000-8000-00805f9b34fb";
+        unsigned id = 0;
+
+        if (!uuid || strlen(uuid) != 36 || strncmp(uuid, "0000", 4) != 0 ||
+            strcasecmp(uuid + 8, base) != 0)
+                return NULL;
+        for (int i = 4; i < 8; i++) {
+                char c = uuid[i];
+                int v = c >= '0' && c <= '9'   ? c - '0'
+                        : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                        : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                               : -1;
+                if (v < 0)
+                        return NULL;
+                id = id * 16 + (unsigned)v;
+        }
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+                if (names[i].id == id)
+                        return names[i].name;
+        return NULL;
+}

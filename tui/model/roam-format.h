@@ -44,3 +44,7 @@ void roam_format_utc_minute(uint64_t sec, char *buf, size_t size);
 
 /* Plain mode's announcements start with the time of day: prints "14:02:11 " to stdout. */
 void roam_print_stamp(void);
+
+/* A Bluetooth service UUID in words: the profile's name for the common ones ("audio sink
+ * (A2DP)" for 0000110b-0000-1000-8000-00805f9b34fb), else NULL (show the UUID). */
+const char *roam_format_bt_service(const char *uuid);

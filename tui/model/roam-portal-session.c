@@ -150,7 +150,7 @@ const char *roam_portal_state_words(const char *state)
             {"failed", "login failed"},
             {"logging-off", "logging off"},
             {"logged-off", "logged off"},
-            {"open", "open (no portal in the way)"},
+            {"open", "open: it lets this device through"},
         };
         for (size_t i = 0; state && i < ELEMENTSOF(table); i++)
                 if (streq(table[i].state, state))
@@ -264,7 +264,8 @@ void roam_portal_fields(const RoamPortalSession *s, uint64_t now_usec, bool keys
                  s->identity_source ? s->identity_source : "?");
         add("Network", buf, userdata);
         roam_portal_time_left(s, now_usec, left, sizeof(left));
-        add("Time left", left, userdata);
+        /* the value says "left" itself ("59 min 57 s left") */
+        add("Session", left, userdata);
         if (s->can_extend)
                 add("Extend",
                     keys ? "the network offers to extend the session: press e"

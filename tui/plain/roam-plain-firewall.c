@@ -119,8 +119,8 @@ static void ask(PlainFw *pf, const RoamLink *l)
         (void)roam_fw_identity_text(l, facts, sizeof(facts));
         roam_print_stamp();
         printf("Question %u: %s joined a network roam has not seen (%s%s%s). %s It is untrusted "
-               "until you answer: home %u, work %u, public %u, or untrusted %u for this "
-               "session.\n",
+               "until you answer: type home %u, work %u or public %u (untrusted %u: not now, "
+               "untrusted for this session).\n",
                q->number, l->name, l->network_id, *facts ? "; " : "", facts, ROAM_LOCATION_QUESTION,
                q->number, q->number, q->number, q->number);
 }
@@ -165,7 +165,11 @@ static void note_location(PlainFw *pf, const RoamLink *l)
         else if (*l->network_id && !roam_link_needs_location(l)) {
                 roam_fw_location_text(l, where, sizeof(where));
                 roam_print_stamp();
-                printf("%s: location now %s.\n", l->name, where);
+                /* "location now no location in force" reads badly: say it as a sentence */
+                if (!*l->location)
+                        printf("%s: no location in force now.\n", l->name);
+                else
+                        printf("%s: location now %s.\n", l->name, where);
         }
         if (free_and_strdup(&s->path, l->path) < 0 ||
             free_and_strdup(&s->network_id, l->network_id) < 0 ||
@@ -187,8 +191,17 @@ void plain_fw_model_changed(PlainFw *pf)
                 const RoamLink *l = roam_model_find_link(m, pf->questions[i - 1].path);
 
                 if (!l || !roam_link_needs_location(l) ||
-                    !streq(l->network_id, pf->questions[i - 1].network_id))
+                    !streq(l->network_id, pf->questions[i - 1].network_id)) {
+                        /* Placed: the answer says so. Gone or elsewhere: say the question is,
+                         * so nobody answers a number that no longer asks anything. */
+                        if (!l || !streq(l->network_id, pf->questions[i - 1].network_id)) {
+                                roam_print_stamp();
+                                printf("Question %u withdrawn: %s %s.\n",
+                                       pf->questions[i - 1].number, pf->questions[i - 1].name,
+                                       l ? "left that network" : "is gone");
+                        }
                         question_remove(pf, i - 1);
+                }
         }
         for (size_t i = 0; i < m->n_links; i++) {
                 const RoamLink *l = m->links[i];

@@ -33,7 +33,8 @@ struct PlainP2p {
 const char plain_p2p_help[] =
     "  peers          WiFi Direct devices found\n"
     "  find           search for WiFi Direct devices (30 s)\n"
-    "  connect NAME [pin PIN | show-pin]   connect to a device (its button by default)\n"
+    "  connect NAME [pin PIN | show-pin]   connect to a device (by its button\n"
+    "                 unless a PIN is given)\n"
     "  accept NAME [PIN]   accept a device that asks to connect\n"
     "  reject NAME    reject it\n"
     "  disconnect NAME   disconnect from a device\n";

@@ -52,9 +52,10 @@ const char plain_portal_help[] =
     "  portal login LINK USER   log in with WISPr; the password goes on the next line\n"
     "                 (not shown on a terminal)\n"
     "  portal browse LINK   log in with a text browser that reaches LINK only\n"
-    "  portal extend LINK   extend the session (when the network offers it): its page in\n"
-    "                 the login browser\n"
-    "  portal decline|logoff|forget LINK   send nothing; log off; forget the saved login\n";
+    "  portal extend LINK   extend the session (when the network offers it): its\n"
+    "                 page in the login browser\n"
+    "  portal decline|logoff|forget LINK   send nothing; log off; forget the\n"
+    "                 saved login\n";
 
 /* What to type next, for s (NULL: nothing to do). */
 static void say_next(const RoamPortalSession *s)

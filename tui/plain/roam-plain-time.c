@@ -23,8 +23,8 @@ struct PlainTime {
 };
 
 const char plain_time_help[] =
-    "  time           the time as roamd's sources agree on it: state, bound, gate, the\n"
-    "                 clock, the time zone, each source's interval, verdict and age\n"
+    "  time           the time as roamd's sources agree on it: state, bound, gate,\n"
+    "                 the clock, the zone, each source's interval, verdict and age\n"
     "  time zone ZONE choose the time zone among those time lists\n";
 
 static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)

@@ -37,8 +37,8 @@ struct PlainUsage {
 };
 
 const char plain_usage_help[] =
-    "  usage [APP]    your traffic counted per owner, at home and roaming, and the data\n"
-    "                 budgets (of APP only)\n"
+    "  usage [APP]    your traffic counted per owner, not roaming and roaming,\n"
+    "                 and the data budgets (of APP only)\n"
     "  usage --all [APP]   the same for everyone: every user's apps and processes,\n"
     "                 system services and the rest (needs authorization)\n";
 
@@ -252,7 +252,7 @@ static void print_totals(const char *who, const uint64_t in[2], const uint64_t o
 
         roam_format_bytes(in[0], a, sizeof(a));
         roam_format_bytes(out[0], b, sizeof(b));
-        printf("%s: at home %s received, %s sent; ", who, a, b);
+        printf("%s: not roaming %s received, %s sent; ", who, a, b);
         if (in[1] == 0 && out[1] == 0)
                 puts("roaming nothing.");
         else {

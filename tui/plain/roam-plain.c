@@ -75,6 +75,7 @@ typedef struct Plain {
 } Plain;
 
 static const char help_text[] =
+    "Changes are printed as they happen, one line each, with the time.\n"
     "Commands:\n"
     "  status         the global state and one line per link\n"
     "  links          one line per link\n"
@@ -95,8 +96,7 @@ static const char help_text[] =
     "  bt yes [PIN or passkey], bt no   answer a Bluetooth pairing question\n"
     "  nfc yes, nfc no   use the NFC tag just touched, or not\n"
     "  help           this list\n"
-    "  quit           end (also exit, q, or end of input on a terminal)\n"
-    "Changes are printed as they happen, one line each, with the time.\n";
+    "  quit           end (also exit, q, or end of input on a terminal)\n";
 
 static const char *name_of(const RoamLink *l)
 {

@@ -12,6 +12,7 @@
 #include "roam-screens.h"
 #include "roam-tui-filter.h"
 #include "roam-util.h"
+#include "roam-words.h"
 
 /* The apps: every app roamd knows (and `default` and `system` last) with its access, VPN rule
  * and state in words, and on a second line its route, bearers, handover and grant. Keys change
@@ -254,6 +255,10 @@ static int add_app(Tui *t, TuiDoc *doc, const RoamApp *a, int item, bool table)
                 if (r >= 0)
                         r = tui_doc_span(doc, state_role(a), 0, state);
         }
+        /* A wake-listed app: where it is in the ordered wake-up, as roam apps says it. */
+        if (r >= 0 && *a->wake_state)
+                r = tui_doc_spanf(doc, THEME_NORMAL, 0, "; wake: %s",
+                                  roam_wake_words(a->wake_state));
         if (r >= 0)
                 r = add_details(doc, tui_model(t), a, item);
         return r;

@@ -10,6 +10,7 @@
 #include <curses.h>
 
 #include "roam-client-bus.h"
+#include "roam-format.h"
 #include "roam-bt-cli.h"
 #include "roam-bus-map.h"
 #include "roam-bus.h"
@@ -374,9 +375,14 @@ static void question_text(const BtData *b, char *buf, size_t size)
                 snprintf(buf, size, "Does the device show passkey %s too?", b->q_value);
         else if (streq(b->q_kind, "authorize"))
                 snprintf(buf, size, "Pair without a code?");
-        else if (streq(b->q_kind, "authorize-service"))
-                snprintf(buf, size, "Allow it to use service %s?", b->q_value);
-        else if (streq(b->q_kind, "enter-pin"))
+        else if (streq(b->q_kind, "authorize-service")) {
+                const char *name = roam_format_bt_service(b->q_value);
+
+                if (name)
+                        snprintf(buf, size, "Allow it to use its %s service?", name);
+                else
+                        snprintf(buf, size, "Allow it to use service %s?", b->q_value);
+        } else if (streq(b->q_kind, "enter-pin"))
                 snprintf(buf, size, "Type its PIN (often 0000 or 1234).");
         else if (streq(b->q_kind, "enter-passkey"))
                 snprintf(buf, size, "Type the 6-digit passkey it shows.");
@@ -459,7 +465,9 @@ static void draw_question(Tui *t, BtData *b, int top, int height)
         question_text(b, text, sizeof(text));
         r = tui_doc_line(d, -1, 0);
         if (r >= 0)
-                r = tui_doc_spanf(d, THEME_TITLE, 0, "Pairing: %s", b->q_name);
+                r = tui_doc_spanf(d, THEME_TITLE, 0, "%s: %s",
+                                  streq(b->q_kind, "authorize-service") ? "Service" : "Pairing",
+                                  b->q_name);
         if (r >= 0)
                 r = tui_doc_line(d, -1, 0);
         if (r >= 0)
@@ -706,6 +714,9 @@ static bool bt_key_active(Tui *t, Screen *s, const KeyHelp *k)
 
         if (b->q_id != 0 || b->nfc_id != 0)
                 return false;
+        /* Without BlueZ or an adapter no key but the arrows does anything: none is offered. */
+        if ((!b->available || !b->has_adapter) && k->keys[1] == 0 && strchr("sptcnxo", k->keys[0]))
+                return false;
         if (k->keys[0] && strchr("ptcnx", k->keys[0]) && k->keys[1] == 0)
                 return row;
         return true;
@@ -737,8 +748,8 @@ static const KeyHelp bt_keys[] = {
     {"c", "connect", "Connect or disconnect the selected device"},
     {"t", "trust", "Trust the device (it may connect without asking), or stop trusting it"},
     {"n", "net", "Join or leave the selected device's network (Bluetooth tethering)"},
-    {"x", NULL, "Remove the device: forget its pairing"},
-    {"o", NULL, "Switch the adapter on or off"},
+    {"x", "remove", "Remove the device: forget its pairing (asks first)"},
+    {"o", "adapter", "Switch the adapter on or off"},
     {"y / n", NULL,
      "A pairing question or an NFC tag: yes or no; PIN and passkey: type, then Enter"},
     {},
@@ -773,6 +784,7 @@ static const char *bt_available(Tui *t, Screen *s, char *why, size_t size)
 const ScreenVTable bluetooth_screen_vtable = {
     .name = "bluetooth",
     .title = "Bluetooth",
+    .short_title = "BT",
     .number = 7,
     .data_size = sizeof(BtData),
     .enter = bt_enter,

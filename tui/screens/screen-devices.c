@@ -345,6 +345,22 @@ static int call(DevicesData *d, const char *path, const char *iface, const char 
 }
 
 static int peer_call(DevicesData *d, const P2pPeer *p, const char *method, const char *verb,
+                     const char *types, const char *a1, const char *a2);
+
+/* y to "Disconnect from ...?": the peer by its path, if it is still there. */
+static int confirmed_disconnect(Tui *t, void *userdata, const char *path)
+{
+        DevicesData *d = userdata;
+        const P2pPeer *p = peer_at(d, path);
+
+        if (!p) {
+                tui_message(t, THEME_WARNING, "That device is gone.");
+                return REACTION_REDRAW;
+        }
+        return peer_call(d, p, "Disconnect", "disconnect", NULL, NULL, NULL);
+}
+
+static int peer_call(DevicesData *d, const P2pPeer *p, const char *method, const char *verb,
                      const char *types, const char *a1, const char *a2)
 {
         const char *label = p2p_peer_label(p);
@@ -464,8 +480,17 @@ static int devices_key(Tui *t, Screen *s, int key)
         case 'e':
                 start_pin(d, p, false);
                 return REACTION_REDRAW;
-        case 'd':
-                return peer_call(d, p, "Disconnect", "disconnect", NULL, NULL, NULL);
+        case 'd': {
+                /* As Bluetooth's remove: a connection in use is not dropped by one key. */
+                _cleanup_free_ char *q = NULL, *no = NULL;
+                const char *label = p2p_peer_label(p);
+
+                if (asprintf(&q, "Disconnect from %s? Its connection ends.", label) < 0 ||
+                    asprintf(&no, "Not done: %s stays %s.", label,
+                             streq_ptr(p->state, "connecting") ? "connecting" : "connected") < 0)
+                        return -ENOMEM;
+                return tui_confirm(t, p->path, confirmed_disconnect, d, q, no);
+        }
         }
         return REACTION_UNHANDLED;
 }
@@ -730,7 +755,7 @@ static void devices_draw(Tui *t, Screen *s, int top, int height)
 
 static const KeyHelp devices_keys[] = {
     {"f", "search", "Search for WiFi Direct devices for 30 seconds"},
-    {"s", NULL, "Stop searching"},
+    {"s", "stop", "Stop searching"},
     {"Enter", "connect",
      "Connect to the selected device: by its button when it has one, else by a PIN"},
     {"p", "show PIN", "Connect by a PIN roam shows, to type on the device"},
@@ -780,6 +805,7 @@ static const char *devices_available(Tui *t, Screen *s, char *why, size_t size)
 const ScreenVTable devices_screen_vtable = {
     .name = "devices",
     .title = "Devices",
+    .short_title = "P2P",
     .number = 6,
     .data_size = sizeof(DevicesData),
     .enter = devices_enter,

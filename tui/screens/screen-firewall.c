@@ -276,6 +276,9 @@ static void draw_dialog(Tui *t, FirewallData *d, const RoamLink *l, bool first_j
                  * screen below changes nothing. */
                 d->dialog_selected = first_join ? 3 : 0;
                 d->dialog_scroll = 0;
+                /* "wifi0: this network is now home" said before is not about this question */
+                if (first_join)
+                        tui_message_clear(t);
         }
         if (tui_doc_new(&doc) < 0 || build_dialog(t, d, l, first_join, doc) < 0)
                 return;
@@ -750,6 +753,16 @@ static int firewall_key(Tui *t, Screen *s, int key)
         return REACTION_UNHANDLED;
 }
 
+/* Counters change with every packet and no signal says so: read again while shown. */
+static int firewall_tick(Tui *t, Screen *s)
+{
+        FirewallData *d = s->data;
+
+        if (d->open)
+                (void)load_rules(d);
+        return REACTION_NONE; /* the answer draws */
+}
+
 static int firewall_roamd_appeared(Tui *t, Screen *s)
 {
         FirewallData *d = s->data;
@@ -836,6 +849,7 @@ static bool firewall_loading(Tui *t, Screen *s)
 const ScreenVTable firewall_screen_vtable = {
     .name = "firewall",
     .title = "Firewall",
+    .short_title = "FW",
     .number = 8,
     .data_size = sizeof(FirewallData),
     .enter = firewall_enter,
@@ -848,10 +862,12 @@ const ScreenVTable firewall_screen_vtable = {
     .keys = firewall_keys,
     .click = firewall_click,
     .loading = firewall_loading,
+    .tick = firewall_tick,
     .about = "The personal firewall: each link's location (home, work, public, untrusted, or "
              "one networks.d defines), the facts that chose it, and the rules in force on the "
              "selected link in the order they are evaluated, with their packet and byte "
-             "counters (r reads them again). A network roam has not seen is untrusted until "
+             "counters (read again every 5 s, r at once). A network roam has not seen is untrusted "
+             "until "
              "you answer the question that comes when a link joins it. Changing a location "
              "needs root, group netdev or polkit authorization; the status line says whether "
              "it was done.",

@@ -25,6 +25,7 @@ static const KeyHelp global_keys[] = {
     {"? or F1", NULL, "Show this help; again to close it"},
     {"Esc", NULL, "Back to the previous screen (also Backspace)"},
     {"1 to 8", NULL, "Jump to a screen: the list below"},
+    {"t, w", NULL, "The Time and Wake queue screens (on Bluetooth, t trusts a device)"},
     {"Ctrl-L", NULL, "Draw the whole screen again"},
     {"q or F10", NULL, "Quit"},
     {},
@@ -82,9 +83,11 @@ static void help_draw(Tui *t, Screen *s, int top, int height)
         if (r >= 0)
                 r = tui_doc_span(d, THEME_NORMAL, 0,
                                  "A tab with nothing to show now is greyed and says why in "
-                                 "a word after its number (4:none, 6:off, 7:down); \"4-\" "
-                                 "where the header has no room for the word. Its key says "
-                                 "why in full.");
+                                 "a word after its number: none (nothing of that kind), off "
+                                 "(switched off or not there), down (roamd is not running), "
+                                 "wait (being read) or error (roamd's answer unreadable); "
+                                 "\"4-\" where the header has no room for the word. Its key "
+                                 "says why in full.");
         {
                 const ScreenVTable *tabs[TUI_TABS];
                 size_t n = tui_tab_screens(t, tabs);
@@ -102,6 +105,18 @@ static void help_draw(Tui *t, Screen *s, int top, int height)
                         if (r >= 0 && !on)
                                 r = tui_doc_spanf(d, THEME_MUTED, 0, ": nothing to show now, %s",
                                                   why);
+                }
+                /* and those without a tab, opened by a letter */
+                for (size_t i = 0; i < tui_n_screens(t) && r >= 0; i++) {
+                        const ScreenVTable *v = tui_screen_at(t, i);
+
+                        if (v->number || !v->letter)
+                                continue;
+                        r = tui_doc_line(d, item++, KEYS_WIDTH + 1);
+                        if (r >= 0)
+                                r = tui_doc_spanf(d, THEME_KEY, KEYS_WIDTH + 1, "%c", v->letter);
+                        if (r >= 0)
+                                r = tui_doc_span(d, THEME_NORMAL, 0, v->title);
                 }
         }
 

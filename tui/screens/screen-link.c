@@ -114,7 +114,10 @@ static void capport(Builder *b, const RoamLink *l)
         if (c->has_captive)
                 field(b, "Captive", c->captive ? THEME_PORTAL : THEME_OK,
                       c->captive ? "yes: log in first" : "no: the session is open");
-        if (c->user_portal_url)
+        /* Once the session is open the same page is where it is managed, not a login. */
+        if (c->user_portal_url && c->has_captive && !c->captive)
+                field(b, "Session page", THEME_NORMAL, c->user_portal_url);
+        else if (c->user_portal_url)
                 field(b, "Log in at", THEME_PORTAL, c->user_portal_url);
         if (c->venue_info_url)
                 field(b, "Venue", THEME_NORMAL, c->venue_info_url);

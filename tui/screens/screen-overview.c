@@ -25,6 +25,9 @@
 #define COL_BEARER        12
 #define COL_VERDICT       9
 #define COL_PROBED        10
+/* Reasons are short phrases: on a wide terminal the Why column stops growing, so Probed stays
+ * beside them rather than at the far edge. */
+#define COL_WHY_MAX 48
 /* The global sentence never takes more rows than this (it may hold a long portal URL). */
 #define SENTENCE_MAX_ROWS 3
 /* Enforcement warnings (Degraded, mark conflicts) take at most this share of the height. */
@@ -133,6 +136,12 @@ int screen_addresses_text(const RoamLink *l, bool all, char **ret)
         return *ret ? 0 : -ENOMEM;
 }
 
+static int why_width(Tui *t)
+{
+        return MIN(tui_columns(t) - 2 - COL_NAME - COL_BEARER - COL_VERDICT - COL_PROBED,
+                   COL_WHY_MAX);
+}
+
 static int add_link(Tui *t, TuiDoc *d, const RoamLink *l, int item, bool table, uint64_t now)
 {
         _cleanup_free_ char *addresses = NULL;
@@ -150,7 +159,7 @@ static int add_link(Tui *t, TuiDoc *d, const RoamLink *l, int item, bool table, 
                 return r;
 
         if (table) {
-                why = tui_columns(t) - 2 - COL_NAME - COL_BEARER - COL_VERDICT - COL_PROBED;
+                why = why_width(t);
                 r = tui_doc_line(d, item, 4);
                 if (r >= 0)
                         r = tui_doc_span(d, THEME_NORMAL, COL_NAME, name);
@@ -362,10 +371,7 @@ static void overview_draw(Tui *t, Screen *s, int top, int height)
                 if (r >= 0)
                         r = tui_doc_span(h, THEME_TITLE, COL_VERDICT, "Verdict");
                 if (r >= 0)
-                        r = tui_doc_span(h, THEME_TITLE,
-                                         tui_columns(t) - 2 - COL_NAME - COL_BEARER - COL_VERDICT -
-                                             COL_PROBED,
-                                         "Why");
+                        r = tui_doc_span(h, THEME_TITLE, why_width(t), "Why");
                 if (r >= 0)
                         r = tui_doc_spanf(h, THEME_TITLE, COL_PROBED, "%*s", COL_PROBED, "Probed");
                 if (r >= 0)
@@ -423,12 +429,6 @@ static int overview_key(Tui *t, Screen *s, int key)
                 return screen_reprobe(t, tui_selected_link(t));
         case 'c':
                 return screen_copy_url(t, tui_selected_link(t));
-        case 't':
-                (void)tui_show(t, &time_screen_vtable);
-                return REACTION_REDRAW;
-        case 'w':
-                (void)tui_show(t, &wake_screen_vtable);
-                return REACTION_REDRAW;
         default:
                 return REACTION_UNHANDLED;
         }
@@ -506,8 +506,12 @@ static const KeyHelp overview_keys[] = {
      "(Enter keeps it, Esc clears it, Ctrl-U clears the text typed; / again starts a new "
      "filter)"},
     {"s", "sort", "Sort by interface index, name, state (the best first) or bearer, in turn"},
-    {"t", NULL, "The time as roamd's sources agree on it, and whom it does not believe"},
-    {"w", NULL, "The wake queue: which app's turn it is to go online, who waits, how long and why"},
+    {"t", "time",
+     "The time as roamd's sources agree on it, and whom it does not believe (t from "
+     "every screen)"},
+    {"w", "wake",
+     "The wake queue: which app's turn it is to go online, who waits, how long and why (w from "
+     "every screen)"},
     {"Up/Down", NULL, "Select the previous or next link (also k and j)"},
     {"Tab", NULL, "Select the next link, wrapping around (Shift-Tab: previous)"},
     {"PgUp/PgDn", NULL, "Move five links up or down"},

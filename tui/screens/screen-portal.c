@@ -347,6 +347,18 @@ static int build(Tui *t, PortalData *d, TuiDoc *doc)
         now = (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
         if (getenv("ROAM_TEST_NOW"))
                 now = strtoull(getenv("ROAM_TEST_NOW"), NULL, 10);
+        if (roam_live_get_state(tui_live(t)) != ROAM_LIVE_READY) {
+                /* not "no portal": with roamd away nothing is known about portals */
+                char why[256];
+
+                if (!tui_screen_unavailable(t, &portal_screen_vtable, why, sizeof(why)))
+                        snprintf(why, sizeof(why), "roamd cannot be read");
+                r = tui_doc_line(doc, -1, 0);
+                if (r >= 0)
+                        r = tui_doc_spanf(doc, THEME_WARNING, 0, "Captive portals unknown: %s.",
+                                          why);
+                return r;
+        }
         if (!d->loaded || d->n_sessions == 0) {
                 r = tui_doc_line(doc, -1, 0);
                 if (r >= 0)
@@ -683,7 +695,11 @@ static bool portal_key_active(Tui *t, Screen *s, const KeyHelp *k)
 
 static const char *portal_available(Tui *t, Screen *s, char *why, size_t size)
 {
-        if (tui_any_portal(t))
+        const PortalData *d = s ? s->data : NULL;
+
+        /* A session past its portal (logged in, time left, extend) is something to show too:
+         * the tab must not say "none" beside it. */
+        if (tui_any_portal(t) || (d && d->n_sessions > 0))
                 return NULL;
         snprintf(why, size, "no link is behind a captive portal");
         return "none";

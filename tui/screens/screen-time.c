@@ -409,6 +409,7 @@ const ScreenVTable time_screen_vtable = {
     .name = "time",
     .title = "Time",
     .number = 0,
+    .letter = 't',
     .data_size = sizeof(TimeData),
     .enter = time_enter,
     .leave = time_leave,

@@ -34,7 +34,7 @@ typedef enum UsageSort {
 
 static const char *const sort_words[_SORT_MAX] = {
     [SORT_TOTAL] = "total",
-    [SORT_HOME] = "home",
+    [SORT_HOME] = "not roaming",
     [SORT_ROAMING] = "roaming",
     [SORT_NAME] = "name",
 };
@@ -333,7 +333,7 @@ static int build(Tui *t, UsageData *d, TuiDoc *doc)
                 r = tui_doc_line(doc, -1, 2);
         roam_format_bytes(home, buf, sizeof(buf));
         if (r >= 0)
-                r = tui_doc_spanf(doc, THEME_NORMAL, 0, "Home %s", buf);
+                r = tui_doc_spanf(doc, THEME_NORMAL, 0, "Not roaming %s", buf);
         roam_format_bytes(roaming, buf, sizeof(buf));
         if (r >= 0)
                 r = tui_doc_spanf(doc, roaming ? THEME_WARNING : THEME_NORMAL, 0, ", roaming %s",
@@ -372,7 +372,7 @@ static int build(Tui *t, UsageData *d, TuiDoc *doc)
         else if (r >= 0) {
                 r = tui_doc_span(doc, THEME_TITLE, name_w, "Owner");
                 if (r >= 0)
-                        r = tui_doc_span(doc, THEME_TITLE, bar_w + 10, " Home");
+                        r = tui_doc_span(doc, THEME_TITLE, bar_w + 10, " Not roaming");
                 if (r >= 0)
                         r = tui_doc_span(doc, THEME_TITLE, 0, "   Roaming");
         }
@@ -393,9 +393,12 @@ static int build(Tui *t, UsageData *d, TuiDoc *doc)
                         r = tui_doc_span(doc, THEME_NORMAL, 0, row->owner);
                         if (r >= 0)
                                 r = tui_doc_line(doc, (int)i, 4);
+                        if (r >= 0) /* one line each: a number is never split from its unit */
+                                r = tui_doc_spanf(doc, THEME_NORMAL, 0, "not roaming %s", a);
                         if (r >= 0)
-                                r = tui_doc_spanf(doc, THEME_NORMAL, 0, "  home %s, roaming %s", a,
-                                                  b);
+                                r = tui_doc_line(doc, (int)i, 4);
+                        if (r >= 0)
+                                r = tui_doc_spanf(doc, THEME_NORMAL, 0, "roaming %s", b);
                 } else if (r >= 0) {
                         r = tui_doc_span(doc, THEME_NORMAL, name_w, row->owner);
                         if (r >= 0)
@@ -478,12 +481,19 @@ static int usage_key(Tui *t, Screen *s, int key)
 }
 
 static const KeyHelp usage_keys[] = {
-    {"s", "sort", "Sort by total, home, roaming or name (in turn)"},
+    {"s", "sort", "Sort by total, not roaming, roaming or name (in turn)"},
     {"r", "refresh", "Read the usage from roamd again"},
     {"Up/Down", NULL, "Select the previous or next owner (also k and j)"},
     {"Esc", NULL, "Back to the overview"},
     {},
 };
+
+/* Bytes are counted all the time; only budgets send a signal: read again while shown. */
+static int usage_tick(Tui *t, Screen *s)
+{
+        load(s->data);
+        return REACTION_NONE; /* the answers draw */
+}
 
 const ScreenVTable usage_screen_vtable = {
     .name = "usage",
@@ -497,8 +507,10 @@ const ScreenVTable usage_screen_vtable = {
     .draw = usage_draw,
     .key = usage_key,
     .keys = usage_keys,
-    .about = "Data counted by roamd in the kernel, per app, user and the system: home and "
-             "roaming side by side, each with its number, the last 24 hours hour by hour, and "
+    .tick = usage_tick,
+    .about = "Data counted by roamd in the kernel, per app, user and the system: not roaming "
+             "and roaming side by side (read again every 5 s), each with its number, the last 24 "
+             "hours hour by hour, and "
              "the data budgets (over budget: the app's traffic on those links is blocked until "
              "the period ends). You see everyone's usage with root, group netdev or polkit "
              "authorization, otherwise your own.",

@@ -34,6 +34,7 @@ static const char *const source_names[_FW_SOURCE_MAX] = {
     [FW_SOURCE_CONFIG] = "config",
     [FW_SOURCE_USER] = "user",
     [FW_SOURCE_DEFAULT] = "default",
+    [FW_SOURCE_TUNNEL] = "tunnel",
 };
 
 static int table_lookup(const char *const *t, int n, const char *s)

@@ -44,6 +44,7 @@ typedef enum FwSource {
         FW_SOURCE_CONFIG,  /* a networks.d file matched */
         FW_SOURCE_USER,    /* SetLocation, remembered in the state file */
         FW_SOURCE_DEFAULT, /* an unknown network: untrusted */
+        FW_SOURCE_TUNNEL,  /* a VPN tunnel without facts of its own: untrusted, not asked */
         _FW_SOURCE_MAX,
         _FW_SOURCE_INVALID = -22,
 } FwSource;

@@ -470,6 +470,19 @@ static void locate(Firewall *fw, FwLink *fl, const NetIdFacts *f, char **ret_loc
                 *ret_reason = reason;
                 return;
         }
+        /* A VPN tunnel shows nothing that names the network behind it (no gateway MAC, no DHCP
+         * server, no SSID): its id is only its interface's name, shared by every VPN that
+         * ever uses that interface. "Home, work or public?" would be a question without
+         * facts: it is untrusted without asking, until networks.d names it (Interface=,
+         * Bearer=vpn) or the user chooses (roam network trust). */
+        if (fl->bearer == BEARER_VPN && !netid_fact_known(f, NETID_SSID) &&
+            !netid_fact_known(f, NETID_GATEWAY_MAC) && !netid_fact_known(f, NETID_DHCP_SERVER)) {
+                *ret_location = strdup(FW_LOCATION_UNTRUSTED);
+                *ret_source = FW_SOURCE_TUNNEL;
+                *ret_reason = strdup("a VPN tunnel names no network of its own: untrusted, "
+                                     "until networks.d names it or you choose");
+                return;
+        }
         *ret_location = strdup(FW_LOCATION_UNTRUSTED);
         *ret_source = FW_SOURCE_DEFAULT;
         *ret_reason = strdup("unknown network: untrusted until you choose");
