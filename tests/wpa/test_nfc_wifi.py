@@ -190,8 +190,8 @@ def test_roam_nfc_import_yes_says_what_happened(fake):
     r = fake.roam("nfc", "import", "-", "--yes",
                   input=open(os.path.join(NDEF, "wpas-config-token-psk.hex")).read())
     assert r.returncode == 0, r.stderr
-    assert ("wifi: power=unknown ssid=roam-test-net security=wpa2-psk key=given "
-            "action=added to wpa_supplicant on wlan0 as network 0, saved") in r.stdout
+    assert ("WiFi network: power unknown, ssid roam-test-net, security wpa2-psk, key given; "
+            "added to wpa_supplicant on wlan0 as network 0, saved") in r.stdout
     fake.fake.fail["SET_NETWORK psk"] = "FAIL\n"
     r = fake.roam("nfc", "import", "-", "--yes",
                   input=open(os.path.join(NDEF, "wpas-config-token-psk.hex")).read())
