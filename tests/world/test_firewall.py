@@ -130,8 +130,9 @@ print(json.dumps({"sent": sent, "answered": sorted(answered)}), flush=True)
 # packets: the device's raw sockets see a datagram only once the input hook let it through
 # (raw delivery comes after netfilter's LOCAL_IN), so binding the ports is not needed (dhcpcd
 # holds 546). The receiver joins the mDNS groups on wifi0 (no member, no delivery) and prints
-# each probe it sees, then "marker" for an ICMP echo carrying the round's token: echo requests
-# are let in everywhere, and the sender sends it after the probes of the round.
+# each probe it sees, then "marker" and "marker6" for an ICMP and an ICMPv6 echo carrying the
+# round's token: echo requests are let in everywhere, and the sender sends them after the
+# probes of the round, each on the path of its family's probes.
 SERVICE_RECV_PY = r"""
 import select, socket, struct, sys
 ifname = sys.argv[1]
@@ -139,27 +140,37 @@ idx = socket.if_nametoindex(ifname)
 u4 = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP)
 u6 = socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_UDP)
 i4 = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
-for s in (u4, u6, i4):
+i6 = socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_ICMPV6)
+for s in (u4, u6, i4, i6):
     s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, ifname.encode())
 u4.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
               struct.pack("4sii", socket.inet_aton("224.0.0.251"), 0, idx))
 u6.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_JOIN_GROUP,
               socket.inet_pton(socket.AF_INET6, "ff02::fb") + struct.pack("@I", idx))
 print("ready", flush=True)
+
+def probe(s):
+    data = s.recv(65535)
+    udp = data if s is u6 else data[(data[0] & 15) * 4:]  # no IP header on IPv6 raw sockets
+    if udp[8:].startswith(b"roam-svc-"):
+        print("%s %d %s" % ("6" if s is u6 else "4", struct.unpack("!H", udp[2:4])[0],
+                            udp[8:].decode()), flush=True)
+
 while True:
-    for s in select.select([u4, u6, i4], [], [])[0]:
-        data = s.recv(65535)
-        if s is u6:  # no IP header on an IPv6 raw socket
-            udp = data
-        else:
-            udp = data[(data[0] & 15) * 4:]
-        if s is i4:
-            if udp[0] == 8 and udp[8:].startswith(b"roam-svc-"):
-                print("marker " + udp[8:].decode(), flush=True)
+    for s in select.select([u4, u6, i4, i6], [], [])[0]:
+        if s in (u4, u6):
+            probe(s)
             continue
-        if udp[8:].startswith(b"roam-svc-"):
-            print("%s %d %s" % ("6" if s is u6 else "4", struct.unpack("!H", udp[2:4])[0],
-                                udp[8:].decode()), flush=True)
+        data = s.recv(65535)
+        icmp = data if s is i6 else data[(data[0] & 15) * 4:]
+        if icmp[0] not in (8, 128) or not icmp[8:].startswith(b"roam-svc-"):
+            continue
+        # A family's probes came before its marker (one path, one queue): what is still
+        # queued on the probe sockets is printed first, so the marker ends the round.
+        for q in (u4, u6):
+            while select.select([q], [], [], 0)[0]:
+                probe(q)
+        print("marker%s %s" % ("6" if s is i6 else "", icmp[8:].decode()), flush=True)
 """
 
 # The LAN's side (the home router, on br0): the probes given as FAMILY:ADDR:PORT, each from
@@ -167,7 +178,7 @@ while True:
 # address.
 SERVICE_SEND_PY = r"""
 import socket, struct, sys
-token, ifname, marker_dst = sys.argv[1], sys.argv[2], sys.argv[3]
+token, ifname, marker_dst, marker6_dst = sys.argv[1:5]
 idx = socket.if_nametoindex(ifname)
 
 def csum(data):
@@ -178,7 +189,7 @@ def csum(data):
     n += n >> 16
     return ~n & 0xFFFF
 
-for probe in sys.argv[4:]:
+for probe in sys.argv[5:]:
     fam, rest = probe.split(":", 1)
     addr, port = rest.rsplit(":", 1)
     af = socket.AF_INET6 if fam == "6" else socket.AF_INET
@@ -195,6 +206,11 @@ for probe in sys.argv[4:]:
 i = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
 body = struct.pack("!BBHHH", 8, 0, 0, 7, 1) + token.encode()
 i.sendto(body[:2] + struct.pack("!H", csum(body)) + body[4:], (marker_dst, 0))
+# the IPv6 marker behind the probe to the link-local address (it may wait for neighbour
+# discovery, in one queue with that probe); the kernel sums ICMPv6
+i6 = socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_ICMPV6)
+i6.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, ifname.encode())
+i6.sendto(struct.pack("!BBHHH", 128, 0, 0, 7, 1) + token.encode(), (marker6_dst, 0, 0, idx))
 """
 
 SERVICE_PROBES = {"mdns4": ("4", "224.0.0.251", 5353), "mdns6": ("6", "ff02::fb", 5353),
@@ -230,13 +246,15 @@ def service_round(w, recv, token):
     for fam, addr, port in SERVICE_PROBES.values():
         addr = {None: v4, "link-local": ll[0]}.get(addr, addr)
         probes.append("%s:%s:%d" % (fam, addr, port))
-    w.exec("home", "/usr/bin/python3", "-c", SERVICE_SEND_PY, token, "br0", v4, *probes)
-    seen = set()
+    w.exec("home", "/usr/bin/python3", "-c", SERVICE_SEND_PY, token, "br0", v4, ll[0],
+           *probes)
+    seen, markers = set(), set()
     deadline = time.monotonic() + 10
-    while True:
-        line = recv.line(deadline, "the marker %s" % token).split()
-        if line[:2] == ["marker", token]:
-            break
+    while markers != {"marker", "marker6"}:
+        line = recv.line(deadline, "the markers %s" % token).split()
+        if line[:2] in (["marker", token], ["marker6", token]):
+            markers.add(line[0])
+            continue
         if len(line) == 3 and line[2].startswith(token + "-"):
             seen.add((line[0], int(line[1])))
     return {name for name, (fam, _, port) in SERVICE_PROBES.items() if (fam, port) in seen}
