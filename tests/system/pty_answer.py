@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Runs CMD on a pseudo-terminal of its own, as a user at a terminal would, and answers the
-first prompt matching PROMPT (a regular expression) with ANSWER. Prints what CMD wrote and
+first prompt matching PROMPT (a regular expression) with ANSWER (once more if the terminal
+echoed it: it came before the echo went off and was flushed). Prints what CMD wrote and
 exits as CMD did; 3 when no prompt came before CMD ended (unless --optional: a CMD that was
 not asked is fine too), 4 when CMD did not end within TIMEOUT seconds (it is killed then).
 
@@ -57,7 +58,13 @@ def main():
         out += chunk
         if not answered and prompt.search(out):
             os.write(fd, answer)
-            answered = True
+            answered, since = True, len(out)
+        elif answered is True and answer.strip() in out[since:]:
+            # Echoed: typed before the program turned the terminal's echo off, so its
+            # tcsetattr(TCSAFLUSH) threw it away (pkttyagent prints "Password:" first). The
+            # echo is off now, this one is read.
+            os.write(fd, answer)
+            answered = "again"
     _, status = os.waitpid(pid, 0)
     sys.stdout.write(out.decode(errors="replace"))
     sys.stdout.flush()
