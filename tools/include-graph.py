@@ -5,9 +5,10 @@
 A file X.c and its header X.h are one node X; an edge is an `#include "Y.h"` of a file of the
 tree. Two rules:
 
-1. No include cycle, except a file with its own bus glue and its private header: X <-> X-bus,
-   and an X-internal.h shared by X's parts, which includes X.h (a strongly connected
-   component inside {X, X-bus, X-internal}). A cycle means two files that each need the
+1. No include cycle, except a file with its own bus glue and its private header: X <-> X-bus
+   (the objects X exports), X <-> X-client (X's clients of other daemons), and an
+   X-internal.h shared by X's parts, which includes X.h (a strongly connected component
+   inside {X, X-bus, X-client, X-internal}). A cycle means two files that each need the
    other: one of them is calling up.
 2. The folders of service/ are layers, from the bottom: data/ (pure types and parsers), kernel/
    (the adapters: they talk to the kernel or a local daemon and say "changed" through the
@@ -117,8 +118,9 @@ def components(edges):
 
 
 def bus_glue(comp):
-    """Inside {X, X-bus, X-internal}: a file, its own bus glue and its private header."""
-    return any(comp <= {x, x + "-bus", x + "-internal"} for x in comp)
+    """Inside {X, X-bus, X-client, X-internal}: a file, its own bus glue (exported objects or
+    clients of other daemons) and its private header."""
+    return any(comp <= {x, x + "-bus", x + "-client", x + "-internal"} for x in comp)
 
 
 def main():
