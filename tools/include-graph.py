@@ -11,8 +11,9 @@ tree. Two rules:
    inside {X, X-bus, X-client, X-internal}). A cycle means two files that each need the
    other: one of them is calling up.
 2. The folders of service/ are layers, from the bottom: data/ (pure types and parsers), kernel/
-   (the adapters: they talk to the kernel or a local daemon and say "changed" through the
-   callbacks their owner hands them), core/, links/, features/NAME/, and the composition root
+   (the adapters of the kernel and of files: they say "changed" through the callbacks their
+   owner hands them), clients/ (the adapters of other daemons: wpa_supplicant, resolved,
+   NetworkManager, and the DNS view made of them and of files), core/, links/, features/NAME/, and the composition root
    (service/ itself: roamd.c, roamd-manager*, roamd-features). A file includes only its own
    layer and the layers below; a feature includes only other features below it (the
    features' folders form no cycle).
@@ -34,7 +35,7 @@ DIRS = ("service", "shared", "tui")
 ALLOWED_CYCLES = []
 
 # service/'s layers, from the bottom; a folder under features/ is a feature of its own.
-LAYERS = ["service/data", "service/kernel", "service/core", "service/links", "service/features",
+LAYERS = ["service/data", "service/kernel", "service/clients", "service/core", "service/links", "service/features",
           "service"]
 
 
