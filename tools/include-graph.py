@@ -13,11 +13,11 @@ tree. Two rules:
 2. The folders of service/ are layers, from the bottom: data/ (pure types and parsers), kernel/
    (the adapters of the kernel and of files: they say "changed" through the callbacks their
    owner hands them), clients/ (the adapters of other daemons: wpa_supplicant, resolved,
-   NetworkManager, and the DNS view made of them and of files), core/, links/, features/NAME/, and the composition root
-   (service/ itself: roamd.c, roamd-manager*, roamd-features). A file includes only its own
-   layer and the layers below; a feature includes only other features below it (the
+   NetworkManager, and the DNS view made of them and of files), core/, links/, features/NAME/,
+   and the composition root (service/ itself: roamd.c, roamd-manager*). A file includes only
+   its own layer and the layers below; a feature includes only other features below it (the
    features' folders form no cycle).
-3. Only the composition root (roamd.c, roamd-manager*.c, roamd-features.c) includes
+3. Only the composition root (roamd.c, roamd-manager*.c) includes
    roamd-manager.h: the features get the Core (roamd-core.h) and what the manager hands them.
 
 Usage: include-graph.py SOURCE_ROOT [-v]. Exits 1 and says which files break a rule.
@@ -49,7 +49,7 @@ def layer_of(path):
     return LAYERS.index(d), None
 
 
-MANAGER_USERS = {"roamd", "roamd-manager", "roamd-manager-bus", "roamd-manager-status", "roamd-features"}
+MANAGER_USERS = {"roamd", "roamd-manager", "roamd-manager-bus", "roamd-manager-status", "roamd-manager-features"}
 
 
 def read_graph(root):
