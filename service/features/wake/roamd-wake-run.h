@@ -27,6 +27,7 @@ typedef struct WakeRun {
         sd_event_source *timer;
         unsigned links_watch;
         unsigned apps_watch; /* apps_cgroup_watch_add(): a registration's app gains a cgroup */
+        int part;            /* reconcile_add_part() id: the gate's set */
         uint64_t *installed; /* cgroup IDs in set wake_gate */
         size_t n_installed;
         uint64_t *pending; /* what the pass's transaction puts there */
