@@ -46,15 +46,12 @@ static int p2p_start(Manager *m)
 {
         if (p2p_new(&m->core, &m->p2p) < 0)
                 return log_oom();
-        return p2p_bus_setup(m->p2p, &m->p2p_slot, &m->peer_slot, &m->peer_enum_slot);
+        return p2p_bus_setup(m->p2p);
 }
 
 static void p2p_stop(Manager *m)
 {
-        m->p2p_slot = sd_bus_slot_unref(m->p2p_slot);
-        m->peer_slot = sd_bus_slot_unref(m->peer_slot);
-        m->peer_enum_slot = sd_bus_slot_unref(m->peer_enum_slot);
-        m->p2p = p2p_free(m->p2p);
+        m->p2p = p2p_free(m->p2p); /* its bus slice goes with it */
 }
 
 /* ---- portal, stall, time, ntp-dhcp: watching the links from their first sync ---- */

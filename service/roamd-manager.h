@@ -62,7 +62,6 @@ struct Manager {
         unsigned apps_default_watch;
 
         sd_bus_slot *manager_slot, *object_manager_slot;
-        sd_bus_slot *p2p_slot, *peer_slot, *peer_enum_slot;
         sd_bus_slot *apps_bus_slot, *firewall_bus_slot; /* their members of org.roam1.Manager */
 };
 
