@@ -10,7 +10,7 @@
 #include "roam-macro.h"
 
 /* The client's model of org.roam1.Bluetooth (docs/bluetooth.md, docs/dbus-api.md): what the
- * TUI's screen 7, plain mode and `roam bt` show, read from one GetAll (roam-watch.c). Strings
+ * TUI's screen 7, plain mode and `roam bt` show, read from one GetAll (roam-props.c). Strings
  * are never NULL. */
 
 typedef struct RoamBtAdapter {
