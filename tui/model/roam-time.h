@@ -8,7 +8,7 @@
 
 /* The client's model of org.roam1.Time (docs/time.md): what the time screen, plain mode and
  * `roam time` show, read from one GetAll (the screen and plain mode follow it with
- * roam-watch.c), and its words. */
+ * roam-props.c), and its words. */
 
 /* What org.roam1.Time's GetAll says. */
 typedef struct RoamTimeSource {
@@ -48,7 +48,7 @@ void roam_time_view_done(RoamTimeView *v);
 /* Reads a GetAll reply (a{sv}); unknown properties are skipped. Logs nothing. */
 int roam_time_view_read(sd_bus_message *reply, RoamTimeView *v);
 /* The same into a new view that replaces *view (a RoamTimeView) once read whole: a failed
- * read leaves it as it was (a RoamWatchReadFn). */
+ * read leaves it as it was (a RoamPropsReadFn). */
 int roam_time_view_replace(sd_bus_message *reply, void *view);
 /* "Time: settled, 2026-12-06 00:12:03.250 UTC ± 512 ms" (without the newline) */
 void roam_time_headline(const RoamTimeView *v, char *buf, size_t size);
