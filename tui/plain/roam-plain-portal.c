@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 #include "roam-client-bus.h"
-#include "roam-apps-cli.h"
 #include "roam-bus.h"
 #include "roam-format.h"
 #include "roam-plain-portal.h"
-#include "roam-portal-browser.h"
+#include "roam-browser.h"
+#include "roam-run-app.h"
 #include "roam-portal-session.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
