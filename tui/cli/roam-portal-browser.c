@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "roam-browser.h"
+#include "roam-bus-model.h"
+#include "roam-props.h"
 #include "roam-run-app.h"
 #include "roam-bus.h"
 #include "roam-log.h"
@@ -64,17 +66,24 @@ static int wait_bus(sd_bus *bus, uint64_t deadline)
         }
 }
 
+/* The link's last probe round and its verdict: the link read with one GetAll. */
 static int get_link_probe(sd_bus *bus, const char *path, uint64_t *ret_probe, char **ret_verdict)
 {
-        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(roam_link_freep) RoamLink *l = NULL;
         int r;
 
-        r = sd_bus_get_property_trivial(bus, ROAM_BUS_NAME, path, ROAM_LINK_INTERFACE, "LastProbe",
-                                        &error, 't', ret_probe);
-        if (r >= 0 && ret_verdict)
-                r = sd_bus_get_property_string(bus, ROAM_BUS_NAME, path, ROAM_LINK_INTERFACE,
-                                               "Connectivity", &error, ret_verdict);
-        return r;
+        r = roam_link_new(path, &l);
+        if (r >= 0)
+                r = roam_props_get_all(bus, path, ROAM_LINK_INTERFACE, roam_link_read, l, NULL);
+        if (r < 0)
+                return r;
+        *ret_probe = l->last_probe;
+        if (ret_verdict) {
+                *ret_verdict = strdup(l->connectivity);
+                if (!*ret_verdict)
+                        return -ENOMEM;
+        }
+        return 0;
 }
 
 int portal_browser_run(sd_bus *bus, const char *link, const char *browser, bool extend)

@@ -261,11 +261,37 @@ static bool question_has_secret(const RoamBtQuestion *q)
         return q->id != 0 && roam_bt_question_is_secret(q->kind);
 }
 
+int roam_bluetooth_read_changed(sd_bus_message *m, RoamBluetooth *bt)
+{
+        const char *iface;
+        int r;
+
+        r = sd_bus_message_read(m, "s", &iface);
+        if (r < 0)
+                return r;
+        if (!streq(iface, ROAM_BLUETOOTH_INTERFACE))
+                return 0;
+        r = roam_bluetooth_read(m, bt);
+        return r < 0 ? r : 1;
+}
+
+int roam_bluetooth_question_code(sd_bus *bus, RoamBluetooth *bt)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *v;
+
+        /* Not allowed to see the code: the value stays "", and the sentence says so. */
+        if (question_has_secret(&bt->question) &&
+            sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH, ROAM_BLUETOOTH_INTERFACE,
+                               "GetQuestionValue", NULL, &reply, "u", bt->question.id) >= 0 &&
+            sd_bus_message_read(reply, "s", &v) > 0)
+                return free_and_strdup(&bt->question.value, v) < 0 ? -ENOMEM : 0;
+        return 0;
+}
+
 int roam_bluetooth_load(sd_bus *bus, RoamBluetooth *bt)
 {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        const char *v;
         int r;
 
         r = roam_props_get_all(bus, ROAM_BLUETOOTH_PATH, ROAM_BLUETOOTH_INTERFACE,
@@ -278,13 +304,7 @@ int roam_bluetooth_load(sd_bus *bus, RoamBluetooth *bt)
         }
         if (r < 0)
                 return log_error_errno(r, "Unexpected answer from roamd: %m");
-        /* Not allowed to see the code: the sentence says so. */
-        if (question_has_secret(&bt->question) &&
-            sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH, ROAM_BLUETOOTH_INTERFACE,
-                               "GetQuestionValue", NULL, &reply, "u", bt->question.id) >= 0 &&
-            sd_bus_message_read(reply, "s", &v) > 0)
-                return free_and_strdup(&bt->question.value, v) < 0 ? log_oom() : 0;
-        return 0;
+        return roam_bluetooth_question_code(bus, bt) < 0 ? log_oom() : 0;
 }
 
 struct RoamBluetoothWatch {

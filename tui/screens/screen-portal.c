@@ -144,9 +144,7 @@ static int on_sessions(sd_bus_message *m, void *userdata, sd_bus_error *ret_erro
                 d->sessions = NULL;
                 d->n_sessions = 0;
         } else {
-                r = sd_bus_message_enter_container(m, 'v', "aa{sv}");
-                if (r >= 0)
-                        r = roam_portal_sessions_read(m, &s, &n);
+                r = roam_portal_sessions_read_get(m, &s, &n);
                 if (r < 0) {
                         tui_message(d->tui, THEME_ERROR, "Cannot read the captive portals: %s.",
                                     strerror(-r));
