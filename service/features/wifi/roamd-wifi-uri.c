@@ -10,6 +10,7 @@
 #include "roam-text.h"
 #include "roamd-wifi-uri.h"
 
+static int fail(char *error, size_t size, const char *fmt, ...) _printf_(3, 4);
 static int fail(char *error, size_t size, const char *fmt, ...)
 {
         va_list ap;
