@@ -44,7 +44,7 @@ class WifiBus(RoamBus):
 
 
 class Env:
-    def __init__(self, backend=None):
+    def __init__(self, backend=None, office=True):
         self.env = MiniEnv("wifijoin")
         self.ctrl = os.path.join(self.env.dir, "ctrl")
         self.env.netns("ip link add wlan0 type veth peer name wlan0-peer")
@@ -52,7 +52,7 @@ class Env:
         self.env.netns("ip link set wlan0 up")
         old = os.umask(0o022)  # as systemd's default UMask= for wpa_supplicant.service
         try:
-            self.wpa = RealWpa(self.env.name, "wlan0", self.ctrl, ssid="office",
+            self.wpa = RealWpa(self.env.name, "wlan0", self.ctrl, ssid="office" if office else None,
                                update_config=True)
             os.chmod(self.wpa.conf, 0o600)
             self.wpa.start()

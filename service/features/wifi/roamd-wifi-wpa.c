@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <systemd/sd-event.h>
 
 #include "roam-log.h"
@@ -640,6 +641,15 @@ static bool all_hex(const char *s, size_t n)
         return true;
 }
 
+/* A Wi-Fi radio (cfg80211's phy80211 link in sysfs), not a wired port run by -Dwired. */
+static bool is_radio(const char *ifname)
+{
+        char p[128];
+
+        snprintf(p, sizeof(p), "/sys/class/net/%s/phy80211", ifname);
+        return access(p, F_OK) >= 0;
+}
+
 static bool needs_passphrase(WifiSecurity s)
 {
         return s == WIFI_SECURITY_WPA || s == WIFI_SECURITY_WPA2 || s == WIFI_SECURITY_WPA3 ||
@@ -722,8 +732,9 @@ static int join_key_cmds(WifiOp *op)
                         return 1;
                 return r < 0 ? r : op_add(op, "SET_NETWORK -1 key_mgmt NONE");
         case WIFI_SECURITY_ENTERPRISE: {
-                /* WPA-EAP for access points, IEEE8021X for a wired port (ap_scan=0); no
-                 * dynamic WEP keys expected (eapol_flags 0) */
+                /* WPA-EAP on a radio; on a wired port (wpa_supplicant -Dwired, no phy80211)
+                 * plain IEEE8021X, since wpa_supplicant would pick WPA-EAP there and wait for
+                 * a 4-way handshake no switch sends; no dynamic WEP keys (eapol_flags 0) */
                 const char *phase2 = q->phase2                 ? q->phase2
                                      : q->eap == WIFI_EAP_TTLS ? "pap"
                                                                : "mschapv2";
@@ -743,7 +754,8 @@ static int join_key_cmds(WifiOp *op)
                 if (!streq(up, "MSCHAPV2") && !streq(up, "PAP") && !streq(up, "GTC") &&
                     !streq(up, "MD5"))
                         return 1;
-                r = op_add(op, "SET_NETWORK -1 key_mgmt WPA-EAP IEEE8021X");
+                r = op_add(op, "SET_NETWORK -1 key_mgmt %s",
+                           is_radio(op->b->base.ifname) ? "WPA-EAP" : "IEEE8021X");
                 if (r >= 0)
                         r = op_add(op, "SET_NETWORK -1 eapol_flags 0");
                 if (r >= 0)
