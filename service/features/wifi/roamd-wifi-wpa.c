@@ -1023,8 +1023,11 @@ static void on_join_saved(int error, const char *words, void *userdata)
         size_t l = strlen(op->words);
 
         op->save = NULL;
-        snprintf(op->words + l, sizeof(op->words) - l, "; %s",
-                 error == -EROFS ? "joined for now; not saved (update_config=0)" : words);
+        if (error == -EROFS)
+                snprintf(op->words + l, sizeof(op->words) - l,
+                         ", not saved (wpa_supplicant's update_config=0)");
+        else
+                snprintf(op->words + l, sizeof(op->words) - l, " (%s)", words);
         join_report(op);
 }
 
