@@ -139,6 +139,11 @@ def test_giving_up_after_a_wrong_key_says_wrong_key(env):
     env.bus.wifi("wlan0", "JoinCancel", dbus.UInt32(join))
     _, result, words = env.wait("JoinDone", join)
     assert (result, words) == ("wrong-key", "The network refused the passphrase")
+    # the join's network goes and Attic comes back right after JoinDone (requests roamd sends
+    # without waiting); GetNetworks is queued behind them on the socket
+    nets = {str(name): {str(k): v for k, v in d.items()}
+            for _, name, d in env.bus.wifi("wlan0", "GetNetworks")}
+    assert nets["Attic"]["autoconnect"] and not nets["Home"]["known"]
     assert env.fake.networks.keys() == {0}
     assert env.fake.networks[0]["disabled"] == "0"
 
