@@ -97,6 +97,7 @@ Config *config_free(Config *c)
         free(c->wifi.global_control);
         free(c->wifi.client_dir);
         free(c->wifi.p2p_device_name);
+        free(c->wifi.backend);
         free(c);
         return NULL;
 }
@@ -913,6 +914,18 @@ static int parse_wifi(Config *c, const char *file, unsigned line, const char *ke
                                               "without quotes, got \"%s\".",
                                               value);
                 if (free_and_strdup(&c->wifi.p2p_device_name, value) < 0)
+                        return log_oom();
+                return 0;
+        }
+        if (streq(key, "Backend")) {
+                /* who roamd joins through: detected (auto), or that owner only */
+                if (!streq(value, "auto") && !streq(value, "networkmanager") &&
+                    !streq(value, "iwd") && !streq(value, "wpa_supplicant"))
+                        return conf_log_error(file, line,
+                                              "Backend= must be auto, networkmanager, iwd or "
+                                              "wpa_supplicant, got \"%s\".",
+                                              value);
+                if (free_and_strdup(&c->wifi.backend, streq(value, "auto") ? NULL : value) < 0)
                         return log_oom();
                 return 0;
         }

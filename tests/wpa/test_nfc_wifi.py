@@ -224,6 +224,35 @@ def test_real_wpa_supplicant_gets_the_network():
         e.close()
 
 
+def test_save_config_keeps_a_private_file_private():
+    """wpa_supplicant's SAVE_CONFIG writes NAME.tmp under its own umask and renames it over the
+    file (hostap config_file.c, wpa_config_write()): under umask 022 a 0600 file with
+    passphrases comes back 0644. roamd's save puts the mode back (issue 43, defect b)."""
+    old = os.umask(0o022)  # as systemd's default UMask= for wpa_supplicant.service
+    try:
+        e = Env(real=True)
+    finally:
+        os.umask(old)
+    try:
+        conf = e.wpa.conf
+        os.chmod(conf, 0o600)
+        # wpa_supplicant on its own: the premise, so this test cannot pass by accident
+        c = WpaCtl(e.wpa.socket)
+        try:
+            assert c.request("SAVE_CONFIG") == b"OK\n"
+        finally:
+            c.close()
+        assert os.stat(conf).st_mode & 0o777 == 0o644
+        os.chmod(conf, 0o600)
+        kind, cs = e.import_ndef(PSK_TAG)
+        assert cs[0][1]["action"] == "added to wpa_supplicant on wlan0 as network 0, saved"
+        assert 'psk="correct horse battery"' in e.wpa.config()
+        assert os.stat(conf).st_mode & 0o777 == 0o600
+        assert f"wpa_supplicant rewrote {conf} as 0644, roamd set it back to 0600" in e.env.log()
+    finally:
+        e.close()
+
+
 def wsc_psk_tag(ssid, key):
     """A WSC configuration token (NDEF short record, Credential attribute) for a WPA2-PSK
     network: WSC 2.0 attributes Network Index, SSID, Auth Type WPA2-PSK, Encr AES, Key, MAC."""

@@ -10,6 +10,7 @@
 #include "roamd-core.h"
 #include "roamd-links.h"
 #include "roamd-nfc.h"
+#include "roamd-wifi-wpa-save.h"
 #include "roamd-wpa.h"
 
 /* The WiFi credentials of an NFC tag, added to wpa_supplicant over its control socket:
@@ -67,6 +68,7 @@ struct NfcWifi {
         int list_last; /* NFC_STEP_LIST: the last network id listed so far, -1 none */
         NfcStep step;
         WpaRequest *req;
+        WifiWpaSave *save; /* NFC_STEP_SAVE: SAVE_CONFIG that keeps the file's mode */
         char failure[NFC_SENTENCE];
         bool unsure; /* a request failed without an answer: it may have changed something */
         char skipped[NDEF_MAX_CARRIERS][NFC_PHRASE];
@@ -87,6 +89,7 @@ static NfcWifi *nfc_wifi_free(NfcWifi *w)
         if (!w)
                 return NULL;
         wpa_request_cancel(w->req);
+        wifi_wpa_save_free(w->save);
         for (size_t i = 0; i < w->n_creds; i++)
                 cred_done(&w->creds[i]);
         sd_bus_message_unref(w->call);
@@ -512,6 +515,16 @@ static void on_reply(WpaClient *client, int error, const char *reply, size_t len
         nfc_wifi_send(w);
 }
 
+static void on_saved(int error, const char *words, void *userdata)
+{
+        NfcWifi *w = userdata;
+
+        w->save = NULL;
+        /* -EROFS is update_config=0: the networks stay for this run. Any other failure left
+         * them in wpa_supplicant too: the save is the last step. */
+        nfc_wifi_succeed(w, error >= 0);
+}
+
 /* NFC_STEP_REPLACE: the next old network to remove (cur, old), or false when none is left. */
 static bool next_old(NfcWifi *w)
 {
@@ -573,8 +586,12 @@ static void nfc_wifi_send(NfcWifi *w)
                 r = asprintf(&cmd, "ENABLE_NETWORK %d", c->id);
                 break;
         case NFC_STEP_SAVE:
-                cmd = strdup("SAVE_CONFIG");
-                break;
+                /* the file's mode kept: wpa_supplicant rewrites it under its own umask */
+                r = wifi_wpa_save(client, prefix, w->ifname, on_saved, w, &w->save);
+                if (r < 0)
+                        nfc_wifi_fail(w, "cannot send to wpa_supplicant on %s: %s", w->ifname,
+                                      strerror(-r));
+                return;
         case NFC_STEP_REMOVE:
         case _NFC_STEP_MAX:
         case _NFC_STEP_INVALID:
