@@ -84,3 +84,71 @@ class Agent:
             self.proc.terminate()
             self.proc.wait(5)
         self.proc.stdout.close()
+
+
+TOP = os.path.dirname(os.path.dirname(HERE))
+DRIVE = os.environ.get("ROAM_WIFI_DRIVE", os.path.join(TOP, "build/tests/wifi/wifi-drive"))
+
+
+class Drive(Agent):
+    """One run of wifi-drive (tests/wifi/wifi-drive.c): roamd's backend for `owner` on the
+    test bus; lines() are its events, write() answers its secret requests. Its log (stderr)
+    is kept to check that no secret reaches it."""
+
+    def __init__(self, address, owner, ifname, *args, stdin_first=None):
+        self.log_path = os.path.join(os.environ.get("TMPDIR", "/tmp"),
+                                     "wifi-drive-%d-%d.log" % (os.getpid(), id(self)))
+        self.log = open(self.log_path, "w+")
+        env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address)
+        self.proc = subprocess.Popen([DRIVE, owner, ifname, *args], env=env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self.log)
+        self.buf = b""
+        if stdin_first is not None:
+            self.write(stdin_first)
+        first = self.readline()
+        if not first or not first.startswith("bus "):
+            raise RuntimeError("wifi-drive did not start: %r" % first)
+        self.unique = first.split()[1]
+
+    def write(self, text):
+        self.proc.stdin.write((text + "\n").encode())
+        self.proc.stdin.flush()
+
+    def until(self, prefix, timeout=WAIT):
+        """Lines up to and including the first that starts with prefix (AssertionError when
+        the drive ends or falls silent first)."""
+        seen = []
+        while True:
+            line = self.readline(timeout)
+            if line is None:
+                raise AssertionError("no %r from wifi-drive; saw %r; log:\n%s"
+                                     % (prefix, seen, self.stderr()))
+            seen.append(line)
+            if line.startswith(prefix):
+                return seen
+
+    def rest(self):
+        out = []
+        while True:
+            line = self.readline()
+            if line is None:
+                return out
+            out.append(line)
+
+    def wait(self):
+        return self.proc.wait(WAIT)
+
+    def stderr(self):
+        self.log.flush()
+        with open(self.log_path) as f:
+            return f.read()
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(5)
+        self.proc.stdout.close()
+        self.proc.stdin.close()
+        self.log.close()
+        os.unlink(self.log_path)
