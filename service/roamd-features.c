@@ -17,6 +17,7 @@
 #include "roamd-time-feed.h"
 #include "roamd-timezone-bus.h"
 #include "roamd-wake-run.h"
+#include "roamd-wifi.h"
 #include "roamd-wpa.h"
 
 typedef enum FeatureFailure {
@@ -165,6 +166,9 @@ static void on_wpa_station(const char *ifname, char **names, void *userdata)
 
         if (l)
                 link_bus_emit_changed_strv(l, names);
+        /* the join service follows the control sockets (it starts after wpa) */
+        if (m->wifi)
+                wifi_service_wpa_news(m->wifi, ifname);
 }
 
 static bool wpa_has_link(const char *ifname, void *userdata)
@@ -207,6 +211,22 @@ static void wifi_stop(Manager *m)
         if (m->core.wpa) /* started: the links exist and hold its view */
                 m->core.links->views.station = NULL;
         m->core.wpa = wpa_free(m->core.wpa);
+}
+
+/* ---- wifi-join: joining networks through the owner of each Wi-Fi link (docs/wifi.md) ---- */
+
+static int wifi_join_start(Manager *m)
+{
+        int r = wifi_service_new(&m->core, &m->wifi);
+
+        if (r < 0)
+                return log_oom();
+        return wifi_service_start(m->wifi);
+}
+
+static void wifi_join_stop(Manager *m)
+{
+        m->wifi = wifi_service_free(m->wifi); /* before wpa: a join's network is removed */
 }
 
 /* ---- firewall: its model before the apps, whose start transaction carries its chains ---- */
@@ -380,6 +400,7 @@ static int bt_start_feature(Manager *m)
 {
         if (bt_new(&m->core, &m->bt) < 0)
                 return log_oom();
+        m->bt->wifi = m->wifi; /* NFC tags' networks go through the owner (it stops after) */
         return bt_start(m->bt);
 }
 
@@ -424,6 +445,10 @@ static const Feature features[] = {
     {.name = "ntp-dhcp", .start = ntp_dhcp_start, .stop = ntp_dhcp_stop},
     {.name = "first-sync", .start = first_sync_start},
     {.name = "wifi", .enabled = wifi_enabled, .start = wifi_start, .stop = wifi_stop},
+    {.name = "wifi-join",
+     .enabled = wifi_enabled,
+     .start = wifi_join_start,
+     .stop = wifi_join_stop},
     {.name = "firewall",
      .enabled = firewall_enabled,
      .bus = firewall_bus,

@@ -22,6 +22,7 @@ typedef struct StallWatch StallWatch;
 typedef struct Wpa Wpa;
 typedef struct P2p P2p;
 typedef struct Bt Bt;
+typedef struct WifiService WifiService;
 typedef struct Firewall Firewall;
 typedef struct Reconcile Reconcile;
 typedef struct TimeFeed TimeFeed;
@@ -42,7 +43,8 @@ struct Manager {
         Stats *stats;
         Portal *portal;
         P2p *p2p;
-        Bt *bt; /* NULL with [Bluetooth] Enable=no */
+        Bt *bt;            /* NULL with [Bluetooth] Enable=no */
+        WifiService *wifi; /* joining Wi-Fi networks; NULL with [WiFi] Enable=no */
         /* NULL with [Firewall] Enable=no */
         Firewall *firewall;
         ZoneService *zone; /* the time zone from the modems; NULL when it could not start */

@@ -16,6 +16,8 @@ packages=(
         python3 python3-dbus python3-pytest python3-pytest-xdist python3-dbusmock systemd curl
         # WiFi: the real wpa_supplicant (wired driver in a namespace); bus waits on signals
         wpasupplicant python3-gi
+        # 802.1X: hostapd's own EAP server on a veth (driver=wired) answers a real PEAP exchange
+        hostapd
         # world.sh's waits for a bus name (gdbus wait)
         libglib2.0-bin
         # screenshot tests of the TUI (a virtual terminal)

@@ -253,6 +253,75 @@ def test_save_config_keeps_a_private_file_private():
         e.close()
 
 
+def wait_name(bus, name, timeout=10.0):
+    """Until name has an owner on the bus: woken by NameOwnerChanged, not by polling."""
+    from gi.repository import GLib
+    owned = []
+    watch = bus.bus.watch_name_owner(name, lambda owner: owned.append(owner) if owner else None)
+    ctx = GLib.MainContext.default()
+    fired = []
+    src = GLib.timeout_add(int(timeout * 1000), lambda: fired.append(1) or False)
+    try:
+        while not owned and not fired:
+            ctx.iteration(True)
+    finally:
+        watch.cancel()
+        if not fired:
+            GLib.source_remove(src)
+    assert owned, f"{name} did not appear within {timeout} s"
+
+
+def test_networkmanager_owner_gets_nothing_written_into_its_supplicant():
+    """NetworkManager manages wlan0 (the stock python-dbusmock template: a managed Wi-Fi
+    device), and its wpa_supplicant has a control socket, as Debian's does (-O
+    DIR=/run/wpa_supplicant): an NFC tag with apply must not add a network over that socket
+    (NM keeps one network and SELECT_NETWORK would disable it: the two would fight). roamd has
+    no NetworkManager backend in this build, so nothing is added and the answer says who owns
+    wlan0 (issue 43, defect a)."""
+    env = MiniEnv("nfcnm")
+    ctrl = os.path.join(env.dir, "ctrl")
+    env.netns("ip link add wlan0 type veth peer name wlan0-peer")
+    env.netns("ip link set wlan0 up")
+    fake = FakeWpa(ctrl, ifname="wlan0", p2p=False).start()
+    menv = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=env.address)
+    mock = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
+                             "networkmanager"], env=menv, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        bus = RoamBus(env.address)
+        wait_name(bus, "org.freedesktop.NetworkManager")
+        nm = bus.bus.get_object("org.freedesktop.NetworkManager",
+                                "/org/freedesktop/NetworkManager")
+        nm.AddWiFiDevice("wlan0dev", "wlan0", dbus.UInt32(100),
+                         dbus_interface="org.freedesktop.DBus.Mock")
+        conf = wpaenv.config(ctrl, os.path.join(env.dir, "client"))
+        env.start_roamd(conf + "[Bearers]\nwlan0=wifi\n")
+        bus.wait(lambda: bus.link_prop("wlan0", "WiFiState") != "",
+                 what="roamd attached to the supplicant's socket")
+        path = bus.link_path("wlan0")
+
+        def owner():
+            try:
+                return bus.get(path, "org.roam1.WiFi", "WiFiBackend")
+            except dbus.DBusException:
+                return None  # a roamd without the Wi-Fi service: the import shows the defect
+        bus.wait(lambda: owner() in ("networkmanager", None), what="NetworkManager found")
+        with pytest.raises(dbus.DBusException) as e:
+            bus.call(BT_PATH, BT, "ImportNdef", dbus.ByteArray(PSK_TAG), True)
+        assert e.value.get_dbus_name() == "org.roam1.Error.Failed"
+        assert "NetworkManager runs wlan0" in e.value.get_dbus_message()
+        assert [r for r in fake.requests if r.split(" ")[0] in (
+            "ADD_NETWORK", "SET_NETWORK", "ENABLE_NETWORK", "SELECT_NETWORK",
+            "SAVE_CONFIG")] == []
+        wpaenv.stop_roamd(env)
+        assert "correct horse battery" not in env.log()
+    finally:
+        mock.terminate()
+        mock.wait(10)
+        fake.close()
+        env.close()
+
+
 def wsc_psk_tag(ssid, key):
     """A WSC configuration token (NDEF short record, Credential attribute) for a WPA2-PSK
     network: WSC 2.0 attributes Network Index, SSID, Auth Type WPA2-PSK, Encr AES, Key, MAC."""

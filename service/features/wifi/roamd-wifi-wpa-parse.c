@@ -162,6 +162,8 @@ int wifi_wpa_bss_parse(const char *reply, size_t len, WifiNetworkList *list, boo
 
                 i += n + (nl ? 1 : 0);
                 complete = false;
+                if (!nl)
+                        break; /* a line cut short: the BSS it began is left out */
                 if (n == 4 && memcmp(line, "====", 4) == 0) {
                         if (open && (r = list_add(list, &cur)) < 0)
                                 return r;
