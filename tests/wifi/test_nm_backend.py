@@ -51,8 +51,8 @@ def test_probe(env):
     assert d.until("probe")[-1] == "probe error=0 manages=1 why=NetworkManager manages wlan0"
     d2 = Drive(env.bus.address, "nm", "wlan7", "probe")
     env.drives.append(d2)
-    assert d2.until("probe")[-1] == ("probe error=0 manages=0 why=NetworkManager has no "
-                                     "device wlan7")
+    assert d2.until("probe")[-1] == ("probe error=0 manages=0 why=NetworkManager does not "
+                                     "know wlan7")
 
 
 def test_list_and_known(env):

@@ -31,6 +31,7 @@
 #include "roamd-wifi-client-iwd.h"
 #endif
 #include "roamd-wifi-client-nm.h"
+#include "roamd-wifi-probe.h"
 
 static Core core;
 static WifiBackend *backend;
@@ -311,10 +312,10 @@ int main(int argc, char **argv)
         log_set_max_level(LOG_DEBUG);
 #ifdef WIFI_DRIVE_IWD
         new_fn = streq(argv[1], "nm") ? wifi_nm_new : wifi_iwd_new;
-        probe_fn = streq(argv[1], "nm") ? wifi_nm_probe : wifi_iwd_probe;
+        probe_fn = streq(argv[1], "nm") ? wifi_probe_nm : wifi_probe_iwd;
 #else
         new_fn = wifi_nm_new;
-        probe_fn = wifi_nm_probe;
+        probe_fn = wifi_probe_nm;
 #endif
         r = sd_event_default(&core.event);
         if (r >= 0)

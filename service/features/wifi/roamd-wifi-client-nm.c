@@ -172,15 +172,24 @@ static void op_free(WifiOp *op)
         free(op);
 }
 
+static void delete_profile(WifiOp *op)
+{
+        (void)sd_bus_call_method_async(op->bus, NULL, NM_BUS_NAME, op->conn_path, NM_CONN_IF,
+                                       "Delete", NULL, NULL, "");
+}
+
 void wifi_nm_cancel(WifiOp *op)
 {
         if (!op)
                 return;
-        /* a join roamd gives up is deactivated at NM (a volatile profile then goes too) */
+        /* a join roamd gives up is deactivated at NM, and the profile it made goes (as nmcli
+         * deletes the one a failed "device wifi connect" made): nothing half-joined stays */
         if (op->kind == WIFI_OP_JOIN && op->active_path && !op->done_called)
                 (void)sd_bus_call_method_async(op->bus, NULL, NM_BUS_NAME, NM_PATH, NM_IF,
                                                "DeactivateConnection", NULL, NULL, "o",
                                                op->active_path);
+        if (op->kind == WIFI_OP_JOIN && op->conn_path && !op->done_called)
+                delete_profile(op);
         op_free(op);
 }
 
@@ -713,6 +722,8 @@ static void join_done(WifiOp *op, WifiJoinResult result, const char *words)
 
         log_info("Wi-Fi join on %s through NetworkManager: %s", op->b->base.ifname,
                  wifi_join_result_to_string(result));
+        if (result != WIFI_JOIN_CONNECTED && op->conn_path)
+                delete_profile(op);
         op->done_called = true;
         op_free(op);
         report.done(result, words, userdata);
@@ -1268,105 +1279,5 @@ int wifi_nm_new(Core *core, const char *ifname, int ifindex, const WifiBackendEv
                 return r;
         }
         *ret = &b->base;
-        return 0;
-}
-
-/* ---- the probe ------------------------------------------------------------------------- */
-static int probe_answer(WifiOp *op, int error, bool manages, const char *why)
-{
-        WifiProbeFn cb = op->probe;
-        void *userdata = op->userdata;
-
-        op_free(op);
-        cb(error, manages, why, userdata);
-        return 0;
-}
-
-static int on_probe_device(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
-{
-        WifiOp *op = userdata;
-        char why[WIFI_WORDS_MAX];
-        uint32_t type = 0, state = 0;
-        int managed = 0, r;
-        const char *key;
-
-        op->call = sd_bus_slot_unref(op->call);
-        if (sd_bus_message_is_method_error(m, NULL))
-                return probe_answer(op, -EIO, false, bus_error_words(sd_bus_message_get_error(m)));
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                r = sd_bus_message_read(m, "s", &key);
-                if (r >= 0 && streq(key, "DeviceType"))
-                        r = sd_bus_message_read(m, "v", "u", &type);
-                else if (r >= 0 && streq(key, "State"))
-                        r = sd_bus_message_read(m, "v", "u", &state);
-                else if (r >= 0 && streq(key, "Managed"))
-                        r = sd_bus_message_read(m, "v", "b", &managed);
-                else if (r >= 0)
-                        r = sd_bus_message_skip(m, "v");
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(m);
-        }
-        if (r < 0)
-                return probe_answer(op, -EBADMSG, false,
-                                    "NetworkManager's device could not be read");
-        if (type != 2)
-                snprintf(why, sizeof(why), "NetworkManager's %s is not a Wi-Fi device", op->ifname);
-        else if (!managed || state <= NM_DEVICE_UNMANAGED)
-                snprintf(why, sizeof(why), "NetworkManager does not manage %s", op->ifname);
-        else
-                snprintf(why, sizeof(why), "NetworkManager manages %s", op->ifname);
-        return probe_answer(op, 0, type == 2 && managed && state > NM_DEVICE_UNMANAGED, why);
-}
-
-static int on_probe_path(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
-{
-        WifiOp *op = userdata;
-        const sd_bus_error *e = sd_bus_message_get_error(m);
-        const char *path;
-        char why[WIFI_WORDS_MAX];
-        int r;
-
-        op->call = sd_bus_slot_unref(op->call);
-        if (e) {
-                if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN,
-                                           SD_BUS_ERROR_NAME_HAS_NO_OWNER))
-                        return probe_answer(op, 0, false, "NetworkManager is not running");
-                snprintf(why, sizeof(why), "NetworkManager has no device %s", op->ifname);
-                return probe_answer(op, 0, false, why);
-        }
-        r = sd_bus_message_read(m, "o", &path);
-        if (r >= 0)
-                r = call_async(op, path, PROPS_IF, "GetAll", on_probe_device, "s", NM_DEVICE_IF);
-        if (r < 0)
-                return probe_answer(op, r, false, "NetworkManager could not be asked");
-        return 0;
-}
-
-int wifi_nm_probe(Core *core, const char *ifname, WifiProbeFn cb, void *userdata, WifiOp **ret)
-{
-        WifiOp *op;
-        int r;
-
-        if (!core->bus)
-                return -ENOTCONN;
-        op = calloc(1, sizeof(*op));
-        if (!op)
-                return -ENOMEM;
-        op->bus = sd_bus_ref(core->bus);
-        op->kind = _WIFI_OP_INVALID;
-        op->probe = cb;
-        op->userdata = userdata;
-        op->ifname = strdup(ifname);
-        if (!op->ifname) {
-                op_free(op);
-                return -ENOMEM;
-        }
-        r = call_async(op, NM_PATH, NM_IF, "GetDeviceByIpIface", on_probe_path, "s", ifname);
-        if (r < 0) {
-                op_free(op);
-                return r;
-        }
-        *ret = op;
         return 0;
 }

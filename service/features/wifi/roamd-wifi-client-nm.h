@@ -2,8 +2,8 @@
 #pragma once
 
 /* Wi-Fi through NetworkManager (roamd-wifi-client-nm.c): the WifiBackend of an interface NM
- * manages, and the probe that says whether NM manages it. Secrets reach NM through roamd's own
- * secret agent (org.freedesktop.NetworkManager.SecretAgent at
+ * manages (whether it does: wifi_probe_nm(), roamd-wifi-probe.c). Secrets reach NM through roamd's
+ * own secret agent (org.freedesktop.NetworkManager.SecretAgent at
  * /org/freedesktop/NetworkManager/SecretAgent, roamd-wifi-nm-agent.c), which answers only NM's
  * unique name and only for the activations roamd started. */
 
@@ -11,6 +11,5 @@
 
 int wifi_nm_new(Core *core, const char *ifname, int ifindex, const WifiBackendEvents *events,
                 void *userdata, WifiBackend **ret);
-int wifi_nm_probe(Core *core, const char *ifname, WifiProbeFn cb, void *userdata, WifiOp **ret);
-/* Cancels a probe's or any NM backend operation (the backend's ops->cancel). */
+/* Cancels any NM backend operation (the backend's ops->cancel). */
 void wifi_nm_cancel(WifiOp *op);
