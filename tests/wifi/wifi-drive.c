@@ -27,9 +27,7 @@
 #include "roam-macro.h"
 #include "roamd-core.h"
 #include "roamd-wifi-backend.h"
-#ifdef WIFI_DRIVE_IWD
 #include "roamd-wifi-client-iwd.h"
-#endif
 #include "roamd-wifi-client-nm.h"
 #include "roamd-wifi-probe.h"
 
@@ -310,13 +308,8 @@ int main(int argc, char **argv)
                 return 64;
         }
         log_set_max_level(LOG_DEBUG);
-#ifdef WIFI_DRIVE_IWD
         new_fn = streq(argv[1], "nm") ? wifi_nm_new : wifi_iwd_new;
         probe_fn = streq(argv[1], "nm") ? wifi_probe_nm : wifi_probe_iwd;
-#else
-        new_fn = wifi_nm_new;
-        probe_fn = wifi_probe_nm;
-#endif
         r = sd_event_default(&core.event);
         if (r >= 0)
                 r = sd_bus_open_system(&core.bus);

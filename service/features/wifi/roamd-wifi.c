@@ -13,6 +13,7 @@
 #include "roamd-link.h"
 #include "roamd-links.h"
 #include "roamd-probe.h"
+#include "roamd-wifi-client-iwd.h"
 #include "roamd-wifi-client-nm.h"
 #include "roamd-wifi-probe.h"
 #include "roamd-wifi-wpa.h"
@@ -24,6 +25,7 @@
 /* The backends roamd has, by owner: how each is made and asked (NULL: none here). */
 static const WifiBackendNewFn backend_new[_WIFI_OWNER_MAX] = {
     [WIFI_OWNER_NETWORKMANAGER] = wifi_nm_new,
+    [WIFI_OWNER_IWD] = wifi_iwd_new,
     [WIFI_OWNER_WPA_SUPPLICANT] = wifi_wpa_new,
 };
 
