@@ -27,6 +27,12 @@ READ_ONLY = {"ATTACH", "DETACH", "PING", "STATUS", "SIGNAL_POLL", "INTERFACES", 
 
 
 class Env:
+    OWNER = "networkmanager"
+
+    def start_owner(self):
+        self.nm, self.nmbus = start_double(self.env.address, "networkmanager_wifi.py", NM)
+        self.dev = str(self.mock("AddWiFiDevice", "s", ["wlan0"]))
+
     def __init__(self):
         self.env = MiniEnv("wifinm")
         self.nm = None
@@ -34,8 +40,7 @@ class Env:
             self.env.netns("ip link add wlan0 type veth peer name wlan0-peer")
             self.env.netns("ip link set wlan0-peer up")
             self.env.netns("ip link set wlan0 up")
-            self.nm, self.nmbus = start_double(self.env.address, "networkmanager_wifi.py", NM)
-            self.dev = str(self.mock("AddWiFiDevice", "s", ["wlan0"]))
+            self.start_owner()
             # where NM's wpa_supplicant would keep its control socket: anything roamd sends
             # there is kept
             self.ctrl = os.path.join(self.env.dir, "ctrl")
@@ -49,8 +54,8 @@ class Env:
             self.signals = []
             self.rb.conn.add_signal_receiver(self._on_wifi, dbus_interface=WIFI,
                                              member_keyword="member")
-            self.rb.wait(lambda: self.prop("WiFiBackend") == "networkmanager",
-                         what="NetworkManager decided as wlan0's owner")
+            self.rb.wait(lambda: self.prop("WiFiBackend") == self.OWNER,
+                         what="%s decided as wlan0's owner" % self.OWNER)
         except Exception:
             self.close()
             raise
