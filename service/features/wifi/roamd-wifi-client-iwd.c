@@ -831,8 +831,6 @@ static int start(WifiBackend *base, WifiOpKind kind, void *userdata, WifiOp **re
         WifiOp *op;
         int r;
 
-        if (!bus_name_watch_has_owner(b->iwd))
-                return -EHOSTDOWN;
         op = op_new(b, kind, userdata);
         if (!op)
                 return -ENOMEM;

@@ -925,6 +925,8 @@ static void work_join(WifiOp *op)
         if (r >= 0) /* a passphrase goes in it */
                 r = sd_bus_message_sensitive(m);
         if (r >= 0)
+                r = sd_bus_message_set_auto_start(m, 0);
+        if (r >= 0)
                 r = nm_append_connection(m, &op->req, sec);
         if (r >= 0)
                 r = sd_bus_message_append(m, "oo", op->b->dev_path, best ? best->path : "/");
@@ -978,8 +980,6 @@ static int nm_scan(WifiBackend *base, WifiDoneFn cb, void *userdata, WifiOp **re
         NmBackend *b = (NmBackend *)base;
         WifiOp *op;
 
-        if (!bus_name_watch_has_owner(b->nm))
-                return -EHOSTDOWN;
         op = op_new(b, WIFI_OP_SCAN, userdata);
         if (!op)
                 return -ENOMEM;
@@ -995,8 +995,6 @@ static int nm_list_common(WifiBackend *base, WifiOpKind kind, WifiListFn cb, voi
         NmBackend *b = (NmBackend *)base;
         WifiOp *op;
 
-        if (!bus_name_watch_has_owner(b->nm))
-                return -EHOSTDOWN;
         op = op_new(b, kind, userdata);
         if (!op)
                 return -ENOMEM;
@@ -1039,8 +1037,6 @@ static int nm_join(WifiBackend *base, const WifiJoinRequest *req, const WifiJoin
                 return -EINVAL;
         if (req->hidden && req->security < 0)
                 return -EINVAL;
-        if (!bus_name_watch_has_owner(b->nm))
-                return -EHOSTDOWN;
         op = op_new(b, WIFI_OP_JOIN, userdata);
         if (!op)
                 return -ENOMEM;
@@ -1083,8 +1079,6 @@ static int nm_target(WifiBackend *base, WifiOpKind kind, const uint8_t *ssid, si
 
         if (len == 0 || len > WIFI_SSID_MAX)
                 return -EINVAL;
-        if (!bus_name_watch_has_owner(b->nm))
-                return -EHOSTDOWN;
         op = op_new(b, kind, userdata);
         if (!op)
                 return -ENOMEM;
