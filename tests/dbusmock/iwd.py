@@ -31,7 +31,8 @@ Refused as iwd refuses them:
 A successful connection makes the network known (iwd saves a profile only on success);
 KnownNetwork.Forget disconnects it and drops it. 802.1X networks are read from provisioning
 files NAME.8021x in the template's StateDirectory parameter (as /var/lib/iwd; NAME is the SSID
-when it is alphanumerics, ' ', '_' and '-', else '=' and its hex), [Security]
+when it is alphanumerics, ' ', '_' and '-', else '=' and its hex), watched as iwd watches it (a
+file that appears makes a KnownNetwork, one that goes drops it), [Security]
 EAP-Method=PEAP|TTLS, EAP-Identity, EAP-PEAP-Phase2-Identity/-Password (TTLS likewise); a
 missing phase-2 password is asked with RequestUserPassword(network, user), a missing user with
 RequestUserNameAndPassword(network).
@@ -174,6 +175,9 @@ def load(mock, parameters):
                           ("GetSecretsSeen", ("", "a(ss)"), GetSecretsSeen)):
         _method(mock, MOCK_IFACE, name, sig[0], sig[1], fn)
 
+    if mock.iwdstate.state_dir:
+        _watch_profiles(mock.iwdstate)
+
     def owner_changed(name, old, new):
         if old and not new:
             s = st()
@@ -181,6 +185,33 @@ def load(mock, parameters):
     mock.connection.add_signal_receiver(owner_changed, "NameOwnerChanged",
                                         "org.freedesktop.DBus", "org.freedesktop.DBus",
                                         "/org/freedesktop/DBus")
+
+
+def _watch_profiles(s):
+    """iwd watches its directory: an 802.1X provisioning file that appears makes a known
+    network (and the Network's KnownNetwork), one that goes drops it."""
+    from gi.repository import Gio
+    mon = Gio.File.new_for_path(s.state_dir).monitor_directory(Gio.FileMonitorFlags.WATCH_MOVES,
+                                                                None)
+
+    def rescan(*_args):
+        names = set()
+        for f in os.listdir(s.state_dir):
+            if f.endswith(".8021x") and not f.startswith("."):
+                stem = f[:-len(".8021x")]
+                names.add(bytes.fromhex(stem[1:]).decode() if stem.startswith("=") else stem)
+        for name in names:
+            if not _known_for(name, "8021x"):
+                _add_known(name, "8021x", False, True, "")
+        for path, k in list(s.known.items()):
+            if k["type"] == "8021x" and k["ssid"] not in names:
+                s.known.pop(path)
+                for net in s.networks.values():
+                    if net["ssid"] == k["ssid"] and net["type"] == "8021x" and net["obj"]:
+                        _unset(net["obj"], NETWORK_IFACE, "KnownNetwork")
+                _remove(path)
+    mon.connect("changed", rescan)
+    s.monitor = mon  # kept alive with the state
 
 
 def _record(method, sender, args):

@@ -95,11 +95,11 @@ class Drive(Agent):
     test bus; lines() are its events, write() answers its secret requests. Its log (stderr)
     is kept to check that no secret reaches it."""
 
-    def __init__(self, address, owner, ifname, *args, stdin_first=None):
+    def __init__(self, address, owner, ifname, *args, stdin_first=None, env=None):
         self.log_path = os.path.join(os.environ.get("TMPDIR", "/tmp"),
                                      "wifi-drive-%d-%d.log" % (os.getpid(), id(self)))
         self.log = open(self.log_path, "w+")
-        env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address)
+        env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address, **(env or {}))
         self.proc = subprocess.Popen([DRIVE, owner, ifname, *args], env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=self.log)

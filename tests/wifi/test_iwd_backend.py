@@ -27,7 +27,8 @@ def env():
 
 
 def drive(env, *args, stdin_first=None):
-    d = Drive(env.bus.address, "iwd", "wlan0", *args, stdin_first=stdin_first)
+    d = Drive(env.bus.address, "iwd", "wlan0", *args, stdin_first=stdin_first,
+              env={"WIFI_DRIVE_IWD_STATE": env.state})
     env.drives.append(d)
     return d
 
@@ -127,10 +128,47 @@ def test_forget_autoconnect_and_what_iwd_does_not_offer(env):
     assert env.known() == {}
     assert drive(env, "forget", "home").until("error")[-1] == (
         'error 2 iwd has no known network "home"')
-    assert drive(env, "join", "corp", "eap", "peap", "alice", "corp.example").until(
-        "error")[-1].startswith("error 95")
+    assert drive(env, "join", "corp", "hidden", "enterprise", "eap", "peap", "alice",
+                 "corp.example").until("error")[-1].startswith("error 95")
 
 
 def test_scan(env):
     assert drive(env, "scan").until("ok")
     assert [c[0] for c in plain(env.mock("GetCalls"))].count("Scan") == 1
+
+
+def test_peap_profile_written_private_and_the_password_asked(env):
+    """iwd joins 802.1X only from a provisioning file: roamd writes it 0600 (O_EXCL, then
+    renamed), without the password, waits until iwd has read it (its KnownNetwork), and the
+    password goes through roamd's agent (RequestUserPassword); a wrong one is asked again."""
+    import os
+    import stat
+    net = env.net("corp", "8021x", "alice:s3cret")
+    d = drive(env, "join", "corp", "eap", "peap", "alice", "corp.example")
+    assert d.until("needs-secret")[-1] == "needs-secret identity+password first"
+    path = os.path.join(env.state, "corp.8021x")
+    st = os.stat(path)
+    assert stat.S_IMODE(st.st_mode) == 0o600
+    text = open(path).read()
+    assert "EAP-Method=PEAP" in text and "EAP-PEAP-Phase2-Identity=alice" in text
+    assert "EAP-PEAP-ServerDomainMask=corp.example" in text
+    assert "Password" not in text
+    assert [f for f in os.listdir(env.state) if f.startswith(".roam-")] == []
+    d.write("alice wrong")
+    assert d.until("needs-secret")[-1] == "needs-secret identity+password wrong-key"
+    d.write("alice s3cret")
+    assert d.until("done")[-1].startswith("done connected")
+    assert env.prop(net, NETWORK, "Connected") is True
+    assert [c[1] for c in plain(env.mock("GetAgentCalls"))] == ["RequestUserPassword"] * 2
+    assert "s3cret" not in open(path).read() and "s3cret" not in d.stderr()
+
+
+def test_peap_canceled_leaves_no_profile(env):
+    import os
+    env.net("corp", "8021x", "alice:s3cret")
+    d = drive(env, "join", "corp", "eap", "peap", "alice", "corp.example")
+    d.until("needs-secret")
+    d.write("cancel")
+    d.until("canceled")
+    d.wait()
+    assert os.listdir(env.state) == []

@@ -308,6 +308,9 @@ int main(int argc, char **argv)
                 return 64;
         }
         log_set_max_level(LOG_DEBUG);
+        /* iwd's profile directory for the iwd double (never the host's /var/lib/iwd) */
+        if (getenv("WIFI_DRIVE_IWD_STATE"))
+                wifi_iwd_set_state_directory(getenv("WIFI_DRIVE_IWD_STATE"));
         new_fn = streq(argv[1], "nm") ? wifi_nm_new : wifi_iwd_new;
         probe_fn = streq(argv[1], "nm") ? wifi_probe_nm : wifi_probe_iwd;
         r = sd_event_default(&core.event);

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
+#include <unistd.h>
 
 #include "roam-bus-name.h"
 #include "roam-log.h"
@@ -21,9 +24,11 @@
  * A wrong passphrase is Connect's net.connman.iwd.Failed after roamd's agent answered: the
  * join asks for a new one (JoinNeedsSecret wrong-key) and connects again, and iwd asks the
  * agent again (network_connect_failed() set ask_passphrase). iwd saves a profile only after a
- * success, so a wrong first passphrase leaves nothing behind. Not offered here: priority (iwd
- * ranks networks itself), share and 802.1X (both need iwd's profile files, which roamd does
- * not read or write yet), DPP enrollment. */
+ * success, so a wrong first passphrase leaves nothing behind. 802.1X: iwd joins only from a
+ * provisioning file, which roamd writes (0600, O_EXCL + rename, without the password, which
+ * iwd asks of the agent) and removes when the join does not connect. Not offered here:
+ * priority (iwd ranks networks itself), share (iwd keeps passphrases only in its files),
+ * DPP enrollment. */
 
 #define IWD_BUS_NAME   "net.connman.iwd"
 #define IWD_PATH       "/net/connman/iwd"
@@ -42,6 +47,7 @@
 #define CONNECT_TIMEOUT (180 * USEC_PER_SEC)
 #define SCAN_TIMEOUT    (30 * USEC_PER_SEC)
 #define MAX_WRONG_KEYS  5
+#define PROFILE_WAIT    (10 * USEC_PER_SEC)
 
 typedef struct IwdBackend IwdBackend;
 
@@ -79,6 +85,12 @@ struct WifiOp {
         char *passphrase;        /* the next answer to iwd's agent */
         sd_bus_message *pending; /* iwd's RequestPassphrase waiting for the user */
         bool asked_user, answered, open;
+        /* 802.1X: the profile roamd wrote for this join (removed unless it connects) */
+        WifiEap eap;
+        char *identity, *password, *anonymous_identity, *ca_file, *domain, *phase2;
+        char *profile;
+        bool pending_user; /* the pending request wants (user, password) */
+        bool await_known;  /* iwd has yet to read the profile roamd wrote */
         unsigned wrong_keys;
         bool done_called;
 };
@@ -95,6 +107,12 @@ struct IwdBackend {
 /* roamd's one agent on the bus connection (iwd allows one per connection): the backends'
  * joins it answers for. */
 static IwdBackend *agent_backends[8];
+static char state_dir[PATH_MAX] = "/var/lib/iwd";
+
+void wifi_iwd_set_state_directory(const char *dir)
+{
+        snprintf(state_dir, sizeof(state_dir), "%s", dir);
+}
 static sd_bus_slot *agent_vtable_slot;
 
 static const char *iwd_why_not(const WifiBackend *b, WifiOpKind op)
@@ -104,8 +122,8 @@ static const char *iwd_why_not(const WifiBackend *b, WifiOpKind op)
         case WIFI_OP_SET_PRIORITY:
                 return "iwd has no priority for known networks: it ranks them itself";
         case WIFI_OP_SHARE:
-                return "roamd does not read iwd's profile files yet, so it cannot share a network "
-                       "iwd knows";
+                return "iwd keeps passphrases only in its profile files, which roamd does not read "
+                       "yet";
         case WIFI_OP_ENROLL:
                 return "roamd does not run iwd's DPP enrollment yet";
         case WIFI_OP_SCAN:
@@ -162,6 +180,13 @@ static void op_free(WifiOp *op)
         nets_free(op);
         free(op->net_path);
         wipe(&op->passphrase);
+        wipe(&op->password);
+        free(op->identity);
+        free(op->anonymous_identity);
+        free(op->ca_file);
+        free(op->domain);
+        free(op->phase2);
+        free(op->profile);
         free(op);
 }
 
@@ -171,6 +196,8 @@ void wifi_iwd_cancel(WifiOp *op)
                 return;
         /* a join roamd gives up: iwd's Connect is answered Aborted once the agent's request
          * is refused; a connection already made by it is disconnected */
+        if (op->kind == WIFI_OP_JOIN && !op->done_called && op->profile)
+                (void)unlink(op->profile);
         if (op->kind == WIFI_OP_JOIN && !op->done_called && op->b->station_path && op->answered)
                 (void)sd_bus_call_method_async(op->b->bus, NULL, IWD_BUS_NAME, op->b->station_path,
                                                IWD_STATION_IF, "Disconnect", NULL, NULL, "");
@@ -186,6 +213,7 @@ static WifiOp *op_new(IwdBackend *b, WifiOpKind kind, void *userdata)
         op->b = b;
         op->kind = kind;
         op->userdata = userdata;
+        op->eap = _WIFI_EAP_INVALID;
         op->next = b->ops;
         b->ops = op;
         return op;
@@ -213,6 +241,8 @@ static void join_done(WifiOp *op, WifiJoinResult result, const char *words)
 
         log_info("Wi-Fi join on %s through iwd: %s", op->b->base.ifname,
                  wifi_join_result_to_string(result));
+        if (result != WIFI_JOIN_CONNECTED && op->profile && unlink(op->profile) < 0)
+                log_warning_errno(errno, "iwd profile %s not removed: %m", op->profile);
         op->done_called = true;
         op_free(op);
         report.done(result, words, userdata);
@@ -506,13 +536,16 @@ static int on_connect(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
                  * asks the agent again on the next Connect */
                 op->answered = false;
                 if (++op->wrong_keys >= MAX_WRONG_KEYS) {
-                        snprintf(words, sizeof(words), "\"%s\" refused the passphrase", op->ssid);
-                        join_done(op, WIFI_JOIN_WRONG_KEY, words);
+                        snprintf(words, sizeof(words), "\"%s\" refused the %s", op->ssid,
+                                 op->eap >= 0 ? "user name or password" : "passphrase");
+                        join_done(op, op->eap >= 0 ? WIFI_JOIN_AUTH_FAILED : WIFI_JOIN_WRONG_KEY,
+                                  words);
                         return 0;
                 }
                 op->asked_user = true;
-                op->report.needs_secret(WIFI_SECRET_PASSPHRASE, WIFI_SECRET_WHY_WRONG_KEY,
-                                        op->userdata);
+                op->report.needs_secret(op->eap >= 0 ? WIFI_SECRET_IDENTITY_PASSWORD
+                                                     : WIFI_SECRET_PASSPHRASE,
+                                        WIFI_SECRET_WHY_WRONG_KEY, op->userdata);
                 return 0;
         }
         if (sd_bus_error_has_name(e, "net.connman.iwd.InvalidFormat")) {
@@ -546,12 +579,43 @@ static int connect_again(WifiOp *op)
                           NULL);
 }
 
+/* RequestUserPassword / RequestUserNameAndPassword answered with the join's identity and
+ * password; consumes *request */
+static int answer_user(WifiOp *op, sd_bus_message **request)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *req = TAKE_PTR(*request);
+        int r;
+
+        op->answered = true;
+        if (op->pending_user)
+                r = sd_bus_reply_method_return(req, "ss", strempty(op->identity), op->password);
+        else
+                r = sd_bus_reply_method_return(req, "s", op->password);
+        wipe(&op->password);
+        return r;
+}
+
 static int iwd_secret(WifiOp *op, const WifiSecrets *secrets)
 {
         int r;
 
         if (!op || op->kind != WIFI_OP_JOIN || !op->asked_user)
                 return -EINVAL;
+        if (op->eap >= 0) {
+                if (!secrets->password)
+                        return -EINVAL;
+                if (secrets->identity && free_and_strdup(&op->identity, secrets->identity) < 0)
+                        return -ENOMEM;
+                wipe(&op->password);
+                op->password = strdup(secrets->password);
+                if (!op->password)
+                        return -ENOMEM;
+                op->asked_user = false;
+                if (op->pending)
+                        return answer_user(op, &op->pending);
+                r = connect_again(op);
+                return r < 0 ? r : 0;
+        }
         if (!secrets->passphrase || memchr(secrets->passphrase, 0, secrets->passphrase_len))
                 return -EINVAL;
         wipe(&op->passphrase);
@@ -571,6 +635,106 @@ static int iwd_secret(WifiOp *op, const WifiSecrets *secrets)
         return r < 0 ? r : 0;
 }
 
+/* storage.c: the SSID itself when it is [A-Za-z0-9 _-], else '=' and its hex */
+static void profile_name(const char *ssid, char *out, size_t size)
+{
+        bool plain = true;
+        size_t o = 0;
+
+        for (const char *c = ssid; *c; c++)
+                plain &= (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                         (*c >= '0' && *c <= '9') || *c == ' ' || *c == '_' || *c == '-';
+        if (plain) {
+                snprintf(out, size, "%s.8021x", ssid);
+                return;
+        }
+        o += (size_t)snprintf(out, size, "=");
+        for (const char *c = ssid; *c && o + 3 < size; c++)
+                o += (size_t)snprintf(out + o, size - o, "%02x", (unsigned char)*c);
+        snprintf(out + o, size - o, ".8021x");
+}
+
+/* A value on one line of iwd's settings file: no line breaks, nothing that starts a section */
+static bool profile_value_ok(const char *v)
+{
+        return !v || !strpbrk(v, "\r\n");
+}
+
+/* The provisioning file iwd reads for an 802.1X network (iwd.network(5)), written as iwd writes
+ * its own: a 0600 temporary file made with O_EXCL, then renamed, never over a profile that is
+ * there (RENAME_NOREPLACE): roamd does not replace what the admin provisioned. The password is
+ * left out, so iwd asks roamd's agent for it (RequestUserPassword) and it never reaches disk. */
+static int write_profile(WifiOp *op, char *words, size_t size)
+{
+        const char *m = op->eap == WIFI_EAP_TTLS ? "TTLS" : "PEAP";
+        char name[2 * WIFI_SSID_MAX + 16], path[PATH_MAX], tmp[PATH_MAX];
+        _cleanup_fclose_ FILE *f = NULL;
+        int fd, r;
+
+        if (!op->identity || !profile_value_ok(op->identity) ||
+            !profile_value_ok(op->anonymous_identity) || !profile_value_ok(op->ca_file) ||
+            !profile_value_ok(op->domain) || !profile_value_ok(op->phase2)) {
+                snprintf(words, size,
+                         "an 802.1X join needs an identity, and no value may hold a "
+                         "line break");
+                return -EINVAL;
+        }
+        profile_name(op->ssid, name, sizeof(name));
+        snprintf(path, sizeof(path), "%s/%s", state_dir, name);
+        snprintf(tmp, sizeof(tmp), "%s/.roam-XXXXXX", state_dir);
+        fd = mkostemp(tmp, O_CLOEXEC); /* O_CREAT|O_EXCL, mode 0600 */
+        if (fd < 0) {
+                r = -errno;
+                snprintf(words, size, "iwd's profile for \"%s\" could not be written in %s: %s",
+                         op->ssid, state_dir, strerror(-r));
+                return r;
+        }
+        f = fdopen(fd, "w");
+        if (!f) {
+                r = -errno;
+                close(fd);
+                (void)unlink(tmp);
+                snprintf(words, size, "iwd's profile could not be written: %s", strerror(-r));
+                return r;
+        }
+        fprintf(f, "[Security]\nEAP-Method=%s\nEAP-Identity=%s\n", m,
+                op->anonymous_identity ?: op->identity);
+        if (op->ca_file)
+                fprintf(f, "EAP-%s-CACert=%s\n", m, op->ca_file);
+        if (op->domain)
+                fprintf(f, "EAP-%s-ServerDomainMask=%s\n", m, op->domain);
+        fprintf(f, "EAP-%s-Phase2-Method=%s\nEAP-%s-Phase2-Identity=%s\n", m,
+                op->phase2 && strcasecmp(op->phase2, "pap") == 0 ? "Tunneled-PAP" : "MSCHAPV2", m,
+                op->identity);
+        fprintf(f, "[Settings]\nAutoConnect=%s\n", op->on ? "true" : "false");
+        r = fflush(f) == 0 && fsync(fileno(f)) == 0 ? 0 : -errno;
+        if (r >= 0 && renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) < 0)
+                r = -errno;
+        if (r < 0) {
+                (void)unlink(tmp);
+                snprintf(words, size,
+                         r == -EEXIST ? "iwd already has a profile for \"%s\" (%s): roamd does "
+                                        "not replace it"
+                                      : "iwd's profile for \"%s\" could not be written (%s)",
+                         op->ssid, r == -EEXIST ? path : strerror(-r));
+                return r;
+        }
+        op->profile = strdup(path);
+        log_info("Wi-Fi: wrote iwd's profile %s (0600, no password in it)", path);
+        return op->profile ? 0 : -ENOMEM;
+}
+
+static int on_profile_timeout(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        WifiOp *op = userdata;
+
+        op->timer = sd_event_source_disable_unref(op->timer);
+        op->await_known = false;
+        if (connect_again(op) < 0)
+                join_done(op, WIFI_JOIN_REFUSED, "iwd could not be asked to join");
+        return 0;
+}
+
 static void work_join(WifiOp *op)
 {
         char words[WIFI_WORDS_MAX];
@@ -586,11 +750,22 @@ static void work_join(WifiOp *op)
                         join_done(op, WIFI_JOIN_NOT_FOUND, words);
                         return;
                 }
-                if (streq(n->type, "8021x") && !n->known_path) {
-                        join_done(op, WIFI_JOIN_REFUSED,
-                                  "iwd joins an 802.1X network only from a provisioning file, "
-                                  "which roamd does not write yet");
+                if (op->eap >= 0 && !streq(n->type, "8021x")) {
+                        snprintf(words, sizeof(words), "\"%s\" is not an 802.1X network", op->ssid);
+                        join_done(op, WIFI_JOIN_REFUSED, words);
                         return;
+                }
+                if (streq(n->type, "8021x") && !n->known_path) {
+                        if (op->eap < 0) {
+                                join_done(op, WIFI_JOIN_REFUSED,
+                                          "an 802.1X network needs eap and identity");
+                                return;
+                        }
+                        r = write_profile(op, words, sizeof(words));
+                        if (r < 0) {
+                                join_done(op, WIFI_JOIN_REFUSED, words);
+                                return;
+                        }
                 }
                 op->open = streq(n->type, "open");
                 if (free_and_strdup(&op->net_path, n->path) < 0) {
@@ -599,7 +774,14 @@ static void work_join(WifiOp *op)
                 }
         }
         nets_free(op);
-        r = connect_again(op);
+        if (op->profile) {
+                /* iwd reads a new profile when its directory watch says so: Connect once the
+                 * Network has its KnownNetwork (on_props), or after 10 s (iwd then answers) */
+                op->await_known = true;
+                r = sd_event_add_time_relative(op->b->base.core->event, &op->timer, CLOCK_MONOTONIC,
+                                               PROFILE_WAIT, 0, on_profile_timeout, op);
+        } else
+                r = connect_again(op);
         if (r < 0)
                 join_done(op, WIFI_JOIN_REFUSED, "iwd could not be asked to join");
 }
@@ -722,6 +904,40 @@ static int method_request_passphrase(sd_bus_message *m, void *userdata, sd_bus_e
                                 "roamd is not joining this network");
 }
 
+static int method_request_user(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        bool with_user = streq(sd_bus_message_get_member(m), "RequestUserNameAndPassword");
+        const char *network;
+        int r;
+
+        if (!agent_owner_check(m, error))
+                return -EACCES;
+        r = sd_bus_message_read(m, "o", &network);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < ELEMENTSOF(agent_backends); i++)
+                for (WifiOp *op = agent_backends[i] ? agent_backends[i]->ops : NULL; op;
+                     op = op->next) {
+                        if (op->kind != WIFI_OP_JOIN || op->done_called || op->eap < 0 ||
+                            !op->net_path || !streq(op->net_path, network))
+                                continue;
+                        join_step(op, WIFI_JOIN_STEP_AUTHENTICATING);
+                        op->pending_user = with_user;
+                        op->pending = sd_bus_message_unref(op->pending);
+                        op->pending = sd_bus_message_ref(m);
+                        if (op->password)
+                                return answer_user(op, &op->pending) < 0 ? -EIO : 1;
+                        op->asked_user = true;
+                        op->report.needs_secret(WIFI_SECRET_IDENTITY_PASSWORD,
+                                                op->wrong_keys ? WIFI_SECRET_WHY_WRONG_KEY
+                                                               : WIFI_SECRET_WHY_FIRST,
+                                                op->userdata);
+                        return 1;
+                }
+        return sd_bus_error_set(error, IWD_AGENT_IF ".Error.Canceled",
+                                "roamd is not joining this network");
+}
+
 static int method_refuse(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         if (!agent_owner_check(m, error))
@@ -753,8 +969,8 @@ static const sd_bus_vtable agent_vtable[] = {
     SD_BUS_VTABLE_START(0),
     SD_BUS_METHOD("RequestPassphrase", "o", "s", method_request_passphrase, 0),
     SD_BUS_METHOD("RequestPrivateKeyPassphrase", "o", "s", method_refuse, 0),
-    SD_BUS_METHOD("RequestUserNameAndPassword", "o", "ss", method_refuse, 0),
-    SD_BUS_METHOD("RequestUserPassword", "os", "s", method_refuse, 0),
+    SD_BUS_METHOD("RequestUserNameAndPassword", "o", "ss", method_request_user, 0),
+    SD_BUS_METHOD("RequestUserPassword", "os", "s", method_request_user, 0),
     SD_BUS_METHOD("Cancel", "s", "", method_cancel, 0),
     SD_BUS_METHOD("Release", "", "", method_release, 0),
     SD_BUS_VTABLE_END,
@@ -773,12 +989,42 @@ static int on_agent_registered(sd_bus_message *m, void *userdata, sd_bus_error *
 }
 
 /* ---- what the backend tells the core unasked ------------------------------------------- */
+static bool changes_known_network(sd_bus_message *m)
+{
+        const char *iface, *key;
+
+        if (sd_bus_message_read(m, "s", &iface) < 0 || !streq(iface, IWD_NETWORK_IF) ||
+            sd_bus_message_enter_container(m, 'a', "{sv}") < 0)
+                return false;
+        while (sd_bus_message_enter_container(m, 'e', "sv") > 0) {
+                if (sd_bus_message_read(m, "s", &key) < 0)
+                        return false;
+                if (streq(key, "KnownNetwork"))
+                        return true;
+                if (sd_bus_message_skip(m, "v") < 0 || sd_bus_message_exit_container(m) < 0)
+                        return false;
+        }
+        return false;
+}
+
 static int on_station_props(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
         IwdBackend *b = userdata;
         const char *iface, *key;
         int v;
 
+        for (WifiOp *op = b->ops; op; op = op->next)
+                if (op->kind == WIFI_OP_JOIN && op->await_known && op->net_path &&
+                    streq(sd_bus_message_get_path(m), op->net_path)) {
+                        /* the Network got its KnownNetwork: iwd has read the profile */
+                        if (!changes_known_network(m))
+                                return 0;
+                        op->await_known = false;
+                        op->timer = sd_event_source_disable_unref(op->timer);
+                        if (connect_again(op) < 0)
+                                join_done(op, WIFI_JOIN_REFUSED, "iwd could not be asked to join");
+                        return 0;
+                }
         if (!b->station_path || !streq(sd_bus_message_get_path(m), b->station_path))
                 return 0;
         if (sd_bus_message_read(m, "s", &iface) < 0 || !streq(iface, IWD_STATION_IF))
@@ -895,8 +1141,9 @@ static int iwd_join(WifiBackend *base, const WifiJoinRequest *req, const WifiJoi
         for (WifiOp *o = b->ops; o; o = o->next)
                 if (o->kind == WIFI_OP_JOIN)
                         return -EBUSY;
-        if (req->eap >= 0 || (req->hidden && req->security == WIFI_SECURITY_ENTERPRISE))
-                return -EOPNOTSUPP; /* 802.1X needs a provisioning file (why_not says) */
+        /* a hidden 802.1X network joins only by autoconnect from its file: not offered */
+        if (req->hidden && (req->eap >= 0 || req->security == WIFI_SECURITY_ENTERPRISE))
+                return -EOPNOTSUPP;
         r = ssid_name(req->ssid, req->ssid_len, name);
         if (r < 0)
                 return r;
@@ -905,6 +1152,18 @@ static int iwd_join(WifiBackend *base, const WifiJoinRequest *req, const WifiJoi
                 return r;
         memcpy(op->ssid, name, sizeof(name));
         op->report = *report;
+        op->eap = req->eap;
+        op->on = req->autoconnect;
+        if ((req->identity && !(op->identity = strdup(req->identity))) ||
+            (req->password && !(op->password = strdup(req->password))) ||
+            (req->anonymous_identity &&
+             !(op->anonymous_identity = strdup(req->anonymous_identity))) ||
+            (req->ca_file && !(op->ca_file = strdup(req->ca_file))) ||
+            (req->domain && !(op->domain = strdup(req->domain))) ||
+            (req->phase2 && !(op->phase2 = strdup(req->phase2)))) {
+                op_free(op);
+                return -ENOMEM;
+        }
         op->hidden = req->hidden;
         op->open = req->hidden && req->security == WIFI_SECURITY_OPEN;
         if (req->passphrase) {

@@ -12,3 +12,5 @@ int wifi_iwd_new(Core *core, const char *ifname, int ifindex, const WifiBackendE
                  void *userdata, WifiBackend **ret);
 /* Cancels any iwd backend operation (the backend's ops->cancel). */
 void wifi_iwd_cancel(WifiOp *op);
+/* Where iwd keeps its profiles (/var/lib/iwd; the tests point it elsewhere). */
+void wifi_iwd_set_state_directory(const char *dir);
