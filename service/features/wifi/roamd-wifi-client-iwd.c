@@ -27,8 +27,8 @@
  * success, so a wrong first passphrase leaves nothing behind. 802.1X: iwd joins only from a
  * provisioning file, which roamd writes (0600, O_EXCL + rename, without the password, which
  * iwd asks of the agent) and removes when the join does not connect. Not offered here:
- * priority (iwd ranks networks itself), share (iwd keeps passphrases only in its files),
- * DPP enrollment. */
+ * priority (iwd ranks networks itself), DPP enrollment. Share reads Passphrase= from iwd's
+ * NAME.psk (as root). */
 
 #define IWD_BUS_NAME   "net.connman.iwd"
 #define IWD_PATH       "/net/connman/iwd"
@@ -69,6 +69,7 @@ struct WifiOp {
 
         WifiDoneFn done;
         WifiListFn list;
+        WifiShareFn share;
         void *userdata;
 
         IwdNet *nets;
@@ -121,11 +122,9 @@ static const char *iwd_why_not(const WifiBackend *b, WifiOpKind op)
         switch (op) {
         case WIFI_OP_SET_PRIORITY:
                 return "iwd has no priority for known networks: it ranks them itself";
-        case WIFI_OP_SHARE:
-                return "iwd keeps passphrases only in its profile files, which roamd does not read "
-                       "yet";
         case WIFI_OP_ENROLL:
                 return "roamd does not run iwd's DPP enrollment yet";
+        case WIFI_OP_SHARE:
         case WIFI_OP_SCAN:
         case WIFI_OP_LIST:
         case WIFI_OP_KNOWN:
@@ -252,6 +251,13 @@ static int fail(WifiOp *op, int error, const char *words)
 {
         if (op->kind == WIFI_OP_JOIN) {
                 join_done(op, WIFI_JOIN_REFUSED, words);
+                return 0;
+        }
+        if (op->kind == WIFI_OP_SHARE) {
+                WifiShareFn cb = op->share;
+                void *userdata = op->userdata;
+                op_free(op);
+                cb(error, words, NULL, userdata);
                 return 0;
         }
         if (op->kind == WIFI_OP_LIST || op->kind == WIFI_OP_KNOWN) {
@@ -786,6 +792,76 @@ static void work_join(WifiOp *op)
                 join_done(op, WIFI_JOIN_REFUSED, "iwd could not be asked to join");
 }
 
+/* [Security] Passphrase= of iwd's profile NAME.psk (root reads it: iwd writes it 0600) */
+static int read_passphrase(const char *ssid, char **ret)
+{
+        char name[2 * WIFI_SSID_MAX + 16], path[PATH_MAX], line[256];
+        _cleanup_fclose_ FILE *f = NULL;
+        bool security = false;
+        int fd;
+
+        profile_name(ssid, name, sizeof(name));
+        strcpy(name + strlen(name) - strlen(".8021x"), ".psk");
+        snprintf(path, sizeof(path), "%s/%s", state_dir, name);
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return -errno;
+        f = fdopen(fd, "r");
+        if (!f) {
+                close(fd);
+                return -errno;
+        }
+        while (fgets(line, sizeof(line), f)) {
+                line[strcspn(line, "\r\n")] = 0;
+                if (line[0] == '[')
+                        security = streq(line, "[Security]");
+                else if (security && strncmp(line, "Passphrase=", 11) == 0) {
+                        *ret = strdup(line + 11);
+                        explicit_bzero(line, sizeof(line));
+                        return *ret ? 0 : -ENOMEM;
+                }
+        }
+        explicit_bzero(line, sizeof(line));
+        return -ENOENT;
+}
+
+static void work_share(WifiOp *op)
+{
+        _cleanup_(wifi_share_done) WifiShare sh = {};
+        char words[WIFI_WORDS_MAX];
+        WifiShareFn cb = op->share;
+        void *ud = op->userdata;
+        IwdNet *n = find(op, op->ssid, true);
+        int r = 0;
+
+        if (!n) {
+                snprintf(words, sizeof(words), "iwd has no known network \"%s\"", op->ssid);
+                (void)fail(op, -ENOENT, words);
+                return;
+        }
+        sh.ssid_len = strlen(op->ssid);
+        memcpy(sh.ssid, op->ssid, sh.ssid_len);
+        sh.hidden = n->hidden;
+        sh.security = type_security(n->type);
+        if (sh.security == WIFI_SECURITY_ENTERPRISE) {
+                (void)fail(op, -EOPNOTSUPP, "an enterprise network cannot be shared as a QR code");
+                return;
+        }
+        if (sh.security == WIFI_SECURITY_PSK)
+                r = read_passphrase(op->ssid, &sh.passphrase);
+        if (r < 0) {
+                snprintf(words, sizeof(words),
+                         r == -ENOENT ? "iwd keeps no passphrase for \"%s\" (only the key made "
+                                        "from it, or no profile file)"
+                                      : "iwd's profile for \"%s\" could not be read",
+                         op->ssid);
+                (void)fail(op, r, words);
+                return;
+        }
+        op_free(op);
+        cb(0, NULL, &sh, ud);
+}
+
 /* forget and autoconnect: iwd's answer is the result */
 static int on_simple(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
@@ -834,8 +910,10 @@ static void op_work(WifiOp *op)
                         r = call_async(op, n->path, PROPS_IF, "Set", on_simple, CALL_TIMEOUT, "ssv",
                                        IWD_KNOWN_IF, "AutoConnect", "b", (int)op->on);
                 break;
-        case WIFI_OP_SET_PRIORITY:
         case WIFI_OP_SHARE:
+                work_share(op);
+                return;
+        case WIFI_OP_SET_PRIORITY:
         case WIFI_OP_ENROLL:
         case _WIFI_OP_MAX:
         case _WIFI_OP_INVALID:
@@ -1220,7 +1298,12 @@ static int iwd_set_priority(WifiBackend *b, const uint8_t *ssid, size_t len, int
 static int iwd_share(WifiBackend *b, const uint8_t *ssid, size_t len, WifiShareFn cb,
                      void *userdata, WifiOp **ret)
 {
-        return -EOPNOTSUPP;
+        WifiOp *op;
+        int r = iwd_target(b, WIFI_OP_SHARE, ssid, len, NULL, userdata, ret, &op);
+
+        if (r >= 0)
+                op->share = cb;
+        return r;
 }
 
 static int iwd_enroll(WifiBackend *b, WifiTextFn cb, void *userdata, WifiOp **ret)
