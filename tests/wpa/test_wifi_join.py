@@ -36,8 +36,27 @@ class WifiBus(RoamBus):
                 return [str(a) for a in args]
         return None
 
-    def wifi(self, ifname, method, *args):
-        return self.call(self.link_path(ifname), WIFI, method, *args)
+    def wifi(self, ifname, method, *args, timeout=30.0):
+        """The call made asynchronously, the main loop running meanwhile: a signal roamd
+        sends before its reply is dispatched like any other (a blocking call would leave it
+        queued in libdbus, unseen by the loop's waits)."""
+        from gi.repository import GLib
+        obj = self.bus.get_object("org.roam1", self.link_path(ifname))
+        res = []
+        obj.get_dbus_method(method, WIFI)(*args, reply_handler=lambda *r: res.append((0, r)),
+                                          error_handler=lambda e: res.append((1, e)))
+        fired = []
+        src = GLib.timeout_add(int(timeout * 1000), lambda: fired.append(1) or False)
+        ctx = GLib.MainContext.default()
+        while not res and not fired:
+            ctx.iteration(True)
+        if not fired:
+            GLib.source_remove(src)
+        assert res, f"{method} was not answered within {timeout} s"
+        err, value = res[0]
+        if err:
+            raise value
+        return value[0] if len(value) == 1 else (value or None)
 
     def wifi_prop(self, ifname, name):
         return self.get(self.link_path(ifname), WIFI, name)

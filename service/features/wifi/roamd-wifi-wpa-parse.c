@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "roam-macro.h"
+#include "roam-util.h"
 #include "roamd-wifi-wpa-parse.h"
 
 #define WIFI_LIST_MAX 256
@@ -255,14 +256,22 @@ int wifi_wpa_list_parse(const char *reply, size_t len, WifiWpaKnown *known, size
         return 0;
 }
 
-int wifi_wpa_cmdline_config(const char *cmdline, size_t len, const char *ifname, char **ret)
+int wifi_wpa_cmdline_config(const char *cmdline_in, size_t len, const char *ifname, char **ret)
 {
+        _cleanup_free_ char *cmdline = NULL;
         const char *conf = NULL;
         bool mine = false;
 
+        /* the last argument of a command line read from /proc ends with a NUL, but one cut
+         * at the buffer's end (or any outside input) need not: parse a terminated copy */
+        cmdline = malloc(len + 1);
+        if (!cmdline)
+                return -ENOMEM;
+        memcpy(cmdline, cmdline_in, len);
+        cmdline[len] = 0;
         for (size_t i = 0; i < len;) {
                 const char *a = cmdline + i;
-                size_t n = strnlen(a, len - i);
+                size_t n = strlen(a);
                 const char *next = i + n + 1 < len ? cmdline + i + n + 1 : NULL;
                 bool takes_next = false;
 
@@ -281,7 +290,7 @@ int wifi_wpa_cmdline_config(const char *cmdline, size_t len, const char *ifname,
                 }
                 i += n + 1;
                 if (takes_next && next)
-                        i += strnlen(next, len - i) + 1;
+                        i += strlen(next) + 1;
         }
         if (!mine || !conf || !*conf)
                 return -ENOENT;

@@ -93,6 +93,16 @@ int wifi_wpa_config_path(const char *ifname, char **ret)
         return r;
 }
 
+/* The save is over: it frees itself, then tells (the callback may start another). */
+static void saved_end(WifiWpaSave *s, int error, const char *words)
+{
+        WifiWpaSavedFn cb = s->cb;
+        void *ud = s->userdata;
+
+        wifi_wpa_save_free(s);
+        cb(error, words, ud);
+}
+
 static void on_saved(WpaClient *c, int error, const char *reply, size_t len, void *userdata)
 {
         WifiWpaSave *s = userdata;
@@ -103,14 +113,14 @@ static void on_saved(WpaClient *c, int error, const char *reply, size_t len, voi
         if (error < 0) {
                 snprintf(words, sizeof(words), "wpa_supplicant did not answer SAVE_CONFIG (%s)",
                          strerror(-error));
-                s->cb(error, words, s->userdata);
+                saved_end(s, error, words);
                 return;
         }
         if (!wpa_reply_is_ok(reply, len)) {
                 snprintf(words, sizeof(words),
                          "not saved: wpa_supplicant refused SAVE_CONFIG (update_config=0 or a "
                          "read-only file)");
-                s->cb(-EROFS, words, s->userdata);
+                saved_end(s, -EROFS, words);
                 return;
         }
         if (!s->path)
@@ -137,7 +147,7 @@ static void on_saved(WpaClient *c, int error, const char *reply, size_t len, voi
                 }
         } else
                 snprintf(words, sizeof(words), "saved");
-        s->cb(0, words, s->userdata);
+        saved_end(s, 0, words);
 }
 
 int wifi_wpa_save(WpaClient *client, const char *prefix, const char *ifname, WifiWpaSavedFn cb,

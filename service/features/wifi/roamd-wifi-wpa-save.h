@@ -21,7 +21,8 @@ typedef void (*WifiWpaSavedFn)(int error, const char *words, void *userdata);
 
 int wifi_wpa_save(WpaClient *client, const char *prefix, const char *ifname, WifiWpaSavedFn cb,
                   void *userdata, WifiWpaSave **ret);
-/* Drops a save: cb never runs. NULL-safe; returns NULL. */
+/* Drops a save: cb never runs. NULL-safe; returns NULL. A save that answered frees itself
+ * before its callback: the caller forgets its pointer there. */
 WifiWpaSave *wifi_wpa_save_free(WifiWpaSave *s);
 
 /* The configuration file of the wpa_supplicant that runs ifname (absolute), or -ENOENT. */

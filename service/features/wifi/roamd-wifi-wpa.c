@@ -800,6 +800,8 @@ static void join_selected(WifiOp *op)
 {
         int r;
 
+        if (op->state != JOIN_SETUP)
+                return; /* an event came before SELECT_NETWORK's OK and moved on */
         op->state = JOIN_WAIT;
         op->timer = sd_event_source_disable_unref(op->timer);
         r = sd_event_add_time_relative(op->b->base.core->event, &op->timer, CLOCK_MONOTONIC,
@@ -1021,8 +1023,11 @@ static void on_join_saved(int error, const char *words, void *userdata)
         size_t l = strlen(op->words);
 
         op->save = NULL;
-        snprintf(op->words + l, sizeof(op->words) - l, "; %s",
-                 error == -EROFS ? "joined for now; not saved (update_config=0)" : words);
+        if (error == -EROFS)
+                snprintf(op->words + l, sizeof(op->words) - l,
+                         ", not saved (wpa_supplicant's update_config=0)");
+        else
+                snprintf(op->words + l, sizeof(op->words) - l, " (%s)", words);
         join_report(op);
 }
 
@@ -1140,7 +1145,11 @@ static void join_event(WifiOp *op, const WpaEvent *e)
         bool ours = id && op->id >= 0 && atoi(id) == op->id;
         char name[WIFI_SSID_MAX * 4 + 1];
 
-        if (op->state != JOIN_WAIT)
+        /* wpa_supplicant may send what SELECT_NETWORK caused before its OK */
+        bool selecting = op->state == JOIN_SETUP && op->req && op->n_cmds &&
+                         op->i_cmd == op->n_cmds - 1 &&
+                         strncmp(op->cmds[op->i_cmd], "SELECT_NETWORK", 14) == 0;
+        if (op->state != JOIN_WAIT && !selecting)
                 return;
         ssid_words(op->req_copy.ssid, op->req_copy.ssid_len, name, sizeof(name));
         if (streq(e->name, "CTRL-EVENT-CONNECTED"))
@@ -1161,6 +1170,8 @@ static void join_event(WifiOp *op, const WpaEvent *e)
                         /* the key can be given again in place: the network stays, its key
                          * is replaced and it is selected again (which clears the back-off) */
                         op->timer = sd_event_source_disable_unref(op->timer);
+                        op->req = wpa_request_cancel(op->req); /* SELECT's OK: not needed */
+                        op_clear_cmds(op);
                         op->state = JOIN_NEED;
                         op->need_kind = WIFI_SECRET_PASSPHRASE;
                         op->wrong_key_asked = true;
