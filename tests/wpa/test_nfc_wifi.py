@@ -272,28 +272,32 @@ def wait_name(bus, name, timeout=10.0):
 
 
 def test_networkmanager_owner_gets_nothing_written_into_its_supplicant():
-    """NetworkManager manages wlan0 (the stock python-dbusmock template: a managed Wi-Fi
-    device), and its wpa_supplicant has a control socket, as Debian's does (-O
+    """NetworkManager manages wlan0 (tests/dbusmock/networkmanager_wifi.py, the strict NM
+    double), and its wpa_supplicant has a control socket, as Debian's does (-O
     DIR=/run/wpa_supplicant): an NFC tag with apply must not add a network over that socket
-    (NM keeps one network and SELECT_NETWORK would disable it: the two would fight). roamd has
-    no NetworkManager backend in this build, so nothing is added and the answer says who owns
-    wlan0 (issue 43, defect a)."""
+    (NM keeps one network and SELECT_NETWORK would disable it: the two would fight). The tag's
+    network goes to NetworkManager's AddAndActivateConnection2 instead, through roamd's NM
+    backend, and nothing reaches the socket but the station facts' reads (issue 43, defect
+    a)."""
     env = MiniEnv("nfcnm")
     ctrl = os.path.join(env.dir, "ctrl")
     env.netns("ip link add wlan0 type veth peer name wlan0-peer")
     env.netns("ip link set wlan0 up")
     fake = FakeWpa(ctrl, ifname="wlan0", p2p=False).start()
     menv = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=env.address)
+    template = os.path.join(TOP, "tests", "dbusmock", "networkmanager_wifi.py")
     mock = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
-                             "networkmanager"], env=menv, stdout=subprocess.DEVNULL,
+                             template], env=menv, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
         bus = RoamBus(env.address)
         wait_name(bus, "org.freedesktop.NetworkManager")
         nm = bus.bus.get_object("org.freedesktop.NetworkManager",
                                 "/org/freedesktop/NetworkManager")
-        nm.AddWiFiDevice("wlan0dev", "wlan0", dbus.UInt32(100),
-                         dbus_interface="org.freedesktop.DBus.Mock")
+        dev = nm.AddWiFiDevice("wlan0", dbus_interface="org.freedesktop.DBus.Mock")
+        ap = nm.AddAccessPoint(dev, dbus.ByteArray(b"roam-test-net"), "wpa2", 80,
+                               "correct horse battery", False,
+                               dbus_interface="org.freedesktop.DBus.Mock")
         conf = wpaenv.config(ctrl, os.path.join(env.dir, "client"))
         env.start_roamd(conf + "[Bearers]\nwlan0=wifi\n")
         bus.wait(lambda: bus.link_prop("wlan0", "WiFiState") != "",
@@ -304,12 +308,17 @@ def test_networkmanager_owner_gets_nothing_written_into_its_supplicant():
             try:
                 return bus.get(path, "org.roam1.WiFi", "WiFiBackend")
             except dbus.DBusException:
-                return None  # a roamd without the Wi-Fi service: the import shows the defect
-        bus.wait(lambda: owner() in ("networkmanager", None), what="NetworkManager found")
-        with pytest.raises(dbus.DBusException) as e:
-            bus.call(BT_PATH, BT, "ImportNdef", dbus.ByteArray(PSK_TAG), True)
-        assert e.value.get_dbus_name() == "org.roam1.Error.Failed"
-        assert "NetworkManager runs wlan0" in e.value.get_dbus_message()
+                return None
+        bus.wait(lambda: owner() == "networkmanager", what="NetworkManager found")
+        _kind, items = bus.call(BT_PATH, BT, "ImportNdef", dbus.ByteArray(PSK_TAG), True)
+        actions = [str(v) for _k, d in items for v in d.values()]
+        assert any("joining through NetworkManager on wlan0" in a for a in actions), actions
+
+        def joined():
+            calls = nm.GetCalls(dbus_interface="org.freedesktop.DBus.Mock")
+            return [str(c[2]) for c in calls if str(c[0]) == "AddAndActivateConnection2"]
+        (call,) = bus.wait(joined, what="the tag's network handed to NetworkManager")
+        assert "'psk': '<secret 21 bytes>'" in call and str(ap) in call
         assert [r for r in fake.requests if r.split(" ")[0] in (
             "ADD_NETWORK", "SET_NETWORK", "ENABLE_NETWORK", "SELECT_NETWORK",
             "SAVE_CONFIG")] == []

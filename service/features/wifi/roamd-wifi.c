@@ -13,6 +13,8 @@
 #include "roamd-link.h"
 #include "roamd-links.h"
 #include "roamd-probe.h"
+#include "roamd-wifi-client-iwd.h"
+#include "roamd-wifi-client-nm.h"
 #include "roamd-wifi-probe.h"
 #include "roamd-wifi-wpa.h"
 #include "roamd-wifi.h"
@@ -22,6 +24,8 @@
 
 /* The backends roamd has, by owner: how each is made and asked (NULL: none here). */
 static const WifiBackendNewFn backend_new[_WIFI_OWNER_MAX] = {
+    [WIFI_OWNER_NETWORKMANAGER] = wifi_nm_new,
+    [WIFI_OWNER_IWD] = wifi_iwd_new,
     [WIFI_OWNER_WPA_SUPPLICANT] = wifi_wpa_new,
 };
 
