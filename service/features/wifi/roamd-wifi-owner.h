@@ -16,7 +16,7 @@
  * that does not run the interface). Backend=auto (the default) is the order above.
  *
  * The decision is pure (wifi_owner_decide() in roamd-wifi-owner.c, table-tested);
- * wifi_owner_detect() (roamd-wifi-detect.c) asks the
+ * wifi_owner_detect() (roamd-wifi-owner-detect.c) asks the
  * probes in order on the loop and stops at the first that manages the interface. */
 
 #include "roamd-wifi-backend.h"
