@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""An unmodified GLib app, as far as its network monitor goes: Gio.NetworkMonitor.get_default()
+and nothing else. Prints one JSON line at start and one per network-changed:
+{"t": CLOCK_MONOTONIC s, "event": "start"|"changed"|"backend", "type": the monitor's GType,
+ "backend": roam's monitor's backend (null for others), "available", "connectivity", "metered"}.
+Arguments: HOST:PORT ... are asked with can_reach (sync) and can_reach_async at start:
+{"event": "reach", "target", "sync": true|error text, "async": true|error text}.
+Runs until its stdin closes."""
+import json
+import sys
+import time
+
+from gi.repository import Gio, GLib
+
+CONN = {Gio.NetworkConnectivity.LOCAL: "local", Gio.NetworkConnectivity.LIMITED: "limited",
+        Gio.NetworkConnectivity.PORTAL: "portal", Gio.NetworkConnectivity.FULL: "full"}
+
+
+def say(mon, event, **extra):
+    line = {"t": time.monotonic(), "event": event, "type": type(mon).__gtype__.name,
+            "backend": (mon.props.backend if hasattr(mon.props, "backend") else None),
+            "available": mon.get_network_available(),
+            "connectivity": CONN[mon.get_connectivity()],
+            "metered": mon.get_network_metered()}
+    line.update(extra)
+    print(json.dumps(line), flush=True)
+
+
+def main():
+    loop = GLib.MainLoop()
+    mon = Gio.NetworkMonitor.get_default()
+    say(mon, "start")
+    mon.connect("network-changed", lambda m, available: say(m, "changed", arg=available))
+    if hasattr(mon.props, "backend"):  # roam's: who answers (roamd, or GLib's own meanwhile)
+        mon.connect("notify::backend", lambda m, _: say(m, "backend"))
+    pending = []
+    for target in sys.argv[1:]:
+        host, port = target.rsplit(":", 1)
+        addr = Gio.NetworkAddress.new(host, int(port))
+        try:
+            sync = mon.can_reach(addr, None)
+        except GLib.Error as e:
+            sync = e.message
+        result = {"event": "reach", "target": target, "sync": sync}
+        pending.append(result)
+
+        def done(m, res, result=result):
+            try:
+                result["async"] = m.can_reach_finish(res)
+            except GLib.Error as e:
+                result["async"] = e.message
+            print(json.dumps(result), flush=True)
+        mon.can_reach_async(addr, None, done)
+    GLib.io_add_watch(GLib.IOChannel.unix_new(0), GLib.PRIORITY_DEFAULT,
+                      GLib.IOCondition.IN | GLib.IOCondition.HUP,
+                      lambda *a: (loop.quit(), False)[1])
+    loop.run()
+
+
+main()
