@@ -229,3 +229,56 @@ def test_subscribe_is_answered_per_caller_and_bounded(w):
     with pytest.raises(Exception) as e:
         w.call(MONITOR_PATH, MONITOR_IFACE, "Listeners", "s", ["../x"])
     assert "InvalidArguments" in str(e.value), e.value
+
+
+@pytest.fixture
+def listed(w):
+    """Wake-listed apps from apps.d (removed after the test), roamd restarted by the test."""
+    made = []
+
+    def setup(apps):
+        w.roamd_stop()
+        d = w.path("etc-roam", "apps.d")
+        d.mkdir(exist_ok=True)
+        (d / "50-gio-wake.conf").write_text("".join(
+            "[App]\nID=%s\nWake=%d\nWakeSlice=%s\n" % a for a in apps))
+        w.write_config(w.default_config + "\n[Wake]\nSettleSec=0.2\nQuietSec=0\n")
+        for a in apps:
+            (w.cgroup / rel(a[0])).mkdir(parents=True, exist_ok=True)
+            made.append(a[0])
+    yield setup
+    w.roamd_stop()
+    f = w.path("etc-roam", "apps.d", "50-gio-wake.conf")
+    if f.exists():
+        f.unlink()
+    w.restore()
+
+
+def test_network_changed_in_wake_order(w, clients, listed):
+    """Five wake-listed GLib apps hear the link come online in their turns' order (priority),
+    one slice apart; an app that is not listed hears it after them."""
+    prios = (10, 90, 30, 70, 50)
+    apps = [("org.test.G%d" % p, p, "1s") for p in prios]
+    listed(apps)
+    w.carrier("wifi0", False)
+    w.carrier("cell0", False)
+    w.roamd_start()
+    cls = {p: clients(rel("org.test.G%d" % p)) for p in prios}
+    cls[0] = clients(rel("org.test.Unlisted"))
+    for p, cl in cls.items():
+        e = answer(cl)
+        assert e["type"] == "RoamNetworkMonitor" and e["connectivity"] != "full", (p, e)
+    t0 = time.monotonic()
+    w.carrier("wifi0", True)
+    heard = {}
+    for p, cl in cls.items():
+        e = cl.next(lambda e: e["event"] == "changed" and e["connectivity"] == "full", 30,
+                    what="G%d online" % p)
+        assert e["available"] is True, e
+        heard[p] = e["t"]
+    order = sorted(heard, key=heard.get)
+    assert order == [90, 70, 50, 30, 10, 0], heard
+    # one turn (a 1 s slice) apart: each heard it at its own turn, not all at once
+    gaps = [heard[b] - heard[a] for a, b in zip(order, order[1:])]
+    assert all(g > 0.5 for g in gaps), gaps
+    assert heard[90] - t0 < 20, heard
