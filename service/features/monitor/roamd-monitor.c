@@ -262,9 +262,14 @@ int monitor_subscribe(Monitor *m, sd_bus_message *msg, App *app, uid_t uid, Moni
         }
         m->subs = l;
         m->subs[m->n_subs++] = s;
-        /* what it is told first is what holds now: it asked, so nothing is held from it (its
-         * own connections were never gated by being told) */
+        /* what holds now; but an app that waits for its turn (or for the listed apps' turns)
+         * hears the internet only then: limited until its turn, as its connections are */
         monitor_answer_for(m, app, uid, &s->told);
+        if (s->told.connectivity == ROAM_CONNECTIVITY_FULL && wake_holds(m, s->app_id)) {
+                s->held = s->told;
+                s->holding = true;
+                s->told.connectivity = ROAM_CONNECTIVITY_LIMITED;
+        }
         *ret = s->told;
         return 0;
 }
