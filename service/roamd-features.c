@@ -376,12 +376,13 @@ static int monitor_start(Manager *m)
 {
         if (!m->apps) /* no cgroup v2: nothing to answer per app; GLib keeps its own monitor */
                 return 0;
-        return monitor_new(&m->core, m->apps, m->wake, &m->monitor);
+        return monitor_new(&m->core, m->apps, m->wake, m->stats, &m->monitor);
 }
 
 static void monitor_stop(Manager *m)
 {
-        m->monitor = monitor_free(m->monitor); /* before the wake-up and the apps it reads */
+        /* before the wake-up, the usage and the apps it reads */
+        m->monitor = monitor_free(m->monitor);
 }
 
 /* ---- bt: BlueZ's objects and the pairing agent follow BlueZ on the bus ---- */

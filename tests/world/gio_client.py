@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """An unmodified GLib app, as far as its network monitor goes: Gio.NetworkMonitor.get_default()
 and nothing else. Prints one JSON line at start and one per network-changed:
-{"t": CLOCK_MONOTONIC s, "event": "start"|"changed"|"backend", "type": the monitor's GType,
+{"t": CLOCK_MONOTONIC s, "event": "start"|"changed"|"metered"|"backend", "type": the monitor's GType,
  "backend": roam's monitor's backend (null for others), "available", "connectivity", "metered"}.
 Arguments: HOST:PORT ... are asked with can_reach (sync) and can_reach_async at start:
 {"event": "reach", "target", "sync": true|error text, "async": true|error text}.
@@ -59,6 +59,7 @@ def main():
     if args[:1] == ["--fetch"]:
         fetch_when_online(mon, args[1])
         args = args[2:]
+    mon.connect("notify::network-metered", lambda m, _: say(m, "metered"))
     if hasattr(mon.props, "backend"):  # roam's: who answers (roamd, or GLib's own meanwhile)
         mon.connect("notify::backend", lambda m, _: say(m, "backend"))
     pending = []

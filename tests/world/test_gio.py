@@ -197,6 +197,17 @@ def test_portal_and_cellular_metered(w, clients):
     assert e["available"] is True and e["metered"] is False, e
 
 
+def test_roaming_link_is_metered(w, clients):
+    cl = clients(rel("org.test.Full"))
+    e = answer(cl)
+    assert (e["connectivity"], e["metered"]) == ("full", False), e
+    # wifi0 counts as roaming ([Roaming], as a modem's registration would say): metered
+    w.write_config(w.default_config + "\n[Roaming]\nwifi0=yes\n")
+    w.roamd_signal("HUP")
+    e = cl.next(lambda e: e["event"] == "metered", 20, what="metered")
+    assert (e["metered"], e["connectivity"]) == (True, "full"), e
+
+
 def test_falls_back_to_netlink_while_roamd_is_away(w, clients):
     set_policy(w, "org.test.Denied", access="deny")
     cl = clients(rel("org.test.Denied"))

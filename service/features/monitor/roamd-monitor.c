@@ -10,6 +10,7 @@
 #include "roamd-link.h"
 #include "roamd-links.h"
 #include "roamd-monitor.h"
+#include "roamd-stats.h"
 #include "roamd-wake-run.h"
 
 /* One connection that listens: the app it speaks for is fixed when it subscribes (from its
@@ -30,6 +31,7 @@ struct Monitor {
         Core *core;
         Apps *apps;
         WakeRun *wake; /* NULL: no ordered wake-up, nothing is held */
+        Stats *stats;  /* roaming and budgets; NULL without usage counting */
         MonitorSub **subs;
         size_t n_subs;
         unsigned apps_watch, wake_watch;
@@ -51,21 +53,17 @@ static Link *view_link(Monitor *m, const AppView *v)
         return ifindex > 0 ? links_get(m->core->links, ifindex) : NULL;
 }
 
-/* Cellular or a Bluetooth tether: paid by the byte, or someone else's plan. */
-static bool link_metered(const Link *l)
-{
-        return l && (l->bearer == BEARER_CELLULAR || l->bearer == BEARER_BLUETOOTH);
-}
-
 void monitor_answer_for(Monitor *m, App *app, uid_t uid, MonitorAnswer *ret)
 {
         AppView v;
+        Link *l;
 
         if (!app || app_view(app, uid, &v) < 0) {
                 monitor_answer(NULL, false, ret);
                 return;
         }
-        monitor_answer(&v, link_metered(view_link(m, &v)), ret);
+        l = view_link(m, &v);
+        monitor_answer(&v, l && stats_link_metered_for(m->stats, l, app->id), ret);
 }
 
 /* Whether an answer that brings app online waits: a wake-listed app hears it at its turn (its
@@ -379,7 +377,7 @@ bool monitor_can_reach(Monitor *m, App *app, uid_t uid, int family, const uint8_
         return false;
 }
 
-int monitor_new(Core *core, Apps *apps, WakeRun *wake, Monitor **ret)
+int monitor_new(Core *core, Apps *apps, WakeRun *wake, Stats *stats, Monitor **ret)
 {
         Monitor *m;
         int r;
@@ -390,6 +388,7 @@ int monitor_new(Core *core, Apps *apps, WakeRun *wake, Monitor **ret)
         m->core = core;
         m->apps = apps;
         m->wake = wake;
+        m->stats = stats;
         m->apps_watch = apps_state_watch_add(apps, on_app_state, m);
         if (m->apps_watch == 0 ||
             (wake && (m->wake_watch = wake_run_watch_add(wake, on_wake, m)) == 0)) {

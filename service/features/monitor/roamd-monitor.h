@@ -17,6 +17,7 @@
 #include "roamd-apps.h"
 
 typedef struct Core Core;
+typedef struct Stats Stats;
 typedef struct WakeRun WakeRun;
 typedef struct Monitor Monitor;
 typedef struct MonitorSub MonitorSub;
@@ -36,11 +37,12 @@ typedef struct MonitorAnswer {
 } MonitorAnswer;
 
 /* The answer for one instance of an app (pure: table-tested). view NULL: its class is not
- * made yet (nothing routes). metered: the link its traffic takes is metered. */
+ * made yet (nothing routes). metered: the app's traffic on the link it takes is metered
+ * (stats_link_metered_for()). */
 void monitor_answer(const AppView *view, bool metered, MonitorAnswer *ret);
 
-/* After the apps (and the wake-up, NULL without one) started. */
-int monitor_new(Core *core, Apps *apps, WakeRun *wake, Monitor **ret);
+/* After the apps (and the wake-up, the usage: NULL without them) started. */
+int monitor_new(Core *core, Apps *apps, WakeRun *wake, Stats *stats, Monitor **ret);
 Monitor *monitor_free(Monitor *m);
 
 /* For the bus (roamd-monitor-bus.c): */
