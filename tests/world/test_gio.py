@@ -282,6 +282,14 @@ def test_network_changed_in_wake_order(w, clients, listed):
         assert e["type"] == "RoamNetworkMonitor" and e["connectivity"] != "full", (p, e)
     t0 = time.monotonic()
     w.carrier("wifi0", True)
+    # once the first turn began, a new process of the last app (still waiting) is answered
+    # limited, and hears full at its app's turn like the others
+    cls[90].next(lambda e: e["event"] == "changed" and e["connectivity"] == "full", 30,
+                 what="G90 online")
+    cls[90].lines.put(cls[90].seen.pop())  # read again below
+    late = clients(rel("org.test.G10"))
+    e = answer(late)
+    assert (e["available"], e["connectivity"]) == (True, "limited"), e
     heard = {}
     for p, cl in cls.items():
         e = cl.next(lambda e: e["event"] == "changed" and e["connectivity"] == "full", 30,
@@ -296,4 +304,7 @@ def test_network_changed_in_wake_order(w, clients, listed):
     # the unlisted app: after the other listed apps' turns, with the last one's beginning
     # (sent right after it; the two processes are scheduled as they are), not its end
     assert heard[0] - heard[30] > 0.5 and abs(heard[0] - heard[10]) < 0.5, heard
+    e = late.next(lambda e: e["event"] == "changed" and e["connectivity"] == "full", 10,
+                  what="the late G10 process online")
+    assert abs(e["t"] - heard[10]) < 0.5, (e, heard)
     assert heard[90] - t0 < 20, heard
