@@ -9,6 +9,7 @@
 #include "roamd-firewall.h"
 #include "roamd-link-bus.h"
 #include "roamd-manager.h"
+#include "roamd-monitor.h"
 #include "roamd-ntp-dhcp.h"
 #include "roamd-p2p.h"
 #include "roamd-portal.h"
@@ -395,6 +396,21 @@ static int apps_table_start(Manager *m)
         return m->apps ? manager_status_follow_apps(m) : 0;
 }
 
+/* ---- monitor: the apps' GLib network monitors (gio/), once the apps govern ---- */
+
+static int monitor_start(Manager *m)
+{
+        if (!m->apps) /* no cgroup v2: nothing to answer per app; GLib keeps its own monitor */
+                return 0;
+        return monitor_new(&m->core, m->apps, m->wake, m->stats, &m->monitor);
+}
+
+static void monitor_stop(Manager *m)
+{
+        /* before the wake-up, the usage and the apps it reads */
+        m->monitor = monitor_free(m->monitor);
+}
+
 /* ---- bt: BlueZ's objects and the pairing agent follow BlueZ on the bus ---- */
 
 static bool bt_enabled(const Config *c)
@@ -483,6 +499,14 @@ static const Feature features[] = {
      .reload = wake_reload,
      .stop = wake_stop},
     {.name = "apps-table", .start = apps_table_start},
+    {.name = "monitor",
+     .enabled = apps_enabled,
+     .start = monitor_start,
+     .stop = monitor_stop,
+     .failure = FEATURE_OPTIONAL,
+     .off_level = LOG_WARNING,
+     .off_message = "Apps' network monitors are not answered (GLib uses its own)",
+     .off_errno = true},
     {.name = "bt", .enabled = bt_enabled, .start = bt_start_feature, .stop = bt_stop},
     {.name = "timezone",
      .start = zone_start,

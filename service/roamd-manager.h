@@ -30,6 +30,7 @@ typedef struct TimeFeed TimeFeed;
 typedef struct ZoneService ZoneService;
 typedef struct NtpDhcp NtpDhcp;
 typedef struct WakeRun WakeRun;
+typedef struct Monitor Monitor;
 
 struct Manager {
         Core core; /* what the features get */
@@ -50,6 +51,7 @@ struct Manager {
         Firewall *firewall;
         ZoneService *zone; /* the time zone from the modems; NULL when it could not start */
         WakeRun *wake;     /* the ordered wake-up; NULL without apps */
+        Monitor *monitor;  /* what apps' network monitors hear; NULL without apps */
         StallWatch *stall; /* apps' stalled connections start probe rounds */
 
         TimeFeed *time;    /* the time consensus and the online gate (docs/time.md) */

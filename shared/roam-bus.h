@@ -16,6 +16,8 @@
 #define ROAM_TIME_INTERFACE    "org.roam1.Time"
 #define ROAM_PEER_PATH_PREFIX  "/org/roam1/peer"
 #define ROAM_PEER_INTERFACE    "org.roam1.Peer"
+#define ROAM_MONITOR_PATH      "/org/roam1/monitor"
+#define ROAM_MONITOR_INTERFACE "org.roam1.AppMonitor"
 
 #define ROAM_BLUETOOTH_PATH       "/org/roam1/bluetooth"
 #define ROAM_BLUETOOTH_INTERFACE  "org.roam1.Bluetooth"

@@ -20,6 +20,8 @@ packages=(
         hostapd
         # world.sh's waits for a bus name (gdbus wait)
         libglib2.0-bin
+        # the GIO network monitor module (gio/: libgioroam.so)
+        libglib2.0-dev
         # screenshot tests of the TUI (a virtual terminal)
         python3-pyte
         # the libraries of Debian's chronyd and chronyc, which tools/fetch-chronyd.sh unpacks

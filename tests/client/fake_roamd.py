@@ -59,7 +59,9 @@ the state while it runs through stdin, one JSON command a line, each answered by
 The scenario's "portal_sessions" (a list of session dictionaries, keys as on the bus) makes
 /org/roam1/portal (org.roam1.Portal) exist. Its "time" ({"State", "Gate", "Bound": [t, e],
 "Sources": [[kind, witness, origin, t, e, verdict, reason]], "Reasons": [...], and, when given,
-"ClockState", "ClockReason"}) makes /org/roam1/time (org.roam1.Time) exist.
+"ClockState", "ClockReason"}) makes /org/roam1/time (org.roam1.Time) exist. Its
+"monitor_listeners" ({app ID: connections}) makes /org/roam1/monitor (org.roam1.AppMonitor's
+Listeners) exist.
 The firewall (FIREWALL-API.md, docs/firewall.md): links carry NetworkId, NetworkIdentity,
 Location, LocationSource, LocationReason and LocationWanted ("" unless given: as from a roamd
 without it); the manager FirewallError and Locations. The
@@ -1088,6 +1090,23 @@ class Manager(PropertiesObject):
 
 TIME_PATH = "/org/roam1/time"
 TIME_IFACE = "org.roam1.Time"
+MONITOR_PATH = "/org/roam1/monitor"
+MONITOR_IFACE = "org.roam1.AppMonitor"
+
+
+class AppMonitor(dbus.service.Object):
+    """org.roam1.AppMonitor's Listeners: the scenario's "monitor_listeners" {app ID: count};
+    an invalid ID is refused as roamd refuses it."""
+
+    def __init__(self, conn, listeners):
+        super().__init__(conn, MONITOR_PATH)
+        self.listeners = listeners
+
+    @dbus.service.method(MONITOR_IFACE, in_signature="s", out_signature="u")
+    def Listeners(self, app_id):
+        if not app_id_valid(app_id) and app_id not in ("default", "system"):
+            raise fake_error("org.roam1.Error.InvalidArguments", "Invalid app ID.")
+        return dbus.UInt32(self.listeners.get(str(app_id), 0))
 
 
 def time_properties(v):
@@ -1229,6 +1248,8 @@ def main():
                         scenario["time"].get("_zones", ["Europe/Berlin", "America/New_York",
                                                         "America/Detroit"])) \
         if "time" in scenario else None
+    manager.monitor = AppMonitor(conn, scenario["monitor_listeners"]) \
+        if "monitor_listeners" in scenario else None
     if "peers" in scenario:
         manager.props.update(build_properties(MANAGER_P2P_PROPERTIES, scenario.get("p2p", {})))
         manager.peers = [PropertiesObject(conn, PEER_PATH_PREFIX + "/" +
