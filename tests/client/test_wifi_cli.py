@@ -416,3 +416,24 @@ def test_several_links_need_a_name(bus, roamd):
 def test_usage_errors(bus, roamd, args, message):
     p = run(bus.env, "wifi", *args)
     assert p.returncode == 2 and message in p.stderr, p.stderr
+
+
+def test_completions(bus, roamd, tmp_path):
+    """bash offers the actions, the Wi-Fi links (not eth0), on|off and the EAP methods; fish
+    the actions too."""
+    from test_completion import FISH, bash_complete, shell_env
+    roamd(scenario())
+    assert bash_complete(bus.env, "roam wi")[0] == ["wifi"]
+    assert bash_complete(bus.env, "roam wifi ")[0] == [
+        "autoconnect", "forget", "join", "join-uri", "list", "scan", "share", "wlan0"]
+    assert bash_complete(bus.env, "roam wifi scan ")[0] == ["wlan0"]
+    assert bash_complete(bus.env, "roam wifi autoconnect Home ")[0] == ["off", "on"]
+    assert bash_complete(bus.env, "roam wifi join X --eap ")[0] == ["peap", "ttls"]
+    assert "--passphrase-file" in bash_complete(bus.env, "roam wifi join X --pa")[0]
+    env = dict(shell_env(bus.env), HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path))
+    p = subprocess.run(["fish", "--no-config", "-c", f"source {FISH}; "
+                        "complete -C 'roam wifi '"], env=env, capture_output=True, text=True,
+                       timeout=30)
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    offered = {line.split("\t")[0] for line in p.stdout.split("\n") if line}
+    assert {"join", "share", "join-uri", "forget", "autoconnect", "scan"} <= offered
