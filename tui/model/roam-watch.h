@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+
+#include <systemd/sd-bus.h>
+
+#include "roam-macro.h"
+
+/* The base of the client's models of roamd's objects beyond the manager, links and apps
+ * (roam-live.c): one interface of one object, read with one Properties.GetAll and again after
+ * each PropertiesChanged of that interface (a few values, and never a stale mix of two
+ * states), all asynchronous on the bus's sd-event loop. What the answer holds, a model file of
+ * the interface reads (roam-bluetooth.c, roam-time.c, ...): the watch only carries it there and
+ * then tells its owner. The CLI, which has no loop, reads the same model with one GetAll
+ * (roam_watch_get_all()). Front ends never decode an interface themselves. */
+
+typedef struct RoamWatch RoamWatch;
+
+/* Reads a GetAll answer (a{sv}, the message at it) into the model. */
+typedef int (*RoamWatchReadFn)(sd_bus_message *props, void *userdata);
+/* A GetAll was answered: error is roamd's refusal (NULL: read, r is read's result). */
+typedef void (*RoamWatchDoneFn)(RoamWatch *w, const sd_bus_error *error, int r, void *userdata);
+
+/* Follows interface at path on bus (attached to an event loop by its owner): matches
+ * PropertiesChanged and starts the first GetAll. */
+int roam_watch_new(sd_bus *bus, const char *path, const char *interface, RoamWatchReadFn read,
+                   RoamWatchDoneFn done, void *userdata, RoamWatch **ret);
+/* Cancels what is in flight; NULL-safe. */
+RoamWatch *roam_watch_free(RoamWatch *w);
+DEFINE_TRIVIAL_CLEANUP_FUNC(RoamWatch *, roam_watch_free);
+
+/* Reads the whole state again (a GetAll in flight is replaced): after a call that changed
+ * something, so an owner never waits on a PropertiesChanged a reload in flight raced. */
+int roam_watch_reload(RoamWatch *w);
+sd_bus *roam_watch_get_bus(const RoamWatch *w);
+/* A first answer came (read or refused). */
+bool roam_watch_loaded(const RoamWatch *w);
+
+/* One GetAll, blocking, read by read: for the CLI's one-shot commands. roamd's refusal is in
+ * *error (the return its errno); a read failure is -EBADMSG or read's errno. */
+int roam_watch_get_all(sd_bus *bus, const char *path, const char *interface, RoamWatchReadFn read,
+                       void *userdata, sd_bus_error *error);
