@@ -129,11 +129,13 @@ static int load_properties(sd_bus *bus, WifiLink *l)
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
 
+        /* (tui/model/roam-watch.h's roam_watch_get_all() once its name no longer clashes
+         * with shared/roam-watch.h for files outside tui/model) */
         r = sd_bus_call_method(bus, ROAM_BUS_NAME, l->path, "org.freedesktop.DBus.Properties",
                                "GetAll", &error, &reply, "s", ROAM_WIFI_INTERFACE);
         if (r < 0)
                 return log_call_error(&error, r, "ask roamd");
-        r = wifi_link_read_properties(reply, l);
+        r = wifi_link_read(reply, l);
         if (r < 0)
                 return log_error_errno(r, "Failed to read roamd's answer: %m");
         return 0;
@@ -477,23 +479,6 @@ static int prompt_secret(const char *prompt, char **ret)
         return 0;
 }
 
-static int append_bytes(sd_bus_message *m, const char *key, const void *p, size_t n)
-{
-        int r = sd_bus_message_open_container(m, 'e', "sv");
-
-        if (r >= 0)
-                r = sd_bus_message_append(m, "s", key);
-        if (r >= 0)
-                r = sd_bus_message_open_container(m, 'v', "ay");
-        if (r >= 0)
-                r = sd_bus_message_append_array(m, 'y', p, n);
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        return r;
-}
-
 static int send_secret(sd_bus *bus, const WifiLink *l, uint32_t id, const char *identity,
                        const char *secret)
 {
@@ -508,7 +493,7 @@ static int send_secret(sd_bus *bus, const WifiLink *l, uint32_t id, const char *
         if (r >= 0)
                 r = sd_bus_message_open_container(m, 'a', "{sv}");
         if (r >= 0)
-                r = append_bytes(m, "passphrase", secret, strlen(secret));
+                r = wifi_append_bytes(m, "passphrase", secret, strlen(secret));
         if (r >= 0 && identity)
                 r = sd_bus_message_append(m, "{sv}", "identity", "s", identity);
         if (r >= 0)
@@ -674,13 +659,13 @@ static int wifi_join(sd_bus *bus, WifiLink *l, const char *ssid_arg, const WifiA
         if (r >= 0)
                 r = sd_bus_message_open_container(m, 'a', "{sv}");
         if (r >= 0)
-                r = append_bytes(m, "ssid", ssid, len);
+                r = wifi_append_bytes(m, "ssid", ssid, len);
         if (r >= 0 && a->hidden)
                 r = sd_bus_message_append(m, "{sv}", "hidden", "b", 1);
         if (r >= 0)
                 r = add_string(m, "security", a->security);
         if (r >= 0 && secret)
-                r = append_bytes(m, "passphrase", secret, strlen(secret));
+                r = wifi_append_bytes(m, "passphrase", secret, strlen(secret));
         if (r >= 0)
                 r = add_string(m, "eap", a->eap);
         if (r >= 0)

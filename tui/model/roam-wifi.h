@@ -2,9 +2,12 @@
 #pragma once
 
 #include <stdbool.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <systemd/sd-bus.h>
+
+#include "roam-macro.h"
 
 /* The client's model of a Wi-Fi link (org.roam1.WiFi, docs/dbus-api.md): its owner, its
  * networks and the join under way, read from roamd, and the words and bars every front end
@@ -96,3 +99,57 @@ void wifi_links_free(WifiLink *l, size_t n);
 
 /* The network whose SSID is ssid (len bytes), or NULL. */
 WifiNetwork *wifi_link_find(const WifiLink *l, const uint8_t *ssid, size_t len);
+
+/* RoamWatchReadFn of the WiFi interface (roam-watch.h): userdata is the WifiLink. */
+int wifi_link_read(sd_bus_message *props, void *userdata);
+
+/* The TUI's and plain mode's: org.roam1.WiFi of one link followed on bus (its event loop):
+ * the properties (GetAll after each PropertiesChanged, roam-watch.h), the networks
+ * (GetNetworks after each of those reads, asynchronously), and the join signals, handed to
+ * the owner as they come. Actions are asynchronous calls whose answer comes to replied. */
+typedef struct RoamWifiWatch RoamWifiWatch;
+
+typedef enum WifiEventType {
+        WIFI_EVENT_CHANGED,      /* the properties or the networks were read again */
+        WIFI_EVENT_JOIN_STEP,    /* a = step, b = words */
+        WIFI_EVENT_NEEDS_SECRET, /* a = kind, b = why */
+        WIFI_EVENT_JOIN_DONE,    /* a = result, b = words */
+        WIFI_EVENT_REPLIED,      /* a = the method; error set when roamd refused; id: Join's */
+        _WIFI_EVENT_MAX,
+        _WIFI_EVENT_INVALID = -EINVAL,
+} WifiEventType;
+
+typedef struct WifiEvent {
+        WifiEventType type;
+        uint32_t id;
+        const char *a, *b;
+        const sd_bus_error *error;
+} WifiEvent;
+
+typedef void (*RoamWifiEventFn)(RoamWifiWatch *w, const WifiEvent *ev, void *userdata);
+
+int roam_wifi_watch_new(sd_bus *bus, const char *path, RoamWifiEventFn fn, void *userdata,
+                        RoamWifiWatch **ret);
+RoamWifiWatch *roam_wifi_watch_free(RoamWifiWatch *w);
+DEFINE_TRIVIAL_CLEANUP_FUNC(RoamWifiWatch *, roam_wifi_watch_free);
+const WifiLink *roam_wifi_watch_get(const RoamWifiWatch *w);
+const char *roam_wifi_watch_path(const RoamWifiWatch *w);
+/* The properties and the networks were read at least once. */
+bool roam_wifi_watch_loaded(const RoamWifiWatch *w);
+/* roamd's refusal of the last read (NULL: none). */
+const char *roam_wifi_watch_error(const RoamWifiWatch *w);
+
+/* Asynchronous actions (one of each in flight; a second replaces the first's answer). */
+int roam_wifi_watch_scan(RoamWifiWatch *w);
+/* secret (may be NULL) and identity go into the request; the secret's copy in the message is
+ * the bus's to send, ours is the caller's to wipe. */
+int roam_wifi_watch_join(RoamWifiWatch *w, const uint8_t *ssid, size_t len, bool hidden,
+                         const char *security, const char *secret, const char *identity,
+                         const char *domain);
+int roam_wifi_watch_secret(RoamWifiWatch *w, uint32_t id, const char *secret, const char *identity);
+int roam_wifi_watch_cancel(RoamWifiWatch *w, uint32_t id);
+int roam_wifi_watch_forget(RoamWifiWatch *w, const uint8_t *ssid, size_t len);
+int roam_wifi_watch_autoconnect(RoamWifiWatch *w, const uint8_t *ssid, size_t len, bool on);
+
+/* Appends {key: ay} to an a{sv} being built. */
+int wifi_append_bytes(sd_bus_message *m, const char *key, const void *p, size_t n);
