@@ -390,7 +390,7 @@ class WiFiObject(dbus.service.Object):
         if j["req"].get("hidden"):
             n["hidden"] = True
         raw = ssid_bytes(n)
-        changes = {"WiFiState": "completed", "WiFiSSID": display_name(raw),
+        changes = {"WiFiState": "COMPLETED", "WiFiSSID": display_name(raw),
                    "WiFiSignal": int(n.get("signal", 0)), "Carrier": True, "State": "routable"}
         if n.get("portal"):
             changes.update({"Connectivity": "portal", "CaptivePortalURL": n["portal"],
