@@ -1,5 +1,7 @@
-"""org.roam1.WiFi of fake_roamd.py: Wi-Fi links joined through their owner (research
-wifi-join.md §4.3, docs/dbus-api.md), strict as roamd is.
+"""org.roam1.WiFi of fake_roamd.py: Wi-Fi links joined through their owner (docs/dbus-api.md:
+the research notes' §4.3 with roamd's deviations: no WiFiRadio unless a scenario gives one,
+no Enroll, the EAP password as its own key `password`, JoinSecret and JoinCancel for the
+caller of Join only, no `portal` result: the verdict comes on the link), strict as roamd is.
 
 A link of the scenario with "_wifi" is a Wi-Fi link: its object has org.roam1.WiFi too.
   "_wifi": {"backend": "networkmanager", "why": "NetworkManager manages wifi0",
@@ -11,8 +13,7 @@ A link of the scenario with "_wifi" is a Wi-Fi link: its object has org.roam1.Wi
                           "passphrase": "the right one", "identity": "alice",
                           "password": "its EAP password", "portal": "http://...",
                           "shareable": true, "name": "a display name roamd would send"}],
-            "scan": [networks a Scan() adds or replaces, by SSID],
-            "dpp": "DPP:..." (Enroll's answer; the owner does DPP)}
+            "scan": [networks a Scan() adds or replaces, by SSID]}
 What roamd refuses, this refuses, in its order (arguments, then authorization, then state):
 unknown or mistyped Join keys, an SSID that is empty or longer than 32 bytes, a hidden join
 without security, an unknown security or EAP method, a passphrase shorter than 8 or longer
@@ -28,8 +29,9 @@ A join goes: JoinStep scanning; not in range (and not hidden) -> JoinDone not-fo
 network without a passphrase -> JoinNeedsSecret first; a wrong one -> JoinNeedsSecret
 wrong-key (WPA2: asked again, in place), JoinDone wrong-key-or-out-of-range (WPA3 only: the
 owner cannot tell) or auth-failed (enterprise); the right one -> JoinStep associating,
-authenticating, configuring, checking, the link's WiFi* properties, JoinDone connected (or
-portal, with the link behind the network's "portal"). The Join property follows.
+authenticating, configuring, checking, JoinDone connected, then the link's verdict (WiFi*
+properties, LastProbe, Connectivity online, or portal with the network's "portal" URL). The
+Join property follows.
 Commands (stdin of fake_roamd.py):
   {"op": "wifi_calls"}                        the calls: [method, link, ssid, {arguments}]
                                               (secrets are recorded as their length only)
@@ -43,9 +45,11 @@ from gi.repository import GLib
 WIFI_IFACE = "org.roam1.WiFi"
 SECURITIES = ("open", "owe", "wpa", "wpa2", "wpa3", "wpa2/wpa3", "enterprise", "wep", "psk")
 JOIN_KEYS = {"ssid": "ay", "hidden": "b", "security": "s", "passphrase": "ay", "identity": "s",
+             "password": "ay",
              "anonymous-identity": "s", "eap": "s", "phase2": "s", "ca-file": "s",
              "domain": "s", "remember": "b", "autoconnect": "b"}
-SECRET_KEYS = {"passphrase": "ay", "identity": "s"}
+SECRET_KEYS = {"passphrase": "ay", "identity": "s", "password": "ay"}
+HIDDEN_SECURITIES = ("open", "wpa2", "wpa3", "enterprise")
 STEP_WORDS = {"scanning": "looking for the network", "associating": "associating",
               "authenticating": "checking the passphrase", "configuring": "getting an address",
               "checking": "checking the connection"}
@@ -145,14 +149,16 @@ class WiFiObject(dbus.service.Object):
         self.wifi_calls = []
         self.joins = []
         self.join = None  # the running join: {"id", "sender", "net", "waiting", ...}
+        self.scan_waiters = []
         self.wifi_props = dbus.Dictionary({
             "WiFiBackend": dbus.String(wifi.get("backend", "networkmanager")),
             "WiFiBackendWhy": dbus.String(wifi.get("why", "NetworkManager manages it")),
-            "WiFiRadio": dbus.String(wifi.get("radio", "on")),
             "Scanning": dbus.Boolean(False),
             "LastScan": dbus.UInt64(wifi.get("last_scan", 0)),
             "Join": dbus.Struct((dbus.UInt32(0), dbus.String("")), signature="us"),
         }, signature="sv")
+        if "radio" in wifi:  # not offered by roamd yet (docs/dbus-api.md)
+            self.wifi_props["WiFiRadio"] = dbus.String(wifi["radio"])
 
     def wifi_update(self, changes):
         changed = dbus.Dictionary({}, signature="sv")
@@ -208,10 +214,18 @@ class WiFiObject(dbus.service.Object):
 
     # Methods
 
-    @dbus.service.method(WIFI_IFACE, sender_keyword="sender")
-    def Scan(self, sender=None):
+    @dbus.service.method(WIFI_IFACE, sender_keyword="sender", async_callbacks=("ok", "fail"))
+    def Scan(self, sender=None, ok=None, fail=None):
+        try:
+            self.scan_start(sender)
+        except dbus.DBusException as e:
+            fail(e)
+            return
+        self.scan_waiters.append(ok)
+
+    def scan_start(self, sender):
         self.check_auth(sender)
-        if self.wifi_props["WiFiRadio"] != "on":
+        if self.wifi_props.get("WiFiRadio", "on") != "on":
             raise err("Failed", f"Wi-Fi is off (rfkill: {self.wifi_props['WiFiRadio']})")
         if self.wifi_props["Scanning"]:
             raise err("Busy", "a scan is running")
@@ -227,6 +241,10 @@ class WiFiObject(dbus.service.Object):
                     self.networks.append(dict(n))
             self.wifi_update({"Scanning": dbus.Boolean(False),
                               "LastScan": dbus.UInt64(hooks["now"]())})
+            # answered when the scan ended, after its PropertiesChanged
+            waiters, self.scan_waiters = self.scan_waiters, []
+            for ok in waiters:
+                ok()
             return False
         GLib.idle_add(done)
 
@@ -245,10 +263,11 @@ class WiFiObject(dbus.service.Object):
                 "known": dbus.Boolean(n.get("known", False)),
                 "connected": dbus.Boolean(n.get("connected", False)),
                 "autoconnect": dbus.Boolean(n.get("autoconnect", n.get("known", False))),
-                "priority": dbus.Int32(n.get("priority", 0)),
                 "last-connected": dbus.UInt64(n.get("last_connected", 0)),
                 "in-range": dbus.Boolean(n.get("in_range", True)),
             }, signature="sv")
+            if self.wifi_props["WiFiBackend"] != "iwd":  # iwd has no priority: absent
+                props["priority"] = dbus.Int32(n.get("priority", 0))
             out.append(dbus.Struct((dbus.ByteArray(raw), dbus.String(n.get("name",
                                                                              display_name(raw))),
                                     props), signature="aysa{sv}"))
@@ -267,11 +286,14 @@ class WiFiObject(dbus.service.Object):
         sec = str(req.get("security", ""))
         if sec and sec not in SECURITIES:
             raise err("InvalidArguments", f"unknown security '{sec}'")
-        if req.get("hidden") and not sec:
-            raise err("InvalidArguments", "a hidden network needs its 'security'")
+        if req.get("hidden") and sec not in HIDDEN_SECURITIES:
+            raise err("InvalidArguments", "a hidden network needs its 'security': open, wpa2, "
+                      "wpa3 or enterprise")
         eap = str(req.get("eap", ""))
-        if "passphrase" in req and not eap and sec != "enterprise":
+        if "passphrase" in req and sec != "wpa3":
             self.check_passphrase(bytes(req["passphrase"]))
+        if "password" in req and not (eap or sec == "enterprise"):
+            raise err("InvalidArguments", "'password' is the EAP password: give 'eap'")
         if eap and eap not in ("peap", "ttls"):
             raise err("InvalidArguments", f"unknown EAP method '{eap}' (peap, ttls)")
         if (eap or sec == "enterprise") and not str(req.get("identity", "")):
@@ -301,17 +323,18 @@ class WiFiObject(dbus.service.Object):
     def start_join(self, raw, req, sender, method="Join"):
         hooks["join_id"][0] += 1
         jid = hooks["join_id"][0]
-        args = {k: (len(bytes(v)) if k == "passphrase" else
+        args = {k: (len(bytes(v)) if k in ("passphrase", "password") else
                     (bool(v) if signature_of(v) == "b" else str(v)))
                 for k, v in req.items() if k != "ssid"}
         self.record(method, raw, args)
+        n = self.find_net(raw)
         j = {"id": jid, "sender": sender, "ssid": raw, "req": req, "waiting": None,
-             "passphrases": []}
+             "passphrases": [], "net_security": n.get("security") if n else ""}
         self.join = j
         self.joins.append(j)
         self.set_join(jid, STEP_WORDS["scanning"])
-        GLib.idle_add(self.join_run, j, dict((k, req[k]) for k in ("passphrase", "identity")
-                                             if k in req))
+        GLib.idle_add(self.join_run, j, dict((k, req[k]) for k in ("passphrase", "identity",
+                                                                    "password") if k in req))
         return dbus.UInt32(jid)
 
     def step(self, j, name):
@@ -344,14 +367,14 @@ class WiFiObject(dbus.service.Object):
         if sec in ("open", "owe"):
             return self.connect(j, n)
         if sec == "enterprise":
-            if "passphrase" not in secrets:
+            if "password" not in secrets:
                 j["waiting"] = "identity+password"
                 self.JoinNeedsSecret(dbus.UInt32(j["id"]), "identity+password", "first")
                 return False
             self.step(j, "associating")
             self.step(j, "authenticating")
-            j["passphrases"].append(bytes(secrets["passphrase"]).decode("utf-8", "replace"))
-            if (bytes(secrets["passphrase"]) != n.get("password", "").encode() or
+            j["passphrases"].append(bytes(secrets["password"]).decode("utf-8", "replace"))
+            if (bytes(secrets["password"]) != n.get("password", "").encode() or
                     str(secrets.get("identity", j["req"].get("identity", ""))) !=
                     n.get("identity", "")):
                 self.done(j, "auth-failed", f"{name} refused the user name or password "
@@ -391,24 +414,23 @@ class WiFiObject(dbus.service.Object):
             n["hidden"] = True
         raw = ssid_bytes(n)
         changes = {"WiFiState": "COMPLETED", "WiFiSSID": display_name(raw),
-                   "WiFiSignal": int(n.get("signal", 0)), "Carrier": True, "State": "routable"}
+                   "WiFiSignal": int(n.get("signal", 0)), "Carrier": True, "State": "routable",
+                   "LastProbe": hooks["now"]()}
         if n.get("portal"):
-            changes.update({"Connectivity": "portal", "CaptivePortalURL": n["portal"],
-                            "PortalURL": n["portal"]})
+            changes.update({"Connectivity": "portal", "ConnectivityReason": "portal-redirect",
+                            "CaptivePortalURL": n["portal"], "PortalURL": n["portal"]})
         else:
-            changes.update({"Connectivity": "online"})
+            changes.update({"Connectivity": "online", "ConnectivityReason": "ok"})
+        # the join ends, then the link's verdict comes (as roamd probes after a join)
+        self.done(j, "connected", f"Joined {display_name(raw)}.")
         self.update(changes)
-        if n.get("portal"):
-            self.done(j, "portal", f"Joined {display_name(raw)}: behind a captive portal, "
-                      f"log in at {n['portal']}")
-        else:
-            self.done(j, "connected", f"Joined {display_name(raw)}.")
         return False
 
-    def own_join(self, jid, sender):
+    def own_join(self, jid, sender, manage=False):
         if not self.join or self.join["id"] != jid:
             raise err("InvalidArguments", f"no join {jid} on this link")
-        if self.join["sender"] != sender:
+        if self.join["sender"] != sender and not (manage and
+                                                  hooks["authorized"](self.connection, sender)):
             raise err("AccessDenied", f"join {jid} is another client's")
         return self.join
 
@@ -420,12 +442,13 @@ class WiFiObject(dbus.service.Object):
             if signature_of(v) != SECRET_KEYS[k]:
                 raise err("InvalidArguments", f"'{k}' must be of type {SECRET_KEYS[k]}")
         j = self.own_join(int(jid), sender)
-        if "passphrase" in secrets and j["waiting"] == "passphrase":
-            self.check_passphrase(bytes(secrets["passphrase"]))
+        want = "password" if j["waiting"] == "identity+password" else "passphrase"
         if not j["waiting"]:
             raise err("Failed", f"join {jid} asked for no secret")
-        if "passphrase" not in secrets:
-            raise err("InvalidArguments", f"join {jid} needs 'passphrase'")
+        if want not in secrets:
+            raise err("InvalidArguments", f"join {jid} needs '{want}'")
+        if want == "passphrase" and j["net_security"] != "wpa3":
+            self.check_passphrase(bytes(secrets["passphrase"]))
         self.wifi_calls.append(["JoinSecret", self.index,
                                 j["ssid"].decode("utf-8", "backslashreplace"),
                                 {k: len(bytes(v)) if k != "identity" else str(v)
@@ -435,7 +458,7 @@ class WiFiObject(dbus.service.Object):
 
     @dbus.service.method(WIFI_IFACE, in_signature="u", sender_keyword="sender")
     def JoinCancel(self, jid, sender=None):
-        j = self.own_join(int(jid), sender)
+        j = self.own_join(int(jid), sender, manage=True)
         self.record("JoinCancel", j["ssid"])
         GLib.idle_add(lambda: self.done(j, "canceled", "Canceled.") and False)
 
@@ -501,13 +524,6 @@ class WiFiObject(dbus.service.Object):
             uri += "H:true;"
         return uri + ";"
 
-    @dbus.service.method(WIFI_IFACE, out_signature="s", sender_keyword="sender")
-    def Enroll(self, sender=None):
-        self.check_auth(sender)
-        if not self.wifi.get("dpp"):
-            raise err("NotSupported", f"{self.wifi_props['WiFiBackend']} does not do DPP")
-        return self.wifi["dpp"]
-
     @dbus.service.method(WIFI_IFACE, in_signature="sb", out_signature="a{sv}",
                          sender_keyword="sender")
     def JoinUri(self, uri, apply, sender=None):
@@ -516,12 +532,15 @@ class WiFiObject(dbus.service.Object):
         if uri.startswith("DPP:"):
             if not uri.endswith(";;") or ";K:" not in ";" + uri[4:]:
                 raise err("InvalidArguments", "the DPP: URI has no public key (K:) or no ';;'")
-            if not self.wifi.get("dpp"):
-                raise err("NotSupported", f"{self.wifi_props['WiFiBackend']} does not do DPP")
             summary["kind"] = dbus.String("dpp")
+            for tok in uri[4:-2].split(";"):
+                key, _, val = tok.partition(":")
+                if key in ("M", "C", "I"):
+                    summary[{"M": "mac", "C": "channels", "I": "info"}[key]] = dbus.String(val)
+                elif key == "V":
+                    summary["version"] = dbus.UInt32(int(val))
             if apply:
-                self.check_auth(sender)
-                self.wifi_calls.append(["JoinUri", self.index, "", {"kind": "dpp"}])
+                raise err("NotSupported", "roamd does not act as a DPP configurator yet")
             return summary
         if not uri.startswith("WIFI:"):
             raise err("InvalidArguments", "not a WIFI: or DPP: URI")
@@ -537,6 +556,7 @@ class WiFiObject(dbus.service.Object):
         hidden = fields.get("H", "") == "true"
         summary["kind"] = dbus.String("wifi")
         summary["ssid"] = dbus.ByteArray(raw)
+        summary["name"] = dbus.String(display_name(raw))
         summary["security"] = dbus.String(sec or "wpa2")
         summary["hidden"] = dbus.Boolean(hidden)
         summary["has-passphrase"] = dbus.Boolean(bool(password))

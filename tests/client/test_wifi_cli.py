@@ -123,9 +123,11 @@ def test_join_open_network_goes_to_the_portal(bus, roamd):
     fake = roamd(scenario())
     p = run(bus.env, "wifi", "join", "Cafe Guest")
     assert p.returncode == 0, p.stderr
-    assert "Joined Cafe Guest: behind a captive portal, log in at " \
-           "http://portal.example/login" in p.stdout
-    assert "roam portal wlan0" in p.stdout
+    # the join ends, then the link's verdict after it: the portal
+    assert p.stdout.splitlines()[1:] == [
+        "Joined Cafe Guest.",
+        "Behind a captive portal: log in at http://portal.example/login (roam portal wlan0, "
+        "or roam portal browse wlan0)."]
     assert calls(fake) == [["Join", 3, "Cafe Guest", {}]]
 
 
@@ -135,7 +137,9 @@ def test_join_wpa2_from_passphrase_file(bus, roamd, tmp_path):
     f.write_text("correct horse\n")
     p = run(bus.env, "wifi", "join", "Home", "--passphrase-file", str(f))
     assert p.returncode == 0, p.stderr
-    assert p.stdout.splitlines() == ["Joining Home on wlan0...", "Joined Home."]
+    lines = p.stdout.splitlines()
+    assert lines[:2] == ["Joining Home on wlan0...", "Joined Home."]
+    assert lines[2].startswith("wlan0: online (") and len(lines) == 3
     assert calls(fake) == [["Join", 3, "Home", {"passphrase": 13}]]
     assert fake.send(op="wifi_joins")[0]["passphrases"] == ["correct horse"]
     # the passphrase never reaches the output
@@ -148,7 +152,8 @@ def test_join_json(bus, roamd):
             stdin="correct horse\n")
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout) == {"link": "wlan0", "ssid": "Home", "join": 1,
-                                    "result": "connected", "words": "Joined Home."}
+                                    "result": "connected", "words": "Joined Home.",
+                                    "verdict": "online", "reason": "ok", "portal_url": ""}
 
 
 def test_wrong_passphrase_without_terminal_exits_4(bus, roamd):
@@ -208,7 +213,7 @@ def test_join_peap(bus, roamd, tmp_path):
             "--passphrase-file", "-", stdin="eap secret\n")
     assert p.returncode == 0, p.stderr
     assert calls(fake)[-1] == ["Join", 3, "eduroam", {
-        "security": "enterprise", "passphrase": 10, "eap": "peap",
+        "security": "enterprise", "password": 10, "eap": "peap",
         "identity": "alice@example.org", "ca-file": str(ca), "domain": "radius.example.org"}]
 
 
@@ -344,7 +349,9 @@ def test_join_uri(bus, roamd):
     p = run(bus.env, "wifi", "join-uri", "WIFI:T:WPA;S:Home")
     assert p.returncode == 1 and "does not end with ';;'" in p.stderr
     p = run(bus.env, "wifi", "join-uri", "DPP:K:MDkw;;")
-    assert p.returncode == 1 and "networkmanager does not do DPP" in p.stderr
+    assert p.returncode == 0 and "Nothing done" in p.stdout
+    p = run(bus.env, "wifi", "join-uri", "--yes", "DPP:K:MDkw;;")
+    assert p.returncode == 1 and "roamd does not act as a DPP configurator yet" in p.stderr
 
 
 def qr_modules(lines):

@@ -43,6 +43,13 @@ def said(t, *texts, screen="wifi"):
     return t.wait(ok, 10, f"the {screen} screen saying {texts!r}")
 
 
+def shows(t, condition, what):
+    """The frame shown now if it satisfies condition, else the next one that does."""
+    if t.frames and condition(t):
+        return t
+    return t.wait(condition, 10, what)
+
+
 def open_wifi(t):
     t.wait_for(screen="overview", text="wlan0")
     t.key("\r")
@@ -120,7 +127,11 @@ def test_join_wrong_passphrase_then_retry_in_place(roamd, tui, golden):
     t.settle()
     golden("wifi-wrong-key", t)
     t.key("not yours at all\r")
-    said(t, "Joined Neighbour.")
+    # the join, then the link's verdict from the probe after it
+    said(t, "Joined Neighbour. wlan0: online.")
+    # the selection follows Neighbour, now joined and first
+    shows(t, lambda t: "●" in t.cursor_line(), "Neighbour joined and selected")
+    assert "Neighbour" in t.cursor_line() and t.text_lines()[4].startswith(">")
     golden("wifi-joined", t)
     assert [c[0] for c in calls(fake)] == ["Join", "JoinSecret"]
     assert fake.send(op="wifi_joins")[0]["passphrases"] == ["a wrong guess", "not yours at all"]
@@ -160,7 +171,7 @@ def test_join_hidden(roamd, tui, golden):
     t = tui()
     open_wifi(t)
     t.key("h")
-    said(t, "Join a hidden network", "Network", "Security")
+    said(t, "Nothing in the air names a hidden network")
     t.key("Bunker\t")
     golden("wifi-hidden", t)
     t.key("\thidden in plain\r")
@@ -180,7 +191,7 @@ def test_join_peap(roamd, tui, golden):
     t.key("alice\teap secret\tradius.example.org\r")
     said(t, "Joined eduroam.")
     assert calls(fake) == [["Join", 3, "eduroam", {
-        "security": "enterprise", "passphrase": 10, "identity": "alice", "eap": "peap",
+        "security": "enterprise", "password": 10, "identity": "alice", "eap": "peap",
         "domain": "radius.example.org"}]]
 
 
@@ -191,15 +202,15 @@ def test_forget_and_autoconnect(roamd, tui, golden):
     select(t, "Office")
     t.key("a")
     said(t, "Changed how Office is joined.")
-    t.wait(lambda t: "manual" in [l for l in t.text_lines() if "Office" in l][0],
-           what="Office manual")
+    shows(t, lambda t: "manual" in [l for l in t.text_lines() if "Office" in l][0],
+          "Office manual")
     t.key("f")
     said(t, "Forget Office? Its passphrase is forgotten too.")
     golden("wifi-confirm-forget", t)
     t.key("y")
     said(t, "Forgot Office.")
-    t.wait(lambda t: not any("Office" in line for line in t.text_lines()[:-2]),
-           what="Office gone from the list")
+    shows(t, lambda t: not any("Office" in line for line in t.text_lines()[:-2]),
+          "Office gone from the list")
     assert calls(fake) == [["SetAutoconnect", 3, "Office", {"on": False}],
                            ["Forget", 3, "Office", {}]]
 

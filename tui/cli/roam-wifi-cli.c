@@ -10,6 +10,7 @@
 
 #include <json-c/json.h>
 
+#include "roam-bus-map.h"
 #include "roam-bus.h"
 #include "roam-cli.h"
 #include "roam-client-bus.h"
@@ -18,6 +19,7 @@
 #include "roam-log.h"
 #include "roam-qr.h"
 #include "roam-util.h"
+#include "roam-verdict.h"
 #include "roam-wifi-cli.h"
 #include "roam-wifi.h"
 #include "roam-words.h"
@@ -32,6 +34,8 @@
 /* iwd's Connect() may take ~30 s a BSS with DHCP (research wifi-join.md §4.8). */
 #define JOIN_WAIT_USEC (120 * USEC_PER_SEC)
 #define SCAN_WAIT_USEC (30 * USEC_PER_SEC)
+/* a link's verdict after a join: roamd probes once it has an address */
+#define VERDICT_WAIT_USEC (20 * USEC_PER_SEC)
 /* a passphrase is 8-63 characters or 64 hex digits; an EAP password may be longer */
 #define SECRET_MAX 1024
 
@@ -280,11 +284,10 @@ static int wifi_list(sd_bus *bus, WifiLink *l, bool json)
 /* Signals of the link's WiFi interface, kept until the loop looks at them. */
 typedef struct Watch {
         uint32_t join_id;
-        bool scan_done;
         char *step, *step_words;
         char *need_kind, *need_why;
         char *result, *result_words;
-        uint64_t last_scan;
+        bool link_changed; /* the Link interface changed (the verdict after a join) */
 } Watch;
 
 static void watch_done(Watch *w)
@@ -305,14 +308,9 @@ static int on_wifi_signal(sd_bus_message *m, void *userdata, sd_bus_error *error
 
         if (streq_ptr(member, "PropertiesChanged")) {
                 const char *iface;
-                WifiLink l = {.scanning = true};
 
-                if (sd_bus_message_read(m, "s", &iface) < 0 || !streq(iface, ROAM_WIFI_INTERFACE))
-                        return 0;
-                l.last_scan = w->last_scan;
-                if (wifi_link_read_properties(m, &l) >= 0 && !l.scanning)
-                        w->scan_done = true;
-                wifi_link_done(&l);
+                if (sd_bus_message_read(m, "s", &iface) >= 0 && streq(iface, ROAM_LINK_INTERFACE))
+                        w->link_changed = true;
                 return 0;
         }
         if (sd_bus_message_read(m, "uss", &id, &a, &b) < 0 || id != w->join_id)
@@ -368,11 +366,6 @@ static int wait_for(sd_bus *bus, bool (*ready)(const Watch *), const Watch *w, u
         }
 }
 
-static bool scan_ready(const Watch *w)
-{
-        return w->scan_done;
-}
-
 static bool join_ready(const Watch *w)
 {
         return w->result || w->need_kind;
@@ -381,26 +374,22 @@ static bool join_ready(const Watch *w)
 static int wifi_scan(sd_bus *bus, WifiLink *l, bool json)
 {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *s1 = NULL, *s2 = NULL;
-        Watch w = {};
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
         int r;
 
-        r = watch_link(bus, l->path, &w, &s1, &s2);
-        if (r >= 0) {
-                r = sd_bus_call_method(bus, ROAM_BUS_NAME, l->path, ROAM_WIFI_INTERFACE, "Scan",
-                                       &error, NULL, NULL);
-                if (r < 0)
-                        r = log_call_error(&error, r, "scan");
-        }
-        if (r >= 0) {
-                r = wait_for(bus, scan_ready, &w, clock_now_usec(CLOCK_MONOTONIC) + SCAN_WAIT_USEC);
-                if (r == -ETIMEDOUT)
-                        r = log_error_errno(r, "The scan on %s did not end in %u s.", l->name,
-                                            (unsigned)(SCAN_WAIT_USEC / USEC_PER_SEC));
-        }
-        watch_done(&w);
+        /* roamd answers once the owner's scan ended */
+        r = sd_bus_message_new_method_call(bus, &m, ROAM_BUS_NAME, l->path, ROAM_WIFI_INTERFACE,
+                                           "Scan");
         if (r < 0)
-                return r;
+                return log_oom();
+        r = sd_bus_call(bus, m, SCAN_WAIT_USEC, &error, &reply);
+        if (r == -ETIMEDOUT)
+                return log_error_errno(r, "The scan on %s did not end in %u s.", l->name,
+                                       (unsigned)(SCAN_WAIT_USEC / USEC_PER_SEC));
+        if (r < 0) {
+                r = log_call_error(&error, r, "scan");
+                return r == -EACCES ? WIFI_EXIT_REFUSED : r;
+        }
         r = load_properties(bus, l);
         if (r < 0)
                 return r;
@@ -492,8 +481,10 @@ static int send_secret(sd_bus *bus, const WifiLink *l, uint32_t id, const char *
                 r = sd_bus_message_append(m, "u", id);
         if (r >= 0)
                 r = sd_bus_message_open_container(m, 'a', "{sv}");
+        /* an EAP join's secret is its password, with the user name */
         if (r >= 0)
-                r = wifi_append_bytes(m, "passphrase", secret, strlen(secret));
+                r = wifi_append_bytes(m, identity ? "password" : "passphrase", secret,
+                                      strlen(secret));
         if (r >= 0 && identity)
                 r = sd_bus_message_append(m, "{sv}", "identity", "s", identity);
         if (r >= 0)
@@ -513,14 +504,72 @@ static void join_cancel(sd_bus *bus, const WifiLink *l, uint32_t id)
                                  NULL, NULL, "u", id);
 }
 
+typedef struct Verdict {
+        char *connectivity, *reason, *portal_url;
+        uint64_t last_probe;
+} Verdict;
+
+static void verdict_done(Verdict *v)
+{
+        free(v->connectivity);
+        free(v->reason);
+        free(v->portal_url);
+        *v = (Verdict){};
+}
+
+static const BusMapEntry verdict_map[] = {
+    {"Connectivity", "s", bus_map_string, offsetof(Verdict, connectivity)},
+    {"ConnectivityReason", "s", bus_map_string, offsetof(Verdict, reason)},
+    {"PortalURL", "s", bus_map_string, offsetof(Verdict, portal_url)},
+    {"LastProbe", "t", bus_map_u64, offsetof(Verdict, last_probe)},
+    {},
+};
+
+static int read_verdict(sd_bus *bus, const WifiLink *l, Verdict *v)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        verdict_done(v);
+        r = sd_bus_call_method(bus, ROAM_BUS_NAME, l->path, "org.freedesktop.DBus.Properties",
+                               "GetAll", NULL, &reply, "s", ROAM_LINK_INTERFACE);
+        if (r >= 0)
+                r = bus_map_read_flags(reply, verdict_map, BUS_MAP_SKIP_WRONG_TYPE, v, NULL);
+        return r < 0 ? r : 0;
+}
+
+static bool link_ready(const Watch *w)
+{
+        return w->link_changed;
+}
+
+/* After a join: the link's verdict from the probe after it (LastProbe since the join began),
+ * VERDICT_WAIT_USEC at most; *v as it is then. */
+static void wait_verdict(sd_bus *bus, const WifiLink *l, Watch *w, uint64_t since, Verdict *v)
+{
+        uint64_t deadline = clock_now_usec(CLOCK_MONOTONIC) + VERDICT_WAIT_USEC;
+
+        for (;;) {
+                if (read_verdict(bus, l, v) < 0 || v->last_probe >= since)
+                        return;
+                w->link_changed = false;
+                if (wait_for(bus, link_ready, w, deadline) < 0)
+                        return;
+        }
+}
+
 static int print_result_json(const WifiLink *l, const char *ssid, uint32_t id, const char *result,
-                             const char *words)
+                             const char *words, const Verdict *v)
 {
         _cleanup_(json_object_putp) json_object *doc = json_object_new_object();
 
         if (!doc || json_add_string(doc, "link", l->name) < 0 ||
             json_add_string(doc, "ssid", ssid) < 0 || json_add_uint(doc, "join", id) < 0 ||
             json_add_string(doc, "result", result) < 0 || json_add_string(doc, "words", words) < 0)
+                return log_oom();
+        if (v && (json_add_string(doc, "verdict", v->connectivity) < 0 ||
+                  json_add_string(doc, "reason", v->reason) < 0 ||
+                  json_add_string(doc, "portal_url", v->portal_url) < 0))
                 return log_oom();
         return json_print(doc, stdout);
 }
@@ -529,9 +578,10 @@ static int print_result_json(const WifiLink *l, const char *ssid, uint32_t id, c
  * from argv; without a terminal the join is canceled), a wrong key asked again in place.
  * Returns the exit status (roam-wifi.h) or a negative errno. */
 static int follow_join(sd_bus *bus, const WifiLink *l, Watch *w, const char *ssid,
-                       const char *identity, bool json)
+                       const char *identity, bool json, uint64_t since)
 {
         uint64_t deadline = clock_now_usec(CLOCK_MONOTONIC) + JOIN_WAIT_USEC;
+        _cleanup_(verdict_done) Verdict v = {};
         WifiJoinResult res;
         int r;
 
@@ -567,7 +617,7 @@ static int follow_join(sd_bus *bus, const WifiLink *l, Watch *w, const char *ssi
                         if (wrong) {
                                 if (json)
                                         (void)print_result_json(l, ssid, w->join_id, "wrong-key",
-                                                                "refused the passphrase");
+                                                                "refused the passphrase", NULL);
                                 else
                                         log_error("%s refused the passphrase.", ssid);
                                 return WIFI_EXIT_WRONG_KEY;
@@ -589,13 +639,23 @@ static int follow_join(sd_bus *bus, const WifiLink *l, Watch *w, const char *ssi
                 }
         }
         res = wifi_join_result_from_string(w->result);
+        if (res == WIFI_JOIN_CONNECTED)
+                wait_verdict(bus, l, w, since, &v);
         if (json)
-                r = print_result_json(l, ssid, w->join_id, w->result, strempty(w->result_words));
-        else if (res == WIFI_JOIN_CONNECTED || res == WIFI_JOIN_PORTAL) {
+                r = print_result_json(l, ssid, w->join_id, w->result, strempty(w->result_words),
+                                      res == WIFI_JOIN_CONNECTED ? &v : NULL);
+        else if (res == WIFI_JOIN_CONNECTED) {
                 printf("%s\n", strempty(w->result_words));
-                if (res == WIFI_JOIN_PORTAL)
-                        printf("Log in: roam portal %s (or roam portal browse %s).\n", l->name,
+                if (v.last_probe < since)
+                        printf("No verdict yet (roam status %s says it once roamd probed).\n",
                                l->name);
+                else if (streq_ptr(v.connectivity, "portal"))
+                        printf("Behind a captive portal: log in at %s (roam portal %s, or roam "
+                               "portal browse %s).\n",
+                               strempty(v.portal_url), l->name, l->name);
+                else
+                        printf("%s: %s (%s).\n", l->name, roam_verdict_word(v.connectivity),
+                               roam_reason_short(v.reason));
                 r = 0;
         } else {
                 log_error("%s", *strempty(w->result_words) ? w->result_words : w->result);
@@ -634,6 +694,7 @@ static int wifi_join(sd_bus *bus, WifiLink *l, const char *ssid_arg, const WifiA
         _cleanup_free_ char *shown = NULL;
         _cleanup_free_ char *ca = NULL;
         uint8_t ssid[WIFI_SSID_MAX];
+        uint64_t since = roam_now();
         size_t len = 0;
         Watch w = {};
         int r;
@@ -664,8 +725,10 @@ static int wifi_join(sd_bus *bus, WifiLink *l, const char *ssid_arg, const WifiA
                 r = sd_bus_message_append(m, "{sv}", "hidden", "b", 1);
         if (r >= 0)
                 r = add_string(m, "security", a->security);
+        /* an EAP network's secret is its password (a key of its own) */
         if (r >= 0 && secret)
-                r = wifi_append_bytes(m, "passphrase", secret, strlen(secret));
+                r = wifi_append_bytes(m, a->eap ? "password" : "passphrase", secret,
+                                      strlen(secret));
         if (r >= 0)
                 r = add_string(m, "eap", a->eap);
         if (r >= 0)
@@ -698,7 +761,7 @@ static int wifi_join(sd_bus *bus, WifiLink *l, const char *ssid_arg, const WifiA
         }
         if (!a->json)
                 printf("Joining %s on %s...\n", shown, l->name);
-        r = follow_join(bus, l, &w, shown, a->identity, a->json);
+        r = follow_join(bus, l, &w, shown, a->identity, a->json, since);
         watch_done(&w);
         return r;
 }
@@ -807,6 +870,7 @@ static int wifi_join_uri(sd_bus *bus, WifiLink *l, const char *arg, const WifiAr
         _cleanup_erase_and_free_ char *uri = NULL;
         _cleanup_free_ char *shown = NULL;
         const char *kind = "", *security = "";
+        uint64_t since = roam_now();
         const void *ssid = NULL;
         size_t len = 0;
         int hidden = 0, has_pass = 0;
@@ -914,7 +978,7 @@ static int wifi_join_uri(sd_bus *bus, WifiLink *l, const char *arg, const WifiAr
                 if (r < 0)
                         r = log_error_errno(r, "Failed to read roamd's answer: %m");
                 else
-                        r = follow_join(bus, l, &w, shown, NULL, a->json);
+                        r = follow_join(bus, l, &w, shown, NULL, a->json, since);
         }
         watch_done(&w);
         return r;

@@ -251,8 +251,10 @@ int roam_wifi_watch_join(RoamWifiWatch *w, const uint8_t *ssid, size_t len, bool
                 r = sd_bus_message_append(m, "{sv}", "hidden", "b", 1);
         if (r >= 0 && security)
                 r = sd_bus_message_append(m, "{sv}", "security", "s", security);
+        /* an EAP network's secret is its password, a key of its own */
         if (r >= 0 && secret)
-                r = wifi_append_bytes(m, "passphrase", secret, strlen(secret));
+                r = wifi_append_bytes(m, identity ? "password" : "passphrase", secret,
+                                      strlen(secret));
         if (r >= 0 && identity) {
                 r = sd_bus_message_append(m, "{sv}", "identity", "s", identity);
                 if (r >= 0)
@@ -275,7 +277,8 @@ int roam_wifi_watch_secret(RoamWifiWatch *w, uint32_t id, const char *secret, co
         if (r >= 0)
                 r = sd_bus_message_open_container(m, 'a', "{sv}");
         if (r >= 0)
-                r = wifi_append_bytes(m, "passphrase", secret, strlen(secret));
+                r = wifi_append_bytes(m, identity ? "password" : "passphrase", secret,
+                                      strlen(secret));
         if (r >= 0 && identity)
                 r = sd_bus_message_append(m, "{sv}", "identity", "s", identity);
         if (r >= 0)

@@ -19,7 +19,6 @@
 /* How a join ended (JoinDone's result). */
 typedef enum WifiJoinResult {
         WIFI_JOIN_CONNECTED,
-        WIFI_JOIN_PORTAL,
         WIFI_JOIN_WRONG_KEY,
         WIFI_JOIN_WRONG_KEY_OR_OUT_OF_RANGE,
         WIFI_JOIN_AUTH_FAILED,

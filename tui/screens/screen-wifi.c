@@ -11,6 +11,7 @@
 #include "roam-format.h"
 #include "roam-screens.h"
 #include "roam-util.h"
+#include "roam-verdict.h"
 #include "roam-wifi.h"
 
 /* Wi-Fi (w on a Wi-Fi link's screen; research wifi-join.md §4.5): the networks of the selected
@@ -37,6 +38,9 @@ typedef struct WifiData {
         Tui *tui;
         RoamWifiWatch *watch;
         int selected, scroll;
+        /* the selected network: the selection follows it when the list is sorted again */
+        uint8_t sel_ssid[WIFI_SSID_MAX];
+        size_t sel_len;
         /* the dialog: its fields (the secret wiped whenever it closes) */
         Dialog dialog;
         int field;
@@ -59,6 +63,9 @@ typedef struct WifiData {
         char progress[256];
         char verdict[256];
         ThemeRole verdict_role;
+        /* joined: the link's verdict from the first probe since the join began */
+        uint64_t since;
+        bool awaiting_verdict;
 } WifiData;
 
 static void dialog_close(WifiData *d)
@@ -140,14 +147,42 @@ static void join_says(Tui *t, WifiData *d, const WifiEvent *ev)
         d->waiting_secret = false;
         d->join_id = 0;
         snprintf(d->verdict, sizeof(d->verdict), "%s", *strempty(ev->b) ? ev->b : ev->a);
-        d->verdict_role = res == WIFI_JOIN_CONNECTED ? THEME_OK
-                          : res == WIFI_JOIN_PORTAL  ? THEME_PORTAL
-                                                     : THEME_ERROR;
+        d->verdict_role = res == WIFI_JOIN_CONNECTED ? THEME_OK : THEME_ERROR;
+        d->awaiting_verdict = res == WIFI_JOIN_CONNECTED;
         if (d->dialog != DIALOG_NONE && d->dialog != DIALOG_HIDDEN)
                 dialog_close(d);
         tui_message(t, d->verdict_role, "%s", d->verdict);
-        if (res == WIFI_JOIN_PORTAL)
+}
+
+/* Joined: once roamd probed the link since the join began, its verdict in words; behind a
+ * captive portal, the portal screen. */
+static int verdict_arrived(Tui *t, WifiData *d)
+{
+        const char *path = roam_wifi_watch_path(d->watch);
+        const RoamLink *l = path ? roam_model_find_link(tui_model(t), path) : NULL;
+
+        if (!d->awaiting_verdict || !l || l->last_probe < d->since)
+                return REACTION_NONE;
+        d->awaiting_verdict = false;
+        if (streq_ptr(l->connectivity, "portal")) {
+                snprintf(d->verdict, sizeof(d->verdict),
+                         "Joined %s: behind a captive portal, log in.", d->name);
+                d->verdict_role = THEME_PORTAL;
+                tui_select_link(t, path);
                 (void)tui_show(t, &portal_screen_vtable);
+        } else {
+                snprintf(d->verdict, sizeof(d->verdict), "Joined %s. %s: %s.", d->name, l->name,
+                         roam_verdict_word(l->connectivity));
+                d->verdict_role = tui_verdict_role(l->connectivity);
+        }
+        tui_message(t, d->verdict_role, "%s", d->verdict);
+        return REACTION_REDRAW;
+}
+
+static int wifi_model_changed(Tui *t, Screen *s, const RoamLiveEvent *ev)
+{
+        (void)verdict_arrived(t, s->data);
+        return REACTION_REDRAW;
 }
 
 static void on_event(RoamWifiWatch *w, const WifiEvent *ev, void *userdata)
@@ -157,8 +192,15 @@ static void on_event(RoamWifiWatch *w, const WifiEvent *ev, void *userdata)
         char why[256];
 
         switch (ev->type) {
-        case WIFI_EVENT_CHANGED:
+        case WIFI_EVENT_CHANGED: {
+                const WifiLink *l = roam_wifi_watch_get(w);
+
+                for (size_t i = 0; l && d->sel_len && i < l->n_networks; i++)
+                        if (l->networks[i].ssid_len == d->sel_len &&
+                            memcmp(l->networks[i].ssid, d->sel_ssid, d->sel_len) == 0)
+                                d->selected = (int)i;
                 break;
+        }
         case WIFI_EVENT_REPLIED:
                 if (ev->error) {
                         if (streq(ev->a, "Join")) {
@@ -204,8 +246,10 @@ static void on_event(RoamWifiWatch *w, const WifiEvent *ev, void *userdata)
                 tui_message(t, THEME_WARNING, "%s", why);
                 break;
         case WIFI_EVENT_JOIN_DONE:
-                if (ev->id == d->join_id)
+                if (ev->id == d->join_id) {
                         join_says(t, d, ev);
+                        (void)verdict_arrived(t, d);
+                }
                 break;
         case _WIFI_EVENT_MAX:
         case _WIFI_EVENT_INVALID:
@@ -512,6 +556,8 @@ static void start_join(Tui *t, WifiData *d, const char *secret, const char *iden
         int r;
 
         d->verdict[0] = 0;
+        d->since = roam_now();
+        d->awaiting_verdict = false;
         snprintf(d->progress, sizeof(d->progress), "Joining %s%s", d->name, tui_glyph_ellipsis(t));
         r = roam_wifi_watch_join(
             d->watch, d->ssid, d->ssid_len, d->join_hidden,
@@ -688,6 +734,10 @@ static int wifi_key(Tui *t, Screen *s, int key)
         if (handled) {
                 if (i >= 0)
                         d->selected = i;
+                n = selected_network(d);
+                d->sel_len = n ? n->ssid_len : 0;
+                if (n)
+                        memcpy(d->sel_ssid, n->ssid, n->ssid_len);
                 return REACTION_REDRAW;
         }
         n = selected_network(d);
@@ -762,10 +812,17 @@ static int wifi_click(Tui *t, Screen *s, int item)
 {
         WifiData *d = s->data;
 
-        if (d->dialog != DIALOG_NONE)
+        const WifiNetwork *n;
+
+        if (d->dialog != DIALOG_NONE) {
                 d->field = MAX(0, MIN(item, dialog_fields(d) - 1));
-        else
-                d->selected = MAX(0, item);
+                return REACTION_REDRAW;
+        }
+        d->selected = MAX(0, item);
+        n = selected_network(d);
+        d->sel_len = n ? n->ssid_len : 0;
+        if (n)
+                memcpy(d->sel_ssid, n->ssid, n->ssid_len);
         return REACTION_REDRAW;
 }
 
@@ -832,6 +889,7 @@ const ScreenVTable wifi_screen_vtable = {
     .draw = wifi_draw,
     .key = wifi_key,
     .click = wifi_click,
+    .model_changed = wifi_model_changed,
     .typing = wifi_typing,
     .typing_keys = wifi_typing_keys,
     .loading = wifi_loading,
