@@ -145,19 +145,6 @@ static int load_properties(sd_bus *bus, WifiLink *l)
         return 0;
 }
 
-static const char *backend_words(const char *b)
-{
-        if (streq_ptr(b, "networkmanager"))
-                return "NetworkManager";
-        if (streq_ptr(b, "iwd"))
-                return "iwd";
-        if (streq_ptr(b, "wpa_supplicant"))
-                return "wpa_supplicant";
-        if (streq_ptr(b, "connman"))
-                return "ConnMan";
-        return NULL;
-}
-
 static void print_list(const WifiLink *l)
 {
         bool utf8 = roam_locale_is_utf8();
@@ -166,14 +153,14 @@ static void print_list(const WifiLink *l)
         if (l->last_scan)
                 roam_format_age(l->last_scan, roam_now(), age, sizeof(age), NULL);
         printf("Wi-Fi on %s", l->name);
-        if (backend_words(l->backend))
-                printf(" · through %s", backend_words(l->backend));
+        if (wifi_backend_words(l->backend))
+                printf(" · through %s", wifi_backend_words(l->backend));
         printf(" · %s%s\n",
                l->scanning    ? "scanning"
                : l->last_scan ? "scanned "
                               : "not scanned yet",
                !l->scanning && l->last_scan ? age : "");
-        if (!backend_words(l->backend) || streq_ptr(l->backend, "connman")) {
+        if (!wifi_backend_words(l->backend) || streq_ptr(l->backend, "connman")) {
                 printf("%s\n", strempty(l->backend_why));
                 return;
         }

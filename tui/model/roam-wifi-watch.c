@@ -189,8 +189,11 @@ static int on_replied(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
                 id = 0;
         emit(w, WIFI_EVENT_REPLIED, id, call_method[which], NULL, e);
         /* a change may come without a signal of its own (the networks' known flags) */
-        if (!e && which != CALL_SCAN && which != CALL_SECRET)
+        if (!e && which != CALL_SECRET) {
+                /* a read begun before the answer may hold the old state: read anew */
+                w->networks = sd_bus_slot_unref(w->networks);
                 (void)roam_watch_reload(w->props);
+        }
         return 0;
 }
 

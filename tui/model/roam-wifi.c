@@ -179,6 +179,17 @@ const char *wifi_security_words(const char *security)
         return "unknown security";
 }
 
+const char *wifi_backend_words(const char *backend)
+{
+        if (streq_ptr(backend, "networkmanager"))
+                return "NetworkManager";
+        if (streq_ptr(backend, "iwd"))
+                return "iwd";
+        if (streq_ptr(backend, "wpa_supplicant"))
+                return "wpa_supplicant";
+        return NULL;
+}
+
 bool wifi_security_needs_secret(const char *security)
 {
         return security && !streq(security, "open") && !streq(security, "owe");

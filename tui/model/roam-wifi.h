@@ -82,6 +82,9 @@ void wifi_signal_words(int dbm, bool in_range, char *buf, size_t size);
 /* The security in words: "open", "WPA2", "WPA2/WPA3", "enterprise (802.1X)", "WEP
  * (insecure)", "open, encrypted (OWE)", "password" (iwd, which does not tell WPA2 from WPA3). */
 const char *wifi_security_words(const char *security);
+/* The owner roam joins through, for people ("NetworkManager"); NULL for one roam cannot join
+ * through (connman, none): then WiFiBackendWhy says why. */
+const char *wifi_backend_words(const char *backend);
 /* Whether a network of that security needs a passphrase (a password, for enterprise). */
 bool wifi_security_needs_secret(const char *security);
 

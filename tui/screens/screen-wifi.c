@@ -105,17 +105,6 @@ static const RoamLink *model_link(Tui *t)
         return path ? roam_model_find_link(tui_model(t), path) : NULL;
 }
 
-static const char *backend_words(const char *b)
-{
-        if (streq_ptr(b, "networkmanager"))
-                return "NetworkManager";
-        if (streq_ptr(b, "iwd"))
-                return "iwd";
-        if (streq_ptr(b, "wpa_supplicant"))
-                return "wpa_supplicant";
-        return NULL;
-}
-
 /* A dialog that came by itself (roamd asked) ignores keys for a moment after it shows: they
  * were typed for the list. */
 static bool dialog_settling(Tui *t, WifiData *d)
@@ -372,15 +361,15 @@ static int build(Tui *t, WifiData *d, TuiDoc *doc)
                 tui_refresh_in(t, next);
         }
         r = tui_doc_spanf(doc, THEME_TITLE, 0, "Wi-Fi on %s%s%s %s %s%s", ml ? ml->name : "",
-                          backend_words(l->backend) ? " through " : "",
-                          strempty(backend_words(l->backend)), tui_glyph_dot(t),
+                          wifi_backend_words(l->backend) ? " through " : "",
+                          strempty(wifi_backend_words(l->backend)), tui_glyph_dot(t),
                           l->scanning    ? "scanning"
                           : l->last_scan ? "scanned "
                                          : "not scanned yet",
                           !l->scanning && l->last_scan ? age : "");
         if (r < 0)
                 return r;
-        if (!backend_words(l->backend)) {
+        if (!wifi_backend_words(l->backend)) {
                 r = tui_doc_line(doc, -1, 2);
                 return r < 0 ? r : tui_doc_span(doc, THEME_WARNING, 0, strempty(l->backend_why));
         }
@@ -518,7 +507,7 @@ static void wifi_draw(Tui *t, Screen *s, int top, int height)
                 return;
         if (l && d->selected > (int)l->n_networks)
                 d->selected = (int)l->n_networks;
-        tui_doc_draw(t, doc, top, height, l && backend_words(l->backend) ? d->selected : -1,
+        tui_doc_draw(t, doc, top, height, l && wifi_backend_words(l->backend) ? d->selected : -1,
                      &d->scroll);
 }
 
@@ -728,7 +717,7 @@ static int wifi_key(Tui *t, Screen *s, int key)
         d->tui = t;
         if (d->dialog != DIALOG_NONE)
                 return dialog_key(t, d, key);
-        if (!l || !backend_words(l->backend))
+        if (!l || !wifi_backend_words(l->backend))
                 return REACTION_UNHANDLED;
         i = tui_list_key(key, d->selected, (int)l->n_networks + 1, &handled);
         if (handled) {
