@@ -298,22 +298,15 @@ static int on_pair_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_er
 /* The question comes in the signal itself: no property is read while the pairing waits. */
 static int on_question_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(roam_bluetooth_done) RoamBluetooth bt = {};
         const RoamBtQuestion *q = &bt.question;
         PairState *p = userdata;
-        const char *iface, *v;
 
-        if (sd_bus_message_read(m, "s", &iface) < 0 || !streq(iface, ROAM_BLUETOOTH_INTERFACE) ||
-            roam_bluetooth_read(m, &bt) < 0 || q->id == 0 || q->id == p->answered ||
+        if (roam_bluetooth_read_changed(m, &bt) <= 0 || q->id == 0 || q->id == p->answered ||
             strcasecmp(q->address, p->address) != 0)
                 return 0;
         p->answered = q->id;
-        /* the code is not in the property: asked for, authorized like Answer */
-        if (roam_bt_question_is_secret(q->kind) &&
-            sd_bus_call_method(p->bus, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH, ROAM_BLUETOOTH_INTERFACE,
-                               "GetQuestionValue", NULL, &reply, "u", q->id) >= 0 &&
-            sd_bus_message_read(reply, "s", &v) > 0 && free_and_strdup(&bt.question.value, v) < 0)
+        if (roam_bluetooth_question_code(p->bus, &bt) < 0)
                 return -ENOMEM;
         (void)answer_from_stdin(p->bus, q);
         return 0;

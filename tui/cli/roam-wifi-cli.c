@@ -17,6 +17,7 @@
 #include "roam-format.h"
 #include "roam-json.h"
 #include "roam-log.h"
+#include "roam-props.h"
 #include "roam-qr.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
@@ -130,16 +131,11 @@ static int load_networks(sd_bus *bus, WifiLink *l)
 static int load_properties(sd_bus *bus, WifiLink *l)
 {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
 
-        /* (tui/model/roam-watch.h's roam_watch_get_all() once its name no longer clashes
-         * with shared/roam-watch.h for files outside tui/model) */
-        r = sd_bus_call_method(bus, ROAM_BUS_NAME, l->path, "org.freedesktop.DBus.Properties",
-                               "GetAll", &error, &reply, "s", ROAM_WIFI_INTERFACE);
-        if (r < 0)
+        r = roam_props_get_all(bus, l->path, ROAM_WIFI_INTERFACE, wifi_link_read, l, &error);
+        if (r < 0 && sd_bus_error_is_set(&error))
                 return log_call_error(&error, r, "ask roamd");
-        r = wifi_link_read(reply, l);
         if (r < 0)
                 return log_error_errno(r, "Failed to read roamd's answer: %m");
         return 0;

@@ -11,7 +11,7 @@
 #include "roam-format.h"
 #include "roam-log.h"
 #include "roam-util.h"
-#include "roam-watch.h"
+#include "roam-props.h"
 
 static void question_done(RoamBtQuestion *q)
 {
@@ -261,14 +261,40 @@ static bool question_has_secret(const RoamBtQuestion *q)
         return q->id != 0 && roam_bt_question_is_secret(q->kind);
 }
 
+int roam_bluetooth_read_changed(sd_bus_message *m, RoamBluetooth *bt)
+{
+        const char *iface;
+        int r;
+
+        r = sd_bus_message_read(m, "s", &iface);
+        if (r < 0)
+                return r;
+        if (!streq(iface, ROAM_BLUETOOTH_INTERFACE))
+                return 0;
+        r = roam_bluetooth_read(m, bt);
+        return r < 0 ? r : 1;
+}
+
+int roam_bluetooth_question_code(sd_bus *bus, RoamBluetooth *bt)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *v;
+
+        /* Not allowed to see the code: the value stays "", and the sentence says so. */
+        if (question_has_secret(&bt->question) &&
+            sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH, ROAM_BLUETOOTH_INTERFACE,
+                               "GetQuestionValue", NULL, &reply, "u", bt->question.id) >= 0 &&
+            sd_bus_message_read(reply, "s", &v) > 0)
+                return free_and_strdup(&bt->question.value, v) < 0 ? -ENOMEM : 0;
+        return 0;
+}
+
 int roam_bluetooth_load(sd_bus *bus, RoamBluetooth *bt)
 {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        const char *v;
         int r;
 
-        r = roam_watch_get_all(bus, ROAM_BLUETOOTH_PATH, ROAM_BLUETOOTH_INTERFACE,
+        r = roam_props_get_all(bus, ROAM_BLUETOOTH_PATH, ROAM_BLUETOOTH_INTERFACE,
                                roam_bluetooth_read, bt, &error);
         if (r < 0 && sd_bus_error_is_set(&error)) {
                 if (sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_OBJECT))
@@ -278,17 +304,11 @@ int roam_bluetooth_load(sd_bus *bus, RoamBluetooth *bt)
         }
         if (r < 0)
                 return log_error_errno(r, "Unexpected answer from roamd: %m");
-        /* Not allowed to see the code: the sentence says so. */
-        if (question_has_secret(&bt->question) &&
-            sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH, ROAM_BLUETOOTH_INTERFACE,
-                               "GetQuestionValue", NULL, &reply, "u", bt->question.id) >= 0 &&
-            sd_bus_message_read(reply, "s", &v) > 0)
-                return free_and_strdup(&bt->question.value, v) < 0 ? log_oom() : 0;
-        return 0;
+        return roam_bluetooth_question_code(bus, bt) < 0 ? log_oom() : 0;
 }
 
 struct RoamBluetoothWatch {
-        RoamWatch *watch;
+        RoamProps *watch;
         RoamBluetooth bt;    /* what the owner was told */
         RoamBluetooth next;  /* read, waiting for its question's code */
         bool loaded;         /* the owner was told once */
@@ -303,7 +323,7 @@ RoamBluetoothWatch *roam_bluetooth_watch_free(RoamBluetoothWatch *w)
 {
         if (!w)
                 return NULL;
-        roam_watch_free(w->watch);
+        roam_props_free(w->watch);
         sd_bus_slot_unref(w->secret);
         roam_bluetooth_done(&w->bt);
         roam_bluetooth_done(&w->next);
@@ -353,7 +373,7 @@ static int on_secret(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         return 0;
 }
 
-static void on_loaded(RoamWatch *watch, const sd_bus_error *error, int r, void *userdata)
+static void on_loaded(RoamProps *watch, const sd_bus_error *error, int r, void *userdata)
 {
         RoamBluetoothWatch *w = userdata;
         const RoamBtQuestion *q = &w->next.question;
@@ -375,7 +395,7 @@ static void on_loaded(RoamWatch *watch, const sd_bus_error *error, int r, void *
                  * once a question, not on every read. */
                 w->secret_id = q->id;
                 w->secret = sd_bus_slot_unref(w->secret);
-                if (sd_bus_call_method_async(roam_watch_get_bus(w->watch), &w->secret,
+                if (sd_bus_call_method_async(roam_props_get_bus(w->watch), &w->secret,
                                              ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
                                              ROAM_BLUETOOTH_INTERFACE, "GetQuestionValue",
                                              on_secret, w, "u", q->id) >= 0)
@@ -398,8 +418,8 @@ int roam_bluetooth_watch_new(sd_bus *bus, RoamBluetoothChanged changed, void *us
         w->userdata = userdata;
         r = fill_strings(&w->bt);
         if (r >= 0)
-                r = roam_watch_new(bus, ROAM_BLUETOOTH_PATH, ROAM_BLUETOOTH_INTERFACE, read_fresh,
-                                   on_loaded, w, &w->watch);
+                r = roam_props_new(bus, ROAM_BLUETOOTH_PATH, ROAM_BLUETOOTH_INTERFACE, read_fresh,
+                                   w, on_loaded, w, &w->watch);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(w);
@@ -413,7 +433,7 @@ const RoamBluetooth *roam_bluetooth_watch_get(const RoamBluetoothWatch *w)
 
 sd_bus *roam_bluetooth_watch_get_bus(const RoamBluetoothWatch *w)
 {
-        return w ? roam_watch_get_bus(w->watch) : NULL;
+        return w ? roam_props_get_bus(w->watch) : NULL;
 }
 
 bool roam_bluetooth_watch_loaded(const RoamBluetoothWatch *w)
@@ -423,5 +443,5 @@ bool roam_bluetooth_watch_loaded(const RoamBluetoothWatch *w)
 
 int roam_bluetooth_watch_reload(RoamBluetoothWatch *w)
 {
-        return w ? roam_watch_reload(w->watch) : -ENOTCONN;
+        return w ? roam_props_reload(w->watch) : -ENOTCONN;
 }

@@ -10,7 +10,7 @@
 #include "roam-macro.h"
 
 /* The client's model of org.roam1.Bluetooth (docs/bluetooth.md, docs/dbus-api.md): what the
- * TUI's screen 7, plain mode and `roam bt` show, read from one GetAll (roam-watch.c). Strings
+ * TUI's screen 7, plain mode and `roam bt` show, read from one GetAll (roam-props.c). Strings
  * are never NULL. */
 
 typedef struct RoamBtAdapter {
@@ -64,6 +64,13 @@ bool roam_bt_question_is_secret(const char *kind);
 /* The question and what the person should do, in one sentence: roam bt pair, plain mode and
  * the TUI's status line. */
 void roam_bt_question_sentence(const RoamBtQuestion *q, char *buf, size_t size);
+
+/* A PropertiesChanged of org.roam1.Bluetooth read into bt (what changed only): 1, 0 when the
+ * signal is about another interface. */
+int roam_bluetooth_read_changed(sd_bus_message *m, RoamBluetooth *bt);
+/* Asks roamd for the code of bt's question when it has one (GetQuestionValue; blocking: the
+ * CLI's). */
+int roam_bluetooth_question_code(sd_bus *bus, RoamBluetooth *bt);
 
 /* The CLI's read: one GetAll, then the question's code when it has one (GetQuestionValue).
  * Logs and returns a negative errno (-EHOSTDOWN: roamd is not running). */

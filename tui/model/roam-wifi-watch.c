@@ -5,10 +5,10 @@
 
 #include "roam-bus.h"
 #include "roam-util.h"
-#include "roam-watch.h"
+#include "roam-props.h"
 #include "roam-wifi.h"
 
-/* One WiFi interface followed for the TUI and plain mode: the properties through RoamWatch,
+/* One WiFi interface followed for the TUI and plain mode: the properties through RoamProps,
  * the networks read after each of its reads, the join signals passed on. */
 
 enum {
@@ -32,7 +32,7 @@ typedef struct CallSlot {
 } CallSlot;
 
 struct RoamWifiWatch {
-        RoamWatch *props;
+        RoamProps *props;
         CallSlot ctx[_CALL_MAX]; /* each call's userdata: which call answered */
         sd_bus_slot *networks, *signals;
         sd_bus_slot *calls[_CALL_MAX];
@@ -47,7 +47,7 @@ RoamWifiWatch *roam_wifi_watch_free(RoamWifiWatch *w)
 {
         if (!w)
                 return NULL;
-        roam_watch_free(w->props);
+        roam_props_free(w->props);
         sd_bus_slot_unref(w->networks);
         sd_bus_slot_unref(w->signals);
         for (size_t i = 0; i < _CALL_MAX; i++)
@@ -81,7 +81,7 @@ static int on_networks(sd_bus_message *m, void *userdata, sd_bus_error *ret_erro
         return 0;
 }
 
-static void on_props(RoamWatch *rw, const sd_bus_error *error, int r, void *userdata)
+static void on_props(RoamProps *rw, const sd_bus_error *error, int r, void *userdata)
 {
         RoamWifiWatch *w = userdata;
 
@@ -96,7 +96,7 @@ static void on_props(RoamWatch *rw, const sd_bus_error *error, int r, void *user
         }
         /* the networks after every change of the properties: a scan ended, a join moved */
         w->networks = sd_bus_slot_unref(w->networks);
-        if (sd_bus_call_method_async(roam_watch_get_bus(rw), &w->networks, ROAM_BUS_NAME,
+        if (sd_bus_call_method_async(roam_props_get_bus(rw), &w->networks, ROAM_BUS_NAME,
                                      w->link.path, ROAM_WIFI_INTERFACE, "GetNetworks", on_networks,
                                      w, NULL) < 0)
                 emit(w, WIFI_EVENT_CHANGED, 0, NULL, NULL, NULL);
@@ -148,7 +148,7 @@ int roam_wifi_watch_new(sd_bus *bus, const char *path, RoamWifiEventFn fn, void 
         r = sd_bus_match_signal_async(bus, &w->signals, ROAM_BUS_NAME, path, ROAM_WIFI_INTERFACE,
                                       NULL, on_signal, NULL, w);
         if (r >= 0)
-                r = roam_watch_new(bus, path, ROAM_WIFI_INTERFACE, read_props, on_props, w,
+                r = roam_props_new(bus, path, ROAM_WIFI_INTERFACE, read_props, w, on_props, w,
                                    &w->props);
         if (r < 0)
                 return r;
@@ -192,7 +192,7 @@ static int on_replied(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
         if (!e && which != CALL_SECRET) {
                 /* a read begun before the answer may hold the old state: read anew */
                 w->networks = sd_bus_slot_unref(w->networks);
-                (void)roam_watch_reload(w->props);
+                (void)roam_props_reload(w->props);
         }
         return 0;
 }
@@ -201,7 +201,7 @@ static int send(RoamWifiWatch *w, size_t which, sd_bus_message *m)
 {
         w->calls[which] = sd_bus_slot_unref(w->calls[which]);
         w->ctx[which] = (CallSlot){.watch = w, .which = which};
-        return sd_bus_call_async(roam_watch_get_bus(w->props), &w->calls[which], m, on_replied,
+        return sd_bus_call_async(roam_props_get_bus(w->props), &w->calls[which], m, on_replied,
                                  &w->ctx[which], 0);
 }
 
@@ -209,7 +209,7 @@ static int new_call(RoamWifiWatch *w, size_t which, sd_bus_message **ret)
 {
         if (!w || !w->props)
                 return -ENOTCONN;
-        return sd_bus_message_new_method_call(roam_watch_get_bus(w->props), ret, ROAM_BUS_NAME,
+        return sd_bus_message_new_method_call(roam_props_get_bus(w->props), ret, ROAM_BUS_NAME,
                                               w->link.path, ROAM_WIFI_INTERFACE,
                                               call_method[which]);
 }

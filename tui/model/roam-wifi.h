@@ -102,11 +102,11 @@ void wifi_links_free(WifiLink *l, size_t n);
 /* The network whose SSID is ssid (len bytes), or NULL. */
 WifiNetwork *wifi_link_find(const WifiLink *l, const uint8_t *ssid, size_t len);
 
-/* RoamWatchReadFn of the WiFi interface (roam-watch.h): userdata is the WifiLink. */
+/* RoamPropsReadFn of the WiFi interface (roam-props.h): userdata is the WifiLink. */
 int wifi_link_read(sd_bus_message *props, void *userdata);
 
 /* The TUI's and plain mode's: org.roam1.WiFi of one link followed on bus (its event loop):
- * the properties (GetAll after each PropertiesChanged, roam-watch.h), the networks
+ * the properties (GetAll after each PropertiesChanged, roam-props.h), the networks
  * (GetNetworks after each of those reads, asynchronously), and the join signals, handed to
  * the owner as they come. Actions are asynchronous calls whose answer comes to replied. */
 typedef struct RoamWifiWatch RoamWifiWatch;

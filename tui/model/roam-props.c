@@ -5,19 +5,20 @@
 
 #include "roam-bus.h"
 #include "roam-util.h"
-#include "roam-watch.h"
+#include "roam-props.h"
 
-struct RoamWatch {
+struct RoamProps {
         sd_bus *bus;
         sd_bus_slot *match, *load;
         char *path, *interface;
-        RoamWatchReadFn read;
-        RoamWatchDoneFn done;
+        RoamPropsReadFn read;
+        void *model;
+        RoamPropsDoneFn done;
         void *userdata;
         bool loaded;
 };
 
-RoamWatch *roam_watch_free(RoamWatch *w)
+RoamProps *roam_props_free(RoamProps *w)
 {
         if (!w)
                 return NULL;
@@ -32,20 +33,20 @@ RoamWatch *roam_watch_free(RoamWatch *w)
 
 static int on_loaded(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
-        RoamWatch *w = userdata;
+        RoamProps *w = userdata;
         const sd_bus_error *e = sd_bus_message_get_error(m);
         int r = 0;
 
         w->load = sd_bus_slot_unref(w->load);
         if (!e)
-                r = w->read(m, w->userdata);
+                r = w->read(m, w->model);
         w->loaded = true;
-        /* the owner may free the watch in its handler: nothing of w is used after this */
+        /* the owner may free it in its handler: nothing of w is used after this */
         w->done(w, e, r, w->userdata);
         return 0;
 }
 
-int roam_watch_reload(RoamWatch *w)
+int roam_props_reload(RoamProps *w)
 {
         if (!w)
                 return -ENOTCONN;
@@ -57,18 +58,18 @@ int roam_watch_reload(RoamWatch *w)
 
 static int on_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
-        RoamWatch *w = userdata;
+        RoamProps *w = userdata;
         const char *iface;
 
         if (sd_bus_message_read(m, "s", &iface) >= 0 && streq(iface, w->interface))
-                (void)roam_watch_reload(w);
+                (void)roam_props_reload(w);
         return 0;
 }
 
-int roam_watch_new(sd_bus *bus, const char *path, const char *interface, RoamWatchReadFn read,
-                   RoamWatchDoneFn done, void *userdata, RoamWatch **ret)
+int roam_props_new(sd_bus *bus, const char *path, const char *interface, RoamPropsReadFn read,
+                   void *model, RoamPropsDoneFn done, void *userdata, RoamProps **ret)
 {
-        _cleanup_(roam_watch_freep) RoamWatch *w = NULL;
+        _cleanup_(roam_props_freep) RoamProps *w = NULL;
         int r;
 
         w = calloc(1, sizeof(*w));
@@ -80,31 +81,32 @@ int roam_watch_new(sd_bus *bus, const char *path, const char *interface, RoamWat
         if (!w->path || !w->interface)
                 return -ENOMEM;
         w->read = read;
+        w->model = model;
         w->done = done;
         w->userdata = userdata;
         r = sd_bus_match_signal_async(bus, &w->match, ROAM_BUS_NAME, path,
                                       "org.freedesktop.DBus.Properties", "PropertiesChanged",
                                       on_changed, NULL, w);
         if (r >= 0)
-                r = roam_watch_reload(w);
+                r = roam_props_reload(w);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(w);
         return 0;
 }
 
-sd_bus *roam_watch_get_bus(const RoamWatch *w)
+sd_bus *roam_props_get_bus(const RoamProps *w)
 {
         return w ? w->bus : NULL;
 }
 
-bool roam_watch_loaded(const RoamWatch *w)
+bool roam_props_loaded(const RoamProps *w)
 {
         return w && w->loaded;
 }
 
-int roam_watch_get_all(sd_bus *bus, const char *path, const char *interface, RoamWatchReadFn read,
-                       void *userdata, sd_bus_error *error)
+int roam_props_get_all(sd_bus *bus, const char *path, const char *interface, RoamPropsReadFn read,
+                       void *model, sd_bus_error *error)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
@@ -113,5 +115,5 @@ int roam_watch_get_all(sd_bus *bus, const char *path, const char *interface, Roa
                                "GetAll", error, &reply, "s", interface);
         if (r < 0)
                 return r;
-        return read(reply, userdata);
+        return read(reply, model);
 }
