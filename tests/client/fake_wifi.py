@@ -12,7 +12,9 @@ A link of the scenario with "_wifi" is a Wi-Fi link: its object has org.roam1.Wi
                           "last_connected": 0, "in_range": true,
                           "passphrase": "the right one", "identity": "alice",
                           "password": "its EAP password", "portal": "http://...",
-                          "shareable": true, "name": "a display name roamd would send"}],
+                          "shareable": true, "name": "a display name roamd would send",
+                          "stall": true (a join stops after authenticating: JoinCancel ends
+                          it)}],
             "scan": [networks a Scan() adds or replaces, by SSID]}
 What roamd refuses, this refuses, in its order (arguments, then authorization, then state):
 unknown or mistyped Join keys, an SSID that is empty or longer than 32 bytes, a hidden join
@@ -387,6 +389,8 @@ class WiFiObject(dbus.service.Object):
             return False
         self.step(j, "associating")
         self.step(j, "authenticating")
+        if n.get("stall"):
+            return False
         p = bytes(secrets["passphrase"])
         j["passphrases"].append(p.decode("utf-8", "replace"))
         if p != n.get("passphrase", "").encode():

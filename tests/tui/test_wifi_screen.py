@@ -58,6 +58,16 @@ def open_wifi(t):
     return said(t, "Wi-Fi on wlan0 through NetworkManager")
 
 
+def open_wifi_any(t):
+    """The Wi-Fi screen, whatever it says (an owner roam cannot join through)."""
+    t.wait_for(screen="overview", text="wlan0")
+    t.key("\r")
+    t.wait_for(screen="link", text="wlan0")
+    t.key("w")
+    return shows(t, lambda t: t.frame.screen == "wifi" and "Wi-Fi on wlan0" in t.text(),
+                 "the Wi-Fi screen")
+
+
 def select(t, name):
     for _ in range(10):
         if name in t.cursor_line() and t.cursor_line().startswith(">"):
@@ -231,3 +241,61 @@ def test_hostile_ssid(roamd, tui, golden):
     said(t, "?[31mA?B\\xff?")
     assert "\x1b" not in t.text() and "\u202e" not in t.text()
     golden("wifi-hostile", t)
+
+
+def test_join_in_progress_and_canceled(roamd, tui, golden):
+    """A join that takes its time shows its step under the list; Esc leaves the screen, the
+    join goes on (roamd's)."""
+    nets = [dict(NETWORKS[0], connected=False, known=False),
+            {"ssid": "Slow", "signal": -52, "security": "wpa2", "passphrase": "slow but sure",
+             "stall": True}]
+    fake = roamd(wifi_scenario(nets))
+    t = tui()
+    open_wifi(t)
+    select(t, "Slow")
+    t.key("\r")
+    said(t, "Join Slow (WPA2)")
+    t.key("slow but sure\r")
+    said(t, "Joining Slow: checking the passphrase")
+    golden("wifi-joining", t)
+    assert [c[0] for c in calls(fake)] == ["Join"]
+
+
+def test_not_found_said(roamd, tui, golden):
+    roamd(wifi_scenario())
+    t = tui()
+    open_wifi(t)
+    select(t, "Bunker")
+    t.key("\r")
+    said(t, "Join Bunker (WPA2)")
+    t.key("hidden in plain\r")
+    said(t, "No network named Bunker answered (if it is hidden, join it as hidden).")
+    golden("wifi-not-found", t)
+
+
+def test_no_owner_and_empty(roamd, tui, golden):
+    roamd(wifi_scenario(backend="connman", why="ConnMan manages wlan0; roam cannot join "
+                                                "through ConnMan yet: use connmanctl"))
+    t = tui()
+    open_wifi_any(t)
+    said(t, "ConnMan manages wlan0; roam cannot join through ConnMan yet: use connmanctl")
+    golden("wifi-no-owner", t)
+
+
+def test_empty_list(roamd, tui, golden):
+    roamd(wifi_scenario([]))
+    t = tui()
+    open_wifi(t)
+    said(t, "No networks seen (r looks again).", "+ Join a hidden network")
+    golden("wifi-empty", t)
+
+
+def test_small_terminal(roamd, tui, golden):
+    roamd(wifi_scenario())
+    t = tui(cols=40, rows=12)
+    t.wait_for(screen="overview", text="wlan0")
+    t.key("\r")
+    t.wait_for(screen="link", text="wlan0")
+    t.key("w")
+    said(t, "Home", "excellent -48", "WPA2/WPA3")
+    golden("wifi-small", t)

@@ -395,6 +395,13 @@ static int build(Tui *t, WifiData *d, TuiDoc *doc)
                 if (r >= 0)
                         r = tui_doc_span(doc, THEME_TITLE, 0, "Known");
         }
+        if (r >= 0 && l->n_networks == 0) {
+                r = tui_doc_line(doc, -1, 2);
+                if (r >= 0)
+                        r = tui_doc_span(doc, THEME_MUTED, 0,
+                                         l->scanning ? "Looking for networks..."
+                                                     : "No networks seen (r looks again).");
+        }
         for (size_t i = 0; i < l->n_networks && r >= 0; i++)
                 r = add_network(t, doc, &l->networks[i], (int)i);
         if (r >= 0)
