@@ -25,7 +25,8 @@ join (InvalidArguments) or of another caller's join (AccessDenied); Forget, SetA
 SetPriority of a network that is not known (InvalidArguments); Share of a network without a
 secret the owner gives (Failed) and by anyone but root (admin every time: AccessDenied even
 for group netdev); JoinUri of a DPP URI where the owner has no DPP (NotSupported); SetPriority
-where the owner has none (iwd: NotSupported).
+where the owner has none (iwd: NotSupported); every method, GetNetworks too, while there is
+no owner roamd joins through (ConnMan, none: NotSupported with WiFiBackendWhy).
 
 A join goes: JoinStep scanning; not in range (and not hidden) -> JoinDone not-found; a secured
 network without a passphrase -> JoinNeedsSecret first; a wrong one -> JoinNeedsSecret
@@ -191,6 +192,11 @@ class WiFiObject(dbus.service.Object):
         if not hooks["authorized"](self.connection, sender):
             raise err("AccessDenied", hooks["denied"])
 
+    def check_owner(self):
+        """No owner roamd joins through (ConnMan, none): every method says why, as roamd."""
+        if self.wifi_props["WiFiBackend"] not in ("networkmanager", "iwd", "wpa_supplicant"):
+            raise err("NotSupported", self.wifi_props["WiFiBackendWhy"])
+
     def check_ssid(self, raw):
         if not 1 <= len(raw) <= 32:
             raise err("InvalidArguments", f"an SSID has 1 to 32 bytes, got {len(raw)}")
@@ -226,6 +232,7 @@ class WiFiObject(dbus.service.Object):
         self.scan_waiters.append(ok)
 
     def scan_start(self, sender):
+        self.check_owner()
         self.check_auth(sender)
         if self.wifi_props.get("WiFiRadio", "on") != "on":
             raise err("Failed", f"Wi-Fi is off (rfkill: {self.wifi_props['WiFiRadio']})")
@@ -252,6 +259,7 @@ class WiFiObject(dbus.service.Object):
 
     @dbus.service.method(WIFI_IFACE, out_signature="a(aysa{sv})")
     def GetNetworks(self):
+        self.check_owner()
         out = dbus.Array([], signature="(aysa{sv})")
         for n in self.networks:
             raw = ssid_bytes(n)
@@ -315,6 +323,7 @@ class WiFiObject(dbus.service.Object):
     @dbus.service.method(WIFI_IFACE, in_signature="a{sv}", out_signature="u",
                          sender_keyword="sender")
     def Join(self, req, sender=None):
+        self.check_owner()
         raw = self.check_request(req)
         self.check_auth(sender)
         if self.join:
@@ -440,6 +449,7 @@ class WiFiObject(dbus.service.Object):
 
     @dbus.service.method(WIFI_IFACE, in_signature="ua{sv}", sender_keyword="sender")
     def JoinSecret(self, jid, secrets, sender=None):
+        self.check_owner()
         for k, v in secrets.items():
             if k not in SECRET_KEYS:
                 raise err("InvalidArguments", f"unknown key '{k}' in the secrets")
@@ -462,6 +472,7 @@ class WiFiObject(dbus.service.Object):
 
     @dbus.service.method(WIFI_IFACE, in_signature="u", sender_keyword="sender")
     def JoinCancel(self, jid, sender=None):
+        self.check_owner()
         j = self.own_join(int(jid), sender, manage=True)
         self.record("JoinCancel", j["ssid"])
         GLib.idle_add(lambda: self.done(j, "canceled", "Canceled.") and False)
@@ -475,6 +486,7 @@ class WiFiObject(dbus.service.Object):
 
     @dbus.service.method(WIFI_IFACE, in_signature="ay", sender_keyword="sender")
     def Forget(self, ssid, sender=None):
+        self.check_owner()
         raw = bytes(ssid)
         n = self.known_net(raw)
         self.check_auth(sender)
@@ -486,6 +498,7 @@ class WiFiObject(dbus.service.Object):
 
     @dbus.service.method(WIFI_IFACE, in_signature="ayb", sender_keyword="sender")
     def SetAutoconnect(self, ssid, on, sender=None):
+        self.check_owner()
         raw = bytes(ssid)
         n = self.known_net(raw)
         self.check_auth(sender)
@@ -494,6 +507,7 @@ class WiFiObject(dbus.service.Object):
 
     @dbus.service.method(WIFI_IFACE, in_signature="ayi", sender_keyword="sender")
     def SetPriority(self, ssid, prio, sender=None):
+        self.check_owner()
         raw = bytes(ssid)
         n = self.known_net(raw)
         if self.wifi_props["WiFiBackend"] == "iwd":
@@ -505,6 +519,7 @@ class WiFiObject(dbus.service.Object):
     @dbus.service.method(WIFI_IFACE, in_signature="ay", out_signature="s",
                          sender_keyword="sender")
     def Share(self, ssid, sender=None):
+        self.check_owner()
         raw = bytes(ssid)
         n = self.known_net(raw)
         self.check_auth(sender, admin=True)
@@ -531,6 +546,7 @@ class WiFiObject(dbus.service.Object):
     @dbus.service.method(WIFI_IFACE, in_signature="sb", out_signature="a{sv}",
                          sender_keyword="sender")
     def JoinUri(self, uri, apply, sender=None):
+        self.check_owner()
         uri = str(uri)
         summary = dbus.Dictionary({}, signature="sv")
         if uri.startswith("DPP:"):

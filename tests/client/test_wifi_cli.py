@@ -107,7 +107,12 @@ def test_no_owner_says_why(bus, roamd):
     roamd(scenario(backend="connman", why="ConnMan manages wlan0; roam cannot join through "
                                           "ConnMan yet: use connmanctl"))
     p = run(bus.env, "wifi")
+    assert p.returncode == 0
     assert "ConnMan manages wlan0; roam cannot join through ConnMan yet" in p.stdout
+    # every method says it too (NotSupported), and nothing is joined
+    p = run(bus.env, "wifi", "join", "Home", "--passphrase-file", "-", stdin="correct horse\n")
+    assert p.returncode == 1
+    assert "cannot join: ConnMan manages wlan0; roam cannot join through ConnMan" in p.stderr
 
 
 def test_scan_waits_for_the_result(bus, roamd):

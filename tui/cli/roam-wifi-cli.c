@@ -254,7 +254,16 @@ static int print_json_list(const WifiLink *l)
 
 static int wifi_list(sd_bus *bus, WifiLink *l, bool json)
 {
-        int r = load_networks(bus, l);
+        int r;
+
+        /* no owner roam joins through: roamd has no networks to give, only why */
+        if (!wifi_backend_words(l->backend)) {
+                if (json)
+                        return print_json_list(l);
+                print_list(l);
+                return 0;
+        }
+        r = load_networks(bus, l);
 
         if (r < 0)
                 return r;

@@ -840,7 +840,11 @@ static bool wifi_key_active(Tui *t, Screen *s, const KeyHelp *k)
 {
         WifiData *d = s->data;
         const WifiNetwork *n = selected_network(d);
+        const WifiLink *l = wifi_link(d);
 
+        /* no owner roam joins through: nothing to do here but leave */
+        if (!l || !wifi_backend_words(l->backend))
+                return streq(k->keys, "Esc");
         if (streq(k->keys, "f") || streq(k->keys, "a"))
                 return n && n->known;
         return true;
