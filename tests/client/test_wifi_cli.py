@@ -449,3 +449,21 @@ def test_completions(bus, roamd, tmp_path):
     assert p.returncode == 0 and p.stderr == "", p.stderr
     offered = {line.split("\t")[0] for line in p.stdout.split("\n") if line}
     assert {"join", "share", "join-uri", "forget", "autoconnect", "scan"} <= offered
+
+
+def test_every_action_has_json(bus, roamd):
+    roamd(scenario())
+    j = json.loads(run(bus.env, "wifi", "autoconnect", "Office", "off", "--json").stdout)
+    assert j == {"link": "wlan0", "ssid": "Office", "action": "autoconnect",
+                 "autoconnect": False}
+    j = json.loads(run(bus.env, "wifi", "forget", "Office", "--json").stdout)
+    assert j == {"link": "wlan0", "ssid": "Office", "action": "forget"}
+    p = run(bus.env, "wifi", "join-uri", "-", "--json",
+            stdin="WIFI:T:WPA;S:Home;P:correct horse;H:true;;\n")
+    assert json.loads(p.stdout) == {"link": "wlan0", "kind": "wifi", "ssid": "Home",
+                                    "security": "wpa2", "hidden": True, "has_passphrase": True,
+                                    "joined": False}
+    assert "correct horse" not in p.stdout
+    j = json.loads(run(bus.env, "wifi", "scan", "--json").stdout)
+    # Office was forgotten out of range: gone
+    assert j["link"] == "wlan0" and len(j["networks"]) == len(NETWORKS) - 1

@@ -854,6 +854,34 @@ static int read_uri(const char *arg, char **ret)
         return 0;
 }
 
+/* What a URI would join, for --json without --yes (never the passphrase). */
+static int print_uri_json(const WifiLink *l, const char *kind, const char *shown,
+                          const char *security, int hidden, int has_pass)
+{
+        _cleanup_(json_object_putp) json_object *doc = json_object_new_object();
+
+        if (!doc || json_add_string(doc, "link", l->name) < 0 ||
+            json_add_string(doc, "kind", kind) < 0 ||
+            (streq(kind, "wifi") && (json_add_string(doc, "ssid", shown) < 0 ||
+                                     json_add_string(doc, "security", security) < 0 ||
+                                     json_add_bool(doc, "hidden", hidden) < 0 ||
+                                     json_add_bool(doc, "has_passphrase", has_pass) < 0)) ||
+            json_add_bool(doc, "joined", false) < 0)
+                return log_oom();
+        return json_print(doc, stdout);
+}
+
+static int print_done_json(const WifiLink *l, const char *ssid, const char *action, bool on)
+{
+        _cleanup_(json_object_putp) json_object *doc = json_object_new_object();
+
+        if (!doc || json_add_string(doc, "link", l->name) < 0 ||
+            json_add_string(doc, "ssid", ssid) < 0 || json_add_string(doc, "action", action) < 0 ||
+            (streq(action, "autoconnect") && json_add_bool(doc, "autoconnect", on) < 0))
+                return log_oom();
+        return json_print(doc, stdout);
+}
+
 static int wifi_join_uri(sd_bus *bus, WifiLink *l, const char *arg, const WifiArgs *a)
 {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -920,9 +948,10 @@ static int wifi_join_uri(sd_bus *bus, WifiLink *l, const char *arg, const WifiAr
         if (!a->yes) {
                 char line[16];
 
-                if (!isatty(STDIN_FILENO) || streq(arg, "-")) {
-                        if (!a->json)
-                                printf("Nothing done: add --yes to join.\n");
+                if (!isatty(STDIN_FILENO) || streq(arg, "-") || a->json) {
+                        if (a->json)
+                                return print_uri_json(l, kind, shown, security, hidden, has_pass);
+                        printf("Nothing done: add --yes to join.\n");
                         return 0;
                 }
                 fprintf(stderr, "Join? [y/N] ");
@@ -1189,13 +1218,17 @@ int roam_wifi_run(char **args, bool json)
                 return wifi_share(bus, &l, w[0], a.json);
         if (streq(verb, "forget")) {
                 r = call_on_ssid(bus, &l, w[0], "Forget", "forget the network", NULL, NULL);
-                if (r == 0 && !a.json)
+                if (r == 0 && a.json)
+                        return print_done_json(&l, w[0], "forget", false);
+                if (r == 0)
                         printf("Forgot %s on %s.\n", w[0], l.name);
                 return r;
         }
         int on = streq(w[1], "on");
         r = call_on_ssid(bus, &l, w[0], "SetAutoconnect", "change the network", &on, NULL);
-        if (r == 0 && !a.json)
+        if (r == 0 && a.json)
+                return print_done_json(&l, w[0], "autoconnect", on);
+        if (r == 0)
                 printf("%s joins %s %s.\n", l.name, w[0],
                        on ? "by itself when in range" : "only when asked");
         return r;
