@@ -97,7 +97,7 @@ void manager_follow_time(Manager *m);
  * the ObjectManager, the links' objects (roamd-manager-bus.c). */
 int manager_bus_setup(Manager *m);
 
-/* The features, one table (roamd-features.c): started in its order (a feature after those it
+/* The features, one table (roamd-manager-features.c): started in its order (a feature after those it
  * is built from), reloaded in its order, stopped in the reverse order. A fatal feature's
  * failure is returned (the caller frees the manager, which stops what started); an optional
  * one's is logged and roamd runs on without it. */

@@ -56,17 +56,23 @@ typedef enum VerbOption {
         VERB_OPT_PIN_FILE = 1 << 5,   /* --pin-file */
 } VerbOption;
 
+/* How a command takes its words. */
+typedef enum VerbFlags {
+        VERB_IN_ORDER = 1 << 0,     /* options end at the first argument (a command follows) */
+        VERB_RUNS_COMMAND = 1 << 1, /* its arguments are a command to run: --help there is the
+                                     * command's, and the words are not roamd's to check */
+        VERB_OWN_WORDS = 1 << 2,    /* its words are its own (a file, a browser): it checks
+                                     * them itself */
+} VerbFlags;
+
 /* What a command is, as parse_argv() needs it: one row of verbs[] below, no command named in
  * the parser. */
 typedef struct Verb {
         const char *name;
         unsigned max_args;  /* after the verb's name */
         VerbOption options; /* the options it takes */
-        bool in_order;      /* options end at the first argument (a command follows) */
-        bool runs_command;  /* its arguments are a command to run: --help there is the
-                             * command's, and the words are not roamd's to check as text */
-        bool local_words;   /* its words are its own (a file, a browser): checked by itself */
-        VerbCheckFn check;  /* NULL: nothing more to check */
+        VerbFlags flags;
+        VerbCheckFn check; /* NULL: nothing more to check */
         VerbFn run;
 } Verb;
 
@@ -552,7 +558,7 @@ static int check_utf8(char *const *args, unsigned n)
         int r;
 
         r = roam_args_check_utf8(cmd, values, ELEMENTSOF(values));
-        if (r < 0 || arg_verb->runs_command || arg_verb->local_words)
+        if (r < 0 || (arg_verb->flags & (VERB_RUNS_COMMAND | VERB_OWN_WORDS)))
                 return r;
         return roam_args_check_utf8(cmd, args, n);
 }
@@ -644,32 +650,32 @@ static int check_help(char **args, unsigned n)
 #define J VERB_OPT_JSON
 /* clang-format off */
 static const Verb verbs[] = {
-    /* name          max_args  options                          in_order command local check            run */
-    {"status",      0,        J,                                false, false, false, NULL,              verb_status},
-    {"apps",        0,        J,                                false, false, false, NULL,              verb_apps},
-    {"app",         UINT_MAX, J,                                false, false, false, check_app,         verb_app},
-    {"run",         UINT_MAX, VERB_OPT_APP|VERB_OPT_ONLINE_FOR, true,  true,  false, check_run,         verb_run},
+    /* name          max_args  options                          flags                          check              run */
+    {"status",      0,        J,                                0,                             NULL,              verb_status},
+    {"apps",        0,        J,                                0,                             NULL,              verb_apps},
+    {"app",         UINT_MAX, J,                                0,                             check_app,         verb_app},
+    {"run",         UINT_MAX, VERB_OPT_APP|VERB_OPT_ONLINE_FOR, VERB_IN_ORDER|VERB_RUNS_COMMAND, check_run,       verb_run},
     /* The ordered wake-up: roam-wake-cli.c */
-    {"wait-online", 0,        VERB_OPT_APP|VERB_OPT_WAIT,       false, false, false, check_wait,        verb_wait_online},
-    {"when-online", UINT_MAX, VERB_OPT_APP|VERB_OPT_WAIT,       true,  true,  false, check_when_online, verb_when_online},
-    {"stats",       0,        J|VERB_OPT_APP|VERB_OPT_STATS,    false, false, false, check_stats,       verb_stats},
-    {"portal",      UINT_MAX, J,                                true,  false, true,  NULL,              verb_portal},
-    {"time",        3,        J,                                false, false, false, check_time,        verb_time},
-    {"p2p",         UINT_MAX, J|VERB_OPT_PIN_FILE,              false, false, false, NULL,              verb_p2p},
+    {"wait-online", 0,        VERB_OPT_APP|VERB_OPT_WAIT,       0,                             check_wait,        verb_wait_online},
+    {"when-online", UINT_MAX, VERB_OPT_APP|VERB_OPT_WAIT,       VERB_IN_ORDER|VERB_RUNS_COMMAND, check_when_online, verb_when_online},
+    {"stats",       0,        J|VERB_OPT_APP|VERB_OPT_STATS,    0,                             check_stats,       verb_stats},
+    {"portal",      UINT_MAX, J,                                VERB_IN_ORDER|VERB_OWN_WORDS,  NULL,              verb_portal},
+    {"time",        3,        J,                                0,                             check_time,        verb_time},
+    {"p2p",         UINT_MAX, J|VERB_OPT_PIN_FILE,              0,                             NULL,              verb_p2p},
     /* Bluetooth and NFC tags: roam-bt-cli.c */
-    {"bt",          UINT_MAX, J,                                true,  false, false, NULL,              verb_bt},
-    {"nfc",         UINT_MAX, J,                                true,  false, true,  NULL,              verb_nfc},
+    {"bt",          UINT_MAX, J,                                VERB_IN_ORDER,                 NULL,              verb_bt},
+    {"nfc",         UINT_MAX, J,                                VERB_IN_ORDER|VERB_OWN_WORDS,  NULL,              verb_nfc},
     /* Locations and the personal firewall: roam-firewall-cli.c */
-    {"network",     3,        J,                                false, false, false, NULL,              verb_network},
-    {"firewall",    4,        J|VERB_OPT_APP,                   false, false, false, check_firewall,    verb_firewall},
+    {"network",     3,        J,                                0,                             NULL,              verb_network},
+    {"firewall",    4,        J|VERB_OPT_APP,                   0,                             check_firewall,    verb_firewall},
     /* Wi-Fi through the link's owner: roam-wifi-cli.c (its options and files are its own) */
-    {"wifi",        UINT_MAX, J,                                true,  false, true,  NULL,              verb_wifi},
-    {"help",        1,        0,                                false, false, false, check_help,        verb_help},
+    {"wifi",        UINT_MAX, J,                                VERB_IN_ORDER|VERB_OWN_WORDS,  NULL,              verb_wifi},
+    {"help",        1,        0,                                0,                             check_help,        verb_help},
 };
 /* clang-format on */
 
 /* No command: the TUI, plain mode or status. */
-static const Verb default_verb = {"", 0, J, false, false, false, NULL, verb_default};
+static const Verb default_verb = {"", 0, J, 0, NULL, verb_default};
 #undef J
 
 static const Verb *find_verb(const char *name)
@@ -729,12 +735,13 @@ static int parse_argv(int argc, char *argv[])
                 /* --help anywhere in a command's own words (`portal approve --help`, `nfc
                  * import --help`) is a question, not an argument; run's CMD has its own
                  * options, so there only before CMD (getopt stops there). */
-                if (!arg_verb->runs_command && roam_args_want_help(argv + optind + 1))
+                if (!(arg_verb->flags & VERB_RUNS_COMMAND) &&
+                    roam_args_want_help(argv + optind + 1))
                         return roam_command_help(arg_verb->name) < 0 ? -EINVAL : 0;
 
                 sub = argv + optind;
                 sub_argc = argc - optind;
-                r = parse_options(sub_argc, sub, arg_verb->in_order);
+                r = parse_options(sub_argc, sub, arg_verb->flags & VERB_IN_ORDER);
                 if (r <= 0)
                         return r;
                 if (arg_plain)

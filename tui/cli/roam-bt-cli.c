@@ -338,95 +338,144 @@ static int pair(sd_bus *bus, const char *address)
         return p.result;
 }
 
+/* What follows an action's name. */
+typedef enum BtArgs {
+        BT_ARGS_SWITCH, /* on|off [ADAPTER] */
+        BT_ARGS_SCAN,   /* [SECONDS] [ADAPTER] */
+        BT_ARGS_DEVICE, /* ADDRESS */
+        BT_ARGS_ANSWER, /* ID yes|no, a PIN or passkey on stdin */
+} BtArgs;
+
+/* roam bt's actions, in the order the usage error lists them. Every one changes something:
+ * polkit may ask (roam_bus_may_ask()). */
+static const struct BtAction {
+        const char *name;
+        BtArgs args;
+        const char *method;   /* on org.roam1.Bluetooth */
+        const char *what;     /* for errors: "cannot <what>" */
+        uint64_t timeout;     /* 0: sd-bus's default */
+        const char *property; /* SetAdapter's property; SetTrusted's value ("yes", "no") */
+} bt_actions[] = {
+    {"power", BT_ARGS_SWITCH, "SetAdapter", "change the adapter", 0, "Powered"},
+    {"discoverable", BT_ARGS_SWITCH, "SetAdapter", "change the adapter", 0, "Discoverable"},
+    {"pairable", BT_ARGS_SWITCH, "SetAdapter", "change the adapter", 0, "Pairable"},
+    {"scan", BT_ARGS_SCAN, "StartDiscovery", "scan", 0, NULL},
+    {"pair", BT_ARGS_DEVICE, "Pair", "pair", PAIR_TIMEOUT, NULL},
+    {"trust", BT_ARGS_DEVICE, "SetTrusted", "trust", 0, "yes"},
+    {"untrust", BT_ARGS_DEVICE, "SetTrusted", "trust", 0, "no"},
+    {"connect", BT_ARGS_DEVICE, "Connect", "connect", PAIR_TIMEOUT, NULL},
+    {"disconnect", BT_ARGS_DEVICE, "Disconnect", "disconnect", 0, NULL},
+    {"remove", BT_ARGS_DEVICE, "Remove", "remove", 0, NULL},
+    {"join", BT_ARGS_DEVICE, "ConnectNetwork", "join the network", PAIR_TIMEOUT, NULL},
+    {"leave", BT_ARGS_DEVICE, "DisconnectNetwork", "leave the network", 0, NULL},
+    {"answer", BT_ARGS_ANSWER, "Answer", "answer", 0, NULL},
+};
+
+static const struct BtAction *bt_action(const char *name)
+{
+        for (size_t i = 0; i < ELEMENTSOF(bt_actions); i++)
+                if (streq(bt_actions[i].name, name))
+                        return &bt_actions[i];
+        return NULL;
+}
+
+static int bt_unknown_action(const char *verb)
+{
+        char names[256] = "";
+        size_t n = 0;
+
+        for (size_t i = 0; i < ELEMENTSOF(bt_actions); i++)
+                n += (size_t)snprintf(names + n, sizeof(names) - MIN(n, sizeof(names)), "%s%s",
+                                      i ? ", " : "", bt_actions[i].name);
+        return roam_usage_error("bt", "unknown action '%s' for 'roam bt': %s.", verb, names);
+}
+
 int roam_bt_run(char **args, bool json)
 {
-        static const char *const devices[] = {
-            "pair", "trust", "untrust", "connect", "disconnect", "remove", "join", "leave",
-        };
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         const char *verb = args[0], *a1 = verb ? args[1] : NULL, *a2 = a1 ? args[2] : NULL;
+        const struct BtAction *act = NULL;
         unsigned long n = 0;
-        bool device = false;
         char *end;
         int b = 0, r;
 
         /* The whole command line first: a mistake is exit 2 before roamd is asked. */
-        for (size_t i = 0; verb && i < ELEMENTSOF(devices); i++)
-                device = device || streq(verb, devices[i]);
         if (verb && json)
                 return roam_usage_error("bt", "--json goes with 'roam bt' alone.");
-        if (streq_ptr(verb, "power") || streq_ptr(verb, "discoverable") ||
-            streq_ptr(verb, "pairable")) {
-                if (!a1 || parse_bool_word(a1, &b) < 0)
-                        return roam_usage_error("bt", "'roam bt %s' needs on or off.", verb);
-                if (a2 && args[3])
-                        return roam_usage_error("bt", "'roam bt %s' takes one adapter.", verb);
-        } else if (streq_ptr(verb, "scan")) {
-                n = 10;
-                if (a1) {
+        if (verb && !(act = bt_action(verb)))
+                return bt_unknown_action(verb);
+        if (act)
+                switch (act->args) {
+                case BT_ARGS_SWITCH:
+                        if (!a1 || parse_bool_word(a1, &b) < 0)
+                                return roam_usage_error("bt", "'roam bt %s' needs on or off.",
+                                                        verb);
+                        if (a2 && args[3])
+                                return roam_usage_error("bt", "'roam bt %s' takes one adapter.",
+                                                        verb);
+                        break;
+                case BT_ARGS_SCAN:
+                        n = 10;
+                        if (a1) {
+                                n = strtoul(a1, &end, 10);
+                                if (*end || end == a1 || n < 1 || n > 600)
+                                        return roam_usage_error(
+                                            "bt",
+                                            "'roam bt scan' takes 1 to 600 seconds, got '%s'.", a1);
+                        }
+                        if (a2 && args[3])
+                                return roam_usage_error("bt", "'roam bt scan' takes one adapter.");
+                        break;
+                case BT_ARGS_ANSWER:
+                        if (!a1 || !a2 || parse_bool_word(a2, &b) < 0)
+                                return roam_usage_error("bt", "'roam bt answer' needs ID yes|no.");
                         n = strtoul(a1, &end, 10);
-                        if (*end || end == a1 || n < 1 || n > 600)
+                        if (*end || end == a1 || n == 0 || n > UINT32_MAX)
+                                return roam_usage_error("bt", "'%s' is not a question number.", a1);
+                        /* argv is readable by every local user (ps, /proc/PID/cmdline) */
+                        if (args[3])
                                 return roam_usage_error(
-                                    "bt", "'roam bt scan' takes 1 to 600 seconds, got '%s'.", a1);
+                                    "bt", "'roam bt answer' reads a PIN or passkey from standard "
+                                          "input, not from the command line (every local user "
+                                          "can read that).");
+                        break;
+                case BT_ARGS_DEVICE:
+                        if (!a1)
+                                return roam_usage_error(
+                                    "bt",
+                                    "'roam bt %s' needs a device address (AA:BB:CC:DD:EE:FF).",
+                                    verb);
+                        if (a2)
+                                return roam_usage_error("bt", "'roam bt %s' takes one device.",
+                                                        verb);
+                        break;
                 }
-                if (a2 && args[3])
-                        return roam_usage_error("bt", "'roam bt scan' takes one adapter.");
-        } else if (streq_ptr(verb, "answer")) {
-                if (!a1 || !a2 || parse_bool_word(a2, &b) < 0)
-                        return roam_usage_error("bt", "'roam bt answer' needs ID yes|no.");
-                n = strtoul(a1, &end, 10);
-                if (*end || end == a1 || n == 0 || n > UINT32_MAX)
-                        return roam_usage_error("bt", "'%s' is not a question number.", a1);
-                /* argv is readable by every local user (ps, /proc/PID/cmdline) */
-                if (args[3])
-                        return roam_usage_error("bt",
-                                                "'roam bt answer' reads a PIN or passkey from "
-                                                "standard input, not from the command line "
-                                                "(every local user can read that).");
-        } else if (device) {
-                if (!a1)
-                        return roam_usage_error(
-                            "bt", "'roam bt %s' needs a device address (AA:BB:CC:DD:EE:FF).", verb);
-                if (a2)
-                        return roam_usage_error("bt", "'roam bt %s' takes one device.", verb);
-        } else if (verb)
-                return roam_usage_error("bt",
-                                        "unknown action '%s' for 'roam bt': power, discoverable, "
-                                        "pairable, scan, pair, trust, untrust, connect, "
-                                        "disconnect, remove, join, leave, answer.",
-                                        verb);
 
         r = roam_bus_connect(&bus);
-        if (r >= 0 && verb)
+        if (r >= 0 && act)
                 r = roam_bus_may_ask(bus);
         if (r < 0)
                 return r;
-        if (!verb)
+        if (!act)
                 return show(bus, json);
-        if (streq(verb, "power") || streq(verb, "discoverable") || streq(verb, "pairable")) {
-                char prop[16];
-                snprintf(prop, sizeof(prop), "%s", streq(verb, "power") ? "Powered" : verb);
-                prop[0] = (char)toupper(prop[0]);
-                return call(bus, "change the adapter", "SetAdapter", 0, "ssb", strempty(a2), prop,
-                            b);
-        }
-        if (streq(verb, "scan"))
-                return call(bus, "scan", "StartDiscovery", 0, "su", strempty(a2), (uint32_t)n);
-        if (streq(verb, "answer"))
+        switch (act->args) {
+        case BT_ARGS_SWITCH:
+                return call(bus, act->what, act->method, act->timeout, "ssb", strempty(a2),
+                            act->property, b);
+        case BT_ARGS_SCAN:
+                return call(bus, act->what, act->method, act->timeout, "su", strempty(a2),
+                            (uint32_t)n);
+        case BT_ARGS_ANSWER:
                 return answer_with_code(bus, (uint32_t)n, b);
-        if (streq(verb, "pair"))
+        case BT_ARGS_DEVICE:
+                break;
+        }
+        if (streq(act->method, "Pair")) /* its questions are asked here while it waits */
                 return pair(bus, a1);
-        if (streq(verb, "trust") || streq(verb, "untrust"))
-                return call(bus, "trust", "SetTrusted", 0, "sb", a1, streq(verb, "trust"));
-        if (streq(verb, "connect"))
-                return call(bus, "connect", "Connect", PAIR_TIMEOUT, "s", a1);
-        if (streq(verb, "disconnect"))
-                return call(bus, "disconnect", "Disconnect", 0, "s", a1);
-        if (streq(verb, "remove"))
-                return call(bus, "remove", "Remove", 0, "s", a1);
-        if (streq(verb, "join"))
-                return call(bus, "join the network", "ConnectNetwork", PAIR_TIMEOUT, "s", a1);
-        return call(bus, "leave the network", "DisconnectNetwork", 0, "s", a1);
+        if (streq(act->method, "SetTrusted"))
+                return call(bus, act->what, act->method, act->timeout, "sb", a1,
+                            streq(act->property, "yes"));
+        return call(bus, act->what, act->method, act->timeout, "s", a1);
 }
 
 /* NDEF from a file: raw bytes, or hex text as wpa_cli and many NFC tools print it. */

@@ -3,7 +3,7 @@
 
 /* The ordered wake-up in roamd (docs/wake.md): the queue (roamd-wake.c) fed by the global
  * state (links), the apps' wake policy and counters, its gate in table inet roam as a part of
- * the reconciler's pass, and its slice of the bus (roamd-wake-bus.c). */
+ * the reconciler's pass, and its slice of the bus (roamd-wake-run-bus.c). */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -45,7 +45,7 @@ WakeRun *wake_run_free(WakeRun *w);
 /* [Wake] changed. */
 void wake_run_reload(WakeRun *w);
 
-/* roamd-wake-bus.c */
+/* roamd-wake-run-bus.c */
 int wake_bus_setup(WakeRun *w);
 void wake_bus_app_changed(WakeRun *w, const char *id, WakeAppState old, WakeAppState new,
                           WakeReason why, uint64_t generation);

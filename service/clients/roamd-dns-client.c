@@ -5,7 +5,7 @@
 #include "roam-log.h"
 #include "roam-text.h"
 #include "roam-util.h"
-#include "roamd-dns-bus.h"
+#include "roamd-dns-client.h"
 
 static void source_clear(DnsBusSource *s)
 {

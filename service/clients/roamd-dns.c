@@ -8,7 +8,7 @@
 #include "roam-text.h"
 #include "roam-util.h"
 #include "roamd-dhcp-lease.h"
-#include "roamd-dns-bus.h"
+#include "roamd-dns-client.h"
 #include "roamd-lease-cache.h"
 
 static Dns *dns_free_files(Dns *d)

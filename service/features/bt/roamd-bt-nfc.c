@@ -11,7 +11,7 @@
 #include "roamd-config.h"
 #include "roamd-core.h"
 #include "roamd-links.h"
-#include "roamd-nfc.h"
+#include "roamd-bt-nfc.h"
 
 /* An NFC tag or handover message given by a client (roam nfc import): what it holds, and with
  * apply, pairing for each Bluetooth carrier that is not switched off. BlueZ takes remote OOB
