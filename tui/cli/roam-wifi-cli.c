@@ -469,6 +469,9 @@ static int send_secret(sd_bus *bus, const WifiLink *l, uint32_t id, const char *
 
         r = sd_bus_message_new_method_call(bus, &m, ROAM_BUS_NAME, l->path, ROAM_WIFI_INTERFACE,
                                            "JoinSecret");
+        /* the message's buffer holds the secret: wiped when it is freed */
+        if (r >= 0)
+                r = sd_bus_message_sensitive(m);
         if (r >= 0)
                 r = sd_bus_message_append(m, "u", id);
         if (r >= 0)
@@ -484,7 +487,6 @@ static int send_secret(sd_bus *bus, const WifiLink *l, uint32_t id, const char *
         if (r < 0)
                 return log_oom();
         r = sd_bus_call(bus, m, 0, &error, &reply);
-        /* sd-bus keeps the message's buffer: wipe what it holds of the secret */
         if (r < 0)
                 return log_call_error(&error, r, "answer the join");
         return 0;
@@ -709,6 +711,8 @@ static int wifi_join(sd_bus *bus, WifiLink *l, const char *ssid_arg, const WifiA
         }
         r = sd_bus_message_new_method_call(bus, &m, ROAM_BUS_NAME, l->path, ROAM_WIFI_INTERFACE,
                                            "Join");
+        if (r >= 0 && secret)
+                r = sd_bus_message_sensitive(m);
         if (r >= 0)
                 r = sd_bus_message_open_container(m, 'a', "{sv}");
         if (r >= 0)
@@ -795,6 +799,8 @@ static int call_on_ssid(sd_bus *bus, WifiLink *l, const char *ssid_arg, const ch
                 return r == -EACCES ? WIFI_EXIT_REFUSED : r;
         }
         if (ret_s) {
+                /* Share's answer holds the key: wiped when the reply is freed */
+                (void)sd_bus_message_sensitive(reply);
                 r = sd_bus_message_read(reply, "s", &s);
                 if (r < 0)
                         return log_error_errno(r, "Failed to read roamd's answer: %m");
@@ -854,6 +860,24 @@ static int read_uri(const char *arg, char **ret)
         return 0;
 }
 
+/* JoinUri: the URI may hold a passphrase, so the message is wiped when freed. */
+static int call_join_uri(sd_bus *bus, const WifiLink *l, const char *uri, bool apply,
+                         sd_bus_error *error, sd_bus_message **reply)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_call(bus, &m, ROAM_BUS_NAME, l->path, ROAM_WIFI_INTERFACE,
+                                           "JoinUri");
+        if (r >= 0)
+                r = sd_bus_message_sensitive(m);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "sb", uri, apply);
+        if (r < 0)
+                return log_oom();
+        return sd_bus_call(bus, m, 0, error, reply);
+}
+
 /* What a URI would join, for --json without --yes (never the passphrase). */
 static int print_uri_json(const WifiLink *l, const char *kind, const char *shown,
                           const char *security, int hidden, int has_pass)
@@ -900,8 +924,7 @@ static int wifi_join_uri(sd_bus *bus, WifiLink *l, const char *arg, const WifiAr
         r = read_uri(arg, &uri);
         if (r < 0)
                 return r;
-        r = sd_bus_call_method(bus, ROAM_BUS_NAME, l->path, ROAM_WIFI_INTERFACE, "JoinUri", &error,
-                               &reply, "sb", uri, 0);
+        r = call_join_uri(bus, l, uri, false, &error, &reply);
         if (r < 0) {
                 r = log_call_error(&error, r, "read the URI");
                 return r == -EACCES ? WIFI_EXIT_REFUSED : r;
@@ -965,8 +988,7 @@ static int wifi_join_uri(sd_bus *bus, WifiLink *l, const char *arg, const WifiAr
                 return r;
         r = roam_bus_may_ask(bus);
         if (r >= 0) {
-                r = sd_bus_call_method(bus, ROAM_BUS_NAME, l->path, ROAM_WIFI_INTERFACE, "JoinUri",
-                                       &error, &reply2, "sb", uri, 1);
+                r = call_join_uri(bus, l, uri, true, &error, &reply2);
                 if (r >= 0)
                         r = 0;
                 else {

@@ -246,6 +246,9 @@ int roam_wifi_watch_join(RoamWifiWatch *w, const uint8_t *ssid, size_t len, bool
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         int r = new_call(w, CALL_JOIN, &m);
 
+        /* a message with a secret is wiped when sd-bus frees it */
+        if (r >= 0 && secret)
+                r = sd_bus_message_sensitive(m);
         if (r >= 0)
                 r = sd_bus_message_open_container(m, 'a', "{sv}");
         if (r >= 0)
@@ -275,6 +278,8 @@ int roam_wifi_watch_secret(RoamWifiWatch *w, uint32_t id, const char *secret, co
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         int r = new_call(w, CALL_SECRET, &m);
 
+        if (r >= 0)
+                r = sd_bus_message_sensitive(m);
         if (r >= 0)
                 r = sd_bus_message_append(m, "u", id);
         if (r >= 0)
