@@ -3,7 +3,7 @@
 one a line in words, `wifi join NAME` says the join's steps, asks the passphrase on the next
 line, says a refused one and asks again, then the end and the link's verdict as lines;
 forget, autoconnect and scan; a hostile SSID is said safely."""
-from test_plain import CLOCK, plain  # noqa: F401 (the fixture)
+from test_plain import plain  # noqa: F401 (the fixture)
 
 NETWORKS = [
     {"ssid": "Home", "signal": -48, "security": "wpa2/wpa3", "passphrase": "correct horse",
