@@ -93,7 +93,8 @@ TEST(security_words)
         ASSERT_STREQ(wifi_security_words("psk"), "password");
         ASSERT_STREQ(wifi_security_words("enterprise"), "enterprise (802.1X)");
         ASSERT_STREQ(wifi_security_words("quantum"), "unknown security");
-        ASSERT_STREQ(wifi_security_words(NULL), "unknown security");
+        ASSERT_STREQ(wifi_security_words(NULL), "");
+        ASSERT_STREQ(wifi_security_words(""), "");
         ASSERT_TRUE(!wifi_security_needs_secret("open"));
         ASSERT_TRUE(!wifi_security_needs_secret("owe"));
         ASSERT_TRUE(wifi_security_needs_secret("wpa3"));

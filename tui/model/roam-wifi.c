@@ -173,7 +173,10 @@ const char *wifi_security_words(const char *security)
             {"psk", "password"},
         };
 
-        for (size_t i = 0; security && i < ELEMENTSOF(table); i++)
+        /* a saved network out of range: the owner may not say (wpa_supplicant) */
+        if (!security || !*security)
+                return "";
+        for (size_t i = 0; i < ELEMENTSOF(table); i++)
                 if (streq(table[i].key, security))
                         return table[i].words;
         return "unknown security";

@@ -80,7 +80,9 @@ void wifi_signal_bars(int dbm, bool utf8, char *buf, size_t size);
 /* "excellent -48 dBm", or "out of range". */
 void wifi_signal_words(int dbm, bool in_range, char *buf, size_t size);
 /* The security in words: "open", "WPA2", "WPA2/WPA3", "enterprise (802.1X)", "WEP
- * (insecure)", "open, encrypted (OWE)", "password" (iwd, which does not tell WPA2 from WPA3). */
+ * (insecure)", "open, encrypted (OWE)", "password" (iwd, which does not tell WPA2 from WPA3);
+ * "" when the owner did not say (a saved network out of range), "unknown security" for a word
+ * this roam does not know. */
 const char *wifi_security_words(const char *security);
 /* The owner roam joins through, for people ("NetworkManager"); NULL for one roam cannot join
  * through (connman, none): then WiFiBackendWhy says why. */

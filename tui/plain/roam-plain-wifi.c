@@ -111,12 +111,12 @@ static void print_list(PlainWifi *pw)
                 puts("No networks seen (wifi scan looks again).");
         for (size_t i = 0; i < l->n_networks; i++) {
                 const WifiNetwork *n = &l->networks[i];
+                const char *sec = wifi_security_words(n->security);
                 char words[48];
 
                 wifi_signal_words(n->signal, n->in_range, words, sizeof(words));
-                printf("%s: %s%s, %s%s%s%s%s\n", n->name, words, n->in_range ? " dBm" : "",
-                       wifi_security_words(n->security), *strempty(n->band) ? ", " : "",
-                       strempty(n->band),
+                printf("%s: %s%s%s%s%s%s%s%s\n", n->name, words, n->in_range ? " dBm" : "",
+                       *sec ? ", " : "", sec, *strempty(n->band) ? ", " : "", strempty(n->band),
                        n->known ? (n->autoconnect ? ", known, joined by itself"
                                                   : ", known, joined when asked")
                                 : "",
