@@ -9,6 +9,8 @@ packages=(
         libsystemd-dev libnl-3-dev libnl-route-3-dev libnftnl-dev libmnl-dev libncurses-dev libjson-c-dev
         libcurl4-openssl-dev libssl-dev libc-ares-dev libxml2-dev ca-certificates openssl
         zlib1g-dev
+        # roam wifi share: the QR code (encoding)
+        libqrencode-dev
         # the cellular network's country from its MCC (roamd-tzdb.c reads it at run time)
         mobile-broadband-provider-info
         # the world and its tests
