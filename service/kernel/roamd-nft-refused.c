@@ -24,11 +24,22 @@
 #define REFUSED_CHAIN "refused"
 /* Before the usual filter tables (0) and the firewall's chains: a reset counts even when a
  * later chain drops it. */
-#define REFUSED_PRIO     (-160)
-#define REFUSED_SET_SIZE 1024
-#define NFT_TYPE_IFINDEX 20
+#define REFUSED_PRIO          (-160)
+#define REFUSED_SET_SIZE      1024
+#define NFT_TYPE_IFINDEX      20
+#define NFT_TYPE_INET_SERVICE 13
+#define SYNWATCH_CHAIN        "synwatch"
+#define SYNSEEN_SET           "synseen"
+/* A SYN sent again within this of the last one from the same port is a retransmission: TCP
+ * sends its first ones 1, 2 and 4 s apart; later ones (8 s and more) have had their look. */
+#define SYNSEEN_TIMEOUT_MS 5000
+#define SYNSEEN_SIZE       4096
+/* At most this many wake-ups a second from each rule that logs (a burst of them is read as
+ * one anyway): a portal that refuses a busy machine's every connection costs no more. */
+#define SIGN_LOG_RATE    4
 #define TCP_FLAGS_OFFSET 13
 #define TCP_SEQ_OFFSET   4
+#define TH_FIN           0x01
 #define TH_SYN           0x02
 #define TH_RST           0x04
 #define TH_ACK           0x10
@@ -50,6 +61,78 @@ static int e_count(struct nftnl_rule *r)
         nftnl_expr_set_u32(e, NFTNL_EXPR_DYNSET_OP, NFT_DYNSET_OP_UPDATE);
         nftnl_expr_set_str(e, NFTNL_EXPR_DYNSET_SET_NAME, REFUSED_SET);
         return k | nft_rule_add_expr(r, e);
+}
+
+/* The rule's packet wakes roamd (NFLOG group NFT_SIGN_LOG_GROUP), a few times a second at
+ * most. */
+static int e_log(struct nftnl_rule *r)
+{
+        struct nftnl_expr *l = nftnl_expr_alloc("limit"), *g;
+
+        if (!l)
+                return -ENOMEM;
+        nftnl_expr_set_u64(l, NFTNL_EXPR_LIMIT_RATE, SIGN_LOG_RATE);
+        nftnl_expr_set_u64(l, NFTNL_EXPR_LIMIT_UNIT, 1); /* per second */
+        nftnl_expr_set_u32(l, NFTNL_EXPR_LIMIT_BURST, SIGN_LOG_RATE);
+        nftnl_expr_set_u32(l, NFTNL_EXPR_LIMIT_TYPE, NFT_LIMIT_PKTS);
+        if (nft_rule_add_expr(r, l) < 0)
+                return -ENOMEM;
+        g = nftnl_expr_alloc("log");
+        if (!g)
+                return -ENOMEM;
+        nftnl_expr_set_u16(g, NFTNL_EXPR_LOG_GROUP, NFT_SIGN_LOG_GROUP);
+        return nft_rule_add_expr(r, g);
+}
+
+/* TCP, flags SYN alone (a connection's first packet, or the same sent again), its source
+ * port in register 1. */
+static int syn_match(struct nftnl_rule *r)
+{
+        uint8_t tcp = IPPROTO_TCP, flags = TH_SYN, mask = TH_RST | TH_SYN | TH_ACK | TH_FIN;
+        int k = 0;
+
+        k |= nft_expr_meta(r, NFT_META_L4PROTO, NFT_REG_1);
+        k |= nft_expr_cmp_eq(r, NFT_REG_1, &tcp, sizeof(tcp));
+        k |= nft_expr_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, TCP_FLAGS_OFFSET, 1, NFT_REG_1);
+        k |= nft_expr_and(r, NFT_REG_1, &mask, sizeof(mask));
+        k |= nft_expr_cmp_eq(r, NFT_REG_1, &flags, sizeof(flags));
+        k |= nft_expr_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 2, NFT_REG_1); /* sport */
+        return k;
+}
+
+/* Chain `synwatch` (output): a SYN from a port that sent one less than SYNSEEN_TIMEOUT_MS
+ * ago is the same connection's SYN sent again, unanswered for a second at least: logged,
+ * which wakes roamd to look at the sockets waiting for an answer. Every SYN then (re)starts
+ * its port's timeout in set `synseen`. The ports of a connection that was answered linger
+ * there for the timeout and are never seen again with SYN alone, unless the port is used
+ * again at once: a look that finds nothing, no harm. */
+static int synwatch_rules(NftTxn *t)
+{
+        struct nftnl_rule *r = nft_rule_new_in(NFT_TABLE_NAME, SYNWATCH_CHAIN);
+        struct nftnl_expr *e;
+        int k;
+
+        if (!r)
+                return -ENOMEM;
+        k = syn_match(r);
+        k |= nft_expr_lookup_in(r, NFT_REG_1, SYNSEEN_SET);
+        k |= e_log(r);
+        k = nft_txn_add_rule(t, r, k);
+        if (k < 0)
+                return k;
+        r = nft_rule_new_in(NFT_TABLE_NAME, SYNWATCH_CHAIN);
+        if (!r)
+                return -ENOMEM;
+        k = syn_match(r);
+        e = nftnl_expr_alloc("dynset");
+        if (e) {
+                nftnl_expr_set_u32(e, NFTNL_EXPR_DYNSET_SREG_KEY, NFT_REG_1);
+                nftnl_expr_set_u32(e, NFTNL_EXPR_DYNSET_OP, NFT_DYNSET_OP_UPDATE);
+                nftnl_expr_set_str(e, NFTNL_EXPR_DYNSET_SET_NAME, SYNSEEN_SET);
+                nftnl_expr_set_u64(e, NFTNL_EXPR_DYNSET_TIMEOUT, SYNSEEN_TIMEOUT_MS);
+        }
+        k |= nft_rule_add_expr(r, e);
+        return nft_txn_add_rule(t, r, k);
 }
 
 /* One rule per family: TCP, RST|ACK without SYN, sequence 0, source off the LAN sets. */
@@ -78,6 +161,7 @@ static int refused_rule(NftTxn *t, int family)
                                       NFT_REG_1); /* ip6 saddr */
         k |= nft_expr_lookup_not_in(r, NFT_REG_1, family == AF_INET ? "lan4" : "lan6");
         k |= e_count(r);
+        k |= e_log(r);
         return nft_txn_add_rule(t, r, k);
 }
 
@@ -95,6 +179,14 @@ int nft_refused_install(NftTxn *t)
                 r = refused_rule(t, AF_INET);
         if (r >= 0)
                 r = refused_rule(t, AF_INET6);
+        if (r >= 0)
+                r = nft_txn_new_set(t, SYNSEEN_SET, NFT_TYPE_INET_SERVICE, sizeof(uint16_t),
+                                    NFT_SET_EVAL | NFT_SET_TIMEOUT, SYNSEEN_SIZE, false, false);
+        if (r >= 0)
+                r = nft_txn_chain(t, NFT_MSG_NEWCHAIN, SYNWATCH_CHAIN, "filter", NF_INET_LOCAL_OUT,
+                                  REFUSED_PRIO);
+        if (r >= 0)
+                r = synwatch_rules(t);
         return r;
 }
 

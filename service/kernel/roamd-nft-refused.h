@@ -8,6 +8,13 @@
  * element with a counter. A portal whose session ran out often answers apps' connections
  * this way; a reset of an established connection (sequence not 0) is not counted. */
 
+/* The signs wake roamd instead of being polled: the reset rule logs its packets to NFLOG group
+ * NFT_SIGN_LOG_GROUP (a few a second at most), and so does chain `synwatch` (output) for an
+ * outgoing SYN sent again from the same port within 5 s (set `synseen`: every SYN's source
+ * port, for 5 s), i.e. a connection attempt unanswered for a second, TCP's first
+ * retransmission. roamd then looks at the sockets and the counts (roamd-stall.c). */
+#define NFT_SIGN_LOG_GROUP 7266
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,7 +26,7 @@ typedef struct NftRefusedCount {
         uint64_t packets;
 } NftRefusedCount;
 
-/* The set and the chain, into a transaction that replaced the table. */
+/* The sets and the chains, into a transaction that replaced the table. */
 int nft_refused_install(NftTxn *t);
 
 int nft_refused_new(NftRefused **ret);

@@ -619,8 +619,8 @@ def test_session_expiry_seen_by_apps_stalled_connections(w, cafe, mon):
     """The cafe's session runs out while eth0 stays up and nothing announces it (RFC 8908
     says 3600 s left; the next re-check is RecheckInterval, 300 s, away): an app's
     connections through eth0 stop being answered, and roamd, which looks at such
-    connections every StallInterval (2 s), probes eth0 at once and finds the portal
-    (docs/connectivity.md, "Between re-checks")."""
+    connections when the kernel logs one's SYN sent again (chain synwatch, NFLOG), probes
+    eth0 at once and finds the portal (docs/connectivity.md, "Between re-checks")."""
     assert "RecheckInterval" not in w.default_config  # 300 s: far beyond the bound below
     # the café's logout also turns its DNS private: the DNS look (test below) is off here, so
     # that the signal this test is about is the one that starts the round
@@ -636,7 +636,7 @@ def test_session_expiry_seen_by_apps_stalled_connections(w, cafe, mon):
         assert app.stdout.readline().startswith("ok "), "the app does not get through"
         log_before = len(w.roamd_log())
         w.cafe_logout()
-        # found by the stall (2 s interval + 1 s until TCP sends the SYN again + the round),
+        # found by the stall (1 s until TCP sends the SYN again + the round),
         # within a wait far shorter than the 300 s until the next re-check would find it
         wait_link_verdict(w, mon, "portal", timeout=15)
     finally:
@@ -646,6 +646,9 @@ def test_session_expiry_seen_by_apps_stalled_connections(w, cafe, mon):
     assert "eth0: 1 connection(s) of apps get no answer (SYN to 203.0.113.10:7000" in log, \
         log[-3000:]
     assert "probing now instead of at the next re-check" in log
+    # woken by the kernel, not by a look every StallInterval
+    assert "Stalled connections: looked at when the kernel logs a sign" in w.roamd_log()
+    assert "looked at every StallInterval" not in w.roamd_log()
     # the session follows the verdict, as after any round
     wait_session(w, mon, lambda s: s["State"] not in ("open", "discovering"))
 
@@ -724,8 +727,10 @@ def test_login_after_a_resetting_portal_is_no_reset_signal(w, cafe, mon):
     back online before roamd's next look, so eth0 reads online at both looks; but those resets
     came while it was a portal, and are no sign: no round follows the login (there was one,
     a false alarm, after each such login: bench_expiry.py counted 8 reset rounds for 5
-    closings). StallInterval is 8 s here, so that the portal, the login and the round after it
-    fall between two looks."""
+    closings). roamd looks when the kernel logs a reset (NFLOG), and when a verdict changes: the
+    portal's resets are seen while eth0 is a portal, or at the look the login's online makes,
+    and are no sign either way. (StallInterval is 8 s, for a roamd that has to poll: then the
+    portal, the login and the round after it fall between two looks.)"""
     reload_config(w, w.default_config.replace(
         "[Probe]\n", "[Probe]\nStallInterval=8\nStallReprobeMin=1\nDNSWatchInterval=0\n"))
     to_cafe(w, mon)
@@ -750,17 +755,16 @@ def test_login_after_a_resetting_portal_is_no_reset_signal(w, cafe, mon):
     wait_link_verdict(w, mon, "online")
     settle_online(w, mon)
     since = w.check_log_size()
-    online_at = w.roamd_log().rindex("eth0: connectivity portal")
+    assert "eth0: connectivity portal" in w.roamd_log()[signal_at:]
 
-    # the next look: it sees the resets of the portal's time (the signal's round's at least)
-    # and says what it made of them
+    # a look saw the resets of the portal's time (the signal's round's at least) and said
+    # what it made of them
     no_sign = "refused with a reset while it was not online throughout"
     wait_for(lambda: any(x in w.roamd_log()[signal_at + 1:] for x in ("(signal reset)", no_sign)),
-             20, what="roamd's next look at the refused connection attempts")
+             20, what="roamd's look at the refused connection attempts")
     log = w.roamd_log()
     assert "(signal reset)" not in log[signal_at + 1:], log[signal_at:][-3000:]
-    assert log.index(no_sign, signal_at) > online_at, \
-        "the look came before the login's online: %s" % log[signal_at:][-3000:]
+    assert "looked at when the kernel logs a sign" in log, "roamd polls: %s" % log[-3000:]
     # and the check server saw no round from eth0 since the login's
     assert [r for r in w.check_requests(since) if r[0] in link_addrs(w.link("eth0"))] == []
 
