@@ -36,7 +36,9 @@ def needs_probes(world):
 class Cafe:
     """The WISPr cafe: its server, its request log, its mode file."""
 
-    def __init__(self, w):
+    def __init__(self, w, session=0, logoff="cafe-logout"):
+        """session: a login opens the cafe for that many seconds (not said in its RFC 8908
+        API), then world.sh's `logoff` closes it."""
         self.w = w
         self.dir = tempfile.mkdtemp(prefix="wispr-cafe-")
         self.log = os.path.join(self.dir, "requests.log")
@@ -54,7 +56,8 @@ class Cafe:
              "--capport-file", str(w.path("cafe-capport.json")),
              "--user", USER, "--password", PASSWORD, "--ready", self.ready,
              "--on-login", "%s cafe-login %s" % (world_sh, w.name),
-             "--on-logoff", "%s cafe-logout %s" % (world_sh, w.name)],
+             "--on-logoff", "%s %s %s" % (world_sh, logoff, w.name)]
+            + (["--session", str(session), "--session-unannounced"] if session else []),
             stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.dir, "server.err"), "w"))
         wait_for(lambda: os.path.exists(self.ready), 10, what="wispr cafe server")
         rules = "\n".join([
@@ -791,6 +794,38 @@ def test_session_expiry_seen_by_dns_answer(w, cafe, mon):
     assert "eth0: the check host's name resolves to 192.0.2.129, not 203.0.113.10: the way " \
         "out may have closed" in log
     assert "(signal unanswered-syn)" not in log and "(signal reset)" not in log
+
+
+def test_session_expiry_with_nobody_talking(w, mon):
+    """The cafe's session ends 20 s after the login (its server closes the gate itself), its
+    RFC 8908 API never said when, its DNS stays truthful and it refuses with resets (world.sh
+    cafe-logout-reset), and no app sends anything: no sign between re-checks. roamd, which met
+    a portal on this network, re-checks it 30 s into the session instead of at
+    RecheckInterval (300 s) and finds the portal within 60 s of the login, at the default
+    configuration (docs/connectivity.md, "After a portal"). The session it learned (up to
+    the round that found the portal) is the next one's re-check time."""
+    assert "RecheckInterval" not in w.default_config
+    cafe = Cafe(w, session=20, logoff="cafe-logout-reset")
+    try:
+        to_cafe(w, mon)
+        log_before = len(w.roamd_log())
+        login(w, save=False)
+        t_login = time.monotonic()
+        wait_link_verdict(w, mon, "online")
+        # found by the re-check alone: the bound is the goal (issue 45 §4), with room for the
+        # round; RecheckInterval would take 300 s
+        link = wait_link_verdict(w, mon, "portal", timeout=60)
+        took = time.monotonic() - t_login
+        assert took < 60, took
+        log = w.roamd_log()[log_before:]
+        assert "eth0: a portal was met on this network: re-checked in 30 s, not 300 s" in log, \
+            log[-3000:]
+        # no signal started the round: the re-check did
+        assert "(signal " not in log, log[-3000:]
+        assert link["ConnectivityReason"] in ("portal-redirect", "capport"), link
+        assert "eth0: the portal's session on this network lasted" in w.roamd_log()[log_before:]
+    finally:
+        cafe.close()
 
 
 def test_stalled_app_on_a_working_network_does_not_probe_storm(w, mon):
