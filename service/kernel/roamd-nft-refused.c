@@ -7,6 +7,7 @@
 #include <libnftnl/rule.h>
 #include <libnftnl/set.h>
 #include <libnftnl/udata.h>
+#include <linux/if_arp.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
@@ -140,12 +141,17 @@ static int refused_rule(NftTxn *t, int family)
 {
         struct nftnl_rule *r = nft_rule_new_in(NFT_TABLE_NAME, REFUSED_CHAIN);
         uint8_t tcp = IPPROTO_TCP, flags = TH_RST | TH_ACK, mask = TH_RST | TH_SYN | TH_ACK;
+        uint16_t loopback = ARPHRD_LOOPBACK; /* iiftype: host byte order, 2 bytes */
         uint32_t zero = 0;
         int k = 0;
 
         if (!r)
                 return -ENOMEM;
         k |= nft_expr_nfproto(r, family);
+        /* not loopback: a local client refused by a local port (roamd's own gpsd client,
+         * every 30 s while gpsd does not run) says nothing of a link, and would wake roamd */
+        k |= nft_expr_meta(r, NFT_META_IIFTYPE, NFT_REG_1);
+        k |= nft_expr_cmp(r, NFT_REG_1, NFT_CMP_NEQ, &loopback, sizeof(loopback));
         k |= nft_expr_meta(r, NFT_META_L4PROTO, NFT_REG_1);
         k |= nft_expr_cmp_eq(r, NFT_REG_1, &tcp, sizeof(tcp));
         k |= nft_expr_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, TCP_FLAGS_OFFSET, 1, NFT_REG_1);
