@@ -4,9 +4,9 @@
 /* Refused connection attempts per link, counted in table inet roam (docs/connectivity.md,
  * "Between re-checks"): chain `refused` (input) adds every inbound TCP reset that answers a
  * SYN (flags RST|ACK, sequence number 0, as RFC 9293 3.10.7.1 makes such a reset) from
- * outside the LAN sets to the dynamic set `refused`, keyed by the incoming interface, each
- * element with a counter. A portal whose session ran out often answers apps' connections
- * this way; a reset of an established connection (sequence not 0) is not counted. */
+ * outside the LAN sets, not on loopback, to the dynamic set `refused`, keyed by the incoming
+ * interface, each element with a counter. A portal whose session ran out often answers apps'
+ * connections this way; a reset of an established connection (sequence not 0) is not counted. */
 
 /* The signs wake roamd instead of being polled: the reset rule logs its packets to NFLOG group
  * NFT_SIGN_LOG_GROUP (a few a second at most), and so does chain `synwatch` (output) for an
