@@ -21,7 +21,8 @@
 #include "roamd-nft-refused.h"
 #include "roamd-nft.h"
 
-#define REFUSED_SET   "refused"
+#define REFUSED_SET   "refused"  /* IPv4 */
+#define REFUSED_SET6  "refused6" /* IPv6: a count is news only while its family is online */
 #define REFUSED_CHAIN "refused"
 /* Before the usual filter tables (0) and the firewall's chains: a reset counts even when a
  * later chain drops it. */
@@ -50,7 +51,7 @@ struct NftRefused {
         uint32_t seq;
 };
 
-static int e_count(struct nftnl_rule *r)
+static int e_count(struct nftnl_rule *r, const char *set)
 {
         struct nftnl_expr *e;
         int k = nft_expr_meta(r, NFT_META_IIF, NFT_REG_1);
@@ -60,7 +61,7 @@ static int e_count(struct nftnl_rule *r)
                 return -ENOMEM;
         nftnl_expr_set_u32(e, NFTNL_EXPR_DYNSET_SREG_KEY, NFT_REG_1);
         nftnl_expr_set_u32(e, NFTNL_EXPR_DYNSET_OP, NFT_DYNSET_OP_UPDATE);
-        nftnl_expr_set_str(e, NFTNL_EXPR_DYNSET_SET_NAME, REFUSED_SET);
+        nftnl_expr_set_str(e, NFTNL_EXPR_DYNSET_SET_NAME, set);
         return k | nft_rule_add_expr(r, e);
 }
 
@@ -166,7 +167,7 @@ static int refused_rule(NftTxn *t, int family)
                 k |= nft_expr_payload(r, NFT_PAYLOAD_NETWORK_HEADER, 8, 16,
                                       NFT_REG_1); /* ip6 saddr */
         k |= nft_expr_lookup_not_in(r, NFT_REG_1, family == AF_INET ? "lan4" : "lan6");
-        k |= e_count(r);
+        k |= e_count(r, family == AF_INET ? REFUSED_SET : REFUSED_SET6);
         k |= e_log(r);
         return nft_txn_add_rule(t, r, k);
 }
@@ -178,6 +179,9 @@ int nft_refused_install(NftTxn *t)
         /* filled from the packet path (dynset), each element with a counter */
         r = nft_txn_new_set(t, REFUSED_SET, NFT_TYPE_IFINDEX, sizeof(uint32_t), NFT_SET_EVAL,
                             REFUSED_SET_SIZE, false, true);
+        if (r >= 0)
+                r = nft_txn_new_set(t, REFUSED_SET6, NFT_TYPE_IFINDEX, sizeof(uint32_t),
+                                    NFT_SET_EVAL, REFUSED_SET_SIZE, false, true);
         if (r >= 0)
                 r = nft_txn_chain(t, NFT_MSG_NEWCHAIN, REFUSED_CHAIN, "filter", NF_INET_LOCAL_IN,
                                   REFUSED_PRIO);
@@ -226,6 +230,7 @@ NftRefused *nft_refused_free(NftRefused *r)
 typedef struct Dump {
         NftRefusedCount *counts;
         size_t n;
+        int family; /* of the set dumped now */
         int error;
 } Dump;
 
@@ -260,7 +265,7 @@ static int on_elems_msg(const struct nlmsghdr *nlh, void *userdata)
              el = nftnl_set_elems_iter_next(it)) {
                 uint32_t len = 0;
                 const void *key = nftnl_set_elem_get(el, NFTNL_SET_ELEM_KEY, &len);
-                NftRefusedCount *n, c = {};
+                NftRefusedCount *n, c = {.family = d->family};
 
                 if (!key || len != sizeof(uint32_t))
                         continue;
@@ -322,21 +327,28 @@ int nft_refused_read(NftRefused *r, NftRefusedCount **ret, size_t *ret_n)
                         return k;
                 }
         }
-        s = nftnl_set_alloc();
-        if (!s)
-                return -ENOMEM;
-        nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_INET);
-        nftnl_set_set_str(s, NFTNL_SET_TABLE, NFT_TABLE_NAME);
-        nftnl_set_set_str(s, NFTNL_SET_NAME, REFUSED_SET);
-        nlh = nftnl_nlmsg_build_hdr(hdr, NFT_MSG_GETSETELEM, NFPROTO_INET, NLM_F_DUMP, ++r->seq);
-        nftnl_set_elems_nlmsg_build_payload(nlh, s);
-        nftnl_set_free(s);
-        k = request(r, nlh, &d);
-        if (k < 0) {
-                /* the rest of a failed dump may still be queued: a fresh socket next time */
-                socket_close(r);
-                free(d.counts);
-                return k;
+        for (int i = 0; i < 2; i++) {
+                s = nftnl_set_alloc();
+                if (!s) {
+                        free(d.counts);
+                        return -ENOMEM;
+                }
+                d.family = i ? AF_INET6 : AF_INET;
+                nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_INET);
+                nftnl_set_set_str(s, NFTNL_SET_TABLE, NFT_TABLE_NAME);
+                nftnl_set_set_str(s, NFTNL_SET_NAME, i ? REFUSED_SET6 : REFUSED_SET);
+                nlh = nftnl_nlmsg_build_hdr(hdr, NFT_MSG_GETSETELEM, NFPROTO_INET, NLM_F_DUMP,
+                                            ++r->seq);
+                nftnl_set_elems_nlmsg_build_payload(nlh, s);
+                nftnl_set_free(s);
+                k = request(r, nlh, &d);
+                if (k < 0) {
+                        /* the rest of a failed dump may still be queued: a fresh socket next
+                         * time */
+                        socket_close(r);
+                        free(d.counts);
+                        return k;
+                }
         }
         *ret = d.counts;
         *ret_n = d.n;

@@ -4,9 +4,10 @@
 /* Refused connection attempts per link, counted in table inet roam (docs/connectivity.md,
  * "Between re-checks"): chain `refused` (input) adds every inbound TCP reset that answers a
  * SYN (flags RST|ACK, sequence number 0, as RFC 9293 3.10.7.1 makes such a reset) from
- * outside the LAN sets, not on loopback, to the dynamic set `refused`, keyed by the incoming
- * interface, each element with a counter. A portal whose session ran out often answers apps'
- * connections this way; a reset of an established connection (sequence not 0) is not counted. */
+ * outside the LAN sets, not on loopback, to the dynamic set `refused` (IPv4; `refused6`:
+ * IPv6), keyed by the incoming interface, each element with a counter. A portal whose session ran
+ * out often answers apps' connections this way; a reset of an established connection (sequence not
+ * 0) is not counted. */
 
 /* The signs wake roamd instead of being polled: the reset rule logs its packets to NFLOG group
  * NFT_SIGN_LOG_GROUP (a few a second at most), and so does chain `synwatch` (output) for an
@@ -23,6 +24,7 @@ typedef struct NftRefused NftRefused;
 
 typedef struct NftRefusedCount {
         uint32_t ifindex;
+        int family; /* AF_INET (set `refused`), AF_INET6 (set `refused6`) */
         uint64_t packets;
 } NftRefusedCount;
 
@@ -31,6 +33,6 @@ int nft_refused_install(NftTxn *t);
 
 int nft_refused_new(NftRefused **ret);
 NftRefused *nft_refused_free(NftRefused *r);
-/* One dump of the set: a count per link that was ever refused since the table was made
+/* One dump of each set: a count per link and family that was ever refused since the table was made
  * (-ENOENT: no table or set, e.g. [Apps] Enforce=no). */
 int nft_refused_read(NftRefused *r, NftRefusedCount **ret, size_t *ret_n);

@@ -231,10 +231,10 @@ static void stalled_act(StallWatch *s, const Stalled *st)
         (void)stall_signal(s, l, STALL_SIGNAL_SYN, what, detail);
 }
 
-static uint64_t refused_before(const StallWatch *s, uint32_t ifindex)
+static uint64_t refused_before(const StallWatch *s, uint32_t ifindex, int family)
 {
         for (size_t i = 0; i < s->n_refused_seen; i++)
-                if (s->refused_seen[i].ifindex == ifindex)
+                if (s->refused_seen[i].ifindex == ifindex && s->refused_seen[i].family == family)
                         return s->refused_seen[i].packets;
         return 0;
 }
@@ -297,7 +297,7 @@ static int refused_look(StallWatch *s)
         if (r < 0)
                 return r;
         for (size_t i = 0; s->refused_primed && i < n; i++) {
-                uint64_t before = refused_before(s, now[i].ifindex), d;
+                uint64_t before = refused_before(s, now[i].ifindex, now[i].family), d;
                 Link *l = links_get(s->m->links, (int)now[i].ifindex);
                 char what[96];
 
@@ -310,6 +310,16 @@ static int refused_look(StallWatch *s)
                                   "while it was not online throughout since the last look "
                                   "(roamd's own probes of a portal, apps' tries): no sign",
                                   strempty(l->info.name), d);
+                        continue;
+                }
+                /* Only an online family can have lost its way out; the resets of a family
+                 * that is not are mostly roamd's own probes of it (a server that refuses
+                 * IPv6 while IPv4 is online). */
+                if (!family_online(l, now[i].family == AF_INET6)) {
+                        log_debug("%s: %" PRIu64 " connection attempt(s) refused with a reset "
+                                  "through %s, which is not online: no sign",
+                                  strempty(l->info.name), d,
+                                  now[i].family == AF_INET6 ? "IPv6" : "IPv4");
                         continue;
                 }
                 snprintf(what, sizeof(what),
