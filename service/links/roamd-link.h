@@ -111,12 +111,6 @@ typedef struct Link {
          * it (docs/time.md). */
         TimeSample https_date[2];
         Prober *prober;
-        /* The rounds apps' stalled connections started since the link was last not online,
-         * and when the last of them started (CLOCK_MONOTONIC; roamd-stall.c) */
-        unsigned stall_rounds;
-        uint64_t stall_probe_usec;
-        int stall_signal;      /* StallSignal: what started the last of them */
-        bool stall_round_open; /* ... and that round has not ended yet */
 
         bool seen;      /* marked during a sync; unseen links are gone */
         bool announced; /* InterfacesAdded sent, visible on the bus */

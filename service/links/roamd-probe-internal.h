@@ -94,6 +94,16 @@ struct Prober {
         unsigned retry;
         uint64_t recheck_at;
         unsigned round_families; /* the families the round (since idle) started */
+        /* The network a portal was last met on through this link (Link.NetworkId), when its
+         * session there began (the round that found it online after the portal; 0: no
+         * session runs), how long the one before lasted until a round found the portal
+         * again (0: not known), and the short re-checks since (their backoff): an online
+         * link on that network is re-checked sooner (roamd-probe-schedule.c). */
+        char *portal_network;
+        uint64_t session_start_usec;
+        uint64_t session_usec;
+        unsigned session_checks;
+        Verdict last_verdict; /* the link's verdict after the last round */
         /* The link's TLS sessions, resumed by re-checks: on the network tls_network only. */
         CURLSH *tls_share;
         char *tls_network;

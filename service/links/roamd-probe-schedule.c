@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* When a link's next probe round runs: backoff while a family is not online, the re-check
  * while online, a failing family retried alone while the other keeps its re-check time. */
+#include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 
 #include "roam-log.h"
@@ -10,6 +12,88 @@
 #include "roamd-probe-internal.h"
 
 static void prober_schedule(Prober *p, uint64_t usec);
+
+/* The first re-check on a network a portal was met on, when how long its sessions last is
+ * not known (and the least after the expected end): a session that ends while nobody sends
+ * anything (no app's SYN goes unanswered, the portal's DNS tells the truth) is found within
+ * this plus a round, not RecheckInterval. Each such re-check that finds the link online
+ * doubles the next, up to RecheckInterval: a long session costs a handful more rounds. */
+#define PORTAL_RECHECK_USEC (30 * USEC_PER_SEC)
+
+/* The link's network (Link.NetworkId); "" not known. */
+static const char *prober_network(const Prober *p)
+{
+        const Link *l = p->link;
+        LinkIdentityView v = {"", NULL, "", "", "", ""};
+
+        if (l->views && l->views->identity)
+                l->views->identity(l->ifindex, &v, l->views->identity_userdata);
+        return v.network_id ?: "";
+}
+
+static bool on_portal_network(const Prober *p)
+{
+        return p->portal_network && streq(p->portal_network, prober_network(p));
+}
+
+/* After each round: a portal on a known network is remembered, the round that finds that
+ * network online after it starts a session, and the round that finds the portal again ends
+ * it (its length, up to when it was found, is what the next session is expected to last). */
+static void portal_follow(Prober *p, uint64_t now)
+{
+        Link *l = p->link;
+        Verdict v = l->verdict.verdict;
+        const char *id = prober_network(p);
+
+        if (v == VERDICT_PORTAL && id[0]) {
+                if (!on_portal_network(p)) {
+                        char *t = strdup(id);
+
+                        if (!t)
+                                return;
+                        free(p->portal_network);
+                        p->portal_network = t;
+                        p->session_usec = 0;
+                } else if (p->session_start_usec) {
+                        p->session_usec = now - p->session_start_usec;
+                        log_info("%s: the portal's session on this network lasted %.0f s at "
+                                 "most: the next one is re-checked then",
+                                 strempty(l->info.name), (double)p->session_usec / 1e6);
+                }
+                p->session_start_usec = 0;
+        } else if (v == VERDICT_ONLINE && p->last_verdict != VERDICT_ONLINE &&
+                   on_portal_network(p)) {
+                p->session_start_usec = now;
+                p->session_checks = 0;
+        } else if (v != VERDICT_ONLINE && v != VERDICT_CHECKING)
+                p->session_start_usec = 0; /* offline, local, partial: no session runs */
+        p->last_verdict = v;
+}
+
+/* How long an online link waits for its re-check: RecheckInterval, sooner on the network a
+ * portal was met on while a session runs there (at the end the last session had, else
+ * PORTAL_RECHECK_USEC, then doubling). */
+static uint64_t recheck_usec(Prober *p, uint64_t now)
+{
+        const ProbeConfig *c = &p->link->core->config->probe;
+        uint64_t d, end;
+
+        if (!p->session_start_usec || !on_portal_network(p))
+                return c->recheck_usec;
+        end = p->session_start_usec + p->session_usec;
+        if (p->session_usec && now + PORTAL_RECHECK_USEC / 2 < end)
+                d = end - now;
+        else {
+                d = PORTAL_RECHECK_USEC << MIN(p->session_checks, 16u);
+                p->session_checks++;
+        }
+        d = MIN(d, c->recheck_usec);
+        if (d < c->recheck_usec)
+                log_info("%s: a portal was met on this network: re-checked in %.0f s, not %.0f s",
+                         strempty(p->link->info.name), (double)d / 1e6,
+                         (double)c->recheck_usec / 1e6);
+        return d;
+}
 
 /* The families whose verdict a probe decides (PROBE_IPV4/6), and of those the ones that
  * are not online. */
@@ -43,13 +127,14 @@ void prober_schedule_next(Prober *p)
         uint64_t now = clock_now_usec(CLOCK_MONOTONIC), d = c->backoff_min_usec;
         unsigned needing, failing;
 
+        portal_follow(p, now);
         probe_needs(l, &needing, &failing);
         if (needing && !failing) {
                 /* A round that left an online family alone (a retry of the other, or the
                  * other's facts changed: a new link-local address) keeps that family's
                  * re-check: the families' times are independent. */
                 if ((needing & ~p->round_families) == 0 || p->recheck_at <= now)
-                        p->recheck_at = now + c->recheck_usec;
+                        p->recheck_at = now + recheck_usec(p, now);
                 p->failures = 0;
                 p->retry = 0;
                 prober_schedule(p, p->recheck_at - now);

@@ -183,6 +183,7 @@ Prober *prober_free(Prober *p)
         if (p->tls_share)
                 curl_share_cleanup(p->tls_share); /* its transfers went with prober_cancel() */
         free(p->tls_network);
+        free(p->portal_network);
         free(p);
         return NULL;
 }

@@ -30,7 +30,9 @@ one for people, "Room or table" (POST /login with a table opens the cafe in ever
 browser submits it), beside the WISPr XML for clients; and --session SECONDS: a login opens the
 cafe for that long (the RFC 8908 API's seconds-remaining counts down, can-extend-session is
 true), a login during the session extends it to SECONDS from then, and at its end --on-logoff
-runs (the cafe is captive again).
+runs (the cafe is captive again). --session-unannounced: the same session, but the RFC 8908
+API does not say how long it has left (many portals' APIs do not; test_portal.py's expiry
+with nobody talking).
 """
 import argparse
 import html
@@ -194,7 +196,7 @@ class Handler(BaseHTTPRequestHandler):
         with open(self.server.args.capport_file, "rb") as f:
             body = f.read()
         left = self.server.session.remaining() if self.server.session else None
-        if left is not None:
+        if left is not None and not self.server.args.session_unannounced:
             doc = json.loads(body)
             if doc.get("captive") is False:
                 doc.update({"seconds-remaining": left, "can-extend-session": True})
@@ -310,6 +312,7 @@ def main():
     ap.add_argument("--ready")
     ap.add_argument("--people-form", action="store_true")
     ap.add_argument("--session", type=int, default=0)
+    ap.add_argument("--session-unannounced", action="store_true")
     a = ap.parse_args()
     session = Session(a.session, a.on_logoff) if a.session > 0 else None
     lock = threading.Lock()

@@ -348,3 +348,79 @@ TEST(probe_waits_for_a_dns_server)
         no_dns = false;
         teardown();
 }
+
+/* The link's network as the firewall would say it (Link.NetworkId). */
+static const char *network_id = "";
+
+static void fake_identity(int ifindex, LinkIdentityView *ret, void *userdata)
+{
+        ret->network_id = network_id;
+}
+
+static LinkViews fake_views = {.identity = fake_identity};
+
+/* A round where the check page is not the one expected and HTTPS is refused: a portal. */
+static void round_portal(void)
+{
+        ASSERT_TRUE(prober_round_running(eth->prober));
+        if (fake_fetch_pending_lookups(AF_INET) > 0)
+                fake_fetch_answer_dns(AF_INET, DNS_OUTCOME_OK, "198.51.100.80");
+        /* (a prefix of the expected page: the body is cut at the first byte that differs) */
+        ASSERT_EQ(fake_fetch_answer_http(HTTP_URL, CURLE_OK, 200, "Network"), 1);
+        ASSERT_EQ(fake_fetch_answer_http(HTTPS_URL, CURLE_COULDNT_CONNECT, 0, NULL), 1);
+        ASSERT_TRUE(!prober_round_running(eth->prober));
+        ASSERT_EQ(eth->verdict.verdict, VERDICT_PORTAL);
+}
+
+static uint64_t next_round_s(void)
+{
+        ASSERT_TRUE(fake_timer_armed(probe_timer()));
+        return fake_timer_delay(probe_timer()) / USEC_PER_SEC;
+}
+
+/* Issue 45 §4: on a network that had a portal, an online link is re-checked 30 s into the
+ * session, doubling; once a session's length is known, the next is re-checked when it would
+ * end. A network that never had one (or another network than the portal's) keeps
+ * RecheckInterval: no more rounds than before. */
+TEST(probe_recheck_sooner_after_a_portal)
+{
+        setup("BackoffMin=1s\nBackoffMax=8s\nRecheckInterval=300s\n");
+        eth->views = &fake_views;
+        network_id = "ethernet:gw=02:00:00:00:00:01";
+        update("192.0.2.5", true);
+        round_online();
+        ASSERT_EQ(next_round_s(), 300u); /* never a portal here */
+        fake_timer_fire(event, probe_timer());
+        round_portal();
+        ASSERT_EQ(next_round_s(), 1u);
+        fake_timer_fire(event, probe_timer());
+        round_online(); /* a login: the session begins */
+        ASSERT_EQ(next_round_s(), 30u);
+        fake_timer_fire(event, probe_timer());
+        round_online();
+        ASSERT_EQ(next_round_s(), 60u);
+        fake_timer_fire(event, probe_timer());
+        round_portal(); /* it ended: 90 s after it began, as far as roamd knows */
+        fake_timer_fire(event, probe_timer());
+        round_online(); /* the next session: re-checked when the last one ended */
+        ASSERT_EQ(next_round_s(), 90u);
+        fake_timer_fire(event, probe_timer());
+        round_online(); /* longer this time: short re-checks again, doubling */
+        ASSERT_EQ(next_round_s(), 30u);
+        fake_timer_fire(event, probe_timer());
+        round_online();
+        ASSERT_EQ(next_round_s(), 60u);
+        /* another network (same addresses): none of that */
+        network_id = "ethernet:gw=02:00:00:00:00:02";
+        fake_timer_fire(event, probe_timer());
+        round_online();
+        ASSERT_EQ(next_round_s(), 300u);
+        /* no network known: no portal history applies either */
+        network_id = "";
+        fake_timer_fire(event, probe_timer());
+        round_online();
+        ASSERT_EQ(next_round_s(), 300u);
+        network_id = "";
+        eth->views = NULL;
+        teardown();
+}

@@ -13,6 +13,7 @@
 #include "roamd-links.h"
 #include "roamd-config.h"
 #include "roamd-core.h"
+#include "roamd-nflog.h"
 #include "roamd-nft-refused.h"
 #include "roamd-probe.h"
 #include "roamd-reconcile.h"
@@ -21,10 +22,28 @@
 #include "roamd-stall-match.h"
 #include "roamd-stall.h"
 
+/* A link's rounds started by signals since it was last not online (the backoff). */
+typedef struct StallLink {
+        int ifindex;
+        unsigned rounds;
+        uint64_t probe_usec; /* when the last of them started (CLOCK_MONOTONIC) */
+        StallSignal signal;  /* what started it */
+        bool round_open;     /* ... and that round has not ended yet */
+} StallLink;
+
 struct StallWatch {
         Core *m;
-        struct mnl_socket *nl; /* NETLINK_SOCK_DIAG, opened on the first look */
-        sd_event_source *timer;
+        struct mnl_socket *nl;  /* NETLINK_SOCK_DIAG, opened on the first look */
+        sd_event_source *timer; /* a look every StallInterval, when the kernel cannot wake us */
+        /* The signs wake roamd instead (docs/connectivity.md, "Between re-checks"): rules in
+         * the reconciler's `stall` part log an app's SYN sent again and a reset counted to
+         * this NFLOG group; a look follows shortly after (kick), so a burst is one look. */
+        NflogWatch *nflog;
+        sd_event_source *kick;
+        bool installed; /* the rules are in the table (a full pass committed them) */
+        int mode;       /* -1 not yet said, 0 the timer, 1 the kernel's signs */
+        StallLink *lnk;
+        size_t n_lnk;
         unsigned links_watch;
         uint32_t seq;
         /* refused connection attempts per link: the counts of the last look (primed: there
@@ -43,6 +62,9 @@ struct StallWatch {
         StallDns *dns;
 };
 
+/* from a sign to the look (see stall_kick()) */
+#define STALL_KICK_USEC (50 * USEC_PER_MSEC)
+
 static const char *const stall_signal_table[_STALL_SIGNAL_MAX] = {
     [STALL_SIGNAL_SYN] = "unanswered-syn",
     [STALL_SIGNAL_RESET] = "reset",
@@ -54,6 +76,31 @@ const char *stall_signal_to_string(StallSignal s)
         return s >= 0 && s < _STALL_SIGNAL_MAX ? stall_signal_table[s] : NULL;
 }
 
+static StallLink *stall_link(StallWatch *s, int ifindex, bool make)
+{
+        StallLink *n;
+
+        for (size_t i = 0; i < s->n_lnk; i++)
+                if (s->lnk[i].ifindex == ifindex)
+                        return &s->lnk[i];
+        if (!make)
+                return NULL;
+        n = reallocarray(s->lnk, s->n_lnk + 1, sizeof(*n));
+        if (!n)
+                return NULL;
+        s->lnk = n;
+        n[s->n_lnk] = (StallLink){.ifindex = ifindex, .signal = _STALL_SIGNAL_INVALID};
+        return &n[s->n_lnk++];
+}
+
+static void stall_link_forget(StallWatch *s, int ifindex)
+{
+        StallLink *sl = stall_link(s, ifindex, false);
+
+        if (sl)
+                *sl = s->lnk[--s->n_lnk];
+}
+
 /* Every signal ends here: a round on l now, unless a round runs (it answers the question
  * too) or the backoff shared by all signals holds it back (a false alarm, from any of them,
  * doubles the wait). what: the log's words for what was seen; detail: more of it, for the
@@ -63,20 +110,24 @@ static bool stall_signal(StallWatch *s, Link *l, StallSignal sig, const char *wh
 {
         const ProbeConfig *c = &s->m->config->probe;
         uint64_t now = clock_now_usec(CLOCK_MONOTONIC), wait;
+        StallLink *sl;
 
         if (!l->prober || prober_round_running(l->prober))
                 return false;
-        wait = stall_wait_usec(c->stall_reprobe_min_usec, c->recheck_usec, l->stall_rounds);
-        if (l->stall_rounds > 0 && now - l->stall_probe_usec < wait) {
+        sl = stall_link(s, l->ifindex, true);
+        if (!sl)
+                return false;
+        wait = stall_wait_usec(c->stall_reprobe_min_usec, c->recheck_usec, sl->rounds);
+        if (sl->rounds > 0 && now - sl->probe_usec < wait) {
                 log_debug("%s: %s; probed for that %.0f s ago, next in %.0f s at the earliest",
-                          strempty(l->info.name), what, (double)(now - l->stall_probe_usec) / 1e6,
-                          (double)(wait - (now - l->stall_probe_usec)) / 1e6);
+                          strempty(l->info.name), what, (double)(now - sl->probe_usec) / 1e6,
+                          (double)(wait - (now - sl->probe_usec)) / 1e6);
                 return false;
         }
-        l->stall_probe_usec = now;
-        l->stall_rounds++;
-        l->stall_signal = sig;
-        l->stall_round_open = true;
+        sl->probe_usec = now;
+        sl->rounds++;
+        sl->signal = sig;
+        sl->round_open = true;
         log_notice("%s: %s%s: the way out may have closed (a portal's session ended?), probing "
                    "now instead of at the next re-check (signal %s)",
                    strempty(l->info.name), what, strempty(detail), stall_signal_to_string(sig));
@@ -180,10 +231,10 @@ static void stalled_act(StallWatch *s, const Stalled *st)
         (void)stall_signal(s, l, STALL_SIGNAL_SYN, what, detail);
 }
 
-static uint64_t refused_before(const StallWatch *s, uint32_t ifindex)
+static uint64_t refused_before(const StallWatch *s, uint32_t ifindex, int family)
 {
         for (size_t i = 0; i < s->n_refused_seen; i++)
-                if (s->refused_seen[i].ifindex == ifindex)
+                if (s->refused_seen[i].ifindex == ifindex && s->refused_seen[i].family == family)
                         return s->refused_seen[i].packets;
         return 0;
 }
@@ -246,7 +297,7 @@ static int refused_look(StallWatch *s)
         if (r < 0)
                 return r;
         for (size_t i = 0; s->refused_primed && i < n; i++) {
-                uint64_t before = refused_before(s, now[i].ifindex), d;
+                uint64_t before = refused_before(s, now[i].ifindex, now[i].family), d;
                 Link *l = links_get(s->m->links, (int)now[i].ifindex);
                 char what[96];
 
@@ -259,6 +310,16 @@ static int refused_look(StallWatch *s)
                                   "while it was not online throughout since the last look "
                                   "(roamd's own probes of a portal, apps' tries): no sign",
                                   strempty(l->info.name), d);
+                        continue;
+                }
+                /* Only an online family can have lost its way out; the resets of a family
+                 * that is not are mostly roamd's own probes of it (a server that refuses
+                 * IPv6 while IPv4 is online). */
+                if (!family_online(l, now[i].family == AF_INET6)) {
+                        log_debug("%s: %" PRIu64 " connection attempt(s) refused with a reset "
+                                  "through %s, which is not online: no sign",
+                                  strempty(l->info.name), d,
+                                  now[i].family == AF_INET6 ? "IPv6" : "IPv4");
                         continue;
                 }
                 snprintf(what, sizeof(what),
@@ -317,26 +378,94 @@ static bool any_online(const StallWatch *s)
         return false;
 }
 
+static bool watching(const StallWatch *s)
+{
+        return s->m->config->probe.stall_interval_usec > 0 && any_online(s);
+}
+
+/* Whether the kernel wakes us for the signs: the group is ours and the rules are in force. */
+static bool kernel_signs(StallWatch *s)
+{
+        return s->nflog && s->part && s->installed && reconcile_enforcing(s->m->reconcile);
+}
+
+/* A look shortly: a burst of signs is one look, and TCP has counted the SYN it just sent
+ * again by then (the rule sees the packet before the socket counts it). */
+static void stall_kick(StallWatch *s)
+{
+        int enabled = SD_EVENT_OFF;
+
+        if (!watching(s))
+                return;
+        if (sd_event_source_get_enabled(s->kick, &enabled) >= 0 && enabled != SD_EVENT_OFF)
+                return;
+        if (sd_event_source_set_time_relative(s->kick, STALL_KICK_USEC) < 0 ||
+            sd_event_source_set_enabled(s->kick, SD_EVENT_ONESHOT) < 0)
+                log_warning("Cannot schedule the look at stalled connections.");
+}
+
+static void say_mode(StallWatch *s, int mode)
+{
+        if (s->mode == mode)
+                return;
+        s->mode = mode;
+        if (mode)
+                log_info("Stalled connections: looked at when the kernel logs a sign (NFLOG "
+                         "group %u), not every StallInterval",
+                         (unsigned)NFT_SIGN_LOG_GROUP);
+        else
+                log_info("Stalled connections: looked at every StallInterval (%.0f s)",
+                         (double)s->m->config->probe.stall_interval_usec / 1e6);
+}
+
 /* The watch runs while a link is online (only such a link can lose its way out unnoticed),
- * and not at all with StallInterval=0. */
+ * and not at all with StallInterval=0: on the kernel's signs when it can give them, else
+ * every StallInterval. */
 static void stall_arm(StallWatch *s)
 {
         uint64_t interval = s->m->config->probe.stall_interval_usec;
         int enabled = SD_EVENT_OFF;
 
         stall_dns_arm(s->dns);
-        if (interval == 0 || !any_online(s)) {
+        if (!watching(s)) {
                 (void)sd_event_source_set_enabled(s->timer, SD_EVENT_OFF);
+                (void)sd_event_source_set_enabled(s->kick, SD_EVENT_OFF);
                 /* resets counted while the watch rests are not news: the first look after
                  * it takes the counts as they are */
                 s->refused_primed = false;
                 return;
         }
+        if (kernel_signs(s)) {
+                say_mode(s, 1);
+                (void)sd_event_source_set_enabled(s->timer, SD_EVENT_OFF);
+                /* the first look takes the counts the next signs are news against */
+                if (!s->refused_primed)
+                        stall_kick(s);
+                return;
+        }
+        say_mode(s, 0);
         if (sd_event_source_get_enabled(s->timer, &enabled) >= 0 && enabled != SD_EVENT_OFF)
                 return;
         if (sd_event_source_set_time_relative(s->timer, interval) < 0 ||
             sd_event_source_set_enabled(s->timer, SD_EVENT_ONESHOT) < 0)
                 log_warning("Cannot schedule the look at stalled connections.");
+}
+
+static int on_kick(sd_event_source *es, uint64_t usec, void *userdata)
+{
+        StallWatch *s = userdata;
+        int r;
+
+        r = stall_look(s);
+        if (r < 0)
+                log_warning_errno(r, "Cannot look at the TCP connections waiting for an answer: "
+                                     "%m");
+        return 0;
+}
+
+static void on_sign(void *userdata)
+{
+        stall_kick(userdata);
 }
 
 static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
@@ -361,28 +490,38 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
                 /* Not online (found closed, or anything else): the next time it is online,
                  * the first stall is probed at once again, and its DNS answers start over. */
                 if (ev->link && ev->link->verdict.verdict != VERDICT_ONLINE) {
-                        if (ev->link->stall_round_open)
+                        StallLink *sl = stall_link(s, ev->link->ifindex, false);
+
+                        if (sl && sl->round_open)
                                 log_info("%s: %s after a round signal %s started",
                                          strempty(ev->link->info.name),
                                          verdict_to_string(ev->link->verdict.verdict),
-                                         stall_signal_to_string(ev->link->stall_signal));
-                        ev->link->stall_rounds = 0;
-                        ev->link->stall_round_open = false;
+                                         stall_signal_to_string(sl->signal));
+                        stall_link_forget(s, ev->link->ifindex);
                         stall_dns_forget(s->dns, ev->link);
                         online_forget(s, ev->link->ifindex);
                 }
                 stall_arm(s);
+                /* On signs, the looks note which links are online: a look now, so that a
+                 * link that came online is known to be before its first sign. */
+                if (ev->link && kernel_signs(s))
+                        stall_kick(s);
                 break;
         case LINKS_EVENT_GONE:
                 if (ev->link) {
+                        stall_link_forget(s, ev->link->ifindex);
                         stall_dns_forget(s->dns, ev->link);
                         online_forget(s, ev->link->ifindex);
                 }
                 stall_arm(s);
                 break;
         case LINKS_EVENT_PROBED:
-                if (ev->link)
-                        ev->link->stall_round_open = false;
+                if (ev->link) {
+                        StallLink *sl = stall_link(s, ev->link->ifindex, false);
+
+                        if (sl)
+                                sl->round_open = false;
+                }
                 break;
         case LINKS_EVENT_SYNCED:
                 stall_arm(userdata);
@@ -418,8 +557,11 @@ static void part_done(void *userdata, Reconcile *rc, int result, bool full)
         StallWatch *s = userdata;
 
         /* a new table counts from zero: the next look takes the counts as they are */
-        if (full && result >= 0)
+        if (full && result >= 0) {
                 s->refused_primed = false;
+                s->installed = true;
+                stall_arm(s);
+        }
 }
 
 static const ReconcilePart stall_part = {
@@ -446,6 +588,21 @@ int stall_watch_new(Core *m, StallWatch **ret)
         }
         (void)sd_event_source_set_enabled(s->timer, SD_EVENT_OFF);
         (void)sd_event_source_set_description(s->timer, "stall-watch");
+        s->mode = -1;
+        r = sd_event_add_time_relative(m->event, &s->kick, CLOCK_MONOTONIC, STALL_KICK_USEC,
+                                       USEC_PER_MSEC * 10, on_kick, s);
+        if (r < 0) {
+                stall_watch_free(s);
+                return r;
+        }
+        (void)sd_event_source_set_enabled(s->kick, SD_EVENT_OFF);
+        (void)sd_event_source_set_description(s->kick, "stall-look");
+        r = nflog_watch_new(m->event, NFT_SIGN_LOG_GROUP, on_sign, s, &s->nflog);
+        if (r < 0)
+                log_info_errno(r,
+                               "Cannot bind NFLOG group %u (%m): stalled connections are "
+                               "looked at every StallInterval",
+                               (unsigned)NFT_SIGN_LOG_GROUP);
         r = stall_dns_new(m, on_dns_moved, s, &s->dns);
         if (r < 0) {
                 stall_watch_free(s);
@@ -466,6 +623,7 @@ void stall_watch_reload(StallWatch *s)
         if (!s)
                 return;
         (void)sd_event_source_set_enabled(s->timer, SD_EVENT_OFF);
+        s->mode = -1;
         stall_dns_rearm(s->dns);
         stall_arm(s);
 }
@@ -482,6 +640,9 @@ StallWatch *stall_watch_free(StallWatch *s)
         free(s->refused_seen);
         free(s->online_seen);
         sd_event_source_disable_unref(s->timer);
+        sd_event_source_disable_unref(s->kick);
+        nflog_watch_free(s->nflog);
+        free(s->lnk);
         if (s->nl)
                 mnl_socket_close(s->nl);
         free(s);
