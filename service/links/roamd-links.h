@@ -19,13 +19,14 @@ typedef struct Core Core;
 typedef struct Netlink Netlink;
 typedef struct NdOpt NdOpt;
 typedef struct Dns Dns;
+typedef struct LinkFactsStage LinkFactsStage;
 
 typedef enum LinksEventType {
         LINKS_EVENT_NEW,      /* a link appeared (already announced on the bus) */
         LINKS_EVENT_CHANGED,  /* a sync changed a link: mask says what */
         LINKS_EVENT_VERDICT,  /* a link's connectivity changed */
         LINKS_EVENT_CAPPORT,  /* a link's RFC 8908 data changed */
-        LINKS_EVENT_NETWORK,  /* a link's network identity changed (another network) */
+        LINKS_EVENT_NETWORK,  /* a link is on another network under the same addressing */
         LINKS_EVENT_GONE,     /* a link went away; freed after the watchers return */
         LINKS_EVENT_BEST,     /* the best link or the global state changed: mask says which */
         LINKS_EVENT_SYNCED,   /* a sync finished: the table is complete and consistent */
@@ -37,17 +38,7 @@ typedef enum LinksEventType {
 
 const char *links_event_type_to_string(LinksEventType t);
 
-/* LINKS_EVENT_CHANGED's mask */
-enum {
-        LINK_CHANGE_NAME = 1 << 0,
-        LINK_CHANGE_CARRIER = 1 << 1, /* carrier or administrative state */
-        LINK_CHANGE_ADDRESSES = 1 << 2,
-        LINK_CHANGE_GATEWAYS = 1 << 3,
-        LINK_CHANGE_DNS = 1 << 4, /* servers, domains, their source, the RFC 8910 URL */
-        LINK_CHANGE_STATE = 1 << 5,
-        LINK_CHANGE_OTHER = 1 << 6, /* kind, driver, MTU, bearer, ... */
-        LINK_CHANGE_NTP = 1 << 7,   /* the leases' NTP servers */
-};
+/* LINKS_EVENT_CHANGED's mask: LINK_CHANGE_* (roamd-link.h) */
 
 /* LINKS_EVENT_BEST's mask */
 enum {
@@ -74,6 +65,8 @@ struct Links {
         Netlink *netlink;
         NdOpt *ndopt;
         Dns *dns;
+        /* each input about a link's network, read once per sync (roamd-link-facts.c) */
+        LinkFactsStage *facts;
         /* what its links ask above themselves (each link points here): the identity and
          * station hooks are filled in by the manager, the VPN in use by the registry */
         LinkViews views;
@@ -119,7 +112,5 @@ int links_bus_enumerate(sd_bus *bus, const char *path, void *userdata, char ***n
 /* The objects (org.roam1.Link and the prober's Reprobe beside it) and their enumerator. */
 int links_bus_setup(Links *l, sd_bus *bus);
 
-/* The firewall found the link on another network (its identity changed). */
-void links_link_network_changed(Links *l, Link *link);
 /* The firewall put another location in force on the link (what views.identity says). */
 void links_link_location_changed(Links *l, Link *link);
