@@ -312,6 +312,7 @@ static int sync_one(void *userdata, int ifindex, LinkInfo *info)
          * the verdict was about the old one. */
         if (other_network && !is_new)
                 links_link_network_changed(l, link);
+        l->sync_mask |= mask;
         if (is_new) {
                 (void)link_bus_announce(link);
                 /* A new link gets a verdict even when nothing about it "changed". */
@@ -434,6 +435,7 @@ int links_sync(Links *l)
         int r;
 
         l->addresses_changed = false;
+        l->sync_mask = 0;
         for (size_t i = 0; i < l->n_links; i++) {
                 l->links[i]->seen = false;
                 link_bus_hold(l->links[i]); /* one PropertiesChanged per link per sync */
@@ -481,6 +483,7 @@ int links_sync(Links *l)
         if (l->addresses_changed)
                 dns_refresh_bus(l->dns); /* their data may follow the addresses */
         links_notify(l, &(LinksEvent){.type = LINKS_EVENT_SYNCED,
+                                      .mask = l->sync_mask,
                                       .addresses_changed = l->addresses_changed,
                                       .n_gone = n_gone});
         for (size_t i = 0; i < l->n_links; i++)

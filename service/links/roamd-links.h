@@ -49,7 +49,7 @@ enum {
 typedef struct LinksEvent {
         LinksEventType type;
         Link *link;    /* NULL for BEST and SYNCED */
-        unsigned mask; /* CHANGED, BEST */
+        unsigned mask; /* CHANGED, BEST; SYNCED: every link's kinds together (0 nothing) */
         /* SYNCED: some link's addresses changed; how many links went away */
         bool addresses_changed;
         size_t n_gone;
@@ -80,6 +80,7 @@ struct Links {
         sd_bus_slot *bus_slot, *probe_bus_slot, *enum_slot; /* org.roam1.Link objects */
         WatchList watches;
         bool addresses_changed; /* during a sync */
+        unsigned sync_mask;     /* during a sync: the kinds that changed, of all links */
 };
 
 int links_new(Core *core, sd_event *event, Links **ret);

@@ -190,7 +190,8 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
         ZoneService *z = userdata;
         _cleanup_strv_free_ char **now = NULL;
 
-        if (ev->type != LINKS_EVENT_SYNCED)
+        /* only a sync that changed a lease, or lost a link, changes the witnesses */
+        if (ev->type != LINKS_EVENT_SYNCED || (!(ev->mask & LINK_CHANGE_LEASE) && ev->n_gone == 0))
                 return;
         for (size_t i = 0; i < links->n_links; i++) {
                 Link *l = links->links[i];
