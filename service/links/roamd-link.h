@@ -128,6 +128,9 @@ typedef struct Link {
         LinkState state;
         LinkInfo info;
         LinkFacts facts;
+        /* LINK_CHANGE_* the last sync changed on the link (0: nothing): a feature told of a
+         * sync looks at the links and kinds that changed only */
+        unsigned sync_changed;
         /* Connectivity, per family and overall (the better of the two). */
         VerdictResult verdict4, verdict6, verdict;
         char *portal_url;         /* where the user logs in, when behind a portal */

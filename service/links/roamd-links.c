@@ -312,6 +312,7 @@ static int sync_one(void *userdata, int ifindex, LinkInfo *info)
          * the verdict was about the old one. */
         if (other_network && !is_new)
                 links_link_network_changed(l, link);
+        link->sync_changed = mask;
         l->sync_mask |= mask;
         if (is_new) {
                 (void)link_bus_announce(link);
@@ -432,6 +433,7 @@ int links_sync(Links *l)
 {
         _cleanup_free_ Link **gone = NULL;
         size_t k = 0, n_gone = 0;
+        bool routes_changed;
         int r;
 
         l->addresses_changed = false;
@@ -482,10 +484,22 @@ int links_sync(Links *l)
         links_update_best(l);
         if (l->addresses_changed)
                 dns_refresh_bus(l->dns); /* their data may follow the addresses */
+        if (l->sync_mask || n_gone || netlink_routes_generation(l->netlink) != l->routes_generation)
+                log_debug(
+                    "Sync: kinds 0x%x changed, %zu link(s) gone, routes %s", l->sync_mask, n_gone,
+                    netlink_routes_generation(l->netlink) != l->routes_generation ? "changed"
+                                                                                  : "unchanged");
+        else
+                log_debug("Sync: nothing changed");
+        routes_changed = netlink_routes_generation(l->netlink) != l->routes_generation;
+        l->routes_generation = netlink_routes_generation(l->netlink);
         links_notify(l, &(LinksEvent){.type = LINKS_EVENT_SYNCED,
                                       .mask = l->sync_mask,
                                       .addresses_changed = l->addresses_changed,
+                                      .routes_changed = routes_changed,
                                       .n_gone = n_gone});
+        if (l->after_sync)
+                l->after_sync(l->after_sync_userdata);
         for (size_t i = 0; i < l->n_links; i++)
                 link_bus_release(l->links[i]);
         return 0;

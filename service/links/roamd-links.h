@@ -50,8 +50,10 @@ typedef struct LinksEvent {
         LinksEventType type;
         Link *link;    /* NULL for BEST and SYNCED */
         unsigned mask; /* CHANGED, BEST; SYNCED: every link's kinds together (0 nothing) */
-        /* SYNCED: some link's addresses changed; how many links went away */
+        /* SYNCED: some link's addresses changed; some route (of any table: the links' hold
+         * only the default ones) changed; how many links went away */
         bool addresses_changed;
+        bool routes_changed;
         size_t n_gone;
 } LinksEvent;
 
@@ -76,11 +78,18 @@ struct Links {
         Link *best;
         const char *state; /* global state word */
 
+        /* Run after the watchers of SYNCED, while the links' signals are still held (the
+         * manager's: the reconcile pass the sync asked for, so what it puts in force goes out
+         * in the same PropertiesChanged); NULL none. */
+        void (*after_sync)(void *userdata);
+        void *after_sync_userdata;
+
         sd_event_source *sync_source;
         sd_bus_slot *bus_slot, *probe_bus_slot, *enum_slot; /* org.roam1.Link objects */
         WatchList watches;
-        bool addresses_changed; /* during a sync */
-        unsigned sync_mask;     /* during a sync: the kinds that changed, of all links */
+        bool addresses_changed;          /* during a sync */
+        unsigned sync_mask;              /* during a sync: the kinds that changed, of all links */
+        unsigned long routes_generation; /* netlink's, as of the last sync */
 };
 
 int links_new(Core *core, sd_event *event, Links **ret);

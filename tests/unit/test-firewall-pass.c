@@ -376,7 +376,7 @@ TEST(firewall_gone_link_chains_go_with_the_commit)
         ASSERT_TRUE(fake_kernel_chain(&kernel, 3, FW_DIRECTION_IN, NULL));
 
         links.n_links = 0;
-        firewall_links_synced(fw);
+        firewall_links_changed(fw, false);
         kernel.fail_next = 2;
         reconcile_schedule(rc);
         fake_loop_run(event);

@@ -91,11 +91,15 @@ static FwLink *fw_link_free(FwLink *l)
         return NULL;
 }
 
-/* After every sync: each link's identity and location follow it. */
+/* What a link's location and chains are made of: its network, name and bearer. */
+#define FW_LINK_KINDS (LINK_CHANGE_IDENTITY | LINK_CHANGE_NAME | LINK_CHANGE_OTHER)
+
+/* After a sync that changed a link's network, name or bearer, or lost a link: the locations
+ * follow. */
 static void on_links(Links *links, const LinksEvent *ev, void *userdata)
 {
-        if (ev->type == LINKS_EVENT_SYNCED)
-                firewall_links_synced(userdata);
+        if (ev->type == LINKS_EVENT_SYNCED && ((ev->mask & FW_LINK_KINDS) || ev->n_gone))
+                firewall_links_changed(userdata, true);
 }
 
 /* The firewall's part of the reconciler's passes: its chains in the one transaction. */
@@ -311,7 +315,7 @@ int firewall_start(Firewall *fw)
         log_info("Firewall: %zu networks, %zu rules, %zu locations known.", fw->model.n_nets,
                  fw->model.n_rules, strv_length(fw->model.locations));
         log_firewall_summary(fw);
-        firewall_links_synced(fw);
+        firewall_links_changed(fw, false);
         return 0;
 }
 
@@ -333,7 +337,7 @@ int firewall_reload(Firewall *fw)
         fw_model_done(&fw->model);
         fw->model = m;
         core_emit_manager_changed(fw->core, "Locations", NULL);
-        firewall_links_synced(fw);
+        firewall_links_changed(fw, false);
         return 0;
 }
 
@@ -471,7 +475,7 @@ static void link_sync(Firewall *fw, Link *l)
                 links_link_location_changed(fw->core->links, l);
 }
 
-void firewall_links_synced(Firewall *fw)
+void firewall_links_changed(Firewall *fw, bool changed_only)
 {
         Links *links;
         size_t k = 0;
@@ -481,8 +485,17 @@ void firewall_links_synced(Firewall *fw)
         links = fw->core->links;
         for (size_t i = 0; i < fw->n_links; i++)
                 fw->links[i]->seen = false;
-        for (size_t i = 0; i < links->n_links; i++)
-                link_sync(fw, links->links[i]);
+        for (size_t i = 0; i < links->n_links; i++) {
+                Link *l = links->links[i];
+                FwLink *fl = changed_only && !(l->sync_changed & FW_LINK_KINDS)
+                                 ? link_find(fw, l->ifindex)
+                                 : NULL;
+
+                if (fl) /* nothing of it changed */
+                        fl->seen = true;
+                else
+                        link_sync(fw, l);
+        }
         /* links that are gone stay until their chains are gone from the kernel */
         for (size_t i = 0; i < fw->n_links; i++) {
                 FwLink *fl = fw->links[i];
@@ -563,7 +576,7 @@ int firewall_set_location(Firewall *fw, Link *l, const char *location)
         }
         /* the caller waits for the pass that commits it (reconcile_wait()) and answers with
          * the kernel's word */
-        firewall_links_synced(fw);
+        firewall_links_changed(fw, false);
         return 0;
 }
 

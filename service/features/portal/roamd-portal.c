@@ -1145,7 +1145,9 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
                 portal_link_changed(p, ev->link);
                 break;
         case LINKS_EVENT_SYNCED:
-                portal_links_changed(p);
+                /* sessions follow their link's network name, and go with the link */
+                if ((ev->mask & LINK_CHANGE_IDENTITY) || ev->n_gone)
+                        portal_links_changed(p);
                 break;
         case LINKS_EVENT_NEW:
         case LINKS_EVENT_CHANGED:
