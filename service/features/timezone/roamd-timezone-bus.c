@@ -28,23 +28,13 @@
 struct ZoneService {
         Core *core;
         Timezone *tz;
-        MMClient *mm;
-        OfonoClient *ofono;
+        MMClient *mm;       /* the Core's (borrowed): NITZ and the network's zone */
+        OfonoClient *ofono; /* the Core's (borrowed) */
         unsigned mm_watch, ofono_watch, tz_watch, links_watch;
         char **lease_witnesses; /* "link:IFNAME" of the leases that named a zone */
         sd_bus_slot *slot;
         char zone[64]; /* last announced */
 };
-
-MMClient *zone_service_mm(ZoneService *z)
-{
-        return z ? z->mm : NULL;
-}
-
-OfonoClient *zone_service_ofono(ZoneService *z)
-{
-        return z ? z->ofono : NULL;
-}
 
 ZoneService *zone_service_free(ZoneService *z)
 {
@@ -54,9 +44,7 @@ ZoneService *zone_service_free(ZoneService *z)
         links_watch_remove(z->core->links, z->links_watch);
         strv_free(z->lease_witnesses);
         mm_client_time_watch_remove(z->mm, z->mm_watch);
-        mm_client_free(z->mm);
         ofono_client_time_watch_remove(z->ofono, z->ofono_watch);
-        ofono_client_free(z->ofono);
         timezone_free(z->tz);
         free(z);
         return NULL;
@@ -211,15 +199,6 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
         z->lease_witnesses = TAKE_PTR(now);
 }
 
-/* roaming is the usage statistics' business (roamd-stats.c) */
-static void on_mm_change(MMClient *c, void *userdata)
-{
-}
-
-static void on_ofono_change(OfonoClient *c, void *userdata)
-{
-}
-
 int zone_service_new(Core *m, ZoneService **ret)
 {
         _cleanup_(zone_service_freep) ZoneService *z = calloc(1, sizeof(*z));
@@ -238,16 +217,15 @@ int zone_service_new(Core *m, ZoneService **ret)
                 return r;
         }
         z->tz_watch = timezone_watch_add(z->tz, on_timezone, z, NULL);
-        r = mm_client_new(m->bus, on_mm_change, z, &z->mm);
-        if (r < 0)
-                return log_error_errno(r, "Cannot watch ModemManager for the time zone: %m");
-        z->mm_watch = mm_client_time_watch_add(z->mm, on_time_event, z, NULL);
-        r = ofono_client_new(m->bus, on_ofono_change, z, &z->ofono);
-        if (r < 0)
-                return log_error_errno(r, "Cannot watch oFono for the time zone: %m");
-        z->ofono_watch = ofono_client_time_watch_add(z->ofono, on_time_event, z, NULL);
+        z->mm = m->mm;
+        z->ofono = m->ofono;
+        if (z->mm && !(z->mm_watch = mm_client_time_watch_add(z->mm, on_time_event, z, NULL)))
+                return log_oom();
+        if (z->ofono &&
+            !(z->ofono_watch = ofono_client_time_watch_add(z->ofono, on_time_event, z, NULL)))
+                return log_oom();
         z->links_watch = links_watch_add(m->links, on_links, z, NULL);
-        if (!z->tz_watch || !z->mm_watch || !z->ofono_watch || !z->links_watch)
+        if (!z->tz_watch || !z->links_watch)
                 return log_oom();
         r = sd_bus_add_object_vtable(m->bus, &z->slot, ROAM_TIME_PATH, ROAM_TIME_INTERFACE,
                                      zone_vtable, z);
