@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The composition root: the loop, the bus, the links registry, the reconciler and the kernel
- * adapters; then the features from their table (roamd-features.c). */
+ * adapters; then the features from their table (roamd-manager-features.c). */
 #include <systemd/sd-daemon.h>
 
 #include "roam-bus.h"
@@ -47,7 +47,7 @@ Manager *manager_free(Manager *m)
 {
         if (!m)
                 return NULL;
-        features_stop(m); /* the last started first (roamd-features.c) */
+        features_stop(m); /* the last started first (roamd-manager-features.c) */
         dns_free(m->dns);
         ndopt_free(m->ndopt);
         netlink_free(m->core.netlink);
@@ -177,7 +177,7 @@ int manager_start(Manager *m)
         if (r < 0)
                 return r;
         links_attach(m->core.links, m->core.netlink, m->ndopt, m->dns);
-        /* The features, in the order of the table (roamd-features.c). */
+        /* The features, in the order of the table (roamd-manager-features.c). */
         r = features_start(m);
         if (r < 0)
                 return r;

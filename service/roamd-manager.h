@@ -40,6 +40,7 @@ struct Manager {
         Apps *apps; /* NULL with [Apps] Enforce=no */
         /* NULL with [Stats] Enable=no or without apps */
         Stats *stats;
+        int stats_part; /* its part of the passes (also without it): stats_register() */
         Portal *portal;
         P2p *p2p;
         Bt *bt; /* NULL with [Bluetooth] Enable=no */
@@ -61,7 +62,6 @@ struct Manager {
         unsigned apps_default_watch;
 
         sd_bus_slot *manager_slot, *object_manager_slot;
-        sd_bus_slot *p2p_slot, *peer_slot, *peer_enum_slot;
         sd_bus_slot *apps_bus_slot, *firewall_bus_slot; /* their members of org.roam1.Manager */
 };
 
@@ -97,10 +97,10 @@ void manager_follow_time(Manager *m);
  * the ObjectManager, the links' objects (roamd-manager-bus.c). */
 int manager_bus_setup(Manager *m);
 
-/* The features, one table (roamd-features.c): started in its order (a feature after those it
- * is built from), reloaded in its order, stopped in the reverse order. A fatal feature's
- * failure is returned (the caller frees the manager, which stops what started); an optional
- * one's is logged and roamd runs on without it. */
+/* The features, one table (roamd-manager-features.c): started in its order (a feature after those
+ * it is built from), reloaded in its order, stopped in the reverse order. A fatal feature's failure
+ * is returned (the caller frees the manager, which stops what started); an optional one's is logged
+ * and roamd runs on without it. */
 int features_start(Manager *m);
 /* Each feature's members of org.roam1.Manager (sd-bus merges the vtables of one interface). */
 int features_bus_setup(Manager *m);

@@ -7,32 +7,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
-int free_and_strdup(char **p, const char *s)
-{
-        char *t = NULL;
-
-        if (streq_ptr(*p, s))
-                return 0;
-        if (s) {
-                t = strdup(s);
-                if (!t)
-                        return -ENOMEM;
-        }
-        free(*p);
-        *p = t;
-        return 1;
-}
-
-int string_table_lookup(const char *const *table, size_t n, const char *s)
-{
-        if (!s)
-                return -EINVAL;
-        for (size_t i = 0; i < n; i++)
-                if (table[i] && streq(table[i], s))
-                        return (int)i;
-        return -EINVAL;
-}
-
 uint64_t clock_now_usec(clockid_t clock)
 {
         struct timespec ts;

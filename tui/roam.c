@@ -40,12 +40,38 @@ enum {
 };
 
 typedef int (*VerbFn)(char **args);
+/* A verb's own check of its arguments (args, n of them) and options, before anything is
+ * asked: a usage error is logged (usage_error()) and -EINVAL. */
+typedef int (*VerbCheckFn)(char **args, unsigned n);
 
+/* The options a command may take after its name (roam's own, --theme and the rest, go before
+ * it): parse_argv() refuses any other with the option's sentence below. */
+typedef enum VerbOption {
+        VERB_OPT_JSON = 1 << 0,
+        VERB_OPT_APP = 1 << 1,        /* --app */
+        VERB_OPT_ONLINE_FOR = 1 << 2, /* --online-for */
+        VERB_OPT_STATS = 1 << 3,      /* --user, --link, --since */
+        VERB_OPT_WAIT = 1 << 4,       /* --timeout, --require-time */
+        VERB_OPT_PIN_FILE = 1 << 5,   /* --pin-file */
+} VerbOption;
+
+/* How a command takes its words. */
+typedef enum VerbFlags {
+        VERB_IN_ORDER = 1 << 0,     /* options end at the first argument (a command follows) */
+        VERB_RUNS_COMMAND = 1 << 1, /* its arguments are a command to run: --help there is the
+                                     * command's, and the words are not roamd's to check */
+        VERB_OWN_WORDS = 1 << 2,    /* its words are its own (a file, a browser): it checks
+                                     * them itself */
+} VerbFlags;
+
+/* What a command is, as parse_argv() needs it: one row of verbs[] below, no command named in
+ * the parser. */
 typedef struct Verb {
         const char *name;
-        unsigned max_args; /* after the verb's name */
-        bool json;         /* takes --json */
-        bool in_order;     /* options end at the first argument (a command follows) */
+        unsigned max_args;  /* after the verb's name */
+        VerbOption options; /* the options it takes */
+        VerbFlags flags;
+        VerbCheckFn check; /* NULL: nothing more to check */
         VerbFn run;
 } Verb;
 
@@ -194,32 +220,6 @@ static int verb_help(char **args)
         return roam_command_help(args[0]);
 }
 
-/* One verb a line, however many there are. */
-/* clang-format off */
-static const Verb verbs[] = {
-    {"status", 0, true, false, verb_status},
-    {"apps", 0, true, false, verb_apps},
-    {"app", UINT_MAX, true, false, verb_app},
-    {"run", UINT_MAX, false, true, verb_run},
-    /* The ordered wake-up: roam-wake-cli.c */
-    {"wait-online", 0, false, false, verb_wait_online},
-    {"when-online", UINT_MAX, false, true, verb_when_online},
-    {"stats", 0, true, false, verb_stats},
-    {"portal", UINT_MAX, true, true, verb_portal},
-    {"time", 3, true, false, verb_time},
-    {"p2p", UINT_MAX, true, false, verb_p2p},
-    /* Bluetooth and NFC tags: roam-bt-cli.c */
-    {"bt", UINT_MAX, true, true, verb_bt},
-    {"nfc", UINT_MAX, true, true, verb_nfc},
-    /* Locations and the personal firewall: roam-firewall-cli.c */
-    {"network", 3, true, false, verb_network},
-    {"firewall", 4, true, false, verb_firewall},
-    {"help", 1, false, false, verb_help},
-};
-/* clang-format on */
-
-static const Verb default_verb = {"", 0, true, false, verb_default};
-
 static void help(void)
 {
         printf("Usage: roam [OPTIONS...] [COMMAND]\n"
@@ -353,13 +353,7 @@ static void help(void)
                ROAM_BUS_NAME);
 }
 
-static const Verb *find_verb(const char *name)
-{
-        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
-                if (streq(verbs[i].name, name))
-                        return &verbs[i];
-        return NULL;
-}
+static const Verb *find_verb(const char *name);
 
 /* Points to the command's own help once the command is known. */
 static int usage_error(const char *fmt, ...) _printf_(1, 2);
@@ -537,7 +531,7 @@ static int check_app_args(char **args, unsigned n)
 }
 
 /* What goes to roamd is text (roam_args_check_utf8): every option's value and the command's
- * words, but not a command to run (run, when-online) nor a file to read (nfc import FILE;
+ * words, but not a command to run (run, when-online) nor a verb's own words (nfc import FILE;
  * portal checks its own words, its --password-file and --browser are local). */
 static int check_utf8(char *const *args, unsigned n)
 {
@@ -550,10 +544,152 @@ static int check_utf8(char *const *args, unsigned n)
         int r;
 
         r = roam_args_check_utf8(cmd, values, ELEMENTSOF(values));
-        if (r < 0 || streq(arg_verb->name, "run") || streq(arg_verb->name, "when-online") ||
-            streq(arg_verb->name, "portal") || streq(arg_verb->name, "nfc"))
+        if (r < 0 || (arg_verb->flags & (VERB_RUNS_COMMAND | VERB_OWN_WORDS)))
                 return r;
         return roam_args_check_utf8(cmd, args, n);
+}
+
+/* The verbs' own checks. */
+
+static int check_stats(char **args, unsigned n)
+{
+        /* --app filters the usage; --since is a duration back or @EPOCH */
+        arg_stats.app = arg_app;
+        arg_app = NULL;
+        if (arg_since &&
+            roam_stats_parse_since(arg_since, (uint64_t)time(NULL), &arg_stats.since) < 0)
+                return usage_error("--since takes a duration back from now (30m, 2h, 7d, 4w) or "
+                                   "@SECONDS since the epoch, got '%s'.",
+                                   arg_since);
+        return 0;
+}
+
+static int check_firewall(char **args, unsigned n)
+{
+        arg_fw_app = arg_app; /* the app a checked packet is for */
+        arg_app = NULL;
+        return 0;
+}
+
+static int check_wait(char **args, unsigned n)
+{
+        if (arg_timeout && roam_wait_parse_timeout(arg_timeout, &arg_timeout_usec) < 0)
+                return usage_error("--timeout takes seconds (30, 30s, 2m, 500ms; 0: no limit), "
+                                   "got '%s'.",
+                                   arg_timeout);
+        return 0;
+}
+
+static int check_when_online(char **args, unsigned n)
+{
+        int r = check_wait(args, n);
+
+        if (r < 0)
+                return r;
+        if (!arg_app)
+                return usage_error("'when-online' needs --app ID.");
+        if (n < 1)
+                return usage_error("'when-online' needs a command to run: roam when-online --app "
+                                   "%s -- CMD [ARGS...].",
+                                   arg_app);
+        return 0;
+}
+
+static int check_run(char **args, unsigned n)
+{
+        if (!arg_app)
+                return usage_error("'run' needs --app ID.");
+        if (n < 1)
+                return usage_error("'run' needs a command to run: roam run --app %s -- CMD "
+                                   "[ARGS...].",
+                                   arg_app);
+        if (arg_online_for && parse_duration(arg_online_for, &arg_online_for_usec) < 0)
+                return -EINVAL;
+        return 0;
+}
+
+static int check_app(char **args, unsigned n)
+{
+        if (n < 1)
+                return usage_error("'app' needs an app ID: roam app ID [set KEY=VALUE...|reset|"
+                                   "online-for DURATION|release].");
+        return check_app_args(args, n);
+}
+
+static int check_time(char **args, unsigned n)
+{
+        char why[256];
+
+        if (n > 0 && roam_time_check_args(args, n, arg_json, why, sizeof(why)) < 0)
+                return usage_error("%s", why);
+        return 0;
+}
+
+static int check_help(char **args, unsigned n)
+{
+        if (n == 1 && !find_verb(args[0]))
+                return roam_usage_error(NULL, "no command '%s' to help with.", args[0]);
+        return 0;
+}
+
+/* Every command, one a line: its arguments, options and checks. */
+#define J VERB_OPT_JSON
+/* clang-format off */
+static const Verb verbs[] = {
+    /* name          max_args  options                          flags                          check              run */
+    {"status",      0,        J,                                0,                             NULL,              verb_status},
+    {"apps",        0,        J,                                0,                             NULL,              verb_apps},
+    {"app",         UINT_MAX, J,                                0,                             check_app,         verb_app},
+    {"run",         UINT_MAX, VERB_OPT_APP|VERB_OPT_ONLINE_FOR, VERB_IN_ORDER|VERB_RUNS_COMMAND, check_run,       verb_run},
+    /* The ordered wake-up: roam-wake-cli.c */
+    {"wait-online", 0,        VERB_OPT_APP|VERB_OPT_WAIT,       0,                             check_wait,        verb_wait_online},
+    {"when-online", UINT_MAX, VERB_OPT_APP|VERB_OPT_WAIT,       VERB_IN_ORDER|VERB_RUNS_COMMAND, check_when_online, verb_when_online},
+    {"stats",       0,        J|VERB_OPT_APP|VERB_OPT_STATS,    0,                             check_stats,       verb_stats},
+    {"portal",      UINT_MAX, J,                                VERB_IN_ORDER|VERB_OWN_WORDS,  NULL,              verb_portal},
+    {"time",        3,        J,                                0,                             check_time,        verb_time},
+    {"p2p",         UINT_MAX, J|VERB_OPT_PIN_FILE,              0,                             NULL,              verb_p2p},
+    /* Bluetooth and NFC tags: roam-bt-cli.c */
+    {"bt",          UINT_MAX, J,                                VERB_IN_ORDER,                 NULL,              verb_bt},
+    {"nfc",         UINT_MAX, J,                                VERB_IN_ORDER|VERB_OWN_WORDS,  NULL,              verb_nfc},
+    /* Locations and the personal firewall: roam-firewall-cli.c */
+    {"network",     3,        J,                                0,                             NULL,              verb_network},
+    {"firewall",    4,        J|VERB_OPT_APP,                   0,                             check_firewall,    verb_firewall},
+    {"help",        1,        0,                                0,                             check_help,        verb_help},
+};
+/* clang-format on */
+
+/* No command: the TUI, plain mode or status. */
+static const Verb default_verb = {"", 0, J, 0, NULL, verb_default};
+#undef J
+
+static const Verb *find_verb(const char *name)
+{
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                if (streq(verbs[i].name, name))
+                        return &verbs[i];
+        return NULL;
+}
+
+/* An option given to a command that does not take it: its sentence. */
+static int check_verb_options(void)
+{
+        VerbOption takes = arg_verb->options;
+
+        if (arg_json && !(takes & VERB_OPT_JSON))
+                return usage_error("'%s' prints no JSON.", arg_verb->name);
+        if (arg_pin_file && !(takes & VERB_OPT_PIN_FILE))
+                return usage_error("--pin-file goes with 'roam p2p connect PEER pin' and 'roam "
+                                   "p2p accept PEER'.");
+        if ((arg_stats.user || arg_stats.link || arg_since) && !(takes & VERB_OPT_STATS))
+                return usage_error("--user, --link and --since go with 'roam stats'.");
+        if ((arg_timeout || arg_require_time) && !(takes & VERB_OPT_WAIT))
+                return usage_error("--timeout and --require-time go with 'roam wait-online' and "
+                                   "'roam when-online'.");
+        if (arg_online_for && !(takes & VERB_OPT_ONLINE_FOR) && (takes & VERB_OPT_APP))
+                return usage_error("--online-for goes with 'roam run'.");
+        if ((arg_app || arg_online_for) && !(takes & (VERB_OPT_APP | VERB_OPT_ONLINE_FOR)))
+                return usage_error("--app and --online-for go with 'roam run'.");
+        return 0;
 }
 
 /* Returns 1 to go on with arg_verb, 0 to exit successfully, -EINVAL on a usage error (logged). */
@@ -583,13 +719,13 @@ static int parse_argv(int argc, char *argv[])
                 /* --help anywhere in a command's own words (`portal approve --help`, `nfc
                  * import --help`) is a question, not an argument; run's CMD has its own
                  * options, so there only before CMD (getopt stops there). */
-                if (!streq(arg_verb->name, "run") && !streq(arg_verb->name, "when-online") &&
+                if (!(arg_verb->flags & VERB_RUNS_COMMAND) &&
                     roam_args_want_help(argv + optind + 1))
                         return roam_command_help(arg_verb->name) < 0 ? -EINVAL : 0;
 
                 sub = argv + optind;
                 sub_argc = argc - optind;
-                r = parse_options(sub_argc, sub, arg_verb->in_order);
+                r = parse_options(sub_argc, sub, arg_verb->flags & VERB_IN_ORDER);
                 if (r <= 0)
                         return r;
                 if (arg_plain)
@@ -601,48 +737,9 @@ static int parse_argv(int argc, char *argv[])
         if (check_utf8(sub, n_args) < 0)
                 return -EINVAL;
 
-        if (arg_json && !arg_verb->json)
-                return usage_error("'%s' prints no JSON.", arg_verb->name);
-        if (arg_pin_file && !streq(arg_verb->name, "p2p"))
-                return usage_error("--pin-file goes with 'roam p2p connect PEER pin' and 'roam "
-                                   "p2p accept PEER'.");
-        if (streq(arg_verb->name, "stats")) {
-                /* --app filters the usage; --since is a duration back or @EPOCH */
-                arg_stats.app = arg_app;
-                arg_app = NULL;
-                if (arg_online_for)
-                        return usage_error("--online-for goes with 'roam run'.");
-                if (arg_since &&
-                    roam_stats_parse_since(arg_since, (uint64_t)time(NULL), &arg_stats.since) < 0)
-                        return usage_error("--since takes a duration back from now (30m, 2h, "
-                                           "7d, 4w) or @SECONDS since the epoch, got '%s'.",
-                                           arg_since);
-        } else if (arg_stats.user || arg_stats.link || arg_since)
-                return usage_error("--user, --link and --since go with 'roam stats'.");
-        if (streq(arg_verb->name, "firewall") && !arg_online_for) {
-                arg_fw_app = arg_app; /* the app a checked packet is for */
-                arg_app = NULL;
-        }
-        if (streq(arg_verb->name, "wait-online") || streq(arg_verb->name, "when-online")) {
-                bool when = streq(arg_verb->name, "when-online");
-
-                if (arg_online_for)
-                        return usage_error("--online-for goes with 'roam run'.");
-                if (arg_timeout && roam_wait_parse_timeout(arg_timeout, &arg_timeout_usec) < 0)
-                        return usage_error("--timeout takes seconds (30, 30s, 2m, 500ms; 0: no "
-                                           "limit), got '%s'.",
-                                           arg_timeout);
-                if (when && !arg_app)
-                        return usage_error("'when-online' needs --app ID.");
-                if (when && n_args < 1)
-                        return usage_error("'when-online' needs a command to run: roam "
-                                           "when-online --app %s -- CMD [ARGS...].",
-                                           arg_app);
-        } else if (arg_timeout || arg_require_time)
-                return usage_error("--timeout and --require-time go with 'roam wait-online' and "
-                                   "'roam when-online'.");
-        else if ((arg_app || arg_online_for) && !streq(arg_verb->name, "run"))
-                return usage_error("--app and --online-for go with 'roam run'.");
+        r = check_verb_options();
+        if (r < 0)
+                return r;
         if (n_args > arg_verb->max_args) {
                 if (arg_verb->max_args == 0)
                         return usage_error("'%s' takes no arguments, got '%s'.",
@@ -650,31 +747,8 @@ static int parse_argv(int argc, char *argv[])
                 return usage_error("'%s' takes at most %u arguments.", arg_verb->name,
                                    arg_verb->max_args);
         }
-
-        if (streq(arg_verb->name, "help") && n_args == 1 && !find_verb(sub[0]))
-                return roam_usage_error(NULL, "no command '%s' to help with.", sub[0]);
-        if (streq(arg_verb->name, "app")) {
-                if (n_args < 1)
-                        return usage_error("'app' needs an app ID: roam app ID [set KEY=VALUE...|"
-                                           "reset|online-for DURATION|release].");
-                return check_app_args(sub, n_args) < 0 ? -EINVAL : 1;
-        }
-        if (streq(arg_verb->name, "time") && n_args > 0) {
-                char why[256];
-
-                if (roam_time_check_args(sub, n_args, arg_json, why, sizeof(why)) < 0)
-                        return usage_error("%s", why);
-        }
-        if (streq(arg_verb->name, "run")) {
-                if (!arg_app)
-                        return usage_error("'run' needs --app ID.");
-                if (n_args < 1)
-                        return usage_error("'run' needs a command to run: roam run --app %s -- "
-                                           "CMD [ARGS...].",
-                                           arg_app);
-                if (arg_online_for && parse_duration(arg_online_for, &arg_online_for_usec) < 0)
-                        return -EINVAL;
-        }
+        if (arg_verb->check && arg_verb->check(sub, n_args) < 0)
+                return -EINVAL;
         return 1;
 }
 

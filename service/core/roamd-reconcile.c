@@ -32,10 +32,16 @@ struct Reconcile {
         sd_event_source *retry;
         reconcile_changed_t changed;
         void *userdata;
-        struct {
+        /* [0] the transaction owner's part (id 0), then the others by registration; a part
+         * removed during a pass is NULLed and dropped after it */
+        struct ReconcilePartEntry {
                 const ReconcilePart *ops;
                 void *userdata;
-        } parts[_RECONCILE_PART_MAX];
+                int id;
+        } * parts;
+        size_t n_parts, n_parts_alloc;
+        int last_part_id;
+        unsigned walking; /* a pass or an install calls the parts */
         const ReconcileTxnOps *txn;
         void *txn_userdata;
         reconcile_hold_t held;
@@ -122,6 +128,22 @@ static int on_hold(sd_event_source *s, uint64_t usec, void *userdata)
         return 0;
 }
 
+static int parts_reserve(Reconcile *rc)
+{
+        struct ReconcilePartEntry *p;
+        size_t n;
+
+        if (rc->n_parts < rc->n_parts_alloc)
+                return 0;
+        n = rc->n_parts_alloc ? rc->n_parts_alloc * 2 : 8;
+        p = reallocarray(rc->parts, n, sizeof(*p));
+        if (!p)
+                return -ENOMEM;
+        rc->parts = p;
+        rc->n_parts_alloc = n;
+        return 0;
+}
+
 int reconcile_new(sd_event *event, reconcile_changed_t changed, void *userdata, Reconcile **ret)
 {
         _cleanup_(reconcile_freep) Reconcile *rc = calloc(1, sizeof(*rc));
@@ -132,6 +154,10 @@ int reconcile_new(sd_event *event, reconcile_changed_t changed, void *userdata, 
         rc->event = sd_event_ref(event);
         rc->changed = changed;
         rc->userdata = userdata;
+        r = parts_reserve(rc);
+        if (r < 0)
+                return r;
+        rc->parts[rc->n_parts++] = (struct ReconcilePartEntry){}; /* the owner's */
         /* Right after the probes' sockets and DNS (IMPORTANT), before the bus and netlink: a
          * carrier-up's link, route and two verdict changes make one pass, not three, and a
          * probe's next step does not wait behind it. */
@@ -164,29 +190,54 @@ Reconcile *reconcile_free(Reconcile *rc)
         sd_event_unref(rc->event);
         free(rc->reason);
         free(rc->pass_reason);
+        free(rc->parts);
         free(rc);
         return NULL;
 }
 
-int reconcile_add_part(Reconcile *rc, ReconcilePartId id, const ReconcilePart *part, void *userdata)
+/* Drops the entries removed while a pass ran (keeps [0], the owner's). */
+static void parts_compact(Reconcile *rc)
 {
-        if (!rc || id < 0 || id >= _RECONCILE_PART_MAX)
-                return -EINVAL;
-        rc->parts[id].ops = part;
-        rc->parts[id].userdata = userdata;
-        return 0;
-}
+        size_t k = 1;
 
-void reconcile_remove_part(Reconcile *rc, ReconcilePartId id)
-{
-        if (!rc || id < 0 || id >= _RECONCILE_PART_MAX)
+        if (rc->walking > 0)
                 return;
-        rc->parts[id].ops = NULL;
-        rc->parts[id].userdata = NULL;
+        for (size_t i = 1; i < rc->n_parts; i++)
+                if (rc->parts[i].ops)
+                        rc->parts[k++] = rc->parts[i];
+        rc->n_parts = MIN(rc->n_parts, k);
 }
 
-void reconcile_set_txn(Reconcile *rc, const ReconcileTxnOps *ops, void *userdata)
+int reconcile_add_part(Reconcile *rc, const ReconcilePart *part, void *userdata)
 {
+        if (!rc || !part)
+                return -EINVAL;
+        if (parts_reserve(rc) < 0)
+                return -ENOMEM;
+        rc->parts[rc->n_parts++] = (struct ReconcilePartEntry){
+            .ops = part,
+            .userdata = userdata,
+            .id = ++rc->last_part_id,
+        };
+        return rc->last_part_id;
+}
+
+void reconcile_remove_part(Reconcile *rc, int id)
+{
+        if (!rc || id <= 0)
+                return;
+        for (size_t i = 1; i < rc->n_parts; i++)
+                if (rc->parts[i].id == id) {
+                        rc->parts[i].ops = NULL;
+                        rc->parts[i].userdata = NULL;
+                }
+        parts_compact(rc);
+}
+
+void reconcile_set_txn(Reconcile *rc, const ReconcileTxnOps *ops, const ReconcilePart *part,
+                       void *userdata)
+{
+        rc->parts[0] = (struct ReconcilePartEntry){.ops = part, .userdata = userdata};
         rc->txn = ops;
         rc->txn_userdata = userdata;
 }
@@ -310,15 +361,16 @@ static int pass_run(Reconcile *rc)
         }
         log_debug("Reconciler: pass %u", ++rc->passes);
         rc->running = true;
+        rc->walking++;
         rc->committed = false;
         rc->pass_error = 0;
         reconcile_begin(rc);
-        for (int i = 0; i < _RECONCILE_PART_MAX; i++)
+        for (size_t i = 0; i < rc->n_parts; i++)
                 if (rc->parts[i].ops && rc->parts[i].ops->prepare)
                         rc->parts[i].ops->prepare(rc->parts[i].userdata, rc);
         r = rc->txn->begin(rc->txn_userdata, &t);
         /* A chain flushed and only half rebuilt is never committed. */
-        for (int i = 0; i < _RECONCILE_PART_MAX && r >= 0; i++)
+        for (size_t i = 0; i < rc->n_parts && r >= 0; i++)
                 if (rc->parts[i].ops && rc->parts[i].ops->sync)
                         r = rc->parts[i].ops->sync(rc->parts[i].userdata, t);
         if (r >= 0)
@@ -332,11 +384,13 @@ static int pass_run(Reconcile *rc)
         }
         result = rc->pass_error;
         rc->committed = true;
-        for (int i = 0; i < _RECONCILE_PART_MAX; i++)
+        for (size_t i = 0; i < rc->n_parts; i++)
                 if (rc->parts[i].ops && rc->parts[i].ops->done)
                         rc->parts[i].ops->done(rc->parts[i].userdata, rc, r, false);
         reconcile_end(rc);
         rc->running = false;
+        rc->walking--;
+        parts_compact(rc);
         waits_answer(rc, &answering, result);
         return result;
 }
@@ -348,17 +402,20 @@ int reconcile_install(Reconcile *rc)
 
         if (!rc->txn)
                 return -ENOMEDIUM;
+        rc->walking++;
         r = rc->txn->begin(rc->txn_userdata, &t);
-        for (int i = 0; i < _RECONCILE_PART_MAX && r >= 0; i++)
+        for (size_t i = 0; i < rc->n_parts && r >= 0; i++)
                 if (rc->parts[i].ops && rc->parts[i].ops->install)
                         r = rc->parts[i].ops->install(rc->parts[i].userdata, t);
         if (r >= 0)
                 r = rc->txn->commit(t);
         if (t)
                 rc->txn->free(t);
-        for (int i = 0; i < _RECONCILE_PART_MAX; i++)
+        for (size_t i = 0; i < rc->n_parts; i++)
                 if (rc->parts[i].ops && rc->parts[i].ops->done)
                         rc->parts[i].ops->done(rc->parts[i].userdata, rc, r, true);
+        rc->walking--;
+        parts_compact(rc);
         return r;
 }
 

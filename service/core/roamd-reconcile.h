@@ -5,9 +5,10 @@
  * when one runs (scheduled, never inside a sync or another module's callback), the one
  * nftables transaction per pass, and what follows a failure (the last good state stays in
  * force, the manager's Degraded names the first failure, a retry after 250 ms doubling to
- * 4 s until a pass succeeds). Features register parts (apps, stats, firewall) that add to
- * the pass; a caller that needs the outcome (SetLocation, an app's policy, a VPN's probes)
- * waits for the pass that carries its change. */
+ * 4 s until a pass succeeds). Features register parts that add to the pass (the reconciler
+ * names none of them): the transaction's owner's first, whose install replaces the table,
+ * then the others in the order they registered; a caller that needs the outcome (SetLocation, an
+ * app's policy, a VPN's probes) waits for the pass that carries its change. */
 
 #include <errno.h>
 #include <stdbool.h>
@@ -17,17 +18,6 @@
 typedef struct Reconcile Reconcile;
 typedef struct ReconcileWait ReconcileWait;
 typedef struct NftTxn NftTxn;
-
-/* The parts, in the order a pass calls them (apps' sets and class chains first). */
-typedef enum ReconcilePartId {
-        RECONCILE_PART_APPS,
-        RECONCILE_PART_STATS,
-        RECONCILE_PART_FIREWALL,
-        RECONCILE_PART_WAKE,  /* the wake gate's set (roamd-wake-run.c) */
-        RECONCILE_PART_STALL, /* the count of refused connection attempts (roamd-stall.c) */
-        _RECONCILE_PART_MAX,
-        _RECONCILE_PART_INVALID = -EINVAL,
-} ReconcilePartId;
 
 typedef struct ReconcilePart {
         /* Before the transaction: counters read, routes added, work needing a transaction
@@ -68,11 +58,16 @@ static inline void reconcile_freep(Reconcile **rc)
         reconcile_free(*rc);
 }
 
-int reconcile_add_part(Reconcile *rc, ReconcilePartId id, const ReconcilePart *part,
+/* A part of every pass, called after the transaction owner's and those registered before it.
+ * Returns its id (> 0) for reconcile_remove_part(), or -ENOMEM. */
+int reconcile_add_part(Reconcile *rc, const ReconcilePart *part, void *userdata);
+/* NULL-safe; id 0 or negative (a failed add) is ignored. */
+void reconcile_remove_part(Reconcile *rc, int id);
+/* Where transactions come from and its owner's part (may be NULL), called first in every
+ * pass: its install starts from an empty table. NULL ops: nothing is enforced (passes tell
+ * waiters -ENOMEDIUM). */
+void reconcile_set_txn(Reconcile *rc, const ReconcileTxnOps *ops, const ReconcilePart *part,
                        void *userdata);
-void reconcile_remove_part(Reconcile *rc, ReconcilePartId id);
-/* NULL ops: nothing is enforced (passes tell waiters -ENOMEDIUM). */
-void reconcile_set_txn(Reconcile *rc, const ReconcileTxnOps *ops, void *userdata);
 bool reconcile_enforcing(Reconcile *rc);
 /* The pass held while hold() says so, at most 20 ms. */
 void reconcile_set_hold(Reconcile *rc, reconcile_hold_t hold, void *userdata);

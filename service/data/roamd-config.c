@@ -220,60 +220,169 @@ static int parse_path(const char *file, unsigned line, const char *key, const ch
         return 0;
 }
 
-static int parse_daemon(Config *c, const char *file, unsigned line, const char *key,
-                        const char *value)
+/* ---- the values' parsers; every key of roamd.conf is one row of config_keys[] below ---- */
+
+typedef struct ConfigKey ConfigKey;
+typedef int (*config_parse_t)(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                              const char *key, const char *value);
+
+/* One key of a section: its parser, and for the shared parsers where the value goes (an
+ * offset into Config), its range and the words of the error. key NULL: any name (a section of
+ * interface names or patterns); a key ending in ".": every key with that prefix. */
+struct ConfigKey {
+        const char *section;
+        const char *key;
+        config_parse_t parse;
+        size_t offset;
+        uint64_t min, max;
+        const char *must; /* "%s= must be <must>, got ..." (durations) */
+};
+
+#define FIELD(c, k, type) ((type *)((uint8_t *)(c) + (k)->offset))
+
+static int parse_bool_key(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                          const char *key, const char *value)
 {
-        if (streq(key, "LogLevel")) {
-                int l = log_level_from_string(value);
-                if (l < 0)
+        if (conf_parse_boolean(value, FIELD(c, k, bool)) < 0)
+                return conf_log_error(file, line, "%s= must be a boolean, got \"%s\".", key, value);
+        return 0;
+}
+
+static int parse_path_key(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                          const char *key, const char *value)
+{
+        return parse_path(file, line, key, value, FIELD(c, k, char *));
+}
+
+static int parse_u32(const char *file, unsigned line, const char *key, const char *value,
+                     uint32_t min, uint32_t max, uint32_t *ret)
+{
+        char *end;
+        unsigned long long v;
+
+        errno = 0;
+        v = strtoull(value, &end, 0);
+        if (errno != 0 || end == value || *end != '\0' || value[0] == '-' || v < min || v > max)
+                return conf_log_error(file, line, "%s= must be a number from %u to %u, got \"%s\".",
+                                      key, min, max, value);
+        *ret = (uint32_t)v;
+        return 0;
+}
+
+static int parse_u32_key(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                         const char *key, const char *value)
+{
+        return parse_u32(file, line, key, value, (uint32_t)k->min, (uint32_t)k->max,
+                         FIELD(c, k, uint32_t));
+}
+
+/* Seconds, with an optional fraction ("1.5") and an optional "s" or "ms" suffix. */
+static int parse_duration(const char *v, uint64_t *ret)
+{
+        char *end;
+        double d;
+
+        errno = 0;
+        d = strtod(v, &end);
+        if (errno || end == v || !(d >= 0 && d <= 86400)) /* (NaN too) */
+                return -EINVAL;
+        if (streq(end, "ms"))
+                d /= 1000;
+        else if (*end && !streq(end, "s"))
+                return -EINVAL;
+        *ret = (uint64_t)(d * USEC_PER_SEC);
+        return 0;
+}
+
+/* A duration from k->min to k->max µs. */
+static int parse_duration_key(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                              const char *key, const char *value)
+{
+        uint64_t v;
+
+        if (parse_duration(value, &v) < 0 || v < k->min || v > k->max)
+                return conf_log_error(file, line, "%s= must be %s, got \"%s\".", key, k->must,
+                                      value);
+        *FIELD(c, k, uint64_t) = v;
+        return 0;
+}
+
+/* 0 (off), or a duration from k->min to k->max µs. */
+static int parse_interval_key(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                              const char *key, const char *value)
+{
+        uint64_t v;
+
+        if (parse_duration(value, &v) < 0 || (v > 0 && v < k->min) || v > k->max)
+                return conf_log_error(file, line, "%s= must be %s, got \"%s\".", key, k->must,
+                                      value);
+        *FIELD(c, k, uint64_t) = v;
+        return 0;
+}
+
+/* An absolute path, or empty: off (NULL). */
+static int parse_path_or_off_key(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                                 const char *key, const char *value)
+{
+        char **v = FIELD(c, k, char *);
+
+        if (!*value) {
+                free(*v);
+                *v = NULL;
+                return 0;
+        }
+        /* a socket's path (sun_path, 108 bytes), with room for what goes beside it */
+        if (k->max > 0 && strlen(value) >= k->max)
+                return conf_log_error(file, line, "%s= is %s.", key, k->must);
+        return parse_path(file, line, key, value, v);
+}
+
+/* [Daemon] */
+
+static int parse_log_level(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                           const char *key, const char *value)
+{
+        int l = log_level_from_string(value);
+
+        if (l < 0)
+                return conf_log_error(file, line,
+                                      "Unknown LogLevel \"%s\" (expected emerg, alert, crit, err, "
+                                      "warning, notice, info or debug).",
+                                      value);
+        c->log_level = l;
+        return 0;
+}
+
+/* [DNS] */
+
+static int parse_dns_sources(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                             const char *key, const char *value)
+{
+        _cleanup_strv_free_ char **l = NULL;
+        size_t n = 0;
+
+        if (strv_split(value, " \t,", &l) < 0)
+                return log_oom();
+        STRV_FOREACH (s, l) {
+                DnsSource d = dns_source_from_string(*s);
+                if (d < 0 || d == DNS_SOURCE_NONE || d == DNS_SOURCE_CONFIG)
                         return conf_log_error(file, line,
-                                              "Unknown LogLevel \"%s\" (expected emerg, alert, "
-                                              "crit, err, warning, notice, info or debug).",
-                                              value);
-                c->log_level = l;
-                return 0;
-        }
-        if (streq(key, "SysfsPath"))
-                return parse_path(file, line, key, value, &c->sysfs_path);
-        return conf_log_error(file, line, "Unknown key %s= in section [Daemon].", key);
-}
-
-static int parse_dns(Config *c, const char *file, unsigned line, const char *key, const char *value)
-{
-        if (streq(key, "Sources")) {
-                _cleanup_strv_free_ char **l = NULL;
-                size_t n = 0;
-
-                if (strv_split(value, " \t,", &l) < 0)
-                        return log_oom();
-                STRV_FOREACH (s, l) {
-                        DnsSource d = dns_source_from_string(*s);
-                        if (d < 0 || d == DNS_SOURCE_NONE || d == DNS_SOURCE_CONFIG)
-                                return conf_log_error(file, line,
-                                                      "Unknown DNS source \"%s\" (expected "
-                                                      "resolved, networkmanager, dhcpcd or "
-                                                      "resolv.conf).",
+                                              "Unknown DNS source \"%s\" (expected resolved, "
+                                              "networkmanager, dhcpcd or resolv.conf).",
+                                              *s);
+                for (size_t i = 0; i < n; i++)
+                        if (c->dns_sources[i] == d)
+                                return conf_log_error(file, line, "DNS source \"%s\" listed twice.",
                                                       *s);
-                        for (size_t i = 0; i < n; i++)
-                                if (c->dns_sources[i] == d)
-                                        return conf_log_error(
-                                            file, line, "DNS source \"%s\" listed twice.", *s);
-                        c->dns_sources[n++] = d;
-                }
-                c->n_dns_sources = n;
-                return 0;
+                c->dns_sources[n++] = d;
         }
-        if (streq(key, "DhcpcdLeaseDir"))
-                return parse_path(file, line, key, value, &c->dhcpcd_lease_dir);
-        if (streq(key, "DhcpcdRADir"))
-                return parse_path(file, line, key, value, &c->dhcpcd_ra_dir);
-        if (streq(key, "ResolvConf"))
-                return parse_path(file, line, key, value, &c->resolv_conf);
-        return conf_log_error(file, line, "Unknown key %s= in section [DNS].", key);
+        c->n_dns_sources = n;
+        return 0;
 }
 
-static int parse_bearers(Config *c, const char *file, unsigned line, const char *key,
-                         const char *value)
+/* [Bearers]: NAME_OR_GLOB=BEARER */
+static int parse_bearer(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                        const char *key, const char *value)
 {
         BearerOverride *n;
         Bearer b;
@@ -301,8 +410,9 @@ static int parse_bearers(Config *c, const char *file, unsigned line, const char 
         return 0;
 }
 
-static int parse_link_dns(Config *c, const char *file, unsigned line, const char *key,
-                          const char *value)
+/* [LinkDNS]: NAME_OR_GLOB=SERVER... */
+static int parse_link_dns(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                          const char *key, const char *value)
 {
         _cleanup_strv_free_ char **l = NULL;
         _cleanup_free_ IpAddr *servers = NULL;
@@ -340,6 +450,8 @@ static int parse_link_dns(Config *c, const char *file, unsigned line, const char
         return 0;
 }
 
+/* [Probe] */
+
 static bool valid_url(const char *v, const char *scheme)
 {
         size_t n = strlen(scheme);
@@ -363,24 +475,6 @@ static bool valid_garden_url(const char *v)
                 return false;
         return !star || (star == v + strlen("http://") && star[1] == '.' && star[2] &&
                          !strchr(star + 1, '*'));
-}
-
-/* Seconds, with an optional fraction ("1.5") and an optional "s" or "ms" suffix. */
-static int parse_duration(const char *v, uint64_t *ret)
-{
-        char *end;
-        double d;
-
-        errno = 0;
-        d = strtod(v, &end);
-        if (errno || end == v || !(d >= 0 && d <= 86400)) /* (NaN too) */
-                return -EINVAL;
-        if (streq(end, "ms"))
-                d /= 1000;
-        else if (*end && !streq(end, "s"))
-                return -EINVAL;
-        *ret = (uint64_t)(d * USEC_PER_SEC);
-        return 0;
 }
 
 /* The expected body may contain \n, \t, \\ escapes (check servers end lines with \n). */
@@ -412,359 +506,236 @@ static int unescape(const char *v, char **ret)
         return 0;
 }
 
-static int parse_probe(Config *c, const char *file, unsigned line, const char *key,
-                       const char *value)
+/* HttpURL= (k->min 0) and HttpsURL= (k->min 1). */
+static int parse_check_url(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                           const char *key, const char *value)
 {
-        ProbeConfig *p = &c->probe;
-        uint64_t *dur = NULL;
+        const char *scheme = k->min ? "https" : "http";
 
-        if (streq(key, "HttpURL") || streq(key, "HttpsURL")) {
-                bool https = streq(key, "HttpsURL");
-                if (!valid_url(value, https ? "https" : "http"))
-                        return conf_log_error(file, line, "%s= must be an %s:// URL, got \"%s\".",
-                                              key, https ? "https" : "http", value);
-                if (free_and_strdup(https ? &p->https_url : &p->http_url, value) < 0)
-                        return log_oom();
-                return 0;
-        }
-        if (streq(key, "GardenURL")) {
-                if (!*value) {
-                        free(p->garden_url);
-                        p->garden_url = NULL;
-                        return 0;
-                }
-                if (!valid_garden_url(value))
-                        return conf_log_error(file, line,
-                                              "GardenURL= must be an http:// URL (its host may "
-                                              "begin with \"*.\"), got \"%s\".",
-                                              value);
-                if (free_and_strdup(&p->garden_url, value) < 0)
-                        return log_oom();
-                return 0;
-        }
-        if (streq(key, "LargeURL")) {
-                if (!*value) {
-                        free(p->large_url);
-                        p->large_url = NULL;
-                        return 0;
-                }
-                if (!valid_url(value, "http") && !valid_url(value, "https"))
-                        return conf_log_error(file, line,
-                                              "LargeURL= must be an http:// or https:// URL, "
-                                              "got \"%s\".",
-                                              value);
-                if (free_and_strdup(&p->large_url, value) < 0)
-                        return log_oom();
-                return 0;
-        }
-        if (streq(key, "ExpectStatus")) {
-                char *end;
-                long v = strtol(value, &end, 10);
-                if (end == value || *end || v < 200 || v > 299)
-                        return conf_log_error(
-                            file, line, "ExpectStatus= must be a 2xx status, got \"%s\".", value);
-                p->expect_status = v;
-                return 0;
-        }
-        if (streq(key, "ExpectBody")) {
-                char *b = NULL;
-                if (*value && unescape(value, &b) < 0)
-                        return conf_log_error(file, line,
-                                              "ExpectBody= has an unknown escape (use \\n, "
-                                              "\\t or \\\\).");
-                free(p->expect_body);
-                p->expect_body = b; /* empty: any body */
-                return 0;
-        }
-        if (streq(key, "ExpectAddresses")) {
-                _cleanup_strv_free_ char **l = NULL;
-                IpAddr *a;
-                size_t n = 0;
-
-                if (strv_split(value, " \t,", &l) < 0)
-                        return log_oom();
-                a = calloc(strv_length(l) + 1, sizeof(IpAddr));
-                if (!a)
-                        return log_oom();
-                STRV_FOREACH (s, l) {
-                        if (ip_addr_parse(*s, &a[n]) < 0) {
-                                free(a);
-                                return conf_log_error(file, line,
-                                                      "Invalid address \"%s\" in "
-                                                      "ExpectAddresses=.",
-                                                      *s);
-                        }
-                        n++;
-                }
-                free(p->expect_addrs);
-                p->expect_addrs = a;
-                p->n_expect_addrs = n;
-                return 0;
-        }
-        if (streq(key, "CAFile"))
-                return parse_path(file, line, key, value, &p->ca_file);
-        if (streq(key, "MaxBodySize")) {
-                char *end;
-                long v = strtol(value, &end, 10);
-                if (end == value || *end || v < 1024 || v > 16 * 1024 * 1024)
-                        return conf_log_error(file, line,
-                                              "MaxBodySize= must be between 1024 and 16777216 "
-                                              "bytes, got \"%s\".",
-                                              value);
-                p->max_body = (size_t)v;
-                return 0;
-        }
-        if (streq(key, "StallInterval")) {
-                uint64_t v;
-                /* 0 turns the watch off; more than a minute is no faster than a re-check */
-                if (parse_duration(value, &v) < 0 || (v > 0 && v < USEC_PER_SEC / 2) ||
-                    v > 60 * USEC_PER_SEC)
-                        return conf_log_error(file, line,
-                                              "StallInterval= must be 0 (off) or a duration from "
-                                              "0.5 to 60 seconds, got \"%s\".",
-                                              value);
-                p->stall_interval_usec = v;
-                return 0;
-        }
-        if (streq(key, "DNSWatchInterval")) {
-                uint64_t v;
-                /* 0 turns the look off; under a second would be a query stream, not a look */
-                if (parse_duration(value, &v) < 0 || (v > 0 && v < USEC_PER_SEC) ||
-                    v > 3600 * USEC_PER_SEC)
-                        return conf_log_error(file, line,
-                                              "DNSWatchInterval= must be 0 (off) or a duration "
-                                              "from 1 to 3600 seconds, got \"%s\".",
-                                              value);
-                p->dns_watch_interval_usec = v;
-                return 0;
-        }
-        if (streq(key, "Timeout"))
-                dur = &p->timeout_usec;
-        else if (streq(key, "DNSTimeout"))
-                dur = &p->dns_timeout_usec;
-        else if (streq(key, "PingTimeout"))
-                dur = &p->ping_timeout_usec;
-        else if (streq(key, "RecheckInterval"))
-                dur = &p->recheck_usec;
-        else if (streq(key, "BackoffMin"))
-                dur = &p->backoff_min_usec;
-        else if (streq(key, "BackoffMax"))
-                dur = &p->backoff_max_usec;
-        else if (streq(key, "HttpsGraceMin"))
-                dur = &p->https_grace_min_usec;
-        else if (streq(key, "HttpsGraceMax"))
-                dur = &p->https_grace_max_usec;
-        else if (streq(key, "StallReprobeMin"))
-                dur = &p->stall_reprobe_min_usec;
-        if (dur) {
-                uint64_t v;
-                if (parse_duration(value, &v) < 0 || v == 0)
-                        return conf_log_error(file, line,
-                                              "%s= must be a positive duration in seconds "
-                                              "(\"10\", \"1.5s\", \"500ms\"), got \"%s\".",
-                                              key, value);
-                *dur = v;
-                return 0;
-        }
-        return conf_log_error(file, line, "Unknown key %s= in section [Probe].", key);
+        if (!valid_url(value, scheme))
+                return conf_log_error(file, line, "%s= must be an %s:// URL, got \"%s\".", key,
+                                      scheme, value);
+        if (free_and_strdup(FIELD(c, k, char *), value) < 0)
+                return log_oom();
+        return 0;
 }
 
-static int parse_u32(const char *file, unsigned line, const char *key, const char *value,
-                     uint32_t min, uint32_t max, uint32_t *ret)
+static int parse_garden_url(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                            const char *key, const char *value)
+{
+        if (!*value) {
+                free(c->probe.garden_url);
+                c->probe.garden_url = NULL;
+                return 0;
+        }
+        if (!valid_garden_url(value))
+                return conf_log_error(file, line,
+                                      "GardenURL= must be an http:// URL (its host may begin with "
+                                      "\"*.\"), got \"%s\".",
+                                      value);
+        if (free_and_strdup(&c->probe.garden_url, value) < 0)
+                return log_oom();
+        return 0;
+}
+
+static int parse_large_url(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                           const char *key, const char *value)
+{
+        if (!*value) {
+                free(c->probe.large_url);
+                c->probe.large_url = NULL;
+                return 0;
+        }
+        if (!valid_url(value, "http") && !valid_url(value, "https"))
+                return conf_log_error(
+                    file, line, "LargeURL= must be an http:// or https:// URL, got \"%s\".", value);
+        if (free_and_strdup(&c->probe.large_url, value) < 0)
+                return log_oom();
+        return 0;
+}
+
+static int parse_expect_status(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                               const char *key, const char *value)
 {
         char *end;
-        unsigned long long v;
+        long v = strtol(value, &end, 10);
 
-        errno = 0;
-        v = strtoull(value, &end, 0);
-        if (errno != 0 || end == value || *end != '\0' || value[0] == '-' || v < min || v > max)
-                return conf_log_error(file, line, "%s= must be a number from %u to %u, got \"%s\".",
-                                      key, min, max, value);
-        *ret = (uint32_t)v;
+        if (end == value || *end || v < 200 || v > 299)
+                return conf_log_error(file, line, "ExpectStatus= must be a 2xx status, got \"%s\".",
+                                      value);
+        c->probe.expect_status = v;
         return 0;
 }
 
-static int parse_apps(Config *c, const char *file, unsigned line, const char *key,
-                      const char *value)
+static int parse_expect_body(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                             const char *key, const char *value)
 {
-        if (streq(key, "Enforce"))
-                return conf_parse_boolean(value, &c->apps.enforce) < 0
-                           ? conf_log_error(file, line, "Enforce= must be a boolean, got \"%s\".",
-                                            value)
-                           : 0;
-        if (streq(key, "PolicyDirectory"))
-                return parse_path(file, line, key, value, &c->apps.policy_dir);
-        if (streq(key, "StateFile"))
-                return parse_path(file, line, key, value, &c->apps.state_file);
-        if (streq(key, "MaxAppsPerUser"))
-                return parse_u32(file, line, key, value, 1, 65536, &c->apps.max_apps_per_user);
-        if (streq(key, "DefaultFollows")) {
-                DefaultFollows v = default_follows_from_string(value);
-                if (v < 0)
-                        return conf_log_error(file, line,
-                                              "DefaultFollows= must be verdict or kernel, got "
-                                              "\"%s\".",
-                                              value);
-                c->apps.default_follows = v;
-                return 0;
-        }
-        if (streq(key, "SystemCgroups")) {
-                char **l = NULL;
-                if (strv_split(value, " \t", &l) < 0)
-                        return log_oom();
-                for (size_t i = 0; l && l[i]; i++)
-                        if (l[i][0] != '/' || strstr(l[i], "/../") || strstr(l[i], "//")) {
-                                strv_free(l);
-                                return conf_log_error(
-                                    file, line,
-                                    "SystemCgroups= takes absolute cgroup paths "
-                                    "(e.g. /system.slice/vpn.service), got \"%s\".",
-                                    value);
-                        }
-                strv_free(c->apps.system_cgroups);
-                c->apps.system_cgroups = l;
-                return 0;
-        }
-        return conf_log_error(file, line, "Unknown key %s= in section [Apps].", key);
-}
+        char *b = NULL;
 
-static int parse_wake(Config *c, const char *file, unsigned line, const char *key,
-                      const char *value)
-{
-        uint64_t *dur = NULL;
-
-        if (streq(key, "AtOnce"))
-                return parse_u32(file, line, key, value, 1, 64, &c->wake.at_once);
-        if (strncmp(key, "AtOnce.", strlen("AtOnce.")) == 0) {
-                Bearer b = bearer_from_string(key + strlen("AtOnce."));
-
-                if (b < 0)
-                        return conf_log_error(file, line,
-                                              "Unknown bearer in %s= (AtOnce.ethernet=, "
-                                              "AtOnce.wifi=, ...).",
-                                              key);
-                return parse_u32(file, line, key, value, 1, 64, &c->wake.at_once_bearer[b]);
-        }
-        if (streq(key, "SettleSec"))
-                dur = &c->wake.settle_usec;
-        else if (streq(key, "RestartSec"))
-                dur = &c->wake.restart_usec;
-        else if (streq(key, "QuietSec"))
-                dur = &c->wake.quiet_usec;
-        else if (streq(key, "MaxDelaySec"))
-                dur = &c->wake.max_delay_usec;
-        else if (streq(key, "SlowRTTSec"))
-                dur = &c->wake.slow_rtt_usec;
-        else
-                return conf_log_error(file, line, "Unknown key %s= in section [Wake].", key);
-        if (parse_duration(value, dur) < 0)
+        if (*value && unescape(value, &b) < 0)
                 return conf_log_error(file, line,
-                                      "%s= must be a duration (seconds, or with ms/s), got \"%s\".",
-                                      key, value);
+                                      "ExpectBody= has an unknown escape (use \\n, \\t or \\\\).");
+        free(c->probe.expect_body);
+        c->probe.expect_body = b; /* empty: any body */
         return 0;
 }
 
-static int parse_routing(Config *c, const char *file, unsigned line, const char *key,
-                         const char *value)
+static int parse_expect_addresses(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                                  const char *key, const char *value)
 {
-        if (streq(key, "FirewallMask")) {
-                uint32_t m;
-                int r = parse_u32(file, line, key, value, 1, UINT32_MAX, &m);
-                if (r < 0)
-                        return r;
-                if (nft_mark_mask_valid(m) < 0)
-                        return conf_log_error(file, line,
-                                              "FirewallMask= must be 3 to 7 contiguous bits, got "
-                                              "\"%s\".",
-                                              value);
-                c->apps.mark_mask = m;
-                return 0;
-        }
-        if (streq(key, "TableBase"))
-                return parse_u32(file, line, key, value, 1, 0x7fffff00, &c->apps.table_base);
-        if (streq(key, "RulePriority"))
-                return parse_u32(file, line, key, value, 1, 32000, &c->apps.rule_priority);
-        if (streq(key, "PreferOnline")) {
-                /* the old spelling of [Apps] DefaultFollows=: yes is verdict, no kernel */
-                bool b;
-                if (conf_parse_boolean(value, &b) < 0)
-                        return conf_log_error(
-                            file, line, "PreferOnline= must be a boolean, got \"%s\".", value);
-                c->apps.default_follows = b ? DEFAULT_FOLLOWS_VERDICT : DEFAULT_FOLLOWS_KERNEL;
-                return 0;
-        }
-        return conf_log_error(file, line, "Unknown key %s= in section [Routing].", key);
-}
+        _cleanup_strv_free_ char **l = NULL;
+        IpAddr *a;
+        size_t n = 0;
 
-static int parse_stats(Config *c, const char *file, unsigned line, const char *key,
-                       const char *value)
-{
-        if (streq(key, "Enable"))
-                return conf_parse_boolean(value, &c->stats.enable) < 0
-                           ? conf_log_error(file, line, "Enable= must be a boolean, got \"%s\".",
-                                            value)
-                           : 0;
-        if (streq(key, "Directory"))
-                return parse_path(file, line, key, value, &c->stats.directory);
-        if (streq(key, "PrometheusFile"))
-                return parse_path(file, line, key, value, &c->stats.prometheus_file);
-        if (streq(key, "RetentionDays"))
-                return parse_u32(file, line, key, value, 1, 3660, &c->stats.retention_days);
-        if (streq(key, "FlushInterval")) {
-                uint64_t v;
-                if (parse_duration(value, &v) < 0 || v < 100 * USEC_PER_MSEC ||
-                    v > 3600 * USEC_PER_SEC)
-                        return conf_log_error(
-                            file, line,
-                            "FlushInterval= must be a duration from 0.1s to 3600s, "
-                            "got \"%s\".",
-                            value);
-                c->stats.flush_usec = v;
-                return 0;
-        }
-        if (streq(key, "Budget")) {
-                const char *why = NULL;
-                StatsBudget b, *nb;
-                int r = stats_budget_parse(value, &b, &why);
-                if (r == -ENOMEM)
-                        return log_oom();
-                if (r < 0)
-                        return conf_log_error(file, line, "Budget= \"%s\": %s.", value, why);
-                for (size_t i = 0; i < c->stats.n_budgets; i++)
-                        if (streq(c->stats.budgets[i].app_id, b.app_id) &&
-                            c->stats.budgets[i].links == b.links) {
-                                r = conf_log_error(file, line, "Budget= for %s on %s set twice.",
-                                                   b.app_id, stats_budget_links_to_string(b.links));
-                                stats_budget_done(&b);
-                                return r;
-                        }
-                nb = realloc(c->stats.budgets, sizeof(*nb) * (c->stats.n_budgets + 1));
-                if (!nb) {
-                        stats_budget_done(&b);
-                        return log_oom();
+        if (strv_split(value, " \t,", &l) < 0)
+                return log_oom();
+        a = calloc(strv_length(l) + 1, sizeof(IpAddr));
+        if (!a)
+                return log_oom();
+        STRV_FOREACH (s, l) {
+                if (ip_addr_parse(*s, &a[n]) < 0) {
+                        free(a);
+                        return conf_log_error(file, line,
+                                              "Invalid address \"%s\" in ExpectAddresses=.", *s);
                 }
-                c->stats.budgets = nb;
-                nb[c->stats.n_budgets++] = b;
-                return 0;
+                n++;
         }
-        if (streq(key, "BudgetWarning")) {
-                char buf[16];
-                size_t n = strlen(value);
-                /* a percentage, the % sign optional */
-                if (n > 0 && n < sizeof(buf) && value[n - 1] == '%')
-                        n--;
-                if (n == 0 || n >= sizeof(buf))
-                        return conf_log_error(file, line,
-                                              "BudgetWarning= must be a percentage from 1%% to "
-                                              "100%%, got \"%s\".",
-                                              value);
-                memcpy(buf, value, n);
-                buf[n] = 0;
-                return parse_u32(file, line, key, buf, 1, 100, &c->stats.budget_warn_percent);
-        }
-        return conf_log_error(file, line, "Unknown key %s= in section [Stats].", key);
+        free(c->probe.expect_addrs);
+        c->probe.expect_addrs = a;
+        c->probe.n_expect_addrs = n;
+        return 0;
 }
 
+static int parse_max_body_size(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                               const char *key, const char *value)
+{
+        char *end;
+        long v = strtol(value, &end, 10);
+
+        if (end == value || *end || v < 1024 || v > 16 * 1024 * 1024)
+                return conf_log_error(file, line,
+                                      "MaxBodySize= must be between 1024 and 16777216 bytes, got "
+                                      "\"%s\".",
+                                      value);
+        c->probe.max_body = (size_t)v;
+        return 0;
+}
+
+/* [Apps] */
+
+static int parse_default_follows(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                                 const char *key, const char *value)
+{
+        DefaultFollows v = default_follows_from_string(value);
+
+        if (v < 0)
+                return conf_log_error(
+                    file, line, "DefaultFollows= must be verdict or kernel, got \"%s\".", value);
+        c->apps.default_follows = v;
+        return 0;
+}
+
+static int parse_system_cgroups(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                                const char *key, const char *value)
+{
+        char **l = NULL;
+
+        if (strv_split(value, " \t", &l) < 0)
+                return log_oom();
+        for (size_t i = 0; l && l[i]; i++)
+                if (l[i][0] != '/' || strstr(l[i], "/../") || strstr(l[i], "//")) {
+                        strv_free(l);
+                        return conf_log_error(file, line,
+                                              "SystemCgroups= takes absolute cgroup paths (e.g. "
+                                              "/system.slice/vpn.service), got \"%s\".",
+                                              value);
+                }
+        strv_free(c->apps.system_cgroups);
+        c->apps.system_cgroups = l;
+        return 0;
+}
+
+/* [Routing] */
+
+static int parse_firewall_mask(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                               const char *key, const char *value)
+{
+        uint32_t m;
+        int r = parse_u32(file, line, key, value, 1, UINT32_MAX, &m);
+
+        if (r < 0)
+                return r;
+        if (nft_mark_mask_valid(m) < 0)
+                return conf_log_error(
+                    file, line, "FirewallMask= must be 3 to 7 contiguous bits, got \"%s\".", value);
+        c->apps.mark_mask = m;
+        return 0;
+}
+
+/* The old spelling of [Apps] DefaultFollows=: yes is verdict, no kernel. */
+static int parse_prefer_online(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                               const char *key, const char *value)
+{
+        bool b;
+
+        if (conf_parse_boolean(value, &b) < 0)
+                return conf_log_error(file, line, "PreferOnline= must be a boolean, got \"%s\".",
+                                      value);
+        c->apps.default_follows = b ? DEFAULT_FOLLOWS_VERDICT : DEFAULT_FOLLOWS_KERNEL;
+        return 0;
+}
+
+/* [Stats] */
+
+static int parse_budget(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                        const char *key, const char *value)
+{
+        const char *why = NULL;
+        StatsBudget b, *nb;
+        int r = stats_budget_parse(value, &b, &why);
+
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r < 0)
+                return conf_log_error(file, line, "Budget= \"%s\": %s.", value, why);
+        for (size_t i = 0; i < c->stats.n_budgets; i++)
+                if (streq(c->stats.budgets[i].app_id, b.app_id) &&
+                    c->stats.budgets[i].links == b.links) {
+                        r = conf_log_error(file, line, "Budget= for %s on %s set twice.", b.app_id,
+                                           stats_budget_links_to_string(b.links));
+                        stats_budget_done(&b);
+                        return r;
+                }
+        nb = realloc(c->stats.budgets, sizeof(*nb) * (c->stats.n_budgets + 1));
+        if (!nb) {
+                stats_budget_done(&b);
+                return log_oom();
+        }
+        c->stats.budgets = nb;
+        nb[c->stats.n_budgets++] = b;
+        return 0;
+}
+
+/* A percentage, the % sign optional. */
+static int parse_budget_warning(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                                const char *key, const char *value)
+{
+        char buf[16];
+        size_t n = strlen(value);
+
+        if (n > 0 && n < sizeof(buf) && value[n - 1] == '%')
+                n--;
+        if (n == 0 || n >= sizeof(buf))
+                return conf_log_error(file, line,
+                                      "BudgetWarning= must be a percentage from 1%% to 100%%, got "
+                                      "\"%s\".",
+                                      value);
+        memcpy(buf, value, n);
+        buf[n] = 0;
+        return parse_u32(file, line, key, buf, 1, 100, &c->stats.budget_warn_percent);
+}
+
+/* [Roaming] and [Metered]: NAME_OR_GLOB=yes|no */
 static int parse_override(RoamingOverride **list, size_t *n_list, const char *what,
                           const char *file, unsigned line, const char *key, const char *value)
 {
@@ -790,307 +761,324 @@ static int parse_override(RoamingOverride **list, size_t *n_list, const char *wh
         return 0;
 }
 
-static int parse_roaming(Config *c, const char *file, unsigned line, const char *key,
-                         const char *value)
+static int parse_roaming(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                         const char *key, const char *value)
 {
-        RoamingOverride *n;
-        bool b;
+        return parse_override(&c->stats.roaming, &c->stats.n_roaming, "Roaming", file, line, key,
+                              value);
+}
 
-        if (!valid_ifname_glob(key))
-                return conf_log_error(file, line, "Invalid interface name or pattern \"%s\".", key);
-        if (conf_parse_boolean(value, &b) < 0)
-                return conf_log_error(file, line, "Roaming for %s must be a boolean, got \"%s\".",
-                                      key, value);
-        for (size_t i = 0; i < c->stats.n_roaming; i++)
-                if (streq(c->stats.roaming[i].pattern, key))
-                        return conf_log_error(file, line, "Roaming for %s set twice.", key);
-        n = realloc(c->stats.roaming, sizeof(*n) * (c->stats.n_roaming + 1));
-        if (!n)
+static int parse_metered(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                         const char *key, const char *value)
+{
+        return parse_override(&c->stats.metered, &c->stats.n_metered, "Metered", file, line, key,
+                              value);
+}
+
+/* [Portal] */
+
+static int parse_login_hosts(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                             const char *key, const char *value)
+{
+        char **l = NULL;
+
+        if (strv_split(value, " \t", &l) < 0)
                 return log_oom();
-        c->stats.roaming = n;
-        n[c->stats.n_roaming] = (RoamingOverride){.pattern = strdup(key), .roaming = b};
-        if (!n[c->stats.n_roaming].pattern)
-                return log_oom();
-        c->stats.n_roaming++;
-        return 0;
-}
-
-static int parse_portal(Config *c, const char *file, unsigned line, const char *key,
-                        const char *value)
-{
-        if (streq(key, "CredentialsFile"))
-                return parse_path(file, line, key, value, &c->portal.credentials_file);
-        if (streq(key, "AllowPlainHTTPLogin"))
-                return conf_parse_boolean(value, &c->portal.allow_http_login) < 0
-                           ? conf_log_error(file, line,
-                                            "AllowPlainHTTPLogin= must be a boolean, got \"%s\".",
-                                            value)
-                           : 0;
-        if (streq(key, "AllowLoginHosts")) {
-                char **l = NULL;
-                if (strv_split(value, " \t", &l) < 0)
-                        return log_oom();
-                for (size_t i = 0; l && l[i]; i++) {
-                        for (char *q = l[i]; *q; q++)
-                                *q = (char)tolower((unsigned char)*q);
-                        if (strpbrk(l[i], "/:@?#") && l[i][0] != '[') {
-                                strv_free(l);
-                                return conf_log_error(file, line,
-                                                      "AllowLoginHosts= takes host names or "
-                                                      "addresses, got \"%s\".",
-                                                      value);
-                        }
-                }
-                strv_free(c->portal.allow_login_hosts);
-                c->portal.allow_login_hosts = l;
-                return 0;
-        }
-        return conf_log_error(file, line, "Unknown key %s= in section [Portal].", key);
-}
-
-static int parse_wifi(Config *c, const char *file, unsigned line, const char *key,
-                      const char *value)
-{
-        if (streq(key, "Enable"))
-                return conf_parse_boolean(value, &c->wifi.enable) < 0
-                           ? conf_log_error(file, line, "Enable= must be a boolean, got \"%s\".",
-                                            value)
-                           : 0;
-        if (streq(key, "ControlDirectory") || streq(key, "ClientDirectory") ||
-            streq(key, "GlobalControl")) {
-                char **dst = streq(key, "ControlDirectory")  ? &c->wifi.control_dir
-                             : streq(key, "ClientDirectory") ? &c->wifi.client_dir
-                                                             : &c->wifi.global_control;
-                /* A unix socket path holds at most 107 bytes; leave room for the names. */
-                if (strlen(value) > 80)
+        for (size_t i = 0; l && l[i]; i++) {
+                for (char *q = l[i]; *q; q++)
+                        *q = (char)tolower((unsigned char)*q);
+                if (strpbrk(l[i], "/:@?#") && l[i][0] != '[') {
+                        strv_free(l);
                         return conf_log_error(file, line,
-                                              "%s= is too long for a socket path (at most 80 "
-                                              "bytes).",
-                                              key);
-                if (streq(value, "/"))
-                        return conf_log_error(file, line, "%s= cannot be /.", key);
-                return parse_path(file, line, key, value, dst);
-        }
-        if (streq(key, "RequestTimeout")) {
-                uint64_t v;
-                if (parse_duration(value, &v) < 0 || v < 100 * USEC_PER_MSEC ||
-                    v > 60 * USEC_PER_SEC)
-                        return conf_log_error(file, line,
-                                              "RequestTimeout= must be a duration from 100ms to "
-                                              "60s, got \"%s\".",
-                                              value);
-                c->wifi.timeout_usec = v;
-                return 0;
-        }
-        if (streq(key, "SignalInterval")) {
-                uint64_t v;
-                if (parse_duration(value, &v) < 0 || v < USEC_PER_SEC || v > 600 * USEC_PER_SEC)
-                        return conf_log_error(file, line,
-                                              "SignalInterval= must be a duration from 1s to "
-                                              "600s, got \"%s\".",
-                                              value);
-                c->wifi.signal_interval_usec = v;
-                return 0;
-        }
-        if (streq(key, "PingInterval")) {
-                uint64_t v;
-                if (parse_duration(value, &v) < 0 || v < USEC_PER_SEC || v > 600 * USEC_PER_SEC)
-                        return conf_log_error(file, line,
-                                              "PingInterval= must be a duration from 1s to "
-                                              "600s, got \"%s\".",
-                                              value);
-                c->wifi.ping_interval_usec = v;
-                return 0;
-        }
-        if (streq(key, "DeviceName")) {
-                size_t n = strlen(value);
-                bool ok = n > 0 && n <= 32;
-                for (const char *p = value; ok && *p; p++)
-                        ok = (unsigned char)*p >= ' ' && *p != 0x7f && *p != '\'' && *p != '"';
-                if (!ok)
-                        return conf_log_error(file, line,
-                                              "DeviceName= must be 1 to 32 printable characters "
-                                              "without quotes, got \"%s\".",
-                                              value);
-                if (free_and_strdup(&c->wifi.p2p_device_name, value) < 0)
-                        return log_oom();
-                return 0;
-        }
-        return conf_log_error(file, line, "Unknown key %s= in section [WiFi].", key);
-}
-
-static int parse_bluetooth(Config *c, const char *file, unsigned line, const char *key,
-                           const char *value)
-{
-        uint64_t *dur = NULL, v;
-
-        if (streq(key, "Enable"))
-                return conf_parse_boolean(value, &c->bluetooth.enable) < 0
-                           ? conf_log_error(file, line, "Enable= must be a boolean, got \"%s\".",
-                                            value)
-                           : 0;
-        /* No BlueZ call waits on a tag's offer (neard is answered at once): up to 10 min. */
-        if (streq(key, "NfcOfferTimeout")) {
-                if (parse_duration(value, &v) < 0 || v == 0 || v > 600 * USEC_PER_SEC)
-                        return conf_log_error(file, line,
-                                              "NfcOfferTimeout= must be a duration between 1ms and "
-                                              "600s, got \"%s\".",
-                                              value);
-                c->bluetooth.nfc_offer_usec = v;
-                return 0;
-        }
-        if (streq(key, "QuestionTimeout"))
-                dur = &c->bluetooth.question_timeout_usec;
-        else if (streq(key, "NfcDiscoveryTimeout"))
-                dur = &c->bluetooth.nfc_discovery_usec;
-        if (!dur)
-                return conf_log_error(file, line, "Unknown key %s= in section [Bluetooth].", key);
-        /* BlueZ gives up on an agent after 60 s; a longer wait could never be answered. */
-        if (parse_duration(value, &v) < 0 || v == 0 || v > 55 * USEC_PER_SEC)
-                return conf_log_error(file, line,
-                                      "%s= must be a duration between 1ms and 55s, got \"%s\".",
-                                      key, value);
-        *dur = v;
-        return 0;
-}
-
-static int parse_time(Config *c, const char *file, unsigned line, const char *key,
-                      const char *value)
-{
-        if (streq(key, "GateTimeout")) {
-                uint64_t v;
-                if (parse_duration(value, &v) < 0 || v > 600 * USEC_PER_SEC)
-                        return conf_log_error(file, line,
-                                              "GateTimeout= must be a duration from 0 to 600s, "
+                                              "AllowLoginHosts= takes host names or addresses, "
                                               "got \"%s\".",
                                               value);
-                c->time.gate_timeout_usec = v;
-                return 0;
-        }
-        if (streq(key, "StateFile"))
-                return parse_path(file, line, key, value, &c->time.state_file);
-        if (streq(key, "ChronySocket")) {
-                if (!*value) { /* off */
-                        free(c->time.chrony_socket);
-                        c->time.chrony_socket = NULL;
-                        return 0;
                 }
-                if (strlen(value) >= 108) /* sun_path */
-                        return conf_log_error(file, line,
-                                              "ChronySocket= is longer than a socket path may be.");
-                return parse_path(file, line, key, value, &c->time.chrony_socket);
         }
-        if (streq(key, "ChronySourceDir") || streq(key, "ChronyCommandSocket")) {
-                char **v = streq(key, "ChronySourceDir") ? &c->time.chrony_source_dir
-                                                         : &c->time.chrony_command_socket;
-                if (!*value) { /* off */
-                        free(*v);
-                        *v = NULL;
-                        return 0;
-                }
-                /* the command socket: our own socket's path beside it is ~20 bytes longer */
-                if (v == &c->time.chrony_command_socket && strlen(value) >= 108 - 24)
-                        return conf_log_error(file, line,
-                                              "ChronyCommandSocket= is longer than a socket path "
-                                              "beside it may be.");
-                return parse_path(file, line, key, value, v);
-        }
-        if (streq(key, "GpsdAddress")) {
-                struct sockaddr_storage sa;
-                socklen_t len;
-                char *v = NULL;
-
-                if (*value) { /* empty: off */
-                        if (gpsd_address_parse(value, &sa, &len) < 0)
-                                return conf_log_error(file, line,
-                                                      "GpsdAddress= must be a numeric "
-                                                      "address:port such as 127.0.0.1:2947 or "
-                                                      "[::1]:2947, got \"%s\".",
-                                                      value);
-                        v = strdup(value);
-                        if (!v)
-                                return -ENOMEM;
-                }
-                free(c->time.gpsd_address);
-                c->time.gpsd_address = v;
-                return 0;
-        }
-        if (streq(key, "SetClock")) {
-                TimeSetClock v = time_set_clock_from_string(value);
-                if (v < 0)
-                        return conf_log_error(
-                            file, line, "SetClock= must be yes, no or auto, got \"%s\".", value);
-                c->time.set_clock = v;
-                return 0;
-        }
-        return conf_log_error(file, line, "Unknown key %s= in section [Time].", key);
+        strv_free(c->portal.allow_login_hosts);
+        c->portal.allow_login_hosts = l;
+        return 0;
 }
 
-static int parse_firewall(Config *c, const char *file, unsigned line, const char *key,
-                          const char *value)
+/* [WiFi] */
+
+/* A directory or socket of wpa_supplicant's: a unix socket path holds at most 107 bytes;
+ * leave room for the names. */
+static int parse_wpa_path(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                          const char *key, const char *value)
 {
-        if (streq(key, "Enable"))
-                return conf_parse_boolean(value, &c->firewall.enable) < 0
-                           ? conf_log_error(file, line, "Enable= must be a boolean, got \"%s\".",
-                                            value)
-                           : 0;
-        if (streq(key, "NetworksDirectory"))
-                return parse_path(file, line, key, value, &c->firewall.networks_dir);
-        if (streq(key, "ProfilesDirectory"))
-                return parse_path(file, line, key, value, &c->firewall.profiles_dir);
-        if (streq(key, "StateFile"))
-                return parse_path(file, line, key, value, &c->firewall.state_file);
-        if (streq(key, "SSH")) {
-                static const char *const words[_FIREWALL_SSH_MAX] = {"always", "trusted", "never"};
-                for (int i = 0; i < _FIREWALL_SSH_MAX; i++)
-                        if (streq(value, words[i])) {
-                                c->firewall.ssh = (FirewallSsh)i;
-                                return 0;
-                        }
+        if (strlen(value) > 80)
                 return conf_log_error(file, line,
-                                      "SSH= must be always, trusted or never, got \"%s\".", value);
+                                      "%s= is too long for a socket path (at most 80 bytes).", key);
+        if (streq(value, "/"))
+                return conf_log_error(file, line, "%s= cannot be /.", key);
+        return parse_path(file, line, key, value, FIELD(c, k, char *));
+}
+
+static int parse_device_name(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                             const char *key, const char *value)
+{
+        size_t n = strlen(value);
+        bool ok = n > 0 && n <= 32;
+
+        for (const char *p = value; ok && *p; p++)
+                ok = (unsigned char)*p >= ' ' && *p != 0x7f && *p != '\'' && *p != '"';
+        if (!ok)
+                return conf_log_error(file, line,
+                                      "DeviceName= must be 1 to 32 printable characters without "
+                                      "quotes, got \"%s\".",
+                                      value);
+        if (free_and_strdup(&c->wifi.p2p_device_name, value) < 0)
+                return log_oom();
+        return 0;
+}
+
+/* [Time] */
+
+static int parse_gpsd_address(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                              const char *key, const char *value)
+{
+        struct sockaddr_storage sa;
+        socklen_t len;
+        char *v = NULL;
+
+        if (*value) { /* empty: off */
+                if (gpsd_address_parse(value, &sa, &len) < 0)
+                        return conf_log_error(file, line,
+                                              "GpsdAddress= must be a numeric address:port such "
+                                              "as 127.0.0.1:2947 or [::1]:2947, got \"%s\".",
+                                              value);
+                v = strdup(value);
+                if (!v)
+                        return -ENOMEM;
         }
-        return conf_log_error(file, line, "Unknown key %s= in section [Firewall].", key);
+        free(c->time.gpsd_address);
+        c->time.gpsd_address = v;
+        return 0;
+}
+
+static int parse_set_clock(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                           const char *key, const char *value)
+{
+        TimeSetClock v = time_set_clock_from_string(value);
+
+        if (v < 0)
+                return conf_log_error(file, line, "SetClock= must be yes, no or auto, got \"%s\".",
+                                      value);
+        c->time.set_clock = v;
+        return 0;
+}
+
+/* [Firewall] */
+
+static int parse_ssh(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                     const char *key, const char *value)
+{
+        static const char *const words[_FIREWALL_SSH_MAX] = {"always", "trusted", "never"};
+
+        for (int i = 0; i < _FIREWALL_SSH_MAX; i++)
+                if (streq(value, words[i])) {
+                        c->firewall.ssh = (FirewallSsh)i;
+                        return 0;
+                }
+        return conf_log_error(file, line, "SSH= must be always, trusted or never, got \"%s\".",
+                              value);
+}
+
+/* [Wake] AtOnce.BEARER= */
+static int parse_at_once_bearer(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                                const char *key, const char *value)
+{
+        Bearer b = bearer_from_string(key + strlen("AtOnce."));
+
+        if (b < 0)
+                return conf_log_error(file, line,
+                                      "Unknown bearer in %s= (AtOnce.ethernet=, AtOnce.wifi=, "
+                                      "...).",
+                                      key);
+        return parse_u32(file, line, key, value, 1, 64, &c->wake.at_once_bearer[b]);
+}
+
+#define ROW(s, k, fn, ...)                                                                         \
+        {                                                                                          \
+                .section = s, .key = k, .parse = fn, __VA_ARGS__                                   \
+        }
+#define BOOL(s, k, f) ROW(s, k, parse_bool_key, .offset = offsetof(Config, f))
+#define PATH(s, k, f) ROW(s, k, parse_path_key, .offset = offsetof(Config, f))
+#define U32(s, k, f, lo, hi)                                                                       \
+        ROW(s, k, parse_u32_key, .offset = offsetof(Config, f), .min = lo, .max = hi)
+#define DURATION(s, k, f, lo, hi, words)                                                           \
+        ROW(s, k, parse_duration_key, .offset = offsetof(Config, f), .min = lo, .max = hi,         \
+            .must = words)
+#define INTERVAL(s, k, f, lo, hi, words)                                                           \
+        ROW(s, k, parse_interval_key, .offset = offsetof(Config, f), .min = lo, .max = hi,         \
+            .must = words)
+#define CUSTOM(s, k, fn) ROW(s, k, fn, .offset = 0)
+#define POSITIVE         "a positive duration in seconds (\"10\", \"1.5s\", \"500ms\")"
+#define ANY_DURATION     "a duration (seconds, or with ms/s)"
+#define SEC              USEC_PER_SEC
+#define MSEC             USEC_PER_MSEC
+
+/* Every section and key of roamd.conf: the parser reads it, and so do the checks of the man
+ * page and the shipped roamd.conf (tests/packaging/check-man.py reads these rows). */
+static const ConfigKey config_keys[] = {
+    CUSTOM("Daemon", "LogLevel", parse_log_level),
+    PATH("Daemon", "SysfsPath", sysfs_path),
+
+    CUSTOM("DNS", "Sources", parse_dns_sources),
+    PATH("DNS", "DhcpcdLeaseDir", dhcpcd_lease_dir),
+    PATH("DNS", "DhcpcdRADir", dhcpcd_ra_dir),
+    PATH("DNS", "ResolvConf", resolv_conf),
+
+    CUSTOM("Bearers", NULL, parse_bearer),
+    CUSTOM("LinkDNS", NULL, parse_link_dns),
+
+    ROW("Probe", "HttpURL", parse_check_url, .offset = offsetof(Config, probe.http_url), .min = 0),
+    ROW("Probe", "HttpsURL", parse_check_url, .offset = offsetof(Config, probe.https_url),
+        .min = 1),
+    CUSTOM("Probe", "GardenURL", parse_garden_url),
+    CUSTOM("Probe", "LargeURL", parse_large_url),
+    CUSTOM("Probe", "ExpectStatus", parse_expect_status),
+    CUSTOM("Probe", "ExpectBody", parse_expect_body),
+    CUSTOM("Probe", "ExpectAddresses", parse_expect_addresses),
+    PATH("Probe", "CAFile", probe.ca_file),
+    CUSTOM("Probe", "MaxBodySize", parse_max_body_size),
+    /* 0 turns the watch off; more than a minute is no faster than a re-check */
+    INTERVAL("Probe", "StallInterval", probe.stall_interval_usec, SEC / 2, 60 * SEC,
+             "0 (off) or a duration from 0.5 to 60 seconds"),
+    /* 0 turns the look off; under a second would be a query stream, not a look */
+    INTERVAL("Probe", "DNSWatchInterval", probe.dns_watch_interval_usec, SEC, 3600 * SEC,
+             "0 (off) or a duration from 1 to 3600 seconds"),
+    DURATION("Probe", "Timeout", probe.timeout_usec, 1, UINT64_MAX, POSITIVE),
+    DURATION("Probe", "DNSTimeout", probe.dns_timeout_usec, 1, UINT64_MAX, POSITIVE),
+    DURATION("Probe", "PingTimeout", probe.ping_timeout_usec, 1, UINT64_MAX, POSITIVE),
+    DURATION("Probe", "RecheckInterval", probe.recheck_usec, 1, UINT64_MAX, POSITIVE),
+    DURATION("Probe", "BackoffMin", probe.backoff_min_usec, 1, UINT64_MAX, POSITIVE),
+    DURATION("Probe", "BackoffMax", probe.backoff_max_usec, 1, UINT64_MAX, POSITIVE),
+    DURATION("Probe", "HttpsGraceMin", probe.https_grace_min_usec, 1, UINT64_MAX, POSITIVE),
+    DURATION("Probe", "HttpsGraceMax", probe.https_grace_max_usec, 1, UINT64_MAX, POSITIVE),
+    DURATION("Probe", "StallReprobeMin", probe.stall_reprobe_min_usec, 1, UINT64_MAX, POSITIVE),
+
+    BOOL("Apps", "Enforce", apps.enforce),
+    PATH("Apps", "PolicyDirectory", apps.policy_dir),
+    PATH("Apps", "StateFile", apps.state_file),
+    U32("Apps", "MaxAppsPerUser", apps.max_apps_per_user, 1, 65536),
+    CUSTOM("Apps", "DefaultFollows", parse_default_follows),
+    CUSTOM("Apps", "SystemCgroups", parse_system_cgroups),
+
+    CUSTOM("Routing", "FirewallMask", parse_firewall_mask),
+    U32("Routing", "TableBase", apps.table_base, 1, 0x7fffff00),
+    U32("Routing", "RulePriority", apps.rule_priority, 1, 32000),
+    CUSTOM("Routing", "PreferOnline", parse_prefer_online),
+
+    BOOL("Stats", "Enable", stats.enable),
+    PATH("Stats", "Directory", stats.directory),
+    PATH("Stats", "PrometheusFile", stats.prometheus_file),
+    U32("Stats", "RetentionDays", stats.retention_days, 1, 3660),
+    DURATION("Stats", "FlushInterval", stats.flush_usec, 100 * MSEC, 3600 * SEC,
+             "a duration from 0.1s to 3600s"),
+    CUSTOM("Stats", "Budget", parse_budget),
+    CUSTOM("Stats", "BudgetWarning", parse_budget_warning),
+
+    CUSTOM("Roaming", NULL, parse_roaming),
+    CUSTOM("Metered", NULL, parse_metered),
+
+    PATH("Portal", "CredentialsFile", portal.credentials_file),
+    BOOL("Portal", "AllowPlainHTTPLogin", portal.allow_http_login),
+    CUSTOM("Portal", "AllowLoginHosts", parse_login_hosts),
+
+    BOOL("WiFi", "Enable", wifi.enable),
+    ROW("WiFi", "ControlDirectory", parse_wpa_path, .offset = offsetof(Config, wifi.control_dir)),
+    ROW("WiFi", "ClientDirectory", parse_wpa_path, .offset = offsetof(Config, wifi.client_dir)),
+    ROW("WiFi", "GlobalControl", parse_wpa_path, .offset = offsetof(Config, wifi.global_control)),
+    DURATION("WiFi", "RequestTimeout", wifi.timeout_usec, 100 * MSEC, 60 * SEC,
+             "a duration from 100ms to 60s"),
+    DURATION("WiFi", "SignalInterval", wifi.signal_interval_usec, SEC, 600 * SEC,
+             "a duration from 1s to 600s"),
+    DURATION("WiFi", "PingInterval", wifi.ping_interval_usec, SEC, 600 * SEC,
+             "a duration from 1s to 600s"),
+    CUSTOM("WiFi", "DeviceName", parse_device_name),
+
+    BOOL("Bluetooth", "Enable", bluetooth.enable),
+    /* No BlueZ call waits on a tag's offer (neard is answered at once): up to 10 min. */
+    DURATION("Bluetooth", "NfcOfferTimeout", bluetooth.nfc_offer_usec, 1, 600 * SEC,
+             "a duration between 1ms and 600s"),
+    /* BlueZ gives up on an agent after 60 s; a longer wait could never be answered. */
+    DURATION("Bluetooth", "QuestionTimeout", bluetooth.question_timeout_usec, 1, 55 * SEC,
+             "a duration between 1ms and 55s"),
+    DURATION("Bluetooth", "NfcDiscoveryTimeout", bluetooth.nfc_discovery_usec, 1, 55 * SEC,
+             "a duration between 1ms and 55s"),
+
+    BOOL("Firewall", "Enable", firewall.enable),
+    PATH("Firewall", "NetworksDirectory", firewall.networks_dir),
+    PATH("Firewall", "ProfilesDirectory", firewall.profiles_dir),
+    PATH("Firewall", "StateFile", firewall.state_file),
+    CUSTOM("Firewall", "SSH", parse_ssh),
+
+    DURATION("Time", "GateTimeout", time.gate_timeout_usec, 0, 600 * SEC,
+             "a duration from 0 to 600s"),
+    PATH("Time", "StateFile", time.state_file),
+    ROW("Time", "ChronySocket", parse_path_or_off_key,
+        .offset = offsetof(Config, time.chrony_socket), .max = 108,
+        .must = "longer than a socket path may be"),
+    ROW("Time", "ChronySourceDir", parse_path_or_off_key,
+        .offset = offsetof(Config, time.chrony_source_dir)),
+    /* the command socket: our own socket's path beside it is ~20 bytes longer */
+    ROW("Time", "ChronyCommandSocket", parse_path_or_off_key,
+        .offset = offsetof(Config, time.chrony_command_socket), .max = 108 - 24,
+        .must = "longer than a socket path beside it may be"),
+    CUSTOM("Time", "GpsdAddress", parse_gpsd_address),
+    CUSTOM("Time", "SetClock", parse_set_clock),
+
+    U32("Wake", "AtOnce", wake.at_once, 1, 64),
+    CUSTOM("Wake", "AtOnce.", parse_at_once_bearer),
+    DURATION("Wake", "SettleSec", wake.settle_usec, 0, UINT64_MAX, ANY_DURATION),
+    DURATION("Wake", "RestartSec", wake.restart_usec, 0, UINT64_MAX, ANY_DURATION),
+    DURATION("Wake", "QuietSec", wake.quiet_usec, 0, UINT64_MAX, ANY_DURATION),
+    DURATION("Wake", "MaxDelaySec", wake.max_delay_usec, 0, UINT64_MAX, ANY_DURATION),
+    DURATION("Wake", "SlowRTTSec", wake.slow_rtt_usec, 0, UINT64_MAX, ANY_DURATION),
+};
+
+#undef ROW
+#undef BOOL
+#undef PATH
+#undef U32
+#undef DURATION
+#undef INTERVAL
+#undef CUSTOM
+#undef POSITIVE
+#undef ANY_DURATION
+#undef SEC
+#undef MSEC
+
+static bool config_key_matches(const ConfigKey *k, const char *key)
+{
+        size_t n;
+
+        if (!k->key)
+                return true;
+        n = strlen(k->key);
+        if (n > 0 && k->key[n - 1] == '.')
+                return strncmp(key, k->key, n) == 0;
+        return streq(key, k->key);
 }
 
 static int config_assign(const char *file, unsigned line, const char *section, const char *key,
                          const char *value, void *userdata)
 {
-        Config *c = userdata;
+        bool section_known = false;
 
-        if (streq(section, "Daemon"))
-                return parse_daemon(c, file, line, key, value);
-        if (streq(section, "DNS"))
-                return parse_dns(c, file, line, key, value);
-        if (streq(section, "Bearers"))
-                return parse_bearers(c, file, line, key, value);
-        if (streq(section, "LinkDNS"))
-                return parse_link_dns(c, file, line, key, value);
-        if (streq(section, "Probe"))
-                return parse_probe(c, file, line, key, value);
-        if (streq(section, "Apps"))
-                return parse_apps(c, file, line, key, value);
-        if (streq(section, "Routing"))
-                return parse_routing(c, file, line, key, value);
-        if (streq(section, "Stats"))
-                return parse_stats(c, file, line, key, value);
-        if (streq(section, "Roaming"))
-                return parse_roaming(c, file, line, key, value);
-        if (streq(section, "Metered"))
-                return parse_override(&c->stats.metered, &c->stats.n_metered, "Metered", file, line,
-                                      key, value);
-        if (streq(section, "Portal"))
-                return parse_portal(c, file, line, key, value);
-        if (streq(section, "WiFi"))
-                return parse_wifi(c, file, line, key, value);
-        if (streq(section, "Bluetooth"))
-                return parse_bluetooth(c, file, line, key, value);
-        if (streq(section, "Firewall"))
-                return parse_firewall(c, file, line, key, value);
-        if (streq(section, "Time"))
-                return parse_time(c, file, line, key, value);
-        if (streq(section, "Wake"))
-                return parse_wake(c, file, line, key, value);
+        for (size_t i = 0; i < ELEMENTSOF(config_keys); i++) {
+                const ConfigKey *k = &config_keys[i];
+
+                if (!streq(k->section, section))
+                        continue;
+                section_known = true;
+                if (config_key_matches(k, key))
+                        return k->parse(userdata, k, file, line, key, value);
+        }
+        if (section_known)
+                return conf_log_error(file, line, "Unknown key %s= in section [%s].", key, section);
         return conf_log_error(file, line, "Unknown section [%s].", section);
 }
 

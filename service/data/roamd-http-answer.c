@@ -3,21 +3,12 @@
 #include <netinet/in.h>
 #include <strings.h>
 
+#include <curl/curl.h>
+
 #include "roam-macro.h"
 #include "roamd-http-answer.h"
 
 #define URL_MAX 2048
-
-/* One component of a URI reference (RFC 3986 section 3); p == NULL: the component is absent,
- * which differs from present but empty ("http://h/?" has an empty query). */
-typedef struct Span {
-        const char *p;
-        size_t n;
-} Span;
-
-typedef struct UrlRef {
-        Span scheme, authority, path, query, fragment;
-} UrlRef;
 
 /* Printable ASCII only: a URI is ASCII (RFC 3986), and these URLs end up in D-Bus strings,
  * which must be valid UTF-8. */
@@ -29,59 +20,41 @@ static bool url_chars_ok(const char *s, size_t n)
         return true;
 }
 
-static bool span_caseeq(Span s, const char *word)
+static void curl_url_cleanupp(CURLU **u)
 {
-        return s.p && s.n == strlen(word) && strncasecmp(s.p, word, s.n) == 0;
+        curl_url_cleanup(*u);
 }
 
-/* Splits a reference the way RFC 3986 appendix B does; never fails. */
-static void url_parse(const char *s, UrlRef *ret)
+static void curl_freep(char **p)
 {
-        UrlRef r = {};
-        size_t n;
-
-        n = strcspn(s, ":/?#");
-        if (n > 0 && s[n] == ':') {
-                r.scheme = (Span){s, n};
-                s += n + 1;
-        }
-        if (s[0] == '/' && s[1] == '/') {
-                s += 2;
-                n = strcspn(s, "/?#");
-                r.authority = (Span){s, n};
-                s += n;
-        }
-        n = strcspn(s, "?#");
-        r.path = (Span){s, n};
-        s += n;
-        if (*s == '?') {
-                n = strcspn(s + 1, "#");
-                r.query = (Span){s + 1, n};
-                s += 1 + n;
-        }
-        if (*s == '#')
-                r.fragment = (Span){s + 1, strlen(s + 1)};
-        *ret = r;
+        curl_free(*p);
 }
 
-static bool authority_has_host(Span a)
+/* Parses an absolute http(s) URL with curl's URL API (the parser the fetches use), into u
+ * when given (which may hold a base already: then url may be a reference relative to it). */
+static bool url_set_http(CURLU *u, const char *url, bool https_only)
 {
-        const char *at;
+        _cleanup_(curl_freep) char *scheme = NULL, *host = NULL;
+        size_t n = strspn(url, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+.-");
 
-        if (!a.p)
+        /* curl reads "http:///x" as the host x (it takes 1 to 3 slashes); RFC 3986 gives it an
+         * empty authority: no host, no portal. */
+        if (n > 0 && strncmp(url + n, ":///", 4) == 0)
                 return false;
-        /* Skip "user:password@", then something must remain before the port. */
-        at = memrchr(a.p, '@', a.n);
-        if (at) {
-                a.n -= at + 1 - a.p;
-                a.p = at + 1;
-        }
-        return a.n > 0 && a.p[0] != ':';
+        /* Any scheme parses (a "javascript:" Location is refused below, not by curl's list of
+         * what it was built to fetch). */
+        if (curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK ||
+            curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+            curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !host[0])
+                return false;
+        if (strcasecmp(scheme, "https") == 0)
+                return true;
+        return !https_only && strcasecmp(scheme, "http") == 0;
 }
 
 bool http_url_ok(const char *url, bool https_only)
 {
-        UrlRef r;
+        _cleanup_(curl_url_cleanupp) CURLU *u = NULL;
         size_t n;
 
         if (!url)
@@ -89,125 +62,39 @@ bool http_url_ok(const char *url, bool https_only)
         n = strnlen(url, URL_MAX + 1);
         if (n > URL_MAX || !url_chars_ok(url, n))
                 return false;
-        url_parse(url, &r);
-        if (!authority_has_host(r.authority))
-                return false;
-        if (span_caseeq(r.scheme, "https"))
-                return true;
-        return !https_only && span_caseeq(r.scheme, "http");
+        u = curl_url();
+        return u && url_set_http(u, url, https_only);
 }
 
-/* RFC 3986 section 5.2.4. Writes at most n bytes to out (the result is never longer) and
- * returns how many. */
-static size_t remove_dot_segments(const char *in, size_t n, char *out)
-{
-        size_t o = 0;
-
-#define STARTS(s) (n >= sizeof(s) - 1 && memcmp(in, s, sizeof(s) - 1) == 0)
-#define IS(s)     (n == sizeof(s) - 1 && memcmp(in, s, sizeof(s) - 1) == 0)
-        while (n > 0) {
-                if (STARTS("../")) {
-                        in += 3, n -= 3;
-                } else if (STARTS("./")) {
-                        in += 2, n -= 2;
-                } else if (STARTS("/./")) {
-                        in += 2, n -= 2;
-                } else if (IS("/.")) {
-                        out[o++] = '/';
-                        break;
-                } else if (STARTS("/../") || IS("/..")) {
-                        /* Drop the last output segment with its '/'. */
-                        while (o > 0 && out[o - 1] != '/')
-                                o--;
-                        if (o > 0)
-                                o--;
-                        if (n == 3) {
-                                out[o++] = '/';
-                                break;
-                        }
-                        in += 3, n -= 3;
-                } else if (IS(".") || IS("..")) {
-                        break;
-                } else {
-                        /* Move the first segment, with its leading '/' if any. */
-                        size_t k = 1;
-                        while (k < n && in[k] != '/')
-                                k++;
-                        memcpy(out + o, in, k);
-                        o += k, in += k, n -= k;
-                }
-        }
-#undef STARTS
-#undef IS
-        return o;
-}
-
-/* RFC 3986 section 5.2.2 (strict): the absolute URL that ref means on the page base. */
+/* RFC 3986 section 5.2 through curl's URL API: the absolute URL that ref means on the page
+ * base (an absolute ref stands alone; a relative one needs a usable base). */
 static int url_resolve(const char *base, const char *ref, char **ret)
 {
-        _cleanup_free_ char *merged = NULL, *out = NULL;
-        Span scheme, authority, path, query;
-        UrlRef b = {}, r;
-        size_t o = 0;
+        _cleanup_(curl_url_cleanupp) CURLU *u = curl_url();
+        _cleanup_(curl_freep) char *out = NULL;
+        char *dup;
 
-        url_parse(ref, &r);
-        if (r.scheme.p) {
-                scheme = r.scheme, authority = r.authority, path = r.path, query = r.query;
-        } else {
-                /* Without a usable base a relative reference means nothing. */
-                if (!http_url_ok(base, false))
-                        return -EINVAL;
-                url_parse(base, &b);
-                scheme = b.scheme;
-                if (r.authority.p) {
-                        authority = r.authority, path = r.path, query = r.query;
-                } else if (r.path.n == 0) {
-                        authority = b.authority, path = b.path;
-                        query = r.query.p ? r.query : b.query;
-                } else if (r.path.p[0] == '/') {
-                        authority = b.authority, path = r.path, query = r.query;
-                } else {
-                        /* "x" replaces the last segment of the base path: "/a/b" + "x" is
-                         * "/a/x"; an empty base path counts as "/". */
-                        size_t dir = b.path.n, m;
-                        while (dir > 0 && b.path.p[dir - 1] != '/')
-                                dir--;
-                        merged = malloc(dir + 1 + r.path.n);
-                        if (!merged)
-                                return -ENOMEM;
-                        if (dir == 0) {
-                                merged[0] = '/';
-                                m = 1;
-                        } else {
-                                memcpy(merged, b.path.p, dir);
-                                m = dir;
-                        }
-                        memcpy(merged + m, r.path.p, r.path.n);
-                        authority = b.authority, path = (Span){merged, m + r.path.n};
-                        query = r.query;
-                }
-        }
-
-        out = malloc(scheme.n + 3 + authority.n + path.n + 1 + query.n + 1 + r.fragment.n + 1);
-        if (!out)
+        if (!u)
                 return -ENOMEM;
-        memcpy(out + o, scheme.p, scheme.n), o += scheme.n;
-        out[o++] = ':';
-        if (authority.p) {
-                memcpy(out + o, "//", 2), o += 2;
-                memcpy(out + o, authority.p, authority.n), o += authority.n;
+        if (!url_set_http(u, ref, false)) {
+                curl_url_cleanup(u);
+                u = curl_url();
+                if (!u)
+                        return -ENOMEM;
+                if (!http_url_ok(base, false) || !url_set_http(u, base, false))
+                        return -EINVAL;
+                /* A fragment alone keeps the base's path and query (RFC 3986 5.2.2), which
+                 * curl's resolution of "#x" drops. */
+                if (ref[0] == '#' ? curl_url_set(u, CURLUPART_FRAGMENT, ref + 1, 0) != CURLUE_OK
+                                  : !url_set_http(u, ref, false))
+                        return -EINVAL;
         }
-        o += remove_dot_segments(path.p, path.n, out + o);
-        if (query.p) {
-                out[o++] = '?';
-                memcpy(out + o, query.p, query.n), o += query.n;
-        }
-        if (r.fragment.p) {
-                out[o++] = '#';
-                memcpy(out + o, r.fragment.p, r.fragment.n), o += r.fragment.n;
-        }
-        out[o] = 0;
-        *ret = TAKE_PTR(out);
+        if (curl_url_get(u, CURLUPART_URL, &out, 0) != CURLUE_OK)
+                return -EINVAL;
+        dup = strdup(out);
+        if (!dup)
+                return -ENOMEM;
+        *ret = dup;
         return 0;
 }
 

@@ -442,40 +442,14 @@ static const char *refusal_hint(int error)
  * where signals cannot reach it. */
 #define NFT_ANSWER_TIMEOUT_MS 5000
 
-int nft_txn_commit(NftTxn *t)
+/* Ends the batch, asks for an ACK on its last real message only (errors come for any
+ * message anyway) and sends it in one sendmsg(). Returns the batch-end's sequence number, or
+ * a negative errno (logged). */
+static int64_t txn_send(NftTxn *t)
 {
         NftEngine *e = t->engine;
-        char buf[MNL_SOCKET_BUFFER_SIZE];
-        int first_error = 0, r;
-        uint32_t begin_seq = t->first_seq, end_seq, error_seq = 0;
-        bool done = false;
-        struct timespec deadline;
+        uint32_t end_seq;
 
-        if (t->n_msgs == 0)
-                return 0;
-        if (t->error < 0)
-                return log_error_errno(-t->error, "nftables transaction not built: %m");
-
-        r = fault_check(FAULT_NFT_COMMIT);
-        if (r < 0)
-                return log_error_errno(-r,
-                                       "nftables transaction (%zu messages) failed by fault "
-                                       "injection: %m",
-                                       t->n_msgs);
-
-        /* The generation before sending: should the answer not come, the next transaction
-         * learns from it whether the kernel applied this one. */
-        r = read_genid(e, &e->genid_sent);
-        e->genid_known = r >= 0; /* else the commit's own answer names the cause */
-        if (fault_check(FAULT_NFT_COMMIT_UNSENT) < 0) {
-                e->uncertain = true;
-                return log_error_errno(ETIMEDOUT,
-                                       "nftables did not answer the transaction (%zu messages; "
-                                       "fault injection: never sent): %m",
-                                       t->n_msgs);
-        }
-
-        /* Only the last message asks for an ACK: errors come for any message anyway. */
         end_seq = e->seq;
         nftnl_batch_end(nftnl_batch_buffer(t->batch), e->seq++);
         if (nftnl_batch_update(t->batch) < 0)
@@ -517,6 +491,21 @@ int nft_txn_commit(NftTxn *t)
         };
         if (sendmsg(mnl_socket_get_fd(e->nl), &msg, 0) < 0)
                 return log_error_errno(errno, "Failed to send nftables transaction: %m");
+        return end_seq;
+}
+
+/* Reads the kernel's answers to the batch [begin_seq, end_seq] until its last message's ACK,
+ * a refusal of the whole batch, or NFT_ANSWER_TIMEOUT_MS. The first refusal goes to
+ * *first_error / *error_seq. Returns 0, or a negative errno (logged; -ETIMEDOUT marks the
+ * engine uncertain). */
+static int txn_answers(NftTxn *t, uint32_t begin_seq, uint32_t end_seq, int *first_error,
+                       uint32_t *error_seq)
+{
+        NftEngine *e = t->engine;
+        char buf[MNL_SOCKET_BUFFER_SIZE];
+        struct timespec deadline;
+        bool done = false;
+        int r;
 
         clock_gettime(CLOCK_MONOTONIC, &deadline);
         deadline.tv_sec += NFT_ANSWER_TIMEOUT_MS / 1000;
@@ -530,7 +519,7 @@ int nft_txn_commit(NftTxn *t)
                 clock_gettime(CLOCK_MONOTONIC, &now);
                 left_ms = (deadline.tv_sec - now.tv_sec) * 1000 +
                           (deadline.tv_nsec - now.tv_nsec) / 1000000;
-                if (left_ms <= 0 && first_error != 0)
+                if (left_ms <= 0 && *first_error != 0)
                         break;
                 if (left_ms <= 0) {
                         e->uncertain = true;
@@ -563,9 +552,9 @@ int nft_txn_commit(NftTxn *t)
                             nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct nlmsgerr)))
                                 continue;
                         err = mnl_nlmsg_get_payload(nlh);
-                        if (err->error != 0 && first_error == 0) {
-                                first_error = err->error;
-                                error_seq = nlh->nlmsg_seq;
+                        if (err->error != 0 && *first_error == 0) {
+                                *first_error = err->error;
+                                *error_seq = nlh->nlmsg_seq;
                         }
                         /* The kernel refuses a whole batch (no CAP_NET_ADMIN, no nf_tables)
                          * with one error for the batch-begin message and nothing more. */
@@ -576,12 +565,53 @@ int nft_txn_commit(NftTxn *t)
                 }
                 /* After an error the kernel may stop answering (a batch aborted for lack
                  * of memory): what else it has to say is already on its way. */
-                if (first_error != 0 && !done) {
+                if (*first_error != 0 && !done) {
                         clock_gettime(CLOCK_MONOTONIC, &now);
                         if (deadline.tv_sec > now.tv_sec + 1)
                                 deadline = (struct timespec){now.tv_sec + 1, now.tv_nsec};
                 }
         }
+        return 0;
+}
+
+int nft_txn_commit(NftTxn *t)
+{
+        NftEngine *e = t->engine;
+        int first_error = 0, r;
+        uint32_t begin_seq = t->first_seq, end_seq, error_seq = 0;
+        int64_t r64;
+
+        if (t->n_msgs == 0)
+                return 0;
+        if (t->error < 0)
+                return log_error_errno(-t->error, "nftables transaction not built: %m");
+
+        r = fault_check(FAULT_NFT_COMMIT);
+        if (r < 0)
+                return log_error_errno(-r,
+                                       "nftables transaction (%zu messages) failed by fault "
+                                       "injection: %m",
+                                       t->n_msgs);
+
+        /* The generation before sending: should the answer not come, the next transaction
+         * learns from it whether the kernel applied this one. */
+        r = read_genid(e, &e->genid_sent);
+        e->genid_known = r >= 0; /* else the commit's own answer names the cause */
+        if (fault_check(FAULT_NFT_COMMIT_UNSENT) < 0) {
+                e->uncertain = true;
+                return log_error_errno(ETIMEDOUT,
+                                       "nftables did not answer the transaction (%zu messages; "
+                                       "fault injection: never sent): %m",
+                                       t->n_msgs);
+        }
+
+        r64 = txn_send(t);
+        if (r64 < 0)
+                return (int)r64;
+        end_seq = (uint32_t)r64;
+        r = txn_answers(t, begin_seq, end_seq, &first_error, &error_seq);
+        if (r < 0)
+                return r;
         if (first_error == 0 && fault_check(FAULT_NFT_COMMIT_LOST) < 0) {
                 /* applied, but roamd acts as if the answer never came */
                 e->uncertain = true;

@@ -1111,7 +1111,7 @@ def time_properties(v):
     }
 
 
-# What roamd's SetManual refuses (service/features/time/roamd-time-bus.c).
+# What roamd's SetManual refuses (service/features/time/roamd-time-feed-bus.c).
 MANUAL_MIN_USEC, MANUAL_MAX_USEC = 946684800 * 10**6, 4102444800 * 10**6
 MANUAL_MAX_ERROR_USEC = 86400 * 10**6
 

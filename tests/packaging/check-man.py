@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Every roam command, its literal words and options (from `roam --help`) and every roamd.conf
-section and key (from service/data/roamd-config.c's parser) have an entry in the man pages, every
+section and key (from service/data/roamd-config.c's table config_keys[], which its parser reads) have an entry in the man pages, every
 key is shown in the installed data/roamd.conf, and every command is offered by each shell
 completion.
 
@@ -55,17 +55,23 @@ def help_commands(roam):
 
 
 def config_keys(source):
-    """{section: [keys]} from roamd-config.c: config_assign() names each section's function,
-    whose `streq(key, "K")` are the section's keys (none: a section of free-form names)."""
+    """{section: [keys]} from roamd-config.c's table config_keys[], the one the parser reads:
+    each row starts with its section and key ("NAME" or NULL: a section of free-form names,
+    which has no keys to list; a key ending in "." is a prefix, AtOnce.BEARER=, and is not
+    listed either)."""
     text = open(source, encoding="utf-8").read()
-    bodies = dict(re.findall(r"^static int (\w+)\(.*?\n\{\n(.*?)\n\}", text, re.S | re.M))
-    assign = bodies["config_assign"]
+    m = re.search(r"^static const ConfigKey config_keys\[\] = \{\n(.*?)^\};", text, re.S | re.M)
+    if not m:
+        sys.exit(f"check-man: no table config_keys[] in {source}: parser changed?")
     sections = {}
-    for section, fn in re.findall(r'streq\(section, "(\w+)"\)\)\s*return (\w+)\(', assign):
-        sections[section] = sorted(set(re.findall(r'streq\(key, "(\w+)"\)', bodies.get(fn, ""))))
+    for section, key in re.findall(r'^\s*[A-Z0-9_]+\("(\w+)",\s*(NULL|"[\w.]+")', m.group(1),
+                                   re.M):
+        keys = sections.setdefault(section, set())
+        if key != "NULL" and not key.endswith('."'):
+            keys.add(key.strip('"'))
     if len(sections) < 10:
         sys.exit(f"check-man: found only {len(sections)} sections in {source}: parser changed?")
-    return sections
+    return {section: sorted(keys) for section, keys in sections.items()}
 
 
 def scd_sections(path):

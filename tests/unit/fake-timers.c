@@ -39,6 +39,7 @@ int __wrap_sd_event_add_time_relative(sd_event *e, sd_event_source **ret, clocki
 int __wrap_sd_event_source_set_time(sd_event_source *s, uint64_t usec);
 int __wrap_sd_event_source_set_time_relative(sd_event_source *s, uint64_t usec);
 uint64_t __wrap_clock_now_usec(clockid_t clock);
+int __wrap_sd_event_now(sd_event *e, clockid_t clock, uint64_t *ret);
 
 static uint64_t fake_now(clockid_t clock)
 {
@@ -122,6 +123,35 @@ uint64_t __wrap_clock_now_usec(clockid_t clock)
         if (clock == CLOCK_REALTIME || clock == CLOCK_MONOTONIC || clock == CLOCK_BOOTTIME)
                 return fake_now(clock);
         return __real_clock_now_usec(clock);
+}
+
+/* Only in a test linked with --wrap=sd_event_now (a module that reads the loop's time): the
+ * fake clocks, so absolute timers made from it have the delays the module meant. */
+int __wrap_sd_event_now(sd_event *e, clockid_t clock, uint64_t *ret)
+{
+        if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC && clock != CLOCK_BOOTTIME)
+                return -EOPNOTSUPP;
+        *ret = fake_now(clock);
+        return 0;
+}
+
+FakeTimer *fake_timer_next(void)
+{
+        FakeTimer *next = NULL;
+
+        for (size_t i = 0; i < n_timers; i++)
+                if (fake_timer_armed(&timers[i]) && (!next || timers[i].delay < next->delay))
+                        next = &timers[i];
+        return next;
+}
+
+void fake_timers_fire_due(sd_event *e)
+{
+        FakeTimer *t;
+
+        fake_loop_run(e);
+        for (int i = 0; i < 100 && (t = fake_timer_next()) && t->delay == 0; i++)
+                fake_timer_fire(e, t);
 }
 
 FakeTimer *fake_timer_of(const void *userdata)

@@ -35,6 +35,11 @@ extern uint64_t fake_realtime_usec;
 /* All fake clocks move on by usec. */
 void fake_clock_advance(uint64_t usec);
 
+/* The armed timer due first (the smallest delay), NULL none. */
+FakeTimer *fake_timer_next(void);
+/* Runs the loop and fires every armed timer due now (delay 0), and those they arm for now. */
+void fake_timers_fire_due(sd_event *e);
+
 /* Drops every timer (their sources are unreferenced); the clocks go back to their start. */
 void fake_timers_reset(void);
 /* Runs what is due on the loop now (deferred work), no waiting. */

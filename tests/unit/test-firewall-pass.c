@@ -192,7 +192,7 @@ static void setup(void)
         config->dhcpcd_lease_dir = strdup(dir);
         ASSERT_OK(sd_event_new(&event));
         ASSERT_OK(reconcile_new(event, on_degraded, NULL, &rc));
-        reconcile_set_txn(rc, &fake_kernel_txn_ops, &kernel);
+        reconcile_set_txn(rc, &fake_kernel_txn_ops, NULL, &kernel);
 
         eth = (Link){.ifindex = 3, .bearer = BEARER_ETHERNET};
         eth.info = (LinkInfo){.name = (char *)"eth0",

@@ -120,11 +120,11 @@ TEST(http_answer_redirects)
         } cases[] = {
             /* Absolute. */
             {"https://portal.test/login?from=probe", "https://portal.test/login?from=probe"},
-            {"HTTP://Portal.test", "HTTP://Portal.test"},
+            {"HTTP://Portal.test", "http://Portal.test/"}, /* curl writes it out normalized */
             {"http://portal.test/a/./b/../c", "http://portal.test/a/c"},
             /* Scheme-relative: the probe's scheme. */
             {"//portal.test/login", "http://portal.test/login"},
-            {"//portal.test:8080", "http://portal.test:8080"},
+            {"//portal.test:8080", "http://portal.test:8080/"}, /* an empty path is "/" */
             /* Absolute path: the probe's scheme and host. */
             {"/login", "http://check.test/login"},
             {"/login?a=b#c", "http://check.test/login?a=b#c"},

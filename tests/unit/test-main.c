@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "test.h"
 
-TestCase test_cases[TEST_MAX];
-size_t n_test_cases;
+static TestCase *test_first, **test_last = &test_first;
 jmp_buf test_jmp;
 const char *test_fixture_dir;
+
+void test_register(TestCase *t)
+{
+        *test_last = t;
+        test_last = &t->next;
+}
 
 /* Runs one test; separate from main() so longjmp cannot clobber main's counters. */
 static int run_one(const TestCase *t)
@@ -22,15 +27,15 @@ int main(int argc, char **argv)
         test_fixture_dir = getenv("TEST_FIXTURE_DIR");
         if (!test_fixture_dir)
                 test_fixture_dir = ".";
-        for (size_t i = 0; i < n_test_cases; i++) {
-                if (argc > 1 && strcmp(argv[1], test_cases[i].name) != 0)
+        for (const TestCase *t = test_first; t; t = t->next) {
+                if (argc > 1 && strcmp(argv[1], t->name) != 0)
                         continue;
-                if (run_one(&test_cases[i]) == 0) {
+                if (run_one(t) == 0) {
                         passed++;
-                        printf("ok %s\n", test_cases[i].name);
+                        printf("ok %s\n", t->name);
                 } else {
                         failed++;
-                        printf("FAIL %s\n", test_cases[i].name);
+                        printf("FAIL %s\n", t->name);
                 }
         }
         printf("%zu passed, %zu failed\n", passed, failed);

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The captive portal's state machine (roamd-portal.c) against the fake core: a hand-made link
- * behind a portal, the registry's neighbours counted (fake-links.c), a real sd-event loop for
- * the session's timers, and a fake transport that records each exchange the session asks for
+ * behind a portal, the registry's neighbours counted (fake-links.c), a real sd-event loop whose
+ * timers the test fires with a fake clock (fake-timers.c: nothing waits for the machine's
+ * clock), and a fake transport that records each exchange the session asks for
  * and answers it with what a portal would send. */
 #include <stdlib.h>
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
 #include "fake-links.h"
+#include "fake-timers.h"
 #include "roam-macro.h"
 #include "roam-util.h"
 #include "roamd-core.h"
@@ -103,6 +105,7 @@ static Portal *portal;
 static void setup(void)
 {
         fake_links_reset();
+        fake_timers_reset();
         n_exchanges = 0;
         memset(exchanges, 0, sizeof(exchanges));
         ASSERT_OK(sd_event_new(&event));
@@ -125,14 +128,14 @@ static void teardown(void)
         portal = portal_free(portal);
         ASSERT_EQ(fake_links.watches, 0);
         config = config_free(config);
+        fake_timers_reset();
         event = sd_event_unref(event);
 }
 
-/* Runs what the session scheduled on the loop (deferred work, zero timers). */
+/* Runs what the session scheduled on the loop (deferred work, timers due now). */
 static void run_loop(void)
 {
-        for (int i = 0; i < 10 && sd_event_run(event, 0) > 0; i++)
-                ;
+        fake_timers_fire_due(event);
 }
 
 static PortalSession *detect(void)
@@ -196,12 +199,15 @@ TEST(portal_detect_approve_login_ok)
         teardown();
 }
 
-/* Waits on the loop (its timers are the session's: at most 10 s) until the session asks for
- * an exchange. */
-static PortalFetch *wait_for_exchange(void)
+/* Fires the session's next timer, which must be due in delay_usec, and returns the exchange
+ * it asked for. */
+static PortalFetch *wait_for_exchange(uint64_t delay_usec)
 {
-        for (int i = 0; i < 100 && !pending(); i++)
-                ASSERT_OK(sd_event_run(event, 100 * USEC_PER_MSEC));
+        FakeTimer *t = fake_timer_next();
+
+        ASSERT_TRUE(t);
+        ASSERT_EQ(fake_timer_delay(t), delay_usec);
+        fake_timer_fire(event, t);
         return pending();
 }
 
@@ -218,7 +224,8 @@ TEST(portal_login_pending_then_polled)
         ASSERT_STREQ(s->message, "authentication pending, checking again (1 of 10)");
         /* nothing is asked before the portal's delay */
         ASSERT_TRUE(!pending());
-        ASSERT_TRUE(wait_for_exchange());
+        /* the portal's <Delay>1</Delay> */
+        ASSERT_TRUE(wait_for_exchange(USEC_PER_SEC));
         ASSERT_EQ(portal_fetch_kind(pending()), PORTAL_FETCH_RESULTS);
         ASSERT_STREQ(portal_fetch_url(pending()), "https://portal.example/results");
         ASSERT_TRUE(!portal_fetch_form(pending()));

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The reconciler's passes with fake parts and a fake transaction (no kernel, no root): a pass
- * is only ever scheduled, runs once for a burst, calls the parts in order with one
- * transaction, answers the waits made before it began with its outcome, and a wait made
+ * is only ever scheduled, runs once for a burst, calls the parts with one transaction (the
+ * transaction owner's first, then the others in the order they registered: the reconciler
+ * names no feature), answers the waits made before it began with its outcome, and a wait made
  * during a pass (a probe started by what the pass changed) is answered by the next one. */
 #include <systemd/sd-event.h>
 
@@ -25,6 +26,8 @@ typedef struct Fake {
         unsigned inner_answers;
         unsigned inner_pass; /* the pass that answered it */
         unsigned destroyed;
+        int stats_id, firewall_id; /* reconcile_add_part() ids */
+        int remove_in_prepare;     /* the stats part removes this part in its prepare */
 } Fake;
 
 struct NftTxn {
@@ -76,7 +79,12 @@ static void on_inner(Reconcile *rc, int result, void *userdata)
 #define PART(letter, who)                                                                          \
         static void who##_prepare(void *userdata, Reconcile *rc)                                   \
         {                                                                                          \
-                note(userdata, letter, 'P');                                                       \
+                Fake *f = userdata;                                                                \
+                note(f, letter, 'P');                                                              \
+                if (letter == 's' && f->remove_in_prepare > 0) {                                   \
+                        reconcile_remove_part(f->rc, f->remove_in_prepare);                        \
+                        f->remove_in_prepare = 0;                                                  \
+                }                                                                                  \
         }                                                                                          \
         static int who##_sync(void *userdata, NftTxn *t)                                           \
         {                                                                                          \
@@ -118,11 +126,13 @@ static void fake_setup(Fake *f)
         *f = (Fake){};
         ASSERT_OK(sd_event_new(&f->event));
         ASSERT_OK(reconcile_new(f->event, NULL, NULL, &f->rc));
-        /* registered out of order: the pass calls them apps, stats, firewall */
-        ASSERT_OK(reconcile_add_part(f->rc, RECONCILE_PART_FIREWALL, &firewall_part, f));
-        ASSERT_OK(reconcile_add_part(f->rc, RECONCILE_PART_APPS, &apps_part, f));
-        ASSERT_OK(reconcile_add_part(f->rc, RECONCILE_PART_STATS, &stats_part, f));
-        reconcile_set_txn(f->rc, &fake_txn, f);
+        /* the pass calls them apps (the transaction's owner, though set last), then stats and
+         * firewall in the order they registered */
+        f->stats_id = reconcile_add_part(f->rc, &stats_part, f);
+        ASSERT_TRUE(f->stats_id > 0);
+        f->firewall_id = reconcile_add_part(f->rc, &firewall_part, f);
+        ASSERT_TRUE(f->firewall_id > f->stats_id);
+        reconcile_set_txn(f->rc, &fake_txn, &apps_part, f);
 }
 
 static void fake_done(Fake *f)
@@ -156,6 +166,44 @@ TEST(reconcile_pass_is_scheduled_never_run_in_the_call)
         ASSERT_EQ(f.answer, 0);
         ASSERT_STREQ(f.order, "aPsPfPaSsSfSaDsDfD");
         ASSERT_STREQ(reconcile_degraded(f.rc), "");
+        fake_done(&f);
+}
+
+/* The order is the registration's: a part registered again goes last; a part removed during
+ * a pass is called no more, in that pass or later, and the others keep their order. */
+TEST(reconcile_parts_in_the_order_they_registered)
+{
+        Fake f;
+
+        fake_setup(&f);
+        reconcile_remove_part(f.rc, f.stats_id);
+        f.stats_id = reconcile_add_part(f.rc, &stats_part, &f);
+        ASSERT_TRUE(f.stats_id > f.firewall_id);
+        reconcile_schedule(f.rc);
+        loop_settle(&f);
+        ASSERT_STREQ(f.order, "aPfPsPaSfSsSaDfDsD");
+        /* removed by the stats part's prepare, which runs after the firewall's */
+        f.n_order = 0;
+        f.order[0] = 0;
+        f.remove_in_prepare = f.firewall_id;
+        reconcile_schedule(f.rc);
+        loop_settle(&f);
+        ASSERT_STREQ(f.order, "aPfPsPaSsSaDsD");
+        f.n_order = 0;
+        f.order[0] = 0;
+        reconcile_remove_part(f.rc, 0);  /* never an id: ignored */
+        reconcile_remove_part(f.rc, -5); /* a failed add's: ignored */
+        reconcile_remove_part(NULL, f.stats_id);
+        reconcile_schedule(f.rc);
+        loop_settle(&f);
+        ASSERT_STREQ(f.order, "aPsPaSsSaDsD");
+        /* the owner's part goes with its transaction */
+        f.n_order = 0;
+        f.order[0] = 0;
+        reconcile_set_txn(f.rc, &fake_txn, NULL, &f);
+        reconcile_schedule(f.rc);
+        loop_settle(&f);
+        ASSERT_STREQ(f.order, "sPsSsD");
         fake_done(&f);
 }
 
@@ -237,7 +285,7 @@ TEST(reconcile_nothing_enforced_answers_enomedium)
         Fake f;
 
         fake_setup(&f);
-        reconcile_set_txn(f.rc, NULL, NULL);
+        reconcile_set_txn(f.rc, NULL, NULL, NULL);
         ASSERT_TRUE(!reconcile_enforcing(f.rc));
         ASSERT_OK(reconcile_wait(f.rc, on_answer, &f, NULL, NULL));
         loop_settle(&f);

@@ -164,6 +164,7 @@ static Config *config;
 static Reconcile *rc;
 static Core core;
 static Stats *stats;
+static int stats_part; /* its part of the passes */
 
 static void remove_dir(void)
 {
@@ -194,11 +195,14 @@ static void start(void)
         ASSERT_TRUE(cgroup_watch);
         ASSERT_OK(stats_start(stats));
         ASSERT_TRUE(mm_changed);
-        ASSERT_OK(stats_register(stats, rc));
+        stats_part = stats_register(stats, rc);
+        ASSERT_TRUE(stats_part > 0);
 }
 
 static void stop(void)
 {
+        reconcile_remove_part(rc, stats_part);
+        stats_part = 0;
         stats = stats_free(stats);
 }
 
@@ -223,7 +227,7 @@ static void setup(void)
         ASSERT_OK(config_parse_string("roamd.conf", conf, strlen(conf), &config));
         ASSERT_OK(sd_event_new(&event));
         ASSERT_OK(reconcile_new(event, NULL, NULL, &rc));
-        reconcile_set_txn(rc, &fake_budget_txn_ops, &engine_token);
+        reconcile_set_txn(rc, &fake_budget_txn_ops, NULL, &engine_token);
 
         fake_link_add(&world, 3, "wlan0", BEARER_WIFI);
         fake_link_add(&world, 4, "wwan0", BEARER_CELLULAR);

@@ -311,6 +311,7 @@ TEST(wispr_login_url_policy)
             {"https://PORTAL.example:8443/x?y#z", "portal.example"},
             {"http://user:pw@portal.example/", "portal.example"},
             {"https://[2001:db8::1]:443/", "[2001:db8::1]"},
+            {"https://portal.example@evil.example/", "evil.example"}, /* user info is no host */
             {"https://portal.example?x=1", "portal.example"},
             {"ftp://portal.example/", NULL},
             {"https:///x", NULL},

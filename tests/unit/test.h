@@ -9,14 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct TestCase {
+typedef struct TestCase TestCase;
+struct TestCase {
         const char *name;
         void (*fn)(void);
-} TestCase;
+        TestCase *next;
+};
 
-#define TEST_MAX 256
-extern TestCase test_cases[TEST_MAX];
-extern size_t n_test_cases;
+/* Every TEST, in the order the constructors ran (the file's order): a list without a limit,
+ * so no test can go unregistered (a fixed array once dropped those past its end, silently). */
+void test_register(TestCase *t);
 extern jmp_buf test_jmp;
 extern const char *test_fixture_dir;
 
@@ -24,8 +26,8 @@ extern const char *test_fixture_dir;
         static void test_##n(void);                                                                \
         __attribute__((constructor)) static void register_##n(void)                                \
         {                                                                                          \
-                if (n_test_cases < TEST_MAX)                                                       \
-                        test_cases[n_test_cases++] = (TestCase){#n, test_##n};                     \
+                static TestCase t = {#n, test_##n, NULL};                                          \
+                test_register(&t);                                                                 \
         }                                                                                          \
         static void test_##n(void)
 

@@ -847,6 +847,37 @@ class World:
         device which address it sees; keywords as for dev_connect (cgroup, bind_dev, ...)."""
         return self.dev_connect(WHOAMI[server][family], WHOAMI_PORT, proto, **kw)
 
+    def silent_whoami_drops(self):
+        """How many packets to whoami's port the silent gateway dropped (world.sh counts
+        them apart from its other drops)."""
+        rules = self.exec("silent", "nft", "list", "chain", "inet", "silent", "lan").stdout
+        m = re.search(r'th dport %d counter packets (\d+)' % WHOAMI_PORT, rules)
+        if not m:
+            raise WorldError("the silent gateway counts no whoami drops:\n" + rules)
+        return int(m.group(1))
+
+    def whoami_dropped_by_silent(self, family=4, proto="tcp", timeout=10.0, **kw):
+        """A whoami attempt from the device (keywords as for dev_connect: cgroup...) that the
+        silent gateway drops: waits until its drop counter for whoami's port moves while the
+        attempt runs (so the attempt left by the link in the silent network, and nothing
+        answered it), then ends the attempt. Raises when the counter does not move within
+        timeout, or when the attempt ended first (it got an answer or an error elsewhere)."""
+        before = self.silent_whoami_drops()
+        args = self._client_args(WHOAMI["inet"][family], WHOAMI_PORT, proto, kw.get("bind_dev"),
+                                 kw.get("source"), kw.get("mark"), timeout + 5, ())
+        p = self.dev_popen(["/usr/bin/python3", "-c", CLIENT_PY, args], cgroup=kw.get("cgroup"),
+                           user=kw.get("user"), stdout=subprocess.PIPE, text=True)
+        try:
+            wait_for(lambda: p.poll() is not None or self.silent_whoami_drops() > before,
+                     timeout, interval=0.2, what="the silent gateway drops the whoami attempt")
+            if p.poll() is not None:
+                raise WorldError("the whoami attempt ended before the silent gateway dropped "
+                                 "it: %s" % p.communicate()[0].strip())
+        finally:
+            if p.poll() is None:
+                p.kill()
+            p.communicate()
+
     def whoami_stream(self, family=4, server="inet", **kw):
         """A long TCP stream ("tick N" every 100 ms) from whoami to the device; keywords as
         for WhoamiStream (cgroup, bind_dev, source, mark, timeout, idle_timeout, user)."""

@@ -60,23 +60,24 @@ for line in sys.stdin:
         print("error %s" % e, flush=True)
 """
 
-# The leak test's peer: UDP datagrams and TCP SYNs (alternating) to the device at `rate` per
-# second for `dur` seconds, each from a new source port (a new flow, judged by the rules in
-# force, never by conntrack), sent and read back through raw sockets; the send time
-# (CLOCK_MONOTONIC, as the test's) of every source port and the ports that were answered (a UDP
-# answer from whoami, a SYN-ACK).
+# The leak test's peer, driven line by line: "batch N" sends N UDP datagrams and TCP SYNs
+# (alternating) to the device, each from a new source port (a new flow, judged by the rules in
+# force, never by conntrack), then an ICMP echo, and answers "done PORT..." once the echo's
+# reply came: the device handles what arrives in order, so every flow of the batch has met its
+# input hook by then (no clock involved). "end" sends one last UDP datagram to the open port
+# and, once whoami answered it (whoami answers in order: every earlier answer came first),
+# prints the ports that were answered (a UDP answer from whoami, a SYN-ACK) as JSON.
 FLOOD_PY = r"""
-import json, select, socket, struct, sys, time
-dst, dport, sport_tcp, dur, rate = (sys.argv[1], int(sys.argv[2]), int(sys.argv[3]),
-                                    float(sys.argv[4]), float(sys.argv[5]))
-src = sys.argv[6]
+import json, os, select, socket, struct, sys, time
+dst, dport, sport_tcp, src = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 u = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP)
 t = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_TCP)
-for s in (u, t):
+i = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+for s in (u, t, i):
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
     s.setblocking(False)
-sent, answered = {}, set()
-port, payload = 10000, b"leak\n"
+answered, echoed = set(), set()
+port, payload, ident = 10000, b"leak\n", os.getpid() & 0xFFFF
 
 def csum(data):
     if len(data) % 2:
@@ -91,6 +92,9 @@ def syn(sp):
     pseudo = socket.inet_aton(src) + socket.inet_aton(dst) + struct.pack("!BBH", 0, 6, len(hdr))
     return hdr[:16] + struct.pack("!H", csum(pseudo + hdr)) + hdr[18:]
 
+def udp(sp):
+    u.sendto(struct.pack("!HHHH", sp, dport, 8 + len(payload), 0) + payload, (dst, 0))
+
 def drain():
     for s, want in ((u, dport), (t, sport_tcp)):
         while True:
@@ -103,26 +107,49 @@ def drain():
             # UDP: whoami's answer; TCP: a SYN-ACK (0x12), the port let in
             if addr[0] == dst and sp == want and (s is u or data[ihl + 13] & 0x12 == 0x12):
                 answered.add(dp)
+    while True:
+        try:
+            data, addr = i.recvfrom(65535)
+        except BlockingIOError:
+            break
+        ihl = (data[0] & 15) * 4
+        typ, _, _, rid, seq = struct.unpack("!BBHHH", data[ihl:ihl + 8])
+        if addr[0] == dst and typ == 0 and rid == ident:
+            echoed.add(seq)
+
+def wait(done, what):
+    end = time.monotonic() + 10
+    while not done():
+        if time.monotonic() > end:
+            print("timeout " + what, flush=True)
+            sys.exit(1)
+        select.select([u, t, i], [], [], 0.5)
+        drain()
+
 print("ready", flush=True)
-start = time.monotonic()
-nxt = start
-while time.monotonic() - start < dur and port < 65000:
-    now = time.monotonic()
-    if now >= nxt:
-        sent[port] = now
-        if port % 2:  # every other flow a TCP SYN
-            t.sendto(syn(port), (dst, 0))
-        else:
-            u.sendto(struct.pack("!HHHH", port, dport, 8 + len(payload), 0) + payload, (dst, 0))
-        port += 1
-        nxt += 1.0 / rate
-    drain()
-    select.select([u, t], [], [], max(0.0, min(nxt - time.monotonic(), 0.005)))
-end = time.monotonic() + 1.0
-while time.monotonic() < end:
-    select.select([u, t], [], [], 0.05)
-    drain()
-print(json.dumps({"sent": sent, "answered": sorted(answered)}), flush=True)
+seq = 0
+for line in sys.stdin:
+    words = line.split()
+    if words[0] == "batch":
+        first = port
+        for _ in range(int(words[1])):
+            if port % 2:  # every other flow a TCP SYN
+                t.sendto(syn(port), (dst, 0))
+            else:
+                udp(port)
+            port += 1
+        seq = (seq + 1) & 0xFFFF
+        echo = struct.pack("!BBHHH", 8, 0, 0, ident, seq) + b"barrier"
+        i.sendto(echo[:2] + struct.pack("!H", csum(echo)) + echo[4:], (dst, 0))
+        wait(lambda: seq in echoed, "echo %d" % seq)
+        print("done " + " ".join(map(str, range(first, port))), flush=True)
+    elif words[0] == "end":
+        last = port + (port % 2)  # an even port: UDP
+        udp(last)
+        wait(lambda: last in answered, "whoami's answer to the last datagram")
+        answered.discard(last)
+        print(json.dumps({"answered": sorted(answered)}), flush=True)
+        break
 """
 
 
@@ -750,68 +777,65 @@ def test_unprivileged_set_location_refused(home):
 
 
 def test_leak_500_switches(home):
-    """A peer floods UDP and TCP SYNs at ports open at home and closed in public while the location
-    switches home <-> public 500 times, with a kill -9 and a start in the middle: every
-    datagram is judged by the location in force when it arrived. Datagrams sent while a
-    switch was under way (between the call and its answer, 3 ms around) are not judged."""
+    """A peer sends UDP datagrams and TCP SYNs at ports open at home and closed in public while
+    the location switches home <-> public 500 times, with a kill -9 and a start in the middle:
+    between two switches it sends a batch and waits for the device's answer to an ICMP echo
+    sent after it, so every flow is judged by the location in force when it met the input hook,
+    known without reading any clock."""
     w = home
-    margin = 0.003
     srv = listen(w, LEAK_PORT, udp=True)
     tcp = listen(w, PORT)
     home_addr = w.exec("home", "ip", "-4", "-o", "addr", "show", "br0").stdout.split()[3]
     flood = subprocess.Popen([str(WORLD_SH), "exec", w.name, "home", "/usr/bin/python3", "-c",
-                              FLOOD_PY, w.dev_addr("wifi0", 4), str(LEAK_PORT), str(PORT), "14",
-                              "1500", home_addr.split("/")[0]],
-                             stdout=subprocess.PIPE, text=True,
+                              FLOOD_PY, w.dev_addr("wifi0", 4), str(LEAK_PORT), str(PORT),
+                              home_addr.split("/")[0]],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                              env=dict(os.environ, WORLD_QUIET="1"))
-    windows = []  # (call sent, call answered, location in force after it)
+    batches = []  # (location in force, source ports sent)
+
+    def batch(loc):
+        flood.stdin.write("batch 20\n")
+        flood.stdin.flush()
+        words = flood.stdout.readline().split()
+        assert words and words[0] == "done", ("the peer's barrier", words)
+        batches.append((loc, [int(p) for p in words[1:]]))
 
     def switch(loc):
-        t0 = time.monotonic()
-        manager(w, "SetLocation", "ss", ("wifi0", loc))
-        windows.append((t0, time.monotonic(), loc))
+        manager(w, "SetLocation", "ss", ("wifi0", loc))  # answered: in force
+        batch(loc)
 
     try:
         assert flood.stdout.readline().strip() == "ready"
-        windows.append((0.0, time.monotonic(), "home"))
-        time.sleep(0.3)
+        batch("home")
         for i in range(250):
             switch(("public", "home")[i % 2])
-            time.sleep(0.01)
         switch("public")
-        t0 = time.monotonic()
         w.roamd_kill9()  # nobody home: the public rules stay in force
-        windows.append((t0, time.monotonic(), "public"))
-        time.sleep(0.5)
-        t0 = time.monotonic()
+        batch("public")
         w.roamd_start()  # one transaction replaces the table: public all along
         w.wait_link("wifi0", lambda l: l["Location"] == "public")
-        windows.append((t0, time.monotonic(), "public"))
+        batch("public")
         for i in range(249):
             switch(("home", "public")[i % 2])
-            time.sleep(0.01)
-        result = json.loads(flood.communicate(timeout=60)[0])
+        flood.stdin.write("end\n")
+        flood.stdin.flush()
+        result = json.loads(flood.stdout.readline())
     finally:
         if flood.poll() is None:
             flood.kill()
             flood.wait(10)
         stop(srv)
         stop(tcp)
-    assert len(windows) == 503
+    assert len(batches) == 503
     answered = set(result["answered"])
     leaked, lost, judged = [], [], {"home": 0, "public": 0}
-    for port, t in result["sent"].items():
-        for (_, a, loc), (b, _, _) in zip(windows, windows[1:] + [(1e18, 0, None)]):
-            if a + margin <= t <= b - margin:
-                judged[loc] += 1
-                if loc == "public" and int(port) in answered:
-                    leaked.append((port, t))
-                if loc == "home" and int(port) not in answered:
-                    lost.append((port, t))
-                break
+    for loc, ports in batches:
+        judged[loc] += len(ports)
+        leaked += [p for p in ports if loc == "public" and p in answered]
+        lost += [p for p in ports if loc == "home" and p not in answered]
     assert judged["home"] > 1000 and judged["public"] > 1000, judged
     assert any(p % 2 for p in answered) and any(p % 2 == 0 for p in answered)  # SYNs and UDP
-    assert leaked == [], ("answered in a public period", leaked[:5], windows[:3])
+    assert leaked == [], ("answered in a public period", leaked[:5])
     assert lost == [], ("not answered in a home period", lost[:5], len(lost))
 
 

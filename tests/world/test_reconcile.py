@@ -114,6 +114,20 @@ def faults(w):
         reset_apps(w)
 
 
+def refused_passes(w):
+    """How many of the reconciler's passes the kernel refused so far (roamd's log)."""
+    return w.roamd_log().count("Cannot bring nftables up to date")
+
+
+def wait_refused_passes(w, base, n=3):
+    """The window in which the old code leaked, as events: passes refused one after another
+    (the one the change made, then the retries: 250 ms, then 500 ms later), while the sender
+    sends on."""
+    wait_for(lambda: refused_passes(w) >= base + n, 10,
+             what="%d refused passes" % n)
+    assert degraded(w).startswith("nftables transaction"), degraded(w)
+
+
 def sender(w, cgroup, host, sport, seconds=60):
     script = SENDER_PY.replace("40123", str(sport))
     return w.dev_popen(["/usr/bin/python3", "-c", script, host, str(seconds)], cgroup=cgroup,
@@ -132,11 +146,12 @@ def test_bearer_app_link_gone_while_the_kernel_refuses(w, faults):
     p = sender(w, cg, WHOAMI["inet"][4], 40131)
     try:
         with w.capture(["cell0", "eth0"]) as cap:
+            base = refused_passes(w)
             faults.write_text("nft-commit:100000")
             w.carrier("wifi0", False)
             wait_for(lambda: degraded(w).startswith("nftables transaction"), 10,
                      what="Degraded names the refused commit")
-            time.sleep(1.5)  # the window in which the old code leaked
+            wait_refused_passes(w, base)  # the window in which the old code leaked
             faults.write_text("")
             wait_for(lambda: degraded(w) == "", 10, what="the retry heals")
             wait_app_route(w, "org.test.Wifi", "", "")
@@ -169,11 +184,12 @@ def test_vpn_app_vpn_gone_while_the_kernel_refuses(w, faults):
     p = sender(w, cg, WHOAMI["inet"][4], 40132)
     try:
         with w.capture(["wifi0", "cell0", "eth0"]) as cap:
+            base = refused_passes(w)
             faults.write_text("nft-commit:100000")
             w.vpn_down()
             wait_for(lambda: degraded(w).startswith("nftables transaction"), 10,
                      what="Degraded names the refused commit")
-            time.sleep(1.5)
+            wait_refused_passes(w, base)
             faults.write_text("")
             wait_for(lambda: degraded(w) == "", 10, what="the retry heals")
             wait_for(lambda: app_props(w, "org.test.Vpn")["State"] == "blocked: VPN down", 10,

@@ -573,7 +573,9 @@ build_world() {
         log "silent gateway"
         mk_router "$NS_SILENT" silent 192.0.2.193/26 2001:db8:4::1/64
         # Nothing from the LAN reaches the router but DHCP, DHCPv6 and router/neighbour
-        # discovery: no ping, no DNS, no TCP, no ICMP errors (dropped before routing).
+        # discovery: no ping, no DNS, no TCP, no ICMP errors (dropped before routing). What
+        # goes to whoami's port ($WHOAMI_PORT) is counted apart: a test asserts that its attempt
+        # was dropped here (World.whoami_dropped_by_silent()), not that nothing came in a while.
         innet "$NS_SILENT" nft -f - <<'NFT'
 table inet silent {
         chain lan {
@@ -581,6 +583,7 @@ table inet silent {
                 iifname != "br0" accept
                 udp dport { 67, 547 } accept
                 icmpv6 type { nd-router-solicit, nd-neighbor-solicit, nd-neighbor-advert } accept
+                meta l4proto { tcp, udp } th dport 7000 counter drop comment "whoami"
                 counter drop
         }
 }

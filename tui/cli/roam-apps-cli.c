@@ -26,36 +26,6 @@
 #define ID_COLUMNS_MAX 40
 
 static const char denied_change[] = "not allowed to change apps";
-static const char denied_run[] = "not allowed to run programs in apps";
-
-/* Logs why roamd refused a call about app id; what: "change", "show", ... Returns a negative
- * errno (-EHOSTDOWN when roamd is not running). */
-static int log_app_error(const sd_bus_error *error, int r, const char *id, const char *what,
-                         const char *denied)
-{
-        if (roam_bus_error_is_denied(error)) {
-                char why[256];
-
-                log_error("%s: %s", denied, roam_bus_denied_reason(error, why, sizeof(why)));
-                return -EACCES;
-        }
-        if (sd_bus_error_has_name(error, ROAM_ERROR_NO_SUCH_APP)) {
-                log_error("no app '%s' (roam apps lists them)", id);
-                return -ENOENT;
-        }
-        /* roamd's own words name the problem ("unknown key 'foo' (known: ...)"): as they are. */
-        if (sd_bus_error_has_names(error, ROAM_ERROR_INVALID_ARGS, ROAM_ERROR_FAILED) &&
-            error->message && *error->message)
-                return log_error_errno(r, "cannot %s %s: %s", what, id, error->message);
-        if (sd_bus_error_is_set(error) &&
-            !sd_bus_error_has_names(error, SD_BUS_ERROR_SERVICE_UNKNOWN,
-                                    SD_BUS_ERROR_NAME_HAS_NO_OWNER, SD_BUS_ERROR_NO_REPLY,
-                                    SD_BUS_ERROR_TIMEOUT)) {
-                return log_error_errno(r, "cannot %s %s: %s (%s)", what, id,
-                                       error->message ? error->message : "no message", error->name);
-        }
-        return roam_bus_log_call_error(error, r, "ask roamd");
-}
 
 static int new_call(sd_bus *bus, sd_bus_message **ret, const char *path, const char *interface,
                     const char *member)
@@ -81,7 +51,7 @@ static int get_app_path(sd_bus *bus, const char *id, const char *what, char **re
         r = sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
                                "GetApp", &error, &reply, "s", id);
         if (r < 0)
-                return log_app_error(&error, r, id, what, denied_change);
+                return roam_app_log_call_error(&error, r, id, what, denied_change);
         r = sd_bus_message_read(reply, "o", &path);
         if (r < 0)
                 return log_error_errno(r, "Failed to read roamd's answer: %m");
@@ -425,7 +395,7 @@ int roam_app_set_run(const char *id, char *const *settings)
 
         r = sd_bus_call(bus, m, 0, &error, &reply);
         if (r < 0)
-                return log_app_error(&error, r, id, "change", denied_change);
+                return roam_app_log_call_error(&error, r, id, "change", denied_change);
         return 0;
 }
 
@@ -443,7 +413,7 @@ int roam_app_reset_run(const char *id)
         r = sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
                                "ResetAppPolicy", &error, NULL, "s", id);
         if (r < 0)
-                return log_app_error(&error, r, id, "reset", denied_change);
+                return roam_app_log_call_error(&error, r, id, "reset", denied_change);
         return 0;
 }
 
@@ -471,7 +441,7 @@ static int call_on_app(const char *id, const char *member, const char *what, boo
                 r = sd_bus_call_method(bus, ROAM_BUS_NAME, path, ROAM_APP_INTERFACE, member, &error,
                                        NULL, NULL);
         if (r < 0)
-                return log_app_error(&error, r, id, what, denied_change);
+                return roam_app_log_call_error(&error, r, id, what, denied_change);
         return 0;
 }
 
@@ -483,70 +453,4 @@ int roam_app_online_for_run(const char *id, uint64_t usec)
 int roam_app_release_run(const char *id)
 {
         return call_on_app(id, "Release", "change", false, 0);
-}
-
-int roam_run_app(const char *id, uint64_t online_for_usec, char *const *argv)
-{
-        return roam_run_app_full(id, online_for_usec, argv, NULL, NULL);
-}
-
-int roam_run_app_full(const char *id, uint64_t online_for_usec, char *const *argv,
-                      int (*before_exec)(void *userdata), void *userdata)
-{
-        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_close_ int pidfd = -EBADF;
-        _cleanup_free_ char *what = NULL;
-        const char *cgroup;
-        int r;
-
-        r = roam_bus_connect(&bus);
-        if (r >= 0)
-                r = roam_bus_may_ask(bus);
-        if (r < 0)
-                return r;
-        /* RunApp would make a new app of a typo: only apps roamd knows, new ones are made on
-         * purpose (with their policy) by `roam app ID set`. The login browser's app is roamd's
-         * own, made when first run. */
-        if (!streq(id, ROAM_APP_PORTAL_LOGIN)) {
-                r = roam_bus_check_app(bus, id, "roam app ID set KEY=VALUE... makes one");
-                if (r < 0)
-                        return r;
-        }
-
-        /* A pidfd names this very process, race-free: roamd moves it into the app's cgroup
-         * before it answers, so CMD starts inside the app and its first packet is governed. */
-        pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
-        if (pidfd < 0)
-                return log_error_errno(errno, "Cannot open a pidfd of this process: %m");
-
-        if (asprintf(&what, "start %s in app", argv[0]) < 0)
-                return log_oom();
-        r = sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
-                               "RunApp", &error, &reply, "sht", id, pidfd, online_for_usec);
-        if (r < 0)
-                return log_app_error(&error, r, id, what, denied_run);
-        r = sd_bus_message_read(reply, "s", &cgroup);
-        if (r < 0)
-                return log_error_errno(r, "Failed to read roamd's answer: %m");
-        log_debug("In cgroup %s of app %s.", cgroup, id);
-
-        /* Nothing of roam's may reach the program: the bus, the pidfd and polkit's agent go
-         * first. */
-        roam_polkit_agent_close();
-        reply = sd_bus_message_unref(reply);
-        bus = sd_bus_flush_close_unref(bus);
-        close(TAKE_FD(pidfd));
-        fflush(stdout);
-        fflush(stderr);
-        if (before_exec) {
-                r = before_exec(userdata);
-                if (r < 0)
-                        return ROAM_RUN_EXEC_FAILED;
-        }
-
-        execvp(argv[0], argv);
-        log_error_errno(errno, "cannot run '%s': %m", argv[0]);
-        return ROAM_RUN_EXEC_FAILED;
 }

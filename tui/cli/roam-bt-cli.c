@@ -8,7 +8,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "roam-format.h"
+#include "roam-bluetooth.h"
 #include "roam-bt-cli.h"
 #include "roam-bus.h"
 #include "roam-cli.h"
@@ -21,13 +21,6 @@
 #define PAIR_TIMEOUT  (100 * USEC_PER_SEC)
 
 static const char denied[] = "not allowed to change Bluetooth";
-
-typedef struct BtDevice {
-        const char *address, *adapter, *name, *kind, *network, *interface;
-        int16_t rssi;
-        int paired, trusted, connected;
-        int32_t battery;
-} BtDevice;
 
 static int log_bt_error(const sd_bus_error *error, int r, const char *what)
 {
@@ -48,143 +41,14 @@ static const char *on_off(int b)
         return b ? "on" : "off";
 }
 
-void roam_bt_question_sentence(const BtQuestion *q, char *buf, size_t size)
-{
-        const char *who = *q->name ? q->name : q->address;
-
-        if (roam_bt_question_is_secret(q->kind) && !*strempty(q->value)) {
-                /* roamd gives the code only to users allowed to pair */
-                snprintf(buf, size, "%s is pairing; its %s is shown only to users allowed to pair",
-                         who, streq(q->kind, "show-pin") ? "PIN" : "passkey");
-                return;
-        }
-
-        if (streq(q->kind, "confirm"))
-                snprintf(buf, size, "%s shows passkey %s: is it the same? (yes/no)", who, q->value);
-        else if (streq(q->kind, "authorize"))
-                snprintf(buf, size, "%s wants to pair without a code: allow? (yes/no)", who);
-        else if (streq(q->kind, "authorize-service")) {
-                const char *name = roam_format_bt_service(q->value);
-
-                if (name)
-                        snprintf(buf, size, "%s wants to use its %s service (%s): allow? (yes/no)",
-                                 who, name, q->value);
-                else
-                        snprintf(buf, size, "%s wants to use service %s: allow? (yes/no)", who,
-                                 q->value);
-        } else if (streq(q->kind, "enter-pin"))
-                snprintf(buf, size, "%s asks for its PIN (often 0000 or 1234; no: refuse)", who);
-        else if (streq(q->kind, "enter-passkey"))
-                snprintf(buf, size, "%s asks for the 6-digit passkey it shows (no: refuse)", who);
-        else if (streq(q->kind, "show-pin"))
-                snprintf(buf, size, "Type PIN %s on %s", q->value, who);
-        else if (streq(q->kind, "show-passkey"))
-                snprintf(buf, size, "Type passkey %s on %s, then Enter there", q->value, who);
-        else
-                snprintf(buf, size, "no question");
-}
-
-bool roam_bt_question_is_secret(const char *kind)
-{
-        return kind &&
-               (streq(kind, "confirm") || streq(kind, "show-pin") || streq(kind, "show-passkey"));
-}
-
-int roam_bt_question_secret(sd_bus *bus, const BtQuestion *q, char **ret)
-{
-        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        const char *v = "";
-        char *copy;
-
-        if (q->id != 0 && roam_bt_question_is_secret(q->kind) &&
-            sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH, ROAM_BLUETOOTH_INTERFACE,
-                               "GetQuestionValue", &error, &reply, "u", q->id) >= 0 &&
-            sd_bus_message_read(reply, "s", &v) < 0)
-                v = "";
-        copy = strdup(v);
-        if (!copy)
-                return -ENOMEM;
-        *ret = copy;
-        return 0;
-}
-
-static int get_question(sd_bus *bus, sd_bus_message **reply, BtQuestion *q)
-{
-        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        int r;
-
-        *reply = sd_bus_message_unref(*reply);
-        r = sd_bus_get_property(bus, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH, ROAM_BLUETOOTH_INTERFACE,
-                                "Question", &error, reply, "(ussss)");
-        if (r < 0)
-                return log_bt_error(&error, r, "read Bluetooth");
-        r = sd_bus_message_read(*reply, "(ussss)", &q->id, &q->kind, &q->address, &q->name,
-                                &q->value);
-        return r < 0 ? log_error_errno(r, "Unexpected answer from roamd: %m") : 0;
-}
-
-static int get_nfc_offer(sd_bus *bus, sd_bus_message **reply, uint32_t *id, const char **text)
-{
-        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        int r;
-
-        r = sd_bus_get_property(bus, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH, ROAM_BLUETOOTH_INTERFACE,
-                                "NfcOffer", &error, reply, "(us)");
-        if (r < 0)
-                return log_bt_error(&error, r, "read Bluetooth");
-        r = sd_bus_message_read(*reply, "(us)", id, text);
-        return r < 0 ? log_error_errno(r, "Unexpected answer from roamd: %m") : 0;
-}
-
 static int show(sd_bus *bus, bool json)
 {
-        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *adapters = NULL, *devices = NULL,
-                                                        *question = NULL, *offer = NULL;
+        _cleanup_(roam_bluetooth_done) RoamBluetooth bt = {};
         _cleanup_(json_object_putp) json_object *doc = NULL, *ja = NULL, *jd = NULL;
-        const char *nfc_text = NULL;
-        uint32_t nfc_id = 0;
-        _cleanup_free_ char *last = NULL, *secret = NULL;
-        const char *id, *address, *alias;
-        int available = 0, agent = 0, powered, discoverable, pairable, discovering, r;
-        BtQuestion q;
-        BtDevice d;
+        const RoamBtQuestion *q = &bt.question;
+        int r;
 
-        r = sd_bus_get_property_trivial(bus, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
-                                        ROAM_BLUETOOTH_INTERFACE, "Available", &error, 'b',
-                                        &available);
-        if (r >= 0)
-                r = sd_bus_get_property_trivial(bus, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
-                                                ROAM_BLUETOOTH_INTERFACE, "AgentRegistered", &error,
-                                                'b', &agent);
-        if (r >= 0)
-                r = sd_bus_get_property_string(bus, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
-                                               ROAM_BLUETOOTH_INTERFACE, "LastEvent", &error,
-                                               &last);
-        if (r >= 0)
-                r = sd_bus_get_property(bus, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
-                                        ROAM_BLUETOOTH_INTERFACE, "Adapters", &error, &adapters,
-                                        "a(sssbbbb)");
-        if (r >= 0)
-                r = sd_bus_get_property(bus, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
-                                        ROAM_BLUETOOTH_INTERFACE, "Devices", &error, &devices,
-                                        "a(ssssnbbbiss)");
-        if (r < 0) {
-                if (sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_OBJECT))
-                        return log_error_errno(r, "roamd runs without Bluetooth ([Bluetooth] "
-                                                  "Enable=no)");
-                return log_bt_error(&error, r, "read Bluetooth");
-        }
-        r = get_question(bus, &question, &q);
-        if (r < 0)
-                return r;
-        if (roam_bt_question_is_secret(q.kind)) {
-                if (roam_bt_question_secret(bus, &q, &secret) < 0)
-                        return log_oom();
-                q.value = secret;
-        }
-        r = get_nfc_offer(bus, &offer, &nfc_id, &nfc_text);
+        r = roam_bluetooth_load(bus, &bt);
         if (r < 0)
                 return r;
 
@@ -192,122 +56,117 @@ static int show(sd_bus *bus, bool json)
                 doc = json_object_new_object();
                 ja = json_object_new_array();
                 jd = json_object_new_array();
-                if (!doc || !ja || !jd || json_add_bool(doc, "available", available) < 0 ||
-                    json_add_bool(doc, "agent", agent) < 0)
+                if (!doc || !ja || !jd || json_add_bool(doc, "available", bt.available) < 0 ||
+                    json_add_bool(doc, "agent", bt.agent) < 0)
                         return log_oom();
         } else {
                 printf("Bluetooth: %s, pairing agent %s\n",
-                       available ? "BlueZ running" : "BlueZ not running",
-                       agent ? "registered" : "not registered");
+                       bt.available ? "BlueZ running" : "BlueZ not running",
+                       bt.agent ? "registered" : "not registered");
         }
 
-        r = sd_bus_message_enter_container(adapters, 'a', "(sssbbbb)");
-        while (r >= 0 &&
-               (r = sd_bus_message_read(adapters, "(sssbbbb)", &id, &address, &alias, &powered,
-                                        &discoverable, &pairable, &discovering)) > 0) {
+        for (size_t i = 0; i < bt.n_adapters; i++) {
+                const RoamBtAdapter *a = &bt.adapters[i];
+
                 if (json) {
-                        json_object *a = json_object_new_object();
-                        if (!a || json_append(ja, a) < 0 || json_add_string(a, "id", id) < 0 ||
-                            json_add_string(a, "address", address) < 0 ||
-                            json_add_string(a, "name", alias) < 0 ||
-                            json_add_bool(a, "powered", powered) < 0 ||
-                            json_add_bool(a, "discoverable", discoverable) < 0 ||
-                            json_add_bool(a, "pairable", pairable) < 0 ||
-                            json_add_bool(a, "scanning", discovering) < 0)
+                        json_object *o = json_object_new_object();
+                        if (!o || json_append(ja, o) < 0 || json_add_string(o, "id", a->id) < 0 ||
+                            json_add_string(o, "address", a->address) < 0 ||
+                            json_add_string(o, "name", a->name) < 0 ||
+                            json_add_bool(o, "powered", a->powered) < 0 ||
+                            json_add_bool(o, "discoverable", a->discoverable) < 0 ||
+                            json_add_bool(o, "pairable", a->pairable) < 0 ||
+                            json_add_bool(o, "scanning", a->scanning) < 0)
                                 return log_oom();
                 } else
                         printf("Adapter %s (%s) %s: powered %s, discoverable %s, pairable %s, "
                                "%s\n",
-                               id, alias, address, on_off(powered), on_off(discoverable),
-                               on_off(pairable), discovering ? "scanning" : "not scanning");
+                               a->id, a->name, a->address, on_off(a->powered),
+                               on_off(a->discoverable), on_off(a->pairable),
+                               a->scanning ? "scanning" : "not scanning");
         }
-        if (r < 0)
-                return log_error_errno(r, "Unexpected answer from roamd: %m");
 
-        r = sd_bus_message_enter_container(devices, 'a', "(ssssnbbbiss)");
-        if (!json && r >= 0)
+        if (!json)
                 printf("Devices:\n");
-        while (r >= 0 &&
-               (r = sd_bus_message_read(devices, "(ssssnbbbiss)", &d.address, &d.adapter, &d.name,
-                                        &d.kind, &d.rssi, &d.paired, &d.trusted, &d.connected,
-                                        &d.battery, &d.network, &d.interface)) > 0) {
+        for (size_t i = 0; i < bt.n_devices; i++) {
+                const RoamBtDevice *d = &bt.devices[i];
+
                 if (json) {
                         json_object *o = json_object_new_object();
                         if (!o || json_append(jd, o) < 0 ||
-                            json_add_string(o, "address", d.address) < 0 ||
-                            json_add_string(o, "adapter", d.adapter) < 0 ||
-                            json_add_string(o, "name", d.name) < 0 ||
-                            json_add_string(o, "kind", d.kind) < 0 ||
-                            (d.rssi == 127 ? json_add_null(o, "rssi")
-                                           : json_add_int(o, "rssi", d.rssi)) < 0 ||
-                            json_add_bool(o, "paired", d.paired) < 0 ||
-                            json_add_bool(o, "trusted", d.trusted) < 0 ||
-                            json_add_bool(o, "connected", d.connected) < 0 ||
-                            (d.battery < 0 ? json_add_null(o, "battery")
-                                           : json_add_int(o, "battery", d.battery)) < 0 ||
-                            json_add_string(o, "network", *d.network ? d.network : "none") < 0 ||
-                            json_add_string(o, "interface", d.interface) < 0)
+                            json_add_string(o, "address", d->address) < 0 ||
+                            json_add_string(o, "adapter", d->adapter) < 0 ||
+                            json_add_string(o, "name", d->name) < 0 ||
+                            json_add_string(o, "kind", d->kind) < 0 ||
+                            (d->rssi == 127 ? json_add_null(o, "rssi")
+                                            : json_add_int(o, "rssi", d->rssi)) < 0 ||
+                            json_add_bool(o, "paired", d->paired) < 0 ||
+                            json_add_bool(o, "trusted", d->trusted) < 0 ||
+                            json_add_bool(o, "connected", d->connected) < 0 ||
+                            (d->battery < 0 ? json_add_null(o, "battery")
+                                            : json_add_int(o, "battery", d->battery)) < 0 ||
+                            json_add_string(o, "network", *d->network ? d->network : "none") < 0 ||
+                            json_add_string(o, "interface", d->interface) < 0)
                                 return log_oom();
                         continue;
                 }
-                printf("  %s  %-20s %-10s %s, %s, %s", d.address, d.name, d.kind,
-                       d.paired ? "paired" : "not paired", d.trusted ? "trusted" : "not trusted",
-                       d.connected ? "connected" : "not connected");
-                if (d.battery >= 0)
-                        printf(", battery %d%%", d.battery);
-                if (d.rssi != 127)
-                        printf(", signal %d dBm", d.rssi);
-                if (streq(d.network, "available"))
+                printf("  %s  %-20s %-10s %s, %s, %s", d->address, d->name, d->kind,
+                       d->paired ? "paired" : "not paired", d->trusted ? "trusted" : "not trusted",
+                       d->connected ? "connected" : "not connected");
+                if (d->battery >= 0)
+                        printf(", battery %d%%", d->battery);
+                if (d->rssi != 127)
+                        printf(", signal %d dBm", d->rssi);
+                if (streq(d->network, "available"))
                         printf(", network available");
-                else if (streq(d.network, "connected"))
-                        printf(", network connected (%s)", d.interface);
+                else if (streq(d->network, "connected"))
+                        printf(", network connected (%s)", d->interface);
                 printf("\n");
         }
-        if (r < 0)
-                return log_error_errno(r, "Unexpected answer from roamd: %m");
 
         if (json) {
                 if (json_add(doc, "adapters", TAKE_PTR(ja)) < 0 ||
                     json_add(doc, "devices", TAKE_PTR(jd)) < 0)
                         return log_oom();
-                if (q.id == 0)
+                if (q->id == 0)
                         r = json_add_null(doc, "question");
                 else {
                         json_object *o = json_object_new_object();
                         r = !o || json_add(doc, "question", o) < 0 ||
-                                    json_add_uint(o, "id", q.id) < 0 ||
-                                    json_add_string(o, "kind", q.kind) < 0 ||
-                                    json_add_string(o, "address", q.address) < 0 ||
-                                    json_add_string(o, "name", q.name) < 0 ||
-                                    json_add_string(o, "value", q.value) < 0
+                                    json_add_uint(o, "id", q->id) < 0 ||
+                                    json_add_string(o, "kind", q->kind) < 0 ||
+                                    json_add_string(o, "address", q->address) < 0 ||
+                                    json_add_string(o, "name", q->name) < 0 ||
+                                    json_add_string(o, "value", q->value) < 0
                                 ? -ENOMEM
                                 : 0;
                 }
-                if (r >= 0 && nfc_id == 0)
+                if (r >= 0 && bt.nfc_id == 0)
                         r = json_add_null(doc, "nfc_offer");
                 else if (r >= 0) {
                         json_object *o = json_object_new_object();
                         r = !o || json_add(doc, "nfc_offer", o) < 0 ||
-                                    json_add_uint(o, "id", nfc_id) < 0 ||
-                                    json_add_string(o, "question", nfc_text) < 0
+                                    json_add_uint(o, "id", bt.nfc_id) < 0 ||
+                                    json_add_string(o, "question", bt.nfc_text) < 0
                                 ? -ENOMEM
                                 : 0;
                 }
-                if (r < 0 || json_add_string(doc, "last_event", last) < 0)
+                if (r < 0 || json_add_string(doc, "last_event", bt.last_event) < 0)
                         return log_oom();
                 return json_print(doc, stdout);
         }
-        if (q.id != 0) {
+        if (q->id != 0) {
                 char s[512];
-                roam_bt_question_sentence(&q, s, sizeof(s));
+                roam_bt_question_sentence(q, s, sizeof(s));
                 printf("Question %u: %s\n  answer: roam bt answer %u yes|no (a PIN or passkey "
                        "on standard input)\n",
-                       q.id, s, q.id);
+                       q->id, s, q->id);
         }
-        if (nfc_id != 0)
-                printf("NFC tag %u: %s\n  answer: roam nfc accept|reject\n", nfc_id, nfc_text);
-        if (last && *last)
-                printf("Last: %s\n", last);
+        if (bt.nfc_id != 0)
+                printf("NFC tag %u: %s\n  answer: roam nfc accept|reject\n", bt.nfc_id,
+                       bt.nfc_text);
+        if (*bt.last_event)
+                printf("Last: %s\n", bt.last_event);
         return 0;
 }
 
@@ -348,7 +207,7 @@ static int parse_bool_word(const char *s, int *ret)
 }
 
 /* Reads one answer line for q from stdin and gives it to roamd. EOF refuses. */
-static int answer_from_stdin(sd_bus *bus, const BtQuestion *q)
+static int answer_from_stdin(sd_bus *bus, const RoamBtQuestion *q)
 {
         char line[128], s[512];
         bool entry = streq(q->kind, "enter-pin") || streq(q->kind, "enter-passkey");
@@ -394,22 +253,22 @@ int roam_read_code(const char *prompt, char *buf, size_t size)
  * line; on a terminal without echo), never from argv. */
 static int answer_with_code(sd_bus *bus, uint32_t id, int accept)
 {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(roam_bluetooth_done) RoamBluetooth bt = {};
+        const RoamBtQuestion *q = &bt.question;
         char line[128], prompt[300];
-        BtQuestion q;
         int r;
 
-        r = get_question(bus, &reply, &q);
+        r = roam_bluetooth_load(bus, &bt);
         if (r < 0)
                 return r;
-        if (!accept || q.id != id ||
-            !(streq(q.kind, "enter-pin") || streq(q.kind, "enter-passkey")))
+        if (!accept || q->id != id ||
+            !(streq(q->kind, "enter-pin") || streq(q->kind, "enter-passkey")))
                 return call(bus, "answer", "Answer", 0, "ubs", id, accept, "");
         snprintf(prompt, sizeof(prompt), "%s for %s",
-                 streq(q.kind, "enter-pin") ? "PIN" : "Passkey", *q.name ? q.name : q.address);
+                 streq(q->kind, "enter-pin") ? "PIN" : "Passkey", *q->name ? q->name : q->address);
         if (roam_read_code(prompt, line, sizeof(line)) < 0)
                 return log_error_errno(EINVAL, "No %s on standard input: nothing answered.",
-                                       streq(q.kind, "enter-pin") ? "PIN" : "passkey");
+                                       streq(q->kind, "enter-pin") ? "PIN" : "passkey");
         r = call(bus, "answer", "Answer", 0, "ubs", id, accept, line);
         explicit_bzero(line, sizeof(line));
         return r;
@@ -436,20 +295,20 @@ static int on_pair_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_er
         return 0;
 }
 
+/* The question comes in the signal itself: no property is read while the pairing waits. */
 static int on_question_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
+        _cleanup_(roam_bluetooth_done) RoamBluetooth bt = {};
+        const RoamBtQuestion *q = &bt.question;
         PairState *p = userdata;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        _cleanup_free_ char *secret = NULL;
-        BtQuestion q;
 
-        if (get_question(p->bus, &reply, &q) < 0 || q.id == 0 || q.id == p->answered ||
-            strcasecmp(q.address, p->address) != 0)
+        if (roam_bluetooth_read_changed(m, &bt) <= 0 || q->id == 0 || q->id == p->answered ||
+            strcasecmp(q->address, p->address) != 0)
                 return 0;
-        p->answered = q.id;
-        if (roam_bt_question_is_secret(q.kind) && roam_bt_question_secret(p->bus, &q, &secret) >= 0)
-                q.value = secret;
-        (void)answer_from_stdin(p->bus, &q);
+        p->answered = q->id;
+        if (roam_bluetooth_question_code(p->bus, &bt) < 0)
+                return -ENOMEM;
+        (void)answer_from_stdin(p->bus, q);
         return 0;
 }
 
@@ -479,95 +338,144 @@ static int pair(sd_bus *bus, const char *address)
         return p.result;
 }
 
+/* What follows an action's name. */
+typedef enum BtArgs {
+        BT_ARGS_SWITCH, /* on|off [ADAPTER] */
+        BT_ARGS_SCAN,   /* [SECONDS] [ADAPTER] */
+        BT_ARGS_DEVICE, /* ADDRESS */
+        BT_ARGS_ANSWER, /* ID yes|no, a PIN or passkey on stdin */
+} BtArgs;
+
+/* roam bt's actions, in the order the usage error lists them. Every one changes something:
+ * polkit may ask (roam_bus_may_ask()). */
+static const struct BtAction {
+        const char *name;
+        BtArgs args;
+        const char *method;   /* on org.roam1.Bluetooth */
+        const char *what;     /* for errors: "cannot <what>" */
+        uint64_t timeout;     /* 0: sd-bus's default */
+        const char *property; /* SetAdapter's property; SetTrusted's value ("yes", "no") */
+} bt_actions[] = {
+    {"power", BT_ARGS_SWITCH, "SetAdapter", "change the adapter", 0, "Powered"},
+    {"discoverable", BT_ARGS_SWITCH, "SetAdapter", "change the adapter", 0, "Discoverable"},
+    {"pairable", BT_ARGS_SWITCH, "SetAdapter", "change the adapter", 0, "Pairable"},
+    {"scan", BT_ARGS_SCAN, "StartDiscovery", "scan", 0, NULL},
+    {"pair", BT_ARGS_DEVICE, "Pair", "pair", PAIR_TIMEOUT, NULL},
+    {"trust", BT_ARGS_DEVICE, "SetTrusted", "trust", 0, "yes"},
+    {"untrust", BT_ARGS_DEVICE, "SetTrusted", "trust", 0, "no"},
+    {"connect", BT_ARGS_DEVICE, "Connect", "connect", PAIR_TIMEOUT, NULL},
+    {"disconnect", BT_ARGS_DEVICE, "Disconnect", "disconnect", 0, NULL},
+    {"remove", BT_ARGS_DEVICE, "Remove", "remove", 0, NULL},
+    {"join", BT_ARGS_DEVICE, "ConnectNetwork", "join the network", PAIR_TIMEOUT, NULL},
+    {"leave", BT_ARGS_DEVICE, "DisconnectNetwork", "leave the network", 0, NULL},
+    {"answer", BT_ARGS_ANSWER, "Answer", "answer", 0, NULL},
+};
+
+static const struct BtAction *bt_action(const char *name)
+{
+        for (size_t i = 0; i < ELEMENTSOF(bt_actions); i++)
+                if (streq(bt_actions[i].name, name))
+                        return &bt_actions[i];
+        return NULL;
+}
+
+static int bt_unknown_action(const char *verb)
+{
+        char names[256] = "";
+        size_t n = 0;
+
+        for (size_t i = 0; i < ELEMENTSOF(bt_actions); i++)
+                n += (size_t)snprintf(names + n, sizeof(names) - MIN(n, sizeof(names)), "%s%s",
+                                      i ? ", " : "", bt_actions[i].name);
+        return roam_usage_error("bt", "unknown action '%s' for 'roam bt': %s.", verb, names);
+}
+
 int roam_bt_run(char **args, bool json)
 {
-        static const char *const devices[] = {
-            "pair", "trust", "untrust", "connect", "disconnect", "remove", "join", "leave",
-        };
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         const char *verb = args[0], *a1 = verb ? args[1] : NULL, *a2 = a1 ? args[2] : NULL;
+        const struct BtAction *act = NULL;
         unsigned long n = 0;
-        bool device = false;
         char *end;
         int b = 0, r;
 
         /* The whole command line first: a mistake is exit 2 before roamd is asked. */
-        for (size_t i = 0; verb && i < ELEMENTSOF(devices); i++)
-                device = device || streq(verb, devices[i]);
         if (verb && json)
                 return roam_usage_error("bt", "--json goes with 'roam bt' alone.");
-        if (streq_ptr(verb, "power") || streq_ptr(verb, "discoverable") ||
-            streq_ptr(verb, "pairable")) {
-                if (!a1 || parse_bool_word(a1, &b) < 0)
-                        return roam_usage_error("bt", "'roam bt %s' needs on or off.", verb);
-                if (a2 && args[3])
-                        return roam_usage_error("bt", "'roam bt %s' takes one adapter.", verb);
-        } else if (streq_ptr(verb, "scan")) {
-                n = 10;
-                if (a1) {
+        if (verb && !(act = bt_action(verb)))
+                return bt_unknown_action(verb);
+        if (act)
+                switch (act->args) {
+                case BT_ARGS_SWITCH:
+                        if (!a1 || parse_bool_word(a1, &b) < 0)
+                                return roam_usage_error("bt", "'roam bt %s' needs on or off.",
+                                                        verb);
+                        if (a2 && args[3])
+                                return roam_usage_error("bt", "'roam bt %s' takes one adapter.",
+                                                        verb);
+                        break;
+                case BT_ARGS_SCAN:
+                        n = 10;
+                        if (a1) {
+                                n = strtoul(a1, &end, 10);
+                                if (*end || end == a1 || n < 1 || n > 600)
+                                        return roam_usage_error(
+                                            "bt",
+                                            "'roam bt scan' takes 1 to 600 seconds, got '%s'.", a1);
+                        }
+                        if (a2 && args[3])
+                                return roam_usage_error("bt", "'roam bt scan' takes one adapter.");
+                        break;
+                case BT_ARGS_ANSWER:
+                        if (!a1 || !a2 || parse_bool_word(a2, &b) < 0)
+                                return roam_usage_error("bt", "'roam bt answer' needs ID yes|no.");
                         n = strtoul(a1, &end, 10);
-                        if (*end || end == a1 || n < 1 || n > 600)
+                        if (*end || end == a1 || n == 0 || n > UINT32_MAX)
+                                return roam_usage_error("bt", "'%s' is not a question number.", a1);
+                        /* argv is readable by every local user (ps, /proc/PID/cmdline) */
+                        if (args[3])
                                 return roam_usage_error(
-                                    "bt", "'roam bt scan' takes 1 to 600 seconds, got '%s'.", a1);
+                                    "bt", "'roam bt answer' reads a PIN or passkey from standard "
+                                          "input, not from the command line (every local user "
+                                          "can read that).");
+                        break;
+                case BT_ARGS_DEVICE:
+                        if (!a1)
+                                return roam_usage_error(
+                                    "bt",
+                                    "'roam bt %s' needs a device address (AA:BB:CC:DD:EE:FF).",
+                                    verb);
+                        if (a2)
+                                return roam_usage_error("bt", "'roam bt %s' takes one device.",
+                                                        verb);
+                        break;
                 }
-                if (a2 && args[3])
-                        return roam_usage_error("bt", "'roam bt scan' takes one adapter.");
-        } else if (streq_ptr(verb, "answer")) {
-                if (!a1 || !a2 || parse_bool_word(a2, &b) < 0)
-                        return roam_usage_error("bt", "'roam bt answer' needs ID yes|no.");
-                n = strtoul(a1, &end, 10);
-                if (*end || end == a1 || n == 0 || n > UINT32_MAX)
-                        return roam_usage_error("bt", "'%s' is not a question number.", a1);
-                /* argv is readable by every local user (ps, /proc/PID/cmdline) */
-                if (args[3])
-                        return roam_usage_error("bt",
-                                                "'roam bt answer' reads a PIN or passkey from "
-                                                "standard input, not from the command line "
-                                                "(every local user can read that).");
-        } else if (device) {
-                if (!a1)
-                        return roam_usage_error(
-                            "bt", "'roam bt %s' needs a device address (AA:BB:CC:DD:EE:FF).", verb);
-                if (a2)
-                        return roam_usage_error("bt", "'roam bt %s' takes one device.", verb);
-        } else if (verb)
-                return roam_usage_error("bt",
-                                        "unknown action '%s' for 'roam bt': power, discoverable, "
-                                        "pairable, scan, pair, trust, untrust, connect, "
-                                        "disconnect, remove, join, leave, answer.",
-                                        verb);
 
         r = roam_bus_connect(&bus);
-        if (r >= 0 && verb)
+        if (r >= 0 && act)
                 r = roam_bus_may_ask(bus);
         if (r < 0)
                 return r;
-        if (!verb)
+        if (!act)
                 return show(bus, json);
-        if (streq(verb, "power") || streq(verb, "discoverable") || streq(verb, "pairable")) {
-                char prop[16];
-                snprintf(prop, sizeof(prop), "%s", streq(verb, "power") ? "Powered" : verb);
-                prop[0] = (char)toupper(prop[0]);
-                return call(bus, "change the adapter", "SetAdapter", 0, "ssb", strempty(a2), prop,
-                            b);
-        }
-        if (streq(verb, "scan"))
-                return call(bus, "scan", "StartDiscovery", 0, "su", strempty(a2), (uint32_t)n);
-        if (streq(verb, "answer"))
+        switch (act->args) {
+        case BT_ARGS_SWITCH:
+                return call(bus, act->what, act->method, act->timeout, "ssb", strempty(a2),
+                            act->property, b);
+        case BT_ARGS_SCAN:
+                return call(bus, act->what, act->method, act->timeout, "su", strempty(a2),
+                            (uint32_t)n);
+        case BT_ARGS_ANSWER:
                 return answer_with_code(bus, (uint32_t)n, b);
-        if (streq(verb, "pair"))
+        case BT_ARGS_DEVICE:
+                break;
+        }
+        if (streq(act->method, "Pair")) /* its questions are asked here while it waits */
                 return pair(bus, a1);
-        if (streq(verb, "trust") || streq(verb, "untrust"))
-                return call(bus, "trust", "SetTrusted", 0, "sb", a1, streq(verb, "trust"));
-        if (streq(verb, "connect"))
-                return call(bus, "connect", "Connect", PAIR_TIMEOUT, "s", a1);
-        if (streq(verb, "disconnect"))
-                return call(bus, "disconnect", "Disconnect", 0, "s", a1);
-        if (streq(verb, "remove"))
-                return call(bus, "remove", "Remove", 0, "s", a1);
-        if (streq(verb, "join"))
-                return call(bus, "join the network", "ConnectNetwork", PAIR_TIMEOUT, "s", a1);
-        return call(bus, "leave the network", "DisconnectNetwork", 0, "s", a1);
+        if (streq(act->method, "SetTrusted"))
+                return call(bus, act->what, act->method, act->timeout, "sb", a1,
+                            streq(act->property, "yes"));
+        return call(bus, act->what, act->method, act->timeout, "s", a1);
 }
 
 /* NDEF from a file: raw bytes, or hex text as wpa_cli and many NFC tools print it. */
@@ -721,14 +629,16 @@ static int import_call(sd_bus *bus, const uint8_t *data, size_t size, bool apply
 static int nfc_answer(sd_bus *bus, bool accept, uint32_t id, bool json)
 {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *offer = NULL, *reply = NULL;
-        const char *text = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
 
         if (id == 0) {
-                r = get_nfc_offer(bus, &offer, &id, &text);
+                _cleanup_(roam_bluetooth_done) RoamBluetooth bt = {};
+
+                r = roam_bluetooth_load(bus, &bt);
                 if (r < 0)
                         return r;
+                id = bt.nfc_id;
                 if (id == 0)
                         return log_error_errno(-ENOENT, "No NFC tag is waiting for an answer.");
         }

@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "roam-bt-cli.h"
+#include "roam-bus-model.h"
 #include "roam-bus.h"
 #include "roam-cli.h"
 #include "roam-client-bus.h"
@@ -17,6 +18,7 @@
 #include "roam-log.h"
 #include "roam-p2p-cli.h"
 #include "roam-peers.h"
+#include "roam-props.h"
 #include "roam-util.h"
 #include "roam-words.h"
 
@@ -38,29 +40,28 @@ static int log_call_error(const sd_bus_error *error, int r, const char *what)
         return roam_bus_log_call_error(error, r, what);
 }
 
-static int get_string(sd_bus *bus, const char *path, const char *iface, const char *name,
-                      char **ret)
-{
-        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        int r;
-
-        r = sd_bus_get_property_string(bus, ROAM_BUS_NAME, path, iface, name, &error, ret);
-        if (r < 0)
-                return log_call_error(&error, r, "ask roamd");
-        return 0;
-}
-
 /* Every peer (GetManagedObjects), and the P2P state. */
 static int load(sd_bus *bus, P2pList *l)
 {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(roam_model_freep) RoamModel *m = NULL;
         int r;
 
         p2p_list_done(l);
-        r = get_string(bus, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE, "P2PState", &l->state);
+        r = roam_model_new(&m);
         if (r < 0)
-                return r;
+                return log_oom();
+        r = roam_props_get_all(bus, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
+                               roam_model_read_manager, m, &error);
+        if (r < 0 && sd_bus_error_is_set(&error))
+                return log_call_error(&error, r, "ask roamd");
+        if (r < 0)
+                return log_error_errno(r, "Failed to read roamd's answer: %m");
+        /* a roamd without WiFi Direct has no P2PState */
+        l->state = strdup(*m->p2p_state ? m->p2p_state : "unavailable");
+        if (!l->state)
+                return log_oom();
         r = sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
                                "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", &error,
                                &reply, NULL);

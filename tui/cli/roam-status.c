@@ -7,10 +7,11 @@
 #include <string.h>
 
 #include "roam-client-bus.h"
-#include "roam-firewall-cli.h"
+#include "roam-firewall.h"
 #include "roam-format.h"
 #include "roam-json.h"
 #include "roam-log.h"
+#include "roam-enforcement.h"
 #include "roam-status.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
@@ -60,24 +61,6 @@ static const char *scope_description(const char *scope)
         if (streq(scope, "host"))
                 return "host only";
         return scope;
-}
-
-static int strv_extendf(char ***l, const char *fmt, ...) _printf_(2, 3);
-static int strv_extendf(char ***l, const char *fmt, ...)
-{
-        va_list ap;
-        char *s;
-        int r;
-
-        va_start(ap, fmt);
-        r = vasprintf(&s, fmt, ap);
-        va_end(ap);
-        if (r < 0)
-                return -ENOMEM;
-        r = strv_push(l, s);
-        if (r < 0)
-                free(s);
-        return r;
 }
 
 static void print_label(FILE *f, const char *label)
@@ -144,69 +127,6 @@ static const char *family_name(int family)
                 return "IPv6";
         }
         return "unknown family";
-}
-
-int roam_enforcement_notes(const RoamModel *m, char ***ret)
-{
-        _cleanup_strv_free_ char **notes = NULL;
-        int r;
-
-        if (m->degraded && *m->degraded) {
-                char at[32] = "";
-
-                if (m->degraded_since)
-                        roam_format_clock(m->degraded_since, at, sizeof(at));
-                r = strv_extendf(&notes,
-                                 "Enforcement degraded%s%s: %s. The last good state stays in "
-                                 "force.",
-                                 *at ? " since " : "", at, m->degraded);
-                if (r < 0)
-                        return r;
-        }
-        STRV_FOREACH (c, m->mark_conflicts) {
-                r = strv_extendf(&notes, "Mark conflict: %s.", *c);
-                if (r < 0)
-                        return r;
-        }
-        if (m->mark_conflicts && m->mark_conflicts[0]) {
-                if (m->mask_suggestion && *m->mask_suggestion)
-                        r = strv_extendf(&notes,
-                                         "Nobody else uses FirewallMask=%s: set it in "
-                                         "roamd.conf.",
-                                         m->mask_suggestion);
-                else
-                        r = strv_extendf(&notes, "No free mask as wide as roamd's is left.");
-                if (r < 0)
-                        return r;
-        }
-        *ret = TAKE_PTR(notes);
-        return 0;
-}
-
-int roam_enforcement_summary(const RoamModel *m, char ***ret)
-{
-        _cleanup_strv_free_ char **notes = NULL;
-        size_t n = strv_length(m->mark_conflicts);
-        int r;
-
-        if (m->degraded && *m->degraded) {
-                char at[32] = "";
-
-                if (m->degraded_since)
-                        roam_format_clock(m->degraded_since, at, sizeof(at));
-                r = strv_extendf(&notes, "Enforcement degraded%s%s; the last good state stays.",
-                                 *at ? " since " : "", at);
-                if (r < 0)
-                        return r;
-        }
-        if (n > 0) {
-                r = strv_extendf(&notes, "%zu mark conflict%s: see roam status.", n,
-                                 n == 1 ? "" : "s");
-                if (r < 0)
-                        return r;
-        }
-        *ret = TAKE_PTR(notes);
-        return 0;
 }
 
 /* words, wrapped at LINE_WIDTH with lines after the first indented by indent. */
@@ -319,19 +239,19 @@ static int print_link(const RoamModel *m, const RoamLink *l, FILE *f)
 
         if (*l->kind && strv_extend(&device, l->kind) < 0)
                 return -ENOMEM;
-        if (*l->driver && strv_extendf(&device, "driver %s", l->driver) < 0)
+        if (*l->driver && roam_strv_extendf(&device, "driver %s", l->driver) < 0)
                 return -ENOMEM;
-        if (*l->hwaddr && strv_extendf(&device, "address %s", l->hwaddr) < 0)
+        if (*l->hwaddr && roam_strv_extendf(&device, "address %s", l->hwaddr) < 0)
                 return -ENOMEM;
-        if (strv_extendf(&device, "MTU %" PRIu32, l->mtu) < 0)
+        if (roam_strv_extendf(&device, "MTU %" PRIu32, l->mtu) < 0)
                 return -ENOMEM;
         print_wrapped(f, "Device:", device, NULL);
 
         for (size_t i = 0; i < l->n_addresses; i++) {
                 const RoamAddress *a = &l->addresses[i];
 
-                r = strv_extendf(&addresses, "%s/%" PRIu32 " (%s)", a->address, a->prefix,
-                                 scope_description(a->scope));
+                r = roam_strv_extendf(&addresses, "%s/%" PRIu32 " (%s)", a->address, a->prefix,
+                                      scope_description(a->scope));
                 if (r < 0)
                         return r;
         }
@@ -343,8 +263,8 @@ static int print_link(const RoamModel *m, const RoamLink *l, FILE *f)
                 if (*g->address)
                         r = strv_extend(&gateways, g->address);
                 else
-                        r = strv_extendf(&gateways, "%s default route without a gateway",
-                                         family_name(g->family));
+                        r = roam_strv_extendf(&gateways, "%s default route without a gateway",
+                                              family_name(g->family));
                 if (r < 0)
                         return r;
         }

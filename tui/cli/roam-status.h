@@ -11,15 +11,6 @@
 
 int roam_status_print_text(const RoamModel *m, FILE *f);
 
-/* What keeps app enforcement from being what roamd wants, one sentence each, shared by
- * `roam status`, the overview and plain mode: the manager's Degraded reason (since when, and
- * that the last good state stays in force), each mark conflict, and the mask to use instead.
- * *ret is NULL when there is nothing to say. */
-int roam_enforcement_notes(const RoamModel *m, char ***ret);
-/* The same, short (for small terminals): at most one sentence each for Degraded and for
- * the mark conflicts. */
-int roam_enforcement_summary(const RoamModel *m, char ***ret);
-
 /* The JSON document of `roam status --json` (format in roam --help and the tests). */
 int roam_status_to_json(const RoamModel *m, json_object **ret);
 int roam_status_print_json(const RoamModel *m, FILE *f);

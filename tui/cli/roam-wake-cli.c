@@ -10,10 +10,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "roam-bus-model.h"
 #include "roam-bus.h"
 #include "roam-client-bus.h"
 #include "roam-log.h"
 #include "roam-macro.h"
+#include "roam-props.h"
+#include "roam-time.h"
 #include "roam-util.h"
 #include "roam-wake-cli.h"
 #include "roam-words.h"
@@ -72,23 +75,22 @@ static int follow_app(WaitCtx *c, const char *path)
         return r;
 }
 
-static int get_string(WaitCtx *c, const char *path, const char *iface, const char *prop, char **ret)
-{
-        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-
-        return sd_bus_get_property_string(c->bus, ROAM_BUS_NAME, path, iface, prop, &e, ret);
-}
-
-/* Whether what we wait for holds now. 1 yes, 0 not yet, <0 an error that ends the wait. */
+/* Whether what we wait for holds now. 1 yes, 0 not yet, <0 an error that ends the wait. Each
+ * object is read with one GetAll into the client's model. */
 static int check(WaitCtx *c)
 {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        _cleanup_free_ char *state = NULL, *wake = NULL;
+        _cleanup_(roam_model_freep) RoamModel *m = NULL;
+        _cleanup_(roam_app_freep) RoamApp *a = NULL;
         const char *path = NULL;
         int r;
 
-        r = get_string(c, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE, "State", &state);
+        r = roam_model_new(&m);
+        if (r < 0)
+                return r;
+        r = roam_props_get_all(c->bus, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
+                               roam_model_read_manager, m, NULL);
         if (r < 0) {
                 snprintf(c->why, sizeof(c->why), "roamd is not running");
                 return 0; /* roamd may come: its name appearing wakes us */
@@ -110,46 +112,45 @@ static int check(WaitCtx *c)
                 if (r < 0)
                         return r;
         }
-        if (!streq(state, "online")) {
-                snprintf(c->why, sizeof(c->why), "the state is %s", state);
+        if (!streq(m->state, "online")) {
+                snprintf(c->why, sizeof(c->why), "the state is %s", m->state);
                 return 0;
         }
         if (c->require_time) {
-                _cleanup_free_ char *gate = NULL;
-                int open = 0;
+                _cleanup_(roam_time_view_done) RoamTimeView tv = {};
+                bool open;
 
                 /* Verified means settled (Time.Gate "open"): a gate opened by GateTimeout=
                  * ("unverified") lets apps out, yet the time is what `roam time` calls
                  * unverified (docs/time.md, "The gate"). A roamd without a Time object:
                  * its Manager.TimeGate. */
-                r = get_string(c, ROAM_TIME_PATH, ROAM_TIME_INTERFACE, "Gate", &gate);
+                r = roam_props_get_all(c->bus, ROAM_TIME_PATH, ROAM_TIME_INTERFACE,
+                                       roam_time_view_replace, &tv, NULL);
                 if (r >= 0)
-                        open = roam_time_gate_from_string(gate) == ROAM_TIME_GATE_OPEN;
-                else
-                        r = sd_bus_get_property_trivial(c->bus, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
-                                                        ROAM_MANAGER_INTERFACE, "TimeGate", &e, 'b',
-                                                        &open);
-                if (r < 0) {
+                        open = roam_time_gate_from_string(tv.gate) == ROAM_TIME_GATE_OPEN;
+                else if (m->has_time_gate)
+                        open = m->time_gate;
+                else {
                         snprintf(c->why, sizeof(c->why), "roamd tells no time gate");
                         return -EOPNOTSUPP;
                 }
                 if (!open) {
-                        _cleanup_free_ char *reason = NULL;
-                        (void)get_string(c, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
-                                         "TimeGateReason", &reason);
                         snprintf(c->why, sizeof(c->why), "online, time not verified (%s)",
-                                 strempty(reason));
+                                 m->time_gate_reason);
                         return 0;
                 }
         }
         if (!c->app)
                 return 1;
-        r = get_string(c, path, ROAM_APP_INTERFACE, "WakeState", &wake);
+        r = roam_app_new(path, &a);
+        if (r < 0)
+                return r;
+        r = roam_props_get_all(c->bus, path, ROAM_APP_INTERFACE, roam_app_read, a, NULL);
         if (r < 0)
                 return 0;
         /* Not wake-listed (""): online is its turn. Done: its turn came in this period.
          * Opening: its turn came, but its gate is not open in the kernel yet. */
-        switch (roam_wake_from_string(wake)) {
+        switch (roam_wake_from_string(a->wake_state)) {
         case ROAM_WAKE_WAITING:
                 snprintf(c->why, sizeof(c->why), "online, %s waits for its turn", c->app);
                 return 0;

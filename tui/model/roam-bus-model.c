@@ -110,6 +110,15 @@ static const BusMapEntry app_properties[] = {
     {},
 };
 
+/* TimeGate, and that roamd has one (has_time_gate just after it in RoamModel). */
+static int set_time_gate(sd_bus_message *m, const char *key, void *field)
+{
+        RoamModel *model = (RoamModel *)((char *)field - offsetof(RoamModel, time_gate));
+
+        model->has_time_gate = true;
+        return bus_map_bool(m, key, field);
+}
+
 static const BusMapEntry manager_properties[] = {
     MODEL_FIELD("Version", "s", bus_map_string, version),
     MODEL_FIELD("State", "s", bus_map_string, state),
@@ -125,8 +134,9 @@ static const BusMapEntry manager_properties[] = {
     MODEL_FIELD("FirewallMaskSuggestion", "s", bus_map_string, mask_suggestion),
     MODEL_FIELD("WakeQueue", "s", bus_map_string, wake_queue),
     MODEL_FIELD("WakePeriod", "t", bus_map_u64, wake_period),
-    MODEL_FIELD("TimeGate", "b", bus_map_bool, time_gate),
+    MODEL_FIELD("TimeGate", "b", set_time_gate, time_gate),
     MODEL_FIELD("TimeGateReason", "s", bus_map_string, time_gate_reason),
+    MODEL_FIELD("P2PState", "s", bus_map_string, p2p_state),
     {},
 };
 
@@ -434,9 +444,9 @@ int roam_model_new(RoamModel **ret)
                 return -ENOMEM;
 
         char **const strings[] = {
-            &m->version,     &m->state,           &m->config_file, &m->firewall_error,
-            &m->degraded,    &m->mask_suggestion, &m->wake_queue,  &m->time_gate_reason,
-            &m->state_reason};
+            &m->version,      &m->state,           &m->config_file, &m->firewall_error,
+            &m->degraded,     &m->mask_suggestion, &m->wake_queue,  &m->time_gate_reason,
+            &m->state_reason, &m->p2p_state};
         r = fill_empty_strings(strings, ELEMENTSOF(strings));
         if (r < 0)
                 return r;
@@ -462,6 +472,7 @@ RoamModel *roam_model_free(RoamModel *m)
         free(m->mask_suggestion);
         free(m->wake_queue);
         free(m->time_gate_reason);
+        free(m->p2p_state);
         model_clear_links(m);
         model_clear_apps(m);
         free(m);
@@ -739,6 +750,21 @@ int roam_app_update_properties(RoamApp *a, sd_bus_message *m)
 int roam_model_update_manager_properties(RoamModel *m, sd_bus_message *msg)
 {
         return read_properties(msg, manager_properties, m);
+}
+
+int roam_model_read_manager(sd_bus_message *props, void *model)
+{
+        return roam_model_update_manager_properties(model, props);
+}
+
+int roam_app_read(sd_bus_message *props, void *app)
+{
+        return roam_app_update_properties(app, props);
+}
+
+int roam_link_read(sd_bus_message *props, void *link)
+{
+        return roam_link_update_properties(link, props);
 }
 
 static int link_compare(const void *a, const void *b)

@@ -176,7 +176,9 @@ typedef struct RoamModel {
         char *wake_queue; /* offline, settling, time, running, finished */
         uint64_t wake_period;
         bool time_gate;
+        bool has_time_gate; /* roamd sent TimeGate (an older one has none) */
         char *time_gate_reason;
+        char *p2p_state; /* WiFi Direct (docs/wifi-direct.md): "" when roamd runs none */
 
         RoamLink **links; /* sorted by index */
         size_t n_links;
@@ -232,6 +234,11 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(RoamModel *, roam_model_free);
 int roam_link_update_properties(RoamLink *l, sd_bus_message *m);
 int roam_app_update_properties(RoamApp *a, sd_bus_message *m);
 int roam_model_update_manager_properties(RoamModel *m, sd_bus_message *msg);
+/* The same as readers of one GetAll (RoamPropsReadFn, roam-props.h): for the CLI's reads of
+ * one object. */
+int roam_model_read_manager(sd_bus_message *props, void *model);
+int roam_app_read(sd_bus_message *props, void *app);
+int roam_link_read(sd_bus_message *props, void *link);
 
 /* Reads one object's interfaces and their properties at m (the a{sa{sv}} of GetManagedObjects
  * and of InterfacesAdded), the object at path: *ret_link and *ret_app are a new link and app when

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <langinfo.h>
@@ -270,4 +271,21 @@ const char *roam_format_bt_service(const char *uuid)
                 if (names[i].id == id)
                         return names[i].name;
         return NULL;
+}
+
+int roam_strv_extendf(char ***l, const char *fmt, ...)
+{
+        va_list ap;
+        char *s;
+        int r;
+
+        va_start(ap, fmt);
+        r = vasprintf(&s, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return -ENOMEM;
+        r = strv_push(l, s);
+        if (r < 0)
+                free(s);
+        return r;
 }

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "roam-macro.h"
+
 /* Text for people, shared by the CLI, plain mode and the full-screen interface: text cut to
  * fit, durations, ages, clock times, byte counts. */
 
@@ -48,3 +50,6 @@ void roam_print_stamp(void);
 /* A Bluetooth service UUID in words: the profile's name for the common ones ("audio sink
  * (A2DP)" for 0000110b-0000-1000-8000-00805f9b34fb), else NULL (show the UUID). */
 const char *roam_format_bt_service(const char *uuid);
+
+/* Appends a formatted string to the NULL-terminated list *l; -ENOMEM. */
+int roam_strv_extendf(char ***l, const char *fmt, ...) _printf_(2, 3);

@@ -130,3 +130,18 @@ const char *p2p_reason_text(const P2pPeer *p)
 {
         return roam_p2p_reason_words(p->reason);
 }
+
+P2pSignal p2p_signal_read(sd_bus_message *m, P2pSignalArgs *ret)
+{
+        P2pSignal kind;
+
+        if (sd_bus_message_is_signal(m, ROAM_MANAGER_INTERFACE, "P2PConnectionFailed"))
+                kind = P2P_SIGNAL_CONNECTION_FAILED;
+        else if (sd_bus_message_is_signal(m, ROAM_MANAGER_INTERFACE, "P2PGroupRemoved"))
+                kind = P2P_SIGNAL_GROUP_REMOVED;
+        else
+                return P2P_SIGNAL_NONE;
+        if (sd_bus_message_read(m, "sss", &ret->a, &ret->b, &ret->reason) < 0)
+                return P2P_SIGNAL_NONE;
+        return kind;
+}

@@ -39,3 +39,19 @@ char *p2p_methods_text(const P2pPeer *p);
 const char *p2p_reason_text(const P2pPeer *p);
 /* The state in words ("asks to connect" for a request). */
 const char *p2p_state_text(const P2pPeer *p);
+
+/* Manager.P2PConnectionFailed and P2PGroupRemoved (docs/dbus-api.md), read for the devices
+ * screen and plain mode; strings are valid as long as the message. */
+typedef enum P2pSignal {
+        P2P_SIGNAL_NONE,
+        P2P_SIGNAL_CONNECTION_FAILED,
+        P2P_SIGNAL_GROUP_REMOVED,
+} P2pSignal;
+typedef struct P2pSignalArgs {
+        const char *a, *b; /* P2PConnectionFailed: address, name; P2PGroupRemoved: the
+                            * interface, the peer's address */
+        const char *reason;
+} P2pSignalArgs;
+/* Which of them m is, its arguments read into ret; P2P_SIGNAL_NONE for any other message or
+ * one that cannot be read. */
+P2pSignal p2p_signal_read(sd_bus_message *m, P2pSignalArgs *ret);

@@ -82,6 +82,15 @@ static int read_session(sd_bus_message *m, RoamPortalSession *s)
         return s->link && s->state ? 1 : -EBADMSG;
 }
 
+int roam_portal_sessions_read_get(sd_bus_message *m, RoamPortalSession **ret, size_t *ret_n)
+{
+        int r = sd_bus_message_enter_container(m, 'v', "aa{sv}");
+
+        if (r < 0)
+                return r;
+        return roam_portal_sessions_read(m, ret, ret_n);
+}
+
 int roam_portal_sessions_read(sd_bus_message *reply, RoamPortalSession **ret, size_t *ret_n)
 {
         RoamPortalSession *s = NULL;

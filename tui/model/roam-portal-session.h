@@ -23,6 +23,8 @@ typedef struct RoamPortalSession {
 void roam_portal_sessions_free(RoamPortalSession *s, size_t n);
 /* Reads an aa{sv} of sessions at the message's position. */
 int roam_portal_sessions_read(sd_bus_message *m, RoamPortalSession **ret, size_t *ret_n);
+/* Reads a Properties.Get reply of Sessions (its variant). */
+int roam_portal_sessions_read_get(sd_bus_message *m, RoamPortalSession **ret, size_t *ret_n);
 /* Reads the Sessions property. */
 int roam_portal_sessions_get(sd_bus *bus, RoamPortalSession **ret, size_t *ret_n);
 

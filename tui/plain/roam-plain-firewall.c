@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "roam-bus.h"
-#include "roam-firewall-cli.h"
+#include "roam-firewall.h"
 #include "roam-format.h"
 #include "roam-log.h"
 #include "roam-plain-firewall.h"

@@ -154,16 +154,15 @@ static void load(PlainP2p *pp)
 
 static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        const char *address, *name, *reason;
+        P2pSignalArgs s;
 
         /* A device that went out of reach mid-connect leaves the list: its line says why the
          * attempt failed; the other failures are said by the peer's own "Not connected". */
-        if (sd_bus_message_is_signal(m, ROAM_MANAGER_INTERFACE, "P2PConnectionFailed") &&
-            sd_bus_message_read(m, "sss", &address, &name, &reason) >= 0 &&
-            roam_p2p_reason_from_string(reason) == ROAM_P2P_REASON_PEER_LOST) {
+        if (p2p_signal_read(m, &s) == P2P_SIGNAL_CONNECTION_FAILED &&
+            roam_p2p_reason_from_string(s.reason) == ROAM_P2P_REASON_PEER_LOST) {
                 roam_print_stamp();
-                printf("Could not connect to %s: %s.\n", *name ? name : address,
-                       roam_p2p_reason_words(reason));
+                printf("Could not connect to %s: %s.\n", *s.b ? s.b : s.a,
+                       roam_p2p_reason_words(s.reason));
         }
         load(userdata);
         return 0;

@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 #include "roam-client-bus.h"
-#include "roam-apps-cli.h"
 #include "roam-bus.h"
 #include "roam-format.h"
 #include "roam-plain-portal.h"
-#include "roam-portal-browser.h"
+#include "roam-browser.h"
+#include "roam-run-app.h"
 #include "roam-portal-session.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
@@ -149,9 +149,7 @@ static int on_sessions(sd_bus_message *m, void *userdata, sd_bus_error *ret_erro
         pp->load_slot = sd_bus_slot_unref(pp->load_slot);
         if (sd_bus_message_is_method_error(m, NULL))
                 return 0; /* a roamd without portals: nothing to say */
-        r = sd_bus_message_enter_container(m, 'v', "aa{sv}");
-        if (r >= 0)
-                r = roam_portal_sessions_read(m, &s, &n);
+        r = roam_portal_sessions_read_get(m, &s, &n);
         if (r < 0)
                 return 0;
         if (pp->loaded)

@@ -8,13 +8,15 @@
 #include "roam-verdict.h"
 #include "roam-log.h"
 #include "roam-plain-time.h"
-#include "roam-time-cli.h"
+#include "roam-props.h"
+#include "roam-time.h"
 #include "roam-util.h"
 
 struct PlainTime {
         RoamLive *live;
         sd_bus *bus;
-        sd_bus_slot *match, *call;
+        RoamProps *props;      /* follows org.roam1.Time into view */
+        RoamTimeView view;     /* what roamd said last */
         sd_bus_slot *set_call; /* time zone ZONE: SetZone, answered on its reply */
         char set_zone[128];
         char *state, *gate, *clock; /* what was said last; NULL before the first answer */
@@ -27,52 +29,48 @@ const char plain_time_help[] =
     "                 the clock, the zone, each source's interval, verdict and age\n"
     "  time zone ZONE choose the time zone among those time lists\n";
 
-static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+static void on_loaded(RoamProps *props, const sd_bus_error *e, int r, void *userdata)
 {
         PlainTime *pt = userdata;
-        RoamTimeView v = {};
+        const RoamTimeView *v = &pt->view;
         bool asked = pt->asked;
         char head[128], clock[512], zone[256];
 
-        pt->call = sd_bus_slot_unref(pt->call);
         pt->asked = false;
-        if (sd_bus_message_is_method_error(m, NULL) || roam_time_view_read(m, &v) < 0) {
+        if (e || r < 0) {
                 if (asked)
                         puts("roamd has no time to tell (no org.roam1.Time).");
-                roam_time_view_done(&v);
-                return 0;
+                return;
         }
         if (asked)
-                roam_time_print_text(&v);
+                roam_time_print_text(v);
         else if (pt->state) {
                 /* only changes: the first answer is what the status already implies */
-                if (!streq(pt->state, v.state)) {
-                        roam_time_headline(&v, head, sizeof(head));
+                if (!streq(pt->state, v->state)) {
+                        roam_time_headline(v, head, sizeof(head));
                         roam_print_stamp();
-                        printf("%s%s%s.\n", head, v.reasons && v.reasons[0] ? ": " : "",
-                               v.reasons && v.reasons[0] ? v.reasons[0] : "");
+                        printf("%s%s%s.\n", head, v->reasons && v->reasons[0] ? ": " : "",
+                               v->reasons && v->reasons[0] ? v->reasons[0] : "");
                 }
-                if (!streq_ptr(pt->gate, v.gate)) {
+                if (!streq_ptr(pt->gate, v->gate)) {
                         roam_print_stamp();
-                        printf("Time gate: %s.\n", roam_time_gate_words(v.gate));
+                        printf("Time gate: %s.\n", roam_time_gate_words(v->gate));
                 }
-                roam_time_clock_words(&v, clock, sizeof(clock));
-                if (*clock && !streq_ptr(pt->clock, v.clock_state)) {
+                roam_time_clock_words(v, clock, sizeof(clock));
+                if (*clock && !streq_ptr(pt->clock, v->clock_state)) {
                         roam_print_stamp();
                         printf("Clock: %s.\n", clock);
                 }
         }
-        roam_time_zone_words(&v, zone, sizeof(zone));
+        roam_time_zone_words(v, zone, sizeof(zone));
         if (!asked && pt->state && *zone && !streq_ptr(pt->zone, zone)) {
                 roam_print_stamp();
                 printf("Time zone: %s.\n", zone);
         }
-        if (free_and_strdup(&pt->state, v.state) < 0 || free_and_strdup(&pt->gate, v.gate) < 0 ||
-            free_and_strdup(&pt->clock, v.clock_state) < 0 || free_and_strdup(&pt->zone, zone) < 0)
+        if (free_and_strdup(&pt->state, v->state) < 0 || free_and_strdup(&pt->gate, v->gate) < 0 ||
+            free_and_strdup(&pt->clock, v->clock_state) < 0 || free_and_strdup(&pt->zone, zone) < 0)
                 log_oom();
         fflush(stdout);
-        roam_time_view_done(&v);
-        return 0;
 }
 
 static void load(PlainTime *pt)
@@ -81,20 +79,14 @@ static void load(PlainTime *pt)
 
         if (!pt->bus)
                 return;
-        pt->call = sd_bus_slot_unref(pt->call);
-        r = sd_bus_call_method_async(pt->bus, &pt->call, ROAM_BUS_NAME, ROAM_TIME_PATH,
-                                     "org.freedesktop.DBus.Properties", "GetAll", on_reply, pt, "s",
-                                     ROAM_TIME_INTERFACE);
+        r = pt->props
+                ? roam_props_reload(pt->props)
+                : roam_props_new(pt->bus, ROAM_TIME_PATH, ROAM_TIME_INTERFACE,
+                                 roam_time_view_replace, &pt->view, on_loaded, pt, &pt->props);
         if (r < 0 && pt->asked) {
                 pt->asked = false;
                 printf("Cannot ask roamd for the time: %s\n", strerror(-r));
         }
-}
-
-static int on_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
-{
-        load(userdata);
-        return 0;
 }
 
 void plain_time_watch(PlainTime *pt)
@@ -102,8 +94,7 @@ void plain_time_watch(PlainTime *pt)
         sd_bus *bus = roam_live_get_bus(pt->live);
 
         if (bus != pt->bus) {
-                pt->match = sd_bus_slot_unref(pt->match);
-                pt->call = sd_bus_slot_unref(pt->call);
+                pt->props = roam_props_free(pt->props);
                 pt->set_call = sd_bus_slot_unref(pt->set_call);
                 pt->bus = sd_bus_unref(pt->bus);
                 free(pt->state);
@@ -112,11 +103,6 @@ void plain_time_watch(PlainTime *pt)
                 free(pt->zone);
                 pt->state = pt->gate = pt->clock = pt->zone = NULL;
                 pt->bus = sd_bus_ref(bus);
-                if (bus)
-                        (void)sd_bus_match_signal_async(bus, &pt->match, ROAM_BUS_NAME,
-                                                        ROAM_TIME_PATH,
-                                                        "org.freedesktop.DBus.Properties",
-                                                        "PropertiesChanged", on_changed, NULL, pt);
         }
         load(pt);
 }
@@ -197,8 +183,8 @@ PlainTime *plain_time_free(PlainTime *pt)
 {
         if (!pt)
                 return NULL;
-        sd_bus_slot_unref(pt->match);
-        sd_bus_slot_unref(pt->call);
+        roam_props_free(pt->props);
+        roam_time_view_done(&pt->view);
         sd_bus_slot_unref(pt->set_call);
         sd_bus_unref(pt->bus);
         free(pt->state);

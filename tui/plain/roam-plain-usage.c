@@ -7,10 +7,9 @@
 #include <time.h>
 
 #include "roam-bus.h"
-#include "roam-firewall-cli.h"
 #include "roam-format.h"
 #include "roam-plain-usage.h"
-#include "roam-stats-cli.h"
+#include "roam-usage.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
 
@@ -18,19 +17,12 @@
  * BudgetChanged; a budget whose state differs from the last reading is one line. "usage"
  * asks GetUsage, then GetBudgets, and answers when both replies are in. */
 
-#define USAGE_INTERFACE "org.roam1.Usage"
-
-typedef struct PlainBudget {
-        char *app, *links, *state;
-        uint64_t limit, used, end;
-} PlainBudget;
-
 struct PlainUsage {
         RoamLive *live;
         sd_bus *bus;
         sd_bus_slot *match, *watch_slot, *usage_slot, *budgets_slot;
         bool loaded; /* the budgets have been read once */
-        PlainBudget *budgets;
+        RoamBudget *budgets;
         size_t n_budgets;
         char *app; /* what the "usage" in flight asked for (NULL: everything) */
         bool all;  /* ... and whether everyone's ("usage --all") */
@@ -41,16 +33,6 @@ const char plain_usage_help[] =
     "                 and the data budgets (of APP only)\n"
     "  usage --all [APP]   the same for everyone: every user's apps and processes,\n"
     "                 system services and the rest (needs authorization)\n";
-
-static void budgets_free(PlainBudget *b, size_t n)
-{
-        for (size_t i = 0; i < n; i++) {
-                free(b[i].app);
-                free(b[i].links);
-                free(b[i].state);
-        }
-        free(b);
-}
 
 /* "1 Jan", with the time when the period does not end at midnight (UTC, as roamd counts). The
  * month in English whatever the locale: the rest of the sentence is. */
@@ -73,7 +55,7 @@ static void format_until(uint64_t end, char *buf, size_t size)
 }
 
 /* "org.example.Video: over budget on cellular: blocked until 1 Jan" */
-static void announce(const PlainBudget *b)
+static void announce(const RoamBudget *b)
 {
         char until[48], used[32], limit[32];
 
@@ -94,8 +76,7 @@ static void announce(const PlainBudget *b)
                        limit, until);
 }
 
-static const PlainBudget *find(const PlainBudget *list, size_t n, const char *app,
-                               const char *links)
+static const RoamBudget *find(const RoamBudget *list, size_t n, const char *app, const char *links)
 {
         for (size_t i = 0; i < n; i++)
                 if (streq(list[i].app, app) && streq(list[i].links, links))
@@ -103,54 +84,17 @@ static const PlainBudget *find(const PlainBudget *list, size_t n, const char *ap
         return NULL;
 }
 
-static int budgets_read(sd_bus_message *m, PlainBudget **ret, size_t *ret_n)
-{
-        PlainBudget *list = NULL;
-        size_t n = 0;
-        const char *app, *links, *state;
-        uint64_t limit, used, start, end, warn;
-        int r;
-
-        r = sd_bus_message_enter_container(m, 'a', "(ssttttts)");
-        while (r >= 0 && (r = sd_bus_message_read(m, "(ssttttts)", &app, &links, &limit, &used,
-                                                  &start, &end, &warn, &state)) > 0) {
-                PlainBudget *nl = realloc(list, sizeof(*nl) * (n + 1));
-
-                if (!nl) {
-                        r = -ENOMEM;
-                        break;
-                }
-                list = nl;
-                list[n] = (PlainBudget){.app = strdup(app),
-                                        .links = strdup(links),
-                                        .state = strdup(state),
-                                        .limit = limit,
-                                        .used = used,
-                                        .end = end};
-                n++;
-                if (!list[n - 1].app || !list[n - 1].links || !list[n - 1].state)
-                        r = -ENOMEM;
-        }
-        if (r < 0) {
-                budgets_free(list, n);
-                return r;
-        }
-        *ret = list;
-        *ret_n = n;
-        return 0;
-}
-
 /* Keeps the reading; says what changed since the last one. */
-static void budgets_take(PlainUsage *pu, PlainBudget *now, size_t n)
+static void budgets_take(PlainUsage *pu, RoamBudget *now, size_t n)
 {
         if (pu->loaded)
                 for (size_t i = 0; i < n; i++) {
-                        const PlainBudget *was =
+                        const RoamBudget *was =
                             find(pu->budgets, pu->n_budgets, now[i].app, now[i].links);
                         if (!was || !streq(was->state, now[i].state))
                                 announce(&now[i]);
                 }
-        budgets_free(pu->budgets, pu->n_budgets);
+        roam_budgets_free(pu->budgets, pu->n_budgets);
         pu->budgets = now;
         pu->n_budgets = n;
         pu->loaded = true;
@@ -159,11 +103,11 @@ static void budgets_take(PlainUsage *pu, PlainBudget *now, size_t n)
 static int on_watch_budgets(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
         PlainUsage *pu = userdata;
-        PlainBudget *b;
+        RoamBudget *b;
         size_t n;
 
         pu->watch_slot = sd_bus_slot_unref(pu->watch_slot);
-        if (sd_bus_message_is_method_error(m, NULL) || budgets_read(m, &b, &n) < 0)
+        if (sd_bus_message_is_method_error(m, NULL) || roam_budgets_read(m, &b, &n) < 0)
                 return 0; /* a roamd without budgets: nothing to say */
         budgets_take(pu, b, n);
         fflush(stdout);
@@ -176,7 +120,8 @@ static void load(PlainUsage *pu)
                 return;
         pu->watch_slot = sd_bus_slot_unref(pu->watch_slot);
         (void)sd_bus_call_method_async(pu->bus, &pu->watch_slot, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
-                                       USAGE_INTERFACE, "GetBudgets", on_watch_budgets, pu, "");
+                                       ROAM_USAGE_INTERFACE, "GetBudgets", on_watch_budgets, pu,
+                                       "");
 }
 
 static int on_budget_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
@@ -196,15 +141,15 @@ void plain_usage_watch(PlainUsage *pu)
                 pu->budgets_slot = sd_bus_slot_unref(pu->budgets_slot);
                 pu->bus = sd_bus_unref(pu->bus);
                 pu->loaded = false;
-                budgets_free(pu->budgets, pu->n_budgets);
+                roam_budgets_free(pu->budgets, pu->n_budgets);
                 pu->budgets = NULL;
                 pu->n_budgets = 0;
                 if (!bus)
                         return;
                 pu->bus = sd_bus_ref(bus);
                 (void)sd_bus_match_signal_async(bus, &pu->match, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
-                                                USAGE_INTERFACE, "BudgetChanged", on_budget_changed,
-                                                NULL, pu);
+                                                ROAM_USAGE_INTERFACE, "BudgetChanged",
+                                                on_budget_changed, NULL, pu);
         }
         load(pu);
 }
@@ -267,11 +212,11 @@ static int on_usage(sd_bus_message *m, void *userdata, sd_bus_error *ret_error);
 static int on_command_budgets(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
         PlainUsage *pu = userdata;
-        PlainBudget *b;
+        RoamBudget *b;
         size_t n, shown = 0;
 
         pu->budgets_slot = sd_bus_slot_unref(pu->budgets_slot);
-        if (sd_bus_message_is_method_error(m, NULL) || budgets_read(m, &b, &n) < 0) {
+        if (sd_bus_message_is_method_error(m, NULL) || roam_budgets_read(m, &b, &n) < 0) {
                 puts("No data budgets (roamd does not report any).");
                 goto done;
         }
@@ -309,9 +254,9 @@ static int on_usage(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         _cleanup_free_ OwnerSum *sums = NULL;
         size_t n = 0;
         uint64_t tin[2] = {}, tout[2] = {};
-        const char *owner, *link;
-        uint64_t bi, bo, pi, po;
-        int roaming, r;
+        RoamUsageRow *rows = NULL;
+        size_t n_rows = 0;
+        int r;
 
         pu->usage_slot = sd_bus_slot_unref(pu->usage_slot);
         if (e) {
@@ -321,14 +266,14 @@ static int on_usage(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
                 fflush(stdout);
                 return 0;
         }
-        r = sd_bus_message_enter_container(m, 'a', "(ssbtttt)");
-        while (r >= 0 && (r = sd_bus_message_read(m, "(ssbtttt)", &owner, &link, &roaming, &bi, &bo,
-                                                  &pi, &po)) > 0) {
+        r = roam_usage_rows_read(m, &rows, &n_rows);
+        for (size_t k = 0; r >= 0 && k < n_rows; k++) {
+                const RoamUsageRow *row = &rows[k];
                 size_t i;
 
-                if (pu->app && !owner_is_app(owner, pu->app))
+                if (pu->app && !owner_is_app(row->owner, pu->app))
                         continue;
-                for (i = 0; i < n && !streq(sums[i].owner, owner); i++)
+                for (i = 0; i < n && !streq(sums[i].owner, row->owner); i++)
                         ;
                 if (i == n) {
                         OwnerSum *ns = realloc(sums, sizeof(*ns) * (n + 1));
@@ -337,12 +282,12 @@ static int on_usage(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
                                 break;
                         }
                         sums = ns;
-                        sums[n++] = (OwnerSum){.owner = owner};
+                        sums[n++] = (OwnerSum){.owner = row->owner};
                 }
-                sums[i].in[!!roaming] += bi;
-                sums[i].out[!!roaming] += bo;
-                tin[!!roaming] += bi;
-                tout[!!roaming] += bo;
+                sums[i].in[row->roaming] += row->bytes_in;
+                sums[i].out[row->roaming] += row->bytes_out;
+                tin[row->roaming] += row->bytes_in;
+                tout[row->roaming] += row->bytes_out;
         }
         if (r < 0)
                 printf("Unexpected answer from roamd: %s\n", strerror(-r));
@@ -359,9 +304,10 @@ static int on_usage(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         }
         if (r >= 0 && n > 1)
                 print_totals("Total", tin, tout);
+        roam_usage_rows_free(rows, n_rows);
         r = pu->bus ? sd_bus_call_method_async(pu->bus, &pu->budgets_slot, ROAM_BUS_NAME,
-                                               ROAM_MANAGER_PATH, USAGE_INTERFACE, "GetBudgets",
-                                               on_command_budgets, pu, "")
+                                               ROAM_MANAGER_PATH, ROAM_USAGE_INTERFACE,
+                                               "GetBudgets", on_command_budgets, pu, "")
                     : -ENOTCONN;
         if (r < 0) {
                 free(pu->app);
@@ -400,16 +346,9 @@ int plain_usage_command(PlainUsage *pu, char **words)
         if (words[1] && !pu->app)
                 return -ENOMEM;
         pu->all = all;
-        r = sd_bus_message_new_method_call(pu->bus, &call, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
-                                           USAGE_INTERFACE, "GetUsage");
-        if (r >= 0)
-                r = sd_bus_message_open_container(call, 'a', "{sv}");
-        if (r >= 0 && pu->app)
-                r = sd_bus_message_append(call, "{sv}", "app", "s", pu->app);
-        if (r >= 0 && all)
-                r = sd_bus_message_append(call, "{sv}", "all", "b", 1);
-        if (r >= 0)
-                r = sd_bus_message_close_container(call);
+        r = roam_usage_new_call(pu->bus, "GetUsage",
+                                &(RoamUsageQuery){.app = pu->app, .user = all ? "all" : NULL},
+                                &call);
         if (r >= 0)
                 r = sd_bus_call_async(pu->bus, &pu->usage_slot, call, on_usage, pu, 0);
         if (r < 0)
@@ -437,7 +376,7 @@ PlainUsage *plain_usage_free(PlainUsage *pu)
         sd_bus_slot_unref(pu->usage_slot);
         sd_bus_slot_unref(pu->budgets_slot);
         sd_bus_unref(pu->bus);
-        budgets_free(pu->budgets, pu->n_budgets);
+        roam_budgets_free(pu->budgets, pu->n_budgets);
         free(pu->app);
         free(pu);
         return NULL;

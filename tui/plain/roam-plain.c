@@ -27,7 +27,7 @@
 #include "roam-plain-time.h"
 #include "roam-plain-usage.h"
 #include "roam-plain.h"
-#include "roam-status.h"
+#include "roam-enforcement.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
 

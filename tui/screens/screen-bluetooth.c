@@ -11,8 +11,7 @@
 
 #include "roam-client-bus.h"
 #include "roam-format.h"
-#include "roam-bt-cli.h"
-#include "roam-bus-map.h"
+#include "roam-bluetooth.h"
 #include "roam-bus.h"
 #include "roam-screens.h"
 #include "roam-util.h"
@@ -27,233 +26,71 @@
 #define COL_KIND  11
 #define ENTRY_MAX 16
 
-typedef struct BtRow {
-        char *address, *name, *kind, *network, *interface;
-        int16_t rssi;
-        int paired, trusted, connected;
-        int32_t battery;
-} BtRow;
-
 typedef struct BtData {
-        sd_bus *bus;
-        sd_bus_slot *match, *load;
-        bool loaded, available, agent, has_adapter;
-        const char *tab; /* the reason word the header's tab last showed (NULL: none) */
-        bool shown;      /* the current screen */
-        bool asking;     /* what the status line last said: a question waits */
-        char *error;
-        char adapter[32], adapter_name[64];
-        int powered, discoverable, pairable, scanning;
-        BtRow *rows;
-        size_t n_rows;
-        uint32_t q_id;
-        char q_kind[32], q_address[18], q_name[128], q_value[64];
-        uint32_t nfc_id; /* a tag from neard waiting for a yes or no, 0: none */
-        char nfc_text[1024];
-        char *last;
+        RoamBluetoothWatch *watch; /* the model (roam-bluetooth.c) */
+        char *error;               /* why roamd's Bluetooth could not be read, NULL: read */
+        const char *tab;           /* the reason word the header's tab last showed (NULL: none) */
+        bool shown;                /* the current screen */
+        bool asking;               /* what the status line last said: a question waits */
+        uint32_t q_id;             /* the question the entry is typed for */
         int selected, scroll;
         char entry[ENTRY_MAX + 1];
         Tui *tui;
 } BtData;
 
-static void rows_free(BtData *b)
-{
-        for (size_t i = 0; i < b->n_rows; i++) {
-                free(b->rows[i].address);
-                free(b->rows[i].name);
-                free(b->rows[i].kind);
-                free(b->rows[i].network);
-                free(b->rows[i].interface);
-        }
-        free(b->rows);
-        b->rows = NULL;
-        b->n_rows = 0;
-}
-
-static int read_devices(BtData *b, sd_bus_message *m)
-{
-        const char *address, *adapter, *name, *kind, *network, *iface;
-        BtRow row;
-        int r;
-
-        rows_free(b);
-        r = sd_bus_message_enter_container(m, 'a', "(ssssnbbbiss)");
-        while (r >= 0 &&
-               (r = sd_bus_message_read(m, "(ssssnbbbiss)", &address, &adapter, &name, &kind,
-                                        &row.rssi, &row.paired, &row.trusted, &row.connected,
-                                        &row.battery, &network, &iface)) > 0) {
-                BtRow *n = realloc(b->rows, sizeof(*n) * (b->n_rows + 1));
-                if (!n)
-                        return -ENOMEM;
-                b->rows = n;
-                row.address = strdup(address);
-                row.name = strdup(name);
-                row.kind = strdup(kind);
-                row.network = strdup(network);
-                row.interface = strdup(iface);
-                b->rows[b->n_rows++] = row;
-                if (!row.address || !row.name || !row.kind || !row.network || !row.interface)
-                        return -ENOMEM;
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(m);
-}
-
-static int read_adapters(BtData *b, sd_bus_message *m)
-{
-        const char *id, *address, *alias;
-        int powered, discoverable, pairable, scanning, r;
-
-        b->has_adapter = false;
-        r = sd_bus_message_enter_container(m, 'a', "(sssbbbb)");
-        while (r >= 0 && (r = sd_bus_message_read(m, "(sssbbbb)", &id, &address, &alias, &powered,
-                                                  &discoverable, &pairable, &scanning)) > 0) {
-                /* The first adapter is shown (roamd's default is the first powered one; one
-                 * adapter is the common case). */
-                if (b->has_adapter)
-                        continue;
-                b->has_adapter = true;
-                snprintf(b->adapter, sizeof(b->adapter), "%s", id);
-                snprintf(b->adapter_name, sizeof(b->adapter_name), "%s", alias);
-                b->powered = powered, b->discoverable = discoverable;
-                b->pairable = pairable, b->scanning = scanning;
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(m);
-}
-
-static int set_question(sd_bus_message *m, const char *key, void *field)
-{
-        const char *kind, *address, *qname, *value;
-        BtData *b = field;
-        uint32_t id;
-        int r;
-
-        r = sd_bus_message_read(m, "(ussss)", &id, &kind, &address, &qname, &value);
-        if (r < 0)
-                return r;
-        if (id != b->q_id)
-                b->entry[0] = 0;
-        b->q_id = id;
-        snprintf(b->q_kind, sizeof(b->q_kind), "%s", kind);
-        snprintf(b->q_address, sizeof(b->q_address), "%s", address);
-        snprintf(b->q_name, sizeof(b->q_name), "%s", qname);
-        snprintf(b->q_value, sizeof(b->q_value), "%s", value);
-        /* the passkey or PIN is not in the property: asked for */
-        if (roam_bt_question_is_secret(kind)) {
-                _cleanup_free_ char *secret = NULL;
-                BtQuestion bq = {id, kind, address, qname, value};
-                if (roam_bt_question_secret(b->bus, &bq, &secret) >= 0)
-                        snprintf(b->q_value, sizeof(b->q_value), "%s", secret);
-        }
-        return 0;
-}
-
-static int set_nfc_offer(sd_bus_message *m, const char *key, void *field)
-{
-        BtData *b = field;
-        const char *s;
-        uint32_t id;
-        int r = sd_bus_message_read(m, "(us)", &id, &s);
-
-        if (r >= 0) {
-                b->nfc_id = id;
-                snprintf(b->nfc_text, sizeof(b->nfc_text), "%s", s);
-        }
-        return r;
-}
-
-static int set_adapters(sd_bus_message *m, const char *key, void *field)
-{
-        return read_adapters(field, m);
-}
-
-static int set_devices(sd_bus_message *m, const char *key, void *field)
-{
-        return read_devices(field, m);
-}
-
-static const BusMapEntry bt_map[] = {
-    {"Available", "b", bus_map_bool, offsetof(BtData, available)},
-    {"AgentRegistered", "b", bus_map_bool, offsetof(BtData, agent)},
-    {"LastEvent", "s", bus_map_string, offsetof(BtData, last)},
-    {"Question", "(ussss)", set_question, 0},
-    {"NfcOffer", "(us)", set_nfc_offer, 0},
-    {"Adapters", "a(sssbbbb)", set_adapters, 0},
-    {"Devices", "a(ssssnbbbiss)", set_devices, 0},
-    {},
+static const RoamBluetooth no_bluetooth = {
+    .last_event = (char *)"",
+    .question = {.kind = (char *)"",
+                 .address = (char *)"",
+                 .name = (char *)"",
+                 .value = (char *)""},
+    .nfc_text = (char *)"",
 };
 
-static int read_all(BtData *b, sd_bus_message *m)
+/* The model, empty until roamd's Bluetooth was read. */
+static const RoamBluetooth *bt_model(const BtData *b)
 {
-        return bus_map_read(m, bt_map, b);
+        return roam_bluetooth_watch_loaded(b->watch) ? roam_bluetooth_watch_get(b->watch)
+                                                     : &no_bluetooth;
 }
 
-static int load(BtData *b);
+static sd_bus *bt_bus(const BtData *b)
+{
+        return roam_bluetooth_watch_get_bus(b->watch);
+}
 
 static const char *bt_available(Tui *t, Screen *s, char *why, size_t size);
 
-static int on_loaded(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+static void on_changed(RoamBluetoothWatch *w, const sd_bus_error *error, void *userdata)
 {
+        BtData *b = userdata;
+        const RoamBluetooth *bt = roam_bluetooth_watch_get(w);
+        bool asking = bt->question.id != 0 || bt->nfc_id != 0;
         char why[256];
         const char *tab;
 
-        BtData *b = userdata;
-        const sd_bus_error *e = sd_bus_message_get_error(m);
-
-        b->load = sd_bus_slot_unref(b->load);
         free(b->error);
-        b->error = NULL;
-        if (e)
-                b->error = strdup(sd_bus_error_has_name(e, SD_BUS_ERROR_UNKNOWN_OBJECT)
-                                      ? "roamd runs without Bluetooth ([Bluetooth] Enable=no)."
-                                      : (e->message ? e->message : e->name));
-        else if (read_all(b, m) < 0)
-                b->error = strdup("roamd's answer could not be read.");
-        b->loaded = true;
-        if (b->selected >= (int)b->n_rows)
-                b->selected = b->n_rows > 0 ? (int)b->n_rows - 1 : 0;
+        b->error = error ? strdup(roam_bluetooth_error_words(error)) : NULL;
+        if (bt->question.id != b->q_id)
+                b->entry[0] = 0;
+        b->q_id = bt->question.id;
+        if (b->selected >= (int)bt->n_devices)
+                b->selected = bt->n_devices > 0 ? (int)bt->n_devices - 1 : 0;
         /* Another screen redraws only for the status line's question, or for the header's
          * Bluetooth tab, whose reason word ("7:wait") would otherwise stay stale. */
         tab = b->tab;
-        if (b->shown || b->asking != (b->q_id != 0 || b->nfc_id != 0) ||
+        if (b->shown || b->asking != asking ||
             bt_available(b->tui, &(Screen){.data = b}, why, sizeof(why)) != tab)
                 tui_request_redraw(b->tui);
-        b->asking = b->q_id != 0 || b->nfc_id != 0;
-        return 0;
-}
-
-static int on_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
-{
-        (void)load(userdata);
-        return 0;
-}
-
-static int load(BtData *b)
-{
-        if (!b->bus)
-                return -ENOTCONN;
-        /* Every change reads the whole state again: a few devices, and never a stale mix. */
-        b->load = sd_bus_slot_unref(b->load);
-        return sd_bus_call_method_async(b->bus, &b->load, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
-                                        "org.freedesktop.DBus.Properties", "GetAll", on_loaded, b,
-                                        "s", ROAM_BLUETOOTH_INTERFACE);
+        b->asking = asking;
 }
 
 static void bt_forget(BtData *b)
 {
-        b->match = sd_bus_slot_unref(b->match);
-        b->load = sd_bus_slot_unref(b->load);
-        b->bus = sd_bus_unref(b->bus);
-        rows_free(b);
+        b->watch = roam_bluetooth_watch_free(b->watch);
         free(b->error);
         b->error = NULL;
-        free(b->last);
-        b->last = NULL;
-        b->loaded = b->has_adapter = false;
-        b->q_id = b->nfc_id = 0;
+        b->q_id = 0;
         b->asking = false;
 }
 
@@ -262,21 +99,14 @@ static void bt_forget(BtData *b)
 static int bt_watch(Tui *t, BtData *b)
 {
         sd_bus *bus = tui_bus(t);
-        int r;
 
         b->tui = t;
-        if (b->bus && bus == b->bus && b->match)
-                return load(b);
+        if (b->watch && bus == bt_bus(b))
+                return roam_bluetooth_watch_reload(b->watch);
         bt_forget(b);
         if (!bus)
                 return 0; /* the status line says roamd is not reachable */
-        b->bus = sd_bus_ref(bus);
-        r = sd_bus_match_signal_async(b->bus, &b->match, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
-                                      "org.freedesktop.DBus.Properties", "PropertiesChanged",
-                                      on_changed, NULL, b);
-        if (r >= 0)
-                r = load(b);
-        return r;
+        return roam_bluetooth_watch_new(bus, on_changed, b, &b->watch);
 }
 
 static int bt_roamd_appeared(Tui *t, Screen *s)
@@ -324,8 +154,7 @@ static int on_action_done(sd_bus_message *m, void *userdata, sd_bus_error *ret_e
         /* roamd answers once the change is made: read the state again, so the screen never
          * waits on a PropertiesChanged that a reload in flight may have raced (an answered
          * NFC tag's question once stayed on screen after roamd had dropped it). */
-        if (b->bus)
-                (void)load(b);
+        (void)roam_bluetooth_watch_reload(b->watch);
         return 0;
 }
 
@@ -335,9 +164,9 @@ static int action(BtData *b, const char *method, const char *types, ...)
         va_list ap;
         int r;
 
-        if (!b->bus)
+        if (!bt_bus(b))
                 return -ENOTCONN;
-        r = sd_bus_message_new_method_call(b->bus, &m, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
+        r = sd_bus_message_new_method_call(bt_bus(b), &m, ROAM_BUS_NAME, ROAM_BLUETOOTH_PATH,
                                            ROAM_BLUETOOTH_INTERFACE, method);
         if (r >= 0 && types) {
                 va_start(ap, types);
@@ -347,52 +176,58 @@ static int action(BtData *b, const char *method, const char *types, ...)
         if (r >= 0)
                 /* Floating: a pairing may outlive this screen; the answer comes as a message.
                  * b lives as long as the TUI (the screen's data), and so does the bus. */
-                r = sd_bus_call_async(b->bus, NULL, m, on_action_done, b, 120 * USEC_PER_SEC);
+                r = sd_bus_call_async(bt_bus(b), NULL, m, on_action_done, b, 120 * USEC_PER_SEC);
         return r;
 }
 
 static bool question_asks(const BtData *b)
 {
-        return b->q_id != 0 && !streq(b->q_kind, "show-pin") && !streq(b->q_kind, "show-passkey");
+        return b->q_id != 0 && !streq(bt_model(b)->question.kind, "show-pin") &&
+               !streq(bt_model(b)->question.kind, "show-passkey");
 }
 
 /* The pairing agent's question comes first: an NFC offer's yes may be what started it. */
 static bool nfc_asks(const BtData *b)
 {
-        return b->q_id == 0 && b->nfc_id != 0;
+        return b->q_id == 0 && bt_model(b)->nfc_id != 0;
 }
 
 static bool question_entry(const BtData *b)
 {
-        return streq(b->q_kind, "enter-pin") || streq(b->q_kind, "enter-passkey");
+        return streq(bt_model(b)->question.kind, "enter-pin") ||
+               streq(bt_model(b)->question.kind, "enter-passkey");
 }
 
 static void question_text(const BtData *b, char *buf, size_t size)
 {
-        if (roam_bt_question_is_secret(b->q_kind) && !b->q_value[0])
+        if (roam_bt_question_is_secret(bt_model(b)->question.kind) &&
+            !bt_model(b)->question.value[0])
                 snprintf(buf, size, "Its code is shown only to users allowed to pair.");
-        else if (streq(b->q_kind, "confirm"))
-                snprintf(buf, size, "Does the device show passkey %s too?", b->q_value);
-        else if (streq(b->q_kind, "authorize"))
+        else if (streq(bt_model(b)->question.kind, "confirm"))
+                snprintf(buf, size, "Does the device show passkey %s too?",
+                         bt_model(b)->question.value);
+        else if (streq(bt_model(b)->question.kind, "authorize"))
                 snprintf(buf, size, "Pair without a code?");
-        else if (streq(b->q_kind, "authorize-service")) {
-                const char *name = roam_format_bt_service(b->q_value);
+        else if (streq(bt_model(b)->question.kind, "authorize-service")) {
+                const char *name = roam_format_bt_service(bt_model(b)->question.value);
 
                 if (name)
                         snprintf(buf, size, "Allow it to use its %s service?", name);
                 else
-                        snprintf(buf, size, "Allow it to use service %s?", b->q_value);
-        } else if (streq(b->q_kind, "enter-pin"))
+                        snprintf(buf, size, "Allow it to use service %s?",
+                                 bt_model(b)->question.value);
+        } else if (streq(bt_model(b)->question.kind, "enter-pin"))
                 snprintf(buf, size, "Type its PIN (often 0000 or 1234).");
-        else if (streq(b->q_kind, "enter-passkey"))
+        else if (streq(bt_model(b)->question.kind, "enter-passkey"))
                 snprintf(buf, size, "Type the 6-digit passkey it shows.");
-        else if (streq(b->q_kind, "show-pin"))
-                snprintf(buf, size, "Type PIN %s on the device.", b->q_value);
+        else if (streq(bt_model(b)->question.kind, "show-pin"))
+                snprintf(buf, size, "Type PIN %s on the device.", bt_model(b)->question.value);
         else
-                snprintf(buf, size, "Type passkey %s on the device, then Enter there.", b->q_value);
+                snprintf(buf, size, "Type passkey %s on the device, then Enter there.",
+                         bt_model(b)->question.value);
 }
 
-static int add_device(TuiDoc *d, const BtRow *row, int item, bool table)
+static int add_device(TuiDoc *d, const RoamBtDevice *row, int item, bool table)
 {
         char state[160];
         int n, r;
@@ -434,7 +269,7 @@ static bool question_settling(BtData *b)
         char id[32];
 
         snprintf(id, sizeof(id), nfc_asks(b) ? "nfc:%" PRIu32 : "bt:%" PRIu32,
-                 nfc_asks(b) ? b->nfc_id : b->q_id);
+                 nfc_asks(b) ? bt_model(b)->nfc_id : b->q_id);
         return tui_question_settling(b->tui, id);
 }
 
@@ -455,7 +290,7 @@ static void draw_question(Tui *t, BtData *b, int top, int height)
                 if (r >= 0)
                         r = tui_doc_line(d, 0, 0);
                 if (r >= 0)
-                        r = tui_doc_span(d, THEME_NORMAL, 0, b->nfc_text);
+                        r = tui_doc_span(d, THEME_NORMAL, 0, bt_model(b)->nfc_text);
                 if (r >= 0)
                         r = tui_doc_line(d, -1, 0);
                 if (r >= 0)
@@ -465,13 +300,14 @@ static void draw_question(Tui *t, BtData *b, int top, int height)
         question_text(b, text, sizeof(text));
         r = tui_doc_line(d, -1, 0);
         if (r >= 0)
-                r = tui_doc_spanf(d, THEME_TITLE, 0, "%s: %s",
-                                  streq(b->q_kind, "authorize-service") ? "Service" : "Pairing",
-                                  b->q_name);
+                r = tui_doc_spanf(
+                    d, THEME_TITLE, 0, "%s: %s",
+                    streq(bt_model(b)->question.kind, "authorize-service") ? "Service" : "Pairing",
+                    bt_model(b)->question.name);
         if (r >= 0)
                 r = tui_doc_line(d, -1, 0);
         if (r >= 0)
-                r = tui_doc_span(d, THEME_MUTED, 0, b->q_address);
+                r = tui_doc_span(d, THEME_MUTED, 0, bt_model(b)->question.address);
         if (r >= 0)
                 r = tui_doc_line(d, 0, 0);
         if (r >= 0)
@@ -479,9 +315,10 @@ static void draw_question(Tui *t, BtData *b, int top, int height)
         if (r >= 0 && question_entry(b)) {
                 r = tui_doc_line(d, -1, 0);
                 if (r >= 0)
-                        r = tui_doc_spanf(d, THEME_NORMAL, 0, "%s: %s_",
-                                          streq(b->q_kind, "enter-pin") ? "PIN" : "Passkey",
-                                          b->entry);
+                        r = tui_doc_spanf(
+                            d, THEME_NORMAL, 0, "%s: %s_",
+                            streq(bt_model(b)->question.kind, "enter-pin") ? "PIN" : "Passkey",
+                            b->entry);
         }
         if (r >= 0)
                 r = tui_doc_line(d, -1, 0);
@@ -528,6 +365,7 @@ draw:
 static void bt_draw(Tui *t, Screen *s, int top, int height)
 {
         BtData *b = s->data;
+        const RoamBtAdapter *ad = roam_bluetooth_adapter(bt_model(b));
         _cleanup_(tui_doc_freep) TuiDoc *d = NULL;
         bool table = tui_columns(t) >= 64;
         int item = 0, r;
@@ -535,55 +373,55 @@ static void bt_draw(Tui *t, Screen *s, int top, int height)
         if (tui_doc_new(&d) < 0)
                 return;
         r = tui_doc_line(d, -1, 0);
-        if (!b->bus)
+        if (!bt_bus(b))
                 r = tui_doc_span(d, THEME_WARNING, 0, "Not connected to roamd.");
-        else if (!b->loaded)
+        else if (!roam_bluetooth_watch_loaded(b->watch))
                 r = tui_doc_span(d, THEME_NORMAL, 0, "Asking roamd about Bluetooth...");
         else if (b->error)
                 r = tui_doc_span(d, THEME_WARNING, 0, b->error);
-        else if (!b->available)
+        else if (!bt_model(b)->available)
                 r = tui_doc_span(d, THEME_WARNING, 0, "BlueZ is not running: no Bluetooth.");
-        else if (!b->has_adapter)
+        else if (!roam_bluetooth_adapter(bt_model(b)))
                 r = tui_doc_span(d, THEME_WARNING, 0, "No Bluetooth adapter.");
         else {
-                r = tui_doc_spanf(d, THEME_TITLE, 0, "Adapter %s (%s)", b->adapter,
-                                  b->adapter_name);
+                r = tui_doc_spanf(d, THEME_TITLE, 0, "Adapter %s (%s)", ad->id, ad->name);
                 if (r >= 0)
                         r = tui_doc_line(d, -1, 2);
                 if (r >= 0)
-                        r = tui_doc_spanf(d, b->powered ? THEME_NORMAL : THEME_WARNING, 0,
-                                          "%s, %s, %s, %s%s", b->powered ? "on" : "off",
-                                          b->discoverable ? "visible" : "not visible",
-                                          b->pairable ? "pairable" : "not pairable",
-                                          b->scanning ? "scanning" : "not scanning",
-                                          b->agent ? "" : "; no pairing agent");
+                        r = tui_doc_spanf(d, ad->powered ? THEME_NORMAL : THEME_WARNING, 0,
+                                          "%s, %s, %s, %s%s", ad->powered ? "on" : "off",
+                                          ad->discoverable ? "visible" : "not visible",
+                                          ad->pairable ? "pairable" : "not pairable",
+                                          ad->scanning ? "scanning" : "not scanning",
+                                          bt_model(b)->agent ? "" : "; no pairing agent");
                 if (r >= 0)
                         r = tui_doc_line(d, -1, 0);
                 if (r >= 0)
                         r = tui_doc_line(d, -1, 0);
                 if (r >= 0)
-                        r = tui_doc_spanf(d, THEME_TITLE, 0, "Devices (%zu)", b->n_rows);
-                if (r >= 0 && b->n_rows == 0) {
+                        r = tui_doc_spanf(d, THEME_TITLE, 0, "Devices (%zu)",
+                                          bt_model(b)->n_devices);
+                if (r >= 0 && bt_model(b)->n_devices == 0) {
                         r = tui_doc_line(d, -1, 2);
                         if (r >= 0)
                                 r = tui_doc_span(d, THEME_MUTED, 0, "None known: s scans.");
                 }
-                for (size_t i = 0; r >= 0 && i < b->n_rows; i++)
-                        r = add_device(d, &b->rows[i], item++, table);
-                if (r >= 0 && b->last && *b->last) {
+                for (size_t i = 0; r >= 0 && i < bt_model(b)->n_devices; i++)
+                        r = add_device(d, &bt_model(b)->devices[i], item++, table);
+                if (r >= 0 && *bt_model(b)->last_event) {
                         r = tui_doc_line(d, -1, 0);
                         if (r >= 0)
                                 r = tui_doc_line(d, -1, 6);
                         if (r >= 0)
                                 r = tui_doc_span(d, THEME_NORMAL, 0, "Last: ");
                         if (r >= 0)
-                                r = tui_doc_span(d, THEME_NORMAL, 0, b->last);
+                                r = tui_doc_span(d, THEME_NORMAL, 0, bt_model(b)->last_event);
                 }
         }
         if (r < 0)
                 return;
-        tui_doc_draw(t, d, top, height, b->n_rows > 0 ? b->selected : -1, &b->scroll);
-        if (b->q_id != 0 || b->nfc_id != 0)
+        tui_doc_draw(t, d, top, height, bt_model(b)->n_devices > 0 ? b->selected : -1, &b->scroll);
+        if (b->q_id != 0 || bt_model(b)->nfc_id != 0)
                 draw_question(t, b, top, height);
 }
 
@@ -609,7 +447,7 @@ static int question_key(BtData *b, int key)
         }
         if (nfc_asks(b) &&
             (key == 'y' || key == 'n' || key == '\n' || key == '\r' || key == TUI_KEY_ESCAPE)) {
-                int r = action(b, "AnswerNfc", "ub", b->nfc_id,
+                int r = action(b, "AnswerNfc", "ub", bt_model(b)->nfc_id,
                                key == 'y' || key == '\n' || key == '\r');
                 return r < 0 ? r : REACTION_REDRAW;
         }
@@ -632,7 +470,8 @@ static int question_key(BtData *b, int key)
                         return REACTION_REDRAW;
                 }
                 if (key > 0x20 && key < 0x7f && n < ENTRY_MAX &&
-                    (streq(b->q_kind, "enter-pin") || (key >= '0' && key <= '9' && n < 6))) {
+                    (streq(bt_model(b)->question.kind, "enter-pin") ||
+                     (key >= '0' && key <= '9' && n < 6))) {
                         b->entry[n] = (char)key, b->entry[n + 1] = 0;
                         return REACTION_REDRAW;
                 }
@@ -661,16 +500,16 @@ static int confirmed_remove(Tui *t, void *userdata, const char *address)
 static int bt_key(Tui *t, Screen *s, int key)
 {
         BtData *b = s->data;
-        const BtRow *row;
+        const RoamBtDevice *row;
         bool handled;
         int i, r;
 
-        if (b->q_id != 0 || b->nfc_id != 0) {
+        if (b->q_id != 0 || bt_model(b)->nfc_id != 0) {
                 r = question_key(b, key);
                 if (r != REACTION_UNHANDLED)
                         return r;
         }
-        i = tui_list_key(key, b->selected, (int)b->n_rows, &handled);
+        i = tui_list_key(key, b->selected, (int)bt_model(b)->n_devices, &handled);
         if (handled) {
                 if (i >= 0)
                         b->selected = i;
@@ -679,10 +518,14 @@ static int bt_key(Tui *t, Screen *s, int key)
         if (key == 's')
                 return (r = action(b, "StartDiscovery", "su", "", 10)) < 0 ? r : REACTION_NONE;
         if (key == 'o')
-                return (r = action(b, "SetAdapter", "ssb", "", "Powered", !b->powered)) < 0
+                return (r = action(b, "SetAdapter", "ssb", "", "Powered",
+                                   !(roam_bluetooth_adapter(bt_model(b)) &&
+                                     roam_bluetooth_adapter(bt_model(b))->powered))) < 0
                            ? r
                            : REACTION_NONE;
-        row = b->n_rows > 0 && b->selected < (int)b->n_rows ? &b->rows[b->selected] : NULL;
+        row = bt_model(b)->n_devices > 0 && b->selected < (int)bt_model(b)->n_devices
+                  ? &bt_model(b)->devices[b->selected]
+                  : NULL;
         if (!row || key <= 0 || key >= 0x80 || !strchr("ptcnx", key))
                 return REACTION_UNHANDLED;
         if (key == 'p')
@@ -710,12 +553,13 @@ static int bt_key(Tui *t, Screen *s, int key)
 static bool bt_key_active(Tui *t, Screen *s, const KeyHelp *k)
 {
         BtData *b = s->data;
-        bool row = b->n_rows > 0;
+        bool row = bt_model(b)->n_devices > 0;
 
-        if (b->q_id != 0 || b->nfc_id != 0)
+        if (b->q_id != 0 || bt_model(b)->nfc_id != 0)
                 return false;
         /* Without BlueZ or an adapter no key but the arrows does anything: none is offered. */
-        if ((!b->available || !b->has_adapter) && k->keys[1] == 0 && strchr("sptcnxo", k->keys[0]))
+        if ((!bt_model(b)->available || !roam_bluetooth_adapter(bt_model(b))) && k->keys[1] == 0 &&
+            strchr("sptcnxo", k->keys[0]))
                 return false;
         if (k->keys[0] && strchr("ptcnx", k->keys[0]) && k->keys[1] == 0)
                 return row;
@@ -728,14 +572,12 @@ static bool bt_asks(Tui *t, Screen *s, char *buf, size_t size)
         char q[400];
 
         if (b->q_id != 0) {
-                BtQuestion bq = {b->q_id, b->q_kind, b->q_address, b->q_name, b->q_value};
-
-                roam_bt_question_sentence(&bq, q, sizeof(q));
+                roam_bt_question_sentence(&bt_model(b)->question, q, sizeof(q));
                 snprintf(buf, size, "Bluetooth: %s.", q);
                 return true;
         }
-        if (b->nfc_id != 0) {
-                snprintf(buf, size, "An NFC tag asks: %s", b->nfc_text);
+        if (bt_model(b)->nfc_id != 0) {
+                snprintf(buf, size, "An NFC tag asks: %s", bt_model(b)->nfc_text);
                 return true;
         }
         return false;
@@ -760,16 +602,16 @@ static const char *bt_available(Tui *t, Screen *s, char *why, size_t size)
         BtData *b = s->data;
         const char *word;
 
-        if (!b->bus || !b->loaded) {
+        if (!bt_bus(b) || !roam_bluetooth_watch_loaded(b->watch)) {
                 snprintf(why, size, "roamd's Bluetooth state is being read");
                 word = "wait";
         } else if (b->error) {
                 snprintf(why, size, "%s", b->error);
                 word = "error";
-        } else if (!b->available) {
+        } else if (!bt_model(b)->available) {
                 snprintf(why, size, "BlueZ is not running");
                 word = "off";
-        } else if (!b->has_adapter) {
+        } else if (!roam_bluetooth_adapter(bt_model(b))) {
                 snprintf(why, size, "no Bluetooth adapter");
                 word = "none";
         } else

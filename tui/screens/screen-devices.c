@@ -30,7 +30,7 @@
 typedef struct DevicesData {
         Tui *tui;
         sd_bus *bus;
-        sd_bus_slot *match, *load_slot, *state_slot, *call_slot;
+        sd_bus_slot *match, *load_slot, *call_slot;
         bool reload; /* a signal came while loading */
         P2pList list;
         char selected[PATH_MAX_LEN];
@@ -44,9 +44,15 @@ typedef struct DevicesData {
 
 static void devices_load(DevicesData *d);
 
+static const char *p2p_state(DevicesData *d)
+{
+        /* the live model's (Manager.P2PState): "" while roamd is not there or runs none */
+        return d->tui ? tui_model(d->tui)->p2p_state : "";
+}
+
 static bool is_available(DevicesData *d)
 {
-        return d->bus && d->list.state && !streq(d->list.state, "unavailable");
+        return d->bus && *p2p_state(d) && !streq(p2p_state(d), "unavailable");
 }
 
 /* A frame when something visible changed: this screen, or the header's Devices tab. */
@@ -91,11 +97,6 @@ static const P2pPeer *requesting_peer(DevicesData *d)
         return NULL;
 }
 
-static const char *p2p_state(DevicesData *d)
-{
-        return d->list.state ? d->list.state : "";
-}
-
 static int on_objects(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         DevicesData *d = userdata;
@@ -108,8 +109,6 @@ static int on_objects(sd_bus_message *m, void *userdata, sd_bus_error *error)
                 if (r >= 0)
                         r = p2p_list_fetch_pins(d->bus, &l);
                 if (r >= 0) {
-                        free(l.state);
-                        l.state = TAKE_PTR(d->list.state);
                         p2p_list_done(&d->list);
                         d->list = l;
                 } else
@@ -123,18 +122,6 @@ static int on_objects(sd_bus_message *m, void *userdata, sd_bus_error *error)
         return 0;
 }
 
-static int on_state(sd_bus_message *m, void *userdata, sd_bus_error *error)
-{
-        DevicesData *d = userdata;
-        const char *s;
-
-        d->state_slot = sd_bus_slot_unref(d->state_slot);
-        if (!sd_bus_message_is_method_error(m, NULL) && sd_bus_message_read(m, "v", "s", &s) >= 0)
-                (void)free_and_strdup(&d->list.state, s);
-        changed(d);
-        return 0;
-}
-
 static void devices_load(DevicesData *d)
 {
         if (!d->bus)
@@ -143,9 +130,6 @@ static void devices_load(DevicesData *d)
                 d->reload = true;
                 return;
         }
-        (void)sd_bus_call_method_async(d->bus, &d->state_slot, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
-                                       "org.freedesktop.DBus.Properties", "Get", on_state, d, "ss",
-                                       ROAM_MANAGER_INTERFACE, "P2PState");
         (void)sd_bus_call_method_async(d->bus, &d->load_slot, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
                                        "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
                                        on_objects, d, NULL);
@@ -163,28 +147,30 @@ static const P2pPeer *peer_by_address(DevicesData *d, const char *address)
  * be gone from the list (out of reach), or not the selected one. */
 static void say_signal(DevicesData *d, sd_bus_message *m)
 {
-        const char *a, *b, *reason, *words;
+        const char *words;
         const P2pPeer *p;
+        P2pSignalArgs s;
 
-        if (sd_bus_message_is_signal(m, ROAM_MANAGER_INTERFACE, "P2PConnectionFailed")) {
-                if (sd_bus_message_read(m, "sss", &a, &b, &reason) < 0)
-                        return;
-                words = roam_p2p_reason_words(reason);
-                tui_message(d->tui, THEME_ERROR, "Could not connect to %s: %s.", *b ? b : a,
+        switch (p2p_signal_read(m, &s)) {
+        case P2P_SIGNAL_CONNECTION_FAILED:
+                words = roam_p2p_reason_words(s.reason);
+                tui_message(d->tui, THEME_ERROR, "Could not connect to %s: %s.", *s.b ? s.b : s.a,
                             words ? words : "no reason given");
-        } else if (sd_bus_message_is_signal(m, ROAM_MANAGER_INTERFACE, "P2PGroupRemoved")) {
-                if (sd_bus_message_read(m, "sss", &a, &b, &reason) < 0 ||
-                    streq(reason, roam_p2p_reason_to_string(ROAM_P2P_REASON_REQUESTED)))
+                break;
+        case P2P_SIGNAL_GROUP_REMOVED:
+                if (streq(s.reason, roam_p2p_reason_to_string(ROAM_P2P_REASON_REQUESTED)))
                         return;
-                p = peer_by_address(d, b);
-                words = roam_p2p_reason_words(reason);
+                p = peer_by_address(d, s.b);
+                words = roam_p2p_reason_words(s.reason);
                 tui_message(d->tui, THEME_WARNING, "The connection to %s ended: %s.",
-                            p    ? p2p_peer_label(p)
-                            : *b ? b
-                                 : a,
-                            words ? words : reason);
-        } else
+                            p      ? p2p_peer_label(p)
+                            : *s.b ? s.b
+                                   : s.a,
+                            words ? words : s.reason);
+                break;
+        case P2P_SIGNAL_NONE:
                 return;
+        }
         tui_request_redraw(d->tui);
 }
 
@@ -209,7 +195,6 @@ static void devices_watch(Tui *t, DevicesData *d)
         d->tui = t;
         d->match = sd_bus_slot_unref(d->match);
         d->load_slot = sd_bus_slot_unref(d->load_slot);
-        d->state_slot = sd_bus_slot_unref(d->state_slot);
         d->call_slot = sd_bus_slot_unref(d->call_slot);
         d->bus = sd_bus_unref(d->bus);
         if (!bus)
@@ -229,7 +214,6 @@ static void devices_done(Tui *t, Screen *s)
                 return;
         sd_bus_slot_unref(d->match);
         sd_bus_slot_unref(d->load_slot);
-        sd_bus_slot_unref(d->state_slot);
         sd_bus_slot_unref(d->call_slot);
         sd_bus_unref(d->bus);
         p2p_list_done(&d->list);

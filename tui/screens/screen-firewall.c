@@ -9,7 +9,7 @@
 #include <curses.h>
 
 #include "roam-bus.h"
-#include "roam-firewall-cli.h"
+#include "roam-firewall.h"
 #include "roam-format.h"
 #include "roam-log.h"
 #include "roam-screens.h"

@@ -7,10 +7,10 @@
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
 
-#include "roam-firewall-cli.h"
+#include "roam-firewall.h"
 #include "roam-format.h"
 #include "roam-screens.h"
-#include "roam-status.h"
+#include "roam-enforcement.h"
 #include "roam-tui-filter.h"
 #include "roam-util.h"
 #include "roam-verdict.h"

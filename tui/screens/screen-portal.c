@@ -1,20 +1,25 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
-#include <unistd.h>
 
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
 
 #include "roam-bus.h"
-#include "roam-portal-browser.h"
+#include "roam-browser.h"
 #include "roam-portal-session.h"
 #include "roam-screens.h"
 #include "roam-util.h"
+
+static int portal_browser_tui(Tui *t, const char *link, const char *url);
 
 /* Captive portals: one block per link behind one (org.roam1.Portal, docs/portal.md) with what
  * roam knows and will do, in words. Keys approve, decline, log in (a small form: the user name,
@@ -139,9 +144,7 @@ static int on_sessions(sd_bus_message *m, void *userdata, sd_bus_error *ret_erro
                 d->sessions = NULL;
                 d->n_sessions = 0;
         } else {
-                r = sd_bus_message_enter_container(m, 'v', "aa{sv}");
-                if (r >= 0)
-                        r = roam_portal_sessions_read(m, &s, &n);
+                r = roam_portal_sessions_read_get(m, &s, &n);
                 if (r < 0) {
                         tui_message(d->tui, THEME_ERROR, "Cannot read the captive portals: %s.",
                                     strerror(-r));
@@ -726,3 +729,194 @@ const ScreenVTable portal_screen_vtable = {
     .available = portal_available,
     .done = portal_done,
 };
+
+/* ---- the login browser (roam-browser.c), the TUI's way: suspends the screen (stops reading
+ * the keyboard), runs the browser in the foreground, and resumes and redraws when it ends;
+ * the link is checked again then. ---- */
+
+/* What the TUI keeps of the browser's stderr: its end, where the reason it failed is. */
+#define TAIL_MAX 4096
+
+typedef struct TuiBrowser {
+        Tui *tui;
+        char *link;
+        char *name; /* the browser's command, for messages */
+        pid_t pid;
+        sd_event_source *source;
+        /* the read end of the browser's stderr, and the last TAIL_MAX bytes read from it */
+        sd_event_source *err_source;
+        char tail[TAIL_MAX];
+        size_t tail_len;
+} TuiBrowser;
+
+static TuiBrowser *tui_browser_free(TuiBrowser *b)
+{
+        if (!b)
+                return NULL;
+        sd_event_source_disable_unref(b->err_source);
+        free(b->link);
+        free(b->name);
+        free(b);
+        return NULL;
+}
+
+static void tui_browser_destroy(void *userdata)
+{
+        tui_browser_free(userdata);
+}
+
+/* Reads what the browser wrote to stderr so far, keeping the end. */
+static void read_stderr(TuiBrowser *b)
+{
+        char buf[1024]; /* less than TAIL_MAX: one read never fills the tail alone */
+        int fd;
+
+        if (!b->err_source)
+                return;
+        fd = sd_event_source_get_io_fd(b->err_source);
+        for (;;) {
+                ssize_t n = read(fd, buf, sizeof(buf));
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0) {
+                        /* EOF (every writer gone) or an error: nothing more to read */
+                        if (n == 0 || errno != EAGAIN)
+                                b->err_source = sd_event_source_disable_unref(b->err_source);
+                        return;
+                }
+                if (b->tail_len + (size_t)n > TAIL_MAX) {
+                        size_t drop = b->tail_len + (size_t)n - TAIL_MAX;
+                        memmove(b->tail, b->tail + drop, b->tail_len - drop);
+                        b->tail_len -= drop;
+                }
+                memcpy(b->tail + b->tail_len, buf, (size_t)n);
+                b->tail_len += (size_t)n;
+        }
+}
+
+static void close_pair(int fd[2])
+{
+        for (int i = 0; i < 2; i++)
+                if (fd[i] >= 0) {
+                        close(fd[i]);
+                        fd[i] = -1;
+                }
+}
+
+static int on_browser_stderr(sd_event_source *es, int fd, uint32_t revents, void *userdata)
+{
+        read_stderr(userdata);
+        return 0;
+}
+
+static int on_browser_exit(sd_event_source *es, int fd, uint32_t revents, void *userdata)
+{
+        TuiBrowser *b = userdata;
+        Tui *t = b->tui;
+        const RoamModel *m = tui_model(t);
+        _cleanup_free_ char *last = NULL;
+        const char *path = NULL, *end = NULL;
+        char words[96];
+        int status = 0;
+        pid_t r;
+
+        while ((r = waitpid(b->pid, &status, WNOHANG)) < 0 && errno == EINTR)
+                ;
+        if (r == 0)
+                return 0; /* not yet */
+        tui_resume(t);
+        for (size_t i = 0; i < m->n_links; i++)
+                if (streq_ptr(m->links[i]->name, b->link))
+                        path = m->links[i]->path;
+        if (r > 0)
+                end = portal_browser_end_words(status, words, sizeof(words));
+        if (end) {
+                /* It failed: what it said last is why (a name that does not resolve, roamd
+                 * refusing the app); a probe round would only hide that. */
+                read_stderr(b);
+                (void)portal_browser_last_words(b->tail, b->tail_len, &last);
+                tui_message(t, THEME_ERROR, "The login browser %s %s%s%s", b->name, end,
+                            last ? ": " : ".", strempty(last));
+        } else if (!path || roam_live_reprobe(tui_live(t), path) < 0)
+                tui_message(t, THEME_WARNING, "Browser closed; roamd checks %s at its next round.",
+                            b->link);
+        else
+                tui_message(t, THEME_STATUS, "Browser closed: checking %s again%s", b->link,
+                            tui_glyph_ellipsis(t));
+        /* The event loop's reference was the only one: this frees the watch, and b with it
+         * (the destroy callback). */
+        (void)sd_event_source_set_enabled(es, SD_EVENT_OFF);
+        (void)sd_event_source_set_floating(es, false);
+        return 0;
+}
+
+static int portal_browser_tui(Tui *t, const char *link, const char *url)
+{
+        TuiBrowser *b;
+        char **argv = NULL;
+        int pidfd, r, err[2] = {-1, -1};
+
+        r = portal_browser_argv(NULL, url, &argv);
+        if (r < 0)
+                return r;
+        b = calloc(1, sizeof(*b));
+        /* the command's name, not its directory: the message has three rows at most */
+        if (!b || !(b->link = strdup(link)) ||
+            !(b->name = strdup(strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0]))) {
+                strv_free(argv);
+                tui_browser_free(b);
+                return -ENOMEM;
+        }
+        b->tui = t;
+        /* The browser's stderr goes to a pipe the event loop reads (bounded), so a browser
+         * that fails at once leaves its reason on the screen rather than under it. */
+        if (pipe2(err, O_CLOEXEC) < 0 || fcntl(err[0], F_SETFL, O_NONBLOCK) < 0)
+                r = -errno;
+        else if ((r = sd_event_add_io(tui_event(t), &b->err_source, err[0], EPOLLIN,
+                                      on_browser_stderr, b)) >= 0) {
+                r = sd_event_source_set_io_fd_own(b->err_source, true);
+                if (r >= 0)
+                        err[0] = -1;
+        }
+        if (r < 0) {
+                close_pair(err);
+                strv_free(argv);
+                tui_browser_free(b);
+                return r;
+        }
+        r = tui_suspend(t);
+        if (r < 0) {
+                close_pair(err);
+                strv_free(argv);
+                tui_browser_free(b);
+                return r;
+        }
+        printf("roam: %s in %s as app %s (the captive link %s only). Quit it to come back.\n", url,
+               argv[0], ROAM_APP_PORTAL_LOGIN, link);
+        r = portal_browser_spawn(argv, err[1], &b->pid, &pidfd);
+        strv_free(argv);
+        close_pair(err); /* the write end is the browser's alone */
+        if (r >= 0) {
+                /* A pidfd turns readable when the child ends: no SIGCHLD handling needed. */
+                r = sd_event_add_io(tui_event(t), &b->source, pidfd, EPOLLIN, on_browser_exit, b);
+                if (r >= 0)
+                        r = sd_event_source_set_io_fd_own(b->source, true);
+                if (r < 0) {
+                        b->source = sd_event_source_disable_unref(b->source);
+                        close(pidfd);
+                        (void)kill(b->pid, SIGTERM);
+                        (void)waitpid(b->pid, NULL, 0);
+                }
+        }
+        if (r < 0) {
+                tui_resume(t);
+                tui_browser_free(b);
+                return r;
+        }
+        /* The event loop owns the watch from here (and b with it): the TUI may end while the
+         * browser runs. */
+        (void)sd_event_source_set_destroy_callback(b->source, tui_browser_destroy);
+        (void)sd_event_source_set_floating(b->source, true);
+        b->source = sd_event_source_unref(b->source);
+        return 0;
+}

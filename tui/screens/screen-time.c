@@ -11,7 +11,8 @@
 #include "roam-bus.h"
 #include "roam-format.h"
 #include "roam-screens.h"
-#include "roam-time-cli.h"
+#include "roam-time.h"
+#include "roam-props.h"
 #include "roam-util.h"
 #include "roam-words.h"
 
@@ -27,9 +28,9 @@ typedef struct TimeData {
         bool loaded;
         char error[256];
         int selected, scroll;
-        bool moved; /* the person selected a source: on a small terminal its details show
-                     * only then (they would push the time itself out of view) */
-        sd_bus_slot *call, *match;
+        bool moved;            /* the person selected a source: on a small terminal its details show
+                                * only then (they would push the time itself out of view) */
+        RoamProps *watch;      /* the view follows org.roam1.Time while the screen is shown */
         sd_event_source *tick; /* while the screen is shown: the time moves on by itself */
 } TimeData;
 
@@ -39,52 +40,22 @@ static int n_items(const TimeData *d)
         return (int)d->view.n_sources + (COLS < 60 && d->view.clock_state ? 1 : 0);
 }
 
-static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+static void on_loaded(RoamProps *w, const sd_bus_error *e, int r, void *userdata)
 {
         TimeData *d = userdata;
-        const sd_bus_error *e = sd_bus_message_get_error(m);
-        RoamTimeView v = {};
-        int r;
 
-        d->call = sd_bus_slot_unref(d->call);
         d->loaded = true;
-        if (e) {
+        if (e)
                 snprintf(d->error, sizeof(d->error), "%s", e->message ? e->message : e->name);
-                tui_request_redraw(d->tui);
-                return 0;
-        }
-        r = roam_time_view_read(m, &v);
-        if (r < 0) {
+        else if (r < 0)
                 snprintf(d->error, sizeof(d->error), "cannot read roamd's answer: %s",
                          strerror(-r));
-                roam_time_view_done(&v);
-        } else {
+        else {
                 d->error[0] = 0;
-                roam_time_view_done(&d->view);
-                d->view = v;
                 if (d->selected >= n_items(d))
                         d->selected = n_items(d) > 0 ? n_items(d) - 1 : 0;
         }
         tui_request_redraw(d->tui);
-        return 0;
-}
-
-static void load(TimeData *d)
-{
-        sd_bus *bus = tui_bus(d->tui);
-
-        if (!bus)
-                return;
-        d->call = sd_bus_slot_unref(d->call);
-        (void)sd_bus_call_method_async(bus, &d->call, ROAM_BUS_NAME, ROAM_TIME_PATH,
-                                       "org.freedesktop.DBus.Properties", "GetAll", on_reply, d,
-                                       "s", ROAM_TIME_INTERFACE);
-}
-
-static int on_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
-{
-        load(userdata);
-        return 0;
 }
 
 /* Once a second, on the second: the agreed time and the sources' ages are projected from
@@ -110,11 +81,11 @@ static int time_enter(Tui *t, Screen *s)
                                                  USEC_PER_SEC, 0, on_tick, d);
         if (!bus)
                 return 0;
-        if (!d->match)
-                (void)sd_bus_match_signal_async(bus, &d->match, ROAM_BUS_NAME, ROAM_TIME_PATH,
-                                                "org.freedesktop.DBus.Properties",
-                                                "PropertiesChanged", on_changed, NULL, d);
-        load(d);
+        if (!d->watch)
+                (void)roam_props_new(bus, ROAM_TIME_PATH, ROAM_TIME_INTERFACE,
+                                     roam_time_view_replace, &d->view, on_loaded, d, &d->watch);
+        else
+                (void)roam_props_reload(d->watch);
         return 0;
 }
 
@@ -122,8 +93,7 @@ static void time_leave(Tui *t, Screen *s)
 {
         TimeData *d = s->data;
 
-        d->match = sd_bus_slot_unref(d->match);
-        d->call = sd_bus_slot_unref(d->call);
+        d->watch = roam_props_free(d->watch);
         d->tick = sd_event_source_disable_unref(d->tick);
         roam_time_view_done(&d->view);
         d->view = (RoamTimeView){};
@@ -369,7 +339,7 @@ static int time_key(Tui *t, Screen *s, int key)
         int i;
 
         if (key == 'r') {
-                load(d);
+                (void)roam_props_reload(d->watch);
                 tui_message(t, THEME_NORMAL, "Reading the time again.");
                 return REACTION_REDRAW;
         }

@@ -12,7 +12,7 @@
 #include "roam-bus.h"
 #include "roam-format.h"
 #include "roam-screens.h"
-#include "roam-stats-cli.h"
+#include "roam-usage.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
 
@@ -21,8 +21,7 @@
  * the screen opens, on `r` and on every BudgetChanged; the calls are asynchronous. Everyone's
  * usage when roamd allows it, else the user's own (said on screen). */
 
-#define USAGE_INTERFACE "org.roam1.Usage"
-#define HOURS           24
+#define HOURS 24
 
 typedef enum UsageSort {
         SORT_TOTAL,
@@ -44,17 +43,12 @@ typedef struct UsageRow {
         uint64_t home, roaming; /* bytes, both directions */
 } UsageRow;
 
-typedef struct UsageBudget {
-        char *app, *links, *state;
-        uint64_t limit, used, end;
-} UsageBudget;
-
 typedef struct UsageData {
         Tui *tui;
         UsageRow *rows;
         size_t n_rows;
         uint64_t hours[HOURS]; /* the last 24 hours, oldest first */
-        UsageBudget *budgets;
+        RoamBudget *budgets;
         size_t n_budgets;
         bool loaded, own_only;
         char error[256];
@@ -74,12 +68,7 @@ static void rows_free(UsageData *d)
 
 static void budgets_free(UsageData *d)
 {
-        for (size_t i = 0; i < d->n_budgets; i++) {
-                free(d->budgets[i].app);
-                free(d->budgets[i].links);
-                free(d->budgets[i].state);
-        }
-        free(d->budgets);
+        roam_budgets_free(d->budgets, d->n_budgets);
         d->budgets = NULL;
         d->n_budgets = 0;
 }
@@ -90,9 +79,9 @@ static int on_usage(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
         UsageData *d = userdata;
         const sd_bus_error *e = sd_bus_message_get_error(m);
-        const char *owner, *link;
-        uint64_t bi, bo, pi, po;
-        int roaming, r;
+        RoamUsageRow *rows = NULL;
+        size_t n = 0;
+        int r;
 
         d->get_usage = sd_bus_slot_unref(d->get_usage);
         if (e) {
@@ -109,29 +98,33 @@ static int on_usage(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         }
         rows_free(d);
         d->error[0] = 0;
-        r = sd_bus_message_enter_container(m, 'a', "(ssbtttt)");
-        while (r >= 0 && (r = sd_bus_message_read(m, "(ssbtttt)", &owner, &link, &roaming, &bi, &bo,
-                                                  &pi, &po)) > 0) {
+        r = roam_usage_rows_read(m, &rows, &n);
+        for (size_t k = 0; r >= 0 && k < n; k++) {
                 UsageRow *row = NULL;
                 for (size_t i = 0; i < d->n_rows; i++)
-                        if (streq(d->rows[i].owner, owner))
+                        if (streq(d->rows[i].owner, rows[k].owner))
                                 row = &d->rows[i];
                 if (!row) {
-                        UsageRow *n = realloc(d->rows, sizeof(*n) * (d->n_rows + 1));
-                        if (!n)
-                                return -ENOMEM;
-                        d->rows = n;
-                        row = &n[d->n_rows];
-                        *row = (UsageRow){.owner = strdup(owner)};
-                        if (!row->owner)
-                                return -ENOMEM;
+                        UsageRow *nr = realloc(d->rows, sizeof(*nr) * (d->n_rows + 1));
+                        if (!nr) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        d->rows = nr;
+                        row = &nr[d->n_rows];
+                        *row = (UsageRow){.owner = strdup(rows[k].owner)};
+                        if (!row->owner) {
+                                r = -ENOMEM;
+                                break;
+                        }
                         d->n_rows++;
                 }
-                if (roaming)
-                        row->roaming += bi + bo;
+                if (rows[k].roaming)
+                        row->roaming += rows[k].bytes_in + rows[k].bytes_out;
                 else
-                        row->home += bi + bo;
+                        row->home += rows[k].bytes_in + rows[k].bytes_out;
         }
+        roam_usage_rows_free(rows, n);
         if (r < 0)
                 snprintf(d->error, sizeof(d->error), "cannot read roamd's answer: %s",
                          strerror(-r));
@@ -143,18 +136,19 @@ static int on_usage(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 static int on_history(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
         UsageData *d = userdata;
-        uint64_t first = roam_now() / 1000000 / 3600 - (HOURS - 1), start, bi, bo, pi, po;
-        int roaming, r;
+        uint64_t first = roam_now() / 1000000 / 3600 - (HOURS - 1);
+        _cleanup_free_ RoamUsageHour *hours = NULL;
+        size_t n = 0;
 
         d->get_history = sd_bus_slot_unref(d->get_history);
         if (sd_bus_message_get_error(m))
                 return 0; /* the totals say what went wrong */
         memset(d->hours, 0, sizeof(d->hours));
-        r = sd_bus_message_enter_container(m, 'a', "(tbtttt)");
-        while (r >= 0 &&
-               (r = sd_bus_message_read(m, "(tbtttt)", &start, &roaming, &bi, &bo, &pi, &po)) > 0)
-                if (start / 3600 >= first && start / 3600 < first + HOURS)
-                        d->hours[start / 3600 - first] += bi + bo;
+        (void)roam_usage_history_read(m, &hours, &n);
+        for (size_t i = 0; i < n; i++)
+                if (hours[i].start / 3600 >= first && hours[i].start / 3600 < first + HOURS)
+                        d->hours[hours[i].start / 3600 - first] +=
+                            hours[i].bytes_in + hours[i].bytes_out;
         tui_request_redraw(d->tui);
         return 0;
 }
@@ -162,28 +156,12 @@ static int on_history(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
 static int on_budgets(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
         UsageData *d = userdata;
-        const char *app, *links, *state;
-        uint64_t limit, used, start, end, warn;
-        int r;
 
         d->get_budgets = sd_bus_slot_unref(d->get_budgets);
         if (sd_bus_message_get_error(m))
                 return 0; /* an older roamd: no budgets */
         budgets_free(d);
-        r = sd_bus_message_enter_container(m, 'a', "(ssttttts)");
-        while (r >= 0 && (r = sd_bus_message_read(m, "(ssttttts)", &app, &links, &limit, &used,
-                                                  &start, &end, &warn, &state)) > 0) {
-                UsageBudget *n = realloc(d->budgets, sizeof(*n) * (d->n_budgets + 1));
-                if (!n)
-                        return -ENOMEM;
-                d->budgets = n;
-                n[d->n_budgets++] = (UsageBudget){.app = strdup(app),
-                                                  .links = strdup(links),
-                                                  .state = strdup(state),
-                                                  .limit = limit,
-                                                  .used = used,
-                                                  .end = end};
-        }
+        (void)roam_budgets_read(m, &d->budgets, &d->n_budgets);
         tui_request_redraw(d->tui);
         return 0;
 }
@@ -197,17 +175,13 @@ static int call(UsageData *d, sd_bus_slot **slot, const char *method, bool all, 
 
         if (!bus)
                 return -ENOTCONN;
-        r = sd_bus_message_new_method_call(bus, &msg, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
-                                           USAGE_INTERFACE, method);
-        if (r >= 0 && !streq(method, "GetBudgets")) {
-                r = sd_bus_message_open_container(msg, 'a', "{sv}");
-                if (r >= 0 && all)
-                        r = sd_bus_message_append(msg, "{sv}", "all", "b", 1);
-                if (r >= 0 && since)
-                        r = sd_bus_message_append(msg, "{sv}", "since", "t", since);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(msg);
-        }
+        if (streq(method, "GetBudgets"))
+                r = sd_bus_message_new_method_call(bus, &msg, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
+                                                   ROAM_USAGE_INTERFACE, method);
+        else
+                r = roam_usage_new_call(
+                    bus, method, &(RoamUsageQuery){.user = all ? "all" : NULL, .since = since},
+                    &msg);
         if (r < 0)
                 return r;
         *slot = sd_bus_slot_unref(*slot);
@@ -239,8 +213,8 @@ static int usage_enter(Tui *t, Screen *s)
                 return 0;
         if (!d->match)
                 (void)sd_bus_match_signal_async(bus, &d->match, ROAM_BUS_NAME, ROAM_MANAGER_PATH,
-                                                USAGE_INTERFACE, "BudgetChanged", on_budget_changed,
-                                                NULL, d);
+                                                ROAM_USAGE_INTERFACE, "BudgetChanged",
+                                                on_budget_changed, NULL, d);
         load(d);
         return 0;
 }
@@ -419,7 +393,7 @@ static int build(Tui *t, UsageData *d, TuiDoc *doc)
                         r = tui_doc_span(doc, THEME_TITLE, 0, "Budgets");
         }
         for (size_t i = 0; i < d->n_budgets && r >= 0; i++) {
-                const UsageBudget *b = &d->budgets[i];
+                const RoamBudget *b = &d->budgets[i];
                 char used[32], limit[32], until[32];
                 bool over = streq_ptr(b->state, "over"), warn = streq_ptr(b->state, "warning");
 

@@ -2,7 +2,7 @@
 #pragma once
 
 /* What the parts of the apps share, not for other modules: roamd-apps.c (the apps, their
- * objects and state, start, reload), roamd-apps-policy.c (the policy in force, the classes,
+ * objects and state, start, reload), roamd-apps-classes.c (the policy in force, the classes,
  * moves between them), roamd-apps-cgroup.c (the cgroups governed) and roamd-apps-reconcile.c
  * (the apps' part of the reconciler's passes). */
 
@@ -73,7 +73,7 @@ static const AppPolicy NO_KEYS = {.set = 0};
 /* roamd-apps.c */
 App *app_free(App *app);
 
-/* roamd-apps-policy.c */
+/* roamd-apps-classes.c */
 void app_compute_effective(Apps *a, App *app);
 /* The class of app's cgroups in uid's subtree (UID_INVALID: outside every user's, and every
  * cgroup of a special policy): NULL while it is not made yet. */

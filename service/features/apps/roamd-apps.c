@@ -403,11 +403,9 @@ int apps_start(Apps *a)
                         return log_oom();
         }
         r_routes = apps_route_sync(a);
-        /* the one transaction of every part (stats, firewall) replaces the table */
-        r = reconcile_add_part(a->reconcile, RECONCILE_PART_APPS, &apps_part, a);
-        if (r < 0)
-                return r;
-        reconcile_set_txn(a->reconcile, &apps_txn_ops, a);
+        /* the one transaction of every part (stats, firewall...): the apps own table inet
+         * roam, so their part goes first and its install replaces the table */
+        reconcile_set_txn(a->reconcile, &apps_txn_ops, &apps_part, a);
         r = reconcile_install(a->reconcile);
         if (r < 0)
                 return log_error_errno(r, "Cannot install table inet roam: %m");
@@ -502,8 +500,7 @@ Apps *apps_free(Apps *a)
         free(a->installed_sets);
         route_tables_free(a->routes);
         if (a->reconcile) {
-                reconcile_set_txn(a->reconcile, NULL, NULL);
-                reconcile_remove_part(a->reconcile, RECONCILE_PART_APPS);
+                reconcile_set_txn(a->reconcile, NULL, NULL, NULL);
         }
         apps_apply_pass_free(a->pass);
         coexist_report_done(&a->coexist);

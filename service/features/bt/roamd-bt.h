@@ -68,18 +68,18 @@ struct Bt {
 
         sd_bus_slot *vtable_slot, *agent_slot, *register_slot;
 
-        /* neard, when it runs: roamd's NDEF agent (roamd-nfc.c). */
+        /* neard, when it runs: roamd's NDEF agent (roamd-bt-nfc.c). */
         BusNameWatch *neard;
         unsigned neard_registered;
         sd_bus_slot *ndef_agent_slot, *neard_slots[3];
-        /* The tag neard read last, waiting for the user's yes or no (roamd-nfc.c): its raw
+        /* The tag neard read last, waiting for the user's yes or no (roamd-bt-nfc.c): its raw
          * NDEF, the question in words (never a key), dropped after NfcOfferTimeout=. */
         uint32_t nfc_offer_id, next_nfc_offer_id;
         uint8_t *nfc_offer_data;
         size_t nfc_offer_size;
         char *nfc_offer_text;
         sd_event_source *nfc_offer_timeout;
-        /* NFC imports waiting for wpa_supplicant (roamd-nfc-wifi.c). */
+        /* NFC imports waiting for wpa_supplicant (roamd-bt-nfc-wifi.c). */
         struct NfcWifi *nfc_wifi;
 };
 

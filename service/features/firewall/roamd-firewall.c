@@ -61,6 +61,7 @@ struct Firewall {
         unsigned links_watch; /* links_watch_add() id */
         Apps *apps;           /* whose cgroups per-app rules name; NULL without apps */
         unsigned apps_watch;  /* apps_cgroup_watch_add() id */
+        int part;             /* reconcile_add_part() id: its chains */
         FwModel model;
         char *error; /* Manager.FirewallError, NULL none */
         FwChoice *choices;
@@ -140,8 +141,8 @@ int firewall_new(Core *core, Firewall **ret)
                 firewall_free(fw);
                 return -ENOMEM;
         }
-        /* its chains go into the reconciler's transactions (apps' first, then stats') */
-        (void)reconcile_add_part(core->reconcile, RECONCILE_PART_FIREWALL, &firewall_part, fw);
+        /* its chains go into the reconciler's transactions, after the table's owner's part */
+        fw->part = reconcile_add_part(core->reconcile, &firewall_part, fw);
         *ret = fw;
         return 0;
 }
@@ -153,7 +154,7 @@ Firewall *firewall_free(Firewall *fw)
         firewall_set_apps(fw, NULL);
         links_watch_remove(fw->core->links, fw->links_watch);
         /* the chains stay in the kernel: roamd exiting must not open the firewall */
-        reconcile_remove_part(fw->core->reconcile, RECONCILE_PART_FIREWALL);
+        reconcile_remove_part(fw->core->reconcile, fw->part);
         fw_model_done(&fw->model);
         free(fw->error);
         fw_choices_free(fw->choices, fw->n_choices);

@@ -339,22 +339,23 @@ static const sd_bus_vtable p2p_manager_vtable[] = {
     SD_BUS_VTABLE_END,
 };
 
-int p2p_bus_setup(P2p *p, sd_bus_slot **ret_manager, sd_bus_slot **ret_peers,
-                  sd_bus_slot **ret_enum)
+int p2p_bus_setup(P2p *p)
 {
         sd_bus *bus = p2p_core(p)->bus;
+        P2pBusSlots *slots = p2p_bus_slots(p);
         int r;
 
         /* The P2P members of org.roam1.Manager: this slice of the interface is ours. */
-        r = sd_bus_add_object_vtable(bus, ret_manager, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE,
-                                     p2p_manager_vtable, p);
+        r = sd_bus_add_object_vtable(bus, &slots->manager, ROAM_MANAGER_PATH,
+                                     ROAM_MANAGER_INTERFACE, p2p_manager_vtable, p);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the manager's P2P members: %m");
-        r = sd_bus_add_fallback_vtable(bus, ret_peers, ROAM_PEER_PATH_PREFIX, ROAM_PEER_INTERFACE,
-                                       peer_vtable, peer_find, p);
+        r = sd_bus_add_fallback_vtable(bus, &slots->peers, ROAM_PEER_PATH_PREFIX,
+                                       ROAM_PEER_INTERFACE, peer_vtable, peer_find, p);
         if (r < 0)
                 return log_error_errno(r, "Failed to add peer objects: %m");
-        r = sd_bus_add_node_enumerator(bus, ret_enum, ROAM_PEER_PATH_PREFIX, peer_enumerate, p);
+        r = sd_bus_add_node_enumerator(bus, &slots->peer_enum, ROAM_PEER_PATH_PREFIX,
+                                       peer_enumerate, p);
         if (r < 0)
                 return log_error_errno(r, "Failed to add peer enumerator: %m");
         return 0;

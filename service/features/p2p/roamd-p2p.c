@@ -64,7 +64,13 @@ struct P2p {
         Peer **peers;
         size_t n_peers;
         P2pCall *calls;
+        P2pBusSlots slots;
 };
+
+P2pBusSlots *p2p_bus_slots(P2p *p)
+{
+        return &p->slots;
+}
 
 Core *p2p_core(const P2p *p)
 {
@@ -689,6 +695,9 @@ P2p *p2p_free(P2p *p)
 {
         if (!p)
                 return NULL;
+        p->slots.manager = sd_bus_slot_unref(p->slots.manager);
+        p->slots.peers = sd_bus_slot_unref(p->slots.peers);
+        p->slots.peer_enum = sd_bus_slot_unref(p->slots.peer_enum);
         p2p_drop_device(p);
         free(p->peers);
         free(p);

@@ -15,6 +15,13 @@
 typedef struct Core Core;
 typedef struct P2p P2p;
 
+/* The bus glue's registrations (roamd-p2p-bus.c), owned by the feature: released first by
+ * p2p_free(), before the peers they find. */
+typedef struct P2pBusSlots {
+        sd_bus_slot *manager, *peers, *peer_enum;
+} P2pBusSlots;
+P2pBusSlots *p2p_bus_slots(P2p *p);
+
 typedef enum PeerState {
         PEER_STATE_AVAILABLE,  /* found, nothing going on */
         PEER_STATE_REQUEST,    /* the peer asks to connect; the user accepts or rejects */
@@ -92,8 +99,8 @@ int peer_disconnect(Peer *peer, sd_bus_message *msg, sd_bus_error *error);
 
 /* roamd-p2p-bus.c */
 /* Its slice of org.roam1.Manager (P2P*), the org.roam1.Peer objects and their enumerator. */
-int p2p_bus_setup(P2p *p, sd_bus_slot **ret_manager, sd_bus_slot **ret_peers,
-                  sd_bus_slot **ret_enum);
+/* The P2P members of org.roam1.Manager and the Peer objects, on the bus until p2p_free(). */
+int p2p_bus_setup(P2p *p);
 void peer_bus_emit_changed(Peer *peer, const char *first, ...);
 void peer_bus_announce(Peer *peer);
 void peer_bus_withdraw(Peer *peer);

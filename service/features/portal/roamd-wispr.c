@@ -5,6 +5,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <curl/curl.h>
+
 #include "roam-macro.h"
 #include "roam-text.h"
 #include "roamd-http-answer.h"
@@ -601,38 +603,20 @@ int wispr_parse(const char *body, size_t size, WisprMessage *ret)
 
 char *wispr_url_host(const char *url)
 {
-        const char *p, *end, *at;
-        char *h;
+        CURLU *u;
+        char *host = NULL, *h = NULL;
 
         if (!url || !http_url_ok(url, false))
                 return NULL;
-        p = strstr(url, "://");
-        if (!p)
-                return NULL;
-        p += 3;
-        end = p + strcspn(p, "/?#");
-        /* user info */
-        at = memchr(p, '@', end - p);
-        while (at) {
-                p = at + 1;
-                at = memchr(p, '@', end - p);
-        }
-        if (*p == '[') {
-                const char *close = memchr(p, ']', end - p);
-                if (!close)
-                        return NULL;
-                end = close + 1;
-        } else {
-                const char *colon = memchr(p, ':', end - p);
-                if (colon)
-                        end = colon;
-        }
-        if (end == p)
-                return NULL;
-        h = strndup(p, end - p);
-        if (!h)
-                return NULL;
-        for (char *c = h; *c; c++)
+        /* curl's URL API, the parser the fetches use: user info and port dropped, an IPv6
+         * address in its brackets */
+        u = curl_url();
+        if (u && curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
+            curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK && host[0])
+                h = strdup(host);
+        curl_free(host);
+        curl_url_cleanup(u);
+        for (char *c = h; c && *c; c++)
                 *c = (char)tolower((unsigned char)*c);
         return h;
 }

@@ -39,7 +39,7 @@ struct StallWatch {
          * the link was a portal are no sign, also when it is online again by the next look) */
         int *online_seen;
         size_t n_online_seen;
-        bool part; /* the reconciler installs the counting chain */
+        int part; /* reconcile_add_part() id (> 0): the reconciler installs the counting chain */
         StallDns *dns;
 };
 
@@ -233,7 +233,7 @@ static int refused_look(StallWatch *s)
         size_t n = 0;
         int r;
 
-        if (!s->part || !reconcile_enforcing(s->m->reconcile))
+        if (s->part <= 0 || !reconcile_enforcing(s->m->reconcile))
                 return 0; /* no table inet roam: nothing counts */
         if (!s->refused) {
                 r = nft_refused_new(&s->refused);
@@ -456,7 +456,7 @@ int stall_watch_new(Core *m, StallWatch **ret)
                 stall_watch_free(s);
                 return -ENOMEM;
         }
-        s->part = reconcile_add_part(m->reconcile, RECONCILE_PART_STALL, &stall_part, s) >= 0;
+        s->part = reconcile_add_part(m->reconcile, &stall_part, s);
         *ret = s;
         return 0;
 }
@@ -476,8 +476,7 @@ StallWatch *stall_watch_free(StallWatch *s)
                 return NULL;
         if (s->links_watch)
                 links_watch_remove(s->m->links, s->links_watch);
-        if (s->part)
-                reconcile_remove_part(s->m->reconcile, RECONCILE_PART_STALL);
+        reconcile_remove_part(s->m->reconcile, s->part);
         stall_dns_free(s->dns);
         nft_refused_free(s->refused);
         free(s->refused_seen);

@@ -156,7 +156,6 @@ Stats *stats_free(Stats *s)
 {
         if (!s)
                 return NULL;
-        reconcile_remove_part(s->core->reconcile, RECONCILE_PART_STATS);
         if (s->engine)
                 (void)stats_save(s);
         apps_cgroup_watch_remove(s->apps, s->apps_watch);
@@ -1050,7 +1049,7 @@ static const ReconcilePart stats_part = {
 
 int stats_register(Stats *s, Reconcile *rc)
 {
-        return reconcile_add_part(rc, RECONCILE_PART_STATS, &stats_part, s);
+        return reconcile_add_part(rc, &stats_part, s);
 }
 
 static void on_apps_cgroup(Apps *a, const AppsCgroupEvent *ev, void *userdata)

@@ -39,7 +39,8 @@ void stats_installed(Stats *s);
 /* Reads the counters into the history (no save): before the link slots change. */
 int stats_read(Stats *s);
 /* Registers usage's part with the reconciler; s NULL (counting off): the install removes
- * what an earlier roamd counted with. */
+ * what an earlier roamd counted with. Returns the part's id, which the caller removes
+ * (reconcile_remove_part()) before it frees s. */
 typedef struct Reconcile Reconcile;
 int stats_register(Stats *s, Reconcile *rc);
 /* Reads and saves (the history file, the Prometheus export). */

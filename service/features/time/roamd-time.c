@@ -252,25 +252,14 @@ static void source_mark(Time *t, const char *witness, TimeVerdict v, const char 
         }
 }
 
-void time_evaluate(Time *t, usec_t now)
+/* Ages every sample to now and expires the old ones; returns whether a lower bound holds,
+ * the latest in *ret_lb. */
+static bool samples_age(Time *t, usec_t now, usec_t *ret_lb)
 {
-        _cleanup_free_ Witness *w = NULL;
-        _cleanup_free_ Edge *e = NULL;
-        size_t n_w = 0, n_live = 0, n_e = 0, n_true = 0;
-        usec_t lb = 0, lo = 0, hi = 0;
-        bool have_lb = false, manual = false;
-        char reason[200], a[32], b[32];
-        int best = 0, count = 0;
+        bool have_lb = false;
+        usec_t lb = 0;
+        char a[32];
 
-        w = calloc(t->n_sources + 1, sizeof(*w));
-        e = calloc(2 * t->n_sources + 1, sizeof(*e));
-        if (!w || !e) {
-                log_oom();
-                return;
-        }
-
-        t->evaluated_at = now;
-        /* Age every sample to now; expire the old; collect the lower bound. */
         for (size_t i = 0; i < t->n_sources; i++) {
                 TimeSource *s = &t->sources[i];
                 usec_t age = now > s->sample.taken ? now - s->sample.taken : 0;
@@ -294,8 +283,16 @@ void time_evaluate(Time *t, usec_t now)
                                  time_span_words(age, a, sizeof(a)));
                 }
         }
+        *ret_lb = lb;
+        return have_lb;
+}
 
-        /* One interval per witness: what all its live samples say at once. */
+/* One interval per witness, what all its live samples say at once (into w, at most
+ * t->n_sources); returns how many. */
+static size_t witnesses_collect(Time *t, Witness *w)
+{
+        size_t n_w = 0;
+
         for (size_t i = 0; i < t->n_sources; i++) {
                 TimeSource *s = &t->sources[i];
                 size_t k;
@@ -314,6 +311,18 @@ void time_evaluate(Time *t, usec_t now)
                 if (s->sample.kind == TIME_SOURCE_MANUAL)
                         w[k].manual = true;
         }
+        return n_w;
+}
+
+/* A witness whose own samples disagree, or that is earlier than the lower bound, is a
+ * falseticker; the others' intervals become edges (into e, two per witness). Returns how
+ * many witnesses are live. */
+static size_t witnesses_check(Time *t, Witness *w, size_t n_w, bool have_lb, usec_t lb, Edge *e,
+                              size_t *ret_n_e)
+{
+        size_t n_live = 0, n_e = 0;
+        char reason[200], a[32];
+
         for (size_t k = 0; k < n_w; k++) {
                 if (w[k].lo > w[k].hi) {
                         w[k].bad = true;
@@ -330,25 +339,57 @@ void time_evaluate(Time *t, usec_t now)
                         n_live++;
                 }
         }
+        *ret_n_e = n_e;
+        return n_live;
+}
 
-        /* Marzullo: the most witnesses any instant lies in ... */
+/* Marzullo: the most witnesses any instant lies in (returned), and the span from the first to
+ * the last region they cover (ties: all of them). Sorts e. */
+static int marzullo(Edge *e, size_t n_e, usec_t *ret_lo, usec_t *ret_hi)
+{
+        int best = 0, count = 0;
+        bool first = true;
+
         qsort(e, n_e, sizeof(*e), edge_cmp);
         for (size_t i = 0; i < n_e; i++) {
                 count += e[i].step;
                 best = MAX(best, count);
         }
-        /* ... and the span from the first to the last region they cover (ties: all of them). */
         count = 0;
-        bool first = true;
         for (size_t i = 0; i < n_e; i++) {
                 count += e[i].step;
                 if (e[i].step > 0 && count == best) {
                         if (first)
-                                lo = e[i].at;
+                                *ret_lo = e[i].at;
                         first = false;
                 } else if (e[i].step < 0 && count == best - 1 && !first)
-                        hi = e[i].at;
+                        *ret_hi = e[i].at;
         }
+        return best;
+}
+
+void time_evaluate(Time *t, usec_t now)
+{
+        _cleanup_free_ Witness *w = NULL;
+        _cleanup_free_ Edge *e = NULL;
+        size_t n_w, n_live, n_e = 0, n_true = 0;
+        usec_t lb = 0, lo = 0, hi = 0;
+        bool have_lb, manual = false;
+        char reason[200], a[32], b[32];
+        int best;
+
+        w = calloc(t->n_sources + 1, sizeof(*w));
+        e = calloc(2 * t->n_sources + 1, sizeof(*e));
+        if (!w || !e) {
+                log_oom();
+                return;
+        }
+
+        t->evaluated_at = now;
+        have_lb = samples_age(t, now, &lb);
+        n_w = witnesses_collect(t, w);
+        n_live = witnesses_check(t, w, n_w, have_lb, lb, e, &n_e);
+        best = marzullo(e, n_e, &lo, &hi);
 
         if (n_live == 0) {
                 t->has_bound = false;

@@ -483,7 +483,7 @@ int wake_run_new(Core *core, Apps *apps, Stats *stats, WakeRun **ret)
                 wake_free(w->queue);
                 return -ENOMEM;
         }
-        r = reconcile_add_part(core->reconcile, RECONCILE_PART_WAKE, &wake_part, w);
+        r = w->part = reconcile_add_part(core->reconcile, &wake_part, w);
         if (r < 0) {
                 apps_cgroup_watch_remove(apps, w->apps_watch);
                 links_watch_remove(core->links, w->links_watch);
@@ -505,7 +505,7 @@ WakeRun *wake_run_free(WakeRun *w)
 {
         if (!w)
                 return NULL;
-        reconcile_remove_part(w->core->reconcile, RECONCILE_PART_WAKE);
+        reconcile_remove_part(w->core->reconcile, w->part);
         links_watch_remove(w->core->links, w->links_watch);
         apps_cgroup_watch_remove(w->apps, w->apps_watch);
         sd_event_source_disable_unref(w->timer);

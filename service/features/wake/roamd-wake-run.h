@@ -3,7 +3,7 @@
 
 /* The ordered wake-up in roamd (docs/wake.md): the queue (roamd-wake.c) fed by the global
  * state (links), the apps' wake policy and counters, its gate in table inet roam as a part of
- * the reconciler's pass, and its slice of the bus (roamd-wake-bus.c). */
+ * the reconciler's pass, and its slice of the bus (roamd-wake-run-bus.c). */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -27,6 +27,7 @@ typedef struct WakeRun {
         sd_event_source *timer;
         unsigned links_watch;
         unsigned apps_watch; /* apps_cgroup_watch_add(): a registration's app gains a cgroup */
+        int part;            /* reconcile_add_part() id: the gate's set */
         uint64_t *installed; /* cgroup IDs in set wake_gate */
         size_t n_installed;
         uint64_t *pending; /* what the pass's transaction puts there */
@@ -45,7 +46,7 @@ WakeRun *wake_run_free(WakeRun *w);
 /* [Wake] changed. */
 void wake_run_reload(WakeRun *w);
 
-/* roamd-wake-bus.c */
+/* roamd-wake-run-bus.c */
 int wake_bus_setup(WakeRun *w);
 void wake_bus_app_changed(WakeRun *w, const char *id, WakeAppState old, WakeAppState new,
                           WakeReason why, uint64_t generation);

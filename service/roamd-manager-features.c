@@ -14,6 +14,7 @@
 #include "roamd-ntp-dhcp.h"
 #include "roamd-p2p.h"
 #include "roamd-portal.h"
+#include "roamd-reconcile.h"
 #include "roamd-stall.h"
 #include "roamd-stats.h"
 #include "roamd-time-feed.h"
@@ -71,15 +72,12 @@ static int p2p_start(Manager *m)
 {
         if (p2p_new(&m->core, &m->p2p) < 0)
                 return log_oom();
-        return p2p_bus_setup(m->p2p, &m->p2p_slot, &m->peer_slot, &m->peer_enum_slot);
+        return p2p_bus_setup(m->p2p);
 }
 
 static void p2p_stop(Manager *m)
 {
-        m->p2p_slot = sd_bus_slot_unref(m->p2p_slot);
-        m->peer_slot = sd_bus_slot_unref(m->peer_slot);
-        m->peer_enum_slot = sd_bus_slot_unref(m->peer_enum_slot);
-        m->p2p = p2p_free(m->p2p);
+        m->p2p = p2p_free(m->p2p); /* its bus slice goes with it */
 }
 
 /* ---- portal, stall, time, ntp-dhcp: watching the links from their first sync ---- */
@@ -337,6 +335,8 @@ static void stats_reload(Manager *m)
 
 static void stats_stop(Manager *m)
 {
+        reconcile_remove_part(m->core.reconcile, m->stats_part);
+        m->stats_part = 0;
         m->stats = stats_free(m->stats); /* a last save while the apps still exist */
 }
 
@@ -344,11 +344,17 @@ static void stats_stop(Manager *m)
  * tables); the usage and the firewall follow the apps' cgroups from the first scan. */
 static int apps_wiring_start(Manager *m)
 {
-        (void)stats_register(m->stats, m->core.reconcile);
+        m->stats_part = stats_register(m->stats, m->core.reconcile);
         if (m->apps &&
             (stats_set_apps(m->stats, m->apps) < 0 || firewall_set_apps(m->firewall, m->apps) < 0))
                 return log_oom();
         return 0;
+}
+
+static void apps_wiring_stop(Manager *m)
+{
+        reconcile_remove_part(m->core.reconcile, m->stats_part);
+        m->stats_part = 0;
 }
 
 static int wake_start(Manager *m)
@@ -477,7 +483,7 @@ static const Feature features[] = {
      .off_level = LOG_ERR,
      .off_message = "Usage statistics are off",
      .off_errno = true},
-    {.name = "apps-wiring", .start = apps_wiring_start},
+    {.name = "apps-wiring", .start = apps_wiring_start, .stop = apps_wiring_stop},
     {.name = "wake",
      .enabled = apps_enabled,
      .start = wake_start,

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* NFC handover in roamd: roamd-nfc.c parses a message (from 'roam nfc import', or neard's tag
+/* NFC handover in roamd: roamd-bt-nfc.c parses a message (from 'roam nfc import', or neard's tag
  * once the user accepted it), answers with what it holds and, when asked to apply it, pairs
  * its Bluetooth carriers;
- * roamd-nfc-wifi.c adds its WiFi credentials to wpa_supplicant first (asynchronously), and the
+ * roamd-bt-nfc-wifi.c adds its WiFi credentials to wpa_supplicant first (asynchronously), and the
  * answer waits for that. docs/bluetooth.md. */
 
 #include <stdbool.h>

@@ -5,7 +5,7 @@
 #include "roam-log.h"
 #include "roam-text.h"
 #include "roam-util.h"
-#include "roamd-dns-bus.h"
+#include "roamd-dns-client.h"
 
 static void source_clear(DnsBusSource *s)
 {
@@ -300,7 +300,7 @@ static void source_done(DnsBusSource *s)
         source_clear(s);
 }
 
-int dns_bus_init(Dns *d)
+int dns_client_init(Dns *d)
 {
         int r;
 
@@ -313,7 +313,7 @@ int dns_bus_init(Dns *d)
                            "org.freedesktop.NetworkManager.DnsManager");
 }
 
-void dns_bus_done(Dns *d)
+void dns_client_done(Dns *d)
 {
         source_done(&d->resolved);
         source_done(&d->nm);
@@ -325,7 +325,7 @@ void dns_refresh_bus(Dns *d)
         source_refresh(&d->nm);
 }
 
-int dns_bus_fill(Dns *d, DnsSource source, int ifindex, LinkInfo *info)
+int dns_client_fill(Dns *d, DnsSource source, int ifindex, LinkInfo *info)
 {
         DnsBusSource *s = source == DNS_SOURCE_RESOLVED ? &d->resolved : &d->nm;
         IpAddr servers[32];

@@ -7,7 +7,7 @@
  * (DnsManager.Configuration) as DNS sources, followed through NameOwnerChanged and
  * PropertiesChanged. Absent services simply contribute nothing. */
 
-int dns_bus_init(Dns *d);
-void dns_bus_done(Dns *d);
+int dns_client_init(Dns *d);
+void dns_client_done(Dns *d);
 /* Returns 1 if the source knew the link (info filled), 0 if not. */
-int dns_bus_fill(Dns *d, DnsSource source, int ifindex, LinkInfo *info);
+int dns_client_fill(Dns *d, DnsSource source, int ifindex, LinkInfo *info);

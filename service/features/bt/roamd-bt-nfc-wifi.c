@@ -9,7 +9,7 @@
 #include "roamd-config.h"
 #include "roamd-core.h"
 #include "roamd-links.h"
-#include "roamd-nfc.h"
+#include "roamd-bt-nfc.h"
 #include "roamd-wpa.h"
 
 /* The WiFi credentials of an NFC tag, added to wpa_supplicant over its control socket:

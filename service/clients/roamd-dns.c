@@ -8,7 +8,7 @@
 #include "roam-text.h"
 #include "roam-util.h"
 #include "roamd-dhcp-lease.h"
-#include "roamd-dns-bus.h"
+#include "roamd-dns-client.h"
 
 static Dns *dns_free_files(Dns *d)
 {
@@ -25,7 +25,7 @@ Dns *dns_free(Dns *d)
         if (!d)
                 return NULL;
         dns_free_files(d);
-        dns_bus_done(d);
+        dns_client_done(d);
         free(d->resolv_servers);
         strv_free(d->resolv_domains);
         free(d);
@@ -227,7 +227,7 @@ int dns_new(sd_event *event, sd_bus *bus, Config *const *config, LinkChangedFn c
         d->lease_wd = d->resolv_wd = d->ra_wd = d->inotify_fd = -1;
         r = dns_reconfigure(d);
         if (r >= 0)
-                r = dns_bus_init(d);
+                r = dns_client_init(d);
         if (r < 0) {
                 dns_free(d);
                 return r;
@@ -348,7 +348,7 @@ int dns_fill(Dns *d, int ifindex, LinkInfo *info, const DhcpLeases *leases)
                 switch (c->dns_sources[i]) {
                 case DNS_SOURCE_RESOLVED:
                 case DNS_SOURCE_NETWORKMANAGER:
-                        r = dns_bus_fill(d, c->dns_sources[i], ifindex, info);
+                        r = dns_client_fill(d, c->dns_sources[i], ifindex, info);
                         break;
                 case DNS_SOURCE_DHCPCD:
                         r = fill_from_dhcpcd(d, info, leases, true);

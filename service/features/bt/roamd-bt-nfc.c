@@ -11,13 +11,13 @@
 #include "roamd-config.h"
 #include "roamd-core.h"
 #include "roamd-links.h"
-#include "roamd-nfc.h"
+#include "roamd-bt-nfc.h"
 
 /* An NFC tag or handover message given by a client (roam nfc import): what it holds, and with
  * apply, pairing for each Bluetooth carrier that is not switched off. BlueZ takes remote OOB
  * data (hash C, randomizer R) only from neard (its handover agent accepts PushOOB from neard's
  * bus name alone), so roamd pairs normally, with the tag's address and name. WiFi credentials
- * go to wpa_supplicant first (roamd-nfc-wifi.c); the answer waits for it, and Bluetooth
+ * go to wpa_supplicant first (roamd-bt-nfc-wifi.c); the answer waits for it, and Bluetooth
  * pairing starts only once the WiFi part succeeded, so a failure changes nothing. */
 
 static void ssid_text(const uint8_t *p, size_t n, char *out, size_t size)

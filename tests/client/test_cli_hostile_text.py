@@ -1,5 +1,5 @@
 """Names, messages and events reach the terminal from the network through roamd. Every command
-prints them through one cleaner (tui/cli/roam-output.c, shared/roam-text.c): ESC (and with it every
+prints them through one cleaner (tui/model/roam-output.c, shared/roam-text.c): ESC (and with it every
 CSI and OSC sequence), BEL, C1 controls (CSI U+009B) and broken UTF-8 become '?', bidi
 controls and zero-width characters (U+202A-U+202E, U+2066-U+2069, U+200B-U+200F) are dropped.
 fake_roamd sends them raw, as an older or compromised roamd could."""
