@@ -6,6 +6,8 @@
 #include "roam-util.h"
 #include "roamd-apps.h"
 #include "roamd-bt.h"
+#include "roamd-client-mm.h"
+#include "roamd-client-ofono.h"
 #include "roamd-firewall.h"
 #include "roamd-link-bus.h"
 #include "roamd-manager.h"
@@ -41,6 +43,30 @@ typedef struct Feature {
         const char *off_message; /* ": %m" follows when off_errno */
         bool off_errno;
 } Feature;
+
+/* ---- modems: the one ModemManager and the one oFono client (roaming for the usage, NITZ and
+ * the network's zone for the time and the time zone), in the Core; made first, freed last ---- */
+
+static int modems_start(Manager *m)
+{
+        int r;
+
+        if (!m->core.bus)
+                return 0;
+        r = mm_client_new(m->core.bus, &m->core.mm);
+        if (r < 0)
+                return log_error_errno(r, "Cannot watch ModemManager: %m");
+        r = ofono_client_new(m->core.bus, &m->core.ofono);
+        if (r < 0)
+                return log_error_errno(r, "Cannot watch oFono: %m");
+        return 0;
+}
+
+static void modems_stop(Manager *m)
+{
+        m->core.mm = mm_client_free(m->core.mm);
+        m->core.ofono = ofono_client_free(m->core.ofono);
+}
 
 /* ---- p2p: WiFi Direct; its bus slice is the first feature's on the manager's path ---- */
 
@@ -445,21 +471,27 @@ static void zone_stop(Manager *m)
 
 static int time_modems_start(Manager *m)
 {
-        if (m->zone && time_feed_follow_modems(m->time, zone_service_mm(m->zone),
-                                               zone_service_ofono(m->zone)) < 0)
+        if ((m->core.mm || m->core.ofono) &&
+            time_feed_follow_modems(m->time, m->core.mm, m->core.ofono) < 0)
                 return log_oom();
         return 0;
 }
 
 static void time_modems_stop(Manager *m)
 {
-        /* the time feed lets go of the modems before the zone service frees them */
+        /* the time feed lets go of the modems before the modems' row frees them */
         if (m->time)
                 (void)time_feed_follow_modems(m->time, NULL, NULL);
 }
 
 /* The order is the order of construction: a feature after those it is built from or reads. */
 static const Feature features[] = {
+    {.name = "modems",
+     .start = modems_start,
+     .stop = modems_stop,
+     .failure = FEATURE_OPTIONAL,
+     .off_level = LOG_WARNING,
+     .off_message = "Modems are not followed: no roaming, no network time from them"},
     {.name = "p2p", .start = p2p_start, .stop = p2p_stop},
     {.name = "portal", .start = portal_start, .stop = portal_stop},
     {.name = "stall", .start = stall_start, .reload = stall_reload, .stop = stall_stop},

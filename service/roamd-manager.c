@@ -18,11 +18,28 @@
 
 /* A pass over kernel state follows a sync and every verdict (it reads the byte counters
  * first). */
+/* The pass a sync asked for runs at its end, after every feature took the sync in and while
+ * the links' signals are held: one PropertiesChanged per link says the sync and what the pass
+ * put in force (the firewall's Location). Held for a new link's first answer, it runs later. */
+static void on_sync_end(void *userdata)
+{
+        Manager *m = userdata;
+
+        (void)reconcile_run_scheduled(m->core.reconcile);
+}
+
 static void on_links_for_reconcile(Links *links, const LinksEvent *ev, void *userdata)
 {
         Manager *m = userdata;
 
-        if (ev->type == LINKS_EVENT_SYNCED || ev->type == LINKS_EVENT_VERDICT)
+        /* A pass only when something its parts use changed: a link's addresses, default
+         * routes, state, name, bearer, DNS or network (its location), any route (the apps'
+         * tables copy them), a link gone, a verdict. A renewed lease that says the same,
+         * neighbour churn, NTP servers: none. */
+        if ((ev->type == LINKS_EVENT_SYNCED &&
+             ((ev->mask & ~(unsigned)(LINK_CHANGE_LEASE | LINK_CHANGE_NTP)) || ev->n_gone ||
+              ev->routes_changed)) ||
+            ev->type == LINKS_EVENT_VERDICT)
                 reconcile_schedule(m->core.reconcile);
 }
 
@@ -87,6 +104,8 @@ int manager_new(const char *config_path, bool config_missing_ok, Manager **ret)
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the reconciler: %m");
         reconcile_set_hold(m->core.reconcile, links_await_first_answer, m->core.links);
+        m->core.links->after_sync = on_sync_end;
+        m->core.links->after_sync_userdata = m;
         r = core_trim_setup(&m->core);
         if (r < 0)
                 return log_error_errno(r, "Failed to allocate trim source: %m");
@@ -122,6 +141,8 @@ int manager_reload(Manager *m, char **ret_error)
         (void)dns_reconfigure(m->dns);
         links_reload(m->core.links); /* the bearers first (the sync it schedules comes later) */
         features_reload(m);
+        /* what the new files say goes into the kernel, whether or not a link changed */
+        reconcile_schedule(m->core.reconcile);
         (void)sd_notify(false, "READY=1");
         return 0;
 }

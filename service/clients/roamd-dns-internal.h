@@ -3,7 +3,6 @@
 
 #include "roam-bus-name.h"
 #include "roamd-dns.h"
-#include "roamd-lease-cache.h"
 
 /* One server or domain a bus source reported, keyed by ifindex (resolved) or name (NM). */
 typedef struct DnsBusEntry {
@@ -38,7 +37,6 @@ struct Dns {
         size_t n_resolv_servers;
         char **resolv_domains;
         DnsBusSource resolved, nm;
-        LeaseCache *leases; /* dhcpcd's lease files, read again only after they change */
 };
 
 static inline void *mfree(void *p)

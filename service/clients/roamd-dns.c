@@ -9,7 +9,6 @@
 #include "roam-util.h"
 #include "roamd-dhcp-lease.h"
 #include "roamd-dns-client.h"
-#include "roamd-lease-cache.h"
 
 static Dns *dns_free_files(Dns *d)
 {
@@ -29,7 +28,6 @@ Dns *dns_free(Dns *d)
         dns_client_done(d);
         free(d->resolv_servers);
         strv_free(d->resolv_domains);
-        lease_cache_free(d->leases);
         free(d);
         return NULL;
 }
@@ -227,9 +225,7 @@ int dns_new(sd_event *event, sd_bus *bus, Config *const *config, LinkChangedFn c
         d->changed = changed;
         d->userdata = userdata;
         d->lease_wd = d->resolv_wd = d->ra_wd = d->inotify_fd = -1;
-        r = lease_cache_new(&d->leases);
-        if (r >= 0)
-                r = dns_reconfigure(d);
+        r = dns_reconfigure(d);
         if (r >= 0)
                 r = dns_client_init(d);
         if (r < 0) {
@@ -253,30 +249,6 @@ static int set_servers(LinkInfo *info, const IpAddr *s, size_t n, DnsSource sour
         return 0;
 }
 
-static bool link_has_address(const LinkInfo *info, const IpAddr *a)
-{
-        for (size_t i = 0; i < info->n_addrs; i++)
-                if (info->addrs[i].addr.family == a->family &&
-                    streq(info->addrs[i].addr.text, a->text))
-                        return true;
-        return false;
-}
-
-/* A lease counts only while one of its addresses is on the link: dhcpcd keeps lease files
- * after the link goes away, and a stale lease must not describe a new network. */
-static int read_lease(Dns *d, const char *ifname, int family, DhcpLease *ret, const LinkInfo *info)
-{
-        int r;
-
-        r = lease_cache_get(d->leases, (*d->config)->dhcpcd_lease_dir, ifname, family, ret);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < ret->n_addrs; i++)
-                if (link_has_address(info, &ret->addrs[i]))
-                        return 0;
-        return -ESTALE;
-}
-
 static bool has_global6(const LinkInfo *info)
 {
         for (size_t i = 0; i < info->n_addrs; i++)
@@ -287,21 +259,20 @@ static bool has_global6(const LinkInfo *info)
         return false;
 }
 
-static int fill_from_dhcpcd(Dns *d, LinkInfo *info, bool want_servers)
+static int fill_from_dhcpcd(Dns *d, LinkInfo *info, const DhcpLeases *leases, bool want_servers)
 {
-        DhcpLease v4, v6;
-        bool h4 = read_lease(d, info->name, AF_INET, &v4, info) >= 0;
-        bool h6 = read_lease(d, info->name, AF_INET6, &v6, info) >= 0;
+        const DhcpLease *v4 = &leases->lease[0], *v6 = &leases->lease[1];
+        bool h4 = leases->has[0], h6 = leases->has[1];
         _cleanup_strv_free_ char **ra_domains = NULL;
         const char *url = NULL;
         IpAddr all[3 * DHCP_LEASE_MAX_DNS], ra[DHCP_LEASE_MAX_DNS];
         size_t n = 0, n_ra = 0;
         int r;
 
-        if (h4 && v4.captive_portal[0])
-                url = v4.captive_portal;
-        else if (h6 && v6.captive_portal[0])
-                url = v6.captive_portal;
+        if (h4 && v4->captive_portal[0])
+                url = v4->captive_portal;
+        else if (h6 && v6->captive_portal[0])
+                url = v6->captive_portal;
         if (url && !info->captive_portal_url) {
                 info->captive_portal_url = strdup(url);
                 if (!info->captive_portal_url)
@@ -310,7 +281,7 @@ static int fill_from_dhcpcd(Dns *d, LinkInfo *info, bool want_servers)
         if (!want_servers) {
                 /* NTP servers: the DHCPv4 lease's first, then the DHCPv6 one's */
                 for (int k = 0; k < 2; k++) {
-                        const DhcpLease *l = k == 0 ? (h4 ? &v4 : NULL) : (h6 ? &v6 : NULL);
+                        const DhcpLease *l = k == 0 ? (h4 ? v4 : NULL) : (h6 ? v6 : NULL);
                         for (size_t i = 0; l && i < l->n_ntp; i++)
                                 if (!strv_contains(info->ntp_servers, l->ntp[i]) &&
                                     strv_extend(&info->ntp_servers, l->ntp[i]) < 0)
@@ -327,10 +298,10 @@ static int fill_from_dhcpcd(Dns *d, LinkInfo *info, bool want_servers)
         }
         if (!h4 && !h6 && n_ra == 0 && !ra_domains)
                 return 0;
-        for (size_t i = 0; h4 && i < v4.n_dns; i++)
-                all[n++] = v4.dns[i];
-        for (size_t i = 0; h6 && i < v6.n_dns; i++)
-                all[n++] = v6.dns[i];
+        for (size_t i = 0; h4 && i < v4->n_dns; i++)
+                all[n++] = v4->dns[i];
+        for (size_t i = 0; h6 && i < v6->n_dns; i++)
+                all[n++] = v6->dns[i];
         for (size_t i = 0; i < n_ra; i++) {
                 bool dup = false;
                 for (size_t k = 0; k < n && !dup; k++)
@@ -339,7 +310,7 @@ static int fill_from_dhcpcd(Dns *d, LinkInfo *info, bool want_servers)
                         all[n++] = ra[i];
         }
         for (int k = 0; k < 2; k++) {
-                const DhcpLease *l = k == 0 ? (h4 ? &v4 : NULL) : (h6 ? &v6 : NULL);
+                const DhcpLease *l = k == 0 ? (h4 ? v4 : NULL) : (h6 ? v6 : NULL);
                 for (size_t i = 0; l && i < l->n_domains; i++)
                         if (!strv_contains(info->domains, l->domains[i]) &&
                             strv_extend(&info->domains, l->domains[i]) < 0)
@@ -356,7 +327,7 @@ static int fill_from_dhcpcd(Dns *d, LinkInfo *info, bool want_servers)
         return 1;
 }
 
-int dns_fill(Dns *d, int ifindex, LinkInfo *info)
+int dns_fill(Dns *d, int ifindex, LinkInfo *info, const DhcpLeases *leases)
 {
         const Config *c = (*d->config);
         const DnsPin *pin = config_dns_pin(c, info->name);
@@ -366,7 +337,7 @@ int dns_fill(Dns *d, int ifindex, LinkInfo *info)
 
         /* The captive portal URL and the NTP servers come from the leases whatever source gives
          * the DNS servers. */
-        r = fill_from_dhcpcd(d, info, false);
+        r = fill_from_dhcpcd(d, info, leases, false);
         if (r < 0)
                 return r;
 
@@ -380,7 +351,7 @@ int dns_fill(Dns *d, int ifindex, LinkInfo *info)
                         r = dns_client_fill(d, c->dns_sources[i], ifindex, info);
                         break;
                 case DNS_SOURCE_DHCPCD:
-                        r = fill_from_dhcpcd(d, info, true);
+                        r = fill_from_dhcpcd(d, info, leases, true);
                         break;
                 case DNS_SOURCE_RESOLV_CONF:
                         /* resolv.conf is global: it describes links that lead somewhere. */

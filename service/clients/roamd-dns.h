@@ -5,6 +5,7 @@
 #include <systemd/sd-event.h>
 
 #include "roamd-config.h"
+#include "roamd-dhcp-lease.h"
 #include "roamd-link-info.h"
 
 /* Per-link DNS servers, search domains and the captive portal API URL, from the first source
@@ -25,4 +26,6 @@ int dns_reconfigure(Dns *d);
 /* Asks the bus sources again (their data may change with link configuration). */
 void dns_refresh_bus(Dns *d);
 
-int dns_fill(Dns *d, int ifindex, LinkInfo *info);
+/* The link's DNS servers, domains, RFC 8910 URL and NTP servers, from the configured sources;
+ * leases: the link's current leases (the links' facts stage read them). */
+int dns_fill(Dns *d, int ifindex, LinkInfo *info, const DhcpLeases *leases);

@@ -11,6 +11,8 @@ typedef struct Reconcile Reconcile;
 typedef struct CurlGlue CurlGlue;
 typedef struct Netlink Netlink;
 typedef struct Wpa Wpa;
+typedef struct MMClient MMClient;
+typedef struct OfonoClient OfonoClient;
 
 /* What every feature may use: the loop, the bus, the configuration, the links registry, the
  * reconciler and the curl glue. The manager (the composition root) owns it and hands a
@@ -28,6 +30,11 @@ typedef struct Core {
         CurlGlue *curl;
         Netlink *netlink; /* the kernel's links, addresses and routes */
         Wpa *wpa;         /* wpa_supplicant's interfaces; NULL with [WiFi] Enable=no */
+        /* The one ModemManager and the one oFono client (roaming, NITZ, the network's zone),
+         * made by the composition root before the features that use them (usage, time zone,
+         * time feed) and freed after them; NULL without a bus. */
+        MMClient *mm;
+        OfonoClient *ofono;
         /* The apps' slots and their routing tables exist: probes of a VPN carry its mark. */
         bool apps_enforced;
 

@@ -54,6 +54,7 @@ struct Reconcile {
         bool failed;          /* in the current pass */
         char *reason;         /* NULL: not degraded */
         char *pass_reason;    /* the current pass's first failure */
+        unsigned passes;      /* passes run (the debug log counts them for tests and bench) */
         uint64_t since;       /* CLOCK_REALTIME µs the reason appeared, 0 while none */
 };
 
@@ -291,6 +292,17 @@ void reconcile_schedule(Reconcile *rc)
         (void)sd_event_source_set_enabled(rc->defer, SD_EVENT_ONESHOT);
 }
 
+bool reconcile_run_scheduled(Reconcile *rc)
+{
+        int enabled = SD_EVENT_OFF;
+
+        if (!rc || rc->running || sd_event_source_get_enabled(rc->defer, &enabled) < 0 ||
+            enabled != SD_EVENT_ONESHOT)
+                return false;
+        (void)pass_run(rc);
+        return true;
+}
+
 static int wait_add(Reconcile *rc, reconcile_done_t done, void *userdata,
                     reconcile_destroy_t destroy, ReconcileWait **ret)
 {
@@ -347,6 +359,7 @@ static int pass_run(Reconcile *rc)
                 waits_answer(rc, &answering, -ENOMEDIUM);
                 return 0;
         }
+        log_debug("Reconciler: pass %u", ++rc->passes);
         rc->running = true;
         rc->walking++;
         rc->committed = false;

@@ -75,6 +75,10 @@ void reconcile_set_hold(Reconcile *rc, reconcile_hold_t hold, void *userdata);
 /* One pass on a later turn of the loop (a burst of changes makes one pass): after the
  * probes' sockets and DNS, before the bus and netlink. */
 void reconcile_schedule(Reconcile *rc);
+/* Runs the scheduled pass now (a sync's end: what it carries is said in the sync's one
+ * PropertiesChanged per link), unless none is scheduled or it is held. Returns whether it
+ * ran. */
+bool reconcile_run_scheduled(Reconcile *rc);
 /* Schedules a pass (not held) and calls done with its outcome. A wait made while a pass
  * runs is answered by the next one, which sees the change that made it. ret NULL: the wait
  * belongs to the reconciler (destroy frees userdata after done or on free); else the caller

@@ -48,5 +48,13 @@ typedef struct DhcpLease {
         size_t n_ntp;
 } DhcpLease;
 
+/* A link's leases now, as the links' facts stage read them (roamd-link-facts.c): [0] DHCPv4,
+ * [1] DHCPv6; has[k] false when there is none, or only a stale one (its address is not on the
+ * link). */
+typedef struct DhcpLeases {
+        DhcpLease lease[2];
+        bool has[2];
+} DhcpLeases;
+
 int dhcp_lease_parse_v4(const uint8_t *buf, size_t len, DhcpLease *ret);
 int dhcp_lease_parse_v6(const uint8_t *buf, size_t len, DhcpLease *ret);

@@ -72,7 +72,7 @@ static int parse_file(LeaseCache *c, const char *path, int family, DhcpLease *re
         size_t size;
         int r;
 
-        c->reads++;
+        log_debug("%s: lease file read and parsed (%u so far)", path, ++c->reads);
         r = read_full_file(path, LEASE_CACHE_FILE_MAX, &buf, &size);
         if (r < 0)
                 return r;

@@ -24,6 +24,9 @@ struct Netlink {
         struct nl_cache *neighs; /* gateways' MAC addresses: network identity */
         sd_event_source *io_source;
         unsigned long overflows;
+        /* bumped by every change of the routes cache: the syncs' LinkInfo holds only the
+         * default routes, the reconciler copies every route of the main table */
+        unsigned long routes_generation;
 };
 
 /* A large receive buffer so bursts (hundreds of links at once) rarely overflow; when they do
@@ -34,7 +37,14 @@ static void on_change(struct nl_cache *cache, struct nl_object *obj, int action,
 {
         Netlink *n = userdata;
 
+        if (cache == n->routes)
+                n->routes_generation++;
         n->changed(n->userdata);
+}
+
+unsigned long netlink_routes_generation(Netlink *n)
+{
+        return n ? n->routes_generation : 0;
 }
 
 /* Neighbours change state all the time (reachable, stale, probe): only an entry that gains or
@@ -84,6 +94,7 @@ static int netlink_resync(Netlink *n)
         int r;
 
         n->overflows++;
+        n->routes_generation++; /* whatever was lost may have been a route */
         log_warning("rtnetlink notifications lost (overflow #%lu), refilling caches", n->overflows);
         for (size_t i = 0; i < ELEMENTSOF(caches); i++) {
                 r = nl_cache_refill(n->resync_sock, caches[i]);

@@ -17,6 +17,8 @@ Netlink *netlink_free(Netlink *n);
 /* Fills each known link's LinkInfo from the caches: calls fn for each non-loopback link. */
 typedef int (*NetlinkLinkFn)(void *userdata, int ifindex, LinkInfo *info);
 int netlink_collect(Netlink *n, NetlinkLinkFn fn, void *userdata);
+/* A number that changes whenever a route of any table changed (the caches' notifications). */
+unsigned long netlink_routes_generation(Netlink *n);
 
 /* Whether addr (in_addr / in6_addr of family) is this machine's: a local or broadcast route
  * of the kernel's local table covers it, or a link has it. */

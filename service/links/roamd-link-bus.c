@@ -246,14 +246,15 @@ static int property_get_identity(sd_bus *bus, const char *path, const char *inte
                                  sd_bus_error *error)
 {
         Link *l = userdata;
-        LinkIdentityView v = {"", NULL, "", "", "", ""};
+        LinkIdentityView v = {"", "", "", ""};
         const LinkViews *w = l->views;
         int r;
 
+        /* the network is a fact of the link (roamd-link-facts.c); its location the firewall's */
+        if (streq(property, "NetworkId"))
+                return sd_bus_message_append(reply, "s", l->facts.network_id);
         if (w && w->identity)
                 w->identity(l->ifindex, &v, w->identity_userdata);
-        if (streq(property, "NetworkId"))
-                return sd_bus_message_append(reply, "s", v.network_id);
         if (streq(property, "Location"))
                 return sd_bus_message_append(reply, "s", v.location);
         if (streq(property, "LocationSource"))
@@ -263,10 +264,10 @@ static int property_get_identity(sd_bus *bus, const char *path, const char *inte
         if (streq(property, "LocationWanted"))
                 return sd_bus_message_append(reply, "s", strempty(v.wanted));
         r = sd_bus_message_open_container(reply, 'a', "{ss}");
-        for (int k = 0; r >= 0 && v.facts && k < _NETID_FACT_MAX; k++)
-                if (v.facts[k] && v.facts[k][0])
+        for (int k = 0; r >= 0 && k < _NETID_FACT_MAX; k++)
+                if (l->facts.fact[k] && l->facts.fact[k][0])
                         r = sd_bus_message_append(reply, "{ss}", netid_fact_to_string(k),
-                                                  v.facts[k]);
+                                                  l->facts.fact[k]);
         if (r < 0)
                 return r;
         return sd_bus_message_close_container(reply);

@@ -48,6 +48,7 @@ Link *link_free(Link *l)
         if (!l)
                 return NULL;
         link_info_done(&l->info);
+        link_facts_done(&l->facts);
         capport_info_done(&l->capport);
         free(l->capport_error);
         free(l->nat64_prefix);
@@ -56,6 +57,12 @@ Link *link_free(Link *l)
         free(l->path);
         free(l);
         return NULL;
+}
+
+void link_facts_done(LinkFacts *f)
+{
+        for (int k = 0; k < _NETID_FACT_MAX; k++)
+                free(f->fact[k]), f->fact[k] = NULL;
 }
 
 int link_classify(Link *l, const char **names, size_t *n)

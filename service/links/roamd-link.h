@@ -8,7 +8,9 @@
 #include "roamd-bearer.h"
 #include "roamd-config.h"
 #include "roamd-capport.h"
+#include "roamd-dhcp-lease.h"
 #include "roamd-link-info.h"
+#include "roamd-netid.h"
 #include "roamd-time-sample.h"
 #include "roamd-verdict.h"
 #include "roamd-wpa-station.h"
@@ -32,14 +34,31 @@ typedef enum LinkNote {
 } LinkNote;
 typedef void (*LinkNoteFn)(Link *l, LinkNote note, void *userdata);
 
-/* A link's network identity and location as the firewall decided them (Link.NetworkId,
- * Location...): the firewall above fills it in through the hook the manager registers. */
+/* What the links' facts stage (roamd-link-facts.c) found about a link's network in the last
+ * sync: each input read once there, for every feature. */
+typedef struct LinkFacts {
+        DhcpLeases leases; /* the current ones (a stale lease is none) */
+        /* Link.NetworkIdentity: the facts that name the network (NULL unknown) */
+        char *fact[_NETID_FACT_MAX];
+        bool has_network;           /* carrier and an address or gateway: on some network */
+        bool gateway_pending;       /* a gateway whose MAC is not known yet */
+        char network_id[NETID_MAX]; /* Link.NetworkId, "" no network (yet) */
+        /* the last id that was not "" (a gateway being resolved again is no other network) */
+        char known_id[NETID_MAX];
+        /* the carrier went since known_id: the rounds that start when it is back judge the
+         * network found then, so a new id then is no network swapped under the same
+         * addressing (the case a re-probe is for) */
+        bool carrier_lost;
+} LinkFacts;
+
+void link_facts_done(LinkFacts *f);
+
+/* A link's location as the firewall decided it (Link.Location...): the firewall above fills
+ * it in through the hook the manager registers. */
 typedef struct LinkIdentityView {
-        const char *network_id;   /* "" no network */
-        const char *const *facts; /* [_NETID_FACT_MAX], NULL unknown */
-        const char *location;     /* "" none */
-        const char *source;       /* "config", "user", "default", "" none */
-        const char *reason;       /* of location */
+        const char *location; /* "" none */
+        const char *source;   /* "config", "user", "default", "" none */
+        const char *reason;   /* of location */
         /* the network's location now: differs from location (the one in force) while the
          * kernel has not taken it, "" no network */
         const char *wanted;
@@ -51,7 +70,7 @@ typedef const WpaStation *(*LinkStationFn)(const char *ifname, void *userdata);
 /* What a link's layer (its bus glue, its prober) asks of those above it: the registry holds
  * these hooks for all its links, whoever knows the answer fills one in (NULL: no answer). */
 typedef struct LinkViews {
-        LinkIdentityFn identity; /* Link.NetworkId, Location...: the firewall's view */
+        LinkIdentityFn identity; /* Link.Location...: the firewall's view */
         void *identity_userdata;
         LinkStationFn station; /* Link.WiFi*: wpa_supplicant's */
         void *station_userdata;
@@ -60,6 +79,23 @@ typedef struct LinkViews {
         Link *(*vpn)(void *userdata);
         void *vpn_userdata;
 } LinkViews;
+
+/* What a sync changed about a link, by kind (LINKS_EVENT_CHANGED's mask): a watcher looks only
+ * at the kinds it uses. */
+enum {
+        LINK_CHANGE_NAME = 1 << 0,
+        LINK_CHANGE_CARRIER = 1 << 1, /* carrier or administrative state */
+        LINK_CHANGE_ADDRESSES = 1 << 2,
+        LINK_CHANGE_GATEWAYS = 1 << 3,
+        LINK_CHANGE_DNS = 1 << 4, /* servers, domains, their source, the RFC 8910 URL */
+        LINK_CHANGE_STATE = 1 << 5,
+        LINK_CHANGE_OTHER = 1 << 6, /* kind, driver, MTU, bearer, ... */
+        LINK_CHANGE_NTP = 1 << 7,   /* the leases' NTP servers */
+        /* the facts stage's (roamd-link-facts.c): */
+        LINK_CHANGE_LEASE = 1 << 8,    /* a current lease came, went or says something else */
+        LINK_CHANGE_IDENTITY = 1 << 9, /* NetworkId or NetworkIdentity */
+        /* (1 << 10 and up: the kinds of inputs to come, a Wi-Fi station's, a modem's) */
+};
 
 typedef enum LinkState {
         LINK_STATE_NO_CARRIER,
@@ -91,6 +127,10 @@ typedef struct Link {
         bool bearer_from_config;
         LinkState state;
         LinkInfo info;
+        LinkFacts facts;
+        /* LINK_CHANGE_* the last sync changed on the link (0: nothing): a feature told of a
+         * sync looks at the links and kinds that changed only */
+        unsigned sync_changed;
         /* Connectivity, per family and overall (the better of the two). */
         VerdictResult verdict4, verdict6, verdict;
         char *portal_url;         /* where the user logs in, when behind a portal */

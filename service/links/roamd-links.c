@@ -8,6 +8,7 @@
 #include "roam-util.h"
 #include "roamd-dns.h"
 #include "roamd-link-bus.h"
+#include "roamd-link-facts.h"
 #include "roamd-links.h"
 #include "roamd-ndopt.h"
 #include "roamd-netlink.h"
@@ -95,9 +96,14 @@ int links_new(Core *core, sd_event *event, Links **ret)
         l->state = "offline";
         l->views.vpn = links_vpn;
         l->views.vpn_userdata = l;
-        r = sd_event_add_defer(event, &l->sync_source, on_sync, l);
+        r = link_facts_stage_new(core, &l->facts);
         if (r < 0)
+                return log_oom();
+        r = sd_event_add_defer(event, &l->sync_source, on_sync, l);
+        if (r < 0) {
+                link_facts_stage_free(l->facts);
                 return log_error_errno(r, "Failed to allocate sync source: %m");
+        }
         (void)sd_event_source_set_enabled(l->sync_source, SD_EVENT_OFF);
         (void)sd_event_source_set_description(l->sync_source, "sync");
         *ret = TAKE_PTR(l);
@@ -111,6 +117,7 @@ Links *links_free(Links *l)
         for (size_t i = 0; i < l->n_links; i++)
                 links_link_free(l->links[i]);
         free(l->links);
+        link_facts_stage_free(l->facts);
         watch_list_clear(&l->watches);
         sd_event_source_disable_unref(l->sync_source);
         sd_bus_slot_unref(l->bus_slot);
@@ -125,6 +132,7 @@ void links_attach(Links *l, Netlink *netlink, NdOpt *ndopt, Dns *dns)
         l->netlink = netlink;
         l->ndopt = ndopt;
         l->dns = dns;
+        l->facts->netlink = netlink;
 }
 
 void links_schedule_sync(Links *l)
@@ -256,6 +264,8 @@ static unsigned change_mask(const LinkInfo *old, const LinkInfo *new)
         return m;
 }
 
+static void links_link_network_changed(Links *l, Link *link);
+
 static int sync_one(void *userdata, int ifindex, LinkInfo *info)
 {
         Links *l = userdata;
@@ -263,7 +273,10 @@ static int sync_one(void *userdata, int ifindex, LinkInfo *info)
         bool is_new = !link;
         LinkState state;
         unsigned mask, families;
+        bool other_network;
         int r, n;
+        /* static: a sync runs one link at a time, and two leases are no stack's business */
+        static DhcpLeases leases;
 
         if (!link) {
                 r = links_add(l, ifindex, &link);
@@ -274,7 +287,10 @@ static int sync_one(void *userdata, int ifindex, LinkInfo *info)
         }
         link->seen = true;
 
-        r = dns_fill(l->dns, ifindex, info);
+        /* the facts stage reads the leases first: the DNS, NTP and RFC 8910 URL come from them */
+        r = link_facts_read_leases(l->facts, info, &leases);
+        if (r >= 0)
+                r = dns_fill(l->dns, ifindex, info, &leases);
         if (r >= 0)
                 r = ndopt_fill(l->ndopt, ifindex, info); /* after the leases: they come first */
         if (r < 0)
@@ -291,6 +307,13 @@ static int sync_one(void *userdata, int ifindex, LinkInfo *info)
                 mask |= LINK_CHANGE_STATE;
         if (n > 0 && mask == 0)
                 mask = LINK_CHANGE_OTHER;
+        mask |= link_facts_update(l->facts, link, &leases, &other_network);
+        /* The same addressing on another network (home -> a captive café on the same /24):
+         * the verdict was about the old one. */
+        if (other_network && !is_new)
+                links_link_network_changed(l, link);
+        link->sync_changed = mask;
+        l->sync_mask |= mask;
         if (is_new) {
                 (void)link_bus_announce(link);
                 /* A new link gets a verdict even when nothing about it "changed". */
@@ -386,7 +409,7 @@ static void on_link_note(Link *link, LinkNote note, void *userdata)
         }
 }
 
-void links_link_network_changed(Links *l, Link *link)
+static void links_link_network_changed(Links *l, Link *link)
 {
         if (!l)
                 return;
@@ -410,9 +433,11 @@ int links_sync(Links *l)
 {
         _cleanup_free_ Link **gone = NULL;
         size_t k = 0, n_gone = 0;
+        bool routes_changed;
         int r;
 
         l->addresses_changed = false;
+        l->sync_mask = 0;
         for (size_t i = 0; i < l->n_links; i++) {
                 l->links[i]->seen = false;
                 link_bus_hold(l->links[i]); /* one PropertiesChanged per link per sync */
@@ -459,9 +484,22 @@ int links_sync(Links *l)
         links_update_best(l);
         if (l->addresses_changed)
                 dns_refresh_bus(l->dns); /* their data may follow the addresses */
+        if (l->sync_mask || n_gone || netlink_routes_generation(l->netlink) != l->routes_generation)
+                log_debug(
+                    "Sync: kinds 0x%x changed, %zu link(s) gone, routes %s", l->sync_mask, n_gone,
+                    netlink_routes_generation(l->netlink) != l->routes_generation ? "changed"
+                                                                                  : "unchanged");
+        else
+                log_debug("Sync: nothing changed");
+        routes_changed = netlink_routes_generation(l->netlink) != l->routes_generation;
+        l->routes_generation = netlink_routes_generation(l->netlink);
         links_notify(l, &(LinksEvent){.type = LINKS_EVENT_SYNCED,
+                                      .mask = l->sync_mask,
                                       .addresses_changed = l->addresses_changed,
+                                      .routes_changed = routes_changed,
                                       .n_gone = n_gone});
+        if (l->after_sync)
+                l->after_sync(l->after_sync_userdata);
         for (size_t i = 0; i < l->n_links; i++)
                 link_bus_release(l->links[i]);
         return 0;

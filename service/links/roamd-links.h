@@ -19,13 +19,14 @@ typedef struct Core Core;
 typedef struct Netlink Netlink;
 typedef struct NdOpt NdOpt;
 typedef struct Dns Dns;
+typedef struct LinkFactsStage LinkFactsStage;
 
 typedef enum LinksEventType {
         LINKS_EVENT_NEW,      /* a link appeared (already announced on the bus) */
         LINKS_EVENT_CHANGED,  /* a sync changed a link: mask says what */
         LINKS_EVENT_VERDICT,  /* a link's connectivity changed */
         LINKS_EVENT_CAPPORT,  /* a link's RFC 8908 data changed */
-        LINKS_EVENT_NETWORK,  /* a link's network identity changed (another network) */
+        LINKS_EVENT_NETWORK,  /* a link is on another network under the same addressing */
         LINKS_EVENT_GONE,     /* a link went away; freed after the watchers return */
         LINKS_EVENT_BEST,     /* the best link or the global state changed: mask says which */
         LINKS_EVENT_SYNCED,   /* a sync finished: the table is complete and consistent */
@@ -37,17 +38,7 @@ typedef enum LinksEventType {
 
 const char *links_event_type_to_string(LinksEventType t);
 
-/* LINKS_EVENT_CHANGED's mask */
-enum {
-        LINK_CHANGE_NAME = 1 << 0,
-        LINK_CHANGE_CARRIER = 1 << 1, /* carrier or administrative state */
-        LINK_CHANGE_ADDRESSES = 1 << 2,
-        LINK_CHANGE_GATEWAYS = 1 << 3,
-        LINK_CHANGE_DNS = 1 << 4, /* servers, domains, their source, the RFC 8910 URL */
-        LINK_CHANGE_STATE = 1 << 5,
-        LINK_CHANGE_OTHER = 1 << 6, /* kind, driver, MTU, bearer, ... */
-        LINK_CHANGE_NTP = 1 << 7,   /* the leases' NTP servers */
-};
+/* LINKS_EVENT_CHANGED's mask: LINK_CHANGE_* (roamd-link.h) */
 
 /* LINKS_EVENT_BEST's mask */
 enum {
@@ -58,9 +49,11 @@ enum {
 typedef struct LinksEvent {
         LinksEventType type;
         Link *link;    /* NULL for BEST and SYNCED */
-        unsigned mask; /* CHANGED, BEST */
-        /* SYNCED: some link's addresses changed; how many links went away */
+        unsigned mask; /* CHANGED, BEST; SYNCED: every link's kinds together (0 nothing) */
+        /* SYNCED: some link's addresses changed; some route (of any table: the links' hold
+         * only the default ones) changed; how many links went away */
         bool addresses_changed;
+        bool routes_changed;
         size_t n_gone;
 } LinksEvent;
 
@@ -74,6 +67,8 @@ struct Links {
         Netlink *netlink;
         NdOpt *ndopt;
         Dns *dns;
+        /* each input about a link's network, read once per sync (roamd-link-facts.c) */
+        LinkFactsStage *facts;
         /* what its links ask above themselves (each link points here): the identity and
          * station hooks are filled in by the manager, the VPN in use by the registry */
         LinkViews views;
@@ -83,10 +78,18 @@ struct Links {
         Link *best;
         const char *state; /* global state word */
 
+        /* Run after the watchers of SYNCED, while the links' signals are still held (the
+         * manager's: the reconcile pass the sync asked for, so what it puts in force goes out
+         * in the same PropertiesChanged); NULL none. */
+        void (*after_sync)(void *userdata);
+        void *after_sync_userdata;
+
         sd_event_source *sync_source;
         sd_bus_slot *bus_slot, *probe_bus_slot, *enum_slot; /* org.roam1.Link objects */
         WatchList watches;
-        bool addresses_changed; /* during a sync */
+        bool addresses_changed;          /* during a sync */
+        unsigned sync_mask;              /* during a sync: the kinds that changed, of all links */
+        unsigned long routes_generation; /* netlink's, as of the last sync */
 };
 
 int links_new(Core *core, sd_event *event, Links **ret);
@@ -119,7 +122,5 @@ int links_bus_enumerate(sd_bus *bus, const char *path, void *userdata, char ***n
 /* The objects (org.roam1.Link and the prober's Reprobe beside it) and their enumerator. */
 int links_bus_setup(Links *l, sd_bus *bus);
 
-/* The firewall found the link on another network (its identity changed). */
-void links_link_network_changed(Links *l, Link *link);
 /* The firewall put another location in force on the link (what views.identity says). */
 void links_link_location_changed(Links *l, Link *link);

@@ -194,13 +194,8 @@ Prober *prober_free(Prober *p)
  * fetch does a full handshake. */
 static CURLSH *prober_tls_share(Prober *p)
 {
-        const Link *l = p->link;
-        LinkIdentityView v = {"", NULL, "", "", "", ""};
-        const char *id;
+        const char *id = p->link->facts.network_id;
 
-        if (l->views && l->views->identity)
-                l->views->identity(l->ifindex, &v, l->views->identity_userdata);
-        id = v.network_id ?: "";
         if (p->tls_share && !p->tls_stale && streq(p->tls_network, id))
                 return p->tls_share;
         /* The first contact often runs before the network is known (its gateway's address

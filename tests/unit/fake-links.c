@@ -3,6 +3,7 @@
 
 #include "fake-links.h"
 #include "roam-macro.h"
+#include "roam-util.h"
 #include "roamd-links.h"
 #include "roamd-portal.h"
 #include "roamd-reconcile.h"
@@ -33,6 +34,14 @@ Link *links_get(Links *l, int ifindex)
 {
         for (size_t i = 0; i < fake_links.n; i++)
                 if (fake_links.links[i]->ifindex == ifindex)
+                        return fake_links.links[i];
+        return NULL;
+}
+
+Link *links_get_by_name(Links *l, const char *name)
+{
+        for (size_t i = 0; i < fake_links.n; i++)
+                if (streq_ptr(fake_links.links[i]->info.name, name))
                         return fake_links.links[i];
         return NULL;
 }

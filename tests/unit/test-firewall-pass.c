@@ -25,7 +25,7 @@
 
 /* ---- the firewall's neighbours, counted ---- */
 
-static unsigned watches, network_changes, bus_changes, degraded_changes;
+static unsigned watches, bus_changes, degraded_changes;
 /* the names of the links' last PropertiesChanged, space-separated */
 static char link_changed[256];
 
@@ -38,11 +38,6 @@ void links_watch_remove(Links *l, unsigned id)
 {
         if (id != 0)
                 watches--;
-}
-
-void links_link_network_changed(Links *l, Link *link)
-{
-        network_changes++;
 }
 
 void links_link_location_changed(Links *l, Link *link)
@@ -71,16 +66,6 @@ Link *links_get(Links *l, int ifindex)
 void core_emit_manager_changed(Core *c, const char *first, ...)
 {
         bus_changes++;
-}
-
-const WpaStation *wpa_station(Wpa *w, const char *ifname)
-{
-        return NULL;
-}
-
-int netlink_neigh_lladdr(Netlink *n, int ifindex, const IpAddr *addr, char *buf, size_t size)
-{
-        return -ENOENT;
 }
 
 App *apps_get(Apps *a, const char *id)
@@ -187,7 +172,7 @@ static void setup(void)
 {
         _cleanup_free_ char *conf = NULL;
 
-        watches = network_changes = bus_changes = degraded_changes = 0;
+        watches = bus_changes = degraded_changes = 0;
         link_changed[0] = 0;
         kernel = (FakeKernel){.fail_error = -ENOBUFS};
         fake_timers_reset();
@@ -216,6 +201,12 @@ static void setup(void)
                               .addrs = &eth_addr,
                               .n_addrs = 1,
                               .domains = eth_domains};
+        /* what the links' facts stage found: a network named by its domain */
+        eth.facts = (LinkFacts){.has_network = true};
+        eth.facts.fact[NETID_INTERFACE] = (char *)"eth0";
+        eth.facts.fact[NETID_BEARER] = (char *)"ethernet";
+        eth.facts.fact[NETID_DOMAIN] = (char *)"home.example";
+        snprintf(eth.facts.network_id, sizeof(eth.facts.network_id), "ethernet:if=eth0");
         link_table[0] = &eth;
         links = (Links){.links = link_table, .n_links = 1};
         core = (Core){.event = event, .config = config, .links = &links, .reconcile = rc};
@@ -385,7 +376,7 @@ TEST(firewall_gone_link_chains_go_with_the_commit)
         ASSERT_TRUE(fake_kernel_chain(&kernel, 3, FW_DIRECTION_IN, NULL));
 
         links.n_links = 0;
-        firewall_links_synced(fw);
+        firewall_links_changed(fw, false);
         kernel.fail_next = 2;
         reconcile_schedule(rc);
         fake_loop_run(event);

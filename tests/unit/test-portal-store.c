@@ -111,3 +111,54 @@ TEST(portal_store_refuses_unsafe_files)
         ASSERT_OK(portal_store_load(NULL, &s));
         ASSERT_EQ(portal_store_set(s, "a", "u", "p", false), -EROFS);
 }
+
+static const char *fake_bearer(const char *ifname, void *userdata)
+{
+        (void)userdata;
+        return streq(ifname, "eth0") ? "ethernet" : streq(ifname, "wlan0") ? "wifi" : NULL;
+}
+
+/* The keys an older roamd filed logins under become the links' NetworkIds once, on load: what
+ * was saved still applies on the same network, and a key with no counterpart is kept. */
+TEST(portal_store_migrates_old_keys_once)
+{
+        _cleanup_(portal_store_freep) PortalStore *s = NULL, *t = NULL;
+        char d[] = "/tmp/roam-portal-migrate-XXXXXX", path[256];
+        static const char *const old[] = {
+            "eth0 gateway-mac 02:00:00:00:00:01", /* wired, by the gateway's MAC */
+            "wlan0 gateway-mac 02:00:00:00:00:02 ssid Café Wi fi bssid 02:aa:00:00:00:01",
+            "eth0",                                /* no gateway */
+            "eth0 gateway 192.0.2.1",              /* no NetworkId stands for it */
+            "gone0 gateway-mac 02:00:00:00:00:03", /* bearer unknown: kept */
+            "ethernet:gw=02:00:00:00:00:09",       /* new already */
+        };
+        static const char *const want[] = {
+            "ethernet:gw=02:00:00:00:00:01",
+            "wifi:Caf\\xc3\\xa9 Wi fi:02:aa:00:00:00:01",
+            "ethernet:if=eth0",
+            "eth0 gateway 192.0.2.1",
+            "gone0 gateway-mac 02:00:00:00:00:03",
+            "ethernet:gw=02:00:00:00:00:09",
+        };
+
+        ASSERT_TRUE(mkdtemp(d));
+        snprintf(path, sizeof(path), "%s/creds", d);
+        ASSERT_OK(portal_store_load(path, &s));
+        for (size_t i = 0; i < ELEMENTSOF(old); i++)
+                ASSERT_OK(portal_store_set(s, old[i], "u", i == 0 ? "pw0" : "pw", false));
+        s = portal_store_free(s);
+
+        ASSERT_OK(portal_store_load(path, &s));
+        ASSERT_EQ(portal_store_migrate(s, fake_bearer, NULL), 3);
+        for (size_t i = 0; i < ELEMENTSOF(want); i++)
+                ASSERT_TRUE(portal_store_get(s, want[i]));
+        ASSERT_STREQ(portal_store_get(s, want[0])->password, "pw0");
+        /* saved: a second load finds them migrated, and nothing more to do */
+        ASSERT_OK(portal_store_load(path, &t));
+        ASSERT_EQ(t->n_entries, ELEMENTSOF(want));
+        for (size_t i = 0; i < ELEMENTSOF(want); i++)
+                ASSERT_TRUE(portal_store_get(t, want[i]));
+        ASSERT_EQ(portal_store_migrate(t, fake_bearer, NULL), 0);
+        ASSERT_TRUE(unlink(path) == 0);
+        ASSERT_TRUE(rmdir(d) == 0);
+}

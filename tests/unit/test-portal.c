@@ -117,6 +117,8 @@ static void setup(void)
         config->probe.http_url = strdup(CHECK_URL);
         core = (Core){.event = event, .config = config};
         fake_links_add(&wlan, &core, 7, "wlan0", VERDICT_PORTAL, "http://portal.example/login");
+        /* the network as the links' facts stage named it: saved logins are filed under it */
+        snprintf(wlan.facts.network_id, sizeof(wlan.facts.network_id), "wifi:gw=02:00:00:00:01:01");
         ASSERT_OK(portal_new(&core, &fake_transport, &portal));
         ASSERT_EQ(fake_links.watches, 1);
 }

@@ -97,21 +97,24 @@ int route_tables_vpn_link(RouteTables *rt)
         return 0;
 }
 
-/* ModemManager: the registration of the fake core's links; its change callback kept. */
+/* ModemManager: the registration of the fake core's links; the usage's change watcher kept
+ * (the Core's client is a token: only the fakes see it). */
 static MMClientChangeFn mm_changed;
 static void *mm_userdata;
+static int mm_token;
 
-int mm_client_new(sd_bus *bus, MMClientChangeFn before_change, void *userdata, MMClient **ret)
+unsigned mm_client_change_watch_add(MMClient *c, MMClientChangeFn fn, void *userdata)
 {
-        mm_changed = before_change;
+        ASSERT_TRUE(c == (MMClient *)&mm_token);
+        mm_changed = fn;
         mm_userdata = userdata;
-        *ret = NULL;
-        return 0;
+        return 1;
 }
 
-MMClient *mm_client_free(MMClient *c)
+void mm_client_change_watch_remove(MMClient *c, unsigned id)
 {
-        return NULL;
+        if (id != 0)
+                mm_changed = NULL;
 }
 
 int mm_client_roaming(MMClient *c, const char *ifname)
@@ -122,16 +125,13 @@ int mm_client_roaming(MMClient *c, const char *ifname)
         return -ENOENT;
 }
 
-int ofono_client_new(sd_bus *bus, OfonoClientChangeFn before_change, void *userdata,
-                     OfonoClient **ret)
+unsigned ofono_client_change_watch_add(OfonoClient *c, OfonoClientChangeFn fn, void *userdata)
 {
-        *ret = NULL;
-        return 0;
+        return 0; /* (no oFono client in the Core) */
 }
 
-OfonoClient *ofono_client_free(OfonoClient *c)
+void ofono_client_change_watch_remove(OfonoClient *c, unsigned id)
 {
-        return NULL;
 }
 
 int ofono_client_roaming(OfonoClient *c, const char *ifname)
@@ -241,7 +241,8 @@ static void setup(void)
                       .bus = (sd_bus *)&bus_token, /* (only the fakes see it) */
                       .config = config,
                       .links = &links,
-                      .reconcile = rc};
+                      .reconcile = rc,
+                      .mm = (MMClient *)&mm_token};
         start();
 }
 

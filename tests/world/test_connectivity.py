@@ -304,10 +304,9 @@ table inet swapped {
 """
 
 
-def test_other_network_same_addressing_reprobes(w, tmp_path):
-    """Another network with the same addresses, routes and DNS and no carrier loss (home ->
-    a captive café on the same /24): only the network's identity (its gateway's MAC) tells.
-    roamd probes again at once instead of reading online until the slow re-check (300 s)."""
+def other_network_same_addressing(w, tmp_path):
+    """The home router becomes a captive portal with another MAC address, the same addresses,
+    routes and DNS and no carrier loss: wifi0 must be judged again (portal)."""
     wait_verdict(w, "wifi0", ONLINE)
     home_id = w.wait_link("wifi0", lambda l: l["NetworkId"].startswith("wifi:gw="),
                           what="wifi0's home identity")["NetworkId"]
@@ -339,6 +338,27 @@ def test_other_network_same_addressing_reprobes(w, tmp_path):
         w.dev("ping", "-n", "-c", "1", "-W", "2", "-I", "wifi0", "192.0.2.1", check=False)
     # home again: probed again too
     wait_verdict(w, "wifi0", ONLINE, timeout=WAIT)
+
+
+def test_other_network_same_addressing_reprobes(w, tmp_path):
+    """Another network with the same addresses, routes and DNS and no carrier loss (home ->
+    a captive café on the same /24): only the network's identity (its gateway's MAC) tells.
+    roamd probes again at once instead of reading online until the slow re-check (300 s)."""
+    other_network_same_addressing(w, tmp_path)
+
+
+def test_other_network_reprobes_without_firewall(w, tmp_path):
+    """The network's identity is a fact of the link (issue 42), not the firewall's: with
+    [Firewall] Enable=no the same swap is still seen (Link.NetworkId) and probed again."""
+    w.write_config(w.default_config + "[Firewall]\nEnable=no\n")
+    w.roamd_restart()
+    try:
+        w.wait_default_state()
+        other_network_same_addressing(w, tmp_path)
+    finally:
+        w.write_config(w.default_config)
+        w.roamd_restart()
+        w.wait_default_state()
 
 
 # ---- networks that fool a single check (issue 31; docs/connectivity.md, "Networks that

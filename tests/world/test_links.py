@@ -276,3 +276,68 @@ def test_one_properties_changed_per_link_per_sync(w):
     # nothing of it came again in a signal of its own
     assert not [c for c in changes if c is not first and
                 {"State", "Connectivity4", "Connectivity6"} & set(c)], changes
+
+
+def link_signals(mon):
+    """The PropertiesChanged signals of Link objects the monitor saw."""
+    return [(m["path"], Monitor.properties_changed(m)) for _, m in mon.signals()
+            if m.get("member") == "PropertiesChanged" and
+            m.get("path", "").startswith("/org/roam1/link/")]
+
+
+def test_renewal_that_changes_nothing_costs_nothing(w):
+    """Issue 42: a DHCP renewal whose lease says what the last one said is read once (one
+    parse of the new file, by the links' facts stage) and changes nothing: no reconcile pass
+    (counted in roamd's debug log) and no PropertiesChanged of any Link (on the bus)."""
+    w.wait_default_state()
+    log_at = len(w.roamd_log())
+    with w.monitor() as mon:
+        w.dev("dhcpcd", "-N", "wifi0")  # renew (DHCPv4, and DHCPv6: its file too)
+        wait_for(lambda: "wifi0.lease: lease file read and parsed" in w.roamd_log()[log_at:],
+                 WAIT, what="roamd reading wifi0's renewed lease")
+        # two round trips: roamd ran the sync and whatever pass it scheduled before answering
+        w.manager()
+        w.manager()
+        signals = link_signals(mon)
+    log = w.roamd_log()[log_at:]
+    # the DHCPv4 file dhcpcd wrote anew parsed once, by the one lease cache (not once per
+    # feature; dhcpcd may write the DHCPv6 one twice: each version is parsed once)
+    assert log.count("/wifi0.lease: lease file read and parsed") == 1, log
+    assert "Reconciler: pass " not in log, log
+    assert signals == [], signals
+
+
+def test_carrier_loss_one_properties_changed_per_link(w):
+    """Issue 42: a carrier loss is one sync; what it changes on the Link, and what the
+    reconcile pass it asked for puts in force (the firewall's Location, which went out in a
+    signal of its own after the pass), goes out in ONE PropertiesChanged. (dhcpcd's reaction,
+    dropping the lease's addresses a moment later, is a sync of its own.)"""
+    w.wait_default_state()
+    w.wait_link("cell0", lambda l: l["Location"] != "" and
+                "checking" not in (l["Connectivity4"], l["Connectivity6"]), timeout=WAIT,
+                what="cell0 settled, a location in force")
+    path = w.links()["cell0"]["_path"]
+    log_at = len(w.roamd_log())
+    try:
+        with w.monitor() as mon:
+            w.carrier("cell0", False)
+            w.wait_link("cell0", lambda l: not l["Carrier"] and l["State"] == "no-carrier" and
+                        l["Connectivity"] == "offline" and l["Location"] == "", timeout=WAIT)
+            wait_for(lambda: "Reconciler: pass " in w.roamd_log()[log_at:], WAIT,
+                     what="the carrier loss's reconcile pass")
+            w.manager()
+            w.manager()
+            signals = [c for p, c in link_signals(mon) if p == path]
+    finally:
+        w.carrier("cell0", True)
+    print("cell0's signals:", signals)
+    first = [i for i, c in enumerate(signals) if "Carrier" in c]
+    assert len(first) == 1, signals
+    loss = signals[first[0]]
+    assert {"Carrier", "State", "Connectivity", "Connectivity4", "Connectivity6", "NetworkId",
+            "Location", "LocationWanted"} <= set(loss), loss
+    assert loss["Location"] == "" and loss["State"] == "no-carrier", loss
+    # nothing of it came again in a signal of its own
+    assert not [c for c in signals[first[0] + 1:] if {
+        "State", "Connectivity", "Connectivity4", "Connectivity6", "NetworkId", "Location",
+        "LocationWanted"} & set(c)], signals

@@ -209,7 +209,9 @@ def test_wispr_login_saved_and_approved_again(w, cafe, mon):
     assert s["LoginURL"] == "https://cafe.test/wispr/login"
     assert s["LocationName"] == "Cafe Roam"
     assert s["HasSavedLogin"] is False and s["Approved"] is False
-    assert s["Identity"].startswith("eth0 gateway"), s
+    # filed under the link's NetworkId (issue 42), the cafe's gateway named by its MAC
+    assert s["Identity"] == w.link("eth0")["NetworkId"], s
+    assert s["Identity"].startswith("ethernet:gw="), s
     assert cafe.posts() == []
     assert all(r["method"] == "GET" for r in cafe.requests())
     # Only root, netdev or polkit may act; nobody else sends anything.

@@ -149,6 +149,19 @@ def test_a_modems_network_time_is_a_time_witness(mocks):
     assert ("https-date", "link:wifi0") in kinds and ("nitz", witness) in kinds, kinds
 
 
+def test_one_modemmanager_client(mocks):
+    """Issue 42: roamd runs ONE ModemManager client (the Core's), however many features use
+    the modems (the usage's roaming, the time feed's NITZ, the time zone): a new modem with
+    Modem.Time is asked for its network time once, not once per client."""
+    w = mocks
+    modem = add_modem(w, "cell0", "44010", "Asia/Tokyo")
+    wait_for(lambda: any(s[0] == "nitz" for s in time_sources(w)), 10,
+             what="the NITZ sample among the time's sources")
+    calls = w.call(str(modem), MOCK_IFACE, "GetCalls", dest=MM)
+    asked = [c for c in calls if str(c[1]) == "GetNetworkTime"]
+    assert len(asked) == 1, calls
+
+
 def test_modems_that_disagree_change_nothing(mocks):
     """Japan on one modem, Germany on the other: disputed, both zones offered, no change."""
     w = mocks

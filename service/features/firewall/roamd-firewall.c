@@ -12,8 +12,6 @@
 #include "roam-util.h"
 #include "roam-words.h"
 #include "roamd-apps.h"
-#include "roamd-dhcp-lease.h"
-#include "roamd-lease-cache.h"
 #include "roamd-firewall-chain.h"
 #include "roamd-firewall-nft.h"
 #include "roamd-firewall.h"
@@ -31,14 +29,8 @@ typedef struct FwLink {
         int ifindex;
         char *name;
         Bearer bearer;
-        char *facts[_NETID_FACT_MAX];
+        /* the network the location is of (the link's NetworkId as of the last sync) */
         char network_id[NETID_MAX];
-        /* the last id that was not "" (a gateway being resolved again is no other network) */
-        char known_id[NETID_MAX];
-        /* the carrier went since known_id: the rounds that start when it is back judge the
-         * network found then, so a new id then is no network swapped under the same
-         * addressing (the case a re-probe is for) */
-        bool carrier_lost;
         /* the location of the network now (NULL: no network), and why */
         char *location;
         FwSource source;
@@ -79,7 +71,6 @@ struct Firewall {
         /* links whose chains go away in the transaction being committed */
         int *dropping;
         size_t n_dropping;
-        LeaseCache *leases; /* dhcpcd's lease files, read again only after they change */
 };
 
 static FwLink *fw_link_free(FwLink *l)
@@ -87,8 +78,6 @@ static FwLink *fw_link_free(FwLink *l)
         if (!l)
                 return NULL;
         free(l->name);
-        for (int k = 0; k < _NETID_FACT_MAX; k++)
-                free(l->facts[k]);
         free(l->location);
         free(l->reason);
         free(l->in_force);
@@ -103,11 +92,15 @@ static FwLink *fw_link_free(FwLink *l)
         return NULL;
 }
 
-/* After every sync: each link's identity and location follow it. */
+/* What a link's location and chains are made of: its network, name and bearer. */
+#define FW_LINK_KINDS (LINK_CHANGE_IDENTITY | LINK_CHANGE_NAME | LINK_CHANGE_OTHER)
+
+/* After a sync that changed a link's network, name or bearer, or lost a link: the locations
+ * follow. */
 static void on_links(Links *links, const LinksEvent *ev, void *userdata)
 {
-        if (ev->type == LINKS_EVENT_SYNCED)
-                firewall_links_synced(userdata);
+        if (ev->type == LINKS_EVENT_SYNCED && ((ev->mask & FW_LINK_KINDS) || ev->n_gone))
+                firewall_links_changed(userdata, true);
 }
 
 /* The firewall's part of the reconciler's passes: its chains in the one transaction. */
@@ -143,10 +136,6 @@ int firewall_new(Core *core, Firewall **ret)
                 free(fw);
                 return -ENOMEM;
         }
-        if (lease_cache_new(&fw->leases) < 0) {
-                firewall_free(fw);
-                return -ENOMEM;
-        }
         fw->links_watch = links_watch_add(core->links, on_links, fw, NULL);
         if (fw->links_watch == 0) {
                 firewall_free(fw);
@@ -173,7 +162,6 @@ Firewall *firewall_free(Firewall *fw)
                 fw_link_free(fw->links[i]);
         free(fw->links);
         free(fw->dropping);
-        lease_cache_free(fw->leases);
         free(fw);
         return NULL;
 }
@@ -328,7 +316,7 @@ int firewall_start(Firewall *fw)
         log_info("Firewall: %zu networks, %zu rules, %zu locations known.", fw->model.n_nets,
                  fw->model.n_rules, strv_length(fw->model.locations));
         log_firewall_summary(fw);
-        firewall_links_synced(fw);
+        firewall_links_changed(fw, false);
         return 0;
 }
 
@@ -350,88 +338,19 @@ int firewall_reload(Firewall *fw)
         fw_model_done(&fw->model);
         fw->model = m;
         core_emit_manager_changed(fw->core, "Locations", NULL);
-        firewall_links_synced(fw);
+        firewall_links_changed(fw, false);
         return 0;
 }
 
 /* ---- identity and location ---- */
 
-static bool hwaddr_real(const char *hw)
+/* What networks.d matches on: the link's facts, from the links' facts stage. */
+static void link_netid_facts(const Link *l, NetIdFacts *ret)
 {
-        if (!hw || !*hw)
-                return false;
-        for (; *hw; hw++)
-                if (*hw != '0' && *hw != ':')
-                        return true;
-        return false;
-}
-
-static void read_lease(Firewall *fw, const Link *l, char **server, char **domain, bool *ret_router)
-{
-        DhcpLease lease;
-
-        if (!l->info.name || lease_cache_get(fw->leases, fw->core->config->dhcpcd_lease_dir,
-                                             l->info.name, AF_INET, &lease) < 0)
-                return;
-        /* a stale lease (dhcpcd keeps them) must not name a new network: its address must be
-         * on the link */
-        for (size_t i = 0; i < lease.n_addrs; i++)
-                for (size_t k = 0; k < l->info.n_addrs; k++)
-                        if (streq(lease.addrs[i].text, l->info.addrs[k].addr.text)) {
-                                if (lease.server_id.family)
-                                        *server = strdup(lease.server_id.text);
-                                if (lease.n_domains > 0)
-                                        *domain = strdup(lease.domains[0]);
-                                *ret_router = lease.has_router;
-                                return;
-                        }
-}
-
-static void gather(Firewall *fw, const Link *l, char *facts[_NETID_FACT_MAX], NetIdFacts *f)
-{
-        const WpaStation *st = wpa_station(fw->core->wpa, l->info.name);
-        bool have_gw = l->info.n_gateways > 0, lease_router = false, own_addr = false;
-
-        for (size_t i = 0; i < l->info.n_addrs; i++)
-                own_addr = own_addr || l->info.addrs[i].scope != ADDR_SCOPE_LINK;
-        /* A link-local address alone (every link with carrier has one) names nothing: a link
-         * without an address of its own and without a gateway is on no network we can tell
-         * apart, and nobody should be asked where it is. */
-        *f = (NetIdFacts){.has_network = l->info.carrier && (own_addr || have_gw)};
-        facts[NETID_INTERFACE] = l->info.name ? strdup(l->info.name) : NULL;
-        facts[NETID_BEARER] = l->bearer >= 0 ? strdup(bearer_to_string(l->bearer)) : NULL;
-        if (st && streq_ptr(st->wpa_state, "COMPLETED") && st->ssid && *st->ssid) {
-                facts[NETID_SSID] = strdup(st->ssid);
-                if (st->bssid && *st->bssid)
-                        facts[NETID_BSSID] = strdup(st->bssid);
-        }
-        if (!f->has_network)
-                goto done; /* nothing more to learn, and many idle links stay cheap */
-        /* the gateway's MAC: IPv4 first, the IPv6 router else (the same box, mostly) */
-        for (int pass = 0; pass < 2 && !facts[NETID_GATEWAY_MAC]; pass++)
-                for (size_t i = 0; i < l->info.n_gateways; i++) {
-                        const IpAddr *gw = &l->info.gateways[i];
-                        char mac[32];
-                        if (!gw->text[0] || gw->family != (pass == 0 ? AF_INET : AF_INET6))
-                                continue;
-                        if (netlink_neigh_lladdr(fw->core->netlink, l->ifindex, gw, mac,
-                                                 sizeof(mac)) >= 0) {
-                                facts[NETID_GATEWAY_MAC] = strdup(mac);
-                                break;
-                        }
-                }
-        read_lease(fw, l, &facts[NETID_DHCP_SERVER], &facts[NETID_DOMAIN], &lease_router);
-        if (!facts[NETID_DOMAIN] && l->info.domains && l->info.domains[0])
-                facts[NETID_DOMAIN] = strdup(l->info.domains[0]);
-        /* A link without link-layer addresses (a tunnel) has no neighbours to wait for. A lease
-         * that names a router whose route is not in place yet (dhcpcd re-applying it after a
-         * carrier returns: the address comes first) is no network without a gateway: wait
-         * for it rather than name the network by its DHCP server for a moment. */
-        f->gateway_pending =
-            hwaddr_real(l->info.hwaddr) && !facts[NETID_GATEWAY_MAC] && (have_gw || lease_router);
-done:
+        *ret = (NetIdFacts){.has_network = l->facts.has_network,
+                            .gateway_pending = l->facts.gateway_pending};
         for (int k = 0; k < _NETID_FACT_MAX; k++)
-                f->fact[k] = facts[k];
+                ret->fact[k] = l->facts.fact[k];
 }
 
 static const FwChoice *choice_find(Firewall *fw, const char *network_id)
@@ -492,13 +411,12 @@ static void locate(Firewall *fw, FwLink *fl, const NetIdFacts *f, char **ret_loc
 static void link_sync(Firewall *fw, Link *l)
 {
         FwLink *fl = link_find(fw, l->ifindex);
-        char *facts[_NETID_FACT_MAX] = {};
-        char id[NETID_MAX], *location, *reason;
+        char *location, *reason;
         const char *names[8];
         size_t n = 0;
         NetIdFacts f;
         FwSource source;
-        bool facts_changed = false, other_network = false, location_said = false, enforced;
+        bool location_said = false, enforced;
 
         if (!fl) {
                 FwLink **nl = realloc(fw->links, sizeof(FwLink *) * (fw->n_links + 1));
@@ -523,38 +441,8 @@ static void link_sync(Firewall *fw, Link *l)
                 fl->name = l->info.name ? strdup(l->info.name) : NULL;
         }
         fl->bearer = l->bearer;
-        gather(fw, l, facts, &f);
-        for (int k = 0; k < _NETID_FACT_MAX; k++) {
-                if (streq_ptr(facts[k], fl->facts[k])) {
-                        free(facts[k]);
-                        continue;
-                }
-                free(fl->facts[k]);
-                fl->facts[k] = facts[k];
-                facts_changed = true;
-        }
-        for (int k = 0; k < _NETID_FACT_MAX; k++)
-                f.fact[k] = fl->facts[k];
-        netid_compose(&f, id);
-        if (facts_changed)
-                names[n++] = "NetworkIdentity";
-        if (!streq(id, fl->network_id)) {
-                log_info("%s: network %s -> %s", strempty(l->info.name),
-                         fl->network_id[0] ? fl->network_id : "none", id[0] ? id : "none");
-                snprintf(fl->network_id, sizeof(fl->network_id), "%s", id);
-                names[n++] = "NetworkId";
-        }
-        if (!l->info.carrier)
-                fl->carrier_lost = true;
-        if (id[0] && !streq(id, fl->known_id)) {
-                /* a first id: the first probe runs; after a carrier loss, the round the
-                 * carrier's return started (a fast one may end before the gateway's MAC is
-                 * learned: probing again then was a second round for one network) */
-                other_network = fl->known_id[0] != 0 && !fl->carrier_lost;
-                snprintf(fl->known_id, sizeof(fl->known_id), "%s", id);
-        }
-        if (id[0])
-                fl->carrier_lost = false;
+        link_netid_facts(l, &f);
+        snprintf(fl->network_id, sizeof(fl->network_id), "%s", l->facts.network_id);
         locate(fw, fl, &f, &location, &source, &reason);
         /* Enforced, Location and its source and reason say what is in force, and the new
          * location is said with the pass that carries it (firewall_txn_done): a client never
@@ -586,13 +474,9 @@ static void link_sync(Firewall *fw, Link *l)
                 link_bus_emit_changed_strv(l, (char **)names);
         if (location_said)
                 links_link_location_changed(fw->core->links, l);
-        /* The same addressing on another network (home -> a captive café on the same /24):
-         * the verdict was about the old one. */
-        if (other_network)
-                links_link_network_changed(fw->core->links, l);
 }
 
-void firewall_links_synced(Firewall *fw)
+void firewall_links_changed(Firewall *fw, bool changed_only)
 {
         Links *links;
         size_t k = 0;
@@ -602,8 +486,17 @@ void firewall_links_synced(Firewall *fw)
         links = fw->core->links;
         for (size_t i = 0; i < fw->n_links; i++)
                 fw->links[i]->seen = false;
-        for (size_t i = 0; i < links->n_links; i++)
-                link_sync(fw, links->links[i]);
+        for (size_t i = 0; i < links->n_links; i++) {
+                Link *l = links->links[i];
+                FwLink *fl = changed_only && !(l->sync_changed & FW_LINK_KINDS)
+                                 ? link_find(fw, l->ifindex)
+                                 : NULL;
+
+                if (fl) /* nothing of it changed */
+                        fl->seen = true;
+                else
+                        link_sync(fw, l);
+        }
         /* links that are gone stay until their chains are gone from the kernel */
         for (size_t i = 0; i < fw->n_links; i++) {
                 FwLink *fl = fw->links[i];
@@ -624,11 +517,9 @@ void firewall_link_view(Firewall *fw, int ifindex, LinkIdentityView *ret)
 {
         FwLink *fl = fw ? link_find(fw, ifindex) : NULL;
 
-        *ret = (LinkIdentityView){"", NULL, "", "", "", ""};
+        *ret = (LinkIdentityView){"", "", "", ""};
         if (!fl)
                 return;
-        ret->network_id = fl->network_id;
-        ret->facts = (const char *const *)fl->facts;
         ret->wanted = strempty(fl->location);
         /* Nothing of table inet roam is enforced (Enforce=no): there is no kernel to wait for,
          * the location is the network's. */
@@ -686,7 +577,7 @@ int firewall_set_location(Firewall *fw, Link *l, const char *location)
         }
         /* the caller waits for the pass that commits it (reconcile_wait()) and answers with
          * the kernel's word */
-        firewall_links_synced(fw);
+        firewall_links_changed(fw, false);
         return 0;
 }
 

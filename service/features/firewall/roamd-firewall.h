@@ -33,8 +33,10 @@ int firewall_reload(Firewall *fw);
  * Manager.FirewallError says why, and the rules in force stay. */
 void firewall_refused(Firewall *fw, const char *first_error);
 
-/* After every sync of the links: identities and locations, PropertiesChanged. */
-void firewall_links_synced(Firewall *fw);
+/* The links' networks (their NetworkId), names or bearers changed, or the firewall's files:
+ * each link's location anew, PropertiesChanged. changed_only: only the links whose last sync
+ * changed one of those (Link.sync_changed), else all. */
+void firewall_links_changed(Firewall *fw, bool changed_only);
 
 /* The reconciler's side (roamd-reconcile.c): install everything into a transaction that replaced
  * the table; or add what changed since the last commit; then report whether it committed. */

@@ -49,8 +49,7 @@ typedef struct MMBearer {
 
 struct MMClient {
         sd_bus *bus;
-        MMClientChangeFn before_change;
-        void *userdata;
+        WatchList change_watches; /* told before a change applies */
         sd_bus_slot *match_added, *match_removed, *match_props, *match_time;
         BusNameWatch *owner;
         sd_bus_slot *refresh;
@@ -62,6 +61,8 @@ struct MMClient {
         size_t n_times;
         WatchList time_watches;
 };
+
+static void before_change(MMClient *c);
 
 /* MM_MODEM_3GPP_REGISTRATION_STATE_*: HOME 1, ROAMING 5, HOME_SMS_ONLY 6, ROAMING_SMS_ONLY 7,
  * HOME_CSFB_NOT_PREFERRED 9, ROAMING_CSFB_NOT_PREFERRED 10; the rest is not registered. */
@@ -115,6 +116,7 @@ MMClient *mm_client_free(MMClient *c)
         if (!c)
                 return NULL;
         watch_list_clear(&c->time_watches);
+        watch_list_clear(&c->change_watches);
         for (size_t i = 0; i < c->n_times; i++)
                 time_free(&c->times[i]);
         free(c->times);
@@ -203,7 +205,7 @@ static int on_bearer_props(sd_bus_message *m, void *userdata, sd_bus_error *err)
                           sd_bus_message_get_error(m)->message);
                 return 0;
         }
-        c->before_change(c, c->userdata);
+        before_change(c);
         if (read_bearer_props(b, m) < 0)
                 log_warning("ModemManager: bearer %s: malformed properties ignored", b->path);
         else if (b->iface)
@@ -377,6 +379,29 @@ static int on_modem_interface(sd_bus_message *m, const char *path, const char *i
         if (!map)
                 return sd_bus_message_skip(m, "a{sv}");
         return bus_map_read(m, map, &(ModemRead){.c = c, .md = md});
+}
+
+static void change_dispatch(void *callback, void *userdata, void *ctx)
+{
+        ((MMClientChangeFn)callback)(ctx, userdata);
+}
+
+/* Each watcher hears of a change before it applies (the usage counted so far goes under the
+ * old state). */
+static void before_change(MMClient *c)
+{
+        watch_list_notify(&c->change_watches, change_dispatch, c);
+}
+
+unsigned mm_client_change_watch_add(MMClient *c, MMClientChangeFn fn, void *userdata)
+{
+        return c ? watch_list_add(&c->change_watches, (void *)fn, userdata, NULL) : 0;
+}
+
+void mm_client_change_watch_remove(MMClient *c, unsigned id)
+{
+        if (c)
+                (void)watch_list_remove(&c->change_watches, id);
 }
 
 unsigned mm_client_time_watch_add(MMClient *c, TimeEventFn fn, void *userdata,
@@ -589,7 +614,7 @@ static int on_managed_objects(sd_bus_message *m, void *userdata, sd_bus_error *e
                 log_debug("ModemManager not available: %s", sd_bus_message_get_error(m)->message);
                 return 0;
         }
-        c->before_change(c, c->userdata);
+        before_change(c);
         modems_clear(c);
         bearers_clear(c);
         r = bus_map_read_objects(m, on_modem_interface, c);
@@ -626,7 +651,7 @@ static int on_owner(BusNameWatch *w, const char *new, void *userdata)
         if (new &&*new)
                 return refresh(c);
         /* gone: nothing is known about its modems any more */
-        c->before_change(c, c->userdata);
+        before_change(c);
         modems_clear(c);
         bearers_clear(c);
         time_sync(c);
@@ -646,7 +671,7 @@ static int on_props(sd_bus_message *m, void *userdata, sd_bus_error *err)
         if ((!md && !b) || sd_bus_message_read(m, "s", &iface) < 0)
                 return 0;
         if (b && streq(iface, MM_BEARER_IFACE)) {
-                c->before_change(c, c->userdata);
+                before_change(c);
                 if (read_bearer_props(b, m) < 0)
                         log_warning("ModemManager: bearer %s: malformed change ignored", path);
                 return 0;
@@ -654,7 +679,7 @@ static int on_props(sd_bus_message *m, void *userdata, sd_bus_error *err)
         map = md ? modem_iface_map(iface) : NULL;
         if (!map)
                 return 0;
-        c->before_change(c, c->userdata);
+        before_change(c);
         rd = (ModemRead){.c = c, .md = md, .change = true};
         if (bus_map_read(m, map, &rd) < 0)
                 log_debug("ModemManager: %s: malformed change, the rest ignored", path);
@@ -663,7 +688,7 @@ static int on_props(sd_bus_message *m, void *userdata, sd_bus_error *err)
         return 0;
 }
 
-int mm_client_new(sd_bus *bus, MMClientChangeFn before_change, void *userdata, MMClient **ret)
+int mm_client_new(sd_bus *bus, MMClient **ret)
 {
         MMClient *c = calloc(1, sizeof(*c));
         int r;
@@ -671,8 +696,6 @@ int mm_client_new(sd_bus *bus, MMClientChangeFn before_change, void *userdata, M
         if (!c)
                 return -ENOMEM;
         c->bus = sd_bus_ref(bus);
-        c->before_change = before_change;
-        c->userdata = userdata;
         r = sd_bus_match_signal_async(bus, &c->match_added, MM_BUS_NAME, MM_PATH, OM_IFACE,
                                       "InterfacesAdded", on_objects_changed, NULL, c);
         if (r >= 0)

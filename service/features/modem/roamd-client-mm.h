@@ -23,12 +23,17 @@ typedef void (*MMClientChangeFn)(MMClient *c, void *userdata);
 
 #define MM_BUS_NAME "org.freedesktop.ModemManager1"
 
-/* Starts watching (ModemManager need not be running yet). */
-int mm_client_new(sd_bus *bus, MMClientChangeFn before_change, void *userdata, MMClient **ret);
+/* Starts watching (ModemManager need not be running yet). One for roamd: the composition
+ * root's, handed to its users through the Core (core.mm). */
+int mm_client_new(sd_bus *bus, MMClient **ret);
 MMClient *mm_client_free(MMClient *c);
 
 /* 1 roaming, 0 home, -ENOENT when no modem's bearer is on ifname (or not registered). */
 int mm_client_roaming(MMClient *c, const char *ifname);
+
+/* A watcher told before each change applies (returns its id, 0 out of memory). */
+unsigned mm_client_change_watch_add(MMClient *c, MMClientChangeFn fn, void *userdata);
+void mm_client_change_watch_remove(MMClient *c, unsigned id);
 
 unsigned mm_client_time_watch_add(MMClient *c, TimeEventFn fn, void *userdata,
                                   WatchDestroyFn destroy);

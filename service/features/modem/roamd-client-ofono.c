@@ -32,8 +32,7 @@ typedef struct OfonoModem {
 
 struct OfonoClient {
         sd_bus *bus;
-        OfonoClientChangeFn before_change;
-        void *userdata;
+        WatchList change_watches; /* told before a change applies */
         sd_bus_slot *match_manager, *match_props, *match_contexts, *match_context_props,
             *match_nettime;
         BusNameWatch *owner;
@@ -60,6 +59,29 @@ static OfonoModem *modem_free(OfonoModem *md)
 static void time_notify(OfonoClient *c, const TimeEvent *ev)
 {
         time_event_notify(&c->time_watches, ev);
+}
+
+static void change_dispatch(void *callback, void *userdata, void *ctx)
+{
+        ((OfonoClientChangeFn)callback)(ctx, userdata);
+}
+
+/* Each watcher hears of a change before it applies (the usage counted so far goes under the
+ * old state). */
+static void before_change(OfonoClient *c)
+{
+        watch_list_notify(&c->change_watches, change_dispatch, c);
+}
+
+unsigned ofono_client_change_watch_add(OfonoClient *c, OfonoClientChangeFn fn, void *userdata)
+{
+        return c ? watch_list_add(&c->change_watches, (void *)fn, userdata, NULL) : 0;
+}
+
+void ofono_client_change_watch_remove(OfonoClient *c, unsigned id)
+{
+        if (c)
+                (void)watch_list_remove(&c->change_watches, id);
 }
 
 unsigned ofono_client_time_watch_add(OfonoClient *c, TimeEventFn fn, void *userdata,
@@ -94,6 +116,7 @@ OfonoClient *ofono_client_free(OfonoClient *c)
         if (!c)
                 return NULL;
         watch_list_clear(&c->time_watches);
+        watch_list_clear(&c->change_watches);
         sd_bus_slot_unref(c->match_nettime);
         sd_bus_slot_unref(c->match_manager);
         sd_bus_slot_unref(c->match_props);
@@ -168,7 +191,7 @@ static int on_netreg(sd_bus_message *m, void *userdata, sd_bus_error *err)
         md->netreg_slot = sd_bus_slot_unref(md->netreg_slot);
         if (sd_bus_message_is_method_error(m, NULL))
                 return 0;
-        c->before_change(c, c->userdata);
+        before_change(c);
         r = bus_map_read(m, netreg_map, md);
         if (r < 0)
                 log_warning_errno(r, "oFono: %s: malformed registration properties: %m", md->path);
@@ -248,7 +271,7 @@ static int on_contexts(sd_bus_message *m, void *userdata, sd_bus_error *err)
                 log_warning_errno(r, "oFono: %s: malformed contexts: %m", md->path);
                 return 0;
         }
-        c->before_change(c, c->userdata);
+        before_change(c);
         strv_free(md->ifaces);
         md->ifaces = l;
         for (size_t i = 0; l && l[i]; i++)
@@ -451,7 +474,7 @@ static int on_modems(sd_bus_message *m, void *userdata, sd_bus_error *err)
                 log_debug("oFono not available: %s", sd_bus_message_get_error(m)->message);
                 return 0;
         }
-        c->before_change(c, c->userdata);
+        before_change(c);
         modems_clear(c);
         r = sd_bus_message_enter_container(m, 'a', "(oa{sv})");
         while (r >= 0 && (r = sd_bus_message_enter_container(m, 'r', "oa{sv}")) > 0) {
@@ -509,7 +532,7 @@ static int on_netreg_changed(sd_bus_message *m, void *userdata, sd_bus_error *er
                 log_warning("oFono: %s: malformed Status change ignored", md->path);
                 return 0;
         }
-        c->before_change(c, c->userdata);
+        before_change(c);
         (void)set_status(md, s);
         return 0;
 }
@@ -519,13 +542,12 @@ static int on_owner(BusNameWatch *w, const char *new, void *userdata)
         OfonoClient *c = userdata;
         if (new &&*new)
                 return refresh(c);
-        c->before_change(c, c->userdata);
+        before_change(c);
         modems_clear(c);
         return 0;
 }
 
-int ofono_client_new(sd_bus *bus, OfonoClientChangeFn before_change, void *userdata,
-                     OfonoClient **ret)
+int ofono_client_new(sd_bus *bus, OfonoClient **ret)
 {
         OfonoClient *c = calloc(1, sizeof(*c));
         int r;
@@ -533,8 +555,6 @@ int ofono_client_new(sd_bus *bus, OfonoClientChangeFn before_change, void *userd
         if (!c)
                 return -ENOMEM;
         c->bus = sd_bus_ref(bus);
-        c->before_change = before_change;
-        c->userdata = userdata;
         r = sd_bus_add_match_async(bus, &c->match_manager,
                                    "type='signal',sender='" OFONO_BUS_NAME
                                    "',interface='" MANAGER_IFACE "'",

@@ -23,9 +23,13 @@ typedef void (*OfonoClientChangeFn)(OfonoClient *c, void *userdata);
 
 #define OFONO_BUS_NAME "org.ofono"
 
-int ofono_client_new(sd_bus *bus, OfonoClientChangeFn before_change, void *userdata,
-                     OfonoClient **ret);
+/* One for roamd: the composition root's, handed to its users through the Core (core.ofono). */
+int ofono_client_new(sd_bus *bus, OfonoClient **ret);
 OfonoClient *ofono_client_free(OfonoClient *c);
+
+/* A watcher told before each change applies (returns its id, 0 out of memory). */
+unsigned ofono_client_change_watch_add(OfonoClient *c, OfonoClientChangeFn fn, void *userdata);
+void ofono_client_change_watch_remove(OfonoClient *c, unsigned id);
 
 unsigned ofono_client_time_watch_add(OfonoClient *c, TimeEventFn fn, void *userdata,
                                      WatchDestroyFn destroy);

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "roam-macro.h"
+#include "roam-util.h"
+#include "roamd-netid.h"
 #include "roamd-portal-store.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct json_object *, json_object_put);
@@ -335,4 +337,92 @@ int portal_store_forget(PortalStore *s, const char *identity)
                         return portal_store_save(s) < 0 ? -EIO : 1;
                 }
         return 0;
+}
+
+static bool has_prefix(const char *s, const char *prefix)
+{
+        return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* An older roamd's key as the NetworkId it stands for, into id ("" none). */
+static int legacy_id(const char *key, const char *(*bearer_of)(const char *ifname, void *userdata),
+                     void *userdata, char id[static NETID_MAX])
+{
+        const char *sp = strchr(key, ' '), *rest = sp ? sp + 1 : "";
+        _cleanup_free_ char *ifname = strndup(key, sp ? (size_t)(sp - key) : strlen(key));
+        _cleanup_free_ char *mac = NULL, *ssid = NULL, *bssid = NULL;
+        NetIdFacts f = {.has_network = true};
+        bool by_address = false;
+
+        id[0] = 0;
+        if (!ifname)
+                return -ENOMEM;
+        /* an interface name holds no ':' (the kernel refuses one): a NetworkId already */
+        if (!*ifname || strchr(ifname, ':'))
+                return 0;
+        if (has_prefix(rest, "gateway-mac ") || has_prefix(rest, "gateway ")) {
+                const char *v = strchr(rest, ' ') + 1, *e = strchr(v, ' ');
+
+                by_address = has_prefix(rest, "gateway ");
+                mac = strndup(v, e ? (size_t)(e - v) : strlen(v));
+                if (!mac)
+                        return -ENOMEM;
+                rest = e ? e + 1 : "";
+        }
+        if (has_prefix(rest, "ssid ")) {
+                const char *b = strstr(rest, " bssid ");
+
+                /* the last " bssid ": an SSID may hold one */
+                for (const char *n = b; n; n = strstr(n + 1, " bssid "))
+                        b = n;
+                if (!b)
+                        return 0;
+                ssid = strndup(rest + 5, (size_t)(b - (rest + 5)));
+                bssid = strdup(b + 7);
+                if (!ssid || !bssid)
+                        return -ENOMEM;
+                f.fact[NETID_SSID] = ssid;
+                f.fact[NETID_BSSID] = bssid;
+        } else if (*rest || by_address)
+                return 0; /* unknown, or named by the gateway's address: no NetworkId is */
+        else {
+                f.fact[NETID_BEARER] = bearer_of ? bearer_of(ifname, userdata) : NULL;
+                if (!f.fact[NETID_BEARER])
+                        return 0;
+                f.fact[NETID_INTERFACE] = ifname;
+                f.fact[NETID_GATEWAY_MAC] = mac;
+        }
+        netid_compose(&f, id);
+        return 0;
+}
+
+int portal_store_migrate(PortalStore *s,
+                         const char *(*bearer_of)(const char *ifname, void *userdata),
+                         void *userdata)
+{
+        int n = 0, r;
+
+        for (size_t i = 0; s && i < s->n_entries; i++) {
+                PortalEntry *e = &s->entries[i];
+                char id[NETID_MAX];
+                char *t;
+
+                r = legacy_id(e->identity, bearer_of, userdata, id);
+                if (r < 0)
+                        return r;
+                if (!id[0] || !field_ok(id) || portal_store_get(s, id))
+                        continue;
+                t = strdup(id);
+                if (!t)
+                        return -ENOMEM;
+                free(e->identity);
+                e->identity = t;
+                n++;
+        }
+        if (n > 0 && s->path) {
+                r = portal_store_save(s);
+                if (r < 0)
+                        return r;
+        }
+        return n;
 }

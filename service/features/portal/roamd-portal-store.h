@@ -52,6 +52,17 @@ int portal_store_set_login_host(PortalStore *s, const char *identity, const char
 /* Removes identity's entry and saves. Returns 1 if there was one, 0 if not. */
 int portal_store_forget(PortalStore *s, const char *identity);
 
+/* The identities an older roamd filed logins under ("IFNAME gateway-mac MAC", the same or
+ * "IFNAME" followed by " ssid SSID bssid BSSID", "IFNAME") rewritten once as the link's
+ * NetworkId they stand for (roamd-netid.h: "wifi:SSID:BSSID", "BEARER:gw=MAC",
+ * "BEARER:if=IFNAME"); bearer_of names an interface's bearer ("ethernet"...; NULL unknown).
+ * A key with no such counterpart ("IFNAME gateway ADDRESS", an interface of unknown bearer) or
+ * whose id is filed already is left as it is: nothing is lost. Saves when a key changed;
+ * returns how many did. */
+int portal_store_migrate(PortalStore *s,
+                         const char *(*bearer_of)(const char *ifname, void *userdata),
+                         void *userdata);
+
 /* Writes the whole store: a 0600 temp file in the same directory, fsync, rename, fsync of
  * the directory. */
 int portal_store_save(const PortalStore *s);

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <limits.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "roam-bus.h"
 #include "roam-log.h"
@@ -775,72 +777,23 @@ static PortalSession *session_free(PortalSession *s)
         return NULL;
 }
 
-/* A WiFi network's own name and access point, where wpa_supplicant knows them: two cafés
- * whose routers share an address and a MAC vendor default are still told apart. */
-static int identity_add_wifi(const Link *l, char **id, const char **ret_source)
-{
-        const WpaStation *st = l->core->wpa ? wpa_station(l->core->wpa, l->info.name) : NULL;
-        char *n = NULL;
-
-        if (!st || !streq_ptr(st->wpa_state, "COMPLETED") || !st->ssid || !st->bssid)
-                return 0;
-        if (asprintf(&n, "%s ssid %s bssid %s", *id, st->ssid, st->bssid) < 0)
-                return -ENOMEM;
-        free(*id);
-        *id = n;
-        *ret_source = "interface, WiFi network and gateway";
-        return 0;
-}
-
-static int portal_identity_wired(const Link *l, char **ret, const char **ret_source)
-{
-        _cleanup_fclose_ FILE *f = NULL;
-        const IpAddr *gw = NULL;
-        char line[256];
-
-        for (size_t i = 0; i < l->info.n_gateways; i++)
-                if (l->info.gateways[i].family == AF_INET && l->info.gateways[i].text[0]) {
-                        gw = &l->info.gateways[i];
-                        break;
-                }
-        if (!gw)
-                for (size_t i = 0; i < l->info.n_gateways; i++)
-                        if (l->info.gateways[i].text[0]) {
-                                gw = &l->info.gateways[i];
-                                break;
-                        }
-        /* The gateway's MAC address tells one café's router from another's even when both
-         * hand out 192.168.1.1. /proc/net/arp is this network namespace's neighbour table. */
-        if (gw && gw->family == AF_INET && (f = fopen("/proc/net/arp", "re"))) {
-                while (fgets(line, sizeof(line), f)) {
-                        char ip[64], hw[64], dev[64];
-                        unsigned type, flags;
-                        if (sscanf(line, "%63s 0x%x 0x%x %63s %*s %63s", ip, &type, &flags, hw,
-                                   dev) != 5)
-                                continue;
-                        if (streq(ip, gw->text) && streq(dev, l->info.name) && (flags & 0x2) &&
-                            !streq(hw, "00:00:00:00:00:00")) {
-                                *ret_source = "interface and gateway MAC address";
-                                return asprintf(ret, "%s gateway-mac %s", l->info.name, hw) < 0
-                                           ? -ENOMEM
-                                           : 0;
-                        }
-                }
-        }
-        if (gw) {
-                *ret_source = "interface and gateway address";
-                return asprintf(ret, "%s gateway %s", l->info.name, gw->text) < 0 ? -ENOMEM : 0;
-        }
-        *ret_source = "interface";
-        *ret = strdup(l->info.name);
-        return *ret ? 0 : -ENOMEM;
-}
-
 int portal_identity(const Link *l, char **ret, const char **ret_source)
 {
-        int r = portal_identity_wired(l, ret, ret_source);
+        const char *id = l->facts.network_id;
 
-        return r < 0 ? r : identity_add_wifi(l, ret, ret_source);
+        /* the words of what named it, from the id's form (roamd-netid.h) */
+        if (!id[0])
+                *ret_source = "nothing yet: the network is not named";
+        else if (strncmp(id, "wifi:", 5) == 0)
+                *ret_source = "WiFi network and access point";
+        else if (strstr(id, ":gw="))
+                *ret_source = "gateway MAC address";
+        else if (strstr(id, ":dhcp="))
+                *ret_source = "DHCP server";
+        else
+                *ret_source = "interface";
+        *ret = strdup(id);
+        return *ret ? 0 : -ENOMEM;
 }
 
 static int session_new(Portal *p, Link *l, PortalSession **ret)
@@ -1008,10 +961,23 @@ void portal_link_changed(Portal *p, Link *l)
 void portal_links_changed(Portal *p)
 {
         for (size_t i = 0; p && i < p->n_sessions;) {
-                if (!links_get(p->core->links, p->sessions[i]->ifindex))
+                PortalSession *s = p->sessions[i];
+                Link *l = links_get(p->core->links, s->ifindex);
+                char *id;
+
+                if (!l) {
                         portal_remove_session(p, i);
-                else
-                        i++;
+                        continue;
+                }
+                /* a session that began before its network was named (the gateway's MAC not
+                 * known yet) files its login under the name once it is known */
+                if (!s->identity[0] && l->facts.network_id[0] &&
+                    portal_identity(l, &id, &s->identity_source) >= 0) {
+                        free(s->identity);
+                        s->identity = id;
+                        portal_bus_emit_changed(p);
+                }
+                i++;
         }
 }
 
@@ -1179,7 +1145,9 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
                 portal_link_changed(p, ev->link);
                 break;
         case LINKS_EVENT_SYNCED:
-                portal_links_changed(p);
+                /* sessions follow their link's network name, and go with the link */
+                if ((ev->mask & LINK_CHANGE_IDENTITY) || ev->n_gone)
+                        portal_links_changed(p);
                 break;
         case LINKS_EVENT_NEW:
         case LINKS_EVENT_CHANGED:
@@ -1192,6 +1160,31 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
         case _LINKS_EVENT_INVALID:
                 break;
         }
+}
+
+/* An interface's bearer for the saved logins' migration: the link's, else as a sync would
+ * classify it (its configuration's override, else sysfs); NULL when it is not there. */
+static const char *bearer_of(const char *ifname, void *userdata)
+{
+        Portal *p = userdata;
+        Link *l = links_get_by_name(p->core->links, ifname);
+        const Config *c = p->core->config;
+        char dir[PATH_MAX];
+        Bearer b;
+
+        if (l)
+                return bearer_to_string(l->bearer);
+        b = config_bearer_override(c, ifname);
+        if (b >= 0)
+                return bearer_to_string(b);
+        snprintf(dir, sizeof(dir), "%s/class/net/%s", c->sysfs_path, ifname);
+        if (access(dir, F_OK) < 0 ||
+            bearer_classify(&(BearerInput){.sysfs_dir = dir,
+                                           .ifname = ifname,
+                                           .initial_netns = p->core->initial_netns},
+                            &b) < 0)
+                return NULL;
+        return bearer_to_string(b);
 }
 
 int portal_new(Core *core, const PortalTransport *transport, Portal **ret)
@@ -1217,6 +1210,12 @@ int portal_new(Core *core, const PortalTransport *transport, Portal **ret)
                 free(p);
                 return r;
         }
+        r = portal_store_migrate(p->store, bearer_of, p);
+        if (r < 0)
+                log_warning_errno(r, "Cannot rewrite the saved portal logins' networks as "
+                                     "NetworkIds: %m; the old ones are kept");
+        else if (r > 0)
+                log_info("Saved portal logins: %d network(s) now filed by NetworkId", r);
         p->links_watch = links_watch_add(core->links, on_links, p, NULL);
         if (p->links_watch == 0) {
                 portal_free(p);

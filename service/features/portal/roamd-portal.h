@@ -185,9 +185,9 @@ int portal_session_forget(PortalSession *s, const char **ret_error);
  * user-portal-url. */
 int portal_session_extend(PortalSession *s, const char **ret_error);
 
-/* The network identity a saved login is filed under: "IFNAME gateway-mac MAC" when the
- * IPv4 gateway's MAC address is in the neighbour table, else "IFNAME gateway ADDRESS", else
- * "IFNAME". *ret_source names which one. */
+/* The network identity a saved login is filed under: the link's NetworkId (a fact of the
+ * link, roamd-netid.h), "" while the network is not named yet. *ret_source says in words what
+ * named it. */
 int portal_identity(const Link *l, char **ret, const char **ret_source);
 
 /* D-Bus (roamd-portal-bus.c). */

@@ -52,8 +52,7 @@ struct Stats {
         char *path;
         char boot_id[40];
         sd_event_source *timer;
-        MMClient *mm;
-        OfonoClient *ofono;
+        unsigned mm_watch, ofono_watch; /* on the Core's modem clients */
         sd_bus_slot *bus_slot;
         StatsClock clock;
         Pending *pending; /* at start: counts of cgroups whose owner is not known yet */
@@ -161,8 +160,8 @@ Stats *stats_free(Stats *s)
                 (void)stats_save(s);
         apps_cgroup_watch_remove(s->apps, s->apps_watch);
         sd_event_source_disable_unref(s->timer);
-        mm_client_free(s->mm);
-        ofono_client_free(s->ofono);
+        mm_client_change_watch_remove(s->core->mm, s->mm_watch);
+        ofono_client_change_watch_remove(s->core->ofono, s->ofono_watch);
         sd_bus_slot_unref(s->bus_slot);
         nft_stats_free(s->nft);
         stats_history_done(&s->hist);
@@ -217,9 +216,9 @@ static bool link_roaming(Stats *s, const char *name)
 {
         int r = config_roaming_override(s->core->config, name);
         if (r < 0)
-                r = mm_client_roaming(s->mm, name);
+                r = mm_client_roaming(s->core->mm, name);
         if (r < 0)
-                r = ofono_client_roaming(s->ofono, name);
+                r = ofono_client_roaming(s->core->ofono, name);
         return r > 0;
 }
 
@@ -484,12 +483,11 @@ int stats_start(Stats *s)
                 r = stats_bus_setup(s, &s->bus_slot);
                 if (r < 0)
                         return log_error_errno(r, "Stats: cannot export org.roam1.Usage: %m");
-                r = mm_client_new(s->core->bus, on_mm_change, s, &s->mm);
-                if (r < 0)
-                        log_warning_errno(r, "Stats: cannot watch ModemManager: %m");
-                r = ofono_client_new(s->core->bus, on_ofono_change, s, &s->ofono);
-                if (r < 0)
-                        log_warning_errno(r, "Stats: cannot watch oFono: %m");
+                /* the Core's modem clients: roaming */
+                s->mm_watch = mm_client_change_watch_add(s->core->mm, on_mm_change, s);
+                s->ofono_watch = ofono_client_change_watch_add(s->core->ofono, on_ofono_change, s);
+                if ((s->core->mm && !s->mm_watch) || (s->core->ofono && !s->ofono_watch))
+                        return log_oom();
         }
         r = sd_event_add_time_relative(s->core->event, &s->timer, CLOCK_MONOTONIC,
                                        s->core->config->stats.flush_usec, USEC_PER_SEC / 10,

@@ -213,12 +213,16 @@ static void update(NtpDhcp *d, const LinksEvent *ev)
                         *e = d->entries[--d->n_entries];
                 }
         }
-        /* a verdict or a location changes its link's file alone; a sync may change any link's
-         * leases */
+        /* a verdict or a location changes its link's file alone; a sync those links whose
+         * leases' NTP servers it changed */
         for (size_t i = 0; ev->type != LINKS_EVENT_GONE && i < links->n_links; i++) {
                 Link *l = links->links[i];
                 if ((ev->type == LINKS_EVENT_VERDICT || ev->type == LINKS_EVENT_LOCATION) &&
                     l != ev->link)
+                        continue;
+                /* after the first sync, only the links whose servers or name it changed */
+                if (ev->type == LINKS_EVENT_SYNCED && d->swept &&
+                    !(l->sync_changed & (LINK_CHANGE_NTP | LINK_CHANGE_NAME)))
                         continue;
                 r = update_link(d, l, dir);
                 if (r < 0) {

@@ -14,7 +14,6 @@
 #include "roamd-links.h"
 #include "roamd-client-ofono.h"
 #include "roamd-config.h"
-#include "roamd-lease-cache.h"
 #include "roamd-links.h"
 #include "roamd-timezone-bus.h"
 #include "roamd-timezone.h"
@@ -29,24 +28,13 @@
 struct ZoneService {
         Core *core;
         Timezone *tz;
-        MMClient *mm;
-        OfonoClient *ofono;
+        MMClient *mm;       /* the Core's (borrowed): NITZ and the network's zone */
+        OfonoClient *ofono; /* the Core's (borrowed) */
         unsigned mm_watch, ofono_watch, tz_watch, links_watch;
-        LeaseCache *leases;
         char **lease_witnesses; /* "link:IFNAME" of the leases that named a zone */
         sd_bus_slot *slot;
         char zone[64]; /* last announced */
 };
-
-MMClient *zone_service_mm(ZoneService *z)
-{
-        return z ? z->mm : NULL;
-}
-
-OfonoClient *zone_service_ofono(ZoneService *z)
-{
-        return z ? z->ofono : NULL;
-}
 
 ZoneService *zone_service_free(ZoneService *z)
 {
@@ -54,12 +42,9 @@ ZoneService *zone_service_free(ZoneService *z)
                 return NULL;
         sd_bus_slot_unref(z->slot);
         links_watch_remove(z->core->links, z->links_watch);
-        lease_cache_free(z->leases);
         strv_free(z->lease_witnesses);
         mm_client_time_watch_remove(z->mm, z->mm_watch);
-        mm_client_free(z->mm);
         ofono_client_time_watch_remove(z->ofono, z->ofono_watch);
-        ofono_client_free(z->ofono);
         timezone_free(z->tz);
         free(z);
         return NULL;
@@ -171,32 +156,17 @@ static void on_time_event(const TimeEvent *ev, void *userdata)
         }
 }
 
-static bool link_has_address(const LinkInfo *info, const IpAddr *a)
+/* The link's RFC 4833 zone, from its DHCPv4 lease, else its DHCPv6 one (the current ones:
+ * the links' facts stage drops the stale leases dhcpcd keeps of old networks). */
+static int link_lease_hint(Link *l, TimeZoneHint *ret)
 {
-        for (size_t i = 0; i < info->n_addrs; i++)
-                if (info->addrs[i].addr.family == a->family &&
-                    streq(info->addrs[i].addr.text, a->text))
-                        return true;
-        return false;
-}
-
-/* The link's RFC 4833 zone, from its DHCPv4 lease, else its DHCPv6 one; a lease counts only
- * while one of its addresses is on the link (dhcpcd keeps the files of old networks). */
-static int link_lease_hint(ZoneService *z, Link *l, TimeZoneHint *ret)
-{
-        static const int families[] = {AF_INET, AF_INET6};
         usec_t now = clock_now_usec(CLOCK_REALTIME), boot = clock_now_usec(CLOCK_BOOTTIME);
 
-        for (size_t f = 0; f < ELEMENTSOF(families); f++) {
-                DhcpLease lease;
-                bool current = false;
-                if (lease_cache_get(z->leases, z->core->config->dhcpcd_lease_dir, l->info.name,
-                                    families[f], &lease) < 0)
-                        continue;
-                for (size_t i = 0; i < lease.n_addrs && !current; i++)
-                        current = link_has_address(&l->info, &lease.addrs[i]);
-                if (current && timezone_hint_from_lease(l->info.name, lease.tz_name, lease.tz_posix,
-                                                        now, boot, ret) >= 0)
+        for (size_t f = 0; f < 2; f++) {
+                const DhcpLease *lease = &l->facts.leases.lease[f];
+                if (l->facts.leases.has[f] &&
+                    timezone_hint_from_lease(l->info.name, lease->tz_name, lease->tz_posix, now,
+                                             boot, ret) >= 0)
                         return 0;
         }
         return -ENOENT;
@@ -208,12 +178,13 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
         ZoneService *z = userdata;
         _cleanup_strv_free_ char **now = NULL;
 
-        if (ev->type != LINKS_EVENT_SYNCED)
+        /* only a sync that changed a lease, or lost a link, changes the witnesses */
+        if (ev->type != LINKS_EVENT_SYNCED || (!(ev->mask & LINK_CHANGE_LEASE) && ev->n_gone == 0))
                 return;
         for (size_t i = 0; i < links->n_links; i++) {
                 Link *l = links->links[i];
                 TimeZoneHint h;
-                if (!l->info.name || link_lease_hint(z, l, &h) < 0)
+                if (!l->info.name || link_lease_hint(l, &h) < 0)
                         continue;
                 if (strv_extend(&now, h.witness) < 0) {
                         log_oom();
@@ -226,15 +197,6 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
                         (void)timezone_drop_witness(z->tz, *w);
         strv_free(z->lease_witnesses);
         z->lease_witnesses = TAKE_PTR(now);
-}
-
-/* roaming is the usage statistics' business (roamd-stats.c) */
-static void on_mm_change(MMClient *c, void *userdata)
-{
-}
-
-static void on_ofono_change(OfonoClient *c, void *userdata)
-{
 }
 
 int zone_service_new(Core *m, ZoneService **ret)
@@ -255,19 +217,15 @@ int zone_service_new(Core *m, ZoneService **ret)
                 return r;
         }
         z->tz_watch = timezone_watch_add(z->tz, on_timezone, z, NULL);
-        r = mm_client_new(m->bus, on_mm_change, z, &z->mm);
-        if (r < 0)
-                return log_error_errno(r, "Cannot watch ModemManager for the time zone: %m");
-        z->mm_watch = mm_client_time_watch_add(z->mm, on_time_event, z, NULL);
-        r = ofono_client_new(m->bus, on_ofono_change, z, &z->ofono);
-        if (r < 0)
-                return log_error_errno(r, "Cannot watch oFono for the time zone: %m");
-        z->ofono_watch = ofono_client_time_watch_add(z->ofono, on_time_event, z, NULL);
-        r = lease_cache_new(&z->leases);
-        if (r < 0)
+        z->mm = m->mm;
+        z->ofono = m->ofono;
+        if (z->mm && !(z->mm_watch = mm_client_time_watch_add(z->mm, on_time_event, z, NULL)))
+                return log_oom();
+        if (z->ofono &&
+            !(z->ofono_watch = ofono_client_time_watch_add(z->ofono, on_time_event, z, NULL)))
                 return log_oom();
         z->links_watch = links_watch_add(m->links, on_links, z, NULL);
-        if (!z->tz_watch || !z->mm_watch || !z->ofono_watch || !z->links_watch)
+        if (!z->tz_watch || !z->links_watch)
                 return log_oom();
         r = sd_bus_add_object_vtable(m->bus, &z->slot, ROAM_TIME_PATH, ROAM_TIME_INTERFACE,
                                      zone_vtable, z);
