@@ -23,12 +23,7 @@ static void prober_schedule(Prober *p, uint64_t usec);
 /* The link's network (Link.NetworkId); "" not known. */
 static const char *prober_network(const Prober *p)
 {
-        const Link *l = p->link;
-        LinkIdentityView v = {"", NULL, "", "", "", ""};
-
-        if (l->views && l->views->identity)
-                l->views->identity(l->ifindex, &v, l->views->identity_userdata);
-        return v.network_id ?: "";
+        return p->link->facts.network_id;
 }
 
 static bool on_portal_network(const Prober *p)

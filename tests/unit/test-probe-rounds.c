@@ -349,15 +349,11 @@ TEST(probe_waits_for_a_dns_server)
         teardown();
 }
 
-/* The link's network as the firewall would say it (Link.NetworkId). */
-static const char *network_id = "";
-
-static void fake_identity(int ifindex, LinkIdentityView *ret, void *userdata)
+/* The link's network, a fact of the link (Link.NetworkId). */
+static void set_network(const char *id)
 {
-        ret->network_id = network_id;
+        snprintf(eth->facts.network_id, sizeof(eth->facts.network_id), "%s", id);
 }
-
-static LinkViews fake_views = {.identity = fake_identity};
 
 /* A round where the check page is not the one expected and HTTPS is refused: a portal. */
 static void round_portal(void)
@@ -385,8 +381,7 @@ static uint64_t next_round_s(void)
 TEST(probe_recheck_sooner_after_a_portal)
 {
         setup("BackoffMin=1s\nBackoffMax=8s\nRecheckInterval=300s\n");
-        eth->views = &fake_views;
-        network_id = "ethernet:gw=02:00:00:00:00:01";
+        set_network("ethernet:gw=02:00:00:00:00:01");
         update("192.0.2.5", true);
         round_online();
         ASSERT_EQ(next_round_s(), 300u); /* never a portal here */
@@ -411,16 +406,15 @@ TEST(probe_recheck_sooner_after_a_portal)
         round_online();
         ASSERT_EQ(next_round_s(), 60u);
         /* another network (same addresses): none of that */
-        network_id = "ethernet:gw=02:00:00:00:00:02";
+        set_network("ethernet:gw=02:00:00:00:00:02");
         fake_timer_fire(event, probe_timer());
         round_online();
         ASSERT_EQ(next_round_s(), 300u);
         /* no network known: no portal history applies either */
-        network_id = "";
+        set_network("");
         fake_timer_fire(event, probe_timer());
         round_online();
         ASSERT_EQ(next_round_s(), 300u);
-        network_id = "";
-        eth->views = NULL;
+        set_network("");
         teardown();
 }
