@@ -67,13 +67,17 @@ static void portal_follow(Prober *p, uint64_t now)
 
 /* How long an online link waits for its re-check: RecheckInterval, sooner on the network a
  * portal was met on while a session runs there (at the end the last session had, else
- * PORTAL_RECHECK_USEC, then doubling). */
+ * PORTAL_RECHECK_USEC, then doubling), unless the portal's API says how long it has. */
 static uint64_t recheck_usec(Prober *p, uint64_t now)
 {
         const ProbeConfig *c = &p->link->core->config->probe;
         uint64_t d, end;
 
         if (!p->session_start_usec || !on_portal_network(p))
+                return c->recheck_usec;
+        /* An RFC 8908 API that says how long the session has is the better witness: the
+         * portal's rounds follow it (and space an API that says "over" again and again). */
+        if (p->link->capport_valid && p->link->capport.has_seconds_remaining)
                 return c->recheck_usec;
         end = p->session_start_usec + p->session_usec;
         if (p->session_usec && now + PORTAL_RECHECK_USEC / 2 < end)
