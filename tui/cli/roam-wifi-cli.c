@@ -590,7 +590,7 @@ static int follow_join(sd_bus *bus, const WifiLink *l, Watch *w, const char *ssi
         for (;;) {
                 _cleanup_erase_and_free_ char *secret = NULL;
                 char prompt[256];
-                bool wrong;
+                bool wrong, eap;
 
                 r = wait_for(bus, join_ready, w, deadline);
                 if (r == -ETIMEDOUT) {
@@ -605,23 +605,28 @@ static int follow_join(sd_bus *bus, const WifiLink *l, Watch *w, const char *ssi
                         break;
                 /* JoinNeedsSecret */
                 wrong = streq_ptr(w->need_why, "wrong-key");
+                /* an 802.1X network refuses the user name or password, not a passphrase */
+                eap = streq_ptr(w->need_kind, "identity+password");
                 if (wrong && !json && isatty(STDIN_FILENO))
                         fprintf(stderr,
-                                "%s refused this passphrase. Check it (it is case-sensitive) and "
-                                "try again.\n",
-                                ssid);
-                snprintf(prompt, sizeof(prompt), "%s for %s",
-                         streq_ptr(w->need_kind, "identity+password") ? "Password" : "Passphrase",
+                                "%s refused this %s. Check it (it is case-sensitive) and try "
+                                "again.\n",
+                                ssid, eap ? "user name or password" : "passphrase");
+                snprintf(prompt, sizeof(prompt), "%s for %s", eap ? "Password" : "Passphrase",
                          ssid);
                 r = prompt_secret(prompt, &secret);
                 if (r < 0) {
                         join_cancel(bus, l, w->join_id);
                         if (wrong) {
                                 if (json)
-                                        (void)print_result_json(l, ssid, w->join_id, "wrong-key",
-                                                                "refused the passphrase", NULL);
+                                        (void)print_result_json(
+                                            l, ssid, w->join_id, "wrong-key",
+                                            eap ? "refused the user name or password"
+                                                : "refused the passphrase",
+                                            NULL);
                                 else
-                                        log_error("%s refused the passphrase.", ssid);
+                                        log_error("%s refused the %s.", ssid,
+                                                  eap ? "user name or password" : "passphrase");
                                 return WIFI_EXIT_WRONG_KEY;
                         }
                         log_error("%s needs a %s: give it with --passphrase-file FILE (- for "

@@ -224,9 +224,11 @@ static void on_event(RoamWifiWatch *w, const WifiEvent *ev, void *userdata)
                     true);
                 if (streq(ev->b, "wrong-key"))
                         snprintf(d->note, sizeof(d->note),
-                                 "%s refused this passphrase. Check it (it is case-sensitive) "
-                                 "and try again.",
-                                 d->name);
+                                 "%s refused this %s. Check it (it is case-sensitive) and try "
+                                 "again.",
+                                 d->name,
+                                 d->dialog == DIALOG_ENTERPRISE ? "user name or password"
+                                                                : "passphrase");
                 else if (streq(ev->b, "key-format"))
                         snprintf(d->note, sizeof(d->note),
                                  "A passphrase has 8 to 63 characters (or 64 hex digits).");
