@@ -144,7 +144,8 @@ def joined(p, ssid):
     assert p.returncode == 0, p.stdout + p.stderr
     lines = p.stdout.splitlines()
     assert lines[0] == "Joining %s on wlan0..." % ssid, lines
-    assert lines[1].startswith("Joined %s" % ssid) or lines[1].startswith('Joined "%s"' % ssid)
+    # every owner's words alike: the name, then the verdict
+    assert lines[1].startswith("Joined %s" % ssid) and lines[1].endswith("."), lines[1]
     assert "((" not in lines[1] and "))" not in lines[1], lines[1]
     assert VERDICT.match(lines[2]), lines
     assert len(lines) == 3, lines
