@@ -32,8 +32,9 @@ A join goes: JoinStep scanning; not in range (and not hidden) -> JoinDone not-fo
 network without a passphrase -> JoinNeedsSecret first; a wrong one -> JoinNeedsSecret
 wrong-key (WPA2: asked again, in place), JoinDone wrong-key-or-out-of-range (WPA3 only: the
 owner cannot tell) or auth-failed (enterprise); the right one -> JoinStep associating,
-authenticating, configuring, checking, JoinDone connected, then the link's verdict (WiFi*
-properties, LastProbe, Connectivity online, or portal with the network's "portal" URL). The
+authenticating, configuring, checking, the link's verdict (WiFi* properties, LastProbe,
+Connectivity online, or portal with the network's "portal" URL), then JoinDone connected (portal
+behind a captive portal), as roamd orders them. The
 Join property follows.
 Commands (stdin of fake_roamd.py):
   {"op": "wifi_calls"}                        the calls: [method, link, ssid, {arguments}]
@@ -434,9 +435,10 @@ class WiFiObject(dbus.service.Object):
                             "CaptivePortalURL": n["portal"], "PortalURL": n["portal"]})
         else:
             changes.update({"Connectivity": "online", "ConnectivityReason": "ok"})
-        # the join ends, then the link's verdict comes (as roamd probes after a join)
-        self.done(j, "connected", f"Joined {display_name(raw)}.")
+        # as roamd: the link's verdict after the join first, then JoinDone (portal when
+        # behind a captive portal)
         self.update(changes)
+        self.done(j, "portal" if n.get("portal") else "connected", f"Joined {display_name(raw)}.")
         return False
 
     def own_join(self, jid, sender, manage=False):

@@ -185,6 +185,10 @@ def load(mock, parameters):
     mock.connection.add_signal_receiver(owner_changed, "NameOwnerChanged",
                                         "org.freedesktop.DBus", "org.freedesktop.DBus",
                                         "/org/freedesktop/DBus")
+    # parameters "Stations": ["wlan0", ...]: stations iwd runs when it takes its name (an
+    # iwd starting on a machine with them), added before any call is served
+    for ifname in parameters.get("Stations", []):
+        AddStation(mock, str(ifname))
 
 
 def _watch_profiles(s):

@@ -305,7 +305,9 @@ def st():
     return mockobject.objects[MANAGER_OBJ].nmstate
 
 
-def load(mock, _parameters):
+def load(mock, parameters):
+    """parameters: {"WiFiDevices": ["wlan0", ...]}: devices NM has when it takes its name
+    (as a NetworkManager starting on a machine with them), added before any call is served."""
     ROOT[:] = [mock]
     mock.AddObject(MANAGER_OBJ, NM, {
         "Version": "1.42.4",
@@ -356,6 +358,8 @@ def load(mock, _parameters):
     mock.connection.add_signal_receiver(owner_changed, "NameOwnerChanged",
                                         "org.freedesktop.DBus", "org.freedesktop.DBus",
                                         "/org/freedesktop/DBus")
+    for ifname in parameters.get("WiFiDevices", []):
+        AddWiFiDevice(manager, str(ifname))
 
 
 # ---- the mock's own methods ----------------------------------------------------------------

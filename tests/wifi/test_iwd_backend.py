@@ -54,7 +54,7 @@ def test_join_with_passphrase_through_the_agent(env):
     net = env.net("home")
     d = drive(env, "join", "home", "passphrase-stdin", stdin_first=PASS)
     lines = d.until("done")
-    assert lines[-1] == 'done connected Joined "home"'
+    assert lines[-1] == 'done connected Joined home'
     assert "step authenticating" in lines
     assert [c[:2] for c in plain(env.mock("GetAgentCalls"))] == [(d.unique, "RequestPassphrase")]
     assert env.prop(net, NETWORK, "Connected") is True

@@ -77,7 +77,7 @@ def test_join_visible_with_passphrase(env):
     ap = env.ap("home", "wpa2", PSK)
     d = drive(env, "join", "home", "passphrase-stdin", stdin_first=PSK)
     lines = d.until("done")
-    assert lines[-1] == 'done connected Joined "home"'
+    assert lines[-1] == 'done connected Joined home'
     assert "step associating" in lines
     conn, device, specific, opts = aaac(env)
     assert specific == ap and opts["persist"] == "disk"

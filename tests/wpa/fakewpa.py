@@ -146,7 +146,8 @@ class FakeWpa:
         self.station = None  # associated: {"ssid", "bssid", "freq"}
         self.signal = None  # {"RSSI": -58, "LINKSPEED": 300, "NOISE": 9999, "FREQUENCY": 5180}
         # the radio's world for joins (station side): BSSes in range, each
-        # {"id", "bssid", "freq", "level", "flags", "ssid" (bytes), "psk": the AP's key or None}
+        # {"id", "bssid", "freq", "level", "flags", "ssid" (bytes), "psk": the AP's key or None,
+        # "hidden": True for an AP whose beacon leaves its SSID out}
         self.bsses = []
         self.scanning = False
 
@@ -536,7 +537,9 @@ class FakeWpa:
         for b in self.bsses:
             for bit, key in sorted(modelled.items()):
                 if mask & (1 << bit):
-                    v = printf_encode(b["ssid"]) if key == "ssid" else b[key]
+                    # a hidden AP's beacon carries no SSID: the scan lists it empty
+                    v = (printf_encode(b"" if b.get("hidden") else b["ssid"])
+                         if key == "ssid" else b[key])
                     out += f"{key}={v}\n"
             if mask & (1 << 17):
                 out += "====\n"
@@ -557,7 +560,10 @@ class FakeWpa:
             n["disabled"] = "0" if i == nid else "1"
         n = self.networks[nid]
         ssid = n.get("ssid", "").encode(errors="surrogateescape")
-        bss = next((b for b in self.bsses if b["ssid"] == ssid), None)
+        # a hidden AP answers only a probe naming its SSID: scan_ssid=1 (wpa_supplicant's
+        # wpa_supplicant_get_scan_ssids())
+        bss = next((b for b in self.bsses if b["ssid"] == ssid
+                    and (not b.get("hidden") or n.get("scan_ssid") == "1")), None)
         if not bss:
             return "OK\n", ["CTRL-EVENT-NETWORK-NOT-FOUND "]
         key = n.get("sae_password") if n.get("key_mgmt") == "SAE" else n.get("psk")

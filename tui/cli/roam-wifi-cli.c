@@ -532,19 +532,26 @@ static int read_verdict(sd_bus *bus, const WifiLink *l, Verdict *v)
         return r < 0 ? r : 0;
 }
 
+static bool verdict_pending(const Verdict *v)
+{
+        return !v->connectivity || !*v->connectivity || streq(v->connectivity, "checking");
+}
+
 static bool link_ready(const Watch *w)
 {
         return w->link_changed;
 }
 
-/* After a join: the link's verdict from the probe after it (LastProbe since the join began),
- * VERDICT_WAIT_USEC at most; *v as it is then. */
-static void wait_verdict(sd_bus *bus, const WifiLink *l, Watch *w, uint64_t since, Verdict *v)
+/* After a join: the link's verdict. roamd ends a join (JoinDone connected or portal) once
+ * the link's verdict after it is decided, by a probe round or by facts that need none (no
+ * address), so the verdict read now is that one; while it still says checking (a roamd whose
+ * verdict did not come in time), VERDICT_WAIT_USEC at most for it. *v as it is then. */
+static void wait_verdict(sd_bus *bus, const WifiLink *l, Watch *w, Verdict *v)
 {
         uint64_t deadline = clock_now_usec(CLOCK_MONOTONIC) + VERDICT_WAIT_USEC;
 
         for (;;) {
-                if (read_verdict(bus, l, v) < 0 || v->last_probe >= since)
+                if (read_verdict(bus, l, v) < 0 || !verdict_pending(v))
                         return;
                 w->link_changed = false;
                 if (wait_for(bus, link_ready, w, deadline) < 0)
@@ -572,17 +579,18 @@ static int print_result_json(const WifiLink *l, const char *ssid, uint32_t id, c
  * from argv; without a terminal the join is canceled), a wrong key asked again in place.
  * Returns the exit status (roam-wifi.h) or a negative errno. */
 static int follow_join(sd_bus *bus, const WifiLink *l, Watch *w, const char *ssid,
-                       const char *identity, bool json, uint64_t since)
+                       const char *identity, bool json)
 {
         uint64_t deadline = clock_now_usec(CLOCK_MONOTONIC) + JOIN_WAIT_USEC;
         _cleanup_(verdict_done) Verdict v = {};
         WifiJoinResult res;
+        bool joined;
         int r;
 
         for (;;) {
                 _cleanup_erase_and_free_ char *secret = NULL;
                 char prompt[256];
-                bool wrong;
+                bool wrong, eap;
 
                 r = wait_for(bus, join_ready, w, deadline);
                 if (r == -ETIMEDOUT) {
@@ -597,23 +605,28 @@ static int follow_join(sd_bus *bus, const WifiLink *l, Watch *w, const char *ssi
                         break;
                 /* JoinNeedsSecret */
                 wrong = streq_ptr(w->need_why, "wrong-key");
+                /* an 802.1X network refuses the user name or password, not a passphrase */
+                eap = streq_ptr(w->need_kind, "identity+password");
                 if (wrong && !json && isatty(STDIN_FILENO))
                         fprintf(stderr,
-                                "%s refused this passphrase. Check it (it is case-sensitive) and "
-                                "try again.\n",
-                                ssid);
-                snprintf(prompt, sizeof(prompt), "%s for %s",
-                         streq_ptr(w->need_kind, "identity+password") ? "Password" : "Passphrase",
+                                "%s refused this %s. Check it (it is case-sensitive) and try "
+                                "again.\n",
+                                ssid, eap ? "user name or password" : "passphrase");
+                snprintf(prompt, sizeof(prompt), "%s for %s", eap ? "Password" : "Passphrase",
                          ssid);
                 r = prompt_secret(prompt, &secret);
                 if (r < 0) {
                         join_cancel(bus, l, w->join_id);
                         if (wrong) {
                                 if (json)
-                                        (void)print_result_json(l, ssid, w->join_id, "wrong-key",
-                                                                "refused the passphrase", NULL);
+                                        (void)print_result_json(
+                                            l, ssid, w->join_id, "wrong-key",
+                                            eap ? "refused the user name or password"
+                                                : "refused the passphrase",
+                                            NULL);
                                 else
-                                        log_error("%s refused the passphrase.", ssid);
+                                        log_error("%s refused the %s.", ssid,
+                                                  eap ? "user name or password" : "passphrase");
                                 return WIFI_EXIT_WRONG_KEY;
                         }
                         log_error("%s needs a %s: give it with --passphrase-file FILE (- for "
@@ -633,14 +646,15 @@ static int follow_join(sd_bus *bus, const WifiLink *l, Watch *w, const char *ssi
                 }
         }
         res = wifi_join_result_from_string(w->result);
-        if (res == WIFI_JOIN_CONNECTED)
-                wait_verdict(bus, l, w, since, &v);
+        joined = res == WIFI_JOIN_CONNECTED || res == WIFI_JOIN_PORTAL;
+        if (joined)
+                wait_verdict(bus, l, w, &v);
         if (json)
                 r = print_result_json(l, ssid, w->join_id, w->result, strempty(w->result_words),
-                                      res == WIFI_JOIN_CONNECTED ? &v : NULL);
-        else if (res == WIFI_JOIN_CONNECTED) {
+                                      joined ? &v : NULL);
+        else if (joined) {
                 printf("%s\n", strempty(w->result_words));
-                if (v.last_probe < since)
+                if (verdict_pending(&v))
                         printf("No verdict yet (roam status %s says it once roamd probed).\n",
                                l->name);
                 else if (streq_ptr(v.connectivity, "portal"))
@@ -688,7 +702,6 @@ static int wifi_join(sd_bus *bus, WifiLink *l, const char *ssid_arg, const WifiA
         _cleanup_free_ char *shown = NULL;
         _cleanup_free_ char *ca = NULL;
         uint8_t ssid[WIFI_SSID_MAX];
-        uint64_t since = roam_now();
         size_t len = 0;
         Watch w = {};
         int r;
@@ -757,7 +770,7 @@ static int wifi_join(sd_bus *bus, WifiLink *l, const char *ssid_arg, const WifiA
         }
         if (!a->json)
                 printf("Joining %s on %s...\n", shown, l->name);
-        r = follow_join(bus, l, &w, shown, a->identity, a->json, since);
+        r = follow_join(bus, l, &w, shown, a->identity, a->json);
         watch_done(&w);
         return r;
 }
@@ -914,7 +927,6 @@ static int wifi_join_uri(sd_bus *bus, WifiLink *l, const char *arg, const WifiAr
         _cleanup_erase_and_free_ char *uri = NULL;
         _cleanup_free_ char *shown = NULL;
         const char *kind = "", *security = "";
-        uint64_t since = roam_now();
         const void *ssid = NULL;
         size_t len = 0;
         int hidden = 0, has_pass = 0;
@@ -1021,7 +1033,7 @@ static int wifi_join_uri(sd_bus *bus, WifiLink *l, const char *arg, const WifiAr
                 if (r < 0)
                         r = log_error_errno(r, "Failed to read roamd's answer: %m");
                 else
-                        r = follow_join(bus, l, &w, shown, NULL, a->json, since);
+                        r = follow_join(bus, l, &w, shown, NULL, a->json);
         }
         watch_done(&w);
         return r;

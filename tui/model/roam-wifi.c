@@ -14,6 +14,7 @@
 
 static const char *const wifi_join_result_table[_WIFI_JOIN_RESULT_MAX] = {
     [WIFI_JOIN_CONNECTED] = "connected",
+    [WIFI_JOIN_PORTAL] = "portal",
     [WIFI_JOIN_WRONG_KEY] = "wrong-key",
     [WIFI_JOIN_WRONG_KEY_OR_OUT_OF_RANGE] = "wrong-key-or-out-of-range",
     [WIFI_JOIN_AUTH_FAILED] = "auth-failed",
@@ -29,6 +30,7 @@ int wifi_join_result_exit_status(WifiJoinResult r)
 {
         switch (r) {
         case WIFI_JOIN_CONNECTED:
+        case WIFI_JOIN_PORTAL:
                 return 0;
         case WIFI_JOIN_WRONG_KEY:
         case WIFI_JOIN_WRONG_KEY_OR_OUT_OF_RANGE:

@@ -16,9 +16,11 @@
 #define ROAM_WIFI_INTERFACE "org.roam1.WiFi"
 #define WIFI_SSID_MAX       32
 
-/* How a join ended (JoinDone's result). */
+/* How a join ended (JoinDone's result). connected and portal are joined: roamd says JoinDone
+ * once the link's verdict after the join is decided, portal when it is a captive portal. */
 typedef enum WifiJoinResult {
         WIFI_JOIN_CONNECTED,
+        WIFI_JOIN_PORTAL,
         WIFI_JOIN_WRONG_KEY,
         WIFI_JOIN_WRONG_KEY_OR_OUT_OF_RANGE,
         WIFI_JOIN_AUTH_FAILED,

@@ -127,9 +127,8 @@ static void print_list(PlainWifi *pw)
 static void ask_secret(PlainWifi *pw, const char *why)
 {
         if (streq_ptr(why, "wrong-key"))
-                printf("%s refused this passphrase. Check it (it is case-sensitive) and try "
-                       "again.\n",
-                       pw->name);
+                printf("%s refused this %s. Check it (it is case-sensitive) and try again.\n",
+                       pw->name, pw->enterprise ? "user name or password" : "passphrase");
         printf("%s for %s (the next line, not shown; an empty line cancels):\n",
                pw->enterprise ? "Password" : "Passphrase", pw->name);
         fflush(stdout);

@@ -63,8 +63,7 @@ typedef struct WifiData {
         char progress[256];
         char verdict[256];
         ThemeRole verdict_role;
-        /* joined: the link's verdict from the first probe since the join began */
-        uint64_t since;
+        /* joined: roamd's JoinDone came once the link's verdict after the join was decided */
         bool awaiting_verdict;
 } WifiData;
 
@@ -131,26 +130,30 @@ static void open_dialog(Tui *t, WifiData *d, Dialog which, bool by_itself)
 static void join_says(Tui *t, WifiData *d, const WifiEvent *ev)
 {
         WifiJoinResult res = wifi_join_result_from_string(ev->a);
+        bool joined;
 
         d->progress[0] = 0;
         d->waiting_secret = false;
         d->join_id = 0;
         snprintf(d->verdict, sizeof(d->verdict), "%s", *strempty(ev->b) ? ev->b : ev->a);
-        d->verdict_role = res == WIFI_JOIN_CONNECTED ? THEME_OK : THEME_ERROR;
-        d->awaiting_verdict = res == WIFI_JOIN_CONNECTED;
+        joined = res == WIFI_JOIN_CONNECTED || res == WIFI_JOIN_PORTAL;
+        d->verdict_role = joined ? THEME_OK : THEME_ERROR;
+        d->awaiting_verdict = joined;
         if (d->dialog != DIALOG_NONE && d->dialog != DIALOG_HIDDEN)
                 dialog_close(d);
         tui_message(t, d->verdict_role, "%s", d->verdict);
 }
 
-/* Joined: once roamd probed the link since the join began, its verdict in words; behind a
- * captive portal, the portal screen. */
+/* Joined: the link's verdict in words (roamd ends a join once the verdict after it is
+ * decided; the model may still say checking for a moment); behind a captive portal, the
+ * portal screen. */
 static int verdict_arrived(Tui *t, WifiData *d)
 {
         const char *path = roam_wifi_watch_path(d->watch);
         const RoamLink *l = path ? roam_model_find_link(tui_model(t), path) : NULL;
 
-        if (!d->awaiting_verdict || !l || l->last_probe < d->since)
+        if (!d->awaiting_verdict || !l || !l->connectivity || !*l->connectivity ||
+            streq(l->connectivity, "checking"))
                 return REACTION_NONE;
         d->awaiting_verdict = false;
         if (streq_ptr(l->connectivity, "portal")) {
@@ -221,9 +224,11 @@ static void on_event(RoamWifiWatch *w, const WifiEvent *ev, void *userdata)
                     true);
                 if (streq(ev->b, "wrong-key"))
                         snprintf(d->note, sizeof(d->note),
-                                 "%s refused this passphrase. Check it (it is case-sensitive) "
-                                 "and try again.",
-                                 d->name);
+                                 "%s refused this %s. Check it (it is case-sensitive) and try "
+                                 "again.",
+                                 d->name,
+                                 d->dialog == DIALOG_ENTERPRISE ? "user name or password"
+                                                                : "passphrase");
                 else if (streq(ev->b, "key-format"))
                         snprintf(d->note, sizeof(d->note),
                                  "A passphrase has 8 to 63 characters (or 64 hex digits).");
@@ -552,7 +557,6 @@ static void start_join(Tui *t, WifiData *d, const char *secret, const char *iden
         int r;
 
         d->verdict[0] = 0;
-        d->since = roam_now();
         d->awaiting_verdict = false;
         snprintf(d->progress, sizeof(d->progress), "Joining %s%s", d->name, tui_glyph_ellipsis(t));
         r = roam_wifi_watch_join(

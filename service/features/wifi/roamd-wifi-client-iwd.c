@@ -533,7 +533,7 @@ static int on_connect(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
 
         op->call = sd_bus_slot_unref(op->call);
         if (!e) {
-                snprintf(words, sizeof(words), "Joined \"%s\"", op->ssid);
+                snprintf(words, sizeof(words), "Joined %s", op->ssid);
                 join_done(op, WIFI_JOIN_CONNECTED, words);
                 return 0;
         }

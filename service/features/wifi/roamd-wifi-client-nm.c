@@ -818,7 +818,7 @@ static int on_device_state(sd_bus_message *m, void *userdata, sd_bus_error *ret_
         else if (new >= NM_DEVICE_IP_CONFIG &&new < NM_DEVICE_ACTIVATED)
                 join_step(op, WIFI_JOIN_STEP_CONFIGURING);
         else if (new == NM_DEVICE_ACTIVATED) {
-                snprintf(words, sizeof(words), "Joined \"%s\"", name);
+                snprintf(words, sizeof(words), "Joined %s", name);
                 join_done(op, WIFI_JOIN_CONNECTED, words);
         } else if (new == NM_DEVICE_FAILED) {
                 if (reason == NM_REASON_SSID_NOT_FOUND) {

@@ -111,7 +111,7 @@ static void on_saved(WpaClient *c, int error, const char *reply, size_t len, voi
 
         s->req = NULL;
         if (error < 0) {
-                snprintf(words, sizeof(words), "wpa_supplicant did not answer SAVE_CONFIG (%s)",
+                snprintf(words, sizeof(words), "wpa_supplicant did not answer SAVE_CONFIG: %s",
                          strerror(-error));
                 saved_end(s, error, words);
                 return;
@@ -125,9 +125,9 @@ static void on_saved(WpaClient *c, int error, const char *reply, size_t len, voi
         }
         if (!s->path)
                 snprintf(words, sizeof(words),
-                         "saved (roamd could not find wpa_supplicant's file to check its mode)");
+                         "saved; roamd could not find wpa_supplicant's file to check its mode");
         else if (stat(s->path, &st) < 0)
-                snprintf(words, sizeof(words), "saved (%s could not be checked: %s)", s->path,
+                snprintf(words, sizeof(words), "saved; %s could not be checked: %s", s->path,
                          strerror(errno));
         else if (s->had_mode && (st.st_mode & 077 & ~s->mode_before)) {
                 mode_t now = st.st_mode & 07777, want = s->mode_before & 07777;

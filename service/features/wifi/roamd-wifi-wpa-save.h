@@ -16,7 +16,8 @@
 
 typedef struct WifiWpaSave WifiWpaSave;
 /* error: 0 saved; <0 refused (update_config=0: -EROFS) or not answered. words: one sentence,
- * e.g. the restored mode, or why nothing was saved. */
+ * e.g. the restored mode, or why nothing was saved; no parentheses of its own (a join puts
+ * them around it). */
 typedef void (*WifiWpaSavedFn)(int error, const char *words, void *userdata);
 
 int wifi_wpa_save(WpaClient *client, const char *prefix, const char *ifname, WifiWpaSavedFn cb,

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "roam-bus-name.h"
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-macro.h"
@@ -18,6 +19,12 @@
 #include "roamd-wifi-probe.h"
 #include "roamd-wifi-wpa.h"
 #include "roamd-wifi.h"
+
+/* The owners that talk on the bus: their coming (or going) decides the owner anew. */
+static const char *const wifi_owner_bus_names[] = {
+    "org.freedesktop.NetworkManager",
+    "net.connman.iwd",
+};
 
 #define SECRET_WAIT_USEC  (120 * USEC_PER_SEC)
 #define VERDICT_WAIT_USEC (30 * USEC_PER_SEC)
@@ -483,6 +490,21 @@ int wifi_service_new(Core *core, WifiService **ret)
         return 0;
 }
 
+/* An owner that talks on the bus came or went: every interface decided anew (one it runs
+ * also hears it from its backend; a detection already running goes once more). */
+static int on_owner_name(BusNameWatch *w, const char *owner, void *userdata)
+{
+        WifiService *s = userdata;
+
+        for (size_t k = 0; k < ELEMENTSOF(s->owner_names); k++)
+                if (s->owner_names[k] == w)
+                        log_info("Wi-Fi: %s %s the bus", wifi_owner_bus_names[k],
+                                 *owner ? "joined" : "left");
+        for (size_t k = 0; k < s->n_ifaces; k++)
+                iface_detect(s->ifaces[k]);
+        return 0;
+}
+
 int wifi_service_start(WifiService *s)
 {
         Links *links = s->core->links;
@@ -491,6 +513,12 @@ int wifi_service_start(WifiService *s)
         r = wifi_bus_setup(s);
         if (r < 0)
                 return r;
+        for (size_t k = 0; s->core->bus && k < ELEMENTSOF(s->owner_names); k++) {
+                r = bus_name_watch_new(s->core->bus, wifi_owner_bus_names[k], on_owner_name, s,
+                                       &s->owner_names[k]);
+                if (r < 0)
+                        return r;
+        }
         s->links_watch = links_watch_add(links, on_links, s, NULL);
         if (!s->links_watch)
                 return -ENOMEM;
@@ -511,6 +539,8 @@ WifiService *wifi_service_free(WifiService *s)
                 iface_free(i);
         }
         free(s->ifaces);
+        for (size_t k = 0; k < ELEMENTSOF(s->owner_names); k++)
+                bus_name_watch_free(s->owner_names[k]);
         sd_bus_slot_unref(s->slot);
         free(s);
         return NULL;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
+#include "roam-bus-name.h"
 #include "roamd-wifi-backend.h"
 #include "roamd-wifi-owner.h"
 
@@ -67,6 +68,7 @@ struct WifiService {
         uint32_t next_join;
         WifiOwnerProbes probes;
         sd_bus_slot *slot;
+        BusNameWatch *owner_names[2]; /* NetworkManager, iwd: decide again when one comes */
 };
 
 int wifi_service_new(Core *core, WifiService **ret);

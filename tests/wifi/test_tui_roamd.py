@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""End to end (issue 43): the real roam TUI on a pty (tests/tui/tuidriver.py) against the real
+roamd, with each Wi-Fi owner on the other side (test_cli_roamd.World: fakewpa, the
+NetworkManager double, the iwd double). On the Wi-Fi screen a person joins Home (WPA2) typing a
+wrong passphrase, reads the refusal in words, types the right one in place and reads the
+link's verdict; joins the hidden Bunker from the hidden-network dialog; forgets Home."""
+import os
+import sys
+
+import pytest
+
+from test_cli_roamd import HIDDEN_PSK, PSK, WRONG, World
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(TOP, "tests", "tui"))
+sys.path.insert(0, os.path.join(TOP, "tests", "client"))
+from tuidriver import Tui  # noqa: E402
+
+OWNER_WORDS = {"wpa": "wpa_supplicant", "nm": "NetworkManager", "iwd": "iwd"}
+
+
+@pytest.fixture(params=["wpa", "nm", "iwd"])
+def world(request):
+    w = World(request.param)
+    yield w
+    w.close()
+
+
+def said(t, *texts, screen="wifi"):
+    def ok(t):
+        return t.frame.screen == screen and all(x in " ".join(t.text().split()) for x in texts)
+    if t.frames and ok(t):
+        return t
+    return t.wait(ok, 10, f"the {screen} screen saying {texts!r}")
+
+
+def select(t, name):
+    for _ in range(10):
+        if name in t.cursor_line() and t.cursor_line().startswith(">"):
+            return
+        before = t.cursor_line()
+        t.key("j")
+        t.wait(lambda t: t.cursor_line() != before, what="the selection to move after j")
+    raise AssertionError(f"{name} never selected:\n{t.text()}")
+
+
+def test_join_wrong_then_right_hidden_and_forget(world, tmp_path):
+    # the real clock: roamd's LastProbe is real time
+    t = Tui(world.env.env, tmp_path, extra_env={"ROAM_TEST_NOW": ""})
+    try:
+        t.wait_for(screen="overview", text="wlan0")
+        for _ in range(5):  # wlan0 among the links (wlan0-peer, lo)
+            if t.cursor_line().startswith("> wlan0 ") or t.cursor_line() == "> wlan0":
+                break
+            before = t.cursor_line()
+            t.key("j")
+            t.wait(lambda t: t.cursor_line() != before, what="the selection to move")
+        t.key("\r")
+        t.wait_for(screen="link", text="wlan0")
+        t.key("w")
+        said(t, "Wi-Fi on wlan0 through " + OWNER_WORDS[world.owner], "Home", "Cafe")
+        select(t, "Home")
+        t.key("\r")
+        # iwd says a PSK network's kind only as "password" (WPA2 and WPA3 alike)
+        said(t, "Join Home (WPA2)" if world.owner != "iwd" else "Join Home (password)",
+             "Passphrase")
+        t.key(WRONG)
+        assert WRONG not in t.text()
+        t.key("\r")
+        said(t, "Home refused this passphrase. Check it (it is case-sensitive) and try again.")
+        t.settle()
+        t.key(PSK + "\r")
+        said(t, "Joined Home. wlan0: offline.")
+        assert world.owner_got(WRONG) and world.owner_got(PSK)
+        # hidden: the dialog names it, its security and passphrase
+        t.key("h")
+        said(t, "Join a hidden network", "Nothing in the air names a hidden network")
+        t.key("Bunker\t")
+        t.key("\t" + HIDDEN_PSK + "\r")
+        said(t, "Joined Bunker. wlan0: offline.")
+        assert world.owner_got(HIDDEN_PSK)
+        # forget Home, once the list was read again after the join (and sorted anew): Bunker
+        # known there
+        def bunker_known(t):
+            return any("Bunker" in line and line.rstrip().endswith("auto")
+                       for line in t.text_lines())
+        if not bunker_known(t):
+            t.wait(bunker_known, what="Bunker known in the list")
+        select(t, "Home")
+        t.key("f")
+        said(t, "Forget Home?")
+        t.key("y")
+        said(t, "Forgot Home.")
+        assert PSK not in t.text() and HIDDEN_PSK not in t.text()
+    finally:
+        t.close()
+    log = world.env.log()
+    for secret in (PSK, WRONG, HIDDEN_PSK):
+        assert secret not in log
+        assert all(secret not in repr(a) for _m, a in world.signals)
