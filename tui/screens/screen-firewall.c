@@ -213,7 +213,7 @@ static int build_dialog(Tui *t, FirewallData *d, const RoamLink *l, bool first_j
         bool wide = tui_columns(t) >= DIALOG_WIDTH + 2;
         const char *opts[16];
         size_t n = choices(t, opts, ELEMENTSOF(opts));
-        char facts[512];
+        char facts[512], ssh[64];
         int r;
 
         r = tui_doc_line(doc, -1, 0);
@@ -239,6 +239,10 @@ static int build_dialog(Tui *t, FirewallData *d, const RoamLink *l, bool first_j
                         r = tui_doc_span(doc, THEME_NORMAL, 0,
                                          wide ? "not now: untrusted for this session"
                                               : "not now (untrusted)");
+                else if (r >= 0 && wide && streq(opts[i], "untrusted") &&
+                         roam_fw_ssh_note(tui_model(t), opts[i], ssh, sizeof(ssh)))
+                        r = tui_doc_spanf(doc, THEME_NORMAL, 0, "%s: %s (%s)", opts[i],
+                                          roam_location_words(opts[i]), ssh);
                 else if (r >= 0)
                         r = tui_doc_spanf(doc, THEME_NORMAL, 0, "%s%s%s", opts[i], wide ? ": " : "",
                                           wide ? roam_location_words(opts[i]) : "");
@@ -254,7 +258,14 @@ static int build_dialog(Tui *t, FirewallData *d, const RoamLink *l, bool first_j
                 r = tui_doc_line(doc, -1, 0);
                 if (r >= 0)
                         r = tui_doc_line(doc, -1, 0);
-                if (r >= 0)
+                /* "the strictest rules" may still let SSH in ([Firewall] SSH=): said so */
+                if (r >= 0 && first_join &&
+                    roam_fw_ssh_note(tui_model(t), "untrusted", ssh, sizeof(ssh)))
+                        r = tui_doc_spanf(doc, THEME_MUTED, 0,
+                                          "Until you answer: untrusted, the strictest rules "
+                                          "(%s).",
+                                          ssh);
+                else if (r >= 0)
                         r = tui_doc_span(doc, THEME_MUTED, 0,
                                          first_join ? "Until you answer: untrusted, the "
                                                       "strictest rules."
