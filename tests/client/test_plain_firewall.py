@@ -120,6 +120,19 @@ def test_plain_withdrawn_question_is_said(roamd, plain):  # noqa: F811
     p.expect(CLOCK + r"Question 1 withdrawn: eth1 left that network\.")
 
 
+def test_plain_question_placed_elsewhere_is_withdrawn(roamd, plain):  # noqa: F811
+    """A question answered elsewhere (the TUI, `roam network trust`) is withdrawn out loud
+    too, with the network's new location; its number answers nothing any more."""
+    fake = roamd(FIREWALL)
+    p = plain()
+    p.expect(QUESTION)
+    fake.send(op="set", link=4, props={"Location": "work", "LocationSource": "user"})
+    p.expect(CLOCK + r"Question 1 withdrawn: eth1's network is now work\.")
+    p.send("home 1")
+    p.expect(r"No question is open\.")
+    assert fake.send(op="location_calls") == []
+
+
 def test_plain_question_says_ssh_as_roamd_publishes_it(roamd, plain):  # noqa: F811
     """With SSH=trusted the untrusted location lets nothing in, and the question does not
     claim SSH; with SSH=always it says TCP 22 still comes in (the walkthrough's L24)."""

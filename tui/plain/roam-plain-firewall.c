@@ -193,14 +193,18 @@ void plain_fw_model_changed(PlainFw *pf)
 
                 if (!l || !roam_link_needs_location(l) ||
                     !streq(l->network_id, pf->questions[i - 1].network_id)) {
-                        /* Placed: the answer says so. Gone or elsewhere: say the question is,
-                         * so nobody answers a number that no longer asks anything. */
-                        if (!l || !streq(l->network_id, pf->questions[i - 1].network_id)) {
-                                roam_print_stamp();
+                        /* Gone, elsewhere, or placed by someone else (the TUI, roam network
+                         * trust, networks.d): said, so nobody answers a number that no longer
+                         * asks anything. Answers here remove their question themselves. */
+                        roam_print_stamp();
+                        if (!l || !streq(l->network_id, pf->questions[i - 1].network_id))
                                 printf("Question %u withdrawn: %s %s.\n",
                                        pf->questions[i - 1].number, pf->questions[i - 1].name,
                                        l ? "left that network" : "is gone");
-                        }
+                        else
+                                printf("Question %u withdrawn: %s's network is now %s.\n",
+                                       pf->questions[i - 1].number, pf->questions[i - 1].name,
+                                       *l->location ? l->location : "placed");
                         question_remove(pf, i - 1);
                 }
         }
