@@ -938,8 +938,8 @@ static int global_key(Tui *t, int key)
         case '/':
                 /* Only the long lists filter; elsewhere / says so rather than nothing. */
                 tui_message(t, THEME_STATUS,
-                            "The %s screen has no filter: / filters the links on 1 Overview "
-                            "and the apps on 3 Apps.",
+                            "The %s screen has no filter: / filters the links on 1 Overview, "
+                            "the apps on 3 Apps and the owners on 5 Usage.",
                             t->current->vtable->title);
                 return REACTION_REDRAW;
         case TUI_KEY(KEY_RESIZE):
