@@ -344,3 +344,32 @@ def test_new_question_clears_the_stale_status(roamd, tui):
     t.wait_for(screen="overview", text="wlan0: a network roam has not seen")
     if "this network is now home" in t.text():
         t.wait(lambda t: "this network is now home" not in t.text(), what="the stale message gone")
+
+
+def test_firewall_screen_filter(roamd, tui, golden):
+    """/ narrows the selected link's rules to those whose words contain the text (L8 of the
+    new-user report: / did nothing here); the links stay, Esc brings the rules back."""
+    roamd(FIREWALL)
+    t = tui()
+    t.wait_for(screen="overview", text=QUESTION)
+    t.settle()
+    t.key("u")
+    t.wait_for(screen="overview", text="stays untrusted")
+    t.key("8")
+    t.wait_for(screen="firewall", text=["Rules in force on wlan0 (home)", "built-in:default"])
+    all_rules = t.text()
+    t.key("/")
+    t.key("syncthing")
+    t.wait_for(screen="firewall", text="Filter: syncthing_ (")
+    t.key("\r")
+    t.wait_for(screen="firewall", text="Filter: syncthing (")
+    text = t.text()
+    assert "tcp 22000 app org.syncthing" in text and "built-in:default" not in text, text
+    assert "eth1" in text and "wlan0" in text  # the links are not filtered
+    golden("firewall-filter", t)
+    t.key("/")
+    t.key("nothing-like-this")
+    t.wait_for(screen="firewall", text="No rule matches the filter.")
+    t.key(ESC)
+    t.wait_for(screen="firewall", text="built-in:default")
+    assert "Filter:" not in t.text() and "built-in:default" in all_rules
