@@ -28,6 +28,12 @@ _roam_run_apps()
         _roam_values id apps | grep -v -x -e default -e system -e user -e 'user:[0-9]*'
 }
 _roam_links() { _roam_values name status; }
+# the Wi-Fi links: those `roam wifi --link X` would take (bearer wifi in `roam status`)
+_roam_wifi_links()
+{
+        timeout 2 roam status --json 2>/dev/null |
+                sed -n '/"name":/{s/^ *"name": "\([^"\\]*\)",\{0,1\}$/\1/;h};/"bearer": "wifi"/{x;p}' | sort -u
+}
 _roam_peers() { _roam_values address p2p peers; }
 # The devices' addresses only: the adapters come first in `roam bt --json`, then "devices".
 _roam_bt_addresses()
@@ -55,7 +61,7 @@ _roam()
         fi
 
         local commands="status apps app run wait-online when-online stats portal time p2p bt nfc
-                network firewall help"
+                network firewall wifi help"
         local options="-h --help --version --json --plain --theme --no-mouse --confirm-quit --app --online-for
                 --user --link --since --timeout --require-time --pin-file"
         local durations="90s 10m 30m 1h 1h30m 24h until-released"
@@ -95,12 +101,23 @@ _roam()
                 COMPREPLY=($(compgen -W "1h 1d 7d 30d" -- "$cur"))
                 return
                 ;;
-        --password-file | --pin-file)
+        --password-file | --pin-file | --passphrase-file | --ca-cert)
                 COMPREPLY=($(compgen -f -- "$cur"))
                 return
                 ;;
         --browser)
                 COMPREPLY=($(compgen -c -- "$cur"))
+                return
+                ;;
+        --eap)
+                COMPREPLY=($(compgen -W "peap ttls" -- "$cur"))
+                return
+                ;;
+        --security)
+                COMPREPLY=($(compgen -W "open owe wpa2 wpa3 enterprise" -- "$cur"))
+                return
+                ;;
+        --identity | --domain)
                 return
                 ;;
         esac
@@ -109,7 +126,8 @@ _roam()
         local i cmd="" cmdi=0 args=()
         for ((i = 1; i < cword; i++)); do
                 case ${words[i]} in
-                --theme | --app | --online-for | --user | --link | --since | --password-file | --pin-file | --browser)
+                --theme | --app | --online-for | --user | --link | --since | --password-file | --pin-file | --browser | \
+                        --passphrase-file | --ca-cert | --eap | --security | --identity | --domain)
                         ((i++))
                         ;;
                 --)
@@ -141,6 +159,8 @@ _roam()
                 run) extra="--" ;;
                 portal) extra="--always --user --password-file --no-save --browser" ;;
                 nfc) extra="--yes" ;;
+                wifi) extra="--hidden --security --passphrase-file --eap --identity --ca-cert --domain
+                        --no-remember --no-autoconnect --yes" ;;
                 esac
                 COMPREPLY=($(compgen -W "$options $extra" -- "$cur"))
                 return
@@ -243,6 +263,15 @@ _roam()
                         words_now="home work public untrusted"
                 elif ((n == 2)); then
                         words_now=$(_roam_links)
+                fi
+                ;;
+        wifi)
+                if ((n == 0)); then
+                        words_now="list scan join forget autoconnect join-uri share $(_roam_wifi_links)"
+                elif ((n == 1)) && [[ ${args[0]} == list || ${args[0]} == scan ]]; then
+                        words_now=$(_roam_wifi_links)
+                elif ((n == 2)) && [[ ${args[0]} == autoconnect ]]; then
+                        words_now="on off"
                 fi
                 ;;
         firewall)

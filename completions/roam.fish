@@ -45,7 +45,7 @@ function __roam_args_are --argument-names cmd n
     test (count $words) -ge 1; and test "$words[1]" = $cmd; and test (count $words) -eq (math $n + 1)
 end
 
-set -l commands status apps app run wait-online when-online stats portal time p2p bt nfc network firewall
+set -l commands status apps app run wait-online when-online stats portal time p2p bt nfc network firewall wifi
 complete -c roam -f
 complete -c roam -n "not __fish_seen_subcommand_from $commands" -a status -d 'Show the global state and every link'
 complete -c roam -n "not __fish_seen_subcommand_from $commands" -a apps -d 'Show every app and its policy'
@@ -61,6 +61,7 @@ complete -c roam -n "not __fish_seen_subcommand_from $commands" -a bt -d 'Blueto
 complete -c roam -n "not __fish_seen_subcommand_from $commands" -a nfc -d 'What an NFC tag holds'
 complete -c roam -n "not __fish_seen_subcommand_from $commands" -a network -d "Each link's network and location"
 complete -c roam -n "not __fish_seen_subcommand_from $commands" -a firewall -d 'The firewall rules in force'
+complete -c roam -n "not __fish_seen_subcommand_from $commands" -a wifi -d 'Wi-Fi networks: list, join, forget, share'
 
 complete -c roam -s h -l help -d 'Show the help and exit'
 complete -c roam -l version -d 'Show the version and exit'
@@ -114,3 +115,17 @@ complete -c roam -n '__roam_args_are network 2' -a '(__roam_links)'
 complete -c roam -n '__roam_args_are firewall 0' -a check
 complete -c roam -n '__roam_args_are firewall 1' -a 'tcp udp'
 complete -c roam -n '__roam_args_are firewall 3' -a '(__roam_links)'
+
+complete -c roam -n '__roam_args_are wifi 0' -a 'list scan join forget autoconnect join-uri share'
+complete -c roam -n '__roam_args_are wifi 0' -a '(__roam_links)'
+complete -c roam -n '__roam_args_are wifi 2; and __fish_seen_subcommand_from autoconnect' -a 'on off'
+complete -c roam -n '__fish_seen_subcommand_from wifi' -l hidden -d 'With join: a hidden network'
+complete -c roam -n '__fish_seen_subcommand_from wifi' -l security -x -a 'open owe wpa2 wpa3 enterprise' -d 'With join: its security'
+complete -c roam -n '__fish_seen_subcommand_from wifi' -l passphrase-file -r -F -d 'With join: the passphrase from this file (-: stdin)'
+complete -c roam -n '__fish_seen_subcommand_from wifi' -l eap -x -a 'peap ttls' -d 'With join: the EAP method'
+complete -c roam -n '__fish_seen_subcommand_from wifi' -l identity -x -d 'With join: the user name'
+complete -c roam -n '__fish_seen_subcommand_from wifi' -l ca-cert -r -F -d 'With join: the CA certificate'
+complete -c roam -n '__fish_seen_subcommand_from wifi' -l domain -x -d "With join: the server's domain"
+complete -c roam -n '__fish_seen_subcommand_from wifi' -l no-remember -d 'With join: do not keep the network'
+complete -c roam -n '__fish_seen_subcommand_from wifi' -l no-autoconnect -d 'With join: join it only when asked'
+complete -c roam -n '__fish_seen_subcommand_from wifi' -l yes -d 'With join-uri: join without asking'

@@ -9,6 +9,7 @@
 #include "roamd-firewall.h"
 #include "roamd-link-bus.h"
 #include "roamd-manager.h"
+#include "roamd-monitor.h"
 #include "roamd-ntp-dhcp.h"
 #include "roamd-p2p.h"
 #include "roamd-portal.h"
@@ -18,6 +19,7 @@
 #include "roamd-time-feed.h"
 #include "roamd-timezone-bus.h"
 #include "roamd-wake-run.h"
+#include "roamd-wifi.h"
 #include "roamd-wpa.h"
 
 typedef enum FeatureFailure {
@@ -163,6 +165,9 @@ static void on_wpa_station(const char *ifname, char **names, void *userdata)
 
         if (l)
                 link_bus_emit_changed_strv(l, names);
+        /* the join service follows the control sockets (it starts after wpa) */
+        if (m->wifi)
+                wifi_service_wpa_news(m->wifi, ifname);
 }
 
 static bool wpa_has_link(const char *ifname, void *userdata)
@@ -205,6 +210,22 @@ static void wifi_stop(Manager *m)
         if (m->core.wpa) /* started: the links exist and hold its view */
                 m->core.links->views.station = NULL;
         m->core.wpa = wpa_free(m->core.wpa);
+}
+
+/* ---- wifi-join: joining networks through the owner of each Wi-Fi link (docs/wifi.md) ---- */
+
+static int wifi_join_start(Manager *m)
+{
+        int r = wifi_service_new(&m->core, &m->wifi);
+
+        if (r < 0)
+                return log_oom();
+        return wifi_service_start(m->wifi);
+}
+
+static void wifi_join_stop(Manager *m)
+{
+        m->wifi = wifi_service_free(m->wifi); /* before wpa: a join's network is removed */
 }
 
 /* ---- firewall: its model before the apps, whose start transaction carries its chains ---- */
@@ -375,6 +396,21 @@ static int apps_table_start(Manager *m)
         return m->apps ? manager_status_follow_apps(m) : 0;
 }
 
+/* ---- monitor: the apps' GLib network monitors (gio/), once the apps govern ---- */
+
+static int monitor_start(Manager *m)
+{
+        if (!m->apps) /* no cgroup v2: nothing to answer per app; GLib keeps its own monitor */
+                return 0;
+        return monitor_new(&m->core, m->apps, m->wake, m->stats, &m->monitor);
+}
+
+static void monitor_stop(Manager *m)
+{
+        /* before the wake-up, the usage and the apps it reads */
+        m->monitor = monitor_free(m->monitor);
+}
+
 /* ---- bt: BlueZ's objects and the pairing agent follow BlueZ on the bus ---- */
 
 static bool bt_enabled(const Config *c)
@@ -386,6 +422,7 @@ static int bt_start_feature(Manager *m)
 {
         if (bt_new(&m->core, &m->bt) < 0)
                 return log_oom();
+        m->bt->wifi = m->wifi; /* NFC tags' networks go through the owner (it stops after) */
         return bt_start(m->bt);
 }
 
@@ -430,6 +467,10 @@ static const Feature features[] = {
     {.name = "ntp-dhcp", .start = ntp_dhcp_start, .stop = ntp_dhcp_stop},
     {.name = "first-sync", .start = first_sync_start},
     {.name = "wifi", .enabled = wifi_enabled, .start = wifi_start, .stop = wifi_stop},
+    {.name = "wifi-join",
+     .enabled = wifi_enabled,
+     .start = wifi_join_start,
+     .stop = wifi_join_stop},
     {.name = "firewall",
      .enabled = firewall_enabled,
      .bus = firewall_bus,
@@ -458,6 +499,14 @@ static const Feature features[] = {
      .reload = wake_reload,
      .stop = wake_stop},
     {.name = "apps-table", .start = apps_table_start},
+    {.name = "monitor",
+     .enabled = apps_enabled,
+     .start = monitor_start,
+     .stop = monitor_stop,
+     .failure = FEATURE_OPTIONAL,
+     .off_level = LOG_WARNING,
+     .off_message = "Apps' network monitors are not answered (GLib uses its own)",
+     .off_errno = true},
     {.name = "bt", .enabled = bt_enabled, .start = bt_start_feature, .stop = bt_stop},
     {.name = "timezone",
      .start = zone_start,

@@ -22,6 +22,7 @@ typedef struct StallWatch StallWatch;
 typedef struct Wpa Wpa;
 typedef struct P2p P2p;
 typedef struct Bt Bt;
+typedef struct WifiService WifiService;
 typedef struct Firewall Firewall;
 typedef struct Reconcile Reconcile;
 typedef struct TimeFeed TimeFeed;
@@ -29,6 +30,7 @@ typedef struct TimeFeed TimeFeed;
 typedef struct ZoneService ZoneService;
 typedef struct NtpDhcp NtpDhcp;
 typedef struct WakeRun WakeRun;
+typedef struct Monitor Monitor;
 
 struct Manager {
         Core core; /* what the features get */
@@ -43,11 +45,13 @@ struct Manager {
         int stats_part; /* its part of the passes (also without it): stats_register() */
         Portal *portal;
         P2p *p2p;
-        Bt *bt; /* NULL with [Bluetooth] Enable=no */
+        Bt *bt;            /* NULL with [Bluetooth] Enable=no */
+        WifiService *wifi; /* joining Wi-Fi networks; NULL with [WiFi] Enable=no */
         /* NULL with [Firewall] Enable=no */
         Firewall *firewall;
         ZoneService *zone; /* the time zone from the modems; NULL when it could not start */
         WakeRun *wake;     /* the ordered wake-up; NULL without apps */
+        Monitor *monitor;  /* what apps' network monitors hear; NULL without apps */
         StallWatch *stall; /* apps' stalled connections start probe rounds */
 
         TimeFeed *time;    /* the time consensus and the online gate (docs/time.md) */

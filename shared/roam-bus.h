@@ -16,11 +16,14 @@
 #define ROAM_TIME_INTERFACE    "org.roam1.Time"
 #define ROAM_PEER_PATH_PREFIX  "/org/roam1/peer"
 #define ROAM_PEER_INTERFACE    "org.roam1.Peer"
+#define ROAM_MONITOR_PATH      "/org/roam1/monitor"
+#define ROAM_MONITOR_INTERFACE "org.roam1.AppMonitor"
 
 #define ROAM_BLUETOOTH_PATH       "/org/roam1/bluetooth"
 #define ROAM_BLUETOOTH_INTERFACE  "org.roam1.Bluetooth"
 #define ROAM_BLUETOOTH_AGENT_PATH "/org/roam1/bluetooth/agent"
 #define ROAM_NFC_AGENT_PATH       "/org/roam1/nfc/agent"
+#define ROAM_WIFI_INTERFACE       "org.roam1.WiFi"
 
 #define ROAM_ERROR_NO_SUCH_LINK   "org.roam1.Error.NoSuchLink"
 #define ROAM_ERROR_INVALID_ARGS   "org.roam1.Error.InvalidArguments"
@@ -28,6 +31,8 @@
 #define ROAM_ERROR_ACCESS_DENIED  "org.roam1.Error.AccessDenied"
 #define ROAM_ERROR_NO_SUCH_APP    "org.roam1.Error.NoSuchApp"
 #define ROAM_ERROR_FAILED         "org.roam1.Error.Failed"
+#define ROAM_ERROR_BUSY           "org.roam1.Error.Busy"
+#define ROAM_ERROR_NOT_SUPPORTED  "org.roam1.Error.NotSupported"
 
 /* The app a captive portal's login browser runs as (docs/portal.md). */
 #define ROAM_APP_PORTAL_LOGIN "portal-login"

@@ -66,6 +66,14 @@ const char *const roam_time_gate_table[_ROAM_TIME_GATE_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP(roam_time_gate, RoamTimeGate)
 
+static const char *const roam_connectivity_table[_ROAM_CONNECTIVITY_MAX] = {
+    [ROAM_CONNECTIVITY_LOCAL] = "local",
+    [ROAM_CONNECTIVITY_LIMITED] = "limited",
+    [ROAM_CONNECTIVITY_PORTAL] = "portal",
+    [ROAM_CONNECTIVITY_FULL] = "full",
+};
+DEFINE_STRING_TABLE_LOOKUP(roam_connectivity, RoamConnectivity)
+
 static const char *const time_gate_online_table[_ROAM_TIME_GATE_MAX] = {
     [ROAM_TIME_GATE_CLOSED] = "online, waiting for the time",
     [ROAM_TIME_GATE_OPEN] = "online",

@@ -82,6 +82,17 @@ typedef enum RoamTimeGate {
         _ROAM_TIME_GATE_INVALID = -EINVAL,
 } RoamTimeGate;
 
+/* What an app hears from its network monitor (org.roam1.AppMonitor, docs/apps-hear.md): the
+ * order and meaning of GLib's GNetworkConnectivity (LOCAL = 1 ... FULL = 4). */
+typedef enum RoamConnectivity {
+        ROAM_CONNECTIVITY_LOCAL,   /* nothing of the app's routes anywhere */
+        ROAM_CONNECTIVITY_LIMITED, /* the LAN only (its policy, or its link's verdict) */
+        ROAM_CONNECTIVITY_PORTAL,  /* its link is behind a captive portal */
+        ROAM_CONNECTIVITY_FULL,    /* the internet */
+        _ROAM_CONNECTIVITY_MAX,
+        _ROAM_CONNECTIVITY_INVALID = -EINVAL,
+} RoamConnectivity;
+
 /* What roamd did with the clock (docs/time.md "Setting the clock"; Time.ClockState). */
 typedef enum RoamClockState {
         ROAM_CLOCK_STEPPED,      /* the clock was stepped to the agreed time */
@@ -208,6 +219,8 @@ extern const char *const roam_fw_action_table[_ROAM_FW_ACTION_MAX];
 extern const char *const roam_p2p_reason_table[_ROAM_P2P_REASON_MAX];
 
 const char *roam_verdict_to_string(RoamVerdict v);
+const char *roam_connectivity_to_string(RoamConnectivity c);
+RoamConnectivity roam_connectivity_from_string(const char *s);
 const char *roam_time_gate_to_string(RoamTimeGate g);
 RoamTimeGate roam_time_gate_from_string(const char *s);
 /* The global state "online" with the gate's words: "online, time unverified". */

@@ -9,6 +9,8 @@ packages=(
         libsystemd-dev libnl-3-dev libnl-route-3-dev libnftnl-dev libmnl-dev libncurses-dev libjson-c-dev
         libcurl4-openssl-dev libssl-dev libc-ares-dev libxml2-dev ca-certificates openssl
         zlib1g-dev
+        # roam wifi share: the QR code (encoding)
+        libqrencode-dev
         # the cellular network's country from its MCC (roamd-tzdb.c reads it at run time)
         mobile-broadband-provider-info
         # the world and its tests
@@ -16,8 +18,12 @@ packages=(
         python3 python3-dbus python3-pytest python3-pytest-xdist python3-dbusmock systemd curl
         # WiFi: the real wpa_supplicant (wired driver in a namespace); bus waits on signals
         wpasupplicant python3-gi
+        # 802.1X: hostapd's own EAP server on a veth (driver=wired) answers a real PEAP exchange
+        hostapd
         # world.sh's waits for a bus name (gdbus wait)
         libglib2.0-bin
+        # the GIO network monitor module (gio/: libgioroam.so)
+        libglib2.0-dev
         # screenshot tests of the TUI (a virtual terminal)
         python3-pyte
         # the libraries of Debian's chronyd and chronyc, which tools/fetch-chronyd.sh unpacks

@@ -30,6 +30,7 @@
 #include "roam-tui.h"
 #include "roam-util.h"
 #include "roam-wake-cli.h"
+#include "roam-wifi-cli.h"
 #include "roamd-app-id.h"
 
 /* Exit statuses, documented in --help. */
@@ -108,7 +109,7 @@ static const ScreenVTable *const tui_screens[] = {
     &overview_screen_vtable,  &link_screen_vtable,     &apps_screen_vtable,
     &portal_screen_vtable,    &usage_screen_vtable,    &devices_screen_vtable,
     &bluetooth_screen_vtable, &firewall_screen_vtable, &time_screen_vtable,
-    &wake_screen_vtable,
+    &wake_screen_vtable,      &wifi_screen_vtable,
 };
 
 /* No command: the full-screen TUI on a terminal, `status` for scripts and pipes. */
@@ -202,6 +203,11 @@ static int verb_nfc(char **args)
 static int verb_network(char **args)
 {
         return roam_network_run(args, arg_json);
+}
+
+static int verb_wifi(char **args)
+{
+        return roam_wifi_run(args, arg_json);
 }
 
 static int verb_firewall(char **args)
@@ -308,6 +314,10 @@ static void help(void)
                "  firewall check tcp|udp PORT [--app ID] [LINK]\n"
                "                     Would a packet to PORT be let in (to a socket of app\n"
                "                     ID), and by which rule?\n"
+               "  wifi [LINK]        Wi-Fi networks through the link's owner: signal,\n"
+               "                     security, known; scan, join SSID, forget SSID,\n"
+               "                     autoconnect SSID on|off, join-uri URI|-, share SSID\n"
+               "                     (QR code); roam wifi --help\n"
                "  help [COMMAND]     This help, or one command's (also: roam COMMAND --help)\n"
                "\n"
                "Changes are polkit's to allow (it may ask for a password; where polkit is not\n"
@@ -348,6 +358,10 @@ static void help(void)
                "     or no system bus)\n"
                "  127  run, when-online: CMD could not be started (otherwise they exit as\n"
                "     CMD does)\n"
+               "  4  wifi join, join-uri: the passphrase or password was refused\n"
+               "  5  wifi: no such network (join: none answered; forget, autoconnect,\n"
+               "     share: not a known one)\n"
+               "  6  wifi: not allowed, or the owner refused the join\n"
                "wait-online exits as nm-online: 0 online, 1 not in time, 2 error.\n"
                "\n"
                "The system bus is the one named by DBUS_SYSTEM_BUS_ADDRESS when it is set.\n",
@@ -666,6 +680,8 @@ static const Verb verbs[] = {
     /* Locations and the personal firewall: roam-firewall-cli.c */
     {"network",     3,        J,                                0,                             NULL,              verb_network},
     {"firewall",    4,        J|VERB_OPT_APP,                   0,                             check_firewall,    verb_firewall},
+    /* Wi-Fi through the link's owner: roam-wifi-cli.c (its options and files are its own) */
+    {"wifi",        UINT_MAX, J,                                VERB_IN_ORDER|VERB_OWN_WORDS,  NULL,              verb_wifi},
     {"help",        1,        0,                                0,                             check_help,        verb_help},
 };
 /* clang-format on */

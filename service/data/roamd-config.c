@@ -104,6 +104,7 @@ Config *config_free(Config *c)
         free(c->wifi.global_control);
         free(c->wifi.client_dir);
         free(c->wifi.p2p_device_name);
+        free(c->wifi.backend);
         free(c);
         return NULL;
 }
@@ -840,6 +841,21 @@ static int parse_device_name(Config *c, const ConfigKey *k, const char *file, un
         return 0;
 }
 
+/* Who roamd joins through: detected (auto), or that owner only. */
+static int parse_wifi_backend(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                              const char *key, const char *value)
+{
+        if (!streq(value, "auto") && !streq(value, "networkmanager") && !streq(value, "iwd") &&
+            !streq(value, "wpa_supplicant"))
+                return conf_log_error(file, line,
+                                      "Backend= must be auto, networkmanager, iwd or "
+                                      "wpa_supplicant, got \"%s\".",
+                                      value);
+        if (free_and_strdup(&c->wifi.backend, streq(value, "auto") ? NULL : value) < 0)
+                return log_oom();
+        return 0;
+}
+
 /* [Time] */
 
 static int parse_gpsd_address(Config *c, const ConfigKey *k, const char *file, unsigned line,
@@ -1004,6 +1020,7 @@ static const ConfigKey config_keys[] = {
     DURATION("WiFi", "PingInterval", wifi.ping_interval_usec, SEC, 600 * SEC,
              "a duration from 1s to 600s"),
     CUSTOM("WiFi", "DeviceName", parse_device_name),
+    CUSTOM("WiFi", "Backend", parse_wifi_backend),
 
     BOOL("Bluetooth", "Enable", bluetooth.enable),
     /* No BlueZ call waits on a tag's offer (neard is answered at once): up to 10 min. */

@@ -612,9 +612,27 @@ static int parse_credential(const uint8_t *p, size_t n, WscCredential *c, char *
         }
         if (!has_ssid)
                 return fail(error, esize, "WSC credential without an SSID");
-        if (!has_auth || !has_encr)
-                return fail(error, esize,
-                            "WSC credential without an authentication or encryption type");
+        if (!has_auth)
+                return fail(error, esize, "WSC credential without an authentication type");
+        if (!has_encr) {
+                /* neard's tag writer and Android apps (WiFiKeyShare) write SSID, Auth Type and
+                 * key only; wpa_supplicant's wps_process_cred() would refuse them, but the
+                 * authentication type says all a join needs: WPA2 and mixed PSK networks use
+                 * AES (CCMP), WPA-only ones TKIP, open ones nothing. Shared-key (WEP) says
+                 * nothing of its cipher and stays refused. */
+                if (c->auth_type & (WSC_AUTH_WPA2PSK | WSC_AUTH_WPA2))
+                        c->encr_type = WSC_ENCR_AES;
+                else if (c->auth_type & (WSC_AUTH_WPAPSK | WSC_AUTH_WPA))
+                        c->encr_type = WSC_ENCR_TKIP;
+                else if (c->auth_type == WSC_AUTH_OPEN)
+                        c->encr_type = WSC_ENCR_NONE;
+                else
+                        return fail(error, esize,
+                                    "WSC credential without an encryption type, and "
+                                    "authentication type 0x%04x does not imply one",
+                                    c->auth_type);
+                c->encr_inferred = true;
+        }
         return 0;
 }
 

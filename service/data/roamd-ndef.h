@@ -118,6 +118,9 @@ typedef struct WscCredential {
         size_t key_len;
         char mac[18]; /* "" when absent or all zero */
         uint8_t network_index;
+        /* The tag left the Encryption Type out (neard's writer, Android apps): encr_type was
+         * inferred from auth_type (PSK or WPA2 -> AES, WPA only -> TKIP, open -> none). */
+        bool encr_inferred;
 } WscCredential;
 
 typedef struct WscInfo {

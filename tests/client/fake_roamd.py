@@ -59,7 +59,9 @@ the state while it runs through stdin, one JSON command a line, each answered by
 The scenario's "portal_sessions" (a list of session dictionaries, keys as on the bus) makes
 /org/roam1/portal (org.roam1.Portal) exist. Its "time" ({"State", "Gate", "Bound": [t, e],
 "Sources": [[kind, witness, origin, t, e, verdict, reason]], "Reasons": [...], and, when given,
-"ClockState", "ClockReason"}) makes /org/roam1/time (org.roam1.Time) exist.
+"ClockState", "ClockReason"}) makes /org/roam1/time (org.roam1.Time) exist. Its
+"monitor_listeners" ({app ID: connections}) makes /org/roam1/monitor (org.roam1.AppMonitor's
+Listeners) exist.
 The firewall (FIREWALL-API.md, docs/firewall.md): links carry NetworkId, NetworkIdentity,
 Location, LocationSource, LocationReason and LocationWanted ("" unless given: as from a roamd
 without it); the manager FirewallError, Locations, SSH and SSHLetIn (SSH=always unless
@@ -88,6 +90,8 @@ WiFi Direct devices exist below /org/roam1/peer/ (in GetManagedObjects) and give
 P2PState and P2PDevice ("p2p": {"P2PState": ..., "P2PDevice": ...}); "bluetooth" (a dictionary
 of org.roam1.Bluetooth properties) makes /org/roam1/bluetooth exist. Both are read-only here:
 enough for what `roam p2p peers` and `roam bt` print.
+A link with "_wifi" is a Wi-Fi link with org.roam1.WiFi (fake_wifi.py says how, and its
+commands: wifi_calls, wifi_joins, wifi_set).
 Needs Debian's python3-dbus and python3-gi: run with /usr/bin/python3.
 """
 import grp
@@ -102,6 +106,8 @@ import dbus
 import dbus.service
 from dbus.mainloop.glib import DBusGMainLoop
 from gi.repository import GLib
+
+import fake_wifi
 
 BUS_NAME = "org.roam1"
 MANAGER_PATH = "/org/roam1"
@@ -344,6 +350,7 @@ def build_properties(table, values, only=None):
     extra = values.pop("_extra", {})
     types = values.pop("_types", {})
     values.pop("_reprobe", None)
+    values.pop("_wifi", None)
     unknown = set(values) - set(table)
     if unknown:
         raise ValueError(f"scenario names unknown properties: {sorted(unknown)}")
@@ -442,6 +449,25 @@ class Link(PropertiesObject):
 
 
 DENY_UIDS = set()  # tests: uids treated as unauthorized
+
+
+class WiFiLink(fake_wifi.WiFiObject, Link):
+    """A link with "_wifi": org.roam1.WiFi too (fake_wifi.py)."""
+
+    def __init__(self, conn, values, manager=None):
+        super().__init__(conn, values, manager)
+        self.wifi_init(values["_wifi"])
+
+
+def make_link(conn, values, manager=None):
+    return (WiFiLink if "_wifi" in values else Link)(conn, values, manager)
+
+
+def link_interfaces(link):
+    ifaces = {LINK_IFACE: link.props}
+    if isinstance(link, WiFiLink):
+        ifaces[fake_wifi.WIFI_IFACE] = link.wifi_props
+    return dbus.Dictionary(ifaces, signature="sa{sv}")
 
 
 def authorized(conn, sender):
@@ -733,19 +759,19 @@ class Manager(PropertiesObject):
         self.PropertiesChanged(MANAGER_IFACE, changed, dbus.Array([], signature="s"))
 
     def add_link(self, values):
-        link = Link(self.connection, values, self)
+        link = make_link(self.connection, values, self)
         if any(other.index == link.index for other in self.links):
             link.remove_from_connection()
             raise ValueError(f"link {link.index} exists")
         self.links.append(link)
-        self.InterfacesAdded(dbus.ObjectPath(link.path),
-                             dbus.Dictionary({LINK_IFACE: link.props}, signature="sa{sv}"))
+        self.InterfacesAdded(dbus.ObjectPath(link.path), link_interfaces(link))
 
     def remove_link(self, index):
         link = self.find(index)
         self.links.remove(link)
         link.remove_from_connection()
-        self.InterfacesRemoved(dbus.ObjectPath(link.path), dbus.Array([LINK_IFACE], signature="s"))
+        self.InterfacesRemoved(dbus.ObjectPath(link.path),
+                               dbus.Array(list(link_interfaces(link)), signature="s"))
 
     def find(self, index):
         for link in self.links:
@@ -808,6 +834,15 @@ class Manager(PropertiesObject):
         elif op == "usage_rows":
             # counted bytes change without a signal, as roamd's counters do
             self.usage["rows"] = cmd["rows"]
+        elif op == "wifi_calls":
+            return "OK " + json.dumps([c for link in self.links
+                                       for c in getattr(link, "wifi_calls", [])])
+        elif op == "wifi_joins":
+            return "OK " + json.dumps([{"id": j["id"], "ssid": j["ssid"].hex(),
+                                        "passphrases": j["passphrases"]}
+                                       for link in self.links for j in getattr(link, "joins", [])])
+        elif op == "wifi_set":
+            self.find(cmd["link"]).networks = [dict(n) for n in cmd["networks"]]
         elif op == "budget":
             self.usage["budgets"] = cmd["budgets"]
             for b in cmd["budgets"]:
@@ -825,8 +860,7 @@ class Manager(PropertiesObject):
         # never /org/roam1 itself.
         objects = dbus.Dictionary({}, signature="oa{sa{sv}}")
         for link in self.links:
-            objects[dbus.ObjectPath(link.path)] = dbus.Dictionary(
-                {LINK_IFACE: link.props}, signature="sa{sv}")
+            objects[dbus.ObjectPath(link.path)] = link_interfaces(link)
         for app in self.apps:
             objects[dbus.ObjectPath(app.path)] = dbus.Dictionary(
                 {APP_IFACE: app.props}, signature="sa{sv}")
@@ -1092,6 +1126,23 @@ class Manager(PropertiesObject):
 
 TIME_PATH = "/org/roam1/time"
 TIME_IFACE = "org.roam1.Time"
+MONITOR_PATH = "/org/roam1/monitor"
+MONITOR_IFACE = "org.roam1.AppMonitor"
+
+
+class AppMonitor(dbus.service.Object):
+    """org.roam1.AppMonitor's Listeners: the scenario's "monitor_listeners" {app ID: count};
+    an invalid ID is refused as roamd refuses it."""
+
+    def __init__(self, conn, listeners):
+        super().__init__(conn, MONITOR_PATH)
+        self.listeners = listeners
+
+    @dbus.service.method(MONITOR_IFACE, in_signature="s", out_signature="u")
+    def Listeners(self, app_id):
+        if not app_id_valid(app_id) and app_id not in ("default", "system"):
+            raise fake_error("org.roam1.Error.InvalidArguments", "Invalid app ID.")
+        return dbus.UInt32(self.listeners.get(str(app_id), 0))
 
 
 def time_properties(v):
@@ -1219,7 +1270,7 @@ def main():
 
     DBusGMainLoop(set_as_default=True)
     conn = dbus.bus.BusConnection(os.environ["DBUS_SYSTEM_BUS_ADDRESS"])
-    links = [Link(conn, values) for values in scenario.get("links", [])]
+    links = [make_link(conn, values) for values in scenario.get("links", [])]
     manager = Manager(conn, scenario.get("manager", {}), links)
     manager.clock = scenario.get("_now")
     manager.rules = [list(r) for r in scenario.get("firewall_rules", [])]
@@ -1227,12 +1278,16 @@ def main():
     manager.firewall_off = scenario.get("_firewall_off")
     manager.usage = scenario.get("usage")
     DENY_UIDS.update(scenario.get("_deny_uids", []))
+    fake_wifi.hooks.update({"authorized": authorized, "error": fake_error,
+                            "denied": NO_POLKIT_DENIED, "now": manager.now, "join_id": [0]})
     manager.portal = Portal(conn, scenario["portal_sessions"]) \
         if "portal_sessions" in scenario else None
     manager.time = Time(conn, time_properties(scenario["time"]),
                         scenario["time"].get("_zones", ["Europe/Berlin", "America/New_York",
                                                         "America/Detroit"])) \
         if "time" in scenario else None
+    manager.monitor = AppMonitor(conn, scenario["monitor_listeners"]) \
+        if "monitor_listeners" in scenario else None
     if "peers" in scenario:
         manager.props.update(build_properties(MANAGER_P2P_PROPERTIES, scenario.get("p2p", {})))
         manager.peers = [PropertiesObject(conn, PEER_PATH_PREFIX + "/" +

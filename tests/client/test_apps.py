@@ -168,20 +168,31 @@ def test_app_show(roamd, roam_utc):
         "Handover": ["sticky (existing flows finish on the old link)"],
         "Route": ["v4 tun0, v6 tun0"],
         "Policy from": ["the configuration (apps.d)"],
-        "Cgroups": ["/user.slice/user-1000.slice/app.slice/app-gnome-org.example.Mail-1.scope",
-                    ""],
+        "Cgroups": ["/user.slice/user-1000.slice/app.slice/app-gnome-org.example.Mail-1.scope"],
+        "Net monitor": ["GLib's own (roamd answers none here)", ""],
     }
     browser = block_fields(roam_utc("app", "org.example.Browser").out)
     assert browser["State"] == ["online for a task until 22:23:20"]
     assert browser["Bearers"] == ["all (every bearer)"]
     assert browser["Handover"] == ["move (existing flows move to the new link)"]
-    assert browser["Cgroups"] == ["none", ""]
+    assert browser["Cgroups"] == ["none"]
     system = block_fields(roam_utc("app", "system").out)
     assert system["Route"] == ["v4 wifi0, v6 wifi0"]
     assert system["Policy from"] == ["built in"]
 
     doc = json.loads(roam_utc("app", "org.example.Mail", "--json").out)
     assert list(doc) == APP_KEYS and doc["id"] == "org.example.Mail"
+
+
+def test_app_show_says_whether_its_glib_processes_listen(roamd, roam_utc):
+    """docs/apps-hear.md: roam app ID says whether the app's GLib processes hear roamd."""
+    roamd({**APPS, "monitor_listeners": {"org.example.Mail": 2, "org.example.Chat": 1}})
+    mail = block_fields(roam_utc("app", "org.example.Mail").out)
+    assert mail["Net monitor"] == ["roam's; 2 processes listen", ""], mail
+    chat = block_fields(roam_utc("app", "org.example.Chat").out)
+    assert chat["Net monitor"] == ["roam's; 1 process listens", ""], chat
+    browser = block_fields(roam_utc("app", "org.example.Browser").out)
+    assert browser["Net monitor"] == ["roam's; no process listens now", ""], browser
 
 
 def test_app_show_errors(roamd, roam):

@@ -32,7 +32,8 @@ def commands():
 
 def test_global_help_lists_the_commands():
     assert commands() == ["status", "apps", "app", "run", "wait-online", "when-online", "stats",
-                          "portal", "time", "p2p", "bt", "nfc", "network", "firewall", "help"]
+                          "portal", "time", "p2p", "bt", "nfc", "network", "firewall", "wifi",
+                          "help"]
 
 
 def check_own_help(r, command):

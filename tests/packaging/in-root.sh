@@ -17,16 +17,24 @@ export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 PATH=/usr/sbin:/usr/bin:/sb
 printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
 chmod +x /usr/sbin/policy-rc.d
 
-for p in roam roamd; do
+for p in roam roamd roam-gio; do
         if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
                 echo "packaging: $p is installed on this machine already; this test needs it not to be" >&2
                 exit 1
         fi
 done
 
-dpkg -i "$debs"/roamd_*.deb "$debs"/roam_*.deb >/tmp/dpkg-install.log 2>&1 ||
+dpkg -i "$debs"/roamd_*.deb "$debs"/roam_*.deb "$debs"/roam-gio_*.deb >/tmp/dpkg-install.log 2>&1 ||
         { cat /tmp/dpkg-install.log; fail "dpkg -i"; exit 1; }
-ok "dpkg -i roamd roam"
+ok "dpkg -i roamd roam roam-gio"
+
+# The GIO module in GIO's module directory, and in its cache: libglib2.0-0's file trigger on
+# that directory ran gio-querymodules (GLib reads the cache, not the directory).
+gio_dir=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/gio/modules
+[ -e "$gio_dir/libgioroam.so" ] || fail "$gio_dir/libgioroam.so is missing"
+grep -q "^libgioroam.so: .*gio-network-monitor" "$gio_dir/giomodule.cache" 2>/dev/null ||
+        fail "giomodule.cache does not name libgioroam.so (no gio-querymodules trigger?)"
+ok "libgioroam.so in $gio_dir and its giomodule.cache"
 
 # Files in place.
 files=(
@@ -170,6 +178,13 @@ fi
 mkdir -p /var/lib/roam
 echo '# roamd writes this file' >/var/lib/roam/apps.state
 
+dpkg -r roam-gio >/tmp/dpkg-remove.log 2>&1 || { cat /tmp/dpkg-remove.log; fail "dpkg -r roam-gio"; }
+[ ! -e "$gio_dir/libgioroam.so" ] || fail "dpkg -r roam-gio left the module"
+! grep -q "^libgioroam.so" "$gio_dir/giomodule.cache" 2>/dev/null ||
+        fail "giomodule.cache still names libgioroam.so after dpkg -r roam-gio"
+ok "dpkg -r roam-gio: the module gone from GIO's directory and cache"
+dpkg -P roam-gio >/tmp/dpkg-purge.log 2>&1 || { cat /tmp/dpkg-purge.log; fail "dpkg -P roam-gio"; }
+
 dpkg -r roam roamd >/tmp/dpkg-remove.log 2>&1 || { cat /tmp/dpkg-remove.log; fail "dpkg -r"; }
 [ ! -e /usr/sbin/roamd ] && [ ! -e /usr/bin/roam ] || fail "dpkg -r left the programs"
 [ -e /etc/roam/roamd.conf ] || fail "dpkg -r removed the conffile (only purge may)"
@@ -184,7 +199,7 @@ for f in "${files[@]}" /etc/roam /var/lib/roam /usr/share/roam /usr/share/doc/ro
         [ -e "$f" ] || [ -L "$f" ] && left+=("$f")
 done
 [ ${#left[@]} = 0 ] || fail "purge left: ${left[*]}"
-for p in roam roamd; do
+for p in roam roamd roam-gio; do
         st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
         case $st in
         "" | *not-installed) ;;

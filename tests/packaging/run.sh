@@ -52,7 +52,7 @@ fi
 
 # 3. The throwaway root.
 mkdir "$layer/upper" "$layer/work" "$layer/root"
-cp "$work"/roam_*.deb "$work"/roamd_*.deb "$layer/"
+cp "$work"/roam_*.deb "$work"/roamd_*.deb "$work"/roam-gio_*.deb "$layer/"
 cp "$top/tests/packaging/in-root.sh" "$layer/"
 unshare --mount --net --propagation private /bin/bash -euo pipefail -c '
         layer=$1

@@ -37,6 +37,7 @@ packages=(
         iproute2 nftables iputils-ping dhcpcd-base procps
         libcurl4 libc-ares2 libnl-3-200 libnl-route-3-200 libnftnl11 libmnl0 libjson-c5
         libncursesw6 libtinfo6 libsystemd0 libxml2 zlib1g mobile-broadband-provider-info tzdata
+        libglib2.0-0
 )
 suite=bookworm
 cache=${ROAM_SYSTEM_CACHE:-/var/cache/roam-system-test}
@@ -127,7 +128,8 @@ if [ -z "$debs" ]; then
         debs=$work/debs
         "$top/tests/packaging/build-debs.sh" "$debs" || { echo "system: building the .debs failed" >&2; exit 1; }
 fi
-ls "$debs"/roamd_*.deb "$debs"/roam_*.deb >/dev/null || { echo "system: no roamd_*.deb/roam_*.deb in $debs" >&2; exit 1; }
+ls "$debs"/roamd_*.deb "$debs"/roam_*.deb "$debs"/roam-gio_*.deb >/dev/null ||
+        { echo "system: no roamd_*.deb/roam_*.deb/roam-gio_*.deb in $debs" >&2; exit 1; }
 
 # 2. The root filesystem, made once per package list and kept on this machine.
 if [ ! -s "$tarball" ]; then
@@ -200,7 +202,12 @@ EOF
 ln -s /etc/systemd/system/systest-after-online.service \
         "$root/etc/systemd/system/multi-user.target.wants/systest-after-online.service"
 mkdir "$root/root/debs"
-cp "$debs"/roamd_*.deb "$debs"/roam_*.deb "$root/root/debs/"
+cp "$debs"/roamd_*.deb "$debs"/roam_*.deb "$debs"/roam-gio_*.deb "$root/root/debs/"
+# An unmodified GLib program (tests/world/gio-client.c): its network monitor's type and answer.
+mkdir -p "$root/usr/local/bin"
+cc -o "$root/usr/local/bin/roam-systest-gio" "$top/tests/world/gio-client.c" \
+        $(pkg-config --cflags --libs gio-2.0) ||
+        { echo "system: cannot build the GLib program (libglib2.0-dev: tools/install-deps.sh)" >&2; exit 1; }
 
 # 4. The world: eth0 (NetworkManager) and eth1 (dhcpcd), each a veth into the world's
 # gateway, created in the namespaces (never on the host). The world hands out addresses,
@@ -333,10 +340,10 @@ boot
 
 # Check 1: apt installs in bounded time, roamd is active with a clean journal, and
 # roam-wait-online is neither enabled nor started by the package.
-say "apt-get install /root/debs/roamd_*.deb /root/debs/roam_*.deb"
+say "apt-get install /root/debs/roamd_*.deb /root/debs/roam_*.deb /root/debs/roam-gio_*.deb"
 t0=$SECONDS
 # RuntimeMaxSec bounds a hang (the 90 s of a started wait-online would show as a failure).
-if ct_run -p RuntimeMaxSec=80 -- sh -c 'apt-get install -y /root/debs/roamd_*.deb /root/debs/roam_*.deb' \
+if ct_run -p RuntimeMaxSec=80 -- sh -c 'apt-get install -y /root/debs/roamd_*.deb /root/debs/roam_*.deb /root/debs/roam-gio_*.deb' \
         >"$work/apt-install.log" 2>&1; then
         ok "apt-get install: exit 0 ($((SECONDS - t0)) s)"
 else
@@ -565,6 +572,24 @@ run_check() { # WHO (alice_pty or ct_run)
 }
 run_check ct_run
 run_check alice_pty
+
+# Check 2b: GLib programs hear roamd (docs/apps-hear.md): Debian's trigger put roam's GIO
+# module in giomodule.cache, a GLib program in alice's session reports roam's monitor, and
+# one run as the denied app hears that nothing of it routes.
+out=$(as_alice -- /usr/local/bin/roam-systest-gio </dev/null 2>&1)
+if gq "^start RoamNetworkMonitor available=1 " <<<"$out"; then
+        ok "a GLib program in alice's session: roam's network monitor, network available"
+else
+        echo "$out"
+        fail "a GLib program in alice's session does not report roam's monitor (available)"
+fi
+out=$(ct_run -- roam run --app org.roam.SysRun -- /usr/local/bin/roam-systest-gio </dev/null 2>&1)
+if gq "^start RoamNetworkMonitor available=0 connectivity=local" <<<"$out"; then
+        ok "a GLib program as the denied app hears local, not available"
+else
+        echo "$out"
+        fail "a GLib program run as the denied app org.roam.SysRun does not hear local"
+fi
 
 # Check 3: alice answers the trust question after polkit asks for her password through
 # pkttyagent (roam runs it on a terminal), and without a terminal is refused, clearly.

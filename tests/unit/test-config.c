@@ -154,6 +154,7 @@ static const struct {
     {"[WiFi]\nRequestTimeout=2m\n", "test.conf:2: RequestTimeout= must be a duration from"},
     {"[WiFi]\nDeviceName=say \"hi\"\n", "test.conf:2: DeviceName= must be 1 to 32"},
     {"[WiFi]\nDeviceName=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", "test.conf:2: DeviceName= must be"},
+    {"[WiFi]\nBackend=connman\n", "test.conf:2: Backend= must be auto, networkmanager, iwd or"},
     {"[WiFi]\nChannel=6\n", "test.conf:2: Unknown key Channel= in section [WiFi]."},
     {"[Bluetooth]\nEnable=maybe\n", "test.conf:2: Enable= must be a boolean"},
     {"[Bluetooth]\nQuestionTimeout=90s\n",
@@ -184,6 +185,13 @@ TEST(config_wifi)
         ASSERT_STREQ(c->wifi.client_dir, "/run/c");
         ASSERT_EQ(c->wifi.timeout_usec, 500000);
         ASSERT_STREQ(c->wifi.p2p_device_name, "Kitchen laptop");
+        ASSERT_TRUE(c->wifi.backend == NULL); /* auto */
+        config_free(c);
+        ASSERT_OK(parse("[WiFi]\nBackend=iwd\n", &c));
+        ASSERT_STREQ(c->wifi.backend, "iwd");
+        config_free(c);
+        ASSERT_OK(parse("[WiFi]\nBackend=iwd\nBackend=auto\n", &c));
+        ASSERT_TRUE(c->wifi.backend == NULL);
         config_free(c);
         log_set_sink(NULL, NULL);
 }

@@ -515,3 +515,72 @@ TEST(ndef_secrets_wiped)
         ASSERT_TRUE(strstr(err, "Bluetooth OOB data length") != NULL);
         ASSERT_TRUE(sentinel.carriers[0].wsc.credentials[0].key[0] == 0xaa);
 }
+
+/* Real tags that leave the Encryption Type out. WiFiKeyShare (Android), as captured in the
+ * NfcWifiConnectOwn readme: a Credential with SSID, Auth Type WPA2PSK and the key, no Encr
+ * Type, no MAC. */
+TEST(ndef_wsc_android_without_encryption_type)
+{
+        static const uint8_t pl[] = {
+            0x10, 0x0e, 0x00, 0x20, 0x10, 0x45, 0x00, 0x09, 'K',  'i',  'd',  'd',
+            'y',  '_',  'N',  'e',  't',  0x10, 0x03, 0x00, 0x02, 0x00, 0x20, 0x10,
+            0x27, 0x00, 0x09, 'L',  'e',  'o',  'n',  '_',  '2',  '0',  '1',  '8',
+        };
+        WscInfo w;
+        char err[NDEF_ERROR_MAX] = "";
+
+        ASSERT_OK(ndef_wsc_parse(pl, sizeof(pl), &w, err, sizeof(err)));
+        ASSERT_EQ(w.n_credentials, 1);
+        ASSERT_TRUE(w.credential_wrapped);
+        ASSERT_EQ(w.credentials[0].ssid_len, 9);
+        ASSERT_TRUE(memcmp(w.credentials[0].ssid, "Kiddy_Net", 9) == 0);
+        ASSERT_EQ(w.credentials[0].auth_type, WSC_AUTH_WPA2PSK);
+        ASSERT_EQ(w.credentials[0].encr_type, WSC_ENCR_AES);
+        ASSERT_TRUE(w.credentials[0].encr_inferred);
+        ASSERT_EQ(w.credentials[0].key_len, 9);
+        ASSERT_STREQ(w.credentials[0].mac, "");
+}
+
+/* neard's writer (src/ndef.c, build_mime_record for "application/vnd.wfa.wsc"): bare SSID,
+ * Auth Type 0x0022 (WIFI_WSC_KEY_PSK) and the Network Key; for an open network Auth Type
+ * 0x0001 and no key. */
+TEST(ndef_wsc_neard_writer)
+{
+        static const uint8_t psk[] = {
+            0x10, 0x45, 0x00, 0x09, 'n',  'e',  'a',  'r',  'd',  '-',  'n',
+            'e',  't',  0x10, 0x03, 0x00, 0x02, 0x00, 0x22, 0x10, 0x27, 0x00,
+            0x08, '1',  '2',  '3',  '4',  '5',  '6',  '7',  '8',
+        };
+        static const uint8_t open[] = {
+            0x10, 0x45, 0x00, 0x04, 'c', 'a', 'f', 'e', 0x10, 0x03, 0x00, 0x02, 0x00, 0x01,
+        };
+        static const uint8_t wep[] = {
+            0x10, 0x45, 0x00, 0x01, 'x', 0x10, 0x03, 0x00, 0x02, 0x00, 0x04,
+        };
+        uint8_t msg[128];
+        NdefHandover h;
+        WscInfo w;
+        char err[NDEF_ERROR_MAX] = "";
+        size_t n;
+
+        ASSERT_OK(ndef_wsc_parse(psk, sizeof(psk), &w, err, sizeof(err)));
+        ASSERT_EQ(w.credentials[0].auth_type, 0x0022);
+        ASSERT_EQ(w.credentials[0].encr_type, WSC_ENCR_AES);
+        ASSERT_TRUE(w.credentials[0].encr_inferred);
+
+        ASSERT_OK(ndef_wsc_parse(open, sizeof(open), &w, err, sizeof(err)));
+        ASSERT_EQ(w.credentials[0].encr_type, WSC_ENCR_NONE);
+        ASSERT_EQ(w.credentials[0].key_len, 0);
+
+        /* Shared-key (WEP) says nothing of the cipher a missing type would mean: refused. */
+        ASSERT_EQ(ndef_wsc_parse(wep, sizeof(wep), &w, err, sizeof(err)), -EBADMSG);
+        ASSERT_TRUE(strstr(err, "encryption type") != NULL);
+
+        /* the whole tag as neard writes it: one MIME record, MB and ME */
+        n = rec(msg, MB | ME, 2, "application/vnd.wfa.wsc", NULL, psk, sizeof(psk));
+        ASSERT_OK(ndef_handover_parse(msg, n, &h, err, sizeof(err)));
+        ASSERT_EQ(h.n_carriers, 1);
+        ASSERT_EQ(h.carriers[0].kind, NDEF_CARRIER_WIFI);
+        ASSERT_EQ(h.carriers[0].wsc.credentials[0].encr_type, WSC_ENCR_AES);
+        ndef_handover_erase(&h);
+}

@@ -257,3 +257,26 @@ def test_plain_mode_lends_the_terminal_to_the_agent(w, helper, trust_back):
         assert "admin-secret" not in out
         w.wait_link("wifi0", lambda l: l["LocationWanted"] == "home" and
                     l["LocationSource"] == "user", what="wifi0 at home")
+
+
+def test_wifi_actions_and_their_defaults(w):
+    """org.roam1.WiFi's methods ask polkit for their own actions (issue 43): scanning is the
+    active session's (yes), changing saved networks needs an administrator (auth_admin_keep),
+    showing a passphrase needs one every time (auth_admin), whatever the session. wifi0 has
+    no Wi-Fi owner in the world: an authorized call is refused in words (NotSupported), an
+    unauthorized one never gets that far."""
+    path = w.link("wifi0")["_path"]
+    wifi = "org.roam1.WiFi"
+    ssid = "array:byte:0x68,0x6f,0x6d,0x65"
+    with w.polkit():
+        ok, err, out = w.call_as(NOBODY, path, wifi, "Scan")
+        assert not ok and err in DENIED, out
+        assert last_check(w, "org.roam1.wifi-scan") == ("org.roam1.wifi-scan", 0)
+        mock(w, "SetActiveUids", "au", [[NOBODY]])
+        ok, err, out = w.call_as(NOBODY, path, wifi, "Scan")
+        assert not ok and err == "org.roam1.Error.NotSupported", out
+        for method, action in (("Forget", "org.roam1.wifi-manage"),
+                               ("Share", "org.roam1.wifi-share")):
+            ok, err, out = w.call_as(NOBODY, path, wifi, method, ssid)
+            assert not ok and err in DENIED, (method, out)
+            assert last_check(w, action) == (action, 0)

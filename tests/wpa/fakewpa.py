@@ -145,6 +145,10 @@ class FakeWpa:
         self.fail = {}  # "SET_NETWORK psk" or "ADD_NETWORK" -> the reply to give instead
         self.station = None  # associated: {"ssid", "bssid", "freq"}
         self.signal = None  # {"RSSI": -58, "LINKSPEED": 300, "NOISE": 9999, "FREQUENCY": 5180}
+        # the radio's world for joins (station side): BSSes in range, each
+        # {"id", "bssid", "freq", "level", "flags", "ssid" (bytes), "psk": the AP's key or None}
+        self.bsses = []
+        self.scanning = False
 
     @property
     def path(self):
@@ -436,6 +440,21 @@ class FakeWpa:
         key = f"{w} {words[2]}" if w == "SET_NETWORK" and len(words) > 2 else w
         if key in self.fail:
             return self.fail[key], []
+        if w == "SCAN" and len(words) == 1:
+            # wpas_ctrl_scan(): FAIL-BUSY while a scan runs; the results come as events
+            # (wpa_ctrl.h: both names end with a space)
+            if self.scanning:
+                return "FAIL-BUSY\n", []
+            return ok, ["CTRL-EVENT-SCAN-STARTED ", "CTRL-EVENT-SCAN-RESULTS "]
+        if w == "BSS":
+            return self.bss_command(words), []
+        if w == "SELECT_NETWORK" and len(words) == 2:
+            return self.select_network(words[1])
+        if w == "DISABLE_NETWORK" and len(words) == 2:
+            if not words[1].isdigit() or int(words[1]) not in self.networks:
+                return fail, []
+            self.networks[int(words[1])]["disabled"] = "1"
+            return ok, []
         if w in NETWORK_COMMANDS:
             return self.network_command(w, cmd), []
         if w == "SIGNAL_POLL":
@@ -501,6 +520,59 @@ class FakeWpa:
             return ok, [f"P2P-GROUP-REMOVED {words[1]} {role} reason=REQUESTED"]
         return fail, []
 
+    def bss_command(self, words):
+        """ctrl_iface.c wpa_supplicant_ctrl_iface_bss() for "BSS RANGE=ALL MASK=0x...":
+        print_bss_info()'s fields in its order for the mask bits modelled here (id, bssid,
+        freq, level, flags, ssid; WPA_BSS_MASK_DELIM's "====" after each). Any other form or
+        mask bit is a request this double does not model: UNKNOWN COMMAND, so a test fails
+        loudly instead of passing on a made-up answer."""
+        modelled = {0: "id", 1: "bssid", 2: "freq", 7: "level", 11: "flags", 12: "ssid"}
+        if len(words) != 3 or words[1] != "RANGE=ALL" or not words[2].startswith("MASK=0x"):
+            return "UNKNOWN COMMAND\n"
+        mask = int(words[2][7:], 16)
+        if mask & ~(sum(1 << b for b in modelled) | 1 << 17):
+            return "UNKNOWN COMMAND\n"
+        out = ""
+        for b in self.bsses:
+            for bit, key in sorted(modelled.items()):
+                if mask & (1 << bit):
+                    v = printf_encode(b["ssid"]) if key == "ssid" else b[key]
+                    out += f"{key}={v}\n"
+            if mask & (1 << 17):
+                out += "====\n"
+        return out
+
+    def select_network(self, arg):
+        """wpa_supplicant_ctrl_iface_select_network() -> wpa_supplicant_select_network():
+        every other network disabled, this one enabled; then the join this double models,
+        as events after the OK: the AP of that SSID takes the network's key or not
+        (events.c: CTRL-EVENT-CONNECTED's words; wpas_auth_failed()'s
+        CTRL-EVENT-SSID-TEMP-DISABLED with reason=WRONG_KEY for a PSK mismatch, CONN_FAILED
+        for SAE, which could_be_psk_mismatch() leaves out); no BSS of that SSID:
+        CTRL-EVENT-NETWORK-NOT-FOUND."""
+        if not arg.isdigit() or int(arg) not in self.networks:
+            return "FAIL\n", []
+        nid = int(arg)
+        for i, n in self.networks.items():
+            n["disabled"] = "0" if i == nid else "1"
+        n = self.networks[nid]
+        ssid = n.get("ssid", "").encode(errors="surrogateescape")
+        bss = next((b for b in self.bsses if b["ssid"] == ssid), None)
+        if not bss:
+            return "OK\n", ["CTRL-EVENT-NETWORK-NOT-FOUND "]
+        key = n.get("sae_password") if n.get("key_mgmt") == "SAE" else n.get("psk")
+        if bss["psk"] is not None and key != bss["psk"]:
+            failures = n["auth_failures"] = n.get("auth_failures", 0) + 1
+            reason = "CONN_FAILED" if n.get("key_mgmt") == "SAE" else "WRONG_KEY"
+            text = printf_encode(ssid)
+            return "OK\n", [f"CTRL-EVENT-DISCONNECTED bssid={bss['bssid']} reason=15",
+                            f'CTRL-EVENT-SSID-TEMP-DISABLED id={nid} ssid="{text}" '
+                            f"auth_failures={failures} duration=10 reason={reason}"]
+        self.station = {"ssid": ssid.decode(errors="surrogateescape"), "bssid": bss["bssid"],
+                        "freq": bss["freq"]}
+        return "OK\n", [f"CTRL-EVENT-CONNECTED - Connection to {bss['bssid']} completed "
+                        f"[id={nid} id_str=]"]
+
     def network_command(self, w, cmd):
         """ctrl_iface.c: wpa_supplicant_ctrl_iface_{add,set,get,enable,remove,list}_network*,
         and config.c's parsers for the fields roamd sets (ssid as hex or quoted, psk as a
@@ -554,7 +626,7 @@ class FakeWpa:
             del nets[int(words[1])]
             return ok
         if w == "GET_NETWORK" and len(words) == 3:
-            if words[2] in ("psk", "wep_key0"):
+            if words[2] in ("psk", "wep_key0", "sae_password", "password"):
                 return "*" if words[2] in n else fail
             if words[2] == "ssid" and "ssid" in n:
                 return config_write_string(n["ssid"].encode(errors="surrogateescape"))
@@ -580,6 +652,21 @@ class FakeWpa:
                 known = {"key_mgmt": KEY_MGMT, "proto": PROTO, "auth_alg": AUTH_ALG}[field]
                 if not value.split() or any(v not in known for v in value.split()):
                     return fail
+                n[field] = value
+            elif field == "sae_password":
+                # STR(sae_password): a quoted string of any length
+                if not (len(value) >= 3 and value.startswith('"') and value.endswith('"')):
+                    return fail
+                n[field] = value[1:-1]
+            elif field in ("scan_ssid", "ieee80211w", "priority", "eapol_flags"):
+                # INT_RANGE: scan_ssid 0..1, ieee80211w 0..2, eapol_flags 0..3; priority INT
+                lim = {"scan_ssid": 1, "ieee80211w": 2, "eapol_flags": 3}.get(field)
+                if not value.lstrip("-").isdigit() or (lim is not None and
+                                                       not 0 <= int(value) <= lim):
+                    return fail
+                n[field] = value
+            elif field in ("eap", "identity", "password", "phase2", "ca_cert",
+                           "domain_suffix_match", "anonymous_identity"):
                 n[field] = value
             elif field == "wep_key0":
                 # wpa_config_parse_wep_key(): a string, at most MAX_WEP_KEY_LEN bytes

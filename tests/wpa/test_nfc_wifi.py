@@ -224,6 +224,113 @@ def test_real_wpa_supplicant_gets_the_network():
         e.close()
 
 
+def test_save_config_keeps_a_private_file_private():
+    """wpa_supplicant's SAVE_CONFIG writes NAME.tmp under its own umask and renames it over the
+    file (hostap config_file.c, wpa_config_write()): under umask 022 a 0600 file with
+    passphrases comes back 0644. roamd's save puts the mode back (issue 43, defect b)."""
+    old = os.umask(0o022)  # as systemd's default UMask= for wpa_supplicant.service
+    try:
+        e = Env(real=True)
+    finally:
+        os.umask(old)
+    try:
+        conf = e.wpa.conf
+        os.chmod(conf, 0o600)
+        # wpa_supplicant on its own: the premise, so this test cannot pass by accident
+        c = WpaCtl(e.wpa.socket)
+        try:
+            assert c.request("SAVE_CONFIG") == b"OK\n"
+        finally:
+            c.close()
+        assert os.stat(conf).st_mode & 0o777 == 0o644
+        os.chmod(conf, 0o600)
+        kind, cs = e.import_ndef(PSK_TAG)
+        assert cs[0][1]["action"] == "added to wpa_supplicant on wlan0 as network 0, saved"
+        assert 'psk="correct horse battery"' in e.wpa.config()
+        assert os.stat(conf).st_mode & 0o777 == 0o600
+        assert f"wpa_supplicant rewrote {conf} as 0644, roamd set it back to 0600" in e.env.log()
+    finally:
+        e.close()
+
+
+def wait_name(bus, name, timeout=10.0):
+    """Until name has an owner on the bus: woken by NameOwnerChanged, not by polling."""
+    from gi.repository import GLib
+    owned = []
+    watch = bus.bus.watch_name_owner(name, lambda owner: owned.append(owner) if owner else None)
+    ctx = GLib.MainContext.default()
+    fired = []
+    src = GLib.timeout_add(int(timeout * 1000), lambda: fired.append(1) or False)
+    try:
+        while not owned and not fired:
+            ctx.iteration(True)
+    finally:
+        watch.cancel()
+        if not fired:
+            GLib.source_remove(src)
+    assert owned, f"{name} did not appear within {timeout} s"
+
+
+def test_networkmanager_owner_gets_nothing_written_into_its_supplicant():
+    """NetworkManager manages wlan0 (tests/dbusmock/networkmanager_wifi.py, the strict NM
+    double), and its wpa_supplicant has a control socket, as Debian's does (-O
+    DIR=/run/wpa_supplicant): an NFC tag with apply must not add a network over that socket
+    (NM keeps one network and SELECT_NETWORK would disable it: the two would fight). The tag's
+    network goes to NetworkManager's AddAndActivateConnection2 instead, through roamd's NM
+    backend, and nothing reaches the socket but the station facts' reads (issue 43, defect
+    a)."""
+    env = MiniEnv("nfcnm")
+    ctrl = os.path.join(env.dir, "ctrl")
+    env.netns("ip link add wlan0 type veth peer name wlan0-peer")
+    env.netns("ip link set wlan0 up")
+    fake = FakeWpa(ctrl, ifname="wlan0", p2p=False).start()
+    menv = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=env.address)
+    template = os.path.join(TOP, "tests", "dbusmock", "networkmanager_wifi.py")
+    mock = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
+                             template], env=menv, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        bus = RoamBus(env.address)
+        wait_name(bus, "org.freedesktop.NetworkManager")
+        nm = bus.bus.get_object("org.freedesktop.NetworkManager",
+                                "/org/freedesktop/NetworkManager")
+        dev = nm.AddWiFiDevice("wlan0", dbus_interface="org.freedesktop.DBus.Mock")
+        ap = nm.AddAccessPoint(dev, dbus.ByteArray(b"roam-test-net"), "wpa2", 80,
+                               "correct horse battery", False,
+                               dbus_interface="org.freedesktop.DBus.Mock")
+        conf = wpaenv.config(ctrl, os.path.join(env.dir, "client"))
+        env.start_roamd(conf + "[Bearers]\nwlan0=wifi\n")
+        bus.wait(lambda: bus.link_prop("wlan0", "WiFiState") != "",
+                 what="roamd attached to the supplicant's socket")
+        path = bus.link_path("wlan0")
+
+        def owner():
+            try:
+                return bus.get(path, "org.roam1.WiFi", "WiFiBackend")
+            except dbus.DBusException:
+                return None
+        bus.wait(lambda: owner() == "networkmanager", what="NetworkManager found")
+        _kind, items = bus.call(BT_PATH, BT, "ImportNdef", dbus.ByteArray(PSK_TAG), True)
+        actions = [str(v) for _k, d in items for v in d.values()]
+        assert any("joining through NetworkManager on wlan0" in a for a in actions), actions
+
+        def joined():
+            calls = nm.GetCalls(dbus_interface="org.freedesktop.DBus.Mock")
+            return [str(c[2]) for c in calls if str(c[0]) == "AddAndActivateConnection2"]
+        (call,) = bus.wait(joined, what="the tag's network handed to NetworkManager")
+        assert "'psk': '<secret 21 bytes>'" in call and str(ap) in call
+        assert [r for r in fake.requests if r.split(" ")[0] in (
+            "ADD_NETWORK", "SET_NETWORK", "ENABLE_NETWORK", "SELECT_NETWORK",
+            "SAVE_CONFIG")] == []
+        wpaenv.stop_roamd(env)
+        assert "correct horse battery" not in env.log()
+    finally:
+        mock.terminate()
+        mock.wait(10)
+        fake.close()
+        env.close()
+
+
 def wsc_psk_tag(ssid, key):
     """A WSC configuration token (NDEF short record, Credential attribute) for a WPA2-PSK
     network: WSC 2.0 attributes Network Index, SSID, Auth Type WPA2-PSK, Encr AES, Key, MAC."""

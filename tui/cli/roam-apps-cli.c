@@ -327,6 +327,29 @@ int roam_apps_run(bool json)
         return r;
 }
 
+/* Whether the app's GLib processes hear roamd (docs/apps-hear.md): how many of its
+ * connections listen to org.roam1.AppMonitor; a roamd without it answers none. */
+static void print_monitor(sd_bus *bus, const char *id, FILE *f)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        char text[64];
+        uint32_t n = 0;
+
+        if (sd_bus_call_method(bus, ROAM_BUS_NAME, ROAM_MONITOR_PATH, ROAM_MONITOR_INTERFACE,
+                               "Listeners", &error, &reply, "s", id) < 0 ||
+            sd_bus_message_read(reply, "u", &n) < 0) {
+                print_field(f, "Net monitor", "GLib's own (roamd answers none here)", NULL);
+                return;
+        }
+        if (n == 0)
+                snprintf(text, sizeof(text), "roam's; no process listens now");
+        else
+                snprintf(text, sizeof(text), "roam's; %" PRIu32 " process%s listen%s", n,
+                         n == 1 ? "" : "es", n == 1 ? "s" : "");
+        print_field(f, "Net monitor", text, NULL);
+}
+
 int roam_app_show_run(const char *id, bool json)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
@@ -354,8 +377,11 @@ int roam_app_show_run(const char *id, bool json)
                 r = roam_app_to_json(a, &o);
                 if (r >= 0)
                         r = json_print(o, stdout);
-        } else
+        } else {
                 r = print_app_block(m, a, stdout);
+                if (r >= 0)
+                        print_monitor(bus, id, stdout);
+        }
         if (r == -ENOMEM)
                 return log_oom();
         return r;

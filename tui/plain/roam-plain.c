@@ -25,6 +25,7 @@
 #include "roam-plain-p2p.h"
 #include "roam-plain-portal.h"
 #include "roam-plain-time.h"
+#include "roam-plain-wifi.h"
 #include "roam-plain-usage.h"
 #include "roam-plain.h"
 #include "roam-enforcement.h"
@@ -70,6 +71,7 @@ typedef struct Plain {
         PlainFw *fw;         /* where a new network is (roam-plain-firewall.c) */
         PlainUsage *usage;   /* usage and data budgets (roam-plain-usage.c) */
         PlainTime *time;     /* the time consensus (roam-plain-time.c) */
+        PlainWifi *wifi;     /* Wi-Fi networks and joins (roam-plain-wifi.c) */
         char *notes;         /* the enforcement warnings last said, one a line ("" none) */
         char *wake_queue;    /* Manager.WakeQueue last said (or seen at start), NULL none */
 } Plain;
@@ -469,6 +471,11 @@ static int command(Plain *p, char *line)
                 plain_portal_line(p->portal, line);
                 return 0;
         }
+        /* A Wi-Fi passphrase asked for: the same */
+        if (plain_wifi_wants_line(p->wifi)) {
+                plain_wifi_line(p->wifi, line);
+                return 0;
+        }
         r = strv_split(line, " \t\r", &words);
         if (r < 0)
                 return log_oom();
@@ -483,6 +490,7 @@ static int command(Plain *p, char *line)
                 fputs(plain_fw_help, stdout);
                 fputs(plain_usage_help, stdout);
                 fputs(plain_time_help, stdout);
+                fputs(plain_wifi_help, stdout);
                 return 0;
         }
         if (streq(words[0], "status") && !words[1]) {
@@ -508,6 +516,11 @@ static int command(Plain *p, char *line)
                 return app_command(p, words);
         if (streq(words[0], "bt"))
                 return plain_bt_command(p->bt, words);
+        if (streq(words[0], "wifi")) {
+                if (require_ready(p))
+                        return plain_wifi_command(p->wifi, words) < 0 ? log_oom() : 0;
+                return 0;
+        }
         if (streq(words[0], "nfc"))
                 return plain_bt_nfc_command(p->bt, words);
         if ((streq(words[0], "link") || streq(words[0], "reprobe")) && words[1] && !words[2]) {
@@ -1043,6 +1056,8 @@ int plain_run(void)
         r = plain_usage_new(live, &p.usage);
         if (r >= 0)
                 r = plain_time_new(live, &p.time);
+        if (r >= 0)
+                r = plain_wifi_new(live, &p.wifi);
         if (r < 0)
                 return log_oom();
         (void)roam_live_start(live);
@@ -1055,6 +1070,7 @@ int plain_run(void)
         p.p2p = plain_p2p_free(p.p2p);
         p.portal = plain_portal_free(p.portal);
         p.bt = plain_bt_free(p.bt);
+        p.wifi = plain_wifi_free(p.wifi);
         p.fw = plain_fw_free(p.fw);
         p.usage = plain_usage_free(p.usage);
         p.time = plain_time_free(p.time);

@@ -15,6 +15,7 @@ extern const ScreenVTable firewall_screen_vtable;
 extern const ScreenVTable help_screen_vtable;
 extern const ScreenVTable time_screen_vtable; /* no tab: t on the overview */
 extern const ScreenVTable wake_screen_vtable; /* no tab: w on the overview */
+extern const ScreenVTable wifi_screen_vtable; /* no tab: w on a Wi-Fi link's screen */
 
 /* Helpers the screens share. */
 

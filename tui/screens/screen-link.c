@@ -369,6 +369,16 @@ static int link_key(Tui *t, Screen *s, int key)
                 return screen_reprobe(t, d->path);
         case 'c':
                 return screen_copy_url(t, d->path);
+        case 'w': {
+                const RoamLink *l = d->path ? roam_model_find_link(tui_model(t), d->path) : NULL;
+
+                /* a Wi-Fi link's networks; elsewhere w is the wake queue's */
+                if (!l || !streq_ptr(l->bearer, "wifi"))
+                        return REACTION_UNHANDLED;
+                tui_select_link(t, d->path);
+                (void)tui_show(t, &wifi_screen_vtable);
+                return REACTION_REDRAW;
+        }
         default:
                 return REACTION_UNHANDLED;
         }
@@ -383,6 +393,8 @@ static bool link_key_active(Tui *t, Screen *s, const KeyHelp *k)
 
         if (streq(k->keys, "c"))
                 return l && roam_link_portal_url(l);
+        if (streq(k->keys, "w"))
+                return l && streq_ptr(l->bearer, "wifi");
         return true;
 }
 
@@ -414,6 +426,7 @@ static const KeyHelp link_keys[] = {
     {"r", "re-probe", "Ask roamd to probe this link now"},
     {"Esc", "back", "Back to the overview (also Left or h)"},
     {"c", "copy URL", "Copy the login page to the clipboard (OSC 52)"},
+    {"w", "Wi-Fi", "A Wi-Fi link's networks: join, forget, autoconnect (the Wi-Fi screen)"},
     {"Tab", "next section", "Jump to the next section (Shift-Tab: previous)"},
     {"Up/Down", NULL, "Move line by line (also k and j)"},
     {"PgUp/PgDn", NULL, "Move a page (also Space)"},

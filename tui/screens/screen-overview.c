@@ -194,6 +194,15 @@ static int add_link(Tui *t, TuiDoc *d, const RoamLink *l, int item, bool table, 
         if (r >= 0)
                 r = tui_doc_spanf(d, THEME_MUTED, 0, "  %s%s", addresses,
                                   roam_link_is_virtual(l) ? " (virtual: never counts)" : "");
+        if (r >= 0 && *l->wifi_state) {
+                char wifi[160];
+
+                /* a Wi-Fi link's network and signal, in words (w on its link screen joins) */
+                roam_link_wifi_text(l, wifi, sizeof(wifi));
+                r = tui_doc_line(d, item, 4);
+                if (r >= 0)
+                        r = tui_doc_spanf(d, THEME_NORMAL, 0, "  Wi-Fi %s", wifi);
+        }
         if (r >= 0 && *l->network_id) {
                 char where[256];
 

@@ -39,6 +39,7 @@ struct Apps {
         Portal *portal;            /* its login link's traffic gets a class of its own */
         WatchList cgroup_watches;  /* told of each cgroup event first */
         WatchList default_watches; /* told when default_route changed */
+        WatchList state_watches;   /* told after app_refresh() */
         AppsDefaultRoute default_route;
         NftEngine *nft;
         RouteTables *routes;

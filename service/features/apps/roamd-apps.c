@@ -186,6 +186,13 @@ static void call_default_watch(void *callback, void *userdata, void *ctx)
         ((AppsDefaultFn)callback)(ctx, userdata);
 }
 
+static void call_state_watch(void *callback, void *userdata, void *ctx)
+{
+        App *app = ctx;
+
+        ((AppsStateFn)callback)(app->apps, app, userdata);
+}
+
 /* The default app's class says where an app with the default policy goes: no second route
  * computation for the global state. */
 static void default_route_refresh(Apps *a)
@@ -274,6 +281,64 @@ void app_refresh(App *app, bool emit)
                                       n > 2 ? changed[2] : NULL, NULL);
         if (app == a->app_default)
                 default_route_refresh(a);
+        watch_list_notify(&a->state_watches, call_state_watch, app);
+}
+
+unsigned apps_state_watch_add(Apps *a, AppsStateFn fn, void *userdata)
+{
+        return watch_list_add(&a->state_watches, (void *)fn, userdata, NULL);
+}
+
+void apps_state_watch_remove(Apps *a, unsigned id)
+{
+        if (a && id > 0)
+                (void)watch_list_remove(&a->state_watches, id);
+}
+
+int app_view(const App *app, uid_t uid, AppView *ret)
+{
+        const AppClass *c = app_ref_class(app, uid);
+
+        if (!c)
+                return -ENODATA;
+        *ret = (AppView){
+            .state = c->state,
+            .access = c->key.access,
+            .bearers = c->key.bearers,
+            .route = {c->route[0], c->route[1]},
+            .state_link = c->state_link,
+            .state_verdict = c->state_verdict,
+        };
+        return 0;
+}
+
+App *apps_find_by_cgroup(Apps *a, const char *path, uid_t *ret_uid)
+{
+        App *best = NULL;
+        size_t best_len = 0;
+        uid_t uid = UID_INVALID;
+
+        for (size_t i = 0; i < a->n_apps; i++) {
+                App *app = a->apps[i];
+
+                for (size_t k = 0; k < app->n_cgroups; k++) {
+                        const char *p = app->cgroups[k].path;
+                        size_t n = strlen(p);
+
+                        if (n == 1 && p[0] == '/')
+                                n = 0; /* the root holds everything */
+                        if (strncmp(path, p, n) != 0 || (path[n] != 0 && path[n] != '/') ||
+                            (best && n <= best_len))
+                                continue;
+                        best = app;
+                        best_len = n;
+                        uid = app->cgroups[k].uid;
+                }
+        }
+        if (!best)
+                best = a->app_default;
+        *ret_uid = uid;
+        return best;
 }
 
 /* Reads everybody else's use of the packet mark and reports what overlaps ours. */
@@ -507,6 +572,7 @@ Apps *apps_free(Apps *a)
         nft_engine_free(a->nft); /* the table stays: fail closed */
         watch_list_clear(&a->cgroup_watches);
         watch_list_clear(&a->default_watches);
+        watch_list_clear(&a->state_watches);
         free(a);
         return NULL;
 }

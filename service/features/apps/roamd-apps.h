@@ -98,6 +98,29 @@ typedef void (*AppsDefaultFn)(Apps *a, void *userdata);
 unsigned apps_default_watch_add(Apps *a, AppsDefaultFn fn, void *userdata);
 void apps_default_watch_remove(Apps *a, unsigned id);
 
+/* What one instance of an app has now: the class of its cgroups in uid's subtree
+ * (UID_INVALID: outside every user's), as the last pass computed it. */
+typedef struct AppView {
+        AppState state;
+        AppAccess access; /* the policy as enforced (allow while online for a task) */
+        uint32_t bearers; /* 0: every bearer */
+        int route[2];     /* ifindex new flows take per family, 0 none */
+        int state_link;   /* APP_STATE_VIA_NOT_ONLINE: the link judged, and its verdict */
+        int state_verdict;
+} AppView;
+/* -ENODATA while the instance's class is not made yet. */
+int app_view(const App *app, uid_t uid, AppView *ret);
+/* The app whose governed cgroup holds path (the deepest one: a process in a cgroup below an
+ * app's is the app's, as for the kernel's verdict maps), *ret_uid the user whose subtree holds
+ * that cgroup (UID_INVALID: none); the default app when no governed cgroup holds it. */
+App *apps_find_by_cgroup(Apps *a, const char *path, uid_t *ret_uid);
+/* Told after an app's state and routes were computed again (after each pass, a policy change,
+ * a grant), whether they changed or not: a watcher compares what it told last. Returns the
+ * watcher's id (> 0), or 0 when out of memory. */
+typedef void (*AppsStateFn)(Apps *a, App *app, void *userdata);
+unsigned apps_state_watch_add(Apps *a, AppsStateFn fn, void *userdata);
+void apps_state_watch_remove(Apps *a, unsigned id);
+
 /* Layers changes (keys set in it) over the app's runtime policy, creating the app when new.
  * Bad input changes nothing. When the kernel refuses the move (an error is returned), the
  * new policy is kept and saved as what roamd wants, the last good state stays in force, the

@@ -10,6 +10,8 @@
 #include "roamd-core.h"
 #include "roamd-links.h"
 #include "roamd-bt-nfc.h"
+#include "roamd-wifi-wpa-save.h"
+#include "roamd-wifi.h"
 #include "roamd-wpa.h"
 
 /* The WiFi credentials of an NFC tag, added to wpa_supplicant over its control socket:
@@ -67,6 +69,7 @@ struct NfcWifi {
         int list_last; /* NFC_STEP_LIST: the last network id listed so far, -1 none */
         NfcStep step;
         WpaRequest *req;
+        WifiWpaSave *save; /* NFC_STEP_SAVE: SAVE_CONFIG that keeps the file's mode */
         char failure[NFC_SENTENCE];
         bool unsure; /* a request failed without an answer: it may have changed something */
         char skipped[NDEF_MAX_CARRIERS][NFC_PHRASE];
@@ -87,6 +90,7 @@ static NfcWifi *nfc_wifi_free(NfcWifi *w)
         if (!w)
                 return NULL;
         wpa_request_cancel(w->req);
+        wifi_wpa_save_free(w->save);
         for (size_t i = 0; i < w->n_creds; i++)
                 cred_done(&w->creds[i]);
         sd_bus_message_unref(w->call);
@@ -512,6 +516,16 @@ static void on_reply(WpaClient *client, int error, const char *reply, size_t len
         nfc_wifi_send(w);
 }
 
+static void on_saved(int error, const char *words, void *userdata)
+{
+        NfcWifi *w = userdata;
+
+        w->save = NULL;
+        /* -EROFS is update_config=0: the networks stay for this run. Any other failure left
+         * them in wpa_supplicant too: the save is the last step. */
+        nfc_wifi_succeed(w, error >= 0);
+}
+
 /* NFC_STEP_REPLACE: the next old network to remove (cur, old), or false when none is left. */
 static bool next_old(NfcWifi *w)
 {
@@ -573,8 +587,12 @@ static void nfc_wifi_send(NfcWifi *w)
                 r = asprintf(&cmd, "ENABLE_NETWORK %d", c->id);
                 break;
         case NFC_STEP_SAVE:
-                cmd = strdup("SAVE_CONFIG");
-                break;
+                /* the file's mode kept: wpa_supplicant rewrites it under its own umask */
+                r = wifi_wpa_save(client, prefix, w->ifname, on_saved, w, &w->save);
+                if (r < 0)
+                        nfc_wifi_fail(w, "cannot send to wpa_supplicant on %s: %s", w->ifname,
+                                      strerror(-r));
+                return;
         case NFC_STEP_REMOVE:
         case _NFC_STEP_MAX:
         case _NFC_STEP_INVALID:
@@ -591,13 +609,92 @@ static void nfc_wifi_send(NfcWifi *w)
                               strerror(-r));
 }
 
+/* The tag's first network that a Join can take (WPA/WPA2 personal or open), through the
+ * owner's backend; without one (or without a backend for that owner) nothing is added and the
+ * answer says who owns the interface. */
+static int nfc_wifi_through_owner(Bt *bt, WifiIface *wi, NdefHandover *h, sd_bus_message *call,
+                                  sd_bus_error *error)
+{
+        NfcWifiActions actions = {};
+        char done[NFC_PHRASE], refused[NFC_PHRASE];
+        const WscCredential *pick = NULL;
+        size_t pk = 0, pj = 0;
+        bool bt_too = false;
+        uint32_t id = 0;
+        int r = -EOPNOTSUPP;
+
+        for (size_t k = 0; k < h->n_carriers; k++) {
+                const NdefCarrier *car = &h->carriers[k];
+                if (car->kind != NDEF_CARRIER_WIFI) {
+                        bt_too = true;
+                        continue;
+                }
+                for (size_t j = 0; j < car->wsc.n_credentials && !pick; j++) {
+                        uint16_t a = car->wsc.credentials[j].auth_type;
+                        if ((a & (WSC_AUTH_WPAPSK | WSC_AUTH_WPA2PSK)) || a == WSC_AUTH_OPEN) {
+                                pick = &car->wsc.credentials[j];
+                                pk = k, pj = j;
+                        }
+                }
+        }
+        if (pick && wi->backend) {
+                WifiJoinRequest q = {
+                    .ssid_len = pick->ssid_len,
+                    .security = _WIFI_SECURITY_INVALID, /* the owner sees the network */
+                    .eap = _WIFI_EAP_INVALID,
+                    .remember = true,
+                    .autoconnect = true,
+                };
+                memcpy(q.ssid, pick->ssid, pick->ssid_len);
+                if (pick->key_len) {
+                        q.passphrase = strndup((const char *)pick->key, pick->key_len);
+                        q.passphrase_len = pick->key_len;
+                }
+                r = wifi_iface_join(wi, &q, sd_bus_message_get_sender(call), &id);
+                wifi_join_request_done(&q);
+        }
+        snprintf(refused, sizeof(refused),
+                 "not added: %s runs %s and roam does not write beside it (%s)",
+                 wifi_owner_to_name(wi->owner), wi->ifname,
+                 r == -EBUSY ? "a join runs there" : wi->why ?: "no way to join through it here");
+        snprintf(done, sizeof(done), "joining through %s on %s (join %u)",
+                 wifi_owner_to_name(wi->owner), wi->ifname, id);
+        for (size_t k = 0; k < h->n_carriers; k++)
+                for (size_t j = 0; j < WSC_MAX_CREDENTIALS; j++)
+                        if (h->carriers[k].kind == NDEF_CARRIER_WIFI)
+                                actions[k][j] = r >= 0 && k == pk && j == pj ? done : refused;
+        log_info("NFC: %s", r >= 0 ? done : refused);
+        if (r >= 0 || bt_too)
+                return nfc_finish(bt, h, true, actions, call);
+        ndef_handover_free(h);
+        bt_event(bt, "The WiFi network of an NFC tag was not added: %s runs %s",
+                 wifi_owner_to_name(wi->owner), wi->ifname);
+        return sd_bus_error_setf(error, ROAM_ERROR_FAILED,
+                                 "%s runs %s, so roam does not add the tag's WiFi network beside "
+                                 "it (%s); nothing was changed.",
+                                 wifi_owner_to_name(wi->owner), wi->ifname,
+                                 wi->why ?: "no way to join through it here");
+}
+
 int nfc_wifi_start(Bt *bt, NdefHandover *h, sd_bus_message *call, sd_bus_error *error)
 {
         NfcWifi *w;
         const char *ifname = wpa_station_ifname(bt->core->wpa);
         char err[NFC_SENTENCE] = "";
         size_t todo = 0;
+        WifiIface *wi;
         int r;
+
+        /* The interface's owner decides (issue 43): a Wi-Fi link that NetworkManager, iwd or
+         * ConnMan runs gets nothing written into a wpa_supplicant beside it (NM's own
+         * supplicant has a control socket too); its owner's Join takes the tag's network, or
+         * nobody does. */
+        wi = ifname ? wifi_service_iface_by_name(bt->wifi, ifname) : NULL;
+        for (size_t k = 0; !wi && bt->wifi && k < bt->wifi->n_ifaces; k++)
+                if (bt->wifi->ifaces[k]->owner != WIFI_OWNER_NONE)
+                        wi = bt->wifi->ifaces[k];
+        if (wi && wi->owner != WIFI_OWNER_WPA_SUPPLICANT)
+                return nfc_wifi_through_owner(bt, wi, h, call, error);
 
         if (!ifname) {
                 /* Alternative carriers: a Bluetooth one can still be used. */

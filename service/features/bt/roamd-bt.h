@@ -46,8 +46,13 @@ typedef struct BtQuestion {
 typedef struct BtOp BtOp;
 typedef struct Bt Bt;
 
+typedef struct WifiService WifiService;
+
 struct Bt {
         Core *core;
+        /* who owns each Wi-Fi link: an NFC tag's network goes through that owner (set by the
+         * features' wiring; NULL with [WiFi] Enable=no) */
+        WifiService *wifi;
         Bluez *bluez;
         BtQuestion question;
         uint32_t next_question_id;

@@ -231,6 +231,35 @@ static bool link_metered(Stats *s, const Link *l)
         return r >= 0 ? r > 0 : l->bearer == BEARER_CELLULAR;
 }
 
+/* Whether a link counts as the budget's. */
+static bool budget_has_link(Stats *s, const Budget *b, const Link *l)
+{
+        if (b->spec.links == STATS_BUDGET_ANY)
+                return true;
+        if (b->spec.links == STATS_BUDGET_ROAMING)
+                return l->info.name && link_roaming(s, l->info.name);
+        if (b->spec.links == STATS_BUDGET_METERED)
+                return link_metered(s, l);
+        return (int)l->bearer == b->spec.links;
+}
+
+bool stats_link_metered_for(Stats *s, const Link *l, const char *app_id)
+{
+        if (!s)
+                return l->bearer == BEARER_CELLULAR || l->bearer == BEARER_BLUETOOTH;
+        if (link_metered(s, l) || l->bearer == BEARER_BLUETOOTH ||
+            (l->info.name && link_roaming(s, l->info.name)))
+                return true;
+        for (size_t i = 0; i < s->n_budgets; i++) {
+                const Budget *b = &s->budgets[i];
+
+                if (b->state != STATS_BUDGET_OK && streq_ptr(b->spec.app_id, app_id) &&
+                    budget_has_link(s, b, l))
+                        return true;
+        }
+        return false;
+}
+
 static void check_clock(Stats *s, uint64_t real, uint64_t boot)
 {
         int64_t jump = stats_clock_observe(&s->clock, real, boot);

@@ -18,6 +18,7 @@
 
 typedef struct Apps Apps;
 typedef struct Core Core;
+typedef struct Link Link;
 typedef struct Stats Stats;
 
 int stats_new(Core *core, Stats **ret);
@@ -63,6 +64,11 @@ void stats_bus_emit_budget(Stats *s, const char *app_id, const char *links, cons
 int stats_bus_setup(Stats *s, sd_bus_slot **ret);
 /* For the bus glue */
 Core *stats_core(Stats *s);
+/* Whether app_id's traffic on l is metered, for its network monitor (docs/apps-hear.md): a
+ * metered link ([Metered]=, else cellular), a Bluetooth tether, a roaming link, or a budget of
+ * the app that counts l at its warning or over. s NULL (no usage counting): cellular or
+ * Bluetooth. */
+bool stats_link_metered_for(Stats *s, const Link *l, const char *app_id);
 
 /* The owner word of a cgroup ("app:ID", "user:UID/app:ID", "user:UID", "system"). */
 int stats_owner_of(const CgroupNode *n, char **ret);

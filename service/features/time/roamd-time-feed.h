@@ -5,7 +5,8 @@
  * from the links on their verdict and probe events: the probes never call up), the saved
  * last known good time and the manual setting; runs its timers (samples' expiry, the gate's
  * bounded wait from the first online verdict); saves the time when it settles and at exit;
- * org.roam1.Time (roamd-time-feed-bus.c). The clock is set by its own watcher (roamd-time-clock.c). */
+ * org.roam1.Time (roamd-time-feed-bus.c). The clock is set by its own watcher (roamd-time-clock.c).
+ */
 
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>

@@ -479,8 +479,38 @@ int wake_bus_setup(WakeRun *w)
                                           ROAM_APP_INTERFACE, wake_app_vtable, wake_app_find, w);
 }
 
-void wake_bus_app_changed(WakeRun *w, const char *id, WakeAppState old, WakeAppState new,
-                          WakeReason why, uint64_t generation)
+unsigned wake_run_watch_add(WakeRun *w, WakeRunFn fn, void *userdata)
+{
+        return watch_list_add(&w->watches, (void *)fn, userdata, NULL);
+}
+
+void wake_run_watch_remove(WakeRun *w, unsigned id)
+{
+        if (w && id > 0)
+                (void)watch_list_remove(&w->watches, id);
+}
+
+typedef struct WatchCtx {
+        WakeRun *w;
+        const char *id;
+} WatchCtx;
+
+static void call_watch(void *callback, void *userdata, void *ctx)
+{
+        const WatchCtx *c = ctx;
+
+        ((WakeRunFn)callback)(c->w, c->id, userdata);
+}
+
+static void wake_bus_tell_watches(WakeRun *w, const char *id)
+{
+        WatchCtx c = {w, id};
+
+        watch_list_notify(&w->watches, call_watch, &c);
+}
+
+static void wake_bus_app_signal(WakeRun *w, const char *id, WakeAppState old, WakeAppState new,
+                                WakeReason why, uint64_t generation)
 {
         sd_bus *bus = w->core->bus;
         App *app = w->apps ? apps_get(w->apps, id) : NULL;
@@ -499,6 +529,13 @@ void wake_bus_app_changed(WakeRun *w, const char *id, WakeAppState old, WakeAppS
                 log_warning_errno(r, "wake: %s: cannot send Wake: %m", id);
 }
 
+void wake_bus_app_changed(WakeRun *w, const char *id, WakeAppState old, WakeAppState new,
+                          WakeReason why, uint64_t generation)
+{
+        wake_bus_app_signal(w, id, old, new, why, generation);
+        wake_bus_tell_watches(w, id);
+}
+
 void wake_bus_app_listed(WakeRun *w, const char *id)
 {
         App *app = w->apps ? apps_get(w->apps, id) : NULL;
@@ -506,6 +543,7 @@ void wake_bus_app_listed(WakeRun *w, const char *id)
         if (w->core->bus && app && w->manager_slot)
                 (void)sd_bus_emit_properties_changed(w->core->bus, app->path, ROAM_APP_INTERFACE,
                                                      "WakeState", "WakeReason", "WakeSince", NULL);
+        wake_bus_tell_watches(w, id);
 }
 
 void wake_bus_queue_changed(WakeRun *w)
@@ -514,6 +552,7 @@ void wake_bus_queue_changed(WakeRun *w)
                 (void)sd_bus_emit_properties_changed(
                     w->core->bus, ROAM_MANAGER_PATH, ROAM_MANAGER_INTERFACE, "WakeQueue",
                     "WakePeriod", "TimeGate", "TimeGateReason", NULL);
+        wake_bus_tell_watches(w, NULL);
 }
 
 void wake_bus_cap_changed(WakeRun *w)

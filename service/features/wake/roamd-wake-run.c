@@ -512,6 +512,7 @@ WakeRun *wake_run_free(WakeRun *w)
         sd_bus_slot_unref(w->manager_slot);
         sd_bus_slot_unref(w->app_slot);
         wake_regs_free(w);
+        watch_list_clear(&w->watches);
         opens_free(w);
         /* (the queue's callbacks must not reach the bus or the reconciler any more) */
         w->timer = NULL;

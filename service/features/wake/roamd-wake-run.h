@@ -11,6 +11,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "roam-watch.h"
 #include "roamd-wake.h"
 
 typedef struct Apps Apps;
@@ -38,6 +39,7 @@ typedef struct WakeRun {
         WakeReg **regs; /* Register()ed apps, each followed by sd_bus_track */
         size_t n_regs;
         sd_bus_slot *manager_slot, *app_slot;
+        WatchList watches; /* told after the bus heard of a turn's or the queue's change */
 } WakeRun;
 
 /* After apps_start(): registers with the links, the reconciler and the bus. */
@@ -59,3 +61,9 @@ int wake_reg_drop(WakeRun *w, const char *id);
  * registration made from another user's subtree no longer speaks for the app. */
 void wake_reg_cgroup_added(WakeRun *w, const char *id, uid_t uid);
 void wake_regs_free(WakeRun *w);
+/* Told after an app's turn changed (id: its ID) or the queue's state did (id NULL), once the
+ * bus was told: what an app hears through others (its GLib network monitor, roamd-monitor.c)
+ * follows its turn. Returns the watcher's id (> 0), or 0 when out of memory. */
+typedef void (*WakeRunFn)(WakeRun *w, const char *id, void *userdata);
+unsigned wake_run_watch_add(WakeRun *w, WakeRunFn fn, void *userdata);
+void wake_run_watch_remove(WakeRun *w, unsigned id);

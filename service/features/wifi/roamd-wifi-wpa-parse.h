@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* What wpa_supplicant's control socket says about networks, read into the backend's types
+ * (pure; table-tested in tests/unit/test-wifi-wpa-parse.c, fuzzed by fuzz-wifi-wpa):
+ * - `BSS RANGE=ALL MASK=0x21887` (id, bssid, freq, level, flags, ssid, and the "====" after
+ *   each BSS: WPA_BSS_MASK_DELIM) -> one WifiNetwork per SSID, the strongest BSS's values;
+ * - `LIST_NETWORKS` (header, then id TAB ssid TAB bssid TAB flags) -> the known networks;
+ * - an SSID as wpa_ssid_txt() prints it (printf_encode(): \\ \" \e \n \r \t \xNN) back to its
+ *   bytes;
+ * - the security of a BSS from its flags ([WPA2-PSK-CCMP], [WPA2-PSK+SAE-CCMP],
+ *   [WPA2-SAE-CCMP], [WPA2-EAP-CCMP], [WPA2-OWE-CCMP], [WEP], [OWE-TRANS]...). */
+
+#include "roamd-wifi-backend.h"
+
+/* BSS's mask: WPA_BSS_MASK_ID|BSSID|FREQ|LEVEL|FLAGS|SSID|DELIM (src/common/wpa_ctrl.h) */
+#define WIFI_WPA_BSS_MASK "0x21887"
+
+/* -EBADMSG for a malformed SSID text. */
+int wifi_wpa_ssid_decode(const char *text, size_t len, uint8_t ssid[WIFI_SSID_MAX],
+                         size_t *ret_len);
+/* The SSID as SET_NETWORK takes it: lowercase hex, no quotes (any bytes). out: 65 bytes. */
+void wifi_wpa_ssid_hex(const uint8_t *ssid, size_t len, char *out);
+
+WifiSecurity wifi_wpa_flags_security(const char *flags);
+
+/* Appends the BSSes of a BSS RANGE reply to list (grouped by SSID with what it has).
+ * *ret_complete: the reply ended on a "====" line (wpa_supplicant cuts a reply that does not
+ * fit its buffer: the BSSes after the cut are missing). -EBADMSG for malformed text. */
+int wifi_wpa_bss_parse(const char *reply, size_t len, WifiNetworkList *list, bool *ret_complete);
+
+typedef struct WifiWpaKnown {
+        int id;
+        uint8_t ssid[WIFI_SSID_MAX];
+        size_t ssid_len;
+        bool disabled, current, temp_disabled;
+} WifiWpaKnown;
+
+/* LIST_NETWORKS: up to max rows into known; *ret_n rows. -EBADMSG for malformed text. */
+int wifi_wpa_list_parse(const char *reply, size_t len, WifiWpaKnown *known, size_t max,
+                        size_t *ret_n);
+
+/* The configuration file a wpa_supplicant command line (NUL-separated, /proc/PID/cmdline)
+ * gives interface ifname: the -c of the -i ifname's group (groups are separated by -N).
+ * *ret is a copy, possibly relative to the process's working directory. -ENOENT when that
+ * command line does not run ifname or gives it no file. */
+int wifi_wpa_cmdline_config(const char *cmdline, size_t len, const char *ifname, char **ret);

@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""`roam --plain` and Wi-Fi (org.roam1.WiFi through fake_wifi.py): `wifi` lists the networks
+one a line in words, `wifi join NAME` says the join's steps, asks the passphrase on the next
+line, says a refused one and asks again, then the end and the link's verdict as lines;
+forget, autoconnect and scan; a hostile SSID is said safely."""
+from test_plain import plain  # noqa: F401 (the fixture)
+
+NETWORKS = [
+    {"ssid": "Home", "signal": -48, "security": "wpa2/wpa3", "passphrase": "correct horse",
+     "known": True, "band": "5 GHz", "connected": True},
+    {"ssid": "Neighbour", "signal": -66, "security": "wpa2", "passphrase": "not yours at all",
+     "band": "2.4 GHz"},
+    {"ssid": "Office", "security": "wpa3", "in_range": False, "known": True,
+     "autoconnect": True, "passphrase": "office pass"},
+    {"ssid_hex": "1b5b33316d41e280ae42ff07", "signal": -60, "security": "open"},
+]
+WLAN0 = {"Index": 3, "Name": "wlan0", "Bearer": "wifi", "Carrier": True, "State": "routable",
+         "Connectivity": "online", "ConnectivityReason": "ok", "WiFiState": "COMPLETED",
+         "WiFiSSID": "Home", "WiFiSignal": -48,
+         "_wifi": {"backend": "iwd", "why": "iwd's station runs wlan0", "networks": NETWORKS,
+                   "scan": [{"ssid": "Newcomer", "signal": -55, "security": "owe"}]}}
+SCENARIO = {"manager": {"State": "online", "BestLink": "/org/roam1/link/3"}, "links": [WLAN0]}
+
+
+def test_plain_wifi_list_join_retry(roamd, plain):
+    fake = roamd(SCENARIO)
+    p = plain()
+    p.expect(r"State: Online via wlan0 \(wifi\)")
+    p.send("wifi")
+    p.expect(r"Wi-Fi on wlan0 through iwd, not scanned yet:")
+    p.expect(r"Home: excellent -48 dBm, WPA2/WPA3, 5 GHz, known, joined by itself, joined now")
+    # the hostile name: controls and the override as '?', the broken byte as \xff
+    p.expect(r"\?\[31mA\?B\\xff\?: good -60 dBm, open")
+    p.expect(r"Neighbour: fair -66 dBm, WPA2, 2\.4 GHz")
+    p.expect(r"Office: out of range, WPA3, known, joined by itself")
+    p.send("wifi join Neighbour")
+    p.expect(r"Joining Neighbour on wlan0\.\.\.")
+    p.expect(r"Passphrase for Neighbour \(the next line, not shown; an empty line cancels\):")
+    p.send("a wrong guess")
+    p.expect(r"Neighbour refused this passphrase\. Check it \(it is case-sensitive\) and try "
+             r"again\.")
+    p.expect(r"Passphrase for Neighbour .*")
+    p.send("not yours at all")
+    p.expect(r"Joined Neighbour\.")
+    assert fake.send(op="wifi_joins")[0]["passphrases"] == ["a wrong guess", "not yours at all"]
+    assert not any("not yours" in line or "wrong guess" in line for line in p.lines)
+
+
+def test_plain_wifi_manage_and_scan(roamd, plain):
+    fake = roamd(SCENARIO)
+    p = plain()
+    p.expect(r"State: Online via wlan0 \(wifi\)")
+    p.send("wifi autoconnect Office off")
+    p.expect(r"Changed how Office is joined\.")
+    p.send("wifi forget Office")
+    p.expect(r"Forgot Office\.")
+    p.send("wifi scan")
+    p.expect(r"Scan on wlan0 done\.")
+    p.expect(r"Wi-Fi on wlan0 through iwd, scanned .*:")
+    p.expect(r"Newcomer: good -55 dBm, open, encrypted \(OWE\)")
+    assert [c[0] for c in fake.send(op="wifi_calls")] == ["SetAutoconnect", "Forget", "Scan"]
+    p.send("wifi join Nowhere")
+    p.expect(r"No network named Nowhere here \(wifi lists them\)\.")
+    p.send("wifi eth9")
+    p.expect(r"eth9 is no Wi-Fi link\.")
