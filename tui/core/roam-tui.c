@@ -939,8 +939,8 @@ static int global_key(Tui *t, int key)
                 /* Only the long lists filter; elsewhere / says so rather than nothing. */
                 tui_message(t, THEME_STATUS,
                             "The %s screen has no filter: / filters the links on 1 Overview, "
-                            "the apps on 3 Apps, the owners on 5 Usage, the devices on "
-                            "Bluetooth and the rules on Firewall.",
+                            "a link's history on 2 Link, the apps on 3 Apps, the owners on 5 "
+                            "Usage, the devices on Bluetooth and the rules on Firewall.",
                             t->current->vtable->title);
                 return REACTION_REDRAW;
         case TUI_KEY(KEY_RESIZE):
