@@ -154,6 +154,14 @@ static bool space_glued(const wchar_t *text, size_t n, size_t j)
                 return false;
         if (text[j - 1] == L'\u00b1')
                 return true;
+        /* inside the SSID of a network id (wifi:SSID:BSSID): the id is one name */
+        for (size_t c = j; c-- > 0 && j - c <= 33;)
+                if (text[c] == L':') {
+                        if (c >= 4 && wcsncmp(text + c - 4, L"wifi", 4) == 0 &&
+                            (c == 4 || text[c - 5] == L' ' || text[c - 5] == L'('))
+                                return true;
+                        break;
+                }
         if (!iswdigit((wint_t)text[j - 1]))
                 return false;
         for (e = k; e < n && text[e] != L' ' && text[e] != L',' && text[e] != L';' &&
