@@ -31,6 +31,7 @@
 #include "roam-util.h"
 #include "roam-wake-cli.h"
 #include "roam-wifi-cli.h"
+#include "roamd-app-id.h"
 
 /* Exit statuses, documented in --help. */
 enum {
@@ -482,11 +483,17 @@ static int parse_options(int argc, char *argv[], bool in_order)
                 case ':':
                         return usage_error("option '%s' needs an argument.", argv[optind - 1]);
                 case '?':
-                        if (optopt >= '0' && optopt <= '9')
+                        if (optopt >= '0' && optopt <= '9') {
                                 /* "online-for -5m": a negative number, not an option */
-                                return usage_error("unknown option '-%c': durations, timeouts "
-                                                   "and counts are not negative.",
-                                                   optopt);
+                                const char *word = NULL;
+
+                                for (int i = 1; i < argc && !word; i++)
+                                        if (argv[i][0] == '-' && argv[i][1] == optopt)
+                                                word = argv[i];
+                                return usage_error("'%s' is negative: a negative duration, "
+                                                   "timeout or count is not allowed.",
+                                                   word ?: "-");
+                        }
                         if (optopt)
                                 return usage_error("unknown option '-%c'.", optopt);
                         return usage_error("unknown option '%s'.", argv[optind - 1]);
@@ -627,6 +634,11 @@ static int check_app(char **args, unsigned n)
         if (n < 1)
                 return usage_error("'app' needs an app ID: roam app ID [set KEY=VALUE...|reset|"
                                    "online-for DURATION|release].");
+        /* roamd's own rule (service/data/roamd-app-id.c), before asking it anything */
+        if (!app_policy_id_is_valid(args[0]))
+                return usage_error("Invalid app ID '%s': 1-255 characters of A-Z a-z 0-9 . _ -, "
+                                   "starting with a letter or digit, no '..'.",
+                                   args[0]);
         return check_app_args(args, n);
 }
 

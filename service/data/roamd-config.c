@@ -31,6 +31,13 @@ static const char *const default_follows_table[_DEFAULT_FOLLOWS_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP(default_follows, DefaultFollows)
 
+static const char *const firewall_ssh_table[_FIREWALL_SSH_MAX] = {
+    [FIREWALL_SSH_ALWAYS] = "always",
+    [FIREWALL_SSH_TRUSTED] = "trusted",
+    [FIREWALL_SSH_NEVER] = "never",
+};
+DEFINE_STRING_TABLE_LOOKUP(firewall_ssh, FirewallSsh)
+
 int ip_addr_parse(const char *s, IpAddr *ret)
 {
         unsigned char buf[sizeof(struct in6_addr)];
@@ -890,13 +897,12 @@ static int parse_set_clock(Config *c, const ConfigKey *k, const char *file, unsi
 static int parse_ssh(Config *c, const ConfigKey *k, const char *file, unsigned line,
                      const char *key, const char *value)
 {
-        static const char *const words[_FIREWALL_SSH_MAX] = {"always", "trusted", "never"};
+        FirewallSsh v = firewall_ssh_from_string(value);
 
-        for (int i = 0; i < _FIREWALL_SSH_MAX; i++)
-                if (streq(value, words[i])) {
-                        c->firewall.ssh = (FirewallSsh)i;
-                        return 0;
-                }
+        if (v >= 0) {
+                c->firewall.ssh = v;
+                return 0;
+        }
         return conf_log_error(file, line, "SSH= must be always, trusted or never, got \"%s\".",
                               value);
 }

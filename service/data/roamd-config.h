@@ -181,6 +181,8 @@ typedef enum FirewallSsh {
         _FIREWALL_SSH_MAX,
         _FIREWALL_SSH_INVALID = -EINVAL,
 } FirewallSsh;
+const char *firewall_ssh_to_string(FirewallSsh v);
+FirewallSsh firewall_ssh_from_string(const char *s);
 
 typedef struct FirewallConfig {
         bool enable;

@@ -274,3 +274,28 @@ def test_service_authorization_names_the_profile(env, screen):
     if not named(t):
         t.wait(named, what="the profile named")
     assert "Service: " in t.text(), t.text()
+
+
+def test_filter_devices(env, screen):
+    """/ narrows the devices to those whose name, address, kind or state contains the text
+    (L8 of the new-user report: / did nothing here); the keys act on a shown device; Esc
+    brings them all back."""
+    env.mock_call("AddNetworkDevice", "hci0", PHONE, "Roam Phone")
+    env.wait(lambda: env.device(PHONE), what="the phone")
+    t = screen(text=["Roam Headset", "Roam Phone"])
+    t.key("/")
+    t.key("phone")
+    t.wait_for(screen="bluetooth", text="Filter: phone_ (1 of 2 devices)")
+    t.key("\r")
+    t.wait_for(screen="bluetooth", text="Filter: phone (1 of 2 devices)")
+    text = t.text()
+    assert "Roam Phone" in text and "Roam Headset" not in text, text
+    check_golden("bluetooth-filter", t)
+    # the selection is the phone: x asks about it, not the hidden headset
+    t.key("x")
+    t.wait_for(screen="bluetooth", text="Remove Roam Phone (")
+    t.key("n")
+    t.wait_for(screen="bluetooth", text="Not done: Roam Phone is kept.")
+    t.key("\x1b")
+    t.wait_for(screen="bluetooth", text="Roam Headset")
+    assert "Filter:" not in t.text()

@@ -64,7 +64,8 @@ The scenario's "portal_sessions" (a list of session dictionaries, keys as on the
 Listeners) exist.
 The firewall (FIREWALL-API.md, docs/firewall.md): links carry NetworkId, NetworkIdentity,
 Location, LocationSource, LocationReason and LocationWanted ("" unless given: as from a roamd
-without it); the manager FirewallError and Locations. The
+without it); the manager FirewallError, Locations, SSH and SSHLetIn (SSH=always unless
+the scenario's "manager" says otherwise). The
 scenario's "firewall_rules" lists the rules GetFirewallRules() returns, each
 [link, location, direction, action, match, app, source, id, packets, bytes]. SetLocation
 checks its arguments, then who asks (AccessDenied for "_deny_uids"), then moves the link to
@@ -166,6 +167,9 @@ MANAGER_PROPERTIES = {
     "ConfigFile": ("s", "/etc/roam/roamd.conf"),
     "FirewallError": ("s", ""),
     "Locations": ("as", ["home", "work", "public", "untrusted"]),
+    # [Firewall] SSH= as roamd publishes it (its default, always: TCP 22 in everywhere)
+    "SSH": ("s", "always"),
+    "SSHLetIn": ("as", ["home", "work", "public", "untrusted"]),
     "Degraded": ("s", ""),
     "DegradedSince": ("t", 0),
     "MarkConflicts": ("as", []),

@@ -196,14 +196,18 @@ def test_app_show_says_whether_its_glib_processes_listen(roamd, roam_utc):
 
 
 def test_app_show_errors(roamd, roam):
-    roamd(APPS)
+    fake = roamd(APPS)
     r = roam("app", "org.example.Nothing")
     assert r.rc == 1
     assert r.out == ""
     assert r.err == "roam: no app 'org.example.Nothing' (roam apps lists them)\n"
-    r = roam("app", "../etc")
-    assert r.rc == 1
-    assert r.err.startswith('roam: cannot show ../etc: Invalid app ID "../etc"')
+    # a malformed ID is a usage error, said before roamd is asked (L17)
+    for bad in ("../etc", "bad id!", "", ".hidden", "x" * 256):
+        for action in ((), ("reset",), ("set", "access=lan"), ("online-for", "10m")):
+            r = roam("app", bad, *action)
+            assert r.rc == 2, (bad, action, r.err)
+            assert r.err.startswith("roam: Invalid app ID '%s': 1-255 characters" % bad), r.err
+    assert fake.send(op="calls") == []
 
 
 def test_app_set(roamd, roam):

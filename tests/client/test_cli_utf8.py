@@ -72,4 +72,6 @@ def test_negative_number_is_said_so(roam):
     """`online-for -5m` is a negative duration, not an unknown option alone (L17)."""
     r = roam("app", "org.example.Mail", "online-for", "-5m")
     assert r.rc == 2, r.err
-    assert "are not negative" in r.err, r.err
+    assert r.err.startswith("roam: '-5m' is negative: a negative duration, timeout or count "
+                            "is not allowed."), r.err
+    assert "unknown option" not in r.err, r.err

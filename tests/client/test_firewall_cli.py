@@ -21,7 +21,7 @@ def test_network_text(roamd, roam):
         "  Location:     home\n"
         "  Means:        a network you trust, like your own\n"
         "  Lets in:      mDNS (udp 5353), Samba browsing (udp 137, 138), DHCPv6 (udp 546); "
-        "SSH (tcp 22) as [Firewall] SSH= says\n"
+        "SSH (tcp 22, SSH=always)\n"
         '  Why:          ssid "HomeNet" and gateway 02:00:00:00:01:fe matched '
         "/etc/roam/networks.d/home.conf:3\n"
         "  Interface:    wlan0\n"
@@ -35,7 +35,7 @@ def test_network_text(roamd, roam):
         f"  Network:      {CAFE_ID}\n"
         "  Location:     untrusted\n"
         "  Means:        not trusted at all, the strictest rules\n"
-        "  Lets in:      no service of its own; SSH (tcp 22) as [Firewall] SSH= says\n"
+        "  Lets in:      no service of its own; SSH (tcp 22, SSH=always)\n"
         "  Why:          unknown network: untrusted until you choose\n"
         "  Interface:    eth1\n"
         "  Bearer:       ethernet\n"
@@ -303,3 +303,12 @@ def test_location_not_in_force(roamd, roam):
     fake.send(op="set", link=3, props={"Location": "public", "LocationSource": "user"})
     res = roam("network")
     assert res.out.split("\n\n")[1].startswith("wlan0 (wifi): public, set by you\n"), res.out
+
+
+def test_network_says_where_ssh_comes_in(roamd, roam):
+    """Lets in names SSH as roamd publishes [Firewall] SSH= for each location."""
+    roamd(dict(FIREWALL, manager=dict(FIREWALL["manager"], SSH="trusted",
+                                      SSHLetIn=["home", "work"])))
+    out = roam("network").out
+    assert "(udp 546); SSH (tcp 22, SSH=trusted)\n" in out, out
+    assert "  Lets in:      no service of its own; not SSH (tcp 22, SSH=trusted)\n" in out, out

@@ -7,8 +7,9 @@ from test_plain import CLOCK, plain  # noqa: F401 (the fixture)
 
 QUESTION = (CLOCK + r"Question 1: eth1 joined a network roam has not seen \(" + re.escape(CAFE_ID)
             + r"; Gateway MAC 02:00:00:00:02:01, DHCP server 198\.51\.100\.1\)\. Is this a home, "
-            r"work or public network\? It is untrusted until you answer: type home 1, work 1 or "
-            r"public 1 \(untrusted 1: not now, untrusted for this session\)\.")
+            r"work or public network\? It is untrusted \(the strictest rules; SSH still let in: "
+            r"SSH=always\) until you answer: type home 1, work 1 or public 1 \(untrusted 1: not "
+            r"now, untrusted for this session\)\.")
 
 
 def test_plain_question_answered(roamd, plain):  # noqa: F811
@@ -117,3 +118,27 @@ def test_plain_withdrawn_question_is_said(roamd, plain):  # noqa: F811
     p.expect(QUESTION)
     fake.send(op="set", link=4, props={"NetworkId": "", "Location": "", "LocationSource": ""})
     p.expect(CLOCK + r"Question 1 withdrawn: eth1 left that network\.")
+
+
+def test_plain_question_placed_elsewhere_is_withdrawn(roamd, plain):  # noqa: F811
+    """A question answered elsewhere (the TUI, `roam network trust`) is withdrawn out loud
+    too, with the network's new location; its number answers nothing any more."""
+    fake = roamd(FIREWALL)
+    p = plain()
+    p.expect(QUESTION)
+    fake.send(op="set", link=4, props={"Location": "work", "LocationSource": "user"})
+    p.expect(CLOCK + r"Question 1 withdrawn: eth1's network is now work\.")
+    p.send("home 1")
+    p.expect(r"No question is open\.")
+    assert fake.send(op="location_calls") == []
+
+
+def test_plain_question_says_ssh_as_roamd_publishes_it(roamd, plain):  # noqa: F811
+    """With SSH=trusted the untrusted location lets nothing in, and the question does not
+    claim SSH; with SSH=always it says TCP 22 still comes in (the walkthrough's L24)."""
+    scenario = dict(FIREWALL, manager=dict(FIREWALL["manager"], SSH="trusted",
+                                           SSHLetIn=["home", "work"]))
+    roamd(scenario)
+    p = plain()
+    p.expect(CLOCK + r"Question 1: eth1 joined a network roam has not seen .*\? It is untrusted "
+             r"\(the strictest rules\) until you answer: .*")

@@ -29,8 +29,7 @@ def test_plain_wake_lines(roamd, plain):
     fake.send(op="manager", props={"WakeQueue": "time", "TimeGate": False,
                                    "TimeGateReason": "waiting for the time: no source yet"})
     p.expect(CLOCK + r"Wake queue: waiting for the time: only apps that do not need it get "
-             r"turns \(period 1\)\.")
-    p.expect(r"  The time gate holds it: waiting for the time: no source yet")
+             r"turns \(period 1\); the time gate holds it: waiting for the time: no source yet\.")
     fake.send(op="manager", props={"WakeQueue": "running", "TimeGate": True,
                                    "TimeGateReason": "time settled"})
     p.expect(CLOCK + r"Wake queue: running: turns are given, the highest priority first "
@@ -47,6 +46,8 @@ def test_plain_wake_lines(roamd, plain):
     fake.send(op="manager", props={"WakeQueue": "finished"})
     p.expect(CLOCK + r"Wake queue: finished: every listed app had its turn \(period 1\)\.")
     assert sum("Wake queue:" in line for line in p.lines) == 3, p.lines
+    assert not any("time gate holds" in line and "Wake queue:" not in line
+                   for line in p.lines), p.lines
 
 
 def test_plain_wake_command_and_wake_now(roamd, plain):

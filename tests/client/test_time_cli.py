@@ -2,6 +2,7 @@
 """`roam time` (docs/time.md, docs/client.md): the consensus in words, one fact a line, and
 as JSON, against fake_roamd.py's org.roam1.Time."""
 import json
+import re
 
 from test_plain import CLOCK, PORTAL, plain  # noqa: F401 (the fixture)
 from fakebus import run_roam
@@ -241,3 +242,29 @@ def test_time_zone_and_manual_time_are_set(roamd, roam):
         r = roam(*args)
         assert r.rc == 2 and "Try 'roam time --help'" in r.err, (args, r.err)
     assert len(fake.send(op="time_calls")) == 5
+
+
+def test_plain_time_lines_only_when_changed(roamd, plain):  # noqa: F811
+    """Time, Gate and Clock lines say changes: a roamd that comes back with the same time
+    says none of them again (the walkthrough's L5 saw them repeated); a real change still
+    is said, once."""
+    scenario = dict(PORTAL, time=dict(SETTLED, Gate="unverified"))
+    fake = roamd(scenario)
+    p = plain()
+    p.expect(r"State: .*")
+    p.send("time")
+    p.expect(r"Gate: open after the wait: time unverified")
+    fake.send(op="time", props={"Gate": "open"})
+    p.expect(CLOCK + r"Time gate: open: the time is verified\.")
+    fake.close()
+    p.expect(CLOCK + r"roamd went away; waiting for it to return\.")
+    fake = roamd(dict(PORTAL, time=SETTLED))
+    p.expect(CLOCK + r"roamd is back\.")
+    p.expect(r"State: .*")
+    p.send("time")
+    p.expect(r"Gate: open: the time is verified")
+    fake.send(op="time", props={"ClockState": "stepped",
+                                "ClockReason": "the clock was -60 min off the agreed time"})
+    p.expect(CLOCK + r"Clock: stepped to the agreed time .*")
+    said = [l for l in p.lines if re.match(CLOCK + r"(Time|Time gate|Clock): ", l)]
+    assert len(said) == 2, said

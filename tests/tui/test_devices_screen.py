@@ -243,3 +243,24 @@ def test_devices_themes(p2p, tmp_path, golden, theme):
         golden(f"devices-theme-{theme}", t, theme=theme)
     finally:
         t.close()
+
+
+def test_devices_filter(p2p, screen, golden):
+    """/ narrows the devices to those whose name, address, type or state contains the text (L8
+    of the new-user report: / did nothing here); the keys act on a shown device."""
+    p2p.found(TV)
+    p2p.found(PRINTER)
+    t = screen()
+    t.wait_for(screen="overview", text="6 Devices")
+    t.key("6")
+    t.wait_for(screen="devices", text="Office printer")
+    t.key("/")
+    t.key("printer")
+    t.wait_for(screen="devices", text="Filter: printer_ (1 of 2 devices)")
+    t.key("\r")
+    t.wait_for(screen="devices", text="Filter: printer (1 of 2 devices)")
+    assert "Office printer" in t.text() and TV.name not in t.text(), t.text()
+    golden("devices-filter", t)
+    # p connects the printer, the one shown, though the TV came first
+    t.key("p")
+    assert p2p.fake.wait_request("P2P_CONNECT") == f"P2P_CONNECT {PRINTER.addr} pin"

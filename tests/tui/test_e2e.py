@@ -29,8 +29,9 @@ def env():
 
 def test_real_roamd(env, tmp_path):
     env.start_roamd("")
-    # The real clock: roamd's LastProbe is real time.
-    t = Tui(env.env, tmp_path, extra_env={"ROAM_TEST_NOW": ""})
+    # The real clock: roamd's LastProbe is real time. 30 rows: the first-join question's
+    # dialog (veth0's network is new) leaves the link rows above and below it in view.
+    t = Tui(env.env, tmp_path, rows=30, extra_env={"ROAM_TEST_NOW": ""})
     try:
         t.wait_for(screen="overview", text=["Offline: veth0, no default route", "veth1"])
         assert "no address" in t.text()

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The firewall screen (key 8) and the first-join question ("Is this a home, work or public
 network?") over any screen, against fake_roamd's side of FIREWALL-API.md."""
+import pytest
+
 from firewall_scenario import CAFE_ID, FIREWALL
 
 ESC = b"\x1b"
@@ -344,3 +346,53 @@ def test_new_question_clears_the_stale_status(roamd, tui):
     t.wait_for(screen="overview", text="wlan0: a network roam has not seen")
     if "this network is now home" in t.text():
         t.wait(lambda t: "this network is now home" not in t.text(), what="the stale message gone")
+
+
+def test_firewall_screen_filter(roamd, tui, golden):
+    """/ narrows the selected link's rules to those whose words contain the text (L8 of the
+    new-user report: / did nothing here); the links stay, Esc brings the rules back."""
+    roamd(FIREWALL)
+    t = tui()
+    t.wait_for(screen="overview", text=QUESTION)
+    t.settle()
+    t.key("u")
+    t.wait_for(screen="overview", text="stays untrusted")
+    t.key("8")
+    t.wait_for(screen="firewall", text=["Rules in force on wlan0 (home)", "built-in:default"])
+    all_rules = t.text()
+    t.key("/")
+    t.key("syncthing")
+    t.wait_for(screen="firewall", text="Filter: syncthing_ (")
+    t.key("\r")
+    t.wait_for(screen="firewall", text="Filter: syncthing (")
+    text = t.text()
+    assert "tcp 22000 app org.syncthing" in text and "built-in:default" not in text, text
+    assert "eth1" in text and "wlan0" in text  # the links are not filtered
+    golden("firewall-filter", t)
+    t.key("/")
+    t.key("nothing-like-this")
+    t.wait_for(screen="firewall", text="No rule matches the filter.")
+    t.key(ESC)
+    t.wait_for(screen="firewall", text="built-in:default")
+    assert "Filter:" not in t.text() and "built-in:default" in all_rules
+
+
+@pytest.mark.parametrize("cols", [60, 66, 72, 80])
+def test_network_id_is_never_split_at_its_ssids_space(roamd, tui, cols):
+    """A network id is one name: "wifi:Cafe Libre:02:72:..." is not broken at the space in its
+    SSID (L19 of the new-user report: "... network wifi:Cafe" / "Libre:02:72:...")."""
+    nid = "wifi:Cafe Libre:02:72:00:00:01:01"
+    links = [dict(l, NetworkId=nid, Location="public", LocationSource="user",
+                  LocationReason="you chose public for network " + nid)
+             if l.get("Name") == "wlan0" else l for l in FIREWALL["links"]]
+    roamd(dict(FIREWALL, links=links))
+    t = tui(cols=cols, rows=40)
+    t.wait_for(screen="overview", text=QUESTION)
+    t.settle()
+    t.key("u")
+    t.key("2")
+    t.wait_for(screen="link", text="wlan0 (wifi)")
+    text = t.text()
+    assert "Cafe Libre" in " ".join(text.split()), text
+    for row in text.splitlines():
+        assert not row.rstrip().endswith("wifi:Cafe"), (cols, text)

@@ -51,10 +51,10 @@ def test_slash_says_where_it_filters(roamd, tui):
     t.wait_for(screen="overview", text="Connected to roamd")
     t.settle()
     t.key(ESC)
-    t.key("5")
-    t.wait_for(screen="usage")
+    t.key("?")
+    t.wait_for(screen="help")
     t.key("/")
-    t.wait_for(screen="usage", text="The Usage screen has no filter: / filters the links on")
+    t.wait_for(screen="help", text="The Help screen has no filter: / filters the links on")
 
 
 def test_why_column_stops_growing(roamd, tui):

@@ -269,3 +269,23 @@ def test_portal_forget_asks_first(roamd, tui, golden):
     t.wait_for(screen="portal", text=question)
     t.key("y")
     t.wait(lambda t: fake.send(op="portal_calls") == [["Forget", "eth1"]], what="Forget")
+
+
+def test_portal_urls_break_at_slashes(roamd, tui):
+    """At 40 columns a URL too long for a row breaks after a '/', never inside a name (L19 of
+    the new-user report: "https://cafe.test/venu" / "e")."""
+    url = "https://portal.cafe.example/venue/login/welcome-page"
+    roamd(scenario([dict(WAITING, LoginURL=url, PortalURL=url)]))
+    t = tui(cols=40, rows=24)
+    t.wait_for(screen="overview", text="eth1")
+    t.key("4")
+    t.wait_for(screen="portal", text="waiting for your")
+    rows = [r.strip() for r in t.text().splitlines()]
+    pieces = [r for r in rows if "portal.cafe.example" in r or r.startswith(("venue/", "login/",
+                                                                             "welcome-page"))]
+    assert pieces, t.text()
+    for r in rows:
+        for name in ("welcome-page", "venue", "login", "portal.cafe.example"):
+            # a row holds a name whole or not at all
+            for k in range(2, len(name)):
+                assert not r.endswith(name[:k]) or r.endswith(name), (r, t.text())

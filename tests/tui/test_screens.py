@@ -158,6 +158,17 @@ def test_link_history_and_live_change(roamd, tui, golden):
     assert "Session page:   https://cafe.test/portal" in t.text()
     assert "Log in at" not in t.text()
     golden("link-history", t)
+    # / narrows the history to the lines whose verdict or reason has the text (L8)
+    t.key("/")
+    t.key("portal")
+    t.wait_for(screen="link", text="Filter: portal_ (1 of 2 entries)")
+    t.key("\r")
+    t.wait_for(screen="link", text="Filter: portal (1 of 2 entries)")
+    assert "checks answered; probe took 80 ms" not in t.text(), t.text()
+    golden("link-history-filter", t)
+    t.key(ESC)
+    t.wait_for(screen="link", text="checks answered; probe took 80 ms")
+    assert "Filter:" not in t.text()
 
 
 def test_help(roamd, tui, golden):

@@ -3,6 +3,8 @@
 the last 24 hours, budgets in words, sort keys; 80x24, 40x12 and monochrome."""
 import pytest
 
+ESC = b"\x1b"
+
 from scenarios import verdict_scenario
 from tuidriver import NOW
 
@@ -114,3 +116,24 @@ def test_usage_screen_ascii(roamd, tui, golden):
     assert "Not roaming 180.0 MB, roaming 34.5 MB" in text
     assert "org.mozilla.Firefox on roaming: nothing allowed, over budget: blocked" in text
     golden("usage-ascii", t)
+
+
+def test_usage_screen_filter(roamd, tui, golden):
+    """/ narrows the owners to those whose name contains the text (L8 of the new-user report:
+    / did nothing here); Enter keeps it, Esc clears it, the totals stay everyone's."""
+    roamd(scenario())
+    t = tui()
+    open_usage(t)
+    t.key("/")
+    t.key("fire")
+    t.wait_for(screen="usage", text="Filter: fire_ (1 of 5 owners)")
+    t.key("\r")
+    t.wait_for(screen="usage", text="Filter: fire (1 of 5 owners)")
+    text = t.text()
+    assert "app:org.mozilla.Firefox" in text and "app:org.example.Mail" not in text, text
+    assert "user:1000" not in text and "system" not in text.split("Owner")[1], text
+    assert "Not roaming 180.0 MB, roaming 34.5 MB" in text  # the totals stay everyone's
+    golden("usage-filter", t)
+    t.key(ESC)
+    t.wait_for(screen="usage", text="user:1000")
+    assert "Filter:" not in t.text()

@@ -579,6 +579,39 @@ def test_unused_apps_are_forgotten(apps):
     assert rss[-1] - rss[0] < 2048, rss
 
 
+def test_a_typo_app_goes_on_reset(apps, roam_client):
+    """`roam app org.typo set access=deny` makes an app; `reset` takes away the only thing
+    that kept it, so its object goes at once (InterfacesRemoved) and `roam apps` no longer
+    lists it, with no restart. An app a drop-in keeps stays after a reset."""
+    w = apps
+    d = w.path("etc-roam", "apps.d")
+    d.mkdir(exist_ok=True)
+    (d / "10-kept.conf").write_text("[App]\nID=org.test.Dropin\nAccess=lan\n")
+    w.call(MANAGER_PATH, MANAGER_IFACE, "Reload")
+    r = w.dev(roam_client, "app", "org.typo", "set", "access=deny", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    path = app_path(w, "org.typo")
+    assert "org.typo" in w.dev(roam_client, "apps").stdout
+    set_policy(w, "org.test.Dropin", access="deny")
+    with w.monitor() as mon:
+        t0 = time.monotonic()
+        r = w.dev(roam_client, "app", "org.typo", "reset", check=False)
+        assert r.returncode == 0, r.stdout + r.stderr
+        mon.wait_signal(lambda m: m.get("member") == "InterfacesRemoved"
+                        and m["payload"]["data"][0] == path, 10, since=t0 - 0.5)
+    assert path not in app_objects(w)
+    with pytest.raises(DBusCallError) as e:
+        app_path(w, "org.typo")
+    assert e.value.name == "org.roam1.Error.NoSuchApp"
+    listing = w.dev(roam_client, "apps").stdout
+    assert "org.typo" not in listing, listing
+    # the drop-in keeps its app: reset returns it to the file's policy
+    w.dev(roam_client, "app", "org.test.Dropin", "reset")
+    props = app_props(w, "org.test.Dropin")
+    assert props["Access"] == "lan" and props["Source"] == "config"
+    assert "org.test.Dropin" in w.dev(roam_client, "apps").stdout
+
+
 def test_apps_per_user_are_capped(apps):
     """Past [Apps] MaxAppsPerUser= a user's new scopes get no object: they meet the user's
     policy (governed, never looser), roamd logs why, and an app with a policy of its own still

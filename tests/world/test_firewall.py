@@ -1025,3 +1025,33 @@ def test_set_location_answers_with_the_kernels_word(home):
         w.write_config(w.default_config)
         w.roamd_restart()
         w.wait_default_state()
+
+
+def test_ssh_published_per_location(w):
+    """Manager.SSH and SSHLetIn say what [Firewall] SSH= means for each location, as the rules
+    in force do (CheckInbound tcp 22), and follow a reload (the walkthrough's L24: the clients
+    say "the strictest rules (SSH still let in: SSH=always)" from them)."""
+    def props():
+        p = w.call(MANAGER_PATH, "org.freedesktop.DBus.Properties", "GetAll", "s",
+                   [MANAGER_IFACE])
+        return p["SSH"], list(p["SSHLetIn"]), list(p["Locations"])
+
+    def check_22(link):
+        r = manager(w, "CheckInbound", "sqss", ("tcp", 22, "", link))
+        return r[0], r[2]
+
+    ssh, let_in, locations = props()
+    assert ssh == "always" and let_in == locations and "untrusted" in let_in, (ssh, let_in)
+    accepted, location = check_22("wifi0")
+    assert accepted and location in let_in
+    w.write_config(w.default_config + "\n[Firewall]\nSSH=trusted\n")
+    with w.monitor() as mon:
+        t0 = time.monotonic()
+        manager(w, "Reload")
+        mon.wait_signal(lambda m: "SSHLetIn" in (Monitor.properties_changed(m, MANAGER_PATH)
+                                                 or {}), 10, since=t0 - 0.5)
+    ssh, let_in, _ = props()
+    assert (ssh, let_in) == ("trusted", ["home", "work"]), (ssh, let_in)
+    for link in ("wifi0", "cell0"):
+        accepted, location = check_22(link)
+        assert accepted == (location in let_in), (link, location, accepted)

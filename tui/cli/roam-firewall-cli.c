@@ -70,9 +70,16 @@ static int print_network_text(const RoamModel *m)
                 field("Network", l->network_id);
                 field("Location", l->location);
                 field("Means", roam_location_words(l->location));
-                /* SSH is roamd.conf's choice, which the client cannot see: said as such */
-                snprintf(buf, sizeof(buf), "%s; SSH (tcp 22) as [Firewall] SSH= says",
-                         roam_location_lets_in(l->location));
+                /* SSH is roamd.conf's choice: as roamd publishes it (said as such by one
+                 * that does not) */
+                if (!*m->ssh)
+                        snprintf(buf, sizeof(buf), "%s; SSH (tcp 22) as [Firewall] SSH= says",
+                                 roam_location_lets_in(l->location));
+                else
+                        snprintf(buf, sizeof(buf), "%s; %s (tcp 22, SSH=%s)",
+                                 roam_location_lets_in(l->location),
+                                 strv_contains(m->ssh_let_in, l->location) ? "SSH" : "not SSH",
+                                 m->ssh);
                 field("Lets in", buf);
                 field("Why", l->location_reason);
                 for (char **p = l->network_identity; p[0] && p[1]; p += 2)

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wctype.h>
 #include <wchar.h>
 
 #include "roam-tui-internal.h"
@@ -140,6 +141,44 @@ int tui_doc_next_heading_item(const TuiDoc *d, int item, int direction)
 /* Calls put for every cell of the line laid out in width columns; returns the rows used. */
 typedef void (*PutFn)(Tui *t, int row, int col, wchar_t c, ThemeRole role, void *userdata);
 
+/* A space that does not break: after "±", and between a number and its unit ("0.312 s",
+ * "52.3 kB"), so a wrapped line never leaves a number without its unit. */
+static bool space_glued(const wchar_t *text, size_t n, size_t j)
+{
+        static const wchar_t *const units[] = {L"s",  L"ms",  L"us", L"\u00b5s", L"min",
+                                               L"h",  L"B",   L"kB", L"MB",      L"GB",
+                                               L"TB", L"dBm", L"%",  L"Mbit/s",  NULL};
+        size_t k = j + 1, e;
+
+        if (text[j] != L' ' || j == 0 || k >= n)
+                return false;
+        if (text[j - 1] == L'\u00b1')
+                return true;
+        /* inside the SSID of a network id (wifi:SSID:BSSID): the id is one name */
+        for (size_t c = j; c-- > 0 && j - c <= 33;)
+                if (text[c] == L':') {
+                        if (c >= 4 && wcsncmp(text + c - 4, L"wifi", 4) == 0 &&
+                            (c == 4 || text[c - 5] == L' ' || text[c - 5] == L'('))
+                                return true;
+                        break;
+                }
+        if (!iswdigit((wint_t)text[j - 1]))
+                return false;
+        for (e = k; e < n && text[e] != L' ' && text[e] != L',' && text[e] != L';' &&
+                    text[e] != L')' && text[e] != L'.';
+             e++)
+                ;
+        for (size_t u = 0; units[u]; u++)
+                if (wcslen(units[u]) == e - k && wcsncmp(units[u], text + k, e - k) == 0)
+                        return true;
+        return false;
+}
+
+static bool is_break(const wchar_t *text, size_t n, size_t j)
+{
+        return text[j] == L' ' && !space_glued(text, n, j);
+}
+
 static int layout_line(Tui *t, const TuiLine *l, int width, PutFn put, void *userdata)
 {
         int row = 0, col = 0;
@@ -183,15 +222,33 @@ static int layout_line(Tui *t, const TuiLine *l, int width, PutFn put, void *use
                         for (size_t j = 0; j < n; j++) {
                                 int w = tui_wcwidth(text[j]);
 
-                                if (text[j] != L' ' && (j == 0 || text[j - 1] == L' ')) {
+                                if (text[j] != L' ' && (j == 0 || is_break(text, n, j - 1))) {
                                         /* A word that does not fit here but would on the next
                                          * row goes there whole; longer ones are cut anywhere. */
                                         int ww = 0;
 
-                                        for (size_t k = j; k < n && text[k] != L' '; k++)
+                                        for (size_t k = j; k < n && !is_break(text, n, k); k++)
                                                 ww += tui_wcwidth(text[k]);
                                         if (col + ww > width && col > indent &&
                                             ww <= width - indent) {
+                                                row++;
+                                                col = indent;
+                                                fresh_row = true;
+                                        }
+                                }
+                                /* A URL too long for a row breaks after a '/', never inside
+                                 * a name: each piece up to its '/' goes on whole where it fits. */
+                                if (j > 0 && text[j - 1] == L'/' && text[j] != L' ') {
+                                        int sw = 0;
+                                        size_t k = j;
+
+                                        for (; k < n && !is_break(text, n, k) && text[k] != L'/';
+                                             k++)
+                                                sw += tui_wcwidth(text[k]);
+                                        if (k < n && text[k] == L'/')
+                                                sw++;
+                                        if (col + sw > width && col > indent &&
+                                            sw <= width - indent) {
                                                 row++;
                                                 col = indent;
                                                 fresh_row = true;

@@ -938,8 +938,10 @@ static int global_key(Tui *t, int key)
         case '/':
                 /* Only the long lists filter; elsewhere / says so rather than nothing. */
                 tui_message(t, THEME_STATUS,
-                            "The %s screen has no filter: / filters the links on 1 Overview "
-                            "and the apps on 3 Apps.",
+                            "The %s screen has no filter: / filters the links on 1 Overview, "
+                            "a link's history on 2 Link, the apps on 3 Apps, the owners on 5 "
+                            "Usage, the devices on Devices and Bluetooth and the rules on "
+                            "Firewall.",
                             t->current->vtable->title);
                 return REACTION_REDRAW;
         case TUI_KEY(KEY_RESIZE):

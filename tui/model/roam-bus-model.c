@@ -128,6 +128,8 @@ static const BusMapEntry manager_properties[] = {
     MODEL_FIELD("ConfigFile", "s", bus_map_string, config_file),
     MODEL_FIELD("FirewallError", "s", bus_map_string, firewall_error),
     MODEL_FIELD("Locations", "as", set_strv, locations),
+    MODEL_FIELD("SSH", "s", bus_map_string, ssh),
+    MODEL_FIELD("SSHLetIn", "as", set_strv, ssh_let_in),
     MODEL_FIELD("Degraded", "s", bus_map_string, degraded),
     MODEL_FIELD("DegradedSince", "t", bus_map_u64, degraded_since),
     MODEL_FIELD("MarkConflicts", "as", set_strv, mark_conflicts),
@@ -440,13 +442,14 @@ int roam_model_new(RoamModel **ret)
                 return -ENOMEM;
         m->best_link_path = strdup("/");
         m->locations = calloc(1, sizeof(char *));
-        if (!m->best_link_path || !m->locations)
+        m->ssh_let_in = calloc(1, sizeof(char *));
+        if (!m->best_link_path || !m->locations || !m->ssh_let_in)
                 return -ENOMEM;
 
         char **const strings[] = {
             &m->version,      &m->state,           &m->config_file, &m->firewall_error,
             &m->degraded,     &m->mask_suggestion, &m->wake_queue,  &m->time_gate_reason,
-            &m->state_reason, &m->p2p_state};
+            &m->state_reason, &m->p2p_state,       &m->ssh};
         r = fill_empty_strings(strings, ELEMENTSOF(strings));
         if (r < 0)
                 return r;
@@ -467,6 +470,8 @@ RoamModel *roam_model_free(RoamModel *m)
         free(m->config_file);
         free(m->firewall_error);
         strv_free(m->locations);
+        free(m->ssh);
+        strv_free(m->ssh_let_in);
         free(m->degraded);
         strv_free(m->mark_conflicts);
         free(m->mask_suggestion);

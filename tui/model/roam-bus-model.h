@@ -168,6 +168,8 @@ typedef struct RoamModel {
         char *config_file;
         char *firewall_error;    /* "" when the firewall files in force loaded */
         char **locations;        /* the location words SetLocation takes; never NULL */
+        char *ssh;               /* [Firewall] SSH=: always, trusted, never; "" unknown */
+        char **ssh_let_in;       /* the locations that let TCP 22 in; never NULL */
         char *degraded;          /* why the kernel lacks roamd's state, "" when it has it */
         uint64_t degraded_since; /* CLOCK_REALTIME µs, 0 while not degraded */
         char **mark_conflicts;   /* others' mark bits inside roamd's mask, NULL none */

@@ -173,6 +173,16 @@ void roam_fw_location_text(const RoamLink *l, char *buf, size_t size)
                                ROAM_LOCATION_NOT_IN_FORCE);
 }
 
+bool roam_fw_ssh_note(const RoamModel *m, const char *location, char *buf, size_t size)
+{
+        if (size > 0)
+                *buf = 0;
+        if (!*m->ssh || !strv_contains(m->ssh_let_in, location))
+                return false;
+        (void)snprintf(buf, size, "SSH still let in: SSH=%s", m->ssh);
+        return true;
+}
+
 bool roam_fw_error_is_denied(const sd_bus_error *e)
 {
         return sd_bus_error_has_names(e, ROAM_ERROR_ACCESS_DENIED, SD_BUS_ERROR_ACCESS_DENIED,

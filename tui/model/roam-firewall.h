@@ -39,6 +39,10 @@ int roam_fw_identity_text(const RoamLink *l, char *buf, size_t size);
  * choose", "no network"; then a location wanted but not in force yet: "; public wanted, not
  * in force yet (see Degraded)". */
 void roam_fw_location_text(const RoamLink *l, char *buf, size_t size);
+/* What [Firewall] SSH= means for location's rules, as roamd publishes it (Manager.SSH,
+ * SSHLetIn): "SSH still let in: SSH=always" where they let TCP 22 in; false (buf "") where
+ * they do not, or roamd does not say. */
+bool roam_fw_ssh_note(const RoamModel *m, const char *location, char *buf, size_t size);
 /* Whether roamd wants another location than the one in force (Link.LocationWanted). */
 bool roam_fw_location_pending(const RoamLink *l);
 /* The link's network and location keys of --json (roam status, roam network): network_id,

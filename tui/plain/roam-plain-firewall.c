@@ -94,7 +94,7 @@ int plain_fw_new(RoamLive *live, PlainFw **ret)
 static void ask(PlainFw *pf, const RoamLink *l)
 {
         Question *q;
-        char facts[512];
+        char facts[512], ssh[64];
 
         q = reallocarray(pf->questions, pf->n_questions + 1, sizeof(Question));
         if (!q) {
@@ -117,12 +117,13 @@ static void ask(PlainFw *pf, const RoamLink *l)
         pf->n_questions++;
         pf->next_number++;
         (void)roam_fw_identity_text(l, facts, sizeof(facts));
+        (void)roam_fw_ssh_note(roam_live_get_model(pf->live), "untrusted", ssh, sizeof(ssh));
         roam_print_stamp();
         printf("Question %u: %s joined a network roam has not seen (%s%s%s). %s It is untrusted "
-               "until you answer: type home %u, work %u or public %u (untrusted %u: not now, "
-               "untrusted for this session).\n",
+               "(the strictest rules%s%s) until you answer: type home %u, work %u or public %u "
+               "(untrusted %u: not now, untrusted for this session).\n",
                q->number, l->name, l->network_id, *facts ? "; " : "", facts, ROAM_LOCATION_QUESTION,
-               q->number, q->number, q->number, q->number);
+               *ssh ? "; " : "", ssh, q->number, q->number, q->number, q->number);
 }
 
 static void question_remove(PlainFw *pf, size_t i)
@@ -192,14 +193,18 @@ void plain_fw_model_changed(PlainFw *pf)
 
                 if (!l || !roam_link_needs_location(l) ||
                     !streq(l->network_id, pf->questions[i - 1].network_id)) {
-                        /* Placed: the answer says so. Gone or elsewhere: say the question is,
-                         * so nobody answers a number that no longer asks anything. */
-                        if (!l || !streq(l->network_id, pf->questions[i - 1].network_id)) {
-                                roam_print_stamp();
+                        /* Gone, elsewhere, or placed by someone else (the TUI, roam network
+                         * trust, networks.d): said, so nobody answers a number that no longer
+                         * asks anything. Answers here remove their question themselves. */
+                        roam_print_stamp();
+                        if (!l || !streq(l->network_id, pf->questions[i - 1].network_id))
                                 printf("Question %u withdrawn: %s %s.\n",
                                        pf->questions[i - 1].number, pf->questions[i - 1].name,
                                        l ? "left that network" : "is gone");
-                        }
+                        else
+                                printf("Question %u withdrawn: %s's network is now %s.\n",
+                                       pf->questions[i - 1].number, pf->questions[i - 1].name,
+                                       *l->location ? l->location : "placed");
                         question_remove(pf, i - 1);
                 }
         }

@@ -794,11 +794,14 @@ static void wake_queue_changed(Plain *p, const RoamModel *m, bool say)
         p->wake_queue = copy;
         if (!say || !*m->wake_queue)
                 return;
+        /* one line, under one time stamp: a screen reader reads it as one change */
         roam_print_stamp();
-        printf("Wake queue: %s (period %" PRIu64 ").\n", roam_wake_queue_words(m->wake_queue),
-               m->wake_period);
         if (streq(m->wake_queue, "time") && *m->time_gate_reason)
-                printf("  The time gate holds it: %s\n", m->time_gate_reason);
+                printf("Wake queue: %s (period %" PRIu64 "); the time gate holds it: %s.\n",
+                       roam_wake_queue_words(m->wake_queue), m->wake_period, m->time_gate_reason);
+        else
+                printf("Wake queue: %s (period %" PRIu64 ").\n",
+                       roam_wake_queue_words(m->wake_queue), m->wake_period);
 }
 
 static void on_live_event(RoamLive *live, const RoamLiveEvent *ev, void *userdata)

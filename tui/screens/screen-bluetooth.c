@@ -14,6 +14,7 @@
 #include "roam-bluetooth.h"
 #include "roam-bus.h"
 #include "roam-screens.h"
+#include "roam-tui-filter.h"
 #include "roam-util.h"
 
 /* Bluetooth (key 7): roamd's org.roam1.Bluetooth, read with GetAll once roamd is there and
@@ -33,7 +34,8 @@ typedef struct BtData {
         bool shown;                /* the current screen */
         bool asking;               /* what the status line last said: a question waits */
         uint32_t q_id;             /* the question the entry is typed for */
-        int selected, scroll;
+        int selected, scroll;      /* selected: a device's index in the model */
+        TuiFilter filter;          /* `/`: the devices whose words contain the text */
         char entry[ENTRY_MAX + 1];
         Tui *tui;
 } BtData;
@@ -227,6 +229,37 @@ static void question_text(const BtData *b, char *buf, size_t size)
                          bt_model(b)->question.value);
 }
 
+static bool device_shown(const BtData *b, const RoamBtDevice *row)
+{
+        const char *fields[] = {row->name,
+                                row->address,
+                                row->kind,
+                                row->paired ? "paired" : "not paired",
+                                row->connected ? "connected" : "not connected",
+                                row->trusted ? "trusted" : "",
+                                NULL};
+
+        return tui_filter_match(&b->filter, fields);
+}
+
+/* The devices the filter lets through, in the model's order: their indexes in idx (room for
+ * every device); returns how many, and *pos the selected one's place among them (-1: hidden). */
+static size_t shown_devices(const BtData *b, size_t *idx, int *pos)
+{
+        size_t n = 0;
+
+        *pos = -1;
+        for (size_t i = 0; i < bt_model(b)->n_devices; i++)
+                if (device_shown(b, &bt_model(b)->devices[i])) {
+                        if ((int)i == b->selected)
+                                *pos = (int)n;
+                        idx[n++] = i;
+                }
+        return n;
+}
+
+static const char *const device_order[] = {"roamd's order"};
+
 static int add_device(TuiDoc *d, const RoamBtDevice *row, int item, bool table)
 {
         char state[160];
@@ -367,10 +400,12 @@ static void bt_draw(Tui *t, Screen *s, int top, int height)
         BtData *b = s->data;
         const RoamBtAdapter *ad = roam_bluetooth_adapter(bt_model(b));
         _cleanup_(tui_doc_freep) TuiDoc *d = NULL;
+        _cleanup_free_ size_t *idx = calloc(bt_model(b)->n_devices + 1, sizeof(size_t));
         bool table = tui_columns(t) >= 64;
-        int item = 0, r;
+        size_t n_shown = 0;
+        int item = 0, sel = -1, r;
 
-        if (tui_doc_new(&d) < 0)
+        if (!idx || tui_doc_new(&d) < 0)
                 return;
         r = tui_doc_line(d, -1, 0);
         if (!bt_bus(b))
@@ -401,13 +436,17 @@ static void bt_draw(Tui *t, Screen *s, int top, int height)
                 if (r >= 0)
                         r = tui_doc_spanf(d, THEME_TITLE, 0, "Devices (%zu)",
                                           bt_model(b)->n_devices);
+                n_shown = shown_devices(b, idx, &sel);
+                if (r >= 0)
+                        r = tui_filter_line(t, &b->filter, d, n_shown, bt_model(b)->n_devices,
+                                            "devices", device_order);
                 if (r >= 0 && bt_model(b)->n_devices == 0) {
                         r = tui_doc_line(d, -1, 2);
                         if (r >= 0)
                                 r = tui_doc_span(d, THEME_MUTED, 0, "None known: s scans.");
                 }
-                for (size_t i = 0; r >= 0 && i < bt_model(b)->n_devices; i++)
-                        r = add_device(d, &bt_model(b)->devices[i], item++, table);
+                for (size_t i = 0; r >= 0 && i < n_shown; i++)
+                        r = add_device(d, &bt_model(b)->devices[idx[i]], item++, table);
                 if (r >= 0 && *bt_model(b)->last_event) {
                         r = tui_doc_line(d, -1, 0);
                         if (r >= 0)
@@ -420,7 +459,7 @@ static void bt_draw(Tui *t, Screen *s, int top, int height)
         }
         if (r < 0)
                 return;
-        tui_doc_draw(t, d, top, height, bt_model(b)->n_devices > 0 ? b->selected : -1, &b->scroll);
+        tui_doc_draw(t, d, top, height, sel, &b->scroll);
         if (b->q_id != 0 || bt_model(b)->nfc_id != 0)
                 draw_question(t, b, top, height);
 }
@@ -500,19 +539,34 @@ static int confirmed_remove(Tui *t, void *userdata, const char *address)
 static int bt_key(Tui *t, Screen *s, int key)
 {
         BtData *b = s->data;
+        _cleanup_free_ size_t *idx = NULL;
         const RoamBtDevice *row;
         bool handled;
-        int i, r;
+        int i, r, pos;
+        size_t n;
 
         if (b->q_id != 0 || bt_model(b)->nfc_id != 0) {
                 r = question_key(b, key);
                 if (r != REACTION_UNHANDLED)
                         return r;
         }
-        i = tui_list_key(key, b->selected, (int)bt_model(b)->n_devices, &handled);
+        idx = calloc(bt_model(b)->n_devices + 1, sizeof(size_t));
+        if (!idx)
+                return -ENOMEM;
+        if (key != 's' || b->filter.editing) {
+                r = tui_filter_key(t, &b->filter, key, 1, device_order);
+                if (r != REACTION_UNHANDLED) {
+                        /* a hidden device is not the one the keys act on: the first shown is */
+                        if (shown_devices(b, idx, &pos) > 0 && pos < 0)
+                                b->selected = (int)idx[0];
+                        return r;
+                }
+        }
+        n = shown_devices(b, idx, &pos);
+        i = tui_list_key(key, MAX(pos, 0), (int)n, &handled);
         if (handled) {
                 if (i >= 0)
-                        b->selected = i;
+                        b->selected = (int)idx[i];
                 return REACTION_REDRAW;
         }
         if (key == 's')
@@ -523,9 +577,7 @@ static int bt_key(Tui *t, Screen *s, int key)
                                      roam_bluetooth_adapter(bt_model(b))->powered))) < 0
                            ? r
                            : REACTION_NONE;
-        row = bt_model(b)->n_devices > 0 && b->selected < (int)bt_model(b)->n_devices
-                  ? &bt_model(b)->devices[b->selected]
-                  : NULL;
+        row = pos >= 0 ? &bt_model(b)->devices[b->selected] : NULL;
         if (!row || key <= 0 || key >= 0x80 || !strchr("ptcnx", key))
                 return REACTION_UNHANDLED;
         if (key == 'p')
@@ -592,6 +644,9 @@ static const KeyHelp bt_keys[] = {
     {"n", "net", "Join or leave the selected device's network (Bluetooth tethering)"},
     {"x", "remove", "Remove the device: forget its pairing (asks first)"},
     {"o", "adapter", "Switch the adapter on or off"},
+    {"/", NULL,
+     "Show only the devices whose name, address, kind or state contains what you type (Enter "
+     "keeps it, Esc clears it, Ctrl-U clears the text typed)"},
     {"y / n", NULL,
      "A pairing question or an NFC tag: yes or no; PIN and passkey: type, then Enter"},
     {},
@@ -634,6 +689,7 @@ const ScreenVTable bluetooth_screen_vtable = {
     .draw = bt_draw,
     .key = bt_key,
     .keys = bt_keys,
+    .typing_keys = tui_filter_typing_keys,
     .key_active = bt_key_active,
     .asks = bt_asks,
     .about = "Bluetooth through roamd and BlueZ: the adapter, every known device with what it "

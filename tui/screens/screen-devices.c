@@ -12,6 +12,7 @@
 #include "roam-bus.h"
 #include "roam-peers.h"
 #include "roam-screens.h"
+#include "roam-tui-filter.h"
 #include "roam-util.h"
 #include "roam-words.h"
 
@@ -38,9 +39,12 @@ typedef struct DevicesData {
         char pin_for[PATH_MAX_LEN];
         bool pin_accept;
         char pin[9];
-        bool shown;     /* the current screen */
-        bool available; /* what the header's tab last showed */
+        bool shown;       /* the current screen */
+        bool available;   /* what the header's tab last showed */
+        TuiFilter filter; /* `/`: the devices whose words contain the text */
 } DevicesData;
+
+static const char *const peer_order[] = {"roamd's order"};
 
 static void devices_load(DevicesData *d);
 
@@ -73,12 +77,47 @@ static const P2pPeer *peer_at(DevicesData *d, const char *path)
         return NULL;
 }
 
+static bool peer_shown(const DevicesData *d, const P2pPeer *p)
+{
+        const char *fields[] = {p->name, p->address, p->type, p->state, NULL};
+
+        return tui_filter_match(&d->filter, fields);
+}
+
+/* The selected device among those the filter lets through (the first shown one when the
+ * selected one is hidden), -1: none shown. */
 static int selected_index(DevicesData *d)
 {
-        for (size_t i = 0; i < d->list.n; i++)
+        int first = -1;
+
+        for (size_t i = 0; i < d->list.n; i++) {
+                if (!peer_shown(d, &d->list.peers[i]))
+                        continue;
                 if (streq_ptr(d->list.peers[i].path, d->selected))
                         return (int)i;
-        return d->list.n > 0 ? 0 : -1;
+                if (first < 0)
+                        first = (int)i;
+        }
+        return first;
+}
+
+/* The model's indexes of the shown devices in idx (room for every one); returns how many. */
+static size_t shown_peers(DevicesData *d, int *idx)
+{
+        size_t n = 0;
+
+        for (size_t i = 0; i < d->list.n; i++)
+                if (peer_shown(d, &d->list.peers[i]))
+                        idx[n++] = (int)i;
+        return n;
+}
+
+static int position_of(const int *idx, size_t n, int i)
+{
+        for (size_t k = 0; k < n; k++)
+                if (idx[k] == i)
+                        return (int)k;
+        return 0;
 }
 
 static const P2pPeer *selected_peer(DevicesData *d)
@@ -415,15 +454,27 @@ static int devices_key(Tui *t, Screen *s, int key)
 {
         DevicesData *d = s->data;
         const P2pPeer *p = selected_peer(d), *req = requesting_peer(d);
+        _cleanup_free_ int *idx = NULL;
         bool handled;
+        size_t n;
         int i;
 
         if (*d->pin_for)
                 return pin_key(t, d, key);
-        i = tui_list_key(key, selected_index(d), (int)d->list.n, &handled);
+        if (key != 's' || d->filter.editing) {
+                i = tui_filter_key(t, &d->filter, key, 1, peer_order);
+                if (i != REACTION_UNHANDLED)
+                        return i;
+        }
+        idx = calloc(d->list.n + 1, sizeof(int));
+        if (!idx)
+                return -ENOMEM;
+        n = shown_peers(d, idx);
+        i = tui_list_key(key, position_of(idx, n, selected_index(d)), (int)n, &handled);
         if (handled) {
                 if (i >= 0)
-                        snprintf(d->selected, sizeof(d->selected), "%s", d->list.peers[i].path);
+                        snprintf(d->selected, sizeof(d->selected), "%s",
+                                 d->list.peers[idx[i]].path);
                 return REACTION_REDRAW;
         }
         switch (key) {
@@ -693,7 +744,13 @@ static void devices_draw(Tui *t, Screen *s, int top, int height)
         DevicesData *d = s->data;
         const char *state = p2p_state(d);
         int bottom = top + height, y = top, sel = selected_index(d), first = 0;
+        _cleanup_free_ int *idx = calloc(d->list.n + 1, sizeof(int));
+        size_t n_shown;
         char text[256];
+
+        if (!idx)
+                return;
+        n_shown = shown_peers(d, idx);
 
         if (streq(state, "unavailable") || !d->bus)
                 snprintf(text, sizeof(text),
@@ -716,6 +773,12 @@ static void devices_draw(Tui *t, Screen *s, int top, int height)
                 if (y + 1 >= bottom)
                         return;
         }
+        if (d->filter.text[0] || d->filter.editing) {
+                snprintf(text, sizeof(text), "Filter: %s%s (%zu of %zu devices)", d->filter.text,
+                         d->filter.editing ? "_" : "", n_shown, d->list.n);
+                tui_print(t, y++, GUTTER, tui_columns(t) - GUTTER,
+                          d->filter.editing ? THEME_KEY : THEME_NORMAL, text);
+        }
         if (tui_columns(t) >= TABLE_MIN_COLUMNS) {
                 int name_w = tui_columns(t) - GUTTER - COL_TYPE - COL_STATE - 26;
                 tui_print(t, y, GUTTER, name_w, THEME_MUTED, "Name");
@@ -727,11 +790,11 @@ static void devices_draw(Tui *t, Screen *s, int top, int height)
         }
         /* Keep the selected row in view, leaving room below for a dialog line or two. */
         {
-                int rows = MAX(1, bottom - y - 4);
-                if (sel >= rows)
-                        first = sel - rows + 1;
-                for (int i = first; i < (int)d->list.n && i - first < rows; i++)
-                        draw_row(t, d, &d->list.peers[i], y++, i == sel);
+                int rows = MAX(1, bottom - y - 4), pos = position_of(idx, n_shown, sel);
+                if (pos >= rows)
+                        first = pos - rows + 1;
+                for (int i = first; i < (int)n_shown && i - first < rows; i++)
+                        draw_row(t, d, &d->list.peers[idx[i]], y++, idx[i] == sel);
         }
         if (y + 1 < bottom)
                 draw_details(t, d, y + 1, bottom);
@@ -748,7 +811,10 @@ static const KeyHelp devices_keys[] = {
     {"r", "reject", "Reject the device that asks to connect"},
     {"d", "disconnect", "Disconnect from the selected device, or stop connecting"},
     {"Up/Down", NULL, "Select the previous or next device (also k and j)"},
-    {"Esc", NULL, "Back to the overview (while typing a PIN: cancel)"},
+    {"Esc", NULL, "Back to the overview (while typing a PIN: cancel; first clears a filter)"},
+    {"/", NULL,
+     "Show only the devices whose name, address, type or state contains what you type (Enter "
+     "keeps it, Esc clears it, Ctrl-U clears the text typed)"},
     {},
 };
 
@@ -798,6 +864,7 @@ const ScreenVTable devices_screen_vtable = {
     .key = devices_key,
     .model_changed = devices_model_changed,
     .keys = devices_keys,
+    .typing_keys = tui_filter_typing_keys,
     .key_active = devices_key_active,
     .about = "WiFi Direct devices near by (a TV, a printer, a phone): search, then connect "
              "to one by its button or by a PIN, shown here or typed here. A device that asks "

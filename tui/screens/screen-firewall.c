@@ -13,6 +13,7 @@
 #include "roam-format.h"
 #include "roam-log.h"
 #include "roam-screens.h"
+#include "roam-tui-filter.h"
 #include "roam-util.h"
 #include "roam-words.h"
 
@@ -55,9 +56,12 @@ typedef struct FirewallData {
         int dialog_selected, dialog_scroll;
 
         RoamFwCall *calls; /* SetLocation in flight */
+        TuiFilter filter;  /* `/`: the rules whose words contain the text */
 } FirewallData;
 
 static const char *const choice_keys = "hwpu";
+/* the rules keep their evaluation order: the filter's only order */
+static const char *const rule_order[] = {"evaluation order"};
 
 static void rules_clear(FirewallData *d)
 {
@@ -131,9 +135,16 @@ static const RoamLink *selected_link(Tui *t, FirewallData *d)
         return m->links[d->link_selected];
 }
 
-static bool rule_shown(const RoamFwRule *f, const RoamLink *l)
+static bool rule_on_link(const RoamFwRule *f, const RoamLink *l)
 {
         return streq(f->link, l->name) || !*f->link;
+}
+
+static bool rule_shown(const FirewallData *d, const RoamFwRule *f, const RoamLink *l)
+{
+        const char *fields[] = {f->direction, f->action, f->match, f->app, f->source, f->id, NULL};
+
+        return rule_on_link(f, l) && tui_filter_match(&d->filter, fields);
 }
 
 static int n_items(Tui *t, FirewallData *d)
@@ -142,7 +153,7 @@ static int n_items(Tui *t, FirewallData *d)
         int n = (int)tui_model(t)->n_links;
 
         for (size_t i = 0; l && d->loaded && i < d->n_rules; i++)
-                n += rule_shown(&d->rules[i], l);
+                n += rule_shown(d, &d->rules[i], l);
         return n;
 }
 
@@ -213,7 +224,7 @@ static int build_dialog(Tui *t, FirewallData *d, const RoamLink *l, bool first_j
         bool wide = tui_columns(t) >= DIALOG_WIDTH + 2;
         const char *opts[16];
         size_t n = choices(t, opts, ELEMENTSOF(opts));
-        char facts[512];
+        char facts[512], ssh[64];
         int r;
 
         r = tui_doc_line(doc, -1, 0);
@@ -239,6 +250,10 @@ static int build_dialog(Tui *t, FirewallData *d, const RoamLink *l, bool first_j
                         r = tui_doc_span(doc, THEME_NORMAL, 0,
                                          wide ? "not now: untrusted for this session"
                                               : "not now (untrusted)");
+                else if (r >= 0 && wide && streq(opts[i], "untrusted") &&
+                         roam_fw_ssh_note(tui_model(t), opts[i], ssh, sizeof(ssh)))
+                        r = tui_doc_spanf(doc, THEME_NORMAL, 0, "%s: %s (%s)", opts[i],
+                                          roam_location_words(opts[i]), ssh);
                 else if (r >= 0)
                         r = tui_doc_spanf(doc, THEME_NORMAL, 0, "%s%s%s", opts[i], wide ? ": " : "",
                                           wide ? roam_location_words(opts[i]) : "");
@@ -254,7 +269,14 @@ static int build_dialog(Tui *t, FirewallData *d, const RoamLink *l, bool first_j
                 r = tui_doc_line(doc, -1, 0);
                 if (r >= 0)
                         r = tui_doc_line(doc, -1, 0);
-                if (r >= 0)
+                /* "the strictest rules" may still let SSH in ([Firewall] SSH=): said so */
+                if (r >= 0 && first_join &&
+                    roam_fw_ssh_note(tui_model(t), "untrusted", ssh, sizeof(ssh)))
+                        r = tui_doc_spanf(doc, THEME_MUTED, 0,
+                                          "Until you answer: untrusted, the strictest rules "
+                                          "(%s).",
+                                          ssh);
+                else if (r >= 0)
                         r = tui_doc_span(doc, THEME_MUTED, 0,
                                          first_join ? "Until you answer: untrusted, the "
                                                       "strictest rules."
@@ -557,7 +579,7 @@ static int add_rules(Tui *t, FirewallData *d, const RoamLink *l, TuiDoc *doc)
         bool wide = tui_columns(t) >= WIDE_COLUMNS;
         int match_width = tui_columns(t) - 2 - COL_DIR - COL_ACTION - COL_PACKETS - COL_BYTES;
         char bytes[32], origin[512];
-        size_t shown = 0;
+        size_t shown = 0, on_link = 0, matching = 0;
         int r;
 
         r = tui_doc_line(doc, -1, 0);
@@ -575,6 +597,13 @@ static int add_rules(Tui *t, FirewallData *d, const RoamLink *l, TuiDoc *doc)
                                          d->load_error ?: "Reading the rules...");
                 return r;
         }
+        for (size_t i = 0; i < d->n_rules; i++) {
+                on_link += rule_on_link(&d->rules[i], l);
+                matching += rule_shown(d, &d->rules[i], l);
+        }
+        r = tui_filter_line(t, &d->filter, doc, matching, on_link, "rules", rule_order);
+        if (r < 0)
+                return r;
         if (wide) {
                 r = tui_doc_line(doc, -1, 0);
                 if (r >= 0)
@@ -593,7 +622,7 @@ static int add_rules(Tui *t, FirewallData *d, const RoamLink *l, TuiDoc *doc)
                 const RoamFwRule *f = &d->rules[i];
                 int item = (int)(tui_model(t)->n_links + shown);
 
-                if (!rule_shown(f, l))
+                if (!rule_shown(d, f, l))
                         continue;
                 shown++;
                 roam_format_bytes(f->bytes, bytes, sizeof(bytes));
@@ -637,8 +666,9 @@ static int add_rules(Tui *t, FirewallData *d, const RoamLink *l, TuiDoc *doc)
                 r = tui_doc_line(doc, -1, 2);
                 if (r >= 0)
                         r = tui_doc_span(doc, THEME_NORMAL, 0,
-                                         *l->network_id ? "No rules on this link."
-                                                        : "No rules: the link has no network.");
+                                         on_link > 0      ? "No rule matches the filter."
+                                         : *l->network_id ? "No rules on this link."
+                                                          : "No rules: the link has no network.");
         }
         return r;
 }
@@ -716,6 +746,14 @@ static int firewall_key(Tui *t, Screen *s, int key)
         int i;
 
         d->tui = t;
+        if (key != 's' || d->filter.editing) {
+                i = tui_filter_key(t, &d->filter, key, 1, rule_order);
+                if (i != REACTION_UNHANDLED) {
+                        /* the cursor stays on the link: rules come and go under it */
+                        d->selected = d->link_selected;
+                        return i;
+                }
+        }
         i = tui_list_key(key, d->selected, n_items(t, d), &handled);
         if (handled) {
                 if (i >= 0)
@@ -825,9 +863,12 @@ static int firewall_click(Tui *t, Screen *s, int item)
 static const KeyHelp firewall_keys[] = {
     {"l", "location", "Say where the selected link's network is: home, work, public, untrusted"},
     {"r", "refresh", "Read the rules and their counters again"},
+    {"/", "filter",
+     "Show only the rules whose direction, action, match, app, file or ID contains what you "
+     "type (Enter keeps it, Esc clears it, Ctrl-U clears the text typed)"},
     {"Up/Down", NULL, "Select the previous or next link (also k and j)"},
     {"Enter", NULL, "The same as l"},
-    {"Esc", NULL, "Back to the overview"},
+    {"Esc", NULL, "Back to the overview (first clears a filter)"},
     {},
 };
 
@@ -860,6 +901,7 @@ const ScreenVTable firewall_screen_vtable = {
     .roamd_appeared = firewall_roamd_appeared,
     .roamd_gone = firewall_roamd_gone,
     .keys = firewall_keys,
+    .typing_keys = tui_filter_typing_keys,
     .click = firewall_click,
     .loading = firewall_loading,
     .tick = firewall_tick,

@@ -11,6 +11,7 @@
 
 #include "roam-format.h"
 #include "roam-screens.h"
+#include "roam-tui-filter.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
 
@@ -29,12 +30,14 @@ typedef struct LinkData {
         int scroll;
         int n_items;
         bool section_to_top; /* Tab chose a heading: show its section, the heading on top */
+        TuiFilter filter;    /* `/`: the history lines that contain the text */
 } LinkData;
 
 typedef struct Builder {
         Tui *t;
         int label_width;
         TuiDoc *doc;
+        const TuiFilter *filter; /* the history's */
         int item;
         int r;
 } Builder;
@@ -140,16 +143,35 @@ static void capport(Builder *b, const RoamLink *l)
                 field(b, "Extendable", THEME_NORMAL, c->can_extend_session ? "yes" : "no");
 }
 
-static void history(Builder *b, const RoamLink *l)
+static const char *const history_order[] = {"newest first"};
+
+static void history(Builder *b, const RoamLink *l, const TuiFilter *filter)
 {
         const RoamHistoryEntry *e;
+        size_t total = 0, shown = 0;
 
+        b->filter = filter;
         heading(b, "History (seen by this roam, newest first)");
+        for (size_t i = 0; (e = roam_link_history_get(l, i)); i++)
+                total++;
+        for (size_t i = 0; (e = roam_link_history_get(l, i)); i++) {
+                const char *fields[] = {roam_verdict_word(e->verdict), roam_reason_short(e->reason),
+                                        NULL};
+
+                shown += tui_filter_match(b->filter, fields);
+        }
+        if (b->r >= 0 &&
+            tui_filter_line(b->t, b->filter, b->doc, shown, total, "entries", history_order) < 0)
+                b->r = -ENOMEM;
         for (size_t i = 0; (e = roam_link_history_get(l, i)); i++) {
                 char clock[16], took[32] = "no probe round";
+                const char *fields[] = {roam_verdict_word(e->verdict), roam_reason_short(e->reason),
+                                        NULL};
 
                 if (b->r < 0)
                         return;
+                if (!tui_filter_match(b->filter, fields))
+                        continue;
                 roam_format_clock(e->seen, clock, sizeof(clock));
                 if (e->last_probe) {
                         char d[24];
@@ -175,7 +197,7 @@ static void history(Builder *b, const RoamLink *l)
         }
 }
 
-static int build(Tui *t, const RoamLink *l, TuiDoc *doc, int *ret_items)
+static int build(Tui *t, const RoamLink *l, const TuiFilter *filter, TuiDoc *doc, int *ret_items)
 {
         _cleanup_free_ char *title = NULL;
         const char *url = roam_link_portal_url(l);
@@ -263,7 +285,7 @@ static int build(Tui *t, const RoamLink *l, TuiDoc *doc, int *ret_items)
                 field(&b, s == l->ntp_servers ? "NTP (DHCP)" : "", THEME_NORMAL, *s);
 
         capport(&b, l);
-        history(&b, l);
+        history(&b, l, filter);
 
         *ret_items = b.item;
         return b.r;
@@ -299,7 +321,7 @@ static void link_draw(Tui *t, Screen *s, int top, int height)
 
         if (!l || tui_doc_new(&doc) < 0)
                 return;
-        if (build(t, l, doc, &d->n_items) < 0)
+        if (build(t, l, &d->filter, doc, &d->n_items) < 0)
                 return;
         d->selected = MAX(0, MIN(d->selected, d->n_items - 1));
         if (d->section_to_top) {
@@ -317,7 +339,7 @@ static int jump_section(Tui *t, LinkData *d, int direction)
         _cleanup_(tui_doc_freep) TuiDoc *doc = NULL;
         int n, next;
 
-        if (!l || tui_doc_new(&doc) < 0 || build(t, l, doc, &n) < 0)
+        if (!l || tui_doc_new(&doc) < 0 || build(t, l, &d->filter, doc, &n) < 0)
                 return REACTION_NONE;
         next = tui_doc_next_heading_item(doc, d->selected, direction);
         if (next < 0) /* wrap around */
@@ -333,7 +355,13 @@ static int link_key(Tui *t, Screen *s, int key)
 {
         LinkData *d = s->data;
         int page = MAX(1, tui_lines(t) - 5);
+        int r;
 
+        if (key != 's' || d->filter.editing) {
+                r = tui_filter_key(t, &d->filter, key, 1, history_order);
+                if (r != REACTION_UNHANDLED)
+                        return r;
+        }
         switch (key) {
         case TUI_KEY(KEY_UP):
         case 'k':
@@ -431,6 +459,9 @@ static const KeyHelp link_keys[] = {
     {"Up/Down", NULL, "Move line by line (also k and j)"},
     {"PgUp/PgDn", NULL, "Move a page (also Space)"},
     {"Home/End", NULL, "First or last line (also g and G)"},
+    {"/", NULL,
+     "Show only the history lines whose verdict or reason contains what you type (Enter keeps "
+     "it, Esc clears it, Ctrl-U clears the text typed)"},
     {},
 };
 
@@ -456,6 +487,7 @@ const ScreenVTable link_screen_vtable = {
     .model_changed = link_model_changed,
     .roamd_gone = link_roamd_gone,
     .keys = link_keys,
+    .typing_keys = tui_filter_typing_keys,
     .key_active = link_key_active,
     .click = link_click,
     .about = "One link in full: its verdict for IPv4 and IPv6 and why, when it was last "

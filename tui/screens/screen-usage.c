@@ -12,6 +12,7 @@
 #include "roam-bus.h"
 #include "roam-format.h"
 #include "roam-screens.h"
+#include "roam-tui-filter.h"
 #include "roam-usage.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
@@ -53,7 +54,9 @@ typedef struct UsageData {
         bool loaded, own_only;
         char error[256];
         UsageSort sort;
+        TuiFilter filter; /* `/`: the owners whose name contains the text */
         int selected, scroll;
+        size_t n_shown; /* the rows the filter lets through, as last drawn */
         sd_bus_slot *get_usage, *get_history, *get_budgets, *match;
 } UsageData;
 
@@ -274,8 +277,21 @@ static int span_bar(Tui *t, TuiDoc *doc, int width, uint64_t v, uint64_t max, Th
         return r;
 }
 
+static size_t count_matching(const UsageData *d)
+{
+        size_t n = 0;
+
+        for (size_t i = 0; i < d->n_rows; i++) {
+                const char *fields[] = {d->rows[i].owner, NULL};
+
+                n += tui_filter_match(&d->filter, fields);
+        }
+        return n;
+}
+
 static int build(Tui *t, UsageData *d, TuiDoc *doc)
 {
+        size_t n_match;
         static const char *const spark_utf8[] = {" ",      "\u2581", "\u2582", "\u2583", "\u2584",
                                                  "\u2585", "\u2586", "\u2587", "\u2588"};
         static const char *const spark_ascii[] = {" ", ".", ":", "-", "=", "+", "*", "#", "@"};
@@ -336,6 +352,17 @@ static int build(Tui *t, UsageData *d, TuiDoc *doc)
         } else if (r >= 0)
                 r = tui_doc_span(doc, THEME_MUTED, 0, " nothing in the last day");
 
+        d->n_shown = 0;
+        if (r >= 0) {
+                /* the sort order is in the title: the filter line says the filter only */
+                TuiFilter f = d->filter;
+
+                f.order = 0;
+                n_match = count_matching(d);
+                if (d->selected >= (int)n_match)
+                        d->selected = n_match > 0 ? (int)n_match - 1 : 0;
+                r = tui_filter_line(t, &f, doc, n_match, d->n_rows, "owners", sort_words);
+        }
         /* the owners, home and roaming side by side */
         if (r >= 0)
                 r = tui_doc_line(doc, -1, 0);
@@ -356,8 +383,13 @@ static int build(Tui *t, UsageData *d, TuiDoc *doc)
                         r = tui_doc_span(doc, THEME_MUTED, 0, "Nothing counted yet.");
         }
         qsort_r(d->rows, d->n_rows, sizeof(*d->rows), row_cmp, &d->sort);
-        for (size_t i = 0; i < d->n_rows && r >= 0; i++) {
-                const UsageRow *row = &d->rows[i];
+        for (size_t j = 0, i = 0; j < d->n_rows && r >= 0; j++) {
+                const UsageRow *row = &d->rows[j];
+                const char *fields[] = {row->owner, NULL};
+
+                if (!tui_filter_match(&d->filter, fields))
+                        continue;
+                i = d->n_shown++;
                 r = tui_doc_line(doc, (int)i, 2);
                 if (r >= 0 && narrow) {
                         /* the whole name on its line, the numbers in words under it */
@@ -436,6 +468,14 @@ static int usage_key(Tui *t, Screen *s, int key)
         bool handled;
         int i;
 
+        /* `/` and the typing; s stays this screen's own (its orders are its title's) */
+        if (key != 's' || d->filter.editing) {
+                i = tui_filter_key(t, &d->filter, key, 1, sort_words);
+                if (i != REACTION_UNHANDLED) {
+                        d->selected = 0;
+                        return i;
+                }
+        }
         switch (key) {
         case 's':
                 d->sort = (d->sort + 1) % _SORT_MAX;
@@ -446,7 +486,7 @@ static int usage_key(Tui *t, Screen *s, int key)
                 tui_message(t, THEME_NORMAL, "Reading usage again.");
                 return REACTION_REDRAW;
         }
-        i = tui_list_key(key, d->selected, (int)d->n_rows, &handled);
+        i = tui_list_key(key, d->selected, (int)count_matching(d), &handled);
         if (!handled)
                 return REACTION_UNHANDLED;
         if (i >= 0)
@@ -457,8 +497,11 @@ static int usage_key(Tui *t, Screen *s, int key)
 static const KeyHelp usage_keys[] = {
     {"s", "sort", "Sort by total, not roaming, roaming or name (in turn)"},
     {"r", "refresh", "Read the usage from roamd again"},
+    {"/", "filter",
+     "Show only the owners (apps, users) whose name contains what you type (Enter keeps it, Esc "
+     "clears it, Ctrl-U clears the text typed; / again starts a new filter)"},
     {"Up/Down", NULL, "Select the previous or next owner (also k and j)"},
-    {"Esc", NULL, "Back to the overview"},
+    {"Esc", NULL, "Back to the overview (first clears a filter)"},
     {},
 };
 
@@ -481,6 +524,7 @@ const ScreenVTable usage_screen_vtable = {
     .draw = usage_draw,
     .key = usage_key,
     .keys = usage_keys,
+    .typing_keys = tui_filter_typing_keys,
     .tick = usage_tick,
     .about = "Data counted by roamd in the kernel, per app, user and the system: not roaming "
              "and roaming side by side (read again every 5 s), each with its number, the last 24 "

@@ -681,6 +681,9 @@ int apps_reset_policy(Apps *a, App *app)
                 if (asprintf(&what, "policy of app %s", app->id) < 0)
                         return log_oom();
                 note_refused(a, what, r);
+                return r;
         }
-        return r;
+        /* an app only this policy kept (made by a typo, say) goes now, not at restart */
+        app_forget_if_unused(a, app);
+        return 0;
 }

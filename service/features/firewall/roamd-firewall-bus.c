@@ -8,6 +8,8 @@
 #include "roam-macro.h"
 #include "roam-util.h"
 #include "roamd-bus-auth.h"
+#include "roamd-config.h"
+#include "roamd-firewall-chain.h"
 #include "roamd-firewall.h"
 #include "roamd-core.h"
 #include "roamd-links.h"
@@ -173,6 +175,21 @@ static int method_check_inbound(sd_bus_message *msg, void *userdata, sd_bus_erro
                                           v.location, rule, reason);
 }
 
+/* The locations whose rules let TCP 22 in ([Firewall] SSH=): a client says so where it names
+ * a location's rules, "the strictest" ones included. None while the firewall is off. */
+static int ssh_let_in(Firewall *fw, sd_bus_message *reply)
+{
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "s");
+        STRV_FOREACH (l, fw ? firewall_locations(fw) : NULL)
+                if (r >= 0 && fw_ssh_open(firewall_core(fw)->config->firewall.ssh, *l))
+                        r = sd_bus_message_append(reply, "s", *l);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r;
+}
+
 static int property_get(sd_bus *bus, const char *path, const char *interface, const char *property,
                         sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
@@ -181,6 +198,12 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
 
         if (streq(property, "FirewallError"))
                 return sd_bus_message_append(reply, "s", firewall_error(fw));
+        if (streq(property, "SSH"))
+                return sd_bus_message_append(
+                    reply, "s",
+                    fw ? firewall_ssh_to_string(firewall_core(fw)->config->firewall.ssh) : "");
+        if (streq(property, "SSHLetIn"))
+                return ssh_let_in(fw, reply);
         return sd_bus_message_append_strv(reply, fw ? firewall_locations(fw) : (char **)builtin);
 }
 
@@ -189,6 +212,8 @@ static const sd_bus_vtable firewall_manager_vtable[] = {
     SD_BUS_VTABLE_START(0),
     SD_BUS_PROPERTY("FirewallError", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("Locations", "as", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("SSH", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("SSHLetIn", "as", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_METHOD_WITH_ARGS("SetLocation", SD_BUS_ARGS("s", link, "s", location), SD_BUS_NO_RESULT,
                             method_set_location, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("GetFirewallRules", SD_BUS_NO_ARGS,

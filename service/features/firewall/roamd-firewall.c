@@ -337,7 +337,7 @@ int firewall_reload(Firewall *fw)
         (void)load_choices(fw);
         fw_model_done(&fw->model);
         fw->model = m;
-        core_emit_manager_changed(fw->core, "Locations", NULL);
+        core_emit_manager_changed(fw->core, "Locations", "SSH", "SSHLetIn", NULL);
         firewall_links_changed(fw, false);
         return 0;
 }
