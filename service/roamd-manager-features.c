@@ -47,6 +47,27 @@ typedef struct Feature {
 /* ---- modems: the one ModemManager and the one oFono client (roaming for the usage, NITZ and
  * the network's zone for the time and the time zone), in the Core; made first, freed last ---- */
 
+/* The links' facts stage reads a link's registration here: ModemManager's, then oFono's. */
+static int link_roaming(const char *ifname, void *userdata)
+{
+        Manager *m = userdata;
+        int r = mm_client_roaming(m->core.mm, ifname);
+
+        return r >= 0 ? r : ofono_client_roaming(m->core.ofono, ifname);
+}
+
+/* A modem's registration is about to change: the links' facts take it in at the next sync
+ * (the usage's own before-change watch counts what came so far under the old state). */
+static void on_mm_change(MMClient *c, void *userdata)
+{
+        links_schedule_sync(userdata);
+}
+
+static void on_ofono_change(OfonoClient *c, void *userdata)
+{
+        links_schedule_sync(userdata);
+}
+
 static int modems_start(Manager *m)
 {
         int r;
@@ -59,11 +80,19 @@ static int modems_start(Manager *m)
         r = ofono_client_new(m->core.bus, &m->core.ofono);
         if (r < 0)
                 return log_error_errno(r, "Cannot watch oFono: %m");
+        /* the links outlive the clients (freed after the features): no watch to remove */
+        if (mm_client_change_watch_add(m->core.mm, on_mm_change, m->core.links) == 0 ||
+            ofono_client_change_watch_add(m->core.ofono, on_ofono_change, m->core.links) == 0)
+                return log_oom();
+        m->core.links->views.roaming = link_roaming;
+        m->core.links->views.roaming_userdata = m;
         return 0;
 }
 
 static void modems_stop(Manager *m)
 {
+        if (m->core.links)
+                m->core.links->views.roaming = NULL;
         m->core.mm = mm_client_free(m->core.mm);
         m->core.ofono = ofono_client_free(m->core.ofono);
 }

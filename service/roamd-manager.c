@@ -35,10 +35,11 @@ static void on_links_for_reconcile(Links *links, const LinksEvent *ev, void *use
         /* A pass only when something its parts use changed: a link's addresses, default
          * routes, state, name, bearer, DNS or network (its location), any route (the apps'
          * tables copy them), a link gone, a verdict. A renewed lease that says the same,
-         * neighbour churn, NTP servers: none. */
+         * neighbour churn, NTP servers, a modem's registration (the usage and the app
+         * monitor follow it themselves): none. */
         if ((ev->type == LINKS_EVENT_SYNCED &&
-             ((ev->mask & ~(unsigned)(LINK_CHANGE_LEASE | LINK_CHANGE_NTP)) || ev->n_gone ||
-              ev->routes_changed)) ||
+             ((ev->mask & ~(unsigned)(LINK_CHANGE_LEASE | LINK_CHANGE_NTP | LINK_CHANGE_MODEM)) ||
+              ev->n_gone || ev->routes_changed)) ||
             ev->type == LINKS_EVENT_VERDICT)
                 reconcile_schedule(m->core.reconcile);
 }

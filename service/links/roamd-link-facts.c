@@ -210,10 +210,36 @@ static unsigned identity_update(LinkFactsStage *s, Link *l, bool *ret_other_netw
         return n > 0 ? LINK_CHANGE_IDENTITY : 0;
 }
 
+/* ---- modem ---- */
+
+static const char *roaming_word(bool modem, bool roaming)
+{
+        return !modem ? "none" : roaming ? "roaming" : "home";
+}
+
+/* The modem clients' registration of the link, asked through the views (links/ includes no
+ * feature): a change is LINK_CHANGE_MODEM, which the usage and the app monitor follow. */
+static unsigned modem_update(Link *l)
+{
+        LinkFacts *lf = &l->facts;
+        int r = l->views && l->views->roaming && l->info.name
+                    ? l->views->roaming(l->info.name, l->views->roaming_userdata)
+                    : -ENOENT;
+        bool modem = r >= 0, roaming = r > 0;
+
+        if (modem == lf->modem && roaming == lf->roaming)
+                return 0;
+        log_info("%s: modem registration %s -> %s", strempty(l->info.name),
+                 roaming_word(lf->modem, lf->roaming), roaming_word(modem, roaming));
+        lf->modem = modem;
+        lf->roaming = roaming;
+        return LINK_CHANGE_MODEM;
+}
+
 unsigned link_facts_update(LinkFactsStage *s, Link *link, const DhcpLeases *leases,
                            bool *ret_other_network)
 {
-        unsigned mask = 0;
+        unsigned mask = modem_update(link);
 
         *ret_other_network = false;
         if (!leases_equal(&link->facts.leases, leases)) {

@@ -4,7 +4,8 @@
 /* The links' facts stage: in the sync, each input about a link's network is read once, by one
  * owner, and kept in the link (Link.facts) for every feature: dhcpcd's leases (one cache, the
  * stale-lease rule written here once), the gateway's MAC from the netlink neighbour cache, the
- * wpa_supplicant station, and the network identity made of them (Link.NetworkId,
+ * wpa_supplicant station, a cellular link's modem registration (views.roaming: the Core's
+ * ModemManager and oFono clients), and the network identity made of them (Link.NetworkId,
  * docs/firewall.md). A new input is one more read in link_facts_update() and one more
  * LINK_CHANGE_* kind in its answer. */
 
@@ -37,7 +38,8 @@ int link_facts_read_leases(LinkFactsStage *s, const LinkInfo *info, DhcpLeases *
 
 /* Then, once link_update() took the new LinkInfo: the leases go into link->facts and the
  * network identity is made anew (PropertiesChanged NetworkId, NetworkIdentity for what
- * differs). Returns the kinds that changed (LINK_CHANGE_LEASE, LINK_CHANGE_IDENTITY);
+ * differs). The modem's registration is read again (logged old -> new). Returns the kinds that
+ * changed (LINK_CHANGE_LEASE, LINK_CHANGE_IDENTITY, LINK_CHANGE_MODEM);
  * *ret_other_network: the link is on another network under the same addressing (no carrier
  * loss since its last one), which its probes must judge again. */
 unsigned link_facts_update(LinkFactsStage *s, Link *link, const DhcpLeases *leases,

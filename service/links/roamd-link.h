@@ -49,6 +49,10 @@ typedef struct LinkFacts {
          * network found then, so a new id then is no network swapped under the same
          * addressing (the case a re-probe is for) */
         bool carrier_lost;
+        /* a cellular link's registration, from the modem clients (views.roaming): modem
+         * false: no modem says (home for the usage) */
+        bool modem;
+        bool roaming;
 } LinkFacts;
 
 void link_facts_done(LinkFacts *f);
@@ -66,6 +70,8 @@ typedef struct LinkIdentityView {
 typedef void (*LinkIdentityFn)(int ifindex, LinkIdentityView *ret, void *userdata);
 /* wpa_supplicant's station facts of an interface (NULL: it does not run it) */
 typedef const WpaStation *(*LinkStationFn)(const char *ifname, void *userdata);
+/* a modem's registration on an interface: 1 roaming, 0 home, < 0 no modem says */
+typedef int (*LinkRoamingFn)(const char *ifname, void *userdata);
 
 /* What a link's layer (its bus glue, its prober) asks of those above it: the registry holds
  * these hooks for all its links, whoever knows the answer fills one in (NULL: no answer). */
@@ -74,6 +80,8 @@ typedef struct LinkViews {
         void *identity_userdata;
         LinkStationFn station; /* Link.WiFi*: wpa_supplicant's */
         void *station_userdata;
+        LinkRoamingFn roaming; /* Link facts' roaming: the Core's modem clients' */
+        void *roaming_userdata;
         /* The VPN link the apps' VPN slot routes into now (the first usable one; NULL:
          * none): its probes carry the slot's mark. */
         Link *(*vpn)(void *userdata);
@@ -94,7 +102,8 @@ enum {
         /* the facts stage's (roamd-link-facts.c): */
         LINK_CHANGE_LEASE = 1 << 8,    /* a current lease came, went or says something else */
         LINK_CHANGE_IDENTITY = 1 << 9, /* NetworkId or NetworkIdentity */
-        /* (1 << 10 and up: the kinds of inputs to come, a Wi-Fi station's, a modem's) */
+        LINK_CHANGE_MODEM = 1 << 10,   /* a modem's registration: home, roaming or none */
+        /* (1 << 11 and up: the kinds of inputs to come, a Wi-Fi station's) */
 };
 
 typedef enum LinkState {

@@ -34,7 +34,8 @@ static Link links_store[FAKE_MAX];
 static Link *link_table[FAKE_MAX];
 static Links links;
 
-/* The registry's Link objects made from the fake core's links (those not gone). */
+/* The registry's Link objects made from the fake core's links (those not gone), each link's
+ * modem registration a fact as the links' facts stage keeps it. */
 static void links_from_world(void)
 {
         links.n_links = 0;
@@ -44,6 +45,8 @@ static void links_from_world(void)
                         continue;
                 links_store[i] = (Link){.ifindex = (int)f->ifindex, .bearer = f->bearer};
                 links_store[i].info.name = (char *)f->name;
+                links_store[i].facts.modem = true;
+                links_store[i].facts.roaming = f->roaming;
                 link_table[links.n_links++] = &links_store[i];
         }
         links.links = link_table;
@@ -55,6 +58,31 @@ Link *links_get(Links *l, int ifindex)
                 if (l->links[i]->ifindex == ifindex)
                         return l->links[i];
         return NULL;
+}
+
+Link *links_get_by_name(Links *l, const char *name)
+{
+        for (size_t i = 0; i < l->n_links; i++)
+                if (streq_ptr(l->links[i]->info.name, name))
+                        return l->links[i];
+        return NULL;
+}
+
+/* The registry's watch list: usage's watcher, told of a sync's LINK_CHANGE_MODEM. */
+static LinksWatchFn links_watch;
+static void *links_watch_userdata;
+
+unsigned links_watch_add(Links *l, LinksWatchFn fn, void *userdata, WatchDestroyFn destroy)
+{
+        links_watch = fn;
+        links_watch_userdata = userdata;
+        return 1;
+}
+
+void links_watch_remove(Links *l, unsigned id)
+{
+        if (id != 0)
+                links_watch = NULL;
 }
 
 static int engine_token, routes_token, bus_token;
@@ -123,6 +151,19 @@ int mm_client_roaming(MMClient *c, const char *ifname)
                 if (streq(world.links[i].name, ifname))
                         return world.links[i].roaming;
         return -ENOENT;
+}
+
+/* A modem's registration changes: the client's before-change watch, then the sync that takes
+ * it into the link's facts (LINK_CHANGE_MODEM). */
+static void modem_change(size_t i)
+{
+        mm_changed(NULL, mm_userdata);
+        links_from_world();
+        links_watch(&links,
+                    &(LinksEvent){.type = LINKS_EVENT_CHANGED,
+                                  .link = &links_store[i],
+                                  .mask = LINK_CHANGE_MODEM},
+                    links_watch_userdata);
 }
 
 unsigned ofono_client_change_watch_add(OfonoClient *c, OfonoClientChangeFn fn, void *userdata)
@@ -195,6 +236,7 @@ static void start(void)
         ASSERT_TRUE(cgroup_watch);
         ASSERT_OK(stats_start(stats));
         ASSERT_TRUE(mm_changed);
+        ASSERT_TRUE(links_watch);
         stats_part = stats_register(stats, rc);
         ASSERT_TRUE(stats_part > 0);
 }
@@ -345,12 +387,12 @@ TEST(stats_budget_sync_follows_roaming_cgroups_links)
 
         /* wwan0 starts roaming */
         world.links[1].roaming = true;
-        mm_changed(NULL, mm_userdata);
+        modem_change(1);
         ASSERT_EQ(fake_budget.replaced, 2);
         roaming = FORMAT("c100/4 i4,i5 m%x,m%x", slot_mark(1), slot_mark(2));
         ASSERT_STREQ(matches(1), roaming);
         ASSERT_EQ(fake_budget_quota(0)->consumed, 123456); /* carried into the new table */
-        mm_changed(NULL, mm_userdata);
+        modem_change(1);
         ASSERT_EQ(fake_budget.replaced, 2); /* the same table: not rebuilt */
 
         cgroup(CGROUP_EVENT_ADDED, 101, MAIL);

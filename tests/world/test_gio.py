@@ -208,6 +208,40 @@ def test_roaming_link_is_metered(w, clients):
     assert (e["metered"], e["connectivity"]) == (True, "full"), e
 
 
+def test_modem_roaming_makes_the_link_metered(w, clients):
+    """A modem's registration on wifi0 (ModemManager's, tests/dbusmock/modemmanager.py) goes
+    home -> roaming: the link's fact changes (LINK_CHANGE_MODEM) and the app's monitor hears
+    metered, though nothing of the app's policy or route changed."""
+    cl = clients(rel("org.test.Full"))
+    e = answer(cl)
+    assert (e["connectivity"], e["metered"]) == ("full", False), e
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=w.address)
+    mm = "org.freedesktop.ModemManager1"
+    mock = subprocess.Popen([PY, "-m", "dbusmock", "--system", "--template",
+                             os.path.join(HERE, "..", "dbusmock", "modemmanager.py")],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: w.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
+                                "s", [mm], dest="org.freedesktop.DBus"), 10, what="the mock")
+        start = len(w.roamd_log())
+        modem = w.call("/org/freedesktop/ModemManager1", "org.freedesktop.DBus.Mock",
+                       "AddModem", "su", ["wifi0", 1], dest=mm)
+        wait_for(lambda: "wifi0: modem registration none -> home" in w.roamd_log()[start:], 10,
+                 what="wifi0's modem registration home")
+        w.call(modem, "org.freedesktop.DBus.Mock", "SetRegistrationState", "ou", [modem, 5],
+               dest=mm)
+        e = cl.next(lambda e: e["event"] == "metered", 20, what="metered")
+        assert (e["metered"], e["connectivity"]) == (True, "full"), e
+        # told by the sync that took the change in, not by a later reconcile pass (a modem's
+        # registration asks for none)
+        log = w.roamd_log()[start:]
+        assert "Reconciler: pass" not in log[log.index("wifi0: modem registration home -> "
+                                                       "roaming"):], log
+    finally:
+        mock.terminate()
+        mock.wait(10)
+
+
 def test_falls_back_to_netlink_while_roamd_is_away(w, clients):
     set_policy(w, "org.test.Denied", access="deny")
     cl = clients(rel("org.test.Denied"))

@@ -334,6 +334,34 @@ def test_roaming_switch_mid_stream_modemmanager(stats):
         mock.wait(10)
 
 
+def test_roaming_change_is_one_sync_of_the_modem_kind(stats):
+    """A modem's registration is a link fact (issue 42): home -> roaming -> home on cell0 is
+    one sync each, logged once as the link's modem registration (LINK_CHANGE_MODEM), and asks
+    for no reconcile pass (nothing a part uses changed: the usage and the app monitor follow
+    the kind themselves). A pass would run at that sync's end, before roamd reads the next
+    bus message: between one change's line and the next there is none."""
+    w = stats
+    start = len(w.roamd_log())  # (the log holds earlier tests' roamd too)
+    mock = start_mock(w, MM_TEMPLATE, MM)
+    try:
+        modem = w.call("/org/freedesktop/ModemManager1", "org.freedesktop.DBus.Mock",
+                       "AddModem", "su", ["cell0", 1], dest=MM)
+        wait_for(lambda: "cell0: modem registration none -> home" in w.roamd_log()[start:], 10,
+                 what="cell0's modem registration a link fact")
+        start = len(w.roamd_log())
+        for state, line in ((5, "cell0: modem registration home -> roaming"),
+                            (1, "cell0: modem registration roaming -> home")):
+            w.call(modem, "org.freedesktop.DBus.Mock", "SetRegistrationState", "ou",
+                   [modem, state], dest=MM)
+            wait_for(lambda: line in w.roamd_log()[start:], 10, what=line)
+        log = w.roamd_log()[start:]
+        assert log.count("cell0: modem registration") == 2, log
+        assert "Reconciler: pass" not in log[:log.index("roaming -> home")], log
+    finally:
+        mock.terminate()
+        mock.wait(10)
+
+
 OFONO = "org.ofono"
 CONTEXTS = ('ret = dbus.Array([dbus.Struct((dbus.ObjectPath("/ril_0/context1"), '
             'dbus.Dictionary({"Active": dbus.Boolean(True), "Settings": dbus.Dictionary('

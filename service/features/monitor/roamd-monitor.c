@@ -35,6 +35,7 @@ struct Monitor {
         MonitorSub **subs;
         size_t n_subs;
         unsigned apps_watch, wake_watch;
+        unsigned links_watch; /* a link's modem registration: its metered answer */
         sd_bus_slot *slot;
 };
 
@@ -128,6 +129,28 @@ static void on_app_state(Apps *a, App *app, void *userdata)
                 MonitorAnswer ans;
 
                 if (!streq(s->app_id, app->id))
+                        continue;
+                monitor_answer_for(m, app, s->uid, &ans);
+                sub_update(s, &ans);
+        }
+}
+
+/* A link's modem registration changed (LINK_CHANGE_MODEM): roaming is metered, so every
+ * subscriber whose traffic leaves by that link is answered again (nothing else changed for
+ * the others). */
+static void on_links(Links *links, const LinksEvent *ev, void *userdata)
+{
+        Monitor *m = userdata;
+
+        if (ev->type != LINKS_EVENT_CHANGED || !(ev->mask & LINK_CHANGE_MODEM))
+                return;
+        for (size_t i = 0; i < m->n_subs; i++) {
+                MonitorSub *s = m->subs[i];
+                App *app = apps_get(m->apps, s->app_id);
+                MonitorAnswer ans;
+                AppView v;
+
+                if (!app || app_view(app, s->uid, &v) < 0 || view_link(m, &v) != ev->link)
                         continue;
                 monitor_answer_for(m, app, s->uid, &ans);
                 sub_update(s, &ans);
@@ -390,7 +413,8 @@ int monitor_new(Core *core, Apps *apps, WakeRun *wake, Stats *stats, Monitor **r
         m->wake = wake;
         m->stats = stats;
         m->apps_watch = apps_state_watch_add(apps, on_app_state, m);
-        if (m->apps_watch == 0 ||
+        m->links_watch = links_watch_add(core->links, on_links, m, NULL);
+        if (m->apps_watch == 0 || m->links_watch == 0 ||
             (wake && (m->wake_watch = wake_run_watch_add(wake, on_wake, m)) == 0)) {
                 monitor_free(m);
                 return -ENOMEM;
@@ -410,6 +434,8 @@ Monitor *monitor_free(Monitor *m)
                 return NULL;
         sd_bus_slot_unref(m->slot);
         apps_state_watch_remove(m->apps, m->apps_watch);
+        if (m->links_watch)
+                links_watch_remove(m->core->links, m->links_watch);
         wake_run_watch_remove(m->wake, m->wake_watch);
         for (size_t i = 0; i < m->n_subs; i++)
                 sub_free(m->subs[i]);

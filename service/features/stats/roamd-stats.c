@@ -52,7 +52,8 @@ struct Stats {
         char *path;
         char boot_id[40];
         sd_event_source *timer;
-        unsigned mm_watch, ofono_watch; /* on the Core's modem clients */
+        unsigned mm_watch, ofono_watch; /* on the Core's modem clients: before a change */
+        unsigned links_watch;           /* a link's modem registration changed */
         sd_bus_slot *bus_slot;
         StatsClock clock;
         Pending *pending; /* at start: counts of cgroups whose owner is not known yet */
@@ -162,6 +163,8 @@ Stats *stats_free(Stats *s)
         sd_event_source_disable_unref(s->timer);
         mm_client_change_watch_remove(s->core->mm, s->mm_watch);
         ofono_client_change_watch_remove(s->core->ofono, s->ofono_watch);
+        if (s->links_watch)
+                links_watch_remove(s->core->links, s->links_watch);
         sd_bus_slot_unref(s->bus_slot);
         nft_stats_free(s->nft);
         stats_history_done(&s->hist);
@@ -210,16 +213,17 @@ static const char *link_name(Stats *s, uint32_t ifindex, uint32_t mark, char buf
         return buf;
 }
 
-/* Configuration first ([Roaming]), then the modem's registration (ModemManager, then oFono);
- * otherwise home. */
+/* Configuration first ([Roaming]), then the link's modem registration (a link fact: what
+ * the modem clients said at the last sync); otherwise home. */
 static bool link_roaming(Stats *s, const char *name)
 {
         int r = config_roaming_override(s->core->config, name);
-        if (r < 0)
-                r = mm_client_roaming(s->core->mm, name);
-        if (r < 0)
-                r = ofono_client_roaming(s->core->ofono, name);
-        return r > 0;
+        Link *l;
+
+        if (r >= 0)
+                return r > 0;
+        l = links_get_by_name(s->core->links, name);
+        return l && l->facts.modem && l->facts.roaming;
 }
 
 /* Configuration first ([Metered]), otherwise cellular links are metered. */
@@ -420,16 +424,23 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
         return sd_event_source_set_enabled(es, SD_EVENT_ONESHOT);
 }
 
+/* Before a modem's registration changes: what was counted so far goes under the old state
+ * (the links' facts, which link_roaming() reads, take the new one at the next sync). */
 static void on_mm_change(MMClient *c, void *userdata)
 {
-        (void)stats_read(userdata); /* what was counted so far goes under the old state */
-        (void)stats_budgets_sync(userdata, false); /* roaming budgets follow the state */
+        (void)stats_read(userdata);
 }
 
 static void on_ofono_change(OfonoClient *c, void *userdata)
 {
         (void)stats_read(userdata);
-        (void)stats_budgets_sync(userdata, false);
+}
+
+/* A link's modem registration changed (LINK_CHANGE_MODEM): roaming budgets follow it. */
+static void on_links(Links *links, const LinksEvent *ev, void *userdata)
+{
+        if (ev->type == LINKS_EVENT_CHANGED && (ev->mask & LINK_CHANGE_MODEM))
+                (void)stats_budgets_sync(userdata, false);
 }
 
 int stats_start(Stats *s)
@@ -487,6 +498,9 @@ int stats_start(Stats *s)
                 s->mm_watch = mm_client_change_watch_add(s->core->mm, on_mm_change, s);
                 s->ofono_watch = ofono_client_change_watch_add(s->core->ofono, on_ofono_change, s);
                 if ((s->core->mm && !s->mm_watch) || (s->core->ofono && !s->ofono_watch))
+                        return log_oom();
+                s->links_watch = links_watch_add(s->core->links, on_links, s, NULL);
+                if (s->links_watch == 0)
                         return log_oom();
         }
         r = sd_event_add_time_relative(s->core->event, &s->timer, CLOCK_MONOTONIC,
