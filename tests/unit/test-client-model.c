@@ -178,7 +178,7 @@ TEST(usage_call_carries_the_filter)
         uint32_t uid;
         uint64_t since;
 
-        (void)new_signal("t.T", "X"); /* the bus */
+        sd_bus_message_unref(new_signal("t.T", "X")); /* (made for the bus it starts) */
         ASSERT_EQ(roam_usage_new_call(bus, "GetUsage", &(RoamUsageQuery){.user = "-1"}, &m),
                   -EINVAL);
         ASSERT_OK(roam_usage_new_call(bus, "GetUsage", &q, &m));
