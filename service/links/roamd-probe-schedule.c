@@ -67,7 +67,7 @@ static void portal_follow(Prober *p, uint64_t now)
 
 /* How long an online link waits for its re-check: RecheckInterval, sooner on the network a
  * portal was met on while a session runs there (at the end the last session had, else
- * PORTAL_RECHECK_USEC, then doubling), unless the portal's API says how long it has. */
+ * PORTAL_RECHECK_USEC, then doubling), unless the portal's API says the time is over. */
 static uint64_t recheck_usec(Prober *p, uint64_t now)
 {
         const ProbeConfig *c = &p->link->core->config->probe;
@@ -75,9 +75,11 @@ static uint64_t recheck_usec(Prober *p, uint64_t now)
 
         if (!p->session_start_usec || !on_portal_network(p))
                 return c->recheck_usec;
-        /* An RFC 8908 API that says how long the session has is the better witness: the
-         * portal's rounds follow it (and space an API that says "over" again and again). */
-        if (p->link->capport_valid && p->link->capport.has_seconds_remaining)
+        /* An RFC 8908 API that says the session's time is over: the portal's own rounds
+         * follow it, spaced when it says so again and again; a re-check here would only add
+         * to them. */
+        if (p->link->capport_valid && p->link->capport.has_seconds_remaining &&
+            p->link->capport.seconds_remaining == 0)
                 return c->recheck_usec;
         end = p->session_start_usec + p->session_usec;
         if (p->session_usec && now + PORTAL_RECHECK_USEC / 2 < end)

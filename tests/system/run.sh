@@ -37,7 +37,7 @@ packages=(
         iproute2 nftables iputils-ping dhcpcd-base procps
         libcurl4 libc-ares2 libnl-3-200 libnl-route-3-200 libnftnl11 libmnl0 libjson-c5
         libncursesw6 libtinfo6 libsystemd0 libxml2 zlib1g mobile-broadband-provider-info tzdata
-        libglib2.0-0
+        libglib2.0-0 libqrencode4
 )
 suite=bookworm
 cache=${ROAM_SYSTEM_CACHE:-/var/cache/roam-system-test}
