@@ -40,6 +40,10 @@ struct StallWatch {
          * this NFLOG group; a look follows shortly after (kick), so a burst is one look. */
         NflogWatch *nflog;
         sd_event_source *kick;
+        /* the kick's look reads the sockets too: a sign came (else it only notes the resets'
+         * counts and the links online: the kernel's walk of every TCP socket of the host,
+         * ~2 ms, is no part of a verdict change) */
+        bool kick_sockets;
         bool installed; /* the rules are in the table (a full pass committed them) */
         int mode;       /* -1 not yet said, 0 the timer, 1 the kernel's signs */
         StallLink *lnk;
@@ -390,13 +394,15 @@ static bool kernel_signs(StallWatch *s)
 }
 
 /* A look shortly: a burst of signs is one look, and TCP has counted the SYN it just sent
- * again by then (the rule sees the packet before the socket counts it). */
-static void stall_kick(StallWatch *s)
+ * again by then (the rule sees the packet before the socket counts it). sockets: a sign's
+ * look, at the sockets too (a pending note-only look becomes one). */
+static void stall_kick(StallWatch *s, bool sockets)
 {
         int enabled = SD_EVENT_OFF;
 
         if (!watching(s))
                 return;
+        s->kick_sockets = s->kick_sockets || sockets;
         if (sd_event_source_get_enabled(s->kick, &enabled) >= 0 && enabled != SD_EVENT_OFF)
                 return;
         if (sd_event_source_set_time_relative(s->kick, STALL_KICK_USEC) < 0 ||
@@ -440,7 +446,7 @@ static void stall_arm(StallWatch *s)
                 (void)sd_event_source_set_enabled(s->timer, SD_EVENT_OFF);
                 /* the first look takes the counts the next signs are news against */
                 if (!s->refused_primed)
-                        stall_kick(s);
+                        stall_kick(s, false);
                 return;
         }
         say_mode(s, 0);
@@ -454,8 +460,17 @@ static void stall_arm(StallWatch *s)
 static int on_kick(sd_event_source *es, uint64_t usec, void *userdata)
 {
         StallWatch *s = userdata;
+        bool sockets = s->kick_sockets;
         int r;
 
+        s->kick_sockets = false;
+        if (!sockets) {
+                r = refused_look(s);
+                if (r < 0)
+                        log_warning_errno(r, "Cannot read the count of refused connection "
+                                             "attempts: %m");
+                return 0;
+        }
         r = stall_look(s);
         if (r < 0)
                 log_warning_errno(r, "Cannot look at the TCP connections waiting for an answer: "
@@ -465,7 +480,7 @@ static int on_kick(sd_event_source *es, uint64_t usec, void *userdata)
 
 static void on_sign(void *userdata)
 {
-        stall_kick(userdata);
+        stall_kick(userdata, true);
 }
 
 static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
@@ -502,10 +517,11 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
                         online_forget(s, ev->link->ifindex);
                 }
                 stall_arm(s);
-                /* On signs, the looks note which links are online: a look now, so that a
-                 * link that came online is known to be before its first sign. */
+                /* On signs, the looks note which links are online: a note now, so that a
+                 * link that came online is known to be before its first sign (the sockets
+                 * wait for a sign: an app's SYN sent again logs one). */
                 if (ev->link && kernel_signs(s))
-                        stall_kick(s);
+                        stall_kick(s, false);
                 break;
         case LINKS_EVENT_GONE:
                 if (ev->link) {
