@@ -31,7 +31,7 @@
 #include "roam-util.h"
 #include "roam-wake-cli.h"
 #include "roam-wifi-cli.h"
-#include "roamd-app-id.h"
+#include "roam-app-id.h"
 
 /* Exit statuses, documented in --help. */
 enum {
@@ -634,7 +634,7 @@ static int check_app(char **args, unsigned n)
         if (n < 1)
                 return usage_error("'app' needs an app ID: roam app ID [set KEY=VALUE...|reset|"
                                    "online-for DURATION|release].");
-        /* roamd's own rule (service/data/roamd-app-id.c), before asking it anything */
+        /* roamd's own rule (shared/roam-app-id.c), before asking it anything */
         if (!app_policy_id_is_valid(args[0]))
                 return usage_error("Invalid app ID '%s': 1-255 characters of A-Z a-z 0-9 . _ -, "
                                    "starting with a letter or digit, no '..'.",

@@ -7,7 +7,7 @@
 #include "roam-macro.h"
 #include "roam-text.h"
 #include "roam-util.h"
-#include "roamd-app-id.h"
+#include "roam-app-id.h"
 #include "roamd-cgroup-path.h"
 
 static const char *const cgroup_kind_table[_CGROUP_KIND_MAX] = {

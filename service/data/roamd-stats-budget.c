@@ -8,7 +8,7 @@
 
 #include "roam-macro.h"
 #include "roam-util.h"
-#include "roamd-app-id.h"
+#include "roam-app-id.h"
 #include "roamd-stats-budget.h"
 
 #define USEC_PER_DAY (86400ULL * 1000000ULL)

@@ -10,7 +10,7 @@
 #include "roam-log.h"
 #include "roam-text.h"
 #include "roam-util.h"
-#include "roamd-app-id.h"
+#include "roam-app-id.h"
 #include "roamd-cgroup.h"
 
 #ifndef AT_HANDLE_FID

@@ -500,7 +500,7 @@ def path_encode(prefix, s):
 
 
 def app_id_valid(app_id):
-    """service/data/roamd-app-id.c: 1-255 of [A-Za-z0-9._-], starting alphanumeric, no '..'."""
+    """shared/roam-app-id.c: 1-255 of [A-Za-z0-9._-], starting alphanumeric, no '..'."""
     if not app_id or len(app_id) > 255 or not app_id[0].isascii() or not app_id[0].isalnum():
         return False
     if ".." in app_id:

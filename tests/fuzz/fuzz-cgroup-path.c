@@ -6,7 +6,7 @@
 
 #include "roam-macro.h"
 #include "roam-text.h"
-#include "roamd-app-id.h"
+#include "roam-app-id.h"
 #include "roamd-cgroup-path.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -5,7 +5,7 @@
 
 #include "roam-log.h"
 #include "roam-util.h"
-#include "roamd-app-id.h"
+#include "roam-app-id.h"
 #include "roamd-app-policy.h"
 #include "test.h"
 

@@ -9,7 +9,7 @@
 #include "roam-log.h"
 #include "roam-util.h"
 #include "roam-words.h"
-#include "roamd-app-id.h"
+#include "roam-app-id.h"
 #include "roamd-app-policy.h"
 
 /* The words are the shared table's (shared/roam-words.c), which roam uses too. */

@@ -7,7 +7,7 @@
 #include "roam-util.h"
 #include "roam-words.h"
 #include "roamd-bus-auth.h"
-#include "roamd-app-id.h"
+#include "roam-app-id.h"
 #include "roamd-apps.h"
 #include "roamd-cgroup.h"
 #include "roamd-core.h"

@@ -10,7 +10,7 @@
 #include "roam-log.h"
 #include "roam-util.h"
 #include "roam-words.h"
-#include "roamd-app-id.h"
+#include "roam-app-id.h"
 #include "roamd-apps-internal.h"
 #include "roamd-apps.h"
 #include "roamd-class.h"

@@ -7,7 +7,7 @@
 
 #include "roam-log.h"
 #include "roam-util.h"
-#include "roamd-app-id.h"
+#include "roam-app-id.h"
 #include "roamd-apps.h"
 #include "roamd-cgroup.h"
 #include "roamd-core.h"

@@ -9,7 +9,7 @@
 #include "roam-log.h"
 #include "roam-util.h"
 #include "roam-words.h"
-#include "roamd-app-id.h"
+#include "roam-app-id.h"
 #include "roamd-apps-internal.h"
 #include "roamd-apps.h"
 #include "roamd-cgroup.h"

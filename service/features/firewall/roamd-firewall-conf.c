@@ -11,7 +11,7 @@
 #include "roam-log.h"
 #include "roam-macro.h"
 #include "roam-util.h"
-#include "roamd-app-id.h"
+#include "roam-app-id.h"
 #include "roamd-config.h"
 #include "roamd-firewall-conf.h"
 

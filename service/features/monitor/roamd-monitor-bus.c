@@ -7,7 +7,7 @@
 #include "roam-bus.h"
 #include "roam-log.h"
 #include "roam-util.h"
-#include "roamd-app-id.h"
+#include "roam-app-id.h"
 #include "roamd-core.h"
 #include "roamd-monitor.h"
 

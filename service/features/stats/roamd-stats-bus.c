@@ -12,7 +12,7 @@
 #include "roam-log.h"
 #include "roam-macro.h"
 #include "roamd-bus-auth.h"
-#include "roamd-app-id.h"
+#include "roam-app-id.h"
 #include "roamd-config.h"
 #include "roamd-core.h"
 #include "roamd-stats.h"

@@ -7,7 +7,7 @@
 #include "roam-log.h"
 #include "roam-util.h"
 #include "roamd-bus-auth.h"
-#include "roamd-app-id.h"
+#include "roam-app-id.h"
 #include "roamd-apps.h"
 #include "roamd-core.h"
 #include "roamd-wake-run.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "roamd-app-id.h"
+#include "roam-app-id.h"
 
 #include <stdint.h>
 #include <string.h>
