@@ -249,7 +249,7 @@ def test_plain_mode_lends_the_terminal_to_the_agent(w, helper, trust_back):
         mock(w, "SetPassword", "us", [0, "admin-secret"])
         status, out = on_terminal(
             w, ["env", "HOME=/nonexistent", str(ROAM), "--plain"], NOBODY,
-            [("is untrusted until you answer", "home 1"), ("Password:", "admin-secret"),
+            [("until you answer: type home 1", "home 1"), ("Password:", "admin-secret"),
              ("its rules are in force.", "quit")], timeout=30)
         assert status == 0, out
         assert "polkit asks for a password to allow this change" in out, out
