@@ -53,21 +53,37 @@ int p2p_read_peer(sd_bus_message *m, P2pPeer *p)
         return bus_map_read(m, peer_map, p);
 }
 
+bool p2p_peer_wants_pin(const P2pPeer *p)
+{
+        return streq_ptr(p->method, "display") &&
+               (streq_ptr(p->state, "request") || streq_ptr(p->state, "connecting"));
+}
+
+int p2p_peer_read_pin(sd_bus_message *reply, P2pPeer *p)
+{
+        const char *pin;
+        int r;
+
+        if (sd_bus_message_is_method_error(reply, NULL))
+                return -EACCES;
+        r = sd_bus_message_read(reply, "s", &pin);
+        if (r < 0)
+                return r;
+        return free_and_strdup(&p->pin, *pin ? pin : NULL) < 0 ? -ENOMEM : 0;
+}
+
 int p2p_list_fetch_pins(sd_bus *bus, P2pList *l)
 {
         for (size_t i = 0; bus && i < l->n; i++) {
                 _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
                 P2pPeer *p = &l->peers[i];
-                const char *pin;
 
-                if (!streq_ptr(p->method, "display") ||
-                    !(streq_ptr(p->state, "request") || streq_ptr(p->state, "connecting")))
+                if (!p2p_peer_wants_pin(p))
                         continue;
                 if (sd_bus_call_method(bus, ROAM_BUS_NAME, p->path, ROAM_PEER_INTERFACE, "GetPIN",
-                                       NULL, &reply, NULL) < 0 ||
-                    sd_bus_message_read(reply, "s", &pin) < 0)
+                                       NULL, &reply, NULL) < 0)
                         continue;
-                if (free_and_strdup(&p->pin, *pin ? pin : NULL) < 0)
+                if (p2p_peer_read_pin(reply, p) == -ENOMEM)
                         return -ENOMEM;
         }
         return 0;

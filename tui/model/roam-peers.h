@@ -28,8 +28,13 @@ int p2p_read_peer(sd_bus_message *m, P2pPeer *p);
 int p2p_list_parse_objects(sd_bus_message *reply, P2pList *l);
 /* The PIN to type on a peer (Method "display", while it asks or connects) is not in the PIN
  * property, which every local user reads: asks roamd for it (Peer.GetPIN, authorized) and
- * fills p->pin; left empty for a caller who may not see it. Sync. */
+ * fills p->pin; left empty for a caller who may not see it. Sync: for `roam p2p`, which runs
+ * no event loop; the devices screen asks with p2p_peer_wants_pin()/p2p_peer_read_pin(). */
 int p2p_list_fetch_pins(sd_bus *bus, P2pList *l);
+/* Whether p has a PIN to show that only GetPIN tells (see above). */
+bool p2p_peer_wants_pin(const P2pPeer *p);
+/* Reads a GetPIN reply into p->pin; an error reply: -EACCES, p untouched. */
+int p2p_peer_read_pin(sd_bus_message *reply, P2pPeer *p);
 /* The name, or the address when it has none. */
 const char *p2p_peer_label(const P2pPeer *p);
 /* How to connect, in words: "button, its PIN, our PIN" (malloc'd; NULL: no memory). */
