@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from test_p2p import PHONE, TV, close_env, make_env
+from test_p2p import PHONE, PRINTER, TV, close_env, make_env
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ROAM = os.environ.get("ROAM", os.path.join(TOP, "build/tui/roam"))
@@ -95,5 +95,21 @@ def test_plain_announces_and_answers(p2p):
         plain.expect("WiFi Direct: Living Room TV is gone.")
         plain.say("reject The Fridge")
         plain.expect("No WiFi Direct device 'The Fridge' (say peers).")
+    finally:
+        plain.close()
+
+
+def test_plain_says_the_pin_to_type(p2p):
+    """A PIN roam shows is not a property: plain mode asks roamd for it (GetPIN, without
+    waiting) and says it once it came, the one roamd holds."""
+    p2p.found(PRINTER)
+    plain = Plain(p2p.env.env)
+    try:
+        plain.expect("WiFi Direct: 1 device known (say peers).")
+        plain.say("connect Office printer show-pin")
+        assert p2p.fake.wait_request("P2P_CONNECT") == f"P2P_CONNECT {PRINTER.addr} pin"
+        line = plain.expect("Type this PIN on Office printer: ")
+        pin = line.split("Office printer: ")[1].rstrip(".").replace(" ", "")
+        assert len(pin) == 8 and p2p.peer_call(PRINTER, "GetPIN") == pin
     finally:
         plain.close()

@@ -89,6 +89,62 @@ int p2p_list_fetch_pins(sd_bus *bus, P2pList *l)
         return 0;
 }
 
+void p2p_pin_load_cancel(P2pPinLoad *pl)
+{
+        if (!pl)
+                return;
+        for (size_t i = 0; i < pl->n_slots; i++)
+                sd_bus_slot_unref(pl->slots[i]);
+        free(pl->slots);
+        p2p_list_done(&pl->list);
+        *pl = (P2pPinLoad){};
+}
+
+static int on_pin(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        P2pPinLoad *pl = userdata;
+        sd_bus_slot *slot = sd_bus_get_current_slot(sd_bus_message_get_bus(m));
+        const char *path = NULL;
+
+        (void)sd_bus_slot_get_description(slot, &path);
+        for (size_t i = 0; path && i < pl->list.n; i++)
+                if (streq_ptr(pl->list.peers[i].path, path))
+                        (void)p2p_peer_read_pin(m, &pl->list.peers[i]);
+        for (size_t i = 0; i < pl->n_slots; i++)
+                if (pl->slots[i] == slot)
+                        pl->slots[i] = sd_bus_slot_unref(slot);
+        if (--pl->pending == 0)
+                pl->done(pl->userdata);
+        return 0;
+}
+
+int p2p_pin_load_start(P2pPinLoad *pl, sd_bus *bus, P2pList *l, void (*done)(void *userdata),
+                       void *userdata)
+{
+        p2p_pin_load_cancel(pl);
+        pl->list = *l;
+        *l = (P2pList){};
+        pl->done = done;
+        pl->userdata = userdata;
+        pl->slots = calloc(pl->list.n ?: 1, sizeof(*pl->slots));
+        if (!pl->slots)
+                return -ENOMEM;
+        for (size_t i = 0; i < pl->list.n; i++) {
+                P2pPeer *p = &pl->list.peers[i];
+                _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
+
+                if (!p2p_peer_wants_pin(p))
+                        continue;
+                if (sd_bus_call_method_async(bus, &slot, ROAM_BUS_NAME, p->path,
+                                             ROAM_PEER_INTERFACE, "GetPIN", on_pin, pl, NULL) < 0 ||
+                    sd_bus_slot_set_description(slot, p->path) < 0)
+                        continue; /* without its PIN, as for a caller who may not see it */
+                pl->slots[pl->n_slots++] = TAKE_PTR(slot);
+        }
+        pl->pending = pl->n_slots;
+        return pl->pending == 0;
+}
+
 /* One interface of one object: a peer is appended, every other interface skipped. */
 static int read_peer_interface(sd_bus_message *m, const char *path, const char *interface,
                                void *userdata)

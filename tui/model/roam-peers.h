@@ -29,12 +29,27 @@ int p2p_list_parse_objects(sd_bus_message *reply, P2pList *l);
 /* The PIN to type on a peer (Method "display", while it asks or connects) is not in the PIN
  * property, which every local user reads: asks roamd for it (Peer.GetPIN, authorized) and
  * fills p->pin; left empty for a caller who may not see it. Sync: for `roam p2p`, which runs
- * no event loop; the devices screen asks with p2p_peer_wants_pin()/p2p_peer_read_pin(). */
+ * no event loop; the devices screen and plain mode use P2pPinLoad. */
 int p2p_list_fetch_pins(sd_bus *bus, P2pList *l);
 /* Whether p has a PIN to show that only GetPIN tells (see above). */
 bool p2p_peer_wants_pin(const P2pPeer *p);
 /* Reads a GetPIN reply into p->pin; an error reply: -EACCES, p untouched. */
 int p2p_peer_read_pin(sd_bus_message *reply, P2pPeer *p);
+/* The same without waiting (a slow answer must not hold an event loop): one GetPIN slot per
+ * peer that shows a PIN, owned here, each slot's description the peer's path. */
+typedef struct P2pPinLoad {
+        P2pList list; /* the PINs filled in as they come */
+        sd_bus_slot **slots;
+        size_t n_slots, pending;
+        void (*done)(void *userdata);
+        void *userdata;
+} P2pPinLoad;
+/* Takes *l and asks for its PINs; done(userdata) once all have answered. Returns 1 when none
+ * was asked (done is not called: the list is complete now), 0 while asking, <0 on error. */
+int p2p_pin_load_start(P2pPinLoad *pl, sd_bus *bus, P2pList *l, void (*done)(void *userdata),
+                       void *userdata);
+/* Cancels what is asked and frees the list. NULL-safe. */
+void p2p_pin_load_cancel(P2pPinLoad *pl);
 /* The name, or the address when it has none. */
 const char *p2p_peer_label(const P2pPeer *p);
 /* How to connect, in words: "button, its PIN, our PIN" (malloc'd; NULL: no memory). */

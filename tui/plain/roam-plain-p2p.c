@@ -24,6 +24,7 @@ struct PlainP2p {
         RoamLive *live;
         sd_bus *bus;
         sd_bus_slot *match, *load_slot, *call_slot;
+        P2pPinLoad pins; /* a list read, said once its PINs have come (never waited for) */
         bool reload;
         bool loaded; /* the first reading is not announced peer by peer */
         P2pList list;
@@ -112,30 +113,48 @@ static void compare(PlainP2p *pp, P2pList *now)
 
 static void load(PlainP2p *pp);
 
-static int on_objects(sd_bus_message *m, void *userdata, sd_bus_error *error)
+/* The list read is complete: said, and read again if a signal came meanwhile. */
+static void loaded(PlainP2p *pp, bool ok)
 {
-        PlainP2p *pp = userdata;
-        P2pList l = {};
+        if (ok) {
+                P2pList *l = &pp->pins.list;
 
-        pp->load_slot = sd_bus_slot_unref(pp->load_slot);
-        if (!sd_bus_message_is_method_error(m, NULL) && p2p_list_parse_objects(m, &l) >= 0 &&
-            p2p_list_fetch_pins(pp->bus, &l) >= 0) {
                 if (pp->loaded)
-                        compare(pp, &l);
-                else if (l.n > 0) {
+                        compare(pp, l);
+                else if (l->n > 0) {
                         roam_print_stamp();
-                        printf("WiFi Direct: %zu device%s known (say peers).\n", l.n,
-                               l.n == 1 ? "" : "s");
+                        printf("WiFi Direct: %zu device%s known (say peers).\n", l->n,
+                               l->n == 1 ? "" : "s");
                 }
                 p2p_list_done(&pp->list);
-                pp->list = l;
+                pp->list = *l;
+                *l = (P2pList){};
                 pp->loaded = true;
-        } else
-                p2p_list_done(&l);
+        }
+        p2p_pin_load_cancel(&pp->pins);
         if (pp->reload) {
                 pp->reload = false;
                 load(pp);
         }
+}
+
+static void on_pins(void *userdata)
+{
+        loaded(userdata, true);
+}
+
+static int on_objects(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        PlainP2p *pp = userdata;
+        P2pList l = {};
+        int r = -EIO;
+
+        pp->load_slot = sd_bus_slot_unref(pp->load_slot);
+        if (!sd_bus_message_is_method_error(m, NULL) && p2p_list_parse_objects(m, &l) >= 0)
+                r = p2p_pin_load_start(&pp->pins, pp->bus, &l, on_pins, pp);
+        p2p_list_done(&l);
+        if (r != 0)
+                loaded(pp, r > 0);
         return 0;
 }
 
@@ -143,7 +162,7 @@ static void load(PlainP2p *pp)
 {
         if (!pp->bus)
                 return;
-        if (pp->load_slot) {
+        if (pp->load_slot || pp->pins.pending) {
                 pp->reload = true;
                 return;
         }
@@ -173,6 +192,7 @@ static void drop(PlainP2p *pp)
         pp->match = sd_bus_slot_unref(pp->match);
         pp->load_slot = sd_bus_slot_unref(pp->load_slot);
         pp->call_slot = sd_bus_slot_unref(pp->call_slot);
+        p2p_pin_load_cancel(&pp->pins);
         pp->bus = sd_bus_unref(pp->bus);
 }
 

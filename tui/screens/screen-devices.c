@@ -32,12 +32,9 @@ typedef struct DevicesData {
         Tui *tui;
         sd_bus *bus;
         sd_bus_slot *match, *load_slot, *call_slot;
-        /* A list read, shown once the PINs of its peers have come (Peer.GetPIN, asked without
-         * waiting: a slow answer must not hold the screen): one slot per peer that shows a PIN,
-         * its description the peer's path; n_pending still unanswered. */
-        P2pList next;
-        sd_bus_slot **pin_slots;
-        size_t n_pin_slots, n_pending;
+        /* A list read, shown once the PINs of its peers have come (asked without waiting: a
+         * slow answer must not hold the screen). */
+        P2pPinLoad pins;
         bool reload; /* a signal came while loading */
         P2pList list;
         char selected[PATH_MAX_LEN];
@@ -142,25 +139,15 @@ static const P2pPeer *requesting_peer(DevicesData *d)
         return NULL;
 }
 
-static void pins_cancel(DevicesData *d)
-{
-        for (size_t i = 0; i < d->n_pin_slots; i++)
-                sd_bus_slot_unref(d->pin_slots[i]);
-        free(d->pin_slots);
-        d->pin_slots = NULL;
-        d->n_pin_slots = d->n_pending = 0;
-        p2p_list_done(&d->next);
-}
-
 /* The list read is complete: shown, and read again if a signal came meanwhile. */
 static void loaded(DevicesData *d, bool ok)
 {
         if (ok) {
                 p2p_list_done(&d->list);
-                d->list = d->next;
-                d->next = (P2pList){};
+                d->list = d->pins.list;
+                d->pins.list = (P2pList){};
         }
-        pins_cancel(d);
+        p2p_pin_load_cancel(&d->pins);
         if (d->reload) {
                 d->reload = false;
                 devices_load(d);
@@ -168,57 +155,23 @@ static void loaded(DevicesData *d, bool ok)
         changed(d);
 }
 
-static int on_pin(sd_bus_message *m, void *userdata, sd_bus_error *error)
+static void on_pins(void *userdata)
 {
-        DevicesData *d = userdata;
-        sd_bus_slot *slot = sd_bus_get_current_slot(sd_bus_message_get_bus(m));
-        const char *path = NULL;
-
-        (void)sd_bus_slot_get_description(slot, &path);
-        for (size_t i = 0; path && i < d->next.n; i++)
-                if (streq_ptr(d->next.peers[i].path, path))
-                        (void)p2p_peer_read_pin(m, &d->next.peers[i]);
-        for (size_t i = 0; i < d->n_pin_slots; i++)
-                if (d->pin_slots[i] == slot)
-                        d->pin_slots[i] = sd_bus_slot_unref(slot);
-        if (--d->n_pending == 0)
-                loaded(d, true);
-        return 0;
-}
-
-static int pins_fetch(DevicesData *d)
-{
-        d->pin_slots = calloc(d->next.n ?: 1, sizeof(*d->pin_slots));
-        if (!d->pin_slots)
-                return -ENOMEM;
-        for (size_t i = 0; i < d->next.n; i++) {
-                P2pPeer *p = &d->next.peers[i];
-                _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
-
-                if (!p2p_peer_wants_pin(p))
-                        continue;
-                if (sd_bus_call_method_async(d->bus, &slot, ROAM_BUS_NAME, p->path,
-                                             ROAM_PEER_INTERFACE, "GetPIN", on_pin, d, NULL) < 0 ||
-                    sd_bus_slot_set_description(slot, p->path) < 0)
-                        continue; /* shown without its PIN, as for a caller who may not see it */
-                d->pin_slots[d->n_pin_slots++] = TAKE_PTR(slot);
-        }
-        d->n_pending = d->n_pin_slots;
-        return 0;
+        loaded(userdata, true);
 }
 
 static int on_objects(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         DevicesData *d = userdata;
+        P2pList l = {};
+        int r = -EIO;
 
         d->load_slot = sd_bus_slot_unref(d->load_slot);
-        if (sd_bus_message_is_method_error(m, NULL) || p2p_list_parse_objects(m, &d->next) < 0 ||
-            pins_fetch(d) < 0) {
-                loaded(d, false);
-                return 0;
-        }
-        if (d->n_pending == 0)
-                loaded(d, true);
+        if (!sd_bus_message_is_method_error(m, NULL) && p2p_list_parse_objects(m, &l) >= 0)
+                r = p2p_pin_load_start(&d->pins, d->bus, &l, on_pins, d);
+        p2p_list_done(&l);
+        if (r != 0)
+                loaded(d, r > 0);
         return 0;
 }
 
@@ -226,7 +179,7 @@ static void devices_load(DevicesData *d)
 {
         if (!d->bus)
                 return;
-        if (d->load_slot || d->n_pending) {
+        if (d->load_slot || d->pins.pending) {
                 d->reload = true;
                 return;
         }
@@ -296,7 +249,7 @@ static void devices_watch(Tui *t, DevicesData *d)
         d->match = sd_bus_slot_unref(d->match);
         d->load_slot = sd_bus_slot_unref(d->load_slot);
         d->call_slot = sd_bus_slot_unref(d->call_slot);
-        pins_cancel(d);
+        p2p_pin_load_cancel(&d->pins);
         d->bus = sd_bus_unref(d->bus);
         if (!bus)
                 return;
@@ -316,7 +269,7 @@ static void devices_done(Tui *t, Screen *s)
         sd_bus_slot_unref(d->match);
         sd_bus_slot_unref(d->load_slot);
         sd_bus_slot_unref(d->call_slot);
-        pins_cancel(d);
+        p2p_pin_load_cancel(&d->pins);
         sd_bus_unref(d->bus);
         p2p_list_done(&d->list);
         *d = (DevicesData){};
