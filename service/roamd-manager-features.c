@@ -216,10 +216,10 @@ static void on_wpa_changed(void *userdata)
 static void on_wpa_station(const char *ifname, char **names, void *userdata)
 {
         Manager *m = userdata;
-        Link *l = links_get_by_name(m->core.links, ifname);
 
-        if (l)
-                link_bus_emit_changed_strv(l, names);
+        /* a link fact: the sync reads it and signals what changed (roamd-link-facts.c) */
+        if (links_get_by_name(m->core.links, ifname))
+                links_changed(m->core.links);
         /* the join service follows the control sockets (it starts after wpa) */
         if (m->wifi)
                 wifi_service_wpa_news(m->wifi, ifname);

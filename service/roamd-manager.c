@@ -36,9 +36,11 @@ static void on_links_for_reconcile(Links *links, const LinksEvent *ev, void *use
          * routes, state, name, bearer, DNS or network (its location), any route (the apps'
          * tables copy them), a link gone, a verdict. A renewed lease that says the same,
          * neighbour churn, NTP servers, a modem's registration (the usage and the app
-         * monitor follow it themselves): none. */
+         * monitor follow it themselves), a Wi-Fi station's signal or association (its SSID
+         * and BSSID, the part a location uses, come as IDENTITY): none. */
         if ((ev->type == LINKS_EVENT_SYNCED &&
-             ((ev->mask & ~(unsigned)(LINK_CHANGE_LEASE | LINK_CHANGE_NTP | LINK_CHANGE_MODEM)) ||
+             ((ev->mask & ~(unsigned)(LINK_CHANGE_LEASE | LINK_CHANGE_NTP | LINK_CHANGE_MODEM |
+                                      LINK_CHANGE_WIFI)) ||
               ev->n_gone || ev->routes_changed)) ||
             ev->type == LINKS_EVENT_VERDICT)
                 reconcile_schedule(m->core.reconcile);

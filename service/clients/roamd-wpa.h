@@ -24,7 +24,7 @@ typedef struct WpaHooks {
         /* station facts changed, or an interface came or went: a sync reads them */
         LinkChangedFn changed;
         /* the station facts of interface ifname changed (names: its Link properties,
-         * NULL-terminated): the bus glue above emits them on its link */
+         * NULL-terminated): the links' facts stage above reads them in a sync */
         void (*station)(const char *ifname, char **names, void *userdata);
         /* whether a link of this name exists here (outside the initial namespace, which
          * sockets are ours) */

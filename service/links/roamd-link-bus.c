@@ -215,20 +215,17 @@ static int property_get_wifi(sd_bus *bus, const char *path, const char *interfac
                              sd_bus_error *error)
 {
         Link *l = userdata;
-        const LinkViews *w = l->views;
-        const WpaStation *st =
-            w && w->station ? w->station(l->info.name, w->station_userdata) : NULL;
+        /* the station as the last sync found it (roamd-link-facts.c): what was signalled */
+        const WpaStation *st = &l->facts.wifi;
         const char *v = NULL;
 
         if (streq(property, "WiFiFrequency"))
-                return sd_bus_message_append(reply, "u", st ? st->freq : 0);
+                return sd_bus_message_append(reply, "u", st->freq);
         if (streq(property, "WiFiSignal"))
-                return sd_bus_message_append(reply, "i", st ? st->signal_dbm : 0);
+                return sd_bus_message_append(reply, "i", st->signal_dbm);
         if (streq(property, "WiFiLinkSpeed"))
-                return sd_bus_message_append(reply, "u", st ? st->link_speed : 0);
-        if (!st)
-                v = NULL;
-        else if (streq(property, "WiFiState"))
+                return sd_bus_message_append(reply, "u", st->link_speed);
+        if (streq(property, "WiFiState"))
                 v = st->wpa_state;
         else if (streq(property, "WiFiSSID"))
                 v = st->ssid;

@@ -11,7 +11,6 @@
 #include "roamd-link-bus.h"
 #include "roamd-link-facts.h"
 #include "roamd-netlink.h"
-#include "roamd-wpa.h"
 
 int link_facts_stage_new(Core *core, LinkFactsStage **ret)
 {
@@ -102,7 +101,7 @@ static bool hwaddr_real(const char *hw)
 /* The facts that name link's network now, into fact[] (allocated; NULL unknown). */
 static int gather(LinkFactsStage *s, const Link *l, char *fact[_NETID_FACT_MAX], NetIdFacts *f)
 {
-        const WpaStation *st = s->core->wpa ? wpa_station(s->core->wpa, l->info.name) : NULL;
+        const WpaStation *st = &l->facts.wifi; /* wifi_update() read it first */
         const DhcpLease *v4 = l->facts.leases.has[0] ? &l->facts.leases.lease[0] : NULL;
         bool have_gw = l->info.n_gateways > 0, own_addr = false;
 
@@ -210,6 +209,74 @@ static unsigned identity_update(LinkFactsStage *s, Link *l, bool *ret_other_netw
         return n > 0 ? LINK_CHANGE_IDENTITY : 0;
 }
 
+/* ---- the Wi-Fi station ---- */
+
+static int dup_or_null(const char *v, char **ret)
+{
+        *ret = NULL;
+        if (v && !(*ret = strdup(v)))
+                return -ENOMEM;
+        return 0;
+}
+
+/* wpa_supplicant's station of the link, asked through the views (the Core's client, the one
+ * reader; NULL: it does not run the link, or Wi-Fi is off), copied into the facts. What
+ * differs goes into the sync's one PropertiesChanged. An association's change (another AP or
+ * network, connected or not) and a signal's are both LINK_CHANGE_WIFI; the reconciler ignores
+ * it (roamd-manager.c): what it uses of a station is the identity's SSID and BSSID. */
+static unsigned wifi_update(Link *l)
+{
+        const LinkViews *w = l->views;
+        const WpaStation *st =
+            w && w->station && l->info.name ? w->station(l->info.name, w->station_userdata) : NULL;
+        static const WpaStation none = {};
+        WpaStation *cur = &l->facts.wifi, n = {};
+        const char *names[8];
+        size_t k = 0;
+
+        if (!st)
+                st = &none;
+        if (!streq_ptr(cur->wpa_state, st->wpa_state) || !streq_ptr(cur->ssid, st->ssid) ||
+            !streq_ptr(cur->bssid, st->bssid) || !streq_ptr(cur->key_mgmt, st->key_mgmt) ||
+            cur->freq != st->freq) {
+                if (dup_or_null(st->wpa_state, &n.wpa_state) < 0 ||
+                    dup_or_null(st->ssid, &n.ssid) < 0 || dup_or_null(st->bssid, &n.bssid) < 0 ||
+                    dup_or_null(st->key_mgmt, &n.key_mgmt) < 0) {
+                        free(n.wpa_state);
+                        free(n.ssid);
+                        free(n.bssid);
+                        free(n.key_mgmt);
+                        log_oom();
+                        return 0; /* the fact stays as it was: the next sync tries again */
+                }
+                free(cur->wpa_state);
+                free(cur->ssid);
+                free(cur->bssid);
+                free(cur->key_mgmt);
+                cur->wpa_state = n.wpa_state;
+                cur->ssid = n.ssid;
+                cur->bssid = n.bssid;
+                cur->key_mgmt = n.key_mgmt;
+                cur->freq = st->freq;
+                names[k++] = "WiFiState";
+                names[k++] = "WiFiSSID";
+                names[k++] = "WiFiBSSID";
+                names[k++] = "WiFiKeyMgmt";
+                names[k++] = "WiFiFrequency";
+        }
+        if (cur->signal_dbm != st->signal_dbm || cur->link_speed != st->link_speed) {
+                cur->signal_dbm = st->signal_dbm;
+                cur->link_speed = st->link_speed;
+                names[k++] = "WiFiSignal";
+                names[k++] = "WiFiLinkSpeed";
+        }
+        names[k] = NULL;
+        if (k == 0)
+                return 0;
+        link_bus_emit_changed_strv(l, (char **)names);
+        return LINK_CHANGE_WIFI;
+}
+
 /* ---- modem ---- */
 
 static const char *roaming_word(bool modem, bool roaming)
@@ -239,7 +306,7 @@ static unsigned modem_update(Link *l)
 unsigned link_facts_update(LinkFactsStage *s, Link *link, const DhcpLeases *leases,
                            bool *ret_other_network)
 {
-        unsigned mask = modem_update(link);
+        unsigned mask = modem_update(link) | wifi_update(link);
 
         *ret_other_network = false;
         if (!leases_equal(&link->facts.leases, leases)) {

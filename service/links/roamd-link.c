@@ -63,6 +63,11 @@ void link_facts_done(LinkFacts *f)
 {
         for (int k = 0; k < _NETID_FACT_MAX; k++)
                 free(f->fact[k]), f->fact[k] = NULL;
+        free(f->wifi.wpa_state);
+        free(f->wifi.ssid);
+        free(f->wifi.bssid);
+        free(f->wifi.key_mgmt);
+        f->wifi = (WpaStation){};
 }
 
 int link_classify(Link *l, const char **names, size_t *n)

@@ -53,6 +53,9 @@ typedef struct LinkFacts {
          * false: no modem says (home for the usage) */
         bool modem;
         bool roaming;
+        /* a Wi-Fi link's station as wpa_supplicant runs it (views.station; p2p_device_address
+         * unused): Link.WiFi*, the SSID and BSSID of the identity. All NULL/0: none. */
+        WpaStation wifi;
 } LinkFacts;
 
 void link_facts_done(LinkFacts *f);
@@ -103,7 +106,9 @@ enum {
         LINK_CHANGE_LEASE = 1 << 8,    /* a current lease came, went or says something else */
         LINK_CHANGE_IDENTITY = 1 << 9, /* NetworkId or NetworkIdentity */
         LINK_CHANGE_MODEM = 1 << 10,   /* a modem's registration: home, roaming or none */
-        /* (1 << 11 and up: the kinds of inputs to come, a Wi-Fi station's) */
+        /* a Wi-Fi station's association (state, SSID, BSSID, key management, frequency) or
+         * its signal (Link.WiFi*); the identity's SSID and BSSID change IDENTITY too */
+        LINK_CHANGE_WIFI = 1 << 11,
 };
 
 typedef enum LinkState {

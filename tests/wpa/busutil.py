@@ -17,6 +17,7 @@ class RoamBus:
         self.bus = dbus.bus.BusConnection(address)
         self.got = False
         self.signals = []  # (member, args) of roamd's own signals
+        self.link_changes = []  # (path, {changed property: value}) of Link PropertiesChanged
         self.bus.add_signal_receiver(self._on_signal, path_keyword="path",
                                      member_keyword="member", interface_keyword="iface")
 
@@ -25,6 +26,9 @@ class RoamBus:
             self.got = True
             if iface == MANAGER:
                 self.signals.append((str(member), [str(a) for a in args]))
+            if (member == "PropertiesChanged" and path.startswith("/org/roam1/link/") and
+                    args and args[0] == LINK):
+                self.link_changes.append((str(path), _py(args[1])))
 
     def wait(self, pred, timeout=10.0, what="condition"):
         ctx = GLib.MainContext.default()
