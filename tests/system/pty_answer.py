@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Runs CMD on a pseudo-terminal of its own, as a user at a terminal would, and answers the
-first prompt matching PROMPT (a regular expression) with ANSWER (once more if the terminal
-echoed it: it came before the echo went off and was flushed). Prints what CMD wrote and
-exits as CMD did; 3 when no prompt came before CMD ended (unless --optional: a CMD that was
-not asked is fine too), 4 when CMD did not end within TIMEOUT seconds (it is killed then).
+first prompt matching PROMPT (a regular expression) with ANSWER (again, after a growing
+pause, each time the terminal echoes it: it came before the echo went off and was flushed).
+Prints what CMD wrote and exits as CMD did; 3 when no prompt came before CMD ended (unless
+--optional: a CMD that was not asked is fine too), 4 when CMD did not end within TIMEOUT
+seconds (it is killed then).
 
   pty_answer.py [--optional] PROMPT ANSWER TIMEOUT -- CMD [ARGS...]
 """
@@ -15,6 +16,8 @@ import select
 import signal
 import sys
 import time
+
+MAX_ANSWERS = 8  # a prompt that keeps echoing is not a password prompt
 
 
 def main():
@@ -36,17 +39,25 @@ def main():
             os._exit(127)
 
     out = b""
-    answered = False
+    answers = 0
+    resend_at = None  # when to type the answer again after an echo
+    delay = 0.05
     deadline = time.monotonic() + timeout
     while True:
-        left = deadline - time.monotonic()
+        now = time.monotonic()
+        left = deadline - now
         if left <= 0:
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
             sys.stdout.write(out.decode(errors="replace"))
             print(f"pty_answer: {cmd[0]} did not end within {timeout:g} s", file=sys.stderr)
             sys.exit(4)
-        r, _, _ = select.select([fd], [], [], left)
+        if resend_at is not None and now >= resend_at:
+            os.write(fd, answer)
+            answers, resend_at = answers + 1, None
+            continue
+        wait = left if resend_at is None else min(left, resend_at - now)
+        r, _, _ = select.select([fd], [], [], wait)
         if not r:
             continue
         try:
@@ -56,19 +67,20 @@ def main():
         if not chunk:
             break
         out += chunk
-        if not answered and prompt.search(out):
+        if answers == 0 and prompt.search(out):
             os.write(fd, answer)
-            answered, since = True, len(out)
-        elif answered is True and answer.strip() in out[since:]:
+            answers, since = 1, len(out)
+        elif resend_at is None and 0 < answers < MAX_ANSWERS and answer.strip() in out[since:]:
             # Echoed: typed before the program turned the terminal's echo off, so its
-            # tcsetattr(TCSAFLUSH) threw it away (pkttyagent prints "Password:" first). The
-            # echo is off now, this one is read.
-            os.write(fd, answer)
-            answered = "again"
+            # tcsetattr(TCSAFLUSH) threw it away (pkttyagent prints "Password:" first) and
+            # it was not read. Nothing is printed when the echo goes off, so type it again
+            # after a pause that doubles each time; one typed once the echo is off is read.
+            since = out.index(answer.strip(), since) + len(answer.strip())
+            resend_at, delay = time.monotonic() + delay, min(delay * 2, 2.0)
     _, status = os.waitpid(pid, 0)
     sys.stdout.write(out.decode(errors="replace"))
     sys.stdout.flush()
-    if not answered and not optional:
+    if answers == 0 and not optional:
         print("pty_answer: no prompt matching %r came" % sys.argv[1], file=sys.stderr)
         sys.exit(3)
     sys.exit(os.waitstatus_to_exitcode(status) & 0xFF)
