@@ -105,6 +105,7 @@ Config *config_free(Config *c)
         free(c->wifi.client_dir);
         free(c->wifi.p2p_device_name);
         free(c->wifi.backend);
+        free(c->wifi.iwd_state_dir);
         free(c);
         return NULL;
 }
@@ -189,10 +190,11 @@ static int config_new(const char *name, Config **ret)
         c->wifi.enable = true;
         c->wifi.control_dir = strdup("/run/wpa_supplicant");
         c->wifi.client_dir = strdup("/run/roam/wpa");
+        c->wifi.iwd_state_dir = strdup("/var/lib/iwd");
         c->wifi.timeout_usec = 10 * USEC_PER_SEC;
         c->wifi.signal_interval_usec = 10 * USEC_PER_SEC;
         c->wifi.ping_interval_usec = 30 * USEC_PER_SEC;
-        if (!c->wifi.control_dir || !c->wifi.client_dir)
+        if (!c->wifi.control_dir || !c->wifi.client_dir || !c->wifi.iwd_state_dir)
                 return -ENOMEM;
         if (!c->path || !c->sysfs_path || !c->dhcpcd_lease_dir || !c->dhcpcd_ra_dir ||
             !c->resolv_conf || !c->probe.http_url || !c->probe.https_url || !c->probe.expect_body)
@@ -823,6 +825,18 @@ static int parse_wpa_path(Config *c, const ConfigKey *k, const char *file, unsig
         return parse_path(file, line, key, value, FIELD(c, k, char *));
 }
 
+/* iwd's state directory (its $STATE_DIRECTORY): roamd writes a NAME.8021x there and NAME is
+ * up to 64 hex digits, so the directory leaves room for them in a PATH_MAX path. */
+static int parse_iwd_state_dir(Config *c, const ConfigKey *k, const char *file, unsigned line,
+                               const char *key, const char *value)
+{
+        if (strlen(value) > 1024)
+                return conf_log_error(file, line, "%s= is too long (at most 1024 bytes).", key);
+        if (streq(value, "/"))
+                return conf_log_error(file, line, "%s= cannot be /.", key);
+        return parse_path(file, line, key, value, FIELD(c, k, char *));
+}
+
 static int parse_device_name(Config *c, const ConfigKey *k, const char *file, unsigned line,
                              const char *key, const char *value)
 {
@@ -1021,6 +1035,8 @@ static const ConfigKey config_keys[] = {
              "a duration from 1s to 600s"),
     CUSTOM("WiFi", "DeviceName", parse_device_name),
     CUSTOM("WiFi", "Backend", parse_wifi_backend),
+    ROW("WiFi", "IwdStateDirectory", parse_iwd_state_dir,
+        .offset = offsetof(Config, wifi.iwd_state_dir)),
 
     BOOL("Bluetooth", "Enable", bluetooth.enable),
     /* No BlueZ call waits on a tag's offer (neard is answered at once): up to 10 min. */

@@ -139,6 +139,7 @@ typedef struct WiFiConfig {
         /* Backend=: NULL for auto, else "networkmanager", "iwd" or "wpa_supplicant" (the
          * only owner asked: docs/wifi.md) */
         char *backend;
+        char *iwd_state_dir; /* iwd's $STATE_DIRECTORY: its .8021x provisioning files */
 } WiFiConfig;
 /* [Bluetooth] (docs/bluetooth.md). */
 typedef struct BluetoothConfig {

@@ -32,10 +32,14 @@ A successful connection makes the network known (iwd saves a profile only on suc
 KnownNetwork.Forget disconnects it and drops it. 802.1X networks are read from provisioning
 files NAME.8021x in the template's StateDirectory parameter (as /var/lib/iwd; NAME is the SSID
 when it is alphanumerics, ' ', '_' and '-', else '=' and its hex), watched as iwd watches it (a
-file that appears makes a KnownNetwork, one that goes drops it), [Security]
-EAP-Method=PEAP|TTLS, EAP-Identity, EAP-PEAP-Phase2-Identity/-Password (TTLS likewise); a
-missing phase-2 password is asked with RequestUserPassword(network, user), a missing user with
-RequestUserNameAndPassword(network).
+file that appears makes a KnownNetwork, one that goes drops it). Connect checks the file as
+eap_check_settings() does (src/eap.c, eap-peap.c, eap-ttls.c, eap-tls-common.c): no file, no
+EAP-Method, no EAP-<M>-Phase2-Method, a CACert that is no PEM certificate, no EAP-Identity:
+NotConfigured; a method other than PEAP and TTLS (case-insensitive), or a phase 2 other than
+MSCHAPV2/GTC/MD5 (TTLS also Tunneled-PAP/-CHAP/-MSCHAP/-MSCHAPv2, exactly so): NotSupported.
+A missing phase-2 password is asked with RequestUserPassword(network, user), a missing user
+with RequestUserNameAndPassword(network); a wrong one fails the handshake: Failed, and the
+next Connect asks again (the file keeps no password).
 
 Test methods (org.freedesktop.DBus.Mock on /):
   AddStation(s ifname) -> device path (station mode, disconnected);
@@ -555,18 +559,61 @@ def _connect(net, sender, ok_cb, err_cb):
     _ask(agent, "RequestPassphrase", "o", (dbus.ObjectPath(net["path"]),), net, reply, error)
 
 
+# eap.c: the methods iwd has that export key material (802.1X needs it); the double runs only
+# PEAP and TTLS, the others are refused as a method iwd lacks would be
+EAP_METHODS = ("PEAP", "TTLS")
+# eap-ttls.c tunneled_non_eap_methods: compared with strcmp, case and all
+TTLS_NON_EAP = ("Tunneled-PAP", "Tunneled-CHAP", "Tunneled-MSCHAP", "Tunneled-MSCHAPv2")
+# inner EAP methods (strcasecmp) the double runs: the user name and password kind
+INNER_EAP = ("MSCHAPV2", "GTC", "MD5")
+
+
+def _pem_certificate(path):
+    """eap-tls-common.c: a CACert that l_pem_load_certificate_list() cannot read is -EIO."""
+    try:
+        with open(path) as f:
+            return "-----BEGIN CERTIFICATE-----" in f.read()
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _check_8021x(conf):
+    """eap_check_settings(prefix "EAP-", set_key_material): None when the settings do, else
+    the error network_connect_8021x() answers (-ENOTSUP NotSupported, -ENOENT and -EIO
+    NotConfigured)."""
+    method = conf.get("Security/EAP-Method")
+    if method is None:
+        return "NotConfigured"  # "Property EAP-Method missing"
+    method = method.upper()
+    if method not in EAP_METHODS:
+        return "NotSupported"  # unsupported, or no key material
+    phase2 = conf.get("Security/EAP-%s-Phase2-Method" % method)
+    if phase2 is None:
+        return "NotConfigured"
+    if not (phase2.upper() in INNER_EAP or (method == "TTLS" and phase2 in TTLS_NON_EAP)):
+        return "NotSupported"
+    ca = conf.get("Security/EAP-%s-CACert" % method)
+    if ca is not None and not _pem_certificate(ca):
+        return "NotConfigured"  # -EIO: "Failed to load"
+    if conf.get("Security/EAP-Identity") is None:
+        return "NotConfigured"  # "Property EAP-Identity is missing"
+    return None
+
+
 def _connect_8021x(net, sta, sender, ok_cb, err_cb):
     s = st()
     conf = _read_8021x(net)
     if conf is None:
-        err_cb(_error("NotConfigured"))
+        err_cb(_error("NotConfigured"))  # network_settings_load() failed
         return
-    method = conf.get("Security/EAP-Method", "").upper()
-    if method not in ("PEAP", "TTLS"):
-        err_cb(_error("NotSupported"))
+    refused = _check_8021x(conf)
+    if refused:
+        err_cb(_error(refused))
         return
+    method = conf["Security/EAP-Method"].upper()
     user = conf.get("Security/EAP-%s-Phase2-Identity" % method)
     password = conf.get("Security/EAP-%s-Phase2-Password" % method)
+    net["outer_identity"] = conf["Security/EAP-Identity"]
     if user is not None and password is not None:
         _associate(net, sta, "%s:%s" % (user, password), ok_cb, err_cb)
         return
@@ -584,6 +631,8 @@ def _connect_8021x(net, sta, sender, ok_cb, err_cb):
         net["agent_pending"] = False
         s.secrets_seen.append((net["ssid"], "%s:%s" % (u, p)))
         _associate(net, sta, "%s:%s" % (u, p), ok_cb, err_cb)
+    # eap-mschapv2.c (and the tunneled methods): no identity, both asked; an identity
+    # without its password, the password asked for that identity
     if user is None:
         _ask(agent, "RequestUserNameAndPassword", "o", (dbus.ObjectPath(net["path"]),), net,
              lambda u, p: got(str(u), str(p)), error)

@@ -152,11 +152,64 @@ def test_enterprise_needs_a_provisioning_file(env):
     refused(lambda: env.call(net, NETWORK, "Connect"), "NotConfigured")
     with open(os.path.join(env.state, "corp.8021x"), "w") as f:
         f.write("[Security]\nEAP-Method=PEAP\nEAP-Identity=anonymous\n"
-                "EAP-PEAP-Phase2-Identity=alice\n")
+                "EAP-PEAP-Phase2-Method=MSCHAPV2\nEAP-PEAP-Phase2-Identity=alice\n")
     agent = env.agent("secret:wrong", "secret:s3cret")
     refused(lambda: env.call(net, NETWORK, "Connect"), "Failed")
     req = agent.request()
     assert req["method"] == "RequestUserPassword" and req["args"] == [net, "alice"]
+    env.call(net, NETWORK, "Connect")
+    assert env.prop(net, NETWORK, "Connected") is True
+
+
+GOOD = {"EAP-Method": "PEAP", "EAP-Identity": "anonymous", "EAP-PEAP-Phase2-Method": "MSCHAPV2",
+        "EAP-PEAP-Phase2-Identity": "alice"}
+
+
+def provision(env, name, keys):
+    with open(os.path.join(env.state, name), "w") as f:
+        f.write("[Security]\n" + "".join("%s=%s\n" % kv for kv in keys.items()))
+
+
+@pytest.mark.parametrize("change,error", [
+    ({"EAP-Method": None}, "NotConfigured"),
+    ({"EAP-Method": "TLS"}, "NotSupported"),
+    ({"EAP-Method": "peap"}, None),  # strcasecmp
+    ({"EAP-PEAP-Phase2-Method": None}, "NotConfigured"),
+    ({"EAP-PEAP-Phase2-Method": "Tunneled-PAP"}, "NotSupported"),  # TTLS only
+    ({"EAP-Identity": None}, "NotConfigured"),
+    ({"EAP-PEAP-CACert": "/nonexistent/ca.pem"}, "NotConfigured"),
+    ({"EAP-PEAP-CACert": "/etc/hostname"}, "NotConfigured"),  # no PEM certificate
+    ({"EAP-Method": "TTLS", "EAP-PEAP-Phase2-Method": None, "EAP-PEAP-Phase2-Identity": None,
+      "EAP-TTLS-Phase2-Method": "Tunneled-PAP", "EAP-TTLS-Phase2-Identity": "alice"}, None),
+    ({"EAP-Method": "TTLS", "EAP-PEAP-Phase2-Method": None, "EAP-PEAP-Phase2-Identity": None,
+      "EAP-TTLS-Phase2-Method": "tunneled-pap", "EAP-TTLS-Phase2-Identity": "alice"},
+     "NotSupported"),  # strcmp for the tunneled methods
+])
+def test_provisioning_file_checked_as_iwd_checks_it(env, change, error):
+    net = env.net("corp", "8021x", "alice:s3cret")
+    keys = {k: v for k, v in {**GOOD, **change}.items() if v is not None}
+    provision(env, "corp.8021x", keys)
+    env.rb.wait(lambda: env.prop(net, NETWORK, "KnownNetwork"), what="corp known")
+    agent = env.agent("secret:s3cret")
+    if error:
+        refused(lambda: env.call(net, NETWORK, "Connect"), error)
+        # refused before anyone is asked (the double records a request before sending it)
+        assert plain(env.mock("GetAgentCalls")) == []
+    else:
+        env.call(net, NETWORK, "Connect")
+        assert agent.request()["method"] == "RequestUserPassword"
+        assert env.prop(net, NETWORK, "Connected") is True
+
+
+def test_provisioning_file_name_is_iwds_encoding(env):
+    """storage.c: an SSID of other characters is '=' and its hex; iwd does not read a file
+    named by the SSID itself then."""
+    net = env.net("café", "8021x", "alice:s3cret")
+    provision(env, "café.8021x", GOOD)
+    refused(lambda: env.call(net, NETWORK, "Connect"), "NotConfigured")
+    provision(env, "=" + "café".encode().hex() + ".8021x", GOOD)
+    env.rb.wait(lambda: env.prop(net, NETWORK, "KnownNetwork"), what="café known")
+    env.agent("secret:s3cret")
     env.call(net, NETWORK, "Connect")
     assert env.prop(net, NETWORK, "Connected") is True
 

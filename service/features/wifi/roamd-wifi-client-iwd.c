@@ -13,6 +13,7 @@
 #include "roam-bus-name.h"
 #include "roam-log.h"
 #include "roam-macro.h"
+#include "roamd-config.h"
 #include "roamd-core.h"
 #include "roamd-wifi-client-iwd.h"
 
@@ -108,11 +109,21 @@ struct IwdBackend {
 /* roamd's one agent on the bus connection (iwd allows one per connection): the backends'
  * joins it answers for. */
 static IwdBackend *agent_backends[8];
-static char state_dir[PATH_MAX] = "/var/lib/iwd";
+/* iwd's state directory when roamd has no configuration (tests/wifi/wifi-drive.c) */
+static char state_dir_default[PATH_MAX] = "/var/lib/iwd";
 
 void wifi_iwd_set_state_directory(const char *dir)
 {
-        snprintf(state_dir, sizeof(state_dir), "%s", dir);
+        snprintf(state_dir_default, sizeof(state_dir_default), "%s", dir);
+}
+
+/* [WiFi] IwdStateDirectory=, read when used (a reload may change it) */
+static const char *state_dir(const IwdBackend *b)
+{
+        const Core *core = b->base.core;
+
+        return core->config && core->config->wifi.iwd_state_dir ? core->config->wifi.iwd_state_dir
+                                                                 : state_dir_default;
 }
 static sd_bus_slot *agent_vtable_slot;
 
@@ -686,13 +697,13 @@ static int write_profile(WifiOp *op, char *words, size_t size)
                 return -EINVAL;
         }
         profile_name(op->ssid, name, sizeof(name));
-        snprintf(path, sizeof(path), "%s/%s", state_dir, name);
-        snprintf(tmp, sizeof(tmp), "%s/.roam-XXXXXX", state_dir);
+        snprintf(path, sizeof(path), "%s/%s", state_dir(op->b), name);
+        snprintf(tmp, sizeof(tmp), "%s/.roam-XXXXXX", state_dir(op->b));
         fd = mkostemp(tmp, O_CLOEXEC); /* O_CREAT|O_EXCL, mode 0600 */
         if (fd < 0) {
                 r = -errno;
                 snprintf(words, size, "iwd's profile for \"%s\" could not be written in %s: %s",
-                         op->ssid, state_dir, strerror(-r));
+                         op->ssid, state_dir(op->b), strerror(-r));
                 return r;
         }
         f = fdopen(fd, "w");
@@ -793,7 +804,7 @@ static void work_join(WifiOp *op)
 }
 
 /* [Security] Passphrase= of iwd's profile NAME.psk (root reads it: iwd writes it 0600) */
-static int read_passphrase(const char *ssid, char **ret)
+static int read_passphrase(const IwdBackend *b, const char *ssid, char **ret)
 {
         char name[2 * WIFI_SSID_MAX + 16], path[PATH_MAX], line[256];
         _cleanup_fclose_ FILE *f = NULL;
@@ -802,7 +813,7 @@ static int read_passphrase(const char *ssid, char **ret)
 
         profile_name(ssid, name, sizeof(name));
         strcpy(name + strlen(name) - strlen(".8021x"), ".psk");
-        snprintf(path, sizeof(path), "%s/%s", state_dir, name);
+        snprintf(path, sizeof(path), "%s/%s", state_dir(b), name);
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
         if (fd < 0)
                 return -errno;
@@ -848,7 +859,7 @@ static void work_share(WifiOp *op)
                 return;
         }
         if (sh.security == WIFI_SECURITY_PSK)
-                r = read_passphrase(op->ssid, &sh.passphrase);
+                r = read_passphrase(op->b, op->ssid, &sh.passphrase);
         if (r < 0) {
                 snprintf(words, sizeof(words),
                          r == -ENOENT ? "iwd keeps no passphrase for \"%s\" (only the key made "
