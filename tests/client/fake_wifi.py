@@ -13,6 +13,9 @@ A link of the scenario with "_wifi" is a Wi-Fi link: its object has org.roam1.Wi
                           "passphrase": "the right one", "identity": "alice",
                           "password": "its EAP password", "portal": "http://...",
                           "shareable": true, "name": "a display name roamd would send",
+                          "eap_retry": true (a refused EAP password is asked again,
+                          JoinNeedsSecret identity+password wrong-key, as through
+                          NetworkManager and iwd; else auth-failed, as wpa_supplicant),
                           "stall": true (a join stops after authenticating: JoinCancel ends
                           it)}],
             "scan": [networks a Scan() adds or replaces, by SSID]}
@@ -389,6 +392,10 @@ class WiFiObject(dbus.service.Object):
             if (bytes(secrets["password"]) != n.get("password", "").encode() or
                     str(secrets.get("identity", j["req"].get("identity", ""))) !=
                     n.get("identity", "")):
+                if n.get("eap_retry"):
+                    j["waiting"] = "identity+password"
+                    self.JoinNeedsSecret(dbus.UInt32(j["id"]), "identity+password", "wrong-key")
+                    return False
                 self.done(j, "auth-failed", f"{name} refused the user name or password "
                           "(EAP failure).")
                 return False

@@ -2,7 +2,9 @@
 """`roam --plain` and Wi-Fi (org.roam1.WiFi through fake_wifi.py): `wifi` lists the networks
 one a line in words, `wifi join NAME` says the join's steps, asks the passphrase on the next
 line, says a refused one and asks again, then the end and the link's verdict as lines;
-forget, autoconnect and scan; a hostile SSID is said safely."""
+forget, autoconnect and scan; a hostile SSID is said safely. An 802.1X network asks its EAP
+method, user name, anonymous identity, CA file, server domain and password one a line and
+joins with them; a refused password is asked again with the user name kept."""
 from test_plain import plain  # noqa: F401 (the fixture)
 
 NETWORKS = [
@@ -13,6 +15,8 @@ NETWORKS = [
     {"ssid": "Office", "security": "wpa3", "in_range": False, "known": True,
      "autoconnect": True, "passphrase": "office pass"},
     {"ssid_hex": "1b5b33316d41e280ae42ff07", "signal": -60, "security": "open"},
+    {"ssid": "corp", "signal": -62, "security": "enterprise", "identity": "alice",
+     "password": "eap secret", "eap_retry": True},
 ]
 WLAN0 = {"Index": 3, "Name": "wlan0", "Bearer": "wifi", "Carrier": True, "State": "routable",
          "Connectivity": "online", "ConnectivityReason": "ok", "WiFiState": "COMPLETED",
@@ -44,6 +48,45 @@ def test_plain_wifi_list_join_retry(roamd, plain):
     p.expect(r"Joined Neighbour\.")
     assert fake.send(op="wifi_joins")[0]["passphrases"] == ["a wrong guess", "not yours at all"]
     assert not any("not yours" in line or "wrong guess" in line for line in p.lines)
+
+
+def test_plain_wifi_join_8021x(roamd, plain, tmp_path):
+    ca = tmp_path / "ca.pem"
+    ca.write_text("-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n")
+    fake = roamd(SCENARIO)
+    p = plain()
+    p.expect(r"State: Online via wlan0 \(wifi\)")
+    p.send("wifi join corp")
+    p.expect(r"corp is an 802\.1X \(enterprise\) network\. EAP method, peap or ttls \(empty: "
+             r"peap\):")
+    p.send("leap")
+    p.expect(r"The EAP method is peap or ttls\.")
+    p.send("ttls")
+    p.expect(r"User name \(an empty line cancels\):")
+    p.send("alice")
+    p.expect(r"Anonymous identity, the outer name \(empty: none\):")
+    p.send("anonymous@example.org")
+    p.expect(r"CA file, the server's CA certificate in PEM \(empty: the system's bundle\):")
+    p.send(str(tmp_path / "nope.pem"))
+    p.expect(r"Cannot use the CA file .*nope\.pem: No such file or directory\.")
+    p.expect(r"CA file, .*")
+    p.send(str(ca))
+    p.expect(r"Server domain, the name its certificate must carry \(empty: not checked\):")
+    p.send("radius.example.org")
+    p.expect(r"Password for corp \(the next line, not shown; an empty line cancels\):")
+    p.send("not it")
+    p.expect(r"Joining corp on wlan0\.\.\.")
+    p.expect(r"corp refused this user name or password\. Check it \(it is case-sensitive\) and "
+             r"try again\.")
+    p.expect(r"Password for corp .*")
+    p.send("eap secret")
+    p.expect(r"Joined corp\.")
+    assert fake.send(op="wifi_calls") == [
+        ["Join", 3, "corp", {"security": "enterprise", "password": 6, "identity": "alice",
+                             "eap": "ttls", "anonymous-identity": "anonymous@example.org",
+                             "ca-file": str(ca), "domain": "radius.example.org"}],
+        ["JoinSecret", 3, "corp", {"password": 10, "identity": "alice"}]]
+    assert not any("eap secret" in line or "not it" in line for line in p.lines)
 
 
 def test_plain_wifi_manage_and_scan(roamd, plain):

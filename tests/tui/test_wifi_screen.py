@@ -17,7 +17,7 @@ NETWORKS = [
     {"ssid": "Neighbour", "signal": -66, "security": "wpa2", "passphrase": "not yours at all",
      "band": "2.4 GHz"},
     {"ssid": "eduroam", "signal": -62, "security": "enterprise", "identity": "alice",
-     "password": "eap secret", "band": "5 GHz"},
+     "password": "eap secret", "band": "5 GHz", "eap_retry": True},
     {"ssid": "Bunker", "signal": -75, "security": "wpa2", "passphrase": "hidden in plain",
      "hidden": True},
     {"ssid": "Office", "security": "wpa3", "in_range": False, "known": True,
@@ -190,19 +190,66 @@ def test_join_hidden(roamd, tui, golden):
                                                   "passphrase": 15}]]
 
 
-def test_join_peap(roamd, tui, golden):
+def test_join_peap(roamd, tui, golden, tmp_path):
+    """An 802.1X network asks its EAP method (Left/Right), user name, anonymous identity,
+    password (masked), CA file and server domain, and joins with the keys `roam wifi join
+    --eap` sends; a refused password is said in words and asked again in place with the user
+    name kept; the CA file goes to roamd as an absolute path."""
+    ca = tmp_path / "corp-ca.pem"
+    ca.write_text("-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n")
     fake = roamd(wifi_scenario())
     t = tui()
     open_wifi(t)
     select(t, "eduroam")
     t.key("\r")
-    said(t, "Join eduroam (enterprise (802.1X))", "User name", "Password", "Server")
+    said(t, "Join eduroam (enterprise (802.1X))", "EAP method", "User name", "Anonymous ID",
+         "Password", "CA file", "Server domain", "PEAP")
     golden("wifi-enterprise", t)
-    t.key("alice\teap secret\tradius.example.org\r")
+    t.key(b"\x1bOC")  # Right (keypad mode): the next method
+    said(t, "EAP method", "TTLS")
+    t.key("\talice\tanonymous@example.org\tnot it")
+    said(t, "Anonymous ID anonymous@example.org", "Password ******")
+    assert "not it" not in t.text()
+    golden("wifi-enterprise-filled", t)
+    t.key("\t" + str(ca) + "\tradius.example.org\r")
+    said(t, "eduroam refused this user name or password. Check it (it is case-sensitive) and "
+         "try again.")
+    t.settle()
+    # asked again: only the user name (kept) and the password (emptied, focused)
+    assert "CA file" not in t.text() and "EAP method" not in t.text()
+    assert t.cursor_line().rstrip() == "> Password", t.cursor_line()
+    golden("wifi-enterprise-wrong", t)
+    t.key("eap secret\r")
     said(t, "Joined eduroam.")
-    assert calls(fake) == [["Join", 3, "eduroam", {
-        "security": "enterprise", "password": 10, "identity": "alice", "eap": "peap",
-        "domain": "radius.example.org"}]]
+    assert calls(fake) == [
+        ["Join", 3, "eduroam", {"security": "enterprise", "password": 6, "identity": "alice",
+                                "eap": "ttls", "anonymous-identity": "anonymous@example.org",
+                                "ca-file": str(ca), "domain": "radius.example.org"}],
+        ["JoinSecret", 3, "eduroam", {"password": 10, "identity": "alice"}]]
+    assert fake.send(op="wifi_joins")[0]["passphrases"] == ["not it", "eap secret"]
+
+
+def test_join_peap_ca_file_that_is_not_there(roamd, tui):
+    """A CA file that is not there is said in words before anything is asked of roamd; the
+    dialog stays with what was typed, on the CA file; left empty, the system's bundle (no
+    ca-file key), PEAP the default."""
+    fake = roamd(wifi_scenario())
+    t = tui()
+    open_wifi(t)
+    select(t, "eduroam")
+    t.key("\r")
+    said(t, "Join eduroam (enterprise (802.1X))", "EAP method")
+    t.key("\talice\t\teap secret\t/nonexistent/ca.pem\r\r")
+    said(t, "Cannot use the CA file /nonexistent/ca.pem: No such file or directory.")
+    assert calls(fake) == []
+    assert t.cursor_line().startswith("> CA file"), t.cursor_line()
+    for _ in "/nonexistent/ca.pem":
+        t.key("\x7f")
+    shows(t, lambda t: t.cursor_line().rstrip() == "> CA file", "the CA file emptied")
+    t.key("\r\r")
+    said(t, "Joined eduroam.")
+    assert calls(fake) == [["Join", 3, "eduroam", {"security": "enterprise", "password": 10,
+                                                   "identity": "alice", "eap": "peap"}]]
 
 
 def test_forget_and_autoconnect(roamd, tui, golden):

@@ -239,9 +239,13 @@ int roam_wifi_watch_scan(RoamWifiWatch *w)
         return r < 0 ? r : send(w, CALL_SCAN, m);
 }
 
+static int append_text(sd_bus_message *m, const char *key, const char *value)
+{
+        return value && *value ? sd_bus_message_append(m, "{sv}", key, "s", value) : 0;
+}
+
 int roam_wifi_watch_join(RoamWifiWatch *w, const uint8_t *ssid, size_t len, bool hidden,
-                         const char *security, const char *secret, const char *identity,
-                         const char *domain)
+                         const char *security, const char *secret, const WifiEapJoin *eap)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         int r = new_call(w, CALL_JOIN, &m);
@@ -259,15 +263,18 @@ int roam_wifi_watch_join(RoamWifiWatch *w, const uint8_t *ssid, size_t len, bool
                 r = sd_bus_message_append(m, "{sv}", "security", "s", security);
         /* an EAP network's secret is its password, a key of its own */
         if (r >= 0 && secret)
-                r = wifi_append_bytes(m, identity ? "password" : "passphrase", secret,
-                                      strlen(secret));
-        if (r >= 0 && identity) {
-                r = sd_bus_message_append(m, "{sv}", "identity", "s", identity);
+                r = wifi_append_bytes(m, eap ? "password" : "passphrase", secret, strlen(secret));
+        if (r >= 0 && eap) {
+                r = append_text(m, "identity", eap->identity);
                 if (r >= 0)
-                        r = sd_bus_message_append(m, "{sv}", "eap", "s", "peap");
+                        r = append_text(m, "eap", eap->eap ?: "peap");
+                if (r >= 0)
+                        r = append_text(m, "anonymous-identity", eap->anonymous_identity);
+                if (r >= 0)
+                        r = append_text(m, "ca-file", eap->ca_file);
+                if (r >= 0)
+                        r = append_text(m, "domain", eap->domain);
         }
-        if (r >= 0 && domain && *domain)
-                r = sd_bus_message_append(m, "{sv}", "domain", "s", domain);
         if (r >= 0)
                 r = sd_bus_message_close_container(m);
         return r < 0 ? r : send(w, CALL_JOIN, m);

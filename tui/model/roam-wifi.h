@@ -147,11 +147,20 @@ const char *roam_wifi_watch_error(const RoamWifiWatch *w);
 
 /* Asynchronous actions (one of each in flight; a second replaces the first's answer). */
 int roam_wifi_watch_scan(RoamWifiWatch *w);
-/* secret (may be NULL) and identity go into the request; the secret's copy in the message is
- * the bus's to send, ours is the caller's to wipe. */
+/* What an 802.1X join gives besides its password; NULL or "" leaves a field out. */
+typedef struct WifiEapJoin {
+        const char *eap; /* "peap" or "ttls" */
+        const char *identity;
+        const char *anonymous_identity;
+        const char *ca_file; /* absolute; left out: the system's CA bundle */
+        const char *domain;  /* the server certificate's domain */
+} WifiEapJoin;
+
+/* secret (may be NULL) and eap (NULL: not 802.1X; its secret is the password) go into the
+ * request; the secret's copy in the message is the bus's to send, ours is the caller's to
+ * wipe. */
 int roam_wifi_watch_join(RoamWifiWatch *w, const uint8_t *ssid, size_t len, bool hidden,
-                         const char *security, const char *secret, const char *identity,
-                         const char *domain);
+                         const char *security, const char *secret, const WifiEapJoin *eap);
 int roam_wifi_watch_secret(RoamWifiWatch *w, uint32_t id, const char *secret, const char *identity);
 int roam_wifi_watch_cancel(RoamWifiWatch *w, uint32_t id);
 int roam_wifi_watch_forget(RoamWifiWatch *w, const uint8_t *ssid, size_t len);

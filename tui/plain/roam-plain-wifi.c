@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -15,7 +17,9 @@
 #include "roam-words.h"
 
 /* The Wi-Fi screen's lines for a screen reader: the list when asked (once roamd answered),
- * then a join's steps and end as they come, and the passphrase on the next line. */
+ * then a join's steps and end as they come, and the passphrase on the next line. An 802.1X
+ * network asks its EAP method, user name, anonymous identity, CA file, server domain and
+ * password one line each before the join (the Join keys `roam wifi join --eap` sends). */
 
 typedef enum Pending {
         PENDING_NONE,
@@ -23,6 +27,18 @@ typedef enum Pending {
         PENDING_JOIN,    /* join ssid once read */
         PENDING_SCANNED, /* a scan ended: the list once read again */
 } Pending;
+
+/* The line asked for now: an 802.1X join's questions in this order, then roamd's */
+typedef enum Ask {
+        ASK_NONE,
+        ASK_METHOD,
+        ASK_IDENTITY,
+        ASK_ANONYMOUS,
+        ASK_CA_FILE,
+        ASK_DOMAIN,
+        ASK_PASSWORD, /* the last before Join */
+        ASK_SECRET,   /* roamd's JoinNeedsSecret */
+} Ask;
 
 struct PlainWifi {
         RoamLive *live;
@@ -33,14 +49,18 @@ struct PlainWifi {
         size_t ssid_len;
         char name[4 * WIFI_SSID_MAX + 1];
         uint32_t join_id;
-        bool wants_line, enterprise, echo_off;
+        Ask ask;
+        bool enterprise, echo_off;
         struct termios saved_tio;
+        /* an 802.1X join's answers so far (the password is never kept) */
+        char *eap, *identity, *anonymous, *ca_file, *domain;
 };
 
 const char plain_wifi_help[] =
     "  wifi [LINK]    the Wi-Fi networks: signal, security, known\n"
     "  wifi scan      look for networks again\n"
-    "  wifi join NAME join a network (its passphrase is asked on the next line)\n"
+    "  wifi join NAME join a network (its passphrase is asked on the next line; an\n"
+    "                 802.1X one asks its EAP method, user name, CA file... one a line)\n"
     "  wifi forget NAME, wifi autoconnect NAME on|off   a known network\n"
     "                 (wifi LINK join NAME: on that link)\n";
 
@@ -73,11 +93,22 @@ static void echo(PlainWifi *pw, bool on)
         }
 }
 
+static void eap_forget(PlainWifi *pw)
+{
+        char **fields[] = {&pw->eap, &pw->identity, &pw->anonymous, &pw->ca_file, &pw->domain};
+
+        for (size_t i = 0; i < ELEMENTSOF(fields); i++) {
+                free(*fields[i]);
+                *fields[i] = NULL;
+        }
+}
+
 PlainWifi *plain_wifi_free(PlainWifi *pw)
 {
         if (!pw)
                 return NULL;
         echo(pw, true);
+        eap_forget(pw);
         roam_wifi_watch_free(pw->watch);
         free(pw->link);
         free(pw);
@@ -132,8 +163,43 @@ static void ask_secret(PlainWifi *pw, const char *why)
         printf("%s for %s (the next line, not shown; an empty line cancels):\n",
                pw->enterprise ? "Password" : "Passphrase", pw->name);
         fflush(stdout);
-        pw->wants_line = true;
+        pw->ask = ASK_SECRET;
         echo(pw, false);
+}
+
+/* The next question of an 802.1X join (the password's with the echo off). */
+static void ask_eap(PlainWifi *pw, Ask a)
+{
+        pw->ask = a;
+        switch (a) {
+        case ASK_METHOD:
+                printf("%s is an 802.1X (enterprise) network. EAP method, peap or ttls (empty: "
+                       "peap):\n",
+                       pw->name);
+                break;
+        case ASK_IDENTITY:
+                puts("User name (an empty line cancels):");
+                break;
+        case ASK_ANONYMOUS:
+                puts("Anonymous identity, the outer name (empty: none):");
+                break;
+        case ASK_CA_FILE:
+                puts("CA file, the server's CA certificate in PEM (empty: the system's bundle):");
+                break;
+        case ASK_DOMAIN:
+                puts("Server domain, the name its certificate must carry (empty: not checked):");
+                break;
+        case ASK_PASSWORD:
+                printf("Password for %s (the next line, not shown; an empty line cancels):\n",
+                       pw->name);
+                fflush(stdout);
+                echo(pw, false);
+                return;
+        case ASK_NONE:
+        case ASK_SECRET:
+                return;
+        }
+        fflush(stdout);
 }
 
 static void start_join(PlainWifi *pw)
@@ -151,14 +217,12 @@ static void start_join(PlainWifi *pw)
                 return;
         }
         pw->enterprise = streq_ptr(n->security, "enterprise");
+        eap_forget(pw);
         if (pw->enterprise && !n->known) {
-                /* a user name is typed with the network: not here yet */
-                printf("%s is an enterprise network: join it with roam wifi join %s --eap peap "
-                       "--identity USER.\n",
-                       pw->name, pw->name);
+                ask_eap(pw, ASK_METHOD);
                 return;
         }
-        r = roam_wifi_watch_join(pw->watch, pw->ssid, pw->ssid_len, false, NULL, NULL, NULL, NULL);
+        r = roam_wifi_watch_join(pw->watch, pw->ssid, pw->ssid_len, false, NULL, NULL, NULL);
         if (r < 0)
                 printf("Cannot ask roamd to join %s: %s\n", pw->name, strerror(-r));
         else
@@ -209,8 +273,8 @@ static void on_event(RoamWifiWatch *w, const WifiEvent *ev, void *userdata)
                 if (ev->id != pw->join_id)
                         break;
                 pw->join_id = 0;
-                if (pw->wants_line) {
-                        pw->wants_line = false;
+                if (pw->ask == ASK_SECRET) {
+                        pw->ask = ASK_NONE;
                         echo(pw, true);
                 }
                 /* the link's verdict follows as its own line, as every link change */
@@ -225,16 +289,91 @@ static void on_event(RoamWifiWatch *w, const WifiEvent *ev, void *userdata)
 
 bool plain_wifi_wants_line(PlainWifi *pw)
 {
-        return pw && pw->wants_line;
+        return pw && pw->ask != ASK_NONE;
+}
+
+/* The CA file as roamd takes it: absolute, "~/" the home directory. */
+static int ca_file_path(const char *typed, char **ret)
+{
+        _cleanup_free_ char *buf = NULL;
+        const char *home = getenv("HOME");
+        char resolved[PATH_MAX];
+        struct stat st;
+
+        if (strncmp(typed, "~/", 2) == 0 && home) {
+                if (asprintf(&buf, "%s/%s", home, typed + 2) < 0)
+                        return -ENOMEM;
+        } else if (!(buf = strdup(typed)))
+                return -ENOMEM;
+        if (!realpath(buf, resolved) || stat(resolved, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return -EISDIR;
+        *ret = strdup(resolved);
+        return *ret ? 0 : -ENOMEM;
+}
+
+/* One answer to an 802.1X join's questions (not the password); the next question. */
+static void eap_answer(PlainWifi *pw, const char *text)
+{
+        char **dst = NULL;
+        int r;
+
+        switch (pw->ask) {
+        case ASK_METHOD:
+                if (*text && !streq(text, "peap") && !streq(text, "ttls")) {
+                        puts("The EAP method is peap or ttls.");
+                        ask_eap(pw, ASK_METHOD);
+                        return;
+                }
+                dst = &pw->eap;
+                text = *text ? text : "peap";
+                break;
+        case ASK_IDENTITY:
+                if (!*text) {
+                        eap_forget(pw);
+                        printf("No user name: nothing joined.\n");
+                        return;
+                }
+                dst = &pw->identity;
+                break;
+        case ASK_ANONYMOUS:
+                dst = &pw->anonymous;
+                break;
+        case ASK_CA_FILE:
+                if (*text) {
+                        r = ca_file_path(text, &pw->ca_file);
+                        if (r < 0) {
+                                printf("Cannot use the CA file %s: %s.\n", text,
+                                       r == -EISDIR ? "it is no file" : strerror(-r));
+                                ask_eap(pw, ASK_CA_FILE);
+                                return;
+                        }
+                }
+                break;
+        case ASK_DOMAIN:
+                dst = &pw->domain;
+                break;
+        case ASK_NONE:
+        case ASK_PASSWORD:
+        case ASK_SECRET:
+                return;
+        }
+        if (dst && *text && free_and_strdup(dst, text) < 0) {
+                log_oom();
+                return;
+        }
+        ask_eap(pw, pw->ask + 1);
 }
 
 void plain_wifi_line(PlainWifi *pw, const char *line)
 {
         _cleanup_erase_and_free_ char *secret = strdup(line);
+        Ask asked = pw->ask;
         size_t n;
         int r;
 
-        pw->wants_line = false;
+        pw->ask = ASK_NONE;
         echo(pw, true);
         if (!secret) {
                 log_oom();
@@ -243,12 +382,37 @@ void plain_wifi_line(PlainWifi *pw, const char *line)
         n = strlen(secret);
         while (n > 0 && (secret[n - 1] == '\r' || secret[n - 1] == '\n'))
                 secret[--n] = 0;
-        if (n == 0) {
-                (void)roam_wifi_watch_cancel(pw->watch, pw->join_id);
-                puts("No passphrase: the join is canceled.");
+        if (asked != ASK_SECRET && asked != ASK_PASSWORD) {
+                pw->ask = asked;
+                eap_answer(pw, secret);
                 return;
         }
-        r = roam_wifi_watch_secret(pw->watch, pw->join_id, secret, NULL);
+        if (n == 0) {
+                if (asked == ASK_SECRET)
+                        (void)roam_wifi_watch_cancel(pw->watch, pw->join_id);
+                eap_forget(pw);
+                puts(asked == ASK_SECRET ? "No passphrase: the join is canceled."
+                                         : "No password: nothing joined.");
+                return;
+        }
+        if (asked == ASK_PASSWORD) {
+                WifiEapJoin eap = {.eap = pw->eap,
+                                   .identity = pw->identity,
+                                   .anonymous_identity = pw->anonymous,
+                                   .ca_file = pw->ca_file,
+                                   .domain = pw->domain};
+
+                r = roam_wifi_watch_join(pw->watch, pw->ssid, pw->ssid_len, false, "enterprise",
+                                         secret, &eap);
+                if (r < 0)
+                        printf("Cannot ask roamd to join %s: %s\n", pw->name, strerror(-r));
+                else
+                        printf("Joining %s on %s...\n", pw->name, pw->link);
+                return;
+        }
+        /* asked again: the user name given with the join */
+        r = roam_wifi_watch_secret(pw->watch, pw->join_id, secret,
+                                   pw->enterprise ? pw->identity : NULL);
         if (r < 0)
                 printf("Cannot answer roamd: %s\n", strerror(-r));
 }

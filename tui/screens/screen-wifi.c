@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <wchar.h>
 
 #define NCURSES_WIDECHAR 1
@@ -20,19 +22,22 @@
  * networks also out of range, and a row to join a hidden network. Enter joins: a secured
  * network asks for its passphrase in a dialog (masked; keys typed before it opened are
  * dropped), a refused one is said in words and asked again in place (JoinSecret), then the
- * link's verdict; behind a captive portal the portal screen follows. f forgets, a toggles
- * autoconnect, r scans. */
+ * link's verdict; behind a captive portal the portal screen follows. An 802.1X network asks
+ * the EAP method, user name, anonymous identity, password, CA file and server domain (the
+ * Join keys `roam wifi join --eap` sends); asked again, only the user name and password.
+ * f forgets, a toggles autoconnect, r scans. */
 
-#define FIELD_MAX 128
+#define FIELD_MAX 255
 
 typedef enum Dialog {
         DIALOG_NONE,
         DIALOG_PASSPHRASE, /* a known SSID: the passphrase */
         DIALOG_HIDDEN,     /* name, security, passphrase */
-        DIALOG_ENTERPRISE, /* user name, password, server domain */
+        DIALOG_ENTERPRISE, /* EAP method, user name, anonymous identity, password, CA, domain */
 } Dialog;
 
 static const char *const hidden_security[] = {"wpa2", "wpa3", "open", "enterprise"};
+static const char *const eap_methods[] = {"peap", "ttls"};
 
 typedef struct WifiData {
         Tui *tui;
@@ -50,6 +55,9 @@ typedef struct WifiData {
         unsigned security;
         char secret[FIELD_MAX + 1];
         char identity[FIELD_MAX + 1];
+        unsigned eap; /* eap_methods[] */
+        char anonymous[FIELD_MAX + 1];
+        char ca_file[FIELD_MAX + 1];
         char domain[FIELD_MAX + 1];
         char note[256];
         /* the join: what was asked, its id once roamd answered, its step and its end */
@@ -222,6 +230,9 @@ static void on_event(RoamWifiWatch *w, const WifiEvent *ev, void *userdata)
                 open_dialog(
                     t, d, streq(ev->a, "identity+password") ? DIALOG_ENTERPRISE : DIALOG_PASSPHRASE,
                     true);
+                /* the user name typed with the join stays: the password is what to retype */
+                if (d->dialog == DIALOG_ENTERPRISE && *d->identity)
+                        d->field = 1;
                 if (streq(ev->b, "wrong-key"))
                         snprintf(d->note, sizeof(d->note),
                                  "%s refused this %s. Check it (it is case-sensitive) and try "
@@ -427,6 +438,19 @@ static int build(Tui *t, WifiData *d, TuiDoc *doc)
         return r;
 }
 
+/* The enterprise dialog of a new join asks everything; asked again by roamd (a refused
+ * password, or a known network without one) only the user name and password. */
+static bool enterprise_full(const WifiData *d)
+{
+        return d->dialog == DIALOG_ENTERPRISE && !d->waiting_secret;
+}
+
+/* A field chosen with Left/Right, not typed. */
+static bool dialog_choice(const WifiData *d, int i)
+{
+        return (d->dialog == DIALOG_HIDDEN && i == 1) || (enterprise_full(d) && i == 0);
+}
+
 static void masked(const char *s, char *buf, size_t size)
 {
         size_t n = 0;
@@ -463,6 +487,14 @@ static int build_dialog(Tui *t, WifiData *d, TuiDoc *doc)
                                      ? "Tab: next field, Left/Right: security, Enter: join, Esc: "
                                        "cancel. Nothing in the air names a hidden network: type "
                                        "it exactly."
+                                 : enterprise_full(d)
+                                     ? "Tab: next field, Left/Right: EAP method, Enter: join, "
+                                       "Esc: cancel. Anonymous identity: the outer name (empty: "
+                                       "none). CA file: the server's CA certificate, PEM (empty: "
+                                       "the system's bundle). Server domain: the name its "
+                                       "certificate must carry."
+                                 : d->dialog == DIALOG_ENTERPRISE
+                                     ? "Tab: next field, Enter: join, Esc: cancel."
                                      : "Tab: next field, Enter: join, Esc: cancel. The owner "
                                        "keeps the passphrase once the join works.");
         if (r >= 0 && d->dialog == DIALOG_HIDDEN) {
@@ -482,12 +514,28 @@ static int build_dialog(Tui *t, WifiData *d, TuiDoc *doc)
                                           THEME_NORMAL, star);
                 return r;
         }
+        if (r >= 0 && enterprise_full(d)) {
+                snprintf(sec, sizeof(sec), "%s %s %s", tui_utf8(t) ? "\u25c0" : "<",
+                         d->eap == 1 ? "TTLS" : "PEAP", tui_utf8(t) ? "\u25b6" : ">");
+                r = tui_doc_field(doc, item++, 15, "EAP method", THEME_NORMAL, sec);
+                if (r >= 0)
+                        r = tui_doc_field(doc, item++, 15, "User name", THEME_NORMAL, d->identity);
+                if (r >= 0)
+                        r = tui_doc_field(doc, item++, 15, "Anonymous ID", THEME_NORMAL,
+                                          d->anonymous);
+                if (r >= 0)
+                        r = tui_doc_field(doc, item++, 15, "Password", THEME_NORMAL, star);
+                if (r >= 0)
+                        r = tui_doc_field(doc, item++, 15, "CA file", THEME_NORMAL, d->ca_file);
+                if (r >= 0)
+                        r = tui_doc_field(doc, item++, 15, "Server domain", THEME_NORMAL,
+                                          d->domain);
+                return r;
+        }
         if (r >= 0 && d->dialog == DIALOG_ENTERPRISE) {
                 r = tui_doc_field(doc, item++, 12, "User name", THEME_NORMAL, d->identity);
                 if (r >= 0)
                         r = tui_doc_field(doc, item++, 12, "Password", THEME_NORMAL, star);
-                if (r >= 0)
-                        r = tui_doc_field(doc, item++, 12, "Server", THEME_NORMAL, d->domain);
                 return r;
         }
         if (r >= 0)
@@ -537,8 +585,14 @@ static char *dialog_field(WifiData *d, int i)
                         fields[n++] = d->secret;
                 return i < n ? fields[i] : NULL;
         }
+        if (enterprise_full(d)) {
+                char *fields[] = {NULL,      d->identity, d->anonymous,
+                                  d->secret, d->ca_file,  d->domain};
+
+                return i >= 0 && i < (int)ELEMENTSOF(fields) ? fields[i] : NULL;
+        }
         if (d->dialog == DIALOG_ENTERPRISE)
-                return i == 0 ? d->identity : i == 1 ? d->secret : i == 2 ? d->domain : NULL;
+                return i == 0 ? d->identity : i == 1 ? d->secret : NULL;
         return i == 0 ? d->secret : NULL;
 }
 
@@ -546,13 +600,37 @@ static int dialog_fields(WifiData *d)
 {
         int n = 0;
 
-        while (n < 4 && (dialog_field(d, n) || (d->dialog == DIALOG_HIDDEN && n == 1)))
+        while (n < 8 && (dialog_field(d, n) || dialog_choice(d, n)))
                 n++;
         return n;
 }
 
-static void start_join(Tui *t, WifiData *d, const char *secret, const char *identity,
-                       const char *domain)
+/* The CA file as roamd takes it: absolute (roamd reads no relative path: its working
+ * directory is not the user's), "~/" the home directory; an error in words when it is no
+ * file. */
+static int ca_file_path(const char *typed, char *out, size_t size, char *why, size_t why_size)
+{
+        char buf[PATH_MAX], resolved[PATH_MAX];
+        const char *home = getenv("HOME");
+        struct stat st;
+
+        if (strncmp(typed, "~/", 2) == 0 && home)
+                snprintf(buf, sizeof(buf), "%s/%s", home, typed + 2);
+        else
+                snprintf(buf, sizeof(buf), "%s", typed);
+        if (!realpath(buf, resolved) || stat(resolved, &st) < 0) {
+                snprintf(why, why_size, "Cannot use the CA file %s: %s.", typed, strerror(errno));
+                return -errno;
+        }
+        if (!S_ISREG(st.st_mode)) {
+                snprintf(why, why_size, "The CA file %s is no file.", typed);
+                return -EISDIR;
+        }
+        snprintf(out, size, "%s", resolved);
+        return 0;
+}
+
+static void start_join(Tui *t, WifiData *d, const char *secret, const WifiEapJoin *eap)
 {
         int r;
 
@@ -562,7 +640,7 @@ static void start_join(Tui *t, WifiData *d, const char *secret, const char *iden
         r = roam_wifi_watch_join(
             d->watch, d->ssid, d->ssid_len, d->join_hidden,
             d->join_hidden || streq(d->join_security, "enterprise") ? d->join_security : NULL,
-            secret, identity, domain);
+            secret, eap);
         if (r < 0) {
                 d->progress[0] = 0;
                 tui_message(t, THEME_ERROR, "Cannot ask roamd: %s.", strerror(-r));
@@ -575,6 +653,7 @@ static int submit(Tui *t, WifiData *d)
             d->dialog == DIALOG_ENTERPRISE ||
             (d->dialog == DIALOG_HIDDEN && streq(hidden_security[d->security], "enterprise"));
         bool open = d->dialog == DIALOG_HIDDEN && streq(hidden_security[d->security], "open");
+        char ca[PATH_MAX] = "", why[PATH_MAX + 64];
         int r;
 
         if (d->dialog == DIALOG_HIDDEN) {
@@ -604,6 +683,12 @@ static int submit(Tui *t, WifiData *d)
                             enterprise ? "password" : "passphrase");
                 return REACTION_REDRAW;
         }
+        if (enterprise_full(d) && *d->ca_file &&
+            ca_file_path(d->ca_file, ca, sizeof(ca), why, sizeof(why)) < 0) {
+                d->field = 4; /* the CA file, to be typed again */
+                tui_message(t, THEME_WARNING, "%s", why);
+                return REACTION_REDRAW;
+        }
         if (d->waiting_secret) {
                 d->waiting_secret = false;
                 r = roam_wifi_watch_secret(d->watch, d->join_id, d->secret,
@@ -613,9 +698,19 @@ static int submit(Tui *t, WifiData *d)
                 else
                         snprintf(d->progress, sizeof(d->progress), "Joining %s%s", d->name,
                                  tui_glyph_ellipsis(t));
+        } else if (enterprise) {
+                bool full = enterprise_full(d);
+                WifiEapJoin eap = {
+                    .eap = full ? eap_methods[d->eap] : "peap",
+                    .identity = d->identity,
+                    .anonymous_identity = full ? d->anonymous : NULL,
+                    .ca_file = ca,
+                    .domain = full ? d->domain : NULL,
+                };
+
+                start_join(t, d, d->secret, &eap);
         } else
-                start_join(t, d, open ? NULL : d->secret, enterprise ? d->identity : NULL,
-                           d->domain);
+                start_join(t, d, open ? NULL : d->secret, NULL);
         dialog_close(d);
         return REACTION_REDRAW;
 }
@@ -652,7 +747,8 @@ static int dialog_key(Tui *t, WifiData *d, int key)
 
                         d->security = (d->security + (key == TUI_KEY(KEY_LEFT) ? k - 1 : 1)) % k;
                         explicit_bzero(d->secret, sizeof(d->secret));
-                }
+                } else if (enterprise_full(d) && d->field == 0)
+                        d->eap = (d->eap + 1) % ELEMENTSOF(eap_methods);
                 return REACTION_REDRAW;
         case '\r':
         case '\n':
@@ -774,12 +870,15 @@ static int wifi_key(Tui *t, Screen *s, int key)
                 }
                 if (!n->known && streq_ptr(n->security, "enterprise")) {
                         memset(d->identity, 0, sizeof(d->identity));
+                        memset(d->anonymous, 0, sizeof(d->anonymous));
+                        memset(d->ca_file, 0, sizeof(d->ca_file));
                         memset(d->domain, 0, sizeof(d->domain));
+                        d->eap = 0;
                         open_dialog(t, d, DIALOG_ENTERPRISE, false);
                 } else if (!n->known && wifi_security_needs_secret(n->security))
                         open_dialog(t, d, DIALOG_PASSPHRASE, false);
                 else
-                        start_join(t, d, NULL, NULL, NULL);
+                        start_join(t, d, NULL, NULL);
                 return REACTION_REDRAW;
         case 'f':
         case 'a':
@@ -866,8 +965,9 @@ static const char *wifi_available(Tui *t, Screen *s, char *why, size_t size)
 
 static const KeyHelp wifi_keys[] = {
     {"Enter", "join",
-     "Join the selected network (a secured one asks for its passphrase; needs root, group "
-     "netdev or polkit)"},
+     "Join the selected network (a secured one asks for its passphrase, an 802.1X one for its "
+     "EAP method, user name, password, CA file and server domain; needs root, group netdev or "
+     "polkit)"},
     {"r", "scan", "Look for networks again"},
     {"h", "hidden", "Join a hidden network: its name, security and passphrase"},
     {"f", "forget", "Forget the selected known network (asks first)"},
@@ -906,7 +1006,9 @@ const ScreenVTable wifi_screen_vtable = {
              "that owns it (NetworkManager, iwd or wpa_supplicant): the joined one first, known "
              "ones in range, the others by signal, then known ones out of range; signal as "
              "bars, in words and in dBm; security in words. Enter joins: a secured network "
-             "asks for its passphrase (masked), a refused one is said and asked again, then "
+             "asks for its passphrase (masked; an 802.1X one its EAP method, user name, "
+             "anonymous identity, password, CA file and server domain), a refused one is said "
+             "and asked again, then "
              "the link's verdict follows (the portal screen when the network has a captive "
              "portal). h joins a hidden network, f forgets, a toggles autoconnect.",
 };

@@ -123,7 +123,7 @@ static const char *state_dir(const IwdBackend *b)
         const Core *core = b->base.core;
 
         return core->config && core->config->wifi.iwd_state_dir ? core->config->wifi.iwd_state_dir
-                                                                 : state_dir_default;
+                                                                : state_dir_default;
 }
 static sd_bus_slot *agent_vtable_slot;
 
