@@ -49,7 +49,9 @@ Test methods (org.freedesktop.DBus.Mock on /):
   AddKnownNetwork(s ssid, s type, b hidden, b autoconnect, s passphrase) -> path (a profile
       iwd had already; passphrase "" for none saved);
   GetCalls() -> a(sss), GetAgentCalls() -> a(sss) (agent's bus name, method, network path),
-  GetSecretsSeen() -> a(ss) (network name, what the agent answered).
+  GetSecretsSeen() -> a(ss) (network name, what the agent answered),
+  GetProfilesRead() -> a(sus) (each provisioning file Connect read: its name, its mode, its
+      text).
 """
 import os
 
@@ -117,6 +119,7 @@ class State:
         self.calls = []
         self.agent_calls = []
         self.secrets_seen = []
+        self.profiles_read = []
         self.agents = []   # (bus name, path), in registration order
         self.networks = {}  # path -> dict
         self.known = {}     # path -> dict
@@ -176,7 +179,8 @@ def load(mock, parameters):
                           ("AddKnownNetwork", ("ssbbs", "o"), AddKnownNetwork),
                           ("GetCalls", ("", "a(sss)"), GetCalls),
                           ("GetAgentCalls", ("", "a(sss)"), GetAgentCalls),
-                          ("GetSecretsSeen", ("", "a(ss)"), GetSecretsSeen)):
+                          ("GetSecretsSeen", ("", "a(ss)"), GetSecretsSeen),
+                          ("GetProfilesRead", ("", "a(sus)"), GetProfilesRead)):
         _method(mock, MOCK_IFACE, name, sig[0], sig[1], fn)
 
     if mock.iwdstate.state_dir:
@@ -314,6 +318,11 @@ def GetCalls(self, sender=None):
 def GetAgentCalls(self, sender=None):
     return dbus.Array([dbus.Struct(c, signature="sss") for c in st().agent_calls],
                       signature="(sss)")
+
+
+def GetProfilesRead(self, sender=None):
+    return dbus.Array([dbus.Struct(c, signature="sus") for c in st().profiles_read],
+                      signature="(sus)")
 
 
 def GetSecretsSeen(self, sender=None):
@@ -497,12 +506,15 @@ def _read_8021x(net):
     s = st()
     if not s.state_dir:
         return None
-    path = os.path.join(s.state_dir, storage_name(net["ssid"]) + ".8021x")
+    name = storage_name(net["ssid"]) + ".8021x"
+    path = os.path.join(s.state_dir, name)
     try:
         with open(path) as f:
             text = f.read()
+            mode = os.fstat(f.fileno()).st_mode & 0o7777
     except OSError:
         return None
+    s.profiles_read.append((name, dbus.UInt32(mode), text))
     section, out = None, {}
     for line in text.splitlines():
         line = line.strip()

@@ -33,20 +33,24 @@ VERDICT = re.compile(r"^wlan0: [a-z][a-z ]+ \(.+\)\.$")
 
 class World:
     """roamd in a MiniEnv beside one owner of wlan0 with three networks in range: Home
-    (WPA2, PSK), Cafe (open) and Bunker (WPA2, hidden)."""
+    (WPA2, PSK), Cafe (open) and Bunker (WPA2, hidden); extra: more networks as (ssid,
+    security, signal dBm, key) (security wpa3 or enterprise, the key "user:password")."""
 
-    def __init__(self, owner):
+    def __init__(self, owner, extra=()):
         self.owner = owner
+        self.extra = list(extra)
         self.env = MiniEnv("wifie2e")
         self.fake = self.double = None
         self.signals = []
+        self.wifi_keys = {}
+        self.state = None
         try:
             self.env.netns("ip link add wlan0 type veth peer name wlan0-peer")
             self.env.netns("ip link set wlan0-peer up")
             self.env.netns("ip link set wlan0 up")
             ctrl = os.path.join(self.env.dir, "ctrl")
             getattr(self, "start_" + owner)(ctrl)
-            conf = wpaenv.config(ctrl, os.path.join(self.env.dir, "client"))
+            conf = wpaenv.config(ctrl, os.path.join(self.env.dir, "client"), **self.wifi_keys)
             self.env.start_roamd(conf + "[Bearers]\nwlan0=wifi\n")
             self.rb = self.env.rb
             self.rb.conn.add_signal_receiver(self._on_signal, path_keyword="path",
@@ -81,11 +85,18 @@ class World:
 
     def start_iwd(self, ctrl):
         os.mkdir(ctrl)
-        self.double, self.dbus = start_double(self.env.address, "iwd.py", IWD)
+        # iwd's state directory: its provisioning files, roamd's IwdStateDirectory=
+        self.state = os.path.join(self.env.dir, "iwd")
+        os.mkdir(self.state, 0o700)
+        self.wifi_keys["IwdStateDirectory"] = self.state
+        self.double, self.dbus = start_double(self.env.address, "iwd.py", IWD,
+                                              {"StateDirectory": self.state})
         dev = str(self.mock("AddStation", "s", ["wlan0"]))
+        kinds = {"wpa3": "psk", "enterprise": "8021x"}  # iwd names only the key type
         for ssid, kind, signal, key, hidden in [("Home", "psk", -4800, PSK, False),
                                                 ("Cafe", "open", -5700, "", False),
-                                                ("Bunker", "psk", -7000, HIDDEN_PSK, True)]:
+                                                ("Bunker", "psk", -7000, HIDDEN_PSK, True)] + [
+                (ssid, kinds[sec], dbm * 100, key, False) for ssid, sec, dbm, key in self.extra]:
             self.mock("AddNetwork", "ossisb", [dev, ssid, kind, signal, key, hidden])
 
     def mock(self, method, sig="", args=()):
@@ -232,3 +243,68 @@ def test_peap_through_networkmanager(nm_world, tmp_path):
     joined(w.roam(*args, stdin="s3cret\n"), "corp")
     assert "s3cret" not in w.env.log() and "not it" not in w.env.log()
     assert all("s3cret" not in repr(a) for _m, a in w.signals)
+
+
+CA_PEM = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+
+
+@pytest.fixture
+def iwd_peap(tmp_path):
+    w = World("iwd", extra=[("corp", "enterprise", -52, "alice:s3cret"),
+                            ("lab", "enterprise", -60, "bob:b0b")])
+    yield w
+    w.close()
+
+
+def profiles_read(w, name):
+    return [(mode, text) for n, mode, text in plain(w.mock("GetProfilesRead")) if n == name]
+
+
+def test_peap_through_iwd(iwd_peap, tmp_path):
+    """PEAP through iwd: roamd writes iwd's provisioning file in IwdStateDirectory= (0600,
+    without the password), iwd reads it and asks roamd's agent for the password
+    (RequestUserPassword); a wrong one is refused in words (exit 4) and the file is removed;
+    the right one joins and the file stays, as iwd reads it again."""
+    w = iwd_peap
+    ca = tmp_path / "ca.pem"
+    ca.write_text(CA_PEM)
+    args = ["join", "corp", "--eap", "peap", "--identity", "alice", "--ca-cert", str(ca),
+            "--domain", "corp.example", "--passphrase-file", "-"]
+    p = w.roam(*args, stdin="not it\n")
+    assert p.returncode == 4, p.stdout + p.stderr
+    assert "corp refused the user name or password" in p.stderr, p.stderr
+    assert os.listdir(w.state) == []  # the join did not connect: the file is gone
+    [(mode, text)] = profiles_read(w, "corp.8021x")
+    assert mode == 0o600, oct(mode)
+    assert text == ("[Security]\nEAP-Method=PEAP\nEAP-Identity=alice\n"
+                    "EAP-PEAP-CACert=%s\nEAP-PEAP-ServerDomainMask=corp.example\n"
+                    "EAP-PEAP-Phase2-Method=MSCHAPV2\nEAP-PEAP-Phase2-Identity=alice\n"
+                    "[Settings]\nAutoConnect=true\n" % ca), text
+    joined(w.roam(*args, stdin="s3cret\n"), "corp")
+    assert os.listdir(w.state) == ["corp.8021x"]
+    assert os.stat(os.path.join(w.state, "corp.8021x")).st_mode & 0o777 == 0o600
+    assert [x[1] for x in plain(w.mock("GetSecretsSeen"))] == ["alice:not it", "alice:s3cret"]
+    assert [c[1] for c in plain(w.mock("GetAgentCalls"))] == ["RequestUserPassword"] * 2
+    for secret in ("s3cret", "not it"):
+        assert secret not in w.env.log()
+        assert all(secret not in repr(a) for _m, a in w.signals)
+        assert all(secret not in t for _m, t in profiles_read(w, "corp.8021x"))
+
+
+def test_peap_through_iwd_never_over_the_admins_file(iwd_peap):
+    """A provisioning file the admin wrote stays as it is: roamd joins through it (iwd asks
+    the password for the user it names) and writes nothing."""
+    w = iwd_peap
+    path = os.path.join(w.state, "lab.8021x")
+    admin = ("[Security]\nEAP-Method=PEAP\nEAP-Identity=anonymous@lab\n"
+             "EAP-PEAP-Phase2-Method=MSCHAPV2\nEAP-PEAP-Phase2-Identity=bob\n")
+    with open(path, "w") as f:
+        f.write(admin)
+    os.chmod(path, 0o600)
+    w.rb.wait(lambda: any(n["ssid"] == "lab" and n.get("known") for n in known(w)),
+              what="iwd reading the admin's lab.8021x")
+    joined(w.roam("join", "lab", "--eap", "peap", "--identity", "bob", "--passphrase-file",
+                  "-", stdin="b0b\n"), "lab")
+    assert open(path).read() == admin
+    assert sorted(os.listdir(w.state)) == ["lab.8021x"]
+    assert [c[1] for c in plain(w.mock("GetAgentCalls"))] == ["RequestUserPassword"]

@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from test_cli_roamd import HIDDEN_PSK, PSK, WRONG, World
+from roambus import plain
+from test_cli_roamd import CA_PEM, HIDDEN_PSK, PSK, WRONG, World
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tests", "tui"))
@@ -96,5 +97,67 @@ def test_join_wrong_then_right_hidden_and_forget(world, tmp_path):
         t.close()
     log = world.env.log()
     for secret in (PSK, WRONG, HIDDEN_PSK):
+        assert secret not in log
+        assert all(secret not in repr(a) for _m, a in world.signals)
+
+
+def open_wifi_screen(t, owner):
+    t.wait_for(screen="overview", text="wlan0")
+    for _ in range(5):  # wlan0 among the links (wlan0-peer, lo)
+        if t.cursor_line().startswith("> wlan0 ") or t.cursor_line() == "> wlan0":
+            break
+        before = t.cursor_line()
+        t.key("j")
+        t.wait(lambda t: t.cursor_line() != before, what="the selection to move")
+    t.key("\r")
+    t.wait_for(screen="link", text="wlan0")
+    t.key("w")
+    said(t, "Wi-Fi on wlan0 through " + OWNER_WORDS[owner])
+
+
+def test_peap_through_iwd(tmp_path):
+    """802.1X through iwd from the TUI: the dialog's EAP method, user name, password, CA file
+    and server domain become iwd's provisioning file in IwdStateDirectory= (0600, without the
+    password); a wrong password is said in words and asked again in place; Esc then ends the
+    join and the file is gone; the right password joins and the link's verdict follows."""
+    ca = tmp_path / "ca.pem"
+    ca.write_text(CA_PEM)
+    world = World("iwd", extra=[("corp", "enterprise", -52, "alice:s3cret")])
+    t = Tui(world.env.env, tmp_path, extra_env={"ROAM_TEST_NOW": ""})
+    try:
+        open_wifi_screen(t, "iwd")
+        select(t, "corp")
+
+        def dialog():
+            t.key("\r")
+            said(t, "Join corp (enterprise (802.1X))", "EAP method", "PEAP", "CA file")
+            t.key("\talice\t\tnot it\t%s\tcorp.example\r" % ca)
+            said(t, "corp refused this user name or password. Check it (it is "
+                 "case-sensitive) and try again.")
+        dialog()
+        state = os.listdir(world.state)
+        assert state == ["corp.8021x"], state
+        assert os.stat(os.path.join(world.state, "corp.8021x")).st_mode & 0o777 == 0o600
+        t.settle()  # a dialog roamd opened ignores keys for a moment
+        t.key("\x1b")
+        said(t, "Nothing joined.")
+        world.rb.wait(lambda: any(m == "JoinDone" for m, _a in world.signals),
+                      what="the join ending")
+        assert os.listdir(world.state) == []  # the join did not connect: no file left
+        t.settle()
+        dialog()
+        t.settle()
+        t.key("s3cret\r")
+        said(t, "Joined corp. wlan0: offline.")
+        assert os.listdir(world.state) == ["corp.8021x"]
+        text = open(os.path.join(world.state, "corp.8021x")).read()
+        assert "EAP-PEAP-CACert=%s\n" % ca in text and "ServerDomainMask=corp.example" in text
+        assert [x[1] for x in plain(world.mock("GetSecretsSeen"))] == [
+            "alice:not it", "alice:not it", "alice:s3cret"]
+    finally:
+        t.close()
+        log = world.env.log()
+        world.close()
+    for secret in ("s3cret", "not it"):
         assert secret not in log
         assert all(secret not in repr(a) for _m, a in world.signals)
