@@ -72,14 +72,22 @@ class World:
              "flags": "[WPA2-PSK-CCMP][ESS]", "ssid": b"Bunker", "psk": HIDDEN_PSK,
              "hidden": True},
         ]
+        flags = {"wpa3": "[WPA2-SAE-CCMP][ESS]", "enterprise": "[WPA2-EAP-CCMP][ESS]"}
+        for i, (ssid, sec, dbm, key) in enumerate(self.extra):
+            self.fake.bsses.append({"id": 4 + i, "bssid": "02:00:00:00:%02x:00" % (4 + i),
+                                    "freq": 5200, "level": dbm, "flags": flags[sec],
+                                    "ssid": ssid.encode(), "psk": key})
 
     def start_nm(self, ctrl):
         os.mkdir(ctrl)  # no wpa_supplicant: NetworkManager owns wlan0
         self.double, self.dbus = start_double(self.env.address, "networkmanager_wifi.py", NM)
         dev = self.dev = str(self.mock("AddWiFiDevice", "s", ["wlan0"]))
+        # NM's Strength from dBm: its own scale, -100 + 0.6 x percent
         for ssid, sec, strength, key, hidden in [("Home", "wpa2", 80, PSK, False),
                                                  ("Cafe", "open", 70, "", False),
-                                                 ("Bunker", "wpa2", 40, HIDDEN_PSK, True)]:
+                                                 ("Bunker", "wpa2", 40, HIDDEN_PSK, True)] + [
+                (ssid, sec, round((dbm + 100) / 0.6), key, False)
+                for ssid, sec, dbm, key in self.extra]:
             self.mock("AddAccessPoint", "oaysysb", [dev, dbus.ByteArray(ssid.encode()), sec,
                                                     strength, key, hidden])
 
@@ -123,7 +131,8 @@ class World:
         psk, NetworkManager in the connection roamd added or from roamd's agent, iwd from
         roamd's agent."""
         if self.fake:
-            return 'psk "%s"' % secret in " ".join(self.fake.requests)
+            return any('%s "%s"' % (k, secret) in " ".join(self.fake.requests)
+                       for k in ("psk", "sae_password"))
         if any(x[1] == secret for x in plain(self.mock("GetSecretsSeen"))):
             return True
         # the NM double records a secret in a call by its length only
@@ -229,9 +238,8 @@ def nm_world():
 
 def test_peap_through_networkmanager(nm_world, tmp_path):
     """PEAP: the identity and the domain from the command line, the password from a file; a
-    wrong password is refused in words (exit 4), the right one joins. (iwd joins 802.1X only
-    from a profile in its state directory, which roamd writes in /var/lib/iwd: not on this
-    host.)"""
+    wrong password is refused in words (exit 4), the right one joins. (iwd: below, through
+    its provisioning file.)"""
     w = nm_world
     w.mock("AddAccessPoint", "oaysysb", [w.dev, dbus.ByteArray(b"corp"), "enterprise", 60,
                                          "alice:s3cret", False])
@@ -308,3 +316,56 @@ def test_peap_through_iwd_never_over_the_admins_file(iwd_peap):
     assert open(path).read() == admin
     assert sorted(os.listdir(w.state)) == ["lab.8021x"]
     assert [c[1] for c in plain(w.mock("GetAgentCalls"))] == ["RequestUserPassword"]
+
+
+SAE = "sae secret pw"
+# A wrong WPA3 password as each owner can tell it (docs/wifi.md): wpa_supplicant says only
+# CONN_FAILED for SAE; NetworkManager and iwd ask again (JoinNeedsSecret wrong-key), and a
+# client with no other passphrase ends the join as the key refused.
+SAE_WRONG = {
+    "wpa": ("wrong-key-or-out-of-range",
+            "Vault did not accept the password, or it is out of reach: WPA3 cannot tell these "
+            "apart"),
+    "nm": ("wrong-key", "Vault refused the passphrase."),
+    "iwd": ("wrong-key", "Vault refused the passphrase."),
+}
+
+
+@pytest.fixture(params=["wpa", "nm", "iwd"])
+def sae_world(request):
+    w = World(request.param, extra=[("Vault", "wpa3", -55, SAE)])
+    yield w
+    w.close()
+
+
+def test_wpa3_sae_join_through_each_owner(sae_world):
+    """WPA3-Personal (SAE only): a wrong password ends in the owner's words (exit 4), the
+    right one joins; the owner used SAE (wpa_supplicant: key_mgmt SAE with ieee80211w 2, the
+    double skipping a BSS that requires PMF otherwise; NetworkManager: sae picked from the
+    AP's flags; iwd: its psk network, the password through roamd's agent)."""
+    w = sae_world
+    assert [n["security"] for n in json.loads(w.roam("--json").stdout)["networks"]
+            if n["ssid"] == "Vault"] == ["psk" if w.owner == "iwd" else "wpa3"]
+    result, words = SAE_WRONG[w.owner]
+    p = w.roam("join", "Vault", "--passphrase-file", "-", "--json", stdin="not the pw\n")
+    assert p.returncode == 4, p.stdout + p.stderr
+    assert json.loads(p.stdout)["result"] == result, p.stdout
+    p = w.roam("join", "Vault", "--passphrase-file", "-", stdin="not the pw\n")
+    assert p.returncode == 4 and words in p.stderr, p.stdout + p.stderr
+    joined(w.roam("join", "Vault", "--passphrase-file", "-", stdin=SAE + "\n"), "Vault")
+    assert w.owner_got(SAE)
+    if w.fake:
+        sets = [r.split(" ", 2)[2] for r in w.fake.requests if r.startswith("SET_NETWORK")]
+        assert "key_mgmt SAE" in sets and "ieee80211w 2" in sets, sets
+        assert not any(s.startswith("psk ") for s in sets), sets
+    elif w.owner == "nm":
+        conns = plain(w.dbus.call(NM_PATH + "/Settings", NM + ".Settings", "ListConnections",
+                                  dest=NM))
+        kms = [plain(w.dbus.call(c, NM + ".Settings.Connection", "GetSettings", dest=NM))
+               .get("802-11-wireless-security", {}).get("key-mgmt") for c in conns]
+        assert "sae" in kms, kms
+    else:
+        assert [x[1] for x in plain(w.mock("GetSecretsSeen"))][-1] == SAE
+    log = w.env.log()
+    assert SAE not in log and "not the pw" not in log
+    assert all(SAE not in repr(a) for _m, a in w.signals)

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from roambus import plain
-from test_cli_roamd import CA_PEM, HIDDEN_PSK, PSK, WRONG, World
+from test_cli_roamd import CA_PEM, HIDDEN_PSK, PSK, SAE, WRONG, World
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tests", "tui"))
@@ -161,3 +161,37 @@ def test_peap_through_iwd(tmp_path):
     for secret in ("s3cret", "not it"):
         assert secret not in log
         assert all(secret not in repr(a) for _m, a in world.signals)
+
+
+@pytest.mark.parametrize("owner", ["wpa", "nm", "iwd"])
+def test_wpa3_sae_through_each_owner(owner, tmp_path):
+    """WPA3-Personal from the TUI: a wrong password is said in the owner's words
+    (wpa_supplicant cannot tell it from a network out of reach: the join ends so; NM and iwd
+    ask again in place), then the right one joins and the link's verdict follows."""
+    world = World(owner, extra=[("Vault", "wpa3", -55, SAE)])
+    t = Tui(world.env.env, tmp_path, extra_env={"ROAM_TEST_NOW": ""})
+    try:
+        open_wifi_screen(t, owner)
+        select(t, "Vault")
+        t.key("\r")
+        said(t, "Join Vault (WPA3)" if owner != "iwd" else "Join Vault (password)",
+             "Passphrase")
+        t.key("not the pw\r")
+        if owner == "wpa":
+            said(t, "Vault did not accept the password, or it is out of reach: WPA3 cannot "
+                 "tell these apart")
+            assert "Join Vault" not in t.text()  # the join ended: nothing asked in place
+            t.key("\r")
+            said(t, "Join Vault (WPA3)", "Passphrase")
+        else:
+            said(t, "Vault refused this passphrase. Check it (it is case-sensitive) and try "
+                 "again.")
+            t.settle()
+        t.key(SAE + "\r")
+        said(t, "Joined Vault. wlan0: offline.")
+        assert world.owner_got("not the pw") and world.owner_got(SAE)
+    finally:
+        t.close()
+        log = world.env.log()
+        world.close()
+    assert SAE not in log and "not the pw" not in log

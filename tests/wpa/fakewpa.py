@@ -35,6 +35,7 @@ With p2p=False it behaves like wpa_supplicant on a driver without P2P (what the 
 gives): test_fake_vs_real.py compares those answers with transcripts recorded from the real
 daemon (tests/wpa/transcripts/)."""
 import os
+import re
 import random
 import select
 import socket
@@ -545,6 +546,26 @@ class FakeWpa:
                 out += "====\n"
         return out
 
+    @staticmethod
+    def bss_matches(n, bss):
+        """events.c wpa_supplicant_ssid_bss_match(), for the RSN this double's BSSes have:
+        "skip RSN IE - key mgmt mismatch" (the network's key_mgmt, default WPA-PSK WPA-EAP,
+        and the AKMs of the BSS's flags: PSK, SAE, EAP; none: open, key_mgmt NONE) and "no
+        mgmt frame protection enabled but AP requires it" (an SAE-only BSS, WPA3-Personal
+        only, requires PMF: ieee80211w 0, the default with pmf=0, is skipped)."""
+        flags = bss.get("flags", "")
+        akms = set()
+        for f in re.findall(r"\[(?:WPA2?|RSN)-([A-Z0-9+-]+?)-(?:CCMP|TKIP|GCMP)[^\]]*\]", flags):
+            for a in f.split("+"):
+                akms.add({"PSK": "WPA-PSK", "EAP": "WPA-EAP"}.get(a, a))
+        mgmt = set(n.get("key_mgmt", "WPA-PSK WPA-EAP").split())
+        if not akms:
+            return "NONE" in mgmt or "OWE" in mgmt or "IEEE8021X" in mgmt
+        if not akms & mgmt:
+            return False
+        mfpr = bss.get("mfpr", akms == {"SAE"})
+        return not (mfpr and n.get("ieee80211w", "0") == "0")
+
     def select_network(self, arg):
         """wpa_supplicant_ctrl_iface_select_network() -> wpa_supplicant_select_network():
         every other network disabled, this one enabled; then the join this double models,
@@ -563,7 +584,8 @@ class FakeWpa:
         # a hidden AP answers only a probe naming its SSID: scan_ssid=1 (wpa_supplicant's
         # wpa_supplicant_get_scan_ssids())
         bss = next((b for b in self.bsses if b["ssid"] == ssid
-                    and (not b.get("hidden") or n.get("scan_ssid") == "1")), None)
+                    and (not b.get("hidden") or n.get("scan_ssid") == "1")
+                    and self.bss_matches(n, b)), None)
         if not bss:
             return "OK\n", ["CTRL-EVENT-NETWORK-NOT-FOUND "]
         key = n.get("sae_password") if n.get("key_mgmt") == "SAE" else n.get("psk")

@@ -620,7 +620,7 @@ static int follow_join(sd_bus *bus, const WifiLink *l, Watch *w, const char *ssi
                         if (wrong) {
                                 if (json)
                                         (void)print_result_json(
-                                            l, ssid, w->join_id, "wrong-key",
+                                            l, ssid, w->join_id, eap ? "auth-failed" : "wrong-key",
                                             eap ? "refused the user name or password"
                                                 : "refused the passphrase",
                                             NULL);

@@ -85,10 +85,15 @@ static int on_secret_timeout(sd_event_source *s, uint64_t usec, void *userdata)
         WifiJoin *j = userdata;
 
         j->timer = sd_event_source_disable_unref(j->timer);
-        join_finish(j, j->wrong_key_asked ? WIFI_JOIN_WRONG_KEY : WIFI_JOIN_TIMEOUT,
-                    j->wrong_key_asked ? "The network refused the passphrase, and no other came "
-                                         "within 2 minutes"
-                                       : "No passphrase came within 2 minutes");
+        join_finish(j,
+                    !j->wrong_key_asked ? WIFI_JOIN_TIMEOUT
+                    : j->eap_asked      ? WIFI_JOIN_AUTH_FAILED
+                                        : WIFI_JOIN_WRONG_KEY,
+                    !j->wrong_key_asked ? "No passphrase came within 2 minutes"
+                    : j->eap_asked      ? "The network refused the user name or password, and no "
+                                          "other came within 2 minutes"
+                                        : "The network refused the passphrase, and no other came "
+                                          "within 2 minutes");
         return 0;
 }
 
@@ -99,6 +104,7 @@ static void on_needs_secret(WifiSecretKind kind, WifiSecretWhy why, void *userda
         log_info("%s: join %u needs a secret (%s, %s)", j->iface->ifname, j->id,
                  wifi_secret_kind_to_string(kind), wifi_secret_why_to_string(why));
         j->wrong_key_asked = why == WIFI_SECRET_WHY_WRONG_KEY;
+        j->eap_asked = kind == WIFI_SECRET_IDENTITY_PASSWORD;
         j->timer = sd_event_source_disable_unref(j->timer);
         (void)sd_event_add_time_relative(j->iface->service->core->event, &j->timer, CLOCK_MONOTONIC,
                                          SECRET_WAIT_USEC, 0, on_secret_timeout, j);
@@ -230,9 +236,13 @@ void wifi_iface_join_cancel(WifiIface *i)
                 return;
         /* After a wrong-key request, giving up is the answer "the key was wrong" (the CLI's
          * exit code for a wrong key comes from this). */
-        join_finish(j, j->wrong_key_asked ? WIFI_JOIN_WRONG_KEY : WIFI_JOIN_CANCELED,
-                    j->wrong_key_asked ? "The network refused the passphrase"
-                                       : "The join was canceled");
+        join_finish(j,
+                    !j->wrong_key_asked ? WIFI_JOIN_CANCELED
+                    : j->eap_asked      ? WIFI_JOIN_AUTH_FAILED
+                                        : WIFI_JOIN_WRONG_KEY,
+                    !j->wrong_key_asked ? "The join was canceled"
+                    : j->eap_asked      ? "The network refused the user name or password"
+                                        : "The network refused the passphrase");
 }
 
 /* ---- the backend's news ---- */

@@ -29,6 +29,7 @@ struct WifiJoin {
         WifiJoinStep step;
         bool has_step;
         bool wrong_key_asked; /* the last secret request said wrong-key */
+        bool eap_asked;       /* ... and asked a user name and password (802.1X) */
         uint8_t ssid[WIFI_SSID_MAX];
         size_t ssid_len;
         char words[WIFI_WORDS_MAX]; /* the backend's "connected" words */
