@@ -141,8 +141,10 @@ def test_peap_through_iwd(tmp_path):
         t.settle()  # a dialog roamd opened ignores keys for a moment
         t.key("\x1b")
         said(t, "Nothing joined.")
-        world.rb.wait(lambda: any(m == "JoinDone" for m, _a in world.signals),
-                      what="the join ending")
+        done = world.rb.wait(lambda: [a for m, a in world.signals if m == "JoinDone"],
+                             what="the join ending")
+        assert done[0][1] == "auth-failed", done
+        said(t, "The network refused the user name or password")
         assert os.listdir(world.state) == []  # the join did not connect: no file left
         t.settle()
         dialog()
