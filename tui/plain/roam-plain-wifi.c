@@ -60,7 +60,7 @@ const char plain_wifi_help[] =
     "  wifi [LINK]    the Wi-Fi networks: signal, security, known\n"
     "  wifi scan      look for networks again\n"
     "  wifi join NAME join a network (its passphrase is asked on the next line; an\n"
-    "                 802.1X one asks its EAP method, user name, CA file... one a line)\n"
+    "                 802.1X one its EAP method, user name, CA... one a line)\n"
     "  wifi forget NAME, wifi autoconnect NAME on|off   a known network\n"
     "                 (wifi LINK join NAME: on that link)\n";
 
