@@ -229,6 +229,25 @@ def test_join_peap(roamd, tui, golden, tmp_path):
     assert fake.send(op="wifi_joins")[0]["passphrases"] == ["not it", "eap secret"]
 
 
+def test_typed_ahead_keys_never_land_in_the_8021x_dialog(roamd, tui):
+    """Keys typed right after the Enter that opened the 802.1X dialog are dropped: every
+    field starts empty (the password's too)."""
+    fake = roamd(wifi_scenario())
+    t = tui()
+    open_wifi(t)
+    select(t, "eduroam")
+    t.key("\r\tjunk\tmore")
+    t = shows(t, lambda t: "Join eduroam" in t.text(), "the dialog")
+    t.settle()
+    fields = {line.strip("> ").split("  ")[0]: line for line in t.text_lines()
+              if line.strip("> ").startswith(("User name", "Anonymous ID", "Password"))}
+    assert all(line.rstrip().endswith(name) for name, line in fields.items()), fields
+    assert len(fields) == 3, t.text()
+    t.key("\x1b")
+    said(t, "Nothing joined.")
+    assert calls(fake) == []
+
+
 def test_join_peap_ca_file_that_is_not_there(roamd, tui):
     """A CA file that is not there is said in words before anything is asked of roamd; the
     dialog stays with what was typed, on the CA file; left empty, the system's bundle (no
