@@ -84,6 +84,20 @@ static void manager_state_update(Manager *m)
                 return;
         core_emit_manager_changed(&m->core, changed[0], changed[1], changed[2], NULL);
         manager_notify_status(m);
+        manager_follow_state(m);
+}
+
+/* The global state is an input of the wake queue and of the time gate's wait: apps are woken,
+ * and the time sources' wait counts, only once apps' traffic really gets out, not when the
+ * best link does (the composition root hands it over: neither feature knows the apps'
+ * default route). */
+void manager_follow_state(Manager *m)
+{
+        bool online = streq(m->state, "online");
+
+        wake_run_set_state(m->wake, online, m->default_ifindex);
+        if (online)
+                time_feed_online(m->time);
 }
 
 static void on_apps_default(Apps *a, void *userdata)

@@ -184,7 +184,8 @@ int manager_start(Manager *m)
         r = features_start(m);
         if (r < 0)
                 return r;
-        manager_follow_time(m); /* the wake queue's first time gate */
+        manager_follow_time(m);  /* the wake queue's first time gate */
+        manager_follow_state(m); /* and its first global state */
 
         r = sd_bus_request_name(m->core.bus, ROAM_BUS_NAME, 0);
         if (r < 0)

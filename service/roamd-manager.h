@@ -96,6 +96,8 @@ int manager_status_follow_apps(Manager *m);
 void manager_status_unfollow_apps(Manager *m);
 void manager_degraded_changed(void *userdata);
 void manager_follow_time(Manager *m);
+/* Hands the global state and its link to the wake queue and the time gate (both accept none). */
+void manager_follow_state(Manager *m);
 
 /* org.roam1.Manager's own members (those of the features are theirs: features_bus_setup()),
  * the ObjectManager, the links' objects (roamd-manager-bus.c). */

@@ -40,7 +40,7 @@ bool netid_fact_known(const NetIdFacts *f, NetIdFact k);
 
 /* The id, in buf (NETID_MAX bytes): "" when the link has no network or the facts that name it
  * are not known yet (a gateway not resolved), else, first that applies:
- *   wifi:SSID:BSSID         a WiFi station (wpa_supplicant's STATUS)
+ *   wifi:SSID:BSSID         a WiFi station (wpa_supplicant's STATUS; the AP it joined by)
  *   BEARER:gw=MAC           the gateway's MAC address (the neighbour table)
  *   BEARER:dhcp=ADDRESS     the DHCP server identifier (option 54) of the lease
  *   BEARER:if=IFNAME        a network without gateway nor DHCP (a link-local LAN)

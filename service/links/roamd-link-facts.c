@@ -116,9 +116,20 @@ static int gather(LinkFactsStage *s, const Link *l, char *fact[_NETID_FACT_MAX],
         if (l->bearer >= 0 && !(fact[NETID_BEARER] = strdup(bearer_to_string(l->bearer))))
                 return -ENOMEM;
         if (st && streq_ptr(st->wpa_state, "COMPLETED") && st->ssid && *st->ssid) {
+                /* A roam (wpa_supplicant moves to another AP of the network it is on: the
+                 * same SSID, the station never left it, the carrier held) is no other
+                 * network: the identity keeps the AP the link joined by, so the id, the
+                 * location and the routes stay and the roam is only a station change
+                 * (LINK_CHANGE_WIFI). Link.WiFiBSSID says the AP of the moment. */
+                const char *bssid = l->info.carrier &&
+                                            streq_ptr(l->facts.fact[NETID_SSID], st->ssid) &&
+                                            l->facts.fact[NETID_BSSID]
+                                        ? l->facts.fact[NETID_BSSID]
+                                        : st->bssid;
+
                 if (!(fact[NETID_SSID] = strdup(st->ssid)))
                         return -ENOMEM;
-                if (st->bssid && *st->bssid && !(fact[NETID_BSSID] = strdup(st->bssid)))
+                if (bssid && *bssid && !(fact[NETID_BSSID] = strdup(bssid)))
                         return -ENOMEM;
         }
         if (!f->has_network)
@@ -223,7 +234,8 @@ static int dup_or_null(const char *v, char **ret)
  * reader; NULL: it does not run the link, or Wi-Fi is off), copied into the facts. What
  * differs goes into the sync's one PropertiesChanged. An association's change (another AP or
  * network, connected or not) and a signal's are both LINK_CHANGE_WIFI; the reconciler ignores
- * it (roamd-manager.c): what it uses of a station is the identity's SSID and BSSID. */
+ * it (roamd-manager.c): what it uses of a station is the identity's SSID and BSSID, which a
+ * roam within the network leaves as they were (gather()). */
 static unsigned wifi_update(Link *l)
 {
         const LinkViews *w = l->views;

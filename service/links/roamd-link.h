@@ -107,7 +107,8 @@ enum {
         LINK_CHANGE_IDENTITY = 1 << 9, /* NetworkId or NetworkIdentity */
         LINK_CHANGE_MODEM = 1 << 10,   /* a modem's registration: home, roaming or none */
         /* a Wi-Fi station's association (state, SSID, BSSID, key management, frequency) or
-         * its signal (Link.WiFi*); the identity's SSID and BSSID change IDENTITY too */
+         * its signal (Link.WiFi*); another SSID, or a new join, changes IDENTITY too (a roam
+         * within the network keeps the identity's BSSID) */
         LINK_CHANGE_WIFI = 1 << 11,
 };
 

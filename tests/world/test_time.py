@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from roamworld import PROPS_IFACE, ROAM, WAIT, DBusCallError, wait_for
+from roamworld import PROPS_IFACE, ROAM, WAIT, WHOAMI, DBusCallError, wait_for
 
 WORLD = "wtime"
 TIME_PATH = "/org/roam1/time"
@@ -792,3 +792,49 @@ def test_gpsd_address_held_by_an_unprivileged_user_is_no_witness(w):
         shutil.rmtree(run, ignore_errors=True)
         w.write_config(w.default_config)
         w.roamd_signal("HUP")
+
+
+def test_the_gates_wait_counts_from_the_default_routes_online(w):
+    """The gate's wait ([Time] GateTimeout=, here 0) counts from the first online global
+    state, not from the best link's: wifi0 is online, but the kernel's default route is
+    eth0's in the living room (its LAN only) and with DefaultFollows=kernel apps' traffic
+    takes it (Manager.State local). The gate stays closed: no app could get out to hear
+    "online, time unverified". Once the default apps follow wifi0 (DefaultFollows=verdict),
+    the state goes online and only then the gate opens."""
+    w.roamd_stop()
+    state = w.path("var-lib-roam", "time.state")
+    if state.exists():
+        state.unlink()  # a fresh device: no lower bound
+    w.move("eth0", "living")
+    try:
+        w.write_config(w.default_config +
+                       "\n[Apps]\nDefaultFollows=kernel\n[Time]\nGateTimeout=0\n")
+        w.roamd_start()
+        wait_for(lambda: kernel_default(w) == "eth0", 30, what="the kernel's default via eth0")
+        links = w.wait(lambda: (lambda l: l if l["eth0"]["Connectivity4"] == "local" and
+                                l["wifi0"]["Connectivity4"] == "online" else None)(w.links()),
+                       40, what="eth0 local, wifi0 online")
+        m = w.wait(lambda: (lambda m: m if m["State"] == "local" and
+                            m["DefaultLink"] == links["eth0"]["_path"] else None)(w.manager()),
+                   20, what="State local via eth0")
+        assert m["BestLink"] == links["wifi0"]["_path"], m
+        t = time_props(w)
+        assert t["State"] == "settling", t  # wifi0's Date alone: nothing settles the gate
+        assert t["Gate"] == "closed", t
+        assert not m["TimeGate"] and str(m["TimeGateReason"]).startswith(
+            "waiting for the time: 1 source so far"), m
+        w.write_config(w.default_config + "\n[Apps]\nDefaultFollows=verdict\n"
+                       "[Time]\nGateTimeout=0\n")
+        w.roamd_signal("HUP")
+        w.wait(lambda: time_props(w)["Gate"] == "unverified", what="the gate open")
+        assert w.manager()["State"] == "online"
+        log = w.roamd_log().rsplit("=== roamd-start ", 1)[-1]
+        online = re.search(r"State \(the default route's\): \w+ -> online", log)
+        assert online and online.start() < log.index("Time gate open after 0 ms"), log
+    finally:
+        w.restore()
+
+
+def kernel_default(w, fam=4):
+    out = w.dev("ip", "-%d" % fam, "route", "get", WHOAMI["inet"][fam]).stdout
+    return out.split(" dev ")[1].split()[0]

@@ -450,8 +450,8 @@ def test_turns_wait_for_the_time_gate(wk):
 
 
 def test_slow_link_wakes_one_at_a_time(wk):
-    """[Wake] AtOnce=3, but the best link's probe RTT is at or above SlowRTTSec= (300 ms: a
-    delay line of 200 ms each way on wifi0): never more than one app awake, and WakeCap says
+    """[Wake] AtOnce=3, but the probe RTT of the apps' link (wifi0, the default route's) is at
+    or above SlowRTTSec= (300 ms: a delay line of 200 ms each way on wifi0): never more than one app awake, and WakeCap says
     1 and why. Without the delay line, the same apps get three turns at once."""
     w = wk
     apps = [("org.test.S%d" % p, p, "2s") for p in (90, 70, 50, 30, 10)]
@@ -526,15 +526,19 @@ def test_not_told_while_the_gate_cannot_open(wk):
         d = w.path("etc-roam", "apps.d")
         d.mkdir(exist_ok=True)
         (d / "50-wake.conf").write_text("[App]\nID=org.test.K\nWake=50\nWakeSlice=30s\n")
-        w.write_config(w.default_config + "\n[Wake]\nSettleSec=0.2\nQuietSec=0\n")
+        # the settle time is the window in which the fault is armed: the global state goes
+        # online only with a pass that committed (the default route's), so the commits may
+        # fail only once the queue settles
+        w.write_config(w.default_config + "\n[Wake]\nSettleSec=5\nQuietSec=0\n")
         (w.cgroup / rel("org.test.K")).mkdir(parents=True, exist_ok=True)
         mon = w.monitor()
         w.roamd_start("--test-faults=%s" % faults)
         wait_for(lambda: w.manager()["State"] != "online", 20, what="offline")
         wait_for(lambda: gated(w, "org.test.K"), 10, what="K's cgroup in set wake_gate")
         p = connect_on_wake(w, "org.test.K")
-        faults.write_text("nft-commit:100000")
         w.carrier("wifi0", True)
+        w.wait(lambda: w.manager()["WakeQueue"] == "settling", 20, what="online, settling")
+        faults.write_text("nft-commit:100000")
         # its turn comes while every commit fails: it must not hear Wake (it would connect,
         # once, into its closed gate and print "refused")
         wait_for(lambda: app_props(w, "org.test.K")["WakeReason"] == "gate" or
@@ -553,3 +557,41 @@ def test_not_told_while_the_gate_cannot_open(wk):
         if p and p.poll() is None:
             p.kill()
             p.wait()
+
+
+def test_the_queue_follows_the_default_route_not_the_best_link(wk):
+    """wifi0, the best link, is online; the kernel's default route is eth0's, in the living
+    room (its LAN only), and with DefaultFollows=kernel apps' traffic takes it: Manager.State
+    is local. The queue must be offline: a turn now would send the app out of eth0 into the
+    living room's unreachable routes. Once eth0 is home (online), the turn comes, after the
+    global state went online, and the app's connection gets out through eth0."""
+    w = wk
+    w.move("eth0", "living")
+    mon = start_with(w, [("org.test.D50", 50, "30s")],
+                     conf="\n[Apps]\nDefaultFollows=kernel\n")
+    wait_for(lambda: kernel_default(w) == "eth0", 30, what="the kernel's default via eth0")
+    links = w.wait(lambda: (lambda l: l if l["eth0"]["Connectivity4"] == "local" and
+                            l["wifi0"]["Connectivity4"] == "online" else None)(w.links()),
+                   40, what="eth0 local, wifi0 online")
+    m = w.wait(lambda: (lambda m: m if m["State"] == "local" and
+                        m["DefaultLink"] == links["eth0"]["_path"] else None)(w.manager()),
+               20, what="State local via eth0")
+    assert m["BestLink"] == links["wifi0"]["_path"], m
+    # the best link's online verdict started nothing: the queue is offline, no one was woken
+    assert m["WakeQueue"] == "offline", m
+    assert wake_state(w, "org.test.D50") == "waiting"
+    assert not wakes(mon)
+    assert gated(w, "org.test.D50")
+    # eth0 home: the default route's link is online, the queue runs after the state
+    w.move("eth0", "home")
+    wait_for(lambda: wake_state(w, "org.test.D50") == "awake", 40, what="D50's turn")
+    r = w.whoami(4, cgroup=rel("org.test.D50"))
+    assert r.ok and r.addr == w.dev_addr("eth0", 4), r
+    log = w.roamd_log().rsplit("=== roamd-start ", 1)[-1]
+    online = re.search(r"State \(the default route's\): \w+ -> online", log)
+    assert online and online.start() < log.index("wake: queue offline -> settling"), log
+
+
+def kernel_default(w, fam=4):
+    out = w.dev("ip", "-%d" % fam, "route", "get", WHOAMI["inet"][fam]).stdout
+    return out.split(" dev ")[1].split()[0]

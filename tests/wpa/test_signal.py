@@ -108,7 +108,9 @@ def test_station_is_a_link_fact(env):
     assert len(roam) == 1, bus.link_changes
     assert roam[0]["WiFiBSSID"] == AP2 and roam[0]["WiFiSSID"] == "Home", roam
     assert roam[0]["WiFiFrequency"] == 2412 and roam[0]["WiFiState"] == "COMPLETED", roam
-    # the identity's BSSID changed in the same sync, in the same signal
+    # the identity's BSSID changed in the same sync, in the same signal (wlan0 has no carrier
+    # here, so no network whose identity a roam keeps:
+    # test_a_roam_within_the_network_keeps_its_identity)
     assert roam[0]["NetworkIdentity"].get("bssid") == AP2, roam
     assert not [c for p, c in bus.link_changes if p == path and c is not roam[0] and
                 {"WiFiSSID", "WiFiState", "NetworkIdentity"} & set(c)], bus.link_changes
@@ -128,3 +130,59 @@ def test_station_is_a_link_fact(env):
     # "Reconciler: pass" either way: the kinds are what is counted.)
     kinds = re.findall(r"Sync: kinds (0x[0-9a-f]+) changed", e.log()[log_at:])
     assert kinds == ["0x800"], e.log()[log_at:]
+
+
+@pytest.fixture
+def onlink(env):
+    """wlan0 with carrier and an address of its own: on a network, so it has a NetworkId."""
+    e, fake, bus = env
+    e.netns("ip link set wlan0-peer up")
+    e.netns("ip link set wlan0 up")
+    e.netns("ip addr add 192.0.2.5/24 dev wlan0")
+    return env
+
+
+def test_a_roam_within_the_network_keeps_its_identity(onlink):
+    """A roam (wpa_supplicant moves to another AP of the same network, the carrier held) is no
+    other network: NetworkId and the identity's facts stay those of the AP the link joined by,
+    so the firewall's location and the routes stay; the roam costs its one PropertiesChanged
+    (WiFiBSSID and the station's other properties) from one sync whose kinds are
+    LINK_CHANGE_WIFI alone: no reconcile pass, no location decided again, no probe round
+    ("another network"). A new join (after a disconnection) or another SSID names the
+    network anew."""
+    e, fake, bus = onlink
+    path = bus.link_path("wlan0")
+
+    def link_id():
+        return bus.link_prop("wlan0", "NetworkId")
+    fake.associate("Home", AP, 5180, -58, 866)
+    bus.wait(lambda: link_id() == "wifi:Home:" + AP, what="wlan0 named by its first AP")
+    settle(bus)
+
+    log_at = len(e.log())
+    bus.link_changes.clear()
+    fake.associate("Home", AP2, 2412, -40, 144)
+    bus.wait(lambda: bus.link_prop("wlan0", "WiFiBSSID") == AP2 and signal(bus) == (-40, 144),
+             what="the roam and its new signal")
+    settle(bus)
+    settle(bus)
+    mine = [c for p, c in bus.link_changes if p == path]
+    print("wlan0's signals:", mine)
+    roam = [c for c in mine if "WiFiBSSID" in c]
+    assert len(roam) == 1 and roam[0]["WiFiBSSID"] == AP2, mine
+    assert not [c for c in mine if {"NetworkId", "NetworkIdentity"} & set(c)], mine
+    assert link_id() == "wifi:Home:" + AP
+    assert bus.link_prop("wlan0", "NetworkIdentity").get("bssid") == AP
+    log = e.log()[log_at:]
+    kinds = re.findall(r"Sync: kinds (0x[0-9a-f]+) changed", log)
+    assert kinds and all(k == "0x800" for k in kinds), log  # LINK_CHANGE_WIFI alone
+    assert "another network, probing again" not in log, log
+
+    # a new join: the network is named by the AP it joins by now
+    fake.disassociate()
+    bus.wait(lambda: bus.link_prop("wlan0", "WiFiState") == "DISCONNECTED", what="disconnected")
+    fake.associate("Home", AP2, 2412, -40, 144)
+    bus.wait(lambda: link_id() == "wifi:Home:" + AP2, what="named anew by the AP it joined by")
+    # another SSID without a disconnection is another network
+    fake.associate("Cafe", AP, 5180, -60, 433)
+    bus.wait(lambda: link_id() == "wifi:Cafe:" + AP, what="another network")

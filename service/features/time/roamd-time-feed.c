@@ -269,16 +269,6 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
                 (void)time_remove_witness(f->time, witness, boottime());
                 break;
         case LINKS_EVENT_BEST:
-                /* The gate's wait counts from the first online verdict. */
-                if ((ev->mask & LINKS_BEST_STATE) && streq(links->state, "online") &&
-                    f->time->gate_deadline == 0) {
-                        /* the configuration in force now (a reload may have changed it) */
-                        f->time->gate_wait = f->core->config->time.gate_timeout_usec;
-                        time_gate_online(f->time, boottime());
-                        if (!time_gate_open(f->time))
-                                feed_arm(&f->gate, f, f->time->gate_deadline, on_gate);
-                }
-                break;
         case LINKS_EVENT_NEW:
         case LINKS_EVENT_CHANGED:
         case LINKS_EVENT_CAPPORT:
@@ -388,6 +378,18 @@ RoamTimeGate time_feed_gate(const TimeFeed *f)
         return f->time->gate_timed_out && f->time->state != TIME_STATE_SETTLED
                    ? ROAM_TIME_GATE_UNVERIFIED
                    : ROAM_TIME_GATE_OPEN;
+}
+
+void time_feed_online(TimeFeed *f)
+{
+        /* The gate's wait counts from the first online global state. */
+        if (!f || f->time->gate_deadline != 0)
+                return;
+        /* the configuration in force now (a reload may have changed it) */
+        f->time->gate_wait = f->core->config->time.gate_timeout_usec;
+        time_gate_online(f->time, boottime());
+        if (!time_gate_open(f->time))
+                feed_arm(&f->gate, f, f->time->gate_deadline, on_gate);
 }
 
 const char *time_feed_gate_reason(const TimeFeed *f, char *buf, size_t size)

@@ -4,8 +4,9 @@
 /* The time consensus in roamd (docs/time.md): feeds it the HTTPS probes' Date samples (read
  * from the links on their verdict and probe events: the probes never call up), the saved
  * last known good time and the manual setting; runs its timers (samples' expiry, the gate's
- * bounded wait from the first online verdict); saves the time when it settles and at exit;
- * org.roam1.Time (roamd-time-feed-bus.c). The clock is set by its own watcher (roamd-time-clock.c).
+ * bounded wait from the first online global state, handed over by the manager); saves the time when
+ * it settles and at exit; org.roam1.Time (roamd-time-feed-bus.c). The clock is set by its own
+ * watcher (roamd-time-clock.c).
  */
 
 #include <systemd/sd-bus.h>
@@ -49,6 +50,10 @@ TimeFeed *time_feed_free(TimeFeed *f);
 void time_feed_reload(TimeFeed *f);
 
 RoamTimeGate time_feed_gate(const TimeFeed *f);
+/* The global state (Manager.State: the route apps' traffic takes, not the best link) reads
+ * online: the first time starts the gate's bounded wait ([Time] GateTimeout=), so the time
+ * sources get that long from when apps could really get out. Accepts NULL. */
+void time_feed_online(TimeFeed *f);
 /* The gate in words for the wake queue and the status line: why it is open or closed. */
 const char *time_feed_gate_reason(const TimeFeed *f, char *buf, size_t size);
 /* Takes the modems' NITZ samples (ModemManager's and oFono's clients, which must outlive

@@ -84,8 +84,8 @@ struct Time {
         usec_t bound_realtime, bound_error, bound_at;
         usec_t evaluated_at; /* CLOCK_BOOTTIME of the last evaluation: the sources' lo, hi */
         /* the gate: opened when settled, or at gate_deadline (CLOCK_BOOTTIME) */
-        usec_t gate_wait;     /* how long after the first online verdict */
-        usec_t gate_deadline; /* 0: no online verdict yet */
+        usec_t gate_wait;     /* how long after the first online state */
+        usec_t gate_deadline; /* 0: not online yet */
         bool gate_open, gate_timed_out;
         WatchList watches;
 };
@@ -112,7 +112,7 @@ int time_bound_at(const Time *t, usec_t now, usec_t *ret_realtime, usec_t *ret_e
 /* When the next sample expires (CLOCK_BOOTTIME), for the owner's timer; 0: none. */
 usec_t time_next_expiry(const Time *t);
 
-/* The gate. time_gate_online(): the first online verdict, starts the bounded wait (later
+/* The gate. time_gate_online(): the first online global state, starts the bounded wait (later
  * calls do nothing). time_gate_tick(): the wait's end came (the owner's timer). */
 void time_gate_online(Time *t, usec_t now);
 void time_gate_tick(Time *t, usec_t now);

@@ -219,33 +219,41 @@ static const WakeOps wake_ops = {
     .cap_changed = cap_changed,
 };
 
+/* The link the apps' traffic takes (Manager.DefaultLink, handed over by the composition
+ * root): its bearer and its round trip are what the turns share, not the best link's. */
+static Link *default_link(WakeRun *w)
+{
+        return w->link ? links_get(w->core->links, w->link) : NULL;
+}
+
 static unsigned cap_for(WakeRun *w)
 {
         const WakeConfigSection *c = &w->core->config->wake;
-        Link *best = w->core->links->best;
+        Link *link = default_link(w);
 
-        if (best && best->bearer >= 0 && best->bearer < _BEARER_MAX &&
-            c->at_once_bearer[best->bearer] > 0)
-                return c->at_once_bearer[best->bearer];
+        if (link && link->bearer >= 0 && link->bearer < _BEARER_MAX &&
+            c->at_once_bearer[link->bearer] > 0)
+                return c->at_once_bearer[link->bearer];
         return c->at_once;
 }
 
-/* The slow-link rule (docs/wake.md): the best link's last probe RTT at or above
- * [Wake] SlowRTTSec= makes the cap 1; unmeasured is not slow. A fact for the queue. */
+/* The slow-link rule (docs/wake.md): the last probe RTT of the link the apps' traffic takes
+ * at or above [Wake] SlowRTTSec= makes the cap 1; unmeasured is not slow. A fact for the
+ * queue. */
 static void slow_update(WakeRun *w)
 {
         uint64_t limit = w->core->config->wake.slow_rtt_usec;
-        Link *best = w->core->links->best;
+        Link *link = default_link(w);
         char why[128];
         bool slow;
 
-        if (!best || best->probe_rtt_usec == 0 || limit == 0) {
+        if (!link || link->probe_rtt_usec == 0 || limit == 0) {
                 (void)wake_set_slow(w->queue, false, NULL);
                 return;
         }
-        slow = best->probe_rtt_usec >= limit;
+        slow = link->probe_rtt_usec >= limit;
         (void)snprintf(why, sizeof(why), "%s's probe RTT %" PRIu64 " ms %s %" PRIu64 " ms",
-                       strempty(best->info.name), best->probe_rtt_usec / USEC_PER_MSEC,
+                       strempty(link->info.name), link->probe_rtt_usec / USEC_PER_MSEC,
                        slow ? ">=" : "<", limit / USEC_PER_MSEC);
         if (wake_set_slow(w->queue, slow, why) < 0)
                 log_oom();
@@ -255,18 +263,41 @@ static void on_links(Links *links, const LinksEvent *ev, void *userdata)
 {
         WakeRun *w = userdata;
 
-        if (ev->type == LINKS_EVENT_PROBED) {
-                if (ev->link == links->best)
-                        slow_update(w);
-                return;
+        switch (ev->type) {
+        case LINKS_EVENT_PROBED:
+        case LINKS_EVENT_CHANGED:
+                /* a new measure, or a bearer override of the apps' link */
+                if (ev->link->ifindex != w->link)
+                        break;
+                slow_update(w);
+                wake_set_cap(w->queue, cap_for(w));
+                break;
+        case LINKS_EVENT_GONE:
+                if (ev->link->ifindex == w->link)
+                        w->link = 0; /* the manager's state follows with the new link */
+                break;
+        case LINKS_EVENT_NEW:
+        case LINKS_EVENT_BEST:
+        case LINKS_EVENT_VERDICT:
+        case LINKS_EVENT_CAPPORT:
+        case LINKS_EVENT_NETWORK:
+        case LINKS_EVENT_SYNCED:
+        case LINKS_EVENT_LOCATION:
+        case _LINKS_EVENT_MAX:
+        case _LINKS_EVENT_INVALID:
+                break;
         }
-        if (ev->type != LINKS_EVENT_BEST)
+}
+
+void wake_run_set_state(WakeRun *w, bool online, int ifindex)
+{
+        if (!w)
                 return;
+        w->link = ifindex;
         /* before the state: a link that just went online brings its measure */
         slow_update(w);
         wake_set_cap(w->queue, cap_for(w));
-        if (ev->mask & LINKS_BEST_STATE)
-                wake_set_online(w->queue, streq(links->state, "online"));
+        wake_set_online(w->queue, online);
 }
 
 static void config_from(WakeRun *w, WakeConfig *c)
@@ -491,8 +522,7 @@ int wake_run_new(Core *core, Apps *apps, Stats *stats, WakeRun **ret)
                 return r;
         }
         sync_apps(w);
-        slow_update(w);
-        wake_set_online(w->queue, streq(core->links->state, "online"));
+        /* offline until the composition root hands over the global state: wake_run_set_state() */
         r = wake_bus_setup(w);
         if (r < 0)
                 log_warning_errno(r, "wake: no bus API: %m");

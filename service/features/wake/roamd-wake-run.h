@@ -2,8 +2,9 @@
 #pragma once
 
 /* The ordered wake-up in roamd (docs/wake.md): the queue (roamd-wake.c) fed by the global
- * state (links), the apps' wake policy and counters, its gate in table inet roam as a part of
- * the reconciler's pass, and its slice of the bus (roamd-wake-run-bus.c). */
+ * state (the default route's, handed over by the manager), the apps' wake policy and counters, its
+ * gate in table inet roam as a part of the reconciler's pass, and its slice of the bus
+ * (roamd-wake-run-bus.c). */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -27,6 +28,7 @@ typedef struct WakeRun {
         Wake *queue;
         sd_event_source *timer;
         unsigned links_watch;
+        int link;            /* the link the apps' traffic takes (Manager.DefaultLink), 0 none */
         unsigned apps_watch; /* apps_cgroup_watch_add(): a registration's app gains a cgroup */
         int part;            /* reconcile_add_part() id: the gate's set */
         uint64_t *installed; /* cgroup IDs in set wake_gate */
@@ -47,6 +49,10 @@ int wake_run_new(Core *core, Apps *apps, Stats *stats, WakeRun **ret);
 WakeRun *wake_run_free(WakeRun *w);
 /* [Wake] changed. */
 void wake_run_reload(WakeRun *w);
+/* The global state (Manager.State) is online or not, and the link the default route's traffic
+ * takes (Manager.DefaultLink, 0 none): the queue runs only while apps' traffic really gets
+ * out, and that link's bearer and probe RTT set the cap. Accepts NULL. */
+void wake_run_set_state(WakeRun *w, bool online, int ifindex);
 
 /* roamd-wake-run-bus.c */
 int wake_bus_setup(WakeRun *w);
