@@ -14,10 +14,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         WifiNetworkList l = {};
         WifiWpaKnown k[8];
         bool complete;
+        int64_t last;
         size_t n;
         char *p = NULL;
 
-        if (wifi_wpa_bss_parse((const char *)data, size, &l, &complete) == 0)
+        if (wifi_wpa_bss_parse((const char *)data, size, &l, &complete, &last) == 0)
                 for (size_t i = 0; i < l.n; i++)
                         if (l.networks[i].ssid_len > WIFI_SSID_MAX || l.networks[i].security < 0 ||
                             l.networks[i].n_bssids == 0)

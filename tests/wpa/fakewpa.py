@@ -522,27 +522,47 @@ class FakeWpa:
         return fail, []
 
     def bss_command(self, words):
-        """ctrl_iface.c wpa_supplicant_ctrl_iface_bss() for "BSS RANGE=ALL MASK=0x...":
-        print_bss_info()'s fields in its order for the mask bits modelled here (id, bssid,
-        freq, level, flags, ssid; WPA_BSS_MASK_DELIM's "====" after each). Any other form or
-        mask bit is a request this double does not model: UNKNOWN COMMAND, so a test fails
-        loudly instead of passing on a made-up answer."""
+        """ctrl_iface.c wpa_supplicant_ctrl_iface_bss() for "BSS RANGE=ALL MASK=0x..." and
+        "BSS RANGE=N1-[N2] MASK=0x...": print_bss_info()'s fields in its order for the mask
+        bits modelled here (id, bssid, freq, level, flags, ssid; WPA_BSS_MASK_DELIM's "===="
+        after each, "####" instead after the last BSS of the whole list). The reply is one
+        4096-byte buffer (wpa_supplicant_ctrl_iface_process()'s reply_size): print_bss_info()
+        writes a BSS only when all of it fits with its NUL, and the first that does not ends
+        the reply (the loop stops on len == 0). No BSS in the range: an empty reply. Any other
+        form or mask bit is a request this double does not model: UNKNOWN COMMAND, so a test
+        fails loudly instead of passing on a made-up answer."""
         modelled = {0: "id", 1: "bssid", 2: "freq", 7: "level", 11: "flags", 12: "ssid"}
-        if len(words) != 3 or words[1] != "RANGE=ALL" or not words[2].startswith("MASK=0x"):
+        if len(words) != 3 or not words[1].startswith("RANGE=") or \
+                not words[2].startswith("MASK=0x"):
             return "UNKNOWN COMMAND\n"
+        rng = words[1][6:]
+        if rng == "ALL":
+            first, last = 0, None
+        else:
+            # "N1-N2", "-N2", "N1-": atoi() of each side, id2 -1 (all) when not a digit
+            lo, dash, hi = rng.partition("-")
+            if not dash or not (lo.isdigit() or lo == "") or not (hi.isdigit() or hi == ""):
+                return "UNKNOWN COMMAND\n"
+            first, last = int(lo or 0), (int(hi) if hi else None)
         mask = int(words[2][7:], 16)
         if mask & ~(sum(1 << b for b in modelled) | 1 << 17):
             return "UNKNOWN COMMAND\n"
+        # wpa_bss_get_id_range(): the BSSes in list order with first <= id <= last
+        chosen = [b for b in self.bsses if b["id"] >= first and (last is None or b["id"] <= last)]
         out = ""
-        for b in self.bsses:
+        for b in chosen:
+            text = ""
             for bit, key in sorted(modelled.items()):
                 if mask & (1 << bit):
                     # a hidden AP's beacon carries no SSID: the scan lists it empty
                     v = (printf_encode(b"" if b.get("hidden") else b["ssid"])
                          if key == "ssid" else b[key])
-                    out += f"{key}={v}\n"
+                    text += f"{key}={v}\n"
             if mask & (1 << 17):
-                out += "====\n"
+                text += "####\n" if b is self.bsses[-1] else "====\n"
+            if len((out + text).encode(errors="surrogateescape")) > REPLY_SIZE - 1:
+                break
+            out += text
         return out
 
     def select_network(self, arg):

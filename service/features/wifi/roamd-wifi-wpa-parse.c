@@ -149,9 +149,11 @@ static int list_add(WifiNetworkList *list, const WifiNetwork *bss)
         return 0;
 }
 
-int wifi_wpa_bss_parse(const char *reply, size_t len, WifiNetworkList *list, bool *ret_complete)
+int wifi_wpa_bss_parse(const char *reply, size_t len, WifiNetworkList *list, bool *ret_complete,
+                       int64_t *ret_last_id)
 {
         WifiNetwork cur = {};
+        int64_t cur_id = -1, last_id = -1;
         bool open = false, complete = len == 0;
         int r;
 
@@ -162,14 +164,19 @@ int wifi_wpa_bss_parse(const char *reply, size_t len, WifiNetworkList *list, boo
                 const char *eq;
 
                 i += n + (nl ? 1 : 0);
-                complete = false;
                 if (!nl)
                         break; /* a line cut short: the BSS it began is left out */
-                if (n == 4 && memcmp(line, "====", 4) == 0) {
-                        if (open && (r = list_add(list, &cur)) < 0)
+                if (complete)
+                        return -EBADMSG; /* nothing follows the list's end */
+                if (n == 4 && (memcmp(line, "====", 4) == 0 || memcmp(line, "####", 4) == 0)) {
+                        if (!open)
+                                return -EBADMSG;
+                        r = list_add(list, &cur);
+                        if (r < 0)
                                 return r;
                         open = false;
-                        complete = true;
+                        last_id = cur_id;
+                        complete = line[0] == '#';
                         continue;
                 }
                 if (n == 0)
@@ -180,13 +187,20 @@ int wifi_wpa_bss_parse(const char *reply, size_t len, WifiNetworkList *list, boo
                 if (!open) {
                         cur = (WifiNetwork){
                             .security = WIFI_SECURITY_OPEN, .in_range = true, .n_bssids = 1};
+                        cur_id = -1;
                         open = true;
                 }
                 size_t vn = (size_t)(line + n - eq - 1);
                 memcpy(val, eq + 1, vn);
                 val[vn] = 0;
                 size_t kn = (size_t)(eq - line);
-                if (kn == 4 && memcmp(line, "ssid", 4) == 0) {
+                if (kn == 2 && memcmp(line, "id", 2) == 0) {
+                        char *end;
+                        unsigned long v = strtoul(val, &end, 10);
+                        if (end == val || *end || val[0] == '-' || v > UINT32_MAX)
+                                return -EBADMSG;
+                        cur_id = (int64_t)v;
+                } else if (kn == 4 && memcmp(line, "ssid", 4) == 0) {
                         if (wifi_wpa_ssid_decode(val, vn, cur.ssid, &cur.ssid_len) < 0)
                                 return -EBADMSG;
                 } else if (kn == 5 && memcmp(line, "level", 5) == 0) {
@@ -206,7 +220,9 @@ int wifi_wpa_bss_parse(const char *reply, size_t len, WifiNetworkList *list, boo
                         cur.security = wifi_wpa_flags_security(val);
         }
         if (ret_complete)
-                *ret_complete = complete && !open;
+                *ret_complete = complete;
+        if (ret_last_id)
+                *ret_last_id = last_id;
         return 0;
 }
 

@@ -3,9 +3,11 @@
 
 /* What wpa_supplicant's control socket says about networks, read into the backend's types
  * (pure; table-tested in tests/unit/test-wifi-wpa-parse.c, fuzzed by fuzz-wifi-wpa):
- * - `BSS RANGE=ALL MASK=0x21887` (id, bssid, freq, level, flags, ssid, and the "====" after
- *   each BSS: WPA_BSS_MASK_DELIM) -> one WifiNetwork per SSID, the strongest BSS's values;
- * - `LIST_NETWORKS` (header, then id TAB ssid TAB bssid TAB flags) -> the known networks;
+ * - `BSS RANGE=ALL MASK=0x21887` and `BSS RANGE=N- MASK=0x21887` (id, bssid, freq, level,
+ *   flags, ssid, and the "====" after each BSS: WPA_BSS_MASK_DELIM; "####" after the last one
+ *   of the whole list) -> one WifiNetwork per SSID, the strongest BSS's values;
+ * - `LIST_NETWORKS [LAST_ID=N]` (header, then id TAB ssid TAB bssid TAB flags) -> the known
+ *   networks;
  * - an SSID as wpa_ssid_txt() prints it (printf_encode(): \\ \" \e \n \r \t \xNN) back to its
  *   bytes;
  * - the security of a BSS from its flags ([WPA2-PSK-CCMP], [WPA2-PSK+SAE-CCMP],
@@ -25,9 +27,14 @@ void wifi_wpa_ssid_hex(const uint8_t *ssid, size_t len, char *out);
 WifiSecurity wifi_wpa_flags_security(const char *flags);
 
 /* Appends the BSSes of a BSS RANGE reply to list (grouped by SSID with what it has).
- * *ret_complete: the reply ended on a "====" line (wpa_supplicant cuts a reply that does not
- * fit its buffer: the BSSes after the cut are missing). -EBADMSG for malformed text. */
-int wifi_wpa_bss_parse(const char *reply, size_t len, WifiNetworkList *list, bool *ret_complete);
+ * wpa_supplicant answers in one 4096-byte reply the whole BSSes that fit
+ * (ctrl_iface.c wpa_supplicant_ctrl_iface_bss(): print_bss_info() writes nothing of one that
+ * does not), and ends the last BSS of its list with "####" instead of "====".
+ * *ret_complete: the reply holds the list's end ("####", or nothing at all: no BSS from
+ * there on); else the next page starts after *ret_last_id, the id of the last whole BSS
+ * (-1: none). -EBADMSG for malformed text. */
+int wifi_wpa_bss_parse(const char *reply, size_t len, WifiNetworkList *list, bool *ret_complete,
+                       int64_t *ret_last_id);
 
 typedef struct WifiWpaKnown {
         int id;
