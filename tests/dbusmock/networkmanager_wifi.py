@@ -54,7 +54,8 @@ Test methods (org.freedesktop.DBus.Mock on the manager):
   AddAccessPoint(o device, ay ssid, s security, y strength, s secret, b hidden) -> AP path:
       security one of open, owe, wpa2 (PSK), wpa3 (SAE only), wpa2/wpa3 (PSK+SAE),
       enterprise (802.1X; secret "identity:password"); secret is what the network accepts;
-      a hidden AP shows an empty Ssid;
+      a hidden AP shows an empty Ssid until a join of it connects (then the connection's
+      SSID, as try_fill_ssid_for_hidden_ap() fills it in from the seen BSSIDs);
   RemoveAccessPoint(o ap);
   AddKnown(o device, ay ssid, s key_mgmt, s psk, b autoconnect, i priority) -> settings path
       (a saved profile, as a keyfile would give it);
@@ -866,6 +867,11 @@ def _connected(act):
     _changed(dev, WIRELESS_IFACE, {"ActiveAccessPoint": dbus.ObjectPath(act["ap"])})
     conn = s.conns[act["conn"]]["conn"]
     conn["connection"]["timestamp"] = 1
+    # nm-device-wifi.c try_fill_ssid_for_hidden_ap(): a hidden AP (no Ssid) whose BSSID a
+    # connection has seen gets that connection's SSID; the join just recorded it
+    ap = mockobject.objects.get(str(act["ap"])) if act["ap"] else None
+    if ap is not None and not bytes(ap.props[AP_IFACE]["Ssid"]):
+        _changed(ap, AP_IFACE, {"Ssid": dbus.ByteArray(conn["802-11-wireless"]["ssid"])})
     _set_active_state(act, AC_ACTIVATED, R_NONE)
 
 

@@ -232,3 +232,23 @@ def test_peap_through_networkmanager(nm_world, tmp_path):
     joined(w.roam(*args, stdin="s3cret\n"), "corp")
     assert "s3cret" not in w.env.log() and "not it" not in w.env.log()
     assert all("s3cret" not in repr(a) for _m, a in w.signals)
+
+
+def test_joined_hidden_network_is_one_row(world):
+    """A hidden network, once joined, is one row: in range, known, joined; the empty-named
+    row of its beacon is not listed beside it (for wpa_supplicant: the AP's beacon entry
+    without a name and its probe response's entry with it have the same BSSID)."""
+    p = world.roam("join", "Bunker", "--hidden", "--security", "wpa2", "--passphrase-file", "-",
+                   stdin=HIDDEN_PSK + "\n")
+    joined(p, "Bunker")
+    p = world.roam("--json")
+    assert p.returncode == 0, p.stderr
+    nets = json.loads(p.stdout)["networks"]
+    rows = [n for n in nets if n["ssid"] == "Bunker"]
+    assert len(rows) == 1, nets
+    assert rows[0]["known"] and rows[0]["connected"] and rows[0]["in_range"], rows
+    assert [n for n in nets if n["ssid_hex"] == ""] == [], nets
+    # the plain list says it once too
+    p = world.roam()
+    assert p.returncode == 0, p.stderr
+    assert len([ln for ln in p.stdout.splitlines() if "Bunker" in ln]) == 1, p.stdout

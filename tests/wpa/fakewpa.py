@@ -144,6 +144,7 @@ class FakeWpa:
         self.saved = None  # the networks at the last SAVE_CONFIG
         self.fail = {}  # "SET_NETWORK psk" or "ADD_NETWORK" -> the reply to give instead
         self.station = None  # associated: {"ssid", "bssid", "freq"}
+        self.current = None  # the network id of the association (LIST_NETWORKS [CURRENT])
         self.signal = None  # {"RSSI": -58, "LINKSPEED": 300, "NOISE": 9999, "FREQUENCY": 5180}
         # the radio's world for joins (station side): BSSes in range, each
         # {"id", "bssid", "freq", "level", "flags", "ssid" (bytes), "psk": the AP's key or None,
@@ -596,6 +597,14 @@ class FakeWpa:
                             f"auth_failures={failures} duration=10 reason={reason}"]
         self.station = {"ssid": ssid.decode(errors="surrogateescape"), "bssid": bss["bssid"],
                         "freq": bss["freq"]}
+        self.current = nid
+        if bss.get("hidden"):
+            # the hidden AP answered the probe naming its SSID: the probe response is a BSS of
+            # its own, the same BSSID with the name (bss.c wpa_bss_update_scan_res() keys
+            # BSSes by BSSID and SSID), beside the beacon's entry without one
+            named = dict(bss, id=max(b["id"] for b in self.bsses) + 1, hidden=False)
+            if not any(b["bssid"] == bss["bssid"] and not b.get("hidden") for b in self.bsses):
+                self.bsses.append(named)
         return "OK\n", [f"CTRL-EVENT-CONNECTED - Connection to {bss['bssid']} completed "
                         f"[id={nid} id_str=]"]
 
@@ -623,7 +632,9 @@ class FakeWpa:
             for i, n in sorted(nets.items()):
                 if last != -1 and i <= last:
                     continue
-                flags = "[DISABLED]" if n["disabled"] == "1" else ""
+                # "[CURRENT]" for wpa_s->current_ssid, before "[DISABLED]"
+                flags = ("[CURRENT]" if i == self.current and self.station else "") + \
+                    ("[DISABLED]" if n["disabled"] == "1" else "")
                 ssid = printf_encode(n.get("ssid", "").encode(errors="surrogateescape"))
                 line = f"{i}\t{ssid}\tany\t{flags}\n"
                 if len((out + line).encode(errors="surrogateescape")) > REPLY_SIZE - 1:

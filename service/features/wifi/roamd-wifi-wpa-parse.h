@@ -26,15 +26,29 @@ void wifi_wpa_ssid_hex(const uint8_t *ssid, size_t len, char *out);
 
 WifiSecurity wifi_wpa_flags_security(const char *flags);
 
-/* Appends the BSSes of a BSS RANGE reply to list (grouped by SSID with what it has).
+/* A BSS of a BSS RANGE reply. */
+typedef struct WifiWpaBss {
+        uint8_t bssid[6];
+        bool has_bssid;
+        WifiNetwork n; /* its SSID (none: a hidden AP's beacon), signal, band, security */
+} WifiWpaBss;
+
+/* Appends the BSSes of a BSS RANGE reply to *bsses (*n of them; WIFI_WPA_BSS_MAX at most).
  * wpa_supplicant answers in one 4096-byte reply the whole BSSes that fit
  * (ctrl_iface.c wpa_supplicant_ctrl_iface_bss(): print_bss_info() writes nothing of one that
  * does not), and ends the last BSS of its list with "####" instead of "====".
  * *ret_complete: the reply holds the list's end ("####", or nothing at all: no BSS from
  * there on); else the next page starts after *ret_last_id, the id of the last whole BSS
  * (-1: none). -EBADMSG for malformed text. */
-int wifi_wpa_bss_parse(const char *reply, size_t len, WifiNetworkList *list, bool *ret_complete,
-                       int64_t *ret_last_id);
+#define WIFI_WPA_BSS_MAX 4096
+int wifi_wpa_bss_parse(const char *reply, size_t len, WifiWpaBss **bsses, size_t *n,
+                       bool *ret_complete, int64_t *ret_last_id);
+
+/* The networks of the BSSes, appended to list: one per SSID with the strongest BSS's values.
+ * A BSS without a name (a hidden AP's beacon) whose BSSID also has a named BSS (the probe
+ * response that named it, once a network with scan_ssid=1 probed for it) is that network's,
+ * not a hidden one: a joined hidden network is one row. */
+int wifi_wpa_bss_group(const WifiWpaBss *bsses, size_t n, WifiNetworkList *list);
 
 typedef struct WifiWpaKnown {
         int id;

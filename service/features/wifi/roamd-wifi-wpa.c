@@ -65,7 +65,9 @@ struct WifiOp {
         uint8_t ssid[WIFI_SSID_MAX];
         size_t ssid_len;
         WifiNetworkList list;
-        unsigned bss_pages; /* BSS: the pages read so far */
+        WifiWpaBss *bsses; /* BSS: the BSSes of the pages read so far */
+        size_t n_bsses;
+        unsigned bss_pages;
         WifiWpaKnown *known;
         size_t n_known;
         int known_last; /* LIST_NETWORKS: the last id listed so far, -1 none */
@@ -139,6 +141,7 @@ static void op_free(WifiOp *op)
                 free(op->cmds[i]);
         }
         free(op->cmds);
+        free(op->bsses);
         free(op->known);
         free(op->enabled);
         wifi_network_list_done(&op->list);
@@ -504,6 +507,7 @@ static void on_bss(WpaClient *c, int error, const char *reply, size_t len, void 
 static int op_bss(WifiOp *op)
 {
         op->bss_pages = 0;
+        op->n_bsses = 0;
         return op_request(op, "BSS RANGE=ALL MASK=" WIFI_WPA_BSS_MASK, on_bss);
 }
 
@@ -519,7 +523,7 @@ static void on_bss(WpaClient *c, int error, const char *reply, size_t len, void 
                 op_fail(op, error, "wpa_supplicant did not answer BSS");
                 return;
         }
-        if (wifi_wpa_bss_parse(reply, len, &op->list, &complete, &last) < 0) {
+        if (wifi_wpa_bss_parse(reply, len, &op->bsses, &op->n_bsses, &complete, &last) < 0) {
                 op_fail(op, -EBADMSG, "wpa_supplicant's BSS answer is malformed");
                 return;
         }
@@ -537,6 +541,14 @@ static void on_bss(WpaClient *c, int error, const char *reply, size_t len, void 
                 log_debug("%s: wpa_supplicant's BSS list ended without its last BSS; the "
                           "networks after the cut are left out.",
                           op->b->base.ifname);
+        r = wifi_wpa_bss_group(op->bsses, op->n_bsses, &op->list);
+        free(op->bsses);
+        op->bsses = NULL;
+        op->n_bsses = 0;
+        if (r < 0) {
+                op_fail(op, r, "out of memory");
+                return;
+        }
         if (op->kind == WIFI_OP_JOIN) {
                 op->after(op);
                 return;
