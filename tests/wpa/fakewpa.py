@@ -667,7 +667,9 @@ class FakeWpa:
                 return "*" if words[2] in n else fail
             if words[2] == "ssid" and "ssid" in n:
                 return config_write_string(n["ssid"].encode(errors="surrogateescape"))
-            return n.get(words[2], fail)
+            # an INT field always has a value (config.c wpa_config_get(): its default, 0 for
+            # priority and scan_ssid, until set)
+            return n.get(words[2], "0" if words[2] in ("priority", "scan_ssid") else fail)
         if w == "SET_NETWORK" and len(words) == 4:
             field, value = words[2], words[3]
             if field == "ssid":

@@ -55,6 +55,7 @@ typedef struct WifiWpaKnown {
         uint8_t ssid[WIFI_SSID_MAX];
         size_t ssid_len;
         bool disabled, current, temp_disabled;
+        int32_t priority; /* not in LIST_NETWORKS: GET_NETWORK N priority */
 } WifiWpaKnown;
 
 /* LIST_NETWORKS: up to max rows into known; *ret_n rows. -EBADMSG for malformed text. */

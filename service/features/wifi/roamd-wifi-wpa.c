@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -71,6 +72,7 @@ struct WifiOp {
         WifiWpaKnown *known;
         size_t n_known;
         int known_last; /* LIST_NETWORKS: the last id listed so far, -1 none */
+        size_t i_prio;  /* the known network whose priority is asked (GET_NETWORK) */
         bool remember_save;
 
         /* a join */
@@ -487,16 +489,61 @@ static void list_merge_known(WifiOp *op)
                         memcpy(w->ssid, kn->ssid, kn->ssid_len);
                         w->ssid_len = kn->ssid_len;
                 }
+                /* several saved networks of one SSID: wpa_supplicant tries the highest first */
+                if (!w->has_priority || kn->priority > w->priority)
+                        w->priority = kn->priority;
+                w->has_priority = true;
                 w->known = true;
                 w->connected = w->connected || kn->current;
                 w->autoconnect = w->autoconnect || !kn->disabled;
         }
 }
 
+/* LIST_NETWORKS has no priority: GET_NETWORK N priority for each saved network, one after the
+ * other (the value without newline; an INT field always has one, 0 unless set). */
+static void on_priority(WpaClient *c, int error, const char *reply, size_t len, void *userdata);
+
+static void list_next_priority(WifiOp *op)
+{
+        char cmd[48];
+        int r;
+
+        if (op->i_prio >= op->n_known) {
+                list_merge_known(op);
+                list_done(op);
+                return;
+        }
+        snprintf(cmd, sizeof(cmd), "GET_NETWORK %d priority", op->known[op->i_prio].id);
+        r = op_request(op, cmd, on_priority);
+        if (r < 0)
+                op_fail(op, r, "wpa_supplicant no longer runs this interface");
+}
+
+static void on_priority(WpaClient *c, int error, const char *reply, size_t len, void *userdata)
+{
+        WifiOp *op = userdata;
+        char *end;
+        long v;
+
+        op->req = NULL;
+        if (error < 0) {
+                op_fail(op, error, "wpa_supplicant did not answer GET_NETWORK");
+                return;
+        }
+        /* FAIL: the network went away meanwhile; anything else not a number: left at 0 */
+        errno = 0;
+        v = strtol(reply, &end, 10);
+        if (end != reply && (!*end || *end == '\n') && errno == 0 && v >= INT32_MIN &&
+            v <= INT32_MAX)
+                op->known[op->i_prio].priority = (int32_t)v;
+        op->i_prio++;
+        list_next_priority(op);
+}
+
 static void list_after_known(WifiOp *op)
 {
-        list_merge_known(op);
-        list_done(op);
+        op->i_prio = 0;
+        list_next_priority(op);
 }
 
 static void on_bss(WpaClient *c, int error, const char *reply, size_t len, void *userdata);
