@@ -565,6 +565,12 @@ def _complete(conn, dev, ap_path):
                            "'%s' is not a valid value for the property" % m)
         if ("peap" in eap or "ttls" in eap) and not dot1x.get("identity"):
             _conn_fail("MissingProperty", "802-1x", "identity", "property is missing")
+        # nm-setting-8021x.c verify(): valid_phase2_auth[]
+        p2 = dot1x.get("phase2-auth")
+        if p2 is not None and p2 not in ("pap", "chap", "mschap", "mschapv2", "gtc", "otp",
+                                         "md5", "tls"):
+            _conn_fail("InvalidProperty", "802-1x", "phase2-auth",
+                       "'%s' is not a valid value for the property" % p2)
     c = conn.setdefault("connection", {})
     name = wifi["ssid"].decode("utf-8", "replace")
     c.setdefault("id", name)

@@ -252,3 +252,96 @@ def test_joined_hidden_network_is_one_row(world):
     p = world.roam()
     assert p.returncode == 0, p.stderr
     assert len([ln for ln in p.stdout.splitlines() if "Bunker" in ln]) == 1, p.stdout
+
+
+def owner_priority(world, ssid):
+    """The owner's own priority of its saved network of ssid: wpa_supplicant's priority field,
+    NetworkManager's connection.autoconnect-priority."""
+    if world.fake:
+        nets = [n for n in world.fake.networks.values() if n.get("ssid") == ssid]
+        return [int(n.get("priority", 0)) for n in nets]
+    conns = plain(world.dbus.call(NM_PATH + "/Settings", NM + ".Settings", "ListConnections",
+                                  dest=NM))
+    out = []
+    for c in conns:
+        s = plain(world.dbus.call(c, NM + ".Settings.Connection", "GetSettings", dest=NM))
+        if bytes(s["802-11-wireless"]["ssid"]) == ssid.encode():
+            out.append(int(s["connection"].get("autoconnect-priority", 0)))
+    return out
+
+
+def test_priority(world, tmp_path):
+    """roam wifi priority SSID N through SetPriority: NetworkManager's autoconnect-priority,
+    wpa_supplicant's priority of the SSID's saved network (then saved); iwd has none and
+    roamd says so in words. The list shows the owner's value; --json says what was done."""
+    f = tmp_path / "pass"
+    f.write_text(PSK + "\n")
+    joined(world.roam("join", "Home", "--passphrase-file", str(f)), "Home")
+    p = world.roam("priority", "Home", "7")
+    if world.owner == "iwd":
+        assert p.returncode == 1, p.stdout + p.stderr
+        assert p.stderr.strip().endswith(
+            "iwd has no priority for known networks: it ranks them itself"), p.stderr
+        assert p.stdout == ""
+        return
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout == "Home's priority on wlan0 is 7 (higher is joined first).\n"
+    assert owner_priority(world, "Home") == [7]
+    home = [n for n in known(world) if n["ssid"] == "Home"]
+    assert home and home[0]["priority"] == 7, home
+    assert [ln for ln in world.roam().stdout.splitlines() if "Home" in ln][0].endswith(
+        "auto, priority 7")
+    if world.fake:
+        saved = [n for n in world.fake.saved.values() if n.get("ssid") == "Home"]
+        assert saved and saved[0]["priority"] == "7", world.fake.saved
+    p = world.roam("priority", "Home", "2", "--json")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout) == {"link": "wlan0", "ssid": "Home", "action": "priority",
+                                    "priority": 2}
+    assert owner_priority(world, "Home") == [2]
+    # a network the owner does not know: 5, nothing asked of the owner
+    p = world.roam("priority", "Cafe", "3")
+    assert p.returncode == 5 and "wlan0 knows no network named Cafe" in p.stderr, p.stderr
+    # not a number: 2, before roamd is asked
+    for bad in (["Home", "high"], ["Home"], ["Home", "1", "2"], ["Home", "5x"]):
+        p = world.roam("priority", *bad)
+        assert p.returncode == 2, (bad, p.stdout + p.stderr)
+
+
+def test_peap_phase2_and_anonymous_identity(world, tmp_path):
+    """--phase2 and --anonymous-identity reach the owner: NetworkManager's 802-1x
+    phase2-auth and anonymous-identity, wpa_supplicant's phase2 "auth=GTC" and
+    anonymous_identity. (iwd joins 802.1X from a provisioning file roamd writes under
+    /var/lib/iwd: not on this host.)"""
+    if world.owner == "iwd":
+        pytest.skip("iwd's 802.1X needs /var/lib/iwd")
+    if world.fake:
+        world.fake.bsses.append({"id": 9, "bssid": "02:00:00:00:09:00", "freq": 2462,
+                                 "level": -60, "flags": "[WPA2-EAP-CCMP][ESS]",
+                                 "ssid": b"corp", "psk": None})
+    else:
+        world.mock("AddAccessPoint", "oaysysb", [world.dev, dbus.ByteArray(b"corp"),
+                                                 "enterprise", 60, "alice:s3cret", False])
+    args = ["join", "corp", "--eap", "peap", "--identity", "alice", "--phase2", "GTC",
+            "--anonymous-identity", "anon@corp.example", "--passphrase-file", "-"]
+    joined(world.roam(*args, stdin="s3cret\n"), "corp")
+    if world.fake:
+        corp = [n for n in world.fake.networks.values() if n.get("ssid") == "corp"]
+        assert corp and corp[0]["phase2"] == '"auth=GTC"', corp
+        assert corp[0]["anonymous_identity"] == '"anon@corp.example"', corp
+        assert corp[0]["eap"] == "PEAP" and corp[0]["identity"] == '"alice"', corp
+    else:
+        conns = plain(world.dbus.call(NM_PATH + "/Settings", NM + ".Settings",
+                                      "ListConnections", dest=NM))
+        dot1x = [plain(world.dbus.call(c, NM + ".Settings.Connection", "GetSettings",
+                                       dest=NM)).get("802-1x") for c in conns]
+        dot1x = [d for d in dot1x if d]
+        assert len(dot1x) == 1, dot1x
+        assert dot1x[0]["phase2-auth"] == "gtc", dot1x
+        assert dot1x[0]["anonymous-identity"] == "anon@corp.example", dot1x
+    # without --eap, or a method no owner takes: 2, nothing asked
+    for bad in (["--phase2", "pap"], ["--anonymous-identity", "x"],
+                ["--eap", "ttls", "--identity", "a", "--phase2", "chap"]):
+        p = world.roam("join", "corp", *bad)
+        assert p.returncode == 2, (bad, p.stdout + p.stderr)
+    assert "s3cret" not in world.env.log()

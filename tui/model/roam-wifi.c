@@ -195,6 +195,11 @@ const char *wifi_backend_words(const char *backend)
         return NULL;
 }
 
+bool wifi_backend_has_priority(const char *backend)
+{
+        return streq_ptr(backend, "networkmanager") || streq_ptr(backend, "wpa_supplicant");
+}
+
 bool wifi_security_needs_secret(const char *security)
 {
         return security && !streq(security, "open") && !streq(security, "owe");

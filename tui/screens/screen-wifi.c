@@ -21,7 +21,8 @@
  * network asks for its passphrase in a dialog (masked; keys typed before it opened are
  * dropped), a refused one is said in words and asked again in place (JoinSecret), then the
  * link's verdict; behind a captive portal the portal screen follows. f forgets, a toggles
- * autoconnect, r scans. */
+ * autoconnect, + and - raise and lower a known network's priority (not through iwd, which has
+ * none), r scans. */
 
 #define FIELD_MAX 128
 
@@ -65,6 +66,7 @@ typedef struct WifiData {
         ThemeRole verdict_role;
         /* joined: roamd's JoinDone came once the link's verdict after the join was decided */
         bool awaiting_verdict;
+        int32_t priority_asked; /* the priority SetPriority was asked for */
 } WifiData;
 
 static void dialog_close(WifiData *d)
@@ -207,6 +209,9 @@ static void on_event(RoamWifiWatch *w, const WifiEvent *ev, void *userdata)
                         tui_message(t, THEME_OK, "Forgot %s.", d->name);
                 else if (streq(ev->a, "SetAutoconnect"))
                         tui_message(t, THEME_OK, "Changed how %s is joined.", d->name);
+                else if (streq(ev->a, "SetPriority"))
+                        tui_message(t, THEME_OK, "%s's priority is %d (higher is joined first).",
+                                    d->name, d->priority_asked);
                 else if (streq(ev->a, "JoinCancel"))
                         tui_message(t, THEME_NORMAL, "Join canceled.");
                 break;
@@ -804,6 +809,25 @@ static int wifi_key(Tui *t, Screen *s, int key)
                         return tui_confirm(t, n->name, confirmed_forget, d, q,
                                            "Nothing forgotten.");
                 }
+        case '+':
+        case '-':
+                if (!n || !n->known) {
+                        tui_message(t, THEME_WARNING, "%s is not a known network.",
+                                    n ? n->name : "This");
+                        return REACTION_REDRAW;
+                }
+                if (!wifi_backend_has_priority(l->backend)) {
+                        tui_message(t, THEME_WARNING,
+                                    "%s has no priority for known networks: it ranks them itself.",
+                                    wifi_backend_words(l->backend));
+                        return REACTION_REDRAW;
+                }
+                remember(d, n);
+                d->priority_asked = n->priority + (key == '+' ? 1 : -1);
+                r = roam_wifi_watch_priority(d->watch, n->ssid, n->ssid_len, d->priority_asked);
+                if (r < 0)
+                        tui_message(t, THEME_ERROR, "Cannot ask roamd: %s.", strerror(-r));
+                return REACTION_REDRAW;
         }
         return REACTION_UNHANDLED;
 }
@@ -851,6 +875,8 @@ static bool wifi_key_active(Tui *t, Screen *s, const KeyHelp *k)
                 return streq(k->keys, "Esc");
         if (streq(k->keys, "f") || streq(k->keys, "a"))
                 return n && n->known;
+        if (streq(k->keys, "+/-"))
+                return n && n->known && wifi_backend_has_priority(l->backend);
         return true;
 }
 
@@ -872,6 +898,10 @@ static const KeyHelp wifi_keys[] = {
     {"h", "hidden", "Join a hidden network: its name, security and passphrase"},
     {"f", "forget", "Forget the selected known network (asks first)"},
     {"a", "autoconnect", "Whether the owner joins the selected known network by itself"},
+    /* in the help only: the bar at 80 columns has no room left */
+    {"+/-", NULL,
+     "Raise or lower the selected known network's priority (higher is joined first; not "
+     "through iwd, which ranks networks itself)"},
     {"Up/Down", NULL, "Select the previous or next network (also k and j)"},
     {"Esc", "back", "Back"},
     {},
@@ -908,5 +938,6 @@ const ScreenVTable wifi_screen_vtable = {
              "bars, in words and in dBm; security in words. Enter joins: a secured network "
              "asks for its passphrase (masked), a refused one is said and asked again, then "
              "the link's verdict follows (the portal screen when the network has a captive "
-             "portal). h joins a hidden network, f forgets, a toggles autoconnect.",
+             "portal). h joins a hidden network, f forgets, a toggles autoconnect, + and - "
+             "raise and lower a known network's priority.",
 };
