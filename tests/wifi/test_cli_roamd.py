@@ -82,7 +82,7 @@ class World:
     def start_iwd(self, ctrl):
         os.mkdir(ctrl)
         self.double, self.dbus = start_double(self.env.address, "iwd.py", IWD)
-        dev = str(self.mock("AddStation", "s", ["wlan0"]))
+        dev = self.dev = str(self.mock("AddStation", "s", ["wlan0"]))
         for ssid, kind, signal, key, hidden in [("Home", "psk", -4800, PSK, False),
                                                 ("Cafe", "open", -5700, "", False),
                                                 ("Bunker", "psk", -7000, HIDDEN_PSK, True)]:
@@ -345,3 +345,67 @@ def test_peap_phase2_and_anonymous_identity(world, tmp_path):
         p = world.roam("join", "corp", *bad)
         assert p.returncode == 2, (bad, p.stdout + p.stderr)
     assert "s3cret" not in world.env.log()
+
+
+HOSTILE = "Evil\x1b[31m\u202eefaC\x07"  # ESC [31m, a right-to-left override, a bell
+UNSAFE = ("\x1b", "\u202e", "\x07", "\ufffd")
+
+
+@pytest.fixture
+def iwd_world():
+    w = World("iwd")
+    yield w
+    w.close()
+
+
+def roam_bytes(world, *args, stdin=None):
+    """roam with argv as bytes (an SSID that is not UTF-8), its output as bytes."""
+    return subprocess.run([ROAM.encode(), b"wifi", *args],
+                          env=dict(world.env.env, LC_ALL="C.UTF-8"), input=stdin,
+                          capture_output=True, timeout=60)
+
+
+def test_iwd_hostile_ssid_said_safely(iwd_world):
+    """A network iwd names with control and bidi characters: joined, not found, refused, in
+    roamd's words (JoinStep, JoinDone, errors) and roam's output shown safely, as the
+    NetworkManager and wpa_supplicant paths do; an SSID that is not UTF-8 (iwd names networks
+    by text, so it cannot be asked for) is refused in words before iwd is asked."""
+    w = iwd_world
+    w.mock("AddNetwork", "ossisb", [w.dev, HOSTILE, "open", -5000, "", False])
+    w.mock("AddNetwork", "ossisb", [w.dev, HOSTILE + "2", "psk", -5000, PSK, False])
+    outs = []
+    p = w.roam("join", HOSTILE)
+    outs.append(p)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "Joined Evil" in p.stdout, p.stdout
+    p = w.roam("join", HOSTILE + "2", "--passphrase-file", "-", stdin=WRONG + "\n")
+    outs.append(p)
+    assert p.returncode == 4, p.stdout + p.stderr
+    p = w.roam("join", HOSTILE + "x", "--passphrase-file", "-", stdin=PSK + "\n")
+    outs.append(p)
+    assert p.returncode == 5, p.stdout + p.stderr
+    assert "Evil" in p.stderr, p.stderr
+    p = w.roam("join", HOSTILE + "x", "--hidden", "--security", "open")
+    outs.append(p)
+    assert p.returncode == 5, p.stdout + p.stderr
+    outs.append(w.roam())
+    outs.append(w.roam("forget", HOSTILE + "2"))
+    for p in outs:
+        for bad in UNSAFE:
+            assert bad not in p.stdout and bad not in p.stderr, (bad, p.stdout, p.stderr)
+    # roamd's own words (JoinDone's, as --json gives them): the SSID escaped as the other
+    # owners' words have it, no control or bidi character
+    for args, result in ((["join", HOSTILE], "connected"),
+                         (["join", HOSTILE + "x"], "not-found")):
+        doc = json.loads(w.roam(*args, "--json").stdout)
+        assert doc["result"] == result, doc
+        assert not any(b in doc["words"] for b in UNSAFE), doc
+        assert "Evil\\x1b[31m" in doc["words"], doc
+    # not UTF-8: refused in words, before iwd is asked; the hidden way too
+    for extra in ([], [b"--hidden", b"--security", b"open"]):
+        p = roam_bytes(w, b"join", b"Bad\xff\xfe", *extra)
+        assert p.returncode == 1, p
+        assert p.stderr == (b"roam: cannot join: iwd names networks by text, and this name "
+                            b"is not UTF-8\n"), p.stderr
+        assert b"\xff" not in p.stdout + p.stderr
+    assert not [c for c in plain(w.mock("GetCalls")) if "Bad" in repr(c)]
