@@ -97,6 +97,7 @@ def test_double_pages_as_wpa_supplicant_does(env):
 
 
 def test_every_network_listed(env):
+    env.fake.networks[297]["priority"] = "9"
     nets = env.networks()
     known = [s for s, d in nets.items() if d["known"]]
     assert len(known) == N_SAVED, len(known)
@@ -104,6 +105,9 @@ def test_every_network_listed(env):
     assert len(in_range) == N_BSS, len(in_range)
     assert nets[b"Home"]["known"] and nets[b"Home"]["in-range"]
     assert nets[saved_ssid(299).encode()]["known"]
+    # each saved network's priority (GET_NETWORK N priority: not in LIST_NETWORKS)
+    assert int(nets[saved_ssid(297).encode()]["priority"]) == 9
+    assert int(nets[saved_ssid(296).encode()]["priority"]) == 0
     pages = [r for r in env.fake.requests if r.startswith("LIST_NETWORKS LAST_ID=")]
     assert len(pages) >= 3, pages
     assert any(r.startswith("BSS RANGE=") and r != "BSS RANGE=ALL MASK=0x21887"
