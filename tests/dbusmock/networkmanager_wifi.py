@@ -198,6 +198,13 @@ def parse_connection(settings):
                            "can't set property of type '%s' from value of type '%s'"
                            % (known[prop], _sig(value)))
             out[name][prop] = _plain(value)
+    # nm-setting-connection.c: autoconnect-priority's GParamSpec is -999..999; a value out of
+    # it fails the parse (nm-setting.c out_error_param_spec_validation's words)
+    prio = out.get("connection", {}).get("autoconnect-priority")
+    if prio is not None and not -999 <= prio <= 999:
+        _conn_fail("InvalidProperty", "connection", "autoconnect-priority",
+                   "value of type 'i' is invalid or out of range for property "
+                   "'autoconnect-priority'")
     return out
 
 

@@ -299,6 +299,17 @@ def test_priority(world, tmp_path):
     assert json.loads(p.stdout) == {"link": "wlan0", "ssid": "Home", "action": "priority",
                                     "priority": 2}
     assert owner_priority(world, "Home") == [2]
+    # out of the owner's range: said before roamd is asked (2)
+    too_big, words = (("1000", "NetworkManager takes a priority from -999 to 999.")
+                      if world.owner == "nm" else
+                      ("-1", "wpa_supplicant takes a priority from 0 to 1000000."))
+    p = world.roam("priority", "Home", too_big)
+    assert p.returncode == 2 and words in p.stderr, p.stdout + p.stderr
+    assert owner_priority(world, "Home") == [2]
+    if world.owner == "nm":  # a negative number is a number, not an option
+        p = world.roam("priority", "Home", "-5")
+        assert p.returncode == 0, p.stdout + p.stderr
+        assert owner_priority(world, "Home") == [-5]
     # a network the owner does not know: 5, nothing asked of the owner
     p = world.roam("priority", "Cafe", "3")
     assert p.returncode == 5 and "wlan0 knows no network named Cafe" in p.stderr, p.stderr

@@ -1047,6 +1047,12 @@ static int wifi_join_uri(sd_bus *bus, WifiLink *l, const char *arg, const WifiAr
         return r;
 }
 
+static bool is_negative_number(const char *s)
+{
+        return s[0] == '-' && s[1] >= '0' && s[1] <= '9' &&
+               strspn(s + 1, "0123456789") == strlen(s + 1);
+}
+
 static int parse_args(char **args, WifiArgs *a, char ***ret_argv, char ***ret_words)
 {
         enum {
@@ -1088,13 +1094,34 @@ static int parse_args(char **args, WifiArgs *a, char ***ret_argv, char ***ret_wo
 
         while (args[n])
                 n++;
-        /* getopt wants argv[0] and may reorder: a copy of the pointers */
-        argv = calloc(n + 2, sizeof(char *));
+        /* getopt wants argv[0] and may reorder: a copy of the pointers; a negative number
+         * (roam wifi priority SSID -5) is a word, not options: moved after a "--" at the end,
+         * in order (a word before "--" stays before it) */
+        argv = calloc(n + 3, sizeof(char *));
         if (!argv)
                 return log_oom();
-        for (size_t i = 0; i <= n; i++)
-                if (!(argv[i] = strdup(i == 0 ? "wifi" : args[i - 1])))
+        size_t m = 1, neg = 0;
+        bool dashes = false;
+        for (size_t i = 0; i < n; i++) {
+                dashes = dashes || streq(args[i], "--");
+                if (!dashes && is_negative_number(args[i]))
+                        neg++;
+        }
+        if (!(argv[0] = strdup("wifi")))
+                return log_oom();
+        for (size_t pass = 0; pass < (neg ? 2u : 1u); pass++) {
+                dashes = false;
+                if (pass == 1 && !(argv[m++] = strdup("--")))
                         return log_oom();
+                for (size_t i = 0; i < n; i++) {
+                        bool moved = neg && !dashes && is_negative_number(args[i]);
+
+                        dashes = dashes || streq(args[i], "--");
+                        if (moved == (pass == 1) && !(argv[m++] = strdup(args[i])))
+                                return log_oom();
+                }
+        }
+        n = m - 1;
         opterr = 0;
         optind = 0;
         while ((c = getopt_long((int)n + 1, argv, ":", options, NULL)) >= 0) {
@@ -1321,6 +1348,14 @@ int roam_wifi_run(char **args, bool json)
                 return r;
         }
         if (streq(verb, "priority")) {
+                /* each owner's range, said before it is asked (roamd would only say
+                 * "Invalid arguments" for wpa_supplicant's) */
+                int32_t lo = streq_ptr(l.backend, "networkmanager") ? -999 : 0,
+                        hi = streq_ptr(l.backend, "networkmanager") ? 999 : 1000000;
+
+                if (wifi_backend_has_priority(l.backend) && (prio < lo || prio > hi))
+                        return roam_usage_error("wifi", "%s takes a priority from %d to %d.",
+                                                wifi_backend_words(l.backend), lo, hi);
                 r = call_on_ssid(bus, &l, w[0], "SetPriority", "change the network's priority",
                                  &prio, NULL);
                 if (r == 0 && a.json)
