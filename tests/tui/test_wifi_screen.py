@@ -331,6 +331,22 @@ def test_priority(roamd, tui, golden):
                            ["SetPriority", 3, "Home", {"priority": 10}]]
 
 
+def test_priority_range(roamd, tui):
+    fake = roamd(wifi_scenario(backend="wpa_supplicant", why="wpa_supplicant runs wlan0"))
+    t = tui()
+    t.wait_for(screen="overview", text="wlan0")
+    t.key("\r")
+    t.wait_for(screen="link", text="wlan0")
+    t.key("w")
+    said(t, "Wi-Fi on wlan0 through wpa_supplicant")
+    select(t, "Office")
+    t.key("-")
+    said(t, "wpa_supplicant takes a priority from 0 to 1000000.")
+    t.key("+")
+    said(t, "Office's priority is 1 (higher is joined first).")
+    assert calls(fake) == [["SetPriority", 3, "Office", {"priority": 1}]]
+
+
 def test_priority_not_through_iwd(roamd, tui):
     """iwd ranks known networks itself: the key is not offered, and pressed it says why
     without asking roamd."""

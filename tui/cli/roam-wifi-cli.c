@@ -1350,9 +1350,9 @@ int roam_wifi_run(char **args, bool json)
         if (streq(verb, "priority")) {
                 /* each owner's range, said before it is asked (roamd would only say
                  * "Invalid arguments" for wpa_supplicant's) */
-                int32_t lo = streq_ptr(l.backend, "networkmanager") ? -999 : 0,
-                        hi = streq_ptr(l.backend, "networkmanager") ? 999 : 1000000;
+                int32_t lo, hi;
 
+                wifi_backend_priority_range(l.backend, &lo, &hi);
                 if (wifi_backend_has_priority(l.backend) && (prio < lo || prio > hi))
                         return roam_usage_error("wifi", "%s takes a priority from %d to %d.",
                                                 wifi_backend_words(l.backend), lo, hi);

@@ -91,6 +91,9 @@ const char *wifi_security_words(const char *security);
 const char *wifi_backend_words(const char *backend);
 /* Whether the owner keeps a priority for known networks (SetPriority): iwd ranks them itself. */
 bool wifi_backend_has_priority(const char *backend);
+/* The priorities it takes: NetworkManager's autoconnect-priority -999..999, wpa_supplicant's
+ * priority 0..1000000. */
+void wifi_backend_priority_range(const char *backend, int32_t *lo, int32_t *hi);
 /* Whether a network of that security needs a passphrase (a password, for enterprise). */
 bool wifi_security_needs_secret(const char *security);
 

@@ -822,8 +822,18 @@ static int wifi_key(Tui *t, Screen *s, int key)
                                     wifi_backend_words(l->backend));
                         return REACTION_REDRAW;
                 }
+                {
+                        int32_t lo, hi, want = n->priority + (key == '+' ? 1 : -1);
+
+                        wifi_backend_priority_range(l->backend, &lo, &hi);
+                        if (want < lo || want > hi) {
+                                tui_message(t, THEME_WARNING, "%s takes a priority from %d to %d.",
+                                            wifi_backend_words(l->backend), lo, hi);
+                                return REACTION_REDRAW;
+                        }
+                        d->priority_asked = want;
+                }
                 remember(d, n);
-                d->priority_asked = n->priority + (key == '+' ? 1 : -1);
                 r = roam_wifi_watch_priority(d->watch, n->ssid, n->ssid_len, d->priority_asked);
                 if (r < 0)
                         tui_message(t, THEME_ERROR, "Cannot ask roamd: %s.", strerror(-r));
