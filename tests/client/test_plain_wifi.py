@@ -75,6 +75,10 @@ def test_plain_wifi_priority(roamd, plain):
     p.expect(r"State: Online via wlan0 \(wifi\)")
     p.send("wifi priority Office high")
     p.expect(r"Say: wifi priority NAME N \(a whole number, higher is joined first\)\.")
+    p.send("wifi")  # the owner known once the list was read: its range said before asking
+    p.expect(r"Office: out of range, WPA3, known, joined by itself$")
+    p.send("wifi priority Office 1000")
+    p.expect(r"NetworkManager takes a priority from -999 to 999\.")
     p.send("wifi priority Office 5")
     p.expect(r"Office's priority is 5 \(higher is joined first\)\.")
     p.send("wifi")

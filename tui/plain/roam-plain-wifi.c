@@ -394,6 +394,15 @@ int plain_wifi_command(PlainWifi *pw, char **words)
                              "first).");
                         return 1;
                 }
+                const WifiLink *l = roam_wifi_watch_get(pw->watch);
+                int32_t lo, hi;
+
+                wifi_backend_priority_range(l ? l->backend : NULL, &lo, &hi);
+                if (l && wifi_backend_has_priority(l->backend) && (v < lo || v > hi)) {
+                        printf("%s takes a priority from %d to %d.\n",
+                               wifi_backend_words(l->backend), lo, hi);
+                        return 1;
+                }
                 w[n - 1] = NULL;
                 r = ssid_from_words(pw, w + 1);
                 if (r >= 0) {
