@@ -81,7 +81,8 @@ def test_plain_wifi_priority(roamd, plain):
     p.expect(r"NetworkManager takes a priority from -999 to 999\.")
     p.send("wifi priority Office 5")
     p.expect(r"Office's priority is 5 \(higher is joined first\)\.")
-    p.send("wifi")
+    p.send("wifi scan")  # the list read again, and said
+    p.expect(r"Scan on wlan0 done\.")
     p.expect(r"Office: out of range, WPA3, known, joined by itself, priority 5")
     assert [c for c in fake.send(op="wifi_calls") if c[0] == "SetPriority"] == [
         ["SetPriority", 3, "Office", {"priority": 5}]]
