@@ -113,11 +113,15 @@ _roam()
                 COMPREPLY=($(compgen -W "peap ttls" -- "$cur"))
                 return
                 ;;
+        --phase2)
+                COMPREPLY=($(compgen -W "MSCHAPV2 PAP GTC MD5" -- "$cur"))
+                return
+                ;;
         --security)
                 COMPREPLY=($(compgen -W "open owe wpa2 wpa3 enterprise" -- "$cur"))
                 return
                 ;;
-        --identity | --domain)
+        --identity | --domain | --anonymous-identity)
                 return
                 ;;
         esac
@@ -127,7 +131,8 @@ _roam()
         for ((i = 1; i < cword; i++)); do
                 case ${words[i]} in
                 --theme | --app | --online-for | --user | --link | --since | --password-file | --pin-file | --browser | \
-                        --passphrase-file | --ca-cert | --eap | --security | --identity | --domain)
+                        --passphrase-file | --ca-cert | --eap | --security | --identity | --domain | \
+                        --phase2 | --anonymous-identity)
                         ((i++))
                         ;;
                 --)
@@ -159,8 +164,8 @@ _roam()
                 run) extra="--" ;;
                 portal) extra="--always --user --password-file --no-save --browser" ;;
                 nfc) extra="--yes" ;;
-                wifi) extra="--hidden --security --passphrase-file --eap --identity --ca-cert --domain
-                        --no-remember --no-autoconnect --yes" ;;
+                wifi) extra="--hidden --security --passphrase-file --eap --identity --phase2
+                        --anonymous-identity --ca-cert --domain --no-remember --no-autoconnect --yes" ;;
                 esac
                 COMPREPLY=($(compgen -W "$options $extra" -- "$cur"))
                 return
@@ -267,7 +272,7 @@ _roam()
                 ;;
         wifi)
                 if ((n == 0)); then
-                        words_now="list scan join forget autoconnect join-uri share $(_roam_wifi_links)"
+                        words_now="list scan join forget autoconnect priority join-uri share $(_roam_wifi_links)"
                 elif ((n == 1)) && [[ ${args[0]} == list || ${args[0]} == scan ]]; then
                         words_now=$(_roam_wifi_links)
                 elif ((n == 2)) && [[ ${args[0]} == autoconnect ]]; then

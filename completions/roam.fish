@@ -116,7 +116,7 @@ complete -c roam -n '__roam_args_are firewall 0' -a check
 complete -c roam -n '__roam_args_are firewall 1' -a 'tcp udp'
 complete -c roam -n '__roam_args_are firewall 3' -a '(__roam_links)'
 
-complete -c roam -n '__roam_args_are wifi 0' -a 'list scan join forget autoconnect join-uri share'
+complete -c roam -n '__roam_args_are wifi 0' -a 'list scan join forget autoconnect priority join-uri share'
 complete -c roam -n '__roam_args_are wifi 0' -a '(__roam_links)'
 complete -c roam -n '__roam_args_are wifi 2; and __fish_seen_subcommand_from autoconnect' -a 'on off'
 complete -c roam -n '__fish_seen_subcommand_from wifi' -l hidden -d 'With join: a hidden network'
@@ -124,6 +124,8 @@ complete -c roam -n '__fish_seen_subcommand_from wifi' -l security -x -a 'open o
 complete -c roam -n '__fish_seen_subcommand_from wifi' -l passphrase-file -r -F -d 'With join: the passphrase from this file (-: stdin)'
 complete -c roam -n '__fish_seen_subcommand_from wifi' -l eap -x -a 'peap ttls' -d 'With join: the EAP method'
 complete -c roam -n '__fish_seen_subcommand_from wifi' -l identity -x -d 'With join: the user name'
+complete -c roam -n '__fish_seen_subcommand_from wifi' -l phase2 -x -a 'MSCHAPV2 PAP GTC MD5' -d 'With join --eap: the inner method'
+complete -c roam -n '__fish_seen_subcommand_from wifi' -l anonymous-identity -x -d 'With join --eap: the user name outside the tunnel'
 complete -c roam -n '__fish_seen_subcommand_from wifi' -l ca-cert -r -F -d 'With join: the CA certificate'
 complete -c roam -n '__fish_seen_subcommand_from wifi' -l domain -x -d "With join: the server's domain"
 complete -c roam -n '__fish_seen_subcommand_from wifi' -l no-remember -d 'With join: do not keep the network'

@@ -166,3 +166,22 @@ def test_time_zone_and_set_are_completed(bus, roamd):
     fish = open(FISH).read()
     assert "'zone[" in zsh and "'set[" in zsh
     assert "__roam_args_are time 0' -a 'zone'" in fish
+
+
+def test_wifi_priority_and_eap_options(bus, roamd, tmp_path):
+    roamd(SCENARIO)
+    assert bash_complete(bus.env, "roam wifi pri")[0] == ["priority"]
+    assert bash_complete(bus.env, "roam wifi join corp --eap peap --phase2 ")[0] == [
+        "GTC", "MD5", "MSCHAPV2", "PAP"]
+    offered = bash_complete(bus.env, "roam wifi join corp --")[0]
+    assert "--phase2" in offered and "--anonymous-identity" in offered
+    # the value of --anonymous-identity is no word to complete: nothing offered
+    assert bash_complete(bus.env, "roam wifi join corp --anonymous-identity ")[0] == []
+    if shutil.which("fish"):
+        env = dict(shell_env(bus.env), HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path))
+        p = subprocess.run(["fish", "--no-config", "-c", f"source {shlex.quote(FISH)}; "
+                            "complete -C 'roam wifi join corp --phase2 '"], env=env,
+                           capture_output=True, text=True, timeout=30)
+        assert p.returncode == 0 and p.stderr == "", p.stderr
+        assert sorted(l.split("\t")[0] for l in p.stdout.split("\n") if l) == [
+            "GTC", "MD5", "MSCHAPV2", "PAP"]

@@ -106,3 +106,34 @@ def test_plain_wifi_manage_and_scan(roamd, plain):
     p.expect(r"No network named Nowhere here \(wifi lists them\)\.")
     p.send("wifi eth9")
     p.expect(r"eth9 is no Wi-Fi link\.")
+
+
+def test_plain_wifi_priority(roamd, plain):
+    """wifi priority NAME N through SetPriority (NetworkManager has one); the list says it;
+    iwd refuses in words (roamd's), and a word that is no number is asked again."""
+    nm = dict(WLAN0, _wifi=dict(WLAN0["_wifi"], backend="networkmanager",
+                                why="NetworkManager manages wlan0"))
+    fake = roamd({"manager": SCENARIO["manager"], "links": [nm]})
+    p = plain()
+    p.expect(r"State: Online via wlan0 \(wifi\)")
+    p.send("wifi priority Office high")
+    p.expect(r"Say: wifi priority NAME N \(a whole number, higher is joined first\)\.")
+    p.send("wifi")  # the owner known once the list was read: its range said before asking
+    p.expect(r"Office: out of range, WPA3, known, joined by itself$")
+    p.send("wifi priority Office 1000")
+    p.expect(r"NetworkManager takes a priority from -999 to 999\.")
+    p.send("wifi priority Office 5")
+    p.expect(r"Office's priority is 5 \(higher is joined first\)\.")
+    p.send("wifi scan")  # the list read again, and said
+    p.expect(r"Scan on wlan0 done\.")
+    p.expect(r"Office: out of range, WPA3, known, joined by itself, priority 5")
+    assert [c for c in fake.send(op="wifi_calls") if c[0] == "SetPriority"] == [
+        ["SetPriority", 3, "Office", {"priority": 5}]]
+
+
+def test_plain_wifi_priority_iwd_refuses(roamd, plain):
+    roamd(SCENARIO)
+    p = plain()
+    p.expect(r"State: Online via wlan0 \(wifi\)")
+    p.send("wifi priority Office 5")
+    p.expect(r"roamd refused: iwd orders known networks itself: no priority")

@@ -437,7 +437,8 @@ def test_completions(bus, roamd, tmp_path):
     roamd(scenario())
     assert bash_complete(bus.env, "roam wi")[0] == ["wifi"]
     assert bash_complete(bus.env, "roam wifi ")[0] == [
-        "autoconnect", "forget", "join", "join-uri", "list", "scan", "share", "wlan0"]
+        "autoconnect", "forget", "join", "join-uri", "list", "priority", "scan", "share",
+        "wlan0"]
     assert bash_complete(bus.env, "roam wifi scan ")[0] == ["wlan0"]
     assert bash_complete(bus.env, "roam wifi autoconnect Home ")[0] == ["off", "on"]
     assert bash_complete(bus.env, "roam wifi join X --eap ")[0] == ["peap", "ttls"]
@@ -448,7 +449,7 @@ def test_completions(bus, roamd, tmp_path):
                        timeout=30)
     assert p.returncode == 0 and p.stderr == "", p.stderr
     offered = {line.split("\t")[0] for line in p.stdout.split("\n") if line}
-    assert {"join", "share", "join-uri", "forget", "autoconnect", "scan"} <= offered
+    assert {"join", "share", "join-uri", "forget", "autoconnect", "priority", "scan"} <= offered
 
 
 def test_every_action_has_json(bus, roamd):
@@ -456,6 +457,8 @@ def test_every_action_has_json(bus, roamd):
     j = json.loads(run(bus.env, "wifi", "autoconnect", "Office", "off", "--json").stdout)
     assert j == {"link": "wlan0", "ssid": "Office", "action": "autoconnect",
                  "autoconnect": False}
+    j = json.loads(run(bus.env, "wifi", "priority", "Office", "3", "--json").stdout)
+    assert j == {"link": "wlan0", "ssid": "Office", "action": "priority", "priority": 3}
     j = json.loads(run(bus.env, "wifi", "forget", "Office", "--json").stdout)
     assert j == {"link": "wlan0", "ssid": "Office", "action": "forget"}
     p = run(bus.env, "wifi", "join-uri", "-", "--json",

@@ -54,7 +54,8 @@ Test methods (org.freedesktop.DBus.Mock on the manager):
   AddAccessPoint(o device, ay ssid, s security, y strength, s secret, b hidden) -> AP path:
       security one of open, owe, wpa2 (PSK), wpa3 (SAE only), wpa2/wpa3 (PSK+SAE),
       enterprise (802.1X; secret "identity:password"); secret is what the network accepts;
-      a hidden AP shows an empty Ssid;
+      a hidden AP shows an empty Ssid until a join of it connects (then the connection's
+      SSID, as try_fill_ssid_for_hidden_ap() fills it in from the seen BSSIDs);
   RemoveAccessPoint(o ap);
   AddKnown(o device, ay ssid, s key_mgmt, s psk, b autoconnect, i priority) -> settings path
       (a saved profile, as a keyfile would give it);
@@ -197,6 +198,13 @@ def parse_connection(settings):
                            "can't set property of type '%s' from value of type '%s'"
                            % (known[prop], _sig(value)))
             out[name][prop] = _plain(value)
+    # nm-setting-connection.c: autoconnect-priority's GParamSpec is -999..999; a value out of
+    # it fails the parse (nm-setting.c out_error_param_spec_validation's words)
+    prio = out.get("connection", {}).get("autoconnect-priority")
+    if prio is not None and not -999 <= prio <= 999:
+        _conn_fail("InvalidProperty", "connection", "autoconnect-priority",
+                   "value of type 'i' is invalid or out of range for property "
+                   "'autoconnect-priority'")
     return out
 
 
@@ -564,6 +572,12 @@ def _complete(conn, dev, ap_path):
                            "'%s' is not a valid value for the property" % m)
         if ("peap" in eap or "ttls" in eap) and not dot1x.get("identity"):
             _conn_fail("MissingProperty", "802-1x", "identity", "property is missing")
+        # nm-setting-8021x.c verify(): valid_phase2_auth[]
+        p2 = dot1x.get("phase2-auth")
+        if p2 is not None and p2 not in ("pap", "chap", "mschap", "mschapv2", "gtc", "otp",
+                                         "md5", "tls"):
+            _conn_fail("InvalidProperty", "802-1x", "phase2-auth",
+                       "'%s' is not a valid value for the property" % p2)
     c = conn.setdefault("connection", {})
     name = wifi["ssid"].decode("utf-8", "replace")
     c.setdefault("id", name)
@@ -866,6 +880,11 @@ def _connected(act):
     _changed(dev, WIRELESS_IFACE, {"ActiveAccessPoint": dbus.ObjectPath(act["ap"])})
     conn = s.conns[act["conn"]]["conn"]
     conn["connection"]["timestamp"] = 1
+    # nm-device-wifi.c try_fill_ssid_for_hidden_ap(): a hidden AP (no Ssid) whose BSSID a
+    # connection has seen gets that connection's SSID; the join just recorded it
+    ap = mockobject.objects.get(str(act["ap"])) if act["ap"] else None
+    if ap is not None and not bytes(ap.props[AP_IFACE]["Ssid"]):
+        _changed(ap, AP_IFACE, {"Ssid": dbus.ByteArray(conn["802-11-wireless"]["ssid"])})
     _set_active_state(act, AC_ACTIVATED, R_NONE)
 
 

@@ -12,17 +12,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         WifiNetworkList l = {};
+        WifiWpaBss *b = NULL;
+        size_t nb = 0;
         WifiWpaKnown k[8];
         bool complete;
+        int64_t last;
         size_t n;
         char *p = NULL;
 
-        if (wifi_wpa_bss_parse((const char *)data, size, &l, &complete) == 0)
+        if (wifi_wpa_bss_parse((const char *)data, size, &b, &nb, &complete, &last) == 0 &&
+            wifi_wpa_bss_group(b, nb, &l) == 0)
                 for (size_t i = 0; i < l.n; i++)
                         if (l.networks[i].ssid_len > WIFI_SSID_MAX || l.networks[i].security < 0 ||
                             l.networks[i].n_bssids == 0)
                                 abort();
         wifi_network_list_done(&l);
+        free(b);
         if (wifi_wpa_list_parse((const char *)data, size, k, 8, &n) == 0)
                 for (size_t i = 0; i < n; i++)
                         if (k[i].ssid_len > WIFI_SSID_MAX || k[i].id < 0)

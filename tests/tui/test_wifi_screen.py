@@ -365,3 +365,70 @@ def test_small_terminal(roamd, tui, golden):
     t.key("w")
     said(t, "Home", "excellent -48", "WPA2/WPA3")
     golden("wifi-small", t)
+
+
+def test_priority(roamd, tui, golden):
+    """+ and - raise and lower a known network's priority through SetPriority; the row says
+    the owner's new value ("auto p11"). Not offered for a network that is not known."""
+    fake = roamd(wifi_scenario())
+    t = tui()
+    open_wifi(t)
+    select(t, "Home")
+    # the key is in the help (the bar at 80 columns has no room for it)
+    t.key("?")
+    shows(t, lambda t: "Raise or lower the selected known network's priority" in
+          " ".join(t.text().split()), "the help naming +/-")
+    t.key("\x1b")
+    said(t, "Wi-Fi on wlan0 through NetworkManager")
+    t.key("+")
+    said(t, "Home's priority is 11 (higher is joined first).")
+    shows(t, lambda t: "auto p11" in [l for l in t.text_lines() if "Home" in l][0],
+          "Home at priority 11")
+    golden("wifi-priority", t)
+    t.key("-")
+    said(t, "Home's priority is 10 (higher is joined first).")
+    # the list read again after the change, before the selection moves
+    shows(t, lambda t: "auto p10" in [l for l in t.text_lines() if "Home" in l][0],
+          "Home at priority 10")
+    select(t, "Neighbour")
+    t.key("+")
+    said(t, "Neighbour is not a known network.")
+    assert calls(fake) == [["SetPriority", 3, "Home", {"priority": 11}],
+                           ["SetPriority", 3, "Home", {"priority": 10}]]
+
+
+def test_priority_range(roamd, tui):
+    fake = roamd(wifi_scenario(backend="wpa_supplicant", why="wpa_supplicant runs wlan0"))
+    t = tui()
+    t.wait_for(screen="overview", text="wlan0")
+    t.key("\r")
+    t.wait_for(screen="link", text="wlan0")
+    t.key("w")
+    said(t, "Wi-Fi on wlan0 through wpa_supplicant")
+    select(t, "Office")
+    t.key("-")
+    said(t, "wpa_supplicant takes a priority from 0 to 1000000.")
+    t.key("+")
+    said(t, "Office's priority is 1 (higher is joined first).")
+    assert calls(fake) == [["SetPriority", 3, "Office", {"priority": 1}]]
+
+
+def test_priority_not_through_iwd(roamd, tui):
+    """iwd ranks known networks itself: the key is not offered, and pressed it says why
+    without asking roamd."""
+    fake = roamd(wifi_scenario(backend="iwd", why="iwd runs wlan0"))
+    t = tui()
+    t.wait_for(screen="overview", text="wlan0")
+    t.key("\r")
+    t.wait_for(screen="link", text="wlan0")
+    t.key("w")
+    said(t, "Wi-Fi on wlan0 through iwd")
+    select(t, "Home")
+    t.key("?")
+    shows(t, lambda t: "autoconnect" in t.text(), "the help")
+    assert "priority" not in t.text(), t.text()
+    t.key("\x1b")
+    said(t, "Wi-Fi on wlan0 through iwd")
+    t.key("+")
+    said(t, "iwd has no priority for known networks: it ranks them itself.")
+    assert calls(fake) == []

@@ -46,21 +46,37 @@ TEST(wifi_wpa_ssid_text)
         ASSERT_STREQ(hex, "486f6d65ff");
 }
 
+static int parse_group(const char *reply, size_t len, WifiNetworkList *l, bool *complete,
+                       int64_t *last)
+{
+        WifiWpaBss *b = NULL;
+        size_t n = 0;
+        int r = wifi_wpa_bss_parse(reply, len, &b, &n, complete, last);
+
+        if (r >= 0)
+                r = wifi_wpa_bss_group(b, n, l);
+        free(b);
+        return r;
+}
+
 TEST(wifi_wpa_bss_range)
 {
-        /* BSS RANGE=ALL MASK=0x21887: id, bssid, freq, level, flags, ssid, then ====; two BSSes
-         * of one SSID (the stronger wins), a hidden one */
+        /* BSS RANGE=ALL MASK=0x21887: id, bssid, freq, level, flags, ssid, then ====, and ####
+         * after the list's last BSS (ctrl_iface.c since 2013); two BSSes of one SSID (the
+         * stronger wins), a hidden one */
         static const char reply[] = "id=3\nbssid=02:00:00:00:01:00\nfreq=2412\nlevel=-70\n"
                                     "flags=[WPA2-PSK-CCMP][ESS]\nssid=Home\n====\n"
                                     "id=4\nbssid=02:00:00:00:02:00\nfreq=5180\nlevel=-48\n"
                                     "flags=[WPA2-PSK+SAE-CCMP][ESS]\nssid=Home\n====\n"
                                     "id=5\nbssid=02:00:00:00:03:00\nfreq=2437\nlevel=-80\n"
-                                    "flags=[ESS]\nssid=\n====\n";
+                                    "flags=[ESS]\nssid=\n####\n";
         WifiNetworkList l = {};
         bool complete;
+        int64_t last;
 
-        ASSERT_OK(wifi_wpa_bss_parse(reply, strlen(reply), &l, &complete));
+        ASSERT_OK(parse_group(reply, strlen(reply), &l, &complete, &last));
         ASSERT_TRUE(complete);
+        ASSERT_EQ(last, 5);
         ASSERT_EQ(l.n, 2u);
         ASSERT_EQ(l.networks[0].ssid_len, 4u);
         ASSERT_EQ(l.networks[0].n_bssids, 2u);
@@ -71,14 +87,53 @@ TEST(wifi_wpa_bss_range)
         ASSERT_EQ(l.networks[1].ssid_len, 0u);
         wifi_network_list_done(&l);
 
-        /* cut at wpa_supplicant's reply size: the whole blocks only, and said so */
-        ASSERT_OK(wifi_wpa_bss_parse(reply, 80, &l, &complete));
+        /* a page: the whole BSSes that fit, the last one ends in ====: the next page starts
+         * after id 4 */
+        ASSERT_OK(parse_group(reply, 186, &l, &complete, &last));
         ASSERT_TRUE(!complete);
+        ASSERT_EQ(last, 4);
+        ASSERT_EQ(l.n, 1u);
+        ASSERT_EQ(l.networks[0].n_bssids, 2u);
         wifi_network_list_done(&l);
-        ASSERT_OK(wifi_wpa_bss_parse("", 0, &l, &complete));
+        /* a line cut short (no whole BSS) */
+        ASSERT_OK(parse_group(reply, 30, &l, &complete, &last));
+        ASSERT_TRUE(!complete);
+        ASSERT_EQ(last, -1);
+        ASSERT_EQ(l.n, 0u);
+        /* nothing from there on */
+        ASSERT_OK(parse_group("", 0, &l, &complete, &last));
         ASSERT_TRUE(complete);
-        ASSERT_EQ(wifi_wpa_bss_parse("garbage\n", 8, &l, &complete), -EBADMSG);
-        ASSERT_EQ(wifi_wpa_bss_parse("level=x\n====\n", 13, &l, &complete), -EBADMSG);
+        ASSERT_EQ(parse_group("garbage\n", 8, &l, &complete, &last), -EBADMSG);
+        ASSERT_EQ(parse_group("level=x\n====\n", 13, &l, &complete, &last), -EBADMSG);
+        ASSERT_EQ(parse_group("====\n", 5, &l, &complete, &last), -EBADMSG);
+        ASSERT_EQ(parse_group("id=1\n####\nid=2\n====\n", 20, &l, &complete, &last), -EBADMSG);
+        ASSERT_EQ(parse_group("id=-1\n####\n", 11, &l, &complete, &last), -EBADMSG);
+        ASSERT_EQ(parse_group("bssid=02:00:00:00:01\n####\n", 26, &l, &complete, &last), -EBADMSG);
+        wifi_network_list_done(&l);
+}
+
+TEST(wifi_wpa_bss_hidden_named)
+{
+        /* a hidden AP's beacon (no SSID) and, once probed by name, its probe response (the
+         * same BSSID, named): one network; another hidden AP stays the hidden row */
+        static const char reply[] = "id=7\nbssid=02:00:00:00:03:00\nfreq=2412\nlevel=-70\n"
+                                    "flags=[WPA2-PSK-CCMP][ESS]\nssid=\n====\n"
+                                    "id=8\nbssid=02:00:00:00:04:00\nfreq=2412\nlevel=-75\n"
+                                    "flags=[ESS]\nssid=\n====\n"
+                                    "id=9\nbssid=02:00:00:00:03:00\nfreq=2412\nlevel=-70\n"
+                                    "flags=[WPA2-PSK-CCMP][ESS]\nssid=Bunker\n####\n";
+        WifiNetworkList l = {};
+        bool complete;
+        int64_t last;
+
+        ASSERT_OK(parse_group(reply, strlen(reply), &l, &complete, &last));
+        ASSERT_TRUE(complete);
+        ASSERT_EQ(l.n, 2u);
+        ASSERT_EQ(l.networks[0].ssid_len, 0u);
+        ASSERT_EQ(l.networks[0].n_bssids, 1u);
+        ASSERT_EQ(l.networks[0].signal_dbm, -75);
+        ASSERT_EQ(l.networks[1].ssid_len, 6u);
+        ASSERT_EQ(l.networks[1].n_bssids, 1u);
         wifi_network_list_done(&l);
 }
 

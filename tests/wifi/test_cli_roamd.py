@@ -99,7 +99,7 @@ class World:
         self.wifi_keys["IwdStateDirectory"] = self.state
         self.double, self.dbus = start_double(self.env.address, "iwd.py", IWD,
                                               {"StateDirectory": self.state})
-        dev = str(self.mock("AddStation", "s", ["wlan0"]))
+        dev = self.dev = str(self.mock("AddStation", "s", ["wlan0"]))
         kinds = {"wpa3": "psk", "enterprise": "8021x"}  # iwd names only the key type
         for ssid, kind, signal, key, hidden in [("Home", "psk", -4800, PSK, False),
                                                 ("Cafe", "open", -5700, "", False),
@@ -253,6 +253,134 @@ def test_peap_through_networkmanager(nm_world, tmp_path):
     assert all("s3cret" not in repr(a) for _m, a in w.signals)
 
 
+def test_joined_hidden_network_is_one_row(world):
+    """A hidden network, once joined, is one row: in range, known, joined; the empty-named
+    row of its beacon is not listed beside it (for wpa_supplicant: the AP's beacon entry
+    without a name and its probe response's entry with it have the same BSSID)."""
+    p = world.roam("join", "Bunker", "--hidden", "--security", "wpa2", "--passphrase-file", "-",
+                   stdin=HIDDEN_PSK + "\n")
+    joined(p, "Bunker")
+    p = world.roam("--json")
+    assert p.returncode == 0, p.stderr
+    nets = json.loads(p.stdout)["networks"]
+    rows = [n for n in nets if n["ssid"] == "Bunker"]
+    assert len(rows) == 1, nets
+    assert rows[0]["known"] and rows[0]["connected"] and rows[0]["in_range"], rows
+    assert [n for n in nets if n["ssid_hex"] == ""] == [], nets
+    # the plain list says it once too
+    p = world.roam()
+    assert p.returncode == 0, p.stderr
+    assert len([ln for ln in p.stdout.splitlines() if "Bunker" in ln]) == 1, p.stdout
+
+
+def owner_priority(world, ssid):
+    """The owner's own priority of its saved network of ssid: wpa_supplicant's priority field,
+    NetworkManager's connection.autoconnect-priority."""
+    if world.fake:
+        nets = [n for n in world.fake.networks.values() if n.get("ssid") == ssid]
+        return [int(n.get("priority", 0)) for n in nets]
+    conns = plain(world.dbus.call(NM_PATH + "/Settings", NM + ".Settings", "ListConnections",
+                                  dest=NM))
+    out = []
+    for c in conns:
+        s = plain(world.dbus.call(c, NM + ".Settings.Connection", "GetSettings", dest=NM))
+        if bytes(s["802-11-wireless"]["ssid"]) == ssid.encode():
+            out.append(int(s["connection"].get("autoconnect-priority", 0)))
+    return out
+
+
+def test_priority(world, tmp_path):
+    """roam wifi priority SSID N through SetPriority: NetworkManager's autoconnect-priority,
+    wpa_supplicant's priority of the SSID's saved network (then saved); iwd has none and
+    roamd says so in words. The list shows the owner's value; --json says what was done."""
+    f = tmp_path / "pass"
+    f.write_text(PSK + "\n")
+    joined(world.roam("join", "Home", "--passphrase-file", str(f)), "Home")
+    p = world.roam("priority", "Home", "7")
+    if world.owner == "iwd":
+        assert p.returncode == 1, p.stdout + p.stderr
+        assert p.stderr.strip().endswith(
+            "iwd has no priority for known networks: it ranks them itself"), p.stderr
+        assert p.stdout == ""
+        return
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout == "Home's priority on wlan0 is 7 (higher is joined first).\n"
+    assert owner_priority(world, "Home") == [7]
+    home = [n for n in known(world) if n["ssid"] == "Home"]
+    assert home and home[0]["priority"] == 7, home
+    assert [ln for ln in world.roam().stdout.splitlines() if "Home" in ln][0].endswith(
+        "auto, priority 7")
+    if world.fake:
+        saved = [n for n in world.fake.saved.values() if n.get("ssid") == "Home"]
+        assert saved and saved[0]["priority"] == "7", world.fake.saved
+    p = world.roam("priority", "Home", "2", "--json")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout) == {"link": "wlan0", "ssid": "Home", "action": "priority",
+                                    "priority": 2}
+    assert owner_priority(world, "Home") == [2]
+    # out of the owner's range: said before roamd is asked (2)
+    too_big, words = (("1000", "NetworkManager takes a priority from -999 to 999.")
+                      if world.owner == "nm" else
+                      ("-1", "wpa_supplicant takes a priority from 0 to 1000000."))
+    p = world.roam("priority", "Home", too_big)
+    assert p.returncode == 2 and words in p.stderr, p.stdout + p.stderr
+    assert owner_priority(world, "Home") == [2]
+    if world.owner == "nm":  # a negative number is a number, not an option
+        p = world.roam("priority", "Home", "-5")
+        assert p.returncode == 0, p.stdout + p.stderr
+        assert owner_priority(world, "Home") == [-5]
+    # a network the owner does not know: 5, nothing asked of the owner
+    p = world.roam("priority", "Cafe", "3")
+    assert p.returncode == 5 and "wlan0 knows no network named Cafe" in p.stderr, p.stderr
+    # not a number: 2, before roamd is asked
+    for bad in (["Home", "high"], ["Home"], ["Home", "1", "2"], ["Home", "5x"]):
+        p = world.roam("priority", *bad)
+        assert p.returncode == 2, (bad, p.stdout + p.stderr)
+
+
+def test_peap_phase2_and_anonymous_identity(world, tmp_path):
+    """--phase2 and --anonymous-identity reach the owner: NetworkManager's 802-1x
+    phase2-auth and anonymous-identity, wpa_supplicant's phase2 "auth=GTC" and
+    anonymous_identity. (iwd joins 802.1X from a provisioning file roamd writes under
+    /var/lib/iwd: not on this host.)"""
+    if world.owner == "iwd":
+        pytest.skip("iwd's 802.1X needs /var/lib/iwd")
+    if world.fake:
+        world.fake.bsses.append({"id": 9, "bssid": "02:00:00:00:09:00", "freq": 2462,
+                                 "level": -60, "flags": "[WPA2-EAP-CCMP][ESS]",
+                                 "ssid": b"corp", "psk": None})
+    else:
+        world.mock("AddAccessPoint", "oaysysb", [world.dev, dbus.ByteArray(b"corp"),
+                                                 "enterprise", 60, "alice:s3cret", False])
+    args = ["join", "corp", "--eap", "peap", "--identity", "alice", "--phase2", "GTC",
+            "--anonymous-identity", "anon@corp.example", "--passphrase-file", "-"]
+    joined(world.roam(*args, stdin="s3cret\n"), "corp")
+    if world.fake:
+        corp = [n for n in world.fake.networks.values() if n.get("ssid") == "corp"]
+        assert corp and corp[0]["phase2"] == '"auth=GTC"', corp
+        assert corp[0]["anonymous_identity"] == '"anon@corp.example"', corp
+        assert corp[0]["eap"] == "PEAP" and corp[0]["identity"] == '"alice"', corp
+    else:
+        conns = plain(world.dbus.call(NM_PATH + "/Settings", NM + ".Settings",
+                                      "ListConnections", dest=NM))
+        dot1x = [plain(world.dbus.call(c, NM + ".Settings.Connection", "GetSettings",
+                                       dest=NM)).get("802-1x") for c in conns]
+        dot1x = [d for d in dot1x if d]
+        assert len(dot1x) == 1, dot1x
+        assert dot1x[0]["phase2-auth"] == "gtc", dot1x
+        assert dot1x[0]["anonymous-identity"] == "anon@corp.example", dot1x
+    # without --eap, or a method no owner takes: 2, nothing asked
+    for bad in (["--phase2", "pap"], ["--anonymous-identity", "x"],
+                ["--eap", "ttls", "--identity", "a", "--phase2", "chap"]):
+        p = world.roam("join", "corp", *bad)
+        assert p.returncode == 2, (bad, p.stdout + p.stderr)
+    assert "s3cret" not in world.env.log()
+
+
+HOSTILE = "Evil\x1b[31m\u202eefaC\x07"  # ESC [31m, a right-to-left override, a bell
+UNSAFE = ("\x1b", "\u202e", "\x07", "\ufffd")
+
+
 CA_PEM = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
 
 
@@ -371,3 +499,63 @@ def test_wpa3_sae_join_through_each_owner(sae_world):
     log = w.env.log()
     assert SAE not in log and "not the pw" not in log
     assert all(SAE not in repr(a) for _m, a in w.signals)
+
+
+@pytest.fixture
+def iwd_world():
+    w = World("iwd")
+    yield w
+    w.close()
+
+
+def roam_bytes(world, *args, stdin=None):
+    """roam with argv as bytes (an SSID that is not UTF-8), its output as bytes."""
+    return subprocess.run([ROAM.encode(), b"wifi", *args],
+                          env=dict(world.env.env, LC_ALL="C.UTF-8"), input=stdin,
+                          capture_output=True, timeout=60)
+
+
+def test_iwd_hostile_ssid_said_safely(iwd_world):
+    """A network iwd names with control and bidi characters: joined, not found, refused, in
+    roamd's words (JoinStep, JoinDone, errors) and roam's output shown safely, as the
+    NetworkManager and wpa_supplicant paths do; an SSID that is not UTF-8 (iwd names networks
+    by text, so it cannot be asked for) is refused in words before iwd is asked."""
+    w = iwd_world
+    w.mock("AddNetwork", "ossisb", [w.dev, HOSTILE, "open", -5000, "", False])
+    w.mock("AddNetwork", "ossisb", [w.dev, HOSTILE + "2", "psk", -5000, PSK, False])
+    outs = []
+    p = w.roam("join", HOSTILE)
+    outs.append(p)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "Joined Evil" in p.stdout, p.stdout
+    p = w.roam("join", HOSTILE + "2", "--passphrase-file", "-", stdin=WRONG + "\n")
+    outs.append(p)
+    assert p.returncode == 4, p.stdout + p.stderr
+    p = w.roam("join", HOSTILE + "x", "--passphrase-file", "-", stdin=PSK + "\n")
+    outs.append(p)
+    assert p.returncode == 5, p.stdout + p.stderr
+    assert "Evil" in p.stderr, p.stderr
+    p = w.roam("join", HOSTILE + "x", "--hidden", "--security", "open")
+    outs.append(p)
+    assert p.returncode == 5, p.stdout + p.stderr
+    outs.append(w.roam())
+    outs.append(w.roam("forget", HOSTILE + "2"))
+    for p in outs:
+        for bad in UNSAFE:
+            assert bad not in p.stdout and bad not in p.stderr, (bad, p.stdout, p.stderr)
+    # roamd's own words (JoinDone's, as --json gives them): the SSID escaped as the other
+    # owners' words have it, no control or bidi character
+    for args, result in ((["join", HOSTILE], "connected"),
+                         (["join", HOSTILE + "x"], "not-found")):
+        doc = json.loads(w.roam(*args, "--json").stdout)
+        assert doc["result"] == result, doc
+        assert not any(b in doc["words"] for b in UNSAFE), doc
+        assert "Evil\\x1b[31m" in doc["words"], doc
+    # not UTF-8: refused in words, before iwd is asked; the hidden way too
+    for extra in ([], [b"--hidden", b"--security", b"open"]):
+        p = roam_bytes(w, b"join", b"Bad\xff\xfe", *extra)
+        assert p.returncode == 1, p
+        assert p.stderr == (b"roam: cannot join: iwd names networks by text, and this name "
+                            b"is not UTF-8\n"), p.stderr
+        assert b"\xff" not in p.stdout + p.stderr
+    assert not [c for c in plain(w.mock("GetCalls")) if "Bad" in repr(c)]

@@ -289,6 +289,13 @@ def test_update2_and_delete(env):
                           "autoconnect-priority": dbus.Int32(5)},
            "802-11-wireless": {"ssid": dbus.ByteArray(b"home")},
            "802-11-wireless-security": {"key-mgmt": "wpa-psk"}}
+    # autoconnect-priority's range is -999..999 (nm-setting-connection.c)
+    over = dict(new, connection=dict(new["connection"],
+                                     **{"autoconnect-priority": dbus.Int32(1000)}))
+    refused(lambda: env.call(known, CONN_IFACE, "Update2", "a{sa{sv}}ua{sv}",
+                             [over, 0x1, {}]), CONN_IFACE + ".InvalidProperty",
+            "connection.autoconnect-priority: value of type 'i' is invalid or out of range "
+            "for property 'autoconnect-priority'")
     env.call(known, CONN_IFACE, "Update2", "a{sa{sv}}ua{sv}", [new, 0x1 | 0x20, {}])
     after = plain(env.call(known, CONN_IFACE, "GetSettings"))
     assert after["connection"]["autoconnect"] is False

@@ -145,6 +145,7 @@ class FakeWpa:
         self.saved = None  # the networks at the last SAVE_CONFIG
         self.fail = {}  # "SET_NETWORK psk" or "ADD_NETWORK" -> the reply to give instead
         self.station = None  # associated: {"ssid", "bssid", "freq"}
+        self.current = None  # the network id of the association (LIST_NETWORKS [CURRENT])
         self.signal = None  # {"RSSI": -58, "LINKSPEED": 300, "NOISE": 9999, "FREQUENCY": 5180}
         # the radio's world for joins (station side): BSSes in range, each
         # {"id", "bssid", "freq", "level", "flags", "ssid" (bytes), "psk": the AP's key or None,
@@ -523,27 +524,47 @@ class FakeWpa:
         return fail, []
 
     def bss_command(self, words):
-        """ctrl_iface.c wpa_supplicant_ctrl_iface_bss() for "BSS RANGE=ALL MASK=0x...":
-        print_bss_info()'s fields in its order for the mask bits modelled here (id, bssid,
-        freq, level, flags, ssid; WPA_BSS_MASK_DELIM's "====" after each). Any other form or
-        mask bit is a request this double does not model: UNKNOWN COMMAND, so a test fails
-        loudly instead of passing on a made-up answer."""
+        """ctrl_iface.c wpa_supplicant_ctrl_iface_bss() for "BSS RANGE=ALL MASK=0x..." and
+        "BSS RANGE=N1-[N2] MASK=0x...": print_bss_info()'s fields in its order for the mask
+        bits modelled here (id, bssid, freq, level, flags, ssid; WPA_BSS_MASK_DELIM's "===="
+        after each, "####" instead after the last BSS of the whole list). The reply is one
+        4096-byte buffer (wpa_supplicant_ctrl_iface_process()'s reply_size): print_bss_info()
+        writes a BSS only when all of it fits with its NUL, and the first that does not ends
+        the reply (the loop stops on len == 0). No BSS in the range: an empty reply. Any other
+        form or mask bit is a request this double does not model: UNKNOWN COMMAND, so a test
+        fails loudly instead of passing on a made-up answer."""
         modelled = {0: "id", 1: "bssid", 2: "freq", 7: "level", 11: "flags", 12: "ssid"}
-        if len(words) != 3 or words[1] != "RANGE=ALL" or not words[2].startswith("MASK=0x"):
+        if len(words) != 3 or not words[1].startswith("RANGE=") or \
+                not words[2].startswith("MASK=0x"):
             return "UNKNOWN COMMAND\n"
+        rng = words[1][6:]
+        if rng == "ALL":
+            first, last = 0, None
+        else:
+            # "N1-N2", "-N2", "N1-": atoi() of each side, id2 -1 (all) when not a digit
+            lo, dash, hi = rng.partition("-")
+            if not dash or not (lo.isdigit() or lo == "") or not (hi.isdigit() or hi == ""):
+                return "UNKNOWN COMMAND\n"
+            first, last = int(lo or 0), (int(hi) if hi else None)
         mask = int(words[2][7:], 16)
         if mask & ~(sum(1 << b for b in modelled) | 1 << 17):
             return "UNKNOWN COMMAND\n"
+        # wpa_bss_get_id_range(): the BSSes in list order with first <= id <= last
+        chosen = [b for b in self.bsses if b["id"] >= first and (last is None or b["id"] <= last)]
         out = ""
-        for b in self.bsses:
+        for b in chosen:
+            text = ""
             for bit, key in sorted(modelled.items()):
                 if mask & (1 << bit):
                     # a hidden AP's beacon carries no SSID: the scan lists it empty
                     v = (printf_encode(b"" if b.get("hidden") else b["ssid"])
                          if key == "ssid" else b[key])
-                    out += f"{key}={v}\n"
+                    text += f"{key}={v}\n"
             if mask & (1 << 17):
-                out += "====\n"
+                text += "####\n" if b is self.bsses[-1] else "====\n"
+            if len((out + text).encode(errors="surrogateescape")) > REPLY_SIZE - 1:
+                break
+            out += text
         return out
 
     @staticmethod
@@ -598,6 +619,14 @@ class FakeWpa:
                             f"auth_failures={failures} duration=10 reason={reason}"]
         self.station = {"ssid": ssid.decode(errors="surrogateescape"), "bssid": bss["bssid"],
                         "freq": bss["freq"]}
+        self.current = nid
+        if bss.get("hidden"):
+            # the hidden AP answered the probe naming its SSID: the probe response is a BSS of
+            # its own, the same BSSID with the name (bss.c wpa_bss_update_scan_res() keys
+            # BSSes by BSSID and SSID), beside the beacon's entry without one
+            named = dict(bss, id=max(b["id"] for b in self.bsses) + 1, hidden=False)
+            if not any(b["bssid"] == bss["bssid"] and not b.get("hidden") for b in self.bsses):
+                self.bsses.append(named)
         return "OK\n", [f"CTRL-EVENT-CONNECTED - Connection to {bss['bssid']} completed "
                         f"[id={nid} id_str=]"]
 
@@ -625,7 +654,9 @@ class FakeWpa:
             for i, n in sorted(nets.items()):
                 if last != -1 and i <= last:
                     continue
-                flags = "[DISABLED]" if n["disabled"] == "1" else ""
+                # "[CURRENT]" for wpa_s->current_ssid, before "[DISABLED]"
+                flags = ("[CURRENT]" if i == self.current and self.station else "") + \
+                    ("[DISABLED]" if n["disabled"] == "1" else "")
                 ssid = printf_encode(n.get("ssid", "").encode(errors="surrogateescape"))
                 line = f"{i}\t{ssid}\tany\t{flags}\n"
                 if len((out + line).encode(errors="surrogateescape")) > REPLY_SIZE - 1:
@@ -658,7 +689,9 @@ class FakeWpa:
                 return "*" if words[2] in n else fail
             if words[2] == "ssid" and "ssid" in n:
                 return config_write_string(n["ssid"].encode(errors="surrogateescape"))
-            return n.get(words[2], fail)
+            # an INT field always has a value (config.c wpa_config_get(): its default, 0 for
+            # priority and scan_ssid, until set)
+            return n.get(words[2], "0" if words[2] in ("priority", "scan_ssid") else fail)
         if w == "SET_NETWORK" and len(words) == 4:
             field, value = words[2], words[3]
             if field == "ssid":

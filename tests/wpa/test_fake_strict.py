@@ -39,6 +39,15 @@ COMMANDS = [
     'SET_NETWORK 0 ssid ""',  # an empty SSID is taken
     'SET_NETWORK 0 ssid "' + "s" * 33 + '"',
     "SET_NETWORK 0 no_such_field 1",
+    "GET_NETWORK 0 priority",  # an INT field unset: its default, "0"
+    "SET_NETWORK 0 priority 5",
+    "GET_NETWORK 0 priority",
+    'SET_NETWORK 0 phase2 "auth=GTC"',
+    "GET_NETWORK 0 phase2",
+    'SET_NETWORK 0 anonymous_identity "anon@corp.example"',
+    "LIST_NETWORKS LAST_ID=0",  # nothing after network 0: the header only
+    "BSS RANGE=ALL MASK=0x21887",  # no BSS (the wired driver scans nothing): empty
+    "BSS RANGE=5- MASK=0x21887",
     "ENABLE_NETWORK all",
     "REMOVE_NETWORK all",
     "LIST_NETWORKS",

@@ -52,6 +52,8 @@ typedef struct WifiArgs {
         const char *link;
         bool json, hidden, yes, no_remember, no_autoconnect;
         const char *security, *passphrase_file, *eap, *identity, *ca_cert, *domain;
+        const char *anonymous_identity;
+        char phase2[16]; /* lowercase: NetworkManager's words; roamd says it to each owner */
 } WifiArgs;
 
 static int log_call_error(const sd_bus_error *error, int r, const char *what)
@@ -743,6 +745,10 @@ static int wifi_join(sd_bus *bus, WifiLink *l, const char *ssid_arg, const WifiA
         if (r >= 0)
                 r = add_string(m, "identity", a->identity);
         if (r >= 0)
+                r = add_string(m, "anonymous-identity", a->anonymous_identity);
+        if (r >= 0 && a->phase2[0])
+                r = add_string(m, "phase2", a->phase2);
+        if (r >= 0)
                 r = add_string(m, "ca-file", ca);
         if (r >= 0)
                 r = add_string(m, "domain", a->domain);
@@ -802,8 +808,9 @@ static int call_on_ssid(sd_bus *bus, WifiLink *l, const char *ssid_arg, const ch
                                            method);
         if (r >= 0)
                 r = sd_bus_message_append_array(m, 'y', ssid, len);
+        /* SetAutoconnect's b or SetPriority's i */
         if (r >= 0 && on)
-                r = sd_bus_message_append(m, "b", *on);
+                r = sd_bus_message_append(m, streq(method, "SetPriority") ? "i" : "b", *on);
         if (r < 0)
                 return log_oom();
         r = sd_bus_call(bus, m, 0, &error, &reply);
@@ -908,13 +915,14 @@ static int print_uri_json(const WifiLink *l, const char *kind, const char *shown
         return json_print(doc, stdout);
 }
 
-static int print_done_json(const WifiLink *l, const char *ssid, const char *action, bool on)
+static int print_done_json(const WifiLink *l, const char *ssid, const char *action, int value)
 {
         _cleanup_(json_object_putp) json_object *doc = json_object_new_object();
 
         if (!doc || json_add_string(doc, "link", l->name) < 0 ||
             json_add_string(doc, "ssid", ssid) < 0 || json_add_string(doc, "action", action) < 0 ||
-            (streq(action, "autoconnect") && json_add_bool(doc, "autoconnect", on) < 0))
+            (streq(action, "autoconnect") && json_add_bool(doc, "autoconnect", value) < 0) ||
+            (streq(action, "priority") && json_add_int(doc, "priority", value) < 0))
                 return log_oom();
         return json_print(doc, stdout);
 }
@@ -1039,6 +1047,12 @@ static int wifi_join_uri(sd_bus *bus, WifiLink *l, const char *arg, const WifiAr
         return r;
 }
 
+static bool is_negative_number(const char *s)
+{
+        return s[0] == '-' && s[1] >= '0' && s[1] <= '9' &&
+               strspn(s + 1, "0123456789") == strlen(s + 1);
+}
+
 static int parse_args(char **args, WifiArgs *a, char ***ret_argv, char ***ret_words)
 {
         enum {
@@ -1051,6 +1065,8 @@ static int parse_args(char **args, WifiArgs *a, char ***ret_argv, char ***ret_wo
                 ARG_IDENTITY,
                 ARG_CA_CERT,
                 ARG_DOMAIN,
+                ARG_PHASE2,
+                ARG_ANONYMOUS_IDENTITY,
                 ARG_NO_REMEMBER,
                 ARG_NO_AUTOCONNECT,
                 ARG_YES,
@@ -1065,6 +1081,8 @@ static int parse_args(char **args, WifiArgs *a, char ***ret_argv, char ***ret_wo
             {"identity", required_argument, NULL, ARG_IDENTITY},
             {"ca-cert", required_argument, NULL, ARG_CA_CERT},
             {"domain", required_argument, NULL, ARG_DOMAIN},
+            {"phase2", required_argument, NULL, ARG_PHASE2},
+            {"anonymous-identity", required_argument, NULL, ARG_ANONYMOUS_IDENTITY},
             {"no-remember", no_argument, NULL, ARG_NO_REMEMBER},
             {"no-autoconnect", no_argument, NULL, ARG_NO_AUTOCONNECT},
             {"yes", no_argument, NULL, ARG_YES},
@@ -1076,13 +1094,34 @@ static int parse_args(char **args, WifiArgs *a, char ***ret_argv, char ***ret_wo
 
         while (args[n])
                 n++;
-        /* getopt wants argv[0] and may reorder: a copy of the pointers */
-        argv = calloc(n + 2, sizeof(char *));
+        /* getopt wants argv[0] and may reorder: a copy of the pointers; a negative number
+         * (roam wifi priority SSID -5) is a word, not options: moved after a "--" at the end,
+         * in order (a word before "--" stays before it) */
+        argv = calloc(n + 3, sizeof(char *));
         if (!argv)
                 return log_oom();
-        for (size_t i = 0; i <= n; i++)
-                if (!(argv[i] = strdup(i == 0 ? "wifi" : args[i - 1])))
+        size_t m = 1, neg = 0;
+        bool dashes = false;
+        for (size_t i = 0; i < n; i++) {
+                dashes = dashes || streq(args[i], "--");
+                if (!dashes && is_negative_number(args[i]))
+                        neg++;
+        }
+        if (!(argv[0] = strdup("wifi")))
+                return log_oom();
+        for (size_t pass = 0; pass < (neg ? 2u : 1u); pass++) {
+                dashes = false;
+                if (pass == 1 && !(argv[m++] = strdup("--")))
                         return log_oom();
+                for (size_t i = 0; i < n; i++) {
+                        bool moved = neg && !dashes && is_negative_number(args[i]);
+
+                        dashes = dashes || streq(args[i], "--");
+                        if (moved == (pass == 1) && !(argv[m++] = strdup(args[i])))
+                                return log_oom();
+                }
+        }
+        n = m - 1;
         opterr = 0;
         optind = 0;
         while ((c = getopt_long((int)n + 1, argv, ":", options, NULL)) >= 0) {
@@ -1126,6 +1165,26 @@ static int parse_args(char **args, WifiArgs *a, char ***ret_argv, char ***ret_wo
                 case ARG_DOMAIN:
                         a->domain = optarg;
                         break;
+                case ARG_PHASE2: {
+                        /* the inner methods every owner takes inside PEAP and TTLS */
+                        static const char *const inner[] = {"mschapv2", "pap", "gtc", "md5", NULL};
+                        size_t i;
+
+                        for (i = 0; optarg[i] && i < sizeof(a->phase2) - 1; i++)
+                                a->phase2[i] =
+                                    (char)(optarg[i] >= 'A' && optarg[i] <= 'Z' ? optarg[i] + 32
+                                                                                : optarg[i]);
+                        a->phase2[i] = 0;
+                        if (optarg[i] || !str_in(a->phase2, inner))
+                                return roam_usage_error("wifi",
+                                                        "--phase2 takes MSCHAPV2, PAP, GTC or "
+                                                        "MD5, got '%s'.",
+                                                        optarg);
+                        break;
+                }
+                case ARG_ANONYMOUS_IDENTITY:
+                        a->anonymous_identity = optarg;
+                        break;
                 case ARG_NO_REMEMBER:
                         a->no_remember = true;
                         break;
@@ -1149,8 +1208,26 @@ static int parse_args(char **args, WifiArgs *a, char ***ret_argv, char ***ret_wo
 }
 
 static const char *const subcommands[] = {
-    "list", "scan", "join", "forget", "autoconnect", "join-uri", "share",
+    "list", "scan", "join", "forget", "autoconnect", "priority", "join-uri", "share",
 };
+
+/* A priority as the owners take it: NetworkManager -999..999, wpa_supplicant 0..1000000;
+ * the owner refuses what it does not take, in words. */
+static int parse_priority(const char *s, int32_t *ret)
+{
+        char *end;
+        long v;
+
+        errno = 0;
+        v = strtol(s, &end, 10);
+        if (!*s || *end || errno || v < -1000000 || v > 1000000)
+                return roam_usage_error("wifi",
+                                        "'roam wifi priority' needs SSID and a whole number "
+                                        "(higher is joined first), got '%s'.",
+                                        s);
+        *ret = (int32_t)v;
+        return 0;
+}
 
 int roam_wifi_run(char **args, bool json)
 {
@@ -1161,6 +1238,7 @@ int roam_wifi_run(char **args, bool json)
         const char *verb = "list";
         size_t n = 0;
         bool known = false;
+        int32_t prio = 0;
         int r;
 
         WifiArgs a = {.json = json};
@@ -1178,10 +1256,14 @@ int roam_wifi_run(char **args, bool json)
                 n++;
         if (!streq(verb, "join") &&
             (a.hidden || a.security || a.passphrase_file || a.eap || a.identity || a.ca_cert ||
-             a.domain || a.no_remember || a.no_autoconnect))
+             a.domain || a.phase2[0] || a.anonymous_identity || a.no_remember || a.no_autoconnect))
                 return roam_usage_error("wifi", "--hidden, --security, --passphrase-file, --eap, "
-                                                "--identity, --ca-cert, --domain, --no-remember "
-                                                "and --no-autoconnect go with 'roam wifi join'.");
+                                                "--identity, --phase2, --anonymous-identity, "
+                                                "--ca-cert, --domain, --no-remember and "
+                                                "--no-autoconnect go with 'roam wifi join'.");
+        if ((a.phase2[0] || a.anonymous_identity) && !a.eap)
+                return roam_usage_error("wifi", "--phase2 and --anonymous-identity go with "
+                                                "--eap peap|ttls.");
         if (a.yes && !streq(verb, "join-uri"))
                 return roam_usage_error("wifi", "--yes goes with 'roam wifi join-uri'.");
         if (streq(verb, "list") || streq(verb, "scan")) {
@@ -1202,6 +1284,13 @@ int roam_wifi_run(char **args, bool json)
                 if (n != 2 || !str_in(w[1], (const char *const[]){"on", "off", NULL}))
                         return roam_usage_error("wifi",
                                                 "'roam wifi autoconnect' needs SSID on|off.");
+        } else if (streq(verb, "priority")) {
+                if (n != 2)
+                        return roam_usage_error("wifi", "'roam wifi priority' needs SSID and a "
+                                                        "number (higher is joined first).");
+                r = parse_priority(w[1], &prio);
+                if (r < 0)
+                        return r;
         } else if (n != 1)
                 return roam_usage_error("wifi", "'roam wifi %s' needs %s.", verb,
                                         streq(verb, "join-uri") ? "one URI (or - for standard "
@@ -1256,6 +1345,24 @@ int roam_wifi_run(char **args, bool json)
                         return print_done_json(&l, w[0], "forget", false);
                 if (r == 0)
                         printf("Forgot %s on %s.\n", w[0], l.name);
+                return r;
+        }
+        if (streq(verb, "priority")) {
+                /* each owner's range, said before it is asked (roamd would only say
+                 * "Invalid arguments" for wpa_supplicant's) */
+                int32_t lo, hi;
+
+                wifi_backend_priority_range(l.backend, &lo, &hi);
+                if (wifi_backend_has_priority(l.backend) && (prio < lo || prio > hi))
+                        return roam_usage_error("wifi", "%s takes a priority from %d to %d.",
+                                                wifi_backend_words(l.backend), lo, hi);
+                r = call_on_ssid(bus, &l, w[0], "SetPriority", "change the network's priority",
+                                 &prio, NULL);
+                if (r == 0 && a.json)
+                        return print_done_json(&l, w[0], "priority", prio);
+                if (r == 0)
+                        printf("%s's priority on %s is %d (higher is joined first).\n", w[0],
+                               l.name, prio);
                 return r;
         }
         int on = streq(w[1], "on");

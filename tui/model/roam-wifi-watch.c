@@ -18,12 +18,18 @@ enum {
         CALL_CANCEL,
         CALL_FORGET,
         CALL_AUTOCONNECT,
+        CALL_PRIORITY,
         _CALL_MAX,
 };
 
 static const char *const call_method[_CALL_MAX] = {
-    [CALL_SCAN] = "Scan",         [CALL_JOIN] = "Join",     [CALL_SECRET] = "JoinSecret",
-    [CALL_CANCEL] = "JoinCancel", [CALL_FORGET] = "Forget", [CALL_AUTOCONNECT] = "SetAutoconnect",
+    [CALL_SCAN] = "Scan",
+    [CALL_JOIN] = "Join",
+    [CALL_SECRET] = "JoinSecret",
+    [CALL_CANCEL] = "JoinCancel",
+    [CALL_FORGET] = "Forget",
+    [CALL_AUTOCONNECT] = "SetAutoconnect",
+    [CALL_PRIORITY] = "SetPriority",
 };
 
 typedef struct CallSlot {
@@ -331,4 +337,16 @@ int roam_wifi_watch_autoconnect(RoamWifiWatch *w, const uint8_t *ssid, size_t le
         if (r >= 0)
                 r = sd_bus_message_append(m, "b", on);
         return r < 0 ? r : send(w, CALL_AUTOCONNECT, m);
+}
+
+int roam_wifi_watch_priority(RoamWifiWatch *w, const uint8_t *ssid, size_t len, int32_t priority)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r = new_call(w, CALL_PRIORITY, &m);
+
+        if (r >= 0)
+                r = sd_bus_message_append_array(m, 'y', ssid, len);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "i", priority);
+        return r < 0 ? r : send(w, CALL_PRIORITY, m);
 }

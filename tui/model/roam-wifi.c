@@ -195,6 +195,19 @@ const char *wifi_backend_words(const char *backend)
         return NULL;
 }
 
+bool wifi_backend_has_priority(const char *backend)
+{
+        return streq_ptr(backend, "networkmanager") || streq_ptr(backend, "wpa_supplicant");
+}
+
+void wifi_backend_priority_range(const char *backend, int32_t *lo, int32_t *hi)
+{
+        bool nm = streq_ptr(backend, "networkmanager");
+
+        *lo = nm ? -999 : 0;
+        *hi = nm ? 999 : 1000000;
+}
+
 bool wifi_security_needs_secret(const char *security)
 {
         return security && !streq(security, "open") && !streq(security, "owe");

@@ -89,6 +89,11 @@ const char *wifi_security_words(const char *security);
 /* The owner roam joins through, for people ("NetworkManager"); NULL for one roam cannot join
  * through (connman, none): then WiFiBackendWhy says why. */
 const char *wifi_backend_words(const char *backend);
+/* Whether the owner keeps a priority for known networks (SetPriority): iwd ranks them itself. */
+bool wifi_backend_has_priority(const char *backend);
+/* The priorities it takes: NetworkManager's autoconnect-priority -999..999, wpa_supplicant's
+ * priority 0..1000000. */
+void wifi_backend_priority_range(const char *backend, int32_t *lo, int32_t *hi);
 /* Whether a network of that security needs a passphrase (a password, for enterprise). */
 bool wifi_security_needs_secret(const char *security);
 
@@ -165,6 +170,8 @@ int roam_wifi_watch_secret(RoamWifiWatch *w, uint32_t id, const char *secret, co
 int roam_wifi_watch_cancel(RoamWifiWatch *w, uint32_t id);
 int roam_wifi_watch_forget(RoamWifiWatch *w, const uint8_t *ssid, size_t len);
 int roam_wifi_watch_autoconnect(RoamWifiWatch *w, const uint8_t *ssid, size_t len, bool on);
+/* SetPriority: where the owner has one (NetworkManager, wpa_supplicant; iwd refuses). */
+int roam_wifi_watch_priority(RoamWifiWatch *w, const uint8_t *ssid, size_t len, int32_t priority);
 
 /* Appends {key: ay} to an a{sv} being built. */
 int wifi_append_bytes(sd_bus_message *m, const char *key, const void *p, size_t n);

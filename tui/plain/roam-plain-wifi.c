@@ -50,6 +50,7 @@ struct PlainWifi {
         char name[4 * WIFI_SSID_MAX + 1];
         uint32_t join_id;
         Ask ask;
+        int32_t priority; /* the priority SetPriority was asked for */
         bool enterprise, echo_off;
         struct termios saved_tio;
         /* an 802.1X join's answers so far (the password is never kept) */
@@ -61,7 +62,8 @@ const char plain_wifi_help[] =
     "  wifi scan      look for networks again\n"
     "  wifi join NAME join a network (its passphrase is asked on the next line; an\n"
     "                 802.1X one its EAP method, user name, CA... one a line)\n"
-    "  wifi forget NAME, wifi autoconnect NAME on|off   a known network\n"
+    "  wifi forget NAME, wifi autoconnect NAME on|off, wifi priority NAME N\n"
+    "                 a known network (priority: higher is joined first)\n"
     "                 (wifi LINK join NAME: on that link)\n";
 
 int plain_wifi_new(RoamLive *live, PlainWifi **ret)
@@ -146,12 +148,16 @@ static void print_list(PlainWifi *pw)
                 char words[48];
 
                 wifi_signal_words(n->signal, n->in_range, words, sizeof(words));
-                printf("%s: %s%s%s%s%s%s%s%s\n", n->name, words, n->in_range ? " dBm" : "",
+                char prio[32] = "";
+
+                if (n->known && n->priority)
+                        snprintf(prio, sizeof(prio), ", priority %d", n->priority);
+                printf("%s: %s%s%s%s%s%s%s%s%s\n", n->name, words, n->in_range ? " dBm" : "",
                        *sec ? ", " : "", sec, *strempty(n->band) ? ", " : "", strempty(n->band),
                        n->known ? (n->autoconnect ? ", known, joined by itself"
                                                   : ", known, joined when asked")
                                 : "",
-                       n->connected ? ", joined now" : "");
+                       prio, n->connected ? ", joined now" : "");
         }
 }
 
@@ -258,6 +264,9 @@ static void on_event(RoamWifiWatch *w, const WifiEvent *ev, void *userdata)
                         printf("Forgot %s.\n", pw->name);
                 else if (streq(ev->a, "SetAutoconnect"))
                         printf("Changed how %s is joined.\n", pw->name);
+                else if (streq(ev->a, "SetPriority"))
+                        printf("%s's priority is %d (higher is joined first).\n", pw->name,
+                               pw->priority);
                 break;
         case WIFI_EVENT_JOIN_STEP:
                 if (ev->id == pw->join_id)
@@ -475,7 +484,8 @@ static int ssid_from_words(PlainWifi *pw, char **words)
 
 int plain_wifi_command(PlainWifi *pw, char **words)
 {
-        const char *link = NULL, *const actions[] = {"scan", "join", "forget", "autoconnect"};
+        const char *link = NULL, *const actions[] = {"scan", "join", "forget", "autoconnect",
+                                                     "priority"};
         char **w = words + 1;
         bool known = false;
         int r;
@@ -491,7 +501,7 @@ int plain_wifi_command(PlainWifi *pw, char **words)
                                 known = known || streq(w[0], actions[i]);
                         if (w[0] && !known) {
                                 puts("Say: wifi [LINK], wifi scan, wifi join NAME, wifi forget "
-                                     "NAME, wifi autoconnect NAME on|off.");
+                                     "NAME, wifi autoconnect NAME on|off, wifi priority NAME N.");
                                 return 1;
                         }
                 }
@@ -530,6 +540,40 @@ int plain_wifi_command(PlainWifi *pw, char **words)
                 r = ssid_from_words(pw, w + 1);
                 if (r >= 0)
                         r = roam_wifi_watch_autoconnect(pw->watch, pw->ssid, pw->ssid_len, on);
+                if (r < 0 && r != -EINVAL)
+                        printf("Cannot ask roamd: %s\n", strerror(-r));
+                return 1;
+        }
+        if (streq(w[0], "priority")) {
+                size_t n = 0;
+                char *end;
+                long v;
+
+                while (w[n])
+                        n++;
+                errno = 0;
+                v = n >= 3 ? strtol(w[n - 1], &end, 10) : 0;
+                if (n < 3 || !*w[n - 1] || *end || errno || v < -1000000 || v > 1000000) {
+                        puts("Say: wifi priority NAME N (a whole number, higher is joined "
+                             "first).");
+                        return 1;
+                }
+                const WifiLink *l = roam_wifi_watch_get(pw->watch);
+                int32_t lo, hi;
+
+                wifi_backend_priority_range(l ? l->backend : NULL, &lo, &hi);
+                if (l && wifi_backend_has_priority(l->backend) && (v < lo || v > hi)) {
+                        printf("%s takes a priority from %d to %d.\n",
+                               wifi_backend_words(l->backend), lo, hi);
+                        return 1;
+                }
+                w[n - 1] = NULL;
+                r = ssid_from_words(pw, w + 1);
+                if (r >= 0) {
+                        pw->priority = (int32_t)v;
+                        r = roam_wifi_watch_priority(pw->watch, pw->ssid, pw->ssid_len,
+                                                     pw->priority);
+                }
                 if (r < 0 && r != -EINVAL)
                         printf("Cannot ask roamd: %s\n", strerror(-r));
                 return 1;

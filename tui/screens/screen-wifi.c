@@ -25,7 +25,8 @@
  * link's verdict; behind a captive portal the portal screen follows. An 802.1X network asks
  * the EAP method, user name, anonymous identity, password, CA file and server domain (the
  * Join keys `roam wifi join --eap` sends); asked again, only the user name and password.
- * f forgets, a toggles autoconnect, r scans. */
+ * f forgets, a toggles autoconnect, + and - raise and lower a known network's priority (not
+ * through iwd, which has none), r scans. */
 
 #define FIELD_MAX 255
 
@@ -73,6 +74,7 @@ typedef struct WifiData {
         ThemeRole verdict_role;
         /* joined: roamd's JoinDone came once the link's verdict after the join was decided */
         bool awaiting_verdict;
+        int32_t priority_asked; /* the priority SetPriority was asked for */
 } WifiData;
 
 static void dialog_close(WifiData *d)
@@ -215,6 +217,9 @@ static void on_event(RoamWifiWatch *w, const WifiEvent *ev, void *userdata)
                         tui_message(t, THEME_OK, "Forgot %s.", d->name);
                 else if (streq(ev->a, "SetAutoconnect"))
                         tui_message(t, THEME_OK, "Changed how %s is joined.", d->name);
+                else if (streq(ev->a, "SetPriority"))
+                        tui_message(t, THEME_OK, "%s's priority is %d (higher is joined first).",
+                                    d->name, d->priority_asked);
                 else if (streq(ev->a, "JoinCancel"))
                         tui_message(t, THEME_NORMAL, "Join canceled.");
                 break;
@@ -903,6 +908,35 @@ static int wifi_key(Tui *t, Screen *s, int key)
                         return tui_confirm(t, n->name, confirmed_forget, d, q,
                                            "Nothing forgotten.");
                 }
+        case '+':
+        case '-':
+                if (!n || !n->known) {
+                        tui_message(t, THEME_WARNING, "%s is not a known network.",
+                                    n ? n->name : "This");
+                        return REACTION_REDRAW;
+                }
+                if (!wifi_backend_has_priority(l->backend)) {
+                        tui_message(t, THEME_WARNING,
+                                    "%s has no priority for known networks: it ranks them itself.",
+                                    wifi_backend_words(l->backend));
+                        return REACTION_REDRAW;
+                }
+                {
+                        int32_t lo, hi, want = n->priority + (key == '+' ? 1 : -1);
+
+                        wifi_backend_priority_range(l->backend, &lo, &hi);
+                        if (want < lo || want > hi) {
+                                tui_message(t, THEME_WARNING, "%s takes a priority from %d to %d.",
+                                            wifi_backend_words(l->backend), lo, hi);
+                                return REACTION_REDRAW;
+                        }
+                        d->priority_asked = want;
+                }
+                remember(d, n);
+                r = roam_wifi_watch_priority(d->watch, n->ssid, n->ssid_len, d->priority_asked);
+                if (r < 0)
+                        tui_message(t, THEME_ERROR, "Cannot ask roamd: %s.", strerror(-r));
+                return REACTION_REDRAW;
         }
         return REACTION_UNHANDLED;
 }
@@ -950,6 +984,8 @@ static bool wifi_key_active(Tui *t, Screen *s, const KeyHelp *k)
                 return streq(k->keys, "Esc");
         if (streq(k->keys, "f") || streq(k->keys, "a"))
                 return n && n->known;
+        if (streq(k->keys, "+/-"))
+                return n && n->known && wifi_backend_has_priority(l->backend);
         return true;
 }
 
@@ -972,6 +1008,10 @@ static const KeyHelp wifi_keys[] = {
     {"h", "hidden", "Join a hidden network: its name, security and passphrase"},
     {"f", "forget", "Forget the selected known network (asks first)"},
     {"a", "autoconnect", "Whether the owner joins the selected known network by itself"},
+    /* in the help only: the bar at 80 columns has no room left */
+    {"+/-", NULL,
+     "Raise or lower the selected known network's priority (higher is joined first; not "
+     "through iwd, which ranks networks itself)"},
     {"Up/Down", NULL, "Select the previous or next network (also k and j)"},
     {"Esc", "back", "Back"},
     {},
@@ -1010,5 +1050,6 @@ const ScreenVTable wifi_screen_vtable = {
              "anonymous identity, password, CA file and server domain), a refused one is said "
              "and asked again, then "
              "the link's verdict follows (the portal screen when the network has a captive "
-             "portal). h joins a hidden network, f forgets, a toggles autoconnect.",
+             "portal). h joins a hidden network, f forgets, a toggles autoconnect, + and - "
+             "raise and lower a known network's priority.",
 };

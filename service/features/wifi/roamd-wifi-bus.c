@@ -239,6 +239,10 @@ static int call_error(WifiIface *i, WifiOpKind op, int r, sd_bus_error *error)
                                          i->ifname);
         if (r == -EINVAL || r == -ERANGE)
                 return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS, "Invalid arguments");
+        if (r == -EILSEQ) /* iwd: its networks' names are UTF-8 strings */
+                return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS,
+                                         "%s names networks by text, and this name is not UTF-8",
+                                         wifi_owner_to_name(i->owner));
         return sd_bus_error_setf(error, ROAM_ERROR_FAILED, "%s: %s", wifi_owner_to_name(i->owner),
                                  strerror(-r));
 }

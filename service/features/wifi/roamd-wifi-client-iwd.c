@@ -14,6 +14,7 @@
 #include "roam-log.h"
 #include "roam-macro.h"
 #include "roamd-config.h"
+#include "roam-text.h"
 #include "roamd-core.h"
 #include "roamd-wifi-client-iwd.h"
 
@@ -78,6 +79,7 @@ struct WifiOp {
         bool have_objects;
 
         char ssid[WIFI_SSID_MAX + 1];
+        char shown[WIFI_SSID_MAX * 4 + 1]; /* the SSID in words: controls and bidi escaped */
         bool on;
 
         /* join */
@@ -544,7 +546,7 @@ static int on_connect(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
 
         op->call = sd_bus_slot_unref(op->call);
         if (!e) {
-                snprintf(words, sizeof(words), "Joined %s", op->ssid);
+                snprintf(words, sizeof(words), "Joined %s", op->shown);
                 join_done(op, WIFI_JOIN_CONNECTED, words);
                 return 0;
         }
@@ -553,7 +555,7 @@ static int on_connect(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
                  * asks the agent again on the next Connect */
                 op->answered = false;
                 if (++op->wrong_keys >= MAX_WRONG_KEYS) {
-                        snprintf(words, sizeof(words), "\"%s\" refused the %s", op->ssid,
+                        snprintf(words, sizeof(words), "\"%s\" refused the %s", op->shown,
                                  op->eap >= 0 ? "user name or password" : "passphrase");
                         join_done(op, op->eap >= 0 ? WIFI_JOIN_AUTH_FAILED : WIFI_JOIN_WRONG_KEY,
                                   words);
@@ -573,7 +575,7 @@ static int on_connect(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
                 return 0;
         }
         if (sd_bus_error_has_name(e, "net.connman.iwd.NotFound")) {
-                snprintf(words, sizeof(words), "No network \"%s\" answered", op->ssid);
+                snprintf(words, sizeof(words), "No network \"%s\" answered", op->shown);
                 join_done(op, WIFI_JOIN_NOT_FOUND, words);
                 return 0;
         }
@@ -703,7 +705,7 @@ static int write_profile(WifiOp *op, char *words, size_t size)
         if (fd < 0) {
                 r = -errno;
                 snprintf(words, size, "iwd's profile for \"%s\" could not be written in %s: %s",
-                         op->ssid, state_dir(op->b), strerror(-r));
+                         op->shown, state_dir(op->b), strerror(-r));
                 return r;
         }
         f = fdopen(fd, "w");
@@ -733,7 +735,7 @@ static int write_profile(WifiOp *op, char *words, size_t size)
                          r == -EEXIST ? "iwd already has a profile for \"%s\" (%s): roamd does "
                                         "not replace it"
                                       : "iwd's profile for \"%s\" could not be written (%s)",
-                         op->ssid, r == -EEXIST ? path : strerror(-r));
+                         op->shown, r == -EEXIST ? path : strerror(-r));
                 return r;
         }
         op->profile = strdup(path);
@@ -763,12 +765,13 @@ static void work_join(WifiOp *op)
                 if (!n) {
                         snprintf(words, sizeof(words),
                                  "iwd sees no network \"%s\" (scan, or join it as hidden)",
-                                 op->ssid);
+                                 op->shown);
                         join_done(op, WIFI_JOIN_NOT_FOUND, words);
                         return;
                 }
                 if (op->eap >= 0 && !streq(n->type, "8021x")) {
-                        snprintf(words, sizeof(words), "\"%s\" is not an 802.1X network", op->ssid);
+                        snprintf(words, sizeof(words), "\"%s\" is not an 802.1X network",
+                                 op->shown);
                         join_done(op, WIFI_JOIN_REFUSED, words);
                         return;
                 }
@@ -846,7 +849,7 @@ static void work_share(WifiOp *op)
         int r = 0;
 
         if (!n) {
-                snprintf(words, sizeof(words), "iwd has no known network \"%s\"", op->ssid);
+                snprintf(words, sizeof(words), "iwd has no known network \"%s\"", op->shown);
                 (void)fail(op, -ENOENT, words);
                 return;
         }
@@ -865,7 +868,7 @@ static void work_share(WifiOp *op)
                          r == -ENOENT ? "iwd keeps no passphrase for \"%s\" (only the key made "
                                         "from it, or no profile file)"
                                       : "iwd's profile for \"%s\" could not be read",
-                         op->ssid);
+                         op->shown);
                 (void)fail(op, r, words);
                 return;
         }
@@ -910,7 +913,8 @@ static void op_work(WifiOp *op)
         case WIFI_OP_SET_AUTOCONNECT:
                 n = find(op, op->ssid, true);
                 if (!n) {
-                        snprintf(words, sizeof(words), "iwd has no known network \"%s\"", op->ssid);
+                        snprintf(words, sizeof(words), "iwd has no known network \"%s\"",
+                                 op->shown);
                         (void)finish_done(op, -ENOENT, words);
                         return;
                 }
@@ -1209,14 +1213,32 @@ static int iwd_known(WifiBackend *b, WifiListFn cb, void *userdata, WifiOp **ret
         return r;
 }
 
-/* iwd names networks by a string: an SSID that is not text cannot be asked for */
+/* iwd names networks by a string (D-Bus's: UTF-8, no NUL; iwd lists only SSIDs that are
+ * UTF-8): an SSID that is not cannot be asked for, -EILSEQ. */
 static int ssid_name(const uint8_t *ssid, size_t len, char out[WIFI_SSID_MAX + 1])
 {
         if (len == 0 || len > WIFI_SSID_MAX || memchr(ssid, 0, len))
                 return -EINVAL;
+        for (size_t i = 0; i < len;) {
+                uint32_t c;
+                int k = roam_utf8_decode((const char *)ssid + i, len - i, &c);
+
+                if (k <= 0)
+                        return -EILSEQ;
+                i += (size_t)k;
+        }
         memcpy(out, ssid, len);
         out[len] = 0;
         return 0;
+}
+
+/* op's SSID, and the SSID in words as the other owners' words have it */
+static void op_set_ssid(WifiOp *op, const char name[WIFI_SSID_MAX + 1])
+{
+        memcpy(op->ssid, name, WIFI_SSID_MAX + 1);
+        if (wifi_ssid_to_display((const uint8_t *)name, strlen(name), op->shown,
+                                 sizeof(op->shown)) < 0)
+                snprintf(op->shown, sizeof(op->shown), "(a network)");
 }
 
 static int iwd_join(WifiBackend *base, const WifiJoinRequest *req, const WifiJoinReport *report,
@@ -1239,7 +1261,7 @@ static int iwd_join(WifiBackend *base, const WifiJoinRequest *req, const WifiJoi
         r = start(base, WIFI_OP_JOIN, userdata, ret, &op);
         if (r < 0)
                 return r;
-        memcpy(op->ssid, name, sizeof(name));
+        op_set_ssid(op, name);
         op->report = *report;
         op->eap = req->eap;
         op->on = req->autoconnect;
@@ -1276,7 +1298,7 @@ static int iwd_target(WifiBackend *base, WifiOpKind kind, const uint8_t *ssid, s
         r = start(base, kind, userdata, ret, out);
         if (r < 0)
                 return r;
-        memcpy((*out)->ssid, name, sizeof(name));
+        op_set_ssid(*out, name);
         (*out)->done = cb;
         return 0;
 }

@@ -149,64 +149,118 @@ static int list_add(WifiNetworkList *list, const WifiNetwork *bss)
         return 0;
 }
 
-int wifi_wpa_bss_parse(const char *reply, size_t len, WifiNetworkList *list, bool *ret_complete)
+int wifi_wpa_bss_parse(const char *reply, size_t len, WifiWpaBss **bsses, size_t *n,
+                       bool *ret_complete, int64_t *ret_last_id)
 {
-        WifiNetwork cur = {};
+        WifiWpaBss cur = {};
+        int64_t cur_id = -1, last_id = -1;
         bool open = false, complete = len == 0;
-        int r;
 
         for (size_t i = 0; i < len;) {
                 const char *line = reply + i, *nl = memchr(line, '\n', len - i);
-                size_t n = nl ? (size_t)(nl - line) : len - i;
+                size_t ln = nl ? (size_t)(nl - line) : len - i;
                 char val[256];
                 const char *eq;
 
-                i += n + (nl ? 1 : 0);
-                complete = false;
+                i += ln + (nl ? 1 : 0);
                 if (!nl)
                         break; /* a line cut short: the BSS it began is left out */
-                if (n == 4 && memcmp(line, "====", 4) == 0) {
-                        if (open && (r = list_add(list, &cur)) < 0)
-                                return r;
+                if (complete)
+                        return -EBADMSG; /* nothing follows the list's end */
+                if (ln == 4 && (memcmp(line, "====", 4) == 0 || memcmp(line, "####", 4) == 0)) {
+                        if (!open)
+                                return -EBADMSG;
+                        if (*n < WIFI_WPA_BSS_MAX) {
+                                WifiWpaBss *a = reallocarray(*bsses, *n + 1, sizeof(WifiWpaBss));
+                                if (!a)
+                                        return -ENOMEM;
+                                *bsses = a;
+                                a[(*n)++] = cur;
+                        }
                         open = false;
-                        complete = true;
+                        last_id = cur_id;
+                        complete = line[0] == '#';
                         continue;
                 }
-                if (n == 0)
+                if (ln == 0)
                         continue;
-                eq = memchr(line, '=', n);
-                if (!eq || (size_t)(line + n - eq - 1) >= sizeof(val))
+                eq = memchr(line, '=', ln);
+                if (!eq || (size_t)(line + ln - eq - 1) >= sizeof(val))
                         return -EBADMSG;
                 if (!open) {
-                        cur = (WifiNetwork){
-                            .security = WIFI_SECURITY_OPEN, .in_range = true, .n_bssids = 1};
+                        cur = (WifiWpaBss){
+                            .n = {.security = WIFI_SECURITY_OPEN, .in_range = true, .n_bssids = 1}};
+                        cur_id = -1;
                         open = true;
                 }
-                size_t vn = (size_t)(line + n - eq - 1);
+                size_t vn = (size_t)(line + ln - eq - 1);
                 memcpy(val, eq + 1, vn);
                 val[vn] = 0;
                 size_t kn = (size_t)(eq - line);
-                if (kn == 4 && memcmp(line, "ssid", 4) == 0) {
-                        if (wifi_wpa_ssid_decode(val, vn, cur.ssid, &cur.ssid_len) < 0)
+                if (kn == 2 && memcmp(line, "id", 2) == 0) {
+                        char *end;
+                        unsigned long v = strtoul(val, &end, 10);
+                        if (end == val || *end || val[0] == '-' || v > UINT32_MAX)
+                                return -EBADMSG;
+                        cur_id = (int64_t)v;
+                } else if (kn == 5 && memcmp(line, "bssid", 5) == 0) {
+                        unsigned b[6];
+                        int used = 0;
+                        if (vn != 17 ||
+                            sscanf(val, "%2x:%2x:%2x:%2x:%2x:%2x%n", &b[0], &b[1], &b[2], &b[3],
+                                   &b[4], &b[5], &used) != 6 ||
+                            used != 17)
+                                return -EBADMSG;
+                        for (size_t k = 0; k < 6; k++)
+                                cur.bssid[k] = (uint8_t)b[k];
+                        cur.has_bssid = true;
+                } else if (kn == 4 && memcmp(line, "ssid", 4) == 0) {
+                        if (wifi_wpa_ssid_decode(val, vn, cur.n.ssid, &cur.n.ssid_len) < 0)
                                 return -EBADMSG;
                 } else if (kn == 5 && memcmp(line, "level", 5) == 0) {
                         char *end;
                         long v = strtol(val, &end, 10);
                         if (end == val || *end || v < -200 || v > 100)
                                 return -EBADMSG;
-                        cur.signal_dbm = (int32_t)v;
-                        cur.has_signal = true;
+                        cur.n.signal_dbm = (int32_t)v;
+                        cur.n.has_signal = true;
                 } else if (kn == 4 && memcmp(line, "freq", 4) == 0) {
                         char *end;
                         unsigned long v = strtoul(val, &end, 10);
                         if (end == val || *end || v > 100000)
                                 return -EBADMSG;
-                        cur.freq_mhz = (uint32_t)v;
+                        cur.n.freq_mhz = (uint32_t)v;
                 } else if (kn == 5 && memcmp(line, "flags", 5) == 0)
-                        cur.security = wifi_wpa_flags_security(val);
+                        cur.n.security = wifi_wpa_flags_security(val);
         }
         if (ret_complete)
-                *ret_complete = complete && !open;
+                *ret_complete = complete;
+        if (ret_last_id)
+                *ret_last_id = last_id;
+        return 0;
+}
+
+static bool bssid_named(const WifiWpaBss *bsses, size_t n, const WifiWpaBss *hidden)
+{
+        for (size_t i = 0; i < n; i++)
+                if (bsses[i].n.ssid_len > 0 && bsses[i].has_bssid &&
+                    memcmp(bsses[i].bssid, hidden->bssid, 6) == 0)
+                        return true;
+        return false;
+}
+
+int wifi_wpa_bss_group(const WifiWpaBss *bsses, size_t n, WifiNetworkList *list)
+{
+        int r;
+
+        for (size_t i = 0; i < n; i++) {
+                if (bsses[i].n.ssid_len == 0 && bsses[i].has_bssid &&
+                    bssid_named(bsses, n, &bsses[i]))
+                        continue;
+                r = list_add(list, &bsses[i].n);
+                if (r < 0)
+                        return r;
+        }
         return 0;
 }
 

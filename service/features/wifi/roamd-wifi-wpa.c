@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +31,10 @@
 
 #define JOIN_ATTEMPT_USEC (60 * USEC_PER_SEC)
 #define SCAN_USEC         (30 * USEC_PER_SEC)
-#define KNOWN_MAX         128
-#define CMDS_MAX          24
+/* wpa_supplicant keeps any number of networks; past this many roamd stops reading them */
+#define KNOWN_MAX 10000
+/* a BSS page holds one 4096-byte reply: a few dozen BSSes; past this many pages roamd stops */
+#define BSS_PAGES_MAX 256
 
 typedef struct WpaBackend WpaBackend;
 
@@ -56,14 +60,19 @@ struct WifiOp {
         WifiDoneFn done;
         WifiListFn list_cb;
         /* commands sent one after the other, each answered OK (ADD_NETWORK: an id) */
-        char *cmds[CMDS_MAX];
+        char **cmds;
         size_t n_cmds, i_cmd;
         void (*after)(WifiOp *op); /* when every command was answered */
         uint8_t ssid[WIFI_SSID_MAX];
         size_t ssid_len;
         WifiNetworkList list;
-        WifiWpaKnown known[KNOWN_MAX];
+        WifiWpaBss *bsses; /* BSS: the BSSes of the pages read so far */
+        size_t n_bsses;
+        unsigned bss_pages;
+        WifiWpaKnown *known;
         size_t n_known;
+        int known_last; /* LIST_NETWORKS: the last id listed so far, -1 none */
+        size_t i_prio;  /* the known network whose priority is asked (GET_NETWORK) */
         bool remember_save;
 
         /* a join */
@@ -72,7 +81,7 @@ struct WifiOp {
         const WifiJoinReport *report;
         WifiSecurity security;
         int id; /* the network roamd added, -1 none */
-        int enabled[KNOWN_MAX];
+        int *enabled;
         size_t n_enabled;
         bool wrong_key_asked;
         WifiSecretKind need_kind;
@@ -133,6 +142,10 @@ static void op_free(WifiOp *op)
                 explicit_bzero(op->cmds[i], strlen(op->cmds[i])); /* may hold a key */
                 free(op->cmds[i]);
         }
+        free(op->cmds);
+        free(op->bsses);
+        free(op->known);
+        free(op->enabled);
         wifi_network_list_done(&op->list);
         wifi_join_request_done(&op->req_copy);
         free(op);
@@ -157,10 +170,16 @@ static int op_add(WifiOp *op, const char *fmt, ...) _printf_(2, 3);
 static int op_add(WifiOp *op, const char *fmt, ...)
 {
         va_list ap;
+        char **a;
         int n;
 
-        if (op->n_cmds >= CMDS_MAX)
+        /* one command a network at most (re-enabling every network a join disabled) */
+        if (op->n_cmds >= KNOWN_MAX + 32)
                 return -E2BIG;
+        a = reallocarray(op->cmds, op->n_cmds + 1, sizeof(char *));
+        if (!a)
+                return -ENOMEM;
+        op->cmds = a;
         va_start(ap, fmt);
         n = vasprintf(&op->cmds[op->n_cmds], fmt, ap);
         va_end(ap);
@@ -284,27 +303,72 @@ static void on_cmd(WpaClient *c, int error, const char *reply, size_t len, void 
 
 /* ---- LIST_NETWORKS ---- */
 
+/* wpa_supplicant answers the whole lines that fit in its 4096-byte reply
+ * (ctrl_iface.c wpa_supplicant_ctrl_iface_list_networks()); "LIST_NETWORKS LAST_ID=N" lists
+ * from after network N: roamd pages on until a page lists no network after the last one. */
 static void on_list_networks(WpaClient *c, int error, const char *reply, size_t len,
                              void *userdata);
+
+static int list_networks_page(WifiOp *op)
+{
+        char cmd[48];
+
+        if (op->known_last < 0)
+                return op_request(op, "LIST_NETWORKS", on_list_networks);
+        snprintf(cmd, sizeof(cmd), "LIST_NETWORKS LAST_ID=%d", op->known_last);
+        return op_request(op, cmd, on_list_networks);
+}
 
 static int op_list_networks(WifiOp *op, void (*after)(WifiOp *op))
 {
         op->after = after;
         op->n_known = 0;
-        return op_request(op, "LIST_NETWORKS", on_list_networks);
+        op->known_last = -1;
+        return list_networks_page(op);
 }
 
 static void on_list_networks(WpaClient *c, int error, const char *reply, size_t len, void *userdata)
 {
         WifiOp *op = userdata;
+        /* a row is 8 bytes at least ("0\t\tany\t\n"): room for every row of this page */
+        size_t room = MIN(len / 8 + 1, (size_t)KNOWN_MAX - MIN(op->n_known, (size_t)KNOWN_MAX));
+        WifiWpaKnown *a;
+        size_t n = 0;
+        int last = op->known_last, r;
 
         op->req = NULL;
         if (error < 0) {
                 op_fail(op, error, "wpa_supplicant did not answer LIST_NETWORKS");
                 return;
         }
-        if (wifi_wpa_list_parse(reply, len, op->known, KNOWN_MAX, &op->n_known) < 0) {
+        a = reallocarray(op->known, op->n_known + room + 1, sizeof(WifiWpaKnown));
+        if (!a) {
+                op_fail(op, -ENOMEM, "out of memory");
+                return;
+        }
+        op->known = a;
+        if (wifi_wpa_list_parse(reply, len, op->known + op->n_known, room, &n) < 0) {
                 op_fail(op, -EBADMSG, "wpa_supplicant's LIST_NETWORKS answer is malformed");
+                return;
+        }
+        /* only rows after the last one count: a daemon that ignored LAST_ID would list the
+         * first page again, forever */
+        for (size_t i = 0; i < n; i++) {
+                WifiWpaKnown *k = &op->known[op->n_known + i];
+
+                if (k->id > last)
+                        last = k->id;
+                else if (op->known_last >= 0) {
+                        n = i;
+                        break;
+                }
+        }
+        op->n_known += n;
+        if (n > 0 && last > op->known_last && op->n_known < KNOWN_MAX) {
+                op->known_last = last;
+                r = list_networks_page(op);
+                if (r < 0)
+                        op_fail(op, r, "wpa_supplicant no longer runs this interface");
                 return;
         }
         op->after(op);
@@ -425,22 +489,80 @@ static void list_merge_known(WifiOp *op)
                         memcpy(w->ssid, kn->ssid, kn->ssid_len);
                         w->ssid_len = kn->ssid_len;
                 }
+                /* several saved networks of one SSID: wpa_supplicant tries the highest first */
+                if (!w->has_priority || kn->priority > w->priority)
+                        w->priority = kn->priority;
+                w->has_priority = true;
                 w->known = true;
                 w->connected = w->connected || kn->current;
                 w->autoconnect = w->autoconnect || !kn->disabled;
         }
 }
 
+/* LIST_NETWORKS has no priority: GET_NETWORK N priority for each saved network, one after the
+ * other (the value without newline; an INT field always has one, 0 unless set). */
+static void on_priority(WpaClient *c, int error, const char *reply, size_t len, void *userdata);
+
+static void list_next_priority(WifiOp *op)
+{
+        char cmd[48];
+        int r;
+
+        if (op->i_prio >= op->n_known) {
+                list_merge_known(op);
+                list_done(op);
+                return;
+        }
+        snprintf(cmd, sizeof(cmd), "GET_NETWORK %d priority", op->known[op->i_prio].id);
+        r = op_request(op, cmd, on_priority);
+        if (r < 0)
+                op_fail(op, r, "wpa_supplicant no longer runs this interface");
+}
+
+static void on_priority(WpaClient *c, int error, const char *reply, size_t len, void *userdata)
+{
+        WifiOp *op = userdata;
+        char *end;
+        long v;
+
+        op->req = NULL;
+        if (error < 0) {
+                op_fail(op, error, "wpa_supplicant did not answer GET_NETWORK");
+                return;
+        }
+        /* FAIL: the network went away meanwhile; anything else not a number: left at 0 */
+        errno = 0;
+        v = strtol(reply, &end, 10);
+        if (end != reply && (!*end || *end == '\n') && errno == 0 && v >= INT32_MIN &&
+            v <= INT32_MAX)
+                op->known[op->i_prio].priority = (int32_t)v;
+        op->i_prio++;
+        list_next_priority(op);
+}
+
 static void list_after_known(WifiOp *op)
 {
-        list_merge_known(op);
-        list_done(op);
+        op->i_prio = 0;
+        list_next_priority(op);
+}
+
+static void on_bss(WpaClient *c, int error, const char *reply, size_t len, void *userdata);
+
+/* The BSS list, a page at a time: wpa_supplicant answers the whole BSSes that fit in one
+ * 4096-byte reply and ends the list's last one with "####"; the next page asks from the id
+ * after the last BSS read (RANGE=N-: every BSS from id N on). */
+static int op_bss(WifiOp *op)
+{
+        op->bss_pages = 0;
+        op->n_bsses = 0;
+        return op_request(op, "BSS RANGE=ALL MASK=" WIFI_WPA_BSS_MASK, on_bss);
 }
 
 static void on_bss(WpaClient *c, int error, const char *reply, size_t len, void *userdata)
 {
         WifiOp *op = userdata;
         bool complete;
+        int64_t last;
         int r;
 
         op->req = NULL;
@@ -448,14 +570,32 @@ static void on_bss(WpaClient *c, int error, const char *reply, size_t len, void 
                 op_fail(op, error, "wpa_supplicant did not answer BSS");
                 return;
         }
-        if (wifi_wpa_bss_parse(reply, len, &op->list, &complete) < 0) {
+        if (wifi_wpa_bss_parse(reply, len, &op->bsses, &op->n_bsses, &complete, &last) < 0) {
                 op_fail(op, -EBADMSG, "wpa_supplicant's BSS answer is malformed");
                 return;
         }
+        if (!complete && last >= 0 && last < UINT32_MAX && ++op->bss_pages < BSS_PAGES_MAX) {
+                char cmd[64];
+
+                snprintf(cmd, sizeof(cmd), "BSS RANGE=%" PRIi64 "- MASK=" WIFI_WPA_BSS_MASK,
+                         last + 1);
+                r = op_request(op, cmd, on_bss);
+                if (r < 0)
+                        op_fail(op, r, "wpa_supplicant no longer runs this interface");
+                return;
+        }
         if (!complete)
-                log_debug("%s: wpa_supplicant's BSS list was cut at its reply size; the "
+                log_debug("%s: wpa_supplicant's BSS list ended without its last BSS; the "
                           "networks after the cut are left out.",
                           op->b->base.ifname);
+        r = wifi_wpa_bss_group(op->bsses, op->n_bsses, &op->list);
+        free(op->bsses);
+        op->bsses = NULL;
+        op->n_bsses = 0;
+        if (r < 0) {
+                op_fail(op, r, "out of memory");
+                return;
+        }
         if (op->kind == WIFI_OP_JOIN) {
                 op->after(op);
                 return;
@@ -474,7 +614,7 @@ static int wpa_list(WifiBackend *base, WifiListFn cb, void *userdata, WifiOp **r
         if (!op)
                 return -ENOMEM;
         op->list_cb = cb;
-        r = op_request(op, "BSS RANGE=ALL MASK=" WIFI_WPA_BSS_MASK, on_bss);
+        r = op_bss(op);
         if (r < 0) {
                 op_free(op);
                 return r;
@@ -892,6 +1032,12 @@ static void join_after_list(WifiOp *op)
         int r;
 
         op->n_enabled = 0;
+        free(op->enabled);
+        op->enabled = calloc(MAX(op->n_known, (size_t)1), sizeof(int));
+        if (!op->enabled) {
+                join_end(op, WIFI_JOIN_REFUSED, "out of memory");
+                return;
+        }
         for (size_t k = 0; k < op->n_known; k++)
                 if (!op->known[k].disabled)
                         op->enabled[op->n_enabled++] = op->known[k].id;
@@ -901,7 +1047,7 @@ static void join_after_list(WifiOp *op)
         }
         op->state = JOIN_BSS;
         op->after = join_after_bss;
-        r = op_request(op, "BSS RANGE=ALL MASK=" WIFI_WPA_BSS_MASK, on_bss);
+        r = op_bss(op);
         if (r < 0)
                 join_end(op, WIFI_JOIN_REFUSED, "wpa_supplicant no longer runs this interface");
         (void)q;
