@@ -253,6 +253,41 @@ def test_save_config_keeps_a_private_file_private():
         e.close()
 
 
+def test_save_config_judges_the_file_of_its_own_wpa_supplicant(tmp_path):
+    """Another wpa_supplicant runs an interface of the same name in another network namespace
+    (a container's), started first, so it comes first in /proc: roamd judges and mends the
+    file of the one holding the control socket it talks to, never the other's."""
+    ns = f"roamtest-decoy-{os.getpid()}"
+    subprocess.run(["ip", "netns", "add", ns], check=True)
+    decoy = None
+    e = None
+    try:
+        subprocess.run(["ip", "-n", ns, "link", "add", "wlan0", "type", "veth", "peer", "name",
+                        "wlan0-peer"], check=True)
+        subprocess.run(["ip", "-n", ns, "link", "set", "wlan0", "up"], check=True)
+        decoy = RealWpa(ns, "wlan0", str(tmp_path / "decoy-ctrl"), ssid=None, update_config=True)
+        os.chmod(decoy.conf, 0o600)
+        decoy.start()
+        old = os.umask(0o022)
+        try:
+            e = Env(real=True)
+        finally:
+            os.umask(old)
+        conf = e.wpa.conf
+        os.chmod(conf, 0o600)
+        kind, cs = e.import_ndef(PSK_TAG)
+        assert cs[0][1]["action"] == "added to wpa_supplicant on wlan0 as network 0, saved"
+        assert os.stat(conf).st_mode & 0o777 == 0o600
+        assert f"wpa_supplicant rewrote {conf} as 0644, roamd set it back to 0600" in e.env.log()
+        assert decoy.conf not in e.env.log()
+    finally:
+        if e:
+            e.close()
+        if decoy:
+            decoy.close()
+        subprocess.run(["ip", "netns", "del", ns])
+
+
 def wait_name(bus, name, timeout=10.0):
     """Until name has an owner on the bus: woken by NameOwnerChanged, not by polling."""
     from gi.repository import GLib

@@ -49,12 +49,71 @@ static int read_small(const char *path, char *buf, size_t size, size_t *ret_len)
         return 0;
 }
 
-int wifi_wpa_config_path(const char *ifname, char **ret)
+/* The inode of the socket bound to path in this network namespace's /proc/net/unix, or 0. */
+static unsigned long socket_inode(const char *path)
 {
-        DIR *d = opendir("/proc");
+        _cleanup_fclose_ FILE *f = fopen("/proc/net/unix", "re");
+        char line[4096 + 128];
+        unsigned long ino = 0;
+
+        if (!f)
+                return 0;
+        while (!ino && fgets(line, sizeof(line), f)) {
+                /* Num RefCount Protocol Flags Type St Inode Path */
+                unsigned long i;
+                int at = 0;
+
+                line[strcspn(line, "\n")] = 0;
+                if (sscanf(line, "%*s %*s %*s %*s %*s %*s %lu %n", &i, &at) == 1 && at > 0 &&
+                    streq(line + at, path))
+                        ino = i;
+        }
+        return ino;
+}
+
+/* Whether process pid holds the socket of inode ino. */
+static bool holds_socket(const char *pid, unsigned long ino)
+{
+        char p[64], want[64], link[64];
+        struct dirent *de;
+        DIR *d;
+        bool found = false;
+
+        snprintf(p, sizeof(p), "/proc/%s/fd", pid);
+        snprintf(want, sizeof(want), "socket:[%lu]", ino);
+        d = opendir(p);
+        if (!d)
+                return false;
+        while (!found && (de = readdir(d))) {
+                char fdp[128];
+                ssize_t k;
+
+                if (de->d_name[0] == '.')
+                        continue;
+                snprintf(fdp, sizeof(fdp), "%s/%s", p, de->d_name);
+                k = readlink(fdp, link, sizeof(link) - 1);
+                if (k > 0) {
+                        link[k] = 0;
+                        found = streq(link, want);
+                }
+        }
+        closedir(d);
+        return found;
+}
+
+/* The wpa_supplicant is the process holding the control socket roamd talks to (server): not
+ * the first one named so that runs an interface of that name, which on a machine with
+ * containers or network namespaces may be another's, whose file roamd would then judge. */
+int wifi_wpa_config_path(const char *server, const char *ifname, char **ret)
+{
+        unsigned long ino = server ? socket_inode(server) : 0;
+        DIR *d;
         struct dirent *de;
         int r = -ENOENT;
 
+        if (!ino)
+                return -ENOENT;
+        d = opendir("/proc");
         if (!d)
                 return -errno;
         while (r == -ENOENT && (de = readdir(d))) {
@@ -66,7 +125,7 @@ int wifi_wpa_config_path(const char *ifname, char **ret)
                         continue;
                 snprintf(p, sizeof(p), "/proc/%s/comm", de->d_name);
                 if (read_small(p, comm, sizeof(comm), &n) < 0 ||
-                    strncmp(comm, "wpa_supplicant", 14) != 0)
+                    strncmp(comm, "wpa_supplicant", 14) != 0 || !holds_socket(de->d_name, ino))
                         continue;
                 snprintf(p, sizeof(p), "/proc/%s/cmdline", de->d_name);
                 if (read_small(p, cmd, sizeof(cmd), &n) < 0 ||
@@ -162,7 +221,8 @@ int wifi_wpa_save(WpaClient *client, const char *prefix, const char *ifname, Wif
                 return -ENOMEM;
         s->cb = cb;
         s->userdata = userdata;
-        if (wifi_wpa_config_path(ifname, &s->path) >= 0 && stat(s->path, &st) >= 0) {
+        if (wifi_wpa_config_path(wpa_client_server(client), ifname, &s->path) >= 0 &&
+            stat(s->path, &st) >= 0) {
                 s->mode_before = st.st_mode;
                 s->had_mode = true;
         }

@@ -5,7 +5,7 @@
  * wpa_config_write() writes NAME.tmp with fopen("w") under its own umask and renames it over
  * the file; only Android builds chmod it (hostap config_file.c). Under systemd's default
  * UMask=0022 a 0600 wpa_supplicant.conf comes back 0644 (raspi-config#202). So roamd finds the
- * file (the -c of the wpa_supplicant that runs the interface, /proc/PID/cmdline), notes its
+ * file (the -c of the wpa_supplicant holding the control socket roamd talks to), notes its
  * mode before, and after an OK puts back a mode that gained group or other bits, saying so.
  * The rewritten file is readable for the moment between the rename and the chmod: the
  * directory's own mode (0700 /etc/wpa_supplicant on most systems) is what closes that. */
@@ -26,5 +26,6 @@ int wifi_wpa_save(WpaClient *client, const char *prefix, const char *ifname, Wif
  * before its callback: the caller forgets its pointer there. */
 WifiWpaSave *wifi_wpa_save_free(WifiWpaSave *s);
 
-/* The configuration file of the wpa_supplicant that runs ifname (absolute), or -ENOENT. */
-int wifi_wpa_config_path(const char *ifname, char **ret);
+/* The configuration file (absolute) of the wpa_supplicant that holds the control socket at
+ * server and runs ifname, or -ENOENT. */
+int wifi_wpa_config_path(const char *server, const char *ifname, char **ret);
