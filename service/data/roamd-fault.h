@@ -20,6 +20,8 @@ typedef enum FaultPoint {
         FAULT_NFT_COMMIT_UNSENT, /* never sent, and no answer came */
         FAULT_NFT_DUMP,          /* a callback fails in the middle of a counter dump */
         FAULT_STATS_APPLY,       /* accounting a dump fails late (as out of memory would) */
+        FAULT_NFT_ANSWER_HOLD,   /* an asynchronous commit's outcome is told only once the
+                                  * fault file is written again */
         _FAULT_POINT_MAX,
         _FAULT_POINT_INVALID = -22,
 } FaultPoint;
@@ -31,5 +33,7 @@ FaultPoint fault_point_from_string(const char *s);
 int fault_setup(const char *file);
 /* Whether this roamd was built with fault injection (-Dfault_injection=true, tests only). */
 bool fault_injection_built(void);
+/* The fault file (NULL: no fault injection). */
+const char *fault_file_path(void);
 /* 0, or -EIO when this operation is to fail. */
 int fault_check(FaultPoint p);
