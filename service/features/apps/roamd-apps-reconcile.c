@@ -430,10 +430,18 @@ static void txn_free(NftTxn *t)
         nft_txn_free(t);
 }
 
+static int txn_commit_async(void *userdata, NftTxn *t, reconcile_commit_done_t done, void *data)
+{
+        Apps *a = userdata;
+
+        return nft_txn_commit_async(t, a->core->event, done, data);
+}
+
 const ReconcileTxnOps apps_txn_ops = {
     .begin = txn_begin,
     .commit = nft_txn_commit,
     .free = txn_free,
+    .commit_async = txn_commit_async,
 };
 
 const ReconcilePart apps_part = {
