@@ -189,6 +189,7 @@ static int engine_settle(NftEngine *e)
 
 static void txn_next(NftTxn *t);
 static int engine_read(NftEngine *e);
+static void engine_tell_soon(NftEngine *e);
 
 int nft_txn_new(NftEngine *e, NftTxn **ret)
 {
@@ -199,6 +200,7 @@ int nft_txn_new(NftEngine *e, NftTxn **ret)
          * sendmsg()): this transaction builds on what the kernel said. */
         if (e->inflight)
                 (void)engine_read(e);
+        engine_tell_soon(e);
         /* Nothing is built on a state roamd does not know. */
         r = engine_settle(e);
         if (r < 0)
@@ -632,6 +634,19 @@ static int engine_read(NftEngine *e)
         }
 }
 
+/* An asynchronous commit whose answer was read outside its own source (by a synchronous
+ * commit, or a new transaction) is told on a turn of the loop of its own, never inside
+ * another module's call: its timer fires at once. */
+static void engine_tell_soon(NftEngine *e)
+{
+        NftTxn *t = e ? e->inflight : NULL;
+
+        if (!t || !t->answered || !t->timer)
+                return;
+        if (sd_event_source_set_time(t->timer, 1) >= 0)
+                (void)sd_event_source_set_enabled(t->timer, SD_EVENT_ONESHOT);
+}
+
 /* Everything up to the send, shared by both ways to commit: 0 when there is nothing to send
  * (an empty transaction), 1 when sent, else a negative errno (logged; nothing was sent). */
 static int txn_start(NftTxn *t)
@@ -707,6 +722,7 @@ int nft_txn_commit(NftTxn *t)
          * inside sendmsg()): read first, so this one builds on what the kernel said. */
         if (e && e->inflight)
                 (void)engine_read(e);
+        engine_tell_soon(e);
         r = txn_start(t);
         if (r <= 0)
                 return r;
@@ -731,9 +747,7 @@ int nft_txn_commit(NftTxn *t)
                         (void)engine_read(e);
         }
         e->sync = NULL;
-        /* an asynchronous commit answered meanwhile is told on its own turn of the loop */
-        if (e->inflight && e->inflight->answered && e->inflight->timer)
-                (void)sd_event_source_set_time(e->inflight->timer, 1);
+        engine_tell_soon(e);
         return t->result;
 }
 

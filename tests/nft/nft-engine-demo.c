@@ -183,6 +183,23 @@ static int async_demo(void)
                         return 6;
         printf("order: %s async result %d\n", a.order, a.result);
 
+        /* a new transaction reads the answer of the one in flight (it builds on what the
+         * kernel said): that one is told on the next turn of the loop, not at its deadline */
+        if (nft_txn_new(a.e, &t) < 0 || nft_txn_elem(t, 2, 1234, NULL, false) < 0 ||
+            nft_txn_elem(t, 2, 1234, "c_lan", true) < 0)
+                return 2;
+        a.done = false;
+        a.t = t;
+        if (nft_txn_commit_async(t, a.event, on_done, &a) != 1)
+                return 5;
+        if (nft_txn_new(a.e, &t2) < 0)
+                return 2;
+        t2 = nft_txn_free(t2);
+        for (int i = 0; i < 4 && !a.done; i++)
+                if (sd_event_run(a.event, 0) < 0)
+                        return 6;
+        printf("read by a new transaction: told on the next turn=%d result %d\n", a.done, a.result);
+
         /* freed mid-commit: the element 777 may be in or not; roamd assumes neither */
         if (nft_txn_new(a.e, &t) < 0 || nft_txn_elem(t, 2, 777, "c_lan", true) < 0)
                 return 2;

@@ -103,7 +103,8 @@ def test_async_commit(build):
     the kernel's answer from the loop; a refused transaction changes nothing and its outcome
     says why; one asynchronous commit at a time; a synchronous commit made while one awaits
     its answer reads the socket for both, and the asynchronous one is told after, on its own
-    turn of the loop; a transaction freed mid-commit leaves nothing running (the sanitizer
+    turn of the loop (also when a new transaction read its answer: on the next turn, not at
+    its deadline); a transaction freed mid-commit leaves nothing running (the sanitizer
     build catches a use after free or a leak) and the next transaction settles its unknown
     outcome by the generation (the owner's rebuild runs)."""
     demo = os.path.join(build, "tests/nft/nft-engine-demo")
@@ -120,6 +121,7 @@ def test_async_commit(build):
     assert "1234 counter packets 0 bytes 0 : jump c_lan" in out
     assert "second async: Device or resource busy" in out
     assert "order: sync,async, async result 0" in out
+    assert "read by a new transaction: told on the next turn=1 result 0" in out
     assert "freed mid-commit: busy=0" in out
     assert "next transaction: ok, resyncs 1" in out
     assert "rebuilding table inet roam from what roamd wants" in err
