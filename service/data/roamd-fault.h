@@ -7,7 +7,8 @@
  * a kind fail, so every failure path of the reconciler runs in CI. FILE holds words
  * `KIND:N` (nft-commit, route-add, rule-add; nft-commit-lost and nft-commit-unsent: a commit
  * that times out, applied or not; nft-dump: a callback of a counter dump; stats-apply: the
- * accounting of a counter dump, at its last step that can fail); it is read again before each
+ * accounting of a counter dump, at its last step that can fail; nft-answer-hold: the outcome
+ * of an asynchronous commit is told only once FILE is written again); it is read again before each
  * operation, and a changed content resets the counts, so a test arms a fault at the moment it wants
  * one. Compiled in with meson -Dfault_injection=true (the default; distributions turn it off),
  * honoured only with the flag. */
