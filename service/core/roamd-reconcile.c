@@ -118,6 +118,7 @@ static void waits_answer(Reconcile *rc, ReconcileWait **head, int result)
 }
 
 static int pass_run(Reconcile *rc);
+static void parts_compact(Reconcile *rc);
 
 /* Moves every wait of *from to *to (the list each is on is its head). */
 static void waits_move(ReconcileWait **to, ReconcileWait **from)
@@ -157,6 +158,24 @@ static int parts_reserve(Reconcile *rc)
         return 0;
 }
 
+/* The pass whose commit is in flight ends untold (roamd stops, or the transaction's owner
+ * goes): its transaction is freed, which cancels the wait (the engine settles what the kernel
+ * did by the ruleset's generation, should it be used again); no part is called (their owner
+ * may be half freed); its waits go to the next pass. */
+static void pass_abandon(Reconcile *rc)
+{
+        if (!rc->inflight)
+                return;
+        rc->txn->free(TAKE_PTR(rc->inflight));
+        rc->running = false;
+        rc->walking--;
+        parts_compact(rc);
+        waits_move(&rc->waits, &rc->answering);
+        if (rc->queued || rc->waits)
+                (void)sd_event_source_set_enabled(rc->defer, SD_EVENT_ONESHOT);
+        rc->queued = false;
+}
+
 int reconcile_new(sd_event *event, reconcile_changed_t changed, void *userdata, Reconcile **ret)
 {
         _cleanup_(reconcile_freep) Reconcile *rc = calloc(1, sizeof(*rc));
@@ -188,10 +207,7 @@ Reconcile *reconcile_free(Reconcile *rc)
 {
         if (!rc)
                 return NULL;
-        /* A commit in flight is abandoned: the engine settles what the kernel did by the
-         * ruleset's generation, should it be used again. */
-        if (rc->inflight)
-                rc->txn->free(TAKE_PTR(rc->inflight));
+        pass_abandon(rc);
         /* callers' waits are cancelled without their callbacks (roamd stops; a pending
          * D-Bus reply goes unanswered with its message unreferenced) */
         while (rc->waits || rc->answering) {
@@ -254,6 +270,8 @@ void reconcile_remove_part(Reconcile *rc, int id)
 void reconcile_set_txn(Reconcile *rc, const ReconcileTxnOps *ops, const ReconcilePart *part,
                        void *userdata)
 {
+        /* the transaction in flight is the old owner's to free */
+        pass_abandon(rc);
         rc->parts[0] = (struct ReconcilePartEntry){.ops = part, .userdata = userdata};
         rc->txn = ops;
         rc->txn_userdata = userdata;

@@ -508,3 +508,25 @@ TEST(reconcile_async_free_mid_commit_is_clean)
         ASSERT_STREQ(f.order, "aPsPfPaSsSfS");
         ASSERT_TRUE(reconcile_wait_free(owned) == NULL);
 }
+
+/* The transaction's owner goes (apps_free() at stop) while its commit is in flight: the
+ * transaction is freed by the owner's ops before they go, no part is called, and the pass's
+ * waits go to the next pass (here: answered -ENOMEDIUM, nothing is enforced any more). */
+TEST(reconcile_async_owner_gone_mid_commit)
+{
+        Fake f;
+
+        fake_setup_async(&f);
+        ASSERT_OK(reconcile_wait(f.rc, on_answer, &f, on_destroy, NULL));
+        loop_settle(&f);
+        ASSERT_TRUE(f.pending != NULL);
+        reconcile_set_txn(f.rc, NULL, NULL, NULL);
+        ASSERT_EQ(f.freed_pending, 1);
+        ASSERT_TRUE(!reconcile_running(f.rc) && !reconcile_committing(f.rc));
+        ASSERT_STREQ(f.order, "aPsPfPaSsSfS");
+        loop_settle(&f);
+        ASSERT_EQ(f.answers, 1);
+        ASSERT_EQ(f.answer, -ENOMEDIUM);
+        ASSERT_EQ(f.destroyed, 1);
+        fake_done(&f);
+}
