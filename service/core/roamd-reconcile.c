@@ -298,6 +298,12 @@ bool reconcile_committing(Reconcile *rc)
         return rc && rc->inflight;
 }
 
+void reconcile_settle(Reconcile *rc)
+{
+        if (rc && rc->inflight && rc->txn->settle)
+                rc->txn->settle(rc->txn_userdata, rc->inflight);
+}
+
 /* While a link's probes wait for their first answers (carrier-up), the pass waits for the
  * verdict that changes it again anyway, at most HOLD_USEC: on a fast network the answers
  * come within a few ms and each would otherwise be read only after ~1 ms of routing and nft

@@ -50,6 +50,8 @@ typedef struct ReconcileTxnOps {
         int (*commit)(NftTxn *t);
         void (*free)(NftTxn *t);
         int (*commit_async)(void *userdata, NftTxn *t, reconcile_commit_done_t done, void *data);
+        /* The answer to the commit in flight, told now (done called) if it is there to read. */
+        void (*settle)(void *userdata, NftTxn *t);
 } ReconcileTxnOps;
 
 typedef void (*reconcile_changed_t)(void *userdata);
@@ -121,6 +123,11 @@ void reconcile_end(Reconcile *rc);
 bool reconcile_running(Reconcile *rc);
 /* Whether a pass's commit awaits the kernel's answer. */
 bool reconcile_committing(Reconcile *rc);
+/* Ends the pass whose commit is in flight now when the kernel's answer can be read (it
+ * always can, unless lost or held by a test): the parts' done and the waits run before this
+ * returns. For a transaction's owner about to change what its part's done reads (a cgroup
+ * event, a policy change), so that change and the pass's outcome never interleave. */
+void reconcile_settle(Reconcile *rc);
 /* "" when the kernel holds what roamd wants. */
 const char *reconcile_degraded(Reconcile *rc);
 /* CLOCK_REALTIME µs since when the reason has been set (a changed reason keeps it), 0 while

@@ -860,6 +860,19 @@ int nft_txn_commit_async(NftTxn *t, sd_event *event, nft_commit_done_t done, voi
         return 1;
 }
 
+bool nft_engine_settle(NftEngine *e)
+{
+        NftTxn *t = e ? e->inflight : NULL;
+
+        if (!t || t->held)
+                return false;
+        (void)engine_read(e);
+        if (!t->answered)
+                return false;
+        txn_deliver(t);
+        return true;
+}
+
 bool nft_engine_busy(NftEngine *e)
 {
         return e && e->inflight;

@@ -111,6 +111,11 @@ typedef void (*nft_commit_done_t)(NftTxn *t, int result, void *userdata);
 int nft_txn_commit_async(NftTxn *t, sd_event *event, nft_commit_done_t done, void *userdata);
 /* Whether an asynchronous commit awaits its answer. */
 bool nft_engine_busy(NftEngine *e);
+/* The asynchronous commit's answer, when the socket holds it (nfnetlink answers inside
+ * sendmsg(), so it does unless lost or held by a test), is told now, its done called before
+ * this returns. For an owner whose next step must not interleave with that commit's outcome.
+ * Returns whether it was told. */
+bool nft_engine_settle(NftEngine *e);
 size_t nft_txn_size(NftTxn *t);
 
 /* Replaces table inet roam as a whole (add, delete, add: one transaction, no unfiltered

@@ -200,6 +200,18 @@ static int async_demo(void)
                         return 6;
         printf("read by a new transaction: told on the next turn=%d result %d\n", a.done, a.result);
 
+        /* settled by its owner: told inside nft_engine_settle(), the answer being there */
+        if (nft_txn_new(a.e, &t) < 0 || nft_txn_elem(t, 2, 1234, NULL, false) < 0 ||
+            nft_txn_elem(t, 2, 1234, "c_deny", true) < 0)
+                return 2;
+        a.done = false;
+        a.t = t;
+        if (nft_txn_commit_async(t, a.event, on_done, &a) != 1)
+                return 5;
+        r = nft_engine_settle(a.e);
+        printf("settled: %d told=%d result %d busy=%d\n", r, a.done, a.result,
+               nft_engine_busy(a.e));
+
         /* freed mid-commit: the element 777 may be in or not; roamd assumes neither */
         if (nft_txn_new(a.e, &t) < 0 || nft_txn_elem(t, 2, 777, "c_lan", true) < 0)
                 return 2;

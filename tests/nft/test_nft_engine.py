@@ -122,6 +122,7 @@ def test_async_commit(build):
     assert "second async: Device or resource busy" in out
     assert "order: sync,async, async result 0" in out
     assert "read by a new transaction: told on the next turn=1 result 0" in out
+    assert "settled: 1 told=1 result 0 busy=0" in out  # nft_engine_settle(): told at once
     assert "freed mid-commit: busy=0" in out
     assert "next transaction: ok, resyncs 1" in out
     assert "rebuilding table inet roam from what roamd wants" in err
