@@ -70,7 +70,7 @@ struct NftTxn {
         /* asynchronous: the deadline (also tells an answer read by a synchronous commit on a
          * turn of its own), a test's hold, whom to tell */
         sd_event_source *timer, *hold;
-        bool held;
+        bool held, error_deadline;
         nft_commit_done_t done;
         void *userdata;
 };

@@ -776,8 +776,11 @@ static int on_engine_io(sd_event_source *s, int fd, uint32_t revents, void *user
                 txn_deliver(t);
                 return 0;
         }
-        if (t->first_error != 0 && t->timer)
+        /* the deadline only ever comes closer: 1 s after the first error */
+        if (t->first_error != 0 && t->timer && !t->error_deadline) {
+                t->error_deadline = true;
                 (void)sd_event_source_set_time_relative(t->timer, NFT_AFTER_ERROR_USEC);
+        }
         return 0;
 }
 
