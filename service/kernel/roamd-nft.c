@@ -844,6 +844,10 @@ int nft_txn_commit_async(NftTxn *t, sd_event *event, nft_commit_done_t done, voi
                 if (r < 0)
                         return log_error_errno(r, "Cannot watch the nfnetlink socket: %m");
                 (void)sd_event_source_set_description(e->io, "nft-answer");
+                /* The answer is queued by the time sendmsg() returns: told before the bus and
+                 * netlink are read (the reconciler's own priority), so what a client reads
+                 * next already says the kernel's outcome, as when the commit waited. */
+                (void)sd_event_source_set_priority(e->io, SD_EVENT_PRIORITY_IMPORTANT + 1);
         }
         /* the deadline's source exists before the send: nothing sent goes unwatched */
         r = sd_event_add_time_relative(event, &t->timer, CLOCK_MONOTONIC, NFT_ANSWER_TIMEOUT_USEC,
