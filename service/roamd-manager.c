@@ -18,9 +18,11 @@
 
 /* A pass over kernel state follows a sync and every verdict (it reads the byte counters
  * first). */
-/* The pass a sync asked for runs at its end, after every feature took the sync in and while
- * the links' signals are held: one PropertiesChanged per link says the sync and what the pass
- * put in force (the firewall's Location). Held for a new link's first answer, it runs later. */
+/* The pass a sync asked for begins at its end, after every feature took the sync in and while
+ * the links' signals are held. Its commit is asynchronous: what it put in force (the
+ * firewall's Location) is said once the kernel's answer is read, in a PropertiesChanged of
+ * its own, never before the kernel accepted it. Held for a new link's first answer, it runs
+ * later. */
 static void on_sync_end(void *userdata)
 {
         Manager *m = userdata;

@@ -46,16 +46,19 @@ struct Reconcile {
         void *txn_userdata;
         reconcile_hold_t held;
         void *held_userdata;
-        ReconcileWait *waits; /* answered by the next pass */
-        bool running;         /* a pass runs */
-        bool committed;       /* ... and is past its commit */
-        int pass_error;       /* its first failure up to the commit */
-        unsigned attempts;    /* failed passes in a row */
-        bool failed;          /* in the current pass */
-        char *reason;         /* NULL: not degraded */
-        char *pass_reason;    /* the current pass's first failure */
-        unsigned passes;      /* passes run (the debug log counts them for tests and bench) */
-        uint64_t since;       /* CLOCK_REALTIME µs the reason appeared, 0 while none */
+        ReconcileWait *waits;     /* answered by the next pass */
+        ReconcileWait *answering; /* ... by the pass running */
+        NftTxn *inflight;         /* its transaction, while the kernel's answer is awaited */
+        bool queued;              /* a pass was asked for meanwhile: one more after it */
+        bool running;             /* a pass runs (its commit in flight included) */
+        bool committed;           /* ... and is past its commit */
+        int pass_error;           /* its first failure up to the commit */
+        unsigned attempts;        /* failed passes in a row */
+        bool failed;              /* in the current pass */
+        char *reason;             /* NULL: not degraded */
+        char *pass_reason;        /* the current pass's first failure */
+        unsigned passes;          /* passes run (the debug log counts them for tests and bench) */
+        uint64_t since;           /* CLOCK_REALTIME µs the reason appeared, 0 while none */
 };
 
 static void wait_unlink(ReconcileWait *w)
@@ -115,6 +118,17 @@ static void waits_answer(Reconcile *rc, ReconcileWait **head, int result)
 }
 
 static int pass_run(Reconcile *rc);
+static void parts_compact(Reconcile *rc);
+
+/* Moves every wait of *from to *to (the list each is on is its head). */
+static void waits_move(ReconcileWait **to, ReconcileWait **from)
+{
+        while (*from) {
+                ReconcileWait *w = *from;
+                wait_unlink(w);
+                wait_push(to, w);
+        }
+}
 
 static int on_defer(sd_event_source *s, void *userdata)
 {
@@ -142,6 +156,24 @@ static int parts_reserve(Reconcile *rc)
         rc->parts = p;
         rc->n_parts_alloc = n;
         return 0;
+}
+
+/* The pass whose commit is in flight ends untold (roamd stops, or the transaction's owner
+ * goes): its transaction is freed, which cancels the wait (the engine settles what the kernel
+ * did by the ruleset's generation, should it be used again); no part is called (their owner
+ * may be half freed); its waits go to the next pass. */
+static void pass_abandon(Reconcile *rc)
+{
+        if (!rc->inflight)
+                return;
+        rc->txn->free(TAKE_PTR(rc->inflight));
+        rc->running = false;
+        rc->walking--;
+        parts_compact(rc);
+        waits_move(&rc->waits, &rc->answering);
+        if (rc->queued || rc->waits)
+                (void)sd_event_source_set_enabled(rc->defer, SD_EVENT_ONESHOT);
+        rc->queued = false;
 }
 
 int reconcile_new(sd_event *event, reconcile_changed_t changed, void *userdata, Reconcile **ret)
@@ -175,10 +207,11 @@ Reconcile *reconcile_free(Reconcile *rc)
 {
         if (!rc)
                 return NULL;
+        pass_abandon(rc);
         /* callers' waits are cancelled without their callbacks (roamd stops; a pending
          * D-Bus reply goes unanswered with its message unreferenced) */
-        while (rc->waits) {
-                ReconcileWait *w = rc->waits;
+        while (rc->waits || rc->answering) {
+                ReconcileWait *w = rc->waits ?: rc->answering;
                 wait_unlink(w);
                 w->rc = NULL;
                 if (w->floating)
@@ -237,6 +270,8 @@ void reconcile_remove_part(Reconcile *rc, int id)
 void reconcile_set_txn(Reconcile *rc, const ReconcileTxnOps *ops, const ReconcilePart *part,
                        void *userdata)
 {
+        /* the transaction in flight is the old owner's to free */
+        pass_abandon(rc);
         rc->parts[0] = (struct ReconcilePartEntry){.ops = part, .userdata = userdata};
         rc->txn = ops;
         rc->txn_userdata = userdata;
@@ -256,6 +291,17 @@ void reconcile_set_hold(Reconcile *rc, reconcile_hold_t hold, void *userdata)
 bool reconcile_running(Reconcile *rc)
 {
         return rc && rc->running;
+}
+
+bool reconcile_committing(Reconcile *rc)
+{
+        return rc && rc->inflight;
+}
+
+void reconcile_settle(Reconcile *rc)
+{
+        if (rc && rc->inflight && rc->txn->settle)
+                rc->txn->settle(rc->txn_userdata, rc->inflight);
 }
 
 /* While a link's probes wait for their first answers (carrier-up), the pass waits for the
@@ -338,43 +384,13 @@ int reconcile_wait_next(Reconcile *rc, reconcile_done_t done, void *userdata,
         return wait_add(rc, done, userdata, destroy, ret);
 }
 
-/* One pass: every part's prepare, one transaction with every part's sync, the commit, every
- * part's done; then the waits made before it began are answered. */
-static int pass_run(Reconcile *rc)
+/* The pass after its commit (or its failure): every part's done, then the waits made
+ * before it began are answered, and a pass asked for meanwhile is scheduled. */
+static void pass_finish(Reconcile *rc, NftTxn *t, int r)
 {
         ReconcileWait *answering = NULL;
-        NftTxn *t = NULL;
-        int r, result;
+        int result;
 
-        (void)sd_event_source_set_enabled(rc->defer, SD_EVENT_OFF);
-        if (rc->hold)
-                (void)sd_event_source_set_enabled(rc->hold, SD_EVENT_OFF);
-        /* the waits this pass answers: made before it began */
-        while (rc->waits) {
-                ReconcileWait *w = rc->waits;
-                wait_unlink(w);
-                wait_push(&answering, w);
-        }
-        if (!rc->txn) {
-                waits_answer(rc, &answering, -ENOMEDIUM);
-                return 0;
-        }
-        log_debug("Reconciler: pass %u", ++rc->passes);
-        rc->running = true;
-        rc->walking++;
-        rc->committed = false;
-        rc->pass_error = 0;
-        reconcile_begin(rc);
-        for (size_t i = 0; i < rc->n_parts; i++)
-                if (rc->parts[i].ops && rc->parts[i].ops->prepare)
-                        rc->parts[i].ops->prepare(rc->parts[i].userdata, rc);
-        r = rc->txn->begin(rc->txn_userdata, &t);
-        /* A chain flushed and only half rebuilt is never committed. */
-        for (size_t i = 0; i < rc->n_parts && r >= 0; i++)
-                if (rc->parts[i].ops && rc->parts[i].ops->sync)
-                        r = rc->parts[i].ops->sync(rc->parts[i].userdata, t);
-        if (r >= 0)
-                r = rc->txn->commit(t);
         if (t)
                 rc->txn->free(t);
         if (r < 0) {
@@ -391,8 +407,75 @@ static int pass_run(Reconcile *rc)
         rc->running = false;
         rc->walking--;
         parts_compact(rc);
+        if (rc->queued) {
+                rc->queued = false;
+                (void)sd_event_source_set_enabled(rc->defer, SD_EVENT_ONESHOT);
+        }
+        waits_move(&answering, &rc->answering);
         waits_answer(rc, &answering, result);
-        return result;
+}
+
+static void on_commit_done(NftTxn *t, int result, void *data)
+{
+        Reconcile *rc = data;
+
+        assert(rc->inflight == t);
+        rc->inflight = NULL;
+        log_debug("Reconciler: pass %u answered: %s", rc->passes,
+                  result < 0 ? strerror(-result) : "accepted");
+        pass_finish(rc, t, result);
+}
+
+/* One pass: every part's prepare, one transaction with every part's sync, its commit; the
+ * rest follows the kernel's answer (pass_finish()). */
+static int pass_run(Reconcile *rc)
+{
+        NftTxn *t = NULL;
+        int r;
+
+        (void)sd_event_source_set_enabled(rc->defer, SD_EVENT_OFF);
+        if (rc->hold)
+                (void)sd_event_source_set_enabled(rc->hold, SD_EVENT_OFF);
+        if (rc->inflight) {
+                /* One pass at a time, each built on what the kernel accepted before it: the
+                 * passes asked for meanwhile make one more, after the answer. */
+                if (!rc->queued)
+                        log_debug("Reconciler: a pass waits for pass %u's answer", rc->passes);
+                rc->queued = true;
+                return 0;
+        }
+        /* the waits this pass answers: made before it began */
+        if (!rc->txn) {
+                ReconcileWait *answering = NULL;
+                waits_move(&answering, &rc->waits);
+                waits_answer(rc, &answering, -ENOMEDIUM);
+                return 0;
+        }
+        waits_move(&rc->answering, &rc->waits);
+        log_debug("Reconciler: pass %u", ++rc->passes);
+        rc->running = true;
+        rc->walking++;
+        rc->committed = false;
+        rc->pass_error = 0;
+        reconcile_begin(rc);
+        for (size_t i = 0; i < rc->n_parts; i++)
+                if (rc->parts[i].ops && rc->parts[i].ops->prepare)
+                        rc->parts[i].ops->prepare(rc->parts[i].userdata, rc);
+        r = rc->txn->begin(rc->txn_userdata, &t);
+        /* A chain flushed and only half rebuilt is never committed. */
+        for (size_t i = 0; i < rc->n_parts && r >= 0; i++)
+                if (rc->parts[i].ops && rc->parts[i].ops->sync)
+                        r = rc->parts[i].ops->sync(rc->parts[i].userdata, t);
+        if (r >= 0 && rc->txn->commit_async) {
+                r = rc->txn->commit_async(rc->txn_userdata, t, on_commit_done, rc);
+                if (r > 0) {
+                        rc->inflight = t;
+                        return 0;
+                }
+        } else if (r >= 0)
+                r = rc->txn->commit(t);
+        pass_finish(rc, t, r);
+        return 0;
 }
 
 int reconcile_install(Reconcile *rc)
@@ -402,6 +485,8 @@ int reconcile_install(Reconcile *rc)
 
         if (!rc->txn)
                 return -ENOMEDIUM;
+        if (rc->inflight)
+                return -EBUSY;
         rc->walking++;
         r = rc->txn->begin(rc->txn_userdata, &t);
         for (size_t i = 0; i < rc->n_parts && r >= 0; i++)
@@ -437,7 +522,8 @@ void reconcile_begin(Reconcile *rc)
 
 void reconcile_failed(Reconcile *rc, const char *what, int error)
 {
-        if (rc->running && !rc->committed && rc->pass_error == 0)
+        /* (a failure noted while the commit is in flight is not the commit's) */
+        if (rc->running && !rc->committed && !rc->inflight && rc->pass_error == 0)
                 rc->pass_error = -abs(error);
         if (rc->failed)
                 return;

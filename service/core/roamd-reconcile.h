@@ -8,7 +8,11 @@
  * 4 s until a pass succeeds). Features register parts that add to the pass (the reconciler
  * names none of them): the transaction's owner's first, whose install replaces the table,
  * then the others in the order they registered; a caller that needs the outcome (SetLocation, an
- * app's policy, a VPN's probes) waits for the pass that carries its change. */
+ * app's policy, a VPN's probes) waits for the pass that carries its change.
+ *
+ * A pass's commit is asynchronous: the loop runs on while the kernel's answer is awaited,
+ * the parts' done and the waits follow the answer. One pass at a time: passes asked for
+ * meanwhile make one more pass after it. */
 
 #include <errno.h>
 #include <stdbool.h>
@@ -34,11 +38,20 @@ typedef struct ReconcilePart {
         void (*done)(void *userdata, Reconcile *rc, int result, bool full);
 } ReconcilePart;
 
-/* Where the transaction comes from (the nftables engine; a fake in the unit test). */
+/* How a pass's commit ends: what commit() would have returned. */
+typedef void (*reconcile_commit_done_t)(NftTxn *t, int result, void *data);
+
+/* Where the transaction comes from (the nftables engine; a fake in the unit test). commit
+ * waits for the kernel (reconcile_install(): start, and before the loop runs); a pass uses
+ * commit_async when there is one: 1 when sent (done follows from the loop, unless t is freed
+ * first), else what commit would have returned, done not called. */
 typedef struct ReconcileTxnOps {
         int (*begin)(void *userdata, NftTxn **ret);
         int (*commit)(NftTxn *t);
         void (*free)(NftTxn *t);
+        int (*commit_async)(void *userdata, NftTxn *t, reconcile_commit_done_t done, void *data);
+        /* The answer to the commit in flight, told now (done called) if it is there to read. */
+        void (*settle)(void *userdata, NftTxn *t);
 } ReconcileTxnOps;
 
 typedef void (*reconcile_changed_t)(void *userdata);
@@ -92,7 +105,8 @@ int reconcile_wait_next(Reconcile *rc, reconcile_done_t done, void *userdata,
                         reconcile_destroy_t destroy, ReconcileWait **ret);
 ReconcileWait *reconcile_wait_free(ReconcileWait *w);
 
-/* Every part's install in one transaction replacing the table, now (start; the rebuild). */
+/* Every part's install in one transaction replacing the table, now (start; the rebuild);
+ * -EBUSY while a pass's commit awaits its answer. */
 int reconcile_install(Reconcile *rc);
 
 /* Part of a pass failed: what (e.g. "nftables transaction") and the error. The first failure
@@ -105,8 +119,15 @@ void reconcile_note_failed(Reconcile *rc, const char *what, int error);
  * reason clears. */
 void reconcile_begin(Reconcile *rc);
 void reconcile_end(Reconcile *rc);
-/* Whether a pass runs right now. */
+/* Whether a pass runs right now (its commit's answer awaited included). */
 bool reconcile_running(Reconcile *rc);
+/* Whether a pass's commit awaits the kernel's answer. */
+bool reconcile_committing(Reconcile *rc);
+/* Ends the pass whose commit is in flight now when the kernel's answer can be read (it
+ * always can, unless lost or held by a test): the parts' done and the waits run before this
+ * returns. For a transaction's owner about to change what its part's done reads (a cgroup
+ * event, a policy change), so that change and the pass's outcome never interleave. */
+void reconcile_settle(Reconcile *rc);
 /* "" when the kernel holds what roamd wants. */
 const char *reconcile_degraded(Reconcile *rc);
 /* CLOCK_REALTIME µs since when the reason has been set (a changed reason keeps it), 0 while

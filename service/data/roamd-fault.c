@@ -14,6 +14,7 @@ static const char *const fault_point_table[_FAULT_POINT_MAX] = {
     [FAULT_RULE_ADD] = "rule-add",
     [FAULT_NFT_COMMIT_LOST] = "nft-commit-lost",
     [FAULT_NFT_COMMIT_UNSENT] = "nft-commit-unsent",
+    [FAULT_NFT_ANSWER_HOLD] = "nft-answer-hold",
     [FAULT_NFT_DUMP] = "nft-dump",
     [FAULT_STATS_APPLY] = "stats-apply",
 };
@@ -80,6 +81,11 @@ static void fault_reload(void)
         }
 }
 
+const char *fault_file_path(void)
+{
+        return fault_file;
+}
+
 int fault_check(FaultPoint p)
 {
         if (!fault_file || p < 0 || p >= _FAULT_POINT_MAX)
@@ -101,6 +107,11 @@ bool fault_injection_built(void)
 int fault_setup(const char *file)
 {
         return -EOPNOTSUPP;
+}
+
+const char *fault_file_path(void)
+{
+        return NULL;
 }
 
 int fault_check(FaultPoint p)

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <systemd/sd-event.h>
 
 #include "roamd-nft.h"
 
@@ -44,6 +45,11 @@ struct NftEngine {
         bool genid_known;
         nft_resync_t resync;
         void *resync_userdata;
+        /* Answers are read by this source (created with the first asynchronous commit) and
+         * handed to the commits awaiting one by sequence number: the asynchronous one (one at a
+         * time) and a synchronous one (start, exit, the parts not yet asynchronous). */
+        sd_event_source *io;
+        NftTxn *inflight, *sync;
 };
 
 struct NftTxn {
@@ -56,6 +62,17 @@ struct NftTxn {
         bool set_levels, set_slots;
         bool levels[NFT_LEVEL_MAX];
         uint32_t slots[SLOTS_MAX];
+        /* the commit: sent, then answered (result) from the answers in [first_seq, end_seq]
+         * and the generation's (gen_seq, asked for just before) */
+        bool sent, answered;
+        uint32_t gen_seq, end_seq, error_seq;
+        int first_error, result;
+        /* asynchronous: the deadline (also tells an answer read by a synchronous commit on a
+         * turn of its own), a test's hold, whom to tell */
+        sd_event_source *timer, *hold;
+        bool held, error_deadline;
+        nft_commit_done_t done;
+        void *userdata;
 };
 
 /* roamd-nft.c: objects of table inet roam, queued into t */

@@ -16,6 +16,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <poll.h>
+#include <sys/epoll.h>
+#include <sys/inotify.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -69,7 +71,13 @@ NftEngine *nft_engine_free(NftEngine *e)
 {
         if (!e)
                 return NULL;
-        /* The table stays: roamd exiting must not open the firewall. */
+        /* The table stays: roamd exiting must not open the firewall. A commit in flight
+         * stays its owner's to free; it no longer has an engine. */
+        if (e->inflight) {
+                e->inflight->engine = NULL;
+                e->inflight->timer = sd_event_source_disable_unref(e->inflight->timer);
+        }
+        sd_event_source_disable_unref(e->io);
         if (e->nl)
                 mnl_socket_close(e->nl);
         free(e);
@@ -180,12 +188,19 @@ static int engine_settle(NftEngine *e)
 }
 
 static void txn_next(NftTxn *t);
+static int engine_read(NftEngine *e);
+static void engine_tell_soon(NftEngine *e);
 
 int nft_txn_new(NftEngine *e, NftTxn **ret)
 {
         NftTxn *t;
         int r;
 
+        /* An asynchronous commit's answer is in the socket already (nfnetlink answers inside
+         * sendmsg()): this transaction builds on what the kernel said. */
+        if (e->inflight)
+                (void)engine_read(e);
+        engine_tell_soon(e);
         /* Nothing is built on a state roamd does not know. */
         r = engine_settle(e);
         if (r < 0)
@@ -212,6 +227,15 @@ NftTxn *nft_txn_free(NftTxn *t)
 {
         if (!t)
                 return NULL;
+        /* Freed while its answer is awaited: the kernel may hold it or not. The next
+         * transaction settles that by the generation (engine_settle()). */
+        if (t->engine && t->engine->inflight == t) {
+                t->engine->inflight = NULL;
+                if (!t->answered)
+                        t->engine->uncertain = true;
+        }
+        sd_event_source_disable_unref(t->timer);
+        sd_event_source_disable_unref(t->hold);
         if (t->batch)
                 nftnl_batch_free(t->batch);
         free(t);
@@ -438,9 +462,11 @@ static const char *refusal_hint(int error)
 }
 
 /* Waits at most this long for the kernel's answer: nfnetlink answers a batch at once, so a
- * silent socket means something went wrong (a lost ACK), and roamd must not sit in recv
- * where signals cannot reach it. */
-#define NFT_ANSWER_TIMEOUT_MS 5000
+ * silent socket means something went wrong (a lost ACK). */
+#define NFT_ANSWER_TIMEOUT_USEC (5 * USEC_PER_SEC)
+/* After an error the kernel may stop answering (a batch aborted for lack of memory): what
+ * else it has to say is already on its way. */
+#define NFT_AFTER_ERROR_USEC (1 * USEC_PER_SEC)
 
 /* Ends the batch, asks for an ACK on its last real message only (errors come for any
  * message anyway) and sends it in one sendmsg(). Returns the batch-end's sequence number, or
@@ -494,93 +520,145 @@ static int64_t txn_send(NftTxn *t)
         return end_seq;
 }
 
-/* Reads the kernel's answers to the batch [begin_seq, end_seq] until its last message's ACK,
- * a refusal of the whole batch, or NFT_ANSWER_TIMEOUT_MS. The first refusal goes to
- * *first_error / *error_seq. Returns 0, or a negative errno (logged; -ETIMEDOUT marks the
- * engine uncertain). */
-static int txn_answers(NftTxn *t, uint32_t begin_seq, uint32_t end_seq, int *first_error,
-                       uint32_t *error_seq)
+/* The kernel's outcome of a sent transaction is known (or given up on): logs it, and what
+ * the engine knows of the table (levels, slots) follows only an accepted one. */
+static void txn_settle(NftTxn *t, int result)
 {
         NftEngine *e = t->engine;
-        char buf[MNL_SOCKET_BUFFER_SIZE];
-        struct timespec deadline;
-        bool done = false;
-        int r;
 
-        clock_gettime(CLOCK_MONOTONIC, &deadline);
-        deadline.tv_sec += NFT_ANSWER_TIMEOUT_MS / 1000;
-        while (!done) {
-                struct pollfd pfd = {.fd = mnl_socket_get_fd(e->nl), .events = POLLIN};
-                struct timespec now;
-                long left_ms;
-                ssize_t n;
+        t->answered = true;
+        t->result = result;
+        if (result == -ETIMEDOUT) {
+                e->uncertain = true;
+                t->result =
+                    log_error_errno(ETIMEDOUT,
+                                    "nftables did not answer the transaction (%zu "
+                                    "messages) within %d ms: %m",
+                                    t->n_msgs, (int)(NFT_ANSWER_TIMEOUT_USEC / USEC_PER_MSEC));
+                return;
+        }
+        if (result < 0) {
+                /* the answers were lost (ENOBUFS): the ACK may have been among them */
+                e->uncertain = true;
+                t->result = log_error_errno(-result, "Failed to read nftables answer: %m");
+                return;
+        }
+        if (t->first_error == 0 && fault_check(FAULT_NFT_COMMIT_LOST) < 0) {
+                /* applied, but roamd acts as if the answer never came */
+                e->uncertain = true;
+                t->result = log_error_errno(ETIMEDOUT,
+                                            "nftables did not answer the transaction (%zu "
+                                            "messages; fault injection: answer lost): %m",
+                                            t->n_msgs);
+                return;
+        }
+        if (t->first_error < 0) {
+                if (t->error_seq == t->first_seq || t->error_seq == t->end_seq)
+                        t->result = log_error_errno(-t->first_error,
+                                                    "nftables refused the whole transaction%s: %m",
+                                                    refusal_hint(-t->first_error));
+                else
+                        t->result = log_error_errno(-t->first_error,
+                                                    "nftables refused the transaction (%zu "
+                                                    "messages, at message %u)%s: %m",
+                                                    t->n_msgs, t->error_seq - t->first_seq,
+                                                    refusal_hint(-t->first_error));
+                return;
+        }
+        if (t->set_levels)
+                memcpy(e->levels, t->levels, sizeof(e->levels));
+        if (t->set_slots)
+                memcpy(e->slots, t->slots, sizeof(e->slots));
+}
+
+/* One answer of the kernel's, for t if in its sequence range: the generation read before
+ * the batch, an error, or the last message's ACK. */
+static void txn_feed(NftTxn *t, const struct nlmsghdr *nlh)
+{
+        const struct nlmsgerr *err;
+
+        if (!t || !t->sent || t->answered)
+                return;
+        if (t->gen_seq != 0 && nlh->nlmsg_seq == t->gen_seq) {
+                if (nlh->nlmsg_type != NLMSG_ERROR &&
+                    on_gen(nlh, &t->engine->genid_sent) == MNL_CB_STOP)
+                        t->engine->genid_known = true;
+                return;
+        }
+        /* Answers to an earlier transaction (one that timed out) are not this one's: only
+         * the batch's own sequence range counts. */
+        if (nlh->nlmsg_type != NLMSG_ERROR || nlh->nlmsg_seq < t->first_seq ||
+            nlh->nlmsg_seq > t->end_seq || nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct nlmsgerr)))
+                return;
+        err = mnl_nlmsg_get_payload(nlh);
+        if (err->error != 0 && t->first_error == 0) {
+                t->first_error = err->error;
+                t->error_seq = nlh->nlmsg_seq;
+        }
+        /* The kernel refuses a whole batch (no CAP_NET_ADMIN, no nf_tables) with one error
+         * for the batch-begin message and nothing more. */
+        if (nlh->nlmsg_seq == t->last_seq ||
+            (err->error != 0 && (nlh->nlmsg_seq == t->first_seq || nlh->nlmsg_seq == t->end_seq)))
+                txn_settle(t, 0);
+}
+
+/* Reads what the socket holds now, without waiting, and hands each answer to the commits
+ * awaiting one (the asynchronous one, and a synchronous one). Returns 0, or a negative errno
+ * (those commits then settle with it). */
+static int engine_read(NftEngine *e)
+{
+        char buf[MNL_SOCKET_BUFFER_SIZE];
+
+        for (;;) {
+                ssize_t n = recv(mnl_socket_get_fd(e->nl), buf, sizeof(buf), MSG_DONTWAIT);
                 int len;
 
-                clock_gettime(CLOCK_MONOTONIC, &now);
-                left_ms = (deadline.tv_sec - now.tv_sec) * 1000 +
-                          (deadline.tv_nsec - now.tv_nsec) / 1000000;
-                if (left_ms <= 0 && *first_error != 0)
-                        break;
-                if (left_ms <= 0) {
-                        e->uncertain = true;
-                        return log_error_errno(ETIMEDOUT,
-                                               "nftables did not answer the transaction (%zu "
-                                               "messages) within %d ms: %m",
-                                               t->n_msgs, NFT_ANSWER_TIMEOUT_MS);
-                }
-                r = poll(&pfd, 1, (int)left_ms);
-                if (r < 0 && errno != EINTR)
-                        return log_error_errno(errno, "Failed to wait for nftables: %m");
-                if (r <= 0)
+                if (n < 0 && errno == EINTR)
                         continue;
-                n = mnl_socket_recvfrom(e->nl, buf, sizeof(buf));
+                if (n < 0 && errno == EAGAIN)
+                        return 0;
                 if (n < 0) {
-                        if (errno == EINTR || errno == EAGAIN)
-                                continue;
-                        /* ENOBUFS: answers were lost; the ACK may be among them. */
-                        return log_error_errno(errno, "Failed to read nftables answer: %m");
+                        int r = -errno;
+                        if (e->inflight && e->inflight->sent && !e->inflight->answered)
+                                txn_settle(e->inflight, r);
+                        if (e->sync && !e->sync->answered)
+                                txn_settle(e->sync, r);
+                        return r;
                 }
                 len = (int)n;
                 for (struct nlmsghdr *nlh = (struct nlmsghdr *)buf; mnl_nlmsg_ok(nlh, len);
                      nlh = mnl_nlmsg_next(nlh, &len)) {
-                        const struct nlmsgerr *err;
-
-                        /* Answers to an earlier transaction (one that timed out) are not
-                         * this one's: only the batch's own sequence range counts. */
-                        if (nlh->nlmsg_type != NLMSG_ERROR || nlh->nlmsg_seq < begin_seq ||
-                            nlh->nlmsg_seq > end_seq ||
-                            nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct nlmsgerr)))
-                                continue;
-                        err = mnl_nlmsg_get_payload(nlh);
-                        if (err->error != 0 && *first_error == 0) {
-                                *first_error = err->error;
-                                *error_seq = nlh->nlmsg_seq;
-                        }
-                        /* The kernel refuses a whole batch (no CAP_NET_ADMIN, no nf_tables)
-                         * with one error for the batch-begin message and nothing more. */
-                        if (nlh->nlmsg_seq == t->last_seq ||
-                            (err->error != 0 &&
-                             (nlh->nlmsg_seq == begin_seq || nlh->nlmsg_seq == end_seq)))
-                                done = true;
-                }
-                /* After an error the kernel may stop answering (a batch aborted for lack
-                 * of memory): what else it has to say is already on its way. */
-                if (*first_error != 0 && !done) {
-                        clock_gettime(CLOCK_MONOTONIC, &now);
-                        if (deadline.tv_sec > now.tv_sec + 1)
-                                deadline = (struct timespec){now.tv_sec + 1, now.tv_nsec};
+                        txn_feed(e->inflight, nlh);
+                        txn_feed(e->sync, nlh);
                 }
         }
-        return 0;
 }
 
-int nft_txn_commit(NftTxn *t)
+/* An asynchronous commit whose answer was read outside its own source (by a synchronous
+ * commit, or a new transaction) is told on a turn of the loop of its own, never inside
+ * another module's call: its timer fires at once. */
+static void engine_tell_soon(NftEngine *e)
+{
+        NftTxn *t = e ? e->inflight : NULL;
+
+        if (!t || !t->answered || !t->timer)
+                return;
+        if (sd_event_source_set_time(t->timer, 1) >= 0)
+                (void)sd_event_source_set_enabled(t->timer, SD_EVENT_ONESHOT);
+}
+
+/* Everything up to the send, shared by both ways to commit: 0 when there is nothing to send
+ * (an empty transaction), 1 when sent, else a negative errno (logged; nothing was sent). */
+static int txn_start(NftTxn *t)
 {
         NftEngine *e = t->engine;
-        int first_error = 0, r;
-        uint32_t begin_seq = t->first_seq, end_seq, error_seq = 0;
         int64_t r64;
+        int r;
 
+        if (!e)
+                return -ESHUTDOWN;
+        if (t->sent)
+                return -EALREADY;
         if (t->n_msgs == 0)
                 return 0;
         if (t->error < 0)
@@ -593,11 +671,9 @@ int nft_txn_commit(NftTxn *t)
                                        "injection: %m",
                                        t->n_msgs);
 
-        /* The generation before sending: should the answer not come, the next transaction
-         * learns from it whether the kernel applied this one. */
-        r = read_genid(e, &e->genid_sent);
-        e->genid_known = r >= 0; /* else the commit's own answer names the cause */
         if (fault_check(FAULT_NFT_COMMIT_UNSENT) < 0) {
+                r = read_genid(e, &e->genid_sent);
+                e->genid_known = r >= 0;
                 e->uncertain = true;
                 return log_error_errno(ETIMEDOUT,
                                        "nftables did not answer the transaction (%zu messages; "
@@ -605,38 +681,208 @@ int nft_txn_commit(NftTxn *t)
                                        t->n_msgs);
         }
 
+        /* The generation before sending, asked for without waiting (the kernel answers in
+         * order, before the batch's): should the batch's answer not come, the next
+         * transaction learns from it whether the kernel applied this one. */
+        e->genid_known = false;
+        {
+                char buf[NLMSG_HDRLEN + 64];
+                struct nlmsghdr *nlh;
+
+                t->gen_seq = e->seq++;
+                nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETGEN, AF_UNSPEC, 0, t->gen_seq);
+                if (mnl_socket_sendto(e->nl, nlh, nlh->nlmsg_len) < 0)
+                        t->gen_seq = 0; /* the batch's own answer names the cause */
+        }
+
         r64 = txn_send(t);
         if (r64 < 0)
                 return (int)r64;
-        end_seq = (uint32_t)r64;
-        r = txn_answers(t, begin_seq, end_seq, &first_error, &error_seq);
-        if (r < 0)
-                return r;
-        if (first_error == 0 && fault_check(FAULT_NFT_COMMIT_LOST) < 0) {
-                /* applied, but roamd acts as if the answer never came */
-                e->uncertain = true;
-                return log_error_errno(ETIMEDOUT,
-                                       "nftables did not answer the transaction (%zu messages; "
-                                       "fault injection: answer lost): %m",
-                                       t->n_msgs);
-        }
-        if (first_error < 0) {
-                if (error_seq == begin_seq || error_seq == end_seq)
-                        return log_error_errno(-first_error,
-                                               "nftables refused the whole transaction%s: %m",
-                                               refusal_hint(-first_error));
-                return log_error_errno(-first_error,
-                                       "nftables refused the transaction (%zu messages, at "
-                                       "message %u)%s: %m",
-                                       t->n_msgs, error_seq - begin_seq,
-                                       refusal_hint(-first_error));
-        }
+        t->end_seq = (uint32_t)r64;
+        t->sent = true;
+        return 1;
+}
 
-        if (t->set_levels)
-                memcpy(e->levels, t->levels, sizeof(e->levels));
-        if (t->set_slots)
-                memcpy(e->slots, t->slots, sizeof(e->slots));
+static uint64_t mono_usec(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
+}
+
+int nft_txn_commit(NftTxn *t)
+{
+        NftEngine *e = t->engine;
+        struct pollfd pfd;
+        uint64_t deadline;
+        int r;
+
+        /* The answer of an asynchronous commit is in the socket already (nfnetlink answers
+         * inside sendmsg()): read first, so this one builds on what the kernel said. */
+        if (e && e->inflight)
+                (void)engine_read(e);
+        engine_tell_soon(e);
+        r = txn_start(t);
+        if (r <= 0)
+                return r;
+        e->sync = t;
+        pfd = (struct pollfd){.fd = mnl_socket_get_fd(e->nl), .events = POLLIN};
+        deadline = mono_usec() + NFT_ANSWER_TIMEOUT_USEC;
+        while (!t->answered) {
+                uint64_t n = mono_usec();
+
+                if (t->first_error != 0)
+                        deadline = MIN(deadline, n + NFT_AFTER_ERROR_USEC);
+                if (n >= deadline) {
+                        txn_settle(t, t->first_error != 0 ? 0 : -ETIMEDOUT);
+                        break;
+                }
+                r = poll(&pfd, 1, (int)((deadline - n + USEC_PER_MSEC - 1) / USEC_PER_MSEC));
+                if (r < 0 && errno != EINTR) {
+                        txn_settle(t, -errno);
+                        break;
+                }
+                if (r > 0)
+                        (void)engine_read(e);
+        }
+        e->sync = NULL;
+        engine_tell_soon(e);
+        return t->result;
+}
+
+/* Tells the asynchronous commit's owner its outcome, unless a test holds it back. */
+static void txn_deliver(NftTxn *t)
+{
+        NftEngine *e = t->engine;
+
+        if (!t->answered || t->held || !t->done)
+                return;
+        if (e && e->inflight == t)
+                e->inflight = NULL;
+        t->timer = sd_event_source_disable_unref(t->timer);
+        t->done(t, t->result, t->userdata); /* may free t */
+}
+
+static int on_engine_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        NftEngine *e = userdata;
+        NftTxn *t = e->inflight;
+
+        (void)engine_read(e);
+        if (!t)
+                return 0;
+        if (t->answered) {
+                txn_deliver(t);
+                return 0;
+        }
+        /* the deadline only ever comes closer: 1 s after the first error */
+        if (t->first_error != 0 && t->timer && !t->error_deadline) {
+                t->error_deadline = true;
+                (void)sd_event_source_set_time_relative(t->timer, NFT_AFTER_ERROR_USEC);
+        }
         return 0;
+}
+
+static int on_txn_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        NftTxn *t = userdata;
+
+        if (!t->answered)
+                txn_settle(t, t->first_error != 0 ? 0 : -ETIMEDOUT);
+        if (t->held)
+                return 0; /* a test's hold ends by its file, not by time */
+        txn_deliver(t);
+        return 0;
+}
+
+static int on_hold_released(sd_event_source *s, const struct inotify_event *ev, void *userdata)
+{
+        NftTxn *t = userdata;
+
+        log_notice("Fault injection: the held nftables answer is read now.");
+        t->held = false;
+        t->hold = sd_event_source_disable_unref(t->hold);
+        if (t->engine)
+                (void)engine_read(t->engine);
+        if (t->answered)
+                txn_deliver(t);
+        return 0;
+}
+
+/* Test hook (fault nft-answer-hold): the outcome of this commit is told only once the fault
+ * file is written again, so a test can show the loop serving others meanwhile, by events. */
+static void txn_hold(NftTxn *t, sd_event *event)
+{
+        const char *file = fault_file_path();
+        int r;
+
+        if (!file || fault_check(FAULT_NFT_ANSWER_HOLD) >= 0)
+                return;
+        r = sd_event_add_inotify(event, &t->hold, file, IN_CLOSE_WRITE | IN_MOVED_TO,
+                                 on_hold_released, t);
+        if (r < 0) {
+                log_warning_errno(r, "Fault injection: cannot watch %s: %m", file);
+                return;
+        }
+        t->held = true;
+        log_notice("Fault injection: the nftables answer is held until %s is written.", file);
+}
+
+int nft_txn_commit_async(NftTxn *t, sd_event *event, nft_commit_done_t done, void *userdata)
+{
+        NftEngine *e = t->engine;
+        int r;
+
+        if (!e || !event || !done)
+                return -EINVAL;
+        if (e->inflight)
+                return -EBUSY;
+        if (!e->io) {
+                r = sd_event_add_io(event, &e->io, mnl_socket_get_fd(e->nl), EPOLLIN, on_engine_io,
+                                    e);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot watch the nfnetlink socket: %m");
+                (void)sd_event_source_set_description(e->io, "nft-answer");
+                /* The answer is queued by the time sendmsg() returns: told before the bus and
+                 * netlink are read (the reconciler's own priority), so what a client reads
+                 * next already says the kernel's outcome, as when the commit waited. */
+                (void)sd_event_source_set_priority(e->io, SD_EVENT_PRIORITY_IMPORTANT + 1);
+        }
+        /* the deadline's source exists before the send: nothing sent goes unwatched */
+        r = sd_event_add_time_relative(event, &t->timer, CLOCK_MONOTONIC, NFT_ANSWER_TIMEOUT_USEC,
+                                       0, on_txn_timer, t);
+        if (r < 0)
+                return log_error_errno(r, "Cannot time the nftables commit: %m");
+        (void)sd_event_source_set_description(t->timer, "nft-answer-timeout");
+        r = txn_start(t);
+        if (r <= 0) {
+                t->timer = sd_event_source_disable_unref(t->timer);
+                return r;
+        }
+        t->done = done;
+        t->userdata = userdata;
+        e->inflight = t;
+        txn_hold(t, event);
+        return 1;
+}
+
+bool nft_engine_settle(NftEngine *e)
+{
+        NftTxn *t = e ? e->inflight : NULL;
+
+        if (!t || t->held)
+                return false;
+        (void)engine_read(e);
+        if (!t->answered)
+                return false;
+        txn_deliver(t);
+        return true;
+}
+
+bool nft_engine_busy(NftEngine *e)
+{
+        return e && e->inflight;
 }
 
 /* ---- building blocks for modules with tables of their own (roamd-nft-stats.c) ---- */

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <systemd/sd-event.h>
 
 #include "roamd-nft-mark.h"
 
@@ -96,8 +97,25 @@ static inline void nft_txn_freep(NftTxn **t)
         nft_txn_free(*t);
 }
 /* Sends the transaction and waits for the kernel's answer: 0, or the first error (the kernel
- * then applied nothing). Empty transactions are not sent. */
+ * then applied nothing). Empty transactions are not sent. For start, exit and tools: on the
+ * running loop use nft_txn_commit_async(). */
 int nft_txn_commit(NftTxn *t);
+/* The outcome of an asynchronous commit: what nft_txn_commit() would have returned. */
+typedef void (*nft_commit_done_t)(NftTxn *t, int result, void *userdata);
+/* Sends the transaction and returns at once: 1 when sent (done is called from the loop with
+ * the outcome, once the kernel answered or after 5 s without answer), 0 when there was
+ * nothing to send, or a negative errno (nothing sent; done is not called). -EBUSY: another
+ * asynchronous commit of this engine awaits its answer (one at a time). Freeing t before
+ * done cancels the wait; the kernel's outcome is then unknown, and the next nft_txn_new()
+ * settles it by the ruleset's generation. */
+int nft_txn_commit_async(NftTxn *t, sd_event *event, nft_commit_done_t done, void *userdata);
+/* Whether an asynchronous commit awaits its answer. */
+bool nft_engine_busy(NftEngine *e);
+/* The asynchronous commit's answer, when the socket holds it (nfnetlink answers inside
+ * sendmsg(), so it does unless lost or held by a test), is told now, its done called before
+ * this returns. For an owner whose next step must not interleave with that commit's outcome.
+ * Returns whether it was told. */
+bool nft_engine_settle(NftEngine *e);
 size_t nft_txn_size(NftTxn *t);
 
 /* Replaces table inet roam as a whole (add, delete, add: one transaction, no unfiltered

@@ -95,3 +95,35 @@ def test_many_lan_prefixes_span_messages(build):
     lines = p.stdout.split()
     assert lines[0] == "lan:" and "ok" in p.stdout, p.stdout
     assert lines[-2:] == ["500", "500"], p.stdout
+
+
+@pytest.mark.parametrize("build", [BUILD, BUILD + "-asan"])
+def test_async_commit(build):
+    """The asynchronous commit (roamd's reconciler passes) against the real kernel: it is told
+    the kernel's answer from the loop; a refused transaction changes nothing and its outcome
+    says why; one asynchronous commit at a time; a synchronous commit made while one awaits
+    its answer reads the socket for both, and the asynchronous one is told after, on its own
+    turn of the loop (also when a new transaction read its answer: on the next turn, not at
+    its deadline); a transaction freed mid-commit leaves nothing running (the sanitizer
+    build catches a use after free or a leak) and the next transaction settles its unknown
+    outcome by the generation (the owner's rebuild runs)."""
+    demo = os.path.join(build, "tests/nft/nft-engine-demo")
+    if not os.path.exists(demo):
+        pytest.skip("no %s" % demo)
+    p = subprocess.run(["unshare", "-n", "sh", "-c", f"{demo} async; echo rc=$?"],
+                       capture_output=True, text=True, timeout=60)
+    out, err = p.stdout, p.stderr
+    assert "rc=0" in out, (out, err)
+    assert "async start: sent, busy=1\nasync start: 36 messages: ok" in out
+    assert "async bad: 2 messages: refused\nasync bad: result No such file or directory" in out
+    assert "nftables refused the transaction (2 messages, at message 2)" in err
+    # the refused transaction left the element where the good one put it
+    assert "1234 counter packets 0 bytes 0 : jump c_lan" in out
+    assert "second async: Device or resource busy" in out
+    assert "order: sync,async, async result 0" in out
+    assert "read by a new transaction: told on the next turn=1 result 0" in out
+    assert "settled: 1 told=1 result 0 busy=0" in out  # nft_engine_settle(): told at once
+    assert "freed mid-commit: busy=0" in out
+    assert "next transaction: ok, resyncs 1" in out
+    assert "rebuilding table inet roam from what roamd wants" in err
+    assert "ERROR: AddressSanitizer" not in err and "runtime error" not in err, err

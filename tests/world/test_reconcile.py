@@ -330,6 +330,41 @@ def test_unanswered_commit_is_not_assumed(w, faults):
     assert w.whoami(4, cgroup=cg).ok
 
 
+def test_loop_answers_the_bus_while_a_commit_awaits_its_answer(w, faults):
+    """A pass's nftables commit is asynchronous: while the kernel's answer is awaited, roamd's
+    loop answers others. Shown by events, not by time: the fault nft-answer-hold keeps the
+    commit's outcome untold until the fault file is written again; meanwhile a property Get
+    is answered and SetLocation (answered by the pass that commits it) is not; once released,
+    SetLocation succeeds and its rules are in force."""
+    faults.write_text("nft-answer-hold:1")
+    setloc = subprocess.Popen(
+        ["dbus-send", "--bus=" + w.address, "--print-reply", "--reply-timeout=20000",
+         "--dest=org.roam1", MANAGER_PATH, MANAGER_IFACE + ".SetLocation", "string:wifi0",
+         "string:public"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: "the nftables answer is held until" in w.roamd_log(), 10,
+                 what="a commit sent, its answer held")
+        # the loop serves the bus: answered while the commit is outstanding
+        assert degraded(w) == ""
+        assert manager_prop(w, "DegradedSince") == 0
+        assert setloc.poll() is None, setloc.communicate()  # its pass has not ended
+        assert "the held nftables answer is read now" not in w.roamd_log()
+        faults.write_text("")
+        out, err = setloc.communicate(timeout=10)
+        assert setloc.returncode == 0, err
+    finally:
+        faults.write_text("")
+        if setloc.poll() is None:
+            setloc.kill()
+            setloc.wait()
+    log = w.roamd_log()
+    assert log.index("the nftables answer is held until") < \
+        log.index("the held nftables answer is read now"), log[-3000:]
+    r = w.call(MANAGER_PATH, MANAGER_IFACE, "CheckInbound", "sqss", ("udp", 5353, "", "wifi0"))
+    assert not r[0] and r[2] == "public", r  # home's mDNS no longer let in
+    w.call(MANAGER_PATH, MANAGER_IFACE, "SetLocation", "ss", ("wifi0", "home"))
+
+
 # ---- coexistence: others' mark bits inside roamd's FirewallMask are reported ----
 
 CLASHING = """table ip clash {

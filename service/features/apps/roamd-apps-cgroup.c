@@ -341,6 +341,10 @@ void apps_on_cgroup(CgroupTree *t, CgroupEvent ev, const CgroupNode *n, void *us
 {
         Apps *a = userdata;
 
+        /* The pass in flight ends first: its done counts the cgroups' elements it carried,
+         * and must not see one this event adds or removes (nor race its own commit). */
+        reconcile_settle(a->reconcile);
+
         /* the usage counters first: a removed cgroup's last bytes are read before it goes */
         watch_list_notify(
             &a->cgroup_watches, call_cgroup_watch,

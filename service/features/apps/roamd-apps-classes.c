@@ -471,6 +471,10 @@ int apps_reclass(Apps *a, App **apps, size_t n)
         size_t n_moves = 0, n_created = 0, most = 1;
         int r;
 
+        /* the pass in flight ends first: its done applies what it computed to the classes
+         * by their place, which a move (a class made or dropped) changes */
+        reconcile_settle(a->reconcile);
+
         for (size_t i = 0; i < n; i++)
                 most += moves_max(apps[i]);
         moves = calloc(most, sizeof(Move));
@@ -641,6 +645,7 @@ int apps_set_policy(Apps *a, const char *id, const AppPolicy *changes, App **ret
         App *app;
         int r, k;
 
+        reconcile_settle(a->reconcile); /* (see apps_reclass()) */
         if (streq(id, APP_ID_SYSTEM) && (changes->set & ~APP_KEY_ACCESS))
                 return -EDOM; /* the system policy has only an access */
         r = app_get_or_create(a, id, &app);
@@ -671,7 +676,10 @@ int apps_set_policy(Apps *a, const char *id, const AppPolicy *changes, App **ret
 
 int apps_reset_policy(Apps *a, App *app)
 {
-        int r = app_set_runtime(a, app, &NO_KEYS);
+        int r;
+
+        reconcile_settle(a->reconcile); /* (see apps_reclass()) */
+        r = app_set_runtime(a, app, &NO_KEYS);
 
         (void)app_policy_set_remove(&a->runtime_set, app->id);
         (void)state_save(a);

@@ -430,10 +430,26 @@ static void txn_free(NftTxn *t)
         nft_txn_free(t);
 }
 
+static int txn_commit_async(void *userdata, NftTxn *t, reconcile_commit_done_t done, void *data)
+{
+        Apps *a = userdata;
+
+        return nft_txn_commit_async(t, a->core->event, done, data);
+}
+
+static void txn_settle(void *userdata, NftTxn *t)
+{
+        Apps *a = userdata;
+
+        (void)nft_engine_settle(a->nft);
+}
+
 const ReconcileTxnOps apps_txn_ops = {
     .begin = txn_begin,
     .commit = nft_txn_commit,
     .free = txn_free,
+    .commit_async = txn_commit_async,
+    .settle = txn_settle,
 };
 
 const ReconcilePart apps_part = {

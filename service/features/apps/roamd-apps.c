@@ -500,6 +500,7 @@ int apps_reload(Apps *a)
 
         if (!a || !a->started)
                 return 0;
+        reconcile_settle(a->reconcile); /* (see apps_reclass()) */
         r = app_policy_load_dir(a->core->config->apps.policy_dir, &config, &errors);
         if (r < 0 && r != -EINVAL)
                 return r;
