@@ -48,7 +48,9 @@ def test_join_asks_the_secret_and_retries_a_wrong_key_in_place(env):
     assert [s[1] for s in plain(env.mock("GetSecretsSeen"))] == ["wrong horse battery", PASS]
     log = env.env.log()
     assert PASS not in log and "wrong horse" not in log
-    assert all(PASS not in repr(a) for _m, a in env.signals)
+    sigs = env.roamd_signals()
+    assert [a[1] for m, a in sigs if m == "JoinDone"] == ["connected"], sigs
+    assert all(PASS not in repr(a) and "wrong horse" not in repr(a) for _m, a in sigs)
     sent = [m.split()[0].decode() for m in env.ctrl_messages() if m.split()]
     assert [c for c in sent if c not in READ_ONLY] == [], sent
 

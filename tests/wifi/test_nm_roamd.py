@@ -63,6 +63,12 @@ class Env:
     def _on_wifi(self, *args, member=None):
         self.signals.append((str(member), [plain(a) for a in args]))
 
+    def roamd_signals(self):
+        """roamd's org.roam1.WiFi signals so far: a Ping round trip to roamd orders every one
+        it sent before, then the ones still queued are dispatched to _on_wifi."""
+        self.rb.sync()
+        return list(self.signals)
+
     def mock(self, method, sig="", args=()):
         return self.nmbus.call(NM_PATH, MOCK, method, sig, args, dest=NM)
 
@@ -136,7 +142,9 @@ def test_join_asks_the_secret_and_retries_a_wrong_key_in_place(env):
     # no secret in roamd's log or in any signal
     log = env.env.log()
     assert PSK not in log and "wrong horse" not in log
-    assert all(PSK not in repr(a) for _m, a in env.signals)
+    sigs = env.roamd_signals()
+    assert [a[1] for m, a in sigs if m == "JoinDone"] == ["connected"], sigs
+    assert all(PSK not in repr(a) and "wrong horse" not in repr(a) for _m, a in sigs)
     # NM owns wlan0: nothing that changes wpa_supplicant was sent to its control socket (the
     # link's station facts still subscribe to its events: ATTACH, a read)
     sent = [m.split()[0].decode() for m in env.ctrl_messages() if m.split()]
