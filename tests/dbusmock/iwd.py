@@ -36,7 +36,11 @@ file that appears makes a KnownNetwork, one that goes drops it). Connect checks 
 eap_check_settings() does (src/eap.c, eap-peap.c, eap-ttls.c, eap-tls-common.c): no file, no
 EAP-Method, no EAP-<M>-Phase2-Method, a CACert that is no PEM certificate, no EAP-Identity:
 NotConfigured; a method other than PEAP and TTLS (case-insensitive), or a phase 2 other than
-MSCHAPV2/GTC/MD5 (TTLS also Tunneled-PAP/-CHAP/-MSCHAP/-MSCHAPv2, exactly so): NotSupported.
+MSCHAPV2/GTC/MD5 in any case (TTLS also Tunneled-PAP/-CHAP/-MSCHAP/-MSCHAPv2, exactly so:
+eap-ttls.c strcmp()s those, then looks the name up as an EAP method; eap-peap.c only as an EAP
+method, so Tunneled-PAP inside PEAP is "EAP method unsupported"): NotSupported. (iwd also
+takes its other EAP methods inside, TLS, PWD, SIM, AKA..., with settings of their own the
+double does not model: it refuses them NotSupported; roamd never writes them.)
 A missing phase-2 password is asked with RequestUserPassword(network, user), a missing user
 with RequestUserNameAndPassword(network); a wrong one fails the handshake: Failed, and the
 next Connect asks again (the file keeps no password).

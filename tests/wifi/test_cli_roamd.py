@@ -366,15 +366,16 @@ def test_priority(world, tmp_path):
 def test_peap_phase2_and_anonymous_identity(world, tmp_path):
     """--phase2 and --anonymous-identity reach the owner: NetworkManager's 802-1x
     phase2-auth and anonymous-identity, wpa_supplicant's phase2 "auth=GTC" and
-    anonymous_identity. (iwd joins 802.1X from a provisioning file roamd writes under
-    /var/lib/iwd: not on this host.)"""
-    if world.owner == "iwd":
-        pytest.skip("iwd's 802.1X needs /var/lib/iwd")
+    anonymous_identity, iwd's provisioning file (EAP-PEAP-Phase2-Method=GTC, the anonymous
+    identity as EAP-Identity outside the tunnel, the real one as the phase-2 identity)."""
     if world.fake:
         # This world's wlan0 is a veth (no phy80211): roamd asks key_mgmt IEEE8021X, as on a
         # wired port, which wpa_supplicant (and the double) matches only to a BSS without RSN.
         world.fake.bsses.append({"id": 9, "bssid": "02:00:00:00:09:00", "freq": 2462,
                                  "level": -60, "flags": "[ESS]", "ssid": b"corp", "psk": None})
+    elif world.owner == "iwd":
+        world.mock("AddNetwork", "ossisb", [world.dev, "corp", "8021x", -6000, "alice:s3cret",
+                                            False])
     else:
         world.mock("AddAccessPoint", "oaysysb", [world.dev, dbus.ByteArray(b"corp"),
                                                  "enterprise", 60, "alice:s3cret", False])
@@ -387,6 +388,13 @@ def test_peap_phase2_and_anonymous_identity(world, tmp_path):
         assert corp[0]["anonymous_identity"] == '"anon@corp.example"', corp
         assert corp[0]["eap"] == "PEAP" and corp[0]["identity"] == '"alice"', corp
         assert corp[0]["key_mgmt"] == "IEEE8021X", corp
+    elif world.owner == "iwd":
+        assert os.listdir(world.state) == ["corp.8021x"]
+        assert open(os.path.join(world.state, "corp.8021x")).read() == (
+            "[Security]\nEAP-Method=PEAP\nEAP-Identity=anon@corp.example\n"
+            "EAP-PEAP-Phase2-Method=GTC\nEAP-PEAP-Phase2-Identity=alice\n"
+            "[Settings]\nAutoConnect=true\n")
+        assert [x[1] for x in plain(world.mock("GetSecretsSeen"))] == ["alice:s3cret"]
     else:
         conns = plain(world.dbus.call(NM_PATH + "/Settings", NM + ".Settings",
                                       "ListConnections", dest=NM))
@@ -473,6 +481,50 @@ def test_peap_through_iwd_never_over_the_admins_file(iwd_peap):
     assert open(path).read() == admin
     assert sorted(os.listdir(w.state)) == ["lab.8021x"]
     assert [c[1] for c in plain(w.mock("GetAgentCalls"))] == ["RequestUserPassword"]
+
+
+@pytest.mark.parametrize("eap,phase2,method", [
+    ("ttls", "pap", "Tunneled-PAP"),
+    ("ttls", None, "Tunneled-MSCHAPv2"),
+    ("ttls", "mschapv2", "Tunneled-MSCHAPv2"),
+    ("peap", "md5", "MD5"),
+    ("peap", None, "MSCHAPV2"),
+])
+def test_phase2_as_iwd_names_it(iwd_peap, eap, phase2, method):
+    """--phase2 means inside TTLS what NetworkManager's phase2-auth and wpa_supplicant's
+    "auth=" mean there: TTLS's own authentication without EAP, which iwd names Tunneled-*;
+    inside PEAP an EAP method, by its name. iwd (the double checks as eap-ttls.c and
+    eap-peap.c do) takes the file and joins."""
+    w = iwd_peap
+    args = ["join", "lab", "--eap", eap, "--identity", "bob", "--passphrase-file", "-"]
+    joined(w.roam(*args + (["--phase2", phase2] if phase2 else []), stdin="b0b\n"), "lab")
+    M = eap.upper()
+    assert open(os.path.join(w.state, "lab.8021x")).read() == (
+        "[Security]\nEAP-Method=%s\nEAP-Identity=bob\nEAP-%s-Phase2-Method=%s\n"
+        "EAP-%s-Phase2-Identity=bob\n[Settings]\nAutoConnect=true\n" % (M, M, method, M))
+    assert [x[1] for x in plain(w.mock("GetSecretsSeen"))] == ["bob:b0b"]
+
+
+@pytest.mark.parametrize("eap,phase2,words", [
+    ("peap", "pap", "PEAP carries only EAP methods inside (MSCHAPV2, GTC, MD5), and PAP is "
+     "none: iwd refuses it; PAP is for TTLS"),
+    ("ttls", "gtc", "TTLS's phase 2 is PAP or MSCHAPV2 without EAP, and GTC is an EAP method: "
+     "roamd asks it of iwd only inside PEAP"),
+    ("ttls", "md5", "and MD5 is an EAP method"),
+])
+def test_phase2_iwd_cannot_do_is_refused_in_words(iwd_peap, eap, phase2, words):
+    """What iwd would refuse (PAP inside PEAP: iwd looks it up as an EAP method) or read as
+    something else (GTC or MD5 as TTLS's phase 2 without EAP: there is none) is refused in
+    words, exit 6 as the other refusals; no file is written and iwd is not asked."""
+    w = iwd_peap
+    p = w.roam("join", "corp", "--eap", eap, "--identity", "alice", "--phase2", phase2,
+               "--passphrase-file", "-", stdin="s3cret\n")
+    assert p.returncode == 6, p.stdout + p.stderr
+    assert words in p.stderr, p.stderr
+    assert os.listdir(w.state) == []
+    calls = [c[0] for c in plain(w.mock("GetCalls"))]
+    assert "RegisterAgent" in calls and "Connect" not in calls, calls
+    assert plain(w.mock("GetSecretsSeen")) == []
 
 
 SAE = "sae secret pw"

@@ -184,6 +184,22 @@ def provision(env, name, keys):
     ({"EAP-Method": "TTLS", "EAP-PEAP-Phase2-Method": None, "EAP-PEAP-Phase2-Identity": None,
       "EAP-TTLS-Phase2-Method": "tunneled-pap", "EAP-TTLS-Phase2-Identity": "alice"},
      "NotSupported"),  # strcmp for the tunneled methods
+    # eap-peap.c: the phase 2 is an EAP method, looked up in any case
+    ({"EAP-PEAP-Phase2-Method": "GTC"}, None),
+    ({"EAP-PEAP-Phase2-Method": "md5"}, None),
+    ({"EAP-PEAP-Phase2-Method": "Tunneled-MSCHAPv2"}, "NotSupported"),
+    ({"EAP-PEAP-Phase2-Method": "PAP"}, "NotSupported"),
+    # eap-ttls.c: the Tunneled-* names exactly, else an EAP method
+    ({"EAP-Method": "TTLS", "EAP-PEAP-Phase2-Method": None, "EAP-PEAP-Phase2-Identity": None,
+      "EAP-TTLS-Phase2-Method": "Tunneled-MSCHAPv2", "EAP-TTLS-Phase2-Identity": "alice"},
+     None),
+    ({"EAP-Method": "TTLS", "EAP-PEAP-Phase2-Method": None, "EAP-PEAP-Phase2-Identity": None,
+      "EAP-TTLS-Phase2-Method": "MSCHAPV2", "EAP-TTLS-Phase2-Identity": "alice"}, None),
+    ({"EAP-Method": "TTLS", "EAP-PEAP-Phase2-Method": None, "EAP-PEAP-Phase2-Identity": None,
+      "EAP-TTLS-Phase2-Method": "Tunneled-MSCHAPV2", "EAP-TTLS-Phase2-Identity": "alice"},
+     "NotSupported"),
+    ({"EAP-Method": "TTLS", "EAP-PEAP-Phase2-Method": None, "EAP-PEAP-Phase2-Identity": None,
+      "EAP-TTLS-Phase2-Method": "PAP", "EAP-TTLS-Phase2-Identity": "alice"}, "NotSupported"),
 ])
 def test_provisioning_file_checked_as_iwd_checks_it(env, change, error):
     net = env.net("corp", "8021x", "alice:s3cret")

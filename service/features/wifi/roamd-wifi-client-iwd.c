@@ -679,13 +679,50 @@ static bool profile_value_ok(const char *v)
         return !v || !strpbrk(v, "\r\n");
 }
 
+static bool same_word(const char *a, const char *b)
+{
+        return strcasecmp(a, b) == 0;
+}
+
+/* --phase2 (NetworkManager's phase2-auth, wpa_supplicant's phase2 "auth=") as iwd's
+ * EAP-<M>-Phase2-Method. Inside PEAP it names an EAP method (eap-peap.c checks it as one, by
+ * name in any case); inside TTLS "auth=" is TTLS's own authentication without EAP, which iwd
+ * names Tunneled-PAP, -CHAP, -MSCHAP and -MSCHAPv2 (eap-ttls.c, compared exactly). Anything
+ * iwd would refuse, or would read as something else, is said here in words instead. */
+static int iwd_phase2(WifiEap eap, const char *phase2, const char **ret, char *words, size_t size)
+{
+        bool ttls = eap == WIFI_EAP_TTLS;
+
+        if (!phase2 || same_word(phase2, "mschapv2"))
+                *ret = ttls ? "Tunneled-MSCHAPv2" : "MSCHAPV2";
+        else if (same_word(phase2, "pap") && ttls)
+                *ret = "Tunneled-PAP";
+        else if ((same_word(phase2, "gtc") || same_word(phase2, "md5")) && !ttls)
+                *ret = same_word(phase2, "gtc") ? "GTC" : "MD5";
+        else {
+                if (same_word(phase2, "pap"))
+                        snprintf(words, size,
+                                 "PEAP carries only EAP methods inside (MSCHAPV2, GTC, MD5), and "
+                                 "PAP is none: iwd refuses it; PAP is for TTLS");
+                else if (ttls && (same_word(phase2, "gtc") || same_word(phase2, "md5")))
+                        snprintf(words, size,
+                                 "TTLS's phase 2 is PAP or MSCHAPV2 without EAP, and %s is an EAP "
+                                 "method: roamd asks it of iwd only inside PEAP",
+                                 same_word(phase2, "gtc") ? "GTC" : "MD5");
+                else
+                        snprintf(words, size, "roamd gives iwd no phase-2 method by this name");
+                return -EINVAL;
+        }
+        return 0;
+}
+
 /* The provisioning file iwd reads for an 802.1X network (iwd.network(5)), written as iwd writes
  * its own: a 0600 temporary file made with O_EXCL, then renamed, never over a profile that is
  * there (RENAME_NOREPLACE): roamd does not replace what the admin provisioned. The password is
  * left out, so iwd asks roamd's agent for it (RequestUserPassword) and it never reaches disk. */
 static int write_profile(WifiOp *op, char *words, size_t size)
 {
-        const char *m = op->eap == WIFI_EAP_TTLS ? "TTLS" : "PEAP";
+        const char *m = op->eap == WIFI_EAP_TTLS ? "TTLS" : "PEAP", *phase2;
         char name[2 * WIFI_SSID_MAX + 16], path[PATH_MAX], tmp[PATH_MAX];
         _cleanup_fclose_ FILE *f = NULL;
         int fd, r;
@@ -698,6 +735,9 @@ static int write_profile(WifiOp *op, char *words, size_t size)
                          "line break");
                 return -EINVAL;
         }
+        r = iwd_phase2(op->eap, op->phase2, &phase2, words, size);
+        if (r < 0)
+                return r;
         profile_name(op->ssid, name, sizeof(name));
         snprintf(path, sizeof(path), "%s/%s", state_dir(op->b), name);
         snprintf(tmp, sizeof(tmp), "%s/.roam-XXXXXX", state_dir(op->b));
@@ -722,8 +762,7 @@ static int write_profile(WifiOp *op, char *words, size_t size)
                 fprintf(f, "EAP-%s-CACert=%s\n", m, op->ca_file);
         if (op->domain)
                 fprintf(f, "EAP-%s-ServerDomainMask=%s\n", m, op->domain);
-        fprintf(f, "EAP-%s-Phase2-Method=%s\nEAP-%s-Phase2-Identity=%s\n", m,
-                op->phase2 && strcasecmp(op->phase2, "pap") == 0 ? "Tunneled-PAP" : "MSCHAPV2", m,
+        fprintf(f, "EAP-%s-Phase2-Method=%s\nEAP-%s-Phase2-Identity=%s\n", m, phase2, m,
                 op->identity);
         fprintf(f, "[Settings]\nAutoConnect=%s\n", op->on ? "true" : "false");
         r = fflush(f) == 0 && fsync(fileno(f)) == 0 ? 0 : -errno;
