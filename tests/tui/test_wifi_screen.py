@@ -190,6 +190,68 @@ def test_join_hidden(roamd, tui, golden):
                                                   "passphrase": 15}]]
 
 
+LAB = {"ssid": "Lab", "signal": -70, "security": "enterprise", "identity": "bob",
+       "password": "lab secret", "hidden": True}
+LEFT, RIGHT = b"\x1bOD", b"\x1bOC"  # keypad mode
+
+
+def test_join_hidden_8021x(roamd, tui, golden, tmp_path):
+    """The hidden dialog with 802.1X chosen asks what the visible network's 802.1X dialog
+    asks (EAP method, user name, anonymous identity, password, CA file, server domain) and
+    joins with the same keys, hidden."""
+    ca = tmp_path / "lab-ca.pem"
+    ca.write_text("-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n")
+    fake = roamd(wifi_scenario(NETWORKS + [LAB]))
+    t = tui()
+    open_wifi(t)
+    t.key("h")
+    said(t, "Nothing in the air names a hidden network")
+    t.key("Lab\t")
+    t.key(LEFT)  # WPA2 -> enterprise
+    said(t, "Join a hidden network", "Security \u25c0 enterprise (802.1X) \u25b6", "EAP method",
+         "User name", "Anonymous ID", "Password", "CA file", "Server domain", "PEAP")
+    golden("wifi-hidden-enterprise", t)
+    t.key("\t")
+    t.key(RIGHT)
+    said(t, "EAP method \u25c0 TTLS \u25b6")
+    t.key("\tbob\tanon@lab.example\tlab secret")
+    said(t, "Password **********")
+    assert "lab secret" not in t.text()
+    t.key("\t%s\tradius.lab.example\r" % ca)
+    said(t, "Joined Lab.")
+    assert calls(fake) == [
+        ["Join", 3, "Lab", {"hidden": True, "security": "enterprise", "password": 10,
+                            "identity": "bob", "eap": "ttls",
+                            "anonymous-identity": "anon@lab.example", "ca-file": str(ca),
+                            "domain": "radius.lab.example"}]]
+
+
+def test_hidden_8021x_through_iwd_said_in_words(roamd, tui, golden):
+    """Through iwd the hidden dialog with 802.1X chosen asks nothing more: it says that iwd
+    joins a hidden 802.1X network only by autoconnect, and Enter asks nothing of roamd."""
+    fake = roamd(wifi_scenario(NETWORKS + [LAB], backend="iwd", why="iwd runs wlan0"))
+    t = tui()
+    open_wifi_any(t)
+    said(t, "Wi-Fi on wlan0 through iwd")
+    t.key("h")
+    said(t, "Nothing in the air names a hidden network")
+    t.key("Lab\t")
+    t.key(LEFT)
+    said(t, "iwd joins a hidden 802.1X network only by autoconnect, from a provisioning file "
+         "in its state directory: roam cannot ask it to join one.")
+    assert "User name" not in t.text() and "Password" not in t.text()
+    golden("wifi-hidden-enterprise-iwd", t)
+    t.key("\r")
+    said(t, "iwd joins a hidden 802.1X network only by autoconnect.")
+    assert "Join a hidden network" in t.text()  # the dialog stays, to choose another
+    t.key(LEFT)  # enterprise -> open: a passphrase-less dialog again
+    said(t, "Security \u25c0 open \u25b6")
+    assert "provisioning file" not in t.text()
+    t.key("\x1b")
+    said(t, "Nothing joined.")
+    assert calls(fake) == []
+
+
 def test_join_peap(roamd, tui, golden, tmp_path):
     """An 802.1X network asks its EAP method (Left/Right), user name, anonymous identity,
     password (masked), CA file and server domain, and joins with the keys `roam wifi join

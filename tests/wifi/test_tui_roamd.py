@@ -7,8 +7,10 @@ link's verdict; joins the hidden Bunker from the hidden-network dialog; forgets 
 import os
 import sys
 
+import dbus
 import pytest
 
+from doubles import NM, NM_PATH
 from roambus import plain
 from test_cli_roamd import CA_PEM, HIDDEN_PSK, PSK, SAE, WRONG, World, clean_signals, signals_say
 
@@ -174,6 +176,50 @@ def test_peap_through_iwd(tmp_path):
     for secret in ("s3cret", "not it"):
         assert secret not in log
     signals_say(sigs, ("s3cret", "not it"), ["auth-failed", "connected"])
+
+
+def test_hidden_8021x_through_networkmanager(tmp_path):
+    """A hidden 802.1X network from the hidden dialog: with 802.1X chosen it asks the EAP
+    method, user name, anonymous identity, password, CA file and server domain, as the visible
+    network's dialog does, and NetworkManager gets them in the hidden connection roamd adds."""
+    ca = tmp_path / "ca.pem"
+    ca.write_text(CA_PEM)
+    world = World("nm")
+    world.mock("AddAccessPoint", "oaysysb", [world.dev, dbus.ByteArray(b"Lab"), "enterprise",
+                                             50, "bob:lab secret", True])
+    t = Tui(world.env.env, tmp_path, extra_env={"ROAM_TEST_NOW": ""})
+    try:
+        open_wifi_screen(t, "nm")
+        t.key("h")
+        said(t, "Join a hidden network", "Nothing in the air names a hidden network")
+        t.key("Lab\t")
+        t.key(b"\x1bOD")  # Left: WPA2 -> enterprise
+        said(t, "EAP method", "User name", "Anonymous ID", "Password", "CA file",
+             "Server domain")
+        t.key("\t\tbob\tanon@lab.example\tlab secret\t%s\tlab.example\r" % ca)
+        said(t, "Joined Lab. wlan0: offline.")
+        assert "lab secret" not in t.text()
+        conns = plain(world.dbus.call(NM_PATH + "/Settings", NM + ".Settings",
+                                      "ListConnections", dest=NM))
+        settings = [plain(world.dbus.call(c, NM + ".Settings.Connection", "GetSettings",
+                                          dest=NM)) for c in conns]
+        [lab] = [c for c in settings if bytes(c["802-11-wireless"]["ssid"]) == b"Lab"]
+        assert lab["802-11-wireless"]["hidden"] is True, lab
+        assert lab["802-11-wireless-security"]["key-mgmt"] == "wpa-eap", lab
+        dot1x = lab["802-1x"]
+        assert dot1x["eap"] == ["peap"] and dot1x["identity"] == "bob", dot1x
+        assert dot1x["anonymous-identity"] == "anon@lab.example", dot1x
+        assert bytes(dot1x["ca-cert"]) == b"file://%s\0" % str(ca).encode(), dot1x
+        assert dot1x["domain-suffix-match"] == "lab.example", dot1x
+    finally:
+        t.close()
+        try:
+            log = world.env.log()
+            sigs = world.roamd_signals()
+        finally:
+            world.close()
+    assert "lab secret" not in log
+    signals_say(sigs, ("lab secret",), ["connected"])
 
 
 @pytest.mark.parametrize("owner", ["wpa", "nm", "iwd"])

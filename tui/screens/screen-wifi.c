@@ -24,7 +24,8 @@
  * dropped), a refused one is said in words and asked again in place (JoinSecret), then the
  * link's verdict; behind a captive portal the portal screen follows. An 802.1X network asks
  * the EAP method, user name, anonymous identity, password, CA file and server domain (the
- * Join keys `roam wifi join --eap` sends); asked again, only the user name and password.
+ * Join keys `roam wifi join --eap` sends), a hidden one too (not through iwd, which joins a
+ * hidden 802.1X network only by autoconnect); asked again, only the user name and password.
  * f forgets, a toggles autoconnect, + and - raise and lower a known network's priority (not
  * through iwd, which has none), r scans. */
 
@@ -450,10 +451,36 @@ static bool enterprise_full(const WifiData *d)
         return d->dialog == DIALOG_ENTERPRISE && !d->waiting_secret;
 }
 
-/* A field chosen with Left/Right, not typed. */
-static bool dialog_choice(const WifiData *d, int i)
+static bool hidden_enterprise(const WifiData *d)
 {
-        return (d->dialog == DIALOG_HIDDEN && i == 1) || (enterprise_full(d) && i == 0);
+        return d->dialog == DIALOG_HIDDEN && streq(hidden_security[d->security], "enterprise");
+}
+
+/* iwd joins a hidden 802.1X network only by autoconnect, from a provisioning file, and roamd
+ * does not offer that join (docs/wifi.md): the hidden dialog says so instead of asking. */
+static bool hidden_enterprise_by_iwd(WifiData *d)
+{
+        const WifiLink *l = wifi_link(d);
+
+        return hidden_enterprise(d) && l && streq_ptr(l->backend, "iwd");
+}
+
+/* All the EAP fields are asked: a new 802.1X join, visible or hidden. They start at
+ * eap_first(): after the hidden dialog's name and security. */
+static bool eap_full(WifiData *d)
+{
+        return enterprise_full(d) || (hidden_enterprise(d) && !hidden_enterprise_by_iwd(d));
+}
+
+static int eap_first(const WifiData *d)
+{
+        return d->dialog == DIALOG_HIDDEN ? 2 : 0;
+}
+
+/* A field chosen with Left/Right, not typed. */
+static bool dialog_choice(WifiData *d, int i)
+{
+        return (d->dialog == DIALOG_HIDDEN && i == 1) || (eap_full(d) && i == eap_first(d));
 }
 
 static void masked(const char *s, char *buf, size_t size)
@@ -465,6 +492,29 @@ static void masked(const char *s, char *buf, size_t size)
                 if (((unsigned char)*s & 0xc0) != 0x80)
                         buf[n++] = '*';
         buf[n] = 0;
+}
+
+/* The EAP method, user name, anonymous identity, password, CA file and server domain of a
+ * new 802.1X join, from field item on. */
+static int build_eap_fields(Tui *t, WifiData *d, TuiDoc *doc, int item, const char *star)
+{
+        char sec[64];
+        int r;
+
+        snprintf(sec, sizeof(sec), "%s %s %s", tui_utf8(t) ? "\u25c0" : "<",
+                 d->eap == 1 ? "TTLS" : "PEAP", tui_utf8(t) ? "\u25b6" : ">");
+        r = tui_doc_field(doc, item++, 15, "EAP method", THEME_NORMAL, sec);
+        if (r >= 0)
+                r = tui_doc_field(doc, item++, 15, "User name", THEME_NORMAL, d->identity);
+        if (r >= 0)
+                r = tui_doc_field(doc, item++, 15, "Anonymous ID", THEME_NORMAL, d->anonymous);
+        if (r >= 0)
+                r = tui_doc_field(doc, item++, 15, "Password", THEME_NORMAL, star);
+        if (r >= 0)
+                r = tui_doc_field(doc, item++, 15, "CA file", THEME_NORMAL, d->ca_file);
+        if (r >= 0)
+                r = tui_doc_field(doc, item++, 15, "Server domain", THEME_NORMAL, d->domain);
+        return r;
 }
 
 static int build_dialog(Tui *t, WifiData *d, TuiDoc *doc)
@@ -488,7 +538,14 @@ static int build_dialog(Tui *t, WifiData *d, TuiDoc *doc)
                 r = tui_doc_line(doc, -1, 0);
         if (r >= 0)
                 r = tui_doc_span(doc, THEME_MUTED, 0,
-                                 d->dialog == DIALOG_HIDDEN
+                                 hidden_enterprise(d) && eap_full(d)
+                                     ? "Tab: next field, Left/Right: security or EAP method, "
+                                       "Enter: join, Esc: cancel. Nothing in the air names a "
+                                       "hidden network: type it exactly. Anonymous identity: the "
+                                       "outer name (empty: none). CA file: the server's CA "
+                                       "certificate, PEM (empty: the system's bundle). Server "
+                                       "domain: the name its certificate must carry."
+                                 : d->dialog == DIALOG_HIDDEN
                                      ? "Tab: next field, Left/Right: security, Enter: join, Esc: "
                                        "cancel. Nothing in the air names a hidden network: type "
                                        "it exactly."
@@ -503,40 +560,30 @@ static int build_dialog(Tui *t, WifiData *d, TuiDoc *doc)
                                      : "Tab: next field, Enter: join, Esc: cancel. The owner "
                                        "keeps the passphrase once the join works.");
         if (r >= 0 && d->dialog == DIALOG_HIDDEN) {
+                int w = eap_full(d) ? 15 : 12;
+
                 snprintf(sec, sizeof(sec), "%s %s %s", tui_utf8(t) ? "\u25c0" : "<",
                          wifi_security_words(hidden_security[d->security]),
                          tui_utf8(t) ? "\u25b6" : ">");
-                r = tui_doc_field(doc, item++, 12, "Network", THEME_NORMAL, d->ssid_text);
+                r = tui_doc_field(doc, item++, w, "Network", THEME_NORMAL, d->ssid_text);
                 if (r >= 0)
-                        r = tui_doc_field(doc, item++, 12, "Security", THEME_NORMAL, sec);
-                if (r >= 0 && streq(hidden_security[d->security], "enterprise"))
-                        r = tui_doc_field(doc, item++, 12, "User name", THEME_NORMAL, d->identity);
-                if (r >= 0 && !streq(hidden_security[d->security], "open"))
-                        r = tui_doc_field(doc, item++, 12,
-                                          streq(hidden_security[d->security], "enterprise")
-                                              ? "Password"
-                                              : "Passphrase",
-                                          THEME_NORMAL, star);
+                        r = tui_doc_field(doc, item++, w, "Security", THEME_NORMAL, sec);
+                if (r >= 0 && hidden_enterprise_by_iwd(d)) {
+                        r = tui_doc_line(doc, -1, 0);
+                        if (r >= 0)
+                                r = tui_doc_span(doc, THEME_WARNING, 0,
+                                                 "iwd joins a hidden 802.1X network only by "
+                                                 "autoconnect, from a provisioning file in its "
+                                                 "state directory: roam cannot ask it to join "
+                                                 "one. Choose another security, or Esc.");
+                } else if (r >= 0 && eap_full(d))
+                        r = build_eap_fields(t, d, doc, item, star);
+                else if (r >= 0 && !streq(hidden_security[d->security], "open"))
+                        r = tui_doc_field(doc, item++, w, "Passphrase", THEME_NORMAL, star);
                 return r;
         }
-        if (r >= 0 && enterprise_full(d)) {
-                snprintf(sec, sizeof(sec), "%s %s %s", tui_utf8(t) ? "\u25c0" : "<",
-                         d->eap == 1 ? "TTLS" : "PEAP", tui_utf8(t) ? "\u25b6" : ">");
-                r = tui_doc_field(doc, item++, 15, "EAP method", THEME_NORMAL, sec);
-                if (r >= 0)
-                        r = tui_doc_field(doc, item++, 15, "User name", THEME_NORMAL, d->identity);
-                if (r >= 0)
-                        r = tui_doc_field(doc, item++, 15, "Anonymous ID", THEME_NORMAL,
-                                          d->anonymous);
-                if (r >= 0)
-                        r = tui_doc_field(doc, item++, 15, "Password", THEME_NORMAL, star);
-                if (r >= 0)
-                        r = tui_doc_field(doc, item++, 15, "CA file", THEME_NORMAL, d->ca_file);
-                if (r >= 0)
-                        r = tui_doc_field(doc, item++, 15, "Server domain", THEME_NORMAL,
-                                          d->domain);
-                return r;
-        }
+        if (r >= 0 && enterprise_full(d))
+                return build_eap_fields(t, d, doc, item, star);
         if (r >= 0 && d->dialog == DIALOG_ENTERPRISE) {
                 r = tui_doc_field(doc, item++, 12, "User name", THEME_NORMAL, d->identity);
                 if (r >= 0)
@@ -576,25 +623,24 @@ static void wifi_draw(Tui *t, Screen *s, int top, int height)
                      &d->scroll);
 }
 
-/* The fields of the dialog open now, in Tab order. */
+/* The fields of the dialog open now, in Tab order (NULL: a choice, or none). */
 static char *dialog_field(WifiData *d, int i)
 {
-        if (d->dialog == DIALOG_HIDDEN) {
-                const char *sec = hidden_security[d->security];
-                char *fields[4] = {d->ssid_text, NULL, NULL, NULL};
-                int n = 2;
-
-                if (streq(sec, "enterprise"))
-                        fields[n++] = d->identity;
-                if (!streq(sec, "open"))
-                        fields[n++] = d->secret;
-                return i < n ? fields[i] : NULL;
-        }
-        if (enterprise_full(d)) {
+        if (eap_full(d)) {
                 char *fields[] = {NULL,      d->identity, d->anonymous,
                                   d->secret, d->ca_file,  d->domain};
+                int k = i - eap_first(d);
 
-                return i >= 0 && i < (int)ELEMENTSOF(fields) ? fields[i] : NULL;
+                if (d->dialog == DIALOG_HIDDEN && i == 0)
+                        return d->ssid_text;
+                return k >= 0 && k < (int)ELEMENTSOF(fields) ? fields[k] : NULL;
+        }
+        if (d->dialog == DIALOG_HIDDEN) {
+                const char *sec = hidden_security[d->security];
+
+                return i == 0                                                       ? d->ssid_text
+                       : i == 2 && !streq(sec, "open") && !streq(sec, "enterprise") ? d->secret
+                                                                                    : NULL;
         }
         if (d->dialog == DIALOG_ENTERPRISE)
                 return i == 0 ? d->identity : i == 1 ? d->secret : NULL;
@@ -605,7 +651,7 @@ static int dialog_fields(WifiData *d)
 {
         int n = 0;
 
-        while (n < 8 && (dialog_field(d, n) || dialog_choice(d, n)))
+        while (n < 10 && (dialog_field(d, n) || dialog_choice(d, n)))
                 n++;
         return n;
 }
@@ -661,6 +707,11 @@ static int submit(Tui *t, WifiData *d)
         char ca[PATH_MAX] = "", why[PATH_MAX + 64];
         int r;
 
+        if (hidden_enterprise_by_iwd(d)) {
+                tui_message(t, THEME_WARNING,
+                            "iwd joins a hidden 802.1X network only by autoconnect.");
+                return REACTION_REDRAW;
+        }
         if (d->dialog == DIALOG_HIDDEN) {
                 size_t n = strlen(d->ssid_text);
 
@@ -688,9 +739,9 @@ static int submit(Tui *t, WifiData *d)
                             enterprise ? "password" : "passphrase");
                 return REACTION_REDRAW;
         }
-        if (enterprise_full(d) && *d->ca_file &&
+        if (eap_full(d) && *d->ca_file &&
             ca_file_path(d->ca_file, ca, sizeof(ca), why, sizeof(why)) < 0) {
-                d->field = 4; /* the CA file, to be typed again */
+                d->field = eap_first(d) + 4; /* the CA file, to be typed again */
                 tui_message(t, THEME_WARNING, "%s", why);
                 return REACTION_REDRAW;
         }
@@ -704,7 +755,7 @@ static int submit(Tui *t, WifiData *d)
                         snprintf(d->progress, sizeof(d->progress), "Joining %s%s", d->name,
                                  tui_glyph_ellipsis(t));
         } else if (enterprise) {
-                bool full = enterprise_full(d);
+                bool full = eap_full(d);
                 WifiEapJoin eap = {
                     .eap = full ? eap_methods[d->eap] : "peap",
                     .identity = d->identity,
@@ -752,7 +803,7 @@ static int dialog_key(Tui *t, WifiData *d, int key)
 
                         d->security = (d->security + (key == TUI_KEY(KEY_LEFT) ? k - 1 : 1)) % k;
                         explicit_bzero(d->secret, sizeof(d->secret));
-                } else if (enterprise_full(d) && d->field == 0)
+                } else if (eap_full(d) && d->field == eap_first(d))
                         d->eap = (d->eap + 1) % ELEMENTSOF(eap_methods);
                 return REACTION_REDRAW;
         case '\r':
@@ -788,6 +839,15 @@ static int dialog_key(Tui *t, WifiData *d, int key)
                 explicit_bzero(buf, sizeof(buf));
         }
         return REACTION_REDRAW;
+}
+
+static void clear_eap(WifiData *d)
+{
+        memset(d->identity, 0, sizeof(d->identity));
+        memset(d->anonymous, 0, sizeof(d->anonymous));
+        memset(d->ca_file, 0, sizeof(d->ca_file));
+        memset(d->domain, 0, sizeof(d->domain));
+        d->eap = 0;
 }
 
 static const WifiNetwork *selected_network(WifiData *d)
@@ -853,6 +913,7 @@ static int wifi_key(Tui *t, Screen *s, int key)
         case 'h':
                 memset(d->ssid_text, 0, sizeof(d->ssid_text));
                 d->security = 0;
+                clear_eap(d);
                 open_dialog(t, d, DIALOG_HIDDEN, false);
                 return REACTION_REDRAW;
         case '\r':
@@ -865,6 +926,7 @@ static int wifi_key(Tui *t, Screen *s, int key)
                 if (!n) {
                         memset(d->ssid_text, 0, sizeof(d->ssid_text));
                         d->security = 0;
+                        clear_eap(d);
                         open_dialog(t, d, DIALOG_HIDDEN, false);
                         return REACTION_REDRAW;
                 }
@@ -874,11 +936,7 @@ static int wifi_key(Tui *t, Screen *s, int key)
                         return REACTION_REDRAW;
                 }
                 if (!n->known && streq_ptr(n->security, "enterprise")) {
-                        memset(d->identity, 0, sizeof(d->identity));
-                        memset(d->anonymous, 0, sizeof(d->anonymous));
-                        memset(d->ca_file, 0, sizeof(d->ca_file));
-                        memset(d->domain, 0, sizeof(d->domain));
-                        d->eap = 0;
+                        clear_eap(d);
                         open_dialog(t, d, DIALOG_ENTERPRISE, false);
                 } else if (!n->known && wifi_security_needs_secret(n->security))
                         open_dialog(t, d, DIALOG_PASSPHRASE, false);
@@ -1005,7 +1063,7 @@ static const KeyHelp wifi_keys[] = {
      "EAP method, user name, password, CA file and server domain; needs root, group netdev or "
      "polkit)"},
     {"r", "scan", "Look for networks again"},
-    {"h", "hidden", "Join a hidden network: its name, security and passphrase"},
+    {"h", "hidden", "Join a hidden network: its name, security, then as Enter asks"},
     {"f", "forget", "Forget the selected known network (asks first)"},
     {"a", "autoconnect", "Whether the owner joins the selected known network by itself"},
     /* in the help only: the bar at 80 columns has no room left */
