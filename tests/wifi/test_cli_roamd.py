@@ -527,6 +527,20 @@ def test_phase2_iwd_cannot_do_is_refused_in_words(iwd_peap, eap, phase2, words):
     assert plain(w.mock("GetSecretsSeen")) == []
 
 
+def test_hidden_8021x_through_iwd_refused_in_words(iwd_peap):
+    """iwd joins a hidden 802.1X network only by autoconnect from its file: roamd says so
+    (NotSupported, exit 1 as the other refusals roamd answers at once) and asks iwd nothing."""
+    w = iwd_peap
+    p = w.roam("join", "Secret Lab", "--hidden", "--security", "enterprise", "--eap", "peap",
+               "--identity", "alice", "--passphrase-file", "-", stdin="s3cret\n")
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert ("iwd joins a hidden 802.1X network only by autoconnect, from a provisioning file "
+            "in its state directory") in p.stderr, p.stderr
+    assert os.listdir(w.state) == []
+    calls = [c[0] for c in plain(w.mock("GetCalls"))]
+    assert "ConnectHiddenNetwork" not in calls and "Connect" not in calls, calls
+
+
 SAE = "sae secret pw"
 # A wrong WPA3 password as each owner can tell it (docs/wifi.md): wpa_supplicant says only
 # CONN_FAILED for SAE; NetworkManager and iwd ask again (JoinNeedsSecret wrong-key), and a

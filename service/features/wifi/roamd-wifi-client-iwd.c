@@ -137,11 +137,13 @@ static const char *iwd_why_not(const WifiBackend *b, WifiOpKind op)
                 return "iwd has no priority for known networks: it ranks them itself";
         case WIFI_OP_ENROLL:
                 return "roamd does not run iwd's DPP enrollment yet";
+        case WIFI_OP_JOIN: /* iwd_join()'s only -EOPNOTSUPP */
+                return "iwd joins a hidden 802.1X network only by autoconnect, from a "
+                       "provisioning file in its state directory";
         case WIFI_OP_SHARE:
         case WIFI_OP_SCAN:
         case WIFI_OP_LIST:
         case WIFI_OP_KNOWN:
-        case WIFI_OP_JOIN:
         case WIFI_OP_FORGET:
         case WIFI_OP_SET_AUTOCONNECT:
         case _WIFI_OP_MAX:
