@@ -107,5 +107,11 @@ bool tcp_fastopen_syn_lost(int fd)
         if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) < 0 ||
             len < offsetof(struct tcp_info, tcpi_rto))
                 return false;
-        return info.tcpi_fastopen_client_fail == TFO_SYN_RETRANSMITTED;
+        if (info.tcpi_fastopen_client_fail == TFO_SYN_RETRANSMITTED)
+                return true;
+        /* No cookie kept: the SYN asked for one (an option some middleboxes drop SYNs for;
+         * its retransmission goes without it). A retransmission later in the connection
+         * looks the same here: taken as that loss too (Fast Open is only a speed-up). */
+        return info.tcpi_fastopen_client_fail == TFO_COOKIE_UNAVAILABLE &&
+               info.tcpi_total_retrans > 0;
 }

@@ -14,7 +14,9 @@
 int tcp_fastopen_forget(int family, const void *addr);
 
 /* Whether the Fast Open SYN of the connection fd (still open) was lost: it carried data and
- * a cookie, and only its retransmission, without them, was answered. A path that drops
- * SYNs with data costs one SYN timeout (1 s) per connection, every time: the kernel does not
- * stop trying (net.ipv4.tcp_fastopen_blackhole_timeout_sec is 0 by default since 5.14). */
+ * a cookie, or the request for one, and only its retransmission, without them, was
+ * answered. A path that drops such SYNs costs one SYN timeout (1 s) per connection, every
+ * time: the kernel does not stop trying (net.ipv4.tcp_fastopen_blackhole_timeout_sec is 0
+ * by default since 5.14). A connection that asked for a cookie and retransmitted anything
+ * later counts too: the kernel does not tell the two apart. */
 bool tcp_fastopen_syn_lost(int fd);

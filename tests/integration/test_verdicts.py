@@ -700,3 +700,30 @@ def test_path_dropping_syns_with_data_ends_fastopen_there(net):
     assert tls_sessions(tls, syn=True) == ("resumed", "syn")
     assert dropped() == 1, "a SYN with data was sent again on the path that drops them"
     assert net.verdicts()[:2] == ("online", "ok")
+
+
+def test_path_dropping_syns_asking_for_a_cookie_ends_fastopen_there(net):
+    # A middlebox that drops SYNs carrying the Fast Open option (here: any SYN longer than
+    # Linux's plain one, 60 bytes) from the first contact on: its SYN asking for a cookie is
+    # lost, the retransmission without the option gets through. roamd connects without Fast
+    # Open on this network from then on: no SYN of a re-check is dropped.
+    net.innet("sysctl -qw net.ipv4.tcp_fastopen=3")
+    net.innet("nft add table inet tfo")
+    net.innet("nft add chain inet tfo in '{ type filter hook prerouting priority -300; }'")
+    net.innet("nft 'add rule inet tfo in iifname n0 tcp flags syn ip length > 60 counter drop'")
+    net.internet(v6=False)
+    net.dns(*PROBE)
+    net.server(f"{PROBE_V4}:80")
+    tls = net.server(f"{PROBE_V4}:443", tls="probe", extra=["--report-sessions", "--fastopen"])
+
+    def dropped():
+        out = net.innet("nft list chain inet tfo in").stdout
+        return int(out.split("counter packets ")[1].split()[0])
+    net.start_roamd(net.probe_config())
+    wait_for(lambda: net.verdicts()[:2] == ("online", "ok"), what="IPv4 online")
+    assert tls_sessions(tls, syn=True) == ("full", "syn")
+    assert dropped() == 1
+    assert "no more Fast Open on this network" in net.log()
+    reprobe(net)
+    assert tls_sessions(tls, syn=True) == ("resumed", "syn")
+    assert dropped() == 1, "a SYN asking for a cookie was sent again on the path that drops them"
