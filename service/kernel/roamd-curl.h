@@ -66,8 +66,8 @@ typedef struct CurlLinkFetch {
         /* TCP Fast Open: the first flight (a TLS ClientHello) rides in the SYN when the
          * kernel keeps a cookie of the server's; the caller has made sure that cookie was
          * given on this network (roamd-tcp-fastopen.h). *fastopen_lost, if given, is set when
-         * that SYN was lost and only its retransmission, without data, got through; it must
-         * outlive the handle. */
+         * that SYN (with data, or asking for a cookie) was lost and only its retransmission
+         * got through (tcp_fastopen_syn_lost()); it must outlive the handle. */
         bool fastopen;
         bool *fastopen_lost;
 } CurlLinkFetch;

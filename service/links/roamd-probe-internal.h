@@ -111,7 +111,7 @@ struct Prober {
         bool tls_stale; /* the carrier went: whatever network comes next, not this share */
         /* TCP Fast Open for the HTTPS probe, on tls_network only (as its sessions): the check
          * hosts' addresses whose cookies, kept by the kernel from wherever, were forgotten
-         * when connecting there first on this network, and whether a SYN with data was lost
+         * when connecting there first on this network, and whether a Fast Open SYN was lost
          * here (then no more Fast Open until the network changes). */
         IpAddr tfo_clean[4];
         unsigned n_tfo_clean;
