@@ -238,15 +238,16 @@ static CURLSH *prober_tls_share(Prober *p)
  * The kernel keeps a server's cookie per source and destination address, whatever network
  * the device was on: a cookie is shown only where this network's first connection there
  * asked for it, the ones kept before are forgotten first (a cookie shown to a server from
- * another network would tell it where this device was, as a TLS session would). Call after
- * prober_tls_share(), which starts a network's list anew. */
-static bool prober_fastopen(Prober *p, const IpAddr *addr)
+ * another network would tell it where this device was, as a TLS session would). share:
+ * what prober_tls_share(), which starts a network's list anew, gave the fetch (NULL: the
+ * old network's share is still in use, and so is its list: no Fast Open). */
+static bool prober_fastopen(Prober *p, CURLSH *share, const IpAddr *addr)
 {
         struct in6_addr a;
         unsigned i;
         int r;
 
-        if (p->tfo_off || !p->tls_share)
+        if (p->tfo_off || !share || share != p->tls_share)
                 return false;
         for (i = 0; i < p->n_tfo_clean; i++)
                 if (p->tfo_clean[i].family == addr->family &&
@@ -413,7 +414,7 @@ static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
         curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
         curl_easy_getinfo(easy, CURLINFO_REDIRECT_URL, &redirect);
         if (f->fastopen_lost && !f->prober->tfo_off) {
-                /* a path that drops SYNs with data would cost a SYN timeout every time */
+                /* a path that drops such SYNs would cost a SYN timeout every time */
                 log_info("%s: a TCP Fast Open SYN to %s was lost: no more Fast Open on this "
                          "network",
                          strempty(f->prober->link->info.name), f->host);
@@ -562,8 +563,8 @@ static int fetch_start_transfer(Fetch *f, const IpAddr *addr)
                                    .write_data = f,
                                    .mark = f->mark,
                                    .share = share,
-                                   .fastopen =
-                                       f->kind == FETCH_HTTPS && prober_fastopen(f->prober, addr),
+                                   .fastopen = f->kind == FETCH_HTTPS &&
+                                               prober_fastopen(f->prober, share, addr),
                                    .fastopen_lost = &f->fastopen_lost},
             &f->easy, &f->connect_to);
         if (r < 0)
