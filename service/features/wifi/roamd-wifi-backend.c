@@ -52,6 +52,7 @@ static const char *const wifi_join_step_table[_WIFI_JOIN_STEP_MAX] = {
     [WIFI_JOIN_STEP_AUTHENTICATING] = "authenticating",
     [WIFI_JOIN_STEP_CONFIGURING] = "configuring",
     [WIFI_JOIN_STEP_CHECKING] = "checking",
+    [WIFI_JOIN_STEP_ENROLLING] = "enrolling",
 };
 DEFINE_STRING_TABLE_LOOKUP(wifi_join_step, WifiJoinStep);
 

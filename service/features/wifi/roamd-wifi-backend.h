@@ -90,6 +90,7 @@ typedef enum WifiJoinStep {
         WIFI_JOIN_STEP_AUTHENTICATING,
         WIFI_JOIN_STEP_CONFIGURING, /* the owner's own address configuration (NM, iwd) */
         WIFI_JOIN_STEP_CHECKING,    /* the core's: the link's verdict after the join */
+        WIFI_JOIN_STEP_ENROLLING,   /* DPP: waiting for a configurator (roamd-wifi-dpp.h) */
         _WIFI_JOIN_STEP_MAX,
         _WIFI_JOIN_STEP_INVALID = -EINVAL,
 } WifiJoinStep;
@@ -230,8 +231,9 @@ typedef void (*WifiDoneFn)(int error, const char *words, void *userdata);
 typedef void (*WifiListFn)(int error, const char *words, const WifiNetworkList *list,
                            void *userdata);
 typedef void (*WifiShareFn)(int error, const char *words, const WifiShare *share, void *userdata);
-/* enroll: the DPP URI to show */
-typedef void (*WifiTextFn)(int error, const char *words, const char *text, void *userdata);
+/* enroll: roamd-wifi-dpp.h */
+typedef struct WifiEnrollReport WifiEnrollReport;
+typedef struct WifiEnroll WifiEnroll;
 
 typedef enum WifiOpKind {
         WIFI_OP_SCAN,
@@ -274,8 +276,10 @@ typedef struct WifiBackendOps {
                             WifiDoneFn cb, void *userdata, WifiOp **ret);
         int (*share)(WifiBackend *b, const uint8_t *ssid, size_t ssid_len, WifiShareFn cb,
                      void *userdata, WifiOp **ret);
-        /* DPP enrollee: a URI for a configurator (a phone) to scan */
-        int (*enroll)(WifiBackend *b, WifiTextFn cb, void *userdata, WifiOp **ret);
+        /* DPP enrollee: a URI for a configurator (a phone) to scan, then what it sent
+         * (roamd-wifi-dpp.h); wifi_enroll_free() stops it. */
+        int (*enroll)(WifiBackend *b, const WifiEnrollReport *report, void *userdata,
+                      WifiEnroll **ret);
 
         /* Drops an operation: its callback never runs; a join is abandoned at the owner (the
          * network roamd added for it removed, the owner's activation deactivated). NULL-safe. */

@@ -669,6 +669,20 @@ static int method_share(sd_bus_message *m, void *userdata, sd_bus_error *error)
         return 1;
 }
 
+/* DPP enrollee: answered later (roamd-wifi-enroll.c), with the join's id and the URI. */
+static int method_enroll(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        WifiIface *i = userdata;
+        int r = bus_check_authorized(m, ACTION_JOIN, error);
+
+        if (r != 0)
+                return r;
+        if (!i->backend)
+                return no_backend(i, error);
+        r = wifi_iface_enroll(i, m);
+        return r < 0 ? call_error(i, WIFI_OP_ENROLL, r, error) : 1;
+}
+
 static int method_join_uri(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         WifiIface *i = userdata;
@@ -789,6 +803,7 @@ static const sd_bus_vtable wifi_vtable[] = {
                   SD_BUS_VTABLE_UNPRIVILEGED | SD_BUS_VTABLE_SENSITIVE),
     SD_BUS_METHOD("JoinUri", "sb", "a{sv}", method_join_uri,
                   SD_BUS_VTABLE_UNPRIVILEGED | SD_BUS_VTABLE_SENSITIVE),
+    SD_BUS_METHOD("Enroll", "", "us", method_enroll, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_SIGNAL("JoinStep", "uss", 0),
     SD_BUS_SIGNAL("JoinNeedsSecret", "uss", 0),
     SD_BUS_SIGNAL("JoinDone", "uss", 0),

@@ -1306,7 +1306,8 @@ static int iwd_share(WifiBackend *b, const uint8_t *ssid, size_t len, WifiShareF
         return r;
 }
 
-static int iwd_enroll(WifiBackend *b, WifiTextFn cb, void *userdata, WifiOp **ret)
+static int iwd_enroll(WifiBackend *b, const WifiEnrollReport *report, void *userdata,
+                      WifiEnroll **ret)
 {
         return -EOPNOTSUPP;
 }

@@ -1144,10 +1144,11 @@ static int nm_share(WifiBackend *b, const uint8_t *ssid, size_t len, WifiShareFn
         return 0;
 }
 
-static int nm_enroll(WifiBackend *b, WifiTextFn cb, void *userdata, WifiOp **ret)
+static int nm_enroll(WifiBackend *b, const WifiEnrollReport *report, void *userdata,
+                     WifiEnroll **ret)
 {
         (void)b;
-        (void)cb;
+        (void)report;
         (void)userdata;
         (void)ret;
         return -EOPNOTSUPP;

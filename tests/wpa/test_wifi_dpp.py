@@ -1,0 +1,164 @@
+"""Wi-Fi Easy Connect (DPP) enrollee through a bare wpa_supplicant (issue 43 item 4): Enroll
+answers a join id and this device's DPP: URI, the join waits in the step "enrolling", a
+configurator's credential (dpp_supplicant.c's DPP-CONF* events) is joined through the ordinary
+join, and every end stops the listening and removes the bootstrap key. The radio half runs
+against the control-socket double (fakewpa.py); the real wpa_supplicant 2.10 (-Dwired) shows
+the bootstrap commands' replies and that roamd refuses its wired driver in words (it answers
+DPP_LISTEN with OK and listens on nothing)."""
+import re
+
+import dbus
+import pytest
+
+from realwpa import RealWpa  # noqa: F401 (the real supplicant, through test_wifi_join.Env)
+from test_wifi_fake import Env as FakeEnv
+from test_wifi_join import Env as RealEnv
+
+URI_RE = re.compile(r"^DPP:C:81/1;M:([0-9a-f]{12});V:2;K:[A-Za-z0-9+/=]+;;$")
+
+
+@pytest.fixture
+def env():
+    e = FakeEnv()
+    try:
+        yield e
+    finally:
+        e.close()
+
+
+def enroll(env):
+    join, uri = env.bus.wifi("wlan0", "Enroll")
+    env.bus.wait(lambda: env.bus.wifi_signal("JoinStep", int(join)), what="JoinStep")
+    return int(join), str(uri)
+
+
+def cleaned_up(env):
+    # DPP_STOP_LISTEN and DPP_BOOTSTRAP_REMOVE go out right after JoinDone, unanswered;
+    # GetNetworks is queued behind them on the socket
+    env.bus.wifi("wlan0", "GetNetworks")
+    return env.fake.dpp_listen == 0 and env.fake.dpp_boot == {}
+
+
+def test_enroll_then_join_what_the_phone_sent(env):
+    join, uri = enroll(env)
+    m = URI_RE.match(uri)
+    assert m, uri
+    assert m.group(1) == env.fake.address.replace(":", "")
+    assert env.fake.dpp_listen == 2412
+    assert f"DPP_BOOTSTRAP_GEN type=qrcode chan=81/1 mac={m.group(1)}" in env.fake.requests
+    step = env.bus.wifi_signal("JoinStep", join)
+    assert step[1] == "enrolling" and "scan this device's code" in step[2]
+    assert tuple(env.bus.wifi_prop("wlan0", "Join")) == (join, "enrolling")
+    env.fake.dpp_configure(b"Home", passphrase="right-pass-1", akm="psk+sae")
+    _, result, words = env.wait("JoinDone", join)
+    assert result == "connected", words
+    assert words.startswith("Joined Home")
+    # the received network was joined like any other: its own network, the key, saved
+    new = [i for i in env.fake.networks if i != 0]
+    assert len(new) == 1
+    net = env.fake.networks[new[0]]
+    assert net["psk"] == "right-pass-1" and net["key_mgmt"] == "WPA-PSK SAE"
+    assert new[0] in env.fake.saved
+    assert cleaned_up(env)
+    for m_, a in env.bus.wifi_signals:
+        assert all("right-pass-1" not in str(x) for x in a)
+
+
+def test_a_psk_and_an_ssid_with_spaces(env):
+    join, _ = enroll(env)
+    env.fake.dpp_configure(b"Cafe Guest", psk=bytes(range(32)), akm="psk")
+    _, result, words = env.wait("JoinDone", join)
+    # Cafe Guest is open on the air: the PSK join of it does not connect, but the SSID and
+    # the key reached wpa_supplicant exactly
+    sets = [r for r in env.fake.requests if r.startswith("SET_NETWORK")]
+    assert any(r.endswith(" ssid " + b"Cafe Guest".hex()) for r in sets), sets
+    assert any(r.endswith(" psk " + bytes(range(32)).hex()) for r in sets), result
+
+
+def test_dpp_fail_ends_it_in_words(env):
+    join, _ = enroll(env)
+    env.fake.event("DPP-FAIL No Auth Confirm received")
+    _, result, words = env.wait("JoinDone", join)
+    assert (result, words) == ("refused", "Wi-Fi Easy Connect failed: No Auth Confirm received")
+    assert cleaned_up(env)
+    assert env.fake.networks.keys() == {0}
+
+
+def test_auth_init_failed_and_hostile_words(env):
+    join, _ = enroll(env)
+    env.fake.event("DPP-AUTH-INIT-FAILED ")
+    _, result, words = env.wait("JoinDone", join)
+    assert result == "refused" and "did not complete" in words
+    join, _ = enroll(env)
+    env.fake.event("DPP-FAIL \u202eevil\u202c text")  # bidi controls from the air
+    _, result, words = env.wait("JoinDone", join)
+    assert "\u202e" not in words and "evil" in words
+
+
+def test_a_connector_network_is_refused(env):
+    join, _ = enroll(env)
+    env.fake.dpp_configure(b"Home", akm="dpp")
+    _, result, words = env.wait("JoinDone", join)
+    assert result == "refused"
+    assert "AKM dpp" in words and "passphrase only" in words
+    assert cleaned_up(env)
+
+
+def test_a_name_that_is_not_text_is_refused(env):
+    join, _ = enroll(env)
+    env.fake.dpp_configure(b"\xff\xfeHome", passphrase="right-pass-1")
+    _, result, words = env.wait("JoinDone", join)
+    assert (result, words) == ("refused",
+                               "The configurator sent a network name that is not text (UTF-8)")
+    assert env.fake.networks.keys() == {0}
+
+
+def test_cancel_stops_listening_and_a_second_enroll_is_busy(env):
+    join, _ = enroll(env)
+    with pytest.raises(dbus.DBusException) as e:
+        env.bus.wifi("wlan0", "Enroll")
+    assert e.value.get_dbus_name() == "org.roam1.Error.Busy"
+    env.bus.wifi("wlan0", "JoinCancel", dbus.UInt32(join))
+    _, result, _ = env.wait("JoinDone", join)
+    assert result == "canceled"
+    assert cleaned_up(env)
+    assert "DPP_STOP_LISTEN" in env.fake.requests
+    assert "DPP_BOOTSTRAP_REMOVE 1" in env.fake.requests
+
+
+def test_the_wired_driver_is_refused_in_words(env):
+    env.fake.driver_wired = True
+    with pytest.raises(dbus.DBusException) as e:
+        env.bus.wifi("wlan0", "Enroll")
+    assert "wired driver, which cannot listen for a DPP configurator" in str(e.value)
+    assert env.fake.dpp_boot == {} and env.fake.dpp_listen == 0
+    assert tuple(env.bus.wifi_prop("wlan0", "Join")) == (0, "")
+
+
+def test_real_supplicant_bootstrap_and_wired_refusal():
+    e = RealEnv()
+    try:
+        # the commands roamd sends, answered by the real 2.10 (no radio needed: crypto only)
+        assert e.ctl("GET_CAPABILITY dpp") == "DPP=2"
+        assert e.ctl("DRIVER_FLAGS").splitlines()[1:] == ["WIRED"]
+        boot = e.ctl("DPP_BOOTSTRAP_GEN type=qrcode chan=81/1 mac=020000000001")
+        assert boot.isdigit()
+        uri = e.ctl(f"DPP_BOOTSTRAP_GET_URI {boot}")
+        assert URI_RE.match(uri) and "M:020000000001;" in uri
+        # a DPP: URI as a phone shows it (the real supplicant's own), read as a peer's
+        assert e.ctl(f"DPP_QR_CODE {uri}").isdigit()
+        assert e.ctl(f"DPP_BOOTSTRAP_REMOVE {boot}") == "OK\n"
+        assert e.ctl(f"DPP_BOOTSTRAP_GET_URI {boot}") == "FAIL\n"
+        # DPP_LISTEN says OK on the wired driver and listens on nothing (measured): roamd
+        # asks DRIVER_FLAGS first and refuses in words, leaving no key behind
+        assert e.ctl("DPP_LISTEN 2412") == "OK\n"
+        assert e.ctl("DPP_STOP_LISTEN") == "OK\n"
+        with pytest.raises(dbus.DBusException) as err:
+            e.bus.wifi("wlan0", "Enroll")
+        assert str(err.value).endswith(
+            "wpa_supplicant runs wlan0 with its wired driver, which cannot listen for a DPP "
+            "configurator (it has no radio)")
+        assert err.value.get_dbus_name() == "org.roam1.Error.Failed"
+        assert tuple(e.bus.wifi_prop("wlan0", "Join")) == (0, "")
+    finally:
+        e.close()
