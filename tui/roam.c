@@ -317,7 +317,7 @@ static void help(void)
                "  wifi [LINK]        Wi-Fi networks through the link's owner: signal,\n"
                "                     security, known; scan, join SSID, forget SSID,\n"
                "                     autoconnect SSID on|off, join-uri URI|-, share SSID\n"
-               "                     (QR code); roam wifi --help\n"
+               "                     (QR code), enroll (DPP); roam wifi --help\n"
                "  help [COMMAND]     This help, or one command's (also: roam COMMAND --help)\n"
                "\n"
                "Changes are polkit's to allow (it may ask for a password; where polkit is not\n"

@@ -437,8 +437,9 @@ def test_completions(bus, roamd, tmp_path):
     roamd(scenario())
     assert bash_complete(bus.env, "roam wi")[0] == ["wifi"]
     assert bash_complete(bus.env, "roam wifi ")[0] == [
-        "autoconnect", "forget", "join", "join-uri", "list", "scan", "share", "wlan0"]
+        "autoconnect", "enroll", "forget", "join", "join-uri", "list", "scan", "share", "wlan0"]
     assert bash_complete(bus.env, "roam wifi scan ")[0] == ["wlan0"]
+    assert bash_complete(bus.env, "roam wifi enroll ")[0] == ["wlan0"]
     assert bash_complete(bus.env, "roam wifi autoconnect Home ")[0] == ["off", "on"]
     assert bash_complete(bus.env, "roam wifi join X --eap ")[0] == ["peap", "ttls"]
     assert "--passphrase-file" in bash_complete(bus.env, "roam wifi join X --pa")[0]

@@ -5,7 +5,10 @@ join, and every end stops the listening and removes the bootstrap key. The radio
 against the control-socket double (fakewpa.py); the real wpa_supplicant 2.10 (-Dwired) shows
 the bootstrap commands' replies and that roamd refuses its wired driver in words (it answers
 DPP_LISTEN with OK and listens on nothing)."""
+import json
+import os
 import re
+import subprocess
 
 import dbus
 import pytest
@@ -14,6 +17,7 @@ from realwpa import RealWpa  # noqa: F401 (the real supplicant, through test_wif
 from test_wifi_fake import Env as FakeEnv
 from test_wifi_join import Env as RealEnv
 
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 URI_RE = re.compile(r"^DPP:C:81/1;M:([0-9a-f]{12});V:2;K:[A-Za-z0-9+/=]+;;$")
 
 
@@ -162,3 +166,59 @@ def test_real_supplicant_bootstrap_and_wired_refusal():
         assert tuple(e.bus.wifi_prop("wlan0", "Join")) == (0, "")
     finally:
         e.close()
+
+
+ROAM = os.environ.get("ROAM", os.path.join(TOP, "build/tui/roam"))
+
+
+def roam(env, *args):
+    return subprocess.Popen([ROAM, "wifi", *args], env=dict(env.env.env, LC_ALL="C.UTF-8"),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def wait_listening(env):
+    env.bus.wait(lambda: env.fake.dpp_listen == 2412, what="DPP_LISTEN")
+
+
+def test_cli_enroll_shows_the_code_then_joins(env):
+    p = roam(env, "enroll", "wlan0")
+    try:
+        wait_listening(env)
+        env.fake.dpp_configure(b"Home", passphrase="right-pass-1", akm="psk")
+        out, err = p.communicate(timeout=30)
+    finally:
+        p.kill()
+    assert p.returncode == 0, err
+    lines = out.splitlines()
+    uri = next(line for line in lines if line.startswith("DPP:"))
+    assert URI_RE.match(uri)
+    # the QR code in half blocks above the text, then the words
+    assert any("\u2580" in line or "\u2584" in line or "\u2588" in line for line in lines)
+    assert "Scan this code with a phone" in out
+    assert "Joined Home" in out
+    assert "right-pass-1" not in out + err
+
+
+def test_cli_enroll_json_and_a_refusal_exit_code(env):
+    p = roam(env, "enroll", "--json")
+    try:
+        wait_listening(env)
+        env.fake.event("DPP-FAIL No Auth Confirm received")
+        out, err = p.communicate(timeout=30)
+    finally:
+        p.kill()
+    first, second = [json.loads(d) for d in out.replace("}\n{", "}\x00{").split("\x00")]
+    assert first["link"] == "wlan0" and URI_RE.match(first["uri"]) and first["join"] > 0
+    assert second["result"] == "refused" and second["join"] == first["join"]
+    assert second["words"] == "Wi-Fi Easy Connect failed: No Auth Confirm received"
+    assert p.returncode == 6
+    assert cleaned_up(env)
+
+
+def test_cli_enroll_wired_driver_says_why(env):
+    env.fake.driver_wired = True
+    p = roam(env, "enroll")
+    out, err = p.communicate(timeout=30)
+    assert p.returncode != 0
+    assert "cannot enroll by DPP: wpa_supplicant runs wlan0 with its wired driver" in err

@@ -19,6 +19,7 @@
 #include "roam-log.h"
 #include "roam-props.h"
 #include "roam-qr.h"
+#include "roam-text.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
 #include "roam-wifi-cli.h"
@@ -852,6 +853,85 @@ static int wifi_share(sd_bus *bus, WifiLink *l, const char *ssid_arg, bool json)
         return 0;
 }
 
+static bool enroll_waiting(const Watch *w)
+{
+        return w->result || w->need_kind || (w->step && !streq(w->step, "enrolling"));
+}
+
+/* roam wifi enroll: this device's DPP: code for a phone to scan (Wi-Fi Easy Connect), then
+ * the join of what the phone sends, followed as any join. */
+static int wifi_enroll(sd_bus *bus, WifiLink *l, bool json)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *s1 = NULL, *s2 = NULL;
+        _cleanup_strv_free_ char **lines = NULL;
+        _cleanup_free_ char *uri = NULL;
+        const char *u;
+        Watch w = {};
+        size_t n;
+        int r;
+
+        r = watch_link(bus, l->path, &w, &s1, &s2);
+        if (r < 0)
+                return r;
+        r = sd_bus_call_method(bus, ROAM_BUS_NAME, l->path, ROAM_WIFI_INTERFACE, "Enroll", &error,
+                               &reply, "");
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "us", &w.join_id, &u);
+        if (r < 0) {
+                r = sd_bus_error_is_set(&error) ? log_call_error(&error, r, "enroll by DPP")
+                                                : log_error_errno(r, "Failed to read roamd's "
+                                                                     "answer: %m");
+                watch_done(&w);
+                return r == -EACCES ? WIFI_EXIT_REFUSED : r;
+        }
+        uri = strdup(u);
+        if (!uri) {
+                watch_done(&w);
+                return log_oom();
+        }
+        roam_text_mark_inplace(uri); /* roamd read it as a DPP: text; the terminal gets no more */
+        if (json) {
+                _cleanup_(json_object_putp) json_object *doc = json_object_new_object();
+
+                if (!doc || json_add_string(doc, "link", l->name) < 0 ||
+                    json_add_uint(doc, "join", w.join_id) < 0 ||
+                    json_add_string(doc, "uri", uri) < 0) {
+                        watch_done(&w);
+                        return log_oom();
+                }
+                r = json_print(doc, stdout);
+                fflush(stdout);
+        } else {
+                r = roam_qr_lines(uri, roam_locale_is_utf8(), &lines, &n);
+                if (r < 0)
+                        log_warning_errno(r, "Cannot draw the code as a QR code: %m");
+                for (size_t i = 0; r >= 0 && i < n; i++)
+                        printf("%s\n", lines[i]);
+                printf("%s\n", uri);
+                printf("Scan this code with a phone that is on the network you want %s on "
+                       "(Wi-Fi Easy Connect); waiting up to 2 minutes...\n",
+                       l->name);
+                fflush(stdout);
+                r = 0;
+        }
+        /* the owner's listening ends with the configurator's network or after 2 minutes */
+        if (r >= 0)
+                r = wait_for(bus, enroll_waiting, &w,
+                             clock_now_usec(CLOCK_MONOTONIC) + 130 * USEC_PER_SEC);
+        if (r == -ETIMEDOUT) {
+                join_cancel(bus, l, w.join_id);
+                watch_done(&w);
+                log_error("No configurator sent a network within 2 minutes: canceled.");
+                return 1; /* as a join that timed out */
+        }
+        if (r >= 0)
+                r = follow_join(bus, l, &w, "the network the configurator sent", NULL, json);
+        watch_done(&w);
+        return r;
+}
+
 static int read_uri(const char *arg, char **ret)
 {
         char *buf;
@@ -1149,7 +1229,7 @@ static int parse_args(char **args, WifiArgs *a, char ***ret_argv, char ***ret_wo
 }
 
 static const char *const subcommands[] = {
-    "list", "scan", "join", "forget", "autoconnect", "join-uri", "share",
+    "list", "scan", "join", "forget", "autoconnect", "join-uri", "share", "enroll",
 };
 
 int roam_wifi_run(char **args, bool json)
@@ -1184,8 +1264,8 @@ int roam_wifi_run(char **args, bool json)
                                                 "and --no-autoconnect go with 'roam wifi join'.");
         if (a.yes && !streq(verb, "join-uri"))
                 return roam_usage_error("wifi", "--yes goes with 'roam wifi join-uri'.");
-        if (streq(verb, "list") || streq(verb, "scan")) {
-                /* roam wifi [list|scan] [LINK] */
+        if (streq(verb, "list") || streq(verb, "scan") || streq(verb, "enroll")) {
+                /* roam wifi [list|scan|enroll] [LINK] */
                 if (n > 1)
                         return roam_usage_error("wifi",
                                                 "'roam wifi %s' takes one LINK, got "
@@ -1207,7 +1287,7 @@ int roam_wifi_run(char **args, bool json)
                                         streq(verb, "join-uri") ? "one URI (or - for standard "
                                                                   "input)"
                                                                 : "one SSID");
-        if (!str_in(verb, (const char *const[]){"list", "scan", "join-uri", NULL})) {
+        if (!str_in(verb, (const char *const[]){"list", "scan", "join-uri", "enroll", NULL})) {
                 uint8_t ssid[WIFI_SSID_MAX];
                 size_t len;
 
@@ -1244,6 +1324,8 @@ int roam_wifi_run(char **args, bool json)
                 return wifi_list(bus, &l, a.json);
         if (streq(verb, "scan"))
                 return wifi_scan(bus, &l, a.json);
+        if (streq(verb, "enroll"))
+                return wifi_enroll(bus, &l, a.json);
         if (streq(verb, "join"))
                 return wifi_join(bus, &l, w[0], &a);
         if (streq(verb, "join-uri"))
