@@ -155,7 +155,7 @@ static const struct {
              "out of range too; join, forget, autoconnect; join from a QR code's text;\n"
              "share a known network as a QR code (needs an administrator every time);\n"
              "enroll: show this device's DPP code for a phone to scan (Wi-Fi Easy Connect,\n"
-             "wpa_supplicant only), then join the network it sends.\n"
+             "iwd and wpa_supplicant), then join the network it sends.\n"
              "The passphrase is asked on the terminal (no echo) or read from FILE (-:\n"
              "standard input), never taken from the command line; a WIFI: URI holding one\n"
              "goes on standard input too. --link LINK picks the link when there are\n"

@@ -15,6 +15,7 @@
 #include "roam-macro.h"
 #include "roamd-core.h"
 #include "roamd-wifi-client-iwd.h"
+#include "roamd-wifi-iwd-dpp.h"
 
 /* Wi-Fi through iwd's D-Bus API (docs/wifi.md; research wifi-join.md §1.b): scan =
  * Station.Scan and Scanning going false; list = the Network objects (GetOrderedNetworks for
@@ -122,8 +123,7 @@ static const char *iwd_why_not(const WifiBackend *b, WifiOpKind op)
         switch (op) {
         case WIFI_OP_SET_PRIORITY:
                 return "iwd has no priority for known networks: it ranks them itself";
-        case WIFI_OP_ENROLL:
-                return "roamd does not run iwd's DPP enrollment yet";
+        case WIFI_OP_ENROLL: /* roamd-wifi-iwd-dpp.c */
         case WIFI_OP_SHARE:
         case WIFI_OP_SCAN:
         case WIFI_OP_LIST:
@@ -1306,12 +1306,6 @@ static int iwd_share(WifiBackend *b, const uint8_t *ssid, size_t len, WifiShareF
         return r;
 }
 
-static int iwd_enroll(WifiBackend *b, const WifiEnrollReport *report, void *userdata,
-                      WifiEnroll **ret)
-{
-        return -EOPNOTSUPP;
-}
-
 static WifiBackend *iwd_free(WifiBackend *base)
 {
         IwdBackend *b = (IwdBackend *)base;
@@ -1354,7 +1348,7 @@ static const WifiBackendOps iwd_ops = {
     .set_autoconnect = iwd_set_autoconnect,
     .set_priority = iwd_set_priority,
     .share = iwd_share,
-    .enroll = iwd_enroll,
+    .enroll = wifi_iwd_enroll,
     .cancel = wifi_iwd_cancel,
     .free = iwd_free,
 };
