@@ -109,7 +109,7 @@ static const ScreenVTable *const tui_screens[] = {
     &overview_screen_vtable,  &link_screen_vtable,     &apps_screen_vtable,
     &portal_screen_vtable,    &usage_screen_vtable,    &devices_screen_vtable,
     &bluetooth_screen_vtable, &firewall_screen_vtable, &time_screen_vtable,
-    &wake_screen_vtable,      &wifi_screen_vtable,
+    &wake_screen_vtable,      &wifi_screen_vtable,     &wifi_enroll_screen_vtable,
 };
 
 /* No command: the full-screen TUI on a terminal, `status` for scripts and pipes. */

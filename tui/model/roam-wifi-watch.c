@@ -18,12 +18,14 @@ enum {
         CALL_CANCEL,
         CALL_FORGET,
         CALL_AUTOCONNECT,
+        CALL_ENROLL,
         _CALL_MAX,
 };
 
 static const char *const call_method[_CALL_MAX] = {
     [CALL_SCAN] = "Scan",         [CALL_JOIN] = "Join",     [CALL_SECRET] = "JoinSecret",
     [CALL_CANCEL] = "JoinCancel", [CALL_FORGET] = "Forget", [CALL_AUTOCONNECT] = "SetAutoconnect",
+    [CALL_ENROLL] = "Enroll",
 };
 
 typedef struct CallSlot {
@@ -182,12 +184,15 @@ static int on_replied(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
         RoamWifiWatch *w = c->watch;
         size_t which = c->which;
         const sd_bus_error *e = sd_bus_message_get_error(m);
+        const char *uri = NULL;
         uint32_t id = 0;
 
         w->calls[which] = sd_bus_slot_unref(w->calls[which]);
         if (!e && which == CALL_JOIN && sd_bus_message_read(m, "u", &id) < 0)
                 id = 0;
-        emit(w, WIFI_EVENT_REPLIED, id, call_method[which], NULL, e);
+        if (!e && which == CALL_ENROLL && sd_bus_message_read(m, "us", &id, &uri) < 0)
+                id = 0, uri = NULL;
+        emit(w, WIFI_EVENT_REPLIED, id, call_method[which], uri, e);
         /* a change may come without a signal of its own (the networks' known flags) */
         if (!e && which != CALL_SECRET) {
                 /* a read begun before the answer may hold the old state: read anew */
@@ -324,4 +329,12 @@ int roam_wifi_watch_autoconnect(RoamWifiWatch *w, const uint8_t *ssid, size_t le
         if (r >= 0)
                 r = sd_bus_message_append(m, "b", on);
         return r < 0 ? r : send(w, CALL_AUTOCONNECT, m);
+}
+
+int roam_wifi_watch_enroll(RoamWifiWatch *w)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r = new_call(w, CALL_ENROLL, &m);
+
+        return r < 0 ? r : send(w, CALL_ENROLL, m);
 }

@@ -707,6 +707,12 @@ static void remember(WifiData *d, const WifiNetwork *n)
         d->join_hidden = false;
 }
 
+/* Wi-Fi Easy Connect (DPP) goes through iwd and wpa_supplicant, not NetworkManager. */
+static bool enrolls(const WifiLink *l)
+{
+        return l && (streq_ptr(l->backend, "iwd") || streq_ptr(l->backend, "wpa_supplicant"));
+}
+
 static int confirmed_forget(Tui *t, void *userdata, const char *subject)
 {
         WifiData *d = userdata;
@@ -749,6 +755,14 @@ static int wifi_key(Tui *t, Screen *s, int key)
                 else
                         tui_message(t, THEME_STATUS, "Scanning%s", tui_glyph_ellipsis(t));
                 return REACTION_REDRAW;
+        case 'e': /* screen-wifi-enroll.c */
+                if (!enrolls(l)) {
+                        tui_message(t, THEME_WARNING, "%s has no Wi-Fi Easy Connect.",
+                                    wifi_backend_words(l->backend));
+                        return REACTION_REDRAW;
+                }
+                return tui_show(t, &wifi_enroll_screen_vtable) < 0 ? REACTION_NONE
+                                                                   : REACTION_REDRAW;
         case 'h':
                 memset(d->ssid_text, 0, sizeof(d->ssid_text));
                 d->security = 0;
@@ -851,6 +865,8 @@ static bool wifi_key_active(Tui *t, Screen *s, const KeyHelp *k)
                 return streq(k->keys, "Esc");
         if (streq(k->keys, "f") || streq(k->keys, "a"))
                 return n && n->known;
+        if (streq(k->keys, "e"))
+                return enrolls(l);
         return true;
 }
 
@@ -870,6 +886,8 @@ static const KeyHelp wifi_keys[] = {
      "netdev or polkit)"},
     {"r", "scan", "Look for networks again"},
     {"h", "hidden", "Join a hidden network: its name, security and passphrase"},
+    {"e", "easy connect",
+     "Show this device's Wi-Fi Easy Connect (DPP) code for a phone on a network to scan"},
     {"f", "forget", "Forget the selected known network (asks first)"},
     {"a", "autoconnect", "Whether the owner joins the selected known network by itself"},
     {"Up/Down", NULL, "Select the previous or next network (also k and j)"},
