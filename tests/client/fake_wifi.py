@@ -45,7 +45,10 @@ Commands (stdin of fake_roamd.py):
                                               enrollment sent that network (joined as Join)
   {"op": "wifi_enroll", "link": 3, "fail": "words"}  or the exchange failed (JoinDone refused)
 Enroll (roamd-wifi-enroll.c): NotSupported where the owner has no DPP (NetworkManager), Busy
-while a join runs; answers (join id, DPP: URI), JoinStep enrolling, then as a join.
+while a join runs; answers (join id, DPP: URI), JoinStep enrolling, then as a join. JoinUri of
+a DPP: text with apply: NotSupported on NetworkManager and iwd; on wpa_supplicant an
+administrator every time, then a join that asks the passphrase of the network the link is on
+and ends shared (or refused when it is on none).
 """
 import dbus
 import dbus.service
@@ -476,6 +479,17 @@ class WiFiObject(dbus.service.Object):
                                 {k: len(bytes(v)) if k != "identity" else str(v)
                                  for k, v in secrets.items()}])
         j["waiting"] = None
+        if j.get("configure"):
+            j["passphrases"].append(bytes(secrets["passphrase"]).decode("utf-8", "replace"))
+
+            def sent():
+                self.JoinStep(dbus.UInt32(j["id"]), "sharing", "sending the network to the "
+                              "device")
+                self.done(j, "shared", f"Sent {display_name(j['ssid'])} to the device of the "
+                          "code (Wi-Fi Easy Connect)")
+                return False
+            GLib.idle_add(sent)
+            return
         GLib.idle_add(self.join_run, j, dict(secrets))
 
     @dbus.service.method(WIFI_IFACE, in_signature="u", sender_keyword="sender")
@@ -568,7 +582,39 @@ class WiFiObject(dbus.service.Object):
                 elif key == "V":
                     summary["version"] = dbus.UInt32(int(val))
             if apply:
-                raise err("NotSupported", "roamd does not act as a DPP configurator yet")
+                # roamd-wifi-enroll.c: a configurator of the network the link is on, where
+                # wpa_supplicant owns it (the passphrase asked: it never gives it back)
+                backend = self.wifi_props["WiFiBackend"]
+                if backend == "networkmanager":
+                    raise err("NotSupported", "NetworkManager cannot configure a device by DPP "
+                              "(Wi-Fi Easy Connect)")
+                if backend == "iwd":
+                    raise err("NotSupported", "iwd's ConfigureEnrollee does not say whether the "
+                              "device received the network, so roamd does not configure "
+                              "devices through iwd")
+                self.check_auth(sender, admin=True)
+                if self.join:
+                    raise err("Busy", f"Already running on {self.values.get('Name', '')}")
+                on = next((n for n in self.networks if n.get("connected")), None)
+                hooks["join_id"][0] += 1
+                jid = hooks["join_id"][0]
+                raw = ssid_bytes(on) if on else b""
+                self.record("JoinUri", raw, {"dpp": True})
+                j = {"id": jid, "sender": sender, "ssid": raw, "req": {}, "waiting": None,
+                     "passphrases": [], "net_security": "", "configure": on}
+                self.join = j
+                self.joins.append(j)
+
+                def ask():
+                    if on is None:
+                        self.done(j, "refused", f"{self.values.get('Name', '')} is not on a "
+                                  "network: a configurator sends the network it is on")
+                    else:
+                        j["waiting"] = "passphrase"
+                        self.JoinNeedsSecret(dbus.UInt32(jid), "passphrase", "first")
+                    return False
+                GLib.idle_add(ask)
+                summary["join"] = dbus.UInt32(jid)
             return summary
         if not uri.startswith("WIFI:"):
             raise err("InvalidArguments", "not a WIFI: or DPP: URI")

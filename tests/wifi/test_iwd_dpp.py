@@ -127,3 +127,15 @@ def test_the_double_refuses_what_iwd_refuses():
         assert "NotSupported" in refused("ConfigureEnrollee", "s", [uri])
     finally:
         e.close()
+
+
+def test_configuring_another_device_is_not_offered_through_iwd(env):
+    """iwd's ConfigureEnrollee reports no result on the bus: roamd refuses in words rather
+    than end a join it cannot judge."""
+    peer = "DPP:C:81/1;M:0242ac110002;V:2;K:MDkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDIgACFZq9YNQ=;;"
+    with pytest.raises(CallError) as e:
+        env.wifi("JoinUri", "sb", [peer, True])
+    assert "NotSupported" in str(e.value)
+    assert "ConfigureEnrollee does not say whether the device received the network" in str(
+        e.value)
+    assert calls(env, "ConfigureEnrollee") == []

@@ -156,6 +156,8 @@ class FakeWpa:
         self.dpp_next_id = 1
         self.dpp_listen = 0
         self.driver_wired = False
+        self.dpp_peers = {}  # DPP_QR_CODE: id -> URI
+        self.dpp_auth = None  # the last DPP_AUTH_INIT's parameters
 
     @property
     def path(self):
@@ -590,6 +592,40 @@ class FakeWpa:
         if w == "DPP_STOP_LISTEN":
             self.dpp_listen = 0
             return ok
+        if w == "DPP_QR_CODE" and len(words) == 2:
+            # wpas_dpp_qr_code() -> dpp_add_qr_code(): a URI dpp_parse_uri() reads (DPP:, a
+            # K:, the closing ;;), the id as "%d"; ids are shared with the own bootstraps
+            uri = words[1]
+            toks = uri[4:-2].split(";") if uri.startswith("DPP:") and uri.endswith(";;") else []
+            if not any(t.startswith("K:") and len(t) > 2 for t in toks):
+                return fail
+            i = self.dpp_next_id
+            self.dpp_next_id += 1
+            self.dpp_peers[i] = uri
+            return str(i)
+        if w == "DPP_AUTH_INIT":
+            # wpas_dpp_auth_init(): peer= a known bootstrap; conf= one of dpp.c's words;
+            # ssid= hex of 1..32 bytes; pass= hex of 8..63 bytes or psk= 64 hex digits
+            params = dict(x.split("=", 1) for x in words[1:] if "=" in x)
+            peer = params.get("peer", "")
+            if not peer.isdigit() or int(peer) not in self.dpp_peers:
+                return fail
+            if params.get("conf") not in ("sta-psk", "sta-sae", "sta-psk-sae"):
+                return fail
+            try:
+                ssid = bytes.fromhex(params.get("ssid", ""))
+                pw = bytes.fromhex(params["pass"]) if "pass" in params else None
+                psk = bytes.fromhex(params["psk"]) if "psk" in params else None
+            except ValueError:
+                return fail
+            if not 1 <= len(ssid) <= 32 or (pw is None) == (psk is None):
+                return fail
+            if (pw is not None and not 8 <= len(pw) <= 63) or (psk is not None and
+                                                               len(psk) != 32):
+                return fail
+            self.dpp_auth = {"peer": int(peer), "conf": params["conf"], "ssid": ssid,
+                             "pass": pw, "psk": psk}
+            return ok
         return "UNKNOWN COMMAND\n"
 
     def dpp_configure(self, ssid, passphrase=None, psk=None, akm="psk"):
@@ -606,6 +642,14 @@ class FakeWpa:
             self.event(f"DPP-CONFOBJ-PASS {passphrase.encode().hex()}")
         elif psk is not None:
             self.event(f"DPP-CONFOBJ-PSK {psk.hex()}")
+
+    def dpp_configured_peer(self, conf_status=0, wait_conn_status=False):
+        """The device of the code took the configuration (dpp_supplicant.c: the
+        authentication, then DPP-CONF-SENT with the response's status)."""
+        self.event(f"DPP-AUTH-SUCCESS init=1 pkhash={'cd' * 32} own=-1 "
+                   f"peer={self.dpp_auth['peer']}")
+        self.event(("DPP-CONF-SENT wait_conn_status=1 " if wait_conn_status else
+                    "DPP-CONF-SENT ") + f"conf_status={conf_status}")
 
     def bss_command(self, words):
         """ctrl_iface.c wpa_supplicant_ctrl_iface_bss() for "BSS RANGE=ALL MASK=0x...":

@@ -134,7 +134,7 @@ def test_the_wired_driver_is_refused_in_words(env):
     env.fake.driver_wired = True
     with pytest.raises(dbus.DBusException) as e:
         env.bus.wifi("wlan0", "Enroll")
-    assert "wired driver, which cannot listen for a DPP configurator" in str(e.value)
+    assert "wired driver, which has no radio for Wi-Fi Easy Connect (DPP)" in str(e.value)
     assert env.fake.dpp_boot == {} and env.fake.dpp_listen == 0
     assert tuple(env.bus.wifi_prop("wlan0", "Join")) == (0, "")
 
@@ -160,8 +160,8 @@ def test_real_supplicant_bootstrap_and_wired_refusal():
         with pytest.raises(dbus.DBusException) as err:
             e.bus.wifi("wlan0", "Enroll")
         assert str(err.value).endswith(
-            "wpa_supplicant runs wlan0 with its wired driver, which cannot listen for a DPP "
-            "configurator (it has no radio)")
+            "wpa_supplicant runs wlan0 with its wired driver, which has no radio for Wi-Fi "
+            "Easy Connect (DPP)")
         assert err.value.get_dbus_name() == "org.roam1.Error.Failed"
         assert tuple(e.bus.wifi_prop("wlan0", "Join")) == (0, "")
     finally:
@@ -222,3 +222,108 @@ def test_cli_enroll_wired_driver_says_why(env):
     out, err = p.communicate(timeout=30)
     assert p.returncode != 0
     assert "cannot enroll by DPP: wpa_supplicant runs wlan0 with its wired driver" in err
+
+
+# ---- roamd as the configurator (JoinUri of a DPP: text, applied) ----------------------------
+PEER = "DPP:C:81/1;M:0242ac110002;V:2;K:" + "MDkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDIgACFZq9YNQAmI26YSe+ixNxngctk/4qn8uSe3P2t+8iOaE=" + ";;"
+
+
+def configure(env):
+    summary = env.bus.wifi("wlan0", "JoinUri", PEER, True)
+    assert str(summary["kind"]) == "dpp" and str(summary["mac"]) == "02:42:ac:11:00:02"
+    return int(summary["join"])
+
+
+def test_configure_sends_the_network_we_are_on(env):
+    env.fake.associate("Home", "02:00:00:00:02:00", 5180, -48, 866)
+    join = configure(env)
+    # wpa_supplicant never gives the key back: the person gives it
+    assert env.wait("JoinNeedsSecret", join)[1:] == ["passphrase", "first"]
+    env.bus.wifi("wlan0", "JoinSecret", dbus.UInt32(join),
+                 {"passphrase": dbus.ByteArray(b"right-pass-1")})
+    step = env.wait("JoinStep", join)
+    assert step[1:] == ["sharing", "sending the network to the device"]
+    assert f"DPP_QR_CODE {PEER}" in env.fake.requests
+    auth = env.fake.dpp_auth
+    assert (auth["conf"], auth["ssid"], auth["pass"]) == ("sta-psk", b"Home", b"right-pass-1")
+    env.fake.dpp_configured_peer(wait_conn_status=True)
+    _, result, words = env.wait("JoinDone", join)
+    assert (result, words) == ("shared",
+                               "Sent Home to the device of the code (Wi-Fi Easy Connect)")
+    assert cleaned_up(env) and env.fake.dpp_peers.keys() == {auth["peer"]}
+    assert f"DPP_BOOTSTRAP_REMOVE {auth['peer']}" in env.fake.requests
+    for _m, a in env.bus.wifi_signals:
+        assert all("right-pass-1" not in str(x) for x in a)
+
+
+def test_configure_refusals_in_words(env):
+    # not on a network
+    join = configure(env)
+    _, result, words = env.wait("JoinDone", join)
+    assert (result, words) == ("refused", "wlan0 is not on a network: a configurator sends the "
+                                          "network it is on")
+    # the device does not answer; a bad passphrase form is refused in place
+    env.fake.associate("Home", "02:00:00:00:02:00", 5180, -48, 866)
+    join = configure(env)
+    env.wait("JoinNeedsSecret", join)
+    with pytest.raises(dbus.DBusException):
+        env.bus.wifi("wlan0", "JoinSecret", dbus.UInt32(join),
+                     {"passphrase": dbus.ByteArray(b"short")})
+    env.bus.wifi("wlan0", "JoinSecret", dbus.UInt32(join),
+                 {"passphrase": dbus.ByteArray(b"right-pass-1")})
+    env.wait("JoinStep", join)
+    env.fake.event("DPP-AUTH-INIT-FAILED ")
+    _, result, words = env.wait("JoinDone", join)
+    assert result == "refused" and "did not answer" in words
+    # a code that is not a DPP: text never reaches wpa_supplicant
+    with pytest.raises(dbus.DBusException) as e:
+        env.bus.wifi("wlan0", "JoinUri", "DPP:C:81/1;;", True)
+    assert e.value.get_dbus_name() == "org.roam1.Error.InvalidArguments"
+
+
+def test_configure_on_the_real_wired_supplicant_says_why():
+    e = RealEnv()
+    try:
+        summary = e.bus.wifi("wlan0", "JoinUri", PEER, True)
+        join = int(summary["join"])
+        _, result, words = e.done(join)
+        assert (result, words) == (
+            "refused", "wpa_supplicant runs wlan0 with its wired driver, which has no radio for "
+                       "Wi-Fi Easy Connect (DPP)")
+        # and the real one takes the code and refuses DPP_AUTH_INIT there (measured)
+        peer = e.ctl(f"DPP_QR_CODE {PEER}")
+        assert peer.isdigit()
+        assert e.ctl(f"DPP_AUTH_INIT peer={peer} conf=sta-psk ssid=486f6d65 "
+                     "pass=72696768742d706173732d31") == "FAIL\n"
+    finally:
+        e.close()
+
+
+def test_cli_join_uri_dpp_asks_the_passphrase_and_sends(env):
+    """roam wifi join-uri DPP:... --yes on a terminal: the passphrase of the network the link
+    is on asked without echo, then the end in words (exit 0)."""
+    import pty
+    import select
+    env.fake.associate("Home", "02:00:00:00:02:00", 5180, -48, 866)
+    master, slave = pty.openpty()
+    p = subprocess.Popen([ROAM, "wifi", "join-uri", PEER, "--yes"], stdin=slave,
+                         stdout=subprocess.PIPE, stderr=slave, text=True,
+                         env=dict(env.env.env, LC_ALL="C.UTF-8"))
+    os.close(slave)
+    seen = b""
+    try:
+        while b"Passphrase for the network wlan0 is on: " not in seen:
+            ready, _, _ = select.select([master], [], [], 10)
+            assert ready, seen
+            seen += os.read(master, 1024)
+        os.write(master, b"right-pass-1\n")
+        env.bus.wait(lambda: env.fake.dpp_auth is not None, what="DPP_AUTH_INIT")
+        env.fake.dpp_configured_peer()
+        out, _ = p.communicate(timeout=30)
+    finally:
+        p.kill()
+        os.close(master)
+    assert p.returncode == 0
+    assert "Sent Home to the device of the code (Wi-Fi Easy Connect)" in out
+    assert env.fake.dpp_auth["pass"] == b"right-pass-1"
+    assert b"right-pass-1" not in seen  # no echo

@@ -666,6 +666,9 @@ static int follow_join(sd_bus *bus, const WifiLink *l, Watch *w, const char *ssi
                         printf("%s: %s (%s).\n", l->name, roam_verdict_word(v.connectivity),
                                roam_reason_short(v.reason));
                 r = 0;
+        } else if (res == WIFI_JOIN_SHARED) {
+                printf("%s\n", strempty(w->result_words)); /* a DPP configurator's */
+                r = 0;
         } else {
                 log_error("%s", *strempty(w->result_words) ? w->result_words : w->result);
                 r = 0;
@@ -1069,7 +1072,9 @@ static int wifi_join_uri(sd_bus *bus, WifiLink *l, const char *arg, const WifiAr
                         printf("Nothing done: add --yes to join.\n");
                         return 0;
                 }
-                fprintf(stderr, "Join? [y/N] ");
+                fprintf(stderr, streq(kind, "dpp")
+                                    ? "Send it the network and its passphrase? [y/N] "
+                                    : "Join? [y/N] ");
                 if (!fgets(line, sizeof(line), stdin) || !(line[0] == 'y' || line[0] == 'Y')) {
                         printf("Nothing done.\n");
                         return 0;
@@ -1089,12 +1094,6 @@ static int wifi_join_uri(sd_bus *bus, WifiLink *l, const char *arg, const WifiAr
                                 r = WIFI_EXIT_REFUSED;
                 }
         }
-        if (r == 0 && streq(kind, "dpp")) {
-                if (!a->json)
-                        printf("Offered %s's network to %s.\n", l->name, shown);
-                watch_done(&w);
-                return 0;
-        }
         if (r == 0) {
                 r = sd_bus_message_enter_container(reply2, 'a', "{sv}");
                 while (r >= 0 && (r = sd_bus_message_enter_container(reply2, 'e', "sv")) > 0) {
@@ -1112,7 +1111,14 @@ static int wifi_join_uri(sd_bus *bus, WifiLink *l, const char *arg, const WifiAr
                         r = -EBADMSG;
                 if (r < 0)
                         r = log_error_errno(r, "Failed to read roamd's answer: %m");
-                else
+                else if (streq(kind, "dpp")) {
+                        /* roamd configures the device with the network l is on: the prompt
+                         * asks that network's passphrase */
+                        char label[64];
+
+                        snprintf(label, sizeof(label), "the network %s is on", l->name);
+                        r = follow_join(bus, l, &w, label, NULL, a->json);
+                } else
                         r = follow_join(bus, l, &w, shown, NULL, a->json);
         }
         watch_done(&w);

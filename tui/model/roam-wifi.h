@@ -28,6 +28,7 @@ typedef enum WifiJoinResult {
         WIFI_JOIN_TIMEOUT,
         WIFI_JOIN_CANCELED,
         WIFI_JOIN_REFUSED,
+        WIFI_JOIN_SHARED, /* a DPP configurator sent the network (JoinUri of a DPP: text) */
         _WIFI_JOIN_RESULT_MAX,
         _WIFI_JOIN_RESULT_INVALID = -EINVAL,
 } WifiJoinResult;

@@ -91,6 +91,7 @@ typedef enum WifiJoinStep {
         WIFI_JOIN_STEP_CONFIGURING, /* the owner's own address configuration (NM, iwd) */
         WIFI_JOIN_STEP_CHECKING,    /* the core's: the link's verdict after the join */
         WIFI_JOIN_STEP_ENROLLING,   /* DPP: waiting for a configurator (roamd-wifi-dpp.h) */
+        WIFI_JOIN_STEP_SHARING,     /* DPP: roamd's owner configures another device */
         _WIFI_JOIN_STEP_MAX,
         _WIFI_JOIN_STEP_INVALID = -EINVAL,
 } WifiJoinStep;
@@ -110,12 +111,13 @@ typedef enum WifiJoinResult {
         WIFI_JOIN_CANCELED,
         WIFI_JOIN_REFUSED, /* the owner refused; words carry its message */
         WIFI_JOIN_PORTAL,
+        WIFI_JOIN_SHARED, /* DPP configurator: the device of the code received the network */
         _WIFI_JOIN_RESULT_MAX,
         _WIFI_JOIN_RESULT_INVALID = -EINVAL,
 } WifiJoinResult;
 
 /* "connected", "wrong-key", "wrong-key-or-out-of-range", "auth-failed", "not-found",
- * "timeout", "canceled", "refused", "portal" */
+ * "timeout", "canceled", "refused", "portal", "shared" */
 const char *wifi_join_result_to_string(WifiJoinResult r);
 WifiJoinResult wifi_join_result_from_string(const char *s);
 
@@ -245,6 +247,7 @@ typedef enum WifiOpKind {
         WIFI_OP_SET_PRIORITY,
         WIFI_OP_SHARE,
         WIFI_OP_ENROLL,
+        WIFI_OP_CONFIGURE,
         _WIFI_OP_MAX,
         _WIFI_OP_INVALID = -EINVAL,
 } WifiOpKind;
@@ -280,6 +283,12 @@ typedef struct WifiBackendOps {
          * (roamd-wifi-dpp.h); wifi_enroll_free() stops it. */
         int (*enroll)(WifiBackend *b, const WifiEnrollReport *report, void *userdata,
                       WifiEnroll **ret);
+        /* DPP configurator: sends the network the interface is on to the device of uri (a
+         * DPP: text read already), reporting as a join (the passphrase asked with
+         * needs_secret where the owner does not give it back; done SHARED); the object's
+         * secret() answers, wifi_enroll_free() stops it. */
+        int (*configure)(WifiBackend *b, const char *uri, const WifiJoinReport *report,
+                         void *userdata, WifiEnroll **ret);
 
         /* Drops an operation: its callback never runs; a join is abandoned at the owner (the
          * network roamd added for it removed, the owner's activation deactivated). NULL-safe. */

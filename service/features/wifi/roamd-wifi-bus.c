@@ -698,7 +698,9 @@ static int method_join_uri(sd_bus_message *m, void *userdata, sd_bus_error *erro
         if (r < 0)
                 return r;
         if (apply) {
-                r = bus_check_authorized(m, ACTION_JOIN, error);
+                /* configuring another device hands it this network's key: an admin, always */
+                r = bus_check_authorized(
+                    m, strncmp(text, "DPP:", 4) == 0 ? ACTION_SHARE : ACTION_JOIN, error);
                 if (r != 0)
                         return r;
         }
@@ -708,12 +710,17 @@ static int method_join_uri(sd_bus_message *m, void *userdata, sd_bus_error *erro
         if (strncmp(text, "DPP:", 4) == 0) {
                 if (dpp_uri_parse(text, strlen(text), &d, err, sizeof(err)) < 0)
                         return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS, "%s", err);
-                if (apply)
-                        return sd_bus_error_setf(error, ROAM_ERROR_NOT_SUPPORTED,
-                                                 "roamd does not configure a DPP device yet");
-                r = sd_bus_message_append(reply, "a{sv}", 5, "kind", "s", "dpp", "mac", "s", d.mac,
-                                          "channels", "s", d.channels, "info", "s", d.info,
-                                          "version", "u", (uint32_t)d.version);
+                if (apply) {
+                        if (!i->backend)
+                                return no_backend(i, error);
+                        r = wifi_iface_configure(i, text, sd_bus_message_get_sender(m), &id);
+                        if (r < 0)
+                                return call_error(i, WIFI_OP_CONFIGURE, r, error);
+                }
+                r = sd_bus_message_append(reply, "a{sv}", apply ? 6 : 5, "kind", "s", "dpp", "mac",
+                                          "s", d.mac, "channels", "s", d.channels, "info", "s",
+                                          d.info, "version", "u", (uint32_t)d.version, "join", "u",
+                                          id);
                 return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
         }
         if (wifi_uri_parse(text, strlen(text), &u, err, sizeof(err)) < 0)

@@ -123,6 +123,9 @@ static const char *iwd_why_not(const WifiBackend *b, WifiOpKind op)
         switch (op) {
         case WIFI_OP_SET_PRIORITY:
                 return "iwd has no priority for known networks: it ranks them itself";
+        case WIFI_OP_CONFIGURE:
+                return "iwd's ConfigureEnrollee does not say whether the device received the "
+                       "network, so roamd does not configure devices through iwd";
         case WIFI_OP_ENROLL: /* roamd-wifi-iwd-dpp.c */
         case WIFI_OP_SHARE:
         case WIFI_OP_SCAN:
@@ -915,6 +918,7 @@ static void op_work(WifiOp *op)
                 return;
         case WIFI_OP_SET_PRIORITY:
         case WIFI_OP_ENROLL:
+        case WIFI_OP_CONFIGURE:
         case _WIFI_OP_MAX:
         case _WIFI_OP_INVALID:
                 r = -EOPNOTSUPP;
@@ -1349,6 +1353,7 @@ static const WifiBackendOps iwd_ops = {
     .set_priority = iwd_set_priority,
     .share = iwd_share,
     .enroll = wifi_iwd_enroll,
+    .configure = wifi_iwd_configure,
     .cancel = wifi_iwd_cancel,
     .free = iwd_free,
 };

@@ -36,6 +36,8 @@ struct WifiEnrollReport {
 /* Each owner's enrollment starts with this; wifi_enroll_free() stops and frees it. */
 struct WifiEnroll {
         void (*free)(WifiEnroll *e);
+        /* a configurator's: the passphrase its needs_secret asked for (NULL: asks none) */
+        int (*secret)(WifiEnroll *e, const WifiSecrets *s);
 };
 
 static inline WifiEnroll *wifi_enroll_free(WifiEnroll *e)

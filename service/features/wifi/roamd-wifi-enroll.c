@@ -131,3 +131,29 @@ int wifi_iface_enroll(WifiIface *i, sd_bus_message *m)
         wifi_bus_emit_changed(i, "Join", NULL);
         return 0;
 }
+
+int wifi_iface_configure(WifiIface *i, const char *uri, const char *sender, uint32_t *ret)
+{
+        WifiJoin *j;
+        int r;
+
+        if (!i->backend)
+                return -EOPNOTSUPP;
+        if (i->join)
+                return -EBUSY;
+        j = wifi_join_new(i, sender);
+        if (!j)
+                return -ENOMEM;
+        /* reported as any join (steps, the passphrase asked, JoinDone shared) */
+        r = i->backend->ops->configure(i->backend, uri, &wifi_join_report, j, &j->enroll);
+        if (r < 0) {
+                wifi_join_free(j);
+                return r;
+        }
+        i->join = j;
+        log_info("%s: join %u: DPP configuration of another device through %s started", i->ifname,
+                 j->id, wifi_owner_to_name(i->owner));
+        wifi_bus_emit_changed(i, "Join", NULL);
+        *ret = j->id;
+        return 0;
+}

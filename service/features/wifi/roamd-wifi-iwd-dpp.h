@@ -7,3 +7,6 @@
 
 int wifi_iwd_enroll(WifiBackend *b, const WifiEnrollReport *report, void *userdata,
                     WifiEnroll **ret);
+/* -EOPNOTSUPP: iwd's ConfigureEnrollee reports no result (see why_not). */
+int wifi_iwd_configure(WifiBackend *b, const char *uri, const WifiJoinReport *report,
+                       void *userdata, WifiEnroll **ret);

@@ -10,6 +10,7 @@
 #include "roamd-core.h"
 #include "roamd-wifi-uri.h"
 #include "roamd-wifi-wpa-dpp.h"
+#include "roamd-wifi-wpa-parse.h"
 #include "roamd-wpa.h"
 
 /* A DPP enrollee on a bare wpa_supplicant (hostap's README-DPP, dpp_supplicant.c):
@@ -26,6 +27,7 @@
 
 #define LISTEN_CHANNEL "81/1"
 #define LISTEN_MHZ     "2412"
+#define SHARE_USEC     (120 * USEC_PER_SEC)
 
 typedef enum Step {
         STEP_CAPABILITY,
@@ -35,6 +37,11 @@ typedef enum Step {
         STEP_URI,
         STEP_LISTEN,
         STEP_LISTENING, /* waiting for a configurator */
+        /* the configurator's, after STATUS */
+        STEP_SECRET,  /* the passphrase of the network, asked (wpa_supplicant keeps it) */
+        STEP_QR,      /* DPP_QR_CODE: the peer's id */
+        STEP_AUTH,    /* DPP_AUTH_INIT */
+        STEP_SHARING, /* the events */
         _STEP_MAX,
         _STEP_INVALID = -EINVAL,
 } Step;
@@ -57,6 +64,14 @@ typedef struct WpaEnroll {
         bool akm_ok; /* DPP-CONFOBJ-AKM named a security roamd joins with a passphrase */
         char akm[16];
         WifiDppCredential cred;
+        /* a configurator (JoinUri of a DPP: text): what it sends, reported as a join */
+        bool configurator;
+        const WifiJoinReport *jreport;
+        char *peer_uri;
+        int peer_id; /* DPP_QR_CODE's, -1: none */
+        sd_event *event;
+        sd_event_source *timer;
+        char name[WIFI_SSID_MAX * 4 + 1];
 } WpaEnroll;
 
 static const char *prefix_of(WpaEnroll *e)
@@ -89,8 +104,15 @@ static void stop_at_owner(WpaEnroll *e)
                 snprintf(cmd, sizeof(cmd), "DPP_BOOTSTRAP_REMOVE %d", e->boot_id);
                 (void)wpa_client_request(e->client, prefix_of(e), cmd, NULL, NULL, NULL);
         }
+        if (e->peer_id >= 0) {
+                /* the peer's key, and the exchange DPP_AUTH_INIT began */
+                (void)wpa_client_request(e->client, prefix_of(e), "DPP_STOP_LISTEN", NULL, NULL,
+                                         NULL);
+                snprintf(cmd, sizeof(cmd), "DPP_BOOTSTRAP_REMOVE %d", e->peer_id);
+                (void)wpa_client_request(e->client, prefix_of(e), cmd, NULL, NULL, NULL);
+        }
         e->listening = false;
-        e->boot_id = -1;
+        e->boot_id = e->peer_id = -1;
 }
 
 static void enroll_free(WifiEnroll *base)
@@ -102,6 +124,9 @@ static void enroll_free(WifiEnroll *base)
         stop_at_owner(e);
         wpa_subscription_free(e->sub);
         wifi_dpp_credential_erase(&e->cred);
+        sd_event_source_disable_unref(e->timer);
+        sd_event_unref(e->event);
+        free(e->peer_uri);
         free(e->uri);
         free(e->ifname);
         free(e);
@@ -112,6 +137,7 @@ static void enroll_end(WpaEnroll *e, WifiJoinResult result, const char *fmt, ...
 static void enroll_end(WpaEnroll *e, WifiJoinResult result, const char *fmt, ...)
 {
         const WifiEnrollReport *report = e->report;
+        const WifiJoinReport *jreport = e->jreport;
         void *ud = e->userdata;
         char words[WIFI_WORDS_MAX];
         va_list ap;
@@ -119,9 +145,13 @@ static void enroll_end(WpaEnroll *e, WifiJoinResult result, const char *fmt, ...
         va_start(ap, fmt);
         vsnprintf(words, sizeof(words), fmt, ap);
         va_end(ap);
-        log_info("%s: DPP enrollment through wpa_supplicant ended: %s", e->ifname, words);
+        log_info("%s: DPP %s through wpa_supplicant ended: %s", e->ifname,
+                 e->configurator ? "configuration" : "enrollment", words);
         enroll_free(&e->base);
-        report->done(result, words, ud);
+        if (jreport)
+                jreport->done(result, words, ud);
+        else
+                report->done(result, words, ud);
 }
 
 static void enroll_received(WpaEnroll *e)
@@ -137,6 +167,10 @@ static void enroll_received(WpaEnroll *e)
 }
 
 static int request(WpaEnroll *e, const char *cmd);
+static void configurator_status(WpaEnroll *e, const char *reply, size_t len);
+static void configurator_auth(WpaEnroll *e);
+static void configurator_event(WpaEnroll *e, const WpaEvent *ev);
+static int on_share_timeout(sd_event_source *s, uint64_t usec, void *userdata);
 
 static void short_reply(const char *reply, size_t len, char *out, size_t size)
 {
@@ -187,8 +221,8 @@ static void on_reply(WpaClient *c, int error, const char *reply, size_t len, voi
                 }
                 if (wired) {
                         enroll_end(e, WIFI_JOIN_REFUSED,
-                                   "wpa_supplicant runs %s with its wired driver, which cannot "
-                                   "listen for a DPP configurator (it has no radio)",
+                                   "wpa_supplicant runs %s with its wired driver, which has no "
+                                   "radio for Wi-Fi Easy Connect (DPP)",
                                    e->ifname);
                         return;
                 }
@@ -201,6 +235,10 @@ static void on_reply(WpaClient *c, int error, const char *reply, size_t len, voi
                 const char *a;
                 size_t k = 0;
 
+                if (e->configurator) {
+                        configurator_status(e, reply, len);
+                        return;
+                }
                 if (wpa_kv_parse(reply, len, &kv) < 0 || !(a = wpa_kv_get(&kv, "address")) ||
                     !wpa_mac_valid(a)) {
                         wpa_kv_done(&kv);
@@ -265,7 +303,37 @@ static void on_reply(WpaClient *c, int error, const char *reply, size_t len, voi
                 log_info("%s: listening for a DPP configurator on %s MHz", e->ifname, LISTEN_MHZ);
                 e->report->uri(e->uri, e->userdata);
                 return;
+        case STEP_QR:
+                id = strtol(reply, &end, 10);
+                if (end == reply || (*end && *end != '\n') || id < 0 || id > INT32_MAX) {
+                        enroll_end(e, WIFI_JOIN_REFUSED,
+                                   "wpa_supplicant refused the device's code (DPP_QR_CODE: %s)",
+                                   answer);
+                        return;
+                }
+                e->peer_id = (int)id;
+                configurator_auth(e);
+                return;
+        case STEP_AUTH:
+                if (!wpa_reply_is_ok(reply, len)) {
+                        enroll_end(e, WIFI_JOIN_REFUSED,
+                                   "wpa_supplicant refused to start Wi-Fi Easy Connect with the "
+                                   "device (DPP_AUTH_INIT: %s)",
+                                   answer);
+                        return;
+                }
+                e->step = STEP_SHARING;
+                if (sd_event_add_time_relative(e->event, &e->timer, CLOCK_MONOTONIC, SHARE_USEC, 0,
+                                               on_share_timeout, e) < 0) {
+                        enroll_end(e, WIFI_JOIN_REFUSED, "roamd could not set a timer");
+                        return;
+                }
+                e->jreport->step(WIFI_JOIN_STEP_SHARING, "sending the network to the device",
+                                 e->userdata);
+                return;
         case STEP_LISTENING:
+        case STEP_SECRET:
+        case STEP_SHARING:
         case _STEP_MAX:
         case _STEP_INVALID:
                 break;
@@ -296,6 +364,11 @@ static void on_event(WpaClient *c, const WpaEvent *ev, void *userdata)
 
         if (ev->ifname[0] && !streq(ev->ifname, e->ifname))
                 return;
+        if (e->configurator) {
+                if (e->step == STEP_SHARING)
+                        configurator_event(e, ev);
+                return;
+        }
         if (e->step != STEP_LISTENING || strncmp(ev->name, "DPP-", 4) != 0)
                 return;
         if (streq(ev->name, "DPP-CONF-RECEIVED")) {
@@ -347,6 +420,197 @@ static void on_event(WpaClient *c, const WpaEvent *ev, void *userdata)
                            "The configurator and this device share no DPP role");
 }
 
+/* ---- the configurator ---- */
+
+/* STATUS's key_mgmt (wpa_key_mgmt_txt()) of the network the interface is on, as what a DPP
+ * configuration object carries; _WIFI_SECURITY_INVALID for what roam does not send. */
+static WifiSecurity status_security(const char *key_mgmt)
+{
+        if (!key_mgmt)
+                return _WIFI_SECURITY_INVALID;
+        if (streq(key_mgmt, "WPA2-PSK") || streq(key_mgmt, "WPA-PSK") ||
+            streq(key_mgmt, "WPA2-PSK-SHA256") || streq(key_mgmt, "FT-PSK"))
+                return WIFI_SECURITY_WPA2;
+        if (streq(key_mgmt, "SAE") || streq(key_mgmt, "FT-SAE") || streq(key_mgmt, "SAE-EXT-KEY"))
+                return WIFI_SECURITY_WPA3;
+        return _WIFI_SECURITY_INVALID;
+}
+
+static void configurator_status(WpaEnroll *e, const char *reply, size_t len)
+{
+        WpaKv kv = {};
+        const char *state, *ssid, *km;
+        int r = wpa_kv_parse(reply, len, &kv);
+
+        state = r >= 0 ? wpa_kv_get(&kv, "wpa_state") : NULL;
+        ssid = r >= 0 ? wpa_kv_get(&kv, "ssid") : NULL;
+        km = r >= 0 ? wpa_kv_get(&kv, "key_mgmt") : NULL;
+        if (!streq_ptr(state, "COMPLETED") || !ssid ||
+            wifi_dpp_ssid_decode(ssid, strlen(ssid), &e->cred) < 0) {
+                wpa_kv_done(&kv);
+                enroll_end(e, WIFI_JOIN_REFUSED,
+                           "%s is not on a network: a configurator sends the network it is on",
+                           e->ifname);
+                return;
+        }
+        e->cred.security = status_security(km);
+        if (e->cred.security < 0) {
+                char what[32];
+
+                snprintf(what, sizeof(what), "%s", strempty(km));
+                roam_text_mark_inplace(what);
+                wpa_kv_done(&kv);
+                enroll_end(e, WIFI_JOIN_REFUSED,
+                           "roam sends only WPA2 and WPA3 Personal networks by Wi-Fi Easy "
+                           "Connect (this one is %s)",
+                           what);
+                return;
+        }
+        wpa_kv_done(&kv);
+        if (wifi_ssid_to_display(e->cred.ssid, e->cred.ssid_len, e->name, sizeof(e->name)) < 0)
+                snprintf(e->name, sizeof(e->name), "the network");
+        /* wpa_supplicant never gives a key back (GET_NETWORK answers *): the person does */
+        e->step = STEP_SECRET;
+        e->jreport->needs_secret(WIFI_SECRET_PASSPHRASE, WIFI_SECRET_WHY_FIRST, e->userdata);
+}
+
+static int conf_secret(WifiEnroll *base, const WifiSecrets *s)
+{
+        WpaEnroll *e = (WpaEnroll *)base;
+        _cleanup_free_ char *cmd = NULL;
+        bool hex64;
+        int r;
+
+        if (e->step != STEP_SECRET || !s->passphrase)
+                return -EINVAL;
+        hex64 = s->passphrase_len == 64 && strspn(s->passphrase, "0123456789abcdefABCDEF") == 64;
+        for (size_t i = 0; i < s->passphrase_len; i++)
+                if ((unsigned char)s->passphrase[i] < 0x20 ||
+                    (unsigned char)s->passphrase[i] > 0x7e)
+                        return -EINVAL;
+        if (!hex64 && (s->passphrase_len < 8 || s->passphrase_len > 63))
+                return -EINVAL;
+        if (hex64 && e->cred.security == WIFI_SECURITY_WPA3)
+                return -EINVAL; /* SAE takes a password, not a PSK */
+        memcpy(e->cred.passphrase, s->passphrase, s->passphrase_len);
+        e->cred.passphrase[s->passphrase_len] = 0;
+        e->cred.passphrase_len = s->passphrase_len;
+        if (asprintf(&cmd, "DPP_QR_CODE %s", e->peer_uri) < 0)
+                return -ENOMEM;
+        e->step = STEP_QR;
+        r = request(e, cmd);
+        if (r < 0)
+                e->step = STEP_SECRET;
+        return r;
+}
+
+static void configurator_auth(WpaEnroll *e)
+{
+        char ssid[2 * WIFI_SSID_MAX + 1], key[2 * 64 + 1], cmd[384];
+        bool psk = e->cred.passphrase_len == 64;
+        int r;
+
+        wifi_wpa_ssid_hex(e->cred.ssid, e->cred.ssid_len, ssid);
+        if (psk)
+                snprintf(key, sizeof(key), "%s", e->cred.passphrase);
+        else
+                for (size_t i = 0; i < e->cred.passphrase_len; i++)
+                        snprintf(key + 2 * i, 3, "%02x", (uint8_t)e->cred.passphrase[i]);
+        /* dpp.c's conf= words: the legacy credential of the network (sta-psk, sta-sae, both) */
+        snprintf(cmd, sizeof(cmd), "DPP_AUTH_INIT peer=%d conf=%s ssid=%s %s=%s", e->peer_id,
+                 e->cred.security == WIFI_SECURITY_WPA3 ? "sta-sae" : "sta-psk", ssid,
+                 psk ? "psk" : "pass", key);
+        wifi_dpp_credential_erase(&e->cred);
+        e->step = STEP_AUTH;
+        r = request(e, cmd);
+        explicit_bzero(key, sizeof(key));
+        explicit_bzero(cmd, sizeof(cmd));
+        if (r < 0)
+                enroll_end(e, WIFI_JOIN_REFUSED, "wpa_supplicant no longer runs %s", e->ifname);
+}
+
+static int on_share_timeout(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        WpaEnroll *e = userdata;
+
+        e->timer = sd_event_source_disable_unref(e->timer);
+        enroll_end(e, WIFI_JOIN_TIMEOUT,
+                   "The device of the code did not take the network within 2 minutes");
+        return 0;
+}
+
+/* The configurator's events (dpp_supplicant.c): DPP-CONF-SENT [wait_conn_status=1]
+ * conf_status=N ends it (0: sent), as do the failures. */
+static void configurator_event(WpaEnroll *e, const WpaEvent *ev)
+{
+        const char *status = wpa_event_get(ev, "conf_status");
+        char why[128];
+
+        if (streq(ev->name, "DPP-CONF-SENT")) {
+                if (streq_ptr(status, "0"))
+                        enroll_end(e, WIFI_JOIN_SHARED,
+                                   "Sent %s to the device of the code (Wi-Fi Easy Connect)",
+                                   e->name);
+                else {
+                        outside_words(status, why, sizeof(why));
+                        enroll_end(e, WIFI_JOIN_REFUSED,
+                                   "The device of the code refused %s (DPP status %s)", e->name,
+                                   why);
+                }
+        } else if (streq(ev->name, "DPP-CONF-FAILED"))
+                enroll_end(e, WIFI_JOIN_REFUSED,
+                           "The device of the code did not take %s (DPP configuration failed)",
+                           e->name);
+        else if (streq(ev->name, "DPP-AUTH-INIT-FAILED"))
+                enroll_end(e, WIFI_JOIN_REFUSED,
+                           "The device of the code did not answer: is it showing its code, and "
+                           "near?");
+        else if (streq(ev->name, "DPP-FAIL")) {
+                outside_words(ev->rest, why, sizeof(why));
+                enroll_end(e, WIFI_JOIN_REFUSED, "Wi-Fi Easy Connect failed: %s", why);
+        } else if (streq(ev->name, "DPP-NOT-COMPATIBLE"))
+                enroll_end(e, WIFI_JOIN_REFUSED,
+                           "The device of the code and this one share no DPP role");
+}
+
+int wifi_wpa_configure(WifiBackend *b, const char *uri, const WifiJoinReport *report,
+                       void *userdata, WifiEnroll **ret)
+{
+        const char *prefix;
+        WpaEnroll *e;
+        int r;
+
+        e = calloc(1, sizeof(*e));
+        if (!e)
+                return -ENOMEM;
+        e->base.free = enroll_free;
+        e->base.secret = conf_secret;
+        e->configurator = true;
+        e->core = b->core;
+        e->jreport = report;
+        e->userdata = userdata;
+        e->boot_id = e->peer_id = -1;
+        e->step = STEP_CAPABILITY;
+        e->event = sd_event_ref(b->core->event);
+        e->ifname = strdup(b->ifname);
+        e->peer_uri = strdup(uri);
+        e->client = b->core->wpa ? wpa_client_for(b->core->wpa, b->ifname, &prefix) : NULL;
+        if (!e->ifname || !e->peer_uri || !e->client || strchr(uri, '\n')) {
+                r = !e->ifname || !e->peer_uri ? -ENOMEM : e->client ? -EINVAL : -ENOTCONN;
+                enroll_free(&e->base);
+                return r;
+        }
+        r = wpa_client_subscribe(e->client, on_event, e, &e->sub);
+        if (r >= 0)
+                r = request(e, "GET_CAPABILITY dpp");
+        if (r < 0) {
+                enroll_free(&e->base);
+                return r;
+        }
+        *ret = &e->base;
+        return 0;
+}
+
 int wifi_wpa_enroll(WifiBackend *b, const WifiEnrollReport *report, void *userdata,
                     WifiEnroll **ret)
 {
@@ -361,7 +625,7 @@ int wifi_wpa_enroll(WifiBackend *b, const WifiEnrollReport *report, void *userda
         e->core = b->core;
         e->report = report;
         e->userdata = userdata;
-        e->boot_id = -1;
+        e->boot_id = e->peer_id = -1;
         e->step = STEP_CAPABILITY;
         e->ifname = strdup(b->ifname);
         e->client = b->core->wpa ? wpa_client_for(b->core->wpa, b->ifname, &prefix) : NULL;

@@ -7,3 +7,8 @@
 
 int wifi_wpa_enroll(WifiBackend *b, const WifiEnrollReport *report, void *userdata,
                     WifiEnroll **ret);
+/* A configurator: the network the interface is on, sent to the device of uri (DPP_QR_CODE,
+ * DPP_AUTH_INIT conf=sta-psk|sta-sae); its passphrase is asked (needs_secret): wpa_supplicant
+ * never gives it back. */
+int wifi_wpa_configure(WifiBackend *b, const char *uri, const WifiJoinReport *report,
+                       void *userdata, WifiEnroll **ret);

@@ -581,6 +581,7 @@ static void change_after_list(WifiOp *op)
                 case WIFI_OP_JOIN:
                 case WIFI_OP_SHARE:
                 case WIFI_OP_ENROLL:
+                case WIFI_OP_CONFIGURE:
                 case _WIFI_OP_MAX:
                 case _WIFI_OP_INVALID:
                         break;
@@ -1128,6 +1129,7 @@ static void op_fail(WifiOp *op, int error, const char *words)
         case WIFI_OP_SET_PRIORITY:
         case WIFI_OP_SHARE:
         case WIFI_OP_ENROLL:
+        case WIFI_OP_CONFIGURE:
         case _WIFI_OP_MAX:
         case _WIFI_OP_INVALID:
                 snprintf(w, sizeof(w), "%s", words);
@@ -1260,6 +1262,7 @@ static const char *wpa_why_not(const WifiBackend *b, WifiOpKind op)
                        "(GET_NETWORK answers *)";
         case WIFI_OP_SCAN:
         case WIFI_OP_ENROLL: /* roamd-wifi-wpa-dpp.c */
+        case WIFI_OP_CONFIGURE:
         case WIFI_OP_LIST:
         case WIFI_OP_KNOWN:
         case WIFI_OP_JOIN:
@@ -1286,6 +1289,7 @@ const WifiBackendOps wifi_wpa_ops = {
     .set_priority = wpa_set_priority,
     .share = wpa_share,
     .enroll = wifi_wpa_enroll,
+    .configure = wifi_wpa_configure,
     .cancel = wpa_cancel,
     .free = wpa_backend_free,
 };

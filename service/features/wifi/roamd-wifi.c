@@ -168,7 +168,8 @@ static void on_step(WifiJoinStep step, const char *words, void *userdata)
 
 void wifi_join_owner_done(WifiJoin *j, WifiJoinResult result, const char *words)
 {
-        j->op = NULL; /* the backend dropped it */
+        j->op = NULL;     /* the backend dropped it */
+        j->enroll = NULL; /* a DPP configurator's too */
         if (result == WIFI_JOIN_CONNECTED) {
                 snprintf(j->words, sizeof(j->words), "%s", words ?: "Joined");
                 join_check(j);
@@ -182,7 +183,7 @@ static void on_done(WifiJoinResult result, const char *words, void *userdata)
         wifi_join_owner_done(userdata, result, words);
 }
 
-static const WifiJoinReport join_report = {
+const WifiJoinReport wifi_join_report = {
     .step = on_step,
     .needs_secret = on_needs_secret,
     .done = on_done,
@@ -212,7 +213,7 @@ int wifi_join_start_backend(WifiJoin *j, const WifiJoinRequest *q)
                 return -EOPNOTSUPP;
         memcpy(j->ssid, q->ssid, q->ssid_len);
         j->ssid_len = q->ssid_len;
-        return b->ops->join(b, q, &join_report, j, &j->op);
+        return b->ops->join(b, q, &wifi_join_report, j, &j->op);
 }
 
 int wifi_iface_join(WifiIface *i, const WifiJoinRequest *q, const char *sender, uint32_t *ret)
@@ -245,10 +246,11 @@ int wifi_iface_join_secret(WifiIface *i, const WifiSecrets *s)
         WifiJoin *j = i->join;
         int r;
 
-        if (!j || !j->op || !i->backend)
+        if (!j || !(j->op || (j->enroll && j->enroll->secret)) || !i->backend)
                 return -ENOENT;
         j->timer = sd_event_source_disable_unref(j->timer);
-        r = i->backend->ops->secret(j->op, s);
+        /* a join's, or a DPP configurator's (the passphrase of the network it sends) */
+        r = j->op ? i->backend->ops->secret(j->op, s) : j->enroll->secret(j->enroll, s);
         if (r >= 0)
                 log_info("%s: join %u got its secret", i->ifname, j->id);
         return r;

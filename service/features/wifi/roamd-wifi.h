@@ -102,7 +102,12 @@ void wifi_iface_join_cancel(WifiIface *i);
  * as for a join. */
 int wifi_iface_enroll(WifiIface *i, sd_bus_message *m);
 
+/* Starts a DPP configurator (roamd-wifi-enroll.c): the network the interface is on sent to
+ * the device of uri (a DPP: text read already), run as a join of sender; ret: its id. */
+int wifi_iface_configure(WifiIface *i, const char *uri, const char *sender, uint32_t *ret);
+
 /* The join machinery the enrollment shares (roamd-wifi.c). */
+extern const WifiJoinReport wifi_join_report;
 WifiJoin *wifi_join_new(WifiIface *i, const char *sender);
 WifiJoin *wifi_join_free(WifiJoin *j);
 void wifi_join_step(WifiJoin *j, WifiJoinStep step, const char *words);
