@@ -62,8 +62,14 @@
    two alternating in one world (ROUNDS, default 4, of BENCH_REPS cycles each): medians and
    NEW/OLD.
 
-`bench_verdict.py [latency|memory|memory-parts|memory-floor]` (all but memory-parts by default). Needs root, NetworkManager for part 1
-(bench/run installs it)."""
+6. `recheck [OLD]` (issue 45 §2): a re-check of an online link on the open network behind
+   the 300 ms one-way delay line, in round trips: roamd's ProbeDuration of a Link.Reprobe
+   round, NetworkManager's IPv4 check after its CheckConnectivity (start request to check
+   completed, its log's stamps), and with OLD a roamd binary from before a change, in one
+   world, taking turns (BENCH_ROUNDS); the check server with TCP Fast Open and without.
+
+`bench_verdict.py [latency|memory|memory-parts|memory-floor|recheck]` (all but memory-parts
+by default). Needs root, NetworkManager for parts 1 and 6 (bench/run installs it)."""
 import datetime
 import json
 import os
@@ -310,6 +316,15 @@ def setup(net, kind):
         net.dns(*PROBE)
         net.server(f"{PROBE_V4}:80,[{PROBE_V6}]:80", mode="tickets")
         net.server(f"{PROBE_V4}:443,[{PROBE_V6}]:443", mode="tickets", tls="probe")
+        return
+    if kind == "openfo":
+        # issue 45 §2: the open network, its check server accepting TCP Fast Open (the
+        # server bit of net.ipv4.tcp_fastopen in the network's namespace only)
+        net.innet("sysctl -qw net.ipv4.tcp_fastopen=3")
+        net.internet()
+        net.dns(*PROBE)
+        net.server(f"{PROBE_V4}:80,[{PROBE_V6}]:80", extra=["--fastopen"])
+        net.server(f"{PROBE_V4}:443,[{PROBE_V6}]:443", tls="probe", extra=["--fastopen"])
         return
     if kind in ("open", "nohttps"):
         net.internet()
@@ -859,7 +874,9 @@ dns={GW_V6};
 """
 
 
-def run_nm(net, ev, connectivity, dhcp=False, kind=""):
+def start_nm(net, dhcp=False, kind=""):
+    """NetworkManager in the device namespace (NM_SCRIPT), managing d0 with the profile the
+    network needs; its log's path."""
     d = os.path.join(net.dir, "nm")
     for sub in ("etc/system-connections", "etc/conf.d", "etc/sysconf.d", "lib"):
         os.makedirs(os.path.join(d, sub), exist_ok=True)
@@ -876,9 +893,22 @@ def run_nm(net, ev, connectivity, dhcp=False, kind=""):
         BETWEEN[kind](net)  # the network as the carrier cycles leave it (a closed gate)
     logpath = os.path.join(d, "nm.log")
     log = open(logpath, "w")
-    nm = subprocess.Popen(["ip", "netns", "exec", net.name, "unshare", "-m", "sh", "-c",
-                           NM_SCRIPT.format(d=d, nm=NM)],
-                          env=net.env, stdout=log, stderr=subprocess.STDOUT)
+    return subprocess.Popen(["ip", "netns", "exec", net.name, "unshare", "-m", "sh", "-c",
+                             NM_SCRIPT.format(d=d, nm=NM)],
+                            env=net.env, stdout=log, stderr=subprocess.STDOUT), logpath
+
+
+def stop_nm(nm):
+    nm.terminate()
+    try:
+        nm.wait(10)
+    except subprocess.TimeoutExpired:
+        nm.kill()
+        nm.wait()
+
+
+def run_nm(net, ev, connectivity, dhcp=False, kind=""):
+    nm, logpath = start_nm(net, dhcp, kind)
     try:
         dev = poll(lambda: nm_device(net, "d0"), 30, "NetworkManager's d0")
         fam = FAMILY.get(kind, 4)
@@ -893,12 +923,7 @@ def run_nm(net, ev, connectivity, dhcp=False, kind=""):
                 cut=lambda tc: nm_unavailable_after(logpath, tc), between=BETWEEN.get(kind)))
         return times, (cpu_ms(nm.pid) - cpu0) / REPS
     finally:
-        nm.terminate()
-        try:
-            nm.wait(10)
-        except subprocess.TimeoutExpired:
-            nm.kill()
-            nm.wait()
+        stop_nm(nm)
 
 
 def latency():
@@ -1192,11 +1217,124 @@ def ab(binaries, rounds):
     print(f"  ratio second/first {b / a:.2f}")
 
 
+RECHECK_DELAY = 300  # one-way, ms
+
+
+def recheck_roamd(net, binary):
+    """REPS re-checks (Link.Reprobe) of d0, online, by the roamd at binary: each one's
+    ProbeDuration, roamd's own measure of its round (from its start to the last answer of
+    both families' probes, DNS confirmed), in ms."""
+    import minienv
+    minienv.ROAMD = binary
+    net.start_roamd(roamd_config(net))
+    try:
+        wait_for(lambda: net.verdicts()[0::2] == ("online", "online"), timeout=60,
+                 what="roamd: d0 online (IPv4 and IPv6)")
+        path = net.link_path("d0")
+        out = []
+        for _ in range(REPS):
+            before = net.link_prop("d0", "LastProbe")
+            net.busctl("call", "org.roam1", path, "org.roam1.Link", "Reprobe")
+            poll(lambda: net.link_prop("d0", "LastProbe") > before, 30, "the re-check's end",
+                 0.05)
+            out.append(net.link_prop("d0", "ProbeDuration") / 1000)
+            assert net.verdicts()[0::2] == ("online", "online"), net.verdicts()
+        return out
+    finally:
+        net.stop_roamd()
+
+
+def nm_check_span(logpath, t0, fam=4):
+    """NetworkManager's first IPv{fam} check of d0 started at or after t0: its "start request"
+    to its "check completed" (its own log's stamps), in ms, and the result; None until it
+    completed."""
+    start = check = None
+    with open(logpath, errors="replace") as f:
+        for line in f:
+            if f"(d0,IPv{fam}," not in line:
+                continue
+            try:
+                t = float(line.split("[", 1)[1].split("]", 1)[0])
+                c = line.split(f"(d0,IPv{fam},", 1)[1].split(")", 1)[0]
+            except (IndexError, ValueError):
+                continue
+            if check is None and t >= t0 and "start request" in line:
+                start, check = t, c
+            elif c == check and "check completed:" in line:
+                return (t - start) * 1000, line.split("check completed:", 1)[1].split(";")[0]
+    return None
+
+
+def recheck_nm(net):
+    """REPS connectivity checks of NetworkManager's (its D-Bus CheckConnectivity, as its
+    300 s timer would start one), d0 connected: each IPv4 check's span in ms."""
+    nm, logpath = start_nm(net)
+    try:
+        dev = poll(lambda: nm_device(net, "d0"), 30, "NetworkManager's d0")
+        poll(lambda: nm_prop(net, "Ip4Connectivity", dev) == NM_FULL, 60,
+             "NetworkManager: d0 IPv4 connectivity full")
+        out = []
+        for _ in range(REPS):
+            t0 = time.time()
+            net.busctl("call", "org.freedesktop.NetworkManager",
+                       "/org/freedesktop/NetworkManager", "org.freedesktop.NetworkManager",
+                       "CheckConnectivity")
+            span, result = poll(lambda: nm_check_span(logpath, t0), 30,
+                                "NetworkManager's check in its log", 0.05)
+            assert result.strip() == "FULL", result
+            out.append(span)
+        return out
+    finally:
+        stop_nm(nm)
+
+
+def recheck(old):
+    """Issue 45 §2: what a re-check costs on the 300 ms one-way line, in round trips, roamd
+    (before a change: old, a roamd binary; and this one) and NetworkManager in one world,
+    the check server with TCP Fast Open and without."""
+    import minienv
+    new = minienv.ROAMD
+    have_nm = os.access(NM, os.X_OK)
+    rtt = 2 * RECHECK_DELAY
+    print(f"re-check of an online link, open network, {RECHECK_DELAY} ms one-way (nominal RTT "
+          f"{rtt} ms), median of {REPS * ROUNDS}; roamd: ProbeDuration of a Link.Reprobe "
+          f"round (both families); NetworkManager: an IPv4 check after CheckConnectivity, "
+          f"from its log")
+    for kind, what in (("openfo", "server with TCP Fast Open"),
+                       ("open", "server without TCP Fast Open")):
+        net = ProbeNet(f"bvrc{kind[4:]}", delay_ms=RECHECK_DELAY)
+        try:
+            setup(net, kind)
+            ping = rtt_ms(net)
+            who = ([("roamd before", old)] if old else []) + [("roamd", new)] \
+                + ([("NetworkManager", None)] if have_nm else [])
+            times = {w: [] for w, _ in who}
+            for i in range(ROUNDS):
+                for w, b in who[::1 if i % 2 == 0 else -1]:
+                    times[w] += recheck_nm(net) if b is None else recheck_roamd(net, b)
+            print(f"  {what} (ping {ping:.1f} ms)")
+            for w, b in who:
+                m = statistics.median(times[w])
+                print(f"    {w:16} {m:7.1f} ms  {m / rtt:4.2f} RTT  (min {min(times[w]):.1f}, "
+                      f"max {max(times[w]):.1f})" + (f"  {b}" if b else ""), flush=True)
+            if have_nm:
+                n = statistics.median(times["NetworkManager"])
+                print(f"    roamd/NetworkManager {statistics.median(times['roamd']) / n:.2f}"
+                      + (f", before {statistics.median(times['roamd before']) / n:.2f}"
+                         if old else ""), flush=True)
+        finally:
+            net.close()
+        minienv.ROAMD = new
+
+
 def main():
+    if sys.argv[1:2] == ["recheck"]:
+        recheck(sys.argv[2] if len(sys.argv) > 2 else None)
+        return
     if sys.argv[1:2] == ["ab"]:
         ab(sys.argv[2:4], int(sys.argv[4]) if len(sys.argv) > 4 else 4)
         return
-    what = sys.argv[1:] or ["latency", "memory", "memory-floor"]
+    what = sys.argv[1:] or ["latency", "memory", "memory-floor", "recheck"]
     if "latency" in what:
         latency()
     if "memory" in what:
@@ -1205,6 +1343,8 @@ def main():
         memory_parts()
     if "memory-floor" in what:
         memory_floor()
+    if "recheck" in what:
+        recheck(None)
 
 
 if __name__ == "__main__":

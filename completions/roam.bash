@@ -272,8 +272,8 @@ _roam()
                 ;;
         wifi)
                 if ((n == 0)); then
-                        words_now="list scan join forget autoconnect priority join-uri share $(_roam_wifi_links)"
-                elif ((n == 1)) && [[ ${args[0]} == list || ${args[0]} == scan ]]; then
+                        words_now="list scan join forget autoconnect priority join-uri share enroll $(_roam_wifi_links)"
+                elif ((n == 1)) && [[ ${args[0]} == list || ${args[0]} == scan || ${args[0]} == enroll ]]; then
                         words_now=$(_roam_wifi_links)
                 elif ((n == 2)) && [[ ${args[0]} == autoconnect ]]; then
                         words_now="on off"

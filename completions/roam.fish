@@ -61,7 +61,7 @@ complete -c roam -n "not __fish_seen_subcommand_from $commands" -a bt -d 'Blueto
 complete -c roam -n "not __fish_seen_subcommand_from $commands" -a nfc -d 'What an NFC tag holds'
 complete -c roam -n "not __fish_seen_subcommand_from $commands" -a network -d "Each link's network and location"
 complete -c roam -n "not __fish_seen_subcommand_from $commands" -a firewall -d 'The firewall rules in force'
-complete -c roam -n "not __fish_seen_subcommand_from $commands" -a wifi -d 'Wi-Fi networks: list, join, forget, share'
+complete -c roam -n "not __fish_seen_subcommand_from $commands" -a wifi -d 'Wi-Fi networks: list, join, forget, share, enroll'
 
 complete -c roam -s h -l help -d 'Show the help and exit'
 complete -c roam -l version -d 'Show the version and exit'
@@ -116,7 +116,7 @@ complete -c roam -n '__roam_args_are firewall 0' -a check
 complete -c roam -n '__roam_args_are firewall 1' -a 'tcp udp'
 complete -c roam -n '__roam_args_are firewall 3' -a '(__roam_links)'
 
-complete -c roam -n '__roam_args_are wifi 0' -a 'list scan join forget autoconnect priority join-uri share'
+complete -c roam -n '__roam_args_are wifi 0' -a 'list scan join forget autoconnect priority join-uri share enroll'
 complete -c roam -n '__roam_args_are wifi 0' -a '(__roam_links)'
 complete -c roam -n '__roam_args_are wifi 2; and __fish_seen_subcommand_from autoconnect' -a 'on off'
 complete -c roam -n '__fish_seen_subcommand_from wifi' -l hidden -d 'With join: a hidden network'

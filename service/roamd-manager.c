@@ -18,16 +18,19 @@
 
 /* A pass over kernel state follows a sync and every verdict (it reads the byte counters
  * first). */
-/* The pass a sync asked for begins at its end, after every feature took the sync in and while
- * the links' signals are held. Its commit is asynchronous: what it put in force (the
- * firewall's Location) is said once the kernel's answer is read, in a PropertiesChanged of
- * its own, never before the kernel accepted it. Held for a new link's first answer, it runs
- * later. */
+/* The pass a sync asked for runs at its end, after every feature took the sync in and while
+ * the links' signals are held: one PropertiesChanged per link says the sync and what the pass
+ * put in force (the firewall's Location). Its commit is asynchronous, but the kernel applies
+ * an nftables batch inside sendmsg(), so its answer is already queued: settling reads it
+ * without waiting and the pass ends here. Only an answer not there (lost, or held by a test)
+ * ends it later, in a PropertiesChanged of its own, never before the kernel accepted it.
+ * Held for a new link's first answer, it runs later. */
 static void on_sync_end(void *userdata)
 {
         Manager *m = userdata;
 
-        (void)reconcile_run_scheduled(m->core.reconcile);
+        if (reconcile_run_scheduled(m->core.reconcile))
+                reconcile_settle(m->core.reconcile);
 }
 
 static void on_links_for_reconcile(Links *links, const LinksEvent *ev, void *userdata)

@@ -109,7 +109,7 @@ static const ScreenVTable *const tui_screens[] = {
     &overview_screen_vtable,  &link_screen_vtable,     &apps_screen_vtable,
     &portal_screen_vtable,    &usage_screen_vtable,    &devices_screen_vtable,
     &bluetooth_screen_vtable, &firewall_screen_vtable, &time_screen_vtable,
-    &wake_screen_vtable,      &wifi_screen_vtable,
+    &wake_screen_vtable,      &wifi_screen_vtable,     &wifi_enroll_screen_vtable,
 };
 
 /* No command: the full-screen TUI on a terminal, `status` for scripts and pipes. */
@@ -317,7 +317,7 @@ static void help(void)
                "  wifi [LINK]        Wi-Fi networks through the link's owner: signal,\n"
                "                     security, known; scan, join SSID, forget SSID,\n"
                "                     autoconnect SSID on|off, join-uri URI|-, share SSID\n"
-               "                     (QR code); roam wifi --help\n"
+               "                     (QR code), enroll (DPP); roam wifi --help\n"
                "  help [COMMAND]     This help, or one command's (also: roam COMMAND --help)\n"
                "\n"
                "Changes are polkit's to allow (it may ask for a password; where polkit is not\n"

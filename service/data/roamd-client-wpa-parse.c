@@ -115,6 +115,8 @@ void wpa_event_done(WpaEvent *e)
         if (!e)
                 return;
         free(e->name);
+        free(e->rest);
+        e->rest = NULL;
         for (size_t i = 0; i < e->n_fields; i++) {
                 free(e->fields[i].key);
                 free(e->fields[i].value);
@@ -145,6 +147,22 @@ int wpa_event_parse(const char *text, size_t len, WpaEvent *ret)
                 if (!*e.name) { /* nothing but characters the cleaner drops */
                         wpa_event_done(&e);
                         return -EBADMSG;
+                }
+                {
+                        const char *re = text + len, *rs = sp + (sp < re && *sp == ' ');
+                        while (re > rs && re[-1] == '\n')
+                                re--;
+                        if (re < rs)
+                                re = rs;
+                        if (memchr(rs, '\n', (size_t)(re - rs))) {
+                                wpa_event_done(&e);
+                                return -EBADMSG;
+                        }
+                        e.rest = strndup(rs, (size_t)(re - rs));
+                        if (!e.rest) {
+                                wpa_event_done(&e);
+                                return -ENOMEM;
+                        }
                 }
                 p = sp;
         }

@@ -36,6 +36,7 @@ typedef struct WpaField {
 
 typedef struct WpaEvent {
         char *name; /* "P2P-DEVICE-FOUND", "CTRL-EVENT-CONNECTED", ... */
+        char *rest; /* the text after the name and its space as sent, spaces kept (DPP's SSID) */
         WpaField fields[WPA_FIELDS_MAX];
         size_t n_fields;
         int level;

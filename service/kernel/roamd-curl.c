@@ -13,6 +13,7 @@
 #include "roam-log.h"
 #include "roamd-curl.h"
 #include "roamd-http-answer.h"
+#include "roamd-tcp-fastopen.h"
 
 /* A transfer's next step (send the request once connected, read the answer) goes before
  * whatever else is pending at the same moment: after carrier-up the kernel's address and
@@ -411,6 +412,16 @@ int curl_easy_link_setup(CURL *easy, const char *host, long port, int family, co
         return 0;
 }
 
+/* The connection's last look before it closes: was its Fast Open SYN lost on the way? */
+static int on_close_socket(void *clientp, curl_socket_t fd)
+{
+        bool *lost = clientp;
+
+        if (lost && tcp_fastopen_syn_lost(fd))
+                *lost = true;
+        return close(fd);
+}
+
 int curl_easy_link_new(const CurlLinkFetch *f, CURL **ret, struct curl_slist **ret_connect_to)
 {
         CURL *easy = curl_easy_init();
@@ -434,6 +445,13 @@ int curl_easy_link_new(const CurlLinkFetch *f, CURL **ret, struct curl_slist **r
                 /* the value itself rides in the pointer: nothing to outlive the transfer */
                 curl_easy_setopt(easy, CURLOPT_SOCKOPTFUNCTION, on_sockopt_mark);
                 curl_easy_setopt(easy, CURLOPT_SOCKOPTDATA, (void *)(uintptr_t)f->mark);
+        }
+        if (f->fastopen) {
+                /* (curl sets TCP_FASTOPEN_CONNECT: connect() returns at once, and the first
+                 * write goes out with the SYN; without a cookie a plain SYN asks for one) */
+                curl_easy_setopt(easy, CURLOPT_TCP_FASTOPEN, 1L);
+                curl_easy_setopt(easy, CURLOPT_CLOSESOCKETFUNCTION, on_close_socket);
+                curl_easy_setopt(easy, CURLOPT_CLOSESOCKETDATA, f->fastopen_lost);
         }
         *ret = easy;
         return 0;

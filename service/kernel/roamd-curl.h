@@ -63,6 +63,13 @@ typedef struct CurlLinkFetch {
         void *write_data;
         uint32_t mark; /* SO_MARK of its socket; 0: none */
         CURLSH *share; /* TLS sessions to resume and keep (one network's); NULL: none */
+        /* TCP Fast Open: the first flight (a TLS ClientHello) rides in the SYN when the
+         * kernel keeps a cookie of the server's; the caller has made sure that cookie was
+         * given on this network (roamd-tcp-fastopen.h). *fastopen_lost, if given, is set when
+         * that SYN (with data, or asking for a cookie) was lost and only its retransmission
+         * got through (tcp_fastopen_syn_lost()); it must outlive the handle. */
+        bool fastopen;
+        bool *fastopen_lost;
 } CurlLinkFetch;
 
 /* A new easy handle for the fetch: connected to addr_text keeping host, bound to the link,

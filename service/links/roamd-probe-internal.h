@@ -48,6 +48,7 @@ typedef struct Fetch {
         bool transfer_done;    /* the transfer ended; its outcome waits for DNS */
         bool shares_lookup;    /* the HTTPS probe waits for the HTTP probe's lookup */
         bool running, done;
+        bool fastopen_lost; /* its Fast Open SYN was lost (roamd-tcp-fastopen.h) */
         char error[CURL_ERROR_SIZE];
 } Fetch;
 
@@ -108,6 +109,13 @@ struct Prober {
         CURLSH *tls_share;
         char *tls_network;
         bool tls_stale; /* the carrier went: whatever network comes next, not this share */
+        /* TCP Fast Open for the HTTPS probe, on tls_network only (as its sessions): the check
+         * hosts' addresses whose cookies, kept by the kernel from wherever, were forgotten
+         * when connecting there first on this network, and whether a Fast Open SYN was lost
+         * here (then no more Fast Open until the network changes). */
+        IpAddr tfo_clean[4];
+        unsigned n_tfo_clean;
+        bool tfo_off;
 };
 
 /* roamd-probe.c */

@@ -24,6 +24,7 @@
 #include "roamd-probe.h"
 #include "roamd-reconcile.h"
 #include "roamd-resolve.h"
+#include "roamd-tcp-fastopen.h"
 
 /* (PROBE_LARGE_BYTES and PROBE_LARGE_SEGMENT: roamd-probe-answer.h) */
 /* How long the large transfer may stay silent once the small probes answered: a lost
@@ -219,6 +220,8 @@ static CURLSH *prober_tls_share(Prober *p)
                 p->tls_network = NULL;
         }
         p->tls_stale = false;
+        p->n_tfo_clean = 0;
+        p->tfo_off = false;
         p->tls_network = strdup(id);
         if (!p->tls_network)
                 return NULL;
@@ -228,6 +231,43 @@ static CURLSH *prober_tls_share(Prober *p)
                 p->tls_network = NULL;
         }
         return p->tls_share;
+}
+
+/* Whether the HTTPS probe to addr may use TCP Fast Open (its ClientHello in the SYN: with a
+ * resumed session a re-check is 2 round trips, as a plain-HTTP GET after a lookup is 3).
+ * The kernel keeps a server's cookie per source and destination address, whatever network
+ * the device was on: a cookie is shown only where this network's first connection there
+ * asked for it, the ones kept before are forgotten first (a cookie shown to a server from
+ * another network would tell it where this device was, as a TLS session would). share:
+ * what prober_tls_share(), which starts a network's list anew, gave the fetch (NULL: the
+ * old network's share is still in use, and so is its list: no Fast Open). */
+static bool prober_fastopen(Prober *p, CURLSH *share, const IpAddr *addr)
+{
+        struct in6_addr a;
+        unsigned i;
+        int r;
+
+        if (p->tfo_off || !share || share != p->tls_share)
+                return false;
+        for (i = 0; i < p->n_tfo_clean; i++)
+                if (p->tfo_clean[i].family == addr->family &&
+                    streq(p->tfo_clean[i].text, addr->text))
+                        return true;
+        if (inet_pton(addr->family, addr->text, &a) != 1)
+                return false;
+        r = tcp_fastopen_forget(addr->family, &a);
+        if (r < 0) {
+                log_debug_errno(r,
+                                "%s: cannot forget the TCP Fast Open cookies kept for %s, "
+                                "connecting without: %m",
+                                strempty(p->link->info.name), addr->text);
+                return false;
+        }
+        /* a full list starts over (its first address's cookie is forgotten again: harmless) */
+        if (p->n_tfo_clean == ELEMENTSOF(p->tfo_clean))
+                p->n_tfo_clean = 0;
+        p->tfo_clean[p->n_tfo_clean++] = *addr;
+        return true;
 }
 
 static void prober_maybe_finish(Prober *p);
@@ -373,6 +413,13 @@ static void on_fetch_done(CURL *easy, CURLcode result, void *userdata)
 
         curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
         curl_easy_getinfo(easy, CURLINFO_REDIRECT_URL, &redirect);
+        if (f->fastopen_lost && !f->prober->tfo_off) {
+                /* a path that drops such SYNs would cost a SYN timeout every time */
+                log_info("%s: a TCP Fast Open SYN to %s was lost: no more Fast Open on this "
+                         "network",
+                         strempty(f->prober->link->info.name), f->host);
+                f->prober->tfo_off = true;
+        }
         if (log_get_max_level() >= LOG_DEBUG) {
                 /* where the time went: connected, TLS done, first byte, end (µs from start) */
                 curl_off_t t[4] = {};
@@ -492,12 +539,15 @@ static int fetch_start_transfer(Fetch *f, const IpAddr *addr)
         bool bust = (f->kind == FETCH_HTTP || f->kind == FETCH_GARDEN || f->kind == FETCH_LARGE) &&
                     !strchr(f->url, '#');
         _cleanup_free_ char *nonced = NULL;
+        CURLSH *share;
         int r;
 
         if (bust && asprintf(&nonced, "%s%croam-nonce=%016" PRIx64, f->url,
                              strchr(f->url, '?') ? '&' : '?', probe_nonce()) < 0)
                 return -ENOMEM;
         f->body.max = c->max_body;
+        share = prober_tls_share(f->prober);
+        f->fastopen_lost = false;
         r = curl_easy_link_new(
             &(const CurlLinkFetch){.url = nonced ?: f->url,
                                    .host = f->host,
@@ -512,7 +562,10 @@ static int fetch_start_transfer(Fetch *f, const IpAddr *addr)
                                    .write = body_write,
                                    .write_data = f,
                                    .mark = f->mark,
-                                   .share = prober_tls_share(f->prober)},
+                                   .share = share,
+                                   .fastopen = f->kind == FETCH_HTTPS &&
+                                               prober_fastopen(f->prober, share, addr),
+                                   .fastopen_lost = &f->fastopen_lost},
             &f->easy, &f->connect_to);
         if (r < 0)
                 return r;

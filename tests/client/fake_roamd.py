@@ -91,7 +91,7 @@ P2PState and P2PDevice ("p2p": {"P2PState": ..., "P2PDevice": ...}); "bluetooth"
 of org.roam1.Bluetooth properties) makes /org/roam1/bluetooth exist. Both are read-only here:
 enough for what `roam p2p peers` and `roam bt` print.
 A link with "_wifi" is a Wi-Fi link with org.roam1.WiFi (fake_wifi.py says how, and its
-commands: wifi_calls, wifi_joins, wifi_set).
+commands: wifi_calls, wifi_joins, wifi_set, wifi_enroll).
 Needs Debian's python3-dbus and python3-gi: run with /usr/bin/python3.
 """
 import grp
@@ -843,6 +843,8 @@ class Manager(PropertiesObject):
                                        for link in self.links for j in getattr(link, "joins", [])])
         elif op == "wifi_set":
             self.find(cmd["link"]).networks = [dict(n) for n in cmd["networks"]]
+        elif op == "wifi_enroll":
+            self.find(cmd["link"]).enroll_send(cmd.get("ssid"), cmd.get("fail"))
         elif op == "budget":
             self.usage["budgets"] = cmd["budgets"]
             for b in cmd["budgets"]:

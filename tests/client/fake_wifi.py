@@ -1,6 +1,6 @@
 """org.roam1.WiFi of fake_roamd.py: Wi-Fi links joined through their owner (docs/dbus-api.md:
 the research notes' §4.3 with roamd's deviations: no WiFiRadio unless a scenario gives one,
-no Enroll, the EAP password as its own key `password`, JoinSecret and JoinCancel for the
+the EAP password as its own key `password`, JoinSecret and JoinCancel for the
 caller of Join only, no `portal` result: the verdict comes on the link), strict as roamd is.
 
 A link of the scenario with "_wifi" is a Wi-Fi link: its object has org.roam1.WiFi too.
@@ -44,6 +44,14 @@ Commands (stdin of fake_roamd.py):
                                               (secrets are recorded as their length only)
   {"op": "wifi_joins"}                        the joins: {"id", "ssid", "passphrases": [...]}
   {"op": "wifi_set", "link": 3, "networks": [...]}   replace the networks
+  {"op": "wifi_enroll", "link": 3, "ssid": "Home"}   the configurator of the running
+                                              enrollment sent that network (joined as Join)
+  {"op": "wifi_enroll", "link": 3, "fail": "words"}  or the exchange failed (JoinDone refused)
+Enroll (roamd-wifi-enroll.c): NotSupported where the owner has no DPP (NetworkManager), Busy
+while a join runs; answers (join id, DPP: URI), JoinStep enrolling, then as a join. JoinUri of
+a DPP: text with apply: NotSupported on NetworkManager and iwd; on wpa_supplicant an
+administrator every time, then a join that asks the passphrase of the network the link is on
+and ends shared (or refused when it is on none).
 """
 import dbus
 import dbus.service
@@ -57,7 +65,8 @@ JOIN_KEYS = {"ssid": "ay", "hidden": "b", "security": "s", "passphrase": "ay", "
              "domain": "s", "remember": "b", "autoconnect": "b"}
 SECRET_KEYS = {"passphrase": "ay", "identity": "s", "password": "ay"}
 HIDDEN_SECURITIES = ("open", "wpa2", "wpa3", "enterprise")
-STEP_WORDS = {"scanning": "looking for the network", "associating": "associating",
+STEP_WORDS = {"enrolling": "waiting for a phone or another configurator to scan this device's "
+                           "code", "scanning": "looking for the network", "associating": "associating",
               "authenticating": "checking the passphrase", "configuring": "getting an address",
               "checking": "checking the connection"}
 
@@ -477,6 +486,17 @@ class WiFiObject(dbus.service.Object):
                                 {k: len(bytes(v)) if k != "identity" else str(v)
                                  for k, v in secrets.items()}])
         j["waiting"] = None
+        if j.get("configure"):
+            j["passphrases"].append(bytes(secrets["passphrase"]).decode("utf-8", "replace"))
+
+            def sent():
+                self.JoinStep(dbus.UInt32(j["id"]), "sharing", "sending the network to the "
+                              "device")
+                self.done(j, "shared", f"Sent {display_name(j['ssid'])} to the device of the "
+                          "code (Wi-Fi Easy Connect)")
+                return False
+            GLib.idle_add(sent)
+            return
         GLib.idle_add(self.join_run, j, dict(secrets))
 
     @dbus.service.method(WIFI_IFACE, in_signature="u", sender_keyword="sender")
@@ -569,7 +589,39 @@ class WiFiObject(dbus.service.Object):
                 elif key == "V":
                     summary["version"] = dbus.UInt32(int(val))
             if apply:
-                raise err("NotSupported", "roamd does not act as a DPP configurator yet")
+                # roamd-wifi-enroll.c: a configurator of the network the link is on, where
+                # wpa_supplicant owns it (the passphrase asked: it never gives it back)
+                backend = self.wifi_props["WiFiBackend"]
+                if backend == "networkmanager":
+                    raise err("NotSupported", "NetworkManager cannot configure a device by DPP "
+                              "(Wi-Fi Easy Connect)")
+                if backend == "iwd":
+                    raise err("NotSupported", "iwd's ConfigureEnrollee does not say whether the "
+                              "device received the network, so roamd does not configure "
+                              "devices through iwd")
+                self.check_auth(sender, admin=True)
+                if self.join:
+                    raise err("Busy", f"Already running on {self.values.get('Name', '')}")
+                on = next((n for n in self.networks if n.get("connected")), None)
+                hooks["join_id"][0] += 1
+                jid = hooks["join_id"][0]
+                raw = ssid_bytes(on) if on else b""
+                self.record("JoinUri", raw, {"dpp": True})
+                j = {"id": jid, "sender": sender, "ssid": raw, "req": {}, "waiting": None,
+                     "passphrases": [], "net_security": "", "configure": on}
+                self.join = j
+                self.joins.append(j)
+
+                def ask():
+                    if on is None:
+                        self.done(j, "refused", f"{self.values.get('Name', '')} is not on a "
+                                  "network: a configurator sends the network it is on")
+                    else:
+                        j["waiting"] = "passphrase"
+                        self.JoinNeedsSecret(dbus.UInt32(jid), "passphrase", "first")
+                    return False
+                GLib.idle_add(ask)
+                summary["join"] = dbus.UInt32(jid)
             return summary
         if not uri.startswith("WIFI:"):
             raise err("InvalidArguments", "not a WIFI: or DPP: URI")
@@ -605,6 +657,42 @@ class WiFiObject(dbus.service.Object):
             raise err("Busy", f"joining {display_name(self.join['ssid'])} first")
         summary["join"] = self.start_join(raw, req, sender, "JoinUri")
         return summary
+
+    @dbus.service.method(WIFI_IFACE, out_signature="us", sender_keyword="sender")
+    def Enroll(self, sender=None):
+        self.check_owner()
+        if self.wifi_props["WiFiBackend"] == "networkmanager":
+            raise err("NotSupported", "NetworkManager cannot enroll a device by DPP (Wi-Fi "
+                      "Easy Connect)")
+        self.check_auth(sender)
+        if self.join:
+            raise err("Busy", f"Already running on {self.values.get('Name', '')}")
+        hooks["join_id"][0] += 1
+        jid = hooks["join_id"][0]
+        self.record("Enroll", b"")
+        j = {"id": jid, "sender": sender, "ssid": b"", "req": {}, "waiting": None,
+             "passphrases": [], "net_security": "", "enroll": True}
+        self.join = j
+        self.joins.append(j)
+        GLib.idle_add(lambda: self.step(j, "enrolling") and False)
+        uri = ("DPP:C:81/1;M:02726d000030;V:2;K:MDkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDIgACFZq9YNQ"
+               "AmI26YSe+ixNxngctk/4qn8uSe3P2t+8iOaE=;;")
+        return dbus.Struct((dbus.UInt32(jid), dbus.String(uri)), signature="us")
+
+    def enroll_send(self, ssid=None, fail=None):
+        j = self.join
+        if not j or not j.get("enroll"):
+            raise ValueError("no enrollment runs")
+        if fail:
+            self.done(j, "refused", fail)
+            return
+        n = self.find_net(ssid.encode())
+        j["ssid"] = ssid.encode()
+        j["req"] = {"ssid": ssid.encode()}
+        if n is None:
+            self.done(j, "not-found", f"No network named {ssid} answered.")
+            return
+        self.connect(j, n)
 
     # Signals
 

@@ -137,3 +137,24 @@ def test_plain_wifi_priority_iwd_refuses(roamd, plain):
     p.expect(r"State: Online via wlan0 \(wifi\)")
     p.send("wifi priority Office 5")
     p.expect(r"roamd refused: iwd orders known networks itself: no priority")
+
+
+def test_plain_wifi_enroll(roamd, plain):
+    """wifi enroll: the code as text (a screen reader reads it; no drawing), the wait, then
+    the join of what the phone sent, in words; a failed exchange said too."""
+    fake = roamd(SCENARIO)
+    p = plain()
+    p.expect(r"State: Online via wlan0 \(wifi\)")
+    p.send("wifi enroll")
+    p.expect(r"Wi-Fi Easy Connect code of wlan0 \(type or show it to a phone that is on the "
+             r"network; waiting up to 2 minutes\): DPP:C:81/1;M:02726d000030;V:2;K:\S+;;")
+    p.expect(r"Waiting: waiting for a phone or another configurator to scan this device's "
+             r"code\.\.\.")
+    fake.send(op="wifi_enroll", link=3, ssid="Neighbour")
+    p.expect(r"Joining the network the phone sent: associating\.\.\.")
+    p.expect(r"Joined Neighbour\.")
+    p.send("wifi enroll")
+    p.expect(r"Waiting: .*")
+    fake.send(op="wifi_enroll", link=3, fail="Wi-Fi Easy Connect failed: No Auth Confirm received")
+    p.expect(r"Wi-Fi Easy Connect failed: No Auth Confirm received")
+    assert [c[0] for c in fake.send(op="wifi_calls")] == ["Enroll", "Enroll"]

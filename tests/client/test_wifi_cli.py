@@ -356,7 +356,8 @@ def test_join_uri(bus, roamd):
     p = run(bus.env, "wifi", "join-uri", "DPP:K:MDkw;;")
     assert p.returncode == 0 and "Nothing done" in p.stdout
     p = run(bus.env, "wifi", "join-uri", "--yes", "DPP:K:MDkw;;")
-    assert p.returncode == 1 and "roamd does not act as a DPP configurator yet" in p.stderr
+    assert p.returncode == 1 and ("NetworkManager cannot configure a device by DPP (Wi-Fi Easy "
+                                  "Connect)") in p.stderr
 
 
 def qr_modules(lines):
@@ -437,9 +438,10 @@ def test_completions(bus, roamd, tmp_path):
     roamd(scenario())
     assert bash_complete(bus.env, "roam wi")[0] == ["wifi"]
     assert bash_complete(bus.env, "roam wifi ")[0] == [
-        "autoconnect", "forget", "join", "join-uri", "list", "priority", "scan", "share",
-        "wlan0"]
+        "autoconnect", "enroll", "forget", "join", "join-uri", "list", "priority", "scan",
+        "share", "wlan0"]
     assert bash_complete(bus.env, "roam wifi scan ")[0] == ["wlan0"]
+    assert bash_complete(bus.env, "roam wifi enroll ")[0] == ["wlan0"]
     assert bash_complete(bus.env, "roam wifi autoconnect Home ")[0] == ["off", "on"]
     assert bash_complete(bus.env, "roam wifi join X --eap ")[0] == ["peap", "ttls"]
     assert "--passphrase-file" in bash_complete(bus.env, "roam wifi join X --pa")[0]

@@ -55,7 +55,17 @@ Test methods (org.freedesktop.DBus.Mock on /):
   GetCalls() -> a(sss), GetAgentCalls() -> a(sss) (agent's bus name, method, network path),
   GetSecretsSeen() -> a(ss) (network name, what the agent answered),
   GetProfilesRead() -> a(sus) (each provisioning file Connect read: its name, its mode, its
-      text).
+      text);
+  DppConfigure(o device, s ssid, s passphrase): a configurator sent the running enrollee a
+      network (dpp.c: the profile written, dpp_reset(), then the station joins it when in
+      range); DppFail(o device): the exchange failed (dpp_reset() only).
+
+DeviceProvisioning (src/dpp.c, doc/device-provisioning-api.txt) on every station:
+StartEnrollee while DPP runs: InProgress (dbus_error_busy()); it disconnects a connected
+station first and answers the URI (channel 6, the device's address); Stop while nothing runs:
+NotFound; ConfigureEnrollee(uri): not connected: NotConnected, a network that is not psk:
+NotSupported, DPP running: InProgress, a URI that does not parse or lacks M: and C: (no
+multicast frame registration, as nearly every driver): InvalidArguments.
 """
 import os
 
@@ -76,6 +86,7 @@ AGENT_IFACE = IWD + ".Agent"
 ADAPTER_IFACE = IWD + ".Adapter"
 DEVICE_IFACE = IWD + ".Device"
 STATION_IFACE = IWD + ".Station"
+DPP_IFACE = IWD + ".DeviceProvisioning"
 NETWORK_IFACE = IWD + ".Network"
 KNOWN_IFACE = IWD + ".KnownNetwork"
 PROPS_IFACE = "org.freedesktop.DBus.Properties"
@@ -88,7 +99,7 @@ ERRORS = {
     "NotFound": "Object not found", "NotSupported": "Operation not supported",
     "NoAgent": "No Agent registered", "NotConnected": "Not connected",
     "NotConfigured": "Not configured", "AlreadyProvisioned": "Already provisioned",
-    "NotHidden": "Not hidden",
+    "NotHidden": "Not hidden", "NotAvailable": "Operation not available",
 }
 
 
@@ -184,7 +195,9 @@ def load(mock, parameters):
                           ("GetCalls", ("", "a(sss)"), GetCalls),
                           ("GetAgentCalls", ("", "a(sss)"), GetAgentCalls),
                           ("GetSecretsSeen", ("", "a(ss)"), GetSecretsSeen),
-                          ("GetProfilesRead", ("", "a(sus)"), GetProfilesRead)):
+                          ("GetProfilesRead", ("", "a(sus)"), GetProfilesRead),
+                          ("DppConfigure", ("oss", ""), DppConfigure),
+                          ("DppFail", ("o", ""), DppFail)):
         _method(mock, MOCK_IFACE, name, sig[0], sig[1], fn)
 
     if mock.iwdstate.state_dir:
@@ -258,6 +271,7 @@ def AddStation(self, ifname, sender=None):
     _method(dev, PROPS_IFACE, "Set", "ssv", "", _read_only)
     s.stations[path] = {"obj": dev, "scanning": False, "hidden_pending": False,
                         "connected": None, "connecting": None}
+    _add_dpp(dev, s.stations[path])
     ROOT[0].object_manager_emit_added(path)
     return path
 
@@ -709,3 +723,111 @@ def known_set(self, iface, name, value, sender=None):
         _fail("InvalidArguments")
     if bool(value) != bool(self.props[KNOWN_IFACE]["AutoConnect"]):
         _changed(self, KNOWN_IFACE, {"AutoConnect": dbus.Boolean(value)})
+
+
+# ---- DeviceProvisioning (DPP) ----------------------------------------------------------------
+DPP_KEY = "MDkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDIgACFZq9YNQAmI26YSe+ixNxngctk/4qn8uSe3P2t+8iOaE="
+
+
+def _add_dpp(dev, sta):
+    dev.AddProperties(DPP_IFACE, {"Started": False})
+    sta["dpp"] = None  # None, "enrollee" or "configurator"
+    _method(dev, DPP_IFACE, "StartEnrollee", "", "s", dpp_start_enrollee)
+    _method(dev, DPP_IFACE, "ConfigureEnrollee", "s", "s", dpp_configure_enrollee)
+    _method(dev, DPP_IFACE, "Stop", "", "", dpp_stop)
+
+
+def _dpp_uri(dev, channel):
+    mac = str(dev.props[DEVICE_IFACE]["Address"]).replace(":", "")
+    return "DPP:C:81/%d;M:%s;V:2;K:%s;;" % (channel, mac, DPP_KEY)
+
+
+def _dpp_started(sta, role, uri):
+    sta["dpp"] = role
+    _changed(sta["obj"], DPP_IFACE, {"Started": True, "Role": role, "URI": uri})
+
+
+def _dpp_reset(sta):
+    """dpp_reset(): Started false, Role and URI gone (dpp_property_changed_notify())."""
+    sta["dpp"] = None
+    obj = sta["obj"]
+    obj.props[DPP_IFACE].pop("Role", None)
+    obj.props[DPP_IFACE].pop("URI", None)
+    obj.props[DPP_IFACE]["Started"] = False
+    obj.EmitSignal(PROPS_IFACE, "PropertiesChanged", "sa{sv}as",
+                   [DPP_IFACE, {"Started": False}, ["Role", "URI"]])
+
+
+def dpp_start_enrollee(self, sender=None):
+    _record("StartEnrollee", sender, [])
+    sta = _station(self)
+    if sta["dpp"] is not None:
+        _fail("InProgress")
+    if sta["connected"] is not None:  # dpp_try_disconnect_station()
+        _disconnected(sta)
+    uri = _dpp_uri(self, 6)  # dpp_start_enrollee(): channel 6 only
+    _dpp_started(sta, "enrollee", uri)
+    return uri
+
+
+def _uri_ok(uri):
+    """dpp_parse_uri() enough for the double: DPP:, a K:, the closing ;;, and (without
+    multicast registration) M: and C:."""
+    if not uri.startswith("DPP:") or not uri.endswith(";;"):
+        return False
+    toks = [t for t in uri[4:-2].split(";") if t]
+    keys = {t[:2] for t in toks}
+    return {"K:", "M:", "C:"} <= keys and all(len(t) > 2 and t[1] == ":" for t in toks)
+
+
+def dpp_configure_enrollee(self, uri, sender=None):
+    _record("ConfigureEnrollee", sender, [str(uri)])
+    sta = _station(self)
+    net = sta["connected"]
+    if net is None:
+        _fail("NotConnected")
+    if net["type"] != "psk":
+        _fail("NotSupported")
+    if sta["dpp"] is not None:
+        _fail("InProgress")
+    if not _uri_ok(str(uri)):
+        _fail("InvalidArguments")
+    own = _dpp_uri(self, 1)
+    _dpp_started(sta, "configurator", own)
+    return own
+
+
+def dpp_stop(self, sender=None):
+    _record("Stop", sender, [])
+    sta = _station(self)
+    if sta["dpp"] is None:
+        _fail("NotFound")
+    _dpp_reset(sta)
+
+
+def DppConfigure(self, device, ssid, passphrase, sender=None):
+    s = st()
+    sta = s.stations[str(device)]
+    if sta["dpp"] != "enrollee":
+        raise dbus.exceptions.DBusException("no enrollee runs", name=MOCK_IFACE + ".Error")
+    ssid, passphrase = str(ssid), str(passphrase)
+    # dpp_write_config() then, once the profile is synced, dpp_start_connect(): dpp_reset(),
+    # then network_autoconnect() of the network when the station sees it
+    known = _known_for(ssid, "psk")
+    if known:
+        s.known[known]["passphrase"] = passphrase
+    else:
+        _add_known(ssid, "psk", False, True, passphrase)
+    _dpp_reset(sta)
+    for net in s.networks.values():
+        if net["device"] == str(device) and net["ssid"] == ssid and net["type"] == "psk" \
+                and net["obj"] is not None:
+            _associate(net, sta, passphrase, lambda: None, lambda e: None)
+            break
+
+
+def DppFail(self, device, sender=None):
+    sta = st().stations[str(device)]
+    if sta["dpp"] is None:
+        raise dbus.exceptions.DBusException("DPP does not run", name=MOCK_IFACE + ".Error")
+    _dpp_reset(sta)

@@ -573,12 +573,14 @@ def test_answer_held_by_nagle_is_not_waiting_for_a_delayed_ack(net):
     assert delayed_acks(net) == before, "a probe's answer waited for a delayed ACK"
 
 
-def tls_sessions(server):
-    """The next line the check server printed about a TLS session ('full' or 'resumed')."""
+def tls_sessions(server, syn=False):
+    """The next line the check server printed about a TLS session: 'full' or 'resumed'
+    (syn: with how its SYN came, 'syn' or 'syn-data', i.e. the ClientHello in the SYN)."""
     import select
     r, _, _ = select.select([server.stdout], [], [], 10)
     assert r, "no HTTPS request reached the check server"
-    return server.stdout.readline().split()[-1]
+    words = server.stdout.readline().split()
+    return (words[1], words[2]) if syn else words[1]
 
 
 def test_recheck_resumes_the_tls_session(net):
@@ -595,7 +597,8 @@ def test_recheck_resumes_the_tls_session(net):
                    check=False)
     assert r.returncode == 0, r.stderr
     wait_for(lambda: net.link_prop("d0", "LastProbe") > before, what="a new probe round")
-    assert tls_sessions(tls) == "resumed"
+    # a server without TCP Fast Open: a plain SYN (its cookie request ignored), nothing lost
+    assert tls_sessions(tls, syn=True) == ("resumed", "syn")
 
 
 def test_another_network_gets_no_session_of_the_last(net):
@@ -617,3 +620,110 @@ def test_another_network_gets_no_session_of_the_last(net):
     wait_for(lambda: net.verdicts()[:2] == ("online", "ok"), what="IPv4 online again")
     assert tls_sessions(tls) == "full"
     assert net.link_prop("d0", "NetworkId") not in ("", first)
+
+
+def reprobe(net):
+    """One probe round on d0 (Link.Reprobe), waited for (LastProbe moves)."""
+    before = net.link_prop("d0", "LastProbe")
+    r = net.busctl("call", "org.roam1", net.link_path("d0"), "org.roam1.Link", "Reprobe",
+                   check=False)
+    assert r.returncode == 0, r.stderr
+    wait_for(lambda: net.link_prop("d0", "LastProbe") > before, what="a new probe round")
+
+
+def fastopen_server(net):
+    # TCP Fast Open on the server's side, in the network's namespace only (the device's
+    # namespace keeps the kernel's default, 1: the client side on)
+    net.innet("sysctl -qw net.ipv4.tcp_fastopen=3")
+    net.internet(v6=False)
+    net.dns(*PROBE)
+    net.server(f"{PROBE_V4}:80")
+    return net.server(f"{PROBE_V4}:443", tls="probe", extra=["--report-sessions",
+                                                             "--fastopen"])
+
+
+def test_recheck_sends_its_hello_in_the_syn(net):
+    # The first contact asks for a TCP Fast Open cookie; a re-check sends its ClientHello,
+    # resuming the session, with the cookie in the SYN: TCP and TLS in one round trip, the
+    # request in the next (2 RTT, where a plain-HTTP check after a lookup takes 3).
+    tls = fastopen_server(net)
+    net.start_roamd(net.probe_config())
+    wait_for(lambda: net.verdicts()[:2] == ("online", "ok"), what="IPv4 online")
+    assert tls_sessions(tls, syn=True) == ("full", "syn")
+    reprobe(net)
+    assert tls_sessions(tls, syn=True) == ("resumed", "syn-data")
+    assert net.verdicts()[:2] == ("online", "ok")
+
+
+def test_another_network_gets_no_fastopen_cookie_of_the_last(net):
+    # The kernel keeps a server's cookie per address pair, whatever the network: shown from
+    # another network it would tell the server where this device was. The same server
+    # behind another gateway (another NetworkId) sees a plain SYN, then a new cookie is used.
+    tls = fastopen_server(net)
+    net.start_roamd(net.probe_config())
+    wait_for(lambda: net.verdicts()[:2] == ("online", "ok"), what="IPv4 online")
+    assert tls_sessions(tls, syn=True) == ("full", "syn")
+    reprobe(net)
+    assert tls_sessions(tls, syn=True) == ("resumed", "syn-data")
+    assert "fo_cookie" in net.netns(f"ip tcp_metrics show {PROBE_V4}").stdout
+    net.carrier(False)
+    wait_for(lambda: net.verdicts()[0] == "offline", what="IPv4 offline")
+    net.innet("ip link set n0 address 02:00:00:00:45:03")
+    net.carrier(True)
+    wait_for(lambda: net.verdicts()[:2] == ("online", "ok"), what="IPv4 online again")
+    assert tls_sessions(tls, syn=True) == ("full", "syn")
+    reprobe(net)
+    assert tls_sessions(tls, syn=True) == ("resumed", "syn-data")
+
+
+def test_path_dropping_syns_with_data_ends_fastopen_there(net):
+    # A middlebox that drops SYNs carrying data: the kernel (6.x, default sysctls) resends
+    # the SYN without data after its timeout, each time, and keeps trying. roamd sees the
+    # loss once and connects without Fast Open on this network from then on.
+    tls = fastopen_server(net)
+    net.start_roamd(net.probe_config())
+    wait_for(lambda: net.verdicts()[:2] == ("online", "ok"), what="IPv4 online")
+    assert tls_sessions(tls, syn=True) == ("full", "syn")
+    # (IPv4 header 20 + TCP header with options <= 60: a SYN of more than 80 bytes has data)
+    net.innet("nft add table inet tfo")
+    net.innet("nft add chain inet tfo in '{ type filter hook prerouting priority -300; }'")
+    net.innet("nft 'add rule inet tfo in iifname n0 tcp flags syn ip length > 80 counter drop'")
+
+    def dropped():
+        out = net.innet("nft list chain inet tfo in").stdout
+        return int(out.split("counter packets ")[1].split()[0])
+    reprobe(net)
+    assert tls_sessions(tls, syn=True) == ("resumed", "syn")  # the retransmitted SYN
+    assert dropped() == 1
+    assert "no more Fast Open on this network" in net.log()
+    reprobe(net)
+    assert tls_sessions(tls, syn=True) == ("resumed", "syn")
+    assert dropped() == 1, "a SYN with data was sent again on the path that drops them"
+    assert net.verdicts()[:2] == ("online", "ok")
+
+
+def test_path_dropping_syns_asking_for_a_cookie_ends_fastopen_there(net):
+    # A middlebox that drops SYNs carrying the Fast Open option (here: any SYN longer than
+    # Linux's plain one, 60 bytes) from the first contact on: its SYN asking for a cookie is
+    # lost, the retransmission without the option gets through. roamd connects without Fast
+    # Open on this network from then on: no SYN of a re-check is dropped.
+    net.innet("sysctl -qw net.ipv4.tcp_fastopen=3")
+    net.innet("nft add table inet tfo")
+    net.innet("nft add chain inet tfo in '{ type filter hook prerouting priority -300; }'")
+    net.innet("nft 'add rule inet tfo in iifname n0 tcp flags syn ip length > 60 counter drop'")
+    net.internet(v6=False)
+    net.dns(*PROBE)
+    net.server(f"{PROBE_V4}:80")
+    tls = net.server(f"{PROBE_V4}:443", tls="probe", extra=["--report-sessions", "--fastopen"])
+
+    def dropped():
+        out = net.innet("nft list chain inet tfo in").stdout
+        return int(out.split("counter packets ")[1].split()[0])
+    net.start_roamd(net.probe_config())
+    wait_for(lambda: net.verdicts()[:2] == ("online", "ok"), what="IPv4 online")
+    assert tls_sessions(tls, syn=True) == ("full", "syn")
+    assert dropped() == 1
+    assert "no more Fast Open on this network" in net.log()
+    reprobe(net)
+    assert tls_sessions(tls, syn=True) == ("resumed", "syn")
+    assert dropped() == 1, "a SYN asking for a cookie was sent again on the path that drops them"

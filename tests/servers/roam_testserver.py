@@ -33,6 +33,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 PROBE_BODY = b"roam-online\n"
 
 
+TCPI_OPT_SYN_DATA = 0x20  # linux/tcp.h: the SYN carried data this side accepted
+
+
+def syn_kind(sock):
+    """'syn-data' when the client's SYN carried data that was accepted (TCP Fast Open with a
+    valid cookie: the first flight came with the SYN), else 'syn'."""
+    info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+    return "syn-data" if info[5] & TCPI_OPT_SYN_DATA else "syn"
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "roam-testserver"
@@ -56,8 +66,8 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         if a.report_sessions and isinstance(self.connection, ssl.SSLSocket):
             # one line per request: did the client resume a TLS session?
-            print("tls " + ("resumed" if self.connection.session_reused else "full"),
-                  flush=True)
+            print("tls " + ("resumed" if self.connection.session_reused else "full")
+                  + " " + syn_kind(self.connection), flush=True)
         if a.mode == "portal" and a.capport_path and self.path == a.capport_path:
             return self.capport()
         if a.mode == "probe":
@@ -189,12 +199,19 @@ def main():
     ap.add_argument("--capport-mode", default="good")
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--report-sessions", action="store_true",
-                    help="print 'tls full' or 'tls resumed' for each HTTPS request")
+                    help="print 'tls full|resumed syn|syn-data' for each HTTPS request: "
+                    "whether the client resumed a TLS session, and whether its SYN carried "
+                    "data (TCP Fast Open)")
+    ap.add_argument("--fastopen", action="store_true",
+                    help="accept data in SYNs (TCP Fast Open with cookies; the namespace's "
+                    "net.ipv4.tcp_fastopen must have the server bit, 2)")
     args = ap.parse_args()
 
     servers = []
     for addr in parse_listen(args.listen):
         srv = Server(addr, args)
+        if args.fastopen:
+            srv.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_FASTOPEN, 16)
         if args.tls:
             ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             ctx.load_cert_chain(args.tls[0], args.tls[1])

@@ -438,6 +438,8 @@ def test_priority(roamd, tui, golden):
     select(t, "Home")
     # the key is in the help (the bar at 80 columns has no room for it)
     t.key("?")
+    shows(t, lambda t: "Keys on this screen" in t.text(), "the help")
+    t.key("\x1b[6~")  # Page Down: the keys go on below 24 rows
     shows(t, lambda t: "Raise or lower the selected known network's priority" in
           " ".join(t.text().split()), "the help naming +/-")
     t.key("\x1b")

@@ -152,6 +152,14 @@ class FakeWpa:
         # "hidden": True for an AP whose beacon leaves its SSID out}
         self.bsses = []
         self.scanning = False
+        # DPP (dpp_supplicant.c, dpp.c): the bootstrap keys made (id -> URI), the listen
+        # frequency (0: not listening); the driver's flags (DRIVER_FLAGS): a radio's by default
+        self.dpp_boot = {}
+        self.dpp_next_id = 1
+        self.dpp_listen = 0
+        self.driver_wired = False
+        self.dpp_peers = {}  # DPP_QR_CODE: id -> URI
+        self.dpp_auth = None  # the last DPP_AUTH_INIT's parameters
 
     @property
     def path(self):
@@ -451,6 +459,8 @@ class FakeWpa:
             return ok, ["CTRL-EVENT-SCAN-STARTED ", "CTRL-EVENT-SCAN-RESULTS "]
         if w == "BSS":
             return self.bss_command(words), []
+        if w.startswith("DPP_") or w in ("GET_CAPABILITY", "DRIVER_FLAGS"):
+            return self.dpp_command(w, words, cmd), []
         if w == "SELECT_NETWORK" and len(words) == 2:
             return self.select_network(words[1])
         if w == "DISABLE_NETWORK" and len(words) == 2:
@@ -522,6 +532,126 @@ class FakeWpa:
             role = self.groups.pop(words[1])
             return ok, [f"P2P-GROUP-REMOVED {words[1]} {role} reason=REQUESTED"]
         return fail, []
+
+    # The DPP key of every URI this double makes (any valid P-256 SubjectPublicKeyInfo: the
+    # real supplicant's answer carries its own; roamd reads it as a DPP: text, never as a key).
+    DPP_KEY = ("MDkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDIgACFZq9YNQAmI26YSe+ixNxngctk/4qn8uSe3P2t+8iOaE=")
+
+    def dpp_command(self, w, words, cmd):
+        """ctrl_iface.c's DPP commands, as the real 2.10 answers them (its transcript in
+        test_wifi_dpp.py's real-supplicant test): numbers and the URI without a newline."""
+        fail, ok = "FAIL\n", "OK\n"
+        if w == "GET_CAPABILITY":
+            # wpa_supplicant_ctrl_iface_get_capability(): "DPP=%d" (no newline); an unknown
+            # field FAILs
+            return "DPP=2" if cmd == "GET_CAPABILITY dpp" else fail
+        if w == "DRIVER_FLAGS":
+            # "%016llx:\n" then one driver_flag_to_string() name a line
+            if self.driver_wired:
+                return "0000000000000010:\nWIRED\n"
+            return ("0000000000080a24:\nSME\nAP\nP2P_CAPABLE\nOFFCHANNEL_TX\n"
+                    "HT_2040_COEX\n")
+        if w == "DPP_BOOTSTRAP_GEN":
+            # dpp_bootstrap_gen(): type= qrcode|pkex|nfc-uri; chan= a list of CLASS/CHANNEL;
+            # mac= 12 hex digits (hwaddr_compact_aton()); the id as "%d"
+            params = dict(x.split("=", 1) for x in words[1:] if "=" in x)
+            if params.get("type") != "qrcode":
+                return fail
+            mac = params.get("mac", "")
+            if mac and not (len(mac) == 12 and all(c in "0123456789abcdefABCDEF" for c in mac)):
+                return fail
+            chan = params.get("chan", "")
+            for c in chan.split(",") if chan else []:
+                cls, _, ch = c.partition("/")
+                if not (cls.isdigit() and ch.isdigit()):
+                    return fail
+            uri = "DPP:"
+            if chan:
+                uri += f"C:{chan};"
+            if mac:
+                uri += f"M:{mac.lower()};"
+            uri += f"V:2;K:{self.DPP_KEY};;"
+            i = self.dpp_next_id
+            self.dpp_next_id += 1
+            self.dpp_boot[i] = uri
+            return str(i)
+        if w == "DPP_BOOTSTRAP_GET_URI" and len(words) == 2:
+            i = int(words[1]) if words[1].isdigit() else -1
+            return self.dpp_boot.get(i, fail)
+        if w == "DPP_BOOTSTRAP_REMOVE" and len(words) == 2:
+            # "*" removes all; an unknown id FAILs
+            if words[1] == "*":
+                self.dpp_boot.clear()
+                return ok
+            i = int(words[1]) if words[1].isdigit() else -1
+            return ok if self.dpp_boot.pop(i, None) else fail
+        if w == "DPP_LISTEN" and len(words) >= 2:
+            # wpas_dpp_listen(): atoi(freq) > 0, then OK (the wired driver fails later, silently)
+            if not words[1].isdigit() or int(words[1]) <= 0:
+                return fail
+            self.dpp_listen = int(words[1])
+            return ok
+        if w == "DPP_STOP_LISTEN":
+            self.dpp_listen = 0
+            return ok
+        if w == "DPP_QR_CODE" and len(words) == 2:
+            # wpas_dpp_qr_code() -> dpp_add_qr_code(): a URI dpp_parse_uri() reads (DPP:, a
+            # K:, the closing ;;), the id as "%d"; ids are shared with the own bootstraps
+            uri = words[1]
+            toks = uri[4:-2].split(";") if uri.startswith("DPP:") and uri.endswith(";;") else []
+            if not any(t.startswith("K:") and len(t) > 2 for t in toks):
+                return fail
+            i = self.dpp_next_id
+            self.dpp_next_id += 1
+            self.dpp_peers[i] = uri
+            return str(i)
+        if w == "DPP_AUTH_INIT":
+            # wpas_dpp_auth_init(): peer= a known bootstrap; conf= one of dpp.c's words;
+            # ssid= hex of 1..32 bytes; pass= hex of 8..63 bytes or psk= 64 hex digits
+            params = dict(x.split("=", 1) for x in words[1:] if "=" in x)
+            peer = params.get("peer", "")
+            if not peer.isdigit() or int(peer) not in self.dpp_peers:
+                return fail
+            if params.get("conf") not in ("sta-psk", "sta-sae", "sta-psk-sae"):
+                return fail
+            try:
+                ssid = bytes.fromhex(params.get("ssid", ""))
+                pw = bytes.fromhex(params["pass"]) if "pass" in params else None
+                psk = bytes.fromhex(params["psk"]) if "psk" in params else None
+            except ValueError:
+                return fail
+            if not 1 <= len(ssid) <= 32 or (pw is None) == (psk is None):
+                return fail
+            if (pw is not None and not 8 <= len(pw) <= 63) or (psk is not None and
+                                                               len(psk) != 32):
+                return fail
+            self.dpp_auth = {"peer": int(peer), "conf": params["conf"], "ssid": ssid,
+                             "pass": pw, "psk": psk}
+            return ok
+        return "UNKNOWN COMMAND\n"
+
+    def dpp_configure(self, ssid, passphrase=None, psk=None, akm="psk"):
+        """A configurator (a phone) sent this device a network: dpp_supplicant.c
+        wpas_dpp_handle_config_obj()'s events, byte for byte (the names end with a space, the
+        SSID in wpa_ssid_txt()'s printf_encode form, the passphrase and PSK in hex)."""
+        own = max(self.dpp_boot) if self.dpp_boot else -1
+        self.event(f"DPP-AUTH-SUCCESS init=0 pkhash={'ab' * 32} own={own} peer=-1")
+        self.event("DPP-CONF-RECEIVED ")
+        self.event(f"DPP-CONFOBJ-AKM {akm}")
+        if ssid:
+            self.event(f"DPP-CONFOBJ-SSID {printf_encode(ssid)}")
+        if passphrase is not None:
+            self.event(f"DPP-CONFOBJ-PASS {passphrase.encode().hex()}")
+        elif psk is not None:
+            self.event(f"DPP-CONFOBJ-PSK {psk.hex()}")
+
+    def dpp_configured_peer(self, conf_status=0, wait_conn_status=False):
+        """The device of the code took the configuration (dpp_supplicant.c: the
+        authentication, then DPP-CONF-SENT with the response's status)."""
+        self.event(f"DPP-AUTH-SUCCESS init=1 pkhash={'cd' * 32} own=-1 "
+                   f"peer={self.dpp_auth['peer']}")
+        self.event(("DPP-CONF-SENT wait_conn_status=1 " if wait_conn_status else
+                    "DPP-CONF-SENT ") + f"conf_status={conf_status}")
 
     def bss_command(self, words):
         """ctrl_iface.c wpa_supplicant_ctrl_iface_bss() for "BSS RANGE=ALL MASK=0x..." and

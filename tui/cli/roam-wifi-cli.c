@@ -19,6 +19,7 @@
 #include "roam-log.h"
 #include "roam-props.h"
 #include "roam-qr.h"
+#include "roam-text.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
 #include "roam-wifi-cli.h"
@@ -667,6 +668,9 @@ static int follow_join(sd_bus *bus, const WifiLink *l, Watch *w, const char *ssi
                         printf("%s: %s (%s).\n", l->name, roam_verdict_word(v.connectivity),
                                roam_reason_short(v.reason));
                 r = 0;
+        } else if (res == WIFI_JOIN_SHARED) {
+                printf("%s\n", strempty(w->result_words)); /* a DPP configurator's */
+                r = 0;
         } else {
                 log_error("%s", *strempty(w->result_words) ? w->result_words : w->result);
                 r = 0;
@@ -859,6 +863,85 @@ static int wifi_share(sd_bus *bus, WifiLink *l, const char *ssid_arg, bool json)
         return 0;
 }
 
+static bool enroll_waiting(const Watch *w)
+{
+        return w->result || w->need_kind || (w->step && !streq(w->step, "enrolling"));
+}
+
+/* roam wifi enroll: this device's DPP: code for a phone to scan (Wi-Fi Easy Connect), then
+ * the join of what the phone sends, followed as any join. */
+static int wifi_enroll(sd_bus *bus, WifiLink *l, bool json)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *s1 = NULL, *s2 = NULL;
+        _cleanup_strv_free_ char **lines = NULL;
+        _cleanup_free_ char *uri = NULL;
+        const char *u;
+        Watch w = {};
+        size_t n;
+        int r;
+
+        r = watch_link(bus, l->path, &w, &s1, &s2);
+        if (r < 0)
+                return r;
+        r = sd_bus_call_method(bus, ROAM_BUS_NAME, l->path, ROAM_WIFI_INTERFACE, "Enroll", &error,
+                               &reply, "");
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "us", &w.join_id, &u);
+        if (r < 0) {
+                r = sd_bus_error_is_set(&error) ? log_call_error(&error, r, "enroll by DPP")
+                                                : log_error_errno(r, "Failed to read roamd's "
+                                                                     "answer: %m");
+                watch_done(&w);
+                return r == -EACCES ? WIFI_EXIT_REFUSED : r;
+        }
+        uri = strdup(u);
+        if (!uri) {
+                watch_done(&w);
+                return log_oom();
+        }
+        roam_text_mark_inplace(uri); /* roamd read it as a DPP: text; the terminal gets no more */
+        if (json) {
+                _cleanup_(json_object_putp) json_object *doc = json_object_new_object();
+
+                if (!doc || json_add_string(doc, "link", l->name) < 0 ||
+                    json_add_uint(doc, "join", w.join_id) < 0 ||
+                    json_add_string(doc, "uri", uri) < 0) {
+                        watch_done(&w);
+                        return log_oom();
+                }
+                r = json_print(doc, stdout);
+                fflush(stdout);
+        } else {
+                r = roam_qr_lines(uri, roam_locale_is_utf8(), &lines, &n);
+                if (r < 0)
+                        log_warning_errno(r, "Cannot draw the code as a QR code: %m");
+                for (size_t i = 0; r >= 0 && i < n; i++)
+                        printf("%s\n", lines[i]);
+                printf("%s\n", uri);
+                printf("Scan this code with a phone that is on the network you want %s on "
+                       "(Wi-Fi Easy Connect); waiting up to 2 minutes...\n",
+                       l->name);
+                fflush(stdout);
+                r = 0;
+        }
+        /* the owner's listening ends with the configurator's network or after 2 minutes */
+        if (r >= 0)
+                r = wait_for(bus, enroll_waiting, &w,
+                             clock_now_usec(CLOCK_MONOTONIC) + 130 * USEC_PER_SEC);
+        if (r == -ETIMEDOUT) {
+                join_cancel(bus, l, w.join_id);
+                watch_done(&w);
+                log_error("No configurator sent a network within 2 minutes: canceled.");
+                return 1; /* as a join that timed out */
+        }
+        if (r >= 0)
+                r = follow_join(bus, l, &w, "the network the configurator sent", NULL, json);
+        watch_done(&w);
+        return r;
+}
+
 static int read_uri(const char *arg, char **ret)
 {
         char *buf;
@@ -997,7 +1080,9 @@ static int wifi_join_uri(sd_bus *bus, WifiLink *l, const char *arg, const WifiAr
                         printf("Nothing done: add --yes to join.\n");
                         return 0;
                 }
-                fprintf(stderr, "Join? [y/N] ");
+                fprintf(stderr, streq(kind, "dpp")
+                                    ? "Send it the network and its passphrase? [y/N] "
+                                    : "Join? [y/N] ");
                 if (!fgets(line, sizeof(line), stdin) || !(line[0] == 'y' || line[0] == 'Y')) {
                         printf("Nothing done.\n");
                         return 0;
@@ -1017,12 +1102,6 @@ static int wifi_join_uri(sd_bus *bus, WifiLink *l, const char *arg, const WifiAr
                                 r = WIFI_EXIT_REFUSED;
                 }
         }
-        if (r == 0 && streq(kind, "dpp")) {
-                if (!a->json)
-                        printf("Offered %s's network to %s.\n", l->name, shown);
-                watch_done(&w);
-                return 0;
-        }
         if (r == 0) {
                 r = sd_bus_message_enter_container(reply2, 'a', "{sv}");
                 while (r >= 0 && (r = sd_bus_message_enter_container(reply2, 'e', "sv")) > 0) {
@@ -1040,7 +1119,14 @@ static int wifi_join_uri(sd_bus *bus, WifiLink *l, const char *arg, const WifiAr
                         r = -EBADMSG;
                 if (r < 0)
                         r = log_error_errno(r, "Failed to read roamd's answer: %m");
-                else
+                else if (streq(kind, "dpp")) {
+                        /* roamd configures the device with the network l is on: the prompt
+                         * asks that network's passphrase */
+                        char label[64];
+
+                        snprintf(label, sizeof(label), "the network %s is on", l->name);
+                        r = follow_join(bus, l, &w, label, NULL, a->json);
+                } else
                         r = follow_join(bus, l, &w, shown, NULL, a->json);
         }
         watch_done(&w);
@@ -1208,7 +1294,7 @@ static int parse_args(char **args, WifiArgs *a, char ***ret_argv, char ***ret_wo
 }
 
 static const char *const subcommands[] = {
-    "list", "scan", "join", "forget", "autoconnect", "priority", "join-uri", "share",
+    "list", "scan", "join", "forget", "autoconnect", "priority", "join-uri", "share", "enroll",
 };
 
 /* A priority as the owners take it: NetworkManager -999..999, wpa_supplicant 0..1000000;
@@ -1266,8 +1352,8 @@ int roam_wifi_run(char **args, bool json)
                                                 "--eap peap|ttls.");
         if (a.yes && !streq(verb, "join-uri"))
                 return roam_usage_error("wifi", "--yes goes with 'roam wifi join-uri'.");
-        if (streq(verb, "list") || streq(verb, "scan")) {
-                /* roam wifi [list|scan] [LINK] */
+        if (streq(verb, "list") || streq(verb, "scan") || streq(verb, "enroll")) {
+                /* roam wifi [list|scan|enroll] [LINK] */
                 if (n > 1)
                         return roam_usage_error("wifi",
                                                 "'roam wifi %s' takes one LINK, got "
@@ -1296,7 +1382,7 @@ int roam_wifi_run(char **args, bool json)
                                         streq(verb, "join-uri") ? "one URI (or - for standard "
                                                                   "input)"
                                                                 : "one SSID");
-        if (!str_in(verb, (const char *const[]){"list", "scan", "join-uri", NULL})) {
+        if (!str_in(verb, (const char *const[]){"list", "scan", "join-uri", "enroll", NULL})) {
                 uint8_t ssid[WIFI_SSID_MAX];
                 size_t len;
 
@@ -1333,6 +1419,8 @@ int roam_wifi_run(char **args, bool json)
                 return wifi_list(bus, &l, a.json);
         if (streq(verb, "scan"))
                 return wifi_scan(bus, &l, a.json);
+        if (streq(verb, "enroll"))
+                return wifi_enroll(bus, &l, a.json);
         if (streq(verb, "join"))
                 return wifi_join(bus, &l, w[0], &a);
         if (streq(verb, "join-uri"))

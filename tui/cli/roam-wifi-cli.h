@@ -3,7 +3,7 @@
 
 #include <stdbool.h>
 
-/* roam wifi [list|scan|join|forget|autoconnect|join-uri|share] ...: Wi-Fi through the daemon
+/* roam wifi [list|scan|join|forget|autoconnect|join-uri|share|enroll] ...: Wi-Fi through the daemon
  * that owns the link (org.roam1.WiFi). args are the words after "wifi" (its own options
  * among them); returns 0, a negative errno (logged), or an exit status of its own (> 0: the
  * join's, roam-wifi.h). */

@@ -19,6 +19,7 @@ enum {
         CALL_FORGET,
         CALL_AUTOCONNECT,
         CALL_PRIORITY,
+        CALL_ENROLL,
         _CALL_MAX,
 };
 
@@ -30,6 +31,7 @@ static const char *const call_method[_CALL_MAX] = {
     [CALL_FORGET] = "Forget",
     [CALL_AUTOCONNECT] = "SetAutoconnect",
     [CALL_PRIORITY] = "SetPriority",
+    [CALL_ENROLL] = "Enroll",
 };
 
 typedef struct CallSlot {
@@ -188,12 +190,15 @@ static int on_replied(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
         RoamWifiWatch *w = c->watch;
         size_t which = c->which;
         const sd_bus_error *e = sd_bus_message_get_error(m);
+        const char *uri = NULL;
         uint32_t id = 0;
 
         w->calls[which] = sd_bus_slot_unref(w->calls[which]);
         if (!e && which == CALL_JOIN && sd_bus_message_read(m, "u", &id) < 0)
                 id = 0;
-        emit(w, WIFI_EVENT_REPLIED, id, call_method[which], NULL, e);
+        if (!e && which == CALL_ENROLL && sd_bus_message_read(m, "us", &id, &uri) < 0)
+                id = 0, uri = NULL;
+        emit(w, WIFI_EVENT_REPLIED, id, call_method[which], uri, e);
         /* a change may come without a signal of its own (the networks' known flags) */
         if (!e && which != CALL_SECRET) {
                 /* a read begun before the answer may hold the old state: read anew */
@@ -349,4 +354,12 @@ int roam_wifi_watch_priority(RoamWifiWatch *w, const uint8_t *ssid, size_t len, 
         if (r >= 0)
                 r = sd_bus_message_append(m, "i", priority);
         return r < 0 ? r : send(w, CALL_PRIORITY, m);
+}
+
+int roam_wifi_watch_enroll(RoamWifiWatch *w)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r = new_call(w, CALL_ENROLL, &m);
+
+        return r < 0 ? r : send(w, CALL_ENROLL, m);
 }

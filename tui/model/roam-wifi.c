@@ -21,6 +21,7 @@ static const char *const wifi_join_result_table[_WIFI_JOIN_RESULT_MAX] = {
     [WIFI_JOIN_NOT_FOUND] = "not-found",
     [WIFI_JOIN_TIMEOUT] = "timeout",
     [WIFI_JOIN_CANCELED] = "canceled",
+    [WIFI_JOIN_SHARED] = "shared",
     [WIFI_JOIN_REFUSED] = "refused",
 };
 
@@ -31,6 +32,7 @@ int wifi_join_result_exit_status(WifiJoinResult r)
         switch (r) {
         case WIFI_JOIN_CONNECTED:
         case WIFI_JOIN_PORTAL:
+        case WIFI_JOIN_SHARED:
                 return 0;
         case WIFI_JOIN_WRONG_KEY:
         case WIFI_JOIN_WRONG_KEY_OR_OUT_OF_RANGE:

@@ -28,6 +28,7 @@ typedef enum WifiJoinResult {
         WIFI_JOIN_TIMEOUT,
         WIFI_JOIN_CANCELED,
         WIFI_JOIN_REFUSED,
+        WIFI_JOIN_SHARED, /* a DPP configurator sent the network (JoinUri of a DPP: text) */
         _WIFI_JOIN_RESULT_MAX,
         _WIFI_JOIN_RESULT_INVALID = -EINVAL,
 } WifiJoinResult;
@@ -125,7 +126,9 @@ typedef enum WifiEventType {
         WIFI_EVENT_JOIN_STEP,    /* a = step, b = words */
         WIFI_EVENT_NEEDS_SECRET, /* a = kind, b = why */
         WIFI_EVENT_JOIN_DONE,    /* a = result, b = words */
-        WIFI_EVENT_REPLIED,      /* a = the method; error set when roamd refused; id: Join's */
+        WIFI_EVENT_REPLIED,      /* a = the method; error set when roamd refused; id: Join's
+                                  * and Enroll's, b: Enroll's DPP: URI (outside text: roamd
+                                  * read it as a DPP: text; clean it for a terminal) */
         _WIFI_EVENT_MAX,
         _WIFI_EVENT_INVALID = -EINVAL,
 } WifiEventType;
@@ -172,6 +175,8 @@ int roam_wifi_watch_forget(RoamWifiWatch *w, const uint8_t *ssid, size_t len);
 int roam_wifi_watch_autoconnect(RoamWifiWatch *w, const uint8_t *ssid, size_t len, bool on);
 /* SetPriority: where the owner has one (NetworkManager, wpa_supplicant; iwd refuses). */
 int roam_wifi_watch_priority(RoamWifiWatch *w, const uint8_t *ssid, size_t len, int32_t priority);
+/* Enroll (Wi-Fi Easy Connect): REPLIED says the join id and the URI; then the join's signals. */
+int roam_wifi_watch_enroll(RoamWifiWatch *w);
 
 /* Appends {key: ay} to an a{sv} being built. */
 int wifi_append_bytes(sd_bus_message *m, const char *key, const void *p, size_t n);

@@ -10,6 +10,7 @@
 
 #include "roam-format.h"
 #include "roam-log.h"
+#include "roam-text.h"
 #include "roam-plain-wifi.h"
 #include "roam-util.h"
 #include "roam-verdict.h"
@@ -64,6 +65,7 @@ const char plain_wifi_help[] =
     "                 802.1X one its EAP method, user name, CA... one a line)\n"
     "  wifi forget NAME, wifi autoconnect NAME on|off, wifi priority NAME N\n"
     "                 a known network (priority: higher is joined first)\n"
+    "  wifi enroll    this device's Wi-Fi Easy Connect code; joins what a phone sends\n"
     "                 (wifi LINK join NAME: on that link)\n";
 
 int plain_wifi_new(RoamLive *live, PlainWifi **ret)
@@ -257,7 +259,17 @@ static void on_event(RoamWifiWatch *w, const WifiEvent *ev, void *userdata)
                                ev->error->message ? ev->error->message : ev->error->name);
                 else if (streq(ev->a, "Join"))
                         pw->join_id = ev->id;
-                else if (streq(ev->a, "Scan"))
+                else if (streq(ev->a, "Enroll")) {
+                        _cleanup_free_ char *uri = strdup(strempty(ev->b));
+
+                        pw->join_id = ev->id;
+                        snprintf(pw->name, sizeof(pw->name), "the network the phone sent");
+                        if (uri)
+                                roam_text_mark_inplace(uri);
+                        printf("Wi-Fi Easy Connect code of %s (type or show it to a phone that is "
+                               "on the network; waiting up to 2 minutes): %s\n",
+                               pw->link, strempty(uri));
+                } else if (streq(ev->a, "Scan"))
                         /* said with the list, once it is read again */
                         pw->pending = PENDING_SCANNED;
                 else if (streq(ev->a, "Forget"))
@@ -269,7 +281,9 @@ static void on_event(RoamWifiWatch *w, const WifiEvent *ev, void *userdata)
                                pw->priority);
                 break;
         case WIFI_EVENT_JOIN_STEP:
-                if (ev->id == pw->join_id)
+                if (ev->id == pw->join_id && streq(ev->a, "enrolling"))
+                        printf("Waiting: %s...\n", ev->b);
+                else if (ev->id == pw->join_id)
                         printf("Joining %s: %s...\n", pw->name, ev->b);
                 break;
         case WIFI_EVENT_NEEDS_SECRET:
@@ -484,8 +498,8 @@ static int ssid_from_words(PlainWifi *pw, char **words)
 
 int plain_wifi_command(PlainWifi *pw, char **words)
 {
-        const char *link = NULL, *const actions[] = {"scan", "join", "forget", "autoconnect",
-                                                     "priority"};
+        const char *link = NULL, *const actions[] = {"scan",        "join",     "forget",
+                                                     "autoconnect", "priority", "enroll"};
         char **w = words + 1;
         bool known = false;
         int r;
@@ -501,7 +515,8 @@ int plain_wifi_command(PlainWifi *pw, char **words)
                                 known = known || streq(w[0], actions[i]);
                         if (w[0] && !known) {
                                 puts("Say: wifi [LINK], wifi scan, wifi join NAME, wifi forget "
-                                     "NAME, wifi autoconnect NAME on|off, wifi priority NAME N.");
+                                     "NAME, wifi autoconnect NAME on|off, wifi priority NAME N, "
+                                     "wifi enroll.");
                                 return 1;
                         }
                 }
@@ -523,6 +538,18 @@ int plain_wifi_command(PlainWifi *pw, char **words)
                         printf("Cannot ask roamd to scan: %s\n", strerror(-r));
                 else
                         printf("Scanning on %s...\n", pw->link);
+                return 1;
+        }
+        if (streq(w[0], "enroll")) {
+                if (pw->join_id) {
+                        puts("A join runs already.");
+                        return 1;
+                }
+                r = roam_wifi_watch_enroll(pw->watch);
+                if (r < 0)
+                        printf("Cannot ask roamd: %s\n", strerror(-r));
+                else
+                        printf("Asking roamd for the Wi-Fi Easy Connect code of %s...\n", pw->link);
                 return 1;
         }
         if (streq(w[0], "autoconnect")) {

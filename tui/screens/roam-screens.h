@@ -13,9 +13,10 @@ extern const ScreenVTable devices_screen_vtable;
 extern const ScreenVTable bluetooth_screen_vtable;
 extern const ScreenVTable firewall_screen_vtable;
 extern const ScreenVTable help_screen_vtable;
-extern const ScreenVTable time_screen_vtable; /* no tab: t on the overview */
-extern const ScreenVTable wake_screen_vtable; /* no tab: w on the overview */
-extern const ScreenVTable wifi_screen_vtable; /* no tab: w on a Wi-Fi link's screen */
+extern const ScreenVTable time_screen_vtable;        /* no tab: t on the overview */
+extern const ScreenVTable wake_screen_vtable;        /* no tab: w on the overview */
+extern const ScreenVTable wifi_screen_vtable;        /* no tab: w on a Wi-Fi link's screen */
+extern const ScreenVTable wifi_enroll_screen_vtable; /* no tab: e on the Wi-Fi screen */
 
 /* Helpers the screens share. */
 

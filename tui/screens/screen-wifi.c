@@ -868,6 +868,12 @@ static void remember(WifiData *d, const WifiNetwork *n)
         d->join_hidden = false;
 }
 
+/* Wi-Fi Easy Connect (DPP) goes through iwd and wpa_supplicant, not NetworkManager. */
+static bool enrolls(const WifiLink *l)
+{
+        return l && (streq_ptr(l->backend, "iwd") || streq_ptr(l->backend, "wpa_supplicant"));
+}
+
 static int confirmed_forget(Tui *t, void *userdata, const char *subject)
 {
         WifiData *d = userdata;
@@ -910,6 +916,14 @@ static int wifi_key(Tui *t, Screen *s, int key)
                 else
                         tui_message(t, THEME_STATUS, "Scanning%s", tui_glyph_ellipsis(t));
                 return REACTION_REDRAW;
+        case 'e': /* screen-wifi-enroll.c */
+                if (!enrolls(l)) {
+                        tui_message(t, THEME_WARNING, "%s has no Wi-Fi Easy Connect.",
+                                    wifi_backend_words(l->backend));
+                        return REACTION_REDRAW;
+                }
+                return tui_show(t, &wifi_enroll_screen_vtable) < 0 ? REACTION_NONE
+                                                                   : REACTION_REDRAW;
         case 'h':
                 memset(d->ssid_text, 0, sizeof(d->ssid_text));
                 d->security = 0;
@@ -1044,6 +1058,8 @@ static bool wifi_key_active(Tui *t, Screen *s, const KeyHelp *k)
                 return n && n->known;
         if (streq(k->keys, "+/-"))
                 return n && n->known && wifi_backend_has_priority(l->backend);
+        if (streq(k->keys, "e"))
+                return enrolls(l);
         return true;
 }
 
@@ -1064,6 +1080,8 @@ static const KeyHelp wifi_keys[] = {
      "polkit)"},
     {"r", "scan", "Look for networks again"},
     {"h", "hidden", "Join a hidden network: its name, security, then as Enter asks"},
+    {"e", "easy connect",
+     "Show this device's Wi-Fi Easy Connect (DPP) code for a phone on a network to scan"},
     {"f", "forget", "Forget the selected known network (asks first)"},
     {"a", "autoconnect", "Whether the owner joins the selected known network by itself"},
     /* in the help only: the bar at 80 columns has no room left */

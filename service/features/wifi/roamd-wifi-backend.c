@@ -52,6 +52,8 @@ static const char *const wifi_join_step_table[_WIFI_JOIN_STEP_MAX] = {
     [WIFI_JOIN_STEP_AUTHENTICATING] = "authenticating",
     [WIFI_JOIN_STEP_CONFIGURING] = "configuring",
     [WIFI_JOIN_STEP_CHECKING] = "checking",
+    [WIFI_JOIN_STEP_ENROLLING] = "enrolling",
+    [WIFI_JOIN_STEP_SHARING] = "sharing",
 };
 DEFINE_STRING_TABLE_LOOKUP(wifi_join_step, WifiJoinStep);
 
@@ -65,6 +67,7 @@ static const char *const wifi_join_result_table[_WIFI_JOIN_RESULT_MAX] = {
     [WIFI_JOIN_CANCELED] = "canceled",
     [WIFI_JOIN_REFUSED] = "refused",
     [WIFI_JOIN_PORTAL] = "portal",
+    [WIFI_JOIN_SHARED] = "shared",
 };
 DEFINE_STRING_TABLE_LOOKUP(wifi_join_result, WifiJoinResult);
 

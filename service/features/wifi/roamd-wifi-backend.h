@@ -90,6 +90,8 @@ typedef enum WifiJoinStep {
         WIFI_JOIN_STEP_AUTHENTICATING,
         WIFI_JOIN_STEP_CONFIGURING, /* the owner's own address configuration (NM, iwd) */
         WIFI_JOIN_STEP_CHECKING,    /* the core's: the link's verdict after the join */
+        WIFI_JOIN_STEP_ENROLLING,   /* DPP: waiting for a configurator (roamd-wifi-dpp.h) */
+        WIFI_JOIN_STEP_SHARING,     /* DPP: roamd's owner configures another device */
         _WIFI_JOIN_STEP_MAX,
         _WIFI_JOIN_STEP_INVALID = -EINVAL,
 } WifiJoinStep;
@@ -109,12 +111,13 @@ typedef enum WifiJoinResult {
         WIFI_JOIN_CANCELED,
         WIFI_JOIN_REFUSED, /* the owner refused; words carry its message */
         WIFI_JOIN_PORTAL,
+        WIFI_JOIN_SHARED, /* DPP configurator: the device of the code received the network */
         _WIFI_JOIN_RESULT_MAX,
         _WIFI_JOIN_RESULT_INVALID = -EINVAL,
 } WifiJoinResult;
 
 /* "connected", "wrong-key", "wrong-key-or-out-of-range", "auth-failed", "not-found",
- * "timeout", "canceled", "refused", "portal" */
+ * "timeout", "canceled", "refused", "portal", "shared" */
 const char *wifi_join_result_to_string(WifiJoinResult r);
 WifiJoinResult wifi_join_result_from_string(const char *s);
 
@@ -230,8 +233,9 @@ typedef void (*WifiDoneFn)(int error, const char *words, void *userdata);
 typedef void (*WifiListFn)(int error, const char *words, const WifiNetworkList *list,
                            void *userdata);
 typedef void (*WifiShareFn)(int error, const char *words, const WifiShare *share, void *userdata);
-/* enroll: the DPP URI to show */
-typedef void (*WifiTextFn)(int error, const char *words, const char *text, void *userdata);
+/* enroll: roamd-wifi-dpp.h */
+typedef struct WifiEnrollReport WifiEnrollReport;
+typedef struct WifiEnroll WifiEnroll;
 
 typedef enum WifiOpKind {
         WIFI_OP_SCAN,
@@ -243,6 +247,7 @@ typedef enum WifiOpKind {
         WIFI_OP_SET_PRIORITY,
         WIFI_OP_SHARE,
         WIFI_OP_ENROLL,
+        WIFI_OP_CONFIGURE,
         _WIFI_OP_MAX,
         _WIFI_OP_INVALID = -EINVAL,
 } WifiOpKind;
@@ -274,8 +279,16 @@ typedef struct WifiBackendOps {
                             WifiDoneFn cb, void *userdata, WifiOp **ret);
         int (*share)(WifiBackend *b, const uint8_t *ssid, size_t ssid_len, WifiShareFn cb,
                      void *userdata, WifiOp **ret);
-        /* DPP enrollee: a URI for a configurator (a phone) to scan */
-        int (*enroll)(WifiBackend *b, WifiTextFn cb, void *userdata, WifiOp **ret);
+        /* DPP enrollee: a URI for a configurator (a phone) to scan, then what it sent
+         * (roamd-wifi-dpp.h); wifi_enroll_free() stops it. */
+        int (*enroll)(WifiBackend *b, const WifiEnrollReport *report, void *userdata,
+                      WifiEnroll **ret);
+        /* DPP configurator: sends the network the interface is on to the device of uri (a
+         * DPP: text read already), reporting as a join (the passphrase asked with
+         * needs_secret where the owner does not give it back; done SHARED); the object's
+         * secret() answers, wifi_enroll_free() stops it. */
+        int (*configure)(WifiBackend *b, const char *uri, const WifiJoinReport *report,
+                         void *userdata, WifiEnroll **ret);
 
         /* Drops an operation: its callback never runs; a join is abandoned at the owner (the
          * network roamd added for it removed, the owner's activation deactivated). NULL-safe. */

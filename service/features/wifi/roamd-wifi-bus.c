@@ -673,6 +673,20 @@ static int method_share(sd_bus_message *m, void *userdata, sd_bus_error *error)
         return 1;
 }
 
+/* DPP enrollee: answered later (roamd-wifi-enroll.c), with the join's id and the URI. */
+static int method_enroll(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        WifiIface *i = userdata;
+        int r = bus_check_authorized(m, ACTION_JOIN, error);
+
+        if (r != 0)
+                return r;
+        if (!i->backend)
+                return no_backend(i, error);
+        r = wifi_iface_enroll(i, m);
+        return r < 0 ? call_error(i, WIFI_OP_ENROLL, r, error) : 1;
+}
+
 static int method_join_uri(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         WifiIface *i = userdata;
@@ -688,7 +702,9 @@ static int method_join_uri(sd_bus_message *m, void *userdata, sd_bus_error *erro
         if (r < 0)
                 return r;
         if (apply) {
-                r = bus_check_authorized(m, ACTION_JOIN, error);
+                /* configuring another device hands it this network's key: an admin, always */
+                r = bus_check_authorized(
+                    m, strncmp(text, "DPP:", 4) == 0 ? ACTION_SHARE : ACTION_JOIN, error);
                 if (r != 0)
                         return r;
         }
@@ -698,12 +714,17 @@ static int method_join_uri(sd_bus_message *m, void *userdata, sd_bus_error *erro
         if (strncmp(text, "DPP:", 4) == 0) {
                 if (dpp_uri_parse(text, strlen(text), &d, err, sizeof(err)) < 0)
                         return sd_bus_error_setf(error, ROAM_ERROR_INVALID_ARGS, "%s", err);
-                if (apply)
-                        return sd_bus_error_setf(error, ROAM_ERROR_NOT_SUPPORTED,
-                                                 "roamd does not configure a DPP device yet");
-                r = sd_bus_message_append(reply, "a{sv}", 5, "kind", "s", "dpp", "mac", "s", d.mac,
-                                          "channels", "s", d.channels, "info", "s", d.info,
-                                          "version", "u", (uint32_t)d.version);
+                if (apply) {
+                        if (!i->backend)
+                                return no_backend(i, error);
+                        r = wifi_iface_configure(i, text, sd_bus_message_get_sender(m), &id);
+                        if (r < 0)
+                                return call_error(i, WIFI_OP_CONFIGURE, r, error);
+                }
+                r = sd_bus_message_append(reply, "a{sv}", apply ? 6 : 5, "kind", "s", "dpp", "mac",
+                                          "s", d.mac, "channels", "s", d.channels, "info", "s",
+                                          d.info, "version", "u", (uint32_t)d.version, "join", "u",
+                                          id);
                 return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
         }
         if (wifi_uri_parse(text, strlen(text), &u, err, sizeof(err)) < 0)
@@ -793,6 +814,7 @@ static const sd_bus_vtable wifi_vtable[] = {
                   SD_BUS_VTABLE_UNPRIVILEGED | SD_BUS_VTABLE_SENSITIVE),
     SD_BUS_METHOD("JoinUri", "sb", "a{sv}", method_join_uri,
                   SD_BUS_VTABLE_UNPRIVILEGED | SD_BUS_VTABLE_SENSITIVE),
+    SD_BUS_METHOD("Enroll", "", "us", method_enroll, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_SIGNAL("JoinStep", "uss", 0),
     SD_BUS_SIGNAL("JoinNeedsSecret", "uss", 0),
     SD_BUS_SIGNAL("JoinDone", "uss", 0),

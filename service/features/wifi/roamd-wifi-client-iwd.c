@@ -17,6 +17,7 @@
 #include "roam-text.h"
 #include "roamd-core.h"
 #include "roamd-wifi-client-iwd.h"
+#include "roamd-wifi-iwd-dpp.h"
 
 /* Wi-Fi through iwd's D-Bus API (docs/wifi.md; research wifi-join.md §1.b): scan =
  * Station.Scan and Scanning going false; list = the Network objects (GetOrderedNetworks for
@@ -135,11 +136,13 @@ static const char *iwd_why_not(const WifiBackend *b, WifiOpKind op)
         switch (op) {
         case WIFI_OP_SET_PRIORITY:
                 return "iwd has no priority for known networks: it ranks them itself";
-        case WIFI_OP_ENROLL:
-                return "roamd does not run iwd's DPP enrollment yet";
+        case WIFI_OP_CONFIGURE:
+                return "iwd's ConfigureEnrollee does not say whether the device received the "
+                       "network, so roamd does not configure devices through iwd";
         case WIFI_OP_JOIN: /* iwd_join()'s only -EOPNOTSUPP */
                 return "iwd joins a hidden 802.1X network only by autoconnect, from a "
                        "provisioning file in its state directory";
+        case WIFI_OP_ENROLL: /* roamd-wifi-iwd-dpp.c */
         case WIFI_OP_SHARE:
         case WIFI_OP_SCAN:
         case WIFI_OP_LIST:
@@ -971,6 +974,7 @@ static void op_work(WifiOp *op)
                 return;
         case WIFI_OP_SET_PRIORITY:
         case WIFI_OP_ENROLL:
+        case WIFI_OP_CONFIGURE:
         case _WIFI_OP_MAX:
         case _WIFI_OP_INVALID:
                 r = -EOPNOTSUPP;
@@ -1380,11 +1384,6 @@ static int iwd_share(WifiBackend *b, const uint8_t *ssid, size_t len, WifiShareF
         return r;
 }
 
-static int iwd_enroll(WifiBackend *b, WifiTextFn cb, void *userdata, WifiOp **ret)
-{
-        return -EOPNOTSUPP;
-}
-
 static WifiBackend *iwd_free(WifiBackend *base)
 {
         IwdBackend *b = (IwdBackend *)base;
@@ -1427,7 +1426,8 @@ static const WifiBackendOps iwd_ops = {
     .set_autoconnect = iwd_set_autoconnect,
     .set_priority = iwd_set_priority,
     .share = iwd_share,
-    .enroll = iwd_enroll,
+    .enroll = wifi_iwd_enroll,
+    .configure = wifi_iwd_configure,
     .cancel = wifi_iwd_cancel,
     .free = iwd_free,
 };

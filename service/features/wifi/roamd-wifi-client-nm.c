@@ -122,6 +122,8 @@ static const char *nm_why_not(const WifiBackend *b, WifiOpKind op)
         (void)b;
         if (op == WIFI_OP_ENROLL)
                 return "NetworkManager cannot enroll a device by DPP (Wi-Fi Easy Connect)";
+        if (op == WIFI_OP_CONFIGURE)
+                return "NetworkManager cannot configure a device by DPP (Wi-Fi Easy Connect)";
         return NULL;
 }
 
@@ -262,6 +264,7 @@ static int fail(WifiOp *op, int error, const char *words)
         case WIFI_OP_SET_AUTOCONNECT:
         case WIFI_OP_SET_PRIORITY:
         case WIFI_OP_ENROLL:
+        case WIFI_OP_CONFIGURE:
         case _WIFI_OP_MAX:
         case _WIFI_OP_INVALID:
                 break;
@@ -627,6 +630,7 @@ static void work_targets(WifiOp *op)
         case WIFI_OP_KNOWN:
         case WIFI_OP_JOIN:
         case WIFI_OP_ENROLL:
+        case WIFI_OP_CONFIGURE:
         case _WIFI_OP_MAX:
         case _WIFI_OP_INVALID:
                 r = -EINVAL;
@@ -967,6 +971,7 @@ static void op_work(WifiOp *op)
                 start_targets(op);
                 break;
         case WIFI_OP_ENROLL:
+        case WIFI_OP_CONFIGURE:
         case _WIFI_OP_MAX:
         case _WIFI_OP_INVALID:
                 (void)fail(op, -EOPNOTSUPP, "not offered");
@@ -1144,12 +1149,19 @@ static int nm_share(WifiBackend *b, const uint8_t *ssid, size_t len, WifiShareFn
         return 0;
 }
 
-static int nm_enroll(WifiBackend *b, WifiTextFn cb, void *userdata, WifiOp **ret)
+static int nm_enroll(WifiBackend *b, const WifiEnrollReport *report, void *userdata,
+                     WifiEnroll **ret)
 {
         (void)b;
-        (void)cb;
+        (void)report;
         (void)userdata;
         (void)ret;
+        return -EOPNOTSUPP;
+}
+
+static int nm_configure(WifiBackend *b, const char *uri, const WifiJoinReport *report,
+                        void *userdata, WifiEnroll **ret)
+{
         return -EOPNOTSUPP;
 }
 
@@ -1186,6 +1198,7 @@ static const WifiBackendOps nm_ops = {
     .set_priority = nm_set_priority,
     .share = nm_share,
     .enroll = nm_enroll,
+    .configure = nm_configure,
     .cancel = wifi_nm_cancel,
     .free = nm_free,
 };

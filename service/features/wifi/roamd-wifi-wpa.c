@@ -14,6 +14,7 @@
 #include "roamd-client-wpa.h"
 #include "roamd-core.h"
 #include "roamd-wifi-wpa-parse.h"
+#include "roamd-wifi-wpa-dpp.h"
 #include "roamd-wifi-wpa-save.h"
 #include "roamd-wifi-wpa.h"
 #include "roamd-wpa.h"
@@ -720,6 +721,7 @@ static void change_after_list(WifiOp *op)
                 case WIFI_OP_JOIN:
                 case WIFI_OP_SHARE:
                 case WIFI_OP_ENROLL:
+                case WIFI_OP_CONFIGURE:
                 case _WIFI_OP_MAX:
                 case _WIFI_OP_INVALID:
                         break;
@@ -1273,6 +1275,7 @@ static void op_fail(WifiOp *op, int error, const char *words)
         case WIFI_OP_SET_PRIORITY:
         case WIFI_OP_SHARE:
         case WIFI_OP_ENROLL:
+        case WIFI_OP_CONFIGURE:
         case _WIFI_OP_MAX:
         case _WIFI_OP_INVALID:
                 snprintf(w, sizeof(w), "%s", words);
@@ -1397,20 +1400,15 @@ static int wpa_share(WifiBackend *b, const uint8_t *ssid, size_t len, WifiShareF
         return -EOPNOTSUPP;
 }
 
-static int wpa_enroll(WifiBackend *b, WifiTextFn cb, void *userdata, WifiOp **ret)
-{
-        return -EOPNOTSUPP;
-}
-
 static const char *wpa_why_not(const WifiBackend *b, WifiOpKind op)
 {
         switch (op) {
         case WIFI_OP_SHARE:
                 return "wpa_supplicant never gives a saved key back over its control socket "
                        "(GET_NETWORK answers *)";
-        case WIFI_OP_ENROLL:
-                return "roam does not offer Wi-Fi Easy Connect (DPP) through wpa_supplicant yet";
         case WIFI_OP_SCAN:
+        case WIFI_OP_ENROLL: /* roamd-wifi-wpa-dpp.c */
+        case WIFI_OP_CONFIGURE:
         case WIFI_OP_LIST:
         case WIFI_OP_KNOWN:
         case WIFI_OP_JOIN:
@@ -1436,7 +1434,8 @@ const WifiBackendOps wifi_wpa_ops = {
     .set_autoconnect = wpa_set_autoconnect,
     .set_priority = wpa_set_priority,
     .share = wpa_share,
-    .enroll = wpa_enroll,
+    .enroll = wifi_wpa_enroll,
+    .configure = wifi_wpa_configure,
     .cancel = wpa_cancel,
     .free = wpa_backend_free,
 };

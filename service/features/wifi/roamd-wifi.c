@@ -38,36 +38,41 @@ static const WifiBackendNewFn backend_new[_WIFI_OWNER_MAX] = {
 
 static void iface_detect(WifiIface *i);
 
-static void join_free(WifiJoin *j)
+WifiJoin *wifi_join_free(WifiJoin *j)
 {
         if (!j)
-                return;
+                return NULL;
         if (j->op && j->iface->backend)
                 j->iface->backend->ops->cancel(j->op);
+        wifi_enroll_free(j->enroll); /* stops listening at the owner */
+        sd_bus_message_unref(j->enroll_call);
         sd_event_source_disable_unref(j->timer);
         free(j->sender);
         free(j);
+        return NULL;
 }
 
 /* The join's end, said once on the bus; the join is gone after it. */
-static void join_finish(WifiJoin *j, WifiJoinResult result, const char *words)
+void wifi_join_finish(WifiJoin *j, WifiJoinResult result, const char *words)
 {
         WifiIface *i = j->iface;
         uint32_t id = j->id;
         char w[WIFI_WORDS_MAX];
+        bool silent;
 
         snprintf(w, sizeof(w), "%s", words ?: "");
+        silent = wifi_enroll_join_end(j, w);
         log_info("%s: join %u ended: %s (%s)", i->ifname, id, wifi_join_result_to_string(result),
                  w);
         i->join = NULL;
-        join_free(j);
+        wifi_join_free(j);
         wifi_bus_emit_changed(i, "Join", NULL);
-        wifi_bus_join_done(i, id, result, w);
+        if (!silent)
+                wifi_bus_join_done(i, id, result, w);
 }
 
-static void on_step(WifiJoinStep step, const char *words, void *userdata)
+void wifi_join_step(WifiJoin *j, WifiJoinStep step, const char *words)
 {
-        WifiJoin *j = userdata;
 
         if (j->has_step && j->step == step)
                 return;
@@ -85,12 +90,12 @@ static int on_secret_timeout(sd_event_source *s, uint64_t usec, void *userdata)
         WifiJoin *j = userdata;
 
         j->timer = sd_event_source_disable_unref(j->timer);
-        join_finish(j,
-                    !j->wrong_key_asked ? WIFI_JOIN_TIMEOUT
-                    : j->eap_asked      ? WIFI_JOIN_AUTH_FAILED
-                                        : WIFI_JOIN_WRONG_KEY,
-                    !j->wrong_key_asked ? "No passphrase came within 2 minutes"
-                    : j->eap_asked      ? "The network refused the user name or password, and no "
+        wifi_join_finish(j,
+                         !j->wrong_key_asked ? WIFI_JOIN_TIMEOUT
+                         : j->eap_asked      ? WIFI_JOIN_AUTH_FAILED
+                                             : WIFI_JOIN_WRONG_KEY,
+                         !j->wrong_key_asked ? "No passphrase came within 2 minutes"
+                         : j->eap_asked ? "The network refused the user name or password, and no "
                                           "other came within 2 minutes"
                                         : "The network refused the passphrase, and no other came "
                                           "within 2 minutes");
@@ -118,7 +123,7 @@ static int on_verdict_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 
         j->timer = sd_event_source_disable_unref(j->timer);
         snprintf(w, sizeof(w), "%s; the link's verdict did not come within 30 s", j->words);
-        join_finish(j, WIFI_JOIN_CONNECTED, w);
+        wifi_join_finish(j, WIFI_JOIN_CONNECTED, w);
         return 0;
 }
 
@@ -133,7 +138,7 @@ static void join_verdict(WifiJoin *j, const Link *l)
         if (l->verdict.verdict == VERDICT_PORTAL) {
                 snprintf(w, sizeof(w), "%s: behind a captive portal%s%s", j->words,
                          l->portal_url ? ", log in at " : "", l->portal_url ?: "");
-                join_finish(j, WIFI_JOIN_PORTAL, w);
+                wifi_join_finish(j, WIFI_JOIN_PORTAL, w);
                 return;
         }
         snprintf(w, sizeof(w), "%s. %s.", j->words,
@@ -141,7 +146,7 @@ static void join_verdict(WifiJoin *j, const Link *l)
                  : l->verdict.verdict == VERDICT_PARTIAL ? "Online, partly"
                  : l->verdict.verdict == VERDICT_LOCAL   ? "Local network only"
                                                          : "Not online");
-        join_finish(j, WIFI_JOIN_CONNECTED, w);
+        wifi_join_finish(j, WIFI_JOIN_CONNECTED, w);
 }
 
 /* The owner joined: a new probe round of the link says the rest (online, local, a portal). */
@@ -149,36 +154,72 @@ static void join_check(WifiJoin *j)
 {
         Link *l = links_get(j->iface->service->core->links, j->iface->ifindex);
 
-        on_step(WIFI_JOIN_STEP_CHECKING, NULL, j);
+        wifi_join_step(j, WIFI_JOIN_STEP_CHECKING, NULL);
         j->timer = sd_event_source_disable_unref(j->timer);
         if (!l || link_reprobe(l) < 0 ||
             sd_event_add_time_relative(j->iface->service->core->event, &j->timer, CLOCK_MONOTONIC,
                                        VERDICT_WAIT_USEC, 0, on_verdict_timeout, j) < 0) {
-                join_finish(j, WIFI_JOIN_CONNECTED, j->words);
+                wifi_join_finish(j, WIFI_JOIN_CONNECTED, j->words);
                 return;
         }
         /* facts that need no probe (no address yet) decide at once */
         join_verdict(j, l);
 }
 
-static void on_done(WifiJoinResult result, const char *words, void *userdata)
+static void on_step(WifiJoinStep step, const char *words, void *userdata)
 {
-        WifiJoin *j = userdata;
+        wifi_join_step(userdata, step, words);
+}
 
-        j->op = NULL; /* the backend dropped it */
+void wifi_join_owner_done(WifiJoin *j, WifiJoinResult result, const char *words)
+{
+        j->op = NULL;     /* the backend dropped it */
+        j->enroll = NULL; /* a DPP configurator's too */
         if (result == WIFI_JOIN_CONNECTED) {
                 snprintf(j->words, sizeof(j->words), "%s", words ?: "Joined");
                 join_check(j);
                 return;
         }
-        join_finish(j, result, words);
+        wifi_join_finish(j, result, words);
 }
 
-static const WifiJoinReport join_report = {
+static void on_done(WifiJoinResult result, const char *words, void *userdata)
+{
+        wifi_join_owner_done(userdata, result, words);
+}
+
+const WifiJoinReport wifi_join_report = {
     .step = on_step,
     .needs_secret = on_needs_secret,
     .done = on_done,
 };
+
+WifiJoin *wifi_join_new(WifiIface *i, const char *sender)
+{
+        WifiJoin *j = calloc(1, sizeof(*j));
+
+        if (!j)
+                return NULL;
+        j->iface = i;
+        j->id = ++i->service->next_join ?: ++i->service->next_join;
+        j->sender = strdup(sender ?: "");
+        if (!j->sender) {
+                free(j);
+                return NULL;
+        }
+        return j;
+}
+
+int wifi_join_start_backend(WifiJoin *j, const WifiJoinRequest *q)
+{
+        WifiBackend *b = j->iface->backend;
+
+        if (!b)
+                return -EOPNOTSUPP;
+        memcpy(j->ssid, q->ssid, q->ssid_len);
+        j->ssid_len = q->ssid_len;
+        return b->ops->join(b, q, &wifi_join_report, j, &j->op);
+}
 
 int wifi_iface_join(WifiIface *i, const WifiJoinRequest *q, const char *sender, uint32_t *ret)
 {
@@ -189,21 +230,12 @@ int wifi_iface_join(WifiIface *i, const WifiJoinRequest *q, const char *sender, 
                 return -EOPNOTSUPP;
         if (i->join)
                 return -EBUSY;
-        j = calloc(1, sizeof(*j));
+        j = wifi_join_new(i, sender);
         if (!j)
                 return -ENOMEM;
-        j->iface = i;
-        j->id = ++i->service->next_join ?: ++i->service->next_join;
-        j->sender = strdup(sender ?: "");
-        memcpy(j->ssid, q->ssid, q->ssid_len);
-        j->ssid_len = q->ssid_len;
-        if (!j->sender) {
-                free(j);
-                return -ENOMEM;
-        }
-        r = i->backend->ops->join(i->backend, q, &join_report, j, &j->op);
+        r = wifi_join_start_backend(j, q);
         if (r < 0) {
-                join_free(j);
+                wifi_join_free(j);
                 return r;
         }
         i->join = j;
@@ -219,10 +251,11 @@ int wifi_iface_join_secret(WifiIface *i, const WifiSecrets *s)
         WifiJoin *j = i->join;
         int r;
 
-        if (!j || !j->op || !i->backend)
+        if (!j || !(j->op || (j->enroll && j->enroll->secret)) || !i->backend)
                 return -ENOENT;
         j->timer = sd_event_source_disable_unref(j->timer);
-        r = i->backend->ops->secret(j->op, s);
+        /* a join's, or a DPP configurator's (the passphrase of the network it sends) */
+        r = j->op ? i->backend->ops->secret(j->op, s) : j->enroll->secret(j->enroll, s);
         if (r >= 0)
                 log_info("%s: join %u got its secret", i->ifname, j->id);
         return r;
@@ -236,13 +269,13 @@ void wifi_iface_join_cancel(WifiIface *i)
                 return;
         /* After a wrong-key request, giving up is the answer "the key was wrong" (the CLI's
          * exit code for a wrong key comes from this). */
-        join_finish(j,
-                    !j->wrong_key_asked ? WIFI_JOIN_CANCELED
-                    : j->eap_asked      ? WIFI_JOIN_AUTH_FAILED
-                                        : WIFI_JOIN_WRONG_KEY,
-                    !j->wrong_key_asked ? "The join was canceled"
-                    : j->eap_asked      ? "The network refused the user name or password"
-                                        : "The network refused the passphrase");
+        wifi_join_finish(j,
+                         !j->wrong_key_asked ? WIFI_JOIN_CANCELED
+                         : j->eap_asked      ? WIFI_JOIN_AUTH_FAILED
+                                             : WIFI_JOIN_WRONG_KEY,
+                         !j->wrong_key_asked ? "The join was canceled"
+                         : j->eap_asked      ? "The network refused the user name or password"
+                                             : "The network refused the passphrase");
 }
 
 /* ---- the backend's news ---- */
@@ -274,7 +307,7 @@ static void iface_drop_backend(WifiIface *i, const char *why)
                 wifi_call_free(c);
         }
         if (i->join)
-                join_finish(i->join, WIFI_JOIN_REFUSED, why);
+                wifi_join_finish(i->join, WIFI_JOIN_REFUSED, why);
         i->backend = wifi_backend_free(i->backend);
         if (i->scanning) {
                 i->scanning = false;

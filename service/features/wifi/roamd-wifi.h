@@ -14,6 +14,7 @@
 
 #include "roam-bus-name.h"
 #include "roamd-wifi-backend.h"
+#include "roamd-wifi-dpp.h"
 #include "roamd-wifi-owner.h"
 
 typedef struct WifiService WifiService;
@@ -34,6 +35,10 @@ struct WifiJoin {
         size_t ssid_len;
         char words[WIFI_WORDS_MAX]; /* the backend's "connected" words */
         sd_event_source *timer;     /* a secret's answer, or the verdict, awaited */
+        /* a DPP enrollment (roamd-wifi-enroll.c): the owner's, then the Enroll call to answer
+         * with the URI (NULL once answered) */
+        WifiEnroll *enroll;
+        sd_bus_message *enroll_call;
 };
 
 struct WifiCall {
@@ -92,6 +97,29 @@ int wifi_iface_join(WifiIface *i, const WifiJoinRequest *request, const char *se
 int wifi_iface_join_secret(WifiIface *i, const WifiSecrets *secrets);
 /* Ends the join (JoinDone canceled, or wrong-key when the last request said so). */
 void wifi_iface_join_cancel(WifiIface *i);
+
+/* Starts a DPP enrollment (roamd-wifi-enroll.c) as a join of the caller of m, which is
+ * answered (join id, URI) when the owner gives the URI, or with an error. -EBUSY, -EOPNOTSUPP
+ * as for a join. */
+int wifi_iface_enroll(WifiIface *i, sd_bus_message *m);
+
+/* Starts a DPP configurator (roamd-wifi-enroll.c): the network the interface is on sent to
+ * the device of uri (a DPP: text read already), run as a join of sender; ret: its id. */
+int wifi_iface_configure(WifiIface *i, const char *uri, const char *sender, uint32_t *ret);
+
+/* The join machinery the enrollment shares (roamd-wifi.c). */
+extern const WifiJoinReport wifi_join_report;
+WifiJoin *wifi_join_new(WifiIface *i, const char *sender);
+WifiJoin *wifi_join_free(WifiJoin *j);
+void wifi_join_step(WifiJoin *j, WifiJoinStep step, const char *words);
+/* Runs the owner's join of q for j (the enrollment's received network). */
+int wifi_join_start_backend(WifiJoin *j, const WifiJoinRequest *q);
+/* The owner's end of j: CONNECTED goes on to the link's verdict; the rest ends j. */
+void wifi_join_owner_done(WifiJoin *j, WifiJoinResult result, const char *words);
+void wifi_join_finish(WifiJoin *j, WifiJoinResult result, const char *words);
+/* roamd-wifi-enroll.c's part of a join's end: true when the join never reached its caller
+ * (the Enroll call is answered with words instead of JoinDone). */
+bool wifi_enroll_join_end(WifiJoin *j, const char *words);
 
 /* the bus glue (roamd-wifi-bus.c) */
 int wifi_bus_setup(WifiService *s);
