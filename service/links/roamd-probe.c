@@ -1130,12 +1130,8 @@ static void family_open_fetches(ProbeFamily *pf)
         const ProbeConfig *c = &p->link->core->config->probe;
         _cleanup_free_ char *garden = NULL;
 
-        /* HTTPS first: its exchange is the longer one (the TLS handshake, the certificate
-         * and the client's share of the work on both ends of it), and `online` waits for it.
-         * On a link that answers at once its ClientHello goes before the other probes are
-         * set up (curl_glue_add()); plain HTTP, one request, follows. */
-        fetch_open(p, &pf->fetch[FETCH_HTTPS], pf, FETCH_HTTPS, c->https_url, pf->family);
         fetch_open(p, &pf->fetch[FETCH_HTTP], pf, FETCH_HTTP, c->http_url, pf->family);
+        fetch_open(p, &pf->fetch[FETCH_HTTPS], pf, FETCH_HTTPS, c->https_url, pf->family);
         if (c->large_url)
                 fetch_open(p, &pf->fetch[FETCH_LARGE], pf, FETCH_LARGE, c->large_url, pf->family);
         if (!c->garden_url)
@@ -1325,11 +1321,8 @@ static int on_rest(sd_event_source *s, void *userdata)
 /* families: PROBE_IPV4 | PROBE_IPV6. A round of both also looks at the portal API again.
  * Where a probe's transfer opened at once (to the last round's address), the rest of the
  * start (lookups, the portal API, publishing `checking`) waits for the loop's next turn:
- * on a link that answers at once (a LAN, veth) the request (or the ClientHello) has gone
- * by then (curl_glue_add()), not after ~2 ms of the other family's set-up and D-Bus
- * signals. That turn comes before the probes' later socket events (p->rest is as
- * important as they are): the verdict waits for DNS to confirm the early address, and
- * behind a TLS handshake's events the lookups could end after the probes. */
+ * on a link that answers at once (a LAN, veth) the handshake is done by then and the
+ * request goes first, not after ~2 ms of the other family's set-up and D-Bus signals. */
 void prober_start(Prober *p, unsigned families, bool facts_changed)
 {
         /* capport_active stays set once its fetch is done (prober_maybe_finish() asks for
@@ -1394,8 +1387,6 @@ int prober_new(Link *l, Prober **ret)
                 return r;
         }
         (void)sd_event_source_set_enabled(p->rest, SD_EVENT_OFF);
-        /* (see prober_start(): before the probes' later socket events) */
-        (void)sd_event_source_set_priority(p->rest, SD_EVENT_PRIORITY_IMPORTANT);
         (void)sd_event_source_set_description(p->rest, "probe-start");
         *ret = p;
         return 0;
