@@ -58,7 +58,8 @@
    rounds, 50 HTTP + HTTPS fetches, split the same way: what no code of roamd's own can go
    below.
 
-5. `ab OLD NEW [ROUNDS]`: two roamd binaries, carrier-up to online on the open network, the
+5. `ab OLD NEW [ROUNDS]`: two roamd binaries, carrier-up to online on the open network (or
+   to the verdict of the network BENCH_AB_NETWORK names, a setup of the table above), the
    two alternating in one world (ROUNDS, default 4, of BENCH_REPS cycles each): medians and
    NEW/OLD.
 
@@ -68,8 +69,17 @@
    completed, its log's stamps), and with OLD a roamd binary from before a change, in one
    world, taking turns (BENCH_ROUNDS); the check server with TCP Fast Open and without.
 
-`bench_verdict.py [latency|memory|memory-parts|memory-floor|recheck]` (all but memory-parts
-by default). Needs root, NetworkManager for parts 1 and 6 (bench/run installs it)."""
+7. `phases [ROAMD...]`: where the time from carrier-up to the verdict goes, packet by packet:
+   a capture on d0 (tests/integration/capture.py, the kernel's stamps) while each roamd
+   binary given (default: the build's) and NetworkManager take turns (BENCH_ROUNDS rounds of
+   BENCH_REPS cycles) on the network BENCH_AB_NETWORK names (default opentickets): medians
+   from carrier-up of the first packet, the DNS query and answer, the HTTP request and
+   answer, the ClientHello, the server's flight, the client's Finished, the last HTTPS bytes
+   and the verdict (BENCH_VERBOSE=1: every cycle).
+
+`bench_verdict.py [latency|memory|memory-parts|memory-floor|recheck|phases]` (all but
+memory-parts and phases by default). Needs root, NetworkManager for parts 1, 6 and 7
+(bench/run installs it)."""
 import datetime
 import json
 import os
@@ -657,6 +667,25 @@ def roamd_log_stamp(net, t0, verdict, fam=4, reason="", what=None):
     return None
 
 
+def roamd_since(net, t0):
+    """Where to look for this carrier-up's verdict in roamd's log: t0, or roamd's own line
+    for the carrier event when it carries an earlier stamp (within 50 ms). On a loaded machine
+    `ip monitor` may stamp the event after roamd has reacted, and a verdict that came within a
+    millisecond or two (the 200 login page) would then be before t0 and never found; the same
+    allowance as NetworkManager's own "link connected" line gets (nm_check_after())."""
+    for line in net.log().splitlines():
+        stamp, _, text = line.partition(" ")
+        if "d0: state no-carrier -> " not in text:
+            continue
+        try:
+            t = float(stamp)
+        except ValueError:
+            continue
+        if t0 - 0.05 <= t < t0:
+            return t
+    return t0
+
+
 def run_roamd_timed(net, ev, verdict, conf, dhcp, kind=""):
     """Each cycle: carrier-up -> the verdict and carrier cut -> offline, both from roamd's own
     log stamps (as NetworkManager is timed from its log), and carrier-up -> the verdict's
@@ -681,13 +710,15 @@ def run_roamd_timed(net, ev, verdict, conf, dhcp, kind=""):
         t, cut, t0 = carrier_to_verdict(
             net, ev, lambda: net.link_prop("d0", key) == "offline", path,
             "org.roam1.Link", key, verdict,
-            from_log=lambda t0: roamd_log_stamp(net, t0, verdict, fam, reason, what),
+            from_log=lambda t0: roamd_log_stamp(net, roamd_since(net, t0), verdict, fam,
+                                                reason, what),
             cut=lambda tc: roamd_log_stamp(net, tc, "offline", fam), between=BETWEEN.get(kind))
         # (a session's state is no Link property: no bus time for it; the link's portal
         # signal, ~50 ms before it, may even come before ip monitor stamps the carrier-up on
         # a loaded machine)
         tb = None if what else poll(lambda: ev.first_signal_after(
-            t0, path, "org.roam1.Link", key, verdict), 10, f"the {verdict} signal")
+            roamd_since(net, t0), path, "org.roam1.Link", key, verdict), 10,
+            f"the {verdict} signal")
         times.append((t, cut, (tb - t0) * 1000 if tb else None))
         if kind == "wispr":
             # when the portal said yes to the saved login (the online verdict follows it)
@@ -1188,13 +1219,116 @@ def memory_floor(fetches=50):
         net.close()
 
 
+CAPTURE = os.path.join(TOP, "tests/integration/capture.py")
+# (column, what): the instants `phases` gives, from carrier-up, of the check's IPv4 packets
+PHASES = [("first", "first SYN or datagram out"), ("dns", "DNS query out"),
+          ("dns<", "its answer in"), ("GET", "HTTP request out"), ("GET<", "HTTP answer in"),
+          ("hello", "ClientHello out"), ("hello<", "server's flight in"),
+          ("fin", "client's Finished out"), ("body<", "last HTTPS bytes in"),
+          ("verdict", "the daemon's verdict (log)")]
+
+
+def packet_phases(lines, t0, t1):
+    """The instants (ms from t0) of PHASES in capture.py lines, up to the verdict at t1."""
+    got = {"verdict": (t1 - t0) * 1000}
+    for line in lines:
+        stamp, way, peer, port, head = line.split()
+        t = float(stamp)
+        if t < t0 or t > t1 + 0.0005:
+            continue
+        ms, out = (t - t0) * 1000, way == "out"
+        if out and head in ("syn", "udp"):
+            got.setdefault("first", ms)
+        if port == "53":
+            got.setdefault("dns" if out else "dns<", ms)
+        if peer != PROBE_V4:
+            continue
+        if port == "80" and out and head.startswith("47455420"):
+            got.setdefault("GET", ms)
+        elif port == "80" and not out and head.startswith("48545450"):
+            got.setdefault("GET<", ms)
+        elif port == "443" and out and head.startswith("16") and "hello" not in got:
+            got["hello"] = ms
+        elif port == "443" and not out and head.startswith("16"):
+            got.setdefault("hello<", ms)
+        elif port == "443" and out and "hello<" in got:
+            got.setdefault("fin", ms)
+        elif port == "443" and not out and head.startswith("17"):
+            got["body<"] = ms
+    return got
+
+
+def phases(binaries, rounds):
+    """Where the time from carrier-up to the verdict goes, packet by packet: a capture on d0
+    (tests/integration/capture.py, the kernel's stamps) while each roamd binary and
+    NetworkManager take turns on one network, as `latency` runs them."""
+    import minienv
+    kind = os.environ.get("BENCH_AB_NETWORK", "opentickets")
+    verdict = next(v for _, k, d, v, _ in NETWORKS if k == kind and not d)
+    nm_conn = next(c for _, k, d, _, c in NETWORKS if k == kind and not d)
+    daemons = list(binaries) + (["NetworkManager"] if os.access(NM, os.X_OK) else [])
+    cycles = {d: [] for d in daemons}
+    who = [None]
+    timed = carrier_to_verdict
+
+    def record(*args, **kwargs):
+        t, cut, t0 = timed(*args, **kwargs)
+        cycles[who[0]].append((t0, t0 + t / 1000))
+        return t, cut, t0
+
+    globals()["carrier_to_verdict"] = record
+    net = ProbeNet("bvph")
+    ev = cap = None
+    try:
+        setup(net, kind)
+        ev = Events(net)
+        cap = subprocess.Popen(["ip", "netns", "exec", net.name, "/usr/bin/python3", CAPTURE,
+                                "d0"], stdout=subprocess.PIPE, text=True)
+        net.procs.append(cap)
+        assert cap.stdout.readline().strip() == "ready"
+        for i in range(rounds):
+            for d in (daemons if i % 2 == 0 else daemons[::-1]):
+                who[0] = d
+                if d == "NetworkManager":
+                    run_nm(net, ev, nm_conn, kind == "capport", kind)
+                else:
+                    minienv.ROAMD = d
+                    run_roamd(net, ev, verdict, kind == "capport", kind)
+    finally:
+        globals()["carrier_to_verdict"] = timed
+        if cap and cap.poll() is None:
+            cap.terminate()
+        lines = cap.stdout.read().splitlines() if cap else []
+        if ev:
+            ev.close()
+        net.close()
+    print(f"carrier-up -> {verdict} on the {kind} network, where the time goes: medians (ms "
+          f"from carrier-up, the capture's stamps) of {rounds} x {REPS} cycles, IPv4")
+    for col, what in PHASES:
+        print(f"  {col:8} {what}")
+    print(f"  {'':40}" + "".join(f"{c:>8}" for c, _ in PHASES))
+    for d in daemons:
+        got = [packet_phases(lines, t0, t1) for t0, t1 in cycles[d]]
+        if os.environ.get("BENCH_VERBOSE"):
+            for g in got:
+                print(f"  {'':40}" + "".join(f"{g[c]:8.2f}" if c in g else f"{'-':>8}"
+                                          for c, _ in PHASES))
+        row = [statistics.median(g[c] for g in got if c in g)
+               if any(c in g for g in got) else None for c, _ in PHASES]
+        print(f"  {d[-40:]:40}" + "".join(f"{x:8.2f}" if x is not None else f"{'-':>8}"
+                                          for x in row))
+
+
 def ab(binaries, rounds):
     """Two roamd binaries on the open network, carrier-up to online: rounds of REPS cycles,
     the two alternating (which one first alternates too), in one world, so that the machine's
     drift falls on both alike. For a change whose gain is smaller than that drift.
-    BENCH_AB_NETWORK names another network's setup (say, opentickets)."""
+    BENCH_AB_NETWORK names another network's setup (say, opentickets, or cafe302: timed to
+    that network's verdict and reason, as the side-by-side table times it)."""
     import minienv
     kind = os.environ.get("BENCH_AB_NETWORK", "open")
+    # the network's verdict (and reason, family) as the side-by-side table times it
+    verdict = next(v for _, k, d, v, _ in NETWORKS if k == kind and not d)
     times = {b: [] for b in binaries}
     net = ProbeNet("bvab")
     ev = None
@@ -1204,14 +1338,15 @@ def ab(binaries, rounds):
         for i in range(rounds):
             for b in (binaries if i % 2 == 0 else binaries[::-1]):
                 minienv.ROAMD = b
-                t, _ = run_roamd(net, ev, "online")
+                t, _ = run_roamd(net, ev, verdict, kind == "capport", kind)
                 times[b] += [x[0] for x in t]
     finally:
         if ev:
             ev.close()
         net.close()
     a, b = (statistics.median(times[x]) for x in binaries)
-    print(f"carrier-up -> online, {kind} network, {len(times[binaries[0]])} cycles each")
+    print(f"carrier-up -> {verdict}{f' ({REASON[kind]})' if kind in REASON else ''}, {kind} "
+          f"network, {len(times[binaries[0]])} cycles each")
     for x, m in zip(binaries, (a, b)):
         print(f"  {x}: median {m:.2f} ms")
     print(f"  ratio second/first {b / a:.2f}")
@@ -1327,12 +1462,20 @@ def recheck(old):
         minienv.ROAMD = new
 
 
+def minienv_roamd():
+    import minienv
+    return minienv.ROAMD
+
+
 def main():
     if sys.argv[1:2] == ["recheck"]:
         recheck(sys.argv[2] if len(sys.argv) > 2 else None)
         return
     if sys.argv[1:2] == ["ab"]:
         ab(sys.argv[2:4], int(sys.argv[4]) if len(sys.argv) > 4 else 4)
+        return
+    if sys.argv[1:2] == ["phases"]:
+        phases(sys.argv[2:] or [minienv_roamd()], ROUNDS)
         return
     what = sys.argv[1:] or ["latency", "memory", "memory-floor", "recheck"]
     if "latency" in what:

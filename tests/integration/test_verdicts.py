@@ -1,7 +1,8 @@
 """Connectivity verdicts against real servers in a namespace: online, partial, portal (each
 way), local, offline, carrier loss, and hostile answers."""
 import os
-import struct
+import subprocess
+import time
 
 import pytest
 
@@ -727,3 +728,53 @@ def test_path_dropping_syns_asking_for_a_cookie_ends_fastopen_there(net):
     reprobe(net)
     assert tls_sessions(tls, syn=True) == ("resumed", "syn")
     assert dropped() == 1, "a SYN asking for a cookie was sent again on the path that drops them"
+
+
+def log_stamp(log, needle, since):
+    """The ROAM_LOG_TIME stamp of the first log line at or after since holding needle."""
+    for line in log.splitlines():
+        stamp, _, text = line.partition(" ")
+        try:
+            t = float(stamp)
+        except ValueError:
+            continue
+        if t >= since and needle in text:
+            return t
+    return None
+
+
+def test_request_leaves_before_the_rest_of_the_round_is_set_up(net):
+    # A round that knows the check host's address connects while DNS runs; on a link that
+    # answers at once (veth: the TCP handshake is done when connect() returns) the HTTPS
+    # probe's ClientHello and the HTTP probe's request leave then, before the other family's
+    # probes are set up (and the lookups, `checking`, a sync's signals), not when the event
+    # loop comes round to their sockets after all that.
+    healthy(net)
+    net.env["ROAM_LOG_TIME"] = "1"
+    try:
+        net.start_roamd(net.probe_config())
+    finally:
+        net.env.pop("ROAM_LOG_TIME", None)
+    net.wait_verdicts(("online", "ok", "online", "ok"))
+    cap = subprocess.Popen(["ip", "netns", "exec", net.name, "/usr/bin/python3",
+                            os.path.join(os.path.dirname(__file__), "capture.py"), "d0"],
+                           stdout=subprocess.PIPE, text=True)
+    net.procs.append(cap)
+    assert cap.stdout.readline().strip() == "ready"
+    since = time.time()
+    before = net.link_prop("d0", "LastProbe")
+    net.busctl("call", "org.roam1", net.link_path("d0"), "org.roam1.Link", "Reprobe")
+    wait_for(lambda: net.link_prop("d0", "LastProbe") > before, what="the second round")
+    v6 = log_stamp(net.log(), "d0: IPv6 probe round starts", since)
+    assert v6, net.log()[-3000:]
+    cap.terminate()
+    sent = {}
+    for line in cap.stdout.read().splitlines():
+        stamp, way, dst, port, head = line.split()
+        # the first TLS handshake record (the ClientHello), the first request line
+        kind = {("443", "16"): "ClientHello", ("80", "47455420"): "request"}.get(
+            (port, head[:2] if port == "443" else head[:8])) if way == "out" else None
+        if kind and dst == PROBE_V4 and float(stamp) >= since:
+            sent.setdefault(kind, float(stamp))
+    assert sent.get("ClientHello") and sent["ClientHello"] < v6, (sent, v6)
+    assert sent.get("request") and sent["request"] < v6, (sent, v6)
