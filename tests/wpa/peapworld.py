@@ -74,6 +74,11 @@ class PeapEnv(Env):
                                              conf], stdout=self.hostapd_log,
                                             stderr=subprocess.STDOUT)
             wait_path(os.path.join(self.dir, "hostapd", "wlan0-peer"))
+            # hostapd drops a station a moment after its EAP failure and ignores its EAPOL
+            # until then: a join right after a refused one (a test types fast) would have its
+            # EAPOL-Start lost and wait wpa_supplicant's startPeriod (30 s) for the next
+            for key, value in (("startPeriod", "1"), ("maxStart", "10")):
+                assert self.ctl(f"SET EAPOL::{key} {value}") == "OK\n"
         except Exception:
             self.close()
             raise
