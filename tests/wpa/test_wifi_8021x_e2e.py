@@ -1,8 +1,10 @@
 """End to end through the real roam (issue 43): a person joins the real PEAP world of
-peapworld.py (hostapd's EAP server and the real wpa_supplicant, roamd beside them) from the
-CLI, a wrong password first: said in words with its exit status and nothing of it left in
-wpa_supplicant; the right one joins, EAP state=SUCCESS in wpa_supplicant's STATUS. No password
-reaches roamd's log or any process's argv."""
+peapworld.py (hostapd's EAP server and the real wpa_supplicant, roamd beside them), a wrong
+password first. From the CLI: said in words with its exit status, nothing of it left in
+wpa_supplicant; the right one joins, EAP state=SUCCESS in wpa_supplicant's STATUS. From the
+TUI on a pty: the wired port shows no network, so the hidden-network dialog with 802.1X; the
+refusal said in words and asked again in place; the right one joins. No password reaches
+roamd's log, the screen or any process's argv."""
 import os
 import subprocess
 import sys
