@@ -259,3 +259,64 @@ def test_wpa3_sae_through_each_owner(owner, tmp_path):
     assert SAE not in log and "not the pw" not in log
     signals_say(sigs, (SAE, "not the pw"),
                 (["wrong-key-or-out-of-range"] if owner == "wpa" else []) + ["connected"])
+
+
+def test_peap_through_networkmanager(tmp_path):
+    """A visible 802.1X network through NetworkManager from the TUI: the dialog's EAP method,
+    user name, anonymous identity, password, CA file and server domain become the 802-1x
+    setting of the connection roamd adds; NM asks roamd's agent again (REQUEST_NEW) after a
+    wrong password, which is said in words and asked again in place: only the password is
+    typed again; the right one joins and the link's verdict follows."""
+    ca = tmp_path / "ca.pem"
+    ca.write_text(CA_PEM)
+    world = World("nm", extra=[("corp", "enterprise", -52, "alice:s3cret")])
+    t = Tui(world.env.env, tmp_path, extra_env={"ROAM_TEST_NOW": ""})
+    try:
+        open_wifi_screen(t, "nm")
+        said(t, "corp", "enterprise (802.1X)")
+        select(t, "corp")
+        t.key("\r")
+        said(t, "Join corp (enterprise (802.1X))", "EAP method", "PEAP", "User name",
+             "Anonymous ID", "Password", "CA file", "Server domain")
+        t.key("\talice\tanon@corp.example\tnot it\t%s\tcorp.example\r" % ca)
+        said(t, "corp refused this user name or password. Check it (it is case-sensitive) "
+             "and try again.", "User name alice", "Password")
+        assert "not it" not in t.text()
+        # asked again: only the user name (kept) and the password, the password focused
+        assert "CA file" not in t.text() and "EAP method" not in t.text()
+        assert t.cursor_line().split() == [">", "Password"], t.cursor_line()
+        t.settle()  # a dialog roamd opened ignores keys for a moment
+        t.key("s3cret\r")
+        said(t, "Joined corp. wlan0: offline.")
+        assert "s3cret" not in t.text()
+        conns = plain(world.dbus.call(NM_PATH + "/Settings", NM + ".Settings",
+                                      "ListConnections", dest=NM))
+        settings = [plain(world.dbus.call(c, NM + ".Settings.Connection", "GetSettings",
+                                          dest=NM)) for c in conns]
+        [corp] = [c for c in settings if bytes(c["802-11-wireless"]["ssid"]) == b"corp"]
+        assert "hidden" not in corp["802-11-wireless"] or not corp["802-11-wireless"]["hidden"]
+        assert corp["802-11-wireless-security"]["key-mgmt"] == "wpa-eap", corp
+        dot1x = corp["802-1x"]
+        assert dot1x["eap"] == ["peap"] and dot1x["identity"] == "alice", dot1x
+        assert dot1x["anonymous-identity"] == "anon@corp.example", dot1x
+        assert dot1x["phase2-auth"] == "mschapv2", dot1x
+        assert bytes(dot1x["ca-cert"]) == b"file://%s\0" % str(ca).encode(), dot1x
+        assert dot1x["domain-suffix-match"] == "corp.example", dot1x
+        assert "password" not in dot1x, dot1x  # GetSettings holds no secret
+        # the first password came with the connection (the double records its length only),
+        # the second from roamd's agent when NM asked again
+        [add] = [c for c in plain(world.mock("GetCalls"))
+                 if c[0] == "AddAndActivateConnection2"]
+        assert "'password': '<secret %d bytes>'" % len("not it") in add[2], add
+        assert [tuple(x) for x in plain(world.mock("GetSecretsSeen"))] == [
+            ("802-1x.password", "s3cret")]
+    finally:
+        t.close()
+        try:
+            log = world.env.log()
+            sigs = world.roamd_signals()
+        finally:
+            world.close()
+    for secret in ("s3cret", "not it"):
+        assert secret not in log
+    signals_say(sigs, ("s3cret", "not it"), ["connected"])

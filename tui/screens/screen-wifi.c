@@ -26,6 +26,8 @@
  * the EAP method, user name, anonymous identity, password, CA file and server domain (the
  * Join keys `roam wifi join --eap` sends), a hidden one too (not through iwd, which joins a
  * hidden 802.1X network only by autoconnect); asked again, only the user name and password.
+ * Where the owner ends the join on a refusal (wpa_supplicant: 802.1X, WPA3), a hidden
+ * network's dialog comes back with what was typed but the secret, asked again in place.
  * f forgets, a toggles autoconnect, + and - raise and lower a known network's priority (not
  * through iwd, which has none), r scans. */
 
@@ -138,6 +140,8 @@ static void open_dialog(Tui *t, WifiData *d, Dialog which, bool by_itself)
         flushinp();
 }
 
+static void ask_hidden_again(Tui *t, WifiData *d, WifiJoinResult res);
+
 static void join_says(Tui *t, WifiData *d, const WifiEvent *ev)
 {
         WifiJoinResult res = wifi_join_result_from_string(ev->a);
@@ -153,6 +157,7 @@ static void join_says(Tui *t, WifiData *d, const WifiEvent *ev)
         if (d->dialog != DIALOG_NONE && d->dialog != DIALOG_HIDDEN)
                 dialog_close(d);
         tui_message(t, d->verdict_role, "%s", d->verdict);
+        ask_hidden_again(t, d, res);
 }
 
 /* Joined: the link's verdict in words (roamd ends a join once the verdict after it is
@@ -475,6 +480,31 @@ static bool eap_full(WifiData *d)
 static int eap_first(const WifiData *d)
 {
         return d->dialog == DIALOG_HIDDEN ? 2 : 0;
+}
+
+/* A hidden network that refused the key, where the owner ended the join on it (a bare
+ * wpa_supplicant on an EAP failure, or on WPA3's wrong key): asked again in place, as the
+ * owners that keep the join ask. The hidden dialog comes back with what was typed but the
+ * secret, the refusal its note, the secret's field focused; typed-ahead keys wait out its
+ * grace period. */
+static void ask_hidden_again(Tui *t, WifiData *d, WifiJoinResult res)
+{
+        bool enterprise;
+
+        if (!d->join_hidden || d->dialog != DIALOG_NONE ||
+            (res != WIFI_JOIN_WRONG_KEY && res != WIFI_JOIN_AUTH_FAILED &&
+             res != WIFI_JOIN_WRONG_KEY_OR_OUT_OF_RANGE))
+                return;
+        open_dialog(t, d, DIALOG_HIDDEN, true);
+        enterprise = hidden_enterprise(d);
+        /* the EAP method, user name, anonymous identity, then the password */
+        d->field = enterprise ? eap_first(d) + 3 : 2;
+        if (res == WIFI_JOIN_WRONG_KEY_OR_OUT_OF_RANGE)
+                snprintf(d->note, sizeof(d->note), "%s", d->verdict);
+        else
+                snprintf(d->note, sizeof(d->note),
+                         "%s refused this %s. Check it (it is case-sensitive) and try again.",
+                         d->name, enterprise ? "user name or password" : "passphrase");
 }
 
 /* A field chosen with Left/Right, not typed. */
@@ -809,7 +839,10 @@ static int dialog_key(Tui *t, WifiData *d, int key)
         case '\r':
         case '\n':
         case TUI_KEY(KEY_ENTER):
-                if (d->field + 1 < fields && !(f && *f && d->field + 1 == fields)) {
+                /* asked again in place, Enter after the secret joins: the fields after it
+                 * were typed before */
+                if (!(d->dialog_by_itself && f == d->secret) && d->field + 1 < fields &&
+                    !(f && *f && d->field + 1 == fields)) {
                         d->field++;
                         return REACTION_REDRAW;
                 }
