@@ -99,6 +99,19 @@ def element(net, ino):
                for e in obj["map"].get("elem", []))
 
 
+def member(net, ino):
+    """Whether the usage counters' member set (table inet usage_by_roamd) holds cgroup ino."""
+    out = net.netns("nft -j list set inet usage_by_roamd stats_cg").stdout
+    return any(str(ino) == str(e) or str(ino) in json.dumps(e)
+               for obj in json.loads(out)["nftables"] if "set" in obj
+               for e in obj["set"].get("elem", []))
+
+
+def usage(net):
+    """GetUsage (it reads the counters from the kernel): answered, as a list."""
+    return list(net.rb.call("/org/roam1", "org.roam1.Usage", "GetUsage", "a{sv}", ({},)))
+
+
 def get_app(net, app_id):
     try:
         return str(net.rb.call("/org/roam1", "org.roam1.Manager", "GetApp", "s", (app_id,)))
@@ -118,8 +131,9 @@ def test_app_start_and_exit_while_a_commit_is_held(net, apps_dir):
     app = wait_until(lambda: get_app(net, "org.test.Held"), what="the app's object")
     # answered while the first commit is held; its element waits for the next pass
     assert net.prop(app, "org.roam1.App", "Cgroups") == [path]
+    assert isinstance(usage(net), list)  # a stats read, during the held commit
     assert READ not in net.log()
-    assert not element(net, ino)
+    assert not element(net, ino) and not member(net, ino)
     # released; the next commit is held again (a new text: roamd re-reads a changed file)
     net.write("faults", "nft-answer-hold:1\n")
     wait_log(net, READ)
@@ -128,18 +142,22 @@ def test_app_start_and_exit_while_a_commit_is_held(net, apps_dir):
     net.write("faults", "nft-answer-hold:1\n\n")
     wait_until(lambda: net.log().count(READ) == 2, what="its answer read", recheck=0.1)
     wait_until(lambda: element(net, ino), what="the element in the kernel", recheck=0.1)
+    assert member(net, ino)  # the usage counters' member came with the same pass
 
     os.rmdir(scope)
     # gone from the bus at once; the element leaves with the next (held) commit
     wait_until(lambda: net.prop(app, "org.roam1.App", "Cgroups") == [], what="Cgroups empty")
     wait_until(lambda: net.log().count(HELD) == 3, what="the exit's commit held", recheck=0.1)
     assert get_app(net, "org.test.Held") == app  # kept until the kernel dropped the element
+    assert isinstance(usage(net), list)
     net.write("faults", "")
     wait_until(lambda: net.log().count(READ) == 3, what="the exit's answer read", recheck=0.1)
     wait_until(lambda: not element(net, ino), what="the element gone", recheck=0.1)
+    assert not member(net, ino)
     wait_until(lambda: get_app(net, "org.test.Held") is None, what="the app forgotten",
                recheck=0.1)
-    log = net.log()
-    assert "Cannot bring nftables up to date" not in log, log[-3000:]
+    assert "Cannot bring nftables up to date" not in net.log(), net.log()[-3000:]
     rc = net.stop_roamd()
+    log = net.log()
     assert rc in (None, 0), f"roamd exited with {rc}:\n{log[-4000:]}"
+    assert "AddressSanitizer" not in log and "runtime error" not in log, log[-4000:]
