@@ -147,7 +147,7 @@ static int stats_on(void)
         if (nft_stats_new(0x7f000000, &s) < 0 || nft_engine_new(&cfg, &e) < 0)
                 return 1;
         while (scanf("%u %llu", &level, &id) == 2)
-                if (nft_stats_member(s, NULL, id, level, true) < 0)
+                if (nft_stats_member(s, id, level, true) < 0)
                         return 1;
         if (nft_txn_new(e, &t) < 0 || nft_stats_txn_install(s, t) < 0 || nft_txn_commit(t) < 0) {
                 fprintf(stderr, "cannot install the counting objects\n");

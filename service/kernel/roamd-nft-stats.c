@@ -45,6 +45,9 @@
 typedef struct Member {
         uint64_t id;
         unsigned level;
+        bool installed;        /* the kernel accepted its element */
+        bool gone;             /* its cgroup ended: the element leaves with the next pass */
+        bool adding, removing; /* carried by the pass in flight */
 } Member;
 
 struct NftStats {
@@ -52,7 +55,10 @@ struct NftStats {
         bool installed;
         Member *members; /* sorted by id */
         size_t n_members;
-        unsigned level_refs[NFT_LEVEL_MAX];
+        unsigned level_refs[NFT_LEVEL_MAX]; /* members not gone, by level */
+        /* the levels the chains in the kernel look up; what the pass in flight carries */
+        bool chain_levels[NFT_LEVEL_MAX], sync_levels[NFT_LEVEL_MAX];
+        bool sync_chains;
         struct mnl_socket *nl; /* dumps only; transactions go through NftTxn */
         uint32_t seq;
 };
@@ -80,9 +86,37 @@ NftStats *nft_stats_free(NftStats *s)
         return NULL;
 }
 
+static void member_drop(NftStats *s, size_t pos)
+{
+        memmove(&s->members[pos], &s->members[pos + 1], sizeof(Member) * (s->n_members - pos - 1));
+        s->n_members--;
+}
+
+static void levels_wanted(NftStats *s, bool levels[NFT_LEVEL_MAX])
+{
+        for (int l = 0; l < NFT_LEVEL_MAX; l++)
+                levels[l] = l > 0 && s->level_refs[l] > 0;
+}
+
 void nft_stats_set_installed(NftStats *s, bool installed)
 {
         s->installed = installed;
+        if (!installed)
+                return;
+        /* the install carried every member not gone, and the chains for their levels */
+        for (size_t i = 0; i < s->n_members;) {
+                Member *m = &s->members[i];
+
+                m->adding = m->removing = false;
+                if (m->gone) {
+                        member_drop(s, i);
+                        continue;
+                }
+                m->installed = true;
+                i++;
+        }
+        levels_wanted(s, s->chain_levels);
+        s->sync_chains = false;
 }
 
 /* ---- building ---- */
@@ -371,9 +405,11 @@ int nft_stats_txn_install(NftStats *s, NftTxn *t)
         ids = malloc(sizeof(uint64_t) * (s->n_members + 1));
         if (!ids)
                 return -ENOMEM;
+        size_t n = 0;
         for (size_t i = 0; i < s->n_members; i++)
-                ids[i] = s->members[i].id;
-        return txn_members(t, ids, s->n_members, true);
+                if (!s->members[i].gone)
+                        ids[n++] = s->members[i].id;
+        return txn_members(t, ids, n, true);
 }
 
 static Member *member_find(NftStats *s, uint64_t id, size_t *ret_pos)
@@ -392,21 +428,16 @@ static Member *member_find(NftStats *s, uint64_t id, size_t *ret_pos)
         return lo < s->n_members && s->members[lo].id == id ? &s->members[lo] : NULL;
 }
 
-int nft_stats_member(NftStats *s, NftEngine *e, uint64_t cgroup, unsigned level, bool add_it)
+int nft_stats_member(NftStats *s, uint64_t cgroup, unsigned level, bool add_it)
 {
-        _cleanup_(nft_txn_freep) NftTxn *t = NULL;
-        unsigned old_refs[NFT_LEVEL_MAX];
-        bool levels_changed;
         size_t pos;
         Member *m = member_find(s, cgroup, &pos);
-        int r;
 
         if (level == 0 || level >= NFT_LEVEL_MAX)
                 return 0; /* level 0 is the root: packets of no member count as cgroup 0 */
-        if (add_it == !!m)
-                return 0;
-        memcpy(old_refs, s->level_refs, sizeof(old_refs));
         if (add_it) {
+                if (m)
+                        return 0;
                 Member *n = realloc(s->members, sizeof(Member) * (s->n_members + 1));
                 if (!n)
                         return -ENOMEM;
@@ -415,23 +446,45 @@ int nft_stats_member(NftStats *s, NftEngine *e, uint64_t cgroup, unsigned level,
                 n[pos] = (Member){.id = cgroup, .level = level};
                 s->n_members++;
                 s->level_refs[level]++;
-        } else {
-                level = m->level;
-                memmove(m, m + 1, sizeof(Member) * (s->n_members - pos - 1));
-                s->n_members--;
-                s->level_refs[level]--;
+                return s->installed;
         }
-        if (!s->installed || !e)
+        if (!m || m->gone)
                 return 0;
-        levels_changed = (old_refs[level] == 0) != (s->level_refs[level] == 0);
+        s->level_refs[m->level]--;
+        if (s->installed && (m->installed || m->adding)) {
+                m->gone = true; /* in the kernel (or maybe, in flight): the pass removes it */
+                return 1;
+        }
+        member_drop(s, pos);
+        return 0;
+}
 
-        r = nft_txn_new(e, &t);
+int nft_stats_txn_sync(NftStats *s, NftTxn *t)
+{
+        _cleanup_free_ uint64_t *ids = NULL;
+        size_t n = 0;
+        int r;
+
+        if (!s->installed)
+                return 0;
+        ids = malloc(sizeof(uint64_t) * (s->n_members + 1));
+        if (!ids)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_members; i++) {
+                Member *m = &s->members[i];
+                if (m->installed || m->gone)
+                        continue;
+                ids[n++] = m->id;
+                m->adding = true;
+        }
+        /* the members first, then the chains that look them up, then what leaves */
+        r = txn_members(t, ids, n, true);
         if (r < 0)
                 return r;
-        if (add_it)
-                r = txn_members(t, &cgroup, 1, true);
-        if (r >= 0 && levels_changed) {
-                /* rewrite both chains in the same transaction: counts stay in the set */
+        levels_wanted(s, s->sync_levels);
+        if (memcmp(s->sync_levels, s->chain_levels, sizeof(s->chain_levels)) != 0) {
+                /* both chains rewritten in one transaction: counts stay in the set */
+                s->sync_chains = true;
                 r = txn_chain(t, "stats_out", 0, false);
                 if (r >= 0)
                         r = chain_rules(s, t, NFT_STATS_OUT);
@@ -439,12 +492,43 @@ int nft_stats_member(NftStats *s, NftEngine *e, uint64_t cgroup, unsigned level,
                         r = txn_chain(t, "stats_in", 0, false);
                 if (r >= 0)
                         r = chain_rules(s, t, NFT_STATS_IN);
+                if (r < 0)
+                        return r;
         }
-        if (r >= 0 && !add_it)
-                r = txn_members(t, &cgroup, 1, false);
-        if (r >= 0)
-                r = nft_txn_commit(t);
-        return r;
+        n = 0;
+        for (size_t i = 0; i < s->n_members; i++) {
+                Member *m = &s->members[i];
+                if (!m->gone || !m->installed)
+                        continue;
+                ids[n++] = m->id;
+                m->removing = true;
+        }
+        return txn_members(t, ids, n, false);
+}
+
+bool nft_stats_txn_done(NftStats *s, bool ok)
+{
+        bool again = false;
+
+        for (size_t i = 0; i < s->n_members;) {
+                Member *m = &s->members[i];
+
+                if (ok && m->adding)
+                        m->installed = true;
+                else if (ok && m->removing)
+                        m->installed = false;
+                m->adding = m->removing = false;
+                if (m->gone && !m->installed) {
+                        member_drop(s, i);
+                        continue;
+                }
+                again = again || m->gone;
+                i++;
+        }
+        if (ok && s->sync_chains)
+                memcpy(s->chain_levels, s->sync_levels, sizeof(s->chain_levels));
+        s->sync_chains = false;
+        return ok && again;
 }
 
 /* A message must fit one page of the batch: elements go in chunks. */

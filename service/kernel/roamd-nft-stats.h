@@ -50,14 +50,23 @@ NftStats *nft_stats_free(NftStats *s);
 int nft_stats_txn_install(NftStats *s, NftTxn *t);
 /* Removes the table (counting turned off), whether it exists or not. */
 int nft_stats_txn_remove(NftTxn *t);
-/* Records a member; when installed, applies it at once in a transaction of its own (with
- * the chains rewritten when a level comes into or goes out of use). */
-int nft_stats_member(NftStats *s, NftEngine *e, uint64_t cgroup, unsigned level, bool add);
+/* Records a member (add) or its end. Returns 1 when the kernel's table must follow (a
+ * reconciler pass: nft_stats_txn_sync()), else 0, or -ENOMEM. A member ended counts as gone
+ * from the kernel only once the pass removing it was accepted. */
+int nft_stats_member(NftStats *s, uint64_t cgroup, unsigned level, bool add);
+/* Into a pass's transaction: members the kernel lacks, both chains when a level came into or
+ * went out of use, and the elements of members that ended. */
+int nft_stats_txn_sync(NftStats *s, NftTxn *t);
+/* After that pass's commit (ok: accepted; else what it carried stays to do). Returns whether
+ * members that ended are still in the kernel (one added while its cgroup ended): another pass
+ * is needed. */
+bool nft_stats_txn_done(NftStats *s, bool ok);
 /* Deletes the counters of these keys (a cgroup that is gone, read for the last time). */
 int nft_stats_forget(NftStats *s, NftEngine *e, const NftStatsEntry *keys, size_t n);
 /* Adds counters (at zero) for these keys; for benchmarks and tests of the reader. */
 int nft_stats_add(NftStats *s, NftEngine *e, const NftStatsEntry *keys, size_t n);
-/* Whether the objects are in the kernel (set once the table carrying them was committed). */
+/* Whether the objects are in the kernel (set once the table carrying them was committed:
+ * every member not gone then counts as installed). */
 void nft_stats_set_installed(NftStats *s, bool installed);
 
 /* One dump of set stats (and the table's handle, which tells one table instance from the

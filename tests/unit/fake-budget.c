@@ -172,9 +172,19 @@ int nft_stats_txn_remove(NftTxn *t)
         return 0;
 }
 
-int nft_stats_member(NftStats *s, NftEngine *e, uint64_t cgroup, unsigned level, bool add)
+int nft_stats_member(NftStats *s, uint64_t cgroup, unsigned level, bool add)
 {
         return 0;
+}
+
+int nft_stats_txn_sync(NftStats *s, NftTxn *t)
+{
+        return 0;
+}
+
+bool nft_stats_txn_done(NftStats *s, bool ok)
+{
+        return false;
 }
 
 int nft_stats_forget(NftStats *s, NftEngine *e, const NftStatsEntry *keys, size_t n)

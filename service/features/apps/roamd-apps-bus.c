@@ -122,6 +122,8 @@ static int property_get_cgroups(sd_bus *bus, const char *path, const char *inter
         if (r < 0)
                 return r;
         for (size_t i = 0; i < app->n_cgroups; i++) {
+                if (app->cgroups[i].gone)
+                        continue;
                 r = sd_bus_message_append(reply, "s", app->cgroups[i].path);
                 if (r < 0)
                         return r;

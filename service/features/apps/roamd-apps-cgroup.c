@@ -186,9 +186,6 @@ void app_forget_if_unused(Apps *a, App *app)
 
 static void on_cgroup_added(Apps *a, const CgroupNode *n)
 {
-        _cleanup_(nft_txn_freep) NftTxn *t = NULL;
-        bool levels[NFT_LEVEL_MAX];
-        AppClass *cls;
         CgroupRef *nr;
         App *app = NULL;
         size_t pos;
@@ -268,73 +265,111 @@ static void on_cgroup_added(Apps *a, const CgroupNode *n)
                         return;
                 }
         }
-        cls = app_ref_class(app, n->cls.uid);
-        if (!cls) {
+        if (!app_ref_class(app, n->cls.uid)) {
                 /* its class could not be made: the reconciler makes it, then the element */
                 reconcile_note_failed(a->reconcile, "app class", -EIO);
                 return;
         }
-        /* The element first, in one transaction with its map if the level is new. */
+        /* Its element comes with the reconciler's next pass (asynchronous: the loop never
+         * waits for the kernel here); done counts it installed once the kernel accepted it.
+         * Meanwhile the cgroup meets its parent's policy. Run and a systemd scope's adoption
+         * install it at once (apps_cgroup_install()): the caller moves in only then. */
+        reconcile_schedule(a->reconcile);
+}
+
+int apps_cgroup_install(Apps *a, uint64_t id)
+{
+        _cleanup_(nft_txn_freep) NftTxn *t = NULL;
+        bool levels[NFT_LEVEL_MAX];
+        CgroupRef *ref;
+        AppClass *cls;
+        int r;
+
+        /* a pass carrying it ends first, when its answer is there */
+        reconcile_settle(a->reconcile);
+        ref = apps_cgroup_ref_find(a, id, NULL);
+        if (!ref || ref->gone)
+                return -ENOENT;
+        if (ref->installed)
+                return 0;
+        if (ref->adding)
+                return -EBUSY; /* the pass carrying it still awaits the kernel's answer */
+        cls = app_ref_class(ref->app, ref->uid);
+        if (!cls || !cls->installed)
+                return -EIO; /* its class comes first, with the reconciler's pass */
+        /* The element, in one transaction with its map if the level is new: the caller
+         * waits for it anyway (its process moves in only once governed). */
         r = nft_txn_new(a->nft, &t);
-        if (r >= 0) {
-                levels_with(a, n->level, +1, levels);
-                r = nft_txn_set_levels(t, levels);
-        }
+        if (r < 0)
+                return r;
+        /* found again: a rebuild of the table (nft_txn_new() after an unanswered commit)
+         * may have carried it */
+        ref = apps_cgroup_ref_find(a, id, NULL);
+        if (!ref || ref->gone)
+                return -ENOENT;
+        if (ref->installed)
+                return 0;
+        levels_with(a, ref->level, +1, levels);
+        r = nft_txn_set_levels(t, levels);
         if (r >= 0)
-                r = nft_txn_elem(t, n->level, n->id, cls->name, true);
+                r = nft_txn_elem(t, ref->level, ref->id, cls->name, true);
         if (r >= 0)
                 r = nft_txn_commit(t);
         if (r < 0) {
                 /* Not installed: the reconciler adds it on its next pass. */
-                log_error_errno(r, "cgroup %s: cannot add it to nftables: %m", n->path);
+                log_error_errno(r, "cgroup %llu: cannot add it to nftables: %m",
+                                (unsigned long long)id);
                 reconcile_note_failed(a->reconcile, "cgroup element", r);
-                return;
+                return r;
         }
-        a->level_refs[n->level]++;
-        apps_cgroup_ref_find(a, n->id, NULL)->installed = true;
-        apps_bus_emit_changed(app, "Cgroups", NULL);
+        a->level_refs[ref->level]++;
+        ref->installed = true;
+        apps_bus_emit_changed(ref->app, "Cgroups", NULL);
+        return 0;
 }
 
-static void on_cgroup_removed(Apps *a, const CgroupNode *n)
+void apps_cgroup_ref_drop(Apps *a, size_t pos)
 {
-        _cleanup_(nft_txn_freep) NftTxn *t = NULL;
-        bool levels[NFT_LEVEL_MAX];
-        size_t pos;
-        CgroupRef *ref = apps_cgroup_ref_find(a, n->id, &pos);
-        App *app;
-        int r = 0;
+        CgroupRef ref = a->refs[pos];
+        App *app = ref.app;
+        int r;
 
-        if (!ref)
-                return;
-        app = ref->app;
-        if (ref->installed && a->started) {
-                r = nft_txn_new(a->nft, &t);
-                if (r >= 0)
-                        r = nft_txn_elem(t, ref->level, ref->id, NULL, false);
-                if (r >= 0) {
-                        levels_with(a, ref->level, -1, levels);
-                        r = nft_txn_set_levels(t, levels);
-                }
-                if (r >= 0)
-                        r = nft_txn_commit(t);
-                if (r < 0)
-                        log_warning_errno(r, "cgroup %s: cannot remove it from nftables: %m",
-                                          n->path);
-        }
-        if (ref->installed && r >= 0)
-                a->level_refs[ref->level]--;
         memmove(&a->refs[pos], &a->refs[pos + 1], sizeof(CgroupRef) * (a->n_refs - pos - 1));
         a->n_refs--;
-        app_del_cgroup_ref(app, n->id);
+        app_del_cgroup_ref(app, ref.id);
         if (a->started)
                 apps_bus_emit_changed(app, "Cgroups", NULL);
-        if (a->started && !app->special && n->cls.uid != UID_INVALID) {
+        if (a->started && !app->special && ref.uid != UID_INVALID) {
                 /* the user's last cgroup of it: its instance's class goes */
                 r = app_reclass(a, app);
                 if (r < 0)
                         note_refused(a, "policy of an app whose user's cgroup ended", r);
         }
         app_forget_if_unused(a, app);
+}
+
+static void on_cgroup_removed(Apps *a, const CgroupNode *n)
+{
+        size_t pos;
+        CgroupRef *ref = apps_cgroup_ref_find(a, n->id, &pos);
+
+        if (!ref || ref->gone)
+                return;
+        if (a->started && (ref->installed || ref->adding)) {
+                /* Its element leaves with the reconciler's next pass. The bus no longer lists
+                 * it; the ref (and the instance's class its element jumps to) stays until
+                 * the kernel accepted the removal (done drops it). */
+                ref->gone = true;
+                for (size_t i = 0; i < ref->app->n_cgroups; i++)
+                        if (ref->app->cgroups[i].id == n->id)
+                                ref->app->cgroups[i].gone = true;
+                apps_bus_emit_changed(ref->app, "Cgroups", NULL);
+                reconcile_schedule(a->reconcile);
+                return;
+        }
+        if (ref->installed)
+                a->level_refs[ref->level]--;
+        apps_cgroup_ref_drop(a, pos);
 }
 
 void apps_on_cgroup(CgroupTree *t, CgroupEvent ev, const CgroupNode *n, void *userdata)
@@ -367,11 +402,4 @@ void apps_on_cgroup(CgroupTree *t, CgroupEvent ev, const CgroupNode *n, void *us
 CgroupTree *apps_cgroups(Apps *a)
 {
         return a->cgroups;
-}
-
-bool apps_cgroup_installed(Apps *a, uint64_t id)
-{
-        CgroupRef *ref = apps_cgroup_ref_find(a, id, NULL);
-
-        return ref && ref->installed;
 }

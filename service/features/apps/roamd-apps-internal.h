@@ -30,8 +30,13 @@ typedef struct CgroupRef {
         uint64_t id;
         App *app;
         unsigned level;
-        uid_t uid; /* the user whose subtree holds it (its instance's class), or UID_INVALID */
-        bool installed;
+        uid_t uid;      /* the user whose subtree holds it (its instance's class), or UID_INVALID */
+        bool installed; /* the kernel accepted its element */
+        /* The cgroup is gone; the ref stays (and its app lists it) until the kernel accepted
+         * its element's removal (a reconciler pass). */
+        bool gone;
+        /* in the pass in flight: its element's add, its removal (done applies them) */
+        bool adding, removing;
 } CgroupRef;
 
 struct Apps {
@@ -95,6 +100,8 @@ void app_emit_policy(App *app);
 
 /* roamd-apps-cgroup.c */
 CgroupRef *apps_cgroup_ref_find(Apps *a, uint64_t id, size_t *pos);
+/* The ref at pos leaves (its element is not in the kernel): its app forgets the cgroup. */
+void apps_cgroup_ref_drop(Apps *a, size_t pos);
 void apps_on_cgroup(CgroupTree *t, CgroupEvent ev, const CgroupNode *n, void *userdata);
 
 /* roamd-apps-reconcile.c */

@@ -137,17 +137,22 @@ int apps_route_sync(Apps *a)
         return route_tables_sync(a->routes, in, c->links->n_links);
 }
 
-/* Refs the kernel does not have yet (a failed add): their elements, with their apps'
- * classes, in t. Returns how many. */
+/* Refs the kernel does not have yet (new, or a failed add): their elements, with their
+ * apps' classes, in t; the maps follow, without the levels whose last element
+ * del_gone_refs() removes. Each is marked adding. Returns how many. */
 static int add_pending_refs(Apps *a, NftTxn *t, bool levels[NFT_LEVEL_MAX])
 {
+        unsigned removing[NFT_LEVEL_MAX] = {};
         int n = 0, r;
 
+        for (size_t i = 0; i < a->n_refs; i++)
+                if (a->refs[i].removing)
+                        removing[a->refs[i].level]++;
         for (int l = 0; l < NFT_LEVEL_MAX; l++)
-                levels[l] = a->level_refs[l] > 0;
+                levels[l] = a->level_refs[l] > removing[l];
         for (size_t i = 0; i < a->n_refs; i++) {
                 AppClass *c = app_ref_class(a->refs[i].app, a->refs[i].uid);
-                if (!a->refs[i].installed && c && c->installed)
+                if (!a->refs[i].installed && !a->refs[i].gone && c && c->installed)
                         levels[a->refs[i].level] = true;
         }
         r = nft_txn_set_levels(t, levels);
@@ -156,14 +161,65 @@ static int add_pending_refs(Apps *a, NftTxn *t, bool levels[NFT_LEVEL_MAX])
         for (size_t i = 0; i < a->n_refs; i++) {
                 CgroupRef *ref = &a->refs[i];
                 AppClass *c = app_ref_class(ref->app, ref->uid);
-                if (ref->installed || !c || !c->installed)
+                if (ref->installed || ref->gone || !c || !c->installed)
                         continue;
                 r = nft_txn_elem(t, ref->level, ref->id, c->name, true);
                 if (r < 0)
                         return r;
+                ref->adding = true;
                 n++;
         }
         return n;
+}
+
+/* The elements of cgroups that are gone, out of t (first: their maps and chains may go
+ * after them). Each is marked removing. */
+static int del_gone_refs(Apps *a, NftTxn *t)
+{
+        for (size_t i = 0; i < a->n_refs; i++) {
+                CgroupRef *ref = &a->refs[i];
+                int r;
+
+                if (!ref->gone || !ref->installed)
+                        continue;
+                r = nft_txn_elem(t, ref->level, ref->id, NULL, false);
+                if (r < 0)
+                        return r;
+                ref->removing = true;
+        }
+        return 0;
+}
+
+/* After the pass's commit: what it carried counts only once the kernel accepted it (ok);
+ * refs of cgroups that are gone leave once their element is out of the kernel (or never
+ * got in). */
+static void refs_done(Apps *a, bool ok)
+{
+        bool again = false;
+
+        for (size_t i = 0; i < a->n_refs;) {
+                CgroupRef *ref = &a->refs[i];
+
+                if (ok && ref->adding) {
+                        ref->installed = true;
+                        a->level_refs[ref->level]++;
+                        if (!ref->gone)
+                                apps_bus_emit_changed(ref->app, "Cgroups", NULL);
+                } else if (ok && ref->removing) {
+                        ref->installed = false;
+                        a->level_refs[ref->level]--;
+                }
+                ref->adding = ref->removing = false;
+                if (ref->gone && !ref->installed) {
+                        apps_cgroup_ref_drop(a, i); /* the next moves into i */
+                        continue;
+                }
+                again = again || ref->gone;
+                i++;
+        }
+        /* a cgroup that went while its add was in flight: its element goes next */
+        if (again && ok)
+                reconcile_schedule(a->reconcile);
 }
 
 /* Moves the apps whose class is missing or whose move the kernel refused. On failure *what
@@ -250,6 +306,9 @@ static int part_sync(void *userdata, NftTxn *t)
         p = a->pass = calloc(1, sizeof(ApplyPass));
         if (!p)
                 return -ENOMEM;
+        r = del_gone_refs(a, t);
+        if (r < 0)
+                return r;
         if (sets_text(a, &p->sets) >= 0 && !streq(p->sets, strempty(a->installed_sets))) {
                 r = add_sets(a, t);
                 if (r < 0)
@@ -312,6 +371,7 @@ static void part_done(void *userdata, Reconcile *rc, int result, bool full)
                         a->classes[i]->state_link = p->saved[i].state_link;
                         a->classes[i]->state_verdict = p->saved[i].state_verdict;
                 }
+                refs_done(a, false);
                 return;
         }
         for (size_t i = 0; i < MIN(p->n_classes, a->n_classes); i++) {
@@ -323,15 +383,6 @@ static void part_done(void *userdata, Reconcile *rc, int result, bool full)
                         app_class_drop(a, a->classes[i]); /* swaps the last into i */
                 else
                         i++;
-        if (p->n_pending > 0)
-                for (size_t i = 0; i < a->n_refs; i++) {
-                        CgroupRef *ref = &a->refs[i];
-                        if (ref->installed || !app_ref_class(ref->app, ref->uid))
-                                continue;
-                        ref->installed = true;
-                        a->level_refs[ref->level]++;
-                        apps_bus_emit_changed(ref->app, "Cgroups", NULL);
-                }
         if (p->sets) {
                 free(a->installed_sets);
                 a->installed_sets = TAKE_PTR(p->sets);
@@ -341,6 +392,9 @@ static void part_done(void *userdata, Reconcile *rc, int result, bool full)
                 reconcile_failed(rc, "removing old routes and ip rules", r);
         for (size_t i = 0; i < a->n_apps; i++)
                 app_refresh(a->apps[i], true);
+        /* last: a cgroup's leaving may move its app (its own transaction), which changes
+         * the classes the specs above are applied to by place */
+        refs_done(a, true);
 }
 
 /* The whole table from the model, into a transaction (at start, and the rebuild after a
@@ -371,14 +425,14 @@ static int part_install(void *userdata, NftTxn *t)
         for (int l = 0; l < NFT_LEVEL_MAX; l++)
                 levels[l] = a->level_refs[l] > 0;
         for (size_t i = 0; i < a->n_refs; i++)
-                if (app_ref_class(a->refs[i].app, a->refs[i].uid))
+                if (!a->refs[i].gone && app_ref_class(a->refs[i].app, a->refs[i].uid))
                         levels[a->refs[i].level] = true;
         r = nft_txn_set_levels(t, levels);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < a->n_refs; i++) {
                 AppClass *c = app_ref_class(a->refs[i].app, a->refs[i].uid);
-                if (!c)
+                if (!c || a->refs[i].gone)
                         continue; /* the reconciler adds it with the app's class */
                 r = nft_txn_elem(t, a->refs[i].level, a->refs[i].id, c->name, true);
                 if (r < 0)
@@ -394,7 +448,12 @@ static void installed_full(Apps *a)
                 a->classes[i]->installed = true;
         for (size_t i = 0; i < a->n_refs; i++) {
                 CgroupRef *ref = &a->refs[i];
-                if (ref->installed || !app_ref_class(ref->app, ref->uid))
+                if (ref->gone && ref->installed) {
+                        /* not in the new table */
+                        ref->installed = false;
+                        a->level_refs[ref->level]--;
+                }
+                if (ref->installed || ref->gone || !app_ref_class(ref->app, ref->uid))
                         continue;
                 ref->installed = true;
                 a->level_refs[ref->level]++;
@@ -404,6 +463,7 @@ static void installed_full(Apps *a)
         free(a->installed_sets);
         a->installed_sets = NULL;
         (void)sets_text(a, &a->installed_sets);
+        refs_done(a, true); /* the gone ones leave */
 }
 
 /* After a commit the kernel did not answer (and the ruleset's generation moved): the whole

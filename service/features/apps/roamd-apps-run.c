@@ -113,8 +113,9 @@ int apps_adopt_cgroup(Apps *a, const char *app_id, const char *path, const Cgrou
                 return r;
         if (n->cls.kind != CGROUP_KIND_APP || !streq(n->cls.app_id, app_id))
                 return -EBADSLT; /* not named as this app's scope */
-        if (!apps_cgroup_installed(a, n->id))
-                return -EIO;
+        r = apps_cgroup_install(a, n->id);
+        if (r < 0)
+                return r == -EBUSY ? -EIO : r;
         *ret = n;
         return 0;
 }
@@ -135,7 +136,8 @@ int apps_run(Apps *a, const char *id, int pidfd, pid_t caller, uid_t caller_uid,
                 app_forget_if_unused(a, app);
                 return log_warning_errno(r, "app %s: cannot create its cgroup: %m", id);
         }
-        if (!apps_cgroup_installed(a, n->id))
+        r = apps_cgroup_install(a, n->id);
+        if (r < 0)
                 return log_warning_errno(EIO, "app %s: its cgroup is not in nftables, not moving",
                                          id);
         r = cgroup_tree_move_pidfd(apps_cgroups(a), n, pidfd, caller, caller_uid);

@@ -325,6 +325,8 @@ App *apps_find_by_cgroup(Apps *a, const char *path, uid_t *ret_uid)
                         const char *p = app->cgroups[k].path;
                         size_t n = strlen(p);
 
+                        if (app->cgroups[k].gone)
+                                continue; /* a new cgroup may have its path */
                         if (n == 1 && p[0] == '/')
                                 n = 0; /* the root holds everything */
                         if (strncmp(path, p, n) != 0 || (path[n] != 0 && path[n] != '/') ||

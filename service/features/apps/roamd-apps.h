@@ -28,6 +28,9 @@ typedef struct AppCgroup {
         unsigned level;
         char *path;
         uid_t uid; /* the user whose subtree holds it (user-UID.slice), or UID_INVALID */
+        /* removed from the tree; kept (the instance's class with it) until the kernel
+         * dropped its element, but no longer exported */
+        bool gone;
 } AppCgroup;
 
 /* One user's instance of an app: its cgroups in that user's subtree, whose class is the
@@ -167,8 +170,11 @@ void note_refused(Apps *a, const char *what, int error);
 /* Drops app (InterfacesRemoved) when nothing keeps it: no policy, grant or cgroup. */
 void app_forget_if_unused(Apps *a, App *app);
 CgroupTree *apps_cgroups(Apps *a);
-/* The cgroup's nftables element is in the kernel. */
-bool apps_cgroup_installed(Apps *a, uint64_t id);
+/* The cgroup's element now, in a transaction of its own (the loop waits for the kernel's
+ * answer): for Run and a scope's adoption, whose caller moves in only once governed; other
+ * cgroups get theirs from the reconciler's pass. 0 when installed; -EBUSY: the pass in flight
+ * carries it. */
+int apps_cgroup_install(Apps *a, uint64_t id);
 
 /* What the apps' cgroup tree told them, passed on to watchers before the apps' own
  * bookkeeping (the usage counters read a leaving cgroup's last bytes; the firewall's per-app

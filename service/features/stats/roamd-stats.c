@@ -46,6 +46,7 @@ struct Stats {
         unsigned apps_watch; /* apps_cgroup_watch_add() id */
         NftStats *nft;
         NftEngine *engine;
+        Reconcile *reconcile; /* its passes carry the members' changes */
         StatsHistory hist;
         Owner *owners; /* live members, sorted by cgroup id */
         size_t n_owners;
@@ -948,9 +949,12 @@ static void stats_on_cgroup(Stats *s, NftEngine *e, CgroupEvent ev, const Cgroup
                 s->n_owners++;
                 if (budgets_name(s, n->cls.kind == CGROUP_KIND_APP ? n->cls.app_id : NULL))
                         (void)stats_budgets_sync(s, false);
-                r = nft_stats_member(s->nft, s->engine ?: e, n->id, n->level, true);
+                /* its element comes with the reconciler's next pass (no waiting here) */
+                r = nft_stats_member(s->nft, n->id, n->level, true);
                 if (r < 0)
                         log_warning_errno(r, "Stats: cannot count cgroup %s: %m", n->path);
+                if (r > 0)
+                        reconcile_schedule(s->reconcile);
                 break;
         case CGROUP_EVENT_REMOVED:
                 o = owner_find(s, n->id, &pos);
@@ -959,9 +963,9 @@ static void stats_on_cgroup(Stats *s, NftEngine *e, CgroupEvent ev, const Cgroup
                 /* read first: the last bytes of the cgroup keep its owner (the baseline
                  * remembers it) */
                 (void)stats_read(s);
-                r = nft_stats_member(s->nft, s->engine ?: e, n->id, n->level, false);
-                if (r < 0)
-                        log_warning_errno(r, "Stats: cannot stop counting cgroup %s: %m", n->path);
+                r = nft_stats_member(s->nft, n->id, n->level, false);
+                if (r > 0)
+                        reconcile_schedule(s->reconcile); /* its element leaves with it */
                 forget_cgroup(s, n->id);
                 char *app_id = o->app_id;
                 free(o->owner);
@@ -1078,20 +1082,38 @@ static int part_install(void *userdata, NftTxn *t)
         return stats_txn_install(userdata, t);
 }
 
+/* The members' changes since the last commit (cgroups that began or ended). */
+static int part_sync(void *userdata, NftTxn *t)
+{
+        Stats *s = userdata;
+
+        return s ? nft_stats_txn_sync(s->nft, t) : 0;
+}
+
 static void part_done(void *userdata, Reconcile *rc, int result, bool full)
 {
-        if (full && result >= 0)
-                stats_installed(userdata);
+        Stats *s = userdata;
+
+        if (full) {
+                if (result >= 0)
+                        stats_installed(s);
+                return;
+        }
+        if (s && nft_stats_txn_done(s->nft, result >= 0))
+                reconcile_schedule(rc);
 }
 
 static const ReconcilePart stats_part = {
     .prepare = part_prepare,
     .install = part_install,
+    .sync = part_sync,
     .done = part_done,
 };
 
 int stats_register(Stats *s, Reconcile *rc)
 {
+        if (s)
+                s->reconcile = rc;
         return reconcile_add_part(rc, &stats_part, s);
 }
 
