@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "roam-log.h"
 #include "roam-macro.h"
+#include "roam-text.h"
 #include "roam-util.h"
 #include "roamd-client-wpa.h"
 #include "roamd-core.h"
@@ -85,6 +87,9 @@ struct WifiOp {
         int *enabled;
         size_t n_enabled;
         bool wrong_key_asked;
+        /* the server's certificate wpa_supplicant refused (EAP-TLS-CERT-ERROR), cleaned; the
+         * EAP failure that follows is said with it, not as a refused password */
+        char cert_error[160];
         WifiSecretKind need_kind;
         WifiJoinResult result;
         char words[WIFI_WORDS_MAX];
@@ -1288,6 +1293,47 @@ static void op_fail(WifiOp *op, int error, const char *words)
 
 /* ---- events ---- */
 
+/* The value of key='...' in an event's text (wpa_supplicant quotes the certificate's subject
+ * and its error that way, spaces kept), or "" . */
+static void quoted_value(const char *rest, const char *key, char *out, size_t size)
+{
+        const char *p = rest ? strstr(rest, key) : NULL;
+        const char *end;
+
+        out[0] = 0;
+        if (!p || p[strlen(key)] != '=' || p[strlen(key) + 1] != '\'')
+                return;
+        p += strlen(key) + 2;
+        end = strchr(p, '\'');
+        snprintf(out, size, "%.*s", (int)(end ? end - p : (ptrdiff_t)strlen(p)), p);
+}
+
+/* CTRL-EVENT-EAP-TLS-CERT-ERROR reason=N depth=N subject='...' err='...' (eap_peer/eap.c):
+ * the server's certificate (or its domain) was not trusted. Its subject and error come from
+ * the network: cleaned of controls and broken bytes before they are words. */
+static void cert_error_note(WifiOp *op, const WpaEvent *e)
+{
+        char subject[96], err[64];
+
+        quoted_value(e->rest, "subject", subject, sizeof(subject));
+        quoted_value(e->rest, "err", err, sizeof(err));
+        snprintf(op->cert_error, sizeof(op->cert_error), "%s%s%s", err[0] ? err : "refused",
+                 subject[0] ? ", " : "", subject);
+        roam_text_mark_inplace(op->cert_error);
+}
+
+static void eap_failed(WifiOp *op, const char *name)
+{
+        if (op->cert_error[0])
+                join_end(op, WIFI_JOIN_AUTH_FAILED,
+                         "%s's authentication server was not trusted (%s): check the CA "
+                         "certificate and the server's domain",
+                         name, op->cert_error);
+        else
+                join_end(op, WIFI_JOIN_AUTH_FAILED,
+                         "%s refused the user name or password (EAP failure)", name);
+}
+
 static void join_event(WifiOp *op, const WpaEvent *e)
 {
         const char *id = wpa_event_get(e, "id"), *reason = wpa_event_get(e, "reason");
@@ -1306,9 +1352,10 @@ static void join_event(WifiOp *op, const WpaEvent *e)
                 join_end(op, WIFI_JOIN_CONNECTED, "Joined %s", name);
         else if (streq(e->name, "CTRL-EVENT-EAP-STARTED"))
                 op->report->step(WIFI_JOIN_STEP_AUTHENTICATING, NULL, op->userdata);
+        else if (streq(e->name, "CTRL-EVENT-EAP-TLS-CERT-ERROR"))
+                cert_error_note(op, e);
         else if (streq(e->name, "CTRL-EVENT-EAP-FAILURE"))
-                join_end(op, WIFI_JOIN_AUTH_FAILED,
-                         "%s refused the user name or password (EAP failure)", name);
+                eap_failed(op, name);
         else if (streq(e->name, "CTRL-EVENT-NETWORK-NOT-FOUND"))
                 join_end(op, WIFI_JOIN_NOT_FOUND,
                          "No network named %s answered (if it is hidden, join it as a hidden "
@@ -1327,8 +1374,7 @@ static void join_event(WifiOp *op, const WpaEvent *e)
                         op->report->needs_secret(WIFI_SECRET_PASSPHRASE, WIFI_SECRET_WHY_WRONG_KEY,
                                                  op->userdata);
                 } else if (streq(reason, "AUTH_FAILED"))
-                        join_end(op, WIFI_JOIN_AUTH_FAILED,
-                                 "%s refused the user name or password (EAP failure)", name);
+                        eap_failed(op, name);
                 else if (streq(reason, "CONN_FAILED") && op->security == WIFI_SECURITY_WPA3)
                         join_end(op, WIFI_JOIN_WRONG_KEY_OR_OUT_OF_RANGE,
                                  "%s did not accept the password, or it is out of reach: WPA3 "
