@@ -19,7 +19,8 @@ A link of the scenario with "_wifi" is a Wi-Fi link: its object has org.roam1.Wi
                           "stall": true (a join stops after authenticating: JoinCancel ends
                           it)}],
             "scan": [networks a Scan() adds or replaces, by SSID]}
-What roamd refuses, this refuses, in its order (arguments, then authorization, then state):
+What roamd refuses, this refuses, in its order (roamd-wifi-bus.c: authorization first, then
+the arguments, then the owner and its state):
 unknown or mistyped Join keys, an SSID that is empty or longer than 32 bytes, a hidden join
 without security, an unknown security or EAP method, a passphrase shorter than 8 or longer
 than 63 bytes (64 hex digits are a raw key), EAP without identity, a CA file that is no
@@ -245,8 +246,8 @@ class WiFiObject(dbus.service.Object):
         self.scan_waiters.append(ok)
 
     def scan_start(self, sender):
-        self.check_owner()
         self.check_auth(sender)
+        self.check_owner()
         if self.wifi_props.get("WiFiRadio", "on") != "on":
             raise err("Failed", f"Wi-Fi is off (rfkill: {self.wifi_props['WiFiRadio']})")
         if self.wifi_props["Scanning"]:
@@ -336,9 +337,9 @@ class WiFiObject(dbus.service.Object):
     @dbus.service.method(WIFI_IFACE, in_signature="a{sv}", out_signature="u",
                          sender_keyword="sender")
     def Join(self, req, sender=None):
-        self.check_owner()
-        raw = self.check_request(req)
         self.check_auth(sender)
+        raw = self.check_request(req)
+        self.check_owner()
         if self.join:
             raise err("Busy", f"joining {display_name(self.join['ssid'])} (join "
                       f"{self.join['id']}) first")
@@ -515,10 +516,10 @@ class WiFiObject(dbus.service.Object):
 
     @dbus.service.method(WIFI_IFACE, in_signature="ay", sender_keyword="sender")
     def Forget(self, ssid, sender=None):
+        self.check_auth(sender)
         self.check_owner()
         raw = bytes(ssid)
         n = self.known_net(raw)
-        self.check_auth(sender)
         self.record("Forget", raw)
         n["known"] = False
         n["autoconnect"] = False
@@ -527,31 +528,31 @@ class WiFiObject(dbus.service.Object):
 
     @dbus.service.method(WIFI_IFACE, in_signature="ayb", sender_keyword="sender")
     def SetAutoconnect(self, ssid, on, sender=None):
+        self.check_auth(sender)
         self.check_owner()
         raw = bytes(ssid)
         n = self.known_net(raw)
-        self.check_auth(sender)
         self.record("SetAutoconnect", raw, {"on": bool(on)})
         n["autoconnect"] = bool(on)
 
     @dbus.service.method(WIFI_IFACE, in_signature="ayi", sender_keyword="sender")
     def SetPriority(self, ssid, prio, sender=None):
+        self.check_auth(sender)
         self.check_owner()
         raw = bytes(ssid)
         n = self.known_net(raw)
         if self.wifi_props["WiFiBackend"] == "iwd":
             raise err("NotSupported", "iwd orders known networks itself: no priority")
-        self.check_auth(sender)
         self.record("SetPriority", raw, {"priority": int(prio)})
         n["priority"] = int(prio)
 
     @dbus.service.method(WIFI_IFACE, in_signature="ay", out_signature="s",
                          sender_keyword="sender")
     def Share(self, ssid, sender=None):
+        self.check_auth(sender, admin=True)
         self.check_owner()
         raw = bytes(ssid)
         n = self.known_net(raw)
-        self.check_auth(sender, admin=True)
         self.record("Share", raw)
         sec = n.get("security", "open")
         if sec == "enterprise":
@@ -660,11 +661,11 @@ class WiFiObject(dbus.service.Object):
 
     @dbus.service.method(WIFI_IFACE, out_signature="us", sender_keyword="sender")
     def Enroll(self, sender=None):
+        self.check_auth(sender)
         self.check_owner()
         if self.wifi_props["WiFiBackend"] == "networkmanager":
             raise err("NotSupported", "NetworkManager cannot enroll a device by DPP (Wi-Fi "
                       "Easy Connect)")
-        self.check_auth(sender)
         if self.join:
             raise err("Busy", f"Already running on {self.values.get('Name', '')}")
         hooks["join_id"][0] += 1
